@@ -1,13 +1,19 @@
-/* dispatch.c — eager op execution: validate through the op's definition,
- * promote, infer, allocate, notify listeners, run the CPU kernel. */
-#include "trace/trace-private.h"
+/* dispatch.c — every op goes through here: validate through the op's
+ * definition, promote, then hand it to the calling thread's innermost op
+ * handler (eager execution at the bottom).  Eager execution places the op
+ * on a backend, infers, allocates, tells listeners and runs the kernel. */
+#include "engine-private.h"
 
 static bool check_inputs(ts_loc loc, const ts_op_def *def, ts_tensor *const *in, int n_in)
 {
-  if (def->n_inputs >= 0 ? n_in != def->n_inputs : (n_in < 1 || n_in > TS_MAX_INPUTS)) {
-    ts__op_fail(loc, def, TS_ERR_INVALID_ARGUMENT, "takes %s%d inputs, got %d",
-                def->n_inputs >= 0 ? "" : "1 to ",
-                def->n_inputs >= 0 ? def->n_inputs : TS_MAX_INPUTS, n_in);
+  if (def->n_inputs >= 0 ? n_in != def->n_inputs
+                         : (n_in < def->min_inputs || n_in > TS_MAX_INPUTS)) {
+    if (def->n_inputs >= 0)
+      ts__op_fail(loc, def, TS_ERR_INVALID_ARGUMENT, "takes %d inputs, got %d", def->n_inputs,
+                  n_in);
+    else
+      ts__op_fail(loc, def, TS_ERR_INVALID_ARGUMENT, "takes %d to %d inputs, got %d",
+                  def->min_inputs, TS_MAX_INPUTS, n_in);
     return false;
   }
   for (int i = 0; i < n_in; i++) {
@@ -56,8 +62,8 @@ static bool check_attrs(ts_loc loc, const ts_op_def *def, const ts_attr *attrs)
   return true;
 }
 
-/* Casts the leading inputs the def names to their common dtype; cast[]
- * receives the (possibly new) inputs. */
+/* Casts the leading inputs the def names to their common dtype (Cast ops,
+ * dispatched like any other); cast[] receives the (possibly new) inputs. */
 static bool promote(ts_loc loc, const ts_op_def *def, ts_tensor *const *in, int n_in,
                     ts_tensor **cast)
 {
@@ -65,104 +71,170 @@ static bool promote(ts_loc loc, const ts_op_def *def, ts_tensor *const *in, int 
   ts_dtype dt = in[0]->dtype;
   for (int i = 1; i < n; i++)
     dt = ts_dtype_promote(dt, in[i]->dtype);
+  ts_attr to = TS_ATTR_DT(dt);
   for (int i = 0; i < n_in; i++) {
     cast[i] = in[i];
-    if (i < n && in[i]->dtype != dt && !(cast[i] = ts_cast_at(loc, in[i], dt)))
+    if (i < n && in[i]->dtype != dt && !(cast[i] = ts__dispatch1(loc, TS_OP_CAST, &in[i], 1, &to)))
       return false;
   }
   return true;
 }
 
-static void emit_op(ts_event_kind kind, const ts_op_def *def, ts_loc loc, ts_tensor *const *in,
-                    int n_in, ts_tensor *const *out, int n_out, uint64_t start_ns,
-                    const ts_node *node)
-{
-  ts_event ev = { .kind = kind };
-  ev.op = (ts_op_event){
-    .op = def->op,
-    .op_name = def->name,
-    .loc = loc,
-    .device = "CPU",
-    .n_inputs = n_in,
-    .inputs = in,
-    .n_outputs = kind == TS_EVENT_OP_END ? n_out : 0,
-    .outputs = kind == TS_EVENT_OP_END ? out : NULL,
-    .start_ns = start_ns,
-    .end_ns = kind == TS_EVENT_OP_END ? ts_now_ns() : 0,
-    .node = node,
-  };
-  ts__listeners_emit(&ev);
-}
-
-static bool infer(ts_loc loc, const ts_op_def *def, ts_tensor *const *in, int n_in,
-                  const ts_attr *attrs, ts_info *out_info, int *n_out, const ts_node *node)
+static bool infer(const ts_op_call *call, const ts_run_site *site, ts_info *out_info, int *n_out)
 {
   ts_info in_info[TS_MAX_INPUTS];
-  for (int i = 0; i < n_in; i++)
-    in_info[i] = (ts_info){ in[i]->dtype, in[i]->shape };
+  for (int i = 0; i < call->n_in; i++)
+    in_info[i] = (ts_info){ call->in[i]->dtype, call->in[i]->shape };
   ts_infer_ctx ic = {
-    .def = def, .loc = loc, .node = node, .n_in = n_in, .in = in_info, .attrs = attrs,
-    .n_out = def->n_outputs, .out = out_info,
+    .def = call->def, .loc = call->loc, .site = site, .n_in = call->n_in, .in = in_info,
+    .attrs = call->attrs, .n_out = call->def->n_outputs, .out = out_info,
   };
-  if (!def->infer(&ic))
+  if (!call->def->infer(&ic))
     return false;
-  g_assert(ic.n_out >= 0 && ic.n_out <= TS_MAX_OUTPUTS);
+  if (ic.n_out < 0 || ic.n_out > TS_MAX_OUTPUTS) {
+    ts__op_fail(call->loc, call->def, TS_ERR_INTERNAL, "inferred %d outputs", ic.n_out);
+    return false;
+  }
   *n_out = ic.n_out;
   return true;
 }
 
-static _Thread_local int quiet;
-static _Thread_local const int *cancel_flag;
-
-void ts_watch_cancel_flag(const int *flag)
+int ts__dispatch_infer(const ts_op_call *call, ts_info *out_info, int *n_out)
 {
-  cancel_flag = flag;
+  return infer(call, NULL, out_info, n_out);
 }
 
-static bool cancelled(ts_loc loc, const ts_op_def *def)
+/* ---- placement ----------------------------------------------------------------------- */
+
+static bool backend_runs(const ts_backend *b, const ts_op_call *call)
 {
-  if (G_LIKELY(!cancel_flag) || !__atomic_load_n(cancel_flag, __ATOMIC_RELAXED))
+  const ts_backend_i *bi = ts_backend_iface(b);
+  if (!call->def->kernel[bi->kind])
     return false;
-  ts__op_fail(loc, def, TS_ERR_CANCELLED, "cancelled");
-  return true;
+  if (!bi->supports_op)
+    return true;
+  ts_dtype dts[TS_MAX_INPUTS];
+  for (int i = 0; i < call->n_in; i++)
+    dts[i] = call->in[i]->dtype;
+  return bi->supports_op(b, call->def->op, dts, call->n_in);
 }
 
-void ts__listeners_mute(bool mute)
+/* The backend that runs call: the thread's device, or the CPU when the
+ * device cannot (soft placement).  Ops on a variable run where it lives. */
+static const ts_backend *place(ts_context *c, const ts_op_call *call)
 {
-  quiet += mute ? 1 : -1;
+  const ts_backend *cpu = ts_backend_cpu();
+  const ts_backend *b = c->device ? c->device : cpu;
+  if ((call->def->flags & TS_OPF_VARIABLE) && call->n_in > 0 && call->in[0]->backend)
+    b = call->in[0]->backend;
+  return b == cpu || backend_runs(b, call) ? b : cpu;
 }
 
-int ts__execute(ts_loc loc, const ts_op_def *def, ts_tensor *const *in, int n_in,
-                const ts_attr *attrs, ts_tensor **out, const ts_node *node)
+/* ---- events -------------------------------------------------------------------------- */
+
+static void emit_op(ts_context *c, ts_event_kind kind, const ts_op_call *call,
+                    const ts_backend *b, const ts_run_site *site, const ts_node *twin,
+                    uint64_t seq, ts_tensor *const *out, int n_out, uint64_t start_ns)
 {
+  ts_event ev = { .kind = kind };
+  bool end = kind == TS_EVENT_OP_END;
+  ev.op = (ts_op_event){
+    .op = call->def->op,
+    .op_name = call->def->name,
+    .loc = call->loc,
+    .device = ts_backend_name(b),
+    .n_inputs = call->n_in,
+    .inputs = call->in,
+    .n_outputs = end ? n_out : 0,
+    .outputs = end ? out : NULL,
+    .start_ns = start_ns,
+    .end_ns = end ? ts_now_ns() : 0,
+    .node = site ? site->node : NULL,
+    .run_id = c->run.run_id,
+    .seq = seq,
+    .parent = site ? site->parent : NULL,
+    .parent_seq = site ? site->parent_seq : 0,
+    .concrete = c->run.concrete,
+    .traced = site ? site->traced : twin,
+  };
+  ts__listeners_emit(&ev);
+}
+
+/* The traced node an eager op is, when the run has a concrete function to
+ * match against (see ts_op_event in tracescope.h). */
+static const ts_node *eager_twin(ts_context *c, ts_loc loc)
+{
+  uint64_t site;
+  int occurrence;
+  if (!c->run.twins || !ts__site_next(loc, &site, &occurrence))
+    return NULL;
+  return ts__twin_lookup(c->run.twins, site, occurrence);
+}
+
+/* ---- execution ----------------------------------------------------------------------- */
+
+int ts__execute(const ts_op_call *call, const ts_run_site *site, ts_tensor **out)
+{
+  ts_context *c = ts__context();
+  const ts_op_def *def = call->def;
+  if (G_UNLIKELY(c->cancel_flag) && __atomic_load_n(c->cancel_flag, __ATOMIC_RELAXED)) {
+    ts__op_fail(call->loc, def, TS_ERR_CANCELLED, "cancelled");
+    return -1;
+  }
+  if (!def->infer) {
+    ts__op_fail(call->loc, def, TS_ERR_UNIMPLEMENTED, "runs only as a node of a traced graph");
+    return -1;
+  }
   ts_info out_info[TS_MAX_OUTPUTS];
   int n_out;
-  if (cancelled(loc, def) || !infer(loc, def, in, n_in, attrs, out_info, &n_out, node))
+  if (!infer(call, site, out_info, &n_out))
     return -1;
+
+  /* Inputs move to the backend that runs the op (strings and variants stay home). */
+  const ts_backend *b = place(c, call);
+  ts_tensor *placed[TS_MAX_INPUTS];
+  ts_op_call here = *call;
+  for (int i = 0; i < call->n_in; i++) {
+    placed[i] = call->in[i];
+    if (G_UNLIKELY(placed[i]->backend != b) &&
+        !(placed[i] = ts__tensor_on(call->loc, placed[i], b)))
+      return -1;
+    here.in = placed;
+  }
 
   if (!(def->flags & TS_OPF_ALIAS)) {
     for (int i = 0; i < n_out; i++)
-      if (!(out[i] = ts__tensor_alloc(loc, out_info[i].dtype, out_info[i].shape)))
+      if (!(out[i] = ts__tensor_alloc_on(call->loc, b, out_info[i].dtype, out_info[i].shape)))
         return -1;
   }
 
-  int mask = quiet ? 0 : __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED);
+  uint64_t seq = ++c->run.seq;
+  int mask = c->mute ? 0 : __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED);
   uint64_t start_ns = 0;
+  const ts_node *twin = NULL;
   if (G_UNLIKELY(mask)) {
     start_ns = ts_now_ns();
+    if (!site)
+      twin = eager_twin(c, call->loc);
     if (mask & TS_EVENT_MASK(TS_EVENT_OP_BEGIN))
-      emit_op(TS_EVENT_OP_BEGIN, def, loc, in, n_in, out, n_out, start_ns, node);
+      emit_op(c, TS_EVENT_OP_BEGIN, &here, b, site, twin, seq, out, n_out, start_ns);
   }
 
   ts_kernel_ctx kc = {
-    .def = def, .loc = loc, .node = node, .n_in = n_in, .in = in, .attrs = attrs,
-    .n_out = n_out, .out = out,
+    .def = def, .loc = call->loc, .site = site, .backend = b, .seq = seq, .n_in = here.n_in,
+    .in = here.in, .attrs = call->attrs, .n_out = n_out, .out = out,
   };
-  bool ok = def->cpu(&kc);
+  const ts_backend_i *bi = ts_backend_iface(b);
+  bool ok = bi->run_op ? bi->run_op(b, &kc) : def->kernel[bi->kind](&kc);
 
   if (G_UNLIKELY(mask & TS_EVENT_MASK(TS_EVENT_OP_END)))
-    emit_op(TS_EVENT_OP_END, def, loc, in, n_in, out, ok ? n_out : 0, start_ns, node);
+    emit_op(c, TS_EVENT_OP_END, &here, b, site, twin, seq, out, ok ? n_out : 0, start_ns);
   return ok ? n_out : -1;
+}
+
+int ts__run_eager(const ts_op_call *call, ts_tensor **out)
+{
+  return ts__execute(call, NULL, out);
 }
 
 int ts__dispatch(ts_loc loc, ts_op op, ts_tensor *const *in, int n_in, const ts_attr *attrs,
@@ -175,8 +247,8 @@ int ts__dispatch(ts_loc loc, ts_op op, ts_tensor *const *in, int n_in, const ts_
   }
   if (!check_inputs(loc, def, in, n_in) || !check_attrs(loc, def, attrs))
     return -1;
-  if (!def->infer || !def->cpu) {
-    ts__op_fail(loc, def, TS_ERR_UNIMPLEMENTED, "not implemented on CPU");
+  if (!def->infer) {
+    ts__op_fail(loc, def, TS_ERR_UNIMPLEMENTED, "runs only as a node of a traced graph");
     return -1;
   }
 
@@ -187,15 +259,9 @@ int ts__dispatch(ts_loc loc, ts_op op, ts_tensor *const *in, int n_in, const ts_
     in = promoted;
   }
 
-  ts_frame *frame = ts__trace_frame();
-  if (G_UNLIKELY(frame != NULL)) {
-    ts_info out_info[TS_MAX_OUTPUTS];
-    int n_out;
-    if (!infer(loc, def, in, n_in, attrs, out_info, &n_out, NULL))
-      return -1;
-    return ts__trace_record(frame, loc, def, in, n_in, attrs, out_info, n_out, out);
-  }
-  return ts__execute(loc, def, in, n_in, attrs, out, NULL);
+  ts_op_call call = { loc, def, in, n_in, attrs };
+  ts_op_handler *h = ts__context()->handlers;
+  return G_UNLIKELY(h != NULL) ? h->run(h, &call, out) : ts__run_eager(&call, out);
 }
 
 ts_tensor *ts__dispatch1(ts_loc loc, ts_op op, ts_tensor *const *in, int n_in,

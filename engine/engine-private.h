@@ -3,6 +3,7 @@
 #pragma once
 
 #include "tracescope.h"
+#include "tracescope-backend.h"
 
 #include <glib.h>
 #include <stdarg.h>
@@ -12,6 +13,13 @@
 #define TS_MAX_OUTPUTS 64  /* split makes at most this many */
 #define TS_MAX_ATTRS 8
 
+/* CPU tensors below this many bytes live inline after their header; larger
+ * ones come from the CPU backend's buffer cache. */
+#define TS_CPU_CACHE_MIN ((size_t)64 << 10)
+
+typedef struct ts_op_call ts_op_call;
+typedef struct ts_run_site ts_run_site;
+
 /* ---- tensors -------------------------------------------------------------- */
 
 struct ts_tensor {
@@ -19,7 +27,9 @@ struct ts_tensor {
   ts_dtype dtype;
   ts_shape shape;
   int64_t size;          /* elements; -1 if a dim is unknown (symbolic only) */
-  void *data;            /* row-major; NULL when symbolic */
+  void *data;            /* row-major, in backend's memory; NULL when symbolic */
+  const ts_backend *backend; /* where data lives; NULL when symbolic */
+  bool owns_buffer;      /* data came from backend's buffer_alloc (else inline or a view) */
   ts_tensor *base;       /* a view shares base's data and holds a ref on it */
   struct ts_node *node;  /* symbolic tensors: the graph node making them */
   int node_output;
@@ -37,8 +47,15 @@ void ts__variant_unref(ts_variant *v);
 
 /* A new tensor with room for its elements, owned by the current scope.
  * Contents are uninitialised.  NULL (and an error at loc) on a bad shape
- * or out of memory. */
+ * or out of memory.  ts__tensor_alloc places it on the CPU. */
 ts_tensor *ts__tensor_alloc(ts_loc loc, ts_dtype dtype, ts_shape shape);
+ts_tensor *ts__tensor_alloc_on(ts_loc loc, const ts_backend *backend, ts_dtype dtype,
+                               ts_shape shape);
+/* t itself when its data is on backend, else a copy there (current scope).
+ * NULL + error. */
+ts_tensor *ts__tensor_on(ts_loc loc, ts_tensor *t, const ts_backend *backend);
+/* t itself when the host can read its data, else a host copy (current scope). */
+ts_tensor *ts__tensor_host(ts_loc loc, const ts_tensor *t);
 /* A tensor of `shape` sharing x's data (sizes must match), in the current scope. */
 ts_tensor *ts__tensor_view(ts_tensor *x, ts_shape shape);
 /* Hands a reference the caller owns to the current scope. */
@@ -113,7 +130,7 @@ typedef struct ts_op_def ts_op_def;
 typedef struct ts_infer_ctx {
   const ts_op_def *def;
   ts_loc loc;
-  const struct ts_node *node; /* the graph node being run; NULL eagerly and while tracing */
+  const ts_run_site *site; /* the graph node being run; NULL eagerly and while tracing */
   int n_in;
   const ts_info *in;
   const ts_attr *attrs;
@@ -126,7 +143,9 @@ typedef struct ts_infer_ctx {
 typedef struct ts_kernel_ctx {
   const ts_op_def *def;
   ts_loc loc;
-  const struct ts_node *node; /* the graph node being run; NULL eagerly */
+  const ts_run_site *site;    /* the graph node being run; NULL eagerly */
+  const ts_backend *backend;  /* where inputs and outputs live */
+  uint64_t seq;               /* the op's sequence number in the run (subgraph parents) */
   int n_in;
   ts_tensor *const *in;
   const ts_attr *attrs;
@@ -137,26 +156,42 @@ typedef struct ts_kernel_ctx {
 typedef bool (*ts_infer_fn)(ts_infer_ctx *c);
 typedef bool (*ts_kernel_fn)(ts_kernel_ctx *k);
 
+/* Op flags: the public traits (TS_OP_TRAIT_*, tracescope.h) in the low
+ * bits, the dispatcher's own above them. */
 enum {
-  TS_OPF_PROMOTE = 1 << 0,   /* cast the first `n_promote` inputs to their promoted dtype */
-  TS_OPF_STATEFUL = 1 << 1,  /* has side effects: never pruned, ordered (tracing) */
-  TS_OPF_ALIAS = 1 << 2,     /* the kernel makes its outputs itself (views, no copy) */
-  TS_OPF_ANY_DTYPE = 1 << 3, /* accepts string and variant tensors (others never see them) */
-  TS_OPF_VARIABLE = 1 << 4,  /* input 0 is a variable itself, not its value (read, assign) */
+  TS_OPF_STATEFUL = TS_OP_TRAIT_STATEFUL,   /* side effects: never pruned, ordered (tracing) */
+  TS_OPF_INPUT = TS_OP_TRAIT_INPUT,         /* a graph input (Placeholder): the executor feeds it */
+  TS_OPF_VALUE = TS_OP_TRAIT_VALUE,         /* holds its value (Const, VarHandle): never dispatched */
+  TS_OPF_AUXILIARY = TS_OP_TRAIT_AUXILIARY, /* drawn beside its consumers (constants, reads) */
+  TS_OPF_CONTROL_FLOW = TS_OP_TRAIT_CONTROL_FLOW, /* runs subgraphs (If, While) */
+  TS_OPF_PROMOTE = 1 << 8,   /* cast the first `n_promote` inputs to their promoted dtype */
+  TS_OPF_ALIAS = 1 << 9,     /* the kernel makes its outputs itself (views, no copy) */
+  TS_OPF_ANY_DTYPE = 1 << 10, /* accepts string and variant tensors (others never see them) */
+  TS_OPF_VARIABLE = 1 << 11,  /* input 0 is a variable itself, not its value (read, assign) */
 };
+
+/* A gradient: given the op's inputs, outputs and the gradients of its
+ * outputs, the gradients of its inputs (NULL where none).  The autodiff
+ * work fills these; NULL until then. */
+typedef bool (*ts_grad_fn)(const ts_op_call *call, ts_tensor *const *outputs,
+                           ts_tensor *const *grad_out, ts_tensor **grad_in);
 
 struct ts_op_def {
   ts_op op;
   const char *name;          /* display name: "MatMul" */
   const char *api_name;      /* C name: "matmul" */
-  int n_inputs;              /* -1: variadic (at least one) */
+  int n_inputs;              /* -1: variadic, at least min_inputs */
+  int min_inputs;            /* variadic ops only */
   int n_outputs;             /* -1: inference decides */
   int n_promote;             /* with TS_OPF_PROMOTE: how many leading inputs; -1 all */
   unsigned flags;
   int n_attrs;
   const ts_attr_def *attrs;
+  const char *const *subgraphs; /* names of the subgraphs a node holds (If: then, else) */
+  int n_subgraphs;
   ts_infer_fn infer;
-  ts_kernel_fn cpu;
+  ts_kernel_fn kernel[TS_DEVICE_KIND_COUNT]; /* one per kind of backend; NULL: none */
+  ts_grad_fn grad;
 };
 
 /* Every op's definition, indexed by ts_op.  Each op family file defines
@@ -187,10 +222,139 @@ void ts__op_fail(ts_loc loc, const ts_op_def *def, ts_error_code code, const cha
 /* Broadcasts two shapes NumPy-style (unknown dims allowed); false if incompatible. */
 bool ts__broadcast_shapes(ts_shape a, ts_shape b, ts_shape *out);
 
-/* ---- per-thread state ----------------------------------------------------------- */
+/* What a TensorArray holds, as far as is known (ops/list.c). */
+typedef struct ts_list_elem {
+  bool has_dtype, has_shape;
+  ts_dtype dtype;
+  ts_shape shape;
+} ts_list_elem;
+/* Adds what one item says: its dtype (the first wins) and shape (dims that
+ * differ become unknown); shape may be NULL. */
+void ts__list_elem_merge(ts_list_elem *e, ts_dtype dtype, const ts_shape *shape);
+/* From a concrete list value; false if it is not one. */
+bool ts__list_elem_of_value(const ts_tensor *list, ts_list_elem *e);
 
-typedef struct ts_context ts_context;
+/* ---- op handlers ------------------------------------------------------------------
+ * Dispatch validates and promotes, then hands the op to the calling thread's
+ * innermost handler.  Eager execution is the bottom of the stack (no entry);
+ * the tracer pushes one per traced graph, ts_init_scope pushes an eager one,
+ * and the debugger or a gradient tape push theirs.  A handler may do its own
+ * thing (record a node) or pass the op on with ts__handler_next. */
+
+struct ts_op_call {
+  ts_loc loc;
+  const ts_op_def *def;
+  ts_tensor *const *in;
+  int n_in;
+  const ts_attr *attrs;
+};
+
+typedef struct ts_op_handler ts_op_handler;
+struct ts_op_handler {
+  const char *name;
+  /* Runs or records call; writes out[] and returns the number of outputs,
+   * or -1 with an error recorded. */
+  int (*run)(ts_op_handler *self, const ts_op_call *call, ts_tensor **out);
+  /* (optional) The element dtype/shape of a symbolic TensorArray it made. */
+  bool (*list_elem)(ts_op_handler *self, const ts_tensor *list, struct ts_list_elem *e);
+  void *data;
+  ts_op_handler *below; /* set by ts__handler_push */
+};
+
+void ts__handler_push(ts_op_handler *h);
+/* Pops h, which must be the innermost handler. */
+void ts__handler_pop(ts_op_handler *h);
+/* The innermost handler; NULL when ops run eagerly. */
+ts_op_handler *ts__handler_top(void);
+/* What the handlers below self do with call (eager execution at the bottom). */
+int ts__handler_next(ts_op_handler *self, const ts_op_call *call, ts_tensor **out);
+/* Eager execution of call on the current device, whatever handlers are pushed. */
+int ts__run_eager(const ts_op_call *call, ts_tensor **out);
+
+/* ---- running one op -------------------------------------------------------------- */
+
+/* Where an op runs: as a graph node (node set), or eagerly.  The executor
+ * fills it for nodes; If and While reach their subgraphs through
+ * run_subgraph, so ops never call the executor themselves. */
+struct ts_run_site {
+  const struct ts_node *node;    /* the node being run; NULL eagerly */
+  const struct ts_node *traced;  /* the traced node this op is; NULL if none */
+  const struct ts_node *parent;  /* the If/While node whose subgraph runs it; NULL at the top */
+  uint64_t parent_seq;           /* that If/While op's sequence number in the run */
+  const ts_info *recorded;       /* the outputs recorded in the graph (If) */
+  int n_recorded;
+  int n_subgraphs;
+  /* Runs subgraph i on in[] (n_in values); its outputs go to out[] (at most
+   * max_out, their number in *n_out), in the current scope.  false + error. */
+  bool (*run_subgraph)(const ts_run_site *site, uint64_t seq, int i, ts_tensor *const *in,
+                       int n_in, ts_tensor **out, int max_out, int *n_out);
+  const void *exec;              /* the executor's state for run_subgraph */
+};
+
+/* Runs one op on concrete inputs (no promotion, no handlers): placement on
+ * the current device, infer, allocate, listeners, kernel.  site is NULL
+ * eagerly. */
+int ts__execute(const ts_op_call *call, const ts_run_site *site, ts_tensor **out);
+/* Infers call's outputs (the tracer records them without running). */
+int ts__dispatch_infer(const ts_op_call *call, ts_info *out_info, int *n_out);
+
+/* ---- per-thread state -------------------------------------------------------------
+ * Everything the engine keeps per thread lives in one context. */
+
+/* Where the ops of a function call are in the program, in both modes:
+ * the nested calls and TS_IF/TS_WHILE/TS_FOR blocks around them.  An op's
+ * site is its path hash combined with its source location; its occurrence
+ * counts earlier ops with the same site in the same block instance (a loop
+ * iteration starts a new instance).  Eager ops and traced nodes with equal
+ * (site, occurrence) are the same op. */
+#define TS_MAX_PATH 64
+typedef struct ts_path_entry {
+  uint64_t hash;
+  GHashTable *counts; /* site -> occurrences so far (made on first use) */
+} ts_path_entry;
+
+typedef struct ts_run_state {
+  uint64_t run_id;      /* 0 outside a top-level function call */
+  uint64_t seq;         /* ops started in the run */
+  const ts_concrete *concrete; /* the run's concrete function (graph), or the eager run's twin */
+  const GHashTable *twins; /* eager: the twin map of concrete, NULL if none */
+  int depth;            /* path entries in use */
+  int base;             /* entries below it belong to an outer run or trace */
+  int implicit;         /* > 0: ops made by the engine itself (no site) */
+  ts_path_entry path[TS_MAX_PATH];
+} ts_run_state;
+
+typedef struct ts_context {
+  ts_scope *top, *root;
+  ts_error *error;            /* pending, owned */
+  const int *cancel_flag;
+  int mute;                   /* > 0: no listener hears of ops (constant folding) */
+  ts_op_handler *handlers;    /* innermost first */
+  const struct ts_backend *device; /* eager placement; NULL: the CPU */
+  GSList *device_stack;
+  ts_run_state run;
+} ts_context;
+
 ts_context *ts__context(void);
+
+/* Path entries (nested calls, control-flow blocks); push returns false
+ * (and changes nothing) beyond TS_MAX_PATH. */
+void ts__path_push(ts_loc loc, const char *what);
+void ts__path_pop(void);
+/* Twin maps: (site, occurrence) -> the traced node with them. */
+GHashTable *ts__twin_map_new(void);
+void ts__twin_add(GHashTable *map, uint64_t site, int occurrence, const struct ts_node *node);
+const struct ts_node *ts__twin_lookup(const GHashTable *map, uint64_t site, int occurrence);
+/* Paths restart at the current depth (a trace, or a top-level run);
+ * returns the base to restore. */
+int ts__path_rebase(void);
+void ts__path_restore(int base);
+/* Starts a new instance of the innermost block (the next loop iteration). */
+void ts__path_restart(void);
+/* The site and occurrence of the next op at loc; false for engine-made ops. */
+bool ts__site_next(ts_loc loc, uint64_t *site, int *occurrence);
+/* Marks ops as the engine's own while > 0 (nests). */
+void ts__implicit(int delta);
 
 /* Emits a TS_EVENT_PRINT to listeners (and nothing else). */
 void ts__emit_print(const char *text, const struct ts_node *node);
@@ -198,6 +362,10 @@ void ts__emit_print(const char *text, const struct ts_node *node);
 /* Listener delivery (dispatch.c asks; listener.c owns the list). */
 extern int ts__listener_mask; /* atomic OR of every listener's mask */
 void ts__listeners_emit(const ts_event *event);
+static inline bool ts__listening(ts_event_kind kind)
+{
+  return (__atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED) & TS_EVENT_MASK(kind)) != 0;
+}
 
 /* Element access helpers for kernels. */
 static inline double ts__load_f64(ts_dtype dt, const void *p, int64_t i)

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static _Thread_local ts_error *pending;
 
 static const char *const code_names[TS_ERROR_CODE_COUNT] = {
   [TS_OK] = "ok",
@@ -28,18 +27,19 @@ const char *ts_error_code_name(ts_error_code code)
 
 bool ts_failed(void)
 {
-  return pending != NULL;
+  return ts__context()->error != NULL;
 }
 
 const ts_error *ts_error_peek(void)
 {
-  return pending;
+  return ts__context()->error;
 }
 
 ts_error *ts_error_take(void)
 {
-  ts_error *e = pending;
-  pending = NULL;
+  ts_context *c = ts__context();
+  ts_error *e = c->error;
+  c->error = NULL;
   return e;
 }
 
@@ -74,7 +74,8 @@ static const char *base_name(const char *path)
 
 static void error_setv(ts_error_code code, ts_loc loc, const char *op, const char *fmt, va_list ap)
 {
-  if (pending)
+  ts_context *c = ts__context();
+  if (c->error)
     return;
   ts_error *e = calloc(1, sizeof *e);
   if (!e)
@@ -99,7 +100,7 @@ static void error_setv(ts_error_code code, ts_loc loc, const char *op, const cha
     n = asprintf(&e->message, "%s", detail);
   if (n < 0)
     e->message = NULL;
-  pending = e;
+  c->error = e;
 }
 
 void ts_error_set(ts_error_code code, ts_loc loc, const char *op, const char *fmt, ...)

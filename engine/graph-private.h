@@ -24,6 +24,11 @@ struct ts_node {
   int n_subgraphs;
   ts_graph **subgraphs;  /* If: then, else; While: cond, body (owned) */
   int input_index;       /* Placeholder: position among the graph's inputs */
+  bool has_site;         /* recorded for an op the user's code called (see ts_op_event) */
+  int occurrence;
+  uint64_t site;
+  int n_origins;         /* provenance: the traced nodes it stands for; 0: itself */
+  const ts_node **origins;
 };
 
 struct ts_graph {
@@ -34,7 +39,6 @@ struct ts_graph {
   GArray *outputs;       /* ts_port */
   GStringChunk *strings;
   GHashTable *names;     /* node names taken (interned keys) */
-  struct ts_plan *plan;  /* execution plan, built on first run */
 };
 
 ts_graph *ts__graph_new(const char *name, ts_graph *parent);
@@ -54,17 +58,34 @@ static inline ts_node *ts__graph_node(const ts_graph *g, int id)
   return g->nodes->pdata[id];
 }
 
-/* ---- execution (exec/executor.c) ----------------------------------------- */
+/* ---- rewriting -------------------------------------------------------------------
+ * Passes build a new graph from an old one node by node.  Every node of
+ * the new graph keeps its provenance: the traced nodes it stands for.  A
+ * copied node stands for what its source stood for; a new node for what
+ * the nodes it replaces stood for. */
 
-/* Runs g on concrete inputs (one per graph input) and writes its outputs;
- * only what the outputs and stateful ops need runs.  Intermediates die in
- * a scope of their own; outputs land in the caller's scope.  false + error. */
-bool ts__graph_run(ts_graph *g, ts_tensor *const *inputs, int n_inputs, ts_tensor **outputs);
-void ts__plan_free(struct ts_plan *plan);
+typedef struct ts_rewrite ts_rewrite;
 
-/* Runs one op on concrete inputs (no promotion, no tracing): infer, allocate,
- * listeners, kernel.  `node` is the graph node being run, NULL eagerly. */
-int ts__execute(ts_loc loc, const ts_op_def *def, ts_tensor *const *in, int n_in,
-                const ts_attr *attrs, ts_tensor **out, const ts_node *node);
-/* While muted (calls nest), ts__execute tells no listener (constant folding). */
-void ts__listeners_mute(bool mute);
+/* Starts a graph to be filled from src (name, parent and inputs follow
+ * as nodes are copied). */
+ts_rewrite *ts__rewrite_begin(const ts_graph *src, ts_graph *parent);
+/* The new graph's port for a port of src (after its node was copied or
+ * replaced); {-1, -1} if it has none. */
+ts_port ts__rewrite_port(const ts_rewrite *rw, ts_port src_port);
+/* The graph being built. */
+ts_graph *ts__rewrite_graph(const ts_rewrite *rw);
+/* Copies src node n (inputs mapped, subgraphs rewritten with sub_fn, or
+ * copied when sub_fn is NULL); returns the new node. */
+typedef ts_graph *(*ts_rewrite_sub_fn)(const ts_graph *sub, ts_graph *parent, void *data);
+ts_node *ts__rewrite_copy(ts_rewrite *rw, const ts_node *n, ts_rewrite_sub_fn sub_fn, void *data);
+/* Replaces src node n's outputs with a new Const node holding value (a
+ * reference is taken); it stands for n and whatever n's inputs stood for
+ * when they are not used elsewhere (folding). */
+ts_node *ts__rewrite_constant(ts_rewrite *rw, const ts_node *n, int index, ts_tensor *value);
+/* Ends: sets the outputs from src's, drops nodes nothing needs (neither
+ * the outputs nor a stateful node) and returns the new graph. */
+ts_graph *ts__rewrite_end(ts_rewrite *rw);
+void ts__node_set_origins(ts_node *n, const ts_node *const *origins, int n_origins);
+
+/* The default rewrite of a whole graph: a copy with provenance. */
+ts_graph *ts__graph_copy(const ts_graph *g, ts_graph *parent);

@@ -15,6 +15,7 @@ static void node_free(gpointer data)
   g_free(n->outputs);
   g_free(n->attrs);
   g_free(n->subgraphs);
+  g_free(n->origins);
   g_free(n);
 }
 
@@ -35,7 +36,6 @@ void ts__graph_free(ts_graph *g)
 {
   if (!g)
     return;
-  ts__plan_free(g->plan);
   g_ptr_array_unref(g->nodes);
   g_array_unref(g->inputs);
   g_array_unref(g->outputs);
@@ -242,6 +242,26 @@ bool ts_node_is_stateful(const ts_node *n)
   return (ts__op_def(n->op)->flags & TS_OPF_STATEFUL) != 0;
 }
 
+int ts_node_n_origins(const ts_node *n)
+{
+  return n->n_origins ? n->n_origins : 1;
+}
+
+const ts_node *ts_node_origin(const ts_node *n, int i)
+{
+  g_return_val_if_fail(i >= 0 && i < ts_node_n_origins(n), NULL);
+  return n->n_origins ? n->origins[i] : n;
+}
+
+bool ts_node_has_eager_twin(const ts_node *n)
+{
+  if (!n->n_origins)
+    return n->has_site;
+  /* an optimized node: a copy of one traced node has that node's twin */
+  return n->n_origins == 1 && n->origins[0] != n && n->op == n->origins[0]->op &&
+         n->origins[0]->has_site;
+}
+
 int ts_node_n_attrs(const ts_node *n)
 {
   return n->n_attrs;
@@ -289,4 +309,214 @@ char *ts_node_attr_to_string(const ts_node *n, int i)
   default: g_string_append(s, "?"); break;
   }
   return g_string_free(s, FALSE);
+}
+
+/* ---- rewriting ----------------------------------------------------------------------- */
+
+struct ts_rewrite {
+  const ts_graph *src;
+  ts_graph *dst;
+  ts_port *map;   /* per src port (offset[node] + index): the dst port */
+  int *offset;
+  int *node_map;  /* per src node: its dst node (control edges), -1 if none */
+};
+
+void ts__node_set_origins(ts_node *n, const ts_node *const *origins, int n_origins)
+{
+  g_free(n->origins);
+  n->origins = g_memdup2(origins, sizeof *origins * (size_t)n_origins);
+  n->n_origins = n_origins;
+}
+
+static void copy_origins(ts_node *dst, const ts_node *src)
+{
+  if (src->n_origins)
+    ts__node_set_origins(dst, (const ts_node *const *)src->origins, src->n_origins);
+  else
+    ts__node_set_origins(dst, &src, 1);
+}
+
+ts_rewrite *ts__rewrite_begin(const ts_graph *src, ts_graph *parent)
+{
+  ts_rewrite *rw = g_new0(ts_rewrite, 1);
+  rw->src = src;
+  rw->dst = ts__graph_new(src->name, parent);
+  guint n = src->nodes->len, n_ports = 0;
+  rw->offset = g_new(int, n + 1);
+  for (guint id = 0; id < n; id++) {
+    rw->offset[id] = (int)n_ports;
+    n_ports += (guint)ts__graph_node(src, (int)id)->n_outputs;
+  }
+  rw->offset[n] = (int)n_ports;
+  rw->map = g_new(ts_port, n_ports + 1);
+  for (guint i = 0; i < n_ports; i++)
+    rw->map[i] = (ts_port){ -1, -1 };
+  rw->node_map = g_new(int, n + 1);
+  for (guint id = 0; id < n; id++)
+    rw->node_map[id] = -1;
+  return rw;
+}
+
+ts_graph *ts__rewrite_graph(const ts_rewrite *rw)
+{
+  return rw->dst;
+}
+
+ts_port ts__rewrite_port(const ts_rewrite *rw, ts_port p)
+{
+  return rw->map[rw->offset[p.node] + p.index];
+}
+
+/* A node of dst like n: same op, name, scope, location, attributes. */
+static ts_node *add_like(ts_rewrite *rw, const ts_node *n, ts_op op, const ts_port *inputs,
+                         int n_inputs, const ts_attr *attrs, int n_attrs, const ts_info *outputs,
+                         int n_outputs)
+{
+  const char *slash = strrchr(n->name, '/');
+  ts_node *c = ts__graph_add_node(rw->dst, op, slash ? slash + 1 : n->name, n->scope, n->loc,
+                                  inputs, n_inputs, attrs, n_attrs, outputs, n_outputs);
+  c->has_site = n->has_site;
+  c->site = n->site;
+  c->occurrence = n->occurrence;
+  return c;
+}
+
+ts_node *ts__rewrite_copy(ts_rewrite *rw, const ts_node *n, ts_rewrite_sub_fn sub_fn, void *data)
+{
+  ts_port inputs[TS_MAX_INPUTS];
+  for (int i = 0; i < n->n_inputs; i++)
+    inputs[i] = ts__rewrite_port(rw, n->inputs[i]);
+  ts_node *c = add_like(rw, n, n->op, inputs, n->n_inputs, n->attrs, n->n_attrs, n->outputs,
+                        n->n_outputs);
+  for (int i = 0; i < n->n_control; i++)
+    if (rw->node_map[n->control[i]] >= 0)
+      ts__node_add_control(c, rw->node_map[n->control[i]]);
+  c->value = ts_tensor_ref(n->value);
+  c->input_index = n->input_index; /* the inputs keep their order (ts__rewrite_end) */
+  for (int s = 0; s < n->n_subgraphs; s++)
+    ts__node_add_subgraph(c, sub_fn ? sub_fn(n->subgraphs[s], rw->dst, data)
+                                    : ts__graph_copy(n->subgraphs[s], rw->dst));
+  copy_origins(c, n);
+  rw->node_map[n->id] = c->id;
+  for (int i = 0; i < n->n_outputs; i++)
+    rw->map[rw->offset[n->id] + i] = (ts_port){ c->id, i };
+  return c;
+}
+
+ts_node *ts__rewrite_constant(ts_rewrite *rw, const ts_node *n, int index, ts_tensor *value)
+{
+  ts_info info = { value->dtype, value->shape };
+  ts_node *c = add_like(rw, n, TS_OP_CONST, NULL, 0, NULL, 0, &info, 1);
+  c->has_site = false; /* folded away: no op runs */
+  c->value = ts_tensor_ref(value);
+  /* It stands for n and for the folded constants n read. */
+  GPtrArray *origins = g_ptr_array_new();
+  const ts_node *self = n;
+  for (int i = 0; i < (n->n_origins ? n->n_origins : 1); i++)
+    g_ptr_array_add(origins, (gpointer)(n->n_origins ? n->origins[i] : self));
+  for (int i = 0; i < n->n_inputs; i++) {
+    ts_port p = ts__rewrite_port(rw, n->inputs[i]);
+    const ts_node *in = p.node >= 0 ? ts__graph_node(rw->dst, p.node) : NULL;
+    if (!in || in->op != TS_OP_CONST || !in->n_origins || in->origins[0]->op == TS_OP_CONST)
+      continue;
+    for (int k = 0; k < in->n_origins; k++)
+      if (!g_ptr_array_find(origins, in->origins[k], NULL))
+        g_ptr_array_add(origins, (gpointer)in->origins[k]);
+  }
+  ts__node_set_origins(c, (const ts_node *const *)origins->pdata, (int)origins->len);
+  g_ptr_array_unref(origins);
+  if (rw->node_map[n->id] < 0)
+    rw->node_map[n->id] = c->id;
+  rw->map[rw->offset[n->id] + index] = (ts_port){ c->id, 0 };
+  return c;
+}
+
+/* Marks what the outputs and the stateful nodes need (graph inputs stay:
+ * they are the calling convention). */
+static bool *needed_nodes(const ts_graph *g)
+{
+  int n = (int)g->nodes->len;
+  bool *needed = g_new0(bool, g->nodes->len + 1);
+  GArray *stack = g_array_new(FALSE, FALSE, sizeof(int));
+  for (guint i = 0; i < g->outputs->len; i++)
+    g_array_append_val(stack, g_array_index(g->outputs, ts_port, i).node);
+  for (int id = 0; id < n; id++) {
+    const ts_node *node = ts__graph_node(g, id);
+    if ((ts__op_def(node->op)->flags & TS_OPF_STATEFUL) || node->input_index >= 0)
+      g_array_append_val(stack, id);
+  }
+  while (stack->len) {
+    int id = g_array_index(stack, int, stack->len - 1);
+    g_array_set_size(stack, stack->len - 1);
+    if (needed[id])
+      continue;
+    needed[id] = true;
+    const ts_node *node = ts__graph_node(g, id);
+    for (int i = 0; i < node->n_inputs; i++)
+      g_array_append_val(stack, node->inputs[i].node);
+    for (int i = 0; i < node->n_control; i++)
+      g_array_append_val(stack, node->control[i]);
+  }
+  g_array_unref(stack);
+  return needed;
+}
+
+static ts_graph *no_subgraph(const ts_graph *sub, ts_graph *parent, void *data)
+{
+  return NULL;
+}
+
+static void rewrite_free(ts_rewrite *rw)
+{
+  g_free(rw->map);
+  g_free(rw->offset);
+  g_free(rw->node_map);
+  g_free(rw);
+}
+
+ts_graph *ts__rewrite_end(ts_rewrite *rw)
+{
+  ts_graph *g = rw->dst;
+  for (guint i = 0; i < rw->src->inputs->len; i++)
+    g_array_append_val(g->inputs, rw->node_map[g_array_index(rw->src->inputs, int, i)]);
+  for (guint i = 0; i < rw->src->outputs->len; i++) {
+    ts_port p = ts__rewrite_port(rw, g_array_index(rw->src->outputs, ts_port, i));
+    g_array_append_val(g->outputs, p);
+  }
+  rewrite_free(rw);
+  bool *needed = needed_nodes(g);
+  bool all = true;
+  for (guint id = 0; id < g->nodes->len; id++)
+    all &= needed[id];
+  if (all) {
+    g_free(needed);
+    return g;
+  }
+  /* Drop dead nodes: copy the needed ones into a fresh graph. */
+  ts_rewrite *prune = ts__rewrite_begin(g, g->parent);
+  for (guint id = 0; id < g->nodes->len; id++) {
+    const ts_node *n = ts__graph_node(g, (int)id);
+    if (!needed[id])
+      continue;
+    ts_node *c = ts__rewrite_copy(prune, n, no_subgraph, NULL);
+    /* moved, not copied: the subgraphs and provenance stay as they were */
+    for (int s = 0; s < c->n_subgraphs; s++) {
+      c->subgraphs[s] = n->subgraphs[s];
+      c->subgraphs[s]->parent = prune->dst;
+      ((ts_node *)n)->subgraphs[s] = NULL;
+    }
+    ts__node_set_origins(c, (const ts_node *const *)n->origins, n->n_origins);
+  }
+  g_free(needed);
+  ts_graph *pruned = ts__rewrite_end(prune);
+  ts__graph_free(g);
+  return pruned;
+}
+
+ts_graph *ts__graph_copy(const ts_graph *g, ts_graph *parent)
+{
+  ts_rewrite *rw = ts__rewrite_begin(g, parent);
+  for (guint id = 0; id < g->nodes->len; id++)
+    ts__rewrite_copy(rw, ts__graph_node(g, (int)id), NULL, NULL);
+  return ts__rewrite_end(rw);
 }

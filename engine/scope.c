@@ -6,20 +6,12 @@
 #include "engine-private.h"
 
 #include <stdlib.h>
-#include <unistd.h>
 
 struct ts_scope {
   ts_scope *parent;
   ts_tensor **items;
   int n, cap;
 };
-
-struct ts_context {
-  ts_scope *top;
-  ts_scope *root;
-};
-
-static _Thread_local ts_context context;
 
 static void scope_clear(ts_scope *s)
 {
@@ -33,38 +25,6 @@ static void scope_free(ts_scope *s)
   scope_clear(s);
   free(s->items);
   free(s);
-}
-
-/* The root scope outlives user code and is freed with its thread: by a
- * GPrivate destructor on other threads, at exit on the main thread (which
- * never "exits" for GPrivate). */
-static void root_release(void *data)
-{
-  scope_free(data);
-}
-
-static GPrivate root_key = G_PRIVATE_INIT(root_release);
-
-static void main_root_release(void)
-{
-  ts_release_all();
-  free(context.root->items);
-  free(context.root);
-  context = (ts_context){ 0 };
-}
-
-ts_context *ts__context(void)
-{
-  if (G_UNLIKELY(!context.root)) {
-    context.root = calloc(1, sizeof *context.root);
-    g_assert(context.root);
-    context.top = context.root;
-    if (gettid() == getpid())
-      atexit(main_root_release);
-    else
-      g_private_set(&root_key, context.root);
-  }
-  return &context;
 }
 
 void ts__scope_adopt(ts_tensor *t)
@@ -153,9 +113,7 @@ int ts_scope_n_tensors(void)
 
 void ts_release_all(void)
 {
-  ts_context *c = &context;
-  if (!c->root)
-    return;
+  ts_context *c = ts__context();
   while (c->top != c->root) {
     ts_scope *inner = c->top;
     c->top = inner->parent;

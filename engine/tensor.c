@@ -1,22 +1,11 @@
 /* tensor.c — tensor storage, reference counting and host constructors. */
 #include "engine-private.h"
 
-#include <malloc.h>
 #include <stdlib.h>
 
 #define TS_DATA_ALIGN 64
 /* Refuse single tensors above 64 GiB before asking malloc. */
 #define TS_MAX_TENSOR_BYTES ((int64_t)1 << 36)
-
-/* Tensors of a few MB come and go on every call.  By default glibc maps and
- * unmaps each one, and every first touch of a fresh page faults (about 10 µs
- * a page on our VMs: milliseconds per large op).  Keeping freed memory in the
- * heap up to glibc's largest threshold makes repeated runs steady. */
-__attribute__((constructor)) static void tune_malloc(void)
-{
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, 256 << 20);
-}
 
 static ts_tensor *header_new(ts_dtype dtype, ts_shape shape, int64_t size, size_t extra)
 {
@@ -57,25 +46,92 @@ static bool shape_check(ts_loc loc, ts_dtype dtype, ts_shape shape, int64_t *siz
   return true;
 }
 
-ts_tensor *ts__tensor_alloc(ts_loc loc, ts_dtype dtype, ts_shape shape)
+ts_tensor *ts__tensor_alloc_on(ts_loc loc, const ts_backend *backend, ts_dtype dtype,
+                               ts_shape shape)
 {
   int64_t size;
   if (!shape_check(loc, dtype, shape, &size))
     return NULL;
   size_t bytes = (size_t)size * ts_dtype_size(dtype);
-  ts_tensor *t = header_new(dtype, shape, size, TS_DATA_ALIGN + bytes);
+  const ts_backend_i *bi = ts_backend_iface(backend);
+  /* Strings and variants own what their elements point to: host only. */
+  bool inline_data = bi->host_visible && bi->kind == TS_DEVICE_CPU &&
+                     (bytes < TS_CPU_CACHE_MIN || dtype == TS_STRING || dtype == TS_VARIANT);
+  if (!bi->host_visible && (dtype == TS_STRING || dtype == TS_VARIANT))
+    backend = ts_backend_cpu(), inline_data = true;
+  ts_tensor *t = header_new(dtype, shape, size, inline_data ? TS_DATA_ALIGN + bytes : 0);
+  if (t && inline_data) {
+    uintptr_t p = (uintptr_t)(t + 1);
+    t->data = (void *)((p + TS_DATA_ALIGN - 1) & ~(uintptr_t)(TS_DATA_ALIGN - 1));
+  } else if (t) {
+    t->data = bi->buffer_alloc(backend, bytes);
+    t->owns_buffer = true;
+    if (!t->data)
+      g_clear_pointer(&t, free);
+  }
   if (!t) {
     char buf[TS_INFO_STR];
-    ts_error_set(TS_ERR_NO_MEMORY, loc, NULL, "out of memory allocating %s",
-                 ts__info_str(buf, dtype, shape));
+    ts_error_set(TS_ERR_NO_MEMORY, loc, NULL, "out of memory allocating %s on %s",
+                 ts__info_str(buf, dtype, shape), bi->name);
     return NULL;
   }
-  uintptr_t p = (uintptr_t)(t + 1);
-  t->data = (void *)((p + TS_DATA_ALIGN - 1) & ~(uintptr_t)(TS_DATA_ALIGN - 1));
+  t->backend = backend;
   if (dtype == TS_STRING || dtype == TS_VARIANT)
     memset(t->data, 0, bytes); /* owned pointers: NULL until a kernel sets them */
   ts__scope_adopt(t);
   return t;
+}
+
+ts_tensor *ts__tensor_alloc(ts_loc loc, ts_dtype dtype, ts_shape shape)
+{
+  return ts__tensor_alloc_on(loc, ts_backend_cpu(), dtype, shape);
+}
+
+/* Copies src's elements (on its backend) into dst (on dst's), through the
+ * host when neither side can reach the other directly. */
+static bool copy_data(ts_loc loc, ts_tensor *dst, const ts_tensor *src)
+{
+  size_t bytes = (size_t)src->size * ts_dtype_size(src->dtype);
+  const ts_backend_i *from = ts_backend_iface(src->backend), *to = ts_backend_iface(dst->backend);
+  bool ok;
+  if (from->host_visible) {
+    ok = to->copy_from_host(dst->backend, dst->data, src->data, bytes);
+  } else if (to->host_visible) {
+    ok = from->copy_to_host(src->backend, dst->data, src->data, bytes);
+  } else {
+    void *tmp = g_try_malloc(bytes ? bytes : 1);
+    ok = tmp && from->copy_to_host(src->backend, tmp, src->data, bytes) &&
+         to->copy_from_host(dst->backend, dst->data, tmp, bytes);
+    g_free(tmp);
+  }
+  if (!ok) {
+    char buf[TS_INFO_STR];
+    ts_error_set(TS_ERR_INTERNAL, loc, NULL, "copying %s from %s to %s failed",
+                 ts__info_str(buf, src->dtype, src->shape), from->name, to->name);
+  }
+  return ok;
+}
+
+ts_tensor *ts__tensor_on(ts_loc loc, ts_tensor *t, const ts_backend *backend)
+{
+  if (!t->data) {
+    ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, NULL,
+                 "a symbolic tensor has no data to place on %s", ts_backend_name(backend));
+    return NULL;
+  }
+  if (t->backend == backend || t->dtype == TS_STRING || t->dtype == TS_VARIANT)
+    return t;
+  ts_tensor *copy = ts__tensor_alloc_on(loc, backend, t->dtype, t->shape);
+  if (copy && !copy_data(loc, copy, t))
+    return NULL; /* the scope releases the copy */
+  return copy;
+}
+
+ts_tensor *ts__tensor_host(ts_loc loc, const ts_tensor *t)
+{
+  if (!t->data || ts_backend_iface(t->backend)->host_visible)
+    return (ts_tensor *)t;
+  return ts__tensor_on(loc, (ts_tensor *)t, ts_backend_cpu());
 }
 
 ts_tensor *ts__tensor_view(ts_tensor *x, ts_shape shape)
@@ -88,6 +144,7 @@ ts_tensor *ts__tensor_view(ts_tensor *x, ts_shape shape)
   }
   ts_tensor *base = x->base ? x->base : x;
   t->data = x->data;
+  t->backend = x->backend;
   t->base = ts_tensor_ref(base);
   ts__scope_adopt(t);
   return t;
@@ -131,6 +188,9 @@ void ts_tensor_unref(ts_tensor *t)
   if (!t || __atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) != 0)
     return;
   release_elements(t);
+  if (t->owns_buffer)
+    ts_backend_iface(t->backend)->buffer_free(t->backend, t->data,
+                                              (size_t)t->size * ts_dtype_size(t->dtype));
   ts_tensor_unref(t->base);
   free(t->name);
   free(t);
@@ -164,19 +224,33 @@ int64_t ts_tensor_size(const ts_tensor *t)
 
 void *ts_tensor_data(const ts_tensor *t)
 {
-  return t->data;
+  return t->backend && ts_backend_iface(t->backend)->host_visible ? t->data : NULL;
+}
+
+/* Element i's bytes, through the backend when the host cannot read them. */
+static const void *element(const ts_tensor *t, int64_t i, void *buf)
+{
+  size_t size = ts_dtype_size(t->dtype);
+  const ts_backend_i *bi = ts_backend_iface(t->backend);
+  if (bi->host_visible)
+    return (const char *)t->data + (size_t)i * size;
+  if (!bi->copy_to_host(t->backend, buf, (const char *)t->data + (size_t)i * size, size))
+    memset(buf, 0, size);
+  return buf;
 }
 
 double ts_tensor_get_f64(const ts_tensor *t, int64_t i)
 {
   g_return_val_if_fail(t && t->data && i >= 0 && i < t->size, 0);
-  return ts__load_f64(t->dtype, t->data, i);
+  int64_t buf;
+  return ts__load_f64(t->dtype, element(t, i, &buf), 0);
 }
 
 int64_t ts_tensor_get_i64(const ts_tensor *t, int64_t i)
 {
   g_return_val_if_fail(t && t->data && i >= 0 && i < t->size, 0);
-  return ts__load_i64(t->dtype, t->data, i);
+  int64_t buf;
+  return ts__load_i64(t->dtype, element(t, i, &buf), 0);
 }
 
 ts_tensor *ts_tensor_new(ts_dtype dtype, ts_shape shape)
@@ -228,7 +302,8 @@ ts_tensor *ts_variable_new(ts_tensor *initial, const char *name)
                  name ? name : "Variable");
     return NULL;
   }
-  ts_tensor *v = ts_constant(initial->dtype, initial->shape, initial->data);
+  ts_tensor *host = ts__tensor_host((ts_loc){ 0 }, initial);
+  ts_tensor *v = host ? ts_constant(host->dtype, host->shape, host->data) : NULL;
   if (!v)
     return NULL;
   /* Out of the scope that ts_constant put it in: the caller owns it. */

@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define TS_ABI_VERSION 1
+#define TS_ABI_VERSION 2
 #define TS_MAX_RANK 8
 #define TS_API __attribute__((visibility("default")))
 
@@ -162,7 +162,9 @@ TS_API int ts_tensor_rank(const ts_tensor *t);
 TS_API ts_shape ts_tensor_shape(const ts_tensor *t);
 TS_API int64_t ts_tensor_dim(const ts_tensor *t, int axis); /* negative axis counts from the end */
 TS_API int64_t ts_tensor_size(const ts_tensor *t);          /* number of elements */
-/* Row-major element storage; NULL for a symbolic (traced) tensor.  Borrowed. */
+/* Row-major element storage; NULL for a symbolic (traced) tensor and for
+ * one on a device the host cannot read (copy it with ts_tensor_to_backend
+ * to ts_backend_cpu() first).  Borrowed. */
 TS_API void *ts_tensor_data(const ts_tensor *t);
 /* Element i (flat, row-major) converted to double / int64. */
 TS_API double ts_tensor_get_f64(const ts_tensor *t, int64_t i);
@@ -193,6 +195,43 @@ TS_API ts_tensor *ts_scope_end_keep(ts_scope *scope, ts_tensor *keep);
 TS_API int ts_scope_n_tensors(void);
 /* Releases the calling thread's root scope. */
 TS_API void ts_release_all(void);
+
+/* ---- devices ---------------------------------------------------------------
+ * Tensors live on a backend (the CPU, a GPU); ops run where the calling
+ * thread's device scope says (the CPU by default), on inputs copied there
+ * when needed.  An op the device cannot run runs on the CPU instead (soft
+ * placement, as TensorFlow does).  Op events name the device that ran it.
+ * The backend interface itself is in tracescope-backend.h. */
+
+typedef enum ts_device_kind {
+  TS_DEVICE_CPU,
+  TS_DEVICE_CUDA,
+  TS_DEVICE_KIND_COUNT
+} ts_device_kind;
+
+typedef struct ts_backend ts_backend;
+
+TS_API int ts_backend_count(void);
+TS_API const ts_backend *ts_backend_get(int i);            /* NULL if out of range */
+TS_API const ts_backend *ts_backend_by_name(const char *name); /* "CPU"; NULL if none */
+TS_API const ts_backend *ts_backend_cpu(void);
+TS_API const char *ts_backend_name(const ts_backend *b);
+TS_API ts_device_kind ts_backend_device_kind(const ts_backend *b);
+
+/* The backend t's data lives on (NULL for a symbolic tensor). */
+TS_API const ts_backend *ts_tensor_backend(const ts_tensor *t);
+/* A copy of t on backend b (t itself if it is there), in the current scope. */
+TS_API ts_tensor *ts_tensor_to_backend(ts_tensor *t, const ts_backend *b);
+
+/* Ops of the calling thread run on b until the matching end (nests). */
+TS_API void ts_device_scope_begin(const ts_backend *b);
+TS_API void ts_device_scope_end(void);
+TS_API const ts_backend *ts_current_device(void);
+#define TS_DEVICE_SCOPE(b)                                                                 \
+  TS__SHADOW_OK_BEGIN                                                                      \
+  for (int ts__dev_once = (ts_device_scope_begin(b), 1); ts__dev_once;                     \
+       ts__dev_once = 0, ts_device_scope_end())                                            \
+  TS__SHADOW_OK_END
 
 /* ---- printing and .npy --------------------------------------------------- */
 
@@ -245,6 +284,16 @@ typedef enum ts_op {
 
 /* "MatMul", "Relu", ... as graphs and profiles show them. */
 TS_API const char *ts_op_name(ts_op op);
+
+/* What kind of op it is, for tools that draw or run graphs. */
+enum {
+  TS_OP_TRAIT_STATEFUL = 1 << 0,     /* side effects: runs in program order, never pruned */
+  TS_OP_TRAIT_INPUT = 1 << 1,        /* a graph input (Placeholder) */
+  TS_OP_TRAIT_VALUE = 1 << 2,        /* holds a value (Const, VarHandleOp): ts_node_value */
+  TS_OP_TRAIT_AUXILIARY = 1 << 3,    /* constants and variable reads: drawn beside consumers */
+  TS_OP_TRAIT_CONTROL_FLOW = 1 << 4, /* runs subgraphs (If, While) */
+};
+TS_API unsigned ts_op_traits(ts_op op); /* 0 for an invalid op */
 /* Looks up by display name ("MatMul") or API name ("matmul"); -1 if unknown. */
 TS_API int ts_op_from_name(const char *name);
 
@@ -393,18 +442,42 @@ typedef struct ts_node ts_node;
 typedef struct ts_function ts_function;
 typedef struct ts_concrete ts_concrete;
 
+/* The identity of an op across modes.  Every op event carries the run it
+ * belongs to (one run per top-level call of a ts_function, in either mode;
+ * run_id 0 for ops outside any call), its sequence number in the run (1, 2,
+ * ... in start order), and where it sits:
+ *  - graph mode: `node` is the node being run (of the executable's
+ *    optimized graph), `traced` the node of ts_concrete_graph(concrete) it
+ *    stands for when it stands for exactly one (ts_node_origin lists all),
+ *    `parent` the If/While node whose subgraph runs it, `parent_seq` that
+ *    op's sequence number;
+ *  - eager mode: `node` is NULL; when the function has a concrete function
+ *    for the call's signature, `concrete` is it and `traced` the node the
+ *    same op became when it was traced.  The match is by call path (nested
+ *    calls and TS_IF/TS_WHILE/TS_FOR blocks, each loop iteration counted
+ *    afresh), source location and occurrence: the k-th op written at
+ *    file:line in a block instance is the k-th node traced there.
+ * Traced nodes with no eager twin are the engine's own: placeholders,
+ * lifted constants, variable handles and implicit reads, loop counters, and
+ * constants folded by the optimizer (ts_node_has_eager_twin says which). */
 typedef struct ts_op_event {
   ts_op op;
   const char *op_name;
   ts_loc loc;
-  const char *device;            /* "CPU" */
+  const char *device;            /* the backend that ran it: "CPU" */
   int n_inputs;
   ts_tensor *const *inputs;
   int n_outputs;                 /* 0 in OP_BEGIN */
   ts_tensor *const *outputs;
   uint64_t start_ns;             /* CLOCK_MONOTONIC */
   uint64_t end_ns;               /* 0 in OP_BEGIN */
-  const ts_node *node;           /* the graph node being run; NULL when eager */
+  const ts_node *node;           /* graph mode: the node being run; NULL when eager */
+  uint64_t run_id;
+  uint64_t seq;
+  const ts_node *parent;         /* the enclosing If/While node, NULL at the top */
+  uint64_t parent_seq;           /* graph mode: its op's seq; 0 otherwise */
+  const ts_concrete *concrete;   /* see above; NULL if none */
+  const ts_node *traced;         /* see above; NULL if none */
 } ts_op_event;
 
 /* Why a function was traced. */
@@ -605,6 +678,12 @@ TS_API ts_shape ts_node_output_shape(const ts_node *n, int i); /* -1: unknown di
 TS_API int ts_node_n_subgraphs(const ts_node *n);
 TS_API const ts_graph *ts_node_subgraph(const ts_node *n, int i);
 TS_API const ts_tensor *ts_node_value(const ts_node *n); /* Const / VarHandle value */
+/* Provenance: the traced nodes n stands for (n itself in a traced graph;
+ * after optimization, the nodes a folded constant or a fused node replaced). */
+TS_API int ts_node_n_origins(const ts_node *n);
+TS_API const ts_node *ts_node_origin(const ts_node *n, int i);
+/* False for nodes the engine made itself while tracing (see ts_op_event). */
+TS_API bool ts_node_has_eager_twin(const ts_node *n);
 TS_API bool ts_node_is_stateful(const ts_node *n);
 TS_API int ts_node_n_attrs(const ts_node *n);
 TS_API const char *ts_node_attr_name(const ts_node *n, int i);

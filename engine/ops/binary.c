@@ -325,7 +325,7 @@ static bool binary_cpu(ts_kernel_ctx *k)
   const ts_op_def ts__op_##id = { .op = TS_OP_##ID, .name = NAME, .api_name = #id, \
                                   .n_inputs = 2, .n_outputs = 1, .n_promote = -1,  \
                                   .flags = FLAGS, .infer = binary_infer,           \
-                                  .cpu = binary_cpu };
+                                  .kernel[TS_DEVICE_CPU] = binary_cpu };
 BINARY_OPS(BINARY_DEF)
 
 /* True division of integers runs in f64 (as tf.math.truediv); the casts are

@@ -89,7 +89,7 @@ const ts_op_def ts__op_cast = {
   .n_attrs = 1,
   .attrs = cast_attrs,
   .infer = cast_infer,
-  .cpu = cast_cpu,
+  .kernel[TS_DEVICE_CPU] = cast_cpu,
 };
 
 ts_tensor *ts_cast_at(ts_loc loc, ts_tensor *x, ts_dtype dtype)

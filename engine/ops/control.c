@@ -7,7 +7,7 @@
  *          subgraphs [then, else].
  *   While  inputs [loop variables..., captures...], outputs the same (the
  *          body passes the captures through), subgraphs [cond, body]. */
-#include "../graph-private.h"
+#include "../engine-private.h"
 
 #include <stdlib.h>
 
@@ -19,29 +19,32 @@ static bool cond_truth(ts_kernel_ctx *k, const ts_tensor *cond, const char *what
     return ts__kernel_fail(k, TS_ERR_SHAPE, "the %s must be a single number or bool, got %s",
                            what, ts__info_str(buf, cond->dtype, cond->shape));
   }
-  *out = ts__load_f64(cond->dtype, cond->data, 0) != 0;
+  *out = ts_tensor_get_f64(cond, 0) != 0;
   return true;
 }
 
 static bool has_subgraphs(ts_kernel_ctx *k)
 {
-  if (k->node && k->node->n_subgraphs == 2)
+  if (k->site && k->site->n_subgraphs == 2 && k->site->run_subgraph)
     return true;
   return ts__kernel_fail(k, TS_ERR_INVALID_ARGUMENT,
                          "runs only as a node of a traced graph (use TS_IF, TS_WHILE or TS_FOR)");
 }
+
+static const char *const if_subgraphs[] = { "then", "else" };
+static const char *const while_subgraphs[] = { "cond", "body" };
 
 /* ---- If ------------------------------------------------------------------------------ */
 
 /* The outputs recorded when the If was traced (both branches agree on them). */
 static bool if_infer(ts_infer_ctx *c)
 {
-  if (!c->node)
+  if (!c->site)
     return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT,
                           "runs only as a node of a traced graph (use TS_IF)");
-  c->n_out = c->node->n_outputs;
+  c->n_out = c->site->n_recorded;
   for (int i = 0; i < c->n_out; i++)
-    c->out[i] = c->node->outputs[i];
+    c->out[i] = c->site->recorded[i];
   return true;
 }
 
@@ -51,17 +54,23 @@ static bool if_cpu(ts_kernel_ctx *k)
   bool which;
   if (!has_subgraphs(k) || !cond_truth(k, k->in[0], "condition", &which))
     return false;
-  ts_graph *branch = k->node->subgraphs[which ? 0 : 1];
-  if ((int)branch->outputs->len != k->n_out)
-    return ts__kernel_fail(k, TS_ERR_INTERNAL, "branch '%s' has %u outputs, the node %d",
-                           branch->name, branch->outputs->len, k->n_out);
-  return ts__graph_run(branch, k->in + 1, k->n_in - 1, k->out);
+  int branch = which ? 0 : 1, n_out;
+  ts_tensor *out[TS_MAX_OUTPUTS];
+  if (!k->site->run_subgraph(k->site, k->seq, branch, k->in + 1, k->n_in - 1, out,
+                             TS_MAX_OUTPUTS, &n_out))
+    return false;
+  if (n_out != k->n_out)
+    return ts__kernel_fail(k, TS_ERR_INTERNAL, "branch '%s' has %d outputs, the node %d",
+                           k->def->subgraphs[branch], n_out, k->n_out);
+  memcpy(k->out, out, sizeof *out * (size_t)n_out);
+  return true;
 }
 
 const ts_op_def ts__op_if = {
-  .op = TS_OP_IF, .name = "If", .api_name = "if", .n_inputs = -1, .n_outputs = -1,
-  .flags = TS_OPF_STATEFUL | TS_OPF_ALIAS | TS_OPF_ANY_DTYPE,
-  .infer = if_infer, .cpu = if_cpu,
+  .op = TS_OP_IF, .name = "If", .api_name = "if", .n_inputs = -1, .min_inputs = 1,
+  .n_outputs = -1, .subgraphs = if_subgraphs, .n_subgraphs = 2,
+  .flags = TS_OPF_STATEFUL | TS_OPF_CONTROL_FLOW | TS_OPF_ALIAS | TS_OPF_ANY_DTYPE,
+  .infer = if_infer, .kernel[TS_DEVICE_CPU] = if_cpu,
 };
 
 /* ---- While --------------------------------------------------------------------------- */
@@ -82,12 +91,10 @@ static bool while_cpu(ts_kernel_ctx *k)
 {
   if (!has_subgraphs(k))
     return false;
-  ts_graph *cond_g = k->node->subgraphs[0], *body_g = k->node->subgraphs[1];
   int n = k->n_in;
-  if ((int)cond_g->outputs->len != 1 || (int)body_g->outputs->len != n || k->n_out != n)
-    return ts__kernel_fail(k, TS_ERR_INTERNAL, "malformed loop: %u condition outputs, %u body "
-                           "outputs for %d loop values", cond_g->outputs->len,
-                           body_g->outputs->len, n);
+  if (k->n_out != n)
+    return ts__kernel_fail(k, TS_ERR_INTERNAL, "malformed loop: %d outputs for %d loop values",
+                           k->n_out, n);
   ts_tensor **cur = g_new(ts_tensor *, 2 * (size_t)(n ? n : 1)), **next = cur + (n ? n : 1);
   memcpy(cur, k->in, sizeof *cur * (size_t)n);
   bool owned = false, ok = true;
@@ -95,8 +102,14 @@ static bool while_cpu(ts_kernel_ctx *k)
     ts_scope *scope = ts_scope_begin();
     ts_tensor *c = NULL;
     bool more = false;
-    ok = ts__graph_run(cond_g, cur, n, &c) && cond_truth(k, c, "loop condition", &more);
-    if (ok && more && (ok = ts__graph_run(body_g, cur, n, next)))
+    int n_cond, n_body;
+    ok = k->site->run_subgraph(k->site, k->seq, 0, cur, n, &c, 1, &n_cond) &&
+         (n_cond == 1 || ts__kernel_fail(k, TS_ERR_INTERNAL, "malformed loop condition")) &&
+         cond_truth(k, c, "loop condition", &more);
+    if (ok && more)
+      ok = k->site->run_subgraph(k->site, k->seq, 1, cur, n, next, n, &n_body) &&
+           (n_body == n || ts__kernel_fail(k, TS_ERR_INTERNAL, "malformed loop body"));
+    if (ok && more)
       for (int i = 0; i < n; i++)
         ts_tensor_ref(next[i]);
     ts_scope_end(scope);
@@ -122,7 +135,8 @@ static bool while_cpu(ts_kernel_ctx *k)
 }
 
 const ts_op_def ts__op_while = {
-  .op = TS_OP_WHILE, .name = "While", .api_name = "while", .n_inputs = -1, .n_outputs = -1,
-  .flags = TS_OPF_STATEFUL | TS_OPF_ALIAS | TS_OPF_ANY_DTYPE,
-  .infer = while_infer, .cpu = while_cpu,
+  .op = TS_OP_WHILE, .name = "While", .api_name = "while", .n_inputs = -1, .min_inputs = 0,
+  .n_outputs = -1, .subgraphs = while_subgraphs, .n_subgraphs = 2,
+  .flags = TS_OPF_STATEFUL | TS_OPF_CONTROL_FLOW | TS_OPF_ALIAS | TS_OPF_ANY_DTYPE,
+  .infer = while_infer, .kernel[TS_DEVICE_CPU] = while_cpu,
 };

@@ -311,7 +311,7 @@ const ts_op_def ts__op_conv2d = {
   .n_attrs = (int)(sizeof conv_attrs / sizeof conv_attrs[0]),
   .attrs = conv_attrs,
   .infer = conv2d_infer,
-  .cpu = conv2d_cpu,
+  .kernel[TS_DEVICE_CPU] = conv2d_cpu,
 };
 
 const ts_op_def ts__op_max_pool2d = {
@@ -323,7 +323,7 @@ const ts_op_def ts__op_max_pool2d = {
   .n_attrs = (int)(sizeof pool_attrs / sizeof pool_attrs[0]),
   .attrs = pool_attrs,
   .infer = max_pool2d_infer,
-  .cpu = max_pool2d_cpu,
+  .kernel[TS_DEVICE_CPU] = max_pool2d_cpu,
 };
 
 ts_tensor *ts_conv2d_at(ts_loc loc, ts_tensor *input, ts_tensor *filter, int stride_h, int stride_w,

@@ -154,23 +154,23 @@ static const ts_attr_def const_attrs[] = { { "dtype", TS_ATTR_DTYPE }, { "shape"
 
 const ts_op_def ts__op_fill = {
   .op = TS_OP_FILL, .name = "Fill", .api_name = "fill", .n_inputs = 1, .n_outputs = 1,
-  ATTRS(fill_attrs), .infer = fill_infer, .cpu = fill_cpu,
+  ATTRS(fill_attrs), .infer = fill_infer, .kernel[TS_DEVICE_CPU] = fill_cpu,
 };
 const ts_op_def ts__op_zeros = {
   .op = TS_OP_ZEROS, .name = "Zeros", .api_name = "zeros", .n_inputs = 0, .n_outputs = 1,
-  ATTRS(const_attrs), .infer = const_infer, .cpu = zeros_cpu,
+  ATTRS(const_attrs), .infer = const_infer, .kernel[TS_DEVICE_CPU] = zeros_cpu,
 };
 const ts_op_def ts__op_ones = {
   .op = TS_OP_ONES, .name = "Ones", .api_name = "ones", .n_inputs = 0, .n_outputs = 1,
-  ATTRS(const_attrs), .infer = const_infer, .cpu = ones_cpu,
+  ATTRS(const_attrs), .infer = const_infer, .kernel[TS_DEVICE_CPU] = ones_cpu,
 };
 const ts_op_def ts__op_zeros_like = {
   .op = TS_OP_ZEROS_LIKE, .name = "ZerosLike", .api_name = "zeros_like", .n_inputs = 1,
-  .n_outputs = 1, .infer = like_infer, .cpu = zeros_cpu,
+  .n_outputs = 1, .infer = like_infer, .kernel[TS_DEVICE_CPU] = zeros_cpu,
 };
 const ts_op_def ts__op_ones_like = {
   .op = TS_OP_ONES_LIKE, .name = "OnesLike", .api_name = "ones_like", .n_inputs = 1,
-  .n_outputs = 1, .infer = like_infer, .cpu = ones_cpu,
+  .n_outputs = 1, .infer = like_infer, .kernel[TS_DEVICE_CPU] = ones_cpu,
 };
 
 /* ---- eye ---------------------------------------------------------------------- */
@@ -198,7 +198,7 @@ static const ts_attr_def eye_attrs[] = {
 
 const ts_op_def ts__op_eye = {
   .op = TS_OP_EYE, .name = "Eye", .api_name = "eye", .n_inputs = 0, .n_outputs = 1,
-  ATTRS(eye_attrs), .infer = eye_infer, .cpu = eye_cpu,
+  ATTRS(eye_attrs), .infer = eye_infer, .kernel[TS_DEVICE_CPU] = eye_cpu,
 };
 
 /* ---- range -------------------------------------------------------------------- */
@@ -294,7 +294,7 @@ static const ts_attr_def range_attrs[] = {
 
 const ts_op_def ts__op_range = {
   .op = TS_OP_RANGE, .name = "Range", .api_name = "range", .n_inputs = 0, .n_outputs = 1,
-  ATTRS(range_attrs), .infer = range_infer, .cpu = range_cpu,
+  ATTRS(range_attrs), .infer = range_infer, .kernel[TS_DEVICE_CPU] = range_cpu,
 };
 
 /* ---- random --------------------------------------------------------------------- */
@@ -454,12 +454,12 @@ static const ts_attr_def normal_attrs[] = {
 const ts_op_def ts__op_random_uniform = {
   .op = TS_OP_RANDOM_UNIFORM, .name = "RandomUniform", .api_name = "random_uniform",
   .n_inputs = 0, .n_outputs = 1, ATTRS(uniform_attrs), .infer = uniform_infer,
-  .cpu = uniform_cpu,
+  .kernel[TS_DEVICE_CPU] = uniform_cpu,
 };
 const ts_op_def ts__op_random_normal = {
   .op = TS_OP_RANDOM_NORMAL, .name = "RandomNormal", .api_name = "random_normal",
   .n_inputs = 0, .n_outputs = 1, ATTRS(normal_attrs), .infer = normal_infer,
-  .cpu = normal_cpu,
+  .kernel[TS_DEVICE_CPU] = normal_cpu,
 };
 
 /* ---- public wrappers ------------------------------------------------------------ */

@@ -8,11 +8,9 @@
  * variable is copied, since assignments would change it.
  *
  * The list's element dtype and shape are not part of a variant tensor's
- * static type, yet reads and stacks need them while tracing.  The wrappers
- * find them by walking the graph back from the list (writes, the reserve,
- * If/While outputs) and, where that ends at a subgraph input, by looking
- * at every TensorArray op in the graphs being traced. */
-#include "../trace/trace-private.h"
+ * static type, yet reads and stacks need them while tracing: the wrappers
+ * ask the op handler that records the graph (trace/list_types.c). */
+#include "../engine-private.h"
 
 #include <inttypes.h>
 
@@ -129,7 +127,7 @@ const ts_op_def ts__op_tensor_list_reserve = {
   .op = TS_OP_TENSOR_LIST_RESERVE, .name = "TensorListReserve",
   .api_name = "tensor_list_reserve", .n_inputs = 1, .n_outputs = 1,
   .flags = TS_OPF_ANY_DTYPE, ATTRS(reserve_attrs),
-  .infer = reserve_infer, .cpu = reserve_cpu,
+  .infer = reserve_infer, .kernel[TS_DEVICE_CPU] = reserve_cpu,
 };
 
 /* ---- TensorListSetItem ----------------------------------------------------------- */
@@ -197,7 +195,7 @@ static bool set_item_cpu(ts_kernel_ctx *k)
 const ts_op_def ts__op_tensor_list_set_item = {
   .op = TS_OP_TENSOR_LIST_SET_ITEM, .name = "TensorListSetItem",
   .api_name = "tensor_list_set_item", .n_inputs = 3, .n_outputs = 1,
-  .flags = TS_OPF_ANY_DTYPE, .infer = set_item_infer, .cpu = set_item_cpu,
+  .flags = TS_OPF_ANY_DTYPE, .infer = set_item_infer, .kernel[TS_DEVICE_CPU] = set_item_cpu,
 };
 
 /* ---- TensorListGetItem and TensorListStack ------------------------------------------- */
@@ -255,7 +253,7 @@ const ts_op_def ts__op_tensor_list_get_item = {
   .op = TS_OP_TENSOR_LIST_GET_ITEM, .name = "TensorListGetItem",
   .api_name = "tensor_list_get_item", .n_inputs = 2, .n_outputs = 1,
   .flags = TS_OPF_ANY_DTYPE | TS_OPF_ALIAS, ATTRS(element_attrs),
-  .infer = get_item_infer, .cpu = get_item_cpu,
+  .infer = get_item_infer, .kernel[TS_DEVICE_CPU] = get_item_cpu,
 };
 
 static bool stack_infer(ts_infer_ctx *c)
@@ -325,145 +323,58 @@ const ts_op_def ts__op_tensor_list_stack = {
   .op = TS_OP_TENSOR_LIST_STACK, .name = "TensorListStack",
   .api_name = "tensor_list_stack", .n_inputs = 1, .n_outputs = 1,
   .flags = TS_OPF_ANY_DTYPE | TS_OPF_ALIAS, ATTRS(element_attrs),
-  .infer = stack_infer, .cpu = stack_cpu,
+  .infer = stack_infer, .kernel[TS_DEVICE_CPU] = stack_cpu,
 };
 
 /* ---- the element type of a list, for the wrappers -------------------------------- */
 
-typedef struct elem_type {
-  bool has_dtype, has_shape;
-  ts_dtype dtype;
-  ts_shape shape;
-} elem_type;
-
-/* Dims that differ between writes become unknown; a write of another rank
- * keeps the first one found (the latest write). */
-static void merge_shape(elem_type *e, ts_shape s)
-{
-  if (!e->has_shape) {
-    e->shape = s;
-    e->has_shape = true;
-  } else if (e->shape.rank == s.rank) {
-    for (int i = 0; i < s.rank; i++)
-      if (e->shape.dim[i] != s.dim[i])
-        e->shape.dim[i] = -1;
-  }
-}
-
-static void set_dtype(elem_type *e, ts_dtype dtype)
+void ts__list_elem_merge(ts_list_elem *e, ts_dtype dtype, const ts_shape *shape)
 {
   if (!e->has_dtype) {
     e->dtype = dtype;
     e->has_dtype = true;
   }
+  if (!shape)
+    return;
+  /* Dims that differ between writes become unknown; a write of another
+   * rank keeps the first one found (the latest write). */
+  if (!e->has_shape) {
+    e->shape = *shape;
+    e->has_shape = true;
+  } else if (e->shape.rank == shape->rank) {
+    for (int i = 0; i < shape->rank; i++)
+      if (e->shape.dim[i] != shape->dim[i])
+        e->shape.dim[i] = -1;
+  }
 }
 
-static void from_list(elem_type *e, const ta_list *l)
+bool ts__list_elem_of_value(const ts_tensor *list, ts_list_elem *e)
 {
-  set_dtype(e, l->dtype);
+  const ta_list *l = list && list->dtype == TS_VARIANT && list->size == 1 && list->data
+                       ? list_of(list) : NULL;
+  if (!l)
+    return false;
+  ts__list_elem_merge(e, l->dtype, NULL);
   for (int64_t i = 0; i < l->n && !e->has_shape; i++)
     if (l->items[i])
-      merge_shape(e, l->items[i]->shape);
+      ts__list_elem_merge(e, l->dtype, &l->items[i]->shape);
+  return true;
 }
 
-static ts_info port_info(const ts_graph *g, ts_port p)
+/* A list's element dtype and shape: from the list itself, or while
+ * tracing from the handler that knows the graph (the tracer). */
+static ts_list_elem element_type(const ts_tensor *ta)
 {
-  return ts__graph_node(g, p.node)->outputs[p.index];
-}
-
-enum { MAX_WALK_DEPTH = 64 };
-
-/* What a node that makes or writes a list says about its elements. */
-static void from_node(const ts_node *n, elem_type *e)
-{
-  switch (n->op) {
-  case TS_OP_TENSOR_LIST_SET_ITEM: {
-    ts_info item = port_info(n->graph, n->inputs[2]);
-    set_dtype(e, item.dtype);
-    merge_shape(e, item.shape);
-    break;
-  }
-  case TS_OP_TENSOR_LIST_RESERVE: set_dtype(e, n->attrs[0].dtype); break;
-  case TS_OP_CONST:
-    if (n->value && n->value->dtype == TS_VARIANT && n->value->size == 1 && list_of(n->value))
-      from_list(e, list_of(n->value));
-    break;
-  default: break;
-  }
-}
-
-/* Follows list output `index` of node back to where it was made: through
- * writes (each adds its item's shape), identities, and If/While outputs to
- * the value a branch or the loop body gives for them.  Inputs come before
- * their node, so the chain ends; `depth` bounds the nesting. */
-static void walk(const ts_node *node, int index, elem_type *e, int depth)
-{
-  for (;;) {
-    from_node(node, e);
-    if ((node->op == TS_OP_IF || node->op == TS_OP_WHILE) && depth < MAX_WALK_DEPTH) {
-      for (int s = 0; s < node->n_subgraphs; s++) {
-        const ts_graph *sub = node->subgraphs[s];
-        if (index >= (int)sub->outputs->len)
-          continue;
-        ts_port p = g_array_index(sub->outputs, ts_port, index);
-        if (port_info(sub, p).dtype == TS_VARIANT)
-          walk(ts__graph_node(sub, p.node), p.index, e, depth + 1);
-      }
-    }
-    if (node->op != TS_OP_TENSOR_LIST_SET_ITEM && node->op != TS_OP_IDENTITY)
-      return;
-    index = node->inputs[0].index;
-    node = ts__graph_node(node->graph, node->inputs[0].node);
-  }
-}
-
-/* Every TensorArray op in g and its subgraphs, for lists whose origin the
- * walk cannot see (inputs of a branch or a loop body). */
-static void scan_graph(const ts_graph *g, elem_type *found, int *n_dtypes, int depth)
-{
-  for (guint id = 0; id < g->nodes->len && depth < MAX_WALK_DEPTH; id++) {
-    const ts_node *n = ts__graph_node(g, (int)id);
-    elem_type e = { 0 };
-    from_node(n, &e);
-    if (e.has_dtype) {
-      elem_type *f = &found[e.dtype];
-      *n_dtypes += !f->has_dtype;
-      set_dtype(f, e.dtype);
-      if (e.has_shape)
-        merge_shape(f, e.shape);
-    }
-    for (int s = 0; s < n->n_subgraphs; s++)
-      scan_graph(n->subgraphs[s], found, n_dtypes, depth + 1);
-  }
-}
-
-static void scan_frames(elem_type *e)
-{
-  elem_type found[TS_DTYPE_COUNT] = { 0 };
-  int n_dtypes = 0;
-  for (ts_frame *f = ts__trace_frame(); f; f = f->outer)
-    scan_graph(f->graph, found, &n_dtypes, 0);
-  if (!e->has_dtype && n_dtypes == 1)
-    for (int dt = 0; dt < TS_DTYPE_COUNT; dt++)
-      if (found[dt].has_dtype)
-        set_dtype(e, (ts_dtype)dt);
-  if (e->has_dtype && !e->has_shape && found[e->dtype].has_shape)
-    merge_shape(e, found[e->dtype].shape);
-}
-
-static elem_type element_type(const ts_tensor *ta)
-{
-  elem_type e = { 0 };
+  ts_list_elem e = { 0 };
   if (ta->dtype != TS_VARIANT || ta->shape.rank != 0)
     return e;
   if (!ta->node) {
-    if (list_of(ta)) /* else the kernel reports it */
-      from_list(&e, list_of(ta));
+    ts__list_elem_of_value(ta, &e); /* else the kernel reports it */
     return e;
   }
-  walk(ta->node, ta->node_output, &e, 0);
-  if (!e.has_dtype || !e.has_shape)
-    scan_frames(&e);
+  for (ts_op_handler *h = ts__handler_top(); h; h = h->below)
+    if (h->list_elem && h->list_elem(h, ta, &e))
+      break;
   return e;
 }
 
@@ -479,7 +390,7 @@ ts_tensor *ts_tensor_array_write_at(ts_loc loc, ts_tensor *ta, ts_tensor *index,
 {
   if (ta && value) {
     /* while tracing, catch a dtype mismatch now rather than at run time */
-    elem_type e = element_type(ta);
+    ts_list_elem e = element_type(ta);
     if (e.has_dtype && e.dtype != value->dtype) {
       ts__op_fail(loc, &ts__op_tensor_list_set_item, TS_ERR_DTYPE, DTYPE_MISMATCH,
                   ts_dtype_name(value->dtype), ts_dtype_name(e.dtype));
@@ -494,7 +405,7 @@ ts_tensor *ts_tensor_array_write_at(ts_loc loc, ts_tensor *ta, ts_tensor *index,
 static ts_tensor *element_op(ts_loc loc, ts_op op, ts_tensor *const *in, int n_in)
 {
   ts_tensor *ta = in[0];
-  elem_type e = { 0 };
+  ts_list_elem e = { 0 };
   if (ta && ta->dtype == TS_VARIANT) {
     e = element_type(ta);
     if (!e.has_dtype && ta->node) {

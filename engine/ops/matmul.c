@@ -198,7 +198,7 @@ const ts_op_def ts__op_matmul = {
   .n_attrs = (int)(sizeof matmul_attrs / sizeof matmul_attrs[0]),
   .attrs = matmul_attrs,
   .infer = matmul_infer,
-  .cpu = matmul_cpu,
+  .kernel[TS_DEVICE_CPU] = matmul_cpu,
 };
 
 ts_tensor *ts_matmul_at(ts_loc loc, ts_tensor *a, ts_tensor *b, bool transpose_a, bool transpose_b)

@@ -98,12 +98,12 @@ static bool softmax_cpu(ts_kernel_ctx *k)
 
 const ts_op_def ts__op_softmax = {
   .op = TS_OP_SOFTMAX, .name = "Softmax", .api_name = "softmax", .n_inputs = 1,
-  .n_outputs = 1, .infer = softmax_infer, .cpu = softmax_cpu,
+  .n_outputs = 1, .infer = softmax_infer, .kernel[TS_DEVICE_CPU] = softmax_cpu,
 };
 
 const ts_op_def ts__op_log_softmax = {
   .op = TS_OP_LOG_SOFTMAX, .name = "LogSoftmax", .api_name = "log_softmax", .n_inputs = 1,
-  .n_outputs = 1, .infer = softmax_infer, .cpu = softmax_cpu,
+  .n_outputs = 1, .infer = softmax_infer, .kernel[TS_DEVICE_CPU] = softmax_cpu,
 };
 
 ts_tensor *ts_softmax_at(ts_loc loc, ts_tensor *logits)
@@ -163,7 +163,7 @@ static bool xent_cpu(ts_kernel_ctx *k)
 const ts_op_def ts__op_sparse_softmax_cross_entropy = {
   .op = TS_OP_SPARSE_SOFTMAX_CROSS_ENTROPY, .name = "SparseSoftmaxCrossEntropyWithLogits",
   .api_name = "sparse_softmax_cross_entropy", .n_inputs = 2, .n_outputs = 1,
-  .infer = xent_infer, .cpu = xent_cpu,
+  .infer = xent_infer, .kernel[TS_DEVICE_CPU] = xent_cpu,
 };
 
 ts_tensor *ts_sparse_softmax_cross_entropy_at(ts_loc loc, ts_tensor *labels, ts_tensor *logits)

@@ -113,11 +113,11 @@ static const ts_attr_def reshape_attrs[] = { { "shape", TS_ATTR_SHAPE } };
 const ts_op_def ts__op_reshape = {
   .op = TS_OP_RESHAPE, .name = "Reshape", .api_name = "reshape", .n_inputs = 1,
   .n_outputs = 1, .flags = TS_OPF_ALIAS, ATTRS(reshape_attrs), .infer = reshape_infer,
-  .cpu = view_cpu,
+  .kernel[TS_DEVICE_CPU] = view_cpu,
 };
 const ts_op_def ts__op_flatten = {
   .op = TS_OP_FLATTEN, .name = "Flatten", .api_name = "flatten", .n_inputs = 1,
-  .n_outputs = 1, .flags = TS_OPF_ALIAS, .infer = flatten_infer, .cpu = view_cpu,
+  .n_outputs = 1, .flags = TS_OPF_ALIAS, .infer = flatten_infer, .kernel[TS_DEVICE_CPU] = view_cpu,
 };
 
 /* ---- transpose ------------------------------------------------------------------ */
@@ -247,7 +247,7 @@ static const ts_attr_def transpose_attrs[] = { { "perm", TS_ATTR_INTS } };
 
 const ts_op_def ts__op_transpose = {
   .op = TS_OP_TRANSPOSE, .name = "Transpose", .api_name = "transpose", .n_inputs = 1,
-  .n_outputs = 1, ATTRS(transpose_attrs), .infer = transpose_infer, .cpu = transpose_cpu,
+  .n_outputs = 1, ATTRS(transpose_attrs), .infer = transpose_infer, .kernel[TS_DEVICE_CPU] = transpose_cpu,
 };
 
 /* ---- concat and split ------------------------------------------------------------- */
@@ -357,13 +357,13 @@ static const ts_attr_def concat_attrs[] = { { "axis", TS_ATTR_INT } };
 static const ts_attr_def split_attrs[] = { { "num", TS_ATTR_INT }, { "axis", TS_ATTR_INT } };
 
 const ts_op_def ts__op_concat = {
-  .op = TS_OP_CONCAT, .name = "Concat", .api_name = "concat", .n_inputs = -1, .n_outputs = 1,
+  .op = TS_OP_CONCAT, .name = "Concat", .api_name = "concat", .n_inputs = -1, .min_inputs = 1, .n_outputs = 1,
   .n_promote = -1, .flags = TS_OPF_PROMOTE, ATTRS(concat_attrs), .infer = concat_infer,
-  .cpu = concat_cpu,
+  .kernel[TS_DEVICE_CPU] = concat_cpu,
 };
 const ts_op_def ts__op_split = {
   .op = TS_OP_SPLIT, .name = "Split", .api_name = "split", .n_inputs = 1, .n_outputs = -1,
-  ATTRS(split_attrs), .infer = split_infer, .cpu = split_cpu,
+  ATTRS(split_attrs), .infer = split_infer, .kernel[TS_DEVICE_CPU] = split_cpu,
 };
 
 /* ---- slice ------------------------------------------------------------------------ */
@@ -438,7 +438,7 @@ static const ts_attr_def slice_attrs[] = { { "begin", TS_ATTR_INTS }, { "size", 
 
 const ts_op_def ts__op_slice = {
   .op = TS_OP_SLICE, .name = "Slice", .api_name = "slice", .n_inputs = 1, .n_outputs = 1,
-  ATTRS(slice_attrs), .infer = slice_infer, .cpu = slice_cpu,
+  ATTRS(slice_attrs), .infer = slice_infer, .kernel[TS_DEVICE_CPU] = slice_cpu,
 };
 
 /* ---- gather ------------------------------------------------------------------------ */
@@ -500,7 +500,7 @@ static const ts_attr_def gather_attrs[] = { { "axis", TS_ATTR_INT } };
 
 const ts_op_def ts__op_gather = {
   .op = TS_OP_GATHER, .name = "Gather", .api_name = "gather", .n_inputs = 2, .n_outputs = 1,
-  ATTRS(gather_attrs), .infer = gather_infer, .cpu = gather_cpu,
+  ATTRS(gather_attrs), .infer = gather_infer, .kernel[TS_DEVICE_CPU] = gather_cpu,
 };
 
 /* ---- public wrappers ---------------------------------------------------------------- */

@@ -8,7 +8,7 @@
  * ("[[1 2]\n [3 4]]"), floats as C++ StrCat does (%.6g, or %.9g when that
  * does not read back; %.15g / %.17g for doubles), bools as 1 and 0, string
  * tensors quoted and C-escaped, except a lone scalar string, printed raw. */
-#include "../trace/trace-private.h"
+#include "../engine-private.h"
 
 #include <float.h>
 #include <inttypes.h>
@@ -200,15 +200,15 @@ static bool print_cpu(ts_kernel_ctx *k)
   fputc('\n', stdout);
   fflush(stdout);
   funlockfile(stdout);
-  ts__emit_print(s->str, k->node);
+  ts__emit_print(s->str, k->site ? k->site->node : NULL);
   g_string_free(s, TRUE);
   return true;
 }
 
 const ts_op_def ts__op_print = {
   .op = TS_OP_PRINT, .name = "PrintV2", .api_name = "print",
-  .n_inputs = -1, .n_outputs = 0, .flags = TS_OPF_STATEFUL | TS_OPF_ANY_DTYPE,
-  ATTRS(print_attrs), .infer = print_infer, .cpu = print_cpu,
+  .n_inputs = -1, .min_inputs = 0, .n_outputs = 0, .flags = TS_OPF_STATEFUL | TS_OPF_ANY_DTYPE,
+  ATTRS(print_attrs), .infer = print_infer, .kernel[TS_DEVICE_CPU] = print_cpu,
 };
 
 ts_value ts__print_string(const char *s)
@@ -280,16 +280,7 @@ bool ts_print_at(ts_loc loc, const ts_value *items, int n_items)
     { .type = TS_ATTR_STRING, .s = ph },
   };
 
-  bool ok;
-  if (n_in > 0) {
-    ok = ts__dispatch(loc, TS_OP_PRINT, in, n_in, attrs, NULL) >= 0;
-  } else {
-    /* ts__dispatch wants at least one input for a variadic op: a print of
-     * strings alone records or runs its node directly. */
-    ts_frame *frame = ts__trace_frame();
-    ok = frame ? ts__trace_record(frame, loc, def, NULL, 0, attrs, NULL, 0, NULL) >= 0
-               : ts__execute(loc, def, NULL, 0, attrs, NULL, NULL) >= 0;
-  }
+  bool ok = ts__dispatch(loc, TS_OP_PRINT, in, n_in, attrs, NULL) >= 0;
   g_string_free(tmpl, TRUE);
   g_free(ph);
   return ok;
@@ -327,8 +318,8 @@ static bool read_cpu(ts_kernel_ctx *k)
 
 const ts_op_def ts__op_read_variable = {
   .op = TS_OP_READ_VARIABLE, .name = "ReadVariableOp", .api_name = "read_variable",
-  .n_inputs = 1, .n_outputs = 1, .flags = TS_OPF_STATEFUL | TS_OPF_VARIABLE,
-  .infer = read_infer, .cpu = read_cpu,
+  .n_inputs = 1, .n_outputs = 1, .flags = TS_OPF_STATEFUL | TS_OPF_VARIABLE | TS_OPF_AUXILIARY,
+  .infer = read_infer, .kernel[TS_DEVICE_CPU] = read_cpu,
 };
 
 /* Dims of -1 (a traced value) fit any size. */
@@ -399,7 +390,7 @@ static bool assign_cpu(ts_kernel_ctx *k)
 #define ASSIGN_DEF(ID, id, display)                                                        \
   const ts_op_def ts__op_##id = {                                                          \
     .op = TS_OP_##ID, .name = display, .api_name = #id, .n_inputs = 2, .n_outputs = 1,     \
-    .flags = TS_OPF_STATEFUL | TS_OPF_VARIABLE, .infer = assign_infer, .cpu = assign_cpu,  \
+    .flags = TS_OPF_STATEFUL | TS_OPF_VARIABLE, .infer = assign_infer, .kernel[TS_DEVICE_CPU] = assign_cpu,  \
   };
 ASSIGN_DEF(ASSIGN_VARIABLE, assign_variable, "AssignVariableOp")
 ASSIGN_DEF(ASSIGN_ADD_VARIABLE, assign_add_variable, "AssignAddVariableOp")

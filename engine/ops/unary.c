@@ -112,7 +112,7 @@ static bool unary_cpu(ts_kernel_ctx *k)
 #define UNARY_DEF(ID, id, NAME)                                                  \
   const ts_op_def ts__op_##id = { .op = TS_OP_##ID, .name = NAME, .api_name = #id, \
                                   .n_inputs = 1, .n_outputs = 1,                   \
-                                  .infer = unary_infer, .cpu = unary_cpu };
+                                  .infer = unary_infer, .kernel[TS_DEVICE_CPU] = unary_cpu };
 UNARY_OPS(UNARY_DEF)
 
 #define UNARY_WRAPPER(ID, id, NAME)                           \

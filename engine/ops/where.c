@@ -90,7 +90,7 @@ const ts_op_def ts__op_where = {
   .n_inputs = 3,
   .n_outputs = 1,
   .infer = where_infer,
-  .cpu = where_cpu,
+  .kernel[TS_DEVICE_CPU] = where_cpu,
 };
 
 ts_tensor *ts_where_at(ts_loc loc, ts_tensor *cond, ts_tensor *x, ts_tensor *y)

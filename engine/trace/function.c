@@ -2,6 +2,7 @@
  * signature, tracing on a miss, retrace events with their reasons,
  * warnings, limits, input signatures and relaxed shapes. */
 #include "function-private.h"
+#include "../exec/exec.h"
 
 #include <stdio.h>
 
@@ -33,7 +34,9 @@ struct ts_concrete {
   ts_function *fn;
   ts_signature sig;
   char *sig_text;
-  ts_graph *graph;
+  ts_graph *graph;        /* as traced */
+  ts_executable *exec;    /* the optimized graph and its plans */
+  GHashTable *twins;      /* (site, occurrence) -> traced node: eager ops' twins */
   ts_info output;
   uint64_t trace_ns;
 };
@@ -55,6 +58,8 @@ static void concrete_free(gpointer data)
   ts_concrete *cf = data;
   ts__signature_clear(&cf->sig);
   g_free(cf->sig_text);
+  ts__executable_free(cf->exec);
+  g_hash_table_unref(cf->twins);
   ts__graph_free(cf->graph);
   g_free(cf);
 }
@@ -183,14 +188,43 @@ const char *ts_concrete_signature(const ts_concrete *cf)
 
 /* ---- calling C code ------------------------------------------------------------ */
 
+static uint64_t next_run_id;
+
+/* A top-level call starts a run (see ts_op_event); a call inside one
+ * continues it.  Returns whether this call started it. */
+static bool run_begin(const ts_concrete *cf, const GHashTable *twins)
+{
+  ts_run_state *r = &ts__context()->run;
+  if (r->run_id)
+    return false;
+  r->run_id = __atomic_add_fetch(&next_run_id, 1, __ATOMIC_RELAXED);
+  r->seq = 0;
+  r->concrete = cf;
+  r->twins = twins;
+  return true;
+}
+
+static void run_end(bool started)
+{
+  if (!started)
+    return;
+  ts_run_state *r = &ts__context()->run;
+  r->run_id = 0;
+  r->concrete = NULL;
+  r->twins = NULL;
+}
+
 /* Runs the C function on args in a scope of its own; the result moves to
- * the caller's scope.  Used eagerly and, with symbolic args, to trace. */
+ * the caller's scope.  Used eagerly and, with symbolic args, to trace.
+ * The call is an entry of the op path in both modes. */
 static ts_tensor *run_c(const char *name, ts_fn fn, char *const *params, int n_params,
                         const ts_value *args, int n_args)
 {
   ts_call call = { name, params, n_params, args, n_args };
   ts_scope *scope = ts_scope_begin();
+  ts__path_push((ts_loc){ 0 }, name);
   ts_tensor *out = fn(&call);
+  ts__path_pop();
   if (out && out->is_variable) /* a function returns a variable's value, not the variable */
     out = ts_read_at((ts_loc){ 0 }, out);
   if (ts_failed() || !out) {
@@ -202,10 +236,38 @@ static ts_tensor *run_c(const char *name, ts_fn fn, char *const *params, int n_p
   return ts_scope_end_keep(scope, out);
 }
 
+static ts_concrete *lookup(ts_function *f, const ts_signature *sig);
+
+/* An eager run of f: its ops are matched to the concrete function traced
+ * for the same signature, if there is one and someone listens. */
+static ts_tensor *run_eager(ts_function *f, const ts_value *args, int n_args)
+{
+  ts_concrete *twin = NULL;
+  uint32_t op_events = TS_EVENT_MASK(TS_EVENT_OP_BEGIN) | TS_EVENT_MASK(TS_EVENT_OP_END);
+  if (!ts__context()->run.run_id && !ts_failed() &&
+      (__atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED) & op_events)) {
+    ts_signature sig;
+    g_rec_mutex_lock(&f->lock);
+    if (ts__signature_init(&sig, args, n_args)) {
+      twin = lookup(f, &sig);
+      ts__signature_clear(&sig);
+    }
+    g_rec_mutex_unlock(&f->lock);
+    ts_error_clear(); /* a bad argument fails in the call itself */
+  }
+  bool started = run_begin(twin, twin ? twin->twins : NULL);
+  int base = started ? ts__path_rebase() : -1;
+  ts_tensor *out = run_c(f->name, f->fn, f->params, f->n_params, args, n_args);
+  if (started)
+    ts__path_restore(base);
+  run_end(started);
+  return out;
+}
+
 ts_tensor *ts_function_call_eager(ts_function *f, const ts_value *args, int n_args)
 {
   g_return_val_if_fail(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
-  return run_c(f->name, f->fn, f->params, f->n_params, args, n_args);
+  return run_eager(f, args, n_args);
 }
 
 /* A nested call while tracing: the callee's ops join the caller's graph
@@ -242,9 +304,22 @@ static void emit(const ts_event *ev)
 }
 
 /* Traces f for sig: the C function runs once on symbolic tensors. */
+/* Every traced node with a site, by (site, occurrence), subgraphs too. */
+static void add_twins(GHashTable *twins, const ts_graph *g)
+{
+  for (guint id = 0; id < g->nodes->len; id++) {
+    const ts_node *n = ts__graph_node(g, (int)id);
+    if (n->has_site)
+      ts__twin_add(twins, n->site, n->occurrence, n);
+    for (int s = 0; s < n->n_subgraphs; s++)
+      add_twins(twins, n->subgraphs[s]);
+  }
+}
+
 static ts_concrete *trace(ts_function *f, const ts_signature *sig, const ts_value *args)
 {
   uint64_t start = ts_now_ns();
+  int path_base = ts__path_rebase();
   ts_frame *frame = ts__frame_push(f->name);
   ts_scope *scope = ts_scope_begin();
 
@@ -274,6 +349,7 @@ static ts_concrete *trace(ts_function *f, const ts_signature *sig, const ts_valu
                  "assign the result to a block variable and return after the block",
                  f->name);
 
+  ts__path_restore(path_base);
   ts_port port;
   if (!out || ts_failed() || !ts__frame_port(frame, out, &port)) {
     ts__frame_abort(frame);
@@ -290,6 +366,9 @@ static ts_concrete *trace(ts_function *f, const ts_signature *sig, const ts_valu
   ts__signature_copy(&cf->sig, sig);
   cf->sig_text = ts__signature_text(sig, f->params, f->n_params);
   cf->graph = graph;
+  cf->exec = ts__executable_new(graph);
+  cf->twins = ts__twin_map_new();
+  add_twins(cf->twins, graph);
   cf->output = output;
   cf->trace_ns = ts_now_ns() - start;
   return cf;
@@ -591,7 +670,10 @@ static ts_tensor *run_concrete(ts_concrete *cf, const ts_value *args, int n)
     inputs[n_in++] = args[i].tensor;
   }
   ts_tensor *out = NULL;
-  return ts__graph_run(cf->graph, inputs, n_in, &out) ? out : NULL;
+  bool started = run_begin(cf, NULL);
+  bool ok = ts__executable_run(cf->exec, inputs, n_in, &out, NULL, 0);
+  run_end(started);
+  return ok ? out : NULL;
 }
 
 static bool runs_eagerly(const ts_function *f)
@@ -605,14 +687,14 @@ ts_tensor *ts_function_call(ts_function *f, const ts_value *args, int n_args)
   if (ts_tracing())
     return trace_inline(f->name, f->fn, f->params, f->n_params, args, n_args);
   if (runs_eagerly(f))
-    return run_c(f->name, f->fn, f->params, f->n_params, args, n_args);
+    return run_eager(f, args, n_args);
 
   bool eager;
   g_rec_mutex_lock(&f->lock);
   ts_concrete *cf = resolve(f, args, n_args, false, &eager);
   g_rec_mutex_unlock(&f->lock);
   if (eager)
-    return run_c(f->name, f->fn, f->params, f->n_params, args, n_args);
+    return run_eager(f, args, n_args);
   return cf ? run_concrete(cf, args, n_args) : NULL;
 }
 

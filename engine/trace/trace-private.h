@@ -29,7 +29,11 @@ struct ts_frame {
   GHashTable *scopes;    /* full scope names opened in this frame */
   int last_stateful;     /* node id of the previous stateful op, -1 if none */
   int n_open_blocks;     /* TS_IF/TS_WHILE/TS_FOR blocks not yet closed */
+  ts_op_handler handler; /* records ops into graph while the frame is innermost */
 };
+
+/* The tracer handler's list_elem (list_types.c). */
+bool ts__trace_list_elem(ts_op_handler *self, const ts_tensor *ta, ts_list_elem *e);
 
 /* The innermost frame of the calling thread, NULL when not tracing. */
 ts_frame *ts__trace_frame(void);

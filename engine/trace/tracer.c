@@ -2,35 +2,62 @@
  * automatic control dependencies between stateful ops. */
 #include "trace-private.h"
 
-static _Thread_local ts_frame *innermost;
-/* Frames hidden by ts_init_scope_begin, innermost last. */
-static _Thread_local GSList *hidden;
+/* Records an op as a node of the frame's graph instead of running it. */
+static int trace_run(ts_op_handler *self, const ts_op_call *call, ts_tensor **out)
+{
+  ts_info info[TS_MAX_OUTPUTS];
+  int n_out;
+  if (!ts__dispatch_infer(call, info, &n_out))
+    return -1;
+  return ts__trace_record(self->data, call->loc, call->def, call->in, call->n_in, call->attrs,
+                          info, n_out, out);
+}
+
+/* ts_init_scope: ops run eagerly whatever is traced around them. */
+static int init_scope_run(ts_op_handler *self, const ts_op_call *call, ts_tensor **out)
+{
+  return ts__run_eager(call, out);
+}
 
 ts_frame *ts__trace_frame(void)
 {
-  return innermost;
+  for (ts_op_handler *h = ts__handler_top(); h; h = h->below) {
+    if (h->run == trace_run)
+      return h->data;
+    if (h->run == init_scope_run)
+      return NULL;
+  }
+  return NULL;
 }
 
 bool ts_tracing(void)
 {
-  return innermost != NULL;
+  return ts__trace_frame() != NULL;
 }
 
 void ts_init_scope_begin(void)
 {
-  hidden = g_slist_prepend(hidden, innermost);
-  innermost = NULL;
+  ts_op_handler *h = g_new0(ts_op_handler, 1);
+  h->name = "init_scope";
+  h->run = init_scope_run;
+  ts__handler_push(h);
 }
 
 void ts_init_scope_end(void)
 {
-  g_return_if_fail(hidden != NULL);
-  innermost = hidden->data;
-  hidden = g_slist_delete_link(hidden, hidden);
+  ts_op_handler *h = ts__handler_top();
+  if (!h || h->run != init_scope_run) {
+    ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
+                 "ts_init_scope_end without a matching ts_init_scope_begin");
+    return;
+  }
+  ts__handler_pop(h);
+  g_free(h);
 }
 
 ts_frame *ts__frame_push(const char *graph_name)
 {
+  ts_frame *innermost = ts__trace_frame();
   ts_frame *f = g_new0(ts_frame, 1);
   f->graph = ts__graph_new(graph_name, innermost ? innermost->graph : NULL);
   f->outer = innermost;
@@ -40,14 +67,21 @@ ts_frame *ts__frame_push(const char *graph_name)
   f->scope = g_string_new(innermost ? innermost->scope->str : "");
   f->scopes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   f->last_stateful = -1;
-  innermost = f;
+  f->handler = (ts_op_handler){
+    .name = "tracer", .run = trace_run, .list_elem = ts__trace_list_elem, .data = f,
+  };
+  ts__handler_push(&f->handler);
   return f;
 }
 
 static void frame_free(ts_frame *f, GArray **captures)
 {
-  g_assert(innermost == f);
-  innermost = f->outer;
+  /* init scopes a `return` skipped are dropped with the frame */
+  for (ts_op_handler *h; (h = ts__handler_top()) != &f->handler && h;) {
+    ts__handler_pop(h);
+    g_free(h);
+  }
+  ts__handler_pop(&f->handler);
   g_hash_table_unref(f->lifted);
   g_string_free(f->scope, TRUE);
   g_hash_table_unref(f->scopes);
@@ -184,6 +218,7 @@ ts_node *ts__trace_record_node(ts_frame *frame, ts_loc loc, const ts_op_def *def
 {
   ts_node *n = ts__graph_add_node(frame->graph, def->op, NULL, frame->scope->str, loc, ports, n_in,
                                   attrs, def->n_attrs, out_info, n_out);
+  n->has_site = ts__site_next(loc, &n->site, &n->occurrence);
   if (def->flags & TS_OPF_STATEFUL) {
     /* Automatic control dependencies: side effects run in program order. */
     if (frame->last_stateful >= 0)
@@ -200,9 +235,15 @@ int ts__trace_record(ts_frame *frame, ts_loc loc, const ts_op_def *def, ts_tenso
   ts_port ports[TS_MAX_INPUTS];
   for (int i = 0; i < n_in; i++) {
     ts_tensor *t = in[i];
-    /* Other ops see a variable's value as read here, in program order. */
-    if (t->is_variable && !(def->flags & TS_OPF_VARIABLE) && !(t = ts_read_at(loc, t)))
-      return -1;
+    /* Other ops see a variable's value as read here, in program order
+     * (a read of the engine's own: eagerly there is no such op). */
+    if (t->is_variable && !(def->flags & TS_OPF_VARIABLE)) {
+      ts__implicit(+1);
+      t = ts_read_at(loc, t);
+      ts__implicit(-1);
+      if (!t)
+        return -1;
+    }
     if (!ts__frame_port(frame, t, &ports[i]))
       return -1;
     /* A constant lifted for this op is placed where the op is written. */
@@ -238,7 +279,7 @@ char *ts__unique_scope(ts_frame *f, const char *base)
 
 void ts_name_scope_begin(const char *name)
 {
-  ts_frame *f = innermost;
+  ts_frame *f = ts__trace_frame();
   if (!f)
     return; /* eager code has no graph to name */
   char *unique = ts__unique_scope(f, name && *name ? name : "scope");
@@ -250,7 +291,7 @@ void ts_name_scope_begin(const char *name)
 
 void ts_name_scope_end(void)
 {
-  ts_frame *f = innermost;
+  ts_frame *f = ts__trace_frame();
   if (!f)
     return;
   char *slash = strrchr(f->scope->str, '/');

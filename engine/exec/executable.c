@@ -1,0 +1,198 @@
+/* executable.c — runs an optimized graph: a plan of its nodes in creation
+ * order, which is topological (the graph holds only what the outputs and
+ * the stateful ops need: the passes dropped the rest).  Each value is
+ * released after its last use, so memory stays at the graph's live set and
+ * freed buffers are reused while still in cache. */
+#include "exec.h"
+
+typedef struct plan {
+  int n_steps;
+  int *steps;          /* node ids to run, ascending (not Const/VarHandle) */
+  int *offset;         /* per node id: its first output's slot in the value array */
+  int n_values;
+  int *last_use;       /* per value slot: the last step reading it; n_steps: a graph output */
+  ts_tensor **preset;  /* per value slot: a Const's or VarHandle's value, or NULL */
+} plan;
+
+struct ts_executable {
+  ts_graph *graph;       /* owned by the top-level executable only */
+  bool owns_graph;
+  plan plan;
+  ts_executable ***subs; /* per node id: executables of its subgraphs, or NULL */
+};
+
+static ts_executable *executable_plan(ts_graph *g, bool owns)
+{
+  ts_executable *e = g_new0(ts_executable, 1);
+  e->graph = g;
+  e->owns_graph = owns;
+  plan *p = &e->plan;
+  int n = (int)g->nodes->len;
+  p->steps = g_new(int, n ? n : 1);
+  p->offset = g_new(int, n ? n : 1);
+  e->subs = g_new0(ts_executable **, n ? n : 1);
+  for (int id = 0; id < n; id++) {
+    p->offset[id] = p->n_values;
+    p->n_values += ts__graph_node(g, id)->n_outputs;
+  }
+  p->preset = g_new0(ts_tensor *, p->n_values ? p->n_values : 1);
+  for (int id = 0; id < n; id++) {
+    const ts_node *node = ts__graph_node(g, id);
+    if (ts__op_def(node->op)->flags & TS_OPF_VALUE)
+      p->preset[p->offset[id]] = ts_tensor_ref(node->value);
+    else
+      p->steps[p->n_steps++] = id;
+    if (node->n_subgraphs) {
+      e->subs[id] = g_new(ts_executable *, node->n_subgraphs);
+      for (int s = 0; s < node->n_subgraphs; s++)
+        e->subs[id][s] = executable_plan(node->subgraphs[s], false);
+    }
+  }
+  p->last_use = g_new(int, p->n_values ? p->n_values : 1);
+  for (int v = 0; v < p->n_values; v++)
+    p->last_use[v] = -1; /* never read: released right after its step */
+  for (int s = 0; s < p->n_steps; s++) {
+    const ts_node *node = ts__graph_node(g, p->steps[s]);
+    for (int i = 0; i < node->n_inputs; i++)
+      p->last_use[p->offset[node->inputs[i].node] + node->inputs[i].index] = s;
+  }
+  for (guint i = 0; i < g->outputs->len; i++) {
+    ts_port port = g_array_index(g->outputs, ts_port, i);
+    p->last_use[p->offset[port.node] + port.index] = p->n_steps;
+  }
+  return e;
+}
+
+ts_executable *ts__executable_new(const ts_graph *traced)
+{
+  return executable_plan(ts__pass_fold_constants(traced, NULL), true);
+}
+
+void ts__executable_free(ts_executable *e)
+{
+  if (!e)
+    return;
+  plan *p = &e->plan;
+  for (guint id = 0; id < e->graph->nodes->len; id++) {
+    if (!e->subs[id])
+      continue;
+    for (int s = 0; s < ts__graph_node(e->graph, (int)id)->n_subgraphs; s++)
+      ts__executable_free(e->subs[id][s]);
+    g_free(e->subs[id]);
+  }
+  g_free(e->subs);
+  for (int v = 0; v < p->n_values; v++)
+    ts_tensor_unref(p->preset[v]);
+  g_free(p->preset);
+  g_free(p->steps);
+  g_free(p->offset);
+  g_free(p->last_use);
+  if (e->owns_graph)
+    ts__graph_free(e->graph);
+  g_free(e);
+}
+
+const ts_graph *ts__executable_graph(const ts_executable *e)
+{
+  return e->graph;
+}
+
+/* What If and While call to run their subgraphs (site->exec: the node's). */
+static bool run_subgraph(const ts_run_site *site, uint64_t seq, int i, ts_tensor *const *in,
+                         int n_in, ts_tensor **out, int max_out, int *n_out)
+{
+  ts_executable *const *subs = site->exec;
+  if (i < 0 || i >= site->n_subgraphs || !subs) {
+    ts_error_set(TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL, "no subgraph %d", i);
+    return false;
+  }
+  const ts_executable *sub = subs[i];
+  *n_out = (int)sub->graph->outputs->len;
+  if (*n_out > max_out) {
+    ts_error_set(TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL, "subgraph '%s' has %d outputs, at most %d",
+                 sub->graph->name, *n_out, max_out);
+    return false;
+  }
+  return ts__executable_run(sub, in, n_in, out, site->traced ? site->traced : site->node, seq);
+}
+
+/* The traced node an optimized node stands for when it is exactly one. */
+static const ts_node *traced_of(const ts_node *n)
+{
+  return ts_node_n_origins(n) == 1 ? ts_node_origin(n, 0) : NULL;
+}
+
+/* Runs one step; its outputs land in out[] as references the run owns. */
+static bool run_step(const ts_executable *e, const ts_node *node, ts_tensor **values,
+                     ts_tensor *const *inputs, ts_scope *scope, ts_tensor **out,
+                     const ts_node *parent, uint64_t parent_seq)
+{
+  const plan *p = &e->plan;
+  const ts_op_def *def = ts__op_def(node->op);
+  if (def->flags & TS_OPF_INPUT) {
+    out[0] = ts_tensor_ref(inputs[node->input_index]);
+    return true;
+  }
+  ts_tensor *in[TS_MAX_INPUTS];
+  for (int i = 0; i < node->n_inputs; i++)
+    in[i] = values[p->offset[node->inputs[i].node] + node->inputs[i].index];
+  ts_op_call call = { node->loc, def, in, node->n_inputs, node->attrs };
+  ts_run_site site = {
+    .node = node, .traced = traced_of(node), .parent = parent, .parent_seq = parent_seq,
+    .recorded = node->outputs, .n_recorded = node->n_outputs,
+    .n_subgraphs = node->n_subgraphs, .run_subgraph = run_subgraph, .exec = e->subs[node->id],
+  };
+  /* The step's scope holds what the kernel makes; the run keeps the outputs. */
+  ts__scope_enter(scope);
+  int n = ts__execute(&call, &site, out);
+  for (int i = 0; i < n; i++)
+    ts_tensor_ref(out[i]);
+  ts__scope_leave(scope);
+  if (n < 0)
+    memset(out, 0, sizeof *out * (size_t)node->n_outputs); /* whatever it made is gone */
+  return n >= 0;
+}
+
+bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_inputs,
+                        ts_tensor **outputs, const ts_node *parent, uint64_t parent_seq)
+{
+  const ts_graph *g = e->graph;
+  const plan *p = &e->plan;
+  if (n_inputs != (int)g->inputs->len) {
+    ts_error_set(TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL, "graph '%s' takes %u inputs, got %d",
+                 g->name, g->inputs->len, n_inputs);
+    return false;
+  }
+  ts_tensor *stack_values[64];
+  ts_tensor **values = p->n_values <= 64 ? stack_values : g_new(ts_tensor *, p->n_values);
+  for (int v = 0; v < p->n_values; v++)
+    values[v] = ts_tensor_ref(p->preset[v]);
+  ts_scope *step_scope = ts__scope_new();
+  bool ok = true;
+  for (int s = 0; s < p->n_steps && ok; s++) {
+    const ts_node *node = ts__graph_node(g, p->steps[s]);
+    int base = p->offset[node->id];
+    ok = run_step(e, node, values, inputs, step_scope, &values[base], parent, parent_seq);
+    for (int i = 0; i < node->n_inputs; i++) {
+      int v = p->offset[node->inputs[i].node] + node->inputs[i].index;
+      if (p->last_use[v] == s)
+        g_clear_pointer(&values[v], ts_tensor_unref);
+    }
+    for (int i = 0; i < node->n_outputs; i++)
+      if (p->last_use[base + i] < 0)
+        g_clear_pointer(&values[base + i], ts_tensor_unref);
+  }
+  int n_out = (int)g->outputs->len;
+  for (int i = 0; i < n_out; i++) {
+    ts_port port = g_array_index(g->outputs, ts_port, i);
+    outputs[i] = ok ? ts_tensor_ref(values[p->offset[port.node] + port.index]) : NULL;
+    if (outputs[i])
+      ts__scope_adopt(outputs[i]);
+  }
+  for (int v = 0; v < p->n_values; v++)
+    ts_tensor_unref(values[v]);
+  if (values != stack_values)
+    g_free(values);
+  ts__scope_free(step_scope);
+  return ok;
+}
