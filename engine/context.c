@@ -167,11 +167,16 @@ void ts__path_push(ts_loc loc, const char *what)
   r->depth++; /* counted beyond the limit so pops stay balanced */
 }
 
-void ts__path_pop(void)
+int ts__path_depth(void)
+{
+  return ts__context()->run.depth;
+}
+
+void ts__path_truncate(int depth)
 {
   ts_run_state *r = &ts__context()->run;
-  g_return_if_fail(r->depth > 0);
-  r->depth--;
+  if (depth >= 0 && depth < r->depth)
+    r->depth = depth;
 }
 
 void ts__path_restart(void)

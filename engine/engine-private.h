@@ -337,10 +337,12 @@ typedef struct ts_context {
 
 ts_context *ts__context(void);
 
-/* Path entries (nested calls, control-flow blocks); push returns false
- * (and changes nothing) beyond TS_MAX_PATH. */
+/* Path entries (nested calls, control-flow blocks).  A block remembers the
+ * depth it began at and truncates back to it, so an inner block left by
+ * `break` or an error never unbalances the path. */
+int ts__path_depth(void);
 void ts__path_push(ts_loc loc, const char *what);
-void ts__path_pop(void);
+void ts__path_truncate(int depth);
 /* Twin maps: (site, occurrence) -> the traced node with them. */
 GHashTable *ts__twin_map_new(void);
 void ts__twin_add(GHashTable *map, uint64_t site, int occurrence, const struct ts_node *node);

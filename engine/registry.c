@@ -5,9 +5,29 @@
 static const ts_op_def *const op_table[TS_OP_COUNT] = { TS_OP_LIST(OP_ENTRY) };
 #undef OP_ENTRY
 
+/* The ABI: modules built against another version are refused at load, so
+ * what they see of the engine must change only with TS_ABI_VERSION. */
+_Static_assert(TS_ABI_VERSION == 2, "the ABI changed: update the pins below");
+_Static_assert(TS_OP_COUNT == 72, "ops only grow at the end of TS_OP_LIST: bump TS_ABI_VERSION");
+_Static_assert(TS_DTYPE_COUNT == 8 && TS_VALUE_KIND_COUNT == 8 && TS_EVENT_KIND_COUNT == 5,
+               "public enums changed: bump TS_ABI_VERSION");
+_Static_assert(sizeof(ts_shape) == 72 && sizeof(ts_ints) == 72 && sizeof(ts_loc) == 24 &&
+                 sizeof(ts_value) == 88 && sizeof(ts_spec) == 80 && sizeof(ts_cf_block) == 128 &&
+                 sizeof(ts_op_event) == 152 && sizeof(ts_event) == 160 &&
+                 sizeof(ts_module_info) == 32 && sizeof(ts_export) == 16,
+               "public structs changed size: bump TS_ABI_VERSION");
+_Static_assert((TS_OPF_STATEFUL | TS_OPF_INPUT | TS_OPF_VALUE | TS_OPF_AUXILIARY |
+                TS_OPF_CONTROL_FLOW) <= 0xff, "op traits live in the low byte of the flags");
+
 const ts_op_def *ts__op_def(ts_op op)
 {
   return (unsigned)op < TS_OP_COUNT ? op_table[op] : NULL;
+}
+
+unsigned ts_op_traits(ts_op op)
+{
+  const ts_op_def *def = ts__op_def(op);
+  return def ? def->flags & 0xff : 0;
 }
 
 const char *ts_op_name(ts_op op)

@@ -874,6 +874,7 @@ typedef struct ts_cf_block {
   ts_iterable over;
   int64_t index;
   void *state;       /* the tracer's, while tracing */
+  int path_depth;    /* the op path's depth at the statement (op identity) */
 } ts_cf_block;
 
 #define TS__VAR_ARRAY(...) (ts_tensor **const[]){ NULL, __VA_ARGS__ }

@@ -224,7 +224,7 @@ static void collect_edges(ts_view_model *m, const ts_graph *g, const GArray *map
 
 static bool is_auxiliary_op(ts_op op)
 {
-  return op == TS_OP_CONST || op == TS_OP_VAR_HANDLE || op == TS_OP_READ_VARIABLE;
+  return (ts_op_traits(op) & TS_OP_TRAIT_AUXILIARY) != 0;
 }
 
 /* A laid-out node that must run before a dot-only one (an assignment

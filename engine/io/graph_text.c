@@ -104,7 +104,7 @@ static void text_attrs(GString *s, const ts_node *n)
     g_string_append_printf(s, "%svalue=%s", shown++ ? ", " : " {", value);
   free(value);
   const ts_tensor *v = ts_node_value(n);
-  if (ts_node_op(n) == TS_OP_VAR_HANDLE && v && v->name)
+  if (v && v->name) /* a variable's handle */
     g_string_append_printf(s, "%svariable=%s", shown++ ? ", " : " {", v->name);
   if (shown)
     g_string_append_c(s, '}');
@@ -254,7 +254,7 @@ static void dot_graph(dot_writer *w, const ts_graph *g, const char *base_scope, 
 
 static bool is_small_node(ts_op op)
 {
-  return op == TS_OP_CONST || op == TS_OP_VAR_HANDLE || op == TS_OP_PLACEHOLDER;
+  return (ts_op_traits(op) & (TS_OP_TRAIT_VALUE | TS_OP_TRAIT_INPUT)) != 0;
 }
 
 static void dot_node(dot_writer *w, int gid, const ts_node *n, int depth)

@@ -59,6 +59,22 @@ typedef struct cf_state {
   branch_out *outs[2];   /* TS_IF: what each branch left in the variables */
 } cf_state;
 
+/* ---- op paths ------------------------------------------------------------------------
+ * Each branch, loop condition and loop body is an entry of the op path, so
+ * an eager op and the node it became in a subgraph share a site (see
+ * ts_op_event).  Each eager iteration enters the body afresh. */
+
+static void path_enter(const ts_cf_block *b, const char *what)
+{
+  ts__path_truncate(b->path_depth);
+  ts__path_push(b->loc, what);
+}
+
+static void path_leave(const ts_cf_block *b)
+{
+  ts__path_truncate(b->path_depth);
+}
+
 /* ---- helpers ---------------------------------------------------------------------- */
 
 static void __attribute__((format(printf, 3, 4)))
@@ -362,6 +378,7 @@ ts_cf_block ts__if_begin(ts_loc loc, ts_tensor *cond, ts_tensor **const *vars, i
 {
   ts_cf_block b = {
     .loc = loc, .kind = KIND_IF, .branch = -1, .vars = vars, .n_vars = n_vars, .names = names,
+    .path_depth = ts__path_depth(),
   };
   if (!check_cond(&b, cond)) {
     block_fail(&b);
@@ -534,8 +551,10 @@ bool ts__if_next(ts_cf_block *b)
   case PH_THEN_READY:
     b->phase = b->phase == PH_PLAIN_READY ? PH_PLAIN : PH_THEN;
     b->completed = false;
+    path_enter(b, b->branch == 0 ? "then" : "else");
     return true;
   case PH_PLAIN:
+    path_leave(b);
     if (!b->completed) {
       escaped(b, "continue");
       return false;
@@ -544,6 +563,7 @@ bool ts__if_next(ts_cf_block *b)
     b->branch = -1;
     return false;
   case PH_THEN:
+    path_leave(b);
     if (!b->completed) {
       escaped(b, "continue");
       return false;
@@ -553,6 +573,7 @@ bool ts__if_next(ts_cf_block *b)
       return false;
     }
     st->frame = ts__frame_push("else");
+    path_enter(b, "else");
     b->branch = 1;
     b->completed = !st->has_else; /* without TS_ELSE the variables pass through */
     b->phase = PH_ELSE;
@@ -560,6 +581,7 @@ bool ts__if_next(ts_cf_block *b)
       return true;
     /* fall through */
   case PH_ELSE:
+    path_leave(b);
     if (!b->completed) {
       escaped(b, "continue");
       return false;
@@ -579,6 +601,7 @@ bool ts__if_next(ts_cf_block *b)
 
 void ts__if_end(ts_cf_block *b)
 {
+  path_leave(b);
   /* Leaving the statement's loop any other way than through ts__if_next
    * returning false is a `break` out of the block. */
   if (b->phase == PH_PLAIN || b->phase == PH_THEN || b->phase == PH_ELSE)
@@ -659,7 +682,9 @@ static bool loop_build(ts_cf_block *b)
     return false;
   if (st->n_hidden) {
     bool over = b->over.tensor != NULL;
+    ts__implicit(+1);
     st->counter = ts_add_at(b->loc, st->counter, over ? ts_scalar_i32(1) : b->over.delta);
+    ts__implicit(-1);
     if (!st->counter)
       return false;
   }
@@ -724,7 +749,7 @@ ts_cf_block ts__while_begin(ts_loc loc, ts_tensor **const *vars, int n_vars, con
 {
   ts_cf_block b = {
     .loc = loc, .kind = KIND_WHILE, .branch = -1, .vars = vars, .n_vars = n_vars, .names = names,
-    .phase = PH_PLAIN,
+    .phase = PH_PLAIN, .path_depth = ts__path_depth(),
   };
   ts_frame *outer = ts__trace_frame();
   if (!outer)
@@ -742,10 +767,14 @@ ts_cf_block ts__while_begin(ts_loc loc, ts_tensor **const *vars, int n_vars, con
 
 bool ts__while_wants_cond(ts_cf_block *b)
 {
-  return b->phase == PH_PLAIN || b->phase == PH_COND;
+  bool wants = b->phase == PH_PLAIN || b->phase == PH_COND;
+  if (wants)
+    path_enter(b, "cond");
+  return wants;
 }
 
-bool ts__while_test(ts_cf_block *b, ts_tensor *cond)
+/* The test of a TS_WHILE (after its condition, if wanted, was computed). */
+static bool while_test(ts_cf_block *b, ts_tensor *cond)
 {
   if (b->phase == PH_COND && !loop_cond_end(b, cond)) {
     block_fail(b);
@@ -765,8 +794,19 @@ bool ts__while_test(ts_cf_block *b, ts_tensor *cond)
   return false;
 }
 
+bool ts__while_test(ts_cf_block *b, ts_tensor *cond)
+{
+  bool more = while_test(b, cond);
+  if (more)
+    path_enter(b, "body");
+  else
+    path_leave(b);
+  return more;
+}
+
 void ts__while_step(ts_cf_block *b)
 {
+  path_leave(b);
   if (b->phase == PH_BODY && !loop_build(b))
     block_fail(b);
 }
@@ -907,18 +947,23 @@ static bool for_trace_begin(ts_cf_block *b, ts_frame *outer)
 {
   const ts_iterable *it = &b->over;
   ts_tensor *counter = ts_scalar_i32(0);
+  /* The counter and the condition are the engine's own ops (no eager twin). */
+  ts__implicit(+1);
   if (is_range(it)) {
     ts_dtype dt = range_dtype(it);
     counter = it->start->dtype == dt ? it->start : ts_cast_at(b->loc, it->start, dt);
   }
-  if (!counter)
+  cf_state *st = counter ? state_new(b, outer, counter) : NULL;
+  bool ok = st && loop_vars_defined(b);
+  if (ok) {
+    loop_frame_begin(b, "cond");
+    ok = loop_cond_end(b, for_cond(b, st->counter));
+  }
+  ts__implicit(-1);
+  if (!ok)
     return false;
-  cf_state *st = state_new(b, outer, counter);
-  if (!st || !loop_vars_defined(b))
-    return false;
-  loop_frame_begin(b, "cond");
-  if (!loop_cond_end(b, for_cond(b, st->counter)))
-    return false;
+  /* The element is taken in the body, as eagerly each iteration does. */
+  path_enter(b, "body");
   *b->loop_var = it->tensor ? ts_gather_at(b->loc, it->tensor, st->counter, 0) : st->counter;
   b->phase = PH_BODY_READY;
   return true;
@@ -929,7 +974,7 @@ ts_cf_block ts__for_begin(ts_loc loc, ts_tensor **var, ts_iterable over, ts_tens
 {
   ts_cf_block b = {
     .loc = loc, .kind = KIND_FOR, .branch = -1, .vars = vars, .n_vars = n_vars, .names = names,
-    .loop_var = var, .over = over, .phase = PH_PLAIN,
+    .loop_var = var, .over = over, .phase = PH_PLAIN, .path_depth = ts__path_depth(),
   };
   if (!check_iterable(&b)) {
     block_fail(&b);
@@ -947,7 +992,7 @@ ts_cf_block ts__for_begin(ts_loc loc, ts_tensor **var, ts_iterable over, ts_tens
 bool ts__for_next(ts_cf_block *b)
 {
   if (b->phase == PH_BODY_READY) {
-    b->phase = PH_BODY;
+    b->phase = PH_BODY; /* its path entry was made with the element */
     return true;
   }
   if (b->phase != PH_PLAIN)
@@ -962,6 +1007,7 @@ bool ts__for_next(ts_cf_block *b)
     return false;
   }
   const ts_iterable *it = &b->over;
+  path_enter(b, "body");
   ts_tensor *v = it->tensor ? ts_gather_at(b->loc, it->tensor, ts_scalar_i64(b->index), 0)
                             : range_value(it, b->index);
   if (!v) {
@@ -974,6 +1020,7 @@ bool ts__for_next(ts_cf_block *b)
 
 void ts__for_step(ts_cf_block *b)
 {
+  path_leave(b);
   if (b->phase == PH_PLAIN) {
     b->index++;
   } else if (b->phase == PH_BODY) {

@@ -222,9 +222,10 @@ static ts_tensor *run_c(const char *name, ts_fn fn, char *const *params, int n_p
 {
   ts_call call = { name, params, n_params, args, n_args };
   ts_scope *scope = ts_scope_begin();
+  int depth = ts__path_depth();
   ts__path_push((ts_loc){ 0 }, name);
   ts_tensor *out = fn(&call);
-  ts__path_pop();
+  ts__path_truncate(depth);
   if (out && out->is_variable) /* a function returns a variable's value, not the variable */
     out = ts_read_at((ts_loc){ 0 }, out);
   if (ts_failed() || !out) {

@@ -41,6 +41,7 @@ void ts_init_scope_begin(void)
   h->name = "init_scope";
   h->run = init_scope_run;
   ts__handler_push(h);
+  ts__implicit(+1); /* lifted out of any graph: no node is their twin */
 }
 
 void ts_init_scope_end(void)
@@ -53,6 +54,7 @@ void ts_init_scope_end(void)
   }
   ts__handler_pop(h);
   g_free(h);
+  ts__implicit(-1);
 }
 
 ts_frame *ts__frame_push(const char *graph_name)
@@ -80,6 +82,7 @@ static void frame_free(ts_frame *f, GArray **captures)
   for (ts_op_handler *h; (h = ts__handler_top()) != &f->handler && h;) {
     ts__handler_pop(h);
     g_free(h);
+    ts__implicit(-1);
   }
   ts__handler_pop(&f->handler);
   g_hash_table_unref(f->lifted);
@@ -218,7 +221,8 @@ ts_node *ts__trace_record_node(ts_frame *frame, ts_loc loc, const ts_op_def *def
 {
   ts_node *n = ts__graph_add_node(frame->graph, def->op, NULL, frame->scope->str, loc, ports, n_in,
                                   attrs, def->n_attrs, out_info, n_out);
-  n->has_site = ts__site_next(loc, &n->site, &n->occurrence);
+  /* If and While have no eager op of their own: their blocks are paths. */
+  n->has_site = !(def->flags & TS_OPF_CONTROL_FLOW) && ts__site_next(loc, &n->site, &n->occurrence);
   if (def->flags & TS_OPF_STATEFUL) {
     /* Automatic control dependencies: side effects run in program order. */
     if (frame->last_stateful >= 0)
@@ -248,7 +252,7 @@ int ts__trace_record(ts_frame *frame, ts_loc loc, const ts_op_def *def, ts_tenso
       return -1;
     /* A constant lifted for this op is placed where the op is written. */
     ts_node *lifted = ts__graph_node(frame->graph, ports[i].node);
-    if ((lifted->op == TS_OP_CONST || lifted->op == TS_OP_VAR_HANDLE) && !lifted->loc.file)
+    if ((ts__op_def(lifted->op)->flags & TS_OPF_VALUE) && !lifted->loc.file)
       lifted->loc = (ts_loc){ ts__graph_intern(frame->graph, loc.file),
                               ts__graph_intern(frame->graph, loc.func), loc.line };
   }
