@@ -30,7 +30,7 @@ static bool identity_cpu(ts_kernel_ctx *k)
   ts_tensor *x = k->in[0];
   if (!x->is_variable && x->dtype != TS_STRING && x->dtype != TS_VARIANT)
     return (k->out[0] = ts__tensor_view(x, x->shape)) != NULL;
-  ts_tensor *y = ts__tensor_alloc(k->loc, x->dtype, x->shape);
+  ts_tensor *y = ts__tensor_alloc_on(k->loc, k->backend, x->dtype, x->shape);
   if (!y)
     return false;
   if (x->dtype == TS_STRING)

@@ -154,7 +154,7 @@ static ts_tensor *item_ref(ts_kernel_ctx *k, ts_tensor *item)
 {
   if (!backed_by_variable(item))
     return ts_tensor_ref(item);
-  ts_tensor *copy = ts__tensor_alloc(k->loc, item->dtype, item->shape);
+  ts_tensor *copy = ts__tensor_alloc_on(k->loc, k->backend, item->dtype, item->shape);
   if (copy)
     memcpy(copy->data, item->data, (size_t)item->size * ts_dtype_size(item->dtype));
   return ts_tensor_ref(copy);
@@ -299,7 +299,7 @@ static bool stack_cpu(ts_kernel_ctx *k)
   ts_shape shape = { .rank = elem.rank + 1, .dim = { l->n } };
   for (int i = 0; i < elem.rank; i++)
     shape.dim[i + 1] = elem.dim[i];
-  ts_tensor *out = ts__tensor_alloc(k->loc, l->dtype, shape);
+  ts_tensor *out = ts__tensor_alloc_on(k->loc, k->backend, l->dtype, shape);
   if (!out)
     return false;
   int64_t per = ts_shape_size(elem);
