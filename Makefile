@@ -2,9 +2,10 @@
 # Debian 12 machine (apt-get) before building.
 BUILD      ?= build
 TEST_BUILD ?= build-test
+TSAN_BUILD ?= build-tsan
 MESON_TEST_ARGS ?=
 
-.PHONY: all deps build run test bench clean
+.PHONY: all deps build run test tsan bench clean
 
 all: build
 
@@ -17,6 +18,11 @@ $(BUILD)/build.ninja:
 $(TEST_BUILD)/build.ninja:
 	meson setup $(TEST_BUILD) -Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false
 
+# ThreadSanitizer sees pthread's locks, not GLib's futex-based ones: the
+# engine locks with pthread, and GSlice is kept out of the way.
+$(TSAN_BUILD)/build.ninja:
+	meson setup $(TSAN_BUILD) -Dbuildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false
+
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 
@@ -26,6 +32,12 @@ run: build
 test: deps $(TEST_BUILD)/build.ninja
 	ninja -C $(TEST_BUILD)
 	xvfb-run -a meson test -C $(TEST_BUILD) --print-errorlogs $(MESON_TEST_ARGS)
+	$(MAKE) tsan
+
+# The engine's tests again under ThreadSanitizer.
+tsan: deps $(TSAN_BUILD)/build.ninja
+	G_SLICE=always-malloc TSAN_OPTIONS=halt_on_error=1 \
+	  meson test -C $(TSAN_BUILD) --suite engine --print-errorlogs $(MESON_TEST_ARGS)
 
 bench: build
 	$(BUILD)/bench/tracescope-bench
@@ -33,4 +45,4 @@ bench: build
 	$(BUILD)/bench/tracescope-bench-render
 
 clean:
-	rm -rf $(BUILD) $(TEST_BUILD)
+	rm -rf $(BUILD) $(TEST_BUILD) $(TSAN_BUILD)

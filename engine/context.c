@@ -54,34 +54,6 @@ void ts_watch_cancel_flag(const int *flag)
   ts__context()->cancel_flag = flag;
 }
 
-/* ---- op handlers ------------------------------------------------------------------- */
-
-void ts__handler_push(ts_op_handler *h)
-{
-  ts_context *c = ts__context();
-  h->below = c->handlers;
-  c->handlers = h;
-}
-
-void ts__handler_pop(ts_op_handler *h)
-{
-  ts_context *c = ts__context();
-  g_return_if_fail(c->handlers == h);
-  c->handlers = h->below;
-  h->below = NULL;
-}
-
-ts_op_handler *ts__handler_top(void)
-{
-  return ts__context()->handlers;
-}
-
-int ts__handler_next(ts_op_handler *self, const ts_op_call *call, ts_tensor **out)
-{
-  ts_op_handler *below = self->below;
-  return below ? below->run(below, call, out) : ts__run_eager(call, out);
-}
-
 /* ---- devices ----------------------------------------------------------------------- */
 
 void ts_device_scope_begin(const ts_backend *b)

@@ -232,6 +232,34 @@ int ts__execute(const ts_op_call *call, const ts_run_site *site, ts_tensor **out
   return ok ? n_out : -1;
 }
 
+/* ---- op handlers ------------------------------------------------------------------- */
+
+void ts__handler_push(ts_op_handler *h)
+{
+  ts_context *c = ts__context();
+  h->below = c->handlers;
+  c->handlers = h;
+}
+
+void ts__handler_pop(ts_op_handler *h)
+{
+  ts_context *c = ts__context();
+  g_return_if_fail(c->handlers == h);
+  c->handlers = h->below;
+  h->below = NULL;
+}
+
+ts_op_handler *ts__handler_top(void)
+{
+  return ts__context()->handlers;
+}
+
+int ts__handler_next(ts_op_handler *self, const ts_op_call *call, ts_tensor **out)
+{
+  ts_op_handler *below = self->below;
+  return below ? below->run(below, call, out) : ts__run_eager(call, out);
+}
+
 int ts__run_eager(const ts_op_call *call, ts_tensor **out)
 {
   return ts__execute(call, NULL, out);

@@ -34,7 +34,7 @@ struct ts_tensor {
   struct ts_node *node;  /* symbolic tensors: the graph node making them */
   int node_output;
   bool is_variable;      /* assign ops write into it (ts_variable_new) */
-  char *name;            /* variables: their name; NULL otherwise */
+  char *name;            /* variables: their name; symbolic tensors: their node's; else NULL */
 };
 
 /* A TS_VARIANT element: a reference-counted object (a TensorArray's list). */
@@ -195,8 +195,14 @@ struct ts_op_def {
 };
 
 /* Every op's definition, indexed by ts_op.  Each op family file defines
- * `const ts_op_def ts__op_<id>` for its ops; the registry links them. */
-const ts_op_def *ts__op_def(ts_op op);
+ * `const ts_op_def ts__op_<id>` for its ops; the registry links them.  The
+ * table is how lower layers reach ops (data, not calls: see
+ * tests/check-layers.sh). */
+extern const ts_op_def *const ts__op_table[TS_OP_COUNT];
+static inline const ts_op_def *ts__op_def(ts_op op)
+{
+  return (unsigned)op < TS_OP_COUNT ? ts__op_table[op] : NULL;
+}
 #define TS__OP_EXTERN(ID, id) extern const ts_op_def ts__op_##id;
 TS_OP_LIST(TS__OP_EXTERN)
 #undef TS__OP_EXTERN

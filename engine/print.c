@@ -816,7 +816,7 @@ char *ts_tensor_to_string(const ts_tensor *t)
     return NULL;
   char shape[TS_INFO_STR];
   if (t->node) /* as TensorFlow prints graph tensors: the node's name and output */
-    return g_strdup_printf("Tensor(\"%s:%d\", shape=%s, dtype=%s)", ts_node_name(t->node),
+    return g_strdup_printf("Tensor(\"%s:%d\", shape=%s, dtype=%s)", t->name,
                            t->node_output, ts__shape_str(shape, t->shape),
                            ts_dtype_name(t->dtype));
   char *values = ts_tensor_format_values(t);

@@ -2,7 +2,7 @@
 #include "engine-private.h"
 
 #define OP_ENTRY(ID, id) [TS_OP_##ID] = &ts__op_##id,
-static const ts_op_def *const op_table[TS_OP_COUNT] = { TS_OP_LIST(OP_ENTRY) };
+const ts_op_def *const ts__op_table[TS_OP_COUNT] = { TS_OP_LIST(OP_ENTRY) };
 #undef OP_ENTRY
 
 /* The ABI: modules built against another version are refused at load, so
@@ -18,11 +18,6 @@ _Static_assert(sizeof(ts_shape) == 72 && sizeof(ts_ints) == 72 && sizeof(ts_loc)
                "public structs changed size: bump TS_ABI_VERSION");
 _Static_assert((TS_OPF_STATEFUL | TS_OPF_INPUT | TS_OPF_VALUE | TS_OPF_AUXILIARY |
                 TS_OPF_CONTROL_FLOW) <= 0xff, "op traits live in the low byte of the flags");
-
-const ts_op_def *ts__op_def(ts_op op)
-{
-  return (unsigned)op < TS_OP_COUNT ? op_table[op] : NULL;
-}
 
 unsigned ts_op_traits(ts_op op)
 {
@@ -41,7 +36,7 @@ int ts_op_from_name(const char *name)
   if (!name)
     return -1;
   for (int op = 0; op < TS_OP_COUNT; op++)
-    if (strcmp(op_table[op]->name, name) == 0 || strcmp(op_table[op]->api_name, name) == 0)
+    if (strcmp(ts__op_table[op]->name, name) == 0 || strcmp(ts__op_table[op]->api_name, name) == 0)
       return op;
   return -1;
 }

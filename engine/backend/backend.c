@@ -2,6 +2,8 @@
  * backend's run_op is handed (ts_kernel_ctx accessors). */
 #include "../engine-private.h"
 
+#include <pthread.h>
+
 #define MAX_BACKENDS 16
 
 struct ts_backend {
@@ -10,7 +12,7 @@ struct ts_backend {
 
 static ts_backend backends[MAX_BACKENDS];
 static int n_backends; /* atomic: entries below it are complete */
-static GMutex register_lock;
+static pthread_mutex_t register_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The CPU backend is entry 0, filled on first use. */
 extern const ts_backend_i ts__cpu_backend_iface;
@@ -19,12 +21,12 @@ static void ensure_cpu(void)
 {
   if (G_LIKELY(__atomic_load_n(&n_backends, __ATOMIC_ACQUIRE) > 0))
     return;
-  g_mutex_lock(&register_lock);
+  pthread_mutex_lock(&register_lock);
   if (n_backends == 0) {
     backends[0].iface = ts__cpu_backend_iface;
     __atomic_store_n(&n_backends, 1, __ATOMIC_RELEASE);
   }
-  g_mutex_unlock(&register_lock);
+  pthread_mutex_unlock(&register_lock);
 }
 
 const ts_backend *ts_backend_cpu(void)
@@ -85,7 +87,7 @@ const ts_backend *ts_backend_register(const ts_backend_i *iface)
   }
   ensure_cpu();
   const ts_backend *b = NULL;
-  g_mutex_lock(&register_lock);
+  pthread_mutex_lock(&register_lock);
   if (ts_backend_by_name(iface->name))
     why = "a backend of that name exists";
   else if (n_backends == MAX_BACKENDS)
@@ -95,7 +97,7 @@ const ts_backend *ts_backend_register(const ts_backend_i *iface)
     b = &backends[n_backends];
     __atomic_store_n(&n_backends, n_backends + 1, __ATOMIC_RELEASE);
   }
-  g_mutex_unlock(&register_lock);
+  pthread_mutex_unlock(&register_lock);
   if (why)
     ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL, "ts_backend_register: '%s': %s",
                  iface->name, why);

@@ -7,6 +7,7 @@
  * a bound; the rest of the process's malloc is left as it is. */
 #include "../engine-private.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #define ALIGN 64
@@ -18,7 +19,7 @@ typedef struct cached {
   struct cached *next;
 } cached;
 
-static GMutex lock;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *classes; /* rounded size -> cached list */
 static size_t cached_bytes;
 
@@ -34,13 +35,13 @@ static void *cpu_alloc(const ts_backend *b, size_t bytes)
     return posix_memalign(&p, ALIGN, bytes ? bytes : 1) == 0 ? p : NULL;
   }
   size_t size = round_up(bytes);
-  g_mutex_lock(&lock);
+  pthread_mutex_lock(&lock);
   cached *c = classes ? g_hash_table_lookup(classes, GSIZE_TO_POINTER(size)) : NULL;
   if (c) {
     g_hash_table_insert(classes, GSIZE_TO_POINTER(size), c->next);
     cached_bytes -= size;
   }
-  g_mutex_unlock(&lock);
+  pthread_mutex_unlock(&lock);
   if (c)
     return c;
   void *p = NULL;
@@ -57,7 +58,7 @@ static void cpu_free(const ts_backend *b, void *ptr, size_t bytes)
   }
   size_t size = round_up(bytes);
   bool kept = false;
-  g_mutex_lock(&lock);
+  pthread_mutex_lock(&lock);
   if (cached_bytes + size <= CACHE_LIMIT) {
     if (!classes)
       classes = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -73,14 +74,14 @@ static void cpu_free(const ts_backend *b, void *ptr, size_t bytes)
       kept = true;
     }
   }
-  g_mutex_unlock(&lock);
+  pthread_mutex_unlock(&lock);
   if (!kept)
     free(ptr);
 }
 
 static void release_cache(void)
 {
-  g_mutex_lock(&lock);
+  pthread_mutex_lock(&lock);
   if (classes) {
     GHashTableIter it;
     gpointer value;
@@ -93,7 +94,7 @@ static void release_cache(void)
     g_clear_pointer(&classes, g_hash_table_unref);
   }
   cached_bytes = 0;
-  g_mutex_unlock(&lock);
+  pthread_mutex_unlock(&lock);
 }
 
 /* Frees what the cache holds when the library is unloaded (leak checkers). */

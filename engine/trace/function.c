@@ -4,6 +4,7 @@
 #include "function-private.h"
 #include "../exec/exec.h"
 
+#include <pthread.h>
 #include <stdio.h>
 
 #define DEFAULT_RETRACE_LIMIT 8
@@ -22,7 +23,7 @@ struct ts_function {
   int retrace_limit;
   bool fail_on_retrace;
   bool warned_frequent, warned_limit;
-  GRecMutex lock;         /* the cache; recursive: traced code may call fn again */
+  pthread_mutex_t lock;   /* the cache; recursive: traced code may call fn again */
   GPtrArray *concrete;    /* ts_concrete *, in trace order */
   GHashTable *by_key;     /* exact signature key -> ts_concrete * (borrowed) */
   int trace_count;
@@ -81,7 +82,11 @@ ts_function *ts_function_new(const char *name, ts_fn fn, const char *params)
   f->run_eagerly = -1;
   f->n_specs = -1;
   f->retrace_limit = DEFAULT_RETRACE_LIMIT;
-  g_rec_mutex_init(&f->lock);
+  pthread_mutexattr_t attr;
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&f->lock, &attr);
+  pthread_mutexattr_destroy(&attr);
   f->concrete = g_ptr_array_new_with_free_func(concrete_free);
   f->by_key = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   return f;
@@ -93,7 +98,7 @@ void ts_function_free(ts_function *f)
     return;
   g_hash_table_unref(f->by_key);
   g_ptr_array_unref(f->concrete);
-  g_rec_mutex_clear(&f->lock);
+  pthread_mutex_destroy(&f->lock);
   g_strfreev(f->params);
   g_free(f->specs);
   g_free(f->name);
@@ -132,11 +137,11 @@ bool ts_function_set_input_signature(ts_function *f, const ts_spec *specs, int n
       return false;
     }
   }
-  g_rec_mutex_lock(&f->lock);
+  pthread_mutex_lock(&f->lock);
   g_free(f->specs);
   f->specs = g_memdup2(specs, sizeof *specs * (size_t)n);
   f->n_specs = n;
-  g_rec_mutex_unlock(&f->lock);
+  pthread_mutex_unlock(&f->lock);
   return true;
 }
 
@@ -248,12 +253,12 @@ static ts_tensor *run_eager(ts_function *f, const ts_value *args, int n_args)
   if (!ts__context()->run.run_id && !ts_failed() &&
       (__atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED) & op_events)) {
     ts_signature sig;
-    g_rec_mutex_lock(&f->lock);
+    pthread_mutex_lock(&f->lock);
     if (ts__signature_init(&sig, args, n_args)) {
       twin = lookup(f, &sig);
       ts__signature_clear(&sig);
     }
-    g_rec_mutex_unlock(&f->lock);
+    pthread_mutex_unlock(&f->lock);
     ts_error_clear(); /* a bad argument fails in the call itself */
   }
   bool started = run_begin(twin, twin ? twin->twins : NULL);
@@ -691,9 +696,9 @@ ts_tensor *ts_function_call(ts_function *f, const ts_value *args, int n_args)
     return run_eager(f, args, n_args);
 
   bool eager;
-  g_rec_mutex_lock(&f->lock);
+  pthread_mutex_lock(&f->lock);
   ts_concrete *cf = resolve(f, args, n_args, false, &eager);
-  g_rec_mutex_unlock(&f->lock);
+  pthread_mutex_unlock(&f->lock);
   if (eager)
     return run_eager(f, args, n_args);
   return cf ? run_concrete(cf, args, n_args) : NULL;
@@ -708,9 +713,9 @@ ts_concrete *ts_function_get_concrete(ts_function *f, const ts_value *args, int 
     return NULL;
   }
   bool eager;
-  g_rec_mutex_lock(&f->lock);
+  pthread_mutex_lock(&f->lock);
   ts_concrete *cf = resolve(f, args, n_args, true, &eager);
-  g_rec_mutex_unlock(&f->lock);
+  pthread_mutex_unlock(&f->lock);
   return cf;
 }
 
@@ -819,7 +824,7 @@ char *ts_concrete_pretty_signature(const ts_concrete *cf)
 char *ts_function_pretty_printed_concrete_signatures(const ts_function *f)
 {
   GString *s = g_string_new(NULL);
-  g_rec_mutex_lock((GRecMutex *)&f->lock);
+  pthread_mutex_lock((pthread_mutex_t *)&f->lock);
   for (guint i = 0; i < f->concrete->len; i++) {
     char *one = ts_concrete_pretty_signature(f->concrete->pdata[i]);
     if (i)
@@ -827,6 +832,6 @@ char *ts_function_pretty_printed_concrete_signatures(const ts_function *f)
     g_string_append(s, one);
     g_free(one);
   }
-  g_rec_mutex_unlock((GRecMutex *)&f->lock);
+  pthread_mutex_unlock((pthread_mutex_t *)&f->lock);
   return g_string_free(s, FALSE);
 }

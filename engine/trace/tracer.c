@@ -138,6 +138,7 @@ ts_tensor *ts__tensor_symbolic(ts_node *node, int index)
   *t = (ts_tensor){
     .refcount = 1, .dtype = info.dtype, .shape = info.shape,
     .size = ts_shape_size(info.shape), .node = node, .node_output = index,
+    .name = strdup(node->name), /* printable without the graph (and after it) */
   };
   ts__scope_adopt(t);
   return t;

@@ -1,0 +1,215 @@
+/* test-listeners.c — listeners under concurrency (also built with
+ * ThreadSanitizer: `make tsan`).  Callbacks run outside any lock: adding
+ * and removing listeners while other threads' ops emit events is safe; a
+ * listener that blocks (a debugger pause) blocks neither registration nor
+ * other threads' ops; removal returns only once no other thread is inside
+ * the removed callback.  No fixed waits: threads meet on conditions, with
+ * a generous timeout only as a safety net. */
+#include <glib.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+#include <tracescope.h>
+
+#define SAFETY_NET_S 60
+
+static void count_event(const ts_event *ev, void *data)
+{
+  __atomic_add_fetch((int *)data, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- ops on several threads while listeners come and go -------------------------------- */
+
+typedef struct churn {
+  int stop;      /* atomic */
+  int ops_done;  /* atomic */
+} churn;
+
+static gpointer run_ops(gpointer data)
+{
+  churn *c = data;
+  ts_tensor *x = ts_ones(TS_F32, TS_SHAPE(4, 4));
+  while (!__atomic_load_n(&c->stop, __ATOMIC_ACQUIRE)) {
+    ts_scope *s = ts_scope_begin();
+    ts_add(ts_mul(x, x), x);
+    ts_scope_end(s);
+    __atomic_add_fetch(&c->ops_done, 2, __ATOMIC_RELAXED);
+  }
+  ts_release_all();
+  return NULL;
+}
+
+static void test_add_remove_while_emitting(void)
+{
+  churn c = { 0 };
+  GThread *threads[3];
+  for (int i = 0; i < 3; i++)
+    threads[i] = g_thread_new("ops", run_ops, &c);
+  int heard = 0;
+  for (int round = 0; round < 2000; round++) {
+    int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_BEGIN) | TS_EVENT_MASK(TS_EVENT_OP_END),
+                             count_event, &heard);
+    g_assert_cmpint(id, >, 0);
+    ts_listener_remove(id);
+  }
+  /* and one that stays until the threads have been heard */
+  int steady = 0;
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), count_event, &steady);
+  gint64 deadline = g_get_monotonic_time() + SAFETY_NET_S * G_TIME_SPAN_SECOND;
+  while (__atomic_load_n(&steady, __ATOMIC_RELAXED) < 1000 && g_get_monotonic_time() < deadline)
+    g_thread_yield();
+  ts_listener_remove(id);
+  int after = __atomic_load_n(&steady, __ATOMIC_RELAXED);
+  g_assert_cmpint(after, >=, 1000);
+  __atomic_store_n(&c.stop, 1, __ATOMIC_RELEASE);
+  for (int i = 0; i < 3; i++)
+    g_thread_join(threads[i]);
+  /* removed: never called again */
+  g_assert_cmpint(__atomic_load_n(&steady, __ATOMIC_RELAXED), ==, after);
+  g_assert_cmpint(c.ops_done, >, 0);
+}
+
+/* ---- a listener that blocks -------------------------------------------------------------- */
+
+/* pthread's locks, not GLib's: ThreadSanitizer sees them. */
+typedef struct pause {
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  bool paused;     /* the op thread is inside the callback */
+  bool resume;     /* set by the test to let it go */
+  bool finished;   /* the callback returned */
+  int pauser_id;
+} pause_state;
+
+static void pausing_listener(const ts_event *ev, void *data)
+{
+  pause_state *p = data;
+  pthread_mutex_lock(&p->lock);
+  if (p->paused) { /* pause the first op only */
+    pthread_mutex_unlock(&p->lock);
+    return;
+  }
+  p->paused = true;
+  pthread_cond_broadcast(&p->cond);
+  while (!p->resume)
+    pthread_cond_wait(&p->cond, &p->lock);
+  p->finished = true;
+  pthread_cond_broadcast(&p->cond);
+  pthread_mutex_unlock(&p->lock);
+}
+
+static gpointer one_op(gpointer data)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_relu(ts_ones(TS_F32, TS_SHAPE(2)));
+  ts_scope_end(s);
+  ts_release_all();
+  return NULL;
+}
+
+static bool wait_for(pause_state *p, bool *flag)
+{
+  struct timespec deadline;
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += SAFETY_NET_S;
+  pthread_mutex_lock(&p->lock);
+  while (!*flag && pthread_cond_timedwait(&p->cond, &p->lock, &deadline) == 0)
+    ;
+  bool ok = *flag;
+  pthread_mutex_unlock(&p->lock);
+  return ok;
+}
+
+typedef struct removal {
+  int id;
+  pause_state *p;
+  bool callback_finished_first;
+} removal;
+
+static gpointer remove_listener(gpointer data)
+{
+  removal *r = data;
+  ts_listener_remove(r->id);
+  pthread_mutex_lock(&r->p->lock);
+  r->callback_finished_first = r->p->finished;
+  pthread_mutex_unlock(&r->p->lock);
+  return NULL;
+}
+
+static void test_blocking_listener(void)
+{
+  pause_state p = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+  p.pauser_id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_BEGIN), pausing_listener, &p);
+  GThread *paused = g_thread_new("paused", one_op, NULL);
+  g_assert_true(wait_for(&p, &p.paused));
+
+  /* While it is paused: registration and other threads' ops go on. */
+  int heard = 0;
+  for (int i = 0; i < 100; i++) {
+    int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), count_event, &heard);
+    g_assert_cmpint(id, >, 0);
+    ts_listener_remove(id);
+  }
+  int other = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), count_event, &heard);
+  GThread *t = g_thread_new("other", one_op, NULL); /* the pauser lets it pass: paused once */
+  g_thread_join(t);
+  g_assert_cmpint(__atomic_load_n(&heard, __ATOMIC_RELAXED), >, 0);
+  ts_listener_remove(other);
+
+  /* Removing the paused listener waits for its callback to return. */
+  removal r = { p.pauser_id, &p, false };
+  GThread *remover = g_thread_new("remover", remove_listener, &r);
+  pthread_mutex_lock(&p.lock);
+  p.resume = true;
+  pthread_cond_broadcast(&p.cond);
+  pthread_mutex_unlock(&p.lock);
+  g_thread_join(remover);
+  g_assert_true(r.callback_finished_first);
+  g_thread_join(paused);
+  pthread_mutex_destroy(&p.lock);
+  pthread_cond_destroy(&p.cond);
+}
+
+/* ---- a listener removing itself ----------------------------------------------------------- */
+
+static int self_id, self_calls;
+
+static void remove_self(const ts_event *ev, void *data)
+{
+  self_calls++;
+  ts_listener_remove(self_id);
+}
+
+static void test_remove_self(void)
+{
+  self_id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), remove_self, NULL);
+  ts_scope *s = ts_scope_begin();
+  ts_tensor *x = ts_ones(TS_I32, TS_SHAPE(3));
+  ts_add(x, x);
+  ts_add(x, x);
+  ts_scope_end(s);
+  g_assert_cmpint(self_calls, ==, 1);
+}
+
+static void test_bad_arguments(void)
+{
+  g_assert_cmpint(ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), NULL, NULL), ==, 0);
+  ts_error *e = ts_error_take();
+  g_assert_nonnull(e);
+  g_assert_nonnull(strstr(e->message, "ts_listener_add"));
+  ts_error_free(e);
+  g_assert_cmpint(ts_listener_add(1u << 30, count_event, NULL), ==, 0);
+  ts_error_clear();
+  ts_listener_remove(0);      /* nothing */
+  ts_listener_remove(123456); /* nothing */
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/listeners/add-remove-while-emitting", test_add_remove_while_emitting);
+  g_test_add_func("/listeners/blocking-listener", test_blocking_listener);
+  g_test_add_func("/listeners/remove-self", test_remove_self);
+  g_test_add_func("/listeners/bad-arguments", test_bad_arguments);
+  return g_test_run();
+}
