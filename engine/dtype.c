@@ -76,16 +76,34 @@ ts_dtype ts_dtype_promote(ts_dtype a, ts_dtype b)
   return dtype_info[a].rank >= dtype_info[b].rank ? a : b;
 }
 
+bool ts__shape_product(const int64_t *dims, int n, int64_t *out)
+{
+  int64_t p = 1;
+  bool overflow = false;
+  for (int i = 0; i < n; i++) {
+    if (dims[i] < 0)
+      return false;
+    if (dims[i] == 0) { /* zero wins over any overflow of the other dims */
+      *out = 0;
+      return true;
+    }
+    overflow = overflow || __builtin_mul_overflow(p, dims[i], &p);
+  }
+  if (overflow)
+    return false;
+  *out = p;
+  return true;
+}
+
 int64_t ts_shape_size(ts_shape shape)
 {
-  int64_t n = 1;
-  for (int i = 0; i < shape.rank; i++) {
+  if (shape.rank < 0 || shape.rank > TS_MAX_RANK)
+    return TS_SHAPE_SIZE_INVALID;
+  for (int i = 0; i < shape.rank; i++)
     if (shape.dim[i] < 0)
       return -1;
-    if (__builtin_mul_overflow(n, shape.dim[i], &n))
-      return -1;
-  }
-  return n;
+  int64_t n;
+  return ts__shape_product(shape.dim, shape.rank, &n) ? n : TS_SHAPE_SIZE_INVALID;
 }
 
 bool ts_shape_equal(ts_shape a, ts_shape b)

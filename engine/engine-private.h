@@ -62,6 +62,11 @@ char *ts__info_str(char *buf, ts_dtype dtype, ts_shape shape);
 /* "(2, 3)" / "()" / "(3,)" as TensorFlow prints shapes; returns buf. */
 char *ts__shape_str(char *buf, ts_shape shape);
 
+/* The product of dims[0..n-1] into *out: 0 if any dim is 0 (whatever the
+ * others), false if a dim is negative (unknown) or the product overflows
+ * int64.  Every product of dims goes through here. */
+bool ts__shape_product(const int64_t *dims, int n, int64_t *out);
+
 /* Normalises a possibly negative axis against rank; false if out of range. */
 bool ts__axis(int axis, int rank, int *out);
 

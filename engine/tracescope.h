@@ -102,7 +102,10 @@ TS_API bool ts_dtype_from_name(const char *name, ts_dtype *out);
 /* The promoted dtype of a and b (see the rules above). */
 TS_API ts_dtype ts_dtype_promote(ts_dtype a, ts_dtype b);
 
-TS_API int64_t ts_shape_size(ts_shape shape); /* -1 if a dim is unknown */
+/* The number of elements: -1 if a dim is unknown, TS_SHAPE_SIZE_INVALID (-2)
+ * if the product overflows int64 or the rank is outside [0, TS_MAX_RANK]. */
+#define TS_SHAPE_SIZE_INVALID (-2)
+TS_API int64_t ts_shape_size(ts_shape shape);
 TS_API bool ts_shape_equal(ts_shape a, ts_shape b);
 
 /* ---- errors ----------------------------------------------------------- */

@@ -47,7 +47,11 @@ static void test_shapes(void)
   g_assert_cmpint(ts_shape_size(TS_SHAPE(2, 3, 4)), ==, 24);
   g_assert_cmpint(ts_shape_size(TS_SHAPE(2, 0)), ==, 0);
   g_assert_cmpint(ts_shape_size(TS_SHAPE(-1, 784)), ==, -1);
-  g_assert_cmpint(ts_shape_size(TS_SHAPE(INT64_MAX, 2)), ==, -1);
+  g_assert_cmpint(ts_shape_size(TS_SHAPE(INT64_MAX, 2)), ==, TS_SHAPE_SIZE_INVALID);
+  /* A zero dim makes it empty, however large the others multiply to. */
+  g_assert_cmpint(ts_shape_size(TS_SHAPE(INT64_C(1) << 62, 4, 0)), ==, 0);
+  g_assert_cmpint(ts_shape_size((ts_shape){ .rank = 9 }), ==, TS_SHAPE_SIZE_INVALID);
+  g_assert_cmpint(ts_shape_size((ts_shape){ .rank = -1 }), ==, TS_SHAPE_SIZE_INVALID);
   g_assert_true(ts_shape_equal(TS_SHAPE(2, 3), TS_SHAPE(2, 3)));
   g_assert_false(ts_shape_equal(TS_SHAPE(2, 3), TS_SHAPE(3, 2)));
   g_assert_false(ts_shape_equal(TS_SHAPE(2), TS_SHAPE(2, 1)));
