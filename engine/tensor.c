@@ -80,7 +80,12 @@ ts_tensor *ts__tensor_alloc(ts_loc loc, ts_dtype dtype, ts_shape shape)
 
 ts_tensor *ts__tensor_view(ts_tensor *x, ts_shape shape)
 {
-  g_assert(ts_shape_size(shape) == x->size);
+  if (ts_shape_size(shape) != x->size) {
+    char xs[TS_INFO_STR], ys[TS_INFO_STR];
+    ts_error_set(TS_ERR_SHAPE, (ts_loc){ 0 }, NULL, "cannot view %s as %s: sizes differ",
+                 ts__info_str(xs, x->dtype, x->shape), ts__info_str(ys, x->dtype, shape));
+    return NULL;
+  }
   ts_tensor *t = header_new(x->dtype, shape, x->size, 0);
   if (!t) {
     ts_error_set(TS_ERR_NO_MEMORY, (ts_loc){ 0 }, NULL, "out of memory");

@@ -59,22 +59,22 @@ static bool parse_dims(const char *spec, const char *dims, ts_shape *shape)
   bool ok = true;
   if (*text) {
     char **parts = g_strsplit(text, ",", -1);
-    int64_t size = 1;
     for (int i = 0; ok && parts[i]; i++) {
       int64_t d;
       if (i >= TS_MAX_RANK)
         ok = spec_fail(spec, "more than %d dimensions", TS_MAX_RANK);
       else if (!parse_int(g_strstrip(parts[i]), &d))
-        ok = spec_fail(spec, "malformed shape [%s]: '%s' is not a dimension", text, parts[i]);
+        ok = spec_fail(spec, "malformed shape [%s]: '%s' is not a dimension%s", text, parts[i],
+                       g_ascii_isdigit(*parts[i]) ? " (out of range)" : "");
       else if (d < 0)
         ok = spec_fail(spec, "malformed shape [%s]: negative dimension %" PRId64, text, d);
-      else if (d > 0 && size > INT64_MAX / (int64_t)sizeof(double) / d)
-        ok = spec_fail(spec, "shape [%s] has too many elements", text);
-      else {
-        size *= d;
+      else
         shape->dim[shape->rank++] = d;
-      }
     }
+    int64_t size;
+    if (ok && (!ts__shape_product(shape->dim, shape->rank, &size) ||
+               size > INT64_MAX / (int64_t)sizeof(double)))
+      ok = spec_fail(spec, "shape [%s] has too many elements", text);
     g_strfreev(parts);
   }
   g_free(text);

@@ -36,17 +36,15 @@ static bool check_shape(ts_infer_ctx *c, ts_dtype dt, ts_shape s)
 {
   if (s.rank < 0 || s.rank > TS_MAX_RANK)
     return ts__infer_fail(c, TS_ERR_SHAPE, "rank %d is not in [0, %d]", s.rank, TS_MAX_RANK);
-  int64_t bytes = (int64_t)ts_dtype_size(dt);
-  bool overflow = false, empty = false;
+  int64_t n, bytes;
   for (int i = 0; i < s.rank; i++) {
     if (s.dim[i] < 0)
       return ts__infer_fail(c, TS_ERR_SHAPE,
                             "dimension %d of the shape is %lld; dimensions must be >= 0", i,
                             (long long)s.dim[i]);
-    empty |= s.dim[i] == 0;
-    overflow |= __builtin_mul_overflow(bytes, s.dim[i], &bytes);
   }
-  if (overflow && !empty) {
+  if (!ts__shape_product(s.dim, s.rank, &n) ||
+      __builtin_mul_overflow(n, (int64_t)ts_dtype_size(dt), &bytes)) {
     char buf[TS_INFO_STR];
     return ts__infer_fail(c, TS_ERR_SHAPE, "shape %s is too large (2^63 bytes or more)",
                           ts__info_str(buf, dt, s));

@@ -29,12 +29,13 @@ static bool norm_axis(ts_infer_ctx *c, int64_t axis, ts_info x, int *out)
   return true;
 }
 
-/* Product of dims [from, to) of a concrete shape. */
+/* Product of dims [from, to) of a concrete tensor's shape (its size bounds
+ * it, so it cannot overflow). */
 static int64_t dims_prod(ts_shape s, int from, int to)
 {
-  int64_t n = 1;
-  for (int i = from; i < to; i++)
-    n *= s.dim[i];
+  int64_t n = 0;
+  bool ok = ts__shape_product(s.dim + from, to - from, &n);
+  g_assert(ok);
   return n;
 }
 
@@ -63,6 +64,9 @@ static bool reshape_infer(ts_infer_ctx *c)
   }
   int64_t have = ts_shape_size(x.shape);
   c->out[0] = (ts_info){ x.dtype, want };
+  if (have == TS_SHAPE_SIZE_INVALID)
+    return ts__infer_fail(c, TS_ERR_SHAPE, "the size of input %s overflows int64",
+                          ts__info_str(xs, x.dtype, x.shape));
   if (have < 0) { /* unknown input dims: only the -1 stays unknown */
     return true;
   }
@@ -83,11 +87,18 @@ static bool flatten_infer(ts_infer_ctx *c)
     return ts__infer_fail(c, TS_ERR_SHAPE, "input must have rank >= 1, got %s",
                           ts__info_str(buf, x.dtype, x.shape));
   }
-  int64_t rest = 1;
+  int64_t rest = 1, known[TS_MAX_RANK];
   bool unknown = false;
   for (int i = 1; i < x.shape.rank; i++) {
     unknown |= x.shape.dim[i] < 0;
-    rest *= x.shape.dim[i] < 0 ? 1 : x.shape.dim[i];
+    known[i - 1] = x.shape.dim[i] < 0 ? 1 : x.shape.dim[i];
+  }
+  if (!ts__shape_product(known, x.shape.rank - 1, &rest)) {
+    char buf[TS_INFO_STR];
+    return ts__infer_fail(c, TS_ERR_SHAPE,
+                          "cannot flatten %s: the product of the dims after the first "
+                          "overflows int64",
+                          ts__info_str(buf, x.dtype, x.shape));
   }
   c->out[0] = (ts_info){ x.dtype, TS_SHAPE(x.shape.dim[0], unknown && rest != 0 ? -1 : rest) };
   return true;
@@ -271,8 +282,14 @@ static bool concat_infer(ts_infer_ctx *c)
                             ts__info_str(bs, c->in[i].dtype, s));
     for (int a = 0; a < s.rank; a++) {
       int64_t d = s.dim[a];
-      if (a == axis)
-        out.dim[a] = out.dim[a] < 0 || d < 0 ? -1 : out.dim[a] + d;
+      if (a == axis && out.dim[a] >= 0 && d >= 0 &&
+          __builtin_add_overflow(out.dim[a], d, &out.dim[a]))
+        return ts__infer_fail(c, TS_ERR_SHAPE,
+                              "the concatenated dimension %d overflows int64: input 0 is %s, "
+                              "input %d is %s", axis, ts__info_str(as, x0.dtype, x0.shape), i,
+                              ts__info_str(bs, c->in[i].dtype, s));
+      else if (a == axis)
+        out.dim[a] = out.dim[a] < 0 || d < 0 ? -1 : out.dim[a];
       else if (out.dim[a] < 0)
         out.dim[a] = d;
       else if (d >= 0 && d != out.dim[a])
@@ -340,9 +357,9 @@ static bool split_cpu(ts_kernel_ctx *k)
 {
   ts_tensor *x = k->in[0];
   int64_t axis = k->attrs[1].i < 0 ? k->attrs[1].i + x->shape.rank : k->attrs[1].i;
-  size_t n = chunk_bytes(k->out[0], (int)axis);
-  if (x->size == 0 || n == 0)
+  if (x->size == 0)
     return true;
+  size_t n = chunk_bytes(k->out[0], (int)axis);
   int64_t outer = dims_prod(x->shape, 0, (int)axis);
   const char *src = x->data;
   for (int64_t o = 0; o < outer; o++)

@@ -107,9 +107,9 @@ static void append_dim(GString *s, const ts_tensor *t, int axis, int64_t ends, i
     append_element(s, t, offset);
     return;
   }
-  int64_t n = t->shape.dim[axis], stride = 1;
-  for (int i = axis + 1; i < rank; i++)
-    stride *= t->shape.dim[i];
+  int64_t n = t->shape.dim[axis], stride = 0;
+  if (!ts__shape_product(t->shape.dim + axis + 1, rank - axis - 1, &stride))
+    stride = 0; /* an empty tensor with huge dims: no element is reached */
   g_string_append_c(s, '[');
   for (int64_t i = 0; i < ends && i < n; i++) {
     if (i > 0)
