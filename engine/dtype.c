@@ -1,6 +1,7 @@
 /* dtype.c — dtypes, shapes and their names. */
 #include "engine-private.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 static const struct {
@@ -93,6 +94,38 @@ bool ts__shape_product(const int64_t *dims, int n, int64_t *out)
     return false;
   *out = p;
   return true;
+}
+
+ts_range_status ts__range_count_i64(int64_t start, int64_t limit, int64_t delta, int64_t *n)
+{
+  __extension__ typedef __int128 wide;
+  *n = 0;
+  if (delta == 0)
+    return TS_RANGE_ZERO_DELTA;
+  wide span = (wide)limit - start; /* exact: no wrapping, whatever the dtype */
+  if (delta > 0 ? span <= 0 : span >= 0)
+    return TS_RANGE_OK;
+  wide q = span / delta + (span % delta != 0); /* same signs: the ceiling */
+  if (q > INT64_MAX)
+    return TS_RANGE_TOO_LARGE;
+  *n = (int64_t)q;
+  return TS_RANGE_OK;
+}
+
+ts_range_status ts__range_count_f64(double start, double limit, double delta, int64_t *n)
+{
+  *n = 0;
+  if (!isfinite(start) || !isfinite(limit) || !isfinite(delta))
+    return TS_RANGE_NOT_FINITE;
+  if (delta == 0)
+    return TS_RANGE_ZERO_DELTA;
+  double q = ceil((limit - start) / delta);
+  if (!(q > 0))
+    return TS_RANGE_OK;
+  if (!(q < 0x1p62))
+    return TS_RANGE_TOO_LARGE;
+  *n = (int64_t)q;
+  return TS_RANGE_OK;
 }
 
 int64_t ts_shape_size(ts_shape shape)

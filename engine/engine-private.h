@@ -67,6 +67,20 @@ char *ts__shape_str(char *buf, ts_shape shape);
  * int64.  Every product of dims goes through here. */
 bool ts__shape_product(const int64_t *dims, int n, int64_t *out);
 
+/* The one definition of a range's trip count, shared by ts_range, eager
+ * TS_FOR (TS_RANGE(...)) and traced ones with constant bounds:
+ * ceil((limit - start) / delta), 0 when that is negative.  Integers are
+ * counted exactly (in 128 bits, so u8 2..255 by 2 is 127, never wrapping);
+ * floats in double, below 2^62. */
+typedef enum ts_range_status {
+  TS_RANGE_OK,
+  TS_RANGE_ZERO_DELTA,
+  TS_RANGE_NOT_FINITE,
+  TS_RANGE_TOO_LARGE,
+} ts_range_status;
+ts_range_status ts__range_count_i64(int64_t start, int64_t limit, int64_t delta, int64_t *n);
+ts_range_status ts__range_count_f64(double start, double limit, double delta, int64_t *n);
+
 /* Normalises a possibly negative axis against rank; false if out of range. */
 bool ts__axis(int axis, int rank, int *out);
 

@@ -215,39 +215,33 @@ static bool range_int_size(ts_infer_ctx *c, ts_dtype dt, int64_t *n)
                           "start, limit and delta must be integers for %s, got %g, %g, %g",
                           ts_dtype_name(dt), a[1].f, a[2].f, a[3].f);
   int64_t start = (int64_t)a[1].f, limit = (int64_t)a[2].f, delta = (int64_t)a[3].f;
-  *n = 0;
-  if (delta > 0 ? limit <= start : limit >= start)
+  if (ts__range_count_i64(start, limit, delta, n) == TS_RANGE_TOO_LARGE)
+    return ts__infer_fail(c, TS_ERR_SHAPE, "range from %lld to %lld by %lld is too large",
+                          (long long)start, (long long)limit, (long long)delta);
+  if (*n == 0)
     return true;
-  uint64_t span = delta > 0 ? (uint64_t)limit - (uint64_t)start : (uint64_t)start - (uint64_t)limit;
-  uint64_t step = delta > 0 ? (uint64_t)delta : 0 - (uint64_t)delta;
-  uint64_t q = span / step + (span % step != 0);
-  if (q > (uint64_t)INT64_MAX)
-    return ts__infer_fail(c, TS_ERR_SHAPE, "range of %llu values is too large",
-                          (unsigned long long)q);
+  uint64_t q = (uint64_t)*n;
   int64_t last = (int64_t)((uint64_t)start + (q - 1) * (uint64_t)delta);
   if (start < INT_RANGE[dt].lo || start > INT_RANGE[dt].hi || last < INT_RANGE[dt].lo ||
       last > INT_RANGE[dt].hi)
     return ts__infer_fail(c, TS_ERR_OUT_OF_RANGE, "values from %lld to %lld do not fit in %s",
                           (long long)start, (long long)last, ts_dtype_name(dt));
-  *n = (int64_t)q;
   return true;
 }
 
 static bool range_float_size(ts_infer_ctx *c, ts_dtype dt, int64_t *n)
 {
   double start = c->attrs[1].f, limit = c->attrs[2].f, delta = c->attrs[3].f;
-  double q = ceil((limit - start) / delta);
-  *n = 0;
-  if (!(q > 0))
-    return true;
-  if (!(q < 0x1p62))
+  if (ts__range_count_f64(start, limit, delta, n) == TS_RANGE_TOO_LARGE)
     return ts__infer_fail(c, TS_ERR_SHAPE, "range from %g to %g by %g is too large", start,
                           limit, delta);
+  if (*n == 0)
+    return true;
+  double q = (double)*n;
   double last = start + (q - 1) * delta;
   if (dt == TS_F32 && (fabs(start) > FLT_MAX || fabs(last) > FLT_MAX))
     return ts__infer_fail(c, TS_ERR_OUT_OF_RANGE, "values from %g to %g do not fit in float32",
                           start, last);
-  *n = (int64_t)q;
   return true;
 }
 
