@@ -208,14 +208,47 @@ ts_tensor *ts_function_call_eager(ts_function *f, const ts_value *args, int n_ar
   return run_c(f->name, f->fn, f->params, f->n_params, args, n_args);
 }
 
+/* The functions being traced on this thread, outermost first: a function
+ * calling itself under a tensor condition traces both branches, so the
+ * recursion never ends on its own; the limit turns it into an error. */
+#define TRACE_DEPTH_LIMIT 64
+static _Thread_local const char *trace_chain[TRACE_DEPTH_LIMIT];
+static _Thread_local int trace_depth;
+
+/* Enters a traced call of `name`; false (with an error naming the chain) past the limit. */
+static bool trace_enter(ts_loc loc, const char *name)
+{
+  if (trace_depth < TRACE_DEPTH_LIMIT) {
+    trace_chain[trace_depth++] = name;
+    return true;
+  }
+  GString *chain = g_string_new(NULL);
+  for (int i = 0; i < 6; i++)
+    g_string_append_printf(chain, "%s -> ", trace_chain[i]);
+  ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, NULL,
+               "%s... -> %s (trace depth limit %d): recursion under a tensor condition cannot be "
+               "traced; recurse on host values, or write the recursion as a TS_WHILE loop",
+               chain->str, name, TRACE_DEPTH_LIMIT);
+  g_string_free(chain, TRUE);
+  return false;
+}
+
+static void trace_leave(void)
+{
+  trace_depth--;
+}
+
 /* A nested call while tracing: the callee's ops join the caller's graph
  * under a name scope of their own ("inner_function", "inner_function_1"). */
-static ts_tensor *trace_inline(const char *name, ts_fn fn, char *const *params, int n_params,
-                               const ts_value *args, int n_args)
+static ts_tensor *trace_inline(ts_loc loc, const char *name, ts_fn fn, char *const *params,
+                               int n_params, const ts_value *args, int n_args)
 {
+  if (!trace_enter(loc, name))
+    return NULL;
   ts_name_scope_begin(name);
   ts_tensor *out = run_c(name, fn, params, n_params, args, n_args);
   ts_name_scope_end();
+  trace_leave();
   return out;
 }
 
@@ -229,7 +262,7 @@ ts_tensor *ts_invoke_at(ts_loc loc, const char *name, ts_fn fn, const ts_value *
       return NULL;
     }
   if (ts_tracing())
-    return trace_inline(name, fn, NULL, 0, args, n_args);
+    return trace_inline(loc, name, fn, NULL, 0, args, n_args);
   return run_c(name, fn, NULL, 0, args, n_args);
 }
 
@@ -242,7 +275,18 @@ static void emit(const ts_event *ev)
 }
 
 /* Traces f for sig: the C function runs once on symbolic tensors. */
+static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts_value *args);
+
 static ts_concrete *trace(ts_function *f, const ts_signature *sig, const ts_value *args)
+{
+  if (!trace_enter((ts_loc){ 0 }, f->name))
+    return NULL;
+  ts_concrete *cf = trace_impl(f, sig, args);
+  trace_leave();
+  return cf;
+}
+
+static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts_value *args)
 {
   uint64_t start = ts_now_ns();
   ts_frame *frame = ts__frame_push(f->name);
@@ -603,7 +647,7 @@ ts_tensor *ts_function_call(ts_function *f, const ts_value *args, int n_args)
 {
   g_return_val_if_fail(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
   if (ts_tracing())
-    return trace_inline(f->name, f->fn, f->params, f->n_params, args, n_args);
+    return trace_inline((ts_loc){ 0 }, f->name, f->fn, f->params, f->n_params, args, n_args);
   if (runs_eagerly(f))
     return run_c(f->name, f->fn, f->params, f->n_params, args, n_args);
 
