@@ -775,7 +775,14 @@ TS_API ts_tensor *ts_scalar_string(const char *s);
  * its outputs.  `break`, `continue` or `return` out of a TS_IF block, a
  * branch that leaves a variable NULL, branches giving a variable different
  * dtypes, or a loop changing a variable's dtype or shape are errors at trace
- * time (eagerly, break/continue out of TS_IF are errors too). */
+ * time (eagerly, break/continue out of TS_IF are errors too).
+ *
+ * Memory: eagerly, as in a graph, only the listed variables (and TS_FOR's
+ * loop variable) outlive an iteration.  Each eager iteration, its condition
+ * included, runs in a scope of its own; everything else made in it is
+ * released when the next iteration starts, so a loop runs in the memory of
+ * one iteration.  A tensor made in the body and kept in a variable that is
+ * not listed must not be used after the iteration. */
 
 typedef struct ts_iterable {
   ts_tensor *tensor;               /* iterate over dim 0 */

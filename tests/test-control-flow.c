@@ -483,6 +483,68 @@ static void test_range_trip_count(void)
   ts_scope_end(scope);
 }
 
+/* Eagerly, each iteration's temporaries go when it ends: only the listed
+ * variables (and the loop variable) outlive it, so the scope stays small. */
+static void test_eager_loop_memory(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *i = ts_scalar_i32(0), *acc = ts_scalar_i32(0);
+  int start = ts_scope_n_tensors(), most = 0;
+  TS_WHILE (ts_less(i, ts_scalar_i32(20000)), &i, &acc) {
+    ts_tensor *t = ts_mul(i, ts_scalar_i32(2));
+    acc = ts_add(acc, ts_mod(t, ts_scalar_i32(7)));
+    i = ts_add(i, ts_scalar_i32(1));
+    most = MAX(most, ts_scope_n_tensors());
+  }
+  g_assert_cmpint(most, <=, 12);
+  g_assert_cmpint(ts_scope_n_tensors(), ==, start + 2); /* the final i and acc */
+  g_assert_cmpint(ts_tensor_get_i64(i, 0), ==, 20000);
+  int64_t want = 0;
+  for (int k = 0; k < 20000; k++)
+    want += (2 * k) % 7;
+  g_assert_cmpint(ts_tensor_get_i64(acc, 0), ==, want);
+
+  ts_tensor *sum = ts_scalar_i64(0), *v = NULL;
+  start = ts_scope_n_tensors();
+  most = 0;
+  TS_FOR (v, TS_RANGE(ts_scalar_i64(0), ts_scalar_i64(20000), ts_scalar_i64(1)), &sum) {
+    sum = ts_add(sum, ts_mul(v, ts_scalar_i64(3)));
+    most = MAX(most, ts_scope_n_tensors());
+  }
+  g_assert_cmpint(most, <=, 12);
+  /* the range's three bounds (made before the loop), sum and the last v */
+  g_assert_cmpint(ts_scope_n_tensors(), ==, start + 5);
+  g_assert_cmpint(ts_tensor_get_i64(sum, 0), ==, 3 * (int64_t)19999 * 20000 / 2);
+  g_assert_cmpint(ts_tensor_get_i64(v, 0), ==, 19999);
+
+  ts_tensor *rows = ts_zeros(TS_I32, TS_SHAPE(20000, 2)), *row = NULL, *total = ts_zeros(TS_I32, TS_SHAPE(2));
+  start = ts_scope_n_tensors();
+  most = 0;
+  TS_FOR (row, TS_OVER(rows), &total) {
+    total = ts_add(total, ts_add(row, ts_ones_like(row)));
+    most = MAX(most, ts_scope_n_tensors());
+  }
+  g_assert_cmpint(most, <=, 12);
+  g_assert_cmpint(ts_scope_n_tensors(), ==, start + 2);
+  g_assert_cmpint(ts_tensor_get_i64(total, 1), ==, 20000);
+
+  /* nested loops, and a break: the variables stay usable, the scope's end frees the rest */
+  ts_tensor *outer_n = ts_scalar_i32(0), *j = NULL;
+  TS_FOR (j, TS_RANGE(ts_scalar_i32(0), ts_scalar_i32(100), ts_scalar_i32(1)), &outer_n) {
+    ts_tensor *k = ts_scalar_i32(0);
+    TS_WHILE (ts_less(k, j), &k, &outer_n) {
+      outer_n = ts_add(outer_n, ts_scalar_i32(1));
+      k = ts_add(k, ts_scalar_i32(1));
+    }
+    most = MAX(most, ts_scope_n_tensors());
+    if (ts_tensor_get_i64(j, 0) == 50)
+      break;
+  }
+  g_assert_cmpint(ts_tensor_get_i64(outer_n, 0), ==, 50 * 51 / 2);
+  g_assert_false(ts_failed());
+  ts_scope_end(scope);
+}
+
 static void test_eager_errors(void)
 {
   ts_scope *scope = ts_scope_begin();
@@ -938,6 +1000,7 @@ int main(int argc, char **argv)
   g_test_add_func("/control-flow/eager/if", test_eager_if);
   g_test_add_func("/control-flow/eager/loops", test_eager_loops);
   g_test_add_func("/control-flow/eager/errors", test_eager_errors);
+  g_test_add_func("/control-flow/eager/loop-memory", test_eager_loop_memory);
   g_test_add_func("/control-flow/range-trip-count", test_range_trip_count);
   g_test_add_func("/control-flow/traced/if", test_traced_if);
   g_test_add_func("/control-flow/traced/loops", test_traced_loops);

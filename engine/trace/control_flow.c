@@ -222,13 +222,55 @@ static void state_close(ts_cf_block *b)
   b->state = NULL;
 }
 
+/* ---- eager loops: a scope per iteration -------------------------------------------- */
+
+/* An eager TS_WHILE/TS_FOR runs each iteration (its condition included) in a
+ * scope of its own, held in b->state while the phase is PH_PLAIN: only the
+ * listed variables and the loop variable outlive an iteration, so a loop
+ * runs in the memory of one iteration.  A `break` leaves the iteration's
+ * scope open; the enclosing scope's end releases it (and what it holds). */
+static bool iter_scoped(const ts_cf_block *b)
+{
+  return b->kind != KIND_IF && b->phase == PH_PLAIN && b->state;
+}
+
+static void iter_scope_begin(ts_cf_block *b)
+{
+  if (!ts__trace_frame())
+    b->state = ts_scope_begin();
+}
+
+/* Ends the iteration's scope keeping the variables: into a new iteration's
+ * scope if `next`, else into the enclosing scope. */
+static void iter_scope_end(ts_cf_block *b, bool next)
+{
+  if (!iter_scoped(b))
+    return;
+  int n = b->n_vars + 1;
+  ts_tensor **keep = g_new(ts_tensor *, n);
+  for (int i = 0; i < b->n_vars; i++)
+    keep[i] = ts_tensor_ref(*b->vars[i]);
+  keep[n - 1] = b->loop_var ? ts_tensor_ref(*b->loop_var) : NULL;
+  ts_scope_end(b->state);
+  b->state = NULL;
+  if (next)
+    iter_scope_begin(b);
+  for (int i = 0; i < n; i++)
+    if (keep[i])
+      ts__scope_adopt(keep[i]);
+  g_free(keep);
+}
+
 /* Ends the statement after an error: drops its frames (and any a `break`
  * left open inside them) and sets its variables to NULL, so that later ops
  * pass the error on. */
 static void block_fail(ts_cf_block *b)
 {
   cf_state *st = b->state;
-  if (st) {
+  if (iter_scoped(b)) {
+    ts_scope_end(b->state);
+    b->state = NULL;
+  } else if (st) {
     if (st->frame && frame_on_stack(st->frame)) {
       while (ts__trace_frame() != st->frame)
         ts__frame_abort(ts__trace_frame());
@@ -728,8 +770,10 @@ ts_cf_block ts__while_begin(ts_loc loc, ts_tensor **const *vars, int n_vars, con
     .phase = PH_PLAIN,
   };
   ts_frame *outer = ts__trace_frame();
-  if (!outer)
+  if (!outer) {
+    iter_scope_begin(&b);
     return b;
+  }
   /* The condition is traced first, on Placeholders for the variables; if
    * it comes out concrete the loop is host control flow after all. */
   if (!state_new(&b, outer, NULL) || !loop_vars_defined(&b)) {
@@ -762,6 +806,7 @@ bool ts__while_test(ts_cf_block *b, ts_tensor *cond)
   }
   if (truth(cond))
     return true;
+  iter_scope_end(b, false);
   b->phase = PH_DONE;
   return false;
 }
@@ -770,6 +815,8 @@ void ts__while_step(ts_cf_block *b)
 {
   if (b->phase == PH_BODY && !loop_build(b))
     block_fail(b);
+  else if (b->phase == PH_PLAIN)
+    iter_scope_end(b, true);
 }
 
 /* ---- TS_FOR --------------------------------------------------------------------------------- */
@@ -982,6 +1029,8 @@ ts_cf_block ts__for_begin(ts_loc loc, ts_tensor **var, ts_iterable over, ts_tens
   ts_frame *outer = ts__trace_frame();
   if (outer && !for_trace_begin(&b, outer))
     block_fail(&b);
+  else if (!outer)
+    iter_scope_begin(&b);
   return b;
 }
 
@@ -999,6 +1048,7 @@ bool ts__for_next(ts_cf_block *b)
     return false;
   }
   if (b->index >= n) {
+    iter_scope_end(b, false);
     b->phase = PH_DONE;
     return false;
   }
@@ -1017,6 +1067,7 @@ void ts__for_step(ts_cf_block *b)
 {
   if (b->phase == PH_PLAIN) {
     b->index++;
+    iter_scope_end(b, true);
   } else if (b->phase == PH_BODY) {
     if (loop_build(b))
       *b->loop_var = NULL; /* its value belonged to the body's graph */
