@@ -30,6 +30,21 @@ static bool dtype_valid(ts_dtype dtype)
   return (unsigned)dtype < TS_DTYPE_COUNT;
 }
 
+bool ts__dtype_valid(ts_dtype dtype)
+{
+  return dtype_valid(dtype);
+}
+
+bool ts__shape_valid(ts_shape shape, bool unknown_ok)
+{
+  if (shape.rank < 0 || shape.rank > TS_MAX_RANK)
+    return false;
+  for (int i = 0; i < shape.rank; i++)
+    if (shape.dim[i] < (unknown_ok ? -1 : 0))
+      return false;
+  return true;
+}
+
 const char *ts_dtype_name(ts_dtype dtype)
 {
   return dtype_valid(dtype) ? dtype_info[dtype].name : "invalid";

@@ -84,6 +84,26 @@ ts_range_status ts__range_count_f64(double start, double limit, double delta, in
 /* Normalises a possibly negative axis against rank; false if out of range. */
 bool ts__axis(int axis, int rank, int *out);
 
+/* ---- argument checks of public functions ---------------------------------- */
+
+/* Rejects a bad argument of a public function: records a ts_error naming the
+ * function and the failed condition ("ts_function_call: invalid argument:
+ * f != NULL"), then returns `val` (leave it empty in void functions).
+ * A GLib critical alone would leave the caller no error to read. */
+#define TS_CHECK_ARG(cond, val)                                                      \
+  do {                                                                               \
+    if (G_UNLIKELY(!(cond))) {                                                       \
+      ts__arg_error(__func__, #cond);                                                \
+      return val;                                                                    \
+    }                                                                                \
+  } while (0)
+void ts__arg_error(const char *func, const char *what);
+
+/* True for a dtype the enum defines (TS_F32 ... TS_VARIANT). */
+bool ts__dtype_valid(ts_dtype dtype);
+/* A shape with rank in [0, TS_MAX_RANK] and dims >= 0 (or -1 where unknown_ok). */
+bool ts__shape_valid(ts_shape shape, bool unknown_ok);
+
 /* ---- attributes ----------------------------------------------------------- */
 
 typedef enum ts_attr_type {

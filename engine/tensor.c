@@ -174,13 +174,13 @@ void *ts_tensor_data(const ts_tensor *t)
 
 double ts_tensor_get_f64(const ts_tensor *t, int64_t i)
 {
-  g_return_val_if_fail(t && t->data && i >= 0 && i < t->size, 0);
+  TS_CHECK_ARG(t && t->data && i >= 0 && i < t->size, 0);
   return ts__load_f64(t->dtype, t->data, i);
 }
 
 int64_t ts_tensor_get_i64(const ts_tensor *t, int64_t i)
 {
-  g_return_val_if_fail(t && t->data && i >= 0 && i < t->size, 0);
+  TS_CHECK_ARG(t && t->data && i >= 0 && i < t->size, 0);
   return ts__load_i64(t->dtype, t->data, i);
 }
 
@@ -201,6 +201,7 @@ ts_tensor *ts_constant(ts_dtype dtype, ts_shape shape, const void *data)
     ts_error_set(TS_ERR_DTYPE, (ts_loc){ 0 }, NULL, "variant tensors are made by ops only");
     return NULL;
   }
+  TS_CHECK_ARG(data || ts_shape_size(shape) <= 0, NULL);
   ts_tensor *t = ts__tensor_alloc((ts_loc){ 0 }, dtype, shape);
   if (!t || !t->size)
     return t;

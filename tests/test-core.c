@@ -115,6 +115,42 @@ static void test_tensor_bad_shapes(void)
   ts_scope_end(scope);
 }
 
+/* Bad arguments of public functions record an error naming the function and
+ * the argument (no GLib critical, which G_DEBUG=fatal-warnings would make fatal). */
+static void expect_arg_error(const char *func, const char *what)
+{
+  ts_error *e = ts_error_take();
+  g_assert_nonnull(e);
+  g_assert_cmpint(e->code, ==, TS_ERR_INVALID_ARGUMENT);
+  if (!strstr(e->message, func) || !strstr(e->message, what))
+    g_error("error '%s' lacks '%s' or '%s'", e->message, func, what);
+  ts_error_free(e);
+}
+
+static void test_public_argument_checks(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  g_assert_null(ts_constant(TS_F32, TS_SHAPE(2), NULL));
+  expect_arg_error("ts_constant", "data");
+  g_assert_nonnull(ts_constant(TS_F32, TS_SHAPE(0, 3), NULL)); /* nothing to copy */
+  g_assert_null(ts_constant(TS_F32, (ts_shape){ .rank = 9 }, (float[]){ 1 }));
+  g_assert_nonnull(strstr(ts_error_peek()->message, "rank 9"));
+  ts_error_clear();
+  g_assert_null(ts_constant(TS_F32, (ts_shape){ .rank = -1 }, (float[]){ 1 }));
+  g_assert_nonnull(strstr(ts_error_peek()->message, "rank -1"));
+  ts_error_clear();
+  g_assert_null(ts_constant((ts_dtype)-1, TS_SHAPE(1), (float[]){ 1 }));
+  g_assert_cmpint(ts_error_peek()->code, ==, TS_ERR_DTYPE);
+  ts_error_clear();
+  g_assert_cmpfloat(ts_tensor_get_f64(ts_scalar_f32(1), 3), ==, 0);
+  expect_arg_error("ts_tensor_get_f64", "i < t->size");
+  g_assert_cmpint(ts_tensor_get_i64(NULL, 0), ==, 0);
+  expect_arg_error("ts_tensor_get_i64", "t");
+  g_assert_false(ts_value_parse(NULL, &(ts_value){ 0 }));
+  expect_arg_error("ts_value_parse", "spec != NULL");
+  ts_scope_end(scope);
+}
+
 static void test_scopes(void)
 {
   int before = ts_scope_n_tensors();
@@ -292,6 +328,7 @@ int main(int argc, char **argv)
   g_test_add_func("/core/shape/basics", test_shapes);
   g_test_add_func("/core/tensor/basics", test_tensor_basics);
   g_test_add_func("/core/tensor/bad-shapes", test_tensor_bad_shapes);
+  g_test_add_func("/core/public-argument-checks", test_public_argument_checks);
   g_test_add_func("/core/scope/nesting", test_scopes);
   g_test_add_func("/core/scope/forgotten-inner", test_scope_forgotten_inner);
   g_test_add_func("/core/error/first-wins", test_errors_first_wins);

@@ -410,6 +410,10 @@ static void test_tensor_array_errors(void)
   assert_error("TensorListReserve", "the size must be an int32 or int64 scalar");
   g_assert_null(ts_tensor_array(TS_VARIANT, at(3)));
   assert_error("TensorListReserve", "TensorArrays of TensorArrays");
+  g_assert_null(ts_tensor_array((ts_dtype)77, at(3)));
+  assert_error("TensorListReserve", "invalid dtype 77 for attribute element_dtype");
+  g_assert_null(ts_tensor_array((ts_dtype)-1, at(3)));
+  assert_error("TensorListReserve", "invalid dtype -1 for attribute element_dtype");
   g_assert_null(ts_tensor_array_stack(ts_tensor_new(TS_VARIANT, TS_SCALAR_SHAPE)));
   assert_error("TensorListStack", "a variant that holds no TensorArray");
 

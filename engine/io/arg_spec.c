@@ -412,7 +412,7 @@ static const char *tensor_bracket(const char *spec)
 
 bool ts_value_parse(const char *spec, ts_value *out)
 {
-  g_return_val_if_fail(spec != NULL && out != NULL, false);
+  TS_CHECK_ARG(spec != NULL && out != NULL, false);
   *out = (ts_value){ .kind = TS_VALUE_NONE };
   if (g_str_has_prefix(spec, "npy:")) {
     if (!spec[4])

@@ -1089,7 +1089,7 @@ static ts_tensor ***var_slots(ts_tensor **vars, int n)
 bool ts_cond_at(ts_loc loc, ts_tensor *pred, ts_branch_fn then_fn, ts_branch_fn else_fn,
                 ts_tensor **vars, int n, void *user_data)
 {
-  g_return_val_if_fail(then_fn && n >= 0 && (vars || n == 0), false);
+  TS_CHECK_ARG(then_fn && n >= 0 && (vars || n == 0), false);
   ts_tensor ***slots = var_slots(vars, n);
   ts_cf_block b = ts__if_begin(loc, pred, slots, n, NULL);
   while (ts__if_next(&b)) {
@@ -1108,7 +1108,7 @@ bool ts_cond_at(ts_loc loc, ts_tensor *pred, ts_branch_fn then_fn, ts_branch_fn 
 bool ts_while_loop_at(ts_loc loc, ts_loop_cond_fn cond, ts_branch_fn body, ts_tensor **vars,
                       int n, void *user_data)
 {
-  g_return_val_if_fail(cond && body && n >= 0 && (vars || n == 0), false);
+  TS_CHECK_ARG(cond && body && n >= 0 && (vars || n == 0), false);
   ts_tensor ***slots = var_slots(vars, n);
   ts_cf_block b = ts__while_begin(loc, slots, n, NULL);
   while (ts__while_test(&b, ts__while_wants_cond(&b) ? cond(vars, n, user_data) : NULL)) {

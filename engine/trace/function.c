@@ -61,7 +61,7 @@ static void concrete_free(gpointer data)
 
 ts_function *ts_function_new(const char *name, ts_fn fn, const char *params)
 {
-  g_return_val_if_fail(name && fn, NULL);
+  TS_CHECK_ARG(name && fn, NULL);
   ts_function *f = g_new0(ts_function, 1);
   f->name = g_strdup(name);
   f->fn = fn;
@@ -107,7 +107,7 @@ int ts_function_n_params(const ts_function *f)
 
 const char *ts_function_param_name(const ts_function *f, int i)
 {
-  g_return_val_if_fail(i >= 0 && i < f->n_params, NULL);
+  TS_CHECK_ARG(f && i >= 0 && i < f->n_params, NULL);
   return f->params[i];
 }
 
@@ -118,10 +118,9 @@ void ts_function_set_run_eagerly(ts_function *f, int mode)
 
 bool ts_function_set_input_signature(ts_function *f, const ts_spec *specs, int n)
 {
-  g_return_val_if_fail(f && n >= 0 && (specs || n == 0), false);
+  TS_CHECK_ARG(f && n >= 0 && (specs || n == 0), false);
   for (int i = 0; i < n; i++) {
-    if ((unsigned)specs[i].dtype >= TS_DTYPE_COUNT || specs[i].shape.rank < 0 ||
-        specs[i].shape.rank > TS_MAX_RANK) {
+    if (!ts__dtype_valid(specs[i].dtype) || !ts__shape_valid(specs[i].shape, true)) {
       ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                    "%s: input signature entry %d is not a valid spec", f->name, i);
       return false;
@@ -162,7 +161,7 @@ int ts_function_n_concrete(const ts_function *f)
 
 ts_concrete *ts_function_concrete(const ts_function *f, int i)
 {
-  g_return_val_if_fail(i >= 0 && i < (int)f->concrete->len, NULL);
+  TS_CHECK_ARG(f && i >= 0 && i < (int)f->concrete->len, NULL);
   return f->concrete->pdata[i];
 }
 
@@ -204,7 +203,9 @@ static ts_tensor *run_c(const char *name, ts_fn fn, char *const *params, int n_p
 
 ts_tensor *ts_function_call_eager(ts_function *f, const ts_value *args, int n_args)
 {
-  g_return_val_if_fail(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
+  TS_CHECK_ARG(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
+  if (!ts__values_check(f->name, args, n_args))
+    return NULL;
   return run_c(f->name, f->fn, f->params, f->n_params, args, n_args);
 }
 
@@ -254,7 +255,9 @@ static ts_tensor *trace_inline(ts_loc loc, const char *name, ts_fn fn, char *con
 
 ts_tensor *ts_invoke_at(ts_loc loc, const char *name, ts_fn fn, const ts_value *args, int n_args)
 {
-  g_return_val_if_fail(name && fn && n_args >= 0 && (args || n_args == 0), NULL);
+  TS_CHECK_ARG(name && fn && n_args >= 0 && (args || n_args == 0), NULL);
+  if (!ts__values_check(name, args, n_args))
+    return NULL;
   for (int i = 0; i < n_args; i++)
     if (args[i].kind == TS_VALUE_TENSOR && !args[i].tensor) {
       if (!ts_failed())
@@ -645,7 +648,9 @@ static bool runs_eagerly(const ts_function *f)
 
 ts_tensor *ts_function_call(ts_function *f, const ts_value *args, int n_args)
 {
-  g_return_val_if_fail(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
+  TS_CHECK_ARG(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
+  if (!ts__values_check(f->name, args, n_args))
+    return NULL;
   if (ts_tracing())
     return trace_inline((ts_loc){ 0 }, f->name, f->fn, f->params, f->n_params, args, n_args);
   if (runs_eagerly(f))
@@ -662,7 +667,9 @@ ts_tensor *ts_function_call(ts_function *f, const ts_value *args, int n_args)
 
 ts_concrete *ts_function_get_concrete(ts_function *f, const ts_value *args, int n_args)
 {
-  g_return_val_if_fail(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
+  TS_CHECK_ARG(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
+  if (!ts__values_check(f->name, args, n_args))
+    return NULL;
   if (ts__trace_frame()) {
     ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                  "%s: get_concrete_function inside a traced function", f->name);
@@ -677,7 +684,9 @@ ts_concrete *ts_function_get_concrete(ts_function *f, const ts_value *args, int 
 
 ts_tensor *ts_concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
 {
-  g_return_val_if_fail(cf != NULL && n_args >= 0 && (args || n_args == 0), NULL);
+  TS_CHECK_ARG(cf != NULL && n_args >= 0 && (args || n_args == 0), NULL);
+  if (!ts__values_check(cf->fn->name, args, n_args))
+    return NULL;
   const ts_function *f = cf->fn;
   char label[128], want[TS_INFO_STR], got[TS_INFO_STR];
   if (n_args != cf->sig.n) {
