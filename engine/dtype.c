@@ -2,6 +2,7 @@
 #include "engine-private.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static const struct {
@@ -28,6 +29,21 @@ _Static_assert(sizeof(bool) == 1, "bool tensors are stored one byte per element"
 static bool dtype_valid(ts_dtype dtype)
 {
   return (unsigned)dtype < TS_DTYPE_COUNT;
+}
+
+char *ts__dtype_names(char *buf, unsigned mask)
+{
+  int n = __builtin_popcount(mask & ((1u << TS_DTYPE_COUNT) - 1)), k = 0;
+  buf[0] = '\0';
+  for (int d = 0; d < TS_DTYPE_COUNT; d++) {
+    if (!(mask & (1u << d)))
+      continue;
+    size_t len = strlen(buf);
+    snprintf(buf + len, TS_DTYPE_NAMES_STR - len, "%s%s",
+             k == 0 ? "" : k == n - 1 ? " or " : ", ", dtype_info[d].name);
+    k++;
+  }
+  return buf;
 }
 
 bool ts__dtype_valid(ts_dtype dtype)

@@ -99,6 +99,13 @@ bool ts__axis(int axis, int rank, int *out);
   } while (0)
 void ts__arg_error(const char *func, const char *what);
 
+/* The dtypes whose bits (1 << dtype) are set in mask, as messages list what
+ * an op takes: "float32, float64 or int32".  Into buf; returns buf. */
+#define TS_DTYPE_NAMES_STR 96
+char *ts__dtype_names(char *buf, unsigned mask);
+/* Mask of the numeric dtypes, the ones ops take unless they say otherwise. */
+#define TS_NUMERIC_DTYPES ((1u << TS_NUMERIC_DTYPE_COUNT) - 1)
+
 /* True for a dtype the enum defines (TS_F32 ... TS_VARIANT). */
 bool ts__dtype_valid(ts_dtype dtype);
 /* A shape with rank in [0, TS_MAX_RANK] and dims >= 0 (or -1 where unknown_ok). */

@@ -253,7 +253,8 @@ static bool range_infer(ts_infer_ctx *c)
   if (!check_dtype(c, dt))
     return false;
   if (dt == TS_BOOL)
-    return ts__infer_fail(c, TS_ERR_DTYPE, "dtype bool is not supported");
+    return ts__infer_fail(c, TS_ERR_DTYPE, "takes float32, float64, int32, int64 or uint8, "
+                                           "got dtype bool");
   if (!isfinite(start) || !isfinite(limit) || !isfinite(delta))
     return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT,
                           "start, limit and delta must be finite, got %g, %g, %g", start, limit,
@@ -342,7 +343,8 @@ static bool uniform_infer(ts_infer_ctx *c)
   if (!check_dtype(c, dt) || !check_shape(c, dt, c->attrs[1].shape))
     return false;
   if (dt == TS_BOOL)
-    return ts__infer_fail(c, TS_ERR_DTYPE, "dtype bool is not supported");
+    return ts__infer_fail(c, TS_ERR_DTYPE, "takes float32, float64, int32, int64 or uint8, "
+                                           "got dtype bool");
   if (!isfinite(lo) || !isfinite(hi) || !isfinite(hi - lo))
     return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT,
                           "minval and maxval must be finite, got %g and %g", lo, hi);
