@@ -237,11 +237,11 @@ char *ts_shape_dtype_string(ts_dtype dtype, ts_shape shape)
   return strdup(ts__info_str(buf, dtype, shape));
 }
 
-bool ts__axis(int axis, int rank, int *out)
+bool ts__axis(int64_t axis, int rank, int *out)
 {
   if (axis < -rank || axis >= rank)
     return false;
-  *out = axis < 0 ? axis + rank : axis;
+  *out = (int)(axis < 0 ? axis + rank : axis);
   return true;
 }
 

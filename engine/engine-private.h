@@ -81,8 +81,9 @@ typedef enum ts_range_status {
 ts_range_status ts__range_count_i64(int64_t start, int64_t limit, int64_t delta, int64_t *n);
 ts_range_status ts__range_count_f64(double start, double limit, double delta, int64_t *n);
 
-/* Normalises a possibly negative axis against rank; false if out of range. */
-bool ts__axis(int axis, int rank, int *out);
+/* Normalises a possibly negative axis against rank (-1 is the last); false
+ * if out of range.  The one place axes are normalised. */
+bool ts__axis(int64_t axis, int rank, int *out);
 
 /* ---- argument checks of public functions ---------------------------------- */
 
@@ -269,5 +270,31 @@ static inline int64_t ts__load_i64(ts_dtype dt, const void *p, int64_t i)
   case TS_U8: return ((const uint8_t *)p)[i];
   case TS_BOOL: return ((const bool *)p)[i];
   default: return 0;
+  }
+}
+
+/* Stores v as element i of a numeric dtype (integers: v must be in range). */
+static inline void ts__store_f64(ts_dtype dt, void *p, int64_t i, double v)
+{
+  switch (dt) {
+  case TS_F32: ((float *)p)[i] = (float)v; break;
+  case TS_F64: ((double *)p)[i] = v; break;
+  case TS_I32: ((int32_t *)p)[i] = (int32_t)v; break;
+  case TS_I64: ((int64_t *)p)[i] = (int64_t)v; break;
+  case TS_U8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+  case TS_BOOL: ((bool *)p)[i] = v != 0; break;
+  default: break;
+  }
+}
+
+/* Stores v as element i exactly where the dtype can (narrower integers wrap). */
+static inline void ts__store_i64(ts_dtype dt, void *p, int64_t i, int64_t v)
+{
+  switch (dt) {
+  case TS_I32: ((int32_t *)p)[i] = (int32_t)v; break;
+  case TS_I64: ((int64_t *)p)[i] = v; break;
+  case TS_U8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+  case TS_BOOL: ((bool *)p)[i] = v != 0; break;
+  default: ts__store_f64(dt, p, i, (double)v); break;
   }
 }

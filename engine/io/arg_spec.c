@@ -122,15 +122,10 @@ static bool parse_element(const char *spec, ts_dtype dtype, const char *text, nu
 
 static void store_element(ts_tensor *t, int64_t k, number v)
 {
-  switch (t->dtype) {
-  case TS_F32: ((float *)t->data)[k] = (float)v.f; break;
-  case TS_F64: ((double *)t->data)[k] = v.f; break;
-  case TS_I32: ((int32_t *)t->data)[k] = (int32_t)v.i; break;
-  case TS_I64: ((int64_t *)t->data)[k] = v.i; break;
-  case TS_U8: ((uint8_t *)t->data)[k] = (uint8_t)v.i; break;
-  case TS_BOOL: ((bool *)t->data)[k] = v.i != 0; break;
-  default: break;
-  }
+  if (ts_dtype_is_float(t->dtype))
+    ts__store_f64(t->dtype, t->data, k, v.f);
+  else
+    ts__store_i64(t->dtype, t->data, k, v.i);
 }
 
 /* "1,2,3" into a tensor of shape: one value per element. */

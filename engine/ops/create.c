@@ -58,30 +58,6 @@ static bool set_out(ts_infer_ctx *c, ts_dtype dt, ts_shape s)
   return true;
 }
 
-/* Stores v (already in the dtype's range) as element i. */
-static void store(ts_dtype dt, void *p, int64_t i, double v)
-{
-  switch (dt) {
-  case TS_F32: ((float *)p)[i] = (float)v; break;
-  case TS_F64: ((double *)p)[i] = v; break;
-  case TS_I32: ((int32_t *)p)[i] = (int32_t)v; break;
-  case TS_I64: ((int64_t *)p)[i] = (int64_t)v; break;
-  case TS_U8: ((uint8_t *)p)[i] = (uint8_t)v; break;
-  case TS_BOOL: ((bool *)p)[i] = v != 0; break;
-  default: break;
-  }
-}
-
-static void store_i64(ts_dtype dt, void *p, int64_t i, int64_t v)
-{
-  switch (dt) {
-  case TS_I32: ((int32_t *)p)[i] = (int32_t)v; break;
-  case TS_I64: ((int64_t *)p)[i] = v; break;
-  case TS_U8: ((uint8_t *)p)[i] = (uint8_t)v; break;
-  default: store(dt, p, i, (double)v); break;
-  }
-}
-
 /* Repeats element 0 over all of t by doubling copies. */
 static void repeat_first(ts_tensor *t)
 {
@@ -141,7 +117,7 @@ static bool ones_cpu(ts_kernel_ctx *k)
 {
   ts_tensor *y = k->out[0];
   if (y->size > 0) {
-    store(y->dtype, y->data, 0, 1);
+    ts__store_f64(y->dtype, y->data, 0, 1);
     repeat_first(y);
   }
   return true;
@@ -186,7 +162,7 @@ static bool eye_cpu(ts_kernel_ctx *k)
   int64_t rows = y->shape.dim[0], cols = y->shape.dim[1];
   zeros_cpu(k);
   for (int64_t i = 0; i < rows && i < cols; i++)
-    store(y->dtype, y->data, i * cols + i, 1);
+    ts__store_f64(y->dtype, y->data, i * cols + i, 1);
   return true;
 }
 
@@ -271,12 +247,12 @@ static bool range_cpu(ts_kernel_ctx *k)
   double start = k->attrs[1].f, delta = k->attrs[3].f;
   if (ts_dtype_is_float(y->dtype)) {
     for (int64_t i = 0; i < y->size; i++)
-      store(y->dtype, y->data, i, start + (double)i * delta);
+      ts__store_f64(y->dtype, y->data, i, start + (double)i * delta);
     return true;
   }
   uint64_t s = (uint64_t)(int64_t)start, d = (uint64_t)(int64_t)delta;
   for (int64_t i = 0; i < y->size; i++)
-    store_i64(y->dtype, y->data, i, (int64_t)(s + (uint64_t)i * d));
+    ts__store_i64(y->dtype, y->data, i, (int64_t)(s + (uint64_t)i * d));
   return true;
 }
 
@@ -370,7 +346,7 @@ static void uniform_int(ts_tensor *y, rng *r, double lo_f, double hi_f)
     uint64_t x = rng_next(r);
     while (x < reject_below)
       x = rng_next(r);
-    store_i64(y->dtype, y->data, i, (int64_t)((uint64_t)lo + (span ? x % span : x)));
+    ts__store_i64(y->dtype, y->data, i, (int64_t)((uint64_t)lo + (span ? x % span : x)));
   }
 }
 
@@ -429,9 +405,9 @@ static bool normal_cpu(ts_kernel_ctx *k)
     double u1 = (double)((rng_next(&r) >> 11) + 1) * 0x1p-53; /* (0, 1]: log stays finite */
     double u2 = (double)(rng_next(&r) >> 11) * 0x1p-53;
     double radius = sqrt(-2 * log(u1)), angle = 2 * M_PI * u2;
-    store(y->dtype, y->data, i, mean + stddev * radius * cos(angle));
+    ts__store_f64(y->dtype, y->data, i, mean + stddev * radius * cos(angle));
     if (i + 1 < y->size)
-      store(y->dtype, y->data, i + 1, mean + stddev * radius * sin(angle));
+      ts__store_f64(y->dtype, y->data, i + 1, mean + stddev * radius * sin(angle));
   }
   return true;
 }

@@ -152,11 +152,11 @@ static bool reduce_plan_make(ts_loc loc, const ts_op_def *def, ts_dtype dtype, t
   memset(p->reduced, 0, sizeof p->reduced);
   for (int i = 0; i < axes.n; i++) {
     int64_t a = axes.v[i];
-    if (a < -shape.rank || a >= shape.rank)
+    int ax;
+    if (!ts__axis(a, shape.rank, &ax))
       return PLAN_FAIL(TS_ERR_INVALID_ARGUMENT,
                        "axis %" PRId64 " is out of range for input %s (rank %d)", a,
                        ts__info_str(in, dtype, shape), shape.rank);
-    int ax = (int)(a < 0 ? a + shape.rank : a);
     if (p->reduced[ax])
       return PLAN_FAIL(TS_ERR_INVALID_ARGUMENT,
                        "axis %" PRId64 " is repeated in the axes for input %s", a,
@@ -399,11 +399,11 @@ static int argmax_axis(ts_loc loc, const ts_op_def *def, ts_dtype dtype, ts_shap
                        int64_t axis)
 {
   char buf[TS_INFO_STR];
-  if (axis < -shape.rank || axis >= shape.rank)
+  int ax;
+  if (!ts__axis(axis, shape.rank, &ax))
     return ts__op_fail(loc, def, TS_ERR_INVALID_ARGUMENT,
                        "axis %" PRId64 " is out of range for input %s (rank %d)", axis,
                        ts__info_str(buf, dtype, shape), shape.rank), -1;
-  int ax = (int)(axis < 0 ? axis + shape.rank : axis);
   if (shape.dim[ax] == 0)
     return ts__op_fail(loc, def, TS_ERR_INVALID_ARGUMENT,
                        "attempt to get argmax of an empty sequence: axis %" PRId64

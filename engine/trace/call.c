@@ -103,13 +103,10 @@ static void list_store(ts_tensor *t, const ts_value *v, int64_t *at)
   }
   int64_t k = (*at)++;
   double f = v->kind == TS_VALUE_FLOAT ? v->f : v->kind == TS_VALUE_INT ? (double)v->i : v->b;
-  switch (t->dtype) {
-  case TS_F32: ((float *)t->data)[k] = (float)f; break;
-  case TS_I32: ((int32_t *)t->data)[k] = (int32_t)v->i; break;
-  case TS_I64: ((int64_t *)t->data)[k] = v->i; break;
-  case TS_BOOL: ((bool *)t->data)[k] = v->b; break;
-  default: break;
-  }
+  if (ts_dtype_is_float(t->dtype))
+    ts__store_f64(t->dtype, t->data, k, f);
+  else
+    ts__store_i64(t->dtype, t->data, k, v->kind == TS_VALUE_BOOL ? v->b : v->i);
 }
 
 static ts_tensor *list_to_tensor(ts_loc loc, const ts_call *call, int i, const ts_value *v)
