@@ -239,6 +239,9 @@ bool ts__broadcast_shapes(ts_shape a, ts_shape b, ts_shape *out);
 typedef struct ts_context ts_context;
 ts_context *ts__context(void);
 
+/* Appends t as tf.print formats it ("[0 1 2 ... 7 8 9]"); print_tf.c. */
+void ts__append_tf_print(GString *s, const ts_tensor *t);
+
 /* Emits a TS_EVENT_PRINT to listeners (and nothing else). */
 void ts__emit_print(const char *text, const struct ts_node *node);
 
