@@ -46,6 +46,14 @@ char *ts__dtype_names(char *buf, unsigned mask)
   return buf;
 }
 
+char *ts__takes_str(char *buf, unsigned mask, ts_dtype got)
+{
+  char ok[TS_DTYPE_NAMES_STR];
+  snprintf(buf, TS_TAKES_STR, "takes %s tensors, got %s", ts__dtype_names(ok, mask),
+           ts_dtype_name(got));
+  return buf;
+}
+
 bool ts__dtype_valid(ts_dtype dtype)
 {
   return dtype_valid(dtype);

@@ -104,6 +104,9 @@ void ts__arg_error(const char *func, const char *what);
  * an op takes: "float32, float64 or int32".  Into buf; returns buf. */
 #define TS_DTYPE_NAMES_STR 96
 char *ts__dtype_names(char *buf, unsigned mask);
+/* "takes float32 or float64 tensors, got int32" into buf; returns buf. */
+#define TS_TAKES_STR (TS_DTYPE_NAMES_STR + 48)
+char *ts__takes_str(char *buf, unsigned mask, ts_dtype got);
 /* Mask of the numeric dtypes, the ones ops take unless they say otherwise. */
 #define TS_NUMERIC_DTYPES ((1u << TS_NUMERIC_DTYPE_COUNT) - 1)
 

@@ -88,13 +88,11 @@ static bool matmul_infer(ts_infer_ctx *c)
   bool ta = c->attrs[ATTR_TRANSPOSE_A].b, tb = c->attrs[ATTR_TRANSPOSE_B].b;
 
   if (!gemm_table[a->dtype]) {
-    char what[64 + TS_DTYPE_NAMES_STR], ok[TS_DTYPE_NAMES_STR];
+    char what[TS_TAKES_STR];
     unsigned mask = 0;
     for (int d = 0; d < TS_DTYPE_COUNT; d++)
       mask |= gemm_table[d] ? 1u << d : 0;
-    snprintf(what, sizeof what, "takes %s tensors, got %s", ts__dtype_names(ok, mask),
-             ts_dtype_name(a->dtype));
-    return operands_fail(c, TS_ERR_DTYPE, what, "");
+    return operands_fail(c, TS_ERR_DTYPE, ts__takes_str(what, mask, a->dtype), "");
   }
   if (a->shape.rank < 2 || b->shape.rank < 2)
     return operands_fail(c, TS_ERR_SHAPE, "both operands need rank >= 2 ([..., M, K] x [..., K, N])",
