@@ -28,7 +28,7 @@ static void recompute_mask(void)
 
 int ts_listener_add(uint32_t mask, ts_listener_fn fn, void *user_data)
 {
-  g_return_val_if_fail(fn != NULL, 0);
+  TS_CHECK_ARG(fn != NULL && (mask >> TS_EVENT_KIND_COUNT) == 0, 0); /* no unknown event kinds */
   int id = 0;
   g_rw_lock_writer_lock(&lock);
   for (int i = 0; i < MAX_LISTENERS; i++) {
