@@ -143,32 +143,38 @@ void ts_tensor_unref(ts_tensor *t)
 
 ts_dtype ts_tensor_dtype(const ts_tensor *t)
 {
+  TS_CHECK_ARG(t != NULL, TS_DTYPE_COUNT);
   return t->dtype;
 }
 
 int ts_tensor_rank(const ts_tensor *t)
 {
+  TS_CHECK_ARG(t != NULL, -1);
   return t->shape.rank;
 }
 
 ts_shape ts_tensor_shape(const ts_tensor *t)
 {
+  TS_CHECK_ARG(t != NULL, (ts_shape){ .rank = -1 });
   return t->shape;
 }
 
 int64_t ts_tensor_dim(const ts_tensor *t, int axis)
 {
   int a;
+  TS_CHECK_ARG(t != NULL, -1);
   return ts__axis(axis, t->shape.rank, &a) ? t->shape.dim[a] : -1;
 }
 
 int64_t ts_tensor_size(const ts_tensor *t)
 {
+  TS_CHECK_ARG(t != NULL, -1);
   return t->size;
 }
 
 void *ts_tensor_data(const ts_tensor *t)
 {
+  TS_CHECK_ARG(t != NULL, NULL);
   return t->data;
 }
 

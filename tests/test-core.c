@@ -148,6 +148,12 @@ static void test_public_argument_checks(void)
   expect_arg_error("ts_tensor_get_i64", "t");
   g_assert_false(ts_value_parse(NULL, &(ts_value){ 0 }));
   expect_arg_error("ts_value_parse", "spec != NULL");
+  g_assert_cmpint(ts_tensor_rank(NULL), ==, -1);
+  expect_arg_error("ts_tensor_rank", "t != NULL");
+  g_assert_cmpint(ts_tensor_size(NULL), ==, -1);
+  expect_arg_error("ts_tensor_size", "t != NULL");
+  g_assert_null(ts_arg(NULL, 0));
+  expect_arg_error("ts_arg_at", "call != NULL");
   g_assert_cmpint(ts_listener_add(1u << TS_EVENT_KIND_COUNT, NULL, NULL), ==, 0);
   expect_arg_error("ts_listener_add", "mask");
   ts_scope_end(scope);

@@ -4,11 +4,13 @@
 
 int ts_call_n_args(const ts_call *call)
 {
+  TS_CHECK_ARG(call != NULL, 0);
   return call->n_args;
 }
 
 const ts_value *ts_call_arg_value(const ts_call *call, int i)
 {
+  TS_CHECK_ARG(call != NULL, NULL);
   return i >= 0 && i < call->n_args ? &call->args[i] : NULL;
 }
 
@@ -127,6 +129,7 @@ static ts_tensor *list_to_tensor(ts_loc loc, const ts_call *call, int i, const t
 
 ts_tensor *ts_arg_at(ts_loc loc, ts_call *call, int i)
 {
+  TS_CHECK_ARG(call != NULL, NULL);
   const ts_value *v = arg_get(loc, call, i);
   if (!v)
     return NULL;
@@ -147,6 +150,7 @@ ts_tensor *ts_arg_at(ts_loc loc, ts_call *call, int i)
 
 int64_t ts_arg_int_at(ts_loc loc, ts_call *call, int i)
 {
+  TS_CHECK_ARG(call != NULL, 0);
   const ts_value *v = arg_get(loc, call, i);
   if (!v)
     return 0;
@@ -159,6 +163,7 @@ int64_t ts_arg_int_at(ts_loc loc, ts_call *call, int i)
 
 double ts_arg_float_at(ts_loc loc, ts_call *call, int i)
 {
+  TS_CHECK_ARG(call != NULL, 0);
   const ts_value *v = arg_get(loc, call, i);
   if (!v)
     return 0;
@@ -173,6 +178,7 @@ double ts_arg_float_at(ts_loc loc, ts_call *call, int i)
 
 const char *ts_arg_str_at(ts_loc loc, ts_call *call, int i)
 {
+  TS_CHECK_ARG(call != NULL, "");
   const ts_value *v = arg_get(loc, call, i);
   if (!v)
     return "";
