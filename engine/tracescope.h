@@ -177,7 +177,8 @@ TS_API void ts_tensor_unref(ts_tensor *t);
 
 /* New tensors in the current scope.  ts_tensor_new zero-fills; ts_constant
  * copies ts_shape_size(shape) elements of dtype from data.  Scalars from
- * host values.  Return NULL (with an error) on a bad shape. */
+ * host values.  Return NULL (with an error) on a bad dtype or shape, or
+ * (ts_constant) NULL data for a non-empty shape. */
 TS_API ts_tensor *ts_tensor_new(ts_dtype dtype, ts_shape shape);
 TS_API ts_tensor *ts_constant(ts_dtype dtype, ts_shape shape, const void *data);
 TS_API ts_tensor *ts_scalar_f32(float v);
