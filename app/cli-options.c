@@ -2,6 +2,7 @@
  * call groups, argument values and tensor specs. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -260,10 +261,11 @@ static bool parse_tensor_spec(const char *text, ts_spec *out, char **error)
   out->shape.rank = 0;
   for (int i = 0; !*error && parts[i]; i++) {
     char *d = g_strstrip(parts[i]), *end;
+    errno = 0; /* strtoll clamps what it cannot hold to LLONG_MAX: out of range is an error */
     long long v = strcmp(d, "?") == 0 ? -1 : strtoll(d, &end, 10);
     if (i >= TS_MAX_RANK)
       *error = g_strdup_printf("more than %d dimensions", TS_MAX_RANK);
-    else if (strcmp(d, "?") != 0 && (!*d || *end || v < -1))
+    else if (strcmp(d, "?") != 0 && (!*d || *end || v < -1 || errno == ERANGE))
       *error = g_strdup_printf("'%s' is not a dimension (a size or ?)", d);
     else
       out->shape.dim[out->shape.rank++] = v;

@@ -2,6 +2,7 @@
 #include "ts-input-signature.h"
 
 #include <gio/gio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,8 +30,9 @@ gboolean ts_spec_parse(const char *text, ts_spec *out)
         continue;
       }
       char *end = NULL;
+      errno = 0; /* out of range is an error, not clamped to G_MAXINT64 */
       gint64 v = g_ascii_strtoll(dim, &end, 10);
-      if (!*dim || *end || v < 0)
+      if (!*dim || *end || v < 0 || errno == ERANGE)
         return FALSE;
       spec.shape.dim[spec.shape.rank++] = v;
     }

@@ -28,9 +28,10 @@ static bool check_inputs(ts_loc loc, const ts_op_def *def, ts_tensor *const *in,
     }
     if (!(def->flags & TS_OPF_ANY_DTYPE) &&
         (in[i]->dtype == TS_STRING || in[i]->dtype == TS_VARIANT)) {
-      char buf[TS_INFO_STR];
-      ts__op_fail(loc, def, TS_ERR_DTYPE, "input %d is %s: %s tensors are not supported here", i,
-                  ts__info_str(buf, in[i]->dtype, in[i]->shape), ts_dtype_name(in[i]->dtype));
+      char buf[TS_INFO_STR], ok[TS_DTYPE_NAMES_STR];
+      ts__op_fail(loc, def, TS_ERR_DTYPE, "takes numeric tensors (%s), got %s for input %d (%s)",
+                  ts__dtype_names(ok, TS_NUMERIC_DTYPES), ts_dtype_name(in[i]->dtype), i,
+                  ts__info_str(buf, in[i]->dtype, in[i]->shape));
       return false;
     }
   }
@@ -54,8 +55,9 @@ static bool check_attrs(ts_loc loc, const ts_op_def *def, const ts_attr *attrs)
       return false;
     }
     if (!(def->flags & TS_OPF_ANY_DTYPE) && (dt == TS_STRING || dt == TS_VARIANT)) {
-      ts__op_fail(loc, def, TS_ERR_DTYPE, "unsupported dtype %s for attribute %s",
-                  ts_dtype_name(dt), def->attrs[i].name);
+      char ok[TS_DTYPE_NAMES_STR];
+      ts__op_fail(loc, def, TS_ERR_DTYPE, "attribute %s takes a numeric dtype (%s), got %s",
+                  def->attrs[i].name, ts__dtype_names(ok, TS_NUMERIC_DTYPES), ts_dtype_name(dt));
       return false;
     }
   }

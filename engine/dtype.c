@@ -1,6 +1,8 @@
 /* dtype.c — dtypes, shapes and their names. */
 #include "engine-private.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 static const struct {
@@ -27,6 +29,44 @@ _Static_assert(sizeof(bool) == 1, "bool tensors are stored one byte per element"
 static bool dtype_valid(ts_dtype dtype)
 {
   return (unsigned)dtype < TS_DTYPE_COUNT;
+}
+
+char *ts__dtype_names(char *buf, unsigned mask)
+{
+  int n = __builtin_popcount(mask & ((1u << TS_DTYPE_COUNT) - 1)), k = 0;
+  buf[0] = '\0';
+  for (int d = 0; d < TS_DTYPE_COUNT; d++) {
+    if (!(mask & (1u << d)))
+      continue;
+    size_t len = strlen(buf);
+    snprintf(buf + len, TS_DTYPE_NAMES_STR - len, "%s%s",
+             k == 0 ? "" : k == n - 1 ? " or " : ", ", dtype_info[d].name);
+    k++;
+  }
+  return buf;
+}
+
+char *ts__takes_str(char *buf, unsigned mask, ts_dtype got)
+{
+  char ok[TS_DTYPE_NAMES_STR];
+  snprintf(buf, TS_TAKES_STR, "takes %s tensors, got %s", ts__dtype_names(ok, mask),
+           ts_dtype_name(got));
+  return buf;
+}
+
+bool ts__dtype_valid(ts_dtype dtype)
+{
+  return dtype_valid(dtype);
+}
+
+bool ts__shape_valid(ts_shape shape, bool unknown_ok)
+{
+  if (shape.rank < 0 || shape.rank > TS_MAX_RANK)
+    return false;
+  for (int i = 0; i < shape.rank; i++)
+    if (shape.dim[i] < (unknown_ok ? -1 : 0))
+      return false;
+  return true;
 }
 
 const char *ts_dtype_name(ts_dtype dtype)
@@ -76,16 +116,66 @@ ts_dtype ts_dtype_promote(ts_dtype a, ts_dtype b)
   return dtype_info[a].rank >= dtype_info[b].rank ? a : b;
 }
 
+bool ts__shape_product(const int64_t *dims, int n, int64_t *out)
+{
+  int64_t p = 1;
+  bool overflow = false;
+  for (int i = 0; i < n; i++) {
+    if (dims[i] < 0)
+      return false;
+    if (dims[i] == 0) { /* zero wins over any overflow of the other dims */
+      *out = 0;
+      return true;
+    }
+    overflow = overflow || __builtin_mul_overflow(p, dims[i], &p);
+  }
+  if (overflow)
+    return false;
+  *out = p;
+  return true;
+}
+
+ts_range_status ts__range_count_i64(int64_t start, int64_t limit, int64_t delta, int64_t *n)
+{
+  __extension__ typedef __int128 wide;
+  *n = 0;
+  if (delta == 0)
+    return TS_RANGE_ZERO_DELTA;
+  wide span = (wide)limit - start; /* exact: no wrapping, whatever the dtype */
+  if (delta > 0 ? span <= 0 : span >= 0)
+    return TS_RANGE_OK;
+  wide q = span / delta + (span % delta != 0); /* same signs: the ceiling */
+  if (q > INT64_MAX)
+    return TS_RANGE_TOO_LARGE;
+  *n = (int64_t)q;
+  return TS_RANGE_OK;
+}
+
+ts_range_status ts__range_count_f64(double start, double limit, double delta, int64_t *n)
+{
+  *n = 0;
+  if (!isfinite(start) || !isfinite(limit) || !isfinite(delta))
+    return TS_RANGE_NOT_FINITE;
+  if (delta == 0)
+    return TS_RANGE_ZERO_DELTA;
+  double q = ceil((limit - start) / delta);
+  if (!(q > 0))
+    return TS_RANGE_OK;
+  if (!(q < 0x1p62))
+    return TS_RANGE_TOO_LARGE;
+  *n = (int64_t)q;
+  return TS_RANGE_OK;
+}
+
 int64_t ts_shape_size(ts_shape shape)
 {
-  int64_t n = 1;
-  for (int i = 0; i < shape.rank; i++) {
+  if (shape.rank < 0 || shape.rank > TS_MAX_RANK)
+    return TS_SHAPE_SIZE_INVALID;
+  for (int i = 0; i < shape.rank; i++)
     if (shape.dim[i] < 0)
       return -1;
-    if (__builtin_mul_overflow(n, shape.dim[i], &n))
-      return -1;
-  }
-  return n;
+  int64_t n;
+  return ts__shape_product(shape.dim, shape.rank, &n) ? n : TS_SHAPE_SIZE_INVALID;
 }
 
 bool ts_shape_equal(ts_shape a, ts_shape b)
@@ -155,11 +245,11 @@ char *ts_shape_dtype_string(ts_dtype dtype, ts_shape shape)
   return strdup(ts__info_str(buf, dtype, shape));
 }
 
-bool ts__axis(int axis, int rank, int *out)
+bool ts__axis(int64_t axis, int rank, int *out)
 {
   if (axis < -rank || axis >= rank)
     return false;
-  *out = axis < 0 ? axis + rank : axis;
+  *out = (int)(axis < 0 ? axis + rank : axis);
   return true;
 }
 

@@ -79,8 +79,58 @@ char *ts__info_str(char *buf, ts_dtype dtype, ts_shape shape);
 /* "(2, 3)" / "()" / "(3,)" as TensorFlow prints shapes; returns buf. */
 char *ts__shape_str(char *buf, ts_shape shape);
 
-/* Normalises a possibly negative axis against rank; false if out of range. */
-bool ts__axis(int axis, int rank, int *out);
+/* The product of dims[0..n-1] into *out: 0 if any dim is 0 (whatever the
+ * others), false if a dim is negative (unknown) or the product overflows
+ * int64.  Every product of dims goes through here. */
+bool ts__shape_product(const int64_t *dims, int n, int64_t *out);
+
+/* The one definition of a range's trip count, shared by ts_range, eager
+ * TS_FOR (TS_RANGE(...)) and traced ones with constant bounds:
+ * ceil((limit - start) / delta), 0 when that is negative.  Integers are
+ * counted exactly (in 128 bits, so u8 2..255 by 2 is 127, never wrapping);
+ * floats in double, below 2^62. */
+typedef enum ts_range_status {
+  TS_RANGE_OK,
+  TS_RANGE_ZERO_DELTA,
+  TS_RANGE_NOT_FINITE,
+  TS_RANGE_TOO_LARGE,
+} ts_range_status;
+ts_range_status ts__range_count_i64(int64_t start, int64_t limit, int64_t delta, int64_t *n);
+ts_range_status ts__range_count_f64(double start, double limit, double delta, int64_t *n);
+
+/* Normalises a possibly negative axis against rank (-1 is the last); false
+ * if out of range.  The one place axes are normalised. */
+bool ts__axis(int64_t axis, int rank, int *out);
+
+/* ---- argument checks of public functions ---------------------------------- */
+
+/* Rejects a bad argument of a public function: records a ts_error naming the
+ * function and the failed condition ("ts_function_call: invalid argument:
+ * f != NULL"), then returns `val` (leave it empty in void functions).
+ * A GLib critical alone would leave the caller no error to read. */
+#define TS_CHECK_ARG(cond, val)                                                      \
+  do {                                                                               \
+    if (G_UNLIKELY(!(cond))) {                                                       \
+      ts__arg_error(__func__, #cond);                                                \
+      return val;                                                                    \
+    }                                                                                \
+  } while (0)
+void ts__arg_error(const char *func, const char *what);
+
+/* The dtypes whose bits (1 << dtype) are set in mask, as messages list what
+ * an op takes: "float32, float64 or int32".  Into buf; returns buf. */
+#define TS_DTYPE_NAMES_STR 96
+char *ts__dtype_names(char *buf, unsigned mask);
+/* "takes float32 or float64 tensors, got int32" into buf; returns buf. */
+#define TS_TAKES_STR (TS_DTYPE_NAMES_STR + 48)
+char *ts__takes_str(char *buf, unsigned mask, ts_dtype got);
+/* Mask of the numeric dtypes, the ones ops take unless they say otherwise. */
+#define TS_NUMERIC_DTYPES ((1u << TS_NUMERIC_DTYPE_COUNT) - 1)
+
+/* True for a dtype the enum defines (TS_F32 ... TS_VARIANT). */
+bool ts__dtype_valid(ts_dtype dtype);
+/* A shape with rank in [0, TS_MAX_RANK] and dims >= 0 (or -1 where unknown_ok). */
+bool ts__shape_valid(ts_shape shape, bool unknown_ok);
 
 /* ---- attributes ----------------------------------------------------------- */
 
@@ -363,6 +413,8 @@ void ts__path_restart(void);
 bool ts__site_next(ts_loc loc, uint64_t *site, int *occurrence);
 /* Marks ops as the engine's own while > 0 (nests). */
 void ts__implicit(int delta);
+/* Appends t as tf.print formats it ("[0 1 2 ... 7 8 9]"); print_tf.c. */
+void ts__append_tf_print(GString *s, const ts_tensor *t);
 
 /* Emits a TS_EVENT_PRINT to listeners (and nothing else). */
 void ts__emit_print(const char *text, const struct ts_node *node);
@@ -399,5 +451,31 @@ static inline int64_t ts__load_i64(ts_dtype dt, const void *p, int64_t i)
   case TS_U8: return ((const uint8_t *)p)[i];
   case TS_BOOL: return ((const bool *)p)[i];
   default: return 0;
+  }
+}
+
+/* Stores v as element i of a numeric dtype (integers: v must be in range). */
+static inline void ts__store_f64(ts_dtype dt, void *p, int64_t i, double v)
+{
+  switch (dt) {
+  case TS_F32: ((float *)p)[i] = (float)v; break;
+  case TS_F64: ((double *)p)[i] = v; break;
+  case TS_I32: ((int32_t *)p)[i] = (int32_t)v; break;
+  case TS_I64: ((int64_t *)p)[i] = (int64_t)v; break;
+  case TS_U8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+  case TS_BOOL: ((bool *)p)[i] = v != 0; break;
+  default: break;
+  }
+}
+
+/* Stores v as element i exactly where the dtype can (narrower integers wrap). */
+static inline void ts__store_i64(ts_dtype dt, void *p, int64_t i, int64_t v)
+{
+  switch (dt) {
+  case TS_I32: ((int32_t *)p)[i] = (int32_t)v; break;
+  case TS_I64: ((int64_t *)p)[i] = v; break;
+  case TS_U8: ((uint8_t *)p)[i] = (uint8_t)v; break;
+  case TS_BOOL: ((bool *)p)[i] = v != 0; break;
+  default: ts__store_f64(dt, p, i, (double)v); break;
   }
 }

@@ -118,3 +118,9 @@ void ts__op_fail(ts_loc loc, const ts_op_def *def, ts_error_code code, const cha
   error_setv(code, loc, def ? def->name : NULL, fmt, ap);
   va_end(ap);
 }
+
+void ts__arg_error(const char *func, const char *what)
+{
+  ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL, "%s: invalid argument: %s", func,
+               what);
+}

@@ -46,11 +46,7 @@ static void recompute_mask(void)
 
 int ts_listener_add(uint32_t mask, ts_listener_fn fn, void *user_data)
 {
-  if (!fn || (mask & ~((1u << TS_EVENT_KIND_COUNT) - 1))) {
-    ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
-                 "ts_listener_add: %s", fn ? "the mask names unknown event kinds" : "no callback");
-    return 0;
-  }
+  TS_CHECK_ARG(fn != NULL && (mask >> TS_EVENT_KIND_COUNT) == 0, 0); /* no unknown event kinds */
   listener *l = malloc(sizeof *l);
   if (!l) {
     ts_error_set(TS_ERR_NO_MEMORY, (ts_loc){ 0 }, NULL, "ts_listener_add: out of memory");

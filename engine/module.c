@@ -93,7 +93,7 @@ static bool module_load_info(ts_module *module, const ts_module_info *info)
 
 ts_module *ts_module_new_static(const ts_module_info *info, const char *path)
 {
-  g_return_val_if_fail(info != NULL, NULL);
+  TS_CHECK_ARG(info != NULL, NULL);
   ts_module *module = g_new0(ts_module, 1);
   module->path = g_strdup(path ? path : "(static)");
   if (!module_load_info(module, info)) {
@@ -118,7 +118,7 @@ static const char *module_resolve(const char *path)
 
 ts_module *ts_module_open(const char *path)
 {
-  g_return_val_if_fail(path != NULL, NULL);
+  TS_CHECK_ARG(path != NULL, NULL);
   path = module_resolve(path);
   if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
     ts_error_set(TS_ERR_NOT_FOUND, no_loc, NULL, "cannot open module '%s': no such file", path);
@@ -166,7 +166,7 @@ int ts_module_n_functions(const ts_module *module)
 
 ts_function *ts_module_function(const ts_module *module, int i)
 {
-  g_return_val_if_fail(i >= 0 && i < module->n_functions, NULL);
+  TS_CHECK_ARG(i >= 0 && i < module->n_functions, NULL);
   return module->functions[i];
 }
 

@@ -798,11 +798,8 @@ char *ts_tensor_format_values(const ts_tensor *t)
     return g_strdup("[]");
 
   printer p = { .t = t, .summarize = t->size > THRESHOLD };
-  int64_t stride = 1;
-  for (int axis = t->shape.rank - 1; axis >= 0; axis--) {
-    p.stride[axis] = stride;
-    stride *= t->shape.dim[axis];
-  }
+  for (int axis = t->shape.rank - 1; axis >= 0; axis--) /* bounded by t->size > 0 */
+    ts__shape_product(t->shape.dim + axis + 1, t->shape.rank - axis - 1, &p.stride[axis]);
   if (ts_dtype_is_float(t->dtype))
     float_format_fill(&p);
   else if (t->dtype != TS_BOOL && !is_object(t->dtype))

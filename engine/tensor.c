@@ -136,7 +136,12 @@ ts_tensor *ts__tensor_host(ts_loc loc, const ts_tensor *t)
 
 ts_tensor *ts__tensor_view(ts_tensor *x, ts_shape shape)
 {
-  g_assert(ts_shape_size(shape) == x->size);
+  if (ts_shape_size(shape) != x->size) {
+    char xs[TS_INFO_STR], ys[TS_INFO_STR];
+    ts_error_set(TS_ERR_SHAPE, (ts_loc){ 0 }, NULL, "cannot view %s as %s: sizes differ",
+                 ts__info_str(xs, x->dtype, x->shape), ts__info_str(ys, x->dtype, shape));
+    return NULL;
+  }
   ts_tensor *t = header_new(x->dtype, shape, x->size, 0);
   if (!t) {
     ts_error_set(TS_ERR_NO_MEMORY, (ts_loc){ 0 }, NULL, "out of memory");
@@ -198,32 +203,38 @@ void ts_tensor_unref(ts_tensor *t)
 
 ts_dtype ts_tensor_dtype(const ts_tensor *t)
 {
+  TS_CHECK_ARG(t != NULL, TS_DTYPE_COUNT);
   return t->dtype;
 }
 
 int ts_tensor_rank(const ts_tensor *t)
 {
+  TS_CHECK_ARG(t != NULL, -1);
   return t->shape.rank;
 }
 
 ts_shape ts_tensor_shape(const ts_tensor *t)
 {
+  TS_CHECK_ARG(t != NULL, (ts_shape){ .rank = -1 });
   return t->shape;
 }
 
 int64_t ts_tensor_dim(const ts_tensor *t, int axis)
 {
   int a;
+  TS_CHECK_ARG(t != NULL, -1);
   return ts__axis(axis, t->shape.rank, &a) ? t->shape.dim[a] : -1;
 }
 
 int64_t ts_tensor_size(const ts_tensor *t)
 {
+  TS_CHECK_ARG(t != NULL, -1);
   return t->size;
 }
 
 void *ts_tensor_data(const ts_tensor *t)
 {
+  TS_CHECK_ARG(t != NULL, NULL);
   return t->backend && ts_backend_iface(t->backend)->host_visible ? t->data : NULL;
 }
 
@@ -241,14 +252,14 @@ static const void *element(const ts_tensor *t, int64_t i, void *buf)
 
 double ts_tensor_get_f64(const ts_tensor *t, int64_t i)
 {
-  g_return_val_if_fail(t && t->data && i >= 0 && i < t->size, 0);
+  TS_CHECK_ARG(t && t->data && i >= 0 && i < t->size, 0);
   int64_t buf;
   return ts__load_f64(t->dtype, element(t, i, &buf), 0);
 }
 
 int64_t ts_tensor_get_i64(const ts_tensor *t, int64_t i)
 {
-  g_return_val_if_fail(t && t->data && i >= 0 && i < t->size, 0);
+  TS_CHECK_ARG(t && t->data && i >= 0 && i < t->size, 0);
   int64_t buf;
   return ts__load_i64(t->dtype, element(t, i, &buf), 0);
 }
@@ -270,6 +281,7 @@ ts_tensor *ts_constant(ts_dtype dtype, ts_shape shape, const void *data)
     ts_error_set(TS_ERR_DTYPE, (ts_loc){ 0 }, NULL, "variant tensors are made by ops only");
     return NULL;
   }
+  TS_CHECK_ARG(data || ts_shape_size(shape) <= 0, NULL);
   ts_tensor *t = ts__tensor_alloc((ts_loc){ 0 }, dtype, shape);
   if (!t || !t->size)
     return t;

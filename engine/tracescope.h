@@ -102,7 +102,10 @@ TS_API bool ts_dtype_from_name(const char *name, ts_dtype *out);
 /* The promoted dtype of a and b (see the rules above). */
 TS_API ts_dtype ts_dtype_promote(ts_dtype a, ts_dtype b);
 
-TS_API int64_t ts_shape_size(ts_shape shape); /* -1 if a dim is unknown */
+/* The number of elements: -1 if a dim is unknown, TS_SHAPE_SIZE_INVALID (-2)
+ * if the product overflows int64 or the rank is outside [0, TS_MAX_RANK]. */
+#define TS_SHAPE_SIZE_INVALID (-2)
+TS_API int64_t ts_shape_size(ts_shape shape);
 TS_API bool ts_shape_equal(ts_shape a, ts_shape b);
 
 /* ---- errors ----------------------------------------------------------- */
@@ -176,7 +179,8 @@ TS_API void ts_tensor_unref(ts_tensor *t);
 
 /* New tensors in the current scope.  ts_tensor_new zero-fills; ts_constant
  * copies ts_shape_size(shape) elements of dtype from data.  Scalars from
- * host values.  Return NULL (with an error) on a bad shape. */
+ * host values.  Return NULL (with an error) on a bad dtype or shape, or
+ * (ts_constant) NULL data for a non-empty shape. */
 TS_API ts_tensor *ts_tensor_new(ts_dtype dtype, ts_shape shape);
 TS_API ts_tensor *ts_constant(ts_dtype dtype, ts_shape shape, const void *data);
 TS_API ts_tensor *ts_scalar_f32(float v);
@@ -851,7 +855,14 @@ TS_API ts_tensor *ts_scalar_string(const char *s);
  * its outputs.  `break`, `continue` or `return` out of a TS_IF block, a
  * branch that leaves a variable NULL, branches giving a variable different
  * dtypes, or a loop changing a variable's dtype or shape are errors at trace
- * time (eagerly, break/continue out of TS_IF are errors too). */
+ * time (eagerly, break/continue out of TS_IF are errors too).
+ *
+ * Memory: eagerly, as in a graph, only the listed variables (and TS_FOR's
+ * loop variable) outlive an iteration.  Each eager iteration, its condition
+ * included, runs in a scope of its own; everything else made in it is
+ * released when the next iteration starts, so a loop runs in the memory of
+ * one iteration.  A tensor made in the body and kept in a variable that is
+ * not listed must not be used after the iteration. */
 
 typedef struct ts_iterable {
   ts_tensor *tensor;               /* iterate over dim 0 */

@@ -234,6 +234,27 @@ static void test_bad_arguments(void)
   expect_failure(cli("graph", "seeds", "deep_net", "--arg", "i32[]=1", "--concrete", "i32[]", NULL),
                  2, "graph traces one call");
   expect_failure(cli("signatures", "seeds", NULL), 2, "signatures needs a MODULE and a FUNCTION");
+
+  /* dims whose product overflows int64: a clean error naming the op and shape, both modes */
+  expect_failure(cli("run", "seeds", "sequential_model", "--mode", "eager", "--arg",
+                     "f32[0,4611686018427387904,3]:zeros", NULL), 1,
+                 "Flatten: cannot flatten f32[0,4611686018427387904,3]");
+  expect_failure(cli("run", "seeds", "sequential_model", "--mode", "graph", "--arg",
+                     "f32[0,4611686018427387904,3]:zeros", NULL), 1,
+                 "Flatten: cannot flatten f32[0,4611686018427387904,3]");
+  /* the seeds' own shape code: a 3x3 kernel's fan (9 * channels) must not overflow */
+  expect_failure(cli("run", "seeds", "conv_layer", "--arg", "f32[0,3,3,4611686018427387904]:zeros",
+                     NULL), 1, "RandomUniform: shape f32[3,3,4611686018427387904,100] is too large");
+  expect_failure(cli("run", "seeds", "conv_fn", "--mode", "graph", "--arg",
+                     "f32[0,3,3,4611686018427387904]:zeros", NULL), 1,
+                 "RandomUniform: shape f32[3,3,4611686018427387904,100] is too large");
+  /* out-of-range dims are errors, not clamped to INT64_MAX */
+  expect_failure(cli("run", "seeds", "deep_net", "--arg", "f32[99999999999999999999]:zeros", NULL),
+                 2, "'99999999999999999999' is not a dimension (out of range)");
+  expect_failure(cli("run", "seeds", "deep_net", "--arg", "f32[4294967296,4294967296]:zeros", NULL),
+                 2, "has too many elements");
+  expect_failure(cli("run", "seeds", "deep_net", "--input-signature", "f32[99999999999999999999]",
+                     NULL), 2, "'99999999999999999999' is not a dimension");
   expect_failure(cli("graph", "seeds", "no_such_function", "--arg", "1", NULL), 1,
                  "module 'seeds' has no function 'no_such_function'");
 }

@@ -80,6 +80,41 @@ static ts_tensor *range_sum(ts_call *c)
   return acc;
 }
 
+/* Iterations * 10^6 + the sum of the values of range(start, limit, delta), in i64. */
+static ts_tensor *range_iterations(ts_call *c)
+{
+  ts_tensor *n = ts_scalar_i64(0), *sum = ts_scalar_i64(0), *i = NULL;
+  TS_FOR (i, TS_RANGE(ts_arg(c, 0), ts_arg(c, 1), ts_arg(c, 2)), &n, &sum) {
+    n = ts_add(n, ts_scalar_i64(1));
+    sum = ts_add(sum, ts_cast(i, TS_I64));
+  }
+  return ts_add(ts_mul(n, ts_scalar_i64(1000000)), sum);
+}
+
+/* The same over constant u8 bounds 2, 255, 2: a value counter would wrap at 256. */
+static ts_tensor *u8_range_iterations(ts_call *c)
+{
+  ts_tensor *n = ts_scalar_i64(0), *i = NULL;
+  uint8_t b[] = { 2, 255, 2 };
+  ts_tensor *start = ts_constant(TS_U8, TS_SCALAR_SHAPE, &b[0]);
+  ts_tensor *limit = ts_constant(TS_U8, TS_SCALAR_SHAPE, &b[1]);
+  ts_tensor *delta = ts_constant(TS_U8, TS_SCALAR_SHAPE, &b[2]);
+  TS_FOR (i, TS_RANGE(start, limit, delta), &n) {
+    n = ts_add(n, ts_cast(i, TS_I64));
+  }
+  return ts_add(n, ts_cast(ts_arg(c, 0), TS_I64));
+}
+
+/* Counts the rows of x. */
+static ts_tensor *count_rows(ts_call *c)
+{
+  ts_tensor *n = ts_scalar_i32(0), *row = NULL;
+  TS_FOR (row, TS_OVER(ts_arg(c, 0)), &n) {
+    n = ts_add(n, ts_scalar_i32(1));
+  }
+  return n;
+}
+
 /* Doubles x (by a factor computed outside the loop, so the loop captures
  * it) until it reaches limit: steps * 1000 + x. */
 static ts_tensor *double_until(ts_call *c)
@@ -387,6 +422,126 @@ static void test_eager_loops(void)
   ts_function_free(du);
   ts_function_free(cz);
   ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+static ts_value u8v(uint8_t v)
+{
+  return TS_TENSOR_VALUE(ts_constant(TS_U8, TS_SCALAR_SHAPE, &v));
+}
+
+/* Eager and graph TS_FOR over a range count alike (one definition of the trip
+ * count, in a wide type): no wrapping counter, a zero delta fails in both. */
+static void test_range_trip_count(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *ri = ts_function_new("range_iterations", range_iterations, "start, limit, delta");
+  ts_function *cu = ts_function_new("u8_range_iterations", u8_range_iterations, "x");
+  for (int eager = 1; eager >= 0; eager--) {
+    ts_value u8[] = { u8v(2), u8v(255), u8v(2) };
+    g_assert_cmpint(scalar_of(call(ri, eager, u8, 3)), ==, 127 * 1000000 + 16256);
+    ts_value u8_top[] = { u8v(250), u8v(255), u8v(1) };
+    g_assert_cmpint(scalar_of(call(ri, eager, u8_top, 3)), ==, 5 * 1000000 + 1260);
+    /* 0, 2^30: the next value, 2^31, does not fit in int32 */
+    ts_value i32[] = { TS_TENSOR_VALUE(ts_scalar_i32(0)), TS_TENSOR_VALUE(ts_scalar_i32(INT32_MAX)),
+                       TS_TENSOR_VALUE(ts_scalar_i32(1 << 30)) };
+    g_assert_cmpint(scalar_of(call(ri, eager, i32, 3)), ==, 2 * 1000000 + (1 << 30));
+    ts_value down[] = { TS_TENSOR_VALUE(ts_scalar_i32(INT32_MIN + 5)),
+                        TS_TENSOR_VALUE(ts_scalar_i32(INT32_MIN)),
+                        TS_TENSOR_VALUE(ts_scalar_i32(-4)) };
+    g_assert_cmpint(scalar_of(call(ri, eager, down, 3)), ==,
+                    2 * 1000000 + 2 * (int64_t)INT32_MIN + 5 + 1);
+    ts_value f[] = { TS_TENSOR_VALUE(ts_scalar_f32(0)), TS_TENSOR_VALUE(ts_scalar_f32(1)),
+                     TS_TENSOR_VALUE(ts_scalar_f32(0.3f)) };
+    g_assert_cmpint(scalar_of(call(ri, eager, f, 3)), ==, 4 * 1000000 + 0);
+    ts_value x = TS_TENSOR_VALUE(ts_scalar_i32(0));
+    g_assert_cmpint(scalar_of(call(cu, eager, &x, 1)), ==, 16256);
+
+    /* a zero delta is an error in both modes */
+    ts_value zero[] = { u8v(2), u8v(255), u8v(0) };
+    g_assert_null(call(ri, eager, zero, 3));
+    expect_error(eager ? "TS_RANGE delta must not be zero" : "division by zero", NULL);
+    ts_value fzero[] = { TS_TENSOR_VALUE(ts_scalar_f32(0)), TS_TENSOR_VALUE(ts_scalar_f32(1)),
+                         TS_TENSOR_VALUE(ts_scalar_f32(0)) };
+    g_assert_null(call(ri, eager, fzero, 3));
+    expect_error(eager ? "TS_RANGE delta must not be zero" : "division by zero", NULL);
+  }
+  g_assert_cmpint(ts_function_trace_count(ri), ==, 3); /* u8, i32, f32 */
+
+  /* An empty tensor with a huge dim 0: a clean error at once, not 2^40 iterations. */
+  ts_function *cr = ts_function_new("count_rows", count_rows, "x");
+  for (int eager = 1; eager >= 0; eager--) {
+    ts_value huge = TS_TENSOR_VALUE(ts_tensor_new(TS_F32, TS_SHAPE(INT64_C(1) << 40, 0)));
+    g_assert_null(call(cr, eager, &huge, 1));
+    expect_error("cannot iterate over the 1099511627776 rows of f32[1099511627776,0]", NULL);
+    ts_value few = TS_TENSOR_VALUE(ts_tensor_new(TS_F32, TS_SHAPE(3, 0)));
+    g_assert_cmpint(scalar_of(call(cr, eager, &few, 1)), ==, 3);
+  }
+  ts_function_free(ri);
+  ts_function_free(cu);
+  ts_function_free(cr);
+  ts_scope_end(scope);
+}
+
+/* Eagerly, each iteration's temporaries go when it ends: only the listed
+ * variables (and the loop variable) outlive it, so the scope stays small. */
+static void test_eager_loop_memory(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *i = ts_scalar_i32(0), *acc = ts_scalar_i32(0);
+  int start = ts_scope_n_tensors(), most = 0;
+  TS_WHILE (ts_less(i, ts_scalar_i32(20000)), &i, &acc) {
+    ts_tensor *t = ts_mul(i, ts_scalar_i32(2));
+    acc = ts_add(acc, ts_mod(t, ts_scalar_i32(7)));
+    i = ts_add(i, ts_scalar_i32(1));
+    most = MAX(most, ts_scope_n_tensors());
+  }
+  g_assert_cmpint(most, <=, 12);
+  g_assert_cmpint(ts_scope_n_tensors(), ==, start + 2); /* the final i and acc */
+  g_assert_cmpint(ts_tensor_get_i64(i, 0), ==, 20000);
+  int64_t want = 0;
+  for (int k = 0; k < 20000; k++)
+    want += (2 * k) % 7;
+  g_assert_cmpint(ts_tensor_get_i64(acc, 0), ==, want);
+
+  ts_tensor *sum = ts_scalar_i64(0), *v = NULL;
+  start = ts_scope_n_tensors();
+  most = 0;
+  TS_FOR (v, TS_RANGE(ts_scalar_i64(0), ts_scalar_i64(20000), ts_scalar_i64(1)), &sum) {
+    sum = ts_add(sum, ts_mul(v, ts_scalar_i64(3)));
+    most = MAX(most, ts_scope_n_tensors());
+  }
+  g_assert_cmpint(most, <=, 12);
+  /* the range's three bounds (made before the loop), sum and the last v */
+  g_assert_cmpint(ts_scope_n_tensors(), ==, start + 5);
+  g_assert_cmpint(ts_tensor_get_i64(sum, 0), ==, 3 * (int64_t)19999 * 20000 / 2);
+  g_assert_cmpint(ts_tensor_get_i64(v, 0), ==, 19999);
+
+  ts_tensor *rows = ts_zeros(TS_I32, TS_SHAPE(20000, 2)), *row = NULL, *total = ts_zeros(TS_I32, TS_SHAPE(2));
+  start = ts_scope_n_tensors();
+  most = 0;
+  TS_FOR (row, TS_OVER(rows), &total) {
+    total = ts_add(total, ts_add(row, ts_ones_like(row)));
+    most = MAX(most, ts_scope_n_tensors());
+  }
+  g_assert_cmpint(most, <=, 12);
+  g_assert_cmpint(ts_scope_n_tensors(), ==, start + 2);
+  g_assert_cmpint(ts_tensor_get_i64(total, 1), ==, 20000);
+
+  /* nested loops, and a break: the variables stay usable, the scope's end frees the rest */
+  ts_tensor *outer_n = ts_scalar_i32(0), *j = NULL;
+  TS_FOR (j, TS_RANGE(ts_scalar_i32(0), ts_scalar_i32(100), ts_scalar_i32(1)), &outer_n) {
+    ts_tensor *k = ts_scalar_i32(0);
+    TS_WHILE (ts_less(k, j), &k, &outer_n) {
+      outer_n = ts_add(outer_n, ts_scalar_i32(1));
+      k = ts_add(k, ts_scalar_i32(1));
+    }
+    most = MAX(most, ts_scope_n_tensors());
+    if (ts_tensor_get_i64(j, 0) == 50)
+      break;
+  }
+  g_assert_cmpint(ts_tensor_get_i64(outer_n, 0), ==, 50 * 51 / 2);
+  g_assert_false(ts_failed());
   ts_scope_end(scope);
 }
 
@@ -845,6 +1000,8 @@ int main(int argc, char **argv)
   g_test_add_func("/control-flow/eager/if", test_eager_if);
   g_test_add_func("/control-flow/eager/loops", test_eager_loops);
   g_test_add_func("/control-flow/eager/errors", test_eager_errors);
+  g_test_add_func("/control-flow/eager/loop-memory", test_eager_loop_memory);
+  g_test_add_func("/control-flow/range-trip-count", test_range_trip_count);
   g_test_add_func("/control-flow/traced/if", test_traced_if);
   g_test_add_func("/control-flow/traced/loops", test_traced_loops);
   g_test_add_func("/control-flow/traced/side-effects", test_side_effects);

@@ -47,7 +47,11 @@ static void test_shapes(void)
   g_assert_cmpint(ts_shape_size(TS_SHAPE(2, 3, 4)), ==, 24);
   g_assert_cmpint(ts_shape_size(TS_SHAPE(2, 0)), ==, 0);
   g_assert_cmpint(ts_shape_size(TS_SHAPE(-1, 784)), ==, -1);
-  g_assert_cmpint(ts_shape_size(TS_SHAPE(INT64_MAX, 2)), ==, -1);
+  g_assert_cmpint(ts_shape_size(TS_SHAPE(INT64_MAX, 2)), ==, TS_SHAPE_SIZE_INVALID);
+  /* A zero dim makes it empty, however large the others multiply to. */
+  g_assert_cmpint(ts_shape_size(TS_SHAPE(INT64_C(1) << 62, 4, 0)), ==, 0);
+  g_assert_cmpint(ts_shape_size((ts_shape){ .rank = 9 }), ==, TS_SHAPE_SIZE_INVALID);
+  g_assert_cmpint(ts_shape_size((ts_shape){ .rank = -1 }), ==, TS_SHAPE_SIZE_INVALID);
   g_assert_true(ts_shape_equal(TS_SHAPE(2, 3), TS_SHAPE(2, 3)));
   g_assert_false(ts_shape_equal(TS_SHAPE(2, 3), TS_SHAPE(3, 2)));
   g_assert_false(ts_shape_equal(TS_SHAPE(2), TS_SHAPE(2, 1)));
@@ -108,6 +112,50 @@ static void test_tensor_bad_shapes(void)
   e = ts_error_take();
   g_assert_cmpint(e->code, ==, TS_ERR_DTYPE);
   ts_error_free(e);
+  ts_scope_end(scope);
+}
+
+/* Bad arguments of public functions record an error naming the function and
+ * the argument (no GLib critical, which G_DEBUG=fatal-warnings would make fatal). */
+static void expect_arg_error(const char *func, const char *what)
+{
+  ts_error *e = ts_error_take();
+  g_assert_nonnull(e);
+  g_assert_cmpint(e->code, ==, TS_ERR_INVALID_ARGUMENT);
+  if (!strstr(e->message, func) || !strstr(e->message, what))
+    g_error("error '%s' lacks '%s' or '%s'", e->message, func, what);
+  ts_error_free(e);
+}
+
+static void test_public_argument_checks(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  g_assert_null(ts_constant(TS_F32, TS_SHAPE(2), NULL));
+  expect_arg_error("ts_constant", "data");
+  g_assert_nonnull(ts_constant(TS_F32, TS_SHAPE(0, 3), NULL)); /* nothing to copy */
+  g_assert_null(ts_constant(TS_F32, (ts_shape){ .rank = 9 }, (float[]){ 1 }));
+  g_assert_nonnull(strstr(ts_error_peek()->message, "rank 9"));
+  ts_error_clear();
+  g_assert_null(ts_constant(TS_F32, (ts_shape){ .rank = -1 }, (float[]){ 1 }));
+  g_assert_nonnull(strstr(ts_error_peek()->message, "rank -1"));
+  ts_error_clear();
+  g_assert_null(ts_constant((ts_dtype)-1, TS_SHAPE(1), (float[]){ 1 }));
+  g_assert_cmpint(ts_error_peek()->code, ==, TS_ERR_DTYPE);
+  ts_error_clear();
+  g_assert_cmpfloat(ts_tensor_get_f64(ts_scalar_f32(1), 3), ==, 0);
+  expect_arg_error("ts_tensor_get_f64", "i < t->size");
+  g_assert_cmpint(ts_tensor_get_i64(NULL, 0), ==, 0);
+  expect_arg_error("ts_tensor_get_i64", "t");
+  g_assert_false(ts_value_parse(NULL, &(ts_value){ 0 }));
+  expect_arg_error("ts_value_parse", "spec != NULL");
+  g_assert_cmpint(ts_tensor_rank(NULL), ==, -1);
+  expect_arg_error("ts_tensor_rank", "t != NULL");
+  g_assert_cmpint(ts_tensor_size(NULL), ==, -1);
+  expect_arg_error("ts_tensor_size", "t != NULL");
+  g_assert_null(ts_arg(NULL, 0));
+  expect_arg_error("ts_arg_at", "call != NULL");
+  g_assert_cmpint(ts_listener_add(1u << TS_EVENT_KIND_COUNT, NULL, NULL), ==, 0);
+  expect_arg_error("ts_listener_add", "mask");
   ts_scope_end(scope);
 }
 
@@ -288,6 +336,7 @@ int main(int argc, char **argv)
   g_test_add_func("/core/shape/basics", test_shapes);
   g_test_add_func("/core/tensor/basics", test_tensor_basics);
   g_test_add_func("/core/tensor/bad-shapes", test_tensor_bad_shapes);
+  g_test_add_func("/core/public-argument-checks", test_public_argument_checks);
   g_test_add_func("/core/scope/nesting", test_scopes);
   g_test_add_func("/core/scope/forgotten-inner", test_scope_forgotten_inner);
   g_test_add_func("/core/error/first-wins", test_errors_first_wins);

@@ -189,6 +189,13 @@ static void test_range(void)
   g_assert_cmpint(p[1], ==, -((int64_t)1 << 62));
   g_assert_cmpint(p[2], ==, 0);
 
+  /* the trip count TS_FOR (TS_RANGE) uses too: u8 2..255 by 2 has 127 values */
+  ts_tensor *r8 = ts_range(TS_U8, 2, 255, 2);
+  g_assert_nonnull(r8);
+  g_assert_cmpint(ts_tensor_size(r8), ==, 127);
+  g_assert_cmpint(ts_tensor_get_i64(r8, 126), ==, 254);
+  g_assert_cmpint(ts_tensor_size(ts_range(TS_I64, INT64_MIN / 2, INT64_MAX / 2, INT64_C(1) << 62)),
+                  ==, 2);
   assert_error(ts_range(TS_F32, 0, 5, 0), TS_ERR_INVALID_ARGUMENT, "Range", "delta != 0", NULL);
   assert_error(ts_range(TS_I32, 0, 5, 0.5), TS_ERR_INVALID_ARGUMENT, "Range", "integers",
                "int32", NULL);
@@ -356,6 +363,38 @@ static void test_huge_shapes(void)
   assert_error(ts_zeros(TS_F64, TS_SHAPE(INT64_MAX, 2)), TS_ERR_SHAPE, "Zeros", "too large",
                NULL);
   g_assert_cmpint(ts_scope_n_tensors(), ==, 1); /* only Fill's value */
+  ts_scope_end(scope);
+}
+
+/* Empty tensors whose other dims multiply past int64: every shape op either
+ * works (the result is empty too) or fails cleanly naming the op and shape. */
+static void test_overflowing_empty_shapes(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  const int64_t big = INT64_C(1) << 62;
+  ts_tensor *x = ts_zeros(TS_F32, TS_SHAPE(0, big, 3));
+  assert_info(x, TS_F32, TS_SHAPE(0, big, 3));
+  ts_tensor *y = ts_zeros(TS_F32, TS_SHAPE(big, 4, 0));
+  assert_info(y, TS_F32, TS_SHAPE(big, 4, 0));
+  assert_error(ts_flatten(x), TS_ERR_SHAPE, "Flatten", "cannot flatten",
+               "f32[0,4611686018427387904,3]", "overflows", NULL);
+  assert_info(ts_flatten(y), TS_F32, TS_SHAPE(big, 0));
+  assert_info(ts_reshape(x, TS_SHAPE(-1, 12)), TS_F32, TS_SHAPE(0, 12));
+  assert_error(ts_reshape(x, TS_SHAPE(big, 8, 0, -1)), TS_ERR_SHAPE, "Reshape",
+               "cannot reshape", NULL);
+  assert_info(ts_reshape(x, TS_SHAPE(0, 5)), TS_F32, TS_SHAPE(0, 5));
+  assert_info(ts_reshape(y, TS_SHAPE(big, big, 0)), TS_F32, TS_SHAPE(big, big, 0));
+  assert_info(ts_transpose(y, TS_ALL_AXES), TS_F32, TS_SHAPE(0, 4, big));
+  ts_tensor *parts[2];
+  g_assert_cmpint(ts_split(x, 2, 1, parts), ==, 2);
+  assert_info(parts[1], TS_F32, TS_SHAPE(0, big / 2, 3));
+  assert_info(ts_slice(y, TS_INTS(1, 0, 0), TS_INTS(-1, -1, -1)), TS_F32,
+              TS_SHAPE(big - 1, 4, 0));
+  ts_tensor *two[] = { x, x };
+  assert_info(ts_concat(two, 2, 0), TS_F32, TS_SHAPE(0, big, 3));
+  ts_tensor *z = ts_zeros(TS_F32, TS_SHAPE(0, INT64_MAX - 1));
+  ts_tensor *three[] = { z, z, z };
+  assert_error(ts_concat(three, 3, 1), TS_ERR_SHAPE, "Concat", "overflows int64", NULL);
   ts_scope_end(scope);
 }
 
@@ -739,6 +778,7 @@ int main(int argc, char **argv)
   g_test_add_func("/create/random-uniform", test_random_uniform);
   g_test_add_func("/create/random-normal", test_random_normal);
   g_test_add_func("/create/huge-shapes", test_huge_shapes);
+  g_test_add_func("/shape/overflowing-empty", test_overflowing_empty_shapes);
   g_test_add_func("/shape/reshape", test_reshape);
   g_test_add_func("/shape/flatten", test_flatten);
   g_test_add_func("/shape/transpose-2d", test_transpose_2d);

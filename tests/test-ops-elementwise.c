@@ -78,6 +78,45 @@ static ts_tensor *u8_scalar(uint8_t v)
   return ts_constant(TS_U8, TS_SCALAR_SHAPE, &v);
 }
 
+/* The pending error names exactly what the op takes, never string or variant. */
+static void expect_dtype_error(const char *op, const char *takes, const char *got)
+{
+  const ts_error *e = ts_error_peek();
+  g_assert_nonnull(e);
+  if (strstr(e->message, "variant") || (strstr(e->message, "string") && strcmp(got, "string")))
+    g_error("message \"%s\" offers string or variant", e->message);
+  expect_error(TS_ERR_DTYPE, op, takes, got, NULL);
+}
+
+static void test_dtype_messages(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *b = ts_scalar_bool(true), *str = ts_scalar_string("a");
+  g_assert_null(ts_add(b, b));
+  expect_dtype_error("Add", "expected float32, float64, int32, int64 or uint8, got bool", "bool");
+  g_assert_null(ts_neg(b));
+  expect_dtype_error("Neg", "expected float32, float64, int32, int64 or uint8, got bool", "bool");
+  g_assert_null(ts_add(str, ts_scalar_i32(1)));
+  expect_dtype_error("Add", "takes numeric tensors (float32, float64, int32, int64, uint8 or "
+                            "bool), got string", "string");
+  g_assert_null(ts_greater(str, str));
+  expect_dtype_error("Greater", "takes numeric tensors", "string");
+  g_assert_null(ts_matmul(ts_ones(TS_BOOL, TS_SHAPE(2, 2)), ts_ones(TS_BOOL, TS_SHAPE(2, 2))));
+  expect_dtype_error("MatMul", "takes float32, float64, int32, int64 or uint8 tensors, got bool",
+                     "bool");
+  g_assert_null(ts_max_pool2d(ts_ones(TS_BOOL, TS_SHAPE(1, 2, 2, 1)), 1, 1, 1, 1,
+                              TS_PADDING_VALID));
+  expect_dtype_error("MaxPool", "takes float32, float64, int32, int64 or uint8 tensors, got bool",
+                     "bool");
+  g_assert_null(ts_range(TS_BOOL, 0, 2, 1));
+  expect_dtype_error("Range", "takes float32, float64, int32, int64 or uint8, got dtype bool",
+                     "bool");
+  g_assert_null(ts_zeros(TS_STRING, TS_SHAPE(2)));
+  expect_dtype_error("Zeros", "takes a numeric dtype (float32, float64, int32, int64, uint8 or "
+                              "bool), got string", "string");
+  ts_scope_end(scope);
+}
+
 /* ---- arithmetic --------------------------------------------------------------- */
 
 static void test_arith(void)
@@ -604,6 +643,7 @@ int main(int argc, char **argv)
   g_test_add_func("/ops/elementwise/cast-other", test_cast_other);
   g_test_add_func("/ops/elementwise/cast-all-pairs", test_cast_all_pairs);
   g_test_add_func("/ops/elementwise/null-propagation", test_null_propagation);
+  g_test_add_func("/ops/elementwise/dtype-messages", test_dtype_messages);
   int rc = g_test_run();
   ts_release_all();
   return rc;

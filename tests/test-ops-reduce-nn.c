@@ -202,11 +202,43 @@ static void test_mean(void)
   int64_t big[] = { INT64_MAX, INT64_MAX - 1, -5 };
   ts_tensor *m64 = ts_reduce_mean(ts_constant(TS_I64, SH(3), big), TS_AXES(0), false);
   assert_shape(m64, TS_I64, TS_SCALAR_SHAPE);
-  /* the sum wraps to -8, as TensorFlow's does */
-  g_assert_cmpint(ts_tensor_get_i64(m64, 0), ==, -2);
+  /* the sum is exact (2^64 - 8, past int64), then divided: no wrapping */
+  g_assert_cmpint(ts_tensor_get_i64(m64, 0), ==, INT64_C(6148914691236517202));
   uint8_t u8[] = { 200, 100 };
   ASSERT_VALUES(ts_reduce_mean(ts_constant(TS_U8, SH(2), u8), TS_ALL_AXES, false), TS_U8,
-                TS_SCALAR_SHAPE, 0, 22);
+                TS_SCALAR_SHAPE, 0, 150);
+  g_assert_false(ts_failed());
+  ts_scope_end(scope);
+}
+
+/* Integer means accumulate wider than the dtype; sums and products still wrap. */
+static void test_mean_integer_wide(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_fill(SH(200, 200), ts_constant(TS_U8, TS_SCALAR_SHAPE, &(uint8_t){ 255 }));
+  ASSERT_VALUES(ts_reduce_mean(x, TS_ALL_AXES, false), TS_U8, TS_SCALAR_SHAPE, 0, 255);
+  ts_tensor *rows = ts_reduce_mean(x, TS_AXES(1), false);
+  assert_shape(rows, TS_U8, SH(200));
+  for (int i = 0; i < 200; i++)
+    g_assert_cmpint(ts_tensor_get_i64(rows, i), ==, 255);
+  /* 40000 * 255 = 10200000 = 192 (mod 256): NumPy's uint8 sum wraps the same way */
+  ASSERT_VALUES(ts_reduce_sum(x, TS_ALL_AXES, false), TS_U8, TS_SCALAR_SHAPE, 0, 192);
+  /* 255^3 mod 256 = 255 */
+  ASSERT_VALUES(ts_reduce_prod(ts_fill(SH(3), ts_constant(TS_U8, TS_SCALAR_SHAPE,
+                                                           &(uint8_t){ 255 })),
+                               TS_ALL_AXES, false), TS_U8, TS_SCALAR_SHAPE, 0, 255);
+
+  int32_t i32[] = { 1 << 30, 1 << 30, 1 << 30, 1 << 30, -3 };
+  ts_tensor *xi = ts_constant(TS_I32, SH(5), i32);
+  /* (2^32 - 3) / 5, truncated */
+  ASSERT_VALUES(ts_reduce_mean(xi, TS_ALL_AXES, false), TS_I32, TS_SCALAR_SHAPE, 0, 858993458);
+  ASSERT_VALUES(ts_reduce_sum(xi, TS_ALL_AXES, false), TS_I32, TS_SCALAR_SHAPE, 0, -3);
+  int32_t negs[] = { INT32_MIN, INT32_MIN, -1 };
+  ASSERT_VALUES(ts_reduce_mean(ts_constant(TS_I32, SH(3), negs), TS_ALL_AXES, false), TS_I32,
+                TS_SCALAR_SHAPE, 0, -1431655765);
+  int64_t i64[] = { INT64_MIN, INT64_MIN, INT64_MIN + 3 };
+  ts_tensor *m = ts_reduce_mean(ts_constant(TS_I64, SH(3), i64), TS_ALL_AXES, false);
+  g_assert_cmpint(ts_tensor_get_i64(m, 0), ==, INT64_MIN + 1);
   g_assert_false(ts_failed());
   ts_scope_end(scope);
 }
@@ -353,7 +385,18 @@ static void test_argmax(void)
   g_assert_false(ts_failed());
 
   g_assert_null(ts_argmax(ts_tensor_new(TS_F32, SH(3, 0)), 1));
-  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "ArgMax", "empty", "f32[3,0]");
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "ArgMax", "argmax of an empty sequence", "f32[3,0]");
+  /* a huge dim next to an empty one: no loop over the huge one, no memory */
+  ts_tensor *huge = ts_tensor_new(TS_F32, SH(INT64_C(1) << 40, 0));
+  assert_shape(ts_argmax(huge, 0), TS_I64, SH(0));
+  g_assert_null(ts_argmax(huge, 1));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "ArgMax", "argmax of an empty sequence");
+  ts_tensor *huge3 = ts_tensor_new(TS_F32, SH(INT64_C(1) << 40, 4, 0));
+  assert_shape(ts_argmax(huge3, 1), TS_I64, SH(INT64_C(1) << 40, 0));
+  /* reductions of an empty tensor whose other dims multiply past int64 */
+  ts_tensor *over = ts_tensor_new(TS_F32, SH(INT64_C(1) << 62, 4, 0));
+  assert_shape(ts_reduce_sum(over, TS_AXES(0, 1), false), TS_F32, SH(0));
+  assert_shape(ts_reduce_mean(over, TS_AXES(0), true), TS_F32, SH(1, 4, 0));
   g_assert_null(ts_argmax(x, 2));
   ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "ArgMax", "axis 2", "f32[2,3]");
   g_assert_null(ts_argmax(x, -3));
@@ -498,6 +541,7 @@ int main(int argc, char **argv)
   g_test_add_func("/reduce/matches-reference", test_reduce_matches_reference);
   g_test_add_func("/reduce/sum-dtypes-wrap", test_sum_dtypes_wrap);
   g_test_add_func("/reduce/mean", test_mean);
+  g_test_add_func("/reduce/mean-integer-wide", test_mean_integer_wide);
   g_test_add_func("/reduce/max-min", test_max_min);
   g_test_add_func("/reduce/prod", test_prod);
   g_test_add_func("/reduce/empty", test_empty);

@@ -433,6 +433,9 @@ static void test_print_empty_and_symbolic(void)
                ", shape=(2, 0), dtype=int32)");
   check_string(ts_tensor_new(TS_BOOL, TS_SHAPE(0, 3, 2)), "Tensor([]"
                ", shape=(0, 3, 2), dtype=bool)");
+  /* empty with dims whose product overflows: no stride arithmetic on them */
+  check_string(ts_tensor_new(TS_U8, TS_SHAPE(0, INT64_C(1) << 62, 4)), "Tensor([]"
+               ", shape=(0, 4611686018427387904, 4), dtype=uint8)");
   ts_scope_end(scope);
 
   ts_tensor sym = { .refcount = 1, .dtype = TS_F32, .shape = TS_SHAPE(-1, 784), .size = -1 };
@@ -739,6 +742,11 @@ static void test_npy_lenient(void)
       (const guint8[]){ 0x3f, 0xf0, 0, 0, 0, 0, 0, 0, 0x40, 0, 0, 0, 0, 0, 0, 0,
                         0x40, 0x08, 0, 0, 0, 0, 0, 0, 0x40, 0x10, 0, 0, 0, 0, 0, 0 }, 32,
       "Tensor(\n[[1. 3.]\n [2. 4.]], shape=(2, 2), dtype=float64)" },
+    /* empty, with dims whose product overflows int64, in either order */
+    { 1, "{'descr':'<f4','fortran_order':True,'shape':(4611686018427387904, 4, 0)}", NULL, 0,
+      "Tensor([], shape=(4611686018427387904, 4, 0), dtype=float32)" },
+    { 1, DICT("<f4", "(0, 4611686018427387904, 4)"), NULL, 0,
+      "Tensor([], shape=(0, 4611686018427387904, 4), dtype=float32)" },
   };
   char *dir = make_tmp_dir();
 

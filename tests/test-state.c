@@ -153,6 +153,8 @@ static void test_print_arrays(void)
                  " [90 91 92 ... 97 98 99]]");
   assert_printed(PRINTED(ts_zeros(TS_F32, TS_SHAPE(0))), "[]");
   assert_printed(PRINTED(ts_zeros(TS_I32, TS_SHAPE(1, 0))), "[[]]");
+  /* empty, with inner dims whose product overflows int64: no stride arithmetic on them */
+  assert_printed(PRINTED(ts_zeros(TS_F32, TS_SHAPE(0, INT64_C(1) << 62, 4))), "[]");
   char *out = capture_end(&pending);
   g_assert_true(g_str_has_prefix(out, "[1 2 3]\n[0 1 2 ... 7 8 9]\n"));
   g_free(out);
@@ -410,6 +412,10 @@ static void test_tensor_array_errors(void)
   assert_error("TensorListReserve", "the size must be an int32 or int64 scalar");
   g_assert_null(ts_tensor_array(TS_VARIANT, at(3)));
   assert_error("TensorListReserve", "TensorArrays of TensorArrays");
+  g_assert_null(ts_tensor_array((ts_dtype)77, at(3)));
+  assert_error("TensorListReserve", "invalid dtype 77 for attribute element_dtype");
+  g_assert_null(ts_tensor_array((ts_dtype)-1, at(3)));
+  assert_error("TensorListReserve", "invalid dtype -1 for attribute element_dtype");
   g_assert_null(ts_tensor_array_stack(ts_tensor_new(TS_VARIANT, TS_SCALAR_SHAPE)));
   assert_error("TensorListStack", "a variant that holds no TensorArray");
 

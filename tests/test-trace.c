@@ -481,6 +481,113 @@ static void test_errors_inside_trace(void)
   ts_scope_end(s);
 }
 
+/* Recursion under a tensor condition: ends eagerly, never while tracing
+ * (both branches are traced), so tracing stops at a depth limit. */
+static ts_function *countdown_fn;
+static ts_tensor *countdown(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  TS_IF (ts_greater(x, i32(0)), &x) {
+    ts_value next = tv(ts_sub(x, i32(1)));
+    x = ts_add(ts_function_call(countdown_fn, &next, 1), i32(1));
+  } TS_END_IF;
+  return x;
+}
+
+static ts_tensor *invoke_countdown(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  TS_IF (ts_greater(x, i32(0)), &x) {
+    x = ts_add(TS_INVOKE(invoke_countdown, ts_sub(x, i32(1))), i32(1));
+  } TS_END_IF;
+  return x;
+}
+
+/* Takes the pending error; its message must hold both parts. */
+static void expect_error_with(const char *part, const char *part2)
+{
+  ts_error *err = ts_error_take();
+  g_assert_nonnull(err);
+  if (!strstr(err->message, part) || !strstr(err->message, part2))
+    g_error("unexpected error: %s", err->message);
+  ts_error_free(err);
+}
+
+static void test_recursion_depth_limit(void)
+{
+  ts_scope *s = ts_scope_begin();
+  countdown_fn = ts_function_new("countdown", countdown, "x");
+  ts_value three = tv(i32(3));
+  ts_run_functions_eagerly(true); /* the inner calls too: the recursion ends */
+  expect_i64(ts_function_call(countdown_fn, &three, 1), 3);
+  ts_run_functions_eagerly(false);
+  g_assert_null(ts_function_call(countdown_fn, &three, 1));
+  expect_error_with("countdown -> countdown -> countdown",
+                    "(trace depth limit 64): recursion under a tensor condition cannot be traced");
+  g_assert_false(ts_tracing());
+  g_assert_cmpint(ts_function_n_concrete(countdown_fn), ==, 0);
+
+  ts_function *inv = ts_function_new("outer", invoke_countdown, "x");
+  expect_i64(ts_function_call_eager(inv, &three, 1), 3);
+  g_assert_null(ts_function_call(inv, &three, 1));
+  expect_error_with("outer -> invoke_countdown -> invoke_countdown", "(trace depth limit 64)");
+  /* the limit is per trace: a later trace of a plain function works */
+  ts_function *f = ts_function_new("square_plus_two", square_plus_two, "x");
+  expect_i64(ts_function_call(f, &three, 1), 11);
+  ts_function_free(f);
+  ts_function_free(inv);
+  ts_function_free(countdown_fn);
+  ts_scope_end(s);
+}
+
+/* Enums crossing the API are checked: a spec's dtype and shape, a value's kind. */
+static void test_invalid_enums(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *f = ts_function_new("square_plus_two", square_plus_two, "x");
+  static const ts_dtype bad_dtypes[] = { (ts_dtype)77, (ts_dtype)-1, TS_DTYPE_COUNT };
+  for (size_t i = 0; i < G_N_ELEMENTS(bad_dtypes); i++) {
+    ts_value spec = TS_SPEC_VALUE(bad_dtypes[i], TS_SHAPE(2));
+    g_assert_null(ts_function_get_concrete(f, &spec, 1));
+    expect_error_with("square_plus_two: argument 0 is not a valid value", "invalid dtype");
+    g_assert_false(ts_function_set_input_signature(f, &(ts_spec){ bad_dtypes[i], TS_SHAPE(2) }, 1));
+    ts_error_clear();
+  }
+  ts_value deep = TS_SPEC_VALUE(TS_F32, ((ts_shape){ .rank = 9 }));
+  g_assert_null(ts_function_get_concrete(f, &deep, 1));
+  g_assert_nonnull(strstr(ts_error_peek()->message, "invalid shape"));
+  ts_error_clear();
+  ts_value below = TS_SPEC_VALUE(TS_F32, TS_SHAPE(-2));
+  g_assert_null(ts_function_get_concrete(f, &below, 1));
+  ts_error_clear();
+
+  ts_value kinds[] = { { .kind = (ts_value_kind)99 }, { .kind = (ts_value_kind)-1 } };
+  for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++) {
+    g_assert_null(ts_function_call(f, &kinds[i], 1));
+    g_assert_nonnull(strstr(ts_error_peek()->message, "kind is not a ts_value_kind"));
+    ts_error_clear();
+    g_assert_null(ts_function_call_eager(f, &kinds[i], 1));
+    ts_error_clear();
+    g_assert_null(ts_invoke_at(TS_HERE, "square_plus_two", square_plus_two, &kinds[i], 1));
+    ts_error_clear();
+  }
+  ts_value items[] = { TS_INT_VALUE(1), { .kind = (ts_value_kind)42 } };
+  ts_value list = { .kind = TS_VALUE_LIST, .list = { items, 2 } };
+  g_assert_null(ts_function_call(f, &list, 1));
+  g_assert_nonnull(strstr(ts_error_peek()->message, "kind 42"));
+  ts_error_clear();
+  ts_value broken = { .kind = TS_VALUE_LIST, .list = { NULL, 3 } };
+  g_assert_null(ts_function_call_eager(f, &broken, 1));
+  ts_error_clear();
+
+  g_assert_null(ts_function_call(NULL, NULL, 0));
+  g_assert_nonnull(strstr(ts_error_peek()->message, "ts_function_call: invalid argument: f != NULL"));
+  ts_error_clear();
+  g_assert_cmpint(ts_function_n_concrete(f), ==, 0);
+  ts_function_free(f);
+  ts_scope_end(s);
+}
+
 /* Two layers in scopes of one name: tf.name_scope makes them dense, dense_1. */
 static ts_tensor *two_dense(ts_call *c)
 {
@@ -571,6 +678,8 @@ int main(int argc, char **argv)
   g_test_add_func("/trace/escaped-symbolic-tensor", test_escaped_symbolic_tensor);
   g_test_add_func("/trace/init-scope", test_init_scope);
   g_test_add_func("/trace/errors-inside-trace", test_errors_inside_trace);
+  g_test_add_func("/trace/recursion-depth-limit", test_recursion_depth_limit);
+  g_test_add_func("/trace/invalid-enums", test_invalid_enums);
   g_test_add_func("/trace/constant-folding", test_constant_folding);
   g_test_add_func("/trace/name-scopes-unique", test_name_scopes_unique);
   return g_test_run();

@@ -9,9 +9,11 @@
 #include <stdlib.h>
 
 /* Keras' default kernel initializer, seeded: uniform in ±sqrt(6 / (fan_in + fan_out)). */
-static ts_tensor *glorot_uniform(ts_shape shape, int64_t fan_in, int64_t fan_out, uint64_t seed)
+/* Fans are doubles: 9 * in (a 3x3 kernel) may not fit an int64 for a huge
+ * (empty) input, and the limit is a double anyway. */
+static ts_tensor *glorot_uniform(ts_shape shape, double fan_in, double fan_out, uint64_t seed)
 {
-  double limit = sqrt(6.0 / (double)(fan_in + fan_out));
+  double limit = sqrt(6.0 / (fan_in + fan_out));
   return ts_random_uniform(TS_F32, shape, -limit, limit, seed);
 }
 
@@ -69,7 +71,7 @@ ts_tensor *conv_layer(ts_call *c)
   if (!x)
     return NULL;
   int64_t in = ts_tensor_rank(x) > 0 ? ts_tensor_dim(x, -1) : 1;
-  ts_tensor *filter = glorot_uniform(TS_SHAPE(3, 3, in, 100), 9 * in, 9 * 100, 1);
+  ts_tensor *filter = glorot_uniform(TS_SHAPE(3, 3, in, 100), 9.0 * (double)in, 9.0 * 100, 1);
   ts_tensor *bias = ts_zeros(TS_F32, TS_SHAPE(100));
   return ts_add(ts_conv2d(x, filter, 1, 1, TS_PADDING_VALID), bias);
 }
@@ -233,7 +235,7 @@ ts_tensor *conv_fn(ts_call *c)
     if (in < 0)
       return NULL;
     TS_INIT_SCOPE {
-      layer_init(l, "conv2d", glorot_uniform(TS_SHAPE(3, 3, in, FILTERS), 9 * in, 9 * FILTERS, 1),
+      layer_init(l, "conv2d", glorot_uniform(TS_SHAPE(3, 3, in, FILTERS), 9.0 * (double)in, 9.0 * FILTERS, 1),
                  NULL, ts_zeros(TS_F32, TS_SHAPE(FILTERS)));
     }
     if (!l->kernel)

@@ -18,7 +18,10 @@ static bool __attribute__((format(printf, 2, 3))) spec_fail(const char *spec, co
   va_start(ap, fmt);
   char *what = g_strdup_vprintf(fmt, ap);
   va_end(ap);
-  ts_error_set(TS_ERR_INVALID_ARGUMENT, no_loc, NULL, "argument '%s': %s", spec, what);
+  /* a long spec (a generated list) is named by its start */
+  int shown = strlen(spec) > 120 ? 100 : (int)strlen(spec);
+  ts_error_set(TS_ERR_INVALID_ARGUMENT, no_loc, NULL, "argument '%.*s%s': %s", shown, spec,
+               spec[shown] ? "..." : "", what);
   g_free(what);
   return false;
 }
@@ -59,22 +62,22 @@ static bool parse_dims(const char *spec, const char *dims, ts_shape *shape)
   bool ok = true;
   if (*text) {
     char **parts = g_strsplit(text, ",", -1);
-    int64_t size = 1;
     for (int i = 0; ok && parts[i]; i++) {
       int64_t d;
       if (i >= TS_MAX_RANK)
         ok = spec_fail(spec, "more than %d dimensions", TS_MAX_RANK);
       else if (!parse_int(g_strstrip(parts[i]), &d))
-        ok = spec_fail(spec, "malformed shape [%s]: '%s' is not a dimension", text, parts[i]);
+        ok = spec_fail(spec, "malformed shape [%s]: '%s' is not a dimension%s", text, parts[i],
+                       g_ascii_isdigit(*parts[i]) ? " (out of range)" : "");
       else if (d < 0)
         ok = spec_fail(spec, "malformed shape [%s]: negative dimension %" PRId64, text, d);
-      else if (d > 0 && size > INT64_MAX / (int64_t)sizeof(double) / d)
-        ok = spec_fail(spec, "shape [%s] has too many elements", text);
-      else {
-        size *= d;
+      else
         shape->dim[shape->rank++] = d;
-      }
     }
+    int64_t size;
+    if (ok && (!ts__shape_product(shape->dim, shape->rank, &size) ||
+               size > INT64_MAX / (int64_t)sizeof(double)))
+      ok = spec_fail(spec, "shape [%s] has too many elements", text);
     g_strfreev(parts);
   }
   g_free(text);
@@ -119,15 +122,10 @@ static bool parse_element(const char *spec, ts_dtype dtype, const char *text, nu
 
 static void store_element(ts_tensor *t, int64_t k, number v)
 {
-  switch (t->dtype) {
-  case TS_F32: ((float *)t->data)[k] = (float)v.f; break;
-  case TS_F64: ((double *)t->data)[k] = v.f; break;
-  case TS_I32: ((int32_t *)t->data)[k] = (int32_t)v.i; break;
-  case TS_I64: ((int64_t *)t->data)[k] = v.i; break;
-  case TS_U8: ((uint8_t *)t->data)[k] = (uint8_t)v.i; break;
-  case TS_BOOL: ((bool *)t->data)[k] = v.i != 0; break;
-  default: break;
-  }
+  if (ts_dtype_is_float(t->dtype))
+    ts__store_f64(t->dtype, t->data, k, v.f);
+  else
+    ts__store_i64(t->dtype, t->data, k, v.i);
 }
 
 /* "1,2,3" into a tensor of shape: one value per element. */
@@ -262,55 +260,111 @@ static bool parse_tensor(const char *spec, const char *bracket, ts_value *out)
 
 /* ---- host values: numbers, bools, lists, strings --------------------------- */
 
+/* Lists nest at most this deep (a tensor has at most TS_MAX_RANK dims). */
+#define LIST_DEPTH_LIMIT 32
+
 static bool parse_host(const char *spec, const char *text, ts_value *out);
 
-/* Splits "a,[b,c],d" at top-level commas; NULL if the brackets do not match. */
-static GPtrArray *split_list(const char *text)
+/* The end of the list opening at `open`: just past its matching ']', or at
+ * the terminating NUL if it has none.  For error messages only. */
+static const char *list_end(const char *open)
 {
-  GPtrArray *items = g_ptr_array_new_with_free_func(g_free);
   int depth = 0;
-  const char *start = text;
-  for (const char *p = text;; p++) {
+  for (const char *p = open; *p; p++)
     if (*p == '[')
       depth++;
-    else if (*p == ']' && --depth < 0)
-      break;
-    else if ((*p == ',' && depth == 0) || !*p) {
-      g_ptr_array_add(items, g_strstrip(g_strndup(start, (size_t)(p - start))));
-      start = p + 1;
-      if (!*p)
-        return items;
-    }
-  }
-  g_ptr_array_unref(items);
-  return NULL;
+    else if (*p == ']' && --depth == 0)
+      return p + 1;
+  return open + strlen(open);
 }
 
+/* "empty item N in list '...'" for empty_item >= 0, else the missing ']'. */
+static bool list_fail_at(const char *spec, const char *open, int empty_item)
+{
+  char *text = g_strndup(open, (size_t)(list_end(open) - open));
+  bool r = empty_item >= 0 ? spec_fail(spec, "empty item %d in list '%s'", empty_item, text)
+                           : spec_fail(spec, "list '%s' is missing its closing ']'", text);
+  g_free(text);
+  return r;
+}
+
+/* Parses the list opening at *pp (a '[') up to its matching ']' and leaves
+ * *pp just past it.  One pass over the text, items parsed in place: time and
+ * memory are linear in the spec, and nesting stops at LIST_DEPTH_LIMIT. */
+static bool parse_list_at(const char *spec, const char **pp, int depth, ts_value *out)
+{
+  const char *open = *pp, *p = open + 1;
+  if (depth >= LIST_DEPTH_LIMIT)
+    return spec_fail(spec, "lists nest more than %d deep (at position %td)", LIST_DEPTH_LIMIT,
+                     open - spec);
+  GArray *items = g_array_new(FALSE, TRUE, sizeof(ts_value));
+  bool ok = true;
+  while (g_ascii_isspace(*p))
+    p++;
+  if (*p == ']') {
+    p++;
+  } else {
+    for (;;) {
+      while (g_ascii_isspace(*p))
+        p++;
+      ts_value v = { .kind = TS_VALUE_NONE };
+      if (*p == '[') {
+        ok = parse_list_at(spec, &p, depth + 1, &v);
+        while (ok && g_ascii_isspace(*p))
+          p++;
+        if (ok && *p != ',' && *p != ']') {
+          ts_value_clear(&v);
+          ok = *p ? spec_fail(spec, "unexpected '%c' after a list at position %td", *p, p - spec)
+                  : list_fail_at(spec, open, -1);
+        }
+      } else {
+        /* a scalar item: up to the next ',' or ']' outside brackets ("x[1]" is a string) */
+        const char *at = p;
+        int inner = 0;
+        for (; *p && !(inner == 0 && (*p == ',' || *p == ']')); p++)
+          inner += *p == '[' ? 1 : *p == ']' ? -1 : 0;
+        if (!*p) {
+          ok = list_fail_at(spec, open, -1);
+        } else {
+          char *item = g_strstrip(g_strndup(at, (size_t)(p - at)));
+          ok = *item ? parse_host(spec, item, &v) : list_fail_at(spec, open, (int)items->len);
+          g_free(item);
+        }
+      }
+      if (!ok)
+        break;
+      g_array_append_val(items, v);
+      if (*p++ == ']')
+        break;
+    }
+  }
+  out->kind = TS_VALUE_LIST;
+  out->list.n = (int)items->len;
+  out->list.items = (const ts_value *)g_array_free(items, items->len == 0);
+  if (!out->list.items)
+    out->list.items = g_new0(ts_value, 1);
+  if (!ok) {
+    ts_value_clear(out);
+    return false;
+  }
+  *pp = p;
+  return true;
+}
+
+/* A whole list spec: one list and nothing after it but spaces. */
 static bool parse_list(const char *spec, const char *text, ts_value *out)
 {
-  size_t len = strlen(text);
-  if (len < 2 || text[len - 1] != ']')
-    return spec_fail(spec, "list '%s' is missing its closing ']'", text);
-  char *inner = g_strstrip(g_strndup(text + 1, len - 2));
-  GPtrArray *items = *inner ? split_list(inner) : g_ptr_array_new_with_free_func(g_free);
-  g_free(inner);
-  if (!items)
+  const char *p = text;
+  if (!parse_list_at(spec, &p, 0, out))
+    return false;
+  while (g_ascii_isspace(*p))
+    p++;
+  if (!*p)
+    return true;
+  ts_value_clear(out);
+  if (*p == ']')
     return spec_fail(spec, "unbalanced brackets in list '%s'", text);
-  ts_value *values = g_new0(ts_value, items->len > 0 ? items->len : 1);
-  out->kind = TS_VALUE_LIST;
-  out->list.items = values;
-  out->list.n = 0;
-  bool ok = true;
-  for (guint i = 0; ok && i < items->len; i++) {
-    const char *item = g_ptr_array_index(items, i);
-    ok = *item ? parse_host(spec, item, &values[i])
-               : spec_fail(spec, "empty item %u in list '%s'", i, text);
-    out->list.n += ok;
-  }
-  g_ptr_array_unref(items);
-  if (!ok)
-    ts_value_clear(out);
-  return ok;
+  return spec_fail(spec, "list '%s' is missing its closing ']'", text);
 }
 
 static bool parse_host(const char *spec, const char *text, ts_value *out)
@@ -353,7 +407,7 @@ static const char *tensor_bracket(const char *spec)
 
 bool ts_value_parse(const char *spec, ts_value *out)
 {
-  g_return_val_if_fail(spec != NULL && out != NULL, false);
+  TS_CHECK_ARG(spec != NULL && out != NULL, false);
   *out = (ts_value){ .kind = TS_VALUE_NONE };
   if (g_str_has_prefix(spec, "npy:")) {
     if (!spec[4])

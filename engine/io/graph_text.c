@@ -165,7 +165,7 @@ static void text_graph(GString *s, const ts_graph *g, int indent)
 
 char *ts_graph_to_text(const ts_graph *g)
 {
-  g_return_val_if_fail(g != NULL, NULL);
+  TS_CHECK_ARG(g != NULL, NULL);
   GString *s = g_string_new(NULL);
   text_graph(s, g, 2);
   return g_string_free(s, FALSE);
@@ -373,7 +373,7 @@ static void dot_graph(dot_writer *w, const ts_graph *g, const char *base_scope, 
 
 char *ts_graph_to_dot(const ts_graph *g)
 {
-  g_return_val_if_fail(g != NULL, NULL);
+  TS_CHECK_ARG(g != NULL, NULL);
   dot_writer w = { g_string_new("digraph "), 0 };
   dot_quoted(w.s, ts_graph_name(g));
   g_string_append(w.s, " {\n"

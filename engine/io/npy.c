@@ -255,11 +255,9 @@ static void from_fortran(unsigned char *dst, const unsigned char *src, ts_shape 
                          int64_t n)
 {
   int64_t idx[TS_MAX_RANK] = { 0 }, fstride[TS_MAX_RANK];
-  int64_t s = 1;
-  for (int a = 0; a < shape.rank; a++) {
-    fstride[a] = s;
-    s *= shape.dim[a];
-  }
+  for (int a = 0; a < shape.rank; a++) /* overflows only for an empty shape (n = 0) */
+    if (!ts__shape_product(shape.dim, a, &fstride[a]))
+      fstride[a] = 0;
   for (int64_t i = 0; i < n; i++) {
     int64_t off = 0;
     for (int a = 0; a < shape.rank; a++)
@@ -334,15 +332,9 @@ static ts_tensor *load(FILE *f, const char *path, int64_t file_size)
 
   char info[TS_INFO_STR];
   size_t size = ts_dtype_size(dtype);
-  int64_t n = 1, bytes = 0;
-  bool zero = false, overflow = false;
-  for (int a = 0; a < h.shape.rank; a++) {
-    zero |= h.shape.dim[a] == 0;
-    overflow |= __builtin_mul_overflow(n, h.shape.dim[a], &n);
-  }
-  if (zero)
-    n = 0;
-  if ((overflow && !zero) || __builtin_mul_overflow(n, (int64_t)size, &bytes)) {
+  int64_t n = 0, bytes = 0;
+  if (!ts__shape_product(h.shape.dim, h.shape.rank, &n) ||
+      __builtin_mul_overflow(n, (int64_t)size, &bytes)) {
     format_error("%s: %s is too large (over 2^63 bytes)", path, ts__info_str(info, dtype, h.shape));
     return NULL;
   }

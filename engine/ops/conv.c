@@ -271,9 +271,11 @@ static bool max_pool2d_infer(ts_infer_ctx *c)
   int64_t padding = c->attrs[POOL_PADDING].i;
 
   if (!max_pool_table[x->dtype]) {
-    char what[64];
-    snprintf(what, sizeof what, "%s is not supported", ts_dtype_name(x->dtype));
-    return window_fail(c, TS_ERR_DTYPE, what, "");
+    char what[TS_TAKES_STR];
+    unsigned mask = 0;
+    for (int d = 0; d < TS_DTYPE_COUNT; d++)
+      mask |= max_pool_table[d] ? 1u << d : 0;
+    return window_fail(c, TS_ERR_DTYPE, ts__takes_str(what, mask, x->dtype), "");
   }
   if (x->shape.rank != 4)
     return window_fail(c, TS_ERR_SHAPE, "expected input NHWC [N,H,W,C] of rank 4", "");

@@ -36,17 +36,15 @@ static bool check_shape(ts_infer_ctx *c, ts_dtype dt, ts_shape s)
 {
   if (s.rank < 0 || s.rank > TS_MAX_RANK)
     return ts__infer_fail(c, TS_ERR_SHAPE, "rank %d is not in [0, %d]", s.rank, TS_MAX_RANK);
-  int64_t bytes = (int64_t)ts_dtype_size(dt);
-  bool overflow = false, empty = false;
+  int64_t n, bytes;
   for (int i = 0; i < s.rank; i++) {
     if (s.dim[i] < 0)
       return ts__infer_fail(c, TS_ERR_SHAPE,
                             "dimension %d of the shape is %lld; dimensions must be >= 0", i,
                             (long long)s.dim[i]);
-    empty |= s.dim[i] == 0;
-    overflow |= __builtin_mul_overflow(bytes, s.dim[i], &bytes);
   }
-  if (overflow && !empty) {
+  if (!ts__shape_product(s.dim, s.rank, &n) ||
+      __builtin_mul_overflow(n, (int64_t)ts_dtype_size(dt), &bytes)) {
     char buf[TS_INFO_STR];
     return ts__infer_fail(c, TS_ERR_SHAPE, "shape %s is too large (2^63 bytes or more)",
                           ts__info_str(buf, dt, s));
@@ -58,30 +56,6 @@ static bool set_out(ts_infer_ctx *c, ts_dtype dt, ts_shape s)
 {
   c->out[0] = (ts_info){ dt, s };
   return true;
-}
-
-/* Stores v (already in the dtype's range) as element i. */
-static void store(ts_dtype dt, void *p, int64_t i, double v)
-{
-  switch (dt) {
-  case TS_F32: ((float *)p)[i] = (float)v; break;
-  case TS_F64: ((double *)p)[i] = v; break;
-  case TS_I32: ((int32_t *)p)[i] = (int32_t)v; break;
-  case TS_I64: ((int64_t *)p)[i] = (int64_t)v; break;
-  case TS_U8: ((uint8_t *)p)[i] = (uint8_t)v; break;
-  case TS_BOOL: ((bool *)p)[i] = v != 0; break;
-  default: break;
-  }
-}
-
-static void store_i64(ts_dtype dt, void *p, int64_t i, int64_t v)
-{
-  switch (dt) {
-  case TS_I32: ((int32_t *)p)[i] = (int32_t)v; break;
-  case TS_I64: ((int64_t *)p)[i] = v; break;
-  case TS_U8: ((uint8_t *)p)[i] = (uint8_t)v; break;
-  default: store(dt, p, i, (double)v); break;
-  }
 }
 
 /* Repeats element 0 over all of t by doubling copies. */
@@ -143,7 +117,7 @@ static bool ones_cpu(ts_kernel_ctx *k)
 {
   ts_tensor *y = k->out[0];
   if (y->size > 0) {
-    store(y->dtype, y->data, 0, 1);
+    ts__store_f64(y->dtype, y->data, 0, 1);
     repeat_first(y);
   }
   return true;
@@ -188,7 +162,7 @@ static bool eye_cpu(ts_kernel_ctx *k)
   int64_t rows = y->shape.dim[0], cols = y->shape.dim[1];
   zeros_cpu(k);
   for (int64_t i = 0; i < rows && i < cols; i++)
-    store(y->dtype, y->data, i * cols + i, 1);
+    ts__store_f64(y->dtype, y->data, i * cols + i, 1);
   return true;
 }
 
@@ -217,39 +191,33 @@ static bool range_int_size(ts_infer_ctx *c, ts_dtype dt, int64_t *n)
                           "start, limit and delta must be integers for %s, got %g, %g, %g",
                           ts_dtype_name(dt), a[1].f, a[2].f, a[3].f);
   int64_t start = (int64_t)a[1].f, limit = (int64_t)a[2].f, delta = (int64_t)a[3].f;
-  *n = 0;
-  if (delta > 0 ? limit <= start : limit >= start)
+  if (ts__range_count_i64(start, limit, delta, n) == TS_RANGE_TOO_LARGE)
+    return ts__infer_fail(c, TS_ERR_SHAPE, "range from %lld to %lld by %lld is too large",
+                          (long long)start, (long long)limit, (long long)delta);
+  if (*n == 0)
     return true;
-  uint64_t span = delta > 0 ? (uint64_t)limit - (uint64_t)start : (uint64_t)start - (uint64_t)limit;
-  uint64_t step = delta > 0 ? (uint64_t)delta : 0 - (uint64_t)delta;
-  uint64_t q = span / step + (span % step != 0);
-  if (q > (uint64_t)INT64_MAX)
-    return ts__infer_fail(c, TS_ERR_SHAPE, "range of %llu values is too large",
-                          (unsigned long long)q);
+  uint64_t q = (uint64_t)*n;
   int64_t last = (int64_t)((uint64_t)start + (q - 1) * (uint64_t)delta);
   if (start < INT_RANGE[dt].lo || start > INT_RANGE[dt].hi || last < INT_RANGE[dt].lo ||
       last > INT_RANGE[dt].hi)
     return ts__infer_fail(c, TS_ERR_OUT_OF_RANGE, "values from %lld to %lld do not fit in %s",
                           (long long)start, (long long)last, ts_dtype_name(dt));
-  *n = (int64_t)q;
   return true;
 }
 
 static bool range_float_size(ts_infer_ctx *c, ts_dtype dt, int64_t *n)
 {
   double start = c->attrs[1].f, limit = c->attrs[2].f, delta = c->attrs[3].f;
-  double q = ceil((limit - start) / delta);
-  *n = 0;
-  if (!(q > 0))
-    return true;
-  if (!(q < 0x1p62))
+  if (ts__range_count_f64(start, limit, delta, n) == TS_RANGE_TOO_LARGE)
     return ts__infer_fail(c, TS_ERR_SHAPE, "range from %g to %g by %g is too large", start,
                           limit, delta);
+  if (*n == 0)
+    return true;
+  double q = (double)*n;
   double last = start + (q - 1) * delta;
   if (dt == TS_F32 && (fabs(start) > FLT_MAX || fabs(last) > FLT_MAX))
     return ts__infer_fail(c, TS_ERR_OUT_OF_RANGE, "values from %g to %g do not fit in float32",
                           start, last);
-  *n = (int64_t)q;
   return true;
 }
 
@@ -261,7 +229,8 @@ static bool range_infer(ts_infer_ctx *c)
   if (!check_dtype(c, dt))
     return false;
   if (dt == TS_BOOL)
-    return ts__infer_fail(c, TS_ERR_DTYPE, "dtype bool is not supported");
+    return ts__infer_fail(c, TS_ERR_DTYPE, "takes float32, float64, int32, int64 or uint8, "
+                                           "got dtype bool");
   if (!isfinite(start) || !isfinite(limit) || !isfinite(delta))
     return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT,
                           "start, limit and delta must be finite, got %g, %g, %g", start, limit,
@@ -278,12 +247,12 @@ static bool range_cpu(ts_kernel_ctx *k)
   double start = k->attrs[1].f, delta = k->attrs[3].f;
   if (ts_dtype_is_float(y->dtype)) {
     for (int64_t i = 0; i < y->size; i++)
-      store(y->dtype, y->data, i, start + (double)i * delta);
+      ts__store_f64(y->dtype, y->data, i, start + (double)i * delta);
     return true;
   }
   uint64_t s = (uint64_t)(int64_t)start, d = (uint64_t)(int64_t)delta;
   for (int64_t i = 0; i < y->size; i++)
-    store_i64(y->dtype, y->data, i, (int64_t)(s + (uint64_t)i * d));
+    ts__store_i64(y->dtype, y->data, i, (int64_t)(s + (uint64_t)i * d));
   return true;
 }
 
@@ -350,7 +319,8 @@ static bool uniform_infer(ts_infer_ctx *c)
   if (!check_dtype(c, dt) || !check_shape(c, dt, c->attrs[1].shape))
     return false;
   if (dt == TS_BOOL)
-    return ts__infer_fail(c, TS_ERR_DTYPE, "dtype bool is not supported");
+    return ts__infer_fail(c, TS_ERR_DTYPE, "takes float32, float64, int32, int64 or uint8, "
+                                           "got dtype bool");
   if (!isfinite(lo) || !isfinite(hi) || !isfinite(hi - lo))
     return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT,
                           "minval and maxval must be finite, got %g and %g", lo, hi);
@@ -376,7 +346,7 @@ static void uniform_int(ts_tensor *y, rng *r, double lo_f, double hi_f)
     uint64_t x = rng_next(r);
     while (x < reject_below)
       x = rng_next(r);
-    store_i64(y->dtype, y->data, i, (int64_t)((uint64_t)lo + (span ? x % span : x)));
+    ts__store_i64(y->dtype, y->data, i, (int64_t)((uint64_t)lo + (span ? x % span : x)));
   }
 }
 
@@ -435,9 +405,9 @@ static bool normal_cpu(ts_kernel_ctx *k)
     double u1 = (double)((rng_next(&r) >> 11) + 1) * 0x1p-53; /* (0, 1]: log stays finite */
     double u2 = (double)(rng_next(&r) >> 11) * 0x1p-53;
     double radius = sqrt(-2 * log(u1)), angle = 2 * M_PI * u2;
-    store(y->dtype, y->data, i, mean + stddev * radius * cos(angle));
+    ts__store_f64(y->dtype, y->data, i, mean + stddev * radius * cos(angle));
     if (i + 1 < y->size)
-      store(y->dtype, y->data, i + 1, mean + stddev * radius * sin(angle));
+      ts__store_f64(y->dtype, y->data, i + 1, mean + stddev * radius * sin(angle));
   }
   return true;
 }

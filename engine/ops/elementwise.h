@@ -24,7 +24,9 @@
 
 #define TS_DTYPE_BIT(dt) (1u << (dt))
 #define TS_DTYPES_FLOAT (TS_DTYPE_BIT(TS_F32) | TS_DTYPE_BIT(TS_F64))
-#define TS_DTYPES_ALL ((1u << TS_DTYPE_COUNT) - 1)
+/* Every numeric dtype (f32 ... bool): string and variant tensors never reach
+ * elementwise ops, and messages must not offer them. */
+#define TS_DTYPES_ALL ((1u << TS_NUMERIC_DTYPE_COUNT) - 1)
 #define TS_DTYPES_NUMERIC (TS_DTYPES_ALL & ~TS_DTYPE_BIT(TS_BOOL))
 #define TS_DTYPES_BOOL TS_DTYPE_BIT(TS_BOOL)
 
@@ -39,16 +41,8 @@ static inline bool ts__ew_check_dtypes(ts_infer_ctx *c, unsigned mask)
   if (bad < 0)
     return true;
 
-  char expected[96] = "", got[3 * TS_INFO_STR + 8] = "", info[TS_INFO_STR];
-  int n_ok = __builtin_popcount(mask), k = 0;
-  for (int d = 0; d < TS_DTYPE_COUNT; d++) {
-    if (!(mask & TS_DTYPE_BIT(d)))
-      continue;
-    const char *sep = k == 0 ? "" : k == n_ok - 1 ? " or " : ", ";
-    size_t len = strlen(expected);
-    snprintf(expected + len, sizeof expected - len, "%s%s", sep, ts_dtype_name(d));
-    k++;
-  }
+  char expected[TS_DTYPE_NAMES_STR], got[3 * TS_INFO_STR + 8] = "", info[TS_INFO_STR];
+  ts__dtype_names(expected, mask);
   for (int i = 0; i < c->n_in; i++) {
     size_t len = strlen(got);
     snprintf(got + len, sizeof got - len, "%s%s", i ? ", " : "",

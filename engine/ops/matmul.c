@@ -88,9 +88,11 @@ static bool matmul_infer(ts_infer_ctx *c)
   bool ta = c->attrs[ATTR_TRANSPOSE_A].b, tb = c->attrs[ATTR_TRANSPOSE_B].b;
 
   if (!gemm_table[a->dtype]) {
-    char what[64];
-    snprintf(what, sizeof what, "%s is not supported", ts_dtype_name(a->dtype));
-    return operands_fail(c, TS_ERR_DTYPE, what, "");
+    char what[TS_TAKES_STR];
+    unsigned mask = 0;
+    for (int d = 0; d < TS_DTYPE_COUNT; d++)
+      mask |= gemm_table[d] ? 1u << d : 0;
+    return operands_fail(c, TS_ERR_DTYPE, ts__takes_str(what, mask, a->dtype), "");
   }
   if (a->shape.rank < 2 || b->shape.rank < 2)
     return operands_fail(c, TS_ERR_SHAPE, "both operands need rank >= 2 ([..., M, K] x [..., K, N])",

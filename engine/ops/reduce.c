@@ -1,8 +1,8 @@
 /* ops/reduce.c — reductions (Sum, Mean, Max, Min, Prod) and ArgMax.
  *
  * Semantics follow TensorFlow: integer sums and products wrap (computed
- * unsigned), integer means truncate toward zero after summing, sums and
- * products of f32 accumulate in f64 (more accurate than TF, which
+ * unsigned), integer means sum exactly (128 bits) and truncate toward zero,
+ * sums and products of f32 accumulate in f64 (more accurate than TF, which
  * accumulates in f32), Max/Min propagate NaN, ArgMax picks the first of
  * equal values and treats NaN as the largest.  Reducing over zero
  * elements gives 0 (Sum), 1 (Prod), NaN (float Mean) and is an error for
@@ -18,7 +18,8 @@ _Static_assert(TS_OP_REDUCE_PROD - TS_OP_REDUCE_SUM == K_PROD,
                "Sum, Mean, Max, Min, Prod must stay in this order in TS_OP_LIST");
 
 /* Reduces x viewed as [outer, r, inner] into y [outer, inner]; acc holds
- * `inner` accumulators (8 bytes each at most). */
+ * `inner` accumulators (ACC_BYTES each at most). */
+#define ACC_BYTES 16
 typedef void (*reduce_fn)(const void *x, void *y, void *acc, int64_t outer, int64_t r,
                           int64_t inner);
 
@@ -69,7 +70,12 @@ typedef void (*reduce_fn)(const void *x, void *y, void *acc, int64_t outer, int6
 #define STEP_MINI(A, a, v) ((a) = (v) < (a) ? (v) : (a))
 #define FINISH_PLAIN(T, a, r) ((T)(a))
 #define FINISH_MEANF(T, a, r) ((r) > 0 ? (T)((a) / (double)(r)) : (T)NAN)
-#define FINISH_MEANI(T, a, r) ((T)((T)(a) / (r))) /* r > 0: checked before */
+/* r > 0: checked before.  C division truncates toward zero, as TF does. */
+#define FINISH_MEANI(T, a, r) ((T)((a) / (r)))
+
+/* Integer means sum exactly in 128 bits (a sum of the largest tensor of
+ * int64 cannot overflow it) and divide there; sums and products wrap. */
+__extension__ typedef __int128 wide_int;
 
 /* suffix, type, lowest, highest */
 #define FLOAT_TYPES(X) X(f32, float, -INFINITY, INFINITY) X(f64, double, -INFINITY, INFINITY)
@@ -87,7 +93,7 @@ typedef void (*reduce_fn)(const void *x, void *y, void *acc, int64_t outer, int6
   DEF_REDUCE(prod_##sfx, T, double, 1, STEP_MUL, FINISH_PLAIN)
 #define DEF_INT(sfx, T, U, LO, HI)                                                        \
   DEF_REDUCE(sum_##sfx, T, U, 0, STEP_ADD, FINISH_PLAIN)                                  \
-  DEF_REDUCE(mean_##sfx, T, U, 0, STEP_ADD, FINISH_MEANI)                                 \
+  DEF_REDUCE(mean_##sfx, T, wide_int, 0, STEP_ADD, FINISH_MEANI)                                 \
   DEF_REDUCE(max_##sfx, T, T, LO, STEP_MAXI, FINISH_PLAIN)                                \
   DEF_REDUCE(min_##sfx, T, T, HI, STEP_MINI, FINISH_PLAIN)                                \
   DEF_REDUCE(prod_##sfx, T, U, 1, STEP_MUL, FINISH_PLAIN)
@@ -146,11 +152,11 @@ static bool reduce_plan_make(ts_loc loc, const ts_op_def *def, ts_dtype dtype, t
   memset(p->reduced, 0, sizeof p->reduced);
   for (int i = 0; i < axes.n; i++) {
     int64_t a = axes.v[i];
-    if (a < -shape.rank || a >= shape.rank)
+    int ax;
+    if (!ts__axis(a, shape.rank, &ax))
       return PLAN_FAIL(TS_ERR_INVALID_ARGUMENT,
                        "axis %" PRId64 " is out of range for input %s (rank %d)", a,
                        ts__info_str(in, dtype, shape), shape.rank);
-    int ax = (int)(a < 0 ? a + shape.rank : a);
     if (p->reduced[ax])
       return PLAN_FAIL(TS_ERR_INVALID_ARGUMENT,
                        "axis %" PRId64 " is repeated in the axes for input %s", a,
@@ -159,7 +165,9 @@ static bool reduce_plan_make(ts_loc loc, const ts_op_def *def, ts_dtype dtype, t
   }
 
   p->out.rank = 0;
-  p->count = 1;
+  int64_t red_dims[TS_MAX_RANK] = { 0 };
+  int n_red = 0;
+  bool unknown = false;
   for (int d = 0; d < shape.rank; d++) {
     if (axes.n < 0)
       p->reduced[d] = true;
@@ -167,9 +175,22 @@ static bool reduce_plan_make(ts_loc loc, const ts_op_def *def, ts_dtype dtype, t
       p->out.dim[p->out.rank++] = shape.dim[d];
     else if (keepdims)
       p->out.dim[p->out.rank++] = 1;
-    if (p->reduced[d] && p->count >= 0)
-      p->count = shape.dim[d] < 0 ? -1 : p->count * shape.dim[d];
+    if (p->reduced[d]) {
+      unknown |= shape.dim[d] < 0;
+      red_dims[n_red++] = shape.dim[d] < 0 ? 1 : shape.dim[d];
+    }
   }
+  if (!ts__shape_product(red_dims, n_red, &p->count)) {
+    /* An empty input with huge reduced dims reduces nothing; only "not zero" matters. */
+    int64_t in_size;
+    if (!ts__shape_product(shape.dim, shape.rank, &in_size) || in_size != 0)
+      return PLAN_FAIL(TS_ERR_SHAPE,
+                       "the number of reduced elements of input %s overflows int64",
+                       ts__info_str(in, dtype, shape));
+    p->count = INT64_MAX;
+  }
+  if (unknown && p->count != 0)
+    p->count = -1;
 
   if (p->count == 0 && (kind == K_MAX || kind == K_MIN))
     return PLAN_FAIL(TS_ERR_INVALID_ARGUMENT,
@@ -301,7 +322,7 @@ static bool reduce_cpu(ts_kernel_ctx *k)
   if (x->size > 0 && !src)
     return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "out of memory reordering %" PRId64 " elements",
                            x->size);
-  void *acc = g_try_malloc_n((gsize)MAX(inner, 1), 8);
+  void *acc = g_try_malloc_n((gsize)MAX(inner, 1), ACC_BYTES);
   if (!acc) {
     g_free(tmp);
     return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "out of memory for %" PRId64 " accumulators",
@@ -378,14 +399,15 @@ static int argmax_axis(ts_loc loc, const ts_op_def *def, ts_dtype dtype, ts_shap
                        int64_t axis)
 {
   char buf[TS_INFO_STR];
-  if (axis < -shape.rank || axis >= shape.rank)
+  int ax;
+  if (!ts__axis(axis, shape.rank, &ax))
     return ts__op_fail(loc, def, TS_ERR_INVALID_ARGUMENT,
                        "axis %" PRId64 " is out of range for input %s (rank %d)", axis,
                        ts__info_str(buf, dtype, shape), shape.rank), -1;
-  int ax = (int)(axis < 0 ? axis + shape.rank : axis);
   if (shape.dim[ax] == 0)
     return ts__op_fail(loc, def, TS_ERR_INVALID_ARGUMENT,
-                       "cannot take the argmax of an empty axis: axis %" PRId64 " of input %s",
+                       "attempt to get argmax of an empty sequence: axis %" PRId64
+                       " of input %s is empty",
                        axis, ts__info_str(buf, dtype, shape)), -1;
   return ax;
 }
@@ -410,6 +432,8 @@ static bool argmax_cpu(ts_kernel_ctx *k)
   int ax = argmax_axis(k->loc, k->def, x->dtype, x->shape, k->attrs[0].i);
   if (ax < 0)
     return false;
+  if (k->out[0]->size == 0) /* nothing to write: no loop over the (maybe huge) other dims */
+    return true;
   int64_t outer = 1, inner = 1;
   for (int d = 0; d < x->shape.rank; d++) {
     if (d < ax)

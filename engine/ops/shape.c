@@ -20,21 +20,20 @@ static char *dims_str(char *buf, const int64_t *v, int n)
 /* Normalises axis (negative counts from the end) against rank. */
 static bool norm_axis(ts_infer_ctx *c, int64_t axis, ts_info x, int *out)
 {
-  if (axis < -x.shape.rank || axis >= x.shape.rank) {
-    char buf[TS_INFO_STR];
-    return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT, "axis %lld is out of range for %s",
-                          (long long)axis, ts__info_str(buf, x.dtype, x.shape));
-  }
-  *out = (int)(axis < 0 ? axis + x.shape.rank : axis);
-  return true;
+  if (ts__axis(axis, x.shape.rank, out))
+    return true;
+  char buf[TS_INFO_STR];
+  return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT, "axis %lld is out of range for %s",
+                        (long long)axis, ts__info_str(buf, x.dtype, x.shape));
 }
 
-/* Product of dims [from, to) of a concrete shape. */
+/* Product of dims [from, to) of a concrete tensor's shape (its size bounds
+ * it, so it cannot overflow). */
 static int64_t dims_prod(ts_shape s, int from, int to)
 {
-  int64_t n = 1;
-  for (int i = from; i < to; i++)
-    n *= s.dim[i];
+  int64_t n = 0;
+  bool ok = ts__shape_product(s.dim + from, to - from, &n);
+  g_assert(ok);
   return n;
 }
 
@@ -63,6 +62,9 @@ static bool reshape_infer(ts_infer_ctx *c)
   }
   int64_t have = ts_shape_size(x.shape);
   c->out[0] = (ts_info){ x.dtype, want };
+  if (have == TS_SHAPE_SIZE_INVALID)
+    return ts__infer_fail(c, TS_ERR_SHAPE, "the size of input %s overflows int64",
+                          ts__info_str(xs, x.dtype, x.shape));
   if (have < 0) { /* unknown input dims: only the -1 stays unknown */
     return true;
   }
@@ -83,11 +85,18 @@ static bool flatten_infer(ts_infer_ctx *c)
     return ts__infer_fail(c, TS_ERR_SHAPE, "input must have rank >= 1, got %s",
                           ts__info_str(buf, x.dtype, x.shape));
   }
-  int64_t rest = 1;
+  int64_t rest = 1, known[TS_MAX_RANK] = { 0 };
   bool unknown = false;
   for (int i = 1; i < x.shape.rank; i++) {
     unknown |= x.shape.dim[i] < 0;
-    rest *= x.shape.dim[i] < 0 ? 1 : x.shape.dim[i];
+    known[i - 1] = x.shape.dim[i] < 0 ? 1 : x.shape.dim[i];
+  }
+  if (!ts__shape_product(known, x.shape.rank - 1, &rest)) {
+    char buf[TS_INFO_STR];
+    return ts__infer_fail(c, TS_ERR_SHAPE,
+                          "cannot flatten %s: the product of the dims after the first "
+                          "overflows int64",
+                          ts__info_str(buf, x.dtype, x.shape));
   }
   c->out[0] = (ts_info){ x.dtype, TS_SHAPE(x.shape.dim[0], unknown && rest != 0 ? -1 : rest) };
   return true;
@@ -132,11 +141,11 @@ static bool transpose_perm(ts_infer_ctx *c, ts_info x, ts_ints perm, int *out)
     return true;
   }
   for (int i = 0; i < perm.n && perm.n == rank; i++) {
-    int64_t p = perm.v[i] < 0 ? perm.v[i] + rank : perm.v[i];
-    if (p < 0 || p >= rank || (seen & (1u << p)))
+    int p;
+    if (!ts__axis(perm.v[i], rank, &p) || (seen & (1u << p)))
       break;
     seen |= 1u << p;
-    out[i] = (int)p;
+    out[i] = p;
   }
   if (perm.n == rank && seen == (1u << rank) - 1)
     return true;
@@ -221,9 +230,9 @@ static bool transpose_cpu(ts_kernel_ctx *k)
   if (y->size == 0)
     return true;
   for (int i = 0; i < rank; i++) {
-    perm[i] = k->attrs[0].ints.n < 0 ? rank - 1 - i
-              : (int)(k->attrs[0].ints.v[i] < 0 ? k->attrs[0].ints.v[i] + rank
-                                                : k->attrs[0].ints.v[i]);
+    perm[i] = rank - 1 - i;
+    if (k->attrs[0].ints.n >= 0)
+      ts__axis(k->attrs[0].ints.v[i], rank, &perm[i]); /* inference checked it */
     identity &= perm[i] == i;
   }
   if (identity) {
@@ -271,8 +280,14 @@ static bool concat_infer(ts_infer_ctx *c)
                             ts__info_str(bs, c->in[i].dtype, s));
     for (int a = 0; a < s.rank; a++) {
       int64_t d = s.dim[a];
-      if (a == axis)
-        out.dim[a] = out.dim[a] < 0 || d < 0 ? -1 : out.dim[a] + d;
+      if (a == axis && out.dim[a] >= 0 && d >= 0 &&
+          __builtin_add_overflow(out.dim[a], d, &out.dim[a]))
+        return ts__infer_fail(c, TS_ERR_SHAPE,
+                              "the concatenated dimension %d overflows int64: input 0 is %s, "
+                              "input %d is %s", axis, ts__info_str(as, x0.dtype, x0.shape), i,
+                              ts__info_str(bs, c->in[i].dtype, s));
+      else if (a == axis)
+        out.dim[a] = out.dim[a] < 0 || d < 0 ? -1 : out.dim[a];
       else if (out.dim[a] < 0)
         out.dim[a] = d;
       else if (d >= 0 && d != out.dim[a])
@@ -295,14 +310,15 @@ static size_t chunk_bytes(const ts_tensor *t, int axis)
 static bool concat_cpu(ts_kernel_ctx *k)
 {
   ts_tensor *y = k->out[0];
-  int64_t axis = k->attrs[0].i < 0 ? k->attrs[0].i + y->shape.rank : k->attrs[0].i;
+  int axis = 0;
+  ts__axis(k->attrs[0].i, y->shape.rank, &axis); /* inference checked it */
   if (y->size == 0)
     return true;
-  int64_t outer = dims_prod(y->shape, 0, (int)axis);
+  int64_t outer = dims_prod(y->shape, 0, axis);
   char *dst = y->data;
   for (int64_t o = 0; o < outer; o++)
     for (int i = 0; i < k->n_in; i++) {
-      size_t n = chunk_bytes(k->in[i], (int)axis);
+      size_t n = chunk_bytes(k->in[i], axis);
       if (n) {
         memcpy(dst, (const char *)k->in[i]->data + (size_t)o * n, n);
         dst += n;
@@ -339,11 +355,12 @@ static bool split_infer(ts_infer_ctx *c)
 static bool split_cpu(ts_kernel_ctx *k)
 {
   ts_tensor *x = k->in[0];
-  int64_t axis = k->attrs[1].i < 0 ? k->attrs[1].i + x->shape.rank : k->attrs[1].i;
-  size_t n = chunk_bytes(k->out[0], (int)axis);
-  if (x->size == 0 || n == 0)
+  int axis = 0;
+  ts__axis(k->attrs[1].i, x->shape.rank, &axis); /* inference checked it */
+  if (x->size == 0)
     return true;
-  int64_t outer = dims_prod(x->shape, 0, (int)axis);
+  size_t n = chunk_bytes(k->out[0], axis);
+  int64_t outer = dims_prod(x->shape, 0, axis);
   const char *src = x->data;
   for (int64_t o = 0; o < outer; o++)
     for (int i = 0; i < k->n_out; i++) {
@@ -476,7 +493,8 @@ static bool gather_infer(ts_infer_ctx *c)
 static bool gather_cpu(ts_kernel_ctx *k)
 {
   ts_tensor *p = k->in[0], *ix = k->in[1], *y = k->out[0];
-  int axis = (int)(k->attrs[0].i < 0 ? k->attrs[0].i + p->shape.rank : k->attrs[0].i);
+  int axis = 0;
+  ts__axis(k->attrs[0].i, p->shape.rank, &axis); /* inference checked it */
   int64_t n = p->shape.dim[axis], n_idx = ix->size;
   for (int64_t j = 0; j < n_idx; j++) {
     int64_t v = ts__load_i64(ix->dtype, ix->data, j);

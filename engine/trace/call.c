@@ -4,11 +4,13 @@
 
 int ts_call_n_args(const ts_call *call)
 {
+  TS_CHECK_ARG(call != NULL, 0);
   return call->n_args;
 }
 
 const ts_value *ts_call_arg_value(const ts_call *call, int i)
 {
+  TS_CHECK_ARG(call != NULL, NULL);
   return i >= 0 && i < call->n_args ? &call->args[i] : NULL;
 }
 
@@ -103,13 +105,10 @@ static void list_store(ts_tensor *t, const ts_value *v, int64_t *at)
   }
   int64_t k = (*at)++;
   double f = v->kind == TS_VALUE_FLOAT ? v->f : v->kind == TS_VALUE_INT ? (double)v->i : v->b;
-  switch (t->dtype) {
-  case TS_F32: ((float *)t->data)[k] = (float)f; break;
-  case TS_I32: ((int32_t *)t->data)[k] = (int32_t)v->i; break;
-  case TS_I64: ((int64_t *)t->data)[k] = v->i; break;
-  case TS_BOOL: ((bool *)t->data)[k] = v->b; break;
-  default: break;
-  }
+  if (ts_dtype_is_float(t->dtype))
+    ts__store_f64(t->dtype, t->data, k, f);
+  else
+    ts__store_i64(t->dtype, t->data, k, v->kind == TS_VALUE_BOOL ? v->b : v->i);
 }
 
 static ts_tensor *list_to_tensor(ts_loc loc, const ts_call *call, int i, const ts_value *v)
@@ -130,6 +129,7 @@ static ts_tensor *list_to_tensor(ts_loc loc, const ts_call *call, int i, const t
 
 ts_tensor *ts_arg_at(ts_loc loc, ts_call *call, int i)
 {
+  TS_CHECK_ARG(call != NULL, NULL);
   const ts_value *v = arg_get(loc, call, i);
   if (!v)
     return NULL;
@@ -150,6 +150,7 @@ ts_tensor *ts_arg_at(ts_loc loc, ts_call *call, int i)
 
 int64_t ts_arg_int_at(ts_loc loc, ts_call *call, int i)
 {
+  TS_CHECK_ARG(call != NULL, 0);
   const ts_value *v = arg_get(loc, call, i);
   if (!v)
     return 0;
@@ -162,6 +163,7 @@ int64_t ts_arg_int_at(ts_loc loc, ts_call *call, int i)
 
 double ts_arg_float_at(ts_loc loc, ts_call *call, int i)
 {
+  TS_CHECK_ARG(call != NULL, 0);
   const ts_value *v = arg_get(loc, call, i);
   if (!v)
     return 0;
@@ -176,6 +178,7 @@ double ts_arg_float_at(ts_loc loc, ts_call *call, int i)
 
 const char *ts_arg_str_at(ts_loc loc, ts_call *call, int i)
 {
+  TS_CHECK_ARG(call != NULL, "");
   const ts_value *v = arg_get(loc, call, i);
   if (!v)
     return "";

@@ -51,7 +51,8 @@ typedef struct cf_state {
   int n_slots;           /* hidden + the user's variables */
   ts_tensor ***slots;
   ts_tensor **before;    /* the slots' values before the statement */
-  ts_tensor *counter;    /* TS_FOR: the counter's current value */
+  ts_tensor *counter;    /* TS_FOR: the counter's current value (an index) */
+  ts_tensor *trip;       /* TS_FOR over a range: its trip count (i64, outer frame) */
   ts_tensor *cond;       /* TS_IF: the condition */
   bool has_else;
   ts_graph *graph[2];    /* traced subgraphs: then/else or cond/body (owned) */
@@ -237,13 +238,55 @@ static void state_close(ts_cf_block *b)
   b->state = NULL;
 }
 
+/* ---- eager loops: a scope per iteration -------------------------------------------- */
+
+/* An eager TS_WHILE/TS_FOR runs each iteration (its condition included) in a
+ * scope of its own, held in b->state while the phase is PH_PLAIN: only the
+ * listed variables and the loop variable outlive an iteration, so a loop
+ * runs in the memory of one iteration.  A `break` leaves the iteration's
+ * scope open; the enclosing scope's end releases it (and what it holds). */
+static bool iter_scoped(const ts_cf_block *b)
+{
+  return b->kind != KIND_IF && b->phase == PH_PLAIN && b->state;
+}
+
+static void iter_scope_begin(ts_cf_block *b)
+{
+  if (!ts__trace_frame())
+    b->state = ts_scope_begin();
+}
+
+/* Ends the iteration's scope keeping the variables: into a new iteration's
+ * scope if `next`, else into the enclosing scope. */
+static void iter_scope_end(ts_cf_block *b, bool next)
+{
+  if (!iter_scoped(b))
+    return;
+  int n = b->n_vars + 1;
+  ts_tensor **keep = g_new(ts_tensor *, n);
+  for (int i = 0; i < b->n_vars; i++)
+    keep[i] = ts_tensor_ref(*b->vars[i]);
+  keep[n - 1] = b->loop_var ? ts_tensor_ref(*b->loop_var) : NULL;
+  ts_scope_end(b->state);
+  b->state = NULL;
+  if (next)
+    iter_scope_begin(b);
+  for (int i = 0; i < n; i++)
+    if (keep[i])
+      ts__scope_adopt(keep[i]);
+  g_free(keep);
+}
+
 /* Ends the statement after an error: drops its frames (and any a `break`
  * left open inside them) and sets its variables to NULL, so that later ops
  * pass the error on. */
 static void block_fail(ts_cf_block *b)
 {
   cf_state *st = b->state;
-  if (st) {
+  if (iter_scoped(b)) {
+    ts_scope_end(b->state);
+    b->state = NULL;
+  } else if (st) {
     if (st->frame && frame_on_stack(st->frame)) {
       while (ts__trace_frame() != st->frame)
         ts__frame_abort(ts__trace_frame());
@@ -683,7 +726,7 @@ static bool loop_build(ts_cf_block *b)
   if (st->n_hidden) {
     bool over = b->over.tensor != NULL;
     ts__implicit(+1);
-    st->counter = ts_add_at(b->loc, st->counter, over ? ts_scalar_i32(1) : b->over.delta);
+    st->counter = ts_add_at(b->loc, st->counter, over ? ts_scalar_i32(1) : ts_scalar_i64(1));
     ts__implicit(-1);
     if (!st->counter)
       return false;
@@ -752,8 +795,10 @@ ts_cf_block ts__while_begin(ts_loc loc, ts_tensor **const *vars, int n_vars, con
     .phase = PH_PLAIN, .path_depth = ts__path_depth(),
   };
   ts_frame *outer = ts__trace_frame();
-  if (!outer)
+  if (!outer) {
+    iter_scope_begin(&b);
     return b;
+  }
   /* The condition is traced first, on Placeholders for the variables; if
    * it comes out concrete the loop is host control flow after all. */
   if (!state_new(&b, outer, NULL) || !loop_vars_defined(&b)) {
@@ -790,6 +835,7 @@ static bool while_test(ts_cf_block *b, ts_tensor *cond)
   }
   if (truth(cond))
     return true;
+  iter_scope_end(b, false);
   b->phase = PH_DONE;
   return false;
 }
@@ -809,6 +855,8 @@ void ts__while_step(ts_cf_block *b)
   path_leave(b);
   if (b->phase == PH_BODY && !loop_build(b))
     block_fail(b);
+  else if (b->phase == PH_PLAIN)
+    iter_scope_end(b, true);
 }
 
 /* ---- TS_FOR --------------------------------------------------------------------------------- */
@@ -838,6 +886,16 @@ static bool check_iterable(const ts_cf_block *b)
                ts__info_str(buf, it->tensor->dtype, it->tensor->shape));
       return false;
     }
+    /* The loop counts rows in int32 (as a graph's loop counter does): more
+     * rows than that, typically an empty tensor with a huge dim 0 (nothing
+     * in any row), is refused at once instead of looping per row. */
+    if (it->tensor->shape.dim[0] > INT32_MAX) {
+      cf_error(b, TS_ERR_SHAPE,
+               "cannot iterate over the %" G_GINT64_FORMAT " rows of %s: a loop runs at most "
+               "%d iterations", it->tensor->shape.dim[0],
+               ts__info_str(buf, it->tensor->dtype, it->tensor->shape), INT32_MAX);
+      return false;
+    }
     return true;
   }
   const ts_tensor *bounds[3] = { it->start, it->limit, it->delta };
@@ -861,7 +919,30 @@ static bool check_iterable(const ts_cf_block *b)
   return true;
 }
 
-/* Plain loops: the number of iterations (a range counts like tf.range). */
+/* A range's trip count from concrete bounds: ts__range_count_*, the one
+ * definition ts_range uses too. */
+static bool range_count(const ts_cf_block *b, int64_t *n)
+{
+  const ts_iterable *it = &b->over;
+  ts_range_status st;
+  if (ts_dtype_is_integer(range_dtype(it)))
+    st = ts__range_count_i64(ts_tensor_get_i64(it->start, 0), ts_tensor_get_i64(it->limit, 0),
+                             ts_tensor_get_i64(it->delta, 0), n);
+  else
+    st = ts__range_count_f64(ts_tensor_get_f64(it->start, 0), ts_tensor_get_f64(it->limit, 0),
+                             ts_tensor_get_f64(it->delta, 0), n);
+  if (st == TS_RANGE_OK)
+    return true;
+  if (st == TS_RANGE_ZERO_DELTA)
+    cf_error(b, TS_ERR_INVALID_ARGUMENT, "TS_RANGE delta must not be zero");
+  else
+    cf_error(b, TS_ERR_INVALID_ARGUMENT, "TS_RANGE(%g, %g, %g) is not a finite range",
+             ts_tensor_get_f64(it->start, 0), ts_tensor_get_f64(it->limit, 0),
+             ts_tensor_get_f64(it->delta, 0));
+  return false;
+}
+
+/* Plain loops: the number of iterations. */
 static bool plain_count(const ts_cf_block *b, int64_t *n)
 {
   const ts_iterable *it = &b->over;
@@ -869,28 +950,31 @@ static bool plain_count(const ts_cf_block *b, int64_t *n)
     *n = it->tensor->shape.dim[0];
     return true;
   }
-  if (ts_dtype_is_integer(range_dtype(it))) {
-    int64_t s = ts_tensor_get_i64(it->start, 0), l = ts_tensor_get_i64(it->limit, 0);
-    int64_t d = ts_tensor_get_i64(it->delta, 0);
-    bool up = d > 0;
-    if (up ? l <= s : l >= s) {
-      *n = 0;
-      return true;
-    }
-    uint64_t span = up ? (uint64_t)l - (uint64_t)s : (uint64_t)s - (uint64_t)l;
-    uint64_t step = up ? (uint64_t)d : 0 - (uint64_t)d;
-    *n = (int64_t)(span / step + (span % step != 0));
-    return true;
+  return range_count(b, n);
+}
+
+/* A traced range's trip count as an i64 tensor of the outer frame: a
+ * constant from concrete bounds, else the same formula in the graph,
+ * -floor(-(limit - start) / delta) clamped at 0, in int64 (integers) or
+ * float64.  A zero delta fails when the graph runs (an integer division by
+ * zero), as it fails eagerly. */
+static ts_tensor *range_trip(const ts_cf_block *b)
+{
+  const ts_iterable *it = &b->over;
+  ts_loc loc = b->loc;
+  if (it->start->data && it->limit->data && it->delta->data) {
+    int64_t n;
+    return range_count(b, &n) ? ts_scalar_i64(n) : NULL;
   }
-  double s = ts_tensor_get_f64(it->start, 0), l = ts_tensor_get_f64(it->limit, 0);
-  double count = ceil((l - s) / ts_tensor_get_f64(it->delta, 0));
-  if (!isfinite(count) || count > (double)INT64_MAX) {
-    cf_error(b, TS_ERR_INVALID_ARGUMENT, "TS_RANGE(%g, %g, %g) is not a finite range", s, l,
-             ts_tensor_get_f64(it->delta, 0));
-    return false;
-  }
-  *n = count > 0 ? (int64_t)count : 0;
-  return true;
+  ts_dtype w = ts_dtype_is_float(range_dtype(it)) ? TS_F64 : TS_I64;
+  ts_tensor *start = ts_cast_at(loc, it->start, w), *limit = ts_cast_at(loc, it->limit, w);
+  ts_tensor *delta = ts_cast_at(loc, it->delta, w);
+  ts_tensor *q = ts_neg_at(loc, ts_floordiv_at(loc, ts_neg_at(loc, ts_sub_at(loc, limit, start)),
+                                               delta));
+  ts_tensor *nonzero = ts_cast_at(loc, ts_not_equal_at(loc, delta, ts_zeros_like_at(loc, delta)),
+                                  TS_I64);
+  ts_tensor *n = ts_floordiv_at(loc, ts_cast_at(loc, q, TS_I64), nonzero);
+  return ts_maximum_at(loc, n, ts_scalar_i64(0));
 }
 
 /* Element i of a range: start + i * delta, in the range's dtype. */
@@ -930,15 +1014,20 @@ static ts_tensor *for_cond(const ts_cf_block *b, ts_tensor *counter)
                          : ts_gather_at(loc, ts_shape_at(loc, it->tensor), ts_scalar_i32(0), 0);
     return ts_less_at(loc, counter, limit);
   }
-  if (it->delta->data) /* the direction is known */
-    return ts_tensor_get_f64(it->delta, 0) > 0 ? ts_less_at(loc, counter, it->limit)
-                                               : ts_greater_at(loc, counter, it->limit);
-  ts_tensor *zero = ts_scalar_i32(0);
-  ts_tensor *up = ts_logical_and_at(loc, ts_greater_at(loc, it->delta, zero),
-                                    ts_less_at(loc, counter, it->limit));
-  ts_tensor *down = ts_logical_and_at(loc, ts_less_at(loc, it->delta, zero),
-                                      ts_greater_at(loc, counter, it->limit));
-  return ts_logical_or_at(loc, up, down);
+  /* An index below the trip count: a value counter would wrap (u8 2..255 by 2). */
+  return ts_less_at(loc, counter, ((const cf_state *)b->state)->trip);
+}
+
+/* The traced range's element for index i: start + i * delta in the range's
+ * dtype (floats computed in f64, as range_value does eagerly). */
+static ts_tensor *range_element(const ts_cf_block *b, ts_tensor *i)
+{
+  const ts_iterable *it = &b->over;
+  ts_loc loc = b->loc;
+  ts_dtype dt = range_dtype(it), w = ts_dtype_is_float(dt) ? TS_F64 : dt;
+  ts_tensor *v = ts_add_at(loc, ts_cast_at(loc, it->start, w),
+                           ts_mul_at(loc, ts_cast_at(loc, i, w), ts_cast_at(loc, it->delta, w)));
+  return w == dt ? v : ts_cast_at(loc, v, dt);
 }
 
 /* TS_FOR while tracing: a While loop with a hidden counter (an index for
@@ -946,25 +1035,27 @@ static ts_tensor *for_cond(const ts_cf_block *b, ts_tensor *counter)
 static bool for_trace_begin(ts_cf_block *b, ts_frame *outer)
 {
   const ts_iterable *it = &b->over;
-  ts_tensor *counter = ts_scalar_i32(0);
-  /* The counter and the condition are the engine's own ops (no eager twin). */
+  /* The trip count, counter and condition are the engine's own ops (no
+   * eager twin); so is a range's element, a constant eagerly. */
   ts__implicit(+1);
-  if (is_range(it)) {
-    ts_dtype dt = range_dtype(it);
-    counter = it->start->dtype == dt ? it->start : ts_cast_at(b->loc, it->start, dt);
-  }
-  cf_state *st = counter ? state_new(b, outer, counter) : NULL;
+  ts_tensor *trip = is_range(it) ? range_trip(b) : NULL;
+  ts_tensor *counter = is_range(it) ? ts_scalar_i64(0) : ts_scalar_i32(0);
+  cf_state *st = !is_range(it) || trip ? state_new(b, outer, counter) : NULL;
   bool ok = st && loop_vars_defined(b);
   if (ok) {
+    st->trip = trip;
     loop_frame_begin(b, "cond");
     ok = loop_cond_end(b, for_cond(b, st->counter));
   }
+  if (ok && !it->tensor)
+    *b->loop_var = range_element(b, st->counter);
   ts__implicit(-1);
   if (!ok)
     return false;
-  /* The element is taken in the body, as eagerly each iteration does. */
+  /* The element of a tensor is taken in the body, as eagerly each iteration does. */
   path_enter(b, "body");
-  *b->loop_var = it->tensor ? ts_gather_at(b->loc, it->tensor, st->counter, 0) : st->counter;
+  if (it->tensor)
+    *b->loop_var = ts_gather_at(b->loc, it->tensor, st->counter, 0);
   b->phase = PH_BODY_READY;
   return true;
 }
@@ -986,6 +1077,8 @@ ts_cf_block ts__for_begin(ts_loc loc, ts_tensor **var, ts_iterable over, ts_tens
   ts_frame *outer = ts__trace_frame();
   if (outer && !for_trace_begin(&b, outer))
     block_fail(&b);
+  else if (!outer)
+    iter_scope_begin(&b);
   return b;
 }
 
@@ -1003,6 +1096,7 @@ bool ts__for_next(ts_cf_block *b)
     return false;
   }
   if (b->index >= n) {
+    iter_scope_end(b, false);
     b->phase = PH_DONE;
     return false;
   }
@@ -1023,6 +1117,7 @@ void ts__for_step(ts_cf_block *b)
   path_leave(b);
   if (b->phase == PH_PLAIN) {
     b->index++;
+    iter_scope_end(b, true);
   } else if (b->phase == PH_BODY) {
     if (loop_build(b))
       *b->loop_var = NULL; /* its value belonged to the body's graph */
@@ -1044,7 +1139,7 @@ static ts_tensor ***var_slots(ts_tensor **vars, int n)
 bool ts_cond_at(ts_loc loc, ts_tensor *pred, ts_branch_fn then_fn, ts_branch_fn else_fn,
                 ts_tensor **vars, int n, void *user_data)
 {
-  g_return_val_if_fail(then_fn && n >= 0 && (vars || n == 0), false);
+  TS_CHECK_ARG(then_fn && n >= 0 && (vars || n == 0), false);
   ts_tensor ***slots = var_slots(vars, n);
   ts_cf_block b = ts__if_begin(loc, pred, slots, n, NULL);
   while (ts__if_next(&b)) {
@@ -1063,7 +1158,7 @@ bool ts_cond_at(ts_loc loc, ts_tensor *pred, ts_branch_fn then_fn, ts_branch_fn 
 bool ts_while_loop_at(ts_loc loc, ts_loop_cond_fn cond, ts_branch_fn body, ts_tensor **vars,
                       int n, void *user_data)
 {
-  g_return_val_if_fail(cond && body && n >= 0 && (vars || n == 0), false);
+  TS_CHECK_ARG(cond && body && n >= 0 && (vars || n == 0), false);
   ts_tensor ***slots = var_slots(vars, n);
   ts_cf_block b = ts__while_begin(loc, slots, n, NULL);
   while (ts__while_test(&b, ts__while_wants_cond(&b) ? cond(vars, n, user_data) : NULL)) {

@@ -18,6 +18,10 @@ typedef struct ts_signature {
   char *key; /* exact: equal keys, equal signatures */
 } ts_signature;
 
+/* Checks the enums and lengths in args (kinds, specs' dtypes and shapes,
+ * lists) as a public function `func` receives them; false + error. */
+bool ts__values_check(const char *func, const ts_value *args, int n);
+
 /* Builds the signature of a call's arguments.  false + error on a bad value. */
 bool ts__signature_init(ts_signature *sig, const ts_value *args, int n);
 void ts__signature_clear(ts_signature *sig);

@@ -67,7 +67,7 @@ static void concrete_free(gpointer data)
 
 ts_function *ts_function_new(const char *name, ts_fn fn, const char *params)
 {
-  g_return_val_if_fail(name && fn, NULL);
+  TS_CHECK_ARG(name && fn, NULL);
   ts_function *f = g_new0(ts_function, 1);
   f->name = g_strdup(name);
   f->fn = fn;
@@ -117,7 +117,7 @@ int ts_function_n_params(const ts_function *f)
 
 const char *ts_function_param_name(const ts_function *f, int i)
 {
-  g_return_val_if_fail(i >= 0 && i < f->n_params, NULL);
+  TS_CHECK_ARG(f && i >= 0 && i < f->n_params, NULL);
   return f->params[i];
 }
 
@@ -128,10 +128,9 @@ void ts_function_set_run_eagerly(ts_function *f, int mode)
 
 bool ts_function_set_input_signature(ts_function *f, const ts_spec *specs, int n)
 {
-  g_return_val_if_fail(f && n >= 0 && (specs || n == 0), false);
+  TS_CHECK_ARG(f && n >= 0 && (specs || n == 0), false);
   for (int i = 0; i < n; i++) {
-    if ((unsigned)specs[i].dtype >= TS_DTYPE_COUNT || specs[i].shape.rank < 0 ||
-        specs[i].shape.rank > TS_MAX_RANK) {
+    if (!ts__dtype_valid(specs[i].dtype) || !ts__shape_valid(specs[i].shape, true)) {
       ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                    "%s: input signature entry %d is not a valid spec", f->name, i);
       return false;
@@ -172,7 +171,7 @@ int ts_function_n_concrete(const ts_function *f)
 
 ts_concrete *ts_function_concrete(const ts_function *f, int i)
 {
-  g_return_val_if_fail(i >= 0 && i < (int)f->concrete->len, NULL);
+  TS_CHECK_ARG(f && i >= 0 && i < (int)f->concrete->len, NULL);
   return f->concrete->pdata[i];
 }
 
@@ -272,24 +271,61 @@ static ts_tensor *run_eager(ts_function *f, const ts_value *args, int n_args)
 
 ts_tensor *ts_function_call_eager(ts_function *f, const ts_value *args, int n_args)
 {
-  g_return_val_if_fail(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
+  TS_CHECK_ARG(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
+  if (!ts__values_check(f->name, args, n_args))
+    return NULL;
   return run_eager(f, args, n_args);
+}
+
+/* The functions being traced on this thread, outermost first: a function
+ * calling itself under a tensor condition traces both branches, so the
+ * recursion never ends on its own; the limit turns it into an error. */
+#define TRACE_DEPTH_LIMIT 64
+static _Thread_local const char *trace_chain[TRACE_DEPTH_LIMIT];
+static _Thread_local int trace_depth;
+
+/* Enters a traced call of `name`; false (with an error naming the chain) past the limit. */
+static bool trace_enter(ts_loc loc, const char *name)
+{
+  if (trace_depth < TRACE_DEPTH_LIMIT) {
+    trace_chain[trace_depth++] = name;
+    return true;
+  }
+  GString *chain = g_string_new(NULL);
+  for (int i = 0; i < 6; i++)
+    g_string_append_printf(chain, "%s -> ", trace_chain[i]);
+  ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, NULL,
+               "%s... -> %s (trace depth limit %d): recursion under a tensor condition cannot be "
+               "traced; recurse on host values, or write the recursion as a TS_WHILE loop",
+               chain->str, name, TRACE_DEPTH_LIMIT);
+  g_string_free(chain, TRUE);
+  return false;
+}
+
+static void trace_leave(void)
+{
+  trace_depth--;
 }
 
 /* A nested call while tracing: the callee's ops join the caller's graph
  * under a name scope of their own ("inner_function", "inner_function_1"). */
-static ts_tensor *trace_inline(const char *name, ts_fn fn, char *const *params, int n_params,
-                               const ts_value *args, int n_args)
+static ts_tensor *trace_inline(ts_loc loc, const char *name, ts_fn fn, char *const *params,
+                               int n_params, const ts_value *args, int n_args)
 {
+  if (!trace_enter(loc, name))
+    return NULL;
   ts_name_scope_begin(name);
   ts_tensor *out = run_c(name, fn, params, n_params, args, n_args);
   ts_name_scope_end();
+  trace_leave();
   return out;
 }
 
 ts_tensor *ts_invoke_at(ts_loc loc, const char *name, ts_fn fn, const ts_value *args, int n_args)
 {
-  g_return_val_if_fail(name && fn && n_args >= 0 && (args || n_args == 0), NULL);
+  TS_CHECK_ARG(name && fn && n_args >= 0 && (args || n_args == 0), NULL);
+  if (!ts__values_check(name, args, n_args))
+    return NULL;
   for (int i = 0; i < n_args; i++)
     if (args[i].kind == TS_VALUE_TENSOR && !args[i].tensor) {
       if (!ts_failed())
@@ -297,7 +333,7 @@ ts_tensor *ts_invoke_at(ts_loc loc, const char *name, ts_fn fn, const ts_value *
       return NULL;
     }
   if (ts_tracing())
-    return trace_inline(name, fn, NULL, 0, args, n_args);
+    return trace_inline(loc, name, fn, NULL, 0, args, n_args);
   return run_c(name, fn, NULL, 0, args, n_args);
 }
 
@@ -322,7 +358,18 @@ static void add_twins(GHashTable *twins, const ts_graph *g)
   }
 }
 
+static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts_value *args);
+
 static ts_concrete *trace(ts_function *f, const ts_signature *sig, const ts_value *args)
+{
+  if (!trace_enter((ts_loc){ 0 }, f->name))
+    return NULL;
+  ts_concrete *cf = trace_impl(f, sig, args);
+  trace_leave();
+  return cf;
+}
+
+static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts_value *args)
 {
   uint64_t start = ts_now_ns();
   int path_base = ts__path_rebase();
@@ -689,9 +736,11 @@ static bool runs_eagerly(const ts_function *f)
 
 ts_tensor *ts_function_call(ts_function *f, const ts_value *args, int n_args)
 {
-  g_return_val_if_fail(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
+  TS_CHECK_ARG(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
+  if (!ts__values_check(f->name, args, n_args))
+    return NULL;
   if (ts_tracing())
-    return trace_inline(f->name, f->fn, f->params, f->n_params, args, n_args);
+    return trace_inline((ts_loc){ 0 }, f->name, f->fn, f->params, f->n_params, args, n_args);
   if (runs_eagerly(f))
     return run_eager(f, args, n_args);
 
@@ -706,7 +755,9 @@ ts_tensor *ts_function_call(ts_function *f, const ts_value *args, int n_args)
 
 ts_concrete *ts_function_get_concrete(ts_function *f, const ts_value *args, int n_args)
 {
-  g_return_val_if_fail(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
+  TS_CHECK_ARG(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
+  if (!ts__values_check(f->name, args, n_args))
+    return NULL;
   if (ts__trace_frame()) {
     ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                  "%s: get_concrete_function inside a traced function", f->name);
@@ -721,7 +772,9 @@ ts_concrete *ts_function_get_concrete(ts_function *f, const ts_value *args, int 
 
 ts_tensor *ts_concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
 {
-  g_return_val_if_fail(cf != NULL && n_args >= 0 && (args || n_args == 0), NULL);
+  TS_CHECK_ARG(cf != NULL && n_args >= 0 && (args || n_args == 0), NULL);
+  if (!ts__values_check(cf->fn->name, args, n_args))
+    return NULL;
   const ts_function *f = cf->fn;
   char label[128], want[TS_INFO_STR], got[TS_INFO_STR];
   if (n_args != cf->sig.n) {

@@ -32,6 +32,44 @@ static void host_text(GString *s, const ts_value *v)
   }
 }
 
+/* Host lists nest at most this deep (a tensor has at most TS_MAX_RANK dims,
+ * argument specs at most 32 levels). */
+#define VALUE_DEPTH_LIMIT 32
+
+static bool value_check(const char *func, int i, const ts_value *v, int depth)
+{
+  const char *bad = NULL;
+  if ((unsigned)v->kind >= TS_VALUE_KIND_COUNT)
+    bad = "its kind is not a ts_value_kind";
+  else if (v->kind == TS_VALUE_SPEC && !ts__dtype_valid(v->spec.dtype))
+    bad = "its tensor spec has an invalid dtype";
+  else if (v->kind == TS_VALUE_SPEC && !ts__shape_valid(v->spec.shape, true))
+    bad = "its tensor spec has an invalid shape (rank outside [0, 8] or a dim below -1)";
+  else if (v->kind == TS_VALUE_LIST && (v->list.n < 0 || (v->list.n > 0 && !v->list.items)))
+    bad = "its list has a negative length or no items";
+  else if (v->kind == TS_VALUE_LIST && depth >= VALUE_DEPTH_LIMIT)
+    bad = "its lists nest more than 32 deep";
+  if (bad) {
+    ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
+                 "%s: argument %d is not a valid value: %s (kind %d)", func, i, bad,
+                 (int)v->kind);
+    return false;
+  }
+  if (v->kind == TS_VALUE_LIST)
+    for (int k = 0; k < v->list.n; k++)
+      if (!value_check(func, i, &v->list.items[k], depth + 1))
+        return false;
+  return true;
+}
+
+bool ts__values_check(const char *func, const ts_value *args, int n)
+{
+  for (int i = 0; i < n; i++)
+    if (!value_check(func, i, &args[i], 0))
+      return false;
+  return true;
+}
+
 void ts__signature_update_key(ts_signature *sig)
 {
   GString *key = g_string_sized_new(64);
