@@ -37,7 +37,7 @@ static void walk(const ts_node *node, int index, ts_list_elem *e, int depth)
 {
   for (;;) {
     from_node(node, e);
-    if ((node->op == TS_OP_IF || node->op == TS_OP_WHILE) && depth < MAX_WALK_DEPTH) {
+    if ((ts__op_def(node->op)->flags & TS_OPF_CONTROL_FLOW) && depth < MAX_WALK_DEPTH) {
       for (int s = 0; s < node->n_subgraphs; s++) {
         const ts_graph *sub = node->subgraphs[s];
         if (index >= (int)sub->outputs->len)
