@@ -39,6 +39,7 @@ ts_context *ts__context(void)
   if (G_UNLIKELY(!context.root)) {
     context.root = ts__scope_new();
     context.top = context.root;
+    context.cpu = ts_backend_cpu();
     if (gettid() == getpid())
       atexit(main_release);
     else

@@ -64,6 +64,16 @@ static bool check_attrs(ts_loc loc, const ts_op_def *def, const ts_attr *attrs)
   return true;
 }
 
+/* Do the inputs promotion looks at share one dtype already (the usual case)? */
+static inline bool same_dtypes(const ts_op_def *def, ts_tensor *const *in, int n_in)
+{
+  int n = def->n_promote < 0 || def->n_promote > n_in ? n_in : def->n_promote;
+  for (int i = 1; i < n; i++)
+    if (in[i]->dtype != in[0]->dtype)
+      return false;
+  return true;
+}
+
 /* Casts the leading inputs the def names to their common dtype (Cast ops,
  * dispatched like any other); cast[] receives the (possibly new) inputs. */
 static bool promote(ts_loc loc, const ts_op_def *def, ts_tensor *const *in, int n_in,
@@ -110,7 +120,7 @@ int ts__dispatch_infer(const ts_op_call *call, ts_info *out_info, int *n_out)
 
 static bool backend_runs(const ts_backend *b, const ts_op_call *call)
 {
-  const ts_backend_i *bi = ts_backend_iface(b);
+  const ts_backend_i *bi = &b->iface;
   if (!call->def->kernel[bi->kind])
     return false;
   if (!bi->supports_op)
@@ -125,7 +135,7 @@ static bool backend_runs(const ts_backend *b, const ts_op_call *call)
  * device cannot (soft placement).  Ops on a variable run where it lives. */
 static const ts_backend *place(ts_context *c, const ts_op_call *call)
 {
-  const ts_backend *cpu = ts_backend_cpu();
+  const ts_backend *cpu = c->cpu;
   const ts_backend *b = c->device ? c->device : cpu;
   if ((call->def->flags & TS_OPF_VARIABLE) && call->n_in > 0 && call->in[0]->backend)
     b = call->in[0]->backend;
@@ -175,9 +185,9 @@ static const ts_node *eager_twin(ts_context *c, ts_loc loc)
 
 /* ---- execution ----------------------------------------------------------------------- */
 
-int ts__execute(const ts_op_call *call, const ts_run_site *site, ts_tensor **out)
+static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *site,
+                   ts_tensor **out)
 {
-  ts_context *c = ts__context();
   const ts_op_def *def = call->def;
   if (G_UNLIKELY(c->cancel_flag) && __atomic_load_n(c->cancel_flag, __ATOMIC_RELAXED)) {
     ts__op_fail(call->loc, def, TS_ERR_CANCELLED, "cancelled");
@@ -226,7 +236,7 @@ int ts__execute(const ts_op_call *call, const ts_run_site *site, ts_tensor **out
     .def = def, .loc = call->loc, .site = site, .backend = b, .seq = seq, .n_in = here.n_in,
     .in = here.in, .attrs = call->attrs, .n_out = n_out, .out = out,
   };
-  const ts_backend_i *bi = ts_backend_iface(b);
+  const ts_backend_i *bi = &b->iface;
   bool ok = bi->run_op ? bi->run_op(b, &kc) : def->kernel[bi->kind](&kc);
 
   if (G_UNLIKELY(mask & TS_EVENT_MASK(TS_EVENT_OP_END)))
@@ -262,9 +272,14 @@ int ts__handler_next(ts_op_handler *self, const ts_op_call *call, ts_tensor **ou
   return below ? below->run(below, call, out) : ts__run_eager(call, out);
 }
 
+int ts__execute(const ts_op_call *call, const ts_run_site *site, ts_tensor **out)
+{
+  return execute(ts__context(), call, site, out);
+}
+
 int ts__run_eager(const ts_op_call *call, ts_tensor **out)
 {
-  return ts__execute(call, NULL, out);
+  return execute(ts__context(), call, NULL, out);
 }
 
 int ts__dispatch(ts_loc loc, ts_op op, ts_tensor *const *in, int n_in, const ts_attr *attrs,
@@ -283,15 +298,16 @@ int ts__dispatch(ts_loc loc, ts_op op, ts_tensor *const *in, int n_in, const ts_
   }
 
   ts_tensor *promoted[TS_MAX_INPUTS];
-  if (def->flags & TS_OPF_PROMOTE) {
+  if ((def->flags & TS_OPF_PROMOTE) && !same_dtypes(def, in, n_in)) {
     if (!promote(loc, def, in, n_in, promoted))
       return -1;
     in = promoted;
   }
 
   ts_op_call call = { loc, def, in, n_in, attrs };
-  ts_op_handler *h = ts__context()->handlers;
-  return G_UNLIKELY(h != NULL) ? h->run(h, &call, out) : ts__run_eager(&call, out);
+  ts_context *c = ts__context();
+  ts_op_handler *h = c->handlers;
+  return G_UNLIKELY(h != NULL) ? h->run(h, &call, out) : execute(c, &call, NULL, out);
 }
 
 ts_tensor *ts__dispatch1(ts_loc loc, ts_op op, ts_tensor *const *in, int n_in,

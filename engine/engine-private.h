@@ -17,6 +17,11 @@
  * ones come from the CPU backend's buffer cache. */
 #define TS_CPU_CACHE_MIN ((size_t)64 << 10)
 
+/* A registered backend (backend/backend.c); its table read inline on hot paths. */
+struct ts_backend {
+  ts_backend_i iface;
+};
+
 typedef struct ts_op_call ts_op_call;
 typedef struct ts_run_site ts_run_site;
 
@@ -387,6 +392,7 @@ typedef struct ts_context {
   int mute;                   /* > 0: no listener hears of ops (constant folding) */
   ts_op_handler *handlers;    /* innermost first */
   const struct ts_backend *device; /* eager placement; NULL: the CPU */
+  const struct ts_backend *cpu;    /* ts_backend_cpu(), kept at hand */
   GSList *device_stack;
   ts_run_state run;
 } ts_context;

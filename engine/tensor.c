@@ -53,7 +53,7 @@ ts_tensor *ts__tensor_alloc_on(ts_loc loc, const ts_backend *backend, ts_dtype d
   if (!shape_check(loc, dtype, shape, &size))
     return NULL;
   size_t bytes = (size_t)size * ts_dtype_size(dtype);
-  const ts_backend_i *bi = ts_backend_iface(backend);
+  const ts_backend_i *bi = &backend->iface;
   /* Strings and variants own what their elements point to: host only. */
   bool inline_data = bi->host_visible && bi->kind == TS_DEVICE_CPU &&
                      (bytes < TS_CPU_CACHE_MIN || dtype == TS_STRING || dtype == TS_VARIANT);
@@ -92,7 +92,7 @@ ts_tensor *ts__tensor_alloc(ts_loc loc, ts_dtype dtype, ts_shape shape)
 static bool copy_data(ts_loc loc, ts_tensor *dst, const ts_tensor *src)
 {
   size_t bytes = (size_t)src->size * ts_dtype_size(src->dtype);
-  const ts_backend_i *from = ts_backend_iface(src->backend), *to = ts_backend_iface(dst->backend);
+  const ts_backend_i *from = &src->backend->iface, *to = &dst->backend->iface;
   bool ok;
   if (from->host_visible) {
     ok = to->copy_from_host(dst->backend, dst->data, src->data, bytes);
@@ -129,7 +129,7 @@ ts_tensor *ts__tensor_on(ts_loc loc, ts_tensor *t, const ts_backend *backend)
 
 ts_tensor *ts__tensor_host(ts_loc loc, const ts_tensor *t)
 {
-  if (!t->data || ts_backend_iface(t->backend)->host_visible)
+  if (!t->data || t->backend->iface.host_visible)
     return (ts_tensor *)t;
   return ts__tensor_on(loc, (ts_tensor *)t, ts_backend_cpu());
 }
@@ -194,7 +194,7 @@ void ts_tensor_unref(ts_tensor *t)
     return;
   release_elements(t);
   if (t->owns_buffer)
-    ts_backend_iface(t->backend)->buffer_free(t->backend, t->data,
+    t->backend->iface.buffer_free(t->backend, t->data,
                                               (size_t)t->size * ts_dtype_size(t->dtype));
   ts_tensor_unref(t->base);
   free(t->name);
@@ -235,14 +235,14 @@ int64_t ts_tensor_size(const ts_tensor *t)
 void *ts_tensor_data(const ts_tensor *t)
 {
   TS_CHECK_ARG(t != NULL, NULL);
-  return t->backend && ts_backend_iface(t->backend)->host_visible ? t->data : NULL;
+  return t->backend && t->backend->iface.host_visible ? t->data : NULL;
 }
 
 /* Element i's bytes, through the backend when the host cannot read them. */
 static const void *element(const ts_tensor *t, int64_t i, void *buf)
 {
   size_t size = ts_dtype_size(t->dtype);
-  const ts_backend_i *bi = ts_backend_iface(t->backend);
+  const ts_backend_i *bi = &t->backend->iface;
   if (bi->host_visible)
     return (const char *)t->data + (size_t)i * size;
   if (!bi->copy_to_host(t->backend, buf, (const char *)t->data + (size_t)i * size, size))

@@ -6,10 +6,6 @@
 
 #define MAX_BACKENDS 16
 
-struct ts_backend {
-  ts_backend_i iface;
-};
-
 static ts_backend backends[MAX_BACKENDS];
 static int n_backends; /* atomic: entries below it are complete */
 static pthread_mutex_t register_lock = PTHREAD_MUTEX_INITIALIZER;
