@@ -25,6 +25,12 @@ unsigned ts_op_traits(ts_op op)
   return def ? def->flags & 0xff : 0;
 }
 
+const char *ts_op_subgraph_name(ts_op op, int i)
+{
+  const ts_op_def *def = ts__op_def(op);
+  return def && i >= 0 && i < def->n_subgraphs ? def->subgraphs[i] : NULL;
+}
+
 const char *ts_op_name(ts_op op)
 {
   const ts_op_def *def = ts__op_def(op);

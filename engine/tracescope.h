@@ -298,6 +298,9 @@ enum {
   TS_OP_TRAIT_CONTROL_FLOW = 1 << 4, /* runs subgraphs (If, While) */
 };
 TS_API unsigned ts_op_traits(ts_op op); /* 0 for an invalid op */
+/* The name of an op's subgraph i (If: "then", "else"; While: "cond",
+ * "body"); NULL if it has none. */
+TS_API const char *ts_op_subgraph_name(ts_op op, int i);
 /* Looks up by display name ("MatMul") or API name ("matmul"); -1 if unknown. */
 TS_API int ts_op_from_name(const char *name);
 

@@ -8,15 +8,10 @@
 
 #define SMALL_CONST 8 /* Consts with at most this many elements show their value */
 
-/* The labels of an op's subgraphs, in ts_node_subgraph order. */
-static const char *const SUBGRAPH_LABELS[TS_OP_COUNT][2] = {
-  [TS_OP_IF] = { "then", "else" },
-  [TS_OP_WHILE] = { "cond", "body" },
-};
-
+/* The label of a node's subgraph i (the op table names them). */
 static const char *subgraph_label(const ts_node *n, int i, char *buf, size_t size)
 {
-  const char *label = i < 2 ? SUBGRAPH_LABELS[ts_node_op(n)][i] : NULL;
+  const char *label = ts_op_subgraph_name(ts_node_op(n), i);
   if (label)
     return label;
   snprintf(buf, size, "subgraph %d", i);
