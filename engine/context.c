@@ -152,13 +152,6 @@ void ts__path_truncate(int depth)
     r->depth = depth;
 }
 
-void ts__path_restart(void)
-{
-  ts_run_state *r = &ts__context()->run;
-  if (r->depth > 0 && r->depth <= TS_MAX_PATH && r->path[r->depth - 1].counts)
-    g_hash_table_remove_all(r->path[r->depth - 1].counts);
-}
-
 void ts__implicit(int delta)
 {
   ts__context()->run.implicit += delta;

@@ -413,8 +413,6 @@ const struct ts_node *ts__twin_lookup(const GHashTable *map, uint64_t site, int 
  * returns the base to restore. */
 int ts__path_rebase(void);
 void ts__path_restore(int base);
-/* Starts a new instance of the innermost block (the next loop iteration). */
-void ts__path_restart(void);
 /* The site and occurrence of the next op at loc; false for engine-made ops. */
 bool ts__site_next(ts_loc loc, uint64_t *site, int *occurrence);
 /* Marks ops as the engine's own while > 0 (nests). */
@@ -428,10 +426,6 @@ void ts__emit_print(const char *text, const struct ts_node *node);
 /* Listener delivery (dispatch.c asks; listener.c owns the list). */
 extern int ts__listener_mask; /* atomic OR of every listener's mask */
 void ts__listeners_emit(const ts_event *event);
-static inline bool ts__listening(ts_event_kind kind)
-{
-  return (__atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED) & TS_EVENT_MASK(kind)) != 0;
-}
 
 /* Element access helpers for kernels. */
 static inline double ts__load_f64(ts_dtype dt, const void *p, int64_t i)

@@ -786,12 +786,26 @@ static bool is_symbolic(const ts_tensor *t)
   return t->data == NULL && t->size != 0;
 }
 
+static char *format_values(const ts_tensor *t);
+
 char *ts_tensor_format_values(const ts_tensor *t)
 {
   if (!t)
     return NULL;
   if (is_symbolic(t))
     return g_strdup("<symbolic>");
+  if (t->backend->iface.host_visible)
+    return format_values(t);
+  /* on a device the host cannot read: print a host copy */
+  ts_scope *scope = ts_scope_begin();
+  const ts_tensor *host = ts__tensor_host((ts_loc){ 0 }, t);
+  char *s = host ? format_values(host) : g_strdup("<unreadable>");
+  ts_scope_end(scope);
+  return s;
+}
+
+static char *format_values(const ts_tensor *t)
+{
   if (t->shape.rank == 0)
     return scalar_str(t);
   if (t->size == 0)

@@ -8,6 +8,7 @@
  * issue adds CUDA to the backends this harness runs. */
 #include <fcntl.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -327,9 +328,23 @@ static void test_placement_and_events(void)
   ts_tensor *z = ts_mul(y, x);
   g_assert_cmpstr(last_device, ==, "CPU");
   g_assert_true(ts_tensor_backend(z) == ts_backend_cpu());
+  int copies = n_copies_out;
   char *s = ts_tensor_to_string(y); /* printing copies to the host */
   g_assert_cmpstr(s, ==, "Tensor(\n[[  3.   -4.    6. ]\n [  0.5  10.  -12. ]], shape=(2, 3), dtype=float32)");
   free(s);
+  g_assert_cmpint(n_copies_out, >, copies);
+  /* so does saving; the loaded copy is on the CPU */
+  char *path = g_build_filename(g_get_tmp_dir(), "test-backends-XXXXXX.npy", NULL);
+  int fd = g_mkstemp(path);
+  g_assert_cmpint(fd, >=, 0);
+  close(fd);
+  g_assert_true(ts_npy_save(path, y));
+  ts_tensor *back = ts_npy_load(path);
+  g_assert_nonnull(back);
+  g_assert_true(ts_tensor_backend(back) == ts_backend_cpu());
+  g_assert_cmpfloat(ts_tensor_get_f64(back, 5), ==, -12);
+  g_unlink(path);
+  g_free(path);
   ts_scope_end(scope);
   ts_listener_remove(id);
   ts_release_all();

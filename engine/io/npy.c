@@ -448,6 +448,14 @@ bool ts_npy_save(const char *path, const ts_tensor *t)
                  "cannot save a symbolic tensor to '%s' (it has no values)", path);
     return false;
   }
+  if (t->data && !t->backend->iface.host_visible) {
+    /* on a device the host cannot read: save a host copy */
+    ts_scope *scope = ts_scope_begin();
+    const ts_tensor *host = ts__tensor_host(NO_LOC, t);
+    bool ok = host && ts_npy_save(path, host);
+    ts_scope_end(scope);
+    return ok;
+  }
 
   FILE *f = fopen(path, "wb");
   if (!f) {
