@@ -249,7 +249,7 @@ int ts_node_n_origins(const ts_node *n)
 
 const ts_node *ts_node_origin(const ts_node *n, int i)
 {
-  g_return_val_if_fail(i >= 0 && i < ts_node_n_origins(n), NULL);
+  TS_CHECK_ARG(n && i >= 0 && i < ts_node_n_origins(n), NULL);
   return n->n_origins ? n->origins[i] : n;
 }
 

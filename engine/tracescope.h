@@ -481,7 +481,7 @@ typedef struct ts_op_event {
   const ts_node *node;           /* graph mode: the node being run; NULL when eager */
   uint64_t run_id;
   uint64_t seq;
-  const ts_node *parent;         /* the enclosing If/While node, NULL at the top */
+  const ts_node *parent;         /* graph mode: the enclosing If/While node; NULL at the top and eagerly */
   uint64_t parent_seq;           /* graph mode: its op's seq; 0 otherwise */
   const ts_concrete *concrete;   /* see above; NULL if none */
   const ts_node *traced;         /* see above; NULL if none */
