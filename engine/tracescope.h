@@ -889,6 +889,7 @@ typedef struct ts_cf_block {
   int64_t index;
   void *state;       /* the tracer's, while tracing */
   int path_depth;    /* the op path's depth at the statement (op identity) */
+  bool iter_scope;   /* eager loops: state is the iteration's scope, not the tracer's */
 } ts_cf_block;
 
 #define TS__VAR_ARRAY(...) (ts_tensor **const[]){ NULL, __VA_ARGS__ }

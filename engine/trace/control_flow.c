@@ -247,13 +247,15 @@ static void state_close(ts_cf_block *b)
  * scope open; the enclosing scope's end releases it (and what it holds). */
 static bool iter_scoped(const ts_cf_block *b)
 {
-  return b->kind != KIND_IF && b->phase == PH_PLAIN && b->state;
+  return b->iter_scope && b->phase == PH_PLAIN && b->state;
 }
 
 static void iter_scope_begin(ts_cf_block *b)
 {
-  if (!ts__trace_frame())
+  if (!ts__trace_frame()) {
     b->state = ts_scope_begin();
+    b->iter_scope = true;
+  }
 }
 
 /* Ends the iteration's scope keeping the variables: into a new iteration's
@@ -269,6 +271,7 @@ static void iter_scope_end(ts_cf_block *b, bool next)
   keep[n - 1] = b->loop_var ? ts_tensor_ref(*b->loop_var) : NULL;
   ts_scope_end(b->state);
   b->state = NULL;
+  b->iter_scope = false;
   if (next)
     iter_scope_begin(b);
   for (int i = 0; i < n; i++)
@@ -286,6 +289,7 @@ static void block_fail(ts_cf_block *b)
   if (iter_scoped(b)) {
     ts_scope_end(b->state);
     b->state = NULL;
+    b->iter_scope = false;
   } else if (st) {
     if (st->frame && frame_on_stack(st->frame)) {
       while (ts__trace_frame() != st->frame)
@@ -578,6 +582,7 @@ static bool if_build(ts_cf_block *b)
   ts_node *node = ts__trace_record_node(st->outer, b->loc, ts__op_def(TS_OP_IF), ports,
                                         1 + (int)all->len, NULL, out_info, n_out);
   attach_subgraphs(st, node, "then", "else");
+  ts__frame_order(st->outer, node);
   for (int i = 0, k = 0; i < b->n_vars; i++)
     *b->vars[i] = st->outs[0][i].defined ? ts__tensor_symbolic(node, k++) : NULL;
   ok = true;
@@ -776,6 +781,7 @@ static bool loop_build(ts_cf_block *b)
   ts_node *node = ts__trace_record_node(st->outer, b->loc, ts__op_def(TS_OP_WHILE), ports, n_in,
                                         NULL, infos, n_in);
   attach_subgraphs(st, node, "cond", "body");
+  ts__frame_order(st->outer, node);
   for (int i = 0; i < n; i++)
     *st->slots[i] = ts__tensor_symbolic(node, i);
   state_close(b);
