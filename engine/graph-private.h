@@ -24,6 +24,7 @@ struct ts_node {
   int n_subgraphs;
   ts_graph **subgraphs;  /* If: then, else; While: cond, body (owned) */
   int input_index;       /* Placeholder: position among the graph's inputs */
+  bool stateful;         /* a stateful op, or If/While whose subgraphs hold one */
   bool has_site;         /* recorded for an op the user's code called (see ts_op_event) */
   int occurrence;
   uint64_t site;

@@ -88,6 +88,7 @@ ts_node *ts__graph_add_node(ts_graph *g, ts_op op, const char *hint, const char 
   n->n_outputs = n_outputs;
   n->outputs = g_memdup2(outputs, sizeof *outputs * (size_t)n_outputs);
   n->input_index = -1;
+  n->stateful = (ts__op_def(op)->flags & TS_OPF_STATEFUL) != 0;
   g_ptr_array_add(g->nodes, n);
   return n;
 }
@@ -101,8 +102,20 @@ void ts__node_add_control(ts_node *node, int before)
   node->control[node->n_control++] = before;
 }
 
+/* Does g (or a subgraph of it) hold a stateful node? */
+static bool holds_stateful(const ts_graph *g)
+{
+  for (guint id = 0; g && id < g->nodes->len; id++)
+    if (ts__graph_node(g, (int)id)->stateful)
+      return true;
+  return false;
+}
+
 void ts__node_add_subgraph(ts_node *node, ts_graph *sub)
 {
+  /* If and While are stateful only when their subgraphs are (non-strict
+   * execution prunes an unused, side-effect-free branch or loop). */
+  node->stateful |= holds_stateful(sub);
   node->subgraphs = g_renew(ts_graph *, node->subgraphs, node->n_subgraphs + 1);
   node->subgraphs[node->n_subgraphs++] = sub;
 }
@@ -239,7 +252,7 @@ const ts_tensor *ts_node_value(const ts_node *n)
 
 bool ts_node_is_stateful(const ts_node *n)
 {
-  return (ts__op_def(n->op)->flags & TS_OPF_STATEFUL) != 0;
+  return n->stateful;
 }
 
 int ts_node_n_origins(const ts_node *n)
@@ -397,6 +410,7 @@ ts_node *ts__rewrite_copy(ts_rewrite *rw, const ts_node *n, ts_rewrite_sub_fn su
     ts__node_add_subgraph(c, sub_fn ? sub_fn(n->subgraphs[s], rw->dst, data)
                                     : ts__graph_copy(n->subgraphs[s], rw->dst));
   copy_origins(c, n);
+  c->stateful = n->stateful;
   rw->node_map[n->id] = c->id;
   for (int i = 0; i < n->n_outputs; i++)
     rw->map[rw->offset[n->id] + i] = (ts_port){ c->id, i };
@@ -442,7 +456,7 @@ static bool *needed_nodes(const ts_graph *g)
     g_array_append_val(stack, g_array_index(g->outputs, ts_port, i).node);
   for (int id = 0; id < n; id++) {
     const ts_node *node = ts__graph_node(g, id);
-    if ((ts__op_def(node->op)->flags & TS_OPF_STATEFUL) || node->input_index >= 0)
+    if (node->stateful || node->input_index >= 0)
       g_array_append_val(stack, id);
   }
   while (stack->len) {
@@ -506,6 +520,7 @@ ts_graph *ts__rewrite_end(ts_rewrite *rw)
       ((ts_node *)n)->subgraphs[s] = NULL;
     }
     ts__node_set_origins(c, (const ts_node *const *)n->origins, n->n_origins);
+    c->stateful = n->stateful;
   }
   g_free(needed);
   ts_graph *pruned = ts__rewrite_end(prune);

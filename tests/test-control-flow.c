@@ -994,6 +994,85 @@ static void test_trace_errors(void)
   }
 }
 
+/* ---- non-strict execution ------------------------------------------------------------- */
+
+/* An If and a While nobody uses and whose blocks have no side effect: a
+ * graph prunes them (so their errors never happen), as TensorFlow's
+ * non-strict execution does; eagerly they run. */
+static ts_tensor *unused_pure_blocks(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *y = ts_zeros_like(x), *i = ts_scalar_i32(0);
+  TS_IF (ts_greater(ts_reduce_sum(x, TS_ALL_AXES, false), ts_scalar_f32(0)), &y) {
+    y = ts_gather(x, ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 7, 0 }), 0); /* out of range */
+  } TS_END_IF;
+  TS_WHILE (ts_less(i, ts_scalar_i32(3)), &i, &y) {
+    y = ts_gather(x, ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 0, 9 }), 0); /* out of range */
+    i = ts_add(i, ts_scalar_i32(1));
+  }
+  return ts_add(x, x);
+}
+
+/* The same If with a print inside: stateful, so it runs though unused. */
+static ts_tensor *unused_printing_if(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *y = ts_zeros_like(x);
+  TS_IF (ts_greater(ts_reduce_sum(x, TS_ALL_AXES, false), ts_scalar_f32(0)), &y) {
+    ts_print("branch ran");
+    y = ts_add(x, x);
+  } TS_END_IF;
+  return x;
+}
+
+static void count_prints(const ts_event *ev, void *data)
+{
+  (*(int *)data)++;
+}
+
+static void test_non_strict(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_value x = TS_TENSOR_VALUE(ts_constant(TS_F32, TS_SHAPE(2), (float[]){ 1, 2 }));
+  ts_function *pure = ts_function_new("unused_pure_blocks", unused_pure_blocks, "x");
+  ts_tensor *out = ts_function_call(pure, &x, 1);
+  g_assert_false(ts_failed());
+  g_assert_cmpfloat(ts_tensor_get_f64(out, 1), ==, 4);
+  const ts_graph *g = ts_concrete_graph(ts_function_concrete(pure, 0));
+  int n_blocks = 0;
+  for (int id = 0; id < ts_graph_n_nodes(g); id++) {
+    const ts_node *n = ts_graph_node(g, id);
+    if (ts_op_traits(ts_node_op(n)) & TS_OP_TRAIT_CONTROL_FLOW) {
+      n_blocks++;
+      g_assert_false(ts_node_is_stateful(n)); /* traced, shown, but not run */
+    }
+  }
+  g_assert_cmpint(n_blocks, ==, 2);
+  ts_function_set_run_eagerly(pure, 1);
+  g_assert_null(ts_function_call(pure, &x, 1));
+  expect_error("Gather", "is not in [0, 2)");
+
+  int prints = 0;
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_PRINT), count_prints, &prints);
+  ts_function *printing = ts_function_new("unused_printing_if", unused_printing_if, "x");
+  fflush(stdout);
+  int saved = dup(STDOUT_FILENO), null_fd = open("/dev/null", O_WRONLY);
+  dup2(null_fd, STDOUT_FILENO); /* the print must not reach the TAP stream */
+  ts_function_call(printing, &x, 1);
+  fflush(stdout);
+  dup2(saved, STDOUT_FILENO);
+  close(saved);
+  close(null_fd);
+  g_assert_false(ts_failed());
+  g_assert_cmpint(prints, ==, 1);
+  g = ts_concrete_graph(ts_function_concrete(printing, 0));
+  for (int k = 0; k < ts_graph_n_nodes(g); k++)
+    if (ts_node_op(ts_graph_node(g, k)) == TS_OP_IF)
+      g_assert_true(ts_node_is_stateful(ts_graph_node(g, k)));
+  ts_listener_remove(id);
+  ts_function_free(printing);
+  ts_function_free(pure);
+  ts_scope_end(s);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -1005,6 +1084,7 @@ int main(int argc, char **argv)
   g_test_add_func("/control-flow/traced/if", test_traced_if);
   g_test_add_func("/control-flow/traced/loops", test_traced_loops);
   g_test_add_func("/control-flow/traced/side-effects", test_side_effects);
+  g_test_add_func("/control-flow/traced/non-strict", test_non_strict);
   g_test_add_func("/control-flow/traced/errors", test_trace_errors);
   return g_test_run();
 }

@@ -69,7 +69,7 @@ static bool if_cpu(ts_kernel_ctx *k)
 const ts_op_def ts__op_if = {
   .op = TS_OP_IF, .name = "If", .api_name = "if", .n_inputs = -1, .min_inputs = 1,
   .n_outputs = -1, .subgraphs = if_subgraphs, .n_subgraphs = 2,
-  .flags = TS_OPF_STATEFUL | TS_OPF_CONTROL_FLOW | TS_OPF_ALIAS | TS_OPF_ANY_DTYPE,
+  .flags = TS_OPF_CONTROL_FLOW | TS_OPF_ALIAS | TS_OPF_ANY_DTYPE,
   .infer = if_infer, .kernel[TS_DEVICE_CPU] = if_cpu,
 };
 
@@ -137,6 +137,6 @@ static bool while_cpu(ts_kernel_ctx *k)
 const ts_op_def ts__op_while = {
   .op = TS_OP_WHILE, .name = "While", .api_name = "while", .n_inputs = -1, .min_inputs = 0,
   .n_outputs = -1, .subgraphs = while_subgraphs, .n_subgraphs = 2,
-  .flags = TS_OPF_STATEFUL | TS_OPF_CONTROL_FLOW | TS_OPF_ALIAS | TS_OPF_ANY_DTYPE,
+  .flags = TS_OPF_CONTROL_FLOW | TS_OPF_ALIAS | TS_OPF_ANY_DTYPE,
   .infer = while_infer, .kernel[TS_DEVICE_CPU] = while_cpu,
 };

@@ -68,5 +68,9 @@ ts_node *ts__trace_record_node(ts_frame *frame, ts_loc loc, const ts_op_def *def
                                const ts_port *ports, int n_in, const ts_attr *attrs,
                                const ts_info *out_info, int n_out);
 
+/* Chains n after the frame's previous stateful node when n is stateful
+ * (record_node does it; If/While once their subgraphs are attached). */
+void ts__frame_order(ts_frame *frame, ts_node *n);
+
 /* A scope name not yet used in f's current scope: "dense", "dense_1", ... */
 char *ts__unique_scope(ts_frame *f, const char *base);

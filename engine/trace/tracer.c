@@ -216,6 +216,16 @@ ts_tensor *ts__frame_placeholder(ts_frame *frame, const char *name, ts_info info
   return ts__tensor_symbolic(p, 0);
 }
 
+void ts__frame_order(ts_frame *frame, ts_node *n)
+{
+  if (!n->stateful)
+    return;
+  /* Automatic control dependencies: side effects run in program order. */
+  if (frame->last_stateful >= 0)
+    ts__node_add_control(n, frame->last_stateful);
+  frame->last_stateful = n->id;
+}
+
 ts_node *ts__trace_record_node(ts_frame *frame, ts_loc loc, const ts_op_def *def,
                                const ts_port *ports, int n_in, const ts_attr *attrs,
                                const ts_info *out_info, int n_out)
@@ -224,12 +234,7 @@ ts_node *ts__trace_record_node(ts_frame *frame, ts_loc loc, const ts_op_def *def
                                   attrs, def->n_attrs, out_info, n_out);
   /* If and While have no eager op of their own: their blocks are paths. */
   n->has_site = !(def->flags & TS_OPF_CONTROL_FLOW) && ts__site_next(loc, &n->site, &n->occurrence);
-  if (def->flags & TS_OPF_STATEFUL) {
-    /* Automatic control dependencies: side effects run in program order. */
-    if (frame->last_stateful >= 0)
-      ts__node_add_control(n, frame->last_stateful);
-    frame->last_stateful = n->id;
-  }
+  ts__frame_order(frame, n);
   return n;
 }
 
