@@ -732,8 +732,11 @@ TS_API bool ts_function_set_input_signature(ts_function *fn, const ts_spec *spec
 /* A retrace caused only by changed dimensions traces a generalised
  * concrete function with those dimensions unknown. */
 TS_API void ts_function_set_reduce_retracing(ts_function *fn, bool reduce);
-/* After `limit` traces (default 8) further new signatures run eagerly
- * with a warning event; < 0 means no limit. */
+/* By default (limit < 0) a function traces every new signature, as
+ * tf.function does, and warns when it retraces often.  With a limit, after
+ * `limit` traces calls with new signatures run eagerly: a
+ * TS_WARNING_RETRACE_LIMIT event (shown in the app's trace log) says so
+ * once, naming the function and the last reason. */
 TS_API void ts_function_set_retrace_limit(ts_function *fn, int limit);
 /* Any trace after the first is an error (for tests). */
 TS_API void ts_function_set_fail_on_retrace(ts_function *fn, bool fail);

@@ -215,6 +215,23 @@ static void test_retrace_limit_falls_back_to_eager(void)
   ts_scope_end(s);
 }
 
+/* No limit by default: every new signature is traced, never run eagerly. */
+static void test_no_retrace_limit_by_default(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *f = ts_function_new("sq", square_plus_two, "x");
+  host_runs = 0;
+  for (int i = 0; i < 20; i++) {
+    ts_value h = TS_INT_VALUE(i);
+    expect_i64(ts_function_call(f, &h, 1), i * i + 2);
+  }
+  g_assert_cmpint(ts_function_trace_count(f), ==, 20);
+  g_assert_cmpint(ts_function_n_concrete(f), ==, 20);
+  g_assert_cmpint(host_runs, ==, 20); /* each host run was a trace */
+  ts_function_free(f);
+  ts_scope_end(s);
+}
+
 static void test_fail_on_retrace(void)
 {
   ts_scope *s = ts_scope_begin();
@@ -668,6 +685,7 @@ int main(int argc, char **argv)
   g_test_add_func("/trace/cache-and-reasons", test_cache_and_reasons);
   g_test_add_func("/trace/frequent-retracing-warning", test_frequent_retracing_warning);
   g_test_add_func("/trace/retrace-limit", test_retrace_limit_falls_back_to_eager);
+  g_test_add_func("/trace/no-retrace-limit-by-default", test_no_retrace_limit_by_default);
   g_test_add_func("/trace/fail-on-retrace", test_fail_on_retrace);
   g_test_add_func("/trace/input-signature", test_input_signature);
   g_test_add_func("/trace/reduce-retracing", test_reduce_retracing);

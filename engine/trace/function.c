@@ -7,7 +7,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
-#define DEFAULT_RETRACE_LIMIT 8
+#define DEFAULT_RETRACE_LIMIT -1 /* tf.function keeps tracing, and warns */
 #define HISTORY 10        /* calls remembered for the frequent-retracing warning */
 #define FREQUENT 5        /* traces among them that trigger it */
 
