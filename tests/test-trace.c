@@ -306,6 +306,41 @@ static void test_reduce_retracing(void)
   ts_scope_end(s);
 }
 
+/* x * n: a tensor and a host value. */
+static ts_tensor *scale_by_host(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  return ts_mul(x, ts_cast(ts_scalar_i64(ts_arg_int(c, 1)), x ? ts_tensor_dtype(x) : TS_I32));
+}
+
+/* reduce_retracing relaxes tensor shapes with host arguments present;
+ * host values still retrace per value. */
+static void test_reduce_retracing_with_host_args(void)
+{
+  ts_scope *s = ts_scope_begin();
+  events e;
+  int id = listen(&e);
+  ts_function *f = ts_function_new("scale", scale_by_host, "x, n");
+  ts_function_set_reduce_retracing(f, true);
+  ts_value a2[] = { tv(ts_ones(TS_I32, TS_SHAPE(2))), TS_INT_VALUE(3) };
+  ts_value a3[] = { tv(ts_ones(TS_I32, TS_SHAPE(3))), TS_INT_VALUE(3) };
+  ts_value a7[] = { tv(ts_ones(TS_I32, TS_SHAPE(7))), TS_INT_VALUE(3) };
+  ts_value b7[] = { tv(ts_ones(TS_I32, TS_SHAPE(7))), TS_INT_VALUE(4) };
+  ts_function_call(f, a2, 2);
+  ts_function_call(f, a3, 2);
+  g_assert_cmpstr(e.signature, ==, "(x: i32[?], n: 3)");
+  ts_tensor *y = ts_function_call(f, a7, 2); /* the generalised function serves it */
+  g_assert_cmpint(ts_tensor_size(y), ==, 7);
+  g_assert_cmpint(ts_tensor_get_i64(y, 6), ==, 3);
+  g_assert_cmpint(e.traces, ==, 2);
+  y = ts_function_call(f, b7, 2); /* another host value: a trace of its own */
+  g_assert_cmpint(e.traces, ==, 3);
+  g_assert_cmpint(ts_tensor_get_i64(y, 0), ==, 4);
+  ts_function_free(f);
+  unlisten(id, &e);
+  ts_scope_end(s);
+}
+
 static void test_concrete_functions(void)
 {
   ts_scope *s = ts_scope_begin();
@@ -689,6 +724,7 @@ int main(int argc, char **argv)
   g_test_add_func("/trace/fail-on-retrace", test_fail_on_retrace);
   g_test_add_func("/trace/input-signature", test_input_signature);
   g_test_add_func("/trace/reduce-retracing", test_reduce_retracing);
+  g_test_add_func("/trace/reduce-retracing-with-host-args", test_reduce_retracing_with_host_args);
   g_test_add_func("/trace/concrete-functions", test_concrete_functions);
   g_test_add_func("/trace/nested-calls-and-graph", test_nested_calls_and_graph);
   g_test_add_func("/trace/run-functions-eagerly", test_run_functions_eagerly);

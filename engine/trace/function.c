@@ -428,7 +428,8 @@ static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts
 }
 
 /* With reduce_retracing, dims that differ from the closest signature become
- * unknown, so one generalised concrete function serves them all. */
+ * unknown, so one generalised concrete function serves them all.  Host
+ * arguments stay as they are (each value is a graph of its own). */
 static void relax(ts_signature *sig, const ts_signature *closest)
 {
   if (!closest || closest->n != sig->n)
@@ -436,12 +437,15 @@ static void relax(ts_signature *sig, const ts_signature *closest)
   for (int i = 0; i < sig->n; i++) {
     ts_argsig *a = &sig->args[i];
     const ts_argsig *c = &closest->args[i];
-    if (a->kind != TS_VALUE_TENSOR || c->kind != TS_VALUE_TENSOR || a->dtype != c->dtype ||
-        a->shape.rank != c->shape.rank)
+    if (a->kind != c->kind)
+      return;
+    if (a->kind != TS_VALUE_TENSOR)
+      continue;
+    if (a->dtype != c->dtype || a->shape.rank != c->shape.rank)
       return; /* only a change of dimensions is relaxed */
   }
   for (int i = 0; i < sig->n; i++)
-    for (int d = 0; d < sig->args[i].shape.rank; d++)
+    for (int d = 0; sig->args[i].kind == TS_VALUE_TENSOR && d < sig->args[i].shape.rank; d++)
       if (sig->args[i].shape.dim[d] != closest->args[i].shape.dim[d])
         sig->args[i].shape.dim[d] = -1;
   ts__signature_update_key(sig);
