@@ -275,9 +275,45 @@ static void test_input_signature(void)
                   "sq: arg 0 (x) does not match the input signature: expected f32[?,3], got f32[2,4]");
   ts_error_free(err);
   ts_value host = TS_INT_VALUE(1);
-  g_assert_null(ts_function_call(f, &host, 1));
+  g_assert_null(ts_function_call(f, &host, 1)); /* a host value is a scalar: not f32[?,3] */
   ts_error_clear();
   g_assert_cmpint(e.traces, ==, 1);
+  ts_function_free(f);
+  unlisten(id, &e);
+  ts_scope_end(s);
+}
+
+/* Host numbers convert to a scalar spec's dtype, as tf.function converts
+ * a Python 5 for a tf.int32 TensorSpec: no retrace per value. */
+static void test_input_signature_converts_host_values(void)
+{
+  ts_scope *s = ts_scope_begin();
+  events e;
+  int id = listen(&e);
+  ts_function *f = ts_function_new("sq", square_plus_two, "x");
+  g_assert_true(ts_function_set_input_signature(f, &(ts_spec){ TS_I32, TS_SCALAR_SHAPE }, 1));
+  for (int v = 1; v <= 4; v++) {
+    ts_value host = TS_INT_VALUE(v);
+    ts_tensor *y = ts_function_call(f, &host, 1);
+    g_assert_nonnull(y);
+    g_assert_cmpint(ts_tensor_dtype(y), ==, TS_I32);
+    g_assert_cmpint(ts_tensor_get_i64(y, 0), ==, v * v + 2);
+  }
+  g_assert_cmpint(e.traces, ==, 1);
+  g_assert_cmpstr(e.signature, ==, "(x: i32[])");
+  ts_value fl = TS_FLOAT_VALUE(2.5); /* does not convert to int32 */
+  g_assert_null(ts_function_call(f, &fl, 1));
+  ts_error *err = ts_error_take();
+  g_assert_nonnull(strstr(err->message, "a host float does not convert to int32"));
+  ts_error_free(err);
+
+  ts_function *g = ts_function_new("sq", square_plus_two, "x");
+  g_assert_true(ts_function_set_input_signature(g, &(ts_spec){ TS_F64, TS_SCALAR_SHAPE }, 1));
+  ts_value i = TS_INT_VALUE(3), d = TS_FLOAT_VALUE(0.5);
+  g_assert_cmpfloat(ts_tensor_get_f64(ts_function_call(g, &i, 1), 0), ==, 11);
+  g_assert_cmpfloat(ts_tensor_get_f64(ts_function_call(g, &d, 1), 0), ==, 2.25);
+  g_assert_cmpint(ts_function_trace_count(g), ==, 1);
+  ts_function_free(g);
   ts_function_free(f);
   unlisten(id, &e);
   ts_scope_end(s);
@@ -723,6 +759,8 @@ int main(int argc, char **argv)
   g_test_add_func("/trace/no-retrace-limit-by-default", test_no_retrace_limit_by_default);
   g_test_add_func("/trace/fail-on-retrace", test_fail_on_retrace);
   g_test_add_func("/trace/input-signature", test_input_signature);
+  g_test_add_func("/trace/input-signature-converts-host-values",
+                  test_input_signature_converts_host_values);
   g_test_add_func("/trace/reduce-retracing", test_reduce_retracing);
   g_test_add_func("/trace/reduce-retracing-with-host-args", test_reduce_retracing_with_host_args);
   g_test_add_func("/trace/concrete-functions", test_concrete_functions);

@@ -620,6 +620,48 @@ static bool check_input_signature(const ts_function *f, const ts_value *args, in
   return true;
 }
 
+/* Host numbers given for a spec'd scalar become tensors of its dtype, as
+ * tf.function converts a Python 5 for a tf.int32 TensorSpec: ints for any
+ * numeric dtype, floats for float dtypes, bools for bool.  Anything else
+ * is left for check_input_signature to reject.  out[] gets the arguments;
+ * false + error for a value that does not convert. */
+static bool convert_host_args(const ts_function *f, const ts_value *args, int n, ts_value *out)
+{
+  for (int i = 0; i < n; i++) {
+    out[i] = args[i];
+    if (i >= f->n_specs || args[i].kind == TS_VALUE_TENSOR)
+      continue;
+    const ts_spec *s = &f->specs[i];
+    const ts_value *v = &args[i];
+    bool number = v->kind == TS_VALUE_INT || v->kind == TS_VALUE_FLOAT || v->kind == TS_VALUE_BOOL;
+    if (!number || s->shape.rank != 0)
+      continue;
+    bool ok = v->kind == TS_VALUE_INT ? s->dtype != TS_BOOL
+              : v->kind == TS_VALUE_FLOAT ? ts_dtype_is_float(s->dtype)
+                                          : s->dtype == TS_BOOL;
+    if (!ok) {
+      char label[128];
+      ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
+                   "%s: %s: a host %s does not convert to %s (input signature)", f->name,
+                   ts__arg_label(label, sizeof label, i, f->params, f->n_params),
+                   v->kind == TS_VALUE_FLOAT ? "float" : v->kind == TS_VALUE_BOOL ? "bool" : "int",
+                   ts_dtype_name(s->dtype));
+      return false;
+    }
+    ts_tensor *t = v->kind == TS_VALUE_INT ? ts_scalar_i64(v->i)
+                   : v->kind == TS_VALUE_FLOAT ? ts_scalar_f64(v->f)
+                                               : ts_scalar_bool(v->b);
+    ts_attr to = TS_ATTR_DT(s->dtype);
+    ts__implicit(+1);
+    t = t && t->dtype != s->dtype ? ts__dispatch1((ts_loc){ 0 }, TS_OP_CAST, &t, 1, &to) : t;
+    ts__implicit(-1);
+    if (!t)
+      return false;
+    out[i] = TS_TENSOR_VALUE(t);
+  }
+  return true;
+}
+
 /* Finds or traces the concrete function for args; *eager set when the
  * retrace limit sends the call to eager execution.  Called with f->lock. */
 static ts_concrete *resolve(ts_function *f, const ts_value *args, int n, bool explicit_trace,
@@ -748,13 +790,22 @@ ts_tensor *ts_function_call(ts_function *f, const ts_value *args, int n_args)
   if (runs_eagerly(f))
     return run_eager(f, args, n_args);
 
+  ts_value *converted = NULL;
+  if (f->n_specs >= 0 && n_args > 0) {
+    converted = g_new(ts_value, n_args);
+    if (!convert_host_args(f, args, n_args, converted)) {
+      g_free(converted);
+      return NULL;
+    }
+    args = converted;
+  }
   bool eager;
   pthread_mutex_lock(&f->lock);
   ts_concrete *cf = resolve(f, args, n_args, false, &eager);
   pthread_mutex_unlock(&f->lock);
-  if (eager)
-    return run_eager(f, args, n_args);
-  return cf ? run_concrete(cf, args, n_args) : NULL;
+  ts_tensor *out = eager ? run_eager(f, args, n_args) : cf ? run_concrete(cf, args, n_args) : NULL;
+  g_free(converted);
+  return out;
 }
 
 ts_concrete *ts_function_get_concrete(ts_function *f, const ts_value *args, int n_args)
