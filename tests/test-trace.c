@@ -179,6 +179,21 @@ static void test_frequent_retracing_warning(void)
   g_assert_nonnull(strstr(e.warning, "pass a tensor instead of a host value"));
   ts_function_free(f);
 
+  /* Changing ranks: no single input signature fits, and the fix says so. */
+  f = ts_function_new("sq", square_plus_two, "x");
+  e.warnings = 0;
+  static const ts_shape shapes[] = { { 1, { 2 } }, { 2, { 2, 3 } }, { 1, { 4 } }, { 3, { 1, 2, 3 } },
+                                     { 1, { 5 } } };
+  for (int i = 0; i < 5; i++) {
+    ts_value v = TS_TENSOR_VALUE(ts_ones(TS_F32, shapes[i]));
+    ts_function_call(f, &v, 1);
+  }
+  g_assert_cmpint(e.warnings, ==, 1);
+  g_assert_nonnull(strstr(e.warning, "no single input signature accepts these calls (arg 0 (x) "
+                                     "changes rank)"));
+  g_assert_null(strstr(e.warning, "[?"));
+  ts_function_free(f);
+
   /* Changing shapes: the fix names the signature with those dims unknown. */
   f = ts_function_new("sq", square_plus_two, "x");
   e.warnings = 0;

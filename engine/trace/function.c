@@ -529,29 +529,43 @@ static void warn(ts_function *f, ts_warning_kind kind, const char *message, cons
   emit(&ev);
 }
 
-/* The input signature that would have served every traced shape: the
- * newest signature with each dimension that varies unknown.  Owned. */
-static char *suggested_signature(const ts_function *f)
+/* The input signature that would have served every traced call: the
+ * newest signature with each dimension that varies unknown.  NULL when no
+ * single signature accepts them all (an argument changed its number,
+ * kind, dtype or rank); *why then says which.  Owned. */
+static char *suggested_signature(const ts_function *f, char **why)
 {
   const ts_concrete *last = f->concrete->pdata[f->concrete->len - 1];
   ts_signature sig;
   ts__signature_copy(&sig, &last->sig);
-  for (guint i = 0; i < f->concrete->len; i++) {
+  char label[128];
+  *why = NULL;
+  for (guint i = 0; i < f->concrete->len && !*why; i++) {
     const ts_signature *other = &((const ts_concrete *)f->concrete->pdata[i])->sig;
-    if (other->n != sig.n)
-      continue;
-    for (int a = 0; a < sig.n; a++) {
+    if (other->n != sig.n) {
+      *why = g_strdup("the number of arguments changes");
+      break;
+    }
+    for (int a = 0; a < sig.n && !*why; a++) {
       ts_argsig *x = &sig.args[a];
       const ts_argsig *y = &other->args[a];
-      if (x->kind != TS_VALUE_TENSOR || y->kind != TS_VALUE_TENSOR ||
-          x->shape.rank != y->shape.rank)
-        continue;
-      for (int d = 0; d < x->shape.rank; d++)
+      const char *change = x->kind != y->kind                      ? "kind"
+                           : x->kind != TS_VALUE_TENSOR            ? NULL
+                           : x->dtype != y->dtype                  ? "dtype"
+                           : x->shape.rank != y->shape.rank        ? "rank"
+                                                                   : NULL;
+      if (change) {
+        *why = g_strdup_printf("%s changes %s",
+                               ts__arg_label(label, sizeof label, a, f->params, f->n_params),
+                               change);
+        break;
+      }
+      for (int d = 0; x->kind == TS_VALUE_TENSOR && d < x->shape.rank; d++)
         if (x->shape.dim[d] != y->shape.dim[d])
           x->shape.dim[d] = -1;
     }
   }
-  char *text = ts__signature_text(&sig, f->params, f->n_params);
+  char *text = *why ? NULL : ts__signature_text(&sig, f->params, f->n_params);
   ts__signature_clear(&sig);
   return text;
 }
@@ -570,10 +584,15 @@ static void warn_frequent(ts_function *f, ts_trace_reason reason)
     fix = g_strdup("pass a tensor instead of a host value (each host value is baked into a graph "
                    "of its own)");
   } else if (reason == TS_TRACE_SHAPE) {
-    char *sig = suggested_signature(f);
-    fix = g_strdup_printf("give it an input signature with the changing dimensions unknown %s, "
-                          "or turn on reduce_retracing", sig);
+    char *why = NULL, *sig = suggested_signature(f, &why);
+    if (sig)
+      fix = g_strdup_printf("give it an input signature with the changing dimensions unknown %s, "
+                            "or turn on reduce_retracing", sig);
+    else
+      fix = g_strdup_printf("no single input signature accepts these calls (%s); call it with "
+                            "tensors of one dtype and rank", why);
     g_free(sig);
+    g_free(why);
   } else if (reason == TS_TRACE_DTYPE) {
     fix = g_strdup("cast the arguments to one dtype before the call");
   } else {
