@@ -71,6 +71,12 @@ ts_scope *ts__scope_new(void);
 void ts__scope_free(ts_scope *s);
 void ts__scope_enter(ts_scope *s);
 void ts__scope_leave(ts_scope *s);
+/* Leaves s (the innermost scope) keeping what it owns. */
+void ts__scope_leave_keep(ts_scope *s);
+void ts__scope_clear(ts_scope *s);
+ts_scope *ts__scope_parent(const ts_scope *s);
+/* Moves what s owns (s is off the stack) to the current scope; frees s. */
+void ts__scope_hand_over(ts_scope *s);
 
 /* Dtype and shape, where shape dims may be -1 (unknown) while tracing. */
 typedef struct ts_info {

@@ -100,10 +100,33 @@ void ts__scope_enter(ts_scope *s)
 
 void ts__scope_leave(ts_scope *s)
 {
+  ts__scope_leave_keep(s);
+  scope_clear(s);
+}
+
+void ts__scope_leave_keep(ts_scope *s)
+{
   ts_context *c = ts__context();
   g_return_if_fail(c->top == s);
   c->top = s->parent;
+}
+
+void ts__scope_clear(ts_scope *s)
+{
   scope_clear(s);
+}
+
+ts_scope *ts__scope_parent(const ts_scope *s)
+{
+  return s->parent;
+}
+
+void ts__scope_hand_over(ts_scope *s)
+{
+  for (int i = 0; i < s->n; i++)
+    ts__scope_adopt(s->items[i]);
+  s->n = 0;
+  scope_free(s);
 }
 
 int ts_scope_n_tensors(void)

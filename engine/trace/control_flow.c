@@ -241,10 +241,14 @@ static void state_close(ts_cf_block *b)
 /* ---- eager loops: a scope per iteration -------------------------------------------- */
 
 /* An eager TS_WHILE/TS_FOR runs each iteration (its condition included) in a
- * scope of its own, held in b->state while the phase is PH_PLAIN: only the
- * listed variables and the loop variable outlive an iteration, so a loop
- * runs in the memory of one iteration.  A `break` leaves the iteration's
- * scope open; the enclosing scope's end releases it (and what it holds). */
+ * scope of its own, held in b->state while the phase is PH_PLAIN.  What an
+ * iteration made lives until the end of the next one, and the last two
+ * iterations' values pass to the enclosing scope when the loop ends: the
+ * listed variables carry over, a value the body made and the code after
+ * the loop still uses stays valid (as in C), and a loop runs in the memory
+ * of two iterations.  The previous iteration's scope is the current one's
+ * parent on the scope stack, so a `break` leaves both open and the
+ * enclosing scope's end releases them. */
 static bool iter_scoped(const ts_cf_block *b)
 {
   return b->iter_scope && b->phase == PH_PLAIN && b->state;
@@ -253,13 +257,18 @@ static bool iter_scoped(const ts_cf_block *b)
 static void iter_scope_begin(ts_cf_block *b)
 {
   if (!ts__trace_frame()) {
-    b->state = ts_scope_begin();
+    ts__scope_enter(ts__scope_new()); /* the previous iteration's: empty at first */
+    ts_scope *current = ts__scope_new();
+    ts__scope_enter(current);
+    b->state = current;
     b->iter_scope = true;
   }
 }
 
-/* Ends the iteration's scope keeping the variables: into a new iteration's
- * scope if `next`, else into the enclosing scope. */
+/* Ends an iteration: with `next`, the previous iteration's scope is emptied
+ * and becomes the new iteration's, above the one just ended; else both pass
+ * their values to the enclosing scope.  The variables are kept in the
+ * scope that follows. */
 static void iter_scope_end(ts_cf_block *b, bool next)
 {
   if (!iter_scoped(b))
@@ -269,11 +278,20 @@ static void iter_scope_end(ts_cf_block *b, bool next)
   for (int i = 0; i < b->n_vars; i++)
     keep[i] = ts_tensor_ref(*b->vars[i]);
   keep[n - 1] = b->loop_var ? ts_tensor_ref(*b->loop_var) : NULL;
-  ts_scope_end(b->state);
-  b->state = NULL;
-  b->iter_scope = false;
-  if (next)
-    iter_scope_begin(b);
+  ts_scope *current = b->state, *previous = ts__scope_parent(current);
+  ts__scope_leave_keep(current);
+  ts__scope_leave_keep(previous);
+  if (next) {
+    ts__scope_clear(previous);
+    ts__scope_enter(current);
+    ts__scope_enter(previous);
+    b->state = previous;
+  } else {
+    ts__scope_hand_over(previous);
+    ts__scope_hand_over(current);
+    b->state = NULL;
+    b->iter_scope = false;
+  }
   for (int i = 0; i < n; i++)
     if (keep[i])
       ts__scope_adopt(keep[i]);
@@ -287,7 +305,7 @@ static void block_fail(ts_cf_block *b)
 {
   cf_state *st = b->state;
   if (iter_scoped(b)) {
-    ts_scope_end(b->state);
+    ts_scope_end(ts__scope_parent(b->state)); /* and the current one above it */
     b->state = NULL;
     b->iter_scope = false;
   } else if (st) {
