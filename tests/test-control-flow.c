@@ -1010,6 +1010,36 @@ static void test_trace_errors(void)
   }
 }
 
+/* A value made in a branch and used after the block, without being listed. */
+static int escaping_value_line;
+static ts_tensor *escaping_value(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *y = x, *t = NULL;
+  TS_IF (ts_greater(ts_reduce_sum(x, TS_ALL_AXES, false), ts_scalar_f32(0)), &y) {
+    t = ts_mul(x, x); /* not listed */ escaping_value_line = __LINE__;
+    y = ts_add(t, x);
+  } TS_END_IF;
+  return ts_add(y, t);
+}
+
+static void test_escaping_value(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_value x = TS_TENSOR_VALUE(ts_constant(TS_F32, TS_SHAPE(2), (float[]){ 1, 2 }));
+  ts_function *f = ts_function_new("escaping_value", escaping_value, "x");
+  g_assert_null(ts_function_call(f, &x, 1));
+  char *at = location(escaping_value_line);
+  expect_error(at, "'Mul' was made inside a TS_IF/TS_WHILE/TS_FOR block (If/then) and is used "
+                   "after it; a value that leaves a block must be one of the block's listed "
+                   "variables");
+  g_free(at);
+  ts_function_set_run_eagerly(f, 1); /* eagerly it is plain C */
+  ts_tensor *out = ts_function_call(f, &x, 1);
+  g_assert_cmpfloat(ts_tensor_get_f64(out, 1), ==, 10);
+  ts_function_free(f);
+  ts_scope_end(s);
+}
+
 /* ---- non-strict execution ------------------------------------------------------------- */
 
 /* An If and a While nobody uses and whose blocks have no side effect: a
@@ -1101,6 +1131,7 @@ int main(int argc, char **argv)
   g_test_add_func("/control-flow/traced/loops", test_traced_loops);
   g_test_add_func("/control-flow/traced/side-effects", test_side_effects);
   g_test_add_func("/control-flow/traced/non-strict", test_non_strict);
+  g_test_add_func("/control-flow/traced/escaping-value", test_escaping_value);
   g_test_add_func("/control-flow/traced/errors", test_trace_errors);
   return g_test_run();
 }

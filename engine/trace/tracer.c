@@ -179,10 +179,17 @@ bool ts__frame_source_port(ts_frame *frame, ts_source src, ts_port *out)
     *out = lift_concrete(frame, src.value);
   } else {
     if (!frame->outer || !frame_on_stack(frame->outer, src.node->graph)) {
-      ts_error_set(TS_ERR_INVALID_ARGUMENT, src.node->loc, NULL,
-                   "tensor '%s:%d' belongs to a graph that is no longer being traced (a "
-                   "symbolic tensor escaped an earlier trace, e.g. through a global)",
-                   src.node->name, src.index);
+      if (src.node->graph->parent) /* a branch or loop body of this trace */
+        ts_error_set(TS_ERR_INVALID_ARGUMENT, src.node->loc, NULL,
+                     "'%s' was made inside a TS_IF/TS_WHILE/TS_FOR block (%s) and is used after "
+                     "it; a value that leaves a block must be one of the block's listed "
+                     "variables (&x, ...)",
+                     src.node->name, src.node->graph->name);
+      else
+        ts_error_set(TS_ERR_INVALID_ARGUMENT, src.node->loc, NULL,
+                     "tensor '%s:%d' belongs to a graph that is no longer being traced (a "
+                     "symbolic tensor escaped an earlier trace, e.g. through a global)",
+                     src.node->name, src.index);
       return false;
     }
     /* A value of an outer frame: a Placeholder here, fed by the If/While node. */
