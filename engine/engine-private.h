@@ -391,6 +391,8 @@ typedef struct ts_run_state {
   ts_path_entry path[TS_MAX_PATH];
 } ts_run_state;
 
+#define TS_TRACE_DEPTH_LIMIT 64 /* traces and traced calls nested (recursion) */
+
 typedef struct ts_context {
   ts_scope *top, *root;
   ts_error *error;            /* pending, owned */
@@ -401,6 +403,9 @@ typedef struct ts_context {
   const struct ts_backend *cpu;    /* ts_backend_cpu(), kept at hand */
   GSList *device_stack;
   ts_run_state run;
+  const char *trace_chain[TS_TRACE_DEPTH_LIMIT]; /* functions being traced, outermost first */
+  int trace_depth;
+  int retracing;              /* > 0: the outermost trace is not its function's first */
 } ts_context;
 
 ts_context *ts__context(void);

@@ -314,6 +314,16 @@ ts_tensor *ts_variable_new(ts_tensor *initial, const char *name)
                  name ? name : "Variable");
     return NULL;
   }
+  ts_context *c = ts__context();
+  if (c->retracing) {
+    /* graph and eager would drift apart: each trace would get variables of its own */
+    ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
+                 "variable '%s': %s creates a variable on a trace that is not its first; as "
+                 "with tf.function, variables may be created on the first trace only (create "
+                 "them once, outside the function or guarded so that later traces reuse them)",
+                 name ? name : "Variable", c->trace_chain[0]);
+    return NULL;
+  }
   ts_tensor *host = ts__tensor_host((ts_loc){ 0 }, initial);
   ts_tensor *v = host ? ts_constant(host->dtype, host->shape, host->data) : NULL;
   if (!v)

@@ -247,6 +247,41 @@ static void test_no_retrace_limit_by_default(void)
   ts_scope_end(s);
 }
 
+/* A variable made on every trace (the mistake tf.function forbids). */
+static ts_tensor *fresh_variable;
+static ts_tensor *variable_per_trace(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  TS_INIT_SCOPE { fresh_variable = ts_variable_new(ts_ones_like(x), "w"); }
+  return ts_mul(x, fresh_variable);
+}
+
+static void test_variables_on_first_trace_only(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *f = ts_function_new("variable_per_trace", variable_per_trace, "x");
+  ts_value a = tv(ts_ones(TS_F32, TS_SHAPE(2))), b = tv(ts_ones(TS_F32, TS_SHAPE(3)));
+  g_assert_nonnull(ts_function_call(f, &a, 1)); /* the first trace may create it */
+  g_assert_nonnull(fresh_variable);
+  ts_tensor *first = fresh_variable;
+  fresh_variable = NULL;
+  g_assert_null(ts_function_call(f, &b, 1)); /* a retrace may not */
+  ts_error *e = ts_error_take();
+  g_assert_nonnull(e);
+  g_assert_nonnull(strstr(e->message, "variable 'w': variable_per_trace creates a variable on a "
+                                      "trace that is not its first"));
+  ts_error_free(e);
+  g_assert_null(fresh_variable);
+  g_assert_cmpint(ts_function_n_concrete(f), ==, 1);
+  /* eagerly there is no trace: every call may make one */
+  ts_function_set_run_eagerly(f, 1);
+  g_assert_nonnull(ts_function_call(f, &b, 1));
+  ts_tensor_unref(fresh_variable);
+  ts_tensor_unref(first);
+  ts_function_free(f);
+  ts_scope_end(s);
+}
+
 static void test_fail_on_retrace(void)
 {
   ts_scope *s = ts_scope_begin();
@@ -772,6 +807,7 @@ int main(int argc, char **argv)
   g_test_add_func("/trace/frequent-retracing-warning", test_frequent_retracing_warning);
   g_test_add_func("/trace/retrace-limit", test_retrace_limit_falls_back_to_eager);
   g_test_add_func("/trace/no-retrace-limit-by-default", test_no_retrace_limit_by_default);
+  g_test_add_func("/trace/variables-on-first-trace-only", test_variables_on_first_trace_only);
   g_test_add_func("/trace/fail-on-retrace", test_fail_on_retrace);
   g_test_add_func("/trace/input-signature", test_input_signature);
   g_test_add_func("/trace/input-signature-converts-host-values",

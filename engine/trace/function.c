@@ -280,31 +280,29 @@ ts_tensor *ts_function_call_eager(ts_function *f, const ts_value *args, int n_ar
 /* The functions being traced on this thread, outermost first: a function
  * calling itself under a tensor condition traces both branches, so the
  * recursion never ends on its own; the limit turns it into an error. */
-#define TRACE_DEPTH_LIMIT 64
-static _Thread_local const char *trace_chain[TRACE_DEPTH_LIMIT];
-static _Thread_local int trace_depth;
 
 /* Enters a traced call of `name`; false (with an error naming the chain) past the limit. */
 static bool trace_enter(ts_loc loc, const char *name)
 {
-  if (trace_depth < TRACE_DEPTH_LIMIT) {
-    trace_chain[trace_depth++] = name;
+  ts_context *c = ts__context();
+  if (c->trace_depth < TS_TRACE_DEPTH_LIMIT) {
+    c->trace_chain[c->trace_depth++] = name;
     return true;
   }
   GString *chain = g_string_new(NULL);
   for (int i = 0; i < 6; i++)
-    g_string_append_printf(chain, "%s -> ", trace_chain[i]);
+    g_string_append_printf(chain, "%s -> ", c->trace_chain[i]);
   ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, NULL,
                "%s... -> %s (trace depth limit %d): recursion under a tensor condition cannot be "
                "traced; recurse on host values, or write the recursion as a TS_WHILE loop",
-               chain->str, name, TRACE_DEPTH_LIMIT);
+               chain->str, name, TS_TRACE_DEPTH_LIMIT);
   g_string_free(chain, TRUE);
   return false;
 }
 
 static void trace_leave(void)
 {
-  trace_depth--;
+  ts__context()->trace_depth--;
 }
 
 /* A nested call while tracing: the callee's ops join the caller's graph
@@ -364,7 +362,12 @@ static ts_concrete *trace(ts_function *f, const ts_signature *sig, const ts_valu
 {
   if (!trace_enter((ts_loc){ 0 }, f->name))
     return NULL;
+  /* tf.function's singleton variables: only a first trace may create them */
+  ts_context *c = ts__context();
+  int retracing = f->trace_count > 0;
+  c->retracing += retracing;
   ts_concrete *cf = trace_impl(f, sig, args);
+  c->retracing -= retracing;
   trace_leave();
   return cf;
 }
