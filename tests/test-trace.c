@@ -252,7 +252,7 @@ static ts_tensor *fresh_variable;
 static ts_tensor *variable_per_trace(ts_call *c)
 {
   ts_tensor *x = ts_arg(c, 0);
-  TS_INIT_SCOPE { fresh_variable = ts_variable_new(ts_ones_like(x), "w"); }
+  TS_INIT_SCOPE { fresh_variable = ts_variable_new(ts_ones(TS_F32, ts_tensor_shape(x)), "w"); }
   return ts_mul(x, fresh_variable);
 }
 
