@@ -475,7 +475,7 @@ gboolean ts_graph_view_export(TsGraphView *self, const char *path, gboolean whol
   }
   if (g_str_has_suffix(path, ".dot") || g_str_has_suffix(path, ".gv")) {
     char *dot = ts_graph_to_dot(self->graph);
-    gboolean ok = g_file_set_contents(path, dot ? dot : "", -1, error);
+    gboolean ok = ts_render_write_file(path, dot, dot ? strlen(dot) : 0, error);
     free(dot);
     return ok;
   }
