@@ -525,6 +525,130 @@ static void test_screenshot(void)
   g_unlink(path);
 }
 
+
+static gboolean file_exists(gpointer data)
+{
+  return g_file_test(data, G_FILE_TEST_EXISTS);
+}
+
+/* Pixels of a colour (not grey) inside rect of the ARGB32 texture: the op
+ * colours of a drawn graph; the "Not Traced Yet" page has none. */
+static int coloured_pixels(GdkTexture *texture, const graphene_rect_t *rect)
+{
+  int width = gdk_texture_get_width(texture), height = gdk_texture_get_height(texture);
+  gsize stride = (gsize)width * 4;
+  g_autofree guchar *pixels = g_malloc(stride * (gsize)height);
+  gdk_texture_download(texture, pixels, stride);
+  int n = 0;
+  for (int y = MAX((int)rect->origin.y, 0); y < MIN((int)(rect->origin.y + rect->size.height), height); y++)
+    for (int x = MAX((int)rect->origin.x, 0); x < MIN((int)(rect->origin.x + rect->size.width), width); x++) {
+      const guchar *p = pixels + (gsize)y * stride + (gsize)x * 4;
+      int hi = MAX(p[0], MAX(p[1], p[2])), lo = MIN(p[0], MIN(p[1], p[2]));
+      n += hi - lo > 60;
+    }
+  return n;
+}
+
+/* `tracescope --screenshot` with a single --call: the script waits until
+ * the graph is laid out and drawn, so the PNG shows the graph, never the
+ * "Not Traced Yet" page.  Runs the script of a second application, in
+ * this process, so that the window it shot can be looked at. */
+static void test_screenshot_waits_for_graph(void)
+{
+  g_autofree char *path = g_build_filename(tmp_dir, "script.png", NULL);
+  char *args[] = { "tracescope", "--module", (char *)seeds_path(), "--function", SIDE_EFFECT,
+                   "--call", "--arg", "2", "--size", "1000x700", "--screenshot", path, NULL };
+  int argc = G_N_ELEMENTS(args) - 1;
+  char **argv = args;
+  g_autoptr(GError) error = NULL;
+  TsStartup *startup = ts_startup_parse(&argc, &argv, &error);
+  g_assert_no_error(error);
+  TsApplication *shot_app = ts_application_new(startup);
+  g_assert_true(g_application_register(G_APPLICATION(shot_app), NULL, NULL));
+  g_application_activate(G_APPLICATION(shot_app));
+  wait_for(file_exists, path, "the screenshot");
+  GList *windows = gtk_application_get_windows(GTK_APPLICATION(shot_app));
+  g_assert_nonnull(windows);
+  TsWindow *shot = TS_WINDOW(windows->data);
+  /* what the screenshot waited on */
+  TsGraphPane *pane = ts_window_get_graph_pane(shot);
+  g_assert_false(ts_window_get_busy(shot));
+  g_assert_nonnull(ts_graph_pane_get_concrete(pane));
+  g_assert_true(ts_graph_pane_get_drawn(pane));
+  /* and what the PNG shows where the graph pane is */
+  g_autoptr(GdkTexture) texture = gdk_texture_new_from_filename(path, &error);
+  g_assert_no_error(error);
+  graphene_rect_t bounds;
+  g_assert_true(gtk_widget_compute_bounds(GTK_WIDGET(pane), GTK_WIDGET(shot), &bounds));
+  int coloured = coloured_pixels(texture, &bounds);
+  if (coloured < 500)
+    g_error("the screenshot's graph pane has %d coloured pixels: not a drawn graph", coloured);
+
+  /* the measure tells them apart: the page of a function not traced has none */
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(shot), "win.select-function", "s", "simple_relu"));
+  g_assert_null(ts_graph_pane_get_concrete(pane));
+  g_assert_true(ts_graph_pane_get_drawn(pane));
+  int frames = 0;
+  gtk_widget_add_tick_callback(GTK_WIDGET(shot), count_frame, &frames, NULL);
+  gtk_widget_queue_draw(GTK_WIDGET(shot));
+  wait_for(two_frames, &frames, "the window to draw");
+  g_assert_true(ts_screenshot_save(GTK_WIDGET(shot), path, &error));
+  g_assert_no_error(error);
+  g_autoptr(GdkTexture) placeholder = gdk_texture_new_from_filename(path, &error);
+  g_assert_no_error(error);
+  g_assert_true(gtk_widget_compute_bounds(GTK_WIDGET(pane), GTK_WIDGET(shot), &bounds));
+  g_assert_cmpint(coloured_pixels(placeholder, &bounds), <, 50);
+  g_object_add_weak_pointer(G_OBJECT(shot), (gpointer *)&shot);
+  gtk_window_destroy(GTK_WINDOW(shot));
+  while (shot)
+    g_main_context_iteration(NULL, TRUE);
+  g_object_unref(shot_app);
+  g_unlink(path);
+}
+
+static void remove_tree(const char *path)
+{
+  GDir *dir = g_dir_open(path, 0, NULL);
+  for (const char *name; dir && (name = g_dir_read_name(dir));) {
+    g_autofree char *child = g_build_filename(path, name, NULL);
+    remove_tree(child);
+  }
+  if (dir)
+    g_dir_close(dir);
+  g_remove(path);
+}
+
+/* Started with no session bus (Xvfb alone, ssh, a container), the app
+ * prints no warning: G_DEBUG=fatal-warnings would make any of them abort. */
+static void test_headless_start_quiet(void)
+{
+  const char *exe = g_getenv("TRACESCOPE_APP");
+  g_assert_nonnull(exe);
+  g_autofree char *path = g_build_filename(tmp_dir, "headless.png", NULL);
+  g_autofree char *config = g_build_filename(tmp_dir, "config", NULL);
+  char **env = g_get_environ();
+  const char *drop[] = { "DBUS_SESSION_BUS_ADDRESS", "GTK_A11Y", "NO_AT_BRIDGE", "GSETTINGS_BACKEND" };
+  for (guint i = 0; i < G_N_ELEMENTS(drop); i++)
+    env = g_environ_unsetenv(env, drop[i]);
+  env = g_environ_setenv(env, "G_DEBUG", "fatal-warnings", TRUE);
+  env = g_environ_setenv(env, "XDG_CONFIG_HOME", config, TRUE); /* the keyfile settings */
+  env = g_environ_setenv(env, "ASAN_OPTIONS", "detect_leaks=0", TRUE);
+  const char *argv[] = { exe, "--module", seeds_path(), "--function", SIDE_EFFECT, "--call",
+                         "--arg", "2", "--size", "900x600", "--screenshot", path, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  int wait_status = 0;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                             &wait_status, &error));
+  g_assert_no_error(error);
+  g_strfreev(env);
+  if (!g_spawn_check_wait_status(wait_status, NULL) || strstr(err, "WARNING") || strstr(err, "CRITICAL"))
+    g_error("a headless start printed:\n%s", err);
+  g_assert_true(g_file_test(path, G_FILE_TEST_EXISTS));
+  g_unlink(path);
+  remove_tree(config);
+}
+
 static gboolean window_gone(gpointer data)
 {
   return window == NULL;
@@ -593,6 +717,8 @@ int main(int argc, char **argv)
   g_test_add_func("/app/reload-on-change", test_reload_on_change);
   g_test_add_func("/app/dialogs-and-style", test_dialogs_and_style);
   g_test_add_func("/app/screenshot", test_screenshot);
+  g_test_add_func("/app/screenshot-waits-for-graph", test_screenshot_waits_for_graph);
+  g_test_add_func("/app/headless-start-quiet", test_headless_start_quiet);
   int status = g_test_run();
 
   g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&window);
