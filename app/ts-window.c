@@ -140,6 +140,14 @@ static void remember_recent(TsWindow *self, const char *source)
   g_settings_set_strv(self->settings, "recent-modules", (const char *const *)recent);
 }
 
+/* Menu labels take "_" as a mnemonic mark ("my_module.so" showed as
+ * "mymodule.so"): a file name keeps its underscores doubled. */
+static char *menu_label_for(const char *text)
+{
+  g_auto(GStrv) parts = g_strsplit(text, "_", -1);
+  return g_strjoinv("__", parts);
+}
+
 static void update_recent_menu(TsWindow *self)
 {
   g_menu_remove_all(self->recent_menu);
@@ -148,7 +156,8 @@ static void update_recent_menu(TsWindow *self)
     if (g_strcmp0(*s, "seeds") == 0)
       continue;
     g_autofree char *base = g_path_get_basename(*s);
-    g_autoptr(GMenuItem) item = g_menu_item_new(base, NULL);
+    g_autofree char *label = menu_label_for(base);
+    g_autoptr(GMenuItem) item = g_menu_item_new(label, NULL);
     g_menu_item_set_action_and_target_value(item, "win.open-module", g_variant_new_string(*s));
     g_menu_append_item(self->recent_menu, item);
   }
@@ -529,6 +538,7 @@ GtkWindow *ts_window_get_error_dialog(TsWindow *self)
 
 TsFunctionList *ts_window_get_function_list(TsWindow *self) { return self->function_list; }
 TsGraphPane *ts_window_get_graph_pane(TsWindow *self) { return self->graph_pane; }
+GMenuModel *ts_window_get_recent_menu(TsWindow *self) { return G_MENU_MODEL(self->recent_menu); }
 TsComparePane *ts_window_get_compare_pane(TsWindow *self) { return self->compare_pane; }
 
 gboolean ts_window_get_comparing(TsWindow *self)

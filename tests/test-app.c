@@ -649,6 +649,73 @@ static void test_headless_start_quiet(void)
   remove_tree(config);
 }
 
+static gboolean find_label(GtkWidget *widget, const char *text)
+{
+  if (GTK_IS_LABEL(widget) && g_strcmp0(gtk_label_get_text(GTK_LABEL(widget)), text) == 0)
+    return TRUE;
+  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child))
+    if (find_label(child, text))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean popover_drawn(gpointer data)
+{
+  return gtk_widget_get_mapped(data) && *(int *)g_object_get_data(data, "frames") >= 2;
+}
+
+/* "my_module.so" shows as such in the recent modules, not as "mymodule.so"
+ * (a single underscore is a mnemonic mark in menus). */
+static void test_recent_menu_underscores(void)
+{
+  GSettings *settings = ts_application_get_settings(app);
+  g_auto(GStrv) old = g_settings_get_strv(settings, "recent-modules");
+  const char *recent[] = { "/home/me/my_module.so", "seeds", NULL };
+  g_settings_set_strv(settings, "recent-modules", recent);
+  while (g_main_context_iteration(NULL, FALSE))
+    ;
+  GMenuModel *menu = ts_window_get_recent_menu(window);
+  g_assert_cmpint(g_menu_model_get_n_items(menu), ==, 1);
+  g_autofree char *label = NULL;
+  g_assert_true(g_menu_model_get_item_attribute(menu, 0, "label", "s", &label));
+  g_assert_cmpstr(label, ==, "my__module.so");
+  /* as GTK draws it */
+  GtkWidget *popover = gtk_popover_menu_new_from_model(menu);
+  gtk_widget_set_parent(popover, GTK_WIDGET(ts_window_get_graph_pane(window)));
+  int frames = 0;
+  g_object_set_data(G_OBJECT(popover), "frames", &frames);
+  gtk_widget_add_tick_callback(popover, count_frame, &frames, NULL);
+  gtk_popover_popup(GTK_POPOVER(popover));
+  wait_for(popover_drawn, popover, "the menu to show");
+  g_assert_true(find_label(popover, "my_module.so"));
+  const char *shots = g_getenv("TS_TEST_SCREENSHOTS");
+  if (shots) {
+    g_autofree char *path = g_build_filename(shots, "recent-menu.png", NULL);
+    g_assert_true(ts_screenshot_save(popover, path, NULL));
+  }
+  gtk_popover_popdown(GTK_POPOVER(popover));
+  gtk_widget_unparent(popover);
+  g_settings_set_strv(settings, "recent-modules", (const char *const *)old);
+}
+
+/* An argument the user typed is refused with the op and the detail, not
+ * with the engine source location the error was raised at. */
+static void test_input_error_message(void)
+{
+  ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ .file = "../engine/io/arg_spec.c", .func = "make", .line = 204 },
+               "Range", "values from 0 to 299 do not fit in uint8");
+  ts_error *e = ts_error_take();
+  g_assert_nonnull(strstr(e->message, "arg_spec.c:204"));
+  g_autofree char *message = ts_engine_error_input_message(e);
+  g_assert_cmpstr(message, ==, "Range: values from 0 to 299 do not fit in uint8");
+  ts_error_free(e);
+  ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ .file = "arg_spec.c", .line = 12 }, NULL, "bad spec");
+  e = ts_error_take();
+  g_autofree char *plain = ts_engine_error_input_message(e);
+  g_assert_cmpstr(plain, ==, "bad spec");
+  ts_error_free(e);
+}
+
 static gboolean window_gone(gpointer data)
 {
   return window == NULL;
@@ -719,6 +786,8 @@ int main(int argc, char **argv)
   g_test_add_func("/app/screenshot", test_screenshot);
   g_test_add_func("/app/screenshot-waits-for-graph", test_screenshot_waits_for_graph);
   g_test_add_func("/app/headless-start-quiet", test_headless_start_quiet);
+  g_test_add_func("/app/input-error-message", test_input_error_message);
+  g_test_add_func("/app/recent-menu-underscores", test_recent_menu_underscores);
   int status = g_test_run();
 
   g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&window);
