@@ -176,11 +176,10 @@ static gboolean window_settled(TsApplication *self)
   TsWindow *w = self->window;
   if (!gtk_widget_get_mapped(GTK_WIDGET(w)) || ts_window_get_busy(w))
     return FALSE;
-  if (ts_window_get_comparing(w)) {
-    TsComparePane *compare = ts_window_get_compare_pane(w);
-    return ts_graph_view_get_drawn(TS_GRAPH_VIEW(ts_compare_pane_get_view(compare, FALSE))) &&
-           ts_graph_view_get_drawn(TS_GRAPH_VIEW(ts_compare_pane_get_view(compare, TRUE)));
-  }
+  if (!ts_window_get_graph_drawn(w))
+    return FALSE;
+  if (ts_window_get_comparing(w))
+    return TRUE;
   TsGraphPane *pane = ts_window_get_graph_pane(w);
   TsLoadedModule *module = ts_window_get_module(w);
   ts_function *fn = module && s->function ? ts_loaded_module_lookup(module, s->function) : NULL;
@@ -188,7 +187,7 @@ static gboolean window_settled(TsApplication *self)
   if (fn && !eager && s->calls->len > 0 && ts_function_n_concrete(fn) > 0 &&
       !ts_graph_pane_get_concrete(pane))
     return FALSE;
-  return ts_graph_pane_get_drawn(pane);
+  return TRUE;
 }
 
 static gboolean save_when_settled(GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)

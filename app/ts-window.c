@@ -3,6 +3,7 @@
 
 #include "ts-application.h"
 #include "ts-engine-worker.h"
+#include "ts-graph-view.h"
 #include "ts-input-signature.h"
 #include "ts-module-loader.h"
 
@@ -539,6 +540,17 @@ GtkWindow *ts_window_get_error_dialog(TsWindow *self)
 TsFunctionList *ts_window_get_function_list(TsWindow *self) { return self->function_list; }
 TsGraphPane *ts_window_get_graph_pane(TsWindow *self) { return self->graph_pane; }
 GMenuModel *ts_window_get_recent_menu(TsWindow *self) { return G_MENU_MODEL(self->recent_menu); }
+
+gboolean ts_window_get_graph_drawn(TsWindow *self)
+{
+  g_return_val_if_fail(TS_IS_WINDOW(self), FALSE);
+  if (gtk_stack_get_transition_running(self->graph_stack))
+    return FALSE;
+  if (!ts_window_get_comparing(self))
+    return ts_graph_pane_get_drawn(self->graph_pane);
+  return ts_graph_view_get_drawn(TS_GRAPH_VIEW(ts_compare_pane_get_view(self->compare_pane, FALSE))) &&
+         ts_graph_view_get_drawn(TS_GRAPH_VIEW(ts_compare_pane_get_view(self->compare_pane, TRUE)));
+}
 TsComparePane *ts_window_get_compare_pane(TsWindow *self) { return self->compare_pane; }
 
 gboolean ts_window_get_comparing(TsWindow *self)

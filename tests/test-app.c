@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ts-application.h"
+#include "ts-preferences-window.h"
 #include "ts-graph-view.h"
 #include "ts-screenshot.h"
 #include "ts-window.h"
@@ -549,6 +550,11 @@ static int coloured_pixels(GdkTexture *texture, const graphene_rect_t *rect)
   return n;
 }
 
+static gboolean graph_drawn(gpointer data)
+{
+  return ts_window_get_graph_drawn(data);
+}
+
 /* `tracescope --screenshot` with a single --call: the script waits until
  * the graph is laid out and drawn, so the PNG shows the graph, never the
  * "Not Traced Yet" page.  Runs the script of a second application, in
@@ -575,6 +581,7 @@ static void test_screenshot_waits_for_graph(void)
   g_assert_false(ts_window_get_busy(shot));
   g_assert_nonnull(ts_graph_pane_get_concrete(pane));
   g_assert_true(ts_graph_pane_get_drawn(pane));
+  g_assert_true(ts_window_get_graph_drawn(shot));
   /* and what the PNG shows where the graph pane is */
   g_autoptr(GdkTexture) texture = gdk_texture_new_from_filename(path, &error);
   g_assert_no_error(error);
@@ -587,7 +594,7 @@ static void test_screenshot_waits_for_graph(void)
   /* the measure tells them apart: the page of a function not traced has none */
   g_assert_true(gtk_widget_activate_action(GTK_WIDGET(shot), "win.select-function", "s", "simple_relu"));
   g_assert_null(ts_graph_pane_get_concrete(pane));
-  g_assert_true(ts_graph_pane_get_drawn(pane));
+  wait_for(graph_drawn, shot, "the cross-fade to the status page");
   int frames = 0;
   gtk_widget_add_tick_callback(GTK_WIDGET(shot), count_frame, &frames, NULL);
   gtk_widget_queue_draw(GTK_WIDGET(shot));
@@ -698,6 +705,148 @@ static void test_recent_menu_underscores(void)
   g_settings_set_strv(settings, "recent-modules", (const char *const *)old);
 }
 
+/* The text as read: no-break spaces as spaces, no word joiners.  Owned. */
+static char *plain_text(const char *text)
+{
+  g_auto(GStrv) parts = g_strsplit(text, "\u2060", -1);
+  g_autofree char *joined = g_strjoinv("", parts);
+  g_auto(GStrv) words = g_strsplit(joined, "\u00a0", -1);
+  return g_strjoinv(" ", words);
+}
+
+/* Labels that do not show all their text on screen: clipped (narrower
+ * than their text and not ellipsizing), or ellipsized without a tooltip
+ * holding the whole text.  Appends a line per label to problems. */
+static void find_cut_labels(GtkWidget *widget, GString *problems)
+{
+  if (!gtk_widget_get_mapped(widget) || !gtk_widget_get_child_visible(widget))
+    return;
+  if (GTK_IS_LABEL(widget)) {
+    GtkLabel *label = GTK_LABEL(widget);
+    const char *text = gtk_label_get_text(label);
+    PangoLayout *layout = gtk_label_get_layout(label);
+    int natural = 0;
+    gtk_widget_measure(widget, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
+    if (gtk_label_get_ellipsize(label) != PANGO_ELLIPSIZE_NONE) {
+      const char *tooltip = gtk_widget_get_tooltip_text(widget);
+      g_autofree char *plain = plain_text(text);
+      if (pango_layout_is_ellipsized(layout) && g_strcmp0(tooltip, plain) != 0)
+        g_string_append_printf(problems, "ellipsized without its text as tooltip: '%s' (tooltip '%s')\n", text,
+                               tooltip ? tooltip : "");
+    } else if (!gtk_label_get_wrap(label) && *text && gtk_widget_get_width(widget) < natural) {
+      g_string_append_printf(problems, "clipped: '%s' (%d px of %d)\n", text, gtk_widget_get_width(widget), natural);
+    }
+  }
+  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child))
+    find_cut_labels(child, problems);
+}
+
+/* Labels wrapped anywhere but between arguments (after ", " outside a
+ * shape, or after " · "): each line that does not start a paragraph must
+ * follow a breakable space.  Returns how many labels hold `needle`. */
+static int find_badly_wrapped_labels(GtkWidget *widget, const char *needle, GString *problems)
+{
+  if (!gtk_widget_get_mapped(widget))
+    return 0;
+  int found = 0;
+  if (GTK_IS_LABEL(widget)) {
+    const char *text = gtk_label_get_text(GTK_LABEL(widget));
+    PangoLayout *layout = gtk_label_get_layout(GTK_LABEL(widget));
+    const char *layout_text = pango_layout_get_text(layout);
+    for (GSList *l = pango_layout_get_lines_readonly(layout); l; l = l->next) {
+      int start = ((PangoLayoutLine *)l->data)->start_index;
+      if (start == 0 || layout_text[start - 1] == '\n')
+        continue;
+      gboolean ok = start >= 2 && layout_text[start - 1] == ' ' &&
+                    (layout_text[start - 2] == ',' || (start >= 3 && g_str_has_prefix(layout_text + start - 3, "·")));
+      if (!ok) {
+        g_autofree char *plain = plain_text(text);
+        g_string_append_printf(problems, "wrapped inside an argument: '%s' at byte %d\n", plain, start);
+      }
+    }
+    g_autofree char *plain = plain_text(text);
+    found += strstr(plain, needle) != NULL;
+  }
+  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child))
+    found += find_badly_wrapped_labels(child, needle, problems);
+  return found;
+}
+
+static GtkWidget *find_widget(GtkWidget *widget, GType type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE(widget, type))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child)) {
+    GtkWidget *found = find_widget(child, type);
+    if (found)
+      return found;
+  }
+  return NULL;
+}
+
+static void save_test_screenshot(GtkWidget *widget, const char *name)
+{
+  const char *dir = g_getenv("TS_TEST_SCREENSHOTS");
+  if (!dir)
+    return;
+  g_autofree char *path = g_build_filename(dir, name, NULL);
+  g_assert_true(ts_screenshot_save(widget, path, NULL));
+}
+
+static void wait_drawn(GtkWidget *widget)
+{
+  int frames = 0;
+  gtk_widget_add_tick_callback(widget, count_frame, &frames, NULL);
+  gtk_widget_queue_draw(widget);
+  wait_for(two_frames, &frames, "a window to draw");
+}
+
+/* The trace log, the console and the preferences show their text whole, or
+ * ellipsized with the whole text in a tooltip. */
+static void test_no_cut_text(void)
+{
+  gtk_window_set_default_size(GTK_WINDOW(window), 1280, 800);
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  select_function(SIDE_EFFECT);
+  run_with((const char *const[]){ "5", NULL });
+  run_with((const char *const[]){ "6", NULL });
+  select_function("get_MSE");
+  run_with((const char *const[]){ "i32[2,3]:ones", "i32[2,3]:zeros", NULL });
+  activate("win.show-panel", "s", "trace-log");
+  wait_for(graph_drawn, window, "the graph");
+  wait_drawn(GTK_WIDGET(window));
+  g_autoptr(GString) problems = g_string_new(NULL);
+  /* every column in sight: the table is no wider than its scrolled window */
+  GtkWidget *log = GTK_WIDGET(ts_window_get_trace_log(window));
+  GtkWidget *table = find_widget(log, GTK_TYPE_COLUMN_VIEW);
+  GtkWidget *scrolled = gtk_widget_get_ancestor(table, GTK_TYPE_SCROLLED_WINDOW);
+  int table_width = 0;
+  gtk_widget_measure(table, GTK_ORIENTATION_HORIZONTAL, -1, &table_width, NULL, NULL, NULL);
+  if (table_width > gtk_widget_get_width(scrolled))
+    g_string_append_printf(problems, "the trace log needs %d px, has %d\n", table_width,
+                           gtk_widget_get_width(scrolled));
+  find_cut_labels(GTK_WIDGET(ts_window_get_trace_log(window)), problems);
+  save_test_screenshot(GTK_WIDGET(window), "trace-log.png");
+  /* the sidebar: never wrapped inside a shape or a name */
+  GtkWidget *sidebar = GTK_WIDGET(ts_window_get_function_list(window));
+  find_cut_labels(sidebar, problems);
+  g_assert_cmpint(find_badly_wrapped_labels(sidebar, "shape=(2, 3)", problems), >=, 1);
+  activate("win.show-panel", "s", "console");
+  wait_drawn(GTK_WIDGET(window));
+  find_cut_labels(GTK_WIDGET(ts_window_get_console(window)), problems);
+  save_test_screenshot(GTK_WIDGET(window), "console.png");
+
+  TsPreferencesWindow *prefs = ts_preferences_window_new(GTK_WINDOW(window), ts_application_get_settings(app));
+  gtk_window_present(GTK_WINDOW(prefs));
+  wait_drawn(GTK_WIDGET(prefs));
+  find_cut_labels(GTK_WIDGET(prefs), problems);
+  save_test_screenshot(GTK_WIDGET(prefs), "preferences.png");
+  gtk_window_destroy(GTK_WINDOW(prefs));
+  if (problems->len)
+    g_error("text cut:\n%s", problems->str);
+}
+
 /* An argument the user typed is refused with the op and the detail, not
  * with the engine source location the error was raised at. */
 static void test_input_error_message(void)
@@ -788,6 +937,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/headless-start-quiet", test_headless_start_quiet);
   g_test_add_func("/app/input-error-message", test_input_error_message);
   g_test_add_func("/app/recent-menu-underscores", test_recent_menu_underscores);
+  g_test_add_func("/app/no-cut-text", test_no_cut_text);
   int status = g_test_run();
 
   g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&window);
