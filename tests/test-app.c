@@ -847,6 +847,21 @@ static void test_no_cut_text(void)
     g_error("text cut:\n%s", problems->str);
 }
 
+/* `tracescope --version` prints the project's version and exits 0. */
+static void test_version(void)
+{
+  const char *argv[] = { g_getenv("TRACESCOPE_APP"), "--version", NULL };
+  g_assert_nonnull(argv[0]);
+  g_autofree char *out = NULL, *err = NULL;
+  int wait_status = 0;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &wait_status, &error));
+  g_assert_no_error(error);
+  g_assert_true(g_spawn_check_wait_status(wait_status, NULL));
+  g_assert_true(g_regex_match_simple("^tracescope [0-9]+\\.[0-9]+\\.[0-9]+\n$", out, 0, 0));
+  g_assert_cmpstr(err, ==, "");
+}
+
 /* An argument the user typed is refused with the op and the detail, not
  * with the engine source location the error was raised at. */
 static void test_input_error_message(void)
@@ -938,6 +953,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/input-error-message", test_input_error_message);
   g_test_add_func("/app/recent-menu-underscores", test_recent_menu_underscores);
   g_test_add_func("/app/no-cut-text", test_no_cut_text);
+  g_test_add_func("/app/version", test_version);
   int status = g_test_run();
 
   g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&window);
