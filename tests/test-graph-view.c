@@ -86,18 +86,20 @@ static void wait_for(gboolean (*done)(TsGraphView *view), TsGraphView *view)
   gint64 give_up = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;
   while (!done(view)) {
     if (g_get_monotonic_time() > give_up)
-      g_error("timed out waiting: busy %d, layout %p, %d x %d, zoom %g", ts_graph_view_get_busy(view),
-              (void *)ts_graph_view_get_layout(view), gtk_widget_get_width(GTK_WIDGET(view)),
+      g_error("timed out waiting: busy %d, drawn %d, layout %p, %d x %d, zoom %g", ts_graph_view_get_busy(view),
+              ts_graph_view_get_drawn(view), (void *)ts_graph_view_get_layout(view), gtk_widget_get_width(GTK_WIDGET(view)),
               gtk_widget_get_height(GTK_WIDGET(view)), ts_viewport_get_zoom(ts_graph_view_get_viewport(view)));
     if (!g_main_context_iteration(NULL, FALSE))
       g_usleep(1000);
   }
 }
 
+/* The newest layout is in and has been drawn (so a snapshot of the widget
+ * has something to show: allocated is not enough). */
 static gboolean laid_out(TsGraphView *view)
 {
   return !ts_graph_view_get_busy(view) && ts_graph_view_get_layout(view) != NULL &&
-         gtk_widget_get_width(GTK_WIDGET(view)) > 0;
+         gtk_widget_get_width(GTK_WIDGET(view)) > 0 && ts_graph_view_get_drawn(view);
 }
 
 static void fixture_show(fixture *f, const ts_graph *g)
