@@ -286,7 +286,7 @@ bool cli_args_parse(GPtrArray *specs, cli_args *out)
   out->v = g_new0(ts_value, out->n > 0 ? out->n : 1);
   for (int i = 0; i < out->n; i++)
     if (!ts_value_parse(g_ptr_array_index(specs, i), &out->v[i])) {
-      cli_fail_engine(CLI_EXIT_USAGE);
+      cli_fail_input(CLI_EXIT_USAGE);
       return false;
     }
   return true;
@@ -308,7 +308,7 @@ bool cli_concrete_parse(GPtrArray *specs, cli_args *out)
       }
       out->v[i] = TS_SPEC_VALUE(spec.dtype, spec.shape);
     } else if (!ts_value_parse(text, &out->v[i])) {
-      cli_fail_engine(CLI_EXIT_USAGE);
+      cli_fail_input(CLI_EXIT_USAGE);
       return false;
     }
   }

@@ -65,7 +65,7 @@ static int write_dot(const cli_options *o, const ts_graph *g)
   char *dot = ts_graph_to_dot(g);
   GError *error = NULL;
   int ret = 0;
-  if (!g_file_set_contents(o->out, dot ? dot : "", -1, &error)) {
+  if (!ts_render_write_file(o->out, dot, dot ? strlen(dot) : 0, &error)) {
     ret = cli_fail(CLI_EXIT_FAILED, "%s", error->message);
     g_error_free(error);
   }

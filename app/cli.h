@@ -14,6 +14,9 @@ enum { CLI_EXIT_FAILED = 1, CLI_EXIT_USAGE = 2 };
 int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The engine's pending error as the one error line. */
 int cli_fail_engine(int code);
+/* The same for an error in what the user typed (an argument spec): the
+ * error's op and detail, never the engine's own source location. */
+int cli_fail_input(int code);
 /* Prints the usage text on stdout; returns 0. */
 int cli_show_help(void);
 

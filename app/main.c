@@ -11,6 +11,12 @@ int main(int argc, char **argv)
     g_printerr("tracescope: %s (see tracescope --help)\n", error->message);
     return 2;
   }
+  if (startup->version) {
+    g_print("tracescope %s\n", TS_VERSION);
+    ts_startup_free(startup);
+    return EXIT_SUCCESS;
+  }
+  ts_application_prepare_session();
   g_autoptr(GSettings) settings = ts_application_settings_new();
   if (!settings) {
     g_printerr("tracescope: the GSettings schema " TS_APPLICATION_ID " is not installed "

@@ -92,6 +92,20 @@ int cli_fail_engine(int code)
   return ret;
 }
 
+int cli_fail_input(int code)
+{
+  ts_error *error = ts_error_take();
+  int ret;
+  if (!error)
+    ret = cli_fail(code, "unknown error");
+  else if (error->detail)
+    ret = error->op ? cli_fail(code, "%s: %s", error->op, error->detail) : cli_fail(code, "%s", error->detail);
+  else
+    ret = cli_fail(code, "%s", error->message ? error->message : "unknown error");
+  ts_error_free(error);
+  return ret;
+}
+
 static int cmd_list(int argc, char **argv)
 {
   if (argc == 1 && is_help(argv[0]))
@@ -130,6 +144,10 @@ int main(int argc, char **argv)
     return cli_fail(CLI_EXIT_USAGE, "no command given (try --help)");
   if (is_help(argv[1]))
     return cli_show_help();
+  if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+    printf("tracescope-cli %s\n", TS_VERSION);
+    return EXIT_SUCCESS;
+  }
   int ret = -1;
   for (size_t i = 0; i < G_N_ELEMENTS(COMMANDS) && ret < 0; i++)
     if (strcmp(argv[1], COMMANDS[i].name) == 0)

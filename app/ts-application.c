@@ -4,12 +4,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "ts-compare-pane.h"
+#include "ts-graph-pane.h"
+#include "ts-graph-view.h"
 #include "ts-preferences-window.h"
 #include "ts-resources.h"
 #include "ts-screenshot.h"
 #include "ts-window.h"
 
-#define SCREENSHOT_FRAMES 3 /* frames to let the window settle before it is captured */
+#define SCREENSHOT_FRAMES 3 /* frames drawn settled before the window is captured */
+#define SCREENSHOT_GIVE_UP_S 120 /* a safety net: the window never settled */
 
 struct _TsApplication {
   AdwApplication parent_instance;
@@ -21,6 +25,7 @@ struct _TsApplication {
   guint next_call;
   guint step_id;
   int frames;
+  gint64 shot_deadline;
 };
 
 G_DEFINE_FINAL_TYPE(TsApplication, ts_application, ADW_TYPE_APPLICATION)
@@ -122,6 +127,7 @@ TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
     { "compare", 0, 0, G_OPTION_ARG_STRING, &compare, "Show concrete functions I and J of FUNCTION side by side", "I,J" },
     { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, &s->screenshot, "Save the window as PNG FILE once the calls are made, then quit", "FILE" },
     { "size", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_size_option, "Window size for --screenshot", "WIDTHxHEIGHT" },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &s->version, "Print the version and exit", NULL },
     { NULL },
   };
   g_autoptr(GOptionContext) context = g_option_context_new("[MODULE.so]");
@@ -160,20 +166,50 @@ TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
 
 static void script_step(TsApplication *self);
 
+/* Whether the window shows, in full, what the script asked for: nothing is
+ * running, and a graph that is to be seen is laid out and drawn.  After
+ * graph-mode calls that traced the function, its graph must be what the
+ * graph pane shows (never "Not Traced Yet"). */
+static gboolean window_settled(TsApplication *self)
+{
+  TsStartup *s = self->startup;
+  TsWindow *w = self->window;
+  if (!gtk_widget_get_mapped(GTK_WIDGET(w)) || ts_window_get_busy(w))
+    return FALSE;
+  if (!ts_window_get_graph_drawn(w))
+    return FALSE;
+  if (ts_window_get_comparing(w))
+    return TRUE;
+  TsGraphPane *pane = ts_window_get_graph_pane(w);
+  TsLoadedModule *module = ts_window_get_module(w);
+  ts_function *fn = module && s->function ? ts_loaded_module_lookup(module, s->function) : NULL;
+  gboolean eager = g_strcmp0(s->mode, "eager") == 0;
+  if (fn && !eager && s->calls->len > 0 && ts_function_n_concrete(fn) > 0 &&
+      !ts_graph_pane_get_concrete(pane))
+    return FALSE;
+  return TRUE;
+}
+
 static gboolean save_when_settled(GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
 {
   TsApplication *self = user_data;
-  if (!gtk_widget_get_mapped(widget) || ++self->frames < SCREENSHOT_FRAMES)
+  if (g_get_monotonic_time() > self->shot_deadline) {
+    g_printerr("tracescope: screenshot: the window did not settle in %d s\n", SCREENSHOT_GIVE_UP_S);
+    exit(EXIT_FAILURE);
+  }
+  if (!window_settled(self)) {
+    self->frames = 0; /* count the frames drawn once settled */
     return G_SOURCE_CONTINUE;
+  }
+  if (++self->frames < SCREENSHOT_FRAMES) {
+    gtk_widget_queue_draw(widget);
+    return G_SOURCE_CONTINUE;
+  }
   g_autoptr(GError) error = NULL;
   if (!ts_screenshot_save(widget, self->startup->screenshot, &error)) {
-    /* not drawn yet: try on the next frames, then give up */
-    if (self->frames < SCREENSHOT_FRAMES * 20) {
-      gtk_widget_queue_draw(widget);
-      return G_SOURCE_CONTINUE;
-    }
-    g_printerr("tracescope: screenshot: %s\n", error->message);
-    exit(EXIT_FAILURE);
+    /* not drawn yet: try on the next frames (until the deadline) */
+    gtk_widget_queue_draw(widget);
+    return G_SOURCE_CONTINUE;
   }
   g_application_quit(G_APPLICATION(self));
   return G_SOURCE_REMOVE;
@@ -236,6 +272,7 @@ static void script_step(TsApplication *self)
   }
   if (s->screenshot && !self->shot_requested) {
     self->shot_requested = TRUE;
+    self->shot_deadline = g_get_monotonic_time() + SCREENSHOT_GIVE_UP_S * G_USEC_PER_SEC;
     gtk_widget_add_tick_callback(GTK_WIDGET(w), save_when_settled, self, NULL);
   }
 }
@@ -362,10 +399,24 @@ static void ts_application_init(TsApplication *self)
   self->settings = ts_application_settings_new();
 }
 
+static gboolean have_session_bus = TRUE;
+
+gboolean ts_application_prepare_session(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDBusConnection) bus = g_bus_get_sync(G_BUS_TYPE_SESSION, NULL, &error);
+  have_session_bus = bus != NULL;
+  if (!have_session_bus) {
+    g_setenv("GTK_A11Y", "none", FALSE);
+    g_setenv("GSETTINGS_BACKEND", "keyfile", FALSE);
+  }
+  return have_session_bus;
+}
+
 TsApplication *ts_application_new(TsStartup *startup)
 {
   GApplicationFlags flags = G_APPLICATION_HANDLES_OPEN;
-  if (startup && startup->screenshot)
+  if ((startup && startup->screenshot) || !have_session_bus)
     flags |= G_APPLICATION_NON_UNIQUE;
   TsApplication *self = g_object_new(TS_TYPE_APPLICATION, "application-id", TS_APPLICATION_ID,
                                      "flags", flags, "resource-base-path",

@@ -20,6 +20,7 @@ typedef struct {
   int compare[2];    /* two concrete functions of `function` side by side; -1: none */
   char *screenshot;  /* PNG to save, then quit */
   int width, height; /* window size for the screenshot */
+  gboolean version;  /* print the version and exit */
 } TsStartup;
 
 void ts_startup_free(TsStartup *startup);
@@ -35,6 +36,13 @@ G_DECLARE_FINAL_TYPE(TsApplication, ts_application, TS, APPLICATION, AdwApplicat
 /* startup may be NULL; the application takes it.  A screenshot run is
  * non-unique, so it never hands itself to a running instance. */
 TsApplication *ts_application_new(TsStartup *startup);
+/* Looks for a session bus.  Without one (a headless start: Xvfb, ssh, a
+ * container) GTK's accessibility bridge and dconf would each warn on every
+ * start, so this turns them off where the user did not choose: GTK_A11Y=none
+ * and GSETTINGS_BACKEND=keyfile (settings kept in a file instead of dconf).
+ * Call before GTK or GSettings start; ts_application_new then makes the
+ * application non-unique.  Returns whether there is a session bus. */
+gboolean ts_application_prepare_session(void);
 GSettings *ts_application_get_settings(TsApplication *self);
 /* The app's settings: the installed schema, else the one compiled in the build tree. */
 GSettings *ts_application_settings_new(void);

@@ -224,6 +224,27 @@ static void fail_engine(Job *job, const char *prefix)
   ts_error_free(e);
 }
 
+char *ts_engine_error_input_message(const ts_error *e)
+{
+  g_return_val_if_fail(e != NULL, NULL);
+  if (!e->detail)
+    return g_strdup(e->message ? e->message : "unknown error");
+  return e->op ? g_strdup_printf("%s: %s", e->op, e->detail) : g_strdup(e->detail);
+}
+
+/* An argument the user typed was refused: op and detail, no location. */
+static void fail_input(Job *job, const char *prefix)
+{
+  ts_error *e = ts_error_take();
+  if (!e) {
+    fail_engine(job, prefix);
+    return;
+  }
+  g_autofree char *message = ts_engine_error_input_message(e);
+  g_set_error(&job->error, TS_ENGINE_ERROR, e->code, "%s%s", prefix ? prefix : "", message);
+  ts_error_free(e);
+}
+
 /* Takes an engine-allocated string. */
 static char *dup_free(char *s)
 {
@@ -250,7 +271,7 @@ static void call_function(Job *job, ts_function *fn, ts_value *values, int n)
       traced_only = TRUE;
     } else if (!ts_value_parse(job->args[i], &values[i])) {
       g_autofree char *prefix = arg_prefix(fn, i);
-      fail_engine(job, prefix);
+      fail_input(job, prefix);
       return;
     }
   }

@@ -55,4 +55,9 @@ TsRunResult *ts_engine_worker_run_finish(TsEngineWorker *self, GAsyncResult *res
 /* "#3 f(2, f32[3]:uniform)" */
 char *ts_engine_worker_format_label(guint call_id, const char *function, const char *const *args);
 
+/* The message for an error in an argument the user typed: "Op: detail" or
+ * the detail alone, without the engine's source location ("arg_spec.c:204:"),
+ * which says nothing about the user's input or code.  Owned. */
+char *ts_engine_error_input_message(const ts_error *e);
+
 G_END_DECLS

@@ -111,6 +111,16 @@ const ts_concrete *ts_graph_pane_get_concrete(TsGraphPane *self)
   return self->concrete;
 }
 
+gboolean ts_graph_pane_get_drawn(TsGraphPane *self)
+{
+  g_return_val_if_fail(TS_IS_GRAPH_PANE(self), FALSE);
+  if (gtk_stack_get_transition_running(self->stack)) /* both pages show */
+    return FALSE;
+  if (g_strcmp0(gtk_stack_get_visible_child_name(self->stack), "graph") != 0)
+    return TRUE;
+  return ts_graph_view_get_drawn(TS_GRAPH_VIEW(self->graph_view));
+}
+
 static void ts_graph_pane_dispose(GObject *object)
 {
   TsGraphPane *self = TS_GRAPH_PANE(object);

@@ -23,5 +23,9 @@ void ts_graph_pane_show_status(TsGraphPane *self, const char *icon_name, const c
 void ts_graph_pane_set_colour_mode(TsGraphPane *self, const char *mode);
 /* The concrete function shown, or NULL. */
 const ts_concrete *ts_graph_pane_get_concrete(TsGraphPane *self);
+/* Whether what the pane shows is on screen in full, no cross-fade between
+ * its pages running: the status page, or the graph laid out and drawn
+ * (TsGraphView:drawn). */
+gboolean ts_graph_pane_get_drawn(TsGraphPane *self);
 
 G_END_DECLS

@@ -29,10 +29,63 @@ static void ts_sidebar_item_finalize(GObject *object)
   G_OBJECT_CLASS(ts_sidebar_item_parent_class)->finalize(object);
 }
 
-/* text escaped, inside <tag> unless tag is NULL */
-static char *markup(const char *text, const char *tag)
+/* The longest run of text without a break that the sidebar shows whole;
+ * a longer one (a very long name) ends in "…" rather than widening the
+ * sidebar or being broken.  The tooltip has the whole text. */
+#define MAX_UNBROKEN_CHARS 30
+
+/* Lines may break only between arguments: after ", " outside a shape
+ * ("[2,3]", "shape=(2, 3)", a list "[1, -1]") and after " · ".  Every other
+ * space becomes a no-break space, and a word joiner follows each "_" and
+ * "-" so that no name is broken or hyphenated. */
+static char *breakable_between_arguments(const char *text)
 {
-  g_autofree char *escaped = g_markup_escape_text(text ? text : "", -1);
+  GString *out = g_string_new(NULL);
+  int shape_depth = 0; /* inside [..] or a "(" that follows "=" */
+  GArray *opened = g_array_new(FALSE, FALSE, sizeof(gboolean));
+  int run = 0;              /* characters since the last break */
+  gboolean cut = FALSE;     /* dropping the rest of a run too long */
+  for (const char *c = text; *c; c = g_utf8_next_char(c)) {
+    if (*c == '[' || *c == '(') {
+      gboolean shape = *c == '[' || (c > text && c[-1] == '=');
+      g_array_append_val(opened, shape);
+      shape_depth += shape;
+    } else if ((*c == ']' || *c == ')') && opened->len > 0) {
+      shape_depth -= g_array_index(opened, gboolean, opened->len - 1);
+      g_array_set_size(opened, opened->len - 1);
+    }
+    gboolean after_comma = *c == ' ' && c > text && c[-1] == ',' && shape_depth == 0;
+    gboolean after_dot = *c == ' ' && c >= text + 2 && g_str_has_prefix(c - 2, "·"); /* two bytes */
+    if (after_comma || after_dot || *c == '\n') {
+      g_string_append_c(out, *c);
+      run = 0;
+      cut = FALSE;
+      continue;
+    }
+    if (cut)
+      continue;
+    if (++run > MAX_UNBROKEN_CHARS) {
+      g_string_append(out, "…");
+      cut = TRUE;
+      continue;
+    }
+    if (*c == ' ') {
+      g_string_append(out, "\u00a0");
+    } else {
+      g_string_append_len(out, c, g_utf8_next_char(c) - c);
+      if (*c == '_' || *c == '-')
+        g_string_append(out, "\u2060");
+    }
+  }
+  g_array_free(opened, TRUE);
+  return g_string_free(out, FALSE);
+}
+
+/* text escaped, inside <tag> unless tag is NULL */
+static char *markup(const char *raw, const char *tag)
+{
+  g_autofree char *text = breakable_between_arguments(raw ? raw : "");
+  g_autofree char *escaped = g_markup_escape_text(text, -1);
   return tag ? g_strdup_printf("<%s>%s</%s>", tag, escaped, tag) : g_steal_pointer(&escaped);
 }
 

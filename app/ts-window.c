@@ -3,6 +3,7 @@
 
 #include "ts-application.h"
 #include "ts-engine-worker.h"
+#include "ts-graph-view.h"
 #include "ts-input-signature.h"
 #include "ts-module-loader.h"
 
@@ -140,6 +141,14 @@ static void remember_recent(TsWindow *self, const char *source)
   g_settings_set_strv(self->settings, "recent-modules", (const char *const *)recent);
 }
 
+/* Menu labels take "_" as a mnemonic mark ("my_module.so" showed as
+ * "mymodule.so"): a file name keeps its underscores doubled. */
+static char *menu_label_for(const char *text)
+{
+  g_auto(GStrv) parts = g_strsplit(text, "_", -1);
+  return g_strjoinv("__", parts);
+}
+
 static void update_recent_menu(TsWindow *self)
 {
   g_menu_remove_all(self->recent_menu);
@@ -148,7 +157,8 @@ static void update_recent_menu(TsWindow *self)
     if (g_strcmp0(*s, "seeds") == 0)
       continue;
     g_autofree char *base = g_path_get_basename(*s);
-    g_autoptr(GMenuItem) item = g_menu_item_new(base, NULL);
+    g_autofree char *label = menu_label_for(base);
+    g_autoptr(GMenuItem) item = g_menu_item_new(label, NULL);
     g_menu_item_set_action_and_target_value(item, "win.open-module", g_variant_new_string(*s));
     g_menu_append_item(self->recent_menu, item);
   }
@@ -529,6 +539,18 @@ GtkWindow *ts_window_get_error_dialog(TsWindow *self)
 
 TsFunctionList *ts_window_get_function_list(TsWindow *self) { return self->function_list; }
 TsGraphPane *ts_window_get_graph_pane(TsWindow *self) { return self->graph_pane; }
+GMenuModel *ts_window_get_recent_menu(TsWindow *self) { return G_MENU_MODEL(self->recent_menu); }
+
+gboolean ts_window_get_graph_drawn(TsWindow *self)
+{
+  g_return_val_if_fail(TS_IS_WINDOW(self), FALSE);
+  if (gtk_stack_get_transition_running(self->graph_stack))
+    return FALSE;
+  if (!ts_window_get_comparing(self))
+    return ts_graph_pane_get_drawn(self->graph_pane);
+  return ts_graph_view_get_drawn(TS_GRAPH_VIEW(ts_compare_pane_get_view(self->compare_pane, FALSE))) &&
+         ts_graph_view_get_drawn(TS_GRAPH_VIEW(ts_compare_pane_get_view(self->compare_pane, TRUE)));
+}
 TsComparePane *ts_window_get_compare_pane(TsWindow *self) { return self->compare_pane; }
 
 gboolean ts_window_get_comparing(TsWindow *self)

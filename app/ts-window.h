@@ -35,6 +35,13 @@ GtkWindow *ts_window_get_error_dialog(TsWindow *self);
 
 TsFunctionList *ts_window_get_function_list(TsWindow *self);
 TsGraphPane *ts_window_get_graph_pane(TsWindow *self);
+/* The recent modules section of the Open menu (borrowed): labels are file
+ * names with "_" doubled, as menus take a single one as a mnemonic. */
+GMenuModel *ts_window_get_recent_menu(TsWindow *self);
+/* Whether the graph area shows what it should in full: no cross-fade
+ * running, the graph (or both compared graphs) laid out and drawn, or a
+ * status page (what `--screenshot` waits for). */
+gboolean ts_window_get_graph_drawn(TsWindow *self);
 /* Two concrete functions side by side (win.compare-concrete (function,
  * left index, right index); win.close-compare goes back to one graph). */
 TsComparePane *ts_window_get_compare_pane(TsWindow *self);

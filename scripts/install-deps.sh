@@ -19,9 +19,18 @@ for p in "${packages[@]}"; do
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-echo "install-deps: installing ${missing[*]}"
 sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
+if [ "$(id -u)" -ne 0 ]; then
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "install-deps: these Debian packages are missing: ${missing[*]}" >&2
+    echo "install-deps: you are not root and sudo is not installed, so they cannot be installed from here." >&2
+    echo "install-deps: as root, run:  apt-get install ${missing[*]}" >&2
+    echo "install-deps: (or install sudo and give yourself the right to use it), then run make again." >&2
+    exit 1
+  fi
+  sudo="sudo"
+fi
+echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq "${missing[@]}"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ts-application.h"
+#include "ts-preferences-window.h"
 #include "ts-graph-view.h"
 #include "ts-screenshot.h"
 #include "ts-window.h"
@@ -525,6 +526,360 @@ static void test_screenshot(void)
   g_unlink(path);
 }
 
+
+static gboolean file_exists(gpointer data)
+{
+  return g_file_test(data, G_FILE_TEST_EXISTS);
+}
+
+/* Pixels of a colour (not grey) inside rect of the ARGB32 texture: the op
+ * colours of a drawn graph; the "Not Traced Yet" page has none. */
+static int coloured_pixels(GdkTexture *texture, const graphene_rect_t *rect)
+{
+  int width = gdk_texture_get_width(texture), height = gdk_texture_get_height(texture);
+  gsize stride = (gsize)width * 4;
+  g_autofree guchar *pixels = g_malloc(stride * (gsize)height);
+  gdk_texture_download(texture, pixels, stride);
+  int n = 0;
+  for (int y = MAX((int)rect->origin.y, 0); y < MIN((int)(rect->origin.y + rect->size.height), height); y++)
+    for (int x = MAX((int)rect->origin.x, 0); x < MIN((int)(rect->origin.x + rect->size.width), width); x++) {
+      const guchar *p = pixels + (gsize)y * stride + (gsize)x * 4;
+      int hi = MAX(p[0], MAX(p[1], p[2])), lo = MIN(p[0], MIN(p[1], p[2]));
+      n += hi - lo > 60;
+    }
+  return n;
+}
+
+static gboolean graph_drawn(gpointer data)
+{
+  return ts_window_get_graph_drawn(data);
+}
+
+/* `tracescope --screenshot` with a single --call: the script waits until
+ * the graph is laid out and drawn, so the PNG shows the graph, never the
+ * "Not Traced Yet" page.  Runs the script of a second application, in
+ * this process, so that the window it shot can be looked at. */
+static void test_screenshot_waits_for_graph(void)
+{
+  g_autofree char *path = g_build_filename(tmp_dir, "script.png", NULL);
+  char *args[] = { "tracescope", "--module", (char *)seeds_path(), "--function", SIDE_EFFECT,
+                   "--call", "--arg", "2", "--size", "1000x700", "--screenshot", path, NULL };
+  int argc = G_N_ELEMENTS(args) - 1;
+  char **argv = args;
+  g_autoptr(GError) error = NULL;
+  TsStartup *startup = ts_startup_parse(&argc, &argv, &error);
+  g_assert_no_error(error);
+  TsApplication *shot_app = ts_application_new(startup);
+  g_assert_true(g_application_register(G_APPLICATION(shot_app), NULL, NULL));
+  g_application_activate(G_APPLICATION(shot_app));
+  wait_for(file_exists, path, "the screenshot");
+  GList *windows = gtk_application_get_windows(GTK_APPLICATION(shot_app));
+  g_assert_nonnull(windows);
+  TsWindow *shot = TS_WINDOW(windows->data);
+  /* what the screenshot waited on */
+  TsGraphPane *pane = ts_window_get_graph_pane(shot);
+  g_assert_false(ts_window_get_busy(shot));
+  g_assert_nonnull(ts_graph_pane_get_concrete(pane));
+  g_assert_true(ts_graph_pane_get_drawn(pane));
+  g_assert_true(ts_window_get_graph_drawn(shot));
+  /* and what the PNG shows where the graph pane is */
+  g_autoptr(GdkTexture) texture = gdk_texture_new_from_filename(path, &error);
+  g_assert_no_error(error);
+  graphene_rect_t bounds;
+  g_assert_true(gtk_widget_compute_bounds(GTK_WIDGET(pane), GTK_WIDGET(shot), &bounds));
+  int coloured = coloured_pixels(texture, &bounds);
+  if (coloured < 500)
+    g_error("the screenshot's graph pane has %d coloured pixels: not a drawn graph", coloured);
+
+  /* the measure tells them apart: the page of a function not traced has none */
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(shot), "win.select-function", "s", "simple_relu"));
+  g_assert_null(ts_graph_pane_get_concrete(pane));
+  wait_for(graph_drawn, shot, "the cross-fade to the status page");
+  int frames = 0;
+  gtk_widget_add_tick_callback(GTK_WIDGET(shot), count_frame, &frames, NULL);
+  gtk_widget_queue_draw(GTK_WIDGET(shot));
+  wait_for(two_frames, &frames, "the window to draw");
+  g_assert_true(ts_screenshot_save(GTK_WIDGET(shot), path, &error));
+  g_assert_no_error(error);
+  g_autoptr(GdkTexture) placeholder = gdk_texture_new_from_filename(path, &error);
+  g_assert_no_error(error);
+  g_assert_true(gtk_widget_compute_bounds(GTK_WIDGET(pane), GTK_WIDGET(shot), &bounds));
+  g_assert_cmpint(coloured_pixels(placeholder, &bounds), <, 50);
+  g_object_add_weak_pointer(G_OBJECT(shot), (gpointer *)&shot);
+  gtk_window_destroy(GTK_WINDOW(shot));
+  while (shot)
+    g_main_context_iteration(NULL, TRUE);
+  g_object_unref(shot_app);
+  g_unlink(path);
+}
+
+static void remove_tree(const char *path)
+{
+  GDir *dir = g_dir_open(path, 0, NULL);
+  for (const char *name; dir && (name = g_dir_read_name(dir));) {
+    g_autofree char *child = g_build_filename(path, name, NULL);
+    remove_tree(child);
+  }
+  if (dir)
+    g_dir_close(dir);
+  g_remove(path);
+}
+
+/* Started with no session bus (Xvfb alone, ssh, a container), the app
+ * prints no warning: G_DEBUG=fatal-warnings would make any of them abort. */
+static void test_headless_start_quiet(void)
+{
+  const char *exe = g_getenv("TRACESCOPE_APP");
+  g_assert_nonnull(exe);
+  g_autofree char *path = g_build_filename(tmp_dir, "headless.png", NULL);
+  g_autofree char *config = g_build_filename(tmp_dir, "config", NULL);
+  char **env = g_get_environ();
+  const char *drop[] = { "DBUS_SESSION_BUS_ADDRESS", "GTK_A11Y", "NO_AT_BRIDGE", "GSETTINGS_BACKEND" };
+  for (guint i = 0; i < G_N_ELEMENTS(drop); i++)
+    env = g_environ_unsetenv(env, drop[i]);
+  env = g_environ_setenv(env, "G_DEBUG", "fatal-warnings", TRUE);
+  env = g_environ_setenv(env, "XDG_CONFIG_HOME", config, TRUE); /* the keyfile settings */
+  env = g_environ_setenv(env, "ASAN_OPTIONS", "detect_leaks=0", TRUE);
+  const char *argv[] = { exe, "--module", seeds_path(), "--function", SIDE_EFFECT, "--call",
+                         "--arg", "2", "--size", "900x600", "--screenshot", path, NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  int wait_status = 0;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                             &wait_status, &error));
+  g_assert_no_error(error);
+  g_strfreev(env);
+  if (!g_spawn_check_wait_status(wait_status, NULL) || strstr(err, "WARNING") || strstr(err, "CRITICAL"))
+    g_error("a headless start printed:\n%s", err);
+  g_assert_true(g_file_test(path, G_FILE_TEST_EXISTS));
+  g_unlink(path);
+  remove_tree(config);
+}
+
+static gboolean find_label(GtkWidget *widget, const char *text)
+{
+  if (GTK_IS_LABEL(widget) && g_strcmp0(gtk_label_get_text(GTK_LABEL(widget)), text) == 0)
+    return TRUE;
+  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child))
+    if (find_label(child, text))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean popover_drawn(gpointer data)
+{
+  return gtk_widget_get_mapped(data) && *(int *)g_object_get_data(data, "frames") >= 2;
+}
+
+/* "my_module.so" shows as such in the recent modules, not as "mymodule.so"
+ * (a single underscore is a mnemonic mark in menus). */
+static void test_recent_menu_underscores(void)
+{
+  GSettings *settings = ts_application_get_settings(app);
+  g_auto(GStrv) old = g_settings_get_strv(settings, "recent-modules");
+  const char *recent[] = { "/home/me/my_module.so", "seeds", NULL };
+  g_settings_set_strv(settings, "recent-modules", recent);
+  while (g_main_context_iteration(NULL, FALSE))
+    ;
+  GMenuModel *menu = ts_window_get_recent_menu(window);
+  g_assert_cmpint(g_menu_model_get_n_items(menu), ==, 1);
+  g_autofree char *label = NULL;
+  g_assert_true(g_menu_model_get_item_attribute(menu, 0, "label", "s", &label));
+  g_assert_cmpstr(label, ==, "my__module.so");
+  /* as GTK draws it */
+  GtkWidget *popover = gtk_popover_menu_new_from_model(menu);
+  gtk_widget_set_parent(popover, GTK_WIDGET(ts_window_get_graph_pane(window)));
+  int frames = 0;
+  g_object_set_data(G_OBJECT(popover), "frames", &frames);
+  gtk_widget_add_tick_callback(popover, count_frame, &frames, NULL);
+  gtk_popover_popup(GTK_POPOVER(popover));
+  wait_for(popover_drawn, popover, "the menu to show");
+  g_assert_true(find_label(popover, "my_module.so"));
+  const char *shots = g_getenv("TS_TEST_SCREENSHOTS");
+  if (shots) {
+    g_autofree char *path = g_build_filename(shots, "recent-menu.png", NULL);
+    g_assert_true(ts_screenshot_save(popover, path, NULL));
+  }
+  gtk_popover_popdown(GTK_POPOVER(popover));
+  gtk_widget_unparent(popover);
+  g_settings_set_strv(settings, "recent-modules", (const char *const *)old);
+}
+
+/* The text as read: no-break spaces as spaces, no word joiners.  Owned. */
+static char *plain_text(const char *text)
+{
+  g_auto(GStrv) parts = g_strsplit(text, "\u2060", -1);
+  g_autofree char *joined = g_strjoinv("", parts);
+  g_auto(GStrv) words = g_strsplit(joined, "\u00a0", -1);
+  return g_strjoinv(" ", words);
+}
+
+/* Labels that do not show all their text on screen: clipped (narrower
+ * than their text and not ellipsizing), or ellipsized without a tooltip
+ * holding the whole text.  Appends a line per label to problems. */
+static void find_cut_labels(GtkWidget *widget, GString *problems)
+{
+  if (!gtk_widget_get_mapped(widget) || !gtk_widget_get_child_visible(widget))
+    return;
+  if (GTK_IS_LABEL(widget)) {
+    GtkLabel *label = GTK_LABEL(widget);
+    const char *text = gtk_label_get_text(label);
+    PangoLayout *layout = gtk_label_get_layout(label);
+    int natural = 0;
+    gtk_widget_measure(widget, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
+    if (gtk_label_get_ellipsize(label) != PANGO_ELLIPSIZE_NONE) {
+      const char *tooltip = gtk_widget_get_tooltip_text(widget);
+      g_autofree char *plain = plain_text(text);
+      if (pango_layout_is_ellipsized(layout) && g_strcmp0(tooltip, plain) != 0)
+        g_string_append_printf(problems, "ellipsized without its text as tooltip: '%s' (tooltip '%s')\n", text,
+                               tooltip ? tooltip : "");
+    } else if (!gtk_label_get_wrap(label) && *text && gtk_widget_get_width(widget) < natural) {
+      g_string_append_printf(problems, "clipped: '%s' (%d px of %d)\n", text, gtk_widget_get_width(widget), natural);
+    }
+  }
+  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child))
+    find_cut_labels(child, problems);
+}
+
+/* Labels wrapped anywhere but between arguments (after ", " outside a
+ * shape, or after " · "): each line that does not start a paragraph must
+ * follow a breakable space.  Returns how many labels hold `needle`. */
+static int find_badly_wrapped_labels(GtkWidget *widget, const char *needle, GString *problems)
+{
+  if (!gtk_widget_get_mapped(widget))
+    return 0;
+  int found = 0;
+  if (GTK_IS_LABEL(widget)) {
+    const char *text = gtk_label_get_text(GTK_LABEL(widget));
+    PangoLayout *layout = gtk_label_get_layout(GTK_LABEL(widget));
+    const char *layout_text = pango_layout_get_text(layout);
+    for (GSList *l = pango_layout_get_lines_readonly(layout); l; l = l->next) {
+      int start = ((PangoLayoutLine *)l->data)->start_index;
+      if (start == 0 || layout_text[start - 1] == '\n')
+        continue;
+      gboolean ok = start >= 2 && layout_text[start - 1] == ' ' &&
+                    (layout_text[start - 2] == ',' || (start >= 3 && g_str_has_prefix(layout_text + start - 3, "·")));
+      if (!ok) {
+        g_autofree char *plain = plain_text(text);
+        g_string_append_printf(problems, "wrapped inside an argument: '%s' at byte %d\n", plain, start);
+      }
+    }
+    g_autofree char *plain = plain_text(text);
+    found += strstr(plain, needle) != NULL;
+  }
+  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child))
+    found += find_badly_wrapped_labels(child, needle, problems);
+  return found;
+}
+
+static GtkWidget *find_widget(GtkWidget *widget, GType type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE(widget, type))
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child)) {
+    GtkWidget *found = find_widget(child, type);
+    if (found)
+      return found;
+  }
+  return NULL;
+}
+
+static void save_test_screenshot(GtkWidget *widget, const char *name)
+{
+  const char *dir = g_getenv("TS_TEST_SCREENSHOTS");
+  if (!dir)
+    return;
+  g_autofree char *path = g_build_filename(dir, name, NULL);
+  g_assert_true(ts_screenshot_save(widget, path, NULL));
+}
+
+static void wait_drawn(GtkWidget *widget)
+{
+  int frames = 0;
+  gtk_widget_add_tick_callback(widget, count_frame, &frames, NULL);
+  gtk_widget_queue_draw(widget);
+  wait_for(two_frames, &frames, "a window to draw");
+}
+
+/* The trace log, the console and the preferences show their text whole, or
+ * ellipsized with the whole text in a tooltip. */
+static void test_no_cut_text(void)
+{
+  gtk_window_set_default_size(GTK_WINDOW(window), 1280, 800);
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  select_function(SIDE_EFFECT);
+  run_with((const char *const[]){ "5", NULL });
+  run_with((const char *const[]){ "6", NULL });
+  select_function("get_MSE");
+  run_with((const char *const[]){ "i32[2,3]:ones", "i32[2,3]:zeros", NULL });
+  activate("win.show-panel", "s", "trace-log");
+  wait_for(graph_drawn, window, "the graph");
+  wait_drawn(GTK_WIDGET(window));
+  g_autoptr(GString) problems = g_string_new(NULL);
+  /* every column in sight: the table is no wider than its scrolled window */
+  GtkWidget *log = GTK_WIDGET(ts_window_get_trace_log(window));
+  GtkWidget *table = find_widget(log, GTK_TYPE_COLUMN_VIEW);
+  GtkWidget *scrolled = gtk_widget_get_ancestor(table, GTK_TYPE_SCROLLED_WINDOW);
+  int table_width = 0;
+  gtk_widget_measure(table, GTK_ORIENTATION_HORIZONTAL, -1, &table_width, NULL, NULL, NULL);
+  if (table_width > gtk_widget_get_width(scrolled))
+    g_string_append_printf(problems, "the trace log needs %d px, has %d\n", table_width,
+                           gtk_widget_get_width(scrolled));
+  find_cut_labels(GTK_WIDGET(ts_window_get_trace_log(window)), problems);
+  save_test_screenshot(GTK_WIDGET(window), "trace-log.png");
+  /* the sidebar: never wrapped inside a shape or a name */
+  GtkWidget *sidebar = GTK_WIDGET(ts_window_get_function_list(window));
+  find_cut_labels(sidebar, problems);
+  g_assert_cmpint(find_badly_wrapped_labels(sidebar, "shape=(2, 3)", problems), >=, 1);
+  activate("win.show-panel", "s", "console");
+  wait_drawn(GTK_WIDGET(window));
+  find_cut_labels(GTK_WIDGET(ts_window_get_console(window)), problems);
+  save_test_screenshot(GTK_WIDGET(window), "console.png");
+
+  TsPreferencesWindow *prefs = ts_preferences_window_new(GTK_WINDOW(window), ts_application_get_settings(app));
+  gtk_window_present(GTK_WINDOW(prefs));
+  wait_drawn(GTK_WIDGET(prefs));
+  find_cut_labels(GTK_WIDGET(prefs), problems);
+  save_test_screenshot(GTK_WIDGET(prefs), "preferences.png");
+  gtk_window_destroy(GTK_WINDOW(prefs));
+  if (problems->len)
+    g_error("text cut:\n%s", problems->str);
+}
+
+/* `tracescope --version` prints the project's version and exits 0. */
+static void test_version(void)
+{
+  const char *argv[] = { g_getenv("TRACESCOPE_APP"), "--version", NULL };
+  g_assert_nonnull(argv[0]);
+  g_autofree char *out = NULL, *err = NULL;
+  int wait_status = 0;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &wait_status, &error));
+  g_assert_no_error(error);
+  g_assert_true(g_spawn_check_wait_status(wait_status, NULL));
+  g_assert_true(g_regex_match_simple("^tracescope [0-9]+\\.[0-9]+\\.[0-9]+\n$", out, 0, 0));
+  g_assert_cmpstr(err, ==, "");
+}
+
+/* An argument the user typed is refused with the op and the detail, not
+ * with the engine source location the error was raised at. */
+static void test_input_error_message(void)
+{
+  ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ .file = "../engine/io/arg_spec.c", .func = "make", .line = 204 },
+               "Range", "values from 0 to 299 do not fit in uint8");
+  ts_error *e = ts_error_take();
+  g_assert_nonnull(strstr(e->message, "arg_spec.c:204"));
+  g_autofree char *message = ts_engine_error_input_message(e);
+  g_assert_cmpstr(message, ==, "Range: values from 0 to 299 do not fit in uint8");
+  ts_error_free(e);
+  ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ .file = "arg_spec.c", .line = 12 }, NULL, "bad spec");
+  e = ts_error_take();
+  g_autofree char *plain = ts_engine_error_input_message(e);
+  g_assert_cmpstr(plain, ==, "bad spec");
+  ts_error_free(e);
+}
+
 static gboolean window_gone(gpointer data)
 {
   return window == NULL;
@@ -593,6 +948,12 @@ int main(int argc, char **argv)
   g_test_add_func("/app/reload-on-change", test_reload_on_change);
   g_test_add_func("/app/dialogs-and-style", test_dialogs_and_style);
   g_test_add_func("/app/screenshot", test_screenshot);
+  g_test_add_func("/app/screenshot-waits-for-graph", test_screenshot_waits_for_graph);
+  g_test_add_func("/app/headless-start-quiet", test_headless_start_quiet);
+  g_test_add_func("/app/input-error-message", test_input_error_message);
+  g_test_add_func("/app/recent-menu-underscores", test_recent_menu_underscores);
+  g_test_add_func("/app/no-cut-text", test_no_cut_text);
+  g_test_add_func("/app/version", test_version);
   int status = g_test_run();
 
   g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&window);

@@ -532,6 +532,56 @@ static void test_npy_argument(void)
   g_free(dir);
 }
 
+/* --version prints the project's version and exits 0. */
+static void test_version(void)
+{
+  cli_result r = cli("--version", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_cmpstr(r.err, ==, "");
+  g_assert_true(g_regex_match_simple("^tracescope-cli [0-9]+\\.[0-9]+\\.[0-9]+\n$", r.out, 0, 0));
+  cli_result_clear(&r);
+}
+
+/* A file that cannot be written is named as the user named it, never as
+ * the temporary file beside it. */
+static void test_render_out_error(void)
+{
+  /* drawing text leaves fontconfig's caches, as the renderer's tests know */
+  g_autofree char *supp = g_test_build_filename(G_TEST_DIST, "lsan-gui.supp", NULL);
+  g_autofree char *lsan = g_strdup_printf("suppressions=%s:print_suppressions=0", supp);
+  g_autofree char *old_lsan = g_strdup(g_getenv("LSAN_OPTIONS"));
+  g_setenv("LSAN_OPTIONS", lsan, TRUE);
+  const char *formats[] = { "svg", "png", "dot" };
+  for (guint i = 0; i < G_N_ELEMENTS(formats); i++) {
+    g_autofree char *out = g_strdup_printf("/no/such/dir/g.%s", formats[i]);
+    g_autofree char *expected = g_strdup_printf("cannot write '%s': ", out);
+    cli_result r = cli("render", "seeds", "deep_net", "--arg", "i32[3]=1,2,3", "--out", out, NULL);
+    g_autofree char *temp_prefix = g_strdup_printf("%s.", out);
+    if (strstr(r.err, temp_prefix))
+      g_error("stderr '%s' names a temporary file", r.err);
+    expect_failure(r, 1, expected);
+  }
+  if (old_lsan)
+    g_setenv("LSAN_OPTIONS", old_lsan, TRUE);
+  else
+    g_unsetenv("LSAN_OPTIONS");
+}
+
+/* Errors in an argument spec say what is wrong with it, never where in the
+ * engine's sources it was found. */
+static void test_argument_errors_without_location(void)
+{
+  const char *specs[] = { "bool[2]:range(2)", "u8[300]:range(0)", "f32[2]:range(1e39)",
+                          "f32[2,-3]:uniform", "x32[2]:ones" };
+  for (guint i = 0; i < G_N_ELEMENTS(specs); i++) {
+    cli_result r = cli("run", "seeds", "deep_net", "--arg", specs[i], NULL);
+    if (g_regex_match_simple("[a-z_]+\\.c:[0-9]+", r.err, 0, 0))
+      g_error("stderr '%s' shows a source location", r.err);
+    g_autofree char *fragment = g_strdup_printf("argument '%s': ", specs[i]);
+    expect_failure(r, 2, fragment);
+  }
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -540,6 +590,9 @@ int main(int argc, char **argv)
   g_test_add_func("/cli/run/npy-argument", test_npy_argument);
   g_test_add_func("/cli/list", test_list);
   g_test_add_func("/cli/help", test_help);
+  g_test_add_func("/cli/version", test_version);
+  g_test_add_func("/cli/render/out-error", test_render_out_error);
+  g_test_add_func("/cli/errors/no-engine-location", test_argument_errors_without_location);
   g_test_add_func("/cli/errors", test_bad_arguments);
   g_test_add_func("/cli/run/trace-log", test_trace_log);
   g_test_add_func("/cli/run/retracing-warning", test_retracing_warning);

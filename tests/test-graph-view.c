@@ -86,18 +86,20 @@ static void wait_for(gboolean (*done)(TsGraphView *view), TsGraphView *view)
   gint64 give_up = g_get_monotonic_time() + 30 * G_USEC_PER_SEC;
   while (!done(view)) {
     if (g_get_monotonic_time() > give_up)
-      g_error("timed out waiting: busy %d, layout %p, %d x %d, zoom %g", ts_graph_view_get_busy(view),
-              (void *)ts_graph_view_get_layout(view), gtk_widget_get_width(GTK_WIDGET(view)),
+      g_error("timed out waiting: busy %d, drawn %d, layout %p, %d x %d, zoom %g", ts_graph_view_get_busy(view),
+              ts_graph_view_get_drawn(view), (void *)ts_graph_view_get_layout(view), gtk_widget_get_width(GTK_WIDGET(view)),
               gtk_widget_get_height(GTK_WIDGET(view)), ts_viewport_get_zoom(ts_graph_view_get_viewport(view)));
     if (!g_main_context_iteration(NULL, FALSE))
       g_usleep(1000);
   }
 }
 
+/* The newest layout is in and has been drawn (so a snapshot of the widget
+ * has something to show: allocated is not enough). */
 static gboolean laid_out(TsGraphView *view)
 {
   return !ts_graph_view_get_busy(view) && ts_graph_view_get_layout(view) != NULL &&
-         gtk_widget_get_width(GTK_WIDGET(view)) > 0;
+         gtk_widget_get_width(GTK_WIDGET(view)) > 0 && ts_graph_view_get_drawn(view);
 }
 
 static void fixture_show(fixture *f, const ts_graph *g)
@@ -575,6 +577,18 @@ static void test_export(void)
   fixture_clear(&f);
 }
 
+static void count_notify(guint *count)
+{
+  (*count)++;
+}
+
+/* The flight started and ended, on the newest layout. */
+static gboolean flight_over(TsGraphView *view)
+{
+  const guint *changes = g_object_get_data(G_OBJECT(view), "animating-changes");
+  return laid_out(view) && *changes >= 2 && !ts_graph_view_get_animating(view);
+}
+
 /* The fly-to animation ends on its target. */
 static void test_fly_to(void)
 {
@@ -590,10 +604,13 @@ static void test_fly_to(void)
   ts_graph_view_zoom_to_fit(f.view);
   /* the first layer, far from the fitted bottom */
   int item = item_named(f.view, "dense_101/MatMul");
+  guint animating_changes = 0;
+  g_signal_connect_swapped(f.view, "notify::animating", G_CALLBACK(count_notify), &animating_changes);
   ts_graph_view_reveal_item(f.view, item);
-  gint64 start = g_get_monotonic_time();
-  while (g_get_monotonic_time() - start < 900000)
-    g_main_context_iteration(NULL, FALSE);
+  /* it animates (started, then ended): wait for "animating" to go false */
+  g_object_set_data(G_OBJECT(f.view), "animating-changes", &animating_changes);
+  wait_for(flight_over, f.view);
+  g_assert_cmpuint(animating_changes, ==, 2);
   g_assert_true(on_screen(f.view, box_of(f.view, item)));
   g_assert_cmpfloat(ts_viewport_get_zoom(ts_graph_view_get_viewport(f.view)), >=, 0.8);
   g_object_set(gtk_settings_get_default(), "gtk-enable-animations", FALSE, NULL);

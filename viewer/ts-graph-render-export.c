@@ -89,6 +89,21 @@ static cairo_surface_t *surface_new(ts_render_format format, double width, doubl
   }
 }
 
+bool ts_render_write_file(const char *path, const void *data, gsize len, GError **error)
+{
+  g_return_val_if_fail(path != NULL && (data != NULL || len == 0), false);
+  GError *local = NULL;
+  if (g_file_set_contents(path, data ? data : "", (gssize)len, &local))
+    return true;
+  /* GLib names the temporary file ("g.svg.X1OAZ3"); its reason ends the
+   * message, after the last ": " (g_strerror's text has none). */
+  const char *reason = local->message ? g_strrstr(local->message, ": ") : NULL;
+  g_set_error(error, G_FILE_ERROR, local->code, "cannot write '%s': %s", path,
+              reason ? reason + 2 : "the file could not be written");
+  g_error_free(local);
+  return false;
+}
+
 bool ts_render_export(ts_render *render, const char *path, const ts_render_rect *area, double scale,
                       GError **error)
 {
@@ -156,7 +171,7 @@ bool ts_render_export(ts_render *render, const char *path, const ts_render_rect 
   if (ok && format == TS_RENDER_SVG)
     ok = add_svg_text(bytes, labels, error);
   if (ok)
-    ok = g_file_set_contents(path, (const char *)bytes->data, bytes->len, error);
+    ok = ts_render_write_file(path, bytes->data, bytes->len, error);
   g_string_free(labels, TRUE);
   g_byte_array_unref(bytes);
   return ok;

@@ -118,6 +118,10 @@ typedef enum ts_render_format {
 
 /* The format a file name's extension names (.png .svg .pdf, any case). */
 bool ts_render_format_for_path(const char *path, ts_render_format *format);
+/* Writes len bytes of data to path (through a temporary file beside it, as
+ * g_file_set_contents does); the error names path, never the temporary
+ * file: "cannot write 'g.svg': No such file or directory". */
+bool ts_render_write_file(const char *path, const void *data, gsize len, GError **error);
 
 /* Writes area (canvas coordinates; NULL: the whole graph and its edge
  * labels) with the legend right of it to path, in the format its extension

@@ -121,6 +121,7 @@ void _ts_graph_view_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
       ts_render_draw_legend(self->render, cr, OVERLAY_MARGIN, OVERLAY_MARGIN);
     minimap_paint(self, cr);
     cairo_destroy(cr);
+    _ts_graph_view_note_drawn(self);
   }
   for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child))
     gtk_widget_snapshot_child(widget, child, snapshot);

@@ -117,9 +117,11 @@ void ts_graph_view_zoom_to_selection(TsGraphView *self)
 
 void _ts_graph_view_stop_flight(TsGraphView *self)
 {
-  if (self->fly_tick)
-    gtk_widget_remove_tick_callback(GTK_WIDGET(self), self->fly_tick);
+  if (!self->fly_tick)
+    return;
+  gtk_widget_remove_tick_callback(GTK_WIDGET(self), self->fly_tick);
   self->fly_tick = 0;
+  _ts_graph_view_notify_animating(self);
 }
 
 static double ease(double t)
@@ -136,6 +138,7 @@ static gboolean fly_step(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
   if (t >= 1) {
     self->fly_tick = 0;
     centre_on(self, self->fly_to[0], self->fly_to[1], self->fly_to[2]);
+    _ts_graph_view_notify_animating(self);
     return G_SOURCE_REMOVE;
   }
   double e = ease(MAX(t, 0));
@@ -175,6 +178,7 @@ void _ts_graph_view_fly_to(TsGraphView *self, int item)
   GdkFrameClock *clock = gtk_widget_get_frame_clock(GTK_WIDGET(self));
   self->fly_start = clock ? gdk_frame_clock_get_frame_time(clock) : g_get_monotonic_time();
   self->fly_tick = gtk_widget_add_tick_callback(GTK_WIDGET(self), fly_step, NULL, NULL);
+  _ts_graph_view_notify_animating(self);
 }
 
 void _ts_graph_view_place_layout(TsGraphView *self)

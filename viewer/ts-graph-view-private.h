@@ -52,6 +52,10 @@ struct _TsGraphView {
   double fly_from[3], fly_to[3]; /* zoom, centre x, centre y */
   double fly_dip;
 
+  /* the layout on screen has been drawn since it arrived ("drawn") */
+  gboolean drawn;
+  guint drawn_idle;
+
   /* the minimap, drawn once per layout and colouring */
   cairo_surface_t *minimap;
 
@@ -69,6 +73,10 @@ void _ts_graph_view_activate(TsGraphView *self, int item);
 void _ts_graph_view_set_hovered(TsGraphView *self, int item);
 /* Something the minimap shows changed. */
 void _ts_graph_view_invalidate_minimap(TsGraphView *self);
+/* A fly-to animation started or ended: notifies "animating". */
+void _ts_graph_view_notify_animating(TsGraphView *self);
+/* Called by snapshot: a layout that is not being replaced was drawn. */
+void _ts_graph_view_note_drawn(TsGraphView *self);
 
 /* ---- ts-graph-view-draw.c ---------------------------------------------------- */
 

@@ -20,6 +20,8 @@ enum {
   PROP_BUSY,
   PROP_SELECTED_ITEM,
   PROP_VIEWPORT,
+  PROP_ANIMATING,
+  PROP_DRAWN,
   N_PROPS
 };
 static GParamSpec *properties[N_PROPS];
@@ -42,6 +44,37 @@ typedef struct layout_request {
   guint serial;
 } layout_request;
 
+static void set_drawn(TsGraphView *self, gboolean drawn)
+{
+  if (!drawn)
+    g_clear_handle_id(&self->drawn_idle, g_source_remove);
+  if (self->drawn != drawn) {
+    self->drawn = drawn;
+    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_DRAWN]);
+  }
+}
+
+static gboolean drawn_idle(gpointer data)
+{
+  TsGraphView *self = data;
+  self->drawn_idle = 0;
+  if (self->layout && !self->busy)
+    set_drawn(self, TRUE);
+  return G_SOURCE_REMOVE;
+}
+
+/* Notified from the main loop, not from inside the snapshot. */
+void _ts_graph_view_note_drawn(TsGraphView *self)
+{
+  if (!self->drawn && !self->drawn_idle && self->layout && !self->busy)
+    self->drawn_idle = g_idle_add_full(G_PRIORITY_HIGH_IDLE, drawn_idle, self, NULL);
+}
+
+void _ts_graph_view_notify_animating(TsGraphView *self)
+{
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_ANIMATING]);
+}
+
 /* The spinner shows until the first layout; a failure shows instead. */
 static void set_busy(TsGraphView *self, gboolean busy, const char *failure)
 {
@@ -49,6 +82,8 @@ static void set_busy(TsGraphView *self, gboolean busy, const char *failure)
   gtk_widget_set_visible(GTK_WIDGET(self->spinner), failure == NULL);
   gtk_spinner_set_spinning(self->spinner, busy && !failure);
   gtk_widget_set_visible(self->busy_box, failure != NULL || (busy && !self->layout));
+  if (busy || failure)
+    set_drawn(self, FALSE);
   if (self->busy != busy) {
     self->busy = busy;
     g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_BUSY]);
@@ -127,6 +162,7 @@ static void clear_graph(TsGraphView *self)
   self->graph = NULL;
   self->anchor_item = self->reveal_pending = -1;
   self->hovered = -1;
+  set_drawn(self, FALSE);
   _ts_graph_view_invalidate_minimap(self);
 }
 
@@ -179,6 +215,18 @@ gboolean ts_graph_view_get_busy(TsGraphView *self)
 {
   g_return_val_if_fail(TS_IS_GRAPH_VIEW(self), FALSE);
   return self->busy;
+}
+
+gboolean ts_graph_view_get_animating(TsGraphView *self)
+{
+  g_return_val_if_fail(TS_IS_GRAPH_VIEW(self), FALSE);
+  return self->fly_tick != 0;
+}
+
+gboolean ts_graph_view_get_drawn(TsGraphView *self)
+{
+  g_return_val_if_fail(TS_IS_GRAPH_VIEW(self), FALSE);
+  return self->drawn;
 }
 
 /* ---- expansion -------------------------------------------------------------------- */
@@ -427,7 +475,7 @@ gboolean ts_graph_view_export(TsGraphView *self, const char *path, gboolean whol
   }
   if (g_str_has_suffix(path, ".dot") || g_str_has_suffix(path, ".gv")) {
     char *dot = ts_graph_to_dot(self->graph);
-    gboolean ok = g_file_set_contents(path, dot ? dot : "", -1, error);
+    gboolean ok = ts_render_write_file(path, dot, dot ? strlen(dot) : 0, error);
     free(dot);
     return ok;
   }
@@ -503,6 +551,12 @@ static void ts_graph_view_get_property(GObject *object, guint id, GValue *value,
   case PROP_VIEWPORT:
     g_value_set_object(value, self->viewport);
     break;
+  case PROP_ANIMATING:
+    g_value_set_boolean(value, self->fly_tick != 0);
+    break;
+  case PROP_DRAWN:
+    g_value_set_boolean(value, self->drawn);
+    break;
   default:
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
   }
@@ -566,6 +620,8 @@ static void ts_graph_view_class_init(TsGraphViewClass *klass)
   properties[PROP_BUSY] = g_param_spec_boolean("busy", NULL, NULL, FALSE, ro);
   properties[PROP_SELECTED_ITEM] = g_param_spec_int("selected-item", NULL, NULL, -1, G_MAXINT, -1, ro);
   properties[PROP_VIEWPORT] = g_param_spec_object("viewport", NULL, NULL, TS_TYPE_VIEWPORT, ro);
+  properties[PROP_ANIMATING] = g_param_spec_boolean("animating", NULL, NULL, FALSE, ro | G_PARAM_EXPLICIT_NOTIFY);
+  properties[PROP_DRAWN] = g_param_spec_boolean("drawn", NULL, NULL, FALSE, ro | G_PARAM_EXPLICIT_NOTIFY);
   g_object_class_install_properties(object_class, N_PROPS, properties);
 
   signals[SIGNAL_NODE_SELECTED] = g_signal_new("node-selected", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,

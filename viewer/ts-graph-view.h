@@ -20,7 +20,11 @@
  *                    if it can).
  * Properties: "dark" (follows the theme until set), "show-legend",
  * "show-minimap", "busy" (read-only: a layout is being computed),
- * "selected-item" (read-only), "viewport" (read-only TsViewport). */
+ * "selected-item" (read-only), "viewport" (read-only TsViewport),
+ * "animating" (read-only: a fly-to animation runs; notified when it starts
+ * and when it ends on its target), "drawn" (read-only: the layout on screen
+ * is the newest and has been drawn at least once; false while none is or a
+ * new one is being computed). */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -47,6 +51,8 @@ ts_view_model *ts_graph_view_get_model(TsGraphView *self);
 const ts_view_layout *ts_graph_view_get_layout(TsGraphView *self);
 TsViewport *ts_graph_view_get_viewport(TsGraphView *self);
 gboolean ts_graph_view_get_busy(TsGraphView *self);
+gboolean ts_graph_view_get_animating(TsGraphView *self);
+gboolean ts_graph_view_get_drawn(TsGraphView *self);
 
 /* Colours by mode from values (a reference is taken; NULL for none).  No
  * new layout: only a redraw. */
