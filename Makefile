@@ -37,7 +37,7 @@ test: deps $(TEST_BUILD)/build.ninja
 # The engine's tests again under ThreadSanitizer.
 tsan: deps $(TSAN_BUILD)/build.ninja
 	G_SLICE=always-malloc TSAN_OPTIONS=halt_on_error=1 \
-	  meson test -C $(TSAN_BUILD) --suite engine --print-errorlogs $(MESON_TEST_ARGS)
+	  meson test -C $(TSAN_BUILD) --suite engine --no-suite cli --print-errorlogs $(MESON_TEST_ARGS)
 
 bench: build
 	$(BUILD)/bench/tracescope-bench
