@@ -3,8 +3,11 @@
 BUILD      ?= build
 TEST_BUILD ?= build-test
 MESON_TEST_ARGS ?=
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 300
+FUZZ_TARGETS ?= fuzz-npy fuzz-arg-spec fuzz-module-spec fuzz-ops
 
-.PHONY: all deps build run test bench clean
+.PHONY: all deps fuzz-deps build run test bench fuzz clean
 
 all: build
 
@@ -16,6 +19,12 @@ $(BUILD)/build.ninja:
 
 $(TEST_BUILD)/build.ninja:
 	meson setup $(TEST_BUILD) -Dbuildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false
+
+$(FUZZ_BUILD)/build.ninja:
+	CC=clang meson setup $(FUZZ_BUILD) -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized
+
+fuzz-deps:
+	@scripts/install-deps.sh --fuzz
 
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -32,5 +41,10 @@ bench: build
 	$(BUILD)/bench/tracescope-bench-viewer
 	$(BUILD)/bench/tracescope-bench-render
 
+# libFuzzer (clang), each target for FUZZ_SECONDS; fails on a finding.
+fuzz: fuzz-deps $(FUZZ_BUILD)/build.ninja
+	ninja -C $(FUZZ_BUILD) $(addprefix fuzz/,$(FUZZ_TARGETS))
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_TARGETS)
+
 clean:
-	rm -rf $(BUILD) $(TEST_BUILD)
+	rm -rf $(BUILD) $(TEST_BUILD) $(FUZZ_BUILD)
