@@ -157,6 +157,16 @@ static int64_t mul_sat(int64_t a, int64_t b)
   return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
 }
 
+/* a + b for element counts: UNKNOWN if either is, saturating (traced
+ * tensors may be huge). */
+static int64_t add_sat(int64_t a, int64_t b)
+{
+  int64_t r;
+  if (a == UNKNOWN || b == UNKNOWN)
+    return UNKNOWN;
+  return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+
 /* Elements of a tensor shape: UNKNOWN for unknown dims. */
 static int64_t shape_elements(ts_shape s)
 {
@@ -271,8 +281,8 @@ static fuzz_state *current;
  * Traced: as the eager run decided, else by the symbolic shapes. */
 static bool fits(fuzz_state *st, bool have_inputs, int64_t elements, int64_t work)
 {
-  bool small = elements != UNKNOWN && elements <= MAX_ELEMENTS && work != UNKNOWN &&
-               work <= MAX_WORK;
+  /* negative: unknown (or derived from an unknown count) */
+  bool small = elements >= 0 && elements <= MAX_ELEMENTS && work >= 0 && work <= MAX_WORK;
   uint8_t *d = &st->decision[st->op_index];
   if (st->mode == MODE_EAGER) {
     *d = !have_inputs ? DECIDE_NONE : small ? DECIDE_RUN : DECIDE_SKIP;
@@ -578,7 +588,7 @@ static void run_op(fuzz_state *st, reader *r)
     for (int i = 0; i < (n > 0 ? n : 0); i++) {
       have &= xs[i] != NULL;
       int64_t k = elements_of(xs[i]);
-      e = e == UNKNOWN || k == UNKNOWN ? UNKNOWN : e + k;
+      e = add_sat(e, k);
     }
     if (fits(st, have, e, e))
       out = fuzz_check(ts_concat(n == 0 && sub & 64 ? NULL : xs, n, axis), "concat");
@@ -728,7 +738,7 @@ static void run_op(fuzz_state *st, reader *r)
     }
     int n = (int)(sub % 13) - 1; /* -1 .. 11: "at most 8" */
     bool have = x && y && z;
-    int64_t e = mul_sat(elements_of(x) + elements_of(y) + elements_of(z), 1);
+    int64_t e = add_sat(add_sat(elements_of(x), elements_of(y)), elements_of(z));
     if (fits(st, have, e, e))
       fuzz_check_ok(ts_print_at(TS_HERE, n == 0 && sub & 16 ? NULL : items, n), "print");
     break;
@@ -775,7 +785,7 @@ static void run_op(fuzz_state *st, reader *r)
   case 30: {
     ts_tensor *vars[3] = { y, z, x };
     int n = (int)(sub % 5) - 1;
-    int64_t e = elements_of(y) + elements_of(z) + elements_of(x);
+    int64_t e = add_sat(add_sat(elements_of(y), elements_of(z)), elements_of(x));
     if (fits(st, x && y && z, e, e)) {
       if (fuzz_check_ok(ts_cond(x, then_branch, else_branch, n < 0 ? NULL : vars, n, NULL),
                         "cond"))
@@ -787,7 +797,8 @@ static void run_op(fuzz_state *st, reader *r)
     int limit = (int)(sub % 10) - 1;
     ts_tensor *vars[3] = { ts_scalar_i32(0), y, z };
     int n = 1 + (int)(sub / 16 % 3);
-    int64_t e = mul_sat(elements_of(y) + elements_of(z), 10);
+    int64_t e = add_sat(elements_of(y), elements_of(z));
+    e = e == UNKNOWN ? UNKNOWN : mul_sat(e, 10);
     if (fits(st, y && z, e, e)) {
       if (fuzz_check_ok(ts_while_loop(loop_cond, loop_body, vars, n, &limit), "while_loop"))
         out = vars[n - 1];
