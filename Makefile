@@ -4,8 +4,11 @@ BUILD      ?= build
 TEST_BUILD ?= build-test
 TSAN_BUILD ?= build-tsan
 MESON_TEST_ARGS ?=
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 300
+FUZZ_TARGETS ?= fuzz-npy fuzz-arg-spec fuzz-module-spec fuzz-ops
 
-.PHONY: all deps build run test tsan bench clean
+.PHONY: all deps fuzz-deps build run test tsan bench fuzz clean
 
 all: build
 
@@ -22,6 +25,12 @@ $(TEST_BUILD)/build.ninja:
 # engine locks with pthread, and GSlice is kept out of the way.
 $(TSAN_BUILD)/build.ninja:
 	meson setup $(TSAN_BUILD) -Dbuildtype=debugoptimized -Db_sanitize=thread -Db_lundef=false
+
+$(FUZZ_BUILD)/build.ninja:
+	CC=clang meson setup $(FUZZ_BUILD) -Dfuzz=true -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized
+
+fuzz-deps:
+	@scripts/install-deps.sh --fuzz
 
 build: deps $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -44,5 +53,10 @@ bench: build
 	$(BUILD)/bench/tracescope-bench-viewer
 	$(BUILD)/bench/tracescope-bench-render
 
+# libFuzzer (clang), each target for FUZZ_SECONDS; fails on a finding.
+fuzz: fuzz-deps $(FUZZ_BUILD)/build.ninja
+	ninja -C $(FUZZ_BUILD) $(addprefix fuzz/,$(FUZZ_TARGETS))
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_TARGETS)
+
 clean:
-	rm -rf $(BUILD) $(TEST_BUILD) $(TSAN_BUILD)
+	rm -rf $(BUILD) $(TEST_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

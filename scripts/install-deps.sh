@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Tracescope builds and tests with, if any
 # are missing.  Idempotent: does nothing when everything is there.
+# --fuzz: only what `make fuzz` needs on top (clang and its libFuzzer runtime).
 set -euo pipefail
 
 packages=(
@@ -12,6 +13,9 @@ packages=(
   libcairo2-dev libpango1.0-dev fonts-dejavu-core
   xvfb xauth appstream desktop-file-utils
 )
+
+fuzz_packages=(clang libclang-rt-14-dev)
+[ "${1:-}" = "--fuzz" ] && packages=("${fuzz_packages[@]}")
 
 missing=()
 for p in "${packages[@]}"; do
