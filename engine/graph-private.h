@@ -1,6 +1,6 @@
-/* graph-private.h — the graph IR's layout, shared by the tracer, the
- * executor and the control-flow ops.  Everyone else walks graphs through
- * the ts_graph_* / ts_node_* accessors in tracescope.h. */
+/* graph-private.h — the graph IR's layout and its rewrite API, shared by
+ * the tracer and the executables (exec/).  Everyone else walks graphs
+ * through the ts_graph_* / ts_node_* accessors in tracescope.h. */
 #pragma once
 
 #include "engine-private.h"

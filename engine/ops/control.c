@@ -1,8 +1,8 @@
 /* ops/control.c — the control-flow ops If and While.
  *
  * The tracer (trace/control_flow.c) records them with their subgraphs;
- * they only run as graph nodes, whose subgraphs the kernels run with the
- * executor:
+ * they only run as graph nodes, whose subgraphs the kernels run through
+ * their run site (ts_run_site.run_subgraph, filled by the executable):
  *   If     inputs [cond, captures...], outputs the branch's outputs,
  *          subgraphs [then, else].
  *   While  inputs [loop variables..., captures...], outputs the same (the
