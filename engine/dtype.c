@@ -239,6 +239,12 @@ char *ts__shape_str(char *buf, ts_shape shape)
   return dims_str(buf, "(", "", shape, ", ", "None", shape.rank == 1 ? ",)" : ")");
 }
 
+/* Our spelling in messages, unknown dims as everywhere else: (?, 784). */
+char *ts__shape_msg_str(char *buf, ts_shape shape)
+{
+  return dims_str(buf, "(", "", shape, ", ", "?", shape.rank == 1 ? ",)" : ")");
+}
+
 char *ts_shape_dtype_string(ts_dtype dtype, ts_shape shape)
 {
   char buf[TS_INFO_STR];

@@ -87,8 +87,12 @@ typedef struct ts_info {
 /* "f32[2,3]" into buf (at least TS_INFO_STR bytes); returns buf. */
 #define TS_INFO_STR 128
 char *ts__info_str(char *buf, ts_dtype dtype, ts_shape shape);
-/* "(2, 3)" / "()" / "(3,)" as TensorFlow prints shapes; returns buf. */
+/* "(2, 3)" / "()" / "(3,)" / "(None, 3)" as TensorFlow prints shapes
+ * (tensors, pretty signatures); returns buf. */
 char *ts__shape_str(char *buf, ts_shape shape);
+/* The same with unknown dims as "?", as the rest of Tracescope writes them
+ * (messages, trace reasons). */
+char *ts__shape_msg_str(char *buf, ts_shape shape);
 
 /* The product of dims[0..n-1] into *out: 0 if any dim is 0 (whatever the
  * others), false if a dim is negative (unknown) or the product overflows

@@ -165,7 +165,7 @@ static bool check_cond(const ts_cf_block *b, const ts_tensor *cond)
                      : "the truth value of a tensor with more than one element is ambiguous "
                        "(the condition has shape %s); reduce it to one element first, e.g. "
                        "with ts_reduce_max or ts_reduce_min",
-           ts__shape_str(buf, cond->shape));
+           ts__shape_msg_str(buf, cond->shape));
   return false;
 }
 
@@ -519,8 +519,8 @@ static bool merge_shapes(const ts_cf_block *b, int i, const branch_out *t, const
     cf_error(b, TS_ERR_SHAPE,
              "%s has shape %s in the then branch but shape %s in the else branch; the ranks "
              "must agree",
-             var_name(b, i, name, sizeof name), ts__shape_str(then_s, t->info.shape),
-             ts__shape_str(else_s, e->info.shape));
+             var_name(b, i, name, sizeof name), ts__shape_msg_str(then_s, t->info.shape),
+             ts__shape_msg_str(else_s, e->info.shape));
     return false;
   }
   *out = t->info.shape;
@@ -732,7 +732,7 @@ static bool check_loop_var(const ts_cf_block *b, int i, const ts_tensor *before,
     cf_error(b, TS_ERR_SHAPE,
              "%s has shape %s before the loop, but shape %s after one iteration; a loop "
              "variable must keep its shape",
-             name, ts__shape_str(bs, before->shape), ts__shape_str(as, after->shape));
+             name, ts__shape_msg_str(bs, before->shape), ts__shape_msg_str(as, after->shape));
     return false;
   }
   return true;

@@ -246,7 +246,7 @@ ts_trace_reason ts__signature_diff(const ts_signature *closest, const ts_signatu
                              ts_dtype_name(was->dtype));
     } else {
       g_string_append_printf(text, "%s: shape %s differs from traced %s", label,
-                             ts__shape_str(a_buf, now->shape), ts__shape_str(b_buf, was->shape));
+                             ts__shape_msg_str(a_buf, now->shape), ts__shape_msg_str(b_buf, was->shape));
     }
   }
   return structure ? TS_TRACE_STRUCTURE : dtype ? TS_TRACE_DTYPE
