@@ -88,5 +88,8 @@ ts_node *ts__rewrite_constant(ts_rewrite *rw, const ts_node *n, int index, ts_te
 ts_graph *ts__rewrite_end(ts_rewrite *rw);
 void ts__node_set_origins(ts_node *n, const ts_node *const *origins, int n_origins);
 
+/* Does everything in g serve its outputs or a side effect (nothing to drop)? */
+bool ts__graph_all_needed(const ts_graph *g);
+
 /* The default rewrite of a whole graph: a copy with provenance. */
 ts_graph *ts__graph_copy(const ts_graph *g, ts_graph *parent);

@@ -480,6 +480,16 @@ static ts_graph *no_subgraph(const ts_graph *sub, ts_graph *parent, void *data)
   return NULL;
 }
 
+bool ts__graph_all_needed(const ts_graph *g)
+{
+  bool *needed = needed_nodes(g);
+  bool all = true;
+  for (guint id = 0; id < g->nodes->len && all; id++)
+    all = needed[id];
+  g_free(needed);
+  return all;
+}
+
 static void rewrite_free(ts_rewrite *rw)
 {
   g_free(rw->map);

@@ -9,7 +9,8 @@
 
 typedef struct ts_executable ts_executable;
 
-/* Optimizes traced (a copy: traced is not changed) and plans it. */
+/* Optimizes traced (a copy: traced is not changed) and plans it; a graph
+ * no pass would change is planned as it is (borrowed: it must outlive e). */
 ts_executable *ts__executable_new(const ts_graph *traced);
 void ts__executable_free(ts_executable *e);
 const ts_graph *ts__executable_graph(const ts_executable *e);
@@ -27,3 +28,5 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
  * become Const nodes holding their value; a node whose evaluation fails is
  * left to fail at run time.  Subgraphs are folded too. */
 ts_graph *ts__pass_fold_constants(const ts_graph *g, ts_graph *parent);
+/* Would the pass change g (a node it could fold, or one to drop)? */
+bool ts__pass_fold_would_change(const ts_graph *g);

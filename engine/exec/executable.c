@@ -65,6 +65,9 @@ static ts_executable *executable_plan(ts_graph *g, bool owns)
 
 ts_executable *ts__executable_new(const ts_graph *traced)
 {
+  /* A graph the passes would leave as it is runs as traced (no copy). */
+  if (!ts__pass_fold_would_change(traced))
+    return executable_plan((ts_graph *)traced, false);
   return executable_plan(ts__pass_fold_constants(traced, NULL), true);
 }
 
