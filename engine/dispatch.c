@@ -111,7 +111,7 @@ static bool infer(const ts_op_call *call, const ts_run_site *site, ts_info *out_
   return true;
 }
 
-int ts__dispatch_infer(const ts_op_call *call, ts_info *out_info, int *n_out)
+bool ts__dispatch_infer(const ts_op_call *call, ts_info *out_info, int *n_out)
 {
   return infer(call, NULL, out_info, n_out);
 }

@@ -367,7 +367,7 @@ struct ts_run_site {
  * eagerly. */
 int ts__execute(const ts_op_call *call, const ts_run_site *site, ts_tensor **out);
 /* Infers call's outputs (the tracer records them without running). */
-int ts__dispatch_infer(const ts_op_call *call, ts_info *out_info, int *n_out);
+bool ts__dispatch_infer(const ts_op_call *call, ts_info *out_info, int *n_out);
 
 /* ---- per-thread state -------------------------------------------------------------
  * Everything the engine keeps per thread lives in one context. */

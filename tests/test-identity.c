@@ -8,27 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <tracescope.h>
+
+#include "test-quiet.h"
 #include <unistd.h>
-
-/* The seeds print (host printf, ts_print): keep it out of stdout, which
- * carries the TAP stream. */
-static int saved_stdout = -1;
-
-static void quiet_begin(void)
-{
-  fflush(stdout);
-  saved_stdout = dup(STDOUT_FILENO);
-  int null_fd = open("/dev/null", O_WRONLY);
-  dup2(null_fd, STDOUT_FILENO);
-  close(null_fd);
-}
-
-static void quiet_end(void)
-{
-  fflush(stdout);
-  dup2(saved_stdout, STDOUT_FILENO);
-  close(saved_stdout);
-}
 
 typedef struct seen {
   GPtrArray *events; /* ts_op_event copies (OP_END) */
@@ -136,7 +118,7 @@ static void test_seeds_match(void)
   seen s = { g_ptr_array_new_with_free_func(g_free) };
   int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_event, &s);
   int matched_total = 0;
-  quiet_begin();
+  int quiet = test_quiet_begin(); /* the seeds print */
   for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
     ts_scope *scope = ts_scope_begin();
     ts_function *fn = ts_module_lookup(m, cases[c].name);
@@ -178,7 +160,7 @@ static void test_seeds_match(void)
     g_ptr_array_set_size(s.events, 0);
     ts_function_call(fn, args, n);
     assert_no_error();
-    uint64_t eager_run = 0, last_seq = 0;
+    uint64_t eager_run = 0;
     for (guint i = 0; i < s.events->len; i++) {
       const ts_op_event *e = s.events->pdata[i];
       g_assert_null(e->node);
@@ -199,14 +181,13 @@ static void test_seeds_match(void)
       g_assert_true(ts_node_has_eager_twin(e->traced));
       g_assert_true(graph_holds(ts_concrete_graph(cf), e->traced));
       g_assert_cmpint(ts_node_loc(e->traced).line, ==, e->loc.line);
-      (void)last_seq;
       matched_total++;
     }
     for (int k = 0; k < n; k++)
       ts_value_clear(&args[k]);
     ts_scope_end(scope);
   }
-  quiet_end();
+  test_quiet_end(quiet);
   ts_run_functions_eagerly(false);
   ts_listener_remove(id);
   g_ptr_array_unref(s.events);

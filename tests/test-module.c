@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <string.h>
 #include <tracescope.h>
+
+#include "test-quiet.h"
 #include <unistd.h>
 
 /* ---- helpers ---------------------------------------------------------------- */
@@ -179,14 +181,9 @@ static void test_seeds_programs(void)
                     "Tensor([[12.]], shape=(1, 1), dtype=float32)");
   /* ((1-0)^2 + (4-3)^2 + (3-8)^2 + (1-0)^2 + (3-6)^2) / 5 = 37 / 5 -> 7.  Its
    * "Calculating MSE!" must not reach stdout, which carries the TAP stream. */
-  fflush(stdout);
-  int saved = dup(STDOUT_FILENO), null_fd = open("/dev/null", O_WRONLY);
-  dup2(null_fd, STDOUT_FILENO);
+  int quiet = test_quiet_begin();
   ts_tensor *mse = CALL(m, "get_MSE", "i32[5]=1,4,3,1,3", "i32[5]=0,3,8,0,6");
-  fflush(stdout);
-  dup2(saved, STDOUT_FILENO);
-  close(saved);
-  close(null_fd);
+  test_quiet_end(quiet);
   assert_tensor_str(mse, "Tensor(7, shape=(), dtype=int32)");
   assert_tensor_str(CALL(m, "square_if_positive_vectorized", "i32[10]:range(-5)"),
                     "Tensor([-5 -4 -3 -2 -1  0  1  4  9 16], shape=(10,), dtype=int32)");
