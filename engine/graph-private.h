@@ -1,6 +1,7 @@
 /* graph-private.h — the graph IR's layout and its rewrite API, shared by
- * the tracer and the executables (exec/).  Everyone else walks graphs
- * through the ts_graph_* / ts_node_* accessors in tracescope.h. */
+ * the tracer, the executables (exec/) and the serialized form
+ * (io/graph_serial.c).  Everyone else walks graphs through the
+ * ts_graph_* / ts_node_* accessors in tracescope.h. */
 #pragma once
 
 #include "engine-private.h"
@@ -52,6 +53,22 @@ ts_node *ts__graph_add_node(ts_graph *g, ts_op op, const char *hint, const char 
                             ts_loc loc, const ts_port *inputs, int n_inputs,
                             const ts_attr *attrs, int n_attrs, const ts_info *outputs,
                             int n_outputs);
+/* The same with the name as given (a graph read back keeps its names);
+ * NULL if g has a node of that name. */
+ts_node *ts__graph_add_named_node(ts_graph *g, ts_op op, const char *name, const char *scope,
+                                  ts_loc loc, const ts_port *inputs, int n_inputs,
+                                  const ts_attr *attrs, int n_attrs, const ts_info *outputs,
+                                  int n_outputs);
+/* Appends placeholder to g's inputs (its input_index is its position). */
+void ts__graph_add_input(ts_graph *g, ts_node *placeholder);
+void ts__graph_add_output(ts_graph *g, ts_port port);
+/* Const and VarHandle: holds value (a reference is taken). */
+void ts__node_set_value(ts_node *n, ts_tensor *value);
+/* Sets the control inputs (distinct earlier node ids) all at once. */
+void ts__node_set_control(ts_node *n, const int *before, int n_before);
+void ts__node_set_site(ts_node *n, bool has_site, uint64_t site, int occurrence);
+/* Overrides what the op and the subgraphs say (a graph read back). */
+void ts__node_set_stateful(ts_node *n, bool stateful);
 void ts__node_add_control(ts_node *node, int before);
 void ts__node_add_subgraph(ts_node *node, ts_graph *sub);
 static inline ts_node *ts__graph_node(const ts_graph *g, int id)

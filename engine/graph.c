@@ -66,17 +66,17 @@ static const char *unique_name(ts_graph *g, const char *scope, const char *hint)
   return interned;
 }
 
-ts_node *ts__graph_add_node(ts_graph *g, ts_op op, const char *hint, const char *scope,
-                            ts_loc loc, const ts_port *inputs, int n_inputs,
-                            const ts_attr *attrs, int n_attrs, const ts_info *outputs,
-                            int n_outputs)
+/* A node named `name` (interned, taken) in scope (interned). */
+static ts_node *add_node(ts_graph *g, ts_op op, const char *name, const char *scope, ts_loc loc,
+                         const ts_port *inputs, int n_inputs, const ts_attr *attrs, int n_attrs,
+                         const ts_info *outputs, int n_outputs)
 {
   ts_node *n = g_new0(ts_node, 1);
   n->id = (int)g->nodes->len;
   n->op = op;
   n->graph = g;
-  n->scope = ts__graph_intern(g, scope ? scope : "");
-  n->name = unique_name(g, n->scope, hint ? hint : ts_op_name(op));
+  n->scope = scope;
+  n->name = name;
   n->loc = (ts_loc){ ts__graph_intern(g, loc.file), ts__graph_intern(g, loc.func), loc.line };
   n->n_inputs = n_inputs;
   n->inputs = g_memdup2(inputs, sizeof *inputs * (size_t)n_inputs);
@@ -91,6 +91,67 @@ ts_node *ts__graph_add_node(ts_graph *g, ts_op op, const char *hint, const char 
   n->stateful = (ts__op_def(op)->flags & TS_OPF_STATEFUL) != 0;
   g_ptr_array_add(g->nodes, n);
   return n;
+}
+
+ts_node *ts__graph_add_node(ts_graph *g, ts_op op, const char *hint, const char *scope,
+                            ts_loc loc, const ts_port *inputs, int n_inputs,
+                            const ts_attr *attrs, int n_attrs, const ts_info *outputs,
+                            int n_outputs)
+{
+  const char *in_scope = ts__graph_intern(g, scope ? scope : "");
+  const char *name = unique_name(g, in_scope, hint ? hint : ts_op_name(op));
+  return add_node(g, op, name, in_scope, loc, inputs, n_inputs, attrs, n_attrs, outputs,
+                  n_outputs);
+}
+
+ts_node *ts__graph_add_named_node(ts_graph *g, ts_op op, const char *name, const char *scope,
+                                  ts_loc loc, const ts_port *inputs, int n_inputs,
+                                  const ts_attr *attrs, int n_attrs, const ts_info *outputs,
+                                  int n_outputs)
+{
+  if (g_hash_table_contains(g->names, name))
+    return NULL;
+  const char *interned = ts__graph_intern(g, name);
+  g_hash_table_add(g->names, (gpointer)interned);
+  return add_node(g, op, interned, ts__graph_intern(g, scope), loc, inputs, n_inputs, attrs,
+                  n_attrs, outputs, n_outputs);
+}
+
+void ts__graph_add_input(ts_graph *g, ts_node *placeholder)
+{
+  placeholder->input_index = (int)g->inputs->len;
+  g_array_append_val(g->inputs, placeholder->id);
+}
+
+void ts__graph_add_output(ts_graph *g, ts_port port)
+{
+  g_array_append_val(g->outputs, port);
+}
+
+void ts__node_set_value(ts_node *n, ts_tensor *value)
+{
+  ts_tensor_ref(value);
+  ts_tensor_unref(n->value);
+  n->value = value;
+}
+
+void ts__node_set_control(ts_node *n, const int *before, int n_before)
+{
+  g_free(n->control);
+  n->control = g_memdup2(before, sizeof *before * (size_t)n_before);
+  n->n_control = n_before;
+}
+
+void ts__node_set_site(ts_node *n, bool has_site, uint64_t site, int occurrence)
+{
+  n->has_site = has_site;
+  n->site = site;
+  n->occurrence = occurrence;
+}
+
+void ts__node_set_stateful(ts_node *n, bool stateful)
+{
+  n->stateful = stateful;
 }
 
 void ts__node_add_control(ts_node *node, int before)
@@ -121,6 +182,12 @@ void ts__node_add_subgraph(ts_node *node, ts_graph *sub)
 }
 
 /* ---- public accessors ------------------------------------------------------ */
+
+void ts_graph_free(ts_graph *g)
+{
+  TS_CHECK_ARG(!g || !g->parent, ); /* a subgraph belongs to its node */
+  ts__graph_free(g);
+}
 
 const char *ts_graph_name(const ts_graph *g)
 {

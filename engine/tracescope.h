@@ -702,6 +702,18 @@ TS_API char *ts_node_attr_to_string(const ts_node *n, int i); /* owned (free()) 
 TS_API char *ts_graph_to_text(const ts_graph *g);
 TS_API char *ts_graph_to_dot(const ts_graph *g);
 
+/* A graph in its serialized form (docs/graph-format.md): a versioned GVariant
+ * in normal form, the same bytes for the worker protocol and saved sessions.
+ * Returns malloc'd bytes (free()), *size set; NULL with an error on failure. */
+TS_API void *ts_graph_serialize(const ts_graph *g, size_t *size);
+/* Reads bytes from ts_graph_serialize.  The graph is the caller's (ts_graph_free).
+ * Anything malformed, truncated, of another version, or inconsistent gives NULL
+ * and an error (TS_ERR_FORMAT) saying what was wrong and where
+ * ("node 12 (dense/MatMul): input 1 names node 40 of 13") — never a crash. */
+TS_API ts_graph *ts_graph_deserialize(const void *data, size_t size);
+/* Frees a graph returned by ts_graph_deserialize (NULL is fine). */
+TS_API void ts_graph_free(ts_graph *g);
+
 /* ---- tracing: polymorphic and concrete functions ------------------------------
  * A ts_function wraps a C function.  Called in graph mode, it computes a
  * signature from its arguments (dtype and shape of tensors, the value of
