@@ -182,9 +182,9 @@ static gboolean window_settled(TsApplication *self)
     return TRUE;
   TsGraphPane *pane = ts_window_get_graph_pane(w);
   TsLoadedModule *module = ts_window_get_module(w);
-  ts_function *fn = module && s->function ? ts_loaded_module_lookup(module, s->function) : NULL;
+  TsModuleFunction *fn = module && s->function ? ts_loaded_module_lookup(module, s->function) : NULL;
   gboolean eager = g_strcmp0(s->mode, "eager") == 0;
-  if (fn && !eager && s->calls->len > 0 && ts_function_n_concrete(fn) > 0 &&
+  if (fn && !eager && s->calls->len > 0 && fn->concrete->len > 0 &&
       !ts_graph_pane_get_concrete(pane))
     return FALSE;
   return TRUE;

@@ -20,9 +20,9 @@ struct _TsComparePane {
 
 G_DEFINE_FINAL_TYPE(TsComparePane, ts_compare_pane, GTK_TYPE_WIDGET)
 
-static char *concrete_title(const ts_concrete *cf)
+static char *concrete_title(const TsConcreteInfo *cf)
 {
-  return g_strdup_printf("%s%s", ts_function_name(ts_concrete_function(cf)), ts_concrete_signature(cf));
+  return g_strdup_printf("%s%s", cf->function, cf->signature);
 }
 
 /* One table for both views, its categories made kind by kind so that the
@@ -33,7 +33,7 @@ static ts_render_values *diff_values(const ts_graph_diff *diff, const ts_graph *
   ts_render_values *values = ts_render_values_new(NULL);
   for (int kind = TS_GRAPH_DIFF_CHANGED; kind < TS_GRAPH_DIFF_N_KINDS; kind++)
     for (int side = 0; side < 2; side++)
-      for (int i = 0; i < ts_graph_n_nodes(graphs[side]); i++) {
+      for (int i = 0; graphs[side] && i < ts_graph_n_nodes(graphs[side]); i++) {
         const ts_node *node = ts_graph_node(graphs[side], i);
         if ((int)ts_graph_diff_kind_of(diff, node) == kind)
           ts_render_values_set_category(values, node, ts_graph_diff_kind_name(kind));
@@ -41,23 +41,22 @@ static ts_render_values *diff_values(const ts_graph_diff *diff, const ts_graph *
   return values;
 }
 
-void ts_compare_pane_show(TsComparePane *self, TsLoadedModule *module, const ts_concrete *left,
-                          const ts_concrete *right)
+void ts_compare_pane_show(TsComparePane *self, TsLoadedModule *module, const TsConcreteInfo *left,
+                          const TsConcreteInfo *right)
 {
   g_return_if_fail(TS_IS_COMPARE_PANE(self) && TS_IS_LOADED_MODULE(module));
   g_return_if_fail(left != NULL && right != NULL);
   g_set_object(&self->module, module);
-  const ts_graph *graphs[2] = { ts_concrete_graph(left), ts_concrete_graph(right) };
+  const ts_graph *graphs[2] = { left->graph, right->graph };
   g_autoptr(ts_graph_diff) diff = ts_graph_diff_new(graphs[0], graphs[1]);
   g_autoptr(ts_render_values) values = diff_values(diff, graphs);
   for (int side = 0; side < 2; side++) {
     ts_graph_view_set_graph(TS_GRAPH_VIEW(self->views[side]), graphs[side]);
     ts_graph_view_set_colouring(TS_GRAPH_VIEW(self->views[side]), TS_RENDER_COLOUR_FUNCTION, values);
   }
-  g_autofree char *title = g_strdup_printf("Comparing %s", ts_function_name(ts_concrete_function(left)));
+  g_autofree char *title = g_strdup_printf("Comparing %s", left->function);
   gtk_label_set_label(self->title_label, title);
-  g_autofree char *summary = ts_graph_diff_summary(diff, ts_concrete_signature(left),
-                                                   ts_concrete_signature(right));
+  g_autofree char *summary = ts_graph_diff_summary(diff, left->signature, right->signature);
   gtk_label_set_label(self->summary_label, summary);
   g_autofree char *left_title = concrete_title(left);
   g_autofree char *right_title = concrete_title(right);

@@ -18,8 +18,8 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(TsComparePane, ts_compare_pane, TS, COMPARE_PANE, GtkWidget)
 
 /* Shows left and right (module keeps them alive while shown). */
-void ts_compare_pane_show(TsComparePane *self, TsLoadedModule *module, const ts_concrete *left,
-                          const ts_concrete *right);
+void ts_compare_pane_show(TsComparePane *self, TsLoadedModule *module, const TsConcreteInfo *left,
+                          const TsConcreteInfo *right);
 /* Shows nothing and lets go of the module. */
 void ts_compare_pane_clear(TsComparePane *self);
 /* The header line: "(x: f32[1]) vs (x: f32[2]): 3 nodes differ in shape, ..." (borrowed). */

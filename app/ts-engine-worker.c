@@ -1,48 +1,16 @@
-/* ts-engine-worker.c — one engine thread fed by a queue; events reach the
- * main thread through idle callbacks that hold only a weak reference. */
+/* ts-engine-worker.c — the app's side of its worker process. */
 #include "ts-engine-worker.h"
 
-#include <stdlib.h>
-
-#include "ts-input-signature.h"
-#include "ts-stdout-capture.h"
-
-#define PROGRESS_NS 50000000u /* at most 20 progress updates a second */
-
-typedef struct Shared Shared;
-
-typedef struct {
-  Shared *shared;
-  guint id;
-  char *label;
-  TsLoadedModule *module;
-  char *function;
-  char **args;
-  guint repeat;
-  gboolean eager;
-  GCancellable *cancellable;
-  int cancel_flag;   /* set on cancel; the engine watches it while the job runs */
-  /* set on the engine thread, read on the main thread after it is done */
-  TsRunResult *result;
-  GError *error;
-  /* main thread only */
-  GTask *task;
-  gulong cancel_id;
-  gboolean returned;
-} Job;
-
-/* What the object and its thread share; outlives both. */
-struct Shared {
-  GWeakRef owner;
-  GAsyncQueue *queue;
-  GMainContext *context;
-};
+#include <unistd.h>
 
 struct _TsEngineWorker {
   GObject parent_instance;
-  Shared *shared;
-  GThread *thread;
-  int listener_id;
+  TsWorker *worker;        /* the process, NULL before the first load */
+  TsLoadedModule *module;  /* what is open in it */
+  char *source;            /* what `signatures` are for */
+  GHashTable *signatures;  /* function name -> GStrv of specs */
+  GHashTable *labels;      /* call id -> label, while the call is in flight */
+  guint64 memory_limit;
   guint next_id;
   guint n_pending;
 };
@@ -50,26 +18,10 @@ struct _TsEngineWorker {
 enum { PROP_0, PROP_BUSY, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
-enum { SIGNAL_TRACE, SIGNAL_WARNING, SIGNAL_OUTPUT, SIGNAL_PRINT, SIGNAL_PROGRESS, N_SIGNALS };
+enum { SIGNAL_TRACE, SIGNAL_WARNING, SIGNAL_OUTPUT, SIGNAL_PRINT, SIGNAL_PROGRESS, SIGNAL_DIED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE(TsEngineWorker, ts_engine_worker, G_TYPE_OBJECT)
-G_DEFINE_QUARK(ts-engine-error-quark, ts_engine_error)
-
-/* The job the engine thread runs now (NULL on every other thread). */
-static _Thread_local Job *current_job;
-static Job quit_job;
-
-static Shared *shared_ref(Shared *s) { return g_atomic_rc_box_acquire(s); }
-
-static void shared_clear(Shared *s)
-{
-  g_weak_ref_clear(&s->owner);
-  g_async_queue_unref(s->queue);
-  g_main_context_unref(s->context);
-}
-
-static void shared_unref(Shared *s) { g_atomic_rc_box_release_full(s, (GDestroyNotify)shared_clear); }
 
 void ts_run_result_free(TsRunResult *result)
 {
@@ -81,343 +33,260 @@ void ts_run_result_free(TsRunResult *result)
   g_free(result);
 }
 
-static void job_free(Job *job)
+static void pending_add(TsEngineWorker *self, int delta)
 {
-  g_free(job->label);
-  g_clear_object(&job->module);
-  g_free(job->function);
-  g_strfreev(job->args);
-  g_clear_object(&job->cancellable);
-  ts_run_result_free(job->result);
-  g_clear_error(&job->error);
-  g_assert(job->task == NULL);
-  shared_unref(job->shared);
+  gboolean was = self->n_pending > 0;
+  self->n_pending += delta;
+  if (was != (self->n_pending > 0))
+    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_BUSY]);
 }
 
-static Job *job_ref(Job *job) { return g_atomic_rc_box_acquire(job); }
-static void job_unref(Job *job) { g_atomic_rc_box_release_full(job, (GDestroyNotify)job_free); }
+static const char *label_of(TsEngineWorker *self, guint call_id)
+{
+  return call_id ? g_hash_table_lookup(self->labels, GUINT_TO_POINTER(call_id)) : NULL;
+}
 
-/* ---- posting to the main thread ------------------------------------------------ */
+/* ---- what the worker reports ----------------------------------------------------------- */
 
-typedef enum { POST_TRACE, POST_WARNING, POST_OUTPUT, POST_PRINT, POST_PROGRESS } PostKind;
+static void on_trace(TsWorker *worker, TsWorkerTrace *t, TsEngineWorker *self)
+{
+  if (worker != self->worker || !self->module)
+    return;
+  TsConcreteInfo *cf = ts_loaded_module_add_trace(self->module, t->function, t->signature,
+                                                  t->pretty_signature, t->n_concrete, t->trace_count,
+                                                  g_steal_pointer(&t->graph));
+  g_autoptr(TsTraceEntry) entry = ts_trace_entry_new(self->module, t, cf, label_of(self, t->call_id),
+                                                     g_get_real_time());
+  g_signal_emit(self, signals[SIGNAL_TRACE], 0, entry);
+}
+
+static void on_warning(TsWorker *worker, guint call_id, guint kind, const char *function,
+                       const char *message, const char *arguments, TsEngineWorker *self)
+{
+  if (worker == self->worker)
+    g_signal_emit(self, signals[SIGNAL_WARNING], 0, kind, function, message, arguments);
+}
+
+static void on_output(TsWorker *worker, guint call_id, int fd, const char *text, gint64 time_us,
+                      TsEngineWorker *self)
+{
+  const char *label = label_of(self, call_id);
+  g_autoptr(TsConsoleLine) line = ts_console_line_new(label ? call_id : 0, label ? label : "", time_us, text);
+  g_signal_emit(self, signals[SIGNAL_OUTPUT], 0, line);
+}
+
+static void on_print(TsWorker *worker, guint call_id, const char *text, TsEngineWorker *self)
+{
+  g_signal_emit(self, signals[SIGNAL_PRINT], 0, call_id, text);
+}
+
+static void on_progress(TsWorker *worker, guint call_id, double fraction, TsEngineWorker *self)
+{
+  g_signal_emit(self, signals[SIGNAL_PROGRESS], 0, call_id, fraction);
+}
+
+static void on_died(TsWorker *worker, TsWorkerDeath *death, TsEngineWorker *self)
+{
+  /* a worker still loading fails its load instead */
+  if (!death->expected && worker == self->worker)
+    g_signal_emit(self, signals[SIGNAL_DIED], 0, death, label_of(self, death->call_id));
+  if (worker == self->worker) {
+    g_clear_object(&self->module);
+    g_clear_object(&self->worker);
+  }
+}
+
+/* Closes the current worker; it goes away once its process has ended. */
+static void drop_worker(TsEngineWorker *self)
+{
+  if (!self->worker)
+    return;
+  ts_worker_close(self->worker);
+  g_clear_object(&self->worker);
+  g_clear_object(&self->module);
+}
+
+static TsWorker *new_worker(TsEngineWorker *self)
+{
+  /* a closed worker lives on until its process ended (its pipes hold it):
+   * its last lines and its death still arrive, while self is there */
+  TsWorker *w = ts_worker_new(self->memory_limit);
+  g_signal_connect_object(w, "trace", G_CALLBACK(on_trace), self, 0);
+  g_signal_connect_object(w, "warning", G_CALLBACK(on_warning), self, 0);
+  g_signal_connect_object(w, "output", G_CALLBACK(on_output), self, 0);
+  g_signal_connect_object(w, "print", G_CALLBACK(on_print), self, 0);
+  g_signal_connect_object(w, "progress", G_CALLBACK(on_progress), self, 0);
+  g_signal_connect_object(w, "died", G_CALLBACK(on_died), self, 0);
+  return w;
+}
+
+/* ---- loading ------------------------------------------------------------------------------ */
 
 typedef struct {
-  Shared *shared;
-  PostKind kind;
-  GObject *object;  /* TsTraceEntry / TsConsoleLine */
+  char *source;
+  TsWorker *worker;
+  TsLoadedModule *module;
+  GList *signatures;   /* function names left to apply */
+} Load;
+
+static void load_free(Load *l)
+{
+  g_free(l->source);
+  g_clear_object(&l->worker);
+  g_clear_object(&l->module);
+  g_list_free_full(l->signatures, g_free);
+  g_free(l);
+}
+
+/* A load that worked replaces the worker; one that failed leaves the
+ * module open before as it was. */
+static void load_return(GTask *task, GError *error)
+{
+  TsEngineWorker *self = g_task_get_source_object(task);
+  Load *l = g_task_get_task_data(task);
+  pending_add(self, -1);
+  if (error) {
+    ts_worker_close(l->worker);
+    g_task_return_error(task, error);
+    return;
+  }
+  drop_worker(self);
+  if (g_strcmp0(l->source, self->source) != 0) {
+    g_free(self->source);
+    self->source = g_strdup(l->source);
+    g_hash_table_remove_all(self->signatures);
+  }
+  self->worker = g_object_ref(l->worker);
+  self->module = g_object_ref(l->module);
+  g_task_return_pointer(task, g_object_ref(l->module), g_object_unref);
+}
+
+static void apply_next_signature(GTask *task);
+
+static void on_signature_applied(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GError) error = NULL;
+  /* a signature the module no longer takes (it changed) is dropped */
+  if (!ts_worker_set_input_signature_finish(TS_WORKER(source), res, &error))
+    g_debug("input signature not applied again: %s", error->message);
+  apply_next_signature(g_steal_pointer(&task));
+}
+
+static void apply_next_signature(GTask *task)
+{
+  TsEngineWorker *self = g_task_get_source_object(task);
+  Load *l = g_task_get_task_data(task);
+  if (!l->signatures) {
+    load_return(task, NULL);
+    g_object_unref(task);
+    return;
+  }
+  g_autofree char *function = l->signatures->data;
+  l->signatures = g_list_delete_link(l->signatures, l->signatures);
+  const char *const *specs = g_hash_table_lookup(self->signatures, function);
+  if (!specs || !ts_loaded_module_lookup(l->module, function)) {
+    apply_next_signature(task);
+    return;
+  }
+  ts_worker_set_input_signature_async(l->worker, function, specs, NULL, on_signature_applied, task);
+}
+
+static void on_opened(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  GTask *task = user_data;
+  TsEngineWorker *self = g_task_get_source_object(task);
+  Load *l = g_task_get_task_data(task);
+  GError *error = NULL;
+  g_autofree char *title = NULL, *path = NULL;
+  g_autoptr(GPtrArray) functions = NULL;
+  if (!ts_worker_open_finish(TS_WORKER(source), res, &title, &path, &functions, &error)) {
+    load_return(task, error);
+    g_object_unref(task);
+    return;
+  }
+  l->module = ts_loaded_module_new(l->source, path, title, functions);
+  if (g_strcmp0(l->source, self->source) == 0) {
+    l->signatures = g_hash_table_get_keys(self->signatures);
+    for (GList *k = l->signatures; k; k = k->next)
+      k->data = g_strdup(k->data);
+  }
+  apply_next_signature(task);
+}
+
+static void on_started(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  GTask *task = user_data;
+  Load *l = g_task_get_task_data(task);
+  GError *error = NULL;
+  if (!ts_worker_start_finish(TS_WORKER(source), res, &error)) {
+    load_return(task, error);
+    g_object_unref(task);
+    return;
+  }
+  ts_worker_open_async(l->worker, l->source, g_task_get_cancellable(task), on_opened, task);
+}
+
+void ts_engine_worker_load_async(TsEngineWorker *self, const char *source,
+                                 GCancellable *cancellable, GAsyncReadyCallback callback,
+                                 gpointer user_data)
+{
+  g_return_if_fail(TS_IS_ENGINE_WORKER(self) && source != NULL);
+  GTask *task = g_task_new(self, cancellable, callback, user_data);
+  g_task_set_source_tag(task, ts_engine_worker_load_async);
+  Load *l = g_new0(Load, 1);
+  l->source = g_strdup(source);
+  l->worker = new_worker(self);
+  g_task_set_task_data(task, l, (GDestroyNotify)load_free);
+  pending_add(self, 1);
+  ts_worker_start_async(l->worker, cancellable, on_started, task);
+}
+
+TsLoadedModule *ts_engine_worker_load_finish(TsEngineWorker *self, GAsyncResult *result,
+                                             GError **error)
+{
+  g_return_val_if_fail(g_task_is_valid(result, self), NULL);
+  return g_task_propagate_pointer(G_TASK(result), error);
+}
+
+/* ---- calls -------------------------------------------------------------------------------- */
+
+typedef struct {
   guint call_id;
-  guint warning_kind;
-  char *function, *text, *arguments;
-  double fraction;
-} Post;
+  char *function;
+} Run;
 
-static void post_free(gpointer data)
+static void run_free(Run *r)
 {
-  Post *p = data;
-  shared_unref(p->shared);
-  g_clear_object(&p->object);
-  g_free(p->function);
-  g_free(p->text);
-  g_free(p->arguments);
-  g_free(p);
+  g_free(r->function);
+  g_free(r);
 }
 
-static gboolean post_dispatch(gpointer data)
+static void on_call_done(GObject *source, GAsyncResult *res, gpointer user_data)
 {
-  Post *p = data;
-  g_autoptr(TsEngineWorker) self = g_weak_ref_get(&p->shared->owner);
-  if (!self)
-    return G_SOURCE_REMOVE;
-  switch (p->kind) {
-  case POST_TRACE: g_signal_emit(self, signals[SIGNAL_TRACE], 0, p->object); break;
-  case POST_WARNING:
-    g_signal_emit(self, signals[SIGNAL_WARNING], 0, p->warning_kind, p->function, p->text,
-                  p->arguments);
-    break;
-  case POST_OUTPUT: g_signal_emit(self, signals[SIGNAL_OUTPUT], 0, p->object); break;
-  case POST_PRINT: g_signal_emit(self, signals[SIGNAL_PRINT], 0, p->call_id, p->text); break;
-  case POST_PROGRESS: g_signal_emit(self, signals[SIGNAL_PROGRESS], 0, p->call_id, p->fraction); break;
-  }
-  return G_SOURCE_REMOVE;
-}
-
-/* Queues fn on the main context.  Never g_main_context_invoke: when no
- * thread holds that context it runs fn at once, here, on the engine thread. */
-static void to_main(GMainContext *context, GSourceFunc fn, gpointer data, GDestroyNotify destroy)
-{
-  GSource *idle = g_idle_source_new();
-  g_source_set_priority(idle, G_PRIORITY_DEFAULT);
-  g_source_set_callback(idle, fn, data, destroy);
-  g_source_attach(idle, context);
-  g_source_unref(idle);
-}
-
-static Post *post_new(Job *job, PostKind kind)
-{
-  Post *p = g_new0(Post, 1);
-  p->shared = shared_ref(job->shared);
-  p->kind = kind;
-  p->call_id = job->id;
-  return p;
-}
-
-static void post(Job *job, Post *p)
-{
-  to_main(job->shared->context, post_dispatch, p, post_free);
-}
-
-/* ---- the engine thread ---------------------------------------------------------- */
-
-/* Engine events of the calling thread's job, copied for the main thread. */
-static void on_engine_event(const ts_event *ev, void *user_data)
-{
-  Job *job = current_job;
-  if (!job || job->shared != user_data)
+  g_autoptr(GTask) task = user_data;
+  TsEngineWorker *self = g_task_get_source_object(task);
+  Run *run = g_task_get_task_data(task);
+  GError *error = NULL;
+  g_autoptr(TsCallResult) c = ts_worker_call_finish(TS_WORKER(source), res, &error);
+  g_autofree char *label = NULL;
+  g_hash_table_steal_extended(self->labels, GUINT_TO_POINTER(run->call_id), NULL, (gpointer *)&label);
+  pending_add(self, -1);
+  if (!c) {
+    if (g_error_matches(error, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED))
+      g_prefix_error(&error, "%s ", run->function);
+    g_task_return_error(task, error);
     return;
-  Post *p;
-  switch (ev->kind) {
-  case TS_EVENT_TRACE:
-    p = post_new(job, POST_TRACE);
-    p->object = G_OBJECT(ts_trace_entry_new(job->module, &ev->trace, job->label, g_get_real_time()));
-    break;
-  case TS_EVENT_WARNING:
-    p = post_new(job, POST_WARNING);
-    p->warning_kind = ev->warning.kind;
-    p->function = g_strdup(ev->warning.function_name);
-    p->text = g_strdup(ev->warning.message);
-    p->arguments = g_strdup(ev->warning.arguments);
-    break;
-  case TS_EVENT_PRINT:
-    p = post_new(job, POST_PRINT);
-    p->text = g_strdup(ev->print.text);
-    break;
-  default:
-    return;
-  }
-  post(job, p);
-}
-
-static void on_stdout_line(const char *line, gint64 time_us, gpointer user_data)
-{
-  Job *job = user_data;
-  Post *p = post_new(job, POST_OUTPUT);
-  p->object = G_OBJECT(ts_console_line_new(job->id, job->label, time_us, line));
-  post(job, p);
-}
-
-static void post_progress(Job *job, double fraction)
-{
-  Post *p = post_new(job, POST_PROGRESS);
-  p->fraction = fraction;
-  post(job, p);
-}
-
-static void fail_engine(Job *job, const char *prefix)
-{
-  ts_error *e = ts_error_take();
-  if (!e) {
-    g_set_error(&job->error, TS_ENGINE_ERROR, TS_ERR_INTERNAL, "%s failed without an error",
-                job->function);
-    return;
-  }
-  g_set_error(&job->error, TS_ENGINE_ERROR, e->code, "%s%s", prefix ? prefix : "", e->message);
-  ts_error_free(e);
-}
-
-char *ts_engine_error_input_message(const ts_error *e)
-{
-  g_return_val_if_fail(e != NULL, NULL);
-  if (!e->detail)
-    return g_strdup(e->message ? e->message : "unknown error");
-  return e->op ? g_strdup_printf("%s: %s", e->op, e->detail) : g_strdup(e->detail);
-}
-
-/* An argument the user typed was refused: op and detail, no location. */
-static void fail_input(Job *job, const char *prefix)
-{
-  ts_error *e = ts_error_take();
-  if (!e) {
-    fail_engine(job, prefix);
-    return;
-  }
-  g_autofree char *message = ts_engine_error_input_message(e);
-  g_set_error(&job->error, TS_ENGINE_ERROR, e->code, "%s%s", prefix ? prefix : "", message);
-  ts_error_free(e);
-}
-
-/* Takes an engine-allocated string. */
-static char *dup_free(char *s)
-{
-  char *copy = g_strdup(s);
-  free(s);
-  return copy;
-}
-
-static char *arg_prefix(ts_function *fn, int i)
-{
-  if (i < ts_function_n_params(fn))
-    return g_strdup_printf("argument %d (%s): ", i, ts_function_param_name(fn, i));
-  return g_strdup_printf("argument %d: ", i);
-}
-
-/* Calls or traces; fills job->result or job->error.  Tensors live in `scope`. */
-static void call_function(Job *job, ts_function *fn, ts_value *values, int n)
-{
-  gboolean traced_only = FALSE;
-  for (int i = 0; i < n; i++) {
-    ts_spec spec;
-    if (ts_spec_parse(job->args[i], &spec)) {
-      values[i] = TS_SPEC_VALUE(spec.dtype, spec.shape);
-      traced_only = TRUE;
-    } else if (!ts_value_parse(job->args[i], &values[i])) {
-      g_autofree char *prefix = arg_prefix(fn, i);
-      fail_input(job, prefix);
-      return;
-    }
   }
   TsRunResult *r = g_new0(TsRunResult, 1);
-  r->call_id = job->id;
-  r->label = g_strdup(job->label);
-  r->traced_only = traced_only;
-  if (traced_only) {
-    uint64_t t0 = ts_now_ns();
-    ts_concrete *cf = ts_function_get_concrete(fn, values, n);
-    r->total_ns = ts_now_ns() - t0;
-    if (!cf) {
-      ts_run_result_free(r);
-      fail_engine(job, NULL);
-      return;
-    }
-    r->value_text = ts_concrete_pretty_signature(cf);
-    job->result = r;
-    return;
-  }
-  uint64_t last_progress = 0;
-  for (guint k = 0; k < job->repeat; k++) {
-    if (g_cancellable_is_cancelled(job->cancellable))
-      break;
-    ts_scope *call_scope = ts_scope_begin();
-    uint64_t t0 = ts_now_ns();
-    ts_tensor *out = ts_function_call(fn, values, n);
-    r->total_ns += ts_now_ns() - t0;
-    if (!out) {
-      ts_scope_end(call_scope);
-      ts_run_result_free(r);
-      fail_engine(job, NULL);
-      return;
-    }
-    r->n_calls++;
-    if (k + 1 == job->repeat) {
-      r->value_text = dup_free(ts_tensor_to_string(out));
-      r->shape_text = dup_free(ts_shape_dtype_string(ts_tensor_dtype(out), ts_tensor_shape(out)));
-    }
-    ts_scope_end(call_scope);
-    /* a few updates a second: one per call would flood the main loop */
-    uint64_t now = ts_now_ns();
-    if (job->repeat > 1 && (now - last_progress >= PROGRESS_NS || k + 1 == job->repeat)) {
-      post_progress(job, (double)(k + 1) / job->repeat);
-      last_progress = now;
-    }
-  }
-  job->result = r;
-}
-
-static void run_job(Job *job)
-{
-  ts_function *fn = ts_loaded_module_lookup(job->module, job->function);
-  if (!fn) {
-    g_set_error(&job->error, TS_ENGINE_ERROR, TS_ERR_NOT_FOUND, "%s has no function '%s'",
-                ts_loaded_module_get_display_name(job->module), job->function);
-    return;
-  }
-  int n = (int)g_strv_length(job->args);
-  int n_params = ts_function_n_params(fn);
-  if (n_params > 0 && n != n_params) {
-    g_set_error(&job->error, TS_ENGINE_ERROR, TS_ERR_INVALID_ARGUMENT,
-                "%s takes %d argument%s, got %d", job->function, n_params,
-                n_params == 1 ? "" : "s", n);
-    return;
-  }
-  ts_error_clear();
-  ts_run_functions_eagerly(job->eager);
-  post_progress(job, 0.0);
-  TsStdoutCapture *capture = ts_stdout_capture_begin(on_stdout_line, job);
-  ts_scope *scope = ts_scope_begin();
-  ts_value *values = g_new0(ts_value, n > 0 ? n : 1);
-  ts_watch_cancel_flag(&job->cancel_flag);
-  call_function(job, fn, values, n);
-  ts_watch_cancel_flag(NULL);
-  for (int i = 0; i < n; i++)
-    ts_value_clear(&values[i]);
-  g_free(values);
-  ts_scope_end(scope);
-  ts_stdout_capture_end(capture);
-}
-
-static gboolean job_done(gpointer data);
-
-static gpointer worker_main(gpointer data)
-{
-  Shared *shared = data;
-  for (;;) {
-    Job *job = g_async_queue_pop(shared->queue);
-    if (job == &quit_job)
-      break;
-    current_job = job;
-    if (!g_cancellable_is_cancelled(job->cancellable))
-      run_job(job);
-    current_job = NULL;
-    to_main(shared->context, job_done, job, (GDestroyNotify)job_unref);
-  }
-  shared_unref(shared);
-  return NULL;
-}
-
-/* ---- the main thread -------------------------------------------------------------- */
-
-/* Completes the task once.  A cancelled job's result is left alone: the
- * engine thread may still be writing it. */
-static void job_return(Job *job, gboolean cancelled)
-{
-  if (job->returned)
-    return;
-  job->returned = TRUE;
-  if (job->cancel_id)
-    g_cancellable_disconnect(job->cancellable, job->cancel_id);
-  job->cancel_id = 0;
-  g_autoptr(GTask) task = g_steal_pointer(&job->task);
-  if (cancelled)
-    g_task_return_new_error(task, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Cancelled");
-  else if (job->error)
-    g_task_return_error(task, g_steal_pointer(&job->error));
-  else
-    g_task_return_pointer(task, g_steal_pointer(&job->result), (GDestroyNotify)ts_run_result_free);
-}
-
-static gboolean job_done(gpointer data)
-{
-  Job *job = data;
-  g_autoptr(TsEngineWorker) self = g_weak_ref_get(&job->shared->owner);
-  if (self && --self->n_pending == 0)
-    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_BUSY]);
-  job_return(job, g_cancellable_is_cancelled(job->cancellable));
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean job_cancelled_idle(gpointer data)
-{
-  job_return(data, TRUE);
-  return G_SOURCE_REMOVE;
-}
-
-/* Runs in the thread that cancels (the main thread); returning the task
- * here could re-enter the cancellable, so it happens in an idle. */
-static void on_job_cancelled(GCancellable *cancellable, gpointer data)
-{
-  Job *job = data;
-  /* the engine stops the running call at its next op */
-  __atomic_store_n(&job->cancel_flag, 1, __ATOMIC_RELAXED);
-  to_main(job->shared->context, job_cancelled_idle, job_ref(job), (GDestroyNotify)job_unref);
+  r->call_id = run->call_id;
+  r->label = g_steal_pointer(&label);
+  r->traced_only = c->traced_only;
+  r->value_text = g_steal_pointer(&c->value_text);
+  r->shape_text = g_steal_pointer(&c->shape_text);
+  r->n_calls = c->n_calls;
+  r->total_ns = c->total_ns;
+  g_task_return_pointer(task, r, (GDestroyNotify)ts_run_result_free);
 }
 
 char *ts_engine_worker_format_label(guint call_id, const char *function, const char *const *args)
@@ -433,32 +302,99 @@ guint ts_engine_worker_run_async(TsEngineWorker *self, TsLoadedModule *module,
 {
   g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), 0);
   g_return_val_if_fail(TS_IS_LOADED_MODULE(module) && function != NULL && args != NULL, 0);
-  Job *job = g_atomic_rc_box_new0(Job);
-  job->shared = shared_ref(self->shared);
-  job->id = ++self->next_id;
-  job->label = ts_engine_worker_format_label(job->id, function, args);
-  job->module = g_object_ref(module);
-  job->function = g_strdup(function);
-  job->args = g_strdupv((char **)args);
-  job->repeat = MAX(repeat, 1);
-  job->eager = eager;
-  job->cancellable = cancellable ? g_object_ref(cancellable) : g_cancellable_new();
-  job->task = g_task_new(self, cancellable, callback, user_data);
-  g_task_set_source_tag(job->task, ts_engine_worker_run_async);
-  g_task_set_check_cancellable(job->task, FALSE);
-  if (self->n_pending++ == 0)
-    g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_BUSY]);
-  job->cancel_id = g_cancellable_connect(job->cancellable, G_CALLBACK(on_job_cancelled),
-                                         job_ref(job), (GDestroyNotify)job_unref);
-  guint id = job->id; /* the job is the engine thread's once pushed */
-  g_async_queue_push(self->shared->queue, job);
-  return id;
+  g_autoptr(GTask) task = g_task_new(self, cancellable, callback, user_data);
+  g_task_set_source_tag(task, ts_engine_worker_run_async);
+  g_task_set_check_cancellable(task, FALSE);
+  Run *run = g_new0(Run, 1);
+  run->call_id = ++self->next_id;
+  run->function = g_strdup(function);
+  g_task_set_task_data(task, run, (GDestroyNotify)run_free);
+  if (module != self->module || !self->worker) {
+    g_task_return_new_error(task, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED,
+                            "%s is not open in the worker any more: open it again",
+                            ts_loaded_module_get_display_name(module));
+    return run->call_id;
+  }
+  g_hash_table_insert(self->labels, GUINT_TO_POINTER(run->call_id),
+                      ts_engine_worker_format_label(run->call_id, function, args));
+  pending_add(self, 1);
+  ts_worker_call_async(self->worker, run->call_id, function, args, MAX(repeat, 1), eager,
+                       cancellable, on_call_done, g_object_ref(task));
+  return run->call_id;
 }
 
 TsRunResult *ts_engine_worker_run_finish(TsEngineWorker *self, GAsyncResult *result, GError **error)
 {
   g_return_val_if_fail(g_task_is_valid(result, self), NULL);
   return g_task_propagate_pointer(G_TASK(result), error);
+}
+
+/* ---- input signatures --------------------------------------------------------------------- */
+
+typedef struct {
+  char *function;
+  GStrv specs;
+} Signature;
+
+static void signature_free(Signature *s)
+{
+  g_free(s->function);
+  g_strfreev(s->specs);
+  g_free(s);
+}
+
+static void on_signature_set(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  TsEngineWorker *self = g_task_get_source_object(task);
+  Signature *s = g_task_get_task_data(task);
+  GError *error = NULL;
+  if (!ts_worker_set_input_signature_finish(TS_WORKER(source), res, &error)) {
+    g_task_return_error(task, error);
+    return;
+  }
+  g_hash_table_insert(self->signatures, g_steal_pointer(&s->function), g_steal_pointer(&s->specs));
+  g_task_return_boolean(task, TRUE);
+}
+
+void ts_engine_worker_set_input_signature_async(TsEngineWorker *self, const char *function,
+                                                const char *const *specs,
+                                                GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_return_if_fail(TS_IS_ENGINE_WORKER(self) && function != NULL && specs != NULL);
+  g_autoptr(GTask) task = g_task_new(self, NULL, callback, user_data);
+  g_task_set_source_tag(task, ts_engine_worker_set_input_signature_async);
+  if (!self->worker) {
+    g_task_return_new_error(task, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED, "no module is open");
+    return;
+  }
+  Signature *s = g_new0(Signature, 1);
+  s->function = g_strdup(function);
+  s->specs = g_strdupv((char **)specs);
+  g_task_set_task_data(task, s, (GDestroyNotify)signature_free);
+  ts_worker_set_input_signature_async(self->worker, function, specs, NULL, on_signature_set,
+                                      g_object_ref(task));
+}
+
+gboolean ts_engine_worker_set_input_signature_finish(TsEngineWorker *self, GAsyncResult *result,
+                                                     GError **error)
+{
+  g_return_val_if_fail(g_task_is_valid(result, self), FALSE);
+  return g_task_propagate_boolean(G_TASK(result), error);
+}
+
+/* ---- the object ------------------------------------------------------------------------------ */
+
+void ts_engine_worker_set_memory_limit(TsEngineWorker *self, guint64 bytes)
+{
+  g_return_if_fail(TS_IS_ENGINE_WORKER(self));
+  self->memory_limit = bytes;
+}
+
+guint64 ts_engine_worker_get_memory_limit(TsEngineWorker *self)
+{
+  g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), 0);
+  return self->memory_limit;
 }
 
 gboolean ts_engine_worker_get_busy(TsEngineWorker *self)
@@ -470,24 +406,16 @@ gboolean ts_engine_worker_get_busy(TsEngineWorker *self)
 static void ts_engine_worker_dispose(GObject *object)
 {
   TsEngineWorker *self = TS_ENGINE_WORKER(object);
-  if (self->thread) {
-    g_async_queue_push_front(self->shared->queue, &quit_job);
-    g_thread_join(g_steal_pointer(&self->thread));
-  }
-  if (self->listener_id)
-    ts_listener_remove(self->listener_id);
-  self->listener_id = 0;
+  drop_worker(self);
   G_OBJECT_CLASS(ts_engine_worker_parent_class)->dispose(object);
 }
 
 static void ts_engine_worker_finalize(GObject *object)
 {
   TsEngineWorker *self = TS_ENGINE_WORKER(object);
-  /* jobs still queued were never run: their idles complete them as cancelled */
-  Job *job;
-  while ((job = g_async_queue_try_pop(self->shared->queue)) != NULL)
-    job_unref(job);
-  shared_unref(self->shared);
+  g_free(self->source);
+  g_hash_table_unref(self->signatures);
+  g_hash_table_unref(self->labels);
   G_OBJECT_CLASS(ts_engine_worker_parent_class)->finalize(object);
 }
 
@@ -524,18 +452,23 @@ static void ts_engine_worker_class_init(TsEngineWorkerClass *klass)
                                        G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_STRING);
   signals[SIGNAL_PROGRESS] = g_signal_new("progress", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                           NULL, G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_DOUBLE);
+  signals[SIGNAL_DIED] = g_signal_new("died", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                      G_TYPE_NONE, 2, TS_TYPE_WORKER_DEATH, G_TYPE_STRING);
+}
+
+/* Half the machine's memory: enough for real models, short of taking the
+ * desktop down with the worker. */
+static guint64 default_memory_limit(void)
+{
+  long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+  return pages > 0 && size > 0 ? (guint64)pages * (guint64)size / 2 : 0;
 }
 
 static void ts_engine_worker_init(TsEngineWorker *self)
 {
-  self->shared = g_atomic_rc_box_new0(Shared);
-  g_weak_ref_init(&self->shared->owner, self);
-  self->shared->queue = g_async_queue_new();
-  self->shared->context = g_main_context_ref_thread_default();
-  self->listener_id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_TRACE) | TS_EVENT_MASK(TS_EVENT_WARNING) |
-                                        TS_EVENT_MASK(TS_EVENT_PRINT),
-                                      on_engine_event, self->shared);
-  self->thread = g_thread_new("ts-engine", worker_main, shared_ref(self->shared));
+  self->signatures = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_strfreev);
+  self->labels = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+  self->memory_limit = default_memory_limit();
 }
 
 TsEngineWorker *ts_engine_worker_new(void)

@@ -1,7 +1,9 @@
-/* ts-engine-worker.h — runs module functions on one engine thread (the
- * engine's scopes and errors are per thread), capturing their stdout and
- * relaying engine events (traces, warnings, prints) to the main thread as
- * signals.  The GUI never waits on a call. */
+/* ts-engine-worker.h — the app's engine: a tracescope-worker process
+ * (TsWorker) with the module open in it.  Loads modules, queues calls and
+ * turns what the worker reports into the app's objects (trace log entries,
+ * console lines), on the main thread.  When the worker dies it emits
+ * ::died with what happened; the next load starts a fresh one.  The GUI
+ * never waits on it. */
 #pragma once
 
 #include <gio/gio.h>
@@ -9,12 +11,9 @@
 #include "ts-console-line.h"
 #include "ts-loaded-module.h"
 #include "ts-trace-entry.h"
+#include "ts-worker.h"
 
 G_BEGIN_DECLS
-
-#define TS_ENGINE_ERROR (ts_engine_error_quark())
-GQuark ts_engine_error_quark(void);
-/* Codes are the engine's ts_error_code. */
 
 /* What a run produced. */
 typedef struct {
@@ -35,29 +34,57 @@ G_DECLARE_FINAL_TYPE(TsEngineWorker, ts_engine_worker, TS, ENGINE_WORKER, GObjec
 
 TsEngineWorker *ts_engine_worker_new(void);
 
-/* Whether calls are queued or running (notify::busy). */
+/* The address-space limit of workers started from now on (0: none). */
+void ts_engine_worker_set_memory_limit(TsEngineWorker *self, guint64 bytes);
+guint64 ts_engine_worker_get_memory_limit(TsEngineWorker *self);
+
+/* Whether a load or calls are under way (notify::busy). */
 gboolean ts_engine_worker_get_busy(TsEngineWorker *self);
 
-/* Calls module's function `repeat` times with args (argument specs as
- * ts_value_parse reads them; a bare spec such as "f32[?,3]" makes it trace
- * without running), in graph mode or eagerly.  Calls queue; each gets an id
- * (returned) that its events carry.  Cancelling stops between calls and
- * completes at once with G_IO_ERROR_CANCELLED; a call already in the engine
- * finishes in the background and its result is dropped. */
+/* Starts a fresh worker with source ("seeds" or a path) open in it; once
+ * it is open the previous worker is closed (if it fails, that one stays).
+ * Input signatures given for the same source before are applied again.  The module as the app sees it, or NULL with
+ * an error saying what was wrong with the file. */
+void ts_engine_worker_load_async(TsEngineWorker *self, const char *source,
+                                 GCancellable *cancellable, GAsyncReadyCallback callback,
+                                 gpointer user_data);
+TsLoadedModule *ts_engine_worker_load_finish(TsEngineWorker *self, GAsyncResult *result,
+                                             GError **error);
+
+/* Calls the loaded module's function `repeat` times with args (argument
+ * specs as ts_value_parse reads them; a bare spec such as "f32[?,3]" makes
+ * it trace without running), in graph mode or eagerly.  Calls queue; each
+ * gets an id (returned) that its events carry.  Cancelling stops the call
+ * at its next op (the worker is killed if it does not stop within 2 s) and
+ * completes with G_IO_ERROR_CANCELLED.  If the worker dies the call fails
+ * with TS_WORKER_ERROR_DIED, "<function> crashed: SIGSEGV (...)". */
 guint ts_engine_worker_run_async(TsEngineWorker *self, TsLoadedModule *module,
                                  const char *function, const char *const *args, guint repeat,
                                  gboolean eager, GCancellable *cancellable,
                                  GAsyncReadyCallback callback, gpointer user_data);
-/* Owned result, or NULL with an error (the engine's message, or cancelled). */
+/* Owned result, or NULL with an error (the engine's message, cancelled, or died). */
 TsRunResult *ts_engine_worker_run_finish(TsEngineWorker *self, GAsyncResult *result,
                                          GError **error);
+
+/* Gives function an input signature (specs as "f32[?,3]"), remembered for
+ * the worker's restarts. */
+void ts_engine_worker_set_input_signature_async(TsEngineWorker *self, const char *function,
+                                                const char *const *specs,
+                                                GAsyncReadyCallback callback, gpointer user_data);
+gboolean ts_engine_worker_set_input_signature_finish(TsEngineWorker *self, GAsyncResult *result,
+                                                     GError **error);
 
 /* "#3 f(2, f32[3]:uniform)" */
 char *ts_engine_worker_format_label(guint call_id, const char *function, const char *const *args);
 
-/* The message for an error in an argument the user typed: "Op: detail" or
- * the detail alone, without the engine's source location ("arg_spec.c:204:"),
- * which says nothing about the user's input or code.  Owned. */
-char *ts_engine_error_input_message(const ts_error *e);
+/* Signals:
+ *   ::trace    (TsTraceEntry *entry)
+ *   ::warning  (guint kind, const char *function, const char *message, const char *arguments)
+ *   ::output   (TsConsoleLine *line)  — a line the module printed
+ *   ::print    (guint call_id, const char *text)
+ *   ::progress (guint call_id, double fraction)
+ *   ::died     (TsWorkerDeath *death, const char *call_label) — the worker
+ *              ended on its own (crash, exit, memory, killed after Cancel);
+ *              call_label is the call it was running, or NULL */
 
 G_END_DECLS

@@ -84,9 +84,11 @@ void ts_function_list_add_trace(TsFunctionList *self, TsTraceEntry *entry)
   TsSidebarItem *item = find_function(self, ts_trace_entry_get_function(entry), &position);
   if (!item)
     return;
+  TsConcreteInfo *cf = (TsConcreteInfo *)ts_trace_entry_get_concrete(entry);
+  if (!cf)
+    return;
   gboolean first = g_list_model_get_n_items(ts_sidebar_item_get_children(item)) == 0;
-  ts_sidebar_item_add_concrete(item, ts_trace_entry_get_concrete(entry),
-                               ts_trace_entry_get_concrete_index(entry));
+  ts_sidebar_item_add_concrete(item, cf);
   if (!first)
     return;
   /* the row had no expander: replace it, keeping it selected if it was */

@@ -16,7 +16,7 @@ struct _TsGraphPane {
   GMenu *compare_menu;
   GtkWidget *graph_view;
   TsLoadedModule *module;
-  const ts_concrete *concrete;
+  TsConcreteInfo *concrete;
 };
 
 G_DEFINE_FINAL_TYPE(TsGraphPane, ts_graph_pane, GTK_TYPE_WIDGET)
@@ -54,39 +54,38 @@ void ts_graph_pane_set_colour_mode(TsGraphPane *self, const char *mode)
 
 /* "Compare With…" lists cf's function's other concrete functions, each
  * item win.compare-concrete (function, cf's index, its index). */
-static void update_compare_menu(TsGraphPane *self, const ts_concrete *cf)
+static void update_compare_menu(TsGraphPane *self, TsConcreteInfo *cf)
 {
   g_menu_remove_all(self->compare_menu);
-  ts_function *fn = ts_concrete_function(cf);
-  int n = ts_function_n_concrete(fn), self_index = -1;
-  for (int i = 0; i < n; i++)
-    if (ts_function_concrete(fn, i) == cf)
-      self_index = i;
-  for (int i = 0; i < n && self_index >= 0; i++) {
-    if (i == self_index)
+  TsModuleFunction *fn = ts_loaded_module_lookup(self->module, cf->function);
+  gboolean listed = fn && ts_module_function_concrete(fn, cf->index) == cf;
+  for (guint i = 0; listed && i < fn->concrete->len; i++) {
+    if ((int)i == cf->index)
       continue;
-    g_autoptr(GMenuItem) item = g_menu_item_new(ts_concrete_signature(ts_function_concrete(fn, i)), NULL);
+    TsConcreteInfo *other = g_ptr_array_index(fn->concrete, i);
+    g_autoptr(GMenuItem) item = g_menu_item_new(other->signature, NULL);
     g_menu_item_set_action_and_target_value(item, "win.compare-concrete",
-                                            g_variant_new("(sii)", ts_function_name(fn), self_index, i));
+                                            g_variant_new("(sii)", fn->name, cf->index, (int)i));
     g_menu_append_item(self->compare_menu, item);
   }
   gtk_widget_set_visible(GTK_WIDGET(self->compare_button),
                          g_menu_model_get_n_items(G_MENU_MODEL(self->compare_menu)) > 0);
 }
 
-void ts_graph_pane_show_concrete(TsGraphPane *self, TsLoadedModule *module, const ts_concrete *cf)
+void ts_graph_pane_show_concrete(TsGraphPane *self, TsLoadedModule *module, TsConcreteInfo *cf)
 {
   g_return_if_fail(TS_IS_GRAPH_PANE(self) && TS_IS_LOADED_MODULE(module) && cf != NULL);
   g_set_object(&self->module, module);
+  ts_concrete_info_ref(cf);
+  g_clear_pointer(&self->concrete, ts_concrete_info_unref);
   self->concrete = cf;
-  const ts_graph *graph = ts_concrete_graph(cf);
-  g_autofree char *title = g_strdup_printf("%s%s", ts_function_name(ts_concrete_function(cf)),
-                                           ts_concrete_signature(cf));
+  g_autofree char *title = g_strdup_printf("%s%s", cf->function, cf->signature);
   gtk_label_set_label(self->title_label, title);
-  g_autofree char *subtitle = g_strdup_printf("%d nodes · graph %s", ts_graph_n_nodes(graph),
-                                              ts_graph_name(graph));
+  g_autofree char *subtitle = cf->graph ? g_strdup_printf("%d nodes · graph %s", ts_graph_n_nodes(cf->graph),
+                                                          ts_graph_name(cf->graph))
+                                        : g_strdup("the worker could not send this graph");
   gtk_label_set_label(self->subtitle_label, subtitle);
-  graph_view_set(self->graph_view, graph);
+  graph_view_set(self->graph_view, cf->graph);
   update_compare_menu(self, cf);
   gtk_stack_set_visible_child_name(self->stack, "graph");
 }
@@ -95,8 +94,8 @@ void ts_graph_pane_show_status(TsGraphPane *self, const char *icon_name, const c
                                const char *description)
 {
   g_return_if_fail(TS_IS_GRAPH_PANE(self));
-  self->concrete = NULL;
   graph_view_set(self->graph_view, NULL);
+  g_clear_pointer(&self->concrete, ts_concrete_info_unref);
   g_clear_object(&self->module);
   adw_status_page_set_icon_name(self->status_page,
                                 icon_name ? icon_name : "io.github.tracescope.Tracescope-symbolic");
@@ -105,7 +104,7 @@ void ts_graph_pane_show_status(TsGraphPane *self, const char *icon_name, const c
   gtk_stack_set_visible_child_name(self->stack, "status");
 }
 
-const ts_concrete *ts_graph_pane_get_concrete(TsGraphPane *self)
+TsConcreteInfo *ts_graph_pane_get_concrete(TsGraphPane *self)
 {
   g_return_val_if_fail(TS_IS_GRAPH_PANE(self), NULL);
   return self->concrete;

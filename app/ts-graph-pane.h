@@ -13,8 +13,9 @@ G_BEGIN_DECLS
 #define TS_TYPE_GRAPH_PANE (ts_graph_pane_get_type())
 G_DECLARE_FINAL_TYPE(TsGraphPane, ts_graph_pane, TS, GRAPH_PANE, GtkWidget)
 
-/* Shows cf's graph (module keeps it alive while shown). */
-void ts_graph_pane_show_concrete(TsGraphPane *self, TsLoadedModule *module, const ts_concrete *cf);
+/* Shows cf's graph (a reference is kept while shown); module is where cf's
+ * function's other concrete functions are found for "Compare With". */
+void ts_graph_pane_show_concrete(TsGraphPane *self, TsLoadedModule *module, TsConcreteInfo *cf);
 /* Shows a status page: title and description (NULL: nothing selected). */
 void ts_graph_pane_show_status(TsGraphPane *self, const char *icon_name, const char *title,
                                const char *description);
@@ -22,7 +23,7 @@ void ts_graph_pane_show_status(TsGraphPane *self, const char *icon_name, const c
  * GSettings colour-mode nicks). */
 void ts_graph_pane_set_colour_mode(TsGraphPane *self, const char *mode);
 /* The concrete function shown, or NULL. */
-const ts_concrete *ts_graph_pane_get_concrete(TsGraphPane *self);
+TsConcreteInfo *ts_graph_pane_get_concrete(TsGraphPane *self);
 /* Whether what the pane shows is on screen in full, no cross-fade between
  * its pages running: the status page, or the graph laid out and drawn
  * (TsGraphView:drawn). */

@@ -1,110 +1,22 @@
-/* ts-input-signature.c — spec parsing and relaxed input signatures. */
+/* ts-input-signature.c — relaxed input signatures. */
 #include "ts-input-signature.h"
 
 #include <gio/gio.h>
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
 
-gboolean ts_spec_parse(const char *text, ts_spec *out)
-{
-  g_return_val_if_fail(text != NULL && out != NULL, FALSE);
-  const char *open = strchr(text, '[');
-  size_t len = strlen(text);
-  if (!open || len < 2 || text[len - 1] != ']')
-    return FALSE;
-  g_autofree char *dtype_name = g_strstrip(g_strndup(text, (gsize)(open - text)));
-  ts_spec spec = { 0 };
-  if (!ts_dtype_from_name(dtype_name, &spec.dtype) || spec.dtype >= TS_STRING)
-    return FALSE;
-  g_autofree char *inner = g_strndup(open + 1, len - (size_t)(open - text) - 2);
-  g_strstrip(inner);
-  if (*inner) {
-    g_auto(GStrv) dims = g_strsplit(inner, ",", -1);
-    for (char **d = dims; *d; d++) {
-      const char *dim = g_strstrip(*d);
-      if (spec.shape.rank == TS_MAX_RANK)
-        return FALSE;
-      if (strcmp(dim, "?") == 0 || strcmp(dim, "-1") == 0) {
-        spec.shape.dim[spec.shape.rank++] = -1;
-        continue;
-      }
-      char *end = NULL;
-      errno = 0; /* out of range is an error, not clamped to G_MAXINT64 */
-      gint64 v = g_ascii_strtoll(dim, &end, 10);
-      if (!*dim || *end || v < 0 || errno == ERANGE)
-        return FALSE;
-      spec.shape.dim[spec.shape.rank++] = v;
-    }
-  }
-  *out = spec;
-  return TRUE;
-}
-
-char *ts_spec_to_string(const ts_spec *spec)
-{
-  char *s = ts_shape_dtype_string(spec->dtype, spec->shape);
-  char *copy = g_strdup(s);
-  free(s);
-  return copy;
-}
-
-GStrv ts_signature_split(const char *signature)
-{
-  g_return_val_if_fail(signature != NULL, NULL);
-  g_autoptr(GStrvBuilder) b = g_strv_builder_new();
-  size_t len = strlen(signature);
-  const char *p = signature, *end = signature + len;
-  if (len >= 2 && signature[0] == '(' && signature[len - 1] == ')') {
-    p++;
-    end--;
-  }
-  GString *item = g_string_new(NULL);
-  int depth = 0;
-  char quote = 0;
-  for (; p <= end; p++) {
-    char ch = p < end ? *p : ',';
-    if (quote) {
-      quote = ch == quote ? 0 : quote;
-    } else if (ch == '\'' || ch == '"') {
-      quote = ch;
-    } else if (ch == '[' || ch == '(') {
-      depth++;
-    } else if (ch == ']' || ch == ')') {
-      depth--;
-    } else if (ch == ',' && depth == 0) {
-      g_strstrip(item->str);
-      /* drop "name: " (names are identifiers; values never start like that) */
-      const char *text = item->str;
-      const char *colon = strstr(text, ": ");
-      if (colon && strspn(text, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") ==
-                     (size_t)(colon - text))
-        text = colon + 2;
-      if (*text || p < end)
-        g_strv_builder_add(b, text);
-      g_string_truncate(item, 0);
-      continue;
-    }
-    g_string_append_c(item, ch);
-  }
-  g_string_free(item, TRUE);
-  return g_strv_builder_end(b);
-}
-
-gboolean ts_input_signature_relaxed(const ts_function *fn, ts_spec **specs, int *n_specs,
+gboolean ts_input_signature_relaxed(const TsModuleFunction *fn, ts_spec **specs, int *n_specs,
                                     GError **error)
 {
   g_return_val_if_fail(fn != NULL && specs != NULL && n_specs != NULL, FALSE);
-  int n_concrete = ts_function_n_concrete(fn);
+  int n_concrete = (int)fn->concrete->len;
   if (n_concrete == 0) {
     g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s has not been traced yet",
-                ts_function_name(fn));
+                fn->name);
     return FALSE;
   }
   g_autofree ts_spec *out = NULL;
   int n = -1;
   for (int c = 0; c < n_concrete; c++) {
-    const char *sig = ts_concrete_signature(ts_function_concrete(fn, c));
+    const char *sig = ts_module_function_concrete(fn, c)->signature;
     g_auto(GStrv) args = ts_signature_split(sig);
     int n_args = (int)g_strv_length(args);
     if (n < 0) {
@@ -113,7 +25,7 @@ gboolean ts_input_signature_relaxed(const ts_function *fn, ts_spec **specs, int 
     } else if (n_args != n) {
       g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED,
                   "%s was traced with %d and with %d arguments: one input signature cannot "
-                  "cover both", ts_function_name(fn), n, n_args);
+                  "cover both", fn->name, n, n_args);
       return FALSE;
     }
     for (int i = 0; i < n; i++) {
@@ -121,7 +33,7 @@ gboolean ts_input_signature_relaxed(const ts_function *fn, ts_spec **specs, int 
       if (!ts_spec_parse(args[i], &s)) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED,
                     "argument %d of %s is the host value %s: an input signature takes tensors "
-                    "only (pass a tensor instead)", i, ts_function_name(fn), args[i]);
+                    "only (pass a tensor instead)", i, fn->name, args[i]);
         return FALSE;
       }
       if (c == 0) {
@@ -131,7 +43,7 @@ gboolean ts_input_signature_relaxed(const ts_function *fn, ts_spec **specs, int 
       if (s.dtype != out[i].dtype || s.shape.rank != out[i].shape.rank) {
         g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED,
                     "argument %d of %s changed its dtype or rank: relaxing dimensions cannot "
-                    "cover that", i, ts_function_name(fn));
+                    "cover that", i, fn->name);
         return FALSE;
       }
       for (int d = 0; d < s.shape.rank; d++)
@@ -144,15 +56,15 @@ gboolean ts_input_signature_relaxed(const ts_function *fn, ts_spec **specs, int 
   return TRUE;
 }
 
-char *ts_input_signature_to_string(const ts_function *fn, const ts_spec *specs, int n_specs)
+char *ts_input_signature_to_string(const TsModuleFunction *fn, const ts_spec *specs, int n_specs)
 {
   GString *s = g_string_new("(");
   for (int i = 0; i < n_specs; i++) {
     g_autofree char *spec = ts_spec_to_string(&specs[i]);
     if (i)
       g_string_append(s, ", ");
-    if (i < ts_function_n_params(fn))
-      g_string_append_printf(s, "%s: ", ts_function_param_name(fn, i));
+    if (i < fn->n_params)
+      g_string_append_printf(s, "%s: ", fn->params[i]);
     g_string_append(s, spec);
   }
   g_string_append_c(s, ')');

@@ -1,23 +1,46 @@
-/* ts-loaded-module.c — a reference-counted owner of one ts_module. */
+/* ts-loaded-module.c — the app's record of a module in a worker. */
 #include "ts-loaded-module.h"
+
+#include "ts-worker.h"
 
 struct _TsLoadedModule {
   GObject parent_instance;
-  ts_module *module;
   char *source;
   char *file;
+  char *title;
   char *display_name;
+  GPtrArray *functions; /* TsModuleFunction * */
 };
 
 G_DEFINE_FINAL_TYPE(TsLoadedModule, ts_loaded_module, G_TYPE_OBJECT)
 
+static void concrete_clear(TsConcreteInfo *cf)
+{
+  g_free(cf->function);
+  g_free(cf->signature);
+  g_free(cf->pretty_signature);
+  ts_graph_free(cf->graph);
+}
+
+TsConcreteInfo *ts_concrete_info_ref(TsConcreteInfo *cf) { return g_atomic_rc_box_acquire(cf); }
+void ts_concrete_info_unref(TsConcreteInfo *cf) { g_atomic_rc_box_release_full(cf, (GDestroyNotify)concrete_clear); }
+
+static void function_free(TsModuleFunction *fn)
+{
+  g_free(fn->name);
+  g_strfreev(fn->params);
+  g_ptr_array_unref(fn->concrete);
+  g_free(fn);
+}
+
 static void ts_loaded_module_finalize(GObject *object)
 {
   TsLoadedModule *self = TS_LOADED_MODULE(object);
-  ts_module_free(self->module);
   g_free(self->source);
   g_free(self->file);
+  g_free(self->title);
   g_free(self->display_name);
+  g_ptr_array_unref(self->functions);
   G_OBJECT_CLASS(ts_loaded_module_parent_class)->finalize(object);
 }
 
@@ -28,16 +51,27 @@ static void ts_loaded_module_class_init(TsLoadedModuleClass *klass)
 
 static void ts_loaded_module_init(TsLoadedModule *self)
 {
+  self->functions = g_ptr_array_new_with_free_func((GDestroyNotify)function_free);
 }
 
-TsLoadedModule *ts_loaded_module_new(ts_module *module, const char *source, const char *file)
+TsLoadedModule *ts_loaded_module_new(const char *source, const char *file, const char *title,
+                                     GPtrArray *functions)
 {
-  g_return_val_if_fail(module != NULL && source != NULL && file != NULL, NULL);
+  g_return_val_if_fail(source != NULL && file != NULL && title != NULL && functions != NULL, NULL);
   TsLoadedModule *self = g_object_new(TS_TYPE_LOADED_MODULE, NULL);
-  self->module = module;
   self->source = g_strdup(source);
   self->file = g_strdup(file);
+  self->title = g_strdup(title);
   self->display_name = g_strcmp0(source, "seeds") == 0 ? g_strdup("seeds") : g_path_get_basename(source);
+  for (guint i = 0; i < functions->len; i++) {
+    const TsWorkerFunction *wf = g_ptr_array_index(functions, i);
+    TsModuleFunction *fn = g_new0(TsModuleFunction, 1);
+    fn->name = g_strdup(wf->name);
+    fn->params = g_strdupv(wf->params);
+    fn->n_params = (int)g_strv_length(fn->params);
+    fn->concrete = g_ptr_array_new_with_free_func((GDestroyNotify)ts_concrete_info_unref);
+    g_ptr_array_add(self->functions, fn);
+  }
   return self;
 }
 
@@ -56,7 +90,7 @@ const char *ts_loaded_module_get_file(TsLoadedModule *self)
 const char *ts_loaded_module_get_title(TsLoadedModule *self)
 {
   g_return_val_if_fail(TS_IS_LOADED_MODULE(self), NULL);
-  return ts_module_title(self->module);
+  return self->title;
 }
 
 const char *ts_loaded_module_get_display_name(TsLoadedModule *self)
@@ -68,19 +102,44 @@ const char *ts_loaded_module_get_display_name(TsLoadedModule *self)
 int ts_loaded_module_get_n_functions(TsLoadedModule *self)
 {
   g_return_val_if_fail(TS_IS_LOADED_MODULE(self), 0);
-  return ts_module_n_functions(self->module);
+  return (int)self->functions->len;
 }
 
-ts_function *ts_loaded_module_get_function(TsLoadedModule *self, int i)
+TsModuleFunction *ts_loaded_module_get_function(TsLoadedModule *self, int i)
 {
   g_return_val_if_fail(TS_IS_LOADED_MODULE(self), NULL);
-  if (i < 0 || i >= ts_module_n_functions(self->module))
+  return i >= 0 && (guint)i < self->functions->len ? g_ptr_array_index(self->functions, i) : NULL;
+}
+
+TsModuleFunction *ts_loaded_module_lookup(TsLoadedModule *self, const char *name)
+{
+  g_return_val_if_fail(TS_IS_LOADED_MODULE(self), NULL);
+  for (guint i = 0; name && i < self->functions->len; i++) {
+    TsModuleFunction *fn = g_ptr_array_index(self->functions, i);
+    if (strcmp(fn->name, name) == 0)
+      return fn;
+  }
+  return NULL;
+}
+
+TsConcreteInfo *ts_loaded_module_add_trace(TsLoadedModule *self, const char *function,
+                                       const char *signature, const char *pretty_signature,
+                                       int n_concrete, int trace_count, ts_graph *graph)
+{
+  g_return_val_if_fail(TS_IS_LOADED_MODULE(self) && signature != NULL, NULL);
+  TsModuleFunction *fn = ts_loaded_module_lookup(self, function);
+  /* the worker numbers concrete functions 1, 2, ...: one more than we hold */
+  if (!fn || n_concrete != (int)fn->concrete->len + 1) {
+    ts_graph_free(graph);
     return NULL;
-  return ts_module_function(self->module, i);
-}
-
-ts_function *ts_loaded_module_lookup(TsLoadedModule *self, const char *name)
-{
-  g_return_val_if_fail(TS_IS_LOADED_MODULE(self), NULL);
-  return name ? ts_module_lookup(self->module, name) : NULL;
+  }
+  TsConcreteInfo *cf = g_atomic_rc_box_new0(TsConcreteInfo);
+  cf->function = g_strdup(function);
+  cf->index = n_concrete - 1;
+  cf->signature = g_strdup(signature);
+  cf->pretty_signature = g_strdup(pretty_signature ? pretty_signature : "");
+  cf->graph = graph;
+  g_ptr_array_add(fn->concrete, cf);
+  fn->trace_count = trace_count;
+  return cf;
 }

@@ -1,6 +1,7 @@
-/* ts-loaded-module.h — an opened engine module, shared by the window, the
- * sidebar and calls in flight on the worker: the module is freed with the
- * last reference, so a reload never pulls code from under a running call. */
+/* ts-loaded-module.h — what the app knows of a module open in a worker:
+ * its functions and the concrete functions their traces made, with their
+ * graphs.  Shared by the window, the sidebar and the trace log; a restart
+ * or a reload makes a new one, so what the log holds stays as it was. */
 #pragma once
 
 #include <gio/gio.h>
@@ -8,12 +9,40 @@
 
 G_BEGIN_DECLS
 
+/* A concrete function (reference counted: trace log entries keep theirs). */
+typedef struct {
+  char *function;         /* its function's name */
+  int index;              /* among the function's concrete functions */
+  char *signature;        /* "(x: f32[2])" */
+  char *pretty_signature; /* TensorFlow's pretty-printed form */
+  ts_graph *graph;        /* NULL if the worker could not send it */
+} TsConcreteInfo;
+
+TsConcreteInfo *ts_concrete_info_ref(TsConcreteInfo *cf);
+void ts_concrete_info_unref(TsConcreteInfo *cf);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TsConcreteInfo, ts_concrete_info_unref)
+
+/* A function of the module (owned by it). */
+typedef struct {
+  char *name;
+  char **params;          /* parameter names, NULL-terminated */
+  int n_params;
+  int trace_count;
+  GPtrArray *concrete;    /* TsConcreteInfo * in index order */
+} TsModuleFunction;
+
+static inline TsConcreteInfo *ts_module_function_concrete(const TsModuleFunction *fn, int i)
+{
+  return i >= 0 && (guint)i < fn->concrete->len ? g_ptr_array_index(fn->concrete, i) : NULL;
+}
+
 #define TS_TYPE_LOADED_MODULE (ts_loaded_module_get_type())
 G_DECLARE_FINAL_TYPE(TsLoadedModule, ts_loaded_module, TS, LOADED_MODULE, GObject)
 
-/* Takes ownership of module.  source is what the user opened ("seeds" or a
- * path); file the shared object on disk to watch for changes. */
-TsLoadedModule *ts_loaded_module_new(ts_module *module, const char *source, const char *file);
+/* source is what the user opened ("seeds" or a path); file the shared
+ * object on disk; functions the TsWorkerFunction array Open returned. */
+TsLoadedModule *ts_loaded_module_new(const char *source, const char *file, const char *title,
+                                     GPtrArray *functions);
 
 const char *ts_loaded_module_get_source(TsLoadedModule *self);
 const char *ts_loaded_module_get_file(TsLoadedModule *self);
@@ -22,7 +51,14 @@ const char *ts_loaded_module_get_title(TsLoadedModule *self);
 const char *ts_loaded_module_get_display_name(TsLoadedModule *self);
 int ts_loaded_module_get_n_functions(TsLoadedModule *self);
 /* Borrowed; valid while self lives.  NULL if out of range / not found. */
-ts_function *ts_loaded_module_get_function(TsLoadedModule *self, int i);
-ts_function *ts_loaded_module_lookup(TsLoadedModule *self, const char *name);
+TsModuleFunction *ts_loaded_module_get_function(TsLoadedModule *self, int i);
+TsModuleFunction *ts_loaded_module_lookup(TsLoadedModule *self, const char *name);
+
+/* Records a trace: the function's new concrete function (taking graph)
+ * and its trace count.  Returns the concrete function (borrowed), or NULL
+ * if the module has no such function. */
+TsConcreteInfo *ts_loaded_module_add_trace(TsLoadedModule *self, const char *function,
+                                       const char *signature, const char *pretty_signature,
+                                       int n_concrete, int trace_count, ts_graph *graph);
 
 G_END_DECLS

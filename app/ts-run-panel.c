@@ -96,7 +96,7 @@ void ts_run_panel_set_function(TsRunPanel *self, TsLoadedModule *module, const c
   set_result_text(self, NULL);
   gtk_label_set_label(self->result_meta_label, "");
   gtk_widget_set_visible(GTK_WIDGET(self->error_label), FALSE);
-  ts_function *fn = module && function ? ts_loaded_module_lookup(module, function) : NULL;
+  TsModuleFunction *fn = module && function ? ts_loaded_module_lookup(module, function) : NULL;
   gtk_widget_set_sensitive(GTK_WIDGET(self), fn != NULL);
   if (!fn) {
     gtk_label_set_label(self->function_label, "");
@@ -105,12 +105,12 @@ void ts_run_panel_set_function(TsRunPanel *self, TsLoadedModule *module, const c
     return;
   }
   self->function = g_strdup(function);
-  int n_params = ts_function_n_params(fn);
+  int n_params = fn->n_params;
   self->unnamed = n_params == 0;
   GString *label = g_string_new(function);
   g_string_append_c(label, '(');
   for (int i = 0; i < n_params; i++)
-    g_string_append_printf(label, "%s%s", i ? ", " : "", ts_function_param_name(fn, i));
+    g_string_append_printf(label, "%s%s", i ? ", " : "", fn->params[i]);
   g_string_append_c(label, ')');
   gtk_label_set_label(self->function_label, label->str);
   g_string_free(label, TRUE);
@@ -119,7 +119,7 @@ void ts_run_panel_set_function(TsRunPanel *self, TsLoadedModule *module, const c
   g_autofree char *key = remember_key(self);
   Remembered *r = g_hash_table_lookup(self->remembered, key);
   for (int i = 0; i < n_params; i++)
-    ts_arg_row_set_spec(add_row(self, ts_function_param_name(fn, i)), "f32[3]:uniform");
+    ts_arg_row_set_spec(add_row(self, fn->params[i]), "f32[3]:uniform");
   if (r)
     ts_run_panel_set_args(self, (const char *const *)r->specs);
   gtk_spin_button_set_value(self->repeat_spin, r ? r->repeat : 1);

@@ -1,13 +1,11 @@
 /* ts-sidebar-item.c — function and concrete-function rows. */
 #include "ts-sidebar-item.h"
 
-#include <stdlib.h>
-
 struct _TsSidebarItem {
   GObject parent_instance;
   TsLoadedModule *module;
-  ts_function *fn;
-  const ts_concrete *concrete; /* NULL: a function row */
+  TsModuleFunction *fn;
+  TsConcreteInfo *concrete; /* NULL: a function row (the module owns both) */
   int index;
   GListStore *children;
   char *title;
@@ -126,58 +124,56 @@ static void ts_sidebar_item_init(TsSidebarItem *self)
 static void update_function_subtitle(TsSidebarItem *self)
 {
   GString *s = g_string_new(NULL);
-  int n_params = ts_function_n_params(self->fn);
+  int n_params = self->fn->n_params;
   for (int i = 0; i < n_params; i++)
-    g_string_append_printf(s, "%s%s", i ? ", " : "(", ts_function_param_name(self->fn, i));
+    g_string_append_printf(s, "%s%s", i ? ", " : "(", self->fn->params[i]);
   g_string_append(s, n_params ? ")" : "()");
   guint n = g_list_model_get_n_items(G_LIST_MODEL(self->children));
   if (n == 0)
     g_string_append(s, " · not traced");
   else
     g_string_append_printf(s, " · %u concrete function%s · traced %d×", n, n == 1 ? "" : "s",
-                           ts_function_trace_count(self->fn));
+                           self->fn->trace_count);
   g_free(self->subtitle);
   self->subtitle = g_string_free(s, FALSE);
   g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_SUBTITLE]);
   g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_SUBTITLE_MARKUP]);
 }
 
-TsSidebarItem *ts_sidebar_item_new_function(TsLoadedModule *module, ts_function *fn)
+TsSidebarItem *ts_sidebar_item_new_function(TsLoadedModule *module, TsModuleFunction *fn)
 {
   g_return_val_if_fail(TS_IS_LOADED_MODULE(module) && fn != NULL, NULL);
   TsSidebarItem *self = g_object_new(TS_TYPE_SIDEBAR_ITEM, NULL);
   self->module = g_object_ref(module);
   self->fn = fn;
-  self->title = g_strdup(ts_function_name(fn));
+  self->title = g_strdup(fn->name);
   self->children = g_list_store_new(TS_TYPE_SIDEBAR_ITEM);
-  for (int i = 0; i < ts_function_n_concrete(fn); i++)
-    ts_sidebar_item_add_concrete(self, ts_function_concrete(fn, i), i);
+  for (guint i = 0; i < fn->concrete->len; i++)
+    ts_sidebar_item_add_concrete(self, g_ptr_array_index(fn->concrete, i));
   update_function_subtitle(self);
   return self;
 }
 
-void ts_sidebar_item_add_concrete(TsSidebarItem *self, const ts_concrete *cf, int index)
+void ts_sidebar_item_add_concrete(TsSidebarItem *self, TsConcreteInfo *cf)
 {
   g_return_if_fail(TS_IS_SIDEBAR_ITEM(self) && self->concrete == NULL && cf != NULL);
   TsSidebarItem *child = g_object_new(TS_TYPE_SIDEBAR_ITEM, NULL);
   child->module = g_object_ref(self->module);
   child->fn = self->fn;
   child->concrete = cf;
-  child->index = index;
-  child->title = g_strdup(ts_concrete_signature(cf));
-  char *pretty = ts_concrete_pretty_signature(cf);
-  child->subtitle = g_strdup(pretty);
-  free(pretty);
+  child->index = cf->index;
+  child->title = g_strdup(cf->signature);
+  child->subtitle = g_strdup(cf->pretty_signature);
   g_list_store_append(self->children, child);
   g_object_unref(child);
   update_function_subtitle(self);
 }
 
 gboolean ts_sidebar_item_is_function(TsSidebarItem *self) { return self->concrete == NULL; }
-const char *ts_sidebar_item_get_function_name(TsSidebarItem *self) { return ts_function_name(self->fn); }
-ts_function *ts_sidebar_item_get_function(TsSidebarItem *self) { return self->fn; }
+const char *ts_sidebar_item_get_function_name(TsSidebarItem *self) { return self->fn->name; }
+TsModuleFunction *ts_sidebar_item_get_function(TsSidebarItem *self) { return self->fn; }
 TsLoadedModule *ts_sidebar_item_get_module(TsSidebarItem *self) { return self->module; }
-const ts_concrete *ts_sidebar_item_get_concrete(TsSidebarItem *self) { return self->concrete; }
+TsConcreteInfo *ts_sidebar_item_get_concrete(TsSidebarItem *self) { return self->concrete; }
 int ts_sidebar_item_get_concrete_index(TsSidebarItem *self) { return self->index; }
 
 GListModel *ts_sidebar_item_get_children(TsSidebarItem *self)

@@ -1,10 +1,10 @@
-/* ts-trace-entry.c — a trace event, copied off the engine's thread. */
+/* ts-trace-entry.c — a trace the worker reported. */
 #include "ts-trace-entry.h"
 
 struct _TsTraceEntry {
   GObject parent_instance;
   TsLoadedModule *module;
-  const ts_concrete *concrete;
+  TsConcreteInfo *concrete;
   char *function;
   char *signature;
   char *reason;
@@ -48,6 +48,7 @@ static void ts_trace_entry_finalize(GObject *object)
 {
   TsTraceEntry *self = TS_TRACE_ENTRY(object);
   g_clear_object(&self->module);
+  g_clear_pointer(&self->concrete, ts_concrete_info_unref);
   g_free(self->function);
   g_free(self->signature);
   g_free(self->reason);
@@ -101,26 +102,26 @@ static void ts_trace_entry_init(TsTraceEntry *self)
 {
 }
 
-TsTraceEntry *ts_trace_entry_new(TsLoadedModule *module, const ts_trace_event *event,
-                                 const char *call_label, gint64 time_us)
+TsTraceEntry *ts_trace_entry_new(TsLoadedModule *module, const TsWorkerTrace *trace,
+                                 TsConcreteInfo *concrete, const char *call_label, gint64 time_us)
 {
-  g_return_val_if_fail(TS_IS_LOADED_MODULE(module) && event != NULL, NULL);
+  g_return_val_if_fail(TS_IS_LOADED_MODULE(module) && trace != NULL, NULL);
   TsTraceEntry *self = g_object_new(TS_TYPE_TRACE_ENTRY, NULL);
   self->module = g_object_ref(module);
-  self->concrete = event->concrete;
-  self->function = g_strdup(event->function_name);
-  self->signature = g_strdup(event->signature);
-  self->reason = g_strdup(event->reason_text);
-  self->reason_code = event->reason;
-  self->kind = g_strdup((unsigned)event->reason < TS_TRACE_REASON_COUNT ? KINDS[event->reason] : "traced");
-  self->duration_ns = event->duration_ns;
-  self->n_concrete = event->n_concrete;
+  self->concrete = concrete ? ts_concrete_info_ref(concrete) : NULL;
+  self->function = g_strdup(trace->function);
+  self->signature = g_strdup(trace->signature);
+  self->reason = g_strdup(trace->reason_text);
+  self->reason_code = trace->reason;
+  self->kind = g_strdup((unsigned)trace->reason < TS_TRACE_REASON_COUNT ? KINDS[trace->reason] : "traced");
+  self->duration_ns = trace->duration_ns;
+  self->n_concrete = trace->n_concrete;
   self->call_label = g_strdup(call_label);
   self->time_us = time_us;
   g_autoptr(GDateTime) dt = g_date_time_new_from_unix_local(time_us / G_USEC_PER_SEC);
   g_autofree char *hms = g_date_time_format(dt, "%H:%M:%S");
   self->time_text = g_strdup_printf("%s.%03d", hms, (int)(time_us % G_USEC_PER_SEC / 1000));
-  self->duration_text = g_strdup_printf("%.3f ms", (double)event->duration_ns / 1e6);
+  self->duration_text = g_strdup_printf("%.3f ms", (double)trace->duration_ns / 1e6);
   return self;
 }
 
@@ -134,5 +135,5 @@ int ts_trace_entry_get_n_concrete(TsTraceEntry *self) { return self->n_concrete;
 const char *ts_trace_entry_get_call_label(TsTraceEntry *self) { return self->call_label; }
 gint64 ts_trace_entry_get_time(TsTraceEntry *self) { return self->time_us; }
 TsLoadedModule *ts_trace_entry_get_module(TsTraceEntry *self) { return self->module; }
-const ts_concrete *ts_trace_entry_get_concrete(TsTraceEntry *self) { return self->concrete; }
+const TsConcreteInfo *ts_trace_entry_get_concrete(TsTraceEntry *self) { return self->concrete; }
 int ts_trace_entry_get_concrete_index(TsTraceEntry *self) { return self->n_concrete - 1; }

@@ -6,15 +6,16 @@
 #include <tracescope.h>
 
 #include "ts-loaded-module.h"
+#include "ts-worker.h"
 
 G_BEGIN_DECLS
 
 #define TS_TYPE_TRACE_ENTRY (ts_trace_entry_get_type())
 G_DECLARE_FINAL_TYPE(TsTraceEntry, ts_trace_entry, TS, TRACE_ENTRY, GObject)
 
-/* Copies every string; concrete must belong to module. */
-TsTraceEntry *ts_trace_entry_new(TsLoadedModule *module, const ts_trace_event *event,
-                                 const char *call_label, gint64 time_us);
+/* Copies every string; keeps concrete (of module; NULL if its graph did not come). */
+TsTraceEntry *ts_trace_entry_new(TsLoadedModule *module, const TsWorkerTrace *trace,
+                                 TsConcreteInfo *concrete, const char *call_label, gint64 time_us);
 
 const char *ts_trace_entry_get_function(TsTraceEntry *self);
 const char *ts_trace_entry_get_signature(TsTraceEntry *self);
@@ -28,8 +29,8 @@ int ts_trace_entry_get_n_concrete(TsTraceEntry *self);
 const char *ts_trace_entry_get_call_label(TsTraceEntry *self);
 gint64 ts_trace_entry_get_time(TsTraceEntry *self);
 TsLoadedModule *ts_trace_entry_get_module(TsTraceEntry *self);
-/* The concrete function the trace made: borrowed, lives as long as the entry. */
-const ts_concrete *ts_trace_entry_get_concrete(TsTraceEntry *self);
+/* The concrete function the trace made: borrowed, lives as long as the entry; may be NULL. */
+const TsConcreteInfo *ts_trace_entry_get_concrete(TsTraceEntry *self);
 /* Its index among the function's concrete functions. */
 int ts_trace_entry_get_concrete_index(TsTraceEntry *self);
 

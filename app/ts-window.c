@@ -5,7 +5,7 @@
 #include "ts-engine-worker.h"
 #include "ts-graph-view.h"
 #include "ts-input-signature.h"
-#include "ts-module-loader.h"
+#include "ts-module-watch.h"
 
 #define MAX_RECENT 8
 
@@ -26,7 +26,7 @@ struct _TsWindow {
   GMenu *recent_menu;
 
   GSettings *settings;
-  TsModuleLoader *loader;
+  TsModuleWatch *watch;
   TsEngineWorker *worker;
   TsLoadedModule *module;
   GCancellable *load_cancellable;
@@ -99,7 +99,7 @@ static void show_selection(TsWindow *self)
     self->current_function = g_strdup(name);
     ts_run_panel_set_function(self->run_panel, self->module, name);
   }
-  const ts_concrete *cf = ts_sidebar_item_get_concrete(item);
+  TsConcreteInfo *cf = ts_sidebar_item_get_concrete(item);
   if (!cf) {
     GListModel *children = ts_sidebar_item_get_children(item);
     guint n = g_list_model_get_n_items(children);
@@ -189,7 +189,7 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep)
   adw_window_title_set_title(self->window_title, ts_loaded_module_get_title(module));
   adw_window_title_set_subtitle(self->window_title, ts_loaded_module_get_file(module));
   gtk_stack_set_visible_child_name(self->main_stack, "main");
-  ts_module_loader_watch(self->loader, module);
+  ts_module_watch_set_module(self->watch, module);
   /* a reloaded module starts untraced: the function stays selected, not its old graphs */
   if (!function || !ts_function_list_select(self->function_list, function, -1))
     show_selection(self);
@@ -209,33 +209,38 @@ static void show_error_dialog(TsWindow *self, const char *heading, const char *m
   gtk_window_present(GTK_WINDOW(dialog));
 }
 
+typedef enum { LOAD_OPEN, LOAD_RELOAD, LOAD_RESTART } LoadKind;
+
 typedef struct {
   TsWindow *self;
   char *source;
-  gboolean reload;
+  LoadKind kind;
 } LoadRequest;
 
 static void on_loaded(GObject *source, GAsyncResult *result, gpointer user_data)
 {
   LoadRequest *req = user_data;
   g_autoptr(GError) error = NULL;
-  g_autoptr(TsLoadedModule) module = ts_module_loader_load_finish(TS_MODULE_LOADER(source), result, &error);
+  g_autoptr(TsLoadedModule) module = ts_engine_worker_load_finish(TS_ENGINE_WORKER(source), result, &error);
   if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     goto out;
   TsWindow *self = req->self;
   self->loading = FALSE;
   g_clear_object(&self->load_cancellable);
+  static const char *const FAILED[] = { NULL, "Reload failed", "The worker could not be restarted" };
+  static const char *const DONE[] = { NULL, "Module reloaded: it changed on disk",
+                                      "A fresh worker has the module open again" };
   if (!module) {
-    if (req->reload) {
-      g_autofree char *text = g_strdup_printf("Reload failed: %s", error->message);
+    if (req->kind != LOAD_OPEN) {
+      g_autofree char *text = g_strdup_printf("%s: %s", FAILED[req->kind], error->message);
       toast(self, text);
     } else {
       show_error_dialog(self, "Cannot Open Module", error->message);
     }
   } else {
-    set_module(self, module, req->reload);
-    if (req->reload)
-      toast(self, "Module reloaded: it changed on disk");
+    set_module(self, module, req->kind != LOAD_OPEN);
+    if (req->kind != LOAD_OPEN)
+      toast(self, DONE[req->kind]);
     else
       remember_recent(self, req->source);
   }
@@ -246,7 +251,7 @@ out:
   g_free(req);
 }
 
-static void load(TsWindow *self, const char *source, gboolean reload)
+static void load(TsWindow *self, const char *source, LoadKind kind)
 {
   if (self->load_cancellable)
     g_cancellable_cancel(self->load_cancellable);
@@ -256,21 +261,21 @@ static void load(TsWindow *self, const char *source, gboolean reload)
   LoadRequest *req = g_new0(LoadRequest, 1);
   req->self = g_object_ref(self);
   req->source = g_strdup(source);
-  req->reload = reload;
-  ts_module_loader_load_async(self->loader, source, reload, self->load_cancellable, on_loaded, req);
+  req->kind = kind;
+  ts_engine_worker_load_async(self->worker, source, self->load_cancellable, on_loaded, req);
   notify_busy(self);
 }
 
 void ts_window_open_module(TsWindow *self, const char *source)
 {
   g_return_if_fail(TS_IS_WINDOW(self) && source != NULL);
-  load(self, source, FALSE);
+  load(self, source, LOAD_OPEN);
 }
 
-static void on_file_changed(TsModuleLoader *loader, TsWindow *self)
+static void on_file_changed(TsModuleWatch *watch, TsWindow *self)
 {
   if (self->module)
-    load(self, ts_loaded_module_get_source(self->module), TRUE);
+    load(self, ts_loaded_module_get_source(self->module), LOAD_RELOAD);
 }
 
 static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer user_data)
@@ -388,6 +393,38 @@ static void on_print(TsEngineWorker *worker, guint call_id, const char *text, Ts
   ts_console_note_print(self->console, call_id, text);
 }
 
+static void console_note(TsWindow *self, guint call_id, const char *label, const char *text)
+{
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  for (char **l = lines; *l; l++) {
+    if (!**l && !l[1])
+      break;
+    g_autoptr(TsConsoleLine) line = ts_console_line_new(call_id, label ? label : "", g_get_real_time(), *l);
+    ts_console_add_line(self->console, line);
+  }
+}
+
+/* The worker ended on its own: what happened goes to the console (the run
+ * that was running fails with the summary), and a fresh worker opens the
+ * module again so that the next Run can start. */
+static void on_worker_died(TsEngineWorker *worker, TsWorkerDeath *death, const char *label,
+                           TsWindow *self)
+{
+  g_autofree char *what = g_strdup_printf("%s%s%s", label ? label : "the worker", label ? " " : " ",
+                                          death->summary);
+  console_note(self, death->call_id, label, what);
+  if (death->last_op) {
+    g_autofree char *op = g_strdup_printf("last op started: %s", death->last_op);
+    console_note(self, death->call_id, label, op);
+  }
+  if (death->backtrace) {
+    console_note(self, death->call_id, label, "backtrace of the worker:");
+    console_note(self, death->call_id, label, death->backtrace);
+  }
+  if (self->module && !self->loading)
+    load(self, ts_loaded_module_get_source(self->module), LOAD_RESTART);
+}
+
 static void on_worker_busy(TsEngineWorker *worker, GParamSpec *pspec, TsWindow *self)
 {
   notify_busy(self);
@@ -402,15 +439,37 @@ static void on_entry_activated(TsTraceLog *log, TsTraceEntry *entry, TsWindow *s
                               ts_trace_entry_get_concrete_index(entry)))
     return;
   /* a module since reloaded: its graph is still there to look at */
-  ts_graph_pane_show_concrete(self->graph_pane, ts_trace_entry_get_module(entry),
-                              ts_trace_entry_get_concrete(entry));
+  TsConcreteInfo *cf = (TsConcreteInfo *)ts_trace_entry_get_concrete(entry);
+  if (cf)
+    ts_graph_pane_show_concrete(self->graph_pane, ts_trace_entry_get_module(entry), cf);
+}
+
+typedef struct {
+  TsWindow *self;
+  char *text; /* "f now has the input signature (x: f32[?])" */
+} SignatureRequest;
+
+static void on_signature_applied(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  SignatureRequest *req = user_data;
+  g_autoptr(GError) error = NULL;
+  if (ts_engine_worker_set_input_signature_finish(TS_ENGINE_WORKER(source), result, &error)) {
+    toast(req->self, req->text);
+    ts_trace_log_hide_warning(req->self->trace_log);
+  } else {
+    g_autofree char *text = g_strdup_printf("Cannot apply the input signature: %s", error->message);
+    toast(req->self, text);
+  }
+  g_object_unref(req->self);
+  g_free(req->text);
+  g_free(req);
 }
 
 static void action_apply_signature(GtkWidget *widget, const char *name, GVariant *param)
 {
   TsWindow *self = TS_WINDOW(widget);
   const char *function = g_variant_get_string(param, NULL);
-  ts_function *fn = self->module ? ts_loaded_module_lookup(self->module, function) : NULL;
+  TsModuleFunction *fn = self->module ? ts_loaded_module_lookup(self->module, function) : NULL;
   if (!fn || ts_engine_worker_get_busy(self->worker))
     return;
   g_autoptr(GError) error = NULL;
@@ -421,16 +480,18 @@ static void action_apply_signature(GtkWidget *widget, const char *name, GVariant
     toast(self, text);
     return;
   }
-  if (!ts_function_set_input_signature(fn, specs, n)) {
-    ts_error *e = ts_error_take();
-    toast(self, e ? e->message : "Cannot apply the input signature");
-    ts_error_free(e);
-    return;
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new();
+  for (int i = 0; i < n; i++) {
+    g_autofree char *text = ts_spec_to_string(&specs[i]);
+    g_strv_builder_add(b, text);
   }
+  g_auto(GStrv) texts = g_strv_builder_end(b);
   g_autofree char *sig = ts_input_signature_to_string(fn, specs, n);
-  g_autofree char *text = g_strdup_printf("%s now has the input signature %s", function, sig);
-  toast(self, text);
-  ts_trace_log_hide_warning(self->trace_log);
+  SignatureRequest *req = g_new0(SignatureRequest, 1);
+  req->self = g_object_ref(self);
+  req->text = g_strdup_printf("%s now has the input signature %s", function, sig);
+  ts_engine_worker_set_input_signature_async(self->worker, function, (const char *const *)texts,
+                                             on_signature_applied, req);
 }
 
 static void action_clear_log(GtkWidget *widget, const char *name, GVariant *param)
@@ -469,8 +530,8 @@ static void action_compare_concrete(GtkWidget *widget, const char *name, GVarian
   const char *function;
   int left, right;
   g_variant_get(param, "(&sii)", &function, &left, &right);
-  ts_function *fn = self->module ? ts_loaded_module_lookup(self->module, function) : NULL;
-  int n = fn ? ts_function_n_concrete(fn) : 0;
+  TsModuleFunction *fn = self->module ? ts_loaded_module_lookup(self->module, function) : NULL;
+  int n = fn ? (int)fn->concrete->len : 0;
   if (left < 0 || left >= n || right < 0 || right >= n) {
     g_autofree char *text = g_strdup_printf("%s has no concrete functions %d and %d to compare",
                                             function, left, right);
@@ -479,8 +540,8 @@ static void action_compare_concrete(GtkWidget *widget, const char *name, GVarian
   }
   /* shown first, so that the views have their size when the layouts are fitted */
   gtk_stack_set_visible_child_name(self->graph_stack, "compare");
-  ts_compare_pane_show(self->compare_pane, self->module, ts_function_concrete(fn, left),
-                       ts_function_concrete(fn, right));
+  ts_compare_pane_show(self->compare_pane, self->module, ts_module_function_concrete(fn, left),
+                       ts_module_function_concrete(fn, right));
 }
 
 static void action_close_compare(GtkWidget *widget, const char *name, GVariant *param)
@@ -618,13 +679,13 @@ static void ts_window_dispose(GObject *object)
   if (self->error_dialog)
     gtk_window_destroy(self->error_dialog);
   gtk_widget_dispose_template(GTK_WIDGET(self), TS_TYPE_WINDOW);
-  if (self->loader) {
-    g_signal_handlers_disconnect_by_data(self->loader, self);
-    ts_module_loader_watch(self->loader, NULL);
+  if (self->watch) {
+    g_signal_handlers_disconnect_by_data(self->watch, self);
+    ts_module_watch_set_module(self->watch, NULL);
   }
   if (self->worker)
     g_signal_handlers_disconnect_by_data(self->worker, self);
-  g_clear_object(&self->loader);
+  g_clear_object(&self->watch);
   g_clear_object(&self->worker);
   g_clear_object(&self->module);
   g_clear_object(&self->load_cancellable);
@@ -708,15 +769,16 @@ static void ts_window_init(TsWindow *self)
   gtk_widget_init_template(GTK_WIDGET(self));
   g_action_map_add_action_entries(G_ACTION_MAP(self), stateful_actions,
                                   G_N_ELEMENTS(stateful_actions), self);
-  self->loader = ts_module_loader_new();
+  self->watch = ts_module_watch_new();
   self->worker = ts_engine_worker_new();
-  g_signal_connect(self->loader, "file-changed", G_CALLBACK(on_file_changed), self);
+  g_signal_connect(self->watch, "file-changed", G_CALLBACK(on_file_changed), self);
   g_signal_connect(self->worker, "trace", G_CALLBACK(on_trace), self);
   g_signal_connect(self->worker, "warning", G_CALLBACK(on_warning), self);
   g_signal_connect(self->worker, "output", G_CALLBACK(on_output), self);
   g_signal_connect(self->worker, "print", G_CALLBACK(on_print), self);
   g_signal_connect(self->worker, "progress", G_CALLBACK(on_progress), self);
   g_signal_connect(self->worker, "notify::busy", G_CALLBACK(on_worker_busy), self);
+  g_signal_connect(self->worker, "died", G_CALLBACK(on_worker_died), self);
   g_signal_connect(self->function_list, "notify::selected", G_CALLBACK(on_selected_changed), self);
   g_signal_connect(self->trace_log, "entry-activated", G_CALLBACK(on_entry_activated), self);
   show_selection(self);

@@ -310,15 +310,15 @@ static gboolean compare_laid_out(gpointer data)
 static void test_compare_concrete(void)
 {
   TsComparePane *pane = ts_window_get_compare_pane(window);
-  ts_function *fn = ts_loaded_module_lookup(ts_window_get_module(window), "shape_retrace");
-  const ts_concrete *shown = ts_graph_pane_get_concrete(ts_window_get_graph_pane(window));
+  TsModuleFunction *fn = ts_loaded_module_lookup(ts_window_get_module(window), "shape_retrace");
+  TsConcreteInfo *shown = ts_graph_pane_get_concrete(ts_window_get_graph_pane(window));
   g_assert_false(ts_window_get_comparing(window));
 
   activate("win.compare-concrete", "(sii)", "shape_retrace", 0, 1);
   g_assert_true(ts_window_get_comparing(window));
   for (int side = 0; side < 2; side++) {
     TsGraphView *view = TS_GRAPH_VIEW(ts_compare_pane_get_view(pane, side));
-    g_assert_true(ts_graph_view_get_graph(view) == ts_concrete_graph(ts_function_concrete(fn, side)));
+    g_assert_true(ts_graph_view_get_graph(view) == ts_module_function_concrete(fn, side)->graph);
     g_assert_cmpint(ts_graph_view_get_colouring(view), ==, TS_RENDER_COLOUR_FUNCTION);
   }
   /* x is f32[2] vs f32[3]; PrintV2 has no outputs and matches */

@@ -1,0 +1,21 @@
+/* ts-module-watch.h — watches a module's file: a module rebuilt on disk
+ * emits ::file-changed so the window can open it again (in a fresh worker,
+ * which maps the new code) while keeping its state. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "ts-loaded-module.h"
+
+G_BEGIN_DECLS
+
+#define TS_TYPE_MODULE_WATCH (ts_module_watch_get_type())
+G_DECLARE_FINAL_TYPE(TsModuleWatch, ts_module_watch, TS, MODULE_WATCH, GObject)
+
+TsModuleWatch *ts_module_watch_new(void);
+
+/* Watches module's file (one at a time; NULL stops watching).  ::file-changed
+ * is emitted once the file has settled after a change. */
+void ts_module_watch_set_module(TsModuleWatch *self, TsLoadedModule *module);
+
+G_END_DECLS

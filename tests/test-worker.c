@@ -1,0 +1,355 @@
+/* test-worker.c — tracescope-worker through its client (TsWorker): calls
+ * and their output, large results, and every way a module can end the
+ * process — each reported with its cause, and a fresh worker working after. */
+#include <signal.h>
+#include <string.h>
+
+#include "ts-worker.h"
+
+#define TIMEOUT_S 60
+
+static char *misbehave_path;
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+static gboolean on_timeout(gpointer data)
+{
+  *(gboolean *)data = TRUE;
+  return G_SOURCE_REMOVE;
+}
+
+static void wait_for(gboolean (*cond)(gpointer), gpointer data, const char *what)
+{
+  gboolean timed_out = FALSE;
+  guint id = g_timeout_add_seconds(TIMEOUT_S, on_timeout, &timed_out);
+  while (!cond(data) && !timed_out)
+    g_main_context_iteration(NULL, TRUE);
+  if (timed_out)
+    g_error("timed out waiting for %s", what);
+  g_source_remove(id);
+}
+
+static gboolean has_result(gpointer data)
+{
+  return *(GAsyncResult **)data != NULL;
+}
+
+static void store_result(GObject *source, GAsyncResult *res, gpointer data)
+{
+  *(GAsyncResult **)data = g_object_ref(res);
+}
+
+static GAsyncResult *wait_result(GAsyncResult **slot, const char *what)
+{
+  wait_for(has_result, slot, what);
+  return *slot;
+}
+
+typedef struct {
+  TsWorker *worker;
+  GPtrArray *lines;   /* "1:7:text": fd, call id, line */
+  TsWorkerDeath *death;
+  GPtrArray *traces;  /* TsWorkerTrace function names */
+} Fixture;
+
+static void on_output(TsWorker *w, guint call_id, int fd, const char *line, gint64 time, Fixture *f)
+{
+  g_ptr_array_add(f->lines, g_strdup_printf("%d:%u:%s", fd, call_id, line));
+}
+
+static void on_died(TsWorker *w, TsWorkerDeath *death, Fixture *f)
+{
+  f->death = ts_worker_death_copy(death);
+}
+
+static void on_trace(TsWorker *w, TsWorkerTrace *t, Fixture *f)
+{
+  g_assert_nonnull(t->graph);
+  g_ptr_array_add(f->traces, g_strdup(t->function));
+}
+
+static void fixture_start(Fixture *f, guint64 memory_limit)
+{
+  f->worker = ts_worker_new(memory_limit);
+  f->lines = g_ptr_array_new_with_free_func(g_free);
+  f->traces = g_ptr_array_new_with_free_func(g_free);
+  g_signal_connect(f->worker, "output", G_CALLBACK(on_output), f);
+  g_signal_connect(f->worker, "died", G_CALLBACK(on_died), f);
+  g_signal_connect(f->worker, "trace", G_CALLBACK(on_trace), f);
+  GAsyncResult *res = NULL;
+  ts_worker_start_async(f->worker, NULL, store_result, &res);
+  g_autoptr(GError) error = NULL;
+  g_assert_true(ts_worker_start_finish(f->worker, wait_result(&res, "the worker to start"), &error));
+  g_assert_no_error(error);
+  g_object_unref(res);
+  res = NULL;
+  g_autofree char *title = NULL, *path = NULL;
+  g_autoptr(GPtrArray) functions = NULL;
+  ts_worker_open_async(f->worker, misbehave_path, NULL, store_result, &res);
+  g_assert_true(ts_worker_open_finish(f->worker, wait_result(&res, "the module to open"), &title,
+                                      &path, &functions, &error));
+  g_assert_no_error(error);
+  g_object_unref(res);
+  g_assert_cmpstr(title, ==, "misbehaving test module");
+  g_assert_cmpuint(functions->len, ==, 10);
+  TsWorkerFunction *good = g_ptr_array_index(functions, 0);
+  g_assert_cmpstr(good->name, ==, "good");
+  g_assert_cmpstrv(good->params, ((const char *const[]){ "x", NULL }));
+}
+
+static gboolean death_known(gpointer data)
+{
+  return ((Fixture *)data)->death != NULL;
+}
+
+static gboolean worker_gone(gpointer data)
+{
+  return ((Fixture *)data)->worker == NULL;
+}
+
+static void fixture_stop(Fixture *f)
+{
+  if (!f->death) {
+    ts_worker_close(f->worker);
+    wait_for(death_known, f, "the worker to end");
+    g_assert_true(f->death->expected);
+  }
+  g_object_add_weak_pointer(G_OBJECT(f->worker), (gpointer *)&f->worker);
+  g_object_unref(f->worker);
+  wait_for(worker_gone, f, "the worker object to go"); /* its readers let go */
+  g_ptr_array_unref(f->lines);
+  g_ptr_array_unref(f->traces);
+  ts_worker_death_free(f->death);
+}
+
+/* Calls function(args) and waits; the result, or NULL with *error. */
+static TsCallResult *call(Fixture *f, guint id, const char *function, const char *const *args,
+                          gboolean eager, GCancellable *cancel, GError **error)
+{
+  GAsyncResult *res = NULL;
+  ts_worker_call_async(f->worker, id, function, args, 1, eager, cancel, store_result, &res);
+  TsCallResult *r = ts_worker_call_finish(f->worker, wait_result(&res, function), error);
+  g_object_unref(res);
+  return r;
+}
+
+static gboolean has_line(Fixture *f, const char *line)
+{
+  for (guint i = 0; i < f->lines->len; i++)
+    if (strcmp(g_ptr_array_index(f->lines, i), line) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* ---- calls -------------------------------------------------------------------- */
+
+static void test_call(void)
+{
+  Fixture f = { 0 };
+  fixture_start(&f, 0);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsCallResult) r = call(&f, 1, "good", (const char *const[]){ "f32[2]=1,2", NULL }, FALSE,
+                                   NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpstr(r->value_text, ==, "Tensor([2. 3.], shape=(2,), dtype=float32)");
+  g_assert_cmpstr(r->shape_text, ==, "f32[2]");
+  g_assert_cmpuint(r->n_calls, ==, 1);
+  g_assert_cmpint(r->dtype, ==, TS_F32);
+  g_assert_cmpint(r->shape.rank, ==, 1);
+  gsize size;
+  const float *v = g_bytes_get_data(r->data, &size);
+  g_assert_cmpuint(size, ==, 2 * sizeof(float));
+  g_assert_cmpfloat(v[0], ==, 2.0f);
+  g_assert_cmpfloat(v[1], ==, 3.0f);
+  /* the first graph-mode call traced, and the graph came across */
+  g_assert_cmpuint(f.traces->len, ==, 1);
+  g_assert_cmpstr(g_ptr_array_index(f.traces, 0), ==, "good");
+
+  /* errors of the call are the engine's, the worker stays */
+  g_autoptr(TsCallResult) bad = call(&f, 2, "good", (const char *const[]){ "f32[2]=1,2", "3", NULL },
+                                     FALSE, NULL, &error);
+  g_assert_null(bad);
+  g_assert_error(error, TS_ENGINE_ERROR, TS_ERR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(error->message, "good takes 1 argument, got 2"));
+  g_clear_error(&error);
+  g_autoptr(TsCallResult) missing = call(&f, 3, "nope", (const char *const[]){ NULL }, FALSE, NULL, &error);
+  g_assert_error(error, TS_ENGINE_ERROR, TS_ERR_NOT_FOUND);
+  g_clear_error(&error);
+  g_assert_true(ts_worker_get_alive(f.worker));
+  fixture_stop(&f);
+}
+
+/* What a call prints comes line by line, with its call, before its result. */
+static void test_output_attributed(void)
+{
+  Fixture f = { 0 };
+  fixture_start(&f, 0);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsCallResult) r = call(&f, 7, "chatty", (const char *const[]){ "f32[]=1", NULL }, TRUE,
+                                   NULL, &error);
+  g_assert_no_error(error);
+  g_assert_true(has_line(&f, "1:7:chatty out 1"));
+  g_assert_true(has_line(&f, "2:7:chatty err"));
+  g_assert_true(has_line(&f, "1:7:chatty out 2 (no newline)"));
+  fixture_stop(&f);
+}
+
+/* A 64 MB result crosses in a memfd, whole. */
+static void test_large_result(void)
+{
+  Fixture f = { 0 };
+  fixture_start(&f, 0);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsCallResult) r = call(&f, 1, "big", (const char *const[]){ "16777216", NULL }, TRUE,
+                                   NULL, &error);
+  g_assert_no_error(error);
+  gsize size;
+  const float *v = g_bytes_get_data(r->data, &size);
+  g_assert_cmpuint(size, ==, 64u << 20);
+  g_assert_cmpfloat(v[0], ==, 1.0f);
+  g_assert_cmpfloat(v[(16u << 20) - 1], ==, 1.0f);
+  fixture_stop(&f);
+}
+
+/* ---- deaths --------------------------------------------------------------------- */
+
+typedef struct {
+  const char *function;
+  int signal;
+  const char *summary;   /* a substring of the summary */
+  const char *frame;     /* a function the backtrace must name, or NULL */
+} Crash;
+
+/* Calls a function that ends the worker; checks the death and that the
+ * call failed with it. */
+static TsWorkerDeath *die(Fixture *f, const char *function, const char *const *args, GCancellable *cancel)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsCallResult) r = call(f, 9, function, args, TRUE, cancel, &error);
+  g_assert_null(r);
+  g_assert_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED);
+  g_assert_nonnull(f->death);
+  g_assert_false(f->death->expected);
+  g_assert_cmpstr(error->message, ==, f->death->summary);
+  g_assert_false(ts_worker_get_alive(f->worker));
+  return f->death;
+}
+
+static void check_crash(gconstpointer data)
+{
+  const Crash *c = data;
+  Fixture f = { 0 };
+  fixture_start(&f, 0);
+  TsWorkerDeath *d = die(&f, c->function, (const char *const[]){ "f32[2]=1,-1", NULL }, NULL);
+  g_test_message("%s: %s\nlast op: %s\n%s", c->function, d->summary, d->last_op, d->backtrace);
+  g_assert_cmpint(d->signal, ==, c->signal);
+  g_assert_nonnull(strstr(d->summary, c->summary));
+  g_assert_cmpuint(d->call_id, ==, 9);
+  if (c->frame) {
+    g_assert_nonnull(d->backtrace);
+    g_assert_nonnull(strstr(d->backtrace, c->frame));
+    g_assert_nonnull(strstr(d->backtrace, "misbehave.c:"));
+  }
+  fixture_stop(&f);
+}
+
+static void test_segv_last_op(void)
+{
+  Fixture f = { 0 };
+  fixture_start(&f, 0);
+  TsWorkerDeath *d = die(&f, "segv", (const char *const[]){ "f32[2]=1,-1", NULL }, NULL);
+  g_assert_nonnull(d->last_op);
+  g_assert_true(g_str_has_prefix(d->last_op, "Relu at "));
+  g_assert_nonnull(strstr(d->last_op, "misbehave.c:"));
+  fixture_stop(&f);
+}
+
+static void test_exit(void)
+{
+  Fixture f = { 0 };
+  fixture_start(&f, 0);
+  TsWorkerDeath *d = die(&f, "exit_call", (const char *const[]){ "1", NULL }, NULL);
+  g_assert_true(d->exited);
+  g_assert_cmpint(d->exit_status, ==, 3);
+  g_assert_cmpstr(d->summary, ==, "called exit(3)");
+  fixture_stop(&f);
+}
+
+static void test_out_of_memory(void)
+{
+  Fixture f = { 0 };
+  fixture_start(&f, 1u << 30);
+  TsWorkerDeath *d = die(&f, "hog", (const char *const[]){ "1", NULL }, NULL);
+  g_assert_true(d->out_of_memory);
+  g_assert_nonnull(strstr(d->summary, "ran out of memory"));
+  g_assert_nonnull(strstr(d->summary, "limit of 1.0")); /* "1.0 GiB", with a no-break space */
+  fixture_stop(&f);
+}
+
+/* Cancels once the call is running in the worker (its first progress). */
+static void cancel_when_running(TsWorker *w, guint call_id, double fraction, GCancellable *cancel)
+{
+  g_cancellable_cancel(cancel);
+}
+
+/* A host loop cannot stop at an op: the worker is killed after the grace period. */
+static void test_hang_killed(void)
+{
+  Fixture f = { 0 };
+  fixture_start(&f, 0);
+  g_autoptr(GCancellable) cancel = g_cancellable_new();
+  g_signal_connect(f.worker, "progress", G_CALLBACK(cancel_when_running), cancel);
+  TsWorkerDeath *d = die(&f, "spin", (const char *const[]){ "1", NULL }, cancel);
+  g_assert_true(d->hung);
+  g_assert_cmpint(d->signal, ==, SIGKILL);
+  g_assert_nonnull(strstr(d->summary, "did not stop within 2 s of Cancel"));
+  fixture_stop(&f);
+}
+
+/* An endless TS_WHILE stops at its next op: cancelled, the worker lives on. */
+static void test_endless_loop_cancelled(void)
+{
+  for (int eager = 0; eager < 2; eager++) {
+    Fixture f = { 0 };
+    fixture_start(&f, 0);
+    g_autoptr(GCancellable) cancel = g_cancellable_new();
+    g_signal_connect(f.worker, "progress", G_CALLBACK(cancel_when_running), cancel);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(TsCallResult) r = call(&f, 4, "endless", (const char *const[]){ "1", NULL }, eager, cancel, &error);
+    g_assert_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+    g_clear_error(&error);
+    g_assert_true(ts_worker_get_alive(f.worker));
+    g_signal_handlers_disconnect_by_func(f.worker, cancel_when_running, cancel);
+    g_autoptr(TsCallResult) again = call(&f, 5, "good", (const char *const[]){ "f32[]=1", NULL }, FALSE,
+                                         NULL, &error);
+    g_assert_no_error(error);
+    g_assert_cmpstr(again->value_text, ==, "Tensor(2.0, shape=(), dtype=float32)");
+    fixture_stop(&f);
+  }
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  misbehave_path = g_build_filename(TS_TEST_MODULES_DIR, "misbehave.so", NULL);
+  static const Crash crashes[] = {
+    { "segv", SIGSEGV, "crashed: SIGSEGV", "segv" },
+    { "abort_call", SIGABRT, "crashed: SIGABRT", "abort_call" },
+    { "overflow", SIGSEGV, "stack overflow", "recurse" },
+  };
+  g_test_add_func("/worker/call", test_call);
+  g_test_add_func("/worker/output-attributed", test_output_attributed);
+  g_test_add_func("/worker/large-result", test_large_result);
+  for (guint i = 0; i < G_N_ELEMENTS(crashes); i++) {
+    g_autofree char *path = g_strdup_printf("/worker/crash/%s", crashes[i].function);
+    g_test_add_data_func(path, &crashes[i], check_crash);
+  }
+  g_test_add_func("/worker/segv-last-op", test_segv_last_op);
+  g_test_add_func("/worker/exit", test_exit);
+  g_test_add_func("/worker/out-of-memory", test_out_of_memory);
+  g_test_add_func("/worker/hang-killed", test_hang_killed);
+  g_test_add_func("/worker/endless-loop-cancelled", test_endless_loop_cancelled);
+  int status = g_test_run();
+  g_free(misbehave_path);
+  return status;
+}

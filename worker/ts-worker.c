@@ -1,0 +1,988 @@
+/* ts-worker.c — one tracescope-worker process, seen from the app.
+ *
+ * Three channels come from the process: the D-Bus connection (replies and
+ * signals), its stdout/stderr pipes (lines, with call marks), and at its
+ * end the crash pipe and the status page.  A call completes when its reply
+ * and its end marks on both pipes are in, so every line it printed is
+ * delivered first.  The death is reported once the process is reaped and
+ * every pipe is at its end, so the report and the last lines agree.
+ *
+ * The pipe readers hold the object: it lives until its process has ended
+ * and been reported, so an owner done with it calls ts_worker_close(). */
+#include "ts-worker.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gio/gunixfdlist.h>
+#include <gio/gunixinputstream.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ts-crash-report.h"
+#include "ts-worker-protocol.h"
+
+#define CANCEL_GRACE_MS 2000 /* a call has this long to stop after Cancel */
+#define WATCH_MS 50          /* resident memory is checked this often during a call */
+#define CRASH_MAX (4u << 20) /* a crash report is cut at 4 MiB */
+
+typedef struct {
+  TsWorker *self;            /* borrowed: the task holds a reference */
+  GTask *task;
+  guint call_id;
+  TsCallResult *result;
+  GError *error;
+  gboolean replied;
+  gboolean ended[2];         /* its end mark on stdout, stderr */
+  GCancellable *cancellable;
+  gulong cancel_handler;
+  guint grace;
+} PendingCall;
+
+struct _TsWorker {
+  GObject parent_instance;
+  guint64 memory_limit;
+  GSubprocess *process;
+  GPid pid;
+  GDBusConnection *connection;
+  guint subscription;
+  TsWorkerStatus *status;
+  GCancellable *io;              /* the pipe readers, until dispose */
+  GDataInputStream *out[2];
+  guint out_call[2];             /* the call each stream is inside (marks), 0 outside */
+  GByteArray *crash;
+  GQueue calls;                  /* PendingCall *, oldest first */
+  guint watch;
+  gboolean reaped, crash_done, out_done[2];
+  int wait_status;
+  gboolean killed_hung, killed_oom, closing;
+  TsWorkerDeath *death;
+};
+
+enum { SIGNAL_TRACE, SIGNAL_WARNING, SIGNAL_PRINT, SIGNAL_PROGRESS, SIGNAL_OUTPUT, SIGNAL_DIED, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE(TsWorker, ts_worker, G_TYPE_OBJECT)
+G_DEFINE_BOXED_TYPE(TsWorkerDeath, ts_worker_death, ts_worker_death_copy, ts_worker_death_free)
+
+/* ---- plain data ------------------------------------------------------------------ */
+
+TsWorkerDeath *ts_worker_death_copy(const TsWorkerDeath *d)
+{
+  TsWorkerDeath *c = g_memdup2(d, sizeof *d);
+  c->summary = g_strdup(d->summary);
+  c->backtrace = g_strdup(d->backtrace);
+  c->last_op = g_strdup(d->last_op);
+  return c;
+}
+
+void ts_worker_death_free(TsWorkerDeath *d)
+{
+  if (!d)
+    return;
+  g_free(d->summary);
+  g_free(d->backtrace);
+  g_free(d->last_op);
+  g_free(d);
+}
+
+void ts_call_result_free(TsCallResult *r)
+{
+  if (!r)
+    return;
+  g_free(r->value_text);
+  g_free(r->shape_text);
+  g_clear_pointer(&r->data, g_bytes_unref);
+  g_free(r);
+}
+
+void ts_worker_trace_free(TsWorkerTrace *t)
+{
+  if (!t)
+    return;
+  g_free(t->function);
+  g_free(t->signature);
+  g_free(t->pretty_signature);
+  g_free(t->reason_text);
+  ts_graph_free(t->graph);
+  g_free(t);
+}
+
+void ts_worker_function_free(TsWorkerFunction *fn)
+{
+  if (!fn)
+    return;
+  g_free(fn->name);
+  g_strfreev(fn->params);
+  g_free(fn);
+}
+
+/* ---- finding the executable ---------------------------------------------------------- */
+
+/* $TRACESCOPE_WORKER, else the build tree's, else the installed one. */
+static const char *worker_path(void)
+{
+  const char *env = g_getenv("TRACESCOPE_WORKER");
+  if (env && *env)
+    return env;
+  if (g_file_test(TS_WORKER_BUILD_PATH, G_FILE_TEST_IS_EXECUTABLE))
+    return TS_WORKER_BUILD_PATH;
+  return TS_WORKER_INSTALL_PATH;
+}
+
+/* ---- calls -------------------------------------------------------------------------- */
+
+static void pending_free(PendingCall *pc)
+{
+  if (pc->cancel_handler)
+    g_cancellable_disconnect(pc->cancellable, pc->cancel_handler);
+  g_clear_object(&pc->cancellable);
+  g_clear_handle_id(&pc->grace, g_source_remove);
+  ts_call_result_free(pc->result);
+  g_clear_error(&pc->error);
+  g_clear_object(&pc->task);
+  g_free(pc);
+}
+
+static PendingCall *find_call(TsWorker *self, guint call_id)
+{
+  for (GList *l = self->calls.head; l; l = l->next)
+    if (((PendingCall *)l->data)->call_id == call_id)
+      return l->data;
+  return NULL;
+}
+
+static void update_watch(TsWorker *self);
+
+/* Completes pc with what it has (or error) and forgets it. */
+static void call_return(TsWorker *self, PendingCall *pc, GError *error)
+{
+  g_queue_remove(&self->calls, pc);
+  GTask *task = g_steal_pointer(&pc->task);
+  if (error)
+    g_task_return_error(task, error);
+  else if (pc->error)
+    g_task_return_error(task, g_steal_pointer(&pc->error));
+  else
+    g_task_return_pointer(task, g_steal_pointer(&pc->result), (GDestroyNotify)ts_call_result_free);
+  g_object_unref(task);
+  pending_free(pc);
+  update_watch(self);
+}
+
+static void call_maybe_done(TsWorker *self, PendingCall *pc)
+{
+  if (pc->replied && pc->ended[0] && pc->ended[1])
+    call_return(self, pc, NULL);
+}
+
+static gboolean read_result_data(GVariantDict *d, GUnixFDList *fds, TsCallResult *r, GError **error);
+
+static TsCallResult *parse_result(GVariant *reply, GUnixFDList *fds, guint call_id, GError **error)
+{
+  if (!g_variant_is_of_type(reply, G_VARIANT_TYPE("(a{sv})"))) {
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL, "a Call reply of type %s, not (a{sv})",
+                g_variant_get_type_string(reply));
+    return NULL;
+  }
+  g_autoptr(GVariant) dict = g_variant_get_child_value(reply, 0);
+  GVariantDict d;
+  g_variant_dict_init(&d, dict);
+  g_autoptr(TsCallResult) r = g_new0(TsCallResult, 1);
+  r->call_id = call_id;
+  g_variant_dict_lookup(&d, "traced-only", "b", &r->traced_only);
+  if (!g_variant_dict_lookup(&d, "value-text", "s", &r->value_text)) {
+    g_variant_dict_clear(&d);
+    g_set_error_literal(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL, "a Call reply without value-text");
+    return NULL;
+  }
+  g_variant_dict_lookup(&d, "shape-text", "s", &r->shape_text);
+  g_variant_dict_lookup(&d, "n-calls", "u", &r->n_calls);
+  g_variant_dict_lookup(&d, "total-ns", "t", &r->total_ns);
+  gboolean ok = read_result_data(&d, fds, r, error);
+  g_variant_dict_clear(&d);
+  return ok ? g_steal_pointer(&r) : NULL;
+}
+
+typedef struct {
+  void *map;
+  gsize size;
+} Mapping;
+
+static void mapping_free(gpointer data)
+{
+  Mapping *m = data;
+  munmap(m->map, m->size);
+  g_free(m);
+}
+
+/* The result's values: dtype, shape, and bytes inline or in a memfd.
+ * Everything is checked: the bytes must be exactly what dtype and shape say. */
+static gboolean read_result_data(GVariantDict *d, GUnixFDList *fds, TsCallResult *r, GError **error)
+{
+  const char *dtype_name;
+  if (!g_variant_dict_lookup(d, "dtype", "&s", &dtype_name))
+    return TRUE; /* no values: strings, variants, traced only */
+  g_autoptr(GVariant) shape = g_variant_dict_lookup_value(d, "shape", G_VARIANT_TYPE("ax"));
+  gsize rank = 0;
+  const gint64 *dims = shape ? g_variant_get_fixed_array(shape, &rank, sizeof(gint64)) : NULL;
+  if (!ts_dtype_from_name(dtype_name, &r->dtype) || !shape || rank > TS_MAX_RANK) {
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                "a Call result with a bad dtype (%s) or shape", dtype_name);
+    return FALSE;
+  }
+  r->shape.rank = (int)rank;
+  for (gsize i = 0; i < rank; i++)
+    r->shape.dim[i] = dims[i];
+  int64_t n = ts_shape_size(r->shape);
+  gsize expected;
+  if (n < 0 || !g_size_checked_mul(&expected, (gsize)n, ts_dtype_size(r->dtype))) {
+    g_set_error_literal(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                        "a Call result whose shape has unknown dims or overflows");
+    return FALSE;
+  }
+  g_autoptr(GVariant) inline_data = g_variant_dict_lookup_value(d, "data", G_VARIANT_TYPE_BYTESTRING);
+  if (inline_data) {
+    if (g_variant_get_size(inline_data) != expected) {
+      g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                  "a Call result of %zu bytes where its shape says %zu", g_variant_get_size(inline_data),
+                  expected);
+      return FALSE;
+    }
+    r->data = g_variant_get_data_as_bytes(inline_data);
+    return TRUE;
+  }
+  gint32 index;
+  guint64 size;
+  if (!g_variant_dict_lookup(d, "data-fd", "h", &index) ||
+      !g_variant_dict_lookup(d, "data-size", "t", &size) || !fds || index < 0 ||
+      index >= g_unix_fd_list_get_length(fds) || size != expected || size == 0) {
+    g_set_error_literal(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                        "a Call result whose values are neither inline nor in a valid fd");
+    return FALSE;
+  }
+  int fd = g_unix_fd_list_get(fds, index, error);
+  if (fd < 0)
+    return FALSE;
+  struct stat st;
+  void *map = MAP_FAILED;
+  if (fstat(fd, &st) == 0 && (guint64)st.st_size >= size)
+    map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (map == MAP_FAILED) {
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                "cannot map the %" G_GUINT64_FORMAT "-byte result the worker sent", size);
+    return FALSE;
+  }
+  Mapping *m = g_new(Mapping, 1);
+  m->map = map;
+  m->size = size;
+  r->data = g_bytes_new_with_free_func(map, size, mapping_free, m);
+  return TRUE;
+}
+
+static void on_call_reply(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  TsWorker *self = g_task_get_source_object(task);
+  PendingCall *pc = g_task_get_task_data(task);
+  g_autoptr(GUnixFDList) fds = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_with_unix_fd_list_finish(G_DBUS_CONNECTION(source),
+                                                                             &fds, res, &error);
+  if (!g_queue_find(&self->calls, pc))
+    return; /* already failed (the worker died) */
+  if (!reply && self->connection && g_dbus_connection_is_closed(self->connection))
+    return; /* the worker is gone: the death report fails the call */
+  if (reply)
+    pc->result = parse_result(reply, fds, pc->call_id, &pc->error);
+  else {
+    g_dbus_error_strip_remote_error(error);
+    pc->error = g_steal_pointer(&error);
+  }
+  pc->replied = TRUE;
+  call_maybe_done(self, pc);
+}
+
+static gboolean on_grace_over(gpointer data)
+{
+  PendingCall *pc = data;
+  TsWorker *self = pc->self;
+  pc->grace = 0;
+  if (self->process && !self->reaped) {
+    self->killed_hung = TRUE;
+    g_subprocess_force_exit(self->process);
+  }
+  return G_SOURCE_REMOVE;
+}
+
+/* Asks the worker to stop the call at its next op; kills it if it has not
+ * stopped when the grace period is over. */
+static void on_call_cancelled(GCancellable *cancellable, gpointer data)
+{
+  PendingCall *pc = data;
+  TsWorker *self = pc->self;
+  if (self->connection && !g_dbus_connection_is_closed(self->connection))
+    g_dbus_connection_call(self->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE, "Cancel",
+                           g_variant_new("(u)", pc->call_id), NULL, G_DBUS_CALL_FLAGS_NONE, -1,
+                           NULL, NULL, NULL);
+  if (!pc->grace)
+    pc->grace = g_timeout_add(CANCEL_GRACE_MS, on_grace_over, pc);
+}
+
+void ts_worker_call_async(TsWorker *self, guint call_id, const char *function,
+                          const char *const *args, guint repeat, gboolean eager,
+                          GCancellable *cancellable, GAsyncReadyCallback callback,
+                          gpointer user_data)
+{
+  g_return_if_fail(TS_IS_WORKER(self) && function != NULL && args != NULL);
+  GTask *task = g_task_new(self, NULL, callback, user_data);
+  g_task_set_source_tag(task, ts_worker_call_async);
+  if (!ts_worker_get_alive(self)) {
+    g_task_return_new_error(task, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED, "the worker is not running");
+    g_object_unref(task);
+    return;
+  }
+  PendingCall *pc = g_new0(PendingCall, 1);
+  pc->self = self;
+  pc->task = task;
+  pc->call_id = call_id;
+  g_task_set_task_data(task, pc, NULL);
+  g_queue_push_tail(&self->calls, pc);
+  g_dbus_connection_call_with_unix_fd_list(
+    self->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE, "Call",
+    g_variant_new("(us^asub)", call_id, function, args, repeat, eager), G_VARIANT_TYPE("(a{sv})"),
+    G_DBUS_CALL_FLAGS_NONE, G_MAXINT, NULL, NULL, on_call_reply, g_object_ref(task));
+  if (cancellable) {
+    pc->cancellable = g_object_ref(cancellable);
+    pc->cancel_handler = g_cancellable_connect(cancellable, G_CALLBACK(on_call_cancelled), pc, NULL);
+  }
+  update_watch(self);
+}
+
+TsCallResult *ts_worker_call_finish(TsWorker *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail(g_task_is_valid(result, self), NULL);
+  g_autoptr(GError) local = NULL;
+  TsCallResult *r = g_task_propagate_pointer(G_TASK(result), &local);
+  if (!r) {
+    /* a call cancelled in time ends the way cancelled calls do */
+    if (g_error_matches(local, TS_ENGINE_ERROR, TS_ERR_CANCELLED))
+      g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Cancelled");
+    else
+      g_propagate_error(error, g_steal_pointer(&local));
+  }
+  return r;
+}
+
+/* ---- memory watch ---------------------------------------------------------------------- */
+
+static guint64 resident_bytes(GPid pid)
+{
+  g_autofree char *path = g_strdup_printf("/proc/%d/statm", (int)pid);
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents(path, &text, NULL, NULL))
+    return 0;
+  guint64 size = 0, resident = 0;
+  if (sscanf(text, "%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, &size, &resident) != 2)
+    return 0;
+  return resident * (guint64)sysconf(_SC_PAGESIZE);
+}
+
+static gboolean on_watch(gpointer data)
+{
+  TsWorker *self = data;
+  if (self->process && !self->reaped && resident_bytes(self->pid) > self->memory_limit) {
+    self->killed_oom = TRUE;
+    g_subprocess_force_exit(self->process);
+    self->watch = 0;
+    return G_SOURCE_REMOVE;
+  }
+  return G_SOURCE_CONTINUE;
+}
+
+/* The resident size is watched while calls are in flight: the address
+ * space limit alone does not hold where sanitizers run the worker. */
+static void update_watch(TsWorker *self)
+{
+  gboolean want = self->memory_limit > 0 && self->calls.length > 0 && !self->reaped;
+  if (want && !self->watch)
+    self->watch = g_timeout_add(WATCH_MS, on_watch, self);
+  else if (!want)
+    g_clear_handle_id(&self->watch, g_source_remove);
+}
+
+/* ---- death ----------------------------------------------------------------------------- */
+
+static char *format_bytes(guint64 n)
+{
+  return g_format_size_full(n, G_FORMAT_SIZE_IEC_UNITS);
+}
+
+/* What the status page says the worker was doing. */
+static void read_status(TsWorker *self, TsWorkerDeath *d)
+{
+  TsWorkerStatus *st = self->status;
+  if (!st || st->magic != TS_WORKER_STATUS_MAGIC)
+    return;
+  d->call_id = st->call_id;
+  d->exited = st->exited != 0;
+  if (d->exited)
+    d->exit_status = st->exit_status;
+  char op[sizeof st->op + 1], node[sizeof st->node + 1], loc[sizeof st->loc + 1];
+  g_strlcpy(op, st->op, sizeof op);
+  g_strlcpy(node, st->node, sizeof node);
+  g_strlcpy(loc, st->loc, sizeof loc);
+  if (!*op || !d->call_id)
+    return;
+  g_autoptr(GString) s = g_string_new(op);
+  if (*node)
+    g_string_append_printf(s, " (%s)", node);
+  if (*loc)
+    g_string_append_printf(s, " at %s", loc);
+  d->last_op = g_string_free(g_steal_pointer(&s), FALSE);
+}
+
+static char *crash_summary(const TsCrashReport *report, int sig)
+{
+  if (report && report->description)
+    return g_strdup_printf("crashed: %s (%s)", report->signal_name, report->description);
+  return g_strdup_printf("crashed: %s (%s)", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?",
+                         sigdescr_np(sig) ? sigdescr_np(sig) : "unknown signal");
+}
+
+static TsWorkerDeath *make_death(TsWorker *self)
+{
+  TsWorkerDeath *d = g_new0(TsWorkerDeath, 1);
+  read_status(self, d);
+  g_autoptr(TsCrashReport) report = NULL;
+  if (self->crash && self->crash->len > 0)
+    report = ts_crash_report_parse((const char *)self->crash->data, self->crash->len, NULL);
+  if (report)
+    d->backtrace = ts_crash_report_format_backtrace(report);
+  int ws = self->wait_status;
+  d->signal = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
+  d->out_of_memory = self->killed_oom || (report && report->out_of_memory);
+  d->hung = self->killed_hung;
+  if (d->out_of_memory) {
+    g_autofree char *limit = format_bytes(self->memory_limit);
+    d->summary = g_strdup_printf("ran out of memory: the worker reached its limit of %s "
+                                 "(Preferences: worker memory limit)", limit);
+  } else if (d->hung) {
+    d->summary = g_strdup_printf("did not stop within %d s of Cancel: the worker was killed",
+                                 CANCEL_GRACE_MS / 1000);
+  } else if (d->exited) {
+    d->summary = g_strdup_printf("called exit(%d)", d->exit_status);
+  } else if (d->signal) {
+    d->summary = crash_summary(report, d->signal);
+  } else if (self->closing) {
+    d->expected = TRUE;
+    d->summary = g_strdup("closed");
+  } else {
+    d->exit_status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+    d->summary = g_strdup_printf("the worker exited with status %d", d->exit_status);
+  }
+  return d;
+}
+
+/* Once the process is reaped and every pipe is drained. */
+static void maybe_dead(TsWorker *self)
+{
+  if (self->death || !self->reaped || !self->crash_done || !self->out_done[0] || !self->out_done[1])
+    return;
+  self->death = make_death(self);
+  g_clear_handle_id(&self->watch, g_source_remove);
+  /* the death is told first: what was in flight fails after */
+  g_object_ref(self);
+  g_signal_emit(self, signals[SIGNAL_DIED], 0, self->death);
+  PendingCall *pc;
+  while ((pc = g_queue_peek_head(&self->calls)) != NULL) {
+    GError *error = g_error_new(TS_WORKER_ERROR, TS_WORKER_ERROR_DIED, "%s", self->death->summary);
+    call_return(self, pc, error);
+  }
+  g_object_unref(self);
+}
+
+static void on_wait(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(TsWorker) self = user_data;
+  g_subprocess_wait_finish(G_SUBPROCESS(source), res, NULL);
+  self->reaped = TRUE;
+  self->wait_status = g_subprocess_get_status(G_SUBPROCESS(source));
+  maybe_dead(self);
+}
+
+static void read_crash(TsWorker *self, GInputStream *in);
+
+static void on_crash_read(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(TsWorker) self = user_data;
+  g_autoptr(GBytes) bytes = g_input_stream_read_bytes_finish(G_INPUT_STREAM(source), res, NULL);
+  gsize n = bytes ? g_bytes_get_size(bytes) : 0;
+  if (n == 0 || g_cancellable_is_cancelled(self->io)) {
+    self->crash_done = TRUE;
+    maybe_dead(self);
+    return;
+  }
+  if (self->crash->len < CRASH_MAX)
+    g_byte_array_append(self->crash, g_bytes_get_data(bytes, NULL), MIN(n, CRASH_MAX - self->crash->len));
+  read_crash(self, G_INPUT_STREAM(source));
+}
+
+static void read_crash(TsWorker *self, GInputStream *in)
+{
+  g_input_stream_read_bytes_async(in, 65536, G_PRIORITY_DEFAULT, self->io, on_crash_read,
+                                  g_object_ref(self));
+}
+
+/* ---- stdout and stderr ------------------------------------------------------------------ */
+
+static void on_mark(TsWorker *self, int stream, const char *mark)
+{
+  guint call_id;
+  char what[8];
+  if (sscanf(mark, "%u %7s", &call_id, what) != 2)
+    return;
+  if (strcmp(what, "begin") == 0) {
+    self->out_call[stream] = call_id;
+    return;
+  }
+  self->out_call[stream] = 0;
+  PendingCall *pc = find_call(self, call_id);
+  if (pc) {
+    pc->ended[stream] = TRUE;
+    call_maybe_done(self, pc);
+  }
+}
+
+static void emit_line(TsWorker *self, int stream, const char *text, gsize len)
+{
+  g_autofree char *line = g_utf8_make_valid(text, (gssize)len);
+  g_signal_emit(self, signals[SIGNAL_OUTPUT], 0, self->out_call[stream], stream + 1, line,
+                g_get_real_time());
+}
+
+/* A line may hold a mark after text the module printed without a newline. */
+static void on_line(TsWorker *self, int stream, const char *line, gsize len)
+{
+  const char *mark = g_strstr_len(line, (gssize)len, TS_WORKER_MARK);
+  if (!mark) {
+    emit_line(self, stream, line, len);
+    return;
+  }
+  if (mark > line)
+    emit_line(self, stream, line, (gsize)(mark - line));
+  on_mark(self, stream, mark + strlen(TS_WORKER_MARK));
+}
+
+static void read_output(TsWorker *self, int stream);
+
+static void on_output_read(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(TsWorker) self = user_data;
+  int stream = source == G_OBJECT(self->out[1]);
+  gsize len = 0;
+  g_autofree char *line = g_data_input_stream_read_line_finish(G_DATA_INPUT_STREAM(source), res, &len, NULL);
+  if (!line || g_cancellable_is_cancelled(self->io)) {
+    self->out_call[stream] = 0;
+    self->out_done[stream] = TRUE;
+    maybe_dead(self);
+    return;
+  }
+  on_line(self, stream, line, len);
+  read_output(self, stream);
+}
+
+static void read_output(TsWorker *self, int stream)
+{
+  g_data_input_stream_read_line_async(self->out[stream], G_PRIORITY_DEFAULT, self->io, on_output_read,
+                                      g_object_ref(self));
+}
+
+/* ---- signals from the worker ---------------------------------------------------------------- */
+
+static TsWorkerTrace *parse_trace(GVariant *params)
+{
+  guint call_id;
+  g_autoptr(GVariant) dict = NULL;
+  g_variant_get(params, "(u@a{sv})", &call_id, &dict);
+  GVariantDict d;
+  g_variant_dict_init(&d, dict);
+  g_autoptr(TsWorkerTrace) t = g_new0(TsWorkerTrace, 1);
+  t->call_id = call_id;
+  guint32 reason = 0;
+  gboolean ok = g_variant_dict_lookup(&d, "function", "s", &t->function) &&
+                g_variant_dict_lookup(&d, "signature", "s", &t->signature) &&
+                g_variant_dict_lookup(&d, "reason", "u", &reason) && reason < TS_TRACE_REASON_COUNT;
+  t->reason = reason;
+  g_variant_dict_lookup(&d, "pretty-signature", "s", &t->pretty_signature);
+  g_variant_dict_lookup(&d, "reason-text", "s", &t->reason_text);
+  g_variant_dict_lookup(&d, "duration-ns", "t", &t->duration_ns);
+  g_variant_dict_lookup(&d, "n-concrete", "i", &t->n_concrete);
+  g_variant_dict_lookup(&d, "trace-count", "i", &t->trace_count);
+  g_autoptr(GVariant) graph = g_variant_dict_lookup_value(&d, "graph", G_VARIANT_TYPE_BYTESTRING);
+  g_variant_dict_clear(&d);
+  if (!ok || t->n_concrete < 1)
+    return NULL;
+  if (graph && !(t->graph = ts_graph_deserialize(g_variant_get_data(graph), g_variant_get_size(graph)))) {
+    ts_error *e = ts_error_take();
+    g_warning("the worker sent a graph for %s that does not read: %s", t->function,
+              e ? e->message : "?");
+    ts_error_free(e);
+  }
+  return g_steal_pointer(&t);
+}
+
+static void on_signal(GDBusConnection *connection, const char *sender, const char *path,
+                      const char *interface, const char *name, GVariant *params, gpointer user_data)
+{
+  TsWorker *self = user_data;
+  if (g_strcmp0(name, "Trace") == 0 && g_variant_is_of_type(params, G_VARIANT_TYPE("(ua{sv})"))) {
+    g_autoptr(TsWorkerTrace) t = parse_trace(params);
+    if (t)
+      g_signal_emit(self, signals[SIGNAL_TRACE], 0, t);
+  } else if (g_strcmp0(name, "Warning") == 0 && g_variant_is_of_type(params, G_VARIANT_TYPE("(uusss)"))) {
+    guint call_id, kind;
+    const char *function, *message, *arguments;
+    g_variant_get(params, "(uu&s&s&s)", &call_id, &kind, &function, &message, &arguments);
+    g_signal_emit(self, signals[SIGNAL_WARNING], 0, call_id, kind, function, message, arguments);
+  } else if (g_strcmp0(name, "Print") == 0 && g_variant_is_of_type(params, G_VARIANT_TYPE("(us)"))) {
+    guint call_id;
+    const char *text;
+    g_variant_get(params, "(u&s)", &call_id, &text);
+    g_signal_emit(self, signals[SIGNAL_PRINT], 0, call_id, text);
+  } else if (g_strcmp0(name, "Progress") == 0 && g_variant_is_of_type(params, G_VARIANT_TYPE("(ud)"))) {
+    guint call_id;
+    double fraction;
+    g_variant_get(params, "(ud)", &call_id, &fraction);
+    if (fraction >= 0.0 && fraction <= 1.0)
+      g_signal_emit(self, signals[SIGNAL_PROGRESS], 0, call_id, fraction);
+  }
+}
+
+/* ---- starting ------------------------------------------------------------------------------- */
+
+static int make_status_page(TsWorker *self, GError **error)
+{
+  int fd = memfd_create("tracescope-worker-status", MFD_CLOEXEC);
+  if (fd < 0 || ftruncate(fd, sizeof(TsWorkerStatus)) != 0) {
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_SPAWN, "cannot make the status page: %s",
+                g_strerror(errno));
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  void *map = mmap(NULL, sizeof(TsWorkerStatus), PROT_READ, MAP_SHARED, fd, 0);
+  if (map == MAP_FAILED) {
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_SPAWN, "cannot map the status page: %s",
+                g_strerror(errno));
+    close(fd);
+    return -1;
+  }
+  self->status = map;
+  return fd;
+}
+
+/* Starts the process with its fds; the app's end of the socket, or -1. */
+static int spawn(TsWorker *self, GError **error)
+{
+  int sv[2], crash[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_SPAWN, "socketpair: %s", g_strerror(errno));
+    return -1;
+  }
+  if (pipe2(crash, O_CLOEXEC) != 0) {
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_SPAWN, "pipe: %s", g_strerror(errno));
+    close(sv[0]);
+    close(sv[1]);
+    return -1;
+  }
+  int status_fd = make_status_page(self, error);
+  g_autoptr(GSubprocessLauncher) launcher =
+    g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  g_subprocess_launcher_take_fd(launcher, sv[1], TS_WORKER_FD_DBUS);
+  g_subprocess_launcher_take_fd(launcher, crash[1], TS_WORKER_FD_CRASH);
+  if (status_fd >= 0)
+    g_subprocess_launcher_take_fd(launcher, status_fd, TS_WORKER_FD_STATUS);
+  g_autofree char *limit = g_strdup_printf("--memory-limit=%" G_GUINT64_FORMAT, self->memory_limit);
+  const char *path = worker_path();
+  if (status_fd >= 0)
+    self->process = g_subprocess_launcher_spawn(launcher, error, path, limit, NULL);
+  if (!self->process) {
+    g_prefix_error(error, "cannot start the worker (%s): ", path);
+    close(sv[0]);
+    close(crash[0]);
+    return -1;
+  }
+  self->pid = atoi(g_subprocess_get_identifier(self->process));
+  g_subprocess_wait_async(self->process, NULL, on_wait, g_object_ref(self));
+  for (int s = 0; s < 2; s++) {
+    GInputStream *pipe = s == 0 ? g_subprocess_get_stdout_pipe(self->process)
+                                : g_subprocess_get_stderr_pipe(self->process);
+    self->out[s] = g_data_input_stream_new(pipe);
+    g_data_input_stream_set_newline_type(self->out[s], G_DATA_STREAM_NEWLINE_TYPE_LF);
+    read_output(self, s);
+  }
+  g_autoptr(GInputStream) crash_in = g_unix_input_stream_new(crash[0], TRUE);
+  read_crash(self, crash_in);
+  return sv[0];
+}
+
+static void on_hello(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &error);
+  if (!reply) {
+    g_dbus_error_strip_remote_error(error);
+    g_prefix_error(&error, "the worker did not answer: ");
+    g_task_return_error(task, error);
+    return;
+  }
+  g_task_return_boolean(task, TRUE);
+}
+
+static void on_connected(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  TsWorker *self = g_task_get_source_object(task);
+  GError *error = NULL;
+  GDBusConnection *connection = g_dbus_connection_new_finish(res, &error);
+  if (!connection) {
+    g_prefix_error(&error, "the worker did not connect: ");
+    g_task_return_error(task, error);
+    return;
+  }
+  self->connection = connection;
+  g_dbus_connection_set_exit_on_close(connection, FALSE);
+  self->subscription = g_dbus_connection_signal_subscribe(connection, NULL, TS_WORKER_INTERFACE, NULL,
+                                                          TS_WORKER_PATH, NULL, G_DBUS_SIGNAL_FLAGS_NONE,
+                                                          on_signal, self, NULL);
+  g_dbus_connection_start_message_processing(connection);
+  g_dbus_connection_call(connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE, "Hello",
+                         g_variant_new("(u)", TS_WORKER_PROTOCOL_VERSION), G_VARIANT_TYPE("(ux)"),
+                         G_DBUS_CALL_FLAGS_NONE, 10000, g_task_get_cancellable(task), on_hello,
+                         g_object_ref(task));
+}
+
+void ts_worker_start_async(TsWorker *self, GCancellable *cancellable, GAsyncReadyCallback callback,
+                           gpointer user_data)
+{
+  g_return_if_fail(TS_IS_WORKER(self) && self->process == NULL);
+  g_autoptr(GTask) task = g_task_new(self, cancellable, callback, user_data);
+  g_task_set_source_tag(task, ts_worker_start_async);
+  GError *error = NULL;
+  int fd = spawn(self, &error);
+  if (fd < 0) {
+    g_task_return_error(task, error);
+    return;
+  }
+  g_autoptr(GSocket) socket = g_socket_new_from_fd(fd, &error);
+  if (!socket) {
+    close(fd);
+    g_task_return_error(task, error);
+    return;
+  }
+  g_autoptr(GSocketConnection) stream = g_socket_connection_factory_create_connection(socket);
+  g_autofree char *guid = g_dbus_generate_guid();
+  g_dbus_connection_new(G_IO_STREAM(stream), guid,
+                        G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_SERVER |
+                          G_DBUS_CONNECTION_FLAGS_DELAY_MESSAGE_PROCESSING,
+                        NULL, cancellable, on_connected, g_object_ref(task));
+}
+
+gboolean ts_worker_start_finish(TsWorker *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail(g_task_is_valid(result, self), FALSE);
+  return g_task_propagate_boolean(G_TASK(result), error);
+}
+
+/* ---- open and input signatures ------------------------------------------------------------- */
+
+static void on_open_reply(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  GVariant *reply = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &error);
+  if (!reply) {
+    g_dbus_error_strip_remote_error(error);
+    g_task_return_error(task, error);
+    return;
+  }
+  g_task_return_pointer(task, reply, (GDestroyNotify)g_variant_unref);
+}
+
+static gboolean check_alive(TsWorker *self, GTask *task)
+{
+  if (ts_worker_get_alive(self) && self->connection)
+    return TRUE;
+  g_task_return_new_error(task, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED, "the worker is not running");
+  return FALSE;
+}
+
+void ts_worker_open_async(TsWorker *self, const char *source, GCancellable *cancellable,
+                          GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_return_if_fail(TS_IS_WORKER(self) && source != NULL);
+  g_autoptr(GTask) task = g_task_new(self, cancellable, callback, user_data);
+  g_task_set_source_tag(task, ts_worker_open_async);
+  if (!check_alive(self, task))
+    return;
+  g_dbus_connection_call(self->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE, "Open",
+                         g_variant_new("(s)", source), G_VARIANT_TYPE("(ssa(sas))"),
+                         G_DBUS_CALL_FLAGS_NONE, G_MAXINT, cancellable, on_open_reply,
+                         g_object_ref(task));
+}
+
+gboolean ts_worker_open_finish(TsWorker *self, GAsyncResult *result, char **title, char **path,
+                               GPtrArray **functions, GError **error)
+{
+  g_return_val_if_fail(g_task_is_valid(result, self), FALSE);
+  g_autoptr(GVariant) reply = g_task_propagate_pointer(G_TASK(result), error);
+  if (!reply)
+    return FALSE;
+  g_autoptr(GVariantIter) iter = NULL;
+  g_variant_get(reply, "(ssa(sas))", title, path, &iter);
+  *functions = g_ptr_array_new_with_free_func((GDestroyNotify)ts_worker_function_free);
+  TsWorkerFunction fn;
+  while (g_variant_iter_next(iter, "(s^as)", &fn.name, &fn.params))
+    g_ptr_array_add(*functions, g_memdup2(&fn, sizeof fn));
+  return TRUE;
+}
+
+static void on_void_reply(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &error);
+  if (!reply) {
+    g_dbus_error_strip_remote_error(error);
+    g_task_return_error(task, error);
+  } else {
+    g_task_return_boolean(task, TRUE);
+  }
+}
+
+void ts_worker_set_input_signature_async(TsWorker *self, const char *function,
+                                         const char *const *specs, GCancellable *cancellable,
+                                         GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_return_if_fail(TS_IS_WORKER(self) && function != NULL && specs != NULL);
+  g_autoptr(GTask) task = g_task_new(self, cancellable, callback, user_data);
+  g_task_set_source_tag(task, ts_worker_set_input_signature_async);
+  if (!check_alive(self, task))
+    return;
+  g_dbus_connection_call(self->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE,
+                         "SetInputSignature", g_variant_new("(s^as)", function, specs), NULL,
+                         G_DBUS_CALL_FLAGS_NONE, -1, cancellable, on_void_reply, g_object_ref(task));
+}
+
+gboolean ts_worker_set_input_signature_finish(TsWorker *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail(g_task_is_valid(result, self), FALSE);
+  return g_task_propagate_boolean(G_TASK(result), error);
+}
+
+/* ---- life ------------------------------------------------------------------------------------ */
+
+gboolean ts_worker_get_alive(TsWorker *self)
+{
+  g_return_val_if_fail(TS_IS_WORKER(self), FALSE);
+  return self->process != NULL && !self->reaped && !self->death;
+}
+
+const TsWorkerDeath *ts_worker_get_death(TsWorker *self)
+{
+  g_return_val_if_fail(TS_IS_WORKER(self), NULL);
+  return self->death;
+}
+
+GPid ts_worker_get_pid(TsWorker *self)
+{
+  g_return_val_if_fail(TS_IS_WORKER(self), 0);
+  return self->pid;
+}
+
+void ts_worker_close(TsWorker *self)
+{
+  g_return_if_fail(TS_IS_WORKER(self));
+  if (!self->process || self->reaped)
+    return;
+  self->closing = TRUE;
+  /* a worker inside a call cannot see its connection close: it is killed */
+  if (self->calls.length > 0 || !self->connection)
+    g_subprocess_force_exit(self->process);
+  else
+    g_dbus_connection_close(self->connection, NULL, NULL, NULL);
+}
+
+static void ts_worker_dispose(GObject *object)
+{
+  TsWorker *self = TS_WORKER(object);
+  ts_worker_close(self);
+  g_cancellable_cancel(self->io);
+  g_clear_handle_id(&self->watch, g_source_remove);
+  if (self->subscription)
+    g_dbus_connection_signal_unsubscribe(self->connection, self->subscription);
+  self->subscription = 0;
+  G_OBJECT_CLASS(ts_worker_parent_class)->dispose(object);
+}
+
+static void ts_worker_finalize(GObject *object)
+{
+  TsWorker *self = TS_WORKER(object);
+  g_assert(self->calls.length == 0); /* each call's task holds the worker */
+  g_clear_object(&self->connection);
+  g_clear_object(&self->process);
+  for (int s = 0; s < 2; s++)
+    g_clear_object(&self->out[s]);
+  g_clear_object(&self->io);
+  g_byte_array_unref(self->crash);
+  if (self->status)
+    munmap(self->status, sizeof(TsWorkerStatus));
+  ts_worker_death_free(self->death);
+  G_OBJECT_CLASS(ts_worker_parent_class)->finalize(object);
+}
+
+static void ts_worker_class_init(TsWorkerClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS(klass);
+  /* registered with GDBus before any reply can carry one of their errors */
+  (void)TS_ENGINE_ERROR;
+  (void)TS_WORKER_ERROR;
+  object_class->dispose = ts_worker_dispose;
+  object_class->finalize = ts_worker_finalize;
+  GType type = G_TYPE_FROM_CLASS(klass);
+  signals[SIGNAL_TRACE] = g_signal_new("trace", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                       G_TYPE_NONE, 1, G_TYPE_POINTER);
+  signals[SIGNAL_WARNING] = g_signal_new("warning", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                         G_TYPE_NONE, 5, G_TYPE_UINT, G_TYPE_UINT, G_TYPE_STRING,
+                                         G_TYPE_STRING, G_TYPE_STRING);
+  signals[SIGNAL_PRINT] = g_signal_new("print", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                       G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_STRING);
+  signals[SIGNAL_PROGRESS] = g_signal_new("progress", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                          G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_DOUBLE);
+  signals[SIGNAL_OUTPUT] = g_signal_new("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                        G_TYPE_NONE, 4, G_TYPE_UINT, G_TYPE_INT, G_TYPE_STRING,
+                                        G_TYPE_INT64);
+  signals[SIGNAL_DIED] = g_signal_new("died", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                      G_TYPE_NONE, 1, TS_TYPE_WORKER_DEATH | G_SIGNAL_TYPE_STATIC_SCOPE);
+}
+
+static void ts_worker_init(TsWorker *self)
+{
+  self->io = g_cancellable_new();
+  self->crash = g_byte_array_new();
+  g_queue_init(&self->calls);
+}
+
+TsWorker *ts_worker_new(guint64 memory_limit)
+{
+  TsWorker *self = g_object_new(TS_TYPE_WORKER, NULL);
+  self->memory_limit = memory_limit;
+  return self;
+}

@@ -1,0 +1,135 @@
+/* ts-worker.h — the app's end of one tracescope-worker process: starts
+ * it, speaks the protocol (ts-worker-protocol.h), reads its stdout and
+ * stderr, watches its memory, and when it dies — a crash, exit(), the
+ * memory limit, or killed after Cancel went unanswered — says what
+ * happened (TsWorkerDeath) and fails what was in flight with
+ * TS_WORKER_ERROR_DIED.  A worker object lives as long as its process: a
+ * new process is a new TsWorker.  GIO only (the CLI uses it too). */
+#pragma once
+
+#include <gio/gio.h>
+#include <tracescope.h>
+
+#include "ts-worker-error.h"
+
+G_BEGIN_DECLS
+
+/* How a worker ended. */
+typedef struct {
+  char *summary;     /* "crashed: SIGSEGV (segmentation fault at 0x0)", "called exit(3)", ... */
+  char *backtrace;   /* "#0  crash (bad.c:12) in libbad.so\n..." or NULL */
+  char *last_op;     /* "MatMul (dense_1/MatMul) at model.c:42 (dense)", or NULL */
+  guint call_id;     /* the call it was running, 0 if none */
+  int signal;        /* the signal that ended it, 0 if none */
+  int exit_status;   /* when it exited: its code */
+  gboolean exited;   /* the module called exit() */
+  gboolean out_of_memory;
+  gboolean hung;     /* killed: Cancel was not answered within the grace period */
+  gboolean expected; /* ended because the app closed it */
+} TsWorkerDeath;
+
+#define TS_TYPE_WORKER_DEATH (ts_worker_death_get_type())
+GType ts_worker_death_get_type(void);
+TsWorkerDeath *ts_worker_death_copy(const TsWorkerDeath *death);
+void ts_worker_death_free(TsWorkerDeath *death);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TsWorkerDeath, ts_worker_death_free)
+
+/* What a call produced. */
+typedef struct {
+  guint call_id;
+  gboolean traced_only;   /* an argument was a bare spec: traced, not run */
+  char *value_text;       /* the printed result, or the concrete signature when traced only */
+  char *shape_text;       /* "i32[]" (NULL when traced only) */
+  guint n_calls;
+  guint64 total_ns;       /* time of all calls, measured in the worker */
+  /* the result's values (NULL for strings, variants and traced-only calls) */
+  ts_dtype dtype;
+  ts_shape shape;
+  GBytes *data;
+} TsCallResult;
+
+void ts_call_result_free(TsCallResult *result);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TsCallResult, ts_call_result_free)
+
+/* A trace the worker made. */
+typedef struct {
+  guint call_id;
+  char *function;
+  char *signature;        /* "(x: f32[2])" */
+  char *pretty_signature;
+  ts_trace_reason reason;
+  char *reason_text;
+  guint64 duration_ns;
+  int n_concrete;         /* the function's concrete functions now */
+  int trace_count;
+  ts_graph *graph;        /* the concrete function's graph (owned), NULL if it did not arrive */
+} TsWorkerTrace;
+
+void ts_worker_trace_free(TsWorkerTrace *trace);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TsWorkerTrace, ts_worker_trace_free)
+
+/* A function of the module. */
+typedef struct {
+  char *name;
+  char **params;          /* NULL-terminated parameter names */
+} TsWorkerFunction;
+
+#define TS_TYPE_WORKER (ts_worker_get_type())
+G_DECLARE_FINAL_TYPE(TsWorker, ts_worker, TS, WORKER, GObject)
+
+/* A worker with an address-space limit of memory_limit bytes (0: none). */
+TsWorker *ts_worker_new(guint64 memory_limit);
+
+/* Starts the process and checks it speaks our protocol. */
+void ts_worker_start_async(TsWorker *self, GCancellable *cancellable, GAsyncReadyCallback callback,
+                           gpointer user_data);
+gboolean ts_worker_start_finish(TsWorker *self, GAsyncResult *result, GError **error);
+
+/* Opens source ("seeds" or a path) in the worker.  Its title, canonical
+ * path and functions (an array of TsWorkerFunction*) come back. */
+void ts_worker_open_async(TsWorker *self, const char *source, GCancellable *cancellable,
+                          GAsyncReadyCallback callback, gpointer user_data);
+gboolean ts_worker_open_finish(TsWorker *self, GAsyncResult *result, char **title, char **path,
+                               GPtrArray **functions, GError **error);
+void ts_worker_function_free(TsWorkerFunction *fn);
+
+void ts_worker_set_input_signature_async(TsWorker *self, const char *function,
+                                         const char *const *specs, GCancellable *cancellable,
+                                         GAsyncReadyCallback callback, gpointer user_data);
+gboolean ts_worker_set_input_signature_finish(TsWorker *self, GAsyncResult *result, GError **error);
+
+/* Calls function `repeat` times (argument specs as ts_value_parse reads
+ * them; a bare spec such as "f32[?,3]" traces without running).  Calls run
+ * one after another in the order made.  Cancelling asks the worker to stop
+ * at the next op; if the call has not ended 2 s later the worker is killed
+ * (TS_WORKER_ERROR_DIED, death->hung).  A cancelled call fails with
+ * G_IO_ERROR_CANCELLED.  The result comes after every line the call
+ * printed was delivered (::output). */
+void ts_worker_call_async(TsWorker *self, guint call_id, const char *function,
+                          const char *const *args, guint repeat, gboolean eager,
+                          GCancellable *cancellable, GAsyncReadyCallback callback,
+                          gpointer user_data);
+TsCallResult *ts_worker_call_finish(TsWorker *self, GAsyncResult *result, GError **error);
+
+/* Ends the process: closes its connection, or kills it when it is inside
+ * a call (it could not notice).  The object lives until its process has
+ * ended and ::died was emitted, so every owner calls this when done. */
+void ts_worker_close(TsWorker *self);
+
+gboolean ts_worker_get_alive(TsWorker *self);
+/* How it ended; NULL while it lives. */
+const TsWorkerDeath *ts_worker_get_death(TsWorker *self);
+GPid ts_worker_get_pid(TsWorker *self);
+
+/* Signals (main context of the creating thread):
+ *   ::trace    (TsWorkerTrace *trace)           — a (re)trace, with its graph
+ *   ::warning  (guint call_id, guint kind, const char *function,
+ *               const char *message, const char *arguments)
+ *   ::print    (guint call_id, const char *text) — ts_print output
+ *   ::progress (guint call_id, double fraction)
+ *   ::output   (guint call_id, int fd, const char *line, gint64 time_us)
+ *              — a line of the module's stdout (1) or stderr (2); call_id
+ *                0 for lines printed outside calls
+ *   ::died     (TsWorkerDeath *death) */
+
+G_END_DECLS

@@ -1,0 +1,537 @@
+/* worker-service.c — the worker's side of the protocol: opens the module,
+ * makes calls on the main thread (one at a time, in the order they came)
+ * and reports what the engine does during a call as signals.  Cancel is
+ * taken off the connection's own thread by a filter, so it reaches a call
+ * that keeps the main thread busy. */
+#include "worker-service.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "ts-spec-text.h"
+#include "ts-worker-error.h"
+#include "ts-worker-protocol.h"
+
+#define PROGRESS_NS 50000000u /* at most 20 progress updates a second */
+
+static const char introspection_xml[] =
+  "<node>"
+  " <interface name='" TS_WORKER_INTERFACE "'>"
+  "  <method name='Hello'>"
+  "   <arg direction='in' type='u' name='version'/>"
+  "   <arg direction='out' type='u' name='version'/>"
+  "   <arg direction='out' type='x' name='pid'/>"
+  "  </method>"
+  "  <method name='Open'>"
+  "   <arg direction='in' type='s' name='source'/>"
+  "   <arg direction='out' type='s' name='title'/>"
+  "   <arg direction='out' type='s' name='path'/>"
+  "   <arg direction='out' type='a(sas)' name='functions'/>"
+  "  </method>"
+  "  <method name='SetInputSignature'>"
+  "   <arg direction='in' type='s' name='function'/>"
+  "   <arg direction='in' type='as' name='specs'/>"
+  "  </method>"
+  "  <method name='Call'>"
+  "   <arg direction='in' type='u' name='call_id'/>"
+  "   <arg direction='in' type='s' name='function'/>"
+  "   <arg direction='in' type='as' name='args'/>"
+  "   <arg direction='in' type='u' name='repeat'/>"
+  "   <arg direction='in' type='b' name='eager'/>"
+  "   <arg direction='out' type='a{sv}' name='result'/>"
+  "  </method>"
+  "  <method name='Cancel'>"
+  "   <arg direction='in' type='u' name='call_id'/>"
+  "  </method>"
+  "  <signal name='Trace'>"
+  "   <arg type='u' name='call_id'/>"
+  "   <arg type='a{sv}' name='trace'/>"
+  "  </signal>"
+  "  <signal name='Warning'>"
+  "   <arg type='u' name='call_id'/>"
+  "   <arg type='u' name='kind'/>"
+  "   <arg type='s' name='function'/>"
+  "   <arg type='s' name='message'/>"
+  "   <arg type='s' name='arguments'/>"
+  "  </signal>"
+  "  <signal name='Print'>"
+  "   <arg type='u' name='call_id'/>"
+  "   <arg type='s' name='text'/>"
+  "  </signal>"
+  "  <signal name='Progress'>"
+  "   <arg type='u' name='call_id'/>"
+  "   <arg type='d' name='fraction'/>"
+  "  </signal>"
+  " </interface>"
+  "</node>";
+
+struct WorkerService {
+  GDBusConnection *connection;
+  guint registration;
+  guint filter;
+  int listener;
+  TsWorkerStatus *status;
+  ts_module *module;
+  guint call_id;         /* the call running (main thread), 0 between calls */
+  guint cancel_id;       /* the last call Cancel named (any thread) */
+  int cancel_flag;       /* the engine watches it during a call */
+};
+
+/* ---- errors --------------------------------------------------------------------- */
+
+/* The engine's pending error as the reply, with `prefix` before its message. */
+static void return_engine_error(GDBusMethodInvocation *inv, const char *prefix, gboolean input)
+{
+  ts_error *e = ts_error_take();
+  if (!e) {
+    g_dbus_method_invocation_return_error(inv, TS_ENGINE_ERROR, TS_ERR_INTERNAL,
+                                          "%sfailed without an error", prefix);
+    return;
+  }
+  /* an argument the user typed: op and detail, not the engine's source location */
+  g_autofree char *message = input ? ts_engine_error_input_message(e) : g_strdup(e->message);
+  g_dbus_method_invocation_return_error(inv, TS_ENGINE_ERROR, e->code, "%s%s", prefix, message);
+  ts_error_free(e);
+}
+
+static ts_function *lookup(WorkerService *s, GDBusMethodInvocation *inv, const char *name)
+{
+  ts_function *fn = s->module ? ts_module_lookup(s->module, name) : NULL;
+  if (!fn)
+    g_dbus_method_invocation_return_error(inv, TS_ENGINE_ERROR, TS_ERR_NOT_FOUND,
+                                          s->module ? "the module has no function '%s'"
+                                                    : "no module is open to call '%s' in",
+                                          name);
+  return fn;
+}
+
+/* ---- engine events -> signals ------------------------------------------------------- */
+
+static void emit(WorkerService *s, const char *name, GVariant *params)
+{
+  g_dbus_connection_emit_signal(s->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE, name,
+                                params, NULL);
+}
+
+static GVariant *bytes_variant(void *data, size_t size)
+{
+  GBytes *bytes = g_bytes_new_with_free_func(data, size, free, data);
+  return g_variant_new_from_bytes(G_VARIANT_TYPE_BYTESTRING, bytes, TRUE);
+}
+
+static void emit_trace(WorkerService *s, const ts_trace_event *t)
+{
+  GVariantDict d;
+  g_variant_dict_init(&d, NULL);
+  g_variant_dict_insert(&d, "function", "s", t->function_name);
+  g_variant_dict_insert(&d, "signature", "s", t->signature);
+  g_variant_dict_insert(&d, "reason", "u", (guint32)t->reason);
+  g_variant_dict_insert(&d, "reason-text", "s", t->reason_text ? t->reason_text : "");
+  g_variant_dict_insert(&d, "duration-ns", "t", (guint64)t->duration_ns);
+  g_variant_dict_insert(&d, "n-concrete", "i", t->n_concrete);
+  g_variant_dict_insert(&d, "trace-count", "i", ts_function_trace_count(t->function));
+  char *pretty = ts_concrete_pretty_signature(t->concrete);
+  g_variant_dict_insert(&d, "pretty-signature", "s", pretty ? pretty : "");
+  free(pretty);
+  size_t size;
+  void *graph = ts_graph_serialize(ts_concrete_graph(t->concrete), &size);
+  if (graph)
+    g_variant_dict_insert_value(&d, "graph", bytes_variant(graph, size));
+  else
+    ts_error_clear();
+  emit(s, "Trace", g_variant_new("(u@a{sv})", s->call_id, g_variant_dict_end(&d)));
+}
+
+/* Where the op came from, for the status page: "model.c:42 (dense)". */
+static void note_op(WorkerService *s, const ts_op_event *op)
+{
+  TsWorkerStatus *st = s->status;
+  st->op_seq = op->seq;
+  g_strlcpy(st->op, op->op_name, sizeof st->op);
+  g_strlcpy(st->node, op->node ? ts_node_name(op->node) : "", sizeof st->node);
+  if (op->loc.file)
+    g_snprintf(st->loc, sizeof st->loc, "%s:%d (%s)", op->loc.file, op->loc.line,
+               op->loc.func ? op->loc.func : "?");
+  else
+    st->loc[0] = '\0';
+}
+
+static void on_engine_event(const ts_event *ev, void *user_data)
+{
+  WorkerService *s = user_data;
+  switch (ev->kind) {
+  case TS_EVENT_OP_BEGIN: note_op(s, &ev->op); break;
+  case TS_EVENT_TRACE: emit_trace(s, &ev->trace); break;
+  case TS_EVENT_WARNING:
+    emit(s, "Warning",
+         g_variant_new("(uusss)", s->call_id, (guint32)ev->warning.kind, ev->warning.function_name,
+                       ev->warning.message, ev->warning.arguments ? ev->warning.arguments : ""));
+    break;
+  case TS_EVENT_PRINT: emit(s, "Print", g_variant_new("(us)", s->call_id, ev->print.text)); break;
+  default: break;
+  }
+}
+
+/* ---- methods ------------------------------------------------------------------------ */
+
+static void handle_hello(WorkerService *s, GVariant *params, GDBusMethodInvocation *inv)
+{
+  guint32 version;
+  g_variant_get(params, "(u)", &version);
+  if (version != TS_WORKER_PROTOCOL_VERSION) {
+    g_dbus_method_invocation_return_error(inv, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                                          "the app speaks protocol version %u, this worker %u",
+                                          version, TS_WORKER_PROTOCOL_VERSION);
+    return;
+  }
+  g_dbus_method_invocation_return_value(inv, g_variant_new("(ux)", TS_WORKER_PROTOCOL_VERSION,
+                                                           (gint64)getpid()));
+}
+
+static void handle_open(WorkerService *s, GVariant *params, GDBusMethodInvocation *inv)
+{
+  const char *source;
+  g_variant_get(params, "(&s)", &source);
+  if (s->module) {
+    g_dbus_method_invocation_return_error(inv, TS_ENGINE_ERROR, TS_ERR_INVALID_ARGUMENT,
+                                          "this worker has a module open already (%s)",
+                                          ts_module_path(s->module));
+    return;
+  }
+  ts_error_clear();
+  if (!(s->module = ts_module_open(source))) {
+    return_engine_error(inv, "", FALSE);
+    return;
+  }
+  GVariantBuilder fns;
+  g_variant_builder_init(&fns, G_VARIANT_TYPE("a(sas)"));
+  for (int i = 0; i < ts_module_n_functions(s->module); i++) {
+    const ts_function *fn = ts_module_function(s->module, i);
+    g_variant_builder_open(&fns, G_VARIANT_TYPE("(sas)"));
+    g_variant_builder_add(&fns, "s", ts_function_name(fn));
+    g_variant_builder_open(&fns, G_VARIANT_TYPE("as"));
+    for (int p = 0; p < ts_function_n_params(fn); p++)
+      g_variant_builder_add(&fns, "s", ts_function_param_name(fn, p));
+    g_variant_builder_close(&fns);
+    g_variant_builder_close(&fns);
+  }
+  g_autofree char *path = g_canonicalize_filename(ts_module_path(s->module), NULL);
+  g_dbus_method_invocation_return_value(
+    inv, g_variant_new("(ssa(sas))", ts_module_title(s->module), path, &fns));
+}
+
+static void handle_set_input_signature(WorkerService *s, GVariant *params,
+                                       GDBusMethodInvocation *inv)
+{
+  const char *name;
+  g_autofree const char **texts = NULL;
+  g_variant_get(params, "(&s^a&s)", &name, &texts);
+  ts_function *fn = lookup(s, inv, name);
+  if (!fn)
+    return;
+  int n = (int)g_strv_length((char **)texts);
+  g_autofree ts_spec *specs = g_new0(ts_spec, MAX(n, 1));
+  ts_error_clear();
+  for (int i = 0; i < n; i++) {
+    if (!ts_spec_parse(texts[i], &specs[i])) {
+      g_autofree char *prefix = g_strdup_printf("input signature, argument %d: ", i);
+      return_engine_error(inv, prefix, TRUE);
+      return;
+    }
+  }
+  if (!ts_function_set_input_signature(fn, specs, n)) {
+    return_engine_error(inv, "", FALSE);
+    return;
+  }
+  g_dbus_method_invocation_return_value(inv, NULL);
+}
+
+/* A line "\x1etracescope-call 7 begin" on stdout and stderr, after what
+ * stdio still holds: everything between begin and end is the call's. */
+static void mark_streams(guint call_id, const char *what)
+{
+  fflush(stdout);
+  fflush(stderr);
+  g_autofree char *mark = g_strdup_printf(TS_WORKER_MARK "%u %s\n", call_id, what);
+  for (int fd = 1; fd <= 2; fd++) {
+    size_t len = strlen(mark);
+    for (size_t done = 0; done < len;) {
+      ssize_t w = write(fd, mark + done, len - done);
+      if (w <= 0)
+        break;
+      done += (size_t)w;
+    }
+  }
+}
+
+typedef struct {
+  WorkerService *s;
+  GDBusMethodInvocation *inv;
+  guint32 call_id;
+  const char *function;
+  const char **args;
+  int n_args;
+  guint32 repeat;
+  ts_function *fn;
+  ts_value *values;
+} Call;
+
+static char *arg_prefix(ts_function *fn, int i)
+{
+  if (i < ts_function_n_params(fn))
+    return g_strdup_printf("argument %d (%s): ", i, ts_function_param_name(fn, i));
+  return g_strdup_printf("argument %d: ", i);
+}
+
+/* The tensor's dtype, shape and bytes into d: inline when small, else in a
+ * sealed memfd added to fds (the data is copied once, into the memfd). */
+static gboolean add_tensor(GVariantDict *d, const ts_tensor *out, GUnixFDList *fds, GError **error)
+{
+  ts_dtype dtype = ts_tensor_dtype(out);
+  ts_shape shape = ts_tensor_shape(out);
+  const void *data = ts_tensor_data(out);
+  if (!data || dtype == TS_STRING || dtype == TS_VARIANT)
+    return TRUE; /* no host bytes to send: the printed value says it all */
+  size_t size = (size_t)ts_tensor_size(out) * ts_dtype_size(dtype);
+  g_variant_dict_insert(d, "dtype", "s", ts_dtype_name(dtype));
+  g_variant_dict_insert_value(d, "shape", g_variant_new_fixed_array(G_VARIANT_TYPE_INT64, shape.dim,
+                                                                     (gsize)shape.rank, sizeof(gint64)));
+  if (size < TS_WORKER_FD_THRESHOLD) {
+    g_variant_dict_insert_value(d, "data", g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE, data, size, 1));
+    return TRUE;
+  }
+  int fd = memfd_create("tracescope-result", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
+    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "cannot make a %zu-byte memfd: %s",
+                size, g_strerror(errno));
+    if (fd >= 0)
+      close(fd);
+    return FALSE;
+  }
+  void *map = mmap(NULL, size, PROT_WRITE, MAP_SHARED, fd, 0);
+  if (map == MAP_FAILED) {
+    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "cannot map the result memfd: %s",
+                g_strerror(errno));
+    close(fd);
+    return FALSE;
+  }
+  memcpy(map, data, size);
+  munmap(map, size);
+  /* sealed: the app maps it knowing nobody changes it under it */
+  fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+  int index = g_unix_fd_list_append(fds, fd, error);
+  close(fd);
+  if (index < 0)
+    return FALSE;
+  g_variant_dict_insert(d, "data-fd", "h", index);
+  g_variant_dict_insert(d, "data-size", "t", (guint64)size);
+  return TRUE;
+}
+
+/* Calls or traces; replies either way. */
+static void make_call(Call *c)
+{
+  WorkerService *s = c->s;
+  gboolean traced_only = FALSE;
+  for (int i = 0; i < c->n_args; i++) {
+    ts_spec spec;
+    if (ts_spec_parse(c->args[i], &spec)) {
+      c->values[i] = TS_SPEC_VALUE(spec.dtype, spec.shape);
+      traced_only = TRUE;
+    } else if (!ts_value_parse(c->args[i], &c->values[i])) {
+      g_autofree char *prefix = arg_prefix(c->fn, i);
+      return_engine_error(c->inv, prefix, TRUE);
+      return;
+    }
+  }
+  GVariantDict d;
+  g_variant_dict_init(&d, NULL);
+  g_variant_dict_insert(&d, "traced-only", "b", traced_only);
+  if (traced_only) {
+    uint64_t t0 = ts_now_ns();
+    ts_concrete *cf = ts_function_get_concrete(c->fn, c->values, c->n_args);
+    uint64_t dt = ts_now_ns() - t0;
+    if (!cf) {
+      g_variant_dict_clear(&d);
+      return_engine_error(c->inv, "", FALSE);
+      return;
+    }
+    char *pretty = ts_concrete_pretty_signature(cf);
+    g_variant_dict_insert(&d, "value-text", "s", pretty);
+    free(pretty);
+    g_variant_dict_insert(&d, "total-ns", "t", (guint64)dt);
+    g_dbus_method_invocation_return_value(c->inv, g_variant_new("(@a{sv})", g_variant_dict_end(&d)));
+    return;
+  }
+  g_autoptr(GUnixFDList) fds = g_unix_fd_list_new();
+  guint64 total_ns = 0, last_progress = 0;
+  guint32 n_calls = 0;
+  for (guint32 k = 0; k < c->repeat; k++) {
+    ts_scope *scope = ts_scope_begin();
+    uint64_t t0 = ts_now_ns();
+    ts_tensor *out = ts_function_call(c->fn, c->values, c->n_args);
+    total_ns += ts_now_ns() - t0;
+    if (!out) {
+      ts_scope_end(scope);
+      g_variant_dict_clear(&d);
+      return_engine_error(c->inv, "", FALSE);
+      return;
+    }
+    n_calls++;
+    if (k + 1 == c->repeat) {
+      char *text = ts_tensor_to_string(out);
+      char *shape = ts_shape_dtype_string(ts_tensor_dtype(out), ts_tensor_shape(out));
+      g_variant_dict_insert(&d, "value-text", "s", text);
+      g_variant_dict_insert(&d, "shape-text", "s", shape);
+      free(text);
+      free(shape);
+      g_autoptr(GError) error = NULL;
+      if (!add_tensor(&d, out, fds, &error)) {
+        ts_scope_end(scope);
+        g_variant_dict_clear(&d);
+        g_dbus_method_invocation_return_gerror(c->inv, error);
+        return;
+      }
+    }
+    ts_scope_end(scope);
+    uint64_t now = ts_now_ns();
+    if (c->repeat > 1 && (now - last_progress >= PROGRESS_NS || k + 1 == c->repeat)) {
+      emit(s, "Progress", g_variant_new("(ud)", c->call_id, (double)(k + 1) / c->repeat));
+      last_progress = now;
+    }
+  }
+  g_variant_dict_insert(&d, "n-calls", "u", n_calls);
+  g_variant_dict_insert(&d, "total-ns", "t", total_ns);
+  g_dbus_method_invocation_return_value_with_unix_fd_list(
+    c->inv, g_variant_new("(@a{sv})", g_variant_dict_end(&d)),
+    g_unix_fd_list_get_length(fds) > 0 ? fds : NULL);
+}
+
+static void handle_call(WorkerService *s, GVariant *params, GDBusMethodInvocation *inv)
+{
+  Call c = { .s = s, .inv = inv };
+  gboolean eager;
+  g_variant_get(params, "(u&s^a&sub)", &c.call_id, &c.function, &c.args, &c.repeat, &eager);
+  c.n_args = (int)g_strv_length((char **)c.args);
+  c.repeat = MAX(c.repeat, 1);
+  /* every call has its marks, also one refused before it ran */
+  mark_streams(c.call_id, "begin");
+  if (!(c.fn = lookup(s, inv, c.function)))
+    goto out;
+  int n_params = ts_function_n_params(c.fn);
+  if (n_params > 0 && c.n_args != n_params) {
+    g_dbus_method_invocation_return_error(inv, TS_ENGINE_ERROR, TS_ERR_INVALID_ARGUMENT,
+                                          "%s takes %d argument%s, got %d", c.function, n_params,
+                                          n_params == 1 ? "" : "s", c.n_args);
+    goto out;
+  }
+  if (__atomic_load_n(&s->cancel_id, __ATOMIC_RELAXED) == c.call_id) {
+    g_dbus_method_invocation_return_error(inv, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Cancelled");
+    goto out;
+  }
+  s->call_id = c.call_id;
+  s->status->call_id = c.call_id;
+  ts_error_clear();
+  ts_run_functions_eagerly(eager);
+  emit(s, "Progress", g_variant_new("(ud)", c.call_id, 0.0));
+  ts_scope *scope = ts_scope_begin();
+  c.values = g_new0(ts_value, MAX(c.n_args, 1));
+  __atomic_store_n(&s->cancel_flag, 0, __ATOMIC_RELAXED);
+  ts_watch_cancel_flag(&s->cancel_flag);
+  make_call(&c);
+  ts_watch_cancel_flag(NULL);
+  for (int i = 0; i < c.n_args; i++)
+    ts_value_clear(&c.values[i]);
+  g_free(c.values);
+  ts_scope_end(scope);
+  s->call_id = 0;
+  s->status->call_id = 0;
+out:
+  mark_streams(c.call_id, "end");
+  g_free(c.args);
+}
+
+static void method_call(GDBusConnection *connection, const char *sender, const char *path,
+                        const char *interface, const char *method, GVariant *params,
+                        GDBusMethodInvocation *inv, gpointer user_data)
+{
+  static const struct {
+    const char *name;
+    void (*handle)(WorkerService *s, GVariant *params, GDBusMethodInvocation *inv);
+  } methods[] = {
+    { "Hello", handle_hello },
+    { "Open", handle_open },
+    { "SetInputSignature", handle_set_input_signature },
+    { "Call", handle_call },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(methods); i++)
+    if (strcmp(method, methods[i].name) == 0) {
+      methods[i].handle(user_data, params, inv);
+      return;
+    }
+  /* Cancel arrives here too once the filter has acted on it */
+  g_dbus_method_invocation_return_value(inv, NULL);
+}
+
+/* On the connection's thread: a Cancel for the running call stops it at
+ * its next op, even while the main thread is deep in that call. */
+static GDBusMessage *filter(GDBusConnection *connection, GDBusMessage *message, gboolean incoming,
+                            gpointer user_data)
+{
+  WorkerService *s = user_data;
+  if (!incoming || g_dbus_message_get_message_type(message) != G_DBUS_MESSAGE_TYPE_METHOD_CALL ||
+      g_strcmp0(g_dbus_message_get_member(message), "Cancel") != 0)
+    return message;
+  GVariant *body = g_dbus_message_get_body(message);
+  if (body && g_variant_is_of_type(body, G_VARIANT_TYPE("(u)"))) {
+    guint32 id;
+    g_variant_get(body, "(u)", &id);
+    __atomic_store_n(&s->cancel_id, id, __ATOMIC_RELAXED);
+    if (__atomic_load_n(&s->call_id, __ATOMIC_RELAXED) == id)
+      __atomic_store_n(&s->cancel_flag, 1, __ATOMIC_RELAXED);
+  }
+  return message;
+}
+
+static const GDBusInterfaceVTable vtable = { .method_call = method_call };
+
+WorkerService *worker_service_new(GDBusConnection *connection, TsWorkerStatus *status,
+                                  GError **error)
+{
+  g_autoptr(GDBusNodeInfo) info = g_dbus_node_info_new_for_xml(introspection_xml, error);
+  if (!info)
+    return NULL;
+  WorkerService *s = g_new0(WorkerService, 1);
+  s->connection = g_object_ref(connection);
+  s->status = status;
+  s->registration = g_dbus_connection_register_object(connection, TS_WORKER_PATH,
+                                                      info->interfaces[0], &vtable, s, NULL, error);
+  if (!s->registration) {
+    worker_service_free(s);
+    return NULL;
+  }
+  s->filter = g_dbus_connection_add_filter(connection, filter, s, NULL);
+  s->listener = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_BEGIN) | TS_EVENT_MASK(TS_EVENT_TRACE) |
+                                  TS_EVENT_MASK(TS_EVENT_WARNING) | TS_EVENT_MASK(TS_EVENT_PRINT),
+                                on_engine_event, s);
+  return s;
+}
+
+void worker_service_free(WorkerService *s)
+{
+  if (!s)
+    return;
+  if (s->listener)
+    ts_listener_remove(s->listener);
+  if (s->filter)
+    g_dbus_connection_remove_filter(s->connection, s->filter);
+  if (s->registration)
+    g_dbus_connection_unregister_object(s->connection, s->registration);
+  g_object_unref(s->connection);
+  ts_module_free(s->module);
+  g_free(s);
+}
