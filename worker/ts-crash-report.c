@@ -129,44 +129,34 @@ parse_field(Parser *parser, const char *key, const char *value)
   return FALSE;
 }
 
-/* One "key value" line before the maps. */
-static gboolean
-parse_fields_line(Parser *parser, const char *line, const char **why)
+/* One "key value" line before the maps: NULL, or what is wrong with it. */
+static const char *
+parse_fields_line(Parser *parser, const char *line)
 {
   if (strcmp(line, "maps") == 0) {
     parser->state = IN_MAPS;
-    return TRUE;
+    return NULL;
   }
   const char *space = strchr(line, ' ');
-  if (space == NULL) {
-    *why = "expected a field and its value";
-    return FALSE;
-  }
+  if (space == NULL)
+    return "expected a field and its value";
   g_autofree char *key = g_strndup(line, (gsize) (space - line));
   const char *value = space + 1;
   if (strcmp(key, "pc") == 0) {
     guint64 pc;
-    if (parser->pcs->len >= MAX_FRAMES) {
-      *why = "more than 128 frames";
-      return FALSE;
-    }
-    if (!parse_hex(value, &pc)) {
-      *why = "bad pc";
-      return FALSE;
-    }
+    if (parser->pcs->len >= MAX_FRAMES)
+      return "more than 128 frames";
+    if (!parse_hex(value, &pc))
+      return "bad pc";
     g_array_append_val(parser->pcs, pc);
-    return TRUE;
+    return NULL;
   }
-  if (g_hash_table_contains(parser->seen, key)) {
-    *why = "repeated field";
-    return FALSE;
-  }
-  if (!parse_field(parser, key, value)) {
-    *why = "unknown field or bad value";
-    return FALSE;
-  }
+  if (g_hash_table_contains(parser->seen, key))
+    return "repeated field";
+  if (!parse_field(parser, key, value))
+    return "unknown field or bad value";
   g_hash_table_add(parser->seen, g_steal_pointer(&key));
-  return TRUE;
+  return NULL;
 }
 
 /* --- /proc/self/maps lines --- */
@@ -193,45 +183,39 @@ parse_maps_line(const char *line, Mapping *mapping)
   return TRUE;
 }
 
-static gboolean
-parse_maps_line_into(Parser *parser, const char *line, const char **why)
+static const char *
+parse_maps_section_line(Parser *parser, const char *line)
 {
   if (strcmp(line, "end") == 0) {
     parser->state = AT_END;
-    return TRUE;
+    return NULL;
   }
   Mapping mapping = { 0 };
-  if (parser->maps->len >= MAX_MAPS) {
-    *why = "too many mappings";
-    return FALSE;
-  }
-  if (!parse_maps_line(line, &mapping)) {
-    *why = "bad mapping";
-    return FALSE;
-  }
+  if (parser->maps->len >= MAX_MAPS)
+    return "too many mappings";
+  if (!parse_maps_line(line, &mapping))
+    return "bad mapping";
   g_array_append_val(parser->maps, mapping);
-  return TRUE;
+  return NULL;
 }
 
-static gboolean
-parse_line(Parser *parser, const char *line, const char **why)
+/* NULL, or what is wrong with the line */
+static const char *
+parse_line(Parser *parser, const char *line)
 {
   switch (parser->state) {
   case IN_HEADER:
     parser->state = IN_FIELDS;
-    if (strcmp(line, "tracescope-crash 1") != 0) {
-      *why = "not a Tracescope crash report (expected \"tracescope-crash 1\")";
-      return FALSE;
-    }
-    return TRUE;
+    if (strcmp(line, "tracescope-crash 1") != 0)
+      return "not a Tracescope crash report (expected \"tracescope-crash 1\")";
+    return NULL;
   case IN_FIELDS:
-    return parse_fields_line(parser, line, why);
+    return parse_fields_line(parser, line);
   case IN_MAPS:
-    return parse_maps_line_into(parser, line, why);
+    return parse_maps_section_line(parser, line);
   case AT_END:
   default:
-    *why = "text after \"end\"";
-    return FALSE;
+    return "text after \"end\"";
   }
 }
 
@@ -246,14 +230,15 @@ parse_lines(Parser *parser, const char *text, gsize length, GError **error)
     if (newline == NULL)
       break;
     gsize len = (gsize) (newline - (text + pos));
-    const char *why = NULL;
-    if (len > MAX_LINE)
+    const char *why;
+    if (len > MAX_LINE) {
       why = "line too long";
-    else if (memchr(text + pos, '\0', len) != NULL)
+    } else if (memchr(text + pos, '\0', len) != NULL) {
       why = "NUL byte";
-    g_autofree char *line = why ? NULL : g_strndup(text + pos, len);
-    if (why == NULL)
-      parse_line(parser, line, &why);
+    } else {
+      g_autofree char *line = g_strndup(text + pos, len);
+      why = parse_line(parser, line);
+    }
     if (why != NULL) {
       g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
                   "Crash report, line %u: %s", number, why);
