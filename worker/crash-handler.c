@@ -367,6 +367,28 @@ ts_crash_handler_thread_init(void)
     g_warning("%s: a stack overflow on this thread will not be reported", error->message);
 }
 
+/* Read back: AddressSanitizer with allow_user_segv_handler=0 (the default is
+ * 1) keeps its own handler for SIGSEGV, SIGBUS and SIGFPE and says nothing. */
+static gboolean
+install_for(int sig, const struct sigaction *action, GError **error)
+{
+  struct sigaction installed;
+  if (sigaction(sig, action, NULL) != 0 || sigaction(sig, NULL, &installed) != 0) {
+    int saved = errno;
+    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(saved),
+                "Cannot install the crash handler for %s: %s", signal_name(sig),
+                g_strerror(saved));
+    return FALSE;
+  }
+  if (installed.sa_sigaction != crash_handler) {
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                "Cannot install the crash handler for %s: another handler keeps it "
+                "(AddressSanitizer with allow_user_segv_handler=0?)", signal_name(sig));
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean
 ts_crash_handler_install(int fd, GError **error)
 {
@@ -385,14 +407,8 @@ ts_crash_handler_install(int fd, GError **error)
   for (gsize i = 0; i < G_N_ELEMENTS(crash_signals); i++)
     sigaddset(&action.sa_mask, crash_signals[i]);
   sigaddset(&action.sa_mask, SIGPIPE);
-  for (gsize i = 0; i < G_N_ELEMENTS(crash_signals); i++) {
-    if (sigaction(crash_signals[i], &action, NULL) != 0) {
-      int saved = errno;
-      g_set_error(error, G_IO_ERROR, g_io_error_from_errno(saved),
-                  "Cannot install the crash handler for %s: %s",
-                  signal_name(crash_signals[i]), g_strerror(saved));
+  for (gsize i = 0; i < G_N_ELEMENTS(crash_signals); i++)
+    if (!install_for(crash_signals[i], &action, error))
       return FALSE;
-    }
-  }
   return TRUE;
 }
