@@ -42,8 +42,10 @@ TsCrashReport *ts_crash_report_parse(const char *text, gsize length, GError **er
 void ts_crash_report_free(TsCrashReport *report);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TsCrashReport, ts_crash_report_free)
 
-/* "#0  crash_segv (crashy.c:12) in crashy.so\n#1  ..." — frames with no symbol show
- * the object+offset, frames in no object the bare pc. */
+/* "#0  crash_segv (crashy.c:35) in crashy.so\n#1  ..." — frames with no symbol show
+ * the object+offset, frames in no object the bare pc; a run of frames with the same
+ * pc (recursion) shows once, then "    ... the same N more times".  (The signal
+ * trampoline and the handler are not there: the handler leaves them out.) */
 char *ts_crash_report_format_backtrace(const TsCrashReport *report);
 
 G_END_DECLS
