@@ -4,7 +4,9 @@
  * back to crashy.c's functions and lines.  Then the parser alone, on
  * truncated reports and garbage. */
 #include <glib-unix.h>
+#include <glib/gstdio.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -381,6 +383,29 @@ test_stack_maps(void)
   }
 }
 
+/* A frame in a FIFO (or a device) is not symbolised: opening it would block. */
+static void
+test_not_a_file(void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp("crash-report-XXXXXX", &error);
+  g_assert_no_error(error);
+  g_autofree char *fifo = g_build_filename(dir, "fifo", NULL);
+  g_assert_cmpint(mkfifo(fifo, 0600), ==, 0);
+  g_autofree char *text = g_strdup_printf(
+      HEADER "pc 0x00007f0000001234\nmaps\n"
+      "7f0000000000-7f0000002000 r-xp 00000000 00:05 12 %s\nend\n", fifo);
+  g_autoptr(TsCrashReport) report = parse_valid(text);
+  const TsCrashFrame *frame = g_ptr_array_index(report->frames, 0);
+  g_assert_cmpstr(frame->object, ==, fifo);
+  g_assert_cmpuint(frame->offset, ==, 0x1234);
+  g_assert_null(frame->function);
+  g_autofree char *backtrace = ts_crash_report_format_backtrace(report);
+  g_assert_cmpstr(backtrace, ==, "#0  fifo+0x1234\n");
+  g_unlink(fifo);
+  g_rmdir(dir);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -395,5 +420,6 @@ main(int argc, char **argv)
   g_test_add_func("/crash-report/garbage", test_garbage);
   g_test_add_func("/crash-report/numbers", test_numbers);
   g_test_add_func("/crash-report/stack-maps", test_stack_maps);
+  g_test_add_func("/crash-report/not-a-file", test_not_a_file);
   return g_test_run();
 }

@@ -5,6 +5,7 @@
 #include <elfutils/libdwfl.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define MAX_FRAMES 128
 /* vm.max_map_count is 65530 by default */
@@ -388,6 +389,15 @@ frame_set_object(TsCrashFrame *frame, GArray *maps)
   frame->offset = frame->pc - base;
 }
 
+/* Only regular files are opened: a FIFO or a device named in a report
+ * would block or read forever. */
+static gboolean
+is_regular_file(const char *path)
+{
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /* Reports to libdw each object that a frame is in, at its load base; objects
  * that are not ELF files (or are gone) are left out. */
 static Dwfl *
@@ -400,7 +410,8 @@ symboliser_new(GArray *maps, GPtrArray *frames)
   g_autoptr(GHashTable) reported = g_hash_table_new(g_str_hash, g_str_equal);
   for (guint i = 0; i < frames->len; i++) {
     const TsCrashFrame *frame = g_ptr_array_index(frames, i);
-    if (frame->object == NULL || !g_hash_table_add(reported, frame->object))
+    if (frame->object == NULL || !g_hash_table_add(reported, frame->object) ||
+        !is_regular_file(frame->object))
       continue;
     dwfl_report_elf(dwfl, frame->object, frame->object, -1,
                     load_base(maps, frame->object), false);
