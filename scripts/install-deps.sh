@@ -8,6 +8,7 @@ packages=(
   build-essential gcc make pkg-config meson ninja-build
   libglib2.0-dev libglib2.0-bin
   libopenblas-dev
+  libdw-dev
   libgraphviz-dev
   libgtk-4-dev libadwaita-1-dev
   libcairo2-dev libpango1.0-dev fonts-dejavu-core
