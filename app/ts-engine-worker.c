@@ -349,6 +349,7 @@ static void on_signature_set(GObject *source, GAsyncResult *res, gpointer user_d
   TsEngineWorker *self = g_task_get_source_object(task);
   Signature *s = g_task_get_task_data(task);
   GError *error = NULL;
+  pending_add(self, -1);
   if (!ts_worker_set_input_signature_finish(TS_WORKER(source), res, &error)) {
     g_task_return_error(task, error);
     return;
@@ -372,6 +373,7 @@ void ts_engine_worker_set_input_signature_async(TsEngineWorker *self, const char
   s->function = g_strdup(function);
   s->specs = g_strdupv((char **)specs);
   g_task_set_task_data(task, s, (GDestroyNotify)signature_free);
+  pending_add(self, 1);
   ts_worker_set_input_signature_async(self->worker, function, specs, NULL, on_signature_set,
                                       g_object_ref(task));
 }

@@ -276,6 +276,7 @@ static void test_retrace_warning_applies_signature(void)
   g_assert_nonnull(strstr(warning, "(x: f32[?])"));
 
   activate("win.apply-signature", "s", "shape_retrace");
+  wait_idle();
   g_assert_null(ts_trace_log_get_warning(log));
   run_with((const char *const[]){ "f32[7]:ones", NULL });
   run_with((const char *const[]){ "f32[8]:ones", NULL });
