@@ -13,6 +13,7 @@ struct _TsEngineWorker {
   guint64 memory_limit;
   guint next_id;
   guint n_pending;
+  guint running;           /* the call the worker has started, 0 none */
 };
 
 enum { PROP_0, PROP_BUSY, N_PROPS };
@@ -82,6 +83,8 @@ static void on_print(TsWorker *worker, guint call_id, const char *text, TsEngine
 
 static void on_progress(TsWorker *worker, guint call_id, double fraction, TsEngineWorker *self)
 {
+  if (worker == self->worker && g_hash_table_contains(self->labels, GUINT_TO_POINTER(call_id)))
+    self->running = call_id;
   g_signal_emit(self, signals[SIGNAL_PROGRESS], 0, call_id, fraction);
 }
 
@@ -271,6 +274,8 @@ static void on_call_done(GObject *source, GAsyncResult *res, gpointer user_data)
   g_autoptr(TsCallResult) c = ts_worker_call_finish(TS_WORKER(source), res, &error);
   g_autofree char *label = NULL;
   g_hash_table_steal_extended(self->labels, GUINT_TO_POINTER(run->call_id), NULL, (gpointer *)&label);
+  if (self->running == run->call_id)
+    self->running = 0;
   pending_add(self, -1);
   if (!c) {
     if (g_error_matches(error, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED))
@@ -399,6 +404,12 @@ guint64 ts_engine_worker_get_memory_limit(TsEngineWorker *self)
   return self->memory_limit;
 }
 
+guint ts_engine_worker_get_running(TsEngineWorker *self)
+{
+  g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), 0);
+  return self->running;
+}
+
 gboolean ts_engine_worker_get_busy(TsEngineWorker *self)
 {
   g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), FALSE);
@@ -460,7 +471,7 @@ static void ts_engine_worker_class_init(TsEngineWorkerClass *klass)
 
 /* Half the machine's memory: enough for real models, short of taking the
  * desktop down with the worker. */
-static guint64 default_memory_limit(void)
+guint64 ts_engine_worker_default_memory_limit(void)
 {
   long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
   return pages > 0 && size > 0 ? (guint64)pages * (guint64)size / 2 : 0;
@@ -470,7 +481,7 @@ static void ts_engine_worker_init(TsEngineWorker *self)
 {
   self->signatures = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_strfreev);
   self->labels = g_hash_table_new_full(NULL, NULL, NULL, g_free);
-  self->memory_limit = default_memory_limit();
+  self->memory_limit = ts_engine_worker_default_memory_limit();
 }
 
 TsEngineWorker *ts_engine_worker_new(void)

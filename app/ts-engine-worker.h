@@ -37,6 +37,11 @@ TsEngineWorker *ts_engine_worker_new(void);
 /* The address-space limit of workers started from now on (0: none). */
 void ts_engine_worker_set_memory_limit(TsEngineWorker *self, guint64 bytes);
 guint64 ts_engine_worker_get_memory_limit(TsEngineWorker *self);
+/* Half of the machine's memory. */
+guint64 ts_engine_worker_default_memory_limit(void);
+
+/* The call the worker is running now (it has started it), 0 if none. */
+guint ts_engine_worker_get_running(TsEngineWorker *self);
 
 /* Whether a load or calls are under way (notify::busy). */
 gboolean ts_engine_worker_get_busy(TsEngineWorker *self);

@@ -1,4 +1,4 @@
-/* ts-preferences-window.c — combo rows bound to enum keys. */
+/* ts-preferences-window.c — rows bound to settings keys. */
 #include "ts-preferences-window.h"
 
 struct _TsPreferencesWindow {
@@ -7,6 +7,7 @@ struct _TsPreferencesWindow {
   AdwComboRow *device_row;
   AdwComboRow *theme_row;
   AdwComboRow *colour_row;
+  GtkSpinButton *memory_spin;
   GSettings *settings;
 };
 
@@ -64,6 +65,7 @@ static void ts_preferences_window_class_init(TsPreferencesWindowClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsPreferencesWindow, device_row);
   gtk_widget_class_bind_template_child(widget_class, TsPreferencesWindow, theme_row);
   gtk_widget_class_bind_template_child(widget_class, TsPreferencesWindow, colour_row);
+  gtk_widget_class_bind_template_child(widget_class, TsPreferencesWindow, memory_spin);
 }
 
 static void ts_preferences_window_init(TsPreferencesWindow *self)
@@ -81,5 +83,7 @@ TsPreferencesWindow *ts_preferences_window_new(GtkWindow *parent, GSettings *set
   bind(self, "device", self->device_row, DEVICES);
   bind(self, "theme", self->theme_row, THEMES);
   bind(self, "colour-mode", self->colour_row, COLOURS);
+  g_settings_bind(settings, "worker-memory-limit", gtk_spin_button_get_adjustment(self->memory_spin),
+                  "value", G_SETTINGS_BIND_DEFAULT);
   return self;
 }

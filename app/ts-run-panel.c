@@ -233,6 +233,12 @@ void ts_run_panel_show_error(TsRunPanel *self, const char *message)
     set_result_text(self, NULL);
 }
 
+const char *ts_run_panel_get_error(TsRunPanel *self)
+{
+  g_return_val_if_fail(TS_IS_RUN_PANEL(self), NULL);
+  return gtk_widget_get_visible(GTK_WIDGET(self->error_label)) ? gtk_label_get_label(self->error_label) : NULL;
+}
+
 char *ts_run_panel_dup_result_text(TsRunPanel *self)
 {
   g_return_val_if_fail(TS_IS_RUN_PANEL(self), NULL);

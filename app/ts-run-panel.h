@@ -29,6 +29,8 @@ void ts_run_panel_set_running(TsRunPanel *self, gboolean running);
 void ts_run_panel_set_progress(TsRunPanel *self, double fraction);
 void ts_run_panel_show_result(TsRunPanel *self, const TsRunResult *result, gboolean eager);
 void ts_run_panel_show_error(TsRunPanel *self, const char *message);
+/* The error shown, or NULL. */
+const char *ts_run_panel_get_error(TsRunPanel *self);
 /* What the result area shows (for tests).  Owned. */
 char *ts_run_panel_dup_result_text(TsRunPanel *self);
 

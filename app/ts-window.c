@@ -38,6 +38,7 @@ struct _TsWindow {
   char *error;
   GtkWindow *error_dialog;
   char *current_function; /* the run panel's */
+  char *death;            /* how the last run ended its worker, shown again after the restart */
 };
 
 enum { PROP_0, PROP_MODULE, PROP_BUSY, N_PROPS };
@@ -169,6 +170,13 @@ static void on_recent_changed(GSettings *settings, const char *key, TsWindow *se
   update_recent_menu(self);
 }
 
+/* The next worker started gets the limit (0 in the setting: the default). */
+static void on_memory_limit_changed(GSettings *settings, const char *key, TsWindow *self)
+{
+  guint mib = g_settings_get_uint(settings, "worker-memory-limit");
+  ts_engine_worker_set_memory_limit(self->worker, mib ? (guint64)mib << 20 : ts_engine_worker_default_memory_limit());
+}
+
 static void on_colour_mode_changed(GSettings *settings, const char *key, TsWindow *self)
 {
   g_autofree char *mode = g_settings_get_string(settings, "colour-mode");
@@ -239,6 +247,10 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer user_data)
     }
   } else {
     set_module(self, module, req->kind != LOAD_OPEN);
+    /* the run panel starts afresh with the module: what ended the last run stays said */
+    if (req->kind == LOAD_RESTART && self->death)
+      ts_run_panel_show_error(self->run_panel, self->death);
+    g_clear_pointer(&self->death, g_free);
     if (req->kind != LOAD_OPEN)
       toast(self, DONE[req->kind]);
     else
@@ -328,6 +340,10 @@ static void on_run_done(GObject *source, GAsyncResult *result, gpointer user_dat
     ts_run_panel_show_error(self->run_panel, "Cancelled: the calls left were not made and the result of the one running is dropped.");
   else
     ts_run_panel_show_error(self->run_panel, error->message);
+  if (g_error_matches(error, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED)) {
+    g_free(self->death);
+    self->death = g_strdup(error->message);
+  }
   notify_busy(self);
 }
 
@@ -620,6 +636,7 @@ gboolean ts_window_get_comparing(TsWindow *self)
   return g_strcmp0(gtk_stack_get_visible_child_name(self->graph_stack), "compare") == 0;
 }
 TsRunPanel *ts_window_get_run_panel(TsWindow *self) { return self->run_panel; }
+TsEngineWorker *ts_window_get_engine(TsWindow *self) { return self->worker; }
 TsTraceLog *ts_window_get_trace_log(TsWindow *self) { return self->trace_log; }
 TsConsole *ts_window_get_console(TsWindow *self) { return self->console; }
 
@@ -667,6 +684,9 @@ static void ts_window_constructed(GObject *object)
   g_signal_connect_object(self->settings, "changed::colour-mode", G_CALLBACK(on_colour_mode_changed),
                           self, 0);
   on_colour_mode_changed(self->settings, "colour-mode", self);
+  g_signal_connect_object(self->settings, "changed::worker-memory-limit",
+                          G_CALLBACK(on_memory_limit_changed), self, 0);
+  on_memory_limit_changed(self->settings, "worker-memory-limit", self);
 }
 
 static void ts_window_dispose(GObject *object)
@@ -699,6 +719,7 @@ static void ts_window_finalize(GObject *object)
   TsWindow *self = TS_WINDOW(object);
   g_free(self->error);
   g_free(self->current_function);
+  g_free(self->death);
   G_OBJECT_CLASS(ts_window_parent_class)->finalize(object);
 }
 

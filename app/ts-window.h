@@ -6,6 +6,8 @@
 
 #include <adwaita.h>
 
+#include "ts-engine-worker.h"
+
 #include "ts-compare-pane.h"
 #include "ts-console.h"
 #include "ts-function-list.h"
@@ -46,6 +48,7 @@ gboolean ts_window_get_graph_drawn(TsWindow *self);
  * left index, right index); win.close-compare goes back to one graph). */
 TsComparePane *ts_window_get_compare_pane(TsWindow *self);
 gboolean ts_window_get_comparing(TsWindow *self);
+TsEngineWorker *ts_window_get_engine(TsWindow *self);
 TsRunPanel *ts_window_get_run_panel(TsWindow *self);
 TsTraceLog *ts_window_get_trace_log(TsWindow *self);
 TsConsole *ts_window_get_console(TsWindow *self);

@@ -881,6 +881,89 @@ static void test_input_error_message(void)
   ts_error_free(e);
 }
 
+
+static gboolean console_has(const char *text)
+{
+  for (guint i = 0; i < n_lines(); i++)
+    if (strstr(ts_console_line_get_text(console_line(i)), text))
+      return TRUE;
+  return FALSE;
+}
+
+/* The worker has started the call (not merely received it). */
+static gboolean call_running(gpointer data)
+{
+  return ts_engine_worker_get_running(ts_window_get_engine(window)) != 0;
+}
+
+typedef struct {
+  const char *function;
+  const char *error;     /* what the run panel says */
+  gboolean cancel;       /* Cancel the run once it is under way */
+  gboolean eager;
+} Misbehaviour;
+
+/* Whatever a module does to its process, the window stays, says what
+ * happened, keeps its trace log, and the next Run works in a fresh worker. */
+static void test_worker_survives(void)
+{
+  static const Misbehaviour cases[] = {
+    { "segv", "segv crashed: SIGSEGV (segmentation fault", FALSE, FALSE },
+    { "abort_call", "abort_call crashed: SIGABRT (aborted)", FALSE, FALSE },
+    { "exit_call", "exit_call called exit(3)", FALSE, FALSE },
+    { "overflow", "overflow crashed: SIGSEGV (stack overflow)", FALSE, FALSE },
+    { "hog", "hog ran out of memory: the worker reached its limit of 1.0", FALSE, FALSE },
+    { "spin", "spin did not stop within 2 s of Cancel: the worker was killed", TRUE, FALSE },
+    { "endless", "Cancelled", TRUE, FALSE },
+    /* eagerly the crash comes after an op ran (traced, it comes while tracing) */
+    { "segv", "segv crashed: SIGSEGV (segmentation fault", FALSE, TRUE },
+  };
+  GSettings *settings = ts_application_get_settings(app);
+  g_settings_set_uint(settings, "worker-memory-limit", 1024);
+  g_autofree char *path = g_build_filename(TS_TEST_MODULES_DIR, "misbehave.so", NULL);
+  activate("win.open-module", "s", path);
+  wait_idle();
+  TsRunPanel *panel = ts_window_get_run_panel(window);
+  select_function("good");
+  run_with((const char *const[]){ "f32[2]=1,2", NULL });
+  guint traces = n_traces();
+  g_assert_cmpuint(traces, >, 0);
+  TsTraceEntry *first = trace_row(0);
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    const Misbehaviour *c = &cases[i];
+    select_function(c->function);
+    activate("win.mode", "s", c->eager ? "eager" : "graph");
+    ts_run_panel_set_args(panel, (const char *const[]){ "f32[2]=1,-1", NULL });
+    activate("win.run", NULL);
+    if (c->cancel) {
+      wait_for(call_running, NULL, "the call to be under way");
+      activate("win.cancel", NULL);
+    }
+    wait_idle();
+    const char *error = ts_run_panel_get_error(panel);
+    g_assert_nonnull(error);
+    g_test_message("%s: %s", c->function, error);
+    g_assert_true(g_str_has_prefix(error, c->error));
+    if (!c->cancel || strcmp(c->function, "spin") == 0)
+      g_assert_true(console_has(error + strlen(c->function) + 1)); /* the cause, in the console too */
+    /* the log keeps what it had (a call that traced before it went wrong adds its trace) */
+    g_assert_cmpuint(n_traces(), >=, traces);
+    g_assert_true(trace_row(0) == first);
+    select_function("good");
+    run_with((const char *const[]){ "f32[]=1", NULL });
+    g_autofree char *text = result_text();
+    g_assert_cmpstr(text, ==, "Tensor(2.0, shape=(), dtype=float32)");
+    traces = n_traces();
+  }
+  g_assert_true(console_has("backtrace of the worker:"));
+  g_assert_true(console_has("segv (misbehave.c:"));
+  g_assert_true(console_has("last op started: Relu at "));
+  activate("win.mode", "s", "graph");
+  g_settings_reset(settings, "worker-memory-limit");
+  activate("win.open-module", "s", "seeds");
+  wait_idle();
+}
+
 static gboolean window_gone(gpointer data)
 {
   return window == NULL;
@@ -955,6 +1038,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/recent-menu-underscores", test_recent_menu_underscores);
   g_test_add_func("/app/no-cut-text", test_no_cut_text);
   g_test_add_func("/app/version", test_version);
+  g_test_add_func("/app/worker-survives", test_worker_survives);
   int status = g_test_run();
 
   g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&window);
