@@ -298,6 +298,20 @@ static void test_strings_and_large_values(void)
   ts_tensor_unref(big);
 }
 
+/* What the format cannot hold is an error, not a crash. */
+static void test_unwritable(void)
+{
+  ts_function *fn = ts_function_new("not\xffutf8", small_fn, "x");
+  size_t size = 0;
+  g_assert_null(ts_graph_serialize(own_graph(fn), &size));
+  ts_error *e = ts_error_take();
+  g_assert_nonnull(e);
+  g_assert_cmpint(e->code, ==, TS_ERR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(e->message, "a graph's name is not valid UTF-8"));
+  ts_error_free(e);
+  ts_function_free(fn);
+}
+
 /* ---- damaged bytes ------------------------------------------------------------ */
 
 /* Deserializing fails with a format error whose message holds fragment. */
@@ -591,6 +605,7 @@ int main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/graph-serial/seeds", test_seeds);
   g_test_add_func("/graph-serial/strings-and-large-values", test_strings_and_large_values);
+  g_test_add_func("/graph-serial/unwritable", test_unwritable);
   g_test_add_func("/graph-serial/damaged-header", test_damaged_header);
   g_test_add_func("/graph-serial/damaged-nodes", test_damaged_nodes);
   g_test_add_func("/graph-serial/damaged-subgraphs", test_damaged_subgraphs);
