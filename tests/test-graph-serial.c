@@ -330,9 +330,9 @@ static void expect_bad(const void *data, size_t size, const char *fragment)
 
 static GVariant *parse_bytes(const void *bytes, size_t size)
 {
+  void *copy = g_memdup2(bytes, size);
   return g_variant_ref_sink(
-    g_variant_new_from_data(G_VARIANT_TYPE("(suv)"), g_memdup2(bytes, size), size, TRUE, g_free,
-                            NULL));
+    g_variant_new_from_data(G_VARIANT_TYPE("(suv)"), copy, size, TRUE, g_free, copy));
 }
 
 /* v (any container) with child i replaced. */
@@ -494,13 +494,13 @@ static void test_damaged_nodes(void)
   /* the Const's value: bytes that do not fit its dtype and shape */
   expect_bad_edit(top, 0, cnst, F_VALUE,
                   g_variant_new_parsed("@m(saxayaayms) just ('float32', @ax [], b'ab', @aay [], @ms nothing)"),
-                  "a float32 value of 1 elements holds 3 bytes");
+                  "the float32 value of 1 elements holds 3 bytes");
   expect_bad_edit(top, 0, cnst, F_VALUE,
                   g_variant_new_parsed("@m(saxayaayms) just ('int32', @ax [], b'abc', @aay [], @ms nothing)"),
                   "the value is i32[], the output f32[]");
   expect_bad_edit(top, 0, mul, F_VALUE,
                   g_variant_new_parsed("@m(saxayaayms) just ('float32', @ax [2], b'1234567', @aay [], @ms nothing)"),
-                  "a Mul node holds no value");
+                  "Mul nodes hold no value");
   /* the graph's own fields: inputs, outputs */
   expect_bad_edit(top, 0, 0, -2, g_variant_new_parsed("[5]"), "graph input 0 names node 5 of");
   expect_bad_edit(top, 0, 0, -2, g_variant_new_parsed("[0, 0]"), "graph input 1 names node 0, as input 0 does");
