@@ -684,7 +684,9 @@ TS_API ts_dtype ts_node_output_dtype(const ts_node *n, int i);
 TS_API ts_shape ts_node_output_shape(const ts_node *n, int i); /* -1: unknown dim */
 TS_API int ts_node_n_subgraphs(const ts_node *n);
 TS_API const ts_graph *ts_node_subgraph(const ts_node *n, int i);
-TS_API const ts_tensor *ts_node_value(const ts_node *n); /* Const / VarHandle value */
+/* Const / VarHandle value; NULL if none (ts_graph_deserialize leaves out
+ * values over 1 MiB and TensorArray values). */
+TS_API const ts_tensor *ts_node_value(const ts_node *n);
 /* Provenance: the traced nodes n stands for (n itself in a traced graph;
  * after optimization, the nodes a folded constant or a fused node replaced). */
 TS_API int ts_node_n_origins(const ts_node *n);

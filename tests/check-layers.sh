@@ -12,7 +12,7 @@
 #   3 graph     the graph IR and its rewrite API
 #   4 exec      executables and passes
 #   5 trace     functions, signatures, the tracer, control flow
-#   6 io        .npy, argument specs, graph text, modules
+#   6 io        .npy, argument specs, graph text, serialized graphs, modules
 set -eu
 objdir=$1
 NM=${NM:-nm}

@@ -298,6 +298,20 @@ static void test_strings_and_large_values(void)
   ts_tensor_unref(big);
 }
 
+/* What the format cannot hold is an error, not a crash. */
+static void test_unwritable(void)
+{
+  ts_function *fn = ts_function_new("not\xffutf8", small_fn, "x");
+  size_t size = 0;
+  g_assert_null(ts_graph_serialize(own_graph(fn), &size));
+  ts_error *e = ts_error_take();
+  g_assert_nonnull(e);
+  g_assert_cmpint(e->code, ==, TS_ERR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(e->message, "a graph's name is not valid UTF-8"));
+  ts_error_free(e);
+  ts_function_free(fn);
+}
+
 /* ---- damaged bytes ------------------------------------------------------------ */
 
 /* Deserializing fails with a format error whose message holds fragment. */
@@ -316,9 +330,9 @@ static void expect_bad(const void *data, size_t size, const char *fragment)
 
 static GVariant *parse_bytes(const void *bytes, size_t size)
 {
+  void *copy = g_memdup2(bytes, size);
   return g_variant_ref_sink(
-    g_variant_new_from_data(G_VARIANT_TYPE("(suv)"), g_memdup2(bytes, size), size, TRUE, g_free,
-                            NULL));
+    g_variant_new_from_data(G_VARIANT_TYPE("(suv)"), copy, size, TRUE, g_free, copy));
 }
 
 /* v (any container) with child i replaced. */
@@ -480,13 +494,13 @@ static void test_damaged_nodes(void)
   /* the Const's value: bytes that do not fit its dtype and shape */
   expect_bad_edit(top, 0, cnst, F_VALUE,
                   g_variant_new_parsed("@m(saxayaayms) just ('float32', @ax [], b'ab', @aay [], @ms nothing)"),
-                  "a float32 value of 1 elements holds 3 bytes");
+                  "the float32 value of 1 elements holds 3 bytes");
   expect_bad_edit(top, 0, cnst, F_VALUE,
                   g_variant_new_parsed("@m(saxayaayms) just ('int32', @ax [], b'abc', @aay [], @ms nothing)"),
                   "the value is i32[], the output f32[]");
   expect_bad_edit(top, 0, mul, F_VALUE,
                   g_variant_new_parsed("@m(saxayaayms) just ('float32', @ax [2], b'1234567', @aay [], @ms nothing)"),
-                  "a Mul node holds no value");
+                  "Mul nodes hold no value");
   /* the graph's own fields: inputs, outputs */
   expect_bad_edit(top, 0, 0, -2, g_variant_new_parsed("[5]"), "graph input 0 names node 5 of");
   expect_bad_edit(top, 0, 0, -2, g_variant_new_parsed("[0, 0]"), "graph input 1 names node 0, as input 0 does");
@@ -591,6 +605,7 @@ int main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/graph-serial/seeds", test_seeds);
   g_test_add_func("/graph-serial/strings-and-large-values", test_strings_and_large_values);
+  g_test_add_func("/graph-serial/unwritable", test_unwritable);
   g_test_add_func("/graph-serial/damaged-header", test_damaged_header);
   g_test_add_func("/graph-serial/damaged-nodes", test_damaged_nodes);
   g_test_add_func("/graph-serial/damaged-subgraphs", test_damaged_subgraphs);

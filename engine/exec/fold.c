@@ -15,7 +15,7 @@ static bool evaluate(ts_rewrite *rw, const ts_node *n, ts_tensor **out, int *n_o
   for (int i = 0; i < n->n_inputs; i++) {
     ts_port p = ts__rewrite_port(rw, n->inputs[i]);
     const ts_node *src = p.node >= 0 ? ts__graph_node(ts__rewrite_graph(rw), p.node) : NULL;
-    if (!src || src->op != TS_OP_CONST)
+    if (!src || src->op != TS_OP_CONST || !src->value) /* a value left out (graph_serial.c) */
       return false;
     in[i] = src->value;
   }
@@ -37,9 +37,11 @@ static bool foldable(const ts_graph *g, const ts_node *n)
   if ((def->flags & (TS_OPF_STATEFUL | TS_OPF_INPUT | TS_OPF_VALUE | TS_OPF_CONTROL_FLOW)) ||
       n->n_subgraphs)
     return false;
-  for (int i = 0; i < n->n_inputs; i++)
-    if (ts__graph_node(g, n->inputs[i].node)->op != TS_OP_CONST)
+  for (int i = 0; i < n->n_inputs; i++) {
+    const ts_node *src = ts__graph_node(g, n->inputs[i].node);
+    if (src->op != TS_OP_CONST || !src->value)
       return false;
+  }
   return true;
 }
 

@@ -463,6 +463,8 @@ static bool read_control(reader *r, GVariant *v, int id, ts_node *n)
     if (ids[i] < 0 || ids[i] >= id)
       return bad(r, "control input %zu names node %d; only nodes 0 to %d come before it",
                  (size_t)i, ids[i], id - 1);
+  if (count == 0)
+    return true;
   int *sorted = g_memdup2(ids, count * sizeof *ids);
   qsort(sorted, count, sizeof *sorted, compare_ints);
   gsize dup = 1;
@@ -593,7 +595,7 @@ static ts_tensor *value_tensor(reader *r, ts_dtype dtype, ts_shape shape, GVaria
   const uint8_t *bytes = g_variant_get_fixed_array(data, &n_bytes, 1);
   if (dtype == TS_STRING) {
     if (n_bytes || n_strings != (guint64)n)
-      return bad(r, "a string value of %" G_GINT64_FORMAT " elements holds %zu strings and %zu "
+      return bad(r, "the string value of %" G_GINT64_FORMAT " elements holds %zu strings and %zu "
                     "bytes", n, (size_t)n_strings, (size_t)n_bytes), NULL;
     const char **elements = g_new(const char *, n_strings + 1);
     size_t total = 0;
@@ -611,7 +613,7 @@ static ts_tensor *value_tensor(reader *r, ts_dtype dtype, ts_shape shape, GVaria
     return t;
   }
   if (n_strings || (uint64_t)n > MAX_VALUE_BYTES / size || n_bytes != (size_t)n * size)
-    return bad(r, "a %s value of %" G_GINT64_FORMAT " elements holds %zu bytes and %zu strings",
+    return bad(r, "the %s value of %" G_GINT64_FORMAT " elements holds %zu bytes and %zu strings",
                ts_dtype_name(dtype), n, (size_t)n_bytes, (size_t)n_strings), NULL;
   for (gsize i = 0; dtype == TS_BOOL && i < n_bytes; i++)
     if (bytes[i] > 1)
@@ -642,7 +644,7 @@ static bool read_value(reader *r, GVariant *maybe, const ts_op_def *def, const t
             read_shape(r, dims, false, "the value", &shape) &&
             read_maybe_string(r, variable, "the variable's name", &name);
   if (ok && !(def->flags & TS_OPF_VALUE))
-    ok = bad(r, "a %s node holds no value", def->name);
+    ok = bad(r, "%s nodes hold no value", def->name);
   else if (ok && (dtype != output->dtype || !ts_shape_equal(shape, output->shape)))
     ok = bad(r, "the value is %s, the output %s", ts__info_str(buf, dtype, shape),
              ts__info_str(out_buf, output->dtype, output->shape));
@@ -689,8 +691,8 @@ static bool check_input_index(reader *r, GVariant *v, ts_op op, int pos)
   if (pos >= 0 && op != TS_OP_PLACEHOLDER)
     return bad(r, "graph input %d is a %s, not a Placeholder", pos, ts_op_name(op));
   if (input_index != pos)
-    return bad(r, "input_index is %d, but it is %s %d", input_index,
-               pos >= 0 ? "graph input" : "no graph input, expected", pos);
+    return pos >= 0 ? bad(r, "input_index is %d, but it is graph input %d", input_index, pos)
+                    : bad(r, "input_index is %d, but it is no graph input (-1)", input_index);
   return true;
 }
 
