@@ -429,18 +429,20 @@ static void handle_call(WorkerService *s, GVariant *params, GDBusMethodInvocatio
                                           n_params == 1 ? "" : "s", c.n_args);
     goto out;
   }
-  if (__atomic_load_n(&s->cancel_id, __ATOMIC_RELAXED) == c.call_id) {
+  /* each side stores, then looks at the other's: a Cancel is never lost */
+  __atomic_store_n(&s->cancel_flag, 0, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&s->call_id, c.call_id, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&s->cancel_id, __ATOMIC_SEQ_CST) == c.call_id) {
+    __atomic_store_n(&s->call_id, 0, __ATOMIC_SEQ_CST);
     g_dbus_method_invocation_return_error(inv, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Cancelled");
     goto out;
   }
-  s->call_id = c.call_id;
   s->status->call_id = c.call_id;
   ts_error_clear();
   ts_run_functions_eagerly(eager);
   emit(s, "Progress", g_variant_new("(ud)", c.call_id, 0.0));
   ts_scope *scope = ts_scope_begin();
   c.values = g_new0(ts_value, MAX(c.n_args, 1));
-  __atomic_store_n(&s->cancel_flag, 0, __ATOMIC_RELAXED);
   ts_watch_cancel_flag(&s->cancel_flag);
   make_call(&c);
   ts_watch_cancel_flag(NULL);
@@ -448,7 +450,7 @@ static void handle_call(WorkerService *s, GVariant *params, GDBusMethodInvocatio
     ts_value_clear(&c.values[i]);
   g_free(c.values);
   ts_scope_end(scope);
-  s->call_id = 0;
+  __atomic_store_n(&s->call_id, 0, __ATOMIC_SEQ_CST);
   s->status->call_id = 0;
 out:
   mark_streams(c.call_id, "end");
@@ -490,9 +492,9 @@ static GDBusMessage *filter(GDBusConnection *connection, GDBusMessage *message, 
   if (body && g_variant_is_of_type(body, G_VARIANT_TYPE("(u)"))) {
     guint32 id;
     g_variant_get(body, "(u)", &id);
-    __atomic_store_n(&s->cancel_id, id, __ATOMIC_RELAXED);
-    if (__atomic_load_n(&s->call_id, __ATOMIC_RELAXED) == id)
-      __atomic_store_n(&s->cancel_flag, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->cancel_id, id, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&s->call_id, __ATOMIC_SEQ_CST) == id)
+      __atomic_store_n(&s->cancel_flag, 1, __ATOMIC_SEQ_CST);
   }
   return message;
 }
