@@ -71,6 +71,12 @@ static int opt_reduce_retracing(parser *p, const char *value)
   return 0;
 }
 
+static int opt_isolate(parser *p, const char *value)
+{
+  p->o->isolate = true;
+  return 0;
+}
+
 static int opt_trace_log(parser *p, const char *value)
 {
   p->o->trace_log = true;
@@ -135,6 +141,7 @@ static const struct option {
   { "--input-signature", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_input_signature },
   { "--reduce-retracing", NULL, CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_reduce_retracing },
   { "--trace-log", NULL, CLI_RUN | CLI_SIGNATURES, opt_trace_log },
+  { "--isolate", NULL, CLI_RUN, opt_isolate },
   { "--format", "text or dot", CLI_GRAPH, opt_format },
   { "--out", "a FILE", CLI_RENDER, opt_out },
   { "--expand", "all, none or a SCOPE", CLI_RENDER, opt_expand },
@@ -223,6 +230,9 @@ int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv
                     cli_command_name(command));
   if (command == CLI_RENDER && !o->out)
     return cli_fail(CLI_EXIT_USAGE, "render needs --out FILE (.svg, .png, .pdf or .dot)");
+  if (o->isolate && (o->concrete->len > 0 || o->reduce_retracing))
+    return cli_fail(CLI_EXIT_USAGE, "--isolate takes --arg, --call, --mode, --repeat, --input-signature "
+                                    "and --trace-log; not %s", o->concrete->len > 0 ? "--concrete" : "--reduce-retracing");
   if (o->eager && o->concrete->len > 0)
     return cli_fail(CLI_EXIT_USAGE, "--concrete calls a traced graph: it cannot be combined "
                                     "with --mode eager");

@@ -33,14 +33,20 @@ static void on_event(const ts_event *ev, void *user_data)
     return;
   }
   const ts_trace_event *t = &ev->trace;
-  bool first = t->reason == TS_TRACE_FIRST_CALL || t->reason == TS_TRACE_EXPLICIT;
-  const char *reason = (unsigned)t->reason < TS_TRACE_REASON_COUNT ? REASONS[t->reason] : "?";
-  printf("[trace] %s%s: %s (%s)", t->function_name, t->signature, first ? "traced" : "retraced",
-         reason);
+  cli_print_trace(t->function_name, t->signature, t->reason, t->reason_text, t->duration_ns,
+                  t->n_concrete);
+}
+
+void cli_print_trace(const char *function, const char *signature, ts_trace_reason reason,
+                     const char *reason_text, uint64_t duration_ns, int n_concrete)
+{
+  bool first = reason == TS_TRACE_FIRST_CALL || reason == TS_TRACE_EXPLICIT;
+  const char *why = (unsigned)reason < TS_TRACE_REASON_COUNT ? REASONS[reason] : "?";
+  printf("[trace] %s%s: %s (%s)", function, signature, first ? "traced" : "retraced", why);
   if (!first)
-    printf(": %s", t->reason_text);
-  printf(" [%.3f ms, %d concrete function%s]\n", (double)t->duration_ns / 1e6, t->n_concrete,
-         t->n_concrete == 1 ? "" : "s");
+    printf(": %s", reason_text);
+  printf(" [%.3f ms, %d concrete function%s]\n", (double)duration_ns / 1e6, n_concrete,
+         n_concrete == 1 ? "" : "s");
 }
 
 int cli_listen(bool trace_log)
@@ -117,7 +123,7 @@ int cli_run(int argc, char **argv)
   cli_options o;
   int ret = cli_options_parse(&o, CLI_RUN, argc, argv);
   if (ret == 0)
-    ret = o.help ? cli_show_help() : run(&o);
+    ret = o.help ? cli_show_help() : o.isolate ? cli_run_isolated(&o) : run(&o);
   cli_options_clear(&o);
   return ret;
 }

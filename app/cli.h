@@ -40,6 +40,7 @@ typedef struct cli_options {
   GPtrArray *input_signature; /* --input-signature specs */
   bool reduce_retracing;
   bool trace_log;
+  bool isolate;               /* run: through a tracescope-worker process */
   int64_t repeat;
   const char *format;         /* graph: "text" or "dot" */
   const char *out;            /* render: the file to write */
@@ -87,6 +88,11 @@ ts_concrete *cli_trace_aside(ts_function *fn, const cli_args *a);
  * stdout when trace_log, else warnings only, on stderr.  Returns the
  * listener id (remove with ts_listener_remove). */
 int cli_listen(bool trace_log);
+/* One line of the trace log: "[trace] f(x: 3): retraced (host value): ... [0.02 ms, 2 concrete functions]". */
+void cli_print_trace(const char *function, const char *signature, ts_trace_reason reason,
+                     const char *reason_text, uint64_t duration_ns, int n_concrete);
+/* `run --isolate`: the calls of o made by a worker process (cli-isolate.c). */
+int cli_run_isolated(const cli_options *o);
 
 int cli_run(int argc, char **argv);
 int cli_signatures(int argc, char **argv);

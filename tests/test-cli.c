@@ -81,6 +81,34 @@ static void expect_failure(cli_result r, int status, const char *fragment)
   cli_result_clear(&r);
 }
 
+/* run --isolate: the same results through a worker; a crash there is
+ * reported with its cause and backtrace, and the CLI exits 1. */
+static void test_isolate(void)
+{
+  expect_output(cli("run", "seeds", "deep_net", "--isolate", "--call", "--arg", "i32[3]=1,2,3", "--call",
+                    "--arg", "i32[3]=2,3,4", NULL),
+                "Tensor([3 5 7], shape=(3,), dtype=int32)\nTensor([5 7 9], shape=(3,), dtype=int32)\n");
+  g_autofree char *module = g_build_filename(TS_TEST_MODULES_DIR, "misbehave.so", NULL);
+  cli_result r = cli("run", module, "chatty", "--isolate", "--arg", "f32[2]=1,2", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_cmpstr(r.out, ==, "chatty out 1\nchatty out 2 (no newline)\nTensor([2. 4.], shape=(2,), dtype=float32)\n");
+  g_assert_cmpstr(r.err, ==, "chatty err\n");
+  cli_result_clear(&r);
+  r = cli("run", module, "segv", "--isolate", "--mode", "eager", "--arg", "f32[2]=1,2", NULL);
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_true(g_str_has_prefix(r.err, "tracescope-cli: error: segv crashed: SIGSEGV (segmentation fault"));
+  g_assert_nonnull(strstr(r.err, "\nlast op started: Relu at "));
+  g_assert_nonnull(strstr(r.err, "\nbacktrace of the worker:\n#0  segv (misbehave.c:"));
+  cli_result_clear(&r);
+  r = cli("run", module, "exit_call", "--isolate", "--arg", "1", NULL);
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_cmpstr(r.err, ==, "tracescope-cli: error: exit_call called exit(3)\n");
+  cli_result_clear(&r);
+  expect_failure(cli("run", "seeds", "deep_net", "--isolate", "--reduce-retracing", NULL), 2,
+                 "--isolate takes --arg, --call, --mode, --repeat, --input-signature and --trace-log; "
+                 "not --reduce-retracing");
+}
+
 static void test_deep_net(void)
 {
   expect_output(cli("run", "seeds", "deep_net", "--arg", "i32[3]=1,2,3", NULL),
@@ -586,6 +614,7 @@ int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/cli/run/deep-net", test_deep_net);
+  g_test_add_func("/cli/run/isolate", test_isolate);
   g_test_add_func("/cli/run/seed-programs", test_seed_programs);
   g_test_add_func("/cli/run/npy-argument", test_npy_argument);
   g_test_add_func("/cli/list", test_list);
