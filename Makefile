@@ -52,6 +52,7 @@ bench: build
 	$(BUILD)/bench/tracescope-bench
 	$(BUILD)/bench/tracescope-bench-viewer
 	$(BUILD)/bench/tracescope-bench-render
+	$(BUILD)/bench/tracescope-bench-worker
 
 # libFuzzer (clang), each target for FUZZ_SECONDS; fails on a finding.
 fuzz: fuzz-deps $(FUZZ_BUILD)/build.ninja

@@ -7,8 +7,8 @@
  * description, with the remote (ssh) design.
  *
  * Fds of a spawned worker:
- *   1, 2  pipes the app reads: the module's stdout and stderr, with call
- *         boundary markers (below) so lines are attributed to their call;
+ *   1, 2  pipes the app reads: the module's stdout and stderr, with a
+ *         mark after each call (below) so lines are attributed to their call;
  *   3     the D-Bus socket;
  *   4     the crash pipe: a report written by the worker's signal handler;
  *   5     the status page (memfd, TsWorkerStatus) the app reads after the
@@ -30,9 +30,11 @@
 #define TS_WORKER_FD_CRASH 4
 #define TS_WORKER_FD_STATUS 5
 
-/* Written alone on a line of stdout and of stderr before and after every
- * call ("\x1etracescope-call 7 begin").  The record separator byte keeps
- * it apart from what modules print. */
+/* Written on stdout and on stderr after every call ("\x1etracescope-call
+ * 7 end\n") and after Open (call 0): what came before it on that stream
+ * since the previous mark is that call's.  The record separator byte keeps
+ * it apart from what modules print; it may follow text printed without a
+ * newline on the same line. */
 #define TS_WORKER_MARK "\x1etracescope-call "
 
 /* Results at least this big travel in a sealed memfd passed with the

@@ -53,7 +53,7 @@ struct _TsWorker {
   TsWorkerStatus *status;
   GCancellable *io;              /* the pipe readers, until dispose */
   GDataInputStream *out[2];
-  guint out_call[2];             /* the call each stream is inside (marks), 0 outside */
+  gboolean out_opened[2];        /* Open's mark seen on stdout, stderr */
   GByteArray *crash;
   GQueue calls;                  /* PendingCall *, oldest first */
   guint watch;
@@ -541,17 +541,16 @@ static void read_crash(TsWorker *self, GInputStream *in)
 
 /* ---- stdout and stderr ------------------------------------------------------------------ */
 
+/* "7 end": call 7 printed all it printed on this stream ("0 end": Open). */
 static void on_mark(TsWorker *self, int stream, const char *mark)
 {
   guint call_id;
-  char what[8];
-  if (sscanf(mark, "%u %7s", &call_id, what) != 2)
+  if (sscanf(mark, "%u end", &call_id) != 1)
     return;
-  if (strcmp(what, "begin") == 0) {
-    self->out_call[stream] = call_id;
+  if (call_id == 0) {
+    self->out_opened[stream] = TRUE;
     return;
   }
-  self->out_call[stream] = 0;
   PendingCall *pc = find_call(self, call_id);
   if (pc) {
     pc->ended[stream] = TRUE;
@@ -559,10 +558,22 @@ static void on_mark(TsWorker *self, int stream, const char *mark)
   }
 }
 
+/* The call a line belongs to: the oldest one whose end it has not seen
+ * (the worker makes them one at a time, in order); 0 before Open's mark. */
+static guint line_call(TsWorker *self, int stream)
+{
+  if (!self->out_opened[stream])
+    return 0;
+  for (GList *l = self->calls.head; l; l = l->next)
+    if (!((PendingCall *)l->data)->ended[stream])
+      return ((PendingCall *)l->data)->call_id;
+  return 0;
+}
+
 static void emit_line(TsWorker *self, int stream, const char *text, gsize len)
 {
   g_autofree char *line = g_utf8_make_valid(text, (gssize)len);
-  g_signal_emit(self, signals[SIGNAL_OUTPUT], 0, self->out_call[stream], stream + 1, line,
+  g_signal_emit(self, signals[SIGNAL_OUTPUT], 0, line_call(self, stream), stream + 1, line,
                 g_get_real_time());
 }
 
@@ -588,7 +599,6 @@ static void on_output_read(GObject *source, GAsyncResult *res, gpointer user_dat
   gsize len = 0;
   g_autofree char *line = g_data_input_stream_read_line_finish(G_DATA_INPUT_STREAM(source), res, &len, NULL);
   if (!line || g_cancellable_is_cancelled(self->io)) {
-    self->out_call[stream] = 0;
     self->out_done[stream] = TRUE;
     maybe_dead(self);
     return;

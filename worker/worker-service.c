@@ -178,6 +178,24 @@ static void on_engine_event(const ts_event *ev, void *user_data)
 
 /* ---- methods ------------------------------------------------------------------------ */
 
+/* A line "\x1etracescope-call 7 end" on stdout and stderr, after what
+ * stdio still holds: what came before it is the call's (0: Open's). */
+static void mark_end(guint call_id)
+{
+  fflush(stdout);
+  fflush(stderr);
+  g_autofree char *mark = g_strdup_printf(TS_WORKER_MARK "%u end\n", call_id);
+  for (int fd = 1; fd <= 2; fd++) {
+    size_t len = strlen(mark);
+    for (size_t done = 0; done < len;) {
+      ssize_t w = write(fd, mark + done, len - done);
+      if (w <= 0)
+        break;
+      done += (size_t)w;
+    }
+  }
+}
+
 static void handle_hello(WorkerService *s, GVariant *params, GDBusMethodInvocation *inv)
 {
   guint32 version;
@@ -203,7 +221,9 @@ static void handle_open(WorkerService *s, GVariant *params, GDBusMethodInvocatio
     return;
   }
   ts_error_clear();
-  if (!(s->module = ts_module_open(source))) {
+  s->module = ts_module_open(source);
+  mark_end(0); /* what its constructors printed is nobody's call */
+  if (!s->module) {
     return_engine_error(inv, "", FALSE);
     return;
   }
@@ -248,24 +268,6 @@ static void handle_set_input_signature(WorkerService *s, GVariant *params,
     return;
   }
   g_dbus_method_invocation_return_value(inv, NULL);
-}
-
-/* A line "\x1etracescope-call 7 begin" on stdout and stderr, after what
- * stdio still holds: everything between begin and end is the call's. */
-static void mark_streams(guint call_id, const char *what)
-{
-  fflush(stdout);
-  fflush(stderr);
-  g_autofree char *mark = g_strdup_printf(TS_WORKER_MARK "%u %s\n", call_id, what);
-  for (int fd = 1; fd <= 2; fd++) {
-    size_t len = strlen(mark);
-    for (size_t done = 0; done < len;) {
-      ssize_t w = write(fd, mark + done, len - done);
-      if (w <= 0)
-        break;
-      done += (size_t)w;
-    }
-  }
 }
 
 typedef struct {
@@ -418,8 +420,6 @@ static void handle_call(WorkerService *s, GVariant *params, GDBusMethodInvocatio
   g_variant_get(params, "(u&s^a&sub)", &c.call_id, &c.function, &c.args, &c.repeat, &eager);
   c.n_args = (int)g_strv_length((char **)c.args);
   c.repeat = MAX(c.repeat, 1);
-  /* every call has its marks, also one refused before it ran */
-  mark_streams(c.call_id, "begin");
   if (!(c.fn = lookup(s, inv, c.function)))
     goto out;
   int n_params = ts_function_n_params(c.fn);
@@ -453,7 +453,8 @@ static void handle_call(WorkerService *s, GVariant *params, GDBusMethodInvocatio
   __atomic_store_n(&s->call_id, 0, __ATOMIC_SEQ_CST);
   s->status->call_id = 0;
 out:
-  mark_streams(c.call_id, "end");
+  /* every call has its mark, also one refused before it ran */
+  mark_end(c.call_id);
   g_free(c.args);
 }
 

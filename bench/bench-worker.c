@@ -1,0 +1,194 @@
+/* bench-worker.c — what running through tracescope-worker costs: a small
+ * graph-mode call (deep_net) in process and through the worker, a 64 MB
+ * result crossing, and the time from a worker's death to the next Run
+ * being possible (a fresh worker with the module open).  Medians. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <tracescope.h>
+
+#include "ts-worker.h"
+
+#define REPEATS 9
+#define CALLS 2000 /* per timed batch of small calls */
+
+static const char *const deep_net_args[] = { "i32[3]=1,2,3", NULL };
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+  qsort(v, (size_t)n, sizeof v[0], cmp_double);
+  return v[n / 2];
+}
+
+/* ---- waiting on the main context ------------------------------------------------ */
+
+static void store(GObject *source, GAsyncResult *res, gpointer data)
+{
+  *(GAsyncResult **)data = g_object_ref(res);
+}
+
+static GAsyncResult *await(GAsyncResult **slot)
+{
+  while (!*slot)
+    g_main_context_iteration(NULL, TRUE);
+  GAsyncResult *res = *slot;
+  *slot = NULL;
+  return res;
+}
+
+static TsWorker *start(const char *module)
+{
+  TsWorker *w = ts_worker_new(0);
+  GAsyncResult *slot = NULL;
+  g_autoptr(GError) error = NULL;
+  ts_worker_start_async(w, NULL, store, &slot);
+  g_autoptr(GAsyncResult) started = await(&slot);
+  if (!ts_worker_start_finish(w, started, &error))
+    g_error("the worker did not start: %s", error->message);
+  ts_worker_open_async(w, module, NULL, store, &slot);
+  g_autoptr(GAsyncResult) opened = await(&slot);
+  g_autofree char *title = NULL, *path = NULL;
+  g_autoptr(GPtrArray) fns = NULL;
+  if (!ts_worker_open_finish(w, opened, &title, &path, &fns, &error))
+    g_error("cannot open %s: %s", module, error->message);
+  return w;
+}
+
+static TsCallResult *call(TsWorker *w, const char *fn, const char *const *args)
+{
+  static guint id;
+  GAsyncResult *slot = NULL;
+  g_autoptr(GError) error = NULL;
+  ts_worker_call_async(w, ++id, fn, args, 1, FALSE, NULL, store, &slot);
+  g_autoptr(GAsyncResult) res = await(&slot);
+  TsCallResult *r = ts_worker_call_finish(w, res, &error);
+  if (!r)
+    g_error("%s failed: %s", fn, error->message);
+  return r;
+}
+
+static void stop(TsWorker *w)
+{
+  ts_worker_close(w);
+  while (!ts_worker_get_death(w))
+    g_main_context_iteration(NULL, TRUE);
+  g_object_unref(w);
+}
+
+/* ---- the workloads ---------------------------------------------------------------- */
+
+/* What the app did per Run before the worker: parse the argument, call,
+ * print the result. */
+static double in_process_us(void)
+{
+  ts_module *m = ts_module_open("seeds");
+  if (!m)
+    g_error("cannot open the seeds");
+  ts_function *fn = ts_module_lookup(m, "deep_net");
+  double t[REPEATS];
+  for (int r = -1; r < REPEATS; r++) {
+    uint64_t t0 = ts_now_ns();
+    for (int i = 0; i < CALLS; i++) {
+      ts_scope *scope = ts_scope_begin();
+      ts_value v;
+      if (!ts_value_parse(deep_net_args[0], &v))
+        g_error("bad argument");
+      ts_tensor *out = ts_function_call(fn, &v, 1);
+      free(ts_tensor_to_string(out));
+      ts_value_clear(&v);
+      ts_scope_end(scope);
+    }
+    if (r >= 0)
+      t[r] = (double)(ts_now_ns() - t0) / CALLS / 1e3;
+  }
+  ts_module_free(m);
+  return median(t, REPEATS);
+}
+
+static double worker_call_us(TsWorker *w)
+{
+  double t[REPEATS];
+  for (int r = -1; r < REPEATS; r++) {
+    uint64_t t0 = ts_now_ns();
+    for (int i = 0; i < CALLS; i++)
+      ts_call_result_free(call(w, "deep_net", deep_net_args));
+    if (r >= 0)
+      t[r] = (double)(ts_now_ns() - t0) / CALLS / 1e3;
+  }
+  return median(t, REPEATS);
+}
+
+/* A 64 MB result: the whole round trip, and what is left of it once the
+ * worker's own time making the tensor is taken off. */
+static void big_result_ms(TsWorker *w, double *round_trip, double *transfer)
+{
+  const char *const args[] = { "16777216", NULL };
+  double rt[REPEATS], tr[REPEATS];
+  for (int r = -1; r < REPEATS; r++) {
+    uint64_t t0 = ts_now_ns();
+    TsCallResult *res = call(w, "ones", args);
+    double total = (double)(ts_now_ns() - t0) / 1e6;
+    if (g_bytes_get_size(res->data) != 64u << 20)
+      g_error("the result is %zu bytes", g_bytes_get_size(res->data));
+    if (r >= 0) {
+      rt[r] = total;
+      tr[r] = total - (double)res->total_ns / 1e6;
+    }
+    ts_call_result_free(res);
+  }
+  *round_trip = median(rt, REPEATS);
+  *transfer = median(tr, REPEATS);
+}
+
+/* From a worker's death (it is killed) to a fresh one with the module open. */
+static double restart_ms(const char *module)
+{
+  double t[REPEATS];
+  for (int r = 0; r < REPEATS; r++) {
+    TsWorker *w = start(module);
+    kill(ts_worker_get_pid(w), SIGKILL);
+    while (!ts_worker_get_death(w))
+      g_main_context_iteration(NULL, TRUE);
+    uint64_t t0 = ts_now_ns();
+    TsWorker *fresh = start(module);
+    t[r] = (double)(ts_now_ns() - t0) / 1e6;
+    g_object_unref(w);
+    stop(fresh);
+  }
+  return median(t, REPEATS);
+}
+
+int main(void)
+{
+  TsWorker *seeds = start("seeds");
+  double in_process = in_process_us();
+  double through = worker_call_us(seeds);
+  stop(seeds);
+  TsWorker *bench = start(TS_BENCH_MODULE);
+  double round_trip, transfer;
+  big_result_ms(bench, &round_trip, &transfer);
+  stop(bench);
+  double restart = restart_ms("seeds");
+
+  printf("\nThe worker process (medians of %d)\n", REPEATS);
+  printf("  %-52s %10s   %s\n", "workload", "time", "notes");
+  printf("  %-52s %7.1f µs   %s\n", "deep_net graph call, in process", in_process,
+         "parse the argument, call, print the result");
+  printf("  %-52s %7.1f µs   %s\n", "deep_net graph call, through the worker", through,
+         "the same, plus the round trip over GDBus");
+  printf("  %-52s %7.1f µs   %s\n", "  worker overhead per call", through - in_process,
+         "target: <= 50 µs");
+  printf("  %-52s %7.2f ms   %s\n", "64 MB result, round trip", round_trip,
+         "make the tensor in the worker, memfd, map it here");
+  printf("  %-52s %7.2f ms   %s\n", "64 MB result, arriving", transfer,
+         "round trip less the worker's own time; target: <= 20 ms");
+  printf("  %-52s %7.2f ms   %s\n", "restart after a crash", restart,
+         "a fresh worker with the module open; target: <= 300 ms");
+  return 0;
+}
