@@ -227,6 +227,16 @@ TS_API const ts_backend *ts_tensor_backend(const ts_tensor *t);
 /* A copy of t on backend b (t itself if it is there), in the current scope. */
 TS_API ts_tensor *ts_tensor_to_backend(ts_tensor *t, const ts_backend *b);
 
+/* With share, new large CPU buffers (64 KiB and up) live in memfds, so
+ * that ts_tensor_export_fd can hand a result to another process without
+ * copying it (tracescope-worker turns this on).  Process-wide. */
+TS_API void ts_cpu_share_buffers(bool share);
+/* A new fd (the caller closes it) for the memory holding t's elements,
+ * which then start *offset bytes in; -1 if t is not in such memory.  The
+ * memory is never reused by the engine afterwards: the other process's
+ * mapping stays valid after t is gone. */
+TS_API int ts_tensor_export_fd(const ts_tensor *t, size_t *offset);
+
 /* Ops of the calling thread run on b until the matching end (nests). */
 TS_API void ts_device_scope_begin(const ts_backend *b);
 TS_API void ts_device_scope_end(void);

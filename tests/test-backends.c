@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <tracescope-backend.h>
 
 #include "test-quiet.h"
@@ -367,11 +368,43 @@ static void test_register_errors(void)
   g_assert_cmpstr(ts_backend_name(ts_backend_cpu()), ==, "CPU");
 }
 
+
+/* With shared buffers, a large result's own memory can go to another
+ * process: the fd maps the same values, and the engine never reuses it. */
+static void test_export_fd(void)
+{
+  ts_cpu_share_buffers(true);
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *big = ts_range(TS_F32, 0, 1 << 20, 1); /* 4 MiB */
+  ts_tensor *small = ts_range(TS_F32, 0, 4, 1);
+  size_t offset = 1;
+  g_assert_cmpint(ts_tensor_export_fd(small, &offset), ==, -1);
+  int fd = ts_tensor_export_fd(big, &offset);
+  g_assert_cmpint(fd, >=, 0);
+  g_assert_cmpuint(offset, ==, 0);
+  size_t bytes = (size_t)4 << 20;
+  const float *seen = mmap(NULL, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+  g_assert_true(seen != MAP_FAILED);
+  close(fd);
+  g_assert_cmpfloat(seen[12345], ==, 12345.0f);
+  ts_scope_end(scope);
+  /* the same size again: a new buffer, the exported one stays as it was */
+  scope = ts_scope_begin();
+  ts_tensor *again = ts_fill(TS_SHAPE(1 << 20), ts_scalar_f32(-1.0f));
+  g_assert_nonnull(again);
+  g_assert_cmpfloat(seen[12345], ==, 12345.0f);
+  g_assert_cmpfloat(ts_tensor_get_f64(again, 12345), ==, -1.0);
+  ts_scope_end(scope);
+  munmap((void *)seen, bytes);
+  ts_cpu_share_buffers(false);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/backends/every-op-every-backend", test_every_op_every_backend);
   g_test_add_func("/backends/placement-and-events", test_placement_and_events);
   g_test_add_func("/backends/register-errors", test_register_errors);
+  g_test_add_func("/backends/export-fd", test_export_fd);
   return g_test_run();
 }

@@ -257,7 +257,8 @@ static gboolean read_result_data(GVariantDict *d, GUnixFDList *fds, TsCallResult
     return TRUE;
   }
   gint32 index;
-  guint64 size;
+  guint64 size, offset = 0;
+  g_variant_dict_lookup(d, "data-offset", "t", &offset);
   if (!g_variant_dict_lookup(d, "data-fd", "h", &index) ||
       !g_variant_dict_lookup(d, "data-size", "t", &size) || !fds || index < 0 ||
       index >= g_unix_fd_list_get_length(fds) || size != expected || size == 0) {
@@ -268,20 +269,25 @@ static gboolean read_result_data(GVariantDict *d, GUnixFDList *fds, TsCallResult
   int fd = g_unix_fd_list_get(fds, index, error);
   if (fd < 0)
     return FALSE;
+  /* mapped from the page the values start in */
+  guint64 page = (guint64)sysconf(_SC_PAGESIZE), start = offset / page * page, end;
   struct stat st;
   void *map = MAP_FAILED;
-  if (fstat(fd, &st) == 0 && (guint64)st.st_size >= size)
-    map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
-  if (map == MAP_FAILED) {
+  if (!g_uint64_checked_add(&end, offset, size) || fstat(fd, &st) != 0 || (guint64)st.st_size < end)
     g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
-                "cannot map the %" G_GUINT64_FORMAT "-byte result the worker sent", size);
+                "the result the worker sent (%" G_GUINT64_FORMAT " bytes at %" G_GUINT64_FORMAT
+                ") is not in its fd", size, offset);
+  else if ((map = mmap(NULL, end - start, PROT_READ, MAP_PRIVATE, fd, (off_t)start)) == MAP_FAILED)
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                "cannot map the %" G_GUINT64_FORMAT "-byte result the worker sent: %s", size,
+                g_strerror(errno));
+  close(fd);
+  if (map == MAP_FAILED)
     return FALSE;
-  }
   Mapping *m = g_new(Mapping, 1);
   m->map = map;
-  m->size = size;
-  r->data = g_bytes_new_with_free_func(map, size, mapping_free, m);
+  m->size = end - start;
+  r->data = g_bytes_new_with_free_func((char *)map + (offset - start), size, mapping_free, m);
   return TRUE;
 }
 

@@ -112,6 +112,8 @@ int main(int argc, char **argv)
   close(TS_WORKER_FD_STATUS);
   on_exit(on_exit_called, NULL);
   limit_memory((guint64)MAX(memory_limit, 0));
+  /* results go to the app in the memory they were made in */
+  ts_cpu_share_buffers(true);
 
   g_autoptr(GDBusConnection) connection = connect_app(TS_WORKER_FD_DBUS, &error);
   if (!connection) {

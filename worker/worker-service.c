@@ -289,8 +289,33 @@ static char *arg_prefix(ts_function *fn, int i)
   return g_strdup_printf("argument %d: ", i);
 }
 
-/* The tensor's dtype, shape and bytes into d: inline when small, else in a
- * sealed memfd added to fds (the data is copied once, into the memfd). */
+/* A sealed memfd holding a copy of data, or -1 with an error. */
+static int copy_to_memfd(const void *data, size_t size, GError **error)
+{
+  int fd = memfd_create("tracescope-result", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  /* write(2) fills the memfd's pages in bulk: much cheaper than faulting
+   * them in one by one through a mapping */
+  size_t done = 0;
+  while (fd >= 0 && done < size) {
+    ssize_t w = write(fd, (const char *)data + done, size - done);
+    if (w <= 0 && errno != EINTR)
+      break;
+    done += w > 0 ? (size_t)w : 0;
+  }
+  if (fd < 0 || done < size) {
+    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno),
+                "cannot put the %zu-byte result in a memfd: %s", size, g_strerror(errno));
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  /* sealed: the app maps it knowing nobody changes it under it */
+  fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+  return fd;
+}
+
+/* The tensor's dtype, shape and bytes into d: inline when small, else as
+ * an fd added to fds: its own memory, or a copy. */
 static gboolean add_tensor(GVariantDict *d, const ts_tensor *out, GUnixFDList *fds, GError **error)
 {
   ts_dtype dtype = ts_tensor_dtype(out);
@@ -306,30 +331,18 @@ static gboolean add_tensor(GVariantDict *d, const ts_tensor *out, GUnixFDList *f
     g_variant_dict_insert_value(d, "data", g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE, data, size, 1));
     return TRUE;
   }
-  int fd = memfd_create("tracescope-result", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (fd < 0 || ftruncate(fd, (off_t)size) != 0) {
-    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "cannot make a %zu-byte memfd: %s",
-                size, g_strerror(errno));
-    if (fd >= 0)
-      close(fd);
+  /* the tensor's own memory when it lives in a memfd (ts_cpu_share_buffers),
+   * else a copy written into a fresh one */
+  size_t offset = 0;
+  int fd = ts_tensor_export_fd(out, &offset);
+  if (fd < 0 && (fd = copy_to_memfd(data, size, error)) < 0)
     return FALSE;
-  }
-  void *map = mmap(NULL, size, PROT_WRITE, MAP_SHARED, fd, 0);
-  if (map == MAP_FAILED) {
-    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "cannot map the result memfd: %s",
-                g_strerror(errno));
-    close(fd);
-    return FALSE;
-  }
-  memcpy(map, data, size);
-  munmap(map, size);
-  /* sealed: the app maps it knowing nobody changes it under it */
-  fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
   int index = g_unix_fd_list_append(fds, fd, error);
   close(fd);
   if (index < 0)
     return FALSE;
   g_variant_dict_insert(d, "data-fd", "h", index);
+  g_variant_dict_insert(d, "data-offset", "t", (guint64)offset);
   g_variant_dict_insert(d, "data-size", "t", (guint64)size);
   return TRUE;
 }

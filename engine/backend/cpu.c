@@ -4,11 +4,17 @@
  * is unmapped, and every first touch of a fresh mapping page-faults again
  * (about 10 µs a page on our VMs: milliseconds per large op).  Large
  * buffers freed here are kept in size classes and handed out again, up to
- * a bound; the rest of the process's malloc is left as it is. */
+ * a bound; the rest of the process's malloc is left as it is.
+ *
+ * Where another process is to read results (tracescope-worker), large
+ * buffers can live in memfds instead: ts_tensor_export_fd then hands the
+ * memory itself over, and an exported buffer is never handed out again. */
 #include "../engine-private.h"
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define ALIGN 64
 #define CLASS_BYTES ((size_t)64 << 10)     /* sizes rounded up to 64 KiB */
@@ -22,6 +28,80 @@ typedef struct cached {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static GHashTable *classes; /* rounded size -> cached list */
 static size_t cached_bytes;
+
+/* A large buffer in a memfd. */
+typedef struct {
+  int fd;
+  size_t size;
+  bool exported;   /* another process may map it: never reused */
+} shared_buf;
+
+static bool shareable;       /* new large buffers go in memfds */
+static GHashTable *shared;   /* base address -> shared_buf * (under lock) */
+
+/* A memfd of size bytes mapped here, or NULL (the caller falls back to malloc). */
+static void *shared_alloc(size_t size)
+{
+  int fd = memfd_create("tracescope-tensor", MFD_CLOEXEC);
+  if (fd < 0)
+    return NULL;
+  void *p = ftruncate(fd, (off_t)size) == 0 ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+                                             : MAP_FAILED;
+  if (p == MAP_FAILED) {
+    close(fd);
+    return NULL;
+  }
+  shared_buf *sb = g_new(shared_buf, 1);
+  *sb = (shared_buf){ .fd = fd, .size = size };
+  pthread_mutex_lock(&lock);
+  if (!shared)
+    shared = g_hash_table_new(g_direct_hash, g_direct_equal);
+  g_hash_table_insert(shared, p, sb);
+  pthread_mutex_unlock(&lock);
+  return p;
+}
+
+/* Unmaps ptr if it is a memfd buffer (lock held); false if it is not one. */
+static bool shared_release(void *ptr)
+{
+  shared_buf *sb = shared ? g_hash_table_lookup(shared, ptr) : NULL;
+  if (!sb)
+    return false;
+  g_hash_table_remove(shared, ptr);
+  munmap(ptr, sb->size);
+  close(sb->fd);
+  g_free(sb);
+  return true;
+}
+
+void ts_cpu_share_buffers(bool share)
+{
+  __atomic_store_n(&shareable, share, __ATOMIC_RELAXED);
+}
+
+int ts_tensor_export_fd(const ts_tensor *t, size_t *offset)
+{
+  TS_CHECK_ARG(t != NULL && offset != NULL, -1);
+  if (!t->data || t->backend != ts_backend_cpu())
+    return -1;
+  int fd = -1;
+  pthread_mutex_lock(&lock);
+  GHashTableIter it;
+  gpointer base, value;
+  if (shared)
+    g_hash_table_iter_init(&it, shared);
+  while (shared && fd < 0 && g_hash_table_iter_next(&it, &base, &value)) {
+    shared_buf *sb = value;
+    size_t bytes = (size_t)t->size * ts_dtype_size(t->dtype);
+    if ((char *)t->data >= (char *)base && (char *)t->data + bytes <= (char *)base + sb->size) {
+      fd = dup(sb->fd);
+      sb->exported = fd >= 0;
+      *offset = (size_t)((char *)t->data - (char *)base);
+    }
+  }
+  pthread_mutex_unlock(&lock);
+  return fd;
+}
 
 static size_t round_up(size_t bytes)
 {
@@ -44,8 +124,17 @@ static void *cpu_alloc(const ts_backend *b, size_t bytes)
   pthread_mutex_unlock(&lock);
   if (c)
     return c;
-  void *p = NULL;
+  void *p = __atomic_load_n(&shareable, __ATOMIC_RELAXED) ? shared_alloc(size) : NULL;
+  if (p)
+    return p;
   return posix_memalign(&p, ALIGN, size) == 0 ? p : NULL;
+}
+
+/* free() or unmap: a cached buffer is either. */
+static void release(void *ptr)
+{
+  if (!shared_release(ptr))
+    free(ptr);
 }
 
 static void cpu_free(const ts_backend *b, void *ptr, size_t bytes)
@@ -59,6 +148,12 @@ static void cpu_free(const ts_backend *b, void *ptr, size_t bytes)
   size_t size = round_up(bytes);
   bool kept = false;
   pthread_mutex_lock(&lock);
+  shared_buf *sb = shared ? g_hash_table_lookup(shared, ptr) : NULL;
+  if (sb && sb->exported) {
+    shared_release(ptr);
+    pthread_mutex_unlock(&lock);
+    return;
+  }
   if (cached_bytes + size <= CACHE_LIMIT) {
     if (!classes)
       classes = g_hash_table_new(g_direct_hash, g_direct_equal);
@@ -74,9 +169,9 @@ static void cpu_free(const ts_backend *b, void *ptr, size_t bytes)
       kept = true;
     }
   }
-  pthread_mutex_unlock(&lock);
   if (!kept)
-    free(ptr);
+    release(ptr);
+  pthread_mutex_unlock(&lock);
 }
 
 static void release_cache(void)
@@ -89,7 +184,7 @@ static void release_cache(void)
     while (g_hash_table_iter_next(&it, NULL, &value))
       for (cached *c = value, *next; c; c = next) {
         next = c->next;
-        free(c);
+        release(c);
       }
     g_clear_pointer(&classes, g_hash_table_unref);
   }
