@@ -265,6 +265,96 @@ static ts_tensor *find_next_odd(ts_call *c)
   return ts_read(counter_var);
 }
 
+
+/* ---- jumps: TS_BREAK, TS_CONTINUE, TS_RETURN ---------------------------------------------- */
+
+/* The smallest i below 100 whose square exceeds limit (100 if none). */
+static ts_tensor *first_square_over(ts_call *c)
+{
+  ts_tensor *limit = ts_arg(c, 0), *i = ts_scalar_i32(0);
+  TS_WHILE (ts_less(i, ts_scalar_i32(100)), &i) {
+    TS_IF (ts_greater(ts_mul(i, i), limit), &i) {
+      TS_BREAK;
+    } TS_END_IF;
+    i = ts_add(i, ts_scalar_i32(1));
+  }
+  return i;
+}
+
+/* 100 * (the sum of the positive items) + how many there are. */
+static ts_tensor *positives(ts_call *c)
+{
+  ts_tensor *items = ts_arg(c, 0), *x = NULL, *sum = ts_scalar_i32(0), *n = ts_scalar_i32(0);
+  TS_FOR (x, TS_OVER(items), &sum, &n) {
+    TS_IF (ts_less_equal(x, ts_scalar_i32(0)), &sum) {
+      TS_CONTINUE;
+    } TS_END_IF;
+    sum = ts_add(sum, x);
+    n = ts_add(n, ts_scalar_i32(1));
+  }
+  return ts_add(ts_mul(sum, ts_scalar_i32(100)), n);
+}
+
+/* 10 * the index of the first item equal to target in items[0:n] + how
+ * many were passed; when none is, n - 100. */
+static ts_tensor *index_of(ts_call *c)
+{
+  ts_tensor *items = ts_arg(c, 0), *target = ts_arg(c, 1), *i = NULL, *seen = ts_scalar_i32(0);
+  TS_FOR (i, TS_RANGE(ts_scalar_i32(0), ts_arg(c, 2), ts_scalar_i32(1)), &seen) {
+    TS_IF (ts_equal(ts_gather(items, i, 0), target), &seen) {
+      TS_RETURN(ts_add(ts_mul(i, ts_scalar_i32(10)), seen));
+    } TS_END_IF;
+    seen = ts_add(seen, ts_scalar_i32(1));
+  }
+  return ts_sub(seen, ts_scalar_i32(100));
+}
+
+/* -100 below -10, -x below 0, else 2x: returns from nested blocks, and
+ * after a return that did not happen. */
+static ts_tensor *bend(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  TS_IF (ts_less(x, ts_scalar_i32(0)), &x) {
+    TS_IF (ts_less(x, ts_scalar_i32(-10)), &x) {
+      TS_RETURN(ts_scalar_i32(-100));
+    } TS_END_IF;
+    TS_RETURN(ts_neg(x));
+  } TS_END_IF;
+  x = ts_mul(x, ts_scalar_i32(2));
+  return x;
+}
+
+/* Pairs (i, j) with 0 <= j <= i < n: TS_BREAK ends the inner loop only. */
+static ts_tensor *triangle(ts_call *c)
+{
+  ts_tensor *n = ts_arg(c, 0), *i = NULL, *count = ts_scalar_i32(0);
+  TS_FOR (i, TS_RANGE(ts_scalar_i32(0), n, ts_scalar_i32(1)), &count) {
+    ts_tensor *j = ts_scalar_i32(0);
+    TS_WHILE (ts_less(j, n), &j, &count) {
+      TS_IF (ts_greater(j, i), &j) {
+        TS_BREAK;
+      } TS_END_IF;
+      count = ts_add(count, ts_scalar_i32(1));
+      j = ts_add(j, ts_scalar_i32(1));
+    }
+  }
+  return count;
+}
+
+/* TS_RETURN straight in a loop body after a TS_CONTINUE: the first odd
+ * number from x on, times 3 (x itself when the loop never runs). */
+static ts_tensor *first_odd_times_3(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *k = NULL;
+  TS_FOR (k, TS_RANGE(x, ts_add(x, ts_scalar_i32(2)), ts_scalar_i32(1)), &x) {
+    TS_IF (ts_equal(ts_mod(k, ts_scalar_i32(2)), ts_scalar_i32(0)), &x) {
+      TS_CONTINUE;
+    } TS_END_IF;
+    TS_RETURN(ts_mul(k, ts_scalar_i32(3)));
+  }
+  return x;
+}
+
 /* ---- helpers ---------------------------------------------------------------------------------- */
 
 static ts_tensor *call(ts_function *f, bool eager, const ts_value *args, int n)
@@ -1116,6 +1206,91 @@ static void test_non_strict(void)
   ts_scope_end(s);
 }
 
+
+/* ---- jumps ----------------------------------------------------------------------------------- */
+
+/* f(args) in both modes, eager first; returns the graph mode's value. */
+static int64_t both_modes(ts_function *f, const ts_value *args, int n)
+{
+  int64_t eager = scalar_of(call(f, true, args, n));
+  int64_t graph = scalar_of(call(f, false, args, n));
+  g_assert_cmpint(eager, ==, graph);
+  return graph;
+}
+
+static int64_t both_i32(ts_function *f, int32_t x)
+{
+  ts_value arg = TS_TENSOR_VALUE(ts_scalar_i32(x));
+  return both_modes(f, &arg, 1);
+}
+
+static void dump(const char *what, const ts_function *f)
+{
+  char *text = ts_graph_to_text(only_graph(f));
+  if (g_getenv("TS_DUMP"))
+    g_printerr("%s:\n%s\n", what, text);
+  g_free(text);
+}
+
+static void test_break(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *f = ts_function_new("first_square_over", first_square_over, "limit");
+  g_assert_cmpint(both_i32(f, 10), ==, 4);
+  g_assert_cmpint(both_i32(f, 0), ==, 1);
+  g_assert_cmpint(both_i32(f, 100000), ==, 100);
+  dump("first_square_over", f);
+  ts_function *t = ts_function_new("triangle", triangle, "n");
+  g_assert_cmpint(both_i32(t, 4), ==, 10);
+  g_assert_cmpint(both_i32(t, 0), ==, 0);
+  dump("triangle", t);
+  g_assert_false(ts_failed());
+  ts_function_free(f);
+  ts_function_free(t);
+  ts_scope_end(scope);
+}
+
+static void test_continue(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *f = ts_function_new("positives", positives, "items");
+  ts_value items = TS_TENSOR_VALUE(ts_constant(TS_I32, TS_SHAPE(5), (int32_t[]){ 3, -1, 0, 4, -7 }));
+  g_assert_cmpint(both_modes(f, &items, 1), ==, 702);
+  dump("positives", f);
+  g_assert_false(ts_failed());
+  ts_function_free(f);
+  ts_scope_end(scope);
+}
+
+static void test_return(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *f = ts_function_new("index_of", index_of, "items, target, n");
+  ts_tensor *items = ts_constant(TS_I32, TS_SHAPE(4), (int32_t[]){ 5, 8, 8, 2 });
+  int32_t targets[] = { 8, 2, 7 };
+  int64_t want[] = { 11, 33, 4 - 100 };
+  for (int k = 0; k < 3; k++) {
+    ts_value args[] = { TS_TENSOR_VALUE(items), TS_TENSOR_VALUE(ts_scalar_i32(targets[k])),
+                        TS_TENSOR_VALUE(ts_scalar_i32(4)) };
+    g_assert_cmpint(both_modes(f, args, 3), ==, want[k]);
+  }
+  dump("index_of", f);
+  ts_function *b = ts_function_new("bend", bend, "x");
+  g_assert_cmpint(both_i32(b, -20), ==, -100);
+  g_assert_cmpint(both_i32(b, -3), ==, 3);
+  g_assert_cmpint(both_i32(b, 5), ==, 10);
+  dump("bend", b);
+  ts_function *o = ts_function_new("first_odd_times_3", first_odd_times_3, "x");
+  g_assert_cmpint(both_i32(o, 4), ==, 15);
+  g_assert_cmpint(both_i32(o, 7), ==, 21);
+  dump("first_odd_times_3", o);
+  g_assert_false(ts_failed());
+  ts_function_free(f);
+  ts_function_free(b);
+  ts_function_free(o);
+  ts_scope_end(scope);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -1130,5 +1305,8 @@ int main(int argc, char **argv)
   g_test_add_func("/control-flow/traced/non-strict", test_non_strict);
   g_test_add_func("/control-flow/traced/escaping-value", test_escaping_value);
   g_test_add_func("/control-flow/traced/errors", test_trace_errors);
+  g_test_add_func("/control-flow/jumps/break", test_break);
+  g_test_add_func("/control-flow/jumps/continue", test_continue);
+  g_test_add_func("/control-flow/jumps/return", test_return);
   return g_test_run();
 }

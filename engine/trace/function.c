@@ -228,7 +228,9 @@ static ts_tensor *run_c(const char *name, ts_fn fn, char *const *params, int n_p
   ts_scope *scope = ts_scope_begin();
   int depth = ts__path_depth();
   ts__path_push((ts_loc){ 0 }, name);
-  ts_tensor *out = fn(&call);
+  ts_fn_jumps jumps;
+  ts__jumps_fn_begin(&jumps);
+  ts_tensor *out = ts__jumps_fn_end(&jumps, fn(&call));
   ts__path_truncate(depth);
   if (out && out->is_variable) /* a function returns a variable's value, not the variable */
     out = ts_read_at((ts_loc){ 0 }, out);
@@ -395,15 +397,16 @@ static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts
   ts_tensor *out = run_c(f->name, f->fn, f->params, f->n_params, sym, sig->n);
   g_free(sym);
 
-  /* A `return` or `break` out of a TS_IF/TS_WHILE block leaves its frames open. */
-  bool left_open = frame->n_open_blocks > 0 || ts__trace_frame() != frame;
+  /* A plain `return` or `break` out of a TS_IF/TS_WHILE/TS_FOR block leaves
+   * its frames open; the innermost names the block. */
+  ts_frame *left = ts__trace_frame();
+  if ((frame->n_open_blocks > 0 || left != frame) && !ts_failed())
+    ts_error_set(TS_ERR_INVALID_ARGUMENT, left->block_loc, left->block_kind,
+                 "%s: `return` or `break` inside a TS_IF/TS_WHILE/TS_FOR block cannot be traced; "
+                 "use TS_RETURN(value) or TS_BREAK",
+                 f->name);
   while (ts__trace_frame() != frame)
     ts__frame_abort(ts__trace_frame());
-  if (left_open && !ts_failed())
-    ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
-                 "%s: `return` or `break` inside a TS_IF/TS_WHILE/TS_FOR block cannot be traced; "
-                 "assign the result to a block variable and return after the block",
-                 f->name);
 
   ts__path_restore(path_base);
   ts_port port;

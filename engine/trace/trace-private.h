@@ -29,6 +29,8 @@ struct ts_frame {
   GHashTable *scopes;    /* full scope names opened in this frame */
   int last_stateful;     /* node id of the previous stateful op, -1 if none */
   int n_open_blocks;     /* TS_IF/TS_WHILE/TS_FOR blocks not yet closed */
+  ts_loc block_loc;      /* the statement whose branch or body this frame traces */
+  const char *block_kind; /* "TS_IF", "TS_WHILE", "TS_FOR"; NULL for a function's frame */
   ts_op_handler handler; /* records ops into graph while the frame is innermost */
 };
 
@@ -74,3 +76,17 @@ void ts__frame_order(ts_frame *frame, ts_node *n);
 
 /* A scope name not yet used in f's current scope: "dense", "dense_1", ... */
 char *ts__unique_scope(ts_frame *f, const char *base);
+
+/* ---- jumps: TS_BREAK, TS_CONTINUE, TS_RETURN (control_flow.c) --------------------
+ * A function call's return state: TS_RETURN under a tensor condition sets
+ * `returned` and `retval`; the code after the statement that returned is
+ * guarded until the function's end.  run_c brackets every call with these. */
+typedef struct ts_fn_jumps {
+  ts_tensor *returned, *retval;
+  int base;                  /* the guards below this belong to callers */
+  struct ts_fn_jumps *prev;
+} ts_fn_jumps;
+void ts__jumps_fn_begin(ts_fn_jumps *fn);
+/* Closes the guards of the function's body around out (the C function's
+ * result) and returns the call's result. */
+ts_tensor *ts__jumps_fn_end(ts_fn_jumps *fn, ts_tensor *out);
