@@ -341,6 +341,22 @@ static ts_tensor *triangle(ts_call *c)
   return count;
 }
 
+/* 5 + the sum of range(n) + 1000 per item; with host `first_only`, the
+ * first item only: a TS_BREAK under a host condition. */
+static ts_tensor *sum_or_first(ts_call *c)
+{
+  bool first_only = ts_arg_int(c, 1) != 0;
+  ts_tensor *i = NULL, *s = ts_scalar_i32(5);
+  TS_FOR (i, TS_RANGE(ts_scalar_i32(0), ts_arg(c, 0), ts_scalar_i32(1)), &s) {
+    s = ts_add(s, i);
+    TS_IF (ts_scalar_bool(first_only), &s) {
+      TS_BREAK;
+    } TS_END_IF;
+    s = ts_add(s, ts_scalar_i32(1000));
+  }
+  return s;
+}
+
 /* TS_RETURN straight in a loop body after a TS_CONTINUE: the first odd
  * number from x on, times 3 (x itself when the loop never runs). */
 static ts_tensor *first_odd_times_3(ts_call *c)
@@ -1022,6 +1038,7 @@ static ts_tensor *break_in_if(ts_call *c)
 static ts_tensor *return_in_if(ts_call *c)
 {
   ts_tensor *x = ts_arg(c, 0);
+  error_line = __LINE__ + 1;
   TS_IF (ts_greater(x, ts_scalar_i32(0)), &x) {
     return ts_neg(x);
   } TS_END_IF;
@@ -1038,6 +1055,44 @@ static ts_tensor *break_in_loop_in_if(ts_call *c)
       break;
     }
   } TS_END_IF;
+  return x;
+}
+
+/* Plain `break` out of a traced loop. */
+static ts_tensor *break_in_while(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  error_line = __LINE__ + 1;
+  TS_WHILE (ts_less(x, ts_scalar_i32(10)), &x) {
+    x = ts_add(x, x);
+    break;
+  }
+  return x;
+}
+
+/* TS_BREAK with no loop around it. */
+static ts_tensor *break_without_loop(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  TS_IF (ts_greater(x, ts_scalar_i32(0)), &x) {
+    error_line = __LINE__ + 1;
+    TS_BREAK;
+  } TS_END_IF;
+  return x;
+}
+
+/* TS_BREAK under a tensor condition in a loop on a host condition. */
+static ts_tensor *break_in_host_loop(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  int rounds = 0;
+  error_line = __LINE__ + 1;
+  TS_WHILE (ts_scalar_bool(rounds < 3), &x) {
+    rounds++;
+    TS_IF (ts_greater(x, ts_scalar_i32(0)), &x) {
+      TS_BREAK;
+    } TS_END_IF;
+  }
   return x;
 }
 
@@ -1070,11 +1125,19 @@ static void test_trace_errors(void)
       "must agree", true },
     { "growing_loop", growing_loop, true,
       "TS_WHILE: x has shape (2,) before the loop, but shape (4,) after one iteration", true },
-    { "break_in_if", break_in_if, false, "TS_IF: `break` out of a TS_IF block is not supported",
-      true },
+    { "break_in_if", break_in_if, false,
+      "TS_IF: `break` out of a TS_IF block is not supported (the statement cannot pass it on to "
+      "an enclosing loop); use TS_BREAK", true },
     { "return_in_if", return_in_if, false,
-      "return_in_if: `return` or `break` inside a TS_IF/TS_WHILE/TS_FOR block cannot be traced",
-      false },
+      "TS_IF: return_in_if: `return` or `break` inside a TS_IF/TS_WHILE/TS_FOR block cannot be "
+      "traced; use TS_RETURN(value) or TS_BREAK", true },
+    { "break_in_while", break_in_while, false,
+      "TS_WHILE: break_in_while: `return` or `break` inside a TS_IF/TS_WHILE/TS_FOR block cannot "
+      "be traced; use TS_RETURN(value) or TS_BREAK", true },
+    { "break_without_loop", break_without_loop, false,
+      "TS_BREAK: outside a TS_WHILE or TS_FOR loop", true },
+    { "break_in_host_loop", break_in_host_loop, false,
+      "TS_WHILE: a TS_BREAK or TS_RETURN under a tensor condition cannot end this loop", true },
     { "break_in_loop_in_if", break_in_loop_in_if, false,
       "TS_IF: a TS_WHILE or TS_FOR loop inside this block was left by `break`", true },
     { "ambiguous", ambiguous, true,
@@ -1224,14 +1287,41 @@ static int64_t both_i32(ts_function *f, int32_t x)
   return both_modes(f, &arg, 1);
 }
 
-static void dump(const char *what, const ts_function *f)
+static void on_op_end(const ts_event *ev, void *data)
 {
-  char *text = ts_graph_to_text(only_graph(f));
-  if (g_getenv("TS_DUMP"))
-    g_printerr("%s:\n%s\n", what, text);
-  g_free(text);
+  if (ev->kind == TS_EVENT_OP_END)
+    g_ptr_array_add(data, g_memdup2(&ev->op, sizeof ev->op));
 }
 
+/* Every eager op of f(args) finds the node it became in f's graph: code
+ * guarded after a jump keeps its op identity. */
+static void check_twins(ts_function *f, const ts_value *args, int n)
+{
+  GPtrArray *events = g_ptr_array_new_with_free_func(g_free);
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_op_end, events);
+  g_assert_nonnull(ts_function_call_eager(f, args, n));
+  ts_listener_remove(id);
+  g_assert_cmpuint(events->len, >, 0);
+  for (guint i = 0; i < events->len; i++) {
+    const ts_op_event *e = events->pdata[i];
+    if (!e->traced)
+      g_error("%s: eager %s at line %d has no twin", ts_function_name(f), e->op_name, e->loc.line);
+    g_assert_cmpint(ts_node_op(e->traced), ==, e->op);
+    g_assert_cmpint(ts_node_loc(e->traced).line, ==, e->loc.line);
+  }
+  g_ptr_array_unref(events);
+}
+
+static bool text_has(const ts_graph *g, const char *part)
+{
+  char *text = ts_graph_to_text(g);
+  bool has = strstr(text, part) != NULL;
+  g_free(text);
+  return has;
+}
+
+/* TS_BREAK: the loop gets a "broke" variable folded into its condition; the
+ * rest of the body is guarded by an If on not broke. */
 static void test_break(void)
 {
   ts_scope *scope = ts_scope_begin();
@@ -1239,29 +1329,85 @@ static void test_break(void)
   g_assert_cmpint(both_i32(f, 10), ==, 4);
   g_assert_cmpint(both_i32(f, 0), ==, 1);
   g_assert_cmpint(both_i32(f, 100000), ==, 100);
-  dump("first_square_over", f);
+  g_assert_cmpint(ts_function_trace_count(f), ==, 1);
+  const ts_node *w = find_op(only_graph(f), TS_OP_WHILE);
+  const ts_graph *cond = ts_node_subgraph(w, 0), *body = ts_node_subgraph(w, 1);
+  g_assert_cmpint(ts_node_n_inputs(w), ==, 3); /* i, broke, limit */
+  g_assert_true(text_has(cond, "cond(i: i32[], broke: bool[], "));
+  g_assert_cmpint(ts_graph_output(cond, 0).node, ==, ts_node_id(find_op(cond, TS_OP_LOGICAL_AND)));
+  g_assert_nonnull(find_op(cond, TS_OP_LOGICAL_NOT));
+  g_assert_cmpint(count_op(body, TS_OP_IF), ==, 2); /* the TS_IF, and the guard of i + 1 */
+  const ts_node *guard = ts_graph_node(body, ts_graph_output(body, 0).node);
+  g_assert_cmpint(ts_node_op(guard), ==, TS_OP_IF);
+  g_assert_nonnull(find_op(ts_node_subgraph(guard, 0), TS_OP_ADD));
+  g_assert_null(find_op(ts_node_subgraph(guard, 1), TS_OP_ADD));
+  ts_value ten = TS_TENSOR_VALUE(ts_scalar_i32(10));
+  check_twins(f, &ten, 1);
+
+  /* In nested loops it ends the inner one. */
   ts_function *t = ts_function_new("triangle", triangle, "n");
   g_assert_cmpint(both_i32(t, 4), ==, 10);
   g_assert_cmpint(both_i32(t, 0), ==, 0);
-  dump("triangle", t);
+  const ts_node *outer = find_op(only_graph(t), TS_OP_WHILE);
+  g_assert_false(text_has(ts_node_subgraph(outer, 0), "broke"));
+  const ts_node *inner = find_op(ts_node_subgraph(outer, 1), TS_OP_WHILE);
+  g_assert_true(text_has(ts_node_subgraph(inner, 0), "broke: bool[]"));
+  ts_value four = TS_TENSOR_VALUE(ts_scalar_i32(4));
+  check_twins(t, &four, 1);
+
+  /* Under a host condition while tracing the break is certain: the code
+   * after it is not traced and the loop stops after one iteration. */
+  ts_function *h = ts_function_new("sum_or_first", sum_or_first, "n, first_only");
+  for (int first_only = 0; first_only < 2; first_only++) {
+    ts_value args[] = { TS_TENSOR_VALUE(ts_scalar_i32(4)), TS_INT_VALUE(first_only) };
+    g_assert_cmpint(both_modes(h, args, 2), ==, first_only ? 5 : 4011);
+  }
+  const ts_node *hw = find_op(ts_concrete_graph(ts_function_concrete(h, 1)), TS_OP_WHILE);
+  g_assert_cmpint(count_op(ts_node_subgraph(hw, 1), TS_OP_IF), ==, 0);
+  g_assert_false(text_has(ts_node_subgraph(hw, 1), "value=1000"));
+  g_assert_true(text_has(ts_node_subgraph(hw, 0), "broke: bool[]"));
+
+  /* With no loop around it, TS_BREAK is an error in both modes. */
+  ts_function *nl = ts_function_new("break_without_loop", break_without_loop, "x");
+  for (int eager = 1; eager >= 0; eager--) {
+    ts_value three = TS_TENSOR_VALUE(ts_scalar_i32(3));
+    g_assert_null(call(nl, eager, &three, 1));
+    char *at = location(error_line);
+    expect_error("TS_BREAK: outside a TS_WHILE or TS_FOR loop", at);
+    g_free(at);
+  }
   g_assert_false(ts_failed());
   ts_function_free(f);
   ts_function_free(t);
+  ts_function_free(h);
+  ts_function_free(nl);
   ts_scope_end(scope);
 }
 
+/* TS_CONTINUE: the rest of the body is guarded; the loop keeps its variables. */
 static void test_continue(void)
 {
   ts_scope *scope = ts_scope_begin();
   ts_function *f = ts_function_new("positives", positives, "items");
   ts_value items = TS_TENSOR_VALUE(ts_constant(TS_I32, TS_SHAPE(5), (int32_t[]){ 3, -1, 0, 4, -7 }));
   g_assert_cmpint(both_modes(f, &items, 1), ==, 702);
-  dump("positives", f);
+  const ts_node *w = find_op(only_graph(f), TS_OP_WHILE);
+  g_assert_null(find_op(ts_node_subgraph(w, 0), TS_OP_LOGICAL_AND));
+  g_assert_false(text_has(only_graph(f), "broke"));
+  const ts_graph *body = ts_node_subgraph(w, 1);
+  g_assert_cmpint(count_op(body, TS_OP_IF), ==, 2);
+  g_assert_cmpint(ts_node_n_outputs(w), ==, ts_node_n_inputs(w));
+  check_twins(f, &items, 1);
+  ts_value none = TS_TENSOR_VALUE(ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ -3, 0 }));
+  g_assert_cmpint(both_modes(f, &none, 1), ==, 0);
   g_assert_false(ts_failed());
   ts_function_free(f);
   ts_scope_end(scope);
 }
 
+/* TS_RETURN: a returned flag and the value leave the loop (folded into its
+ * condition) or the TS_IF; the code after them is guarded to the end of
+ * the function. */
 static void test_return(void)
 {
   ts_scope *scope = ts_scope_begin();
@@ -1269,21 +1415,40 @@ static void test_return(void)
   ts_tensor *items = ts_constant(TS_I32, TS_SHAPE(4), (int32_t[]){ 5, 8, 8, 2 });
   int32_t targets[] = { 8, 2, 7 };
   int64_t want[] = { 11, 33, 4 - 100 };
+  ts_value args[3];
   for (int k = 0; k < 3; k++) {
-    ts_value args[] = { TS_TENSOR_VALUE(items), TS_TENSOR_VALUE(ts_scalar_i32(targets[k])),
-                        TS_TENSOR_VALUE(ts_scalar_i32(4)) };
+    ts_value a[] = { TS_TENSOR_VALUE(items), TS_TENSOR_VALUE(ts_scalar_i32(targets[k])),
+                     TS_TENSOR_VALUE(ts_scalar_i32(4)) };
+    memcpy(args, a, sizeof a);
     g_assert_cmpint(both_modes(f, args, 3), ==, want[k]);
   }
-  dump("index_of", f);
+  g_assert_cmpint(ts_function_trace_count(f), ==, 1);
+  const ts_graph *g = only_graph(f);
+  const ts_node *w = find_op(g, TS_OP_WHILE);
+  g_assert_true(text_has(ts_node_subgraph(w, 0),
+                         "cond(counter: i64[], seen: i32[], returned: bool[], retval: i32[]"));
+  g_assert_nonnull(find_op(ts_node_subgraph(w, 0), TS_OP_LOGICAL_AND));
+  /* After the loop, `seen - 100` runs only where nothing returned. */
+  const ts_node *guard = ts_graph_node(g, ts_graph_output(g, 0).node);
+  g_assert_cmpint(ts_node_op(guard), ==, TS_OP_IF);
+  g_assert_nonnull(find_op(ts_node_subgraph(guard, 0), TS_OP_SUB));
+  check_twins(f, args, 3);
+
   ts_function *b = ts_function_new("bend", bend, "x");
   g_assert_cmpint(both_i32(b, -20), ==, -100);
   g_assert_cmpint(both_i32(b, -3), ==, 3);
   g_assert_cmpint(both_i32(b, 5), ==, 10);
-  dump("bend", b);
+  const ts_graph *bg = only_graph(b);
+  g_assert_cmpint(count_op(bg, TS_OP_IF), ==, 2); /* the TS_IF, the guard of x * 2 */
+  const ts_node *outer_if = find_op(bg, TS_OP_IF);
+  g_assert_cmpint(count_op(ts_node_subgraph(outer_if, 0), TS_OP_IF), ==, 2);
+  g_assert_cmpint(ts_node_n_outputs(outer_if), ==, 3); /* x, returned, retval */
+  ts_value minus3 = TS_TENSOR_VALUE(ts_scalar_i32(-3));
+  check_twins(b, &minus3, 1);
+
   ts_function *o = ts_function_new("first_odd_times_3", first_odd_times_3, "x");
   g_assert_cmpint(both_i32(o, 4), ==, 15);
   g_assert_cmpint(both_i32(o, 7), ==, 21);
-  dump("first_odd_times_3", o);
   g_assert_false(ts_failed());
   ts_function_free(f);
   ts_function_free(b);
