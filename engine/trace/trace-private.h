@@ -39,6 +39,12 @@ bool ts__trace_list_elem(ts_op_handler *self, const ts_tensor *ta, ts_list_elem 
 
 /* The innermost frame of the calling thread, NULL when not tracing. */
 ts_frame *ts__trace_frame(void);
+/* Between begin and end the frames being traced are hidden: a function
+ * called while another is traced gets its own top-level trace; ops outside
+ * any frame run eagerly.  h lives on the caller's stack. */
+void ts__trace_isolate_begin(ts_op_handler *h);
+void ts__trace_isolate_end(ts_op_handler *h);
+
 /* Starts a frame for a new graph (a subgraph of the current frame's graph
  * if one is open); it becomes the innermost. */
 ts_frame *ts__frame_push(const char *graph_name);
