@@ -872,10 +872,22 @@ TS_API ts_tensor *ts_scalar_string(const char *s);
  * a concrete condition, the blocks are plain C control flow.  While tracing
  * with a symbolic condition, both branches (or the loop body, once) are
  * traced into subgraphs of an If or While node, and the variables become
- * its outputs.  `break`, `continue` or `return` out of a TS_IF block, a
- * branch that leaves a variable NULL, branches giving a variable different
- * dtypes, or a loop changing a variable's dtype or shape are errors at trace
- * time (eagerly, break/continue out of TS_IF are errors too).
+ * its outputs.  A branch that leaves a variable NULL, branches giving a
+ * variable different dtypes, or a loop changing a variable's dtype or shape
+ * are errors at trace time.
+ *
+ * Jumps: TS_BREAK; and TS_CONTINUE; act on the innermost TS_WHILE/TS_FOR,
+ * TS_RETURN(value); on the C function, from any depth of blocks.  Eagerly
+ * they are plain control flow; while tracing a loop gets a "broke" (and
+ * "returned", "retval") variable folded into its condition, TS_IF blocks
+ * output the flags, and the code after a block a jump may have left, to the
+ * end of the enclosing branch, body or function, runs under an If on "no
+ * jump" (or, where the jump is certain, as dead code whose ops are dropped
+ * and whose listed variables are put back; host C code in it still runs).
+ * They end the innermost block with C `continue`: not from inside a plain
+ * C loop or switch within the block.  Plain C `break`/`continue` out of a
+ * TS_IF, and `break`/`return` out of a traced block, are errors naming the
+ * macro to use.  See docs/tf-function.md.
  *
  * Memory: eagerly, as in a graph, only the listed variables (and TS_FOR's
  * loop variable) outlive an iteration.  Each eager iteration, its condition
