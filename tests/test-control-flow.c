@@ -341,6 +341,33 @@ static ts_tensor *triangle(ts_call *c)
   return count;
 }
 
+/* How many halvings bring x to an odd number; -1 for 0 (TS_RETURN out of
+ * a TS_WHILE). */
+static ts_tensor *halvings(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *n = ts_scalar_i32(0);
+  TS_WHILE (ts_equal(ts_mod(x, ts_scalar_i32(2)), ts_scalar_i32(0)), &x, &n) {
+    TS_IF (ts_equal(x, ts_scalar_i32(0)), &x) {
+      TS_RETURN(ts_scalar_i32(-1));
+    } TS_END_IF;
+    x = ts_floordiv(x, ts_scalar_i32(2));
+    n = ts_add(n, ts_scalar_i32(1));
+  }
+  return n;
+}
+
+/* 1 for x > 0, else -1: every path returns inside the TS_IF. */
+static ts_tensor *plus_or_minus_one(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  TS_IF (ts_greater(x, ts_scalar_i32(0)), &x) {
+    TS_RETURN(ts_scalar_i32(1));
+  } TS_ELSE {
+    TS_RETURN(ts_scalar_i32(-1));
+  } TS_END_IF;
+  return NULL; /* not reached: C still wants a return */
+}
+
 /* 5 + the sum of range(n) + 1000 per item; with host `first_only`, the
  * first item only: a TS_BREAK under a host condition. */
 static ts_tensor *sum_or_first(ts_call *c)
@@ -1449,6 +1476,24 @@ static void test_return(void)
   ts_function *o = ts_function_new("first_odd_times_3", first_odd_times_3, "x");
   g_assert_cmpint(both_i32(o, 4), ==, 15);
   g_assert_cmpint(both_i32(o, 7), ==, 21);
+
+  /* Out of a TS_WHILE: returned and retval join its variables. */
+  ts_function *h = ts_function_new("halvings", halvings, "x");
+  g_assert_cmpint(both_i32(h, 12), ==, 2);
+  g_assert_cmpint(both_i32(h, 7), ==, 0);
+  g_assert_cmpint(both_i32(h, 0), ==, -1);
+  const ts_node *hw = find_op(only_graph(h), TS_OP_WHILE);
+  g_assert_true(text_has(ts_node_subgraph(hw, 0), "cond(x: i32[], n: i32[], returned: bool[], "
+                                                  "retval: i32[]"));
+  ts_value twelve = TS_TENSOR_VALUE(ts_scalar_i32(12));
+  check_twins(h, &twelve, 1);
+
+  /* Every path returns: the code after the TS_IF is never needed. */
+  ts_function *pm = ts_function_new("plus_or_minus_one", plus_or_minus_one, "x");
+  g_assert_cmpint(both_i32(pm, 3), ==, 1);
+  g_assert_cmpint(both_i32(pm, -3), ==, -1);
+  ts_function_free(h);
+  ts_function_free(pm);
   g_assert_false(ts_failed());
   ts_function_free(f);
   ts_function_free(b);

@@ -80,6 +80,7 @@ typedef struct jump_record {
   ts_tensor ***slots;    /* the region's variables and flags (owned) */
   ts_tensor **saved;     /* dead code: their values at the start, put back at the end */
   int n;
+  ts_tensor *retval;     /* the return value pending at the start, if any */
 } jump_record;
 
 #define MAX_RECORDS 64
@@ -539,6 +540,7 @@ static void attach_subgraphs(cf_state *st, ts_node *node, const char *name0, con
 
 static ts_cf_block if_begin(ts_loc loc, ts_tensor *cond, ts_cf_block *up, ts_tensor **const *vars,
                             int n_vars, const char *names, bool guard);
+static ts_tensor *zeros_of(const ts_cf_block *b, ts_info info);
 
 static int records_base(void)
 {
@@ -575,7 +577,8 @@ static void region_guard(ts_cf_block *r, const ts_cf_block *after)
     return;
   }
   int nv = r ? r->n_vars : 0;
-  jump_record rec = { .region = r ? (const void *)r : (const void *)current_fn, .n = nv + fs.n };
+  jump_record rec = { .region = r ? (const void *)r : (const void *)current_fn, .n = nv + fs.n,
+                      .retval = current_fn ? current_fn->retval : NULL };
   rec.slots = g_new(ts_tensor **, rec.n);
   for (int i = 0; i < nv; i++)
     rec.slots[i] = r->vars[i];
@@ -655,11 +658,14 @@ ts_tensor *ts__jumps_fn_end(ts_fn_jumps *fn, ts_tensor *out)
     out = ts_read_at((ts_loc){ 0 }, out);
   while (n_records > fn->base) {
     jump_record rec = records[--n_records];
-    /* The rest of the body ends in out: the result where nothing returned before. */
-    bool mine = rec.region == fn && out && !ts_failed();
+    /* The rest of the body ends in out: the result where nothing returned
+     * before.  NULL there when every path returned before it (C still
+     * wants a return statement): the If's other branch gives the value. */
+    bool mine = rec.region == fn && (out || rec.retval) && !ts_failed();
     if (mine) {
-      fn->retval = out;
+      fn->retval = out ? out : rec.guard ? zeros_of(rec.guard, info_of(rec.retval)) : NULL;
       fn->returned = ts_scalar_bool(true);
+      mine = fn->retval || rec.dead;
     }
     record_close(&rec, mine);
     if (mine)
@@ -868,8 +874,6 @@ static bool merge_shapes(const ts_cf_block *b, int i, const branch_out *t, const
   return true;
 }
 
-static ts_tensor *zeros_of(const ts_cf_block *b, ts_info info);
-
 /* A Const node of value in g (a flag's default in a branch that left it unset). */
 static ts_port graph_const(ts_graph *g, ts_tensor *value)
 {
@@ -993,8 +997,11 @@ bool ts__if_next(ts_cf_block *b)
     b->phase = PH_DONE;
     b->branch = -1;
     return false;
-  case PH_THEN:
+  case PH_THEN: {
     path_leave(b);
+    /* A jump out of the then branch skipped TS_ELSE's mark: whether there
+     * is an else branch is found by running the statement once more. */
+    bool run_else = st->has_else || b->jumped;
     if (!branch_reached_end(b))
       return false;
     if (!branch_end(b, 0)) {
@@ -1004,10 +1011,11 @@ bool ts__if_next(ts_cf_block *b)
     st->frame = block_frame_push(b, "else");
     path_enter(b, "else");
     b->branch = 1;
-    b->completed = !st->has_else; /* without TS_ELSE the variables pass through */
+    b->completed = !run_else; /* without TS_ELSE the variables pass through */
     b->phase = PH_ELSE;
-    if (st->has_else)
+    if (run_else)
       return true;
+  }
     /* fall through */
   case PH_ELSE:
     path_leave(b);
