@@ -9,7 +9,12 @@
  * condition or the loop variables plus every outer value the subgraphs
  * captured.  The statement's state lives in its ts_cf_block on the user's
  * stack; while tracing, a heap part (cf_state) holds what the subgraphs
- * need. */
+ * need.
+ *
+ * TS_BREAK, TS_CONTINUE and TS_RETURN set flags on the enclosing loop's
+ * block (found through ts_cf_block.up) or the function's ts_fn_jumps and
+ * end the innermost block; traced blocks carry the flags out as If outputs
+ * and loop variables, and the code after them is guarded (see "jumps"). */
 #include "trace-private.h"
 
 #include <math.h>
