@@ -295,6 +295,22 @@ static ts_tensor *positives(ts_call *c)
   return ts_add(ts_mul(sum, ts_scalar_i32(100)), n);
 }
 
+/* Adds the positive items to tally_var: a side effect after a TS_CONTINUE. */
+static ts_tensor *tally_var;
+
+static ts_tensor *tally(ts_call *c)
+{
+  ts_tensor *items = ts_arg(c, 0), *x = NULL, *seen = ts_scalar_i32(0);
+  TS_FOR (x, TS_OVER(items), &seen) {
+    seen = ts_add(seen, ts_scalar_i32(1));
+    TS_IF (ts_less_equal(x, ts_scalar_i32(0)), &seen) {
+      TS_CONTINUE;
+    } TS_END_IF;
+    ts_assign_add(tally_var, x);
+  }
+  return ts_add(ts_read(tally_var), ts_mul(seen, ts_scalar_i32(1000)));
+}
+
 /* 10 * the index of the first item equal to target in items[0:n] + how
  * many were passed; when none is, n - 100. */
 static ts_tensor *index_of(ts_call *c)
@@ -1427,6 +1443,40 @@ static void test_continue(void)
   check_twins(f, &items, 1);
   ts_value none = TS_TENSOR_VALUE(ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ -3, 0 }));
   g_assert_cmpint(both_modes(f, &none, 1), ==, 0);
+
+  /* A side effect after the jump runs only where it did not happen. */
+  tally_var = ts_variable_new(ts_scalar_i32(0), "tally");
+  ts_function *t = ts_function_new("tally", tally, "items");
+  for (int eager = 1; eager >= 0; eager--) {
+    ts_assign(tally_var, ts_scalar_i32(0));
+    g_assert_cmpint(scalar_of(call(t, eager, &items, 1)), ==, 7 + 5000);
+  }
+  const ts_node *guard = find_op(ts_node_subgraph(find_op(only_graph(t), TS_OP_WHILE), 1),
+                                 TS_OP_IF);
+  g_assert_nonnull(guard);
+  ts_function_free(t);
+  ts_tensor_unref(tally_var);
+
+  /* Outside any function, eagerly: jumps are plain control flow, and the
+   * code after a jump runs no op, stateful ones included (1 + 3 + 5 + 7). */
+  ts_tensor *i = ts_scalar_i32(0), *odd = ts_scalar_i32(0);
+  ts_tensor *total = ts_variable_new(ts_scalar_i32(0), "total");
+  TS_WHILE (ts_less(i, ts_scalar_i32(100)), &i, &odd) {
+    i = ts_add(i, ts_scalar_i32(1));
+    TS_IF (ts_equal(ts_mod(i, ts_scalar_i32(2)), ts_scalar_i32(0)), &i) {
+      TS_CONTINUE;
+    } TS_END_IF;
+    TS_IF (ts_greater(i, ts_scalar_i32(7)), &i) {
+      TS_BREAK;
+    } TS_END_IF;
+    odd = ts_add(odd, i);
+    ts_assign_add(total, i);
+  }
+  g_assert_cmpint(ts_tensor_get_i64(i, 0), ==, 9);
+  g_assert_cmpint(ts_tensor_get_i64(odd, 0), ==, 16);
+  g_assert_cmpint(ts_tensor_get_i64(ts_read(total), 0), ==, 16);
+  ts_tensor_unref(total);
+  g_assert_false(ts_tracing());
   g_assert_false(ts_failed());
   ts_function_free(f);
   ts_scope_end(scope);
