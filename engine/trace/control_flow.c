@@ -46,7 +46,7 @@ typedef struct branch_out {
 
 /* The tracing part of a statement.  A scalar variant tensor of the current
  * scope holds it, so that it is freed even when a `return` out of the block
- * skips the end of the statement (the function tracer then reports it). */
+ * skips the end of the statement (the function's end then reports it). */
 typedef struct cf_state {
   ts_variant base;
   ts_tensor *holder;
@@ -124,7 +124,9 @@ cf_error(const ts_cf_block *b, ts_error_code code, const char *fmt, ...)
   va_start(ap, fmt);
   char *detail = g_strdup_vprintf(fmt, ap);
   va_end(ap);
-  ts_error_set(code, b->loc, kind_names[b->kind], "%s", detail);
+  /* A guard's branches are the code after a jump and the jump's path. */
+  ts_error_set(code, b->loc, b->guard ? "the code after the jump in TS_IF" : kind_names[b->kind],
+               "%s", detail);
   g_free(detail);
 }
 
@@ -265,7 +267,6 @@ static cf_state *state_new(ts_cf_block *b, ts_frame *outer, ts_tensor *counter)
     st->slots[st->n_hidden + i] = b->vars[i];
   for (int i = 0; i < st->n_slots; i++)
     st->before[i] = *st->slots[i];
-  outer->n_open_blocks++;
   b->state = st;
   return st;
 }
@@ -334,7 +335,6 @@ static ts_frame *block_frame_push(const ts_cf_block *b, const char *name)
 static void state_close(ts_cf_block *b)
 {
   cf_state *st = b->state;
-  st->outer->n_open_blocks--;
   ((ts_variant **)st->holder->data)[0] = NULL;
   ts__variant_unref(&st->base);
   b->state = NULL;
@@ -651,14 +651,41 @@ static void region_close(const void *key)
   }
 }
 
-void ts__jumps_fn_begin(ts_fn_jumps *fn)
+void ts__jumps_fn_begin(ts_fn_jumps *fn, const char *name)
 {
-  *fn = (ts_fn_jumps){ .base = n_records, .prev = current_fn };
+  *fn = (ts_fn_jumps){ .base = n_records, .prev = current_fn, .name = name,
+                       .frame = ts__trace_frame() };
   current_fn = fn;
+}
+
+/* The frame code after the record's start is traced into. */
+static ts_frame *record_frame(const jump_record *rec)
+{
+  if (rec->dead)
+    return rec->dead;
+  const cf_state *st = rec->guard->state;
+  return st ? st->frame : NULL;
+}
+
+/* A traced block's frame still open when the function returns, above its
+ * body's own guards: a plain C `return` or `break` left it (checked before
+ * the records drop frames, to name the innermost block). */
+static void check_left_open(const ts_fn_jumps *fn)
+{
+  ts_frame *expected = fn->frame, *left = ts__trace_frame();
+  for (int i = n_records - 1; i >= fn->base && expected == fn->frame; i--)
+    if (records[i].region == fn)
+      expected = record_frame(&records[i]);
+  if (fn->frame && left != expected && left && left->block_kind && !ts_failed())
+    ts_error_set(TS_ERR_INVALID_ARGUMENT, left->block_loc, left->block_kind,
+                 "%s: `return` or `break` inside a TS_IF/TS_WHILE/TS_FOR block cannot be traced; "
+                 "use TS_RETURN(value) or TS_BREAK",
+                 fn->name);
 }
 
 ts_tensor *ts__jumps_fn_end(ts_fn_jumps *fn, ts_tensor *out)
 {
+  check_left_open(fn);
   if (out && out->is_variable && n_records > fn->base)
     out = ts_read_at((ts_loc){ 0 }, out);
   while (n_records > fn->base) {

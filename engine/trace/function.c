@@ -229,7 +229,7 @@ static ts_tensor *run_c(const char *name, ts_fn fn, char *const *params, int n_p
   int depth = ts__path_depth();
   ts__path_push((ts_loc){ 0 }, name);
   ts_fn_jumps jumps;
-  ts__jumps_fn_begin(&jumps);
+  ts__jumps_fn_begin(&jumps, name);
   ts_tensor *out = ts__jumps_fn_end(&jumps, fn(&call));
   ts__path_truncate(depth);
   if (out && out->is_variable) /* a function returns a variable's value, not the variable */
@@ -397,14 +397,8 @@ static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts
   ts_tensor *out = run_c(f->name, f->fn, f->params, f->n_params, sym, sig->n);
   g_free(sym);
 
-  /* A plain `return` or `break` out of a TS_IF/TS_WHILE/TS_FOR block leaves
-   * its frames open; the innermost names the block. */
-  ts_frame *left = ts__trace_frame();
-  if ((frame->n_open_blocks > 0 || left != frame) && !ts_failed())
-    ts_error_set(TS_ERR_INVALID_ARGUMENT, left->block_loc, left->block_kind,
-                 "%s: `return` or `break` inside a TS_IF/TS_WHILE/TS_FOR block cannot be traced; "
-                 "use TS_RETURN(value) or TS_BREAK",
-                 f->name);
+  /* A plain `return` or `break` out of a TS_IF/TS_WHILE/TS_FOR block left
+   * its frames open (run_c reported it). */
   while (ts__trace_frame() != frame)
     ts__frame_abort(ts__trace_frame());
 

@@ -28,7 +28,6 @@ struct ts_frame {
   GString *scope;        /* current name scope: "outer_function/dense_1" */
   GHashTable *scopes;    /* full scope names opened in this frame */
   int last_stateful;     /* node id of the previous stateful op, -1 if none */
-  int n_open_blocks;     /* TS_IF/TS_WHILE/TS_FOR blocks not yet closed */
   ts_loc block_loc;      /* the statement whose branch or body this frame traces */
   const char *block_kind; /* "TS_IF", "TS_WHILE", "TS_FOR"; NULL for a function's frame */
   ts_op_handler handler; /* records ops into graph while the frame is innermost */
@@ -91,8 +90,11 @@ typedef struct ts_fn_jumps {
   ts_tensor *returned, *retval;
   int base;                  /* the guards below this belong to callers */
   struct ts_fn_jumps *prev;
+  const char *name;
+  ts_frame *frame;           /* the innermost frame at the call */
 } ts_fn_jumps;
-void ts__jumps_fn_begin(ts_fn_jumps *fn);
+void ts__jumps_fn_begin(ts_fn_jumps *fn, const char *name);
 /* Closes the guards of the function's body around out (the C function's
- * result) and returns the call's result. */
+ * result) and returns the call's result.  While tracing, a block the
+ * function left by plain `return` or `break` is an error naming it. */
 ts_tensor *ts__jumps_fn_end(ts_fn_jumps *fn, ts_tensor *out);
