@@ -1113,6 +1113,23 @@ static ts_tensor *break_in_while(ts_call *c)
   return x;
 }
 
+/* Plain `return` in code guarded after a TS_BREAK. */
+static ts_tensor *return_after_jump(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *i = ts_scalar_i32(0);
+  TS_WHILE (ts_less(i, x), &i) {
+    TS_IF (ts_greater(i, ts_scalar_i32(2)), &i) {
+      TS_BREAK;
+    } TS_END_IF;
+    error_line = __LINE__ + 1;
+    TS_IF (ts_greater(i, ts_scalar_i32(5)), &i) {
+      return i;
+    } TS_END_IF;
+    i = ts_add(i, ts_scalar_i32(1));
+  }
+  return i;
+}
+
 /* TS_BREAK with no loop around it. */
 static ts_tensor *break_without_loop(ts_call *c)
 {
@@ -1176,6 +1193,9 @@ static void test_trace_errors(void)
       "traced; use TS_RETURN(value) or TS_BREAK", true },
     { "break_in_while", break_in_while, false,
       "TS_WHILE: break_in_while: `return` or `break` inside a TS_IF/TS_WHILE/TS_FOR block cannot "
+      "be traced; use TS_RETURN(value) or TS_BREAK", true },
+    { "return_after_jump", return_after_jump, false,
+      "TS_IF: return_after_jump: `return` or `break` inside a TS_IF/TS_WHILE/TS_FOR block cannot "
       "be traced; use TS_RETURN(value) or TS_BREAK", true },
     { "break_without_loop", break_without_loop, false,
       "TS_BREAK: outside a TS_WHILE or TS_FOR loop", true },
