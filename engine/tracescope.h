@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define TS_ABI_VERSION 2
+#define TS_ABI_VERSION 3
 #define TS_MAX_RANK 8
 #define TS_API __attribute__((visibility("default")))
 
@@ -882,10 +882,22 @@ TS_API ts_tensor *ts_scalar_string(const char *s);
  * a concrete condition, the blocks are plain C control flow.  While tracing
  * with a symbolic condition, both branches (or the loop body, once) are
  * traced into subgraphs of an If or While node, and the variables become
- * its outputs.  `break`, `continue` or `return` out of a TS_IF block, a
- * branch that leaves a variable NULL, branches giving a variable different
- * dtypes, or a loop changing a variable's dtype or shape are errors at trace
- * time (eagerly, break/continue out of TS_IF are errors too).
+ * its outputs.  A branch that leaves a variable NULL, branches giving a
+ * variable different dtypes, or a loop changing a variable's dtype or shape
+ * are errors at trace time.
+ *
+ * Jumps: TS_BREAK; and TS_CONTINUE; act on the innermost TS_WHILE/TS_FOR,
+ * TS_RETURN(value); on the C function, from any depth of blocks.  Eagerly
+ * they are plain control flow; while tracing a loop gets a "broke" (and
+ * "returned", "retval") variable folded into its condition, TS_IF blocks
+ * output the flags, and the code after a block a jump may have left, to the
+ * end of the enclosing branch, body or function, runs under an If on "no
+ * jump" (or, where the jump is certain, as dead code whose ops are dropped
+ * and whose listed variables are put back; host C code in it still runs).
+ * They end the innermost block with C `continue`: not from inside a plain
+ * C loop or switch within the block.  Plain C `break`/`continue` out of a
+ * TS_IF, and `break`/`return` out of a traced block, are errors naming the
+ * macro to use.  See docs/tf-function.md.
  *
  * Memory: eagerly, as in a graph, only the listed variables (and TS_FOR's
  * loop variable) outlive an iteration.  Each eager iteration, its condition
@@ -908,16 +920,25 @@ typedef struct ts_cf_block {
   int phase;
   int branch;        /* TS_IF: 0 then, 1 else, -1 none (done) */
   bool completed;    /* the running block reached its end */
+  bool iter_scope;   /* eager loops: state is the iteration's scope, not the tracer's */
+  bool jumped;       /* a TS_BREAK/TS_CONTINUE/TS_RETURN left the running branch or body */
+  bool guard;        /* the engine's own If around code after a jump (no op path entry) */
   ts_tensor **const *vars;
   int n_vars;
+  int path_depth;    /* the op path's depth at the statement (op identity) */
   const char *names; /* "&x, &y" as written */
   ts_tensor **loop_var;
   ts_iterable over;
   int64_t index;
   void *state;       /* the tracer's, while tracing */
-  int path_depth;    /* the op path's depth at the statement (op identity) */
-  bool iter_scope;   /* eager loops: state is the iteration's scope, not the tracer's */
+  struct ts_cf_block *up; /* the statement this one is written in, NULL at a function's top */
+  ts_tensor *broke;       /* loops: set by TS_BREAK (NULL: false) */
+  ts_tensor *continued;   /* loops: set by TS_CONTINUE, for the running body */
 } ts_cf_block;
+
+/* Stands for "no enclosing statement": TS_IF at a function's top level
+ * takes its address as its parent; never written. */
+TS_API extern ts_cf_block ts__cf;
 
 #define TS__VAR_ARRAY(...) (ts_tensor **const[]){ NULL, __VA_ARGS__ }
 #define TS__VAR_COUNT(...) \
@@ -926,7 +947,8 @@ typedef struct ts_cf_block {
 #define TS_IF(cond, ...)                                                                      \
   {                                                                                           \
     TS__SHADOW_OK_BEGIN                                                                       \
-    ts_cf_block ts__cf = ts__if_begin(TS_HERE, (cond), TS__VAR_ARRAY(__VA_ARGS__) + 1,        \
+    ts_cf_block *ts__up = &ts__cf,                                                            \
+                ts__cf = ts__if_begin(TS_HERE, (cond), ts__up, TS__VAR_ARRAY(__VA_ARGS__) + 1, \
                                       TS__VAR_COUNT(__VA_ARGS__), #__VA_ARGS__);              \
     TS__SHADOW_OK_END                                                                         \
     while (ts__if_next(&ts__cf)) {                                                            \
@@ -942,7 +964,8 @@ typedef struct ts_cf_block {
 
 #define TS_WHILE(cond, ...)                                                                   \
   TS__SHADOW_OK_BEGIN                                                                         \
-  for (ts_cf_block ts__cf = ts__while_begin(TS_HERE, TS__VAR_ARRAY(__VA_ARGS__) + 1,          \
+  for (ts_cf_block *ts__up = &ts__cf,                                                         \
+                   ts__cf = ts__while_begin(TS_HERE, ts__up, TS__VAR_ARRAY(__VA_ARGS__) + 1,  \
                                             TS__VAR_COUNT(__VA_ARGS__), #__VA_ARGS__);        \
        ts__while_test(&ts__cf, ts__while_wants_cond(&ts__cf) ? (cond) : NULL);                \
        ts__while_step(&ts__cf))                                                               \
@@ -950,27 +973,46 @@ typedef struct ts_cf_block {
 
 #define TS_FOR(var, iterable, ...)                                                            \
   TS__SHADOW_OK_BEGIN                                                                         \
-  for (ts_cf_block ts__cf = ts__for_begin(TS_HERE, &(var), (iterable),                        \
+  for (ts_cf_block *ts__up = &ts__cf,                                                         \
+                   ts__cf = ts__for_begin(TS_HERE, ts__up, &(var), (iterable),                \
                                           TS__VAR_ARRAY(__VA_ARGS__) + 1,                     \
                                           TS__VAR_COUNT(__VA_ARGS__), #__VA_ARGS__);          \
        ts__for_next(&ts__cf); ts__for_step(&ts__cf))                                          \
   TS__SHADOW_OK_END
 
 /* What the macros call; not for direct use. */
-TS_API ts_cf_block ts__if_begin(ts_loc loc, ts_tensor *cond, ts_tensor **const *vars, int n_vars,
-                                const char *names);
+TS_API ts_cf_block ts__if_begin(ts_loc loc, ts_tensor *cond, ts_cf_block *up,
+                                ts_tensor **const *vars, int n_vars, const char *names);
 TS_API bool ts__if_next(ts_cf_block *b);
 TS_API void ts__cf_mark(ts_cf_block *b, int at);
 TS_API void ts__if_end(ts_cf_block *b);
-TS_API ts_cf_block ts__while_begin(ts_loc loc, ts_tensor **const *vars, int n_vars,
-                                   const char *names);
+TS_API ts_cf_block ts__while_begin(ts_loc loc, ts_cf_block *up, ts_tensor **const *vars,
+                                   int n_vars, const char *names);
 TS_API bool ts__while_wants_cond(ts_cf_block *b);
 TS_API bool ts__while_test(ts_cf_block *b, ts_tensor *cond);
 TS_API void ts__while_step(ts_cf_block *b);
-TS_API ts_cf_block ts__for_begin(ts_loc loc, ts_tensor **var, ts_iterable over,
-                                 ts_tensor **const *vars, int n_vars, const char *names);
+TS_API ts_cf_block ts__for_begin(ts_loc loc, ts_cf_block *up, ts_tensor **var,
+                                 ts_iterable over, ts_tensor **const *vars, int n_vars,
+                                 const char *names);
 TS_API bool ts__for_next(ts_cf_block *b);
 TS_API void ts__for_step(ts_cf_block *b);
+enum { TS__JUMP_BREAK, TS__JUMP_CONTINUE, TS__JUMP_RETURN };
+/* True when TS_RETURN may return value from the C function at once (no
+ * trace is running); otherwise the macro ends the innermost block's branch
+ * or body with `continue` and the runtime carries the jump out. */
+TS_API bool ts__jump(ts_loc loc, ts_cf_block *b, int how, ts_tensor *value);
+
+#define TS_BREAK                                                                              \
+  { ts__jump(TS_HERE, &ts__cf, TS__JUMP_BREAK, NULL); continue; }
+#define TS_CONTINUE                                                                           \
+  { ts__jump(TS_HERE, &ts__cf, TS__JUMP_CONTINUE, NULL); continue; }
+#define TS_RETURN(value)                                                                      \
+  {                                                                                           \
+    ts_tensor *ts__rv = (value);                                                              \
+    if (ts__jump(TS_HERE, &ts__cf, TS__JUMP_RETURN, ts__rv))                                  \
+      return ts__rv;                                                                          \
+    continue;                                                                                 \
+  }
 
 /* The functional forms (tf.cond, tf.while_loop): vars[0..n-1] in and out. */
 typedef void (*ts_branch_fn)(ts_tensor **vars, int n, void *user_data);

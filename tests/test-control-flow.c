@@ -265,6 +265,155 @@ static ts_tensor *find_next_odd(ts_call *c)
   return ts_read(counter_var);
 }
 
+
+/* ---- jumps: TS_BREAK, TS_CONTINUE, TS_RETURN ---------------------------------------------- */
+
+/* The smallest i below 100 whose square exceeds limit (100 if none). */
+static ts_tensor *first_square_over(ts_call *c)
+{
+  ts_tensor *limit = ts_arg(c, 0), *i = ts_scalar_i32(0);
+  TS_WHILE (ts_less(i, ts_scalar_i32(100)), &i) {
+    TS_IF (ts_greater(ts_mul(i, i), limit), &i) {
+      TS_BREAK;
+    } TS_END_IF;
+    i = ts_add(i, ts_scalar_i32(1));
+  }
+  return i;
+}
+
+/* 100 * (the sum of the positive items) + how many there are. */
+static ts_tensor *positives(ts_call *c)
+{
+  ts_tensor *items = ts_arg(c, 0), *x = NULL, *sum = ts_scalar_i32(0), *n = ts_scalar_i32(0);
+  TS_FOR (x, TS_OVER(items), &sum, &n) {
+    TS_IF (ts_less_equal(x, ts_scalar_i32(0)), &sum) {
+      TS_CONTINUE;
+    } TS_END_IF;
+    sum = ts_add(sum, x);
+    n = ts_add(n, ts_scalar_i32(1));
+  }
+  return ts_add(ts_mul(sum, ts_scalar_i32(100)), n);
+}
+
+/* Adds the positive items to tally_var: a side effect after a TS_CONTINUE. */
+static ts_tensor *tally_var;
+
+static ts_tensor *tally(ts_call *c)
+{
+  ts_tensor *items = ts_arg(c, 0), *x = NULL, *seen = ts_scalar_i32(0);
+  TS_FOR (x, TS_OVER(items), &seen) {
+    seen = ts_add(seen, ts_scalar_i32(1));
+    TS_IF (ts_less_equal(x, ts_scalar_i32(0)), &seen) {
+      TS_CONTINUE;
+    } TS_END_IF;
+    ts_assign_add(tally_var, x);
+  }
+  return ts_add(ts_read(tally_var), ts_mul(seen, ts_scalar_i32(1000)));
+}
+
+/* 10 * the index of the first item equal to target in items[0:n] + how
+ * many were passed; when none is, n - 100. */
+static ts_tensor *index_of(ts_call *c)
+{
+  ts_tensor *items = ts_arg(c, 0), *target = ts_arg(c, 1), *i = NULL, *seen = ts_scalar_i32(0);
+  TS_FOR (i, TS_RANGE(ts_scalar_i32(0), ts_arg(c, 2), ts_scalar_i32(1)), &seen) {
+    TS_IF (ts_equal(ts_gather(items, i, 0), target), &seen) {
+      TS_RETURN(ts_add(ts_mul(i, ts_scalar_i32(10)), seen));
+    } TS_END_IF;
+    seen = ts_add(seen, ts_scalar_i32(1));
+  }
+  return ts_sub(seen, ts_scalar_i32(100));
+}
+
+/* -100 below -10, -x below 0, else 2x: returns from nested blocks, and
+ * after a return that did not happen. */
+static ts_tensor *bend(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  TS_IF (ts_less(x, ts_scalar_i32(0)), &x) {
+    TS_IF (ts_less(x, ts_scalar_i32(-10)), &x) {
+      TS_RETURN(ts_scalar_i32(-100));
+    } TS_END_IF;
+    TS_RETURN(ts_neg(x));
+  } TS_END_IF;
+  x = ts_mul(x, ts_scalar_i32(2));
+  return x;
+}
+
+/* Pairs (i, j) with 0 <= j <= i < n: TS_BREAK ends the inner loop only. */
+static ts_tensor *triangle(ts_call *c)
+{
+  ts_tensor *n = ts_arg(c, 0), *i = NULL, *count = ts_scalar_i32(0);
+  TS_FOR (i, TS_RANGE(ts_scalar_i32(0), n, ts_scalar_i32(1)), &count) {
+    ts_tensor *j = ts_scalar_i32(0);
+    TS_WHILE (ts_less(j, n), &j, &count) {
+      TS_IF (ts_greater(j, i), &j) {
+        TS_BREAK;
+      } TS_END_IF;
+      count = ts_add(count, ts_scalar_i32(1));
+      j = ts_add(j, ts_scalar_i32(1));
+    }
+  }
+  return count;
+}
+
+/* How many halvings bring x to an odd number; -1 for 0 (TS_RETURN out of
+ * a TS_WHILE). */
+static ts_tensor *halvings(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *n = ts_scalar_i32(0);
+  TS_WHILE (ts_equal(ts_mod(x, ts_scalar_i32(2)), ts_scalar_i32(0)), &x, &n) {
+    TS_IF (ts_equal(x, ts_scalar_i32(0)), &x) {
+      TS_RETURN(ts_scalar_i32(-1));
+    } TS_END_IF;
+    x = ts_floordiv(x, ts_scalar_i32(2));
+    n = ts_add(n, ts_scalar_i32(1));
+  }
+  return n;
+}
+
+/* 1 for x > 0, else -1: every path returns inside the TS_IF. */
+static ts_tensor *plus_or_minus_one(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  TS_IF (ts_greater(x, ts_scalar_i32(0)), &x) {
+    TS_RETURN(ts_scalar_i32(1));
+  } TS_ELSE {
+    TS_RETURN(ts_scalar_i32(-1));
+  } TS_END_IF;
+  return NULL; /* not reached: C still wants a return */
+}
+
+/* 5 + the sum of range(n) + 1000 per item; with host `first_only`, the
+ * first item only: a TS_BREAK under a host condition. */
+static ts_tensor *sum_or_first(ts_call *c)
+{
+  bool first_only = ts_arg_int(c, 1) != 0;
+  ts_tensor *i = NULL, *s = ts_scalar_i32(5);
+  TS_FOR (i, TS_RANGE(ts_scalar_i32(0), ts_arg(c, 0), ts_scalar_i32(1)), &s) {
+    s = ts_add(s, i);
+    TS_IF (ts_scalar_bool(first_only), &s) {
+      TS_BREAK;
+    } TS_END_IF;
+    s = ts_add(s, ts_scalar_i32(1000));
+  }
+  return s;
+}
+
+/* TS_RETURN straight in a loop body after a TS_CONTINUE: the first odd
+ * number from x on, times 3 (x itself when the loop never runs). */
+static ts_tensor *first_odd_times_3(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *k = NULL;
+  TS_FOR (k, TS_RANGE(x, ts_add(x, ts_scalar_i32(2)), ts_scalar_i32(1)), &x) {
+    TS_IF (ts_equal(ts_mod(k, ts_scalar_i32(2)), ts_scalar_i32(0)), &x) {
+      TS_CONTINUE;
+    } TS_END_IF;
+    TS_RETURN(ts_mul(k, ts_scalar_i32(3)));
+  }
+  return x;
+}
+
 /* ---- helpers ---------------------------------------------------------------------------------- */
 
 static ts_tensor *call(ts_function *f, bool eager, const ts_value *args, int n)
@@ -932,6 +1081,7 @@ static ts_tensor *break_in_if(ts_call *c)
 static ts_tensor *return_in_if(ts_call *c)
 {
   ts_tensor *x = ts_arg(c, 0);
+  error_line = __LINE__ + 1;
   TS_IF (ts_greater(x, ts_scalar_i32(0)), &x) {
     return ts_neg(x);
   } TS_END_IF;
@@ -948,6 +1098,61 @@ static ts_tensor *break_in_loop_in_if(ts_call *c)
       break;
     }
   } TS_END_IF;
+  return x;
+}
+
+/* Plain `break` out of a traced loop. */
+static ts_tensor *break_in_while(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  error_line = __LINE__ + 1;
+  TS_WHILE (ts_less(x, ts_scalar_i32(10)), &x) {
+    x = ts_add(x, x);
+    break;
+  }
+  return x;
+}
+
+/* Plain `return` in code guarded after a TS_BREAK. */
+static ts_tensor *return_after_jump(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *i = ts_scalar_i32(0);
+  TS_WHILE (ts_less(i, x), &i) {
+    TS_IF (ts_greater(i, ts_scalar_i32(2)), &i) {
+      TS_BREAK;
+    } TS_END_IF;
+    error_line = __LINE__ + 1;
+    TS_IF (ts_greater(i, ts_scalar_i32(5)), &i) {
+      return i;
+    } TS_END_IF;
+    i = ts_add(i, ts_scalar_i32(1));
+  }
+  return i;
+}
+
+/* TS_BREAK with no loop around it. */
+static ts_tensor *break_without_loop(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  TS_IF (ts_greater(x, ts_scalar_i32(0)), &x) {
+    error_line = __LINE__ + 1;
+    TS_BREAK;
+  } TS_END_IF;
+  return x;
+}
+
+/* TS_BREAK under a tensor condition in a loop on a host condition. */
+static ts_tensor *break_in_host_loop(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  int rounds = 0;
+  error_line = __LINE__ + 1;
+  TS_WHILE (ts_scalar_bool(rounds < 3), &x) {
+    rounds++;
+    TS_IF (ts_greater(x, ts_scalar_i32(0)), &x) {
+      TS_BREAK;
+    } TS_END_IF;
+  }
   return x;
 }
 
@@ -980,11 +1185,22 @@ static void test_trace_errors(void)
       "must agree", true },
     { "growing_loop", growing_loop, true,
       "TS_WHILE: x has shape (2,) before the loop, but shape (4,) after one iteration", true },
-    { "break_in_if", break_in_if, false, "TS_IF: `break` out of a TS_IF block is not supported",
-      true },
+    { "break_in_if", break_in_if, false,
+      "TS_IF: `break` out of a TS_IF block is not supported (the statement cannot pass it on to "
+      "an enclosing loop); use TS_BREAK", true },
     { "return_in_if", return_in_if, false,
-      "return_in_if: `return` or `break` inside a TS_IF/TS_WHILE/TS_FOR block cannot be traced",
-      false },
+      "TS_IF: return_in_if: `return` or `break` inside a TS_IF/TS_WHILE/TS_FOR block cannot be "
+      "traced; use TS_RETURN(value) or TS_BREAK", true },
+    { "break_in_while", break_in_while, false,
+      "TS_WHILE: break_in_while: `return` or `break` inside a TS_IF/TS_WHILE/TS_FOR block cannot "
+      "be traced; use TS_RETURN(value) or TS_BREAK", true },
+    { "return_after_jump", return_after_jump, false,
+      "TS_IF: return_after_jump: `return` or `break` inside a TS_IF/TS_WHILE/TS_FOR block cannot "
+      "be traced; use TS_RETURN(value) or TS_BREAK", true },
+    { "break_without_loop", break_without_loop, false,
+      "TS_BREAK: outside a TS_WHILE or TS_FOR loop", true },
+    { "break_in_host_loop", break_in_host_loop, false,
+      "TS_WHILE: a TS_BREAK or TS_RETURN under a tensor condition cannot end this loop", true },
     { "break_in_loop_in_if", break_in_loop_in_if, false,
       "TS_IF: a TS_WHILE or TS_FOR loop inside this block was left by `break`", true },
     { "ambiguous", ambiguous, true,
@@ -1116,6 +1332,245 @@ static void test_non_strict(void)
   ts_scope_end(s);
 }
 
+
+/* ---- jumps ----------------------------------------------------------------------------------- */
+
+/* f(args) in both modes, eager first; returns the graph mode's value. */
+static int64_t both_modes(ts_function *f, const ts_value *args, int n)
+{
+  int64_t eager = scalar_of(call(f, true, args, n));
+  int64_t graph = scalar_of(call(f, false, args, n));
+  g_assert_cmpint(eager, ==, graph);
+  return graph;
+}
+
+static int64_t both_i32(ts_function *f, int32_t x)
+{
+  ts_value arg = TS_TENSOR_VALUE(ts_scalar_i32(x));
+  return both_modes(f, &arg, 1);
+}
+
+static void on_op_end(const ts_event *ev, void *data)
+{
+  if (ev->kind == TS_EVENT_OP_END)
+    g_ptr_array_add(data, g_memdup2(&ev->op, sizeof ev->op));
+}
+
+/* Every eager op of f(args) finds the node it became in f's graph: code
+ * guarded after a jump keeps its op identity. */
+static void check_twins(ts_function *f, const ts_value *args, int n)
+{
+  GPtrArray *events = g_ptr_array_new_with_free_func(g_free);
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_op_end, events);
+  g_assert_nonnull(ts_function_call_eager(f, args, n));
+  ts_listener_remove(id);
+  g_assert_cmpuint(events->len, >, 0);
+  for (guint i = 0; i < events->len; i++) {
+    const ts_op_event *e = events->pdata[i];
+    if (!e->traced)
+      g_error("%s: eager %s at line %d has no twin", ts_function_name(f), e->op_name, e->loc.line);
+    g_assert_cmpint(ts_node_op(e->traced), ==, e->op);
+    g_assert_cmpint(ts_node_loc(e->traced).line, ==, e->loc.line);
+  }
+  g_ptr_array_unref(events);
+}
+
+static bool text_has(const ts_graph *g, const char *part)
+{
+  char *text = ts_graph_to_text(g);
+  bool has = strstr(text, part) != NULL;
+  g_free(text);
+  return has;
+}
+
+/* TS_BREAK: the loop gets a "broke" variable folded into its condition; the
+ * rest of the body is guarded by an If on not broke. */
+static void test_break(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *f = ts_function_new("first_square_over", first_square_over, "limit");
+  g_assert_cmpint(both_i32(f, 10), ==, 4);
+  g_assert_cmpint(both_i32(f, 0), ==, 1);
+  g_assert_cmpint(both_i32(f, 100000), ==, 100);
+  g_assert_cmpint(ts_function_trace_count(f), ==, 1);
+  const ts_node *w = find_op(only_graph(f), TS_OP_WHILE);
+  const ts_graph *cond = ts_node_subgraph(w, 0), *body = ts_node_subgraph(w, 1);
+  g_assert_cmpint(ts_node_n_inputs(w), ==, 3); /* i, broke, limit */
+  g_assert_true(text_has(cond, "cond(i: i32[], broke: bool[], "));
+  g_assert_cmpint(ts_graph_output(cond, 0).node, ==, ts_node_id(find_op(cond, TS_OP_LOGICAL_AND)));
+  g_assert_nonnull(find_op(cond, TS_OP_LOGICAL_NOT));
+  g_assert_cmpint(count_op(body, TS_OP_IF), ==, 2); /* the TS_IF, and the guard of i + 1 */
+  const ts_node *guard = ts_graph_node(body, ts_graph_output(body, 0).node);
+  g_assert_cmpint(ts_node_op(guard), ==, TS_OP_IF);
+  g_assert_nonnull(find_op(ts_node_subgraph(guard, 0), TS_OP_ADD));
+  g_assert_null(find_op(ts_node_subgraph(guard, 1), TS_OP_ADD));
+  ts_value ten = TS_TENSOR_VALUE(ts_scalar_i32(10));
+  check_twins(f, &ten, 1);
+
+  /* In nested loops it ends the inner one. */
+  ts_function *t = ts_function_new("triangle", triangle, "n");
+  g_assert_cmpint(both_i32(t, 4), ==, 10);
+  g_assert_cmpint(both_i32(t, 0), ==, 0);
+  const ts_node *outer = find_op(only_graph(t), TS_OP_WHILE);
+  g_assert_false(text_has(ts_node_subgraph(outer, 0), "broke"));
+  const ts_node *inner = find_op(ts_node_subgraph(outer, 1), TS_OP_WHILE);
+  g_assert_true(text_has(ts_node_subgraph(inner, 0), "broke: bool[]"));
+  ts_value four = TS_TENSOR_VALUE(ts_scalar_i32(4));
+  check_twins(t, &four, 1);
+
+  /* Under a host condition while tracing the break is certain: the code
+   * after it is not traced and the loop stops after one iteration. */
+  ts_function *h = ts_function_new("sum_or_first", sum_or_first, "n, first_only");
+  for (int first_only = 0; first_only < 2; first_only++) {
+    ts_value args[] = { TS_TENSOR_VALUE(ts_scalar_i32(4)), TS_INT_VALUE(first_only) };
+    g_assert_cmpint(both_modes(h, args, 2), ==, first_only ? 5 : 4011);
+  }
+  const ts_node *hw = find_op(ts_concrete_graph(ts_function_concrete(h, 1)), TS_OP_WHILE);
+  g_assert_cmpint(count_op(ts_node_subgraph(hw, 1), TS_OP_IF), ==, 0);
+  g_assert_false(text_has(ts_node_subgraph(hw, 1), "value=1000"));
+  g_assert_true(text_has(ts_node_subgraph(hw, 0), "broke: bool[]"));
+
+  /* With no loop around it, TS_BREAK is an error in both modes. */
+  ts_function *nl = ts_function_new("break_without_loop", break_without_loop, "x");
+  for (int eager = 1; eager >= 0; eager--) {
+    ts_value three = TS_TENSOR_VALUE(ts_scalar_i32(3));
+    g_assert_null(call(nl, eager, &three, 1));
+    char *at = location(error_line);
+    expect_error("TS_BREAK: outside a TS_WHILE or TS_FOR loop", at);
+    g_free(at);
+  }
+  g_assert_false(ts_failed());
+  ts_function_free(f);
+  ts_function_free(t);
+  ts_function_free(h);
+  ts_function_free(nl);
+  ts_scope_end(scope);
+}
+
+/* TS_CONTINUE: the rest of the body is guarded; the loop keeps its variables. */
+static void test_continue(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *f = ts_function_new("positives", positives, "items");
+  ts_value items = TS_TENSOR_VALUE(ts_constant(TS_I32, TS_SHAPE(5), (int32_t[]){ 3, -1, 0, 4, -7 }));
+  g_assert_cmpint(both_modes(f, &items, 1), ==, 702);
+  const ts_node *w = find_op(only_graph(f), TS_OP_WHILE);
+  g_assert_null(find_op(ts_node_subgraph(w, 0), TS_OP_LOGICAL_AND));
+  g_assert_false(text_has(only_graph(f), "broke"));
+  const ts_graph *body = ts_node_subgraph(w, 1);
+  g_assert_cmpint(count_op(body, TS_OP_IF), ==, 2);
+  g_assert_cmpint(ts_node_n_outputs(w), ==, ts_node_n_inputs(w));
+  check_twins(f, &items, 1);
+  ts_value none = TS_TENSOR_VALUE(ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ -3, 0 }));
+  g_assert_cmpint(both_modes(f, &none, 1), ==, 0);
+
+  /* A side effect after the jump runs only where it did not happen. */
+  tally_var = ts_variable_new(ts_scalar_i32(0), "tally");
+  ts_function *t = ts_function_new("tally", tally, "items");
+  for (int eager = 1; eager >= 0; eager--) {
+    ts_assign(tally_var, ts_scalar_i32(0));
+    g_assert_cmpint(scalar_of(call(t, eager, &items, 1)), ==, 7 + 5000);
+  }
+  const ts_node *guard = find_op(ts_node_subgraph(find_op(only_graph(t), TS_OP_WHILE), 1),
+                                 TS_OP_IF);
+  g_assert_nonnull(guard);
+  ts_function_free(t);
+  ts_tensor_unref(tally_var);
+
+  /* Outside any function, eagerly: jumps are plain control flow, and the
+   * code after a jump runs no op, stateful ones included (1 + 3 + 5 + 7). */
+  ts_tensor *i = ts_scalar_i32(0), *odd = ts_scalar_i32(0);
+  ts_tensor *total = ts_variable_new(ts_scalar_i32(0), "total");
+  TS_WHILE (ts_less(i, ts_scalar_i32(100)), &i, &odd) {
+    i = ts_add(i, ts_scalar_i32(1));
+    TS_IF (ts_equal(ts_mod(i, ts_scalar_i32(2)), ts_scalar_i32(0)), &i) {
+      TS_CONTINUE;
+    } TS_END_IF;
+    TS_IF (ts_greater(i, ts_scalar_i32(7)), &i) {
+      TS_BREAK;
+    } TS_END_IF;
+    odd = ts_add(odd, i);
+    ts_assign_add(total, i);
+  }
+  g_assert_cmpint(ts_tensor_get_i64(i, 0), ==, 9);
+  g_assert_cmpint(ts_tensor_get_i64(odd, 0), ==, 16);
+  g_assert_cmpint(ts_tensor_get_i64(ts_read(total), 0), ==, 16);
+  ts_tensor_unref(total);
+  g_assert_false(ts_tracing());
+  g_assert_false(ts_failed());
+  ts_function_free(f);
+  ts_scope_end(scope);
+}
+
+/* TS_RETURN: a returned flag and the value leave the loop (folded into its
+ * condition) or the TS_IF; the code after them is guarded to the end of
+ * the function. */
+static void test_return(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *f = ts_function_new("index_of", index_of, "items, target, n");
+  ts_tensor *items = ts_constant(TS_I32, TS_SHAPE(4), (int32_t[]){ 5, 8, 8, 2 });
+  int32_t targets[] = { 8, 2, 7 };
+  int64_t want[] = { 11, 33, 4 - 100 };
+  ts_value args[3];
+  for (int k = 0; k < 3; k++) {
+    ts_value a[] = { TS_TENSOR_VALUE(items), TS_TENSOR_VALUE(ts_scalar_i32(targets[k])),
+                     TS_TENSOR_VALUE(ts_scalar_i32(4)) };
+    memcpy(args, a, sizeof a);
+    g_assert_cmpint(both_modes(f, args, 3), ==, want[k]);
+  }
+  g_assert_cmpint(ts_function_trace_count(f), ==, 1);
+  const ts_graph *g = only_graph(f);
+  const ts_node *w = find_op(g, TS_OP_WHILE);
+  g_assert_true(text_has(ts_node_subgraph(w, 0),
+                         "cond(counter: i64[], seen: i32[], returned: bool[], retval: i32[]"));
+  g_assert_nonnull(find_op(ts_node_subgraph(w, 0), TS_OP_LOGICAL_AND));
+  /* After the loop, `seen - 100` runs only where nothing returned. */
+  const ts_node *guard = ts_graph_node(g, ts_graph_output(g, 0).node);
+  g_assert_cmpint(ts_node_op(guard), ==, TS_OP_IF);
+  g_assert_nonnull(find_op(ts_node_subgraph(guard, 0), TS_OP_SUB));
+  check_twins(f, args, 3);
+
+  ts_function *b = ts_function_new("bend", bend, "x");
+  g_assert_cmpint(both_i32(b, -20), ==, -100);
+  g_assert_cmpint(both_i32(b, -3), ==, 3);
+  g_assert_cmpint(both_i32(b, 5), ==, 10);
+  const ts_graph *bg = only_graph(b);
+  g_assert_cmpint(count_op(bg, TS_OP_IF), ==, 2); /* the TS_IF, the guard of x * 2 */
+  const ts_node *outer_if = find_op(bg, TS_OP_IF);
+  g_assert_cmpint(count_op(ts_node_subgraph(outer_if, 0), TS_OP_IF), ==, 2);
+  g_assert_cmpint(ts_node_n_outputs(outer_if), ==, 3); /* x, returned, retval */
+  ts_value minus3 = TS_TENSOR_VALUE(ts_scalar_i32(-3));
+  check_twins(b, &minus3, 1);
+
+  ts_function *o = ts_function_new("first_odd_times_3", first_odd_times_3, "x");
+  g_assert_cmpint(both_i32(o, 4), ==, 15);
+  g_assert_cmpint(both_i32(o, 7), ==, 21);
+
+  /* Out of a TS_WHILE: returned and retval join its variables. */
+  ts_function *h = ts_function_new("halvings", halvings, "x");
+  g_assert_cmpint(both_i32(h, 12), ==, 2);
+  g_assert_cmpint(both_i32(h, 7), ==, 0);
+  g_assert_cmpint(both_i32(h, 0), ==, -1);
+  const ts_node *hw = find_op(only_graph(h), TS_OP_WHILE);
+  g_assert_true(text_has(ts_node_subgraph(hw, 0), "cond(x: i32[], n: i32[], returned: bool[], "
+                                                  "retval: i32[]"));
+  ts_value twelve = TS_TENSOR_VALUE(ts_scalar_i32(12));
+  check_twins(h, &twelve, 1);
+
+  /* Every path returns: the code after the TS_IF is never needed. */
+  ts_function *pm = ts_function_new("plus_or_minus_one", plus_or_minus_one, "x");
+  g_assert_cmpint(both_i32(pm, 3), ==, 1);
+  g_assert_cmpint(both_i32(pm, -3), ==, -1);
+  ts_function_free(h);
+  ts_function_free(pm);
+  g_assert_false(ts_failed());
+  ts_function_free(f);
+  ts_function_free(b);
+  ts_function_free(o);
+  ts_scope_end(scope);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -1130,5 +1585,8 @@ int main(int argc, char **argv)
   g_test_add_func("/control-flow/traced/non-strict", test_non_strict);
   g_test_add_func("/control-flow/traced/escaping-value", test_escaping_value);
   g_test_add_func("/control-flow/traced/errors", test_trace_errors);
+  g_test_add_func("/control-flow/jumps/break", test_break);
+  g_test_add_func("/control-flow/jumps/continue", test_continue);
+  g_test_add_func("/control-flow/jumps/return", test_return);
   return g_test_run();
 }

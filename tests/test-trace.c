@@ -802,6 +802,126 @@ static void test_constant_folding(void)
   ts_scope_end(s);
 }
 
+/* ---- a function called from another's trace ---------------------------------------------- */
+
+static ts_function *triple_fn; /* triple(x) = 3x, input signature f32[?] */
+static int triple_runs;
+
+static ts_tensor *triple(ts_call *c)
+{
+  triple_runs++;
+  return ts_mul(ts_arg(c, 0), ts_scalar_f32(3));
+}
+
+/* triple(x + 1) */
+static ts_tensor *triple_next(ts_call *c)
+{
+  ts_value y = tv(ts_add(ts_arg(c, 0), ts_scalar_f32(1)));
+  return ts_function_call(triple_fn, &y, 1);
+}
+
+/* triple(x), x as given */
+static ts_tensor *pass_to_triple(ts_call *c)
+{
+  ts_value x = tv(ts_arg(c, 0));
+  return ts_function_call(triple_fn, &x, 1);
+}
+
+static ts_tensor *f32_vector(int n, float first)
+{
+  float v[8];
+  for (int i = 0; i < n; i++)
+    v[i] = first + (float)i;
+  return ts_constant(TS_F32, TS_SHAPE(n), v);
+}
+
+/* A ts_function called while another is traced keeps its own cache, trace
+ * count and input signature (tf.function semantics); the caller's graph
+ * inlines it under its name scope. */
+static void test_nested_function_cache(void)
+{
+  ts_scope *s = ts_scope_begin();
+  triple_fn = ts_function_new("triple", triple, "x");
+  g_assert_true(ts_function_set_input_signature(
+    triple_fn, &(ts_spec){ TS_F32, TS_SHAPE(-1) }, 1));
+  ts_function *outer = ts_function_new("triple_next", triple_next, "x");
+  ts_value x2 = tv(f32_vector(2, 1));
+  for (int eager = 1; eager >= 0; eager--) {
+    ts_tensor *y = eager ? ts_function_call_eager(outer, &x2, 1) : ts_function_call(outer, &x2, 1);
+    g_assert_cmpfloat(ts_tensor_get_f64(y, 0), ==, 6);
+    g_assert_cmpfloat(ts_tensor_get_f64(y, 1), ==, 9);
+  }
+  /* Eagerly triple was traced for f32[?] (its input signature); tracing
+   * triple_next found that trace. */
+  g_assert_cmpint(ts_function_trace_count(triple_fn), ==, 1);
+  g_assert_cmpint(ts_function_trace_count(outer), ==, 1);
+  const ts_graph *g = ts_concrete_graph(ts_function_concrete(outer, 0));
+  bool inlined = false;
+  for (int i = 0; i < ts_graph_n_nodes(g); i++)
+    inlined |= strcmp(ts_node_name(ts_graph_node(g, i)), "triple/Mul") == 0;
+  g_assert_true(inlined);
+  g_assert_cmpstr(ts_concrete_signature(ts_function_concrete(triple_fn, 0)), ==, "(x: f32[?])");
+
+  /* A new shape retraces the caller, not triple: its signature takes it. */
+  ts_value x5 = tv(f32_vector(5, 0));
+  g_assert_cmpfloat(ts_tensor_get_f64(ts_function_call(outer, &x5, 1), 4), ==, 15);
+  g_assert_cmpint(ts_function_trace_count(outer), ==, 2);
+  g_assert_cmpint(ts_function_trace_count(triple_fn), ==, 1);
+  int runs = triple_runs;
+  g_assert_cmpfloat(ts_tensor_get_f64(ts_function_call(triple_fn, &x5, 1), 4), ==, 12);
+  g_assert_cmpint(triple_runs, ==, runs); /* the direct call ran the trace */
+
+  /* A wrong dtype is refused by triple's own signature, in both modes. */
+  ts_function *pass = ts_function_new("pass_to_triple", pass_to_triple, "x");
+  ts_value ints = tv(ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 1, 2 }));
+  for (int eager = 1; eager >= 0; eager--) {
+    g_assert_null(eager ? ts_function_call_eager(pass, &ints, 1) : ts_function_call(pass, &ints, 1));
+    expect_error_with("triple: arg 0 (x) does not match the input signature",
+                      "expected f32[?], got i32[2]");
+  }
+  g_assert_cmpint(ts_function_n_concrete(pass), ==, 0);
+  g_assert_cmpint(ts_function_trace_count(triple_fn), ==, 1);
+  ts_function_free(pass);
+  ts_function_free(outer);
+  ts_function_free(triple_fn);
+  ts_scope_end(s);
+}
+
+/* Without an input signature the callee is traced per signature, once. */
+static ts_function *scale_fn;
+
+static ts_tensor *scale(ts_call *c)
+{
+  return ts_mul(ts_arg(c, 0), ts_arg(c, 0));
+}
+
+static ts_tensor *scale_twice(ts_call *c)
+{
+  ts_value x = tv(ts_arg(c, 0));
+  ts_value y = tv(ts_function_call(scale_fn, &x, 1));
+  return ts_function_call(scale_fn, &y, 1);
+}
+
+static void test_nested_function_traced_once(void)
+{
+  ts_scope *s = ts_scope_begin();
+  scale_fn = ts_function_new("scale", scale, "x");
+  ts_function *outer = ts_function_new("scale_twice", scale_twice, "x");
+  ts_value x = tv(i32(3));
+  expect_i64(ts_function_call(outer, &x, 1), 81);
+  g_assert_cmpint(ts_function_trace_count(scale_fn), ==, 1);
+  g_assert_cmpint(ts_function_n_concrete(scale_fn), ==, 1);
+  expect_i64(ts_function_call(scale_fn, &x, 1), 9);
+  g_assert_cmpint(ts_function_trace_count(scale_fn), ==, 1);
+  expect_i64(ts_function_call_eager(outer, &x, 1), 81);
+  ts_value f = tv(ts_scalar_f32(2));
+  g_assert_cmpfloat(ts_tensor_get_f64(ts_function_call(outer, &f, 1), 0), ==, 16);
+  g_assert_cmpint(ts_function_trace_count(scale_fn), ==, 2); /* a new dtype */
+  ts_function_free(outer);
+  ts_function_free(scale_fn);
+  ts_scope_end(s);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -818,6 +938,8 @@ int main(int argc, char **argv)
   g_test_add_func("/trace/reduce-retracing-with-host-args", test_reduce_retracing_with_host_args);
   g_test_add_func("/trace/concrete-functions", test_concrete_functions);
   g_test_add_func("/trace/nested-calls-and-graph", test_nested_calls_and_graph);
+  g_test_add_func("/trace/nested-function-cache", test_nested_function_cache);
+  g_test_add_func("/trace/nested-function-traced-once", test_nested_function_traced_once);
   g_test_add_func("/trace/run-functions-eagerly", test_run_functions_eagerly);
   g_test_add_func("/trace/non-strict", test_non_strict_execution);
   g_test_add_func("/trace/escaped-symbolic-tensor", test_escaped_symbolic_tensor);

@@ -9,7 +9,12 @@
  * condition or the loop variables plus every outer value the subgraphs
  * captured.  The statement's state lives in its ts_cf_block on the user's
  * stack; while tracing, a heap part (cf_state) holds what the subgraphs
- * need. */
+ * need.
+ *
+ * TS_BREAK, TS_CONTINUE and TS_RETURN set flags on the enclosing loop's
+ * block (found through ts_cf_block.up) or the function's ts_fn_jumps and
+ * end the innermost block; traced blocks carry the flags out as If outputs
+ * and loop variables, and the code after them is guarded (see "jumps"). */
 #include "trace-private.h"
 
 #include <math.h>
@@ -41,7 +46,7 @@ typedef struct branch_out {
 
 /* The tracing part of a statement.  A scalar variant tensor of the current
  * scope holds it, so that it is freed even when a `return` out of the block
- * skips the end of the statement (the function tracer then reports it). */
+ * skips the end of the statement (the function's end then reports it). */
 typedef struct cf_state {
   ts_variant base;
   ts_tensor *holder;
@@ -58,7 +63,37 @@ typedef struct cf_state {
   ts_graph *graph[2];    /* traced subgraphs: then/else or cond/body (owned) */
   GArray *caps[2];       /* their captures (ts_source, owned) */
   branch_out *outs[2];   /* TS_IF: what each branch left in the variables */
+  int n_flags;           /* jump flags: the last n_flags slots */
+  const char *flag_name[4];
+  bool flag_bool[4];     /* a flag (false by default) or the return value (zeros) */
+  int n_unfolded;        /* loops: the slots before the jump flags were added */
+  bool refolded;         /* loops: the condition is traced again with the flags */
 } cf_state;
+
+/* ---- jumps: state kept outside the blocks -------------------------------------------
+ * A block whose branch or body a jump left ends with the jump pending: the
+ * flags of the enclosing loop (broke, continued) or function (returned,
+ * retval) are set.  The code after it, up to the end of the enclosing
+ * branch, body or function, must not run where the jump happened: it runs
+ * under a record, either dead code (a throwaway frame, when the jump
+ * happened for sure) or a guard (an If on "no jump", when the flags are
+ * symbolic).  Records close, innermost first, where their region ends. */
+typedef struct jump_record {
+  const void *region;    /* the block (or ts_fn_jumps) whose branch/body it guards */
+  ts_frame *dead;        /* dead code: traced into this frame, then dropped */
+  ts_cf_block *guard;    /* or the engine's own TS_IF around the code (owned) */
+  ts_tensor ***slots;    /* the region's variables and flags (owned) */
+  ts_tensor **saved;     /* dead code: their values at the start, put back at the end */
+  int n;
+  ts_tensor *retval;     /* the return value pending at the start, if any */
+} jump_record;
+
+#define MAX_RECORDS 64
+static _Thread_local jump_record records[MAX_RECORDS];
+static _Thread_local int n_records;
+static _Thread_local ts_fn_jumps *current_fn;
+
+ts_cf_block ts__cf;
 
 /* ---- op paths ------------------------------------------------------------------------
  * Each branch, loop condition and loop body is an entry of the op path, so
@@ -67,6 +102,8 @@ typedef struct cf_state {
 
 static void path_enter(const ts_cf_block *b, const char *what)
 {
+  if (b->guard)
+    return; /* guarded code keeps its place: its ops are the eager ones' twins */
   ts__path_truncate(b->path_depth);
   ts__path_push(b->loc, what);
 }
@@ -87,7 +124,9 @@ cf_error(const ts_cf_block *b, ts_error_code code, const char *fmt, ...)
   va_start(ap, fmt);
   char *detail = g_strdup_vprintf(fmt, ap);
   va_end(ap);
-  ts_error_set(code, b->loc, kind_names[b->kind], "%s", detail);
+  /* A guard's branches are the code after a jump and the jump's path. */
+  ts_error_set(code, b->loc, b->guard ? "the code after the jump in TS_IF" : kind_names[b->kind],
+               "%s", detail);
   g_free(detail);
 }
 
@@ -126,6 +165,10 @@ static const char *slot_name(const ts_cf_block *b, const cf_state *st, int i, ch
 {
   if (st && i < st->n_hidden) {
     snprintf(buf, size, "counter");
+    return buf;
+  }
+  if (st && i >= st->n_slots - st->n_flags) {
+    snprintf(buf, size, "%s", st->flag_name[i - (st->n_slots - st->n_flags)]);
     return buf;
   }
   return var_name(b, i - (st ? st->n_hidden : 0), buf, size);
@@ -224,15 +267,74 @@ static cf_state *state_new(ts_cf_block *b, ts_frame *outer, ts_tensor *counter)
     st->slots[st->n_hidden + i] = b->vars[i];
   for (int i = 0; i < st->n_slots; i++)
     st->before[i] = *st->slots[i];
-  outer->n_open_blocks++;
   b->state = st;
   return st;
+}
+
+/* Adds a jump flag (or the return value) as a slot of a traced statement. */
+static void state_add_flag(cf_state *st, ts_tensor **slot, const char *name, bool is_bool)
+{
+  int i = st->n_slots++;
+  st->slots = g_renew(ts_tensor **, st->slots, st->n_slots);
+  st->before = g_renew(ts_tensor *, st->before, st->n_slots);
+  st->slots[i] = slot;
+  st->before[i] = *slot;
+  st->flag_name[st->n_flags] = name;
+  st->flag_bool[st->n_flags++] = is_bool;
+}
+
+/* The jump flags code in region r (a block; NULL: the function's top) can
+ * set: the innermost enclosing loop's, and the function's. */
+typedef struct flag_set {
+  int n;
+  ts_tensor **slot[4];
+  const char *name[4];
+  bool is_bool[4];
+} flag_set;
+
+static void flag_set_add(flag_set *fs, ts_tensor **slot, const char *name, bool is_bool)
+{
+  fs->slot[fs->n] = slot;
+  fs->name[fs->n] = name;
+  fs->is_bool[fs->n++] = is_bool;
+}
+
+static flag_set flags_of(ts_cf_block *r)
+{
+  flag_set fs = { 0 };
+  for (ts_cf_block *b = r; b; b = b->up)
+    if (b->kind != KIND_IF) {
+      flag_set_add(&fs, &b->broke, "broke", true);
+      flag_set_add(&fs, &b->continued, "continued", true);
+      break;
+    }
+  if (current_fn) {
+    flag_set_add(&fs, &current_fn->returned, "returned", true);
+    flag_set_add(&fs, &current_fn->retval, "retval", false);
+  }
+  return fs;
+}
+
+/* A traced TS_IF carries the flags its branches may set as outputs. */
+static void state_add_flags(ts_cf_block *b, cf_state *st)
+{
+  flag_set fs = flags_of(b->up);
+  for (int i = 0; i < fs.n; i++)
+    state_add_flag(st, fs.slot[i], fs.name[i], fs.is_bool[i]);
+}
+
+/* A subgraph frame of statement b (the frame names b for errors). */
+static ts_frame *block_frame_push(const ts_cf_block *b, const char *name)
+{
+  ts_frame *f = ts__frame_push(name);
+  f->block_loc = b->loc;
+  f->block_kind = kind_names[b->kind];
+  return f;
 }
 
 static void state_close(ts_cf_block *b)
 {
   cf_state *st = b->state;
-  st->outer->n_open_blocks--;
   ((ts_variant **)st->holder->data)[0] = NULL;
   ts__variant_unref(&st->base);
   b->state = NULL;
@@ -301,8 +403,11 @@ static void iter_scope_end(ts_cf_block *b, bool next)
 /* Ends the statement after an error: drops its frames (and any a `break`
  * left open inside them) and sets its variables to NULL, so that later ops
  * pass the error on. */
+static void region_close(const void *key);
+
 static void block_fail(ts_cf_block *b)
 {
+  region_close(b);
   cf_state *st = b->state;
   if (iter_scoped(b)) {
     ts_scope_end(ts__scope_parent(b->state)); /* and the current one above it */
@@ -334,7 +439,7 @@ static bool frame_intact(const ts_cf_block *b)
     return true;
   cf_error(b, TS_ERR_INVALID_ARGUMENT,
            "a TS_WHILE or TS_FOR loop inside this block was left by `break`, which cannot be "
-           "traced; end the loop through its condition instead");
+           "traced; use TS_BREAK");
   return false;
 }
 
@@ -367,7 +472,7 @@ static bool loop_vars_defined(const ts_cf_block *b)
 static void loop_frame_begin(ts_cf_block *b, const char *graph_name)
 {
   cf_state *st = b->state;
-  st->frame = ts__frame_push(graph_name);
+  st->frame = block_frame_push(b, graph_name);
   for (int i = 0; i < st->n_slots; i++) {
     char name[64];
     slot_name(b, st, i, name, sizeof name);
@@ -436,14 +541,270 @@ static void attach_subgraphs(cf_state *st, ts_node *node, const char *name0, con
   }
 }
 
+/* ---- jumps: TS_BREAK, TS_CONTINUE, TS_RETURN ----------------------------------------- */
+
+static ts_cf_block if_begin(ts_loc loc, ts_tensor *cond, ts_cf_block *up, ts_tensor **const *vars,
+                            int n_vars, const char *names, bool guard);
+static ts_tensor *zeros_of(const ts_cf_block *b, ts_info info);
+
+static int records_base(void)
+{
+  return current_fn ? current_fn->base : 0;
+}
+
+/* The running code comes after a jump that happened for sure. */
+static bool in_dead_code(void)
+{
+  for (int i = n_records - 1; i >= records_base(); i--)
+    if (records[i].dead && frame_on_stack(records[i].dead))
+      return true;
+  return false;
+}
+
+/* After statement `after` ended with jump flags set, the rest of region r
+ * (a block's branch or body; NULL: the function's body) runs as dead code
+ * when a flag is true for sure, else under a guard: If (not jumped) with
+ * the region's variables and flags as its variables, the rest of the region
+ * its then branch, no else (everything passes through). */
+static void region_guard(ts_cf_block *r, const ts_cf_block *after)
+{
+  flag_set fs = flags_of(r);
+  bool any = false, sure = false;
+  for (int i = 0; i < fs.n; i++)
+    if (fs.is_bool[i] && *fs.slot[i]) {
+      any = true;
+      sure |= !(*fs.slot[i])->node;
+    }
+  if (!any || ts_failed())
+    return;
+  if (n_records == MAX_RECORDS) {
+    cf_error(after, TS_ERR_INVALID_ARGUMENT, "more than %d jumps pending", MAX_RECORDS);
+    return;
+  }
+  int nv = r ? r->n_vars : 0;
+  jump_record rec = { .region = r ? (const void *)r : (const void *)current_fn, .n = nv + fs.n,
+                      .retval = current_fn ? current_fn->retval : NULL };
+  rec.slots = g_new(ts_tensor **, rec.n);
+  for (int i = 0; i < nv; i++)
+    rec.slots[i] = r->vars[i];
+  for (int i = 0; i < fs.n; i++)
+    rec.slots[nv + i] = fs.slot[i];
+  if (sure) {
+    rec.saved = g_new(ts_tensor *, rec.n);
+    for (int i = 0; i < rec.n; i++)
+      rec.saved[i] = *rec.slots[i];
+    rec.dead = block_frame_push(after, "dead");
+  } else {
+    ts__implicit(+1); /* the engine's own ops: no eager twin */
+    ts_tensor *jumped = NULL;
+    for (int i = 0; i < fs.n; i++)
+      if (fs.is_bool[i] && *fs.slot[i])
+        jumped = jumped ? ts_logical_or_at(after->loc, jumped, *fs.slot[i]) : *fs.slot[i];
+    ts_tensor *go_on = ts_logical_not_at(after->loc, jumped);
+    ts__implicit(-1);
+    rec.guard = g_new(ts_cf_block, 1);
+    *rec.guard = if_begin(after->loc, go_on, r, rec.slots, nv, r ? r->names : NULL, true);
+    ts__if_next(rec.guard); /* into the guarded branch */
+  }
+  records[n_records++] = rec;
+}
+
+/* Ends a record: the guard's If is built (keep) or dropped; dead code's
+ * frame is dropped and the variables it changed are put back. */
+static void record_close(jump_record *rec, bool keep)
+{
+  if (rec->guard) {
+    ts_cf_block *g = rec->guard;
+    if (keep && !ts_failed() && g->phase == PH_THEN) {
+      g->completed = true;
+      ts__if_next(g);
+    } else if (g->phase != PH_DONE && g->phase != PH_FAILED) {
+      block_fail(g);
+    }
+    ts__if_end(g);
+    g_free(g);
+  } else {
+    if (frame_on_stack(rec->dead)) {
+      while (ts__trace_frame() != rec->dead)
+        ts__frame_abort(ts__trace_frame());
+      ts__frame_abort(rec->dead);
+    }
+    for (int i = 0; i < rec->n; i++)
+      *rec->slots[i] = rec->saved[i];
+    g_free(rec->saved);
+  }
+  g_free(rec->slots);
+}
+
+/* The end of region `key`'s branch or body: its records close, innermost
+ * first (any above them were left by a plain C `break`/`return` and are
+ * dropped). */
+static void region_close(const void *key)
+{
+  int lowest = -1;
+  for (int i = n_records - 1; i >= records_base(); i--)
+    if (records[i].region == key)
+      lowest = i;
+  while (lowest >= 0 && n_records > lowest) {
+    jump_record rec = records[--n_records];
+    record_close(&rec, rec.region == key);
+  }
+}
+
+void ts__jumps_fn_begin(ts_fn_jumps *fn, const char *name)
+{
+  *fn = (ts_fn_jumps){ .base = n_records, .prev = current_fn, .name = name,
+                       .frame = ts__trace_frame() };
+  current_fn = fn;
+}
+
+/* The frame code after the record's start is traced into. */
+static ts_frame *record_frame(const jump_record *rec)
+{
+  if (rec->dead)
+    return rec->dead;
+  const cf_state *st = rec->guard->state;
+  return st ? st->frame : NULL;
+}
+
+/* A traced block's frame still open when the function returns, above its
+ * body's own guards: a plain C `return` or `break` left it (checked before
+ * the records drop frames, to name the innermost block). */
+static void check_left_open(const ts_fn_jumps *fn)
+{
+  ts_frame *expected = fn->frame, *left = ts__trace_frame();
+  for (int i = n_records - 1; i >= fn->base && expected == fn->frame; i--)
+    if (records[i].region == fn)
+      expected = record_frame(&records[i]);
+  if (fn->frame && left != expected && left && left->block_kind && !ts_failed())
+    ts_error_set(TS_ERR_INVALID_ARGUMENT, left->block_loc, left->block_kind,
+                 "%s: `return` or `break` inside a TS_IF/TS_WHILE/TS_FOR block cannot be traced; "
+                 "use TS_RETURN(value) or TS_BREAK",
+                 fn->name);
+}
+
+ts_tensor *ts__jumps_fn_end(ts_fn_jumps *fn, ts_tensor *out)
+{
+  check_left_open(fn);
+  if (out && out->is_variable && n_records > fn->base)
+    out = ts_read_at((ts_loc){ 0 }, out);
+  while (n_records > fn->base) {
+    jump_record rec = records[--n_records];
+    /* The rest of the body ends in out: the result where nothing returned
+     * before.  NULL there when every path returned before it (C still
+     * wants a return statement): the If's other branch gives the value. */
+    bool mine = rec.region == fn && (out || rec.retval) && !ts_failed();
+    if (mine) {
+      fn->retval = out ? out : rec.guard ? zeros_of(rec.guard, info_of(rec.retval)) : NULL;
+      fn->returned = ts_scalar_bool(true);
+      mine = fn->retval || rec.dead;
+    }
+    record_close(&rec, mine);
+    if (mine)
+      out = fn->retval;
+  }
+  current_fn = fn->prev;
+  return out;
+}
+
+static void __attribute__((format(printf, 3, 4)))
+jump_error(ts_loc loc, int how, const char *fmt, ...)
+{
+  static const char *const macros[] = { "TS_BREAK", "TS_CONTINUE", "TS_RETURN" };
+  if (ts_failed())
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  char *detail = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, macros[how], "%s", detail);
+  g_free(detail);
+}
+
+bool ts__jump(ts_loc loc, ts_cf_block *b, int how, ts_tensor *value)
+{
+  if (b == &ts__cf) {
+    jump_error(loc, how, "outside a TS_IF, TS_WHILE or TS_FOR block; plain C `break`, "
+                         "`continue` and `return` work there");
+    return false;
+  }
+  if (b->jumped) {
+    jump_error(loc, how, "a second jump before the end of the %s block: the first one's "
+                         "`continue` stayed in a plain C loop or switch inside the block; "
+                         "jump from the block itself", kind_names[b->kind]);
+    return false;
+  }
+  b->jumped = true;
+  if (ts_failed() || in_dead_code())
+    return false;
+  if (how == TS__JUMP_RETURN) {
+    if (!current_fn || !value) {
+      jump_error(loc, how, current_fn ? "the value is NULL" : "outside a function");
+      return false;
+    }
+    if (!ts__trace_frame())
+      return true; /* eagerly: plain C return */
+    current_fn->retval = value->is_variable ? ts_read_at(loc, value) : value;
+    current_fn->returned = ts_scalar_bool(true);
+    return false;
+  }
+  ts_cf_block *loop = b;
+  while (loop && loop->kind == KIND_IF)
+    loop = loop->up;
+  if (!loop) {
+    jump_error(loc, how, "outside a TS_WHILE or TS_FOR loop (of this function)");
+    return false;
+  }
+  if (how == TS__JUMP_BREAK)
+    loop->broke = ts_scalar_bool(true);
+  else
+    loop->continued = ts_scalar_bool(true);
+  return false;
+}
+
+/* A plain loop (eager, or on a host condition while tracing) ends after a
+ * body that broke or returned. */
+static bool plain_loop_ends(ts_cf_block *b)
+{
+  ts_tensor *ret = current_fn ? current_fn->returned : NULL;
+  if (!b->broke && !ret)
+    return false;
+  if ((b->broke && b->broke->node) || (ret && ret->node)) {
+    cf_error(b, TS_ERR_INVALID_ARGUMENT,
+             "a TS_BREAK or TS_RETURN under a tensor condition cannot end this loop: its "
+             "condition is a host value, so it is a plain C loop while tracing; make the "
+             "condition a tensor that depends on the loop variables");
+    block_fail(b);
+    return true;
+  }
+  iter_scope_end(b, false);
+  b->phase = PH_DONE;
+  return true;
+}
+
+/* A loop's statement ended: a TS_RETURN in it is pending for the code after it. */
+static void loop_finished(ts_cf_block *b)
+{
+  b->broke = NULL;
+  b->continued = NULL;
+  if (b->phase == PH_DONE)
+    region_guard(b->up, b);
+}
+
 /* ---- TS_IF ---------------------------------------------------------------------------- */
 
-ts_cf_block ts__if_begin(ts_loc loc, ts_tensor *cond, ts_tensor **const *vars, int n_vars,
-                         const char *names)
+ts_cf_block ts__if_begin(ts_loc loc, ts_tensor *cond, ts_cf_block *up, ts_tensor **const *vars,
+                         int n_vars, const char *names)
+{
+  return if_begin(loc, cond, up, vars, n_vars, names, false);
+}
+
+static ts_cf_block if_begin(ts_loc loc, ts_tensor *cond, ts_cf_block *up, ts_tensor **const *vars,
+                            int n_vars, const char *names, bool guard)
 {
   ts_cf_block b = {
     .loc = loc, .kind = KIND_IF, .branch = -1, .vars = vars, .n_vars = n_vars, .names = names,
-    .path_depth = ts__path_depth(),
+    .path_depth = ts__path_depth(), .up = up == &ts__cf ? NULL : up, .guard = guard,
   };
   if (!check_cond(&b, cond)) {
     block_fail(&b);
@@ -460,8 +821,12 @@ ts_cf_block ts__if_begin(ts_loc loc, ts_tensor *cond, ts_tensor **const *vars, i
     block_fail(&b);
     return b;
   }
+  state_add_flags(&b, st);
+  if (guard) /* the guarded code runs where no jump happened */
+    for (int i = st->n_slots - st->n_flags; i < st->n_slots; i++)
+      *st->slots[i] = NULL;
   st->cond = cond;
-  st->frame = ts__frame_push("then");
+  st->frame = block_frame_push(&b, "then");
   b.branch = 0;
   b.phase = PH_THEN_READY;
   return b;
@@ -482,9 +847,20 @@ static void escaped(ts_cf_block *b, const char *how)
 {
   cf_error(b, TS_ERR_INVALID_ARGUMENT,
            "`%s` out of a TS_IF block is not supported (the statement cannot pass it on to an "
-           "enclosing loop); set a variable in the block and test it after TS_END_IF",
-           how);
+           "enclosing loop); use TS_%s", how, how[0] == 'b' ? "BREAK" : "CONTINUE");
   block_fail(b);
+}
+
+/* The end of a branch: the code after a jump in it closes; reached without
+ * TS_ELSE/TS_END_IF or a jump, the branch was left by plain `continue`. */
+static bool branch_reached_end(ts_cf_block *b)
+{
+  region_close(b);
+  bool ok = b->completed || b->jumped;
+  b->jumped = false;
+  if (!ok)
+    escaped(b, "continue");
+  return ok;
 }
 
 /* Records what the branch left in each variable, puts back the values from
@@ -519,7 +895,7 @@ static bool merge_shapes(const ts_cf_block *b, int i, const branch_out *t, const
     cf_error(b, TS_ERR_SHAPE,
              "%s has shape %s in the then branch but shape %s in the else branch; the ranks "
              "must agree",
-             var_name(b, i, name, sizeof name), ts__shape_msg_str(then_s, t->info.shape),
+             slot_name(b, b->state, i, name, sizeof name), ts__shape_msg_str(then_s, t->info.shape),
              ts__shape_msg_str(else_s, e->info.shape));
     return false;
   }
@@ -530,19 +906,46 @@ static bool merge_shapes(const ts_cf_block *b, int i, const branch_out *t, const
   return true;
 }
 
+/* A Const node of value in g (a flag's default in a branch that left it unset). */
+static ts_port graph_const(ts_graph *g, ts_tensor *value)
+{
+  ts_info info = info_of(value);
+  ts_node *n = ts__graph_add_node(g, TS_OP_CONST, NULL, "", (ts_loc){ 0 }, NULL, 0, NULL, 0,
+                                  &info, 1);
+  n->value = ts_tensor_ref(value);
+  return (ts_port){ n->id, 0 };
+}
+
+/* A jump flag one branch set and the other did not: false (the return
+ * value: zeros) in the other.  false after an error. */
+static bool default_flag(cf_state *st, const ts_cf_block *b, int i)
+{
+  int missing = st->outs[0][i].defined ? 1 : 0;
+  const branch_out *set = &st->outs[1 - missing][i];
+  ts_tensor *value = st->flag_bool[i - (st->n_slots - st->n_flags)] ? ts_scalar_bool(false)
+                                                                    : zeros_of(b, set->info);
+  if (!value)
+    return false;
+  st->outs[missing][i] = (branch_out){ true, graph_const(st->graph[missing], value),
+                                       info_of(value) };
+  return true;
+}
+
 /* The variables' outputs: those defined in both branches (a variable
  * undefined in both stays NULL).  Fills out[] and returns their number, or
  * -1 after an error. */
 static int if_outputs(const ts_cf_block *b, ts_info *out)
 {
-  const cf_state *st = b->state;
+  cf_state *st = b->state;
   char name[64];
   int n_out = 0;
-  for (int i = 0; i < b->n_vars; i++) {
+  for (int i = 0; i < st->n_slots; i++) {
     const branch_out *t = &st->outs[0][i], *e = &st->outs[1][i];
     if (!t->defined && !e->defined)
       continue;
-    var_name(b, i, name, sizeof name);
+    slot_name(b, st, i, name, sizeof name);
+    if (t->defined != e->defined && i >= b->n_vars && !default_flag(st, b, i))
+      return -1;
     if (t->defined != e->defined) {
       cf_error(b, TS_ERR_INVALID_ARGUMENT,
                "%s is undefined (NULL) at the end of the %s branch but defined in the %s "
@@ -587,7 +990,7 @@ static bool if_build(ts_cf_block *b)
   }
   for (int g = 0; g < 2; g++) {
     align_inputs(st->graph[g], 0, st->caps[g], all);
-    for (int i = 0; i < b->n_vars; i++)
+    for (int i = 0; i < st->n_slots; i++)
       if (st->outs[0][i].defined && st->outs[1][i].defined)
         g_array_append_val(st->graph[g]->outputs, st->outs[g][i].port);
   }
@@ -601,8 +1004,8 @@ static bool if_build(ts_cf_block *b)
                                         1 + (int)all->len, NULL, out_info, n_out);
   attach_subgraphs(st, node, "then", "else");
   ts__frame_order(st->outer, node);
-  for (int i = 0, k = 0; i < b->n_vars; i++)
-    *b->vars[i] = st->outs[0][i].defined ? ts__tensor_symbolic(node, k++) : NULL;
+  for (int i = 0, k = 0; i < st->n_slots; i++)
+    *st->slots[i] = st->outs[0][i].defined ? ts__tensor_symbolic(node, k++) : NULL;
   ok = true;
 out:
   g_array_unref(all);
@@ -621,37 +1024,35 @@ bool ts__if_next(ts_cf_block *b)
     return true;
   case PH_PLAIN:
     path_leave(b);
-    if (!b->completed) {
-      escaped(b, "continue");
+    if (!branch_reached_end(b))
       return false;
-    }
     b->phase = PH_DONE;
     b->branch = -1;
     return false;
-  case PH_THEN:
+  case PH_THEN: {
     path_leave(b);
-    if (!b->completed) {
-      escaped(b, "continue");
+    /* A jump out of the then branch skipped TS_ELSE's mark: whether there
+     * is an else branch is found by running the statement once more. */
+    bool run_else = st->has_else || b->jumped;
+    if (!branch_reached_end(b))
       return false;
-    }
     if (!branch_end(b, 0)) {
       block_fail(b);
       return false;
     }
-    st->frame = ts__frame_push("else");
+    st->frame = block_frame_push(b, "else");
     path_enter(b, "else");
     b->branch = 1;
-    b->completed = !st->has_else; /* without TS_ELSE the variables pass through */
+    b->completed = !run_else; /* without TS_ELSE the variables pass through */
     b->phase = PH_ELSE;
-    if (st->has_else)
+    if (run_else)
       return true;
+  }
     /* fall through */
   case PH_ELSE:
     path_leave(b);
-    if (!b->completed) {
-      escaped(b, "continue");
+    if (!branch_reached_end(b))
       return false;
-    }
     if (!branch_end(b, 1) || !if_build(b)) {
       block_fail(b);
       return false;
@@ -672,9 +1073,15 @@ void ts__if_end(ts_cf_block *b)
    * returning false is a `break` out of the block. */
   if (b->phase == PH_PLAIN || b->phase == PH_THEN || b->phase == PH_ELSE)
     escaped(b, "break");
+  else if (b->phase == PH_DONE && !b->guard)
+    region_guard(b->up, b);
 }
 
 /* ---- loops: TS_WHILE and TS_FOR while tracing ----------------------------------------------- */
+
+static bool loop_node(ts_cf_block *b);
+static ts_tensor *fold_flags(const ts_cf_block *b, ts_tensor *cond);
+static ts_tensor *for_cond(const ts_cf_block *b, ts_tensor *counter);
 
 /* Ends the condition's frame on the traced condition and opens the body's.
  * A concrete condition (one that does not depend on the loop variables:
@@ -684,7 +1091,7 @@ static bool loop_cond_end(ts_cf_block *b, ts_tensor *cond)
   cf_state *st = b->state;
   if (!frame_intact(b))
     return false;
-  if (cond && !cond->node) {
+  if (cond && !cond->node && !st->refolded) {
     ts__frame_abort(st->frame);
     st->frame = NULL;
     for (int i = 0; i < st->n_slots; i++)
@@ -695,11 +1102,16 @@ static bool loop_cond_end(ts_cf_block *b, ts_tensor *cond)
   }
   if (!check_cond(b, cond))
     return false;
+  if (st->refolded && !(cond = fold_flags(b, cond)))
+    return false;
   ts_port port;
   if (!ts__frame_port(st->frame, cond, &port))
     return false;
   g_array_append_val(st->frame->graph->outputs, port);
   st->graph[0] = ts__frame_pop(st->frame, &st->caps[0]);
+  st->frame = NULL;
+  if (st->refolded)
+    return loop_node(b);
   loop_frame_begin(b, "body");
   b->phase = PH_BODY;
   return true;
@@ -741,22 +1153,65 @@ static bool check_loop_var(const ts_cf_block *b, int i, const ts_tensor *before,
 /* Ends the body's frame and records the While node: inputs [slots...,
  * captures...], outputs the same (the body passes the captures through),
  * subgraphs [cond, body]. */
-static bool loop_build(ts_cf_block *b)
+static bool loop_refold(ts_cf_block *b);
+
+/* The counter's step, in the body (TS_FOR). */
+static bool counter_step(ts_cf_block *b)
 {
   cf_state *st = b->state;
-  if (!frame_intact(b))
-    return false;
-  if (st->n_hidden) {
-    bool over = b->over.tensor != NULL;
-    ts__implicit(+1);
-    st->counter = ts_add_at(b->loc, st->counter, over ? ts_scalar_i32(1) : ts_scalar_i64(1));
-    ts__implicit(-1);
-    if (!st->counter)
+  if (!st->n_hidden)
+    return true;
+  bool over = b->over.tensor != NULL;
+  ts__implicit(+1);
+  st->counter = ts_add_at(b->loc, st->counter, over ? ts_scalar_i32(1) : ts_scalar_i64(1));
+  ts__implicit(-1);
+  return st->counter != NULL;
+}
+
+/* Zeros of info, a concrete tensor: the return value's placeholder where
+ * no TS_RETURN set it.  NULL + error when a dim is unknown. */
+static ts_tensor *zeros_of(const ts_cf_block *b, ts_info info)
+{
+  char buf[TS_INFO_STR];
+  if (ts_shape_size(info.shape) < 0) {
+    cf_error(b, TS_ERR_SHAPE,
+             "TS_RETURN of a %s value under a tensor condition: the value's shape must be "
+             "known while tracing (the other path needs a placeholder of it)",
+             ts__info_str(buf, info.dtype, info.shape));
+    return NULL;
+  }
+  return ts_tensor_new(info.dtype, info.shape);
+}
+
+/* A loop whose body a TS_BREAK or TS_RETURN left gets AutoGraph's extra
+ * loop variables: broke (and returned, retval), false (zeros) before the
+ * loop; the condition is traced again with them folded in. */
+static bool loop_add_flags(ts_cf_block *b)
+{
+  cf_state *st = b->state;
+  ts_fn_jumps *fn = current_fn;
+  st->n_unfolded = st->n_slots;
+  if (b->broke) {
+    state_add_flag(st, &b->broke, "broke", true);
+    st->before[st->n_slots - 1] = ts_scalar_bool(false);
+  }
+  if (fn && fn->returned) {
+    state_add_flag(st, &fn->returned, "returned", true);
+    st->before[st->n_slots - 1] = ts_scalar_bool(false);
+    state_add_flag(st, &fn->retval, "retval", false);
+    st->before[st->n_slots - 1] = fn->retval ? zeros_of(b, info_of(fn->retval)) : NULL;
+    if (!st->before[st->n_slots - 1])
       return false;
   }
+  return true;
+}
+
+/* Ends the body's frame: its outputs are the slots' values. */
+static bool body_end(ts_cf_block *b)
+{
+  cf_state *st = b->state;
   int n = st->n_slots;
   ts_port ports[TS_MAX_INPUTS];
-  ts_info infos[TS_MAX_INPUTS];
   if (n > TS_MAX_INPUTS) {
     cf_error(b, TS_ERR_INVALID_ARGUMENT, "more than %d loop variables", TS_MAX_INPUTS);
     return false;
@@ -766,10 +1221,87 @@ static bool loop_build(ts_cf_block *b)
     if (!check_loop_var(b, i, st->before[i], v) || !ts__frame_port(st->frame, v, &ports[i]))
       return false;
   }
-  ts_graph *body = st->graph[1] = ts__frame_pop(st->frame, &st->caps[1]);
+  st->graph[1] = ts__frame_pop(st->frame, &st->caps[1]);
   st->frame = NULL;
-  g_array_append_vals(body->outputs, ports, (guint)n);
+  g_array_append_vals(st->graph[1]->outputs, ports, (guint)n);
+  return true;
+}
 
+/* Ends the body's frame and records the While node: inputs [slots...,
+ * captures...], outputs the same (the body passes the captures through),
+ * subgraphs [cond, body]. */
+static bool loop_build(ts_cf_block *b)
+{
+  if (!frame_intact(b) || !counter_step(b))
+    return false;
+  bool refold = b->broke || (current_fn && current_fn->returned);
+  if (refold && !loop_add_flags(b))
+    return false;
+  if (!body_end(b))
+    return false;
+  return refold ? loop_refold(b) : loop_node(b);
+}
+
+/* Adds Placeholders for slots [from, n_slots) to g's inputs after the
+ * slots before them (the captures' come after). */
+static void insert_slot_inputs(const ts_cf_block *b, ts_graph *g, int from)
+{
+  const cf_state *st = b->state;
+  for (int i = from; i < st->n_slots; i++) {
+    char name[64];
+    slot_name(b, st, i, name, sizeof name);
+    ts_info info = info_of(st->before[i]);
+    int id = ts__graph_add_node(g, TS_OP_PLACEHOLDER, name, "", (ts_loc){ 0 }, NULL, 0, NULL, 0,
+                                &info, 1)->id;
+    g_array_insert_val(g->inputs, (guint)i, id);
+  }
+  for (guint k = 0; k < g->inputs->len; k++)
+    ts__graph_node(g, g_array_index(g->inputs, int, k))->input_index = (int)k;
+}
+
+/* The body is traced; the condition is traced again, now on the flags too
+ * (TS_WHILE: when its condition is next computed; TS_FOR: here). */
+static bool loop_refold(ts_cf_block *b)
+{
+  cf_state *st = b->state;
+  insert_slot_inputs(b, st->graph[1], st->n_unfolded);
+  ts__graph_free(st->graph[0]);
+  caps_free(st->caps[0]);
+  st->graph[0] = NULL;
+  st->caps[0] = NULL;
+  st->refolded = true;
+  loop_frame_begin(b, "cond");
+  b->phase = PH_COND;
+  if (b->kind == KIND_WHILE)
+    return true;
+  ts__implicit(+1);
+  bool ok = loop_cond_end(b, for_cond(b, st->counter));
+  ts__implicit(-1);
+  return ok;
+}
+
+/* cond and not broke (and not returned), as AutoGraph folds them. */
+static ts_tensor *fold_flags(const ts_cf_block *b, ts_tensor *cond)
+{
+  const cf_state *st = b->state;
+  ts_loc loc = b->loc;
+  ts__implicit(+1);
+  ts_tensor *c = cond->dtype == TS_BOOL ? cond
+                                        : ts_not_equal_at(loc, cond, ts_zeros_like_at(loc, cond));
+  for (int i = st->n_unfolded; i < st->n_slots; i++)
+    if (st->flag_bool[i - (st->n_slots - st->n_flags)])
+      c = ts_logical_and_at(loc, c, ts_logical_not_at(loc, *st->slots[i]));
+  ts__implicit(-1);
+  return c;
+}
+
+static bool loop_node(ts_cf_block *b)
+{
+  cf_state *st = b->state;
+  int n = st->n_slots;
+  ts_port ports[TS_MAX_INPUTS];
+  ts_info infos[TS_MAX_INPUTS];
+  ts_graph *body = st->graph[1];
   GArray *all = caps_union(st);
   bool ok = false;
   int n_in = n + (int)all->len;
@@ -812,11 +1344,12 @@ out:
 
 /* ---- TS_WHILE ---------------------------------------------------------------------------- */
 
-ts_cf_block ts__while_begin(ts_loc loc, ts_tensor **const *vars, int n_vars, const char *names)
+ts_cf_block ts__while_begin(ts_loc loc, ts_cf_block *up, ts_tensor **const *vars, int n_vars,
+                            const char *names)
 {
   ts_cf_block b = {
     .loc = loc, .kind = KIND_WHILE, .branch = -1, .vars = vars, .n_vars = n_vars, .names = names,
-    .phase = PH_PLAIN, .path_depth = ts__path_depth(),
+    .phase = PH_PLAIN, .path_depth = ts__path_depth(), .up = up == &ts__cf ? NULL : up,
   };
   ts_frame *outer = ts__trace_frame();
   if (!outer) {
@@ -867,19 +1400,31 @@ static bool while_test(ts_cf_block *b, ts_tensor *cond)
 bool ts__while_test(ts_cf_block *b, ts_tensor *cond)
 {
   bool more = while_test(b, cond);
-  if (more)
+  if (more) {
     path_enter(b, "body");
-  else
+  } else {
     path_leave(b);
+    loop_finished(b);
+  }
   return more;
+}
+
+/* The end of a loop body: the code after a jump in it closes; a
+ * TS_CONTINUE has done its work. */
+static void body_reached_end(ts_cf_block *b)
+{
+  path_leave(b);
+  region_close(b);
+  b->continued = NULL;
+  b->jumped = false;
 }
 
 void ts__while_step(ts_cf_block *b)
 {
-  path_leave(b);
+  body_reached_end(b);
   if (b->phase == PH_BODY && !loop_build(b))
     block_fail(b);
-  else if (b->phase == PH_PLAIN)
+  else if (b->phase == PH_PLAIN && !plain_loop_ends(b))
     iter_scope_end(b, true);
 }
 
@@ -1084,12 +1629,13 @@ static bool for_trace_begin(ts_cf_block *b, ts_frame *outer)
   return true;
 }
 
-ts_cf_block ts__for_begin(ts_loc loc, ts_tensor **var, ts_iterable over, ts_tensor **const *vars,
-                          int n_vars, const char *names)
+ts_cf_block ts__for_begin(ts_loc loc, ts_cf_block *up, ts_tensor **var, ts_iterable over,
+                          ts_tensor **const *vars, int n_vars, const char *names)
 {
   ts_cf_block b = {
     .loc = loc, .kind = KIND_FOR, .branch = -1, .vars = vars, .n_vars = n_vars, .names = names,
     .loop_var = var, .over = over, .phase = PH_PLAIN, .path_depth = ts__path_depth(),
+    .up = up == &ts__cf ? NULL : up,
   };
   if (!check_iterable(&b)) {
     block_fail(&b);
@@ -1106,7 +1652,7 @@ ts_cf_block ts__for_begin(ts_loc loc, ts_tensor **var, ts_iterable over, ts_tens
   return b;
 }
 
-bool ts__for_next(ts_cf_block *b)
+static bool for_next(ts_cf_block *b)
 {
   if (b->phase == PH_BODY_READY) {
     b->phase = PH_BODY; /* its path entry was made with the element */
@@ -1136,12 +1682,21 @@ bool ts__for_next(ts_cf_block *b)
   return true;
 }
 
+bool ts__for_next(ts_cf_block *b)
+{
+  bool more = for_next(b);
+  if (!more)
+    loop_finished(b);
+  return more;
+}
+
 void ts__for_step(ts_cf_block *b)
 {
-  path_leave(b);
+  body_reached_end(b);
   if (b->phase == PH_PLAIN) {
     b->index++;
-    iter_scope_end(b, true);
+    if (!plain_loop_ends(b))
+      iter_scope_end(b, true);
   } else if (b->phase == PH_BODY) {
     if (loop_build(b))
       *b->loop_var = NULL; /* its value belonged to the body's graph */
@@ -1165,7 +1720,7 @@ bool ts_cond_at(ts_loc loc, ts_tensor *pred, ts_branch_fn then_fn, ts_branch_fn 
 {
   TS_CHECK_ARG(then_fn && n >= 0 && (vars || n == 0), false);
   ts_tensor ***slots = var_slots(vars, n);
-  ts_cf_block b = ts__if_begin(loc, pred, slots, n, NULL);
+  ts_cf_block b = ts__if_begin(loc, pred, NULL, slots, n, NULL);
   while (ts__if_next(&b)) {
     if (b.branch == 0)
       then_fn(vars, n, user_data);
@@ -1184,7 +1739,7 @@ bool ts_while_loop_at(ts_loc loc, ts_loop_cond_fn cond, ts_branch_fn body, ts_te
 {
   TS_CHECK_ARG(cond && body && n >= 0 && (vars || n == 0), false);
   ts_tensor ***slots = var_slots(vars, n);
-  ts_cf_block b = ts__while_begin(loc, slots, n, NULL);
+  ts_cf_block b = ts__while_begin(loc, NULL, slots, n, NULL);
   while (ts__while_test(&b, ts__while_wants_cond(&b) ? cond(vars, n, user_data) : NULL)) {
     body(vars, n, user_data);
     ts__while_step(&b);

@@ -228,7 +228,9 @@ static ts_tensor *run_c(const char *name, ts_fn fn, char *const *params, int n_p
   ts_scope *scope = ts_scope_begin();
   int depth = ts__path_depth();
   ts__path_push((ts_loc){ 0 }, name);
-  ts_tensor *out = fn(&call);
+  ts_fn_jumps jumps;
+  ts__jumps_fn_begin(&jumps, name);
+  ts_tensor *out = ts__jumps_fn_end(&jumps, fn(&call));
   ts__path_truncate(depth);
   if (out && out->is_variable) /* a function returns a variable's value, not the variable */
     out = ts_read_at((ts_loc){ 0 }, out);
@@ -395,15 +397,10 @@ static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts
   ts_tensor *out = run_c(f->name, f->fn, f->params, f->n_params, sym, sig->n);
   g_free(sym);
 
-  /* A `return` or `break` out of a TS_IF/TS_WHILE block leaves its frames open. */
-  bool left_open = frame->n_open_blocks > 0 || ts__trace_frame() != frame;
+  /* A plain `return` or `break` out of a TS_IF/TS_WHILE/TS_FOR block left
+   * its frames open (run_c reported it). */
   while (ts__trace_frame() != frame)
     ts__frame_abort(ts__trace_frame());
-  if (left_open && !ts_failed())
-    ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
-                 "%s: `return` or `break` inside a TS_IF/TS_WHILE/TS_FOR block cannot be traced; "
-                 "assign the result to a block variable and return after the block",
-                 f->name);
 
   ts__path_restore(path_base);
   ts_port port;
@@ -802,25 +799,63 @@ static bool runs_eagerly(const ts_function *f)
   return f->run_eagerly >= 0 ? f->run_eagerly : ts_functions_run_eagerly();
 }
 
+/* Host arguments converted for f's input signature: *converted is NULL
+ * (args as given) or owned.  false after an error. */
+static bool convert_args(const ts_function *f, const ts_value **args, int n_args,
+                         ts_value **converted)
+{
+  *converted = NULL;
+  if (f->n_specs < 0 || n_args == 0)
+    return true;
+  *converted = g_new(ts_value, n_args);
+  if (!convert_host_args(f, *args, n_args, *converted)) {
+    g_free(*converted);
+    *converted = NULL;
+    return false;
+  }
+  *args = *converted;
+  return true;
+}
+
+/* A call while another function is traced, as tf.function does it: the
+ * arguments are checked against the callee's own input signature, and the
+ * callee is traced once per signature into a concrete function of its own
+ * (its cache, its trace count), on its own, outside the caller's graph;
+ * later direct calls reuse it.  The caller's graph inlines the callee: its
+ * C code runs again under its name scope, so that its nodes keep the op
+ * paths an eager run gives its ops (see ts_op_event). */
+static ts_tensor *call_while_tracing(ts_function *f, const ts_value *args, int n_args)
+{
+  ts_value *converted = NULL;
+  ts_op_handler isolate;
+  ts__trace_isolate_begin(&isolate);
+  bool ok = runs_eagerly(f) || convert_args(f, &args, n_args, &converted);
+  if (ok && !runs_eagerly(f)) {
+    bool eager;
+    pthread_mutex_lock(&f->lock);
+    ok = resolve(f, args, n_args, false, &eager) || eager;
+    pthread_mutex_unlock(&f->lock);
+  }
+  ts__trace_isolate_end(&isolate);
+  ts_tensor *out =
+    ok ? trace_inline((ts_loc){ 0 }, f->name, f->fn, f->params, f->n_params, args, n_args) : NULL;
+  g_free(converted);
+  return out;
+}
+
 ts_tensor *ts_function_call(ts_function *f, const ts_value *args, int n_args)
 {
   TS_CHECK_ARG(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
   if (!ts__values_check(f->name, args, n_args))
     return NULL;
   if (ts_tracing())
-    return trace_inline((ts_loc){ 0 }, f->name, f->fn, f->params, f->n_params, args, n_args);
+    return call_while_tracing(f, args, n_args);
   if (runs_eagerly(f))
     return run_eager(f, args, n_args);
 
-  ts_value *converted = NULL;
-  if (f->n_specs >= 0 && n_args > 0) {
-    converted = g_new(ts_value, n_args);
-    if (!convert_host_args(f, args, n_args, converted)) {
-      g_free(converted);
-      return NULL;
-    }
-    args = converted;
-  }
+  ts_value *converted;
+  if (!convert_args(f, &args, n_args, &converted))
+    return NULL;
   bool eager;
   pthread_mutex_lock(&f->lock);
   ts_concrete *cf = resolve(f, args, n_args, false, &eager);

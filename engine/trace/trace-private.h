@@ -28,7 +28,8 @@ struct ts_frame {
   GString *scope;        /* current name scope: "outer_function/dense_1" */
   GHashTable *scopes;    /* full scope names opened in this frame */
   int last_stateful;     /* node id of the previous stateful op, -1 if none */
-  int n_open_blocks;     /* TS_IF/TS_WHILE/TS_FOR blocks not yet closed */
+  ts_loc block_loc;      /* the statement whose branch or body this frame traces */
+  const char *block_kind; /* "TS_IF", "TS_WHILE", "TS_FOR"; NULL for a function's frame */
   ts_op_handler handler; /* records ops into graph while the frame is innermost */
 };
 
@@ -37,6 +38,12 @@ bool ts__trace_list_elem(ts_op_handler *self, const ts_tensor *ta, ts_list_elem 
 
 /* The innermost frame of the calling thread, NULL when not tracing. */
 ts_frame *ts__trace_frame(void);
+/* Between begin and end the frames being traced are hidden: a function
+ * called while another is traced gets its own top-level trace; ops outside
+ * any frame run eagerly.  h lives on the caller's stack. */
+void ts__trace_isolate_begin(ts_op_handler *h);
+void ts__trace_isolate_end(ts_op_handler *h);
+
 /* Starts a frame for a new graph (a subgraph of the current frame's graph
  * if one is open); it becomes the innermost. */
 ts_frame *ts__frame_push(const char *graph_name);
@@ -74,3 +81,20 @@ void ts__frame_order(ts_frame *frame, ts_node *n);
 
 /* A scope name not yet used in f's current scope: "dense", "dense_1", ... */
 char *ts__unique_scope(ts_frame *f, const char *base);
+
+/* ---- jumps: TS_BREAK, TS_CONTINUE, TS_RETURN (control_flow.c) --------------------
+ * A function call's return state: TS_RETURN under a tensor condition sets
+ * `returned` and `retval`; the code after the statement that returned is
+ * guarded until the function's end.  run_c brackets every call with these. */
+typedef struct ts_fn_jumps {
+  ts_tensor *returned, *retval;
+  int base;                  /* the guards below this belong to callers */
+  struct ts_fn_jumps *prev;
+  const char *name;
+  ts_frame *frame;           /* the innermost frame at the call */
+} ts_fn_jumps;
+void ts__jumps_fn_begin(ts_fn_jumps *fn, const char *name);
+/* Closes the guards of the function's body around out (the C function's
+ * result) and returns the call's result.  While tracing, a block the
+ * function left by plain `return` or `break` is an error naming it. */
+ts_tensor *ts__jumps_fn_end(ts_fn_jumps *fn, ts_tensor *out);

@@ -19,15 +19,32 @@ static int init_scope_run(ts_op_handler *self, const ts_op_call *call, ts_tensor
   return ts__run_eager(call, out);
 }
 
+/* Hides the frames below it: a nested function is traced on its own. */
+static int isolate_run(ts_op_handler *self, const ts_op_call *call, ts_tensor **out)
+{
+  return ts__run_eager(call, out);
+}
+
 ts_frame *ts__trace_frame(void)
 {
   for (ts_op_handler *h = ts__handler_top(); h; h = h->below) {
     if (h->run == trace_run)
       return h->data;
-    if (h->run == init_scope_run)
+    if (h->run == init_scope_run || h->run == isolate_run)
       return NULL;
   }
   return NULL;
+}
+
+void ts__trace_isolate_begin(ts_op_handler *h)
+{
+  *h = (ts_op_handler){ .name = "isolate", .run = isolate_run };
+  ts__handler_push(h);
+}
+
+void ts__trace_isolate_end(ts_op_handler *h)
+{
+  ts__handler_pop(h);
 }
 
 bool ts_tracing(void)
