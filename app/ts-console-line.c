@@ -41,9 +41,16 @@ static void ts_console_line_get_property(GObject *object, guint prop_id, GValue 
   case PROP_CALL_LABEL: g_value_set_string(value, self->call_label); break;
   case PROP_TEXT: g_value_set_string(value, self->text); break;
   case PROP_TIME_TEXT: g_value_set_string(value, self->time_text); break;
-  case PROP_SOURCE_TEXT:
-    g_value_set_string(value, self->source == TS_CONSOLE_SOURCE_PRINT ? "ts_print" : "stdout");
+  case PROP_SOURCE_TEXT: {
+    static const char *const NAMES[] = {
+      [TS_CONSOLE_SOURCE_HOST] = "stdout",
+      [TS_CONSOLE_SOURCE_PRINT] = "ts_print",
+      [TS_CONSOLE_SOURCE_STDERR] = "stderr",
+      [TS_CONSOLE_SOURCE_WORKER] = "worker",
+    };
+    g_value_set_string(value, NAMES[self->source]);
     break;
+  }
   case PROP_IS_PRINT: g_value_set_boolean(value, self->source == TS_CONSOLE_SOURCE_PRINT); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
   }
@@ -68,10 +75,12 @@ static void ts_console_line_init(TsConsoleLine *self)
 }
 
 TsConsoleLine *ts_console_line_new(guint call_id, const char *call_label, gint64 time_us,
-                                   const char *text)
+                                   TsConsoleSource source, const char *text)
 {
+  g_return_val_if_fail(source <= TS_CONSOLE_SOURCE_WORKER, NULL);
   TsConsoleLine *self = g_object_new(TS_TYPE_CONSOLE_LINE, NULL);
   self->call_id = call_id;
+  self->source = source;
   self->call_label = g_strdup(call_label);
   self->text = g_strdup(text);
   self->time_us = time_us;

@@ -1,6 +1,7 @@
 /* ts-console-line.h — one line of the console: what module code printed
  * during a call, from host code (printf: runs while tracing only) or from a
- * Print op (ts_print: runs on every call). */
+ * Print op (ts_print: runs on every call), or what the app says about the
+ * worker that ran it (a crash, its backtrace). */
 #pragma once
 
 #include <glib-object.h>
@@ -8,15 +9,17 @@
 G_BEGIN_DECLS
 
 typedef enum {
-  TS_CONSOLE_SOURCE_HOST,  /* host stdout (printf) */
-  TS_CONSOLE_SOURCE_PRINT, /* a Print op (ts_print) */
+  TS_CONSOLE_SOURCE_HOST,   /* host stdout (printf) */
+  TS_CONSOLE_SOURCE_PRINT,  /* a Print op (ts_print) */
+  TS_CONSOLE_SOURCE_STDERR, /* host stderr */
+  TS_CONSOLE_SOURCE_WORKER, /* the app, about the worker process */
 } TsConsoleSource;
 
 #define TS_TYPE_CONSOLE_LINE (ts_console_line_get_type())
 G_DECLARE_FINAL_TYPE(TsConsoleLine, ts_console_line, TS, CONSOLE_LINE, GObject)
 
 TsConsoleLine *ts_console_line_new(guint call_id, const char *call_label, gint64 time_us,
-                                   const char *text);
+                                   TsConsoleSource source, const char *text);
 
 guint ts_console_line_get_call_id(TsConsoleLine *self);
 const char *ts_console_line_get_call_label(TsConsoleLine *self);

@@ -72,7 +72,9 @@ static void on_output(TsWorker *worker, guint call_id, int fd, const char *text,
                       TsEngineWorker *self)
 {
   const char *label = label_of(self, call_id);
-  g_autoptr(TsConsoleLine) line = ts_console_line_new(label ? call_id : 0, label ? label : "", time_us, text);
+  TsConsoleSource source = fd == 2 ? TS_CONSOLE_SOURCE_STDERR : TS_CONSOLE_SOURCE_HOST;
+  g_autoptr(TsConsoleLine) line = ts_console_line_new(label ? call_id : 0, label ? label : "", time_us,
+                                                      source, text);
   g_signal_emit(self, signals[SIGNAL_OUTPUT], 0, line);
 }
 

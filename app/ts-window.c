@@ -415,7 +415,8 @@ static void console_note(TsWindow *self, guint call_id, const char *label, const
   for (char **l = lines; *l; l++) {
     if (!**l && !l[1])
       break;
-    g_autoptr(TsConsoleLine) line = ts_console_line_new(call_id, label ? label : "", g_get_real_time(), *l);
+    g_autoptr(TsConsoleLine) line = ts_console_line_new(call_id, label ? label : "", g_get_real_time(),
+                                                        TS_CONSOLE_SOURCE_WORKER, *l);
     ts_console_add_line(self->console, line);
   }
 }

@@ -882,12 +882,18 @@ static void test_input_error_message(void)
 }
 
 
-static gboolean console_has(const char *text)
+/* The first console line holding text (borrowed), or NULL. */
+static TsConsoleLine *console_find(const char *text)
 {
   for (guint i = 0; i < n_lines(); i++)
     if (strstr(ts_console_line_get_text(console_line(i)), text))
-      return TRUE;
-  return FALSE;
+      return console_line(i);
+  return NULL;
+}
+
+static gboolean console_has(const char *text)
+{
+  return console_find(text) != NULL;
 }
 
 /* The worker has started the call (not merely received it). */
@@ -955,7 +961,9 @@ static void test_worker_survives(void)
     g_assert_cmpstr(text, ==, "Tensor(2.0, shape=(), dtype=float32)");
     traces = n_traces();
   }
-  g_assert_true(console_has("backtrace of the worker:"));
+  TsConsoleLine *backtrace = console_find("backtrace of the worker:");
+  g_assert_nonnull(backtrace);
+  g_assert_cmpint(ts_console_line_get_source(backtrace), ==, TS_CONSOLE_SOURCE_WORKER);
   g_assert_true(console_has("segv (misbehave.c:"));
   g_assert_true(console_has("last op started: Relu at "));
   activate("win.mode", "s", "graph");
