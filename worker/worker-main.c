@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -102,6 +104,9 @@ int main(int argc, char **argv)
                  "(docs/worker.md), not by hand\n", fd);
       return 2;
     }
+  /* a worker never outlives its app (nor a call that hangs after the app died) */
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() == 1)
+    return 1;
   /* lines reach the app as they are printed, not when a buffer fills */
   setvbuf(stdout, NULL, _IOLBF, 0);
   if (!ts_crash_handler_install(TS_WORKER_FD_CRASH, &error) ||
