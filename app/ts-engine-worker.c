@@ -13,7 +13,6 @@ struct _TsEngineWorker {
   guint64 memory_limit;
   guint next_id;
   guint n_pending;
-  guint running;           /* the call the worker has started, 0 none */
 };
 
 enum { PROP_0, PROP_BUSY, N_PROPS };
@@ -85,8 +84,6 @@ static void on_print(TsWorker *worker, guint call_id, const char *text, TsEngine
 
 static void on_progress(TsWorker *worker, guint call_id, double fraction, TsEngineWorker *self)
 {
-  if (worker == self->worker && g_hash_table_contains(self->labels, GUINT_TO_POINTER(call_id)))
-    self->running = call_id;
   g_signal_emit(self, signals[SIGNAL_PROGRESS], 0, call_id, fraction);
 }
 
@@ -276,8 +273,6 @@ static void on_call_done(GObject *source, GAsyncResult *res, gpointer user_data)
   g_autoptr(TsCallResult) c = ts_worker_call_finish(TS_WORKER(source), res, &error);
   g_autofree char *label = NULL;
   g_hash_table_steal_extended(self->labels, GUINT_TO_POINTER(run->call_id), NULL, (gpointer *)&label);
-  if (self->running == run->call_id)
-    self->running = 0;
   pending_add(self, -1);
   if (!c) {
     if (g_error_matches(error, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED))
@@ -409,7 +404,7 @@ guint64 ts_engine_worker_get_memory_limit(TsEngineWorker *self)
 guint ts_engine_worker_get_running(TsEngineWorker *self)
 {
   g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), 0);
-  return self->running;
+  return self->worker ? ts_worker_get_running_call(self->worker) : 0;
 }
 
 gboolean ts_engine_worker_get_busy(TsEngineWorker *self)

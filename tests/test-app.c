@@ -896,6 +896,11 @@ static gboolean console_has(const char *text)
   return console_find(text) != NULL;
 }
 
+static gboolean tick_on(gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
 /* The worker has started the call (not merely received it). */
 static gboolean call_running(gpointer data)
 {
@@ -942,7 +947,10 @@ static void test_worker_survives(void)
     ts_run_panel_set_args(panel, (const char *const[]){ "f32[2]=1,-1", NULL });
     activate("win.run", NULL);
     if (c->cancel) {
+      /* the worker's status page sends no event: turn the loop every few ms */
+      guint tick = g_timeout_add(5, tick_on, NULL);
       wait_for(call_running, NULL, "the call to be under way");
+      g_source_remove(tick);
       activate("win.cancel", NULL);
     }
     wait_idle();

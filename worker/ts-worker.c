@@ -918,6 +918,14 @@ const TsWorkerDeath *ts_worker_get_death(TsWorker *self)
   return self->death;
 }
 
+guint ts_worker_get_running_call(TsWorker *self)
+{
+  g_return_val_if_fail(TS_IS_WORKER(self), 0);
+  if (!self->status || !ts_worker_get_alive(self))
+    return 0;
+  return __atomic_load_n(&self->status->call_id, __ATOMIC_RELAXED);
+}
+
 GPid ts_worker_get_pid(TsWorker *self)
 {
   g_return_val_if_fail(TS_IS_WORKER(self), 0);

@@ -120,6 +120,8 @@ gboolean ts_worker_get_alive(TsWorker *self);
 /* How it ended; NULL while it lives. */
 const TsWorkerDeath *ts_worker_get_death(TsWorker *self);
 GPid ts_worker_get_pid(TsWorker *self);
+/* The call the worker is inside now (from its status page: no message), 0 if none. */
+guint ts_worker_get_running_call(TsWorker *self);
 
 /* Signals (main context of the creating thread):
  *   ::trace    (TsWorkerTrace *trace)           — a (re)trace, with its graph

@@ -453,7 +453,8 @@ static void handle_call(WorkerService *s, GVariant *params, GDBusMethodInvocatio
   s->status->call_id = c.call_id;
   ts_error_clear();
   ts_run_functions_eagerly(eager);
-  emit(s, "Progress", g_variant_new("(ud)", c.call_id, 0.0));
+  if (c.repeat > 1)
+    emit(s, "Progress", g_variant_new("(ud)", c.call_id, 0.0));
   ts_scope *scope = ts_scope_begin();
   c.values = g_new0(ts_value, MAX(c.n_args, 1));
   ts_watch_cancel_flag(&s->cancel_flag);
