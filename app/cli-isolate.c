@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ts-worker.h"
 
@@ -98,14 +99,16 @@ static int set_signature(Session *s, TsWorker *w)
   return 0;
 }
 
-static int make_calls(Session *s, TsWorker *w)
+static int make_calls(Session *s, TsWorker *w, const TsWorkerFunction *fn)
 {
   const cli_options *o = s->o;
   guint n_calls = MAX(o->calls->len, 1), id = 0;
   for (guint c = 0; c < n_calls; c++) {
     g_autofree const char **args = call_args(o, c);
+    /* no --arg at all: the module's example arguments, if it gives them */
+    const char *const *call = o->calls->len == 0 && fn && fn->examples ? (const char *const *)fn->examples : args;
     for (int64_t r = 0; r < o->repeat; r++) {
-      ts_worker_call_async(w, ++id, o->function, args, 1, o->eager, NULL, store_result, s);
+      ts_worker_call_async(w, ++id, o->function, call, 1, o->eager, NULL, store_result, s);
       g_autoptr(GAsyncResult) res = await(s);
       g_autoptr(GError) error = NULL;
       g_autoptr(TsCallResult) result = ts_worker_call_finish(w, res, &error);
@@ -134,7 +137,11 @@ static int run(Session *s, TsWorker *w)
   int ret;
   if (o->input_signature->len > 0 && (ret = set_signature(s, w)) != 0)
     return ret;
-  return make_calls(s, w);
+  const TsWorkerFunction *fn = NULL;
+  for (guint i = 0; i < functions->len; i++)
+    if (strcmp(((TsWorkerFunction *)g_ptr_array_index(functions, i))->name, o->function) == 0)
+      fn = g_ptr_array_index(functions, i);
+  return make_calls(s, w, fn);
 }
 
 static gboolean has_died(gpointer data)

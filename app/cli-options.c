@@ -380,6 +380,14 @@ int cli_open_function(const cli_options *o, ts_module **module, ts_function **fn
   return 0;
 }
 
+const char *const *cli_examples(const ts_module *module, const ts_function *fn)
+{
+  for (int i = 0; i < ts_module_n_functions(module); i++)
+    if (ts_module_function(module, i) == fn)
+      return ts_module_examples(module, i);
+  return NULL;
+}
+
 int cli_check_arity(const ts_function *fn, int n_args, const char *given_with)
 {
   int n_params = ts_function_n_params(fn);

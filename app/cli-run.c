@@ -99,6 +99,18 @@ static int run(const cli_options *o)
     goto out;
   if (o->concrete->len > 0 && (ret = cli_check_arity(fn, concrete.n, "--concrete")) != 0)
     goto out;
+  /* no --arg at all: the module's example arguments, if it gives them */
+  const char *const *examples = o->calls->len == 0 ? cli_examples(module, fn) : NULL;
+  if (examples) {
+    g_autoptr(GPtrArray) specs = g_ptr_array_new();
+    for (const char *const *e = examples; *e; e++)
+      g_ptr_array_add(specs, (char *)*e);
+    cli_args_clear(&calls[0]);
+    if (!cli_args_parse(specs, &calls[0])) {
+      ret = CLI_EXIT_FAILED;
+      goto out;
+    }
+  }
   for (int c = 0; c < n_calls; c++)
     if ((ret = cli_check_arity(fn, calls[c].n, "--arg")) != 0)
       goto out;

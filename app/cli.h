@@ -74,6 +74,8 @@ void cli_args_clear(cli_args *a);
 int cli_open_function(const cli_options *o, ts_module **module, ts_function **fn);
 /* An exit status if a call's argument count does not fit fn, else 0. */
 int cli_check_arity(const ts_function *fn, int n_args, const char *given_with);
+/* fn's example arguments in module (NULL-terminated specs), or NULL. */
+const char *const *cli_examples(const ts_module *module, const ts_function *fn);
 
 /* What to trace fn for (graph and render take one call, signatures
  * several): the --call groups, then the --concrete specs, else the input

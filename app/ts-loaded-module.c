@@ -29,6 +29,7 @@ static void function_free(TsModuleFunction *fn)
 {
   g_free(fn->name);
   g_strfreev(fn->params);
+  g_strfreev(fn->examples);
   g_ptr_array_unref(fn->concrete);
   g_free(fn);
 }
@@ -69,6 +70,7 @@ TsLoadedModule *ts_loaded_module_new(const char *source, const char *file, const
     fn->name = g_strdup(wf->name);
     fn->params = g_strdupv(wf->params);
     fn->n_params = (int)g_strv_length(fn->params);
+    fn->examples = g_strdupv(wf->examples);
     fn->concrete = g_ptr_array_new_with_free_func((GDestroyNotify)ts_concrete_info_unref);
     g_ptr_array_add(self->functions, fn);
   }

@@ -27,6 +27,7 @@ typedef struct {
   char *name;
   char **params;          /* parameter names, NULL-terminated */
   int n_params;
+  char **examples;        /* example arguments the module gives (argument specs), or NULL */
   int trace_count;
   GPtrArray *concrete;    /* TsConcreteInfo * in index order */
 } TsModuleFunction;

@@ -120,8 +120,11 @@ void ts_run_panel_set_function(TsRunPanel *self, TsLoadedModule *module, const c
   Remembered *r = g_hash_table_lookup(self->remembered, key);
   for (int i = 0; i < n_params; i++)
     ts_arg_row_set_spec(add_row(self, fn->params[i]), "f32[3]:uniform");
+  /* what the user typed last, else the module's examples (a first Run works) */
   if (r)
     ts_run_panel_set_args(self, (const char *const *)r->specs);
+  else if (fn->examples)
+    ts_run_panel_set_args(self, (const char *const *)fn->examples);
   gtk_spin_button_set_value(self->repeat_spin, r ? r->repeat : 1);
   gtk_widget_set_visible(GTK_WIDGET(self->no_args_label), n_rows(self) == 0 && !self->unnamed);
 }

@@ -10,6 +10,7 @@ struct ts_module {
   char *title;
   int n_functions;
   ts_function **functions;
+  char ***examples;      /* per function: its example arguments, or NULL */
 };
 
 static const ts_loc no_loc = { NULL, NULL, 0 };
@@ -18,9 +19,12 @@ void ts_module_free(ts_module *module)
 {
   if (!module)
     return;
-  for (int i = 0; i < module->n_functions; i++)
+  for (int i = 0; i < module->n_functions; i++) {
     ts_function_free(module->functions[i]);
+    g_strfreev(module->examples[i]);
+  }
   g_free(module->functions);
+  g_free(module->examples);
   if (module->handle)
     g_module_close(module->handle);
   g_free(module->path);
@@ -57,6 +61,42 @@ static ts_function *function_from_export(const ts_export *e)
   return f;
 }
 
+#define MAX_EXAMPLES 64 /* a list without its NULL must not be read without end */
+
+/* A copy of f's example arguments, checked: one per parameter, each an
+ * argument spec that parses.  NULL (no examples) or false with an error. */
+static bool examples_from_export(const ts_export *e, ts_function *f, const char *path, char ***out)
+{
+  *out = NULL;
+  if (!e->examples)
+    return true;
+  int n_params = ts_function_n_params(f), n = 0;
+  while (n < MAX_EXAMPLES && e->examples[n])
+    n++;
+  if (n == MAX_EXAMPLES || (n_params > 0 && n != n_params)) {
+    ts_error_set(TS_ERR_FORMAT, no_loc, NULL, "'%s': the examples of '%s' give %s%d arguments; it takes %d",
+                 path, ts_function_name(f), n == MAX_EXAMPLES ? "at least " : "", n, n_params);
+    return false;
+  }
+  ts_scope *scope = ts_scope_begin();
+  bool ok = true;
+  for (int i = 0; ok && i < n; i++) {
+    ts_value v;
+    if ((ok = ts_value_parse(e->examples[i], &v)))
+      ts_value_clear(&v);
+    else {
+      ts_error *err = ts_error_take();
+      ts_error_set(TS_ERR_FORMAT, no_loc, NULL, "'%s': example argument %d of '%s': %s", path, i,
+                   ts_function_name(f), err && err->detail ? err->detail : "not an argument spec");
+      ts_error_free(err);
+    }
+  }
+  ts_scope_end(scope);
+  if (ok)
+    *out = g_strdupv((char **)e->examples);
+  return ok;
+}
+
 /* Checks info and fills module's functions; false with an error naming path. */
 static bool module_load_info(ts_module *module, const ts_module_info *info)
 {
@@ -73,6 +113,7 @@ static bool module_load_info(ts_module *module, const ts_module_info *info)
   }
   module->title = g_strdup(info->title ? info->title : "");
   module->functions = g_new0(ts_function *, info->n_exports > 0 ? info->n_exports : 1);
+  module->examples = g_new0(char **, info->n_exports > 0 ? info->n_exports : 1);
   for (int i = 0; i < info->n_exports; i++) {
     const ts_export *e = &info->exports[i];
     ts_function *f = e->fn && e->spec ? function_from_export(e) : NULL;
@@ -82,6 +123,8 @@ static bool module_load_info(ts_module *module, const ts_module_info *info)
       return false;
     }
     module->functions[module->n_functions++] = f;
+    if (!examples_from_export(e, f, path, &module->examples[i]))
+      return false;
     if (ts_module_lookup(module, ts_function_name(f)) != f) {
       ts_error_set(TS_ERR_FORMAT, no_loc, NULL, "'%s' exports function '%s' twice", path,
                    ts_function_name(f));
@@ -176,4 +219,12 @@ ts_function *ts_module_lookup(const ts_module *module, const char *name)
     if (strcmp(ts_function_name(module->functions[i]), name) == 0)
       return module->functions[i];
   return NULL;
+}
+
+const char *const *ts_module_examples(const ts_module *module, int i)
+{
+  TS_CHECK_ARG(module != NULL, NULL);
+  if (i < 0 || i >= module->n_functions)
+    return NULL;
+  return (const char *const *)module->examples[i];
 }

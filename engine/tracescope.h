@@ -615,10 +615,12 @@ TS_API const char *ts_arg_str_at(ts_loc loc, ts_call *call, int i);
 #define ts_arg_float(call, i) ts_arg_float_at(TS_HERE, (call), (i))
 #define ts_arg_str(call, i) ts_arg_str_at(TS_HERE, (call), (i))
 
-/* One exported function: `spec` is "name, arg0, arg1, ..." (from TS_EXPORT). */
+/* One exported function: `spec` is "name, arg0, arg1, ..." (from TS_EXPORT);
+ * `examples` its example arguments (argument specs, NULL-terminated) or NULL. */
 typedef struct ts_export {
   ts_fn fn;
   const char *spec;
+  const char *const *examples;
 } ts_export;
 
 typedef struct ts_module_info {
@@ -631,8 +633,14 @@ typedef struct ts_module_info {
 /* The symbol a module exports; the loader looks it up by this name. */
 #define TS_MODULE_SYMBOL "tracescope_module"
 
-/* TS_EXPORT(fn) or TS_EXPORT(fn, x, y): the function and its argument names. */
-#define TS_EXPORT(...) { TS__FIRST(__VA_ARGS__, ~), #__VA_ARGS__ }
+/* TS_EXPORT(fn) or TS_EXPORT(fn, x, y): the function and its argument names.
+ * TS_EXPORT_WITH(TS_EXAMPLE("f32[3,3]:uniform", "2"), fn, x, n) also gives
+ * example arguments (argument specs, as tracescope-cli --arg takes them, one
+ * per parameter): the app and `tracescope-cli run` use them when none are
+ * given, so a first Run works.  The loader checks that they parse. */
+#define TS_EXPORT(...) { TS__FIRST(__VA_ARGS__, ~), #__VA_ARGS__, NULL }
+#define TS_EXAMPLE(...) ((const char *const[]){ __VA_ARGS__, NULL })
+#define TS_EXPORT_WITH(examples, ...) { TS__FIRST(__VA_ARGS__, ~), #__VA_ARGS__, (examples) }
 #define TS_MODULE(title, ...)                                                     \
   static const ts_export ts__module_exports[] = { __VA_ARGS__ };                   \
   TS_API extern const ts_module_info tracescope_module;                           \
@@ -653,6 +661,8 @@ TS_API const char *ts_module_path(const ts_module *module);
 TS_API int ts_module_n_functions(const ts_module *module);
 TS_API ts_function *ts_module_function(const ts_module *module, int i);      /* borrowed */
 TS_API ts_function *ts_module_lookup(const ts_module *module, const char *name); /* borrowed, NULL if none */
+/* The example arguments of function i (NULL-terminated argument specs), or NULL. */
+TS_API const char *const *ts_module_examples(const ts_module *module, int i);
 
 TS_API const char *ts_function_name(const ts_function *fn);
 TS_API int ts_function_n_params(const ts_function *fn); /* named arguments, 0 if unnamed */

@@ -20,7 +20,7 @@ static const char xml[] =
   " <method name='Hello'><arg direction='in' type='u'/><arg direction='out' type='u'/>"
   "  <arg direction='out' type='x'/></method>"
   " <method name='Open'><arg direction='in' type='s'/><arg direction='out' type='s'/>"
-  "  <arg direction='out' type='s'/><arg direction='out' type='a(sas)'/></method>"
+  "  <arg direction='out' type='s'/><arg direction='out' type='a(sasas)'/></method>"
   " <method name='Call'><arg direction='in' type='u'/><arg direction='in' type='s'/>"
   "  <arg direction='in' type='as'/><arg direction='in' type='u'/><arg direction='in' type='b'/>"
   "  <arg direction='out' type='a{sv}'/></method>"
@@ -138,7 +138,7 @@ static void method_call(GDBusConnection *c, const char *sender, const char *path
     else
       g_dbus_method_invocation_return_value(inv, g_variant_new("(ux)", version, (gint64)getpid()));
   } else if (strcmp(method, "Open") == 0) {
-    g_dbus_method_invocation_return_value(inv, g_variant_new_parsed("('fake', '/fake.so', [('f', ['x'])])"));
+    g_dbus_method_invocation_return_value(inv, g_variant_new_parsed("('fake', '/fake.so', [('f', ['x'], @as [])])"));
     mark_end(0);
   } else {
     guint32 id;

@@ -367,6 +367,22 @@ static void test_inputs_remembered(void)
 }
 
 /* Bad inputs and failing calls are messages, not crashes. */
+/* A module's example arguments fill the run panel: the first Run works. */
+static void test_example_arguments(void)
+{
+  select_function("simple_nn_layer");
+  g_auto(GStrv) args = ts_run_panel_dup_args(ts_window_get_run_panel(window), NULL);
+  g_assert_cmpstrv(args, ((const char *const[]){ "f32[3,3]:uniform", "f32[3,3]:uniform@2", NULL }));
+  activate("win.run", NULL);
+  wait_idle();
+  g_assert_null(ts_run_panel_get_error(ts_window_get_run_panel(window)));
+  g_autofree char *text = result_text();
+  g_assert_true(g_str_has_suffix(text, "shape=(3, 3), dtype=float32)"));
+  select_function("dense_chain"); /* a tensor and a host count */
+  g_auto(GStrv) chain = ts_run_panel_dup_args(ts_window_get_run_panel(window), NULL);
+  g_assert_cmpstrv(chain, ((const char *const[]){ "f32[20,28,28]:uniform", "10", NULL }));
+}
+
 static void test_run_errors(void)
 {
   TsRunPanel *panel = ts_window_get_run_panel(window);
@@ -1040,6 +1056,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/startup-options", test_startup_options);
   g_test_add_func("/app/trace-only", test_trace_only);
   g_test_add_func("/app/inputs-remembered", test_inputs_remembered);
+  g_test_add_func("/app/example-arguments", test_example_arguments);
   g_test_add_func("/app/run-errors", test_run_errors);
   g_test_add_func("/app/cancel", test_cancel);
   g_test_add_func("/app/corrupt-module-refused", test_corrupt_module_refused);

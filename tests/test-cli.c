@@ -111,6 +111,9 @@ static void test_isolate(void)
 
 static void test_deep_net(void)
 {
+  /* no --arg: the example arguments the seeds declare */
+  expect_output(cli("run", "seeds", "deep_net", NULL), "Tensor([3 5 7], shape=(3,), dtype=int32)\n");
+  expect_output(cli("run", "seeds", "deep_net", "--isolate", NULL), "Tensor([3 5 7], shape=(3,), dtype=int32)\n");
   expect_output(cli("run", "seeds", "deep_net", "--arg", "i32[3]=1,2,3", NULL),
                 "Tensor([3 5 7], shape=(3,), dtype=int32)\n");
   expect_output(cli("run", "seeds", "deep_net", "--mode", "eager", "--arg=i32[3]=1,2,3", NULL),

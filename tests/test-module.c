@@ -442,7 +442,9 @@ static ts_tensor *static_fn(ts_call *c)
 
 static void test_static_modules(void)
 {
-  static const ts_export good[] = { { static_fn, "first,a" }, { static_fn, "  second ,  b , c " } };
+  /* automatic: a compound literal in a function is not a constant */
+  const ts_export good[] = { { static_fn, "first,a", NULL },
+                             { static_fn, "  second ,  b , c ", TS_EXAMPLE("1", "f32[2]:ones") } };
   ts_module *m = ts_module_new_static(&(ts_module_info){ TS_ABI_VERSION, NULL, good, 2 }, "here");
   assert_no_error();
   g_assert_cmpstr(ts_module_path(m), ==, "here");
@@ -450,19 +452,25 @@ static void test_static_modules(void)
   ts_function *fn = ts_module_lookup(m, "second");
   g_assert_cmpint(ts_function_n_params(fn), ==, 2);
   g_assert_cmpstr(ts_function_param_name(fn, 1), ==, "c");
+  g_assert_null(ts_module_examples(m, 0));
+  g_assert_cmpstrv(ts_module_examples(m, 1), ((const char *const[]){ "1", "f32[2]:ones", NULL }));
+  g_assert_null(ts_module_examples(m, 2));
   ts_module_free(m);
 
-  static const struct {
+  const struct {
     ts_export e[2];
     int n;
     const char *error;
   } bad[] = {
-    { { { NULL, "f, x" } }, 1, "'here': export 0 has a malformed spec 'f, x'" },
-    { { { static_fn, NULL } }, 1, "'here': export 0 has a malformed spec '(null)'" },
-    { { { static_fn, "f," } }, 1, "export 0 has a malformed spec 'f,'" },
-    { { { static_fn, "" } }, 1, "export 0 has a malformed spec ''" },
-    { { { static_fn, "f, x y" } }, 1, "export 0 has a malformed spec 'f, x y'" },
-    { { { static_fn, "f" }, { static_fn, "f, x" } }, 2, "'here' exports function 'f' twice" },
+    { { { NULL, "f, x", NULL } }, 1, "'here': export 0 has a malformed spec 'f, x'" },
+    { { { static_fn, NULL, NULL } }, 1, "'here': export 0 has a malformed spec '(null)'" },
+    { { { static_fn, "f,", NULL } }, 1, "export 0 has a malformed spec 'f,'" },
+    { { { static_fn, "", NULL } }, 1, "export 0 has a malformed spec ''" },
+    { { { static_fn, "f, x y", NULL } }, 1, "export 0 has a malformed spec 'f, x y'" },
+    { { { static_fn, "f", NULL }, { static_fn, "f, x", NULL } }, 2, "'here' exports function 'f' twice" },
+    { { { static_fn, "f, x", TS_EXAMPLE("1", "2") } }, 1, "'here': the examples of 'f' give 2 arguments; it takes 1" },
+    { { { static_fn, "f, x", TS_EXAMPLE("f32[2,x]:ones") } }, 1,
+      "'here': example argument 0 of 'f': argument 'f32[2,x]:ones': malformed shape [2,x]: 'x' is not a dimension" },
     { { { 0 } }, -1, "'here' has a malformed export table (-1 exports)" },
   };
   for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {

@@ -118,6 +118,7 @@ void ts_worker_function_free(TsWorkerFunction *fn)
     return;
   g_free(fn->name);
   g_strfreev(fn->params);
+  g_strfreev(fn->examples);
   g_free(fn);
 }
 
@@ -850,7 +851,7 @@ void ts_worker_open_async(TsWorker *self, const char *source, GCancellable *canc
   if (!check_alive(self, task))
     return;
   g_dbus_connection_call(self->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE, "Open",
-                         g_variant_new("(s)", source), G_VARIANT_TYPE("(ssa(sas))"),
+                         g_variant_new("(s)", source), G_VARIANT_TYPE("(ssa(sasas))"),
                          G_DBUS_CALL_FLAGS_NONE, G_MAXINT, cancellable, on_open_reply,
                          g_object_ref(task));
 }
@@ -863,11 +864,14 @@ gboolean ts_worker_open_finish(TsWorker *self, GAsyncResult *result, char **titl
   if (!reply)
     return FALSE;
   g_autoptr(GVariantIter) iter = NULL;
-  g_variant_get(reply, "(ssa(sas))", title, path, &iter);
+  g_variant_get(reply, "(ssa(sasas))", title, path, &iter);
   *functions = g_ptr_array_new_with_free_func((GDestroyNotify)ts_worker_function_free);
   TsWorkerFunction fn;
-  while (g_variant_iter_next(iter, "(s^as)", &fn.name, &fn.params))
+  while (g_variant_iter_next(iter, "(s^as^as)", &fn.name, &fn.params, &fn.examples)) {
+    if (!*fn.examples)
+      g_clear_pointer(&fn.examples, g_strfreev);
     g_ptr_array_add(*functions, g_memdup2(&fn, sizeof fn));
+  }
   return TRUE;
 }
 

@@ -72,6 +72,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(TsWorkerTrace, ts_worker_trace_free)
 typedef struct {
   char *name;
   char **params;          /* NULL-terminated parameter names */
+  char **examples;        /* its example arguments (argument specs), or NULL */
 } TsWorkerFunction;
 
 #define TS_TYPE_WORKER (ts_worker_get_type())

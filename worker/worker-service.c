@@ -30,7 +30,7 @@ static const char introspection_xml[] =
   "   <arg direction='in' type='s' name='source'/>"
   "   <arg direction='out' type='s' name='title'/>"
   "   <arg direction='out' type='s' name='path'/>"
-  "   <arg direction='out' type='a(sas)' name='functions'/>"
+  "   <arg direction='out' type='a(sasas)' name='functions'/>"
   "  </method>"
   "  <method name='SetInputSignature'>"
   "   <arg direction='in' type='s' name='function'/>"
@@ -228,20 +228,25 @@ static void handle_open(WorkerService *s, GVariant *params, GDBusMethodInvocatio
     return;
   }
   GVariantBuilder fns;
-  g_variant_builder_init(&fns, G_VARIANT_TYPE("a(sas)"));
+  g_variant_builder_init(&fns, G_VARIANT_TYPE("a(sasas)"));
   for (int i = 0; i < ts_module_n_functions(s->module); i++) {
     const ts_function *fn = ts_module_function(s->module, i);
-    g_variant_builder_open(&fns, G_VARIANT_TYPE("(sas)"));
+    g_variant_builder_open(&fns, G_VARIANT_TYPE("(sasas)"));
     g_variant_builder_add(&fns, "s", ts_function_name(fn));
     g_variant_builder_open(&fns, G_VARIANT_TYPE("as"));
     for (int p = 0; p < ts_function_n_params(fn); p++)
       g_variant_builder_add(&fns, "s", ts_function_param_name(fn, p));
     g_variant_builder_close(&fns);
+    g_variant_builder_open(&fns, G_VARIANT_TYPE("as"));
+    const char *const *examples = ts_module_examples(s->module, i);
+    for (int e = 0; examples && examples[e]; e++)
+      g_variant_builder_add(&fns, "s", examples[e]);
+    g_variant_builder_close(&fns);
     g_variant_builder_close(&fns);
   }
   g_autofree char *path = g_canonicalize_filename(ts_module_path(s->module), NULL);
   g_dbus_method_invocation_return_value(
-    inv, g_variant_new("(ssa(sas))", ts_module_title(s->module), path, &fns));
+    inv, g_variant_new("(ssa(sasas))", ts_module_title(s->module), path, &fns));
 }
 
 static void handle_set_input_signature(WorkerService *s, GVariant *params,
