@@ -29,7 +29,10 @@ struct _TsRunPanel {
   char *function;
   gboolean unnamed;      /* no named parameters: rows are added by hand */
   GHashTable *remembered; /* "source\nfunction" -> Remembered */
-  guint pulse_id;
+  guint tick_id;
+  guint run_calls;        /* the run under way: how many calls, since when */
+  gint64 run_start_us;
+  double run_fraction;    /* < 0 until the first progress */
 };
 
 G_DEFINE_FINAL_TYPE(TsRunPanel, ts_run_panel, GTK_TYPE_WIDGET)
@@ -170,6 +173,8 @@ GStrv ts_run_panel_dup_args(TsRunPanel *self, GError **error)
 guint ts_run_panel_get_repeat(TsRunPanel *self)
 {
   g_return_val_if_fail(TS_IS_RUN_PANEL(self), 1);
+  /* a count typed but not yet committed (Ctrl+R straight after typing) counts */
+  gtk_spin_button_update(self->repeat_spin);
   return (guint)gtk_spin_button_get_value_as_int(self->repeat_spin);
 }
 
@@ -179,22 +184,51 @@ void ts_run_panel_set_repeat(TsRunPanel *self, guint repeat)
   gtk_spin_button_set_value(self->repeat_spin, MAX(repeat, 1));
 }
 
-static gboolean pulse(gpointer user_data)
+/* "call 120 of 1000 · 2.4 s", or "running · 0.8 s" before the first progress. */
+static void update_progress_text(TsRunPanel *self)
 {
-  gtk_progress_bar_pulse(TS_RUN_PANEL(user_data)->progress_bar);
+  double elapsed = (double)(g_get_monotonic_time() - self->run_start_us) / G_USEC_PER_SEC;
+  g_autofree char *text = NULL;
+  if (self->run_fraction < 0 || self->run_calls <= 1)
+    text = g_strdup_printf("running · %.1f s", elapsed);
+  else
+    text = g_strdup_printf("call %u of %u · %.1f s",
+                           MIN((guint)(self->run_fraction * self->run_calls) + 1, self->run_calls),
+                           self->run_calls, elapsed);
+  gtk_progress_bar_set_text(self->progress_bar, text);
+}
+
+/* Runs while a run is under way: pulses before the first progress, and
+ * keeps the elapsed time moving. */
+static gboolean tick(gpointer user_data)
+{
+  TsRunPanel *self = user_data;
+  if (self->run_fraction < 0)
+    gtk_progress_bar_pulse(self->progress_bar);
+  update_progress_text(self);
   return G_SOURCE_CONTINUE;
 }
 
 void ts_run_panel_set_progress(TsRunPanel *self, double fraction)
 {
   g_return_if_fail(TS_IS_RUN_PANEL(self));
-  if (fraction < 0) {
-    if (!self->pulse_id)
-      self->pulse_id = g_timeout_add(PULSE_MS, pulse, self);
-    return;
-  }
-  g_clear_handle_id(&self->pulse_id, g_source_remove);
-  gtk_progress_bar_set_fraction(self->progress_bar, fraction);
+  self->run_fraction = fraction;
+  if (fraction >= 0)
+    gtk_progress_bar_set_fraction(self->progress_bar, fraction);
+  update_progress_text(self);
+}
+
+const char *ts_run_panel_get_progress_text(TsRunPanel *self)
+{
+  g_return_val_if_fail(TS_IS_RUN_PANEL(self), NULL);
+  return gtk_widget_get_visible(GTK_WIDGET(self->progress_bar)) ? gtk_progress_bar_get_text(self->progress_bar)
+                                                                 : NULL;
+}
+
+const char *ts_run_panel_get_meta(TsRunPanel *self)
+{
+  g_return_val_if_fail(TS_IS_RUN_PANEL(self), NULL);
+  return gtk_label_get_label(self->result_meta_label);
 }
 
 void ts_run_panel_set_running(TsRunPanel *self, gboolean running)
@@ -202,12 +236,15 @@ void ts_run_panel_set_running(TsRunPanel *self, gboolean running)
   g_return_if_fail(TS_IS_RUN_PANEL(self));
   gtk_widget_set_visible(GTK_WIDGET(self->progress_bar), running);
   gtk_widget_set_visible(GTK_WIDGET(self->cancel_button), running);
+  g_clear_handle_id(&self->tick_id, g_source_remove);
   if (running) {
     gtk_widget_set_visible(GTK_WIDGET(self->error_label), FALSE);
     gtk_progress_bar_set_fraction(self->progress_bar, 0);
+    gtk_progress_bar_set_show_text(self->progress_bar, TRUE);
+    self->run_calls = ts_run_panel_get_repeat(self);
+    self->run_start_us = g_get_monotonic_time();
     ts_run_panel_set_progress(self, -1);
-  } else {
-    g_clear_handle_id(&self->pulse_id, g_source_remove);
+    self->tick_id = g_timeout_add(PULSE_MS, tick, self);
   }
 }
 
@@ -232,8 +269,11 @@ void ts_run_panel_show_error(TsRunPanel *self, const char *message)
   g_return_if_fail(TS_IS_RUN_PANEL(self));
   gtk_label_set_label(self->error_label, message);
   gtk_widget_set_visible(GTK_WIDGET(self->error_label), message != NULL);
-  if (message)
+  if (message) {
+    /* the last run failed: nothing of an earlier one stays shown as if it were this one's */
     set_result_text(self, NULL);
+    gtk_label_set_label(self->result_meta_label, "");
+  }
 }
 
 const char *ts_run_panel_get_error(TsRunPanel *self)
@@ -254,7 +294,7 @@ char *ts_run_panel_dup_result_text(TsRunPanel *self)
 static void ts_run_panel_dispose(GObject *object)
 {
   TsRunPanel *self = TS_RUN_PANEL(object);
-  g_clear_handle_id(&self->pulse_id, g_source_remove);
+  g_clear_handle_id(&self->tick_id, g_source_remove);
   gtk_widget_dispose_template(GTK_WIDGET(self), TS_TYPE_RUN_PANEL);
   /* the template's unnamed root is not among the children it clears */
   for (GtkWidget *child; (child = gtk_widget_get_first_child(GTK_WIDGET(self)));)

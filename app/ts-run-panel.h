@@ -29,6 +29,10 @@ void ts_run_panel_set_running(TsRunPanel *self, gboolean running);
 void ts_run_panel_set_progress(TsRunPanel *self, double fraction);
 void ts_run_panel_show_result(TsRunPanel *self, const TsRunResult *result, gboolean eager);
 void ts_run_panel_show_error(TsRunPanel *self, const char *message);
+/* "call 120 of 1000 · 2.4 s" while running, else NULL. */
+const char *ts_run_panel_get_progress_text(TsRunPanel *self);
+/* The result's header: "#3 f(...) · f32[2] · graph · 1 call, 0.021 ms", or "". */
+const char *ts_run_panel_get_meta(TsRunPanel *self);
 /* The error shown, or NULL. */
 const char *ts_run_panel_get_error(TsRunPanel *self);
 /* What the result area shows (for tests).  Owned. */

@@ -398,6 +398,12 @@ static void test_run_errors(void)
   g_assert_nonnull(strstr(error->message, "'x' is not a dimension"));
 }
 
+static gboolean counting_calls(gpointer panel)
+{
+  const char *text = ts_run_panel_get_progress_text(panel);
+  return text && g_str_has_prefix(text, "call ") && strstr(text, " of 1000000 · ");
+}
+
 /* Many calls on the worker: the window stays responsive and Cancel stops them. */
 static void test_cancel(void)
 {
@@ -407,10 +413,13 @@ static void test_cancel(void)
   ts_run_panel_set_repeat(panel, 1000000);
   activate("win.run", NULL);
   g_assert_true(ts_window_get_busy(window));
-  for (int i = 0; i < 5; i++)
-    g_main_context_iteration(NULL, FALSE); /* the main loop turns while it runs */
+  /* the main loop turns while it runs, and the panel counts the calls */
+  wait_for(counting_calls, panel, "the progress to count calls");
   activate("win.cancel", NULL);
   wait_idle();
+  g_assert_null(ts_run_panel_get_progress_text(panel));
+  g_assert_cmpstr(ts_run_panel_get_meta(panel), ==, ""); /* no header of an earlier run */
+  g_assert_true(g_str_has_prefix(ts_run_panel_get_error(panel), "Cancelled"));
   ts_run_panel_set_repeat(panel, 1);
   run_with((const char *const[]){ "i32[]=4", NULL });
   g_autofree char *text = result_text();
