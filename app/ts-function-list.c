@@ -1,11 +1,14 @@
-/* ts-function-list.c — a tree list of functions and concrete functions. */
+/* ts-function-list.c — a tree list of functions and concrete functions,
+ * filtered by name as the user types. */
 #include "ts-function-list.h"
 
 struct _TsFunctionList {
   GtkWidget parent_instance;
   GtkListView *list_view;
+  GtkSearchEntry *filter_entry;
   TsLoadedModule *module;
   GListStore *functions;
+  GtkStringFilter *filter;    /* on the function rows' titles */
   GtkTreeListModel *tree;
   GtkSingleSelection *selection;
 };
@@ -101,9 +104,8 @@ void ts_function_list_add_trace(TsFunctionList *self, TsTraceEntry *entry)
     ts_function_list_select(self, ts_trace_entry_get_function(entry), -1);
 }
 
-gboolean ts_function_list_select(TsFunctionList *self, const char *function, int concrete)
+static gboolean select_shown(TsFunctionList *self, const char *function, int concrete)
 {
-  g_return_val_if_fail(TS_IS_FUNCTION_LIST(self) && function != NULL, FALSE);
   guint n = g_list_model_get_n_items(G_LIST_MODEL(self->tree));
   for (guint i = 0; i < n; i++) {
     g_autoptr(GtkTreeListRow) row = g_list_model_get_item(G_LIST_MODEL(self->tree), i);
@@ -116,6 +118,36 @@ gboolean ts_function_list_select(TsFunctionList *self, const char *function, int
     return TRUE;
   }
   return FALSE;
+}
+
+gboolean ts_function_list_select(TsFunctionList *self, const char *function, int concrete)
+{
+  g_return_val_if_fail(TS_IS_FUNCTION_LIST(self) && function != NULL, FALSE);
+  if (select_shown(self, function, concrete))
+    return TRUE;
+  /* hidden by the filter: a function asked for by name is shown again */
+  if (!*gtk_editable_get_text(GTK_EDITABLE(self->filter_entry)))
+    return FALSE;
+  ts_function_list_set_filter(self, "");
+  return select_shown(self, function, concrete);
+}
+
+void ts_function_list_set_filter(TsFunctionList *self, const char *text)
+{
+  g_return_if_fail(TS_IS_FUNCTION_LIST(self) && text != NULL);
+  gtk_editable_set_text(GTK_EDITABLE(self->filter_entry), text);
+  gtk_string_filter_set_search(self->filter, text); /* now, not after the entry's delay */
+}
+
+guint ts_function_list_get_n_shown(TsFunctionList *self)
+{
+  g_return_val_if_fail(TS_IS_FUNCTION_LIST(self), 0);
+  return g_list_model_get_n_items(gtk_tree_list_model_get_model(self->tree));
+}
+
+static void on_filter_changed(GtkSearchEntry *entry, TsFunctionList *self)
+{
+  gtk_string_filter_set_search(self->filter, gtk_editable_get_text(GTK_EDITABLE(entry)));
 }
 
 static void ts_function_list_get_property(GObject *object, guint prop_id, GValue *value,
@@ -136,6 +168,8 @@ static void ts_function_list_dispose(GObject *object)
     gtk_widget_unparent(child);
   g_clear_object(&self->selection);
   g_clear_object(&self->module);
+  g_clear_object(&self->filter);
+  g_clear_object(&self->functions);
   G_OBJECT_CLASS(ts_function_list_parent_class)->dispose(object);
 }
 
@@ -154,6 +188,7 @@ static void ts_function_list_class_init(TsFunctionListClass *klass)
   gtk_widget_class_set_template_from_resource(widget_class,
                                               "/io/github/tracescope/Tracescope/ts-function-list.ui");
   gtk_widget_class_bind_template_child(widget_class, TsFunctionList, list_view);
+  gtk_widget_class_bind_template_child(widget_class, TsFunctionList, filter_entry);
   gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name(widget_class, "tsfunctionlist");
 }
@@ -162,9 +197,15 @@ static void ts_function_list_init(TsFunctionList *self)
 {
   gtk_widget_init_template(GTK_WIDGET(self));
   self->functions = g_list_store_new(TS_TYPE_SIDEBAR_ITEM);
-  /* the tree takes the store, the selection the tree */
-  self->tree = gtk_tree_list_model_new(G_LIST_MODEL(self->functions), FALSE, TRUE,
-                                       create_children, NULL, NULL);
+  self->filter = gtk_string_filter_new(gtk_property_expression_new(TS_TYPE_SIDEBAR_ITEM, NULL, "title"));
+  gtk_string_filter_set_match_mode(self->filter, GTK_STRING_FILTER_MATCH_MODE_SUBSTRING);
+  gtk_string_filter_set_ignore_case(self->filter, TRUE);
+  /* the filter model takes the store and the filter, the tree the filter model,
+   * the selection the tree */
+  GtkFilterListModel *shown = gtk_filter_list_model_new(G_LIST_MODEL(g_object_ref(self->functions)),
+                                                        GTK_FILTER(g_object_ref(self->filter)));
+  self->tree = gtk_tree_list_model_new(G_LIST_MODEL(shown), FALSE, TRUE, create_children, NULL, NULL);
+  g_signal_connect(self->filter_entry, "search-changed", G_CALLBACK(on_filter_changed), self);
   self->selection = gtk_single_selection_new(G_LIST_MODEL(self->tree));
   gtk_single_selection_set_autoselect(self->selection, FALSE);
   gtk_single_selection_set_can_unselect(self->selection, TRUE);

@@ -22,6 +22,10 @@ void ts_function_list_add_trace(TsFunctionList *self, TsTraceEntry *entry);
 gboolean ts_function_list_select(TsFunctionList *self, const char *function, int concrete);
 /* The selected row (borrowed), or NULL.  ::notify::selected tells of changes. */
 TsSidebarItem *ts_function_list_get_selected(TsFunctionList *self);
+/* Shows only functions whose name holds text (any case); "" shows all. */
+void ts_function_list_set_filter(TsFunctionList *self, const char *text);
+/* How many function rows the filter lets through. */
+guint ts_function_list_get_n_shown(TsFunctionList *self);
 /* The function rows (borrowed), for tests. */
 GListModel *ts_function_list_get_functions(TsFunctionList *self);
 

@@ -367,6 +367,19 @@ static void test_inputs_remembered(void)
 }
 
 /* Bad inputs and failing calls are messages, not crashes. */
+/* The sidebar filters functions by name; asking for a hidden one shows it. */
+static void test_function_filter(void)
+{
+  TsFunctionList *list = ts_window_get_function_list(window);
+  ts_function_list_set_filter(list, "RELU");
+  g_assert_cmpuint(ts_function_list_get_n_shown(list), ==, 2); /* simple_relu, my_relu */
+  ts_function_list_set_filter(list, "no such function");
+  g_assert_cmpuint(ts_function_list_get_n_shown(list), ==, 0);
+  select_function("deep_net"); /* clears the filter */
+  g_assert_cmpuint(ts_function_list_get_n_shown(list), ==,
+                   n_items(ts_function_list_get_functions(list)));
+}
+
 /* A module's example arguments fill the run panel: the first Run works. */
 static void test_example_arguments(void)
 {
@@ -1066,6 +1079,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/trace-only", test_trace_only);
   g_test_add_func("/app/inputs-remembered", test_inputs_remembered);
   g_test_add_func("/app/example-arguments", test_example_arguments);
+  g_test_add_func("/app/function-filter", test_function_filter);
   g_test_add_func("/app/run-errors", test_run_errors);
   g_test_add_func("/app/cancel", test_cancel);
   g_test_add_func("/app/corrupt-module-refused", test_corrupt_module_refused);
