@@ -156,3 +156,9 @@ static void ts_graph_pane_init(TsGraphPane *self)
   self->graph_view = graph_view_new();
   adw_bin_set_child(self->graph_bin, self->graph_view);
 }
+
+GtkWidget *ts_graph_pane_get_view(TsGraphPane *self)
+{
+  g_return_val_if_fail(TS_IS_GRAPH_PANE(self), NULL);
+  return self->graph_view;
+}

@@ -561,6 +561,63 @@ static void action_compare_concrete(GtkWidget *widget, const char *name, GVarian
                        ts_module_function_concrete(fn, right));
 }
 
+/* ---- export -------------------------------------------------------------------------- */
+
+/* Writes the graph shown (the whole of it, as laid out and coloured) to path:
+ * .png, .svg, .pdf or .dot. */
+static void export_graph(TsWindow *self, const char *path)
+{
+  TsGraphView *view = TS_GRAPH_VIEW(ts_graph_pane_get_view(self->graph_pane));
+  g_autoptr(GError) error = NULL;
+  g_autofree char *base = g_path_get_basename(path);
+  g_autofree char *text = NULL;
+  if (!ts_graph_pane_get_concrete(self->graph_pane))
+    text = g_strdup("There is no graph to export: run a function in graph mode first");
+  else if (!ts_graph_view_export(view, path, TRUE, &error))
+    text = g_strdup_printf("Cannot export the graph: %s", error->message);
+  else
+    text = g_strdup_printf("Graph exported to %s", base);
+  toast(self, text);
+}
+
+static void action_export_graph_to(GtkWidget *widget, const char *name, GVariant *param)
+{
+  export_graph(TS_WINDOW(widget), g_variant_get_string(param, NULL));
+}
+
+static void on_export_response(GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  if (response == GTK_RESPONSE_ACCEPT) {
+    g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
+    g_autofree char *path = file ? g_file_get_path(file) : NULL;
+    if (path)
+      export_graph(TS_WINDOW(user_data), path);
+  }
+  g_object_unref(dialog);
+}
+
+static void action_export_graph(GtkWidget *widget, const char *name, GVariant *param)
+{
+  TsWindow *self = TS_WINDOW(widget);
+  TsConcreteInfo *cf = ts_graph_pane_get_concrete(self->graph_pane);
+  GtkFileChooserNative *chooser =
+    gtk_file_chooser_native_new("Export Graph", GTK_WINDOW(widget), GTK_FILE_CHOOSER_ACTION_SAVE,
+                                "_Export", "_Cancel");
+  g_autofree char *suggested = g_strdup_printf("%s.svg", cf ? cf->function : "graph");
+  gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), suggested);
+  static const char *const KINDS[][2] = {
+    { "SVG image", "*.svg" }, { "PNG image", "*.png" }, { "PDF document", "*.pdf" }, { "Graphviz DOT", "*.dot" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(KINDS); i++) {
+    g_autoptr(GtkFileFilter) filter = gtk_file_filter_new();
+    gtk_file_filter_set_name(filter, KINDS[i][0]);
+    gtk_file_filter_add_pattern(filter, KINDS[i][1]);
+    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(chooser), filter);
+  }
+  g_signal_connect(chooser, "response", G_CALLBACK(on_export_response), widget);
+  gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
+}
+
 static void action_close_compare(GtkWidget *widget, const char *name, GVariant *param)
 {
   close_compare(TS_WINDOW(widget));
@@ -771,10 +828,13 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_install_action(widget_class, "win.select-concrete", "(si)", action_select_function);
   gtk_widget_class_install_action(widget_class, "win.compare-concrete", "(sii)", action_compare_concrete);
   gtk_widget_class_install_action(widget_class, "win.close-compare", NULL, action_close_compare);
+  gtk_widget_class_install_action(widget_class, "win.export-graph", NULL, action_export_graph);
+  gtk_widget_class_install_action(widget_class, "win.export-graph-to", "s", action_export_graph_to);
 
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.run", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F5, 0, "win.run", NULL);
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_e, GDK_CONTROL_MASK, "win.export-graph", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "win.cancel", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_r, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
                                       "win.reload", NULL);

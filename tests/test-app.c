@@ -367,6 +367,24 @@ static void test_inputs_remembered(void)
 }
 
 /* Bad inputs and failing calls are messages, not crashes. */
+static gboolean graph_drawn(gpointer data);
+
+/* The graph shown exports to SVG (and PNG, PDF, DOT) from the window. */
+static void test_export_graph(void)
+{
+  select_function("deep_net");
+  run_with((const char *const[]){ "i32[3]=1,2,3", NULL });
+  wait_for(graph_drawn, window, "the graph");
+  g_autofree char *svg = g_build_filename(tmp_dir, "deep_net.svg", NULL);
+  activate("win.export-graph-to", "s", svg);
+  g_assert_true(g_file_test(svg, G_FILE_TEST_EXISTS));
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(svg, &text, NULL, NULL));
+  g_assert_nonnull(strstr(text, "<svg"));
+  g_assert_nonnull(strstr(text, "Relu"));
+  g_unlink(svg);
+}
+
 /* The sidebar filters functions by name; asking for a hidden one shows it. */
 static void test_function_filter(void)
 {
@@ -1080,6 +1098,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/inputs-remembered", test_inputs_remembered);
   g_test_add_func("/app/example-arguments", test_example_arguments);
   g_test_add_func("/app/function-filter", test_function_filter);
+  g_test_add_func("/app/export-graph", test_export_graph);
   g_test_add_func("/app/run-errors", test_run_errors);
   g_test_add_func("/app/cancel", test_cancel);
   g_test_add_func("/app/corrupt-module-refused", test_corrupt_module_refused);
