@@ -370,7 +370,9 @@ static void ts_application_open(GApplication *app, GFile **files, int n_files, c
   TsApplication *self = TS_APPLICATION(app);
   for (int i = 0; i < n_files; i++) {
     g_autofree char *path = g_file_get_path(files[i]);
-    if (path)
+    if (path && g_str_has_suffix(path, ".json"))
+      ts_window_open_session(new_window(self), path); /* a saved session */
+    else if (path)
       ts_window_open_module(new_window(self), path);
   }
 }

@@ -22,6 +22,18 @@ static void concrete_clear(TsConcreteInfo *cf)
   ts_graph_free(cf->graph);
 }
 
+TsConcreteInfo *ts_concrete_info_new(const char *function, int index, const char *signature,
+                                     const char *pretty_signature, ts_graph *graph)
+{
+  TsConcreteInfo *cf = g_atomic_rc_box_new0(TsConcreteInfo);
+  cf->function = g_strdup(function);
+  cf->index = index;
+  cf->signature = g_strdup(signature);
+  cf->pretty_signature = g_strdup(pretty_signature ? pretty_signature : "");
+  cf->graph = graph;
+  return cf;
+}
+
 TsConcreteInfo *ts_concrete_info_ref(TsConcreteInfo *cf) { return g_atomic_rc_box_acquire(cf); }
 void ts_concrete_info_unref(TsConcreteInfo *cf) { g_atomic_rc_box_release_full(cf, (GDestroyNotify)concrete_clear); }
 
@@ -135,12 +147,7 @@ TsConcreteInfo *ts_loaded_module_add_trace(TsLoadedModule *self, const char *fun
     ts_graph_free(graph);
     return NULL;
   }
-  TsConcreteInfo *cf = g_atomic_rc_box_new0(TsConcreteInfo);
-  cf->function = g_strdup(function);
-  cf->index = n_concrete - 1;
-  cf->signature = g_strdup(signature);
-  cf->pretty_signature = g_strdup(pretty_signature ? pretty_signature : "");
-  cf->graph = graph;
+  TsConcreteInfo *cf = ts_concrete_info_new(function, n_concrete - 1, signature, pretty_signature, graph);
   g_ptr_array_add(fn->concrete, cf);
   fn->trace_count = trace_count;
   return cf;

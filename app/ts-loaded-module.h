@@ -18,6 +18,9 @@ typedef struct {
   ts_graph *graph;        /* NULL if the worker could not send it */
 } TsConcreteInfo;
 
+/* Takes graph. */
+TsConcreteInfo *ts_concrete_info_new(const char *function, int index, const char *signature,
+                                     const char *pretty_signature, ts_graph *graph);
 TsConcreteInfo *ts_concrete_info_ref(TsConcreteInfo *cf);
 void ts_concrete_info_unref(TsConcreteInfo *cf);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TsConcreteInfo, ts_concrete_info_unref)

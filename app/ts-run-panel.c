@@ -2,6 +2,7 @@
 #include "ts-run-panel.h"
 
 #include <adwaita.h>
+#include <string.h>
 
 #include "ts-arg-row.h"
 
@@ -44,9 +45,39 @@ static void remembered_free(gpointer data)
   g_free(r);
 }
 
+static char *key_for(const char *source, const char *function)
+{
+  return g_strdup_printf("%s\n%s", source, function);
+}
+
 static char *remember_key(TsRunPanel *self)
 {
-  return g_strdup_printf("%s\n%s", ts_loaded_module_get_source(self->module), self->function);
+  return key_for(ts_loaded_module_get_source(self->module), self->function);
+}
+
+void ts_run_panel_remember(TsRunPanel *self, const char *source, const char *function,
+                           const char *const *specs, guint repeat)
+{
+  g_return_if_fail(TS_IS_RUN_PANEL(self) && source != NULL && function != NULL && specs != NULL);
+  Remembered *r = g_new0(Remembered, 1);
+  r->specs = g_strdupv((char **)specs);
+  r->repeat = MAX(repeat, 1);
+  g_hash_table_replace(self->remembered, key_for(source, function), r);
+}
+
+void ts_run_panel_foreach_remembered(TsRunPanel *self, const char *source, TsRememberedFunc func,
+                                     gpointer user_data)
+{
+  g_return_if_fail(TS_IS_RUN_PANEL(self) && source != NULL && func != NULL);
+  g_autofree char *prefix = key_for(source, "");
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init(&it, self->remembered);
+  while (g_hash_table_iter_next(&it, &key, &value)) {
+    const Remembered *r = value;
+    if (g_str_has_prefix(key, prefix))
+      func((const char *)key + strlen(prefix), (const char *const *)r->specs, r->repeat, user_data);
+  }
 }
 
 static void on_row_remove(TsArgRow *row, gpointer user_data)

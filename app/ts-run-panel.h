@@ -22,6 +22,14 @@ GStrv ts_run_panel_dup_args(TsRunPanel *self, GError **error);
 /* Sets the editors from specs (adding rows for a function without named parameters). */
 void ts_run_panel_set_args(TsRunPanel *self, const char *const *specs);
 guint ts_run_panel_get_repeat(TsRunPanel *self);
+
+/* The arguments remembered per function (a session saved or read back). */
+void ts_run_panel_remember(TsRunPanel *self, const char *source, const char *function,
+                           const char *const *specs, guint repeat);
+typedef void (*TsRememberedFunc)(const char *function, const char *const *specs, guint repeat,
+                                 gpointer user_data);
+void ts_run_panel_foreach_remembered(TsRunPanel *self, const char *source, TsRememberedFunc func,
+                                     gpointer user_data);
 void ts_run_panel_set_repeat(TsRunPanel *self, guint repeat);
 
 /* While running: the progress bar (fraction < 0 pulses) and Cancel. */

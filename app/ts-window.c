@@ -6,6 +6,7 @@
 #include "ts-graph-view.h"
 #include "ts-input-signature.h"
 #include "ts-module-watch.h"
+#include "ts-session.h"
 
 #define MAX_RECENT 8
 
@@ -39,6 +40,7 @@ struct _TsWindow {
   GtkWindow *error_dialog;
   char *current_function; /* the run panel's */
   char *death;            /* how the last run ended its worker, shown again after the restart */
+  TsSession *session;     /* a session being opened: applied once its module is */
 };
 
 enum { PROP_0, PROP_MODULE, PROP_BUSY, N_PROPS };
@@ -204,6 +206,8 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep)
   g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_MODULE]);
 }
 
+static void apply_session(TsWindow *self);
+
 static void show_error_dialog(TsWindow *self, const char *heading, const char *message)
 {
   g_free(self->error);
@@ -247,6 +251,8 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer user_data)
     }
   } else {
     set_module(self, module, req->kind != LOAD_OPEN);
+    if (req->kind == LOAD_OPEN && self->session)
+      apply_session(self);
     /* the run panel starts afresh with the module: what ended the last run stays said */
     if (req->kind == LOAD_RESTART && self->death)
       ts_run_panel_show_error(self->run_panel, self->death);
@@ -342,6 +348,7 @@ static void on_run_done(GObject *source, GAsyncResult *result, gpointer user_dat
     ts_run_panel_show_error(self->run_panel, error->message);
   if (g_error_matches(error, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED)) {
     g_free(self->death);
+  g_clear_pointer(&self->session, ts_session_free);
     self->death = g_strdup(error->message);
   }
   notify_busy(self);
@@ -561,6 +568,123 @@ static void action_compare_concrete(GtkWidget *widget, const char *name, GVarian
                        ts_module_function_concrete(fn, right));
 }
 
+/* ---- sessions ------------------------------------------------------------------------ */
+
+static void remember_into(const char *function, const char *const *specs, guint repeat, gpointer session)
+{
+  ts_session_add_args(session, function, specs, repeat);
+}
+
+static void save_session(TsWindow *self, const char *path)
+{
+  if (!self->module) {
+    toast(self, "Open a module first: a session is what you did with one");
+    return;
+  }
+  /* what the run panel shows now counts as typed */
+  g_auto(GStrv) current = ts_run_panel_dup_args(self->run_panel, NULL);
+  TsSidebarItem *item = ts_function_list_get_selected(self->function_list);
+  g_autoptr(TsSession) session =
+    ts_session_new(ts_loaded_module_get_source(self->module),
+                   item ? ts_sidebar_item_get_function_name(item) : NULL, is_eager(self) ? "eager" : "graph");
+  ts_run_panel_foreach_remembered(self->run_panel, ts_loaded_module_get_source(self->module), remember_into,
+                                  session);
+  GListModel *log = ts_trace_log_get_entries(self->trace_log);
+  for (guint i = 0; i < g_list_model_get_n_items(log); i++) {
+    g_autoptr(TsTraceEntry) entry = g_list_model_get_item(log, i);
+    ts_session_add_entry(session, entry);
+  }
+  g_autoptr(GError) error = NULL;
+  g_autofree char *base = g_path_get_basename(path);
+  g_autofree char *text = ts_session_save(session, path, &error)
+                            ? g_strdup_printf("Session saved to %s", base)
+                            : g_strdup(error->message);
+  toast(self, text);
+}
+
+/* Once the session's module is open: its arguments, mode, selection and log. */
+static void apply_session(TsWindow *self)
+{
+  g_autoptr(TsSession) session = g_steal_pointer(&self->session);
+  const char *source = ts_loaded_module_get_source(self->module);
+  for (guint i = 0; i < session->args->len; i++) {
+    const TsSessionArgs *a = g_ptr_array_index(session->args, i);
+    ts_run_panel_remember(self->run_panel, source, a->function, (const char *const *)a->specs, a->repeat);
+  }
+  g_action_group_change_action_state(G_ACTION_GROUP(self), "mode", g_variant_new_string(session->mode));
+  g_autoptr(GPtrArray) entries = ts_session_make_entries(session, self->module);
+  for (guint i = 0; i < entries->len; i++)
+    ts_trace_log_add(self->trace_log, g_ptr_array_index(entries, i));
+  if (session->function)
+    ts_function_list_select(self->function_list, session->function, -1);
+  /* the run panel shows the remembered arguments of the selection */
+  g_clear_pointer(&self->current_function, g_free);
+  show_selection(self);
+}
+
+void ts_window_open_session(TsWindow *self, const char *path)
+{
+  g_return_if_fail(TS_IS_WINDOW(self) && path != NULL);
+  g_autoptr(GError) error = NULL;
+  TsSession *session = ts_session_load(path, &error);
+  if (!session) {
+    show_error_dialog(self, "Cannot Open Session", error->message);
+    return;
+  }
+  g_clear_pointer(&self->session, ts_session_free);
+  self->session = session;
+  load(self, session->module, LOAD_OPEN);
+}
+
+static void action_save_session_to(GtkWidget *widget, const char *name, GVariant *param)
+{
+  save_session(TS_WINDOW(widget), g_variant_get_string(param, NULL));
+}
+
+static void action_open_session_from(GtkWidget *widget, const char *name, GVariant *param)
+{
+  ts_window_open_session(TS_WINDOW(widget), g_variant_get_string(param, NULL));
+}
+
+static void on_session_response(GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  if (response == GTK_RESPONSE_ACCEPT) {
+    g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
+    g_autofree char *path = file ? g_file_get_path(file) : NULL;
+    gboolean saving = gtk_file_chooser_get_action(GTK_FILE_CHOOSER(dialog)) == GTK_FILE_CHOOSER_ACTION_SAVE;
+    if (path && saving)
+      save_session(TS_WINDOW(user_data), path);
+    else if (path)
+      ts_window_open_session(TS_WINDOW(user_data), path);
+  }
+  g_object_unref(dialog);
+}
+
+static void choose_session(TsWindow *self, gboolean save)
+{
+  GtkFileChooserNative *chooser = gtk_file_chooser_native_new(
+    save ? "Save Session" : "Open Session", GTK_WINDOW(self),
+    save ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_OPEN, save ? "_Save" : "_Open", "_Cancel");
+  if (save)
+    gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), "session.json");
+  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new();
+  gtk_file_filter_set_name(filter, "Tracescope sessions (.json)");
+  gtk_file_filter_add_pattern(filter, "*.json");
+  gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(chooser), filter);
+  g_signal_connect(chooser, "response", G_CALLBACK(on_session_response), self);
+  gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
+}
+
+static void action_save_session(GtkWidget *widget, const char *name, GVariant *param)
+{
+  choose_session(TS_WINDOW(widget), TRUE);
+}
+
+static void action_open_session(GtkWidget *widget, const char *name, GVariant *param)
+{
+  choose_session(TS_WINDOW(widget), FALSE);
+}
+
 /* ---- export -------------------------------------------------------------------------- */
 
 /* Writes the graph shown (the whole of it, as laid out and coloured) to path:
@@ -778,6 +902,7 @@ static void ts_window_finalize(GObject *object)
   g_free(self->error);
   g_free(self->current_function);
   g_free(self->death);
+  g_clear_pointer(&self->session, ts_session_free);
   G_OBJECT_CLASS(ts_window_parent_class)->finalize(object);
 }
 
@@ -829,6 +954,10 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_install_action(widget_class, "win.compare-concrete", "(sii)", action_compare_concrete);
   gtk_widget_class_install_action(widget_class, "win.close-compare", NULL, action_close_compare);
   gtk_widget_class_install_action(widget_class, "win.export-graph", NULL, action_export_graph);
+  gtk_widget_class_install_action(widget_class, "win.save-session", NULL, action_save_session);
+  gtk_widget_class_install_action(widget_class, "win.save-session-to", "s", action_save_session_to);
+  gtk_widget_class_install_action(widget_class, "win.open-session", NULL, action_open_session);
+  gtk_widget_class_install_action(widget_class, "win.open-session-from", "s", action_open_session_from);
   gtk_widget_class_install_action(widget_class, "win.export-graph-to", "s", action_export_graph_to);
 
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);

@@ -49,6 +49,9 @@ gboolean ts_window_get_graph_drawn(TsWindow *self);
 TsComparePane *ts_window_get_compare_pane(TsWindow *self);
 gboolean ts_window_get_comparing(TsWindow *self);
 TsEngineWorker *ts_window_get_engine(TsWindow *self);
+/* Opens a saved session (docs/session.md): its module, arguments, mode,
+ * selection and trace log. */
+void ts_window_open_session(TsWindow *self, const char *path);
 TsRunPanel *ts_window_get_run_panel(TsWindow *self);
 TsTraceLog *ts_window_get_trace_log(TsWindow *self);
 TsConsole *ts_window_get_console(TsWindow *self);

@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
   build-essential gcc make pkg-config meson ninja-build
-  libglib2.0-dev libglib2.0-bin
+  libglib2.0-dev libglib2.0-bin libjson-glib-dev
   libopenblas-dev
   libdw-dev
   libgraphviz-dev

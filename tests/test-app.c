@@ -369,6 +369,46 @@ static void test_inputs_remembered(void)
 /* Bad inputs and failing calls are messages, not crashes. */
 static gboolean graph_drawn(gpointer data);
 
+/* Save Session, then Open Session in a cleared window: the module, the
+ * selection, the arguments typed and the trace log with its graphs come back. */
+static void test_session_round_trip(void)
+{
+  select_function("deep_net");
+  run_with((const char *const[]){ "i32[3]=4,5,6", NULL });
+  guint traces = n_traces();
+  g_assert_cmpuint(traces, >, 0);
+  g_autofree char *path = g_build_filename(tmp_dir, "session.json", NULL);
+  activate("win.save-session-to", "s", path);
+  g_assert_true(g_file_test(path, G_FILE_TEST_EXISTS));
+
+  clear_logs();
+  select_function("square_if_positive");
+  activate("win.open-session-from", "s", path);
+  wait_idle();
+  g_assert_null(ts_window_get_error_dialog(window));
+  g_assert_cmpuint(n_traces(), ==, traces);
+  TsSidebarItem *item = ts_function_list_get_selected(ts_window_get_function_list(window));
+  g_assert_nonnull(item);
+  g_assert_cmpstr(ts_sidebar_item_get_function_name(item), ==, "deep_net");
+  g_auto(GStrv) args = ts_run_panel_dup_args(ts_window_get_run_panel(window), NULL);
+  g_assert_cmpstrv(args, ((const char *const[]){ "i32[3]=4,5,6", NULL }));
+  /* every trace came back with its graph */
+  for (guint i = 0; i < traces; i++)
+    g_assert_nonnull(ts_trace_entry_get_concrete(trace_row(i))->graph);
+
+  /* a file that is not a session is refused with the reason */
+  g_autofree char *bad = g_build_filename(tmp_dir, "bad.json", NULL);
+  g_assert_true(g_file_set_contents(bad, "{\"format\": \"tracescope-session\", \"version\": 7}", -1, NULL));
+  activate("win.open-session-from", "s", bad);
+  GtkWindow *dialog = ts_window_get_error_dialog(window);
+  g_assert_nonnull(dialog);
+  g_assert_nonnull(strstr(ts_window_get_error(window), "it is version 7; this Tracescope reads version 1"));
+  gtk_window_destroy(dialog);
+  wait_idle();
+  g_unlink(bad);
+  g_unlink(path);
+}
+
 /* The graph shown exports to SVG (and PNG, PDF, DOT) from the window. */
 static void test_export_graph(void)
 {
@@ -1099,6 +1139,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/example-arguments", test_example_arguments);
   g_test_add_func("/app/function-filter", test_function_filter);
   g_test_add_func("/app/export-graph", test_export_graph);
+  g_test_add_func("/app/session-round-trip", test_session_round_trip);
   g_test_add_func("/app/run-errors", test_run_errors);
   g_test_add_func("/app/cancel", test_cancel);
   g_test_add_func("/app/corrupt-module-refused", test_corrupt_module_refused);

@@ -1,0 +1,364 @@
+/* ts-session.c — sessions as JSON (json-glib), checked field by field on
+ * the way in: a session file from elsewhere gives an error, never a crash. */
+#include "ts-session.h"
+
+#include <json-glib/json-glib.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FORMAT "tracescope-session"
+#define VERSION 1
+
+static void args_free(TsSessionArgs *a)
+{
+  g_free(a->function);
+  g_strfreev(a->specs);
+  g_free(a);
+}
+
+static void trace_free(TsSessionTrace *t)
+{
+  g_free(t->function);
+  g_free(t->signature);
+  g_free(t->reason_text);
+  g_free(t->call_label);
+  g_clear_pointer(&t->concrete, ts_concrete_info_unref);
+  g_free(t);
+}
+
+TsSession *ts_session_new(const char *module, const char *function, const char *mode)
+{
+  TsSession *s = g_new0(TsSession, 1);
+  s->module = g_strdup(module);
+  s->function = g_strdup(function);
+  s->mode = g_strdup(mode ? mode : "graph");
+  s->args = g_ptr_array_new_with_free_func((GDestroyNotify)args_free);
+  s->traces = g_ptr_array_new_with_free_func((GDestroyNotify)trace_free);
+  return s;
+}
+
+void ts_session_free(TsSession *s)
+{
+  if (!s)
+    return;
+  g_free(s->module);
+  g_free(s->function);
+  g_free(s->mode);
+  g_ptr_array_unref(s->args);
+  g_ptr_array_unref(s->traces);
+  g_free(s);
+}
+
+void ts_session_add_args(TsSession *s, const char *function, const char *const *specs, guint repeat)
+{
+  TsSessionArgs *a = g_new0(TsSessionArgs, 1);
+  a->function = g_strdup(function);
+  a->specs = g_strdupv((char **)specs);
+  a->repeat = MAX(repeat, 1);
+  g_ptr_array_add(s->args, a);
+}
+
+void ts_session_add_entry(TsSession *s, TsTraceEntry *entry)
+{
+  TsSessionTrace *t = g_new0(TsSessionTrace, 1);
+  t->function = g_strdup(ts_trace_entry_get_function(entry));
+  t->signature = g_strdup(ts_trace_entry_get_signature(entry));
+  t->reason = ts_trace_entry_get_reason_code(entry);
+  t->reason_text = g_strdup(ts_trace_entry_get_reason(entry));
+  t->duration_ns = ts_trace_entry_get_duration_ns(entry);
+  t->n_concrete = ts_trace_entry_get_n_concrete(entry);
+  t->call_label = g_strdup(ts_trace_entry_get_call_label(entry));
+  t->time_us = ts_trace_entry_get_time(entry);
+  TsConcreteInfo *cf = (TsConcreteInfo *)ts_trace_entry_get_concrete(entry);
+  t->concrete = cf ? ts_concrete_info_ref(cf) : NULL;
+  g_ptr_array_add(s->traces, t);
+}
+
+GPtrArray *ts_session_make_entries(const TsSession *s, TsLoadedModule *module)
+{
+  GPtrArray *entries = g_ptr_array_new_with_free_func(g_object_unref);
+  for (guint i = 0; i < s->traces->len; i++) {
+    const TsSessionTrace *t = g_ptr_array_index(s->traces, i);
+    TsWorkerTrace trace = {
+      .function = t->function, .signature = t->signature, .reason = t->reason,
+      .reason_text = t->reason_text, .duration_ns = t->duration_ns, .n_concrete = t->n_concrete,
+    };
+    g_ptr_array_add(entries, ts_trace_entry_new(module, &trace, t->concrete, t->call_label, t->time_us));
+  }
+  return entries;
+}
+
+/* ---- writing ----------------------------------------------------------------------- */
+
+static void add_string(JsonBuilder *b, const char *name, const char *value)
+{
+  json_builder_set_member_name(b, name);
+  if (value)
+    json_builder_add_string_value(b, value);
+  else
+    json_builder_add_null_value(b);
+}
+
+static void add_int(JsonBuilder *b, const char *name, gint64 value)
+{
+  json_builder_set_member_name(b, name);
+  json_builder_add_int_value(b, value);
+}
+
+static void add_trace(JsonBuilder *b, const TsSessionTrace *t)
+{
+  json_builder_begin_object(b);
+  add_string(b, "function", t->function);
+  add_string(b, "signature", t->signature);
+  add_int(b, "reason", t->reason);
+  add_string(b, "reason_text", t->reason_text);
+  add_int(b, "duration_ns", (gint64)t->duration_ns);
+  add_int(b, "n_concrete", t->n_concrete);
+  add_string(b, "call", t->call_label);
+  add_int(b, "time_us", t->time_us);
+  if (t->concrete) {
+    add_string(b, "pretty_signature", t->concrete->pretty_signature);
+    size_t size = 0;
+    void *bytes = t->concrete->graph ? ts_graph_serialize(t->concrete->graph, &size) : NULL;
+    if (bytes) {
+      g_autofree char *text = g_base64_encode(bytes, size);
+      add_string(b, "graph", text);
+      free(bytes);
+    } else {
+      ts_error_clear();
+    }
+  }
+  json_builder_end_object(b);
+}
+
+gboolean ts_session_save(const TsSession *s, const char *path, GError **error)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new();
+  json_builder_begin_object(b);
+  add_string(b, "format", FORMAT);
+  add_int(b, "version", VERSION);
+  add_string(b, "module", s->module);
+  add_string(b, "function", s->function);
+  add_string(b, "mode", s->mode);
+  json_builder_set_member_name(b, "arguments");
+  json_builder_begin_array(b);
+  for (guint i = 0; i < s->args->len; i++) {
+    const TsSessionArgs *a = g_ptr_array_index(s->args, i);
+    json_builder_begin_object(b);
+    add_string(b, "function", a->function);
+    json_builder_set_member_name(b, "specs");
+    json_builder_begin_array(b);
+    for (char **spec = a->specs; spec && *spec; spec++)
+      json_builder_add_string_value(b, *spec);
+    json_builder_end_array(b);
+    add_int(b, "repeat", a->repeat);
+    json_builder_end_object(b);
+  }
+  json_builder_end_array(b);
+  json_builder_set_member_name(b, "trace_log");
+  json_builder_begin_array(b);
+  for (guint i = 0; i < s->traces->len; i++)
+    add_trace(b, g_ptr_array_index(s->traces, i));
+  json_builder_end_array(b);
+  json_builder_end_object(b);
+  g_autoptr(JsonGenerator) gen = json_generator_new();
+  g_autoptr(JsonNode) root = json_builder_get_root(b);
+  json_generator_set_root(gen, root);
+  json_generator_set_pretty(gen, TRUE);
+  gsize length;
+  g_autofree char *text = json_generator_to_data(gen, &length);
+  if (!g_file_set_contents(path, text, (gssize)length, error)) {
+    g_prefix_error(error, "cannot save the session: ");
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* ---- reading ------------------------------------------------------------------------- */
+
+typedef struct {
+  const char *path;
+  GError **error;
+} Reader;
+
+static gboolean bad(Reader *r, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
+static gboolean bad(Reader *r, const char *fmt, ...)
+{
+  va_list ap;
+  va_start(ap, fmt);
+  g_autofree char *what = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  g_set_error(r->error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA, "'%s' is not a Tracescope session: %s",
+              r->path, what);
+  return FALSE;
+}
+
+/* The member `name` of o as a string; NULL and no error when absent or null
+ * and optional, else an error. */
+static gboolean get_string(Reader *r, JsonObject *o, const char *where, const char *name,
+                           gboolean optional, char **out)
+{
+  JsonNode *n = json_object_get_member(o, name);
+  *out = NULL;
+  if (!n || JSON_NODE_HOLDS_NULL(n))
+    return optional || bad(r, "%s has no %s", where, name);
+  if (!JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_STRING)
+    return bad(r, "%s: %s is not a string", where, name);
+  *out = g_strdup(json_node_get_string(n));
+  return TRUE;
+}
+
+static gboolean get_int(Reader *r, JsonObject *o, const char *where, const char *name, gint64 min,
+                        gint64 max, gint64 *out)
+{
+  JsonNode *n = json_object_get_member(o, name);
+  if (!n || !JSON_NODE_HOLDS_VALUE(n) || json_node_get_value_type(n) != G_TYPE_INT64)
+    return bad(r, "%s: %s is not an integer", where, name);
+  *out = json_node_get_int(n);
+  if (*out < min || *out > max)
+    return bad(r, "%s: %s %" G_GINT64_FORMAT " is out of range", where, name, *out);
+  return TRUE;
+}
+
+static JsonArray *get_array(Reader *r, JsonObject *o, const char *name)
+{
+  JsonNode *n = json_object_get_member(o, name);
+  if (!n)
+    return NULL;
+  if (!JSON_NODE_HOLDS_ARRAY(n)) {
+    bad(r, "%s is not an array", name);
+    return NULL;
+  }
+  return json_node_get_array(n);
+}
+
+static gboolean read_args(Reader *r, TsSession *s, JsonArray *args)
+{
+  for (guint i = 0; args && i < json_array_get_length(args); i++) {
+    g_autofree char *where = g_strdup_printf("arguments[%u]", i);
+    JsonNode *n = json_array_get_element(args, i);
+    if (!JSON_NODE_HOLDS_OBJECT(n))
+      return bad(r, "%s is not an object", where);
+    JsonObject *o = json_node_get_object(n);
+    g_autofree char *function = NULL;
+    gint64 repeat;
+    JsonArray *specs = get_array(r, o, "specs");
+    if (!get_string(r, o, where, "function", FALSE, &function) || !specs ||
+        !get_int(r, o, where, "repeat", 1, G_MAXUINT32, &repeat))
+      return specs ? FALSE : bad(r, "%s has no specs", where);
+    g_autoptr(GStrvBuilder) b = g_strv_builder_new();
+    for (guint k = 0; k < json_array_get_length(specs); k++) {
+      JsonNode *spec = json_array_get_element(specs, k);
+      if (!JSON_NODE_HOLDS_VALUE(spec) || json_node_get_value_type(spec) != G_TYPE_STRING)
+        return bad(r, "%s: spec %u is not a string", where, k);
+      g_strv_builder_add(b, json_node_get_string(spec));
+    }
+    g_auto(GStrv) list = g_strv_builder_end(b);
+    ts_session_add_args(s, function, (const char *const *)list, (guint)repeat);
+  }
+  return TRUE;
+}
+
+static gboolean read_graph(Reader *r, const char *where, const char *base64, ts_graph **out)
+{
+  gsize size;
+  g_autofree guchar *bytes = g_base64_decode(base64, &size);
+  *out = ts_graph_deserialize(bytes, size);
+  if (*out)
+    return TRUE;
+  ts_error *e = ts_error_take();
+  gboolean ret = bad(r, "%s: its graph does not read: %s", where, e ? e->message : "?");
+  ts_error_free(e);
+  return ret;
+}
+
+static gboolean read_trace(Reader *r, TsSession *s, guint i, JsonNode *n)
+{
+  g_autofree char *where = g_strdup_printf("trace_log[%u]", i);
+  if (!JSON_NODE_HOLDS_OBJECT(n))
+    return bad(r, "%s is not an object", where);
+  JsonObject *o = json_node_get_object(n);
+  TsSessionTrace *t = g_new0(TsSessionTrace, 1);
+  g_ptr_array_add(s->traces, t);
+  gint64 reason, duration, n_concrete, time_us;
+  g_autofree char *pretty = NULL, *graph = NULL;
+  if (!get_string(r, o, where, "function", FALSE, &t->function) ||
+      !get_string(r, o, where, "signature", FALSE, &t->signature) ||
+      !get_string(r, o, where, "reason_text", TRUE, &t->reason_text) ||
+      !get_string(r, o, where, "call", TRUE, &t->call_label) ||
+      !get_string(r, o, where, "pretty_signature", TRUE, &pretty) ||
+      !get_string(r, o, where, "graph", TRUE, &graph) ||
+      !get_int(r, o, where, "reason", 0, TS_TRACE_REASON_COUNT - 1, &reason) ||
+      !get_int(r, o, where, "duration_ns", 0, G_MAXINT64, &duration) ||
+      !get_int(r, o, where, "n_concrete", 1, G_MAXINT32, &n_concrete) ||
+      !get_int(r, o, where, "time_us", 0, G_MAXINT64, &time_us))
+    return FALSE;
+  t->reason = (ts_trace_reason)reason;
+  t->duration_ns = (guint64)duration;
+  t->n_concrete = (int)n_concrete;
+  t->time_us = time_us;
+  ts_graph *g = NULL;
+  if (graph && !read_graph(r, where, graph, &g))
+    return FALSE;
+  if (g || pretty)
+    t->concrete = ts_concrete_info_new(t->function, t->n_concrete - 1, t->signature, pretty, g);
+  return TRUE;
+}
+
+static gboolean read_session(Reader *r, TsSession *s, JsonNode *root)
+{
+  if (!root || !JSON_NODE_HOLDS_OBJECT(root))
+    return bad(r, "not a JSON object");
+  JsonObject *o = json_node_get_object(root);
+  g_autofree char *format = NULL;
+  gint64 version;
+  if (!get_string(r, o, "the file", "format", FALSE, &format))
+    return FALSE;
+  if (strcmp(format, FORMAT) != 0)
+    return bad(r, "its format is '%s'", format);
+  if (!get_int(r, o, "the file", "version", 0, G_MAXINT32, &version))
+    return FALSE;
+  if (version != VERSION)
+    return bad(r, "it is version %" G_GINT64_FORMAT "; this Tracescope reads version %d", version, VERSION);
+  if (!get_string(r, o, "the file", "module", FALSE, &s->module) ||
+      !get_string(r, o, "the file", "function", TRUE, &s->function))
+    return FALSE;
+  g_autofree char *mode = NULL;
+  if (!get_string(r, o, "the file", "mode", TRUE, &mode))
+    return FALSE;
+  if (mode && strcmp(mode, "graph") != 0 && strcmp(mode, "eager") != 0)
+    return bad(r, "mode '%s' is neither graph nor eager", mode);
+  if (mode) {
+    g_free(s->mode);
+    s->mode = g_steal_pointer(&mode);
+  }
+  JsonArray *args = get_array(r, o, "arguments");
+  if (!args && json_object_has_member(o, "arguments"))
+    return FALSE;
+  if (!read_args(r, s, args))
+    return FALSE;
+  JsonArray *log = get_array(r, o, "trace_log");
+  if (!log && json_object_has_member(o, "trace_log"))
+    return FALSE;
+  for (guint i = 0; log && i < json_array_get_length(log); i++)
+    if (!read_trace(r, s, i, json_array_get_element(log, i)))
+      return FALSE;
+  return TRUE;
+}
+
+TsSession *ts_session_load(const char *path, GError **error)
+{
+  g_return_val_if_fail(path != NULL, NULL);
+  g_autoptr(JsonParser) parser = json_parser_new_immutable();
+  if (!json_parser_load_from_mapped_file(parser, path, error)) {
+    g_prefix_error(error, "cannot open the session '%s': ", path);
+    return NULL;
+  }
+  Reader r = { .path = path, .error = error };
+  TsSession *s = ts_session_new(NULL, NULL, "graph");
+  if (!read_session(&r, s, json_parser_get_root(parser))) {
+    ts_session_free(s);
+    return NULL;
+  }
+  return s;
+}

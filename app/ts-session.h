@@ -1,0 +1,56 @@
+/* ts-session.h — a saved session: the module, what was selected, the
+ * arguments typed per function and the trace log with each trace's graph,
+ * as a JSON file (docs/session.md).  Graphs inside are in their one
+ * serialized form (docs/graph-format.md), base64-encoded. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "ts-trace-entry.h"
+
+G_BEGIN_DECLS
+
+/* Arguments the user gave a function. */
+typedef struct {
+  char *function;
+  char **specs;
+  guint repeat;
+} TsSessionArgs;
+
+/* A row of the trace log. */
+typedef struct {
+  char *function;
+  char *signature;
+  ts_trace_reason reason;
+  char *reason_text;
+  guint64 duration_ns;
+  int n_concrete;
+  char *call_label;
+  gint64 time_us;
+  TsConcreteInfo *concrete; /* with its graph; NULL if the trace had none */
+} TsSessionTrace;
+
+typedef struct {
+  char *module;        /* what was opened: "seeds" or a path */
+  char *function;      /* selected, or NULL */
+  char *mode;          /* "graph" or "eager" */
+  GPtrArray *args;     /* TsSessionArgs * */
+  GPtrArray *traces;   /* TsSessionTrace * */
+} TsSession;
+
+TsSession *ts_session_new(const char *module, const char *function, const char *mode);
+void ts_session_free(TsSession *session);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC(TsSession, ts_session_free)
+
+void ts_session_add_args(TsSession *session, const char *function, const char *const *specs, guint repeat);
+void ts_session_add_entry(TsSession *session, TsTraceEntry *entry);
+
+/* Writes session to path (atomically).  FALSE with an error naming path. */
+gboolean ts_session_save(const TsSession *session, const char *path, GError **error);
+/* Reads a session; NULL with an error naming path and what was wrong. */
+TsSession *ts_session_load(const char *path, GError **error);
+
+/* The trace log of a session read back, as entries of module. */
+GPtrArray *ts_session_make_entries(const TsSession *session, TsLoadedModule *module);
+
+G_END_DECLS
