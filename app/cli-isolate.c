@@ -41,7 +41,8 @@ static void on_output(TsWorker *w, guint call_id, int fd, const char *line, gint
 static void on_trace(TsWorker *w, TsWorkerTrace *t, Session *s)
 {
   if (s->o->trace_log)
-    cli_print_trace(t->function, t->signature, t->reason, t->reason_text, t->duration_ns, t->n_concrete);
+    cli_print_trace(t->function, t->signature, t->reason, t->reason_text, t->duration_ns, t->n_concrete,
+                    t->error != NULL);
 }
 
 static void on_warning(TsWorker *w, guint call_id, guint kind, const char *function,

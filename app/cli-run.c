@@ -34,15 +34,17 @@ static void on_event(const ts_event *ev, void *user_data)
   }
   const ts_trace_event *t = &ev->trace;
   cli_print_trace(t->function_name, t->signature, t->reason, t->reason_text, t->duration_ns,
-                  t->n_concrete);
+                  t->n_concrete, t->error != NULL);
 }
 
 void cli_print_trace(const char *function, const char *signature, ts_trace_reason reason,
-                     const char *reason_text, uint64_t duration_ns, int n_concrete)
+                     const char *reason_text, uint64_t duration_ns, int n_concrete, bool failed)
 {
   bool first = reason == TS_TRACE_FIRST_CALL || reason == TS_TRACE_EXPLICIT;
   const char *why = (unsigned)reason < TS_TRACE_REASON_COUNT ? REASONS[reason] : "?";
-  printf("[trace] %s%s: %s (%s)", function, signature, first ? "traced" : "retraced", why);
+  /* a failed trace's error follows as the command's error */
+  const char *what = failed ? "tracing failed" : first ? "traced" : "retraced";
+  printf("[trace] %s%s: %s (%s)", function, signature, what, why);
   if (!first)
     printf(": %s", reason_text);
   printf(" [%.3f ms, %d concrete function%s]\n", (double)duration_ns / 1e6, n_concrete,

@@ -92,7 +92,7 @@ ts_concrete *cli_trace_aside(ts_function *fn, const cli_args *a);
 int cli_listen(bool trace_log);
 /* One line of the trace log: "[trace] f(x: 3): retraced (host value): ... [0.02 ms, 2 concrete functions]". */
 void cli_print_trace(const char *function, const char *signature, ts_trace_reason reason,
-                     const char *reason_text, uint64_t duration_ns, int n_concrete);
+                     const char *reason_text, uint64_t duration_ns, int n_concrete, bool failed);
 /* `run --isolate`: the calls of o made by a worker process (cli-isolate.c). */
 int cli_run_isolated(const cli_options *o);
 

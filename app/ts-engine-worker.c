@@ -52,9 +52,10 @@ static void on_trace(TsWorker *worker, TsWorkerTrace *t, TsEngineWorker *self)
 {
   if (worker != self->worker || !self->module)
     return;
-  TsConcreteInfo *cf = ts_loaded_module_add_trace(self->module, t->function, t->signature,
-                                                  t->pretty_signature, t->n_concrete, t->trace_count,
-                                                  g_steal_pointer(&t->graph));
+  TsConcreteInfo *cf = t->error ? NULL
+                                 : ts_loaded_module_add_trace(self->module, t->function, t->signature,
+                                                              t->pretty_signature, t->n_concrete,
+                                                              t->trace_count, g_steal_pointer(&t->graph));
   g_autoptr(TsTraceEntry) entry = ts_trace_entry_new(self->module, t, cf, label_of(self, t->call_id),
                                                      g_get_real_time());
   g_signal_emit(self, signals[SIGNAL_TRACE], 0, entry);

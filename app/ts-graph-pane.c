@@ -162,3 +162,11 @@ GtkWidget *ts_graph_pane_get_view(TsGraphPane *self)
   g_return_val_if_fail(TS_IS_GRAPH_PANE(self), NULL);
   return self->graph_view;
 }
+
+const char *ts_graph_pane_get_status_title(TsGraphPane *self)
+{
+  g_return_val_if_fail(TS_IS_GRAPH_PANE(self), NULL);
+  if (g_strcmp0(gtk_stack_get_visible_child_name(self->stack), "status") != 0)
+    return NULL;
+  return adw_status_page_get_title(self->status_page);
+}

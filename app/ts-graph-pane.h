@@ -22,6 +22,8 @@ void ts_graph_pane_show_status(TsGraphPane *self, const char *icon_name, const c
 /* What node colours show: "op-type", "device" or "compute-time" (the
  * GSettings colour-mode nicks). */
 void ts_graph_pane_set_colour_mode(TsGraphPane *self, const char *mode);
+/* The status page's title when it shows instead of a graph, else NULL. */
+const char *ts_graph_pane_get_status_title(TsGraphPane *self);
 /* The TsGraphView (borrowed). */
 GtkWidget *ts_graph_pane_get_view(TsGraphPane *self);
 /* The concrete function shown, or NULL. */

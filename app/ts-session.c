@@ -69,6 +69,7 @@ void ts_session_add_entry(TsSession *s, TsTraceEntry *entry)
   t->n_concrete = ts_trace_entry_get_n_concrete(entry);
   t->call_label = g_strdup(ts_trace_entry_get_call_label(entry));
   t->time_us = ts_trace_entry_get_time(entry);
+  t->failed = ts_trace_entry_get_failed(entry);
   TsConcreteInfo *cf = (TsConcreteInfo *)ts_trace_entry_get_concrete(entry);
   t->concrete = cf ? ts_concrete_info_ref(cf) : NULL;
   g_ptr_array_add(s->traces, t);
@@ -82,6 +83,7 @@ GPtrArray *ts_session_make_entries(const TsSession *s, TsLoadedModule *module)
     TsWorkerTrace trace = {
       .function = t->function, .signature = t->signature, .reason = t->reason,
       .reason_text = t->reason_text, .duration_ns = t->duration_ns, .n_concrete = t->n_concrete,
+      .error = t->failed ? t->reason_text : NULL,
     };
     g_ptr_array_add(entries, ts_trace_entry_new(module, &trace, t->concrete, t->call_label, t->time_us));
   }
@@ -116,6 +118,8 @@ static void add_trace(JsonBuilder *b, const TsSessionTrace *t)
   add_int(b, "n_concrete", t->n_concrete);
   add_string(b, "call", t->call_label);
   add_int(b, "time_us", t->time_us);
+  json_builder_set_member_name(b, "failed");
+  json_builder_add_boolean_value(b, t->failed);
   if (t->concrete) {
     add_string(b, "pretty_signature", t->concrete->pretty_signature);
     size_t size = 0;
@@ -290,13 +294,17 @@ static gboolean read_trace(Reader *r, TsSession *s, guint i, JsonNode *n)
       !get_string(r, o, where, "graph", TRUE, &graph) ||
       !get_int(r, o, where, "reason", 0, TS_TRACE_REASON_COUNT - 1, &reason) ||
       !get_int(r, o, where, "duration_ns", 0, G_MAXINT64, &duration) ||
-      !get_int(r, o, where, "n_concrete", 1, G_MAXINT32, &n_concrete) ||
+      !get_int(r, o, where, "n_concrete", 0, G_MAXINT32, &n_concrete) ||
       !get_int(r, o, where, "time_us", 0, G_MAXINT64, &time_us))
     return FALSE;
   t->reason = (ts_trace_reason)reason;
   t->duration_ns = (guint64)duration;
   t->n_concrete = (int)n_concrete;
   t->time_us = time_us;
+  JsonNode *failed = json_object_get_member(o, "failed");
+  if (failed && (!JSON_NODE_HOLDS_VALUE(failed) || json_node_get_value_type(failed) != G_TYPE_BOOLEAN))
+    return bad(r, "%s: failed is not true or false", where);
+  t->failed = failed && json_node_get_boolean(failed);
   ts_graph *g = NULL;
   if (graph && !read_graph(r, where, graph, &g))
     return FALSE;

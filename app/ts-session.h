@@ -27,6 +27,7 @@ typedef struct {
   int n_concrete;
   char *call_label;
   gint64 time_us;
+  gboolean failed;          /* tracing failed: reason_text is the error */
   TsConcreteInfo *concrete; /* with its graph; NULL if the trace had none */
 } TsSessionTrace;
 

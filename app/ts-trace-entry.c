@@ -13,6 +13,7 @@ struct _TsTraceEntry {
   char *time_text;
   char *duration_text;
   ts_trace_reason reason_code;
+  gboolean failed;
   guint64 duration_ns;
   int n_concrete;
   gint64 time_us;
@@ -111,9 +112,12 @@ TsTraceEntry *ts_trace_entry_new(TsLoadedModule *module, const TsWorkerTrace *tr
   self->concrete = concrete ? ts_concrete_info_ref(concrete) : NULL;
   self->function = g_strdup(trace->function);
   self->signature = g_strdup(trace->signature);
-  self->reason = g_strdup(trace->reason_text);
+  /* a trace that failed says why in place of what made it trace */
+  self->failed = trace->error != NULL;
+  self->reason = g_strdup(self->failed ? trace->error : trace->reason_text);
   self->reason_code = trace->reason;
-  self->kind = g_strdup((unsigned)trace->reason < TS_TRACE_REASON_COUNT ? KINDS[trace->reason] : "traced");
+  self->kind = g_strdup(self->failed ? "tracing failed"
+                        : (unsigned)trace->reason < TS_TRACE_REASON_COUNT ? KINDS[trace->reason] : "traced");
   self->duration_ns = trace->duration_ns;
   self->n_concrete = trace->n_concrete;
   self->call_label = g_strdup(call_label);
@@ -129,6 +133,7 @@ const char *ts_trace_entry_get_function(TsTraceEntry *self) { return self->funct
 const char *ts_trace_entry_get_signature(TsTraceEntry *self) { return self->signature; }
 const char *ts_trace_entry_get_reason(TsTraceEntry *self) { return self->reason; }
 const char *ts_trace_entry_get_kind(TsTraceEntry *self) { return self->kind; }
+gboolean ts_trace_entry_get_failed(TsTraceEntry *self) { return self->failed; }
 ts_trace_reason ts_trace_entry_get_reason_code(TsTraceEntry *self) { return self->reason_code; }
 guint64 ts_trace_entry_get_duration_ns(TsTraceEntry *self) { return self->duration_ns; }
 int ts_trace_entry_get_n_concrete(TsTraceEntry *self) { return self->n_concrete; }

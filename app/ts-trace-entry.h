@@ -21,8 +21,10 @@ const char *ts_trace_entry_get_function(TsTraceEntry *self);
 const char *ts_trace_entry_get_signature(TsTraceEntry *self);
 /* "first call" or why the cached graphs did not fit ("arg 0 (x): host value 3 differs from 2"). */
 const char *ts_trace_entry_get_reason(TsTraceEntry *self);
-/* "traced" / "retraced (shape)". */
+/* "traced" / "retraced (shape)" / "tracing failed". */
 const char *ts_trace_entry_get_kind(TsTraceEntry *self);
+/* Tracing failed: get_reason is the error, and there is no concrete function. */
+gboolean ts_trace_entry_get_failed(TsTraceEntry *self);
 ts_trace_reason ts_trace_entry_get_reason_code(TsTraceEntry *self);
 guint64 ts_trace_entry_get_duration_ns(TsTraceEntry *self);
 int ts_trace_entry_get_n_concrete(TsTraceEntry *self);

@@ -41,6 +41,7 @@ struct _TsWindow {
   char *current_function; /* the run panel's */
   char *death;            /* how the last run ended its worker, shown again after the restart */
   TsSession *session;     /* a session being opened: applied once its module is */
+  GHashTable *trace_errors; /* function -> why its last trace failed (none once one worked) */
 };
 
 enum { PROP_0, PROP_MODULE, PROP_BUSY, N_PROPS };
@@ -113,6 +114,12 @@ static void show_selection(TsWindow *self)
   }
   if (cf) {
     ts_graph_pane_show_concrete(self->graph_pane, ts_sidebar_item_get_module(item), cf);
+    return;
+  }
+  const char *failure = g_hash_table_lookup(self->trace_errors, name);
+  if (failure && !is_eager(self)) {
+    g_autofree char *failed = g_strdup_printf("Tracing %s Failed", name);
+    ts_graph_pane_show_status(self->graph_pane, "dialog-error-symbolic", failed, failure);
     return;
   }
   g_autofree char *title = g_strdup_printf("%s Is Not Traced Yet", name);
@@ -193,6 +200,7 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep)
   if (keep && item)
     function = g_strdup(ts_sidebar_item_get_function_name(item));
   g_set_object(&self->module, module);
+  g_hash_table_remove_all(self->trace_errors);
   g_clear_pointer(&self->current_function, g_free);
   ts_run_panel_set_function(self->run_panel, NULL, NULL);
   ts_function_list_set_module(self->function_list, module);
@@ -348,7 +356,6 @@ static void on_run_done(GObject *source, GAsyncResult *result, gpointer user_dat
     ts_run_panel_show_error(self->run_panel, error->message);
   if (g_error_matches(error, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED)) {
     g_free(self->death);
-  g_clear_pointer(&self->session, ts_session_free);
     self->death = g_strdup(error->message);
   }
   notify_busy(self);
@@ -392,6 +399,15 @@ static void on_progress(TsEngineWorker *worker, guint call_id, double fraction, 
 static void on_trace(TsEngineWorker *worker, TsTraceEntry *entry, TsWindow *self)
 {
   ts_trace_log_add(self->trace_log, entry);
+  const char *function = ts_trace_entry_get_function(entry);
+  if (ts_trace_entry_get_failed(entry)) {
+    g_hash_table_replace(self->trace_errors, g_strdup(function), g_strdup(ts_trace_entry_get_reason(entry)));
+    TsSidebarItem *selected = ts_function_list_get_selected(self->function_list);
+    if (selected && g_strcmp0(ts_sidebar_item_get_function_name(selected), function) == 0)
+      show_selection(self);
+    return;
+  }
+  g_hash_table_remove(self->trace_errors, function);
   ts_function_list_add_trace(self->function_list, entry);
   TsSidebarItem *item = ts_function_list_get_selected(self->function_list);
   if (ts_trace_entry_get_module(entry) == self->module && item &&
@@ -458,9 +474,10 @@ static void on_worker_busy(TsEngineWorker *worker, GParamSpec *pspec, TsWindow *
 
 static void on_entry_activated(TsTraceLog *log, TsTraceEntry *entry, TsWindow *self)
 {
+  /* a failed trace made no concrete function: its function's row says why */
+  int index = ts_trace_entry_get_failed(entry) ? -1 : ts_trace_entry_get_concrete_index(entry);
   if (ts_trace_entry_get_module(entry) == self->module &&
-      ts_function_list_select(self->function_list, ts_trace_entry_get_function(entry),
-                              ts_trace_entry_get_concrete_index(entry)))
+      ts_function_list_select(self->function_list, ts_trace_entry_get_function(entry), index))
     return;
   /* a module since reloaded: its graph is still there to look at */
   TsConcreteInfo *cf = (TsConcreteInfo *)ts_trace_entry_get_concrete(entry);
@@ -903,6 +920,7 @@ static void ts_window_finalize(GObject *object)
   g_free(self->current_function);
   g_free(self->death);
   g_clear_pointer(&self->session, ts_session_free);
+  g_hash_table_unref(self->trace_errors);
   G_OBJECT_CLASS(ts_window_parent_class)->finalize(object);
 }
 
@@ -981,6 +999,7 @@ static void ts_window_init(TsWindow *self)
   g_action_map_add_action_entries(G_ACTION_MAP(self), stateful_actions,
                                   G_N_ELEMENTS(stateful_actions), self);
   self->watch = ts_module_watch_new();
+  self->trace_errors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   self->worker = ts_engine_worker_new();
   g_signal_connect(self->watch, "file-changed", G_CALLBACK(on_file_changed), self);
   g_signal_connect(self->worker, "trace", G_CALLBACK(on_trace), self);

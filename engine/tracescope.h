@@ -511,12 +511,13 @@ typedef enum ts_trace_reason {
 typedef struct ts_trace_event {
   const ts_function *function;
   const char *function_name;
-  const ts_concrete *concrete;   /* the new concrete function */
+  const ts_concrete *concrete;   /* the new concrete function; NULL when tracing failed */
   const char *signature;         /* "(x: f32[2], n: 3)" */
   ts_trace_reason reason;
   const char *reason_text;       /* "arg 0 (x): shape (2,) differs from traced (1,)" */
   uint64_t duration_ns;          /* tracing, not running */
   int n_concrete;                /* concrete functions the function holds now */
+  const char *error;             /* tracing failed: the error (the call fails with it); else NULL */
 } ts_trace_event;
 
 typedef enum ts_warning_kind {

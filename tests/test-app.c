@@ -457,12 +457,21 @@ static void test_example_arguments(void)
 static void test_run_errors(void)
 {
   TsRunPanel *panel = ts_window_get_run_panel(window);
-  select_function("simple_nn_layer");
-  ts_run_panel_set_args(panel, (const char *const[]){ "f32[2,3]:ones", "f32[2,3]:ones", NULL });
+  select_function("get_MSE"); /* not traced yet */
+  guint traces = n_traces();
+  ts_run_panel_set_args(panel, (const char *const[]){ "f32[2,3]:ones", "f32[3,2]:ones", NULL });
   activate("win.run", NULL);
   wait_idle();
   g_autofree char *text = result_text();
   g_assert_cmpstr(text, ==, ""); /* the error shows instead */
+  /* the failed trace is in the log, and the canvas says why there is no graph */
+  g_assert_cmpuint(n_traces(), ==, traces + 1);
+  TsTraceEntry *failed = trace_row(traces);
+  g_assert_true(ts_trace_entry_get_failed(failed));
+  g_assert_cmpstr(ts_trace_entry_get_kind(failed), ==, "tracing failed");
+  g_assert_cmpstr(ts_trace_entry_get_reason(failed), ==, ts_run_panel_get_error(panel));
+  g_assert_cmpstr(ts_graph_pane_get_status_title(ts_window_get_graph_pane(window)), ==,
+                  "Tracing get_MSE Failed");
   g_autoptr(GError) error = NULL;
   ts_run_panel_set_args(panel, (const char *const[]){ "f32[2,x]:ones", "1", NULL });
   g_assert_null(ts_run_panel_dup_args(panel, &error));

@@ -14,6 +14,7 @@ typedef struct {
   ts_warning_kind warning_kind;
   char *warning;
   char *warning_args;
+  char *error;          /* the last trace failed: why */
 } events;
 
 static void on_event(const ts_event *ev, void *user_data)
@@ -27,6 +28,9 @@ static void on_event(const ts_event *ev, void *user_data)
     g_free(e->signature);
     e->signature = g_strdup(ev->trace.signature);
     e->n_concrete = ev->trace.n_concrete;
+    g_free(e->error);
+    e->error = g_strdup(ev->trace.error);
+    g_assert_true((ev->trace.error == NULL) == (ev->trace.concrete != NULL));
   } else if (ev->kind == TS_EVENT_WARNING) {
     e->warnings++;
     e->warning_kind = ev->warning.kind;
@@ -50,6 +54,41 @@ static void unlisten(int id, events *e)
   g_free(e->signature);
   g_free(e->warning);
   g_free(e->warning_args);
+  g_free(e->error);
+}
+
+static ts_tensor *self_matmul(ts_call *c)
+{
+  return ts_matmul(ts_arg(c, 0), ts_arg(c, 0));
+}
+
+/* A trace that fails is reported too, with the error the call fails with;
+ * it makes no concrete function, and a good signature traces after it. */
+static void test_failed_trace_reported(void)
+{
+  events e;
+  int id = listen(&e);
+  ts_function *fn = ts_function_new("self_matmul", self_matmul, "x");
+  ts_scope *s = ts_scope_begin();
+  ts_value bad = TS_TENSOR_VALUE(ts_ones(TS_F32, TS_SHAPE(2, 3)));
+  g_assert_null(ts_function_call(fn, &bad, 1));
+  ts_error *err = ts_error_take();
+  g_assert_nonnull(err);
+  g_assert_cmpint(e.traces, ==, 1);
+  g_assert_nonnull(e.error);
+  g_assert_cmpstr(e.error, ==, err->message);
+  g_assert_cmpstr(e.signature, ==, "(x: f32[2,3])");
+  g_assert_cmpint(e.n_concrete, ==, 0);
+  g_assert_cmpint(ts_function_n_concrete(fn), ==, 0);
+  ts_error_free(err);
+  ts_value good = TS_TENSOR_VALUE(ts_ones(TS_F32, TS_SHAPE(2, 2)));
+  g_assert_nonnull(ts_function_call(fn, &good, 1));
+  g_assert_cmpint(e.traces, ==, 2);
+  g_assert_null(e.error);
+  g_assert_cmpint(e.n_concrete, ==, 1);
+  ts_scope_end(s);
+  ts_function_free(fn);
+  unlisten(id, &e);
 }
 
 static int host_runs; /* counts runs of the C code: traces, or eager calls */
@@ -926,6 +965,7 @@ int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/trace/cache-and-reasons", test_cache_and_reasons);
+  g_test_add_func("/trace/failed-trace-reported", test_failed_trace_reported);
   g_test_add_func("/trace/frequent-retracing-warning", test_frequent_retracing_warning);
   g_test_add_func("/trace/retrace-limit", test_retrace_limit_falls_back_to_eager);
   g_test_add_func("/trace/no-retrace-limit-by-default", test_no_retrace_limit_by_default);

@@ -108,6 +108,7 @@ void ts_worker_trace_free(TsWorkerTrace *t)
   g_free(t->signature);
   g_free(t->pretty_signature);
   g_free(t->reason_text);
+  g_free(t->error);
   ts_graph_free(t->graph);
   g_free(t);
 }
@@ -641,9 +642,10 @@ static TsWorkerTrace *parse_trace(GVariant *params)
   g_variant_dict_lookup(&d, "duration-ns", "t", &t->duration_ns);
   g_variant_dict_lookup(&d, "n-concrete", "i", &t->n_concrete);
   g_variant_dict_lookup(&d, "trace-count", "i", &t->trace_count);
+  g_variant_dict_lookup(&d, "error", "s", &t->error);
   g_autoptr(GVariant) graph = g_variant_dict_lookup_value(&d, "graph", G_VARIANT_TYPE_BYTESTRING);
   g_variant_dict_clear(&d);
-  if (!ok || t->n_concrete < 1)
+  if (!ok || (t->n_concrete < 1 && !t->error))
     return NULL;
   if (graph && !(t->graph = ts_graph_deserialize(g_variant_get_data(graph), g_variant_get_size(graph)))) {
     ts_error *e = ts_error_take();

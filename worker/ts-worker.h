@@ -63,6 +63,7 @@ typedef struct {
   int n_concrete;         /* the function's concrete functions now */
   int trace_count;
   ts_graph *graph;        /* the concrete function's graph (owned), NULL if it did not arrive */
+  char *error;            /* tracing failed: why (no concrete function then); else NULL */
 } TsWorkerTrace;
 
 void ts_worker_trace_free(TsWorkerTrace *trace);

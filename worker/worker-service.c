@@ -134,6 +134,11 @@ static void emit_trace(WorkerService *s, const ts_trace_event *t)
   g_variant_dict_insert(&d, "duration-ns", "t", (guint64)t->duration_ns);
   g_variant_dict_insert(&d, "n-concrete", "i", t->n_concrete);
   g_variant_dict_insert(&d, "trace-count", "i", ts_function_trace_count(t->function));
+  if (t->error) { /* tracing failed: no concrete function, no graph */
+    g_variant_dict_insert(&d, "error", "s", t->error);
+    emit(s, "Trace", g_variant_new("(u@a{sv})", s->call_id, g_variant_dict_end(&d)));
+    return;
+  }
   char *pretty = ts_concrete_pretty_signature(t->concrete);
   g_variant_dict_insert(&d, "pretty-signature", "s", pretty ? pretty : "");
   free(pretty);

@@ -681,6 +681,23 @@ static bool convert_host_args(const ts_function *f, const ts_value *args, int n,
   return true;
 }
 
+/* A trace that failed is an event too: the log shows it with its error
+ * (the error stays pending; the call fails with it). */
+static void emit_failed_trace(ts_function *f, const ts_signature *sig, ts_trace_reason reason,
+                              const char *reason_text, uint64_t duration_ns)
+{
+  const ts_error *e = ts_error_peek();
+  char *text = ts__signature_text(sig, f->params, f->n_params);
+  ts_event ev = { .kind = TS_EVENT_TRACE };
+  ev.trace = (ts_trace_event){
+    .function = f, .function_name = f->name, .signature = text, .reason = reason,
+    .reason_text = reason_text, .duration_ns = duration_ns, .n_concrete = (int)f->concrete->len,
+    .error = e && e->message ? e->message : "tracing failed",
+  };
+  emit(&ev);
+  g_free(text);
+}
+
 /* Finds or traces the concrete function for args; *eager set when the
  * retrace limit sends the call to eager execution.  Called with f->lock. */
 static ts_concrete *resolve(ts_function *f, const ts_value *args, int n, bool explicit_trace,
@@ -746,9 +763,12 @@ static ts_concrete *resolve(ts_function *f, const ts_value *args, int n, bool ex
 
   if (f->reduce_retracing && reason == TS_TRACE_SHAPE)
     relax(&sig, &near->sig);
+  uint64_t t0 = ts_now_ns();
   cf = trace(f, &sig, args);
-  if (!cf)
+  if (!cf) {
+    emit_failed_trace(f, &sig, reason, reason_text->str, ts_now_ns() - t0);
     goto out;
+  }
   g_ptr_array_add(f->concrete, cf);
   g_hash_table_insert(f->by_key, g_strdup(sig.key), cf);
   f->trace_count++;
