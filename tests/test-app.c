@@ -298,6 +298,29 @@ static void test_row_opens_graph(void)
                 ts_trace_entry_get_concrete(entry));
 }
 
+/* After the module is opened again, the log's rows still show their own
+ * graphs (the module's new functions start untraced). */
+static void test_rows_survive_reopen(void)
+{
+  guint traces = n_traces();
+  g_assert_cmpuint(traces, >, 1);
+  TsLoadedModule *before = ts_window_get_module(window);
+  activate("win.open-module", "s", "seeds");
+  wait_idle();
+  g_assert_true(ts_window_get_module(window) != before);
+  g_assert_cmpuint(n_traces(), ==, traces);
+  for (guint i = 0; i < traces; i++) {
+    TsTraceEntry *entry = trace_row(i);
+    if (ts_trace_entry_get_failed(entry))
+      continue;
+    g_signal_emit_by_name(ts_window_get_trace_log(window), "entry-activated", entry);
+    g_assert_true(ts_graph_pane_get_concrete(ts_window_get_graph_pane(window)) ==
+                  ts_trace_entry_get_concrete(entry));
+    g_assert_cmpstr(ts_graph_pane_get_concrete(ts_window_get_graph_pane(window))->function, ==,
+                    ts_trace_entry_get_function(entry));
+  }
+}
+
 static gboolean compare_laid_out(gpointer data)
 {
   TsComparePane *pane = ts_window_get_compare_pane(window);
@@ -1163,6 +1186,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/recent-menu-underscores", test_recent_menu_underscores);
   g_test_add_func("/app/no-cut-text", test_no_cut_text);
   g_test_add_func("/app/version", test_version);
+  g_test_add_func("/app/rows-survive-reopen", test_rows_survive_reopen);
   g_test_add_func("/app/worker-survives", test_worker_survives);
   int status = g_test_run();
 
