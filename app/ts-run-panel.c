@@ -30,6 +30,7 @@ struct _TsRunPanel {
   char *function;
   gboolean unnamed;      /* no named parameters: rows are added by hand */
   GHashTable *remembered; /* "source\nfunction" -> Remembered */
+  GSettings *settings;    /* where remembered arguments persist, or NULL */
   guint tick_id;
   guint run_calls;        /* the run under way: how many calls, since when */
   gint64 run_start_us;
@@ -55,14 +56,59 @@ static char *remember_key(TsRunPanel *self)
   return key_for(ts_loaded_module_get_source(self->module), self->function);
 }
 
+#define MAX_REMEMBERED 500 /* functions whose arguments persist */
+
+/* Writes the remembered arguments to the settings. */
+static void persist(TsRunPanel *self)
+{
+  if (!self->settings)
+    return;
+  GVariantBuilder b;
+  g_variant_builder_init(&b, G_VARIANT_TYPE("a{s(asu)}"));
+  GHashTableIter it;
+  gpointer key, value;
+  guint n = 0;
+  g_hash_table_iter_init(&it, self->remembered);
+  while (g_hash_table_iter_next(&it, &key, &value) && n++ < MAX_REMEMBERED) {
+    const Remembered *r = value;
+    g_variant_builder_add(&b, "{s(^asu)}", (const char *)key, r->specs, r->repeat);
+  }
+  g_settings_set_value(self->settings, "remembered-arguments", g_variant_builder_end(&b));
+}
+
+static void remember(TsRunPanel *self, char *key, const char *const *specs, guint repeat)
+{
+  Remembered *r = g_new0(Remembered, 1);
+  r->specs = g_strdupv((char **)specs);
+  r->repeat = MAX(repeat, 1);
+  g_hash_table_replace(self->remembered, key, r);
+  persist(self);
+}
+
 void ts_run_panel_remember(TsRunPanel *self, const char *source, const char *function,
                            const char *const *specs, guint repeat)
 {
   g_return_if_fail(TS_IS_RUN_PANEL(self) && source != NULL && function != NULL && specs != NULL);
-  Remembered *r = g_new0(Remembered, 1);
-  r->specs = g_strdupv((char **)specs);
-  r->repeat = MAX(repeat, 1);
-  g_hash_table_replace(self->remembered, key_for(source, function), r);
+  remember(self, key_for(source, function), specs, repeat);
+}
+
+void ts_run_panel_set_settings(TsRunPanel *self, GSettings *settings)
+{
+  g_return_if_fail(TS_IS_RUN_PANEL(self) && G_IS_SETTINGS(settings));
+  g_set_object(&self->settings, settings);
+  g_autoptr(GVariant) saved = g_settings_get_value(settings, "remembered-arguments");
+  GVariantIter it;
+  const char *key;
+  g_autofree const char **specs = NULL;
+  guint32 repeat;
+  g_variant_iter_init(&it, saved);
+  while (g_variant_iter_next(&it, "{&s(^a&su)}", &key, &specs, &repeat)) {
+    Remembered *r = g_new0(Remembered, 1);
+    r->specs = g_strdupv((char **)specs);
+    r->repeat = MAX(repeat, 1);
+    g_hash_table_replace(self->remembered, g_strdup(key), r);
+    g_clear_pointer(&specs, g_free);
+  }
 }
 
 void ts_run_panel_foreach_remembered(TsRunPanel *self, const char *source, TsRememberedFunc func,
@@ -192,12 +238,8 @@ GStrv ts_run_panel_dup_args(TsRunPanel *self, GError **error)
     g_strv_builder_add(b, spec);
   }
   GStrv specs = g_strv_builder_end(b);
-  if (self->module && self->function) {
-    Remembered *r = g_new0(Remembered, 1);
-    r->specs = g_strdupv(specs);
-    r->repeat = ts_run_panel_get_repeat(self);
-    g_hash_table_replace(self->remembered, remember_key(self), r);
-  }
+  if (self->module && self->function)
+    remember(self, remember_key(self), (const char *const *)specs, ts_run_panel_get_repeat(self));
   return specs;
 }
 
@@ -339,6 +381,7 @@ static void ts_run_panel_finalize(GObject *object)
   TsRunPanel *self = TS_RUN_PANEL(object);
   g_free(self->function);
   g_hash_table_unref(self->remembered);
+  g_clear_object(&self->settings);
   G_OBJECT_CLASS(ts_run_panel_parent_class)->finalize(object);
 }
 

@@ -23,6 +23,8 @@ GStrv ts_run_panel_dup_args(TsRunPanel *self, GError **error);
 void ts_run_panel_set_args(TsRunPanel *self, const char *const *specs);
 guint ts_run_panel_get_repeat(TsRunPanel *self);
 
+/* Where the arguments typed per function persist across runs of the app. */
+void ts_run_panel_set_settings(TsRunPanel *self, GSettings *settings);
 /* The arguments remembered per function (a session saved or read back). */
 void ts_run_panel_remember(TsRunPanel *self, const char *source, const char *function,
                            const char *const *specs, guint repeat);

@@ -883,6 +883,7 @@ static void ts_window_constructed(GObject *object)
   g_signal_connect_object(self->settings, "changed::colour-mode", G_CALLBACK(on_colour_mode_changed),
                           self, 0);
   on_colour_mode_changed(self->settings, "colour-mode", self);
+  ts_run_panel_set_settings(self->run_panel, self->settings);
   g_signal_connect_object(self->settings, "changed::worker-memory-limit",
                           G_CALLBACK(on_memory_limit_changed), self, 0);
   on_memory_limit_changed(self->settings, "worker-memory-limit", self);

@@ -386,6 +386,17 @@ static void test_inputs_remembered(void)
   g_auto(GStrv) again = ts_run_panel_dup_args(panel, NULL);
   g_assert_cmpstrv(again, ((const char *const[]){ "f32[2,2]:range(3)", "3", NULL }));
   g_assert_cmpuint(ts_run_panel_get_repeat(panel), ==, 4);
+  /* kept in the settings too, for the next start of the app */
+  g_autoptr(GVariant) saved = g_settings_get_value(ts_application_get_settings(app), "remembered-arguments");
+  g_autofree char *key =
+    g_strdup_printf("%s\npower", ts_loaded_module_get_source(ts_window_get_module(window)));
+  g_autoptr(GVariant) power = g_variant_lookup_value(saved, key, G_VARIANT_TYPE("(asu)"));
+  g_assert_nonnull(power);
+  g_autofree const char **kept = NULL;
+  guint32 repeat;
+  g_variant_get(power, "(^a&su)", &kept, &repeat);
+  g_assert_cmpstrv(kept, ((const char *const[]){ "f32[2,2]:range(3)", "3", NULL }));
+  g_assert_cmpuint(repeat, ==, 4);
   ts_run_panel_set_repeat(panel, 1);
 }
 
