@@ -166,7 +166,9 @@ int main(void)
   GError *error = NULL;
   GSocket *socket = g_socket_new_from_fd(TS_WORKER_FD_DBUS, &error);
   GSocketConnection *stream = g_socket_connection_factory_create_connection(socket);
-  connection = g_dbus_connection_new_sync(G_IO_STREAM(stream), NULL, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT,
+  connection = g_dbus_connection_new_sync(G_IO_STREAM(stream), NULL,
+                                          G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+                                            G_DBUS_CONNECTION_FLAGS_DELAY_MESSAGE_PROCESSING,
                                           NULL, NULL, &error);
   if (!connection)
     return 1;
@@ -176,6 +178,7 @@ int main(void)
                                     NULL, NULL);
   GMainLoop *loop = g_main_loop_new(NULL, FALSE);
   g_signal_connect(connection, "closed", G_CALLBACK(on_closed), loop);
+  g_dbus_connection_start_message_processing(connection);
   g_main_loop_run(loop);
   g_main_loop_unref(loop);
   g_dbus_node_info_unref(info);

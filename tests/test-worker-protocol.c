@@ -228,11 +228,17 @@ static GAsyncResult *await(GAsyncResult **slot, const char *what)
   return res;
 }
 
+static void on_fake_output(TsWorker *w, guint call_id, int fd, const char *line, gint64 t, gpointer data)
+{
+  g_test_message("fake worker: %s", line);
+}
+
 static TsWorker *fake(const char *mode, GError **error)
 {
-  g_setenv("TRACESCOPE_WORKER", FAKE_WORKER, TRUE);
-  g_setenv("FAKE_WORKER_MODE", mode, TRUE);
   TsWorker *w = ts_worker_new(0);
+  g_signal_connect(w, "output", G_CALLBACK(on_fake_output), NULL);
+  ts_worker_set_executable(w, FAKE_WORKER);
+  ts_worker_setenv(w, "FAKE_WORKER_MODE", mode);
   GAsyncResult *slot = NULL;
   ts_worker_start_async(w, NULL, store, &slot);
   g_autoptr(GAsyncResult) res = await(&slot, mode);

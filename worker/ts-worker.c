@@ -60,6 +60,9 @@ struct _TsWorker {
   gboolean reaped, crash_done, out_done[2];
   int wait_status;
   gboolean killed_hung, killed_oom, closing;
+  gboolean dying;                /* the crash report is being read */
+  char *executable;              /* NULL: worker_path() */
+  char **environment;            /* the worker's, set before start (NULL: the app's) */
   TsWorkerDeath *death;
 };
 
@@ -463,13 +466,11 @@ static char *crash_summary(const TsCrashReport *report, int sig)
                          sigdescr_np(sig) ? sigdescr_np(sig) : "unknown signal");
 }
 
-static TsWorkerDeath *make_death(TsWorker *self)
+/* report: the crash report parsed, or NULL. */
+static TsWorkerDeath *make_death(TsWorker *self, const TsCrashReport *report)
 {
   TsWorkerDeath *d = g_new0(TsWorkerDeath, 1);
   read_status(self, d);
-  g_autoptr(TsCrashReport) report = NULL;
-  if (self->crash && self->crash->len > 0)
-    report = ts_crash_report_parse((const char *)self->crash->data, self->crash->len, NULL);
   if (report)
     d->backtrace = ts_crash_report_format_backtrace(report);
   int ws = self->wait_status;
@@ -497,12 +498,9 @@ static TsWorkerDeath *make_death(TsWorker *self)
   return d;
 }
 
-/* Once the process is reaped and every pipe is drained. */
-static void maybe_dead(TsWorker *self)
+static void tell_death(TsWorker *self, const TsCrashReport *report)
 {
-  if (self->death || !self->reaped || !self->crash_done || !self->out_done[0] || !self->out_done[1])
-    return;
-  self->death = make_death(self);
+  self->death = make_death(self, report);
   g_clear_handle_id(&self->watch, g_source_remove);
   /* the death is told first: what was in flight fails after */
   g_object_ref(self);
@@ -513,6 +511,40 @@ static void maybe_dead(TsWorker *self)
     call_return(self, pc, error);
   }
   g_object_unref(self);
+}
+
+/* Symbolising reads the debug info of every object the worker had mapped
+ * (tens of ms each): it runs on a thread, not on the app's main thread. */
+static void parse_crash_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  GByteArray *crash = data;
+  TsCrashReport *report = ts_crash_report_parse((const char *)crash->data, crash->len, NULL);
+  g_task_return_pointer(task, report, (GDestroyNotify)ts_crash_report_free);
+}
+
+static void on_crash_parsed(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(TsWorker) self = user_data;
+  g_autoptr(TsCrashReport) report = g_task_propagate_pointer(G_TASK(res), NULL);
+  tell_death(self, report);
+}
+
+/* Once the process is reaped and every pipe is drained. */
+static void maybe_dead(TsWorker *self)
+{
+  if (self->death || self->dying || !self->reaped || !self->crash_done || !self->out_done[0] ||
+      !self->out_done[1])
+    return;
+  if (self->crash->len == 0) {
+    tell_death(self, NULL);
+    return;
+  }
+  self->dying = TRUE;
+  /* not the task's source object: the thread may drop the task last, and
+   * the worker must go on the main thread */
+  g_autoptr(GTask) task = g_task_new(NULL, NULL, on_crash_parsed, g_object_ref(self));
+  g_task_set_task_data(task, g_byte_array_ref(self->crash), (GDestroyNotify)g_byte_array_unref);
+  g_task_run_in_thread(task, parse_crash_thread);
 }
 
 static void on_wait(GObject *source, GAsyncResult *res, gpointer user_data)
@@ -728,8 +760,10 @@ static int spawn(TsWorker *self, GError **error)
   g_subprocess_launcher_take_fd(launcher, crash[1], TS_WORKER_FD_CRASH);
   if (status_fd >= 0)
     g_subprocess_launcher_take_fd(launcher, status_fd, TS_WORKER_FD_STATUS);
+  if (self->environment)
+    g_subprocess_launcher_set_environ(launcher, self->environment);
   g_autofree char *limit = g_strdup_printf("--memory-limit=%" G_GUINT64_FORMAT, self->memory_limit);
-  const char *path = worker_path();
+  const char *path = self->executable ? self->executable : worker_path();
   if (status_fd >= 0)
     self->process = g_subprocess_launcher_spawn(launcher, error, path, limit, NULL);
   if (!self->process) {
@@ -738,7 +772,9 @@ static int spawn(TsWorker *self, GError **error)
     close(crash[0]);
     return -1;
   }
-  self->pid = atoi(g_subprocess_get_identifier(self->process));
+  /* NULL when it has already ended (and been reaped) */
+  const char *id = g_subprocess_get_identifier(self->process);
+  self->pid = id ? atoi(id) : 0;
   g_subprocess_wait_async(self->process, NULL, on_wait, g_object_ref(self));
   for (int s = 0; s < 2; s++) {
     GInputStream *pipe = s == 0 ? g_subprocess_get_stdout_pipe(self->process)
@@ -912,10 +948,26 @@ gboolean ts_worker_set_input_signature_finish(TsWorker *self, GAsyncResult *resu
 
 /* ---- life ------------------------------------------------------------------------------------ */
 
+void ts_worker_set_executable(TsWorker *self, const char *path)
+{
+  g_return_if_fail(TS_IS_WORKER(self) && self->process == NULL);
+  g_free(self->executable);
+  self->executable = g_strdup(path);
+}
+
+void ts_worker_setenv(TsWorker *self, const char *name, const char *value)
+{
+  g_return_if_fail(TS_IS_WORKER(self) && self->process == NULL && name != NULL);
+  if (!self->environment)
+    self->environment = g_get_environ();
+  self->environment = value ? g_environ_setenv(self->environment, name, value, TRUE)
+                            : g_environ_unsetenv(self->environment, name);
+}
+
 gboolean ts_worker_get_alive(TsWorker *self)
 {
   g_return_val_if_fail(TS_IS_WORKER(self), FALSE);
-  return self->process != NULL && !self->reaped && !self->death;
+  return self->process != NULL && !self->reaped && !self->death && !self->dying;
 }
 
 const TsWorkerDeath *ts_worker_get_death(TsWorker *self)
@@ -976,6 +1028,8 @@ static void ts_worker_finalize(GObject *object)
   if (self->status)
     munmap(self->status, sizeof(TsWorkerStatus));
   ts_worker_death_free(self->death);
+  g_free(self->executable);
+  g_strfreev(self->environment);
   G_OBJECT_CLASS(ts_worker_parent_class)->finalize(object);
 }
 

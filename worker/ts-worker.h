@@ -82,6 +82,12 @@ G_DECLARE_FINAL_TYPE(TsWorker, ts_worker, TS, WORKER, GObject)
 /* A worker with an address-space limit of memory_limit bytes (0: none). */
 TsWorker *ts_worker_new(guint64 memory_limit);
 
+/* Before start: the executable to run (NULL: $TRACESCOPE_WORKER, the
+ * build tree's, the installed one) and variables of its environment
+ * (value NULL: unset), leaving the app's own environment alone. */
+void ts_worker_set_executable(TsWorker *self, const char *path);
+void ts_worker_setenv(TsWorker *self, const char *name, const char *value);
+
 /* Starts the process and checks it speaks our protocol. */
 void ts_worker_start_async(TsWorker *self, GCancellable *cancellable, GAsyncReadyCallback callback,
                            gpointer user_data);
