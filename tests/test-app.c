@@ -2,6 +2,7 @@
  * actions, checked through its widgets' models.  Runs in order: later
  * tests build on the module and the traces of the earlier ones. */
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 
 #include "ts-application.h"
@@ -620,7 +621,36 @@ static void close_toplevel(GType type)
   wait_idle();
 }
 
-/* Preferences, About and the shortcuts window open; the style follows the setting. */
+/* Every key TsGraphView binds is in the shortcuts window. */
+static void collect_accels(GtkWidget *widget, GHashTable *accels)
+{
+  if (GTK_IS_SHORTCUTS_SHORTCUT(widget)) {
+    g_autofree char *accel = NULL;
+    g_object_get(widget, "accelerator", &accel, NULL);
+    g_auto(GStrv) each = g_strsplit(accel ? accel : "", " ", -1);
+    for (int i = 0; each[i]; i++)
+      g_hash_table_add(accels, g_strdup(each[i]));
+  }
+  for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c))
+    collect_accels(c, accels);
+}
+
+static void assert_shortcuts_list_graph_keys(GtkWindow *shortcuts)
+{
+  GHashTable *accels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  collect_accels(GTK_WIDGET(shortcuts), accels);
+  static const char *const graph_keys[] = {
+    "<Control>f", "F3", "<Shift>F3", "<Control>g", "plus", "minus", "0", "<Control>0", "w", "f",
+    "Left", "Right", "Up", "Down", "Return", "Escape", "e", "c", "l", "<Shift>l",
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(graph_keys); i++)
+    if (!g_hash_table_contains(accels, graph_keys[i]))
+      g_error("the shortcuts window does not list %s", graph_keys[i]);
+  g_hash_table_destroy(accels);
+}
+
+/* Preferences, About and the shortcuts window (with the graph's keys) open; the
+ * style follows the setting. */
 static void test_dialogs_and_style(void)
 {
   g_action_group_activate_action(G_ACTION_GROUP(app), "preferences", NULL);
@@ -628,6 +658,7 @@ static void test_dialogs_and_style(void)
   g_action_group_activate_action(G_ACTION_GROUP(app), "about", NULL);
   close_toplevel(ADW_TYPE_ABOUT_WINDOW);
   activate("win.show-help-overlay", NULL);
+  assert_shortcuts_list_graph_keys(find_toplevel(GTK_TYPE_SHORTCUTS_WINDOW));
   close_toplevel(GTK_TYPE_SHORTCUTS_WINDOW);
 
   GSettings *settings = ts_application_get_settings(app);
@@ -1153,6 +1184,84 @@ static void test_startup_options(void)
   g_clear_error(&error);
 }
 
+static GtkWidget *button_for(GtkWidget *widget, const char *action)
+{
+  if (GTK_IS_ACTIONABLE(widget) && g_strcmp0(gtk_actionable_get_action_name(GTK_ACTIONABLE(widget)), action) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c)) {
+    GtkWidget *found = button_for(c, action);
+    if (found)
+      return found;
+  }
+  return NULL;
+}
+
+static gboolean pane_drawn(gpointer data)
+{
+  return ts_graph_pane_get_drawn(ts_window_get_graph_pane(window));
+}
+
+static TsViewport *shown_viewport;
+static GtkWidget *shown_zoom_button;
+
+static gboolean zoom_shown(gpointer data)
+{
+  g_autofree char *want = g_strdup_printf("%.0f%%", 100 * ts_viewport_get_zoom(shown_viewport));
+  return g_strcmp0(gtk_button_get_label(GTK_BUTTON(shown_zoom_button)), want) == 0;
+}
+
+/* The label follows the zoom (after an idle: see ts-graph-pane.c). */
+static void assert_zoom_shown(GtkWidget *zoom_button, TsViewport *vp)
+{
+  shown_viewport = vp;
+  shown_zoom_button = zoom_button;
+  wait_for(zoom_shown, NULL, "the zoom level to show");
+}
+
+/* The graph pane's header: zoom out, the zoom level (a click: 100 %), zoom
+ * in, fit; its menu expands and collapses every group. */
+static void test_graph_header(void)
+{
+  select_function("lstm_fn");
+  run_with((const char *const[]){ "f32[10,10]:zeros", "f32[10,10]:zeros", "f32[10,10]:zeros", NULL });
+  wait_for(pane_drawn, NULL, "the graph to be drawn");
+  TsGraphPane *pane = ts_window_get_graph_pane(window);
+  TsGraphView *view = TS_GRAPH_VIEW(ts_graph_pane_get_view(pane));
+  g_assert_nonnull(ts_graph_view_get_graph(view));
+  TsViewport *vp = ts_graph_view_get_viewport(view);
+  GtkWidget *zoom_button = button_for(GTK_WIDGET(pane), "graph.zoom-reset");
+  g_assert_nonnull(zoom_button);
+  for (const char *const *a = (const char *const[]){ "graph.zoom-in", "graph.zoom-out", "graph.zoom-fit", NULL }; *a; a++)
+    g_assert_true(gtk_widget_get_visible(button_for(GTK_WIDGET(pane), *a)));
+  assert_zoom_shown(zoom_button, vp);
+
+  double zoom = ts_viewport_get_zoom(vp);
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(pane), "graph.zoom-in", NULL));
+  g_assert_cmpfloat(fabs(ts_viewport_get_zoom(vp) - zoom * 1.25), <, 1e-9);
+  assert_zoom_shown(zoom_button, vp);
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(pane), "graph.zoom-out", NULL));
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(pane), "graph.zoom-reset", NULL));
+  assert_zoom_shown(zoom_button, vp);
+  g_assert_cmpstr(gtk_button_get_label(GTK_BUTTON(zoom_button)), ==, "100%");
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(pane), "graph.zoom-fit", NULL));
+  g_assert_cmpfloat(fabs(ts_viewport_get_zoom(vp) - zoom), <, 1e-9);
+
+  /* lstm_cell opens with everything else, and closes again */
+  ts_view_model *model = ts_graph_view_get_model(view);
+  GArray *before = ts_view_model_visible_items(model, NULL);
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(pane), "graph.expand-all", NULL));
+  wait_for(pane_drawn, NULL, "the expanded graph");
+  GArray *expanded = ts_view_model_visible_items(model, NULL);
+  g_assert_cmpuint(expanded->len, >, before->len + 10);
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(pane), "graph.collapse-all", NULL));
+  wait_for(pane_drawn, NULL, "the collapsed graph");
+  GArray *after = ts_view_model_visible_items(model, NULL);
+  g_assert_cmpuint(after->len, ==, before->len);
+  g_array_free(before, TRUE);
+  g_array_free(expanded, TRUE);
+  g_array_free(after, TRUE);
+}
+
 int main(int argc, char **argv)
 {
   g_setenv("GSETTINGS_BACKEND", "memory", TRUE);
@@ -1199,6 +1308,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/version", test_version);
   g_test_add_func("/app/rows-survive-reopen", test_rows_survive_reopen);
   g_test_add_func("/app/worker-survives", test_worker_survives);
+  g_test_add_func("/app/graph-header", test_graph_header);
   int status = g_test_run();
 
   g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&window);
