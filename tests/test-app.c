@@ -621,6 +621,31 @@ static void close_toplevel(GType type)
   wait_idle();
 }
 
+static gboolean count_frame(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  return ++*(int *)data < 2 ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
+}
+
+static gboolean two_frames(gpointer data)
+{
+  return *(int *)data >= 2;
+}
+
+static gboolean transition_running(GtkWidget *widget)
+{
+  if (GTK_IS_STACK(widget) && gtk_stack_get_transition_running(GTK_STACK(widget)))
+    return TRUE;
+  for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c))
+    if (transition_running(c))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean no_transition(gpointer data)
+{
+  return !transition_running(data);
+}
+
 /* Every key TsGraphView binds is in the shortcuts window. */
 static void collect_accels(GtkWidget *widget, GHashTable *accels)
 {
@@ -658,7 +683,16 @@ static void test_dialogs_and_style(void)
   g_action_group_activate_action(G_ACTION_GROUP(app), "about", NULL);
   close_toplevel(ADW_TYPE_ABOUT_WINDOW);
   activate("win.show-help-overlay", NULL);
-  assert_shortcuts_list_graph_keys(find_toplevel(GTK_TYPE_SHORTCUTS_WINDOW));
+  GtkWindow *shortcuts = find_toplevel(GTK_TYPE_SHORTCUTS_WINDOW);
+  assert_shortcuts_list_graph_keys(shortcuts);
+  if (g_getenv("TS_SHORTCUTS_SCREENSHOT")) { /* the graph's page, for the README */
+    g_object_set(shortcuts, "section-name", "graph", NULL);
+    wait_for(no_transition, shortcuts, "the shortcuts window to switch pages");
+    int frames = 0;
+    gtk_widget_add_tick_callback(GTK_WIDGET(shortcuts), count_frame, &frames, NULL);
+    wait_for(two_frames, &frames, "the shortcuts window to draw");
+    g_assert_true(ts_screenshot_save(GTK_WIDGET(shortcuts), g_getenv("TS_SHORTCUTS_SCREENSHOT"), NULL));
+  }
   close_toplevel(GTK_TYPE_SHORTCUTS_WINDOW);
 
   GSettings *settings = ts_application_get_settings(app);
@@ -667,16 +701,6 @@ static void test_dialogs_and_style(void)
   g_assert_cmpint(adw_style_manager_get_color_scheme(style), ==, ADW_COLOR_SCHEME_FORCE_DARK);
   g_settings_set_string(settings, "theme", "system");
   g_assert_cmpint(adw_style_manager_get_color_scheme(style), ==, ADW_COLOR_SCHEME_DEFAULT);
-}
-
-static gboolean count_frame(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
-{
-  return ++*(int *)data < 2 ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
-}
-
-static gboolean two_frames(gpointer data)
-{
-  return *(int *)data >= 2;
 }
 
 static void test_screenshot(void)
