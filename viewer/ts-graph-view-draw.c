@@ -24,8 +24,8 @@ typedef struct minimap_geometry {
   double inset_x, inset_y;    /* from the box's top-left to the graph's */
 } minimap_geometry;
 
-/* Where the minimap goes (bottom right, or bottom left when the legend is
- * there); false when it is off or the graph fits the view. */
+/* Where the minimap goes (bottom right, or bottom left when the legend
+ * reaches there); false when it is off or the graph fits the view. */
 static gboolean minimap_place(TsGraphView *self, minimap_geometry *g)
 {
   if (!self->show_minimap || !self->layout)
@@ -36,22 +36,27 @@ static gboolean minimap_place(TsGraphView *self, minimap_geometry *g)
   double x = ts_viewport_get_x(self->viewport), y = ts_viewport_get_y(self->viewport);
   if (x <= 0 && y <= 0 && x + w / zoom >= lw && y + h / zoom >= lh)
     return FALSE;
+  /* the long side of a thin graph's map: never more than half the view */
+  double long_w = MIN(w * MINIMAP_MAX_FRACTION, w / 2 - 2 * TS_OVERLAY_MARGIN);
+  double long_h = MIN(h * MINIMAP_MAX_FRACTION, h / 2 - 2 * TS_OVERLAY_MARGIN);
   double box_w = MIN(w * MINIMAP_WIDTH_FRACTION, MINIMAP_MAX_WIDTH);
   double box_h = MIN(h * MINIMAP_HEIGHT_FRACTION, MINIMAP_MAX_HEIGHT);
   g->scale = MIN(box_w / lw, box_h / lh);
   if (lw * g->scale < MINIMAP_MIN_SIDE)
-    g->scale = MIN(MINIMAP_MIN_SIDE / lw, h * MINIMAP_MAX_FRACTION / lh);
+    g->scale = MIN(MINIMAP_MIN_SIDE / lw, long_h / lh);
   else if (lh * g->scale < MINIMAP_MIN_SIDE)
-    g->scale = MIN(MINIMAP_MIN_SIDE / lh, w * MINIMAP_MAX_FRACTION / lw);
+    g->scale = MIN(MINIMAP_MIN_SIDE / lh, long_w / lw);
   g->width = MAX(MINIMAP_MIN_SIDE, ceil(lw * g->scale));
   g->height = MAX(MINIMAP_MIN_SIDE, ceil(lh * g->scale));
   g->inset_x = floor((g->width - lw * g->scale) / 2);
   g->inset_y = floor((g->height - lh * g->scale) / 2);
-  if (g->width + 2 * TS_OVERLAY_MARGIN > w / 2 || g->height + 2 * TS_OVERLAY_MARGIN > h / 2 + 1)
+  if (g->width + 2 * TS_OVERLAY_MARGIN > w / 2 + 1 || g->height + 2 * TS_OVERLAY_MARGIN > h / 2 + 1)
     return FALSE; /* it would hide what it maps */
-  gboolean left = _ts_graph_view_legend_shown(self) && self->legend_placed == TS_LEGEND_CORNER_BOTTOM_RIGHT;
-  g->x = left ? TS_OVERLAY_MARGIN : floor(w - g->width - TS_OVERLAY_MARGIN);
+  g->x = floor(w - g->width - TS_OVERLAY_MARGIN);
   g->y = floor(h - g->height - TS_OVERLAY_MARGIN);
+  graphene_rect_t legend, map = GRAPHENE_RECT_INIT((float)g->x, (float)g->y, (float)g->width, (float)g->height);
+  if (ts_graph_view_get_legend_area(self, &legend) && graphene_rect_intersection(&legend, &map, NULL))
+    g->x = TS_OVERLAY_MARGIN; /* the legend is in the way: bottom left */
   return TRUE;
 }
 
