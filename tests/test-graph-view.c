@@ -102,11 +102,11 @@ static gboolean laid_out(TsGraphView *view)
          gtk_widget_get_width(GTK_WIDGET(view)) > 0 && ts_graph_view_get_drawn(view);
 }
 
-static void fixture_show(fixture *f, const ts_graph *g)
+static void fixture_show_sized(fixture *f, const ts_graph *g, int width, int height)
 {
   f->last_selected = f->last_activated = -2;
   f->window = GTK_WINDOW(gtk_window_new());
-  gtk_window_set_default_size(f->window, 900, 640);
+  gtk_window_set_default_size(f->window, width, height);
   f->view = TS_GRAPH_VIEW(ts_graph_view_new());
   g_object_ref(f->view); /* to check it is finalized at the end */
   g_signal_connect(f->view, "node-selected", G_CALLBACK(on_node_selected), f);
@@ -115,6 +115,11 @@ static void fixture_show(fixture *f, const ts_graph *g)
   ts_graph_view_set_graph(f->view, g);
   gtk_window_present(f->window);
   wait_for(laid_out, f->view);
+}
+
+static void fixture_show(fixture *f, const ts_graph *g)
+{
+  fixture_show_sized(f, g, 900, 640);
 }
 
 static void fixture_clear(fixture *f)
@@ -726,7 +731,20 @@ static void test_legend(void)
   ts_graph_view_expand_all(g.view);
   wait_for(laid_out, g.view);
   g_assert_cmpfloat(legend_cover(g.view), ==, 0);
+  g_assert_false(ts_graph_view_get_legend_collapsed(g.view));
   fixture_clear(&g);
+
+  /* a small view has no room for it: a fit collapses it to its header,
+   * until the user opens it (then it stays open) */
+  fixture small = { 0 };
+  fixture_show_sized(&small, trace_nested(&small), 360, 300);
+  ts_graph_view_expand_all(small.view);
+  wait_for(laid_out, small.view);
+  g_assert_true(ts_graph_view_get_legend_collapsed(small.view));
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(small.view), "view.toggle-legend", NULL));
+  ts_graph_view_zoom_to_fit(small.view);
+  g_assert_false(ts_graph_view_get_legend_collapsed(small.view));
+  fixture_clear(&small);
 }
 
 int main(int argc, char **argv)

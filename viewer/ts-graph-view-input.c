@@ -14,6 +14,7 @@
 #define FIT_PAD 16.0
 #define FIT_MAX_ZOOM 1.25     /* small graphs are not blown up past this */
 #define LEGEND_DRAG_THRESHOLD 8.0
+#define LEGEND_ROOM_ZOOM 0.6 /* the least share of the fitted zoom kept for the legend's room */
 #define FLY_US 450000
 #define READABLE_ZOOM 0.8
 
@@ -64,19 +65,19 @@ static void centre_on(TsGraphView *self, double zoom, double cx, double cy)
   ts_viewport_set(self->viewport, zoom, cx - widget_width(self) / (2 * zoom), cy - widget_height(self) / (2 * zoom));
 }
 
-/* Keeps the better of two fits: the biggest zoom where the legend covers
- * nothing, else the least covered. */
 static void consider(TsGraphView *self, const graphene_rect_t *legend, TsLegendCorner corner, double ax,
-                     double ay, double aw, double ah, fit *best)
+                     double ay, double aw, double ah, fit *out)
 {
-  fit f;
-  fit_into(self, ax, ay, aw, ah, &f);
-  f.corner = corner;
-  f.covered = _ts_graph_view_cover(self, legend, f.zoom, f.x, f.y);
-  if (f.covered < best->covered - 0.5 || (f.covered <= best->covered + 0.5 && f.zoom > best->zoom * 1.001))
-    *best = f;
+  fit_into(self, ax, ay, aw, ah, out);
+  out->corner = corner;
+  out->covered = _ts_graph_view_cover(self, legend, out->zoom, out->x, out->y);
 }
 
+/* The graph over the whole widget, the legend in the corner covering least
+ * of it; or, when every corner covers some, the graph beside or below the
+ * legend, unless that shrinks it below LEGEND_ROOM_ZOOM of the whole
+ * widget's zoom: then the legend collapses to its header, unless the user
+ * opened or closed it. */
 void ts_graph_view_zoom_to_fit(TsGraphView *self)
 {
   g_return_if_fail(TS_IS_GRAPH_VIEW(self));
@@ -88,15 +89,14 @@ void ts_graph_view_zoom_to_fit(TsGraphView *self)
   }
   _ts_graph_view_stop_flight(self);
   double w = widget_width(self), h = widget_height(self);
-  fit best;
-  fit_into(self, FIT_PAD, FIT_PAD, w - 2 * FIT_PAD, h - 2 * FIT_PAD, &best);
-  best.corner = self->legend_placed;
-  best.covered = G_MAXDOUBLE;
+  fit whole;
+  fit_into(self, FIT_PAD, FIT_PAD, w - 2 * FIT_PAD, h - 2 * FIT_PAD, &whole);
   if (!_ts_graph_view_legend_shown(self)) {
-    ts_viewport_set(self->viewport, best.zoom, best.x, best.y);
+    ts_viewport_set(self->viewport, whole.zoom, whole.x, whole.y);
     return;
   }
-  /* each corner allowed: the whole widget, or the part beside or below the legend */
+  fit best = whole, beside_best = { .zoom = 0 };
+  best.covered = G_MAXDOUBLE;
   gboolean any = self->legend_corner == TS_LEGEND_CORNER_AUTO;
   for (TsLegendCorner c = TS_LEGEND_CORNER_TOP_LEFT; c <= TS_LEGEND_CORNER_BOTTOM_RIGHT; c++) {
     if (!any && c != self->legend_corner)
@@ -106,9 +106,23 @@ void ts_graph_view_zoom_to_fit(TsGraphView *self)
     gboolean left = c == TS_LEGEND_CORNER_TOP_LEFT || c == TS_LEGEND_CORNER_BOTTOM_LEFT;
     gboolean top = c == TS_LEGEND_CORNER_TOP_LEFT || c == TS_LEGEND_CORNER_TOP_RIGHT;
     double beside = r.size.width + TS_OVERLAY_MARGIN, below = r.size.height + TS_OVERLAY_MARGIN;
-    consider(self, &r, c, FIT_PAD, FIT_PAD, w - 2 * FIT_PAD, h - 2 * FIT_PAD, &best);
-    consider(self, &r, c, FIT_PAD + (left ? beside : 0), FIT_PAD, w - 2 * FIT_PAD - beside, h - 2 * FIT_PAD, &best);
-    consider(self, &r, c, FIT_PAD, FIT_PAD + (top ? below : 0), w - 2 * FIT_PAD, h - 2 * FIT_PAD - below, &best);
+    fit f;
+    consider(self, &r, c, FIT_PAD, FIT_PAD, w - 2 * FIT_PAD, h - 2 * FIT_PAD, &f);
+    if (f.covered < best.covered)
+      best = f;
+    consider(self, &r, c, FIT_PAD + (left ? beside : 0), FIT_PAD, w - 2 * FIT_PAD - beside, h - 2 * FIT_PAD, &f);
+    if (f.covered == 0 && f.zoom > beside_best.zoom)
+      beside_best = f;
+    consider(self, &r, c, FIT_PAD, FIT_PAD + (top ? below : 0), w - 2 * FIT_PAD, h - 2 * FIT_PAD - below, &f);
+    if (f.covered == 0 && f.zoom > beside_best.zoom)
+      beside_best = f;
+  }
+  if (best.covered > 0 && beside_best.zoom >= LEGEND_ROOM_ZOOM * whole.zoom)
+    best = beside_best;
+  if (best.covered > 0 && !self->legend_collapsed && !self->legend_collapse_chosen) {
+    _ts_graph_view_set_legend_collapsed(self, TRUE, FALSE); /* no room: its header will do */
+    ts_graph_view_zoom_to_fit(self);
+    return;
   }
   ts_viewport_set(self->viewport, best.zoom, best.x, best.y);
   _ts_graph_view_move_legend(self, best.corner);

@@ -39,6 +39,7 @@ struct _TsGraphView {
   gboolean dark, dark_set;
   gboolean show_legend, show_minimap;
   gboolean legend_collapsed;
+  gboolean legend_collapse_chosen; /* by the user: fits no longer collapse it */
   TsLegendCorner legend_corner; /* as set: maybe AUTO */
   TsLegendCorner legend_placed; /* where it is drawn: never AUTO */
 
@@ -103,6 +104,8 @@ void _ts_graph_view_update_zoom_limits(TsGraphView *self);
 /* Space between the overlays (legend, minimap) and the widget's edges. */
 #define TS_OVERLAY_MARGIN 12.0
 
+/* Collapses or opens the legend; chosen: the user did (not a fit). */
+void _ts_graph_view_set_legend_collapsed(TsGraphView *self, gboolean collapsed, gboolean chosen);
 /* Whether the legend shows, and its rectangle in a corner (not AUTO). */
 gboolean _ts_graph_view_legend_shown(TsGraphView *self);
 /* How tall its columns may be. */

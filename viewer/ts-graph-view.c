@@ -464,14 +464,20 @@ gboolean ts_graph_view_get_show_minimap(TsGraphView *self)
   return self->show_minimap;
 }
 
-void ts_graph_view_set_legend_collapsed(TsGraphView *self, gboolean collapsed)
+void _ts_graph_view_set_legend_collapsed(TsGraphView *self, gboolean collapsed, gboolean chosen)
 {
-  g_return_if_fail(TS_IS_GRAPH_VIEW(self));
+  self->legend_collapse_chosen = self->legend_collapse_chosen || chosen;
   if (!!collapsed == self->legend_collapsed)
     return;
   self->legend_collapsed = !!collapsed;
   g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LEGEND_COLLAPSED]);
   gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+void ts_graph_view_set_legend_collapsed(TsGraphView *self, gboolean collapsed)
+{
+  g_return_if_fail(TS_IS_GRAPH_VIEW(self));
+  _ts_graph_view_set_legend_collapsed(self, collapsed, TRUE);
 }
 
 gboolean ts_graph_view_get_legend_collapsed(TsGraphView *self)

@@ -13,8 +13,9 @@
  * minimap shows where the view is when the graph does not fit; drag in it
  * to move.  The legend sits in a corner: by default the one covering least
  * of the graph, chosen at each fit (which may shrink the graph beside it
- * when every corner is taken); a click on its header collapses it, a drag
- * moves it to another corner.
+ * when every corner is taken, or else collapse the legend until the user
+ * opens or closes it); a click on its header collapses it, a drag moves it
+ * to another corner.
  *
  * Items are the display model's (ts-graph-model.h): groups, series, ops and
  * subgraphs; an op item stands for one ts_node.  Signals carry both:
