@@ -1189,7 +1189,7 @@ static gboolean fatal_filter(const char *domain, GLogLevelFlags level, const cha
 static void test_startup_options(void)
 {
   char *good[] = { "tracescope", "--module", "seeds", "--function", "shape_retrace",
-                   "--compare", "0,1", NULL };
+                   "--compare", "0,1", "--expand-all", NULL };
   int argc = G_N_ELEMENTS(good) - 1;
   char **argv = good;
   GError *error = NULL;
@@ -1197,6 +1197,7 @@ static void test_startup_options(void)
   g_assert_no_error(error);
   g_assert_cmpint(s->compare[0], ==, 0);
   g_assert_cmpint(s->compare[1], ==, 1);
+  g_assert_true(s->expand_all);
   ts_startup_free(s);
 
   char *bad[] = { "tracescope", "--module", "seeds", "--compare", "0", NULL };
