@@ -21,7 +21,7 @@ struct _TsApplication {
   TsStartup *startup;
   /* the script's progress */
   TsWindow *window;
-  gboolean module_requested, function_selected, panel_shown, compare_shown, shot_requested;
+  gboolean module_requested, function_selected, panel_shown, compare_shown, expanded, shot_requested;
   guint next_call;
   guint step_id;
   int frames;
@@ -125,6 +125,7 @@ TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
     { "mode", 0, 0, G_OPTION_ARG_STRING, &s->mode, "Run in graph or eager mode", "graph|eager" },
     { "panel", 0, 0, G_OPTION_ARG_STRING, &s->panel, "Show the trace-log or the console panel", "trace-log|console" },
     { "compare", 0, 0, G_OPTION_ARG_STRING, &compare, "Show concrete functions I and J of FUNCTION side by side", "I,J" },
+    { "expand-all", 0, 0, G_OPTION_ARG_NONE, &s->expand_all, "Open every group of the graph shown", NULL },
     { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, &s->screenshot, "Save the window as PNG FILE once the calls are made, then quit", "FILE" },
     { "size", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_size_option, "Window size for --screenshot", "WIDTHxHEIGHT" },
     { "version", 0, 0, G_OPTION_ARG_NONE, &s->version, "Print the version and exit", NULL },
@@ -269,6 +270,10 @@ static void script_step(TsApplication *self)
     self->compare_shown = TRUE;
     gtk_widget_activate_action(GTK_WIDGET(w), "win.compare-concrete", "(sii)", s->function,
                                s->compare[0], s->compare[1]);
+  }
+  if (s->expand_all && !self->expanded) {
+    self->expanded = TRUE;
+    gtk_widget_activate_action(GTK_WIDGET(ts_window_get_graph_pane(w)), "graph.expand-all", NULL);
   }
   if (s->screenshot && !self->shot_requested) {
     self->shot_requested = TRUE;

@@ -18,6 +18,7 @@ typedef struct {
   char *mode;        /* "graph" or "eager" */
   char *panel;       /* "trace-log" or "console" */
   int compare[2];    /* two concrete functions of `function` side by side; -1: none */
+  gboolean expand_all; /* open every group of the graph shown */
   char *screenshot;  /* PNG to save, then quit */
   int width, height; /* window size for the screenshot */
   gboolean version;  /* print the version and exit */

@@ -1,7 +1,9 @@
-/* ts-graph-pane.c — the concrete function's header over the viewer's TsGraphView. */
+/* ts-graph-pane.c — the concrete function's header (title, zoom, graph
+ * menu) over the viewer's TsGraphView. */
 #include "ts-graph-pane.h"
 
 #include <adwaita.h>
+#include <string.h>
 
 #include "ts-graph-view.h"
 
@@ -13,6 +15,8 @@ struct _TsGraphPane {
   GtkLabel *subtitle_label;
   AdwBin *graph_bin;
   GtkMenuButton *compare_button;
+  GtkButton *zoom_button;
+  guint zoom_idle;
   GMenu *compare_menu;
   GtkWidget *graph_view;
   TsLoadedModule *module;
@@ -45,6 +49,39 @@ static void graph_view_set_colour_mode(GtkWidget *view, const char *mode)
     if (g_strcmp0(MODES[i].nick, mode) == 0)
       ts_graph_view_set_colouring(TS_GRAPH_VIEW(view), MODES[i].colouring, NULL);
 }
+
+/* The zoom level between the zoom buttons: "100%". */
+static gboolean show_zoom(gpointer data)
+{
+  TsGraphPane *self = data;
+  self->zoom_idle = 0;
+  TsViewport *viewport = ts_graph_view_get_viewport(TS_GRAPH_VIEW(self->graph_view));
+  g_autofree char *text = g_strdup_printf("%.0f%%", 100 * ts_viewport_get_zoom(viewport));
+  gtk_button_set_label(self->zoom_button, text);
+  return G_SOURCE_REMOVE;
+}
+
+/* The view zooms while it is allocated (a fit): a new label then would
+ * resize the header in the middle of the layout, so it waits for an idle. */
+static void on_zoom_changed(TsGraphPane *self)
+{
+  if (!self->zoom_idle)
+    self->zoom_idle = g_idle_add(show_zoom, self);
+}
+
+/* graph.NAME runs the view's view.NAME: the header is outside the view,
+ * where its actions do not reach. */
+static void forward_action(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  TsGraphPane *self = TS_GRAPH_PANE(widget);
+  g_autofree char *action = g_strconcat("view.", name + strlen("graph."), NULL);
+  gtk_widget_activate_action_variant(self->graph_view, action, parameter);
+}
+
+static const char *const FORWARDED[] = {
+  "graph.zoom-in", "graph.zoom-out", "graph.zoom-fit", "graph.zoom-width", "graph.zoom-reset",
+  "graph.expand-all", "graph.collapse-all",
+};
 
 void ts_graph_pane_set_colour_mode(TsGraphPane *self, const char *mode)
 {
@@ -129,6 +166,7 @@ static void ts_graph_pane_dispose(GObject *object)
   for (GtkWidget *child; (child = gtk_widget_get_first_child(GTK_WIDGET(self)));)
     gtk_widget_unparent(child);
   self->graph_view = NULL;
+  g_clear_handle_id(&self->zoom_idle, g_source_remove);
   g_clear_object(&self->module);
   G_OBJECT_CLASS(ts_graph_pane_parent_class)->dispose(object);
 }
@@ -146,6 +184,9 @@ static void ts_graph_pane_class_init(TsGraphPaneClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsGraphPane, graph_bin);
   gtk_widget_class_bind_template_child(widget_class, TsGraphPane, compare_button);
   gtk_widget_class_bind_template_child(widget_class, TsGraphPane, compare_menu);
+  gtk_widget_class_bind_template_child(widget_class, TsGraphPane, zoom_button);
+  for (guint i = 0; i < G_N_ELEMENTS(FORWARDED); i++)
+    gtk_widget_class_install_action(widget_class, FORWARDED[i], NULL, forward_action);
   gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name(widget_class, "tsgraphpane");
 }
@@ -155,6 +196,8 @@ static void ts_graph_pane_init(TsGraphPane *self)
   gtk_widget_init_template(GTK_WIDGET(self));
   self->graph_view = graph_view_new();
   adw_bin_set_child(self->graph_bin, self->graph_view);
+  g_signal_connect_object(ts_graph_view_get_viewport(TS_GRAPH_VIEW(self->graph_view)), "notify::zoom",
+                          G_CALLBACK(on_zoom_changed), self, G_CONNECT_SWAPPED);
 }
 
 GtkWidget *ts_graph_pane_get_view(TsGraphPane *self)

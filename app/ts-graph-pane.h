@@ -1,6 +1,9 @@
 /* ts-graph-pane.h — the selected concrete function: its signature over its
  * graph (the viewer's TsGraphView), or a status page saying why there is
- * no graph to show. */
+ * no graph to show.  The header's zoom buttons, zoom level and menu
+ * (expand or collapse all, fit width) use the pane's "graph." actions,
+ * which run the view's own: graph.zoom-in, graph.zoom-out, graph.zoom-fit,
+ * graph.zoom-width, graph.zoom-reset, graph.expand-all, graph.collapse-all. */
 #pragma once
 
 #include <gtk/gtk.h>

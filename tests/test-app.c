@@ -2,6 +2,7 @@
  * actions, checked through its widgets' models.  Runs in order: later
  * tests build on the module and the traces of the earlier ones. */
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 
 #include "ts-application.h"
@@ -620,24 +621,6 @@ static void close_toplevel(GType type)
   wait_idle();
 }
 
-/* Preferences, About and the shortcuts window open; the style follows the setting. */
-static void test_dialogs_and_style(void)
-{
-  g_action_group_activate_action(G_ACTION_GROUP(app), "preferences", NULL);
-  close_toplevel(ADW_TYPE_PREFERENCES_WINDOW);
-  g_action_group_activate_action(G_ACTION_GROUP(app), "about", NULL);
-  close_toplevel(ADW_TYPE_ABOUT_WINDOW);
-  activate("win.show-help-overlay", NULL);
-  close_toplevel(GTK_TYPE_SHORTCUTS_WINDOW);
-
-  GSettings *settings = ts_application_get_settings(app);
-  AdwStyleManager *style = adw_style_manager_get_default();
-  g_settings_set_string(settings, "theme", "dark");
-  g_assert_cmpint(adw_style_manager_get_color_scheme(style), ==, ADW_COLOR_SCHEME_FORCE_DARK);
-  g_settings_set_string(settings, "theme", "system");
-  g_assert_cmpint(adw_style_manager_get_color_scheme(style), ==, ADW_COLOR_SCHEME_DEFAULT);
-}
-
 static gboolean count_frame(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
 {
   return ++*(int *)data < 2 ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
@@ -646,6 +629,78 @@ static gboolean count_frame(GtkWidget *widget, GdkFrameClock *clock, gpointer da
 static gboolean two_frames(gpointer data)
 {
   return *(int *)data >= 2;
+}
+
+static gboolean transition_running(GtkWidget *widget)
+{
+  if (GTK_IS_STACK(widget) && gtk_stack_get_transition_running(GTK_STACK(widget)))
+    return TRUE;
+  for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c))
+    if (transition_running(c))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean no_transition(gpointer data)
+{
+  return !transition_running(data);
+}
+
+/* Every key TsGraphView binds is in the shortcuts window. */
+static void collect_accels(GtkWidget *widget, GHashTable *accels)
+{
+  if (GTK_IS_SHORTCUTS_SHORTCUT(widget)) {
+    g_autofree char *accel = NULL;
+    g_object_get(widget, "accelerator", &accel, NULL);
+    g_auto(GStrv) each = g_strsplit(accel ? accel : "", " ", -1);
+    for (int i = 0; each[i]; i++)
+      g_hash_table_add(accels, g_strdup(each[i]));
+  }
+  for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c))
+    collect_accels(c, accels);
+}
+
+static void assert_shortcuts_list_graph_keys(GtkWindow *shortcuts)
+{
+  GHashTable *accels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  collect_accels(GTK_WIDGET(shortcuts), accels);
+  static const char *const graph_keys[] = {
+    "<Control>f", "F3", "<Shift>F3", "<Control>g", "plus", "minus", "0", "<Control>0", "w", "f",
+    "Left", "Right", "Up", "Down", "Return", "Escape", "e", "c", "l", "<Shift>l",
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(graph_keys); i++)
+    if (!g_hash_table_contains(accels, graph_keys[i]))
+      g_error("the shortcuts window does not list %s", graph_keys[i]);
+  g_hash_table_destroy(accels);
+}
+
+/* Preferences, About and the shortcuts window (with the graph's keys) open; the
+ * style follows the setting. */
+static void test_dialogs_and_style(void)
+{
+  g_action_group_activate_action(G_ACTION_GROUP(app), "preferences", NULL);
+  close_toplevel(ADW_TYPE_PREFERENCES_WINDOW);
+  g_action_group_activate_action(G_ACTION_GROUP(app), "about", NULL);
+  close_toplevel(ADW_TYPE_ABOUT_WINDOW);
+  activate("win.show-help-overlay", NULL);
+  GtkWindow *shortcuts = find_toplevel(GTK_TYPE_SHORTCUTS_WINDOW);
+  assert_shortcuts_list_graph_keys(shortcuts);
+  if (g_getenv("TS_SHORTCUTS_SCREENSHOT")) { /* the graph's page, for the README */
+    g_object_set(shortcuts, "section-name", "graph", NULL);
+    wait_for(no_transition, shortcuts, "the shortcuts window to switch pages");
+    int frames = 0;
+    gtk_widget_add_tick_callback(GTK_WIDGET(shortcuts), count_frame, &frames, NULL);
+    wait_for(two_frames, &frames, "the shortcuts window to draw");
+    g_assert_true(ts_screenshot_save(GTK_WIDGET(shortcuts), g_getenv("TS_SHORTCUTS_SCREENSHOT"), NULL));
+  }
+  close_toplevel(GTK_TYPE_SHORTCUTS_WINDOW);
+
+  GSettings *settings = ts_application_get_settings(app);
+  AdwStyleManager *style = adw_style_manager_get_default();
+  g_settings_set_string(settings, "theme", "dark");
+  g_assert_cmpint(adw_style_manager_get_color_scheme(style), ==, ADW_COLOR_SCHEME_FORCE_DARK);
+  g_settings_set_string(settings, "theme", "system");
+  g_assert_cmpint(adw_style_manager_get_color_scheme(style), ==, ADW_COLOR_SCHEME_DEFAULT);
 }
 
 static void test_screenshot(void)
@@ -1134,7 +1189,7 @@ static gboolean fatal_filter(const char *domain, GLogLevelFlags level, const cha
 static void test_startup_options(void)
 {
   char *good[] = { "tracescope", "--module", "seeds", "--function", "shape_retrace",
-                   "--compare", "0,1", NULL };
+                   "--compare", "0,1", "--expand-all", NULL };
   int argc = G_N_ELEMENTS(good) - 1;
   char **argv = good;
   GError *error = NULL;
@@ -1142,6 +1197,7 @@ static void test_startup_options(void)
   g_assert_no_error(error);
   g_assert_cmpint(s->compare[0], ==, 0);
   g_assert_cmpint(s->compare[1], ==, 1);
+  g_assert_true(s->expand_all);
   ts_startup_free(s);
 
   char *bad[] = { "tracescope", "--module", "seeds", "--compare", "0", NULL };
@@ -1151,6 +1207,84 @@ static void test_startup_options(void)
   g_assert_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE);
   g_assert_nonnull(strstr(error->message, "--compare takes two concrete function indexes"));
   g_clear_error(&error);
+}
+
+static GtkWidget *button_for(GtkWidget *widget, const char *action)
+{
+  if (GTK_IS_ACTIONABLE(widget) && g_strcmp0(gtk_actionable_get_action_name(GTK_ACTIONABLE(widget)), action) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c)) {
+    GtkWidget *found = button_for(c, action);
+    if (found)
+      return found;
+  }
+  return NULL;
+}
+
+static gboolean pane_drawn(gpointer data)
+{
+  return ts_graph_pane_get_drawn(ts_window_get_graph_pane(window));
+}
+
+static TsViewport *shown_viewport;
+static GtkWidget *shown_zoom_button;
+
+static gboolean zoom_shown(gpointer data)
+{
+  g_autofree char *want = g_strdup_printf("%.0f%%", 100 * ts_viewport_get_zoom(shown_viewport));
+  return g_strcmp0(gtk_button_get_label(GTK_BUTTON(shown_zoom_button)), want) == 0;
+}
+
+/* The label follows the zoom (after an idle: see ts-graph-pane.c). */
+static void assert_zoom_shown(GtkWidget *zoom_button, TsViewport *vp)
+{
+  shown_viewport = vp;
+  shown_zoom_button = zoom_button;
+  wait_for(zoom_shown, NULL, "the zoom level to show");
+}
+
+/* The graph pane's header: zoom out, the zoom level (a click: 100 %), zoom
+ * in, fit; its menu expands and collapses every group. */
+static void test_graph_header(void)
+{
+  select_function("lstm_fn");
+  run_with((const char *const[]){ "f32[10,10]:zeros", "f32[10,10]:zeros", "f32[10,10]:zeros", NULL });
+  wait_for(pane_drawn, NULL, "the graph to be drawn");
+  TsGraphPane *pane = ts_window_get_graph_pane(window);
+  TsGraphView *view = TS_GRAPH_VIEW(ts_graph_pane_get_view(pane));
+  g_assert_nonnull(ts_graph_view_get_graph(view));
+  TsViewport *vp = ts_graph_view_get_viewport(view);
+  GtkWidget *zoom_button = button_for(GTK_WIDGET(pane), "graph.zoom-reset");
+  g_assert_nonnull(zoom_button);
+  for (const char *const *a = (const char *const[]){ "graph.zoom-in", "graph.zoom-out", "graph.zoom-fit", NULL }; *a; a++)
+    g_assert_true(gtk_widget_get_visible(button_for(GTK_WIDGET(pane), *a)));
+  assert_zoom_shown(zoom_button, vp);
+
+  double zoom = ts_viewport_get_zoom(vp);
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(pane), "graph.zoom-in", NULL));
+  g_assert_cmpfloat(fabs(ts_viewport_get_zoom(vp) - zoom * 1.25), <, 1e-9);
+  assert_zoom_shown(zoom_button, vp);
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(pane), "graph.zoom-out", NULL));
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(pane), "graph.zoom-reset", NULL));
+  assert_zoom_shown(zoom_button, vp);
+  g_assert_cmpstr(gtk_button_get_label(GTK_BUTTON(zoom_button)), ==, "100%");
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(pane), "graph.zoom-fit", NULL));
+  g_assert_cmpfloat(fabs(ts_viewport_get_zoom(vp) - zoom), <, 1e-9);
+
+  /* lstm_cell opens with everything else, and closes again */
+  ts_view_model *model = ts_graph_view_get_model(view);
+  GArray *before = ts_view_model_visible_items(model, NULL);
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(pane), "graph.expand-all", NULL));
+  wait_for(pane_drawn, NULL, "the expanded graph");
+  GArray *expanded = ts_view_model_visible_items(model, NULL);
+  g_assert_cmpuint(expanded->len, >, before->len + 10);
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(pane), "graph.collapse-all", NULL));
+  wait_for(pane_drawn, NULL, "the collapsed graph");
+  GArray *after = ts_view_model_visible_items(model, NULL);
+  g_assert_cmpuint(after->len, ==, before->len);
+  g_array_free(before, TRUE);
+  g_array_free(expanded, TRUE);
+  g_array_free(after, TRUE);
 }
 
 int main(int argc, char **argv)
@@ -1199,6 +1333,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/version", test_version);
   g_test_add_func("/app/rows-survive-reopen", test_rows_survive_reopen);
   g_test_add_func("/app/worker-survives", test_worker_survives);
+  g_test_add_func("/app/graph-header", test_graph_header);
   int status = g_test_run();
 
   g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&window);

@@ -12,7 +12,7 @@
 #include <tracescope.h>
 #include <unistd.h>
 
-#include "ts-graph-render.h"
+#include "ts-graph-render-private.h"
 
 /* ---- the programs ------------------------------------------------------------------ */
 
@@ -33,6 +33,17 @@ static ts_tensor *nested_if(ts_call *c)
     } TS_END_IF;
   }
   return ts_exp(x);
+}
+
+/* Fourteen op types in one scope: more than a legend used to list. */
+static ts_tensor *many_ops(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  ts_tensor *a = ts_relu(ts_matmul(x, ts_transpose(x, TS_ALL_AXES)));
+  ts_tensor *b = ts_tanh(ts_sub(a, ts_sigmoid(a)));
+  ts_tensor *d = ts_exp(ts_neg(ts_abs(ts_mul(b, b))));
+  ts_tensor *e = ts_sqrt(ts_add(d, ts_reduce_sum(d, TS_ALL_AXES, true)));
+  return ts_div(e, ts_log(ts_add(e, e)));
 }
 
 /* ---- fixtures ------------------------------------------------------------------------- */
@@ -84,6 +95,16 @@ static drawn draw_sequential(void)
   g_assert_nonnull(fn);
   ts_value args[1] = { TS_SPEC_VALUE(TS_F32, TS_SHAPE(20, 28, 28)) };
   ts_concrete *cf = ts_function_get_concrete(fn, args, 1);
+  g_assert_nonnull(cf);
+  drawn_init(&d, ts_concrete_graph(cf));
+  return d;
+}
+
+static drawn draw_many_ops(void)
+{
+  drawn d = { .fn = ts_function_new("many_ops", many_ops, "x") };
+  ts_value args[1] = { TS_SPEC_VALUE(TS_F32, TS_SHAPE(4, 4)) };
+  ts_concrete *cf = ts_function_get_concrete(d.fn, args, 1);
   g_assert_nonnull(cf);
   drawn_init(&d, ts_concrete_graph(cf));
   return d;
@@ -288,7 +309,7 @@ static void test_png(void)
   ts_view_model_expand_all(d.model);
   lay_out(&d);
   double legend_w, legend_h;
-  ts_render_legend_size(d.render, &legend_w, &legend_h);
+  ts_render_legend_size(d.render, TS_RENDER_EXPORT_LEGEND_HEIGHT, false, &legend_w, &legend_h);
   g_assert_cmpfloat(legend_w, >, 50);
 
   g_autofree char *path = temp_path("graph.png");
@@ -719,6 +740,152 @@ static void test_cli_render(void)
   g_assert_false(g_file_test(svg, G_FILE_TEST_EXISTS));
 }
 
+/* ---- colour distance ------------------------------------------------------------------------ */
+
+/* sRGB (0..1) to CIE Lab, D65. */
+static void to_lab(_ts_rgba c, double lab[3])
+{
+  double rgb[3] = { c.r, c.g, c.b }, lin[3];
+  for (int i = 0; i < 3; i++)
+    lin[i] = rgb[i] <= 0.04045 ? rgb[i] / 12.92 : pow((rgb[i] + 0.055) / 1.055, 2.4);
+  double xyz[3] = {
+    (0.4124564 * lin[0] + 0.3575761 * lin[1] + 0.1804375 * lin[2]) / 0.95047,
+    0.2126729 * lin[0] + 0.7151522 * lin[1] + 0.0721750 * lin[2],
+    (0.0193339 * lin[0] + 0.1191920 * lin[1] + 0.9503041 * lin[2]) / 1.08883,
+  };
+  double f[3];
+  for (int i = 0; i < 3; i++)
+    f[i] = xyz[i] > 216.0 / 24389 ? cbrt(xyz[i]) : (24389.0 / 27 * xyz[i] + 16) / 116;
+  lab[0] = 116 * f[1] - 16;
+  lab[1] = 500 * (f[0] - f[1]);
+  lab[2] = 200 * (f[1] - f[2]);
+}
+
+/* CIE76 colour difference: about 2.3 is just noticeable; 10 and more is
+ * a different colour at a glance, even on small swatches. */
+static double delta_e(_ts_rgba a, _ts_rgba b)
+{
+  double x[3], y[3];
+  to_lab(a, x);
+  to_lab(b, y);
+  return sqrt((x[0] - y[0]) * (x[0] - y[0]) + (x[1] - y[1]) * (x[1] - y[1]) + (x[2] - y[2]) * (x[2] - y[2]));
+}
+
+/* Every op of the engine's table has a colour of its family, and any two
+ * differ by ΔE76 >= 12 in both modes (the palette measures 15.4;
+ * 12 leaves room for edits while staying well above "at a glance"). */
+static void test_op_palette(void)
+{
+  for (int dark = 0; dark < 2; dark++) {
+    const _ts_palette *pal = _ts_palette_get(dark);
+    double least = G_MAXDOUBLE;
+    int pair[2] = { -1, -1 };
+    for (int a = 0; a < TS_OP_COUNT; a++) {
+      g_assert_cmpint(_ts_op_family_of(a), !=, TS_OP_FAMILY_OTHER);
+      for (int b = a + 1; b < TS_OP_COUNT; b++) {
+        double d = delta_e(_ts_op_colour(pal, a), _ts_op_colour(pal, b));
+        if (d < least) {
+          least = d;
+          pair[0] = a, pair[1] = b;
+        }
+      }
+    }
+    g_test_message("%s: least ΔE76 %.2f (%s, %s) over %d op types", dark ? "dark" : "light", least,
+                   ts_op_name(pair[0]), ts_op_name(pair[1]), (int)TS_OP_COUNT);
+    g_assert_cmpfloat(least, >=, 12);
+    /* the pairs users complained of */
+    g_assert_cmpfloat(delta_e(_ts_op_colour(pal, TS_OP_CONST), _ts_op_colour(pal, TS_OP_PRINT)), >=, 12);
+    g_assert_cmpfloat(delta_e(_ts_op_colour(pal, TS_OP_MATMUL), _ts_op_colour(pal, TS_OP_FLATTEN)), >=, 12);
+    g_assert_cmpfloat(delta_e(_ts_op_colour(pal, TS_OP_PLACEHOLDER), _ts_op_colour(pal, TS_OP_SIGMOID)), >=, 12);
+    /* an op the table does not know is drawn, in grey */
+    _ts_rgba unknown = _ts_op_colour(pal, TS_OP_COUNT);
+    g_assert_cmpfloat(fabs(unknown.r - unknown.g), <, 1e-9);
+  }
+}
+
+/* Nested group boxes step visibly (ΔE76 >= 6) from each other and stand
+ * apart from the background (>= 3: they have an outline too), in both
+ * modes; collapsed groups stand out of them (>= 10). */
+static void test_group_tones(void)
+{
+  for (int dark = 0; dark < 2; dark++) {
+    const _ts_palette *pal = _ts_palette_get(dark);
+    for (int depth = 0; depth < TS_CONTAINER_TONES; depth++) {
+      _ts_rgba fill = _ts_container_fill(pal, depth);
+      g_test_message("%s depth %d: ΔE76 %.1f from the background, %.1f from the next level", dark ? "dark" : "light",
+                     depth, delta_e(fill, pal->background), delta_e(fill, _ts_container_fill(pal, depth + 1)));
+      g_assert_cmpfloat(delta_e(fill, pal->background), >=, 3);
+      g_assert_cmpfloat(delta_e(fill, _ts_container_fill(pal, depth + 1)), >=, 6);
+      for (int t = 0; t < 6; t++)
+        g_assert_cmpfloat(delta_e(_ts_group_colour(pal, t), fill), >=, 10);
+    }
+  }
+}
+
+/* ---- the legend -------------------------------------------------------------------------------- */
+
+static void collect_text(const char *str, double x, double baseline, double size, void *data)
+{
+  g_hash_table_add(data, g_strdup(str));
+}
+
+/* Every op type shown is listed, in columns when tall; collapsed, only
+ * the header; the export lists them all too. */
+static void test_legend(void)
+{
+  drawn d = draw_many_ops();
+  GHashTable *types = g_hash_table_new(g_str_hash, g_str_equal);
+  for (int i = 0; i < ts_view_layout_n_boxes(d.layout); i++) {
+    const char *op = ts_view_item_op_name(d.model, ts_view_layout_box(d.layout, i)->item);
+    if (op)
+      g_hash_table_add(types, (gpointer)op);
+  }
+  g_assert_cmpuint(g_hash_table_size(types), >, 10);
+
+  double w1, h1, w2, h2, wc, hc;
+  ts_render_legend_size(d.render, 0, false, &w1, &h1);
+  ts_render_legend_size(d.render, 160, false, &w2, &h2);
+  ts_render_legend_size(d.render, 160, true, &wc, &hc);
+  g_assert_cmpfloat(h2, <=, 160);
+  g_assert_cmpfloat(h2, <, h1 / 2 + 40);
+  g_assert_cmpfloat(w2, >, 1.8 * w1 - 40); /* columns */
+  g_assert_cmpfloat(hc, <, 40);          /* the header: one row */
+  g_assert_cmpfloat(wc, <, w1);
+
+  /* what a drawn legend writes */
+  cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)w2 + 1, (int)h2 + 1);
+  cairo_t *cr = cairo_create(surface);
+  GHashTable *written = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  _ts_render_set_text_sink(d.render, collect_text, written);
+  ts_render_draw_legend(d.render, cr, 0, 0, 160, false);
+  GHashTableIter it;
+  gpointer op;
+  g_hash_table_iter_init(&it, types);
+  while (g_hash_table_iter_next(&it, &op, NULL))
+    g_assert_true(g_hash_table_contains(written, op));
+  g_assert_true(g_hash_table_contains(written, "Op type"));
+  g_hash_table_remove_all(written);
+  ts_render_draw_legend(d.render, cr, 0, 0, 160, true);
+  g_assert_cmpuint(g_hash_table_size(written), ==, 1); /* the title alone */
+  _ts_render_set_text_sink(d.render, NULL, NULL);
+  g_hash_table_destroy(written);
+  cairo_destroy(cr);
+  cairo_surface_destroy(surface);
+
+  g_autofree char *path = temp_path("many.svg");
+  GError *error = NULL;
+  g_assert_true(ts_render_export(d.render, path, NULL, 1, &error));
+  g_assert_no_error(error);
+  svg_scan scan = scan_svg(path);
+  g_hash_table_iter_init(&it, types);
+  while (g_hash_table_iter_next(&it, &op, NULL))
+    assert_has_text(&scan, op);
+  svg_scan_clear(&scan);
+  g_unlink(path);
+  g_hash_table_destroy(types);
+  drawn_clear(&d);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -731,6 +898,9 @@ int main(int argc, char **argv)
   g_test_add_func("/render/selection-and-dark", test_selection_and_dark);
   g_test_add_func("/render/errors", test_errors);
   g_test_add_func("/render/cli", test_cli_render);
+  g_test_add_func("/render/op-palette", test_op_palette);
+  g_test_add_func("/render/group-tones", test_group_tones);
+  g_test_add_func("/render/legend", test_legend);
   int ret = g_test_run();
   ts_release_all();
   return ret;

@@ -102,11 +102,11 @@ static gboolean laid_out(TsGraphView *view)
          gtk_widget_get_width(GTK_WIDGET(view)) > 0 && ts_graph_view_get_drawn(view);
 }
 
-static void fixture_show(fixture *f, const ts_graph *g)
+static void fixture_show_sized(fixture *f, const ts_graph *g, int width, int height)
 {
   f->last_selected = f->last_activated = -2;
   f->window = GTK_WINDOW(gtk_window_new());
-  gtk_window_set_default_size(f->window, 900, 640);
+  gtk_window_set_default_size(f->window, width, height);
   f->view = TS_GRAPH_VIEW(ts_graph_view_new());
   g_object_ref(f->view); /* to check it is finalized at the end */
   g_signal_connect(f->view, "node-selected", G_CALLBACK(on_node_selected), f);
@@ -115,6 +115,11 @@ static void fixture_show(fixture *f, const ts_graph *g)
   ts_graph_view_set_graph(f->view, g);
   gtk_window_present(f->window);
   wait_for(laid_out, f->view);
+}
+
+static void fixture_show(fixture *f, const ts_graph *g)
+{
+  fixture_show_sized(f, g, 900, 640);
 }
 
 static void fixture_clear(fixture *f)
@@ -497,15 +502,30 @@ static void test_navigation(void)
   g_assert_cmpint(f.last_selected, ==, -1);
   g_assert_cmpint(f.n_selected, ==, 2);
 
-  /* a tall, thin graph fits its width, showing its inputs */
+  /* a tall, thin graph: fit shows all of it; fit width (W) its inputs */
   ts_graph_view_set_expanded(f.view, series, TRUE);
   wait_for(laid_out, f.view);
-  ts_graph_view_zoom_to_fit(f.view);
+  g_assert_true(gtk_widget_activate_action(w, "view.zoom-fit", NULL));
   const ts_view_layout *layout = ts_graph_view_get_layout(f.view);
+  for (int i = 0; i < ts_view_layout_n_boxes(layout); i++)
+    g_assert_true(on_screen(f.view, ts_view_layout_box(layout, i)));
   double lh = ts_view_layout_height(layout);
+  g_assert_true(gtk_widget_activate_action(w, "view.zoom-width", NULL));
   g_assert_cmpfloat(lh * ts_viewport_get_zoom(vp), >, gtk_widget_get_height(w));
   g_assert_cmpfloat(ts_viewport_get_zoom(vp), >=, 0.5);
   g_assert_true(on_screen(f.view, box_of(f.view, item_named(f.view, "flatten"))));
+
+  /* the minimap of a tall graph is no sliver: 72 px wide at least, its
+   * height up to 45 % of the view's, clear of the legend */
+  graphene_rect_t map, legend;
+  g_assert_true(ts_graph_view_get_minimap_area(f.view, &map));
+  g_assert_cmpfloat(map.size.width, >=, 72);
+  g_assert_cmpfloat(map.size.height, >=, 150);
+  g_assert_cmpfloat(map.size.height, <=, 0.45 * gtk_widget_get_height(w) + 1);
+  g_assert_true(ts_graph_view_get_legend_area(f.view, &legend));
+  g_assert_false(graphene_rect_intersection(&map, &legend, NULL));
+  g_assert_true(gtk_widget_activate_action(w, "view.zoom-reset", NULL));
+  g_assert_cmpfloat(ts_viewport_get_zoom(vp), ==, 1);
 
   /* colouring redraws, never lays out again */
   ts_render_values *times = ts_render_values_new("ms");
@@ -617,6 +637,116 @@ static void test_fly_to(void)
   fixture_clear(&f);
 }
 
+/* The legend's share of the graph's top-level boxes on screen, px^2. */
+static double legend_cover(TsGraphView *view)
+{
+  graphene_rect_t legend;
+  if (!ts_graph_view_get_legend_area(view, &legend))
+    return 0;
+  const ts_view_layout *layout = ts_graph_view_get_layout(view);
+  TsViewport *vp = ts_graph_view_get_viewport(view);
+  double covered = 0;
+  for (int i = 0; i < ts_view_layout_n_boxes(layout); i++) {
+    const ts_view_box *b = ts_view_layout_box(layout, i);
+    if (b->parent >= 0)
+      continue;
+    double x0, y0, x1, y1;
+    ts_viewport_canvas_to_widget(vp, b->x, b->y, &x0, &y0);
+    ts_viewport_canvas_to_widget(vp, b->x + b->width, b->y + b->height, &x1, &y1);
+    graphene_rect_t box = GRAPHENE_RECT_INIT(x0, y0, x1 - x0, y1 - y0), both;
+    if (graphene_rect_intersection(&box, &legend, &both))
+      covered += both.size.width * both.size.height;
+  }
+  return covered;
+}
+
+/* The legend touches those two sides (12 px in). */
+static gboolean legend_in_corner(TsGraphView *view, gboolean left, gboolean top)
+{
+  graphene_rect_t r;
+  g_assert_true(ts_graph_view_get_legend_area(view, &r));
+  double w = gtk_widget_get_width(GTK_WIDGET(view)), h = gtk_widget_get_height(GTK_WIDGET(view));
+  return fabs(left ? r.origin.x - 12 : w - 12 - (r.origin.x + r.size.width)) < 1 &&
+         fabs(top ? r.origin.y - 12 : h - 12 - (r.origin.y + r.size.height)) < 1;
+}
+
+/* The legend: in a corner clear of the graph after a fit, wherever the
+ * user puts it; collapsed to its header by L; bounded in height. */
+static void test_legend(void)
+{
+  if (!have_display) {
+    g_test_skip("no display");
+    return;
+  }
+  fixture f = { 0 };
+  fixture_show(&f, trace_sequential(&f));
+  GtkWidget *w = GTK_WIDGET(f.view);
+  graphene_rect_t open, closed;
+  /* fitted on arrival, in every expansion state */
+  g_assert_cmpint(ts_graph_view_get_legend_corner(f.view), ==, TS_LEGEND_CORNER_AUTO);
+  g_assert_cmpfloat(legend_cover(f.view), ==, 0);
+  g_assert_true(gtk_widget_activate_action(w, "view.expand-all", NULL));
+  wait_for(laid_out, f.view);
+  g_assert_cmpfloat(legend_cover(f.view), ==, 0);
+  g_assert_true(ts_graph_view_get_legend_area(f.view, &open));
+  g_assert_cmpfloat(open.size.height, <=, 0.6 * gtk_widget_get_height(w) + 1);
+  gboolean left = open.origin.x < gtk_widget_get_width(w) / 2, top = open.origin.y < gtk_widget_get_height(w) / 2;
+  g_assert_true(legend_in_corner(f.view, left, top));
+
+  /* L collapses it to its header, in the same corner */
+  g_assert_true(gtk_widget_activate_action(w, "view.toggle-legend", NULL));
+  g_assert_true(ts_graph_view_get_legend_collapsed(f.view));
+  g_assert_true(ts_graph_view_get_legend_area(f.view, &closed));
+  g_assert_cmpfloat(closed.size.height, <, 40);
+  g_assert_cmpfloat(closed.size.height, <, open.size.height);
+  g_assert_true(legend_in_corner(f.view, left, top));
+  g_assert_true(gtk_widget_activate_action(w, "view.toggle-legend", NULL));
+  g_assert_false(ts_graph_view_get_legend_collapsed(f.view));
+
+  /* put in a corner: it stays there, and a fit keeps the graph clear of it */
+  ts_graph_view_set_legend_corner(f.view, TS_LEGEND_CORNER_BOTTOM_RIGHT);
+  g_assert_true(legend_in_corner(f.view, FALSE, FALSE));
+  ts_graph_view_zoom_to_fit(f.view);
+  g_assert_true(legend_in_corner(f.view, FALSE, FALSE));
+  g_assert_cmpfloat(legend_cover(f.view), ==, 0);
+  /* Shift+L: clockwise to the next */
+  g_assert_true(gtk_widget_activate_action(w, "view.move-legend", NULL));
+  g_assert_cmpint(ts_graph_view_get_legend_corner(f.view), ==, TS_LEGEND_CORNER_BOTTOM_LEFT);
+  g_assert_true(legend_in_corner(f.view, TRUE, FALSE));
+  g_object_set(f.view, "legend-corner", TS_LEGEND_CORNER_AUTO, NULL);
+
+  /* collapse all (C) and back */
+  g_assert_true(gtk_widget_activate_action(w, "view.collapse-all", NULL));
+  wait_for(laid_out, f.view);
+  g_assert_cmpint(n_visible(f.view), ==, 4);
+  g_assert_cmpfloat(legend_cover(f.view), ==, 0);
+  ts_graph_view_set_show_legend(f.view, FALSE);
+  g_assert_false(ts_graph_view_get_legend_area(f.view, &open));
+  fixture_clear(&f);
+
+  /* a graph with control flow, closed and open (twelve op types) */
+  fixture g = { 0 };
+  fixture_show(&g, trace_nested(&g));
+  g_assert_cmpfloat(legend_cover(g.view), ==, 0);
+  ts_graph_view_expand_all(g.view);
+  wait_for(laid_out, g.view);
+  g_assert_cmpfloat(legend_cover(g.view), ==, 0);
+  g_assert_false(ts_graph_view_get_legend_collapsed(g.view));
+  fixture_clear(&g);
+
+  /* a small view has no room for it: a fit collapses it to its header,
+   * until the user opens it (then it stays open) */
+  fixture small = { 0 };
+  fixture_show_sized(&small, trace_nested(&small), 360, 300);
+  ts_graph_view_expand_all(small.view);
+  wait_for(laid_out, small.view);
+  g_assert_true(ts_graph_view_get_legend_collapsed(small.view));
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(small.view), "view.toggle-legend", NULL));
+  ts_graph_view_zoom_to_fit(small.view);
+  g_assert_false(ts_graph_view_get_legend_collapsed(small.view));
+  fixture_clear(&small);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -630,6 +760,7 @@ int main(int argc, char **argv)
   g_test_add_func("/view/navigation", test_navigation);
   g_test_add_func("/view/export", test_export);
   g_test_add_func("/view/fly-to", test_fly_to);
+  g_test_add_func("/view/legend", test_legend);
   int ret = g_test_run();
   ts_release_all();
   return ret;

@@ -131,8 +131,8 @@ bool ts_render_export(ts_render *render, const char *path, const ts_render_rect 
                 "cannot export an empty area (%g x %g) to '%s'", rect.width, rect.height, path);
     return false;
   }
-  double legend_w, legend_h;
-  ts_render_legend_size(render, &legend_w, &legend_h);
+  double legend_w, legend_h, legend_max = MAX(rect.height, TS_RENDER_EXPORT_LEGEND_HEIGHT);
+  ts_render_legend_size(render, legend_max, false, &legend_w, &legend_h);
   double width = rect.width + legend_w + 3 * MARGIN;
   double height = MAX(rect.height, legend_h) + 2 * MARGIN;
   if (format != TS_RENDER_PNG || !(scale > 0))
@@ -155,7 +155,7 @@ bool ts_render_export(ts_render *render, const char *path, const ts_render_rect 
   /* vectors keep every label whatever the size; pixels drop what would not read */
   ts_render_draw(render, cr, &rect, format == TS_RENDER_PNG ? scale : 1, NULL);
   cairo_restore(cr);
-  ts_render_draw_legend(render, cr, rect.width + 2 * MARGIN, MARGIN);
+  ts_render_draw_legend(render, cr, rect.width + 2 * MARGIN, MARGIN, legend_max, false);
   _ts_render_set_text_sink(render, NULL, NULL);
   cairo_destroy(cr);
   if (format == TS_RENDER_PNG)

@@ -14,13 +14,15 @@ typedef struct _ts_rgba {
 
 void _ts_set_source(cairo_t *cr, _ts_rgba c);
 
-/* ---- palettes (ts-graph-render-colour.c) -------------------------------------- */
+/* ---- palettes (ts-graph-render-palette.c) ------------------------------------- */
+
+#define TS_CONTAINER_TONES 3
 
 typedef struct _ts_palette {
   _ts_rgba background;
   _ts_rgba text, text_muted, text_light, text_dark;
   _ts_rgba stroke;               /* outlines of ops and boxes */
-  _ts_rgba container_fill[2];    /* alternate with depth */
+  _ts_rgba container_fill[TS_CONTAINER_TONES]; /* cycle with depth */
   _ts_rgba container_stroke, header;
   _ts_rgba edge, edge_control, edge_label_back;
   _ts_rgba accent, accent_soft, hover;
@@ -33,6 +35,34 @@ typedef struct _ts_palette {
 const _ts_palette *_ts_palette_get(bool dark);
 /* The palette's dark or light text, whichever reads better on fill. */
 _ts_rgba _ts_text_on(const _ts_palette *palette, _ts_rgba fill);
+/* The fill of an expanded container nested depth deep (0: top level). */
+_ts_rgba _ts_container_fill(const _ts_palette *palette, int depth);
+_ts_rgba _ts_mix(_ts_rgba a, _ts_rgba b, double t);
+
+/* Op families, in the legend's order; each has a hue of its own. */
+typedef enum _ts_op_family {
+  TS_OP_FAMILY_OTHER, /* not in the palette's table */
+  TS_OP_FAMILY_IO,
+  TS_OP_FAMILY_LINALG,
+  TS_OP_FAMILY_ARITH,
+  TS_OP_FAMILY_MATH,
+  TS_OP_FAMILY_COMPARE,
+  TS_OP_FAMILY_REDUCE,
+  TS_OP_FAMILY_SHAPE,
+  TS_OP_FAMILY_CREATE,
+  TS_OP_FAMILY_STATE,
+  TS_OP_FAMILY_CONTROL,
+  TS_OP_FAMILY_COUNT
+} _ts_op_family;
+
+/* op: a ts_op, or -1 for none (a neutral grey, as for ops newer than the table). */
+_ts_rgba _ts_op_colour(const _ts_palette *palette, int op);
+_ts_op_family _ts_op_family_of(int op);
+/* Collapsed groups, by structure (ts_view_item_template). */
+_ts_rgba _ts_group_colour(const _ts_palette *palette, int template_id);
+/* Categories (devices, functions): k from 0; compute time: t in [0, 1]. */
+_ts_rgba _ts_category_colour(const _ts_palette *palette, int k);
+_ts_rgba _ts_heat(const _ts_palette *palette, double t);
 
 /* ---- fonts and text (ts-graph-render-text.c) -------------------------------------- */
 
@@ -77,7 +107,27 @@ typedef struct _ts_fill {
   double share[TS_MAX_STRIPES];
 } _ts_fill;
 
-typedef struct _ts_colours _ts_colours;
+/* An op type shown, and how many times. */
+typedef struct _ts_op_count {
+  const char *name;
+  int op; /* ts_op */
+  int count;
+} _ts_op_count;
+
+typedef struct _ts_colours {
+  ts_render_colouring mode;
+  ts_render_values *values;
+  ts_view_model *model;       /* a reference */
+  int n_items;
+  int *op;                    /* per item: its ts_op, -1 if not an op */
+  double *sum;                /* per item: its ops' values summed; NAN: none */
+  int n_cat;                  /* named categories (the last may be "other") */
+  const char *cat_name[TS_MAX_STRIPES];
+  int *counts;                /* per item: ops per category, then ops without one */
+  double max;                 /* the largest value shown */
+  bool shown_no_data;         /* some shown item has no value or category */
+  GArray *ops;                /* _ts_op_count of the shown ops, by family then name */
+} _ts_colours;
 
 _ts_colours *_ts_colours_new(void);
 void _ts_colours_free(_ts_colours *c);
@@ -87,9 +137,15 @@ ts_render_colouring _ts_colours_mode(const _ts_colours *c);
 void _ts_colours_update(_ts_colours *c, ts_view_model *model, const ts_view_layout *layout);
 void _ts_colours_fill(const _ts_colours *c, const _ts_palette *palette, const ts_view_box *box,
                       _ts_fill *out);
-void _ts_colours_legend_size(_ts_colours *c, _ts_text *text, double *width, double *height);
-void _ts_colours_draw_legend(_ts_colours *c, _ts_text *text, const _ts_palette *palette, cairo_t *cr,
-                             double x, double y);
+/* The unit values are in ("ms"), or NULL. */
+const char *_ts_render_values_unit(const ts_render_values *values);
+
+/* ---- the legend (ts-graph-render-legend.c) ----------------------------------------------- */
+
+/* Measures (cr NULL) or draws the legend with its top-left at (x, y); see
+ * ts_render_legend_size. */
+void _ts_legend_run(_ts_colours *c, _ts_text *text, const _ts_palette *palette, cairo_t *cr, double x,
+                    double y, double max_height, bool collapsed, double *width, double *height);
 
 /* ---- the renderer (ts-graph-render.c) ---------------------------------------------- */
 

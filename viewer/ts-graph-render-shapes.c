@@ -116,12 +116,12 @@ void _ts_draw_container(ts_render *r, cairo_t *cr, const ts_view_box *b, bool ti
   cairo_new_path(cr);
   if (tiny) { /* a frame of sub-pixel detail: no header, no curves */
     cairo_rectangle(cr, b->x, b->y, b->width, b->height);
-    _ts_set_source(cr, pal->container_fill[box_depth(r->layout, b) % 2]);
+    _ts_set_source(cr, _ts_container_fill(pal, box_depth(r->layout, b)));
     cairo_fill(cr);
     return;
   }
   rounded_rect(cr, b->x, b->y, b->width, b->height, 6);
-  _ts_set_source(cr, pal->container_fill[box_depth(r->layout, b) % 2]);
+  _ts_set_source(cr, _ts_container_fill(pal, box_depth(r->layout, b)));
   cairo_fill_preserve(cr);
   cairo_save(cr);
   cairo_clip_preserve(cr);
@@ -144,7 +144,7 @@ static void header_text(ts_render *r, cairo_t *cr, const ts_view_box *b, const c
   double ty = b->y + (r->opts.header_height - label->height) / 2;
   cairo_new_path(cr);
   cairo_rectangle(cr, x - 2, ty, label->width + 4, label->height);
-  _ts_set_source(cr, pal->container_fill[box_depth(r->layout, b) % 2]);
+  _ts_set_source(cr, _ts_container_fill(pal, box_depth(r->layout, b)));
   cairo_fill_preserve(cr);
   _ts_set_source(cr, pal->header);
   cairo_fill(cr);

@@ -228,14 +228,19 @@ void ts_render_draw(ts_render *render, cairo_t *cr, const ts_render_rect *visibl
     *stats = local;
 }
 
-void ts_render_legend_size(ts_render *render, double *width, double *height)
+void ts_render_legend_size(ts_render *render, double max_height, bool collapsed, double *width,
+                           double *height)
 {
   g_return_if_fail(render != NULL && width != NULL && height != NULL);
-  _ts_colours_legend_size(render->colours, render->text, width, height);
+  _ts_legend_run(render->colours, render->text, _ts_palette_get(render->dark), NULL, 0, 0, max_height,
+                 collapsed, width, height);
 }
 
-void ts_render_draw_legend(ts_render *render, cairo_t *cr, double x, double y)
+void ts_render_draw_legend(ts_render *render, cairo_t *cr, double x, double y, double max_height,
+                           bool collapsed)
 {
   g_return_if_fail(render != NULL && cr != NULL);
-  _ts_colours_draw_legend(render->colours, render->text, _ts_palette_get(render->dark), cr, x, y);
+  double width, height;
+  _ts_legend_run(render->colours, render->text, _ts_palette_get(render->dark), cr, x, y, max_height,
+                 collapsed, &width, &height);
 }

@@ -100,9 +100,15 @@ bool ts_render_path_label_shown(const ts_render *render, int path);
 void ts_render_draw(ts_render *render, cairo_t *cr, const ts_render_rect *visible, double zoom,
                     ts_render_stats *stats);
 
-/* The legend of the active colour mode, in target units (not zoomed). */
-void ts_render_legend_size(ts_render *render, double *width, double *height);
-void ts_render_draw_legend(ts_render *render, cairo_t *cr, double x, double y);
+/* The legend of the active colour mode, in target units (not zoomed): a
+ * header (a disclosure triangle and the mode's name), then every op type
+ * shown (by family), or the categories or heat scale, and the shapes.
+ * Rows wrap into more columns to stay within max_height (0: one column);
+ * collapsed, the header alone, which is also the legend's top part. */
+void ts_render_legend_size(ts_render *render, double max_height, bool collapsed, double *width,
+                           double *height);
+void ts_render_draw_legend(ts_render *render, cairo_t *cr, double x, double y, double max_height,
+                           bool collapsed);
 
 /* ---- export ---------------------------------------------------------------------- */
 
@@ -115,6 +121,7 @@ typedef enum ts_render_format {
 
 /* Blank space around the graph, and between it and the legend, in an export. */
 #define TS_RENDER_EXPORT_MARGIN 16.0
+#define TS_RENDER_EXPORT_LEGEND_HEIGHT 400.0
 
 /* The format a file name's extension names (.png .svg .pdf, any case). */
 bool ts_render_format_for_path(const char *path, ts_render_format *format);
@@ -124,7 +131,8 @@ bool ts_render_format_for_path(const char *path, ts_render_format *format);
 bool ts_render_write_file(const char *path, const void *data, gsize len, GError **error);
 
 /* Writes area (canvas coordinates; NULL: the whole graph and its edge
- * labels) with the legend right of it to path, in the format its extension
+ * labels) with the legend right of it (its columns as tall as the area, or
+ * TS_RENDER_EXPORT_LEGEND_HEIGHT if more) to path, in the format its extension
  * names.  Canvas point (x, y) lands at ((x - area.x + margin) * scale,
  * (y - area.y + margin) * scale).  scale: pixels per
  * canvas unit for PNG (reduced so that no side exceeds 16384 px); vectors

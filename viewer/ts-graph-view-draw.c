@@ -6,18 +6,26 @@
 
 #include <math.h>
 
-#define OVERLAY_MARGIN 12.0
-#define MINIMAP_WIDTH 200.0
-#define MINIMAP_HEIGHT 150.0
-#define MINIMAP_MIN_WIDTH 48.0 /* a tall thin graph sits in the middle of this */
+/* The minimap: up to a quarter of the view's width and a third of its
+ * height, the graph's aspect kept; a tall (or wide) thin graph gets a
+ * short side of at least MINIMAP_MIN_SIDE while its long side stays
+ * within MINIMAP_MAX_FRACTION of the view, and sits centred in a box at
+ * least that wide. */
+#define MINIMAP_WIDTH_FRACTION 0.25
+#define MINIMAP_HEIGHT_FRACTION 0.33
+#define MINIMAP_MAX_WIDTH 320.0
+#define MINIMAP_MAX_HEIGHT 240.0
+#define MINIMAP_MIN_SIDE 72.0
+#define MINIMAP_MAX_FRACTION 0.45
 
 typedef struct minimap_geometry {
   double x, y, width, height; /* widget px */
   double scale;               /* minimap px per canvas unit */
-  double inset;               /* from the left edge to the graph */
+  double inset_x, inset_y;    /* from the box's top-left to the graph's */
 } minimap_geometry;
 
-/* Where the minimap goes; false when it is off or the graph fits the view. */
+/* Where the minimap goes (bottom right, or bottom left when the legend
+ * reaches there); false when it is off or the graph fits the view. */
 static gboolean minimap_place(TsGraphView *self, minimap_geometry *g)
 {
   if (!self->show_minimap || !self->layout)
@@ -28,14 +36,37 @@ static gboolean minimap_place(TsGraphView *self, minimap_geometry *g)
   double x = ts_viewport_get_x(self->viewport), y = ts_viewport_get_y(self->viewport);
   if (x <= 0 && y <= 0 && x + w / zoom >= lw && y + h / zoom >= lh)
     return FALSE;
-  g->scale = MIN(MINIMAP_WIDTH / lw, MINIMAP_HEIGHT / lh);
-  g->width = MAX(MINIMAP_MIN_WIDTH, ceil(lw * g->scale));
-  g->height = MAX(4, ceil(lh * g->scale));
-  g->inset = floor((g->width - lw * g->scale) / 2);
-  if (g->width + 2 * OVERLAY_MARGIN > w / 2 || g->height + 2 * OVERLAY_MARGIN > h / 2)
+  /* the long side of a thin graph's map: never more than half the view */
+  double long_w = MIN(w * MINIMAP_MAX_FRACTION, w / 2 - 2 * TS_OVERLAY_MARGIN);
+  double long_h = MIN(h * MINIMAP_MAX_FRACTION, h / 2 - 2 * TS_OVERLAY_MARGIN);
+  double box_w = MIN(w * MINIMAP_WIDTH_FRACTION, MINIMAP_MAX_WIDTH);
+  double box_h = MIN(h * MINIMAP_HEIGHT_FRACTION, MINIMAP_MAX_HEIGHT);
+  g->scale = MIN(box_w / lw, box_h / lh);
+  if (lw * g->scale < MINIMAP_MIN_SIDE)
+    g->scale = MIN(MINIMAP_MIN_SIDE / lw, long_h / lh);
+  else if (lh * g->scale < MINIMAP_MIN_SIDE)
+    g->scale = MIN(MINIMAP_MIN_SIDE / lh, long_w / lw);
+  g->width = MAX(MINIMAP_MIN_SIDE, ceil(lw * g->scale));
+  g->height = MAX(MINIMAP_MIN_SIDE, ceil(lh * g->scale));
+  g->inset_x = floor((g->width - lw * g->scale) / 2);
+  g->inset_y = floor((g->height - lh * g->scale) / 2);
+  if (g->width + 2 * TS_OVERLAY_MARGIN > w / 2 + 1 || g->height + 2 * TS_OVERLAY_MARGIN > h / 2 + 1)
     return FALSE; /* it would hide what it maps */
-  g->x = floor(w - g->width - OVERLAY_MARGIN);
-  g->y = floor(h - g->height - OVERLAY_MARGIN);
+  g->x = floor(w - g->width - TS_OVERLAY_MARGIN);
+  g->y = floor(h - g->height - TS_OVERLAY_MARGIN);
+  graphene_rect_t legend, map = GRAPHENE_RECT_INIT((float)g->x, (float)g->y, (float)g->width, (float)g->height);
+  if (ts_graph_view_get_legend_area(self, &legend) && graphene_rect_intersection(&legend, &map, NULL))
+    g->x = TS_OVERLAY_MARGIN; /* the legend is in the way: bottom left */
+  return TRUE;
+}
+
+gboolean ts_graph_view_get_minimap_area(TsGraphView *self, graphene_rect_t *area)
+{
+  g_return_val_if_fail(TS_IS_GRAPH_VIEW(self) && area != NULL, FALSE);
+  minimap_geometry g;
+  if (!minimap_place(self, &g))
+    return FALSE;
+  graphene_rect_init(area, (float)g.x, (float)g.y, (float)g.width, (float)g.height);
   return TRUE;
 }
 
@@ -44,8 +75,8 @@ gboolean _ts_graph_view_minimap_at(TsGraphView *self, double wx, double wy, doub
   minimap_geometry g;
   if (!minimap_place(self, &g) || wx < g.x || wy < g.y || wx > g.x + g.width || wy > g.y + g.height)
     return FALSE;
-  *cx = (wx - g.x - g.inset) / g.scale;
-  *cy = (wy - g.y) / g.scale;
+  *cx = (wx - g.x - g.inset_x) / g.scale;
+  *cy = (wy - g.y - g.inset_y) / g.scale;
   return TRUE;
 }
 
@@ -56,7 +87,7 @@ static cairo_surface_t *minimap_draw(TsGraphView *self, const minimap_geometry *
                                                         (int)g->height * scale_factor);
   cairo_surface_set_device_scale(surface, scale_factor, scale_factor);
   cairo_t *cr = cairo_create(surface);
-  cairo_translate(cr, g->inset, 0);
+  cairo_translate(cr, g->inset_x, g->inset_y);
   cairo_scale(cr, g->scale, g->scale);
   ts_render_set_selected(self->render, -1);
   ts_render_set_hovered(self->render, -1);
@@ -73,7 +104,8 @@ static void minimap_paint(TsGraphView *self, cairo_t *cr)
   if (!minimap_place(self, &g))
     return;
   int scale_factor = gtk_widget_get_scale_factor(GTK_WIDGET(self));
-  if (self->minimap && cairo_image_surface_get_width(self->minimap) != (int)g.width * scale_factor)
+  if (self->minimap && (cairo_image_surface_get_width(self->minimap) != (int)g.width * scale_factor ||
+                        cairo_image_surface_get_height(self->minimap) != (int)g.height * scale_factor))
     _ts_graph_view_invalidate_minimap(self);
   if (!self->minimap)
     self->minimap = minimap_draw(self, &g, scale_factor);
@@ -90,8 +122,8 @@ static void minimap_paint(TsGraphView *self, cairo_t *cr)
   double w = gtk_widget_get_width(GTK_WIDGET(self)) / zoom, h = gtk_widget_get_height(GTK_WIDGET(self)) / zoom;
   cairo_rectangle(cr, g.x, g.y, g.width, g.height);
   cairo_clip(cr);
-  cairo_rectangle(cr, g.x + g.inset + ts_viewport_get_x(self->viewport) * g.scale,
-                  g.y + ts_viewport_get_y(self->viewport) * g.scale, MAX(w * g.scale, 2),
+  cairo_rectangle(cr, g.x + g.inset_x + ts_viewport_get_x(self->viewport) * g.scale,
+                  g.y + g.inset_y + ts_viewport_get_y(self->viewport) * g.scale, MAX(w * g.scale, 2),
                   MAX(h * g.scale, 2));
   _ts_rgba fill = pal->minimap_view;
   fill.a = 0.15;
@@ -117,8 +149,10 @@ void _ts_graph_view_snapshot(GtkWidget *widget, GtkSnapshot *snapshot)
     ts_render_rect visible = { x, y, w / zoom, h / zoom };
     ts_render_draw(self->render, cr, &visible, zoom, NULL);
     cairo_restore(cr);
-    if (self->layout && self->show_legend)
-      ts_render_draw_legend(self->render, cr, OVERLAY_MARGIN, OVERLAY_MARGIN);
+    graphene_rect_t legend;
+    if (ts_graph_view_get_legend_area(self, &legend))
+      ts_render_draw_legend(self->render, cr, legend.origin.x, legend.origin.y,
+                            _ts_graph_view_legend_max_height(self), self->legend_collapsed);
     minimap_paint(self, cr);
     cairo_destroy(cr);
     _ts_graph_view_note_drawn(self);

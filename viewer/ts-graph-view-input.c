@@ -3,6 +3,7 @@
  * goes: fitting, keeping an opened group in place, the fly-to animation. */
 #include "ts-graph-view-private.h"
 
+#include <glib/gi18n.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -12,8 +13,8 @@
 #define KEY_PAN_FRACTION 0.15
 #define FIT_PAD 16.0
 #define FIT_MAX_ZOOM 1.25     /* small graphs are not blown up past this */
-#define TALL_RATIO 3.0        /* fit the width when fitting all would shrink 3x more */
-#define LEGEND_MARGIN 12.0
+#define LEGEND_DRAG_THRESHOLD 8.0
+#define LEGEND_ROOM_ZOOM 0.6 /* the least share of the fitted zoom kept for the legend's room */
 #define FLY_US 450000
 #define READABLE_ZOOM 0.8
 
@@ -29,26 +30,26 @@ static double widget_height(TsGraphView *self)
   return gtk_widget_get_height(GTK_WIDGET(self));
 }
 
-/* The widget minus the legend's column: where a fitted graph goes. */
-static void fit_area(TsGraphView *self, double *x0, double *width, double *height)
+/* The zoom and origin that fit the graph into a widget rectangle, centred. */
+typedef struct fit {
+  double zoom, x, y;
+  TsLegendCorner corner;
+  double covered; /* of the graph by the legend, px^2 */
+} fit;
+
+static void fit_into(TsGraphView *self, double ax, double ay, double aw, double ah, fit *f)
 {
-  double legend_w = 0, legend_h = 0;
-  if (self->show_legend)
-    ts_render_legend_size(self->render, &legend_w, &legend_h);
-  *x0 = legend_w > 0 ? legend_w + LEGEND_MARGIN : 0;
-  *width = MAX(widget_width(self) - *x0 - 2 * FIT_PAD, 1);
-  *height = MAX(widget_height(self) - 2 * FIT_PAD, 1);
-  if (*width < widget_width(self) / 2) { /* a narrow widget: overlap the legend instead */
-    *x0 = 0;
-    *width = MAX(widget_width(self) - 2 * FIT_PAD, 1);
-  }
+  double lw = ts_view_layout_width(self->layout), lh = ts_view_layout_height(self->layout);
+  double zoom = MIN(MIN(MAX(aw, 1) / lw, MAX(ah, 1) / lh), FIT_MAX_ZOOM);
+  f->zoom = CLAMP(zoom, ts_viewport_get_min_zoom(self->viewport), ts_viewport_get_max_zoom(self->viewport));
+  f->x = lw / 2 - (ax + aw / 2) / f->zoom;
+  f->y = lh / 2 - (ay + ah / 2) / f->zoom;
 }
 
 static double fit_all_zoom(TsGraphView *self)
 {
-  double x0, w, h;
-  fit_area(self, &x0, &w, &h);
-  return MIN(w / ts_view_layout_width(self->layout), h / ts_view_layout_height(self->layout));
+  return MIN(MAX(widget_width(self) - 2 * FIT_PAD, 1) / ts_view_layout_width(self->layout),
+             MAX(widget_height(self) - 2 * FIT_PAD, 1) / ts_view_layout_height(self->layout));
 }
 
 void _ts_graph_view_update_zoom_limits(TsGraphView *self)
@@ -64,6 +65,19 @@ static void centre_on(TsGraphView *self, double zoom, double cx, double cy)
   ts_viewport_set(self->viewport, zoom, cx - widget_width(self) / (2 * zoom), cy - widget_height(self) / (2 * zoom));
 }
 
+static void consider(TsGraphView *self, const graphene_rect_t *legend, TsLegendCorner corner, double ax,
+                     double ay, double aw, double ah, fit *out)
+{
+  fit_into(self, ax, ay, aw, ah, out);
+  out->corner = corner;
+  out->covered = _ts_graph_view_cover(self, legend, out->zoom, out->x, out->y);
+}
+
+/* The graph over the whole widget, the legend in the corner covering least
+ * of it; or, when every corner covers some, the graph beside or below the
+ * legend, unless that shrinks it below LEGEND_ROOM_ZOOM of the whole
+ * widget's zoom: then the legend collapses to its header, unless the user
+ * opened or closed it. */
 void ts_graph_view_zoom_to_fit(TsGraphView *self)
 {
   g_return_if_fail(TS_IS_GRAPH_VIEW(self));
@@ -74,17 +88,60 @@ void ts_graph_view_zoom_to_fit(TsGraphView *self)
     return;
   }
   _ts_graph_view_stop_flight(self);
-  double x0, w, h;
-  fit_area(self, &x0, &w, &h);
+  double w = widget_width(self), h = widget_height(self);
+  fit whole;
+  fit_into(self, FIT_PAD, FIT_PAD, w - 2 * FIT_PAD, h - 2 * FIT_PAD, &whole);
+  if (!_ts_graph_view_legend_shown(self)) {
+    ts_viewport_set(self->viewport, whole.zoom, whole.x, whole.y);
+    return;
+  }
+  fit best = whole, beside_best = { .zoom = 0 };
+  best.covered = G_MAXDOUBLE;
+  gboolean any = self->legend_corner == TS_LEGEND_CORNER_AUTO;
+  for (TsLegendCorner c = TS_LEGEND_CORNER_TOP_LEFT; c <= TS_LEGEND_CORNER_BOTTOM_RIGHT; c++) {
+    if (!any && c != self->legend_corner)
+      continue;
+    graphene_rect_t r;
+    _ts_graph_view_legend_rect(self, c, &r);
+    gboolean left = c == TS_LEGEND_CORNER_TOP_LEFT || c == TS_LEGEND_CORNER_BOTTOM_LEFT;
+    gboolean top = c == TS_LEGEND_CORNER_TOP_LEFT || c == TS_LEGEND_CORNER_TOP_RIGHT;
+    double beside = r.size.width + TS_OVERLAY_MARGIN, below = r.size.height + TS_OVERLAY_MARGIN;
+    fit f;
+    consider(self, &r, c, FIT_PAD, FIT_PAD, w - 2 * FIT_PAD, h - 2 * FIT_PAD, &f);
+    if (f.covered < best.covered)
+      best = f;
+    consider(self, &r, c, FIT_PAD + (left ? beside : 0), FIT_PAD, w - 2 * FIT_PAD - beside, h - 2 * FIT_PAD, &f);
+    if (f.covered == 0 && f.zoom > beside_best.zoom)
+      beside_best = f;
+    consider(self, &r, c, FIT_PAD, FIT_PAD + (top ? below : 0), w - 2 * FIT_PAD, h - 2 * FIT_PAD - below, &f);
+    if (f.covered == 0 && f.zoom > beside_best.zoom)
+      beside_best = f;
+  }
+  if (best.covered > 0 && beside_best.zoom >= LEGEND_ROOM_ZOOM * whole.zoom)
+    best = beside_best;
+  if (best.covered > 0 && !self->legend_collapsed && !self->legend_collapse_chosen) {
+    _ts_graph_view_set_legend_collapsed(self, TRUE, FALSE); /* no room: its header will do */
+    ts_graph_view_zoom_to_fit(self);
+    return;
+  }
+  ts_viewport_set(self->viewport, best.zoom, best.x, best.y);
+  _ts_graph_view_move_legend(self, best.corner);
+}
+
+void ts_graph_view_zoom_to_width(TsGraphView *self)
+{
+  g_return_if_fail(TS_IS_GRAPH_VIEW(self));
+  if (!self->layout || widget_width(self) <= 0)
+    return;
+  _ts_graph_view_stop_flight(self);
+  double w = widget_width(self) - 2 * FIT_PAD, h = widget_height(self) - 2 * FIT_PAD;
   double lw = ts_view_layout_width(self->layout), lh = ts_view_layout_height(self->layout);
-  double all = MIN(w / lw, h / lh), width_only = w / lw;
-  double zoom = MIN(width_only > TALL_RATIO * all ? width_only : all, FIT_MAX_ZOOM);
+  double zoom = MIN(MAX(w, 1) / lw, FIT_MAX_ZOOM);
   zoom = CLAMP(zoom, ts_viewport_get_min_zoom(self->viewport), ts_viewport_get_max_zoom(self->viewport));
-  double x = lw / 2 - (x0 + FIT_PAD + w / 2) / zoom;
-  double y = lh / 2 - (FIT_PAD + h / 2) / zoom;
-  if (lh * zoom > h) /* tall: start at the bottom, where the inputs are */
-    y = lh - (FIT_PAD + h) / zoom;
+  double x = lw / 2 - (FIT_PAD + w / 2) / zoom;
+  double y = lh * zoom > h ? lh - (FIT_PAD + h) / zoom : lh / 2 - (FIT_PAD + h / 2) / zoom; /* the inputs */
   ts_viewport_set(self->viewport, zoom, x, y);
+  _ts_graph_view_place_legend(self);
 }
 
 static const ts_view_box *item_box(TsGraphView *self, int item)
@@ -188,11 +245,12 @@ void _ts_graph_view_place_layout(TsGraphView *self)
   if (self->fit_pending) {
     self->fit_pending = FALSE;
     ts_graph_view_zoom_to_fit(self);
-  } else if (self->anchor_item >= 0) {
+  } else {
     const ts_view_box *box = item_box(self, self->anchor_item);
     if (box)
       ts_viewport_move_point_to(self->viewport, box->x + box->width / 2, box->y + box->height / 2,
                                 self->anchor_wx, self->anchor_wy);
+    _ts_graph_view_place_legend(self);
   }
   self->anchor_item = -1;
   if (self->reveal_pending >= 0) {
@@ -210,7 +268,10 @@ static void on_drag_begin(GtkGestureDrag *gesture, double x, double y, TsGraphVi
   double cx, cy;
   self->drag_x0 = x;
   self->drag_y0 = y;
-  self->drag_minimap = _ts_graph_view_minimap_at(self, x, y, &cx, &cy);
+  self->drag_legend = _ts_graph_view_legend_at(self, x, y);
+  self->drag_minimap = !self->drag_legend && _ts_graph_view_minimap_at(self, x, y, &cx, &cy);
+  if (self->drag_legend)
+    return;
   if (self->drag_minimap)
     centre_on(self, ts_viewport_get_zoom(self->viewport), cx, cy);
   else
@@ -221,6 +282,14 @@ static void on_drag_begin(GtkGestureDrag *gesture, double x, double y, TsGraphVi
 static void on_drag_update(GtkGestureDrag *gesture, double dx, double dy, TsGraphView *self)
 {
   double x = self->drag_x0 + dx, y = self->drag_y0 + dy, cx, cy;
+  if (self->drag_legend) { /* to the corner nearest the pointer, once it moves */
+    if (hypot(dx, dy) < LEGEND_DRAG_THRESHOLD)
+      return;
+    gboolean left = x < widget_width(self) / 2, top = y < widget_height(self) / 2;
+    ts_graph_view_set_legend_corner(self, top ? (left ? TS_LEGEND_CORNER_TOP_LEFT : TS_LEGEND_CORNER_TOP_RIGHT)
+                                              : (left ? TS_LEGEND_CORNER_BOTTOM_LEFT : TS_LEGEND_CORNER_BOTTOM_RIGHT));
+    return;
+  }
   if (self->drag_minimap) {
     if (_ts_graph_view_minimap_at(self, x, y, &cx, &cy))
       centre_on(self, ts_viewport_get_zoom(self->viewport), cx, cy);
@@ -239,7 +308,7 @@ static void on_click_pressed(GtkGestureClick *gesture, int n_press, double x, do
 {
   double cx, cy;
   gtk_widget_grab_focus(GTK_WIDGET(self));
-  if (n_press == 2 && !_ts_graph_view_minimap_at(self, x, y, &cx, &cy))
+  if (n_press == 2 && !_ts_graph_view_minimap_at(self, x, y, &cx, &cy) && !_ts_graph_view_legend_at(self, x, y))
     _ts_graph_view_activate(self, _ts_graph_view_item_at(self, x, y));
 }
 
@@ -247,8 +316,12 @@ static void on_click_pressed(GtkGestureClick *gesture, int n_press, double x, do
 static void on_click_released(GtkGestureClick *gesture, int n_press, double x, double y, TsGraphView *self)
 {
   double cx, cy;
-  if (n_press == 1 && !_ts_graph_view_minimap_at(self, x, y, &cx, &cy))
+  if (_ts_graph_view_legend_header_at(self, x, y)) {
+    if (n_press == 1)
+      ts_graph_view_set_legend_collapsed(self, !self->legend_collapsed);
+  } else if (n_press == 1 && !_ts_graph_view_minimap_at(self, x, y, &cx, &cy) && !_ts_graph_view_legend_at(self, x, y)) {
     ts_graph_view_select_item(self, _ts_graph_view_item_at(self, x, y));
+  }
 }
 
 /* A wheel zooms around the pointer; a touchpad pans, and zooms with Ctrl. */
@@ -295,8 +368,8 @@ static void on_motion(GtkEventControllerMotion *controller, double x, double y, 
   double cx, cy;
   self->pointer_x = x;
   self->pointer_y = y;
-  _ts_graph_view_set_hovered(self, _ts_graph_view_minimap_at(self, x, y, &cx, &cy) ? -1
-                                                                               : _ts_graph_view_item_at(self, x, y));
+  gboolean over = _ts_graph_view_minimap_at(self, x, y, &cx, &cy) || _ts_graph_view_legend_at(self, x, y);
+  _ts_graph_view_set_hovered(self, over ? -1 : _ts_graph_view_item_at(self, x, y));
 }
 
 static void on_leave(GtkEventControllerMotion *controller, TsGraphView *self)
@@ -373,7 +446,12 @@ static gboolean on_query_tooltip(GtkWidget *widget, int x, int y, gboolean keybo
 {
   TsGraphView *self = TS_GRAPH_VIEW(widget);
   double cx, cy;
-  if (!keyboard && _ts_graph_view_minimap_at(self, x, y, &cx, &cy))
+  if (!keyboard && _ts_graph_view_legend_header_at(self, x, y)) {
+    gtk_tooltip_set_text(tooltip, self->legend_collapsed ? _("Click to show the legend (L); drag to move it (Shift+L)")
+                                                         : _("Click to collapse the legend (L); drag to move it (Shift+L)"));
+    return TRUE;
+  }
+  if (!keyboard && (_ts_graph_view_minimap_at(self, x, y, &cx, &cy) || _ts_graph_view_legend_at(self, x, y)))
     return FALSE;
   int item = keyboard ? self->selected : _ts_graph_view_item_at(self, x, y);
   const ts_view_box *box = item_box(self, item);
@@ -404,9 +482,48 @@ static void action_zoom_fit(GtkWidget *widget, const char *name, GVariant *param
   ts_graph_view_zoom_to_fit(TS_GRAPH_VIEW(widget));
 }
 
+static void action_zoom_width(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  ts_graph_view_zoom_to_width(TS_GRAPH_VIEW(widget));
+}
+
+static void action_zoom_reset(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  TsGraphView *self = TS_GRAPH_VIEW(widget);
+  _ts_graph_view_stop_flight(self);
+  ts_viewport_zoom_at(self->viewport, 1, widget_width(self) / 2, widget_height(self) / 2);
+}
+
 static void action_zoom_selection(GtkWidget *widget, const char *name, GVariant *parameter)
 {
   ts_graph_view_zoom_to_selection(TS_GRAPH_VIEW(widget));
+}
+
+static void action_expand_all(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  if (g_str_equal(name, "view.expand-all"))
+    ts_graph_view_expand_all(TS_GRAPH_VIEW(widget));
+  else
+    ts_graph_view_collapse_all(TS_GRAPH_VIEW(widget));
+}
+
+static void action_toggle_legend(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  TsGraphView *self = TS_GRAPH_VIEW(widget);
+  ts_graph_view_set_legend_collapsed(self, !self->legend_collapsed);
+}
+
+/* Clockwise round the corners. */
+static void action_move_legend(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  static const TsLegendCorner NEXT[] = {
+    [TS_LEGEND_CORNER_TOP_LEFT] = TS_LEGEND_CORNER_TOP_RIGHT,
+    [TS_LEGEND_CORNER_TOP_RIGHT] = TS_LEGEND_CORNER_BOTTOM_RIGHT,
+    [TS_LEGEND_CORNER_BOTTOM_RIGHT] = TS_LEGEND_CORNER_BOTTOM_LEFT,
+    [TS_LEGEND_CORNER_BOTTOM_LEFT] = TS_LEGEND_CORNER_TOP_LEFT,
+  };
+  TsGraphView *self = TS_GRAPH_VIEW(widget);
+  ts_graph_view_set_legend_corner(self, NEXT[self->legend_placed]);
 }
 
 static void action_pan(GtkWidget *widget, const char *name, GVariant *parameter)
@@ -444,6 +561,13 @@ static const struct {
   { GDK_KEY_KP_Subtract, 0, "view.zoom-out", 0, 0 },
   { GDK_KEY_0, 0, "view.zoom-fit", 0, 0 },
   { GDK_KEY_KP_0, 0, "view.zoom-fit", 0, 0 },
+  { GDK_KEY_0, GDK_CONTROL_MASK, "view.zoom-reset", 0, 0 },
+  { GDK_KEY_KP_0, GDK_CONTROL_MASK, "view.zoom-reset", 0, 0 },
+  { GDK_KEY_w, 0, "view.zoom-width", 0, 0 },
+  { GDK_KEY_e, 0, "view.expand-all", 0, 0 },
+  { GDK_KEY_c, 0, "view.collapse-all", 0, 0 },
+  { GDK_KEY_l, 0, "view.toggle-legend", 0, 0 },
+  { GDK_KEY_L, GDK_SHIFT_MASK, "view.move-legend", 0, 0 },
   { GDK_KEY_f, 0, "view.zoom-selection", 0, 0 },
   { GDK_KEY_F, GDK_SHIFT_MASK, "view.zoom-selection", 0, 0 },
   { GDK_KEY_Left, 0, "view.pan", -1, 0 },
@@ -472,7 +596,13 @@ void _ts_graph_view_class_init_input(GtkWidgetClass *widget_class)
   gtk_widget_class_install_action(widget_class, "view.zoom-in", NULL, action_zoom);
   gtk_widget_class_install_action(widget_class, "view.zoom-out", NULL, action_zoom);
   gtk_widget_class_install_action(widget_class, "view.zoom-fit", NULL, action_zoom_fit);
+  gtk_widget_class_install_action(widget_class, "view.zoom-width", NULL, action_zoom_width);
+  gtk_widget_class_install_action(widget_class, "view.zoom-reset", NULL, action_zoom_reset);
   gtk_widget_class_install_action(widget_class, "view.zoom-selection", NULL, action_zoom_selection);
+  gtk_widget_class_install_action(widget_class, "view.expand-all", NULL, action_expand_all);
+  gtk_widget_class_install_action(widget_class, "view.collapse-all", NULL, action_expand_all);
+  gtk_widget_class_install_action(widget_class, "view.toggle-legend", NULL, action_toggle_legend);
+  gtk_widget_class_install_action(widget_class, "view.move-legend", NULL, action_move_legend);
   gtk_widget_class_install_action(widget_class, "view.pan", "(dd)", action_pan);
   gtk_widget_class_install_action(widget_class, "view.activate", NULL, action_activate);
   gtk_widget_class_install_action(widget_class, "view.unselect", NULL, action_unselect);

@@ -38,12 +38,16 @@ struct _TsGraphView {
   int selected, hovered;
   gboolean dark, dark_set;
   gboolean show_legend, show_minimap;
+  gboolean legend_collapsed;
+  gboolean legend_collapse_chosen; /* by the user: fits no longer collapse it */
+  TsLegendCorner legend_corner; /* as set: maybe AUTO */
+  TsLegendCorner legend_placed; /* where it is drawn: never AUTO */
 
   /* input */
   double pointer_x, pointer_y;
   double drag_cx, drag_cy; /* the canvas point grabbed */
   double drag_x0, drag_y0;
-  gboolean drag_minimap;
+  gboolean drag_minimap, drag_legend;
   double pinch_zoom0, pinch_cx, pinch_cy;
 
   /* the fly-to animation */
@@ -94,6 +98,30 @@ void _ts_graph_view_fly_to(TsGraphView *self, int item);
 void _ts_graph_view_stop_flight(TsGraphView *self);
 /* The zoom limits for the current layout and size. */
 void _ts_graph_view_update_zoom_limits(TsGraphView *self);
+
+/* ---- ts-graph-view-legend.c ------------------------------------------------- */
+
+/* Space between the overlays (legend, minimap) and the widget's edges. */
+#define TS_OVERLAY_MARGIN 12.0
+
+/* Collapses or opens the legend; chosen: the user did (not a fit). */
+void _ts_graph_view_set_legend_collapsed(TsGraphView *self, gboolean collapsed, gboolean chosen);
+/* Whether the legend shows, and its rectangle in a corner (not AUTO). */
+gboolean _ts_graph_view_legend_shown(TsGraphView *self);
+/* How tall its columns may be. */
+double _ts_graph_view_legend_max_height(TsGraphView *self);
+void _ts_graph_view_legend_rect(TsGraphView *self, TsLegendCorner corner, graphene_rect_t *out);
+/* The legend's header (click: collapse) and body at a widget point. */
+gboolean _ts_graph_view_legend_header_at(TsGraphView *self, double wx, double wy);
+gboolean _ts_graph_view_legend_at(TsGraphView *self, double wx, double wy);
+/* How much of the graph (widget px^2) a rectangle covers with the
+ * viewport at (zoom, x, y). */
+double _ts_graph_view_cover(TsGraphView *self, const graphene_rect_t *rect, double zoom, double x, double y);
+/* With the corner AUTO: moves the legend to the corner covering least of
+ * the graph as shown now, if its own covers some. */
+void _ts_graph_view_place_legend(TsGraphView *self);
+/* Places the legend where it was set, or where it was dragged to. */
+void _ts_graph_view_move_legend(TsGraphView *self, TsLegendCorner corner);
 
 /* ---- ts-graph-view-search.c ------------------------------------------------- */
 

@@ -17,6 +17,8 @@ enum {
   PROP_DARK,
   PROP_SHOW_LEGEND,
   PROP_SHOW_MINIMAP,
+  PROP_LEGEND_COLLAPSED,
+  PROP_LEGEND_CORNER,
   PROP_BUSY,
   PROP_SELECTED_ITEM,
   PROP_VIEWPORT,
@@ -462,6 +464,47 @@ gboolean ts_graph_view_get_show_minimap(TsGraphView *self)
   return self->show_minimap;
 }
 
+void _ts_graph_view_set_legend_collapsed(TsGraphView *self, gboolean collapsed, gboolean chosen)
+{
+  self->legend_collapse_chosen = self->legend_collapse_chosen || chosen;
+  if (!!collapsed == self->legend_collapsed)
+    return;
+  self->legend_collapsed = !!collapsed;
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LEGEND_COLLAPSED]);
+  gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+void ts_graph_view_set_legend_collapsed(TsGraphView *self, gboolean collapsed)
+{
+  g_return_if_fail(TS_IS_GRAPH_VIEW(self));
+  _ts_graph_view_set_legend_collapsed(self, collapsed, TRUE);
+}
+
+gboolean ts_graph_view_get_legend_collapsed(TsGraphView *self)
+{
+  g_return_val_if_fail(TS_IS_GRAPH_VIEW(self), FALSE);
+  return self->legend_collapsed;
+}
+
+void ts_graph_view_set_legend_corner(TsGraphView *self, TsLegendCorner corner)
+{
+  g_return_if_fail(TS_IS_GRAPH_VIEW(self));
+  g_return_if_fail(corner >= TS_LEGEND_CORNER_AUTO && corner <= TS_LEGEND_CORNER_BOTTOM_RIGHT);
+  if (corner != TS_LEGEND_CORNER_AUTO)
+    _ts_graph_view_move_legend(self, corner);
+  if (corner == self->legend_corner)
+    return;
+  self->legend_corner = corner;
+  _ts_graph_view_place_legend(self);
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_LEGEND_CORNER]);
+}
+
+TsLegendCorner ts_graph_view_get_legend_corner(TsGraphView *self)
+{
+  g_return_val_if_fail(TS_IS_GRAPH_VIEW(self), TS_LEGEND_CORNER_AUTO);
+  return self->legend_corner;
+}
+
 /* ---- export ---------------------------------------------------------------------------- */
 
 gboolean ts_graph_view_export(TsGraphView *self, const char *path, gboolean whole, GError **error)
@@ -542,6 +585,12 @@ static void ts_graph_view_get_property(GObject *object, guint id, GValue *value,
   case PROP_SHOW_MINIMAP:
     g_value_set_boolean(value, self->show_minimap);
     break;
+  case PROP_LEGEND_COLLAPSED:
+    g_value_set_boolean(value, self->legend_collapsed);
+    break;
+  case PROP_LEGEND_CORNER:
+    g_value_set_enum(value, self->legend_corner);
+    break;
   case PROP_BUSY:
     g_value_set_boolean(value, self->busy);
     break;
@@ -574,6 +623,12 @@ static void ts_graph_view_set_property(GObject *object, guint id, const GValue *
     break;
   case PROP_SHOW_MINIMAP:
     ts_graph_view_set_show_minimap(self, g_value_get_boolean(value));
+    break;
+  case PROP_LEGEND_COLLAPSED:
+    ts_graph_view_set_legend_collapsed(self, g_value_get_boolean(value));
+    break;
+  case PROP_LEGEND_CORNER:
+    ts_graph_view_set_legend_corner(self, g_value_get_enum(value));
     break;
   default:
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
@@ -617,6 +672,9 @@ static void ts_graph_view_class_init(TsGraphViewClass *klass)
   properties[PROP_DARK] = g_param_spec_boolean("dark", NULL, NULL, FALSE, rw);
   properties[PROP_SHOW_LEGEND] = g_param_spec_boolean("show-legend", NULL, NULL, TRUE, rw);
   properties[PROP_SHOW_MINIMAP] = g_param_spec_boolean("show-minimap", NULL, NULL, TRUE, rw);
+  properties[PROP_LEGEND_COLLAPSED] = g_param_spec_boolean("legend-collapsed", NULL, NULL, FALSE, rw);
+  properties[PROP_LEGEND_CORNER] = g_param_spec_enum("legend-corner", NULL, NULL, TS_TYPE_LEGEND_CORNER,
+                                                     TS_LEGEND_CORNER_AUTO, rw);
   properties[PROP_BUSY] = g_param_spec_boolean("busy", NULL, NULL, FALSE, ro);
   properties[PROP_SELECTED_ITEM] = g_param_spec_int("selected-item", NULL, NULL, -1, G_MAXINT, -1, ro);
   properties[PROP_VIEWPORT] = g_param_spec_object("viewport", NULL, NULL, TS_TYPE_VIEWPORT, ro);
@@ -650,6 +708,8 @@ static void ts_graph_view_init(TsGraphView *self)
   self->anchor_item = self->reveal_pending = -1;
   self->match_index = -1;
   self->show_legend = self->show_minimap = TRUE;
+  self->legend_corner = TS_LEGEND_CORNER_AUTO;
+  self->legend_placed = TS_LEGEND_CORNER_TOP_LEFT;
   self->matches = g_array_new(FALSE, FALSE, sizeof(int));
   self->render = ts_render_new();
   self->viewport = ts_viewport_new();

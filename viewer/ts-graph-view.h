@@ -4,11 +4,18 @@
  *
  * Navigation: drag to pan; the wheel zooms around the pointer; a touchpad
  * pans, and zooms with Ctrl or a pinch; keys: arrows pan, + and - zoom,
- * 0 fits the graph (its width when it is tall and thin), F fits the
- * selection, Enter activates it, Escape clears it, Ctrl+F searches (Enter
- * and Shift+Enter for the next and previous match).  A click selects, a
- * double click activates (and opens or closes a group).  A minimap shows
- * where the view is when the graph does not fit; drag in it to move.
+ * Ctrl+0 zooms to 100 %, 0 fits the whole graph, W fits its width (from
+ * the inputs), F fits the selection, Enter activates it, Escape clears it,
+ * E and C expand and collapse every group, L collapses or opens the
+ * legend and Shift+L moves it to the next corner, Ctrl+F searches (Enter,
+ * F3 and Ctrl+G for the next match, with Shift for the previous).  A click
+ * selects, a double click activates (and opens or closes a group).  A
+ * minimap shows where the view is when the graph does not fit; drag in it
+ * to move.  The legend sits in a corner: by default the one covering least
+ * of the graph, chosen at each fit (which may shrink the graph beside it
+ * when every corner is taken, or else collapse the legend until the user
+ * opens or closes it); a click on its header collapses it, a drag moves it
+ * to another corner.
  *
  * Items are the display model's (ts-graph-model.h): groups, series, ops and
  * subgraphs; an op item stands for one ts_node.  Signals carry both:
@@ -19,7 +26,7 @@
  *                    click or Enter on an item (after it opened or closed,
  *                    if it can).
  * Properties: "dark" (follows the theme until set), "show-legend",
- * "show-minimap", "busy" (read-only: a layout is being computed),
+ * "legend-collapsed", "legend-corner" (TsLegendCorner), "show-minimap", "busy" (read-only: a layout is being computed),
  * "selected-item" (read-only), "viewport" (read-only TsViewport),
  * "animating" (read-only: a fly-to animation runs; notified when it starts
  * and when it ends on its target), "drawn" (read-only: the layout on screen
@@ -34,6 +41,17 @@
 #include "ts-viewport.h"
 
 G_BEGIN_DECLS
+
+typedef enum {
+  TS_LEGEND_CORNER_AUTO, /* the corner covering least of the graph */
+  TS_LEGEND_CORNER_TOP_LEFT,
+  TS_LEGEND_CORNER_TOP_RIGHT,
+  TS_LEGEND_CORNER_BOTTOM_LEFT,
+  TS_LEGEND_CORNER_BOTTOM_RIGHT,
+} TsLegendCorner;
+
+#define TS_TYPE_LEGEND_CORNER (ts_legend_corner_get_type())
+GType ts_legend_corner_get_type(void);
 
 #define TS_TYPE_GRAPH_VIEW (ts_graph_view_get_type())
 G_DECLARE_FINAL_TYPE(TsGraphView, ts_graph_view, TS, GRAPH_VIEW, GtkWidget)
@@ -65,6 +83,14 @@ void ts_graph_view_set_show_legend(TsGraphView *self, gboolean show);
 gboolean ts_graph_view_get_show_legend(TsGraphView *self);
 void ts_graph_view_set_show_minimap(TsGraphView *self, gboolean show);
 gboolean ts_graph_view_get_show_minimap(TsGraphView *self);
+void ts_graph_view_set_legend_collapsed(TsGraphView *self, gboolean collapsed);
+gboolean ts_graph_view_get_legend_collapsed(TsGraphView *self);
+void ts_graph_view_set_legend_corner(TsGraphView *self, TsLegendCorner corner);
+TsLegendCorner ts_graph_view_get_legend_corner(TsGraphView *self);
+/* Where the legend and the minimap are drawn, in widget coordinates;
+ * FALSE when they are not shown. */
+gboolean ts_graph_view_get_legend_area(TsGraphView *self, graphene_rect_t *area);
+gboolean ts_graph_view_get_minimap_area(TsGraphView *self, graphene_rect_t *area);
 
 /* Opens or closes an item (its ancestors open too when opening); a new
  * layout follows.  false if nothing changed. */
@@ -84,8 +110,11 @@ void ts_graph_view_reveal_item(TsGraphView *self, int item);
  * in the graph shown. */
 gboolean ts_graph_view_reveal(TsGraphView *self, const ts_node *node);
 
-/* Fits the whole graph (its width when tall and thin) or the selection. */
+/* Fits the whole graph, both ways (beside the legend if it would cover
+ * the graph in every corner), or its width (starting at the inputs), or
+ * the selection. */
 void ts_graph_view_zoom_to_fit(TsGraphView *self);
+void ts_graph_view_zoom_to_width(TsGraphView *self);
 void ts_graph_view_zoom_to_selection(TsGraphView *self);
 
 /* Searches as the search bar does; the number of matches, -1 with an error
