@@ -245,7 +245,7 @@ static gboolean read_args(Reader *r, TsSession *s, JsonArray *args)
       return bad(r, "%s is not an object", where);
     JsonObject *o = json_node_get_object(n);
     g_autofree char *function = NULL;
-    gint64 repeat;
+    gint64 repeat = 1;
     JsonArray *specs = get_array(r, o, "specs");
     if (!get_string(r, o, where, "function", FALSE, &function) || !specs ||
         !get_int(r, o, where, "repeat", 1, G_MAXUINT32, &repeat))
@@ -284,7 +284,7 @@ static gboolean read_trace(Reader *r, TsSession *s, guint i, JsonNode *n)
   JsonObject *o = json_node_get_object(n);
   TsSessionTrace *t = g_new0(TsSessionTrace, 1);
   g_ptr_array_add(s->traces, t);
-  gint64 reason, duration, n_concrete, time_us;
+  gint64 reason = 0, duration = 0, n_concrete = 0, time_us = 0;
   g_autofree char *pretty = NULL, *graph = NULL;
   if (!get_string(r, o, where, "function", FALSE, &t->function) ||
       !get_string(r, o, where, "signature", FALSE, &t->signature) ||
@@ -319,7 +319,7 @@ static gboolean read_session(Reader *r, TsSession *s, JsonNode *root)
     return bad(r, "not a JSON object");
   JsonObject *o = json_node_get_object(root);
   g_autofree char *format = NULL;
-  gint64 version;
+  gint64 version = 0;
   if (!get_string(r, o, "the file", "format", FALSE, &format))
     return FALSE;
   if (strcmp(format, FORMAT) != 0)
