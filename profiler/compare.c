@@ -160,6 +160,8 @@ tsp_compare *tsp_compare_run(tsp_session *s, ts_function *fn, const ts_value *ar
   tsp_filter eager = { TSP_MODE_ALL, t_eager, t_graph }, graph = { TSP_MODE_ALL, t_graph, t_end };
   tsp_compare *c = tsp_compare_from_session(s, &eager, &graph, repeat);
   c->function = ts_function_name(fn);
+  c->eager_window = eager;
+  c->graph_window = graph;
   if (fresh) {
     tsp_filter first = { TSP_MODE_GRAPH, t_first, t_eager };
     GArray *calls = tsp_session_calls(s, &first);

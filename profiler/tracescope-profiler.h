@@ -234,6 +234,7 @@ typedef struct tsp_compare {
   double payback_calls;                /* calls for the graph to pay back its first call; -1 never */
   tsp_compare_row *rows;               /* by max(eager, graph) time, largest first */
   int n_rows;
+  tsp_filter eager_window, graph_window; /* tsp_compare_run: the timed calls of each mode */
 } tsp_compare;
 
 /* Compares the eager and graph windows of a recorded session, one row per op identity. */
@@ -258,8 +259,9 @@ char *tsp_chrome_export_string(const tsp_session *s, size_t *len);
 tsp_session *tsp_chrome_import(const char *path, GError **error);
 tsp_session *tsp_chrome_import_data(const char *data, size_t len, GError **error);
 
-/* Op statistics as CSV, one row per group, with a header line. */
-bool tsp_stats_write_csv(const tsp_stats *st, const char *path, GError **error);
-void tsp_stats_print_csv(const tsp_stats *st, FILE *out);
+/* Op statistics as CSV: a header line, then one row per group of each
+ * table in turn (the mode column tells tables of two modes apart). */
+bool tsp_stats_write_csv(const tsp_stats *const *st, int n, const char *path, GError **error);
+void tsp_stats_print_csv(const tsp_stats *const *st, int n, FILE *out);
 
 G_END_DECLS
