@@ -133,7 +133,7 @@ static void add_event(const tsp_session *s, GHashTable *groups, tsp_group_by by,
                                                                          tsp_event_op_name(s, e))
                                         : e->op;
     group *g = group_get(groups, id);
-    g->node = e->node;
+    g->node = e->node ? e->node : e->traced; /* names a TSP_OP_OTHER op */
     group_add(g, e, total, self);
     return;
   }
@@ -170,11 +170,11 @@ static char *group_key(const tsp_session *s, tsp_group_by by, const group *g)
   char *key = NULL;
   switch (by) {
   case TSP_BY_OP:
-    key = g_strdup(g->op == TSP_OP_OTHER ? tsp_session_node(s, g->node)->name
-                                         : ts_op_name((ts_op)g->op));
+    key = g_strdup(g->op != TSP_OP_OTHER ? ts_op_name((ts_op)g->op)
+                   : tsp_session_node(s, g->node) ? tsp_session_node(s, g->node)->name : "?");
     break;
   case TSP_BY_NODE:
-    key = g->id & EAGER_KEY ? g_strdup_printf("%s at %s", ts_op_name((ts_op)g->op), line)
+    key = g->id & EAGER_KEY ? g_strdup_printf("%s at %s", g->op == TSP_OP_OTHER ? "?" : ts_op_name((ts_op)g->op), line)
                             : g_strdup(tsp_session_node(s, g->node)->name);
     break;
   case TSP_BY_LINE:
