@@ -94,8 +94,12 @@ typedef struct reader {
   GArray *loc_map, *concrete_map; /* file index -> session index */
   GHashTable *threads;      /* tid -> thread index + 1 */
   GHashTable *other_ops;    /* op name -> node index (names the engine lacks) */
-  GHashTable *open;         /* tid -> GArray of open "B" events */
-  uint64_t n;               /* events read */
+  GHashTable *open;         /* tid -> GArray of open "B" events (decoded) */
+  GStringChunk *text;       /* their strings */
+  uint8_t device;           /* the last device named, interned */
+  const char *device_name;
+  uint64_t n;               /* events applied */
+  uint64_t queued;          /* events cut out by the scanner */
 } reader;
 
 static bool get_int(JsonObject *o, const char *key, int64_t *out, bool required, GError **error,
@@ -165,18 +169,90 @@ static int thread_of(reader *r, uint64_t tid, const char *name)
   return i;
 }
 
-/* An index from our args, checked against its table's size. */
-static bool arg_index(JsonObject *args, const char *key, uint32_t size, uint32_t *out,
-                      GError **error, uint64_t k)
+/* ---- one event, decoded on a parsing thread ------------------------------------------
+ * Everything json-glib gives is checked and copied out there (the
+ * document is freed on the thread that made it); the reader applies the
+ * decoded events in file order. */
+
+enum { CAT_OP, CAT_CALL, CAT_TRACE };
+
+typedef struct decoded {
+  char ph;            /* 'X', 'B', 'E', 'M' (thread names); 0: not kept */
+  uint8_t cat;
+  bool ours;          /* args carry our indexes */
+  uint64_t tid, ts, dur;
+  const char *name;   /* event name; 'M': the thread's name */
+  const char *device, *mode, *function, *reason, *signature;
+  int64_t run, seq, parent, n, t, l, c, code;
+} decoded;
+
+/* A string member copied into chunk, or NULL. */
+static const char *copy_str(GStringChunk *chunk, JsonObject *o, const char *key)
 {
-  int64_t v;
-  if (!args || !get_int(args, key, &v, false, error, k))
-    return args == NULL ? (*out = 0, true) : false;
-  if (v < 0 || v >= size)
-    return fail(error, "event %" G_GUINT64_FORMAT ": \"%s\" %" G_GINT64_FORMAT " names no entry "
-                       "(of %u)", k, key, v, size);
-  *out = (uint32_t)v;
-  return true;
+  const char *v = get_str(o, key);
+  return v ? g_string_chunk_insert_const(chunk, v) : NULL;
+}
+
+static bool decode(JsonNode *node, uint64_t k, GStringChunk *chunk, decoded *d, GError **error)
+{
+  *d = (decoded){ 0 };
+  if (!JSON_NODE_HOLDS_OBJECT(node))
+    return fail(error, "event %" G_GUINT64_FORMAT ": not an object", k);
+  JsonObject *ev = json_node_get_object(node);
+  const char *ph = get_str(ev, "ph");
+  if (!ph)
+    return fail(error, "event %" G_GUINT64_FORMAT ": no \"ph\" string", k);
+  JsonNode *an = json_object_get_member(ev, "args");
+  JsonObject *args = an && JSON_NODE_HOLDS_OBJECT(an) ? json_node_get_object(an) : NULL;
+  const char *name = get_str(ev, "name");
+  int64_t tid;
+  if (strcmp(ph, "M") == 0) {
+    if (!name || strcmp(name, "thread_name") != 0)
+      return true;
+    if (!get_int(ev, "tid", &tid, true, error, k))
+      return false;
+    d->ph = 'M';
+    d->tid = (uint64_t)tid;
+    d->name = copy_str(chunk, args, "name");
+    return true;
+  }
+  if (strcmp(ph, "X") != 0 && strcmp(ph, "B") != 0 && strcmp(ph, "E") != 0)
+    return true; /* instants, counters, flows, ...: not kept */
+  d->ph = ph[0];
+  if (!get_int(ev, "tid", &tid, false, error, k) || !get_time(ev, "ts", &d->ts, true, error, k) ||
+      (d->ph == 'X' && !get_time(ev, "dur", &d->dur, false, error, k)))
+    return false;
+  d->tid = (uint64_t)tid;
+  if (d->ph == 'E')
+    return true; /* what it ends names the event */
+  if (!name)
+    return fail(error, "event %" G_GUINT64_FORMAT ": no \"name\" string", k);
+  d->name = g_string_chunk_insert_const(chunk, name);
+  const char *cat = get_str(ev, "cat");
+  d->cat = cat && strcmp(cat, "call") == 0 ? CAT_CALL : cat && strcmp(cat, "trace") == 0 ? CAT_TRACE : CAT_OP;
+  d->ours = args && (json_object_has_member(args, "run") || json_object_has_member(args, "c"));
+  if (!d->ours)
+    return true;
+  d->device = copy_str(chunk, args, "device");
+  d->mode = copy_str(chunk, args, "mode");
+  d->function = copy_str(chunk, args, "function");
+  d->reason = copy_str(chunk, args, "reason");
+  d->signature = copy_str(chunk, args, "signature");
+  return get_int(args, "run", &d->run, false, error, k) && get_int(args, "seq", &d->seq, false, error, k) &&
+         get_int(args, "parent_seq", &d->parent, false, error, k) &&
+         get_int(args, "n", &d->n, false, error, k) && get_int(args, "t", &d->t, false, error, k) &&
+         get_int(args, "l", &d->l, false, error, k) && get_int(args, "c", &d->c, false, error, k) &&
+         get_int(args, "reason_code", &d->code, false, error, k);
+}
+
+/* ---- applying decoded events ------------------------------------------------------------- */
+
+static bool index_ok(int64_t v, uint32_t size, const char *key, uint64_t k, GError **error)
+{
+  if (v >= 0 && v < size)
+    return true;
+  return fail(error, "event %" G_GUINT64_FORMAT ": \"%s\" %" G_GINT64_FORMAT " names no entry (of %u)",
+              k, key, v, size);
 }
 
 static uint32_t other_op_node(reader *r, const char *name)
@@ -191,65 +267,55 @@ static uint32_t other_op_node(reader *r, const char *name)
 }
 
 /* A complete event (an "X", or a "B" closed by its "E") into the session. */
-static bool add_complete(reader *r, JsonObject *ev, int thread, uint64_t start, uint64_t end,
+static bool add_complete(reader *r, const decoded *d, uint64_t start, uint64_t end, uint64_t k,
                          GError **error)
 {
-  uint64_t k = r->n;
-  const char *name = get_str(ev, "name");
-  const char *cat = get_str(ev, "cat");
-  JsonNode *an = json_object_get_member(ev, "args");
-  JsonObject *args = an && JSON_NODE_HOLDS_OBJECT(an) ? json_node_get_object(an) : NULL;
-  if (!name)
-    return fail(error, "event %" G_GUINT64_FORMAT ": no \"name\" string", k);
+  int thread = thread_of(r, d->tid, NULL);
   tsp_event e = { .start_ns = start + r->base, .end_ns = end + r->base, .kind = TSP_EVENT_OP };
-  uint32_t n_conc = r->concrete_map->len;
-  bool ours = r->ours && args;
-  if (ours && cat && strcmp(cat, "call") == 0) {
-    int64_t run;
-    uint32_t c;
-    if (!get_int(args, "run", &run, false, error, k) || !arg_index(args, "c", n_conc, &c, error, k))
+  uint32_t n_conc = r->concrete_map->len, n_nodes = tsp_session_n_nodes(r->s);
+  bool ours = r->ours && d->ours;
+  if (ours && (d->run < 0 || d->seq < 0 || d->seq > UINT32_MAX || d->parent < 0 || d->parent > UINT32_MAX))
+    return fail(error, "event %" G_GUINT64_FORMAT ": run or seq out of range", k);
+  if (ours && d->cat == CAT_CALL) {
+    if (!index_ok(d->c, n_conc, "c", k, error))
       return false;
-    const char *mode = get_str(args, "mode");
     e.kind = TSP_EVENT_CALL;
-    e.run_id = (uint64_t)run;
-    e.node = tsp_intern_string(r->s, name);
-    e.traced = g_array_index(r->concrete_map, uint32_t, c);
-    e.op = mode && strcmp(mode, "graph") == 0 ? TSP_MODE_GRAPH : TSP_MODE_EAGER;
-  } else if (ours && cat && strcmp(cat, "trace") == 0) {
-    int64_t code;
-    uint32_t c;
-    if (!get_int(args, "reason_code", &code, false, error, k) ||
-        !arg_index(args, "c", n_conc, &c, error, k))
+    e.run_id = (uint64_t)d->run;
+    e.node = tsp_intern_string(r->s, d->name);
+    e.traced = g_array_index(r->concrete_map, uint32_t, d->c);
+    e.op = d->mode && strcmp(d->mode, "graph") == 0 ? TSP_MODE_GRAPH : TSP_MODE_EAGER;
+  } else if (ours && d->cat == CAT_TRACE) {
+    if (!index_ok(d->c, n_conc, "c", k, error))
       return false;
-    if (code < 0 || code >= TS_TRACE_REASON_COUNT)
+    if (d->code < 0 || d->code >= TS_TRACE_REASON_COUNT)
       return fail(error, "event %" G_GUINT64_FORMAT ": \"reason_code\" out of range", k);
     e.kind = TSP_EVENT_TRACE;
-    e.node = tsp_intern_string(r->s, get_str(args, "function"));
-    e.traced = g_array_index(r->concrete_map, uint32_t, c);
-    e.loc = tsp_intern_string(r->s, get_str(args, "reason"));
-    e.op = (uint16_t)code;
+    e.node = tsp_intern_string(r->s, d->function);
+    e.traced = g_array_index(r->concrete_map, uint32_t, d->c);
+    e.loc = tsp_intern_string(r->s, d->reason);
+    e.op = (uint16_t)d->code;
   } else {
-    int op = ts_op_from_name(name);
-    int64_t run = 0, seq = 0, parent = 0;
-    uint32_t n_nodes = tsp_session_n_nodes(r->s), l = 0;
-    if (ours && (!get_int(args, "run", &run, false, error, k) ||
-                 !get_int(args, "seq", &seq, false, error, k) ||
-                 !get_int(args, "parent_seq", &parent, false, error, k) ||
-                 !arg_index(args, "n", n_nodes, &e.node, error, k) ||
-                 !arg_index(args, "t", n_nodes, &e.traced, error, k) ||
-                 !arg_index(args, "l", r->loc_map->len, &l, error, k)))
+    if (ours && (!index_ok(d->n, n_nodes, "n", k, error) || !index_ok(d->t, n_nodes, "t", k, error) ||
+                 !index_ok(d->l, r->loc_map->len, "l", k, error)))
       return false;
-    if (run < 0 || seq < 0 || seq > UINT32_MAX || parent < 0 || parent > UINT32_MAX)
-      return fail(error, "event %" G_GUINT64_FORMAT ": run or seq out of range", k);
-    e.run_id = (uint64_t)run;
-    e.seq = (uint32_t)seq;
-    e.parent_seq = (uint32_t)parent;
-    e.loc = g_array_index(r->loc_map, uint32_t, l);
-    e.device = tsp_intern_device(r->s, get_str(args, "device"));
+    int op = ts_op_from_name(d->name);
+    if (ours) {
+      e.run_id = (uint64_t)d->run;
+      e.seq = (uint32_t)d->seq;
+      e.parent_seq = (uint32_t)d->parent;
+      e.node = (uint32_t)d->n;
+      e.traced = (uint32_t)d->t;
+      e.loc = g_array_index(r->loc_map, uint32_t, d->l);
+    }
+    if (d->device && (!r->device_name || strcmp(d->device, r->device_name) != 0)) {
+      r->device = tsp_intern_device(r->s, d->device);
+      r->device_name = tsp_session_device(r->s, r->device);
+    }
+    e.device = d->device ? r->device : 0;
     if (op < 0) {
       e.op = TSP_OP_OTHER;
       if (!e.node && !e.traced)
-        e.traced = other_op_node(r, name);
+        e.traced = other_op_node(r, d->name);
     } else {
       e.op = (uint16_t)op;
     }
@@ -258,67 +324,48 @@ static bool add_complete(reader *r, JsonObject *ev, int thread, uint64_t start, 
   return true;
 }
 
-static bool read_event(reader *r, JsonNode *node, GError **error)
+static bool apply(reader *r, const decoded *d, uint64_t k, GError **error)
 {
-  uint64_t k = r->n;
-  if (!JSON_NODE_HOLDS_OBJECT(node))
-    return fail(error, "event %" G_GUINT64_FORMAT ": not an object", k);
-  JsonObject *ev = json_node_get_object(node);
-  const char *ph = get_str(ev, "ph");
-  if (!ph)
-    return fail(error, "event %" G_GUINT64_FORMAT ": no \"ph\" string", k);
-  int64_t tid;
-  if (strcmp(ph, "M") == 0) {
-    const char *name = get_str(ev, "name");
-    JsonNode *an = json_object_get_member(ev, "args");
-    const char *tname = an && JSON_NODE_HOLDS_OBJECT(an) ? get_str(json_node_get_object(an), "name") : NULL;
-    if (name && strcmp(name, "thread_name") == 0) {
-      if (!get_int(ev, "tid", &tid, true, error, k))
-        return false;
-      thread_of(r, (uint64_t)tid, tname);
-    }
+  if (d->ph == 'M') {
+    thread_of(r, d->tid, d->name);
     return true;
   }
-  if (strcmp(ph, "X") != 0 && strcmp(ph, "B") != 0 && strcmp(ph, "E") != 0)
-    return true; /* instants, counters, flows, ...: not kept */
-  uint64_t ts, dur;
-  if (!get_int(ev, "tid", &tid, false, error, k) || !get_time(ev, "ts", &ts, true, error, k))
-    return false;
-  int thread = thread_of(r, (uint64_t)tid, NULL);
-  if (strcmp(ph, "X") == 0) {
-    if (!get_time(ev, "dur", &dur, false, error, k))
-      return false;
-    if (ts + dur > (uint64_t)MAX_NS)
+  if (d->ph == 'X') {
+    if (d->ts + d->dur > (uint64_t)MAX_NS)
       return fail(error, "event %" G_GUINT64_FORMAT ": \"ts\" + \"dur\" out of range", k);
-    return add_complete(r, ev, thread, ts, ts + dur, error);
+    return add_complete(r, d, d->ts, d->ts + d->dur, k, error);
   }
-  GPtrArray *stack = g_hash_table_lookup(r->open, &tid);
+  if (d->ph != 'B' && d->ph != 'E')
+    return true;
+  GArray *stack = g_hash_table_lookup(r->open, &d->tid);
   if (!stack) {
-    stack = g_ptr_array_new_with_free_func((GDestroyNotify)json_node_unref);
-    g_hash_table_insert(r->open, g_memdup2(&tid, sizeof tid), stack);
+    stack = g_array_new(FALSE, FALSE, sizeof(decoded));
+    g_hash_table_insert(r->open, g_memdup2(&d->tid, sizeof d->tid), stack);
   }
-  if (ph[0] == 'B') {
-    g_ptr_array_add(stack, json_node_ref(node));
+  if (d->ph == 'B') {
+    /* kept past its batch: its strings move to the reader's chunk */
+    decoded b = *d;
+    const char **strs[] = { &b.name, &b.device, &b.mode, &b.function, &b.reason, &b.signature };
+    for (size_t i = 0; i < G_N_ELEMENTS(strs); i++)
+      if (*strs[i])
+        *strs[i] = g_string_chunk_insert_const(r->text, *strs[i]);
+    g_array_append_val(stack, b);
     return true;
   }
   if (stack->len == 0)
-    return fail(error, "event %" G_GUINT64_FORMAT ": \"E\" with no \"B\" open on tid %" G_GINT64_FORMAT,
-                k, tid);
-  JsonNode *b = g_ptr_array_steal_index(stack, stack->len - 1);
-  uint64_t start;
-  bool ok = get_time(json_node_get_object(b), "ts", &start, true, error, k);
-  if (ok && start > ts)
-    ok = fail(error, "event %" G_GUINT64_FORMAT ": \"E\" before its \"B\"", k);
-  if (ok)
-    ok = add_complete(r, json_node_get_object(b), thread, start, ts, error);
-  json_node_unref(b);
-  return ok;
+    return fail(error, "event %" G_GUINT64_FORMAT ": \"E\" with no \"B\" open on tid %" G_GUINT64_FORMAT,
+                k, d->tid);
+  decoded b = g_array_index(stack, decoded, stack->len - 1);
+  g_array_set_size(stack, stack->len - 1);
+  if (b.ts > d->ts)
+    return fail(error, "event %" G_GUINT64_FORMAT ": \"E\" before its \"B\"", k);
+  return add_complete(r, &b, b.ts, d->ts, k, error);
 }
 
 /* Our tables: locations, concrete functions, nodes (in index order). */
 static bool read_tables(reader *r, const char *text, size_t len, GError **error)
 {
-  JsonParser *p = json_parser_new_immutable();
+  JsonParser *p = json_parser_new();
   GError *e = NULL;
   bool ok = json_parser_load_from_data(p, text, (gssize)len, &e);
   if (!ok) {
@@ -425,61 +472,161 @@ static bool read_tables(reader *r, const char *text, size_t len, GError **error)
   return ok;
 }
 
-/* Parses events [from, to) of the text (whole array elements, with the
- * commas between them) in one go. */
-static bool read_batch(reader *r, const char *from, const char *to, GError **error)
+/* ---- events, parsed in parallel --------------------------------------------------------
+ * The scanner cuts the events into batches; a thread pool parses them
+ * (json-glib is most of the time); the reader converts them in file order
+ * ("B"/"E" pairs and event numbers need it), keeping a few in flight. */
+
+typedef struct batch {
+  GString *text;       /* "[" events "]"; freed once decoded */
+  uint64_t first;      /* the number of its first event */
+  GArray *events;      /* decoded */
+  GStringChunk *strings;
+  GError *error;
+  bool done;
+} batch;
+
+typedef struct batches {
+  GThreadPool *pool; /* NULL: parse on the reading thread */
+  GMutex lock;
+  GCond cond;
+  GQueue pending;    /* batch *, in file order */
+  int max_pending;
+} batches;
+
+static void parse_batch(batch *b)
 {
-  GString *text = g_string_sized_new((gsize)(to - from) + 2);
-  g_string_append_c(text, '[');
-  g_string_append_len(text, from, to - from);
-  g_string_append_c(text, ']');
-  JsonParser *p = json_parser_new_immutable();
+  JsonParser *p = json_parser_new();
   GError *e = NULL;
-  bool ok = json_parser_load_from_data(p, text->str, (gssize)text->len, &e);
-  if (!ok) {
-    fail(error, "traceEvents, near event %" G_GUINT64_FORMAT ": %s", r->n, e->message);
+  b->events = g_array_new(FALSE, TRUE, sizeof(decoded));
+  b->strings = g_string_chunk_new(4096);
+  if (!json_parser_load_from_data(p, b->text->str, (gssize)b->text->len, &e)) {
+    fail(&b->error, "traceEvents, near event %" G_GUINT64_FORMAT ": %s", b->first, e->message);
     g_error_free(e);
   } else {
     JsonArray *a = json_node_get_array(json_parser_get_root(p));
-    for (guint i = 0; ok && i < json_array_get_length(a); i++, r->n++)
-      ok = read_event(r, json_array_get_element(a, i), error);
+    guint n = json_array_get_length(a);
+    g_array_set_size(b->events, n);
+    for (guint i = 0; i < n && !b->error; i++)
+      decode(json_array_get_element(a, i), b->first + i, b->strings,
+             &g_array_index(b->events, decoded, i), &b->error);
   }
   g_object_unref(p);
-  g_string_free(text, TRUE);
+  g_string_free(b->text, TRUE);
+  b->text = NULL;
+}
+
+static void parse_in_pool(gpointer data, gpointer user_data)
+{
+  batches *q = user_data;
+  batch *b = data;
+  parse_batch(b);
+  g_mutex_lock(&q->lock);
+  b->done = true;
+  g_cond_broadcast(&q->cond);
+  g_mutex_unlock(&q->lock);
+}
+
+static void batch_free(batch *b)
+{
+  if (b->events)
+    g_array_unref(b->events);
+  if (b->strings)
+    g_string_chunk_free(b->strings);
+  if (b->text)
+    g_string_free(b->text, TRUE);
+  g_clear_error(&b->error);
+  g_free(b);
+}
+
+/* Converts the oldest pending batch once it is parsed. */
+static bool convert_oldest(reader *r, batches *q, GError **error)
+{
+  batch *b = g_queue_pop_head(&q->pending);
+  g_mutex_lock(&q->lock);
+  while (q->pool && !b->done)
+    g_cond_wait(&q->cond, &q->lock);
+  g_mutex_unlock(&q->lock);
+  bool ok = true;
+  for (guint i = 0; ok && i < b->events->len; i++, r->n++)
+    ok = apply(r, &g_array_index(b->events, decoded, i), r->n, error);
+  if (ok && b->error) { /* the events before the bad one are applied: "B"/"E" errors come first */
+    g_propagate_error(error, b->error);
+    b->error = NULL;
+    ok = false;
+  }
+  batch_free(b);
   return ok;
+}
+
+/* Queues events [from, to) of the text (whole elements with the commas between). */
+static bool add_batch(reader *r, batches *q, const char *from, const char *to, GError **error)
+{
+  batch *b = g_new0(batch, 1);
+  b->first = r->queued;
+  b->text = g_string_sized_new((gsize)(to - from) + 2);
+  g_string_append_c(b->text, '[');
+  g_string_append_len(b->text, from, to - from);
+  g_string_append_c(b->text, ']');
+  g_queue_push_tail(&q->pending, b);
+  if (q->pool)
+    g_thread_pool_push(q->pool, b, NULL);
+  else
+    parse_batch(b);
+  return (int)q->pending.length < q->max_pending || convert_oldest(r, q, error);
 }
 
 /* The events array starting at s->p ('['). */
 static bool read_events(reader *r, scan *s, GError **error)
 {
+  batches q = { .max_pending = 1 };
+  g_mutex_init(&q.lock);
+  g_cond_init(&q.cond);
+  g_queue_init(&q.pending);
+  int threads = (int)g_get_num_processors();
+  if (s->end - s->p > (1 << 20) && threads > 1) {
+    q.pool = g_thread_pool_new(parse_in_pool, &q, threads, FALSE, NULL);
+    q.max_pending = MIN(2 * threads, 8);
+  }
+  bool ok = true, done = false;
   s->p++;
   skip_ws(s);
-  if (s->p < s->end && *s->p == ']')
-    return s->p++, true;
-  const char *batch = s->p;
-  int in_batch = 0;
-  for (;;) {
-    char where[64];
-    g_snprintf(where, sizeof where, "traceEvents[%" G_GUINT64_FORMAT "]", r->n + (uint64_t)in_batch);
-    if (!skip_value(s, error, where))
-      return false;
-    in_batch++;
-    skip_ws(s);
-    if (s->p >= s->end)
-      return fail(error, "%s: the file ends early (truncated?)", where);
-    bool last = *s->p == ']';
-    if (*s->p != ',' && !last)
-      return fail(error, "%s: expected ',' or ']' after the event", where);
-    if (last || in_batch == BATCH) {
-      if (!read_batch(r, batch, s->p, error))
-        return false;
-      in_batch = 0;
-      batch = s->p + 1;
-    }
+  if (s->p < s->end && *s->p == ']') {
     s->p++;
-    if (last)
-      return true;
+    done = true;
   }
+  const char *from = s->p;
+  int in_batch = 0;
+  while (ok && !done) {
+    char where[64];
+    g_snprintf(where, sizeof where, "traceEvents[%" G_GUINT64_FORMAT "]", r->queued);
+    if (!(ok = skip_value(s, error, where)))
+      break;
+    in_batch++;
+    r->queued++;
+    skip_ws(s);
+    if (s->p >= s->end) {
+      ok = fail(error, "%s: the file ends early (truncated?)", where);
+    } else if (*s->p != ',' && *s->p != ']') {
+      ok = fail(error, "%s: expected ',' or ']' after the event", where);
+    } else {
+      done = *s->p == ']';
+      if (done || in_batch == BATCH) {
+        ok = add_batch(r, &q, from, s->p, error);
+        in_batch = 0;
+        from = s->p + 1;
+      }
+      s->p++;
+    }
+  }
+  while (ok && q.pending.length > 0)
+    ok = convert_oldest(r, &q, error);
+  if (q.pool)
+    g_thread_pool_free(q.pool, FALSE, TRUE); /* waits for the batches being parsed */
+  g_queue_clear_full(&q.pending, (GDestroyNotify)batch_free);
+  g_mutex_clear(&q.lock);
+  g_cond_clear(&q.cond);
+  return ok;
 }
 
 tsp_session *tsp_chrome_import_data(const char *data, size_t len, GError **error)
@@ -492,7 +639,8 @@ tsp_session *tsp_chrome_import_data(const char *data, size_t len, GError **error
     .threads = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL),
     .other_ops = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
     .open = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-                                  (GDestroyNotify)g_ptr_array_unref),
+                                  (GDestroyNotify)g_array_unref),
+    .text = g_string_chunk_new(4096),
   };
   uint32_t zero = 0;
   g_array_append_val(r.loc_map, zero);
@@ -558,15 +706,16 @@ tsp_session *tsp_chrome_import_data(const char *data, size_t len, GError **error
     GHashTableIter it;
     g_hash_table_iter_init(&it, r.open);
     for (gpointer k, v; ok && g_hash_table_iter_next(&it, &k, &v);)
-      if (((GPtrArray *)v)->len > 0)
+      if (((GArray *)v)->len > 0)
         ok = fail(error, "%u \"B\" event%s on tid %" G_GINT64_FORMAT " never end (no \"E\")",
-                  ((GPtrArray *)v)->len, ((GPtrArray *)v)->len == 1 ? "" : "s", *(gint64 *)k);
+                  ((GArray *)v)->len, ((GArray *)v)->len == 1 ? "" : "s", *(gint64 *)k);
   }
   g_array_unref(r.loc_map);
   g_array_unref(r.concrete_map);
   g_hash_table_unref(r.threads);
   g_hash_table_unref(r.other_ops);
   g_hash_table_unref(r.open);
+  g_string_chunk_free(r.text);
   if (!ok) {
     tsp_session_free(session);
     return NULL;

@@ -3,7 +3,10 @@
 
 #include "tracescope-profiler.h"
 
-#define TSP_CHUNK_EVENTS 65536 /* 3 MiB of events */
+/* A chunk is 4 MiB, aligned so that transparent huge pages can back it:
+ * two page faults fill it instead of a thousand. */
+#define TSP_CHUNK_BYTES ((size_t)4 << 20)
+#define TSP_CHUNK_EVENTS ((TSP_CHUNK_BYTES - 16) / sizeof(tsp_event))
 
 typedef struct tsp_chunk {
   struct tsp_chunk *next;

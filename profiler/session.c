@@ -3,7 +3,9 @@
  * its collectors. */
 #include "profiler-private.h"
 
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -54,7 +56,7 @@ void tsp_session_free(tsp_session *s)
     tsp_thread *t = s->threads->pdata[i];
     for (tsp_chunk *c = t->first, *next; c; c = next) {
       next = c->next;
-      g_free(c);
+      free(c);
     }
     g_free(t);
   }
@@ -168,11 +170,21 @@ tsp_thread *tsp__thread_self(tsp_session *s)
   return t;
 }
 
+static tsp_chunk *chunk_new(void)
+{
+  G_STATIC_ASSERT(sizeof(tsp_chunk) <= TSP_CHUNK_BYTES);
+  void *p = NULL;
+  if (posix_memalign(&p, (size_t)2 << 20, TSP_CHUNK_BYTES) != 0)
+    g_error("tracescope-profiler: out of memory for an event chunk");
+  madvise(p, TSP_CHUNK_BYTES, MADV_HUGEPAGE); /* a hint: fine if refused */
+  return p;
+}
+
 void tsp__thread_append(tsp_thread *t, const tsp_event *e)
 {
   tsp_chunk *c = t->last;
   if (G_UNLIKELY(!c || c->n == TSP_CHUNK_EVENTS)) {
-    tsp_chunk *fresh = g_malloc(sizeof *fresh);
+    tsp_chunk *fresh = chunk_new();
     fresh->next = NULL;
     fresh->n = 0;
     if (c)

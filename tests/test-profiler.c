@@ -411,6 +411,53 @@ static void test_round_trip(void)
   tsp_session_free(s);
 }
 
+/* Files over a megabyte are parsed by a thread pool, a batch at a time:
+ * the same session comes back, "B"/"E" pairs span batches, and an error in
+ * a late batch is still found. */
+static void test_large(void)
+{
+  synth x = synth_new();
+  for (uint32_t i = 0; i < 30000; i++)
+    op(&x, TS_OP_MATMUL, x.ag, x.a, x.l10, 10 + i / 100, 1 + i % 100, 0, 1000 + 10 * (uint64_t)i,
+       1005 + 10 * (uint64_t)i);
+  size_t len;
+  char *text = tsp_chrome_export_string(x.s, &len);
+  g_assert_cmpuint(len, >, 4u << 20);
+  GError *error = NULL;
+  tsp_session *back = tsp_chrome_import_data(text, len, &error);
+  g_assert_no_error(error);
+  assert_same_session(x.s, back);
+  tsp_session_free(back);
+  /* an event without its time, deep in the file */
+  char *bad = g_strdup(text);
+  char *at = bad;
+  for (int i = 0; i < 25000; i++)
+    at = strstr(at + 1, "\"ts\":");
+  memcpy(at, "\"tz\"", 4);
+  g_assert_null(tsp_chrome_import_data(bad, len, &error));
+  g_assert_error(error, TSP_ERROR, TSP_ERROR_FORMAT);
+  g_assert_nonnull(strstr(error->message, "event 2500")); /* of 25000 + the metadata */
+  g_assert_nonnull(strstr(error->message, "no \"ts\""));
+  g_clear_error(&error);
+  g_free(bad);
+  g_free(text);
+  tsp_session_free(x.s);
+
+  GString *json = g_string_new("[{\"ph\":\"B\",\"name\":\"outer\",\"tid\":1,\"ts\":0}");
+  for (int i = 0; i < 40000; i++)
+    g_string_append_printf(json, ",\n{\"ph\":\"X\",\"name\":\"Add\",\"tid\":1,\"ts\":%d,\"dur\":1,"
+                                 "\"args\":{\"note\":\"padding padding padding\"}}", i + 1);
+  g_string_append(json, ",{\"ph\":\"E\",\"tid\":1,\"ts\":50000}]");
+  back = tsp_chrome_import_data(json->str, json->len, &error);
+  g_assert_no_error(error);
+  tsp_stats *st = tsp_stats_compute(back, TSP_BY_OP, &TSP_FILTER_ALL);
+  g_assert_cmpfloat(find(st, "outer")->total_ns, ==, 50000000);
+  g_assert_cmpuint(find(st, "Add")->count, ==, 40000);
+  tsp_stats_free(st);
+  tsp_session_free(back);
+  g_string_free(json, TRUE);
+}
+
 /* Another tool's trace: B/E pairs, X events, names the engine lacks. */
 static void test_foreign(void)
 {
@@ -719,6 +766,7 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler/seeds-compare", test_seeds_compare);
   g_test_add_func("/profiler/chrome/round-trip", test_round_trip);
   g_test_add_func("/profiler/chrome/foreign", test_foreign);
+  g_test_add_func("/profiler/chrome/large", test_large);
   g_test_add_func("/profiler/chrome/hostile", test_hostile);
   g_test_add_func("/profiler/csv", test_csv);
   g_test_add_func("/profiler/cli/both", test_cli_both);
