@@ -507,9 +507,11 @@ static void parse_batch(batch *b)
     JsonArray *a = json_node_get_array(json_parser_get_root(p));
     guint n = json_array_get_length(a);
     g_array_set_size(b->events, n);
-    for (guint i = 0; i < n && !b->error; i++)
-      decode(json_array_get_element(a, i), b->first + i, b->strings,
-             &g_array_index(b->events, decoded, i), &b->error);
+    for (guint i = 0; i < n && !b->error; i++) {
+      decoded *d = &g_array_index(b->events, decoded, i);
+      if (!decode(json_array_get_element(a, i), b->first + i, b->strings, d, &b->error))
+        d->ph = 0; /* the events before it are applied, then the error reported */
+    }
   }
   g_object_unref(p);
   g_string_free(b->text, TRUE);
@@ -560,10 +562,11 @@ static bool convert_oldest(reader *r, batches *q, GError **error)
 }
 
 /* Queues events [from, to) of the text (whole elements with the commas between). */
-static bool add_batch(reader *r, batches *q, const char *from, const char *to, GError **error)
+static bool add_batch(reader *r, batches *q, const char *from, const char *to, uint64_t first,
+                      GError **error)
 {
   batch *b = g_new0(batch, 1);
-  b->first = r->queued;
+  b->first = first;
   b->text = g_string_sized_new((gsize)(to - from) + 2);
   g_string_append_c(b->text, '[');
   g_string_append_len(b->text, from, to - from);
@@ -612,7 +615,7 @@ static bool read_events(reader *r, scan *s, GError **error)
     } else {
       done = *s->p == ']';
       if (done || in_batch == BATCH) {
-        ok = add_batch(r, &q, from, s->p, error);
+        ok = add_batch(r, &q, from, s->p, r->queued - (uint64_t)in_batch, error);
         in_batch = 0;
         from = s->p + 1;
       }
