@@ -76,7 +76,8 @@ static double self_time(GHashTable *children, const tsp_event *e)
 typedef struct group {
   uint64_t id;
   int op;
-  uint32_t node, loc, scope; /* what names it */
+  uint32_t node, loc;        /* what names it */
+  const char *scope;         /* TSP_BY_SCOPE */
   unsigned modes;
   int device;                /* -1: several */
   uint64_t count;
@@ -125,13 +126,15 @@ static void group_add(group *g, const tsp_event *e, double total, double self)
 
 #define EAGER_KEY (1ull << 62) /* an eager op with no traced twin: keyed by op and line */
 
+static const char TOP[] = ""; /* the group of ops in no name scope */
+
+/* Group ids: an op, a node index, a source location index, or the address
+ * of a string the session holds (a TSP_OP_OTHER op's name, a scope). */
 static void add_event(const tsp_session *s, GHashTable *groups, tsp_group_by by,
                       const tsp_event *e, double total, double self)
 {
   if (by == TSP_BY_OP) {
-    uint64_t id = e->op == TSP_OP_OTHER ? (1ull << 32) | tsp_intern_string((tsp_session *)s,
-                                                                         tsp_event_op_name(s, e))
-                                        : e->op;
+    uint64_t id = e->op == TSP_OP_OTHER ? (uint64_t)(uintptr_t)tsp_event_op_name(s, e) : e->op;
     group *g = group_get(groups, id);
     g->node = e->node ? e->node : e->traced; /* names a TSP_OP_OTHER op */
     group_add(g, e, total, self);
@@ -141,21 +144,20 @@ static void add_event(const tsp_session *s, GHashTable *groups, tsp_group_by by,
   const uint32_t *origins;
   int n = event_origins(s, e, &origins, &one);
   if (n == 0) { /* eager, no twin: its own op and line */
-    uint64_t id = EAGER_KEY | ((uint64_t)e->op << 32) | e->loc;
-    if (by == TSP_BY_SCOPE)
-      id = 0;
-    else if (by == TSP_BY_LINE)
-      id = e->loc;
+    uint64_t id = by == TSP_BY_NODE ? EAGER_KEY | ((uint64_t)e->op << 32) | e->loc
+                  : by == TSP_BY_LINE ? e->loc
+                                      : (uint64_t)(uintptr_t)TOP;
     group *g = group_get(groups, id);
     g->loc = e->loc;
+    g->scope = TOP;
     group_add(g, e, total, self);
     return;
   }
   for (int i = 0; i < n; i++) {
     const tsp_node_info *o = tsp_session_node(s, origins[i]);
     uint32_t loc = o && o->loc ? o->loc : e->loc;
-    uint32_t scope = o ? tsp_intern_string((tsp_session *)s, o->scope) : 0;
-    uint64_t id = by == TSP_BY_NODE ? origins[i] : by == TSP_BY_LINE ? loc : scope;
+    const char *scope = o && *o->scope ? o->scope : TOP;
+    uint64_t id = by == TSP_BY_NODE ? origins[i] : by == TSP_BY_LINE ? loc : (uint64_t)(uintptr_t)scope;
     group *g = group_get(groups, id);
     g->node = origins[i];
     g->loc = loc;
@@ -181,7 +183,7 @@ static char *group_key(const tsp_session *s, tsp_group_by by, const group *g)
     key = g_strdup(*line ? line : "(no source)");
     break;
   case TSP_BY_SCOPE:
-    key = g_strdup(g->scope ? tsp_session_string(s, g->scope) : "(top)");
+    key = g_strdup(*g->scope ? g->scope : "(top)");
     break;
   }
   g_free(line);
