@@ -4,10 +4,9 @@
  * sees a document that could exhaust its stack); json-glib parses the
  * tables and the events, a batch at a time, so memory stays near the
  * file's size.  Anything wrong gives an error naming what and where. */
-#include "profiler-private.h"
+#include "chrome-decode.h"
 
 #include <errno.h>
-#include <json-glib/json-glib.h>
 #include <math.h>
 #include <string.h>
 #include <zlib.h>
@@ -15,19 +14,6 @@
 #define MAX_DEPTH 64
 #define BATCH 4096
 #define MAX_FILE ((guint)1 << 31) /* GByteArray counts in guint */
-#define MAX_NS 9007199254740992.0 /* 2^53: beyond it times lose nanoseconds */
-
-static bool fail(GError **error, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
-static bool fail(GError **error, const char *fmt, ...)
-{
-  va_list ap;
-  va_start(ap, fmt);
-  char *msg = g_strdup_vprintf(fmt, ap);
-  va_end(ap);
-  g_set_error_literal(error, TSP_ERROR, TSP_ERROR_FORMAT, msg);
-  g_free(msg);
-  return false;
-}
 
 /* ---- the scanner ------------------------------------------------------------------ */
 
@@ -62,14 +48,14 @@ static bool skip_value(scan *s, GError **error, const char *where)
     char c = *s->p;
     if (c == '"') {
       if (!skip_string(s))
-        return fail(error, "%s: the file ends inside a string (truncated?)", where);
+        return tsp__fail(error, "%s: the file ends inside a string (truncated?)", where);
       if (depth == 0)
         return true;
       continue;
     }
     if (c == '{' || c == '[') {
       if (++depth > MAX_DEPTH)
-        return fail(error, "%s: nested more than %d deep", where, MAX_DEPTH);
+        return tsp__fail(error, "%s: nested more than %d deep", where, MAX_DEPTH);
     } else if (c == '}' || c == ']') {
       if (depth == 0)
         return true; /* a scalar ended by its container */
@@ -81,7 +67,7 @@ static bool skip_value(scan *s, GError **error, const char *where)
     s->p++;
   }
   if (depth > 0 || s->p == from)
-    return fail(error, "%s: the file ends early (truncated?)", where);
+    return tsp__fail(error, "%s: the file ends early (truncated?)", where);
   return true;
 }
 
@@ -94,68 +80,13 @@ typedef struct reader {
   GArray *loc_map, *concrete_map; /* file index -> session index */
   GHashTable *threads;      /* tid -> thread index + 1 */
   GHashTable *other_ops;    /* op name -> node index (names the engine lacks) */
-  GHashTable *open;         /* tid -> GArray of open "B" events (decoded) */
+  GHashTable *open;         /* tid -> GArray of open "B" events (tsp_decoded) */
   GStringChunk *text;       /* their strings */
   uint8_t device;           /* the last device named, interned */
   const char *device_name;
   uint64_t n;               /* events applied */
   uint64_t queued;          /* events cut out by the scanner */
 } reader;
-
-static bool get_int(JsonObject *o, const char *key, int64_t *out, bool required, GError **error,
-                    uint64_t k)
-{
-  JsonNode *n = json_object_get_member(o, key);
-  if (!n || JSON_NODE_HOLDS_NULL(n)) {
-    if (required)
-      return fail(error, "event %" G_GUINT64_FORMAT ": no \"%s\"", k, key);
-    *out = 0;
-    return true;
-  }
-  if (!JSON_NODE_HOLDS_VALUE(n))
-    return fail(error, "event %" G_GUINT64_FORMAT ": \"%s\" is not a number", k, key);
-  GType t = json_node_get_value_type(n);
-  double d;
-  if (t == G_TYPE_INT64) {
-    *out = json_node_get_int(n);
-    return true;
-  }
-  if (t != G_TYPE_DOUBLE)
-    return fail(error, "event %" G_GUINT64_FORMAT ": \"%s\" is not a number", k, key);
-  d = json_node_get_double(n);
-  if (!(d >= -MAX_NS && d <= MAX_NS) || d != floor(d))
-    return fail(error, "event %" G_GUINT64_FORMAT ": \"%s\" is not an integer in range", k, key);
-  *out = (int64_t)d;
-  return true;
-}
-
-/* A time in µs ("ts", "dur") as ns. */
-static bool get_time(JsonObject *o, const char *key, uint64_t *out, bool required,
-                     GError **error, uint64_t k)
-{
-  JsonNode *n = json_object_get_member(o, key);
-  if (!n) {
-    *out = 0;
-    return required ? fail(error, "event %" G_GUINT64_FORMAT ": no \"%s\"", k, key) : true;
-  }
-  GType t = JSON_NODE_HOLDS_VALUE(n) ? json_node_get_value_type(n) : G_TYPE_INVALID;
-  if (t != G_TYPE_INT64 && t != G_TYPE_DOUBLE)
-    return fail(error, "event %" G_GUINT64_FORMAT ": \"%s\" is not a number", k, key);
-  double us = t == G_TYPE_INT64 ? (double)json_node_get_int(n) : json_node_get_double(n);
-  double ns = round(us * 1000.0);
-  if (!(ns >= 0 && ns <= MAX_NS))
-    return fail(error, "event %" G_GUINT64_FORMAT ": \"%s\" %g µs is out of range", k, key, us);
-  *out = (uint64_t)ns;
-  return true;
-}
-
-static const char *get_str(JsonObject *o, const char *key)
-{
-  JsonNode *n = o ? json_object_get_member(o, key) : NULL;
-  return n && JSON_NODE_HOLDS_VALUE(n) && json_node_get_value_type(n) == G_TYPE_STRING
-           ? json_node_get_string(n)
-           : NULL;
-}
 
 static int thread_of(reader *r, uint64_t tid, const char *name)
 {
@@ -169,89 +100,13 @@ static int thread_of(reader *r, uint64_t tid, const char *name)
   return i;
 }
 
-/* ---- one event, decoded on a parsing thread ------------------------------------------
- * Everything json-glib gives is checked and copied out there (the
- * document is freed on the thread that made it); the reader applies the
- * decoded events in file order. */
-
-enum { CAT_OP, CAT_CALL, CAT_TRACE };
-
-typedef struct decoded {
-  char ph;            /* 'X', 'B', 'E', 'M' (thread names); 0: not kept */
-  uint8_t cat;
-  bool ours;          /* args carry our indexes */
-  uint64_t tid, ts, dur;
-  const char *name;   /* event name; 'M': the thread's name */
-  const char *device, *mode, *function, *reason, *signature;
-  int64_t run, seq, parent, n, t, l, c, code;
-} decoded;
-
-/* A string member copied into chunk, or NULL. */
-static const char *copy_str(GStringChunk *chunk, JsonObject *o, const char *key)
-{
-  const char *v = get_str(o, key);
-  return v ? g_string_chunk_insert_const(chunk, v) : NULL;
-}
-
-static bool decode(JsonNode *node, uint64_t k, GStringChunk *chunk, decoded *d, GError **error)
-{
-  *d = (decoded){ 0 };
-  if (!JSON_NODE_HOLDS_OBJECT(node))
-    return fail(error, "event %" G_GUINT64_FORMAT ": not an object", k);
-  JsonObject *ev = json_node_get_object(node);
-  const char *ph = get_str(ev, "ph");
-  if (!ph)
-    return fail(error, "event %" G_GUINT64_FORMAT ": no \"ph\" string", k);
-  JsonNode *an = json_object_get_member(ev, "args");
-  JsonObject *args = an && JSON_NODE_HOLDS_OBJECT(an) ? json_node_get_object(an) : NULL;
-  const char *name = get_str(ev, "name");
-  int64_t tid;
-  if (strcmp(ph, "M") == 0) {
-    if (!name || strcmp(name, "thread_name") != 0)
-      return true;
-    if (!get_int(ev, "tid", &tid, true, error, k))
-      return false;
-    d->ph = 'M';
-    d->tid = (uint64_t)tid;
-    d->name = copy_str(chunk, args, "name");
-    return true;
-  }
-  if (strcmp(ph, "X") != 0 && strcmp(ph, "B") != 0 && strcmp(ph, "E") != 0)
-    return true; /* instants, counters, flows, ...: not kept */
-  d->ph = ph[0];
-  if (!get_int(ev, "tid", &tid, false, error, k) || !get_time(ev, "ts", &d->ts, true, error, k) ||
-      (d->ph == 'X' && !get_time(ev, "dur", &d->dur, false, error, k)))
-    return false;
-  d->tid = (uint64_t)tid;
-  if (d->ph == 'E')
-    return true; /* what it ends names the event */
-  if (!name)
-    return fail(error, "event %" G_GUINT64_FORMAT ": no \"name\" string", k);
-  d->name = g_string_chunk_insert_const(chunk, name);
-  const char *cat = get_str(ev, "cat");
-  d->cat = cat && strcmp(cat, "call") == 0 ? CAT_CALL : cat && strcmp(cat, "trace") == 0 ? CAT_TRACE : CAT_OP;
-  d->ours = args != NULL; /* and the file has our tables: see add_complete */
-  if (!d->ours)
-    return true;
-  d->device = copy_str(chunk, args, "device");
-  d->mode = copy_str(chunk, args, "mode");
-  d->function = copy_str(chunk, args, "function");
-  d->reason = copy_str(chunk, args, "reason");
-  d->signature = copy_str(chunk, args, "signature");
-  return get_int(args, "run", &d->run, false, error, k) && get_int(args, "seq", &d->seq, false, error, k) &&
-         get_int(args, "parent_seq", &d->parent, false, error, k) &&
-         get_int(args, "n", &d->n, false, error, k) && get_int(args, "t", &d->t, false, error, k) &&
-         get_int(args, "l", &d->l, false, error, k) && get_int(args, "c", &d->c, false, error, k) &&
-         get_int(args, "reason_code", &d->code, false, error, k);
-}
-
 /* ---- applying decoded events ------------------------------------------------------------- */
 
 static bool index_ok(int64_t v, uint32_t size, const char *key, uint64_t k, GError **error)
 {
   if (v >= 0 && v < size)
     return true;
-  return fail(error, "event %" G_GUINT64_FORMAT ": \"%s\" %" G_GINT64_FORMAT " names no entry (of %u)",
+  return tsp__fail(error, "event %" G_GUINT64_FORMAT ": \"%s\" %" G_GINT64_FORMAT " names no entry (of %u)",
               k, key, v, size);
 }
 
@@ -267,7 +122,7 @@ static uint32_t other_op_node(reader *r, const char *name)
 }
 
 /* A complete event (an "X", or a "B" closed by its "E") into the session. */
-static bool add_complete(reader *r, const decoded *d, uint64_t start, uint64_t end, uint64_t k,
+static bool add_complete(reader *r, const tsp_decoded *d, uint64_t start, uint64_t end, uint64_t k,
                          GError **error)
 {
   int thread = thread_of(r, d->tid, NULL);
@@ -275,8 +130,8 @@ static bool add_complete(reader *r, const decoded *d, uint64_t start, uint64_t e
   uint32_t n_conc = r->concrete_map->len, n_nodes = tsp_session_n_nodes(r->s);
   bool ours = r->ours && d->ours;
   if (ours && (d->run < 0 || d->seq < 0 || d->seq > UINT32_MAX || d->parent < 0 || d->parent > UINT32_MAX))
-    return fail(error, "event %" G_GUINT64_FORMAT ": run or seq out of range", k);
-  if (ours && d->cat == CAT_CALL) {
+    return tsp__fail(error, "event %" G_GUINT64_FORMAT ": run or seq out of range", k);
+  if (ours && d->cat == TSP_CAT_CALL) {
     if (!index_ok(d->c, n_conc, "c", k, error))
       return false;
     e.kind = TSP_EVENT_CALL;
@@ -284,11 +139,11 @@ static bool add_complete(reader *r, const decoded *d, uint64_t start, uint64_t e
     e.node = tsp_intern_string(r->s, d->name);
     e.traced = g_array_index(r->concrete_map, uint32_t, d->c);
     e.op = d->mode && strcmp(d->mode, "graph") == 0 ? TSP_MODE_GRAPH : TSP_MODE_EAGER;
-  } else if (ours && d->cat == CAT_TRACE) {
+  } else if (ours && d->cat == TSP_CAT_TRACE) {
     if (!index_ok(d->c, n_conc, "c", k, error))
       return false;
     if (d->code < 0 || d->code >= TS_TRACE_REASON_COUNT)
-      return fail(error, "event %" G_GUINT64_FORMAT ": \"reason_code\" out of range", k);
+      return tsp__fail(error, "event %" G_GUINT64_FORMAT ": \"reason_code\" out of range", k);
     e.kind = TSP_EVENT_TRACE;
     e.node = tsp_intern_string(r->s, d->function);
     e.traced = g_array_index(r->concrete_map, uint32_t, d->c);
@@ -324,27 +179,27 @@ static bool add_complete(reader *r, const decoded *d, uint64_t start, uint64_t e
   return true;
 }
 
-static bool apply(reader *r, const decoded *d, uint64_t k, GError **error)
+static bool apply(reader *r, const tsp_decoded *d, uint64_t k, GError **error)
 {
   if (d->ph == 'M') {
     thread_of(r, d->tid, d->name);
     return true;
   }
   if (d->ph == 'X') {
-    if (d->ts + d->dur > (uint64_t)MAX_NS)
-      return fail(error, "event %" G_GUINT64_FORMAT ": \"ts\" + \"dur\" out of range", k);
+    if (d->ts + d->dur > (uint64_t)TSP_MAX_NS)
+      return tsp__fail(error, "event %" G_GUINT64_FORMAT ": \"ts\" + \"dur\" out of range", k);
     return add_complete(r, d, d->ts, d->ts + d->dur, k, error);
   }
   if (d->ph != 'B' && d->ph != 'E')
     return true;
   GArray *stack = g_hash_table_lookup(r->open, &d->tid);
   if (!stack) {
-    stack = g_array_new(FALSE, FALSE, sizeof(decoded));
+    stack = g_array_new(FALSE, FALSE, sizeof(tsp_decoded));
     g_hash_table_insert(r->open, g_memdup2(&d->tid, sizeof d->tid), stack);
   }
   if (d->ph == 'B') {
     /* kept past its batch: its strings move to the reader's chunk */
-    decoded b = *d;
+    tsp_decoded b = *d;
     const char **strs[] = { &b.name, &b.device, &b.mode, &b.function, &b.reason, &b.signature };
     for (size_t i = 0; i < G_N_ELEMENTS(strs); i++)
       if (*strs[i])
@@ -353,12 +208,12 @@ static bool apply(reader *r, const decoded *d, uint64_t k, GError **error)
     return true;
   }
   if (stack->len == 0)
-    return fail(error, "event %" G_GUINT64_FORMAT ": \"E\" with no \"B\" open on tid %" G_GUINT64_FORMAT,
+    return tsp__fail(error, "event %" G_GUINT64_FORMAT ": \"E\" with no \"B\" open on tid %" G_GUINT64_FORMAT,
                 k, d->tid);
-  decoded b = g_array_index(stack, decoded, stack->len - 1);
+  tsp_decoded b = g_array_index(stack, tsp_decoded, stack->len - 1);
   g_array_set_size(stack, stack->len - 1);
   if (b.ts > d->ts)
-    return fail(error, "event %" G_GUINT64_FORMAT ": \"E\" before its \"B\"", k);
+    return tsp__fail(error, "event %" G_GUINT64_FORMAT ": \"E\" before its \"B\"", k);
   return add_complete(r, &b, b.ts, d->ts, k, error);
 }
 
@@ -369,27 +224,27 @@ static bool read_tables(reader *r, const char *text, size_t len, GError **error)
   GError *e = NULL;
   bool ok = json_parser_load_from_data(p, text, (gssize)len, &e);
   if (!ok) {
-    fail(error, "\"tracescope\": %s", e->message);
+    tsp__fail(error, "\"tracescope\": %s", e->message);
     g_error_free(e);
     g_object_unref(p);
     return false;
   }
   JsonNode *root = json_parser_get_root(p);
   JsonObject *t = JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
-  const char *base = get_str(t, "base_ns");
+  const char *base = tsp__json_str(t, "base_ns");
   char *end = NULL;
   errno = 0;
   r->base = base ? g_ascii_strtoull(base, &end, 10) : 0;
-  if (!t || !base || *end || errno || r->base > (uint64_t)MAX_NS) {
+  if (!t || !base || *end || errno || r->base > (uint64_t)TSP_MAX_NS) {
     g_object_unref(p);
-    return fail(error, "\"tracescope\": no valid \"base_ns\"");
+    return tsp__fail(error, "\"tracescope\": no valid \"base_ns\"");
   }
   JsonNode *locs = json_object_get_member(t, "locs"), *concretes = json_object_get_member(t, "concretes"),
            *nodes = json_object_get_member(t, "nodes");
   if (!locs || !JSON_NODE_HOLDS_ARRAY(locs) || !concretes || !JSON_NODE_HOLDS_ARRAY(concretes) ||
       !nodes || !JSON_NODE_HOLDS_ARRAY(nodes)) {
     g_object_unref(p);
-    return fail(error, "\"tracescope\": \"locs\", \"concretes\" and \"nodes\" must be arrays");
+    return tsp__fail(error, "\"tracescope\": \"locs\", \"concretes\" and \"nodes\" must be arrays");
   }
   JsonArray *a = json_node_get_array(locs);
   for (guint i = 0; ok && i < json_array_get_length(a); i++) {
@@ -400,7 +255,7 @@ static bool read_tables(reader *r, const char *text, size_t len, GError **error)
         json_node_get_value_type(json_array_get_element(la, 0)) != G_TYPE_STRING ||
         json_node_get_value_type(json_array_get_element(la, 1)) != G_TYPE_STRING ||
         json_node_get_int(line) < 0 || json_node_get_int(line) > INT32_MAX) {
-      ok = fail(error, "\"tracescope\": locs[%u] is not [file, function, line]", i);
+      ok = tsp__fail(error, "\"tracescope\": locs[%u] is not [file, function, line]", i);
       break;
     }
     uint32_t idx = tsp_intern_loc(r->s, json_array_get_string_element(la, 0),
@@ -414,7 +269,7 @@ static bool read_tables(reader *r, const char *text, size_t len, GError **error)
     if (!ca || json_array_get_length(ca) != 2 ||
         json_node_get_value_type(json_array_get_element(ca, 0)) != G_TYPE_STRING ||
         json_node_get_value_type(json_array_get_element(ca, 1)) != G_TYPE_STRING) {
-      ok = fail(error, "\"tracescope\": concretes[%u] is not [function, signature]", i);
+      ok = tsp__fail(error, "\"tracescope\": concretes[%u] is not [function, signature]", i);
       break;
     }
     uint32_t idx = tsp_intern_concrete(r->s, json_array_get_string_element(ca, 0),
@@ -428,13 +283,13 @@ static bool read_tables(reader *r, const char *text, size_t len, GError **error)
     JsonObject *o = JSON_NODE_HOLDS_OBJECT(nn) ? json_node_get_object(nn) : NULL;
     JsonNode *origins = o ? json_object_get_member(o, "origins") : NULL;
     int64_t loc = 0, conc = 0, id = 0;
-    const char *name = get_str(o, "name"), *op = get_str(o, "op");
+    const char *name = tsp__json_str(o, "name"), *op = tsp__json_str(o, "op");
     if (!o || !name || !op || !origins || !JSON_NODE_HOLDS_ARRAY(origins) ||
-        !get_int(o, "loc", &loc, false, error, i) || !get_int(o, "concrete", &conc, false, error, i) ||
-        !get_int(o, "id", &id, false, error, i) || loc < 0 || loc >= r->loc_map->len || conc < 0 ||
+        !tsp__json_int(o, "loc", &loc, false, error, i) || !tsp__json_int(o, "concrete", &conc, false, error, i) ||
+        !tsp__json_int(o, "id", &id, false, error, i) || loc < 0 || loc >= r->loc_map->len || conc < 0 ||
         conc >= r->concrete_map->len || id < INT32_MIN || id > INT32_MAX) {
       g_clear_error(error);
-      ok = fail(error, "\"tracescope\": nodes[%u] is malformed", i);
+      ok = tsp__fail(error, "\"tracescope\": nodes[%u] is malformed", i);
       break;
     }
     JsonArray *oa = json_node_get_array(origins);
@@ -445,18 +300,18 @@ static bool read_tables(reader *r, const char *text, size_t len, GError **error)
       int64_t v = JSON_NODE_HOLDS_VALUE(x) && json_node_get_value_type(x) == G_TYPE_INT64
                     ? json_node_get_int(x) : -1;
       if (v < 1 || v > n_nodes)
-        ok = fail(error, "\"tracescope\": nodes[%u]: origin %u names no node", i, k);
+        ok = tsp__fail(error, "\"tracescope\": nodes[%u]: origin %u names no node", i, k);
       ov[k] = (uint32_t)v;
     }
     int opi = *op ? ts_op_from_name(op) : TSP_OP_OTHER;
     if (ok && opi < 0)
-      ok = fail(error, "\"tracescope\": nodes[%u]: unknown op '%s'", i, op);
+      ok = tsp__fail(error, "\"tracescope\": nodes[%u]: unknown op '%s'", i, op);
     JsonNode *opt = json_object_get_member(o, "optimized"), *twin = json_object_get_member(o, "eager_twin");
     tsp_node_info info = {
-      .name = name, .scope = get_str(o, "scope"), .shape = get_str(o, "shape"), .op = opi,
+      .name = name, .scope = tsp__json_str(o, "scope"), .shape = tsp__json_str(o, "shape"), .op = opi,
       .loc = g_array_index(r->loc_map, uint32_t, loc),
       .concrete = g_array_index(r->concrete_map, uint32_t, conc), .id = (int)id,
-      .graph = tsp_intern_string(r->s, get_str(o, "graph")),
+      .graph = tsp_intern_string(r->s, tsp__json_str(o, "graph")),
       .optimized = opt && JSON_NODE_HOLDS_VALUE(opt) && json_node_get_value_type(opt) == G_TYPE_BOOLEAN &&
                    json_node_get_boolean(opt),
       .has_eager_twin = twin && JSON_NODE_HOLDS_VALUE(twin) &&
@@ -478,9 +333,9 @@ static bool read_tables(reader *r, const char *text, size_t len, GError **error)
  * ("B"/"E" pairs and event numbers need it), keeping a few in flight. */
 
 typedef struct batch {
-  GString *text;       /* "[" events "]"; freed once decoded */
+  GString *text;       /* "[" events "]"; freed once tsp_decoded */
   uint64_t first;      /* the number of its first event */
-  GArray *events;      /* decoded */
+  GArray *events;      /* tsp_decoded */
   GStringChunk *strings;
   GError *error;
   bool done;
@@ -498,18 +353,18 @@ static void parse_batch(batch *b)
 {
   JsonParser *p = json_parser_new();
   GError *e = NULL;
-  b->events = g_array_new(FALSE, TRUE, sizeof(decoded));
+  b->events = g_array_new(FALSE, TRUE, sizeof(tsp_decoded));
   b->strings = g_string_chunk_new(4096);
   if (!json_parser_load_from_data(p, b->text->str, (gssize)b->text->len, &e)) {
-    fail(&b->error, "traceEvents, near event %" G_GUINT64_FORMAT ": %s", b->first, e->message);
+    tsp__fail(&b->error, "traceEvents, near event %" G_GUINT64_FORMAT ": %s", b->first, e->message);
     g_error_free(e);
   } else {
     JsonArray *a = json_node_get_array(json_parser_get_root(p));
     guint n = json_array_get_length(a);
     g_array_set_size(b->events, n);
     for (guint i = 0; i < n && !b->error; i++) {
-      decoded *d = &g_array_index(b->events, decoded, i);
-      if (!decode(json_array_get_element(a, i), b->first + i, b->strings, d, &b->error))
+      tsp_decoded *d = &g_array_index(b->events, tsp_decoded, i);
+      if (!tsp__decode_event(json_array_get_element(a, i), b->first + i, b->strings, d, &b->error))
         d->ph = 0; /* the events before it are applied, then the error reported */
     }
   }
@@ -551,7 +406,7 @@ static bool convert_oldest(reader *r, batches *q, GError **error)
   g_mutex_unlock(&q->lock);
   bool ok = true;
   for (guint i = 0; ok && i < b->events->len; i++, r->n++)
-    ok = apply(r, &g_array_index(b->events, decoded, i), r->n, error);
+    ok = apply(r, &g_array_index(b->events, tsp_decoded, i), r->n, error);
   if (ok && b->error) { /* the events before the bad one are applied: "B"/"E" errors come first */
     g_propagate_error(error, b->error);
     b->error = NULL;
@@ -609,9 +464,9 @@ static bool read_events(reader *r, scan *s, GError **error)
     r->queued++;
     skip_ws(s);
     if (s->p >= s->end) {
-      ok = fail(error, "%s: the file ends early (truncated?)", where);
+      ok = tsp__fail(error, "%s: the file ends early (truncated?)", where);
     } else if (*s->p != ',' && *s->p != ']') {
-      ok = fail(error, "%s: expected ',' or ']' after the event", where);
+      ok = tsp__fail(error, "%s: expected ',' or ']' after the event", where);
     } else {
       done = *s->p == ']';
       if (done || in_batch == BATCH) {
@@ -661,18 +516,18 @@ tsp_session *tsp_chrome_import_data(const char *data, size_t len, GError **error
       if (s.p < s.end && *s.p == '}')
         break;
       if (s.p >= s.end || *s.p != '"') {
-        ok = fail(error, "expected a member name at byte %zu", (size_t)(s.p - data));
+        ok = tsp__fail(error, "expected a member name at byte %zu", (size_t)(s.p - data));
         break;
       }
       const char *key = s.p;
       if (!skip_string(&s)) {
-        ok = fail(error, "the file ends inside a member name (truncated?)");
+        ok = tsp__fail(error, "the file ends inside a member name (truncated?)");
         break;
       }
       size_t key_len = (size_t)(s.p - key);
       skip_ws(&s);
       if (s.p >= s.end || *s.p != ':') {
-        ok = fail(error, "expected ':' after a member name at byte %zu", (size_t)(s.p - data));
+        ok = tsp__fail(error, "expected ':' after a member name at byte %zu", (size_t)(s.p - data));
         break;
       }
       s.p++;
@@ -680,7 +535,7 @@ tsp_session *tsp_chrome_import_data(const char *data, size_t len, GError **error
       const char *value = s.p;
       if (key_len == 13 && memcmp(key, "\"traceEvents\"", 13) == 0) {
         if (s.p >= s.end || *s.p != '[') {
-          ok = fail(error, "\"traceEvents\" is not an array");
+          ok = tsp__fail(error, "\"traceEvents\" is not an array");
           break;
         }
         if (!(ok = saw_events = read_events(&r, &s, error)))
@@ -696,21 +551,21 @@ tsp_session *tsp_chrome_import_data(const char *data, size_t len, GError **error
       if (s.p < s.end && *s.p == ',') {
         s.p++;
       } else if (s.p >= s.end || *s.p != '}') {
-        ok = fail(error, "expected ',' or '}' at byte %zu (truncated?)", (size_t)(s.p - data));
+        ok = tsp__fail(error, "expected ',' or '}' at byte %zu (truncated?)", (size_t)(s.p - data));
         break;
       }
     }
     if (ok && !saw_events)
-      ok = fail(error, "no \"traceEvents\" array: not a Chrome trace");
+      ok = tsp__fail(error, "no \"traceEvents\" array: not a Chrome trace");
   } else {
-    ok = fail(error, "not a Chrome trace: expected a JSON object or array");
+    ok = tsp__fail(error, "not a Chrome trace: expected a JSON object or array");
   }
   if (ok) {
     GHashTableIter it;
     g_hash_table_iter_init(&it, r.open);
     for (gpointer k, v; ok && g_hash_table_iter_next(&it, &k, &v);)
       if (((GArray *)v)->len > 0)
-        ok = fail(error, "%u \"B\" event%s on tid %" G_GINT64_FORMAT " never end (no \"E\")",
+        ok = tsp__fail(error, "%u \"B\" event%s on tid %" G_GINT64_FORMAT " never end (no \"E\")",
                   ((GArray *)v)->len, ((GArray *)v)->len == 1 ? "" : "s", *(gint64 *)k);
   }
   g_array_unref(r.loc_map);
