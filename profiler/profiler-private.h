@@ -21,6 +21,7 @@ typedef struct tsp_thread {
   tsp_chunk *first, *last;
   uint64_t last_run;       /* run of the last op recorded (for tsp_call_end) */
   uint32_t last_concrete;
+  struct tsp_cache *cache; /* the CPU collector's lookups (record.c), owned */
   tsp_thread_info info;
 } tsp_thread;
 

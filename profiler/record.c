@@ -1,13 +1,17 @@
 /* record.c — the CPU collector: the engine's OP_END and TRACE events into
  * the calling thread's chunk.  OP_END carries the start time too, so
  * OP_BEGIN is not subscribed (half the listener calls).  Per event: a
- * thread-local lookup, two cache probes (node, source location), one
- * 48-byte store; the session's tables are locked only on a cache miss. */
+ * thread-local lookup, three cache probes (node, traced node, source
+ * location), one 48-byte store; the session's tables are locked only on a
+ * cache miss. */
 #include "profiler-private.h"
 
-#include <string.h>
-
-#define CACHE_SIZE 1024 /* direct-mapped, per thread */
+/* Per recording thread: what the last events named, so that the session's
+ * tables (and their lock) are needed only on a miss.  Nodes: a two-way
+ * set-associative cache (an op and the traced node it stands for may hash
+ * alike; a model's hundreds of nodes must not evict each other each call). */
+#define NODE_SETS 4096
+#define LOC_SLOTS 1024
 
 typedef struct cache_entry {
   const void *key;
@@ -15,44 +19,40 @@ typedef struct cache_entry {
   uint32_t value;
 } cache_entry;
 
-/* The calling thread's caches, for one session at a time. */
-static _Thread_local struct {
-  uint64_t session;
-  cache_entry nodes[CACHE_SIZE];
-  cache_entry locs[CACHE_SIZE];
+struct tsp_cache {
+  cache_entry nodes[NODE_SETS][2];
+  cache_entry locs[LOC_SLOTS];
   const ts_concrete *concrete;
   uint32_t concrete_index;
   const char *device;
   uint8_t device_index;
-} cache;
+};
 
-static inline size_t slot(const void *p, int line)
+static inline size_t hash_bits(const void *p, int line, int bits)
 {
-  uintptr_t x = (uintptr_t)p ^ ((uintptr_t)line * 0x9e3779b1u);
-  return (x >> 4 ^ x >> 14) & (CACHE_SIZE - 1);
+  uint64_t x = ((uint64_t)(uintptr_t)p ^ (uint64_t)line) * 0x9e3779b97f4a7c15ull;
+  return (size_t)(x >> (64 - bits));
 }
 
-static void cache_reset(tsp_session *s)
-{
-  memset(&cache, 0, sizeof cache);
-  cache.session = s->id;
-}
-
-static uint32_t node_index(tsp_session *s, const ts_node *n, const ts_concrete *cf)
+static uint32_t node_index(tsp_session *s, struct tsp_cache *c, const ts_node *n,
+                           const ts_concrete *cf)
 {
   if (!n)
     return 0;
-  cache_entry *e = &cache.nodes[slot(n, 0)];
-  if (G_UNLIKELY(e->key != n))
-    *e = (cache_entry){ n, 0, tsp_intern_ts_node(s, n, cf) };
-  return e->value;
+  cache_entry *set = c->nodes[hash_bits(n, 0, 12)];
+  if (G_LIKELY(set[0].key == n))
+    return set[0].value;
+  cache_entry hit = set[1].key == n ? set[1] : (cache_entry){ n, 0, tsp_intern_ts_node(s, n, cf) };
+  set[1] = set[0]; /* the newest first, the other kept */
+  set[0] = hit;
+  return hit.value;
 }
 
-static uint32_t loc_index(tsp_session *s, ts_loc loc)
+static uint32_t loc_index(tsp_session *s, struct tsp_cache *c, ts_loc loc)
 {
   if (!loc.file)
     return 0;
-  cache_entry *e = &cache.locs[slot(loc.file, loc.line)];
+  cache_entry *e = &c->locs[hash_bits(loc.file, loc.line, 10)];
   if (G_UNLIKELY(e->key != loc.file || e->line != loc.line))
     *e = (cache_entry){ loc.file, loc.line, tsp_intern_loc(s, loc.file, loc.func, loc.line) };
   return e->value;
@@ -60,34 +60,35 @@ static uint32_t loc_index(tsp_session *s, ts_loc loc)
 
 static void record_op(tsp_session *s, const ts_op_event *op)
 {
-  if (G_UNLIKELY(cache.session != s->id))
-    cache_reset(s);
-  if (G_UNLIKELY(op->device != cache.device)) {
-    cache.device = op->device;
-    cache.device_index = tsp_intern_device(s, op->device);
-  }
   tsp_thread *t = tsp__thread_self(s);
+  struct tsp_cache *c = t->cache;
+  if (G_UNLIKELY(!c))
+    c = t->cache = g_new0(struct tsp_cache, 1);
+  if (G_UNLIKELY(op->device != c->device)) {
+    c->device = op->device;
+    c->device_index = tsp_intern_device(s, op->device);
+  }
   tsp_event e = {
     .start_ns = op->start_ns,
     .end_ns = op->end_ns,
     .run_id = op->run_id,
     .seq = (uint32_t)op->seq,
     .parent_seq = (uint32_t)op->parent_seq,
-    .node = node_index(s, op->node, op->concrete),
-    .traced = node_index(s, op->traced, op->concrete),
-    .loc = loc_index(s, op->loc),
+    .node = node_index(s, c, op->node, op->concrete),
+    .traced = node_index(s, c, op->traced, op->concrete),
+    .loc = loc_index(s, c, op->loc),
     .op = (uint16_t)op->op,
     .kind = TSP_EVENT_OP,
-    .device = cache.device_index,
+    .device = c->device_index,
   };
   tsp__thread_append(t, &e);
   if (op->run_id) {
     t->last_run = op->run_id;
-    if (G_UNLIKELY(op->concrete != cache.concrete)) {
-      cache.concrete = op->concrete;
-      cache.concrete_index = tsp_intern_ts_concrete(s, op->concrete);
+    if (G_UNLIKELY(op->concrete != c->concrete)) {
+      c->concrete = op->concrete;
+      c->concrete_index = tsp_intern_ts_concrete(s, op->concrete);
     }
-    t->last_concrete = cache.concrete_index;
+    t->last_concrete = c->concrete_index;
   }
 }
 

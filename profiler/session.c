@@ -58,6 +58,7 @@ void tsp_session_free(tsp_session *s)
       next = c->next;
       free(c);
     }
+    g_free(t->cache);
     g_free(t);
   }
   for (guint i = 1; i < s->nodes->len; i++) {
