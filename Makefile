@@ -53,6 +53,7 @@ bench: build
 	$(BUILD)/bench/tracescope-bench-viewer
 	$(BUILD)/bench/tracescope-bench-render
 	$(BUILD)/bench/tracescope-bench-worker
+	$(BUILD)/bench/tracescope-bench-profiler
 
 # libFuzzer (clang), each target for FUZZ_SECONDS; fails on a finding.
 fuzz: fuzz-deps $(FUZZ_BUILD)/build.ninja

@@ -1,4 +1,4 @@
-/* cli-options.c — the options of run, signatures, graph and render (one table),
+/* cli-options.c — the options of run, signatures, graph, render and profile (one table),
  * call groups, argument values and tensor specs. */
 #include "cli.h"
 
@@ -37,9 +37,16 @@ static int opt_call(parser *p, const char *value)
 
 static int opt_mode(parser *p, const char *value)
 {
+  bool profile = p->o->command == CLI_PROFILE;
+  if (profile && strcmp(value, "both") == 0) {
+    p->o->both = true;
+    return 0;
+  }
   if (strcmp(value, "eager") != 0 && strcmp(value, "graph") != 0)
-    return cli_fail(CLI_EXIT_USAGE, "--mode must be eager or graph, not '%s'", value);
+    return cli_fail(CLI_EXIT_USAGE, "--mode must be eager%s graph%s, not '%s'", profile ? "," : " or",
+                    profile ? " or both" : "", value);
   p->o->eager = strcmp(value, "eager") == 0;
+  p->o->both = false;
   return 0;
 }
 
@@ -93,6 +100,12 @@ static int opt_format(parser *p, const char *value)
 
 static int opt_out(parser *p, const char *value)
 {
+  if (p->o->command == CLI_PROFILE) {
+    if (!g_str_has_suffix(value, ".json") && !g_str_has_suffix(value, ".json.gz"))
+      return cli_fail(CLI_EXIT_USAGE, "--out must name a .json or .json.gz file, not '%s'", value);
+    p->o->out = value;
+    return 0;
+  }
   static const char *const EXTENSIONS[] = { ".svg", ".png", ".pdf", ".dot" };
   const char *dot = strrchr(value, '.');
   for (size_t i = 0; dot && dot > value && i < G_N_ELEMENTS(EXTENSIONS); i++)
@@ -127,23 +140,42 @@ static int opt_scale(parser *p, const char *value)
   return 0;
 }
 
+static int opt_csv(parser *p, const char *value)
+{
+  p->o->csv = value;
+  return 0;
+}
+
+static int opt_by(parser *p, const char *value)
+{
+  static const char *const GROUPS[] = { "op", "node", "line", "scope" };
+  for (size_t i = 0; i < G_N_ELEMENTS(GROUPS); i++)
+    if (strcmp(value, GROUPS[i]) == 0) {
+      p->o->by = GROUPS[i];
+      return 0;
+    }
+  return cli_fail(CLI_EXIT_USAGE, "--by must be op, node, line or scope, not '%s'", value);
+}
+
 static const struct option {
   const char *name;
   const char *value; /* what the value is called in messages; NULL: a flag */
   unsigned commands;
   int (*apply)(parser *p, const char *value);
 } OPTIONS[] = {
-  { "--arg", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_arg },
+  { "--arg", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_PROFILE, opt_arg },
   { "--call", NULL, CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_call },
-  { "--mode", "eager or graph", CLI_RUN, opt_mode },
-  { "--repeat", "a count", CLI_RUN, opt_repeat },
+  { "--mode", "eager or graph (profile: or both)", CLI_RUN | CLI_PROFILE, opt_mode },
+  { "--repeat", "a count", CLI_RUN | CLI_PROFILE, opt_repeat },
   { "--concrete", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_concrete },
   { "--input-signature", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_input_signature },
   { "--reduce-retracing", NULL, CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_reduce_retracing },
   { "--trace-log", NULL, CLI_RUN | CLI_SIGNATURES, opt_trace_log },
   { "--isolate", NULL, CLI_RUN, opt_isolate },
   { "--format", "text or dot", CLI_GRAPH, opt_format },
-  { "--out", "a FILE", CLI_RENDER, opt_out },
+  { "--out", "a FILE", CLI_RENDER | CLI_PROFILE, opt_out },
+  { "--csv", "a FILE", CLI_PROFILE, opt_csv },
+  { "--by", "op, node, line or scope", CLI_PROFILE, opt_by },
   { "--expand", "all, none or a SCOPE", CLI_RENDER, opt_expand },
   { "--style", "light or dark", CLI_RENDER, opt_style },
   { "--scale", "a factor", CLI_RENDER, opt_scale },
@@ -160,6 +192,8 @@ const char *cli_command_name(cli_command command)
     return "graph";
   case CLI_RENDER:
     return "render";
+  case CLI_PROFILE:
+    return "profile";
   }
   return "?";
 }
@@ -200,10 +234,11 @@ int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv
     .calls = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref),
     .concrete = g_ptr_array_new(),
     .input_signature = g_ptr_array_new(),
-    .repeat = 1,
+    .repeat = command == CLI_PROFILE ? 10 : 1,
     .format = "text",
     .expand = g_ptr_array_new(),
     .scale = 1,
+    .by = "op",
   };
   parser p = { .o = o };
   int n_operands = 0;

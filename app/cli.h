@@ -1,5 +1,5 @@
 /* cli.h — what the files of tracescope-cli share: errors, the parsed
- * options of run / signatures / graph / render, argument values, tracing
+ * options of run / signatures / graph / render / profile, argument values, tracing
  * one call, the commands. */
 #pragma once
 
@@ -25,9 +25,10 @@ typedef enum cli_command {
   CLI_SIGNATURES = 1 << 1,
   CLI_GRAPH = 1 << 2,
   CLI_RENDER = 1 << 3,
+  CLI_PROFILE = 1 << 4,
 } cli_command;
 
-/* "run", "signatures", "graph", "render". */
+/* "run", "signatures", "graph", "render", "profile". */
 const char *cli_command_name(cli_command command);
 
 /* The options of run, signatures, graph and render (strings borrowed from argv). */
@@ -35,6 +36,7 @@ typedef struct cli_options {
   cli_command command;
   const char *module, *function;
   bool eager;                 /* --mode eager */
+  bool both;                  /* profile: --mode both */
   GPtrArray *calls;           /* per call: a GPtrArray of --arg specs */
   GPtrArray *concrete;        /* --concrete specs, one per argument */
   GPtrArray *input_signature; /* --input-signature specs */
@@ -43,7 +45,9 @@ typedef struct cli_options {
   bool isolate;               /* run: through a tracescope-worker process */
   int64_t repeat;
   const char *format;         /* graph: "text" or "dot" */
-  const char *out;            /* render: the file to write */
+  const char *out;            /* render, profile: the file to write */
+  const char *csv;            /* profile: op statistics as CSV */
+  const char *by;             /* profile: op, node, line or scope */
   GPtrArray *expand;          /* render: "all", "none" or scope names, in order */
   bool dark;                  /* render: --style dark */
   double scale;               /* render: PNG pixels per layout unit */
@@ -100,3 +104,4 @@ int cli_run(int argc, char **argv);
 int cli_signatures(int argc, char **argv);
 int cli_graph(int argc, char **argv);
 int cli_render(int argc, char **argv);
+int cli_profile(int argc, char **argv);

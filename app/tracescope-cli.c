@@ -2,7 +2,7 @@
  * a Tracescope module from the command line.  This file has the commands'
  * table, usage and errors; cli-run.c runs, cli-inspect.c shows signatures
  * and graphs, cli-render.c draws them (with the viewer's renderer),
- * cli-options.c parses. */
+ * cli-profile.c profiles (profiler/), cli-options.c parses. */
 #include "cli.h"
 
 #include <stdarg.h>
@@ -17,6 +17,8 @@ static const char usage[] =
   "  tracescope-cli signatures MODULE FUNCTION [--call [--arg SPEC]...]...\n"
   "  tracescope-cli graph MODULE FUNCTION [--arg SPEC]... [--format text|dot]\n"
   "  tracescope-cli render MODULE FUNCTION [--arg SPEC]... --out FILE [--expand WHAT]...\n"
+  "  tracescope-cli profile MODULE FUNCTION [--arg SPEC]... [--mode eager|graph|both]\n"
+  "                 [--repeat N] [--out trace.json.gz] [--csv stats.csv] [--by WHAT]\n"
   "\n"
   "MODULE is a shared object built against libtracescope, or `seeds` for the\n"
   "bundled programs of the tf.function guides.\n"
@@ -53,6 +55,17 @@ static const char usage[] =
   "                   by default the top-level scopes are closed\n"
   "  --style STYLE    light (default) or dark\n"
   "  --scale N        PNG pixels per point (default 1)\n"
+  "\n"
+  "profile calls FUNCTION once to warm up (in graph mode that call traces), then\n"
+  "N more times (--repeat, default 10), timing every op, and prints the top ops\n"
+  "by total time: count, total, self (less the ops inside an If/While), mean,\n"
+  "p50, p95 and share of all op time.\n"
+  "  --mode MODE      graph (default), eager, or both: then also eager against\n"
+  "                   graph op by op, the speedup and what tracing costs\n"
+  "  --by WHAT        group ops by op (default), node, line or scope\n"
+  "  --out FILE       every event as a Chrome trace (trace.json, or gzipped\n"
+  "                   trace.json.gz) for Perfetto, chrome://tracing or the app\n"
+  "  --csv FILE       the op statistics as CSV (times in ns)\n"
   "\n"
   "Argument specs:\n"
   "  f32[2,3]=1,2,3,4,5,6   a tensor: dtype (f32 f64 i32 i64 u8 bool), shape, values\n"
@@ -140,6 +153,7 @@ static const struct {
   { "signatures", cli_signatures },
   { "graph", cli_graph },
   { "render", cli_render },
+  { "profile", cli_profile },
 };
 
 int main(int argc, char **argv)
@@ -157,7 +171,7 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], COMMANDS[i].name) == 0)
       ret = COMMANDS[i].run(argc - 2, argv + 2);
   if (ret < 0)
-    ret = cli_fail(CLI_EXIT_USAGE, "unknown command '%s' (list, run, signatures, graph, render; try --help)",
+    ret = cli_fail(CLI_EXIT_USAGE, "unknown command '%s' (list, run, signatures, graph, render, profile; try --help)",
                    argv[1]);
   ts_release_all();
   return ret;

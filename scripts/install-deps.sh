@@ -6,7 +6,8 @@ set -euo pipefail
 
 packages=(
   build-essential gcc make pkg-config meson ninja-build
-  libglib2.0-dev libglib2.0-bin libjson-glib-dev
+  libglib2.0-dev libglib2.0-bin
+  libjson-glib-dev zlib1g-dev
   libopenblas-dev
   libdw-dev
   libgraphviz-dev

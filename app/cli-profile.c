@@ -1,0 +1,216 @@
+/* cli-profile.c — `profile`: times every op of a function's calls (the
+ * profiler's CPU collector), prints the top ops and, with --mode both,
+ * eager against graph op by op; writes a Chrome trace and CSV. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracescope-profiler.h>
+
+#define TOP_ROWS 20
+
+static tsp_group_by group_by(const char *by)
+{
+  return strcmp(by, "node") == 0 ? TSP_BY_NODE
+         : strcmp(by, "line") == 0 ? TSP_BY_LINE
+         : strcmp(by, "scope") == 0 ? TSP_BY_SCOPE
+                                    : TSP_BY_OP;
+}
+
+/* The top ops of one mode's timed calls, then a total row over all ops. */
+static void print_op_table(const tsp_stats *st, const char *mode, const char *by)
+{
+  printf("\nTop ops by total time (%s, by %s)\n", mode, by);
+  printf("  %-32s %7s %11s %11s %10s %10s %10s %7s\n", by, "count", "total µs", "self µs",
+         "mean µs", "p50 µs", "p95 µs", "share");
+  uint64_t count = 0;
+  for (int i = 0; i < st->n; i++) {
+    const tsp_stat *r = &st->rows[i];
+    count += r->count;
+    if (i < TOP_ROWS)
+      printf("  %-32.32s %7" G_GUINT64_FORMAT " %10.2f %10.2f %10.3f %10.3f %10.3f %6.1f%%\n",
+             r->key, r->count, r->total_ns / 1e3, r->self_ns / 1e3, r->mean_ns / 1e3,
+             r->p50_ns / 1e3, r->p95_ns / 1e3, 100 * r->share);
+  }
+  if (st->n > TOP_ROWS)
+    printf("  (%d more)\n", st->n - TOP_ROWS);
+  printf("  %-32s %7" G_GUINT64_FORMAT " %10s %10.2f %32s %6.1f%%\n", "total", count, "",
+         st->self_ns / 1e3, "", st->n ? 100.0 : 0.0);
+}
+
+static void print_calls(const tsp_session *s, const tsp_filter *window, const char *mode,
+                        uint64_t first_from)
+{
+  tsp_filter all = { TSP_MODE_ALL, first_from, window->to_ns };
+  GArray *cs = tsp_call_stats_compute(s, &all);
+  for (guint i = 0; i < cs->len; i++) {
+    const tsp_call_stat *c = &g_array_index(cs, tsp_call_stat, i);
+    if (strcmp(mode, c->mode == TSP_MODE_GRAPH ? "graph" : "eager") != 0)
+      continue;
+    printf("%s %s: %" G_GUINT64_FORMAT " calls: first %.3f ms", c->function, mode, c->count,
+           c->first_ns / 1e6);
+    if (c->first_trace_ns > 0)
+      printf(" (tracing %.3f ms)", c->first_trace_ns / 1e6);
+    printf(", then %.2f µs per call (median; min %.2f, max %.2f)\n", c->steady_p50_ns / 1e3,
+           c->steady_min_ns / 1e3, c->steady_max_ns / 1e3);
+  }
+  g_array_unref(cs);
+}
+
+static void print_compare(const tsp_compare *c)
+{
+  printf("\nEager against graph, op by op (per call, self time)\n");
+  printf("  %-32s %-14s %-22s %11s %11s %8s\n", "op identity", "op", "source", "eager µs",
+         "graph µs", "ratio");
+  for (int i = 0; i < c->n_rows; i++) {
+    const tsp_compare_row *r = &c->rows[i];
+    char ratio[16];
+    if (r->only)
+      g_strlcpy(ratio, r->only, sizeof ratio);
+    else
+      g_snprintf(ratio, sizeof ratio, "%.2fx", r->ratio);
+    printf("  %-32.32s %-14.14s %-22.22s %10.2f %10.2f %10s\n", r->name, r->op, r->source,
+           r->eager_ns / 1e3, r->graph_ns / 1e3, ratio);
+  }
+  printf("  %-32s %-14s %-22s %10.2f %10.2f\n", "ops total", "", "", c->eager_op_ns / 1e3,
+         c->graph_op_ns / 1e3);
+  printf("  %-32s %-14s %-22s %10.2f %10.2f %9.2fx\n", "call (median)", "", "",
+         c->eager_call_ns / 1e3, c->graph_call_ns / 1e3, c->speedup);
+  if (c->first_call_ns > 0) {
+    printf("Tracing %.3f ms; the first graph call took %.3f ms; ", c->trace_ns / 1e6,
+           c->first_call_ns / 1e6);
+    if (c->payback_calls >= 0)
+      printf("graph mode pays that back after %.0f calls\n", c->payback_calls);
+    else
+      printf("graph mode is not faster here, so it never pays that back\n");
+  }
+}
+
+static bool call(tsp_session *s, ts_function *fn, const cli_args *a, bool eager)
+{
+  ts_run_functions_eagerly(eager);
+  ts_scope *scope = ts_scope_begin();
+  uint64_t t0 = tsp_call_begin(s);
+  ts_tensor *out = ts_function_call(fn, a->v, a->n);
+  tsp_call_end(s, t0, ts_function_name(fn), eager ? TSP_MODE_EAGER : TSP_MODE_GRAPH);
+  ts_scope_end(scope);
+  return out != NULL;
+}
+
+/* One mode: a warm-up call (which traces in graph mode), then the timed calls. */
+static int profile_one(const cli_options *o, tsp_session *s, ts_function *fn, const cli_args *a,
+                       tsp_filter *window, uint64_t *first)
+{
+  GError *error = NULL;
+  if (!tsp_session_start(s, &error)) {
+    int ret = cli_fail(CLI_EXIT_FAILED, "%s", error->message);
+    g_error_free(error);
+    return ret;
+  }
+  *first = ts_now_ns();
+  bool ok = call(s, fn, a, o->eager);
+  uint64_t from = ts_now_ns();
+  for (int64_t i = 0; ok && i < o->repeat; i++)
+    ok = call(s, fn, a, o->eager);
+  *window = (tsp_filter){ TSP_MODE_ALL, from, ts_now_ns() };
+  tsp_session_stop(s);
+  return ok ? 0 : cli_fail_engine(CLI_EXIT_FAILED);
+}
+
+static int write_files(const cli_options *o, const tsp_session *s, const tsp_stats *const *st,
+                       int n)
+{
+  GError *error = NULL;
+  if (o->out && !tsp_chrome_export(s, o->out, &error))
+    return cli_fail(CLI_EXIT_FAILED, "%s", error->message);
+  if (o->csv && !tsp_stats_write_csv(st, n, o->csv, &error))
+    return cli_fail(CLI_EXIT_FAILED, "%s", error->message);
+  return 0;
+}
+
+static int profile(const cli_options *o)
+{
+  cli_args a = { 0 };
+  ts_module *module = NULL;
+  ts_function *fn = NULL;
+  ts_scope *scope = ts_scope_begin();
+  GPtrArray *none = g_ptr_array_new();
+  tsp_session *s = tsp_session_new();
+  int ret = CLI_EXIT_USAGE;
+  if (o->calls->len > 1) {
+    ret = cli_fail(CLI_EXIT_USAGE, "profile makes one call (with --arg), --repeat times");
+    goto out;
+  }
+  if (!cli_args_parse(o->calls->len ? g_ptr_array_index(o->calls, 0) : none, &a))
+    goto out;
+  if ((ret = cli_open_function(o, &module, &fn)) != 0)
+    goto out;
+  const char *const *examples = o->calls->len == 0 ? cli_examples(module, fn) : NULL;
+  if (examples) {
+    g_autoptr(GPtrArray) specs = g_ptr_array_new();
+    for (const char *const *e = examples; *e; e++)
+      g_ptr_array_add(specs, (char *)*e);
+    cli_args_clear(&a);
+    if (!cli_args_parse(specs, &a)) {
+      ret = CLI_EXIT_FAILED;
+      goto out;
+    }
+  }
+  if ((ret = cli_check_arity(fn, a.n, "--arg")) != 0)
+    goto out;
+
+  int listener = cli_listen(false);
+  tsp_group_by by = group_by(o->by);
+  if (o->both) {
+    tsp_compare *c = tsp_compare_run(s, fn, a.v, a.n, (int)MIN(o->repeat, INT_MAX));
+    if (!c) {
+      ret = cli_fail_engine(CLI_EXIT_FAILED);
+    } else {
+      printf("Profile of %s, eager and graph, %" G_GINT64_FORMAT " calls each after warm-up\n",
+             ts_function_name(fn), o->repeat);
+      const tsp_stats *st[2] = { tsp_stats_compute(s, by, &c->eager_window),
+                                 tsp_stats_compute(s, by, &c->graph_window) };
+      print_calls(s, &c->eager_window, "eager", 0);
+      print_calls(s, &c->graph_window, "graph", 0);
+      print_op_table(st[0], "eager", o->by);
+      print_op_table(st[1], "graph", o->by);
+      print_compare(c);
+      ret = write_files(o, s, st, 2);
+      tsp_stats_free((tsp_stats *)st[0]);
+      tsp_stats_free((tsp_stats *)st[1]);
+      tsp_compare_free(c);
+    }
+  } else {
+    tsp_filter window;
+    uint64_t first = 0;
+    const char *mode = o->eager ? "eager" : "graph";
+    if ((ret = profile_one(o, s, fn, &a, &window, &first)) == 0) {
+      printf("Profile of %s, %s, %" G_GINT64_FORMAT " calls after warm-up\n", ts_function_name(fn),
+             mode, o->repeat);
+      const tsp_stats *st = tsp_stats_compute(s, by, &window);
+      print_calls(s, &window, mode, first);
+      print_op_table(st, mode, o->by);
+      ret = write_files(o, s, &st, 1);
+      tsp_stats_free((tsp_stats *)st);
+    }
+  }
+  ts_listener_remove(listener);
+out:
+  tsp_session_free(s);
+  ts_module_free(module);
+  cli_args_clear(&a);
+  g_ptr_array_unref(none);
+  ts_scope_end(scope);
+  return ret;
+}
+
+int cli_profile(int argc, char **argv)
+{
+  cli_options o;
+  int ret = cli_options_parse(&o, CLI_PROFILE, argc, argv);
+  if (ret == 0)
+    ret = o.help ? cli_show_help() : profile(&o);
+  cli_options_clear(&o);
+  return ret;
+}

@@ -1,0 +1,319 @@
+/* bench-profiler.c — what profiling costs: recording overhead per op on
+ * eager dispatch and on graph calls of the seed models, memory per event,
+ * and Chrome trace export and import of a million events (time and peak
+ * memory).  Prints measured against target; a benchmark, not a test. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracescope-profiler.h>
+#include <tracescope.h>
+
+#define ROUNDS 15
+
+/* What a batch runs under: nothing, a listener that does nothing (the
+ * engine's own cost of events), or a recording session. */
+enum { PLAIN, LISTENED, PROFILED, VARIANTS };
+
+typedef int64_t (*batch_fn)(void *data, int variant);
+
+static int cmp_i64(const void *a, const void *b)
+{
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+static void noop(const ts_event *e, void *data)
+{
+}
+
+/* Medians of the three variants, run in turn (in a rotating order) so
+ * that load from elsewhere on the machine hits all alike; a warm-up round first. */
+static bool medians(batch_fn fn, void *data, double out[VARIANTS])
+{
+  int64_t t[VARIANTS][ROUNDS];
+  for (int r = -1; r < ROUNDS; r++)
+    for (int k = 0; k < VARIANTS; k++) {
+      int v = (k + (r < 0 ? 0 : r)) % VARIANTS;
+      int64_t ns = fn(data, v);
+      if (ns < 0)
+        return false;
+      if (r >= 0)
+        t[v][r] = ns;
+    }
+  for (int v = 0; v < VARIANTS; v++) {
+    qsort(t[v], ROUNDS, sizeof t[v][0], cmp_i64);
+    out[v] = (double)t[v][ROUNDS / 2];
+  }
+  return true;
+}
+
+/* Starts what variant v needs: returns the listener id or 1 for the session, 0 for none, -1 on error. */
+static int variant_begin(int v, tsp_session *s)
+{
+  if (v == LISTENED)
+    return ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END) | TS_EVENT_MASK(TS_EVENT_TRACE), noop, NULL);
+  if (v == PROFILED)
+    return tsp_session_start(s, NULL) ? 1 : -1;
+  return 0;
+}
+
+static void variant_end(int v, int id, tsp_session *s)
+{
+  if (v == LISTENED)
+    ts_listener_remove(id);
+  else if (v == PROFILED)
+    tsp_session_stop(s);
+}
+
+static void row(const char *what, const char *measured, const char *target, bool met)
+{
+  printf("  %-58s %16s   %-12s %s\n", what, measured, target, met ? "ok" : "MISSED");
+}
+
+static void row_error(const char *what)
+{
+  ts_error *e = ts_error_take();
+  printf("  %-58s failed: %s\n", what, e ? e->message : "?");
+  ts_error_free(e);
+}
+
+/* ---- eager dispatch ------------------------------------------------------------------ */
+
+#define OPS 20000
+#define OPS_PER_SCOPE 100 /* keeps the engine's own memory churn out of the numbers */
+
+typedef struct adds {
+  ts_tensor *a, *b;
+  tsp_session *s; /* records the profiled batches, one after another */
+} adds;
+
+static int64_t add_batch(void *data, int v)
+{
+  adds *l = data;
+  uint64_t before = tsp_session_n_events(l->s);
+  int id = variant_begin(v, l->s);
+  if (id < 0)
+    return -1;
+  uint64_t t0 = ts_now_ns();
+  for (int k = 0; k < OPS; k += OPS_PER_SCOPE) {
+    ts_scope *scope = ts_scope_begin();
+    for (int i = 0; i < OPS_PER_SCOPE; i++)
+      if (!ts_add(l->a, l->b))
+        return -1;
+    ts_scope_end(scope);
+  }
+  int64_t ns = (int64_t)(ts_now_ns() - t0);
+  variant_end(v, id, l->s);
+  if (v == PROFILED && tsp_session_n_events(l->s) != before + OPS)
+    return -1;
+  return ns;
+}
+
+static void bench_eager(void)
+{
+  adds l = { ts_random_uniform(TS_F32, TS_SHAPE(10, 10), 0, 1, 1),
+             ts_random_uniform(TS_F32, TS_SHAPE(10, 10), 0, 1, 2), tsp_session_new() };
+  double t[VARIANTS];
+  bool ok = medians(add_batch, &l, t);
+  tsp_session_free(l.s);
+  if (!ok) {
+    row_error("eager add");
+    return;
+  }
+  double own = (t[PROFILED] - t[LISTENED]) / OPS, all = (t[PROFILED] - t[PLAIN]) / OPS;
+  char m[64];
+  g_snprintf(m, sizeof m, "%.3f µs", own / 1e3);
+  row("recording per op event, eager add 10x10 (the profiler's)", m, "<= 0.1 µs", own <= 100);
+  g_snprintf(m, sizeof m, "%.3f µs", all / 1e3);
+  printf("  %-58s %16s   (an eager add: %.3f µs alone, %.3f µs with a listener doing nothing)\n",
+         "  with the engine's event delivery", m, t[PLAIN] / OPS / 1e3, t[LISTENED] / OPS / 1e3);
+}
+
+/* ---- graph calls of the seed models ------------------------------------------------------ */
+
+typedef struct calls {
+  ts_function *fn;
+  ts_value arg;
+  int iters;
+  tsp_session *s;
+} calls;
+
+static int64_t call_batch(void *data, int v)
+{
+  calls *c = data;
+  int id = variant_begin(v, c->s);
+  if (id < 0)
+    return -1;
+  uint64_t t0 = ts_now_ns();
+  for (int i = 0; i < c->iters; i++) {
+    ts_scope *scope = ts_scope_begin();
+    ts_tensor *out = ts_function_call(c->fn, &c->arg, 1);
+    ts_scope_end(scope);
+    if (!out)
+      return -1;
+  }
+  int64_t ns = (int64_t)(ts_now_ns() - t0);
+  variant_end(v, id, c->s);
+  return ns;
+}
+
+static void bench_model(ts_module *seeds, const char *name, ts_tensor *x, int iters,
+                        const char *label, double target)
+{
+  calls c = { ts_module_lookup(seeds, name), TS_TENSOR_VALUE(x), iters, tsp_session_new() };
+  double t[VARIANTS];
+  bool ok = c.fn && medians(call_batch, &c, t);
+  uint64_t events = tsp_session_n_events(c.s);
+  tsp_session_free(c.s);
+  if (!ok) {
+    row_error(label);
+    return;
+  }
+  double over = (t[PROFILED] - t[PLAIN]) / t[PLAIN] * 100;
+  char m[64], tg[32];
+  g_snprintf(m, sizeof m, "%+.1f %%", over);
+  g_snprintf(tg, sizeof tg, "<= %.0f %%", target);
+  row(label, m, tg, over <= target);
+  printf("  %-58s %16s   (%.1f µs a call alone, %.1f with a listener doing nothing,\n"
+         "  %-58s %16s    %.1f profiled; %" G_GUINT64_FORMAT " op events a call)\n", "", "",
+         t[PLAIN] / iters / 1e3, t[LISTENED] / iters / 1e3, "", "", t[PROFILED] / iters / 1e3,
+         events / (uint64_t)((ROUNDS + 1) * iters));
+}
+
+/* ---- synthetic events: memory, export, import -------------------------------------------- */
+
+static long status_kb(const char *field)
+{
+  char *text = NULL;
+  long kb = -1;
+  if (g_file_get_contents("/proc/self/status", &text, NULL, NULL)) {
+    const char *p = strstr(text, field);
+    if (p)
+      kb = strtol(p + strlen(field) + 1, NULL, 10);
+  }
+  g_free(text);
+  return kb;
+}
+
+/* A session of n op events like a graph run's: 1000 nodes over 100 source lines. */
+static tsp_session *synthetic(uint64_t n)
+{
+  tsp_session *s = tsp_session_new_empty();
+  uint8_t cpu = tsp_intern_device(s, "CPU");
+  uint32_t cf = tsp_intern_concrete(s, "model", "(x: f32[20,28,28])");
+  uint32_t nodes[1000], locs[100];
+  for (int i = 0; i < 100; i++)
+    locs[i] = tsp_intern_loc(s, "/src/model.c", "model", 10 + i);
+  for (int i = 0; i < 1000; i++) {
+    char name[64];
+    g_snprintf(name, sizeof name, "dense_%d/MatMul", i);
+    tsp_node_info info = { .name = name, .scope = name, .shape = "f32[20,64]",
+                           .op = TS_OP_MATMUL, .loc = locs[i % 100], .concrete = cf, .id = i,
+                           .has_eager_twin = true };
+    nodes[i] = tsp_add_node(s, &info);
+  }
+  uint64_t t = 1000000000;
+  for (uint64_t i = 0; i < n; i++) {
+    tsp_event e = { .start_ns = t, .end_ns = t + 850 + i % 300, .run_id = 1 + i / 1000,
+                    .seq = (uint32_t)(1 + i % 1000), .node = nodes[i % 1000],
+                    .traced = nodes[i % 1000], .loc = locs[i % 100], .op = TS_OP_MATMUL,
+                    .kind = TSP_EVENT_OP, .device = cpu };
+    tsp_record(s, &e);
+    t += 1200;
+  }
+  return s;
+}
+
+static void bench_memory(void)
+{
+  const uint64_t n = 10000000;
+  long before = status_kb("VmRSS:");
+  tsp_session *s = synthetic(n);
+  long after = status_kb("VmRSS:");
+  size_t bytes = tsp_session_event_bytes(s);
+  double resident = (double)(after - before) * 1024 / (double)n, allocated = (double)bytes / (double)n;
+  char m[64];
+  g_snprintf(m, sizeof m, "%.1f B", resident);
+  row("memory per event, 10M synthetic op events (resident)", m, "<= 48 B", resident <= 48);
+  g_snprintf(m, sizeof m, "%.1f B", allocated);
+  row("memory per event, 10M synthetic op events (allocated)", m, "<= 48 B", allocated <= 48);
+  printf("  %-58s %16s   (%zu chunks of 4 MiB, the last one part-filled)\n", "", "",
+         bytes / ((size_t)4 << 20));
+  tsp_session_free(s);
+}
+
+static void bench_files(void)
+{
+  const uint64_t n = 1000000;
+  tsp_session *s = synthetic(n);
+  char *dir = g_dir_make_tmp("bench-profiler-XXXXXX", NULL);
+  char *path = g_build_filename(dir, "trace.json", NULL);
+  GError *error = NULL;
+  uint64_t t0 = ts_now_ns();
+  bool ok = tsp_chrome_export(s, path, &error);
+  double export_s = (double)(ts_now_ns() - t0) / 1e9;
+  tsp_session_free(s);
+  if (!ok) {
+    printf("  export failed: %s\n", error->message);
+    return;
+  }
+  GStatBuf st;
+  g_stat(path, &st);
+  char m[64];
+  g_snprintf(m, sizeof m, "%.2f s", export_s);
+  row("Chrome JSON export, 1M op events", m, "<= 2 s", export_s <= 2);
+  printf("  %-58s %16.0f MB\n", "  file size", (double)st.st_size / 1e6);
+
+  /* the peak from here on: clear_refs resets VmHWM to the current RSS */
+  FILE *f = fopen("/proc/self/clear_refs", "w");
+  bool reset = f && fputs("5", f) >= 0;
+  if (f)
+    fclose(f);
+  long base = status_kb("VmRSS:");
+  t0 = ts_now_ns();
+  tsp_session *back = tsp_chrome_import(path, &error);
+  double import_s = (double)(ts_now_ns() - t0) / 1e9;
+  long peak = status_kb("VmHWM:");
+  if (!back) {
+    printf("  import failed: %s\n", error->message);
+    return;
+  }
+  g_snprintf(m, sizeof m, "%.2f s", import_s);
+  row("Chrome JSON import, 1M op events", m, "<= 5 s",
+      import_s <= 5 && tsp_session_n_events(back) == n);
+  g_snprintf(m, sizeof m, "%.0f MB", (double)peak / 1024);
+  row(reset ? "peak RSS (VmHWM) during import" : "peak RSS (VmHWM) of the process", m, "<= 1 GB",
+      peak <= 1024 * 1024);
+  printf("  %-58s %16.0f MB   (RSS before the import)\n", "", (double)base / 1024);
+  tsp_session_free(back);
+  g_unlink(path);
+  g_rmdir(dir);
+  g_free(path);
+  g_free(dir);
+}
+
+int main(void)
+{
+  ts_module *seeds = ts_module_open("seeds");
+  if (!seeds) {
+    fprintf(stderr, "tracescope-bench-profiler: error: cannot open seeds\n");
+    return 1;
+  }
+  printf("Tracescope profiler benchmark: %u cores; medians of %d rounds after a warm-up round\n",
+         g_get_num_processors(), ROUNDS);
+  printf("  %-58s %16s   %-12s\n", "what", "measured", "target");
+  ts_scope *scope = ts_scope_begin();
+  bench_eager();
+  bench_model(seeds, "sequential_model", ts_random_uniform(TS_F32, TS_SHAPE(20, 28, 28), 0, 1, 1),
+              20, "overhead, sequential_model (100 Dense), graph, f32[20,28,28]", 10);
+  bench_model(seeds, "conv_fn", ts_zeros(TS_F32, TS_SHAPE(1, 64, 64, 100)), 3,
+              "overhead, conv_fn, graph, f32[1,64,64,100]", 2);
+  ts_scope_end(scope);
+  ts_module_free(seeds);
+  bench_memory();
+  bench_files();
+  ts_release_all();
+  return 0;
+}

@@ -1,0 +1,613 @@
+/* chrome-import.c — Chrome trace-event JSON (ours or another tool's) into
+ * a session.  A small scanner finds the top-level members and the events'
+ * boundaries (checking nesting and truncation, so that json-glib never
+ * sees a document that could exhaust its stack); json-glib parses the
+ * tables and the events, a batch at a time, so memory stays near the
+ * file's size.  Anything wrong gives an error naming what and where. */
+#include "chrome-decode.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <zlib.h>
+
+#define MAX_DEPTH 64
+#define BATCH 4096
+#define MAX_FILE ((guint)1 << 31) /* GByteArray counts in guint */
+
+/* ---- the scanner ------------------------------------------------------------------ */
+
+typedef struct scan {
+  const char *p, *end;
+} scan;
+
+static void skip_ws(scan *s)
+{
+  while (s->p < s->end && (*s->p == ' ' || *s->p == '\n' || *s->p == '\r' || *s->p == '\t'))
+    s->p++;
+}
+
+static bool skip_string(scan *s)
+{
+  for (s->p++; s->p < s->end; s->p++) {
+    if (*s->p == '\\')
+      s->p++;
+    else if (*s->p == '"')
+      return s->p++, true;
+  }
+  return false;
+}
+
+/* Past one value, checking nesting only (json-glib checks the rest). */
+static bool skip_value(scan *s, GError **error, const char *where)
+{
+  int depth = 0;
+  skip_ws(s);
+  const char *from = s->p;
+  while (s->p < s->end) {
+    char c = *s->p;
+    if (c == '"') {
+      if (!skip_string(s))
+        return tsp__fail(error, "%s: the file ends inside a string (truncated?)", where);
+      if (depth == 0)
+        return true;
+      continue;
+    }
+    if (c == '{' || c == '[') {
+      if (++depth > MAX_DEPTH)
+        return tsp__fail(error, "%s: nested more than %d deep", where, MAX_DEPTH);
+    } else if (c == '}' || c == ']') {
+      if (depth == 0)
+        return true; /* a scalar ended by its container */
+      if (--depth == 0)
+        return s->p++, true;
+    } else if (depth == 0 && (c == ',' || c == ' ' || c == '\n' || c == '\r' || c == '\t')) {
+      return true;
+    }
+    s->p++;
+  }
+  if (depth > 0 || s->p == from)
+    return tsp__fail(error, "%s: the file ends early (truncated?)", where);
+  return true;
+}
+
+/* ---- reading -------------------------------------------------------------------------- */
+
+typedef struct reader {
+  tsp_session *s;
+  uint64_t base;
+  bool ours;                /* the file has our tables */
+  GArray *loc_map, *concrete_map; /* file index -> session index */
+  GHashTable *threads;      /* tid -> thread index + 1 */
+  GHashTable *other_ops;    /* op name -> node index (names the engine lacks) */
+  GHashTable *open;         /* tid -> GArray of open "B" events (tsp_decoded) */
+  GStringChunk *text;       /* their strings */
+  uint8_t device;           /* the last device named, interned */
+  const char *device_name;
+  uint64_t n;               /* events applied */
+  uint64_t queued;          /* events cut out by the scanner */
+} reader;
+
+static int thread_of(reader *r, uint64_t tid, const char *name)
+{
+  gpointer v = g_hash_table_lookup(r->threads, &tid);
+  if (v)
+    return GPOINTER_TO_INT(v) - 1;
+  char label[32];
+  g_snprintf(label, sizeof label, "thread %" G_GUINT64_FORMAT, tid);
+  int i = tsp_session_add_thread(r->s, name ? name : label, tid);
+  g_hash_table_insert(r->threads, g_memdup2(&tid, sizeof tid), GINT_TO_POINTER(i + 1));
+  return i;
+}
+
+/* ---- applying decoded events ------------------------------------------------------------- */
+
+static bool index_ok(int64_t v, uint32_t size, const char *key, uint64_t k, GError **error)
+{
+  if (v >= 0 && v < size)
+    return true;
+  return tsp__fail(error, "event %" G_GUINT64_FORMAT ": \"%s\" %" G_GINT64_FORMAT " names no entry (of %u)",
+              k, key, v, size);
+}
+
+static uint32_t other_op_node(reader *r, const char *name)
+{
+  gpointer v = g_hash_table_lookup(r->other_ops, name);
+  if (v)
+    return GPOINTER_TO_UINT(v);
+  tsp_node_info info = { .name = name, .op = TSP_OP_OTHER };
+  uint32_t i = tsp_add_node(r->s, &info);
+  g_hash_table_insert(r->other_ops, g_strdup(name), GUINT_TO_POINTER(i));
+  return i;
+}
+
+/* A complete event (an "X", or a "B" closed by its "E") into the session. */
+static bool add_complete(reader *r, const tsp_decoded *d, uint64_t start, uint64_t end, uint64_t k,
+                         GError **error)
+{
+  int thread = thread_of(r, d->tid, NULL);
+  tsp_event e = { .start_ns = start + r->base, .end_ns = end + r->base, .kind = TSP_EVENT_OP };
+  uint32_t n_conc = r->concrete_map->len, n_nodes = tsp_session_n_nodes(r->s);
+  bool ours = r->ours && d->ours;
+  if (ours && (d->run < 0 || d->seq < 0 || d->seq > UINT32_MAX || d->parent < 0 || d->parent > UINT32_MAX))
+    return tsp__fail(error, "event %" G_GUINT64_FORMAT ": run or seq out of range", k);
+  if (ours && d->cat == TSP_CAT_CALL) {
+    if (!index_ok(d->c, n_conc, "c", k, error))
+      return false;
+    e.kind = TSP_EVENT_CALL;
+    e.run_id = (uint64_t)d->run;
+    e.node = tsp_intern_string(r->s, d->name);
+    e.traced = g_array_index(r->concrete_map, uint32_t, d->c);
+    e.op = d->mode && strcmp(d->mode, "graph") == 0 ? TSP_MODE_GRAPH : TSP_MODE_EAGER;
+  } else if (ours && d->cat == TSP_CAT_TRACE) {
+    if (!index_ok(d->c, n_conc, "c", k, error))
+      return false;
+    if (d->code < 0 || d->code >= TS_TRACE_REASON_COUNT)
+      return tsp__fail(error, "event %" G_GUINT64_FORMAT ": \"reason_code\" out of range", k);
+    e.kind = TSP_EVENT_TRACE;
+    e.node = tsp_intern_string(r->s, d->function);
+    e.traced = g_array_index(r->concrete_map, uint32_t, d->c);
+    e.loc = tsp_intern_string(r->s, d->reason);
+    e.op = (uint16_t)d->code;
+  } else {
+    if (ours && (!index_ok(d->n, n_nodes, "n", k, error) || !index_ok(d->t, n_nodes, "t", k, error) ||
+                 !index_ok(d->l, r->loc_map->len, "l", k, error)))
+      return false;
+    int op = ts_op_from_name(d->name);
+    if (ours) {
+      e.run_id = (uint64_t)d->run;
+      e.seq = (uint32_t)d->seq;
+      e.parent_seq = (uint32_t)d->parent;
+      e.node = (uint32_t)d->n;
+      e.traced = (uint32_t)d->t;
+      e.loc = g_array_index(r->loc_map, uint32_t, d->l);
+    }
+    if (d->device && (!r->device_name || strcmp(d->device, r->device_name) != 0)) {
+      r->device = tsp_intern_device(r->s, d->device);
+      r->device_name = tsp_session_device(r->s, r->device);
+    }
+    e.device = d->device ? r->device : 0;
+    if (op < 0) {
+      e.op = TSP_OP_OTHER;
+      if (!e.node && !e.traced)
+        e.traced = other_op_node(r, d->name);
+    } else {
+      e.op = (uint16_t)op;
+    }
+  }
+  tsp_record_on(r->s, thread, &e);
+  return true;
+}
+
+static bool apply(reader *r, const tsp_decoded *d, uint64_t k, GError **error)
+{
+  if (d->ph == 'M') {
+    thread_of(r, d->tid, d->name);
+    return true;
+  }
+  if (d->ph == 'X') {
+    if (d->ts + d->dur > (uint64_t)TSP_MAX_NS)
+      return tsp__fail(error, "event %" G_GUINT64_FORMAT ": \"ts\" + \"dur\" out of range", k);
+    return add_complete(r, d, d->ts, d->ts + d->dur, k, error);
+  }
+  if (d->ph != 'B' && d->ph != 'E')
+    return true;
+  GArray *stack = g_hash_table_lookup(r->open, &d->tid);
+  if (!stack) {
+    stack = g_array_new(FALSE, FALSE, sizeof(tsp_decoded));
+    g_hash_table_insert(r->open, g_memdup2(&d->tid, sizeof d->tid), stack);
+  }
+  if (d->ph == 'B') {
+    /* kept past its batch: its strings move to the reader's chunk */
+    tsp_decoded b = *d;
+    const char **strs[] = { &b.name, &b.device, &b.mode, &b.function, &b.reason, &b.signature };
+    for (size_t i = 0; i < G_N_ELEMENTS(strs); i++)
+      if (*strs[i])
+        *strs[i] = g_string_chunk_insert_const(r->text, *strs[i]);
+    g_array_append_val(stack, b);
+    return true;
+  }
+  if (stack->len == 0)
+    return tsp__fail(error, "event %" G_GUINT64_FORMAT ": \"E\" with no \"B\" open on tid %" G_GUINT64_FORMAT,
+                k, d->tid);
+  tsp_decoded b = g_array_index(stack, tsp_decoded, stack->len - 1);
+  g_array_set_size(stack, stack->len - 1);
+  if (b.ts > d->ts)
+    return tsp__fail(error, "event %" G_GUINT64_FORMAT ": \"E\" before its \"B\"", k);
+  return add_complete(r, &b, b.ts, d->ts, k, error);
+}
+
+/* Our tables: locations, concrete functions, nodes (in index order). */
+static bool read_tables(reader *r, const char *text, size_t len, GError **error)
+{
+  JsonParser *p = json_parser_new();
+  GError *e = NULL;
+  bool ok = json_parser_load_from_data(p, text, (gssize)len, &e);
+  if (!ok) {
+    tsp__fail(error, "\"tracescope\": %s", e->message);
+    g_error_free(e);
+    g_object_unref(p);
+    return false;
+  }
+  JsonNode *root = json_parser_get_root(p);
+  JsonObject *t = JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
+  const char *base = tsp__json_str(t, "base_ns");
+  char *end = NULL;
+  errno = 0;
+  r->base = base ? g_ascii_strtoull(base, &end, 10) : 0;
+  if (!t || !base || *end || errno || r->base > (uint64_t)TSP_MAX_NS) {
+    g_object_unref(p);
+    return tsp__fail(error, "\"tracescope\": no valid \"base_ns\"");
+  }
+  JsonNode *locs = json_object_get_member(t, "locs"), *concretes = json_object_get_member(t, "concretes"),
+           *nodes = json_object_get_member(t, "nodes");
+  if (!locs || !JSON_NODE_HOLDS_ARRAY(locs) || !concretes || !JSON_NODE_HOLDS_ARRAY(concretes) ||
+      !nodes || !JSON_NODE_HOLDS_ARRAY(nodes)) {
+    g_object_unref(p);
+    return tsp__fail(error, "\"tracescope\": \"locs\", \"concretes\" and \"nodes\" must be arrays");
+  }
+  JsonArray *a = json_node_get_array(locs);
+  for (guint i = 0; ok && i < json_array_get_length(a); i++) {
+    JsonNode *l = json_array_get_element(a, i);
+    JsonArray *la = JSON_NODE_HOLDS_ARRAY(l) ? json_node_get_array(l) : NULL;
+    JsonNode *line = la && json_array_get_length(la) == 3 ? json_array_get_element(la, 2) : NULL;
+    if (!line || !JSON_NODE_HOLDS_VALUE(line) || json_node_get_value_type(line) != G_TYPE_INT64 ||
+        json_node_get_value_type(json_array_get_element(la, 0)) != G_TYPE_STRING ||
+        json_node_get_value_type(json_array_get_element(la, 1)) != G_TYPE_STRING ||
+        json_node_get_int(line) < 0 || json_node_get_int(line) > INT32_MAX) {
+      ok = tsp__fail(error, "\"tracescope\": locs[%u] is not [file, function, line]", i);
+      break;
+    }
+    uint32_t idx = tsp_intern_loc(r->s, json_array_get_string_element(la, 0),
+                                  json_array_get_string_element(la, 1), (int)json_node_get_int(line));
+    g_array_append_val(r->loc_map, idx);
+  }
+  a = json_node_get_array(concretes);
+  for (guint i = 0; ok && i < json_array_get_length(a); i++) {
+    JsonNode *c = json_array_get_element(a, i);
+    JsonArray *ca = JSON_NODE_HOLDS_ARRAY(c) ? json_node_get_array(c) : NULL;
+    if (!ca || json_array_get_length(ca) != 2 ||
+        json_node_get_value_type(json_array_get_element(ca, 0)) != G_TYPE_STRING ||
+        json_node_get_value_type(json_array_get_element(ca, 1)) != G_TYPE_STRING) {
+      ok = tsp__fail(error, "\"tracescope\": concretes[%u] is not [function, signature]", i);
+      break;
+    }
+    uint32_t idx = tsp_intern_concrete(r->s, json_array_get_string_element(ca, 0),
+                                       json_array_get_string_element(ca, 1));
+    g_array_append_val(r->concrete_map, idx);
+  }
+  a = json_node_get_array(nodes);
+  guint n_nodes = json_array_get_length(a);
+  for (guint i = 0; ok && i < n_nodes; i++) {
+    JsonNode *nn = json_array_get_element(a, i);
+    JsonObject *o = JSON_NODE_HOLDS_OBJECT(nn) ? json_node_get_object(nn) : NULL;
+    JsonNode *origins = o ? json_object_get_member(o, "origins") : NULL;
+    int64_t loc = 0, conc = 0, id = 0;
+    const char *name = tsp__json_str(o, "name"), *op = tsp__json_str(o, "op");
+    if (!o || !name || !op || !origins || !JSON_NODE_HOLDS_ARRAY(origins) ||
+        !tsp__json_int(o, "loc", &loc, false, error, i) || !tsp__json_int(o, "concrete", &conc, false, error, i) ||
+        !tsp__json_int(o, "id", &id, false, error, i) || loc < 0 || loc >= r->loc_map->len || conc < 0 ||
+        conc >= r->concrete_map->len || id < INT32_MIN || id > INT32_MAX) {
+      g_clear_error(error);
+      ok = tsp__fail(error, "\"tracescope\": nodes[%u] is malformed", i);
+      break;
+    }
+    JsonArray *oa = json_node_get_array(origins);
+    guint n_o = json_array_get_length(oa);
+    uint32_t *ov = g_new0(uint32_t, n_o + 1);
+    for (guint k = 0; ok && k < n_o; k++) {
+      JsonNode *x = json_array_get_element(oa, k);
+      int64_t v = JSON_NODE_HOLDS_VALUE(x) && json_node_get_value_type(x) == G_TYPE_INT64
+                    ? json_node_get_int(x) : -1;
+      if (v < 1 || v > n_nodes)
+        ok = tsp__fail(error, "\"tracescope\": nodes[%u]: origin %u names no node", i, k);
+      ov[k] = (uint32_t)v;
+    }
+    int opi = *op ? ts_op_from_name(op) : TSP_OP_OTHER;
+    if (ok && opi < 0)
+      ok = tsp__fail(error, "\"tracescope\": nodes[%u]: unknown op '%s'", i, op);
+    JsonNode *opt = json_object_get_member(o, "optimized"), *twin = json_object_get_member(o, "eager_twin");
+    tsp_node_info info = {
+      .name = name, .scope = tsp__json_str(o, "scope"), .shape = tsp__json_str(o, "shape"), .op = opi,
+      .loc = g_array_index(r->loc_map, uint32_t, loc),
+      .concrete = g_array_index(r->concrete_map, uint32_t, conc), .id = (int)id,
+      .graph = tsp_intern_string(r->s, tsp__json_str(o, "graph")),
+      .optimized = opt && JSON_NODE_HOLDS_VALUE(opt) && json_node_get_value_type(opt) == G_TYPE_BOOLEAN &&
+                   json_node_get_boolean(opt),
+      .has_eager_twin = twin && JSON_NODE_HOLDS_VALUE(twin) &&
+                        json_node_get_value_type(twin) == G_TYPE_BOOLEAN && json_node_get_boolean(twin),
+      .n_origins = (int)n_o, .origins = ov,
+    };
+    if (ok)
+      tsp_add_node(r->s, &info);
+    g_free(ov);
+  }
+  g_object_unref(p);
+  r->ours = ok;
+  return ok;
+}
+
+/* ---- events, parsed in parallel --------------------------------------------------------
+ * The scanner cuts the events into batches; a thread pool parses them
+ * (json-glib is most of the time); the reader converts them in file order
+ * ("B"/"E" pairs and event numbers need it), keeping a few in flight. */
+
+typedef struct batch {
+  GString *text;       /* "[" events "]"; freed once tsp_decoded */
+  uint64_t first;      /* the number of its first event */
+  GArray *events;      /* tsp_decoded */
+  GStringChunk *strings;
+  GError *error;
+  bool done;
+} batch;
+
+typedef struct batches {
+  GThreadPool *pool; /* NULL: parse on the reading thread */
+  GMutex lock;
+  GCond cond;
+  GQueue pending;    /* batch *, in file order */
+  int max_pending;
+} batches;
+
+static void parse_batch(batch *b)
+{
+  JsonParser *p = json_parser_new();
+  GError *e = NULL;
+  b->events = g_array_new(FALSE, TRUE, sizeof(tsp_decoded));
+  b->strings = g_string_chunk_new(4096);
+  if (!json_parser_load_from_data(p, b->text->str, (gssize)b->text->len, &e)) {
+    tsp__fail(&b->error, "traceEvents, near event %" G_GUINT64_FORMAT ": %s", b->first, e->message);
+    g_error_free(e);
+  } else {
+    JsonArray *a = json_node_get_array(json_parser_get_root(p));
+    guint n = json_array_get_length(a);
+    g_array_set_size(b->events, n);
+    for (guint i = 0; i < n && !b->error; i++) {
+      tsp_decoded *d = &g_array_index(b->events, tsp_decoded, i);
+      if (!tsp__decode_event(json_array_get_element(a, i), b->first + i, b->strings, d, &b->error))
+        d->ph = 0; /* the events before it are applied, then the error reported */
+    }
+  }
+  g_object_unref(p);
+  g_string_free(b->text, TRUE);
+  b->text = NULL;
+}
+
+static void parse_in_pool(gpointer data, gpointer user_data)
+{
+  batches *q = user_data;
+  batch *b = data;
+  parse_batch(b);
+  g_mutex_lock(&q->lock);
+  b->done = true;
+  g_cond_broadcast(&q->cond);
+  g_mutex_unlock(&q->lock);
+}
+
+static void batch_free(batch *b)
+{
+  if (b->events)
+    g_array_unref(b->events);
+  if (b->strings)
+    g_string_chunk_free(b->strings);
+  if (b->text)
+    g_string_free(b->text, TRUE);
+  g_clear_error(&b->error);
+  g_free(b);
+}
+
+/* Converts the oldest pending batch once it is parsed. */
+static bool convert_oldest(reader *r, batches *q, GError **error)
+{
+  batch *b = g_queue_pop_head(&q->pending);
+  g_mutex_lock(&q->lock);
+  while (q->pool && !b->done)
+    g_cond_wait(&q->cond, &q->lock);
+  g_mutex_unlock(&q->lock);
+  bool ok = true;
+  for (guint i = 0; ok && i < b->events->len; i++, r->n++)
+    ok = apply(r, &g_array_index(b->events, tsp_decoded, i), r->n, error);
+  if (ok && b->error) { /* the events before the bad one are applied: "B"/"E" errors come first */
+    g_propagate_error(error, b->error);
+    b->error = NULL;
+    ok = false;
+  }
+  batch_free(b);
+  return ok;
+}
+
+/* Queues events [from, to) of the text (whole elements with the commas between). */
+static bool add_batch(reader *r, batches *q, const char *from, const char *to, uint64_t first,
+                      GError **error)
+{
+  batch *b = g_new0(batch, 1);
+  b->first = first;
+  b->text = g_string_sized_new((gsize)(to - from) + 2);
+  g_string_append_c(b->text, '[');
+  g_string_append_len(b->text, from, to - from);
+  g_string_append_c(b->text, ']');
+  g_queue_push_tail(&q->pending, b);
+  if (q->pool)
+    g_thread_pool_push(q->pool, b, NULL);
+  else
+    parse_batch(b);
+  return (int)q->pending.length < q->max_pending || convert_oldest(r, q, error);
+}
+
+/* The events array starting at s->p ('['). */
+static bool read_events(reader *r, scan *s, GError **error)
+{
+  batches q = { .max_pending = 1 };
+  g_mutex_init(&q.lock);
+  g_cond_init(&q.cond);
+  g_queue_init(&q.pending);
+  int threads = (int)g_get_num_processors();
+  if (s->end - s->p > (1 << 20) && threads > 1) {
+    q.pool = g_thread_pool_new(parse_in_pool, &q, threads, FALSE, NULL);
+    q.max_pending = MIN(2 * threads, 8);
+  }
+  bool ok = true, done = false;
+  s->p++;
+  skip_ws(s);
+  if (s->p < s->end && *s->p == ']') {
+    s->p++;
+    done = true;
+  }
+  const char *from = s->p;
+  int in_batch = 0;
+  while (ok && !done) {
+    char where[64];
+    g_snprintf(where, sizeof where, "traceEvents[%" G_GUINT64_FORMAT "]", r->queued);
+    if (!(ok = skip_value(s, error, where)))
+      break;
+    in_batch++;
+    r->queued++;
+    skip_ws(s);
+    if (s->p >= s->end) {
+      ok = tsp__fail(error, "%s: the file ends early (truncated?)", where);
+    } else if (*s->p != ',' && *s->p != ']') {
+      ok = tsp__fail(error, "%s: expected ',' or ']' after the event", where);
+    } else {
+      done = *s->p == ']';
+      if (done || in_batch == BATCH) {
+        ok = add_batch(r, &q, from, s->p, r->queued - (uint64_t)in_batch, error);
+        in_batch = 0;
+        from = s->p + 1;
+      }
+      s->p++;
+    }
+  }
+  while (ok && q.pending.length > 0)
+    ok = convert_oldest(r, &q, error);
+  if (q.pool)
+    g_thread_pool_free(q.pool, FALSE, TRUE); /* waits for the batches being parsed */
+  g_queue_clear_full(&q.pending, (GDestroyNotify)batch_free);
+  g_mutex_clear(&q.lock);
+  g_cond_clear(&q.cond);
+  return ok;
+}
+
+tsp_session *tsp_chrome_import_data(const char *data, size_t len, GError **error)
+{
+  tsp_session *session = tsp_session_new_empty();
+  reader r = {
+    .s = session,
+    .loc_map = g_array_new(FALSE, FALSE, sizeof(uint32_t)),
+    .concrete_map = g_array_new(FALSE, FALSE, sizeof(uint32_t)),
+    .threads = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL),
+    .other_ops = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
+    .open = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+                                  (GDestroyNotify)g_array_unref),
+    .text = g_string_chunk_new(4096),
+  };
+  uint32_t zero = 0;
+  g_array_append_val(r.loc_map, zero);
+  g_array_append_val(r.concrete_map, zero);
+  scan s = { data, data + len };
+  bool ok = true, saw_events = false;
+  skip_ws(&s);
+  if (s.p < s.end && *s.p == '[') {
+    ok = saw_events = read_events(&r, &s, error);
+  } else if (s.p < s.end && *s.p == '{') {
+    /* members: "tracescope" (before "traceEvents", as we write it) and "traceEvents" */
+    s.p++;
+    for (;;) {
+      skip_ws(&s);
+      if (s.p < s.end && *s.p == '}')
+        break;
+      if (s.p >= s.end || *s.p != '"') {
+        ok = tsp__fail(error, "expected a member name at byte %zu", (size_t)(s.p - data));
+        break;
+      }
+      const char *key = s.p;
+      if (!skip_string(&s)) {
+        ok = tsp__fail(error, "the file ends inside a member name (truncated?)");
+        break;
+      }
+      size_t key_len = (size_t)(s.p - key);
+      skip_ws(&s);
+      if (s.p >= s.end || *s.p != ':') {
+        ok = tsp__fail(error, "expected ':' after a member name at byte %zu", (size_t)(s.p - data));
+        break;
+      }
+      s.p++;
+      skip_ws(&s);
+      const char *value = s.p;
+      if (key_len == 13 && memcmp(key, "\"traceEvents\"", 13) == 0) {
+        if (s.p >= s.end || *s.p != '[') {
+          ok = tsp__fail(error, "\"traceEvents\" is not an array");
+          break;
+        }
+        if (!(ok = saw_events = read_events(&r, &s, error)))
+          break;
+      } else {
+        if (!(ok = skip_value(&s, error, "a top-level member")))
+          break;
+        if (key_len == 12 && memcmp(key, "\"tracescope\"", 12) == 0 && tsp_session_n_events(session) == 0 &&
+            !(ok = read_tables(&r, value, (size_t)(s.p - value), error)))
+          break;
+      }
+      skip_ws(&s);
+      if (s.p < s.end && *s.p == ',') {
+        s.p++;
+      } else if (s.p >= s.end || *s.p != '}') {
+        ok = tsp__fail(error, "expected ',' or '}' at byte %zu (truncated?)", (size_t)(s.p - data));
+        break;
+      }
+    }
+    if (ok && !saw_events)
+      ok = tsp__fail(error, "no \"traceEvents\" array: not a Chrome trace");
+  } else {
+    ok = tsp__fail(error, "not a Chrome trace: expected a JSON object or array");
+  }
+  if (ok) {
+    GHashTableIter it;
+    g_hash_table_iter_init(&it, r.open);
+    for (gpointer k, v; ok && g_hash_table_iter_next(&it, &k, &v);)
+      if (((GArray *)v)->len > 0)
+        ok = tsp__fail(error, "%u \"B\" event%s on tid %" G_GINT64_FORMAT " never end (no \"E\")",
+                  ((GArray *)v)->len, ((GArray *)v)->len == 1 ? "" : "s", *(gint64 *)k);
+  }
+  g_array_unref(r.loc_map);
+  g_array_unref(r.concrete_map);
+  g_hash_table_unref(r.threads);
+  g_hash_table_unref(r.other_ops);
+  g_hash_table_unref(r.open);
+  g_string_chunk_free(r.text);
+  if (!ok) {
+    tsp_session_free(session);
+    return NULL;
+  }
+  return session;
+}
+
+tsp_session *tsp_chrome_import(const char *path, GError **error)
+{
+  gzFile gz = gzopen(path, "rb"); /* reads plain files too */
+  if (!gz) {
+    g_set_error(error, TSP_ERROR, TSP_ERROR_IO, "cannot open '%s': %s", path,
+                g_strerror(errno ? errno : ENOENT));
+    return NULL;
+  }
+  gzbuffer(gz, 1 << 20);
+  GByteArray *buf = g_byte_array_new();
+  guint8 chunk[1 << 16];
+  int n;
+  while ((n = gzread(gz, chunk, sizeof chunk)) > 0 && buf->len <= MAX_FILE)
+    g_byte_array_append(buf, chunk, (guint)n);
+  int zerr;
+  const char *zmsg = gzerror(gz, &zerr);
+  bool read_ok = n == 0 && zerr == Z_OK && buf->len <= MAX_FILE;
+  char *why = read_ok ? NULL
+              : buf->len > MAX_FILE ? g_strdup("larger than 2 GiB")
+              : g_strdup(zerr == Z_ERRNO ? g_strerror(errno) : zmsg);
+  gzclose(gz);
+  tsp_session *s = NULL;
+  if (!read_ok)
+    g_set_error(error, TSP_ERROR, TSP_ERROR_IO, "cannot read '%s': %s", path, why);
+  else if (!(s = tsp_chrome_import_data((const char *)buf->data, buf->len, error)))
+    g_prefix_error(error, "%s: ", path);
+  g_free(why);
+  g_byte_array_unref(buf);
+  return s;
+}

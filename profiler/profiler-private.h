@@ -1,0 +1,72 @@
+/* profiler-private.h — the session's insides, shared by the profiler's files. */
+#pragma once
+
+#include "tracescope-profiler.h"
+
+/* A chunk is 4 MiB, aligned so that transparent huge pages can back it:
+ * two page faults fill it instead of a thousand. */
+#define TSP_CHUNK_BYTES ((size_t)4 << 20)
+#define TSP_CHUNK_EVENTS ((TSP_CHUNK_BYTES - 16) / sizeof(tsp_event))
+
+typedef struct tsp_chunk {
+  struct tsp_chunk *next;
+  uint32_t n;
+  tsp_event ev[TSP_CHUNK_EVENTS];
+} tsp_chunk;
+
+/* A thread's events: only that thread appends (no lock), into its last chunk. */
+typedef struct tsp_thread {
+  tsp_session *session;
+  int index;
+  tsp_chunk *first, *last;
+  uint64_t last_run;       /* run of the last op recorded (for tsp_call_end) */
+  uint32_t last_concrete;
+  struct tsp_cache *cache; /* the CPU collector's lookups (record.c), owned */
+  tsp_thread_info info;
+} tsp_thread;
+
+typedef struct collector {
+  const tsp_collector_i *iface;
+  void *data;
+} collector;
+
+struct tsp_session {
+  uint64_t id;             /* unique: thread-local caches check it */
+  GMutex lock;             /* tables and the thread list */
+  GRecMutex node_lock;     /* interning engine nodes (with their origins) */
+  bool recording;
+  GArray *collectors;      /* collector */
+  GPtrArray *threads;      /* tsp_thread * */
+  GStringChunk *text;
+  GHashTable *string_ids;  /* text -> index */
+  GPtrArray *strings;      /* index -> text */
+  GPtrArray *nodes;        /* tsp_node_info * (0: NULL) */
+  GHashTable *node_ids;    /* const ts_node * -> index */
+  GArray *locs;            /* tsp_loc_info */
+  GHashTable *loc_ids;     /* "file\nfunc\nline" -> index */
+  GArray *concretes;       /* tsp_concrete_info */
+  GHashTable *concrete_ids; /* "function\nsignature" -> index */
+  GHashTable *concrete_ptrs; /* const ts_concrete * -> index */
+  GPtrArray *devices;      /* names (0: "") */
+  int listener;            /* the CPU collector's */
+};
+
+tsp_thread *tsp__thread_new(tsp_session *s, const char *name, uint64_t tid);
+/* The calling thread's record in s (made on first use). */
+tsp_thread *tsp__thread_self(tsp_session *s);
+void tsp__thread_append(tsp_thread *t, const tsp_event *e);
+
+/* The mode of an op event. */
+static inline tsp_mode tsp__event_mode(const tsp_event *e)
+{
+  return e->node ? TSP_MODE_GRAPH : TSP_MODE_EAGER;
+}
+
+static inline bool tsp__filter_accepts(const tsp_filter *f, const tsp_event *e)
+{
+  return (f->modes & tsp__event_mode(e)) && e->start_ns >= f->from_ns &&
+         (!f->to_ns || e->start_ns < f->to_ns);
+}
+
+/* "file:line" (basename of file) of loc index i, owned; "" if none. */
+char *tsp__loc_text(const tsp_session *s, uint32_t i);

@@ -1,0 +1,388 @@
+/* stats.c — op statistics (per op type, traced node, source line, name
+ * scope), calls and per-call statistics, from a stopped session. */
+#include "profiler-private.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+double tsp_percentile(const double *sorted, size_t n, double p)
+{
+  if (n == 0)
+    return 0;
+  double rank = ceil(p / 100.0 * (double)n);
+  size_t i = rank < 1 ? 0 : (size_t)rank - 1;
+  return sorted[i < n ? i : n - 1];
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* ---- self time: what ops inside an If/While took, per (run, seq) ------------------ */
+
+typedef struct run_seq {
+  uint64_t run, seq;
+} run_seq;
+
+static guint run_seq_hash(gconstpointer p)
+{
+  const run_seq *k = p;
+  return (guint)(k->run * 0x9e3779b97f4a7c15ull ^ k->seq);
+}
+
+static gboolean run_seq_equal(gconstpointer a, gconstpointer b)
+{
+  const run_seq *x = a, *y = b;
+  return x->run == y->run && x->seq == y->seq;
+}
+
+/* (run, seq) -> double: the time of the ops whose parent it is. */
+static GHashTable *children_time(const tsp_session *s)
+{
+  GHashTable *h = g_hash_table_new_full(run_seq_hash, run_seq_equal, g_free, g_free);
+  for (int t = 0; t < tsp_session_n_threads(s); t++) {
+    tsp_iter it;
+    tsp_iter_init(&it, s, t);
+    for (const tsp_event *e; (e = tsp_iter_next(&it));) {
+      if (e->kind != TSP_EVENT_OP || !e->parent_seq)
+        continue;
+      run_seq key = { e->run_id, e->parent_seq };
+      double *v = g_hash_table_lookup(h, &key);
+      if (!v) {
+        v = g_new0(double, 1);
+        g_hash_table_insert(h, g_memdup2(&key, sizeof key), v);
+      }
+      *v += (double)(e->end_ns - e->start_ns);
+    }
+  }
+  return h;
+}
+
+static double self_time(GHashTable *children, const tsp_event *e)
+{
+  double total = (double)(e->end_ns - e->start_ns);
+  if (!g_hash_table_size(children))
+    return total;
+  run_seq key = { e->run_id, e->seq };
+  const double *inside = g_hash_table_lookup(children, &key);
+  return inside ? MAX(0.0, total - *inside) : total;
+}
+
+/* ---- groups ------------------------------------------------------------------------ */
+
+typedef struct group {
+  uint64_t id;
+  int op;
+  uint32_t node, loc;        /* what names it */
+  const char *scope;         /* TSP_BY_SCOPE */
+  unsigned modes;
+  int device;                /* -1: several */
+  uint64_t count;
+  double total, self;
+  GArray *durations;         /* double */
+} group;
+
+/* The traced nodes an op event stands for: a graph node's origins
+ * (provenance), else the traced node, else the node run itself. */
+static int event_origins(const tsp_session *s, const tsp_event *e, const uint32_t **out,
+                         uint32_t *one)
+{
+  const tsp_node_info *n = tsp_session_node(s, e->node);
+  if (n && n->n_origins > 0) {
+    *out = n->origins;
+    return n->n_origins;
+  }
+  *one = e->traced ? e->traced : e->node;
+  *out = one;
+  return *one ? 1 : 0;
+}
+
+static group *group_get(GHashTable *groups, uint64_t id)
+{
+  group *g = g_hash_table_lookup(groups, &id);
+  if (!g) {
+    g = g_new0(group, 1);
+    g->id = id;
+    g->device = -2;
+    g->durations = g_array_new(FALSE, FALSE, sizeof(double));
+    g_hash_table_insert(groups, &g->id, g);
+  }
+  return g;
+}
+
+static void group_add(group *g, const tsp_event *e, double total, double self)
+{
+  g->op = g->count == 0 || g->op == e->op ? e->op : -1;
+  g->device = g->device == -2 || g->device == e->device ? e->device : -1;
+  g->modes |= tsp__event_mode(e);
+  g->count++;
+  g->total += total;
+  g->self += self;
+  g_array_append_val(g->durations, total);
+}
+
+#define EAGER_KEY (1ull << 62) /* an eager op with no traced twin: keyed by op and line */
+
+static const char TOP[] = ""; /* the group of ops in no name scope */
+
+/* Group ids: an op, a node index, a source location index, or the address
+ * of a string the session holds (a TSP_OP_OTHER op's name, a scope). */
+static void add_event(const tsp_session *s, GHashTable *groups, tsp_group_by by,
+                      const tsp_event *e, double total, double self)
+{
+  if (by == TSP_BY_OP) {
+    uint64_t id = e->op == TSP_OP_OTHER ? (uint64_t)(uintptr_t)tsp_event_op_name(s, e) : e->op;
+    group *g = group_get(groups, id);
+    g->node = e->node ? e->node : e->traced; /* names a TSP_OP_OTHER op */
+    group_add(g, e, total, self);
+    return;
+  }
+  uint32_t one;
+  const uint32_t *origins;
+  int n = event_origins(s, e, &origins, &one);
+  if (n == 0) { /* eager, no twin: its own op and line */
+    uint64_t id = by == TSP_BY_NODE ? EAGER_KEY | ((uint64_t)e->op << 32) | e->loc
+                  : by == TSP_BY_LINE ? e->loc
+                                      : (uint64_t)(uintptr_t)TOP;
+    group *g = group_get(groups, id);
+    g->loc = e->loc;
+    g->scope = TOP;
+    group_add(g, e, total, self);
+    return;
+  }
+  for (int i = 0; i < n; i++) {
+    const tsp_node_info *o = tsp_session_node(s, origins[i]);
+    uint32_t loc = o && o->loc ? o->loc : e->loc;
+    const char *scope = o && *o->scope ? o->scope : TOP;
+    uint64_t id = by == TSP_BY_NODE ? origins[i] : by == TSP_BY_LINE ? loc : (uint64_t)(uintptr_t)scope;
+    group *g = group_get(groups, id);
+    g->node = origins[i];
+    g->loc = loc;
+    g->scope = scope;
+    group_add(g, e, total / n, self / n);
+  }
+}
+
+static char *group_key(const tsp_session *s, tsp_group_by by, const group *g)
+{
+  char *line = tsp__loc_text(s, g->loc);
+  char *key = NULL;
+  switch (by) {
+  case TSP_BY_OP:
+    key = g_strdup(g->op != TSP_OP_OTHER ? ts_op_name((ts_op)g->op)
+                   : tsp_session_node(s, g->node) ? tsp_session_node(s, g->node)->name : "?");
+    break;
+  case TSP_BY_NODE:
+    key = g->id & EAGER_KEY ? g_strdup_printf("%s at %s", g->op == TSP_OP_OTHER ? "?" : ts_op_name((ts_op)g->op), line)
+                            : g_strdup(tsp_session_node(s, g->node)->name);
+    break;
+  case TSP_BY_LINE:
+    key = g_strdup(*line ? line : "(no source)");
+    break;
+  case TSP_BY_SCOPE:
+    key = g_strdup(*g->scope ? g->scope : "(top)");
+    break;
+  }
+  g_free(line);
+  return key;
+}
+
+static int cmp_stat(const void *a, const void *b)
+{
+  const tsp_stat *x = a, *y = b;
+  if (x->total_ns != y->total_ns)
+    return x->total_ns < y->total_ns ? 1 : -1;
+  return strcmp(x->key, y->key);
+}
+
+static void group_free(gpointer p)
+{
+  group *g = p;
+  g_array_unref(g->durations);
+  g_free(g);
+}
+
+tsp_stats *tsp_stats_compute(const tsp_session *s, tsp_group_by by, const tsp_filter *f)
+{
+  GHashTable *children = children_time(s);
+  GHashTable *groups = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, group_free);
+  tsp_stats *st = g_new0(tsp_stats, 1);
+  for (int t = 0; t < tsp_session_n_threads(s); t++) {
+    tsp_iter it;
+    tsp_iter_init(&it, s, t);
+    for (const tsp_event *e; (e = tsp_iter_next(&it));) {
+      if (e->kind != TSP_EVENT_OP || !tsp__filter_accepts(f, e))
+        continue;
+      double total = (double)(e->end_ns - e->start_ns), self = self_time(children, e);
+      st->self_ns += self;
+      st->count++;
+      add_event(s, groups, by, e, total, self);
+    }
+  }
+  st->n = (int)g_hash_table_size(groups);
+  st->rows = g_new0(tsp_stat, st->n > 0 ? st->n : 1);
+  GHashTableIter hi;
+  g_hash_table_iter_init(&hi, groups);
+  int k = 0;
+  for (gpointer v; g_hash_table_iter_next(&hi, NULL, &v);) {
+    group *g = v;
+    double *d = (double *)g->durations->data;
+    size_t n = g->durations->len;
+    qsort(d, n, sizeof *d, cmp_double);
+    st->rows[k++] = (tsp_stat){
+      .key = group_key(s, by, g),
+      .op = g->op,
+      .node = g->id & EAGER_KEY ? 0 : g->node,
+      .modes = g->modes,
+      .device = g->device >= 0 ? tsp_session_device(s, (uint32_t)g->device) : "mixed",
+      .count = g->count,
+      .total_ns = g->total,
+      .self_ns = g->self,
+      .mean_ns = g->total / (double)g->count,
+      .min_ns = d[0],
+      .max_ns = d[n - 1],
+      .p50_ns = tsp_percentile(d, n, 50),
+      .p95_ns = tsp_percentile(d, n, 95),
+      .share = st->self_ns > 0 ? g->self / st->self_ns : 0,
+    };
+  }
+  qsort(st->rows, (size_t)st->n, sizeof *st->rows, cmp_stat);
+  g_hash_table_unref(groups);
+  g_hash_table_unref(children);
+  return st;
+}
+
+void tsp_stats_free(tsp_stats *st)
+{
+  if (!st)
+    return;
+  for (int i = 0; i < st->n; i++)
+    g_free(st->rows[i].key);
+  g_free(st->rows);
+  g_free(st);
+}
+
+/* ---- calls ------------------------------------------------------------------------------ */
+
+typedef struct run_span {
+  uint64_t start, end;
+  uint32_t concrete;
+  unsigned modes;
+  bool annotated; /* a CALL event covers it */
+} run_span;
+
+static int cmp_call(const void *a, const void *b)
+{
+  const tsp_call *x = a, *y = b;
+  return (x->start_ns > y->start_ns) - (x->start_ns < y->start_ns);
+}
+
+GArray *tsp_session_calls(const tsp_session *s, const tsp_filter *f)
+{
+  GArray *calls = g_array_new(FALSE, TRUE, sizeof(tsp_call));
+  GArray *traces = g_array_new(FALSE, FALSE, sizeof(tsp_event));
+  GHashTable *runs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+  for (int t = 0; t < tsp_session_n_threads(s); t++) {
+    tsp_iter it;
+    tsp_iter_init(&it, s, t);
+    for (const tsp_event *e; (e = tsp_iter_next(&it));) {
+      if (e->kind == TSP_EVENT_TRACE) {
+        g_array_append_val(traces, *e);
+      } else if (e->kind == TSP_EVENT_CALL) {
+        tsp_call c = { tsp_session_string(s, e->node), e->traced, (tsp_mode)e->op, e->run_id,
+                       e->start_ns, e->end_ns, 0 };
+        g_array_append_val(calls, c);
+      } else if (e->run_id) {
+        run_span *r = g_hash_table_lookup(runs, &e->run_id);
+        if (!r) {
+          r = g_new0(run_span, 1);
+          r->start = e->start_ns;
+          g_hash_table_insert(runs, g_memdup2(&e->run_id, sizeof e->run_id), r);
+        }
+        r->start = MIN(r->start, e->start_ns);
+        r->end = MAX(r->end, e->end_ns);
+        r->modes |= tsp__event_mode(e);
+        const tsp_node_info *n = tsp_session_node(s, e->node ? e->node : e->traced);
+        if (n && n->concrete)
+          r->concrete = n->concrete;
+      }
+    }
+  }
+  for (guint i = 0; i < calls->len; i++) {
+    run_span *r = g_hash_table_lookup(runs, &g_array_index(calls, tsp_call, i).run_id);
+    if (r)
+      r->annotated = true;
+  }
+  GHashTableIter hi;
+  g_hash_table_iter_init(&hi, runs);
+  for (gpointer k, v; g_hash_table_iter_next(&hi, &k, &v);) {
+    run_span *r = v;
+    if (r->annotated)
+      continue;
+    tsp_call c = { tsp_session_concrete(s, r->concrete)->function, r->concrete,
+                   r->modes == TSP_MODE_GRAPH ? TSP_MODE_GRAPH : TSP_MODE_EAGER,
+                   *(uint64_t *)k, r->start, r->end, 0 };
+    g_array_append_val(calls, c);
+  }
+  /* keep the window's calls, and charge each trace to the call around it */
+  GArray *kept = g_array_new(FALSE, TRUE, sizeof(tsp_call));
+  for (guint i = 0; i < calls->len; i++) {
+    tsp_call *c = &g_array_index(calls, tsp_call, i);
+    if (!(f->modes & c->mode) || c->start_ns < f->from_ns || (f->to_ns && c->start_ns >= f->to_ns))
+      continue;
+    for (guint k = 0; k < traces->len; k++) {
+      const tsp_event *tr = &g_array_index(traces, tsp_event, k);
+      if (tr->start_ns >= c->start_ns && tr->end_ns <= c->end_ns)
+        c->trace_ns += tr->end_ns - tr->start_ns;
+    }
+    g_array_append_val(kept, *c);
+  }
+  qsort(kept->data, kept->len, sizeof(tsp_call), cmp_call);
+  g_array_unref(calls);
+  g_array_unref(traces);
+  g_hash_table_unref(runs);
+  return kept;
+}
+
+GArray *tsp_call_stats_compute(const tsp_session *s, const tsp_filter *f)
+{
+  GArray *calls = tsp_session_calls(s, f);
+  GArray *out = g_array_new(FALSE, TRUE, sizeof(tsp_call_stat));
+  GPtrArray *steady = g_ptr_array_new_with_free_func((GDestroyNotify)g_array_unref);
+  for (guint i = 0; i < calls->len; i++) {
+    const tsp_call *c = &g_array_index(calls, tsp_call, i);
+    guint k = 0;
+    while (k < out->len && !(g_array_index(out, tsp_call_stat, k).mode == c->mode &&
+                             strcmp(g_array_index(out, tsp_call_stat, k).function, c->function) == 0))
+      k++;
+    double ns = (double)(c->end_ns - c->start_ns);
+    if (k == out->len) {
+      tsp_call_stat st = { c->function, c->mode, 1, ns, (double)c->trace_ns, 0, 0, 0, 0 };
+      g_array_append_val(out, st);
+      g_ptr_array_add(steady, g_array_new(FALSE, FALSE, sizeof(double)));
+    } else {
+      g_array_index(out, tsp_call_stat, k).count++;
+      g_array_append_val(steady->pdata[k], ns);
+    }
+  }
+  for (guint k = 0; k < out->len; k++) {
+    tsp_call_stat *st = &g_array_index(out, tsp_call_stat, k);
+    GArray *d = steady->pdata[k];
+    if (d->len == 0)
+      continue;
+    qsort(d->data, d->len, sizeof(double), cmp_double);
+    double sum = 0;
+    for (guint i = 0; i < d->len; i++)
+      sum += g_array_index(d, double, i);
+    st->steady_mean_ns = sum / d->len;
+    st->steady_p50_ns = tsp_percentile((double *)d->data, d->len, 50);
+    st->steady_min_ns = g_array_index(d, double, 0);
+    st->steady_max_ns = g_array_index(d, double, d->len - 1);
+  }
+  g_ptr_array_unref(steady);
+  g_array_unref(calls);
+  return out;
+}

@@ -1,0 +1,267 @@
+/* tracescope-profiler.h — profiling sessions over the engine's events.
+ *
+ * A session records what collectors report (the CPU collector listens to
+ * the engine's op and trace events) into per-thread chunks of compact
+ * events, then answers questions about them: op statistics, per-call
+ * statistics, eager against graph op by op; and reads and writes Chrome
+ * trace-event JSON and CSV.  Prefix tsp_.  See docs/profiler.md.
+ *
+ * Threads: recording is lock-free per thread.  Read a session (tables,
+ * events, statistics, files) only while it is stopped. */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <tracescope.h>
+
+G_BEGIN_DECLS
+
+typedef struct tsp_session tsp_session;
+
+#define TSP_ERROR (tsp_error_quark())
+GQuark tsp_error_quark(void);
+typedef enum tsp_error_code { TSP_ERROR_IO, TSP_ERROR_FORMAT } tsp_error_code;
+
+/* ---- events ------------------------------------------------------------------
+ * Every field is an index into one of the session's tables (0 = none) or a
+ * number: 48 bytes an event.  Times are CLOCK_MONOTONIC ns (ts_now_ns). */
+
+typedef enum tsp_kind {
+  TSP_EVENT_OP,    /* an op ran */
+  TSP_EVENT_CALL,  /* a function call (tsp_call_end) */
+  TSP_EVENT_TRACE, /* a function was traced */
+} tsp_kind;
+
+typedef enum tsp_mode { TSP_MODE_EAGER = 1, TSP_MODE_GRAPH = 2, TSP_MODE_ALL = 3 } tsp_mode;
+
+#define TSP_OP_OTHER 0xffff /* an op named in an imported file that the engine lacks */
+
+typedef struct tsp_event {
+  uint64_t start_ns, end_ns;
+  uint64_t run_id;     /* ts_op_event.run_id; CALL: the call's run */
+  uint32_t seq;        /* OP: sequence in the run */
+  uint32_t parent_seq; /* OP: the enclosing If/While op's seq, 0 at the top */
+  uint32_t node;       /* OP: the node run (graph mode), 0 eagerly; CALL/TRACE: function name (string) */
+  uint32_t traced;     /* OP: the traced node it stands for, or 0; CALL/TRACE: concrete function */
+  uint32_t loc;        /* OP: source location; TRACE: reason text (string) */
+  uint16_t op;         /* OP: ts_op or TSP_OP_OTHER; CALL: tsp_mode; TRACE: ts_trace_reason */
+  uint8_t kind;        /* tsp_kind */
+  uint8_t device;      /* OP: device */
+} tsp_event;
+
+/* ---- the session's tables (index 0 of each is "none") ------------------------ */
+
+typedef struct tsp_node_info {
+  const char *name, *scope, *shape; /* "dense_1/MatMul", "dense_1", "f32[20,64]" */
+  int op;                           /* ts_op, or TSP_OP_OTHER */
+  uint32_t loc;                     /* source location */
+  uint32_t concrete;                /* the concrete function whose graph holds it */
+  int id;                           /* ts_node_id in its graph */
+  uint32_t graph;                   /* the graph's name (string): which graph it is in */
+  bool optimized;                   /* of an executable's optimized graph (not the traced one) */
+  bool has_eager_twin;
+  int n_origins;                    /* traced nodes it stands for (provenance) */
+  uint32_t *origins;
+} tsp_node_info;
+
+typedef struct tsp_loc_info {
+  const char *file, *func;
+  int line;
+} tsp_loc_info;
+
+typedef struct tsp_concrete_info {
+  const char *function, *signature;
+} tsp_concrete_info;
+
+typedef struct tsp_thread_info {
+  const char *name;
+  uint64_t tid; /* the OS thread id (or the file's tid) */
+} tsp_thread_info;
+
+const char *tsp_session_string(const tsp_session *s, uint32_t i); /* "" for 0 or out of range */
+uint32_t tsp_session_n_nodes(const tsp_session *s);               /* including 0 */
+const tsp_node_info *tsp_session_node(const tsp_session *s, uint32_t i); /* NULL for 0 */
+const tsp_loc_info *tsp_session_loc(const tsp_session *s, uint32_t i);
+const tsp_concrete_info *tsp_session_concrete(const tsp_session *s, uint32_t i);
+const char *tsp_session_device(const tsp_session *s, uint32_t i);
+int tsp_session_n_threads(const tsp_session *s);
+const tsp_thread_info *tsp_session_thread(const tsp_session *s, int i);
+/* "MatMul", or the node's name for TSP_OP_OTHER. */
+const char *tsp_event_op_name(const tsp_session *s, const tsp_event *e);
+
+/* Interning: the index of an equal entry, added if new.  For importers,
+ * tests and collectors. */
+uint32_t tsp_intern_string(tsp_session *s, const char *str);
+uint32_t tsp_intern_loc(tsp_session *s, const char *file, const char *func, int line);
+uint32_t tsp_intern_concrete(tsp_session *s, const char *function, const char *signature);
+uint8_t tsp_intern_device(tsp_session *s, const char *name);
+/* A node described by hand (origins are node indexes, copied); always new. */
+uint32_t tsp_add_node(tsp_session *s, const tsp_node_info *info);
+/* An engine node (and its origins), once per node; borrowed node pointers
+ * must stay valid while the session records. */
+uint32_t tsp_intern_ts_node(tsp_session *s, const ts_node *n, const ts_concrete *cf);
+uint32_t tsp_intern_ts_concrete(tsp_session *s, const ts_concrete *cf);
+
+/* ---- sessions and collectors ------------------------------------------------------ */
+
+/* A source of events.  start and stop bracket recording; flush hands over
+ * what the collector still buffers (a GPU collector's activity records);
+ * all on the session's clock (CLOCK_MONOTONIC ns).  false + error. */
+typedef struct tsp_collector_i {
+  const char *name;
+  bool (*start)(tsp_session *s, void *data, GError **error);
+  void (*stop)(tsp_session *s, void *data);
+  void (*flush)(tsp_session *s, void *data);
+} tsp_collector_i;
+
+/* A session with the CPU collector (engine op and trace events). */
+tsp_session *tsp_session_new(void);
+/* A session with no collector (for importers and tests). */
+tsp_session *tsp_session_new_empty(void);
+void tsp_session_free(tsp_session *s);
+void tsp_session_add_collector(tsp_session *s, const tsp_collector_i *iface, void *data);
+/* The CPU collector: the engine's OP_END and TRACE events. */
+extern const tsp_collector_i tsp_cpu_collector;
+bool tsp_session_start(tsp_session *s, GError **error);
+void tsp_session_stop(tsp_session *s); /* flushes, then stops every collector */
+bool tsp_session_recording(const tsp_session *s);
+
+/* Appends an event for the calling thread (recorders), or for thread i. */
+void tsp_record(tsp_session *s, const tsp_event *e);
+int tsp_session_add_thread(tsp_session *s, const char *name, uint64_t tid);
+void tsp_record_on(tsp_session *s, int thread, const tsp_event *e);
+
+/* A function call as the driver sees it (the engine has no call event):
+ * begin returns the start time; end records a CALL event for the calling
+ * thread, with the run of the last op the thread recorded since begin. */
+uint64_t tsp_call_begin(tsp_session *s);
+void tsp_call_end(tsp_session *s, uint64_t start_ns, const char *function, tsp_mode mode);
+
+/* Events of thread i in recording order. */
+typedef struct tsp_iter {
+  const void *chunk;
+  uint32_t i;
+} tsp_iter;
+void tsp_iter_init(tsp_iter *it, const tsp_session *s, int thread);
+const tsp_event *tsp_iter_next(tsp_iter *it); /* NULL at the end */
+uint64_t tsp_session_n_events(const tsp_session *s);
+/* Bytes the session holds for events (chunks), for the memory bench. */
+size_t tsp_session_event_bytes(const tsp_session *s);
+
+/* ---- statistics ----------------------------------------------------------------------- */
+
+typedef enum tsp_group_by { TSP_BY_OP, TSP_BY_NODE, TSP_BY_LINE, TSP_BY_SCOPE } tsp_group_by;
+
+/* Which op events count: modes (tsp_mode bits) and a time window
+ * [from_ns, to_ns) on op start (to_ns 0: no end). */
+typedef struct tsp_filter {
+  unsigned modes;
+  uint64_t from_ns, to_ns;
+} tsp_filter;
+#define TSP_FILTER_ALL ((tsp_filter){ TSP_MODE_ALL, 0, 0 })
+
+typedef struct tsp_stat {
+  char *key;             /* "MatMul", "dense_1/MatMul", "model.c:12", "dense_1" */
+  int op;                /* the ops' ts_op; -1 if several */
+  uint32_t node;         /* TSP_BY_NODE: the traced node, 0 for eager ops without one */
+  unsigned modes;        /* tsp_mode bits seen */
+  const char *device;    /* "CPU"; "mixed" if several */
+  uint64_t count;
+  double total_ns, self_ns; /* self: total less the ops run inside (If/While) */
+  double mean_ns, min_ns, max_ns, p50_ns, p95_ns; /* of one op's total */
+  double share;          /* self_ns / all ops' self time */
+} tsp_stat;
+
+typedef struct tsp_stats {
+  tsp_stat *rows; /* by total_ns, largest first */
+  int n;
+  double self_ns; /* all ops' self time (the sum of top-level op times) */
+  uint64_t count;
+} tsp_stats;
+
+/* Op statistics grouped by op type, traced node, source line or name scope.
+ * Nodes standing for several traced nodes (fused, folded) charge their time
+ * to each in equal parts (TSP_BY_NODE, TSP_BY_SCOPE, TSP_BY_LINE).
+ * Percentiles are nearest-rank. */
+tsp_stats *tsp_stats_compute(const tsp_session *s, tsp_group_by by, const tsp_filter *f);
+void tsp_stats_free(tsp_stats *st);
+/* The nearest-rank percentile p (0-100) of n sorted values. */
+double tsp_percentile(const double *sorted, size_t n, double p);
+
+/* Calls: CALL events, and runs that have none (from their first and last op). */
+typedef struct tsp_call {
+  const char *function;
+  uint32_t concrete;
+  tsp_mode mode;
+  uint64_t run_id, start_ns, end_ns;
+  uint64_t trace_ns; /* tracing inside the call */
+} tsp_call;
+/* The calls whose start is in f's window, in start order; free with g_array_unref. */
+GArray *tsp_session_calls(const tsp_session *s, const tsp_filter *f);
+
+/* Per function and mode: the first call (which traces) against the rest. */
+typedef struct tsp_call_stat {
+  const char *function;
+  tsp_mode mode;
+  uint64_t count;
+  double first_ns, first_trace_ns;
+  double steady_mean_ns, steady_p50_ns, steady_min_ns, steady_max_ns; /* 0 if one call */
+} tsp_call_stat;
+/* free with g_array_unref */
+GArray *tsp_call_stats_compute(const tsp_session *s, const tsp_filter *f);
+
+/* ---- eager against graph ------------------------------------------------------------------ */
+
+typedef struct tsp_compare_row {
+  char *name;        /* the traced node's name; eager ops without one: "Op at file:line" */
+  char *op, *source; /* "MatMul", "model.c:12" */
+  uint32_t node;     /* the traced node, 0 if none */
+  double eager_count, graph_count; /* per call */
+  double eager_ns, graph_ns;       /* self time per call */
+  double ratio;                    /* eager_ns / graph_ns; 0 if either is 0 */
+  const char *only;                /* NULL, "eager only" or "graph only" */
+} tsp_compare_row;
+
+typedef struct tsp_compare {
+  const char *function;
+  int n_calls;
+  double eager_call_ns, graph_call_ns; /* median per call */
+  double speedup;                      /* eager / graph */
+  double eager_op_ns, graph_op_ns;     /* op self time per call (the rows' sums) */
+  double first_call_ns, trace_ns;      /* the graph's first call and its trace; 0 if traced before */
+  double payback_calls;                /* calls for the graph to pay back its first call; -1 never */
+  tsp_compare_row *rows;               /* by max(eager, graph) time, largest first */
+  int n_rows;
+  tsp_filter eager_window, graph_window; /* tsp_compare_run: the timed calls of each mode */
+} tsp_compare;
+
+/* Compares the eager and graph windows of a recorded session, one row per op identity. */
+tsp_compare *tsp_compare_from_session(const tsp_session *s, const tsp_filter *eager,
+                                      const tsp_filter *graph, int n_calls);
+/* Runs fn on args: the first graph call (trace + run), an eager warm-up,
+ * then `repeat` eager calls and `repeat` graph calls, recorded into s
+ * (started and stopped here).  NULL + engine error (ts_error) on failure. */
+tsp_compare *tsp_compare_run(tsp_session *s, ts_function *fn, const ts_value *args, int n_args,
+                             int repeat);
+void tsp_compare_free(tsp_compare *c);
+
+/* ---- files ------------------------------------------------------------------------------ */
+
+/* Chrome trace-event JSON (Perfetto, chrome://tracing); gzipped when the
+ * path ends in .gz.  Flows join each call to its ops. */
+bool tsp_chrome_export(const tsp_session *s, const char *path, GError **error);
+/* The same into a string (owned, g_free). */
+char *tsp_chrome_export_string(const tsp_session *s, size_t *len);
+/* Reads a Chrome trace (plain or gzipped, ours or another tool's) into a
+ * new stopped session; NULL + TSP_ERROR_FORMAT/IO saying what is wrong. */
+tsp_session *tsp_chrome_import(const char *path, GError **error);
+tsp_session *tsp_chrome_import_data(const char *data, size_t len, GError **error);
+
+/* Op statistics as CSV: a header line, then one row per group of each
+ * table in turn (the mode column tells tables of two modes apart). */
+bool tsp_stats_write_csv(const tsp_stats *const *st, int n, const char *path, GError **error);
+void tsp_stats_print_csv(const tsp_stats *const *st, int n, FILE *out);
+
+G_END_DECLS

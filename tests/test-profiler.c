@@ -1,0 +1,776 @@
+/* test-profiler.c — the profiler (profiler/): statistics on synthetic
+ * event streams with known answers (self time, percentiles, charge-back
+ * through provenance, calls), eager ops meeting their graph nodes on the
+ * seed programs, Chrome trace export -> import giving the same session,
+ * hostile trace files giving errors, and `tracescope-cli profile`. */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <string.h>
+#include <tracescope-profiler.h>
+#include <tracescope.h>
+
+#include "test-quiet.h"
+
+static void test_event_size(void)
+{
+  g_assert_cmpuint(sizeof(tsp_event), ==, 48);
+}
+
+static void test_percentile(void)
+{
+  double v[100];
+  for (int i = 0; i < 100; i++)
+    v[i] = i + 1;
+  g_assert_cmpfloat(tsp_percentile(v, 100, 50), ==, 50);
+  g_assert_cmpfloat(tsp_percentile(v, 100, 95), ==, 95);
+  g_assert_cmpfloat(tsp_percentile(v, 100, 100), ==, 100);
+  g_assert_cmpfloat(tsp_percentile(v, 100, 0), ==, 1);
+  g_assert_cmpfloat(tsp_percentile(v, 1, 95), ==, 1);
+  g_assert_cmpfloat(tsp_percentile(v, 0, 50), ==, 0);
+}
+
+/* ---- a synthetic session ---------------------------------------------------------------
+ * Traced nodes A (MatMul, scope dense, f.c:10), B (Add, dense, f.c:11),
+ * W (While, top, f.c:20); optimized nodes F (fused A+B), Wg (stands for W),
+ * Ag (stands for A).  Run 1 (graph): F 0-100; Wg 100-400 with Ag 150-200
+ * and Ag 200-300 inside.  Run 2 (eager): A's twin 500-530, and a Relu with
+ * no twin at f.c:30, 600-610. */
+typedef struct synth {
+  tsp_session *s;
+  uint32_t a, b, w, f, wg, ag, l10, l11, l20, l30;
+} synth;
+
+static uint32_t node(tsp_session *s, const char *name, const char *scope, int op, uint32_t loc,
+                     const uint32_t *origins, int n_origins)
+{
+  tsp_node_info info = { .name = name, .scope = scope, .op = op, .loc = loc,
+                         .optimized = n_origins > 0, .has_eager_twin = op != TS_OP_WHILE,
+                         .n_origins = n_origins, .origins = (uint32_t *)origins };
+  return tsp_add_node(s, &info);
+}
+
+static void op(synth *x, int o, uint32_t n, uint32_t traced, uint32_t loc, uint64_t run,
+               uint32_t seq, uint32_t parent, uint64_t start, uint64_t end)
+{
+  tsp_event e = { .start_ns = start, .end_ns = end, .run_id = run, .seq = seq,
+                  .parent_seq = parent, .node = n, .traced = traced, .loc = loc,
+                  .op = (uint16_t)o, .kind = TSP_EVENT_OP, .device = 1 };
+  tsp_record(x->s, &e);
+}
+
+static synth synth_new(void)
+{
+  synth x = { .s = tsp_session_new_empty() };
+  g_assert_cmpuint(tsp_intern_device(x.s, "CPU"), ==, 1);
+  x.l10 = tsp_intern_loc(x.s, "/src/f.c", "f", 10);
+  x.l11 = tsp_intern_loc(x.s, "/src/f.c", "f", 11);
+  x.l20 = tsp_intern_loc(x.s, "/src/f.c", "f", 20);
+  x.l30 = tsp_intern_loc(x.s, "/src/f.c", "f", 30);
+  x.a = node(x.s, "dense/MatMul", "dense", TS_OP_MATMUL, x.l10, NULL, 0);
+  x.b = node(x.s, "dense/Add", "dense", TS_OP_ADD, x.l11, NULL, 0);
+  x.w = node(x.s, "while", "", TS_OP_WHILE, x.l20, NULL, 0);
+  uint32_t ab[] = { x.a, x.b };
+  x.f = node(x.s, "dense/fused", "dense", TS_OP_MATMUL, x.l10, ab, 2);
+  x.wg = node(x.s, "while", "", TS_OP_WHILE, x.l20, &x.w, 1);
+  x.ag = node(x.s, "dense/MatMul", "dense", TS_OP_MATMUL, x.l10, &x.a, 1);
+  op(&x, TS_OP_MATMUL, x.f, 0, x.l10, 1, 1, 0, 0, 100);
+  op(&x, TS_OP_MATMUL, x.ag, x.a, x.l10, 1, 3, 2, 150, 200);
+  op(&x, TS_OP_MATMUL, x.ag, x.a, x.l10, 1, 4, 2, 200, 300);
+  op(&x, TS_OP_WHILE, x.wg, x.w, x.l20, 1, 2, 0, 100, 400);
+  op(&x, TS_OP_MATMUL, 0, x.a, x.l10, 2, 1, 0, 500, 530);
+  op(&x, TS_OP_RELU, 0, 0, x.l30, 2, 2, 0, 600, 610);
+  return x;
+}
+
+static const tsp_stat *find(const tsp_stats *st, const char *key)
+{
+  for (int i = 0; i < st->n; i++)
+    if (strcmp(st->rows[i].key, key) == 0)
+      return &st->rows[i];
+  g_error("no row '%s'", key);
+}
+
+static void test_stats_by_op(void)
+{
+  synth x = synth_new();
+  tsp_stats *st = tsp_stats_compute(x.s, TSP_BY_OP, &TSP_FILTER_ALL);
+  g_assert_cmpint(st->n, ==, 3);
+  g_assert_cmpuint(st->count, ==, 6);
+  g_assert_cmpfloat(st->self_ns, ==, 100 + 150 + 50 + 100 + 30 + 10);
+  const tsp_stat *mm = find(st, "MatMul");
+  g_assert_cmpstr(st->rows[0].key, ==, "While"); /* largest total first */
+  g_assert_cmpuint(mm->count, ==, 4);
+  g_assert_cmpfloat(mm->total_ns, ==, 280);
+  g_assert_cmpfloat(mm->self_ns, ==, 280);
+  g_assert_cmpfloat(mm->min_ns, ==, 30);
+  g_assert_cmpfloat(mm->max_ns, ==, 100);
+  g_assert_cmpfloat(mm->p50_ns, ==, 50);  /* of 30 50 100 100 */
+  g_assert_cmpfloat(mm->p95_ns, ==, 100);
+  g_assert_cmpfloat(mm->mean_ns, ==, 70);
+  g_assert_cmpuint(mm->modes, ==, TSP_MODE_ALL);
+  g_assert_cmpstr(mm->device, ==, "CPU");
+  g_assert_cmpfloat_with_epsilon(mm->share, 280.0 / 440, 1e-12);
+  const tsp_stat *w = find(st, "While");
+  g_assert_cmpfloat(w->total_ns, ==, 300);
+  g_assert_cmpfloat(w->self_ns, ==, 150); /* less the two MatMuls inside */
+  g_assert_cmpuint(w->modes, ==, TSP_MODE_GRAPH);
+  tsp_stats_free(st);
+
+  tsp_filter eager = { TSP_MODE_EAGER, 0, 0 };
+  st = tsp_stats_compute(x.s, TSP_BY_OP, &eager);
+  g_assert_cmpint(st->n, ==, 2);
+  g_assert_cmpfloat(st->self_ns, ==, 40);
+  tsp_stats_free(st);
+  tsp_filter window = { TSP_MODE_ALL, 100, 400 }; /* starts in [100, 400) */
+  st = tsp_stats_compute(x.s, TSP_BY_OP, &window);
+  g_assert_cmpuint(st->count, ==, 3);
+  tsp_stats_free(st);
+  tsp_session_free(x.s);
+}
+
+static void test_stats_charge_back(void)
+{
+  synth x = synth_new();
+  tsp_stats *st = tsp_stats_compute(x.s, TSP_BY_NODE, &TSP_FILTER_ALL);
+  g_assert_cmpint(st->n, ==, 4);
+  const tsp_stat *a = find(st, "dense/MatMul");
+  g_assert_cmpuint(a->node, ==, x.a);
+  g_assert_cmpuint(a->count, ==, 4);          /* half of F, both Ag, the eager twin */
+  g_assert_cmpfloat(a->total_ns, ==, 50 + 50 + 100 + 30);
+  g_assert_cmpfloat(a->min_ns, ==, 30);
+  const tsp_stat *b = find(st, "dense/Add");
+  g_assert_cmpuint(b->count, ==, 1);
+  g_assert_cmpfloat(b->total_ns, ==, 50);     /* the other half of F */
+  const tsp_stat *w = find(st, "while");
+  g_assert_cmpfloat(w->self_ns, ==, 150);
+  const tsp_stat *relu = find(st, "Relu at f.c:30");
+  g_assert_cmpuint(relu->node, ==, 0);
+  g_assert_cmpfloat(relu->total_ns, ==, 10);
+  tsp_stats_free(st);
+
+  st = tsp_stats_compute(x.s, TSP_BY_SCOPE, &TSP_FILTER_ALL);
+  g_assert_cmpint(st->n, ==, 2);
+  g_assert_cmpfloat(find(st, "dense")->total_ns, ==, 280);
+  g_assert_cmpfloat(find(st, "(top)")->total_ns, ==, 310);
+  g_assert_cmpfloat(find(st, "(top)")->self_ns, ==, 160);
+  tsp_stats_free(st);
+
+  st = tsp_stats_compute(x.s, TSP_BY_LINE, &TSP_FILTER_ALL);
+  g_assert_cmpint(st->n, ==, 4);
+  g_assert_cmpfloat(find(st, "f.c:10")->total_ns, ==, 230);
+  g_assert_cmpfloat(find(st, "f.c:11")->total_ns, ==, 50);
+  g_assert_cmpfloat(find(st, "f.c:20")->total_ns, ==, 300);
+  g_assert_cmpfloat(find(st, "f.c:30")->total_ns, ==, 10);
+  tsp_stats_free(st);
+  tsp_session_free(x.s);
+}
+
+static void call_event(tsp_session *s, const char *fn, tsp_mode mode, uint64_t run,
+                       uint64_t start, uint64_t end)
+{
+  tsp_event e = { .start_ns = start, .end_ns = end, .run_id = run,
+                  .node = tsp_intern_string(s, fn), .op = (uint16_t)mode,
+                  .kind = TSP_EVENT_CALL };
+  tsp_record(s, &e);
+}
+
+static void test_calls(void)
+{
+  synth x = synth_new();
+  /* run 1 has a CALL event around its ops and a trace inside; run 2 has none */
+  uint32_t cf = tsp_intern_concrete(x.s, "f", "(x: f32[2])");
+  tsp_event tr = { .start_ns = 0, .end_ns = 0, .node = tsp_intern_string(x.s, "f"), .traced = cf,
+                   .loc = tsp_intern_string(x.s, "first call"), .kind = TSP_EVENT_TRACE };
+  tr.start_ns = 0;
+  tr.end_ns = 0;
+  tsp_record(x.s, &tr);
+  call_event(x.s, "f", TSP_MODE_GRAPH, 1, 0, 450);
+  call_event(x.s, "f", TSP_MODE_GRAPH, 7, 1000, 1100);
+  call_event(x.s, "f", TSP_MODE_GRAPH, 8, 2000, 2300);
+  call_event(x.s, "f", TSP_MODE_GRAPH, 9, 3000, 3200);
+  GArray *calls = tsp_session_calls(x.s, &TSP_FILTER_ALL);
+  g_assert_cmpuint(calls->len, ==, 5); /* four CALL events and run 2 */
+  const tsp_call *c2 = &g_array_index(calls, tsp_call, 1);
+  g_assert_cmpuint(c2->run_id, ==, 2);
+  g_assert_cmpuint(c2->start_ns, ==, 500);
+  g_assert_cmpuint(c2->end_ns, ==, 610);
+  g_assert_cmpint(c2->mode, ==, TSP_MODE_EAGER);
+  g_array_unref(calls);
+
+  tsp_filter graph = { TSP_MODE_GRAPH, 0, 0 };
+  GArray *cs = tsp_call_stats_compute(x.s, &graph);
+  g_assert_cmpuint(cs->len, ==, 1);
+  const tsp_call_stat *st = &g_array_index(cs, tsp_call_stat, 0);
+  g_assert_cmpstr(st->function, ==, "f");
+  g_assert_cmpuint(st->count, ==, 4);
+  g_assert_cmpfloat(st->first_ns, ==, 450);
+  g_assert_cmpfloat(st->steady_p50_ns, ==, 200); /* of 100 200 300 */
+  g_assert_cmpfloat(st->steady_mean_ns, ==, 200);
+  g_assert_cmpfloat(st->steady_min_ns, ==, 100);
+  g_assert_cmpfloat(st->steady_max_ns, ==, 300);
+  g_array_unref(cs);
+  tsp_session_free(x.s);
+}
+
+/* ---- seeds: eager ops meet their graph nodes ----------------------------------------- */
+
+static const struct {
+  const char *name;
+  const char *args[3];
+} seed_cases[] = {
+  { "simple_nn_layer", { "f32[3,3]:uniform", "f32[3,3]:uniform@2" } },
+  { "deep_net", { "i32[3]=1,2,3" } },
+  { "sum_even", { "i32[4]=10,12,15,20" } },
+  { "dense_chain", { "f32[2,4,4]:uniform", "3" } },
+  { "conv_layer", { "f32[1,4,4,3]:uniform" } },
+  { "fizzbuzz", { "i32[]=6" } },
+  { "sequential_model", { "f32[2,28,28]:uniform" } },
+};
+
+static void test_seeds_compare(void)
+{
+  ts_module *m = ts_module_open("seeds");
+  g_assert_nonnull(m);
+  int quiet = test_quiet_begin();
+  for (size_t c = 0; c < G_N_ELEMENTS(seed_cases); c++) {
+    ts_scope *scope = ts_scope_begin();
+    ts_function *fn = ts_module_lookup(m, seed_cases[c].name);
+    g_assert_nonnull(fn);
+    ts_value args[3];
+    int n = 0;
+    for (; n < 3 && seed_cases[c].args[n]; n++)
+      g_assert_true(ts_value_parse(seed_cases[c].args[n], &args[n]));
+    tsp_session *s = tsp_session_new();
+    tsp_compare *cmp = tsp_compare_run(s, fn, args, n, 3);
+    if (!cmp)
+      g_error("%s: %s", seed_cases[c].name, ts_error_peek()->message);
+    g_assert_cmpint(cmp->n_rows, >, 0);
+    g_assert_cmpfloat(cmp->eager_call_ns, >, 0);
+    g_assert_cmpfloat(cmp->graph_call_ns, >, 0);
+    g_assert_cmpfloat(cmp->trace_ns, >, 0); /* a fresh module: the first graph call traced */
+    g_assert_cmpfloat(cmp->first_call_ns, >, cmp->trace_ns);
+    double eager = 0, graph = 0;
+    int matched = 0;
+    for (int i = 0; i < cmp->n_rows; i++) {
+      const tsp_compare_row *r = &cmp->rows[i];
+      eager += r->eager_ns;
+      graph += r->graph_ns;
+      const tsp_node_info *node_info = tsp_session_node(s, r->node);
+      if (r->eager_count > 0 && r->graph_count > 0) {
+        /* one identity: a traced node of the function's graph, run in both modes */
+        g_assert_nonnull(node_info);
+        g_assert_false(node_info->optimized);
+        g_assert_true(node_info->has_eager_twin);
+        g_assert_cmpint(node_info->op, ==, ts_op_from_name(r->op));
+        g_assert_null(r->only);
+        matched++;
+      } else if (r->eager_count > 0) {
+        g_assert_cmpstr(r->only, ==, "eager only");
+      } else {
+        g_assert_cmpstr(r->only, ==, "graph only");
+      }
+    }
+    g_assert_cmpint(matched, >, 0);
+    g_assert_cmpfloat_with_epsilon(eager, cmp->eager_op_ns, 1e-6 * eager + 1e-9);
+    g_assert_cmpfloat_with_epsilon(graph, cmp->graph_op_ns, 1e-6 * graph + 1e-9);
+    tsp_compare_free(cmp);
+    tsp_session_free(s);
+    for (int k = 0; k < n; k++)
+      ts_value_clear(&args[k]);
+    ts_scope_end(scope);
+    ts_module_free(m); /* a fresh module for the next case: its function traces anew */
+    m = ts_module_open("seeds");
+  }
+  test_quiet_end(quiet);
+  ts_module_free(m);
+}
+
+/* ---- files ------------------------------------------------------------------------------- */
+
+static tsp_session *record_seed(void)
+{
+  ts_module *m = ts_module_open("seeds");
+  ts_function *fn = ts_module_lookup(m, "sum_even");
+  ts_value x;
+  g_assert_true(ts_value_parse("i32[4]=10,12,15,20", &x));
+  tsp_session *s = tsp_session_new();
+  int quiet = test_quiet_begin();
+  tsp_compare_free(tsp_compare_run(s, fn, &x, 1, 2));
+  test_quiet_end(quiet);
+  ts_module_free(m);
+  return s;
+}
+
+static void assert_same_node(const tsp_session *a, uint32_t ia, const tsp_session *b, uint32_t ib)
+{
+  const tsp_node_info *x = tsp_session_node(a, ia), *y = tsp_session_node(b, ib);
+  g_assert_true((x == NULL) == (y == NULL));
+  if (!x)
+    return;
+  g_assert_cmpuint(ia, ==, ib);
+  g_assert_cmpstr(x->name, ==, y->name);
+  g_assert_cmpstr(x->scope, ==, y->scope);
+  g_assert_cmpstr(x->shape, ==, y->shape);
+  g_assert_cmpint(x->op, ==, y->op);
+  g_assert_cmpint(x->id, ==, y->id);
+  g_assert_cmpstr(tsp_session_string(a, x->graph), ==, tsp_session_string(b, y->graph));
+  g_assert_cmpint(x->optimized, ==, y->optimized);
+  g_assert_cmpint(x->has_eager_twin, ==, y->has_eager_twin);
+  g_assert_cmpstr(tsp_session_concrete(a, x->concrete)->signature, ==,
+                  tsp_session_concrete(b, y->concrete)->signature);
+  g_assert_cmpint(x->n_origins, ==, y->n_origins);
+  for (int i = 0; i < x->n_origins; i++)
+    g_assert_cmpuint(x->origins[i], ==, y->origins[i]);
+}
+
+static void assert_same_loc(const tsp_session *a, uint32_t ia, const tsp_session *b, uint32_t ib)
+{
+  const tsp_loc_info *x = tsp_session_loc(a, ia), *y = tsp_session_loc(b, ib);
+  g_assert_cmpstr(x->file, ==, y->file);
+  g_assert_cmpstr(x->func, ==, y->func);
+  g_assert_cmpint(x->line, ==, y->line);
+}
+
+/* Equal sessions: the same threads, events and what they name. */
+static void assert_same_session(const tsp_session *a, const tsp_session *b)
+{
+  g_assert_cmpint(tsp_session_n_threads(a), ==, tsp_session_n_threads(b));
+  g_assert_cmpuint(tsp_session_n_events(a), ==, tsp_session_n_events(b));
+  g_assert_cmpuint(tsp_session_n_nodes(a), ==, tsp_session_n_nodes(b));
+  for (int t = 0; t < tsp_session_n_threads(a); t++) {
+    g_assert_cmpstr(tsp_session_thread(a, t)->name, ==, tsp_session_thread(b, t)->name);
+    g_assert_cmpuint(tsp_session_thread(a, t)->tid, ==, tsp_session_thread(b, t)->tid);
+    tsp_iter ia, ib;
+    tsp_iter_init(&ia, a, t);
+    tsp_iter_init(&ib, b, t);
+    for (const tsp_event *x; (x = tsp_iter_next(&ia));) {
+      const tsp_event *y = tsp_iter_next(&ib);
+      g_assert_nonnull(y);
+      g_assert_cmpint(x->kind, ==, y->kind);
+      g_assert_cmpuint(x->start_ns, ==, y->start_ns);
+      g_assert_cmpuint(x->end_ns, ==, y->end_ns);
+      g_assert_cmpuint(x->run_id, ==, y->run_id);
+      g_assert_cmpuint(x->op, ==, y->op);
+      if (x->kind == TSP_EVENT_OP) {
+        g_assert_cmpuint(x->seq, ==, y->seq);
+        g_assert_cmpuint(x->parent_seq, ==, y->parent_seq);
+        assert_same_node(a, x->node, b, y->node);
+        assert_same_node(a, x->traced, b, y->traced);
+        assert_same_loc(a, x->loc, b, y->loc);
+        g_assert_cmpstr(tsp_session_device(a, x->device), ==, tsp_session_device(b, y->device));
+      } else {
+        g_assert_cmpstr(tsp_session_string(a, x->node), ==, tsp_session_string(b, y->node));
+        g_assert_cmpstr(tsp_session_concrete(a, x->traced)->function, ==,
+                        tsp_session_concrete(b, y->traced)->function);
+        g_assert_cmpstr(tsp_session_concrete(a, x->traced)->signature, ==,
+                        tsp_session_concrete(b, y->traced)->signature);
+        if (x->kind == TSP_EVENT_TRACE)
+          g_assert_cmpstr(tsp_session_string(a, x->loc), ==, tsp_session_string(b, y->loc));
+      }
+    }
+    g_assert_null(tsp_iter_next(&ib));
+  }
+}
+
+static void test_round_trip(void)
+{
+  tsp_session *s = record_seed();
+  g_assert_cmpuint(tsp_session_n_events(s), >, 50);
+  char *dir = g_dir_make_tmp("test-profiler-XXXXXX", NULL);
+  const char *names[] = { "trace.json", "trace.json.gz" };
+  for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
+    char *path = g_build_filename(dir, names[i], NULL);
+    GError *error = NULL;
+    g_assert_true(tsp_chrome_export(s, path, &error));
+    g_assert_no_error(error);
+    tsp_session *back = tsp_chrome_import(path, &error);
+    g_assert_no_error(error);
+    assert_same_session(s, back);
+    /* and again: what was read writes the same file */
+    char *a = tsp_chrome_export_string(s, NULL), *b = tsp_chrome_export_string(back, NULL);
+    g_assert_cmpstr(a, ==, b);
+    g_free(a);
+    g_free(b);
+    tsp_session_free(back);
+    g_unlink(path);
+    g_free(path);
+  }
+  g_rmdir(dir);
+  g_free(dir);
+  /* the synthetic session too (fused nodes, no thread names from the engine) */
+  synth x = synth_new();
+  char *text = tsp_chrome_export_string(x.s, NULL);
+  GError *error = NULL;
+  tsp_session *back = tsp_chrome_import_data(text, strlen(text), &error);
+  g_assert_no_error(error);
+  assert_same_session(x.s, back);
+  tsp_session_free(back);
+  g_free(text);
+  tsp_session_free(x.s);
+  tsp_session_free(s);
+}
+
+/* Files over a megabyte are parsed by a thread pool, a batch at a time:
+ * the same session comes back, "B"/"E" pairs span batches, and an error in
+ * a late batch is still found. */
+static void test_large(void)
+{
+  synth x = synth_new();
+  for (uint32_t i = 0; i < 30000; i++)
+    op(&x, TS_OP_MATMUL, x.ag, x.a, x.l10, 10 + i / 100, 1 + i % 100, 0, 1000 + 10 * (uint64_t)i,
+       1005 + 10 * (uint64_t)i);
+  size_t len;
+  char *text = tsp_chrome_export_string(x.s, &len);
+  g_assert_cmpuint(len, >, 4u << 20);
+  GError *error = NULL;
+  tsp_session *back = tsp_chrome_import_data(text, len, &error);
+  g_assert_no_error(error);
+  assert_same_session(x.s, back);
+  tsp_session_free(back);
+  /* an event without its time, deep in the file */
+  char *bad = g_strdup(text);
+  char *at = bad;
+  for (int i = 0; i < 25000; i++)
+    at = strstr(at + 1, "\"ts\":");
+  memcpy(at, "\"tz\"", 4);
+  g_assert_null(tsp_chrome_import_data(bad, len, &error));
+  g_assert_error(error, TSP_ERROR, TSP_ERROR_FORMAT);
+  if (!strstr(error->message, "event 25000:")) /* 0 names the process, 1 the thread */
+    g_error("%s", error->message);
+  g_assert_nonnull(strstr(error->message, "no \"ts\""));
+  g_clear_error(&error);
+  g_free(bad);
+  g_free(text);
+  tsp_session_free(x.s);
+
+  GString *json = g_string_new("[{\"ph\":\"B\",\"name\":\"outer\",\"tid\":1,\"ts\":0}");
+  for (int i = 0; i < 40000; i++)
+    g_string_append_printf(json, ",\n{\"ph\":\"X\",\"name\":\"Add\",\"tid\":1,\"ts\":%d,\"dur\":1,"
+                                 "\"args\":{\"note\":\"padding padding padding\"}}", i + 1);
+  g_string_append(json, ",{\"ph\":\"E\",\"tid\":1,\"ts\":50000}]");
+  back = tsp_chrome_import_data(json->str, json->len, &error);
+  g_assert_no_error(error);
+  tsp_stats *st = tsp_stats_compute(back, TSP_BY_OP, &TSP_FILTER_ALL);
+  g_assert_cmpfloat(find(st, "outer")->total_ns, ==, 50000000);
+  g_assert_cmpuint(find(st, "Add")->count, ==, 40000);
+  tsp_stats_free(st);
+  tsp_session_free(back);
+  g_string_free(json, TRUE);
+}
+
+/* Another tool's trace: B/E pairs, X events, names the engine lacks. */
+static void test_foreign(void)
+{
+  const char *json =
+    "[{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":7,\"args\":{\"name\":\"worker\"}},"
+    "{\"ph\":\"B\",\"name\":\"outer\",\"pid\":1,\"tid\":7,\"ts\":10},"
+    "{\"ph\":\"X\",\"name\":\"MatMul\",\"pid\":1,\"tid\":7,\"ts\":11,\"dur\":2.5},"
+    "{\"ph\":\"E\",\"pid\":1,\"tid\":7,\"ts\":20},"
+    "{\"ph\":\"i\",\"name\":\"mark\",\"pid\":1,\"tid\":7,\"ts\":21},"
+    "{\"ph\":\"C\",\"name\":\"mem\",\"pid\":1,\"ts\":21,\"args\":{\"v\":3}}]";
+  GError *error = NULL;
+  tsp_session *s = tsp_chrome_import_data(json, strlen(json), &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(tsp_session_n_threads(s), ==, 1);
+  g_assert_cmpstr(tsp_session_thread(s, 0)->name, ==, "worker");
+  g_assert_cmpuint(tsp_session_n_events(s), ==, 2);
+  tsp_stats *st = tsp_stats_compute(s, TSP_BY_OP, &TSP_FILTER_ALL);
+  g_assert_cmpfloat(find(st, "outer")->total_ns, ==, 10000);
+  g_assert_cmpfloat(find(st, "MatMul")->total_ns, ==, 2500);
+  tsp_stats_free(st);
+  tsp_session_free(s);
+}
+
+static void expect_import_error(const char *json, size_t len, const char *fragment)
+{
+  GError *error = NULL;
+  tsp_session *s = tsp_chrome_import_data(json, len, &error);
+  if (s)
+    g_error("imported without error: %.*s", (int)MIN(len, 200), json);
+  g_assert_error(error, TSP_ERROR, TSP_ERROR_FORMAT);
+  if (fragment && !strstr(error->message, fragment))
+    g_error("error '%s' lacks '%s'", error->message, fragment);
+  g_error_free(error);
+}
+
+#define BAD(json, fragment) expect_import_error(json, strlen(json), fragment)
+
+static void test_hostile(void)
+{
+  BAD("", "not a Chrome trace");
+  BAD("42", "not a Chrome trace");
+  BAD("{}", "no \"traceEvents\"");
+  BAD("{\"traceEvents\":3}", "not an array");
+  BAD("[{\"ph\":\"X\",\"name\":\"Add\",\"ts\":1", "truncated");
+  BAD("[{\"ph\":\"X\",\"name\":\"Add\",\"ts\":1}", "truncated");
+  BAD("[{\"ph\":\"X\",\"name\":\"Add\",\"ts\":\"1\"}]", "not a number");
+  BAD("[{\"ph\":\"X\",\"name\":\"Add\",\"ts\":1,\"dur\":[1]}]", "not a number");
+  BAD("[{\"ph\":\"X\",\"name\":\"Add\",\"ts\":1e300}]", "out of range");
+  BAD("[{\"ph\":\"X\",\"name\":\"Add\",\"ts\":-5}]", "out of range");
+  BAD("[{\"ph\":\"X\",\"name\":\"Add\",\"ts\":1,\"dur\":123456789012345678901234567890}]", NULL);
+  BAD("[{\"ph\":\"X\",\"name\":\"Add\",\"ts\":1,\"tid\":1.5}]", "integer");
+  BAD("[{\"ph\":\"X\",\"ts\":1}]", "no \"name\"");
+  BAD("[{\"name\":\"Add\",\"ts\":1}]", "no \"ph\"");
+  BAD("[3]", "not an object");
+  BAD("[{\"ph\":\"E\",\"ts\":1}]", "no \"B\"");
+  BAD("[{\"ph\":\"B\",\"name\":\"a\",\"ts\":1}]", "never end");
+  BAD("[{\"ph\":\"B\",\"name\":\"a\",\"ts\":5},{\"ph\":\"E\",\"ts\":1}]", "before its");
+  BAD("[{\"ph\":\"X\",\"name\":\"Add\",\"ts\":1} {\"ph\":\"X\"}]", "expected ','");
+  BAD("[{\"ph\":\"X\",\"name\":\"Add\",\"ts\":1,}]", NULL);
+  BAD("[\"unterminated]", "inside a string");
+  /* our tables, broken */
+  BAD("{\"tracescope\":{\"version\":1},\"traceEvents\":[]}", "base_ns");
+  BAD("{\"tracescope\":{\"base_ns\":\"0\",\"locs\":[],\"concretes\":[],\"nodes\":[{\"name\":\"a\"}]},"
+      "\"traceEvents\":[]}", "nodes[0]");
+  BAD("{\"tracescope\":{\"base_ns\":\"0\",\"locs\":[],\"concretes\":[],\"nodes\":[]},"
+      "\"traceEvents\":[{\"ph\":\"X\",\"name\":\"Add\",\"cat\":\"op\",\"ts\":1,\"args\":{\"n\":5}}]}",
+      "names no entry");
+  BAD("{\"tracescope\":{\"base_ns\":\"0\",\"locs\":[],\"concretes\":[],\"nodes\":[{\"name\":\"a\","
+      "\"op\":\"Add\",\"origins\":[9]}]},\"traceEvents\":[]}", "origin");
+  /* nested past any sane depth: an error, not a stack overflow */
+  GString *deep = g_string_new("[");
+  for (int i = 0; i < 100000; i++)
+    g_string_append_c(deep, '[');
+  expect_import_error(deep->str, deep->len, "nested");
+  g_string_free(deep, TRUE);
+  /* every truncation of a real file */
+  tsp_session *s = record_seed();
+  size_t len;
+  char *text = tsp_chrome_export_string(s, &len);
+  for (size_t cut = 0; cut + 3 < len; cut += 1 + cut / 50)
+    expect_import_error(text, cut, NULL);
+  /* random byte flips never crash (errors or not) */
+  GRand *rand = g_rand_new_with_seed(7);
+  for (int round = 0; round < 300; round++) {
+    char *copy = g_memdup2(text, len);
+    for (int k = 0; k < 4; k++)
+      copy[g_rand_int_range(rand, 0, (gint32)len)] = "{}[]\",:0-9e\\x"[g_rand_int_range(rand, 0, 14)];
+    GError *error = NULL;
+    tsp_session *back = tsp_chrome_import_data(copy, len, &error);
+    g_assert_true((back == NULL) == (error != NULL));
+    if (back) {
+      tsp_stats_free(tsp_stats_compute(back, TSP_BY_NODE, &TSP_FILTER_ALL));
+      tsp_session_free(back);
+    }
+    g_clear_error(&error);
+    g_free(copy);
+  }
+  g_rand_free(rand);
+  g_free(text);
+  tsp_session_free(s);
+  /* files */
+  GError *error = NULL;
+  g_assert_null(tsp_chrome_import("/nonexistent/trace.json", &error));
+  g_assert_error(error, TSP_ERROR, TSP_ERROR_IO);
+  g_clear_error(&error);
+}
+
+static void test_csv(void)
+{
+  synth x = synth_new();
+  tsp_stats *st = tsp_stats_compute(x.s, TSP_BY_NODE, &TSP_FILTER_ALL);
+  char *dir = g_dir_make_tmp("test-profiler-XXXXXX", NULL);
+  char *path = g_build_filename(dir, "stats.csv", NULL);
+  GError *error = NULL;
+  const tsp_stats *tables[] = { st };
+  g_assert_true(tsp_stats_write_csv(tables, 1, path, &error));
+  g_assert_no_error(error);
+  char *text;
+  g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+  char **lines = g_strsplit(text, "\n", -1);
+  g_assert_cmpstr(lines[0], ==, "key,op,mode,device,count,total_ns,self_ns,mean_ns,min_ns,max_ns,"
+                                "p50_ns,p95_ns,share");
+  g_assert_cmpint(g_strv_length(lines), ==, 1 + 4 + 1);
+  g_assert_cmpstr(lines[1], ==, "while,While,graph,CPU,1,300,150,300.0,300,300,300,300,0.340909");
+  g_assert_true(g_str_has_prefix(lines[4], "Relu at f.c:30,Relu,eager,CPU,1,10,"));
+  g_strfreev(lines);
+  g_free(text);
+  g_assert_false(tsp_stats_write_csv(tables, 1, "/nonexistent/dir/stats.csv", &error));
+  g_assert_error(error, TSP_ERROR, TSP_ERROR_IO);
+  g_clear_error(&error);
+  g_unlink(path);
+  g_rmdir(dir);
+  g_free(path);
+  g_free(dir);
+  tsp_stats_free(st);
+  tsp_session_free(x.s);
+}
+
+/* ---- recording from several threads --------------------------------------------------------- */
+
+static gpointer run_adds(gpointer data)
+{
+  ts_tensor *x = ts_ones(TS_F32, TS_SHAPE(4, 4));
+  for (int i = 0; i < 1000; i++) {
+    ts_scope *s = ts_scope_begin();
+    ts_add(x, x);
+    ts_scope_end(s);
+  }
+  ts_release_all();
+  return NULL;
+}
+
+static void test_threads(void)
+{
+  tsp_session *s = tsp_session_new();
+  g_assert_true(tsp_session_start(s, NULL));
+  GThread *threads[3];
+  for (int i = 0; i < 3; i++)
+    threads[i] = g_thread_new("adds", run_adds, NULL);
+  for (int i = 0; i < 3; i++)
+    g_thread_join(threads[i]);
+  tsp_session_stop(s);
+  g_assert_cmpint(tsp_session_n_threads(s), ==, 3);
+  tsp_stats *st = tsp_stats_compute(s, TSP_BY_OP, &TSP_FILTER_ALL);
+  g_assert_cmpuint(find(st, "Add")->count, ==, 3000);
+  tsp_stats_free(st);
+  tsp_session_free(s);
+}
+
+/* ---- the CLI ------------------------------------------------------------------------------- */
+
+/* "  NAME ... a b" rows of a table: the number in column `col` (from the right, 1 = last). */
+static double column(const char *line, int col)
+{
+  char **words = g_strsplit_set(line, " ", -1);
+  GPtrArray *w = g_ptr_array_new();
+  for (char **p = words; *p; p++)
+    if (**p)
+      g_ptr_array_add(w, *p);
+  double v = w->len >= (guint)col ? g_ascii_strtod(w->pdata[w->len - (guint)col], NULL) : NAN;
+  g_ptr_array_unref(w);
+  g_strfreev(words);
+  return v;
+}
+
+static void test_cli_both(void)
+{
+  const char *cli = g_getenv("TRACESCOPE_CLI");
+  g_assert_nonnull(cli);
+  const char *fns[][2] = { { "simple_nn_layer", NULL }, { "sum_even", "i32[4]=10,12,15,20" },
+                           { "dense_chain", NULL } };
+  char *dir = g_dir_make_tmp("test-profiler-XXXXXX", NULL);
+  for (size_t f = 0; f < G_N_ELEMENTS(fns); f++) {
+    char *trace = g_build_filename(dir, "t.json.gz", NULL), *csv = g_build_filename(dir, "s.csv", NULL);
+    const char *argv[16] = { cli, "profile", "seeds", fns[f][0], "--mode", "both", "--repeat", "3",
+                             "--out", trace, "--csv", csv };
+    int n = 12;
+    if (fns[f][1]) {
+      argv[n++] = "--arg";
+      argv[n++] = fns[f][1];
+    }
+    char *out = NULL, *err = NULL;
+    int status;
+    g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                               &status, NULL));
+    if (!g_spawn_check_wait_status(status, NULL))
+      g_error("%s: %s", fns[f][0], err);
+    g_assert_cmpstr(err, ==, "");
+    /* each table: its rows add up to its total line */
+    char **lines = g_strsplit(out, "\n", -1);
+    int tables = 0, compare = 0;
+    double sum_self = 0, sum_eager = 0, sum_graph = 0;
+    bool in_ops = false, in_compare = false;
+    for (char **l = lines; *l; l++) {
+      if (g_str_has_prefix(*l, "Top ops by total time")) {
+        in_ops = true;
+        sum_self = 0;
+        l++; /* the heading */
+        continue;
+      }
+      if (g_str_has_prefix(*l, "Eager against graph")) {
+        in_compare = true;
+        l++;
+        continue;
+      }
+      if (in_ops && g_str_has_prefix(*l, "  total")) {
+        g_assert_cmpfloat(fabs(sum_self - column(*l, 2)), <, 0.05 + 1e-3 * sum_self);
+        g_assert_cmpfloat(column(*l, 1), ==, 100.0);
+        in_ops = false;
+        tables++;
+      } else if (in_ops) {
+        sum_self += column(*l, 5);
+      } else if (in_compare && g_str_has_prefix(*l, "  ops total")) {
+        g_assert_cmpfloat(fabs(sum_eager - column(*l, 2)), <, 0.05 + 1e-3 * sum_eager);
+        g_assert_cmpfloat(fabs(sum_graph - column(*l, 1)), <, 0.05 + 1e-3 * sum_graph);
+        compare++;
+      } else if (in_compare && g_str_has_prefix(*l, "  call (median)")) {
+        double speedup = column(*l, 1), eager = column(*l, 3), graph = column(*l, 2);
+        g_assert_cmpfloat(fabs(speedup - eager / graph), <, 0.01 + 0.01 * speedup);
+        in_compare = false;
+      } else if (in_compare) {
+        bool only = strstr(*l, " only") != NULL;
+        sum_eager += column(*l, only ? 4 : 3);
+        sum_graph += column(*l, only ? 3 : 2);
+      }
+    }
+    g_assert_cmpint(tables, ==, 2);
+    g_assert_cmpint(compare, ==, 1);
+    g_strfreev(lines);
+    /* the files: a trace that reads back, and CSV rows of both modes */
+    GError *error = NULL;
+    tsp_session *back = tsp_chrome_import(trace, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(tsp_session_n_events(back), >, 0);
+    tsp_session_free(back);
+    char *text;
+    g_assert_true(g_file_get_contents(csv, &text, NULL, NULL));
+    g_assert_true(strstr(text, ",eager,") && strstr(text, ",graph,"));
+    g_free(text);
+    g_unlink(trace);
+    g_unlink(csv);
+    g_free(trace);
+    g_free(csv);
+    g_free(out);
+    g_free(err);
+  }
+  g_rmdir(dir);
+  g_free(dir);
+}
+
+static void test_cli_errors(void)
+{
+  const char *cli = g_getenv("TRACESCOPE_CLI");
+  const char *cases[][8] = {
+    { "profile", "seeds", "simple_nn_layer", "--mode", "fast", NULL },
+    { "profile", "seeds", "simple_nn_layer", "--out", "trace.txt", NULL },
+    { "profile", "seeds", "simple_nn_layer", "--by", "colour", NULL },
+    { "profile", "seeds", "simple_nn_layer", "--repeat", "0", NULL },
+    { "profile", "seeds", NULL },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    const char *argv[10] = { cli };
+    for (int k = 0; cases[i][k]; k++)
+      argv[k + 1] = cases[i][k];
+    char *out = NULL, *err = NULL;
+    int status;
+    g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                               &status, NULL));
+    g_assert_false(g_spawn_check_wait_status(status, NULL));
+    g_assert_true(g_str_has_prefix(err, "tracescope-cli: error: "));
+    g_assert_cmpstr(out, ==, "");
+    g_free(out);
+    g_free(err);
+  }
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/profiler/event-size", test_event_size);
+  g_test_add_func("/profiler/percentile", test_percentile);
+  g_test_add_func("/profiler/stats/by-op", test_stats_by_op);
+  g_test_add_func("/profiler/stats/charge-back", test_stats_charge_back);
+  g_test_add_func("/profiler/stats/calls", test_calls);
+  g_test_add_func("/profiler/threads", test_threads);
+  g_test_add_func("/profiler/seeds-compare", test_seeds_compare);
+  g_test_add_func("/profiler/chrome/round-trip", test_round_trip);
+  g_test_add_func("/profiler/chrome/foreign", test_foreign);
+  g_test_add_func("/profiler/chrome/large", test_large);
+  g_test_add_func("/profiler/chrome/hostile", test_hostile);
+  g_test_add_func("/profiler/csv", test_csv);
+  g_test_add_func("/profiler/cli/both", test_cli_both);
+  g_test_add_func("/profiler/cli/errors", test_cli_errors);
+  return g_test_run();
+}
