@@ -509,7 +509,7 @@ static bool path_hits_rect(const ts_view_path *p, double x, double y, double w, 
 
 /* (path, box) pairs where a path runs through a node's shape (not its own
  * ends) or through any expanded group's title bar. */
-static int count_edge_crossings(const ts_view_layout *layout, double header_height)
+static int count_edge_crossings(const ts_view_model *model, const ts_view_layout *layout, double header_height)
 {
   int crossings = 0;
   for (int i = 0; i < ts_view_layout_n_paths(layout); i++) {
@@ -519,7 +519,12 @@ static int count_edge_crossings(const ts_view_layout *layout, double header_heig
       if (j == p->src_box || j == p->dst_box || b->shape == TS_VIEW_SHAPE_DOT)
         continue;
       double h = b->shape == TS_VIEW_SHAPE_CONTAINER ? header_height : b->height;
-      crossings += path_hits_rect(p, b->x, b->y, b->width, h);
+      if (!path_hits_rect(p, b->x, b->y, b->width, h))
+        continue;
+      crossings++;
+      if (g_test_verbose())
+        g_printerr("  %s -> %s crosses %s\n", ts_view_item_name(model, p->edge.src),
+                   ts_view_item_name(model, p->edge.dst), ts_view_item_name(model, b->item));
     }
   }
   return crossings;
@@ -556,7 +561,7 @@ static void test_edge_crossings(void)
     GError *error = NULL;
     ts_view_layout *layout = ts_view_layouter_run(layouter, NULL, &error);
     g_assert_no_error(error);
-    int c = count_edge_crossings(layout, options.header_height);
+    int c = count_edge_crossings(model, layout, options.header_height);
     g_test_message("edge crossings %s: %d", ts_function_name(fn), c);
     if (g_test_verbose())
       g_printerr("edge crossings %-24s %d\n", ts_function_name(fn), c);

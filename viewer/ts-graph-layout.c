@@ -2,6 +2,7 @@
  * ts_view_model, on one worker thread, cached per subtree state, composed
  * into absolute boxes and edge paths. */
 #include "ts-graph-layout.h"
+#include "ts-graph-route.h"
 
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
@@ -643,8 +644,193 @@ static int find_group_edge(const ts_view_model *m, const ts_view_edge *e)
   return -1;
 }
 
-/* A bridge from the source up to where the group's spline leaves its
- * container, the spline, and a bridge down to the destination. */
+/* How far routed edges keep off shapes and title bars. */
+#define ROUTE_CLEARANCE 6.0
+
+static const ts_view_box *box_at(const ts_view_layout *out, int i)
+{
+  return &g_array_index(out->boxes, ts_view_box, i);
+}
+
+typedef struct route_scratch {
+  int *subtree_end;       /* per box: one past the last box inside it */
+  GArray *rects;          /* ts_route_rect: the current edge's obstacles, then `used` */
+  GHashTable *used;       /* group -> GArray of ts_route_rect: the segments routed in it, as lines */
+  ts_route_rect bounds;   /* the current edge's group's content area */
+  GArray *corners;        /* ts_view_point */
+} route_scratch;
+
+/* compose_boxes adds a container's boxes right after it: each holds a run. */
+static int *subtree_ends(const ts_view_layout *out)
+{
+  int n = (int)out->boxes->len;
+  int *end = g_new(int, n);
+  for (int i = n - 1; i >= 0; i--)
+    end[i] = i + 1;
+  for (int i = n - 1; i >= 0; i--) {
+    int parent = box_at(out, i)->parent;
+    if (parent >= 0)
+      end[parent] = MAX(end[parent], end[i]);
+  }
+  return end;
+}
+
+/* Whether box `outer` holds box i (at any depth); -1 holds everything. */
+static bool box_holds(const route_scratch *rs, int outer, int i)
+{
+  return outer < 0 || (i > outer && i < rs->subtree_end[outer]);
+}
+
+static ts_route_rect rect_of(const ts_view_box *b, double height)
+{
+  return (ts_route_rect){ b->x, b->y, b->x + b->width, b->y + height };
+}
+
+/* What an edge routed inside `group_box` must go around: every shape in
+ * it but the ends, the title bars of the containers holding an end, and
+ * other containers whole.  Dots sit beside their consumers: not obstacles. */
+static void route_obstacles(const pass *p, const ts_view_layout *out, int group_box, int sb, int db,
+                            route_scratch *rs)
+{
+  double header = p->l->opts.header_height;
+  g_array_set_size(rs->rects, 0);
+  if (group_box < 0)
+    rs->bounds = (ts_route_rect){ 0, 0, out->width, out->height };
+  else
+    rs->bounds = rect_of(box_at(out, group_box), box_at(out, group_box)->height);
+  rs->bounds.y0 += group_box < 0 ? 0 : header;
+  int end = group_box < 0 ? (int)out->boxes->len : rs->subtree_end[group_box];
+  for (int i = group_box + 1; i < end; i++) {
+    const ts_view_box *b = box_at(out, i);
+    if (i == sb || i == db || b->shape == TS_VIEW_SHAPE_DOT)
+      continue;
+    bool holds_end = box_holds(rs, i, sb) || box_holds(rs, i, db);
+    ts_route_rect r = rect_of(b, holds_end ? header : b->height);
+    g_array_append_val(rs->rects, r);
+  }
+}
+
+/* Whether q lies in the box grown by the route's clearance. */
+static bool near_box(const ts_view_box *b, ts_view_point q)
+{
+  double c = ROUTE_CLEARANCE;
+  return q.x > b->x - c && q.x < b->x + b->width + c && q.y > b->y - c && q.y < b->y + b->height + c;
+}
+
+/* The axis direction closest to from -> to, as a unit step. */
+static ts_view_point axis_step(ts_view_point from, ts_view_point to)
+{
+  double dx = to.x - from.x, dy = to.y - from.y;
+  if (fabs(dx) > fabs(dy))
+    return (ts_view_point){ dx > 0 ? 1 : -1, 0 };
+  return (ts_view_point){ 0, dy > 0 ? 1 : -1 };
+}
+
+static ts_view_point step_off(ts_view_point p, ts_view_point dir)
+{
+  return (ts_view_point){ p.x + dir.x * ROUTE_CLEARANCE, p.y + dir.y * ROUTE_CLEARANCE };
+}
+
+/* Routed segments are rectangles of no width to the router: it keeps off
+ * running along them (edges on top of one another read as one), and its
+ * grid gets lines beside them, where the next edge can run parallel. */
+static void remember_route(route_scratch *rs, GArray *used)
+{
+  for (guint i = 1; i < rs->corners->len; i++) {
+    ts_view_point a = g_array_index(rs->corners, ts_view_point, i - 1);
+    ts_view_point b = g_array_index(rs->corners, ts_view_point, i);
+    ts_route_rect r = { MIN(a.x, b.x), MIN(a.y, b.y), MAX(a.x, b.x), MAX(a.y, b.y) };
+    g_array_append_val(used, r);
+  }
+}
+
+/* Appends the route from a, leaving along a_dir, to b, arriving against
+ * b_dir, as straight Bezier segments.  The stubs along the directions keep
+ * the route from running along the side of the shape it leaves or enters;
+ * a zero direction: none. */
+static void append_route(GArray *pts, route_scratch *rs, GArray *used, ts_view_point a,
+                         ts_view_point a_dir, ts_view_point b, ts_view_point b_dir)
+{
+  ts_view_point a1 = step_off(a, a_dir), b1 = step_off(b, b_dir);
+  guint n_obstacles = rs->rects->len;
+  g_array_append_vals(rs->rects, used->data, used->len);
+  g_array_set_size(rs->corners, 0);
+  ts_route_orthogonal((const ts_route_rect *)rs->rects->data, (int)rs->rects->len, &rs->bounds, a1, b1,
+                      ROUTE_CLEARANCE, rs->corners);
+  g_array_set_size(rs->rects, n_obstacles);
+  remember_route(rs, used);
+  append_line(pts, a, a1);
+  for (guint i = 1; i < rs->corners->len; i++)
+    append_line(pts, g_array_index(rs->corners, ts_view_point, i - 1),
+                g_array_index(rs->corners, ts_view_point, i));
+  append_line(pts, b1, b);
+}
+
+/* The port on a box's top or bottom facing toward, and the way out of it. */
+static ts_view_point port_dir(const ts_view_box *b, ts_view_point toward, ts_view_point *dir)
+{
+  ts_view_point port = side_port(b, toward);
+  *dir = (ts_view_point){ 0, port.y <= b->y ? -1 : 1 };
+  return port;
+}
+
+/* Whether q lies in the title bar of a container (grown by the clearance). */
+static bool in_title_bar(const pass *p, const ts_view_box *b, ts_view_point q)
+{
+  return b->shape == TS_VIEW_SHAPE_CONTAINER && q.y < b->y + p->l->opts.header_height + ROUTE_CLEARANCE;
+}
+
+/* An edge between items inside the group's children: dot's spline where it
+ * runs between those children (it avoids them), routed around every shape
+ * and title bar from the source to it and from it to the destination.
+ * The spline is kept up to a child's border unless it meets the border in
+ * the title bar; then it is cut at its first joint clear of the child.
+ * Returns the index in pts of the first point of the label's segment. */
+static int route_across(const pass *p, const ts_view_layout *out, const ts_view_edge *e, int sb, int db,
+                        const ts_view_point *mp, int nm, GArray *pts, route_scratch *rs)
+{
+  const ts_view_box *src = box_at(out, sb), *dst = box_at(out, db);
+  const ts_view_box *sc = box_at(out, out->item_box[e->src_child]);
+  const ts_view_box *dc = box_at(out, out->item_box[e->dst_child]);
+  int group_box = e->group == TS_VIEW_ROOT ? -1 : out->item_box[e->group];
+  route_obstacles(p, out, group_box, sb, db, rs);
+  GArray *used = g_hash_table_lookup(rs->used, GINT_TO_POINTER(e->group));
+  if (!used) {
+    used = g_array_new(FALSE, FALSE, sizeof(ts_route_rect));
+    g_hash_table_insert(rs->used, GINT_TO_POINTER(e->group), used);
+  }
+  int first = 0, last = nm - 1;
+  if (e->src != e->src_child && in_title_bar(p, sc, mp[0]))
+    while (first < nm - 1 && near_box(sc, mp[first]))
+      first += 3;
+  if (e->dst != e->dst_child && in_title_bar(p, dc, mp[nm - 1]))
+    while (last > 0 && near_box(dc, mp[last]))
+      last -= 3;
+  ts_view_point a_dir, b_dir;
+  if (first >= last) {
+    ts_view_point a = port_dir(src, side_port(dst, mp[0]), &a_dir);
+    ts_view_point b = port_dir(dst, a, &b_dir);
+    append_route(pts, rs, used, a, a_dir, b, b_dir);
+    return 3 * (((int)pts->len - 1) / 3 / 2);
+  }
+  if (e->src != e->src_child) {
+    ts_view_point a = port_dir(src, mp[first], &a_dir);
+    /* a joint clear of the child, where no stub is needed (one could end in a shape) */
+    append_route(pts, rs, used, a, a_dir, mp[first], (ts_view_point){ 0, 0 });
+  }
+  int label_at = (int)(pts->len ? pts->len - 1 : 0) + 3 * ((last - first) / 3 / 2);
+  g_array_append_vals(pts, pts->len ? mp + first + 1 : mp + first,
+                      (guint)(pts->len ? last - first : last - first + 1));
+  if (e->dst != e->dst_child) {
+    ts_view_point b = port_dir(dst, mp[last], &b_dir);
+    append_route(pts, rs, used, mp[last], axis_step(mp[last - 1], mp[last]), b, b_dir);
+  }
+  return label_at;
+}
+
+/* The group's spline between the two children, ends clipped to the shapes
+ * when they are the edge's own ends; edges between items inside those
+ * children are routed the rest of the way (route_across). */
 static void compose_paths(pass *p, ts_view_layout *out, const double *origin)
 {
   const ts_view_model *m = p->l->model;
@@ -652,6 +838,11 @@ static void compose_paths(pass *p, ts_view_layout *out, const double *origin)
   GArray *pts = g_array_new(FALSE, FALSE, sizeof(ts_view_point));
   GArray *starts = g_array_new(FALSE, FALSE, sizeof(int));
   GArray *mid = g_array_new(FALSE, FALSE, sizeof(ts_view_point)); /* the group's spline */
+  route_scratch rs = {
+    .subtree_end = subtree_ends(out), .rects = g_array_new(FALSE, FALSE, sizeof(ts_route_rect)),
+    .used = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)g_array_unref),
+    .corners = g_array_new(FALSE, FALSE, sizeof(ts_view_point)),
+  };
   for (guint k = 0; k < edges->len; k++) {
     const ts_view_edge *e = &g_array_index(edges, ts_view_edge, k);
     int sb = out->item_box[e->src], db = out->item_box[e->dst];
@@ -684,13 +875,13 @@ static void compose_paths(pass *p, ts_view_layout *out, const double *origin)
       mp[0] = clip_to_shape(src, mp[0]);
     if (e->dst == e->dst_child)
       mp[nm - 1] = clip_to_shape(dst, mp[nm - 1]);
-    if (e->src != e->src_child)
-      append_line(pts, side_port(src, mp[0]), mp[0]);
-    int label_seg = (nm - 1) / 3 / 2; /* the middle segment of the group's spline */
-    int label_at = (int)(pts->len ? pts->len - 1 : 0) + 3 * label_seg;
-    g_array_append_vals(pts, pts->len ? mp + 1 : mp, pts->len ? (guint)nm - 1 : (guint)nm);
-    if (e->dst != e->dst_child)
-      append_line(pts, mp[nm - 1], side_port(dst, mp[nm - 1]));
+    int label_at;
+    if (e->src != e->src_child || e->dst != e->dst_child) {
+      label_at = route_across(p, out, e, sb, db, mp, nm, pts, &rs);
+    } else {
+      label_at = 3 * ((nm - 1) / 3 / 2); /* the middle segment of the group's spline */
+      g_array_append_vals(pts, mp, (guint)nm);
+    }
 
     const ts_view_point *s = &g_array_index(pts, ts_view_point, label_at);
     /* a cubic Bezier at t = 1/2 */
@@ -715,6 +906,10 @@ static void compose_paths(pass *p, ts_view_layout *out, const double *origin)
     g_array_index(out->paths, ts_view_path, k).points =
       &g_array_index(out->points, ts_view_point, g_array_index(starts, int, k));
   g_array_free(starts, TRUE);
+  g_array_free(rs.rects, TRUE);
+  g_hash_table_destroy(rs.used);
+  g_free(rs.subtree_end);
+  g_array_free(rs.corners, TRUE);
   g_array_free(mid, TRUE);
   g_array_free(pts, TRUE);
   g_array_free(edges, TRUE);
