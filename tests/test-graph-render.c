@@ -15,7 +15,7 @@
 #include "ts-graph-render-private.h"
 
 /* Edges through nodes or title bars in the seeds fully expanded. */
-#define EDGE_CROSSINGS_MAX 100000
+#define EDGE_CROSSINGS_MAX 0
 
 /* ---- the programs ------------------------------------------------------------------ */
 
@@ -530,6 +530,35 @@ static int count_edge_crossings(const ts_view_model *model, const ts_view_layout
   return crossings;
 }
 
+/* Edges into the If box go on to its branches' inputs, and the edge out
+ * of it starts at their outputs. */
+static void test_if_edges_inside(void)
+{
+  drawn d = draw_nested();
+  ts_view_model_expand_all(d.model);
+  lay_out(&d);
+  int op = item_named(d.model, "gate/If");
+  const ts_view_box *box = ts_view_layout_box(d.layout, ts_view_layout_box_for_item(d.layout, op));
+  int into = 0, out_of = 0;
+  for (int i = 0; i < ts_view_layout_n_paths(d.layout); i++) {
+    const ts_view_path *p = ts_view_layout_path(d.layout, i);
+    const ts_view_box *src = ts_view_layout_box(d.layout, p->src_box);
+    const ts_view_box *dst = ts_view_layout_box(d.layout, p->dst_box);
+    if (p->edge.dst == op && !p->edge.control && dst != box) {
+      g_assert_cmpstr(ts_view_item_op_name(d.model, dst->item), ==, "Placeholder");
+      g_assert_true(inside(dst, box));
+      into++;
+    }
+    if (p->edge.src == op && src != box) {
+      g_assert_true(inside(src, box));
+      out_of++;
+    }
+  }
+  g_assert_cmpint(into, ==, 2);   /* x into the then and the else branch */
+  g_assert_cmpint(out_of, ==, 2); /* each branch's result into Exp */
+  drawn_clear(&d);
+}
+
 /* Every seed export with its example arguments, fully expanded: no edge
  * crosses a node or a title bar. */
 static void test_edge_crossings(void)
@@ -1019,6 +1048,7 @@ int main(int argc, char **argv)
   g_test_add_func("/render/group-tones", test_group_tones);
   g_test_add_func("/render/legend", test_legend);
   g_test_add_func("/render/edge-crossings", test_edge_crossings);
+  g_test_add_func("/render/if-edges-inside", test_if_edges_inside);
   int ret = g_test_run();
   ts_release_all();
   return ret;

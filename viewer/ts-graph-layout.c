@@ -800,10 +800,11 @@ static int route_across(const pass *p, const ts_view_layout *out, const ts_view_
     g_hash_table_insert(rs->used, GINT_TO_POINTER(e->group), used);
   }
   int first = 0, last = nm - 1;
-  if (e->src != e->src_child && in_title_bar(p, sc, mp[0]))
+  bool src_inside = sb != out->item_box[e->src_child], dst_inside = db != out->item_box[e->dst_child];
+  if (src_inside && in_title_bar(p, sc, mp[0]))
     while (first < nm - 1 && near_box(sc, mp[first]))
       first += 3;
-  if (e->dst != e->dst_child && in_title_bar(p, dc, mp[nm - 1]))
+  if (dst_inside && in_title_bar(p, dc, mp[nm - 1]))
     while (last > 0 && near_box(dc, mp[last]))
       last -= 3;
   ts_view_point a_dir, b_dir;
@@ -813,7 +814,7 @@ static int route_across(const pass *p, const ts_view_layout *out, const ts_view_
     append_route(pts, rs, used, a, a_dir, b, b_dir);
     return 3 * (((int)pts->len - 1) / 3 / 2);
   }
-  if (e->src != e->src_child) {
+  if (src_inside) {
     ts_view_point a = port_dir(src, mp[first], &a_dir);
     /* a joint clear of the child, where no stub is needed (one could end in a shape) */
     append_route(pts, rs, used, a, a_dir, mp[first], (ts_view_point){ 0, 0 });
@@ -821,23 +822,195 @@ static int route_across(const pass *p, const ts_view_layout *out, const ts_view_
   int label_at = (int)(pts->len ? pts->len - 1 : 0) + 3 * ((last - first) / 3 / 2);
   g_array_append_vals(pts, pts->len ? mp + first + 1 : mp + first,
                       (guint)(pts->len ? last - first : last - first + 1));
-  if (e->dst != e->dst_child) {
+  if (dst_inside) {
     ts_view_point b = port_dir(dst, mp[last], &b_dir);
     append_route(pts, rs, used, mp[last], axis_step(mp[last - 1], mp[last]), b, b_dir);
   }
   return label_at;
 }
 
-/* The group's spline between the two children, ends clipped to the shapes
- * when they are the edge's own ends; edges between items inside those
- * children are routed the rest of the way (route_across). */
+/* The group's spline between the two children (absolute), into mid. */
+static void group_spline(const pass *p, const ts_view_layout *out, const double *origin,
+                         const ts_view_edge *e, GArray *mid)
+{
+  const ts_view_model *m = p->l->model;
+  const glayout *gl = p->layouts[e->group];
+  int gi = find_group_edge(m, e);
+  const gl_edge *ge = gi >= 0 ? &gl->edges[gi] : NULL;
+  double ox = origin[2 * e->group], oy = origin[2 * e->group + 1];
+  g_array_set_size(mid, 0);
+  if (ge && ge->n_points) {
+    for (int i = 0; i < ge->n_points; i++) {
+      const ts_view_point *q = &gl->points[ge->start + i];
+      ts_view_point a = { q->x + ox, q->y + oy };
+      g_array_append_val(mid, a);
+    }
+    return;
+  }
+  const ts_view_box *a = box_at(out, out->item_box[e->src_child]);
+  const ts_view_box *b = box_at(out, out->item_box[e->dst_child]);
+  ts_view_point pa = { a->x + a->width / 2, a->y + a->height / 2 };
+  ts_view_point pb = { b->x + b->width / 2, b->y + b->height / 2 };
+  append_line(mid, side_port(a, pb), side_port(b, pa));
+}
+
+/* ---- If and While boxes: edges continue inside --------------------------------------- */
+
+/* The op node of an item shown as an expanded If/While box; NULL otherwise. */
+static const ts_node *open_control_op(const pass *p, const ts_view_layout *out, int item)
+{
+  const ts_view_model *m = p->l->model;
+  const ts_node *node = ts_view_item_node(p->l->model, item);
+  if (!node || ts_node_n_subgraphs(node) == 0 || ts_view_item_kind_of(m, item) != TS_VIEW_ITEM_OP)
+    return NULL;
+  return box_at(out, out->item_box[item])->shape == TS_VIEW_SHAPE_CONTAINER ? node : NULL;
+}
+
+/* Adds the box standing for op `node_id` of g, if it shows inside `container`. */
+static void add_inner_box(const pass *p, const ts_view_layout *out, const route_scratch *rs,
+                          int container, const ts_graph *g, int node_id, GArray *boxes)
+{
+  int item = ts_view_model_item_for_node(p->l->model, g, node_id);
+  if (item < 0)
+    return;
+  int b = out->item_box[ts_view_model_representative(p->l->model, p->state, item)];
+  if (b < 0 || !box_holds(rs, container, b))
+    return;
+  for (guint i = 0; i < boxes->len; i++)
+    if (g_array_index(boxes, int, i) == b)
+      return;
+  g_array_append_val(boxes, b);
+}
+
+/* Where an edge into an open If/While box goes on: the subgraphs' inputs
+ * (Placeholders) that the op's inputs from e->src feed.  If inputs are
+ * [cond, captures...] for branch inputs [captures...]; While inputs are
+ * the loop variables of both cond and body. */
+static void inner_inputs(const pass *p, const ts_view_layout *out, const route_scratch *rs,
+                         const ts_view_edge *e, const ts_node *op, GArray *boxes)
+{
+  const ts_view_model *m = p->l->model;
+  const ts_graph *g = ts_node_graph(op);
+  int skip = ts_node_op(op) == TS_OP_IF ? 1 : 0;
+  for (int i = skip; i < ts_node_n_inputs(op); i++) {
+    int item = ts_view_model_item_for_node(m, g, ts_node_input(op, i).node);
+    if (item < 0 || ts_view_model_representative(m, p->state, item) != e->src)
+      continue;
+    for (int s = 0; s < ts_node_n_subgraphs(op); s++) {
+      const ts_graph *sub = ts_node_subgraph(op, s);
+      if (i - skip < ts_graph_n_inputs(sub))
+        add_inner_box(p, out, rs, out->item_box[e->dst], sub, ts_graph_input(sub, i - skip), boxes);
+    }
+  }
+}
+
+/* Where an edge out of an open If/While box comes from: the subgraphs'
+ * outputs (both branches of an If, a While's body) for the op's outputs
+ * that e->dst reads. */
+static void inner_outputs(const pass *p, const ts_view_layout *out, const route_scratch *rs,
+                          const ts_view_edge *e, const ts_node *op, GArray *boxes)
+{
+  const ts_view_model *m = p->l->model;
+  const ts_graph *g = ts_node_graph(op);
+  int id = ts_node_id(op);
+  for (int c = 0; c < ts_graph_n_nodes(g); c++) {
+    const ts_node *consumer = ts_graph_node(g, c);
+    int item = ts_view_model_item_for_node(m, g, c);
+    if (item < 0 || ts_view_model_representative(m, p->state, item) != e->dst)
+      continue;
+    for (int i = 0; i < ts_node_n_inputs(consumer); i++) {
+      ts_port in = ts_node_input(consumer, i);
+      if (in.node != id)
+        continue;
+      /* a While's outputs are its body's (subgraph 1); an If's either branch's */
+      for (int s = ts_node_op(op) == TS_OP_WHILE ? 1 : 0; s < ts_node_n_subgraphs(op); s++) {
+        const ts_graph *sub = ts_node_subgraph(op, s);
+        if (in.index < ts_graph_n_outputs(sub))
+          add_inner_box(p, out, rs, out->item_box[e->src], sub, ts_graph_output(sub, in.index).node, boxes);
+      }
+    }
+  }
+}
+
+/* The boxes an edge is drawn from (inner outputs, or its source's box). */
+static void path_sources(const pass *p, const ts_view_layout *out, const route_scratch *rs,
+                         const ts_view_edge *e, GArray *boxes)
+{
+  g_array_set_size(boxes, 0);
+  const ts_node *op = e->control ? NULL : open_control_op(p, out, e->src);
+  if (op)
+    inner_outputs(p, out, rs, e, op, boxes);
+  if (boxes->len == 0)
+    g_array_append_val(boxes, out->item_box[e->src]);
+}
+
+/* The boxes an edge is drawn to (inner inputs, or its destination's box). */
+static void path_destinations(const pass *p, const ts_view_layout *out, const route_scratch *rs,
+                              const ts_view_edge *e, GArray *boxes)
+{
+  g_array_set_size(boxes, 0);
+  const ts_node *op = e->control ? NULL : open_control_op(p, out, e->dst);
+  if (op)
+    inner_inputs(p, out, rs, e, op, boxes);
+  if (boxes->len == 0)
+    g_array_append_val(boxes, out->item_box[e->dst]);
+}
+
+/* ---- the paths ---------------------------------------------------------------------------- */
+
+/* The path of e from box sb to box db along the group's spline `mid`
+ * (modified): the spline, ends clipped to the shapes when they are the
+ * group's children, routed the rest of the way when they lie inside them
+ * (route_across).  Appended to out; its first point's index to starts. */
+static void compose_path(const pass *p, ts_view_layout *out, const ts_view_edge *e, int sb, int db,
+                         GArray *mid, GArray *pts, GArray *starts, route_scratch *rs)
+{
+  const ts_view_model *m = p->l->model;
+  ts_view_point *mp = (ts_view_point *)mid->data;
+  int nm = (int)mid->len;
+  bool src_is_child = sb == out->item_box[e->src_child], dst_is_child = db == out->item_box[e->dst_child];
+  if (src_is_child)
+    mp[0] = clip_to_shape(box_at(out, sb), mp[0]);
+  if (dst_is_child)
+    mp[nm - 1] = clip_to_shape(box_at(out, db), mp[nm - 1]);
+  g_array_set_size(pts, 0);
+  int label_at;
+  if (!src_is_child || !dst_is_child) {
+    label_at = route_across(p, out, e, sb, db, mp, nm, pts, rs);
+  } else {
+    label_at = 3 * ((nm - 1) / 3 / 2); /* the middle segment of the group's spline */
+    g_array_append_vals(pts, mp, (guint)nm);
+  }
+  const ts_view_point *s = &g_array_index(pts, ts_view_point, label_at);
+  /* a cubic Bezier at t = 1/2 */
+  ts_view_point label = {
+    0.125 * s[0].x + 0.375 * s[1].x + 0.375 * s[2].x + 0.125 * s[3].x,
+    0.125 * s[0].y + 0.375 * s[1].y + 0.375 * s[2].y + 0.125 * s[3].y,
+  };
+  char *text = ts_view_edge_label(e);
+  ts_view_path path = {
+    .edge = *e, .src_box = sb, .dst_box = db, .width = ts_view_model_edge_width(m, e->bytes),
+    .label = g_string_chunk_insert_const(out->strings, text), .label_at = label,
+    .n_points = (int)pts->len,
+  };
+  g_free(text);
+  int start = (int)out->points->len;
+  g_array_append_val(starts, start);
+  g_array_append_vals(out->points, pts->data, pts->len);
+  g_array_append_val(out->paths, path);
+}
+
+/* Every visible edge: one path, or one per inner end for edges into or
+ * out of open If/While boxes. */
 static void compose_paths(pass *p, ts_view_layout *out, const double *origin)
 {
   const ts_view_model *m = p->l->model;
   GArray *edges = ts_view_model_visible_edges(m, p->state);
   GArray *pts = g_array_new(FALSE, FALSE, sizeof(ts_view_point));
   GArray *starts = g_array_new(FALSE, FALSE, sizeof(int));
-  GArray *mid = g_array_new(FALSE, FALSE, sizeof(ts_view_point)); /* the group's spline */
+  GArray *mid = g_array_new(FALSE, FALSE, sizeof(ts_view_point));   /* the group's spline */
+  GArray *spline = g_array_new(FALSE, FALSE, sizeof(ts_view_point)); /* a copy per path */
+  GArray *froms = g_array_new(FALSE, FALSE, sizeof(int)), *tos = g_array_new(FALSE, FALSE, sizeof(int));
   route_scratch rs = {
     .subtree_end = subtree_ends(out), .rects = g_array_new(FALSE, FALSE, sizeof(ts_route_rect)),
     .used = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)g_array_unref),
@@ -845,61 +1018,18 @@ static void compose_paths(pass *p, ts_view_layout *out, const double *origin)
   };
   for (guint k = 0; k < edges->len; k++) {
     const ts_view_edge *e = &g_array_index(edges, ts_view_edge, k);
-    int sb = out->item_box[e->src], db = out->item_box[e->dst];
-    const glayout *gl = p->layouts[e->group];
-    if (sb < 0 || db < 0 || !gl)
+    if (out->item_box[e->src] < 0 || out->item_box[e->dst] < 0 || !p->layouts[e->group])
       continue;
-    const ts_view_box *src = &g_array_index(out->boxes, ts_view_box, sb);
-    const ts_view_box *dst = &g_array_index(out->boxes, ts_view_box, db);
-    g_array_set_size(pts, 0);
-    int gi = find_group_edge(m, e);
-    const gl_edge *ge = gi >= 0 ? &gl->edges[gi] : NULL;
-    double ox = origin[2 * e->group], oy = origin[2 * e->group + 1];
-    g_array_set_size(mid, 0);
-    if (ge && ge->n_points) {
-      for (int i = 0; i < ge->n_points; i++) {
-        const ts_view_point *q = &gl->points[ge->start + i];
-        ts_view_point a = { q->x + ox, q->y + oy };
-        g_array_append_val(mid, a);
+    group_spline(p, out, origin, e, mid);
+    path_sources(p, out, &rs, e, froms);
+    path_destinations(p, out, &rs, e, tos);
+    for (guint f = 0; f < froms->len; f++)
+      for (guint t = 0; t < tos->len; t++) {
+        g_array_set_size(spline, 0);
+        g_array_append_vals(spline, mid->data, mid->len);
+        compose_path(p, out, e, g_array_index(froms, int, f), g_array_index(tos, int, t), spline, pts,
+                     starts, &rs);
       }
-    } else {
-      const ts_view_box *a = &g_array_index(out->boxes, ts_view_box, out->item_box[e->src_child]);
-      const ts_view_box *b = &g_array_index(out->boxes, ts_view_box, out->item_box[e->dst_child]);
-      ts_view_point pa = { a->x + a->width / 2, a->y + a->height / 2 };
-      ts_view_point pb = { b->x + b->width / 2, b->y + b->height / 2 };
-      append_line(mid, side_port(a, pb), side_port(b, pa));
-    }
-    ts_view_point *mp = (ts_view_point *)mid->data;
-    int nm = (int)mid->len;
-    if (e->src == e->src_child)
-      mp[0] = clip_to_shape(src, mp[0]);
-    if (e->dst == e->dst_child)
-      mp[nm - 1] = clip_to_shape(dst, mp[nm - 1]);
-    int label_at;
-    if (e->src != e->src_child || e->dst != e->dst_child) {
-      label_at = route_across(p, out, e, sb, db, mp, nm, pts, &rs);
-    } else {
-      label_at = 3 * ((nm - 1) / 3 / 2); /* the middle segment of the group's spline */
-      g_array_append_vals(pts, mp, (guint)nm);
-    }
-
-    const ts_view_point *s = &g_array_index(pts, ts_view_point, label_at);
-    /* a cubic Bezier at t = 1/2 */
-    ts_view_point label = {
-      0.125 * s[0].x + 0.375 * s[1].x + 0.375 * s[2].x + 0.125 * s[3].x,
-      0.125 * s[0].y + 0.375 * s[1].y + 0.375 * s[2].y + 0.125 * s[3].y,
-    };
-    char *text = ts_view_edge_label(e);
-    ts_view_path path = {
-      .edge = *e, .src_box = sb, .dst_box = db, .width = ts_view_model_edge_width(m, e->bytes),
-      .label = g_string_chunk_insert_const(out->strings, text), .label_at = label,
-      .n_points = (int)pts->len,
-    };
-    g_free(text);
-    int start = (int)out->points->len;
-    g_array_append_val(starts, start);
-    g_array_append_vals(out->points, pts->data, pts->len);
-    g_array_append_val(out->paths, path);
   }
   /* the points array is complete: hand out pointers into it */
   for (guint k = 0; k < out->paths->len; k++)
@@ -910,6 +1040,9 @@ static void compose_paths(pass *p, ts_view_layout *out, const double *origin)
   g_hash_table_destroy(rs.used);
   g_free(rs.subtree_end);
   g_array_free(rs.corners, TRUE);
+  g_array_free(froms, TRUE);
+  g_array_free(tos, TRUE);
+  g_array_free(spline, TRUE);
   g_array_free(mid, TRUE);
   g_array_free(pts, TRUE);
   g_array_free(edges, TRUE);
