@@ -744,6 +744,34 @@ static void remember_route(route_scratch *rs, GArray *used)
   }
 }
 
+/* How far a route's corners are rounded off. */
+#define ROUTE_CORNER 5.0
+
+static ts_view_point toward_by(ts_view_point from, ts_view_point to, double d)
+{
+  double len = sqrt(dist2(from, to));
+  return len < 1e-9 ? from : lerp(from, to, d / len);
+}
+
+/* Appends the polyline as Bezier segments with its corners rounded off
+ * (an arc passes within ROUTE_CORNER / 2 px of its corner). */
+static void append_rounded(GArray *pts, const ts_view_point *line, int n)
+{
+  if (n < 2)
+    return;
+  ts_view_point at = line[0];
+  for (int i = 1; i < n - 1; i++) {
+    double r = MIN(ROUTE_CORNER, MIN(sqrt(dist2(line[i - 1], line[i])), sqrt(dist2(line[i], line[i + 1]))) / 2);
+    ts_view_point in = toward_by(line[i], line[i - 1], r), out = toward_by(line[i], line[i + 1], r);
+    append_line(pts, at, in);
+    /* a quarter circle's usual control points: 0.55 of the radius from the ends */
+    ts_view_point q[3] = { lerp(in, line[i], 0.55), lerp(out, line[i], 0.55), out };
+    g_array_append_vals(pts, q, 3);
+    at = out;
+  }
+  append_line(pts, at, line[n - 1]);
+}
+
 /* Appends the route from a, leaving along a_dir, to b, arriving against
  * b_dir, as straight Bezier segments.  The stubs along the directions keep
  * the route from running along the side of the shape it leaves or enters;
@@ -759,11 +787,16 @@ static void append_route(GArray *pts, route_scratch *rs, GArray *used, ts_view_p
                       ROUTE_CLEARANCE, rs->corners);
   g_array_set_size(rs->rects, n_obstacles);
   remember_route(rs, used);
-  append_line(pts, a, a1);
-  for (guint i = 1; i < rs->corners->len; i++)
-    append_line(pts, g_array_index(rs->corners, ts_view_point, i - 1),
-                g_array_index(rs->corners, ts_view_point, i));
-  append_line(pts, b1, b);
+  /* the whole polyline, stubs included, without repeated points */
+  GArray *line = rs->corners;
+  g_array_prepend_val(line, a);
+  g_array_append_val(line, b);
+  guint n = 0;
+  for (guint i = 0; i < line->len; i++)
+    if (n == 0 || dist2(g_array_index(line, ts_view_point, i), g_array_index(line, ts_view_point, n - 1)) > 1e-6)
+      g_array_index(line, ts_view_point, n++) = g_array_index(line, ts_view_point, i);
+  g_array_set_size(line, n);
+  append_rounded(pts, (const ts_view_point *)line->data, (int)n);
 }
 
 /* The port on a box's top or bottom facing toward, and the way out of it. */
