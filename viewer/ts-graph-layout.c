@@ -813,6 +813,19 @@ static bool in_title_bar(const pass *p, const ts_view_box *b, ts_view_point q)
   return b->shape == TS_VIEW_SHAPE_CONTAINER && q.y < b->y + p->l->opts.header_height + ROUTE_CLEARANCE;
 }
 
+/* The first point of the longest of the Bezier segments (end to end), where
+ * a routed path's label goes: the middle one can be a short step beside a
+ * title bar. */
+static int longest_segment(const GArray *pts)
+{
+  const ts_view_point *q = (const ts_view_point *)pts->data;
+  int best = 0;
+  for (int i = 3; i + 3 < (int)pts->len; i += 3)
+    if (dist2(q[i], q[i + 3]) > dist2(q[best], q[best + 3]))
+      best = i;
+  return best;
+}
+
 /* An edge between items inside the group's children: dot's spline where it
  * runs between those children (it avoids them), routed around every shape
  * and title bar from the source to it and from it to the destination.
@@ -845,7 +858,7 @@ static int route_across(const pass *p, const ts_view_layout *out, const ts_view_
     ts_view_point a = port_dir(src, side_port(dst, mp[0]), &a_dir);
     ts_view_point b = port_dir(dst, a, &b_dir);
     append_route(pts, rs, used, a, a_dir, b, b_dir);
-    return 3 * (((int)pts->len - 1) / 3 / 2);
+    return longest_segment(pts);
   }
   if (src_inside) {
     ts_view_point a = port_dir(src, mp[first], &a_dir);

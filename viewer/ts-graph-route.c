@@ -1,6 +1,6 @@
-/* ts-graph-route.c — A* over the grid of the rectangles' sides (each side,
- * and each side pushed out by the clearance, is a grid line), so the work
- * grows with the rectangles near the path, not with its length in px. */
+/* ts-graph-route.c — A* over the grid of lines beside the rectangles' sides
+ * (each side pushed out by the clearance), so the work grows with the
+ * rectangles near the path, not with its length in px. */
 #include "ts-graph-route.h"
 
 #include <math.h>
@@ -120,9 +120,12 @@ static void grid_build(grid *g, const ts_route_rect *rects, int n, const ts_rout
     if (!near_window(r, &w))
       continue;
     g_array_append_val(near, *r);
-    double rx[] = { r->x0 - c, r->x0, r->x1, r->x1 + c }, ry[] = { r->y0 - c, r->y0, r->y1, r->y1 + c };
-    g_array_append_vals(xs, rx, 4);
-    g_array_append_vals(ys, ry, 4);
+    /* lines off the sides only: no route runs along a side (or on a
+     * line of no width); a rectangle is wider than c, so a step between
+     * two lines crosses one only with its middle or an end inside it */
+    double rx[] = { r->x0 - c, r->x1 + c }, ry[] = { r->y0 - c, r->y1 + c };
+    g_array_append_vals(xs, rx, 2);
+    g_array_append_vals(ys, ry, 2);
   }
   clip_lines(xs, w.x0, w.x1);
   clip_lines(ys, w.y0, w.y1);
