@@ -731,16 +731,18 @@ static ts_view_point step_off(ts_view_point p, ts_view_point dir)
   return (ts_view_point){ p.x + dir.x * ROUTE_CLEARANCE, p.y + dir.y * ROUTE_CLEARANCE };
 }
 
-/* Routed segments are rectangles of no width to the router: it keeps off
- * running along them (edges on top of one another read as one), and its
- * grid gets lines beside them, where the next edge can run parallel. */
+/* Routed axis-parallel segments are rectangles of no width to the router:
+ * it keeps off running along them (edges on top of one another read as
+ * one), and its grid gets lines beside them, where the next edge can run
+ * parallel.  (A diagonal one, a straight route, would be a real rectangle.) */
 static void remember_route(route_scratch *rs, GArray *used)
 {
   for (guint i = 1; i < rs->corners->len; i++) {
     ts_view_point a = g_array_index(rs->corners, ts_view_point, i - 1);
     ts_view_point b = g_array_index(rs->corners, ts_view_point, i);
     ts_route_rect r = { MIN(a.x, b.x), MIN(a.y, b.y), MAX(a.x, b.x), MAX(a.y, b.y) };
-    g_array_append_val(used, r);
+    if (r.x1 - r.x0 < 1e-6 || r.y1 - r.y0 < 1e-6)
+      g_array_append_val(used, r);
   }
 }
 
@@ -773,9 +775,9 @@ static void append_rounded(GArray *pts, const ts_view_point *line, int n)
 }
 
 /* Appends the route from a, leaving along a_dir, to b, arriving against
- * b_dir, as straight Bezier segments.  The stubs along the directions keep
- * the route from running along the side of the shape it leaves or enters;
- * a zero direction: none. */
+ * b_dir, as Bezier segments with rounded corners.  The stubs along the
+ * directions keep the route from running along the side of the shape it
+ * leaves or enters; a zero direction: none. */
 static void append_route(GArray *pts, route_scratch *rs, GArray *used, ts_view_point a,
                          ts_view_point a_dir, ts_view_point b, ts_view_point b_dir)
 {
