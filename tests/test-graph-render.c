@@ -556,6 +556,14 @@ static void test_if_edges_inside(void)
   }
   g_assert_cmpint(into, ==, 2);   /* x into the then and the else branch */
   g_assert_cmpint(out_of, ==, 2); /* each branch's result into Exp */
+
+  /* selecting the If box highlights its edges, inner ends and all */
+  ts_render_set_selected(d.render, op);
+  for (int i = 0; i < ts_view_layout_n_paths(d.layout); i++) {
+    const ts_view_path *p = ts_view_layout_path(d.layout, i);
+    if (p->edge.src == op || p->edge.dst == op)
+      g_assert_cmpint(d.render->path_mark[i], ==, 1);
+  }
   drawn_clear(&d);
 }
 
