@@ -230,15 +230,22 @@ static void check_layout(const ts_view_layout *layout, const ts_view_model *m)
   g_assert_cmpint(n_dots, ==, want_dots);
   g_array_free(visible, TRUE);
 
+  /* one path per edge, in order; edges into or out of open If/While boxes
+   * have one per inner end instead (is_inside: the end lies in the box) */
   GArray *edges = ts_view_model_visible_edges(m, ts_view_layout_state(layout));
-  g_assert_cmpint(ts_view_layout_n_paths(layout), ==, edges->len);
+  g_assert_cmpint(ts_view_layout_n_paths(layout), >=, edges->len);
+  guint k = 0;
   for (int i = 0; i < ts_view_layout_n_paths(layout); i++) {
     const ts_view_path *p = ts_view_layout_path(layout, i);
-    const ts_view_edge *e = &g_array_index(edges, ts_view_edge, i);
-    g_assert_cmpint(p->edge.src, ==, e->src);
-    g_assert_cmpint(p->edge.dst, ==, e->dst);
-    g_assert_cmpint(ts_view_layout_box(layout, p->src_box)->item, ==, e->src);
-    g_assert_cmpint(ts_view_layout_box(layout, p->dst_box)->item, ==, e->dst);
+    while (k < edges->len && (g_array_index(edges, ts_view_edge, k).src != p->edge.src ||
+                              g_array_index(edges, ts_view_edge, k).dst != p->edge.dst))
+      k++;
+    g_assert_cmpuint(k, <, edges->len);
+    const ts_view_edge *e = &g_array_index(edges, ts_view_edge, k);
+    const ts_view_box *from = ts_view_layout_box(layout, ts_view_layout_box_for_item(layout, e->src));
+    const ts_view_box *to = ts_view_layout_box(layout, ts_view_layout_box_for_item(layout, e->dst));
+    g_assert_true(ts_view_layout_box(layout, p->src_box) == from || is_inside(ts_view_layout_box(layout, p->src_box), from));
+    g_assert_true(ts_view_layout_box(layout, p->dst_box) == to || is_inside(ts_view_layout_box(layout, p->dst_box), to));
     g_assert_cmpint(p->n_points, >=, 4);
     g_assert_cmpint((p->n_points - 1) % 3, ==, 0);
     g_assert_cmpfloat(distance_to_box(ts_view_layout_box(layout, p->src_box), p->points[0]), <, 1.0);

@@ -14,6 +14,9 @@
 
 #include "ts-graph-render-private.h"
 
+/* Edges through nodes or title bars in the seeds fully expanded. */
+#define EDGE_CROSSINGS_MAX 0
+
 /* ---- the programs ------------------------------------------------------------------ */
 
 static ts_tensor *nested_if(ts_call *c)
@@ -456,6 +459,157 @@ static void test_no_overlap(void)
   lay_out(&seq);
   check_no_overlap(&seq);
   drawn_clear(&seq);
+}
+
+/* ---- edges around boxes ---------------------------------------------------------------------- */
+
+static bool segment_hits_rect(ts_view_point a, ts_view_point b, double x0, double y0, double x1, double y1)
+{
+  /* Liang-Barsky: does the segment a-b enter the open rectangle? */
+  double t0 = 0, t1 = 1, dx = b.x - a.x, dy = b.y - a.y;
+  double p[4] = { -dx, dx, -dy, dy }, q[4] = { a.x - x0, x1 - a.x, a.y - y0, y1 - a.y };
+  for (int i = 0; i < 4; i++) {
+    if (fabs(p[i]) < 1e-12) {
+      if (q[i] <= 0)
+        return false;
+      continue;
+    }
+    double t = q[i] / p[i];
+    if (p[i] < 0)
+      t0 = MAX(t0, t);
+    else
+      t1 = MIN(t1, t);
+  }
+  return t0 < t1;
+}
+
+static ts_view_point bezier_at(const ts_view_point *s, double t)
+{
+  double u = 1 - t, a = u * u * u, b = 3 * u * u * t, c = 3 * u * t * t, e = t * t * t;
+  return (ts_view_point){ a * s[0].x + b * s[1].x + c * s[2].x + e * s[3].x,
+                          a * s[0].y + b * s[1].y + c * s[2].y + e * s[3].y };
+}
+
+/* Whether the drawn path (its Beziers sampled) enters the rectangle shrunk by 1 px. */
+static bool path_hits_rect(const ts_view_path *p, double x, double y, double w, double h)
+{
+  if (w <= 2 || h <= 2)
+    return false;
+  for (int s = 0; s + 3 < p->n_points; s += 3) {
+    ts_view_point prev = p->points[s];
+    for (int k = 1; k <= 16; k++) {
+      ts_view_point q = bezier_at(p->points + s, k / 16.0);
+      if (segment_hits_rect(prev, q, x + 1, y + 1, x + w - 1, y + h - 1))
+        return true;
+      prev = q;
+    }
+  }
+  return false;
+}
+
+/* (path, box) pairs where a path runs through a node's shape (not its own
+ * ends) or through any expanded group's title bar. */
+static int count_edge_crossings(const ts_view_model *model, const ts_view_layout *layout, double header_height)
+{
+  int crossings = 0;
+  for (int i = 0; i < ts_view_layout_n_paths(layout); i++) {
+    const ts_view_path *p = ts_view_layout_path(layout, i);
+    for (int j = 0; j < ts_view_layout_n_boxes(layout); j++) {
+      const ts_view_box *b = ts_view_layout_box(layout, j);
+      if (j == p->src_box || j == p->dst_box || b->shape == TS_VIEW_SHAPE_DOT)
+        continue;
+      double h = b->shape == TS_VIEW_SHAPE_CONTAINER ? header_height : b->height;
+      if (!path_hits_rect(p, b->x, b->y, b->width, h))
+        continue;
+      crossings++;
+      if (g_test_verbose())
+        g_printerr("  %s -> %s crosses %s\n", ts_view_item_name(model, p->edge.src),
+                   ts_view_item_name(model, p->edge.dst), ts_view_item_name(model, b->item));
+    }
+  }
+  return crossings;
+}
+
+/* Edges into the If box go on to its branches' inputs, and the edge out
+ * of it starts at their outputs. */
+static void test_if_edges_inside(void)
+{
+  drawn d = draw_nested();
+  ts_view_model_expand_all(d.model);
+  lay_out(&d);
+  int op = item_named(d.model, "gate/If");
+  const ts_view_box *box = ts_view_layout_box(d.layout, ts_view_layout_box_for_item(d.layout, op));
+  int into = 0, out_of = 0;
+  for (int i = 0; i < ts_view_layout_n_paths(d.layout); i++) {
+    const ts_view_path *p = ts_view_layout_path(d.layout, i);
+    const ts_view_box *src = ts_view_layout_box(d.layout, p->src_box);
+    const ts_view_box *dst = ts_view_layout_box(d.layout, p->dst_box);
+    if (p->edge.dst == op && !p->edge.control && dst != box) {
+      g_assert_cmpstr(ts_view_item_op_name(d.model, dst->item), ==, "Placeholder");
+      g_assert_true(inside(dst, box));
+      into++;
+    }
+    if (p->edge.src == op && src != box) {
+      g_assert_true(inside(src, box));
+      out_of++;
+    }
+  }
+  g_assert_cmpint(into, ==, 2);   /* x into the then and the else branch */
+  g_assert_cmpint(out_of, ==, 2); /* each branch's result into Exp */
+
+  /* selecting the If box highlights its edges, inner ends and all */
+  ts_render_set_selected(d.render, op);
+  for (int i = 0; i < ts_view_layout_n_paths(d.layout); i++) {
+    const ts_view_path *p = ts_view_layout_path(d.layout, i);
+    if (p->edge.src == op || p->edge.dst == op)
+      g_assert_cmpint(d.render->path_mark[i], ==, 1);
+  }
+  drawn_clear(&d);
+}
+
+/* Every seed export with its example arguments, fully expanded: no edge
+ * crosses a node or a title bar. */
+static void test_edge_crossings(void)
+{
+  ts_module *module = ts_module_open("seeds");
+  g_assert_nonnull(module);
+  ts_view_layout_options options = ts_render_layout_options();
+  int total = 0;
+  for (int f = 0; f < ts_module_n_functions(module); f++) {
+    ts_function *fn = ts_module_function(module, f);
+    const char *const *examples = ts_module_examples(module, f);
+    if (!examples && ts_function_n_params(fn) > 0) {
+      g_test_message("%s: no example arguments, not traced", ts_function_name(fn));
+      continue;
+    }
+    ts_value args[8];
+    int n = 0;
+    for (; examples && examples[n]; n++) {
+      g_assert_cmpint(n, <, 8);
+      g_assert_true(ts_value_parse(examples[n], &args[n]));
+    }
+    ts_concrete *cf = ts_function_get_concrete(fn, args, n);
+    for (int i = 0; i < n; i++)
+      ts_value_clear(&args[i]);
+    g_assert_nonnull(cf);
+    ts_view_model *model = ts_view_model_new(ts_concrete_graph(cf), NULL);
+    ts_view_model_expand_all(model);
+    ts_view_layouter *layouter = ts_view_layouter_new(model, &options);
+    GError *error = NULL;
+    ts_view_layout *layout = ts_view_layouter_run(layouter, NULL, &error);
+    g_assert_no_error(error);
+    int c = count_edge_crossings(model, layout, options.header_height);
+    g_test_message("edge crossings %s: %d", ts_function_name(fn), c);
+    if (g_test_verbose())
+      g_printerr("edge crossings %-24s %d\n", ts_function_name(fn), c);
+    total += c;
+    ts_view_layout_free(layout);
+    ts_view_layouter_free(layouter);
+    ts_view_model_unref(model);
+  }
+  g_test_message("edge crossings in all: %d", total);
+  g_assert_cmpint(total, <=, EDGE_CROSSINGS_MAX);
+  ts_module_free(module);
 }
 
 static void test_culling_and_detail(void)
@@ -901,6 +1055,8 @@ int main(int argc, char **argv)
   g_test_add_func("/render/op-palette", test_op_palette);
   g_test_add_func("/render/group-tones", test_group_tones);
   g_test_add_func("/render/legend", test_legend);
+  g_test_add_func("/render/edge-crossings", test_edge_crossings);
+  g_test_add_func("/render/if-edges-inside", test_if_edges_inside);
   int ret = g_test_run();
   ts_release_all();
   return ret;

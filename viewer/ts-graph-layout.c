@@ -2,6 +2,7 @@
  * ts_view_model, on one worker thread, cached per subtree state, composed
  * into absolute boxes and edge paths. */
 #include "ts-graph-layout.h"
+#include "ts-graph-route.h"
 
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
@@ -643,78 +644,453 @@ static int find_group_edge(const ts_view_model *m, const ts_view_edge *e)
   return -1;
 }
 
-/* A bridge from the source up to where the group's spline leaves its
- * container, the spline, and a bridge down to the destination. */
+/* How far routed edges keep off shapes and title bars. */
+#define ROUTE_CLEARANCE 6.0
+
+static const ts_view_box *box_at(const ts_view_layout *out, int i)
+{
+  return &g_array_index(out->boxes, ts_view_box, i);
+}
+
+typedef struct route_scratch {
+  int *subtree_end;       /* per box: one past the last box inside it */
+  GArray *rects;          /* ts_route_rect: the current edge's obstacles, then `used` */
+  GHashTable *used;       /* group -> GArray of ts_route_rect: the segments routed in it, as lines */
+  ts_route_rect bounds;   /* the current edge's group's content area */
+  GArray *corners;        /* ts_view_point */
+} route_scratch;
+
+/* compose_boxes adds a container's boxes right after it: each holds a run. */
+static int *subtree_ends(const ts_view_layout *out)
+{
+  int n = (int)out->boxes->len;
+  int *end = g_new(int, n);
+  for (int i = n - 1; i >= 0; i--)
+    end[i] = i + 1;
+  for (int i = n - 1; i >= 0; i--) {
+    int parent = box_at(out, i)->parent;
+    if (parent >= 0)
+      end[parent] = MAX(end[parent], end[i]);
+  }
+  return end;
+}
+
+/* Whether box `outer` holds box i (at any depth); -1 holds everything. */
+static bool box_holds(const route_scratch *rs, int outer, int i)
+{
+  return outer < 0 || (i > outer && i < rs->subtree_end[outer]);
+}
+
+static ts_route_rect rect_of(const ts_view_box *b, double height)
+{
+  return (ts_route_rect){ b->x, b->y, b->x + b->width, b->y + height };
+}
+
+/* What an edge routed inside `group_box` must go around: every shape in
+ * it but the ends, the title bars of the containers holding an end, and
+ * other containers whole.  Dots sit beside their consumers: not obstacles. */
+static void route_obstacles(const pass *p, const ts_view_layout *out, int group_box, int sb, int db,
+                            route_scratch *rs)
+{
+  double header = p->l->opts.header_height;
+  g_array_set_size(rs->rects, 0);
+  if (group_box < 0)
+    rs->bounds = (ts_route_rect){ 0, 0, out->width, out->height };
+  else
+    rs->bounds = rect_of(box_at(out, group_box), box_at(out, group_box)->height);
+  rs->bounds.y0 += group_box < 0 ? 0 : header;
+  int end = group_box < 0 ? (int)out->boxes->len : rs->subtree_end[group_box];
+  for (int i = group_box + 1; i < end; i++) {
+    const ts_view_box *b = box_at(out, i);
+    if (i == sb || i == db || b->shape == TS_VIEW_SHAPE_DOT)
+      continue;
+    bool holds_end = box_holds(rs, i, sb) || box_holds(rs, i, db);
+    ts_route_rect r = rect_of(b, holds_end ? header : b->height);
+    g_array_append_val(rs->rects, r);
+  }
+}
+
+/* Whether q lies in the box grown by the route's clearance. */
+static bool near_box(const ts_view_box *b, ts_view_point q)
+{
+  double c = ROUTE_CLEARANCE;
+  return q.x > b->x - c && q.x < b->x + b->width + c && q.y > b->y - c && q.y < b->y + b->height + c;
+}
+
+/* The axis direction closest to from -> to, as a unit step. */
+static ts_view_point axis_step(ts_view_point from, ts_view_point to)
+{
+  double dx = to.x - from.x, dy = to.y - from.y;
+  if (fabs(dx) > fabs(dy))
+    return (ts_view_point){ dx > 0 ? 1 : -1, 0 };
+  return (ts_view_point){ 0, dy > 0 ? 1 : -1 };
+}
+
+static ts_view_point step_off(ts_view_point p, ts_view_point dir)
+{
+  return (ts_view_point){ p.x + dir.x * ROUTE_CLEARANCE, p.y + dir.y * ROUTE_CLEARANCE };
+}
+
+/* Routed axis-parallel segments are rectangles of no width to the router:
+ * it keeps off running along them (edges on top of one another read as
+ * one), and its grid gets lines beside them, where the next edge can run
+ * parallel.  (A diagonal one, a straight route, would be a real rectangle.) */
+static void remember_route(route_scratch *rs, GArray *used)
+{
+  for (guint i = 1; i < rs->corners->len; i++) {
+    ts_view_point a = g_array_index(rs->corners, ts_view_point, i - 1);
+    ts_view_point b = g_array_index(rs->corners, ts_view_point, i);
+    ts_route_rect r = { MIN(a.x, b.x), MIN(a.y, b.y), MAX(a.x, b.x), MAX(a.y, b.y) };
+    if (r.x1 - r.x0 < 1e-6 || r.y1 - r.y0 < 1e-6)
+      g_array_append_val(used, r);
+  }
+}
+
+/* How far a route's corners are rounded off. */
+#define ROUTE_CORNER 5.0
+
+static ts_view_point toward_by(ts_view_point from, ts_view_point to, double d)
+{
+  double len = sqrt(dist2(from, to));
+  return len < 1e-9 ? from : lerp(from, to, d / len);
+}
+
+/* Appends the polyline as Bezier segments with its corners rounded off
+ * (an arc passes within ROUTE_CORNER / 2 px of its corner). */
+static void append_rounded(GArray *pts, const ts_view_point *line, int n)
+{
+  if (n < 2)
+    return;
+  ts_view_point at = line[0];
+  for (int i = 1; i < n - 1; i++) {
+    double r = MIN(ROUTE_CORNER, MIN(sqrt(dist2(line[i - 1], line[i])), sqrt(dist2(line[i], line[i + 1]))) / 2);
+    ts_view_point in = toward_by(line[i], line[i - 1], r), out = toward_by(line[i], line[i + 1], r);
+    append_line(pts, at, in);
+    /* a quarter circle's usual control points: 0.55 of the radius from the ends */
+    ts_view_point q[3] = { lerp(in, line[i], 0.55), lerp(out, line[i], 0.55), out };
+    g_array_append_vals(pts, q, 3);
+    at = out;
+  }
+  append_line(pts, at, line[n - 1]);
+}
+
+/* Appends the route from a, leaving along a_dir, to b, arriving against
+ * b_dir, as Bezier segments with rounded corners.  The stubs along the
+ * directions keep the route from running along the side of the shape it
+ * leaves or enters; a zero direction: none. */
+static void append_route(GArray *pts, route_scratch *rs, GArray *used, ts_view_point a,
+                         ts_view_point a_dir, ts_view_point b, ts_view_point b_dir)
+{
+  ts_view_point a1 = step_off(a, a_dir), b1 = step_off(b, b_dir);
+  guint n_obstacles = rs->rects->len;
+  g_array_append_vals(rs->rects, used->data, used->len);
+  g_array_set_size(rs->corners, 0);
+  ts_route_orthogonal((const ts_route_rect *)rs->rects->data, (int)rs->rects->len, &rs->bounds, a1, b1,
+                      ROUTE_CLEARANCE, rs->corners);
+  g_array_set_size(rs->rects, n_obstacles);
+  remember_route(rs, used);
+  /* the whole polyline, stubs included, without repeated points */
+  GArray *line = rs->corners;
+  g_array_prepend_val(line, a);
+  g_array_append_val(line, b);
+  guint n = 0;
+  for (guint i = 0; i < line->len; i++)
+    if (n == 0 || dist2(g_array_index(line, ts_view_point, i), g_array_index(line, ts_view_point, n - 1)) > 1e-6)
+      g_array_index(line, ts_view_point, n++) = g_array_index(line, ts_view_point, i);
+  g_array_set_size(line, n);
+  append_rounded(pts, (const ts_view_point *)line->data, (int)n);
+}
+
+/* The port on a box's top or bottom facing toward, and the way out of it. */
+static ts_view_point port_dir(const ts_view_box *b, ts_view_point toward, ts_view_point *dir)
+{
+  ts_view_point port = side_port(b, toward);
+  *dir = (ts_view_point){ 0, port.y <= b->y ? -1 : 1 };
+  return port;
+}
+
+/* Whether q lies in the title bar of a container (grown by the clearance). */
+static bool in_title_bar(const pass *p, const ts_view_box *b, ts_view_point q)
+{
+  return b->shape == TS_VIEW_SHAPE_CONTAINER && q.y < b->y + p->l->opts.header_height + ROUTE_CLEARANCE;
+}
+
+/* The first point of the longest of the Bezier segments (end to end), where
+ * a routed path's label goes: the middle one can be a short step beside a
+ * title bar. */
+static int longest_segment(const GArray *pts)
+{
+  const ts_view_point *q = (const ts_view_point *)pts->data;
+  int best = 0;
+  for (int i = 3; i + 3 < (int)pts->len; i += 3)
+    if (dist2(q[i], q[i + 3]) > dist2(q[best], q[best + 3]))
+      best = i;
+  return best;
+}
+
+/* An edge between items inside the group's children: dot's spline where it
+ * runs between those children (it avoids them), routed around every shape
+ * and title bar from the source to it and from it to the destination.
+ * The spline is kept up to a child's border unless it meets the border in
+ * the title bar; then it is cut at its first joint clear of the child.
+ * Returns the index in pts of the first point of the label's segment. */
+static int route_across(const pass *p, const ts_view_layout *out, const ts_view_edge *e, int sb, int db,
+                        const ts_view_point *mp, int nm, GArray *pts, route_scratch *rs)
+{
+  const ts_view_box *src = box_at(out, sb), *dst = box_at(out, db);
+  const ts_view_box *sc = box_at(out, out->item_box[e->src_child]);
+  const ts_view_box *dc = box_at(out, out->item_box[e->dst_child]);
+  int group_box = e->group == TS_VIEW_ROOT ? -1 : out->item_box[e->group];
+  route_obstacles(p, out, group_box, sb, db, rs);
+  GArray *used = g_hash_table_lookup(rs->used, GINT_TO_POINTER(e->group));
+  if (!used) {
+    used = g_array_new(FALSE, FALSE, sizeof(ts_route_rect));
+    g_hash_table_insert(rs->used, GINT_TO_POINTER(e->group), used);
+  }
+  int first = 0, last = nm - 1;
+  bool src_inside = sb != out->item_box[e->src_child], dst_inside = db != out->item_box[e->dst_child];
+  if (src_inside && in_title_bar(p, sc, mp[0]))
+    while (first < nm - 1 && near_box(sc, mp[first]))
+      first += 3;
+  if (dst_inside && in_title_bar(p, dc, mp[nm - 1]))
+    while (last > 0 && near_box(dc, mp[last]))
+      last -= 3;
+  ts_view_point a_dir, b_dir;
+  if (first >= last) {
+    ts_view_point a = port_dir(src, side_port(dst, mp[0]), &a_dir);
+    ts_view_point b = port_dir(dst, a, &b_dir);
+    append_route(pts, rs, used, a, a_dir, b, b_dir);
+    return longest_segment(pts);
+  }
+  if (src_inside) {
+    ts_view_point a = port_dir(src, mp[first], &a_dir);
+    /* a joint clear of the child, where no stub is needed (one could end in a shape) */
+    append_route(pts, rs, used, a, a_dir, mp[first], (ts_view_point){ 0, 0 });
+  }
+  int label_at = (int)(pts->len ? pts->len - 1 : 0) + 3 * ((last - first) / 3 / 2);
+  g_array_append_vals(pts, pts->len ? mp + first + 1 : mp + first,
+                      (guint)(pts->len ? last - first : last - first + 1));
+  if (dst_inside) {
+    ts_view_point b = port_dir(dst, mp[last], &b_dir);
+    append_route(pts, rs, used, mp[last], axis_step(mp[last - 1], mp[last]), b, b_dir);
+  }
+  return label_at;
+}
+
+/* The group's spline between the two children (absolute), into mid. */
+static void group_spline(const pass *p, const ts_view_layout *out, const double *origin,
+                         const ts_view_edge *e, GArray *mid)
+{
+  const ts_view_model *m = p->l->model;
+  const glayout *gl = p->layouts[e->group];
+  int gi = find_group_edge(m, e);
+  const gl_edge *ge = gi >= 0 ? &gl->edges[gi] : NULL;
+  double ox = origin[2 * e->group], oy = origin[2 * e->group + 1];
+  g_array_set_size(mid, 0);
+  if (ge && ge->n_points) {
+    for (int i = 0; i < ge->n_points; i++) {
+      const ts_view_point *q = &gl->points[ge->start + i];
+      ts_view_point a = { q->x + ox, q->y + oy };
+      g_array_append_val(mid, a);
+    }
+    return;
+  }
+  const ts_view_box *a = box_at(out, out->item_box[e->src_child]);
+  const ts_view_box *b = box_at(out, out->item_box[e->dst_child]);
+  ts_view_point pa = { a->x + a->width / 2, a->y + a->height / 2 };
+  ts_view_point pb = { b->x + b->width / 2, b->y + b->height / 2 };
+  append_line(mid, side_port(a, pb), side_port(b, pa));
+}
+
+/* ---- If and While boxes: edges continue inside --------------------------------------- */
+
+/* The op node of an item shown as an expanded If/While box; NULL otherwise. */
+static const ts_node *open_control_op(const pass *p, const ts_view_layout *out, int item)
+{
+  const ts_view_model *m = p->l->model;
+  const ts_node *node = ts_view_item_node(p->l->model, item);
+  if (!node || ts_node_n_subgraphs(node) == 0 || ts_view_item_kind_of(m, item) != TS_VIEW_ITEM_OP)
+    return NULL;
+  return box_at(out, out->item_box[item])->shape == TS_VIEW_SHAPE_CONTAINER ? node : NULL;
+}
+
+/* Adds the box standing for op `node_id` of g, if it shows inside `container`. */
+static void add_inner_box(const pass *p, const ts_view_layout *out, const route_scratch *rs,
+                          int container, const ts_graph *g, int node_id, GArray *boxes)
+{
+  int item = ts_view_model_item_for_node(p->l->model, g, node_id);
+  if (item < 0)
+    return;
+  int b = out->item_box[ts_view_model_representative(p->l->model, p->state, item)];
+  if (b < 0 || !box_holds(rs, container, b))
+    return;
+  for (guint i = 0; i < boxes->len; i++)
+    if (g_array_index(boxes, int, i) == b)
+      return;
+  g_array_append_val(boxes, b);
+}
+
+/* Where an edge into an open If/While box goes on: the subgraphs' inputs
+ * (Placeholders) that the op's inputs from e->src feed.  If inputs are
+ * [cond, captures...] for branch inputs [captures...]; While inputs are
+ * the loop variables of both cond and body. */
+static void inner_inputs(const pass *p, const ts_view_layout *out, const route_scratch *rs,
+                         const ts_view_edge *e, const ts_node *op, GArray *boxes)
+{
+  const ts_view_model *m = p->l->model;
+  const ts_graph *g = ts_node_graph(op);
+  int skip = ts_node_op(op) == TS_OP_IF ? 1 : 0;
+  for (int i = skip; i < ts_node_n_inputs(op); i++) {
+    int item = ts_view_model_item_for_node(m, g, ts_node_input(op, i).node);
+    if (item < 0 || ts_view_model_representative(m, p->state, item) != e->src)
+      continue;
+    for (int s = 0; s < ts_node_n_subgraphs(op); s++) {
+      const ts_graph *sub = ts_node_subgraph(op, s);
+      if (i - skip < ts_graph_n_inputs(sub))
+        add_inner_box(p, out, rs, out->item_box[e->dst], sub, ts_graph_input(sub, i - skip), boxes);
+    }
+  }
+}
+
+/* Where an edge out of an open If/While box comes from: the subgraphs'
+ * outputs (both branches of an If, a While's body) for the op's outputs
+ * that e->dst reads. */
+static void inner_outputs(const pass *p, const ts_view_layout *out, const route_scratch *rs,
+                          const ts_view_edge *e, const ts_node *op, GArray *boxes)
+{
+  const ts_view_model *m = p->l->model;
+  const ts_graph *g = ts_node_graph(op);
+  int id = ts_node_id(op);
+  for (int c = 0; c < ts_graph_n_nodes(g); c++) {
+    const ts_node *consumer = ts_graph_node(g, c);
+    int item = ts_view_model_item_for_node(m, g, c);
+    if (item < 0 || ts_view_model_representative(m, p->state, item) != e->dst)
+      continue;
+    for (int i = 0; i < ts_node_n_inputs(consumer); i++) {
+      ts_port in = ts_node_input(consumer, i);
+      if (in.node != id)
+        continue;
+      /* a While's outputs are its body's (subgraph 1); an If's either branch's */
+      for (int s = ts_node_op(op) == TS_OP_WHILE ? 1 : 0; s < ts_node_n_subgraphs(op); s++) {
+        const ts_graph *sub = ts_node_subgraph(op, s);
+        if (in.index < ts_graph_n_outputs(sub))
+          add_inner_box(p, out, rs, out->item_box[e->src], sub, ts_graph_output(sub, in.index).node, boxes);
+      }
+    }
+  }
+}
+
+/* The boxes an edge is drawn from (inner outputs, or its source's box). */
+static void path_sources(const pass *p, const ts_view_layout *out, const route_scratch *rs,
+                         const ts_view_edge *e, GArray *boxes)
+{
+  g_array_set_size(boxes, 0);
+  const ts_node *op = e->control ? NULL : open_control_op(p, out, e->src);
+  if (op)
+    inner_outputs(p, out, rs, e, op, boxes);
+  if (boxes->len == 0)
+    g_array_append_val(boxes, out->item_box[e->src]);
+}
+
+/* The boxes an edge is drawn to (inner inputs, or its destination's box). */
+static void path_destinations(const pass *p, const ts_view_layout *out, const route_scratch *rs,
+                              const ts_view_edge *e, GArray *boxes)
+{
+  g_array_set_size(boxes, 0);
+  const ts_node *op = e->control ? NULL : open_control_op(p, out, e->dst);
+  if (op)
+    inner_inputs(p, out, rs, e, op, boxes);
+  if (boxes->len == 0)
+    g_array_append_val(boxes, out->item_box[e->dst]);
+}
+
+/* ---- the paths ---------------------------------------------------------------------------- */
+
+/* The path of e from box sb to box db along the group's spline `mid`
+ * (modified): the spline, ends clipped to the shapes when they are the
+ * group's children, routed the rest of the way when they lie inside them
+ * (route_across).  Appended to out; its first point's index to starts. */
+static void compose_path(const pass *p, ts_view_layout *out, const ts_view_edge *e, int sb, int db,
+                         GArray *mid, GArray *pts, GArray *starts, route_scratch *rs)
+{
+  const ts_view_model *m = p->l->model;
+  ts_view_point *mp = (ts_view_point *)mid->data;
+  int nm = (int)mid->len;
+  bool src_is_child = sb == out->item_box[e->src_child], dst_is_child = db == out->item_box[e->dst_child];
+  if (src_is_child)
+    mp[0] = clip_to_shape(box_at(out, sb), mp[0]);
+  if (dst_is_child)
+    mp[nm - 1] = clip_to_shape(box_at(out, db), mp[nm - 1]);
+  g_array_set_size(pts, 0);
+  int label_at;
+  if (!src_is_child || !dst_is_child) {
+    label_at = route_across(p, out, e, sb, db, mp, nm, pts, rs);
+  } else {
+    label_at = 3 * ((nm - 1) / 3 / 2); /* the middle segment of the group's spline */
+    g_array_append_vals(pts, mp, (guint)nm);
+  }
+  const ts_view_point *s = &g_array_index(pts, ts_view_point, label_at);
+  /* a cubic Bezier at t = 1/2 */
+  ts_view_point label = {
+    0.125 * s[0].x + 0.375 * s[1].x + 0.375 * s[2].x + 0.125 * s[3].x,
+    0.125 * s[0].y + 0.375 * s[1].y + 0.375 * s[2].y + 0.125 * s[3].y,
+  };
+  char *text = ts_view_edge_label(e);
+  ts_view_path path = {
+    .edge = *e, .src_box = sb, .dst_box = db, .width = ts_view_model_edge_width(m, e->bytes),
+    .label = g_string_chunk_insert_const(out->strings, text), .label_at = label,
+    .n_points = (int)pts->len,
+  };
+  g_free(text);
+  int start = (int)out->points->len;
+  g_array_append_val(starts, start);
+  g_array_append_vals(out->points, pts->data, pts->len);
+  g_array_append_val(out->paths, path);
+}
+
+/* Every visible edge: one path, or one per inner end for edges into or
+ * out of open If/While boxes. */
 static void compose_paths(pass *p, ts_view_layout *out, const double *origin)
 {
   const ts_view_model *m = p->l->model;
   GArray *edges = ts_view_model_visible_edges(m, p->state);
   GArray *pts = g_array_new(FALSE, FALSE, sizeof(ts_view_point));
   GArray *starts = g_array_new(FALSE, FALSE, sizeof(int));
-  GArray *mid = g_array_new(FALSE, FALSE, sizeof(ts_view_point)); /* the group's spline */
+  GArray *mid = g_array_new(FALSE, FALSE, sizeof(ts_view_point));   /* the group's spline */
+  GArray *spline = g_array_new(FALSE, FALSE, sizeof(ts_view_point)); /* a copy per path */
+  GArray *froms = g_array_new(FALSE, FALSE, sizeof(int)), *tos = g_array_new(FALSE, FALSE, sizeof(int));
+  route_scratch rs = {
+    .subtree_end = subtree_ends(out), .rects = g_array_new(FALSE, FALSE, sizeof(ts_route_rect)),
+    .used = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, (GDestroyNotify)g_array_unref),
+    .corners = g_array_new(FALSE, FALSE, sizeof(ts_view_point)),
+  };
   for (guint k = 0; k < edges->len; k++) {
     const ts_view_edge *e = &g_array_index(edges, ts_view_edge, k);
-    int sb = out->item_box[e->src], db = out->item_box[e->dst];
-    const glayout *gl = p->layouts[e->group];
-    if (sb < 0 || db < 0 || !gl)
+    if (out->item_box[e->src] < 0 || out->item_box[e->dst] < 0 || !p->layouts[e->group])
       continue;
-    const ts_view_box *src = &g_array_index(out->boxes, ts_view_box, sb);
-    const ts_view_box *dst = &g_array_index(out->boxes, ts_view_box, db);
-    g_array_set_size(pts, 0);
-    int gi = find_group_edge(m, e);
-    const gl_edge *ge = gi >= 0 ? &gl->edges[gi] : NULL;
-    double ox = origin[2 * e->group], oy = origin[2 * e->group + 1];
-    g_array_set_size(mid, 0);
-    if (ge && ge->n_points) {
-      for (int i = 0; i < ge->n_points; i++) {
-        const ts_view_point *q = &gl->points[ge->start + i];
-        ts_view_point a = { q->x + ox, q->y + oy };
-        g_array_append_val(mid, a);
+    group_spline(p, out, origin, e, mid);
+    path_sources(p, out, &rs, e, froms);
+    path_destinations(p, out, &rs, e, tos);
+    for (guint f = 0; f < froms->len; f++)
+      for (guint t = 0; t < tos->len; t++) {
+        g_array_set_size(spline, 0);
+        g_array_append_vals(spline, mid->data, mid->len);
+        compose_path(p, out, e, g_array_index(froms, int, f), g_array_index(tos, int, t), spline, pts,
+                     starts, &rs);
       }
-    } else {
-      const ts_view_box *a = &g_array_index(out->boxes, ts_view_box, out->item_box[e->src_child]);
-      const ts_view_box *b = &g_array_index(out->boxes, ts_view_box, out->item_box[e->dst_child]);
-      ts_view_point pa = { a->x + a->width / 2, a->y + a->height / 2 };
-      ts_view_point pb = { b->x + b->width / 2, b->y + b->height / 2 };
-      append_line(mid, side_port(a, pb), side_port(b, pa));
-    }
-    ts_view_point *mp = (ts_view_point *)mid->data;
-    int nm = (int)mid->len;
-    if (e->src == e->src_child)
-      mp[0] = clip_to_shape(src, mp[0]);
-    if (e->dst == e->dst_child)
-      mp[nm - 1] = clip_to_shape(dst, mp[nm - 1]);
-    if (e->src != e->src_child)
-      append_line(pts, side_port(src, mp[0]), mp[0]);
-    int label_seg = (nm - 1) / 3 / 2; /* the middle segment of the group's spline */
-    int label_at = (int)(pts->len ? pts->len - 1 : 0) + 3 * label_seg;
-    g_array_append_vals(pts, pts->len ? mp + 1 : mp, pts->len ? (guint)nm - 1 : (guint)nm);
-    if (e->dst != e->dst_child)
-      append_line(pts, mp[nm - 1], side_port(dst, mp[nm - 1]));
-
-    const ts_view_point *s = &g_array_index(pts, ts_view_point, label_at);
-    /* a cubic Bezier at t = 1/2 */
-    ts_view_point label = {
-      0.125 * s[0].x + 0.375 * s[1].x + 0.375 * s[2].x + 0.125 * s[3].x,
-      0.125 * s[0].y + 0.375 * s[1].y + 0.375 * s[2].y + 0.125 * s[3].y,
-    };
-    char *text = ts_view_edge_label(e);
-    ts_view_path path = {
-      .edge = *e, .src_box = sb, .dst_box = db, .width = ts_view_model_edge_width(m, e->bytes),
-      .label = g_string_chunk_insert_const(out->strings, text), .label_at = label,
-      .n_points = (int)pts->len,
-    };
-    g_free(text);
-    int start = (int)out->points->len;
-    g_array_append_val(starts, start);
-    g_array_append_vals(out->points, pts->data, pts->len);
-    g_array_append_val(out->paths, path);
   }
   /* the points array is complete: hand out pointers into it */
   for (guint k = 0; k < out->paths->len; k++)
     g_array_index(out->paths, ts_view_path, k).points =
       &g_array_index(out->points, ts_view_point, g_array_index(starts, int, k));
   g_array_free(starts, TRUE);
+  g_array_free(rs.rects, TRUE);
+  g_hash_table_destroy(rs.used);
+  g_free(rs.subtree_end);
+  g_array_free(rs.corners, TRUE);
+  g_array_free(froms, TRUE);
+  g_array_free(tos, TRUE);
+  g_array_free(spline, TRUE);
   g_array_free(mid, TRUE);
   g_array_free(pts, TRUE);
   g_array_free(edges, TRUE);

@@ -71,9 +71,15 @@ typedef struct ts_view_box {
   const char *line2;
 } ts_view_box;
 
+/* An edge's path avoids every shape but its ends and every title bar:
+ * dot routes it among the children of the group that holds both ends, and
+ * where an end lies deeper, the rest is routed around what is in the way.
+ * An edge into an expanded If/While op goes on to the subgraph inputs it
+ * feeds, one path per input (both branches of an If, cond and body of a
+ * While); one out of it starts at the subgraph outputs that give it. */
 typedef struct ts_view_path {
   ts_view_edge edge;      /* what it carries */
-  int src_box, dst_box;
+  int src_box, dst_box;   /* the boxes it is drawn between (an If/While's inner ones) */
   double width;           /* stroke width, px */
   const char *label;      /* "f32[20,64]", "3 tensors", "control" */
   ts_view_point label_at; /* where the label goes (the middle of the path) */

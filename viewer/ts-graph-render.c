@@ -55,8 +55,12 @@ static void compute_marks(ts_render *r)
   }
   for (int p = 0; p < r->n_paths; p++) {
     const ts_view_path *path = ts_view_layout_path(r->layout, p);
-    bool from = r->box_mark[path->src_box] == MARK_SELECTED;
-    bool to = r->box_mark[path->dst_box] == MARK_SELECTED;
+    /* a path into an open If/While box is drawn to an input inside it:
+     * it belongs to the box as much as to that input */
+    bool from = r->box_mark[path->src_box] == MARK_SELECTED ||
+                r->box_mark[ts_view_layout_box_for_item(r->layout, path->edge.src)] == MARK_SELECTED;
+    bool to = r->box_mark[path->dst_box] == MARK_SELECTED ||
+              r->box_mark[ts_view_layout_box_for_item(r->layout, path->edge.dst)] == MARK_SELECTED;
     if (!from && !to)
       continue;
     r->path_mark[p] = 1;
