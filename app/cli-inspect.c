@@ -8,7 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-int cli_trace_inputs(const cli_options *o, const ts_function *fn, int n_max, GArray *out)
+int cli_trace_inputs(const cli_options *o, const ts_module *module, const ts_function *fn, int n_max,
+                     GArray *out)
 {
   int n = (int)o->calls->len + (o->concrete->len > 0);
   if (n > n_max)
@@ -27,6 +28,18 @@ int cli_trace_inputs(const cli_options *o, const ts_function *fn, int n_max, GAr
   if (specs) {
     cli_args a;
     bool ok = cli_concrete_parse(specs, &a);
+    g_array_append_val(out, a);
+    if (!ok)
+      return CLI_EXIT_USAGE;
+  }
+  /* nothing given: the module's example arguments, if it declares them */
+  const char *const *examples = out->len == 0 ? cli_examples(module, fn) : NULL;
+  if (examples) {
+    g_autoptr(GPtrArray) list = g_ptr_array_new();
+    for (const char *const *e = examples; *e; e++)
+      g_ptr_array_add(list, (char *)*e);
+    cli_args a;
+    bool ok = cli_args_parse(list, &a);
     g_array_append_val(out, a);
     if (!ok)
       return CLI_EXIT_USAGE;
@@ -72,7 +85,7 @@ static int inspect(const cli_options *o)
   int listener = 0;
   int ret = cli_open_function(o, &module, &fn);
   if (ret == 0)
-    ret = cli_trace_inputs(o, fn, graph ? 1 : G_MAXINT, inputs);
+    ret = cli_trace_inputs(o, module, fn, graph ? 1 : G_MAXINT, inputs);
   if (ret == 0) {
     listener = cli_listen(o->trace_log);
     ts_concrete *cf = NULL;

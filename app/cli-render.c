@@ -110,7 +110,7 @@ static int render(const cli_options *o)
   ts_function *fn = NULL;
   int ret = cli_open_function(o, &module, &fn);
   if (ret == 0)
-    ret = cli_trace_inputs(o, fn, 1, inputs);
+    ret = cli_trace_inputs(o, module, fn, 1, inputs);
   if (ret == 0) {
     int listener = cli_listen(false);
     ts_concrete *cf = cli_trace_aside(fn, &g_array_index(inputs, cli_args, 0));

@@ -83,9 +83,10 @@ const char *const *cli_examples(const ts_module *module, const ts_function *fn);
 
 /* What to trace fn for (graph and render take one call, signatures
  * several): the --call groups, then the --concrete specs, else the input
- * signature; appended to out (cli_args, in the current scope).  0 or an
+ * signature, else the module's example arguments; appended to out (cli_args, in the current scope).  0 or an
  * exit status after printing the error. */
-int cli_trace_inputs(const cli_options *o, const ts_function *fn, int n_max, GArray *out);
+int cli_trace_inputs(const cli_options *o, const ts_module *module, const ts_function *fn, int n_max,
+                     GArray *out);
 /* Traces fn for a without running it, with what the C code prints sent to
  * stderr (it must not mix into a graph on stdout).  Borrowed; NULL + error. */
 ts_concrete *cli_trace_aside(ts_function *fn, const cli_args *a);

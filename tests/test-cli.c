@@ -257,8 +257,12 @@ static void test_bad_arguments(void)
                  "--input-signature '2': expected DTYPE[DIMS], e.g. f32[?,784]");
   expect_failure(cli("run", "seeds", "simple_nn_layer", "--input-signature", "f32[?,2]", NULL), 2,
                  "simple_nn_layer(x, y) takes 2 arguments, 1 given with --input-signature");
-  expect_failure(cli("signatures", "seeds", "deep_net", NULL), 2,
-                 "signatures needs arguments to trace deep_net with");
+  /* a function whose module gives no example arguments needs them given */
+  g_autofree char *tiny = g_build_filename(TS_TEST_MODULES_DIR, "tiny.so", NULL);
+  expect_failure(cli("signatures", tiny, "identity", NULL), 2,
+                 "signatures needs arguments to trace identity with");
+  expect_output(cli("signatures", "seeds", "deep_net", NULL),
+                "deep_net(x)\n  Args:\n    x: int32 Tensor, shape=(3,)\n  Returns:\n    int32 Tensor, shape=(3,)\n");
   expect_failure(cli("graph", "seeds", "deep_net", "--call", "--arg", "i32[]=1", "--call", "--arg",
                      "i32[]=2", NULL),
                  2, "graph traces one call");

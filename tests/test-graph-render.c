@@ -886,12 +886,14 @@ static void test_cli_render(void)
                      "dense_[1-100], dense_101)");
   expect_usage_error(cli("render", "seeds", "sequential_model", "--arg", arg, "--out", svg, "--style", "sepia", NULL),
                      "--style must be light or dark, not 'sepia'");
-  expect_usage_error(cli("render", "seeds", "sequential_model", "--out", svg, NULL),
-                     "render needs arguments to trace sequential_model with");
   expect_usage_error(cli("render", "seeds", "sequential_model", "--call", "--arg", arg, "--call", "--arg", arg,
                          "--out", svg, NULL),
                      "render traces one call");
   g_assert_false(g_file_test(svg, G_FILE_TEST_EXISTS));
+  /* without --arg: the example arguments the seeds declare */
+  expect_success(cli("render", "seeds", "sequential_model", "--out", svg, NULL));
+  g_assert_true(g_file_test(svg, G_FILE_TEST_EXISTS));
+  g_unlink(svg);
 }
 
 /* ---- colour distance ------------------------------------------------------------------------ */
