@@ -99,6 +99,14 @@ static ts_tensor *square_if_positive(ts_call *c)
   return x;
 }
 
+/* Prints before it returns x: a Print node in the graph. */
+static ts_tensor *printing(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  ts_print("the input is", x, "and a rather long tail after it");
+  return x;
+}
+
 /* ---- helpers ---------------------------------------------------------------------------- */
 
 typedef struct traced {
@@ -259,6 +267,22 @@ static void check_layout(const ts_view_layout *layout, const ts_view_model *m)
 }
 
 /* ---- tests --------------------------------------------------------------------------------- */
+
+/* A Print node shows what it prints: its template, quoted, cut to fit. */
+static void test_print_says_what(void)
+{
+  ts_scope *s = ts_scope_begin();
+  traced t = trace("printing", printing, 0);
+  ts_view_layouter *l = ts_view_layouter_new(t.model, NULL);
+  ts_view_layout *layout = run(l);
+  const ts_view_box *print = box_of(layout, t.model, "PrintV2");
+  g_assert_cmpstr(print->line1, ==, "PrintV2");
+  g_assert_cmpstr(print->line2, ==, "\"the input is {} and a r\u2026");
+  ts_view_layout_free(layout);
+  ts_view_layouter_free(l);
+  untrace(&t);
+  ts_scope_end(s);
+}
 
 static void test_sizes(void)
 {
@@ -593,6 +617,7 @@ int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/graph-layout/sizes", test_sizes);
+  g_test_add_func("/graph-layout/print-says-what", test_print_says_what);
   g_test_add_func("/graph-layout/dots", test_dots);
   g_test_add_func("/graph-layout/series-and-if", test_series_and_if);
   g_test_add_func("/graph-layout/bottom-up", test_bottom_up);

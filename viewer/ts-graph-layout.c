@@ -238,6 +238,24 @@ static void count_line(char *buf, size_t size, int n_ops)
   g_snprintf(buf, size, n_ops == 1 ? "%d op" : "%d ops", n_ops);
 }
 
+
+/* A Print node says what it prints: its template, quoted ("\"x = {}\""),
+ * cut with "…" to fit buf.  False for any other node. */
+static gboolean print_text(const ts_node *node, char *buf, gsize size)
+{
+  if (!node || ts_node_op(node) != TS_OP_PRINT || ts_node_n_attrs(node) < 1)
+    return FALSE;
+  char *text = ts_node_attr_to_string(node, 0);
+  if (!text)
+    return FALSE;
+  enum { MAX_CHARS = 24 };
+  glong n = g_utf8_strlen(text, -1);
+  g_autofree char *cut = g_utf8_substring(text, 0, MIN(n, MAX_CHARS));
+  g_snprintf(buf, size, "%s%s", cut, n > MAX_CHARS ? "…" : "");
+  free(text);
+  return TRUE;
+}
+
 /* The look of a visible item; `inner` is its own layout when expanded. */
 static void item_look(const ts_view_layouter *l, int item, const glayout *inner, look *lk)
 {
@@ -261,6 +279,8 @@ static void item_look(const ts_view_layouter *l, int item, const glayout *inner,
     lk->line1 = ts_view_item_op_name(m, item);
     const char *label = ts_view_item_label(m, item);
     lk->line2 = strcmp(label, lk->line1) != 0 ? label : NULL;
+    if (print_text(ts_view_item_node(m, item), lk->buf, sizeof lk->buf))
+      lk->line2 = lk->buf;
   } else if (kind == TS_VIEW_ITEM_SERIES) {
     lk->shape = TS_VIEW_SHAPE_SERIES;
     int n = ts_view_item_n_children(m, item);
