@@ -251,6 +251,8 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer user_data)
   static const char *const DONE[] = { NULL, "Module reloaded: it changed on disk",
                                       "A fresh worker has the module open again" };
   if (!module) {
+    if (req->kind == LOAD_OPEN)
+      g_clear_pointer(&self->session, ts_session_free); /* its module did not open */
     if (req->kind != LOAD_OPEN) {
       g_autofree char *text = g_strdup_printf("%s: %s", FAILED[req->kind], error->message);
       toast(self, text);
@@ -295,6 +297,7 @@ static void load(TsWindow *self, const char *source, LoadKind kind)
 void ts_window_open_module(TsWindow *self, const char *source)
 {
   g_return_if_fail(TS_IS_WINDOW(self) && source != NULL);
+  g_clear_pointer(&self->session, ts_session_free); /* a module asked for is not a session's */
   load(self, source, LOAD_OPEN);
 }
 
