@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "test-wait.h"
 #include "ts-application.h"
 #include "ts-preferences-window.h"
 #include "ts-graph-view.h"
@@ -12,7 +13,6 @@
 #include "ts-window.h"
 
 #define SIDE_EFFECT "a_function_with_python_side_effect"
-#define TIMEOUT_S 60
 
 static TsApplication *app;
 static TsWindow *window;
@@ -20,23 +20,6 @@ static char *tmp_dir;
 
 /* ---- helpers ---------------------------------------------------------------- */
 
-static gboolean on_timeout(gpointer data)
-{
-  *(gboolean *)data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-/* Runs the main loop until cond(data) holds; fails after TIMEOUT_S. */
-static void wait_for(gboolean (*cond)(gpointer), gpointer data, const char *what)
-{
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add_seconds(TIMEOUT_S, on_timeout, &timed_out);
-  while (!cond(data) && !timed_out)
-    g_main_context_iteration(NULL, TRUE);
-  if (timed_out)
-    g_error("timed out waiting for %s", what);
-  g_source_remove(id);
-}
 
 static gboolean window_idle(gpointer data)
 {
@@ -46,7 +29,7 @@ static gboolean window_idle(gpointer data)
 static void wait_idle(void)
 {
   /* a run posts its events before it completes: once idle, everything is in */
-  wait_for(window_idle, NULL, "the window to finish");
+  test_wait_for(window_idle, NULL, "the window to finish");
   while (g_main_context_iteration(NULL, FALSE))
     ;
 }
@@ -349,7 +332,7 @@ static void test_compare_concrete(void)
   /* x is f32[2] vs f32[3]; PrintV2 has no outputs and matches */
   g_assert_cmpstr(ts_compare_pane_get_summary(pane), ==,
                   "(x: f32[2]) vs (x: f32[3]): 1 node differs in shape, 0 only left, 0 only right");
-  wait_for(compare_laid_out, NULL, "both graphs to be laid out");
+  test_wait_for(compare_laid_out, NULL, "both graphs to be laid out");
 
   /* indices out of range: a toast, the comparison stays */
   activate("win.compare-concrete", "(sii)", "shape_retrace", 0, 99);
@@ -449,7 +432,7 @@ static void test_export_graph(void)
 {
   select_function("deep_net");
   run_with((const char *const[]){ "i32[3]=1,2,3", NULL });
-  wait_for(graph_drawn, window, "the graph");
+  test_wait_for(graph_drawn, window, "the graph");
   g_autofree char *svg = g_build_filename(tmp_dir, "deep_net.svg", NULL);
   activate("win.export-graph-to", "s", svg);
   g_assert_true(g_file_test(svg, G_FILE_TEST_EXISTS));
@@ -529,7 +512,7 @@ static void test_cancel(void)
   activate("win.run", NULL);
   g_assert_true(ts_window_get_busy(window));
   /* the main loop turns while it runs, and the panel counts the calls */
-  wait_for(counting_calls, panel, "the progress to count calls");
+  test_wait_for(counting_calls, panel, "the progress to count calls");
   activate("win.cancel", NULL);
   wait_idle();
   g_assert_null(ts_run_panel_get_progress_text(panel));
@@ -591,7 +574,7 @@ static void test_reload_on_change(void)
   g_assert_cmpstr(scaled, ==, "Tensor([2.5 5. ], shape=(2,), dtype=float32)");
 
   g_assert_true(g_file_set_contents(path, contents, (gssize)length, NULL)); /* "rebuilt" */
-  wait_for(module_changed, old, "the module to reload");
+  test_wait_for(module_changed, old, "the module to reload");
   TsSidebarItem *item = ts_function_list_get_selected(ts_window_get_function_list(window));
   g_assert_nonnull(item);
   g_assert_cmpstr(ts_sidebar_item_get_function_name(item), ==, "scale");
@@ -687,10 +670,10 @@ static void test_dialogs_and_style(void)
   assert_shortcuts_list_graph_keys(shortcuts);
   if (g_getenv("TS_SHORTCUTS_SCREENSHOT")) { /* the graph's page, for the README */
     g_object_set(shortcuts, "section-name", "graph", NULL);
-    wait_for(no_transition, shortcuts, "the shortcuts window to switch pages");
+    test_wait_for(no_transition, shortcuts, "the shortcuts window to switch pages");
     int frames = 0;
     gtk_widget_add_tick_callback(GTK_WIDGET(shortcuts), count_frame, &frames, NULL);
-    wait_for(two_frames, &frames, "the shortcuts window to draw");
+    test_wait_for(two_frames, &frames, "the shortcuts window to draw");
     g_assert_true(ts_screenshot_save(GTK_WIDGET(shortcuts), g_getenv("TS_SHORTCUTS_SCREENSHOT"), NULL));
   }
   close_toplevel(GTK_TYPE_SHORTCUTS_WINDOW);
@@ -708,7 +691,7 @@ static void test_screenshot(void)
   int frames = 0;
   gtk_widget_add_tick_callback(GTK_WIDGET(window), count_frame, &frames, NULL);
   gtk_widget_queue_draw(GTK_WIDGET(window));
-  wait_for(two_frames, &frames, "the window to draw");
+  test_wait_for(two_frames, &frames, "the window to draw");
   g_assert_true(gtk_widget_get_mapped(GTK_WIDGET(window)));
   g_autofree char *path = g_build_filename(tmp_dir, "window.png", NULL);
   g_autoptr(GError) error = NULL;
@@ -767,7 +750,7 @@ static void test_screenshot_waits_for_graph(void)
   TsApplication *shot_app = ts_application_new(startup);
   g_assert_true(g_application_register(G_APPLICATION(shot_app), NULL, NULL));
   g_application_activate(G_APPLICATION(shot_app));
-  wait_for(file_exists, path, "the screenshot");
+  test_wait_for(file_exists, path, "the screenshot");
   GList *windows = gtk_application_get_windows(GTK_APPLICATION(shot_app));
   g_assert_nonnull(windows);
   TsWindow *shot = TS_WINDOW(windows->data);
@@ -789,11 +772,11 @@ static void test_screenshot_waits_for_graph(void)
   /* the measure tells them apart: the page of a function not traced has none */
   g_assert_true(gtk_widget_activate_action(GTK_WIDGET(shot), "win.select-function", "s", "simple_relu"));
   g_assert_null(ts_graph_pane_get_concrete(pane));
-  wait_for(graph_drawn, shot, "the cross-fade to the status page");
+  test_wait_for(graph_drawn, shot, "the cross-fade to the status page");
   int frames = 0;
   gtk_widget_add_tick_callback(GTK_WIDGET(shot), count_frame, &frames, NULL);
   gtk_widget_queue_draw(GTK_WIDGET(shot));
-  wait_for(two_frames, &frames, "the window to draw");
+  test_wait_for(two_frames, &frames, "the window to draw");
   g_assert_true(ts_screenshot_save(GTK_WIDGET(shot), path, &error));
   g_assert_no_error(error);
   g_autoptr(GdkTexture) placeholder = gdk_texture_new_from_filename(path, &error);
@@ -888,7 +871,7 @@ static void test_recent_menu_underscores(void)
   g_object_set_data(G_OBJECT(popover), "frames", &frames);
   gtk_widget_add_tick_callback(popover, count_frame, &frames, NULL);
   gtk_popover_popup(GTK_POPOVER(popover));
-  wait_for(popover_drawn, popover, "the menu to show");
+  test_wait_for(popover_drawn, popover, "the menu to show");
   g_assert_true(find_label(popover, "my_module.so"));
   const char *shots = g_getenv("TS_TEST_SCREENSHOTS");
   if (shots) {
@@ -993,7 +976,7 @@ static void wait_drawn(GtkWidget *widget)
   int frames = 0;
   gtk_widget_add_tick_callback(widget, count_frame, &frames, NULL);
   gtk_widget_queue_draw(widget);
-  wait_for(two_frames, &frames, "a window to draw");
+  test_wait_for(two_frames, &frames, "a window to draw");
 }
 
 /* The trace log, the console and the preferences show their text whole, or
@@ -1009,7 +992,7 @@ static void test_no_cut_text(void)
   select_function("get_MSE");
   run_with((const char *const[]){ "i32[2,3]:ones", "i32[2,3]:zeros", NULL });
   activate("win.show-panel", "s", "trace-log");
-  wait_for(graph_drawn, window, "the graph");
+  test_wait_for(graph_drawn, window, "the graph");
   wait_drawn(GTK_WIDGET(window));
   g_autoptr(GString) problems = g_string_new(NULL);
   /* every column in sight: the table is no wider than its scrolled window */
@@ -1143,7 +1126,7 @@ static void test_worker_survives(void)
     if (c->cancel) {
       /* the worker's status page sends no event: turn the loop every few ms */
       guint tick = g_timeout_add(5, tick_on, NULL);
-      wait_for(call_running, NULL, "the call to be under way");
+      test_wait_for(call_running, NULL, "the call to be under way");
       g_source_remove(tick);
       activate("win.cancel", NULL);
     }
@@ -1240,7 +1223,7 @@ static void assert_zoom_shown(GtkWidget *zoom_button, TsViewport *vp)
 {
   shown_viewport = vp;
   shown_zoom_button = zoom_button;
-  wait_for(zoom_shown, NULL, "the zoom level to show");
+  test_wait_for(zoom_shown, NULL, "the zoom level to show");
 }
 
 /* The graph pane's header: zoom out, the zoom level (a click: 100 %), zoom
@@ -1249,7 +1232,7 @@ static void test_graph_header(void)
 {
   select_function("lstm_fn");
   run_with((const char *const[]){ "f32[10,10]:zeros", "f32[10,10]:zeros", "f32[10,10]:zeros", NULL });
-  wait_for(pane_drawn, NULL, "the graph to be drawn");
+  test_wait_for(pane_drawn, NULL, "the graph to be drawn");
   TsGraphPane *pane = ts_window_get_graph_pane(window);
   TsGraphView *view = TS_GRAPH_VIEW(ts_graph_pane_get_view(pane));
   g_assert_nonnull(ts_graph_view_get_graph(view));
@@ -1275,11 +1258,11 @@ static void test_graph_header(void)
   ts_view_model *model = ts_graph_view_get_model(view);
   GArray *before = ts_view_model_visible_items(model, NULL);
   g_assert_true(gtk_widget_activate_action(GTK_WIDGET(pane), "graph.expand-all", NULL));
-  wait_for(pane_drawn, NULL, "the expanded graph");
+  test_wait_for(pane_drawn, NULL, "the expanded graph");
   GArray *expanded = ts_view_model_visible_items(model, NULL);
   g_assert_cmpuint(expanded->len, >, before->len + 10);
   g_assert_true(gtk_widget_activate_action(GTK_WIDGET(pane), "graph.collapse-all", NULL));
-  wait_for(pane_drawn, NULL, "the collapsed graph");
+  test_wait_for(pane_drawn, NULL, "the collapsed graph");
   GArray *after = ts_view_model_visible_items(model, NULL);
   g_assert_cmpuint(after->len, ==, before->len);
   g_array_free(before, TRUE);
@@ -1338,7 +1321,7 @@ int main(int argc, char **argv)
 
   g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&window);
   gtk_window_destroy(GTK_WINDOW(window));
-  wait_for(window_gone, NULL, "the window to go");
+  test_wait_for(window_gone, NULL, "the window to go");
   g_object_unref(app);
   g_rmdir(tmp_dir);
   g_free(tmp_dir);

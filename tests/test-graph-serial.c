@@ -24,64 +24,33 @@ static void assert_no_error(void)
     g_error("unexpected error: %s", e->message);
 }
 
-/* Every seed export, with arguments it traces with. */
-static const struct {
-  const char *name;
-  const char *args[3];
-} cases[] = {
-  { "simple_nn_layer", { "f32[3,3]:uniform", "f32[3,3]:uniform@2" } },
-  { "linear_layer", { "i32[3]=-3,0,3" } },
-  { "deep_net", { "i32[3]=1,2,3" } },
-  { "function_to_get_faster", { "f32[1,2]=1,2", "f32[2,1]=2,3", "f32[]=4" } },
-  { "get_MSE", { "i32[5]=1,4,3,1,3", "i32[5]=0,3,8,0,6" } },
-  { "square_if_positive_vectorized", { "i32[4]=-2,-1,1,2" } },
-  { "power", { "i32[10,10]:ones", "3" } },
-  { "dense_chain", { "f32[2,4,4]:uniform", "3" } },
-  { "conv_layer", { "f32[1,4,4,3]:uniform" } },
-  { "outer_function", { "f32[1,2]=1,2" } },
-  { "square_if_positive", { "i32[]=2" } },
-  { "sum_even", { "i32[4]=10,12,15,20" } },
-  { "fizzbuzz", { "i32[]=6" } },
-  { "my_function", { "i32[]=2" } },
-  { "simple_relu", { "i32[]=-1" } },
-  { "my_relu", { "f32[]=5.5" } },
-  { "a_function_with_python_side_effect", { "i32[]=2" } },
-  { "shape_retrace", { "f32[3]:ones" } },
-  { "poly_func", { "i32[]=1" } },
-  { "find_next_odd", { NULL } },
-  { "side_effect", { NULL } },
-  { "unused_return", { "f32[1]=0" } },
-  { "custom_model", { "i32[2]=1,2" } },
-  { "square_if_positive_naive", { "i32[4]=-2,-1,1,2" } },
-  { "sequential_model", { "f32[2,28,28]:uniform" } },
-  { "lstm_fn", { "f32[10,10]:uniform", "f32[10,10]:uniform@2", "f32[10,10]:uniform@3" } },
-  { "conv_fn", { "f32[1,5,5,100]:uniform" } },
-};
-
-static int case_index(const char *name)
+/* A seed export's index in the module. */
+static int export_index(ts_module *m, const char *name)
 {
-  for (size_t c = 0; c < G_N_ELEMENTS(cases); c++)
-    if (strcmp(cases[c].name, name) == 0)
-      return (int)c;
-  return -1;
+  for (int i = 0; i < ts_module_n_functions(m); i++)
+    if (strcmp(ts_function_name(ts_module_function(m, i)), name) == 0)
+      return i;
+  g_error("the seeds export no %s", name);
 }
 
-/* The concrete graph of a seed export for its case's arguments (borrowed
- * from the module). */
-static const ts_graph *seed_graph(ts_module *m, int c)
+/* The concrete graph of seed export i for the example arguments the
+ * module declares (borrowed from the module). */
+static const ts_graph *seed_graph(ts_module *m, int i)
 {
-  ts_function *fn = ts_module_lookup(m, cases[c].name);
-  g_assert_nonnull(fn);
-  ts_value args[3];
-  int n = 0;
-  for (; n < 3 && cases[c].args[n]; n++)
-    g_assert_true(ts_value_parse(cases[c].args[n], &args[n]));
+  ts_function *fn = ts_module_function(m, i);
+  const char *const *examples = ts_module_examples(m, i);
+  int n = examples ? (int)g_strv_length((char **)examples) : 0;
+  g_assert_true(n > 0 || ts_function_n_params(fn) == 0); /* every export can be traced */
+  ts_value *args = g_new0(ts_value, MAX(n, 1));
+  for (int k = 0; k < n; k++)
+    g_assert_true(ts_value_parse(examples[k], &args[k]));
   int quiet = test_quiet_begin(); /* the seeds print while tracing */
   ts_concrete *cf = ts_function_get_concrete(fn, args, n);
   test_quiet_end(quiet);
   assert_no_error();
   for (int k = 0; k < n; k++)
     ts_value_clear(&args[k]);
+  g_free(args);
   return ts_concrete_graph(cf);
 }
 
@@ -219,13 +188,10 @@ static void test_seeds(void)
 {
   ts_module *m = ts_module_open("seeds");
   assert_no_error();
-  for (int i = 0; i < ts_module_n_functions(m); i++) /* every export has a case */
-    if (case_index(ts_function_name(ts_module_function(m, i))) < 0)
-      g_error("no case for seed export %s", ts_function_name(ts_module_function(m, i)));
   int n_if = 0, n_while = 0, n_var = 0, n_print = 0, n_nodes = 0;
-  for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+  for (int i = 0; i < ts_module_n_functions(m); i++) { /* every export */
     ts_scope *scope = ts_scope_begin();
-    const ts_graph *g = seed_graph(m, (int)c);
+    const ts_graph *g = seed_graph(m, i);
     ts_graph_free(round_trip(g));
     n_if += count_op(g, TS_OP_IF);
     n_while += count_op(g, TS_OP_WHILE);
@@ -553,7 +519,7 @@ static GVariant *unclaimed_subgraphs(int k)
 static void test_damaged_subgraphs(void)
 {
   ts_module *m = ts_module_open("seeds");
-  const ts_graph *g = seed_graph(m, case_index("square_if_positive"));
+  const ts_graph *g = seed_graph(m, export_index(m, "square_if_positive"));
   int if_id = find_op(g, TS_OP_IF);
   size_t size;
   void *bytes = serialize(g, &size);
@@ -587,7 +553,7 @@ static int write_seeds(const char *dir)
   ts_module *m = ts_module_open("seeds");
   for (size_t i = 0; m && i < G_N_ELEMENTS(names); i++) {
     size_t size;
-    void *bytes = serialize(seed_graph(m, case_index(names[i])), &size);
+    void *bytes = serialize(seed_graph(m, export_index(m, names[i])), &size);
     char *path = g_strdup_printf("%s/seed-%s", dir, names[i]);
     if (!g_file_set_contents(path, bytes, (gssize)size, NULL))
       g_error("cannot write %s", path);

@@ -4,30 +4,14 @@
 #include <signal.h>
 #include <string.h>
 
+#include "test-wait.h"
 #include "ts-worker.h"
 
-#define TIMEOUT_S 60
 
 static char *misbehave_path;
 
 /* ---- helpers ---------------------------------------------------------------- */
 
-static gboolean on_timeout(gpointer data)
-{
-  *(gboolean *)data = TRUE;
-  return G_SOURCE_REMOVE;
-}
-
-static void wait_for(gboolean (*cond)(gpointer), gpointer data, const char *what)
-{
-  gboolean timed_out = FALSE;
-  guint id = g_timeout_add_seconds(TIMEOUT_S, on_timeout, &timed_out);
-  while (!cond(data) && !timed_out)
-    g_main_context_iteration(NULL, TRUE);
-  if (timed_out)
-    g_error("timed out waiting for %s", what);
-  g_source_remove(id);
-}
 
 static gboolean has_result(gpointer data)
 {
@@ -41,7 +25,7 @@ static void store_result(GObject *source, GAsyncResult *res, gpointer data)
 
 static GAsyncResult *wait_result(GAsyncResult **slot, const char *what)
 {
-  wait_for(has_result, slot, what);
+  test_wait_for(has_result, slot, what);
   return *slot;
 }
 
@@ -111,12 +95,12 @@ static void fixture_stop(Fixture *f)
 {
   if (!f->death) {
     ts_worker_close(f->worker);
-    wait_for(death_known, f, "the worker to end");
+    test_wait_for(death_known, f, "the worker to end");
     g_assert_true(f->death->expected);
   }
   g_object_add_weak_pointer(G_OBJECT(f->worker), (gpointer *)&f->worker);
   g_object_unref(f->worker);
-  wait_for(worker_gone, f, "the worker object to go"); /* its readers let go */
+  test_wait_for(worker_gone, f, "the worker object to go"); /* its readers let go */
   g_ptr_array_unref(f->lines);
   g_ptr_array_unref(f->traces);
   ts_worker_death_free(f->death);
@@ -306,7 +290,7 @@ static TsCallResult *call_and_cancel(Fixture *f, guint id, const char *function,
                        store_result, &res);
   /* the status page sends no event: the loop turns every few ms while waiting */
   guint tick = g_timeout_add(5, tick_on, NULL);
-  wait_for(call_running, f->worker, "the call to start");
+  test_wait_for(call_running, f->worker, "the call to start");
   g_source_remove(tick);
   g_assert_cmpuint(ts_worker_get_running_call(f->worker), ==, id);
   g_cancellable_cancel(cancel);
