@@ -50,6 +50,11 @@ ts_context *ts__context(void)
 
 /* ---- cancellation ------------------------------------------------------------------ */
 
+void ts_watch_ops(ts_op_watch *w)
+{
+  ts__context()->op_watch = w;
+}
+
 void ts_watch_cancel_flag(const int *flag)
 {
   ts__context()->cancel_flag = flag;

@@ -221,6 +221,11 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
   }
 
   uint64_t seq = ++c->run.seq;
+  if (G_UNLIKELY(c->op_watch)) {
+    ts_op_watch *w = c->op_watch;
+    *w = (ts_op_watch){ def->op, call->loc.line, call->loc.file, call->loc.func,
+                        site ? site->node : NULL, seq };
+  }
   int mask = c->mute ? 0 : __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED);
   uint64_t start_ns = 0;
   const ts_node *twin = NULL;

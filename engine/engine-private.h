@@ -401,6 +401,7 @@ typedef struct ts_context {
   ts_scope *top, *root;
   ts_error *error;            /* pending, owned */
   const int *cancel_flag;
+  ts_op_watch *op_watch;      /* see ts_watch_ops */
   int mute;                   /* > 0: no listener hears of ops (constant folding) */
   ts_op_handler *handlers;    /* innermost first */
   const struct ts_backend *device; /* eager placement; NULL: the CPU */

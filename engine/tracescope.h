@@ -308,6 +308,22 @@ enum {
   TS_OP_TRAIT_CONTROL_FLOW = 1 << 4, /* runs subgraphs (If, While) */
 };
 TS_API unsigned ts_op_traits(ts_op op); /* 0 for an invalid op */
+
+/* The op the calling thread started last, kept up to date by the engine at
+ * the cost of a few stores per op (no event, no clock): for a process that
+ * must say where it was when it died (tracescope-worker).  `node` is the
+ * node run in graph mode, NULL eagerly; strings are static or the graph's.
+ * Another thread may read it at any time and see a mix of two ops. */
+typedef struct ts_op_watch {
+  ts_op op;
+  int line;
+  const char *file;
+  const char *func;
+  const struct ts_node *node;
+  uint64_t seq;           /* the op's sequence number in its run */
+} ts_op_watch;
+/* Starts (w) or stops (NULL) keeping *w up to date on the calling thread. */
+TS_API void ts_watch_ops(ts_op_watch *w);
 /* The name of an op's subgraph i (If: "then", "else"; While: "cond",
  * "body"); NULL if it has none. */
 TS_API const char *ts_op_subgraph_name(ts_op op, int i);

@@ -236,6 +236,41 @@ static void test_sequence(void)
   ts_module_free(m);
 }
 
+/* The op watch follows the op started last, without events: eagerly its
+ * source line, in graph mode also the node being run. */
+static void test_op_watch(void)
+{
+  ts_module *m = ts_module_open("seeds");
+  ts_function *fn = ts_module_lookup(m, "deep_net");
+  ts_value x;
+  g_assert_true(ts_value_parse("i32[3]=1,2,3", &x));
+  ts_op_watch w = { 0 };
+  ts_watch_ops(&w);
+  for (int eager = 0; eager < 2; eager++) {
+    ts_run_functions_eagerly(eager);
+    w = (ts_op_watch){ 0 };
+    g_assert_nonnull(ts_function_call(fn, &x, 1));
+    assert_no_error();
+    g_assert_cmpint(w.op, ==, TS_OP_RELU); /* deep_net's last op */
+    g_assert_cmpuint(w.seq, >, 1);
+    g_assert_nonnull(w.file);
+    g_assert_true(g_str_has_suffix(w.file, "seeds.c"));
+    g_assert_cmpint(w.line, >, 0);
+    g_assert_cmpstr(w.func, ==, "deep_net");
+    if (eager)
+      g_assert_null(w.node);
+    else
+      g_assert_cmpint(ts_node_op(w.node), ==, TS_OP_RELU);
+  }
+  ts_watch_ops(NULL);
+  w = (ts_op_watch){ 0 };
+  ts_add(x.tensor, x.tensor);
+  g_assert_cmpuint(w.seq, ==, 0); /* no longer kept */
+  ts_run_functions_eagerly(false);
+  ts_value_clear(&x);
+  ts_module_free(m);
+}
+
 /* If and While subgraph ops name the control-flow node they run under. */
 static void test_parents(void)
 {
@@ -275,5 +310,6 @@ int main(int argc, char **argv)
   g_test_add_func("/identity/seeds-match", test_seeds_match);
   g_test_add_func("/identity/sequence", test_sequence);
   g_test_add_func("/identity/parents", test_parents);
+  g_test_add_func("/identity/op-watch", test_op_watch);
   return g_test_run();
 }

@@ -286,8 +286,8 @@ static TsCallResult *call_and_cancel(Fixture *f, guint id, const char *function,
 {
   g_autoptr(GCancellable) cancel = g_cancellable_new();
   GAsyncResult *res = NULL;
-  ts_worker_call_async(f->worker, id, function, (const char *const[]){ "1", NULL }, 1, eager, cancel,
-                       store_result, &res);
+  ts_worker_call_async(f->worker, id, function, (const char *const[]){ "f32[2]=1,-1", NULL }, 1, eager,
+                       cancel, store_result, &res);
   /* the status page sends no event: the loop turns every few ms while waiting */
   guint tick = g_timeout_add(5, tick_on, NULL);
   test_wait_for(call_running, f->worker, "the call to start");
@@ -311,6 +311,9 @@ static void test_hang_killed(void)
   g_assert_nonnull(d);
   g_assert_true(d->hung);
   g_assert_cmpint(d->signal, ==, SIGKILL);
+  /* killed, it still says where it was: noted when Cancel came */
+  g_assert_nonnull(d->last_op);
+  g_assert_true(g_str_has_prefix(d->last_op, "Relu at "));
   g_assert_nonnull(strstr(d->summary, "did not stop within 2 s of Cancel"));
   fixture_stop(&f);
 }

@@ -288,6 +288,14 @@ die_with(int sig)
   _exit(128 + sig);
 }
 
+static void (*crash_hook)(void);
+
+void
+ts_crash_handler_set_hook(void (*hook)(void))
+{
+  __atomic_store_n(&crash_hook, hook, __ATOMIC_SEQ_CST);
+}
+
 static void
 crash_handler(int sig, siginfo_t *info, void *context)
 {
@@ -300,6 +308,9 @@ crash_handler(int sig, siginfo_t *info, void *context)
     for (;;)
       pause();         /* another thread reports, then kills the process */
   }
+  void (*hook)(void) = __atomic_load_n(&crash_hook, __ATOMIC_SEQ_CST);
+  if (hook)
+    hook();
   write_report(sig, info, context);
   die_with(sig);
 }

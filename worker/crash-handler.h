@@ -15,6 +15,10 @@ G_BEGIN_DECLS
  * the main thread, before any module code runs; fd must stay open. */
 gboolean ts_crash_handler_install(int fd, GError **error);
 
+/* A function the handler calls before it writes the report (once, on the
+ * crashing thread): it must be async-signal-safe.  NULL: none. */
+void ts_crash_handler_set_hook(void (*hook)(void));
+
 /* Gives the calling thread an alternate signal stack so a stack overflow on it is
  * reported too; every thread that runs module code calls it once.  The stack is
  * released when the thread exits. */

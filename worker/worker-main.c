@@ -13,14 +13,24 @@
 
 #include "crash-handler.h"
 #include "worker-service.h"
+#include "worker-status.h"
 
 static TsWorkerStatus *status_page;
+static ts_op_watch last_op; /* the engine keeps it (ts_watch_ops) */
+
+/* A crash: where the engine was goes on the status page (signal-safe). */
+static void on_crash(void)
+{
+  if (status_page)
+    worker_status_note_op(status_page, &last_op);
+}
 
 /* exit() from module code: the status page keeps the code, whatever
  * happens to the process's exit status after (a sanitizer's own report). */
 static void on_exit_called(int code, void *data)
 {
   if (status_page && status_page->call_id) {
+    worker_status_note_op(status_page, &last_op);
     status_page->exited = 1;
     status_page->exit_status = code;
   }
@@ -115,6 +125,8 @@ int main(int argc, char **argv)
     return 1;
   }
   close(TS_WORKER_FD_STATUS);
+  ts_crash_handler_set_hook(on_crash);
+  ts_watch_ops(&last_op); /* calls run on this thread */
   on_exit(on_exit_called, NULL);
   limit_memory((guint64)MAX(memory_limit, 0));
   /* results go to the app in the memory they were made in */
@@ -126,7 +138,7 @@ int main(int argc, char **argv)
     return 1;
   }
   g_dbus_connection_set_exit_on_close(connection, FALSE);
-  WorkerService *service = worker_service_new(connection, status_page, &error);
+  WorkerService *service = worker_service_new(connection, status_page, &last_op, &error);
   if (!service) {
     g_printerr("tracescope-worker: %s\n", error->message);
     return 1;

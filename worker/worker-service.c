@@ -15,6 +15,7 @@
 #include "ts-spec-text.h"
 #include "ts-worker-error.h"
 #include "ts-worker-protocol.h"
+#include "worker-status.h"
 
 #define PROGRESS_NS 50000000u /* at most 20 progress updates a second */
 
@@ -75,6 +76,7 @@ struct WorkerService {
   guint filter;
   int listener;
   TsWorkerStatus *status;
+  const ts_op_watch *last_op;
   ts_module *module;
   guint call_id;         /* the call running (main thread), 0 between calls */
   guint cancel_id;       /* the last call Cancel named (any thread) */
@@ -151,25 +153,10 @@ static void emit_trace(WorkerService *s, const ts_trace_event *t)
   emit(s, "Trace", g_variant_new("(u@a{sv})", s->call_id, g_variant_dict_end(&d)));
 }
 
-/* Where the op came from, for the status page: "model.c:42 (dense)". */
-static void note_op(WorkerService *s, const ts_op_event *op)
-{
-  TsWorkerStatus *st = s->status;
-  st->op_seq = op->seq;
-  g_strlcpy(st->op, op->op_name, sizeof st->op);
-  g_strlcpy(st->node, op->node ? ts_node_name(op->node) : "", sizeof st->node);
-  if (op->loc.file)
-    g_snprintf(st->loc, sizeof st->loc, "%s:%d (%s)", op->loc.file, op->loc.line,
-               op->loc.func ? op->loc.func : "?");
-  else
-    st->loc[0] = '\0';
-}
-
 static void on_engine_event(const ts_event *ev, void *user_data)
 {
   WorkerService *s = user_data;
   switch (ev->kind) {
-  case TS_EVENT_OP_BEGIN: note_op(s, &ev->op); break;
   case TS_EVENT_TRACE: emit_trace(s, &ev->trace); break;
   case TS_EVENT_WARNING:
     emit(s, "Warning",
@@ -518,8 +505,11 @@ static GDBusMessage *filter(GDBusConnection *connection, GDBusMessage *message, 
     guint32 id;
     g_variant_get(body, "(u)", &id);
     __atomic_store_n(&s->cancel_id, id, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&s->call_id, __ATOMIC_SEQ_CST) == id)
+    if (__atomic_load_n(&s->call_id, __ATOMIC_SEQ_CST) == id) {
       __atomic_store_n(&s->cancel_flag, 1, __ATOMIC_SEQ_CST);
+      /* a call stuck in host code may be killed soon: say where it is now */
+      worker_status_note_op(s->status, s->last_op);
+    }
   }
   return message;
 }
@@ -527,7 +517,7 @@ static GDBusMessage *filter(GDBusConnection *connection, GDBusMessage *message, 
 static const GDBusInterfaceVTable vtable = { .method_call = method_call };
 
 WorkerService *worker_service_new(GDBusConnection *connection, TsWorkerStatus *status,
-                                  GError **error)
+                                  const ts_op_watch *last_op, GError **error)
 {
   g_autoptr(GDBusNodeInfo) info = g_dbus_node_info_new_for_xml(introspection_xml, error);
   if (!info)
@@ -535,6 +525,7 @@ WorkerService *worker_service_new(GDBusConnection *connection, TsWorkerStatus *s
   WorkerService *s = g_new0(WorkerService, 1);
   s->connection = g_object_ref(connection);
   s->status = status;
+  s->last_op = last_op;
   s->registration = g_dbus_connection_register_object(connection, TS_WORKER_PATH,
                                                       info->interfaces[0], &vtable, s, NULL, error);
   if (!s->registration) {
@@ -542,8 +533,9 @@ WorkerService *worker_service_new(GDBusConnection *connection, TsWorkerStatus *s
     return NULL;
   }
   s->filter = g_dbus_connection_add_filter(connection, filter, s, NULL);
-  s->listener = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_BEGIN) | TS_EVENT_MASK(TS_EVENT_TRACE) |
-                                  TS_EVENT_MASK(TS_EVENT_WARNING) | TS_EVENT_MASK(TS_EVENT_PRINT),
+  /* no op events: they would slow every op; the last op comes from last_op */
+  s->listener = ts_listener_add(TS_EVENT_MASK(TS_EVENT_TRACE) | TS_EVENT_MASK(TS_EVENT_WARNING) |
+                                  TS_EVENT_MASK(TS_EVENT_PRINT),
                                 on_engine_event, s);
   return s;
 }

@@ -9,7 +9,8 @@
 
 typedef struct WorkerService WorkerService;
 
-/* Registers the worker object on connection; status is the shared page. */
+/* Registers the worker object on connection; status is the shared page,
+ * last_op what the engine keeps of the op it started last. */
 WorkerService *worker_service_new(GDBusConnection *connection, TsWorkerStatus *status,
-                                  GError **error);
+                                  const ts_op_watch *last_op, GError **error);
 void worker_service_free(WorkerService *s);
