@@ -614,12 +614,45 @@ static void save_session(TsWindow *self, const char *path)
     g_autoptr(TsTraceEntry) entry = g_list_model_get_item(log, i);
     ts_session_add_entry(session, entry);
   }
+  TsGraphView *view = TS_GRAPH_VIEW(ts_graph_pane_get_view(self->graph_pane));
+  TsConcreteInfo *shown = ts_graph_pane_get_concrete(self->graph_pane);
+  if (shown && ts_graph_view_get_graph(view)) {
+    g_auto(GStrv) expanded = ts_graph_view_dup_expanded(view);
+    double zoom, x, y;
+    ts_graph_view_get_centre(view, &zoom, &x, &y);
+    ts_session_set_view(session, shown->function, shown->signature, (const char *const *)expanded, zoom, x, y);
+  }
   g_autoptr(GError) error = NULL;
   g_autofree char *base = g_path_get_basename(path);
   g_autofree char *text = ts_session_save(session, path, &error)
                             ? g_strdup_printf("Session saved to %s", base)
                             : g_strdup(error->message);
   toast(self, text);
+}
+
+static gboolean is_view_graph(const TsConcreteInfo *cf, const TsSession *session)
+{
+  return cf && cf->graph && g_str_equal(cf->function, session->view_function) &&
+         g_str_equal(cf->signature, session->view_signature);
+}
+
+/* The graph the session's view showed (the module's own, or the trace
+ * log's copy, newest first, when this module has not traced it), as it
+ * was shown. */
+static void restore_view(TsWindow *self, const TsSession *session)
+{
+  GListModel *log = ts_trace_log_get_entries(self->trace_log);
+  for (guint i = g_list_model_get_n_items(log);
+       i > 0 && !is_view_graph(ts_graph_pane_get_concrete(self->graph_pane), session); i--) {
+    g_autoptr(TsTraceEntry) entry = g_list_model_get_item(log, i - 1);
+    TsConcreteInfo *cf = (TsConcreteInfo *)ts_trace_entry_get_concrete(entry);
+    if (is_view_graph(cf, session))
+      ts_graph_pane_show_concrete(self->graph_pane, ts_trace_entry_get_module(entry), cf);
+  }
+  if (is_view_graph(ts_graph_pane_get_concrete(self->graph_pane), session))
+    ts_graph_view_restore(TS_GRAPH_VIEW(ts_graph_pane_get_view(self->graph_pane)),
+                          (const char *const *)session->expanded, session->zoom, session->centre_x,
+                          session->centre_y);
 }
 
 /* Once the session's module is open: its arguments, mode, selection and log. */
@@ -640,6 +673,8 @@ static void apply_session(TsWindow *self)
   /* the run panel shows the remembered arguments of the selection */
   g_clear_pointer(&self->current_function, g_free);
   show_selection(self);
+  if (session->expanded)
+    restore_view(self, session);
 }
 
 void ts_window_open_session(TsWindow *self, const char *path)

@@ -427,6 +427,62 @@ static void test_session_round_trip(void)
   g_unlink(path);
 }
 
+static TsGraphView *graph_view(void)
+{
+  return TS_GRAPH_VIEW(ts_graph_pane_get_view(ts_window_get_graph_pane(window)));
+}
+
+static gboolean view_still(gpointer view)
+{
+  return !ts_graph_view_get_animating(view);
+}
+
+/* A session keeps the graph view as it was: the groups open and where it
+ * looked, even for a graph only the trace log still holds. */
+static void test_session_keeps_view(void)
+{
+  select_function("fizzbuzz");
+  run_with((const char *const[]){ "i32[]=15", NULL });
+  test_wait_for(graph_drawn, window, "the graph to be drawn");
+  TsGraphView *view = graph_view();
+  ts_view_model *model = ts_graph_view_get_model(view);
+  int group = -1;
+  for (int i = 0; i < ts_view_model_n_items(model) && group < 0; i++)
+    if (ts_view_item_is_expandable(model, i) && !ts_view_model_is_expanded(model, i))
+      group = i;
+  g_assert_cmpint(group, >=, 0);
+  g_assert_true(ts_graph_view_set_expanded(view, group, TRUE));
+  test_wait_for(graph_drawn, window, "the expanded graph to be drawn");
+  ts_graph_view_select_item(view, group);
+  ts_graph_view_zoom_to_selection(view);
+  test_wait_for(graph_drawn, window, "the zoom to settle");
+  test_wait_for(view_still, view, "the view to stop moving");
+  g_auto(GStrv) expanded = ts_graph_view_dup_expanded(view);
+  g_assert_true(g_strv_contains((const char *const *)expanded, ts_view_item_name(model, group)));
+  double zoom, x, y;
+  ts_graph_view_get_centre(view, &zoom, &x, &y);
+  g_autofree char *path = g_build_filename(tmp_dir, "view.json", NULL);
+  activate("win.save-session-to", "s", path);
+
+  /* reopened into a fresh module: the graph comes from the trace log */
+  clear_logs();
+  select_function("deep_net");
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  activate("win.open-session-from", "s", path);
+  wait_idle();
+  test_wait_for(graph_drawn, window, "the session's graph to be drawn");
+  view = graph_view();
+  g_auto(GStrv) again = ts_graph_view_dup_expanded(view);
+  g_assert_cmpstrv(again, expanded);
+  double zoom2, x2, y2;
+  ts_graph_view_get_centre(view, &zoom2, &x2, &y2);
+  g_assert_cmpfloat_with_epsilon(zoom2, zoom, 1e-6);
+  g_assert_cmpfloat_with_epsilon(x2, x, 0.5);
+  g_assert_cmpfloat_with_epsilon(y2, y, 0.5);
+  g_unlink(path);
+}
+
 /* The graph shown exports to SVG (and PNG, PDF, DOT) from the window. */
 static void test_export_graph(void)
 {
@@ -1300,6 +1356,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/function-filter", test_function_filter);
   g_test_add_func("/app/export-graph", test_export_graph);
   g_test_add_func("/app/session-round-trip", test_session_round_trip);
+  g_test_add_func("/app/session-keeps-view", test_session_keeps_view);
   g_test_add_func("/app/run-errors", test_run_errors);
   g_test_add_func("/app/cancel", test_cancel);
   g_test_add_func("/app/corrupt-module-refused", test_corrupt_module_refused);

@@ -242,7 +242,11 @@ void _ts_graph_view_place_layout(TsGraphView *self)
 {
   if (!self->layout || widget_width(self) <= 0)
     return; /* size_allocate comes back when fit_pending */
-  if (self->fit_pending) {
+  if (self->centre_pending) {
+    self->centre_pending = FALSE;
+    centre_on(self, self->centre[0], self->centre[1], self->centre[2]);
+    _ts_graph_view_place_legend(self);
+  } else if (self->fit_pending) {
     self->fit_pending = FALSE;
     ts_graph_view_zoom_to_fit(self);
   } else {
