@@ -423,6 +423,18 @@ static void test_session_round_trip(void)
   g_assert_nonnull(strstr(ts_window_get_error(window), "it is version 7; this Tracescope reads version 1"));
   gtk_window_destroy(dialog);
   wait_idle();
+  /* and a view that does not read names what is wrong in it */
+  g_assert_true(g_file_set_contents(bad,
+                                    "{\"format\": \"tracescope-session\", \"version\": 1, \"module\": \"seeds\", "
+                                    "\"view\": {\"function\": \"f\", \"signature\": \"()\", \"expanded\": [], "
+                                    "\"zoom\": -2, \"centre\": [0, 0]}}",
+                                    -1, NULL));
+  activate("win.open-session-from", "s", bad);
+  dialog = ts_window_get_error_dialog(window);
+  g_assert_nonnull(dialog);
+  g_assert_nonnull(strstr(ts_window_get_error(window), "view: zoom -2 is not positive"));
+  gtk_window_destroy(dialog);
+  wait_idle();
   g_unlink(bad);
   g_unlink(path);
 }
