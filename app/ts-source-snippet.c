@@ -114,6 +114,10 @@ TsSourceSnippet *ts_source_snippet_read(const char *file, int line, int context,
     if (g_file_test(g_ptr_array_index(paths, i), G_FILE_TEST_IS_REGULAR))
       found = g_ptr_array_index(paths, i);
   g_autofree char *base = g_path_get_basename(file);
+  if (!found && looked_in->len == 0) {
+    g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s is not on this machine (no directory to look in)", base);
+    return NULL;
+  }
   if (!found) {
     g_ptr_array_add(looked_in, NULL);
     g_autofree char *where = g_strjoinv(", ", (char **)looked_in->pdata);

@@ -1648,6 +1648,9 @@ static void test_source_snippet(void)
   g_assert_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
   g_assert_cmpstr(error->message, ==, missing);
   g_clear_error(&error);
+  g_assert_null(ts_source_snippet_read("gone.c", 1, 5, NULL, NULL, &error));
+  g_assert_cmpstr(error->message, ==, "gone.c is not on this machine (no directory to look in)");
+  g_clear_error(&error);
   g_assert_true(g_file_set_contents(path, "a\0b\n", 4, NULL));
   g_assert_null(ts_source_snippet_read(path, 1, 5, NULL, NULL, &error));
   g_assert_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
