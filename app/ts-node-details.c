@@ -3,6 +3,7 @@
 #include "ts-node-details.h"
 
 #include <adwaita.h>
+#include <gtksourceview/gtksource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,7 @@ struct _TsNodeDetails {
   GtkLabel *location_label;
   GtkWidget *source_scrolled;
   GtkTextView *source_view;
+  GtkSourceGutterRendererText *line_numbers;
   GtkLabel *source_note;
   GtkLabel *provenance_label;
   GtkBox *provenance_body;
@@ -34,6 +36,7 @@ struct _TsNodeDetails {
   AdwBin *value_bin;
 
   const ts_node *node;
+  int first_line;   /* the number of the snippet's first line */
   char **source_dirs;
   GCancellable *source_cancellable; /* the read under way, if any */
 };
@@ -331,37 +334,49 @@ static size_t common_indent(char **lines)
   return indent == G_MAXSIZE ? 0 : indent;
 }
 
-/* Line numbers in a gutter of their own width, the node's line
- * highlighted; the snippet is dedented and long lines wrap under the code,
- * not under the numbers (the pane is as narrow as the sidebar). */
+/* The snippet dedented, its lines numbered in the gutter as in the file,
+ * the node's line highlighted. */
 static void show_snippet(TsNodeDetails *self, const TsSourceSnippet *snippet)
 {
   GtkTextBuffer *buffer = gtk_text_view_get_buffer(self->source_view);
   gtk_text_buffer_set_text(buffer, "", 0);
-  int last = snippet->first_line + (int)g_strv_length(snippet->lines) - 1;
-  int digits = snprintf(NULL, 0, "%d", last);
-  g_autofree char *widest = g_strdup_printf("%*d  ", digits, last);
-  g_autoptr(PangoLayout) layout = gtk_widget_create_pango_layout(GTK_WIDGET(self->source_view), widest);
-  int gutter = 0;
-  pango_layout_get_pixel_size(layout, &gutter, NULL);
-  GtkTextTag *hanging = gtk_text_tag_table_lookup(gtk_text_buffer_get_tag_table(buffer), "hanging");
-  g_object_set(hanging, "indent", -gutter, NULL); /* negative: every line but the first is indented */
+  self->first_line = snippet->first_line;
+  char widest[16];
+  snprintf(widest, sizeof widest, "%d", snippet->first_line + (int)g_strv_length(snippet->lines) - 1);
+  int width = 0;
+  gtk_source_gutter_renderer_text_measure(self->line_numbers, widest, &width, NULL);
+  gtk_widget_set_size_request(GTK_WIDGET(self->line_numbers),
+                              width + 2 * gtk_source_gutter_renderer_get_xpad(GTK_SOURCE_GUTTER_RENDERER(self->line_numbers)),
+                              -1);
   size_t indent = common_indent(snippet->lines);
   GtkTextIter end;
   for (int i = 0; snippet->lines[i]; i++) {
-    int number = snippet->first_line + i;
-    const char *current = number == snippet->line ? "current" : NULL;
     const char *code = strlen(snippet->lines[i]) > indent ? snippet->lines[i] + indent : "";
-    g_autofree char *gutter_text = g_strdup_printf("%*d  ", digits, number);
-    gtk_text_buffer_get_end_iter(buffer, &end);
-    gtk_text_buffer_insert_with_tags_by_name(buffer, &end, gutter_text, -1, "hanging", "line-number", current, NULL);
-    gtk_text_buffer_get_end_iter(buffer, &end);
     g_autofree char *text = g_strconcat(code, snippet->lines[i + 1] ? "\n" : "", NULL);
-    gtk_text_buffer_insert_with_tags_by_name(buffer, &end, text, -1, "hanging", current, NULL);
+    gtk_text_buffer_get_end_iter(buffer, &end);
+    gtk_text_buffer_insert_with_tags_by_name(buffer, &end, text, -1, "code",
+                                             snippet->first_line + i == snippet->line ? "current" : NULL, NULL);
   }
   gtk_widget_set_tooltip_text(self->source_scrolled, snippet->path);
   gtk_widget_set_visible(GTK_WIDGET(self->source_note), FALSE);
   gtk_widget_set_visible(self->source_scrolled, TRUE);
+}
+
+static void on_query_line_number(GtkSourceGutterRendererText *renderer, GObject *lines, guint line,
+                                 TsNodeDetails *self)
+{
+  char text[16];
+  int n = snprintf(text, sizeof text, "%d", self->first_line + (int)line);
+  gtk_source_gutter_renderer_text_set_text(renderer, text, n);
+}
+
+/* C highlighting in the style scheme that matches the app's style. */
+static void update_style_scheme(TsNodeDetails *self)
+{
+  gboolean dark = adw_style_manager_get_dark(adw_style_manager_get_default());
+  GtkSourceStyleScheme *scheme = gtk_source_style_scheme_manager_get_scheme(
+    gtk_source_style_scheme_manager_get_default(), dark ? "Adwaita-dark" : "Adwaita");
+  gtk_source_buffer_set_style_scheme(GTK_SOURCE_BUFFER(gtk_text_view_get_buffer(self->source_view)), scheme);
 }
 
 static void on_source_read(GObject *source, GAsyncResult *result, gpointer user_data)
@@ -518,6 +533,8 @@ static void ts_node_details_class_init(TsNodeDetailsClass *klass)
   signals[SIGNAL_ACTIVATE_SUBGRAPH] = g_signal_new("activate-subgraph", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
                                                    0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_POINTER, G_TYPE_INT);
 
+  gtk_source_init();
+  g_type_ensure(GTK_SOURCE_TYPE_VIEW);
   gtk_widget_class_set_template_from_resource(widget_class, "/io/github/tracescope/Tracescope/ts-node-details.ui");
   gtk_widget_class_bind_template_child(widget_class, TsNodeDetails, stack);
   gtk_widget_class_bind_template_child(widget_class, TsNodeDetails, scrolled);
@@ -548,9 +565,20 @@ static void ts_node_details_init(TsNodeDetails *self)
 {
   gtk_widget_init_template(GTK_WIDGET(self));
   GtkTextBuffer *buffer = gtk_text_view_get_buffer(self->source_view);
-  gtk_text_buffer_create_tag(buffer, "hanging", "insert-hyphens", FALSE, NULL); /* a '-' would read as code */
-  gtk_text_buffer_create_tag(buffer, "line-number", "foreground", "#8a8a8a", NULL);
-  gtk_text_buffer_create_tag(buffer, "current", "paragraph-background", "rgba(53,132,228,0.22)",
-                             "weight", PANGO_WEIGHT_BOLD, NULL);
+  gtk_text_buffer_create_tag(buffer, "code", "insert-hyphens", FALSE, NULL); /* a '-' would read as code */
+  gtk_text_buffer_create_tag(buffer, "current", "paragraph-background", "rgba(53,132,228,0.22)", NULL);
+  GtkSourceLanguage *c = gtk_source_language_manager_get_language(gtk_source_language_manager_get_default(), "c");
+  gtk_source_buffer_set_language(GTK_SOURCE_BUFFER(buffer), c);
+  gtk_source_buffer_set_highlight_matching_brackets(GTK_SOURCE_BUFFER(buffer), FALSE);
+  g_signal_connect_object(adw_style_manager_get_default(), "notify::dark", G_CALLBACK(update_style_scheme), self,
+                          G_CONNECT_SWAPPED);
+  update_style_scheme(self);
+  self->line_numbers = GTK_SOURCE_GUTTER_RENDERER_TEXT(gtk_source_gutter_renderer_text_new());
+  gtk_source_gutter_renderer_set_xpad(GTK_SOURCE_GUTTER_RENDERER(self->line_numbers), 6);
+  gtk_source_gutter_renderer_set_xalign(GTK_SOURCE_GUTTER_RENDERER(self->line_numbers), 1.0);
+  gtk_widget_add_css_class(GTK_WIDGET(self->line_numbers), "dim-label");
+  g_signal_connect(self->line_numbers, "query-data", G_CALLBACK(on_query_line_number), self);
+  gtk_source_gutter_insert(gtk_source_view_get_gutter(GTK_SOURCE_VIEW(self->source_view), GTK_TEXT_WINDOW_LEFT),
+                           GTK_SOURCE_GUTTER_RENDERER(self->line_numbers), 0);
   ts_node_details_set_node(self, NULL);
 }
