@@ -78,7 +78,7 @@ static GtkListBox *boxed_list(GtkBox *into)
   return GTK_LIST_BOX(list);
 }
 
-/* The label's whole text goes into its tooltip too: rows ellipsize in a narrow sidebar. */
+/* A row of plain text (rows take markup: names are escaped). */
 static AdwActionRow *add_row(GtkListBox *list, const char *title, const char *subtitle)
 {
   AdwActionRow *row = ADW_ACTION_ROW(adw_action_row_new());
@@ -399,6 +399,7 @@ static void show_source(TsNodeDetails *self, const ts_node *n)
   set_busy(self, NULL);
   if (!loc.file) {
     gtk_label_set_label(self->location_label, "No source location");
+    gtk_widget_set_tooltip_text(GTK_WIDGET(self->location_label), NULL);
     show_source_note(self, "The engine made this node itself: no line of code wrote it.");
     return;
   }
@@ -415,7 +416,8 @@ static void show_source(TsNodeDetails *self, const ts_node *n)
   show_source_note(self, reading);
   GCancellable *cancellable = g_cancellable_new();
   set_busy(self, cancellable);
-  /* the callback runs only if not cancelled, and dispose cancels: self is alive then */
+  /* a read cancelled (another node, or dispose) reports so even if it had finished, and the
+   * callback then returns at once: when it goes on, self is alive */
   ts_source_snippet_read_async(loc.file, loc.line, TS_NODE_DETAILS_CONTEXT, (const char *const *)self->source_dirs,
                                cancellable, on_source_read, self);
 }
