@@ -779,10 +779,20 @@ static void append_op(GString *s, const ts_diverge_op *d)
     g_string_append_printf(s, " at %s:%d", base_name(d->loc.file), d->loc.line);
 }
 
+/* Values of small tensors in full; of bigger ones, dtype and shape (the
+ * worst element is on the line above; the tensors are in the report). */
+#define SHOW_VALUES_MAX 24
+
 static void append_value(GString *s, const char *label, const ts_tensor *t)
 {
   if (!t)
     return;
+  if (ts_tensor_size(t) > SHOW_VALUES_MAX) {
+    char info[TS_INFO_STR];
+    g_string_append_printf(s, "  %s: %s\n", label,
+                           ts__info_str(info, ts_tensor_dtype(t), ts_tensor_shape(t)));
+    return;
+  }
   char *text = ts_tensor_format_values(t);
   g_string_append_printf(s, "  %s: %s\n", label, text ? text : "?");
   free(text);

@@ -73,10 +73,17 @@ static ts_tensor *read_around_assign(ts_call *c)
   return ts_add(before, after);
 }
 
+/* log of a negative number: NaN in both modes. */
+static ts_tensor *log_of_negative(ts_call *c)
+{
+  return ts_add(ts_log(ts_neg(ts_arg(c, 0))), ts_scalar_f32(1));
+}
+
 TS_MODULE("divergence examples",
   TS_EXPORT_WITH(TS_EXAMPLE("f32[3]=1,2,3"), unlisted_loop_var, x),
   TS_EXPORT_WITH(TS_EXAMPLE("f32[3]=1,2,3"), listed_loop_var, x),
   TS_EXPORT_WITH(TS_EXAMPLE("f32[3]=1,2,3"), print_and_fold, x),
   TS_EXPORT_WITH(TS_EXAMPLE("f32[3]=1,2,3"), count_up, x),
-  TS_EXPORT_WITH(TS_EXAMPLE("f32[3]=1,2,3"), read_around_assign, x))
+  TS_EXPORT_WITH(TS_EXAMPLE("f32[3]=1,2,3"), read_around_assign, x),
+  TS_EXPORT_WITH(TS_EXAMPLE("f32[3]=1,2,3"), log_of_negative, x))
 ;
