@@ -378,6 +378,17 @@ static void test_check_mode(void)
                   call == 1 ? "[2. 4. 6.]" : call == 2 ? "[ 4.  8. 12.]" : "[ 6. 12. 18.]");
   g_assert_cmpuint(warnings->len, ==, 1);
 
+  /* the guides' unused_return fails eagerly; the graph prunes what fails */
+  ts_module *seeds = open_module("seeds");
+  ts_function *unused = lookup(seeds, "unused_return");
+  ts_function_set_check_eagerly(unused, true);
+  assert_values(call1(unused, "f32[1]=0"), "[0.]");
+  g_assert_cmpuint(warnings->len, ==, 2);
+  assert_contains(warnings->pdata[1], "unused_return(x: f32[1]): the eager run failed where the "
+                                      "graph ran (check mode): ");
+  assert_contains(warnings->pdata[1], "Gather: indices[0] = 1 is not in [0, 1)");
+  ts_module_free(seeds);
+
   ts_scope_end(scope);
   ts_listener_remove(id);
   g_ptr_array_unref(warnings);

@@ -114,16 +114,12 @@ static void compare(const ts_tensor *eager, const ts_tensor *graph, const ts_div
       if (!equal && !isinf(abs_diff))
         equal = abs_diff <= o->atol + o->rtol * fabs(a);
     }
-    if (equal && abs_diff <= d->max_abs)
-      continue;
-    double rel = abs_diff == 0 ? 0 : a == 0 ? INFINITY : abs_diff / fabs(a);
-    if (!equal && d->kind == TS_DIVERGE_NONE)
+    if (!equal)
       d->kind = TS_DIVERGE_VALUE;
+    double rel = abs_diff == 0 ? 0 : a == 0 ? INFINITY : abs_diff / fabs(a);
     if (rel > d->max_rel)
       d->max_rel = rel;
-    /* the worst element is the largest difference, and one beyond the tolerance if any */
-    if (abs_diff > d->max_abs || d->worst < 0 || (!equal && d->kind == TS_DIVERGE_VALUE &&
-                                                  d->worst >= 0 && abs_diff >= d->max_abs)) {
+    if (d->worst < 0 || abs_diff > d->max_abs) { /* the largest difference, first of equals */
       d->max_abs = abs_diff;
       d->worst = i;
       d->eager_value = a;
@@ -612,21 +608,16 @@ static void recorder_clear(recorder *s)
   g_ptr_array_unref(s->eager);
 }
 
-/* Prefixes the pending error with the mode that failed. */
-static void fail_in(const char *mode)
-{
-  ts_error *e = ts_error_take();
-  ts_error_set(e ? e->code : TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL, "%s run: %s", mode,
-               e && e->message ? e->message : "failed");
-  ts_error_free(e);
-}
-
-/* Both runs of f through cf on args (converted already); *graph_out gets
- * the graph's result (current scope).  false + error. */
+/* Both runs of f through cf on args (converted already).  *graph_out
+ * gets the graph's result (current scope) and *out the report; when the
+ * eager run fails the graph still runs and *eager_error (owned) says why,
+ * with no report.  false + error when the graph run fails. */
 static bool diverge_run(ts_function *f, ts_concrete *cf, const ts_value *args, int n_args,
                         const ts_diverge_options *opt, ts_diverge_report **out,
-                        ts_tensor **graph_out)
+                        ts_tensor **graph_out, char **eager_error)
 {
+  *out = NULL;
+  *eager_error = NULL;
   GArray *vars = g_array_new(FALSE, FALSE, sizeof(saved_var));
   collect_vars(ts_concrete_graph(cf), vars);
   recorder s;
@@ -639,23 +630,20 @@ static bool diverge_run(ts_function *f, ts_concrete *cf, const ts_value *args, i
   ts_run_functions_eagerly(true);
   ts_tensor *eager = ts_function_call_eager(f, args, n_args);
   ts_run_functions_eagerly(was_eager);
-  if (!eager)
-    fail_in("eager");
   ts_tensor *eager_copy = eager ? copy_out(eager) : NULL;
-
-  ts_tensor *graph = NULL;
-  if (eager) {
-    vars_restore(vars);
-    s.graph = true;
-    graph = ts_concrete_call(cf, args, n_args);
-    if (!graph)
-      fail_in("graph");
+  if (!eager) {
+    ts_error *e = ts_error_take();
+    *eager_error = g_strdup(e && e->message ? e->message : "failed");
+    ts_error_free(e);
   }
+
+  vars_restore(vars);
+  s.graph = true;
+  ts_tensor *graph = ts_concrete_call(cf, args, n_args);
   ts_listener_remove(id);
   vars_free(vars);
 
-  bool ok = eager && graph;
-  if (ok) {
+  if (graph && eager) {
     ts_diverge_report *rep = g_new0(ts_diverge_report, 1);
     rep->function = g_strdup(ts_function_name(f));
     rep->signature = g_strdup(ts_concrete_signature(cf));
@@ -676,11 +664,11 @@ static bool diverge_run(ts_function *f, ts_concrete *cf, const ts_value *args, i
     }
     rep->diverged |= res->kind != TS_DIVERGE_NONE;
     *out = rep;
-    *graph_out = graph;
   }
+  *graph_out = graph;
   ts_tensor_unref(eager_copy);
   recorder_clear(&s);
-  return ok;
+  return graph != NULL;
 }
 
 bool ts_diverge(ts_function *fn, const ts_value *args, int n_args, const ts_diverge_options *opt,
@@ -710,7 +698,19 @@ bool ts_diverge(ts_function *fn, const ts_value *args, int n_args, const ts_dive
                  "%s: past its retrace limit, this call would run eagerly: no graph to compare",
                  ts_function_name(fn));
   ts_tensor *graph = NULL;
-  bool ok = cf && diverge_run(fn, cf, args, n_args, opt, out, &graph);
+  char *eager_error = NULL;
+  bool ok = cf && diverge_run(fn, cf, args, n_args, opt, out, &graph, &eager_error);
+  if (eager_error) { /* the eager run's error wins: it came first */
+    ts_error_clear();
+    ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL, "eager run: %s", eager_error);
+    ok = false;
+  } else if (!ok && cf) {
+    ts_error *e = ts_error_take();
+    ts_error_set(e ? e->code : TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL, "graph run: %s",
+                 e && e->message ? e->message : "failed");
+    ts_error_free(e);
+  }
+  g_free(eager_error);
   g_free(converted);
   ts_scope_end(scope);
   return ok;
@@ -870,20 +870,26 @@ ts_tensor *ts__diverge_check_call(ts_function *f, const ts_value *args, int n_ar
   ts_concrete *cf = ts__function_resolve(f, &args, n_args, &converted);
   ts_tensor *graph = NULL;
   ts_diverge_report *rep = NULL;
+  char *eager_error = NULL;
   if (!cf && !ts_failed()) /* past the retrace limit: an eager call, nothing to compare */
     graph = ts_function_call_eager(f, args, n_args);
   else if (cf)
-    diverge_run(f, cf, args, n_args, NULL, &rep, &graph);
+    diverge_run(f, cf, args, n_args, NULL, &rep, &graph, &eager_error);
+  GString *msg = g_string_new(NULL);
+  if (graph && eager_error)
+    g_string_append_printf(msg, "%s%s: the eager run failed where the graph ran (check mode): %s",
+                           ts_function_name(f), ts_concrete_signature(cf), eager_error);
   if (rep && rep->diverged) {
-    GString *msg = g_string_new(NULL);
     g_string_append_printf(msg, "%s%s: eager and graph differ (check mode): ", rep->function,
                            rep->signature);
     append_verdict(msg, rep);
     if (rep->cause)
       g_string_append_printf(msg, "; likely cause: %s", rep->cause);
-    ts__function_warn(f, TS_WARNING_DIVERGENCE, msg->str);
-    g_string_free(msg, TRUE);
   }
+  if (msg->len)
+    ts__function_warn(f, TS_WARNING_DIVERGENCE, msg->str);
+  g_string_free(msg, TRUE);
+  g_free(eager_error);
   ts_diverge_report_free(rep);
   g_free(converted);
   return graph;
