@@ -318,6 +318,17 @@ static void test_loop_variable(void)
   free(text);
   ts_diverge_report_free(rep);
 
+  /* the same in a TS_FOR: x changes by i on every iteration */
+  rep = diverge1(lookup(m, "unlisted_for_var"), "f32[2]=1,2", NULL);
+  g_assert_nonnull(rep->first);
+  g_assert_cmpint(rep->first->op, ==, TS_OP_ADD);
+  g_assert_cmpint(rep->first->occurrence, ==, 2); /* iteration 0 adds 0, iteration 1 reads x as it was */
+  assert_values(rep->first->eager, "[4. 5.]");
+  assert_values(rep->first->graph, "[3. 4.]");
+  assert_contains(rep->cause, "a tensor changed inside the loop body but not listed in TS_FOR(...)");
+  assert_contains(rep->cause, "which lists &total: add &x to the list");
+  ts_diverge_report_free(rep);
+
   /* listed, it agrees */
   rep = diverge1(lookup(m, "listed_loop_var"), "f32[3]=1,2,3", NULL);
   g_assert_false(rep->diverged);

@@ -391,11 +391,23 @@ static bool passed_through(const ts_graph *body, int k)
          ts_graph_output(body, k).node == ts_graph_input(body, k);
 }
 
-/* "&i, &total": the loop variables a While's body changes, by their names. */
+/* A TS_FOR's While carries its hidden counter as loop variable 0, named
+ * "counter" (control_flow.c); a TS_WHILE has none. */
+static bool is_for_loop(const ts_graph *body)
+{
+  if (ts_graph_n_inputs(body) < 1)
+    return false;
+  const ts_node *first = ts_graph_node(body, ts_graph_input(body, 0));
+  return strcmp(ts_node_name(first), "counter") == 0 && ts_node_output_shape(first, 0).rank == 0 &&
+         ts_dtype_is_integer(ts_node_output_dtype(first, 0));
+}
+
+/* "&i, &total": the loop variables a While's body changes, by their names
+ * (a TS_FOR's counter left out). */
 static char *listed_names(const ts_graph *body)
 {
   GString *s = g_string_new(NULL);
-  for (int k = 0; k < ts_graph_n_inputs(body); k++)
+  for (int k = is_for_loop(body); k < ts_graph_n_inputs(body); k++)
     if (!passed_through(body, k))
       g_string_append_printf(s, "%s&%s", s->len ? ", " : "",
                              ts_node_name(ts_graph_node(body, ts_graph_input(body, k))));
@@ -423,9 +435,10 @@ static char *loop_cause(const rec *r)
     char *cause = g_strdup_printf(
       "%s at %s:%d reads '%s': eagerly the value that %s at %s:%d made in an earlier iteration, "
       "in the graph the value from before the loop; a tensor changed inside the loop body but "
-      "not listed in TS_WHILE(...) at %s:%d, which lists %s: add &%s to the list",
+      "not listed in %s(...) at %s:%d, which lists %s: add &%s to the list",
       ts_op_name(r->op), base_name(r->loc.file), r->loc.line, ts_node_name(src),
-      ts_op_name(p->op), base_name(p->loc.file), p->loc.line, base_name(at.file), at.line,
+      ts_op_name(p->op), base_name(p->loc.file), p->loc.line,
+      is_for_loop(body) ? "TS_FOR" : "TS_WHILE", base_name(at.file), at.line,
       *names ? names : "nothing", ts_node_name(src));
     g_free(names);
     return cause;

@@ -20,6 +20,18 @@ static ts_tensor *unlisted_loop_var(ts_call *c)
   return total;
 }
 
+/* The same mistake in a TS_FOR over a tensor range (a While node too). */
+static ts_tensor *unlisted_for_var(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *total = ts_zeros_like(x), *i = NULL;
+  TS_FOR (i, TS_RANGE(ts_scalar_i32(0), ts_cast(ts_reduce_sum(x, TS_ALL_AXES, false), TS_I32),
+                      ts_scalar_i32(1)), &total) {
+    x = ts_add(x, ts_cast(i, TS_F32));
+    total = ts_add(total, x);
+  }
+  return total;
+}
+
 /* The same loop with x listed: both modes sum 2x + 4x + 8x. */
 static ts_tensor *listed_loop_var(ts_call *c)
 {
@@ -82,6 +94,7 @@ static ts_tensor *log_of_negative(ts_call *c)
 TS_MODULE("divergence examples",
   TS_EXPORT_WITH(TS_EXAMPLE("f32[3]=1,2,3"), unlisted_loop_var, x),
   TS_EXPORT_WITH(TS_EXAMPLE("f32[3]=1,2,3"), listed_loop_var, x),
+  TS_EXPORT_WITH(TS_EXAMPLE("f32[2]=1,2"), unlisted_for_var, x),
   TS_EXPORT_WITH(TS_EXAMPLE("f32[3]=1,2,3"), print_and_fold, x),
   TS_EXPORT_WITH(TS_EXAMPLE("f32[3]=1,2,3"), count_up, x),
   TS_EXPORT_WITH(TS_EXAMPLE("f32[3]=1,2,3"), read_around_assign, x),
