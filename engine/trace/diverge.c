@@ -20,7 +20,7 @@ typedef struct rec {
   const ts_node *traced;
   int occurrence;
   int n_outputs;
-  ts_tensor **outputs;       /* copies (owned) */
+  ts_tensor **outputs;       /* the values (references, see keep_eager) */
   int n_inputs;
   struct rec **producer;     /* per input: the eager op that made it, or NULL */
   ts_tensor **made_outside;  /* per input not made by an op (host values, arguments): a reference */
@@ -71,6 +71,19 @@ static ts_tensor *copy_out(const ts_tensor *t)
     ts_tensor_ref(copy);
   ts_scope_end(scope);
   return copy;
+}
+
+/* An eager output kept for the graph run: the tensor itself (tensors do not
+ * change once made), but a copy when it shares a variable's memory (an
+ * assign would overwrite it) or lives where the host cannot read it. */
+static ts_tensor *keep_eager(ts_tensor *t)
+{
+  if (!t || !t->data || t->dtype == TS_VARIANT)
+    return NULL;
+  const ts_tensor *root = t->base ? t->base : t;
+  if (root->is_variable || !t->backend->iface.host_visible)
+    return copy_out(t);
+  return ts_tensor_ref(t);
 }
 
 /* ---- comparing two values -------------------------------------------------------- */
@@ -188,7 +201,7 @@ static void on_eager_op(recorder *s, const ts_op_event *e)
   r->n_outputs = e->n_outputs;
   r->outputs = g_new0(ts_tensor *, e->n_outputs > 0 ? e->n_outputs : 1);
   for (int i = 0; i < e->n_outputs; i++) {
-    r->outputs[i] = copy_out(e->outputs[i]);
+    r->outputs[i] = keep_eager(e->outputs[i]);
     if (e->outputs[i])
       g_hash_table_insert(s->produced, e->outputs[i], r);
   }
@@ -255,6 +268,21 @@ typedef struct saved_var {
   void *bytes;
 } saved_var;
 
+static bool assigns_any(const ts_graph *g)
+{
+  for (int id = 0; id < ts_graph_n_nodes(g); id++) {
+    const ts_node *n = ts_graph_node(g, id);
+    if (is_assign(n->op))
+      return true;
+    for (int k = 0; k < n->n_subgraphs; k++)
+      if (assigns_any(n->subgraphs[k]))
+        return true;
+  }
+  return false;
+}
+
+/* The variables g uses, with their values now (none when g assigns none:
+ * then both runs see the same state anyway). */
 static void collect_vars(const ts_graph *g, GArray *out)
 {
   for (int id = 0; id < ts_graph_n_nodes(g); id++) {
@@ -637,7 +665,8 @@ static bool diverge_run(ts_function *f, ts_concrete *cf, const ts_value *args, i
   *out = NULL;
   *eager_error = NULL;
   GArray *vars = g_array_new(FALSE, FALSE, sizeof(saved_var));
-  collect_vars(ts_concrete_graph(cf), vars);
+  if (assigns_any(ts_concrete_graph(cf)))
+    collect_vars(ts_concrete_graph(cf), vars);
   recorder s;
   recorder_init(&s, opt);
   int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_event, &s);
@@ -648,7 +677,7 @@ static bool diverge_run(ts_function *f, ts_concrete *cf, const ts_value *args, i
   ts_run_functions_eagerly(true);
   ts_tensor *eager = ts_function_call_eager(f, args, n_args);
   ts_run_functions_eagerly(was_eager);
-  ts_tensor *eager_copy = eager ? copy_out(eager) : NULL;
+  ts_tensor *eager_copy = eager ? keep_eager(eager) : NULL;
   if (!eager) {
     ts_error *e = ts_error_take();
     *eager_error = g_strdup(e && e->message ? e->message : "failed");
