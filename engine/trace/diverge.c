@@ -292,9 +292,8 @@ static void collect_vars(const ts_graph *g, GArray *out)
     for (guint i = 0; v && i < out->len; i++)
       seen |= g_array_index(out, saved_var, i).var == v;
     if (v && !seen && v->data && v->dtype != TS_STRING && v->dtype != TS_VARIANT) {
-      saved_var sv = { ts_tensor_ref(v), NULL };
-      const ts_tensor *host = v; /* variables live on the CPU */
-      sv.bytes = g_memdup2(host->data, (gsize)v->size * ts_dtype_size(v->dtype));
+      /* variables live on the CPU */
+      saved_var sv = { ts_tensor_ref(v), g_memdup2(v->data, (gsize)v->size * ts_dtype_size(v->dtype)) };
       g_array_append_val(out, sv);
     }
     for (int k = 0; k < n->n_subgraphs; k++)
