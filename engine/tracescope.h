@@ -1106,7 +1106,6 @@ typedef enum ts_diverge_expected {
   TS_EXPECTED_NO_TWIN,     /* ran eagerly with no node (TS_INIT_SCOPE, engine's own) */
   TS_EXPECTED_STATE_ORDER, /* reads a variable an assign changed: read at another point */
   TS_EXPECTED_FOLLOWS,     /* its inputs carry an expected difference */
-  TS_EXPECTED_GRAPH_ONLY,  /* a node with an eager twin ran in the graph only */
   TS_EXPECTED_KIND_COUNT
 } ts_diverge_expected;
 

@@ -2,8 +2,9 @@
  * on the same inputs, every eager op matched to the node it became (the
  * k-th eager run of an op with the k-th run of its node), their outputs
  * compared, the first op that differs reported with both values; and
- * check mode, which does that on every call and warns.  docs/divergence.md. */
-#include "function-private.h"
+ * check mode, which does that on every call and warns (the report as text:
+ * diverge_report.c).  docs/divergence.md. */
+#include "diverge-private.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -319,29 +320,7 @@ static void vars_free(GArray *vars)
   g_array_unref(vars);
 }
 
-static const char *base_name(const char *path)
-{
-  const char *slash = path ? strrchr(path, '/') : NULL;
-  return slash ? slash + 1 : path ? path : "?";
-}
-
 /* ---- what a difference means -------------------------------------------------------- */
-
-static const char *const EXPECTED_NAMES[TS_EXPECTED_KIND_COUNT] = {
-  [TS_EXPECTED_NONE] = "none",
-  [TS_EXPECTED_PRINT] = "print",
-  [TS_EXPECTED_FOLDED] = "folded",
-  [TS_EXPECTED_PRUNED] = "pruned",
-  [TS_EXPECTED_NO_TWIN] = "no graph twin",
-  [TS_EXPECTED_STATE_ORDER] = "state order",
-  [TS_EXPECTED_FOLLOWS] = "follows",
-  [TS_EXPECTED_GRAPH_ONLY] = "graph only",
-};
-
-const char *ts_diverge_expected_name(ts_diverge_expected why)
-{
-  return (unsigned)why < TS_EXPECTED_KIND_COUNT ? EXPECTED_NAMES[why] : "?";
-}
 
 /* Every traced node the optimized graph's nodes stand for -> that node. */
 static void map_origins(const ts_graph *g, GHashTable *map)
@@ -468,9 +447,9 @@ static char *loop_cause(const rec *r)
       "%s at %s:%d reads '%s': eagerly the value that %s at %s:%d made in an earlier iteration, "
       "in the graph the value from before the loop; a tensor changed inside the loop body but "
       "not listed in %s(...) at %s:%d, which lists %s: add &%s to the list",
-      ts_op_name(r->op), base_name(r->loc.file), r->loc.line, ts_node_name(src),
-      ts_op_name(p->op), base_name(p->loc.file), p->loc.line,
-      is_for_loop(body) ? "TS_FOR" : "TS_WHILE", base_name(at.file), at.line,
+      ts_op_name(r->op), ts__diverge_base_name(r->loc.file), r->loc.line, ts_node_name(src),
+      ts_op_name(p->op), ts__diverge_base_name(p->loc.file), p->loc.line,
+      is_for_loop(body) ? "TS_FOR" : "TS_WHILE", ts__diverge_base_name(at.file), at.line,
       *names ? names : "nothing", ts_node_name(src));
     g_free(names);
     return cause;
@@ -498,7 +477,7 @@ static char *host_constant_cause(const rec *r, const ts_diverge_options *opt)
       "input %d of %s at %s:%d is a constant the graph recorded while tracing (%s), but the C "
       "code computed %s for this call: host state (a C variable, an iterator) changed since "
       "the trace; pass the value as a tensor argument or keep it in a variable",
-      i, ts_op_name(r->op), base_name(r->loc.file), r->loc.line, then, now);
+      i, ts_op_name(r->op), ts__diverge_base_name(r->loc.file), r->loc.line, then, now);
     free(now);
     free(then);
     return cause;
@@ -527,14 +506,6 @@ static ts_diverge_op op_of(const rec *r)
   d.eager = d.eager ? ts_tensor_ref(d.eager) : NULL;
   d.graph = d.graph ? ts_tensor_ref(d.graph) : NULL;
   return d;
-}
-
-static void op_clear(ts_diverge_op *d)
-{
-  g_free(d->node);
-  g_free(d->note);
-  ts_tensor_unref(d->eager);
-  ts_tensor_unref(d->graph);
 }
 
 /* Why r's difference (or its lack of a comparison) is expected; NONE if it is not. */
@@ -762,152 +733,6 @@ bool ts_diverge(ts_function *fn, const ts_value *args, int n_args, const ts_dive
   return ok;
 }
 
-void ts_diverge_report_free(ts_diverge_report *rep)
-{
-  if (!rep)
-    return;
-  g_free(rep->function);
-  g_free(rep->signature);
-  g_free(rep->cause);
-  if (rep->first) {
-    op_clear(rep->first);
-    g_free(rep->first);
-  }
-  op_clear(&rep->result);
-  for (int i = 0; i < rep->n_expected; i++)
-    op_clear(&rep->expected[i]);
-  g_free(rep->expected);
-  g_free(rep);
-}
-
-/* ---- the report as text ---------------------------------------------------------------- */
-
-static void append_index(GString *s, ts_shape index)
-{
-  g_string_append_c(s, '[');
-  for (int k = 0; k < index.rank; k++)
-    g_string_append_printf(s, "%s%" PRId64, k ? ", " : "", index.dim[k]);
-  g_string_append_c(s, ']');
-}
-
-/* "max |eager-graph| = 3 at [2] (eager 5, graph 2)" and the like. */
-static void append_difference(GString *s, const ts_diverge_op *d)
-{
-  char a[TS_INFO_STR], b[TS_INFO_STR];
-  switch (d->kind) {
-  case TS_DIVERGE_VALUE:
-    g_string_append_printf(s, "max |eager-graph| = %.6g at ", d->max_abs);
-    append_index(s, d->worst_index);
-    g_string_append_printf(s, " (eager %.9g, graph %.9g)", d->eager_value, d->graph_value);
-    break;
-  case TS_DIVERGE_SHAPE:
-  case TS_DIVERGE_DTYPE:
-    g_string_append_printf(s, "%s differ: eager %s, graph %s",
-                           d->kind == TS_DIVERGE_SHAPE ? "shapes" : "dtypes",
-                           ts__info_str(a, d->eager->dtype, d->eager->shape),
-                           ts__info_str(b, d->graph->dtype, d->graph->shape));
-    break;
-  case TS_DIVERGE_NOT_RUN:
-    g_string_append_printf(s, "ran eagerly (run %d of its node) but not in the graph",
-                           d->occurrence + 1);
-    break;
-  default: g_string_append(s, "equal"); break;
-  }
-}
-
-/* "op #12 Add 'add_1' at model.c:34" */
-static void append_op(GString *s, const ts_diverge_op *d)
-{
-  g_string_append_printf(s, "op #%" PRIu64 " %s", d->seq, d->op_name);
-  if (d->node)
-    g_string_append_printf(s, " '%s'", d->node);
-  if (d->loc.file)
-    g_string_append_printf(s, " at %s:%d", base_name(d->loc.file), d->loc.line);
-}
-
-/* Values of small tensors in full; of bigger ones, dtype and shape (the
- * worst element is on the line above; the tensors are in the report). */
-#define SHOW_VALUES_MAX 24
-
-static void append_value(GString *s, const char *label, const ts_tensor *t)
-{
-  if (!t)
-    return;
-  if (ts_tensor_size(t) > SHOW_VALUES_MAX) {
-    char info[TS_INFO_STR];
-    g_string_append_printf(s, "  %s: %s\n", label,
-                           ts__info_str(info, ts_tensor_dtype(t), ts_tensor_shape(t)));
-    return;
-  }
-  char *text = ts_tensor_format_values(t);
-  g_string_append_printf(s, "  %s: %s\n", label, text ? text : "?");
-  free(text);
-}
-
-/* The first line after the title: the first divergence, or that there is none. */
-static void append_verdict(GString *s, const ts_diverge_report *rep)
-{
-  if (rep->first) {
-    g_string_append(s, "first divergence: ");
-    append_op(s, rep->first);
-    g_string_append(s, ": ");
-    append_difference(s, rep->first);
-  } else if (rep->result.kind != TS_DIVERGE_NONE) {
-    g_string_append(s, "the results differ, though no op does: ");
-    append_difference(s, &rep->result);
-  } else {
-    g_string_append(s, "no divergence");
-  }
-}
-
-char *ts_diverge_report_format(const ts_diverge_report *rep)
-{
-  TS_CHECK_ARG(rep != NULL, NULL);
-  GString *s = g_string_new(NULL);
-  g_string_append_printf(s, "eager vs graph: %s%s (atol %g, rtol %g)\n", rep->function,
-                         rep->signature, rep->options.atol, rep->options.rtol);
-  append_verdict(s, rep);
-  g_string_append_c(s, '\n');
-  const ts_diverge_op *f = rep->first;
-  if (f) {
-    if (f->occurrence > 0 || f->loop_depth > 0)
-      g_string_append_printf(s, "  run %d of its node%s\n", f->occurrence + 1,
-                             f->loop_depth > 0 ? " (inside an If/While body)" : "");
-    if (f->kind == TS_DIVERGE_VALUE)
-      g_string_append_printf(s, "  output %d, max relative difference %.6g\n", f->output,
-                             f->max_rel);
-    append_value(s, "eager", f->eager);
-    append_value(s, "graph", f->graph);
-    if (rep->cause)
-      g_string_append_printf(s, "  likely cause: %s\n", rep->cause);
-  }
-  g_string_append(s, "result: ");
-  append_difference(s, &rep->result);
-  g_string_append_c(s, '\n');
-  if (rep->result.kind != TS_DIVERGE_NONE) {
-    append_value(s, "eager", rep->result.eager);
-    append_value(s, "graph", rep->result.graph);
-  }
-  g_string_append_printf(s,
-                         "ops: %d eager, %d graph; %d matched, %d compared, %d differ, "
-                         "%d expected difference%s, %d graph-only\n",
-                         rep->n_eager, rep->n_graph, rep->n_matched, rep->n_compared,
-                         rep->n_differ, rep->n_expected, rep->n_expected == 1 ? "" : "s",
-                         rep->n_graph_only);
-  if (rep->n_expected)
-    g_string_append(s, "expected differences:\n");
-  for (int i = 0; i < rep->n_expected; i++) {
-    const ts_diverge_op *e = &rep->expected[i];
-    g_string_append(s, "  ");
-    append_op(s, e);
-    g_string_append_printf(s, ": %s: %s\n", ts_diverge_expected_name(e->expected),
-                           e->note ? e->note : "");
-  }
-  char *text = strdup(s->str);
-  g_string_free(s, TRUE);
-  return text;
-}
-
 /* ---- check mode ------------------------------------------------------------------------ */
 
 ts_tensor *ts__diverge_check_call(ts_function *f, const ts_value *args, int n_args)
@@ -928,7 +753,7 @@ ts_tensor *ts__diverge_check_call(ts_function *f, const ts_value *args, int n_ar
   if (rep && rep->diverged) {
     g_string_append_printf(msg, "%s%s: eager and graph differ (check mode): ", rep->function,
                            rep->signature);
-    append_verdict(msg, rep);
+    ts__diverge_append_verdict(msg, rep);
     if (rep->cause)
       g_string_append_printf(msg, "; likely cause: %s", rep->cause);
   }
