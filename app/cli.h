@@ -26,9 +26,10 @@ typedef enum cli_command {
   CLI_GRAPH = 1 << 2,
   CLI_RENDER = 1 << 3,
   CLI_PROFILE = 1 << 4,
+  CLI_DIVERGE = 1 << 5,
 } cli_command;
 
-/* "run", "signatures", "graph", "render", "profile". */
+/* "run", "signatures", "graph", "render", "profile", "diverge". */
 const char *cli_command_name(cli_command command);
 
 /* The options of run, signatures, graph and render (strings borrowed from argv). */
@@ -51,6 +52,9 @@ typedef struct cli_options {
   GPtrArray *expand;          /* render: "all", "none" or scope names, in order */
   bool dark;                  /* render: --style dark */
   double scale;               /* render: PNG pixels per layout unit */
+  bool check_eagerly;         /* run: --check-eagerly */
+  double atol, rtol;          /* diverge: tolerances */
+  bool nan_differs;           /* diverge: --nan-differs */
   bool help;
 } cli_options;
 
@@ -106,3 +110,4 @@ int cli_signatures(int argc, char **argv);
 int cli_graph(int argc, char **argv);
 int cli_render(int argc, char **argv);
 int cli_profile(int argc, char **argv);
+int cli_diverge(int argc, char **argv);
