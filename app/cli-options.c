@@ -98,6 +98,12 @@ static int opt_format(parser *p, const char *value)
   return 0;
 }
 
+static int opt_passes(parser *p, const char *value)
+{
+  p->o->passes = value; /* checked by the engine (ts_graph_optimize) */
+  return 0;
+}
+
 static int opt_out(parser *p, const char *value)
 {
   if (p->o->command == CLI_PROFILE) {
@@ -173,6 +179,7 @@ static const struct option {
   { "--trace-log", NULL, CLI_RUN | CLI_SIGNATURES, opt_trace_log },
   { "--isolate", NULL, CLI_RUN, opt_isolate },
   { "--format", "text or dot", CLI_GRAPH, opt_format },
+  { "--passes", "none, all or a LIST", CLI_GRAPH, opt_passes },
   { "--out", "a FILE", CLI_RENDER | CLI_PROFILE, opt_out },
   { "--csv", "a FILE", CLI_PROFILE, opt_csv },
   { "--by", "op, node, line or scope", CLI_PROFILE, opt_by },
