@@ -132,10 +132,12 @@ static bool run_subgraph(const ts_run_site *site, uint64_t seq, int i, ts_tensor
   return ts__executable_run(sub, in, n_in, out, site->traced ? site->traced : site->node, seq);
 }
 
-/* The traced node an optimized node stands for when it is exactly one. */
+/* The traced node an optimized node stands for when it is exactly one of
+ * the same op (a Mul made from a Pow is not that Pow: ts_node_origin says). */
 static const ts_node *traced_of(const ts_node *n)
 {
-  return ts_node_n_origins(n) == 1 ? ts_node_origin(n, 0) : NULL;
+  const ts_node *o = ts_node_n_origins(n) == 1 ? ts_node_origin(n, 0) : NULL;
+  return o && o->op == n->op ? o : NULL;
 }
 
 /* Runs one step; its outputs land in out[] as references the run owns. */
