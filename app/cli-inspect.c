@@ -99,26 +99,21 @@ static void append_provenance(GString *s, const ts_graph *g)
   }
 }
 
-/* graph --passes: the graph after them, what its new nodes stand for and
- * one line per pass (on stderr with DOT, which must stay DOT). */
-static int print_optimized(const cli_options *o, const ts_graph *traced)
+/* graph --passes (already chosen: cli-options.c): the graph cf runs after
+ * them, what its new nodes stand for and one line per pass (on stderr with
+ * DOT, which must stay DOT). */
+static void print_optimized(const cli_options *o, const ts_concrete *cf)
 {
-  char *summary = NULL;
-  ts_graph *g = ts_graph_optimize(traced, o->passes, &summary);
-  if (!g)
-    return cli_fail_engine(CLI_EXIT_USAGE);
+  const ts_graph *g = ts_concrete_optimized_graph(cf);
   bool dot = strcmp(o->format, "dot") == 0;
   char *text = dot ? ts_graph_to_dot(g) : ts_graph_to_text(g);
   GString *notes = g_string_new(NULL);
   if (!dot)
     append_provenance(notes, g);
   printf("%s%s%s", text, g_str_has_suffix(text, "\n") ? "" : "\n", notes->str);
-  fputs(summary, dot ? stderr : stdout);
+  fputs(ts_concrete_pass_summary(cf), dot ? stderr : stdout);
   g_string_free(notes, TRUE);
   free(text);
-  free(summary);
-  ts_graph_free(g);
-  return 0;
 }
 
 static int inspect(const cli_options *o)
@@ -142,7 +137,7 @@ static int inspect(const cli_options *o)
         ret = cli_fail_engine(CLI_EXIT_FAILED);
     }
     if (ret == 0 && graph && o->passes)
-      ret = print_optimized(o, ts_concrete_graph(cf));
+      print_optimized(o, cf);
     char *text = ret != 0 || (graph && o->passes) ? NULL
                  : !graph ? ts_function_pretty_printed_concrete_signatures(fn)
                  : strcmp(o->format, "dot") == 0 ? ts_graph_to_dot(ts_concrete_graph(cf))

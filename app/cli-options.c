@@ -98,9 +98,12 @@ static int opt_format(parser *p, const char *value)
   return 0;
 }
 
+/* The engine checks the list, and functions traced from now on get them. */
 static int opt_passes(parser *p, const char *value)
 {
-  p->o->passes = value; /* checked by the engine (ts_graph_optimize) */
+  if (!ts_set_passes(value))
+    return cli_fail_engine(CLI_EXIT_USAGE);
+  p->o->passes = value;
   return 0;
 }
 
