@@ -460,6 +460,12 @@ static ts_tensor *matmul_used_twice(ts_call *c)
   return ts_add(ts_relu(ts_add(m, ts_arg(c, 2))), m);
 }
 
+/* a scalar is not a bias along the columns (the Add then Relu fuse instead) */
+static ts_tensor *matmul_plus_scalar(ts_call *c)
+{
+  return ts_relu(ts_add(ts_matmul(ts_arg(c, 0), ts_arg(c, 1)), ts_scalar_f32(0.5f)));
+}
+
 static void test_fuse_matmul(void)
 {
   ts_value args[] = { TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(5, 7), -1, 0.07)),
@@ -481,6 +487,14 @@ static void test_fuse_matmul(void)
   assert_origins(find_op(g, TS_OP_FUSED_MATMUL), "MatMul, Add, Sigmoid");
   ts_graph_free(g);
   assert_same_both_ways(dense_sigmoid_row_bias, "x, w, b", targs, 3, 1e-12);
+  ts_function_free(fn);
+
+  fn = ts_function_new("matmul_plus_scalar", matmul_plus_scalar, "x, w");
+  g = optimize(trace(fn, args, 2), "fuse", NULL);
+  g_assert_cmpint(count_op(g, TS_OP_FUSED_MATMUL), ==, 0);
+  g_assert_cmpint(count_op(g, TS_OP_FUSED_ELEMENTWISE), ==, 1);
+  ts_graph_free(g);
+  assert_same_both_ways(matmul_plus_scalar, "x, w", args, 2, 1e-6);
   ts_function_free(fn);
 
   fn = ts_function_new("matmul_used_twice", matmul_used_twice, "x, w, b");

@@ -80,9 +80,10 @@ static bool find_chain(const ts_graph *g, const int *user, const ts_node *mm, mm
     int side = u->inputs[0].node == mm->id ? 1 : 0;
     ts_port other = u->inputs[side];
     ts_info bi = port_info(g, other);
-    bool vector = bi.dtype == out.dtype && bi.shape.dim[bi.shape.rank - 1] == cols &&
-                  (bi.shape.rank == 1 || (bi.shape.rank == 2 && bi.shape.dim[0] == 1));
-    if (other.node != mm->id && bi.shape.rank >= 1 && vector &&
+    bool vector = bi.dtype == out.dtype &&
+                  ((bi.shape.rank == 1 && bi.shape.dim[0] == cols) ||
+                   (bi.shape.rank == 2 && bi.shape.dim[0] == 1 && bi.shape.dim[1] == cols));
+    if (other.node != mm->id && vector &&
         ts_shape_equal(u->outputs[0].shape, out.shape)) {
       ch->bias_add = u;
       ch->bias = other;
