@@ -482,7 +482,7 @@ typedef struct ts_concrete ts_concrete;
  * ... in start order), and where it sits:
  *  - graph mode: `node` is the node being run (of the executable's
  *    optimized graph), `traced` the node of ts_concrete_graph(concrete) it
- *    stands for when it stands for exactly one (ts_node_origin lists all),
+ *    stands for when it stands for exactly one of its op (ts_node_origin lists all),
  *    `parent` the If/While node whose subgraph runs it, `parent_seq` that
  *    op's sequence number;
  *  - eager mode: `node` is NULL; when the function has a concrete function
