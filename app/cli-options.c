@@ -99,6 +99,15 @@ static int opt_format(parser *p, const char *value)
   return 0;
 }
 
+/* The engine checks the list, and functions traced from now on get them. */
+static int opt_passes(parser *p, const char *value)
+{
+  if (!ts_set_passes(value))
+    return cli_fail_engine(CLI_EXIT_USAGE);
+  p->o->passes = value;
+  return 0;
+}
+
 static int opt_out(parser *p, const char *value)
 {
   if (p->o->command == CLI_PROFILE) {
@@ -206,6 +215,7 @@ static const struct option {
   { "--trace-log", NULL, CLI_RUN | CLI_SIGNATURES, opt_trace_log },
   { "--isolate", NULL, CLI_RUN, opt_isolate },
   { "--format", "text or dot", CLI_GRAPH, opt_format },
+  { "--passes", "none, all or a LIST", CLI_GRAPH, opt_passes },
   { "--out", "a FILE", CLI_RENDER | CLI_PROFILE, opt_out },
   { "--csv", "a FILE", CLI_PROFILE, opt_csv },
   { "--by", "op, node, line or scope", CLI_PROFILE, opt_by },

@@ -46,6 +46,7 @@ typedef struct cli_options {
   bool isolate;               /* run: through a tracescope-worker process */
   int64_t repeat;
   const char *format;         /* graph: "text" or "dot" */
+  const char *passes;         /* graph: the optimizer passes to run first, or NULL */
   const char *out;            /* render, profile: the file to write */
   const char *csv;            /* profile: op statistics as CSV */
   const char *by;             /* profile: op, node, line or scope */

@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define TS_ABI_VERSION 3
+#define TS_ABI_VERSION 4
 #define TS_MAX_RANK 8
 #define TS_API __attribute__((visibility("default")))
 
@@ -287,7 +287,8 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(ASSIGN_ADD_VARIABLE, assign_add_variable) X(ASSIGN_SUB_VARIABLE, assign_sub_variable) \
   X(IF, if) X(WHILE, while) X(TENSOR_LIST_RESERVE, tensor_list_reserve)                  \
   X(TENSOR_LIST_SET_ITEM, tensor_list_set_item) X(TENSOR_LIST_GET_ITEM, tensor_list_get_item) \
-  X(TENSOR_LIST_STACK, tensor_list_stack)
+  X(TENSOR_LIST_STACK, tensor_list_stack) X(FUSED_ELEMENTWISE, fused_elementwise)          \
+  X(FUSED_MATMUL, fused_matmul)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id) TS_OP_##ID,
@@ -481,7 +482,7 @@ typedef struct ts_concrete ts_concrete;
  * ... in start order), and where it sits:
  *  - graph mode: `node` is the node being run (of the executable's
  *    optimized graph), `traced` the node of ts_concrete_graph(concrete) it
- *    stands for when it stands for exactly one (ts_node_origin lists all),
+ *    stands for when it stands for exactly one of its op (ts_node_origin lists all),
  *    `parent` the If/While node whose subgraph runs it, `parent_seq` that
  *    op's sequence number;
  *  - eager mode: `node` is NULL; when the function has a concrete function
@@ -818,6 +819,33 @@ TS_API const char *ts_concrete_signature(const ts_concrete *cf);
 TS_API ts_tensor *ts_concrete_call(ts_concrete *cf, const ts_value *args, int n_args);
 /* "my_function(x)\n  Args:\n    x: float32 Tensor, shape=()\n  Returns: ...".  Owned (free()). */
 TS_API char *ts_concrete_pretty_signature(const ts_concrete *cf);
+
+/* The graph the concrete function runs: ts_concrete_graph after the
+ * optimizer's passes (docs/passes.md); its nodes stand for traced nodes
+ * (ts_node_origin).  Borrowed. */
+TS_API const ts_graph *ts_concrete_optimized_graph(const ts_concrete *cf);
+/* What each pass did to it, one line per pass run ("cse: removed 12
+ * nodes\n"); "" when no pass ran.  Borrowed. */
+TS_API const char *ts_concrete_pass_summary(const ts_concrete *cf);
+
+/* ---- optimizer passes (docs/passes.md) ----
+ * Passes: fold (constant folding), cse (common subexpressions), simplify
+ * (arithmetic), dce (dead code), fuse (elementwise chains; MatMul + bias +
+ * activation).  A list is "all", "none" or names joined by commas
+ * ("fold,cse,dce"); the passes always run in the order above. */
+
+/* Chooses the passes for concrete functions traced from now on (those
+ * made before keep theirs).  Until called, TRACESCOPE_PASSES says, else
+ * all.  false + error naming what is not a pass. */
+TS_API bool ts_set_passes(const char *list);
+/* The passes chosen now, as a list ("fold,cse,simplify,dce,fuse", "none").
+ * Owned (free()). */
+TS_API char *ts_get_passes(void);
+/* Runs passes (a list as above; NULL: the ones chosen now) on a copy of g
+ * and returns it (the caller's: ts_graph_free); its nodes' origins are
+ * g's nodes, so g must outlive it.  *summary, when summary is not NULL,
+ * gets one line per pass (free()).  NULL + error. */
+TS_API ts_graph *ts_graph_optimize(const ts_graph *g, const char *passes, char **summary);
 
 /* True while the calling thread traces a function. */
 TS_API bool ts_tracing(void);

@@ -196,6 +196,18 @@ const ts_graph *ts_concrete_graph(const ts_concrete *cf)
   return cf->graph;
 }
 
+const ts_graph *ts_concrete_optimized_graph(const ts_concrete *cf)
+{
+  TS_CHECK_ARG(cf != NULL, NULL);
+  return ts__executable_graph(cf->exec);
+}
+
+const char *ts_concrete_pass_summary(const ts_concrete *cf)
+{
+  TS_CHECK_ARG(cf != NULL, NULL);
+  return ts__executable_summary(cf->exec);
+}
+
 const char *ts_concrete_signature(const ts_concrete *cf)
 {
   return cf->sig_text;
