@@ -123,7 +123,8 @@ TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
     { "arg", 'a', 0, G_OPTION_ARG_CALLBACK, (gpointer)on_arg_option, "An argument of the call, as tracescope-cli takes it (f32[3]:uniform, i32[2]=1,2, npy:x.npy, 2)", "SPEC" },
     { "call", 'c', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer)on_call_option, "Start another call (its --arg options follow)", NULL },
     { "mode", 0, 0, G_OPTION_ARG_STRING, &s->mode, "Run in graph or eager mode", "graph|eager" },
-    { "panel", 0, 0, G_OPTION_ARG_STRING, &s->panel, "Show the trace-log or the console panel", "trace-log|console" },
+    { "panel", 0, 0, G_OPTION_ARG_STRING, &s->panel, "Show the trace-log, the console or the profiler panel", "trace-log|console|profiler" },
+    { "profile", 0, 0, G_OPTION_ARG_NONE, &s->profile, "Turn Profile on: the calls record op timings", NULL },
     { "compare", 0, 0, G_OPTION_ARG_STRING, &compare, "Show concrete functions I and J of FUNCTION side by side", "I,J" },
     { "expand-all", 0, 0, G_OPTION_ARG_NONE, &s->expand_all, "Open every group of the graph shown", NULL },
     { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, &s->screenshot, "Save the window as PNG FILE once the calls are made, then quit", "FILE" },
@@ -148,8 +149,10 @@ TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
                 "--compare takes two concrete function indexes I,J and needs --function, got '%s'", compare);
     return NULL;
   }
-  if (s->panel && g_strcmp0(s->panel, "trace-log") != 0 && g_strcmp0(s->panel, "console") != 0) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--panel takes trace-log or console, got '%s'", s->panel);
+  if (s->panel && g_strcmp0(s->panel, "trace-log") != 0 && g_strcmp0(s->panel, "console") != 0 &&
+      g_strcmp0(s->panel, "profiler") != 0) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--panel takes trace-log, console or profiler, got '%s'", s->panel);
     return NULL;
   }
   if ((s->function || s->calls->len) && !s->module) {
@@ -250,6 +253,8 @@ static void script_step(TsApplication *self)
     self->function_selected = TRUE;
     if (s->mode)
       gtk_widget_activate_action(GTK_WIDGET(w), "win.mode", "s", s->mode);
+    if (s->profile)
+      g_action_group_change_action_state(G_ACTION_GROUP(w), "profile", g_variant_new_boolean(TRUE));
     if (s->function)
       gtk_widget_activate_action(GTK_WIDGET(w), "win.select-function", "s", s->function);
   }
@@ -428,7 +433,7 @@ TsApplication *ts_application_new(TsStartup *startup)
   TsApplication *self = g_object_new(TS_TYPE_APPLICATION, "application-id", TS_APPLICATION_ID,
                                      "flags", flags, "resource-base-path",
                                      "/io/github/tracescope/Tracescope", NULL);
-  if (startup && (startup->module || startup->screenshot || startup->mode || startup->panel))
+  if (startup && (startup->module || startup->screenshot || startup->mode || startup->panel || startup->profile))
     self->startup = startup;
   else
     ts_startup_free(startup);

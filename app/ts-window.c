@@ -6,6 +6,8 @@
 #include "ts-graph-view.h"
 #include "ts-input-signature.h"
 #include "ts-module-watch.h"
+#include "ts-profile-values.h"
+#include "ts-profiler-panel.h"
 #include "ts-session.h"
 
 #define MAX_RECENT 8
@@ -24,6 +26,7 @@ struct _TsWindow {
   TsRunPanel *run_panel;
   TsTraceLog *trace_log;
   TsConsole *console;
+  TsProfilerPanel *profiler_panel;
   GMenu *recent_menu;
 
   GSettings *settings;
@@ -42,6 +45,7 @@ struct _TsWindow {
   char *death;            /* how the last run ended its worker, shown again after the restart */
   TsSession *session;     /* a session being opened: applied once its module is */
   GHashTable *trace_errors; /* function -> why its last trace failed (none once one worked) */
+  gboolean revealing;     /* a profiler row's node is being revealed: not a filter for the table */
 };
 
 enum { PROP_0, PROP_MODULE, PROP_BUSY, N_PROPS };
@@ -68,6 +72,7 @@ static void update_actions(TsWindow *self)
   gboolean running = self->run_cancellable != NULL;
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.run", item != NULL && !running);
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.cancel", running);
+  gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.profile-compare", item != NULL && !running);
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.reload", self->module != NULL && !self->loading);
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.apply-signature",
                                 self->module != NULL && !ts_engine_worker_get_busy(self->worker));
@@ -342,6 +347,85 @@ static void action_reload(GtkWidget *widget, const char *name, GVariant *param)
   on_file_changed(NULL, TS_WINDOW(widget));
 }
 
+/* ---- profiling ------------------------------------------------------------------- */
+
+/* The graph's compute-time colouring from the Profiler panel's session. */
+static void update_compute_times(TsWindow *self)
+{
+  const tsp_session *session = ts_profiler_panel_get_session(self->profiler_panel);
+  g_autoptr(ts_render_values) values = session && self->module ? ts_profile_compute_times(session, self->module)
+                                                                : NULL;
+  ts_graph_pane_set_compute_times(self->graph_pane, values);
+}
+
+static void on_profile_changed(GSimpleAction *action, GVariant *value, gpointer user_data)
+{
+  TsWindow *self = user_data;
+  g_simple_action_set_state(action, value);
+  ts_engine_worker_set_profiling(self->worker, g_variant_get_boolean(value));
+  if (self->settings)
+    g_settings_set_boolean(self->settings, "profile", g_variant_get_boolean(value));
+}
+
+/* A row of one node: that node selected and shown in the graph. */
+static void on_profile_node_selected(TsProfilerPanel *panel, const char *name, TsWindow *self)
+{
+  TsConcreteInfo *cf = ts_graph_pane_get_concrete(self->graph_pane);
+  const ts_node *node = cf && cf->graph ? ts_profile_find_node(cf->graph, name) : NULL;
+  if (!node)
+    return;
+  self->revealing = TRUE;
+  ts_graph_view_reveal(TS_GRAPH_VIEW(ts_graph_pane_get_view(self->graph_pane)), node);
+  self->revealing = FALSE;
+}
+
+/* A node selected in the graph: the table keeps its row. */
+static void on_graph_node_selected(TsGraphView *view, int item, gpointer node, TsWindow *self)
+{
+  if (!self->revealing)
+    ts_profiler_panel_set_node_filter(self->profiler_panel, node);
+}
+
+static void on_compare_done(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(TsWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsRunResult) r = ts_engine_worker_run_finish(TS_ENGINE_WORKER(source), result, &error);
+  g_clear_object(&self->run_cancellable);
+  ts_run_panel_set_running(self->run_panel, FALSE);
+  if (r && r->compare) {
+    ts_profiler_panel_set_compare(self->profiler_panel, g_steal_pointer(&r->profile), g_steal_pointer(&r->compare));
+    gtk_stack_set_visible_child_name(self->bottom_stack, "profiler");
+  } else if (!r && !g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+    g_autofree char *text = g_strdup_printf("Cannot compare: %s", error->message);
+    toast(self, text);
+  }
+  notify_busy(self);
+}
+
+/* The selected function with the run panel's arguments, eagerly and as a
+ * graph, compared op by op in the Profiler panel. */
+static void action_profile_compare(GtkWidget *widget, const char *name, GVariant *param)
+{
+  TsWindow *self = TS_WINDOW(widget);
+  if (!self->module || !self->current_function || self->run_cancellable)
+    return;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) args = ts_run_panel_dup_args(self->run_panel, &error);
+  if (!args) {
+    ts_run_panel_show_error(self->run_panel, error->message);
+    return;
+  }
+  self->run_cancellable = g_cancellable_new();
+  self->run_repeat = 1;
+  ts_run_panel_set_running(self->run_panel, TRUE);
+  self->run_id = ts_engine_worker_compare_async(self->worker, self->module, self->current_function,
+                                                (const char *const *)args,
+                                                ts_profiler_panel_get_compare_calls(self->profiler_panel),
+                                                self->run_cancellable, on_compare_done, g_object_ref(self));
+  notify_busy(self);
+}
+
 /* ---- running ---------------------------------------------------------------------- */
 
 static void on_run_done(GObject *source, GAsyncResult *result, gpointer user_data)
@@ -360,6 +444,10 @@ static void on_run_done(GObject *source, GAsyncResult *result, gpointer user_dat
   if (g_error_matches(error, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED)) {
     g_free(self->death);
     self->death = g_strdup(error->message);
+  }
+  if (r && r->profile) {
+    ts_profiler_panel_set_session(self->profiler_panel, g_steal_pointer(&r->profile), r->label);
+    update_compute_times(self);
   }
   notify_busy(self);
 }
@@ -788,6 +876,7 @@ static void on_device_changed(GSimpleAction *action, GVariant *value, gpointer u
 static const GActionEntry stateful_actions[] = {
   { .name = "mode", .parameter_type = "s", .state = "'graph'", .change_state = on_mode_changed },
   { .name = "device", .parameter_type = "s", .state = "'cpu'", .change_state = on_device_changed },
+  { .name = "profile", .state = "false", .change_state = on_profile_changed },
 };
 
 /* ---- getters ------------------------------------------------------------------------ */
@@ -841,6 +930,7 @@ TsRunPanel *ts_window_get_run_panel(TsWindow *self) { return self->run_panel; }
 TsEngineWorker *ts_window_get_engine(TsWindow *self) { return self->worker; }
 TsTraceLog *ts_window_get_trace_log(TsWindow *self) { return self->trace_log; }
 TsConsole *ts_window_get_console(TsWindow *self) { return self->console; }
+TsProfilerPanel *ts_window_get_profiler_panel(TsWindow *self) { return self->profiler_panel; }
 
 /* ---- life cycle ---------------------------------------------------------------------- */
 
@@ -878,6 +968,8 @@ static void ts_window_constructed(GObject *object)
                               g_settings_get_int(self->settings, "window-height"));
   if (g_settings_get_boolean(self->settings, "window-maximized"))
     gtk_window_maximize(GTK_WINDOW(self));
+  g_action_group_change_action_state(G_ACTION_GROUP(self), "profile",
+                                     g_variant_new_boolean(g_settings_get_boolean(self->settings, "profile")));
   g_autofree char *mode = g_settings_get_string(self->settings, "default-mode");
   g_action_group_change_action_state(G_ACTION_GROUP(self), "mode", g_variant_new_string(mode));
   g_signal_connect_object(self->settings, "changed::recent-modules", G_CALLBACK(on_recent_changed),
@@ -949,6 +1041,7 @@ static void ts_window_class_init(TsWindowClass *klass)
   g_type_ensure(TS_TYPE_RUN_PANEL);
   g_type_ensure(TS_TYPE_TRACE_LOG);
   g_type_ensure(TS_TYPE_CONSOLE);
+  g_type_ensure(TS_TYPE_PROFILER_PANEL);
   gtk_widget_class_set_template_from_resource(widget_class, "/io/github/tracescope/Tracescope/ts-window.ui");
   gtk_widget_class_bind_template_child(widget_class, TsWindow, toast_overlay);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, window_title);
@@ -961,6 +1054,7 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsWindow, run_panel);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, trace_log);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, console);
+  gtk_widget_class_bind_template_child(widget_class, TsWindow, profiler_panel);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, recent_menu);
 
   gtk_widget_class_install_action(widget_class, "win.open", NULL, action_open);
@@ -981,6 +1075,7 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_install_action(widget_class, "win.open-session", NULL, action_open_session);
   gtk_widget_class_install_action(widget_class, "win.open-session-from", "s", action_open_session_from);
   gtk_widget_class_install_action(widget_class, "win.export-graph-to", "s", action_export_graph_to);
+  gtk_widget_class_install_action(widget_class, "win.profile-compare", NULL, action_profile_compare);
 
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.run", NULL);
@@ -1015,6 +1110,9 @@ static void ts_window_init(TsWindow *self)
   g_signal_connect(self->worker, "died", G_CALLBACK(on_worker_died), self);
   g_signal_connect(self->function_list, "notify::selected", G_CALLBACK(on_selected_changed), self);
   g_signal_connect(self->trace_log, "entry-activated", G_CALLBACK(on_entry_activated), self);
+  g_signal_connect(self->profiler_panel, "node-selected", G_CALLBACK(on_profile_node_selected), self);
+  g_signal_connect(ts_graph_pane_get_view(self->graph_pane), "node-selected", G_CALLBACK(on_graph_node_selected),
+                   self);
   show_selection(self);
 }
 

@@ -13,6 +13,7 @@
 #include "ts-function-list.h"
 #include "ts-graph-pane.h"
 #include "ts-loaded-module.h"
+#include "ts-profiler-panel.h"
 #include "ts-run-panel.h"
 #include "ts-trace-log.h"
 
@@ -55,5 +56,6 @@ void ts_window_open_session(TsWindow *self, const char *path);
 TsRunPanel *ts_window_get_run_panel(TsWindow *self);
 TsTraceLog *ts_window_get_trace_log(TsWindow *self);
 TsConsole *ts_window_get_console(TsWindow *self);
+TsProfilerPanel *ts_window_get_profiler_panel(TsWindow *self);
 
 G_END_DECLS
