@@ -20,6 +20,7 @@ typedef struct {
   int compare[2];    /* two concrete functions of `function` side by side; -1: none */
   gboolean expand_all; /* open every group of the graph shown */
   gboolean profile;    /* turn Profile on before the calls */
+  char *colour;        /* the graph's colour mode (a colour-mode nick), or NULL */
   char *screenshot;  /* PNG to save, then quit */
   int width, height; /* window size for the screenshot */
   gboolean version;  /* print the version and exit */
