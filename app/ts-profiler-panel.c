@@ -109,7 +109,7 @@ static const Column COMPARE_COLUMNS[] = {
   { "Eager", CELL_NS, offsetof(tsp_compare_row, eager_ns), FALSE, TRUE },
   { "Graph", CELL_NS, offsetof(tsp_compare_row, graph_ns), FALSE, TRUE },
   { "Eager/Graph", CELL_RATIO, offsetof(tsp_compare_row, ratio), FALSE, TRUE },
-  { "Time per Call", CELL_BARS, 0, TRUE, TRUE },
+  { "Time per Call", CELL_BARS, 0, FALSE, TRUE },
 };
 
 static const void *row_base(const TsProfileRow *r, const Column *c)
@@ -132,7 +132,7 @@ static char *cell_text(const TsProfileRow *r, const Column *c)
     return g_strdup_printf("%.3g", n);
   }
   case CELL_RATIO:
-    return r->cmp.only ? g_strdup(r->cmp.only) : g_strdup_printf("%.2f×", FIELD(r, c, double));
+    return r->cmp.only ? g_strdup(r->cmp.only) : g_strdup_printf("%.3g×", FIELD(r, c, double));
   case CELL_MODES: {
     unsigned m = FIELD(r, c, unsigned);
     return g_strdup(m == TSP_MODE_ALL ? "both" : m == TSP_MODE_GRAPH ? "graph" : m == TSP_MODE_EAGER ? "eager" : "");
@@ -237,7 +237,7 @@ static void on_cell_setup(GtkSignalListItemFactory *f, GtkListItem *item, gpoint
   const Column *c = data;
   if (c->kind == CELL_BARS) {
     GtkWidget *area = gtk_drawing_area_new();
-    gtk_drawing_area_set_content_width(GTK_DRAWING_AREA(area), 180);
+    gtk_drawing_area_set_content_width(GTK_DRAWING_AREA(area), 200);
     gtk_drawing_area_set_content_height(GTK_DRAWING_AREA(area), 16);
     gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(area), draw_bars, g_object_get_data(G_OBJECT(f), "panel"), NULL);
     gtk_list_item_set_child(item, area);
@@ -248,6 +248,8 @@ static void on_cell_setup(GtkSignalListItemFactory *f, GtkListItem *item, gpoint
   gtk_label_set_ellipsize(GTK_LABEL(label), c->kind == CELL_TEXT ? PANGO_ELLIPSIZE_MIDDLE : PANGO_ELLIPSIZE_NONE);
   if (c->kind != CELL_TEXT)
     gtk_widget_add_css_class(label, "numeric");
+  else /* the first column names the row: room for "dense_12/ReadVariableOp_1" */
+    gtk_label_set_width_chars(GTK_LABEL(label), c->expand ? 26 : 12);
   gtk_list_item_set_child(item, label);
 }
 

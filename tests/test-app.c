@@ -708,6 +708,9 @@ static void test_screenshot(void)
 
 /* ---- profiling ------------------------------------------------------------------- */
 
+static void save_test_screenshot(GtkWidget *widget, const char *name);
+static void wait_drawn(GtkWidget *widget);
+
 static gboolean selected_node_is(gpointer data)
 {
   TsGraphView *view = TS_GRAPH_VIEW(ts_graph_pane_get_view(ts_window_get_graph_pane(window)));
@@ -818,6 +821,9 @@ static void test_profiler_panel(void)
   for (int i = 0; i < c->n_rows; i++)
     both = both || (!c->rows[i].only && c->rows[i].eager_ns > 0 && c->rows[i].graph_ns > 0);
   g_assert_true(both);
+  activate("win.show-panel", "s", "profiler");
+  wait_drawn(GTK_WIDGET(window));
+  save_test_screenshot(GTK_WIDGET(window), "profiler-compare.png");
 
   g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(FALSE));
   g_assert_false(g_settings_get_boolean(ts_application_get_settings(app), "profile"));
