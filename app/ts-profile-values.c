@@ -52,12 +52,12 @@ static GHashTable *index_module(TsLoadedModule *module)
   return graphs;
 }
 
-ts_render_values *ts_profile_compute_times(const tsp_session *session, TsLoadedModule *module)
+ts_render_values *ts_profile_compute_times(const tsp_session *session, const tsp_stats *st,
+                                           TsLoadedModule *module)
 {
-  g_return_val_if_fail(session != NULL && TS_IS_LOADED_MODULE(module), NULL);
+  g_return_val_if_fail(session != NULL && st != NULL && TS_IS_LOADED_MODULE(module), NULL);
   ts_render_values *values = ts_render_values_new("ms");
   g_autoptr(GHashTable) graphs = index_module(module);
-  tsp_stats *st = tsp_stats_compute(session, TSP_BY_NODE, &TSP_FILTER_ALL);
   for (int i = 0; i < st->n; i++) {
     const tsp_stat *r = &st->rows[i];
     const tsp_node_info *info = tsp_session_node(session, r->node);
@@ -71,6 +71,5 @@ ts_render_values *ts_profile_compute_times(const tsp_session *session, TsLoadedM
                                             r->count, r->count == 1 ? "" : "s", total, mean, 100 * r->share);
     ts_render_values_set_note(values, n, note);
   }
-  tsp_stats_free(st);
   return values;
 }

@@ -13,9 +13,11 @@ G_BEGIN_DECLS
 /* "1.23 ms", "45.6 µs", "789 ns" (owned). */
 char *ts_profile_format_ns(double ns);
 
-/* Values for the nodes of every graph of module that session timed, ops
- * run eagerly charged to the traced nodes they stand for.  Owned. */
-ts_render_values *ts_profile_compute_times(const tsp_session *session, TsLoadedModule *module);
+/* Values for the nodes of every graph of module that session timed, from
+ * its statistics by node (TSP_BY_NODE: ops run eagerly charged to the
+ * traced nodes they stand for).  Owned. */
+ts_render_values *ts_profile_compute_times(const tsp_session *session, const tsp_stats *by_node,
+                                           TsLoadedModule *module);
 
 /* The node of graph (or of its subgraphs) named name; NULL if none. */
 const ts_node *ts_profile_find_node(const ts_graph *graph, const char *name);

@@ -169,6 +169,8 @@ static int compare_cells(gconstpointer a, gconstpointer b, gpointer data)
 
 /* ---- the panel ------------------------------------------------------------------------ */
 
+typedef struct _TsProfileShared TsProfileShared;
+
 struct _TsProfilerPanel {
   GtkWidget parent_instance;
   GtkStack *stack, *stats_stack, *compare_stack;
@@ -181,7 +183,13 @@ struct _TsProfilerPanel {
   GListStore *rows, *compare_rows;
   GtkCustomFilter *filter;
   GtkSingleSelection *selection;
-  tsp_session *session;
+  TsProfileShared *shared;          /* the Run's session, NULL if none */
+  GCancellable *stats_cancellable;  /* the table being made, NULL if none */
+  gboolean busy;
+  tsp_stats *node_stats;            /* by node, for the graph's colouring */
+  uint64_t count;                   /* the session's ops, calls and op time */
+  guint n_calls;
+  double self_ns;
   char *label;
   tsp_session *compare_session;
   tsp_compare *compare;
@@ -190,8 +198,11 @@ struct _TsProfilerPanel {
   char *node_keys[4]; /* a graph node's key under each grouping, or NULL */
 };
 
-enum { SIGNAL_NODE_SELECTED, N_SIGNALS };
+enum { SIGNAL_NODE_SELECTED, SIGNAL_SESSION_READY, N_SIGNALS };
 static guint signals[N_SIGNALS];
+
+enum { PROP_0, PROP_BUSY, N_PROPS };
+static GParamSpec *properties[N_PROPS];
 
 G_DEFINE_FINAL_TYPE(TsProfilerPanel, ts_profiler_panel, GTK_TYPE_WIDGET)
 
@@ -289,65 +300,180 @@ static gboolean keep_row(gpointer item, gpointer data)
 
 static const char *const GROUP_NAMES[] = { "op", "node", "line", "scope" };
 
-static void update_summary(TsProfilerPanel *self, const tsp_stats *st)
+/* ---- the session, shared with the threads that make its tables ------------------------ */
+
+struct _TsProfileShared {
+  gatomicrefcount refs;
+  tsp_session *session;
+};
+
+static TsProfileShared *shared_new(tsp_session *session)
 {
-  if (!self->session) {
+  TsProfileShared *sh = g_new(TsProfileShared, 1);
+  g_atomic_ref_count_init(&sh->refs);
+  sh->session = session;
+  return sh;
+}
+
+static TsProfileShared *shared_ref(TsProfileShared *sh)
+{
+  g_atomic_ref_count_inc(&sh->refs);
+  return sh;
+}
+
+static void shared_unref(TsProfileShared *sh)
+{
+  if (sh && g_atomic_ref_count_dec(&sh->refs)) {
+    tsp_session_free(sh->session);
+    g_free(sh);
+  }
+}
+
+/* What a thread makes of the session: the rows of one grouping, the
+ * totals, and (for a new session) the statistics by node. */
+typedef struct {
+  TsProfileShared *shared;
+  tsp_group_by by;
+  gboolean by_node;
+  GPtrArray *rows; /* TsProfileRow */
+  uint64_t count;
+  double self_ns;
+  guint n_calls;
+  tsp_stats *node_stats;
+} StatsJob;
+
+static void stats_job_free(StatsJob *job)
+{
+  shared_unref(job->shared);
+  if (job->rows)
+    g_ptr_array_unref(job->rows);
+  tsp_stats_free(job->node_stats);
+  g_free(job);
+}
+
+static void make_stats(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  StatsJob *job = data;
+  const tsp_session *s = job->shared->session;
+  tsp_stats *st = tsp_stats_compute(s, job->by, &TSP_FILTER_ALL);
+  job->rows = g_ptr_array_new_full((guint)st->n, g_object_unref);
+  for (int i = 0; i < st->n; i++)
+    g_ptr_array_add(job->rows, row_of_stat(s, &st->rows[i], job->by));
+  job->count = st->count;
+  job->self_ns = st->self_ns;
+  tsp_stats_free(st);
+  GArray *calls = tsp_session_calls(s, &TSP_FILTER_ALL);
+  job->n_calls = calls->len;
+  g_array_unref(calls);
+  if (job->by_node)
+    job->node_stats = tsp_stats_compute(s, TSP_BY_NODE, &TSP_FILTER_ALL);
+  g_task_return_boolean(task, TRUE);
+}
+
+static void update_summary(TsProfilerPanel *self)
+{
+  if (!self->shared) {
     gtk_label_set_label(self->summary_label, "");
     return;
   }
-  GArray *calls = tsp_session_calls(self->session, &TSP_FILTER_ALL);
-  g_autofree char *time = ts_profile_format_ns(st->self_ns);
+  g_autofree char *time = ts_profile_format_ns(self->self_ns);
   const char *node = self->node_keys[TSP_BY_NODE];
   g_autofree char *text = g_strdup_printf(
-    "%s · %u call%s · %" G_GUINT64_FORMAT " ops · %s op time%s%s", self->label ? self->label : "", calls->len,
-    calls->len == 1 ? "" : "s", st->count, time, node ? " · graph selection: " : "", node ? node : "");
+    "%s · %u call%s · %" G_GUINT64_FORMAT " ops · %s op time%s%s", self->label ? self->label : "", self->n_calls,
+    self->n_calls == 1 ? "" : "s", self->count, time, node ? " · graph selection: " : "", node ? node : "");
   gtk_label_set_label(self->summary_label, text);
   gtk_widget_set_tooltip_text(GTK_WIDGET(self->summary_label), text);
-  g_array_unref(calls);
 }
 
-static void refill(TsProfilerPanel *self)
+static void set_busy(TsProfilerPanel *self, gboolean busy)
 {
-  g_list_store_remove_all(self->rows);
-  gtk_stack_set_visible_child_name(self->stats_stack, self->session ? "table" : "empty");
-  if (!self->session) {
-    update_summary(self, NULL);
+  if (self->busy == busy)
+    return;
+  self->busy = busy;
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_BUSY]);
+}
+
+static void on_stats_made(GObject *source, GAsyncResult *result, gpointer data)
+{
+  TsProfilerPanel *self = TS_PROFILER_PANEL(source);
+  StatsJob *job = g_task_get_task_data(G_TASK(result));
+  if (g_cancellable_is_cancelled(g_task_get_cancellable(G_TASK(result))))
+    return; /* a newer job, or the panel is going */
+  g_clear_object(&self->stats_cancellable);
+  g_list_store_splice(self->rows, 0, g_list_model_get_n_items(G_LIST_MODEL(self->rows)), job->rows->pdata,
+                      job->rows->len);
+  self->count = job->count;
+  self->self_ns = job->self_ns;
+  self->n_calls = job->n_calls;
+  update_summary(self);
+  if (job->by_node) {
+    tsp_stats_free(self->node_stats);
+    self->node_stats = g_steal_pointer(&job->node_stats);
+  }
+  set_busy(self, FALSE);
+  if (job->by_node)
+    g_signal_emit(self, signals[SIGNAL_SESSION_READY], 0);
+}
+
+/* The table again, made off the main thread (a newer request cancels an older). */
+static void refill(TsProfilerPanel *self, gboolean new_session)
+{
+  if (self->stats_cancellable)
+    g_cancellable_cancel(self->stats_cancellable);
+  g_clear_object(&self->stats_cancellable);
+  gtk_stack_set_visible_child_name(self->stats_stack, self->shared ? "table" : "empty");
+  if (!self->shared) {
+    g_list_store_remove_all(self->rows);
+    update_summary(self);
+    set_busy(self, FALSE);
+    if (new_session)
+      g_signal_emit(self, signals[SIGNAL_SESSION_READY], 0);
     return;
   }
-  tsp_stats *st = tsp_stats_compute(self->session, self->group_by, &TSP_FILTER_ALL);
-  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(g_object_unref);
-  for (int i = 0; i < st->n; i++)
-    g_ptr_array_add(rows, row_of_stat(self->session, &st->rows[i], self->group_by));
-  g_list_store_splice(self->rows, 0, 0, rows->pdata, rows->len);
-  update_summary(self, st);
-  tsp_stats_free(st);
+  self->stats_cancellable = g_cancellable_new();
+  StatsJob *job = g_new0(StatsJob, 1);
+  job->shared = shared_ref(self->shared);
+  job->by = self->group_by;
+  job->by_node = new_session;
+  g_autoptr(GTask) task = g_task_new(self, self->stats_cancellable, on_stats_made, NULL);
+  g_task_set_task_data(task, job, (GDestroyNotify)stats_job_free);
+  set_busy(self, TRUE);
+  g_task_run_in_thread(task, make_stats);
 }
 
 void ts_profiler_panel_set_session(TsProfilerPanel *self, tsp_session *session, const char *label)
 {
   g_return_if_fail(TS_IS_PROFILER_PANEL(self));
-  g_clear_pointer(&self->session, tsp_session_free);
-  self->session = session;
+  g_clear_pointer(&self->shared, shared_unref);
+  g_clear_pointer(&self->node_stats, tsp_stats_free);
+  self->shared = session ? shared_new(session) : NULL;
   g_free(self->label);
   self->label = g_strdup(label);
-  refill(self);
+  refill(self, TRUE);
 }
 
 const tsp_session *ts_profiler_panel_get_session(TsProfilerPanel *self)
 {
   g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), NULL);
-  return self->session;
+  return self->shared ? self->shared->session : NULL;
+}
+
+const tsp_stats *ts_profiler_panel_get_node_stats(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), NULL);
+  return self->node_stats;
+}
+
+gboolean ts_profiler_panel_get_busy(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), FALSE);
+  return self->busy;
 }
 
 void ts_profiler_panel_set_group_by(TsProfilerPanel *self, tsp_group_by by)
 {
   g_return_if_fail(TS_IS_PROFILER_PANEL(self) && (unsigned)by < G_N_ELEMENTS(GROUP_NAMES));
-  if (gtk_drop_down_get_selected(self->group_dropdown) != (guint)by)
-    gtk_drop_down_set_selected(self->group_dropdown, (guint)by); /* comes back through on_group_selected */
-  else if (self->group_by != by || !g_list_model_get_n_items(G_LIST_MODEL(self->rows))) {
-    self->group_by = by;
-    refill(self);
-  }
+  gtk_drop_down_set_selected(self->group_dropdown, (guint)by); /* on_group_selected refills */
 }
 
 tsp_group_by ts_profiler_panel_get_group_by(TsProfilerPanel *self)
@@ -362,7 +488,7 @@ static void on_group_selected(TsProfilerPanel *self)
   if (i >= G_N_ELEMENTS(GROUP_NAMES) || (tsp_group_by)i == self->group_by)
     return;
   self->group_by = (tsp_group_by)i;
-  refill(self);
+  refill(self, FALSE);
 }
 
 static void on_filter_changed(TsProfilerPanel *self)
@@ -392,11 +518,7 @@ void ts_profiler_panel_set_node_filter(TsProfilerPanel *self, const ts_node *nod
     self->node_keys[TSP_BY_SCOPE] = g_strdup(*ts_node_scope(node) ? ts_node_scope(node) : "(top)");
   }
   gtk_filter_changed(GTK_FILTER(self->filter), GTK_FILTER_CHANGE_DIFFERENT);
-  if (self->session) {
-    tsp_stats *st = tsp_stats_compute(self->session, TSP_BY_OP, &TSP_FILTER_ALL);
-    update_summary(self, st);
-    tsp_stats_free(st);
-  }
+  update_summary(self);
 }
 
 guint ts_profiler_panel_get_n_rows(TsProfilerPanel *self)
@@ -505,6 +627,9 @@ void ts_profiler_panel_show_page(TsProfilerPanel *self, const char *name)
 static void ts_profiler_panel_dispose(GObject *object)
 {
   TsProfilerPanel *self = TS_PROFILER_PANEL(object);
+  if (self->stats_cancellable)
+    g_cancellable_cancel(self->stats_cancellable);
+  g_clear_object(&self->stats_cancellable);
   gtk_widget_dispose_template(GTK_WIDGET(self), TS_TYPE_PROFILER_PANEL);
   for (GtkWidget *child; (child = gtk_widget_get_first_child(GTK_WIDGET(self)));)
     gtk_widget_unparent(child);
@@ -517,7 +642,8 @@ static void ts_profiler_panel_dispose(GObject *object)
 static void ts_profiler_panel_finalize(GObject *object)
 {
   TsProfilerPanel *self = TS_PROFILER_PANEL(object);
-  tsp_session_free(self->session);
+  shared_unref(self->shared);
+  tsp_stats_free(self->node_stats);
   tsp_compare_free(self->compare);
   tsp_session_free(self->compare_session);
   g_free(self->label);
@@ -526,12 +652,26 @@ static void ts_profiler_panel_finalize(GObject *object)
   G_OBJECT_CLASS(ts_profiler_panel_parent_class)->finalize(object);
 }
 
+static void ts_profiler_panel_get_property(GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  switch (prop_id) {
+  case PROP_BUSY: g_value_set_boolean(value, TS_PROFILER_PANEL(object)->busy); break;
+  default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+  }
+}
+
 static void ts_profiler_panel_class_init(TsProfilerPanelClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS(klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
   object_class->dispose = ts_profiler_panel_dispose;
   object_class->finalize = ts_profiler_panel_finalize;
+  object_class->get_property = ts_profiler_panel_get_property;
+  properties[PROP_BUSY] = g_param_spec_boolean("busy", NULL, NULL, FALSE,
+                                               G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties(object_class, N_PROPS, properties);
+  signals[SIGNAL_SESSION_READY] = g_signal_new("session-ready", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
+                                               NULL, NULL, NULL, G_TYPE_NONE, 0);
   signals[SIGNAL_NODE_SELECTED] = g_signal_new("node-selected", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
                                                NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   gtk_widget_class_set_template_from_resource(widget_class,
@@ -578,5 +718,5 @@ static void ts_profiler_panel_init(TsProfilerPanel *self)
   GtkNoSelection *none = gtk_no_selection_new(G_LIST_MODEL(compare_sorted));
   gtk_column_view_set_model(self->compare_view, GTK_SELECTION_MODEL(none));
   g_object_unref(none);
-  refill(self);
+  refill(self, FALSE);
 }

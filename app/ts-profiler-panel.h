@@ -4,8 +4,10 @@
  * with a bar per op.  Each profiled Run replaces the statistics shown (one
  * Run, one recording, as a capture is in Nsight Systems or Perfetto).
  *
- * Signal "node-selected" (const char *name): a row of one traced node was
- * selected (grouped by node); name is the node's. */
+ * The tables are made on a thread: "busy" (read-only) is true meanwhile.
+ * Signals: "node-selected" (const char *name): a row of one traced node
+ * was selected (grouped by node); name is the node's.  "session-ready": a
+ * new session's tables are in (ts_profiler_panel_get_node_stats). */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -21,6 +23,9 @@ G_DECLARE_FINAL_TYPE(TsProfilerPanel, ts_profiler_panel, TS, PROFILER_PANEL, Gtk
 void ts_profiler_panel_set_session(TsProfilerPanel *self, tsp_session *session, const char *label);
 /* Borrowed; NULL if none. */
 const tsp_session *ts_profiler_panel_get_session(TsProfilerPanel *self);
+/* The session's statistics by node once "session-ready" came (borrowed), else NULL. */
+const tsp_stats *ts_profiler_panel_get_node_stats(TsProfilerPanel *self);
+gboolean ts_profiler_panel_get_busy(TsProfilerPanel *self);
 /* Shows compare, made from session (taking both), on the compare page. */
 void ts_profiler_panel_set_compare(TsProfilerPanel *self, tsp_session *session, tsp_compare *compare);
 const tsp_compare *ts_profiler_panel_get_compare(TsProfilerPanel *self);

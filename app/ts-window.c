@@ -353,8 +353,10 @@ static void action_reload(GtkWidget *widget, const char *name, GVariant *param)
 static void update_compute_times(TsWindow *self)
 {
   const tsp_session *session = ts_profiler_panel_get_session(self->profiler_panel);
-  g_autoptr(ts_render_values) values = session && self->module ? ts_profile_compute_times(session, self->module)
-                                                                : NULL;
+  const tsp_stats *by_node = ts_profiler_panel_get_node_stats(self->profiler_panel);
+  g_autoptr(ts_render_values) values = session && by_node && self->module
+                                         ? ts_profile_compute_times(session, by_node, self->module)
+                                         : NULL;
   ts_graph_pane_set_compute_times(self->graph_pane, values);
 }
 
@@ -445,10 +447,8 @@ static void on_run_done(GObject *source, GAsyncResult *result, gpointer user_dat
     g_free(self->death);
     self->death = g_strdup(error->message);
   }
-  if (r && r->profile) {
+  if (r && r->profile) /* the colouring follows once its tables are in (session-ready) */
     ts_profiler_panel_set_session(self->profiler_panel, g_steal_pointer(&r->profile), r->label);
-    update_compute_times(self);
-  }
   notify_busy(self);
 }
 
@@ -890,7 +890,8 @@ TsLoadedModule *ts_window_get_module(TsWindow *self)
 gboolean ts_window_get_busy(TsWindow *self)
 {
   g_return_val_if_fail(TS_IS_WINDOW(self), FALSE);
-  return self->loading || self->run_cancellable != NULL || ts_engine_worker_get_busy(self->worker);
+  return self->loading || self->run_cancellable != NULL || ts_engine_worker_get_busy(self->worker) ||
+         ts_profiler_panel_get_busy(self->profiler_panel);
 }
 
 const char *ts_window_get_error(TsWindow *self)
@@ -1111,6 +1112,8 @@ static void ts_window_init(TsWindow *self)
   g_signal_connect(self->function_list, "notify::selected", G_CALLBACK(on_selected_changed), self);
   g_signal_connect(self->trace_log, "entry-activated", G_CALLBACK(on_entry_activated), self);
   g_signal_connect(self->profiler_panel, "node-selected", G_CALLBACK(on_profile_node_selected), self);
+  g_signal_connect_swapped(self->profiler_panel, "session-ready", G_CALLBACK(update_compute_times), self);
+  g_signal_connect_swapped(self->profiler_panel, "notify::busy", G_CALLBACK(notify_busy), self);
   g_signal_connect(ts_graph_pane_get_view(self->graph_pane), "node-selected", G_CALLBACK(on_graph_node_selected),
                    self);
   show_selection(self);

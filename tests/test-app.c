@@ -737,6 +737,7 @@ static void test_profiler_panel(void)
 
   /* by op: each row's count is the number of ops of that type that ran */
   ts_profiler_panel_set_group_by(panel, TSP_BY_OP);
+  wait_idle(); /* the table is made on a thread */
   guint n = ts_profiler_panel_get_n_rows(panel);
   g_assert_cmpuint(n, >, 1);
   g_autoptr(GHashTable) ran = g_hash_table_new(g_str_hash, g_str_equal);
@@ -765,11 +766,14 @@ static void test_profiler_panel(void)
 
   /* the other groupings */
   ts_profiler_panel_set_group_by(panel, TSP_BY_SCOPE);
+  wait_idle();
   g_assert_cmpint(ts_profiler_panel_get_group_by(panel), ==, TSP_BY_SCOPE);
   g_assert_cmpuint(ts_profiler_panel_get_n_rows(panel), >, 1);
   ts_profiler_panel_set_group_by(panel, TSP_BY_LINE);
+  wait_idle();
   g_assert_cmpuint(ts_profiler_panel_get_n_rows(panel), >, 0);
   ts_profiler_panel_set_group_by(panel, TSP_BY_NODE);
+  wait_idle();
   n = ts_profiler_panel_get_n_rows(panel);
   g_assert_cmpuint(n, >, 2);
 
