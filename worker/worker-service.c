@@ -399,7 +399,7 @@ static void make_compare(Call *c)
   g_variant_dict_insert(&w, "first-call-ns", "d", cmp->first_call_ns);
   g_variant_dict_insert(&w, "trace-ns", "d", cmp->trace_ns);
   g_variant_dict_insert(&w, "payback-calls", "d", cmp->payback_calls);
-  g_autofree char *text = g_strdup_printf("%.2fx faster as a graph (%u calls each way)", cmp->speedup, c->compare);
+  g_autofree char *text = g_strdup_printf("graph speedup %.2fx (%u calls each way)", cmp->speedup, c->compare);
   g_variant_dict_insert(&d, "value-text", "s", text);
   g_variant_dict_insert(&d, "n-calls", "u", 2 * c->compare + 2);
   g_variant_dict_insert_value(&d, "compare", g_variant_dict_end(&w));
