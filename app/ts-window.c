@@ -398,7 +398,9 @@ static void on_compare_done(GObject *source, GAsyncResult *result, gpointer user
   if (r && r->compare) {
     ts_profiler_panel_set_compare(self->profiler_panel, g_steal_pointer(&r->profile), g_steal_pointer(&r->compare));
     gtk_stack_set_visible_child_name(self->bottom_stack, "profiler");
-  } else if (!r && !g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+  } else if (r) { /* traced only: the worker made no calls to compare */
+    toast(self, "Nothing to compare: an argument is a bare spec, so the function was traced, not run");
+  } else if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
     g_autofree char *text = g_strdup_printf("Cannot compare: %s", error->message);
     toast(self, text);
   }
