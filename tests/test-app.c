@@ -829,8 +829,9 @@ static void test_profiler_panel(void)
   wait_drawn(GTK_WIDGET(window));
   save_test_screenshot(GTK_WIDGET(window), "profiler-compare.png");
 
-  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(FALSE));
+  activate("win.profile", NULL); /* what the toggle button does: off again */
   g_assert_false(g_settings_get_boolean(ts_application_get_settings(app), "profile"));
+  g_assert_false(ts_engine_worker_get_profiling(ts_window_get_engine(window)));
 }
 
 static gboolean file_exists(gpointer data)
