@@ -555,8 +555,9 @@ static void update_compare_summary(TsProfilerPanel *self)
   g_autofree char *eager = ts_profile_format_ns(c->eager_call_ns), *graph = ts_profile_format_ns(c->graph_call_ns);
   g_autofree char *eager_ops = ts_profile_format_ns(c->eager_op_ns), *graph_ops = ts_profile_format_ns(c->graph_op_ns);
   GString *text = g_string_new(NULL);
-  g_string_append_printf(text, "<b>%s</b>, %d calls each way: eager %s, graph %s per call (median): ",
-                         c->function ? c->function : "", c->n_calls, eager, graph);
+  g_autofree char *function = g_markup_escape_text(c->function ? c->function : "", -1);
+  g_string_append_printf(text, "<b>%s</b>, %d calls each way: eager %s, graph %s per call (median): ", function,
+                         c->n_calls, eager, graph);
   if (c->speedup >= 1)
     g_string_append_printf(text, "<b>%.2f× faster as a graph</b>.", c->speedup);
   else if (c->speedup > 0)
