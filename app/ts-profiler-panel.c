@@ -617,12 +617,6 @@ guint ts_profiler_panel_get_compare_calls(TsProfilerPanel *self)
   return (guint)MAX(1, gtk_spin_button_get_value_as_int(self->calls_spin));
 }
 
-void ts_profiler_panel_show_page(TsProfilerPanel *self, const char *name)
-{
-  g_return_if_fail(TS_IS_PROFILER_PANEL(self) && name != NULL);
-  gtk_stack_set_visible_child_name(self->stack, name);
-}
-
 /* ---- life cycle ------------------------------------------------------------------------------ */
 
 static void ts_profiler_panel_dispose(GObject *object)

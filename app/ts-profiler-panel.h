@@ -46,7 +46,5 @@ guint ts_profiler_panel_get_n_compare_rows(TsProfilerPanel *self);
 
 /* How many calls each way Compare makes. */
 guint ts_profiler_panel_get_compare_calls(TsProfilerPanel *self);
-/* "stats" or "compare". */
-void ts_profiler_panel_show_page(TsProfilerPanel *self, const char *name);
 
 G_END_DECLS
