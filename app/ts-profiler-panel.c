@@ -298,8 +298,6 @@ static gboolean keep_row(gpointer item, gpointer data)
   return strstr(a, b) != NULL;
 }
 
-static const char *const GROUP_NAMES[] = { "op", "node", "line", "scope" };
-
 /* ---- the session, shared with the threads that make its tables ------------------------ */
 
 struct _TsProfileShared {
@@ -472,7 +470,7 @@ gboolean ts_profiler_panel_get_busy(TsProfilerPanel *self)
 
 void ts_profiler_panel_set_group_by(TsProfilerPanel *self, tsp_group_by by)
 {
-  g_return_if_fail(TS_IS_PROFILER_PANEL(self) && (unsigned)by < G_N_ELEMENTS(GROUP_NAMES));
+  g_return_if_fail(TS_IS_PROFILER_PANEL(self) && (unsigned)by <= TSP_BY_SCOPE);
   gtk_drop_down_set_selected(self->group_dropdown, (guint)by); /* on_group_selected refills */
 }
 
@@ -485,7 +483,7 @@ tsp_group_by ts_profiler_panel_get_group_by(TsProfilerPanel *self)
 static void on_group_selected(TsProfilerPanel *self)
 {
   guint i = gtk_drop_down_get_selected(self->group_dropdown);
-  if (i >= G_N_ELEMENTS(GROUP_NAMES) || (tsp_group_by)i == self->group_by)
+  if (i > TSP_BY_SCOPE || (tsp_group_by)i == self->group_by) /* the dropdown lists them in tsp_group_by's order */
     return;
   self->group_by = (tsp_group_by)i;
   refill(self, FALSE);
