@@ -195,7 +195,7 @@ struct _TsProfilerPanel {
   tsp_compare *compare;
   double compare_max; /* the longest bar, ns */
   tsp_group_by group_by;
-  char *node_keys[4]; /* a graph node's key under each grouping, or NULL */
+  char *node_keys[TSP_BY_SCOPE + 1]; /* a graph node's key under each grouping, or NULL */
 };
 
 enum { SIGNAL_NODE_SELECTED, SIGNAL_SESSION_READY, N_SIGNALS };
