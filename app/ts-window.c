@@ -6,6 +6,8 @@
 #include "ts-graph-view.h"
 #include "ts-input-signature.h"
 #include "ts-module-watch.h"
+#include "ts-profile-values.h"
+#include "ts-profiler-panel.h"
 #include "ts-session.h"
 #include "ts-source-snippet.h"
 
@@ -26,6 +28,7 @@ struct _TsWindow {
   TsTraceLog *trace_log;
   TsConsole *console;
   TsNodeDetails *node_details;
+  TsProfilerPanel *profiler_panel;
   GMenu *recent_menu;
 
   GSettings *settings;
@@ -44,6 +47,7 @@ struct _TsWindow {
   char *death;            /* how the last run ended its worker, shown again after the restart */
   TsSession *session;     /* a session being opened: applied once its module is */
   GHashTable *trace_errors; /* function -> why its last trace failed (none once one worked) */
+  gboolean revealing;     /* a profiler row's node is being revealed: not a filter for the table */
 };
 
 enum { PROP_0, PROP_MODULE, PROP_BUSY, N_PROPS };
@@ -70,6 +74,7 @@ static void update_actions(TsWindow *self)
   gboolean running = self->run_cancellable != NULL;
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.run", item != NULL && !running);
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.cancel", running);
+  gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.profile-compare", item != NULL && !running);
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.reload", self->module != NULL && !self->loading);
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.apply-signature",
                                 self->module != NULL && !ts_engine_worker_get_busy(self->worker));
@@ -400,6 +405,89 @@ static void action_reload(GtkWidget *widget, const char *name, GVariant *param)
   on_file_changed(NULL, TS_WINDOW(widget));
 }
 
+/* ---- profiling ------------------------------------------------------------------- */
+
+/* The graph's compute-time colouring from the Profiler panel's session. */
+static void update_compute_times(TsWindow *self)
+{
+  const tsp_session *session = ts_profiler_panel_get_session(self->profiler_panel);
+  const tsp_stats *by_node = ts_profiler_panel_get_node_stats(self->profiler_panel);
+  g_autoptr(ts_render_values) values = session && by_node && self->module
+                                         ? ts_profile_compute_times(session, by_node, self->module)
+                                         : NULL;
+  ts_graph_pane_set_compute_times(self->graph_pane, values);
+}
+
+static void on_profile_changed(GSimpleAction *action, GVariant *value, gpointer user_data)
+{
+  TsWindow *self = user_data;
+  g_simple_action_set_state(action, value);
+  ts_engine_worker_set_profiling(self->worker, g_variant_get_boolean(value));
+  if (self->settings)
+    g_settings_set_boolean(self->settings, "profile", g_variant_get_boolean(value));
+}
+
+/* A row of one node: that node selected and shown in the graph. */
+static void on_profile_node_selected(TsProfilerPanel *panel, const char *name, TsWindow *self)
+{
+  TsConcreteInfo *cf = ts_graph_pane_get_concrete(self->graph_pane);
+  const ts_node *node = cf && cf->graph ? ts_profile_find_node(cf->graph, name) : NULL;
+  if (!node)
+    return;
+  self->revealing = TRUE;
+  ts_graph_view_reveal(TS_GRAPH_VIEW(ts_graph_pane_get_view(self->graph_pane)), node);
+  self->revealing = FALSE;
+}
+
+/* A node selected in the graph: the table keeps its row. */
+static void on_graph_node_selected(TsGraphView *view, int item, gpointer node, TsWindow *self)
+{
+  if (!self->revealing)
+    ts_profiler_panel_set_node_filter(self->profiler_panel, node);
+}
+
+static void on_compare_done(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(TsWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsRunResult) r = ts_engine_worker_run_finish(TS_ENGINE_WORKER(source), result, &error);
+  g_clear_object(&self->run_cancellable);
+  ts_run_panel_set_running(self->run_panel, FALSE);
+  if (r && r->compare) {
+    ts_profiler_panel_set_compare(self->profiler_panel, g_steal_pointer(&r->profile), g_steal_pointer(&r->compare));
+    gtk_stack_set_visible_child_name(self->bottom_stack, "profiler");
+  } else if (r) { /* traced only: the worker made no calls to compare */
+    toast(self, "Nothing to compare: an argument is a bare spec, so the function was traced, not run");
+  } else if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+    g_autofree char *text = g_strdup_printf("Cannot compare: %s", error->message);
+    toast(self, text);
+  }
+  notify_busy(self);
+}
+
+/* The selected function with the run panel's arguments, eagerly and as a
+ * graph, compared op by op in the Profiler panel. */
+static void action_profile_compare(GtkWidget *widget, const char *name, GVariant *param)
+{
+  TsWindow *self = TS_WINDOW(widget);
+  if (!self->module || !self->current_function || self->run_cancellable)
+    return;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) args = ts_run_panel_dup_args(self->run_panel, &error);
+  if (!args) {
+    ts_run_panel_show_error(self->run_panel, error->message);
+    return;
+  }
+  self->run_cancellable = g_cancellable_new();
+  self->run_repeat = 1;
+  ts_run_panel_set_running(self->run_panel, TRUE);
+  self->run_id = ts_engine_worker_compare_async(self->worker, self->module, self->current_function,
+                                                (const char *const *)args,
+                                                ts_profiler_panel_get_compare_calls(self->profiler_panel),
+                                                self->run_cancellable, on_compare_done, g_object_ref(self));
+  notify_busy(self);
+}
+
 /* ---- running ---------------------------------------------------------------------- */
 
 static void on_run_done(GObject *source, GAsyncResult *result, gpointer user_data)
@@ -419,6 +507,8 @@ static void on_run_done(GObject *source, GAsyncResult *result, gpointer user_dat
     g_free(self->death);
     self->death = g_strdup(error->message);
   }
+  if (r && r->profile) /* the colouring follows once its tables are in (session-ready) */
+    ts_profiler_panel_set_session(self->profiler_panel, g_steal_pointer(&r->profile), r->label);
   notify_busy(self);
 }
 
@@ -882,6 +972,7 @@ static const GActionEntry stateful_actions[] = {
   { .name = "mode", .parameter_type = "s", .state = "'graph'", .change_state = on_mode_changed },
   { .name = "device", .parameter_type = "s", .state = "'cpu'", .change_state = on_device_changed },
   { .name = "show-node-details", .state = "true", .change_state = on_show_node_details_changed },
+  { .name = "profile", .state = "false", .change_state = on_profile_changed },
 };
 
 /* ---- getters ------------------------------------------------------------------------ */
@@ -895,7 +986,8 @@ TsLoadedModule *ts_window_get_module(TsWindow *self)
 gboolean ts_window_get_busy(TsWindow *self)
 {
   g_return_val_if_fail(TS_IS_WINDOW(self), FALSE);
-  return self->loading || self->run_cancellable != NULL || ts_engine_worker_get_busy(self->worker);
+  return self->loading || self->run_cancellable != NULL || ts_engine_worker_get_busy(self->worker) ||
+         ts_profiler_panel_get_busy(self->profiler_panel);
 }
 
 const char *ts_window_get_error(TsWindow *self)
@@ -936,6 +1028,7 @@ TsEngineWorker *ts_window_get_engine(TsWindow *self) { return self->worker; }
 TsTraceLog *ts_window_get_trace_log(TsWindow *self) { return self->trace_log; }
 TsConsole *ts_window_get_console(TsWindow *self) { return self->console; }
 TsNodeDetails *ts_window_get_node_details(TsWindow *self) { return self->node_details; }
+TsProfilerPanel *ts_window_get_profiler_panel(TsWindow *self) { return self->profiler_panel; }
 
 /* ---- life cycle ---------------------------------------------------------------------- */
 
@@ -973,6 +1066,8 @@ static void ts_window_constructed(GObject *object)
                               g_settings_get_int(self->settings, "window-height"));
   if (g_settings_get_boolean(self->settings, "window-maximized"))
     gtk_window_maximize(GTK_WINDOW(self));
+  g_action_group_change_action_state(G_ACTION_GROUP(self), "profile",
+                                     g_variant_new_boolean(g_settings_get_boolean(self->settings, "profile")));
   g_autofree char *mode = g_settings_get_string(self->settings, "default-mode");
   g_action_group_change_action_state(G_ACTION_GROUP(self), "mode", g_variant_new_string(mode));
   g_signal_connect_object(self->settings, "changed::recent-modules", G_CALLBACK(on_recent_changed),
@@ -1047,6 +1142,7 @@ static void ts_window_class_init(TsWindowClass *klass)
   g_type_ensure(TS_TYPE_TRACE_LOG);
   g_type_ensure(TS_TYPE_CONSOLE);
   g_type_ensure(TS_TYPE_NODE_DETAILS);
+  g_type_ensure(TS_TYPE_PROFILER_PANEL);
   gtk_widget_class_set_template_from_resource(widget_class, "/io/github/tracescope/Tracescope/ts-window.ui");
   gtk_widget_class_bind_template_child(widget_class, TsWindow, toast_overlay);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, window_title);
@@ -1060,6 +1156,7 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsWindow, trace_log);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, console);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, node_details);
+  gtk_widget_class_bind_template_child(widget_class, TsWindow, profiler_panel);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, recent_menu);
 
   gtk_widget_class_install_action(widget_class, "win.open", NULL, action_open);
@@ -1080,6 +1177,7 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_install_action(widget_class, "win.open-session", NULL, action_open_session);
   gtk_widget_class_install_action(widget_class, "win.open-session-from", "s", action_open_session_from);
   gtk_widget_class_install_action(widget_class, "win.export-graph-to", "s", action_export_graph_to);
+  gtk_widget_class_install_action(widget_class, "win.profile-compare", NULL, action_profile_compare);
 
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.run", NULL);
@@ -1118,6 +1216,11 @@ static void ts_window_init(TsWindow *self)
   g_signal_connect(graph_view(self), "node-selected", G_CALLBACK(on_node_selected), self);
   g_signal_connect(self->node_details, "activate-node", G_CALLBACK(on_details_activate_node), self);
   g_signal_connect(self->node_details, "activate-subgraph", G_CALLBACK(on_details_activate_subgraph), self);
+  g_signal_connect(self->profiler_panel, "node-selected", G_CALLBACK(on_profile_node_selected), self);
+  g_signal_connect_swapped(self->profiler_panel, "session-ready", G_CALLBACK(update_compute_times), self);
+  g_signal_connect_swapped(self->profiler_panel, "notify::busy", G_CALLBACK(notify_busy), self);
+  g_signal_connect(ts_graph_pane_get_view(self->graph_pane), "node-selected", G_CALLBACK(on_graph_node_selected),
+                   self);
   show_selection(self);
 }
 

@@ -9,6 +9,7 @@
 #include "ts-application.h"
 #include "ts-preferences-window.h"
 #include "ts-graph-view.h"
+#include "ts-profile-values.h"
 #include "ts-screenshot.h"
 #include "ts-source-snippet.h"
 #include "ts-window.h"
@@ -773,6 +774,134 @@ static void test_screenshot(void)
   g_unlink(path);
 }
 
+
+/* ---- profiling ------------------------------------------------------------------- */
+
+static void save_test_screenshot(GtkWidget *widget, const char *name);
+static void wait_drawn(GtkWidget *widget);
+
+static gboolean selected_node_is(gpointer data)
+{
+  TsGraphView *view = TS_GRAPH_VIEW(ts_graph_pane_get_view(ts_window_get_graph_pane(window)));
+  int item = ts_graph_view_get_selected_item(view);
+  ts_view_model *model = ts_graph_view_get_model(view);
+  return item >= 0 && model && ts_view_item_node(model, item) == data;
+}
+
+/* Profile on, a Run of sequential_model: the Profiler panel's table counts
+ * what ran, groups four ways, selects graph nodes both ways; the graph's
+ * compute-time colouring has the times; Compare fills the compare view. */
+static void test_profiler_panel(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(TRUE));
+  g_assert_true(g_settings_get_boolean(ts_application_get_settings(app), "profile"));
+  TsProfilerPanel *panel = ts_window_get_profiler_panel(window);
+  select_function("sequential_model");
+  activate("win.mode", "s", "graph");
+  run_with((const char *const[]){ "f32[4,28,28]:uniform", NULL });
+  const tsp_session *s = ts_profiler_panel_get_session(panel);
+  g_assert_nonnull(s);
+
+  /* by op: each row's count is the number of ops of that type that ran */
+  ts_profiler_panel_set_group_by(panel, TSP_BY_OP);
+  wait_idle(); /* the table is made on a thread */
+  guint n = ts_profiler_panel_get_n_rows(panel);
+  g_assert_cmpuint(n, >, 1);
+  g_autoptr(GHashTable) ran = g_hash_table_new(g_str_hash, g_str_equal);
+  for (int t = 0; t < tsp_session_n_threads(s); t++) {
+    tsp_iter it;
+    tsp_iter_init(&it, s, t);
+    for (const tsp_event *e; (e = tsp_iter_next(&it));)
+      if (e->kind == TSP_EVENT_OP) {
+        const char *op = tsp_event_op_name(s, e);
+        g_hash_table_insert(ran, (gpointer)op, GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(ran, op)) + 1));
+      }
+  }
+  gboolean matmul = FALSE;
+  for (guint i = 0; i < n; i++) {
+    const tsp_stat *row = ts_profiler_panel_get_row(panel, i);
+    g_assert_cmpuint(row->count, ==, GPOINTER_TO_UINT(g_hash_table_lookup(ran, row->key)));
+    matmul = matmul || g_strcmp0(row->key, "MatMul") == 0;
+    if (i > 0) /* largest total first */
+      g_assert_cmpfloat(ts_profiler_panel_get_row(panel, i - 1)->total_ns, >=, row->total_ns);
+  }
+  g_assert_true(matmul);
+  g_assert_cmpuint(n, ==, g_hash_table_size(ran));
+  ts_profiler_panel_set_filter_text(panel, "matmul");
+  g_assert_cmpuint(ts_profiler_panel_get_n_rows(panel), ==, 1);
+  ts_profiler_panel_set_filter_text(panel, NULL);
+
+  /* the other groupings */
+  ts_profiler_panel_set_group_by(panel, TSP_BY_SCOPE);
+  wait_idle();
+  g_assert_cmpint(ts_profiler_panel_get_group_by(panel), ==, TSP_BY_SCOPE);
+  g_assert_cmpuint(ts_profiler_panel_get_n_rows(panel), >, 1);
+  ts_profiler_panel_set_group_by(panel, TSP_BY_LINE);
+  wait_idle();
+  g_assert_cmpuint(ts_profiler_panel_get_n_rows(panel), >, 0);
+  ts_profiler_panel_set_group_by(panel, TSP_BY_NODE);
+  wait_idle();
+  n = ts_profiler_panel_get_n_rows(panel);
+  g_assert_cmpuint(n, >, 2);
+
+  /* a node's row selects the node in the graph */
+  TsConcreteInfo *cf = ts_graph_pane_get_concrete(ts_window_get_graph_pane(window));
+  g_assert_nonnull(cf);
+  guint row = n;
+  const ts_node *node = NULL;
+  for (guint i = 0; i < n && !node; i++)
+    if ((node = ts_profile_find_node(cf->graph, ts_profiler_panel_get_row(panel, i)->key)))
+      row = i;
+  g_assert_nonnull(node);
+  ts_profiler_panel_select_row(panel, row);
+  test_wait_for(selected_node_is, (gpointer)node, "the row's node to be selected in the graph");
+
+  /* a node selected in the graph: the table keeps its row */
+  TsGraphView *view = TS_GRAPH_VIEW(ts_graph_pane_get_view(ts_window_get_graph_pane(window)));
+  ts_graph_view_select_item(view, -1);
+  g_assert_cmpuint(ts_profiler_panel_get_n_rows(panel), ==, n);
+  ts_graph_view_reveal(view, node);
+  test_wait_for(selected_node_is, (gpointer)node, "the node to be selected");
+  g_assert_cmpuint(ts_profiler_panel_get_n_rows(panel), ==, 1);
+  g_assert_cmpstr(ts_profiler_panel_get_row(panel, 0)->key, ==, ts_node_name(node));
+  ts_graph_view_select_item(view, -1);
+  g_assert_cmpuint(ts_profiler_panel_get_n_rows(panel), ==, n);
+
+  /* compute-time colouring: the node's time and its tooltip note */
+  g_settings_set_string(ts_application_get_settings(app), "colour-mode", "compute-time");
+  g_assert_cmpint(ts_graph_view_get_colouring(view), ==, TS_RENDER_COLOUR_COMPUTE_TIME);
+  ts_render_values *times = ts_graph_pane_get_compute_times(ts_window_get_graph_pane(window));
+  g_assert_nonnull(times);
+  double ms;
+  g_assert_true(ts_render_values_lookup(times, node, &ms));
+  g_assert_cmpfloat(ms, >, 0);
+  g_assert_nonnull(strstr(ts_render_values_note(times, node), "total"));
+  g_settings_set_string(ts_application_get_settings(app), "colour-mode", "op-type");
+
+  /* eager against graph */
+  activate("win.profile-compare", NULL);
+  wait_idle();
+  const tsp_compare *c = ts_profiler_panel_get_compare(panel);
+  g_assert_nonnull(c);
+  g_assert_cmpint(c->n_calls, ==, (int)ts_profiler_panel_get_compare_calls(panel));
+  g_assert_cmpstr(c->function, ==, "sequential_model");
+  g_assert_cmpfloat(c->eager_call_ns, >, 0);
+  g_assert_cmpfloat(c->graph_call_ns, >, 0);
+  g_assert_cmpuint(ts_profiler_panel_get_n_compare_rows(panel), ==, (guint)c->n_rows);
+  gboolean both = FALSE;
+  for (int i = 0; i < c->n_rows; i++)
+    both = both || (!c->rows[i].only && c->rows[i].eager_ns > 0 && c->rows[i].graph_ns > 0);
+  g_assert_true(both);
+  activate("win.show-panel", "s", "profiler");
+  wait_drawn(GTK_WIDGET(window));
+  save_test_screenshot(GTK_WIDGET(window), "profiler-compare.png");
+
+  activate("win.profile", NULL); /* what the toggle button does: off again */
+  g_assert_false(g_settings_get_boolean(ts_application_get_settings(app), "profile"));
+  g_assert_false(ts_engine_worker_get_profiling(ts_window_get_engine(window)));
+}
 
 static gboolean file_exists(gpointer data)
 {
@@ -1780,6 +1909,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/rows-survive-reopen", test_rows_survive_reopen);
   g_test_add_func("/app/worker-survives", test_worker_survives);
   g_test_add_func("/app/graph-header", test_graph_header);
+  g_test_add_func("/app/profiler-panel", test_profiler_panel);
   g_test_add_func("/app/node-details", test_node_details);
   g_test_add_func("/app/node-details-subgraphs", test_node_details_subgraphs);
   g_test_add_func("/app/node-details-provenance", test_node_details_provenance);
