@@ -1576,12 +1576,6 @@ static gboolean not_animating(gpointer data)
   return !ts_graph_view_get_animating(shown_view());
 }
 
-static gboolean selected_node_is(gpointer data)
-{
-  TsGraphView *view = shown_view();
-  int item = ts_graph_view_get_selected_item(view);
-  return item >= 0 && ts_view_item_node(ts_graph_view_get_model(view), item) == data;
-}
 
 /* Selecting an op of lstm_fn shows what it is, where its tensors come from
  * and go, and the line that wrote it; a producer's row selects that
