@@ -24,7 +24,8 @@ enum { TSP_CAT_OP, TSP_CAT_CALL, TSP_CAT_TRACE };
 
 /* One event as the importer needs it, nothing borrowed from json-glib. */
 typedef struct tsp_decoded {
-  char ph;            /* 'X', 'B', 'E', 'M' (thread names); 0: not kept */
+  char ph;            /* 'X', 'B', 'E', 'M' (thread names), 'C' ("memory"
+                       * counters: device the series, n its value); 0: not kept */
   uint8_t cat;
   bool ours;          /* has args (our indexes, in a file with our tables) */
   uint64_t tid, ts, dur;

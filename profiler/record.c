@@ -1,4 +1,4 @@
-/* record.c — the CPU collector: the engine's OP_END and TRACE events into
+/* record.c — the CPU collector: the engine's OP_END, TRACE and MEMORY events into
  * the calling thread's chunk.  OP_END carries the start time too, so
  * OP_BEGIN is not subscribed (half the listener calls).  Per event: a
  * thread-local lookup, three cache probes (node, traced node, source
@@ -107,17 +107,32 @@ static void record_trace(tsp_session *s, const ts_trace_event *tr)
   tsp_record(s, &e);
 }
 
+static void record_memory(tsp_session *s, const ts_memory_event *m)
+{
+  tsp_thread *t = tsp__thread_self(s);
+  struct tsp_cache *c = t->cache;
+  if (G_UNLIKELY(!c))
+    c = t->cache = g_new0(struct tsp_cache, 1);
+  tsp_event e;
+  tsp_memory_event_init(&e, ts_now_ns(), m->delta_bytes, m->live_bytes,
+                        tsp_intern_device(s, m->device), loc_index(s, c, m->loc));
+  tsp__thread_append(t, &e);
+}
+
 static void on_event(const ts_event *ev, void *data)
 {
   if (ev->kind == TS_EVENT_OP_END)
     record_op(data, &ev->op);
   else if (ev->kind == TS_EVENT_TRACE)
     record_trace(data, &ev->trace);
+  else if (ev->kind == TS_EVENT_MEMORY)
+    record_memory(data, &ev->memory);
 }
 
 static bool cpu_start(tsp_session *s, void *data, GError **error)
 {
-  s->listener = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END) | TS_EVENT_MASK(TS_EVENT_TRACE),
+  s->listener = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END) | TS_EVENT_MASK(TS_EVENT_TRACE) |
+                                  TS_EVENT_MASK(TS_EVENT_MEMORY),
                                 on_event, s);
   if (!s->listener) {
     ts_error *e = ts_error_take();
