@@ -99,8 +99,10 @@ static bool decode_memory(JsonObject *ev, JsonObject *args, const char *name, ui
   int64_t tid;
   if (!tsp__json_int(ev, "tid", &tid, false, error, k) ||
       !tsp__json_time(ev, "ts", &d->ts, true, error, k) ||
-      !tsp__json_int(args, series, &d->n, true, error, k))
+      !tsp__json_int(args, series, &d->n, true, error, k) ||
+      !tsp__json_int(ev, "delta", &d->code, false, error, k))
     return false;
+  d->has_delta = json_object_has_member(ev, "delta");
   if (d->n < 0)
     return tsp__fail(error, "event %" G_GUINT64_FORMAT ": memory counter \"%s\" is negative", k,
                      series);

@@ -32,6 +32,7 @@ typedef struct tsp_decoded {
   const char *name;   /* event name; 'M': the thread's name */
   const char *device, *mode, *function, *reason, *signature;
   int64_t run, seq, parent, n, t, l, c, code;
+  bool has_delta;     /* 'C': our "delta" (the change) is in code */
 } tsp_decoded;
 
 /* Decodes event k into d, its strings copied into chunk; false + error. */

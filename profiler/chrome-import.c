@@ -180,15 +180,14 @@ static bool add_complete(reader *r, const tsp_decoded *d, uint64_t start, uint64
   return true;
 }
 
-/* A memory counter: the change is from the device's previous value in the
- * file (exact when one thread allocates, as the file keeps each thread's
- * events in order). */
+/* A memory counter: the change is ours, or else the step from the
+ * device's previous value in the file. */
 static bool add_memory(reader *r, const tsp_decoded *d, uint64_t k, GError **error)
 {
   if (d->ts + r->base < d->ts)
     return tsp__fail(error, "event %" G_GUINT64_FORMAT ": \"ts\" out of range", k);
   uint8_t device = tsp_intern_device(r->s, strcmp(d->device, "memory") == 0 ? NULL : d->device);
-  int64_t delta = d->n - r->live[device];
+  int64_t delta = d->has_delta ? d->code : d->n - r->live[device];
   r->live[device] = d->n;
   tsp_event e;
   tsp_memory_event_init(&e, d->ts + r->base, delta, d->n, device, 0);

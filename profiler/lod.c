@@ -509,14 +509,14 @@ static size_t first_step_after(const memory_series *m, uint64_t t)
 static int64_t steps_max(const memory_series *m, size_t i, size_t j)
 {
   int64_t best = INT64_MIN;
-  while (i < j && i % MEMORY_BLOCK)
-    best = MAX(best, m->steps[i++].live_bytes);
+  for (; i < j && i % MEMORY_BLOCK; i++)
+    best = MAX(best, m->steps[i].live_bytes);
   while (i + MEMORY_BLOCK <= j) {
     best = MAX(best, m->block_max[i / MEMORY_BLOCK]);
     i += MEMORY_BLOCK;
   }
-  while (i < j)
-    best = MAX(best, m->steps[i++].live_bytes);
+  for (; i < j; i++)
+    best = MAX(best, m->steps[i].live_bytes);
   return best;
 }
 

@@ -352,7 +352,11 @@ static void assert_same_session(const tsp_session *a, const tsp_session *b)
       g_assert_cmpuint(x->end_ns, ==, y->end_ns);
       g_assert_cmpuint(x->run_id, ==, y->run_id);
       g_assert_cmpuint(x->op, ==, y->op);
-      if (x->kind == TSP_EVENT_OP) {
+      if (x->kind == TSP_EVENT_MEMORY) {
+        g_assert_cmpint(tsp_memory_live(x), ==, tsp_memory_live(y));
+        g_assert_cmpint(tsp_memory_delta(x), ==, tsp_memory_delta(y));
+        g_assert_cmpstr(tsp_session_device(a, x->device), ==, tsp_session_device(b, y->device));
+      } else if (x->kind == TSP_EVENT_OP) {
         g_assert_cmpuint(x->seq, ==, y->seq);
         g_assert_cmpuint(x->parent_seq, ==, y->parent_seq);
         assert_same_node(a, x->node, b, y->node);
