@@ -586,6 +586,32 @@ static int cmp_hit(const void *pa, const void *pb)
   return a->depth - b->depth;
 }
 
+/* Sorts hits made of sorted runs (runs: their starts, then the end) by
+ * merging neighbours until one is left: n log(runs), not n log n. */
+static void merge_runs(GArray *hits, GArray *runs)
+{
+  guint n = hits->len;
+  tsp_lod_hit *a = (tsp_lod_hit *)(void *)hits->data, *tmp = g_new(tsp_lod_hit, MAX(n, 1));
+  guint *r = (guint *)(void *)runs->data, nr = runs->len - 1; /* runs r[i] .. r[i + 1] */
+  while (nr > 1) {
+    guint out = 0;
+    for (guint i = 0; i < nr; i += 2) {
+      guint lo = r[i], mid = r[i + 1], hi = i + 2 <= nr ? r[i + 2] : mid, x = lo, y = mid, k = lo;
+      while (x < mid && y < hi)
+        tmp[k++] = cmp_hit(&a[y], &a[x]) < 0 ? a[y++] : a[x++];
+      while (x < mid)
+        tmp[k++] = a[x++];
+      while (y < hi)
+        tmp[k++] = a[y++];
+      r[out++] = lo;
+    }
+    r[out] = n;
+    nr = out;
+    memcpy(a, tmp, sizeof *a * n);
+  }
+  g_free(tmp);
+}
+
 GArray *tsp_lod_search(const tsp_lod *lod, const char *text)
 {
   g_return_val_if_fail(lod != NULL && text != NULL, NULL);
@@ -608,27 +634,25 @@ GArray *tsp_lod_search(const tsp_lod *lod, const char *text)
     mt.ops[op] = contains(ts_op_name((ts_op)op), needle);
   g_free(needle);
 
-  /* each (track, depth) list is in start order: collect, then merge them
-   * all by one sort only when more than one list matched */
-  int lists = 0;
+  /* each (track, depth) list comes out in start order: merged pairwise */
+  GArray *runs = g_array_new(FALSE, FALSE, sizeof(guint)); /* where each list starts */
   for (int t = 0; t < lod->n_tracks; t++) {
     const track *tr = &lod->tracks[t];
     for (int d = 0; d < tr->n_depths; d++) {
-      guint len = hits->len;
+      g_array_append_val(runs, hits->len);
       const depth *dp = &tr->depths[d];
       for (size_t i = 0; i < dp->n; i++)
         if (G_UNLIKELY(matches(&mt, dp->spans[i])))
           g_array_append_val(hits, ((tsp_lod_hit){ dp->spans[i], t, d }));
-      lists += hits->len > len;
     }
-    guint len = hits->len;
+    g_array_append_val(runs, hits->len);
     for (int i = 0; i < tr->n_traces; i++)
       if (matches(&mt, tr->traces[i]))
         g_array_append_val(hits, ((tsp_lod_hit){ tr->traces[i], t, -1 }));
-    lists += hits->len > len;
   }
-  if (lists > 1)
-    g_array_sort(hits, cmp_hit);
+  g_array_append_val(runs, hits->len);
+  merge_runs(hits, runs);
+  g_array_unref(runs);
   g_free(mt.strings);
   g_free(mt.nodes);
   return hits;

@@ -131,8 +131,13 @@ tsp_session *tsp_session_new(void);
 tsp_session *tsp_session_new_empty(void);
 void tsp_session_free(tsp_session *s);
 void tsp_session_add_collector(tsp_session *s, const tsp_collector_i *iface, void *data);
-/* The CPU collector: the engine's OP_END, TRACE and MEMORY events. */
+/* The CPU collector: the engine's OP_END and TRACE events. */
 extern const tsp_collector_i tsp_cpu_collector;
+/* Tensor memory: the engine's MEMORY events (every tensor allocated and
+ * released), for the timeline's memory track.  Not in tsp_session_new:
+ * op-heavy graph code allocates about twice an op, which costs as much
+ * again as recording the ops (bench-profiler measures it). */
+extern const tsp_collector_i tsp_memory_collector;
 bool tsp_session_start(tsp_session *s, GError **error);
 void tsp_session_stop(tsp_session *s); /* flushes, then stops every collector */
 bool tsp_session_recording(const tsp_session *s);

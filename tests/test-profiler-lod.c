@@ -236,6 +236,7 @@ static void test_seed_recording(void)
   ts_value x;
   g_assert_true(ts_value_parse("i32[4]=10,12,15,20", &x));
   tsp_session *s = tsp_session_new();
+  tsp_session_add_collector(s, &tsp_memory_collector, NULL);
   int quiet = test_quiet_begin();
   tsp_compare_free(tsp_compare_run(s, fn, &x, 1, 2));
   test_quiet_end(quiet);
@@ -264,6 +265,30 @@ static void test_seed_recording(void)
   GArray *hits = tsp_lod_search(lod, "sum_even");
   g_assert_cmpuint(hits->len, >=, 4); /* the calls, and its trace */
   g_array_unref(hits);
+  /* memory goes through a Chrome trace as counters and comes back */
+  size_t len;
+  char *text = tsp_chrome_export_string(s, &len);
+  g_assert_nonnull(strstr(text, "\"ph\":\"C\""));
+  GError *error = NULL;
+  tsp_session *back = tsp_chrome_import_data(text, len, &error);
+  g_assert_no_error(error);
+  tsp_lod *back_lod = tsp_lod_build(back);
+  g_assert_cmpint(tsp_lod_n_memory(back_lod), ==, 1);
+  g_assert_cmpint(tsp_lod_memory_peak(back_lod, 0), ==, tsp_lod_memory_peak(lod, 0));
+  GArray *a = g_array_new(FALSE, FALSE, sizeof(tsp_lod_level)), *b = g_array_new(FALSE, FALSE, sizeof(tsp_lod_level));
+  uint64_t from, to;
+  tsp_lod_range(lod, &from, &to);
+  tsp_lod_memory_query(lod, 0, from, to + 1, 1.0, a);
+  tsp_lod_range(back_lod, &from, &to);
+  tsp_lod_memory_query(back_lod, 0, from, to + 1, 1.0, b);
+  g_assert_cmpuint(a->len, ==, b->len);
+  for (guint i = 0; i < a->len; i++)
+    g_assert_cmpint(g_array_index(a, tsp_lod_level, i).live_bytes, ==, g_array_index(b, tsp_lod_level, i).live_bytes);
+  g_array_unref(a);
+  g_array_unref(b);
+  tsp_lod_free(back_lod);
+  tsp_session_free(back);
+  g_free(text);
   tsp_lod_free(lod);
   tsp_session_free(s);
   ts_module_free(m);
