@@ -314,18 +314,28 @@ static void test_real_recording(void)
     tsp_call_end(s, t, "sequential_model", eager ? TSP_MODE_EAGER : TSP_MODE_GRAPH);
     ts_scope_end(scope);
   }
+  /* and a loop with a branch inside: While > If > ops */
+  ts_function *loop = ts_module_lookup(m, "sum_even");
+  ts_value items;
+  g_assert_true(ts_value_parse("i32[6]=10,12,15,20,3,8", &items));
+  for (int i = 0; i < 3; i++) {
+    ts_run_functions_eagerly(i == 2);
+    uint64_t t = tsp_call_begin(s);
+    g_assert_nonnull(ts_function_call(loop, &items, 1));
+    tsp_call_end(s, t, "sum_even", i == 2 ? TSP_MODE_EAGER : TSP_MODE_GRAPH);
+  }
   ts_run_functions_eagerly(false);
   test_quiet_end(quiet);
   tsp_session_stop(s);
 
   fixture f = { 0 };
-  fixture_show(&f, s, 1600, 900);
+  fixture_show(&f, s, 1600, 560);
   const tsp_lod *lod = ts_timeline_get_lod(f.view);
-  g_assert_cmpint(tsp_lod_n_depths(lod, 0), >=, 2); /* calls, their ops */
+  g_assert_cmpint(tsp_lod_n_depths(lod, 0), >=, 4); /* calls, While, If, the ops inside */
   g_assert_cmpint(tsp_lod_n_memory(lod), ==, 1);
   int n_traces;
   tsp_lod_traces(lod, 0, &n_traces);
-  g_assert_cmpint(n_traces, ==, 1); /* the first graph call traced */
+  g_assert_cmpint(n_traces, ==, 2); /* each function's first graph call traced */
   int frames = 0;
   GdkFrameClock *clock = gtk_widget_get_frame_clock(GTK_WIDGET(f.view));
   gulong id = g_signal_connect(clock, "after-paint", G_CALLBACK(on_frame_drawn), &frames);
