@@ -34,6 +34,7 @@ static void synth_init(synth *x)
 {
   tsp_session *s = x->s = tsp_session_new_empty();
   int main_t = tsp_session_add_thread(s, "main", 1), worker = tsp_session_add_thread(s, "worker", 2);
+  uint32_t loc = tsp_intern_loc(s, "/src/model.c", "model", 12);
   for (int i = 0; i < N_OPS; i++) {
     char name[32];
     g_snprintf(name, sizeof name, "dense_%d/MatMul", i);
@@ -41,7 +42,7 @@ static void synth_init(synth *x)
                            .op = i % 3 == 2 ? TS_OP_ADD : TS_OP_MATMUL };
     x->nodes[i] = tsp_add_node(s, &info);
     tsp_event e = { .start_ns = T0 + 1000 * (uint64_t)(i + 1), .end_ns = T0 + 1000 * (uint64_t)(i + 1) + 500,
-                    .run_id = 1, .seq = (uint32_t)i + 1, .node = x->nodes[i], .op = (uint16_t)info.op,
+                    .run_id = 1, .seq = (uint32_t)i + 1, .node = x->nodes[i], .loc = loc, .op = (uint16_t)info.op,
                     .kind = TSP_EVENT_OP };
     tsp_record_on(s, main_t, &e);
   }
@@ -260,6 +261,41 @@ static void test_search_outside_view(void)
   fixture_free(&f);
 }
 
+/* Ruler units, and what a tooltip says (no display needed). */
+static void test_text(void)
+{
+  const struct {
+    double ns;
+    const char *text;
+  } units[] = { { 0, "0 ns" }, { 830, "830 ns" }, { 1500, "1.5 µs" }, { 1250000, "1.25 ms" },
+                { 20e6, "20 ms" }, { 2.5e9, "2.5 s" }, { 125e9, "125 s" } };
+  for (size_t i = 0; i < G_N_ELEMENTS(units); i++) {
+    char *t = ts_timeline_format_ns(units[i].ns);
+    g_assert_cmpstr(t, ==, units[i].text);
+    g_free(t);
+  }
+  synth x;
+  synth_init(&x);
+  tsp_lod *lod = tsp_lod_build(x.s);
+  tsp_lod_span sp = { x.ops[10]->start_ns, x.ops[10]->end_ns, x.ops[10], 1, x.ops[10]->op, 1 };
+  char *t = ts_timeline_describe(lod, &sp);
+  g_assert_nonnull(strstr(t, "MatMul"));
+  g_assert_nonnull(strstr(t, "dense_10/MatMul"));
+  g_assert_nonnull(strstr(t, "500 ns"));
+  g_assert_nonnull(strstr(t, "f32[20,64]"));
+  g_assert_nonnull(strstr(t, "scope model"));
+  g_assert_nonnull(strstr(t, "model.c:12 in model"));
+  g_free(t);
+  sp.count = 40; /* a summary */
+  sp.busy = 0.5f;
+  t = ts_timeline_describe(lod, &sp);
+  g_assert_nonnull(strstr(t, "40 ops"));
+  g_assert_nonnull(strstr(t, "50 % busy"));
+  g_free(t);
+  tsp_lod_free(lod);
+  tsp_session_free(x.s);
+}
+
 /* ---- a real recording ------------------------------------------------------------------------ */
 
 static gboolean drawn_once(gpointer data)
@@ -372,6 +408,7 @@ int main(int argc, char **argv)
   have_display = gtk_init_check();
   if (have_display)
     g_object_set(gtk_settings_get_default(), "gtk-enable-animations", FALSE, NULL);
+  g_test_add_func("/timeline/text", test_text);
   g_test_add_func("/timeline/zoom-keeps-pointer", test_zoom_keeps_pointer);
   g_test_add_func("/timeline/range-statistics", test_range_statistics);
   g_test_add_func("/timeline/click-selects", test_click_selects);
