@@ -2,7 +2,8 @@
  * offscreen (a Cairo image surface, through the same draw function the
  * widget's snapshot uses) over 10 million op events all in view, then at
  * deeper zooms; prints the worst median against the 16 ms target.  A
- * benchmark, not a test. */
+ * benchmark, not a test.  TS_BENCH_TIMELINE_PNG=dir saves each zoom's
+ * frame there, to look at. */
 #include <cairo.h>
 #include <glib.h>
 #include <stdio.h>
@@ -115,6 +116,11 @@ int main(void)
     qsort(cpu, FRAMES, sizeof *cpu, cmp_double);
     worst = MAX(worst, ms[FRAMES / 2]);
     worst_cpu = MAX(worst_cpu, cpu[FRAMES / 2]);
+    const char *dir = g_getenv("TS_BENCH_TIMELINE_PNG");
+    if (dir) {
+      g_autofree char *path = g_strdup_printf("%s/zoom-%07.0f.png", dir, zoom);
+      cairo_surface_write_to_png(surface, path);
+    }
     g_autofree char *span = ts_timeline_format_ns(visible);
     printf("  frame 1600x900, %-41s %13.2f ms   (%.2f ms of CPU)\n", span, ms[FRAMES / 2], cpu[FRAMES / 2]);
   }

@@ -461,6 +461,20 @@ static void draw_memory(cairo_t *cr, const ts_timeline_view *v, const _ts_palett
 
 /* ---- ruler and range ------------------------------------------------------------------------- */
 
+/* A tick's time in the unit of the step, whole: deep in a long session
+ * "6000123 µs", not six ticks all reading "6 s". */
+static char *tick_label(double t, double step)
+{
+  static const struct {
+    double scale;
+    const char *unit;
+  } units[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "µs" }, { 1, "ns" } };
+  size_t i = 0;
+  while (i + 1 < G_N_ELEMENTS(units) && step < units[i].scale)
+    i++;
+  return g_strdup_printf("%.0f %s", t / units[i].scale + 0.0, units[i].unit);
+}
+
 static double nice_step(double min_ns)
 {
   double p = pow(10, floor(log10(MAX(min_ns, 1e-3))));
@@ -492,7 +506,7 @@ static void draw_ruler(cairo_t *cr, const ts_timeline_view *v, const _ts_palette
     cairo_move_to(cr, x, TS_TIMELINE_RULER - 8);
     cairo_line_to(cr, x, bottom);
     cairo_stroke(cr);
-    g_autofree char *label = ts_timeline_format_ns(fabs(t) < step / 2 ? 0 : t);
+    g_autofree char *label = tick_label(fabs(t) < step / 2 ? 0 : t, step);
     _ts_set_source(cr, pal->text_muted);
     show_text_in(cr, label, x + 3, TS_TIMELINE_RULER - 10, 90);
     /* minor ticks */
