@@ -591,6 +591,8 @@ static int cmp_hit(const void *pa, const void *pb)
 static void merge_runs(GArray *hits, GArray *runs)
 {
   guint n = hits->len;
+  if (n == 0)
+    return;
   tsp_lod_hit *a = (tsp_lod_hit *)(void *)hits->data, *tmp = g_new(tsp_lod_hit, MAX(n, 1));
   guint *r = (guint *)(void *)runs->data, nr = runs->len - 1; /* runs r[i] .. r[i + 1] */
   while (nr > 1) {
