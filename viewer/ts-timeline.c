@@ -26,6 +26,7 @@ struct _TsTimeline {
   double pointer_x, pointer_y;
   bool has_pointer;
   GArray *hits; /* tsp_lod_hit of the last search */
+  bool dark_set; /* by ts_timeline_set_dark; until then the theme decides */
   int hit;
 };
 
@@ -438,8 +439,23 @@ const tsp_lod *ts_timeline_get_lod(TsTimeline *self)
 void ts_timeline_set_dark(TsTimeline *self, gboolean dark)
 {
   g_return_if_fail(TS_IS_TIMELINE(self));
+  self->dark_set = true;
   self->v.dark = dark;
   gtk_widget_queue_draw(GTK_WIDGET(self));
+}
+
+/* Until set_dark, the theme decides, as for the graph: light text means a
+ * dark theme. */
+static void ts_timeline_css_changed(GtkWidget *w, GtkCssStyleChange *change)
+{
+  TsTimeline *self = TS_TIMELINE(w);
+  GTK_WIDGET_CLASS(ts_timeline_parent_class)->css_changed(w, change);
+  if (self->dark_set)
+    return;
+  GdkRGBA fg;
+  gtk_style_context_get_color(gtk_widget_get_style_context(w), &fg);
+  self->v.dark = 0.299 * fg.red + 0.587 * fg.green + 0.114 * fg.blue > 0.5;
+  gtk_widget_queue_draw(w);
 }
 
 double ts_timeline_time_at(TsTimeline *self, double x)
@@ -540,6 +556,7 @@ static void ts_timeline_class_init(TsTimelineClass *klass)
   widget_class->snapshot = ts_timeline_snapshot;
   widget_class->size_allocate = ts_timeline_size_allocate;
   widget_class->measure = ts_timeline_measure;
+  widget_class->css_changed = ts_timeline_css_changed;
 
   signals[SPAN_SELECTED] = g_signal_new("span-selected", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
                                         0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_POINTER, G_TYPE_UINT);

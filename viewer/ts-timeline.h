@@ -56,6 +56,7 @@ int ts_timeline_search(TsTimeline *self, const char *text);
 gboolean ts_timeline_search_next(TsTimeline *self, gboolean backward);
 /* Marks the spans of session node `node` (0: none) and brings the first into view. */
 void ts_timeline_select_node(TsTimeline *self, guint node);
+/* Dark colours; until set, the theme decides. */
 void ts_timeline_set_dark(TsTimeline *self, gboolean dark);
 
 /* The view: the time at widget x, and back. */
