@@ -257,17 +257,17 @@ static tsp_session *synthetic_nested(uint64_t n)
   tsp_iter_init(&it, s, 0);
   uint64_t i = 0, run_start = 0, loop_start = 0;
   for (const tsp_event *e; (e = tsp_iter_next(&it)); i++) {
-    /* ops are 51 ns apart at least: a call 40 ns around its ops, a loop 20 */
+    /* ops are 51 ns apart at least: a call 20 ns around its ops, a loop 10 */
     if (i % 1000 == 0)
-      run_start = e->start_ns - 40;
+      run_start = e->start_ns - 20;
     if (i % 50 == 0)
-      loop_start = e->start_ns - 20;
+      loop_start = e->start_ns - 10;
     if (i % 50 == 9)
-      g_array_append_val(extra, ((tsp_event){ .start_ns = loop_start, .end_ns = e->end_ns + 20,
+      g_array_append_val(extra, ((tsp_event){ .start_ns = loop_start, .end_ns = e->end_ns + 10,
                                               .run_id = e->run_id, .op = TS_OP_WHILE,
                                               .kind = TSP_EVENT_OP, .device = e->device }));
     if (i % 1000 == 999)
-      g_array_append_val(extra, ((tsp_event){ .start_ns = run_start, .end_ns = e->end_ns + 40,
+      g_array_append_val(extra, ((tsp_event){ .start_ns = run_start, .end_ns = e->end_ns + 20,
                                               .run_id = e->run_id, .node = fn,
                                               .op = TSP_MODE_GRAPH, .kind = TSP_EVENT_CALL }));
   }
@@ -392,8 +392,13 @@ static void bench_files(void)
   g_free(dir);
 }
 
-int main(void)
+/* `tracescope-bench-profiler timeline`: the timeline's rows only. */
+int main(int argc, char **argv)
 {
+  if (argc > 1 && strcmp(argv[1], "timeline") == 0) {
+    bench_lod();
+    return 0;
+  }
   ts_module *seeds = ts_module_open("seeds");
   if (!seeds) {
     fprintf(stderr, "tracescope-bench-profiler: error: cannot open seeds\n");

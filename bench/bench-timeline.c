@@ -36,21 +36,22 @@ static tsp_session *session(uint64_t n)
   int64_t live = 0;
   for (uint64_t i = 0; i < n; i++) {
     int th = i % 1000 < 900 ? 0 : 1 + (int)(i % 2);
+    /* ops are 51 ns apart at least: a call 20 ns around its ops, a loop 10 */
     if (i % 1000 == 0)
-      run_start = t - 40;
+      run_start = t - 20;
     if (i % 50 == 0)
-      loop_start = t - 20;
+      loop_start = t - 10;
     uint64_t end = t + 850 + i % 300;
     tsp_event e = { .start_ns = t, .end_ns = end, .run_id = 1 + i / 1000, .node = nodes[i % 100],
                     .op = (uint16_t)(i % 4 ? TS_OP_MATMUL : TS_OP_ADD), .kind = TSP_EVENT_OP, .device = cpu };
     tsp_record_on(s, threads[th], &e);
     if (th == 0 && i % 50 == 9) {
-      tsp_event w = { .start_ns = loop_start, .end_ns = end + 20, .run_id = e.run_id, .op = TS_OP_WHILE,
+      tsp_event w = { .start_ns = loop_start, .end_ns = end + 10, .run_id = e.run_id, .op = TS_OP_WHILE,
                       .kind = TSP_EVENT_OP, .device = cpu };
       tsp_record_on(s, threads[0], &w);
     }
     if (i % 1000 == 899) {
-      tsp_event c = { .start_ns = run_start, .end_ns = end + 40, .run_id = e.run_id, .node = fn,
+      tsp_event c = { .start_ns = run_start, .end_ns = end + 20, .run_id = e.run_id, .node = fn,
                       .op = TSP_MODE_GRAPH, .kind = TSP_EVENT_CALL };
       tsp_record_on(s, threads[0], &c);
     }
