@@ -486,3 +486,17 @@ TsEngineWorker *ts_engine_worker_new(void)
 {
   return g_object_new(TS_TYPE_ENGINE_WORKER, NULL);
 }
+
+TsWorker *ts_engine_worker_get_worker(TsEngineWorker *self)
+{
+  g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), NULL);
+  return self->worker;
+}
+
+guint ts_engine_worker_reserve_call_id(TsEngineWorker *self, const char *function, const char *const *args)
+{
+  g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), 0);
+  guint id = ++self->next_id;
+  g_hash_table_insert(self->labels, GUINT_TO_POINTER(id), ts_engine_worker_format_label(id, function, args));
+  return id;
+}

@@ -79,6 +79,13 @@ void ts_engine_worker_set_input_signature_async(TsEngineWorker *self, const char
 gboolean ts_engine_worker_set_input_signature_finish(TsEngineWorker *self, GAsyncResult *result,
                                                      GError **error);
 
+/* The worker process, for what goes to it directly (the debugger,
+ * ts-worker-debug.h); NULL before the first load.  Borrowed. */
+TsWorker *ts_engine_worker_get_worker(TsEngineWorker *self);
+/* An id for a call made directly on the worker, its label ("#4 f(2)")
+ * kept so that what the call prints is attributed to it. */
+guint ts_engine_worker_reserve_call_id(TsEngineWorker *self, const char *function, const char *const *args);
+
 /* "#3 f(2, f32[3]:uniform)" */
 char *ts_engine_worker_format_label(guint call_id, const char *function, const char *const *args);
 
