@@ -263,15 +263,18 @@ static gpointer waiter_main(gpointer data)
   gboolean got = FALSE;
   while (!got && !g_atomic_int_get(&w->d->closing))
     got = ts_debug_wait(w->d->session, WAIT_SLICE_MS, &stop);
+  /* done before the reply is out: the app's next DebugWait may come at
+   * once, and joining this thread (what it waits for) takes no longer than
+   * the reply */
+  g_mutex_lock(&w->d->lock);
+  w->d->waiter_done = TRUE;
+  g_mutex_unlock(&w->d->lock);
   if (got) {
     reply_stop(w->d, w->inv, &stop);
     ts_debug_stop_clear(&stop);
   } else {
     g_dbus_method_invocation_return_error(w->inv, G_IO_ERROR, G_IO_ERROR_CANCELLED, "the worker is closing");
   }
-  g_mutex_lock(&w->d->lock);
-  w->d->waiter_done = TRUE;
-  g_mutex_unlock(&w->d->lock);
   g_free(w);
   return NULL;
 }
