@@ -202,7 +202,10 @@ static void draw_legend(TsTensorHeatMap *self, cairo_t *cr, double x, double y0,
                         const GdkRGBA *fg)
 {
   GtkWidget *widget = GTK_WIDGET(self);
-  height = MAX(height, 60);
+  /* room below the bar for the slice's ends and the swatches */
+  int n_swatches = (self->range.n_nan > 0) + (self->range.n_pos_inf > 0) + (self->range.n_neg_inf > 0);
+  double room = gtk_widget_get_height(widget) - PAD - y0 - 48 - 18 * n_swatches;
+  height = MAX(MIN(height, room), 60);
   cairo_pattern_t *ramp = cairo_pattern_create_linear(0, y0 + height, 0, y0);
   for (int i = 0; i <= 16; i++) {
     guint32 rgb = ts_colour_scale_at(&self->scale, i / 16.0);

@@ -102,6 +102,7 @@ struct _TsTensorView {
  * every page shows after the slice changed. */
 void _ts_tensor_view_build_slice_controls(TsTensorView *self);
 void _ts_tensor_view_refresh_slice(TsTensorView *self);
+void _ts_tensor_view_update_slice_box(TsTensorView *self);
 /* ts-tensor-view.c: shows message (NULL hides it). */
 void _ts_tensor_view_set_message(TsTensorView *self, const char *message);
 /* ts-tensor-view-export.c: the Export button. */

@@ -14,6 +14,19 @@ void _ts_tensor_view_refresh_slice(TsTensorView *self)
     ts_tensor_heat_map_set_slice(self->heat_map, self->shown, &self->slice);
 }
 
+/* Shown for a slice of rank 2 and up, on the pages that show a slice;
+ * collapsed, a matrix needs none (the table shows it whole). */
+void _ts_tensor_view_update_slice_box(TsTensorView *self)
+{
+  if (!self->stack || !self->slice_box)
+    return; /* being disposed */
+  const char *page = gtk_stack_get_visible_child_name(self->stack);
+  int rank = self->slice.shape.rank;
+  gboolean collapsed = !gtk_widget_get_visible(self->switcher);
+  gtk_widget_set_visible(self->slice_box,
+                         g_strcmp0(page, "histogram") != 0 && (rank > 2 || (rank == 2 && !collapsed)));
+}
+
 void _ts_tensor_view_select_axes(TsTensorView *self, int row_axis, int col_axis)
 {
   g_return_if_fail(TS_IS_TENSOR_VIEW(self));
@@ -81,7 +94,7 @@ void _ts_tensor_view_build_slice_controls(TsTensorView *self)
   memset(self->index_spins, 0, sizeof self->index_spins);
   const ts_tensor_slice *s = &self->slice;
   int rank = s->shape.rank;
-  gtk_widget_set_visible(self->slice_box, rank >= 2);
+  _ts_tensor_view_update_slice_box(self);
   if (rank >= 2) {
     char *names[TS_MAX_RANK + 1] = { 0 };
     for (int a = 0; a < rank; a++)

@@ -302,6 +302,7 @@ static void update_compact(TsTensorView *self)
   gtk_widget_set_visible(self->switcher, expanded);
   if (!expanded)
     gtk_stack_set_visible_child_name(self->stack, "table");
+  _ts_tensor_view_update_slice_box(self);
 }
 
 static void on_expand_toggled(TsTensorView *self)
@@ -439,6 +440,8 @@ static void ts_tensor_view_class_init(TsTensorViewClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsTensorView, heat_map);
   gtk_widget_class_bind_template_child(widget_class, TsTensorView, histogram);
   gtk_widget_class_bind_template_callback(widget_class, on_expand_toggled);
+  gtk_widget_class_bind_template_callback_full(widget_class, "on_page_changed",
+                                               G_CALLBACK(_ts_tensor_view_update_slice_box));
   gtk_widget_class_bind_template_callback_full(widget_class, "on_export_clicked",
                                                G_CALLBACK(_ts_tensor_view_on_export_clicked));
   gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
