@@ -5,6 +5,7 @@
  * loop, a rank-4 slice in the table and under the heat map's pointer, the
  * histogram, a difference, .npy export read back, and bad input.
  * TS_INSPECTOR_SCREENSHOTS=DIR saves the inspector, light and dark. */
+#include <float.h>
 #include <glib/gstdio.h>
 #include <gtk/gtk.h>
 #include <math.h>
@@ -57,6 +58,20 @@ static void test_stats_dtypes(void)
   g_assert_cmpfloat(s.max, ==, 1e300);
   g_assert_cmpfloat(s.min, ==, -1e300);
   g_assert_cmpint(s.n_finite, ==, 3);
+
+  /* the widest range there is: binned and coloured without overflow */
+  const double wide[] = { -DBL_MAX, DBL_MAX, 0 };
+  ts_tensor *tw = ts_constant(TS_F64, TS_SHAPE(3), wide);
+  ts_tensor_stats_compute(tw, &s);
+  ts_tensor_histogram hw;
+  ts_tensor_histogram_compute(tw, &s, &hw);
+  g_assert_cmpint(hw.n_bins, ==, 2);
+  g_assert_cmpint(hw.counts[0], ==, 1); /* -max; 0 starts the upper half */
+  g_assert_cmpint(hw.counts[1], ==, 2);
+  ts_colour_scale wide_scale;
+  ts_colour_scale_init(&wide_scale, -DBL_MAX, DBL_MAX);
+  g_assert_cmphex(ts_colour_scale_rgb(&wide_scale, 0), ==, 0xf7f7f7);
+  g_assert_cmphex(ts_colour_scale_rgb(&wide_scale, DBL_MAX), ==, 0xb2182b);
 
   const int32_t i[] = { -5, 0, 5, 10 };
   ts_tensor_stats_compute(ts_constant(TS_I32, TS_SHAPE(4), i), &s);

@@ -28,7 +28,7 @@ static guint32 lerp_rgb(guint32 a, guint32 b, double t)
 
 static guint32 ramp_at(const ramp *r, double f)
 {
-  f = CLAMP(f, 0, 1) * (r->n - 1);
+  f = (f >= 0 ? MIN(f, 1) : 0) * (r->n - 1); /* NaN to the low end */
   int i = MIN((int)f, r->n - 2);
   return lerp_rgb(r->stop[i], r->stop[i + 1], f - i);
 }
@@ -60,6 +60,6 @@ guint32 ts_colour_scale_rgb(const ts_colour_scale *s, double v)
   if (isinf(v))
     return v > 0 ? TS_COLOUR_POS_INF : TS_COLOUR_NEG_INF;
   /* all values equal: the middle of the scale */
-  double f = s->hi > s->lo ? (v - s->lo) / (s->hi - s->lo) : 0.5;
+  double f = s->hi > s->lo ? (v / 2 - s->lo / 2) / (s->hi / 2 - s->lo / 2) : 0.5;
   return ts_colour_scale_at(s, f);
 }

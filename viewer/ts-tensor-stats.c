@@ -113,8 +113,9 @@ int ts_tensor_histogram_bin(const ts_tensor_histogram *h, double v)
     return -1;
   if (h->hi == h->lo)
     return 0;
-  int b = (int)((v - h->lo) / (h->hi - h->lo) * h->n_bins);
-  return MIN(b, h->n_bins - 1);
+  /* halves: a range as wide as the doubles' does not overflow */
+  double f = (v / 2 - h->lo / 2) / (h->hi / 2 - h->lo / 2);
+  return MIN((int)(CLAMP(f, 0, 1) * h->n_bins), h->n_bins - 1);
 }
 
 void ts_tensor_histogram_compute(const ts_tensor *t, const ts_tensor_stats *stats,

@@ -45,19 +45,20 @@ static void analysis_free(gpointer data)
   g_free(an);
 }
 
-static void analyse(analysis *an)
+static void analyse(analysis *an, GCancellable *cancellable)
 {
   an->shown = an->b ? ts_tensor_diff(an->a, an->b, &an->max_abs, &an->max_rel, &an->error)
                     : ts_tensor_ref(an->a);
   if (!an->shown)
     return;
   ts_tensor_stats_compute(an->shown, &an->stats);
-  ts_tensor_histogram_compute(an->shown, &an->stats, &an->hist);
+  if (!g_cancellable_is_cancelled(cancellable)) /* another tensor is shown: stop early */
+    ts_tensor_histogram_compute(an->shown, &an->stats, &an->hist);
 }
 
 static void analyse_in_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
-  analyse(data);
+  analyse(data, cancellable);
   g_task_return_boolean(task, TRUE);
 }
 
@@ -143,7 +144,7 @@ static void start_analysis(TsTensorView *self)
   an->a = ts_tensor_ref(self->host);
   an->b = ts_tensor_ref(self->b);
   if (ts_tensor_size(self->host) <= TS_TENSOR_VIEW_ASYNC_ELEMENTS) {
-    analyse(an);
+    analyse(an, NULL);
     install(self, an);
     analysis_free(an);
     return;
