@@ -69,53 +69,117 @@ ts_tensor *ts_tensor_ref_host(ts_tensor *t)
   return host;
 }
 
+/* ---- per-dtype kernels: tight loops, no call per element ------------------ */
+
+/* What the first pass finds: counts, extremes and the sum of the finite values. */
+typedef struct {
+  double sum, min, max;
+  int64_t n_finite, n_nan, n_pos_inf, n_neg_inf, n_zero;
+} first_pass;
+
+/* Maps finite v into a histogram's bins: (v/2 - lo2) / width2 of n_bins,
+ * in halves so that the widest range does not overflow. */
+typedef struct {
+  double lo2, width2;
+  int last;
+} binning;
+
+/* Locals in the loops: with -fno-strict-aliasing a store through p could
+ * change x[], which would keep every sum in memory. */
+#define TS_STATS_KERNELS(name, ctype)                                                   \
+  static void first_##name(const void *data, int64_t n, first_pass *p)                  \
+  {                                                                                     \
+    const ctype *x = data;                                                              \
+    double sum = 0, lo = INFINITY, hi = -INFINITY;                                      \
+    int64_t n_nan = 0, n_pos = 0, n_neg = 0, n_zero = 0;                                \
+    for (int64_t i = 0; i < n; i++) {                                                   \
+      double v = (double)x[i];                                                          \
+      if (G_LIKELY(isfinite(v))) {                                                      \
+        n_zero += v == 0;                                                               \
+        lo = v < lo ? v : lo;                                                           \
+        hi = v > hi ? v : hi;                                                           \
+        sum += v;                                                                       \
+      } else {                                                                          \
+        n_nan += isnan(v);                                                              \
+        n_pos += v == INFINITY;                                                         \
+        n_neg += v == -INFINITY;                                                        \
+      }                                                                                 \
+    }                                                                                   \
+    *p = (first_pass){ .sum = sum, .min = lo, .max = hi, .n_nan = n_nan,                \
+                       .n_pos_inf = n_pos, .n_neg_inf = n_neg, .n_zero = n_zero };      \
+  }                                                                                     \
+  static double squares_##name(const void *data, int64_t n, double mean)               \
+  {                                                                                     \
+    const ctype *x = data;                                                              \
+    double m2 = 0;                                                                      \
+    for (int64_t i = 0; i < n; i++) {                                                   \
+      double d = (double)x[i] - mean;                                                   \
+      m2 += isfinite(d) ? d * d : 0;                                                    \
+    }                                                                                   \
+    return m2;                                                                          \
+  }                                                                                     \
+  static void bins_##name(const void *data, int64_t n, const binning *b, int64_t *counts) \
+  {                                                                                     \
+    const ctype *x = data;                                                              \
+    double lo2 = b->lo2, width2 = b->width2, n_bins = b->last + 1.0;                    \
+    int last = b->last;                                                                 \
+    for (int64_t i = 0; i < n; i++) {                                                   \
+      double f = ((double)x[i] / 2 - lo2) / width2 * n_bins;                            \
+      if (f >= 0 && f < n_bins)                                                         \
+        counts[(int)f]++;                                                               \
+      else if (f >= n_bins && isfinite(f))                                              \
+        counts[last]++; /* hi itself */                                                 \
+    }                                                                                   \
+  }
+
+TS_STATS_KERNELS(f32, float)
+TS_STATS_KERNELS(f64, double)
+TS_STATS_KERNELS(i32, int32_t)
+TS_STATS_KERNELS(i64, int64_t)
+TS_STATS_KERNELS(u8, uint8_t)
+TS_STATS_KERNELS(bool, bool)
+
+typedef struct {
+  void (*first)(const void *data, int64_t n, first_pass *p);
+  double (*squares)(const void *data, int64_t n, double mean);
+  void (*bins)(const void *data, int64_t n, const binning *b, int64_t *counts);
+} stats_kernels;
+
+#define TS_KERNEL_ROW(name) { first_##name, squares_##name, bins_##name }
+static const stats_kernels KERNELS[TS_DTYPE_COUNT] = {
+  [TS_F32] = TS_KERNEL_ROW(f32), [TS_F64] = TS_KERNEL_ROW(f64), [TS_I32] = TS_KERNEL_ROW(i32),
+  [TS_I64] = TS_KERNEL_ROW(i64), [TS_U8] = TS_KERNEL_ROW(u8),   [TS_BOOL] = TS_KERNEL_ROW(bool),
+};
+
+static const stats_kernels *kernels_for(const ts_tensor *t)
+{
+  ts_dtype dtype = ts_tensor_dtype(t);
+  return (unsigned)dtype < TS_DTYPE_COUNT && KERNELS[dtype].first && ts_tensor_data(t) ? &KERNELS[dtype]
+                                                                                         : NULL;
+}
+
+/* Two passes (sum, then squared deviations from the mean): exact enough
+ * for any size, and a tight loop each. */
 void ts_tensor_stats_compute(const ts_tensor *t, ts_tensor_stats *out)
 {
   *out = (ts_tensor_stats){ .n = ts_tensor_size(t), .min = NAN, .max = NAN, .mean = NAN, .std = NAN };
-  ts_element_loader load = ts_tensor_element_loader(ts_tensor_dtype(t));
-  const void *data = ts_tensor_data(t);
-  if (!load || !data)
+  const stats_kernels *k = kernels_for(t);
+  if (!k)
     return;
   out->numeric = TRUE;
-  /* Welford's running mean and sum of squared deviations: no cancellation */
-  double mean = 0, m2 = 0, lo = INFINITY, hi = -INFINITY;
-  int64_t k = 0;
-  for (int64_t i = 0; i < out->n; i++) {
-    double v = load(data, i);
-    if (isnan(v)) {
-      out->n_nan++;
-      continue;
-    }
-    if (isinf(v)) {
-      *(v > 0 ? &out->n_pos_inf : &out->n_neg_inf) += 1;
-      continue;
-    }
-    out->n_zero += v == 0;
-    lo = MIN(lo, v);
-    hi = MAX(hi, v);
-    k++;
-    double d = v - mean;
-    mean += d / (double)k;
-    m2 += d * (v - mean);
-  }
-  out->n_finite = k;
-  if (k > 0) {
-    out->min = lo;
-    out->max = hi;
-    out->mean = mean;
-    out->std = sqrt(m2 / (double)k);
-  }
-}
-
-int ts_tensor_histogram_bin(const ts_tensor_histogram *h, double v)
-{
-  if (h->n_bins == 0 || !isfinite(v) || v < h->lo || v > h->hi)
-    return -1;
-  if (h->hi == h->lo)
-    return 0;
-  /* halves: a range as wide as the doubles' does not overflow */
-  double f = (v / 2 - h->lo / 2) / (h->hi / 2 - h->lo / 2);
-  return MIN((int)(CLAMP(f, 0, 1) * h->n_bins), h->n_bins - 1);
+  first_pass p = { .min = INFINITY, .max = -INFINITY };
+  k->first(ts_tensor_data(t), out->n, &p);
+  out->n_finite = p.n_finite = out->n - p.n_nan - p.n_pos_inf - p.n_neg_inf;
+  out->n_nan = p.n_nan;
+  out->n_pos_inf = p.n_pos_inf;
+  out->n_neg_inf = p.n_neg_inf;
+  out->n_zero = p.n_zero;
+  if (p.n_finite == 0)
+    return;
+  out->min = p.min;
+  out->max = p.max;
+  out->mean = CLAMP(p.sum / (double)p.n_finite, p.min, p.max);
+  out->std = sqrt(k->squares(ts_tensor_data(t), out->n, out->mean) / (double)p.n_finite);
 }
 
 void ts_tensor_histogram_compute(const ts_tensor *t, const ts_tensor_stats *stats,
@@ -123,9 +187,9 @@ void ts_tensor_histogram_compute(const ts_tensor *t, const ts_tensor_stats *stat
 {
   *out = (ts_tensor_histogram){ .n_nan = stats->n_nan, .n_pos_inf = stats->n_pos_inf,
                                 .n_neg_inf = stats->n_neg_inf };
-  ts_element_loader load = ts_tensor_element_loader(ts_tensor_dtype(t));
+  const stats_kernels *k = kernels_for(t);
   const void *data = ts_tensor_data(t);
-  if (!load || !data || stats->n_finite == 0)
+  if (!k || stats->n_finite == 0)
     return;
   double range = stats->max - stats->min;
   ts_dtype dtype = ts_tensor_dtype(t);
@@ -140,9 +204,10 @@ void ts_tensor_histogram_compute(const ts_tensor *t, const ts_tensor_stats *stat
     out->lo = stats->min;
     out->hi = stats->max;
   }
-  for (int64_t i = 0; i < stats->n; i++) {
-    int b = ts_tensor_histogram_bin(out, load(data, i));
-    if (b >= 0)
-      out->counts[b]++;
+  if (out->hi == out->lo) {
+    out->counts[0] = stats->n_finite;
+    return;
   }
+  binning b = { .lo2 = out->lo / 2, .width2 = out->hi / 2 - out->lo / 2, .last = out->n_bins - 1 };
+  k->bins(data, stats->n, &b, out->counts);
 }

@@ -52,7 +52,5 @@ typedef struct ts_tensor_histogram {
 /* The histogram of t, whose statistics are stats. */
 void ts_tensor_histogram_compute(const ts_tensor *t, const ts_tensor_stats *stats,
                                  ts_tensor_histogram *out);
-/* The bin v falls in, or -1 (outside, or not finite). */
-int ts_tensor_histogram_bin(const ts_tensor_histogram *h, double v);
 
 G_END_DECLS
