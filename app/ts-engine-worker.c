@@ -30,7 +30,22 @@ void ts_run_result_free(TsRunResult *result)
   g_free(result->label);
   g_free(result->value_text);
   g_free(result->shape_text);
+  ts_tensor_unref(result->tensor);
   g_free(result);
+}
+
+/* The values a call returned as a tensor of the app's own (a copy: the
+ * worker's mapping goes with the call result), or NULL. */
+static ts_tensor *tensor_from_result(const TsCallResult *c)
+{
+  if (!c->data)
+    return NULL;
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *t = ts_tensor_ref(ts_constant(c->dtype, c->shape, g_bytes_get_data(c->data, NULL)));
+  ts_scope_end(scope);
+  if (!t)
+    ts_error_clear(); /* the text result still shows it */
+  return t;
 }
 
 static void pending_add(TsEngineWorker *self, int delta)
@@ -289,6 +304,7 @@ static void on_call_done(GObject *source, GAsyncResult *res, gpointer user_data)
   r->shape_text = g_steal_pointer(&c->shape_text);
   r->n_calls = c->n_calls;
   r->total_ns = c->total_ns;
+  r->tensor = tensor_from_result(c);
   g_task_return_pointer(task, r, (GDestroyNotify)ts_run_result_free);
 }
 

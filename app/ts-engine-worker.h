@@ -24,6 +24,8 @@ typedef struct {
   char *shape_text;   /* "i32[]" (NULL when traced only) */
   guint n_calls;      /* calls made */
   guint64 total_ns;   /* time of all calls */
+  ts_tensor *tensor;  /* the result's values (a reference: ts_tensor_unref); NULL for strings,
+                         variants and traced-only calls */
 } TsRunResult;
 
 void ts_run_result_free(TsRunResult *result);

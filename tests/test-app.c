@@ -535,6 +535,13 @@ static void test_example_arguments(void)
   g_assert_null(ts_run_panel_get_error(ts_window_get_run_panel(window)));
   g_autofree char *text = result_text();
   g_assert_true(g_str_has_suffix(text, "shape=(3, 3), dtype=float32)"));
+  /* a matrix goes to the inspector: the worker's values, relu'd */
+  ts_tensor *shown = ts_tensor_view_get_tensor(ts_run_panel_get_tensor_view(ts_window_get_run_panel(window)));
+  g_assert_nonnull(shown);
+  g_assert_cmpint(ts_tensor_dtype(shown), ==, TS_F32);
+  g_assert_true(ts_shape_equal(ts_tensor_shape(shown), TS_SHAPE(3, 3)));
+  for (int i = 0; i < 9; i++)
+    g_assert_cmpfloat(ts_tensor_get_f64(shown, i), >=, 0);
   select_function("dense_chain"); /* a tensor and a host count */
   g_auto(GStrv) chain = ts_run_panel_dup_args(ts_window_get_run_panel(window), NULL);
   g_assert_cmpstrv(chain, ((const char *const[]){ "f32[20,28,28]:uniform", "10", NULL }));
@@ -590,6 +597,8 @@ static void test_cancel(void)
   run_with((const char *const[]){ "i32[]=4", NULL });
   g_autofree char *text = result_text();
   g_assert_cmpstr(text, ==, "Tensor(18, shape=(), dtype=int32)");
+  /* a scalar stays text */
+  g_assert_null(ts_tensor_view_get_tensor(ts_run_panel_get_tensor_view(panel)));
 }
 
 static void test_corrupt_module_refused(void)
