@@ -7,6 +7,7 @@
 #include "ts-input-signature.h"
 #include "ts-module-watch.h"
 #include "ts-session.h"
+#include "ts-source-snippet.h"
 
 #define MAX_RECENT 8
 
@@ -24,6 +25,7 @@ struct _TsWindow {
   TsRunPanel *run_panel;
   TsTraceLog *trace_log;
   TsConsole *console;
+  TsNodeDetails *node_details;
   GMenu *recent_menu;
 
   GSettings *settings;
@@ -134,6 +136,60 @@ static void on_selected_changed(TsFunctionList *list, GParamSpec *pspec, TsWindo
   show_selection(self);
 }
 
+/* ---- node details ------------------------------------------------------------------ */
+
+static TsGraphView *graph_view(TsWindow *self)
+{
+  return TS_GRAPH_VIEW(ts_graph_pane_get_view(self->graph_pane));
+}
+
+/* The details pane shows while something is selected in the graph, unless
+ * the user hid it (win.show-node-details). */
+static void update_node_details(TsWindow *self)
+{
+  g_autoptr(GVariant) state = g_action_group_get_action_state(G_ACTION_GROUP(self), "show-node-details");
+  gboolean wanted = state && g_variant_get_boolean(state);
+  gtk_widget_set_visible(GTK_WIDGET(self->node_details),
+                         wanted && ts_graph_view_get_selected_item(graph_view(self)) >= 0);
+}
+
+static void on_show_node_details_changed(GSimpleAction *action, GVariant *value, gpointer user_data)
+{
+  g_simple_action_set_state(action, value);
+  update_node_details(user_data);
+}
+
+static void on_node_selected(TsGraphView *view, int item, gpointer node, TsWindow *self)
+{
+  ts_node_details_set_node(self->node_details, node);
+  update_node_details(self);
+}
+
+static void on_details_activate_node(TsNodeDetails *details, gpointer node, TsWindow *self)
+{
+  if (!ts_graph_view_reveal(graph_view(self), node)) {
+    g_autofree char *text = g_strdup_printf("%s is not in the graph shown", ts_node_name(node));
+    toast(self, text);
+  }
+}
+
+/* Opens subgraph `index` of an If/While op: the op item's child of that name. */
+static void on_details_activate_subgraph(TsNodeDetails *details, gpointer node, int index, TsWindow *self)
+{
+  ts_view_model *model = ts_graph_view_get_model(graph_view(self));
+  int op = model ? ts_view_model_item_for_node(model, ts_node_graph(node), ts_node_id(node)) : -1;
+  const char *name = ts_op_subgraph_name(ts_node_op(node), index);
+  for (int i = 0; op >= 0 && name && i < ts_view_item_n_children(model, op); i++) {
+    int child = ts_view_item_child(model, op, i);
+    if (g_strcmp0(ts_view_item_label(model, child), name) == 0) {
+      ts_graph_view_set_expanded(graph_view(self), child, TRUE);
+      return;
+    }
+  }
+  g_autofree char *text = g_strdup_printf("%s's %s is not in the graph shown", ts_node_name(node), name ? name : "subgraph");
+  toast(self, text);
+}
+
 /* ---- modules ---------------------------------------------------------------------- */
 
 static void remember_recent(TsWindow *self, const char *source)
@@ -208,6 +264,8 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep)
   adw_window_title_set_subtitle(self->window_title, ts_loaded_module_get_file(module));
   gtk_stack_set_visible_child_name(self->main_stack, "main");
   ts_module_watch_set_module(self->watch, module);
+  g_auto(GStrv) source_dirs = ts_source_search_dirs(ts_loaded_module_get_file(module));
+  ts_node_details_set_source_dirs(self->node_details, (const char *const *)source_dirs);
   /* a reloaded module starts untraced: the function stays selected, not its old graphs */
   if (!function || !ts_function_list_select(self->function_list, function, -1))
     show_selection(self);
@@ -823,6 +881,7 @@ static void on_device_changed(GSimpleAction *action, GVariant *value, gpointer u
 static const GActionEntry stateful_actions[] = {
   { .name = "mode", .parameter_type = "s", .state = "'graph'", .change_state = on_mode_changed },
   { .name = "device", .parameter_type = "s", .state = "'cpu'", .change_state = on_device_changed },
+  { .name = "show-node-details", .state = "true", .change_state = on_show_node_details_changed },
 };
 
 /* ---- getters ------------------------------------------------------------------------ */
@@ -876,6 +935,7 @@ TsRunPanel *ts_window_get_run_panel(TsWindow *self) { return self->run_panel; }
 TsEngineWorker *ts_window_get_engine(TsWindow *self) { return self->worker; }
 TsTraceLog *ts_window_get_trace_log(TsWindow *self) { return self->trace_log; }
 TsConsole *ts_window_get_console(TsWindow *self) { return self->console; }
+TsNodeDetails *ts_window_get_node_details(TsWindow *self) { return self->node_details; }
 
 /* ---- life cycle ---------------------------------------------------------------------- */
 
@@ -936,6 +996,8 @@ static void ts_window_dispose(GObject *object)
     g_cancellable_cancel(self->run_cancellable);
   if (self->error_dialog)
     gtk_window_destroy(self->error_dialog);
+  if (self->graph_pane) /* the view clears its selection as it goes: no details to show then */
+    g_signal_handlers_disconnect_by_data(graph_view(self), self);
   gtk_widget_dispose_template(GTK_WIDGET(self), TS_TYPE_WINDOW);
   if (self->watch) {
     g_signal_handlers_disconnect_by_data(self->watch, self);
@@ -984,6 +1046,7 @@ static void ts_window_class_init(TsWindowClass *klass)
   g_type_ensure(TS_TYPE_RUN_PANEL);
   g_type_ensure(TS_TYPE_TRACE_LOG);
   g_type_ensure(TS_TYPE_CONSOLE);
+  g_type_ensure(TS_TYPE_NODE_DETAILS);
   gtk_widget_class_set_template_from_resource(widget_class, "/io/github/tracescope/Tracescope/ts-window.ui");
   gtk_widget_class_bind_template_child(widget_class, TsWindow, toast_overlay);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, window_title);
@@ -996,6 +1059,7 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsWindow, run_panel);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, trace_log);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, console);
+  gtk_widget_class_bind_template_child(widget_class, TsWindow, node_details);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, recent_menu);
 
   gtk_widget_class_install_action(widget_class, "win.open", NULL, action_open);
@@ -1030,6 +1094,7 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_k, GDK_CONTROL_MASK, "win.show-panel", "s", "console");
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_l, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
                                       "win.clear-log", NULL);
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_i, GDK_CONTROL_MASK, "win.show-node-details", NULL);
 }
 
 static void ts_window_init(TsWindow *self)
@@ -1050,6 +1115,9 @@ static void ts_window_init(TsWindow *self)
   g_signal_connect(self->worker, "died", G_CALLBACK(on_worker_died), self);
   g_signal_connect(self->function_list, "notify::selected", G_CALLBACK(on_selected_changed), self);
   g_signal_connect(self->trace_log, "entry-activated", G_CALLBACK(on_entry_activated), self);
+  g_signal_connect(graph_view(self), "node-selected", G_CALLBACK(on_node_selected), self);
+  g_signal_connect(self->node_details, "activate-node", G_CALLBACK(on_details_activate_node), self);
+  g_signal_connect(self->node_details, "activate-subgraph", G_CALLBACK(on_details_activate_subgraph), self);
   show_selection(self);
 }
 

@@ -10,6 +10,7 @@
 #include "ts-preferences-window.h"
 #include "ts-graph-view.h"
 #include "ts-screenshot.h"
+#include "ts-source-snippet.h"
 #include "ts-window.h"
 
 #define SIDE_EFFECT "a_function_with_python_side_effect"
@@ -726,7 +727,7 @@ static void assert_shortcuts_list_graph_keys(GtkWindow *shortcuts)
   collect_accels(GTK_WIDGET(shortcuts), accels);
   static const char *const graph_keys[] = {
     "<Control>f", "F3", "<Shift>F3", "<Control>g", "plus", "minus", "0", "<Control>0", "w", "f",
-    "Left", "Right", "Up", "Down", "Return", "Escape", "e", "c", "l", "<Shift>l",
+    "Left", "Right", "Up", "Down", "Return", "Escape", "e", "c", "l", "<Shift>l", "<Control>i",
   };
   for (size_t i = 0; i < G_N_ELEMENTS(graph_keys); i++)
     if (!g_hash_table_contains(accels, graph_keys[i]))
@@ -1347,6 +1348,399 @@ static void test_graph_header(void)
   g_array_free(after, TRUE);
 }
 
+/* ---- the node details panel ---------------------------------------------------- */
+
+static const ts_node *node_named(const ts_graph *g, const char *name)
+{
+  for (int i = 0; i < ts_graph_n_nodes(g); i++)
+    if (strcmp(ts_node_name(ts_graph_node(g, i)), name) == 0)
+      return ts_graph_node(g, i);
+  g_error("no node %s in graph %s", name, ts_graph_name(g));
+}
+
+static TsGraphView *shown_view(void)
+{
+  return TS_GRAPH_VIEW(ts_graph_pane_get_view(ts_window_get_graph_pane(window)));
+}
+
+/* The text of every label shown under widget, one per line. */
+static void collect_text(GtkWidget *widget, GString *text)
+{
+  if (!gtk_widget_get_visible(widget))
+    return;
+  if (GTK_IS_LABEL(widget))
+    g_string_append_printf(text, "%s\n", gtk_label_get_text(GTK_LABEL(widget)));
+  if (GTK_IS_STACK(widget)) {
+    collect_text(gtk_stack_get_visible_child(GTK_STACK(widget)), text);
+    return;
+  }
+  for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c))
+    collect_text(c, text);
+}
+
+static char *details_text(void)
+{
+  GString *text = g_string_new(NULL);
+  collect_text(GTK_WIDGET(ts_window_get_node_details(window)), text);
+  return g_string_free(text, FALSE);
+}
+
+static void assert_shows(const char *text, const char *const *wanted)
+{
+  for (; *wanted; wanted++)
+    if (!strstr(text, *wanted))
+      g_error("the node details do not show '%s':\n%s", *wanted, text);
+}
+
+/* The activatable row titled title under widget (a producer, consumer, origin or subgraph). */
+static GtkWidget *row_titled(GtkWidget *widget, const char *title)
+{
+  if (ADW_IS_ACTION_ROW(widget) && gtk_widget_get_visible(widget) &&
+      g_strcmp0(adw_preferences_row_get_title(ADW_PREFERENCES_ROW(widget)), title) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c)) {
+    GtkWidget *found = row_titled(c, title);
+    if (found)
+      return found;
+  }
+  return NULL;
+}
+
+static gboolean details_read(gpointer data)
+{
+  return !ts_node_details_get_busy(ts_window_get_node_details(window));
+}
+
+/* Selects node in the graph and waits for its source to be read. */
+static void select_node(const ts_node *node)
+{
+  g_assert_true(ts_graph_view_reveal(shown_view(), node));
+  TsNodeDetails *details = ts_window_get_node_details(window);
+  g_assert_true(ts_node_details_get_node(details) == node);
+  g_assert_true(gtk_widget_get_visible(GTK_WIDGET(details)));
+  test_wait_for(details_read, NULL, "the node's source to be read");
+}
+
+/* The highlighted line of the source snippet, the index of that line
+ * among those shown and the number of lines shown. */
+static char *highlighted_line(int *index, int *n_lines)
+{
+  GtkWidget *view = find_widget(GTK_WIDGET(ts_window_get_node_details(window)), GTK_TYPE_TEXT_VIEW);
+  g_assert_nonnull(view);
+  g_assert_true(gtk_widget_get_visible(gtk_widget_get_parent(view)));
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer(GTK_TEXT_VIEW(view));
+  GtkTextTag *tag = gtk_text_tag_table_lookup(gtk_text_buffer_get_tag_table(buffer), "current");
+  GtkTextIter start, end;
+  gtk_text_buffer_get_start_iter(buffer, &start);
+  g_assert_true(gtk_text_iter_starts_tag(&start, tag) || gtk_text_iter_forward_to_tag_toggle(&start, tag));
+  end = start;
+  g_assert_true(gtk_text_iter_forward_to_tag_toggle(&end, tag));
+  *index = gtk_text_iter_get_line(&start);
+  *n_lines = gtk_text_buffer_get_line_count(buffer);
+  return g_strchomp(gtk_text_iter_get_text(&start, &end));
+}
+
+/* Line `number` of the seeds' source, as the test reads it. */
+static char *seeds_line(int number)
+{
+  g_autofree char *path = g_test_build_filename(G_TEST_DIST, "..", "data", "examples", "seeds_models.c", NULL);
+  g_autofree char *contents = NULL;
+  g_assert_true(g_file_get_contents(path, &contents, NULL, NULL));
+  g_auto(GStrv) lines = g_strsplit(contents, "\n", -1);
+  g_assert_cmpint(number, <=, (int)g_strv_length(lines));
+  return g_strdup(lines[number - 1]);
+}
+
+static gboolean not_animating(gpointer data)
+{
+  return !ts_graph_view_get_animating(shown_view());
+}
+
+static gboolean selected_node_is(gpointer data)
+{
+  TsGraphView *view = shown_view();
+  int item = ts_graph_view_get_selected_item(view);
+  return item >= 0 && ts_view_item_node(ts_graph_view_get_model(view), item) == data;
+}
+
+/* Selecting an op of lstm_fn shows what it is, where its tensors come from
+ * and go, and the line that wrote it; a producer's row selects that
+ * producer in the graph; Ctrl+I hides and shows the panel. */
+static void test_node_details(void)
+{
+  select_function("lstm_fn");
+  test_wait_for(pane_drawn, NULL, "the graph to be drawn");
+  TsNodeDetails *details = ts_window_get_node_details(window);
+  const ts_graph *g = ts_graph_view_get_graph(shown_view());
+  g_assert_nonnull(g);
+  g_assert_false(gtk_widget_get_visible(GTK_WIDGET(details))); /* nothing selected */
+
+  const ts_node *matmul = node_named(g, "lstm_cell/MatMul_1");
+  select_node(matmul);
+  g_autofree char *text = details_text();
+  ts_loc loc = ts_node_loc(matmul);
+  g_autofree char *where = g_strdup_printf("seeds_models.c:%d in lstm_fn()", loc.line);
+  assert_shows(text, (const char *const[]){
+    "MatMul\n", "lstm_cell/MatMul_1\n", "scope lstm_cell · node ", "transpose_a\nfalse\n",
+    "input\n", "input 0 · Placeholder · f32[10,10]\n", "lstm_cell/ReadVariableOp_2\n",
+    "input 1 · ReadVariableOp · f32[10,40]\n", "Output 0 · f32[10,40]\n", "lstm_cell/Add\n",
+    "its input 0 · Add\n", where, "eager twin", "not profiled yet", "no value recorded", NULL });
+  g_assert_null(strstr(text, "Subgraphs"));
+
+  /* the snippet: five lines either side, the node's own highlighted */
+  int index = 0, n_lines = 0;
+  g_autofree char *line = highlighted_line(&index, &n_lines);
+  g_autofree char *want = seeds_line(loc.line);
+  g_assert_cmpstr(g_strstrip(line), ==, g_strstrip(want)); /* dedented */
+  g_assert_cmpint(index, ==, TS_NODE_DETAILS_CONTEXT);
+  g_assert_cmpint(n_lines, ==, 2 * TS_NODE_DETAILS_CONTEXT + 1);
+  if (g_getenv("TS_TEST_SCREENSHOTS")) { /* for the README: the panel given room down to its source lines */
+    gtk_window_set_default_size(GTK_WINDOW(window), 1440, 960);
+    gtk_paned_set_position(GTK_PANED(gtk_widget_get_parent(GTK_WIDGET(details))), 170);
+    test_wait_for(pane_drawn, NULL, "the opened group to be drawn");
+    test_wait_for(not_animating, NULL, "the fly-to the node");
+    wait_drawn(GTK_WIDGET(window));
+    save_test_screenshot(GTK_WIDGET(window), "node-details.png");
+    gtk_window_set_default_size(GTK_WINDOW(window), 1280, 800);
+  }
+
+  /* a producer's row selects it in the graph, and the panel follows */
+  const ts_node *input = node_named(g, "input");
+  GtkWidget *row = row_titled(GTK_WIDGET(details), "input");
+  g_assert_nonnull(row);
+  gtk_widget_activate(row);
+  test_wait_for(selected_node_is, (gpointer)input, "the producer to be selected");
+  g_assert_true(ts_node_details_get_node(details) == input);
+  test_wait_for(details_read, NULL, "the panel to settle");
+  g_autofree char *placeholder = details_text();
+  assert_shows(placeholder, (const char *const[]){
+    "Placeholder\n", "None: an input of graph lstm_fn\n", "lstm_cell/MatMul_1\n", "No source location\n",
+    "Made by the engine while tracing", NULL });
+
+  /* hidden and shown again with the selection kept */
+  activate("win.show-node-details", NULL);
+  g_assert_false(gtk_widget_get_visible(GTK_WIDGET(details)));
+  activate("win.show-node-details", NULL);
+  g_assert_true(gtk_widget_get_visible(GTK_WIDGET(details)));
+  ts_graph_view_select_item(shown_view(), -1);
+  g_assert_false(gtk_widget_get_visible(GTK_WIDGET(details)));
+  g_assert_null(ts_node_details_get_node(details));
+}
+
+static gboolean item_visible(gpointer data)
+{
+  ts_view_model *model = ts_graph_view_get_model(shown_view());
+  return ts_view_model_is_visible(model, NULL, GPOINTER_TO_INT(data));
+}
+
+/* An If node lists its branches; a branch's row opens it in the graph. */
+static void test_node_details_subgraphs(void)
+{
+  select_function("square_if_positive");
+  run_with((const char *const[]){ "i32[]=2", NULL });
+  test_wait_for(pane_drawn, NULL, "the graph to be drawn");
+  const ts_graph *g = ts_graph_view_get_graph(shown_view());
+  const ts_node *cond = NULL;
+  for (int i = 0; i < ts_graph_n_nodes(g) && !cond; i++)
+    if (ts_node_op(ts_graph_node(g, i)) == TS_OP_IF)
+      cond = ts_graph_node(g, i);
+  g_assert_nonnull(cond);
+  select_node(cond);
+  g_autofree char *text = details_text();
+  assert_shows(text, (const char *const[]){ "Subgraphs\n", "then\n", "else\n", NULL });
+  ts_view_model *model = ts_graph_view_get_model(shown_view());
+  int op = ts_view_model_item_for_node(model, g, ts_node_id(cond));
+  int else_item = -1;
+  for (int i = 0; i < ts_view_item_n_children(model, op); i++)
+    if (g_strcmp0(ts_view_item_label(model, ts_view_item_child(model, op, i)), "else") == 0)
+      else_item = ts_view_item_child(model, op, i);
+  g_assert_cmpint(else_item, >=, 0);
+  g_assert_false(item_visible(GINT_TO_POINTER(else_item))); /* the If is closed */
+  gtk_widget_activate(row_titled(GTK_WIDGET(ts_window_get_node_details(window)), "else"));
+  test_wait_for(item_visible, GINT_TO_POINTER(else_item), "the else branch to open");
+  test_wait_for(pane_drawn, NULL, "the opened branch to be drawn");
+}
+
+/* A module whose source file is not on this machine: the panel says so
+ * and where it looked. */
+static void test_node_details_source_missing(void)
+{
+  g_autofree char *path = g_build_filename(TS_TEST_MODULES_DIR, "moved.so", NULL);
+  activate("win.open-module", "s", path);
+  wait_idle();
+  select_function("double_it");
+  run_with((const char *const[]){ "f32[2]:ones", NULL });
+  test_wait_for(pane_drawn, NULL, "the graph to be drawn");
+  const ts_graph *g = ts_graph_view_get_graph(shown_view());
+  const ts_node *add = NULL;
+  for (int i = 0; i < ts_graph_n_nodes(g); i++)
+    if (ts_node_op(ts_graph_node(g, i)) == TS_OP_ADD)
+      add = ts_graph_node(g, i);
+  g_assert_nonnull(add);
+  select_node(add);
+  g_autofree char *text = details_text();
+  g_autofree char *note = g_strdup_printf("model.c is not on this machine (looked in %s, ", TS_TEST_MODULES_DIR);
+  assert_shows(text, (const char *const[]){ "Add\n", "model.c:3 in double_it()\n", note, NULL });
+  g_assert_false(gtk_widget_get_visible(
+    gtk_widget_get_parent(find_widget(GTK_WIDGET(ts_window_get_node_details(window)), GTK_TYPE_TEXT_VIEW))));
+}
+
+/* g as it would read back if node `id` stood for the nodes `origins` (an
+ * optimized node): its serialized form with that node's origins rewritten. */
+static ts_graph *with_origins(const ts_graph *g, int id, const int *origins, int n_origins)
+{
+  size_t size = 0;
+  void *bytes = ts_graph_serialize(g, &size);
+  g_assert_nonnull(bytes);
+  g_autoptr(GVariant) whole = g_variant_ref_sink(g_variant_new_from_data(G_VARIANT_TYPE("(suv)"), bytes, size,
+                                                                          FALSE, free, bytes));
+  const char *magic;
+  guint32 version;
+  g_autoptr(GVariant) body = NULL;
+  g_variant_get(whole, "(&suv)", &magic, &version, &body);
+  GVariantBuilder graphs;
+  g_variant_builder_init(&graphs, g_variant_get_type(body));
+  for (gsize gi = 0; gi < g_variant_n_children(body); gi++) {
+    g_autoptr(GVariant) graph = g_variant_get_child_value(body, gi);
+    if (gi > 0) {
+      g_variant_builder_add_value(&graphs, graph);
+      continue;
+    }
+    g_autoptr(GVariant) nodes = g_variant_get_child_value(graph, 3);
+    GVariantBuilder new_nodes;
+    g_variant_builder_init(&new_nodes, g_variant_get_type(nodes));
+    for (gsize ni = 0; ni < g_variant_n_children(nodes); ni++) {
+      g_autoptr(GVariant) node = g_variant_get_child_value(nodes, ni);
+      if ((int)ni != id) {
+        g_variant_builder_add_value(&new_nodes, node);
+        continue;
+      }
+      GVariant *fields[16];
+      gsize n_fields = g_variant_n_children(node);
+      g_assert_cmpuint(n_fields, <=, G_N_ELEMENTS(fields));
+      for (gsize f = 0; f < n_fields - 1; f++)
+        fields[f] = g_variant_get_child_value(node, f);
+      GVariantBuilder list;
+      g_variant_builder_init(&list, G_VARIANT_TYPE("a(is)"));
+      for (int o = 0; o < n_origins; o++)
+        g_variant_builder_add(&list, "(is)", origins[o], "");
+      fields[n_fields - 1] = g_variant_builder_end(&list);
+      g_variant_builder_add_value(&new_nodes, g_variant_new_tuple(fields, n_fields));
+      for (gsize f = 0; f < n_fields - 1; f++)
+        g_variant_unref(fields[f]);
+    }
+    GVariant *parts[4];
+    for (gsize f = 0; f < 3; f++)
+      parts[f] = g_variant_get_child_value(graph, f);
+    parts[3] = g_variant_builder_end(&new_nodes);
+    g_variant_builder_add_value(&graphs, g_variant_new_tuple(parts, 4));
+    for (gsize f = 0; f < 3; f++)
+      g_variant_unref(parts[f]);
+  }
+  g_autoptr(GVariant) rewritten =
+    g_variant_ref_sink(g_variant_new("(suv)", magic, version, g_variant_builder_end(&graphs)));
+  g_autoptr(GVariant) normal = g_variant_get_normal_form(rewritten);
+  ts_graph *out = ts_graph_deserialize(g_variant_get_data(normal), g_variant_get_size(normal));
+  g_assert_nonnull(out);
+  return out;
+}
+
+static void on_activate_node(TsNodeDetails *details, gpointer node, gpointer data)
+{
+  *(const ts_node **)data = node;
+}
+
+/* A node standing for other nodes (as an optimized one does) lists them,
+ * and their rows ask for them; timing and value rows take what they are
+ * given and go back when the node changes. */
+static void test_node_details_provenance(void)
+{
+  TsModuleFunction *fn = ts_loaded_module_lookup(ts_window_get_module(window), "lstm_fn");
+  g_assert_nonnull(fn);
+  const ts_graph *traced = ts_module_function_concrete(fn, 0)->graph;
+  const int add = ts_node_id(node_named(traced, "lstm_cell/Add"));
+  const int origins[] = { ts_node_id(node_named(traced, "lstm_cell/MatMul")),
+                          ts_node_id(node_named(traced, "lstm_cell/MatMul_1")) };
+  ts_graph *g = with_origins(traced, add, origins, G_N_ELEMENTS(origins));
+  GtkWindow *holder = GTK_WINDOW(gtk_window_new()); /* rows take focus when activated: a root */
+  TsNodeDetails *details = TS_NODE_DETAILS(g_object_ref(ts_node_details_new()));
+  gtk_window_set_child(holder, GTK_WIDGET(details));
+  const ts_node *asked = NULL;
+  g_signal_connect(details, "activate-node", G_CALLBACK(on_activate_node), &asked);
+  ts_node_details_set_node(details, ts_graph_node(g, add));
+  g_autoptr(GString) text = g_string_new(NULL);
+  collect_text(GTK_WIDGET(details), text);
+  assert_shows(text->str, (const char *const[]){ "Made by an optimization: it stands for 2 traced nodes.\n",
+                                                 "MatMul in graph lstm_fn\n", NULL });
+  gtk_widget_activate(row_titled(GTK_WIDGET(details), "lstm_cell/MatMul_1"));
+  g_assert_true(asked == ts_graph_node(g, origins[1]));
+
+  GtkWidget *value = gtk_label_new("a tensor inspector");
+  ts_node_details_set_timing(details, "CPU", 1500000);
+  ts_node_details_set_value_view(details, value);
+  g_string_truncate(text, 0);
+  collect_text(GTK_WIDGET(details), text);
+  assert_shows(text->str, (const char *const[]){ "Device\nCPU\nTime\n1.500 ms\n", "a tensor inspector\n", NULL });
+  g_assert_null(strstr(text->str, "not profiled yet"));
+  ts_node_details_set_node(details, ts_graph_node(g, origins[0]));
+  g_string_truncate(text, 0);
+  collect_text(GTK_WIDGET(details), text);
+  assert_shows(text->str, (const char *const[]){ "Device\nnot profiled yet\n", "no value recorded\n", NULL });
+  g_assert_null(strstr(text->str, "a tensor inspector"));
+
+  ts_node_details_set_node(details, NULL);
+  gtk_window_destroy(holder);
+  g_assert_finalize_object(details);
+  ts_graph_free(g);
+}
+
+/* Source files: found under the directories given, by name or by base
+ * name; a line past the end, a binary file and a missing file are said so. */
+static void test_source_snippet(void)
+{
+  g_autofree char *dir = g_build_filename(tmp_dir, "src", NULL);
+  g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
+  g_autofree char *path = g_build_filename(dir, "model.c", NULL);
+  g_assert_true(g_file_set_contents(path, "one\ntwo\r\nthree\n", -1, NULL));
+  const char *const dirs[] = { tmp_dir, dir, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsSourceSnippet) s = ts_source_snippet_read("src/model.c", 2, 5, dirs, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpstr(s->path, ==, path);
+  g_assert_cmpint(s->first_line, ==, 1);
+  g_assert_cmpint(s->line, ==, 2);
+  g_assert_cmpstrv(s->lines, ((const char *const[]){ "one", "two", "three", NULL }));
+  g_autoptr(TsSourceSnippet) moved = ts_source_snippet_read("/built/elsewhere/model.c", 3, 1, dirs, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpstr(moved->path, ==, path); /* by its base name, beside the module */
+  g_assert_cmpstrv(moved->lines, ((const char *const[]){ "two", "three", NULL }));
+
+  g_assert_null(ts_source_snippet_read("model.c", 9, 5, dirs, NULL, &error));
+  g_autofree char *past = g_strdup_printf("%s has 3 lines, so no line 9: it changed since the module was built", path);
+  g_assert_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_cmpstr(error->message, ==, past);
+  g_clear_error(&error);
+  g_assert_null(ts_source_snippet_read("gone.c", 1, 5, dirs, NULL, &error));
+  g_autofree char *missing = g_strdup_printf("gone.c is not on this machine (looked in %s, %s)", tmp_dir, dir);
+  g_assert_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_cmpstr(error->message, ==, missing);
+  g_clear_error(&error);
+  g_assert_null(ts_source_snippet_read("gone.c", 1, 5, NULL, NULL, &error));
+  g_assert_cmpstr(error->message, ==, "gone.c is not on this machine (no directory to look in)");
+  g_clear_error(&error);
+  g_assert_true(g_file_set_contents(path, "a\0b\n", 4, NULL));
+  g_assert_null(ts_source_snippet_read(path, 1, 5, NULL, NULL, &error));
+  g_assert_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_clear_error(&error);
+  g_unlink(path);
+  g_rmdir(dir);
+
+  /* the module's directory, its parents, then the current one */
+  g_auto(GStrv) search = ts_source_search_dirs("/a/b/c/d/e/m.so");
+  g_autofree char *cwd = g_get_current_dir();
+  g_assert_cmpstrv(search, ((const char *const[]){ "/a/b/c/d/e", "/a/b/c/d", "/a/b/c", "/a/b", cwd, NULL }));
+}
+
 int main(int argc, char **argv)
 {
   g_setenv("GSETTINGS_BACKEND", "memory", TRUE);
@@ -1395,6 +1789,11 @@ int main(int argc, char **argv)
   g_test_add_func("/app/rows-survive-reopen", test_rows_survive_reopen);
   g_test_add_func("/app/worker-survives", test_worker_survives);
   g_test_add_func("/app/graph-header", test_graph_header);
+  g_test_add_func("/app/node-details", test_node_details);
+  g_test_add_func("/app/node-details-subgraphs", test_node_details_subgraphs);
+  g_test_add_func("/app/node-details-provenance", test_node_details_provenance);
+  g_test_add_func("/app/source-snippet", test_source_snippet);
+  g_test_add_func("/app/node-details-source-missing", test_node_details_source_missing);
   int status = g_test_run();
 
   g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&window);
