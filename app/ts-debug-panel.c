@@ -8,6 +8,7 @@
 #include "ts-debug-panel.h"
 
 #include <adwaita.h>
+#include <tracescope-debug.h>
 
 #include "ts-source-snippet.h"
 #include "ts-tensor-view.h"
@@ -74,6 +75,7 @@ static void set_status(TsDebugPanel *self, const char *text)
   g_free(self->status);
   self->status = g_strdup(text);
   gtk_label_set_text(self->status_label, text);
+  gtk_widget_set_tooltip_text(GTK_WIDGET(self->status_label), text);
 }
 
 static void update_buttons(TsDebugPanel *self)
@@ -326,6 +328,16 @@ static void on_stop(GObject *source, GAsyncResult *res, gpointer user_data)
   take_stop(self, stop);
 }
 
+/* The worker went away under the debug call: reloaded, restarted, or died. */
+static void on_worker_died(TsWorker *worker, TsWorkerDeath *death, TsDebugPanel *self)
+{
+  if (worker != self->worker || !self->active)
+    return;
+  g_cancellable_cancel(self->cancellable);
+  self->waiting = FALSE;
+  finish(self, NULL, death->expected ? "the module was reloaded, and its worker with it" : death->summary);
+}
+
 static void wait_next(TsDebugPanel *self)
 {
   if (self->waiting)
@@ -377,7 +389,13 @@ void ts_debug_panel_start(TsDebugPanel *self, TsEngineWorker *engine, TsLoadedMo
   g_clear_pointer(&self->history_op, ts_debug_op_free);
   self->history_index = -1;
   g_set_object(&self->engine, engine);
-  g_set_object(&self->worker, worker);
+  if (self->worker != worker) {
+    if (self->worker)
+      g_signal_handlers_disconnect_by_func(self->worker, on_worker_died, self);
+    g_set_object(&self->worker, worker);
+    if (worker)
+      g_signal_connect(worker, "died", G_CALLBACK(on_worker_died), self);
+  }
   g_free(self->module_file);
   self->module_file = g_strdup(ts_loaded_module_get_file(module));
   g_free(self->function);
@@ -607,9 +625,9 @@ static GtkWidget *build_controls(TsDebugPanel *self)
   gtk_box_append(GTK_BOX(column), bar);
   self->status_label = GTK_LABEL(gtk_label_new("Debug mode: Run steps through the selected function op by op."));
   gtk_label_set_xalign(self->status_label, 0);
-  gtk_label_set_wrap(self->status_label, TRUE);
-  gtk_label_set_wrap_mode(self->status_label, PANGO_WRAP_WORD_CHAR);
-  gtk_label_set_selectable(self->status_label, TRUE);
+  /* one line, the whole text in the tooltip: a wrapping label would make
+   * the panel's height depend on its width */
+  gtk_label_set_ellipsize(self->status_label, PANGO_ELLIPSIZE_END);
   gtk_box_append(GTK_BOX(column), GTK_WIDGET(self->status_label));
 
   self->history_scale = GTK_SCALE(gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, 0, 1, 1));
@@ -706,6 +724,8 @@ static void ts_debug_panel_dispose(GObject *object)
     gtk_widget_unparent(child);
   g_clear_object(&self->tensor_names);
   g_clear_object(&self->engine);
+  if (self->worker)
+    g_signal_handlers_disconnect_by_func(self->worker, on_worker_died, self);
   g_clear_object(&self->worker);
   G_OBJECT_CLASS(ts_debug_panel_parent_class)->dispose(object);
 }
