@@ -387,6 +387,8 @@ bool ts__dispatch_infer(const ts_op_call *call, ts_info *out_info, int *n_out);
 typedef struct ts_path_entry {
   uint64_t hash;
   GHashTable *counts; /* site -> occurrences so far (made on first use) */
+  ts_loc loc;         /* the call or statement (the debugger's call stack) */
+  const char *what;   /* the function's name, or "then", "else", "cond", "body" */
 } ts_path_entry;
 
 typedef struct ts_run_state {
