@@ -1931,7 +1931,10 @@ static void test_debugger(void)
   wait_idle();
   TsDebugPanel *panel = ts_window_get_debug_panel(window);
   select_function("power");
-  ts_run_panel_set_args(ts_window_get_run_panel(window), (const char *const[]){ "f32[10,10]:ones", "3", NULL });
+  /* traced first: the debugger selects the op it stops at in the graph */
+  activate("win.mode", "s", "graph");
+  run_with((const char *const[]){ "f32[10,10]:ones", "3", NULL });
+  test_wait_for(graph_drawn, window, "power's graph");
   activate("win.mode", "s", "debug");
   g_autoptr(GError) error = NULL;
   g_assert_false(ts_debug_panel_add_breakpoint(panel, "max >> 2", &error));
@@ -1947,6 +1950,11 @@ static void test_debugger(void)
   g_assert_cmpstr(op, ==, "MatMul");
   g_assert_nonnull(strstr(file, "seeds.c"));
   g_assert_cmpint(line, >, 0);
+  g_assert_nonnull(node);
+  TsGraphView *view = TS_GRAPH_VIEW(ts_graph_pane_get_view(ts_window_get_graph_pane(window)));
+  int item = ts_graph_view_get_selected_item(view);
+  g_assert_cmpint(item, >=, 0);
+  g_assert_cmpstr(ts_node_name(ts_view_item_node(ts_graph_view_get_model(view), item)), ==, node);
   g_autofree char *first = g_strdup(ts_debug_panel_get_status(panel));
 
   /* F5 goes on to the next MatMul */
@@ -1957,6 +1965,7 @@ static void test_debugger(void)
   if (g_getenv("TS_TEST_SCREENSHOTS")) {
     gtk_window_set_default_size(GTK_WINDOW(window), 1440, 960);
     wait_drawn(GTK_WIDGET(window));
+    test_wait_for(view_still, view, "the graph to reach the op");
     save_test_screenshot(GTK_WIDGET(window), "debugger.png");
     gtk_window_set_default_size(GTK_WINDOW(window), 1280, 800);
   }
