@@ -14,6 +14,7 @@ struct _TsEngineWorker {
   guint next_id;
   guint n_pending;
   gboolean profiling;
+  gboolean check_eagerly;  /* graph-mode runs run each call eagerly too and compare */
 };
 
 enum { PROP_0, PROP_BUSY, N_PROPS };
@@ -403,6 +404,8 @@ guint ts_engine_worker_run_async(TsEngineWorker *self, TsLoadedModule *module,
   g_variant_dict_init(&d, NULL);
   if (self->profiling)
     g_variant_dict_insert(&d, "profile", "b", TRUE);
+  if (self->check_eagerly && !eager)
+    g_variant_dict_insert(&d, "check-eagerly", "b", TRUE);
   return start_run(self, module, function, args, repeat, eager, g_variant_dict_end(&d), cancellable,
                    callback, user_data);
 }
@@ -425,6 +428,12 @@ void ts_engine_worker_set_profiling(TsEngineWorker *self, gboolean profiling)
 {
   g_return_if_fail(TS_IS_ENGINE_WORKER(self));
   self->profiling = profiling;
+}
+
+void ts_engine_worker_set_check_eagerly(TsEngineWorker *self, gboolean check)
+{
+  g_return_if_fail(TS_IS_ENGINE_WORKER(self));
+  self->check_eagerly = check;
 }
 
 gboolean ts_engine_worker_get_profiling(TsEngineWorker *self)

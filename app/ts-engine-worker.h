@@ -80,6 +80,9 @@ TsRunResult *ts_engine_worker_run_finish(TsEngineWorker *self, GAsyncResult *res
 /* Whether runs started from now record a profiling session (TsRunResult.profile). */
 void ts_engine_worker_set_profiling(TsEngineWorker *self, gboolean profiling);
 gboolean ts_engine_worker_get_profiling(TsEngineWorker *self);
+/* Check mode: every graph-mode call also runs eagerly and a divergence
+ * comes as a warning (ts_function_set_check_eagerly), in the trace log. */
+void ts_engine_worker_set_check_eagerly(TsEngineWorker *self, gboolean check);
 
 /* Runs function eagerly and as a graph, a warm-up and then n_calls times
  * each way, recorded; finish with ts_engine_worker_run_finish: the result

@@ -434,6 +434,15 @@ static void on_profile_changed(GSimpleAction *action, GVariant *value, gpointer 
     g_settings_set_boolean(self->settings, "profile", g_variant_get_boolean(value));
 }
 
+/* Check mode: graph-mode Runs run each call eagerly too; where the two
+ * differ, a warning in the trace log names the first op that did. */
+static void on_check_eagerly_changed(GSimpleAction *action, GVariant *value, gpointer user_data)
+{
+  TsWindow *self = user_data;
+  g_simple_action_set_state(action, value);
+  ts_engine_worker_set_check_eagerly(self->worker, g_variant_get_boolean(value));
+}
+
 /* A row of one node: that node selected and shown in the graph. */
 static void on_profile_node_selected(TsProfilerPanel *panel, const char *name, TsWindow *self)
 {
@@ -591,7 +600,8 @@ static void on_trace(TsEngineWorker *worker, TsTraceEntry *entry, TsWindow *self
 static void on_warning(TsEngineWorker *worker, guint kind, const char *function,
                        const char *message, const char *arguments, TsWindow *self)
 {
-  ts_trace_log_show_warning(self->trace_log, function, message);
+  /* retracing warnings have a fix to apply (the suggested input signature); a divergence has none */
+  ts_trace_log_show_warning(self->trace_log, function, message, kind != TS_WARNING_DIVERGENCE);
 }
 
 static void on_output(TsEngineWorker *worker, TsConsoleLine *line, TsWindow *self)
@@ -1045,6 +1055,7 @@ static const GActionEntry stateful_actions[] = {
   { .name = "device", .parameter_type = "s", .state = "'cpu'", .change_state = on_device_changed },
   { .name = "show-node-details", .state = "true", .change_state = on_show_node_details_changed },
   { .name = "profile", .state = "false", .change_state = on_profile_changed },
+  { .name = "check-eagerly", .state = "false", .change_state = on_check_eagerly_changed },
 };
 
 /* ---- getters ------------------------------------------------------------------------ */

@@ -1902,6 +1902,27 @@ static void test_source_snippet(void)
   g_assert_cmpstrv(search, ((const char *const[]){ "/a/b/c/d/e", "/a/b/c/d", "/a/b/c", "/a/b", cwd, NULL }));
 }
 
+/* Check mode: a graph-mode Run also runs eagerly, and a loop variable left
+ * out of TS_WHILE's list shows as a divergence in the trace log's banner. */
+static void test_check_eagerly(void)
+{
+  g_autofree char *module = g_build_filename(TS_TEST_MODULES_DIR, "diverge.so", NULL);
+  activate("win.open-module", "s", module);
+  wait_idle();
+  activate("win.mode", "s", "graph");
+  select_function("unlisted_loop_var");
+  activate("win.check-eagerly", NULL);
+  run_with((const char *const[]){ "f32[3]=1,2,3", NULL });
+  const char *warning = ts_trace_log_get_warning(ts_window_get_trace_log(window));
+  g_assert_nonnull(warning);
+  g_assert_nonnull(strstr(warning, "not listed in TS_WHILE(...)"));
+  activate("win.check-eagerly", NULL);
+  ts_trace_log_hide_warning(ts_window_get_trace_log(window));
+  /* off again: the same Run says nothing */
+  run_with((const char *const[]){ "f32[3]=1,2,3", NULL });
+  g_assert_null(ts_trace_log_get_warning(ts_window_get_trace_log(window)));
+}
+
 /* ---- the debugger ---------------------------------------------------------------- */
 
 static gboolean debug_stopped(gpointer data)
@@ -2049,6 +2070,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/source-snippet", test_source_snippet);
   g_test_add_func("/app/node-details-source-missing", test_node_details_source_missing);
   g_test_add_func("/app/profiler-panel", test_profiler_panel);
+  g_test_add_func("/app/check-eagerly", test_check_eagerly);
   g_test_add_func("/app/debugger", test_debugger);
   int status = g_test_run();
 

@@ -475,6 +475,8 @@ static void handle_call(WorkerService *s, GVariant *params, GDBusMethodInvocatio
   g_variant_get(params, "(u&s^a&sub@a{sv})", &c.call_id, &c.function, &c.args, &c.repeat, &eager, &options);
   g_variant_lookup(options, "profile", "b", &c.profile);
   g_variant_lookup(options, "compare", "u", &c.compare);
+  gboolean check = FALSE; /* option "check-eagerly": each call both ways, a divergence a Warning */
+  g_variant_lookup(options, "check-eagerly", "b", &check);
   c.n_args = (int)g_strv_length((char **)c.args);
   c.repeat = MAX(c.repeat, 1);
   if (!(c.fn = lookup(s, inv, c.function)))
@@ -508,7 +510,10 @@ static void handle_call(WorkerService *s, GVariant *params, GDBusMethodInvocatio
   ts_scope *scope = ts_scope_begin();
   c.values = g_new0(ts_value, MAX(c.n_args, 1));
   ts_watch_cancel_flag(&s->cancel_flag);
+  gboolean checked = ts_function_checks_eagerly(c.fn);
+  ts_function_set_check_eagerly(c.fn, check || checked);
   make_call(&c);
+  ts_function_set_check_eagerly(c.fn, checked);
   ts_watch_cancel_flag(NULL);
   for (int i = 0; i < c.n_args; i++)
     ts_value_clear(&c.values[i]);
