@@ -106,3 +106,6 @@ int cli_signatures(int argc, char **argv);
 int cli_graph(int argc, char **argv);
 int cli_render(int argc, char **argv);
 int cli_profile(int argc, char **argv);
+/* cli-debug.c */
+int cli_debug(int argc, char **argv);
+int cli_health(int argc, char **argv);

@@ -160,7 +160,8 @@ TS_API bool ts_debug_break_remove(ts_debug_session *s, int id);
 /* Checks spec as ts_debug_break_add would; false + error. */
 TS_API bool ts_debug_break_check(const char *spec);
 
-/* Step back: the ops that ran last (oldest first), as they were. */
+/* Step back: the ops that ran to their end last (oldest first), as they
+ * were; the op of a stop after an op enters once it is resumed. */
 TS_API int ts_debug_history_n(ts_debug_session *s);
 /* A copy of entry i into *out (clear it); false if out of range. */
 TS_API bool ts_debug_history_get(ts_debug_session *s, int i, ts_debug_op *out);

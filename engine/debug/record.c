@@ -57,6 +57,10 @@ void ts__debug_op_fill(ts_debug_op *op, const ts_op_event *ev, const ts_debug_fr
   };
   ts_debug_frame frames[TS_MAX_PATH + 16];
   int n = path_frames(frames, TS_MAX_PATH);
+  /* Graph mode runs no C code, so no path: the graph's function is the frame. */
+  const ts_function *fn = ev->node && n == 0 && ev->concrete ? ts_concrete_function(ev->concrete) : NULL;
+  if (fn)
+    frames[n++] = (ts_debug_frame){ g_strdup(ts_function_name(fn)), NULL, 0 };
   for (int i = 0; i < n_cf && n < (int)G_N_ELEMENTS(frames); i++)
     frames[n++] = (ts_debug_frame){ g_strdup(cf[i].name), dup_or_null(cf[i].file), cf[i].line };
   op->n_frames = op->depth = n;
