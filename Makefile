@@ -54,6 +54,7 @@ bench: build
 	$(BUILD)/bench/tracescope-bench-render
 	$(BUILD)/bench/tracescope-bench-worker
 	$(BUILD)/bench/tracescope-bench-profiler
+	$(BUILD)/bench/tracescope-bench-debug
 
 # libFuzzer (clang), each target for FUZZ_SECONDS; fails on a finding.
 fuzz: fuzz-deps $(FUZZ_BUILD)/build.ninja

@@ -2,7 +2,10 @@
  * counts of its outputs (and, at TS_HEALTH_STATS, min/max/mean), and the
  * first op that made a NaN or an Inf; eager and graph mode alike, never
  * pausing.  An OP_END listener filtered to the thread; names and locations
- * are copied once per distinct pointer, so a record costs no allocation. */
+ * are copied once per distinct pointer, so a record costs no allocation.
+ * Constants and variable reads (auxiliary ops) are recorded but not
+ * scanned: they pass on a value some earlier op made, and scanning every
+ * weight on every read would cost more than the layers' own work. */
 #include "debug-private.h"
 
 struct ts_health {
@@ -39,7 +42,8 @@ static void on_op_end(const ts_event *e, void *data)
     .node = node ? intern(h, ts_node_name(node)) : NULL,
     .file = intern(h, ev->loc.file), .func = intern(h, ev->loc.func), .line = ev->loc.line,
   };
-  for (int i = 0; i < ev->n_outputs; i++) {
+  bool computed = !(ts_op_traits(ev->op) & TS_OP_TRAIT_AUXILIARY);
+  for (int i = 0; i < ev->n_outputs && computed; i++) {
     const ts_tensor *t = ev->outputs[i];
     if (h->level == TS_HEALTH_STATS) {
       ts_tensor_stats st;
