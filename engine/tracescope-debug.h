@@ -108,7 +108,8 @@ typedef struct ts_debug_options {
 /* A new session (options may be NULL); owned by the controller. */
 TS_API ts_debug_session *ts_debug_new(const ts_debug_options *options);
 /* Controller: leaves the session; a debuggee still attached runs on
- * without stopping (and detaches as usual). */
+ * without stopping (and detaches as usual).  Call it once the debuggee has
+ * attached (its first stop says so) or when none ever will. */
 TS_API void ts_debug_free(ts_debug_session *s);
 
 /* Debuggee: from now on the calling thread's ops stop as the session
