@@ -181,7 +181,7 @@ typedef struct ts_health_op {
   uint64_t run_id, seq;
   ts_op op;
   const char *op_name;
-  const char *node;   /* graph node, or eagerly its traced twin; NULL if none */
+  const char *node;   /* graph mode: the traced node it is (else the node run); NULL eagerly */
   const char *file, *func;
   int line;
   int64_t n_elements, n_nan, n_inf;
@@ -190,7 +190,9 @@ typedef struct ts_health_op {
 
 /* Starts recording the ops of the calling thread (both modes).  Owned. */
 TS_API ts_health *ts_health_start(ts_health_level level);
-/* Stops recording; the report stays readable until ts_health_free. */
+/* Stops recording (on the thread that started it; recordings nest like
+ * scopes); the report stays readable until ts_health_free, which stops it
+ * too. */
 TS_API void ts_health_stop(ts_health *h);
 TS_API void ts_health_free(ts_health *h);
 TS_API int64_t ts_health_n_ops(const ts_health *h);
