@@ -51,8 +51,10 @@ static inline __attribute__((always_inline)) void count_f64(const uint64_t *p, i
 
 /* Cloned for AVX2 where the CPU has it (the build targets plain x86-64):
  * health mode scans every output, and at SSE2 width the scan was a tenth
- * of a 100-layer model's time. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+ * of a 100-layer model's time.  Not under sanitizers: the clone's ifunc
+ * resolver runs while relocating, before ThreadSanitizer is set up. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+  !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
 #define TS_SCAN_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define TS_SCAN_CLONES
