@@ -131,6 +131,8 @@ static void print_op(const ts_debug_op *op)
   printf("#%" G_GUINT64_FORMAT " %s", op->seq, op->op_name);
   if (op->node)
     printf(" %s", op->node);
+  if (op->origins)
+    printf(" [%s]", op->origins);
   if (op->file)
     printf(" at %s:%d", base_name(op->file), op->line);
 }
@@ -395,6 +397,8 @@ static void print_health_op(const ts_health_op *op, bool stats)
   printf("#%" G_GUINT64_FORMAT " %s", op->seq, op->op_name);
   if (op->node)
     printf(" %s", op->node);
+  if (op->origins)
+    printf(" [%s]", op->origins);
   if (op->file)
     printf(" at %s:%d", base_name(op->file), op->line);
   printf(" (nan %" G_GINT64_FORMAT ", inf %" G_GINT64_FORMAT, op->n_nan, op->n_inf);

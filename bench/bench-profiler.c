@@ -294,6 +294,36 @@ static void bench_files(void)
   g_free(dir);
 }
 
+/* The worker's form of a session (tsp_session_serialize): 1M op events
+ * there and back, as a profiled Run's session crosses to the app.  No
+ * target in the issue; what the Profile toggle adds to a Run's reply. */
+static void bench_serial(void)
+{
+  const uint64_t n = 1000000;
+  tsp_session *s = synthetic(n);
+  uint64_t t0 = ts_now_ns();
+  GBytes *bytes = tsp_session_serialize(s);
+  double ser_s = (double)(ts_now_ns() - t0) / 1e9;
+  GError *error = NULL;
+  t0 = ts_now_ns();
+  tsp_session *back = tsp_session_deserialize(bytes, &error);
+  double de_s = (double)(ts_now_ns() - t0) / 1e9;
+  char m[32];
+  if (!back) {
+    printf("  deserialize failed: %s\n", error->message);
+    g_error_free(error);
+  } else {
+    g_snprintf(m, sizeof m, "%.3f s", ser_s);
+    printf("  %-58s %16s\n", "session serialize (worker -> app), 1M op events", m);
+    g_snprintf(m, sizeof m, "%.3f s", de_s);
+    printf("  %-58s %16s   (%.1f B an event; every index checked)\n", "session deserialize, 1M op events", m,
+           (double)g_bytes_get_size(bytes) / (double)n);
+    tsp_session_free(back);
+  }
+  g_bytes_unref(bytes);
+  tsp_session_free(s);
+}
+
 int main(void)
 {
   ts_module *seeds = ts_module_open("seeds");
@@ -314,6 +344,7 @@ int main(void)
   ts_module_free(seeds);
   bench_memory();
   bench_files();
+  bench_serial();
   ts_release_all();
   return 0;
 }

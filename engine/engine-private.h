@@ -233,6 +233,7 @@ enum {
   TS_OPF_ALIAS = 1 << 9,     /* the kernel makes its outputs itself (views, no copy) */
   TS_OPF_ANY_DTYPE = 1 << 10, /* accepts string and variant tensors (others never see them) */
   TS_OPF_VARIABLE = 1 << 11,  /* input 0 is a variable itself, not its value (read, assign) */
+  TS_OPF_RANDOM = 1 << 12,    /* random numbers: never merged by the optimizer (exec/cse.c) */
 };
 
 /* A gradient: given the op's inputs, outputs and the gradients of its
@@ -289,6 +290,9 @@ void ts__op_fail(ts_loc loc, const ts_op_def *def, ts_error_code code, const cha
   __attribute__((format(printf, 4, 5)));
 #define ts__infer_fail(c, code, ...) (ts__op_fail((c)->loc, (c)->def, (code), __VA_ARGS__), false)
 #define ts__kernel_fail(k, code, ...) (ts__op_fail((k)->loc, (k)->def, (code), __VA_ARGS__), false)
+
+/* Can a FusedElementwise program hold op (ops/fused.c)? */
+bool ts__fused_op_supported(ts_op op);
 
 /* Broadcasts two shapes NumPy-style (unknown dims allowed); false if incompatible. */
 bool ts__broadcast_shapes(ts_shape a, ts_shape b, ts_shape *out);

@@ -70,6 +70,8 @@ typedef struct ts_debug_op {
   int line;
   char *node;              /* graph mode: the node run; eagerly its traced twin; NULL if none */
   char *scope;             /* that node's name scope; "" if none */
+  char *origins;           /* graph mode, a node standing for several traced
+                            * nodes (fused): their names, "Sub, Log, Add"; else NULL */
   int depth;               /* call-stack depth (n_frames) */
   int n_frames;
   ts_debug_frame *frames;  /* outermost first */
@@ -182,6 +184,8 @@ typedef struct ts_health_op {
   ts_op op;
   const char *op_name;
   const char *node;   /* graph mode: the traced node it is (else the node run); NULL eagerly */
+  const char *origins; /* an op with a NaN or Inf whose node stands for several
+                        * traced nodes (fused): their names, "Sub, Log, Add"; else NULL */
   const char *file, *func;
   int line;
   int64_t n_elements, n_nan, n_inf;

@@ -259,6 +259,14 @@ char *tsp_chrome_export_string(const tsp_session *s, size_t *len);
 tsp_session *tsp_chrome_import(const char *path, GError **error);
 tsp_session *tsp_chrome_import_data(const char *data, size_t len, GError **error);
 
+/* The session as bytes (a versioned GVariant in normal form: its tables
+ * and every thread's events), for the worker to hand the app what it
+ * recorded.  The session must be stopped.  Owned. */
+GBytes *tsp_session_serialize(const tsp_session *s);
+/* A new stopped session from tsp_session_serialize's bytes; NULL +
+ * TSP_ERROR_FORMAT saying what is wrong (any bytes: never a crash). */
+tsp_session *tsp_session_deserialize(GBytes *bytes, GError **error);
+
 /* Op statistics as CSV: a header line, then one row per group of each
  * table in turn (the mode column tells tables of two modes apart). */
 bool tsp_stats_write_csv(const tsp_stats *const *st, int n, const char *path, GError **error);

@@ -19,6 +19,7 @@ struct ts_health {
   GArray *ops;          /* ts_health_op */
   int64_t first;        /* index of the first op with a NaN or Inf; -1 */
   GHashTable *strings;  /* borrowed pointer -> owned copy */
+  GPtrArray *owned;     /* origins strings */
   const char *last_file, *last_file_copy; /* most ops share their neighbour's file */
 };
 
@@ -72,8 +73,15 @@ static void on_op_end(ts_op_observer *self, const ts_op_call *call, const ts_run
     r.n_nan += nan;
     r.n_inf += inf;
   }
-  if (h->first < 0 && (r.n_nan > 0 || r.n_inf > 0))
-    h->first = (int64_t)h->ops->len;
+  if (r.n_nan > 0 || r.n_inf > 0) {
+    char *origins = ts__node_origins(site ? site->node : NULL);
+    if (origins) {
+      g_ptr_array_add(h->owned, origins);
+      r.origins = origins;
+    }
+    if (h->first < 0)
+      h->first = (int64_t)h->ops->len;
+  }
   g_array_append_val(h->ops, r);
 }
 
@@ -85,6 +93,7 @@ ts_health *ts_health_start(ts_health_level level)
   h->ops = g_array_sized_new(FALSE, FALSE, sizeof(ts_health_op), 1024);
   h->first = -1;
   h->strings = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  h->owned = g_ptr_array_new_with_free_func(g_free);
   ts_context *c = ts__context();
   h->outer = c->observer;
   c->observer = &h->observer;
@@ -110,6 +119,7 @@ void ts_health_free(ts_health *h)
   ts_health_stop(h);
   g_array_unref(h->ops);
   g_hash_table_unref(h->strings);
+  g_ptr_array_unref(h->owned);
   g_free(h);
 }
 
