@@ -35,6 +35,7 @@ struct ts_tensor {
   void *data;            /* row-major, in backend's memory; NULL when symbolic */
   const ts_backend *backend; /* where data lives; NULL when symbolic */
   bool owns_buffer;      /* data came from backend's buffer_alloc (else inline or a view) */
+  bool counted;          /* its storage is in the live bytes of TS_EVENT_MEMORY */
   ts_tensor *base;       /* a view shares base's data and holds a ref on it */
   struct ts_node *node;  /* symbolic tensors: the graph node making them */
   int node_output;

@@ -466,6 +466,7 @@ typedef enum ts_event_kind {
   TS_EVENT_TRACE,           /* a function was traced (or retraced) */
   TS_EVENT_WARNING,         /* frequent retracing, retrace limit reached, ... */
   TS_EVENT_PRINT,           /* ts_print output */
+  TS_EVENT_MEMORY,          /* a tensor's storage was allocated or released */
   TS_EVENT_KIND_COUNT
 } ts_event_kind;
 
@@ -557,6 +558,17 @@ typedef struct ts_print_event {
   const ts_node *node;           /* NULL when eager */
 } ts_print_event;
 
+/* Tensor storage (a buffer or the bytes inline with the tensor; views add
+ * none), reported on the thread that allocates or releases it.  live_bytes
+ * counts every tensor's storage on that kind of device since the process
+ * started, whether or not anyone listened. */
+typedef struct ts_memory_event {
+  int64_t delta_bytes;           /* > 0 allocated, < 0 released */
+  int64_t live_bytes;            /* on the device after this change */
+  const char *device;            /* the backend: "CPU" */
+  ts_loc loc;                    /* allocations: where (of the op); releases: none */
+} ts_memory_event;
+
 typedef struct ts_event {
   ts_event_kind kind;
   union {
@@ -564,6 +576,7 @@ typedef struct ts_event {
     ts_trace_event trace;
     ts_warning_event warning;
     ts_print_event print;
+    ts_memory_event memory;
   };
 } ts_event;
 

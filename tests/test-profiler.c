@@ -352,7 +352,11 @@ static void assert_same_session(const tsp_session *a, const tsp_session *b)
       g_assert_cmpuint(x->end_ns, ==, y->end_ns);
       g_assert_cmpuint(x->run_id, ==, y->run_id);
       g_assert_cmpuint(x->op, ==, y->op);
-      if (x->kind == TSP_EVENT_OP) {
+      if (x->kind == TSP_EVENT_MEMORY) {
+        g_assert_cmpint(tsp_memory_live(x), ==, tsp_memory_live(y));
+        g_assert_cmpint(tsp_memory_delta(x), ==, tsp_memory_delta(y));
+        g_assert_cmpstr(tsp_session_device(a, x->device), ==, tsp_session_device(b, y->device));
+      } else if (x->kind == TSP_EVENT_OP) {
         g_assert_cmpuint(x->seq, ==, y->seq);
         g_assert_cmpuint(x->parent_seq, ==, y->parent_seq);
         assert_same_node(a, x->node, b, y->node);
@@ -583,6 +587,23 @@ static void test_foreign(void)
   g_assert_cmpfloat(find(st, "MatMul")->total_ns, ==, 2500);
   tsp_stats_free(st);
   tsp_session_free(s);
+  /* another tool's "memory" counters: the changes are the steps between values */
+  json = "[{\"ph\":\"C\",\"name\":\"memory\",\"pid\":1,\"tid\":7,\"ts\":1,\"args\":{\"GPU\":100}},"
+         "{\"ph\":\"C\",\"name\":\"memory\",\"pid\":1,\"tid\":7,\"ts\":2,\"args\":{\"GPU\":40}}]";
+  s = tsp_chrome_import_data(json, strlen(json), &error);
+  g_assert_no_error(error);
+  tsp_iter it;
+  tsp_iter_init(&it, s, 0);
+  const int64_t want[][2] = { { 100, 100 }, { -60, 40 } };
+  for (int i = 0; i < 2; i++) {
+    const tsp_event *e = tsp_iter_next(&it);
+    g_assert_cmpint(e->kind, ==, TSP_EVENT_MEMORY);
+    g_assert_cmpint(tsp_memory_delta(e), ==, want[i][0]);
+    g_assert_cmpint(tsp_memory_live(e), ==, want[i][1]);
+    g_assert_cmpstr(tsp_session_device(s, e->device), ==, "GPU");
+  }
+  g_assert_null(tsp_iter_next(&it));
+  tsp_session_free(s);
 }
 
 static void expect_import_error(const char *json, size_t len, const char *fragment)
@@ -617,6 +638,9 @@ static void test_hostile(void)
   BAD("[{\"name\":\"Add\",\"ts\":1}]", "no \"ph\"");
   BAD("[3]", "not an object");
   BAD("[{\"ph\":\"E\",\"ts\":1}]", "no \"B\"");
+  BAD("[{\"ph\":\"C\",\"name\":\"memory\",\"ts\":1}]", "memory counter without a value");
+  BAD("[{\"ph\":\"C\",\"name\":\"memory\",\"ts\":1,\"args\":{\"CPU\":-4}}]", "negative");
+  BAD("[{\"ph\":\"C\",\"name\":\"memory\",\"ts\":1,\"args\":{\"CPU\":\"x\"}}]", "not a number");
   BAD("[{\"ph\":\"B\",\"name\":\"a\",\"ts\":1}]", "never end");
   BAD("[{\"ph\":\"B\",\"name\":\"a\",\"ts\":5},{\"ph\":\"E\",\"ts\":1}]", "before its");
   BAD("[{\"ph\":\"X\",\"name\":\"Add\",\"ts\":1} {\"ph\":\"X\"}]", "expected ','");
