@@ -51,6 +51,7 @@ tsan: deps $(TSAN_BUILD)/build.ninja
 bench: build
 	$(BUILD)/bench/tracescope-bench
 	$(BUILD)/bench/tracescope-bench-viewer
+	$(BUILD)/bench/tracescope-bench-inspector
 	$(BUILD)/bench/tracescope-bench-render
 	$(BUILD)/bench/tracescope-bench-worker
 	$(BUILD)/bench/tracescope-bench-profiler

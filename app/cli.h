@@ -38,6 +38,7 @@ typedef struct cli_options {
   const char *module, *function;
   bool eager;                 /* --mode eager */
   bool both;                  /* profile: --mode both */
+  bool memory;                /* profile: --memory (tensor memory over time) */
   GPtrArray *calls;           /* per call: a GPtrArray of --arg specs */
   GPtrArray *concrete;        /* --concrete specs, one per argument */
   GPtrArray *input_signature; /* --input-signature specs */

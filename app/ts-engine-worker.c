@@ -33,7 +33,22 @@ void ts_run_result_free(TsRunResult *result)
   g_free(result->shape_text);
   tsp_compare_free(result->compare);
   tsp_session_free(result->profile);
+  ts_tensor_unref(result->tensor);
   g_free(result);
+}
+
+/* The values a call returned as a tensor of the app's own (a copy: the
+ * worker's mapping goes with the call result), or NULL. */
+static ts_tensor *tensor_from_result(const TsCallResult *c)
+{
+  if (!c->data)
+    return NULL;
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *t = ts_tensor_ref(ts_constant(c->dtype, c->shape, g_bytes_get_data(c->data, NULL)));
+  ts_scope_end(scope);
+  if (!t)
+    ts_error_clear(); /* the text result still shows it */
+  return t;
 }
 
 static void pending_add(TsEngineWorker *self, int delta)
@@ -334,6 +349,7 @@ static void on_call_done(GObject *source, GAsyncResult *res, gpointer user_data)
   r->shape_text = g_steal_pointer(&c->shape_text);
   r->n_calls = c->n_calls;
   r->total_ns = c->total_ns;
+  r->tensor = tensor_from_result(c);
   if (!c->profile) {
     g_task_return_pointer(task, r, (GDestroyNotify)ts_run_result_free);
     return;
@@ -576,4 +592,18 @@ static void ts_engine_worker_init(TsEngineWorker *self)
 TsEngineWorker *ts_engine_worker_new(void)
 {
   return g_object_new(TS_TYPE_ENGINE_WORKER, NULL);
+}
+
+TsWorker *ts_engine_worker_get_worker(TsEngineWorker *self)
+{
+  g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), NULL);
+  return self->worker;
+}
+
+guint ts_engine_worker_reserve_call_id(TsEngineWorker *self, const char *function, const char *const *args)
+{
+  g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), 0);
+  guint id = ++self->next_id;
+  g_hash_table_insert(self->labels, GUINT_TO_POINTER(id), ts_engine_worker_format_label(id, function, args));
+  return id;
 }

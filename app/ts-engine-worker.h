@@ -28,6 +28,8 @@ typedef struct {
   tsp_session *profile; /* made while profiling, or by a comparison: what was recorded (owned), else NULL */
   tsp_compare *compare; /* ts_engine_worker_compare_async: eager against graph (owned, its
                            function is a string of profile), else NULL */
+  ts_tensor *tensor;  /* the result's values (a reference: ts_tensor_unref); NULL for strings,
+                         variants and traced-only calls */
 } TsRunResult;
 
 void ts_run_result_free(TsRunResult *result);
@@ -95,6 +97,13 @@ void ts_engine_worker_set_input_signature_async(TsEngineWorker *self, const char
                                                 GAsyncReadyCallback callback, gpointer user_data);
 gboolean ts_engine_worker_set_input_signature_finish(TsEngineWorker *self, GAsyncResult *result,
                                                      GError **error);
+
+/* The worker process, for what goes to it directly (the debugger,
+ * ts-worker-debug.h); NULL before the first load.  Borrowed. */
+TsWorker *ts_engine_worker_get_worker(TsEngineWorker *self);
+/* An id for a call made directly on the worker, its label ("#4 f(2)")
+ * kept so that what the call prints is attributed to it. */
+guint ts_engine_worker_reserve_call_id(TsEngineWorker *self, const char *function, const char *const *args);
 
 /* "#3 f(2, f32[3]:uniform)" */
 char *ts_engine_worker_format_label(guint call_id, const char *function, const char *const *args);
