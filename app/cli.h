@@ -112,4 +112,7 @@ int cli_signatures(int argc, char **argv);
 int cli_graph(int argc, char **argv);
 int cli_render(int argc, char **argv);
 int cli_profile(int argc, char **argv);
+/* cli-debug.c */
+int cli_debug(int argc, char **argv);
+int cli_health(int argc, char **argv);
 int cli_diverge(int argc, char **argv);

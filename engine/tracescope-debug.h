@@ -70,6 +70,8 @@ typedef struct ts_debug_op {
   int line;
   char *node;              /* graph mode: the node run; eagerly its traced twin; NULL if none */
   char *scope;             /* that node's name scope; "" if none */
+  char *origins;           /* graph mode, a node standing for several traced
+                            * nodes (fused): their names, "Sub, Log, Add"; else NULL */
   int depth;               /* call-stack depth (n_frames) */
   int n_frames;
   ts_debug_frame *frames;  /* outermost first */
@@ -108,7 +110,8 @@ typedef struct ts_debug_options {
 /* A new session (options may be NULL); owned by the controller. */
 TS_API ts_debug_session *ts_debug_new(const ts_debug_options *options);
 /* Controller: leaves the session; a debuggee still attached runs on
- * without stopping (and detaches as usual). */
+ * without stopping (and detaches as usual).  Call it once the debuggee has
+ * attached (its first stop says so) or when none ever will. */
 TS_API void ts_debug_free(ts_debug_session *s);
 
 /* Debuggee: from now on the calling thread's ops stop as the session
@@ -160,7 +163,8 @@ TS_API bool ts_debug_break_remove(ts_debug_session *s, int id);
 /* Checks spec as ts_debug_break_add would; false + error. */
 TS_API bool ts_debug_break_check(const char *spec);
 
-/* Step back: the ops that ran last (oldest first), as they were. */
+/* Step back: the ops that ran to their end last (oldest first), as they
+ * were; the op of a stop after an op enters once it is resumed. */
 TS_API int ts_debug_history_n(ts_debug_session *s);
 /* A copy of entry i into *out (clear it); false if out of range. */
 TS_API bool ts_debug_history_get(ts_debug_session *s, int i, ts_debug_op *out);
@@ -179,7 +183,9 @@ typedef struct ts_health_op {
   uint64_t run_id, seq;
   ts_op op;
   const char *op_name;
-  const char *node;   /* graph node, or eagerly its traced twin; NULL if none */
+  const char *node;   /* graph mode: the traced node it is (else the node run); NULL eagerly */
+  const char *origins; /* an op with a NaN or Inf whose node stands for several
+                        * traced nodes (fused): their names, "Sub, Log, Add"; else NULL */
   const char *file, *func;
   int line;
   int64_t n_elements, n_nan, n_inf;
@@ -188,7 +194,9 @@ typedef struct ts_health_op {
 
 /* Starts recording the ops of the calling thread (both modes).  Owned. */
 TS_API ts_health *ts_health_start(ts_health_level level);
-/* Stops recording; the report stays readable until ts_health_free. */
+/* Stops recording (on the thread that started it; recordings nest like
+ * scopes); the report stays readable until ts_health_free, which stops it
+ * too. */
 TS_API void ts_health_stop(ts_health *h);
 TS_API void ts_health_free(ts_health *h);
 TS_API int64_t ts_health_n_ops(const ts_health *h);

@@ -5,6 +5,7 @@
  * timeout only as a safety net. */
 #include <glib.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <tracescope-debug.h>
 #include <tracescope.h>
@@ -249,43 +250,59 @@ static void test_break_on_nan(void)
   ts_scope_end(scope);
 }
 
-/* Health mode names the Log in both modes. */
+/* One recorded call of plant_nan: the first NaN is the Log's.  Graph mode
+ * with the fuse pass runs Sub, Log and Add as one node, which the report
+ * names with its origins. */
+static void check_health(ts_function *fn, bool eager, bool fused)
+{
+  ts_value arg = TS_TENSOR_VALUE(ts_constant(TS_F32, TS_SHAPE(2), (float[]){ 1, 3 }));
+  ts_run_functions_eagerly(eager);
+  ts_health *h = ts_health_start(eager ? TS_HEALTH_STATS : TS_HEALTH_COUNTS);
+  g_assert_nonnull(ts_function_call(fn, &arg, 1));
+  ts_health_stop(h);
+  g_assert_nonnull(ts_function_call(fn, &arg, 1)); /* not recorded */
+  const ts_health_op *first = ts_health_first_nonfinite(h);
+  g_assert_nonnull(first);
+  g_assert_cmpint(first->n_nan, ==, 1);
+  g_assert_cmpint(first->n_inf, ==, 0);
+  g_assert_nonnull(strstr(first->file, "test-debug.c"));
+  g_assert_cmpstr(first->func, ==, "plant_nan");
+  if (fused) {
+    g_assert_cmpstr(first->op_name, ==, "FusedElementwise");
+    g_assert_cmpstr(first->origins, ==, "Sub, Log, Add");
+  } else {
+    g_assert_cmpstr(first->op_name, ==, "Log");
+    g_assert_null(first->origins);
+  }
+  if (!eager && !fused)
+    g_assert_cmpstr(first->node, ==, "Log");
+  if (eager)
+    g_assert_cmpfloat(first->min, ==, 0); /* log(1); the NaN left out */
+  int64_t n = ts_health_n_ops(h);
+  g_assert_cmpint(n, >=, fused ? 1 : 3);
+  g_assert_cmpstr(ts_health_get(h, n - 1)->op_name, ==, fused ? "FusedElementwise" : "Add");
+  g_assert_null(ts_health_get(h, n));
+  ts_health_reset(h);
+  g_assert_cmpint(ts_health_n_ops(h), ==, 0);
+  g_assert_null(ts_health_first_nonfinite(h));
+  ts_health_free(h);
+}
+
+/* Health mode names the Log eagerly and in graph mode, fused or not. */
 static void test_health(void)
 {
   ts_scope *scope = ts_scope_begin();
-  ts_function *fn = ts_function_new("plant_nan", plant_nan, "x");
-  ts_value arg = TS_TENSOR_VALUE(ts_constant(TS_F32, TS_SHAPE(2), (float[]){ 1, 3 }));
-  for (int eager = 1; eager >= 0; eager--) {
-    ts_run_functions_eagerly(eager);
-    ts_health *h = ts_health_start(eager ? TS_HEALTH_STATS : TS_HEALTH_COUNTS);
-    g_assert_nonnull(ts_function_call(fn, &arg, 1));
-    ts_health_stop(h);
-    g_assert_nonnull(ts_function_call(fn, &arg, 1)); /* not recorded */
-    const ts_health_op *first = ts_health_first_nonfinite(h);
-    g_assert_nonnull(first);
-    g_assert_cmpstr(first->op_name, ==, "Log");
-    g_assert_cmpint(first->n_nan, ==, 1);
-    g_assert_cmpint(first->n_inf, ==, 0);
-    g_assert_nonnull(strstr(first->file, "test-debug.c"));
-    g_assert_cmpstr(first->func, ==, "plant_nan");
-    if (!eager) {
-      g_assert_nonnull(first->node);
-      g_assert_nonnull(strstr(first->node, "Log"));
-    } else {
-      g_assert_cmpfloat(first->min, ==, 0); /* log(1); the NaN left out */
-    }
-    int64_t n = ts_health_n_ops(h);
-    g_assert_cmpint(n, >=, 3);
-    const ts_health_op *last = ts_health_get(h, n - 1);
-    g_assert_cmpstr(last->op_name, ==, "Add");
-    g_assert_null(ts_health_get(h, n));
-    ts_health_reset(h);
-    g_assert_cmpint(ts_health_n_ops(h), ==, 0);
-    g_assert_null(ts_health_first_nonfinite(h));
-    ts_health_free(h);
+  char *passes = ts_get_passes();
+  for (int round = 0; round < 3; round++) {
+    /* eager; graph with every pass; graph with none */
+    g_assert_true(ts_set_passes(round == 2 ? "none" : "all"));
+    ts_function *fn = ts_function_new("plant_nan", plant_nan, "x");
+    check_health(fn, round == 0, round == 1);
+    ts_function_free(fn);
   }
+  g_assert_true(ts_set_passes(passes));
+  free(passes);
   ts_run_functions_eagerly(false);
-  ts_function_free(fn);
   ts_scope_end(scope);
 }
 

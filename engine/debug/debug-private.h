@@ -68,6 +68,9 @@ ts_tensor *ts__debug_keep(ts_tensor *t, size_t *bytes);
  * nodes of graph mode given in cf), inputs kept.  *bytes grows by theirs. */
 void ts__debug_op_fill(ts_debug_op *op, const ts_op_event *ev, const ts_debug_frame *cf, int n_cf,
                        size_t *bytes);
+/* "Sub, shifted_log/Log, Add": the traced nodes node stands for, when it
+ * stands for more than one (fused); NULL otherwise.  Owned (g_free). */
+char *ts__node_origins(const ts_node *node);
 /* A deep copy (strings copied, tensors referenced). */
 void ts__debug_op_copy(ts_debug_op *dst, const ts_debug_op *src);
 

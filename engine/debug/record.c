@@ -45,6 +45,17 @@ static int path_frames(ts_debug_frame *frames, int max)
   return n;
 }
 
+char *ts__node_origins(const ts_node *node)
+{
+  int n = node ? ts_node_n_origins(node) : 0;
+  if (n < 2)
+    return NULL;
+  GString *s = g_string_new(NULL);
+  for (int i = 0; i < n; i++)
+    g_string_append_printf(s, "%s%s", i ? ", " : "", ts_node_name(ts_node_origin(node, i)));
+  return g_string_free(s, FALSE);
+}
+
 void ts__debug_op_fill(ts_debug_op *op, const ts_op_event *ev, const ts_debug_frame *cf, int n_cf,
                        size_t *bytes)
 {
@@ -54,9 +65,14 @@ void ts__debug_op_fill(ts_debug_op *op, const ts_op_event *ev, const ts_debug_fr
     .file = dup_or_null(ev->loc.file), .func = dup_or_null(ev->loc.func), .line = ev->loc.line,
     .node = node ? g_strdup(ts_node_name(node)) : NULL,
     .scope = g_strdup(node ? ts_node_scope(node) : ""),
+    .origins = ts__node_origins(ev->node),
   };
   ts_debug_frame frames[TS_MAX_PATH + 16];
   int n = path_frames(frames, TS_MAX_PATH);
+  /* Graph mode runs no C code, so no path: the graph's function is the frame. */
+  const ts_function *fn = ev->node && n == 0 && ev->concrete ? ts_concrete_function(ev->concrete) : NULL;
+  if (fn)
+    frames[n++] = (ts_debug_frame){ g_strdup(ts_function_name(fn)), NULL, 0 };
   for (int i = 0; i < n_cf && n < (int)G_N_ELEMENTS(frames); i++)
     frames[n++] = (ts_debug_frame){ g_strdup(cf[i].name), dup_or_null(cf[i].file), cf[i].line };
   op->n_frames = op->depth = n;
@@ -82,6 +98,7 @@ void ts__debug_op_copy(ts_debug_op *dst, const ts_debug_op *src)
   dst->func = dup_or_null(src->func);
   dst->node = dup_or_null(src->node);
   dst->scope = dup_or_null(src->scope);
+  dst->origins = dup_or_null(src->origins);
   dst->frames = g_new0(ts_debug_frame, src->n_frames > 0 ? src->n_frames : 1);
   for (int i = 0; i < src->n_frames; i++)
     dst->frames[i] = (ts_debug_frame){ g_strdup(src->frames[i].name),
@@ -98,6 +115,7 @@ void ts_debug_op_clear(ts_debug_op *op)
   g_free(op->func);
   g_free(op->node);
   g_free(op->scope);
+  g_free(op->origins);
   for (int i = 0; i < op->n_frames; i++) {
     g_free(op->frames[i].name);
     g_free(op->frames[i].file);

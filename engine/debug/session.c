@@ -223,6 +223,15 @@ static void on_begin(ts_debug_session *s, const ts_op_event *ev)
   g_array_append_val(s->open, o);
 }
 
+/* The breakpoint with this id (lock held); NULL if it was removed. */
+static ts_breakpoint *find_break(ts_debug_session *s, int id)
+{
+  for (guint i = 0; i < s->breaks->len; i++)
+    if (((ts_breakpoint *)g_ptr_array_index(s->breaks, i))->id == id)
+      return g_ptr_array_index(s->breaks, i);
+  return NULL;
+}
+
 static void on_end(ts_debug_session *s, const ts_op_event *ev)
 {
   if (s->open->len == 0)
@@ -236,18 +245,14 @@ static void on_end(ts_debug_session *s, const ts_op_event *ev)
     o.op.outputs[i] = ts__debug_keep(ev->outputs[i], &o.bytes);
 
   pthread_mutex_lock(&s->lock);
-  for (guint i = 0; i < o.checks->len; i++) {
-    int id = g_array_index(o.checks, int, i);
-    for (guint k = 0; k < s->breaks->len; k++) {
-      const ts_breakpoint *bp = g_ptr_array_index(s->breaks, k);
-      ts_debug_reason reason;
-      if (bp->id == id && ts__breakpoint_holds(bp, ev->outputs, ev->n_outputs, &reason) &&
-          !cancelled(s, ev)) {
-        stop_and_wait(s, &o.op, reason, id, true);
-        cancelled(s, ev);
-        i = o.checks->len - 1; /* one stop per op */
-        break;
-      }
+  bool stopped = false; /* one stop per op */
+  for (guint i = 0; i < o.checks->len && !stopped; i++) {
+    const ts_breakpoint *bp = find_break(s, g_array_index(o.checks, int, i));
+    ts_debug_reason reason;
+    if (bp && ts__breakpoint_holds(bp, ev->outputs, ev->n_outputs, &reason) && !cancelled(s, ev)) {
+      stop_and_wait(s, &o.op, reason, bp->id, true);
+      cancelled(s, ev);
+      stopped = true;
     }
   }
   ts__history_push(&s->history, &o.op, o.bytes);
@@ -414,11 +419,10 @@ int ts_debug_break_add(ts_debug_session *s, const char *spec)
 bool ts_debug_break_remove(ts_debug_session *s, int id)
 {
   TS_CHECK_ARG(s != NULL, false);
-  ts_breakpoint *found = NULL;
   pthread_mutex_lock(&s->lock);
-  for (guint i = 0; i < s->breaks->len && !found; i++)
-    if (((ts_breakpoint *)g_ptr_array_index(s->breaks, i))->id == id)
-      found = g_ptr_array_steal_index(s->breaks, i);
+  ts_breakpoint *found = find_break(s, id);
+  if (found)
+    g_ptr_array_remove(s->breaks, found);
   pthread_mutex_unlock(&s->lock);
   if (found) {
     ts__breakpoint_clear(found);
