@@ -302,11 +302,31 @@ static void collect_vars(const ts_graph *g, GArray *out)
   }
 }
 
+/* Puts the saved values back, copy on write as an assign does (ops/state.c):
+ * a storage the eager run's reads and assigns still hold keeps the value
+ * they saw (the eager outputs kept for comparing), the variable moves to a
+ * fresh one. */
 static void vars_restore(GArray *vars)
 {
   for (guint i = 0; i < vars->len; i++) {
     saved_var *sv = &g_array_index(vars, saved_var, i);
-    memcpy(sv->var->data, sv->bytes, (size_t)sv->var->size * ts_dtype_size(sv->var->dtype));
+    ts_tensor *var = sv->var, *old = var->base;
+    size_t bytes = (size_t)var->size * ts_dtype_size(var->dtype);
+    if (!old || __atomic_load_n(&old->refcount, __ATOMIC_ACQUIRE) == 1) {
+      memcpy(var->data, sv->bytes, bytes);
+      continue;
+    }
+    ts_scope *scope = ts_scope_begin();
+    ts_tensor *fresh = ts_constant(var->dtype, var->shape, sv->bytes);
+    if (fresh) {
+      var->base = ts_tensor_ref(fresh);
+      var->data = fresh->data;
+      ts_tensor_unref(old);
+    } else { /* out of memory: in place, the kept eager values may change */
+      ts_error_clear();
+      memcpy(var->data, sv->bytes, bytes);
+    }
+    ts_scope_end(scope);
   }
 }
 
