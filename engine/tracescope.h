@@ -1135,6 +1135,7 @@ typedef enum ts_diverge_expected {
   TS_EXPECTED_STATE_ORDER, /* reads a variable an assign changed: read at another point */
   TS_EXPECTED_FOLLOWS,     /* its inputs carry an expected difference */
   TS_EXPECTED_FUSED,       /* a pass fused it into a node of other ops: its value exists only eagerly */
+  TS_EXPECTED_SIMPLIFIED,  /* the simplify pass replaced it by its input (x + 0 -> x) */
   TS_EXPECTED_KIND_COUNT
 } ts_diverge_expected;
 

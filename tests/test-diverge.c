@@ -4,6 +4,7 @@
  * fused into it listed as expected); the seed programs run the same both
  * ways; a tensor changed in a TS_WHILE body but left out of its list is
  * found and named; printing and folded constants are listed as expected;
+ * nodes CSE merged, simplified or fused are matched with the right ops;
  * variables see the same state in both runs. */
 #include <glib.h>
 #include <math.h>
@@ -232,6 +233,64 @@ static void test_planted_in_loop(void)
   g_assert_null(rep->first);
   ts_diverge_report_free(rep);
   ts_module_free(m);
+}
+
+/* CSE, simplify and fuse: each eager Exp is compared with the one Exp node
+ * standing for both; the pow (replaced by (x*x)*x) and the first Add are
+ * fused into the node whose output is the last Add's; x * 1 is gone. */
+static void test_rewritten(void)
+{
+  ts_module *m = open_module("diverge");
+  ts_diverge_report *rep = diverge1(lookup(m, "rewritten"), "f32[3]=1,2,3", NULL);
+  g_assert_false(rep->diverged);
+  g_assert_cmpint(rep->n_eager, ==, 6);
+  g_assert_cmpint(rep->n_compared, ==, 3);
+  g_assert_cmpint(rep->n_graph_only, ==, 0);
+  g_assert_cmpint(rep->n_expected, ==, 3);
+  const ts_op ops[] = { TS_OP_POW, TS_OP_MUL, TS_OP_ADD };
+  const ts_diverge_expected why[] = { TS_EXPECTED_FUSED, TS_EXPECTED_SIMPLIFIED, TS_EXPECTED_FUSED };
+  for (int i = 0; i < 3; i++) {
+    g_assert_cmpint(rep->expected[i].op, ==, ops[i]);
+    g_assert_cmpint(rep->expected[i].expected, ==, why[i]);
+  }
+  g_assert_cmpstr(rep->expected[0].graph_node, ==,
+                  "FusedElementwise 'Add_1' standing for Pow, Add, Add");
+  g_assert_null(rep->expected[1].graph_node);
+  char *text = ts_diverge_report_format(rep);
+  assert_contains(text, "Pow 'Pow' at diverge.c:100: fused: fused into FusedElementwise 'Add_1' "
+                        "standing for Pow, Add, Add: its value is computed inside that node");
+  assert_contains(text, "Mul 'Mul' at diverge.c:100: simplified: the optimizer replaced its node by its input");
+  free(text);
+  ts_diverge_report_free(rep);
+
+  /* a difference in the merged Exp: found at the first eager Exp, and the
+   * second differs as well */
+  plant p = { .op = TS_OP_EXP, .nth = 1, .delta = 1.0f };
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_plant, &p);
+  rep = diverge1(lookup(m, "rewritten"), "f32[3]=1,2,3", NULL);
+  ts_listener_remove(id);
+  g_assert_nonnull(rep->first);
+  g_assert_cmpint(rep->first->op, ==, TS_OP_EXP);
+  g_assert_cmpstr(rep->first->node, ==, "Exp");
+  g_assert_cmpstr(rep->first->graph_node, ==, "Exp 'Exp' standing for Exp, Exp");
+  g_assert_cmpfloat_with_epsilon(rep->first->max_abs, 1.0, 1e-5);
+  g_assert_cmpint(rep->n_differ, ==, 3); /* both Exps and the result's Add */
+  ts_diverge_report_free(rep);
+  ts_module_free(m);
+
+  /* simplify alone: pow(x, 3) is two Muls; the first (x*x) is no traced
+   * op's value, the second is the pow's */
+  g_assert_true(ts_set_passes("simplify"));
+  m = open_module("diverge");
+  rep = diverge1(lookup(m, "rewritten"), "f32[3]=1,2,3", NULL);
+  g_assert_false(rep->diverged);
+  g_assert_cmpint(rep->n_compared, ==, 5);
+  g_assert_cmpint(rep->n_graph_only, ==, 1);
+  g_assert_cmpint(rep->n_expected, ==, 1);
+  g_assert_cmpint(rep->expected[0].expected, ==, TS_EXPECTED_SIMPLIFIED);
+  ts_diverge_report_free(rep);
+  ts_module_free(m);
+  g_assert_true(ts_set_passes("all"));
 }
 
 /* ---- the seed programs ------------------------------------------------------------- */
@@ -544,6 +603,7 @@ int main(int argc, char **argv)
   g_assert_true(ts_set_passes("all"));
   g_test_add_func("/diverge/planted", test_planted);
   g_test_add_func("/diverge/planted-in-loop", test_planted_in_loop);
+  g_test_add_func("/diverge/rewritten", test_rewritten);
   g_test_add_func("/diverge/seeds", test_seeds);
   g_test_add_func("/diverge/expected", test_expected);
   g_test_add_func("/diverge/state", test_state);

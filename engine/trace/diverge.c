@@ -650,6 +650,24 @@ static ts_diverge_op op_of(const rec *r)
   return d;
 }
 
+/* Is traced node t's value an output of its graph, or read by a node that
+ * is in the optimized graph?  Then a pass replaced t by its input
+ * (x + 0 -> x) rather than pruning it.  (A chain of such, x + 0 + 0, is
+ * told apart only at its last node: the others count as pruned.) */
+static bool value_used(const recorder *s, const ts_node *t)
+{
+  const ts_graph *g = ts_node_graph(t);
+  for (int k = 0; k < ts_graph_n_outputs(g); k++)
+    if (ts_graph_output(g, k).node == ts_node_id(t))
+      return true;
+  for (int id = 0; id < ts_graph_n_nodes(g); id++) {
+    const ts_node *u = ts_graph_node(g, id);
+    if (reads(u, t) && g_hash_table_contains(s->opt_node, u))
+      return true;
+  }
+  return false;
+}
+
 /* Why r's difference (or its lack of a comparison) is expected; NONE if it is not. */
 static ts_diverge_expected classify(rec *r, const recorder *s, char **note)
 {
@@ -674,6 +692,11 @@ static ts_diverge_expected classify(rec *r, const recorder *s, char **note)
       return TS_EXPECTED_FUSED;
     }
     const ts_node *opt = g_hash_table_lookup(s->opt_node, r->traced);
+    if (!opt && value_used(s, r->traced)) {
+      *note = g_strdup("the optimizer replaced its node by its input (x + 0, x * 1, a cast to "
+                       "the same dtype, ...): the graph reads that instead");
+      return TS_EXPECTED_SIMPLIFIED;
+    }
     if (!opt) {
       *note = g_strdup("its node is not in the optimized graph (pruned)");
       return TS_EXPECTED_PRUNED;

@@ -15,6 +15,7 @@ static const char *const EXPECTED_NAMES[TS_EXPECTED_KIND_COUNT] = {
   [TS_EXPECTED_STATE_ORDER] = "state order",
   [TS_EXPECTED_FOLLOWS] = "follows",
   [TS_EXPECTED_FUSED] = "fused",
+  [TS_EXPECTED_SIMPLIFIED] = "simplified",
 };
 
 const char *ts_diverge_expected_name(ts_diverge_expected why)
