@@ -1147,6 +1147,8 @@ typedef enum ts_diverge_expected {
   TS_EXPECTED_NO_TWIN,     /* ran eagerly with no node (TS_INIT_SCOPE, engine's own) */
   TS_EXPECTED_STATE_ORDER, /* reads a variable an assign changed: read at another point */
   TS_EXPECTED_FOLLOWS,     /* its inputs carry an expected difference */
+  TS_EXPECTED_FUSED,       /* a pass fused it into a node of other ops: its value exists only eagerly */
+  TS_EXPECTED_SIMPLIFIED,  /* the simplify pass replaced it by its input (x + 0 -> x) */
   TS_EXPECTED_KIND_COUNT
 } ts_diverge_expected;
 
@@ -1156,6 +1158,9 @@ typedef struct ts_diverge_op {
   ts_op op;
   const char *op_name;       /* "Add" */
   char *node;                /* the traced node's name ("while/body/add_1"), or NULL */
+  char *graph_node;          /* when passes rewrote its node: the optimized graph's node it was
+                              * compared with (or fused into), "FusedElementwise 'Add' standing
+                              * for Mul, Add"; NULL for a plain copy */
   ts_loc loc;                /* the op's source location (strings the module's) */
   int occurrence;            /* 0: first run of its node; k: its (k+1)-th, a loop's iteration */
   int loop_depth;            /* While/If bodies it sits in (0: top level) */

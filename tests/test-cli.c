@@ -771,12 +771,17 @@ static void test_diverge(void)
   cli_result r = cli("diverge", module, "unlisted_loop_var", NULL); /* the example argument */
   g_assert_cmpint(r.status, ==, 1);
   g_assert_cmpstr(r.err, ==, "");
+  /* x * 2 is fused with total + x: the fused node's output is the Add's */
   g_assert_true(g_str_has_prefix(r.out, "eager vs graph: unlisted_loop_var(x: f32[3]) (atol 1e-06, rtol 1e-05)\n"
-                                        "first divergence: op #7 Mul 'Mul' at diverge.c:16: max |eager-graph| = 6 "
-                                        "at [2] (eager 12, graph 6)\n"));
-  g_assert_nonnull(strstr(r.out, "\n  eager: [ 4.  8. 12.]\n  graph: [2. 4. 6.]\n"));
+                                        "first divergence: op #8 Add 'Add' at diverge.c:17 (in the graph: "
+                                        "FusedElementwise 'Add' standing for Mul, Add): max |eager-graph| = 6 "
+                                        "at [2] (eager 18, graph 12)\n"));
+  g_assert_nonnull(strstr(r.out, "\n  eager: [ 6. 12. 18.]\n  graph: [ 4.  8. 12.]\n"));
+  g_assert_nonnull(strstr(r.out, "likely cause: Mul at diverge.c:16 reads 'x': "));
   g_assert_nonnull(strstr(r.out, "a tensor changed inside the loop body but not listed in TS_WHILE(...)"));
   g_assert_nonnull(strstr(r.out, "\nresult: max |eager-graph| = 24 at [2] (eager 42, graph 18)\n"));
+  g_assert_nonnull(strstr(r.out, "\nexpected differences:\n  op #3 Mul 'Mul' at diverge.c:16: fused: fused "
+                                 "into FusedElementwise 'Add' standing for Mul, Add: "));
   cli_result_clear(&r);
 
   r = cli("diverge", module, "listed_loop_var", "--arg", "f32[2]=1,-1", NULL);
@@ -811,7 +816,7 @@ static void test_check_eagerly(void)
   g_assert_cmpint(r.status, ==, 0);
   g_assert_cmpstr(r.out, ==, "Tensor([ 6. 12. 18.], shape=(3,), dtype=float32)\n");
   g_assert_true(g_str_has_prefix(r.err, "tracescope-cli: warning: unlisted_loop_var(x: f32[3]): eager and graph "
-                                        "differ (check mode): first divergence: op #7 Mul 'Mul' at diverge.c:16"));
+                                        "differ (check mode): first divergence: op #8 Add 'Add' at diverge.c:17"));
   g_assert_nonnull(strstr(r.err, "not listed in TS_WHILE(...)"));
   cli_result_clear(&r);
   r = cli("run", module, "unlisted_loop_var", "--check-eagerly", "--trace-log", NULL);

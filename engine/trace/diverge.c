@@ -1,9 +1,11 @@
 /* diverge.c — the divergence finder: a function run eagerly and as a graph
  * on the same inputs, every eager op matched to the node it became (the
- * k-th eager run of an op with the k-th run of its node), their outputs
- * compared, the first op that differs reported with both values; and
- * check mode, which does that on every call and warns (the report as text:
- * diverge_report.c).  docs/divergence.md. */
+ * k-th eager run of an op with the k-th run of its node; a node the
+ * optimizer's passes rewrote is matched with the traced nodes whose value
+ * its output is), their outputs compared, the first op that differs
+ * reported with both values; and check mode, which does that on every
+ * call and warns (the report as text: diverge_report.c).
+ * docs/divergence.md. */
 #include "diverge-private.h"
 
 #include <math.h>
@@ -19,6 +21,7 @@ typedef struct rec {
   ts_op op;
   ts_loc loc;
   const ts_node *traced;
+  const ts_node *graph_node; /* the rewritten optimized node it was compared with or fused into */
   int occurrence;
   int n_outputs;
   ts_tensor **outputs;       /* the values (references, see keep_eager) */
@@ -38,6 +41,9 @@ typedef struct recorder {
   GPtrArray *eager;          /* rec *, owned, in event order */
   GHashTable *by_traced;     /* traced node -> GPtrArray of rec * (runs in order) */
   GHashTable *graph_runs;    /* traced node -> runs of it in the graph so far */
+  GHashTable *opt_node;      /* traced node -> a node of the optimized graph standing for it */
+  GHashTable *stands_for;    /* optimized node -> GPtrArray of the traced nodes its output is */
+  GHashTable *fused_into;    /* traced node -> the optimized node computing it only inside */
   GHashTable *produced;      /* eager output tensor -> the rec that made it (latest) */
   GHashTable *assigned;      /* variable -> the last eager assign of it so far */
   ts_diverge_options opt;
@@ -209,25 +215,122 @@ static void on_eager_op(recorder *s, const ts_op_event *e)
   g_ptr_array_add(s->eager, r);
 }
 
-/* A graph op: compared at once with the eager run of its node it stands
- * for (the graph's buffers are reused as soon as the op's consumers ran). */
-static void on_graph_op(recorder *s, const ts_op_event *e)
+/* ---- what the optimized graph's nodes stand for -------------------------------------- */
+
+/* Does user read an output of src (both nodes of one graph)? */
+static bool reads(const ts_node *user, const ts_node *src)
 {
-  s->n_graph++;
-  const ts_node *t = e->traced;
-  if (!t || !ts_node_has_eager_twin(t)) {
-    s->n_graph_only++;
-    return;
+  if (user == src || ts_node_graph(user) != ts_node_graph(src))
+    return false;
+  for (int i = 0; i < ts_node_n_inputs(user); i++)
+    if (ts_node_input(user, i).node == ts_node_id(src))
+      return true;
+  return false;
+}
+
+/* Does traced node p of n's origins read o's value, directly or through
+ * nodes the passes took out (x + 0 -> x) or other origins of n? */
+static bool reads_inside(const ts_node *n, const ts_node *p, const ts_node *o,
+                         GHashTable *nodes_of, int depth)
+{
+  if (depth > ts_graph_n_nodes(ts_node_graph(p)))
+    return false;
+  for (int i = 0; i < ts_node_n_inputs(p); i++) {
+    const ts_node *src = ts_graph_node(ts_node_graph(p), ts_node_input(p, i).node);
+    if (src == o)
+      return true;
+    bool through = !g_hash_table_contains(nodes_of, src);
+    for (int k = 0; k < ts_node_n_origins(n) && !through; k++)
+      through = ts_node_origin(n, k) == src;
+    if (through && reads_inside(n, src, o, nodes_of, depth + 1))
+      return true;
   }
+  return false;
+}
+
+/* Every traced node -> the nodes of the optimized graph g (subgraphs
+ * included) standing for it, in graph order. */
+static void collect_nodes_of(const ts_graph *g, GHashTable *nodes_of)
+{
+  for (int id = 0; id < ts_graph_n_nodes(g); id++) {
+    const ts_node *n = ts_graph_node(g, id);
+    for (int i = 0; i < ts_node_n_origins(n); i++) {
+      const ts_node *o = ts_node_origin(n, i);
+      GPtrArray *nodes = g_hash_table_lookup(nodes_of, o);
+      if (!nodes) {
+        nodes = g_ptr_array_new();
+        g_hash_table_insert(nodes_of, (gpointer)o, nodes);
+      }
+      g_ptr_array_add(nodes, (gpointer)n);
+    }
+    for (int k = 0; k < ts_node_n_subgraphs(n); k++)
+      collect_nodes_of(ts_node_subgraph(n, k), nodes_of);
+  }
+}
+
+/* Which traced node's value the output of each optimized node n is.  A
+ * node stands for its origins (ts_node_origin), but its output is the value
+ * of only those no other origin of n reads: the last op of a fused chain
+ * (the others are fused into n: their values exist only eagerly), each of
+ * the equal nodes CSE merged, the pow a simplified x*x replaced.  When a
+ * traced node became several nodes (pow(x, 4) -> x*x, then (x*x)*(x*x)),
+ * its value is the one no other of them reads.  Folded constants stand for
+ * what they folded, which never ran as an op: not matched (expected). */
+static void plan_matches(recorder *s, const ts_graph *exec)
+{
+  GHashTable *nodes_of =
+    g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_ptr_array_unref);
+  collect_nodes_of(exec, nodes_of);
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init(&it, nodes_of);
+  while (g_hash_table_iter_next(&it, &key, &value)) {
+    const ts_node *o = key;
+    GPtrArray *nodes = value;
+    for (guint j = 0; j < nodes->len; j++) {
+      const ts_node *n = nodes->pdata[j];
+      g_hash_table_insert(s->opt_node, (gpointer)o, (gpointer)n);
+      if (ts_node_op(n) == TS_OP_CONST || !ts_node_has_eager_twin(o))
+        continue;
+      bool inside = false, read_on = false;
+      for (int i = 0; i < ts_node_n_origins(n) && !inside; i++)
+        inside = ts_node_origin(n, i) != o && reads_inside(n, ts_node_origin(n, i), o, nodes_of, 0);
+      for (guint m = 0; m < nodes->len && !read_on; m++)
+        read_on = reads(nodes->pdata[m], n);
+      if (inside) {
+        g_hash_table_insert(s->fused_into, (gpointer)o, (gpointer)n);
+      } else if (!read_on) {
+        GPtrArray *outs = g_hash_table_lookup(s->stands_for, n);
+        if (!outs) {
+          outs = g_ptr_array_new();
+          g_hash_table_insert(s->stands_for, (gpointer)n, outs);
+        }
+        g_ptr_array_add(outs, (gpointer)o);
+      }
+    }
+  }
+  g_hash_table_unref(nodes_of);
+}
+
+/* Is n other than a plain copy of the traced node o? */
+static bool rewritten(const ts_node *n, const ts_node *o)
+{
+  return ts_node_n_origins(n) > 1 || ts_node_op(n) != ts_node_op(o);
+}
+
+/* A graph op standing for traced node t: compared at once with the eager
+ * run of t it is (the graph's buffers are reused as soon as the op's
+ * consumers ran); false if there is none. */
+static bool match_graph_op(recorder *s, const ts_op_event *e, const ts_node *t)
+{
   int k = GPOINTER_TO_INT(g_hash_table_lookup(s->graph_runs, t));
   g_hash_table_insert(s->graph_runs, (gpointer)t, GINT_TO_POINTER(k + 1));
   GPtrArray *runs = g_hash_table_lookup(s->by_traced, t);
-  if (!runs || k >= (int)runs->len) {
-    s->n_graph_only++;
-    return;
-  }
+  if (!runs || k >= (int)runs->len)
+    return false;
   rec *r = runs->pdata[k];
   r->ran_in_graph = true;
+  r->graph_node = rewritten(e->node, t) ? e->node : NULL;
   for (int i = 0; i < r->n_outputs && i < e->n_outputs; i++) {
     if (!r->outputs[i] || !e->outputs[i] || !e->outputs[i]->data ||
         e->outputs[i]->dtype == TS_VARIANT)
@@ -248,6 +351,18 @@ static void on_graph_op(recorder *s, const ts_op_event *e)
       break;
     }
   }
+  return true;
+}
+
+static void on_graph_op(recorder *s, const ts_op_event *e)
+{
+  s->n_graph++;
+  GPtrArray *outs = e->node ? g_hash_table_lookup(s->stands_for, e->node) : NULL;
+  bool matched = false;
+  for (guint i = 0; outs && i < outs->len; i++)
+    matched |= match_graph_op(s, e, outs->pdata[i]);
+  if (!matched)
+    s->n_graph_only++;
 }
 
 static void on_event(const ts_event *ev, void *data)
@@ -302,11 +417,31 @@ static void collect_vars(const ts_graph *g, GArray *out)
   }
 }
 
+/* Puts the saved values back, copy on write as an assign does (ops/state.c):
+ * a storage the eager run's reads and assigns still hold keeps the value
+ * they saw (the eager outputs kept for comparing), the variable moves to a
+ * fresh one. */
 static void vars_restore(GArray *vars)
 {
   for (guint i = 0; i < vars->len; i++) {
     saved_var *sv = &g_array_index(vars, saved_var, i);
-    memcpy(sv->var->data, sv->bytes, (size_t)sv->var->size * ts_dtype_size(sv->var->dtype));
+    ts_tensor *var = sv->var, *old = var->base;
+    size_t bytes = (size_t)var->size * ts_dtype_size(var->dtype);
+    if (!old || __atomic_load_n(&old->refcount, __ATOMIC_ACQUIRE) == 1) {
+      memcpy(var->data, sv->bytes, bytes);
+      continue;
+    }
+    ts_scope *scope = ts_scope_begin();
+    ts_tensor *fresh = ts_constant(var->dtype, var->shape, sv->bytes);
+    if (fresh) {
+      var->base = ts_tensor_ref(fresh);
+      var->data = fresh->data;
+      ts_tensor_unref(old);
+    } else { /* out of memory: in place, the kept eager values may change */
+      ts_error_clear();
+      memcpy(var->data, sv->bytes, bytes);
+    }
+    ts_scope_end(scope);
   }
 }
 
@@ -321,18 +456,6 @@ static void vars_free(GArray *vars)
 }
 
 /* ---- what a difference means -------------------------------------------------------- */
-
-/* Every traced node the optimized graph's nodes stand for -> that node. */
-static void map_origins(const ts_graph *g, GHashTable *map)
-{
-  for (int id = 0; id < ts_graph_n_nodes(g); id++) {
-    const ts_node *n = ts_graph_node(g, id);
-    for (int i = 0; i < ts_node_n_origins(n); i++)
-      g_hash_table_insert(map, (gpointer)ts_node_origin(n, i), (gpointer)n);
-    for (int k = 0; k < ts_node_n_subgraphs(n); k++)
-      map_origins(ts_node_subgraph(n, k), map);
-  }
-}
 
 /* The If/While node whose subgraph g is (NULL at the top). */
 static const ts_node *owner_of(const ts_graph *g)
@@ -485,12 +608,30 @@ static char *host_constant_cause(const rec *r, const ts_diverge_options *opt)
   return NULL;
 }
 
+/* The cause at r, or else at an op fused into the same node that feeds it
+ * (their inputs are the fused node's). */
 static char *likely_cause(const rec *r, const ts_diverge_options *opt)
 {
   if (!r->traced)
     return NULL;
   char *cause = loop_cause(r);
-  return cause ? cause : host_constant_cause(r, opt);
+  cause = cause ? cause : host_constant_cause(r, opt);
+  for (int i = 0; !cause && r->graph_node && i < r->n_inputs; i++) {
+    const rec *p = r->producer[i];
+    if (p && p->diff.expected == TS_EXPECTED_FUSED && p->graph_node == r->graph_node)
+      cause = likely_cause(p, opt);
+  }
+  return cause;
+}
+
+/* "FusedElementwise 'Add' standing for Mul, Add" */
+static char *describe_node(const ts_node *n)
+{
+  GString *s = g_string_new(NULL);
+  g_string_append_printf(s, "%s '%s' standing for ", ts_op_name(ts_node_op(n)), ts_node_name(n));
+  for (int i = 0; i < ts_node_n_origins(n); i++)
+    g_string_append_printf(s, "%s%s", i ? ", " : "", ts_op_name(ts_node_op(ts_node_origin(n, i))));
+  return g_string_free(s, FALSE);
 }
 
 static ts_diverge_op op_of(const rec *r)
@@ -500,6 +641,7 @@ static ts_diverge_op op_of(const rec *r)
   d.op = r->op;
   d.op_name = ts_op_name(r->op);
   d.node = r->traced ? g_strdup(ts_node_name(r->traced)) : NULL;
+  d.graph_node = r->graph_node ? describe_node(r->graph_node) : NULL;
   d.loc = r->loc;
   d.occurrence = r->occurrence;
   d.loop_depth = loop_depth(r->traced);
@@ -508,8 +650,26 @@ static ts_diverge_op op_of(const rec *r)
   return d;
 }
 
+/* Is traced node t's value an output of its graph, or read by a node that
+ * is in the optimized graph?  Then a pass replaced t by its input
+ * (x + 0 -> x) rather than pruning it.  (A chain of such, x + 0 + 0, is
+ * told apart only at its last node: the others count as pruned.) */
+static bool value_used(const recorder *s, const ts_node *t)
+{
+  const ts_graph *g = ts_node_graph(t);
+  for (int k = 0; k < ts_graph_n_outputs(g); k++)
+    if (ts_graph_output(g, k).node == ts_node_id(t))
+      return true;
+  for (int id = 0; id < ts_graph_n_nodes(g); id++) {
+    const ts_node *u = ts_graph_node(g, id);
+    if (reads(u, t) && g_hash_table_contains(s->opt_node, u))
+      return true;
+  }
+  return false;
+}
+
 /* Why r's difference (or its lack of a comparison) is expected; NONE if it is not. */
-static ts_diverge_expected classify(rec *r, GHashTable *origins, char **note)
+static ts_diverge_expected classify(rec *r, const recorder *s, char **note)
 {
   *note = NULL;
   if (r->op == TS_OP_PRINT) {
@@ -522,7 +682,21 @@ static ts_diverge_expected classify(rec *r, GHashTable *origins, char **note)
     return TS_EXPECTED_NO_TWIN;
   }
   if (!r->ran_in_graph) {
-    const ts_node *opt = g_hash_table_lookup(origins, r->traced);
+    const ts_node *into = g_hash_table_lookup(s->fused_into, r->traced);
+    if (into) {
+      r->graph_node = into;
+      char *what = describe_node(into);
+      *note = g_strdup_printf("fused into %s: its value is computed inside that node, so it "
+                              "exists only eagerly", what);
+      g_free(what);
+      return TS_EXPECTED_FUSED;
+    }
+    const ts_node *opt = g_hash_table_lookup(s->opt_node, r->traced);
+    if (!opt && value_used(s, r->traced)) {
+      *note = g_strdup("the optimizer replaced its node by its input (x + 0, x * 1, a cast to "
+                       "the same dtype, ...): the graph reads that instead");
+      return TS_EXPECTED_SIMPLIFIED;
+    }
     if (!opt) {
       *note = g_strdup("its node is not in the optimized graph (pruned)");
       return TS_EXPECTED_PRUNED;
@@ -567,10 +741,8 @@ static gint by_seq(gconstpointer a, gconstpointer b)
   return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static void summarize(recorder *s, const ts_concrete *cf, ts_diverge_report *rep)
+static void summarize(recorder *s, ts_diverge_report *rep)
 {
-  GHashTable *origins = g_hash_table_new(NULL, NULL);
-  map_origins(ts__concrete_exec_graph(cf), origins);
   g_ptr_array_sort(s->eager, by_seq);
   GArray *expected = g_array_new(FALSE, TRUE, sizeof(ts_diverge_op));
   rec *first = NULL;
@@ -579,7 +751,7 @@ static void summarize(recorder *s, const ts_concrete *cf, ts_diverge_report *rep
     rep->n_matched += r->ran_in_graph;
     rep->n_compared += r->compared;
     char *note;
-    r->diff.expected = classify(r, origins, &note);
+    r->diff.expected = classify(r, s, &note);
     if (r->diff.expected != TS_EXPECTED_NONE) {
       report_add_expected(rep, expected, r, note);
     } else if (r->diff.kind != TS_DIVERGE_NONE) {
@@ -597,7 +769,6 @@ static void summarize(recorder *s, const ts_concrete *cf, ts_diverge_report *rep
     rep->cause = likely_cause(first, &s->opt);
     rep->diverged = true;
   }
-  g_hash_table_unref(origins);
 }
 
 /* ---- running both ---------------------------------------------------------------------- */
@@ -609,6 +780,9 @@ static void recorder_init(recorder *s, const ts_diverge_options *opt)
     .eager = g_ptr_array_new_with_free_func(rec_free),
     .by_traced = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_ptr_array_unref),
     .graph_runs = g_hash_table_new(NULL, NULL),
+    .opt_node = g_hash_table_new(NULL, NULL),
+    .stands_for = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_ptr_array_unref),
+    .fused_into = g_hash_table_new(NULL, NULL),
     .produced = g_hash_table_new(NULL, NULL),
     .assigned = g_hash_table_new(NULL, NULL),
     .opt = opt ? *opt : TS_DIVERGE_OPTIONS_DEFAULT,
@@ -619,6 +793,9 @@ static void recorder_clear(recorder *s)
 {
   g_hash_table_unref(s->by_traced);
   g_hash_table_unref(s->graph_runs);
+  g_hash_table_unref(s->opt_node);
+  g_hash_table_unref(s->stands_for);
+  g_hash_table_unref(s->fused_into);
   g_hash_table_unref(s->produced);
   g_hash_table_unref(s->assigned);
   g_ptr_array_unref(s->eager);
@@ -639,6 +816,7 @@ static bool diverge_run(ts_function *f, ts_concrete *cf, const ts_value *args, i
     collect_vars(ts_concrete_graph(cf), vars);
   recorder s;
   recorder_init(&s, opt);
+  plan_matches(&s, ts__concrete_exec_graph(cf));
   int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_event, &s);
 
   /* Eagerly, functions it calls included (a process-wide switch, as
@@ -665,7 +843,7 @@ static bool diverge_run(ts_function *f, ts_concrete *cf, const ts_value *args, i
     rep->function = g_strdup(ts_function_name(f));
     rep->signature = g_strdup(ts_concrete_signature(cf));
     rep->options = s.opt;
-    summarize(&s, cf, rep);
+    summarize(&s, rep);
     ts_diverge_op *res = &rep->result;
     res->op = TS_OP_IDENTITY;
     res->op_name = "result";

@@ -14,6 +14,8 @@ static const char *const EXPECTED_NAMES[TS_EXPECTED_KIND_COUNT] = {
   [TS_EXPECTED_NO_TWIN] = "no graph twin",
   [TS_EXPECTED_STATE_ORDER] = "state order",
   [TS_EXPECTED_FOLLOWS] = "follows",
+  [TS_EXPECTED_FUSED] = "fused",
+  [TS_EXPECTED_SIMPLIFIED] = "simplified",
 };
 
 const char *ts_diverge_expected_name(ts_diverge_expected why)
@@ -30,6 +32,7 @@ const char *ts__diverge_base_name(const char *path)
 static void op_clear(ts_diverge_op *d)
 {
   g_free(d->node);
+  g_free(d->graph_node);
   g_free(d->note);
   ts_tensor_unref(d->eager);
   ts_tensor_unref(d->graph);
@@ -88,7 +91,9 @@ static void append_difference(GString *s, const ts_diverge_op *d)
   }
 }
 
-/* "op #12 Add 'add_1' at model.c:34" */
+/* "op #12 Add 'add_1' at model.c:34", and the node it was compared with
+ * when a pass rewrote it: " (in the graph: FusedElementwise 'add_1' standing
+ * for Mul, Add)" (an expected difference's note says it instead). */
 static void append_op(GString *s, const ts_diverge_op *d)
 {
   g_string_append_printf(s, "op #%" PRIu64 " %s", d->seq, d->op_name);
@@ -96,6 +101,8 @@ static void append_op(GString *s, const ts_diverge_op *d)
     g_string_append_printf(s, " '%s'", d->node);
   if (d->loc.file)
     g_string_append_printf(s, " at %s:%d", ts__diverge_base_name(d->loc.file), d->loc.line);
+  if (d->graph_node && d->expected == TS_EXPECTED_NONE)
+    g_string_append_printf(s, " (in the graph: %s)", d->graph_node);
 }
 
 /* Values of small tensors in full; of bigger ones, dtype and shape (the

@@ -1,8 +1,8 @@
 /* diverge.c — user code for the divergence finder (tests/test-diverge.c,
  * tracescope-cli diverge): the classic mistake of a tensor changed in a
- * TS_WHILE body but left out of its list, the same loop written right, and
+ * TS_WHILE body but left out of its list, the same loop written right,
  * differences the two modes are allowed to have (printing, folded
- * constants, variables). */
+ * constants, variables), and what the optimizer's passes rewrite. */
 #include <tracescope.h>
 
 /* x doubles on every iteration, but x is not listed: eagerly total sums
@@ -91,6 +91,17 @@ static ts_tensor *log_of_negative(ts_call *c)
   return ts_add(ts_log(ts_neg(ts_arg(c, 0))), ts_scalar_f32(1));
 }
 
+/* What the passes rewrite: pow(x, 3) becomes (x*x)*x, x * 1 becomes x,
+ * the second exp(x) is merged into the first (CSE), and the elementwise
+ * chain from the pow to the first add is fused. */
+static ts_tensor *rewritten(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  ts_tensor *cube = ts_mul(ts_pow(x, ts_scalar_f32(3)), ts_scalar_f32(1));
+  ts_tensor *a = ts_exp(x), *b = ts_exp(x);
+  return ts_add(ts_add(cube, a), b);
+}
+
 TS_MODULE("divergence examples",
   TS_EXPORT_WITH(TS_EXAMPLE("f32[3]=1,2,3"), unlisted_loop_var, x),
   TS_EXPORT_WITH(TS_EXAMPLE("f32[3]=1,2,3"), listed_loop_var, x),
@@ -98,5 +109,6 @@ TS_MODULE("divergence examples",
   TS_EXPORT_WITH(TS_EXAMPLE("f32[3]=1,2,3"), print_and_fold, x),
   TS_EXPORT_WITH(TS_EXAMPLE("f32[3]=1,2,3"), count_up, x),
   TS_EXPORT_WITH(TS_EXAMPLE("f32[3]=1,2,3"), read_around_assign, x),
-  TS_EXPORT_WITH(TS_EXAMPLE("f32[3]=1,2,3"), log_of_negative, x))
+  TS_EXPORT_WITH(TS_EXAMPLE("f32[3]=1,2,3"), log_of_negative, x),
+  TS_EXPORT_WITH(TS_EXAMPLE("f32[3]=1,2,3"), rewritten, x))
 ;
