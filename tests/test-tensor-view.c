@@ -388,8 +388,35 @@ static void test_view_summary(void)
   g_assert_nonnull(strstr(_ts_tensor_view_get_stats_text(f.view), "not numeric"));
   g_assert_null(_ts_tensor_view_get_stats(f.view));
   g_free(cell);
-  cell = _ts_tensor_table_dup_cell_text(_ts_tensor_view_get_table(f.view), 0, 1);
+  cell = _ts_tensor_table_dup_cell_text(_ts_tensor_view_get_table(f.view), 1, 0);
   g_assert_cmpstr(cell, ==, "\"be\"");
+
+  /* a vector reads down one column, a page of rows at a time; its heat map is a strip */
+  float ramp[450];
+  for (int i = 0; i < 450; i++)
+    ramp[i] = (float)i / 10;
+  ts_tensor_view_set_tensor(f.view, f32_tensor(TS_SHAPE(450), ramp), "ramp");
+  TsTensorTable *table = _ts_tensor_view_get_table(f.view);
+  guint nr, nc;
+  ts_tensor_table_get_pages(table, &nr, &nc);
+  g_assert_cmpuint(nr, ==, 3);
+  g_assert_cmpuint(nc, ==, 1);
+  g_assert_cmpuint(ts_tensor_table_get_n_columns(table), ==, 2);
+  ts_tensor_table_set_page(table, 2, 0);
+  g_free(cell);
+  cell = _ts_tensor_table_dup_cell_text(table, 449, 0);
+  g_assert_cmpstr(cell, ==, "44.9");
+  _ts_tensor_view_show_page(f.view, "heat-map");
+  TsTensorHeatMap *map = _ts_tensor_view_get_heat_map(f.view);
+  wait_shown(GTK_WIDGET(map), 200);
+  double x0, y0, x1, y1;
+  g_assert_true(ts_tensor_heat_map_cell_centre(map, 0, 0, &x0, &y0));
+  g_assert_true(ts_tensor_heat_map_cell_centre(map, 0, 449, &x1, &y1));
+  int64_t row, col;
+  g_assert_true(ts_tensor_heat_map_cell_at(map, x1, y1 + 10, &row, &col)); /* 32 px tall */
+  g_assert_cmpint(col, ==, 449);
+  g_autofree char *tip = ts_tensor_heat_map_dup_tooltip_at(map, x1, y1);
+  g_assert_cmpstr(tip, ==, "[449] = 44.9");
 
   ts_tensor_view_set_tensor(f.view, NULL, NULL);
   g_assert_null(ts_tensor_view_get_tensor(f.view));

@@ -225,6 +225,11 @@ void ts_tensor_table_set_slice(TsTensorTable *self, ts_tensor *t, const ts_tenso
   self->tensor = t;
   if (s)
     self->slice = *s;
+  /* a vector reads down a column, paged by rows */
+  if (self->slice.shape.rank == 1) {
+    self->slice.row_axis = 0;
+    self->slice.col_axis = -1;
+  }
   self->row_page = self->col_page = 0;
   rebuild(self);
 }
