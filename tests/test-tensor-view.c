@@ -454,6 +454,13 @@ static void test_view_big_async(void)
   g_assert_cmpuint(nc, ==, (683 + TS_TENSOR_TABLE_PAGE_COLS - 1) / TS_TENSOR_TABLE_PAGE_COLS);
   g_assert_cmpuint(ts_tensor_table_get_n_columns(_ts_tensor_view_get_table(f.view)), ==,
                    TS_TENSOR_TABLE_PAGE_COLS + 1);
+  /* past the end: the last page, its last cell there and the first not */
+  ts_tensor_table_set_page(_ts_tensor_view_get_table(f.view), 99, 99);
+  g_free(cell);
+  cell = _ts_tensor_table_dup_cell_text(_ts_tensor_view_get_table(f.view), 1023, 682);
+  g_assert_cmpstr(cell, ==, "0.5");
+  g_assert_null(_ts_tensor_table_dup_cell_text(_ts_tensor_view_get_table(f.view), 0, 0));
+  g_assert_cmpuint(ts_tensor_table_get_n_columns(_ts_tensor_view_get_table(f.view)), ==, 1 + 683 % 16);
 
   /* replaced while computing: the late result is dropped, nothing leaks */
   scope = ts_scope_begin();

@@ -234,9 +234,10 @@ void ts_tensor_table_set_slice(TsTensorTable *self, ts_tensor *t, const ts_tenso
   rebuild(self);
 }
 
-static void on_prev_rows(TsTensorTable *self) { ts_tensor_table_set_page(self, self->row_page - 1, self->col_page); }
+/* set_page clamps past the end; before the start is kept at 0 here */
+static void on_prev_rows(TsTensorTable *self) { ts_tensor_table_set_page(self, MAX(self->row_page, 1) - 1, self->col_page); }
 static void on_next_rows(TsTensorTable *self) { ts_tensor_table_set_page(self, self->row_page + 1, self->col_page); }
-static void on_prev_cols(TsTensorTable *self) { ts_tensor_table_set_page(self, self->row_page, self->col_page - 1); }
+static void on_prev_cols(TsTensorTable *self) { ts_tensor_table_set_page(self, self->row_page, MAX(self->col_page, 1) - 1); }
 static void on_next_cols(TsTensorTable *self) { ts_tensor_table_set_page(self, self->row_page, self->col_page + 1); }
 
 static GtkWidget *page_button(TsTensorTable *self, const char *icon, const char *tooltip, GCallback cb)
