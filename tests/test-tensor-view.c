@@ -474,6 +474,14 @@ static void test_view_big_async(void)
   fixture_clear(&f);
 }
 
+static int n_children(GtkWidget *w)
+{
+  int n = 0;
+  for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c))
+    n++;
+  return n;
+}
+
 /* A rank-4 tensor [2, 3, 4, 5] holding its flat index, NaN at [1, 2, 2, 3]. */
 static ts_tensor *rank4(void)
 {
@@ -493,6 +501,17 @@ static void test_view_rank4_slice(void)
   fixture f;
   fixture_init(&f, 800, 600);
   ts_tensor_view_set_tensor(f.view, rank4(), "rank 4");
+  /* compact: the table alone, and only which matrix to show; Inspect opens the rest */
+  g_assert_cmpint(n_children(f.view->slice_box), ==, 4); /* rows, columns, axis 0, axis 1 */
+  ts_tensor_view_set_compact(f.view, TRUE);
+  g_assert_cmpint(n_children(f.view->slice_box), ==, 2);
+  g_assert_false(gtk_widget_get_visible(f.view->switcher));
+  _ts_tensor_view_show_page(f.view, "histogram"); /* as Inspect does */
+  g_assert_true(gtk_widget_get_visible(f.view->switcher));
+  g_assert_cmpint(n_children(f.view->slice_box), ==, 4);
+  gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(f.view->expand_button), FALSE);
+  g_assert_cmpstr(gtk_stack_get_visible_child_name(f.view->stack), ==, "table");
+  ts_tensor_view_set_compact(f.view, FALSE);
   /* axes 1 and 3 as rows and columns, index 1 along axis 0 and 2 along axis 2 */
   _ts_tensor_view_select_axes(f.view, 1, 3);
   _ts_tensor_view_select_index(f.view, 0, 1);

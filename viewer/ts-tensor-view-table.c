@@ -277,6 +277,8 @@ static void ts_tensor_table_init(TsTensorTable *self)
   self->prev_cols = page_button(self, "go-previous-symbolic", _("Previous columns"), G_CALLBACK(on_prev_cols));
   self->next_cols = page_button(self, "go-next-symbolic", _("Next columns"), G_CALLBACK(on_next_cols));
   self->page_label = GTK_LABEL(gtk_label_new(NULL));
+  gtk_label_set_wrap(self->page_label, TRUE);
+  gtk_label_set_xalign(self->page_label, 0);
   gtk_widget_add_css_class(GTK_WIDGET(self->page_label), "dim-label");
   gtk_widget_add_css_class(GTK_WIDGET(self->page_label), "caption");
   gtk_box_append(GTK_BOX(self->page_bar), GTK_WIDGET(self->page_label));
