@@ -571,6 +571,48 @@ static void test_view_rank4_slice(void)
   fixture_clear(&f);
 }
 
+/* A slice far larger than the widget: drawn sampled, one element per
+ * pixel, and the pointer still finds the element under it. */
+static void test_view_big_slice(void)
+{
+  if (!have_display) {
+    g_test_skip("no display");
+    return;
+  }
+  fixture f;
+  fixture_init(&f, 800, 600);
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *t = ts_reshape(ts_range(TS_F32, 0, 1500 * 2000, 1), TS_SHAPE(1500, 2000));
+  ts_tensor_view_set_tensor(f.view, t, "big slice");
+  ts_scope_end(scope);
+  g_assert_true(ts_tensor_view_get_busy(f.view)); /* the heat map does not wait for statistics */
+  _ts_tensor_view_show_page(f.view, "heat-map");
+  TsTensorHeatMap *map = _ts_tensor_view_get_heat_map(f.view);
+  wait_shown(GTK_WIDGET(map), 200);
+  g_assert_cmpint(gtk_widget_get_width(GTK_WIDGET(map)), <, 2000);
+  double x0, y0, x1, y1;
+  g_assert_true(ts_tensor_heat_map_cell_centre(map, 0, 0, &x0, &y0));
+  g_assert_true(ts_tensor_heat_map_cell_centre(map, 1499, 1999, &x1, &y1));
+  for (double fx = 0.1; fx < 1; fx += 0.2) {
+    double x = x0 + (x1 - x0) * fx, y = y0 + (y1 - y0) * (1 - fx);
+    int64_t row, col;
+    g_assert_true(ts_tensor_heat_map_cell_at(map, x, y, &row, &col));
+    g_autofree char *tip = ts_tensor_heat_map_dup_tooltip_at(map, x, y);
+    char value[32];
+    ts_format_value((double)(float)(row * 2000 + col), value, sizeof value);
+    g_autofree char *want = g_strdup_printf("[%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "] = %s", row, col, value);
+    g_assert_cmpstr(tip, ==, want);
+  }
+  /* the first pixel is the smallest value; the last samples an element
+   * within a pixel of the largest, at the scale's far end */
+  g_assert_cmphex(pixel_at(GTK_WIDGET(map), x0, y0), ==, 0x440154);
+  guint32 last = pixel_at(GTK_WIDGET(map), x1, y1);
+  for (int shift = 0; shift <= 16; shift += 8)
+    g_assert_cmpint(ABS((int)((last >> shift) & 0xff) - (int)((0xfde725u >> shift) & 0xff)), <=, 2);
+  test_wait_for(not_busy, f.view, "the statistics");
+  fixture_clear(&f);
+}
+
 static void test_view_histogram(void)
 {
   if (!have_display) {
@@ -733,6 +775,7 @@ int main(int argc, char **argv)
   g_test_add_func("/tensor-view/summary", test_view_summary);
   g_test_add_func("/tensor-view/big-async", test_view_big_async);
   g_test_add_func("/tensor-view/rank4-slice", test_view_rank4_slice);
+  g_test_add_func("/tensor-view/big-slice", test_view_big_slice);
   g_test_add_func("/tensor-view/histogram", test_view_histogram);
   g_test_add_func("/tensor-view/diff", test_view_diff);
   g_test_add_func("/tensor-view/export", test_view_export);
