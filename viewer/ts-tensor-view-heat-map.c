@@ -78,6 +78,8 @@ void ts_tensor_heat_map_set_slice(TsTensorHeatMap *self, ts_tensor *t, const ts_
 {
   g_return_if_fail(TS_IS_TENSOR_HEAT_MAP(self) && (!t || s));
   g_return_if_fail(!t || (ts_tensor_data(t) && ts_tensor_element_loader(ts_tensor_dtype(t))));
+  if (t && t == self->tensor && !self->note && ts_tensor_slice_equal(s, &self->slice))
+    return;
   ts_tensor_ref(t);
   ts_tensor_unref(self->tensor);
   self->tensor = t;

@@ -13,7 +13,7 @@ G_BEGIN_DECLS
 
 /* ---- the value table: one page of rows × columns of a slice ---------- */
 
-#define TS_TENSOR_TABLE_PAGE_ROWS 200
+#define TS_TENSOR_TABLE_PAGE_ROWS 100
 #define TS_TENSOR_TABLE_PAGE_COLS 16
 
 #define TS_TYPE_TENSOR_TABLE (ts_tensor_table_get_type())

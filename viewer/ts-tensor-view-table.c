@@ -220,6 +220,9 @@ void ts_tensor_table_set_page(TsTensorTable *self, guint row_page, guint col_pag
 void ts_tensor_table_set_slice(TsTensorTable *self, ts_tensor *t, const ts_tensor_slice *s)
 {
   g_return_if_fail(TS_IS_TENSOR_TABLE(self) && (!t || s));
+  ts_tensor_slice shown = self->slice;
+  if (t && t == self->tensor && (s->shape.rank == 1 || ts_tensor_slice_equal(s, &shown)))
+    return; /* the same cells: keep the page (rows are many widgets to remake) */
   ts_tensor_ref(t);
   ts_tensor_unref(self->tensor);
   self->tensor = t;
