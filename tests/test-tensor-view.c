@@ -675,6 +675,46 @@ static void test_view_diff(void)
   fixture_clear(&f);
 }
 
+static ts_tensor *captured;
+
+/* Keeps its argument: traced, a symbolic tensor with no values. */
+static ts_tensor *capture(ts_call *c)
+{
+  captured = ts_tensor_ref(ts_arg(c, 0));
+  return ts_arg(c, 0);
+}
+
+/* Bad input says what is wrong: no values, nothing to export, no difference. */
+static void test_view_symbolic(void)
+{
+  if (!have_display) {
+    g_test_skip("no display");
+    return;
+  }
+  fixture f;
+  fixture_init(&f, 700, 500);
+  ts_function *fn = ts_function_new("capture", capture, "x");
+  ts_value args[1] = { TS_SPEC_VALUE(TS_F32, TS_SHAPE(2, 2)) };
+  g_assert_nonnull(ts_function_get_concrete(fn, args, 1));
+  g_assert_nonnull(captured);
+  g_assert_null(ts_tensor_data(captured));
+  ts_tensor_view_set_tensor(f.view, captured, "traced x");
+  g_assert_nonnull(strstr(_ts_tensor_view_get_message(f.view), "symbolic"));
+  g_assert_nonnull(strstr(_ts_tensor_view_get_summary(f.view), "f32[2,2]"));
+  GError *error = NULL;
+  g_autofree char *path = temp_path("symbolic.npy");
+  g_assert_false(ts_tensor_view_export_npy(f.view, path, &error));
+  g_assert_nonnull(strstr(error->message, "no tensor with values"));
+  g_clear_error(&error);
+  g_assert_false(ts_tensor_view_set_diff(f.view, captured, ts_tensor_new(TS_F32, TS_SHAPE(2, 2)), &error));
+  g_assert_nonnull(strstr(error->message, "symbolic"));
+  g_clear_error(&error);
+  g_assert_null(ts_error_peek()); /* nothing left pending on the engine's side */
+  ts_tensor_unref(captured);
+  fixture_clear(&f);
+  ts_function_free(fn);
+}
+
 static void test_view_export(void)
 {
   if (!have_display) {
@@ -779,6 +819,7 @@ int main(int argc, char **argv)
   g_test_add_func("/tensor-view/histogram", test_view_histogram);
   g_test_add_func("/tensor-view/diff", test_view_diff);
   g_test_add_func("/tensor-view/export", test_view_export);
+  g_test_add_func("/tensor-view/symbolic", test_view_symbolic);
   g_test_add_func("/tensor-view/screenshots", test_view_screenshots);
   int ret = g_test_run();
   ts_release_all();
