@@ -8,6 +8,7 @@
 
 #include <gio/gio.h>
 
+#include "tracescope-profiler.h"
 #include "ts-console-line.h"
 #include "ts-loaded-module.h"
 #include "ts-trace-entry.h"
@@ -26,6 +27,9 @@ typedef struct {
   guint64 total_ns;   /* time of all calls */
   ts_tensor *tensor;  /* the result's values (a reference: ts_tensor_unref); NULL for strings,
                          variants and traced-only calls */
+  tsp_session *profile; /* made while profiling, or by a comparison: what was recorded (owned), else NULL */
+  tsp_compare *compare; /* ts_engine_worker_compare_async: eager against graph (owned, its
+                           function is a string of profile), else NULL */
 } TsRunResult;
 
 void ts_run_result_free(TsRunResult *result);
@@ -72,6 +76,19 @@ guint ts_engine_worker_run_async(TsEngineWorker *self, TsLoadedModule *module,
 /* Owned result, or NULL with an error (the engine's message, cancelled, or died). */
 TsRunResult *ts_engine_worker_run_finish(TsEngineWorker *self, GAsyncResult *result,
                                          GError **error);
+
+/* Whether runs started from now record a profiling session (TsRunResult.profile). */
+void ts_engine_worker_set_profiling(TsEngineWorker *self, gboolean profiling);
+gboolean ts_engine_worker_get_profiling(TsEngineWorker *self);
+
+/* Runs function eagerly and as a graph, a warm-up and then n_calls times
+ * each way, recorded; finish with ts_engine_worker_run_finish: the result
+ * has profile and compare.  The recorded bytes are read off the main
+ * thread. */
+guint ts_engine_worker_compare_async(TsEngineWorker *self, TsLoadedModule *module,
+                                     const char *function, const char *const *args, guint n_calls,
+                                     GCancellable *cancellable, GAsyncReadyCallback callback,
+                                     gpointer user_data);
 
 /* Gives function an input signature (specs as "f32[?,3]"), remembered for
  * the worker's restarts. */

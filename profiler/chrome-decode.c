@@ -84,6 +84,34 @@ static const char *copy_str(GStringChunk *chunk, JsonObject *o, const char *key)
   return v ? g_string_chunk_insert_const(chunk, v) : NULL;
 }
 
+/* A "memory" counter: its first series is the device, its value the live
+ * bytes; other counters are not kept. */
+static bool decode_memory(JsonObject *ev, JsonObject *args, const char *name, uint64_t k,
+                          GStringChunk *chunk, tsp_decoded *d, GError **error)
+{
+  if (!name || strcmp(name, "memory") != 0)
+    return true;
+  GList *members = args ? json_object_get_members(args) : NULL;
+  if (!members)
+    return tsp__fail(error, "event %" G_GUINT64_FORMAT ": memory counter without a value", k);
+  const char *series = members->data;
+  g_list_free(members);
+  int64_t tid;
+  if (!tsp__json_int(ev, "tid", &tid, false, error, k) ||
+      !tsp__json_time(ev, "ts", &d->ts, true, error, k) ||
+      !tsp__json_int(args, series, &d->n, true, error, k) ||
+      !tsp__json_int(ev, "delta", &d->code, false, error, k))
+    return false;
+  d->has_delta = json_object_has_member(ev, "delta");
+  if (d->n < 0)
+    return tsp__fail(error, "event %" G_GUINT64_FORMAT ": memory counter \"%s\" is negative", k,
+                     series);
+  d->ph = 'C';
+  d->tid = (uint64_t)tid;
+  d->device = g_string_chunk_insert_const(chunk, series);
+  return true;
+}
+
 bool tsp__decode_event(JsonNode *node, uint64_t k, GStringChunk *chunk, tsp_decoded *d,
                        GError **error)
 {
@@ -108,8 +136,10 @@ bool tsp__decode_event(JsonNode *node, uint64_t k, GStringChunk *chunk, tsp_deco
     d->name = copy_str(chunk, args, "name");
     return true;
   }
+  if (strcmp(ph, "C") == 0)
+    return decode_memory(ev, args, name, k, chunk, d, error);
   if (strcmp(ph, "X") != 0 && strcmp(ph, "B") != 0 && strcmp(ph, "E") != 0)
-    return true; /* instants, counters, flows, ...: not kept */
+    return true; /* instants, other counters, flows, ...: not kept */
   d->ph = ph[0];
   if (!tsp__json_int(ev, "tid", &tid, false, error, k) || !tsp__json_time(ev, "ts", &d->ts, true, error, k) ||
       (d->ph == 'X' && !tsp__json_time(ev, "dur", &d->dur, false, error, k)))

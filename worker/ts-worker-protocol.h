@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 /* Bumped on any incompatible change; Hello refuses another version. */
-#define TS_WORKER_PROTOCOL_VERSION 1u
+#define TS_WORKER_PROTOCOL_VERSION 2u /* 2: Call takes options (profile, compare) */
 
 #define TS_WORKER_INTERFACE "org.tracescope.Worker1"
 #define TS_WORKER_PATH "/org/tracescope/Worker"

@@ -100,6 +100,8 @@ void ts_call_result_free(TsCallResult *r)
   g_free(r->value_text);
   g_free(r->shape_text);
   g_clear_pointer(&r->data, g_bytes_unref);
+  g_clear_pointer(&r->profile, g_bytes_unref);
+  g_clear_pointer(&r->compare, g_variant_unref);
   g_free(r);
 }
 
@@ -186,6 +188,7 @@ static void call_maybe_done(TsWorker *self, PendingCall *pc)
 }
 
 static gboolean read_result_data(GVariantDict *d, GUnixFDList *fds, TsCallResult *r, GError **error);
+static gboolean read_profile(GVariantDict *d, GUnixFDList *fds, TsCallResult *r, GError **error);
 
 static TsCallResult *parse_result(GVariant *reply, GUnixFDList *fds, guint call_id, GError **error)
 {
@@ -208,7 +211,8 @@ static TsCallResult *parse_result(GVariant *reply, GUnixFDList *fds, guint call_
   g_variant_dict_lookup(&d, "shape-text", "s", &r->shape_text);
   g_variant_dict_lookup(&d, "n-calls", "u", &r->n_calls);
   g_variant_dict_lookup(&d, "total-ns", "t", &r->total_ns);
-  gboolean ok = read_result_data(&d, fds, r, error);
+  r->compare = g_variant_dict_lookup_value(&d, "compare", G_VARIANT_TYPE_VARDICT);
+  gboolean ok = read_result_data(&d, fds, r, error) && read_profile(&d, fds, r, error);
   g_variant_dict_clear(&d);
   return ok ? g_steal_pointer(&r) : NULL;
 }
@@ -296,6 +300,46 @@ static gboolean read_result_data(GVariantDict *d, GUnixFDList *fds, TsCallResult
   return TRUE;
 }
 
+/* The recorded session: inline (profile) or in a memfd (profile-fd, profile-size). */
+static gboolean read_profile(GVariantDict *d, GUnixFDList *fds, TsCallResult *r, GError **error)
+{
+  g_autoptr(GVariant) inline_data = g_variant_dict_lookup_value(d, "profile", G_VARIANT_TYPE_BYTESTRING);
+  if (inline_data) {
+    r->profile = g_variant_get_data_as_bytes(inline_data);
+    return TRUE;
+  }
+  gint32 index;
+  guint64 size;
+  if (!g_variant_dict_lookup(d, "profile-fd", "h", &index))
+    return TRUE; /* none asked for */
+  if (!g_variant_dict_lookup(d, "profile-size", "t", &size) || !fds || index < 0 ||
+      index >= g_unix_fd_list_get_length(fds) || size == 0 || size > G_MAXSSIZE) {
+    g_set_error_literal(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                        "a Call result whose profile is neither inline nor in a valid fd");
+    return FALSE;
+  }
+  int fd = g_unix_fd_list_get(fds, index, error);
+  if (fd < 0)
+    return FALSE;
+  struct stat st;
+  void *map = MAP_FAILED;
+  if (fstat(fd, &st) != 0 || (guint64)st.st_size < size)
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                "the profile the worker sent (%" G_GUINT64_FORMAT " bytes) is not in its fd", size);
+  else if ((map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED)
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                "cannot map the %" G_GUINT64_FORMAT "-byte profile the worker sent: %s", size,
+                g_strerror(errno));
+  close(fd);
+  if (map == MAP_FAILED)
+    return FALSE;
+  Mapping *m = g_new(Mapping, 1);
+  m->map = map;
+  m->size = size;
+  r->profile = g_bytes_new_with_free_func(map, size, mapping_free, m);
+  return TRUE;
+}
+
 static void on_call_reply(GObject *source, GAsyncResult *res, gpointer user_data)
 {
   g_autoptr(GTask) task = user_data;
@@ -350,6 +394,16 @@ void ts_worker_call_async(TsWorker *self, guint call_id, const char *function,
                           GCancellable *cancellable, GAsyncReadyCallback callback,
                           gpointer user_data)
 {
+  ts_worker_call_with_options_async(self, call_id, function, args, repeat, eager, NULL, cancellable,
+                                    callback, user_data);
+}
+
+void ts_worker_call_with_options_async(TsWorker *self, guint call_id, const char *function,
+                                       const char *const *args, guint repeat, gboolean eager,
+                                       GVariant *options, GCancellable *cancellable,
+                                       GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_autoptr(GVariant) opts = options ? g_variant_ref_sink(options) : g_variant_ref_sink(g_variant_new("a{sv}", NULL));
   g_return_if_fail(TS_IS_WORKER(self) && function != NULL && args != NULL);
   GTask *task = g_task_new(self, NULL, callback, user_data);
   g_task_set_source_tag(task, ts_worker_call_async);
@@ -366,7 +420,7 @@ void ts_worker_call_async(TsWorker *self, guint call_id, const char *function,
   g_queue_push_tail(&self->calls, pc);
   g_dbus_connection_call_with_unix_fd_list(
     self->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE, "Call",
-    g_variant_new("(us^asub)", call_id, function, args, repeat, eager), G_VARIANT_TYPE("(a{sv})"),
+    g_variant_new("(us^asub@a{sv})", call_id, function, args, repeat, eager, opts), G_VARIANT_TYPE("(a{sv})"),
     G_DBUS_CALL_FLAGS_NONE, G_MAXINT, NULL, NULL, on_call_reply, g_object_ref(task));
   if (cancellable) {
     pc->cancellable = g_object_ref(cancellable);

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "tracescope-profiler.h"
 #include "ts-spec-text.h"
 #include "ts-worker-error.h"
 #include "ts-worker-protocol.h"
@@ -43,6 +44,7 @@ static const char introspection_xml[] =
   "   <arg direction='in' type='as' name='args'/>"
   "   <arg direction='in' type='u' name='repeat'/>"
   "   <arg direction='in' type='b' name='eager'/>"
+  "   <arg direction='in' type='a{sv}' name='options'/>"
   "   <arg direction='out' type='a{sv}' name='result'/>"
   "  </method>"
   "  <method name='Cancel'>"
@@ -275,6 +277,8 @@ typedef struct {
   const char **args;
   int n_args;
   guint32 repeat;
+  gboolean profile;      /* option "profile": record a session around the calls */
+  guint32 compare;       /* option "compare": N eager and N graph calls, compared */
   ts_function *fn;
   ts_value *values;
 } Call;
@@ -344,6 +348,75 @@ static gboolean add_tensor(GVariantDict *d, const ts_tensor *out, GUnixFDList *f
   return TRUE;
 }
 
+/* Bytes under key (ay) when small, else in a memfd: key-fd (h) and key-size (t). */
+static gboolean add_bytes(GVariantDict *d, const char *key, GBytes *bytes, GUnixFDList *fds, GError **error)
+{
+  gsize size;
+  const void *data = g_bytes_get_data(bytes, &size);
+  if (size < TS_WORKER_FD_THRESHOLD) {
+    g_variant_dict_insert_value(d, key, g_variant_new_from_bytes(G_VARIANT_TYPE_BYTESTRING, bytes, TRUE));
+    return TRUE;
+  }
+  int fd = copy_to_memfd(data, size, error);
+  if (fd < 0)
+    return FALSE;
+  int index = g_unix_fd_list_append(fds, fd, error);
+  close(fd);
+  if (index < 0)
+    return FALSE;
+  g_autofree char *fd_key = g_strconcat(key, "-fd", NULL), *size_key = g_strconcat(key, "-size", NULL);
+  g_variant_dict_insert(d, fd_key, "h", index);
+  g_variant_dict_insert(d, size_key, "t", (guint64)size);
+  return TRUE;
+}
+
+/* The session recorded, into the result as "profile". */
+static gboolean add_profile(GVariantDict *d, tsp_session *session, GUnixFDList *fds, GError **error)
+{
+  g_autoptr(GBytes) bytes = tsp_session_serialize(session);
+  return add_bytes(d, "profile", bytes, fds, error);
+}
+
+/* Option "compare": the function eagerly and as a graph (tsp_compare_run:
+ * a warm-up each way, then N calls each way), recorded; the app reads the
+ * rows from the session and the windows and first call from "compare". */
+static void make_compare(Call *c)
+{
+  g_autoptr(GUnixFDList) fds = g_unix_fd_list_new();
+  tsp_session *session = tsp_session_new();
+  tsp_compare *cmp = tsp_compare_run(session, c->fn, c->values, c->n_args, (int)c->compare);
+  if (!cmp) {
+    tsp_session_free(session);
+    return_engine_error(c->inv, "", FALSE);
+    return;
+  }
+  GVariantDict d, w;
+  g_variant_dict_init(&d, NULL);
+  g_variant_dict_init(&w, NULL);
+  g_variant_dict_insert(&w, "n-calls", "u", c->compare);
+  g_variant_dict_insert(&w, "eager-window", "(tt)", cmp->eager_window.from_ns, cmp->eager_window.to_ns);
+  g_variant_dict_insert(&w, "graph-window", "(tt)", cmp->graph_window.from_ns, cmp->graph_window.to_ns);
+  g_variant_dict_insert(&w, "first-call-ns", "d", cmp->first_call_ns);
+  g_variant_dict_insert(&w, "trace-ns", "d", cmp->trace_ns);
+  g_variant_dict_insert(&w, "payback-calls", "d", cmp->payback_calls);
+  g_autofree char *text = g_strdup_printf("graph speedup %.2fx (%u calls each way)", cmp->speedup, c->compare);
+  g_variant_dict_insert(&d, "value-text", "s", text);
+  g_variant_dict_insert(&d, "n-calls", "u", 2 * c->compare + 2);
+  g_variant_dict_insert_value(&d, "compare", g_variant_dict_end(&w));
+  tsp_compare_free(cmp);
+  g_autoptr(GError) error = NULL;
+  gboolean ok = add_profile(&d, session, fds, &error);
+  tsp_session_free(session);
+  if (!ok) {
+    g_variant_dict_clear(&d);
+    g_dbus_method_invocation_return_gerror(c->inv, error);
+    return;
+  }
+  g_dbus_method_invocation_return_value_with_unix_fd_list(
+    c->inv, g_variant_new("(@a{sv})", g_variant_dict_end(&d)),
+    g_unix_fd_list_get_length(fds) > 0 ? fds : NULL);
+}
+
 /* Calls or traces; replies either way. */
 static void make_call(Call *c)
 {
@@ -359,6 +432,10 @@ static void make_call(Call *c)
       return_engine_error(c->inv, prefix, TRUE);
       return;
     }
+  }
+  if (c->compare > 0 && !traced_only) {
+    make_compare(c);
+    return;
   }
   GVariantDict d;
   g_variant_dict_init(&d, NULL);
@@ -382,13 +459,27 @@ static void make_call(Call *c)
   g_autoptr(GUnixFDList) fds = g_unix_fd_list_new();
   guint64 total_ns = 0, last_progress = 0;
   guint32 n_calls = 0;
+  g_autoptr(GError) error = NULL;
+  tsp_session *session = NULL;
+  if (c->profile) {
+    session = tsp_session_new();
+    if (!tsp_session_start(session, &error)) {
+      tsp_session_free(session);
+      g_variant_dict_clear(&d);
+      g_dbus_method_invocation_return_gerror(c->inv, error);
+      return;
+    }
+  }
   for (guint32 k = 0; k < c->repeat; k++) {
     ts_scope *scope = ts_scope_begin();
-    uint64_t t0 = ts_now_ns();
+    uint64_t t0 = session ? tsp_call_begin(session) : ts_now_ns();
     ts_tensor *out = ts_function_call(c->fn, c->values, c->n_args);
     total_ns += ts_now_ns() - t0;
+    if (session)
+      tsp_call_end(session, t0, c->function, ts_functions_run_eagerly() ? TSP_MODE_EAGER : TSP_MODE_GRAPH);
     if (!out) {
       ts_scope_end(scope);
+      tsp_session_free(session);
       g_variant_dict_clear(&d);
       return_engine_error(c->inv, "", FALSE);
       return;
@@ -401,9 +492,9 @@ static void make_call(Call *c)
       g_variant_dict_insert(&d, "shape-text", "s", shape);
       free(text);
       free(shape);
-      g_autoptr(GError) error = NULL;
       if (!add_tensor(&d, out, fds, &error)) {
         ts_scope_end(scope);
+        tsp_session_free(session);
         g_variant_dict_clear(&d);
         g_dbus_method_invocation_return_gerror(c->inv, error);
         return;
@@ -418,6 +509,16 @@ static void make_call(Call *c)
   }
   g_variant_dict_insert(&d, "n-calls", "u", n_calls);
   g_variant_dict_insert(&d, "total-ns", "t", total_ns);
+  if (session) {
+    tsp_session_stop(session);
+    gboolean ok = add_profile(&d, session, fds, &error);
+    tsp_session_free(session);
+    if (!ok) {
+      g_variant_dict_clear(&d);
+      g_dbus_method_invocation_return_gerror(c->inv, error);
+      return;
+    }
+  }
   g_dbus_method_invocation_return_value_with_unix_fd_list(
     c->inv, g_variant_new("(@a{sv})", g_variant_dict_end(&d)),
     g_unix_fd_list_get_length(fds) > 0 ? fds : NULL);
@@ -427,7 +528,10 @@ static void handle_call(WorkerService *s, GVariant *params, GDBusMethodInvocatio
 {
   Call c = { .s = s, .inv = inv };
   gboolean eager;
-  g_variant_get(params, "(u&s^a&sub)", &c.call_id, &c.function, &c.args, &c.repeat, &eager);
+  g_autoptr(GVariant) options = NULL;
+  g_variant_get(params, "(u&s^a&sub@a{sv})", &c.call_id, &c.function, &c.args, &c.repeat, &eager, &options);
+  g_variant_lookup(options, "profile", "b", &c.profile);
+  g_variant_lookup(options, "compare", "u", &c.compare);
   c.n_args = (int)g_strv_length((char **)c.args);
   c.repeat = MAX(c.repeat, 1);
   if (!(c.fn = lookup(s, inv, c.function)))
