@@ -4,11 +4,14 @@
  * TsProfileRow holding a copy of a tsp_stat or a tsp_compare_row. */
 #include "ts-profiler-panel.h"
 
+#include "ts-timeline.h"
+
 #include <adwaita.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "ts-profile-values.h"
+#include "ts-timeline.h"
 
 /* ---- rows ----------------------------------------------------------------------------- */
 
@@ -179,6 +182,7 @@ struct _TsProfilerPanel {
   GtkLabel *summary_label, *compare_summary;
   GtkSpinButton *calls_spin;
   GtkColumnView *stats_view, *compare_view;
+  TsTimeline *timeline;
 
   GListStore *rows, *compare_rows;
   GtkCustomFilter *filter;
@@ -196,6 +200,7 @@ struct _TsProfilerPanel {
   double compare_max; /* the longest bar, ns */
   tsp_group_by group_by;
   char *node_keys[TSP_BY_SCOPE + 1]; /* a graph node's key under each grouping, or NULL */
+  uint64_t range_from, range_to;     /* the timeline's range the table is of; to 0: all */
 };
 
 enum { SIGNAL_NODE_SELECTED, SIGNAL_SESSION_READY, N_SIGNALS };
@@ -332,6 +337,7 @@ static void shared_unref(TsProfileShared *sh)
 typedef struct {
   TsProfileShared *shared;
   tsp_group_by by;
+  tsp_filter filter;
   gboolean by_node;
   GPtrArray *rows; /* TsProfileRow */
   uint64_t count;
@@ -353,14 +359,14 @@ static void make_stats(GTask *task, gpointer source, gpointer data, GCancellable
 {
   StatsJob *job = data;
   const tsp_session *s = job->shared->session;
-  tsp_stats *st = tsp_stats_compute(s, job->by, &TSP_FILTER_ALL);
+  tsp_stats *st = tsp_stats_compute(s, job->by, &job->filter);
   job->rows = g_ptr_array_new_full((guint)st->n, g_object_unref);
   for (int i = 0; i < st->n; i++)
     g_ptr_array_add(job->rows, row_of_stat(s, &st->rows[i], job->by));
   job->count = st->count;
   job->self_ns = st->self_ns;
   tsp_stats_free(st);
-  GArray *calls = tsp_session_calls(s, &TSP_FILTER_ALL);
+  GArray *calls = tsp_session_calls(s, &job->filter);
   job->n_calls = calls->len;
   g_array_unref(calls);
   if (job->by_node)
@@ -376,9 +382,11 @@ static void update_summary(TsProfilerPanel *self)
   }
   g_autofree char *time = ts_profile_format_ns(self->self_ns);
   const char *node = self->node_keys[TSP_BY_NODE];
+  g_autofree char *range = self->range_to ? ts_profile_format_ns((double)(self->range_to - self->range_from)) : NULL;
   g_autofree char *text = g_strdup_printf(
-    "%s · %u call%s · %" G_GUINT64_FORMAT " ops · %s op time%s%s", self->label ? self->label : "", self->n_calls,
-    self->n_calls == 1 ? "" : "s", self->count, time, node ? " · graph selection: " : "", node ? node : "");
+    "%s · %u call%s · %" G_GUINT64_FORMAT " ops · %s op time%s%s%s%s", self->label ? self->label : "", self->n_calls,
+    self->n_calls == 1 ? "" : "s", self->count, time, range ? " · in the timeline's range of " : "",
+    range ? range : "", node ? " · graph selection: " : "", node ? node : "");
   gtk_label_set_label(self->summary_label, text);
   gtk_widget_set_tooltip_text(GTK_WIDGET(self->summary_label), text);
 }
@@ -432,6 +440,7 @@ static void refill(TsProfilerPanel *self, gboolean new_session)
   StatsJob *job = g_new0(StatsJob, 1);
   job->shared = shared_ref(self->shared);
   job->by = self->group_by;
+  job->filter = (tsp_filter){ TSP_MODE_ALL, self->range_from, self->range_to };
   job->by_node = new_session;
   g_autoptr(GTask) task = g_task_new(self, self->stats_cancellable, on_stats_made, NULL);
   g_task_set_task_data(task, job, (GDestroyNotify)stats_job_free);
@@ -442,12 +451,22 @@ static void refill(TsProfilerPanel *self, gboolean new_session)
 void ts_profiler_panel_set_session(TsProfilerPanel *self, tsp_session *session, const char *label)
 {
   g_return_if_fail(TS_IS_PROFILER_PANEL(self));
-  g_clear_pointer(&self->shared, shared_unref);
+  /* the timeline borrows the session: it lets go of the old one first */
+  TsProfileShared *old = g_steal_pointer(&self->shared);
   g_clear_pointer(&self->node_stats, tsp_stats_free);
   self->shared = session ? shared_new(session) : NULL;
+  self->range_from = self->range_to = 0;
+  ts_timeline_set_session(self->timeline, session);
+  g_clear_pointer(&old, shared_unref);
   g_free(self->label);
   self->label = g_strdup(label);
   refill(self, TRUE);
+}
+
+TsTimeline *ts_profiler_panel_get_timeline(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), NULL);
+  return self->timeline;
 }
 
 const tsp_session *ts_profiler_panel_get_session(TsProfilerPanel *self)
@@ -667,6 +686,7 @@ static void ts_profiler_panel_class_init(TsProfilerPanelClass *klass)
                                                NULL, NULL, NULL, G_TYPE_NONE, 0);
   signals[SIGNAL_NODE_SELECTED] = g_signal_new("node-selected", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
                                                NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  g_type_ensure(TS_TYPE_TIMELINE);
   gtk_widget_class_set_template_from_resource(widget_class,
                                               "/io/github/tracescope/Tracescope/ts-profiler-panel.ui");
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, stack);
@@ -675,6 +695,7 @@ static void ts_profiler_panel_class_init(TsProfilerPanelClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, group_dropdown);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, filter_entry);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, summary_label);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, timeline);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_summary);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, calls_spin);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, stats_view);
@@ -685,9 +706,27 @@ static void ts_profiler_panel_class_init(TsProfilerPanelClass *klass)
   gtk_widget_class_set_css_name(widget_class, "tsprofilerpanel");
 }
 
+/* A span clicked in the timeline: its node, as a row selected would. */
+static void on_span_selected(TsTimeline *timeline, gpointer event, guint node, TsProfilerPanel *self)
+{
+  const tsp_node_info *info = self->shared ? tsp_session_node(self->shared->session, node) : NULL;
+  if (info)
+    g_signal_emit(self, signals[SIGNAL_NODE_SELECTED], 0, info->name);
+}
+
+/* A range dragged in the timeline: the table is of that range. */
+static void on_range_selected(TsTimeline *timeline, guint64 from_ns, guint64 to_ns, TsProfilerPanel *self)
+{
+  self->range_from = from_ns;
+  self->range_to = to_ns > from_ns ? to_ns : 0;
+  refill(self, FALSE);
+}
+
 static void ts_profiler_panel_init(TsProfilerPanel *self)
 {
   gtk_widget_init_template(GTK_WIDGET(self));
+  g_signal_connect(self->timeline, "span-selected", G_CALLBACK(on_span_selected), self);
+  g_signal_connect(self->timeline, "range-selected", G_CALLBACK(on_range_selected), self);
   self->rows = g_list_store_new(TS_TYPE_PROFILE_ROW);
   self->compare_rows = g_list_store_new(TS_TYPE_PROFILE_ROW);
 

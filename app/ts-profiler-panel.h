@@ -12,6 +12,7 @@
 
 #include <gtk/gtk.h>
 
+#include "ts-timeline.h"
 #include "tracescope-profiler.h"
 
 G_BEGIN_DECLS
@@ -38,6 +39,8 @@ void ts_profiler_panel_set_filter_text(TsProfilerPanel *self, const char *text);
 void ts_profiler_panel_set_node_filter(TsProfilerPanel *self, const ts_node *node);
 
 /* The statistics table's rows as shown (sorted and filtered). */
+/* The timeline of the Run's session (borrowed). */
+TsTimeline *ts_profiler_panel_get_timeline(TsProfilerPanel *self);
 guint ts_profiler_panel_get_n_rows(TsProfilerPanel *self);
 const tsp_stat *ts_profiler_panel_get_row(TsProfilerPanel *self, guint i);
 void ts_profiler_panel_select_row(TsProfilerPanel *self, guint i);

@@ -880,6 +880,42 @@ static void test_profiler_panel(void)
   ts_graph_view_select_item(view, -1);
   g_assert_cmpuint(ts_profiler_panel_get_n_rows(panel), ==, n);
 
+  /* the timeline shows the Run's session; a span selects its node in the
+   * graph, a range makes the table of that range */
+  TsTimeline *timeline = ts_profiler_panel_get_timeline(panel);
+  g_assert_true(ts_timeline_get_session(timeline) == s);
+  const ts_node *span_node = NULL;
+  for (int t = 0; t < tsp_session_n_threads(s) && !span_node; t++) {
+    tsp_iter it;
+    tsp_iter_init(&it, s, t);
+    for (const tsp_event *e; !span_node && (e = tsp_iter_next(&it));) {
+      const tsp_node_info *info = e->kind == TSP_EVENT_OP ? tsp_session_node(s, e->node) : NULL;
+      if (info && (span_node = ts_profile_find_node(cf->graph, info->name)))
+        g_signal_emit_by_name(timeline, "span-selected", (gpointer)e, (guint)e->node);
+    }
+  }
+  g_assert_nonnull(span_node);
+  test_wait_for(selected_node_is, (gpointer)span_node, "the span's node to be selected in the graph");
+  ts_graph_view_select_item(view, -1);
+  uint64_t first, last;
+  tsp_lod_range(ts_timeline_get_lod(timeline), &first, &last);
+  uint64_t middle = first + (last - first) / 2;
+  ts_profiler_panel_set_group_by(panel, TSP_BY_OP);
+  g_signal_emit_by_name(timeline, "range-selected", (guint64)first, (guint64)middle);
+  wait_idle();
+  tsp_stats *in_range = tsp_stats_compute(s, TSP_BY_OP, &(tsp_filter){ TSP_MODE_ALL, first, middle });
+  g_assert_cmpuint(ts_profiler_panel_get_n_rows(panel), ==, (guint)in_range->n);
+  guint64 counted = 0;
+  for (guint i = 0; i < ts_profiler_panel_get_n_rows(panel); i++)
+    counted += ts_profiler_panel_get_row(panel, i)->count;
+  g_assert_cmpuint(counted, ==, in_range->count);
+  tsp_stats *all = tsp_stats_compute(s, TSP_BY_OP, &TSP_FILTER_ALL);
+  g_assert_cmpuint(in_range->count, <, all->count);
+  tsp_stats_free(all);
+  tsp_stats_free(in_range);
+  g_signal_emit_by_name(timeline, "range-selected", (guint64)0, (guint64)0);
+  wait_idle();
+
   /* compute-time colouring: the node's time and its tooltip note */
   g_settings_set_string(ts_application_get_settings(app), "colour-mode", "compute-time");
   g_assert_cmpint(ts_graph_view_get_colouring(view), ==, TS_RENDER_COLOUR_COMPUTE_TIME);
@@ -1914,12 +1950,12 @@ int main(int argc, char **argv)
   g_test_add_func("/app/rows-survive-reopen", test_rows_survive_reopen);
   g_test_add_func("/app/worker-survives", test_worker_survives);
   g_test_add_func("/app/graph-header", test_graph_header);
-  g_test_add_func("/app/profiler-panel", test_profiler_panel);
   g_test_add_func("/app/node-details", test_node_details);
   g_test_add_func("/app/node-details-subgraphs", test_node_details_subgraphs);
   g_test_add_func("/app/node-details-provenance", test_node_details_provenance);
   g_test_add_func("/app/source-snippet", test_source_snippet);
   g_test_add_func("/app/node-details-source-missing", test_node_details_source_missing);
+  g_test_add_func("/app/profiler-panel", test_profiler_panel);
   int status = g_test_run();
 
   g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&window);
