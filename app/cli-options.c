@@ -193,6 +193,12 @@ static int opt_rtol(parser *p, const char *value)
   return opt_tolerance(p, value, "--rtol", &p->o->rtol);
 }
 
+static int opt_memory(parser *p, const char *value)
+{
+  p->o->memory = true;
+  return 0;
+}
+
 static int opt_nan_differs(parser *p, const char *value)
 {
   p->o->nan_differs = true;
@@ -218,6 +224,7 @@ static const struct option {
   { "--passes", "none, all or a LIST", CLI_GRAPH, opt_passes },
   { "--out", "a FILE", CLI_RENDER | CLI_PROFILE, opt_out },
   { "--csv", "a FILE", CLI_PROFILE, opt_csv },
+  { "--memory", NULL, CLI_PROFILE, opt_memory },
   { "--by", "op, node, line or scope", CLI_PROFILE, opt_by },
   { "--expand", "all, none or a SCOPE", CLI_RENDER, opt_expand },
   { "--style", "light or dark", CLI_RENDER, opt_style },

@@ -137,6 +137,8 @@ static int profile(const cli_options *o)
   ts_scope *scope = ts_scope_begin();
   GPtrArray *none = g_ptr_array_new();
   tsp_session *s = tsp_session_new();
+  if (o->memory) /* opt-in: it costs about as much again as the ops */
+    tsp_session_add_collector(s, &tsp_memory_collector, NULL);
   int ret = CLI_EXIT_USAGE;
   if (o->calls->len > 1) {
     ret = cli_fail(CLI_EXIT_USAGE, "profile makes one call (with --arg), --repeat times");

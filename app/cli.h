@@ -38,6 +38,7 @@ typedef struct cli_options {
   const char *module, *function;
   bool eager;                 /* --mode eager */
   bool both;                  /* profile: --mode both */
+  bool memory;                /* profile: --memory (tensor memory over time) */
   GPtrArray *calls;           /* per call: a GPtrArray of --arg specs */
   GPtrArray *concrete;        /* --concrete specs, one per argument */
   GPtrArray *input_signature; /* --input-signature specs */
@@ -111,4 +112,7 @@ int cli_signatures(int argc, char **argv);
 int cli_graph(int argc, char **argv);
 int cli_render(int argc, char **argv);
 int cli_profile(int argc, char **argv);
+/* cli-debug.c */
+int cli_debug(int argc, char **argv);
+int cli_health(int argc, char **argv);
 int cli_diverge(int argc, char **argv);

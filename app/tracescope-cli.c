@@ -21,6 +21,9 @@ static const char usage[] =
   "  tracescope-cli render MODULE FUNCTION [--arg SPEC]... --out FILE [--expand WHAT]...\n"
   "  tracescope-cli profile MODULE FUNCTION [--arg SPEC]... [--mode eager|graph|both]\n"
   "                 [--repeat N] [--out trace.json.gz] [--csv stats.csv] [--by WHAT]\n"
+  "  tracescope-cli debug MODULE FUNCTION [--arg SPEC]... [--mode eager|graph]\n"
+  "                 [--break SPEC]... [--commands FILE]\n"
+  "  tracescope-cli health MODULE FUNCTION [--arg SPEC]... [--mode eager|graph] [--stats] [--all]\n"
   "  tracescope-cli diverge MODULE FUNCTION [--arg SPEC]... [--atol X] [--rtol Y]\n"
   "\n"
   "MODULE is a shared object built against libtracescope, or `seeds` for the\n"
@@ -77,6 +80,20 @@ static const char usage[] =
   "                   trace.json.gz) for Perfetto, chrome://tracing or the app\n"
   "  --csv FILE       the op statistics as CSV (times in ns)\n"
   "\n"
+  "debug runs one call op by op (eagerly unless --mode graph), stopping at its\n"
+  "first op, or with --break at the breakpoints, and prints each stop as\n"
+  "  #SEQ OP NODE at FILE:LINE (REASON)\n"
+  "then reads commands from --commands FILE (else stdin, line by line):\n"
+  "  step|s  next|n (step over calls and blocks)  finish (step out)  continue|c\n"
+  "  back [N]  forward [N]  (move through the ops that ran: step back)\n"
+  "  print|p [in|out] [I]  tensor statistics      values [in|out] [I]  values\n"
+  "  where|bt  the call stack    break SPEC    delete N    quit (cancels the call)\n"
+  "  --break SPEC     MatMul (an op type), dense_3/* (a name-scope glob),\n"
+  "                   seeds.c:12 (a line), nan, inf, 'max > 1e6' (min max mean std\n"
+  "                   with > >= < <= == !=), 'MatMul if std == 0'\n"
+  "When the commands end, the call runs on to its end.\n"
+  "health calls FUNCTION once, counting NaN and Inf in every op's outputs, and\n"
+  "prints the first op that made one (--all: every op; --stats: min/max/mean).\n"
   "diverge runs FUNCTION eagerly and as a graph on the same arguments (the\n"
   "module's example arguments without --arg), compares the output of every op\n"
   "and prints the first op where they differ, with both values, the likely\n"
@@ -173,6 +190,8 @@ static const struct {
   { "graph", cli_graph },
   { "render", cli_render },
   { "profile", cli_profile },
+  { "debug", cli_debug },
+  { "health", cli_health },
   { "diverge", cli_diverge },
 };
 
@@ -191,7 +210,9 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], COMMANDS[i].name) == 0)
       ret = COMMANDS[i].run(argc - 2, argv + 2);
   if (ret < 0)
-    ret = cli_fail(CLI_EXIT_USAGE, "unknown command '%s' (list, run, signatures, graph, render, profile, diverge; try --help)",
+    ret = cli_fail(CLI_EXIT_USAGE,
+                   "unknown command '%s' (list, run, signatures, graph, render, profile, diverge, "
+                   "debug, health; try --help)",
                    argv[1]);
   ts_release_all();
   return ret;

@@ -14,6 +14,7 @@ struct _TsEngineWorker {
   guint next_id;
   guint n_pending;
   gboolean profiling;
+  gboolean check_eagerly;  /* graph-mode runs run each call eagerly too and compare */
 };
 
 enum { PROP_0, PROP_BUSY, N_PROPS };
@@ -31,9 +32,9 @@ void ts_run_result_free(TsRunResult *result)
   g_free(result->label);
   g_free(result->value_text);
   g_free(result->shape_text);
-  ts_tensor_unref(result->tensor);
   tsp_compare_free(result->compare);
   tsp_session_free(result->profile);
+  ts_tensor_unref(result->tensor);
   g_free(result);
 }
 
@@ -403,6 +404,8 @@ guint ts_engine_worker_run_async(TsEngineWorker *self, TsLoadedModule *module,
   g_variant_dict_init(&d, NULL);
   if (self->profiling)
     g_variant_dict_insert(&d, "profile", "b", TRUE);
+  if (self->check_eagerly && !eager)
+    g_variant_dict_insert(&d, "check-eagerly", "b", TRUE);
   return start_run(self, module, function, args, repeat, eager, g_variant_dict_end(&d), cancellable,
                    callback, user_data);
 }
@@ -425,6 +428,12 @@ void ts_engine_worker_set_profiling(TsEngineWorker *self, gboolean profiling)
 {
   g_return_if_fail(TS_IS_ENGINE_WORKER(self));
   self->profiling = profiling;
+}
+
+void ts_engine_worker_set_check_eagerly(TsEngineWorker *self, gboolean check)
+{
+  g_return_if_fail(TS_IS_ENGINE_WORKER(self));
+  self->check_eagerly = check;
 }
 
 gboolean ts_engine_worker_get_profiling(TsEngineWorker *self)
@@ -592,4 +601,18 @@ static void ts_engine_worker_init(TsEngineWorker *self)
 TsEngineWorker *ts_engine_worker_new(void)
 {
   return g_object_new(TS_TYPE_ENGINE_WORKER, NULL);
+}
+
+TsWorker *ts_engine_worker_get_worker(TsEngineWorker *self)
+{
+  g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), NULL);
+  return self->worker;
+}
+
+guint ts_engine_worker_reserve_call_id(TsEngineWorker *self, const char *function, const char *const *args)
+{
+  g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), 0);
+  guint id = ++self->next_id;
+  g_hash_table_insert(self->labels, GUINT_TO_POINTER(id), ts_engine_worker_format_label(id, function, args));
+  return id;
 }

@@ -129,9 +129,10 @@ void ts_graph_pane_show_concrete(TsGraphPane *self, TsLoadedModule *module, TsCo
 {
   g_return_if_fail(TS_IS_GRAPH_PANE(self) && TS_IS_LOADED_MODULE(module) && cf != NULL);
   g_set_object(&self->module, module);
-  ts_concrete_info_ref(cf);
-  g_clear_pointer(&self->concrete, ts_concrete_info_unref);
-  self->concrete = cf;
+  /* the old graph goes only once the view has let go of it (and told its
+   * listeners that nothing of it is selected) */
+  TsConcreteInfo *old = g_steal_pointer(&self->concrete);
+  self->concrete = ts_concrete_info_ref(cf);
   g_autofree char *title = g_strdup_printf("%s%s", cf->function, cf->signature);
   gtk_label_set_label(self->title_label, title);
   g_autofree char *subtitle = cf->graph ? g_strdup_printf("%d nodes · graph %s", ts_graph_n_nodes(cf->graph),
@@ -139,6 +140,7 @@ void ts_graph_pane_show_concrete(TsGraphPane *self, TsLoadedModule *module, TsCo
                                         : g_strdup("the worker could not send this graph");
   gtk_label_set_label(self->subtitle_label, subtitle);
   graph_view_set(self->graph_view, cf->graph);
+  g_clear_pointer(&old, ts_concrete_info_unref);
   update_compare_menu(self, cf);
   gtk_stack_set_visible_child_name(self->stack, "graph");
 }

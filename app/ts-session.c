@@ -421,8 +421,8 @@ static gboolean read_session(Reader *r, TsSession *s, JsonNode *root)
   g_autofree char *mode = NULL;
   if (!get_string(r, o, "the file", "mode", TRUE, &mode))
     return FALSE;
-  if (mode && strcmp(mode, "graph") != 0 && strcmp(mode, "eager") != 0)
-    return bad(r, "mode '%s' is neither graph nor eager", mode);
+  if (mode && strcmp(mode, "graph") != 0 && strcmp(mode, "eager") != 0 && strcmp(mode, "debug") != 0)
+    return bad(r, "mode '%s' is not graph, eager or debug", mode);
   if (mode) {
     g_free(s->mode);
     s->mode = g_steal_pointer(&mode);

@@ -54,11 +54,13 @@ GListModel *ts_trace_log_get_entries(TsTraceLog *self)
   return G_LIST_MODEL(self->entries);
 }
 
-void ts_trace_log_show_warning(TsTraceLog *self, const char *function, const char *message)
+void ts_trace_log_show_warning(TsTraceLog *self, const char *function, const char *message,
+                               gboolean fixable)
 {
   g_return_if_fail(TS_IS_TRACE_LOG(self) && function != NULL && message != NULL);
   gtk_label_set_label(self->banner_label, message);
   gtk_actionable_set_action_target(GTK_ACTIONABLE(self->apply_button), "s", function);
+  gtk_widget_set_visible(GTK_WIDGET(self->apply_button), fixable);
   gtk_revealer_set_reveal_child(self->banner_revealer, TRUE);
 }
 

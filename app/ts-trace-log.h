@@ -18,8 +18,10 @@ void ts_trace_log_clear(TsTraceLog *self);
 /* The rows (borrowed). */
 GListModel *ts_trace_log_get_entries(TsTraceLog *self);
 
-/* Shows the banner; its button activates win.apply-signature("function"). */
-void ts_trace_log_show_warning(TsTraceLog *self, const char *function, const char *message);
+/* Shows the banner; when fixable, with a button that activates
+ * win.apply-signature("function"). */
+void ts_trace_log_show_warning(TsTraceLog *self, const char *function, const char *message,
+                               gboolean fixable);
 void ts_trace_log_hide_warning(TsTraceLog *self);
 /* The banner's text, NULL when hidden. */
 const char *ts_trace_log_get_warning(TsTraceLog *self);

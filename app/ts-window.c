@@ -20,6 +20,7 @@ struct _TsWindow {
   AdwWindowTitle *window_title;
   GtkStack *main_stack;
   GtkStack *bottom_stack;
+  TsDebugPanel *debug_panel;
   TsFunctionList *function_list;
   GtkStack *graph_stack;
   TsGraphPane *graph_pane;
@@ -60,6 +61,12 @@ static void toast(TsWindow *self, const char *text)
   AdwToast *t = adw_toast_new(text);
   adw_toast_set_timeout(t, 4);
   adw_toast_overlay_add_toast(self->toast_overlay, t);
+}
+
+static gboolean is_debug(TsWindow *self)
+{
+  g_autoptr(GVariant) state = g_action_group_get_action_state(G_ACTION_GROUP(self), "mode");
+  return state && g_strcmp0(g_variant_get_string(state, NULL), "debug") == 0;
 }
 
 static gboolean is_eager(TsWindow *self)
@@ -427,6 +434,15 @@ static void on_profile_changed(GSimpleAction *action, GVariant *value, gpointer 
     g_settings_set_boolean(self->settings, "profile", g_variant_get_boolean(value));
 }
 
+/* Check mode: graph-mode Runs run each call eagerly too; where the two
+ * differ, a warning in the trace log names the first op that did. */
+static void on_check_eagerly_changed(GSimpleAction *action, GVariant *value, gpointer user_data)
+{
+  TsWindow *self = user_data;
+  g_simple_action_set_state(action, value);
+  ts_engine_worker_set_check_eagerly(self->worker, g_variant_get_boolean(value));
+}
+
 /* A row of one node: that node selected and shown in the graph. */
 static void on_profile_node_selected(TsProfilerPanel *panel, const char *name, TsWindow *self)
 {
@@ -512,6 +528,16 @@ static void on_run_done(GObject *source, GAsyncResult *result, gpointer user_dat
   notify_busy(self);
 }
 
+/* Debug mode: Run starts a debug call, or continues the one stopped. */
+static void run_debug(TsWindow *self, const char *const *args)
+{
+  gtk_stack_set_visible_child_name(self->bottom_stack, "debugger");
+  if (ts_debug_panel_get_stopped(self->debug_panel))
+    ts_debug_panel_command(self->debug_panel, TS_DEBUG_COMMAND_CONTINUE);
+  else if (!ts_debug_panel_get_active(self->debug_panel))
+    ts_debug_panel_start(self->debug_panel, self->worker, self->module, self->current_function, args);
+}
+
 static void action_run(GtkWidget *widget, const char *name, GVariant *param)
 {
   TsWindow *self = TS_WINDOW(widget);
@@ -521,6 +547,10 @@ static void action_run(GtkWidget *widget, const char *name, GVariant *param)
   g_auto(GStrv) args = ts_run_panel_dup_args(self->run_panel, &error);
   if (!args) {
     ts_run_panel_show_error(self->run_panel, error->message);
+    return;
+  }
+  if (is_debug(self)) {
+    run_debug(self, (const char *const *)args);
     return;
   }
   self->run_cancellable = g_cancellable_new();
@@ -570,7 +600,8 @@ static void on_trace(TsEngineWorker *worker, TsTraceEntry *entry, TsWindow *self
 static void on_warning(TsEngineWorker *worker, guint kind, const char *function,
                        const char *message, const char *arguments, TsWindow *self)
 {
-  ts_trace_log_show_warning(self->trace_log, function, message);
+  /* retracing warnings have a fix to apply (the suggested input signature); a divergence has none */
+  ts_trace_log_show_warning(self->trace_log, function, message, kind != TS_WARNING_DIVERGENCE);
 }
 
 static void on_output(TsEngineWorker *worker, TsConsoleLine *line, TsWindow *self)
@@ -754,7 +785,7 @@ static void save_session(TsWindow *self, const char *path)
   TsSidebarItem *item = ts_function_list_get_selected(self->function_list);
   g_autoptr(TsSession) session =
     ts_session_new(ts_loaded_module_get_source(self->module),
-                   item ? ts_sidebar_item_get_function_name(item) : NULL, is_eager(self) ? "eager" : "graph");
+                   item ? ts_sidebar_item_get_function_name(item) : NULL, is_debug(self) ? "debug" : is_eager(self) ? "eager" : "graph");
   ts_run_panel_foreach_remembered(self->run_panel, ts_loaded_module_get_source(self->module), remember_into,
                                   session);
   GListModel *log = ts_trace_log_get_entries(self->trace_log);
@@ -954,11 +985,62 @@ static void action_close_compare(GtkWidget *widget, const char *name, GVariant *
 
 static void on_mode_changed(GSimpleAction *action, GVariant *value, gpointer user_data)
 {
+  TsWindow *self = user_data;
   const char *mode = g_variant_get_string(value, NULL);
-  if (g_strcmp0(mode, "graph") != 0 && g_strcmp0(mode, "eager") != 0)
+  if (g_strcmp0(mode, "graph") != 0 && g_strcmp0(mode, "eager") != 0 && g_strcmp0(mode, "debug") != 0)
     return;
   g_simple_action_set_state(action, value);
-  show_selection(user_data);
+  if (g_str_equal(mode, "debug"))
+    gtk_stack_set_visible_child_name(self->bottom_stack, "debugger");
+  show_selection(self);
+}
+
+/* ---- the debugger ---------------------------------------------------------------- */
+
+static const struct {
+  const char *name;
+  TsDebugCommand command;
+} DEBUG_COMMANDS[] = {
+  { "continue", TS_DEBUG_COMMAND_CONTINUE }, { "over", TS_DEBUG_COMMAND_STEP_OVER },
+  { "into", TS_DEBUG_COMMAND_STEP_INTO },    { "out", TS_DEBUG_COMMAND_STEP_OUT },
+  { "pause", TS_DEBUG_COMMAND_PAUSE },       { "stop", TS_DEBUG_COMMAND_STOP },
+};
+
+static void action_debug(GtkWidget *widget, const char *name, GVariant *param)
+{
+  TsWindow *self = TS_WINDOW(widget);
+  const char *which = g_variant_get_string(param, NULL);
+  for (size_t i = 0; i < G_N_ELEMENTS(DEBUG_COMMANDS); i++)
+    if (g_str_equal(which, DEBUG_COMMANDS[i].name))
+      ts_debug_panel_command(self->debug_panel, DEBUG_COMMANDS[i].command);
+}
+
+/* The node of that name in g or its subgraphs. */
+static const ts_node *find_node(const ts_graph *g, const char *name)
+{
+  for (int i = 0; g && i < ts_graph_n_nodes(g); i++) {
+    const ts_node *n = ts_graph_node(g, i);
+    if (g_strcmp0(ts_node_name(n), name) == 0)
+      return n;
+    for (int k = 0; k < ts_node_n_subgraphs(n); k++) {
+      const ts_node *inner = find_node(ts_node_subgraph(n, k), name);
+      if (inner)
+        return inner;
+    }
+  }
+  return NULL;
+}
+
+/* The op the debugger shows, selected in the graph of its function when
+ * that graph is shown. */
+static void on_debug_op_shown(TsDebugPanel *panel, const char *node, const char *function, TsWindow *self)
+{
+  TsConcreteInfo *cf = ts_graph_pane_get_concrete(self->graph_pane);
+  if (!node || !cf || g_strcmp0(cf->function, function) != 0)
+    return;
+  const ts_node *n = find_node(cf->graph, node);
+  if (n)
+    ts_graph_view_reveal(graph_view(self), n);
 }
 
 static void on_device_changed(GSimpleAction *action, GVariant *value, gpointer user_data)
@@ -973,6 +1055,7 @@ static const GActionEntry stateful_actions[] = {
   { .name = "device", .parameter_type = "s", .state = "'cpu'", .change_state = on_device_changed },
   { .name = "show-node-details", .state = "true", .change_state = on_show_node_details_changed },
   { .name = "profile", .state = "false", .change_state = on_profile_changed },
+  { .name = "check-eagerly", .state = "false", .change_state = on_check_eagerly_changed },
 };
 
 /* ---- getters ------------------------------------------------------------------------ */
@@ -1029,6 +1112,7 @@ TsTraceLog *ts_window_get_trace_log(TsWindow *self) { return self->trace_log; }
 TsConsole *ts_window_get_console(TsWindow *self) { return self->console; }
 TsNodeDetails *ts_window_get_node_details(TsWindow *self) { return self->node_details; }
 TsProfilerPanel *ts_window_get_profiler_panel(TsWindow *self) { return self->profiler_panel; }
+TsDebugPanel *ts_window_get_debug_panel(TsWindow *self) { return self->debug_panel; }
 
 /* ---- life cycle ---------------------------------------------------------------------- */
 
@@ -1143,11 +1227,13 @@ static void ts_window_class_init(TsWindowClass *klass)
   g_type_ensure(TS_TYPE_CONSOLE);
   g_type_ensure(TS_TYPE_NODE_DETAILS);
   g_type_ensure(TS_TYPE_PROFILER_PANEL);
+  g_type_ensure(TS_TYPE_DEBUG_PANEL);
   gtk_widget_class_set_template_from_resource(widget_class, "/io/github/tracescope/Tracescope/ts-window.ui");
   gtk_widget_class_bind_template_child(widget_class, TsWindow, toast_overlay);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, window_title);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, main_stack);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, bottom_stack);
+  gtk_widget_class_bind_template_child(widget_class, TsWindow, debug_panel);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, function_list);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, graph_stack);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, graph_pane);
@@ -1163,6 +1249,7 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_install_action(widget_class, "win.open-module", "s", action_open_module);
   gtk_widget_class_install_action(widget_class, "win.reload", NULL, action_reload);
   gtk_widget_class_install_action(widget_class, "win.run", NULL, action_run);
+  gtk_widget_class_install_action(widget_class, "win.debug", "s", action_debug);
   gtk_widget_class_install_action(widget_class, "win.cancel", NULL, action_cancel);
   gtk_widget_class_install_action(widget_class, "win.apply-signature", "s", action_apply_signature);
   gtk_widget_class_install_action(widget_class, "win.clear-log", NULL, action_clear_log);
@@ -1188,6 +1275,11 @@ static void ts_window_class_init(TsWindowClass *klass)
                                       "win.reload", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_1, GDK_CONTROL_MASK, "win.mode", "s", "graph");
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_2, GDK_CONTROL_MASK, "win.mode", "s", "eager");
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_3, GDK_CONTROL_MASK, "win.mode", "s", "debug");
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F10, 0, "win.debug", "s", "over");
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F11, 0, "win.debug", "s", "into");
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F11, GDK_SHIFT_MASK, "win.debug", "s", "out");
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F5, GDK_SHIFT_MASK, "win.debug", "s", "stop");
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_l, GDK_CONTROL_MASK, "win.show-panel", "s", "trace-log");
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_k, GDK_CONTROL_MASK, "win.show-panel", "s", "console");
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_l, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
@@ -1214,6 +1306,7 @@ static void ts_window_init(TsWindow *self)
   g_signal_connect(self->function_list, "notify::selected", G_CALLBACK(on_selected_changed), self);
   g_signal_connect(self->trace_log, "entry-activated", G_CALLBACK(on_entry_activated), self);
   g_signal_connect(graph_view(self), "node-selected", G_CALLBACK(on_node_selected), self);
+  g_signal_connect(self->debug_panel, "op-shown", G_CALLBACK(on_debug_op_shown), self);
   g_signal_connect(self->node_details, "activate-node", G_CALLBACK(on_details_activate_node), self);
   g_signal_connect(self->node_details, "activate-subgraph", G_CALLBACK(on_details_activate_subgraph), self);
   g_signal_connect(self->profiler_panel, "node-selected", G_CALLBACK(on_profile_node_selected), self);

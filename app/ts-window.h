@@ -6,6 +6,7 @@
 
 #include <adwaita.h>
 
+#include "ts-debug-panel.h"
 #include "ts-engine-worker.h"
 
 #include "ts-compare-pane.h"
@@ -61,5 +62,6 @@ TsConsole *ts_window_get_console(TsWindow *self);
  * while one is, unless win.show-node-details (Ctrl+I) turned it off. */
 TsNodeDetails *ts_window_get_node_details(TsWindow *self);
 TsProfilerPanel *ts_window_get_profiler_panel(TsWindow *self);
+TsDebugPanel *ts_window_get_debug_panel(TsWindow *self);
 
 G_END_DECLS

@@ -246,6 +246,8 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
 
   if (G_UNLIKELY(mask & TS_EVENT_MASK(TS_EVENT_OP_END)))
     emit_op(c, TS_EVENT_OP_END, &here, b, site, twin, seq, out, ok ? n_out : 0, start_ns);
+  if (G_UNLIKELY(c->observer) && ok && !c->mute)
+    c->observer->op_end(c->observer, &here, site, seq, out, n_out);
   return ok ? n_out : -1;
 }
 

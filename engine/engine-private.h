@@ -387,6 +387,8 @@ bool ts__dispatch_infer(const ts_op_call *call, ts_info *out_info, int *n_out);
 typedef struct ts_path_entry {
   uint64_t hash;
   GHashTable *counts; /* site -> occurrences so far (made on first use) */
+  ts_loc loc;         /* the call or statement (the debugger's call stack) */
+  const char *what;   /* the function's name, or "then", "else", "cond", "body" */
 } ts_path_entry;
 
 typedef struct ts_run_state {
@@ -402,11 +404,21 @@ typedef struct ts_run_state {
 
 #define TS_TRACE_DEPTH_LIMIT 64 /* traces and traced calls nested (recursion) */
 
+/* Told of every op the thread finishes, with its outputs: cheaper than an
+ * OP_END listener (no lock, no clock, no event), for work on every op of
+ * one thread (health mode, debug/health.c).  Not told of muted ops. */
+typedef struct ts_op_observer ts_op_observer;
+struct ts_op_observer {
+  void (*op_end)(ts_op_observer *self, const ts_op_call *call, const ts_run_site *site,
+                 uint64_t seq, ts_tensor *const *out, int n_out);
+};
+
 typedef struct ts_context {
   ts_scope *top, *root;
   ts_error *error;            /* pending, owned */
   const int *cancel_flag;
   ts_op_watch *op_watch;      /* see ts_watch_ops */
+  ts_op_observer *observer;   /* see ts_op_observer; NULL if none */
   int mute;                   /* > 0: no listener hears of ops (constant folding) */
   ts_op_handler *handlers;    /* innermost first */
   const struct ts_backend *device; /* eager placement; NULL: the CPU */

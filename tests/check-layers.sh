@@ -13,6 +13,8 @@
 #   4 exec      executables and passes
 #   5 trace     functions, signatures, the tracer, control flow
 #   6 io        .npy, argument specs, graph text, serialized graphs, modules
+#   7 debug     the step debugger and health mode (their hooks below are a
+#               listener and the op observer: pointers)
 set -eu
 objdir=$1
 NM=${NM:-nm}
@@ -26,6 +28,7 @@ layer_of() {
     exec_*.c.o) echo 4 ;;
     trace_*.c.o) echo 5 ;;
     io_*.c.o|module.c.o) echo 6 ;;
+    debug_*.c.o) echo 7 ;;
     *) echo unknown ;;
   esac
 }

@@ -1902,6 +1902,120 @@ static void test_source_snippet(void)
   g_assert_cmpstrv(search, ((const char *const[]){ "/a/b/c/d/e", "/a/b/c/d", "/a/b/c", "/a/b", cwd, NULL }));
 }
 
+/* Check mode: a graph-mode Run also runs eagerly, and a loop variable left
+ * out of TS_WHILE's list shows as a divergence in the trace log's banner. */
+static void test_check_eagerly(void)
+{
+  g_autofree char *module = g_build_filename(TS_TEST_MODULES_DIR, "diverge.so", NULL);
+  activate("win.open-module", "s", module);
+  wait_idle();
+  activate("win.mode", "s", "graph");
+  select_function("unlisted_loop_var");
+  activate("win.check-eagerly", NULL);
+  run_with((const char *const[]){ "f32[3]=1,2,3", NULL });
+  const char *warning = ts_trace_log_get_warning(ts_window_get_trace_log(window));
+  g_assert_nonnull(warning);
+  g_assert_nonnull(strstr(warning, "not listed in TS_WHILE(...)"));
+  activate("win.check-eagerly", NULL);
+  ts_trace_log_hide_warning(ts_window_get_trace_log(window));
+  /* off again: the same Run says nothing */
+  run_with((const char *const[]){ "f32[3]=1,2,3", NULL });
+  g_assert_null(ts_trace_log_get_warning(ts_window_get_trace_log(window)));
+}
+
+/* ---- the debugger ---------------------------------------------------------------- */
+
+static gboolean debug_stopped(gpointer data)
+{
+  return ts_debug_panel_get_stopped(ts_window_get_debug_panel(window));
+}
+
+static gboolean debug_ended(gpointer data)
+{
+  return !ts_debug_panel_get_active(ts_window_get_debug_panel(window));
+}
+
+static gboolean shows_op_seq(gpointer data)
+{
+  const char *op, *node, *file;
+  int line;
+  return ts_debug_panel_get_shown_op(ts_window_get_debug_panel(window), &op, &node, &file, &line) &&
+         strstr(ts_debug_panel_get_status(ts_window_get_debug_panel(window)), data) == NULL;
+}
+
+/* Debug mode: a breakpoint on MatMul stops power at each one, with the
+ * op's tensors in the inspector and its line in the source; F11 steps,
+ * the history shows an earlier op, F5 continues, and the call finishes. */
+static void test_debugger(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  TsDebugPanel *panel = ts_window_get_debug_panel(window);
+  select_function("power");
+  /* traced first: the debugger selects the op it stops at in the graph */
+  activate("win.mode", "s", "graph");
+  run_with((const char *const[]){ "f32[10,10]:ones", "3", NULL });
+  test_wait_for(graph_drawn, window, "power's graph");
+  activate("win.mode", "s", "debug");
+  g_autoptr(GError) error = NULL;
+  g_assert_false(ts_debug_panel_add_breakpoint(panel, "max >> 2", &error));
+  g_assert_nonnull(strstr(error->message, "max >> 2"));
+  g_assert_true(ts_debug_panel_add_breakpoint(panel, "MatMul", NULL));
+  activate("win.run", NULL);
+  test_wait_for(debug_stopped, NULL, "the first breakpoint");
+  g_assert_nonnull(strstr(ts_debug_panel_get_status(panel), "MatMul"));
+  g_assert_nonnull(strstr(ts_debug_panel_get_status(panel), "breakpoint 1"));
+  const char *op, *node, *file;
+  int line;
+  g_assert_true(ts_debug_panel_get_shown_op(panel, &op, &node, &file, &line));
+  g_assert_cmpstr(op, ==, "MatMul");
+  g_assert_nonnull(strstr(file, "seeds.c"));
+  g_assert_cmpint(line, >, 0);
+  g_assert_nonnull(node);
+  TsGraphView *view = TS_GRAPH_VIEW(ts_graph_pane_get_view(ts_window_get_graph_pane(window)));
+  int item = ts_graph_view_get_selected_item(view);
+  g_assert_cmpint(item, >=, 0);
+  g_assert_cmpstr(ts_node_name(ts_view_item_node(ts_graph_view_get_model(view), item)), ==, node);
+  g_autofree char *first = g_strdup(ts_debug_panel_get_status(panel));
+
+  /* F5 goes on to the next MatMul */
+  activate("win.run", NULL);
+  test_wait_for(shows_op_seq, first, "the second breakpoint");
+  test_wait_for(debug_stopped, NULL, "the second stop");
+  g_assert_nonnull(strstr(ts_debug_panel_get_status(panel), "MatMul"));
+  if (g_getenv("TS_TEST_SCREENSHOTS")) {
+    gtk_window_set_default_size(GTK_WINDOW(window), 1440, 960);
+    wait_drawn(GTK_WIDGET(window));
+    test_wait_for(view_still, view, "the graph to reach the op");
+    save_test_screenshot(GTK_WIDGET(window), "debugger.png");
+    gtk_window_set_default_size(GTK_WINDOW(window), 1280, 800);
+  }
+  /* step into the next op */
+  g_autofree char *second = g_strdup(ts_debug_panel_get_status(panel));
+  activate("win.debug", "s", "into");
+  test_wait_for(shows_op_seq, second, "a step");
+  test_wait_for(debug_stopped, NULL, "the step's stop");
+  /* the next op is the next MatMul: a step that lands on a breakpoint says so */
+  g_assert_nonnull(strstr(ts_debug_panel_get_status(panel), "Stopped before"));
+  /* stop: the call ends cancelled, the panel says so */
+  activate("win.debug", "s", "stop");
+  test_wait_for(debug_ended, NULL, "the debug call to end");
+  g_assert_nonnull(strstr(ts_debug_panel_get_status(panel), "Ended"));
+  /* and runs again, to the end, with F5 at each breakpoint */
+  activate("win.run", NULL);
+  for (int k = 0; k < 3; k++) {
+    test_wait_for(debug_stopped, NULL, "a breakpoint");
+    activate("win.run", NULL);
+  }
+  test_wait_for(debug_ended, NULL, "the call to finish");
+  g_assert_nonnull(strstr(ts_debug_panel_get_status(panel), "Finished"));
+  g_assert_nonnull(strstr(ts_debug_panel_get_status(panel), "100."));
+  activate("win.mode", "s", "graph");
+  /* reopening the module with a node shown in the details is quiet */
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+}
+
 int main(int argc, char **argv)
 {
   g_setenv("GSETTINGS_BACKEND", "memory", TRUE);
@@ -1956,6 +2070,8 @@ int main(int argc, char **argv)
   g_test_add_func("/app/source-snippet", test_source_snippet);
   g_test_add_func("/app/node-details-source-missing", test_node_details_source_missing);
   g_test_add_func("/app/profiler-panel", test_profiler_panel);
+  g_test_add_func("/app/check-eagerly", test_check_eagerly);
+  g_test_add_func("/app/debugger", test_debugger);
   int status = g_test_run();
 
   g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&window);

@@ -617,6 +617,153 @@ static void test_argument_errors_without_location(void)
   }
 }
 
+/* ---- debug and health ------------------------------------------------------------------ */
+
+/* A --commands file in a temporary directory; returns its path (g_free; the
+ * caller removes it with remove_commands). */
+static char *write_commands(const char *text)
+{
+  char *dir = g_dir_make_tmp("tracescope-debug-XXXXXX", NULL);
+  g_assert_nonnull(dir);
+  char *path = g_build_filename(dir, "commands", NULL);
+  g_assert_true(g_file_set_contents(path, text, -1, NULL));
+  g_free(dir);
+  return path;
+}
+
+static void remove_commands(char *path)
+{
+  char *dir = g_path_get_dirname(path);
+  g_unlink(path);
+  g_rmdir(dir);
+  g_free(dir);
+  g_free(path);
+}
+
+static char *debuggee_module(void)
+{
+  return g_build_filename(TS_TEST_MODULES_DIR, "debuggee.so", NULL);
+}
+
+/* power(x, 3) stops at each MatMul; the running product is its second input. */
+static void test_debug_power(void)
+{
+  char *commands = write_commands("print in 1\ncontinue\nprint in 1\nc\nvalues in 1\nc\n");
+  cli_result r = cli("debug", "seeds", "power", "--arg", "f32[2,2]=1,1,1,1", "--arg", "3",
+                     "--break", "MatMul", "--commands", commands, NULL);
+  /* eye(10) is 10x10: x must be too */
+  g_assert_cmpint(r.status, ==, 1);
+  cli_result_clear(&r);
+  r = cli("debug", "seeds", "power", "--arg", "f32[10,10]:ones", "--arg", "3", "--break", "MatMul",
+          "--commands", commands, NULL);
+  g_assert_cmpstr(r.err, ==, "");
+  g_assert_cmpint(r.status, ==, 0);
+  g_autofree char *line = g_strdup_printf("#2 MatMul MatMul at seeds.c:");
+  const char *at = strstr(r.out, line);
+  g_assert_nonnull(at);
+  g_assert_nonnull(strstr(at, "(breakpoint 1)\n  in[1] f32[10,10] min 0 max 1 mean 0.1 "));
+  g_assert_nonnull(strstr(at, "#3 MatMul MatMul_1 at seeds.c:"));
+  g_assert_nonnull(strstr(at, "(breakpoint 1)\n  in[1] f32[10,10] min 1 max 1 mean 1 std 0 "));
+  g_assert_nonnull(strstr(at, "#4 MatMul MatMul_2 at seeds.c:"));
+  g_assert_nonnull(strstr(at, "(breakpoint 1)\n  in[1] = [[10. 10. "));
+  g_assert_nonnull(strstr(at, "finished: Tensor(\n[[100. 100. "));
+  cli_result_clear(&r);
+  remove_commands(commands);
+}
+
+/* Break on NaN stops after the Log; step back shows the Sub before it;
+ * quit cancels the call.  In graph mode the fuse pass ran Sub, Log and Add
+ * as one node: the stop names what it stands for. */
+static void test_debug_nan(void)
+{
+  char *module = debuggee_module();
+  char *commands = write_commands("print out\nvalues out\nwhere\nback\nprint\nforward\nquit\n");
+  expect_output(cli("debug", module, "plant_nan", "--break", "nan", "--commands", commands, NULL),
+                "breakpoint 1: nan\n"
+                "#2 Log shifted_log/Log at debuggee.c:10 (nan 1, after the op)\n"
+                "  out[0] f32[2] min 0 max 0 mean 0 std 0 nan 1 inf 0 zeros 1\n"
+                "  out[0] = [nan  0.]\n"
+                "  #0 plant_nan\n"
+                "#1 Sub Sub at debuggee.c:8 (1 back)\n"
+                "  in[0] f32[2] min 1 max 3 mean 2 std 1 nan 0 inf 0 zeros 0\n"
+                "  in[1] f32[] min 2 max 2 mean 2 std 0 nan 0 inf 0 zeros 0\n"
+                "  out[0] f32[2] min -1 max 1 mean 0 std 1 nan 0 inf 0 zeros 0\n"
+                "#2 Log shifted_log/Log at debuggee.c:10 (the stop)\n"
+                "quit: the call was cancelled\n");
+  cli_result r = cli("debug", module, "plant_nan", "--mode", "graph", "--break", "nan", "--commands",
+                     commands, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, " [Sub, shifted_log/Log, Add] at debuggee.c:12 (nan 1, after the op)\n"));
+  g_assert_nonnull(strstr(r.out, "quit: the call was cancelled\n"));
+  cli_result_clear(&r);
+  remove_commands(commands);
+  g_free(module);
+}
+
+/* next steps over the nested call and the TS_IF block, step into them,
+ * finish out; breakpoints come and go by command. */
+static void test_debug_stepping(void)
+{
+  char *module = debuggee_module();
+  char *commands = write_commands("next\nnext\nnext\nstep\nwhere\nfinish\nbreak Sqrt\n"
+                                  "break max >> 1\ndelete 7\nc\nbt\ndelete 1\nc\n");
+  cli_result r = cli("debug", module, "nested", "--commands", commands, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_cmpstr(r.out, ==,
+                  "#1 Add Add at debuggee.c:26 (step)\n"
+                  "#4 Neg Neg at debuggee.c:26 (step)\n"
+                  "#5 Sum Sum at debuggee.c:27 (step)\n"
+                  "#6 Less Less at debuggee.c:27 (step)\n"
+                  "#7 Exp Exp at debuggee.c:28 (step)\n"
+                  "  #0 then at debuggee.c:27\n"
+                  "  #1 nested\n"
+                  "#9 Abs Abs at debuggee.c:31 (step)\n"
+                  "breakpoint 1: Sqrt\n"
+                  "finished: Tensor([0.36787945 0.00247875], shape=(2,), dtype=float32)\n");
+  g_assert_nonnull(strstr(r.err, "breakpoint 'max >> 1': expected a number"));
+  g_assert_nonnull(strstr(r.err, "no breakpoint '7'"));
+  cli_result_clear(&r);
+  remove_commands(commands);
+  g_free(module);
+}
+
+static void test_debug_errors(void)
+{
+  expect_failure(cli("debug", "seeds", "power", "--break", "MatMull", NULL), 2,
+                 "breakpoint 'MatMull': unknown op type 'MatMull'");
+  expect_failure(cli("debug", "seeds", "power", "--break", "max >> 1e6", NULL), 2,
+                 "expected a number after the comparison, got '> 1e6'");
+  expect_failure(cli("debug", "seeds", NULL), 2, "debug takes MODULE FUNCTION");
+  expect_failure(cli("debug", "seeds", "power", "--commands", "/nonexistent/commands", NULL), 2,
+                 "--commands: ");
+  expect_failure(cli("debug", "seeds", "power", "--mode", "fast", NULL), 2, "--mode must be eager or graph");
+  expect_failure(cli("health", "seeds", "power", "--break", "nan", NULL), 2, "health does not take --break");
+}
+
+/* health names the Log in both modes. */
+static void test_health(void)
+{
+  char *module = debuggee_module();
+  expect_output(cli("health", module, "plant_nan", NULL),
+                "Tensor([nan  1.], shape=(2,), dtype=float32)\n"
+                "health: 3 ops, first NaN/Inf: #2 Log at debuggee.c:10 (nan 1, inf 0)\n");
+  cli_result r = cli("health", module, "plant_nan", "--mode", "graph", "--arg", "f32[3]=0,1,3", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_true(g_str_has_prefix(r.out, "Tensor([nan nan  1.], shape=(3,), dtype=float32)\n"
+                                        "health: "));
+  /* fused with its neighbours by the optimizer, or alone */
+  g_assert_true(strstr(r.out, "[Sub, shifted_log/Log, Add] at debuggee.c:12 (nan 2, inf 0)\n") ||
+                strstr(r.out, "#2 Log shifted_log/Log at debuggee.c:10 (nan 2, inf 0)\n"));
+  cli_result_clear(&r);
+  expect_output(cli("health", module, "plant_nan", "--all", "--stats", "--arg", "f32[1]=3", NULL),
+                "Tensor([1.], shape=(1,), dtype=float32)\n"
+                "#1 Sub at debuggee.c:8 (nan 0, inf 0, min 1 max 1 mean 1)\n"
+                "#2 Log at debuggee.c:10 (nan 0, inf 0, min 0 max 0 mean 0)\n"
+                "#3 Add at debuggee.c:12 (nan 0, inf 0, min 1 max 1 mean 1)\n"
+                "health: 3 ops, no NaN or Inf\n");
+  g_free(module);
+}
+
 /* diverge: the report on stdout, exit status 0 (same), 1 (divergence), 2 (error). */
 static void test_diverge(void)
 {
@@ -726,6 +873,11 @@ int main(int argc, char **argv)
   g_test_add_func("/cli/run/concrete", test_concrete);
   g_test_add_func("/cli/signatures", test_signatures);
   g_test_add_func("/cli/graph", test_graph);
+  g_test_add_func("/cli/debug/power", test_debug_power);
+  g_test_add_func("/cli/debug/nan", test_debug_nan);
+  g_test_add_func("/cli/debug/stepping", test_debug_stepping);
+  g_test_add_func("/cli/debug/errors", test_debug_errors);
+  g_test_add_func("/cli/health", test_health);
   g_test_add_func("/cli/diverge", test_diverge);
   g_test_add_func("/cli/run/check-eagerly", test_check_eagerly);
   g_test_add_func("/cli/graph/passes", test_graph_passes);

@@ -856,6 +856,44 @@ static void test_cli_both(void)
   g_free(dir);
 }
 
+/* profile --memory: the trace holds the tensor memory counter, and only then. */
+static void test_cli_memory(void)
+{
+  const char *cli = g_getenv("TRACESCOPE_CLI");
+  g_assert_nonnull(cli);
+  char *dir = g_dir_make_tmp("test-profiler-XXXXXX", NULL);
+  char *trace = g_build_filename(dir, "m.json", NULL);
+  for (int memory = 0; memory <= 1; memory++) {
+    const char *argv[] = { cli, "profile", "seeds", "dense_chain", "--out", trace, memory ? "--memory" : NULL, NULL };
+    char *out = NULL, *err = NULL;
+    int status;
+    g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status, NULL));
+    if (!g_spawn_check_wait_status(status, NULL))
+      g_error("profile --memory: %s", err);
+    GError *error = NULL;
+    tsp_session *s = tsp_chrome_import(trace, &error);
+    g_assert_no_error(error);
+    uint64_t n_memory = 0;
+    for (int t = 0; t < tsp_session_n_threads(s); t++) {
+      tsp_iter it;
+      tsp_iter_init(&it, s, t);
+      for (const tsp_event *e; (e = tsp_iter_next(&it));)
+        n_memory += e->kind == TSP_EVENT_MEMORY;
+    }
+    if (memory)
+      g_assert_cmpuint(n_memory, >, 0);
+    else
+      g_assert_cmpuint(n_memory, ==, 0);
+    tsp_session_free(s);
+    g_free(out);
+    g_free(err);
+  }
+  g_unlink(trace);
+  g_free(trace);
+  g_rmdir(dir);
+  g_free(dir);
+}
+
 static void test_cli_errors(void)
 {
   const char *cli = g_getenv("TRACESCOPE_CLI");
@@ -900,6 +938,7 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler/serial/round-trip", test_serial_round_trip);
   g_test_add_func("/profiler/serial/corrupt", test_serial_corrupt);
   g_test_add_func("/profiler/cli/both", test_cli_both);
+  g_test_add_func("/profiler/cli/memory", test_cli_memory);
   g_test_add_func("/profiler/cli/errors", test_cli_errors);
   return g_test_run();
 }

@@ -16,6 +16,7 @@
 #include "ts-spec-text.h"
 #include "ts-worker-error.h"
 #include "ts-worker-protocol.h"
+#include "ts-worker-tensor.h"
 #include "worker-status.h"
 
 #define PROGRESS_NS 50000000u /* at most 20 progress updates a second */
@@ -174,7 +175,7 @@ static void on_engine_event(const ts_event *ev, void *user_data)
 
 /* A line "\x1etracescope-call 7 end" on stdout and stderr, after what
  * stdio still holds: what came before it is the call's (0: Open's). */
-static void mark_end(guint call_id)
+void worker_mark_end(guint call_id)
 {
   fflush(stdout);
   fflush(stderr);
@@ -216,7 +217,7 @@ static void handle_open(WorkerService *s, GVariant *params, GDBusMethodInvocatio
   }
   ts_error_clear();
   s->module = ts_module_open(source);
-  mark_end(0); /* what its constructors printed is nobody's call */
+  worker_mark_end(0); /* what its constructors printed is nobody's call */
   if (!s->module) {
     return_engine_error(inv, "", FALSE);
     return;
@@ -290,64 +291,6 @@ static char *arg_prefix(ts_function *fn, int i)
   return g_strdup_printf("argument %d: ", i);
 }
 
-/* A sealed memfd holding a copy of data, or -1 with an error. */
-static int copy_to_memfd(const void *data, size_t size, GError **error)
-{
-  int fd = memfd_create("tracescope-result", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  /* write(2) fills the memfd's pages in bulk: much cheaper than faulting
-   * them in one by one through a mapping */
-  size_t done = 0;
-  while (fd >= 0 && done < size) {
-    ssize_t w = write(fd, (const char *)data + done, size - done);
-    if (w <= 0 && errno != EINTR)
-      break;
-    done += w > 0 ? (size_t)w : 0;
-  }
-  if (fd < 0 || done < size) {
-    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno),
-                "cannot put the %zu-byte result in a memfd: %s", size, g_strerror(errno));
-    if (fd >= 0)
-      close(fd);
-    return -1;
-  }
-  /* sealed: the app maps it knowing nobody changes it under it */
-  fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
-  return fd;
-}
-
-/* The tensor's dtype, shape and bytes into d: inline when small, else as
- * an fd added to fds: its own memory, or a copy. */
-static gboolean add_tensor(GVariantDict *d, const ts_tensor *out, GUnixFDList *fds, GError **error)
-{
-  ts_dtype dtype = ts_tensor_dtype(out);
-  ts_shape shape = ts_tensor_shape(out);
-  const void *data = ts_tensor_data(out);
-  if (!data || dtype == TS_STRING || dtype == TS_VARIANT)
-    return TRUE; /* no host bytes to send: the printed value says it all */
-  size_t size = (size_t)ts_tensor_size(out) * ts_dtype_size(dtype);
-  g_variant_dict_insert(d, "dtype", "s", ts_dtype_name(dtype));
-  g_variant_dict_insert_value(d, "shape", g_variant_new_fixed_array(G_VARIANT_TYPE_INT64, shape.dim,
-                                                                     (gsize)shape.rank, sizeof(gint64)));
-  if (size < TS_WORKER_FD_THRESHOLD) {
-    g_variant_dict_insert_value(d, "data", g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE, data, size, 1));
-    return TRUE;
-  }
-  /* the tensor's own memory when it lives in a memfd (ts_cpu_share_buffers),
-   * else a copy written into a fresh one */
-  size_t offset = 0;
-  int fd = ts_tensor_export_fd(out, &offset);
-  if (fd < 0 && (fd = copy_to_memfd(data, size, error)) < 0)
-    return FALSE;
-  int index = g_unix_fd_list_append(fds, fd, error);
-  close(fd);
-  if (index < 0)
-    return FALSE;
-  g_variant_dict_insert(d, "data-fd", "h", index);
-  g_variant_dict_insert(d, "data-offset", "t", (guint64)offset);
-  g_variant_dict_insert(d, "data-size", "t", (guint64)size);
-  return TRUE;
-}
-
 /* Bytes under key (ay) when small, else in a memfd: key-fd (h) and key-size (t). */
 static gboolean add_bytes(GVariantDict *d, const char *key, GBytes *bytes, GUnixFDList *fds, GError **error)
 {
@@ -357,7 +300,7 @@ static gboolean add_bytes(GVariantDict *d, const char *key, GBytes *bytes, GUnix
     g_variant_dict_insert_value(d, key, g_variant_new_from_bytes(G_VARIANT_TYPE_BYTESTRING, bytes, TRUE));
     return TRUE;
   }
-  int fd = copy_to_memfd(data, size, error);
+  int fd = ts_worker_memfd_copy(data, size, error);
   if (fd < 0)
     return FALSE;
   int index = g_unix_fd_list_append(fds, fd, error);
@@ -492,7 +435,7 @@ static void make_call(Call *c)
       g_variant_dict_insert(&d, "shape-text", "s", shape);
       free(text);
       free(shape);
-      if (!add_tensor(&d, out, fds, &error)) {
+      if (!ts_worker_tensor_write(&d, out, fds, &error)) {
         ts_scope_end(scope);
         tsp_session_free(session);
         g_variant_dict_clear(&d);
@@ -532,6 +475,8 @@ static void handle_call(WorkerService *s, GVariant *params, GDBusMethodInvocatio
   g_variant_get(params, "(u&s^a&sub@a{sv})", &c.call_id, &c.function, &c.args, &c.repeat, &eager, &options);
   g_variant_lookup(options, "profile", "b", &c.profile);
   g_variant_lookup(options, "compare", "u", &c.compare);
+  gboolean check = FALSE; /* option "check-eagerly": each call both ways, a divergence a Warning */
+  g_variant_lookup(options, "check-eagerly", "b", &check);
   c.n_args = (int)g_strv_length((char **)c.args);
   c.repeat = MAX(c.repeat, 1);
   if (!(c.fn = lookup(s, inv, c.function)))
@@ -541,6 +486,12 @@ static void handle_call(WorkerService *s, GVariant *params, GDBusMethodInvocatio
     g_dbus_method_invocation_return_error(inv, TS_ENGINE_ERROR, TS_ERR_INVALID_ARGUMENT,
                                           "%s takes %d argument%s, got %d", c.function, n_params,
                                           n_params == 1 ? "" : "s", c.n_args);
+    goto out;
+  }
+  if (__atomic_load_n(&s->call_id, __ATOMIC_SEQ_CST) != 0) {
+    g_dbus_method_invocation_return_error(inv, TS_WORKER_ERROR, TS_WORKER_ERROR_BUSY,
+                                          "call %u is being debugged: stop it first",
+                                          __atomic_load_n(&s->call_id, __ATOMIC_SEQ_CST));
     goto out;
   }
   /* each side stores, then looks at the other's: a Cancel is never lost */
@@ -559,7 +510,10 @@ static void handle_call(WorkerService *s, GVariant *params, GDBusMethodInvocatio
   ts_scope *scope = ts_scope_begin();
   c.values = g_new0(ts_value, MAX(c.n_args, 1));
   ts_watch_cancel_flag(&s->cancel_flag);
+  gboolean checked = ts_function_checks_eagerly(c.fn);
+  ts_function_set_check_eagerly(c.fn, check || checked);
   make_call(&c);
+  ts_function_set_check_eagerly(c.fn, checked);
   ts_watch_cancel_flag(NULL);
   for (int i = 0; i < c.n_args; i++)
     ts_value_clear(&c.values[i]);
@@ -569,7 +523,7 @@ static void handle_call(WorkerService *s, GVariant *params, GDBusMethodInvocatio
   s->status->call_id = 0;
 out:
   /* every call has its mark, also one refused before it ran */
-  mark_end(c.call_id);
+  worker_mark_end(c.call_id);
   g_free(c.args);
 }
 
@@ -657,4 +611,27 @@ void worker_service_free(WorkerService *s)
   g_object_unref(s->connection);
   ts_module_free(s->module);
   g_free(s);
+}
+
+void worker_service_set_call(WorkerService *s, guint call_id)
+{
+  if (call_id)
+    __atomic_store_n(&s->cancel_flag, 0, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&s->call_id, call_id, __ATOMIC_SEQ_CST);
+  s->status->call_id = call_id;
+}
+
+const int *worker_service_cancel_flag(WorkerService *s)
+{
+  return &s->cancel_flag;
+}
+
+const ts_op_watch *worker_service_last_op(WorkerService *s)
+{
+  return s->last_op;
+}
+
+ts_module *worker_service_module(WorkerService *s)
+{
+  return s->module;
 }

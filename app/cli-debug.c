@@ -1,0 +1,455 @@
+/* cli-debug.c — `debug`: a step-debugging session on one call, driven by
+ * commands from a file or the terminal (the CLI is the controller; the
+ * call runs on a thread of its own); and `health`: one call in health
+ * mode, naming the first op that made a NaN or an Inf. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracescope-debug.h>
+#include <unistd.h>
+
+#define VALUES_CAP 2000 /* characters of `values` output */
+
+/* ---- options ------------------------------------------------------------------------- */
+
+typedef struct debug_options {
+  cli_options base;     /* module, function, input signature: as run has them */
+  GPtrArray *args;      /* --arg */
+  GPtrArray *breaks;    /* --break */
+  const char *commands; /* --commands FILE; NULL: stdin */
+  bool graph;           /* --mode graph */
+  bool stats;           /* health: --stats */
+  bool all;             /* health: --all */
+  bool help;
+} debug_options;
+
+static void debug_options_clear(debug_options *o)
+{
+  g_ptr_array_unref(o->base.input_signature);
+  g_ptr_array_unref(o->args);
+  g_ptr_array_unref(o->breaks);
+}
+
+/* MODULE FUNCTION then options; 0 or an exit status (printed). */
+static int debug_options_parse(debug_options *o, bool health, int argc, char **argv)
+{
+  *o = (debug_options){ .args = g_ptr_array_new(), .breaks = g_ptr_array_new() };
+  o->base.input_signature = g_ptr_array_new();
+  const char *command = health ? "health" : "debug";
+  int positional = 0;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    bool has_value = i + 1 < argc;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      o->help = true;
+    } else if (health && strcmp(a, "--stats") == 0) {
+      o->stats = true;
+    } else if (health && strcmp(a, "--all") == 0) {
+      o->all = true;
+    } else if (strcmp(a, "--arg") == 0 || strcmp(a, "--mode") == 0 ||
+               (!health && (strcmp(a, "--break") == 0 || strcmp(a, "--commands") == 0))) {
+      if (!has_value)
+        return cli_fail(CLI_EXIT_USAGE, "%s needs a value", a);
+      const char *v = argv[++i];
+      if (strcmp(a, "--arg") == 0) {
+        g_ptr_array_add(o->args, (char *)v);
+      } else if (strcmp(a, "--break") == 0) {
+        if (!ts_debug_break_check(v))
+          return cli_fail_engine(CLI_EXIT_USAGE);
+        g_ptr_array_add(o->breaks, (char *)v);
+      } else if (strcmp(a, "--commands") == 0) {
+        o->commands = v;
+      } else if (strcmp(v, "eager") == 0 || strcmp(v, "graph") == 0) {
+        o->graph = strcmp(v, "graph") == 0;
+      } else {
+        return cli_fail(CLI_EXIT_USAGE, "--mode must be eager or graph, not '%s'", v);
+      }
+    } else if (a[0] == '-' && a[1] == '-') {
+      return cli_fail(CLI_EXIT_USAGE, "%s does not take %s (try --help)", command, a);
+    } else if (positional < 2) {
+      *(positional++ == 0 ? &o->base.module : &o->base.function) = a;
+    } else {
+      return cli_fail(CLI_EXIT_USAGE, "unexpected '%s' (arguments go with --arg)", a);
+    }
+  }
+  if (!o->help && positional < 2)
+    return cli_fail(CLI_EXIT_USAGE, "%s takes MODULE FUNCTION (try --help)", command);
+  return 0;
+}
+
+/* Opens the function and parses its arguments (the module's examples when
+ * no --arg is given); 0 or an exit status. */
+static int open_call(const debug_options *o, ts_module **module, ts_function **fn, cli_args *args)
+{
+  int ret = cli_open_function(&o->base, module, fn);
+  if (ret != 0)
+    return ret;
+  g_autoptr(GPtrArray) specs = g_ptr_array_new();
+  const char *const *examples = o->args->len == 0 ? cli_examples(*module, *fn) : NULL;
+  for (const char *const *e = examples; e && *e; e++)
+    g_ptr_array_add(specs, (char *)*e);
+  if (!cli_args_parse(examples ? specs : o->args, args))
+    return examples ? CLI_EXIT_FAILED : CLI_EXIT_USAGE;
+  return cli_check_arity(*fn, args->n, "--arg");
+}
+
+/* ---- the debuggee thread ---------------------------------------------------------------- */
+
+typedef struct debuggee {
+  ts_debug_session *s;
+  ts_function *fn;
+  const cli_args *args;
+  bool graph;
+  char *result;     /* owned (free()); NULL if the call failed */
+  ts_error *error;
+} debuggee;
+
+static gpointer debuggee_run(gpointer data)
+{
+  debuggee *d = data;
+  ts_run_functions_eagerly(!d->graph);
+  ts_tensor *out = ts_debug_call(d->s, d->fn, d->args->v, d->args->n);
+  d->result = out ? ts_tensor_to_string(out) : NULL;
+  d->error = ts_error_take();
+  ts_release_all();
+  return NULL;
+}
+
+/* ---- what the commands print ------------------------------------------------------------ */
+
+static const char *base_name(const char *file)
+{
+  const char *slash = file ? strrchr(file, '/') : NULL;
+  return slash ? slash + 1 : file ? file : "?";
+}
+
+/* "#12 MatMul dense_3/MatMul at seeds.c:397" */
+static void print_op(const ts_debug_op *op)
+{
+  printf("#%" G_GUINT64_FORMAT " %s", op->seq, op->op_name);
+  if (op->node)
+    printf(" %s", op->node);
+  if (op->origins)
+    printf(" [%s]", op->origins);
+  if (op->file)
+    printf(" at %s:%d", base_name(op->file), op->line);
+}
+
+static void print_stop(const ts_debug_stop *stop)
+{
+  print_op(&stop->op);
+  printf(" (%s", ts_debug_reason_name(stop->reason));
+  if (stop->breakpoint)
+    printf(" %d", stop->breakpoint);
+  printf("%s)\n", stop->after ? ", after the op" : "");
+}
+
+static void print_stats(const char *label, int i, const ts_tensor *t)
+{
+  char *shape = ts_shape_dtype_string(ts_tensor_dtype(t), ts_tensor_shape(t));
+  printf("  %s[%d] %s", label, i, shape);
+  free(shape);
+  ts_tensor_stats st;
+  if (ts_tensor_stats_compute(t, &st))
+    printf(" min %g max %g mean %g std %g nan %" G_GINT64_FORMAT " inf %" G_GINT64_FORMAT
+           " zeros %" G_GINT64_FORMAT,
+           st.min, st.max, st.mean, st.std, st.n_nan, st.n_inf, st.n_zero);
+  printf("\n");
+}
+
+static void print_values(const char *label, int i, const ts_tensor *t)
+{
+  char *text = ts_tensor_format_values(t);
+  size_t n = text ? strlen(text) : 0;
+  printf("  %s[%d] = %.*s%s\n", label, i, (int)(n > VALUES_CAP ? VALUES_CAP : n), text ? text : "?",
+         n > VALUES_CAP ? " ..." : "");
+  free(text);
+}
+
+/* `print`/`values` [in|out] [i] on op. */
+static void show_tensors(const ts_debug_op *op, char **words, int n_words, bool values)
+{
+  bool in = true, out = true;
+  int only = -1;
+  for (int w = 1; w < n_words; w++) {
+    if (strcmp(words[w], "in") == 0)
+      out = false;
+    else if (strcmp(words[w], "out") == 0)
+      in = false;
+    else
+      only = atoi(words[w]);
+  }
+  for (int side = 0; side < 2; side++) {
+    if (!(side == 0 ? in : out))
+      continue;
+    const char *label = side == 0 ? "in" : "out";
+    int n = side == 0 ? op->n_inputs : op->n_outputs;
+    ts_tensor **t = side == 0 ? op->inputs : op->outputs;
+    if (side == 1 && n == 0)
+      printf("  out: not computed yet (stopped before the op)\n");
+    for (int i = 0; i < n; i++)
+      if (only < 0 || only == i)
+        (values ? print_values : print_stats)(label, i, t[i]);
+  }
+}
+
+static void show_frames(const ts_debug_op *op)
+{
+  for (int i = op->n_frames - 1; i >= 0; i--) {
+    const ts_debug_frame *f = &op->frames[i];
+    printf("  #%d %s", op->n_frames - 1 - i, f->name);
+    if (f->file)
+      printf(" at %s:%d", base_name(f->file), f->line);
+    printf("\n");
+  }
+}
+
+/* ---- the session ------------------------------------------------------------------------ */
+
+typedef struct controller {
+  ts_debug_session *s;
+  ts_debug_stop stop;  /* the current stop */
+  int cursor;          /* history entries back from the stop; 0 at the stop */
+  ts_debug_op shown;   /* the history entry the cursor is on */
+  FILE *in;
+  char **script;       /* --commands lines, or NULL for `in` */
+  int next_line;
+} controller;
+
+/* The next command line (owned), or NULL at the end. */
+static char *next_command(controller *c)
+{
+  if (c->script)
+    return c->script[c->next_line] ? g_strdup(c->script[c->next_line++]) : NULL;
+  if (isatty(fileno(c->in))) {
+    printf("(tracescope) ");
+    fflush(stdout);
+  }
+  char line[4096];
+  return fgets(line, sizeof line, c->in) ? g_strdup(line) : NULL;
+}
+
+/* The op the cursor is on: the stop's, or a history entry. */
+static const ts_debug_op *cursor_op(controller *c)
+{
+  return c->cursor == 0 ? &c->stop.op : &c->shown;
+}
+
+/* Moves the cursor by delta (positive: back) and prints where it is. */
+static void move_cursor(controller *c, int delta)
+{
+  /* the history ends with the op before the stop's */
+  int n = ts_debug_history_n(c->s);
+  int to = c->cursor + delta;
+  to = to < 0 ? 0 : to > n ? n : to;
+  ts_debug_op_clear(&c->shown);
+  c->cursor = to;
+  if (to > 0)
+    ts_debug_history_get(c->s, n - to, &c->shown);
+  print_op(cursor_op(c));
+  printf(to == 0 ? " (the stop)\n" : " (%d back)\n", to);
+}
+
+/* Runs commands until one resumes the debuggee (true) or quits (false). */
+static bool run_commands(controller *c, bool *quit)
+{
+  static const struct {
+    const char *names[2];
+    ts_debug_action action;
+  } RESUME[] = {
+    { { "step", "s" }, TS_DEBUG_STEP_INTO },
+    { { "next", "n" }, TS_DEBUG_STEP_OVER },
+    { { "finish", NULL }, TS_DEBUG_STEP_OUT },
+    { { "continue", "c" }, TS_DEBUG_CONTINUE },
+  };
+  char *line;
+  while ((line = next_command(c))) {
+    g_auto(GStrv) words = g_strsplit_set(g_strstrip(line), " \t", -1);
+    int n = (int)g_strv_length(words);
+    const char *w = n > 0 ? words[0] : "";
+    const char *rest = strchr(line, ' ') ? g_strstrip(strchr(line, ' ')) : "";
+    bool resumed = false, done = false;
+    if (!*w || w[0] == '#') {
+      /* blank or a comment */
+    } else if (strcmp(w, "quit") == 0 || strcmp(w, "q") == 0) {
+      *quit = done = true;
+    } else if (strcmp(w, "back") == 0 || strcmp(w, "forward") == 0) {
+      int k = n > 1 ? atoi(words[1]) : 1;
+      move_cursor(c, strcmp(w, "back") == 0 ? k : -k);
+    } else if (strcmp(w, "print") == 0 || strcmp(w, "p") == 0 || strcmp(w, "values") == 0) {
+      show_tensors(cursor_op(c), words, n, strcmp(w, "values") == 0);
+    } else if (strcmp(w, "where") == 0 || strcmp(w, "bt") == 0) {
+      show_frames(cursor_op(c));
+    } else if (strcmp(w, "break") == 0 || strcmp(w, "b") == 0) {
+      int id = ts_debug_break_add(c->s, rest);
+      if (id)
+        printf("breakpoint %d: %s\n", id, rest);
+      else
+        cli_fail_engine(0);
+    } else if (strcmp(w, "delete") == 0) {
+      if (n < 2 || !ts_debug_break_remove(c->s, atoi(words[1])))
+        cli_fail(0, "no breakpoint '%s'", n > 1 ? words[1] : "");
+    } else {
+      bool known = false;
+      for (size_t i = 0; i < G_N_ELEMENTS(RESUME) && !known; i++)
+        if (strcmp(w, RESUME[i].names[0]) == 0 ||
+            (RESUME[i].names[1] && strcmp(w, RESUME[i].names[1]) == 0)) {
+          known = true;
+          resumed = ts_debug_resume(c->s, RESUME[i].action);
+        }
+      if (!known)
+        cli_fail(0, "unknown command '%s' (step, next, finish, continue, back, forward, print, "
+                    "values, where, break, delete, quit)", w);
+    }
+    g_free(line);
+    if (resumed || done)
+      return resumed;
+  }
+  return false; /* the end of the commands */
+}
+
+static int debug(const debug_options *o)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_module *module = NULL;
+  ts_function *fn = NULL;
+  cli_args args = { 0 };
+  int ret = open_call(o, &module, &fn, &args);
+  /* Eagerly, ops know their nodes (names, scopes) when the function is traced for the call. */
+  if (ret == 0 && !o->graph && !cli_trace_aside(fn, &args))
+    ret = cli_fail_engine(CLI_EXIT_FAILED);
+  controller c = { .in = stdin };
+  g_autofree char *script_text = NULL;
+  if (ret == 0 && o->commands) {
+    GError *error = NULL;
+    if (!g_file_get_contents(o->commands, &script_text, NULL, &error)) {
+      ret = cli_fail(CLI_EXIT_USAGE, "--commands: %s", error->message);
+      g_error_free(error);
+    } else {
+      c.script = g_strsplit(script_text, "\n", -1);
+    }
+  }
+  if (ret != 0)
+    goto out;
+
+  /* With breakpoints the call runs to the first; without, it stops at its first op. */
+  ts_debug_options options = { .start = o->breaks->len ? TS_DEBUG_START_RUNNING : TS_DEBUG_START_STOPPED };
+  c.s = ts_debug_new(&options);
+  for (guint i = 0; i < o->breaks->len; i++)
+    printf("breakpoint %d: %s\n", ts_debug_break_add(c.s, g_ptr_array_index(o->breaks, i)),
+           (const char *)g_ptr_array_index(o->breaks, i));
+  debuggee d = { .s = c.s, .fn = fn, .args = &args, .graph = o->graph };
+  GThread *thread = g_thread_new("debuggee", debuggee_run, &d);
+  bool quit = false, finished = false;
+  while (!finished) {
+    ts_debug_stop_clear(&c.stop);
+    ts_debug_wait(c.s, -1, &c.stop);
+    if (c.stop.reason == TS_DEBUG_FINISHED) {
+      finished = true;
+      break;
+    }
+    print_stop(&c.stop);
+    c.cursor = 0;
+    ts_debug_op_clear(&c.shown);
+    if (!run_commands(&c, &quit))
+      break;
+  }
+  if (quit)
+    ts_debug_cancel(c.s);
+  /* leaving lets the call run on to its end (or its cancel) */
+  ts_debug_stop_clear(&c.stop);
+  ts_debug_op_clear(&c.shown);
+  ts_debug_free(c.s);
+  g_thread_join(thread);
+  if (d.result) {
+    printf("finished: %s\n", d.result);
+    free(d.result);
+  } else if (quit) {
+    printf("quit: the call was cancelled\n");
+  } else {
+    ret = cli_fail(CLI_EXIT_FAILED, "%s", d.error ? d.error->message : "the call failed");
+  }
+  ts_error_free(d.error);
+out:
+  g_strfreev(c.script);
+  cli_args_clear(&args);
+  ts_module_free(module);
+  ts_scope_end(scope);
+  return ret;
+}
+
+int cli_debug(int argc, char **argv)
+{
+  debug_options o;
+  int ret = debug_options_parse(&o, false, argc, argv);
+  if (ret == 0)
+    ret = o.help ? cli_show_help() : debug(&o);
+  debug_options_clear(&o);
+  return ret;
+}
+
+/* ---- health ------------------------------------------------------------------------------ */
+
+static void print_health_op(const ts_health_op *op, bool stats)
+{
+  printf("#%" G_GUINT64_FORMAT " %s", op->seq, op->op_name);
+  if (op->node)
+    printf(" %s", op->node);
+  if (op->origins)
+    printf(" [%s]", op->origins);
+  if (op->file)
+    printf(" at %s:%d", base_name(op->file), op->line);
+  printf(" (nan %" G_GINT64_FORMAT ", inf %" G_GINT64_FORMAT, op->n_nan, op->n_inf);
+  if (stats)
+    printf(", min %g max %g mean %g", op->min, op->max, op->mean);
+  printf(")\n");
+}
+
+static int health(const debug_options *o)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_module *module = NULL;
+  ts_function *fn = NULL;
+  cli_args args = { 0 };
+  int ret = open_call(o, &module, &fn, &args);
+  if (ret == 0) {
+    ts_run_functions_eagerly(!o->graph);
+    ts_health *h = ts_health_start(o->stats ? TS_HEALTH_STATS : TS_HEALTH_COUNTS);
+    ts_tensor *out = ts_function_call(fn, args.v, args.n);
+    ts_health_stop(h);
+    char *text = out ? ts_tensor_to_string(out) : NULL;
+    if (text)
+      printf("%s\n", text);
+    free(text);
+    if (o->all)
+      for (int64_t i = 0; i < ts_health_n_ops(h); i++)
+        print_health_op(ts_health_get(h, i), o->stats);
+    const ts_health_op *first = ts_health_first_nonfinite(h);
+    printf("health: %" G_GINT64_FORMAT " ops, ", ts_health_n_ops(h));
+    if (first) {
+      printf("first NaN/Inf: ");
+      print_health_op(first, o->stats);
+    } else {
+      printf("no NaN or Inf\n");
+    }
+    ts_health_free(h);
+    if (!out)
+      ret = cli_fail_engine(CLI_EXIT_FAILED);
+  }
+  cli_args_clear(&args);
+  ts_module_free(module);
+  ts_scope_end(scope);
+  return ret;
+}
+
+int cli_health(int argc, char **argv)
+{
+  debug_options o;
+  int ret = debug_options_parse(&o, true, argc, argv);
+  if (ret == 0)
+    ret = o.help ? cli_show_help() : health(&o);
+  debug_options_clear(&o);
+  return ret;
+}

@@ -1,0 +1,127 @@
+/* bench-debug.c — what health mode costs: calls of the seeds'
+ * sequential_model (100 Dense layers) and dense_chain with and without
+ * ts_health_start, in graph and eager mode, as a ratio against the
+ * ≤ 1.3× target; and a debug session attached but never stopping (history
+ * on).  Medians of rounds run in turn, in process CPU time (the machine is
+ * shared: wall time counts other people's work); a benchmark, not a test. */
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <tracescope-debug.h>
+#include <tracescope.h>
+
+#define ROUNDS 11
+
+enum { PLAIN, HEALTH, STATS, DEBUGGED, VARIANTS };
+
+typedef struct calls {
+  ts_function *fn;
+  ts_value args[2];
+  int n_args;
+  int iters;
+  bool eager;
+} calls;
+
+static int64_t cpu_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* One batch of calls under variant v; ns, or -1 on error. */
+static int64_t batch(calls *c, int v)
+{
+  ts_health *h = v == HEALTH || v == STATS ? ts_health_start(v == STATS ? TS_HEALTH_STATS : TS_HEALTH_COUNTS) : NULL;
+  ts_debug_session *s =
+    v == DEBUGGED ? ts_debug_new(&(ts_debug_options){ .start = TS_DEBUG_START_RUNNING }) : NULL;
+  int64_t t0 = cpu_ns();
+  bool ok = true;
+  for (int i = 0; i < c->iters && ok; i++) {
+    ts_scope *scope = ts_scope_begin();
+    ok = (s ? ts_debug_call(s, c->fn, c->args, c->n_args)
+            : ts_function_call(c->fn, c->args, c->n_args)) != NULL;
+    ts_scope_end(scope);
+  }
+  int64_t ns = cpu_ns() - t0;
+  if (h && ts_health_first_nonfinite(h))
+    ok = false; /* the models make no NaN: a report of one is wrong */
+  ts_health_free(h);
+  ts_debug_free(s);
+  return ok ? ns : -1;
+}
+
+static void row(const char *what, const char *measured, const char *target, bool met)
+{
+  printf("  %-58s %16s   %-12s %s\n", what, measured, target, met ? "ok" : "MISSED");
+}
+
+static void bench_model(calls *c, const char *label, bool debugged)
+{
+  ts_run_functions_eagerly(c->eager);
+  int64_t t[VARIANTS][ROUNDS];
+  int n_variants = debugged ? VARIANTS : DEBUGGED;
+  for (int r = -1; r < ROUNDS; r++)
+    for (int k = 0; k < n_variants; k++) {
+      int v = (k + (r < 0 ? 0 : r)) % n_variants;
+      int64_t ns = batch(c, v);
+      if (ns < 0) {
+        ts_error *e = ts_error_take();
+        printf("  %-58s failed: %s\n", label, e ? e->message : "a NaN was reported");
+        ts_error_free(e);
+        return;
+      }
+      if (r >= 0)
+        t[v][r] = ns;
+    }
+  double med[VARIANTS];
+  for (int v = 0; v < n_variants; v++) {
+    qsort(t[v], ROUNDS, sizeof t[v][0], cmp_i64);
+    med[v] = (double)t[v][ROUNDS / 2];
+  }
+  char m[64], what[128];
+  g_snprintf(m, sizeof m, "%.2f×", med[HEALTH] / med[PLAIN]);
+  g_snprintf(what, sizeof what, "health mode (NaN/Inf counts), %s", label);
+  row(what, m, "<= 1.3×", med[HEALTH] / med[PLAIN] <= 1.3);
+  g_snprintf(m, sizeof m, "%.2f×", med[STATS] / med[PLAIN]);
+  g_snprintf(what, sizeof what, "  with min/max/mean (TS_HEALTH_STATS)");
+  row(what, m, "(no target)", true);
+  if (debugged) {
+    g_snprintf(m, sizeof m, "%.2f×", med[DEBUGGED] / med[PLAIN]);
+    row("  a debug session attached, never stopping", m, "(no target)", true);
+  }
+  printf("  %-58s %16s   (%.1f µs a call plain, %.1f with health)\n", "", "",
+         med[PLAIN] / c->iters / 1e3, med[HEALTH] / c->iters / 1e3);
+}
+
+int main(void)
+{
+  ts_module *seeds = ts_module_open("seeds");
+  if (!seeds) {
+    fprintf(stderr, "tracescope-bench-debug: error: cannot open seeds\n");
+    return 1;
+  }
+  printf("Tracescope debugger benchmark: %u cores; CPU time, medians of %d rounds after a warm-up round\n",
+         g_get_num_processors(), ROUNDS);
+  printf("  %-58s %16s   %-12s\n", "what", "measured", "target");
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_random_uniform(TS_F32, TS_SHAPE(20, 28, 28), 0, 1, 1);
+  calls model = { ts_module_lookup(seeds, "sequential_model"), { TS_TENSOR_VALUE(x) }, 1, 20, false };
+  bench_model(&model, "sequential_model (100 Dense), graph", false);
+  model.eager = true;
+  bench_model(&model, "sequential_model (100 Dense), eager", true);
+  calls chain = { ts_module_lookup(seeds, "dense_chain"), { TS_TENSOR_VALUE(x), TS_INT_VALUE(10) },
+                  2, 20, false };
+  bench_model(&chain, "dense_chain(x, 10), graph", false);
+  ts_scope_end(scope);
+  ts_module_free(seeds);
+  ts_release_all();
+  return 0;
+}

@@ -1,0 +1,149 @@
+/* health.c — health mode: per op of the watched thread, the NaN/Inf
+ * counts of its outputs (and, at TS_HEALTH_STATS, min/max/mean), and the
+ * first op that made a NaN or an Inf; eager and graph mode alike, never
+ * pausing.  An op observer on the thread (engine-private.h), not an OP_END
+ * listener: event delivery takes a lock and reads the clock twice per op,
+ * which alone costs more than the 1.3x the 100-layer model allows.  Names
+ * and locations are copied once per distinct pointer, so a record costs no
+ * allocation.
+ * Constants and variable reads (auxiliary ops) are recorded but not
+ * scanned: they pass on a value some earlier op made, and scanning every
+ * weight on every read would cost more than the layers' own work. */
+#include "debug-private.h"
+
+struct ts_health {
+  ts_op_observer observer; /* first: the engine hands it back */
+  ts_op_observer *outer;   /* the thread's observer before start */
+  bool recording;
+  ts_health_level level;
+  GArray *ops;          /* ts_health_op */
+  int64_t first;        /* index of the first op with a NaN or Inf; -1 */
+  GHashTable *strings;  /* borrowed pointer -> owned copy */
+  GPtrArray *owned;     /* origins strings */
+  const char *last_file, *last_file_copy; /* most ops share their neighbour's file */
+};
+
+/* The report's own copy of a string the engine or a module owns. */
+static const char *intern(ts_health *h, const char *s)
+{
+  if (!s)
+    return NULL;
+  char *copy = g_hash_table_lookup(h->strings, s);
+  if (!copy) {
+    copy = g_strdup(s);
+    g_hash_table_insert(h->strings, (gpointer)s, copy);
+  }
+  return copy;
+}
+
+static void on_op_end(ts_op_observer *self, const ts_op_call *call, const ts_run_site *site,
+                      uint64_t seq, ts_tensor *const *out, int n_out)
+{
+  ts_health *h = (ts_health *)self;
+  if (call->loc.file != h->last_file) {
+    h->last_file = call->loc.file;
+    h->last_file_copy = intern(h, call->loc.file);
+  }
+  const ts_node *node = site ? (site->traced ? site->traced : site->node) : NULL;
+  ts_health_op r = {
+    .run_id = ts__context()->run.run_id, .seq = seq, .op = call->def->op,
+    .op_name = call->def->name, .node = node ? intern(h, ts_node_name(node)) : NULL,
+    .file = h->last_file_copy, .func = intern(h, call->loc.func), .line = call->loc.line,
+  };
+  bool computed = !(call->def->flags & TS_OPF_AUXILIARY);
+  for (int i = 0; i < n_out && computed; i++) {
+    const ts_tensor *t = out[i];
+    if (h->level == TS_HEALTH_STATS) {
+      ts_tensor_stats st;
+      if (ts_tensor_stats_compute(t, &st)) {
+        ts_tensor_stats all = { r.n_elements, r.n_nan, r.n_inf, 0, r.min, r.max, r.mean, 0 };
+        ts__stats_merge(&all, &st);
+        r.n_elements = all.n;
+        r.n_nan = all.n_nan;
+        r.n_inf = all.n_inf;
+        r.min = all.min;
+        r.max = all.max;
+        r.mean = all.mean;
+      }
+      continue;
+    }
+    int64_t nan, inf;
+    ts__count_nonfinite(t, &nan, &inf);
+    r.n_elements += t->size > 0 ? t->size : 0;
+    r.n_nan += nan;
+    r.n_inf += inf;
+  }
+  if (r.n_nan > 0 || r.n_inf > 0) {
+    char *origins = ts__node_origins(site ? site->node : NULL);
+    if (origins) {
+      g_ptr_array_add(h->owned, origins);
+      r.origins = origins;
+    }
+    if (h->first < 0)
+      h->first = (int64_t)h->ops->len;
+  }
+  g_array_append_val(h->ops, r);
+}
+
+ts_health *ts_health_start(ts_health_level level)
+{
+  ts_health *h = g_new0(ts_health, 1);
+  h->observer.op_end = on_op_end;
+  h->level = level;
+  h->ops = g_array_sized_new(FALSE, FALSE, sizeof(ts_health_op), 1024);
+  h->first = -1;
+  h->strings = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  h->owned = g_ptr_array_new_with_free_func(g_free);
+  ts_context *c = ts__context();
+  h->outer = c->observer;
+  c->observer = &h->observer;
+  h->recording = true;
+  return h;
+}
+
+void ts_health_stop(ts_health *h)
+{
+  g_return_if_fail(h != NULL);
+  if (!h->recording)
+    return;
+  ts_context *c = ts__context();
+  g_return_if_fail(c->observer == &h->observer); /* the thread that started it, innermost */
+  c->observer = h->outer;
+  h->recording = false;
+}
+
+void ts_health_free(ts_health *h)
+{
+  if (!h)
+    return;
+  ts_health_stop(h);
+  g_array_unref(h->ops);
+  g_hash_table_unref(h->strings);
+  g_ptr_array_unref(h->owned);
+  g_free(h);
+}
+
+int64_t ts_health_n_ops(const ts_health *h)
+{
+  TS_CHECK_ARG(h != NULL, 0);
+  return (int64_t)h->ops->len;
+}
+
+const ts_health_op *ts_health_get(const ts_health *h, int64_t i)
+{
+  TS_CHECK_ARG(h != NULL, NULL);
+  return i >= 0 && i < (int64_t)h->ops->len ? &g_array_index(h->ops, ts_health_op, i) : NULL;
+}
+
+const ts_health_op *ts_health_first_nonfinite(const ts_health *h)
+{
+  TS_CHECK_ARG(h != NULL, NULL);
+  return h->first >= 0 ? &g_array_index(h->ops, ts_health_op, h->first) : NULL;
+}
+
+void ts_health_reset(ts_health *h)
+{
+  g_return_if_fail(h != NULL);
+  g_array_set_size(h->ops, 0);
+  h->first = -1;
+}
