@@ -388,8 +388,35 @@ static void test_view_summary(void)
   g_assert_nonnull(strstr(_ts_tensor_view_get_stats_text(f.view), "not numeric"));
   g_assert_null(_ts_tensor_view_get_stats(f.view));
   g_free(cell);
-  cell = _ts_tensor_table_dup_cell_text(_ts_tensor_view_get_table(f.view), 0, 1);
+  cell = _ts_tensor_table_dup_cell_text(_ts_tensor_view_get_table(f.view), 1, 0);
   g_assert_cmpstr(cell, ==, "\"be\"");
+
+  /* a vector reads down one column, a page of rows at a time; its heat map is a strip */
+  float ramp[450];
+  for (int i = 0; i < 450; i++)
+    ramp[i] = (float)i / 10;
+  ts_tensor_view_set_tensor(f.view, f32_tensor(TS_SHAPE(450), ramp), "ramp");
+  TsTensorTable *table = _ts_tensor_view_get_table(f.view);
+  guint nr, nc;
+  ts_tensor_table_get_pages(table, &nr, &nc);
+  g_assert_cmpuint(nr, ==, (450 + TS_TENSOR_TABLE_PAGE_ROWS - 1) / TS_TENSOR_TABLE_PAGE_ROWS);
+  g_assert_cmpuint(nc, ==, 1);
+  g_assert_cmpuint(ts_tensor_table_get_n_columns(table), ==, 2);
+  ts_tensor_table_set_page(table, nr - 1, 0);
+  g_free(cell);
+  cell = _ts_tensor_table_dup_cell_text(table, 449, 0);
+  g_assert_cmpstr(cell, ==, "44.9");
+  _ts_tensor_view_show_page(f.view, "heat-map");
+  TsTensorHeatMap *map = _ts_tensor_view_get_heat_map(f.view);
+  wait_shown(GTK_WIDGET(map), 200);
+  double x0, y0, x1, y1;
+  g_assert_true(ts_tensor_heat_map_cell_centre(map, 0, 0, &x0, &y0));
+  g_assert_true(ts_tensor_heat_map_cell_centre(map, 0, 449, &x1, &y1));
+  int64_t row, col;
+  g_assert_true(ts_tensor_heat_map_cell_at(map, x1, y1 + 10, &row, &col)); /* 32 px tall */
+  g_assert_cmpint(col, ==, 449);
+  g_autofree char *tip = ts_tensor_heat_map_dup_tooltip_at(map, x1, y1);
+  g_assert_cmpstr(tip, ==, "[449] = 44.9");
 
   ts_tensor_view_set_tensor(f.view, NULL, NULL);
   g_assert_null(ts_tensor_view_get_tensor(f.view));
@@ -427,6 +454,13 @@ static void test_view_big_async(void)
   g_assert_cmpuint(nc, ==, (683 + TS_TENSOR_TABLE_PAGE_COLS - 1) / TS_TENSOR_TABLE_PAGE_COLS);
   g_assert_cmpuint(ts_tensor_table_get_n_columns(_ts_tensor_view_get_table(f.view)), ==,
                    TS_TENSOR_TABLE_PAGE_COLS + 1);
+  /* past the end: the last page, its last cell there and the first not */
+  ts_tensor_table_set_page(_ts_tensor_view_get_table(f.view), 99, 99);
+  g_free(cell);
+  cell = _ts_tensor_table_dup_cell_text(_ts_tensor_view_get_table(f.view), 1023, 682);
+  g_assert_cmpstr(cell, ==, "0.5");
+  g_assert_null(_ts_tensor_table_dup_cell_text(_ts_tensor_view_get_table(f.view), 0, 0));
+  g_assert_cmpuint(ts_tensor_table_get_n_columns(_ts_tensor_view_get_table(f.view)), ==, 1 + 683 % 16);
 
   /* replaced while computing: the late result is dropped, nothing leaks */
   scope = ts_scope_begin();
@@ -438,6 +472,14 @@ static void test_view_big_async(void)
   g_assert_false(ts_tensor_view_get_busy(f.view));
   g_assert_cmpfloat(_ts_tensor_view_get_stats(f.view)->mean, ==, 7);
   fixture_clear(&f);
+}
+
+static int n_children(GtkWidget *w)
+{
+  int n = 0;
+  for (GtkWidget *c = gtk_widget_get_first_child(w); c; c = gtk_widget_get_next_sibling(c))
+    n++;
+  return n;
 }
 
 /* A rank-4 tensor [2, 3, 4, 5] holding its flat index, NaN at [1, 2, 2, 3]. */
@@ -459,6 +501,17 @@ static void test_view_rank4_slice(void)
   fixture f;
   fixture_init(&f, 800, 600);
   ts_tensor_view_set_tensor(f.view, rank4(), "rank 4");
+  /* compact: the table alone, and only which matrix to show; Inspect opens the rest */
+  g_assert_cmpint(n_children(f.view->slice_box), ==, 4); /* rows, columns, axis 0, axis 1 */
+  ts_tensor_view_set_compact(f.view, TRUE);
+  g_assert_cmpint(n_children(f.view->slice_box), ==, 2);
+  g_assert_false(gtk_widget_get_visible(f.view->switcher));
+  _ts_tensor_view_show_page(f.view, "histogram"); /* as Inspect does */
+  g_assert_true(gtk_widget_get_visible(f.view->switcher));
+  g_assert_cmpint(n_children(f.view->slice_box), ==, 4);
+  gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(f.view->expand_button), FALSE);
+  g_assert_cmpstr(gtk_stack_get_visible_child_name(f.view->stack), ==, "table");
+  ts_tensor_view_set_compact(f.view, FALSE);
   /* axes 1 and 3 as rows and columns, index 1 along axis 0 and 2 along axis 2 */
   _ts_tensor_view_select_axes(f.view, 1, 3);
   _ts_tensor_view_select_index(f.view, 0, 1);
@@ -515,6 +568,48 @@ static void test_view_rank4_slice(void)
   g_free(tip);
   tip = ts_tensor_heat_map_dup_tooltip_at(map, x, y);
   g_assert_cmpstr(tip, ==, "[0, 2, 2, 4] = 54");
+  fixture_clear(&f);
+}
+
+/* A slice far larger than the widget: drawn sampled, one element per
+ * pixel, and the pointer still finds the element under it. */
+static void test_view_big_slice(void)
+{
+  if (!have_display) {
+    g_test_skip("no display");
+    return;
+  }
+  fixture f;
+  fixture_init(&f, 800, 600);
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *t = ts_reshape(ts_range(TS_F32, 0, 1500 * 2000, 1), TS_SHAPE(1500, 2000));
+  ts_tensor_view_set_tensor(f.view, t, "big slice");
+  ts_scope_end(scope);
+  g_assert_true(ts_tensor_view_get_busy(f.view)); /* the heat map does not wait for statistics */
+  _ts_tensor_view_show_page(f.view, "heat-map");
+  TsTensorHeatMap *map = _ts_tensor_view_get_heat_map(f.view);
+  wait_shown(GTK_WIDGET(map), 200);
+  g_assert_cmpint(gtk_widget_get_width(GTK_WIDGET(map)), <, 2000);
+  double x0, y0, x1, y1;
+  g_assert_true(ts_tensor_heat_map_cell_centre(map, 0, 0, &x0, &y0));
+  g_assert_true(ts_tensor_heat_map_cell_centre(map, 1499, 1999, &x1, &y1));
+  for (double fx = 0.1; fx < 1; fx += 0.2) {
+    double x = x0 + (x1 - x0) * fx, y = y0 + (y1 - y0) * (1 - fx);
+    int64_t row, col;
+    g_assert_true(ts_tensor_heat_map_cell_at(map, x, y, &row, &col));
+    g_autofree char *tip = ts_tensor_heat_map_dup_tooltip_at(map, x, y);
+    char value[32];
+    ts_format_value((double)(float)(row * 2000 + col), value, sizeof value);
+    g_autofree char *want = g_strdup_printf("[%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "] = %s", row, col, value);
+    g_assert_cmpstr(tip, ==, want);
+  }
+  /* the first pixel is the smallest value; the last samples an element
+   * within a pixel of the largest, at the scale's far end */
+  g_assert_cmphex(pixel_at(GTK_WIDGET(map), x0, y0), ==, 0x440154);
+  guint32 last = pixel_at(GTK_WIDGET(map), x1, y1);
+  for (int shift = 0; shift <= 16; shift += 8)
+    g_assert_cmpint(ABS((int)((last >> shift) & 0xff) - (int)((0xfde725u >> shift) & 0xff)), <=, 2);
+  test_wait_for(not_busy, f.view, "the statistics");
   fixture_clear(&f);
 }
 
@@ -578,6 +673,46 @@ static void test_view_diff(void)
   g_assert_nonnull(strstr(error->message, "cannot export"));
   g_clear_error(&error);
   fixture_clear(&f);
+}
+
+static ts_tensor *captured;
+
+/* Keeps its argument: traced, a symbolic tensor with no values. */
+static ts_tensor *capture(ts_call *c)
+{
+  captured = ts_tensor_ref(ts_arg(c, 0));
+  return ts_arg(c, 0);
+}
+
+/* Bad input says what is wrong: no values, nothing to export, no difference. */
+static void test_view_symbolic(void)
+{
+  if (!have_display) {
+    g_test_skip("no display");
+    return;
+  }
+  fixture f;
+  fixture_init(&f, 700, 500);
+  ts_function *fn = ts_function_new("capture", capture, "x");
+  ts_value args[1] = { TS_SPEC_VALUE(TS_F32, TS_SHAPE(2, 2)) };
+  g_assert_nonnull(ts_function_get_concrete(fn, args, 1));
+  g_assert_nonnull(captured);
+  g_assert_null(ts_tensor_data(captured));
+  ts_tensor_view_set_tensor(f.view, captured, "traced x");
+  g_assert_nonnull(strstr(_ts_tensor_view_get_message(f.view), "symbolic"));
+  g_assert_nonnull(strstr(_ts_tensor_view_get_summary(f.view), "f32[2,2]"));
+  GError *error = NULL;
+  g_autofree char *path = temp_path("symbolic.npy");
+  g_assert_false(ts_tensor_view_export_npy(f.view, path, &error));
+  g_assert_nonnull(strstr(error->message, "no tensor with values"));
+  g_clear_error(&error);
+  g_assert_false(ts_tensor_view_set_diff(f.view, captured, ts_tensor_new(TS_F32, TS_SHAPE(2, 2)), &error));
+  g_assert_nonnull(strstr(error->message, "symbolic"));
+  g_clear_error(&error);
+  g_assert_null(ts_error_peek()); /* nothing left pending on the engine's side */
+  ts_tensor_unref(captured);
+  fixture_clear(&f);
+  ts_function_free(fn);
 }
 
 static void test_view_export(void)
@@ -680,9 +815,11 @@ int main(int argc, char **argv)
   g_test_add_func("/tensor-view/summary", test_view_summary);
   g_test_add_func("/tensor-view/big-async", test_view_big_async);
   g_test_add_func("/tensor-view/rank4-slice", test_view_rank4_slice);
+  g_test_add_func("/tensor-view/big-slice", test_view_big_slice);
   g_test_add_func("/tensor-view/histogram", test_view_histogram);
   g_test_add_func("/tensor-view/diff", test_view_diff);
   g_test_add_func("/tensor-view/export", test_view_export);
+  g_test_add_func("/tensor-view/symbolic", test_view_symbolic);
   g_test_add_func("/tensor-view/screenshots", test_view_screenshots);
   int ret = g_test_run();
   ts_release_all();

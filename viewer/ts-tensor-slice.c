@@ -31,6 +31,16 @@ void ts_tensor_slice_set_index(ts_tensor_slice *s, int axis, int64_t index)
   s->index[axis] = CLAMP(index, 0, MAX(s->shape.dim[axis] - 1, 0));
 }
 
+gboolean ts_tensor_slice_equal(const ts_tensor_slice *a, const ts_tensor_slice *b)
+{
+  if (!ts_shape_equal(a->shape, b->shape) || a->row_axis != b->row_axis || a->col_axis != b->col_axis)
+    return FALSE;
+  for (int i = 0; i < a->shape.rank; i++)
+    if (i != a->row_axis && i != a->col_axis && a->index[i] != b->index[i])
+      return FALSE;
+  return TRUE;
+}
+
 int64_t ts_tensor_slice_rows(const ts_tensor_slice *s)
 {
   return s->row_axis < 0 ? 1 : s->shape.dim[s->row_axis];

@@ -24,6 +24,8 @@ gboolean ts_tensor_slice_set_axes(ts_tensor_slice *s, int row_axis, int col_axis
 /* Fixes axis at index (clamped to the axis). */
 void ts_tensor_slice_set_index(ts_tensor_slice *s, int axis, int64_t index);
 
+gboolean ts_tensor_slice_equal(const ts_tensor_slice *a, const ts_tensor_slice *b);
+
 int64_t ts_tensor_slice_rows(const ts_tensor_slice *s);
 int64_t ts_tensor_slice_cols(const ts_tensor_slice *s);
 /* The flat (row-major) element index of cell (row, col). */

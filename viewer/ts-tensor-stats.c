@@ -66,6 +66,8 @@ ts_tensor *ts_tensor_ref_host(ts_tensor *t)
   ts_scope *scope = ts_scope_begin();
   ts_tensor *host = ts_tensor_ref(ts_tensor_to_backend(t, ts_backend_cpu()));
   ts_scope_end(scope);
+  if (!host)
+    ts_error_clear(); /* shown as having no values */
   return host;
 }
 
@@ -74,7 +76,7 @@ ts_tensor *ts_tensor_ref_host(ts_tensor *t)
 /* What the first pass finds: counts, extremes and the sum of the finite values. */
 typedef struct {
   double sum, min, max;
-  int64_t n_finite, n_nan, n_pos_inf, n_neg_inf, n_zero;
+  int64_t n_nan, n_pos_inf, n_neg_inf, n_zero;
 } first_pass;
 
 /* Maps finite v into a histogram's bins: (v/2 - lo2) / width2 of n_bins,
@@ -169,17 +171,17 @@ void ts_tensor_stats_compute(const ts_tensor *t, ts_tensor_stats *out)
   out->numeric = TRUE;
   first_pass p = { .min = INFINITY, .max = -INFINITY };
   k->first(ts_tensor_data(t), out->n, &p);
-  out->n_finite = p.n_finite = out->n - p.n_nan - p.n_pos_inf - p.n_neg_inf;
+  out->n_finite = out->n - p.n_nan - p.n_pos_inf - p.n_neg_inf;
   out->n_nan = p.n_nan;
   out->n_pos_inf = p.n_pos_inf;
   out->n_neg_inf = p.n_neg_inf;
   out->n_zero = p.n_zero;
-  if (p.n_finite == 0)
+  if (out->n_finite == 0)
     return;
   out->min = p.min;
   out->max = p.max;
-  out->mean = CLAMP(p.sum / (double)p.n_finite, p.min, p.max);
-  out->std = sqrt(k->squares(ts_tensor_data(t), out->n, out->mean) / (double)p.n_finite);
+  out->mean = CLAMP(p.sum / (double)out->n_finite, p.min, p.max);
+  out->std = sqrt(k->squares(ts_tensor_data(t), out->n, out->mean) / (double)out->n_finite);
 }
 
 void ts_tensor_histogram_compute(const ts_tensor *t, const ts_tensor_stats *stats,

@@ -1,5 +1,5 @@
 /* ts-tensor-view-heat-map.c — TsTensorHeatMap: a 2-D slice drawn as
- * coloured cells, fitted to the widget with square cells, and a legend bar
+ * coloured cells, fitted to the widget (square cells where they fit), a legend bar
  * (the scale's ends, 0 when diverging, swatches for NaN and infinities).
  * A slice larger than the pixels it gets is sampled: one element per
  * pixel, the image cached until the slice or the size changes.  The
@@ -78,6 +78,8 @@ void ts_tensor_heat_map_set_slice(TsTensorHeatMap *self, ts_tensor *t, const ts_
 {
   g_return_if_fail(TS_IS_TENSOR_HEAT_MAP(self) && (!t || s));
   g_return_if_fail(!t || (ts_tensor_data(t) && ts_tensor_element_loader(ts_tensor_dtype(t))));
+  if (t && t == self->tensor && !self->note && ts_tensor_slice_equal(s, &self->slice))
+    return;
   ts_tensor_ref(t);
   ts_tensor_unref(self->tensor);
   self->tensor = t;
@@ -99,9 +101,12 @@ void ts_tensor_heat_map_set_note(TsTensorHeatMap *self, const char *note)
   invalidate(self);
 }
 
-/* Where the map goes: square cells of side *cell, fitted to the space left
- * of the legend and centred in it.  FALSE when there is nothing to draw. */
-static gboolean map_geometry(TsTensorHeatMap *self, double *x0, double *y0, double *cell)
+/* Where the map goes: cells cw × ch, square where they can be, fitted to
+ * the space left of the legend and centred in it.  A thin slice (a row
+ * of a vector) is stretched to MIN_SIDE across rather than drawn as a
+ * hairline.  FALSE when there is nothing to draw. */
+#define MIN_SIDE 32
+static gboolean map_geometry(TsTensorHeatMap *self, double *x0, double *y0, double *cw, double *ch)
 {
   if (!self->tensor || self->note)
     return FALSE;
@@ -110,19 +115,21 @@ static gboolean map_geometry(TsTensorHeatMap *self, double *x0, double *y0, doub
   double ah = gtk_widget_get_height(GTK_WIDGET(self)) - 2 * PAD;
   if (rows <= 0 || cols <= 0 || aw < 1 || ah < 1)
     return FALSE;
-  *cell = MIN(aw / (double)cols, ah / (double)rows);
-  *x0 = PAD + (aw - *cell * (double)cols) / 2; /* the map and its legend centred together */
-  *y0 = PAD + (ah - *cell * (double)rows) / 2;
+  double cell = MIN(aw / (double)cols, ah / (double)rows);
+  *cw = MAX(cell, MIN(aw, MIN_SIDE) / (double)cols);
+  *ch = MAX(cell, MIN(ah, MIN_SIDE) / (double)rows);
+  *x0 = PAD + (aw - *cw * (double)cols) / 2;
+  *y0 = PAD + (ah - *ch * (double)rows) / 2;
   return TRUE;
 }
 
 gboolean ts_tensor_heat_map_cell_at(TsTensorHeatMap *self, double x, double y, int64_t *row, int64_t *col)
 {
   g_return_val_if_fail(TS_IS_TENSOR_HEAT_MAP(self), FALSE);
-  double x0, y0, cell;
-  if (!map_geometry(self, &x0, &y0, &cell))
+  double x0, y0, cw, ch;
+  if (!map_geometry(self, &x0, &y0, &cw, &ch))
     return FALSE;
-  double c = floor((x - x0) / cell), r = floor((y - y0) / cell);
+  double c = floor((x - x0) / cw), r = floor((y - y0) / ch);
   if (c < 0 || r < 0 || c >= (double)ts_tensor_slice_cols(&self->slice) ||
       r >= (double)ts_tensor_slice_rows(&self->slice))
     return FALSE;
@@ -135,11 +142,11 @@ gboolean ts_tensor_heat_map_cell_centre(TsTensorHeatMap *self, int64_t row, int6
                                         double *y)
 {
   g_return_val_if_fail(TS_IS_TENSOR_HEAT_MAP(self), FALSE);
-  double x0, y0, cell;
-  if (!map_geometry(self, &x0, &y0, &cell))
+  double x0, y0, cw, ch;
+  if (!map_geometry(self, &x0, &y0, &cw, &ch))
     return FALSE;
-  *x = x0 + ((double)col + 0.5) * cell;
-  *y = y0 + ((double)row + 0.5) * cell;
+  *x = x0 + ((double)col + 0.5) * cw;
+  *y = y0 + ((double)row + 0.5) * ch;
   return TRUE;
 }
 
@@ -269,8 +276,8 @@ static void ts_tensor_heat_map_snapshot(GtkWidget *widget, GtkSnapshot *snapshot
   cairo_t *cr = gtk_snapshot_append_cairo(snapshot, &GRAPHENE_RECT_INIT(0, 0, width, height));
   GdkRGBA fg;
   gtk_style_context_get_color(gtk_widget_get_style_context(widget), &fg);
-  double x0, y0, cell;
-  if (!map_geometry(self, &x0, &y0, &cell)) {
+  double x0, y0, cw, ch;
+  if (!map_geometry(self, &x0, &y0, &cw, &ch)) {
     const char *note = self->note;
     if (note) {
       GdkRGBA dim = fg;
@@ -282,7 +289,7 @@ static void ts_tensor_heat_map_snapshot(GtkWidget *widget, GtkSnapshot *snapshot
     return;
   }
   int64_t rows = ts_tensor_slice_rows(&self->slice), cols = ts_tensor_slice_cols(&self->slice);
-  double mw = cell * (double)cols, mh = cell * (double)rows;
+  double mw = cw * (double)cols, mh = ch * (double)rows;
   int iw = (int)MIN((double)cols, ceil(mw)), ih = (int)MIN((double)rows, ceil(mh));
   iw = MAX(iw, 1);
   ih = MAX(ih, 1);

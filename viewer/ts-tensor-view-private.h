@@ -13,7 +13,7 @@ G_BEGIN_DECLS
 
 /* ---- the value table: one page of rows × columns of a slice ---------- */
 
-#define TS_TENSOR_TABLE_PAGE_ROWS 200
+#define TS_TENSOR_TABLE_PAGE_ROWS 100
 #define TS_TENSOR_TABLE_PAGE_COLS 16
 
 #define TS_TYPE_TENSOR_TABLE (ts_tensor_table_get_type())
@@ -21,14 +21,14 @@ G_DECLARE_FINAL_TYPE(TsTensorTable, ts_tensor_table, TS, TENSOR_TABLE, GtkWidget
 
 GtkWidget *ts_tensor_table_new(void);
 /* Shows slice s of t (host-readable, referenced while shown; NULL clears),
- * from its first page. */
+ * from its first page.  A vector is shown as one column. */
 void ts_tensor_table_set_slice(TsTensorTable *self, ts_tensor *t, const ts_tensor_slice *s);
 /* Pages of rows and of columns: how many, which one is shown, go to one. */
 void ts_tensor_table_get_pages(TsTensorTable *self, guint *n_row_pages, guint *n_col_pages);
 void ts_tensor_table_set_page(TsTensorTable *self, guint row_page, guint col_page);
 /* The columns the view has now (the index column first) and the text the
- * cell in slice row `row`, slice column `col` shows (owned; NULL if that
- * cell is not on the page shown). */
+ * cell in row `row`, column `col` shows (owned; NULL if that cell is not on
+ * the page shown; a vector's element i is at (i, 0)). */
 guint ts_tensor_table_get_n_columns(TsTensorTable *self);
 char *_ts_tensor_table_dup_cell_text(TsTensorTable *self, int64_t row, int64_t col);
 

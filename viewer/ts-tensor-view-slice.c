@@ -78,11 +78,17 @@ static GtkWidget *axis_drop_down(TsTensorView *self, const char *const *names, i
   return drop;
 }
 
-static void append_label(TsTensorView *self, const char *text)
+/* "Rows [axis 1 (30)]": a label and its control, kept together when the
+ * controls wrap onto more lines in a narrow view. */
+static void append_control(TsTensorView *self, const char *text, GtkWidget *control)
 {
+  GtkWidget *box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
   GtkWidget *label = gtk_label_new(text);
   gtk_widget_add_css_class(label, "dim-label");
-  gtk_box_append(GTK_BOX(self->slice_box), label);
+  gtk_box_append(GTK_BOX(box), label);
+  gtk_box_append(GTK_BOX(box), control);
+  gtk_flow_box_insert(GTK_FLOW_BOX(self->slice_box), box, -1);
+  gtk_widget_set_focusable(gtk_widget_get_parent(box), FALSE); /* the control takes the focus */
 }
 
 void _ts_tensor_view_build_slice_controls(TsTensorView *self)
@@ -90,19 +96,19 @@ void _ts_tensor_view_build_slice_controls(TsTensorView *self)
   self->building_controls = TRUE;
   GtkWidget *child;
   while ((child = gtk_widget_get_first_child(self->slice_box)))
-    gtk_box_remove(GTK_BOX(self->slice_box), child);
+    gtk_flow_box_remove(GTK_FLOW_BOX(self->slice_box), child);
   memset(self->index_spins, 0, sizeof self->index_spins);
   const ts_tensor_slice *s = &self->slice;
   int rank = s->shape.rank;
   _ts_tensor_view_update_slice_box(self);
-  if (rank >= 2) {
+  /* collapsed (compact): only which matrix, the axes stay the last two */
+  gboolean collapsed = !gtk_widget_get_visible(self->switcher);
+  if (rank >= 2 && !collapsed) {
     char *names[TS_MAX_RANK + 1] = { 0 };
     for (int a = 0; a < rank; a++)
       names[a] = g_strdup_printf(_("axis %d (%" G_GINT64_FORMAT ")"), a, s->shape.dim[a]);
-    append_label(self, _("Rows"));
-    gtk_box_append(GTK_BOX(self->slice_box), axis_drop_down(self, (const char *const *)names, s->row_axis, TRUE));
-    append_label(self, _("Columns"));
-    gtk_box_append(GTK_BOX(self->slice_box), axis_drop_down(self, (const char *const *)names, s->col_axis, FALSE));
+    append_control(self, _("Rows"), axis_drop_down(self, (const char *const *)names, s->row_axis, TRUE));
+    append_control(self, _("Columns"), axis_drop_down(self, (const char *const *)names, s->col_axis, FALSE));
     for (int a = 0; a < rank; a++)
       g_free(names[a]);
   }
@@ -110,13 +116,12 @@ void _ts_tensor_view_build_slice_controls(TsTensorView *self)
     if (a == s->row_axis || a == s->col_axis)
       continue;
     g_autofree char *text = g_strdup_printf(_("axis %d"), a);
-    append_label(self, text);
     GtkWidget *spin = gtk_spin_button_new_with_range(0, (double)MAX(s->shape.dim[a] - 1, 0), 1);
     gtk_spin_button_set_value(GTK_SPIN_BUTTON(spin), (double)s->index[a]);
     gtk_widget_set_tooltip_text(spin, _("The index along this axis"));
     g_object_set_data(G_OBJECT(spin), "axis", GINT_TO_POINTER(a));
     g_signal_connect(spin, "value-changed", G_CALLBACK(on_index_changed), self);
-    gtk_box_append(GTK_BOX(self->slice_box), spin);
+    append_control(self, text, spin);
     self->index_spins[a] = GTK_SPIN_BUTTON(spin);
   }
   self->building_controls = FALSE;

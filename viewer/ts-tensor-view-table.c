@@ -220,18 +220,27 @@ void ts_tensor_table_set_page(TsTensorTable *self, guint row_page, guint col_pag
 void ts_tensor_table_set_slice(TsTensorTable *self, ts_tensor *t, const ts_tensor_slice *s)
 {
   g_return_if_fail(TS_IS_TENSOR_TABLE(self) && (!t || s));
+  ts_tensor_slice shown = self->slice;
+  if (t && t == self->tensor && (s->shape.rank == 1 || ts_tensor_slice_equal(s, &shown)))
+    return; /* the same cells: keep the page (rows are many widgets to remake) */
   ts_tensor_ref(t);
   ts_tensor_unref(self->tensor);
   self->tensor = t;
   if (s)
     self->slice = *s;
+  /* a vector reads down a column, paged by rows */
+  if (self->slice.shape.rank == 1) {
+    self->slice.row_axis = 0;
+    self->slice.col_axis = -1;
+  }
   self->row_page = self->col_page = 0;
   rebuild(self);
 }
 
-static void on_prev_rows(TsTensorTable *self) { ts_tensor_table_set_page(self, self->row_page - 1, self->col_page); }
+/* set_page clamps past the end; before the start is kept at 0 here */
+static void on_prev_rows(TsTensorTable *self) { ts_tensor_table_set_page(self, MAX(self->row_page, 1) - 1, self->col_page); }
 static void on_next_rows(TsTensorTable *self) { ts_tensor_table_set_page(self, self->row_page + 1, self->col_page); }
-static void on_prev_cols(TsTensorTable *self) { ts_tensor_table_set_page(self, self->row_page, self->col_page - 1); }
+static void on_prev_cols(TsTensorTable *self) { ts_tensor_table_set_page(self, self->row_page, MAX(self->col_page, 1) - 1); }
 static void on_next_cols(TsTensorTable *self) { ts_tensor_table_set_page(self, self->row_page, self->col_page + 1); }
 
 static GtkWidget *page_button(TsTensorTable *self, const char *icon, const char *tooltip, GCallback cb)
@@ -271,6 +280,8 @@ static void ts_tensor_table_init(TsTensorTable *self)
   self->prev_cols = page_button(self, "go-previous-symbolic", _("Previous columns"), G_CALLBACK(on_prev_cols));
   self->next_cols = page_button(self, "go-next-symbolic", _("Next columns"), G_CALLBACK(on_next_cols));
   self->page_label = GTK_LABEL(gtk_label_new(NULL));
+  gtk_label_set_wrap(self->page_label, TRUE);
+  gtk_label_set_xalign(self->page_label, 0);
   gtk_widget_add_css_class(GTK_WIDGET(self->page_label), "dim-label");
   gtk_widget_add_css_class(GTK_WIDGET(self->page_label), "caption");
   gtk_box_append(GTK_BOX(self->page_bar), GTK_WIDGET(self->page_label));

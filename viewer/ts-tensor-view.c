@@ -303,7 +303,7 @@ static void update_compact(TsTensorView *self)
   gtk_widget_set_visible(self->switcher, expanded);
   if (!expanded)
     gtk_stack_set_visible_child_name(self->stack, "table");
-  _ts_tensor_view_update_slice_box(self);
+  _ts_tensor_view_build_slice_controls(self);
 }
 
 static void on_expand_toggled(TsTensorView *self)
