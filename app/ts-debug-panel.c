@@ -45,6 +45,7 @@ struct _TsDebugPanel {
   int history_index;     /* -1: the live stop */
   GPtrArray *tensors;    /* ts_tensor * of the op shown, in tensor_names' order */
   GPtrArray *breakpoints; /* char * specs, kept across calls */
+  GHashTable *outputs;    /* node name -> ts_tensor *: the last output seen of it */
   char *status;
   GCancellable *source_cancellable;
   gboolean setting_scale; /* the scale moved by the panel, not the user */
@@ -139,6 +140,20 @@ static void add_tensors(TsDebugPanel *self, GPtrArray *list, const char *kind)
     gtk_string_list_append(self->tensor_names, name);
     g_ptr_array_add(self->tensors, make_tensor(t));
   }
+}
+
+/* An op's first output, kept by its node for the node details. */
+static void remember_output(TsDebugPanel *self, const TsDebugOp *op, guint first_output)
+{
+  ts_tensor *t = op->node && first_output < self->tensors->len ? g_ptr_array_index(self->tensors, first_output) : NULL;
+  if (t)
+    g_hash_table_replace(self->outputs, g_strdup(op->node), ts_tensor_ref(t));
+}
+
+ts_tensor *ts_debug_panel_get_last_output(TsDebugPanel *self, const char *node)
+{
+  g_return_val_if_fail(TS_IS_DEBUG_PANEL(self), NULL);
+  return node ? g_hash_table_lookup(self->outputs, node) : NULL;
 }
 
 static void show_tensor(TsDebugPanel *self)
@@ -249,6 +264,8 @@ static void show_op(TsDebugPanel *self)
   if (op) {
     add_tensors(self, op->inputs, "in");
     add_tensors(self, op->outputs, "out");
+    if (op->outputs->len > 0)
+      remember_output(self, op, op->inputs->len);
   } else if (self->stop && self->stop->result) {
     gtk_string_list_append(self->tensor_names, "result");
     g_ptr_array_add(self->tensors, make_tensor(self->stop->result));
@@ -696,6 +713,7 @@ static void ts_debug_panel_init(TsDebugPanel *self)
   self->history_index = -1;
   self->tensors = g_ptr_array_new_with_free_func((GDestroyNotify)ts_tensor_unref);
   self->breakpoints = g_ptr_array_new_with_free_func(g_free);
+  self->outputs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)ts_tensor_unref);
   GtkWidget *outer = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
   GtkWidget *inner = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
   gtk_paned_set_start_child(GTK_PANED(outer), build_controls(self));
@@ -739,6 +757,7 @@ static void ts_debug_panel_finalize(GObject *object)
   g_clear_pointer(&self->history_op, ts_debug_op_free);
   g_ptr_array_unref(self->tensors);
   g_ptr_array_unref(self->breakpoints);
+  g_hash_table_unref(self->outputs);
   g_free(self->module_file);
   g_free(self->function);
   g_free(self->status);

@@ -48,6 +48,10 @@ gboolean ts_debug_panel_add_breakpoint(TsDebugPanel *self, const char *spec, GEr
 /* The breakpoints' specs, in order (owned). */
 char **ts_debug_panel_dup_breakpoints(TsDebugPanel *self);
 
+/* The last output the debugger saw of the node named `node` (a stop after
+ * its op ran, or its op in the history), or NULL.  Borrowed. */
+ts_tensor *ts_debug_panel_get_last_output(TsDebugPanel *self, const char *node);
+
 /* The stop shown (the live one, or an op of the history): its op name,
  * node name (NULL if none) and source line; FALSE if none is shown. */
 gboolean ts_debug_panel_get_shown_op(TsDebugPanel *self, const char **op, const char **node,

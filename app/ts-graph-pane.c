@@ -217,11 +217,49 @@ static void ts_graph_pane_class_init(TsGraphPaneClass *klass)
   gtk_widget_class_set_css_name(widget_class, "tsgraphpane");
 }
 
+/* A node's menu (secondary click): breakpoints at its source line or at
+ * every op of its type, for the debugger (win.add-breakpoint). */
+static void on_secondary_click(GtkGestureClick *gesture, int n_press, double x, double y, TsGraphPane *self)
+{
+  TsGraphView *view = TS_GRAPH_VIEW(self->graph_view);
+  int item = ts_graph_view_item_at(view, x, y);
+  const ts_node *node = item >= 0 ? ts_view_item_node(ts_graph_view_get_model(view), item) : NULL;
+  if (!node)
+    return;
+  ts_graph_view_select_item(view, item);
+  g_autoptr(GMenu) menu = g_menu_new();
+  ts_loc loc = ts_node_loc(node);
+  if (loc.file) {
+    g_autofree char *base = g_path_get_basename(loc.file);
+    g_autofree char *spec = g_strdup_printf("%s:%d", base, loc.line);
+    g_autofree char *label = g_strdup_printf("Break at %s", spec);
+    g_autoptr(GMenuItem) at_line = g_menu_item_new(label, NULL);
+    g_menu_item_set_action_and_target_value(at_line, "win.add-breakpoint", g_variant_new_string(spec));
+    g_menu_append_item(menu, at_line);
+  }
+  const char *op = ts_op_name(ts_node_op(node));
+  g_autofree char *label = g_strdup_printf("Break at Every %s", op);
+  g_autoptr(GMenuItem) every = g_menu_item_new(label, NULL);
+  g_menu_item_set_action_and_target_value(every, "win.add-breakpoint", g_variant_new_string(op));
+  g_menu_append_item(menu, every);
+  GtkWidget *popover = gtk_popover_menu_new_from_model(G_MENU_MODEL(menu));
+  gtk_widget_set_parent(popover, self->graph_view);
+  gtk_popover_set_pointing_to(GTK_POPOVER(popover), &(GdkRectangle){ (int)x, (int)y, 1, 1 });
+  gtk_popover_set_has_arrow(GTK_POPOVER(popover), FALSE);
+  g_signal_connect(popover, "closed", G_CALLBACK(gtk_widget_unparent), NULL);
+  gtk_popover_popup(GTK_POPOVER(popover));
+  gtk_gesture_set_state(GTK_GESTURE(gesture), GTK_EVENT_SEQUENCE_CLAIMED);
+}
+
 static void ts_graph_pane_init(TsGraphPane *self)
 {
   gtk_widget_init_template(GTK_WIDGET(self));
   self->graph_view = graph_view_new();
   adw_bin_set_child(self->graph_bin, self->graph_view);
+  GtkGesture *secondary = gtk_gesture_click_new();
+  gtk_gesture_single_set_button(GTK_GESTURE_SINGLE(secondary), GDK_BUTTON_SECONDARY);
+  g_signal_connect(secondary, "pressed", G_CALLBACK(on_secondary_click), self);
+  gtk_widget_add_controller(self->graph_view, GTK_EVENT_CONTROLLER(secondary));
   g_signal_connect_object(ts_graph_view_get_viewport(TS_GRAPH_VIEW(self->graph_view)), "notify::zoom",
                           G_CALLBACK(on_zoom_changed), self, G_CONNECT_SWAPPED);
 }

@@ -42,7 +42,8 @@ void ts_node_details_set_source_dirs(TsNodeDetails *self, const char *const *dir
 gboolean ts_node_details_get_busy(TsNodeDetails *self);
 
 /* The node's last run, for the profiler: the device that ran it and its
- * time (last_ns < 0 or device NULL: "not profiled yet"). */
+ * time per run in the last profile (last_ns < 0 or device NULL: "not
+ * profiled yet"). */
 void ts_node_details_set_timing(TsNodeDetails *self, const char *device, gint64 last_ns);
 /* Its last output, for the tensor inspector: a widget shown in the
  * "Last Output" section (NULL: "no value recorded"). */

@@ -9,6 +9,7 @@
 #include "ts-profile-values.h"
 #include "ts-profiler-panel.h"
 #include "ts-session.h"
+#include "ts-tensor-view.h"
 #include "ts-source-snippet.h"
 
 #define MAX_RECENT 8
@@ -171,9 +172,28 @@ static void on_show_node_details_changed(GSimpleAction *action, GVariant *value,
   update_node_details(user_data);
 }
 
+/* What the profiler and the debugger know of the node shown in the
+ * details: its time per run in the last profile, its last output. */
+static void update_details_extras(TsWindow *self)
+{
+  const ts_node *node = ts_node_details_get_node(self->node_details);
+  const tsp_stats *stats = node ? ts_profiler_panel_get_node_stats(self->profiler_panel) : NULL;
+  for (int i = 0; stats && i < stats->n; i++)
+    if (g_strcmp0(stats->rows[i].key, ts_node_name(node)) == 0)
+      ts_node_details_set_timing(self->node_details, stats->rows[i].device, (gint64)stats->rows[i].mean_ns);
+  ts_tensor *output = node ? ts_debug_panel_get_last_output(self->debug_panel, ts_node_name(node)) : NULL;
+  if (output) {
+    GtkWidget *view = ts_tensor_view_new();
+    ts_tensor_view_set_compact(TS_TENSOR_VIEW(view), TRUE);
+    ts_tensor_view_set_tensor(TS_TENSOR_VIEW(view), output, ts_node_name(node));
+    ts_node_details_set_value_view(self->node_details, view);
+  }
+}
+
 static void on_node_selected(TsGraphView *view, int item, gpointer node, TsWindow *self)
 {
   ts_node_details_set_node(self->node_details, node);
+  update_details_extras(self);
   update_node_details(self);
 }
 
@@ -1006,6 +1026,17 @@ static const struct {
   { "pause", TS_DEBUG_COMMAND_PAUSE },       { "stop", TS_DEBUG_COMMAND_STOP },
 };
 
+static void action_add_breakpoint(GtkWidget *widget, const char *name, GVariant *param)
+{
+  TsWindow *self = TS_WINDOW(widget);
+  g_autoptr(GError) error = NULL;
+  const char *spec = g_variant_get_string(param, NULL);
+  g_autofree char *text = ts_debug_panel_add_breakpoint(self->debug_panel, spec, &error)
+                            ? g_strdup_printf("Breakpoint at %s: Debug mode (Ctrl+3) stops there", spec)
+                            : g_strdup(error->message);
+  toast(self, text);
+}
+
 static void action_debug(GtkWidget *widget, const char *name, GVariant *param)
 {
   TsWindow *self = TS_WINDOW(widget);
@@ -1250,6 +1281,7 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_install_action(widget_class, "win.reload", NULL, action_reload);
   gtk_widget_class_install_action(widget_class, "win.run", NULL, action_run);
   gtk_widget_class_install_action(widget_class, "win.debug", "s", action_debug);
+  gtk_widget_class_install_action(widget_class, "win.add-breakpoint", "s", action_add_breakpoint);
   gtk_widget_class_install_action(widget_class, "win.cancel", NULL, action_cancel);
   gtk_widget_class_install_action(widget_class, "win.apply-signature", "s", action_apply_signature);
   gtk_widget_class_install_action(widget_class, "win.clear-log", NULL, action_clear_log);
@@ -1311,6 +1343,7 @@ static void ts_window_init(TsWindow *self)
   g_signal_connect(self->node_details, "activate-subgraph", G_CALLBACK(on_details_activate_subgraph), self);
   g_signal_connect(self->profiler_panel, "node-selected", G_CALLBACK(on_profile_node_selected), self);
   g_signal_connect_swapped(self->profiler_panel, "session-ready", G_CALLBACK(update_compute_times), self);
+  g_signal_connect_swapped(self->profiler_panel, "session-ready", G_CALLBACK(update_details_extras), self);
   g_signal_connect_swapped(self->profiler_panel, "notify::busy", G_CALLBACK(notify_busy), self);
   g_signal_connect(ts_graph_pane_get_view(self->graph_pane), "node-selected", G_CALLBACK(on_graph_node_selected),
                    self);

@@ -800,6 +800,8 @@ static gboolean selected_node_is(gpointer data)
 /* Profile on, a Run of sequential_model: the Profiler panel's table counts
  * what ran, groups four ways, selects graph nodes both ways; the graph's
  * compute-time colouring has the times; Compare fills the compare view. */
+static char *details_text(void);
+
 static void test_profiler_panel(void)
 {
   activate("win.open-module", "s", seeds_path());
@@ -876,6 +878,8 @@ static void test_profiler_panel(void)
   ts_graph_view_reveal(view, node);
   test_wait_for(selected_node_is, (gpointer)node, "the node to be selected");
   g_assert_cmpuint(ts_profiler_panel_get_n_rows(panel), ==, 1);
+  g_autofree char *details = details_text(); /* the node details have its time per run */
+  g_assert_null(strstr(details, "not profiled yet"));
   g_assert_cmpstr(ts_profiler_panel_get_row(panel, 0)->key, ==, ts_node_name(node));
   ts_graph_view_select_item(view, -1);
   g_assert_cmpuint(ts_profiler_panel_get_n_rows(panel), ==, n);
@@ -1925,6 +1929,11 @@ static void test_check_eagerly(void)
 
 /* ---- the debugger ---------------------------------------------------------------- */
 
+static gboolean has_last_output(gpointer panel)
+{
+  return ts_debug_panel_get_last_output(panel, "MatMul") != NULL;
+}
+
 static gboolean debug_stopped(gpointer data)
 {
   return ts_debug_panel_get_stopped(ts_window_get_debug_panel(window));
@@ -1990,6 +1999,15 @@ static void test_debugger(void)
     save_test_screenshot(GTK_WIDGET(window), "debugger.png");
     gtk_window_set_default_size(GTK_WINDOW(window), 1280, 800);
   }
+  /* step back: the first MatMul as it was, its output kept for the node details */
+  ts_debug_panel_show_history(panel, 1); /* the ops kept: the identity (Eye), then the first MatMul */
+  test_wait_for(has_last_output, panel, "the first MatMul's output from the history");
+  const ts_node *first_matmul = node_named(ts_graph_pane_get_concrete(ts_window_get_graph_pane(window))->graph, "MatMul");
+  ts_graph_view_reveal(view, first_matmul);
+  test_wait_for(selected_node_is, (gpointer)first_matmul, "the first MatMul to be selected");
+  g_autofree char *details = details_text();
+  g_assert_null(strstr(details, "no value recorded"));
+  ts_debug_panel_show_history(panel, -1);
   /* step into the next op */
   g_autofree char *second = g_strdup(ts_debug_panel_get_status(panel));
   activate("win.debug", "s", "into");

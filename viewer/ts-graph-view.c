@@ -392,6 +392,12 @@ gboolean ts_graph_view_reveal(TsGraphView *self, const ts_node *node)
   return TRUE;
 }
 
+int ts_graph_view_item_at(TsGraphView *self, double x, double y)
+{
+  g_return_val_if_fail(TS_IS_GRAPH_VIEW(self), -1);
+  return _ts_graph_view_item_at(self, x, y);
+}
+
 int _ts_graph_view_item_at(TsGraphView *self, double wx, double wy)
 {
   if (!self->layout)

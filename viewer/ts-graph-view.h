@@ -110,6 +110,8 @@ void ts_graph_view_get_centre(TsGraphView *self, double *zoom, double *cx, doubl
 void ts_graph_view_restore(TsGraphView *self, const char *const *expanded, double zoom, double cx,
                            double cy);
 
+/* The item drawn at a widget point, -1 if none. */
+int ts_graph_view_item_at(TsGraphView *self, double x, double y);
 /* Selects an item (-1: none); emits "node-selected" if it changed. */
 void ts_graph_view_select_item(TsGraphView *self, int item);
 int ts_graph_view_get_selected_item(TsGraphView *self);
