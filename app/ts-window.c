@@ -9,6 +9,7 @@
 #include "ts-profile-values.h"
 #include "ts-profiler-panel.h"
 #include "ts-session.h"
+#include "ts-spec-text.h"
 #include "ts-tensor-view.h"
 #include "ts-source-snippet.h"
 
@@ -549,13 +550,55 @@ static void on_run_done(GObject *source, GAsyncResult *result, gpointer user_dat
 }
 
 /* Debug mode: Run starts a debug call, or continues the one stopped. */
+static void on_debug_op_shown(TsDebugPanel *panel, const char *node, const char *function, TsWindow *self);
+
+/* The graph of a debug call's signature came: shown, with the op the
+ * debugger is at selected in it. */
+static void on_debug_traced(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(TsWindow) self = user_data;
+  g_autoptr(TsRunResult) r = ts_engine_worker_run_finish(TS_ENGINE_WORKER(source), res, NULL);
+  if (!r || !gtk_widget_get_realized(GTK_WIDGET(self)))
+    return;
+  show_selection(self);
+  const char *op, *node, *file;
+  int line;
+  if (ts_debug_panel_get_shown_op(self->debug_panel, &op, &node, &file, &line))
+    on_debug_op_shown(self->debug_panel, node, self->current_function, self);
+}
+
+/* A debug call's arguments as a trace-only call takes them: a tensor's
+ * values become its bare spec ("f32[10,10]:ones" -> "f32[10,10]"), so the
+ * worker traces the same signature without running anything. */
+static GStrv trace_args(const char *const *args)
+{
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new();
+  for (const char *const *a = args; *a; a++) {
+    g_autofree char *head = g_strndup(*a, strcspn(*a, ":="));
+    ts_spec spec;
+    g_strv_builder_add(b, ts_spec_parse(head, &spec) ? head : *a);
+  }
+  return g_strv_builder_end(b);
+}
+
 static void run_debug(TsWindow *self, const char *const *args)
 {
   gtk_stack_set_visible_child_name(self->bottom_stack, "debugger");
-  if (ts_debug_panel_get_stopped(self->debug_panel))
+  if (ts_debug_panel_get_stopped(self->debug_panel)) {
     ts_debug_panel_command(self->debug_panel, TS_DEBUG_COMMAND_CONTINUE);
-  else if (!ts_debug_panel_get_active(self->debug_panel))
-    ts_debug_panel_start(self->debug_panel, self->worker, self->module, self->current_function, args);
+    return;
+  }
+  if (ts_debug_panel_get_active(self->debug_panel))
+    return;
+  /* the graph the debugger shows its ops in: traced first when missing
+   * (the worker takes calls in order, so the trace comes before the debug call) */
+  TsConcreteInfo *shown = ts_graph_pane_get_concrete(self->graph_pane);
+  if (!shown || g_strcmp0(shown->function, self->current_function) != 0) {
+    g_auto(GStrv) specs = trace_args(args);
+    ts_engine_worker_run_async(self->worker, self->module, self->current_function, (const char *const *)specs, 1,
+                               FALSE, NULL, on_debug_traced, g_object_ref(self));
+  }
+  ts_debug_panel_start(self->debug_panel, self->worker, self->module, self->current_function, args);
 }
 
 static void action_run(GtkWidget *widget, const char *name, GVariant *param)

@@ -1929,6 +1929,13 @@ static void test_check_eagerly(void)
 
 /* ---- the debugger ---------------------------------------------------------------- */
 
+static gboolean graph_selects(gpointer name)
+{
+  TsGraphView *view = TS_GRAPH_VIEW(ts_graph_pane_get_view(ts_window_get_graph_pane(window)));
+  int item = ts_graph_view_get_selected_item(view);
+  return item >= 0 && g_strcmp0(ts_node_name(ts_view_item_node(ts_graph_view_get_model(view), item)), name) == 0;
+}
+
 static gboolean has_last_output(gpointer panel)
 {
   return ts_debug_panel_get_last_output(panel, "MatMul") != NULL;
@@ -1961,10 +1968,9 @@ static void test_debugger(void)
   wait_idle();
   TsDebugPanel *panel = ts_window_get_debug_panel(window);
   select_function("power");
-  /* traced first: the debugger selects the op it stops at in the graph */
-  activate("win.mode", "s", "graph");
-  run_with((const char *const[]){ "f32[10,10]:ones", "3", NULL });
-  test_wait_for(graph_drawn, window, "power's graph");
+  /* power is not traced: Debug traces its signature first, in the background */
+  g_assert_null(ts_graph_pane_get_concrete(ts_window_get_graph_pane(window)));
+  ts_run_panel_set_args(ts_window_get_run_panel(window), (const char *const[]){ "f32[10,10]:ones", "3", NULL });
   activate("win.mode", "s", "debug");
   g_autoptr(GError) error = NULL;
   g_assert_false(ts_debug_panel_add_breakpoint(panel, "max >> 2", &error));
@@ -1981,10 +1987,10 @@ static void test_debugger(void)
   g_assert_nonnull(strstr(file, "seeds.c"));
   g_assert_cmpint(line, >, 0);
   g_assert_nonnull(node);
+  /* the op is selected in the graph of power's signature */
+  test_wait_for(graph_selects, (gpointer)node, "the debugger's op to be selected in the graph");
+  test_wait_for(graph_drawn, window, "power's graph");
   TsGraphView *view = TS_GRAPH_VIEW(ts_graph_pane_get_view(ts_window_get_graph_pane(window)));
-  int item = ts_graph_view_get_selected_item(view);
-  g_assert_cmpint(item, >=, 0);
-  g_assert_cmpstr(ts_node_name(ts_view_item_node(ts_graph_view_get_model(view), item)), ==, node);
   g_autofree char *first = g_strdup(ts_debug_panel_get_status(panel));
 
   /* F5 goes on to the next MatMul */
