@@ -191,6 +191,50 @@ static void test_remove_self(void)
   g_assert_cmpint(self_calls, ==, 1);
 }
 
+/* ---- slots come back ------------------------------------------------------------------- */
+
+#define MAX_LISTENERS 32 /* engine/listener.c */
+
+static void run_one_add(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_tensor *x = ts_ones(TS_I32, TS_SHAPE(3));
+  ts_add(x, x);
+  ts_scope_end(s);
+}
+
+/* Removed listeners give their places back, a listener that removed itself
+ * once its callback has returned; a stale id never removes the listener
+ * that took its place. */
+static void test_slots_reused(void)
+{
+  for (int round = 0; round < 3; round++) {
+    self_calls = 0;
+    self_id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), remove_self, NULL);
+    run_one_add();
+    g_assert_cmpint(self_calls, ==, 1);
+    int ids[MAX_LISTENERS], heard = 0;
+    for (int i = 0; i < MAX_LISTENERS; i++) {
+      ids[i] = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), count_event, &heard);
+      g_assert_cmpint(ids[i], >, 0);
+    }
+    g_assert_cmpint(ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), count_event, &heard), ==, 0);
+    ts_error *e = ts_error_take();
+    g_assert_nonnull(e);
+    g_assert_nonnull(strstr(e->message, "too many listeners"));
+    ts_error_free(e);
+    ts_listener_remove(self_id); /* stale: its slot holds another listener now */
+    run_one_add(); /* each of them hears each op */
+    int per_listener = heard / MAX_LISTENERS;
+    g_assert_cmpint(per_listener, >, 0);
+    g_assert_cmpint(heard, ==, per_listener * MAX_LISTENERS);
+    for (int i = 0; i < MAX_LISTENERS; i++)
+      ts_listener_remove(ids[i]);
+    run_one_add();
+    g_assert_cmpint(heard, ==, per_listener * MAX_LISTENERS);
+  }
+}
+
 static void test_bad_arguments(void)
 {
   g_assert_cmpint(ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), NULL, NULL), ==, 0);
@@ -210,6 +254,7 @@ int main(int argc, char **argv)
   g_test_add_func("/listeners/add-remove-while-emitting", test_add_remove_while_emitting);
   g_test_add_func("/listeners/blocking-listener", test_blocking_listener);
   g_test_add_func("/listeners/remove-self", test_remove_self);
+  g_test_add_func("/listeners/slots-reused", test_slots_reused);
   g_test_add_func("/listeners/bad-arguments", test_bad_arguments);
   return g_test_run();
 }
