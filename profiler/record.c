@@ -13,6 +13,7 @@
  * alike; a model's hundreds of nodes must not evict each other each call). */
 #define NODE_SETS 4096
 #define LOC_SLOTS 1024
+#define STEP_SLOTS 4096
 
 typedef struct cache_entry {
   const void *key;
@@ -20,14 +21,17 @@ typedef struct cache_entry {
   uint32_t value;
 } cache_entry;
 
-/* A node run in graph mode: its index, its traced node's and its location's. */
+/* A node run in graph mode: its index, its traced node's and its location's.
+ * Kept by the op's sequence number in its run: a graph runs its nodes in
+ * the same order every call, so the entries are read in order (the cache
+ * lines are prefetched) and the key is checked. */
 typedef struct step_entry {
   const ts_node *key;
   uint32_t node, traced, loc;
 } step_entry;
 
 struct tsp_cache {
-  step_entry steps[NODE_SETS][2];
+  step_entry steps[STEP_SLOTS];
   cache_entry nodes[NODE_SETS][2];
   cache_entry locs[LOC_SLOTS];
   const ts_concrete *concrete;
@@ -70,17 +74,11 @@ static uint32_t loc_index(tsp_session *s, struct tsp_cache *c, ts_loc loc)
  * (ts_op_event: `traced` is the node's single origin, `loc` the node's). */
 static const step_entry *step_indexes(tsp_session *s, struct tsp_cache *c, const ts_op_event *op)
 {
-  step_entry *set = c->steps[hash_bits(op->node, 0, 12)];
-  if (G_LIKELY(set[0].key == op->node))
-    return &set[0];
-  step_entry hit = set[1].key == op->node
-                     ? set[1]
-                     : (step_entry){ op->node, node_index(s, c, op->node, op->concrete),
-                                     node_index(s, c, op->traced, op->concrete),
-                                     loc_index(s, c, op->loc) };
-  set[1] = set[0];
-  set[0] = hit;
-  return &set[0];
+  step_entry *e = &c->steps[op->seq % STEP_SLOTS];
+  if (G_UNLIKELY(e->key != op->node))
+    *e = (step_entry){ op->node, node_index(s, c, op->node, op->concrete),
+                       node_index(s, c, op->traced, op->concrete), loc_index(s, c, op->loc) };
+  return e;
 }
 
 static void record_op(tsp_session *s, const ts_op_event *op)
