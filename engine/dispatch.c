@@ -148,7 +148,8 @@ static void emit_op(ts_context *c, ts_event_kind kind, const ts_op_call *call,
                     const ts_backend *b, const ts_run_site *site, const ts_node *twin,
                     uint64_t seq, ts_tensor *const *out, int n_out, uint64_t start_ns)
 {
-  ts_event ev = { .kind = kind };
+  ts_event ev; /* not zeroed as a whole: the union is larger than the op event */
+  ev.kind = kind;
   bool end = kind == TS_EVENT_OP_END;
   ev.op = (ts_op_event){
     .op = call->def->op,
