@@ -3,6 +3,7 @@
  * handler (eager execution at the bottom).  Eager execution places the op
  * on a backend, infers, allocates, tells listeners and runs the kernel. */
 #include "engine-private.h"
+#include "op_clock.h"
 
 static bool check_inputs(ts_loc loc, const ts_op_def *def, ts_tensor *const *in, int n_in)
 {
@@ -161,7 +162,7 @@ static void emit_op(ts_context *c, ts_event_kind kind, const ts_op_call *call,
     .n_outputs = end ? n_out : 0,
     .outputs = end ? out : NULL,
     .start_ns = start_ns,
-    .end_ns = end ? ts_now_ns() : 0,
+    .end_ns = end ? ts__op_now_ns() : 0,
     .node = site ? site->node : NULL,
     .run_id = c->run.run_id,
     .seq = seq,
@@ -231,7 +232,7 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
   uint64_t start_ns = 0;
   const ts_node *twin = NULL;
   if (G_UNLIKELY(mask)) {
-    start_ns = ts_now_ns();
+    start_ns = ts__op_now_ns();
     if (!site)
       twin = eager_twin(c, call->loc);
     if (mask & TS_EVENT_MASK(TS_EVENT_OP_BEGIN))

@@ -235,6 +235,55 @@ static void test_slots_reused(void)
   }
 }
 
+/* ---- op times -------------------------------------------------------------------------- */
+
+typedef struct times {
+  int n;
+  uint64_t before[4096], start[4096], end[4096], after[4096];
+} times;
+
+static void keep_times(const ts_event *ev, void *data)
+{
+  times *t = data;
+  if (t->n < 4096) {
+    t->start[t->n] = ev->op.start_ns;
+    t->end[t->n] = ev->op.end_ns;
+  }
+}
+
+/* Op events are stamped on CLOCK_MONOTONIC (through the TSC where the
+ * kernel's clock is the TSC, op_clock.h): within a few ns of ts_now_ns
+ * read around each op, never going back, over many milliseconds (the op
+ * clock re-anchors about every millisecond). */
+static void test_op_times(void)
+{
+  static times t;
+  t.n = 0;
+  ts_tensor *x = ts_ones(TS_F32, TS_SHAPE(64, 64));
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), keep_times, &t);
+  uint64_t until = ts_now_ns() + 30 * 1000000u;
+  while (t.n < 4096 && (t.n < 16 || ts_now_ns() < until)) {
+    ts_scope *s = ts_scope_begin();
+    t.before[t.n] = ts_now_ns();
+    ts_matmul(x, x);
+    t.after[t.n] = ts_now_ns();
+    ts_scope_end(s);
+    t.n++;
+  }
+  ts_listener_remove(id);
+  const int64_t slack = 1000; /* ns: far more than the clock's error, far less than a matmul */
+  int64_t worst = 0;
+  for (int i = 0; i < t.n; i++) {
+    g_assert_cmpuint(t.start[i], <=, t.end[i]);
+    if (i > 0)
+      g_assert_cmpuint(t.end[i - 1], <=, t.start[i]);
+    worst = MAX(worst, MAX((int64_t)(t.before[i] - t.start[i]), (int64_t)(t.end[i] - t.after[i])));
+  }
+  g_test_message("%d ops; op times at most %" G_GINT64_FORMAT " ns outside ts_now_ns", t.n, worst);
+  g_assert_cmpint(worst, <=, slack);
+  ts_release_all();
+}
+
 static void test_bad_arguments(void)
 {
   g_assert_cmpint(ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), NULL, NULL), ==, 0);
@@ -255,6 +304,7 @@ int main(int argc, char **argv)
   g_test_add_func("/listeners/blocking-listener", test_blocking_listener);
   g_test_add_func("/listeners/remove-self", test_remove_self);
   g_test_add_func("/listeners/slots-reused", test_slots_reused);
+  g_test_add_func("/listeners/op-times", test_op_times);
   g_test_add_func("/listeners/bad-arguments", test_bad_arguments);
   return g_test_run();
 }
