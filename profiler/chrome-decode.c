@@ -69,9 +69,42 @@ static bool check_time(const jvalue *v, const char *key, uint64_t *out, bool req
   return true;
 }
 
+/* The common case, "-?digits[.digits]" with at most 15 digits: exactly
+ * what strtod gives (the digits and the power of ten are exact doubles, and
+ * one division rounds correctly).  False for anything else. */
+static bool plain_number(jvalue *v, const char *s, size_t len)
+{
+  static const double POW10[] = { 1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+                                  1e11, 1e12, 1e13, 1e14, 1e15 };
+  size_t i = s[0] == '-';
+  uint64_t digits = 0;
+  int n = 0, decimals = -1;
+  for (; i < len; i++) {
+    if (s[i] == '.' && decimals < 0) {
+      decimals = 0;
+      continue;
+    }
+    if (s[i] < '0' || s[i] > '9' || ++n > 15)
+      return false;
+    digits = digits * 10 + (uint64_t)(s[i] - '0');
+    if (decimals >= 0)
+      decimals++;
+  }
+  bool negative = s[0] == '-';
+  if (decimals < 0) {
+    *v = (jvalue){ .type = J_INT, .i = negative ? -(int64_t)digits : (int64_t)digits };
+  } else {
+    double d = (double)digits / POW10[decimals];
+    *v = (jvalue){ .type = J_DOUBLE, .d = negative ? -d : d };
+  }
+  return true;
+}
+
 /* A JSON number's text as an integer when it is one that fits, else a double. */
 static void number_value(jvalue *v, const char *s, size_t len)
 {
+  if (plain_number(v, s, len))
+    return;
   char small[64];
   char *text = len < sizeof small ? small : g_malloc(len + 1);
   memcpy(text, s, len);
