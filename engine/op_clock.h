@@ -3,9 +3,11 @@
  * (an rdtsc, about a third of a clock_gettime), else clock_gettime.  Each
  * thread measures the TSC's rate against CLOCK_MONOTONIC from its first
  * reading on and re-anchors to clock_gettime every 2^20 ticks (under a
- * millisecond), so its times stay within a few nanoseconds of ts_now_ns's;
- * they never go back.  Op events are read twice per op: this is most of
- * what delivering them costs (op_clock.c). */
+ * millisecond), so its times stay within a few nanoseconds of ts_now_ns's
+ * (at worst the kernel's frequency correction, at most 500 ppm, over a
+ * millisecond); they never go back.  It is read twice per op when a
+ * listener wants op events: most of what delivering them costs
+ * (op_clock.c). */
 #pragma once
 
 #include <stdint.h>
