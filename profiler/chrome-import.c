@@ -29,15 +29,26 @@ static void skip_ws(scan *s)
     s->p++;
 }
 
+/* Past a string (memchr finds its quotes: strings are most of a trace's
+ * bytes).  A quote after an odd run of backslashes is escaped. */
 static bool skip_string(scan *s)
 {
-  for (s->p++; s->p < s->end; s->p++) {
-    if (*s->p == '\\')
-      s->p++;
-    else if (*s->p == '"')
-      return s->p++, true;
+  const char *from = s->p + 1, *p = from;
+  for (;;) {
+    const char *q = memchr(p, '"', (size_t)(s->end - p));
+    if (!q) {
+      s->p = s->end;
+      return false;
+    }
+    size_t backslashes = 0;
+    while (q - backslashes > from && q[-1 - (ptrdiff_t)backslashes] == '\\')
+      backslashes++;
+    if (backslashes % 2 == 0) {
+      s->p = q + 1;
+      return true;
+    }
+    p = q + 1;
   }
-  return false;
 }
 
 /* Past one value, checking nesting only (the parsers check the rest). */

@@ -510,6 +510,24 @@ static void test_numbers(void)
   }
 }
 
+/* Escaped quotes and backslashes in strings (the scanner finds a string's
+ * end past them). */
+static void test_escapes(void)
+{
+  const char *json = "[{\"ph\":\"X\",\"name\":\"a\\\"b\\\\\",\"tid\":1,\"ts\":1,\"dur\":1},"
+                     "{\"ph\":\"X\",\"name\":\"\\\\\",\"tid\":1,\"ts\":3,\"dur\":2,"
+                     "\"args\":{\"note\":\"]}\\\"[{\"}}]";
+  GError *error = NULL;
+  tsp_session *s = tsp_chrome_import_data(json, strlen(json), &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(tsp_session_n_events(s), ==, 2);
+  tsp_stats *st = tsp_stats_compute(s, TSP_BY_OP, &TSP_FILTER_ALL);
+  g_assert_cmpfloat(find(st, "a\"b\\")->total_ns, ==, 1000);
+  g_assert_cmpfloat(find(st, "\\")->total_ns, ==, 2000);
+  tsp_stats_free(st);
+  tsp_session_free(s);
+}
+
 static void expect_import_error(const char *json, size_t len, const char *fragment)
 {
   GError *error = NULL;
@@ -796,6 +814,7 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler/chrome/round-trip", test_round_trip);
   g_test_add_func("/profiler/chrome/foreign", test_foreign);
   g_test_add_func("/profiler/chrome/numbers", test_numbers);
+  g_test_add_func("/profiler/chrome/escapes", test_escapes);
   g_test_add_func("/profiler/chrome/large", test_large);
   g_test_add_func("/profiler/chrome/hostile", test_hostile);
   g_test_add_func("/profiler/csv", test_csv);
