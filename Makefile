@@ -51,9 +51,11 @@ tsan: deps $(TSAN_BUILD)/build.ninja
 bench: build
 	$(BUILD)/bench/tracescope-bench
 	$(BUILD)/bench/tracescope-bench-viewer
+	$(BUILD)/bench/tracescope-bench-inspector
 	$(BUILD)/bench/tracescope-bench-render
 	$(BUILD)/bench/tracescope-bench-worker
 	$(BUILD)/bench/tracescope-bench-profiler
+	$(BUILD)/bench/tracescope-bench-diverge
 
 # libFuzzer (clang), each target for FUZZ_SECONDS; fails on a finding.
 fuzz: fuzz-deps $(FUZZ_BUILD)/build.ninja

@@ -75,6 +75,47 @@ ts_concrete *cli_trace_aside(ts_function *fn, const cli_args *a)
   return cf;
 }
 
+/* "# #5 dense/MatMul: fused from MatMul, Add, Relu (dense/MatMul, dense/Add,
+ * dense/Relu)" for each node of g (and its subgraphs) the passes made from
+ * other nodes than one of its own op. */
+static void append_provenance(GString *s, const ts_graph *g)
+{
+  for (int id = 0; id < ts_graph_n_nodes(g); id++) {
+    const ts_node *n = ts_graph_node(g, id);
+    int k = ts_node_n_origins(n);
+    const ts_node *first = ts_node_origin(n, 0);
+    if (k > 1 || ts_node_op(first) != ts_node_op(n)) {
+      g_string_append_printf(s, "# #%d %s: %s from ", id, ts_node_name(n),
+                             ts_node_op(n) == TS_OP_CONST ? "folded" : k > 1 ? "fused" : "made");
+      for (int i = 0; i < k; i++)
+        g_string_append_printf(s, "%s%s", i ? ", " : "", ts_op_name(ts_node_op(ts_node_origin(n, i))));
+      g_string_append(s, " (");
+      for (int i = 0; i < k; i++)
+        g_string_append_printf(s, "%s%s", i ? ", " : "", ts_node_name(ts_node_origin(n, i)));
+      g_string_append(s, ")\n");
+    }
+    for (int i = 0; i < ts_node_n_subgraphs(n); i++)
+      append_provenance(s, ts_node_subgraph(n, i));
+  }
+}
+
+/* graph --passes (already chosen: cli-options.c): the graph cf runs after
+ * them, what its new nodes stand for and one line per pass (on stderr with
+ * DOT, which must stay DOT). */
+static void print_optimized(const cli_options *o, const ts_concrete *cf)
+{
+  const ts_graph *g = ts_concrete_optimized_graph(cf);
+  bool dot = strcmp(o->format, "dot") == 0;
+  char *text = dot ? ts_graph_to_dot(g) : ts_graph_to_text(g);
+  GString *notes = g_string_new(NULL);
+  if (!dot)
+    append_provenance(notes, g);
+  printf("%s%s%s", text, g_str_has_suffix(text, "\n") ? "" : "\n", notes->str);
+  fputs(ts_concrete_pass_summary(cf), dot ? stderr : stdout);
+  g_string_free(notes, TRUE);
+  free(text);
+}
+
 static int inspect(const cli_options *o)
 {
   ts_scope *scope = ts_scope_begin();
@@ -95,7 +136,9 @@ static int inspect(const cli_options *o)
       if (!cf)
         ret = cli_fail_engine(CLI_EXIT_FAILED);
     }
-    char *text = ret != 0 ? NULL
+    if (ret == 0 && graph && o->passes)
+      print_optimized(o, cf);
+    char *text = ret != 0 || (graph && o->passes) ? NULL
                  : !graph ? ts_function_pretty_printed_concrete_signatures(fn)
                  : strcmp(o->format, "dot") == 0 ? ts_graph_to_dot(ts_concrete_graph(cf))
                                                  : ts_graph_to_text(ts_concrete_graph(cf));

@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,6 +99,15 @@ static int opt_format(parser *p, const char *value)
   return 0;
 }
 
+/* The engine checks the list, and functions traced from now on get them. */
+static int opt_passes(parser *p, const char *value)
+{
+  if (!ts_set_passes(value))
+    return cli_fail_engine(CLI_EXIT_USAGE);
+  p->o->passes = value;
+  return 0;
+}
+
 static int opt_out(parser *p, const char *value)
 {
   if (p->o->command == CLI_PROFILE) {
@@ -157,28 +167,65 @@ static int opt_by(parser *p, const char *value)
   return cli_fail(CLI_EXIT_USAGE, "--by must be op, node, line or scope, not '%s'", value);
 }
 
+static int opt_check_eagerly(parser *p, const char *value)
+{
+  p->o->check_eagerly = true;
+  return 0;
+}
+
+static int opt_tolerance(parser *p, const char *value, const char *name, double *out)
+{
+  char *end;
+  double v = g_ascii_strtod(value, &end);
+  if (!*value || *end || !(v >= 0) || isinf(v))
+    return cli_fail(CLI_EXIT_USAGE, "%s needs a number >= 0, not '%s'", name, value);
+  *out = v;
+  return 0;
+}
+
+static int opt_atol(parser *p, const char *value)
+{
+  return opt_tolerance(p, value, "--atol", &p->o->atol);
+}
+
+static int opt_rtol(parser *p, const char *value)
+{
+  return opt_tolerance(p, value, "--rtol", &p->o->rtol);
+}
+
+static int opt_nan_differs(parser *p, const char *value)
+{
+  p->o->nan_differs = true;
+  return 0;
+}
+
 static const struct option {
   const char *name;
   const char *value; /* what the value is called in messages; NULL: a flag */
   unsigned commands;
   int (*apply)(parser *p, const char *value);
 } OPTIONS[] = {
-  { "--arg", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_PROFILE, opt_arg },
+  { "--arg", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_PROFILE | CLI_DIVERGE, opt_arg },
   { "--call", NULL, CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_call },
   { "--mode", "eager or graph (profile: or both)", CLI_RUN | CLI_PROFILE, opt_mode },
   { "--repeat", "a count", CLI_RUN | CLI_PROFILE, opt_repeat },
   { "--concrete", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_concrete },
-  { "--input-signature", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_input_signature },
+  { "--input-signature", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_DIVERGE, opt_input_signature },
   { "--reduce-retracing", NULL, CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_reduce_retracing },
   { "--trace-log", NULL, CLI_RUN | CLI_SIGNATURES, opt_trace_log },
   { "--isolate", NULL, CLI_RUN, opt_isolate },
   { "--format", "text or dot", CLI_GRAPH, opt_format },
+  { "--passes", "none, all or a LIST", CLI_GRAPH, opt_passes },
   { "--out", "a FILE", CLI_RENDER | CLI_PROFILE, opt_out },
   { "--csv", "a FILE", CLI_PROFILE, opt_csv },
   { "--by", "op, node, line or scope", CLI_PROFILE, opt_by },
   { "--expand", "all, none or a SCOPE", CLI_RENDER, opt_expand },
   { "--style", "light or dark", CLI_RENDER, opt_style },
   { "--scale", "a factor", CLI_RENDER, opt_scale },
+  { "--check-eagerly", NULL, CLI_RUN, opt_check_eagerly },
+  { "--atol", "a tolerance", CLI_DIVERGE, opt_atol },
+  { "--rtol", "a tolerance", CLI_DIVERGE, opt_rtol },
+  { "--nan-differs", NULL, CLI_DIVERGE, opt_nan_differs },
 };
 
 const char *cli_command_name(cli_command command)
@@ -194,6 +241,8 @@ const char *cli_command_name(cli_command command)
     return "render";
   case CLI_PROFILE:
     return "profile";
+  case CLI_DIVERGE:
+    return "diverge";
   }
   return "?";
 }
@@ -239,6 +288,8 @@ int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv
     .expand = g_ptr_array_new(),
     .scale = 1,
     .by = "op",
+    .atol = TS_DIVERGE_OPTIONS_DEFAULT.atol,
+    .rtol = TS_DIVERGE_OPTIONS_DEFAULT.rtol,
   };
   parser p = { .o = o };
   int n_operands = 0;
@@ -268,6 +319,10 @@ int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv
   if (o->isolate && (o->concrete->len > 0 || o->reduce_retracing))
     return cli_fail(CLI_EXIT_USAGE, "--isolate takes --arg, --call, --mode, --repeat, --input-signature "
                                     "and --trace-log; not %s", o->concrete->len > 0 ? "--concrete" : "--reduce-retracing");
+  if (o->check_eagerly && (o->eager || o->isolate || o->concrete->len > 0))
+    return cli_fail(CLI_EXIT_USAGE, "--check-eagerly runs each call both ways: it cannot be "
+                                    "combined with %s", o->eager ? "--mode eager"
+                                    : o->isolate ? "--isolate" : "--concrete");
   if (o->eager && o->concrete->len > 0)
     return cli_fail(CLI_EXIT_USAGE, "--concrete calls a traced graph: it cannot be combined "
                                     "with --mode eager");

@@ -118,6 +118,7 @@ static int run(const cli_options *o)
       goto out;
 
   ts_run_functions_eagerly(o->eager);
+  ts_function_set_check_eagerly(fn, o->check_eagerly);
   int listener = cli_listen(o->trace_log);
   ret = call_all(o, fn, calls, n_calls, o->concrete->len > 0 ? &concrete : NULL);
   ts_listener_remove(listener);

@@ -26,9 +26,10 @@ typedef enum cli_command {
   CLI_GRAPH = 1 << 2,
   CLI_RENDER = 1 << 3,
   CLI_PROFILE = 1 << 4,
+  CLI_DIVERGE = 1 << 5,
 } cli_command;
 
-/* "run", "signatures", "graph", "render", "profile". */
+/* "run", "signatures", "graph", "render", "profile", "diverge". */
 const char *cli_command_name(cli_command command);
 
 /* The options of run, signatures, graph and render (strings borrowed from argv). */
@@ -45,12 +46,16 @@ typedef struct cli_options {
   bool isolate;               /* run: through a tracescope-worker process */
   int64_t repeat;
   const char *format;         /* graph: "text" or "dot" */
+  const char *passes;         /* graph: the optimizer passes to run first, or NULL */
   const char *out;            /* render, profile: the file to write */
   const char *csv;            /* profile: op statistics as CSV */
   const char *by;             /* profile: op, node, line or scope */
   GPtrArray *expand;          /* render: "all", "none" or scope names, in order */
   bool dark;                  /* render: --style dark */
   double scale;               /* render: PNG pixels per layout unit */
+  bool check_eagerly;         /* run: --check-eagerly */
+  double atol, rtol;          /* diverge: tolerances */
+  bool nan_differs;           /* diverge: --nan-differs */
   bool help;
 } cli_options;
 
@@ -106,3 +111,4 @@ int cli_signatures(int argc, char **argv);
 int cli_graph(int argc, char **argv);
 int cli_render(int argc, char **argv);
 int cli_profile(int argc, char **argv);
+int cli_diverge(int argc, char **argv);

@@ -2,7 +2,8 @@
  * a Tracescope module from the command line.  This file has the commands'
  * table, usage and errors; cli-run.c runs, cli-inspect.c shows signatures
  * and graphs, cli-render.c draws them (with the viewer's renderer),
- * cli-profile.c profiles (profiler/), cli-options.c parses. */
+ * cli-profile.c profiles (profiler/), cli-diverge.c compares eager and
+ * graph runs, cli-options.c parses. */
 #include "cli.h"
 
 #include <stdarg.h>
@@ -16,9 +17,11 @@ static const char usage[] =
   "  tracescope-cli run MODULE FUNCTION [OPTION]... [--call [--arg SPEC]...]...\n"
   "  tracescope-cli signatures MODULE FUNCTION [--call [--arg SPEC]...]...\n"
   "  tracescope-cli graph MODULE FUNCTION [--arg SPEC]... [--format text|dot]\n"
+  "                 [--passes none|all|LIST]\n"
   "  tracescope-cli render MODULE FUNCTION [--arg SPEC]... --out FILE [--expand WHAT]...\n"
   "  tracescope-cli profile MODULE FUNCTION [--arg SPEC]... [--mode eager|graph|both]\n"
   "                 [--repeat N] [--out trace.json.gz] [--csv stats.csv] [--by WHAT]\n"
+  "  tracescope-cli diverge MODULE FUNCTION [--arg SPEC]... [--atol X] [--rtol Y]\n"
   "\n"
   "MODULE is a shared object built against libtracescope, or `seeds` for the\n"
   "bundled programs of the tf.function guides.\n"
@@ -34,6 +37,8 @@ static const char usage[] =
   "  --isolate        run the module in a tracescope-worker process, as the app\n"
   "                   does: a crash is reported (with a backtrace) rather than\n"
   "                   taking the CLI down\n"
+  "  --check-eagerly  run every call both eagerly and as a graph and warn\n"
+  "                   where they differ (the call returns the graph's result)\n"
   "  --trace-log      print each trace as it happens, with its reason:\n"
   "                   [trace] f(x: 3): retraced (host value): arg 0 (x): ... [0.02 ms, ...]\n"
   "                   and warnings as [warning] ...\n"
@@ -48,6 +53,10 @@ static const char usage[] =
   "graph traces one call and prints its graph (--format text or dot); what the\n"
   "C code prints while tracing goes to stderr.  Both take --concrete,\n"
   "--input-signature and --reduce-retracing; signatures takes --trace-log.\n"
+  "  --passes LIST    print the graph after the optimizer's passes (all, none\n"
+  "                   or some of fold,cse,simplify,dce,fuse), what each node\n"
+  "                   made by them stands for, and one line per pass\n"
+  "                   (\"cse: removed 12 nodes\"; on stderr with --format dot)\n"
   "\n"
   "render traces one call (as graph does) and draws its graph as the viewer\n"
   "shows it, with no display.\n"
@@ -67,6 +76,15 @@ static const char usage[] =
   "  --out FILE       every event as a Chrome trace (trace.json, or gzipped\n"
   "                   trace.json.gz) for Perfetto, chrome://tracing or the app\n"
   "  --csv FILE       the op statistics as CSV (times in ns)\n"
+  "\n"
+  "diverge runs FUNCTION eagerly and as a graph on the same arguments (the\n"
+  "module's example arguments without --arg), compares the output of every op\n"
+  "and prints the first op where they differ, with both values, the likely\n"
+  "cause, and the differences the modes are allowed to have.  Exit status 0:\n"
+  "no divergence, 1: divergence, 2: error.\n"
+  "  --atol X --rtol Y  equal when |eager - graph| <= X + Y * |eager|\n"
+  "                   (default 1e-6 and 1e-5)\n"
+  "  --nan-differs    NaN against NaN is a difference (default: equal)\n"
   "\n"
   "Argument specs:\n"
   "  f32[2,3]=1,2,3,4,5,6   a tensor: dtype (f32 f64 i32 i64 u8 bool), shape, values\n"
@@ -155,6 +173,7 @@ static const struct {
   { "graph", cli_graph },
   { "render", cli_render },
   { "profile", cli_profile },
+  { "diverge", cli_diverge },
 };
 
 int main(int argc, char **argv)
@@ -172,7 +191,7 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], COMMANDS[i].name) == 0)
       ret = COMMANDS[i].run(argc - 2, argv + 2);
   if (ret < 0)
-    ret = cli_fail(CLI_EXIT_USAGE, "unknown command '%s' (list, run, signatures, graph, render, profile; try --help)",
+    ret = cli_fail(CLI_EXIT_USAGE, "unknown command '%s' (list, run, signatures, graph, render, profile, diverge; try --help)",
                    argv[1]);
   ts_release_all();
   return ret;

@@ -76,6 +76,7 @@ void ts_startup_free(TsStartup *s)
     g_ptr_array_unref(s->calls);
   g_free(s->mode);
   g_free(s->panel);
+  g_free(s->colour);
   g_free(s->screenshot);
   g_free(s);
 }
@@ -123,7 +124,9 @@ TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
     { "arg", 'a', 0, G_OPTION_ARG_CALLBACK, (gpointer)on_arg_option, "An argument of the call, as tracescope-cli takes it (f32[3]:uniform, i32[2]=1,2, npy:x.npy, 2)", "SPEC" },
     { "call", 'c', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer)on_call_option, "Start another call (its --arg options follow)", NULL },
     { "mode", 0, 0, G_OPTION_ARG_STRING, &s->mode, "Run in graph or eager mode", "graph|eager" },
-    { "panel", 0, 0, G_OPTION_ARG_STRING, &s->panel, "Show the trace-log or the console panel", "trace-log|console" },
+    { "panel", 0, 0, G_OPTION_ARG_STRING, &s->panel, "Show the trace-log, the console or the profiler panel", "trace-log|console|profiler" },
+    { "profile", 0, 0, G_OPTION_ARG_NONE, &s->profile, "Turn Profile on: the calls record op timings", NULL },
+    { "colour", 0, 0, G_OPTION_ARG_STRING, &s->colour, "Colour graph nodes by op type, device or compute time", "op-type|device|compute-time" },
     { "compare", 0, 0, G_OPTION_ARG_STRING, &compare, "Show concrete functions I and J of FUNCTION side by side", "I,J" },
     { "expand-all", 0, 0, G_OPTION_ARG_NONE, &s->expand_all, "Open every group of the graph shown", NULL },
     { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, &s->screenshot, "Save the window as PNG FILE once the calls are made, then quit", "FILE" },
@@ -148,8 +151,15 @@ TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
                 "--compare takes two concrete function indexes I,J and needs --function, got '%s'", compare);
     return NULL;
   }
-  if (s->panel && g_strcmp0(s->panel, "trace-log") != 0 && g_strcmp0(s->panel, "console") != 0) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--panel takes trace-log or console, got '%s'", s->panel);
+  if (s->panel && g_strcmp0(s->panel, "trace-log") != 0 && g_strcmp0(s->panel, "console") != 0 &&
+      g_strcmp0(s->panel, "profiler") != 0) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--panel takes trace-log, console or profiler, got '%s'", s->panel);
+    return NULL;
+  }
+  if (s->colour && !g_strv_contains((const char *const[]){ "op-type", "device", "compute-time", NULL }, s->colour)) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--colour takes op-type, device or compute-time, got '%s'", s->colour);
     return NULL;
   }
   if ((s->function || s->calls->len) && !s->module) {
@@ -250,6 +260,10 @@ static void script_step(TsApplication *self)
     self->function_selected = TRUE;
     if (s->mode)
       gtk_widget_activate_action(GTK_WIDGET(w), "win.mode", "s", s->mode);
+    if (s->profile)
+      g_action_group_change_action_state(G_ACTION_GROUP(w), "profile", g_variant_new_boolean(TRUE));
+    if (s->colour)
+      g_settings_set_string(self->settings, "colour-mode", s->colour);
     if (s->function)
       gtk_widget_activate_action(GTK_WIDGET(w), "win.select-function", "s", s->function);
   }
@@ -428,7 +442,8 @@ TsApplication *ts_application_new(TsStartup *startup)
   TsApplication *self = g_object_new(TS_TYPE_APPLICATION, "application-id", TS_APPLICATION_ID,
                                      "flags", flags, "resource-base-path",
                                      "/io/github/tracescope/Tracescope", NULL);
-  if (startup && (startup->module || startup->screenshot || startup->mode || startup->panel))
+  if (startup && (startup->module || startup->screenshot || startup->mode || startup->panel || startup->profile ||
+                  startup->colour))
     self->startup = startup;
   else
     ts_startup_free(startup);

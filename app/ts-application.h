@@ -16,9 +16,11 @@ typedef struct {
   char *function;
   GPtrArray *calls;  /* GStrv of argument specs, one per call */
   char *mode;        /* "graph" or "eager" */
-  char *panel;       /* "trace-log" or "console" */
+  char *panel;       /* "trace-log", "console" or "profiler" */
   int compare[2];    /* two concrete functions of `function` side by side; -1: none */
   gboolean expand_all; /* open every group of the graph shown */
+  gboolean profile;    /* turn Profile on before the calls */
+  char *colour;        /* the graph's colour mode (a colour-mode nick), or NULL */
   char *screenshot;  /* PNG to save, then quit */
   int width, height; /* window size for the screenshot */
   gboolean version;  /* print the version and exit */

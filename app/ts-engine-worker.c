@@ -13,6 +13,7 @@ struct _TsEngineWorker {
   guint64 memory_limit;
   guint next_id;
   guint n_pending;
+  gboolean profiling;
 };
 
 enum { PROP_0, PROP_BUSY, N_PROPS };
@@ -30,7 +31,24 @@ void ts_run_result_free(TsRunResult *result)
   g_free(result->label);
   g_free(result->value_text);
   g_free(result->shape_text);
+  tsp_compare_free(result->compare);
+  tsp_session_free(result->profile);
+  ts_tensor_unref(result->tensor);
   g_free(result);
+}
+
+/* The values a call returned as a tensor of the app's own (a copy: the
+ * worker's mapping goes with the call result), or NULL. */
+static ts_tensor *tensor_from_result(const TsCallResult *c)
+{
+  if (!c->data)
+    return NULL;
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *t = ts_tensor_ref(ts_constant(c->dtype, c->shape, g_bytes_get_data(c->data, NULL)));
+  ts_scope_end(scope);
+  if (!t)
+    ts_error_clear(); /* the text result still shows it */
+  return t;
 }
 
 static void pending_add(TsEngineWorker *self, int delta)
@@ -257,12 +275,54 @@ TsLoadedModule *ts_engine_worker_load_finish(TsEngineWorker *self, GAsyncResult 
 typedef struct {
   guint call_id;
   char *function;
+  /* read off the main thread into result */
+  GBytes *profile;
+  GVariant *compare;
+  TsRunResult *result;
 } Run;
 
 static void run_free(Run *r)
 {
   g_free(r->function);
+  g_clear_pointer(&r->profile, g_bytes_unref);
+  g_clear_pointer(&r->compare, g_variant_unref);
+  ts_run_result_free(r->result);
   g_free(r);
+}
+
+/* The comparison the worker made, again from the session it recorded:
+ * the rows from its windows, the first call from what it measured. */
+static tsp_compare *compare_from(tsp_session *s, GVariant *info, const char *function)
+{
+  guint32 n = 1;
+  tsp_filter eager = { TSP_MODE_ALL, 0, 0 }, graph = { TSP_MODE_ALL, 0, 0 };
+  g_variant_lookup(info, "n-calls", "u", &n);
+  g_variant_lookup(info, "eager-window", "(tt)", &eager.from_ns, &eager.to_ns);
+  g_variant_lookup(info, "graph-window", "(tt)", &graph.from_ns, &graph.to_ns);
+  tsp_compare *c = tsp_compare_from_session(s, &eager, &graph, (int)MAX(n, 1));
+  c->function = tsp_session_string(s, tsp_intern_string(s, function));
+  c->eager_window = eager;
+  c->graph_window = graph;
+  g_variant_lookup(info, "first-call-ns", "d", &c->first_call_ns);
+  g_variant_lookup(info, "trace-ns", "d", &c->trace_ns);
+  g_variant_lookup(info, "payback-calls", "d", &c->payback_calls);
+  return c;
+}
+
+static void read_profile(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  Run *run = data;
+  GError *error = NULL;
+  TsRunResult *r = run->result;
+  r->profile = tsp_session_deserialize(run->profile, &error);
+  if (!r->profile) {
+    g_prefix_error(&error, "%s: ", run->function);
+    g_task_return_error(task, error);
+    return;
+  }
+  if (run->compare)
+    r->compare = compare_from(r->profile, run->compare, run->function);
+  g_task_return_pointer(task, g_steal_pointer(&run->result), (GDestroyNotify)ts_run_result_free);
 }
 
 static void on_call_done(GObject *source, GAsyncResult *res, gpointer user_data)
@@ -289,7 +349,15 @@ static void on_call_done(GObject *source, GAsyncResult *res, gpointer user_data)
   r->shape_text = g_steal_pointer(&c->shape_text);
   r->n_calls = c->n_calls;
   r->total_ns = c->total_ns;
-  g_task_return_pointer(task, r, (GDestroyNotify)ts_run_result_free);
+  r->tensor = tensor_from_result(c);
+  if (!c->profile) {
+    g_task_return_pointer(task, r, (GDestroyNotify)ts_run_result_free);
+    return;
+  }
+  run->result = r;
+  run->profile = g_steal_pointer(&c->profile);
+  run->compare = g_steal_pointer(&c->compare);
+  g_task_run_in_thread(task, read_profile);
 }
 
 char *ts_engine_worker_format_label(guint call_id, const char *function, const char *const *args)
@@ -298,13 +366,11 @@ char *ts_engine_worker_format_label(guint call_id, const char *function, const c
   return g_strdup_printf("#%u %s(%s)", call_id, function, joined);
 }
 
-guint ts_engine_worker_run_async(TsEngineWorker *self, TsLoadedModule *module,
-                                 const char *function, const char *const *args, guint repeat,
-                                 gboolean eager, GCancellable *cancellable,
-                                 GAsyncReadyCallback callback, gpointer user_data)
+static guint start_run(TsEngineWorker *self, TsLoadedModule *module, const char *function,
+                       const char *const *args, guint repeat, gboolean eager, GVariant *options,
+                       GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
 {
-  g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), 0);
-  g_return_val_if_fail(TS_IS_LOADED_MODULE(module) && function != NULL && args != NULL, 0);
+  g_autoptr(GVariant) opts = g_variant_ref_sink(options);
   g_autoptr(GTask) task = g_task_new(self, cancellable, callback, user_data);
   g_task_set_source_tag(task, ts_engine_worker_run_async);
   g_task_set_check_cancellable(task, FALSE);
@@ -321,9 +387,50 @@ guint ts_engine_worker_run_async(TsEngineWorker *self, TsLoadedModule *module,
   g_hash_table_insert(self->labels, GUINT_TO_POINTER(run->call_id),
                       ts_engine_worker_format_label(run->call_id, function, args));
   pending_add(self, 1);
-  ts_worker_call_async(self->worker, run->call_id, function, args, MAX(repeat, 1), eager,
-                       cancellable, on_call_done, g_object_ref(task));
+  ts_worker_call_with_options_async(self->worker, run->call_id, function, args, MAX(repeat, 1), eager,
+                                    opts, cancellable, on_call_done, g_object_ref(task));
   return run->call_id;
+}
+
+guint ts_engine_worker_run_async(TsEngineWorker *self, TsLoadedModule *module,
+                                 const char *function, const char *const *args, guint repeat,
+                                 gboolean eager, GCancellable *cancellable,
+                                 GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), 0);
+  g_return_val_if_fail(TS_IS_LOADED_MODULE(module) && function != NULL && args != NULL, 0);
+  GVariantDict d;
+  g_variant_dict_init(&d, NULL);
+  if (self->profiling)
+    g_variant_dict_insert(&d, "profile", "b", TRUE);
+  return start_run(self, module, function, args, repeat, eager, g_variant_dict_end(&d), cancellable,
+                   callback, user_data);
+}
+
+guint ts_engine_worker_compare_async(TsEngineWorker *self, TsLoadedModule *module,
+                                     const char *function, const char *const *args, guint n_calls,
+                                     GCancellable *cancellable, GAsyncReadyCallback callback,
+                                     gpointer user_data)
+{
+  g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), 0);
+  g_return_val_if_fail(TS_IS_LOADED_MODULE(module) && function != NULL && args != NULL, 0);
+  GVariantDict d;
+  g_variant_dict_init(&d, NULL);
+  g_variant_dict_insert(&d, "compare", "u", MAX(n_calls, 1u));
+  return start_run(self, module, function, args, 1, FALSE, g_variant_dict_end(&d), cancellable,
+                   callback, user_data);
+}
+
+void ts_engine_worker_set_profiling(TsEngineWorker *self, gboolean profiling)
+{
+  g_return_if_fail(TS_IS_ENGINE_WORKER(self));
+  self->profiling = profiling;
+}
+
+gboolean ts_engine_worker_get_profiling(TsEngineWorker *self)
+{
+  g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), FALSE);
+  return self->profiling;
 }
 
 TsRunResult *ts_engine_worker_run_finish(TsEngineWorker *self, GAsyncResult *result, GError **error)
@@ -485,4 +592,18 @@ static void ts_engine_worker_init(TsEngineWorker *self)
 TsEngineWorker *ts_engine_worker_new(void)
 {
   return g_object_new(TS_TYPE_ENGINE_WORKER, NULL);
+}
+
+TsWorker *ts_engine_worker_get_worker(TsEngineWorker *self)
+{
+  g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), NULL);
+  return self->worker;
+}
+
+guint ts_engine_worker_reserve_call_id(TsEngineWorker *self, const char *function, const char *const *args)
+{
+  g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), 0);
+  guint id = ++self->next_id;
+  g_hash_table_insert(self->labels, GUINT_TO_POINTER(id), ts_engine_worker_format_label(id, function, args));
+  return id;
 }

@@ -8,6 +8,7 @@
 
 #include <gio/gio.h>
 
+#include "tracescope-profiler.h"
 #include "ts-console-line.h"
 #include "ts-loaded-module.h"
 #include "ts-trace-entry.h"
@@ -24,6 +25,11 @@ typedef struct {
   char *shape_text;   /* "i32[]" (NULL when traced only) */
   guint n_calls;      /* calls made */
   guint64 total_ns;   /* time of all calls */
+  tsp_session *profile; /* made while profiling, or by a comparison: what was recorded (owned), else NULL */
+  tsp_compare *compare; /* ts_engine_worker_compare_async: eager against graph (owned, its
+                           function is a string of profile), else NULL */
+  ts_tensor *tensor;  /* the result's values (a reference: ts_tensor_unref); NULL for strings,
+                         variants and traced-only calls */
 } TsRunResult;
 
 void ts_run_result_free(TsRunResult *result);
@@ -71,6 +77,19 @@ guint ts_engine_worker_run_async(TsEngineWorker *self, TsLoadedModule *module,
 TsRunResult *ts_engine_worker_run_finish(TsEngineWorker *self, GAsyncResult *result,
                                          GError **error);
 
+/* Whether runs started from now record a profiling session (TsRunResult.profile). */
+void ts_engine_worker_set_profiling(TsEngineWorker *self, gboolean profiling);
+gboolean ts_engine_worker_get_profiling(TsEngineWorker *self);
+
+/* Runs function eagerly and as a graph, a warm-up and then n_calls times
+ * each way, recorded; finish with ts_engine_worker_run_finish: the result
+ * has profile and compare.  The recorded bytes are read off the main
+ * thread. */
+guint ts_engine_worker_compare_async(TsEngineWorker *self, TsLoadedModule *module,
+                                     const char *function, const char *const *args, guint n_calls,
+                                     GCancellable *cancellable, GAsyncReadyCallback callback,
+                                     gpointer user_data);
+
 /* Gives function an input signature (specs as "f32[?,3]"), remembered for
  * the worker's restarts. */
 void ts_engine_worker_set_input_signature_async(TsEngineWorker *self, const char *function,
@@ -78,6 +97,13 @@ void ts_engine_worker_set_input_signature_async(TsEngineWorker *self, const char
                                                 GAsyncReadyCallback callback, gpointer user_data);
 gboolean ts_engine_worker_set_input_signature_finish(TsEngineWorker *self, GAsyncResult *result,
                                                      GError **error);
+
+/* The worker process, for what goes to it directly (the debugger,
+ * ts-worker-debug.h); NULL before the first load.  Borrowed. */
+TsWorker *ts_engine_worker_get_worker(TsEngineWorker *self);
+/* An id for a call made directly on the worker, its label ("#4 f(2)")
+ * kept so that what the call prints is attributed to it. */
+guint ts_engine_worker_reserve_call_id(TsEngineWorker *self, const char *function, const char *const *args);
 
 /* "#3 f(2, f32[3]:uniform)" */
 char *ts_engine_worker_format_label(guint call_id, const char *function, const char *const *args);

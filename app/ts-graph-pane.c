@@ -21,6 +21,8 @@ struct _TsGraphPane {
   GtkWidget *graph_view;
   TsLoadedModule *module;
   TsConcreteInfo *concrete;
+  char *colour_mode;            /* the GSettings nick */
+  ts_render_values *compute_times;
 };
 
 G_DEFINE_FINAL_TYPE(TsGraphPane, ts_graph_pane, GTK_TYPE_WIDGET)
@@ -35,7 +37,7 @@ static void graph_view_set(GtkWidget *view, const ts_graph *graph)
   ts_graph_view_set_graph(TS_GRAPH_VIEW(view), graph);
 }
 
-static void graph_view_set_colour_mode(GtkWidget *view, const char *mode)
+static void graph_view_set_colour_mode(GtkWidget *view, const char *mode, ts_render_values *compute_times)
 {
   static const struct {
     const char *nick;
@@ -47,7 +49,8 @@ static void graph_view_set_colour_mode(GtkWidget *view, const char *mode)
   };
   for (guint i = 0; i < G_N_ELEMENTS(MODES); i++)
     if (g_strcmp0(MODES[i].nick, mode) == 0)
-      ts_graph_view_set_colouring(TS_GRAPH_VIEW(view), MODES[i].colouring, NULL);
+      ts_graph_view_set_colouring(TS_GRAPH_VIEW(view), MODES[i].colouring,
+                                  MODES[i].colouring == TS_RENDER_COLOUR_COMPUTE_TIME ? compute_times : NULL);
 }
 
 /* The zoom level between the zoom buttons: "100%". */
@@ -86,7 +89,20 @@ static const char *const FORWARDED[] = {
 void ts_graph_pane_set_colour_mode(TsGraphPane *self, const char *mode)
 {
   g_return_if_fail(TS_IS_GRAPH_PANE(self) && mode != NULL);
-  graph_view_set_colour_mode(self->graph_view, mode);
+  g_free(self->colour_mode);
+  self->colour_mode = g_strdup(mode);
+  graph_view_set_colour_mode(self->graph_view, mode, self->compute_times);
+}
+
+void ts_graph_pane_set_compute_times(TsGraphPane *self, ts_render_values *values)
+{
+  g_return_if_fail(TS_IS_GRAPH_PANE(self));
+  if (values)
+    ts_render_values_ref(values);
+  g_clear_pointer(&self->compute_times, ts_render_values_unref);
+  self->compute_times = values;
+  if (self->colour_mode)
+    graph_view_set_colour_mode(self->graph_view, self->colour_mode, values);
 }
 
 /* "Compare With…" lists cf's function's other concrete functions, each
@@ -113,9 +129,10 @@ void ts_graph_pane_show_concrete(TsGraphPane *self, TsLoadedModule *module, TsCo
 {
   g_return_if_fail(TS_IS_GRAPH_PANE(self) && TS_IS_LOADED_MODULE(module) && cf != NULL);
   g_set_object(&self->module, module);
-  ts_concrete_info_ref(cf);
-  g_clear_pointer(&self->concrete, ts_concrete_info_unref);
-  self->concrete = cf;
+  /* the old graph goes only once the view has let go of it (and told its
+   * listeners that nothing of it is selected) */
+  TsConcreteInfo *old = g_steal_pointer(&self->concrete);
+  self->concrete = ts_concrete_info_ref(cf);
   g_autofree char *title = g_strdup_printf("%s%s", cf->function, cf->signature);
   gtk_label_set_label(self->title_label, title);
   g_autofree char *subtitle = cf->graph ? g_strdup_printf("%d nodes · graph %s", ts_graph_n_nodes(cf->graph),
@@ -123,6 +140,7 @@ void ts_graph_pane_show_concrete(TsGraphPane *self, TsLoadedModule *module, TsCo
                                         : g_strdup("the worker could not send this graph");
   gtk_label_set_label(self->subtitle_label, subtitle);
   graph_view_set(self->graph_view, cf->graph);
+  g_clear_pointer(&old, ts_concrete_info_unref);
   update_compare_menu(self, cf);
   gtk_stack_set_visible_child_name(self->stack, "graph");
 }
@@ -139,6 +157,12 @@ void ts_graph_pane_show_status(TsGraphPane *self, const char *icon_name, const c
   adw_status_page_set_title(self->status_page, title ? title : "No Function Selected");
   adw_status_page_set_description(self->status_page, description);
   gtk_stack_set_visible_child_name(self->stack, "status");
+}
+
+ts_render_values *ts_graph_pane_get_compute_times(TsGraphPane *self)
+{
+  g_return_val_if_fail(TS_IS_GRAPH_PANE(self), NULL);
+  return self->compute_times;
 }
 
 TsConcreteInfo *ts_graph_pane_get_concrete(TsGraphPane *self)
@@ -168,6 +192,8 @@ static void ts_graph_pane_dispose(GObject *object)
   self->graph_view = NULL;
   g_clear_handle_id(&self->zoom_idle, g_source_remove);
   g_clear_object(&self->module);
+  g_clear_pointer(&self->colour_mode, g_free);
+  g_clear_pointer(&self->compute_times, ts_render_values_unref);
   G_OBJECT_CLASS(ts_graph_pane_parent_class)->dispose(object);
 }
 

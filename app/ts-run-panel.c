@@ -1,10 +1,12 @@
-/* ts-run-panel.c — argument editors, remembered inputs, results. */
+/* ts-run-panel.c — argument editors, remembered inputs, results (tensors
+ * in a compact TsTensorView, everything else as text). */
 #include "ts-run-panel.h"
 
 #include <adwaita.h>
 #include <string.h>
 
 #include "ts-arg-row.h"
+#include "ts-tensor-view.h"
 
 #define PULSE_MS 120
 
@@ -25,6 +27,8 @@ struct _TsRunPanel {
   GtkLabel *result_meta_label;
   GtkLabel *error_label;
   GtkTextView *result_view;
+  GtkStack *result_stack;             /* the text, or the tensor view for a tensor of rank 1 and up */
+  TsTensorView *result_tensor_view;
 
   TsLoadedModule *module;
   char *function;
@@ -167,6 +171,15 @@ static void set_result_text(TsRunPanel *self, const char *text)
   gtk_text_buffer_set_text(gtk_text_view_get_buffer(self->result_view), text ? text : "", -1);
 }
 
+/* A tensor of rank 1 and up in the inspector; scalars, strings and
+ * signatures stay text (t NULL). */
+static void set_result_tensor(TsRunPanel *self, ts_tensor *t)
+{
+  gboolean inspect = t && ts_tensor_rank(t) > 0;
+  ts_tensor_view_set_tensor(self->result_tensor_view, inspect ? t : NULL, NULL);
+  gtk_stack_set_visible_child_name(self->result_stack, inspect ? "tensor" : "text");
+}
+
 void ts_run_panel_set_function(TsRunPanel *self, TsLoadedModule *module, const char *function)
 {
   g_return_if_fail(TS_IS_RUN_PANEL(self));
@@ -174,6 +187,7 @@ void ts_run_panel_set_function(TsRunPanel *self, TsLoadedModule *module, const c
   g_set_object(&self->module, module);
   clear_rows(self);
   set_result_text(self, NULL);
+  set_result_tensor(self, NULL);
   gtk_label_set_label(self->result_meta_label, "");
   gtk_widget_set_visible(GTK_WIDGET(self->error_label), FALSE);
   TsModuleFunction *fn = module && function ? ts_loaded_module_lookup(module, function) : NULL;
@@ -326,6 +340,7 @@ void ts_run_panel_show_result(TsRunPanel *self, const TsRunResult *r, gboolean e
   g_return_if_fail(TS_IS_RUN_PANEL(self) && r != NULL);
   gtk_widget_set_visible(GTK_WIDGET(self->error_label), FALSE);
   set_result_text(self, r->value_text);
+  set_result_tensor(self, r->tensor);
   g_autofree char *meta = NULL;
   if (r->traced_only)
     meta = g_strdup_printf("%s · traced, not run (%.3f ms)", r->label, (double)r->total_ns / 1e6);
@@ -345,6 +360,7 @@ void ts_run_panel_show_error(TsRunPanel *self, const char *message)
   if (message) {
     /* the last run failed: nothing of an earlier one stays shown as if it were this one's */
     set_result_text(self, NULL);
+    set_result_tensor(self, NULL);
     gtk_label_set_label(self->result_meta_label, "");
   }
 }
@@ -353,6 +369,12 @@ const char *ts_run_panel_get_error(TsRunPanel *self)
 {
   g_return_val_if_fail(TS_IS_RUN_PANEL(self), NULL);
   return gtk_widget_get_visible(GTK_WIDGET(self->error_label)) ? gtk_label_get_label(self->error_label) : NULL;
+}
+
+TsTensorView *ts_run_panel_get_tensor_view(TsRunPanel *self)
+{
+  g_return_val_if_fail(TS_IS_RUN_PANEL(self), NULL);
+  return self->result_tensor_view;
 }
 
 char *ts_run_panel_dup_result_text(TsRunPanel *self)
@@ -403,6 +425,8 @@ static void ts_run_panel_class_init(TsRunPanelClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsRunPanel, result_meta_label);
   gtk_widget_class_bind_template_child(widget_class, TsRunPanel, error_label);
   gtk_widget_class_bind_template_child(widget_class, TsRunPanel, result_view);
+  gtk_widget_class_bind_template_child(widget_class, TsRunPanel, result_stack);
+  gtk_widget_class_bind_template_child(widget_class, TsRunPanel, result_tensor_view);
   gtk_widget_class_bind_template_callback(widget_class, on_add_clicked);
   gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name(widget_class, "tsrunpanel");
@@ -411,6 +435,7 @@ static void ts_run_panel_class_init(TsRunPanelClass *klass)
 static void ts_run_panel_init(TsRunPanel *self)
 {
   g_type_ensure(TS_TYPE_ARG_ROW);
+  g_type_ensure(TS_TYPE_TENSOR_VIEW);
   gtk_widget_init_template(GTK_WIDGET(self));
   self->remembered = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, remembered_free);
   gtk_widget_set_sensitive(GTK_WIDGET(self), FALSE);

@@ -7,6 +7,7 @@
 
 #include "ts-engine-worker.h"
 #include "ts-loaded-module.h"
+#include "ts-tensor-view.h"
 
 G_BEGIN_DECLS
 
@@ -45,7 +46,11 @@ const char *ts_run_panel_get_progress_text(TsRunPanel *self);
 const char *ts_run_panel_get_meta(TsRunPanel *self);
 /* The error shown, or NULL. */
 const char *ts_run_panel_get_error(TsRunPanel *self);
-/* What the result area shows (for tests).  Owned. */
+/* The inspector showing the last result when it is a tensor of rank 1 and
+ * up (else it shows none).  Borrowed. */
+TsTensorView *ts_run_panel_get_tensor_view(TsRunPanel *self);
+/* What the result area shows as text (for tests; a tensor's printed
+ * values too).  Owned. */
 char *ts_run_panel_dup_result_text(TsRunPanel *self);
 
 G_END_DECLS

@@ -3,6 +3,7 @@
 #include "ts-session.h"
 
 #include <json-glib/json-glib.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +47,9 @@ void ts_session_free(TsSession *s)
   g_free(s->mode);
   g_ptr_array_unref(s->args);
   g_ptr_array_unref(s->traces);
+  g_free(s->view_function);
+  g_free(s->view_signature);
+  g_strfreev(s->expanded);
   g_free(s);
 }
 
@@ -56,6 +60,20 @@ void ts_session_add_args(TsSession *s, const char *function, const char *const *
   a->specs = g_strdupv((char **)specs);
   a->repeat = MAX(repeat, 1);
   g_ptr_array_add(s->args, a);
+}
+
+void ts_session_set_view(TsSession *s, const char *function, const char *signature,
+                         const char *const *expanded, double zoom, double centre_x, double centre_y)
+{
+  g_free(s->view_function);
+  g_free(s->view_signature);
+  s->view_function = g_strdup(function);
+  s->view_signature = g_strdup(signature);
+  g_strfreev(s->expanded);
+  s->expanded = g_strdupv((char **)(expanded ? expanded : (const char *const[]){ NULL }));
+  s->zoom = zoom;
+  s->centre_x = centre_x;
+  s->centre_y = centre_y;
 }
 
 void ts_session_add_entry(TsSession *s, TsTraceEntry *entry)
@@ -135,6 +153,27 @@ static void add_trace(JsonBuilder *b, const TsSessionTrace *t)
   json_builder_end_object(b);
 }
 
+static void add_view(JsonBuilder *b, const TsSession *s)
+{
+  json_builder_set_member_name(b, "view");
+  json_builder_begin_object(b);
+  add_string(b, "function", s->view_function);
+  add_string(b, "signature", s->view_signature);
+  json_builder_set_member_name(b, "expanded");
+  json_builder_begin_array(b);
+  for (char **name = s->expanded; *name; name++)
+    json_builder_add_string_value(b, *name);
+  json_builder_end_array(b);
+  json_builder_set_member_name(b, "zoom");
+  json_builder_add_double_value(b, s->zoom);
+  json_builder_set_member_name(b, "centre");
+  json_builder_begin_array(b);
+  json_builder_add_double_value(b, s->centre_x);
+  json_builder_add_double_value(b, s->centre_y);
+  json_builder_end_array(b);
+  json_builder_end_object(b);
+}
+
 gboolean ts_session_save(const TsSession *s, const char *path, GError **error)
 {
   g_autoptr(JsonBuilder) b = json_builder_new();
@@ -164,6 +203,8 @@ gboolean ts_session_save(const TsSession *s, const char *path, GError **error)
   for (guint i = 0; i < s->traces->len; i++)
     add_trace(b, g_ptr_array_index(s->traces, i));
   json_builder_end_array(b);
+  if (s->expanded)
+    add_view(b, s);
   json_builder_end_object(b);
   g_autoptr(JsonGenerator) gen = json_generator_new();
   g_autoptr(JsonNode) root = json_builder_get_root(b);
@@ -313,6 +354,52 @@ static gboolean read_trace(Reader *r, TsSession *s, guint i, JsonNode *n)
   return TRUE;
 }
 
+static gboolean get_number(Reader *r, JsonNode *n, const char *what, double *out)
+{
+  if (!n || !JSON_NODE_HOLDS_VALUE(n) ||
+      (json_node_get_value_type(n) != G_TYPE_DOUBLE && json_node_get_value_type(n) != G_TYPE_INT64))
+    return bad(r, "view: %s is not a number", what);
+  *out = json_node_get_double(n);
+  if (!isfinite(*out))
+    return bad(r, "view: %s is not finite", what);
+  return TRUE;
+}
+
+static gboolean read_view(Reader *r, TsSession *s, JsonNode *n)
+{
+  if (!JSON_NODE_HOLDS_OBJECT(n))
+    return bad(r, "view is not an object");
+  JsonObject *o = json_node_get_object(n);
+  g_autofree char *function = NULL, *signature = NULL;
+  if (!get_string(r, o, "view", "function", FALSE, &function) ||
+      !get_string(r, o, "view", "signature", FALSE, &signature))
+    return FALSE;
+  JsonArray *expanded = get_array(r, o, "expanded");
+  if (!expanded)
+    return json_object_has_member(o, "expanded") ? FALSE : bad(r, "view has no expanded");
+  JsonNode *centre = json_object_get_member(o, "centre");
+  if (!centre || !JSON_NODE_HOLDS_ARRAY(centre) || json_array_get_length(json_node_get_array(centre)) != 2)
+    return bad(r, "view: centre is not a pair of numbers");
+  double zoom, x, y;
+  JsonArray *xy = json_node_get_array(centre);
+  if (!get_number(r, json_object_get_member(o, "zoom"), "zoom", &zoom) ||
+      !get_number(r, json_array_get_element(xy, 0), "centre x", &x) ||
+      !get_number(r, json_array_get_element(xy, 1), "centre y", &y))
+    return FALSE;
+  if (zoom <= 0)
+    return bad(r, "view: zoom %g is not positive", zoom);
+  g_autoptr(GStrvBuilder) names = g_strv_builder_new();
+  for (guint i = 0; i < json_array_get_length(expanded); i++) {
+    JsonNode *name = json_array_get_element(expanded, i);
+    if (!JSON_NODE_HOLDS_VALUE(name) || json_node_get_value_type(name) != G_TYPE_STRING)
+      return bad(r, "view: expanded[%u] is not a string", i);
+    g_strv_builder_add(names, json_node_get_string(name));
+  }
+  g_auto(GStrv) list = g_strv_builder_end(names);
+  ts_session_set_view(s, function, signature, (const char *const *)list, zoom, x, y);
+  return TRUE;
+}
+
 static gboolean read_session(Reader *r, TsSession *s, JsonNode *root)
 {
   if (!root || !JSON_NODE_HOLDS_OBJECT(root))
@@ -334,8 +421,8 @@ static gboolean read_session(Reader *r, TsSession *s, JsonNode *root)
   g_autofree char *mode = NULL;
   if (!get_string(r, o, "the file", "mode", TRUE, &mode))
     return FALSE;
-  if (mode && strcmp(mode, "graph") != 0 && strcmp(mode, "eager") != 0)
-    return bad(r, "mode '%s' is neither graph nor eager", mode);
+  if (mode && strcmp(mode, "graph") != 0 && strcmp(mode, "eager") != 0 && strcmp(mode, "debug") != 0)
+    return bad(r, "mode '%s' is not graph, eager or debug", mode);
   if (mode) {
     g_free(s->mode);
     s->mode = g_steal_pointer(&mode);
@@ -351,7 +438,8 @@ static gboolean read_session(Reader *r, TsSession *s, JsonNode *root)
   for (guint i = 0; log && i < json_array_get_length(log); i++)
     if (!read_trace(r, s, i, json_array_get_element(log, i)))
       return FALSE;
-  return TRUE;
+  JsonNode *view = json_object_get_member(o, "view");
+  return !view || JSON_NODE_HOLDS_NULL(view) || read_view(r, s, view);
 }
 
 TsSession *ts_session_load(const char *path, GError **error)

@@ -37,6 +37,10 @@ typedef struct {
   char *mode;          /* "graph" or "eager" */
   GPtrArray *args;     /* TsSessionArgs * */
   GPtrArray *traces;   /* TsSessionTrace * */
+  /* the graph view: the graph it shows, which groups are open, where it looks */
+  char *view_function, *view_signature;
+  char **expanded;     /* item names; NULL: no view kept */
+  double zoom, centre_x, centre_y;
 } TsSession;
 
 TsSession *ts_session_new(const char *module, const char *function, const char *mode);
@@ -45,6 +49,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC(TsSession, ts_session_free)
 
 void ts_session_add_args(TsSession *session, const char *function, const char *const *specs, guint repeat);
 void ts_session_add_entry(TsSession *session, TsTraceEntry *entry);
+/* Keeps the graph view's state: the graph of function with signature,
+ * shown with ts_graph_view_dup_expanded and _get_centre's results. */
+void ts_session_set_view(TsSession *session, const char *function, const char *signature,
+                         const char *const *expanded, double zoom, double centre_x, double centre_y);
 
 /* Writes session to path (atomically).  FALSE with an error naming path. */
 gboolean ts_session_save(const TsSession *session, const char *path, GError **error);

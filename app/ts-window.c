@@ -6,7 +6,10 @@
 #include "ts-graph-view.h"
 #include "ts-input-signature.h"
 #include "ts-module-watch.h"
+#include "ts-profile-values.h"
+#include "ts-profiler-panel.h"
 #include "ts-session.h"
+#include "ts-source-snippet.h"
 
 #define MAX_RECENT 8
 
@@ -17,6 +20,7 @@ struct _TsWindow {
   AdwWindowTitle *window_title;
   GtkStack *main_stack;
   GtkStack *bottom_stack;
+  TsDebugPanel *debug_panel;
   TsFunctionList *function_list;
   GtkStack *graph_stack;
   TsGraphPane *graph_pane;
@@ -24,6 +28,8 @@ struct _TsWindow {
   TsRunPanel *run_panel;
   TsTraceLog *trace_log;
   TsConsole *console;
+  TsNodeDetails *node_details;
+  TsProfilerPanel *profiler_panel;
   GMenu *recent_menu;
 
   GSettings *settings;
@@ -42,6 +48,7 @@ struct _TsWindow {
   char *death;            /* how the last run ended its worker, shown again after the restart */
   TsSession *session;     /* a session being opened: applied once its module is */
   GHashTable *trace_errors; /* function -> why its last trace failed (none once one worked) */
+  gboolean revealing;     /* a profiler row's node is being revealed: not a filter for the table */
 };
 
 enum { PROP_0, PROP_MODULE, PROP_BUSY, N_PROPS };
@@ -56,6 +63,12 @@ static void toast(TsWindow *self, const char *text)
   adw_toast_overlay_add_toast(self->toast_overlay, t);
 }
 
+static gboolean is_debug(TsWindow *self)
+{
+  g_autoptr(GVariant) state = g_action_group_get_action_state(G_ACTION_GROUP(self), "mode");
+  return state && g_strcmp0(g_variant_get_string(state, NULL), "debug") == 0;
+}
+
 static gboolean is_eager(TsWindow *self)
 {
   g_autoptr(GVariant) state = g_action_group_get_action_state(G_ACTION_GROUP(self), "mode");
@@ -68,6 +81,7 @@ static void update_actions(TsWindow *self)
   gboolean running = self->run_cancellable != NULL;
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.run", item != NULL && !running);
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.cancel", running);
+  gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.profile-compare", item != NULL && !running);
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.reload", self->module != NULL && !self->loading);
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.apply-signature",
                                 self->module != NULL && !ts_engine_worker_get_busy(self->worker));
@@ -132,6 +146,60 @@ static void show_selection(TsWindow *self)
 static void on_selected_changed(TsFunctionList *list, GParamSpec *pspec, TsWindow *self)
 {
   show_selection(self);
+}
+
+/* ---- node details ------------------------------------------------------------------ */
+
+static TsGraphView *graph_view(TsWindow *self)
+{
+  return TS_GRAPH_VIEW(ts_graph_pane_get_view(self->graph_pane));
+}
+
+/* The details pane shows while something is selected in the graph, unless
+ * the user hid it (win.show-node-details). */
+static void update_node_details(TsWindow *self)
+{
+  g_autoptr(GVariant) state = g_action_group_get_action_state(G_ACTION_GROUP(self), "show-node-details");
+  gboolean wanted = state && g_variant_get_boolean(state);
+  gtk_widget_set_visible(GTK_WIDGET(self->node_details),
+                         wanted && ts_graph_view_get_selected_item(graph_view(self)) >= 0);
+}
+
+static void on_show_node_details_changed(GSimpleAction *action, GVariant *value, gpointer user_data)
+{
+  g_simple_action_set_state(action, value);
+  update_node_details(user_data);
+}
+
+static void on_node_selected(TsGraphView *view, int item, gpointer node, TsWindow *self)
+{
+  ts_node_details_set_node(self->node_details, node);
+  update_node_details(self);
+}
+
+static void on_details_activate_node(TsNodeDetails *details, gpointer node, TsWindow *self)
+{
+  if (!ts_graph_view_reveal(graph_view(self), node)) {
+    g_autofree char *text = g_strdup_printf("%s is not in the graph shown", ts_node_name(node));
+    toast(self, text);
+  }
+}
+
+/* Opens subgraph `index` of an If/While op: the op item's child of that name. */
+static void on_details_activate_subgraph(TsNodeDetails *details, gpointer node, int index, TsWindow *self)
+{
+  ts_view_model *model = ts_graph_view_get_model(graph_view(self));
+  int op = model ? ts_view_model_item_for_node(model, ts_node_graph(node), ts_node_id(node)) : -1;
+  const char *name = ts_op_subgraph_name(ts_node_op(node), index);
+  for (int i = 0; op >= 0 && name && i < ts_view_item_n_children(model, op); i++) {
+    int child = ts_view_item_child(model, op, i);
+    if (g_strcmp0(ts_view_item_label(model, child), name) == 0) {
+      ts_graph_view_set_expanded(graph_view(self), child, TRUE);
+      return;
+    }
+  }
+  g_autofree char *text = g_strdup_printf("%s's %s is not in the graph shown", ts_node_name(node), name ? name : "subgraph");
+  toast(self, text);
 }
 
 /* ---- modules ---------------------------------------------------------------------- */
@@ -208,6 +276,8 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep)
   adw_window_title_set_subtitle(self->window_title, ts_loaded_module_get_file(module));
   gtk_stack_set_visible_child_name(self->main_stack, "main");
   ts_module_watch_set_module(self->watch, module);
+  g_auto(GStrv) source_dirs = ts_source_search_dirs(ts_loaded_module_get_file(module));
+  ts_node_details_set_source_dirs(self->node_details, (const char *const *)source_dirs);
   /* a reloaded module starts untraced: the function stays selected, not its old graphs */
   if (!function || !ts_function_list_select(self->function_list, function, -1))
     show_selection(self);
@@ -342,6 +412,89 @@ static void action_reload(GtkWidget *widget, const char *name, GVariant *param)
   on_file_changed(NULL, TS_WINDOW(widget));
 }
 
+/* ---- profiling ------------------------------------------------------------------- */
+
+/* The graph's compute-time colouring from the Profiler panel's session. */
+static void update_compute_times(TsWindow *self)
+{
+  const tsp_session *session = ts_profiler_panel_get_session(self->profiler_panel);
+  const tsp_stats *by_node = ts_profiler_panel_get_node_stats(self->profiler_panel);
+  g_autoptr(ts_render_values) values = session && by_node && self->module
+                                         ? ts_profile_compute_times(session, by_node, self->module)
+                                         : NULL;
+  ts_graph_pane_set_compute_times(self->graph_pane, values);
+}
+
+static void on_profile_changed(GSimpleAction *action, GVariant *value, gpointer user_data)
+{
+  TsWindow *self = user_data;
+  g_simple_action_set_state(action, value);
+  ts_engine_worker_set_profiling(self->worker, g_variant_get_boolean(value));
+  if (self->settings)
+    g_settings_set_boolean(self->settings, "profile", g_variant_get_boolean(value));
+}
+
+/* A row of one node: that node selected and shown in the graph. */
+static void on_profile_node_selected(TsProfilerPanel *panel, const char *name, TsWindow *self)
+{
+  TsConcreteInfo *cf = ts_graph_pane_get_concrete(self->graph_pane);
+  const ts_node *node = cf && cf->graph ? ts_profile_find_node(cf->graph, name) : NULL;
+  if (!node)
+    return;
+  self->revealing = TRUE;
+  ts_graph_view_reveal(TS_GRAPH_VIEW(ts_graph_pane_get_view(self->graph_pane)), node);
+  self->revealing = FALSE;
+}
+
+/* A node selected in the graph: the table keeps its row. */
+static void on_graph_node_selected(TsGraphView *view, int item, gpointer node, TsWindow *self)
+{
+  if (!self->revealing)
+    ts_profiler_panel_set_node_filter(self->profiler_panel, node);
+}
+
+static void on_compare_done(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(TsWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsRunResult) r = ts_engine_worker_run_finish(TS_ENGINE_WORKER(source), result, &error);
+  g_clear_object(&self->run_cancellable);
+  ts_run_panel_set_running(self->run_panel, FALSE);
+  if (r && r->compare) {
+    ts_profiler_panel_set_compare(self->profiler_panel, g_steal_pointer(&r->profile), g_steal_pointer(&r->compare));
+    gtk_stack_set_visible_child_name(self->bottom_stack, "profiler");
+  } else if (r) { /* traced only: the worker made no calls to compare */
+    toast(self, "Nothing to compare: an argument is a bare spec, so the function was traced, not run");
+  } else if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+    g_autofree char *text = g_strdup_printf("Cannot compare: %s", error->message);
+    toast(self, text);
+  }
+  notify_busy(self);
+}
+
+/* The selected function with the run panel's arguments, eagerly and as a
+ * graph, compared op by op in the Profiler panel. */
+static void action_profile_compare(GtkWidget *widget, const char *name, GVariant *param)
+{
+  TsWindow *self = TS_WINDOW(widget);
+  if (!self->module || !self->current_function || self->run_cancellable)
+    return;
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) args = ts_run_panel_dup_args(self->run_panel, &error);
+  if (!args) {
+    ts_run_panel_show_error(self->run_panel, error->message);
+    return;
+  }
+  self->run_cancellable = g_cancellable_new();
+  self->run_repeat = 1;
+  ts_run_panel_set_running(self->run_panel, TRUE);
+  self->run_id = ts_engine_worker_compare_async(self->worker, self->module, self->current_function,
+                                                (const char *const *)args,
+                                                ts_profiler_panel_get_compare_calls(self->profiler_panel),
+                                                self->run_cancellable, on_compare_done, g_object_ref(self));
+  notify_busy(self);
+}
+
 /* ---- running ---------------------------------------------------------------------- */
 
 static void on_run_done(GObject *source, GAsyncResult *result, gpointer user_data)
@@ -361,7 +514,19 @@ static void on_run_done(GObject *source, GAsyncResult *result, gpointer user_dat
     g_free(self->death);
     self->death = g_strdup(error->message);
   }
+  if (r && r->profile) /* the colouring follows once its tables are in (session-ready) */
+    ts_profiler_panel_set_session(self->profiler_panel, g_steal_pointer(&r->profile), r->label);
   notify_busy(self);
+}
+
+/* Debug mode: Run starts a debug call, or continues the one stopped. */
+static void run_debug(TsWindow *self, const char *const *args)
+{
+  gtk_stack_set_visible_child_name(self->bottom_stack, "debugger");
+  if (ts_debug_panel_get_stopped(self->debug_panel))
+    ts_debug_panel_command(self->debug_panel, TS_DEBUG_COMMAND_CONTINUE);
+  else if (!ts_debug_panel_get_active(self->debug_panel))
+    ts_debug_panel_start(self->debug_panel, self->worker, self->module, self->current_function, args);
 }
 
 static void action_run(GtkWidget *widget, const char *name, GVariant *param)
@@ -373,6 +538,10 @@ static void action_run(GtkWidget *widget, const char *name, GVariant *param)
   g_auto(GStrv) args = ts_run_panel_dup_args(self->run_panel, &error);
   if (!args) {
     ts_run_panel_show_error(self->run_panel, error->message);
+    return;
+  }
+  if (is_debug(self)) {
+    run_debug(self, (const char *const *)args);
     return;
   }
   self->run_cancellable = g_cancellable_new();
@@ -606,7 +775,7 @@ static void save_session(TsWindow *self, const char *path)
   TsSidebarItem *item = ts_function_list_get_selected(self->function_list);
   g_autoptr(TsSession) session =
     ts_session_new(ts_loaded_module_get_source(self->module),
-                   item ? ts_sidebar_item_get_function_name(item) : NULL, is_eager(self) ? "eager" : "graph");
+                   item ? ts_sidebar_item_get_function_name(item) : NULL, is_debug(self) ? "debug" : is_eager(self) ? "eager" : "graph");
   ts_run_panel_foreach_remembered(self->run_panel, ts_loaded_module_get_source(self->module), remember_into,
                                   session);
   GListModel *log = ts_trace_log_get_entries(self->trace_log);
@@ -614,12 +783,45 @@ static void save_session(TsWindow *self, const char *path)
     g_autoptr(TsTraceEntry) entry = g_list_model_get_item(log, i);
     ts_session_add_entry(session, entry);
   }
+  TsGraphView *view = TS_GRAPH_VIEW(ts_graph_pane_get_view(self->graph_pane));
+  TsConcreteInfo *shown = ts_graph_pane_get_concrete(self->graph_pane);
+  if (shown && ts_graph_view_get_graph(view)) {
+    g_auto(GStrv) expanded = ts_graph_view_dup_expanded(view);
+    double zoom, x, y;
+    ts_graph_view_get_centre(view, &zoom, &x, &y);
+    ts_session_set_view(session, shown->function, shown->signature, (const char *const *)expanded, zoom, x, y);
+  }
   g_autoptr(GError) error = NULL;
   g_autofree char *base = g_path_get_basename(path);
   g_autofree char *text = ts_session_save(session, path, &error)
                             ? g_strdup_printf("Session saved to %s", base)
                             : g_strdup(error->message);
   toast(self, text);
+}
+
+static gboolean is_view_graph(const TsConcreteInfo *cf, const TsSession *session)
+{
+  return cf && cf->graph && g_str_equal(cf->function, session->view_function) &&
+         g_str_equal(cf->signature, session->view_signature);
+}
+
+/* The graph the session's view showed (the module's own, or the trace
+ * log's copy, newest first, when this module has not traced it), as it
+ * was shown. */
+static void restore_view(TsWindow *self, const TsSession *session)
+{
+  GListModel *log = ts_trace_log_get_entries(self->trace_log);
+  for (guint i = g_list_model_get_n_items(log);
+       i > 0 && !is_view_graph(ts_graph_pane_get_concrete(self->graph_pane), session); i--) {
+    g_autoptr(TsTraceEntry) entry = g_list_model_get_item(log, i - 1);
+    TsConcreteInfo *cf = (TsConcreteInfo *)ts_trace_entry_get_concrete(entry);
+    if (is_view_graph(cf, session))
+      ts_graph_pane_show_concrete(self->graph_pane, ts_trace_entry_get_module(entry), cf);
+  }
+  if (is_view_graph(ts_graph_pane_get_concrete(self->graph_pane), session))
+    ts_graph_view_restore(TS_GRAPH_VIEW(ts_graph_pane_get_view(self->graph_pane)),
+                          (const char *const *)session->expanded, session->zoom, session->centre_x,
+                          session->centre_y);
 }
 
 /* Once the session's module is open: its arguments, mode, selection and log. */
@@ -640,6 +842,8 @@ static void apply_session(TsWindow *self)
   /* the run panel shows the remembered arguments of the selection */
   g_clear_pointer(&self->current_function, g_free);
   show_selection(self);
+  if (session->expanded)
+    restore_view(self, session);
 }
 
 void ts_window_open_session(TsWindow *self, const char *path)
@@ -771,11 +975,62 @@ static void action_close_compare(GtkWidget *widget, const char *name, GVariant *
 
 static void on_mode_changed(GSimpleAction *action, GVariant *value, gpointer user_data)
 {
+  TsWindow *self = user_data;
   const char *mode = g_variant_get_string(value, NULL);
-  if (g_strcmp0(mode, "graph") != 0 && g_strcmp0(mode, "eager") != 0)
+  if (g_strcmp0(mode, "graph") != 0 && g_strcmp0(mode, "eager") != 0 && g_strcmp0(mode, "debug") != 0)
     return;
   g_simple_action_set_state(action, value);
-  show_selection(user_data);
+  if (g_str_equal(mode, "debug"))
+    gtk_stack_set_visible_child_name(self->bottom_stack, "debugger");
+  show_selection(self);
+}
+
+/* ---- the debugger ---------------------------------------------------------------- */
+
+static const struct {
+  const char *name;
+  TsDebugCommand command;
+} DEBUG_COMMANDS[] = {
+  { "continue", TS_DEBUG_COMMAND_CONTINUE }, { "over", TS_DEBUG_COMMAND_STEP_OVER },
+  { "into", TS_DEBUG_COMMAND_STEP_INTO },    { "out", TS_DEBUG_COMMAND_STEP_OUT },
+  { "pause", TS_DEBUG_COMMAND_PAUSE },       { "stop", TS_DEBUG_COMMAND_STOP },
+};
+
+static void action_debug(GtkWidget *widget, const char *name, GVariant *param)
+{
+  TsWindow *self = TS_WINDOW(widget);
+  const char *which = g_variant_get_string(param, NULL);
+  for (size_t i = 0; i < G_N_ELEMENTS(DEBUG_COMMANDS); i++)
+    if (g_str_equal(which, DEBUG_COMMANDS[i].name))
+      ts_debug_panel_command(self->debug_panel, DEBUG_COMMANDS[i].command);
+}
+
+/* The node of that name in g or its subgraphs. */
+static const ts_node *find_node(const ts_graph *g, const char *name)
+{
+  for (int i = 0; g && i < ts_graph_n_nodes(g); i++) {
+    const ts_node *n = ts_graph_node(g, i);
+    if (g_strcmp0(ts_node_name(n), name) == 0)
+      return n;
+    for (int k = 0; k < ts_node_n_subgraphs(n); k++) {
+      const ts_node *inner = find_node(ts_node_subgraph(n, k), name);
+      if (inner)
+        return inner;
+    }
+  }
+  return NULL;
+}
+
+/* The op the debugger shows, selected in the graph of its function when
+ * that graph is shown. */
+static void on_debug_op_shown(TsDebugPanel *panel, const char *node, const char *function, TsWindow *self)
+{
+  TsConcreteInfo *cf = ts_graph_pane_get_concrete(self->graph_pane);
+  if (!node || !cf || g_strcmp0(cf->function, function) != 0)
+    return;
+  const ts_node *n = find_node(cf->graph, node);
+  if (n)
+    ts_graph_view_reveal(graph_view(self), n);
 }
 
 static void on_device_changed(GSimpleAction *action, GVariant *value, gpointer user_data)
@@ -788,6 +1043,8 @@ static void on_device_changed(GSimpleAction *action, GVariant *value, gpointer u
 static const GActionEntry stateful_actions[] = {
   { .name = "mode", .parameter_type = "s", .state = "'graph'", .change_state = on_mode_changed },
   { .name = "device", .parameter_type = "s", .state = "'cpu'", .change_state = on_device_changed },
+  { .name = "show-node-details", .state = "true", .change_state = on_show_node_details_changed },
+  { .name = "profile", .state = "false", .change_state = on_profile_changed },
 };
 
 /* ---- getters ------------------------------------------------------------------------ */
@@ -801,7 +1058,8 @@ TsLoadedModule *ts_window_get_module(TsWindow *self)
 gboolean ts_window_get_busy(TsWindow *self)
 {
   g_return_val_if_fail(TS_IS_WINDOW(self), FALSE);
-  return self->loading || self->run_cancellable != NULL || ts_engine_worker_get_busy(self->worker);
+  return self->loading || self->run_cancellable != NULL || ts_engine_worker_get_busy(self->worker) ||
+         ts_profiler_panel_get_busy(self->profiler_panel);
 }
 
 const char *ts_window_get_error(TsWindow *self)
@@ -841,6 +1099,9 @@ TsRunPanel *ts_window_get_run_panel(TsWindow *self) { return self->run_panel; }
 TsEngineWorker *ts_window_get_engine(TsWindow *self) { return self->worker; }
 TsTraceLog *ts_window_get_trace_log(TsWindow *self) { return self->trace_log; }
 TsConsole *ts_window_get_console(TsWindow *self) { return self->console; }
+TsNodeDetails *ts_window_get_node_details(TsWindow *self) { return self->node_details; }
+TsProfilerPanel *ts_window_get_profiler_panel(TsWindow *self) { return self->profiler_panel; }
+TsDebugPanel *ts_window_get_debug_panel(TsWindow *self) { return self->debug_panel; }
 
 /* ---- life cycle ---------------------------------------------------------------------- */
 
@@ -878,6 +1139,8 @@ static void ts_window_constructed(GObject *object)
                               g_settings_get_int(self->settings, "window-height"));
   if (g_settings_get_boolean(self->settings, "window-maximized"))
     gtk_window_maximize(GTK_WINDOW(self));
+  g_action_group_change_action_state(G_ACTION_GROUP(self), "profile",
+                                     g_variant_new_boolean(g_settings_get_boolean(self->settings, "profile")));
   g_autofree char *mode = g_settings_get_string(self->settings, "default-mode");
   g_action_group_change_action_state(G_ACTION_GROUP(self), "mode", g_variant_new_string(mode));
   g_signal_connect_object(self->settings, "changed::recent-modules", G_CALLBACK(on_recent_changed),
@@ -901,6 +1164,8 @@ static void ts_window_dispose(GObject *object)
     g_cancellable_cancel(self->run_cancellable);
   if (self->error_dialog)
     gtk_window_destroy(self->error_dialog);
+  if (self->graph_pane) /* the view clears its selection as it goes: no details to show then */
+    g_signal_handlers_disconnect_by_data(graph_view(self), self);
   gtk_widget_dispose_template(GTK_WIDGET(self), TS_TYPE_WINDOW);
   if (self->watch) {
     g_signal_handlers_disconnect_by_data(self->watch, self);
@@ -949,11 +1214,15 @@ static void ts_window_class_init(TsWindowClass *klass)
   g_type_ensure(TS_TYPE_RUN_PANEL);
   g_type_ensure(TS_TYPE_TRACE_LOG);
   g_type_ensure(TS_TYPE_CONSOLE);
+  g_type_ensure(TS_TYPE_NODE_DETAILS);
+  g_type_ensure(TS_TYPE_PROFILER_PANEL);
+  g_type_ensure(TS_TYPE_DEBUG_PANEL);
   gtk_widget_class_set_template_from_resource(widget_class, "/io/github/tracescope/Tracescope/ts-window.ui");
   gtk_widget_class_bind_template_child(widget_class, TsWindow, toast_overlay);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, window_title);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, main_stack);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, bottom_stack);
+  gtk_widget_class_bind_template_child(widget_class, TsWindow, debug_panel);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, function_list);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, graph_stack);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, graph_pane);
@@ -961,12 +1230,15 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsWindow, run_panel);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, trace_log);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, console);
+  gtk_widget_class_bind_template_child(widget_class, TsWindow, node_details);
+  gtk_widget_class_bind_template_child(widget_class, TsWindow, profiler_panel);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, recent_menu);
 
   gtk_widget_class_install_action(widget_class, "win.open", NULL, action_open);
   gtk_widget_class_install_action(widget_class, "win.open-module", "s", action_open_module);
   gtk_widget_class_install_action(widget_class, "win.reload", NULL, action_reload);
   gtk_widget_class_install_action(widget_class, "win.run", NULL, action_run);
+  gtk_widget_class_install_action(widget_class, "win.debug", "s", action_debug);
   gtk_widget_class_install_action(widget_class, "win.cancel", NULL, action_cancel);
   gtk_widget_class_install_action(widget_class, "win.apply-signature", "s", action_apply_signature);
   gtk_widget_class_install_action(widget_class, "win.clear-log", NULL, action_clear_log);
@@ -981,6 +1253,7 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_install_action(widget_class, "win.open-session", NULL, action_open_session);
   gtk_widget_class_install_action(widget_class, "win.open-session-from", "s", action_open_session_from);
   gtk_widget_class_install_action(widget_class, "win.export-graph-to", "s", action_export_graph_to);
+  gtk_widget_class_install_action(widget_class, "win.profile-compare", NULL, action_profile_compare);
 
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.run", NULL);
@@ -991,10 +1264,16 @@ static void ts_window_class_init(TsWindowClass *klass)
                                       "win.reload", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_1, GDK_CONTROL_MASK, "win.mode", "s", "graph");
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_2, GDK_CONTROL_MASK, "win.mode", "s", "eager");
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_3, GDK_CONTROL_MASK, "win.mode", "s", "debug");
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F10, 0, "win.debug", "s", "over");
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F11, 0, "win.debug", "s", "into");
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F11, GDK_SHIFT_MASK, "win.debug", "s", "out");
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F5, GDK_SHIFT_MASK, "win.debug", "s", "stop");
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_l, GDK_CONTROL_MASK, "win.show-panel", "s", "trace-log");
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_k, GDK_CONTROL_MASK, "win.show-panel", "s", "console");
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_l, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
                                       "win.clear-log", NULL);
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_i, GDK_CONTROL_MASK, "win.show-node-details", NULL);
 }
 
 static void ts_window_init(TsWindow *self)
@@ -1015,6 +1294,15 @@ static void ts_window_init(TsWindow *self)
   g_signal_connect(self->worker, "died", G_CALLBACK(on_worker_died), self);
   g_signal_connect(self->function_list, "notify::selected", G_CALLBACK(on_selected_changed), self);
   g_signal_connect(self->trace_log, "entry-activated", G_CALLBACK(on_entry_activated), self);
+  g_signal_connect(graph_view(self), "node-selected", G_CALLBACK(on_node_selected), self);
+  g_signal_connect(self->debug_panel, "op-shown", G_CALLBACK(on_debug_op_shown), self);
+  g_signal_connect(self->node_details, "activate-node", G_CALLBACK(on_details_activate_node), self);
+  g_signal_connect(self->node_details, "activate-subgraph", G_CALLBACK(on_details_activate_subgraph), self);
+  g_signal_connect(self->profiler_panel, "node-selected", G_CALLBACK(on_profile_node_selected), self);
+  g_signal_connect_swapped(self->profiler_panel, "session-ready", G_CALLBACK(update_compute_times), self);
+  g_signal_connect_swapped(self->profiler_panel, "notify::busy", G_CALLBACK(notify_busy), self);
+  g_signal_connect(ts_graph_pane_get_view(self->graph_pane), "node-selected", G_CALLBACK(on_graph_node_selected),
+                   self);
   show_selection(self);
 }
 

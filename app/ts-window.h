@@ -6,6 +6,7 @@
 
 #include <adwaita.h>
 
+#include "ts-debug-panel.h"
 #include "ts-engine-worker.h"
 
 #include "ts-compare-pane.h"
@@ -13,6 +14,8 @@
 #include "ts-function-list.h"
 #include "ts-graph-pane.h"
 #include "ts-loaded-module.h"
+#include "ts-node-details.h"
+#include "ts-profiler-panel.h"
 #include "ts-run-panel.h"
 #include "ts-trace-log.h"
 
@@ -55,5 +58,10 @@ void ts_window_open_session(TsWindow *self, const char *path);
 TsRunPanel *ts_window_get_run_panel(TsWindow *self);
 TsTraceLog *ts_window_get_trace_log(TsWindow *self);
 TsConsole *ts_window_get_console(TsWindow *self);
+/* The details of the node selected in the graph, below the sidebar: shown
+ * while one is, unless win.show-node-details (Ctrl+I) turned it off. */
+TsNodeDetails *ts_window_get_node_details(TsWindow *self);
+TsProfilerPanel *ts_window_get_profiler_panel(TsWindow *self);
+TsDebugPanel *ts_window_get_debug_panel(TsWindow *self);
 
 G_END_DECLS

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <tracescope-profiler.h>
 #include <tracescope.h>
 
@@ -244,6 +245,103 @@ static void bench_memory(void)
   tsp_session_free(s);
 }
 
+/* The synthetic session's ops grouped as a timeline sees a recording: a
+ * call per run of 1000 ops, and a While op around every 50th to 59th op
+ * (recorded after them, as they end).  n op events in all. */
+static tsp_session *synthetic_nested(uint64_t n)
+{
+  tsp_session *s = synthetic(n - n / 50);
+  uint32_t fn = tsp_intern_string(s, "model");
+  GArray *extra = g_array_new(FALSE, FALSE, sizeof(tsp_event));
+  tsp_iter it;
+  tsp_iter_init(&it, s, 0);
+  uint64_t i = 0, run_start = 0, loop_start = 0;
+  for (const tsp_event *e; (e = tsp_iter_next(&it)); i++) {
+    /* ops are 51 ns apart at least: a call 20 ns around its ops, a loop 10 */
+    if (i % 1000 == 0)
+      run_start = e->start_ns - 20;
+    if (i % 50 == 0)
+      loop_start = e->start_ns - 10;
+    if (i % 50 == 9)
+      g_array_append_val(extra, ((tsp_event){ .start_ns = loop_start, .end_ns = e->end_ns + 10,
+                                              .run_id = e->run_id, .op = TS_OP_WHILE,
+                                              .kind = TSP_EVENT_OP, .device = e->device }));
+    if (i % 1000 == 999)
+      g_array_append_val(extra, ((tsp_event){ .start_ns = run_start, .end_ns = e->end_ns + 20,
+                                              .run_id = e->run_id, .node = fn,
+                                              .op = TSP_MODE_GRAPH, .kind = TSP_EVENT_CALL }));
+  }
+  /* a second session in recording order: each event after those it holds */
+  tsp_session *r = tsp_session_new_empty();
+  tsp_intern_device(r, "CPU");
+  for (uint32_t k = 1; k < tsp_session_n_nodes(s); k++)
+    tsp_add_node(r, tsp_session_node(s, k));
+  tsp_intern_string(r, "model");
+  int t = tsp_session_add_thread(r, "main", 1);
+  tsp_iter_init(&it, s, 0);
+  guint x = 0;
+  i = 0;
+  for (const tsp_event *e; (e = tsp_iter_next(&it)); i++) {
+    tsp_record_on(r, t, e);
+    if (i % 50 == 9 || i % 1000 == 999)
+      tsp_record_on(r, t, &g_array_index(extra, tsp_event, x++));
+  }
+  g_array_unref(extra);
+  tsp_session_free(s);
+  return r;
+}
+
+static double seconds_since(gint64 t0)
+{
+  return (double)(g_get_monotonic_time() - t0) / 1e6;
+}
+
+/* This thread's CPU time in s: on a shared machine wall time also counts
+ * other processes' turns. */
+static double cpu_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void bench_lod(void)
+{
+  const uint64_t n = 10000000;
+  tsp_session *s = synthetic_nested(n);
+  char m[64];
+  gint64 t0 = g_get_monotonic_time();
+  double c0 = cpu_s();
+  tsp_lod *lod = tsp_lod_build(s);
+  double build_s = seconds_since(t0), build_cpu = cpu_s() - c0;
+  g_snprintf(m, sizeof m, "%.2f s", build_s);
+  row("timeline LOD index, 10M op events (+ calls, loops): build", m, "<= 2 s", build_s <= 2);
+  printf("  %-58s %14.2f s   of this thread's CPU\n", "", build_cpu);
+  double added = (double)tsp_lod_bytes(lod) / (double)tsp_session_n_events(s);
+  printf("  %-58s %14.1f B   (per event, beside the events' %.1f B; %d depths)\n",
+         "  the index adds", added, (double)tsp_session_event_bytes(s) / (double)tsp_session_n_events(s),
+         tsp_lod_n_depths(lod, 0));
+  const struct {
+    const char *label, *text;
+  } searches[] = {
+    { "whole-session search, one node in 1000 (10,000 hits)", "dense_7/" },
+    { "whole-session search, no match", "conv2d" },
+    { "whole-session search, every op matches (10M hits)", "matmul" },
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS(searches); k++) {
+    t0 = g_get_monotonic_time();
+    c0 = cpu_s();
+    GArray *hits = tsp_lod_search(lod, searches[k].text);
+    double ms = seconds_since(t0) * 1e3, cpu_ms = (cpu_s() - c0) * 1e3;
+    g_snprintf(m, sizeof m, "%.0f ms", ms);
+    row(searches[k].label, m, "<= 200 ms", ms <= 200);
+    printf("  %-58s %16u   hits, %.0f ms of this thread's CPU\n", "", hits->len, cpu_ms);
+    g_array_unref(hits);
+  }
+  tsp_lod_free(lod);
+  tsp_session_free(s);
+}
+
 static void bench_files(void)
 {
   const uint64_t n = 1000000;
@@ -294,8 +392,43 @@ static void bench_files(void)
   g_free(dir);
 }
 
-int main(void)
+/* The worker's form of a session (tsp_session_serialize): 1M op events
+ * there and back, as a profiled Run's session crosses to the app.  No
+ * target in the issue; what the Profile toggle adds to a Run's reply. */
+static void bench_serial(void)
 {
+  const uint64_t n = 1000000;
+  tsp_session *s = synthetic(n);
+  uint64_t t0 = ts_now_ns();
+  GBytes *bytes = tsp_session_serialize(s);
+  double ser_s = (double)(ts_now_ns() - t0) / 1e9;
+  GError *error = NULL;
+  t0 = ts_now_ns();
+  tsp_session *back = tsp_session_deserialize(bytes, &error);
+  double de_s = (double)(ts_now_ns() - t0) / 1e9;
+  char m[32];
+  if (!back) {
+    printf("  deserialize failed: %s\n", error->message);
+    g_error_free(error);
+  } else {
+    g_snprintf(m, sizeof m, "%.3f s", ser_s);
+    printf("  %-58s %16s\n", "session serialize (worker -> app), 1M op events", m);
+    g_snprintf(m, sizeof m, "%.3f s", de_s);
+    printf("  %-58s %16s   (%.1f B an event; every index checked)\n", "session deserialize, 1M op events", m,
+           (double)g_bytes_get_size(bytes) / (double)n);
+    tsp_session_free(back);
+  }
+  g_bytes_unref(bytes);
+  tsp_session_free(s);
+}
+
+/* `tracescope-bench-profiler timeline`: the timeline's rows only. */
+int main(int argc, char **argv)
+{
+  if (argc > 1 && strcmp(argv[1], "timeline") == 0) {
+    bench_lod();
+    return 0;
+  }
   ts_module *seeds = ts_module_open("seeds");
   if (!seeds) {
     fprintf(stderr, "tracescope-bench-profiler: error: cannot open seeds\n");
@@ -313,7 +446,9 @@ int main(void)
   ts_scope_end(scope);
   ts_module_free(seeds);
   bench_memory();
+  bench_lod();
   bench_files();
+  bench_serial();
   ts_release_all();
   return 0;
 }

@@ -3,10 +3,13 @@
  * dispatch overhead, and large sgemm against OpenBLAS.  A benchmark, not a
  * test: warm-up runs, then the median of several timed repeats. */
 #include <cblas.h>
+#include <fcntl.h>
 #include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <tracescope.h>
+#include <unistd.h>
 
 #define REPEATS 7
 #define WARMUP 2
@@ -152,10 +155,41 @@ typedef struct workload {
   const char *note;
 } workload;
 
+/* Host code of the seeds prints (eagerly on every call): to /dev/null
+ * while timing.  Returns the saved stdout for quiet_end. */
+static int quiet_begin(void)
+{
+  fflush(stdout);
+  int saved = dup(STDOUT_FILENO);
+  int null = open("/dev/null", O_WRONLY);
+  if (null >= 0) {
+    dup2(null, STDOUT_FILENO);
+    close(null);
+  }
+  return saved;
+}
+
+static void quiet_end(int saved)
+{
+  fflush(stdout);
+  if (saved >= 0) {
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+  }
+}
+
+static bool quiet_pair(call *c, int iters, double *eager, double *graph)
+{
+  int saved = quiet_begin();
+  bool ok = median_pair(eager_batch, graph_batch, c, iters, eager, graph);
+  quiet_end(saved);
+  return ok;
+}
+
 static void eager_graph_row(const char *label, call *c, int iters, const char *note)
 {
   double eager, graph;
-  if (!c->fn || !median_pair(eager_batch, graph_batch, c, iters, &eager, &graph)) {
+  if (!c->fn || !quiet_pair(c, iters, &eager, &graph)) {
     row_error(label);
     return;
   }
@@ -205,10 +239,18 @@ static int lstm_args(ts_value *a) /* input, state_h, state_c */
   return 3;
 }
 
+static int mse_args(ts_value *a) /* y_true, y_pred */
+{
+  a[0] = tensor_arg(ts_constant(TS_I32, TS_SHAPE(5), (int32_t[]){ 1, 0, 1, 1, 0 }));
+  a[1] = tensor_arg(ts_constant(TS_I32, TS_SHAPE(5), (int32_t[]){ 3, 1, 0, 2, 2 }));
+  return 2;
+}
+
 static const struct workload_args {
   workload w;
   int (*args)(ts_value *a);
 } WORKLOADS[] = {
+  { { "get_MSE, int32[5]", "get_MSE", 2000, "four tiny integer ops" }, mse_args },
   { { "power(x, 100), x f32[10,10]", "power", 20, "100 chained 10x10 matmuls" }, power_args },
   { { "100 x Dense(64)+relu, x f32[20,28,28]", "sequential_model", 5,
       "flatten, 100 small layers, weights in variables" }, model_args },
@@ -243,6 +285,98 @@ static void bench_eager_graph(ts_module *seeds)
            eager / CHAIN_OPS / 1e3, graph / CHAIN_OPS / 1e3, eager / graph,
            "eager dispatch against the graph executor");
   ts_function_free(chain);
+}
+
+/* ---- optimizer passes ---------------------------------------------------------------- */
+
+/* The fastest ns per call of k batches timed round-robin, so that load from
+ * elsewhere on the (shared) machine hits all alike and least.  False on error. */
+static bool median_round(batch_fn fn, void *const *calls, int k, int iters, double *out)
+{
+  int64_t t[4][REPEATS];
+  for (int i = 0; i < WARMUP; i++)
+    for (int c = 0; c < k; c++)
+      if (fn(calls[c], iters) < 0)
+        return false;
+  for (int i = 0; i < REPEATS; i++)
+    for (int c = 0; c < k; c++)
+      if ((t[c][i] = fn(calls[c], iters)) < 0)
+        return false;
+  for (int c = 0; c < k; c++) {
+    qsort(t[c], REPEATS, sizeof t[c][0], cmp_i64);
+    out[c] = (double)t[c][0] / iters; /* the fastest: what the code costs without the others */
+  }
+  return true;
+}
+
+typedef struct timed_call {
+  call *c;
+  bool eager;
+} timed_call;
+
+static int64_t timed_batch(void *data, int iters)
+{
+  timed_call *t = data;
+  return calls_batch(t->c, iters, t->eager);
+}
+
+/* Each workload in graph mode with every pass off and on, and eagerly, timed
+ * round-robin.  A concrete function keeps the passes it was traced with, so
+ * each setting has a module instance of its own, traced while it is chosen. */
+static void bench_passes(void)
+{
+  enum { NONE, ALL, N_SETTINGS };
+  static const char *const SETTINGS[N_SETTINGS] = { "none", "all" };
+  char *saved = ts_get_passes();
+  ts_module *m[N_SETTINGS] = { 0 };
+  printf("\nOptimizer passes (graph mode with TRACESCOPE_PASSES=none and =all, and eager;\n"
+         "timed round-robin, the fastest of %d runs)\n", REPEATS);
+  printf("  %-*s %10s %12s %12s %8s %8s   %s\n", NAME_W, "workload", "eager µs", "none µs",
+         "all µs", "all/none", "eager/all", "what the passes did");
+  for (size_t i = 0; i < G_N_ELEMENTS(WORKLOADS); i++) {
+    ts_scope *scope = ts_scope_begin();
+    const workload *w = &WORKLOADS[i].w;
+    call graph[N_SETTINGS] = { 0 };
+    bool ok = true;
+    for (int set = 0; set < N_SETTINGS && ok; set++) {
+      ts_set_passes(SETTINGS[set]);
+      if (!m[set])
+        m[set] = ts_module_open("seeds");
+      graph[set].fn = m[set] ? find_seed(m[set], w) : NULL;
+      ok = graph[set].fn != NULL;
+      if (ok)
+        graph[set].n_args = WORKLOADS[i].args(graph[set].args);
+      int quiet = quiet_begin();
+      ok = ok && call_once(&graph[set], false) != NULL; /* traced now, with these passes */
+      quiet_end(quiet);
+    }
+    ts_set_passes(saved);
+    double t[3];
+    timed_call runs[3] = { { &graph[NONE], true }, { &graph[NONE], false }, { &graph[ALL], false } };
+    void *calls[3] = { &runs[0], &runs[1], &runs[2] };
+    int quiet = quiet_begin();
+    ok = ok && median_round(timed_batch, calls, 3, w->iters, t);
+    quiet_end(quiet);
+    if (!ok) {
+      row_error(w->label);
+      ts_scope_end(scope);
+      continue;
+    }
+    GString *did = g_string_new(NULL);
+    char **lines = g_strsplit(ts_concrete_pass_summary(ts_function_concrete(graph[ALL].fn, 0)),
+                              "\n", -1);
+    for (int k = 0; lines[k]; k++) /* the passes that did something */
+      if (*lines[k] && !strstr(lines[k], " 0 node"))
+        g_string_append_printf(did, "%s%s", did->len ? "; " : "", lines[k]);
+    g_strfreev(lines);
+    printf("  %-*s %9.2f %11.2f %11.2f %7.2fx %8.2fx   %s\n", NAME_W, w->label, t[0] / 1e3,
+           t[1] / 1e3, t[2] / 1e3, t[1] / t[2], t[0] / t[2], did->len ? did->str : "nothing");
+    g_string_free(did, TRUE);
+    ts_scope_end(scope);
+  }
+  for (int set = 0; set < N_SETTINGS; set++)
+    ts_module_free(m[set]);
+  free(saved);
 }
 
 /* ---- tracing ------------------------------------------------------------------------ */
@@ -544,6 +678,7 @@ int main(void)
          g_get_num_processors(), openblas_get_num_threads(), REPEATS, WARMUP);
   ts_scope *scope = ts_scope_begin();
   bench_eager_graph(seeds);
+  bench_passes();
   bench_tracing(seeds);
   heading("Eager kernels and dispatch");
   bench_dispatch();

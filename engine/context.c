@@ -139,6 +139,8 @@ void ts__path_push(ts_loc loc, const char *what)
   if (r->depth < TS_MAX_PATH) {
     ts_path_entry *e = &r->path[r->depth];
     e->hash = hash_str(hash_loc(h, loc), what);
+    e->loc = loc;
+    e->what = what;
     if (e->counts)
       g_hash_table_remove_all(e->counts);
   }

@@ -35,6 +35,7 @@ struct ts_tensor {
   void *data;            /* row-major, in backend's memory; NULL when symbolic */
   const ts_backend *backend; /* where data lives; NULL when symbolic */
   bool owns_buffer;      /* data came from backend's buffer_alloc (else inline or a view) */
+  bool counted;          /* its storage is in the live bytes of TS_EVENT_MEMORY */
   ts_tensor *base;       /* a view shares base's data and holds a ref on it */
   struct ts_node *node;  /* symbolic tensors: the graph node making them */
   int node_output;
@@ -233,6 +234,7 @@ enum {
   TS_OPF_ALIAS = 1 << 9,     /* the kernel makes its outputs itself (views, no copy) */
   TS_OPF_ANY_DTYPE = 1 << 10, /* accepts string and variant tensors (others never see them) */
   TS_OPF_VARIABLE = 1 << 11,  /* input 0 is a variable itself, not its value (read, assign) */
+  TS_OPF_RANDOM = 1 << 12,    /* random numbers: never merged by the optimizer (exec/cse.c) */
 };
 
 /* A gradient: given the op's inputs, outputs and the gradients of its
@@ -289,6 +291,9 @@ void ts__op_fail(ts_loc loc, const ts_op_def *def, ts_error_code code, const cha
   __attribute__((format(printf, 4, 5)));
 #define ts__infer_fail(c, code, ...) (ts__op_fail((c)->loc, (c)->def, (code), __VA_ARGS__), false)
 #define ts__kernel_fail(k, code, ...) (ts__op_fail((k)->loc, (k)->def, (code), __VA_ARGS__), false)
+
+/* Can a FusedElementwise program hold op (ops/fused.c)? */
+bool ts__fused_op_supported(ts_op op);
 
 /* Broadcasts two shapes NumPy-style (unknown dims allowed); false if incompatible. */
 bool ts__broadcast_shapes(ts_shape a, ts_shape b, ts_shape *out);
@@ -382,6 +387,8 @@ bool ts__dispatch_infer(const ts_op_call *call, ts_info *out_info, int *n_out);
 typedef struct ts_path_entry {
   uint64_t hash;
   GHashTable *counts; /* site -> occurrences so far (made on first use) */
+  ts_loc loc;         /* the call or statement (the debugger's call stack) */
+  const char *what;   /* the function's name, or "then", "else", "cond", "body" */
 } ts_path_entry;
 
 typedef struct ts_run_state {

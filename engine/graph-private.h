@@ -103,7 +103,20 @@ ts_node *ts__rewrite_constant(ts_rewrite *rw, const ts_node *n, int index, ts_te
 /* Ends: sets the outputs from src's, drops nodes nothing needs (neither
  * the outputs nor a stateful node) and returns the new graph. */
 ts_graph *ts__rewrite_end(ts_rewrite *rw);
+/* The same, keeping what nothing needs when prune is false (the passes
+ * leave that to dead-code elimination). */
+ts_graph *ts__rewrite_finish(ts_rewrite *rw, bool prune);
+/* Adds a new node to the graph being built, named, scoped and located like
+ * src node `like`; it stands for no one until its origins are set
+ * (ts__node_add_origins_of). */
+ts_node *ts__rewrite_add(ts_rewrite *rw, const ts_node *like, ts_op op, const ts_port *inputs,
+                         int n_inputs, const ts_attr *attrs, int n_attrs, const ts_info *outputs,
+                         int n_outputs);
+/* src_port's value is dst_port's from now on (a node replaced by another). */
+void ts__rewrite_map(ts_rewrite *rw, ts_port src_port, ts_port dst_port);
 void ts__node_set_origins(ts_node *n, const ts_node *const *origins, int n_origins);
+/* n stands also for what src stands for (src itself when it is traced). */
+void ts__node_add_origins_of(ts_node *n, const ts_node *src);
 
 /* Does everything in g serve its outputs or a side effect (nothing to drop)? */
 bool ts__graph_all_needed(const ts_graph *g);

@@ -565,7 +565,49 @@ static void rewrite_free(ts_rewrite *rw)
   g_free(rw);
 }
 
+ts_node *ts__rewrite_add(ts_rewrite *rw, const ts_node *like, ts_op op, const ts_port *inputs,
+                         int n_inputs, const ts_attr *attrs, int n_attrs, const ts_info *outputs,
+                         int n_outputs)
+{
+  ts_node *c = add_like(rw, like, op, inputs, n_inputs, attrs, n_attrs, outputs, n_outputs);
+  c->has_site = false; /* no op of the user's code is exactly this one */
+  c->stateful = (ts__op_def(op)->flags & TS_OPF_STATEFUL) != 0;
+  return c;
+}
+
+void ts__rewrite_map(ts_rewrite *rw, ts_port src_port, ts_port dst_port)
+{
+  rw->map[rw->offset[src_port.node] + src_port.index] = dst_port;
+  if (rw->node_map[src_port.node] < 0)
+    rw->node_map[src_port.node] = dst_port.node;
+}
+
+void ts__node_add_origins_of(ts_node *n, const ts_node *src)
+{
+  int n_src = src->n_origins ? src->n_origins : 1;
+  int have = n->n_origins; /* 0: a new node, standing for no one yet */
+  const ts_node **all = g_new(const ts_node *, have + n_src);
+  int count = 0;
+  for (int i = 0; i < have; i++)
+    all[count++] = n->origins[i];
+  for (int i = 0; i < n_src; i++) {
+    const ts_node *o = src->n_origins ? src->origins[i] : src;
+    bool dup = false;
+    for (int k = 0; k < count && !dup; k++)
+      dup = all[k] == o;
+    if (!dup)
+      all[count++] = o;
+  }
+  ts__node_set_origins(n, all, count);
+  g_free(all);
+}
+
 ts_graph *ts__rewrite_end(ts_rewrite *rw)
+{
+  return ts__rewrite_finish(rw, true);
+}
+
+ts_graph *ts__rewrite_finish(ts_rewrite *rw, bool drop_dead)
 {
   ts_graph *g = rw->dst;
   for (guint i = 0; i < rw->src->inputs->len; i++)
@@ -575,6 +617,8 @@ ts_graph *ts__rewrite_end(ts_rewrite *rw)
     g_array_append_val(g->outputs, p);
   }
   rewrite_free(rw);
+  if (!drop_dead)
+    return g;
   bool *needed = needed_nodes(g);
   bool all = true;
   for (guint id = 0; id < g->nodes->len; id++)

@@ -46,6 +46,22 @@ static bool shape_check(ts_loc loc, ts_dtype dtype, ts_shape shape, int64_t *siz
   return true;
 }
 
+/* Live tensor bytes per kind of device: one relaxed atomic add per
+ * allocation and release; an event only when a listener wants one. */
+static int64_t live_bytes[TS_DEVICE_KIND_COUNT];
+
+static void count_memory(const ts_tensor *t, int64_t delta, ts_loc loc)
+{
+  const ts_backend_i *bi = &t->backend->iface;
+  int64_t live = __atomic_add_fetch(&live_bytes[bi->kind], delta, __ATOMIC_RELAXED);
+  if (!(__atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED) & TS_EVENT_MASK(TS_EVENT_MEMORY)))
+    return;
+  ts_event ev = { .kind = TS_EVENT_MEMORY };
+  ev.memory = (ts_memory_event){ .delta_bytes = delta, .live_bytes = live, .device = bi->name,
+                                 .loc = loc };
+  ts__listeners_emit(&ev);
+}
+
 ts_tensor *ts__tensor_alloc_on(ts_loc loc, const ts_backend *backend, ts_dtype dtype,
                                ts_shape shape)
 {
@@ -78,6 +94,8 @@ ts_tensor *ts__tensor_alloc_on(ts_loc loc, const ts_backend *backend, ts_dtype d
   t->backend = backend;
   if (dtype == TS_STRING || dtype == TS_VARIANT)
     memset(t->data, 0, bytes); /* owned pointers: NULL until a kernel sets them */
+  t->counted = true;
+  count_memory(t, (int64_t)bytes, loc);
   ts__scope_adopt(t);
   return t;
 }
@@ -193,6 +211,8 @@ void ts_tensor_unref(ts_tensor *t)
   if (!t || __atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) != 0)
     return;
   release_elements(t);
+  if (t->counted)
+    count_memory(t, -(int64_t)((size_t)t->size * ts_dtype_size(t->dtype)), (ts_loc){ 0 });
   if (t->owns_buffer)
     t->backend->iface.buffer_free(t->backend, t->data,
                                               (size_t)t->size * ts_dtype_size(t->dtype));

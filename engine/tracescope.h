@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define TS_ABI_VERSION 3
+#define TS_ABI_VERSION 4
 #define TS_MAX_RANK 8
 #define TS_API __attribute__((visibility("default")))
 
@@ -287,7 +287,8 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(ASSIGN_ADD_VARIABLE, assign_add_variable) X(ASSIGN_SUB_VARIABLE, assign_sub_variable) \
   X(IF, if) X(WHILE, while) X(TENSOR_LIST_RESERVE, tensor_list_reserve)                  \
   X(TENSOR_LIST_SET_ITEM, tensor_list_set_item) X(TENSOR_LIST_GET_ITEM, tensor_list_get_item) \
-  X(TENSOR_LIST_STACK, tensor_list_stack)
+  X(TENSOR_LIST_STACK, tensor_list_stack) X(FUSED_ELEMENTWISE, fused_elementwise)          \
+  X(FUSED_MATMUL, fused_matmul)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id) TS_OP_##ID,
@@ -465,6 +466,7 @@ typedef enum ts_event_kind {
   TS_EVENT_TRACE,           /* a function was traced (or retraced) */
   TS_EVENT_WARNING,         /* frequent retracing, retrace limit reached, ... */
   TS_EVENT_PRINT,           /* ts_print output */
+  TS_EVENT_MEMORY,          /* a tensor's storage was allocated or released */
   TS_EVENT_KIND_COUNT
 } ts_event_kind;
 
@@ -481,7 +483,7 @@ typedef struct ts_concrete ts_concrete;
  * ... in start order), and where it sits:
  *  - graph mode: `node` is the node being run (of the executable's
  *    optimized graph), `traced` the node of ts_concrete_graph(concrete) it
- *    stands for when it stands for exactly one (ts_node_origin lists all),
+ *    stands for when it stands for exactly one of its op (ts_node_origin lists all),
  *    `parent` the If/While node whose subgraph runs it, `parent_seq` that
  *    op's sequence number;
  *  - eager mode: `node` is NULL; when the function has a concrete function
@@ -539,6 +541,7 @@ typedef struct ts_trace_event {
 typedef enum ts_warning_kind {
   TS_WARNING_FREQUENT_RETRACING,
   TS_WARNING_RETRACE_LIMIT,      /* calls now run eagerly */
+  TS_WARNING_DIVERGENCE,         /* check mode: eager and graph results differ */
   TS_WARNING_KIND_COUNT
 } ts_warning_kind;
 
@@ -555,6 +558,17 @@ typedef struct ts_print_event {
   const ts_node *node;           /* NULL when eager */
 } ts_print_event;
 
+/* Tensor storage (a buffer or the bytes inline with the tensor; views add
+ * none), reported on the thread that allocates or releases it.  live_bytes
+ * counts every tensor's storage on that kind of device since the process
+ * started, whether or not anyone listened. */
+typedef struct ts_memory_event {
+  int64_t delta_bytes;           /* > 0 allocated, < 0 released */
+  int64_t live_bytes;            /* on the device after this change */
+  const char *device;            /* the backend: "CPU" */
+  ts_loc loc;                    /* allocations: where (of the op); releases: none */
+} ts_memory_event;
+
 typedef struct ts_event {
   ts_event_kind kind;
   union {
@@ -562,6 +576,7 @@ typedef struct ts_event {
     ts_trace_event trace;
     ts_warning_event warning;
     ts_print_event print;
+    ts_memory_event memory;
   };
 } ts_event;
 
@@ -791,6 +806,13 @@ TS_API void ts_function_set_reduce_retracing(ts_function *fn, bool reduce);
 TS_API void ts_function_set_retrace_limit(ts_function *fn, int limit);
 /* Any trace after the first is an error (for tests). */
 TS_API void ts_function_set_fail_on_retrace(ts_function *fn, bool fail);
+/* Check mode: every top-level graph-mode call of fn runs both eagerly and
+ * as a graph (ts_diverge, default tolerances); the first op whose outputs
+ * differ is reported as a TS_WARNING_DIVERGENCE event naming the op and
+ * the likely cause.  The call returns the graph's result.  Variables are
+ * put back between the two runs, so state advances once per call. */
+TS_API void ts_function_set_check_eagerly(ts_function *fn, bool check);
+TS_API bool ts_function_checks_eagerly(const ts_function *fn);
 
 TS_API int ts_function_trace_count(const ts_function *fn);
 TS_API int ts_function_n_concrete(const ts_function *fn);
@@ -810,6 +832,33 @@ TS_API const char *ts_concrete_signature(const ts_concrete *cf);
 TS_API ts_tensor *ts_concrete_call(ts_concrete *cf, const ts_value *args, int n_args);
 /* "my_function(x)\n  Args:\n    x: float32 Tensor, shape=()\n  Returns: ...".  Owned (free()). */
 TS_API char *ts_concrete_pretty_signature(const ts_concrete *cf);
+
+/* The graph the concrete function runs: ts_concrete_graph after the
+ * optimizer's passes (docs/passes.md); its nodes stand for traced nodes
+ * (ts_node_origin).  Borrowed. */
+TS_API const ts_graph *ts_concrete_optimized_graph(const ts_concrete *cf);
+/* What each pass did to it, one line per pass run ("cse: removed 12
+ * nodes\n"); "" when no pass ran.  Borrowed. */
+TS_API const char *ts_concrete_pass_summary(const ts_concrete *cf);
+
+/* ---- optimizer passes (docs/passes.md) ----
+ * Passes: fold (constant folding), cse (common subexpressions), simplify
+ * (arithmetic), dce (dead code), fuse (elementwise chains; MatMul + bias +
+ * activation).  A list is "all", "none" or names joined by commas
+ * ("fold,cse,dce"); the passes always run in the order above. */
+
+/* Chooses the passes for concrete functions traced from now on (those
+ * made before keep theirs).  Until called, TRACESCOPE_PASSES says, else
+ * all.  false + error naming what is not a pass. */
+TS_API bool ts_set_passes(const char *list);
+/* The passes chosen now, as a list ("fold,cse,simplify,dce,fuse", "none").
+ * Owned (free()). */
+TS_API char *ts_get_passes(void);
+/* Runs passes (a list as above; NULL: the ones chosen now) on a copy of g
+ * and returns it (the caller's: ts_graph_free); its nodes' origins are
+ * g's nodes, so g must outlive it.  *summary, when summary is not NULL,
+ * gets one line per pass (free()).  NULL + error. */
+TS_API ts_graph *ts_graph_optimize(const ts_graph *g, const char *passes, char **summary);
 
 /* True while the calling thread traces a function. */
 TS_API bool ts_tracing(void);
@@ -1065,6 +1114,94 @@ TS_API ts_tensor *ts_tensor_array_stack_at(ts_loc loc, ts_tensor *ta);
   ts_tensor_array_write_at(TS_HERE, (ta), (index), (value))
 #define ts_tensor_array_read(ta, index) ts_tensor_array_read_at(TS_HERE, (ta), (index))
 #define ts_tensor_array_stack(ta) ts_tensor_array_stack_at(TS_HERE, (ta))
+
+/* ---- the divergence finder (engine/trace/diverge.c) --------------------------
+ * Runs a function eagerly and as a graph on the same inputs, matches every
+ * eager op to the graph node it became (op identity, see ts_op_event; the
+ * k-th eager run of an op inside a loop body with the k-th run of its
+ * node), compares their outputs and reports the first op, in the eager
+ * program order, whose outputs differ.  Differences the two modes are
+ * allowed to have are listed as expected.  docs/divergence.md. */
+
+typedef struct ts_diverge_options {
+  double atol, rtol;   /* equal when |eager - graph| <= atol + rtol * |eager| */
+  bool nan_differs;    /* NaN against NaN is a difference (default: equal) */
+} ts_diverge_options;
+#define TS_DIVERGE_OPTIONS_DEFAULT ((ts_diverge_options){ .atol = 1e-6, .rtol = 1e-5 })
+
+typedef enum ts_diverge_kind {
+  TS_DIVERGE_NONE,         /* equal (or not compared: see expected) */
+  TS_DIVERGE_VALUE,        /* values differ beyond the tolerance */
+  TS_DIVERGE_SHAPE,        /* shapes differ */
+  TS_DIVERGE_DTYPE,        /* dtypes differ */
+  TS_DIVERGE_NOT_RUN,      /* ran eagerly, but its node did not run (this often) in the graph */
+  TS_DIVERGE_KIND_COUNT
+} ts_diverge_kind;
+
+/* Why an op was not compared, or why its difference is expected. */
+typedef enum ts_diverge_expected {
+  TS_EXPECTED_NONE,
+  TS_EXPECTED_PRINT,       /* Print: its output is the text it prints */
+  TS_EXPECTED_FOLDED,      /* the optimizer folded its node into a constant */
+  TS_EXPECTED_PRUNED,      /* its node is not in the optimized graph */
+  TS_EXPECTED_NO_TWIN,     /* ran eagerly with no node (TS_INIT_SCOPE, engine's own) */
+  TS_EXPECTED_STATE_ORDER, /* reads a variable an assign changed: read at another point */
+  TS_EXPECTED_FOLLOWS,     /* its inputs carry an expected difference */
+  TS_EXPECTED_KIND_COUNT
+} ts_diverge_expected;
+
+/* One eager op, as compared with its graph twin. */
+typedef struct ts_diverge_op {
+  uint64_t seq;              /* its sequence number in the eager run (program order) */
+  ts_op op;
+  const char *op_name;       /* "Add" */
+  char *node;                /* the traced node's name ("while/body/add_1"), or NULL */
+  ts_loc loc;                /* the op's source location (strings the module's) */
+  int occurrence;            /* 0: first run of its node; k: its (k+1)-th, a loop's iteration */
+  int loop_depth;            /* While/If bodies it sits in (0: top level) */
+  ts_diverge_kind kind;
+  ts_diverge_expected expected;
+  char *note;                /* expected: why, in words; else NULL */
+  int output;                /* the output that differs */
+  ts_tensor *eager, *graph;  /* the values (references the report owns); NULL if none */
+  double max_abs, max_rel;   /* over all elements */
+  int64_t worst;             /* flat index of the element with the largest |eager-graph| */
+  ts_shape worst_index;      /* the same as an index ([2] / [0, 3]) */
+  double eager_value, graph_value; /* at worst */
+} ts_diverge_op;
+
+typedef struct ts_diverge_report {
+  char *function;            /* "f" */
+  char *signature;           /* "(x: f32[3])" */
+  ts_diverge_options options;
+  bool diverged;             /* an unexpected difference (first) or the results differ */
+  ts_diverge_op *first;      /* the first diverging op; NULL if none */
+  char *cause;               /* the likely cause of first, in words; NULL if none known */
+  ts_diverge_op result;      /* the final results (op TS_OP_IDENTITY, node NULL) */
+  int n_eager, n_graph;      /* ops each run ran */
+  int n_matched;             /* eager ops whose node ran in the graph */
+  int n_compared;            /* ... whose outputs were compared */
+  int n_differ;              /* ... that differ (the first and those after it) */
+  int n_expected;            /* expected differences (the list below) */
+  ts_diverge_op *expected;
+  int n_graph_only;          /* graph ops with no eager twin (placeholders, If/While, ...) */
+} ts_diverge_report;
+
+/* Runs fn on args both ways (eagerly first) and compares; opt NULL for
+ * the defaults.  The variables fn's graph uses are put back before the
+ * graph run (both see the same state; afterwards they hold what the graph
+ * run left).  *out is the caller's (ts_diverge_report_free).  false +
+ * error when a run fails (the report then says nothing). */
+TS_API bool ts_diverge(ts_function *fn, const ts_value *args, int n_args,
+                       const ts_diverge_options *opt, ts_diverge_report **out);
+TS_API void ts_diverge_report_free(ts_diverge_report *report);
+/* The report as text:
+ *   first divergence: op #12 Add 'add_1' at model.c:34: max |eager-graph| = 3 at [2]
+ *   (eager 5, graph 2)
+ * with the values, the cause, the counts and the expected differences.
+ * Owned (free()). */
+TS_API char *ts_diverge_report_format(const ts_diverge_report *report);
+TS_API const char *ts_diverge_expected_name(ts_diverge_expected why); /* "folded", ... */
 
 /* ---- argument specs (engine/io/arg_spec.c) ------------------------------
  * Parses one argument as `tracescope-cli run --arg SPEC` gives it:

@@ -125,13 +125,13 @@ static void number_value(jvalue *v, const char *s, size_t len)
 
 /* ---- the streaming decoder ------------------------------------------------------------- */
 
-enum { F_PH, F_NAME, F_TID, F_TS, F_DUR, F_CAT, F_ARGS, N_FIELDS };
+enum { F_PH, F_NAME, F_TID, F_TS, F_DUR, F_CAT, F_ARGS, F_DELTA, N_FIELDS };
 enum { A_NAME, A_DEVICE, A_MODE, A_FUNCTION, A_REASON, A_SIGNATURE, A_RUN, A_SEQ, A_PARENT, A_N,
        A_T, A_L, A_C, A_CODE, N_ARGS };
 
 static const char *const FIELD_KEYS[N_FIELDS] = {
   [F_PH] = "ph", [F_NAME] = "name", [F_TID] = "tid", [F_TS] = "ts", [F_DUR] = "dur",
-  [F_CAT] = "cat", [F_ARGS] = "args",
+  [F_CAT] = "cat", [F_ARGS] = "args", [F_DELTA] = "delta",
 };
 static const char *const ARG_KEYS[N_ARGS] = {
   [A_NAME] = "name", [A_DEVICE] = "device", [A_MODE] = "mode", [A_FUNCTION] = "function",
@@ -144,7 +144,11 @@ typedef struct decoder {
   int depth;            /* 1: in the events array, 2: in an event, 3: in its args or a member */
   bool in_args;         /* the container at depth 3 is the event's args object */
   jvalue *slot;         /* where the next value goes: a member we read, or NULL */
+  jvalue *first_slot;   /* and there when it is the args' first member */
   jvalue field[N_FIELDS], arg[N_ARGS];
+  bool has_first;       /* the args have a first member: */
+  size_t first_key;     /* its name (offset in scratch) */
+  jvalue first;         /* and its value (a counter's series) */
   GString *scratch;     /* the event's strings, each NUL-terminated */
   uint64_t k;           /* the event being read */
   GArray *events;
@@ -173,6 +177,34 @@ static const char *copy_str(decoder *dc, const jvalue *v)
   return s ? g_string_chunk_insert_const(dc->chunk, s) : NULL;
 }
 
+/* A "memory" counter: the args' first member is the series (the device),
+ * its value the live bytes; other counters are not kept. */
+static bool finish_memory(decoder *dc, tsp_decoded *d, const char *name)
+{
+  uint64_t k = dc->k;
+  GError **error = &dc->error;
+  const jvalue *f = dc->field;
+  if (!name || strcmp(name, "memory") != 0)
+    return true;
+  if (f[F_ARGS].type != J_OBJECT || !dc->has_first)
+    return tsp__fail(error, "event %" G_GUINT64_FORMAT ": memory counter without a value", k);
+  const char *series = dc->scratch->str + dc->first_key;
+  int64_t tid;
+  if (!check_int(&f[F_TID], "tid", &tid, false, error, k) ||
+      !check_time(&f[F_TS], "ts", &d->ts, true, error, k) ||
+      !check_int(&dc->first, series, &d->n, true, error, k) ||
+      !check_int(&f[F_DELTA], "delta", &d->code, false, error, k))
+    return false;
+  d->has_delta = f[F_DELTA].type != J_ABSENT;
+  if (d->n < 0)
+    return tsp__fail(error, "event %" G_GUINT64_FORMAT ": memory counter \"%s\" is negative", k,
+                     series);
+  d->ph = 'C';
+  d->tid = (uint64_t)tid;
+  d->device = g_string_chunk_insert_const(dc->chunk, series);
+  return true;
+}
+
 /* The event just read into d; false + dc->error if it is bad. */
 static bool finish_event(decoder *dc, tsp_decoded *d)
 {
@@ -195,8 +227,10 @@ static bool finish_event(decoder *dc, tsp_decoded *d)
     d->name = has_args ? copy_str(dc, &a[A_NAME]) : NULL;
     return true;
   }
+  if (strcmp(ph, "C") == 0)
+    return finish_memory(dc, d, name);
   if (strcmp(ph, "X") != 0 && strcmp(ph, "B") != 0 && strcmp(ph, "E") != 0)
-    return true; /* instants, counters, flows, ...: not kept */
+    return true; /* instants, other counters, flows, ...: not kept */
   d->ph = ph[0];
   if (!check_int(&f[F_TID], "tid", &tid, false, error, k) ||
       !check_time(&f[F_TS], "ts", &d->ts, true, error, k) ||
@@ -242,7 +276,9 @@ static int put(decoder *dc, jvalue v)
     return not_an_object(dc);
   if (dc->slot)
     *dc->slot = v;
-  dc->slot = NULL;
+  if (dc->first_slot)
+    *dc->first_slot = v;
+  dc->slot = dc->first_slot = NULL;
   return 1;
 }
 
@@ -259,7 +295,7 @@ static int on_boolean(void *ctx, int b)
 static int on_number(void *ctx, const char *s, size_t len)
 {
   decoder *dc = ctx;
-  if (!dc->slot)
+  if (!dc->slot && !dc->first_slot)
     return put(dc, (jvalue){ .type = J_DOUBLE });
   jvalue v;
   number_value(&v, s, len);
@@ -269,7 +305,7 @@ static int on_number(void *ctx, const char *s, size_t len)
 static int on_string(void *ctx, const unsigned char *s, size_t len)
 {
   decoder *dc = ctx;
-  if (!dc->slot)
+  if (!dc->slot && !dc->first_slot)
     return put(dc, (jvalue){ .type = J_STRING });
   jvalue v = { .type = J_STRING, .str = dc->scratch->len };
   g_string_append_len(dc->scratch, (const char *)s, (gssize)len);
@@ -282,14 +318,18 @@ static int on_start_map(void *ctx)
   decoder *dc = ctx;
   if (dc->depth == 1) { /* an event */
     memset(dc->field, 0, sizeof dc->field);
+    dc->has_first = false;
     g_string_truncate(dc->scratch, 0);
   } else if (dc->depth == 2 && dc->slot == &dc->field[F_ARGS]) {
     memset(dc->arg, 0, sizeof dc->arg);
+    dc->has_first = false;
     dc->in_args = true;
   }
   if (dc->slot)
     dc->slot->type = J_OBJECT;
-  dc->slot = NULL;
+  if (dc->first_slot)
+    dc->first_slot->type = J_OBJECT;
+  dc->slot = dc->first_slot = NULL;
   dc->depth++;
   return 1;
 }
@@ -300,6 +340,14 @@ static int on_map_key(void *ctx, const unsigned char *key, size_t len)
   dc->slot = dc->depth == 2               ? lookup(dc->field, FIELD_KEYS, N_FIELDS, key, len)
              : dc->depth == 3 && dc->in_args ? lookup(dc->arg, ARG_KEYS, N_ARGS, key, len)
                                           : NULL;
+  if (dc->depth == 3 && dc->in_args && !dc->has_first) {
+    dc->has_first = true;
+    dc->first_key = dc->scratch->len;
+    g_string_append_len(dc->scratch, (const char *)key, (gssize)len);
+    g_string_append_c(dc->scratch, '\0');
+    dc->first = (jvalue){ .type = J_ABSENT };
+    dc->first_slot = &dc->first;
+  }
   return 1;
 }
 
@@ -327,7 +375,9 @@ static int on_start_array(void *ctx)
     return not_an_object(dc);
   if (dc->slot)
     dc->slot->type = J_ARRAY;
-  dc->slot = NULL;
+  if (dc->first_slot)
+    dc->first_slot->type = J_ARRAY;
+  dc->slot = dc->first_slot = NULL;
   dc->depth++;
   return 1;
 }

@@ -22,13 +22,15 @@ enum { TSP_CAT_OP, TSP_CAT_CALL, TSP_CAT_TRACE };
 
 /* One event as the importer needs it, nothing borrowed from the parser. */
 typedef struct tsp_decoded {
-  char ph;            /* 'X', 'B', 'E', 'M' (thread names); 0: not kept */
+  char ph;            /* 'X', 'B', 'E', 'M' (thread names), 'C' ("memory"
+                       * counters: device the series, n its value); 0: not kept */
   uint8_t cat;
   bool ours;          /* has args (our indexes, in a file with our tables) */
   uint64_t tid, ts, dur;
   const char *name;   /* event name; 'M': the thread's name */
   const char *device, *mode, *function, *reason, *signature;
   int64_t run, seq, parent, n, t, l, c, code;
+  bool has_delta;     /* 'C': our "delta" (the change) is in code */
 } tsp_decoded;
 
 /* Streams the events text[0, len) — whole elements of a traceEvents array

@@ -100,6 +100,7 @@ typedef struct reader {
   GStringChunk *text;       /* their strings */
   uint8_t device;           /* the last device named, interned */
   const char *device_name;
+  int64_t live[256];        /* memory counters: the last value per device */
   uint64_t n;               /* events applied */
   uint64_t queued;          /* events cut out by the scanner */
 } reader;
@@ -213,6 +214,21 @@ static bool add_complete(reader *r, const tsp_decoded *d, uint64_t start, uint64
   return true;
 }
 
+/* A memory counter: the change is ours, or else the step from the
+ * device's previous value in the file. */
+static bool add_memory(reader *r, const tsp_decoded *d, uint64_t k, GError **error)
+{
+  if (d->ts + r->base < d->ts)
+    return tsp__fail(error, "event %" G_GUINT64_FORMAT ": \"ts\" out of range", k);
+  uint8_t device = tsp_intern_device(r->s, strcmp(d->device, "memory") == 0 ? NULL : d->device);
+  int64_t delta = d->has_delta ? d->code : d->n - r->live[device];
+  r->live[device] = d->n;
+  tsp_event e;
+  tsp_memory_event_init(&e, d->ts + r->base, delta, d->n, device, 0);
+  tsp_record_on(r->s, thread_of(r, d->tid, NULL), &e);
+  return true;
+}
+
 static bool apply(reader *r, const tsp_decoded *d, uint64_t k, GError **error)
 {
   if (d->ph == 'M') {
@@ -224,6 +240,8 @@ static bool apply(reader *r, const tsp_decoded *d, uint64_t k, GError **error)
       return tsp__fail(error, "event %" G_GUINT64_FORMAT ": \"ts\" + \"dur\" out of range", k);
     return add_complete(r, d, d->ts, d->ts + d->dur, k, error);
   }
+  if (d->ph == 'C')
+    return add_memory(r, d, k, error);
   if (d->ph != 'B' && d->ph != 'E')
     return true;
   GArray *stack = g_hash_table_lookup(r->open, &d->tid);

@@ -95,7 +95,8 @@ tsp_compare *tsp_compare_from_session(const tsp_session *s, const tsp_filter *ea
     row->ratio = row->eager_ns > 0 && row->graph_ns > 0 ? row->eager_ns / row->graph_ns : 0;
     row->only = row->graph_count == 0 ? "eager only" : row->eager_count == 0 ? "graph only" : NULL;
   }
-  qsort(rows->data, rows->len, sizeof(tsp_compare_row), cmp_row);
+  if (rows->len > 1) /* an empty GArray's data may be NULL */
+    qsort(rows->data, rows->len, sizeof(tsp_compare_row), cmp_row);
   c->n_rows = (int)rows->len;
   c->rows = (tsp_compare_row *)(void *)g_array_free(rows, FALSE);
   GList *keys = g_hash_table_get_keys(index);

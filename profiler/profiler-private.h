@@ -49,6 +49,7 @@ struct tsp_session {
   GHashTable *concrete_ptrs; /* const ts_concrete * -> index */
   GPtrArray *devices;      /* names (0: "") */
   int listener;            /* the CPU collector's */
+  int memory_listener;     /* the memory collector's */
 };
 
 tsp_thread *tsp__thread_new(tsp_session *s, const char *name, uint64_t tid);

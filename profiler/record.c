@@ -4,7 +4,7 @@
  * thread-local lookup, one cache probe in graph mode (the node run gives
  * its traced node and source location too) or two eagerly (traced node,
  * source location), one 48-byte store; the session's tables are locked
- * only on a cache miss. */
+ * only on a cache miss.  The memory collector: MEMORY events the same way. */
 #include "profiler-private.h"
 
 /* Per recording thread: what the last events named, so that the session's
@@ -140,6 +140,18 @@ static void record_trace(tsp_session *s, const ts_trace_event *tr)
   tsp_record(s, &e);
 }
 
+static void record_memory(tsp_session *s, const ts_memory_event *m)
+{
+  tsp_thread *t = tsp__thread_self(s);
+  struct tsp_cache *c = t->cache;
+  if (G_UNLIKELY(!c))
+    c = t->cache = g_new0(struct tsp_cache, 1);
+  tsp_event e;
+  tsp_memory_event_init(&e, ts_now_ns(), m->delta_bytes, m->live_bytes,
+                        tsp_intern_device(s, m->device), loc_index(s, c, m->loc));
+  tsp__thread_append(t, &e);
+}
+
 static void on_event(const ts_event *ev, void *data)
 {
   if (ev->kind == TS_EVENT_OP_END)
@@ -148,18 +160,27 @@ static void on_event(const ts_event *ev, void *data)
     record_trace(data, &ev->trace);
 }
 
-static bool cpu_start(tsp_session *s, void *data, GError **error)
+static void on_memory(const ts_event *ev, void *data)
 {
-  s->listener = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END) | TS_EVENT_MASK(TS_EVENT_TRACE),
-                                on_event, s);
-  if (!s->listener) {
+  record_memory(data, &ev->memory);
+}
+
+static int listen_engine(tsp_session *s, uint32_t mask, ts_listener_fn fn, GError **error)
+{
+  int id = ts_listener_add(mask, fn, s);
+  if (!id) {
     ts_error *e = ts_error_take();
     g_set_error(error, TSP_ERROR, TSP_ERROR_IO, "cannot listen to the engine: %s",
                 e ? e->message : "unknown error");
     ts_error_free(e);
-    return false;
   }
-  return true;
+  return id;
+}
+
+static bool cpu_start(tsp_session *s, void *data, GError **error)
+{
+  s->listener = listen_engine(s, TS_EVENT_MASK(TS_EVENT_OP_END) | TS_EVENT_MASK(TS_EVENT_TRACE), on_event, error);
+  return s->listener != 0;
 }
 
 /* Removal waits for callbacks in flight: afterwards the chunks are still. */
@@ -170,6 +191,21 @@ static void cpu_stop(tsp_session *s, void *data)
 }
 
 const tsp_collector_i tsp_cpu_collector = { "CPU", cpu_start, cpu_stop, NULL };
+
+/* Memory: a listener of its own, so that sessions without it pay nothing. */
+static bool memory_start(tsp_session *s, void *data, GError **error)
+{
+  s->memory_listener = listen_engine(s, TS_EVENT_MASK(TS_EVENT_MEMORY), on_memory, error);
+  return s->memory_listener != 0;
+}
+
+static void memory_stop(tsp_session *s, void *data)
+{
+  ts_listener_remove(s->memory_listener);
+  s->memory_listener = 0;
+}
+
+const tsp_collector_i tsp_memory_collector = { "memory", memory_start, memory_stop, NULL };
 
 /* ---- calls ------------------------------------------------------------------------ */
 

@@ -425,6 +425,27 @@ const char *tsp_event_op_name(const tsp_session *s, const tsp_event *e)
   return name ? name : "?";
 }
 
+int64_t tsp_memory_delta(const tsp_event *e)
+{
+  return (int64_t)((uint64_t)e->parent_seq << 32 | e->seq);
+}
+
+int64_t tsp_memory_live(const tsp_event *e)
+{
+  return (int64_t)((uint64_t)e->traced << 32 | e->node);
+}
+
+void tsp_memory_event_init(tsp_event *e, uint64_t time_ns, int64_t delta, int64_t live,
+                           uint8_t device, uint32_t loc)
+{
+  *e = (tsp_event){
+    .start_ns = time_ns, .end_ns = time_ns,
+    .seq = (uint32_t)(uint64_t)delta, .parent_seq = (uint32_t)((uint64_t)delta >> 32),
+    .node = (uint32_t)(uint64_t)live, .traced = (uint32_t)((uint64_t)live >> 32),
+    .loc = loc, .kind = TSP_EVENT_MEMORY, .device = device,
+  };
+}
+
 /* The graph a node is in, named by its top-level graph and whether it is
  * the traced graph (origins stand for themselves) or an optimized copy. */
 static bool node_is_traced(const ts_node *n)

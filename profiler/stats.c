@@ -249,7 +249,8 @@ tsp_stats *tsp_stats_compute(const tsp_session *s, tsp_group_by by, const tsp_fi
       .share = st->self_ns > 0 ? g->self / st->self_ns : 0,
     };
   }
-  qsort(st->rows, (size_t)st->n, sizeof *st->rows, cmp_stat);
+  if (st->n > 1) /* none: rows may be NULL, which qsort must not get */
+    qsort(st->rows, (size_t)st->n, sizeof *st->rows, cmp_stat);
   g_hash_table_unref(groups);
   g_hash_table_unref(children);
   return st;
@@ -340,7 +341,8 @@ GArray *tsp_session_calls(const tsp_session *s, const tsp_filter *f)
     }
     g_array_append_val(kept, *c);
   }
-  qsort(kept->data, kept->len, sizeof(tsp_call), cmp_call);
+  if (kept->len > 1) /* an empty GArray's data may be NULL */
+    qsort(kept->data, kept->len, sizeof(tsp_call), cmp_call);
   g_array_unref(calls);
   g_array_unref(traces);
   g_hash_table_unref(runs);

@@ -32,6 +32,7 @@ typedef enum tsp_kind {
   TSP_EVENT_OP,    /* an op ran */
   TSP_EVENT_CALL,  /* a function call (tsp_call_end) */
   TSP_EVENT_TRACE, /* a function was traced */
+  TSP_EVENT_MEMORY, /* tensor storage allocated or released (an instant) */
 } tsp_kind;
 
 typedef enum tsp_mode { TSP_MODE_EAGER = 1, TSP_MODE_GRAPH = 2, TSP_MODE_ALL = 3 } tsp_mode;
@@ -48,8 +49,16 @@ typedef struct tsp_event {
   uint32_t loc;        /* OP: source location; TRACE: reason text (string) */
   uint16_t op;         /* OP: ts_op or TSP_OP_OTHER; CALL: tsp_mode; TRACE: ts_trace_reason */
   uint8_t kind;        /* tsp_kind */
-  uint8_t device;      /* OP: device */
+  uint8_t device;      /* OP, MEMORY: device */
 } tsp_event;
+/* MEMORY events are instants (start_ns == end_ns, run_id 0) that keep the
+ * change in seq/parent_seq and the live bytes after it in node/traced (low
+ * and high halves); loc is where the allocation was.  Read them with: */
+int64_t tsp_memory_delta(const tsp_event *e);
+int64_t tsp_memory_live(const tsp_event *e);
+/* Fills a MEMORY event (for collectors, importers and tests). */
+void tsp_memory_event_init(tsp_event *e, uint64_t time_ns, int64_t delta, int64_t live,
+                           uint8_t device, uint32_t loc);
 
 /* ---- the session's tables (index 0 of each is "none") ------------------------ */
 
@@ -124,6 +133,11 @@ void tsp_session_free(tsp_session *s);
 void tsp_session_add_collector(tsp_session *s, const tsp_collector_i *iface, void *data);
 /* The CPU collector: the engine's OP_END and TRACE events. */
 extern const tsp_collector_i tsp_cpu_collector;
+/* Tensor memory: the engine's MEMORY events (every tensor allocated and
+ * released), for the timeline's memory track.  Not in tsp_session_new:
+ * op-heavy graph code allocates about twice an op, which costs as much
+ * again as recording the ops (bench-profiler measures it). */
+extern const tsp_collector_i tsp_memory_collector;
 bool tsp_session_start(tsp_session *s, GError **error);
 void tsp_session_stop(tsp_session *s); /* flushes, then stops every collector */
 bool tsp_session_recording(const tsp_session *s);
@@ -259,9 +273,82 @@ char *tsp_chrome_export_string(const tsp_session *s, size_t *len);
 tsp_session *tsp_chrome_import(const char *path, GError **error);
 tsp_session *tsp_chrome_import_data(const char *data, size_t len, GError **error);
 
+/* The session as bytes (a versioned GVariant in normal form: its tables
+ * and every thread's events), for the worker to hand the app what it
+ * recorded.  The session must be stopped.  Owned. */
+GBytes *tsp_session_serialize(const tsp_session *s);
+/* A new stopped session from tsp_session_serialize's bytes; NULL +
+ * TSP_ERROR_FORMAT saying what is wrong (any bytes: never a crash). */
+tsp_session *tsp_session_deserialize(GBytes *bytes, GError **error);
+
 /* Op statistics as CSV: a header line, then one row per group of each
  * table in turn (the mode column tells tables of two modes apart). */
 bool tsp_stats_write_csv(const tsp_stats *const *st, int n, const char *path, GError **error);
 void tsp_stats_print_csv(const tsp_stats *const *st, int n, FILE *out);
+
+/* ---- level of detail: what a timeline draws ------------------------------------------------
+ * An index over a stopped session, built once (lod.c): per thread, each
+ * span's nesting depth (call > If/While op > the ops inside, by time
+ * containment) and per depth a pyramid of summaries, so that a window of
+ * any width costs about as much as the pixels it is drawn on.  Borrows the
+ * session's events: free the index before the session. */
+
+typedef struct tsp_lod tsp_lod;
+
+/* Builds the index over s (stopped); owned, free with tsp_lod_free. */
+tsp_lod *tsp_lod_build(const tsp_session *s);
+void tsp_lod_free(tsp_lod *lod);
+const tsp_session *tsp_lod_session(const tsp_lod *lod);
+/* Bytes the index holds (beyond the session's events). */
+size_t tsp_lod_bytes(const tsp_lod *lod);
+/* The time spanned by all events; 0, 0 if none. */
+void tsp_lod_range(const tsp_lod *lod, uint64_t *start_ns, uint64_t *end_ns);
+/* Tracks are the session's threads, in order; depths 0 .. n_depths - 1. */
+int tsp_lod_n_depths(const tsp_lod *lod, int track);
+/* The depth of span e of the track (an OP or CALL event), -1 if not in it. */
+int tsp_lod_depth_of(const tsp_lod *lod, int track, const tsp_event *e);
+
+/* What a query returns: one span (count 1, event the span), or a summary
+ * of count spans narrower than the resolution (event: the first of them). */
+typedef struct tsp_lod_span {
+  uint64_t start_ns, end_ns;
+  const tsp_event *event;
+  uint32_t count;
+  uint16_t op;   /* the span's op; summaries: the op with most of the time */
+  float busy;    /* summaries: the fraction of [start, end) inside spans; 1 for one span */
+} tsp_lod_span;
+
+/* Appends to out (of tsp_lod_span) what overlaps [from_ns, to_ns) at depth
+ * of track, in time order, at ns_per_px nanoseconds a pixel: spans at
+ * least a pixel wide one by one, narrower runs as summaries about a pixel
+ * wide.  Returns the number appended. */
+int tsp_lod_query(const tsp_lod *lod, int track, int depth, uint64_t from_ns, uint64_t to_ns,
+                  double ns_per_px, GArray *out);
+/* The TRACE events of a track, by start time (borrowed array of n). */
+const tsp_event *const *tsp_lod_traces(const tsp_lod *lod, int track, int *n);
+
+/* Live tensor bytes over time, one series per device that reported any. */
+int tsp_lod_n_memory(const tsp_lod *lod);
+uint8_t tsp_lod_memory_device(const tsp_lod *lod, int series);
+int64_t tsp_lod_memory_peak(const tsp_lod *lod, int series);
+typedef struct tsp_lod_level {
+  uint64_t time_ns;
+  int64_t live_bytes; /* from time_ns on; max: the most in the pixel it starts */
+  int64_t max_bytes;
+} tsp_lod_level;
+/* Appends to out (of tsp_lod_level) the steps of a series over [from_ns,
+ * to_ns): each change, or one step a pixel with the pixel's last and
+ * highest levels where changes are denser than ns_per_px. */
+int tsp_lod_memory_query(const tsp_lod *lod, int series, uint64_t from_ns, uint64_t to_ns,
+                         double ns_per_px, GArray *out);
+
+/* Whole-session search: the OP, CALL and TRACE events whose op name, node
+ * name, name scope or function name contains text (ignoring case), in
+ * start order (ties by track).  Free with g_array_unref. */
+typedef struct tsp_lod_hit {
+  const tsp_event *event;
+  int track, depth; /* depth -1: a TRACE event (drawn as a marker) */
+} tsp_lod_hit;
+GArray *tsp_lod_search(const tsp_lod *lod, const char *text);
 
 G_END_DECLS

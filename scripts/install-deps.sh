@@ -11,7 +11,7 @@ packages=(
   libopenblas-dev
   libdw-dev
   libgraphviz-dev
-  libgtk-4-dev libadwaita-1-dev
+  libgtk-4-dev libadwaita-1-dev libgtksourceview-5-dev
   libcairo2-dev libpango1.0-dev fonts-dejavu-core
   xvfb xauth appstream desktop-file-utils
 )

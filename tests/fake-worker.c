@@ -23,7 +23,7 @@ static const char xml[] =
   "  <arg direction='out' type='s'/><arg direction='out' type='a(sasas)'/></method>"
   " <method name='Call'><arg direction='in' type='u'/><arg direction='in' type='s'/>"
   "  <arg direction='in' type='as'/><arg direction='in' type='u'/><arg direction='in' type='b'/>"
-  "  <arg direction='out' type='a{sv}'/></method>"
+  "  <arg direction='in' type='a{sv}'/><arg direction='out' type='a{sv}'/></method>"
   "</interface></node>";
 
 static GDBusConnection *connection;

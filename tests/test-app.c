@@ -9,7 +9,9 @@
 #include "ts-application.h"
 #include "ts-preferences-window.h"
 #include "ts-graph-view.h"
+#include "ts-profile-values.h"
 #include "ts-screenshot.h"
+#include "ts-source-snippet.h"
 #include "ts-window.h"
 
 #define SIDE_EFFECT "a_function_with_python_side_effect"
@@ -423,7 +425,75 @@ static void test_session_round_trip(void)
   g_assert_nonnull(strstr(ts_window_get_error(window), "it is version 7; this Tracescope reads version 1"));
   gtk_window_destroy(dialog);
   wait_idle();
+  /* and a view that does not read names what is wrong in it */
+  g_assert_true(g_file_set_contents(bad,
+                                    "{\"format\": \"tracescope-session\", \"version\": 1, \"module\": \"seeds\", "
+                                    "\"view\": {\"function\": \"f\", \"signature\": \"()\", \"expanded\": [], "
+                                    "\"zoom\": -2, \"centre\": [0, 0]}}",
+                                    -1, NULL));
+  activate("win.open-session-from", "s", bad);
+  dialog = ts_window_get_error_dialog(window);
+  g_assert_nonnull(dialog);
+  g_assert_nonnull(strstr(ts_window_get_error(window), "view: zoom -2 is not positive"));
+  gtk_window_destroy(dialog);
+  wait_idle();
   g_unlink(bad);
+  g_unlink(path);
+}
+
+static TsGraphView *graph_view(void)
+{
+  return TS_GRAPH_VIEW(ts_graph_pane_get_view(ts_window_get_graph_pane(window)));
+}
+
+static gboolean view_still(gpointer view)
+{
+  return !ts_graph_view_get_animating(view);
+}
+
+/* A session keeps the graph view as it was: the groups open and where it
+ * looked, even for a graph only the trace log still holds. */
+static void test_session_keeps_view(void)
+{
+  select_function("fizzbuzz");
+  run_with((const char *const[]){ "i32[]=15", NULL });
+  test_wait_for(graph_drawn, window, "the graph to be drawn");
+  TsGraphView *view = graph_view();
+  ts_view_model *model = ts_graph_view_get_model(view);
+  int group = -1;
+  for (int i = 0; i < ts_view_model_n_items(model) && group < 0; i++)
+    if (ts_view_item_is_expandable(model, i) && !ts_view_model_is_expanded(model, i))
+      group = i;
+  g_assert_cmpint(group, >=, 0);
+  g_assert_true(ts_graph_view_set_expanded(view, group, TRUE));
+  test_wait_for(graph_drawn, window, "the expanded graph to be drawn");
+  ts_graph_view_select_item(view, group);
+  ts_graph_view_zoom_to_selection(view);
+  test_wait_for(graph_drawn, window, "the zoom to settle");
+  test_wait_for(view_still, view, "the view to stop moving");
+  g_auto(GStrv) expanded = ts_graph_view_dup_expanded(view);
+  g_assert_true(g_strv_contains((const char *const *)expanded, ts_view_item_name(model, group)));
+  double zoom, x, y;
+  ts_graph_view_get_centre(view, &zoom, &x, &y);
+  g_autofree char *path = g_build_filename(tmp_dir, "view.json", NULL);
+  activate("win.save-session-to", "s", path);
+
+  /* reopened into a fresh module: the graph comes from the trace log */
+  clear_logs();
+  select_function("deep_net");
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  activate("win.open-session-from", "s", path);
+  wait_idle();
+  test_wait_for(graph_drawn, window, "the session's graph to be drawn");
+  view = graph_view();
+  g_auto(GStrv) again = ts_graph_view_dup_expanded(view);
+  g_assert_cmpstrv(again, expanded);
+  double zoom2, x2, y2;
+  ts_graph_view_get_centre(view, &zoom2, &x2, &y2);
+  g_assert_cmpfloat_with_epsilon(zoom2, zoom, 1e-6);
+  g_assert_cmpfloat_with_epsilon(x2, x, 0.5);
+  g_assert_cmpfloat_with_epsilon(y2, y, 0.5);
   g_unlink(path);
 }
 
@@ -467,6 +537,13 @@ static void test_example_arguments(void)
   g_assert_null(ts_run_panel_get_error(ts_window_get_run_panel(window)));
   g_autofree char *text = result_text();
   g_assert_true(g_str_has_suffix(text, "shape=(3, 3), dtype=float32)"));
+  /* a matrix goes to the inspector: the worker's values, relu'd */
+  ts_tensor *shown = ts_tensor_view_get_tensor(ts_run_panel_get_tensor_view(ts_window_get_run_panel(window)));
+  g_assert_nonnull(shown);
+  g_assert_cmpint(ts_tensor_dtype(shown), ==, TS_F32);
+  g_assert_true(ts_shape_equal(ts_tensor_shape(shown), TS_SHAPE(3, 3)));
+  for (int i = 0; i < 9; i++)
+    g_assert_cmpfloat(ts_tensor_get_f64(shown, i), >=, 0);
   select_function("dense_chain"); /* a tensor and a host count */
   g_auto(GStrv) chain = ts_run_panel_dup_args(ts_window_get_run_panel(window), NULL);
   g_assert_cmpstrv(chain, ((const char *const[]){ "f32[20,28,28]:uniform", "10", NULL }));
@@ -522,6 +599,8 @@ static void test_cancel(void)
   run_with((const char *const[]){ "i32[]=4", NULL });
   g_autofree char *text = result_text();
   g_assert_cmpstr(text, ==, "Tensor(18, shape=(), dtype=int32)");
+  /* a scalar stays text */
+  g_assert_null(ts_tensor_view_get_tensor(ts_run_panel_get_tensor_view(panel)));
 }
 
 static void test_corrupt_module_refused(void)
@@ -538,7 +617,7 @@ static void test_wrong_abi_refused(void)
 {
   g_autofree char *path = g_build_filename(TS_TEST_MODULES_DIR, "wrong-abi.so", NULL);
   const char *error = open_refused(path);
-  g_assert_nonnull(strstr(error, "was built for Tracescope ABI 7, this is ABI 3"));
+  g_assert_nonnull(strstr(error, "was built for Tracescope ABI 7, this is ABI 4"));
 }
 
 static void test_missing_symbol_refused(void)
@@ -649,7 +728,7 @@ static void assert_shortcuts_list_graph_keys(GtkWindow *shortcuts)
   collect_accels(GTK_WIDGET(shortcuts), accels);
   static const char *const graph_keys[] = {
     "<Control>f", "F3", "<Shift>F3", "<Control>g", "plus", "minus", "0", "<Control>0", "w", "f",
-    "Left", "Right", "Up", "Down", "Return", "Escape", "e", "c", "l", "<Shift>l",
+    "Left", "Right", "Up", "Down", "Return", "Escape", "e", "c", "l", "<Shift>l", "<Control>i",
   };
   for (size_t i = 0; i < G_N_ELEMENTS(graph_keys); i++)
     if (!g_hash_table_contains(accels, graph_keys[i]))
@@ -704,6 +783,172 @@ static void test_screenshot(void)
   g_unlink(path);
 }
 
+
+/* ---- profiling ------------------------------------------------------------------- */
+
+static void save_test_screenshot(GtkWidget *widget, const char *name);
+static void wait_drawn(GtkWidget *widget);
+
+static gboolean selected_node_is(gpointer data)
+{
+  TsGraphView *view = TS_GRAPH_VIEW(ts_graph_pane_get_view(ts_window_get_graph_pane(window)));
+  int item = ts_graph_view_get_selected_item(view);
+  ts_view_model *model = ts_graph_view_get_model(view);
+  return item >= 0 && model && ts_view_item_node(model, item) == data;
+}
+
+/* Profile on, a Run of sequential_model: the Profiler panel's table counts
+ * what ran, groups four ways, selects graph nodes both ways; the graph's
+ * compute-time colouring has the times; Compare fills the compare view. */
+static void test_profiler_panel(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(TRUE));
+  g_assert_true(g_settings_get_boolean(ts_application_get_settings(app), "profile"));
+  TsProfilerPanel *panel = ts_window_get_profiler_panel(window);
+  select_function("sequential_model");
+  activate("win.mode", "s", "graph");
+  run_with((const char *const[]){ "f32[4,28,28]:uniform", NULL });
+  const tsp_session *s = ts_profiler_panel_get_session(panel);
+  g_assert_nonnull(s);
+
+  /* by op: each row's count is the number of ops of that type that ran */
+  ts_profiler_panel_set_group_by(panel, TSP_BY_OP);
+  wait_idle(); /* the table is made on a thread */
+  guint n = ts_profiler_panel_get_n_rows(panel);
+  g_assert_cmpuint(n, >, 1);
+  g_autoptr(GHashTable) ran = g_hash_table_new(g_str_hash, g_str_equal);
+  for (int t = 0; t < tsp_session_n_threads(s); t++) {
+    tsp_iter it;
+    tsp_iter_init(&it, s, t);
+    for (const tsp_event *e; (e = tsp_iter_next(&it));)
+      if (e->kind == TSP_EVENT_OP) {
+        const char *op = tsp_event_op_name(s, e);
+        g_hash_table_insert(ran, (gpointer)op, GUINT_TO_POINTER(GPOINTER_TO_UINT(g_hash_table_lookup(ran, op)) + 1));
+      }
+  }
+  gboolean matmul = FALSE;
+  for (guint i = 0; i < n; i++) {
+    const tsp_stat *row = ts_profiler_panel_get_row(panel, i);
+    g_assert_cmpuint(row->count, ==, GPOINTER_TO_UINT(g_hash_table_lookup(ran, row->key)));
+    matmul = matmul || strstr(row->key, "MatMul") != NULL; /* MatMul, or _FusedMatMul after the passes */
+    if (i > 0) /* largest total first */
+      g_assert_cmpfloat(ts_profiler_panel_get_row(panel, i - 1)->total_ns, >=, row->total_ns);
+  }
+  g_assert_true(matmul);
+  g_assert_cmpuint(n, ==, g_hash_table_size(ran));
+  ts_profiler_panel_set_filter_text(panel, "matmul");
+  g_assert_cmpuint(ts_profiler_panel_get_n_rows(panel), >=, 1);
+  for (guint i = 0; i < ts_profiler_panel_get_n_rows(panel); i++)
+    g_assert_nonnull(strstr(ts_profiler_panel_get_row(panel, i)->key, "MatMul"));
+  ts_profiler_panel_set_filter_text(panel, NULL);
+
+  /* the other groupings */
+  ts_profiler_panel_set_group_by(panel, TSP_BY_SCOPE);
+  wait_idle();
+  g_assert_cmpint(ts_profiler_panel_get_group_by(panel), ==, TSP_BY_SCOPE);
+  g_assert_cmpuint(ts_profiler_panel_get_n_rows(panel), >, 1);
+  ts_profiler_panel_set_group_by(panel, TSP_BY_LINE);
+  wait_idle();
+  g_assert_cmpuint(ts_profiler_panel_get_n_rows(panel), >, 0);
+  ts_profiler_panel_set_group_by(panel, TSP_BY_NODE);
+  wait_idle();
+  n = ts_profiler_panel_get_n_rows(panel);
+  g_assert_cmpuint(n, >, 2);
+
+  /* a node's row selects the node in the graph */
+  TsConcreteInfo *cf = ts_graph_pane_get_concrete(ts_window_get_graph_pane(window));
+  g_assert_nonnull(cf);
+  guint row = n;
+  const ts_node *node = NULL;
+  for (guint i = 0; i < n && !node; i++)
+    if ((node = ts_profile_find_node(cf->graph, ts_profiler_panel_get_row(panel, i)->key)))
+      row = i;
+  g_assert_nonnull(node);
+  ts_profiler_panel_select_row(panel, row);
+  test_wait_for(selected_node_is, (gpointer)node, "the row's node to be selected in the graph");
+
+  /* a node selected in the graph: the table keeps its row */
+  TsGraphView *view = TS_GRAPH_VIEW(ts_graph_pane_get_view(ts_window_get_graph_pane(window)));
+  ts_graph_view_select_item(view, -1);
+  g_assert_cmpuint(ts_profiler_panel_get_n_rows(panel), ==, n);
+  ts_graph_view_reveal(view, node);
+  test_wait_for(selected_node_is, (gpointer)node, "the node to be selected");
+  g_assert_cmpuint(ts_profiler_panel_get_n_rows(panel), ==, 1);
+  g_assert_cmpstr(ts_profiler_panel_get_row(panel, 0)->key, ==, ts_node_name(node));
+  ts_graph_view_select_item(view, -1);
+  g_assert_cmpuint(ts_profiler_panel_get_n_rows(panel), ==, n);
+
+  /* the timeline shows the Run's session; a span selects its node in the
+   * graph, a range makes the table of that range */
+  TsTimeline *timeline = ts_profiler_panel_get_timeline(panel);
+  g_assert_true(ts_timeline_get_session(timeline) == s);
+  const ts_node *span_node = NULL;
+  for (int t = 0; t < tsp_session_n_threads(s) && !span_node; t++) {
+    tsp_iter it;
+    tsp_iter_init(&it, s, t);
+    for (const tsp_event *e; !span_node && (e = tsp_iter_next(&it));) {
+      const tsp_node_info *info = e->kind == TSP_EVENT_OP ? tsp_session_node(s, e->node) : NULL;
+      if (info && (span_node = ts_profile_find_node(cf->graph, info->name)))
+        g_signal_emit_by_name(timeline, "span-selected", (gpointer)e, (guint)e->node);
+    }
+  }
+  g_assert_nonnull(span_node);
+  test_wait_for(selected_node_is, (gpointer)span_node, "the span's node to be selected in the graph");
+  ts_graph_view_select_item(view, -1);
+  uint64_t first, last;
+  tsp_lod_range(ts_timeline_get_lod(timeline), &first, &last);
+  uint64_t middle = first + (last - first) / 2;
+  ts_profiler_panel_set_group_by(panel, TSP_BY_OP);
+  g_signal_emit_by_name(timeline, "range-selected", (guint64)first, (guint64)middle);
+  wait_idle();
+  tsp_stats *in_range = tsp_stats_compute(s, TSP_BY_OP, &(tsp_filter){ TSP_MODE_ALL, first, middle });
+  g_assert_cmpuint(ts_profiler_panel_get_n_rows(panel), ==, (guint)in_range->n);
+  guint64 counted = 0;
+  for (guint i = 0; i < ts_profiler_panel_get_n_rows(panel); i++)
+    counted += ts_profiler_panel_get_row(panel, i)->count;
+  g_assert_cmpuint(counted, ==, in_range->count);
+  tsp_stats *all = tsp_stats_compute(s, TSP_BY_OP, &TSP_FILTER_ALL);
+  g_assert_cmpuint(in_range->count, <, all->count);
+  tsp_stats_free(all);
+  tsp_stats_free(in_range);
+  g_signal_emit_by_name(timeline, "range-selected", (guint64)0, (guint64)0);
+  wait_idle();
+
+  /* compute-time colouring: the node's time and its tooltip note */
+  g_settings_set_string(ts_application_get_settings(app), "colour-mode", "compute-time");
+  g_assert_cmpint(ts_graph_view_get_colouring(view), ==, TS_RENDER_COLOUR_COMPUTE_TIME);
+  ts_render_values *times = ts_graph_pane_get_compute_times(ts_window_get_graph_pane(window));
+  g_assert_nonnull(times);
+  double ms;
+  g_assert_true(ts_render_values_lookup(times, node, &ms));
+  g_assert_cmpfloat(ms, >, 0);
+  g_assert_nonnull(strstr(ts_render_values_note(times, node), "total"));
+  g_settings_set_string(ts_application_get_settings(app), "colour-mode", "op-type");
+
+  /* eager against graph */
+  activate("win.profile-compare", NULL);
+  wait_idle();
+  const tsp_compare *c = ts_profiler_panel_get_compare(panel);
+  g_assert_nonnull(c);
+  g_assert_cmpint(c->n_calls, ==, (int)ts_profiler_panel_get_compare_calls(panel));
+  g_assert_cmpstr(c->function, ==, "sequential_model");
+  g_assert_cmpfloat(c->eager_call_ns, >, 0);
+  g_assert_cmpfloat(c->graph_call_ns, >, 0);
+  g_assert_cmpuint(ts_profiler_panel_get_n_compare_rows(panel), ==, (guint)c->n_rows);
+  gboolean both = FALSE;
+  for (int i = 0; i < c->n_rows; i++)
+    both = both || (!c->rows[i].only && c->rows[i].eager_ns > 0 && c->rows[i].graph_ns > 0);
+  g_assert_true(both);
+  activate("win.show-panel", "s", "profiler");
+  wait_drawn(GTK_WIDGET(window));
+  save_test_screenshot(GTK_WIDGET(window), "profiler-compare.png");
+
+  activate("win.profile", NULL); /* what the toggle button does: off again */
+  g_assert_false(g_settings_get_boolean(ts_application_get_settings(app), "profile"));
+  g_assert_false(ts_engine_worker_get_profiling(ts_window_get_engine(window)));
+}
 
 static gboolean file_exists(gpointer data)
 {
@@ -1270,6 +1515,477 @@ static void test_graph_header(void)
   g_array_free(after, TRUE);
 }
 
+/* ---- the node details panel ---------------------------------------------------- */
+
+static const ts_node *node_named(const ts_graph *g, const char *name)
+{
+  for (int i = 0; i < ts_graph_n_nodes(g); i++)
+    if (strcmp(ts_node_name(ts_graph_node(g, i)), name) == 0)
+      return ts_graph_node(g, i);
+  g_error("no node %s in graph %s", name, ts_graph_name(g));
+}
+
+static TsGraphView *shown_view(void)
+{
+  return TS_GRAPH_VIEW(ts_graph_pane_get_view(ts_window_get_graph_pane(window)));
+}
+
+/* The text of every label shown under widget, one per line. */
+static void collect_text(GtkWidget *widget, GString *text)
+{
+  if (!gtk_widget_get_visible(widget))
+    return;
+  if (GTK_IS_LABEL(widget))
+    g_string_append_printf(text, "%s\n", gtk_label_get_text(GTK_LABEL(widget)));
+  if (GTK_IS_STACK(widget)) {
+    collect_text(gtk_stack_get_visible_child(GTK_STACK(widget)), text);
+    return;
+  }
+  for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c))
+    collect_text(c, text);
+}
+
+static char *details_text(void)
+{
+  GString *text = g_string_new(NULL);
+  collect_text(GTK_WIDGET(ts_window_get_node_details(window)), text);
+  return g_string_free(text, FALSE);
+}
+
+static void assert_shows(const char *text, const char *const *wanted)
+{
+  for (; *wanted; wanted++)
+    if (!strstr(text, *wanted))
+      g_error("the node details do not show '%s':\n%s", *wanted, text);
+}
+
+/* The activatable row titled title under widget (a producer, consumer, origin or subgraph). */
+static GtkWidget *row_titled(GtkWidget *widget, const char *title)
+{
+  if (ADW_IS_ACTION_ROW(widget) && gtk_widget_get_visible(widget) &&
+      g_strcmp0(adw_preferences_row_get_title(ADW_PREFERENCES_ROW(widget)), title) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c)) {
+    GtkWidget *found = row_titled(c, title);
+    if (found)
+      return found;
+  }
+  return NULL;
+}
+
+static gboolean details_read(gpointer data)
+{
+  return !ts_node_details_get_busy(ts_window_get_node_details(window));
+}
+
+/* Selects node in the graph and waits for its source to be read. */
+static void select_node(const ts_node *node)
+{
+  g_assert_true(ts_graph_view_reveal(shown_view(), node));
+  TsNodeDetails *details = ts_window_get_node_details(window);
+  g_assert_true(ts_node_details_get_node(details) == node);
+  g_assert_true(gtk_widget_get_visible(GTK_WIDGET(details)));
+  test_wait_for(details_read, NULL, "the node's source to be read");
+}
+
+/* The highlighted line of the source snippet, the index of that line
+ * among those shown and the number of lines shown. */
+static char *highlighted_line(int *index, int *n_lines)
+{
+  GtkWidget *view = find_widget(GTK_WIDGET(ts_window_get_node_details(window)), GTK_TYPE_TEXT_VIEW);
+  g_assert_nonnull(view);
+  g_assert_true(gtk_widget_get_visible(gtk_widget_get_parent(view)));
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer(GTK_TEXT_VIEW(view));
+  GtkTextTag *tag = gtk_text_tag_table_lookup(gtk_text_buffer_get_tag_table(buffer), "current");
+  GtkTextIter start, end;
+  gtk_text_buffer_get_start_iter(buffer, &start);
+  g_assert_true(gtk_text_iter_starts_tag(&start, tag) || gtk_text_iter_forward_to_tag_toggle(&start, tag));
+  end = start;
+  g_assert_true(gtk_text_iter_forward_to_tag_toggle(&end, tag));
+  *index = gtk_text_iter_get_line(&start);
+  *n_lines = gtk_text_buffer_get_line_count(buffer);
+  return g_strchomp(gtk_text_iter_get_text(&start, &end));
+}
+
+/* Line `number` of the seeds' source, as the test reads it. */
+static char *seeds_line(int number)
+{
+  g_autofree char *path = g_test_build_filename(G_TEST_DIST, "..", "data", "examples", "seeds_models.c", NULL);
+  g_autofree char *contents = NULL;
+  g_assert_true(g_file_get_contents(path, &contents, NULL, NULL));
+  g_auto(GStrv) lines = g_strsplit(contents, "\n", -1);
+  g_assert_cmpint(number, <=, (int)g_strv_length(lines));
+  return g_strdup(lines[number - 1]);
+}
+
+static gboolean not_animating(gpointer data)
+{
+  return !ts_graph_view_get_animating(shown_view());
+}
+
+
+/* Selecting an op of lstm_fn shows what it is, where its tensors come from
+ * and go, and the line that wrote it; a producer's row selects that
+ * producer in the graph; Ctrl+I hides and shows the panel. */
+static void test_node_details(void)
+{
+  select_function("lstm_fn");
+  test_wait_for(pane_drawn, NULL, "the graph to be drawn");
+  TsNodeDetails *details = ts_window_get_node_details(window);
+  const ts_graph *g = ts_graph_view_get_graph(shown_view());
+  g_assert_nonnull(g);
+  g_assert_false(gtk_widget_get_visible(GTK_WIDGET(details))); /* nothing selected */
+
+  const ts_node *matmul = node_named(g, "lstm_cell/MatMul_1");
+  select_node(matmul);
+  g_autofree char *text = details_text();
+  ts_loc loc = ts_node_loc(matmul);
+  g_autofree char *where = g_strdup_printf("seeds_models.c:%d in lstm_fn()", loc.line);
+  assert_shows(text, (const char *const[]){
+    "MatMul\n", "lstm_cell/MatMul_1\n", "scope lstm_cell · node ", "transpose_a\nfalse\n",
+    "input\n", "input 0 · Placeholder · f32[10,10]\n", "lstm_cell/ReadVariableOp_2\n",
+    "input 1 · ReadVariableOp · f32[10,40]\n", "Output 0 · f32[10,40]\n", "lstm_cell/Add\n",
+    "its input 0 · Add\n", where, "eager twin", "not profiled yet", "no value recorded", NULL });
+  g_assert_null(strstr(text, "Subgraphs"));
+
+  /* the snippet: five lines either side, the node's own highlighted */
+  int index = 0, n_lines = 0;
+  g_autofree char *line = highlighted_line(&index, &n_lines);
+  g_autofree char *want = seeds_line(loc.line);
+  g_assert_cmpstr(g_strstrip(line), ==, g_strstrip(want)); /* dedented */
+  g_assert_cmpint(index, ==, TS_NODE_DETAILS_CONTEXT);
+  g_assert_cmpint(n_lines, ==, 2 * TS_NODE_DETAILS_CONTEXT + 1);
+  if (g_getenv("TS_TEST_SCREENSHOTS")) { /* for the README: the panel given room down to its source lines */
+    gtk_window_set_default_size(GTK_WINDOW(window), 1440, 960);
+    gtk_paned_set_position(GTK_PANED(gtk_widget_get_parent(GTK_WIDGET(details))), 170);
+    test_wait_for(pane_drawn, NULL, "the opened group to be drawn");
+    test_wait_for(not_animating, NULL, "the fly-to the node");
+    wait_drawn(GTK_WIDGET(window));
+    save_test_screenshot(GTK_WIDGET(window), "node-details.png");
+    gtk_window_set_default_size(GTK_WINDOW(window), 1280, 800);
+  }
+
+  /* a producer's row selects it in the graph, and the panel follows */
+  const ts_node *input = node_named(g, "input");
+  GtkWidget *row = row_titled(GTK_WIDGET(details), "input");
+  g_assert_nonnull(row);
+  gtk_widget_activate(row);
+  test_wait_for(selected_node_is, (gpointer)input, "the producer to be selected");
+  g_assert_true(ts_node_details_get_node(details) == input);
+  test_wait_for(details_read, NULL, "the panel to settle");
+  g_autofree char *placeholder = details_text();
+  assert_shows(placeholder, (const char *const[]){
+    "Placeholder\n", "None: an input of graph lstm_fn\n", "lstm_cell/MatMul_1\n", "No source location\n",
+    "Made by the engine while tracing", NULL });
+
+  /* hidden and shown again with the selection kept */
+  activate("win.show-node-details", NULL);
+  g_assert_false(gtk_widget_get_visible(GTK_WIDGET(details)));
+  activate("win.show-node-details", NULL);
+  g_assert_true(gtk_widget_get_visible(GTK_WIDGET(details)));
+  ts_graph_view_select_item(shown_view(), -1);
+  g_assert_false(gtk_widget_get_visible(GTK_WIDGET(details)));
+  g_assert_null(ts_node_details_get_node(details));
+}
+
+static gboolean item_visible(gpointer data)
+{
+  ts_view_model *model = ts_graph_view_get_model(shown_view());
+  return ts_view_model_is_visible(model, NULL, GPOINTER_TO_INT(data));
+}
+
+/* An If node lists its branches; a branch's row opens it in the graph. */
+static void test_node_details_subgraphs(void)
+{
+  select_function("square_if_positive");
+  run_with((const char *const[]){ "i32[]=2", NULL });
+  test_wait_for(pane_drawn, NULL, "the graph to be drawn");
+  const ts_graph *g = ts_graph_view_get_graph(shown_view());
+  const ts_node *cond = NULL;
+  for (int i = 0; i < ts_graph_n_nodes(g) && !cond; i++)
+    if (ts_node_op(ts_graph_node(g, i)) == TS_OP_IF)
+      cond = ts_graph_node(g, i);
+  g_assert_nonnull(cond);
+  select_node(cond);
+  g_autofree char *text = details_text();
+  assert_shows(text, (const char *const[]){ "Subgraphs\n", "then\n", "else\n", NULL });
+  ts_view_model *model = ts_graph_view_get_model(shown_view());
+  int op = ts_view_model_item_for_node(model, g, ts_node_id(cond));
+  int else_item = -1;
+  for (int i = 0; i < ts_view_item_n_children(model, op); i++)
+    if (g_strcmp0(ts_view_item_label(model, ts_view_item_child(model, op, i)), "else") == 0)
+      else_item = ts_view_item_child(model, op, i);
+  g_assert_cmpint(else_item, >=, 0);
+  g_assert_false(item_visible(GINT_TO_POINTER(else_item))); /* the If is closed */
+  gtk_widget_activate(row_titled(GTK_WIDGET(ts_window_get_node_details(window)), "else"));
+  test_wait_for(item_visible, GINT_TO_POINTER(else_item), "the else branch to open");
+  test_wait_for(pane_drawn, NULL, "the opened branch to be drawn");
+}
+
+/* A module whose source file is not on this machine: the panel says so
+ * and where it looked. */
+static void test_node_details_source_missing(void)
+{
+  g_autofree char *path = g_build_filename(TS_TEST_MODULES_DIR, "moved.so", NULL);
+  activate("win.open-module", "s", path);
+  wait_idle();
+  select_function("double_it");
+  run_with((const char *const[]){ "f32[2]:ones", NULL });
+  test_wait_for(pane_drawn, NULL, "the graph to be drawn");
+  const ts_graph *g = ts_graph_view_get_graph(shown_view());
+  const ts_node *add = NULL;
+  for (int i = 0; i < ts_graph_n_nodes(g); i++)
+    if (ts_node_op(ts_graph_node(g, i)) == TS_OP_ADD)
+      add = ts_graph_node(g, i);
+  g_assert_nonnull(add);
+  select_node(add);
+  g_autofree char *text = details_text();
+  g_autofree char *note = g_strdup_printf("model.c is not on this machine (looked in %s, ", TS_TEST_MODULES_DIR);
+  assert_shows(text, (const char *const[]){ "Add\n", "model.c:3 in double_it()\n", note, NULL });
+  g_assert_false(gtk_widget_get_visible(
+    gtk_widget_get_parent(find_widget(GTK_WIDGET(ts_window_get_node_details(window)), GTK_TYPE_TEXT_VIEW))));
+}
+
+/* g as it would read back if node `id` stood for the nodes `origins` (an
+ * optimized node): its serialized form with that node's origins rewritten. */
+static ts_graph *with_origins(const ts_graph *g, int id, const int *origins, int n_origins)
+{
+  size_t size = 0;
+  void *bytes = ts_graph_serialize(g, &size);
+  g_assert_nonnull(bytes);
+  g_autoptr(GVariant) whole = g_variant_ref_sink(g_variant_new_from_data(G_VARIANT_TYPE("(suv)"), bytes, size,
+                                                                          FALSE, free, bytes));
+  const char *magic;
+  guint32 version;
+  g_autoptr(GVariant) body = NULL;
+  g_variant_get(whole, "(&suv)", &magic, &version, &body);
+  GVariantBuilder graphs;
+  g_variant_builder_init(&graphs, g_variant_get_type(body));
+  for (gsize gi = 0; gi < g_variant_n_children(body); gi++) {
+    g_autoptr(GVariant) graph = g_variant_get_child_value(body, gi);
+    if (gi > 0) {
+      g_variant_builder_add_value(&graphs, graph);
+      continue;
+    }
+    g_autoptr(GVariant) nodes = g_variant_get_child_value(graph, 3);
+    GVariantBuilder new_nodes;
+    g_variant_builder_init(&new_nodes, g_variant_get_type(nodes));
+    for (gsize ni = 0; ni < g_variant_n_children(nodes); ni++) {
+      g_autoptr(GVariant) node = g_variant_get_child_value(nodes, ni);
+      if ((int)ni != id) {
+        g_variant_builder_add_value(&new_nodes, node);
+        continue;
+      }
+      GVariant *fields[16];
+      gsize n_fields = g_variant_n_children(node);
+      g_assert_cmpuint(n_fields, <=, G_N_ELEMENTS(fields));
+      for (gsize f = 0; f < n_fields - 1; f++)
+        fields[f] = g_variant_get_child_value(node, f);
+      GVariantBuilder list;
+      g_variant_builder_init(&list, G_VARIANT_TYPE("a(is)"));
+      for (int o = 0; o < n_origins; o++)
+        g_variant_builder_add(&list, "(is)", origins[o], "");
+      fields[n_fields - 1] = g_variant_builder_end(&list);
+      g_variant_builder_add_value(&new_nodes, g_variant_new_tuple(fields, n_fields));
+      for (gsize f = 0; f < n_fields - 1; f++)
+        g_variant_unref(fields[f]);
+    }
+    GVariant *parts[4];
+    for (gsize f = 0; f < 3; f++)
+      parts[f] = g_variant_get_child_value(graph, f);
+    parts[3] = g_variant_builder_end(&new_nodes);
+    g_variant_builder_add_value(&graphs, g_variant_new_tuple(parts, 4));
+    for (gsize f = 0; f < 3; f++)
+      g_variant_unref(parts[f]);
+  }
+  g_autoptr(GVariant) rewritten =
+    g_variant_ref_sink(g_variant_new("(suv)", magic, version, g_variant_builder_end(&graphs)));
+  g_autoptr(GVariant) normal = g_variant_get_normal_form(rewritten);
+  ts_graph *out = ts_graph_deserialize(g_variant_get_data(normal), g_variant_get_size(normal));
+  g_assert_nonnull(out);
+  return out;
+}
+
+static void on_activate_node(TsNodeDetails *details, gpointer node, gpointer data)
+{
+  *(const ts_node **)data = node;
+}
+
+/* A node standing for other nodes (as an optimized one does) lists them,
+ * and their rows ask for them; timing and value rows take what they are
+ * given and go back when the node changes. */
+static void test_node_details_provenance(void)
+{
+  TsModuleFunction *fn = ts_loaded_module_lookup(ts_window_get_module(window), "lstm_fn");
+  g_assert_nonnull(fn);
+  const ts_graph *traced = ts_module_function_concrete(fn, 0)->graph;
+  const int add = ts_node_id(node_named(traced, "lstm_cell/Add"));
+  const int origins[] = { ts_node_id(node_named(traced, "lstm_cell/MatMul")),
+                          ts_node_id(node_named(traced, "lstm_cell/MatMul_1")) };
+  ts_graph *g = with_origins(traced, add, origins, G_N_ELEMENTS(origins));
+  GtkWindow *holder = GTK_WINDOW(gtk_window_new()); /* rows take focus when activated: a root */
+  TsNodeDetails *details = TS_NODE_DETAILS(g_object_ref(ts_node_details_new()));
+  gtk_window_set_child(holder, GTK_WIDGET(details));
+  const ts_node *asked = NULL;
+  g_signal_connect(details, "activate-node", G_CALLBACK(on_activate_node), &asked);
+  ts_node_details_set_node(details, ts_graph_node(g, add));
+  g_autoptr(GString) text = g_string_new(NULL);
+  collect_text(GTK_WIDGET(details), text);
+  assert_shows(text->str, (const char *const[]){ "Made by an optimization: it stands for 2 traced nodes.\n",
+                                                 "MatMul in graph lstm_fn\n", NULL });
+  gtk_widget_activate(row_titled(GTK_WIDGET(details), "lstm_cell/MatMul_1"));
+  g_assert_true(asked == ts_graph_node(g, origins[1]));
+
+  GtkWidget *value = gtk_label_new("a tensor inspector");
+  ts_node_details_set_timing(details, "CPU", 1500000);
+  ts_node_details_set_value_view(details, value);
+  g_string_truncate(text, 0);
+  collect_text(GTK_WIDGET(details), text);
+  assert_shows(text->str, (const char *const[]){ "Device\nCPU\nTime\n1.500 ms\n", "a tensor inspector\n", NULL });
+  g_assert_null(strstr(text->str, "not profiled yet"));
+  ts_node_details_set_node(details, ts_graph_node(g, origins[0]));
+  g_string_truncate(text, 0);
+  collect_text(GTK_WIDGET(details), text);
+  assert_shows(text->str, (const char *const[]){ "Device\nnot profiled yet\n", "no value recorded\n", NULL });
+  g_assert_null(strstr(text->str, "a tensor inspector"));
+
+  ts_node_details_set_node(details, NULL);
+  gtk_window_destroy(holder);
+  g_assert_finalize_object(details);
+  ts_graph_free(g);
+}
+
+/* Source files: found under the directories given, by name or by base
+ * name; a line past the end, a binary file and a missing file are said so. */
+static void test_source_snippet(void)
+{
+  g_autofree char *dir = g_build_filename(tmp_dir, "src", NULL);
+  g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
+  g_autofree char *path = g_build_filename(dir, "model.c", NULL);
+  g_assert_true(g_file_set_contents(path, "one\ntwo\r\nthree\n", -1, NULL));
+  const char *const dirs[] = { tmp_dir, dir, NULL };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsSourceSnippet) s = ts_source_snippet_read("src/model.c", 2, 5, dirs, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpstr(s->path, ==, path);
+  g_assert_cmpint(s->first_line, ==, 1);
+  g_assert_cmpint(s->line, ==, 2);
+  g_assert_cmpstrv(s->lines, ((const char *const[]){ "one", "two", "three", NULL }));
+  g_autoptr(TsSourceSnippet) moved = ts_source_snippet_read("/built/elsewhere/model.c", 3, 1, dirs, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpstr(moved->path, ==, path); /* by its base name, beside the module */
+  g_assert_cmpstrv(moved->lines, ((const char *const[]){ "two", "three", NULL }));
+
+  g_assert_null(ts_source_snippet_read("model.c", 9, 5, dirs, NULL, &error));
+  g_autofree char *past = g_strdup_printf("%s has 3 lines, so no line 9: it changed since the module was built", path);
+  g_assert_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_assert_cmpstr(error->message, ==, past);
+  g_clear_error(&error);
+  g_assert_null(ts_source_snippet_read("gone.c", 1, 5, dirs, NULL, &error));
+  g_autofree char *missing = g_strdup_printf("gone.c is not on this machine (looked in %s, %s)", tmp_dir, dir);
+  g_assert_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_cmpstr(error->message, ==, missing);
+  g_clear_error(&error);
+  g_assert_null(ts_source_snippet_read("gone.c", 1, 5, NULL, NULL, &error));
+  g_assert_cmpstr(error->message, ==, "gone.c is not on this machine (no directory to look in)");
+  g_clear_error(&error);
+  g_assert_true(g_file_set_contents(path, "a\0b\n", 4, NULL));
+  g_assert_null(ts_source_snippet_read(path, 1, 5, NULL, NULL, &error));
+  g_assert_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_DATA);
+  g_clear_error(&error);
+  g_unlink(path);
+  g_rmdir(dir);
+
+  /* the module's directory, its parents, then the current one */
+  g_auto(GStrv) search = ts_source_search_dirs("/a/b/c/d/e/m.so");
+  g_autofree char *cwd = g_get_current_dir();
+  g_assert_cmpstrv(search, ((const char *const[]){ "/a/b/c/d/e", "/a/b/c/d", "/a/b/c", "/a/b", cwd, NULL }));
+}
+
+/* ---- the debugger ---------------------------------------------------------------- */
+
+static gboolean debug_stopped(gpointer data)
+{
+  return ts_debug_panel_get_stopped(ts_window_get_debug_panel(window));
+}
+
+static gboolean debug_ended(gpointer data)
+{
+  return !ts_debug_panel_get_active(ts_window_get_debug_panel(window));
+}
+
+static gboolean shows_op_seq(gpointer data)
+{
+  const char *op, *node, *file;
+  int line;
+  return ts_debug_panel_get_shown_op(ts_window_get_debug_panel(window), &op, &node, &file, &line) &&
+         strstr(ts_debug_panel_get_status(ts_window_get_debug_panel(window)), data) == NULL;
+}
+
+/* Debug mode: a breakpoint on MatMul stops power at each one, with the
+ * op's tensors in the inspector and its line in the source; F11 steps,
+ * the history shows an earlier op, F5 continues, and the call finishes. */
+static void test_debugger(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  TsDebugPanel *panel = ts_window_get_debug_panel(window);
+  select_function("power");
+  ts_run_panel_set_args(ts_window_get_run_panel(window), (const char *const[]){ "f32[10,10]:ones", "3", NULL });
+  activate("win.mode", "s", "debug");
+  g_autoptr(GError) error = NULL;
+  g_assert_false(ts_debug_panel_add_breakpoint(panel, "max >> 2", &error));
+  g_assert_nonnull(strstr(error->message, "max >> 2"));
+  g_assert_true(ts_debug_panel_add_breakpoint(panel, "MatMul", NULL));
+  activate("win.run", NULL);
+  test_wait_for(debug_stopped, NULL, "the first breakpoint");
+  g_assert_nonnull(strstr(ts_debug_panel_get_status(panel), "MatMul"));
+  g_assert_nonnull(strstr(ts_debug_panel_get_status(panel), "breakpoint 1"));
+  const char *op, *node, *file;
+  int line;
+  g_assert_true(ts_debug_panel_get_shown_op(panel, &op, &node, &file, &line));
+  g_assert_cmpstr(op, ==, "MatMul");
+  g_assert_nonnull(strstr(file, "seeds.c"));
+  g_assert_cmpint(line, >, 0);
+  g_autofree char *first = g_strdup(ts_debug_panel_get_status(panel));
+
+  /* F5 goes on to the next MatMul */
+  activate("win.run", NULL);
+  test_wait_for(shows_op_seq, first, "the second breakpoint");
+  test_wait_for(debug_stopped, NULL, "the second stop");
+  g_assert_nonnull(strstr(ts_debug_panel_get_status(panel), "MatMul"));
+  if (g_getenv("TS_TEST_SCREENSHOTS")) {
+    gtk_window_set_default_size(GTK_WINDOW(window), 1440, 960);
+    wait_drawn(GTK_WIDGET(window));
+    save_test_screenshot(GTK_WIDGET(window), "debugger.png");
+    gtk_window_set_default_size(GTK_WINDOW(window), 1280, 800);
+  }
+  /* step into the next op */
+  g_autofree char *second = g_strdup(ts_debug_panel_get_status(panel));
+  activate("win.debug", "s", "into");
+  test_wait_for(shows_op_seq, second, "a step");
+  test_wait_for(debug_stopped, NULL, "the step's stop");
+  /* the next op is the next MatMul: a step that lands on a breakpoint says so */
+  g_assert_nonnull(strstr(ts_debug_panel_get_status(panel), "Stopped before"));
+  /* stop: the call ends cancelled, the panel says so */
+  activate("win.debug", "s", "stop");
+  test_wait_for(debug_ended, NULL, "the debug call to end");
+  g_assert_nonnull(strstr(ts_debug_panel_get_status(panel), "Ended"));
+  /* and runs again, to the end, with F5 at each breakpoint */
+  activate("win.run", NULL);
+  for (int k = 0; k < 3; k++) {
+    test_wait_for(debug_stopped, NULL, "a breakpoint");
+    activate("win.run", NULL);
+  }
+  test_wait_for(debug_ended, NULL, "the call to finish");
+  g_assert_nonnull(strstr(ts_debug_panel_get_status(panel), "Finished"));
+  g_assert_nonnull(strstr(ts_debug_panel_get_status(panel), "100."));
+  activate("win.mode", "s", "graph");
+  /* reopening the module with a node shown in the details is quiet */
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+}
+
 int main(int argc, char **argv)
 {
   g_setenv("GSETTINGS_BACKEND", "memory", TRUE);
@@ -1300,6 +2016,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/function-filter", test_function_filter);
   g_test_add_func("/app/export-graph", test_export_graph);
   g_test_add_func("/app/session-round-trip", test_session_round_trip);
+  g_test_add_func("/app/session-keeps-view", test_session_keeps_view);
   g_test_add_func("/app/run-errors", test_run_errors);
   g_test_add_func("/app/cancel", test_cancel);
   g_test_add_func("/app/corrupt-module-refused", test_corrupt_module_refused);
@@ -1317,6 +2034,13 @@ int main(int argc, char **argv)
   g_test_add_func("/app/rows-survive-reopen", test_rows_survive_reopen);
   g_test_add_func("/app/worker-survives", test_worker_survives);
   g_test_add_func("/app/graph-header", test_graph_header);
+  g_test_add_func("/app/node-details", test_node_details);
+  g_test_add_func("/app/node-details-subgraphs", test_node_details_subgraphs);
+  g_test_add_func("/app/node-details-provenance", test_node_details_provenance);
+  g_test_add_func("/app/source-snippet", test_source_snippet);
+  g_test_add_func("/app/node-details-source-missing", test_node_details_source_missing);
+  g_test_add_func("/app/profiler-panel", test_profiler_panel);
+  g_test_add_func("/app/debugger", test_debugger);
   int status = g_test_run();
 
   g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&window);

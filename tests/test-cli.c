@@ -193,7 +193,7 @@ static void test_bad_arguments(void)
 
   /* refused modules */
   char *path = g_test_build_filename(G_TEST_BUILT, "modules", "wrong-abi.so", NULL);
-  expect_failure(cli("list", path, NULL), 1, "was built for Tracescope ABI 7, this is ABI 3");
+  expect_failure(cli("list", path, NULL), 1, "was built for Tracescope ABI 7, this is ABI 4");
   g_free(path);
   path = g_test_build_filename(G_TEST_BUILT, "modules", "no-symbol.so", NULL);
   expect_failure(cli("run", path, "f", NULL), 1, "symbol tracescope_module not found");
@@ -617,6 +617,96 @@ static void test_argument_errors_without_location(void)
   }
 }
 
+/* diverge: the report on stdout, exit status 0 (same), 1 (divergence), 2 (error). */
+static void test_diverge(void)
+{
+  g_autofree char *module = g_build_filename(TS_TEST_MODULES_DIR, "diverge.so", NULL);
+  cli_result r = cli("diverge", module, "unlisted_loop_var", NULL); /* the example argument */
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_cmpstr(r.err, ==, "");
+  g_assert_true(g_str_has_prefix(r.out, "eager vs graph: unlisted_loop_var(x: f32[3]) (atol 1e-06, rtol 1e-05)\n"
+                                        "first divergence: op #7 Mul 'Mul' at diverge.c:16: max |eager-graph| = 6 "
+                                        "at [2] (eager 12, graph 6)\n"));
+  g_assert_nonnull(strstr(r.out, "\n  eager: [ 4.  8. 12.]\n  graph: [2. 4. 6.]\n"));
+  g_assert_nonnull(strstr(r.out, "a tensor changed inside the loop body but not listed in TS_WHILE(...)"));
+  g_assert_nonnull(strstr(r.out, "\nresult: max |eager-graph| = 24 at [2] (eager 42, graph 18)\n"));
+  cli_result_clear(&r);
+
+  r = cli("diverge", module, "listed_loop_var", "--arg", "f32[2]=1,-1", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_cmpstr(r.err, ==, "");
+  g_assert_true(g_str_has_prefix(r.out, "eager vs graph: listed_loop_var(x: f32[2]) (atol 1e-06, rtol 1e-05)\n"
+                                        "no divergence\nresult: equal\n"));
+  cli_result_clear(&r);
+
+  /* what the function prints goes to stderr; the expected differences are listed */
+  r = cli("diverge", module, "print_and_fold", "--atol", "0.5", "--rtol=0", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_cmpstr(r.err, ==, "x: [1 2 3]\nx: [1 2 3]\n");
+  g_assert_true(g_str_has_prefix(r.out, "eager vs graph: print_and_fold(x: f32[3]) (atol 0.5, rtol 0)\n"));
+  g_assert_nonnull(strstr(r.out, "\nexpected differences:\n  op #1 Add 'Add' at diverge.c:"));
+  g_assert_nonnull(strstr(r.out, ": print: "));
+  cli_result_clear(&r);
+
+  expect_failure(cli("diverge", "seeds", "deep_net", "--atol", "-1", NULL), 2,
+                 "--atol needs a number >= 0, not '-1'");
+  expect_failure(cli("diverge", "seeds", "no_such", NULL), 2, "module 'seeds' has no function 'no_such'");
+  expect_failure(cli("diverge", "seeds", "deep_net", "--arg", "f32[2", NULL), 2, "f32[2");
+  expect_failure(cli("diverge", "seeds", "deep_net", "--call", NULL), 2, "--call is not an option of diverge");
+  expect_failure(cli("diverge", "seeds", "unused_return", NULL), 2, "eager run: ");
+}
+
+/* run --check-eagerly: the graph's results, and a warning where eager differs. */
+static void test_check_eagerly(void)
+{
+  g_autofree char *module = g_build_filename(TS_TEST_MODULES_DIR, "diverge.so", NULL);
+  cli_result r = cli("run", module, "unlisted_loop_var", "--check-eagerly", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_cmpstr(r.out, ==, "Tensor([ 6. 12. 18.], shape=(3,), dtype=float32)\n");
+  g_assert_true(g_str_has_prefix(r.err, "tracescope-cli: warning: unlisted_loop_var(x: f32[3]): eager and graph "
+                                        "differ (check mode): first divergence: op #7 Mul 'Mul' at diverge.c:16"));
+  g_assert_nonnull(strstr(r.err, "not listed in TS_WHILE(...)"));
+  cli_result_clear(&r);
+  r = cli("run", module, "unlisted_loop_var", "--check-eagerly", "--trace-log", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "\n[warning] unlisted_loop_var(x: f32[3]): eager and graph differ"));
+  cli_result_clear(&r);
+  expect_output(cli("run", module, "listed_loop_var", "--check-eagerly", "--repeat", "2", NULL),
+                "Tensor([14. 28. 42.], shape=(3,), dtype=float32)\n"
+                "Tensor([14. 28. 42.], shape=(3,), dtype=float32)\n");
+  expect_failure(cli("run", module, "listed_loop_var", "--check-eagerly", "--mode", "eager", NULL), 2,
+                 "--check-eagerly runs each call both ways: it cannot be combined with --mode eager");
+  expect_failure(cli("diverge", "seeds", "deep_net", "--check-eagerly", NULL), 2,
+                 "--check-eagerly is not an option of diverge");
+}
+
+/* graph --passes: the graph after them, what fused nodes stand for, one
+ * line per pass; a bad list is a usage error naming the pass. */
+static void test_graph_passes(void)
+{
+  cli_result r = cli("graph", "seeds", "lstm_fn", "--passes", "all", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "= FusedElementwise("));
+  g_assert_nonnull(strstr(r.out, ": fused from Sigmoid, Sigmoid, Sigmoid, Tanh, Mul, Mul, Add, Tanh, Mul"));
+  g_assert_true(g_str_has_suffix(r.out, "fold: folded 0 nodes into 0 constants\n"
+                                        "cse: removed 0 nodes\n"
+                                        "simplify: simplified 0 nodes\n"
+                                        "dce: removed 0 nodes\n"
+                                        "fuse: fused 11 nodes into 2 kernels\n"));
+  cli_result_clear(&r);
+  r = cli("graph", "seeds", "get_MSE", "--passes", "simplify,dce", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_null(strstr(r.out, "= Pow("));
+  g_assert_true(g_str_has_suffix(r.out, "simplify: simplified 1 node\ndce: removed 1 node\n"));
+  cli_result_clear(&r);
+  r = cli("graph", "seeds", "get_MSE", "--passes", "none", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "= Pow("));
+  cli_result_clear(&r);
+  expect_failure(cli("graph", "seeds", "get_MSE", "--passes", "cse,fast", NULL), 2,
+                 "unknown pass 'fast'");
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -636,5 +726,8 @@ int main(int argc, char **argv)
   g_test_add_func("/cli/run/concrete", test_concrete);
   g_test_add_func("/cli/signatures", test_signatures);
   g_test_add_func("/cli/graph", test_graph);
+  g_test_add_func("/cli/diverge", test_diverge);
+  g_test_add_func("/cli/run/check-eagerly", test_check_eagerly);
+  g_test_add_func("/cli/graph/passes", test_graph_passes);
   return g_test_run();
 }

@@ -697,9 +697,21 @@ static void test_colouring(void)
   fill_point(box_named(&d, "encoder"), &x, &y);
   assert_colour_near(pixel(&im, page(x, 0), page(y, 0)), 0xbd0026, 4);
   cairo_surface_destroy(im.surface);
+  /* what the tooltip shows: a node's note, a group's summed value */
+  ts_render_values_set_note(times, node_named(&d, "encoder/layer_b/Tanh"), "3 runs · 10 ms total");
+  g_assert_cmpstr(ts_render_values_note(times, node_named(&d, "encoder/layer_b/Tanh")), ==, "3 runs · 10 ms total");
+  g_assert_null(ts_render_values_note(times, node_named(&d, "Exp")));
+  g_assert_true(ts_render_get_values(d.render) == times);
+  double sum;
+  const char *unit;
+  g_assert_true(ts_render_item_value(d.render, item_named(d.model, "encoder"), &sum, &unit));
+  g_assert_cmpfloat(sum, ==, 10);
+  g_assert_cmpstr(unit, ==, "ms");
+  g_assert_false(ts_render_item_value(d.render, item_named(d.model, "Exp"), &sum, NULL));
 
   /* device without data: the engine's CPU for all */
   ts_render_set_colouring(d.render, TS_RENDER_COLOUR_DEVICE, NULL);
+  g_assert_false(ts_render_item_value(d.render, item_named(d.model, "encoder"), &sum, NULL));
   im = export_area_png(&d);
   fill_point(box_named(&d, "Exp"), &x, &y);
   assert_colour_near(pixel(&im, page(x, 0), page(y, 0)), 0x4e79a7, 4);

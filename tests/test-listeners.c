@@ -297,6 +297,50 @@ static void test_bad_arguments(void)
   ts_listener_remove(123456); /* nothing */
 }
 
+/* ---- tensor memory ------------------------------------------------------------------------ */
+
+typedef struct memory_log {
+  int64_t allocated, released, last_live;
+  int n_alloc, n_release;
+  bool device_named;
+} memory_log;
+
+static void on_memory(const ts_event *ev, void *data)
+{
+  memory_log *m = data;
+  g_assert_cmpint(ev->kind, ==, TS_EVENT_MEMORY);
+  if (ev->memory.delta_bytes > 0)
+    m->allocated += ev->memory.delta_bytes, m->n_alloc++;
+  else
+    m->released -= ev->memory.delta_bytes, m->n_release++;
+  m->last_live = ev->memory.live_bytes;
+  m->device_named = ev->memory.device && strcmp(ev->memory.device, "CPU") == 0;
+}
+
+/* What a scope allocates is released when it ends: the deltas balance and
+ * live bytes come back to where they were; views add nothing. */
+static void test_memory_balances(void)
+{
+  memory_log m = { 0 };
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_MEMORY), on_memory, &m);
+  g_assert_cmpint(id, >, 0);
+  ts_scope *s = ts_scope_begin();
+  ts_tensor *x = ts_ones(TS_F32, TS_SHAPE(64, 64)); /* 16 KiB: a backend buffer */
+  ts_tensor *y = ts_add(ts_mul(x, x), ts_ones(TS_F32, TS_SHAPE(64)));
+  g_assert_nonnull(y);
+  g_assert_nonnull(ts_reshape(y, TS_SHAPE(4096)));
+  g_assert_cmpint(m.n_alloc, >=, 4);
+  g_assert_cmpint(m.allocated, >=, 3 * 64 * 64 * 4 + 64 * 4);
+  int64_t live_in_scope = m.last_live;
+  ts_scope_end(s);
+  g_assert_cmpint(m.n_release, ==, m.n_alloc);
+  g_assert_cmpint(m.released, ==, m.allocated);
+  g_assert_cmpint(m.last_live, ==, live_in_scope - m.allocated);
+  g_assert_true(m.device_named);
+  ts_listener_remove(id);
+  ts_release_all();
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -306,5 +350,6 @@ int main(int argc, char **argv)
   g_test_add_func("/listeners/slots-reused", test_slots_reused);
   g_test_add_func("/listeners/op-times", test_op_times);
   g_test_add_func("/listeners/bad-arguments", test_bad_arguments);
+  g_test_add_func("/listeners/memory-balances", test_memory_balances);
   return g_test_run();
 }

@@ -352,7 +352,11 @@ static void assert_same_session(const tsp_session *a, const tsp_session *b)
       g_assert_cmpuint(x->end_ns, ==, y->end_ns);
       g_assert_cmpuint(x->run_id, ==, y->run_id);
       g_assert_cmpuint(x->op, ==, y->op);
-      if (x->kind == TSP_EVENT_OP) {
+      if (x->kind == TSP_EVENT_MEMORY) {
+        g_assert_cmpint(tsp_memory_live(x), ==, tsp_memory_live(y));
+        g_assert_cmpint(tsp_memory_delta(x), ==, tsp_memory_delta(y));
+        g_assert_cmpstr(tsp_session_device(a, x->device), ==, tsp_session_device(b, y->device));
+      } else if (x->kind == TSP_EVENT_OP) {
         g_assert_cmpuint(x->seq, ==, y->seq);
         g_assert_cmpuint(x->parent_seq, ==, y->parent_seq);
         assert_same_node(a, x->node, b, y->node);
@@ -409,6 +413,109 @@ static void test_round_trip(void)
   g_free(text);
   tsp_session_free(x.s);
   tsp_session_free(s);
+}
+
+/* The worker's form: bytes back to an equal session, with stats the same. */
+static void test_serial_round_trip(void)
+{
+  tsp_session *s = record_seed();
+  GBytes *bytes = tsp_session_serialize(s);
+  GError *error = NULL;
+  tsp_session *back = tsp_session_deserialize(bytes, &error);
+  g_assert_no_error(error);
+  assert_same_session(s, back);
+  tsp_stats *a = tsp_stats_compute(s, TSP_BY_NODE, &TSP_FILTER_ALL);
+  tsp_stats *b = tsp_stats_compute(back, TSP_BY_NODE, &TSP_FILTER_ALL);
+  g_assert_cmpint(a->n, ==, b->n);
+  for (int i = 0; i < a->n; i++) {
+    g_assert_cmpstr(a->rows[i].key, ==, b->rows[i].key);
+    g_assert_cmpuint(a->rows[i].count, ==, b->rows[i].count);
+    g_assert_cmpfloat(a->rows[i].total_ns, ==, b->rows[i].total_ns);
+  }
+  tsp_stats_free(a);
+  tsp_stats_free(b);
+  /* the same bytes again from what was read */
+  GBytes *again = tsp_session_serialize(back);
+  g_assert_true(g_bytes_equal(bytes, again));
+  g_bytes_unref(again);
+  tsp_session_free(back);
+  g_bytes_unref(bytes);
+  tsp_session_free(s);
+  /* the synthetic session: fused nodes with origins, hand-made threads */
+  synth x = synth_new();
+  bytes = tsp_session_serialize(x.s);
+  back = tsp_session_deserialize(bytes, &error);
+  g_assert_no_error(error);
+  assert_same_session(x.s, back);
+  tsp_session_free(back);
+  g_bytes_unref(bytes);
+  tsp_session_free(x.s);
+}
+
+static tsp_session *deserialize_data(const void *data, size_t len, GError **error)
+{
+  GBytes *bytes = g_bytes_new(data, len);
+  tsp_session *s = tsp_session_deserialize(bytes, error);
+  g_bytes_unref(bytes);
+  return s;
+}
+
+/* Hostile bytes: truncated, flipped, an event naming a node that is not
+ * there, another version; an error each time, never a crash. */
+static void test_serial_corrupt(void)
+{
+  synth x = synth_new();
+  GBytes *bytes = tsp_session_serialize(x.s);
+  gsize len;
+  const guint8 *data = g_bytes_get_data(bytes, &len);
+  GError *error = NULL;
+  /* every truncation: read as an error or as a smaller consistent session */
+  for (gsize cut = 0; cut < len; cut += 1 + cut / 64) {
+    tsp_session *s = deserialize_data(data, cut, &error);
+    g_assert_true((s == NULL) == (error != NULL));
+    if (s) { /* what was read is usable */
+      tsp_stats_free(tsp_stats_compute(s, TSP_BY_SCOPE, &TSP_FILTER_ALL));
+      tsp_session_free(s);
+    }
+    g_clear_error(&error);
+  }
+  /* flipped bytes, each position in turn (a few bits each) */
+  guint8 *copy = g_memdup2(data, len);
+  for (gsize i = 0; i < len; i++) {
+    for (int bit = 0; bit < 8; bit += 3) {
+      copy[i] ^= (guint8)(1u << bit);
+      tsp_session *s = deserialize_data(copy, len, &error);
+      g_assert_true((s == NULL) == (error != NULL));
+      if (s) {
+        tsp_stats_free(tsp_stats_compute(s, TSP_BY_NODE, &TSP_FILTER_ALL));
+        tsp_compare_free(tsp_compare_from_session(s, &TSP_FILTER_ALL, &TSP_FILTER_ALL, 1));
+        tsp_session_free(s);
+      }
+      g_clear_error(&error);
+      copy[i] ^= (guint8)(1u << bit);
+    }
+  }
+  g_free(copy);
+  /* an op event naming a node past the table */
+  tsp_session *t = tsp_session_new_empty();
+  int th = tsp_session_add_thread(t, "main", 1);
+  tsp_record_on(t, th, &(tsp_event){ .start_ns = 1, .end_ns = 2, .node = 7, .kind = TSP_EVENT_OP });
+  GBytes *b = tsp_session_serialize(t);
+  g_assert_null(tsp_session_deserialize(b, &error));
+  g_assert_error(error, TSP_ERROR, TSP_ERROR_FORMAT);
+  g_assert_nonnull(strstr(error->message, "event 0"));
+  g_clear_error(&error);
+  g_bytes_unref(b);
+  tsp_session_free(t);
+  /* another version */
+  guint8 *other = g_memdup2(data, len);
+  other[0] ^= 0x40; /* the version is the first field */
+  g_assert_null(deserialize_data(other, len, &error));
+  g_assert_nonnull(strstr(error->message, "version"));
+  g_clear_error(&error);
+  g_free(other);
+  g_bytes_unref(bytes);
+  tsp_session_free(x.s);
 }
 
 /* Files over a megabyte are parsed by a thread pool, a batch at a time:
@@ -479,6 +586,23 @@ static void test_foreign(void)
   g_assert_cmpfloat(find(st, "outer")->total_ns, ==, 10000);
   g_assert_cmpfloat(find(st, "MatMul")->total_ns, ==, 2500);
   tsp_stats_free(st);
+  tsp_session_free(s);
+  /* another tool's "memory" counters: the changes are the steps between values */
+  json = "[{\"ph\":\"C\",\"name\":\"memory\",\"pid\":1,\"tid\":7,\"ts\":1,\"args\":{\"GPU\":100}},"
+         "{\"ph\":\"C\",\"name\":\"memory\",\"pid\":1,\"tid\":7,\"ts\":2,\"args\":{\"GPU\":40}}]";
+  s = tsp_chrome_import_data(json, strlen(json), &error);
+  g_assert_no_error(error);
+  tsp_iter it;
+  tsp_iter_init(&it, s, 0);
+  const int64_t want[][2] = { { 100, 100 }, { -60, 40 } };
+  for (int i = 0; i < 2; i++) {
+    const tsp_event *e = tsp_iter_next(&it);
+    g_assert_cmpint(e->kind, ==, TSP_EVENT_MEMORY);
+    g_assert_cmpint(tsp_memory_delta(e), ==, want[i][0]);
+    g_assert_cmpint(tsp_memory_live(e), ==, want[i][1]);
+    g_assert_cmpstr(tsp_session_device(s, e->device), ==, "GPU");
+  }
+  g_assert_null(tsp_iter_next(&it));
   tsp_session_free(s);
 }
 
@@ -560,6 +684,9 @@ static void test_hostile(void)
   BAD("[{\"name\":\"Add\",\"ts\":1}]", "no \"ph\"");
   BAD("[3]", "not an object");
   BAD("[{\"ph\":\"E\",\"ts\":1}]", "no \"B\"");
+  BAD("[{\"ph\":\"C\",\"name\":\"memory\",\"ts\":1}]", "memory counter without a value");
+  BAD("[{\"ph\":\"C\",\"name\":\"memory\",\"ts\":1,\"args\":{\"CPU\":-4}}]", "negative");
+  BAD("[{\"ph\":\"C\",\"name\":\"memory\",\"ts\":1,\"args\":{\"CPU\":\"x\"}}]", "not a number");
   BAD("[{\"ph\":\"B\",\"name\":\"a\",\"ts\":1}]", "never end");
   BAD("[{\"ph\":\"B\",\"name\":\"a\",\"ts\":5},{\"ph\":\"E\",\"ts\":1}]", "before its");
   BAD("[{\"ph\":\"X\",\"name\":\"Add\",\"ts\":1} {\"ph\":\"X\"}]", "expected ','");
@@ -818,6 +945,8 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler/chrome/large", test_large);
   g_test_add_func("/profiler/chrome/hostile", test_hostile);
   g_test_add_func("/profiler/csv", test_csv);
+  g_test_add_func("/profiler/serial/round-trip", test_serial_round_trip);
+  g_test_add_func("/profiler/serial/corrupt", test_serial_corrupt);
   g_test_add_func("/profiler/cli/both", test_cli_both);
   g_test_add_func("/profiler/cli/errors", test_cli_errors);
   return g_test_run();

@@ -170,7 +170,7 @@ static void test_app_wrong_calls(void)
   expect_error(c, "Hello", g_variant_new("(u)", 99), "protocol version 99");
   expect_error(c, "Frobnicate", NULL, "Frobnicate");
   expect_error(c, "Call", g_variant_new("(s)", "x"), "");
-  expect_error(c, "Call", g_variant_new("(us^asub)", 1, "good", (const char *const[]){ NULL }, 1, FALSE),
+  expect_error(c, "Call", g_variant_new("(us^asub@a{sv})", 1, "good", (const char *const[]){ NULL }, 1, FALSE, g_variant_new("a{sv}", NULL)),
                "no module is open");
   expect_error(c, "Open", g_variant_new("(s)", "/no/such/module.so"), "no such file");
   g_autofree char *module = g_build_filename(TS_TEST_MODULES_DIR, "misbehave.so", NULL);
@@ -188,15 +188,15 @@ static void test_app_wrong_calls(void)
   for (int i = 0; i < 10000; i++)
     g_strv_builder_add(many, "1");
   g_auto(GStrv) args = g_strv_builder_end(many);
-  expect_error(c, "Call", g_variant_new("(us^asub)", 2, "good", args, 1, FALSE), "takes 1 argument, got 10000");
+  expect_error(c, "Call", g_variant_new("(us^asub@a{sv})", 2, "good", args, 1, FALSE, g_variant_new("a{sv}", NULL)), "takes 1 argument, got 10000");
   g_autofree char *huge = g_strnfill(1 << 20, '[');
-  expect_error(c, "Call", g_variant_new("(us^asub)", 3, "good", (const char *const[]){ huge, NULL }, 1, FALSE),
+  expect_error(c, "Call", g_variant_new("(us^asub@a{sv})", 3, "good", (const char *const[]){ huge, NULL }, 1, FALSE, g_variant_new("a{sv}", NULL)),
                "argument 0 (x)");
   g_dbus_connection_call_sync(c, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE, "Cancel", g_variant_new("(u)", 12345),
                               NULL, G_DBUS_CALL_FLAGS_NONE, 10000, NULL, NULL);
   g_autoptr(GVariant) good = g_dbus_connection_call_sync(
     c, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE, "Call",
-    g_variant_new("(us^asub)", 4, "good", (const char *const[]){ "f32[]=1", NULL }, 1, FALSE),
+    g_variant_new("(us^asub@a{sv})", 4, "good", (const char *const[]){ "f32[]=1", NULL }, 1, FALSE, g_variant_new("a{sv}", NULL)),
     G_VARIANT_TYPE("(a{sv})"), G_DBUS_CALL_FLAGS_NONE, 10000, NULL, NULL);
   g_assert_nonnull(good);
   g_dbus_connection_close_sync(c, NULL, NULL);

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "test-wait.h"
+#include "tracescope-profiler.h"
+#include "ts-worker-protocol.h"
 #include "ts-worker.h"
 
 
@@ -195,6 +197,86 @@ static void test_large_result(void)
   fixture_stop(&f);
 }
 
+/* ---- profiling ------------------------------------------------------------------- */
+
+static TsCallResult *call_with(Fixture *f, guint id, const char *function, const char *const *args,
+                               guint repeat, GVariant *options, GError **error)
+{
+  GAsyncResult *res = NULL;
+  ts_worker_call_with_options_async(f->worker, id, function, args, repeat, FALSE, options, NULL,
+                                    store_result, &res);
+  TsCallResult *r = ts_worker_call_finish(f->worker, wait_result(&res, function), error);
+  g_object_unref(res);
+  return r;
+}
+
+/* "profile": the calls' session comes back (1000 calls: in a memfd), one
+ * CALL per call and the same ops in each; without it, none. */
+static void test_profile(void)
+{
+  Fixture f = { 0 };
+  fixture_start(&f, 0);
+  g_autoptr(GError) error = NULL;
+  const char *const args[] = { "f32[2]=1,2", NULL };
+  g_autoptr(TsCallResult) plain = call_with(&f, 1, "good", args, 2, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_null(plain->profile);
+  g_autoptr(TsCallResult) r = call_with(&f, 2, "good", args, 1000, g_variant_new_parsed("{'profile': <true>}"), &error);
+  g_assert_no_error(error);
+  g_assert_nonnull(r->profile);
+  g_assert_cmpuint(g_bytes_get_size(r->profile), >=, TS_WORKER_FD_THRESHOLD);
+  tsp_session *s = tsp_session_deserialize(r->profile, &error);
+  g_assert_no_error(error);
+  GArray *calls = tsp_session_calls(s, &TSP_FILTER_ALL);
+  g_assert_cmpuint(calls->len, ==, 1000);
+  for (guint i = 0; i < calls->len; i++) {
+    g_assert_cmpstr(g_array_index(calls, tsp_call, i).function, ==, "good");
+    g_assert_cmpint(g_array_index(calls, tsp_call, i).mode, ==, TSP_MODE_GRAPH);
+  }
+  g_array_unref(calls);
+  tsp_stats *st = tsp_stats_compute(s, TSP_BY_NODE, &TSP_FILTER_ALL);
+  g_assert_cmpint(st->n, >, 0);
+  for (int i = 0; i < st->n; i++)
+    g_assert_cmpuint(st->rows[i].count, ==, 1000);
+  tsp_stats_free(st);
+  tsp_session_free(s);
+  fixture_stop(&f);
+}
+
+/* "compare": N calls each way after a warm-up, and the windows that tell them apart. */
+static void test_compare(void)
+{
+  Fixture f = { 0 };
+  fixture_start(&f, 0);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsCallResult) r = call_with(&f, 1, "good", (const char *const[]){ "f32[2]=1,2", NULL }, 1,
+                                        g_variant_new_parsed("{'compare': <uint32 4>}"), &error);
+  g_assert_no_error(error);
+  g_assert_nonnull(r->profile);
+  g_assert_nonnull(r->compare);
+  tsp_session *s = tsp_session_deserialize(r->profile, &error);
+  g_assert_no_error(error);
+  tsp_filter w[2] = { { TSP_MODE_ALL, 0, 0 }, { TSP_MODE_ALL, 0, 0 } };
+  guint32 n = 0;
+  g_assert_true(g_variant_lookup(r->compare, "n-calls", "u", &n));
+  g_assert_true(g_variant_lookup(r->compare, "eager-window", "(tt)", &w[0].from_ns, &w[0].to_ns));
+  g_assert_true(g_variant_lookup(r->compare, "graph-window", "(tt)", &w[1].from_ns, &w[1].to_ns));
+  g_assert_cmpuint(n, ==, 4);
+  for (int k = 0; k < 2; k++) {
+    GArray *calls = tsp_session_calls(s, &w[k]);
+    g_assert_cmpuint(calls->len, ==, 4);
+    for (guint i = 0; i < calls->len; i++)
+      g_assert_cmpint(g_array_index(calls, tsp_call, i).mode, ==, k ? TSP_MODE_GRAPH : TSP_MODE_EAGER);
+    g_array_unref(calls);
+  }
+  tsp_compare *c = tsp_compare_from_session(s, &w[0], &w[1], (int)n);
+  g_assert_cmpint(c->n_rows, >, 0);
+  g_assert_cmpfloat(c->speedup, >, 0);
+  tsp_compare_free(c);
+  tsp_session_free(s);
+  fixture_stop(&f);
+}
+
 /* ---- deaths --------------------------------------------------------------------- */
 
 typedef struct {
@@ -349,6 +431,8 @@ int main(int argc, char **argv)
   g_test_add_func("/worker/call", test_call);
   g_test_add_func("/worker/output-attributed", test_output_attributed);
   g_test_add_func("/worker/large-result", test_large_result);
+  g_test_add_func("/worker/profile", test_profile);
+  g_test_add_func("/worker/compare", test_compare);
   for (guint i = 0; i < G_N_ELEMENTS(crashes); i++) {
     g_autofree char *path = g_strdup_printf("/worker/crash/%s", crashes[i].function);
     g_test_add_data_func(path, &crashes[i], check_crash);

@@ -16,6 +16,7 @@ typedef struct value_entry {
   double value;
   bool has_value;
   int category; /* index into categories, -1: none */
+  char *note;   /* for the tooltip, or NULL */
 } value_entry;
 
 struct ts_render_values {
@@ -26,12 +27,19 @@ struct ts_render_values {
   GHashTable *category_index; /* name -> index + 1 */
 };
 
+static void entry_free(gpointer data)
+{
+  value_entry *e = data;
+  g_free(e->note);
+  g_free(e);
+}
+
 ts_render_values *ts_render_values_new(const char *unit)
 {
   ts_render_values *v = g_new0(ts_render_values, 1);
   v->refcount = 1;
   v->unit = g_strdup(unit);
-  v->entries = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  v->entries = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, entry_free);
   v->categories = g_ptr_array_new_with_free_func(g_free);
   v->category_index = g_hash_table_new(g_str_hash, g_str_equal);
   return v;
@@ -85,6 +93,21 @@ void ts_render_values_set_category(ts_render_values *values, const ts_node *node
     g_hash_table_insert(values->category_index, name, GINT_TO_POINTER(index + 1));
   }
   entry_for(values, node)->category = index;
+}
+
+void ts_render_values_set_note(ts_render_values *values, const ts_node *node, const char *note)
+{
+  g_return_if_fail(values != NULL && node != NULL);
+  value_entry *e = entry_for(values, node);
+  g_free(e->note);
+  e->note = g_strdup(note);
+}
+
+const char *ts_render_values_note(const ts_render_values *values, const ts_node *node)
+{
+  g_return_val_if_fail(values != NULL, NULL);
+  const value_entry *e = g_hash_table_lookup(values->entries, node);
+  return e ? e->note : NULL;
 }
 
 const char *_ts_render_values_unit(const ts_render_values *values)

@@ -4,6 +4,7 @@
  * selection and its neighbours on top. */
 #include "ts-graph-render-private.h"
 
+#include <math.h>
 #include <string.h>
 
 ts_render *ts_render_new(void)
@@ -127,6 +128,25 @@ ts_render_colouring ts_render_get_colouring(const ts_render *render)
 {
   g_return_val_if_fail(render != NULL, TS_RENDER_COLOUR_OP_TYPE);
   return _ts_colours_mode(render->colours);
+}
+
+ts_render_values *ts_render_get_values(const ts_render *render)
+{
+  g_return_val_if_fail(render != NULL, NULL);
+  return render->colours->values;
+}
+
+bool ts_render_item_value(const ts_render *render, int item, double *value, const char **unit)
+{
+  g_return_val_if_fail(render != NULL, false);
+  const _ts_colours *c = render->colours;
+  if (c->mode != TS_RENDER_COLOUR_COMPUTE_TIME || !c->sum || item < 0 || item >= c->n_items ||
+      isnan(c->sum[item]))
+    return false;
+  *value = c->sum[item];
+  if (unit)
+    *unit = _ts_render_values_unit(c->values);
+  return true;
 }
 
 void ts_render_set_selected(ts_render *render, int item)

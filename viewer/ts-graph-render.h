@@ -44,6 +44,10 @@ void ts_render_values_set(ts_render_values *values, const ts_node *node, double 
 void ts_render_values_set_category(ts_render_values *values, const ts_node *node, const char *category);
 /* false if the node has no value. */
 bool ts_render_values_lookup(const ts_render_values *values, const ts_node *node, double *value);
+/* A line of text about the node's value, for its tooltip ("12 runs ·
+ * 1.2 ms"); copied.  NULL if none.  Borrowed. */
+void ts_render_values_set_note(ts_render_values *values, const ts_node *node, const char *note);
+const char *ts_render_values_note(const ts_render_values *values, const ts_node *node);
 /* The node's category; NULL if none.  Borrowed. */
 const char *ts_render_values_category(const ts_render_values *values, const ts_node *node);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ts_render_values, ts_render_values_unref)
@@ -83,6 +87,11 @@ bool ts_render_get_dark(const ts_render *render);
  * colouring then show everything as "no data"). */
 void ts_render_set_colouring(ts_render *render, ts_render_colouring mode, ts_render_values *values);
 ts_render_colouring ts_render_get_colouring(const ts_render *render);
+/* The values colouring uses (borrowed; NULL for none). */
+ts_render_values *ts_render_get_values(const ts_render *render);
+/* Compute time: the item's value, its ops' summed for a group; false if
+ * none (or in another mode).  The unit is the values' (may be NULL). */
+bool ts_render_item_value(const ts_render *render, int item, double *value, const char **unit);
 /* The selected item (-1: none): its box, the edges into and out of it and
  * the boxes at their other ends are highlighted. */
 void ts_render_set_selected(ts_render *render, int item);

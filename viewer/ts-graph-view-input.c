@@ -242,7 +242,11 @@ void _ts_graph_view_place_layout(TsGraphView *self)
 {
   if (!self->layout || widget_width(self) <= 0)
     return; /* size_allocate comes back when fit_pending */
-  if (self->fit_pending) {
+  if (self->centre_pending) {
+    self->centre_pending = FALSE;
+    centre_on(self, self->centre[0], self->centre[1], self->centre[2]);
+    _ts_graph_view_place_legend(self);
+  } else if (self->fit_pending) {
     self->fit_pending = FALSE;
     ts_graph_view_zoom_to_fit(self);
   } else {
@@ -410,8 +414,25 @@ static const char *const KIND_NAMES[TS_VIEW_ITEM_KIND_COUNT] = {
   [TS_VIEW_ITEM_SUBGRAPH] = "subgraph",
 };
 
-/* op, name, shapes in and out, source line; or what a group holds. */
-static char *tooltip_markup(ts_view_model *model, int item)
+/* Compute time: the node's note (its timing), or a group's sum. */
+static void append_timing(GString *out, const ts_render *render, const ts_node *n, int item)
+{
+  const ts_render_values *values = ts_render_get_values(render);
+  const char *note = n && values ? ts_render_values_note(values, n) : NULL;
+  double v;
+  const char *unit = NULL;
+  if (note) {
+    g_autofree char *escaped = g_markup_escape_text(note, -1);
+    g_string_append_printf(out, "\n%s", escaped);
+  } else if (ts_render_item_value(render, item, &v, &unit)) {
+    g_autofree char *text = g_markup_printf_escaped("\ncompute time %.3g%s%s", v, unit ? " " : "", unit ? unit : "");
+    g_string_append(out, text);
+  }
+}
+
+/* op, name, shapes in and out, source line; or what a group holds; its
+ * compute time when coloured by it. */
+static char *tooltip_markup(ts_view_model *model, const ts_render *render, int item)
 {
   GString *out = g_string_new(NULL);
   const ts_node *n = ts_view_item_node(model, item);
@@ -429,6 +450,7 @@ static char *tooltip_markup(ts_view_model *model, int item)
     }
     if (ts_view_item_is_extracted(model, item))
       g_string_append(out, "\n<i>drawn as a dot beside its consumers</i>");
+    append_timing(out, render, n, item);
   } else {
     ts_view_item_kind kind = ts_view_item_kind_of(model, item);
     int n_ops = ts_view_item_n_ops(model, item);
@@ -436,6 +458,7 @@ static char *tooltip_markup(ts_view_model *model, int item)
     if (kind == TS_VIEW_ITEM_SERIES)
       g_string_append_printf(out, " × %d", ts_view_item_n_children(model, item));
     g_string_append_printf(out, " · %d op%s", n_ops, n_ops == 1 ? "" : "s");
+    append_timing(out, render, NULL, item);
     if (ts_view_item_is_expandable(model, item))
       g_string_append(out, "\n<i>double-click to open or close</i>");
   }
@@ -457,7 +480,7 @@ static gboolean on_query_tooltip(GtkWidget *widget, int x, int y, gboolean keybo
   const ts_view_box *box = item_box(self, item);
   if (!box)
     return FALSE;
-  g_autofree char *markup = tooltip_markup(self->model, item);
+  g_autofree char *markup = tooltip_markup(self->model, self->render, item);
   gtk_tooltip_set_markup(tooltip, markup);
   double x0, y0, x1, y1;
   ts_viewport_canvas_to_widget(self->viewport, box->x, box->y, &x0, &y0);

@@ -34,6 +34,8 @@ struct _TsGraphView {
   int anchor_item;       /* keep this item where it was on screen ... */
   double anchor_wx, anchor_wy; /* ... at this widget point */
   int reveal_pending;    /* fly to this item once the layout shows it */
+  gboolean centre_pending; /* show the next layout around centre ... */
+  double centre[3];        /* ... zoom, canvas x, canvas y (ts_graph_view_restore) */
 
   int selected, hovered;
   gboolean dark, dark_set;

@@ -163,6 +163,7 @@ static void clear_graph(TsGraphView *self)
   self->match_index = -1;
   self->graph = NULL;
   self->anchor_item = self->reveal_pending = -1;
+  self->centre_pending = FALSE;
   self->hovered = -1;
   set_drawn(self, FALSE);
   _ts_graph_view_invalidate_minimap(self);
@@ -267,6 +268,43 @@ gboolean ts_graph_view_set_expanded_by_name(TsGraphView *self, const char *name,
   g_return_val_if_fail(TS_IS_GRAPH_VIEW(self), FALSE);
   g_return_val_if_fail(name != NULL, FALSE);
   return ts_graph_view_set_expanded(self, item_named(self->model, name), expanded);
+}
+
+char **ts_graph_view_dup_expanded(TsGraphView *self)
+{
+  g_return_val_if_fail(TS_IS_GRAPH_VIEW(self), NULL);
+  g_autoptr(GStrvBuilder) names = g_strv_builder_new();
+  for (int i = 0; self->model && i < ts_view_model_n_items(self->model); i++)
+    if (ts_view_item_is_expandable(self->model, i) && ts_view_model_is_expanded(self->model, i))
+      g_strv_builder_add(names, ts_view_item_name(self->model, i));
+  return g_strv_builder_end(names);
+}
+
+void ts_graph_view_get_centre(TsGraphView *self, double *zoom, double *cx, double *cy)
+{
+  g_return_if_fail(TS_IS_GRAPH_VIEW(self));
+  *zoom = ts_viewport_get_zoom(self->viewport);
+  ts_viewport_widget_to_canvas(self->viewport, gtk_widget_get_width(GTK_WIDGET(self)) / 2.0,
+                               gtk_widget_get_height(GTK_WIDGET(self)) / 2.0, cx, cy);
+}
+
+void ts_graph_view_restore(TsGraphView *self, const char *const *expanded, double zoom, double cx,
+                           double cy)
+{
+  g_return_if_fail(TS_IS_GRAPH_VIEW(self));
+  if (!self->model)
+    return;
+  for (int i = 0; i < ts_view_model_n_items(self->model); i++)
+    if (ts_view_item_is_expandable(self->model, i))
+      ts_view_model_set_expanded(self->model, i,
+                                 expanded && g_strv_contains(expanded, ts_view_item_name(self->model, i)));
+  self->anchor_item = self->reveal_pending = -1;
+  self->fit_pending = FALSE;
+  self->centre_pending = TRUE;
+  self->centre[0] = zoom;
+  self->centre[1] = cx;
+  self->centre[2] = cy;
+  request_layout(self);
 }
 
 void ts_graph_view_expand_all(TsGraphView *self)
@@ -563,7 +601,7 @@ static void ts_graph_view_size_allocate(GtkWidget *widget, int width, int height
     gtk_widget_allocate(child, MAX(width, min_width), height, -1, NULL);
   }
   _ts_graph_view_update_zoom_limits(self);
-  if (self->fit_pending && self->layout)
+  if ((self->fit_pending || self->centre_pending) && self->layout)
     _ts_graph_view_place_layout(self);
 }
 

@@ -101,6 +101,15 @@ gboolean ts_graph_view_set_expanded_by_name(TsGraphView *self, const char *name,
 void ts_graph_view_expand_all(TsGraphView *self);
 void ts_graph_view_collapse_all(TsGraphView *self);
 
+/* The view as a session keeps it: the names of the expanded items (owned,
+ * NULL-terminated), and the zoom with the canvas point at the centre. */
+char **ts_graph_view_dup_expanded(TsGraphView *self);
+void ts_graph_view_get_centre(TsGraphView *self, double *zoom, double *cx, double *cy);
+/* Expands exactly the items named (names the graph lacks are skipped) and
+ * shows the next layout at zoom around (cx, cy) instead of fitting it. */
+void ts_graph_view_restore(TsGraphView *self, const char *const *expanded, double zoom, double cx,
+                           double cy);
+
 /* Selects an item (-1: none); emits "node-selected" if it changed. */
 void ts_graph_view_select_item(TsGraphView *self, int item);
 int ts_graph_view_get_selected_item(TsGraphView *self);

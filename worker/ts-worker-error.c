@@ -43,6 +43,7 @@ GQuark ts_worker_error_quark(void)
       { TS_WORKER_ERROR_SPAWN, TS_WORKER_ERROR_PREFIX "Spawn" },
       { TS_WORKER_ERROR_PROTOCOL, TS_WORKER_ERROR_PREFIX "Protocol" },
       { TS_WORKER_ERROR_DIED, TS_WORKER_ERROR_PREFIX "Died" },
+      { TS_WORKER_ERROR_BUSY, TS_WORKER_ERROR_PREFIX "Busy" },
     };
     gsize q = 0;
     g_dbus_error_register_error_domain("ts-worker-error-quark", &q, entries, G_N_ELEMENTS(entries));

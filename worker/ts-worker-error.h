@@ -20,6 +20,7 @@ typedef enum {
   TS_WORKER_ERROR_SPAWN,    /* the worker could not be started */
   TS_WORKER_ERROR_PROTOCOL, /* it said something that is not the protocol */
   TS_WORKER_ERROR_DIED,     /* it crashed, exited or was killed (TsWorkerDeath says how) */
+  TS_WORKER_ERROR_BUSY,     /* it is doing something that excludes what was asked (a debug call) */
 } TsWorkerErrorCode;
 
 /* The message for an error in an argument the user typed: "Op: detail" or

@@ -18,10 +18,12 @@
 #include <stdint.h>
 
 /* Bumped on any incompatible change; Hello refuses another version. */
-#define TS_WORKER_PROTOCOL_VERSION 1u
+#define TS_WORKER_PROTOCOL_VERSION 2u /* 2: Call takes options (profile, compare) */
 
 #define TS_WORKER_INTERFACE "org.tracescope.Worker1"
 #define TS_WORKER_PATH "/org/tracescope/Worker"
+/* The step debugger's methods (docs/worker.md, "Debugging"), at the same path. */
+#define TS_WORKER_DEBUG_INTERFACE "org.tracescope.Worker1.Debug"
 /* D-Bus error names: TS_WORKER_ERROR_PREFIX + the engine's error code name
  * ("org.tracescope.Worker1.Error.InvalidArgument"). */
 #define TS_WORKER_ERROR_PREFIX TS_WORKER_INTERFACE ".Error."

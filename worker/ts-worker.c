@@ -24,7 +24,9 @@
 #include <unistd.h>
 
 #include "ts-crash-report.h"
+#include "ts-worker-private.h"
 #include "ts-worker-protocol.h"
+#include "ts-worker-tensor.h"
 
 #define CANCEL_GRACE_MS 2000 /* a call has this long to stop after Cancel */
 #define WATCH_MS 50          /* resident memory is checked this often during a call */
@@ -100,6 +102,8 @@ void ts_call_result_free(TsCallResult *r)
   g_free(r->value_text);
   g_free(r->shape_text);
   g_clear_pointer(&r->data, g_bytes_unref);
+  g_clear_pointer(&r->profile, g_bytes_unref);
+  g_clear_pointer(&r->compare, g_variant_unref);
   g_free(r);
 }
 
@@ -185,7 +189,7 @@ static void call_maybe_done(TsWorker *self, PendingCall *pc)
     call_return(self, pc, NULL);
 }
 
-static gboolean read_result_data(GVariantDict *d, GUnixFDList *fds, TsCallResult *r, GError **error);
+static gboolean read_profile(GVariantDict *d, GUnixFDList *fds, TsCallResult *r, GError **error);
 
 static TsCallResult *parse_result(GVariant *reply, GUnixFDList *fds, guint call_id, GError **error)
 {
@@ -208,92 +212,33 @@ static TsCallResult *parse_result(GVariant *reply, GUnixFDList *fds, guint call_
   g_variant_dict_lookup(&d, "shape-text", "s", &r->shape_text);
   g_variant_dict_lookup(&d, "n-calls", "u", &r->n_calls);
   g_variant_dict_lookup(&d, "total-ns", "t", &r->total_ns);
-  gboolean ok = read_result_data(&d, fds, r, error);
+  r->compare = g_variant_dict_lookup_value(&d, "compare", G_VARIANT_TYPE_VARDICT);
+  gboolean ok = ts_worker_tensor_read(&d, fds, "a Call result", &r->dtype, &r->shape, &r->data, error) &&
+              read_profile(&d, fds, r, error);
   g_variant_dict_clear(&d);
   return ok ? g_steal_pointer(&r) : NULL;
 }
 
-typedef struct {
-  void *map;
-  gsize size;
-} Mapping;
-
-static void mapping_free(gpointer data)
+/* The recorded session: inline (profile) or in a memfd (profile-fd, profile-size). */
+static gboolean read_profile(GVariantDict *d, GUnixFDList *fds, TsCallResult *r, GError **error)
 {
-  Mapping *m = data;
-  munmap(m->map, m->size);
-  g_free(m);
-}
-
-/* The result's values: dtype, shape, and bytes inline or in a memfd.
- * Everything is checked: the bytes must be exactly what dtype and shape say. */
-static gboolean read_result_data(GVariantDict *d, GUnixFDList *fds, TsCallResult *r, GError **error)
-{
-  const char *dtype_name;
-  if (!g_variant_dict_lookup(d, "dtype", "&s", &dtype_name))
-    return TRUE; /* no values: strings, variants, traced only */
-  g_autoptr(GVariant) shape = g_variant_dict_lookup_value(d, "shape", G_VARIANT_TYPE("ax"));
-  gsize rank = 0;
-  const gint64 *dims = shape ? g_variant_get_fixed_array(shape, &rank, sizeof(gint64)) : NULL;
-  if (!ts_dtype_from_name(dtype_name, &r->dtype) || !shape || rank > TS_MAX_RANK) {
-    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
-                "a Call result with a bad dtype (%s) or shape", dtype_name);
-    return FALSE;
-  }
-  r->shape.rank = (int)rank;
-  for (gsize i = 0; i < rank; i++)
-    r->shape.dim[i] = dims[i];
-  int64_t n = ts_shape_size(r->shape);
-  gsize expected;
-  if (n < 0 || !g_size_checked_mul(&expected, (gsize)n, ts_dtype_size(r->dtype))) {
-    g_set_error_literal(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
-                        "a Call result whose shape has unknown dims or overflows");
-    return FALSE;
-  }
-  g_autoptr(GVariant) inline_data = g_variant_dict_lookup_value(d, "data", G_VARIANT_TYPE_BYTESTRING);
+  g_autoptr(GVariant) inline_data = g_variant_dict_lookup_value(d, "profile", G_VARIANT_TYPE_BYTESTRING);
   if (inline_data) {
-    if (g_variant_get_size(inline_data) != expected) {
-      g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
-                  "a Call result of %zu bytes where its shape says %zu", g_variant_get_size(inline_data),
-                  expected);
-      return FALSE;
-    }
-    r->data = g_variant_get_data_as_bytes(inline_data);
+    r->profile = g_variant_get_data_as_bytes(inline_data);
     return TRUE;
   }
   gint32 index;
-  guint64 size, offset = 0;
-  g_variant_dict_lookup(d, "data-offset", "t", &offset);
-  if (!g_variant_dict_lookup(d, "data-fd", "h", &index) ||
-      !g_variant_dict_lookup(d, "data-size", "t", &size) || !fds || index < 0 ||
-      index >= g_unix_fd_list_get_length(fds) || size != expected || size == 0) {
+  guint64 size;
+  if (!g_variant_dict_lookup(d, "profile-fd", "h", &index))
+    return TRUE; /* none asked for */
+  if (!g_variant_dict_lookup(d, "profile-size", "t", &size) || !fds || index < 0 ||
+      index >= g_unix_fd_list_get_length(fds) || size == 0 || size > G_MAXSSIZE) {
     g_set_error_literal(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
-                        "a Call result whose values are neither inline nor in a valid fd");
+                        "a Call result whose profile is neither inline nor in a valid fd");
     return FALSE;
   }
-  int fd = g_unix_fd_list_get(fds, index, error);
-  if (fd < 0)
-    return FALSE;
-  /* mapped from the page the values start in */
-  guint64 page = (guint64)sysconf(_SC_PAGESIZE), start = offset / page * page, end;
-  struct stat st;
-  void *map = MAP_FAILED;
-  if (!g_uint64_checked_add(&end, offset, size) || fstat(fd, &st) != 0 || (guint64)st.st_size < end)
-    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
-                "the result the worker sent (%" G_GUINT64_FORMAT " bytes at %" G_GUINT64_FORMAT
-                ") is not in its fd", size, offset);
-  else if ((map = mmap(NULL, end - start, PROT_READ, MAP_PRIVATE, fd, (off_t)start)) == MAP_FAILED)
-    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
-                "cannot map the %" G_GUINT64_FORMAT "-byte result the worker sent: %s", size,
-                g_strerror(errno));
-  close(fd);
-  if (map == MAP_FAILED)
-    return FALSE;
-  Mapping *m = g_new(Mapping, 1);
-  m->map = map;
-  m->size = end - start;
-  r->data = g_bytes_new_with_free_func((char *)map + (offset - start), size, mapping_free, m);
-  return TRUE;
+  r->profile = ts_worker_map_fd(fds, index, 0, size, "the profile the worker sent", error);
+  return r->profile != NULL;
 }
 
 static void on_call_reply(GObject *source, GAsyncResult *res, gpointer user_data)
@@ -350,6 +295,16 @@ void ts_worker_call_async(TsWorker *self, guint call_id, const char *function,
                           GCancellable *cancellable, GAsyncReadyCallback callback,
                           gpointer user_data)
 {
+  ts_worker_call_with_options_async(self, call_id, function, args, repeat, eager, NULL, cancellable,
+                                    callback, user_data);
+}
+
+void ts_worker_call_with_options_async(TsWorker *self, guint call_id, const char *function,
+                                       const char *const *args, guint repeat, gboolean eager,
+                                       GVariant *options, GCancellable *cancellable,
+                                       GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_autoptr(GVariant) opts = options ? g_variant_ref_sink(options) : g_variant_ref_sink(g_variant_new("a{sv}", NULL));
   g_return_if_fail(TS_IS_WORKER(self) && function != NULL && args != NULL);
   GTask *task = g_task_new(self, NULL, callback, user_data);
   g_task_set_source_tag(task, ts_worker_call_async);
@@ -366,7 +321,7 @@ void ts_worker_call_async(TsWorker *self, guint call_id, const char *function,
   g_queue_push_tail(&self->calls, pc);
   g_dbus_connection_call_with_unix_fd_list(
     self->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE, "Call",
-    g_variant_new("(us^asub)", call_id, function, args, repeat, eager), G_VARIANT_TYPE("(a{sv})"),
+    g_variant_new("(us^asub@a{sv})", call_id, function, args, repeat, eager, opts), G_VARIANT_TYPE("(a{sv})"),
     G_DBUS_CALL_FLAGS_NONE, G_MAXINT, NULL, NULL, on_call_reply, g_object_ref(task));
   if (cancellable) {
     pc->cancellable = g_object_ref(cancellable);
@@ -1070,4 +1025,10 @@ TsWorker *ts_worker_new(guint64 memory_limit)
   TsWorker *self = g_object_new(TS_TYPE_WORKER, NULL);
   self->memory_limit = memory_limit;
   return self;
+}
+
+GDBusConnection *_ts_worker_get_connection(TsWorker *self)
+{
+  g_return_val_if_fail(TS_IS_WORKER(self), NULL);
+  return self->connection && !g_dbus_connection_is_closed(self->connection) ? self->connection : NULL;
 }

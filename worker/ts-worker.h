@@ -46,6 +46,13 @@ typedef struct {
   ts_dtype dtype;
   ts_shape shape;
   GBytes *data;
+  /* option "profile" or "compare": the session recorded, serialized
+   * (tsp_session_deserialize reads it), else NULL */
+  GBytes *profile;
+  /* option "compare": a{sv} with n-calls (u), eager-window and
+   * graph-window ((tt): the timed calls of each mode in the session),
+   * first-call-ns, trace-ns and payback-calls (d); else NULL */
+  GVariant *compare;
 } TsCallResult;
 
 void ts_call_result_free(TsCallResult *result);
@@ -118,6 +125,15 @@ void ts_worker_call_async(TsWorker *self, guint call_id, const char *function,
                           GCancellable *cancellable, GAsyncReadyCallback callback,
                           gpointer user_data);
 TsCallResult *ts_worker_call_finish(TsWorker *self, GAsyncResult *result, GError **error);
+/* The same with options (a{sv}, NULL for none; a floating reference is
+ * sunk): "profile" (b) records a profiling session around the calls,
+ * "compare" (u: N) calls instead a warm-up and N times each way, eagerly
+ * and as a graph, recorded (result->profile, result->compare).  Finish
+ * with ts_worker_call_finish. */
+void ts_worker_call_with_options_async(TsWorker *self, guint call_id, const char *function,
+                                       const char *const *args, guint repeat, gboolean eager,
+                                       GVariant *options, GCancellable *cancellable,
+                                       GAsyncReadyCallback callback, gpointer user_data);
 
 /* Ends the process: closes its connection, or kills it when it is inside
  * a call (it could not notice).  The object lives until its process has

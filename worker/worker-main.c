@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "crash-handler.h"
+#include "worker-debug.h"
 #include "worker-service.h"
 #include "worker-status.h"
 
@@ -139,7 +140,8 @@ int main(int argc, char **argv)
   }
   g_dbus_connection_set_exit_on_close(connection, FALSE);
   WorkerService *service = worker_service_new(connection, status_page, &last_op, &error);
-  if (!service) {
+  WorkerDebug *debug = service ? worker_debug_new(connection, service, &error) : NULL;
+  if (!debug) {
     g_printerr("tracescope-worker: %s\n", error->message);
     return 1;
   }
@@ -148,6 +150,7 @@ int main(int argc, char **argv)
   g_dbus_connection_start_message_processing(connection);
   g_main_loop_run(loop);
 
+  worker_debug_free(debug);
   worker_service_free(service);
   ts_release_all();
   munmap(status_page, sizeof *status_page);

@@ -12,9 +12,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "tracescope-profiler.h"
 #include "ts-spec-text.h"
 #include "ts-worker-error.h"
 #include "ts-worker-protocol.h"
+#include "ts-worker-tensor.h"
 #include "worker-status.h"
 
 #define PROGRESS_NS 50000000u /* at most 20 progress updates a second */
@@ -43,6 +45,7 @@ static const char introspection_xml[] =
   "   <arg direction='in' type='as' name='args'/>"
   "   <arg direction='in' type='u' name='repeat'/>"
   "   <arg direction='in' type='b' name='eager'/>"
+  "   <arg direction='in' type='a{sv}' name='options'/>"
   "   <arg direction='out' type='a{sv}' name='result'/>"
   "  </method>"
   "  <method name='Cancel'>"
@@ -172,7 +175,7 @@ static void on_engine_event(const ts_event *ev, void *user_data)
 
 /* A line "\x1etracescope-call 7 end" on stdout and stderr, after what
  * stdio still holds: what came before it is the call's (0: Open's). */
-static void mark_end(guint call_id)
+void worker_mark_end(guint call_id)
 {
   fflush(stdout);
   fflush(stderr);
@@ -214,7 +217,7 @@ static void handle_open(WorkerService *s, GVariant *params, GDBusMethodInvocatio
   }
   ts_error_clear();
   s->module = ts_module_open(source);
-  mark_end(0); /* what its constructors printed is nobody's call */
+  worker_mark_end(0); /* what its constructors printed is nobody's call */
   if (!s->module) {
     return_engine_error(inv, "", FALSE);
     return;
@@ -275,6 +278,8 @@ typedef struct {
   const char **args;
   int n_args;
   guint32 repeat;
+  gboolean profile;      /* option "profile": record a session around the calls */
+  guint32 compare;       /* option "compare": N eager and N graph calls, compared */
   ts_function *fn;
   ts_value *values;
 } Call;
@@ -286,62 +291,73 @@ static char *arg_prefix(ts_function *fn, int i)
   return g_strdup_printf("argument %d: ", i);
 }
 
-/* A sealed memfd holding a copy of data, or -1 with an error. */
-static int copy_to_memfd(const void *data, size_t size, GError **error)
+/* Bytes under key (ay) when small, else in a memfd: key-fd (h) and key-size (t). */
+static gboolean add_bytes(GVariantDict *d, const char *key, GBytes *bytes, GUnixFDList *fds, GError **error)
 {
-  int fd = memfd_create("tracescope-result", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  /* write(2) fills the memfd's pages in bulk: much cheaper than faulting
-   * them in one by one through a mapping */
-  size_t done = 0;
-  while (fd >= 0 && done < size) {
-    ssize_t w = write(fd, (const char *)data + done, size - done);
-    if (w <= 0 && errno != EINTR)
-      break;
-    done += w > 0 ? (size_t)w : 0;
-  }
-  if (fd < 0 || done < size) {
-    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno),
-                "cannot put the %zu-byte result in a memfd: %s", size, g_strerror(errno));
-    if (fd >= 0)
-      close(fd);
-    return -1;
-  }
-  /* sealed: the app maps it knowing nobody changes it under it */
-  fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
-  return fd;
-}
-
-/* The tensor's dtype, shape and bytes into d: inline when small, else as
- * an fd added to fds: its own memory, or a copy. */
-static gboolean add_tensor(GVariantDict *d, const ts_tensor *out, GUnixFDList *fds, GError **error)
-{
-  ts_dtype dtype = ts_tensor_dtype(out);
-  ts_shape shape = ts_tensor_shape(out);
-  const void *data = ts_tensor_data(out);
-  if (!data || dtype == TS_STRING || dtype == TS_VARIANT)
-    return TRUE; /* no host bytes to send: the printed value says it all */
-  size_t size = (size_t)ts_tensor_size(out) * ts_dtype_size(dtype);
-  g_variant_dict_insert(d, "dtype", "s", ts_dtype_name(dtype));
-  g_variant_dict_insert_value(d, "shape", g_variant_new_fixed_array(G_VARIANT_TYPE_INT64, shape.dim,
-                                                                     (gsize)shape.rank, sizeof(gint64)));
+  gsize size;
+  const void *data = g_bytes_get_data(bytes, &size);
   if (size < TS_WORKER_FD_THRESHOLD) {
-    g_variant_dict_insert_value(d, "data", g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE, data, size, 1));
+    g_variant_dict_insert_value(d, key, g_variant_new_from_bytes(G_VARIANT_TYPE_BYTESTRING, bytes, TRUE));
     return TRUE;
   }
-  /* the tensor's own memory when it lives in a memfd (ts_cpu_share_buffers),
-   * else a copy written into a fresh one */
-  size_t offset = 0;
-  int fd = ts_tensor_export_fd(out, &offset);
-  if (fd < 0 && (fd = copy_to_memfd(data, size, error)) < 0)
+  int fd = ts_worker_memfd_copy(data, size, error);
+  if (fd < 0)
     return FALSE;
   int index = g_unix_fd_list_append(fds, fd, error);
   close(fd);
   if (index < 0)
     return FALSE;
-  g_variant_dict_insert(d, "data-fd", "h", index);
-  g_variant_dict_insert(d, "data-offset", "t", (guint64)offset);
-  g_variant_dict_insert(d, "data-size", "t", (guint64)size);
+  g_autofree char *fd_key = g_strconcat(key, "-fd", NULL), *size_key = g_strconcat(key, "-size", NULL);
+  g_variant_dict_insert(d, fd_key, "h", index);
+  g_variant_dict_insert(d, size_key, "t", (guint64)size);
   return TRUE;
+}
+
+/* The session recorded, into the result as "profile". */
+static gboolean add_profile(GVariantDict *d, tsp_session *session, GUnixFDList *fds, GError **error)
+{
+  g_autoptr(GBytes) bytes = tsp_session_serialize(session);
+  return add_bytes(d, "profile", bytes, fds, error);
+}
+
+/* Option "compare": the function eagerly and as a graph (tsp_compare_run:
+ * a warm-up each way, then N calls each way), recorded; the app reads the
+ * rows from the session and the windows and first call from "compare". */
+static void make_compare(Call *c)
+{
+  g_autoptr(GUnixFDList) fds = g_unix_fd_list_new();
+  tsp_session *session = tsp_session_new();
+  tsp_compare *cmp = tsp_compare_run(session, c->fn, c->values, c->n_args, (int)c->compare);
+  if (!cmp) {
+    tsp_session_free(session);
+    return_engine_error(c->inv, "", FALSE);
+    return;
+  }
+  GVariantDict d, w;
+  g_variant_dict_init(&d, NULL);
+  g_variant_dict_init(&w, NULL);
+  g_variant_dict_insert(&w, "n-calls", "u", c->compare);
+  g_variant_dict_insert(&w, "eager-window", "(tt)", cmp->eager_window.from_ns, cmp->eager_window.to_ns);
+  g_variant_dict_insert(&w, "graph-window", "(tt)", cmp->graph_window.from_ns, cmp->graph_window.to_ns);
+  g_variant_dict_insert(&w, "first-call-ns", "d", cmp->first_call_ns);
+  g_variant_dict_insert(&w, "trace-ns", "d", cmp->trace_ns);
+  g_variant_dict_insert(&w, "payback-calls", "d", cmp->payback_calls);
+  g_autofree char *text = g_strdup_printf("graph speedup %.2fx (%u calls each way)", cmp->speedup, c->compare);
+  g_variant_dict_insert(&d, "value-text", "s", text);
+  g_variant_dict_insert(&d, "n-calls", "u", 2 * c->compare + 2);
+  g_variant_dict_insert_value(&d, "compare", g_variant_dict_end(&w));
+  tsp_compare_free(cmp);
+  g_autoptr(GError) error = NULL;
+  gboolean ok = add_profile(&d, session, fds, &error);
+  tsp_session_free(session);
+  if (!ok) {
+    g_variant_dict_clear(&d);
+    g_dbus_method_invocation_return_gerror(c->inv, error);
+    return;
+  }
+  g_dbus_method_invocation_return_value_with_unix_fd_list(
+    c->inv, g_variant_new("(@a{sv})", g_variant_dict_end(&d)),
+    g_unix_fd_list_get_length(fds) > 0 ? fds : NULL);
 }
 
 /* Calls or traces; replies either way. */
@@ -359,6 +375,10 @@ static void make_call(Call *c)
       return_engine_error(c->inv, prefix, TRUE);
       return;
     }
+  }
+  if (c->compare > 0 && !traced_only) {
+    make_compare(c);
+    return;
   }
   GVariantDict d;
   g_variant_dict_init(&d, NULL);
@@ -382,13 +402,27 @@ static void make_call(Call *c)
   g_autoptr(GUnixFDList) fds = g_unix_fd_list_new();
   guint64 total_ns = 0, last_progress = 0;
   guint32 n_calls = 0;
+  g_autoptr(GError) error = NULL;
+  tsp_session *session = NULL;
+  if (c->profile) {
+    session = tsp_session_new();
+    if (!tsp_session_start(session, &error)) {
+      tsp_session_free(session);
+      g_variant_dict_clear(&d);
+      g_dbus_method_invocation_return_gerror(c->inv, error);
+      return;
+    }
+  }
   for (guint32 k = 0; k < c->repeat; k++) {
     ts_scope *scope = ts_scope_begin();
-    uint64_t t0 = ts_now_ns();
+    uint64_t t0 = session ? tsp_call_begin(session) : ts_now_ns();
     ts_tensor *out = ts_function_call(c->fn, c->values, c->n_args);
     total_ns += ts_now_ns() - t0;
+    if (session)
+      tsp_call_end(session, t0, c->function, ts_functions_run_eagerly() ? TSP_MODE_EAGER : TSP_MODE_GRAPH);
     if (!out) {
       ts_scope_end(scope);
+      tsp_session_free(session);
       g_variant_dict_clear(&d);
       return_engine_error(c->inv, "", FALSE);
       return;
@@ -401,9 +435,9 @@ static void make_call(Call *c)
       g_variant_dict_insert(&d, "shape-text", "s", shape);
       free(text);
       free(shape);
-      g_autoptr(GError) error = NULL;
-      if (!add_tensor(&d, out, fds, &error)) {
+      if (!ts_worker_tensor_write(&d, out, fds, &error)) {
         ts_scope_end(scope);
+        tsp_session_free(session);
         g_variant_dict_clear(&d);
         g_dbus_method_invocation_return_gerror(c->inv, error);
         return;
@@ -418,6 +452,16 @@ static void make_call(Call *c)
   }
   g_variant_dict_insert(&d, "n-calls", "u", n_calls);
   g_variant_dict_insert(&d, "total-ns", "t", total_ns);
+  if (session) {
+    tsp_session_stop(session);
+    gboolean ok = add_profile(&d, session, fds, &error);
+    tsp_session_free(session);
+    if (!ok) {
+      g_variant_dict_clear(&d);
+      g_dbus_method_invocation_return_gerror(c->inv, error);
+      return;
+    }
+  }
   g_dbus_method_invocation_return_value_with_unix_fd_list(
     c->inv, g_variant_new("(@a{sv})", g_variant_dict_end(&d)),
     g_unix_fd_list_get_length(fds) > 0 ? fds : NULL);
@@ -427,7 +471,10 @@ static void handle_call(WorkerService *s, GVariant *params, GDBusMethodInvocatio
 {
   Call c = { .s = s, .inv = inv };
   gboolean eager;
-  g_variant_get(params, "(u&s^a&sub)", &c.call_id, &c.function, &c.args, &c.repeat, &eager);
+  g_autoptr(GVariant) options = NULL;
+  g_variant_get(params, "(u&s^a&sub@a{sv})", &c.call_id, &c.function, &c.args, &c.repeat, &eager, &options);
+  g_variant_lookup(options, "profile", "b", &c.profile);
+  g_variant_lookup(options, "compare", "u", &c.compare);
   c.n_args = (int)g_strv_length((char **)c.args);
   c.repeat = MAX(c.repeat, 1);
   if (!(c.fn = lookup(s, inv, c.function)))
@@ -437,6 +484,12 @@ static void handle_call(WorkerService *s, GVariant *params, GDBusMethodInvocatio
     g_dbus_method_invocation_return_error(inv, TS_ENGINE_ERROR, TS_ERR_INVALID_ARGUMENT,
                                           "%s takes %d argument%s, got %d", c.function, n_params,
                                           n_params == 1 ? "" : "s", c.n_args);
+    goto out;
+  }
+  if (__atomic_load_n(&s->call_id, __ATOMIC_SEQ_CST) != 0) {
+    g_dbus_method_invocation_return_error(inv, TS_WORKER_ERROR, TS_WORKER_ERROR_BUSY,
+                                          "call %u is being debugged: stop it first",
+                                          __atomic_load_n(&s->call_id, __ATOMIC_SEQ_CST));
     goto out;
   }
   /* each side stores, then looks at the other's: a Cancel is never lost */
@@ -465,7 +518,7 @@ static void handle_call(WorkerService *s, GVariant *params, GDBusMethodInvocatio
   s->status->call_id = 0;
 out:
   /* every call has its mark, also one refused before it ran */
-  mark_end(c.call_id);
+  worker_mark_end(c.call_id);
   g_free(c.args);
 }
 
@@ -553,4 +606,27 @@ void worker_service_free(WorkerService *s)
   g_object_unref(s->connection);
   ts_module_free(s->module);
   g_free(s);
+}
+
+void worker_service_set_call(WorkerService *s, guint call_id)
+{
+  if (call_id)
+    __atomic_store_n(&s->cancel_flag, 0, __ATOMIC_SEQ_CST);
+  __atomic_store_n(&s->call_id, call_id, __ATOMIC_SEQ_CST);
+  s->status->call_id = call_id;
+}
+
+const int *worker_service_cancel_flag(WorkerService *s)
+{
+  return &s->cancel_flag;
+}
+
+const ts_op_watch *worker_service_last_op(WorkerService *s)
+{
+  return s->last_op;
+}
+
+ts_module *worker_service_module(WorkerService *s)
+{
+  return s->module;
 }

@@ -22,11 +22,65 @@ const ts_graph *ts__executable_graph(const ts_executable *e);
 bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_inputs,
                         ts_tensor **outputs, const ts_node *parent, uint64_t parent_seq);
 
-/* ---- passes (each: a new graph from an old one, provenance kept) ---------------------- */
+/* The passes' one-line summary ("fold: folded 2 nodes into constants\n
+ * cse: removed 12 nodes\n..."), one line per pass run; "" when none ran. */
+const char *ts__executable_summary(const ts_executable *e);
+
+/* ---- passes (docs/passes.md) ------------------------------------------------------------
+ * Each pass builds a new graph from an old one with the rewrite API, so
+ * every node keeps its provenance, and adds what it did to its stats.
+ * Passes other than dce leave what they made dead in place (dce drops it). */
+
+typedef enum ts_pass_id {
+  TS_PASS_FOLD,
+  TS_PASS_CSE,
+  TS_PASS_SIMPLIFY,
+  TS_PASS_DCE,
+  TS_PASS_FUSE,
+  TS_PASS_COUNT
+} ts_pass_id;
+
+#define TS_PASSES_ALL ((1u << TS_PASS_COUNT) - 1)
+
+typedef struct ts_pass_stats {
+  int count; /* nodes folded, removed, simplified or fused */
+  int into;  /* what they became (constants, fused kernels) */
+} ts_pass_stats;
+
+typedef ts_graph *(*ts_pass_fn)(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats);
+
+/* Copies src node n into rw with its subgraphs run through pass. */
+ts_node *ts__pass_copy(ts_rewrite *rw, const ts_node *n, ts_pass_fn pass, ts_pass_stats *stats);
 
 /* Grappler's constant folding: stateless nodes fed by constants only
  * become Const nodes holding their value; a node whose evaluation fails is
  * left to fail at run time.  Subgraphs are folded too. */
-ts_graph *ts__pass_fold_constants(const ts_graph *g, ts_graph *parent);
-/* Would the pass change g (a node it could fold, or one to drop)? */
-bool ts__pass_fold_would_change(const ts_graph *g);
+ts_graph *ts__pass_fold_constants(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats);
+/* Common-subexpression elimination: a node equal to an earlier one (op,
+ * inputs, control inputs, attributes, value) is replaced by it, unless it
+ * is stateful, random, reads a variable or makes a TensorArray. */
+ts_graph *ts__pass_cse(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats);
+/* Arithmetic simplification (x*1, x+0, x-0, x-x on integers, double
+ * transposes, reshapes of reshapes, casts to the same dtype, small integer
+ * powers). */
+ts_graph *ts__pass_simplify(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats);
+/* Dead-code elimination: drops what neither the outputs nor a stateful
+ * node need. */
+ts_graph *ts__pass_dce(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats);
+/* Fusion: MatMul + bias + activation into _FusedMatMul, chains of float
+ * elementwise ops into FusedElementwise (ops/fused.c). */
+ts_graph *ts__pass_fuse(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats);
+
+/* Parses "all", "none" or "fold,cse,..." into a mask of 1 << ts_pass_id;
+ * false + error naming what is not a pass. */
+bool ts__passes_parse(const char *list, unsigned *mask);
+/* The passes executables run now: ts_set_passes's, else TRACESCOPE_PASSES's, else all. */
+unsigned ts__passes_current(void);
+/* Runs the passes of mask on g in their order, then drops what nothing
+ * needs; the new graph (NULL when nothing changed: g is fine as it is) and
+ * the summary (owned) come back. */
+ts_graph *ts__passes_run(const ts_graph *g, unsigned mask, char **summary);
+/* Nodes in g and its subgraphs. */
+int ts__graph_count_nodes(const ts_graph *g);
+/* Is src_port's value in rw's graph a Const? Its value, else NULL. */
+const ts_tensor *ts__rewrite_const(const ts_rewrite *rw, ts_port src_port);

@@ -1,9 +1,12 @@
-/* executable.c — runs an optimized graph: a plan of its nodes in creation
+/* executable.c — runs an optimized graph (the passes chosen when it is
+ * made rewrote it: passes.c): a plan of its nodes in creation
  * order, which is topological (the graph holds only what the outputs and
  * the stateful ops need: the passes dropped the rest).  Each value is
  * released after its last use, so memory stays at the graph's live set and
  * freed buffers are reused while still in cache. */
 #include "exec.h"
+
+#include <stdlib.h>
 
 typedef struct plan {
   int n_steps;
@@ -19,6 +22,7 @@ struct ts_executable {
   bool owns_graph;
   plan plan;
   ts_executable ***subs; /* per node id: executables of its subgraphs, or NULL */
+  char *summary;         /* the passes' (top level only) */
 };
 
 static ts_executable *executable_plan(ts_graph *g, bool owns)
@@ -65,10 +69,18 @@ static ts_executable *executable_plan(ts_graph *g, bool owns)
 
 ts_executable *ts__executable_new(const ts_graph *traced)
 {
-  /* A graph the passes would leave as it is runs as traced (no copy). */
-  if (!ts__pass_fold_would_change(traced))
-    return executable_plan((ts_graph *)traced, false);
-  return executable_plan(ts__pass_fold_constants(traced, NULL), true);
+  char *summary;
+  ts_graph *optimized = ts__passes_run(traced, ts__passes_current(), &summary);
+  /* A graph the passes left as it is runs as traced (no copy). */
+  ts_executable *e = optimized ? executable_plan(optimized, true)
+                               : executable_plan((ts_graph *)traced, false);
+  e->summary = summary;
+  return e;
+}
+
+const char *ts__executable_summary(const ts_executable *e)
+{
+  return e->summary;
 }
 
 void ts__executable_free(ts_executable *e)
@@ -92,6 +104,7 @@ void ts__executable_free(ts_executable *e)
   g_free(p->last_use);
   if (e->owns_graph)
     ts__graph_free(e->graph);
+  free(e->summary);
   g_free(e);
 }
 
@@ -119,10 +132,12 @@ static bool run_subgraph(const ts_run_site *site, uint64_t seq, int i, ts_tensor
   return ts__executable_run(sub, in, n_in, out, site->traced ? site->traced : site->node, seq);
 }
 
-/* The traced node an optimized node stands for when it is exactly one. */
+/* The traced node an optimized node stands for when it is exactly one of
+ * the same op (a Mul made from a Pow is not that Pow: ts_node_origin says). */
 static const ts_node *traced_of(const ts_node *n)
 {
-  return ts_node_n_origins(n) == 1 ? ts_node_origin(n, 0) : NULL;
+  const ts_node *o = ts_node_n_origins(n) == 1 ? ts_node_origin(n, 0) : NULL;
+  return o && o->op == n->op ? o : NULL;
 }
 
 /* Runs one step; its outputs land in out[] as references the run owns. */

@@ -30,42 +30,7 @@ static bool evaluate(ts_rewrite *rw, const ts_node *n, ts_tensor **out, int *n_o
   return *n_out >= 0;
 }
 
-/* A node folding may evaluate: stateless, fed by constants only. */
-static bool foldable(const ts_graph *g, const ts_node *n)
-{
-  const ts_op_def *def = ts__op_def(n->op);
-  if ((def->flags & (TS_OPF_STATEFUL | TS_OPF_INPUT | TS_OPF_VALUE | TS_OPF_CONTROL_FLOW)) ||
-      n->n_subgraphs)
-    return false;
-  for (int i = 0; i < n->n_inputs; i++) {
-    const ts_node *src = ts__graph_node(g, n->inputs[i].node);
-    if (src->op != TS_OP_CONST || !src->value)
-      return false;
-  }
-  return true;
-}
-
-bool ts__pass_fold_would_change(const ts_graph *g)
-{
-  if (!ts__graph_all_needed(g))
-    return true;
-  for (guint id = 0; id < g->nodes->len; id++) {
-    const ts_node *n = ts__graph_node(g, (int)id);
-    if (foldable(g, n))
-      return true;
-    for (int s = 0; s < n->n_subgraphs; s++)
-      if (ts__pass_fold_would_change(n->subgraphs[s]))
-        return true;
-  }
-  return false;
-}
-
-static ts_graph *fold_sub(const ts_graph *sub, ts_graph *parent, void *data)
-{
-  return ts__pass_fold_constants(sub, parent);
-}
-
-ts_graph *ts__pass_fold_constants(const ts_graph *g, ts_graph *parent)
+ts_graph *ts__pass_fold_constants(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats)
 {
   ts_rewrite *rw = ts__rewrite_begin(g, parent);
   for (guint id = 0; id < g->nodes->len; id++) {
@@ -76,10 +41,12 @@ ts_graph *ts__pass_fold_constants(const ts_graph *g, ts_graph *parent)
     if (evaluate(rw, n, out, &n_out)) {
       for (int i = 0; i < n_out; i++)
         ts__rewrite_constant(rw, n, i, out[i]);
+      stats->count++;
+      stats->into += n_out;
     } else {
-      ts__rewrite_copy(rw, n, fold_sub, NULL);
+      ts__pass_copy(rw, n, ts__pass_fold_constants, stats);
     }
     ts_scope_end(scope);
   }
-  return ts__rewrite_end(rw);
+  return ts__rewrite_finish(rw, false);
 }

@@ -3,6 +3,10 @@
  * AssignSubVariableOp.  All are stateful: while tracing they get control
  * dependencies in program order and the executor never prunes them.
  *
+ * Reads never copy: a read is a view of the variable's storage, and an
+ * assign while a read still holds that storage moves the variable to a
+ * new one (copy on write), so the read keeps the value it read.
+ *
  * Print formats tensors with ts__append_tf_print (print_tf.c); a lone scalar
  * string is printed raw. */
 #include "../engine-private.h"
@@ -188,18 +192,85 @@ static bool read_infer(ts_infer_ctx *c)
   return true;
 }
 
+/* Copies var's value from src to dst, both on var's backend. */
+static bool copy_value(ts_kernel_ctx *k, const ts_tensor *var, void *dst, const void *src)
+{
+  size_t bytes = (size_t)var->size * ts_dtype_size(var->dtype);
+  const ts_backend_i *bi = &var->backend->iface;
+  if (bi->host_visible) {
+    memcpy(dst, src, bytes);
+    return true;
+  }
+  void *tmp = g_malloc(bytes ? bytes : 1);
+  bool ok = bi->copy_to_host(var->backend, tmp, src, bytes) &&
+            bi->copy_from_host(var->backend, dst, tmp, bytes);
+  g_free(tmp);
+  return ok || ts__kernel_fail(k, TS_ERR_INTERNAL, "copying the variable's value on %s failed",
+                               bi->name);
+}
+
+/* A variable keeps its value in a storage tensor of its own (var->base),
+ * which reads share: a read is a view, never a copy.  A variable made with
+ * its data inline (ts_variable_new, a graph read back) moves it into one
+ * on first use.  false + error (out of memory). */
+static bool variable_storage(ts_kernel_ctx *k, ts_tensor *var)
+{
+  if (var->base)
+    return true;
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *store = ts__tensor_alloc_on(k->loc, var->backend, var->dtype, var->shape);
+  if (store && !copy_value(k, var, store->data, var->data))
+    store = NULL;
+  if (store) {
+    if (var->owns_buffer)
+      var->backend->iface.buffer_free(var->backend, var->data,
+                                      (size_t)var->size * ts_dtype_size(var->dtype));
+    var->owns_buffer = false;
+    var->base = ts_tensor_ref(store);
+    var->data = store->data;
+  }
+  ts_scope_end(scope);
+  return store != NULL;
+}
+
+/* Before var's value changes: a storage that reads still hold is theirs
+ * (they keep the value they read); the variable moves to a fresh copy,
+ * copying the old value only when copy_old (add/sub read it). */
+static bool variable_writable(ts_kernel_ctx *k, ts_tensor *var, bool copy_old)
+{
+  if (!variable_storage(k, var))
+    return false;
+  ts_tensor *old = var->base;
+  if (__atomic_load_n(&old->refcount, __ATOMIC_ACQUIRE) == 1)
+    return true; /* only the variable holds it: write in place */
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *fresh = ts__tensor_alloc_on(k->loc, var->backend, var->dtype, var->shape);
+  if (fresh && copy_old && !copy_value(k, var, fresh->data, old->data))
+    fresh = NULL;
+  if (fresh) {
+    var->base = ts_tensor_ref(fresh);
+    var->data = fresh->data;
+    ts_tensor_unref(old);
+  }
+  ts_scope_end(scope);
+  return fresh != NULL;
+}
+
 static bool read_cpu(ts_kernel_ctx *k)
 {
-  const ts_tensor *var = k->in[0];
+  ts_tensor *var = k->in[0];
   if (!is_variable(var))
     return ts__kernel_fail(k, TS_ERR_INVALID_ARGUMENT, "input 0 is not a variable");
-  memcpy(k->out[0]->data, var->data, (size_t)var->size * ts_dtype_size(var->dtype));
-  return true;
+  if (!variable_storage(k, var))
+    return false;
+  k->out[0] = ts__tensor_view(var, var->shape);
+  return k->out[0] || ts__kernel_fail(k, TS_ERR_NO_MEMORY, "out of memory");
 }
 
 const ts_op_def ts__op_read_variable = {
   .op = TS_OP_READ_VARIABLE, .name = "ReadVariableOp", .api_name = "read_variable",
-  .n_inputs = 1, .n_outputs = 1, .flags = TS_OPF_STATEFUL | TS_OPF_VARIABLE | TS_OPF_AUXILIARY,
+  .n_inputs = 1, .n_outputs = 1,
+  .flags = TS_OPF_STATEFUL | TS_OPF_VARIABLE | TS_OPF_AUXILIARY | TS_OPF_ALIAS,
   .infer = read_infer, .kernel[TS_DEVICE_CPU] = read_cpu,
 };
 
@@ -258,20 +329,30 @@ static bool assign_cpu(ts_kernel_ctx *k)
   const ts_tensor *value = k->in[1];
   if (!is_variable(var))
     return ts__kernel_fail(k, TS_ERR_INVALID_ARGUMENT, "input 0 is not a variable");
+  bool set = k->def->op == TS_OP_ASSIGN_VARIABLE;
+  /* value may be the variable or a read of it: its data stays where it is
+   * (a storage moved away from is held by whoever made the move needed) */
+  if (!variable_storage(k, var))
+    return false;
+  const void *src = value->data;
+  if (!variable_writable(k, var, !set))
+    return false;
   size_t bytes = (size_t)var->size * ts_dtype_size(var->dtype);
-  if (k->def->op == TS_OP_ASSIGN_VARIABLE)
-    memmove(var->data, value->data, bytes); /* value may be a view of the variable */
+  if (set)
+    memmove(var->data, src, bytes);
   else
-    combine(var->dtype, var->data, value->data, var->size,
+    combine(var->dtype, var->data, src, var->size,
             k->def->op == TS_OP_ASSIGN_SUB_VARIABLE);
-  memcpy(k->out[0]->data, var->data, bytes);
-  return true;
+  /* the new value, shared like a read's */
+  k->out[0] = ts__tensor_view(var, var->shape);
+  return k->out[0] || ts__kernel_fail(k, TS_ERR_NO_MEMORY, "out of memory");
 }
 
 #define ASSIGN_DEF(ID, id, display)                                                        \
   const ts_op_def ts__op_##id = {                                                          \
     .op = TS_OP_##ID, .name = display, .api_name = #id, .n_inputs = 2, .n_outputs = 1,     \
-    .flags = TS_OPF_STATEFUL | TS_OPF_VARIABLE, .infer = assign_infer, .kernel[TS_DEVICE_CPU] = assign_cpu,  \
+    .flags = TS_OPF_STATEFUL | TS_OPF_VARIABLE | TS_OPF_ALIAS, .infer = assign_infer,            \
+    .kernel[TS_DEVICE_CPU] = assign_cpu,                                                   \
   };
 ASSIGN_DEF(ASSIGN_VARIABLE, assign_variable, "AssignVariableOp")
 ASSIGN_DEF(ASSIGN_ADD_VARIABLE, assign_add_variable, "AssignAddVariableOp")

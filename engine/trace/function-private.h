@@ -51,3 +51,19 @@ struct ts_call {
   const ts_value *args;
   int n_args;
 };
+
+/* ---- for the divergence finder (diverge.c) ---------------------------------------- */
+
+/* The concrete function a graph-mode call of f runs for *args (traced if
+ * need be), *args converted for f's input signature (*converted: owned, or
+ * NULL).  NULL + error; NULL without an error when the retrace limit sends
+ * the call to eager execution. */
+ts_concrete *ts__function_resolve(ts_function *f, const ts_value **args, int n_args,
+                                  ts_value **converted);
+/* The optimized graph cf runs (the traced one when no pass changed it). */
+const ts_graph *ts__concrete_exec_graph(const ts_concrete *cf);
+/* A TS_EVENT_WARNING about f. */
+void ts__function_warn(ts_function *f, ts_warning_kind kind, const char *message);
+/* A call of f in check mode: both runs compared, a warning when they
+ * differ; returns the graph's result (current scope).  NULL + error. */
+ts_tensor *ts__diverge_check_call(ts_function *f, const ts_value *args, int n_args);

@@ -22,6 +22,7 @@ struct ts_function {
   bool reduce_retracing;
   int retrace_limit;
   bool fail_on_retrace;
+  bool check_eagerly;     /* every call runs both ways (diverge.c) */
   bool warned_frequent, warned_limit;
   pthread_mutex_t lock;   /* the cache; recursive: traced code may call fn again */
   GPtrArray *concrete;    /* ts_concrete *, in trace order */
@@ -159,6 +160,16 @@ void ts_function_set_fail_on_retrace(ts_function *f, bool fail)
   f->fail_on_retrace = fail;
 }
 
+void ts_function_set_check_eagerly(ts_function *f, bool check)
+{
+  f->check_eagerly = check;
+}
+
+bool ts_function_checks_eagerly(const ts_function *f)
+{
+  return f->check_eagerly;
+}
+
 int ts_function_trace_count(const ts_function *f)
 {
   return f->trace_count;
@@ -183,6 +194,18 @@ ts_function *ts_concrete_function(const ts_concrete *cf)
 const ts_graph *ts_concrete_graph(const ts_concrete *cf)
 {
   return cf->graph;
+}
+
+const ts_graph *ts_concrete_optimized_graph(const ts_concrete *cf)
+{
+  TS_CHECK_ARG(cf != NULL, NULL);
+  return ts__executable_graph(cf->exec);
+}
+
+const char *ts_concrete_pass_summary(const ts_concrete *cf)
+{
+  TS_CHECK_ARG(cf != NULL, NULL);
+  return ts__executable_summary(cf->exec);
 }
 
 const char *ts_concrete_signature(const ts_concrete *cf)
@@ -529,6 +552,11 @@ static void warn(ts_function *f, ts_warning_kind kind, const char *message, cons
   emit(&ev);
 }
 
+void ts__function_warn(ts_function *f, ts_warning_kind kind, const char *message)
+{
+  warn(f, kind, message, NULL);
+}
+
 /* The input signature that would have served every traced call: the
  * newest signature with each dimension that varies unknown.  NULL when no
  * single signature accepts them all (an argument changed its number,
@@ -872,6 +900,8 @@ ts_tensor *ts_function_call(ts_function *f, const ts_value *args, int n_args)
     return call_while_tracing(f, args, n_args);
   if (runs_eagerly(f))
     return run_eager(f, args, n_args);
+  if (f->check_eagerly && !ts__context()->run.run_id)
+    return ts__diverge_check_call(f, args, n_args);
 
   ts_value *converted;
   if (!convert_args(f, &args, n_args, &converted))
@@ -883,6 +913,23 @@ ts_tensor *ts_function_call(ts_function *f, const ts_value *args, int n_args)
   ts_tensor *out = eager ? run_eager(f, args, n_args) : cf ? run_concrete(cf, args, n_args) : NULL;
   g_free(converted);
   return out;
+}
+
+ts_concrete *ts__function_resolve(ts_function *f, const ts_value **args, int n_args,
+                                  ts_value **converted)
+{
+  if (!convert_args(f, args, n_args, converted))
+    return NULL;
+  bool eager;
+  pthread_mutex_lock(&f->lock);
+  ts_concrete *cf = resolve(f, *args, n_args, false, &eager);
+  pthread_mutex_unlock(&f->lock);
+  return cf;
+}
+
+const ts_graph *ts__concrete_exec_graph(const ts_concrete *cf)
+{
+  return ts__executable_graph(cf->exec);
 }
 
 ts_concrete *ts_function_get_concrete(ts_function *f, const ts_value *args, int n_args)

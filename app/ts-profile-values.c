@@ -1,0 +1,75 @@
+/* ts-profile-values.c — per-node times from a session onto the module's graphs. */
+#include "ts-profile-values.h"
+
+char *ts_profile_format_ns(double ns)
+{
+  if (ns >= 1e9)
+    return g_strdup_printf("%.3g s", ns / 1e9);
+  if (ns >= 1e6)
+    return g_strdup_printf("%.3g ms", ns / 1e6);
+  if (ns >= 1e3)
+    return g_strdup_printf("%.3g µs", ns / 1e3);
+  return g_strdup_printf("%.0f ns", ns);
+}
+
+/* name -> node over graph and its subgraphs (the first of a name wins). */
+static void index_names(GHashTable *names, const ts_graph *g)
+{
+  for (int i = 0; i < ts_graph_n_nodes(g); i++) {
+    const ts_node *n = ts_graph_node(g, i);
+    if (!n)
+      continue;
+    if (!g_hash_table_contains(names, ts_node_name(n)))
+      g_hash_table_insert(names, (gpointer)ts_node_name(n), (gpointer)n);
+    for (int k = 0; k < ts_node_n_subgraphs(n); k++)
+      index_names(names, ts_node_subgraph(n, k));
+  }
+}
+
+const ts_node *ts_profile_find_node(const ts_graph *graph, const char *name)
+{
+  g_return_val_if_fail(graph != NULL && name != NULL, NULL);
+  g_autoptr(GHashTable) names = g_hash_table_new(g_str_hash, g_str_equal);
+  index_names(names, graph);
+  return g_hash_table_lookup(names, name);
+}
+
+/* graph name -> (node name -> node) for every graph of the module. */
+static GHashTable *index_module(TsLoadedModule *module)
+{
+  GHashTable *graphs = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_hash_table_unref);
+  for (int f = 0; f < ts_loaded_module_get_n_functions(module); f++) {
+    TsModuleFunction *fn = ts_loaded_module_get_function(module, f);
+    for (guint c = 0; c < fn->concrete->len; c++) {
+      const ts_graph *g = ((TsConcreteInfo *)g_ptr_array_index(fn->concrete, c))->graph;
+      if (!g || g_hash_table_contains(graphs, ts_graph_name(g)))
+        continue;
+      GHashTable *names = g_hash_table_new(g_str_hash, g_str_equal);
+      index_names(names, g);
+      g_hash_table_insert(graphs, (gpointer)ts_graph_name(g), names);
+    }
+  }
+  return graphs;
+}
+
+ts_render_values *ts_profile_compute_times(const tsp_session *session, const tsp_stats *st,
+                                           TsLoadedModule *module)
+{
+  g_return_val_if_fail(session != NULL && st != NULL && TS_IS_LOADED_MODULE(module), NULL);
+  ts_render_values *values = ts_render_values_new("ms");
+  g_autoptr(GHashTable) graphs = index_module(module);
+  for (int i = 0; i < st->n; i++) {
+    const tsp_stat *r = &st->rows[i];
+    const tsp_node_info *info = tsp_session_node(session, r->node);
+    GHashTable *names = info ? g_hash_table_lookup(graphs, tsp_session_string(session, info->graph)) : NULL;
+    const ts_node *n = names ? g_hash_table_lookup(names, info->name) : NULL;
+    if (!n)
+      continue;
+    ts_render_values_set(values, n, r->total_ns / 1e6);
+    g_autofree char *total = ts_profile_format_ns(r->total_ns), *mean = ts_profile_format_ns(r->mean_ns);
+    g_autofree char *note = g_strdup_printf("%" G_GUINT64_FORMAT " run%s · %s total · %s mean · %.1f %% of op time",
+                                            r->count, r->count == 1 ? "" : "s", total, mean, 100 * r->share);
+    ts_render_values_set_note(values, n, note);
+  }
+  return values;
+}

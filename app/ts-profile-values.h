@@ -1,0 +1,25 @@
+/* ts-profile-values.h — a profiling session's per-node times as the graph
+ * view's compute-time colouring: each traced node's total time (in ms),
+ * found in the module's graphs by graph and node name, with a note for
+ * its tooltip (runs, total, mean, share). */
+#pragma once
+
+#include "tracescope-profiler.h"
+#include "ts-graph-render.h"
+#include "ts-loaded-module.h"
+
+G_BEGIN_DECLS
+
+/* "1.23 ms", "45.6 µs", "789 ns" (owned). */
+char *ts_profile_format_ns(double ns);
+
+/* Values for the nodes of every graph of module that session timed, from
+ * its statistics by node (TSP_BY_NODE: ops run eagerly charged to the
+ * traced nodes they stand for).  Owned. */
+ts_render_values *ts_profile_compute_times(const tsp_session *session, const tsp_stats *by_node,
+                                           TsLoadedModule *module);
+
+/* The node of graph (or of its subgraphs) named name; NULL if none. */
+const ts_node *ts_profile_find_node(const ts_graph *graph, const char *name);
+
+G_END_DECLS

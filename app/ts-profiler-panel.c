@@ -1,0 +1,754 @@
+/* ts-profiler-panel.c — the op statistics table and the eager-against-graph
+ * comparison.  Both tables are GtkColumnViews whose columns come from one
+ * table each (title, what a cell shows, where in the row it is); a row is a
+ * TsProfileRow holding a copy of a tsp_stat or a tsp_compare_row. */
+#include "ts-profiler-panel.h"
+
+#include "ts-timeline.h"
+
+#include <adwaita.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "ts-profile-values.h"
+#include "ts-timeline.h"
+
+/* ---- rows ----------------------------------------------------------------------------- */
+
+#define TS_TYPE_PROFILE_ROW (ts_profile_row_get_type())
+G_DECLARE_FINAL_TYPE(TsProfileRow, ts_profile_row, TS, PROFILE_ROW, GObject)
+
+struct _TsProfileRow {
+  GObject parent_instance;
+  tsp_stat stat;         /* key and device owned */
+  tsp_compare_row cmp;   /* name, op and source owned */
+  char *node_name;       /* the traced node's (grouped by node), or NULL */
+};
+
+G_DEFINE_FINAL_TYPE(TsProfileRow, ts_profile_row, G_TYPE_OBJECT)
+
+static void ts_profile_row_finalize(GObject *object)
+{
+  TsProfileRow *r = TS_PROFILE_ROW(object);
+  g_free(r->stat.key);
+  g_free((char *)r->stat.device);
+  g_free(r->cmp.name);
+  g_free(r->cmp.op);
+  g_free(r->cmp.source);
+  g_free(r->node_name);
+  G_OBJECT_CLASS(ts_profile_row_parent_class)->finalize(object);
+}
+
+static void ts_profile_row_class_init(TsProfileRowClass *klass)
+{
+  G_OBJECT_CLASS(klass)->finalize = ts_profile_row_finalize;
+}
+
+static void ts_profile_row_init(TsProfileRow *self) {}
+
+static TsProfileRow *row_of_stat(const tsp_session *s, const tsp_stat *st, tsp_group_by by)
+{
+  TsProfileRow *r = g_object_new(TS_TYPE_PROFILE_ROW, NULL);
+  r->stat = *st;
+  r->stat.key = g_strdup(st->key);
+  r->stat.device = g_strdup(st->device);
+  const tsp_node_info *n = by == TSP_BY_NODE ? tsp_session_node(s, st->node) : NULL;
+  r->node_name = n ? g_strdup(n->name) : NULL;
+  return r;
+}
+
+static TsProfileRow *row_of_compare(const tsp_compare_row *c)
+{
+  TsProfileRow *r = g_object_new(TS_TYPE_PROFILE_ROW, NULL);
+  r->cmp = *c;
+  r->cmp.name = g_strdup(c->name);
+  r->cmp.op = g_strdup(c->op);
+  r->cmp.source = g_strdup(c->source);
+  return r;
+}
+
+/* ---- columns -------------------------------------------------------------------------- */
+
+typedef enum {
+  CELL_TEXT,  /* char * */
+  CELL_COUNT, /* uint64_t */
+  CELL_NS,    /* double, ns */
+  CELL_SHARE, /* double, 0-1 */
+  CELL_MODES, /* unsigned tsp_mode bits */
+  CELL_CALLS, /* double, per call */
+  CELL_RATIO, /* double, or the row's "only" */
+  CELL_BARS,  /* eager and graph time drawn */
+} CellKind;
+
+typedef struct {
+  const char *title;
+  CellKind kind;
+  size_t offset;
+  gboolean expand;
+  gboolean compare; /* of the comparison's rows */
+} Column;
+
+static const Column STAT_COLUMNS[] = {
+  { "Key", CELL_TEXT, offsetof(tsp_stat, key), TRUE, FALSE },
+  { "Count", CELL_COUNT, offsetof(tsp_stat, count), FALSE, FALSE },
+  { "Total", CELL_NS, offsetof(tsp_stat, total_ns), FALSE, FALSE },
+  { "Self", CELL_NS, offsetof(tsp_stat, self_ns), FALSE, FALSE },
+  { "Mean", CELL_NS, offsetof(tsp_stat, mean_ns), FALSE, FALSE },
+  { "Min", CELL_NS, offsetof(tsp_stat, min_ns), FALSE, FALSE },
+  { "Max", CELL_NS, offsetof(tsp_stat, max_ns), FALSE, FALSE },
+  { "p50", CELL_NS, offsetof(tsp_stat, p50_ns), FALSE, FALSE },
+  { "p95", CELL_NS, offsetof(tsp_stat, p95_ns), FALSE, FALSE },
+  { "Share", CELL_SHARE, offsetof(tsp_stat, share), FALSE, FALSE },
+  { "Mode", CELL_MODES, offsetof(tsp_stat, modes), FALSE, FALSE },
+  { "Device", CELL_TEXT, offsetof(tsp_stat, device), FALSE, FALSE },
+};
+#define STAT_SORT_COLUMN 2 /* Total, largest first */
+
+static const Column COMPARE_COLUMNS[] = {
+  { "Op", CELL_TEXT, offsetof(tsp_compare_row, name), TRUE, TRUE },
+  { "Type", CELL_TEXT, offsetof(tsp_compare_row, op), FALSE, TRUE },
+  { "Source", CELL_TEXT, offsetof(tsp_compare_row, source), FALSE, TRUE },
+  { "Runs/Call", CELL_CALLS, offsetof(tsp_compare_row, graph_count), FALSE, TRUE },
+  { "Eager", CELL_NS, offsetof(tsp_compare_row, eager_ns), FALSE, TRUE },
+  { "Graph", CELL_NS, offsetof(tsp_compare_row, graph_ns), FALSE, TRUE },
+  { "Eager/Graph", CELL_RATIO, offsetof(tsp_compare_row, ratio), FALSE, TRUE },
+  { "Time per Call", CELL_BARS, 0, FALSE, TRUE },
+};
+
+static const void *row_base(const TsProfileRow *r, const Column *c)
+{
+  return c->compare ? (const void *)&r->cmp : (const void *)&r->stat;
+}
+
+#define FIELD(r, c, type) (*(const type *)((const char *)row_base(r, c) + (c)->offset))
+
+static char *cell_text(const TsProfileRow *r, const Column *c)
+{
+  switch (c->kind) {
+  case CELL_TEXT: return g_strdup(FIELD(r, c, char *) ? FIELD(r, c, char *) : "");
+  case CELL_COUNT: return g_strdup_printf("%" G_GUINT64_FORMAT, FIELD(r, c, uint64_t));
+  case CELL_NS: return ts_profile_format_ns(FIELD(r, c, double));
+  case CELL_SHARE: return g_strdup_printf("%.1f %%", 100 * FIELD(r, c, double));
+  case CELL_CALLS: {
+    /* the runs per call of the mode that has them */
+    double n = r->cmp.graph_count > 0 ? r->cmp.graph_count : r->cmp.eager_count;
+    return g_strdup_printf("%.3g", n);
+  }
+  case CELL_RATIO:
+    return r->cmp.only ? g_strdup(r->cmp.only) : g_strdup_printf("%.3g×", FIELD(r, c, double));
+  case CELL_MODES: {
+    unsigned m = FIELD(r, c, unsigned);
+    return g_strdup(m == TSP_MODE_ALL ? "both" : m == TSP_MODE_GRAPH ? "graph" : m == TSP_MODE_EAGER ? "eager" : "");
+  }
+  case CELL_BARS: return NULL;
+  }
+  return NULL;
+}
+
+static double cell_number(const TsProfileRow *r, const Column *c)
+{
+  switch (c->kind) {
+  case CELL_COUNT: return (double)FIELD(r, c, uint64_t);
+  case CELL_NS:
+  case CELL_SHARE:
+  case CELL_RATIO: return FIELD(r, c, double);
+  case CELL_CALLS: return MAX(r->cmp.graph_count, r->cmp.eager_count);
+  case CELL_MODES: return FIELD(r, c, unsigned);
+  case CELL_BARS: return MAX(r->cmp.eager_ns, r->cmp.graph_ns);
+  case CELL_TEXT: break;
+  }
+  return 0;
+}
+
+static int compare_cells(gconstpointer a, gconstpointer b, gpointer data)
+{
+  const Column *c = data;
+  const TsProfileRow *x = a, *y = b;
+  if (c->kind == CELL_TEXT)
+    return g_strcmp0(FIELD(x, c, char *), FIELD(y, c, char *));
+  double u = cell_number(x, c), v = cell_number(y, c);
+  return u < v ? GTK_ORDERING_SMALLER : u > v ? GTK_ORDERING_LARGER : GTK_ORDERING_EQUAL;
+}
+
+/* ---- the panel ------------------------------------------------------------------------ */
+
+typedef struct _TsProfileShared TsProfileShared;
+
+struct _TsProfilerPanel {
+  GtkWidget parent_instance;
+  GtkStack *stack, *stats_stack, *compare_stack;
+  GtkDropDown *group_dropdown;
+  GtkSearchEntry *filter_entry;
+  GtkLabel *summary_label, *compare_summary;
+  GtkSpinButton *calls_spin;
+  GtkColumnView *stats_view, *compare_view;
+  TsTimeline *timeline;
+
+  GListStore *rows, *compare_rows;
+  GtkCustomFilter *filter;
+  GtkSingleSelection *selection;
+  TsProfileShared *shared;          /* the Run's session, NULL if none */
+  GCancellable *stats_cancellable;  /* the table being made, NULL if none */
+  gboolean busy;
+  tsp_stats *node_stats;            /* by node, for the graph's colouring */
+  uint64_t count;                   /* the session's ops, calls and op time */
+  guint n_calls;
+  double self_ns;
+  char *label;
+  tsp_session *compare_session;
+  tsp_compare *compare;
+  double compare_max; /* the longest bar, ns */
+  tsp_group_by group_by;
+  char *node_keys[TSP_BY_SCOPE + 1]; /* a graph node's key under each grouping, or NULL */
+  uint64_t range_from, range_to;     /* the timeline's range the table is of; to 0: all */
+};
+
+enum { SIGNAL_NODE_SELECTED, SIGNAL_SESSION_READY, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+enum { PROP_0, PROP_BUSY, N_PROPS };
+static GParamSpec *properties[N_PROPS];
+
+G_DEFINE_FINAL_TYPE(TsProfilerPanel, ts_profiler_panel, GTK_TYPE_WIDGET)
+
+static void on_cell_setup(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data);
+static void on_cell_bind(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data);
+
+static void add_columns(TsProfilerPanel *self, GtkColumnView *view, const Column *columns, guint n)
+{
+  for (guint i = 0; i < n; i++) {
+    GtkListItemFactory *factory = gtk_signal_list_item_factory_new();
+    g_signal_connect(factory, "setup", G_CALLBACK(on_cell_setup), (gpointer)&columns[i]);
+    g_signal_connect(factory, "bind", G_CALLBACK(on_cell_bind), (gpointer)&columns[i]);
+    g_object_set_data(G_OBJECT(factory), "panel", self);
+    GtkColumnViewColumn *col = gtk_column_view_column_new(columns[i].title, factory);
+    gtk_column_view_column_set_expand(col, columns[i].expand);
+    gtk_column_view_column_set_resizable(col, TRUE);
+    gtk_column_view_column_set_sorter(col, GTK_SORTER(gtk_custom_sorter_new(compare_cells, (gpointer)&columns[i], NULL)));
+    gtk_column_view_append_column(view, col);
+    g_object_unref(col);
+  }
+}
+
+/* Two bars, eager over graph, against the longest in the comparison. */
+static void draw_bars(GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
+{
+  TsProfilerPanel *self = data;
+  TsProfileRow *r = g_object_get_data(G_OBJECT(area), "row");
+  if (!r || self->compare_max <= 0)
+    return;
+  static const double EAGER[3] = { 0.90, 0.55, 0.20 }, GRAPH[3] = { 0.21, 0.52, 0.89 };
+  double bar = (height - 3) / 2.0;
+  double w[2] = { width * r->cmp.eager_ns / self->compare_max, width * r->cmp.graph_ns / self->compare_max };
+  const double *colour[2] = { EAGER, GRAPH };
+  for (int k = 0; k < 2; k++) {
+    cairo_set_source_rgb(cr, colour[k][0], colour[k][1], colour[k][2]);
+    cairo_rectangle(cr, 0, 1 + k * (bar + 1), MAX(w[k], w[k] > 0 ? 1 : 0), bar);
+    cairo_fill(cr);
+  }
+}
+
+static void on_cell_setup(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
+{
+  const Column *c = data;
+  if (c->kind == CELL_BARS) {
+    GtkWidget *area = gtk_drawing_area_new();
+    gtk_drawing_area_set_content_width(GTK_DRAWING_AREA(area), 200);
+    gtk_drawing_area_set_content_height(GTK_DRAWING_AREA(area), 16);
+    gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(area), draw_bars, g_object_get_data(G_OBJECT(f), "panel"), NULL);
+    gtk_list_item_set_child(item, area);
+    return;
+  }
+  GtkWidget *label = gtk_label_new(NULL);
+  gtk_label_set_xalign(GTK_LABEL(label), c->kind == CELL_TEXT || c->kind == CELL_MODES ? 0 : 1);
+  gtk_label_set_ellipsize(GTK_LABEL(label), c->kind == CELL_TEXT ? PANGO_ELLIPSIZE_MIDDLE : PANGO_ELLIPSIZE_NONE);
+  if (c->kind != CELL_TEXT)
+    gtk_widget_add_css_class(label, "numeric");
+  else /* the first column names the row: room for "dense_12/ReadVariableOp_1" */
+    gtk_label_set_width_chars(GTK_LABEL(label), c->expand ? 26 : 12);
+  gtk_list_item_set_child(item, label);
+}
+
+static void on_cell_bind(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data)
+{
+  const Column *c = data;
+  TsProfileRow *r = gtk_list_item_get_item(item);
+  GtkWidget *child = gtk_list_item_get_child(item);
+  if (c->kind == CELL_BARS) {
+    g_object_set_data_full(G_OBJECT(child), "row", g_object_ref(r), g_object_unref);
+    g_autofree char *eager = ts_profile_format_ns(r->cmp.eager_ns), *graph = ts_profile_format_ns(r->cmp.graph_ns);
+    g_autofree char *tip = g_strdup_printf("eager %s (orange) · graph %s (blue) per call", eager, graph);
+    gtk_widget_set_tooltip_text(child, tip);
+    gtk_widget_queue_draw(child);
+    return;
+  }
+  g_autofree char *text = cell_text(r, c);
+  gtk_label_set_label(GTK_LABEL(child), text);
+  gtk_widget_set_tooltip_text(child, c->kind == CELL_TEXT ? text : NULL);
+}
+
+/* ---- statistics ------------------------------------------------------------------------- */
+
+static gboolean keep_row(gpointer item, gpointer data)
+{
+  TsProfilerPanel *self = data;
+  TsProfileRow *r = item;
+  const char *key = self->node_keys[self->group_by];
+  if (key && g_strcmp0(r->stat.key, key) != 0)
+    return FALSE;
+  const char *text = gtk_editable_get_text(GTK_EDITABLE(self->filter_entry));
+  if (!text || !*text)
+    return TRUE;
+  g_autofree char *a = g_utf8_casefold(r->stat.key, -1), *b = g_utf8_casefold(text, -1);
+  return strstr(a, b) != NULL;
+}
+
+/* ---- the session, shared with the threads that make its tables ------------------------ */
+
+struct _TsProfileShared {
+  gatomicrefcount refs;
+  tsp_session *session;
+};
+
+static TsProfileShared *shared_new(tsp_session *session)
+{
+  TsProfileShared *sh = g_new(TsProfileShared, 1);
+  g_atomic_ref_count_init(&sh->refs);
+  sh->session = session;
+  return sh;
+}
+
+static TsProfileShared *shared_ref(TsProfileShared *sh)
+{
+  g_atomic_ref_count_inc(&sh->refs);
+  return sh;
+}
+
+static void shared_unref(TsProfileShared *sh)
+{
+  if (sh && g_atomic_ref_count_dec(&sh->refs)) {
+    tsp_session_free(sh->session);
+    g_free(sh);
+  }
+}
+
+/* What a thread makes of the session: the rows of one grouping, the
+ * totals, and (for a new session) the statistics by node. */
+typedef struct {
+  TsProfileShared *shared;
+  tsp_group_by by;
+  tsp_filter filter;
+  gboolean by_node;
+  GPtrArray *rows; /* TsProfileRow */
+  uint64_t count;
+  double self_ns;
+  guint n_calls;
+  tsp_stats *node_stats;
+} StatsJob;
+
+static void stats_job_free(StatsJob *job)
+{
+  shared_unref(job->shared);
+  if (job->rows)
+    g_ptr_array_unref(job->rows);
+  tsp_stats_free(job->node_stats);
+  g_free(job);
+}
+
+static void make_stats(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  StatsJob *job = data;
+  const tsp_session *s = job->shared->session;
+  tsp_stats *st = tsp_stats_compute(s, job->by, &job->filter);
+  job->rows = g_ptr_array_new_full((guint)st->n, g_object_unref);
+  for (int i = 0; i < st->n; i++)
+    g_ptr_array_add(job->rows, row_of_stat(s, &st->rows[i], job->by));
+  job->count = st->count;
+  job->self_ns = st->self_ns;
+  tsp_stats_free(st);
+  GArray *calls = tsp_session_calls(s, &job->filter);
+  job->n_calls = calls->len;
+  g_array_unref(calls);
+  if (job->by_node)
+    job->node_stats = tsp_stats_compute(s, TSP_BY_NODE, &TSP_FILTER_ALL);
+  g_task_return_boolean(task, TRUE);
+}
+
+static void update_summary(TsProfilerPanel *self)
+{
+  if (!self->shared) {
+    gtk_label_set_label(self->summary_label, "");
+    return;
+  }
+  g_autofree char *time = ts_profile_format_ns(self->self_ns);
+  const char *node = self->node_keys[TSP_BY_NODE];
+  g_autofree char *range = self->range_to ? ts_profile_format_ns((double)(self->range_to - self->range_from)) : NULL;
+  g_autofree char *text = g_strdup_printf(
+    "%s · %u call%s · %" G_GUINT64_FORMAT " ops · %s op time%s%s%s%s", self->label ? self->label : "", self->n_calls,
+    self->n_calls == 1 ? "" : "s", self->count, time, range ? " · in the timeline's range of " : "",
+    range ? range : "", node ? " · graph selection: " : "", node ? node : "");
+  gtk_label_set_label(self->summary_label, text);
+  gtk_widget_set_tooltip_text(GTK_WIDGET(self->summary_label), text);
+}
+
+static void set_busy(TsProfilerPanel *self, gboolean busy)
+{
+  if (self->busy == busy)
+    return;
+  self->busy = busy;
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_BUSY]);
+}
+
+static void on_stats_made(GObject *source, GAsyncResult *result, gpointer data)
+{
+  TsProfilerPanel *self = TS_PROFILER_PANEL(source);
+  StatsJob *job = g_task_get_task_data(G_TASK(result));
+  if (g_cancellable_is_cancelled(g_task_get_cancellable(G_TASK(result))))
+    return; /* a newer job, or the panel is going */
+  g_clear_object(&self->stats_cancellable);
+  g_list_store_splice(self->rows, 0, g_list_model_get_n_items(G_LIST_MODEL(self->rows)), job->rows->pdata,
+                      job->rows->len);
+  self->count = job->count;
+  self->self_ns = job->self_ns;
+  self->n_calls = job->n_calls;
+  update_summary(self);
+  if (job->by_node) {
+    tsp_stats_free(self->node_stats);
+    self->node_stats = g_steal_pointer(&job->node_stats);
+  }
+  set_busy(self, FALSE);
+  if (job->by_node)
+    g_signal_emit(self, signals[SIGNAL_SESSION_READY], 0);
+}
+
+/* The table again, made off the main thread (a newer request cancels an older). */
+static void refill(TsProfilerPanel *self, gboolean new_session)
+{
+  if (self->stats_cancellable)
+    g_cancellable_cancel(self->stats_cancellable);
+  g_clear_object(&self->stats_cancellable);
+  gtk_stack_set_visible_child_name(self->stats_stack, self->shared ? "table" : "empty");
+  if (!self->shared) {
+    g_list_store_remove_all(self->rows);
+    update_summary(self);
+    set_busy(self, FALSE);
+    if (new_session)
+      g_signal_emit(self, signals[SIGNAL_SESSION_READY], 0);
+    return;
+  }
+  self->stats_cancellable = g_cancellable_new();
+  StatsJob *job = g_new0(StatsJob, 1);
+  job->shared = shared_ref(self->shared);
+  job->by = self->group_by;
+  job->filter = (tsp_filter){ TSP_MODE_ALL, self->range_from, self->range_to };
+  job->by_node = new_session;
+  g_autoptr(GTask) task = g_task_new(self, self->stats_cancellable, on_stats_made, NULL);
+  g_task_set_task_data(task, job, (GDestroyNotify)stats_job_free);
+  set_busy(self, TRUE);
+  g_task_run_in_thread(task, make_stats);
+}
+
+void ts_profiler_panel_set_session(TsProfilerPanel *self, tsp_session *session, const char *label)
+{
+  g_return_if_fail(TS_IS_PROFILER_PANEL(self));
+  /* the timeline borrows the session: it lets go of the old one first */
+  TsProfileShared *old = g_steal_pointer(&self->shared);
+  g_clear_pointer(&self->node_stats, tsp_stats_free);
+  self->shared = session ? shared_new(session) : NULL;
+  self->range_from = self->range_to = 0;
+  ts_timeline_set_session(self->timeline, session);
+  g_clear_pointer(&old, shared_unref);
+  g_free(self->label);
+  self->label = g_strdup(label);
+  refill(self, TRUE);
+}
+
+TsTimeline *ts_profiler_panel_get_timeline(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), NULL);
+  return self->timeline;
+}
+
+const tsp_session *ts_profiler_panel_get_session(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), NULL);
+  return self->shared ? self->shared->session : NULL;
+}
+
+const tsp_stats *ts_profiler_panel_get_node_stats(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), NULL);
+  return self->node_stats;
+}
+
+gboolean ts_profiler_panel_get_busy(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), FALSE);
+  return self->busy;
+}
+
+void ts_profiler_panel_set_group_by(TsProfilerPanel *self, tsp_group_by by)
+{
+  g_return_if_fail(TS_IS_PROFILER_PANEL(self) && (unsigned)by <= TSP_BY_SCOPE);
+  gtk_drop_down_set_selected(self->group_dropdown, (guint)by); /* on_group_selected refills */
+}
+
+tsp_group_by ts_profiler_panel_get_group_by(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), TSP_BY_OP);
+  return self->group_by;
+}
+
+static void on_group_selected(TsProfilerPanel *self)
+{
+  guint i = gtk_drop_down_get_selected(self->group_dropdown);
+  if (i > TSP_BY_SCOPE || (tsp_group_by)i == self->group_by) /* the dropdown lists them in tsp_group_by's order */
+    return;
+  self->group_by = (tsp_group_by)i;
+  refill(self, FALSE);
+}
+
+static void on_filter_changed(TsProfilerPanel *self)
+{
+  gtk_filter_changed(GTK_FILTER(self->filter), GTK_FILTER_CHANGE_DIFFERENT);
+}
+
+void ts_profiler_panel_set_filter_text(TsProfilerPanel *self, const char *text)
+{
+  g_return_if_fail(TS_IS_PROFILER_PANEL(self));
+  gtk_editable_set_text(GTK_EDITABLE(self->filter_entry), text ? text : "");
+  on_filter_changed(self); /* now, not after the entry's delay */
+}
+
+void ts_profiler_panel_set_node_filter(TsProfilerPanel *self, const ts_node *node)
+{
+  g_return_if_fail(TS_IS_PROFILER_PANEL(self));
+  for (guint i = 0; i < G_N_ELEMENTS(self->node_keys); i++)
+    g_clear_pointer(&self->node_keys[i], g_free);
+  if (node) {
+    /* the node's key under each grouping, as tsp_stats_compute makes them */
+    ts_loc loc = ts_node_loc(node);
+    g_autofree char *base = loc.file ? g_path_get_basename(loc.file) : NULL;
+    self->node_keys[TSP_BY_OP] = g_strdup(ts_op_name(ts_node_op(node)));
+    self->node_keys[TSP_BY_NODE] = g_strdup(ts_node_name(node));
+    self->node_keys[TSP_BY_LINE] = base ? g_strdup_printf("%s:%d", base, loc.line) : g_strdup("(no source)");
+    self->node_keys[TSP_BY_SCOPE] = g_strdup(*ts_node_scope(node) ? ts_node_scope(node) : "(top)");
+  }
+  gtk_filter_changed(GTK_FILTER(self->filter), GTK_FILTER_CHANGE_DIFFERENT);
+  update_summary(self);
+}
+
+guint ts_profiler_panel_get_n_rows(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), 0);
+  return g_list_model_get_n_items(G_LIST_MODEL(self->selection));
+}
+
+const tsp_stat *ts_profiler_panel_get_row(TsProfilerPanel *self, guint i)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), NULL);
+  g_autoptr(TsProfileRow) r = g_list_model_get_item(G_LIST_MODEL(self->selection), i);
+  return r ? &r->stat : NULL; /* the store keeps it */
+}
+
+void ts_profiler_panel_select_row(TsProfilerPanel *self, guint i)
+{
+  g_return_if_fail(TS_IS_PROFILER_PANEL(self));
+  gtk_single_selection_set_selected(self->selection, i);
+}
+
+static void on_selection_changed(TsProfilerPanel *self)
+{
+  TsProfileRow *r = gtk_single_selection_get_selected_item(self->selection);
+  if (r && r->node_name)
+    g_signal_emit(self, signals[SIGNAL_NODE_SELECTED], 0, r->node_name);
+}
+
+/* ---- eager against graph ------------------------------------------------------------------- */
+
+static void update_compare_summary(TsProfilerPanel *self)
+{
+  const tsp_compare *c = self->compare;
+  g_autofree char *eager = ts_profile_format_ns(c->eager_call_ns), *graph = ts_profile_format_ns(c->graph_call_ns);
+  g_autofree char *eager_ops = ts_profile_format_ns(c->eager_op_ns), *graph_ops = ts_profile_format_ns(c->graph_op_ns);
+  GString *text = g_string_new(NULL);
+  g_autofree char *function = g_markup_escape_text(c->function ? c->function : "", -1);
+  g_string_append_printf(text, "<b>%s</b>, %d calls each way: eager %s, graph %s per call (median): ", function,
+                         c->n_calls, eager, graph);
+  if (c->speedup >= 1)
+    g_string_append_printf(text, "<b>%.2f× faster as a graph</b>.", c->speedup);
+  else if (c->speedup > 0)
+    g_string_append_printf(text, "<b>%.2f× slower as a graph</b>.", 1 / c->speedup);
+  g_string_append_printf(text, " Op time per call: eager %s, graph %s.", eager_ops, graph_ops);
+  if (c->first_call_ns > 0) {
+    g_autofree char *first = ts_profile_format_ns(c->first_call_ns), *trace = ts_profile_format_ns(c->trace_ns);
+    g_string_append_printf(text, " The first graph call took %s (tracing %s)", first, trace);
+    if (c->payback_calls > 0)
+      g_string_append_printf(text, ", paid back after %.0f call%s.", c->payback_calls, c->payback_calls == 1 ? "" : "s");
+    else
+      g_string_append(text, ", never paid back at this speed.");
+  } else {
+    g_string_append(text, " It was traced before: no trace cost here.");
+  }
+  gtk_label_set_markup(self->compare_summary, text->str);
+  g_string_free(text, TRUE);
+}
+
+void ts_profiler_panel_set_compare(TsProfilerPanel *self, tsp_session *session, tsp_compare *compare)
+{
+  g_return_if_fail(TS_IS_PROFILER_PANEL(self));
+  g_list_store_remove_all(self->compare_rows);
+  g_clear_pointer(&self->compare, tsp_compare_free);
+  g_clear_pointer(&self->compare_session, tsp_session_free);
+  self->compare_session = session;
+  self->compare = compare;
+  self->compare_max = 0;
+  gtk_stack_set_visible_child_name(self->compare_stack, compare ? "table" : "empty");
+  if (!compare)
+    return;
+  g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(g_object_unref);
+  for (int i = 0; i < compare->n_rows; i++) {
+    g_ptr_array_add(rows, row_of_compare(&compare->rows[i]));
+    self->compare_max = MAX(self->compare_max, MAX(compare->rows[i].eager_ns, compare->rows[i].graph_ns));
+  }
+  g_list_store_splice(self->compare_rows, 0, 0, rows->pdata, rows->len);
+  update_compare_summary(self);
+  gtk_stack_set_visible_child_name(self->stack, "compare");
+}
+
+const tsp_compare *ts_profiler_panel_get_compare(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), NULL);
+  return self->compare;
+}
+
+guint ts_profiler_panel_get_n_compare_rows(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), 0);
+  return g_list_model_get_n_items(G_LIST_MODEL(self->compare_rows));
+}
+
+guint ts_profiler_panel_get_compare_calls(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), 1);
+  return (guint)MAX(1, gtk_spin_button_get_value_as_int(self->calls_spin));
+}
+
+/* ---- life cycle ------------------------------------------------------------------------------ */
+
+static void ts_profiler_panel_dispose(GObject *object)
+{
+  TsProfilerPanel *self = TS_PROFILER_PANEL(object);
+  if (self->stats_cancellable)
+    g_cancellable_cancel(self->stats_cancellable);
+  g_clear_object(&self->stats_cancellable);
+  gtk_widget_dispose_template(GTK_WIDGET(self), TS_TYPE_PROFILER_PANEL);
+  for (GtkWidget *child; (child = gtk_widget_get_first_child(GTK_WIDGET(self)));)
+    gtk_widget_unparent(child);
+  g_clear_object(&self->rows);
+  g_clear_object(&self->compare_rows);
+  g_clear_object(&self->selection);
+  G_OBJECT_CLASS(ts_profiler_panel_parent_class)->dispose(object);
+}
+
+static void ts_profiler_panel_finalize(GObject *object)
+{
+  TsProfilerPanel *self = TS_PROFILER_PANEL(object);
+  shared_unref(self->shared);
+  tsp_stats_free(self->node_stats);
+  tsp_compare_free(self->compare);
+  tsp_session_free(self->compare_session);
+  g_free(self->label);
+  for (guint i = 0; i < G_N_ELEMENTS(self->node_keys); i++)
+    g_free(self->node_keys[i]);
+  G_OBJECT_CLASS(ts_profiler_panel_parent_class)->finalize(object);
+}
+
+static void ts_profiler_panel_get_property(GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  switch (prop_id) {
+  case PROP_BUSY: g_value_set_boolean(value, TS_PROFILER_PANEL(object)->busy); break;
+  default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+  }
+}
+
+static void ts_profiler_panel_class_init(TsProfilerPanelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS(klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
+  object_class->dispose = ts_profiler_panel_dispose;
+  object_class->finalize = ts_profiler_panel_finalize;
+  object_class->get_property = ts_profiler_panel_get_property;
+  properties[PROP_BUSY] = g_param_spec_boolean("busy", NULL, NULL, FALSE,
+                                               G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties(object_class, N_PROPS, properties);
+  signals[SIGNAL_SESSION_READY] = g_signal_new("session-ready", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
+                                               NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_NODE_SELECTED] = g_signal_new("node-selected", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
+                                               NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+  g_type_ensure(TS_TYPE_TIMELINE);
+  gtk_widget_class_set_template_from_resource(widget_class,
+                                              "/io/github/tracescope/Tracescope/ts-profiler-panel.ui");
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, stack);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, stats_stack);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_stack);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, group_dropdown);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, filter_entry);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, summary_label);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, timeline);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_summary);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, calls_spin);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, stats_view);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_view);
+  gtk_widget_class_bind_template_callback(widget_class, on_group_selected);
+  gtk_widget_class_bind_template_callback(widget_class, on_filter_changed);
+  gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name(widget_class, "tsprofilerpanel");
+}
+
+/* A span clicked in the timeline: its node, as a row selected would. */
+static void on_span_selected(TsTimeline *timeline, gpointer event, guint node, TsProfilerPanel *self)
+{
+  const tsp_node_info *info = self->shared ? tsp_session_node(self->shared->session, node) : NULL;
+  if (info)
+    g_signal_emit(self, signals[SIGNAL_NODE_SELECTED], 0, info->name);
+}
+
+/* A range dragged in the timeline: the table is of that range. */
+static void on_range_selected(TsTimeline *timeline, guint64 from_ns, guint64 to_ns, TsProfilerPanel *self)
+{
+  self->range_from = from_ns;
+  self->range_to = to_ns > from_ns ? to_ns : 0;
+  refill(self, FALSE);
+}
+
+static void ts_profiler_panel_init(TsProfilerPanel *self)
+{
+  gtk_widget_init_template(GTK_WIDGET(self));
+  g_signal_connect(self->timeline, "span-selected", G_CALLBACK(on_span_selected), self);
+  g_signal_connect(self->timeline, "range-selected", G_CALLBACK(on_range_selected), self);
+  self->rows = g_list_store_new(TS_TYPE_PROFILE_ROW);
+  self->compare_rows = g_list_store_new(TS_TYPE_PROFILE_ROW);
+
+  add_columns(self, self->stats_view, STAT_COLUMNS, G_N_ELEMENTS(STAT_COLUMNS));
+  self->filter = gtk_custom_filter_new(keep_row, self, NULL);
+  GtkFilterListModel *filtered = gtk_filter_list_model_new(G_LIST_MODEL(g_object_ref(self->rows)), GTK_FILTER(self->filter));
+  GtkSortListModel *sorted = gtk_sort_list_model_new(G_LIST_MODEL(filtered),
+                                                     g_object_ref(gtk_column_view_get_sorter(self->stats_view)));
+  self->selection = gtk_single_selection_new(G_LIST_MODEL(sorted));
+  gtk_single_selection_set_autoselect(self->selection, FALSE);
+  gtk_single_selection_set_can_unselect(self->selection, TRUE);
+  gtk_column_view_set_model(self->stats_view, GTK_SELECTION_MODEL(self->selection));
+  g_signal_connect_swapped(self->selection, "notify::selected-item", G_CALLBACK(on_selection_changed), self);
+  GListModel *stat_columns = gtk_column_view_get_columns(self->stats_view);
+  g_autoptr(GtkColumnViewColumn) total = g_list_model_get_item(stat_columns, STAT_SORT_COLUMN);
+  gtk_column_view_sort_by_column(self->stats_view, total, GTK_SORT_DESCENDING);
+
+  add_columns(self, self->compare_view, COMPARE_COLUMNS, G_N_ELEMENTS(COMPARE_COLUMNS));
+  GtkSortListModel *compare_sorted = gtk_sort_list_model_new(G_LIST_MODEL(g_object_ref(self->compare_rows)),
+                                                             g_object_ref(gtk_column_view_get_sorter(self->compare_view)));
+  GtkNoSelection *none = gtk_no_selection_new(G_LIST_MODEL(compare_sorted));
+  gtk_column_view_set_model(self->compare_view, GTK_SELECTION_MODEL(none));
+  g_object_unref(none);
+  refill(self, FALSE);
+}

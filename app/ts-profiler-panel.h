@@ -1,0 +1,53 @@
+/* ts-profiler-panel.h — the Profiler panel: a Run's op statistics as a
+ * sortable, filterable table grouped by op, node, source line or name
+ * scope, and the eager-against-graph comparison of a function op by op
+ * with a bar per op.  Each profiled Run replaces the statistics shown (one
+ * Run, one recording, as a capture is in Nsight Systems or Perfetto).
+ *
+ * The tables are made on a thread: "busy" (read-only) is true meanwhile.
+ * Signals: "node-selected" (const char *name): a row of one traced node
+ * was selected (grouped by node); name is the node's.  "session-ready": a
+ * new session's tables are in (ts_profiler_panel_get_node_stats). */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "ts-timeline.h"
+#include "tracescope-profiler.h"
+
+G_BEGIN_DECLS
+
+#define TS_TYPE_PROFILER_PANEL (ts_profiler_panel_get_type())
+G_DECLARE_FINAL_TYPE(TsProfilerPanel, ts_profiler_panel, TS, PROFILER_PANEL, GtkWidget)
+
+/* Shows session's statistics (taking it; NULL: none), from the Run label. */
+void ts_profiler_panel_set_session(TsProfilerPanel *self, tsp_session *session, const char *label);
+/* Borrowed; NULL if none. */
+const tsp_session *ts_profiler_panel_get_session(TsProfilerPanel *self);
+/* The session's statistics by node once "session-ready" came (borrowed), else NULL. */
+const tsp_stats *ts_profiler_panel_get_node_stats(TsProfilerPanel *self);
+gboolean ts_profiler_panel_get_busy(TsProfilerPanel *self);
+/* Shows compare, made from session (taking both), on the compare page. */
+void ts_profiler_panel_set_compare(TsProfilerPanel *self, tsp_session *session, tsp_compare *compare);
+const tsp_compare *ts_profiler_panel_get_compare(TsProfilerPanel *self);
+
+void ts_profiler_panel_set_group_by(TsProfilerPanel *self, tsp_group_by by);
+tsp_group_by ts_profiler_panel_get_group_by(TsProfilerPanel *self);
+/* Keeps the rows whose key holds text ("" or NULL: all). */
+void ts_profiler_panel_set_filter_text(TsProfilerPanel *self, const char *text);
+/* Keeps the row of node (its op, line or scope when grouped so); NULL: all. */
+void ts_profiler_panel_set_node_filter(TsProfilerPanel *self, const ts_node *node);
+
+/* The statistics table's rows as shown (sorted and filtered). */
+/* The timeline of the Run's session (borrowed). */
+TsTimeline *ts_profiler_panel_get_timeline(TsProfilerPanel *self);
+guint ts_profiler_panel_get_n_rows(TsProfilerPanel *self);
+const tsp_stat *ts_profiler_panel_get_row(TsProfilerPanel *self, guint i);
+void ts_profiler_panel_select_row(TsProfilerPanel *self, guint i);
+/* The comparison's rows, largest first. */
+guint ts_profiler_panel_get_n_compare_rows(TsProfilerPanel *self);
+
+/* How many calls each way Compare makes. */
+guint ts_profiler_panel_get_compare_calls(TsProfilerPanel *self);
+
+G_END_DECLS

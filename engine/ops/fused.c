@@ -1,0 +1,383 @@
+/* ops/fused.c — the ops only the fusion pass makes (exec/fuse.c): never
+ * written by user code, they exist as graph nodes standing for the nodes
+ * they replace (their provenance).
+ *
+ * FusedElementwise runs a small program of float elementwise ops over its
+ * inputs (broadcast NumPy-style) in one pass over the data, a block of
+ * elements at a time.  The program is its "program" attribute, one
+ * instruction per op, e.g. "Mul x0 x1; Add t0 x2; Relu t1": operand xI is
+ * input I, tK the result of instruction K; the last result is the output.
+ *
+ * _FusedMatMul is MatMul (rank 2, f32/f64) + an optional bias added along
+ * the last dim + an optional activation: one BLAS call into an output that
+ * holds the bias already, then the activation in place. */
+#include "elementwise.h"
+
+#include <cblas.h>
+#include <limits.h>
+#include <tgmath.h>
+
+#define ATTRS(a) .n_attrs = (int)(sizeof(a) / sizeof((a)[0])), .attrs = (a)
+
+/* ---- the program ------------------------------------------------------------ */
+
+#define FUSED_MAX_INSTRS 32
+#define FUSED_BLOCK 256
+
+/* The ops a program may hold (display names), unary ones with one operand. */
+static const struct fused_op_row {
+  ts_op op;
+  int arity;
+} FUSED_OPS[] = {
+  { TS_OP_ADD, 2 }, { TS_OP_SUB, 2 }, { TS_OP_MUL, 2 }, { TS_OP_DIV, 2 },
+  { TS_OP_MAXIMUM, 2 }, { TS_OP_MINIMUM, 2 }, { TS_OP_POW, 2 }, { TS_OP_NEG, 1 },
+  { TS_OP_ABS, 1 }, { TS_OP_EXP, 1 }, { TS_OP_LOG, 1 }, { TS_OP_SQRT, 1 },
+  { TS_OP_TANH, 1 }, { TS_OP_SIGMOID, 1 }, { TS_OP_RELU, 1 },
+};
+
+bool ts__fused_op_supported(ts_op op)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS(FUSED_OPS); i++)
+    if (FUSED_OPS[i].op == op)
+      return true;
+  return false;
+}
+
+typedef struct instr {
+  ts_op op;
+  int arity;
+  int a, b; /* >= 0: input index; < 0: -(k + 1), instruction k's result */
+} instr;
+
+typedef struct program {
+  int n;
+  int n_inputs; /* the inputs it reads: 1 + the highest xI */
+  instr code[FUSED_MAX_INSTRS];
+} program;
+
+static bool parse_operand(const char **p, int k, int *out)
+{
+  while (**p == ' ')
+    (*p)++;
+  char kind = **p;
+  if (kind != 'x' && kind != 't')
+    return false;
+  char *end;
+  long v = strtol(*p + 1, &end, 10);
+  if (end == *p + 1 || v < 0 || (kind == 'x' ? v >= TS_MAX_INPUTS : v >= k))
+    return false;
+  *p = end;
+  *out = kind == 'x' ? (int)v : -(int)v - 1;
+  return true;
+}
+
+/* Parses text into prog; false if it is not a program. */
+static bool parse_program(const char *text, program *prog)
+{
+  prog->n = 0;
+  prog->n_inputs = 0;
+  const char *p = text;
+  while (*p) {
+    while (*p == ' ' || *p == ';')
+      p++;
+    if (!*p)
+      break;
+    if (prog->n == FUSED_MAX_INSTRS)
+      return false;
+    size_t len = strcspn(p, " ;");
+    char name[32];
+    if (len >= sizeof name)
+      return false;
+    memcpy(name, p, len);
+    name[len] = '\0';
+    p += len;
+    instr *in = &prog->code[prog->n];
+    int op = ts_op_from_name(name);
+    in->arity = 0;
+    for (size_t i = 0; i < G_N_ELEMENTS(FUSED_OPS); i++)
+      if ((int)FUSED_OPS[i].op == op)
+        in->op = (ts_op)op, in->arity = FUSED_OPS[i].arity;
+    if (!in->arity || !parse_operand(&p, prog->n, &in->a))
+      return false;
+    in->b = in->a;
+    if (in->arity == 2 && !parse_operand(&p, prog->n, &in->b))
+      return false;
+    prog->n_inputs = MAX(prog->n_inputs, MAX(in->a, in->b) + 1);
+    prog->n++;
+  }
+  return prog->n > 0;
+}
+
+/* Programs are parsed once per distinct text (a handful per process). */
+static const program *program_of(const char *text)
+{
+  static GMutex lock;
+  static GHashTable *cache;
+  g_mutex_lock(&lock);
+  if (!cache)
+    cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+  program *prog = g_hash_table_lookup(cache, text);
+  if (!prog) {
+    prog = g_new(program, 1);
+    if (parse_program(text, prog))
+      g_hash_table_insert(cache, g_strdup(text), prog);
+    else
+      g_clear_pointer(&prog, g_free);
+  }
+  g_mutex_unlock(&lock);
+  return prog;
+}
+
+/* ---- FusedElementwise ------------------------------------------------------- */
+
+static const ts_attr_def fused_ew_attrs[] = { { "program", TS_ATTR_STRING } };
+
+static bool fused_ew_infer(ts_infer_ctx *c)
+{
+  const program *prog = c->attrs[0].s ? program_of(c->attrs[0].s) : NULL;
+  if (!prog)
+    return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT, "bad program \"%s\"",
+                          c->attrs[0].s ? c->attrs[0].s : "");
+  if (prog->n_inputs != c->n_in)
+    return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT, "the program reads %d inputs, got %d",
+                          prog->n_inputs, c->n_in);
+  if (!ts__ew_check_dtypes(c, TS_DTYPES_FLOAT))
+    return false;
+  ts_shape out = c->in[0].shape;
+  for (int i = 0; i < c->n_in; i++) {
+    if (c->in[i].dtype != c->in[0].dtype)
+      return ts__infer_fail(c, TS_ERR_DTYPE, "inputs of different dtypes");
+    if (!ts__broadcast_shapes(out, c->in[i].shape, &out))
+      return ts__infer_fail(c, TS_ERR_SHAPE, "input %d does not broadcast", i);
+  }
+  c->out[0] = (ts_info){ c->in[0].dtype, out };
+  return true;
+}
+
+/* One instruction over n elements: r = op(a, b). */
+#define FUSED_APPLY(T, sfx)                                                                \
+  static void apply_##sfx(ts_op op, T *restrict r, const T *a, const T *b, int n)         \
+  {                                                                                        \
+    switch (op) {                                                                          \
+    case TS_OP_ADD: TS_EW_FOR(n, i, r[i] = a[i] + b[i]); break;                            \
+    case TS_OP_SUB: TS_EW_FOR(n, i, r[i] = a[i] - b[i]); break;                            \
+    case TS_OP_MUL: TS_EW_FOR(n, i, r[i] = a[i] * b[i]); break;                            \
+    case TS_OP_DIV: TS_EW_FOR(n, i, r[i] = a[i] / b[i]); break;                            \
+    case TS_OP_MAXIMUM: TS_EW_FOR(n, i, r[i] = isnan(a[i]) || a[i] > b[i] ? a[i] : b[i]); break; \
+    case TS_OP_MINIMUM: TS_EW_FOR(n, i, r[i] = isnan(a[i]) || a[i] < b[i] ? a[i] : b[i]); break; \
+    case TS_OP_POW: TS_EW_FOR(n, i, r[i] = pow(a[i], b[i])); break;                        \
+    case TS_OP_NEG: TS_EW_FOR(n, i, r[i] = -a[i]); break;                                  \
+    case TS_OP_ABS: TS_EW_FOR(n, i, r[i] = fabs(a[i])); break;                             \
+    case TS_OP_EXP: TS_EW_FOR(n, i, r[i] = exp(a[i])); break;                              \
+    case TS_OP_LOG: TS_EW_FOR(n, i, r[i] = log(a[i])); break;                              \
+    case TS_OP_SQRT: TS_EW_FOR(n, i, r[i] = sqrt(a[i])); break;                            \
+    case TS_OP_TANH: TS_EW_FOR(n, i, r[i] = tanh(a[i])); break;                            \
+    case TS_OP_SIGMOID: TS_EW_FOR(n, i, r[i] = 1 / (1 + exp(-a[i]))); break;               \
+    case TS_OP_RELU: TS_EW_FOR(n, i, r[i] = a[i] < 0 ? 0 : a[i]); break;                   \
+    default: g_assert_not_reached();                                                       \
+    }                                                                                      \
+  }
+FUSED_APPLY(float, f32)
+FUSED_APPLY(double, f64)
+
+/* Where input i is read along a row of the output: its element offset for
+ * each output index, with stride 0 on the dims it broadcasts along. */
+typedef struct operand {
+  int64_t stride[TS_MAX_RANK];
+  bool inner; /* varies along the last output dim (else one value per row) */
+} operand;
+
+static void operand_of(const ts_tensor *t, ts_shape out, operand *o)
+{
+  int off = out.rank - t->shape.rank;
+  int64_t step = 1;
+  for (int d = out.rank - 1; d >= 0; d--) {
+    int64_t dim = d >= off ? t->shape.dim[d - off] : 1;
+    o->stride[d] = dim == 1 ? 0 : step;
+    step *= dim;
+  }
+  o->inner = out.rank > 0 && o->stride[out.rank - 1] != 0;
+}
+
+/* Runs prog over the output a row (of the last dim) at a time, in blocks
+ * of FUSED_BLOCK elements; an input the same shape as the output (or a
+ * scalar) everywhere makes the whole output one row. */
+#define FUSED_RUN(T, sfx)                                                                  \
+  static void run_##sfx(const program *prog, ts_tensor *const *in, int n_in, ts_tensor *y) \
+  {                                                                                        \
+    ts_shape s = y->shape;                                                                 \
+    bool flat = true;                                                                      \
+    for (int i = 0; i < n_in; i++)                                                         \
+      flat &= in[i]->size == y->size || in[i]->size == 1;                                  \
+    int64_t row = flat || s.rank == 0 ? y->size : s.dim[s.rank - 1];                       \
+    int64_t n_rows = row ? y->size / row : 0;                                              \
+    operand ops[TS_MAX_INPUTS];                                                            \
+    for (int i = 0; i < n_in && !flat; i++)                                                \
+      operand_of(in[i], s, &ops[i]);                                                       \
+    T *scratch = g_new(T, (size_t)(prog->n + n_in) * FUSED_BLOCK);                         \
+    T *regs = scratch, *bcast = scratch + (size_t)prog->n * FUSED_BLOCK;                   \
+    int64_t idx[TS_MAX_RANK] = { 0 }, base[TS_MAX_INPUTS] = { 0 };                         \
+    const T *src[TS_MAX_INPUTS];                                                           \
+    for (int64_t r = 0; r < n_rows; r++) {                                                 \
+      for (int64_t at = 0; at < row; at += FUSED_BLOCK) {                                  \
+        int n = (int)MIN(FUSED_BLOCK, row - at);                                           \
+        for (int i = 0; i < n_in; i++) {                                                   \
+          const T *x = in[i]->data;                                                        \
+          bool varies = flat ? in[i]->size != 1 : ops[i].inner;                            \
+          if (varies) {                                                                    \
+            src[i] = x + base[i] + at;                                                     \
+          } else {                                                                         \
+            T v = x[flat ? 0 : base[i]];                                                   \
+            T *b = bcast + (size_t)i * FUSED_BLOCK;                                        \
+            for (int j = 0; j < n; j++)                                                    \
+              b[j] = v;                                                                    \
+            src[i] = b;                                                                    \
+          }                                                                                \
+        }                                                                                  \
+        for (int k = 0; k < prog->n; k++) {                                                \
+          const instr *c = &prog->code[k];                                                 \
+          const T *a = c->a >= 0 ? src[c->a] : regs + (size_t)(-c->a - 1) * FUSED_BLOCK;   \
+          const T *b = c->b >= 0 ? src[c->b] : regs + (size_t)(-c->b - 1) * FUSED_BLOCK;   \
+          T *res = k == prog->n - 1 ? (T *)y->data + r * row + at                          \
+                                    : regs + (size_t)k * FUSED_BLOCK;                      \
+          apply_##sfx(c->op, res, a, b, n);                                                \
+        }                                                                                  \
+      }                                                                                    \
+      /* the next row: each input's offset follows the output's index */                   \
+      for (int d = s.rank - 2; d >= 0 && !flat; d--) {                                     \
+        for (int i = 0; i < n_in; i++)                                                     \
+          base[i] += ops[i].stride[d];                                                     \
+        if (++idx[d] < s.dim[d])                                                           \
+          break;                                                                           \
+        for (int i = 0; i < n_in; i++)                                                     \
+          base[i] -= ops[i].stride[d] * s.dim[d];                                          \
+        idx[d] = 0;                                                                        \
+      }                                                                                    \
+    }                                                                                      \
+    g_free(scratch);                                                                       \
+  }
+FUSED_RUN(float, f32)
+FUSED_RUN(double, f64)
+
+static bool fused_ew_cpu(ts_kernel_ctx *k)
+{
+  const program *prog = program_of(k->attrs[0].s);
+  if (k->out[0]->dtype == TS_F32)
+    run_f32(prog, k->in, k->n_in, k->out[0]);
+  else
+    run_f64(prog, k->in, k->n_in, k->out[0]);
+  return true;
+}
+
+const ts_op_def ts__op_fused_elementwise = {
+  .op = TS_OP_FUSED_ELEMENTWISE, .name = "FusedElementwise", .api_name = "fused_elementwise",
+  .n_inputs = -1, .min_inputs = 1, .n_outputs = 1, ATTRS(fused_ew_attrs),
+  .infer = fused_ew_infer, .kernel[TS_DEVICE_CPU] = fused_ew_cpu,
+};
+
+/* ---- _FusedMatMul ----------------------------------------------------------- */
+
+enum { ATTR_TRANSPOSE_A, ATTR_TRANSPOSE_B, ATTR_ACTIVATION };
+
+static const ts_attr_def fused_mm_attrs[] = {
+  [ATTR_TRANSPOSE_A] = { "transpose_a", TS_ATTR_BOOL },
+  [ATTR_TRANSPOSE_B] = { "transpose_b", TS_ATTR_BOOL },
+  [ATTR_ACTIVATION] = { "activation", TS_ATTR_STRING }, /* "", "Relu", "Sigmoid", "Tanh" */
+};
+
+/* The activation an attribute names: TS_OP_COUNT for none, -1 if unknown. */
+static int activation_of(const char *name)
+{
+  if (!name || !*name)
+    return TS_OP_COUNT;
+  int op = ts_op_from_name(name);
+  return op == TS_OP_RELU || op == TS_OP_SIGMOID || op == TS_OP_TANH ? op : -1;
+}
+
+static bool fused_mm_infer(ts_infer_ctx *c)
+{
+  if (c->n_in > 3)
+    return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT, "takes a, b and a bias, got %d inputs",
+                          c->n_in);
+  if (activation_of(c->attrs[ATTR_ACTIVATION].s) < 0)
+    return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT, "unknown activation \"%s\"",
+                          c->attrs[ATTR_ACTIVATION].s);
+  if (!ts__ew_check_dtypes(c, TS_DTYPES_FLOAT))
+    return false;
+  const ts_info *a = &c->in[0], *b = &c->in[1];
+  bool ta = c->attrs[ATTR_TRANSPOSE_A].b, tb = c->attrs[ATTR_TRANSPOSE_B].b;
+  if (a->shape.rank != 2 || b->shape.rank != 2 || a->dtype != b->dtype)
+    return ts__infer_fail(c, TS_ERR_SHAPE, "takes two matrices of one dtype");
+  int64_t m = a->shape.dim[ta ? 1 : 0], ka = a->shape.dim[ta ? 0 : 1];
+  int64_t kb = b->shape.dim[tb ? 1 : 0], n = b->shape.dim[tb ? 0 : 1];
+  if (ka >= 0 && kb >= 0 && ka != kb)
+    return ts__infer_fail(c, TS_ERR_SHAPE, "inner dimensions differ (%" G_GINT64_FORMAT
+                          " vs %" G_GINT64_FORMAT ")", ka, kb);
+  if (c->n_in == 3) {
+    const ts_info *bias = &c->in[2];
+    int64_t bn = bias->shape.rank ? bias->shape.dim[bias->shape.rank - 1] : -2;
+    bool vector = bias->dtype == a->dtype && bias->shape.rank >= 1 && bias->shape.rank <= 2 &&
+                  (bias->shape.rank == 1 || bias->shape.dim[0] == 1);
+    if (!vector || (bn >= 0 && n >= 0 && bn != n))
+      return ts__infer_fail(c, TS_ERR_SHAPE, "the bias must be a vector of the %" G_GINT64_FORMAT
+                            " output columns", n);
+  }
+  c->out[0] = (ts_info){ a->dtype, TS_SHAPE(m, n) };
+  return true;
+}
+
+#define FUSED_MM(T, sfx, gemm)                                                              \
+  static void fused_mm_##sfx(ts_kernel_ctx *k, int act)                                     \
+  {                                                                                         \
+    const ts_tensor *a = k->in[0], *b = k->in[1];                                           \
+    ts_tensor *c = k->out[0];                                                               \
+    bool ta = k->attrs[ATTR_TRANSPOSE_A].b, tb = k->attrs[ATTR_TRANSPOSE_B].b;              \
+    int64_t m = c->shape.dim[0], n = c->shape.dim[1], kk = a->shape.dim[ta ? 0 : 1];        \
+    T *y = c->data;                                                                         \
+    if (k->n_in == 3)                                                                       \
+      for (int64_t i = 0; i < m; i++)                                                       \
+        memcpy(y + i * n, k->in[2]->data, sizeof(T) * (size_t)n);                           \
+    if (kk > 0)                                                                             \
+      gemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,   \
+           (blasint)m, (blasint)n, (blasint)kk, 1, a->data, (blasint)(ta ? m : kk),         \
+           b->data, (blasint)(tb ? kk : n), k->n_in == 3 ? 1 : 0, y, (blasint)n);           \
+    else if (k->n_in < 3)                                                                   \
+      memset(y, 0, sizeof(T) * (size_t)c->size);                                            \
+    int64_t size = c->size;                                                                 \
+    if (act == TS_OP_RELU)                                                                  \
+      TS_EW_FOR(size, i, y[i] = y[i] < 0 ? 0 : y[i]);                                       \
+    else if (act == TS_OP_SIGMOID)                                                          \
+      TS_EW_FOR(size, i, y[i] = 1 / (1 + exp(-y[i])));                                      \
+    else if (act == TS_OP_TANH)                                                             \
+      TS_EW_FOR(size, i, y[i] = tanh(y[i]));                                                \
+  }
+FUSED_MM(float, f32, cblas_sgemm)
+FUSED_MM(double, f64, cblas_dgemm)
+
+static bool fused_mm_cpu(ts_kernel_ctx *k)
+{
+  const ts_tensor *a = k->in[0], *b = k->in[1];
+  if (k->n_in == 3 && k->in[2]->size != k->out[0]->shape.dim[1])
+    return ts__kernel_fail(k, TS_ERR_SHAPE, "the bias has %" G_GINT64_FORMAT
+                           " elements for %" G_GINT64_FORMAT " columns", k->in[2]->size,
+                           k->out[0]->shape.dim[1]);
+  int64_t dims[] = { a->shape.dim[0], a->shape.dim[1], b->shape.dim[0], b->shape.dim[1] };
+  for (size_t i = 0; i < G_N_ELEMENTS(dims); i++)
+    if (dims[i] > INT_MAX)
+      return ts__kernel_fail(k, TS_ERR_INVALID_ARGUMENT, "matrix dimensions exceed the BLAS "
+                             "limit of %d", INT_MAX);
+  if (k->out[0]->size == 0)
+    return true;
+  int act = activation_of(k->attrs[ATTR_ACTIVATION].s);
+  if (a->dtype == TS_F32)
+    fused_mm_f32(k, act);
+  else
+    fused_mm_f64(k, act);
+  return true;
+}
+
+const ts_op_def ts__op_fused_matmul = {
+  .op = TS_OP_FUSED_MATMUL, .name = "_FusedMatMul", .api_name = "fused_matmul",
+  .n_inputs = -1, .min_inputs = 2, .n_outputs = 1, ATTRS(fused_mm_attrs),
+  .infer = fused_mm_infer, .kernel[TS_DEVICE_CPU] = fused_mm_cpu,
+};

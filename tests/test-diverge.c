@@ -1,0 +1,445 @@
+/* test-diverge.c — the divergence finder and check mode: a difference
+ * planted in one node's output in graph mode is found at that node with
+ * both values; the seed programs run the same both ways; a tensor changed
+ * in a TS_WHILE body but left out of its list is found and named;
+ * printing and folded constants are listed as expected; variables see the
+ * same state in both runs. */
+#include <glib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracescope.h>
+
+#include "test-quiet.h"
+
+static void assert_no_error(void)
+{
+  const ts_error *e = ts_error_peek();
+  if (e)
+    g_error("unexpected error: %s", e->message);
+}
+
+static void expect_error(const char *fragment)
+{
+  ts_error *e = ts_error_take();
+  g_assert_nonnull(e);
+  if (!strstr(e->message, fragment))
+    g_error("error message '%s' lacks '%s'", e->message, fragment);
+  ts_error_free(e);
+}
+
+static ts_module *open_module(const char *name)
+{
+  char *path = g_strdup_printf("%s/%s.so", TS_TEST_MODULES_DIR, name);
+  ts_module *m = ts_module_open(strcmp(name, "seeds") == 0 ? "seeds" : path);
+  g_free(path);
+  assert_no_error();
+  g_assert_nonnull(m);
+  return m;
+}
+
+static ts_function *lookup(ts_module *m, const char *name)
+{
+  ts_function *fn = ts_module_lookup(m, name);
+  g_assert_nonnull(fn);
+  return fn;
+}
+
+/* ts_diverge on one argument spec (quiet: the functions print). */
+static ts_diverge_report *diverge1(ts_function *fn, const char *spec, const ts_diverge_options *opt)
+{
+  ts_value arg;
+  g_assert_true(ts_value_parse(spec, &arg));
+  ts_diverge_report *rep = NULL;
+  int quiet = test_quiet_begin();
+  bool ok = ts_diverge(fn, &arg, 1, opt, &rep);
+  test_quiet_end(quiet);
+  assert_no_error();
+  g_assert_true(ok);
+  g_assert_nonnull(rep);
+  ts_value_clear(&arg);
+  return rep;
+}
+
+static void assert_values(const ts_tensor *t, const char *expected)
+{
+  g_assert_nonnull(t);
+  char *s = ts_tensor_format_values(t);
+  g_assert_cmpstr(s, ==, expected);
+  free(s);
+}
+
+static void assert_contains(const char *text, const char *fragment)
+{
+  if (!strstr(text, fragment))
+    g_error("'%s' lacks '%s'", text, fragment);
+}
+
+/* ---- a planted difference --------------------------------------------------------- */
+
+/* Adds `delta` to element 0 of the graph-mode output of the `nth` (from
+ * 1) run of an `op` node: the test's stand-in for a miscompiled kernel. */
+typedef struct plant {
+  ts_op op;
+  int nth, seen;
+  float delta;
+  const ts_node *node;  /* the traced node it changed */
+  bool in_body;         /* only ops inside an If/While body */
+} plant;
+
+static void on_plant(const ts_event *ev, void *data)
+{
+  plant *p = data;
+  const ts_op_event *e = &ev->op;
+  if (!e->node || e->op != p->op || e->n_outputs < 1 || (p->in_body && !e->parent))
+    return;
+  if (++p->seen != p->nth)
+    return;
+  ts_tensor *out = e->outputs[0];
+  g_assert_cmpint(ts_tensor_dtype(out), ==, TS_F32);
+  ((float *)ts_tensor_data(out))[0] += p->delta;
+  p->node = e->traced;
+}
+
+static void test_planted(void)
+{
+  ts_module *m = open_module("seeds");
+  ts_function *fn = lookup(m, "dense_chain");
+  ts_value args[2];
+  g_assert_true(ts_value_parse("f32[2,4,4]:uniform", &args[0]));
+  g_assert_true(ts_value_parse("3", &args[1]));
+  plant p = { .op = TS_OP_MATMUL, .nth = 2, .delta = 1.0f };
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_plant, &p);
+  ts_diverge_report *rep = NULL;
+  g_assert_true(ts_diverge(fn, args, 2, NULL, &rep));
+  assert_no_error();
+  ts_listener_remove(id);
+  g_assert_nonnull(p.node);
+
+  g_assert_true(rep->diverged);
+  const ts_diverge_op *f = rep->first;
+  g_assert_nonnull(f);
+  g_assert_cmpint(f->op, ==, TS_OP_MATMUL);
+  g_assert_cmpint(f->kind, ==, TS_DIVERGE_VALUE);
+  g_assert_cmpstr(f->node, ==, ts_node_name(p.node));
+  g_assert_cmpint(f->loc.line, ==, ts_node_loc(p.node).line);
+  g_assert_cmpint(f->worst, ==, 0);
+  g_assert_cmpint(f->worst_index.rank, ==, ts_tensor_rank(f->eager));
+  for (int k = 0; k < f->worst_index.rank; k++)
+    g_assert_cmpint(f->worst_index.dim[k], ==, 0);
+  g_assert_cmpfloat_with_epsilon(f->max_abs, 1.0, 1e-5);
+  g_assert_cmpfloat_with_epsilon(f->graph_value - f->eager_value, 1.0, 1e-5);
+  /* both values, as they were: equal but for element 0 */
+  g_assert_cmpint(ts_tensor_size(f->eager), ==, ts_tensor_size(f->graph));
+  g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(f->eager, 0), f->eager_value, 1e-6);
+  g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(f->graph, 0), f->graph_value, 1e-6);
+  for (int64_t i = 1; i < ts_tensor_size(f->eager); i++)
+    g_assert_cmpfloat(ts_tensor_get_f64(f->eager, i), ==, ts_tensor_get_f64(f->graph, i));
+  /* the first MatMul agreed; the difference carries on to the result */
+  g_assert_cmpint(rep->n_differ, >, 1);
+  g_assert_cmpint(rep->result.kind, ==, TS_DIVERGE_VALUE);
+
+  char *text = ts_diverge_report_format(rep);
+  char *line = g_strdup_printf("first divergence: op #%" G_GUINT64_FORMAT " MatMul '%s' at %s:%d: "
+                               "max |eager-graph| = 1 at [0, 0]",
+                               f->seq, f->node, strrchr(f->loc.file, '/') + 1, f->loc.line);
+  assert_contains(text, line);
+  g_free(line);
+  free(text);
+  ts_diverge_report_free(rep);
+  for (int k = 0; k < 2; k++)
+    ts_value_clear(&args[k]);
+  ts_module_free(m);
+}
+
+/* In a loop body: the k-th run of the node is matched with the k-th eager run. */
+static void test_planted_in_loop(void)
+{
+  ts_module *m = open_module("diverge");
+  plant p = { .op = TS_OP_ADD, .nth = 3, .delta = 1.0f, .in_body = true };
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_plant, &p);
+  /* the body's f32 Add (total) and i32 Add (i) alternate: the 3rd is total's 2nd */
+  ts_diverge_report *rep = diverge1(lookup(m, "listed_loop_var"), "f32[3]=1,2,3", NULL);
+  ts_listener_remove(id);
+  const ts_diverge_op *f = rep->first;
+  g_assert_nonnull(f);
+  g_assert_cmpint(f->op, ==, TS_OP_ADD);
+  g_assert_cmpint(f->occurrence, ==, 1);
+  g_assert_cmpint(f->loop_depth, ==, 1);
+  g_assert_cmpint(f->loc.line, ==, ts_node_loc(p.node).line);
+  assert_values(f->eager, "[ 6. 12. 18.]"); /* 2x + 4x after two iterations */
+  assert_values(f->graph, "[ 7. 12. 18.]");
+  g_assert_cmpfloat(f->eager_value, ==, 6);
+  g_assert_cmpfloat(f->graph_value, ==, 7);
+  g_assert_null(rep->cause); /* the body lists every variable it changes */
+  ts_diverge_report_free(rep);
+
+  /* within the tolerance it is no divergence */
+  p = (plant){ .op = TS_OP_ADD, .nth = 3, .delta = 0.5f, .in_body = true };
+  id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_plant, &p);
+  ts_diverge_options loose = { .atol = 1, .rtol = 0 };
+  rep = diverge1(lookup(m, "listed_loop_var"), "f32[3]=1,2,3", &loose);
+  ts_listener_remove(id);
+  g_assert_nonnull(p.node);
+  g_assert_false(rep->diverged);
+  g_assert_null(rep->first);
+  ts_diverge_report_free(rep);
+  ts_module_free(m);
+}
+
+/* ---- the seed programs ------------------------------------------------------------- */
+
+/* Every seed export, on the example arguments it declares, runs the same
+ * both ways; but for the two the guides show differing on purpose. */
+static void test_seeds(void)
+{
+  ts_module *m = open_module("seeds");
+  int n_matched = 0, n_checked = 0;
+  for (int i = 0; i < ts_module_n_functions(m); i++) {
+    ts_function *fn = ts_module_function(m, i);
+    const char *name = ts_function_name(fn);
+    const char *const *examples = ts_module_examples(m, i);
+    int n = examples ? (int)g_strv_length((char **)examples) : 0;
+    ts_value *args = g_new0(ts_value, MAX(n, 1));
+    for (int k = 0; k < n; k++)
+      g_assert_true(ts_value_parse(examples[k], &args[k]));
+    ts_diverge_report *rep = NULL;
+    int quiet = test_quiet_begin();
+    bool ok = ts_diverge(fn, args, n, NULL, &rep);
+    test_quiet_end(quiet);
+    if (strcmp(name, "unused_return") == 0) {
+      /* non-strict execution: eagerly its unused Gather fails, the graph prunes it */
+      g_assert_false(ok);
+      expect_error("eager run");
+    } else if (strcmp(name, "side_effect") == 0) {
+      /* its iterator is host state: the graph keeps the value traced */
+      g_assert_true(ok);
+      g_assert_nonnull(rep->first);
+      g_assert_cmpint(rep->first->op, ==, TS_OP_ASSIGN_ADD_VARIABLE);
+      g_assert_nonnull(rep->cause);
+      assert_contains(rep->cause, "constant the graph recorded while tracing");
+    } else {
+      assert_no_error();
+      g_assert_true(ok);
+      if (rep->diverged) {
+        char *text = ts_diverge_report_format(rep);
+        g_error("%s diverges:\n%s", name, text);
+      }
+      n_matched += rep->n_matched;
+      n_checked++;
+    }
+    ts_diverge_report_free(rep);
+    for (int k = 0; k < n; k++)
+      ts_value_clear(&args[k]);
+    g_free(args);
+  }
+  g_assert_cmpint(n_checked, >=, 25);
+  g_assert_cmpint(n_matched, >, 500);
+  ts_module_free(m);
+}
+
+/* ---- what the modes may do differently ----------------------------------------------- */
+
+static void test_expected(void)
+{
+  ts_module *m = open_module("diverge");
+  ts_diverge_report *rep = diverge1(lookup(m, "print_and_fold"), "f32[3]=1,2,3", NULL);
+  g_assert_false(rep->diverged);
+  g_assert_cmpint(rep->n_expected, ==, 2);
+  g_assert_cmpint(rep->expected[0].expected, ==, TS_EXPECTED_FOLDED);
+  g_assert_cmpint(rep->expected[0].op, ==, TS_OP_ADD);
+  g_assert_cmpint(rep->expected[1].expected, ==, TS_EXPECTED_PRINT);
+  g_assert_cmpint(rep->expected[1].op, ==, TS_OP_PRINT);
+  char *text = ts_diverge_report_format(rep);
+  assert_contains(text, "no divergence");
+  assert_contains(text, "expected differences:\n  op #1 Add 'Add' at diverge.c:");
+  assert_contains(text, ": folded: folded into the constant 'Add' by the optimizer");
+  assert_contains(text, "PrintV2 'PrintV2' at diverge.c:");
+  free(text);
+  ts_diverge_report_free(rep);
+
+  /* NaN against NaN is equal unless asked otherwise */
+  rep = diverge1(lookup(m, "log_of_negative"), "f32[3]=1,2,3", NULL);
+  g_assert_false(rep->diverged);
+  ts_diverge_report_free(rep);
+  ts_diverge_options strict = TS_DIVERGE_OPTIONS_DEFAULT;
+  strict.nan_differs = true;
+  rep = diverge1(lookup(m, "log_of_negative"), "f32[3]=1,2,3", &strict);
+  g_assert_true(rep->diverged);
+  g_assert_nonnull(rep->first);
+  g_assert_cmpint(rep->first->op, ==, TS_OP_LOG);
+  g_assert_true(isnan(rep->first->eager_value) && isnan(rep->first->graph_value));
+  ts_diverge_report_free(rep);
+  ts_module_free(m);
+}
+
+/* Variables: both runs start from the same state, which then advances once. */
+static void test_state(void)
+{
+  ts_module *m = open_module("diverge");
+  ts_function *count_up = lookup(m, "count_up");
+  for (int call = 1; call <= 2; call++) {
+    ts_diverge_report *rep = diverge1(count_up, "f32[3]=1,2,3", NULL);
+    g_assert_false(rep->diverged);
+    g_assert_cmpint(rep->n_compared, ==, 2);
+    /* the counter held (call-1)x before the call, call*x after it */
+    assert_values(rep->result.eager, call == 1 ? "[2. 4. 6.]" : "[ 4.  8. 12.]");
+    assert_values(rep->result.graph, call == 1 ? "[2. 4. 6.]" : "[ 4.  8. 12.]");
+    ts_diverge_report_free(rep);
+  }
+  ts_diverge_report *rep = diverge1(lookup(m, "read_around_assign"), "f32[3]=1,2,3", NULL);
+  g_assert_false(rep->diverged); /* reads stay on their side of the assign */
+  g_assert_cmpint(rep->n_compared, ==, 4);
+  ts_diverge_report_free(rep);
+  ts_module_free(m);
+}
+
+/* ---- the loop variable left out ---------------------------------------------------- */
+
+static void test_loop_variable(void)
+{
+  ts_module *m = open_module("diverge");
+  ts_diverge_report *rep = diverge1(lookup(m, "unlisted_loop_var"), "f32[3]=1,2,3", NULL);
+  g_assert_true(rep->diverged);
+  const ts_diverge_op *f = rep->first;
+  g_assert_nonnull(f);
+  g_assert_cmpint(f->op, ==, TS_OP_MUL);
+  g_assert_cmpint(f->occurrence, ==, 1); /* the first iteration agrees */
+  assert_values(f->eager, "[ 4.  8. 12.]");
+  assert_values(f->graph, "[2. 4. 6.]");
+  g_assert_nonnull(rep->cause);
+  assert_contains(rep->cause, "a tensor changed inside the loop body but not listed in TS_WHILE(...)");
+  assert_contains(rep->cause, "which lists &i, &total: add &x to the list");
+  assert_values(rep->result.eager, "[14. 28. 42.]");
+  assert_values(rep->result.graph, "[ 6. 12. 18.]");
+  char *text = ts_diverge_report_format(rep);
+  assert_contains(text, "Mul 'Mul' at diverge.c:16: max |eager-graph| = 6 at [2] (eager 12, graph 6)");
+  assert_contains(text, "likely cause: ");
+  free(text);
+  ts_diverge_report_free(rep);
+
+  /* the same in a TS_FOR: x changes by i on every iteration */
+  rep = diverge1(lookup(m, "unlisted_for_var"), "f32[2]=1,2", NULL);
+  g_assert_nonnull(rep->first);
+  g_assert_cmpint(rep->first->op, ==, TS_OP_ADD);
+  g_assert_cmpint(rep->first->occurrence, ==, 2); /* iteration 0 adds 0, iteration 1 reads x as it was */
+  assert_values(rep->first->eager, "[4. 5.]");
+  assert_values(rep->first->graph, "[3. 4.]");
+  assert_contains(rep->cause, "a tensor changed inside the loop body but not listed in TS_FOR(...)");
+  assert_contains(rep->cause, "which lists &total: add &x to the list");
+  ts_diverge_report_free(rep);
+
+  /* listed, it agrees */
+  rep = diverge1(lookup(m, "listed_loop_var"), "f32[3]=1,2,3", NULL);
+  g_assert_false(rep->diverged);
+  g_assert_cmpint(rep->n_matched, ==, rep->n_eager);
+  ts_diverge_report_free(rep);
+  ts_module_free(m);
+}
+
+/* ---- check mode ---------------------------------------------------------------------- */
+
+static void on_warning(const ts_event *ev, void *data)
+{
+  if (ev->warning.kind == TS_WARNING_DIVERGENCE)
+    g_ptr_array_add(data, g_strdup(ev->warning.message));
+}
+
+static ts_tensor *call1(ts_function *fn, const char *spec)
+{
+  ts_value arg;
+  g_assert_true(ts_value_parse(spec, &arg));
+  ts_tensor *out = ts_function_call(fn, &arg, 1);
+  assert_no_error();
+  ts_value_clear(&arg);
+  return out;
+}
+
+static void test_check_mode(void)
+{
+  ts_module *m = open_module("diverge");
+  GPtrArray *warnings = g_ptr_array_new_with_free_func(g_free);
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING), on_warning, warnings);
+  ts_scope *scope = ts_scope_begin();
+
+  ts_function *bad = lookup(m, "unlisted_loop_var");
+  g_assert_false(ts_function_checks_eagerly(bad));
+  ts_function_set_check_eagerly(bad, true);
+  g_assert_true(ts_function_checks_eagerly(bad));
+  assert_values(call1(bad, "f32[3]=1,2,3"), "[ 6. 12. 18.]"); /* the graph's result */
+  g_assert_cmpuint(warnings->len, ==, 1);
+  const char *msg = warnings->pdata[0];
+  assert_contains(msg, "unlisted_loop_var(x: f32[3]): eager and graph differ (check mode): "
+                       "first divergence: op #7 Mul 'Mul' at diverge.c:16");
+  assert_contains(msg, "a tensor changed inside the loop body but not listed in TS_WHILE(...)");
+  g_assert_null(strchr(msg, '\n'));
+  /* off again: the graph alone, no warning */
+  ts_function_set_check_eagerly(bad, false);
+  assert_values(call1(bad, "f32[3]=1,2,3"), "[ 6. 12. 18.]");
+  g_assert_cmpuint(warnings->len, ==, 1);
+
+  ts_function *good = lookup(m, "listed_loop_var");
+  ts_function_set_check_eagerly(good, true);
+  assert_values(call1(good, "f32[3]=1,2,3"), "[14. 28. 42.]");
+  /* state advances once per call, as without check mode */
+  ts_function *count_up = lookup(m, "count_up");
+  ts_function_set_check_eagerly(count_up, true);
+  for (int call = 1; call <= 3; call++)
+    assert_values(call1(count_up, "f32[3]=1,2,3"),
+                  call == 1 ? "[2. 4. 6.]" : call == 2 ? "[ 4.  8. 12.]" : "[ 6. 12. 18.]");
+  g_assert_cmpuint(warnings->len, ==, 1);
+
+  /* the guides' unused_return fails eagerly; the graph prunes what fails */
+  ts_module *seeds = open_module("seeds");
+  ts_function *unused = lookup(seeds, "unused_return");
+  ts_function_set_check_eagerly(unused, true);
+  assert_values(call1(unused, "f32[1]=0"), "[0.]");
+  g_assert_cmpuint(warnings->len, ==, 2);
+  assert_contains(warnings->pdata[1], "unused_return(x: f32[1]): the eager run failed where the "
+                                      "graph ran (check mode): ");
+  assert_contains(warnings->pdata[1], "Gather: indices[0] = 1 is not in [0, 1)");
+  ts_module_free(seeds);
+
+  ts_scope_end(scope);
+  ts_listener_remove(id);
+  g_ptr_array_unref(warnings);
+  ts_module_free(m);
+}
+
+/* ---- bad input ---------------------------------------------------------------------------- */
+
+static void test_errors(void)
+{
+  ts_module *m = open_module("diverge");
+  ts_function *fn = lookup(m, "listed_loop_var");
+  ts_diverge_report *rep = NULL;
+  ts_value s = TS_STRING_VALUE("no tensor");
+  g_assert_false(ts_diverge(fn, &s, 1, NULL, &rep));
+  g_assert_null(rep);
+  expect_error("listed_loop_var");
+  ts_value x;
+  g_assert_true(ts_value_parse("f32[3]=1,2,3", &x));
+  ts_diverge_options bad = { .atol = -1, .rtol = 0 };
+  g_assert_false(ts_diverge(fn, &x, 1, &bad, &rep));
+  expect_error("tolerances must be numbers >= 0");
+  bad = (ts_diverge_options){ .atol = NAN };
+  g_assert_false(ts_diverge(fn, &x, 1, &bad, &rep));
+  expect_error("tolerances");
+  g_assert_null(rep);
+  ts_value_clear(&x);
+  ts_module_free(m);
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/diverge/planted", test_planted);
+  g_test_add_func("/diverge/planted-in-loop", test_planted_in_loop);
+  g_test_add_func("/diverge/seeds", test_seeds);
+  g_test_add_func("/diverge/expected", test_expected);
+  g_test_add_func("/diverge/state", test_state);
+  g_test_add_func("/diverge/loop-variable", test_loop_variable);
+  g_test_add_func("/diverge/check-mode", test_check_mode);
+  g_test_add_func("/diverge/errors", test_errors);
+  return g_test_run();
+}

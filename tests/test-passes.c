@@ -1,0 +1,592 @@
+/* test-passes.c — the optimizer's passes on small traced graphs: what each
+ * must and must not rewrite, the provenance of what it makes, fused kernels
+ * against the unfused ops, choosing passes, and ReadVariableOp's views. */
+#include <glib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracescope.h>
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+static void assert_no_error(void)
+{
+  const ts_error *e = ts_error_peek();
+  if (e)
+    g_error("unexpected error: %s", e->message);
+}
+
+static int count_op(const ts_graph *g, ts_op op)
+{
+  int n = 0;
+  for (int id = 0; id < ts_graph_n_nodes(g); id++)
+    n += ts_node_op(ts_graph_node(g, id)) == op;
+  return n;
+}
+
+static const ts_node *find_op(const ts_graph *g, ts_op op)
+{
+  for (int id = 0; id < ts_graph_n_nodes(g); id++)
+    if (ts_node_op(ts_graph_node(g, id)) == op)
+      return ts_graph_node(g, id);
+  g_error("no %s node", ts_op_name(op));
+  return NULL;
+}
+
+/* The traced graph of fn for args (specs or values). */
+static const ts_graph *trace(ts_function *fn, const ts_value *args, int n)
+{
+  ts_concrete *cf = ts_function_get_concrete(fn, args, n);
+  assert_no_error();
+  g_assert_nonnull(cf);
+  return ts_concrete_graph(cf);
+}
+
+/* g after passes; the summary must hold `line` (when given). */
+static ts_graph *optimize(const ts_graph *g, const char *passes, const char *line)
+{
+  char *summary = NULL;
+  ts_graph *out = ts_graph_optimize(g, passes, &summary);
+  assert_no_error();
+  g_assert_nonnull(out);
+  if (line && !strstr(summary, line))
+    g_error("summary \"%s\" lacks \"%s\"", summary, line);
+  free(summary);
+  return out;
+}
+
+/* "MatMul, Add, Relu": the ops n stands for. */
+static char *origin_ops(const ts_node *n)
+{
+  GString *s = g_string_new(NULL);
+  for (int i = 0; i < ts_node_n_origins(n); i++)
+    g_string_append_printf(s, "%s%s", i ? ", " : "", ts_op_name(ts_node_op(ts_node_origin(n, i))));
+  return g_string_free(s, FALSE);
+}
+
+static void assert_origins(const ts_node *n, const char *expected)
+{
+  char *got = origin_ops(n);
+  g_assert_cmpstr(got, ==, expected);
+  g_free(got);
+}
+
+/* Calls fn on args with every pass off, then on, and compares the results
+ * element by element (nan matches nan; floats within rel_tol). */
+static void assert_same_both_ways(ts_fn fn, const char *params, const ts_value *args, int n,
+                                  double rel_tol)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *res[2];
+  ts_function *f[2];
+  const char *modes[2] = { "none", "all" };
+  for (int m = 0; m < 2; m++) {
+    g_assert_true(ts_set_passes(modes[m]));
+    f[m] = ts_function_new("f", fn, params);
+    res[m] = ts_function_call(f[m], args, n);
+    assert_no_error();
+    g_assert_nonnull(res[m]);
+  }
+  g_assert_true(ts_set_passes("all"));
+  g_assert_cmpint(ts_tensor_dtype(res[0]), ==, ts_tensor_dtype(res[1]));
+  g_assert_true(ts_shape_equal(ts_tensor_shape(res[0]), ts_tensor_shape(res[1])));
+  for (int64_t i = 0; i < ts_tensor_size(res[0]); i++) {
+    double a = ts_tensor_get_f64(res[0], i), b = ts_tensor_get_f64(res[1], i);
+    if (isnan(a) && isnan(b))
+      continue;
+    if (!(fabs(a - b) <= rel_tol * fmax(1, fabs(a))))
+      g_error("element %" G_GINT64_FORMAT ": %.9g without passes, %.9g with", i, a, b);
+  }
+  ts_function_free(f[0]);
+  ts_function_free(f[1]);
+  ts_scope_end(scope);
+}
+
+static ts_tensor *ramp(ts_dtype dtype, ts_shape shape, double start, double step)
+{
+  int64_t n = ts_shape_size(shape);
+  double *v = g_new(double, n ? n : 1);
+  for (int64_t i = 0; i < n; i++)
+    v[i] = start + step * (double)i;
+  ts_tensor *t = ts_cast(ts_constant(TS_F64, shape, v), dtype);
+  g_free(v);
+  return t;
+}
+
+/* ---- choosing passes ------------------------------------------------------------- */
+
+static void test_choose(void)
+{
+  g_assert_false(ts_set_passes("fold,bogus"));
+  ts_error *e = ts_error_take();
+  g_assert_nonnull(e);
+  g_assert_nonnull(strstr(e->message, "'bogus'"));
+  ts_error_free(e);
+
+  char *s;
+  g_assert_true(ts_set_passes("dce, cse"));
+  g_assert_cmpstr((s = ts_get_passes()), ==, "cse,dce"); /* in their running order */
+  free(s);
+  g_assert_true(ts_set_passes("none"));
+  g_assert_cmpstr((s = ts_get_passes()), ==, "none");
+  free(s);
+  g_assert_true(ts_set_passes("all"));
+  g_assert_cmpstr((s = ts_get_passes()), ==, "fold,cse,simplify,dce,fuse");
+  free(s);
+}
+
+static ts_tensor *square_twice(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  return ts_add(ts_mul(x, x), ts_mul(x, x));
+}
+
+/* Concrete functions keep the passes chosen when they were traced, and say
+ * what each did. */
+static void test_concrete_summary(void)
+{
+  ts_value spec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(3));
+  g_assert_true(ts_set_passes("cse"));
+  ts_function *fn = ts_function_new("square_twice", square_twice, "x");
+  ts_concrete *cf = ts_function_get_concrete(fn, &spec, 1);
+  g_assert_cmpstr(ts_concrete_pass_summary(cf), ==, "cse: removed 1 node\n");
+  g_assert_cmpint(count_op(ts_concrete_optimized_graph(cf), TS_OP_MUL), ==, 1);
+  g_assert_cmpint(count_op(ts_concrete_graph(cf), TS_OP_MUL), ==, 2); /* traced: as it was */
+  g_assert_true(ts_set_passes("none"));
+  ts_function *plain = ts_function_new("square_twice", square_twice, "x");
+  cf = ts_function_get_concrete(plain, &spec, 1);
+  g_assert_cmpstr(ts_concrete_pass_summary(cf), ==, "");
+  g_assert_true(ts_concrete_optimized_graph(cf) == ts_concrete_graph(cf)); /* no copy */
+  g_assert_true(ts_set_passes("all"));
+  ts_function_free(fn);
+  ts_function_free(plain);
+}
+
+/* ---- cse ------------------------------------------------------------------------- */
+
+static void test_cse_merges(void)
+{
+  ts_function *fn = ts_function_new("square_twice", square_twice, "x");
+  ts_value spec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(3));
+  ts_graph *g = optimize(trace(fn, &spec, 1), "cse", "cse: removed 1 node");
+  g_assert_cmpint(count_op(g, TS_OP_MUL), ==, 1);
+  assert_origins(find_op(g, TS_OP_MUL), "Mul, Mul"); /* it stands for both */
+  const ts_node *add = find_op(g, TS_OP_ADD);
+  g_assert_cmpint(ts_node_input(add, 0).node, ==, ts_node_input(add, 1).node);
+  ts_graph_free(g);
+  ts_value x = TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(3), -1, 0.5));
+  assert_same_both_ways(square_twice, "x", &x, 1, 0);
+  ts_function_free(fn);
+}
+
+static ts_tensor *two_randoms(ts_call *c)
+{
+  ts_tensor *a = ts_random_uniform(TS_F32, TS_SHAPE(4), 0, 1, 7);
+  ts_tensor *b = ts_random_uniform(TS_F32, TS_SHAPE(4), 0, 1, 7);
+  return ts_add(ts_add(a, b), ts_arg(c, 0));
+}
+
+static ts_tensor *counter;
+
+static ts_tensor *two_reads_and_prints(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  ts_print("x", x);
+  ts_print("x", x);
+  ts_tensor *a = ts_read(counter);
+  ts_assign_add(counter, ts_scalar_i32(1));
+  ts_tensor *b = ts_read(counter);
+  return ts_add(ts_add(a, b), x);
+}
+
+static void test_cse_keeps(void)
+{
+  ts_value spec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(4));
+  ts_function *fn = ts_function_new("two_randoms", two_randoms, "x");
+  ts_graph *g = optimize(trace(fn, &spec, 1), "cse", "cse: removed 0 nodes");
+  g_assert_cmpint(count_op(g, TS_OP_RANDOM_UNIFORM), ==, 2);
+  ts_graph_free(g);
+  ts_function_free(fn);
+
+  counter = ts_variable_new(ts_scalar_i32(0), "counter");
+  ts_value ispec = TS_SPEC_VALUE(TS_I32, TS_SCALAR_SHAPE);
+  fn = ts_function_new("two_reads_and_prints", two_reads_and_prints, "x");
+  g = optimize(trace(fn, &ispec, 1), "cse", "cse: removed 0 nodes");
+  g_assert_cmpint(count_op(g, TS_OP_PRINT), ==, 2);
+  g_assert_cmpint(count_op(g, TS_OP_READ_VARIABLE), ==, 2);
+  ts_graph_free(g);
+  /* and they run: reads before and after the assign differ */
+  ts_value x = TS_TENSOR_VALUE(ts_scalar_i32(10));
+  ts_tensor *r = ts_function_call(fn, &x, 1);
+  assert_no_error();
+  g_assert_cmpint(ts_tensor_get_i64(r, 0), ==, 0 + 1 + 10);
+  ts_function_free(fn);
+  ts_tensor_unref(counter);
+}
+
+/* ---- simplify -------------------------------------------------------------------- */
+
+static ts_tensor *units(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  ts_tensor *y = ts_mul(ts_scalar_f32(1), ts_mul(x, ts_ones(TS_F32, TS_SHAPE(3))));
+  y = ts_sub(ts_add(ts_scalar_f32(0), ts_add(y, ts_zeros(TS_F32, TS_SHAPE(3)))), ts_scalar_f32(0));
+  return ts_cast(y, TS_F32);
+}
+
+static void test_simplify_units(void)
+{
+  ts_function *fn = ts_function_new("units", units, "x");
+  ts_value spec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(2, 3));
+  ts_graph *g = optimize(trace(fn, &spec, 1), "fold,simplify,dce", "simplify: simplified 6 nodes");
+  g_assert_cmpint(ts_graph_n_nodes(g), ==, 1); /* the placeholder, returned */
+  ts_graph_free(g);
+  ts_value x = TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(2, 3), -2, 1.25));
+  assert_same_both_ways(units, "x", &x, 1, 0);
+  ts_function_free(fn);
+}
+
+/* x * ones that broadcast x to a larger shape is not x. */
+static ts_tensor *broadcasting_one(ts_call *c)
+{
+  return ts_mul(ts_arg(c, 0), ts_ones(TS_F32, TS_SHAPE(2, 3)));
+}
+
+static ts_tensor *self_sub(ts_call *c)
+{
+  return ts_sub(ts_arg(c, 0), ts_arg(c, 0));
+}
+
+static void test_simplify_keeps(void)
+{
+  ts_function *fn = ts_function_new("broadcasting_one", broadcasting_one, "x");
+  ts_value spec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(3));
+  ts_graph *g = optimize(trace(fn, &spec, 1), "simplify", "simplify: simplified 0 nodes");
+  g_assert_cmpint(count_op(g, TS_OP_MUL), ==, 1);
+  ts_graph_free(g);
+  ts_function_free(fn);
+
+  /* x - x: 0 for integers, kept for floats (inf - inf and nan - nan are nan) */
+  fn = ts_function_new("self_sub", self_sub, "x");
+  ts_value fspec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(3));
+  g = optimize(trace(fn, &fspec, 1), "simplify", "simplify: simplified 0 nodes");
+  g_assert_cmpint(count_op(g, TS_OP_SUB), ==, 1);
+  ts_graph_free(g);
+  ts_value ispec = TS_SPEC_VALUE(TS_I32, TS_SHAPE(3));
+  g = optimize(trace(fn, &ispec, 1), "simplify,dce", "simplify: simplified 1 node");
+  g_assert_cmpint(count_op(g, TS_OP_SUB), ==, 0);
+  const ts_node *zeros = find_op(g, TS_OP_CONST);
+  assert_origins(zeros, "Sub");
+  g_assert_cmpint(ts_tensor_get_i64(ts_node_value(zeros), 2), ==, 0);
+  ts_graph_free(g);
+  ts_function_free(fn);
+  float special[] = { INFINITY, NAN, 2 };
+  ts_value fx = TS_TENSOR_VALUE(ts_constant(TS_F32, TS_SHAPE(3), special));
+  assert_same_both_ways(self_sub, "x", &fx, 1, 0);
+  ts_value ix = TS_TENSOR_VALUE(ramp(TS_I32, TS_SHAPE(3), -5, 7));
+  assert_same_both_ways(self_sub, "x", &ix, 1, 0);
+}
+
+static ts_tensor *layout(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0); /* [2, 3, 4] */
+  ts_tensor *back = ts_transpose(ts_transpose(x, TS_INTS(2, 0, 1)), TS_INTS(1, 2, 0));
+  ts_tensor *turned = ts_transpose(ts_transpose(x, TS_INTS(1, 0, 2)), TS_INTS(0, 2, 1));
+  ts_tensor *flat = ts_reshape(ts_reshape(back, TS_SHAPE(6, 4)), TS_SHAPE(4, 6));
+  return ts_add(ts_reshape(turned, TS_SHAPE(4, 6)), flat);
+}
+
+static void test_simplify_layout(void)
+{
+  ts_function *fn = ts_function_new("layout", layout, "x");
+  ts_value spec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(2, 3, 4));
+  ts_graph *g = optimize(trace(fn, &spec, 1), "simplify,dce", "simplify: simplified 3 nodes");
+  g_assert_cmpint(count_op(g, TS_OP_TRANSPOSE), ==, 1); /* the pair that is not the identity */
+  assert_origins(find_op(g, TS_OP_TRANSPOSE), "Transpose, Transpose");
+  g_assert_cmpint(count_op(g, TS_OP_RESHAPE), ==, 2);
+  ts_graph_free(g);
+  ts_value x = TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(2, 3, 4), 0, 1));
+  assert_same_both_ways(layout, "x", &x, 1, 0);
+  ts_function_free(fn);
+}
+
+static ts_tensor *powers(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  ts_dtype dt = ts_tensor_dtype(x);
+  ts_tensor *sum = ts_pow(x, ts_cast(ts_scalar_i32(1), dt));
+  for (int k = 2; k <= 5; k++)
+    sum = ts_add(sum, ts_pow(x, ts_cast(ts_scalar_i32(k), dt)));
+  return sum;
+}
+
+static void test_simplify_pow(void)
+{
+  ts_function *fn = ts_function_new("powers", powers, "x");
+  ts_value spec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(4));
+  ts_graph *g = optimize(trace(fn, &spec, 1), "fold,simplify,dce", "simplify: simplified 4 nodes");
+  g_assert_cmpint(count_op(g, TS_OP_POW), ==, 1); /* x ** 5 stays */
+  g_assert_cmpint(count_op(g, TS_OP_MUL), ==, 1 + 2 + 2);
+  assert_origins(find_op(g, TS_OP_MUL), "Pow");
+  ts_graph_free(g);
+  ts_function_free(fn);
+  ts_value x = TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(4), -1.5, 0.75));
+  assert_same_both_ways(powers, "x", &x, 1, 1e-6);
+  ts_value xi = TS_TENSOR_VALUE(ramp(TS_I32, TS_SHAPE(4), -3, 2));
+  assert_same_both_ways(powers, "x", &xi, 1, 0); /* integers: exact */
+}
+
+/* ---- dce ------------------------------------------------------------------------- */
+
+static ts_tensor *state;
+
+static ts_tensor *side_effects(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  ts_tensor *unused = ts_exp(ts_mul(x, x));
+  ts_print("value", ts_neg(x));           /* Neg feeds a print: kept */
+  ts_assign(state, ts_add(x, x));         /* Add feeds an assign: kept */
+  (void)unused;
+  return ts_sqrt(ts_abs(x));
+}
+
+static void test_dce(void)
+{
+  state = ts_variable_new(ts_zeros(TS_F32, TS_SHAPE(3)), "state");
+  ts_function *fn = ts_function_new("side_effects", side_effects, "x");
+  ts_value spec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(3));
+  const ts_graph *traced = trace(fn, &spec, 1);
+  ts_graph *g = optimize(traced, "dce", "dce: removed 2 nodes");
+  g_assert_cmpint(count_op(g, TS_OP_EXP), ==, 0);
+  g_assert_cmpint(count_op(g, TS_OP_PRINT), ==, 1);
+  g_assert_cmpint(count_op(g, TS_OP_NEG), ==, 1);
+  g_assert_cmpint(count_op(g, TS_OP_ASSIGN_VARIABLE), ==, 1);
+  g_assert_cmpint(count_op(g, TS_OP_ADD), ==, 1);
+  g_assert_cmpint(ts_graph_n_nodes(g), ==, ts_graph_n_nodes(traced) - 2);
+  ts_graph_free(g);
+  /* without dce the unused nodes still never run (they are pruned) */
+  g = optimize(traced, "none", NULL);
+  g_assert_cmpint(count_op(g, TS_OP_EXP), ==, 0);
+  ts_graph_free(g);
+  ts_function_free(fn);
+  ts_tensor_unref(state);
+}
+
+/* ---- fuse ------------------------------------------------------------------------ */
+
+static ts_tensor *ew_chain(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *b = ts_arg(c, 1), *s = ts_arg(c, 2); /* [4,3], [3], [] */
+  ts_tensor *y = ts_tanh(ts_relu(ts_add(ts_mul(x, b), s)));
+  ts_tensor *z = ts_sigmoid(ts_div(b, ts_maximum(s, ts_abs(x))));
+  return ts_sub(y, z);
+}
+
+static ts_tensor *outer_sum(ts_call *c)
+{
+  return ts_exp(ts_neg(ts_add(ts_arg(c, 0), ts_arg(c, 1)))); /* [5,1] + [1,700] */
+}
+
+static void test_fuse_elementwise(void)
+{
+  ts_function *fn = ts_function_new("ew_chain", ew_chain, "x, b, s");
+  ts_value specs[] = { TS_SPEC_VALUE(TS_F32, TS_SHAPE(4, 3)), TS_SPEC_VALUE(TS_F32, TS_SHAPE(3)),
+                       TS_SPEC_VALUE(TS_F32, TS_SCALAR_SHAPE) };
+  ts_graph *g = optimize(trace(fn, specs, 3), "fuse", "fuse: fused 9 nodes into 1 kernels");
+  const ts_node *f = find_op(g, TS_OP_FUSED_ELEMENTWISE);
+  assert_origins(f, "Mul, Add, Relu, Tanh, Abs, Maximum, RealDiv, Sigmoid, Sub");
+  g_assert_cmpint(ts_node_n_inputs(f), ==, 3);
+  g_assert_true(ts_shape_equal(ts_node_output_shape(f, 0), TS_SHAPE(4, 3)));
+  ts_graph_free(g);
+  ts_value args[] = { TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(4, 3), -3, 0.5)),
+                      TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(3), 0.5, 1)),
+                      TS_TENSOR_VALUE(ts_scalar_f32(0.25f)) };
+  assert_same_both_ways(ew_chain, "x, b, s", args, 3, 1e-6);
+  ts_function_free(fn);
+
+  /* broadcasting both ways, rows longer than a block */
+  ts_value outer[] = { TS_TENSOR_VALUE(ramp(TS_F64, TS_SHAPE(5, 1), -1, 0.3)),
+                       TS_TENSOR_VALUE(ramp(TS_F64, TS_SHAPE(1, 700), -2, 0.01)) };
+  fn = ts_function_new("outer_sum", outer_sum, "a, b");
+  g = optimize(trace(fn, outer, 2), "fuse", "fuse: fused 3 nodes into 1 kernels");
+  g_assert_true(ts_shape_equal(ts_node_output_shape(find_op(g, TS_OP_FUSED_ELEMENTWISE), 0),
+                               TS_SHAPE(5, 700)));
+  ts_graph_free(g);
+  assert_same_both_ways(outer_sum, "a, b", outer, 2, 1e-12);
+  ts_function_free(fn);
+}
+
+static ts_tensor *shared_middle(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  ts_tensor *m = ts_exp(x);           /* two users: the chains end here */
+  return ts_add(ts_neg(m), ts_abs(m));
+}
+
+static ts_tensor *int_chain(ts_call *c)
+{
+  return ts_neg(ts_add(ts_arg(c, 0), ts_arg(c, 0)));
+}
+
+static void test_fuse_keeps(void)
+{
+  ts_value spec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(3));
+  ts_function *fn = ts_function_new("shared_middle", shared_middle, "x");
+  ts_graph *g = optimize(trace(fn, &spec, 1), "fuse", "fuse: fused 3 nodes into 1 kernels");
+  g_assert_cmpint(count_op(g, TS_OP_EXP), ==, 1); /* computed once, not per user */
+  ts_graph_free(g);
+  ts_function_free(fn);
+  ts_value ispec = TS_SPEC_VALUE(TS_I32, TS_SHAPE(3));
+  fn = ts_function_new("int_chain", int_chain, "x");
+  g = optimize(trace(fn, &ispec, 1), "fuse", "fuse: fused 0 nodes into 0 kernels");
+  ts_graph_free(g);
+  ts_function_free(fn);
+}
+
+static ts_tensor *dense_relu(ts_call *c)
+{
+  return ts_relu(ts_add(ts_matmul(ts_arg(c, 0), ts_arg(c, 1)), ts_arg(c, 2)));
+}
+
+static ts_tensor *dense_sigmoid_row_bias(ts_call *c)
+{
+  /* the bias first and as a [1, N] row; b transposed */
+  return ts_sigmoid(ts_add(ts_arg(c, 2), ts_matmul_t(ts_arg(c, 0), ts_arg(c, 1), false, true)));
+}
+
+static ts_tensor *matmul_used_twice(ts_call *c)
+{
+  ts_tensor *m = ts_matmul(ts_arg(c, 0), ts_arg(c, 1));
+  return ts_add(ts_relu(ts_add(m, ts_arg(c, 2))), m);
+}
+
+/* a scalar is not a bias along the columns (the Add then Relu fuse instead) */
+static ts_tensor *matmul_plus_scalar(ts_call *c)
+{
+  return ts_relu(ts_add(ts_matmul(ts_arg(c, 0), ts_arg(c, 1)), ts_scalar_f32(0.5f)));
+}
+
+static void test_fuse_matmul(void)
+{
+  ts_value args[] = { TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(5, 7), -1, 0.07)),
+                      TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(7, 6), 0.5, -0.03)),
+                      TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(6), -0.5, 0.2)) };
+  ts_function *fn = ts_function_new("dense_relu", dense_relu, "x, w, b");
+  ts_graph *g = optimize(trace(fn, args, 3), "fuse", "fuse: fused 3 nodes into 1 kernels");
+  g_assert_cmpint(ts_graph_n_nodes(g), ==, 4);
+  assert_origins(find_op(g, TS_OP_FUSED_MATMUL), "MatMul, Add, Relu");
+  ts_graph_free(g);
+  assert_same_both_ways(dense_relu, "x, w, b", args, 3, 1e-6);
+  ts_function_free(fn);
+
+  ts_value targs[] = { TS_TENSOR_VALUE(ramp(TS_F64, TS_SHAPE(5, 7), -1, 0.07)),
+                       TS_TENSOR_VALUE(ramp(TS_F64, TS_SHAPE(6, 7), 0.5, -0.03)),
+                       TS_TENSOR_VALUE(ramp(TS_F64, TS_SHAPE(1, 6), -0.5, 0.2)) };
+  fn = ts_function_new("dense_sigmoid_row_bias", dense_sigmoid_row_bias, "x, w, b");
+  g = optimize(trace(fn, targs, 3), "fuse", "fuse: fused 3 nodes into 1 kernels");
+  assert_origins(find_op(g, TS_OP_FUSED_MATMUL), "MatMul, Add, Sigmoid");
+  ts_graph_free(g);
+  assert_same_both_ways(dense_sigmoid_row_bias, "x, w, b", targs, 3, 1e-12);
+  ts_function_free(fn);
+
+  fn = ts_function_new("matmul_plus_scalar", matmul_plus_scalar, "x, w");
+  g = optimize(trace(fn, args, 2), "fuse", NULL);
+  g_assert_cmpint(count_op(g, TS_OP_FUSED_MATMUL), ==, 0);
+  g_assert_cmpint(count_op(g, TS_OP_FUSED_ELEMENTWISE), ==, 1);
+  ts_graph_free(g);
+  assert_same_both_ways(matmul_plus_scalar, "x, w", args, 2, 1e-6);
+  ts_function_free(fn);
+
+  fn = ts_function_new("matmul_used_twice", matmul_used_twice, "x, w, b");
+  g = optimize(trace(fn, args, 3), "fuse", NULL);
+  g_assert_cmpint(count_op(g, TS_OP_MATMUL), ==, 1);
+  g_assert_cmpint(count_op(g, TS_OP_FUSED_MATMUL), ==, 0);
+  ts_graph_free(g);
+  assert_same_both_ways(matmul_used_twice, "x, w, b", args, 3, 1e-6);
+  ts_function_free(fn);
+}
+
+/* ---- ReadVariableOp: a view, copy on write ------------------------------------------ */
+
+static void test_read_is_a_view(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *v = ts_variable_new(ts_constant(TS_F32, TS_SHAPE(3), (float[]){ 1, 2, 3 }), "v");
+  ts_tensor *r1 = ts_read(v), *r2 = ts_read(v);
+  assert_no_error();
+  const void *data = ts_tensor_data(v);
+  g_assert_true(ts_tensor_data(r1) == data); /* no copy */
+  g_assert_true(ts_tensor_data(r2) == data);
+  ts_assign(v, ts_constant(TS_F32, TS_SHAPE(3), (float[]){ 7, 8, 9 }));
+  g_assert_true(ts_tensor_data(v) != data); /* moved: r1 and r2 still hold the old value */
+  g_assert_cmpfloat(ts_tensor_get_f64(r1, 0), ==, 1);
+  g_assert_cmpfloat(ts_tensor_get_f64(r2, 2), ==, 3);
+  g_assert_cmpfloat(ts_tensor_get_f64(v, 0), ==, 7);
+  ts_assign_add(v, ts_constant(TS_F32, TS_SHAPE(3), (float[]){ 1, 1, 1 }));
+  g_assert_cmpfloat(ts_tensor_get_f64(v, 2), ==, 10);
+  g_assert_cmpfloat(ts_tensor_get_f64(r1, 2), ==, 3);
+  ts_scope_end(scope);
+
+  /* with no read held, an assign writes in place */
+  const void *now = ts_tensor_data(v);
+  scope = ts_scope_begin();
+  ts_assign(v, ts_constant(TS_F32, TS_SHAPE(3), (float[]){ 4, 5, 6 }));
+  ts_scope_end(scope);
+  g_assert_true(ts_tensor_data(v) == now);
+  scope = ts_scope_begin();
+  ts_assign_sub(v, ts_read(v)); /* a read of itself */
+  ts_scope_end(scope);
+  g_assert_cmpfloat(ts_tensor_get_f64(v, 1), ==, 0);
+  ts_tensor_unref(v);
+}
+
+static ts_tensor *weight;
+
+static ts_tensor *read_then_assign(ts_call *c)
+{
+  ts_tensor *before = ts_read(weight);
+  ts_assign_add(weight, ts_arg(c, 0));
+  return ts_sub(ts_read(weight), before);
+}
+
+/* In a graph: the read before the assign keeps the old value. */
+static void test_read_in_graph(void)
+{
+  weight = ts_variable_new(ts_constant(TS_F32, TS_SHAPE(2), (float[]){ 1, 2 }), "weight");
+  ts_function *fn = ts_function_new("read_then_assign", read_then_assign, "d");
+  for (int call = 0; call < 3; call++) {
+    ts_scope *scope = ts_scope_begin();
+    ts_value d = TS_TENSOR_VALUE(ts_constant(TS_F32, TS_SHAPE(2), (float[]){ 0.5f, -1 }));
+    ts_tensor *r = ts_function_call(fn, &d, 1);
+    assert_no_error();
+    g_assert_cmpfloat(ts_tensor_get_f64(r, 0), ==, 0.5);
+    g_assert_cmpfloat(ts_tensor_get_f64(r, 1), ==, -1);
+    ts_scope_end(scope);
+  }
+  g_assert_cmpfloat(ts_tensor_get_f64(weight, 0), ==, 2.5);
+  ts_function_free(fn);
+  ts_tensor_unref(weight);
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/passes/choose", test_choose);
+  g_test_add_func("/passes/concrete-summary", test_concrete_summary);
+  g_test_add_func("/passes/cse/merges", test_cse_merges);
+  g_test_add_func("/passes/cse/keeps", test_cse_keeps);
+  g_test_add_func("/passes/simplify/units", test_simplify_units);
+  g_test_add_func("/passes/simplify/keeps", test_simplify_keeps);
+  g_test_add_func("/passes/simplify/layout", test_simplify_layout);
+  g_test_add_func("/passes/simplify/pow", test_simplify_pow);
+  g_test_add_func("/passes/dce", test_dce);
+  g_test_add_func("/passes/fuse/elementwise", test_fuse_elementwise);
+  g_test_add_func("/passes/fuse/keeps", test_fuse_keeps);
+  g_test_add_func("/passes/fuse/matmul", test_fuse_matmul);
+  g_test_add_func("/passes/read-variable/view", test_read_is_a_view);
+  g_test_add_func("/passes/read-variable/graph", test_read_in_graph);
+  ts_scope *scope = ts_scope_begin();
+  int status = g_test_run();
+  ts_scope_end(scope);
+  return status;
+}

@@ -1,0 +1,420 @@
+/* test-timeline.c — TsTimeline in a window (under Xvfb; skipped with no
+ * display): zooming keeps the time under the pointer where it is, a
+ * selected range is emitted and its statistics are that range's, a click
+ * on a span emits it with its node, a search finds a span outside the view
+ * and brings it in, select_node reveals a node's spans; a real recording of
+ * a seed model (eager and graph, with memory) draws; the widget is freed
+ * whole.  TS_TIMELINE_SCREENSHOT=file.png saves the real recording's frame. */
+#include <gtk/gtk.h>
+#include <math.h>
+#include <string.h>
+#include <tracescope-profiler.h>
+#include <tracescope.h>
+
+#include "test-quiet.h"
+#include "test-wait.h"
+#include "ts-timeline-render.h"
+#include "ts-timeline.h"
+
+static bool have_display;
+
+#define T0 1000000000ull /* the synthetic session starts at 1 s */
+#define N_OPS 100
+
+/* Thread "main": a call over 0-100 µs holding 100 ops of 500 ns, one a µs,
+ * nodes dense_0 ... dense_99 (MatMul, or Add every third); thread "worker":
+ * ten Relu ops.  Times from T0. */
+typedef struct synth {
+  tsp_session *s;
+  const tsp_event *ops[N_OPS];
+  uint32_t nodes[N_OPS];
+} synth;
+
+static void synth_init(synth *x)
+{
+  tsp_session *s = x->s = tsp_session_new_empty();
+  int main_t = tsp_session_add_thread(s, "main", 1), worker = tsp_session_add_thread(s, "worker", 2);
+  uint32_t loc = tsp_intern_loc(s, "/src/model.c", "model", 12);
+  for (int i = 0; i < N_OPS; i++) {
+    char name[32];
+    g_snprintf(name, sizeof name, "dense_%d/MatMul", i);
+    tsp_node_info info = { .name = name, .scope = "model", .shape = "f32[20,64]",
+                           .op = i % 3 == 2 ? TS_OP_ADD : TS_OP_MATMUL };
+    x->nodes[i] = tsp_add_node(s, &info);
+    tsp_event e = { .start_ns = T0 + 1000 * (uint64_t)(i + 1), .end_ns = T0 + 1000 * (uint64_t)(i + 1) + 500,
+                    .run_id = 1, .seq = (uint32_t)i + 1, .node = x->nodes[i], .loc = loc, .op = (uint16_t)info.op,
+                    .kind = TSP_EVENT_OP };
+    tsp_record_on(s, main_t, &e);
+  }
+  for (int i = 0; i < 10; i++) {
+    tsp_event e = { .start_ns = T0 + 5000 * (uint64_t)i, .end_ns = T0 + 5000 * (uint64_t)i + 2000,
+                    .op = TS_OP_RELU, .kind = TSP_EVENT_OP };
+    tsp_record_on(s, worker, &e);
+  }
+  tsp_event call = { .start_ns = T0, .end_ns = T0 + 102000, .run_id = 1,
+                     .node = tsp_intern_string(s, "model"), .op = TSP_MODE_GRAPH, .kind = TSP_EVENT_CALL };
+  tsp_record_on(s, main_t, &call);
+  tsp_iter it;
+  tsp_iter_init(&it, s, main_t);
+  for (int i = 0; i < N_OPS; i++)
+    x->ops[i] = tsp_iter_next(&it);
+}
+
+typedef struct fixture {
+  synth x;
+  GtkWindow *window;
+  TsTimeline *view;
+  int n_spans, n_ranges;
+  const tsp_event *last_event;
+  guint last_node;
+  guint64 from, to;
+} fixture;
+
+static void on_span_selected(TsTimeline *view, gpointer event, guint node, fixture *f)
+{
+  f->n_spans++;
+  f->last_event = event;
+  f->last_node = node;
+}
+
+static void on_range_selected(TsTimeline *view, guint64 from, guint64 to, fixture *f)
+{
+  f->n_ranges++;
+  f->from = from;
+  f->to = to;
+}
+
+static gboolean allocated(gpointer data)
+{
+  return gtk_widget_get_width(data) > 400 && gtk_widget_get_mapped(data);
+}
+
+static void fixture_show(fixture *f, const tsp_session *s, int width, int height)
+{
+  f->window = GTK_WINDOW(gtk_window_new());
+  gtk_window_set_default_size(f->window, width, height);
+  f->view = TS_TIMELINE(ts_timeline_new());
+  g_object_ref(f->view);
+  g_signal_connect(f->view, "span-selected", G_CALLBACK(on_span_selected), f);
+  g_signal_connect(f->view, "range-selected", G_CALLBACK(on_range_selected), f);
+  gtk_window_set_child(f->window, GTK_WIDGET(f->view));
+  ts_timeline_set_session(f->view, s);
+  gtk_window_present(f->window);
+  test_wait_for(allocated, f->view, "the timeline to be shown");
+}
+
+static void fixture_free(fixture *f)
+{
+  gtk_window_destroy(f->window);
+  g_assert_finalize_object(f->view);
+  if (f->x.s)
+    tsp_session_free(f->x.s);
+}
+
+static void action(fixture *f, const char *name, double a, double b)
+{
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(f->view), name, "(dd)", a, b));
+}
+
+/* ---- tests ---------------------------------------------------------------------------------- */
+
+static void test_zoom_keeps_pointer(void)
+{
+  if (!have_display) {
+    g_test_skip("no display");
+    return;
+  }
+  fixture f = { 0 };
+  synth_init(&f.x);
+  fixture_show(&f, f.x.s, 1000, 400);
+  /* fitted: the whole session in view */
+  g_assert_cmpfloat(ts_timeline_time_at(f.view, TS_TIMELINE_GUTTER), <=, T0);
+  g_assert_cmpfloat(ts_timeline_time_at(f.view, gtk_widget_get_width(GTK_WIDGET(f.view))), >=, T0 + 102000);
+  const double xs[] = { 300, 777.5, TS_TIMELINE_GUTTER + 1 };
+  const double factors[] = { 4, 2.5, 0.5 };
+  for (size_t i = 0; i < G_N_ELEMENTS(xs); i++) {
+    double t = ts_timeline_time_at(f.view, xs[i]), r = ts_timeline_get_ns_per_px(f.view);
+    action(&f, "timeline.zoom-at", xs[i], factors[i]);
+    g_assert_cmpfloat(fabs(ts_timeline_get_ns_per_px(f.view) - r / factors[i]), <, 1e-9 * r);
+    g_assert_cmpfloat(fabs(ts_timeline_time_at(f.view, xs[i]) - t), <, 1e-3);
+  }
+  /* keys zoom too; 0 fits again */
+  double r = ts_timeline_get_ns_per_px(f.view);
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(f.view), "timeline.zoom-in", NULL));
+  g_assert_cmpfloat(ts_timeline_get_ns_per_px(f.view), <, r);
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(f.view), "timeline.zoom-fit", NULL));
+  g_assert_cmpfloat(ts_timeline_time_at(f.view, TS_TIMELINE_GUTTER), <=, T0);
+  fixture_free(&f);
+}
+
+static void test_range_statistics(void)
+{
+  if (!have_display) {
+    g_test_skip("no display");
+    return;
+  }
+  fixture f = { 0 };
+  synth_init(&f.x);
+  fixture_show(&f, f.x.s, 1000, 400);
+  double x0 = ts_timeline_x_at(f.view, T0 + 20000), x1 = ts_timeline_x_at(f.view, T0 + 40000);
+  action(&f, "timeline.select-range", x1, x0); /* dragged right to left */
+  g_assert_cmpint(f.n_ranges, ==, 1);
+  double r = ts_timeline_get_ns_per_px(f.view);
+  g_assert_cmpfloat(fabs((double)f.from - (T0 + 20000)), <=, r);
+  g_assert_cmpfloat(fabs((double)f.to - (T0 + 40000)), <=, r);
+  guint64 from, to;
+  g_assert_true(ts_timeline_get_range(f.view, &from, &to));
+  g_assert_cmpuint(from, ==, f.from);
+  g_assert_cmpuint(to, ==, f.to);
+  /* the range's statistics: the ops starting in it */
+  tsp_filter window = { TSP_MODE_ALL, f.from, f.to };
+  tsp_stats *st = tsp_stats_compute(f.x.s, TSP_BY_OP, &window);
+  uint64_t want = 0;
+  double want_ns = 0;
+  for (int t = 0; t < 2; t++) {
+    tsp_iter it;
+    tsp_iter_init(&it, f.x.s, t);
+    for (const tsp_event *e; (e = tsp_iter_next(&it));)
+      if (e->kind == TSP_EVENT_OP && e->start_ns >= f.from && e->start_ns < f.to)
+        want++, want_ns += (double)(e->end_ns - e->start_ns);
+  }
+  g_assert_cmpuint(want, >=, 20);
+  g_assert_cmpuint(st->count, ==, want);
+  double total = 0;
+  for (int i = 0; i < st->n; i++)
+    total += st->rows[i].total_ns;
+  g_assert_cmpfloat(total, ==, want_ns);
+  tsp_stats_free(st);
+  /* Escape clears it */
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(f.view), "timeline.unselect", NULL));
+  g_assert_false(ts_timeline_get_range(f.view, &from, &to));
+  fixture_free(&f);
+}
+
+static void test_click_selects(void)
+{
+  if (!have_display) {
+    g_test_skip("no display");
+    return;
+  }
+  fixture f = { 0 };
+  synth_init(&f.x);
+  fixture_show(&f, f.x.s, 1200, 400);
+  for (int i = 10; i < N_OPS; i += 37) {
+    graphene_rect_t area;
+    g_assert_true(ts_timeline_get_span_area(f.view, f.x.ops[i], &area));
+    action(&f, "timeline.click-at", area.origin.x + area.size.width / 2, area.origin.y + area.size.height / 2);
+    g_assert_true(f.last_event == f.x.ops[i]);
+    g_assert_cmpuint(f.last_node, ==, f.x.nodes[i]);
+    g_assert_true(ts_timeline_get_selected(f.view) == f.x.ops[i]);
+  }
+  /* the call, one row up: no node */
+  graphene_rect_t area;
+  g_assert_true(ts_timeline_get_span_area(f.view, f.x.ops[50], &area));
+  action(&f, "timeline.click-at", area.origin.x, area.origin.y - TS_TIMELINE_ROW / 2);
+  g_assert_cmpint(f.last_event->kind, ==, TSP_EVENT_CALL);
+  g_assert_cmpuint(f.last_node, ==, 0);
+  /* nothing there: the selection is cleared */
+  int n = f.n_spans;
+  action(&f, "timeline.click-at", area.origin.x, gtk_widget_get_height(GTK_WIDGET(f.view)) - 2);
+  g_assert_cmpint(f.n_spans, ==, n + 1);
+  g_assert_null(f.last_event);
+  fixture_free(&f);
+}
+
+static bool in_view(fixture *f, const tsp_event *e)
+{
+  double x0 = ts_timeline_x_at(f->view, (double)e->start_ns), x1 = ts_timeline_x_at(f->view, (double)e->end_ns);
+  return x1 > TS_TIMELINE_GUTTER && x0 < gtk_widget_get_width(GTK_WIDGET(f->view));
+}
+
+static void test_search_outside_view(void)
+{
+  if (!have_display) {
+    g_test_skip("no display");
+    return;
+  }
+  fixture f = { 0 };
+  synth_init(&f.x);
+  fixture_show(&f, f.x.s, 1000, 400);
+  action(&f, "timeline.zoom-at", TS_TIMELINE_GUTTER, 20); /* the first few µs */
+  g_assert_false(in_view(&f, f.x.ops[77]));
+  g_assert_cmpint(ts_timeline_search(f.view, "DENSE_77/"), ==, 1);
+  g_assert_true(ts_timeline_get_found(f.view) == f.x.ops[77]);
+  g_assert_true(in_view(&f, f.x.ops[77]));
+  /* several matches: next and previous wrap */
+  g_assert_cmpint(ts_timeline_search(f.view, "dense_1"), ==, 11); /* 1, 10-19 */
+  g_assert_true(ts_timeline_get_found(f.view) == f.x.ops[1]);
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(f.view), "timeline.search-previous", NULL));
+  g_assert_true(ts_timeline_get_found(f.view) == f.x.ops[19]);
+  g_assert_true(in_view(&f, f.x.ops[19]));
+  g_assert_true(ts_timeline_search_next(f.view, FALSE));
+  g_assert_true(ts_timeline_get_found(f.view) == f.x.ops[1]);
+  g_assert_cmpint(ts_timeline_search(f.view, "no such op"), ==, 0);
+  g_assert_null(ts_timeline_get_found(f.view));
+  /* select_node brings a node's span into view */
+  action(&f, "timeline.zoom-at", TS_TIMELINE_GUTTER, 4);
+  g_assert_false(in_view(&f, f.x.ops[90]) && in_view(&f, f.x.ops[5]));
+  const tsp_event *target = in_view(&f, f.x.ops[90]) ? f.x.ops[5] : f.x.ops[90];
+  ts_timeline_select_node(f.view, target == f.x.ops[5] ? f.x.nodes[5] : f.x.nodes[90]);
+  g_assert_true(in_view(&f, target));
+  fixture_free(&f);
+}
+
+/* Ruler units, and what a tooltip says (no display needed). */
+static void test_text(void)
+{
+  const struct {
+    double ns;
+    const char *text;
+  } units[] = { { 0, "0 ns" }, { 830, "830 ns" }, { 1500, "1.5 µs" }, { 1250000, "1.25 ms" },
+                { 20e6, "20 ms" }, { 2.5e9, "2.5 s" }, { 125e9, "125 s" } };
+  for (size_t i = 0; i < G_N_ELEMENTS(units); i++) {
+    char *t = ts_timeline_format_ns(units[i].ns);
+    g_assert_cmpstr(t, ==, units[i].text);
+    g_free(t);
+  }
+  synth x;
+  synth_init(&x);
+  tsp_lod *lod = tsp_lod_build(x.s);
+  tsp_lod_span sp = { x.ops[10]->start_ns, x.ops[10]->end_ns, x.ops[10], 1, x.ops[10]->op, 1 };
+  char *t = ts_timeline_describe(lod, &sp);
+  g_assert_nonnull(strstr(t, "MatMul"));
+  g_assert_nonnull(strstr(t, "dense_10/MatMul"));
+  g_assert_nonnull(strstr(t, "500 ns"));
+  g_assert_nonnull(strstr(t, "f32[20,64]"));
+  g_assert_nonnull(strstr(t, "scope model"));
+  g_assert_nonnull(strstr(t, "model.c:12 in model"));
+  g_free(t);
+  sp.count = 40; /* a summary */
+  sp.busy = 0.5f;
+  t = ts_timeline_describe(lod, &sp);
+  g_assert_nonnull(strstr(t, "40 ops"));
+  g_assert_nonnull(strstr(t, "50 % busy"));
+  g_free(t);
+  tsp_lod_free(lod);
+  tsp_session_free(x.s);
+}
+
+/* ---- a real recording ------------------------------------------------------------------------ */
+
+static gboolean drawn_once(gpointer data)
+{
+  return *(int *)data > 0;
+}
+
+static void on_frame_drawn(GdkFrameClock *clock, int *frames)
+{
+  (*frames)++;
+}
+
+static void save_png(GtkWidget *w, const char *path)
+{
+  int width = gtk_widget_get_width(w), height = gtk_widget_get_height(w);
+  /* the widget's own snapshot, as GTK takes it for a frame */
+  GtkSnapshot *snap = gtk_snapshot_new();
+  GTK_WIDGET_GET_CLASS(w)->snapshot(w, snap);
+  GskRenderNode *node = gtk_snapshot_free_to_node(snap);
+  cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
+  cairo_t *cr = cairo_create(surface);
+  if (node)
+    gsk_render_node_draw(node, cr);
+  cairo_destroy(cr);
+  g_assert_cmpint(cairo_surface_write_to_png(surface, path), ==, CAIRO_STATUS_SUCCESS);
+  cairo_surface_destroy(surface);
+  g_clear_pointer(&node, gsk_render_node_unref);
+}
+
+static void test_real_recording(void)
+{
+  if (!have_display) {
+    g_test_skip("no display");
+    return;
+  }
+  ts_module *m = ts_module_open("seeds");
+  g_assert_nonnull(m);
+  ts_function *fn = ts_module_lookup(m, "sequential_model");
+  ts_tensor *x = ts_random_uniform(TS_F32, TS_SHAPE(20, 28, 28), 0, 1, 1);
+  ts_value arg = TS_TENSOR_VALUE(x);
+  tsp_session *s = tsp_session_new();
+  tsp_session_add_collector(s, &tsp_memory_collector, NULL);
+  GError *error = NULL;
+  g_assert_true(tsp_session_start(s, &error));
+  int quiet = test_quiet_begin();
+  for (int i = 0; i < 4; i++) {
+    ts_scope *scope = ts_scope_begin();
+    bool eager = i % 2 == 1;
+    ts_run_functions_eagerly(eager);
+    uint64_t t = tsp_call_begin(s);
+    g_assert_nonnull(ts_function_call(fn, &arg, 1));
+    tsp_call_end(s, t, "sequential_model", eager ? TSP_MODE_EAGER : TSP_MODE_GRAPH);
+    ts_scope_end(scope);
+  }
+  /* and a loop with a branch inside: While > If > ops */
+  ts_function *loop = ts_module_lookup(m, "sum_even");
+  ts_value items;
+  g_assert_true(ts_value_parse("i32[6]=10,12,15,20,3,8", &items));
+  for (int i = 0; i < 3; i++) {
+    ts_run_functions_eagerly(i == 2);
+    uint64_t t = tsp_call_begin(s);
+    g_assert_nonnull(ts_function_call(loop, &items, 1));
+    tsp_call_end(s, t, "sum_even", i == 2 ? TSP_MODE_EAGER : TSP_MODE_GRAPH);
+  }
+  ts_run_functions_eagerly(false);
+  test_quiet_end(quiet);
+  tsp_session_stop(s);
+
+  fixture f = { 0 };
+  fixture_show(&f, s, 1600, 560);
+  const tsp_lod *lod = ts_timeline_get_lod(f.view);
+  g_assert_cmpint(tsp_lod_n_depths(lod, 0), >=, 4); /* calls, While, If, the ops inside */
+  g_assert_cmpint(tsp_lod_n_memory(lod), ==, 1);
+  int n_traces;
+  tsp_lod_traces(lod, 0, &n_traces);
+  g_assert_cmpint(n_traces, ==, 2); /* each function's first graph call traced */
+  int frames = 0;
+  GdkFrameClock *clock = gtk_widget_get_frame_clock(GTK_WIDGET(f.view));
+  gulong id = g_signal_connect(clock, "after-paint", G_CALLBACK(on_frame_drawn), &frames);
+  gtk_widget_queue_draw(GTK_WIDGET(f.view));
+  test_wait_for(drawn_once, &frames, "a frame");
+  g_signal_handler_disconnect(clock, id);
+  const char *path = g_getenv("TS_TIMELINE_SCREENSHOT");
+  if (path) {
+    ts_timeline_search(f.view, "dense_3/MatMul");
+    ts_timeline_zoom_to_fit(f.view);
+    graphene_rect_t area;
+    /* select the second call (eager): its flows show */
+    GArray *calls = tsp_lod_search(lod, "sequential_model");
+    for (guint i = 0; i < calls->len; i++) {
+      const tsp_lod_hit *h = &g_array_index(calls, tsp_lod_hit, i);
+      if (h->event->kind == TSP_EVENT_CALL && h->event->op == TSP_MODE_EAGER &&
+          ts_timeline_get_span_area(f.view, h->event, &area)) {
+        action(&f, "timeline.click-at", area.origin.x + 2, area.origin.y + area.size.height / 2);
+        break;
+      }
+    }
+    g_array_unref(calls);
+    save_png(GTK_WIDGET(f.view), path);
+  }
+  fixture_free(&f);
+  tsp_session_free(s);
+  ts_module_free(m);
+  ts_release_all();
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  have_display = gtk_init_check();
+  if (have_display)
+    g_object_set(gtk_settings_get_default(), "gtk-enable-animations", FALSE, NULL);
+  g_test_add_func("/timeline/text", test_text);
+  g_test_add_func("/timeline/zoom-keeps-pointer", test_zoom_keeps_pointer);
+  g_test_add_func("/timeline/range-statistics", test_range_statistics);
+  g_test_add_func("/timeline/click-selects", test_click_selects);
+  g_test_add_func("/timeline/search-outside-view", test_search_outside_view);
+  g_test_add_func("/timeline/real-recording", test_real_recording);
+  int ret = g_test_run();
+  ts_release_all();
+  return ret;
+}

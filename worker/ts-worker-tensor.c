@@ -1,0 +1,156 @@
+/* ts-worker-tensor.c — a tensor's values on the wire (ts-worker-tensor.h). */
+#include "ts-worker-tensor.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ts-worker-error.h"
+#include "ts-worker-protocol.h"
+
+int ts_worker_memfd_copy(const void *data, size_t size, GError **error)
+{
+  int fd = memfd_create("tracescope-result", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  /* write(2) fills the memfd's pages in bulk: much cheaper than faulting
+   * them in one by one through a mapping */
+  size_t done = 0;
+  while (fd >= 0 && done < size) {
+    ssize_t w = write(fd, (const char *)data + done, size - done);
+    if (w <= 0 && errno != EINTR)
+      break;
+    done += w > 0 ? (size_t)w : 0;
+  }
+  if (fd < 0 || done < size) {
+    g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno),
+                "cannot put the %zu-byte result in a memfd: %s", size, g_strerror(errno));
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  /* sealed: the app maps it knowing nobody changes it under it */
+  fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+  return fd;
+}
+
+gboolean ts_worker_tensor_write(GVariantDict *d, const ts_tensor *out, GUnixFDList *fds, GError **error)
+{
+  ts_dtype dtype = ts_tensor_dtype(out);
+  ts_shape shape = ts_tensor_shape(out);
+  const void *data = ts_tensor_data(out);
+  if (!data || dtype == TS_STRING || dtype == TS_VARIANT)
+    return TRUE; /* no host bytes to send: the printed value says it all */
+  size_t size = (size_t)ts_tensor_size(out) * ts_dtype_size(dtype);
+  g_variant_dict_insert(d, "dtype", "s", ts_dtype_name(dtype));
+  g_variant_dict_insert_value(d, "shape", g_variant_new_fixed_array(G_VARIANT_TYPE_INT64, shape.dim,
+                                                                     (gsize)shape.rank, sizeof(gint64)));
+  if (size < TS_WORKER_FD_THRESHOLD) {
+    g_variant_dict_insert_value(d, "data", g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE, data, size, 1));
+    return TRUE;
+  }
+  /* the tensor's own memory when it lives in a memfd (ts_cpu_share_buffers),
+   * else a copy written into a fresh one */
+  size_t offset = 0;
+  int fd = ts_tensor_export_fd(out, &offset);
+  if (fd < 0 && (fd = ts_worker_memfd_copy(data, size, error)) < 0)
+    return FALSE;
+  int index = g_unix_fd_list_append(fds, fd, error);
+  close(fd);
+  if (index < 0)
+    return FALSE;
+  g_variant_dict_insert(d, "data-fd", "h", index);
+  g_variant_dict_insert(d, "data-offset", "t", (guint64)offset);
+  g_variant_dict_insert(d, "data-size", "t", (guint64)size);
+  return TRUE;
+}
+
+typedef struct {
+  void *map;
+  gsize size;
+} Mapping;
+
+static void mapping_free(gpointer data)
+{
+  Mapping *m = data;
+  munmap(m->map, m->size);
+  g_free(m);
+}
+
+gboolean ts_worker_tensor_read(GVariantDict *d, GUnixFDList *fds, const char *what, ts_dtype *dtype,
+                               ts_shape *shape, GBytes **data, GError **error)
+{
+  const char *dtype_name;
+  if (!g_variant_dict_lookup(d, "dtype", "&s", &dtype_name))
+    return TRUE; /* no values: strings, variants, traced only */
+  *data = NULL;
+  g_autoptr(GVariant) dims_v = g_variant_dict_lookup_value(d, "shape", G_VARIANT_TYPE("ax"));
+  gsize rank = 0;
+  const gint64 *dims = dims_v ? g_variant_get_fixed_array(dims_v, &rank, sizeof(gint64)) : NULL;
+  if (!ts_dtype_from_name(dtype_name, dtype) || !dims_v || rank > TS_MAX_RANK) {
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                "%s with a bad dtype (%s) or shape", what, dtype_name);
+    return FALSE;
+  }
+  shape->rank = (int)rank;
+  for (gsize i = 0; i < rank; i++)
+    shape->dim[i] = dims[i];
+  int64_t n = ts_shape_size(*shape);
+  gsize expected;
+  if (n < 0 || !g_size_checked_mul(&expected, (gsize)n, ts_dtype_size(*dtype))) {
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                "%s whose shape has unknown dims or overflows", what);
+    return FALSE;
+  }
+  g_autoptr(GVariant) inline_data = g_variant_dict_lookup_value(d, "data", G_VARIANT_TYPE_BYTESTRING);
+  if (inline_data) {
+    if (g_variant_get_size(inline_data) != expected) {
+      g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                  "%s of %zu bytes where its shape says %zu", what, g_variant_get_size(inline_data),
+                  expected);
+      return FALSE;
+    }
+    *data = g_variant_get_data_as_bytes(inline_data);
+    return TRUE;
+  }
+  gint32 index;
+  guint64 size, offset = 0;
+  g_variant_dict_lookup(d, "data-offset", "t", &offset);
+  if (!g_variant_dict_lookup(d, "data-fd", "h", &index) ||
+      !g_variant_dict_lookup(d, "data-size", "t", &size) || !fds || index < 0 ||
+      index >= g_unix_fd_list_get_length(fds) || size != expected || size == 0) {
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                "%s whose values are neither inline nor in a valid fd", what);
+    return FALSE;
+  }
+  *data = ts_worker_map_fd(fds, index, offset, size, what, error);
+  return *data != NULL;
+}
+
+GBytes *ts_worker_map_fd(GUnixFDList *fds, gint32 index, guint64 offset, guint64 size, const char *what,
+                         GError **error)
+{
+  int fd = g_unix_fd_list_get(fds, index, error);
+  if (fd < 0)
+    return NULL;
+  /* mapped from the page the bytes start in */
+  guint64 page = (guint64)sysconf(_SC_PAGESIZE), start = offset / page * page, end;
+  struct stat st;
+  void *map = MAP_FAILED;
+  if (!g_uint64_checked_add(&end, offset, size) || fstat(fd, &st) != 0 || (guint64)st.st_size < end)
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                "%s (%" G_GUINT64_FORMAT " bytes at %" G_GUINT64_FORMAT
+                ") is not in its fd", what, size, offset);
+  else if ((map = mmap(NULL, end - start, PROT_READ, MAP_PRIVATE, fd, (off_t)start)) == MAP_FAILED)
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                "cannot map %s (%" G_GUINT64_FORMAT " bytes): %s", what, size,
+                g_strerror(errno));
+  close(fd);
+  if (map == MAP_FAILED)
+    return NULL;
+  Mapping *m = g_new(Mapping, 1);
+  m->map = map;
+  m->size = end - start;
+  return g_bytes_new_with_free_func((char *)map + (offset - start), size, mapping_free, m);
+}
+

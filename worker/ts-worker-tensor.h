@@ -1,0 +1,31 @@
+/* ts-worker-tensor.h — a tensor's values (and other large bytes) on the wire, both ways: dtype,
+ * shape and bytes in an a{sv}, the bytes inline when small, else in a
+ * sealed memfd passed beside the message (TS_WORKER_FD_THRESHOLD). */
+#pragma once
+
+#include <gio/gio.h>
+#include <gio/gunixfdlist.h>
+#include <tracescope.h>
+
+G_BEGIN_DECLS
+
+/* The worker's side: t's values into d ("dtype", "shape", then "data" or
+ * "data-fd"/"data-offset"/"data-size" with the fd added to fds).  Tensors
+ * without host bytes (strings, variants) add nothing.  FALSE + error when
+ * no memfd could be made. */
+gboolean ts_worker_tensor_write(GVariantDict *d, const ts_tensor *t, GUnixFDList *fds, GError **error);
+
+/* The app's side: the values ts_worker_tensor_write put in d, checked
+ * (the bytes must be exactly what dtype and shape say); *data NULL and TRUE
+ * when d holds none.  `what` names it in errors ("a Call result"). */
+gboolean ts_worker_tensor_read(GVariantDict *d, GUnixFDList *fds, const char *what, ts_dtype *dtype,
+                               ts_shape *shape, GBytes **data, GError **error);
+
+/* A sealed memfd holding a copy of data, or -1 with an error. */
+int ts_worker_memfd_copy(const void *data, size_t size, GError **error);
+/* size bytes at offset of the memfd fds[index], mapped read-only (checked
+ * against the file's size); NULL with an error naming `what`. */
+GBytes *ts_worker_map_fd(GUnixFDList *fds, gint32 index, guint64 offset, guint64 size, const char *what,
+                         GError **error);
+
+G_END_DECLS
