@@ -160,3 +160,7 @@ put("fuzz-chrome-import", "huge-numbers",
 put("fuzz-chrome-import", "unbalanced", '[{"ph":"B","name":"a","ts":5},{"ph":"E","ts":1},{"ph":"E","ts":9}]')
 put("fuzz-chrome-import", "truncated", '{"traceEvents":[{"ph":"X","name":"Add","ts":1,"args":{"n"')
 put("fuzz-chrome-import", "nested", '[{"ph":"X","name":"Add","ts":1,"args":{"a":[[[[{"b":[1,{"c":2}]}]]]],"n":0}}]')
+put("fuzz-chrome-import", "memory",
+    '[{"ph":"C","name":"memory","pid":1,"tid":7,"ts":1,"delta":100,"args":{"CPU":100}},'
+    '{"ph":"C","name":"memory","pid":1,"tid":7,"ts":2,"args":{"GPU":40,"other":1}},'
+    '{"ph":"C","name":"memory","pid":1,"tid":7,"ts":3,"args":{"CPU":null}}]')
