@@ -3,6 +3,7 @@
  * handler (eager execution at the bottom).  Eager execution places the op
  * on a backend, infers, allocates, tells listeners and runs the kernel. */
 #include "engine-private.h"
+#include "op_clock.h"
 
 static bool check_inputs(ts_loc loc, const ts_op_def *def, ts_tensor *const *in, int n_in)
 {
@@ -148,7 +149,8 @@ static void emit_op(ts_context *c, ts_event_kind kind, const ts_op_call *call,
                     const ts_backend *b, const ts_run_site *site, const ts_node *twin,
                     uint64_t seq, ts_tensor *const *out, int n_out, uint64_t start_ns)
 {
-  ts_event ev = { .kind = kind };
+  ts_event ev; /* not zeroed as a whole: the union is larger than the op event */
+  ev.kind = kind;
   bool end = kind == TS_EVENT_OP_END;
   ev.op = (ts_op_event){
     .op = call->def->op,
@@ -160,7 +162,7 @@ static void emit_op(ts_context *c, ts_event_kind kind, const ts_op_call *call,
     .n_outputs = end ? n_out : 0,
     .outputs = end ? out : NULL,
     .start_ns = start_ns,
-    .end_ns = end ? ts_now_ns() : 0,
+    .end_ns = end ? ts__op_now_ns() : 0,
     .node = site ? site->node : NULL,
     .run_id = c->run.run_id,
     .seq = seq,
@@ -230,7 +232,7 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
   uint64_t start_ns = 0;
   const ts_node *twin = NULL;
   if (G_UNLIKELY(mask)) {
-    start_ns = ts_now_ns();
+    start_ns = ts__op_now_ns();
     if (!site)
       twin = eager_twin(c, call->loc);
     if (mask & TS_EVENT_MASK(TS_EVENT_OP_BEGIN))

@@ -1,139 +1,140 @@
 /* listener.c — subscribers to engine events (profiler, debugger, app).
  *
- * Callbacks run outside any lock: an event takes a reference on each
- * listener it will call, under the lock, then calls them with the lock
- * released.  So a listener may block (a debugger pausing before an op)
- * without blocking registration or other threads' ops.  Removal waits
- * until no other thread is inside the listener's callback, so its user
- * data may be freed as soon as ts_listener_remove returns.  The locks are
- * pthread's, which ThreadSanitizer sees (GLib's futex-based ones it does
- * not). */
+ * Listeners live in a fixed table of slots.  An event takes no lock: per
+ * slot whose mask matches it enters the slot (one atomic increment), looks
+ * at the slot's state, calls the listener if it is live and leaves (one
+ * atomic decrement).  Callbacks run outside any lock, so a listener may
+ * block (a debugger pausing before an op) without blocking registration or
+ * other threads' ops.  Removal marks the slot removed and waits until no
+ * other thread is inside it, so the listener's user data may be freed as
+ * soon as ts_listener_remove returns; a listener may remove itself.  A
+ * slot is reused only once nobody is inside it, and whoever sees it
+ * removed and empty (the remover or the last thread to leave) frees it.
+ * Registration is serialized by a pthread mutex, which ThreadSanitizer
+ * sees (GLib's futex-based ones it does not). */
 #include "engine-private.h"
 
 #include <pthread.h>
-#include <stdlib.h>
 #include <time.h>
 
 #define MAX_LISTENERS 32
 
-typedef struct listener {
-  int id;
-  uint32_t mask;
+enum { FREE, LIVE, REMOVED };
+
+typedef struct slot {
+  int state;        /* atomic: FREE, LIVE, REMOVED; written under lock */
+  int active;       /* atomic: threads inside the slot (entered, not yet left) */
+  uint32_t mask;    /* atomic: the kinds it wants; 0 unless LIVE (a filter only) */
+  int id;           /* written under lock while FREE, read once LIVE */
   ts_listener_fn fn;
   void *user_data;
-  int refs;       /* atomic: the registry's, plus one per event holding it */
-  int active;     /* atomic: threads inside fn */
-  int removed;    /* atomic */
-} listener;
+} slot;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t idle = PTHREAD_COND_INITIALIZER;
-static listener *slots[MAX_LISTENERS];
+static slot slots[MAX_LISTENERS];
+static int n_slots; /* atomic: slots ever used (events look at these only) */
 static int next_id = 1;
 int ts__listener_mask;
 
-/* The listener whose callback this thread is in (it may remove itself). */
-static _Thread_local const listener *calling;
+/* The slot whose callback this thread is in (its listener may remove itself).
+ * Initial-exec: two plain stores per event, no __tls_get_addr call. */
+static _Thread_local const slot *calling __attribute__((tls_model("initial-exec")));
 
+/* Callers hold lock. */
 static void recompute_mask(void)
 {
   uint32_t mask = 0;
-  for (int i = 0; i < MAX_LISTENERS; i++)
-    if (slots[i])
-      mask |= slots[i]->mask;
+  for (int i = 0; i < n_slots; i++)
+    if (slots[i].state == LIVE)
+      mask |= slots[i].mask;
   __atomic_store_n(&ts__listener_mask, (int)mask, __ATOMIC_RELEASE);
+}
+
+/* A removed slot nobody is inside becomes free.  Callers hold lock. */
+static void free_if_idle(slot *s)
+{
+  if (__atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == REMOVED &&
+      __atomic_load_n(&s->active, __ATOMIC_SEQ_CST) == 0)
+    __atomic_store_n(&s->state, FREE, __ATOMIC_SEQ_CST);
 }
 
 int ts_listener_add(uint32_t mask, ts_listener_fn fn, void *user_data)
 {
   TS_CHECK_ARG(fn != NULL && (mask >> TS_EVENT_KIND_COUNT) == 0, 0); /* no unknown event kinds */
-  listener *l = malloc(sizeof *l);
-  if (!l) {
-    ts_error_set(TS_ERR_NO_MEMORY, (ts_loc){ 0 }, NULL, "ts_listener_add: out of memory");
-    return 0;
-  }
   int id = 0;
   pthread_mutex_lock(&lock);
   for (int i = 0; i < MAX_LISTENERS && !id; i++) {
-    if (!slots[i]) {
-      id = next_id++;
-      *l = (listener){ id, mask, fn, user_data, 1, 0, 0 };
-      slots[i] = l;
-    }
+    slot *s = &slots[i];
+    free_if_idle(s);
+    if (s->state != FREE)
+      continue;
+    /* Threads entering a free slot leave without reading these; the
+     * release below publishes them to those that see it live. */
+    id = next_id++;
+    s->id = id;
+    s->fn = fn;
+    s->user_data = user_data;
+    __atomic_store_n(&s->mask, mask, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->state, LIVE, __ATOMIC_SEQ_CST);
+    if (i >= n_slots)
+      __atomic_store_n(&n_slots, i + 1, __ATOMIC_RELEASE);
   }
   recompute_mask();
   pthread_mutex_unlock(&lock);
-  if (!id) {
-    free(l);
+  if (!id)
     ts_error_set(TS_ERR_NO_MEMORY, (ts_loc){ 0 }, NULL, "too many listeners (at most %d)",
                  MAX_LISTENERS);
-  }
   return id;
-}
-
-static void unref(listener *l)
-{
-  if (__atomic_sub_fetch(&l->refs, 1, __ATOMIC_ACQ_REL) == 0)
-    free(l);
 }
 
 void ts_listener_remove(int id)
 {
   pthread_mutex_lock(&lock);
-  listener *l = NULL;
-  for (int i = 0; i < MAX_LISTENERS && !l; i++) {
-    if (id && slots[i] && slots[i]->id == id) {
-      l = slots[i];
-      slots[i] = NULL;
-    }
-  }
-  recompute_mask();
-  if (l) {
-    /* Events that still hold l skip it from now on; wait for the calls
-     * already inside it on other threads (this thread's own call, a
-     * listener removing itself, cannot finish before we return).  Only
-     * calls into l are waited for: a listener blocked elsewhere holds
-     * nothing up. */
-    __atomic_store_n(&l->removed, 1, __ATOMIC_SEQ_CST);
-    int own = calling == l;
-    while (__atomic_load_n(&l->active, __ATOMIC_SEQ_CST) > own)
+  slot *s = NULL;
+  for (int i = 0; i < n_slots && !s && id; i++)
+    if (slots[i].state == LIVE && slots[i].id == id)
+      s = &slots[i];
+  if (s) {
+    /* Marking before looking at `active` (both sequentially consistent):
+     * a thread entering either sees the mark and leaves, or is waited for.
+     * This thread's own call (a listener removing itself) cannot finish
+     * before we return; the last thread out frees the slot then. */
+    __atomic_store_n(&s->mask, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->state, REMOVED, __ATOMIC_SEQ_CST);
+    recompute_mask();
+    int own = calling == s;
+    while (__atomic_load_n(&s->active, __ATOMIC_SEQ_CST) > own)
       pthread_cond_wait(&idle, &lock);
+    free_if_idle(s);
   }
   pthread_mutex_unlock(&lock);
-  if (l)
-    unref(l);
 }
 
 void ts__listeners_emit(const ts_event *event)
 {
   uint32_t bit = TS_EVENT_MASK(event->kind);
-  listener *take[MAX_LISTENERS];
-  int n = 0;
-  pthread_mutex_lock(&lock);
-  for (int i = 0; i < MAX_LISTENERS; i++) {
-    if (slots[i] && (slots[i]->mask & bit)) {
-      __atomic_add_fetch(&slots[i]->refs, 1, __ATOMIC_RELAXED);
-      take[n++] = slots[i];
-    }
-  }
-  pthread_mutex_unlock(&lock);
-  const listener *outer = calling;
+  int n = __atomic_load_n(&n_slots, __ATOMIC_ACQUIRE);
+  const slot *outer = calling;
   for (int i = 0; i < n; i++) {
-    listener *l = take[i];
-    /* Entering before looking at `removed` (both sequentially consistent):
-     * either we see the removal and skip, or the remover sees us and waits. */
-    __atomic_add_fetch(&l->active, 1, __ATOMIC_SEQ_CST);
-    if (!__atomic_load_n(&l->removed, __ATOMIC_SEQ_CST)) {
-      calling = l;
-      l->fn(event, l->user_data);
+    slot *s = &slots[i];
+    if (!(__atomic_load_n(&s->mask, __ATOMIC_RELAXED) & bit))
+      continue;
+    /* Entering before looking at the state (both sequentially consistent):
+     * either we see the removal and leave, or the remover sees us and waits. */
+    __atomic_add_fetch(&s->active, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == LIVE &&
+        (__atomic_load_n(&s->mask, __ATOMIC_RELAXED) & bit)) { /* the slot may have been reused */
+      calling = s;
+      s->fn(event, s->user_data);
     }
-    __atomic_sub_fetch(&l->active, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&l->removed, __ATOMIC_SEQ_CST)) {
+    __atomic_sub_fetch(&s->active, 1, __ATOMIC_SEQ_CST);
+    if (G_UNLIKELY(__atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == REMOVED)) {
       pthread_mutex_lock(&lock);
+      free_if_idle(s);
       pthread_cond_broadcast(&idle);
       pthread_mutex_unlock(&lock);
     }
-    unref(l);
   }
   calling = outer;
 }

@@ -121,3 +121,46 @@ for which in range(16):
 put("fuzz-ops", "create-huge", ops_input(0x01, [0, 0, 0, 0, 0, 0, 0, 2, 226, 227, 0, 0, 0, 0, 0, 0, 0, 9, 2]))
 put("fuzz-ops", "create-bad-dtype", ops_input(0x01, [0, 0, 0, 0, 0, 0, 221, 2, 1, 1, 9, 2]))
 put("fuzz-ops", "create-bad-rank", ops_input(0x01, [0, 0, 0, 0, 0, 1, 0, 13, 1, 1, 9, 2]))
+
+
+# ---- Chrome trace JSON (profiler import) -------------------------------------------
+put("fuzz-chrome-import", "foreign",
+    '[{"ph":"M","name":"thread_name","pid":1,"tid":7,"args":{"name":"worker"}},'
+    '{"ph":"B","name":"outer","pid":1,"tid":7,"ts":10},'
+    '{"ph":"X","name":"MatMul","pid":1,"tid":7,"ts":11,"dur":2.5},'
+    '{"ph":"E","pid":1,"tid":7,"ts":20},'
+    '{"ph":"i","name":"mark","pid":1,"tid":7,"ts":21},'
+    '{"ph":"C","name":"mem","pid":1,"ts":21,"args":{"v":3}}]')
+put("fuzz-chrome-import", "ours",
+    '{"displayTimeUnit":"ns",\n'
+    ' "tracescope":{"version":1,"base_ns":"81592551234000",\n'
+    '   "locs":[["/src/seeds.c","simple_nn_layer",57]],\n'
+    '   "concretes":[["simple_nn_layer","(x: f32[3,3], y: f32[3,3])"]],\n'
+    '   "nodes":[{"name":"MatMul","scope":"","shape":"f32[3,3]","op":"MatMul","graph":"simple_nn_layer",\n'
+    '             "loc":1,"concrete":1,"id":2,"optimized":false,"eager_twin":true,"origins":[]}]},\n'
+    ' "traceEvents":[\n'
+    '  {"name":"process_name","ph":"M","pid":1,"args":{"name":"tracescope"}},\n'
+    '  {"name":"thread_name","cat":"__metadata","ph":"M","ts":0.000,"pid":1,"tid":14776,"args":{"name":"main"}},\n'
+    '  {"name":"trace simple_nn_layer","cat":"trace","ph":"X","ts":10.285,"pid":1,"tid":14776,"dur":26.991,\n'
+    '   "args":{"function":"simple_nn_layer","signature":"(x: f32[3,3], y: f32[3,3])","reason":"first call","reason_code":0,"c":1}},\n'
+    '  {"name":"MatMul","cat":"op","ph":"X","ts":51.276,"pid":1,"tid":14776,"dur":14.822,\n'
+    '   "args":{"mode":"graph","node":"MatMul","shape":"f32[3,3]","source":"seeds.c:57","device":"CPU",\n'
+    '           "run":1,"seq":1,"parent_seq":0,"n":1,"t":1,"l":1}},\n'
+    '  {"name":"simple_nn_layer","cat":"call","ph":"X","ts":0.000,"pid":1,"tid":14776,"dur":81.101,\n'
+    '   "args":{"mode":"graph","run":1,"signature":"(x: f32[3,3], y: f32[3,3])","c":1}},\n'
+    '  {"name":"call","cat":"flow","ph":"s","ts":0.000,"pid":1,"tid":14776,"id":1},\n'
+    '  {"name":"call","cat":"flow","ph":"f","ts":51.276,"pid":1,"tid":14776,"bp":"e","id":1}\n'
+    ' ]}\n')
+put("fuzz-chrome-import", "wrong-types",
+    '[{"ph":"X","name":"Add","ts":"1"},{"ph":"X","name":"Add","ts":1,"dur":[1]},'
+    '{"ph":"X","name":"Add","ts":1,"tid":1.5,"args":{"run":null,"seq":true}}]')
+put("fuzz-chrome-import", "huge-numbers",
+    '[{"ph":"X","name":"Add","ts":1e300},{"ph":"X","name":"Add","ts":1,'
+    '"dur":123456789012345678901234567890},{"ph":"X","name":"Add","ts":-5}]')
+put("fuzz-chrome-import", "unbalanced", '[{"ph":"B","name":"a","ts":5},{"ph":"E","ts":1},{"ph":"E","ts":9}]')
+put("fuzz-chrome-import", "truncated", '{"traceEvents":[{"ph":"X","name":"Add","ts":1,"args":{"n"')
+put("fuzz-chrome-import", "nested", '[{"ph":"X","name":"Add","ts":1,"args":{"a":[[[[{"b":[1,{"c":2}]}]]]],"n":0}}]')
+put("fuzz-chrome-import", "memory",
+    '[{"ph":"C","name":"memory","pid":1,"tid":7,"ts":1,"delta":100,"args":{"CPU":100}},'
+    '{"ph":"C","name":"memory","pid":1,"tid":7,"ts":2,"args":{"GPU":40,"other":1}},'
+    '{"ph":"C","name":"memory","pid":1,"tid":7,"ts":3,"args":{"CPU":null}}]')

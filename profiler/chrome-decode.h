@@ -11,18 +11,16 @@
 /* Sets a TSP_ERROR_FORMAT error; returns false. */
 bool tsp__fail(GError **error, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 
-/* Members of an event object, checked: an integer (an integral double in
- * range too), a time in µs as ns in [0, 2^53], a string (NULL if absent or
- * not one).  k numbers the event in errors. */
+/* Members of a json-glib object (the file's tables), checked: an integer
+ * (an integral double in range too; 0 if absent or null unless required),
+ * a string (NULL if absent or not one).  k numbers the entry in errors. */
 bool tsp__json_int(JsonObject *o, const char *key, int64_t *out, bool required, GError **error,
                    uint64_t k);
-bool tsp__json_time(JsonObject *o, const char *key, uint64_t *out, bool required, GError **error,
-                    uint64_t k);
 const char *tsp__json_str(JsonObject *o, const char *key);
 
 enum { TSP_CAT_OP, TSP_CAT_CALL, TSP_CAT_TRACE };
 
-/* One event as the importer needs it, nothing borrowed from json-glib. */
+/* One event as the importer needs it, nothing borrowed from the parser. */
 typedef struct tsp_decoded {
   char ph;            /* 'X', 'B', 'E', 'M' (thread names), 'C' ("memory"
                        * counters: device the series, n its value); 0: not kept */
@@ -35,6 +33,10 @@ typedef struct tsp_decoded {
   bool has_delta;     /* 'C': our "delta" (the change) is in code */
 } tsp_decoded;
 
-/* Decodes event k into d, its strings copied into chunk; false + error. */
-bool tsp__decode_event(JsonNode *node, uint64_t k, GStringChunk *chunk, tsp_decoded *d,
-                       GError **error);
+/* Streams the events text[0, len) — whole elements of a traceEvents array
+ * with the commas between them — through yajl, appending one tsp_decoded
+ * per element to events (ph 0 for the ones not kept), strings copied into
+ * chunk; first numbers the first event in errors.  On a bad event (or bad
+ * JSON) the events before it are in events and false + error is returned. */
+bool tsp__decode_events(const char *text, size_t len, uint64_t first, GArray *events,
+                        GStringChunk *chunk, GError **error);

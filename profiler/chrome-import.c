@@ -1,9 +1,11 @@
 /* chrome-import.c — Chrome trace-event JSON (ours or another tool's) into
  * a session.  A small scanner finds the top-level members and the events'
- * boundaries (checking nesting and truncation, so that json-glib never
- * sees a document that could exhaust its stack); json-glib parses the
- * tables and the events, a batch at a time, so memory stays near the
- * file's size.  Anything wrong gives an error naming what and where. */
+ * boundaries (checking nesting and truncation, so that no parser sees a
+ * document that could exhaust its stack); json-glib parses our (small)
+ * tables, yajl streams the events, a batch at a time on a thread pool,
+ * straight out of the file's text (no copies, no document), so memory
+ * stays near the file's size.  Anything wrong gives an error naming what
+ * and where. */
 #include "chrome-decode.h"
 
 #include <errno.h>
@@ -27,18 +29,29 @@ static void skip_ws(scan *s)
     s->p++;
 }
 
+/* Past a string (memchr finds its quotes: strings are most of a trace's
+ * bytes).  A quote after an odd run of backslashes is escaped. */
 static bool skip_string(scan *s)
 {
-  for (s->p++; s->p < s->end; s->p++) {
-    if (*s->p == '\\')
-      s->p++;
-    else if (*s->p == '"')
-      return s->p++, true;
+  const char *from = s->p + 1, *p = from;
+  for (;;) {
+    const char *q = memchr(p, '"', (size_t)(s->end - p));
+    if (!q) {
+      s->p = s->end;
+      return false;
+    }
+    size_t backslashes = 0;
+    while (q - backslashes > from && q[-1 - (ptrdiff_t)backslashes] == '\\')
+      backslashes++;
+    if (backslashes % 2 == 0) {
+      s->p = q + 1;
+      return true;
+    }
+    p = q + 1;
   }
-  return false;
 }
 
-/* Past one value, checking nesting only (json-glib checks the rest). */
+/* Past one value, checking nesting only (the parsers check the rest). */
 static bool skip_value(scan *s, GError **error, const char *where)
 {
   int depth = 0;
@@ -79,6 +92,9 @@ typedef struct reader {
   bool ours;                /* the file has our tables */
   GArray *loc_map, *concrete_map; /* file index -> session index */
   GHashTable *threads;      /* tid -> thread index + 1 */
+  uint64_t last_tid;        /* the last thread looked up (events come in runs) */
+  int last_thread;          /* its index, or -1 */
+  GHashTable *ops;          /* event name -> ts_op + 2 (1: not an engine op) */
   GHashTable *other_ops;    /* op name -> node index (names the engine lacks) */
   GHashTable *open;         /* tid -> GArray of open "B" events (tsp_decoded) */
   GStringChunk *text;       /* their strings */
@@ -91,14 +107,32 @@ typedef struct reader {
 
 static int thread_of(reader *r, uint64_t tid, const char *name)
 {
+  if (r->last_thread >= 0 && tid == r->last_tid)
+    return r->last_thread;
   gpointer v = g_hash_table_lookup(r->threads, &tid);
-  if (v)
-    return GPOINTER_TO_INT(v) - 1;
-  char label[32];
-  g_snprintf(label, sizeof label, "thread %" G_GUINT64_FORMAT, tid);
-  int i = tsp_session_add_thread(r->s, name ? name : label, tid);
-  g_hash_table_insert(r->threads, g_memdup2(&tid, sizeof tid), GINT_TO_POINTER(i + 1));
+  int i;
+  if (v) {
+    i = GPOINTER_TO_INT(v) - 1;
+  } else {
+    char label[32];
+    g_snprintf(label, sizeof label, "thread %" G_GUINT64_FORMAT, tid);
+    i = tsp_session_add_thread(r->s, name ? name : label, tid);
+    g_hash_table_insert(r->threads, g_memdup2(&tid, sizeof tid), GINT_TO_POINTER(i + 1));
+  }
+  r->last_tid = tid;
+  r->last_thread = i;
   return i;
+}
+
+/* ts_op_from_name, remembered per name (it compares with every op's names). */
+static int op_of(reader *r, const char *name)
+{
+  gpointer v = g_hash_table_lookup(r->ops, name);
+  if (!v) {
+    v = GINT_TO_POINTER(ts_op_from_name(name) + 2);
+    g_hash_table_insert(r->ops, g_strdup(name), v);
+  }
+  return GPOINTER_TO_INT(v) - 2;
 }
 
 /* ---- applying decoded events ------------------------------------------------------------- */
@@ -154,7 +188,7 @@ static bool add_complete(reader *r, const tsp_decoded *d, uint64_t start, uint64
     if (ours && (!index_ok(d->n, n_nodes, "n", k, error) || !index_ok(d->t, n_nodes, "t", k, error) ||
                  !index_ok(d->l, r->loc_map->len, "l", k, error)))
       return false;
-    int op = ts_op_from_name(d->name);
+    int op = op_of(r, d->name);
     if (ours) {
       e.run_id = (uint64_t)d->run;
       e.seq = (uint32_t)d->seq;
@@ -347,11 +381,12 @@ static bool read_tables(reader *r, const char *text, size_t len, GError **error)
 
 /* ---- events, parsed in parallel --------------------------------------------------------
  * The scanner cuts the events into batches; a thread pool parses them
- * (json-glib is most of the time); the reader converts them in file order
- * ("B"/"E" pairs and event numbers need it), keeping a few in flight. */
+ * (most of the time); the reader converts them in file order ("B"/"E"
+ * pairs and event numbers need it), keeping a few in flight. */
 
 typedef struct batch {
-  GString *text;       /* "[" events "]"; freed once tsp_decoded */
+  const char *text;    /* its events in the file's text (whole elements, commas between) */
+  size_t len;
   uint64_t first;      /* the number of its first event */
   GArray *events;      /* tsp_decoded */
   GStringChunk *strings;
@@ -369,26 +404,9 @@ typedef struct batches {
 
 static void parse_batch(batch *b)
 {
-  JsonParser *p = json_parser_new();
-  GError *e = NULL;
-  b->events = g_array_new(FALSE, TRUE, sizeof(tsp_decoded));
+  b->events = g_array_sized_new(FALSE, FALSE, sizeof(tsp_decoded), BATCH);
   b->strings = g_string_chunk_new(4096);
-  if (!json_parser_load_from_data(p, b->text->str, (gssize)b->text->len, &e)) {
-    tsp__fail(&b->error, "traceEvents, near event %" G_GUINT64_FORMAT ": %s", b->first, e->message);
-    g_error_free(e);
-  } else {
-    JsonArray *a = json_node_get_array(json_parser_get_root(p));
-    guint n = json_array_get_length(a);
-    g_array_set_size(b->events, n);
-    for (guint i = 0; i < n && !b->error; i++) {
-      tsp_decoded *d = &g_array_index(b->events, tsp_decoded, i);
-      if (!tsp__decode_event(json_array_get_element(a, i), b->first + i, b->strings, d, &b->error))
-        d->ph = 0; /* the events before it are applied, then the error reported */
-    }
-  }
-  g_object_unref(p);
-  g_string_free(b->text, TRUE);
-  b->text = NULL;
+  tsp__decode_events(b->text, b->len, b->first, b->events, b->strings, &b->error);
 }
 
 static void parse_in_pool(gpointer data, gpointer user_data)
@@ -408,8 +426,6 @@ static void batch_free(batch *b)
     g_array_unref(b->events);
   if (b->strings)
     g_string_chunk_free(b->strings);
-  if (b->text)
-    g_string_free(b->text, TRUE);
   g_clear_error(&b->error);
   g_free(b);
 }
@@ -440,10 +456,8 @@ static bool add_batch(reader *r, batches *q, const char *from, const char *to, u
 {
   batch *b = g_new0(batch, 1);
   b->first = first;
-  b->text = g_string_sized_new((gsize)(to - from) + 2);
-  g_string_append_c(b->text, '[');
-  g_string_append_len(b->text, from, to - from);
-  g_string_append_c(b->text, ']');
+  b->text = from;
+  b->len = (size_t)(to - from);
   g_queue_push_tail(&q->pending, b);
   if (q->pool)
     g_thread_pool_push(q->pool, b, NULL);
@@ -513,6 +527,8 @@ tsp_session *tsp_chrome_import_data(const char *data, size_t len, GError **error
     .loc_map = g_array_new(FALSE, FALSE, sizeof(uint32_t)),
     .concrete_map = g_array_new(FALSE, FALSE, sizeof(uint32_t)),
     .threads = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL),
+    .last_thread = -1,
+    .ops = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
     .other_ops = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL),
     .open = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
                                   (GDestroyNotify)g_array_unref),
@@ -589,6 +605,7 @@ tsp_session *tsp_chrome_import_data(const char *data, size_t len, GError **error
   g_array_unref(r.loc_map);
   g_array_unref(r.concrete_map);
   g_hash_table_unref(r.threads);
+  g_hash_table_unref(r.ops);
   g_hash_table_unref(r.other_ops);
   g_hash_table_unref(r.open);
   g_string_chunk_free(r.text);

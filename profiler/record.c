@@ -1,9 +1,10 @@
 /* record.c — the CPU collector: the engine's OP_END and TRACE events into
  * the calling thread's chunk.  OP_END carries the start time too, so
  * OP_BEGIN is not subscribed (half the listener calls).  Per event: a
- * thread-local lookup, three cache probes (node, traced node, source
- * location), one 48-byte store; the session's tables are locked only on a
- * cache miss.  The memory collector: MEMORY events the same way. */
+ * thread-local lookup, one cache probe in graph mode (the node run gives
+ * its traced node and source location too) or two eagerly (traced node,
+ * source location), one 48-byte store; the session's tables are locked
+ * only on a cache miss.  The memory collector: MEMORY events the same way. */
 #include "profiler-private.h"
 
 /* Per recording thread: what the last events named, so that the session's
@@ -12,6 +13,7 @@
  * alike; a model's hundreds of nodes must not evict each other each call). */
 #define NODE_SETS 4096
 #define LOC_SLOTS 1024
+#define STEP_SLOTS 4096
 
 typedef struct cache_entry {
   const void *key;
@@ -19,7 +21,17 @@ typedef struct cache_entry {
   uint32_t value;
 } cache_entry;
 
+/* A node run in graph mode: its index, its traced node's and its location's.
+ * Kept by the op's sequence number in its run: a graph runs its nodes in
+ * the same order every call, so the entries are read in order (the cache
+ * lines are prefetched) and the key is checked. */
+typedef struct step_entry {
+  const ts_node *key;
+  uint32_t node, traced, loc;
+} step_entry;
+
 struct tsp_cache {
+  step_entry steps[STEP_SLOTS];
   cache_entry nodes[NODE_SETS][2];
   cache_entry locs[LOC_SLOTS];
   const ts_concrete *concrete;
@@ -58,6 +70,17 @@ static uint32_t loc_index(tsp_session *s, struct tsp_cache *c, ts_loc loc)
   return e->value;
 }
 
+/* A graph step's indexes: what the node runs as is the same on every run
+ * (ts_op_event: `traced` is the node's single origin, `loc` the node's). */
+static const step_entry *step_indexes(tsp_session *s, struct tsp_cache *c, const ts_op_event *op)
+{
+  step_entry *e = &c->steps[op->seq % STEP_SLOTS];
+  if (G_UNLIKELY(e->key != op->node))
+    *e = (step_entry){ op->node, node_index(s, c, op->node, op->concrete),
+                       node_index(s, c, op->traced, op->concrete), loc_index(s, c, op->loc) };
+  return e;
+}
+
 static void record_op(tsp_session *s, const ts_op_event *op)
 {
   tsp_thread *t = tsp__thread_self(s);
@@ -68,15 +91,25 @@ static void record_op(tsp_session *s, const ts_op_event *op)
     c->device = op->device;
     c->device_index = tsp_intern_device(s, op->device);
   }
+  uint32_t node = 0, traced, loc;
+  if (op->node) {
+    const step_entry *step = step_indexes(s, c, op);
+    node = step->node;
+    traced = step->traced;
+    loc = step->loc;
+  } else {
+    traced = node_index(s, c, op->traced, op->concrete);
+    loc = loc_index(s, c, op->loc);
+  }
   tsp_event e = {
     .start_ns = op->start_ns,
     .end_ns = op->end_ns,
     .run_id = op->run_id,
     .seq = (uint32_t)op->seq,
     .parent_seq = (uint32_t)op->parent_seq,
-    .node = node_index(s, c, op->node, op->concrete),
-    .traced = node_index(s, c, op->traced, op->concrete),
-    .loc = loc_index(s, c, op->loc),
+    .node = node,
+    .traced = traced,
+    .loc = loc,
     .op = (uint16_t)op->op,
     .kind = TSP_EVENT_OP,
     .device = c->device_index,

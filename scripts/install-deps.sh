@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   build-essential gcc make pkg-config meson ninja-build
   libglib2.0-dev libglib2.0-bin
-  libjson-glib-dev zlib1g-dev
+  libjson-glib-dev libyajl-dev zlib1g-dev
   libopenblas-dev
   libdw-dev
   libgraphviz-dev

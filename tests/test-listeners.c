@@ -191,6 +191,99 @@ static void test_remove_self(void)
   g_assert_cmpint(self_calls, ==, 1);
 }
 
+/* ---- slots come back ------------------------------------------------------------------- */
+
+#define MAX_LISTENERS 32 /* engine/listener.c */
+
+static void run_one_add(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_tensor *x = ts_ones(TS_I32, TS_SHAPE(3));
+  ts_add(x, x);
+  ts_scope_end(s);
+}
+
+/* Removed listeners give their places back, a listener that removed itself
+ * once its callback has returned; a stale id never removes the listener
+ * that took its place. */
+static void test_slots_reused(void)
+{
+  for (int round = 0; round < 3; round++) {
+    self_calls = 0;
+    self_id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), remove_self, NULL);
+    run_one_add();
+    g_assert_cmpint(self_calls, ==, 1);
+    int ids[MAX_LISTENERS], heard = 0;
+    for (int i = 0; i < MAX_LISTENERS; i++) {
+      ids[i] = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), count_event, &heard);
+      g_assert_cmpint(ids[i], >, 0);
+    }
+    g_assert_cmpint(ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), count_event, &heard), ==, 0);
+    ts_error *e = ts_error_take();
+    g_assert_nonnull(e);
+    g_assert_nonnull(strstr(e->message, "too many listeners"));
+    ts_error_free(e);
+    ts_listener_remove(self_id); /* stale: its slot holds another listener now */
+    run_one_add(); /* each of them hears each op */
+    int per_listener = heard / MAX_LISTENERS;
+    g_assert_cmpint(per_listener, >, 0);
+    g_assert_cmpint(heard, ==, per_listener * MAX_LISTENERS);
+    for (int i = 0; i < MAX_LISTENERS; i++)
+      ts_listener_remove(ids[i]);
+    run_one_add();
+    g_assert_cmpint(heard, ==, per_listener * MAX_LISTENERS);
+  }
+}
+
+/* ---- op times -------------------------------------------------------------------------- */
+
+typedef struct times {
+  int n;
+  uint64_t before[4096], start[4096], end[4096], after[4096];
+} times;
+
+static void keep_times(const ts_event *ev, void *data)
+{
+  times *t = data;
+  if (t->n < 4096) {
+    t->start[t->n] = ev->op.start_ns;
+    t->end[t->n] = ev->op.end_ns;
+  }
+}
+
+/* Op events are stamped on CLOCK_MONOTONIC (through the TSC where the
+ * kernel's clock is the TSC, op_clock.h): within a few ns of ts_now_ns
+ * read around each op, never going back, over many milliseconds (the op
+ * clock re-anchors about every millisecond). */
+static void test_op_times(void)
+{
+  static times t;
+  t.n = 0;
+  ts_tensor *x = ts_ones(TS_F32, TS_SHAPE(64, 64));
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), keep_times, &t);
+  uint64_t until = ts_now_ns() + 30 * 1000000u;
+  while (t.n < 4096 && (t.n < 16 || ts_now_ns() < until)) {
+    ts_scope *s = ts_scope_begin();
+    t.before[t.n] = ts_now_ns();
+    ts_matmul(x, x);
+    t.after[t.n] = ts_now_ns();
+    ts_scope_end(s);
+    t.n++;
+  }
+  ts_listener_remove(id);
+  const int64_t slack = 1000; /* ns: far more than the clock's error, far less than a matmul */
+  int64_t worst = 0;
+  for (int i = 0; i < t.n; i++) {
+    g_assert_cmpuint(t.start[i], <=, t.end[i]);
+    if (i > 0)
+      g_assert_cmpuint(t.end[i - 1], <=, t.start[i]);
+    worst = MAX(worst, MAX((int64_t)(t.before[i] - t.start[i]), (int64_t)(t.end[i] - t.after[i])));
+  }
+  g_test_message("%d ops; op times at most %" G_GINT64_FORMAT " ns outside ts_now_ns", t.n, worst);
+  g_assert_cmpint(worst, <=, slack);
+  ts_release_all();
+}
+
 static void test_bad_arguments(void)
 {
   g_assert_cmpint(ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), NULL, NULL), ==, 0);
@@ -254,6 +347,8 @@ int main(int argc, char **argv)
   g_test_add_func("/listeners/add-remove-while-emitting", test_add_remove_while_emitting);
   g_test_add_func("/listeners/blocking-listener", test_blocking_listener);
   g_test_add_func("/listeners/remove-self", test_remove_self);
+  g_test_add_func("/listeners/slots-reused", test_slots_reused);
+  g_test_add_func("/listeners/op-times", test_op_times);
   g_test_add_func("/listeners/bad-arguments", test_bad_arguments);
   g_test_add_func("/listeners/memory-balances", test_memory_balances);
   return g_test_run();

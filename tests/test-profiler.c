@@ -606,6 +606,52 @@ static void test_foreign(void)
   tsp_session_free(s);
 }
 
+/* Times in µs as JSON writes them, to the nanosecond: integers, decimals,
+ * exponents, more digits than a double holds exactly. */
+static void test_numbers(void)
+{
+  static const struct { const char *ts; uint64_t ns; } cases[] = {
+    { "0", 0 }, { "7", 7000 }, { "0.001", 1 }, { "51.276", 51276 }, { "123456.789", 123456789 },
+    { "-0", 0 }, { "1.5e3", 1500000 }, { "2E-3", 2 }, { "9007199254.740991", 9007199254741 },
+    { "0.0004", 0 }, { "0.0005", 1 }, { "1234567890.123456789", 1234567890123 },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    char *json = g_strdup_printf("[{\"ph\":\"X\",\"name\":\"Add\",\"tid\":1,\"ts\":%s,\"dur\":1}]",
+                                 cases[i].ts);
+    GError *error = NULL;
+    tsp_session *s = tsp_chrome_import_data(json, strlen(json), &error);
+    g_assert_no_error(error);
+    tsp_iter it;
+    tsp_iter_init(&it, s, 0);
+    const tsp_event *e = tsp_iter_next(&it);
+    g_assert_nonnull(e);
+    if (e->start_ns != cases[i].ns)
+      g_error("ts %s: %" G_GUINT64_FORMAT " ns, not %" G_GUINT64_FORMAT, cases[i].ts, e->start_ns,
+              cases[i].ns);
+    g_assert_cmpuint(e->end_ns - e->start_ns, ==, 1000);
+    tsp_session_free(s);
+    g_free(json);
+  }
+}
+
+/* Escaped quotes and backslashes in strings (the scanner finds a string's
+ * end past them). */
+static void test_escapes(void)
+{
+  const char *json = "[{\"ph\":\"X\",\"name\":\"a\\\"b\\\\\",\"tid\":1,\"ts\":1,\"dur\":1},"
+                     "{\"ph\":\"X\",\"name\":\"\\\\\",\"tid\":1,\"ts\":3,\"dur\":2,"
+                     "\"args\":{\"note\":\"]}\\\"[{\"}}]";
+  GError *error = NULL;
+  tsp_session *s = tsp_chrome_import_data(json, strlen(json), &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(tsp_session_n_events(s), ==, 2);
+  tsp_stats *st = tsp_stats_compute(s, TSP_BY_OP, &TSP_FILTER_ALL);
+  g_assert_cmpfloat(find(st, "a\"b\\")->total_ns, ==, 1000);
+  g_assert_cmpfloat(find(st, "\\")->total_ns, ==, 2000);
+  tsp_stats_free(st);
+  tsp_session_free(s);
+}
+
 static void expect_import_error(const char *json, size_t len, const char *fragment)
 {
   GError *error = NULL;
@@ -932,6 +978,8 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler/seeds-compare", test_seeds_compare);
   g_test_add_func("/profiler/chrome/round-trip", test_round_trip);
   g_test_add_func("/profiler/chrome/foreign", test_foreign);
+  g_test_add_func("/profiler/chrome/numbers", test_numbers);
+  g_test_add_func("/profiler/chrome/escapes", test_escapes);
   g_test_add_func("/profiler/chrome/large", test_large);
   g_test_add_func("/profiler/chrome/hostile", test_hostile);
   g_test_add_func("/profiler/csv", test_csv);
