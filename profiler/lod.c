@@ -593,8 +593,14 @@ static void merge_runs(GArray *hits, GArray *runs)
   guint n = hits->len;
   if (n == 0)
     return;
-  tsp_lod_hit *a = (tsp_lod_hit *)(void *)hits->data, *tmp = g_new(tsp_lod_hit, MAX(n, 1));
-  guint *r = (guint *)(void *)runs->data, nr = runs->len - 1; /* runs r[i] .. r[i + 1] */
+  guint *r = (guint *)(void *)runs->data, nr = 0; /* runs r[i] .. r[i + 1] */
+  for (guint i = 0; i + 1 < runs->len; i++) /* empty runs dropped: one run left is sorted */
+    if (r[i + 1] > r[i])
+      r[nr++] = r[i];
+  r[nr] = n;
+  if (nr <= 1)
+    return;
+  tsp_lod_hit *a = (tsp_lod_hit *)(void *)hits->data, *tmp = g_new(tsp_lod_hit, n);
   while (nr > 1) {
     guint out = 0;
     for (guint i = 0; i < nr; i += 2) {
@@ -635,6 +641,19 @@ GArray *tsp_lod_search(const tsp_lod *lod, const char *text)
   for (int op = 0; op < TS_OP_COUNT; op++)
     mt.ops[op] = contains(ts_op_name((ts_op)op), needle);
   g_free(needle);
+
+  /* counted first, so the hits are written once into an array of their size */
+  size_t n_hits = 0;
+  for (int t = 0; t < lod->n_tracks; t++) {
+    const track *tr = &lod->tracks[t];
+    for (int d = 0; d < tr->n_depths; d++)
+      for (size_t i = 0; i < tr->depths[d].n; i++)
+        n_hits += matches(&mt, tr->depths[d].spans[i]);
+    for (int i = 0; i < tr->n_traces; i++)
+      n_hits += matches(&mt, tr->traces[i]);
+  }
+  g_array_set_size(hits, (guint)n_hits); /* reserved: appending below never reallocates */
+  g_array_set_size(hits, 0);
 
   /* each (track, depth) list comes out in start order: merged pairwise */
   GArray *runs = g_array_new(FALSE, FALSE, sizeof(guint)); /* where each list starts */
