@@ -55,6 +55,7 @@ bench: build
 	$(BUILD)/bench/tracescope-bench-render
 	$(BUILD)/bench/tracescope-bench-worker
 	$(BUILD)/bench/tracescope-bench-profiler
+	$(BUILD)/bench/tracescope-bench-timeline
 	$(BUILD)/bench/tracescope-bench-debug
 	$(BUILD)/bench/tracescope-bench-diverge
 

@@ -620,6 +620,70 @@ static void merge_runs(GArray *hits, GArray *runs)
   g_free(tmp);
 }
 
+typedef struct search_list {
+  const tsp_event *const *events; /* by start */
+  size_t n;
+  int track, depth;               /* depth -1: the track's traces */
+} search_list;
+
+/* One thread's half of every list: first its hits counted per list, then
+ * written from the slots counts[] then holds. */
+typedef struct search_half {
+  const matcher *mt;
+  GArray *lists;
+  int half;      /* 0: the first half of each list, 1: the second */
+  size_t *counts;
+  tsp_lod_hit *out;
+} search_half;
+
+static void search_half_run(search_half *h, gboolean fill)
+{
+  for (guint l = 0; l < h->lists->len; l++) {
+    const search_list *list = &g_array_index(h->lists, search_list, l);
+    size_t lo = h->half ? list->n / 2 : 0, hi = h->half ? list->n : list->n / 2;
+    if (!fill) {
+      size_t count = 0;
+      for (size_t i = lo; i < hi; i++)
+        count += matches(h->mt, list->events[i]);
+      h->counts[l] = count;
+      continue;
+    }
+    size_t slot = h->counts[l];
+    for (size_t i = lo; i < hi; i++)
+      if (G_UNLIKELY(matches(h->mt, list->events[i])))
+        h->out[slot++] = (tsp_lod_hit){ list->events[i], list->track, list->depth };
+  }
+}
+
+static gpointer search_count_thread(gpointer data)
+{
+  search_half_run(data, FALSE);
+  return NULL;
+}
+
+static gpointer search_fill_thread(gpointer data)
+{
+  search_half_run(data, TRUE);
+  return NULL;
+}
+
+/* Both halves, the second on a thread of its own when there is enough to
+ * share (a million events and up). */
+static void search_pass(search_half halves[2], guint n_lists, gboolean fill)
+{
+  size_t total = 0;
+  for (guint l = 0; l < n_lists; l++)
+    total += g_array_index(halves[0].lists, search_list, l).n;
+  GThread *other = total >= 1000000 && g_get_num_processors() > 1
+                     ? g_thread_new("lod-search", fill ? search_fill_thread : search_count_thread, &halves[1])
+                     : NULL;
+  search_half_run(&halves[0], fill);
+  if (other)
+    g_thread_join(other);
+  else
+    search_half_run(&halves[1], fill);
+}
+
 GArray *tsp_lod_search(const tsp_lod *lod, const char *text)
 {
   g_return_val_if_fail(lod != NULL && text != NULL, NULL);
@@ -642,36 +706,43 @@ GArray *tsp_lod_search(const tsp_lod *lod, const char *text)
     mt.ops[op] = contains(ts_op_name((ts_op)op), needle);
   g_free(needle);
 
-  /* counted first, so the hits are written once into an array of their size */
-  size_t n_hits = 0;
+  /* The lists to search, each in start order: every (track, depth), then
+   * the track's traces.  Two threads take half of each list, count their
+   * hits, then write them where the counts put them: the hits come out
+   * list by list, each list in order, written once. */
+  GArray *lists = g_array_new(FALSE, FALSE, sizeof(search_list));
   for (int t = 0; t < lod->n_tracks; t++) {
     const track *tr = &lod->tracks[t];
     for (int d = 0; d < tr->n_depths; d++)
-      for (size_t i = 0; i < tr->depths[d].n; i++)
-        n_hits += matches(&mt, tr->depths[d].spans[i]);
-    for (int i = 0; i < tr->n_traces; i++)
-      n_hits += matches(&mt, tr->traces[i]);
+      g_array_append_val(lists, ((search_list){ tr->depths[d].spans, tr->depths[d].n, t, d }));
+    g_array_append_val(lists, ((search_list){ tr->traces, (size_t)tr->n_traces, t, -1 }));
   }
-  g_array_set_size(hits, (guint)n_hits); /* reserved: appending below never reallocates */
-  g_array_set_size(hits, 0);
-
-  /* each (track, depth) list comes out in start order: merged pairwise */
+  search_half halves[2];
+  for (int k = 0; k < 2; k++)
+    halves[k] = (search_half){ &mt, lists, k, g_new0(size_t, lists->len), NULL };
+  search_pass(halves, lists->len, FALSE);
+  /* where each half of each list goes: list by list, first half first */
   GArray *runs = g_array_new(FALSE, FALSE, sizeof(guint)); /* where each list starts */
-  for (int t = 0; t < lod->n_tracks; t++) {
-    const track *tr = &lod->tracks[t];
-    for (int d = 0; d < tr->n_depths; d++) {
-      g_array_append_val(runs, hits->len);
-      const depth *dp = &tr->depths[d];
-      for (size_t i = 0; i < dp->n; i++)
-        if (G_UNLIKELY(matches(&mt, dp->spans[i])))
-          g_array_append_val(hits, ((tsp_lod_hit){ dp->spans[i], t, d }));
+  size_t n_hits = 0;
+  for (guint l = 0; l < lists->len; l++) {
+    guint start = (guint)n_hits;
+    g_array_append_val(runs, start);
+    for (int k = 0; k < 2; k++) {
+      size_t count = halves[k].counts[l];
+      halves[k].counts[l] = n_hits; /* now its first slot */
+      n_hits += count;
     }
-    g_array_append_val(runs, hits->len);
-    for (int i = 0; i < tr->n_traces; i++)
-      if (matches(&mt, tr->traces[i]))
-        g_array_append_val(hits, ((tsp_lod_hit){ tr->traces[i], t, -1 }));
   }
-  g_array_append_val(runs, hits->len);
+  g_array_set_size(hits, (guint)n_hits);
+  for (int k = 0; k < 2; k++)
+    halves[k].out = (tsp_lod_hit *)(void *)hits->data;
+  if (n_hits > 0)
+    search_pass(halves, lists->len, TRUE);
+  guint end = (guint)n_hits;
+  g_array_append_val(runs, end);
+  for (int k = 0; k < 2; k++)
+    g_free(halves[k].counts);
+  g_array_unref(lists);
   merge_runs(hits, runs);
   g_array_unref(runs);
   g_free(mt.strings);
