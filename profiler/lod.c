@@ -587,37 +587,43 @@ static int cmp_hit(const void *pa, const void *pb)
 }
 
 /* Sorts hits made of sorted runs (runs: their starts, then the end) by
- * merging neighbours until one is left: n log(runs), not n log n. */
-static void merge_runs(GArray *hits, GArray *runs)
+ * merging neighbours until one is left: n log(runs), not n log n.  The
+ * passes go back and forth between two arrays: the sorted one is returned
+ * (hits, or its twin with hits freed). */
+static GArray *merge_runs(GArray *hits, GArray *runs)
 {
   guint n = hits->len;
-  if (n == 0)
-    return;
   guint *r = (guint *)(void *)runs->data, nr = 0; /* runs r[i] .. r[i + 1] */
   for (guint i = 0; i + 1 < runs->len; i++) /* empty runs dropped: one run left is sorted */
     if (r[i + 1] > r[i])
       r[nr++] = r[i];
   r[nr] = n;
   if (nr <= 1)
-    return;
-  tsp_lod_hit *a = (tsp_lod_hit *)(void *)hits->data, *tmp = g_new(tsp_lod_hit, n);
+    return hits;
+  GArray *twin = g_array_sized_new(FALSE, FALSE, sizeof(tsp_lod_hit), n);
+  g_array_set_size(twin, n);
+  GArray *from = hits, *to = twin;
   while (nr > 1) {
+    const tsp_lod_hit *a = (const tsp_lod_hit *)(void *)from->data;
+    tsp_lod_hit *b = (tsp_lod_hit *)(void *)to->data;
     guint out = 0;
     for (guint i = 0; i < nr; i += 2) {
       guint lo = r[i], mid = r[i + 1], hi = i + 2 <= nr ? r[i + 2] : mid, x = lo, y = mid, k = lo;
       while (x < mid && y < hi)
-        tmp[k++] = cmp_hit(&a[y], &a[x]) < 0 ? a[y++] : a[x++];
-      while (x < mid)
-        tmp[k++] = a[x++];
-      while (y < hi)
-        tmp[k++] = a[y++];
+        b[k++] = cmp_hit(&a[y], &a[x]) < 0 ? a[y++] : a[x++];
+      memcpy(b + k, a + x, sizeof *a * (mid - x));
+      k += mid - x;
+      memcpy(b + k, a + y, sizeof *a * (hi - y));
       r[out++] = lo;
     }
     r[out] = n;
     nr = out;
-    memcpy(a, tmp, sizeof *a * n);
+    GArray *t = from;
+    from = to;
+    to = t;
   }
-  g_free(tmp);
+  g_array_unref(to);
+  return from;
 }
 
 typedef struct search_list {
@@ -743,7 +749,7 @@ GArray *tsp_lod_search(const tsp_lod *lod, const char *text)
   for (int k = 0; k < 2; k++)
     g_free(halves[k].counts);
   g_array_unref(lists);
-  merge_runs(hits, runs);
+  hits = merge_runs(hits, runs);
   g_array_unref(runs);
   g_free(mt.strings);
   g_free(mt.nodes);
