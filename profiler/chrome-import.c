@@ -613,6 +613,7 @@ tsp_session *tsp_chrome_import_data(const char *data, size_t len, GError **error
     tsp_session_free(session);
     return NULL;
   }
+  tsp__trim_chunks(session);
   return session;
 }
 

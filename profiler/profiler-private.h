@@ -11,8 +11,13 @@
 typedef struct tsp_chunk {
   struct tsp_chunk *next;
   uint32_t n;
-  tsp_event ev[TSP_CHUNK_EVENTS];
+  uint32_t cap; /* events it has room for: TSP_CHUNK_EVENTS, or n once trimmed */
+  tsp_event ev[];
 } tsp_chunk;
+
+/* When recording stops (or a file has been read): each thread's last
+ * chunk shrinks to what it holds. */
+void tsp__trim_chunks(tsp_session *s);
 
 /* A thread's events: only that thread appends (no lock), into its last chunk. */
 typedef struct tsp_thread {

@@ -235,5 +235,6 @@ tsp_session *tsp_session_deserialize(GBytes *bytes, GError **error)
     tsp_session_free(s);
     return NULL;
   }
+  tsp__trim_chunks(s);
   return s;
 }

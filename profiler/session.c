@@ -3,6 +3,8 @@
  * its collectors. */
 #include "profiler-private.h"
 
+#include <stddef.h>
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -120,6 +122,7 @@ void tsp_session_stop(tsp_session *s)
     c->iface->stop(s, c->data);
   }
   s->recording = false;
+  tsp__trim_chunks(s);
 }
 
 bool tsp_session_recording(const tsp_session *s)
@@ -184,10 +187,11 @@ static tsp_chunk *chunk_new(void)
 void tsp__thread_append(tsp_thread *t, const tsp_event *e)
 {
   tsp_chunk *c = t->last;
-  if (G_UNLIKELY(!c || c->n == TSP_CHUNK_EVENTS)) {
+  if (G_UNLIKELY(!c || c->n == c->cap)) {
     tsp_chunk *fresh = chunk_new();
     fresh->next = NULL;
     fresh->n = 0;
+    fresh->cap = TSP_CHUNK_EVENTS;
     if (c)
       c->next = fresh;
     else
@@ -255,8 +259,31 @@ size_t tsp_session_event_bytes(const tsp_session *s)
   size_t n = 0;
   for (guint i = 0; i < s->threads->len; i++)
     for (const tsp_chunk *c = ((tsp_thread *)s->threads->pdata[i])->first; c; c = c->next)
-      n += sizeof *c;
+      n += offsetof(tsp_chunk, ev) + (size_t)c->cap * sizeof(tsp_event);
   return n;
+}
+
+void tsp__trim_chunks(tsp_session *s)
+{
+  for (guint i = 0; i < s->threads->len; i++) {
+    tsp_thread *t = s->threads->pdata[i];
+    tsp_chunk *c = t->last;
+    if (!c || c->n == c->cap)
+      continue;
+    /* the chunk may move: whoever points at it follows */
+    tsp_chunk *prev = NULL;
+    for (tsp_chunk *p = t->first; p != c; p = p->next)
+      prev = p;
+    tsp_chunk *trimmed = realloc(c, offsetof(tsp_chunk, ev) + (size_t)MAX(c->n, 1u) * sizeof(tsp_event));
+    if (!trimmed)
+      continue; /* it keeps its room */
+    trimmed->cap = MAX(trimmed->n, 1u);
+    if (prev)
+      prev->next = trimmed;
+    else
+      t->first = trimmed;
+    t->last = trimmed;
+  }
 }
 
 /* ---- tables ------------------------------------------------------------------------- */
