@@ -3,16 +3,17 @@
 
 #include "tracescope-profiler.h"
 
-/* A chunk is 4 MiB, aligned so that transparent huge pages can back it:
- * two page faults fill it instead of a thousand. */
+/* A chunk's events are 4 MiB, aligned so that transparent huge pages can
+ * back them: two page faults fill them instead of a thousand.  Its header
+ * lives apart, so the events' memory is 48 B an event exactly. */
 #define TSP_CHUNK_BYTES ((size_t)4 << 20)
-#define TSP_CHUNK_EVENTS ((TSP_CHUNK_BYTES - 16) / sizeof(tsp_event))
+#define TSP_CHUNK_EVENTS (TSP_CHUNK_BYTES / sizeof(tsp_event))
 
 typedef struct tsp_chunk {
   struct tsp_chunk *next;
   uint32_t n;
-  uint32_t cap; /* events it has room for: TSP_CHUNK_EVENTS, or n once trimmed */
-  tsp_event ev[];
+  uint32_t cap;  /* events it has room for: TSP_CHUNK_EVENTS, or n once trimmed */
+  tsp_event *ev;
 } tsp_chunk;
 
 /* When recording stops (or a file has been read): each thread's last

@@ -58,7 +58,8 @@ void tsp_session_free(tsp_session *s)
     tsp_thread *t = s->threads->pdata[i];
     for (tsp_chunk *c = t->first, *next; c; c = next) {
       next = c->next;
-      free(c);
+      free(c->ev);
+      g_free(c);
     }
     g_free(t->cache);
     g_free(t);
@@ -176,12 +177,14 @@ tsp_thread *tsp__thread_self(tsp_session *s)
 
 static tsp_chunk *chunk_new(void)
 {
-  G_STATIC_ASSERT(sizeof(tsp_chunk) <= TSP_CHUNK_BYTES);
   void *p = NULL;
-  if (posix_memalign(&p, (size_t)2 << 20, TSP_CHUNK_BYTES) != 0)
+  size_t bytes = TSP_CHUNK_EVENTS * sizeof(tsp_event);
+  if (posix_memalign(&p, (size_t)2 << 20, bytes) != 0)
     g_error("tracescope-profiler: out of memory for an event chunk");
-  madvise(p, TSP_CHUNK_BYTES, MADV_HUGEPAGE); /* a hint: fine if refused */
-  return p;
+  madvise(p, bytes, MADV_HUGEPAGE); /* a hint: fine if refused */
+  tsp_chunk *c = g_new(tsp_chunk, 1);
+  *c = (tsp_chunk){ .next = NULL, .n = 0, .cap = TSP_CHUNK_EVENTS, .ev = p };
+  return c;
 }
 
 void tsp__thread_append(tsp_thread *t, const tsp_event *e)
@@ -189,9 +192,6 @@ void tsp__thread_append(tsp_thread *t, const tsp_event *e)
   tsp_chunk *c = t->last;
   if (G_UNLIKELY(!c || c->n == c->cap)) {
     tsp_chunk *fresh = chunk_new();
-    fresh->next = NULL;
-    fresh->n = 0;
-    fresh->cap = TSP_CHUNK_EVENTS;
     if (c)
       c->next = fresh;
     else
@@ -259,7 +259,7 @@ size_t tsp_session_event_bytes(const tsp_session *s)
   size_t n = 0;
   for (guint i = 0; i < s->threads->len; i++)
     for (const tsp_chunk *c = ((tsp_thread *)s->threads->pdata[i])->first; c; c = c->next)
-      n += offsetof(tsp_chunk, ev) + (size_t)c->cap * sizeof(tsp_event);
+      n += (size_t)c->cap * sizeof(tsp_event);
   return n;
 }
 
@@ -268,21 +268,13 @@ void tsp__trim_chunks(tsp_session *s)
   for (guint i = 0; i < s->threads->len; i++) {
     tsp_thread *t = s->threads->pdata[i];
     tsp_chunk *c = t->last;
-    if (!c || c->n == c->cap)
+    if (!c || c->n == c->cap || c->n == 0)
       continue;
-    /* the chunk may move: whoever points at it follows */
-    tsp_chunk *prev = NULL;
-    for (tsp_chunk *p = t->first; p != c; p = p->next)
-      prev = p;
-    tsp_chunk *trimmed = realloc(c, offsetof(tsp_chunk, ev) + (size_t)MAX(c->n, 1u) * sizeof(tsp_event));
+    tsp_event *trimmed = realloc(c->ev, (size_t)c->n * sizeof(tsp_event)); /* the events may move */
     if (!trimmed)
-      continue; /* it keeps its room */
-    trimmed->cap = MAX(trimmed->n, 1u);
-    if (prev)
-      prev->next = trimmed;
-    else
-      t->first = trimmed;
-    t->last = trimmed;
+      continue; /* they keep their room */
+    c->ev = trimmed;
+    c->cap = c->n;
   }
 }
 

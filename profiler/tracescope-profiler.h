@@ -161,7 +161,8 @@ typedef struct tsp_iter {
 void tsp_iter_init(tsp_iter *it, const tsp_session *s, int thread);
 const tsp_event *tsp_iter_next(tsp_iter *it); /* NULL at the end */
 uint64_t tsp_session_n_events(const tsp_session *s);
-/* Bytes the session holds for events (chunks), for the memory bench. */
+/* Bytes of the session's event memory, for the memory bench (each 4 MiB
+ * chunk's 24-byte header lives apart and is not counted). */
 size_t tsp_session_event_bytes(const tsp_session *s);
 
 /* ---- statistics ----------------------------------------------------------------------- */
