@@ -586,108 +586,105 @@ static int cmp_hit(const void *pa, const void *pb)
   return a->depth - b->depth;
 }
 
-/* Sorts hits made of sorted runs (runs: their starts, then the end) by
- * merging neighbours until one is left: n log(runs), not n log n.  The
- * passes go back and forth between two arrays: the sorted one is returned
- * (hits, or its twin with hits freed). */
-static GArray *merge_runs(GArray *hits, GArray *runs)
-{
-  guint n = hits->len;
-  guint *r = (guint *)(void *)runs->data, nr = 0; /* runs r[i] .. r[i + 1] */
-  for (guint i = 0; i + 1 < runs->len; i++) /* empty runs dropped: one run left is sorted */
-    if (r[i + 1] > r[i])
-      r[nr++] = r[i];
-  r[nr] = n;
-  if (nr <= 1)
-    return hits;
-  GArray *twin = g_array_sized_new(FALSE, FALSE, sizeof(tsp_lod_hit), n);
-  g_array_set_size(twin, n);
-  GArray *from = hits, *to = twin;
-  while (nr > 1) {
-    const tsp_lod_hit *a = (const tsp_lod_hit *)(void *)from->data;
-    tsp_lod_hit *b = (tsp_lod_hit *)(void *)to->data;
-    guint out = 0;
-    for (guint i = 0; i < nr; i += 2) {
-      guint lo = r[i], mid = r[i + 1], hi = i + 2 <= nr ? r[i + 2] : mid, x = lo, y = mid, k = lo;
-      while (x < mid && y < hi)
-        b[k++] = cmp_hit(&a[y], &a[x]) < 0 ? a[y++] : a[x++];
-      memcpy(b + k, a + x, sizeof *a * (mid - x));
-      k += mid - x;
-      memcpy(b + k, a + y, sizeof *a * (hi - y));
-      r[out++] = lo;
-    }
-    r[out] = n;
-    nr = out;
-    GArray *t = from;
-    from = to;
-    to = t;
-  }
-  g_array_unref(to);
-  return from;
-}
-
 typedef struct search_list {
   const tsp_event *const *events; /* by start */
   size_t n;
   int track, depth;               /* depth -1: the track's traces */
 } search_list;
 
-/* One thread's half of every list: first its hits counted per list, then
- * written from the slots counts[] then holds. */
-typedef struct search_half {
+/* The next matching event of a list from `at` on (n when none). */
+static size_t next_match(const matcher *mt, const search_list *list, size_t at)
+{
+  while (at < list->n && !matches(mt, list->events[at]))
+    at++;
+  return at;
+}
+
+/* One thread's part of the search: the events of every list that start in
+ * its time span ([begin[l], end[l]) of list l).  Counted first; then
+ * written from out in start order, a k-way merge over the lists' matching
+ * events (few lists: a scan picks the next). */
+typedef struct search_part {
   const matcher *mt;
   GArray *lists;
-  int half;      /* 0: the first half of each list, 1: the second */
-  size_t *counts;
+  size_t *begin, *end;
+  size_t count;
   tsp_lod_hit *out;
-} search_half;
+} search_part;
 
-static void search_half_run(search_half *h, gboolean fill)
+static void search_part_run(search_part *p)
 {
-  for (guint l = 0; l < h->lists->len; l++) {
-    const search_list *list = &g_array_index(h->lists, search_list, l);
-    size_t lo = h->half ? list->n / 2 : 0, hi = h->half ? list->n : list->n / 2;
-    if (!fill) {
-      size_t count = 0;
-      for (size_t i = lo; i < hi; i++)
-        count += matches(h->mt, list->events[i]);
-      h->counts[l] = count;
-      continue;
+  guint k = p->lists->len;
+  if (!p->out) {
+    p->count = 0;
+    for (guint l = 0; l < k; l++) {
+      const search_list *list = &g_array_index(p->lists, search_list, l);
+      for (size_t i = p->begin[l]; i < p->end[l]; i++)
+        p->count += matches(p->mt, list->events[i]);
     }
-    size_t slot = h->counts[l];
-    for (size_t i = lo; i < hi; i++)
-      if (G_UNLIKELY(matches(h->mt, list->events[i])))
-        h->out[slot++] = (tsp_lod_hit){ list->events[i], list->track, list->depth };
+    return;
   }
+  size_t *at = g_new(size_t, MAX(k, 1));
+  for (guint l = 0; l < k; l++) {
+    search_list part = g_array_index(p->lists, search_list, l);
+    part.n = p->end[l];
+    at[l] = next_match(p->mt, &part, p->begin[l]);
+  }
+  for (size_t o = 0;; o++) {
+    tsp_lod_hit best = { 0 };
+    guint from = k;
+    for (guint l = 0; l < k; l++) {
+      const search_list *list = &g_array_index(p->lists, search_list, l);
+      if (at[l] == p->end[l])
+        continue;
+      tsp_lod_hit h = { list->events[at[l]], list->track, list->depth };
+      if (from == k || cmp_hit(&h, &best) < 0) {
+        best = h;
+        from = l;
+      }
+    }
+    if (from == k)
+      break;
+    p->out[o] = best;
+    search_list part = g_array_index(p->lists, search_list, from);
+    part.n = p->end[from];
+    at[from] = next_match(p->mt, &part, at[from] + 1);
+  }
+  g_free(at);
 }
 
-static gpointer search_count_thread(gpointer data)
+static gpointer search_part_thread(gpointer data)
 {
-  search_half_run(data, FALSE);
+  search_part_run(data);
   return NULL;
 }
 
-static gpointer search_fill_thread(gpointer data)
-{
-  search_half_run(data, TRUE);
-  return NULL;
-}
-
-/* Both halves, the second on a thread of its own when there is enough to
+/* Both parts, the second on a thread of its own when there is enough to
  * share (a million events and up). */
-static void search_pass(search_half halves[2], guint n_lists, gboolean fill)
+static void search_parts(search_part parts[2], size_t n_events)
 {
-  size_t total = 0;
-  for (guint l = 0; l < n_lists; l++)
-    total += g_array_index(halves[0].lists, search_list, l).n;
-  GThread *other = total >= 1000000 && g_get_num_processors() > 1
-                     ? g_thread_new("lod-search", fill ? search_fill_thread : search_count_thread, &halves[1])
+  GThread *other = n_events >= 1000000 && g_get_num_processors() > 1
+                     ? g_thread_new("lod-search", search_part_thread, &parts[1])
                      : NULL;
-  search_half_run(&halves[0], fill);
+  search_part_run(&parts[0]);
   if (other)
     g_thread_join(other);
   else
-    search_half_run(&halves[1], fill);
+    search_part_run(&parts[1]);
+}
+
+/* The first event of a sorted list that starts at or after t. */
+static size_t first_from(const search_list *list, uint64_t t)
+{
+  size_t lo = 0, hi = list->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (list->events[mid]->start_ns < t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
 }
 
 GArray *tsp_lod_search(const tsp_lod *lod, const char *text)
@@ -713,44 +710,43 @@ GArray *tsp_lod_search(const tsp_lod *lod, const char *text)
   g_free(needle);
 
   /* The lists to search, each in start order: every (track, depth), then
-   * the track's traces.  Two threads take half of each list, count their
-   * hits, then write them where the counts put them: the hits come out
-   * list by list, each list in order, written once. */
+   * the track's traces.  Two threads take a time span each (split at the
+   * middle event of the longest list), count their hits, then write them
+   * in start order where the counts put them: written once, no merge after. */
   GArray *lists = g_array_new(FALSE, FALSE, sizeof(search_list));
+  size_t n_events = 0, longest = 0;
   for (int t = 0; t < lod->n_tracks; t++) {
     const track *tr = &lod->tracks[t];
     for (int d = 0; d < tr->n_depths; d++)
       g_array_append_val(lists, ((search_list){ tr->depths[d].spans, tr->depths[d].n, t, d }));
     g_array_append_val(lists, ((search_list){ tr->traces, (size_t)tr->n_traces, t, -1 }));
   }
-  search_half halves[2];
-  for (int k = 0; k < 2; k++)
-    halves[k] = (search_half){ &mt, lists, k, g_new0(size_t, lists->len), NULL };
-  search_pass(halves, lists->len, FALSE);
-  /* where each half of each list goes: list by list, first half first */
-  GArray *runs = g_array_new(FALSE, FALSE, sizeof(guint)); /* where each list starts */
-  size_t n_hits = 0;
   for (guint l = 0; l < lists->len; l++) {
-    guint start = (guint)n_hits;
-    g_array_append_val(runs, start);
-    for (int k = 0; k < 2; k++) {
-      size_t count = halves[k].counts[l];
-      halves[k].counts[l] = n_hits; /* now its first slot */
-      n_hits += count;
-    }
+    const search_list *list = &g_array_index(lists, search_list, l);
+    n_events += list->n;
+    if (list->n > g_array_index(lists, search_list, longest).n)
+      longest = l;
   }
-  g_array_set_size(hits, (guint)n_hits);
-  for (int k = 0; k < 2; k++)
-    halves[k].out = (tsp_lod_hit *)(void *)hits->data;
-  if (n_hits > 0)
-    search_pass(halves, lists->len, TRUE);
-  guint end = (guint)n_hits;
-  g_array_append_val(runs, end);
-  for (int k = 0; k < 2; k++)
-    g_free(halves[k].counts);
+  const search_list *big = lists->len ? &g_array_index(lists, search_list, longest) : NULL;
+  uint64_t split = big && big->n ? big->events[big->n / 2]->start_ns : 0;
+  size_t *bounds = g_new(size_t, 3 * MAX(lists->len, 1));
+  size_t *zero = bounds, *middle = bounds + lists->len, *ends = bounds + 2 * lists->len;
+  for (guint l = 0; l < lists->len; l++) {
+    const search_list *list = &g_array_index(lists, search_list, l);
+    zero[l] = 0;
+    middle[l] = first_from(list, split);
+    ends[l] = list->n;
+  }
+  search_part parts[2] = { { &mt, lists, zero, middle, 0, NULL }, { &mt, lists, middle, ends, 0, NULL } };
+  search_parts(parts, n_events);
+  g_array_set_size(hits, (guint)(parts[0].count + parts[1].count));
+  if (hits->len > 0) {
+    parts[0].out = (tsp_lod_hit *)(void *)hits->data;
+    parts[1].out = parts[0].out + parts[0].count;
+    search_parts(parts, n_events);
+  }
+  g_free(bounds);
   g_array_unref(lists);
-  hits = merge_runs(hits, runs);
-  g_array_unref(runs);
   g_free(mt.strings);
   g_free(mt.nodes);
   return hits;

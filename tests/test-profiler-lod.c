@@ -226,6 +226,53 @@ static void test_search(void)
   tsp_session_free(s);
 }
 
+/* Big enough for the search's two threads (a million events and up): each
+ * text finds what a plain count finds, in start order, ties by track and
+ * depth, across both threads' time spans. */
+static void test_search_large(void)
+{
+  tsp_session *s = tsp_session_new_empty();
+  int threads[2] = { tsp_session_add_thread(s, "main", 1), tsp_session_add_thread(s, "worker", 2) };
+  uint32_t dense = add_node(s, "dense_1/MatMul", "dense_1", TS_OP_MATMUL);
+  uint32_t out = add_node(s, "output/Add", "output", TS_OP_ADD);
+  const int n_calls = 10000, per_call = 100; /* 1,010,000 events: two threads */
+  for (int c = 0; c < n_calls; c++) {
+    int t = threads[c % 2];
+    uint64_t start = (uint64_t)(c / 2) * 20000; /* both threads' calls start together: ties */
+    for (int i = 0; i < per_call; i++)
+      record_op(s, t, i % 10 == 7 ? TS_OP_MATMUL : TS_OP_ADD, i % 10 == 7 ? dense : out,
+                start + 100 + (uint64_t)i * 150, start + 100 + (uint64_t)i * 150 + 100);
+    record_call(s, t, "train_step", start, start + 19000);
+  }
+  tsp_lod *lod = tsp_lod_build(s);
+  const struct {
+    const char *text;
+    int n;
+  } cases[] = { { "matmul", n_calls * per_call / 10 }, { "output", n_calls * per_call * 9 / 10 },
+                { "train", n_calls }, { "", 0 }, { "nothing like it", 0 } };
+  for (size_t c = 0; c < G_N_ELEMENTS(cases); c++) {
+    GArray *hits = tsp_lod_search(lod, cases[c].text);
+    g_assert_cmpint((int)hits->len, ==, cases[c].n);
+    for (guint i = 1; i < hits->len; i++) {
+      const tsp_lod_hit *a = &g_array_index(hits, tsp_lod_hit, i - 1), *b = a + 1;
+      g_assert_true(a->event->start_ns < b->event->start_ns ||
+                    (a->event->start_ns == b->event->start_ns &&
+                     (a->track < b->track || (a->track == b->track && a->depth <= b->depth))));
+    }
+    g_array_unref(hits);
+  }
+  /* every op and every call ("t": MatMul, output, train_step), spread
+   * over both threads' spans and merged from four lists */
+  GArray *all = tsp_lod_search(lod, "t");
+  g_assert_cmpint((int)all->len, ==, n_calls * per_call + n_calls);
+  for (guint i = 1; i < all->len; i++)
+    g_assert_cmpuint(g_array_index(all, tsp_lod_hit, i - 1).event->start_ns, <=,
+                     g_array_index(all, tsp_lod_hit, i).event->start_ns);
+  g_array_unref(all);
+  tsp_lod_free(lod);
+  tsp_session_free(s);
+}
+
 /* A real recording: every op has a depth, ops nest under the calls of the
  * run, and live tensor memory was recorded and comes back to its start. */
 static void test_seed_recording(void)
@@ -302,6 +349,7 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler/lod/summaries", test_summaries);
   g_test_add_func("/profiler/lod/memory", test_memory);
   g_test_add_func("/profiler/lod/search", test_search);
+  g_test_add_func("/profiler/lod/search-large", test_search_large);
   g_test_add_func("/profiler/lod/seed-recording", test_seed_recording);
   return g_test_run();
 }
