@@ -17,7 +17,7 @@ typedef struct tsp_chunk {
 } tsp_chunk;
 
 /* When recording stops (or a file has been read): each thread's last
- * chunk shrinks to what it holds. */
+ * chunk shrinks to what it holds, where the thread has more than one. */
 void tsp__trim_chunks(tsp_session *s);
 
 /* A thread's events: only that thread appends (no lock), into its last chunk. */

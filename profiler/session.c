@@ -268,7 +268,10 @@ void tsp__trim_chunks(tsp_session *s)
   for (guint i = 0; i < s->threads->len; i++) {
     tsp_thread *t = s->threads->pdata[i];
     tsp_chunk *c = t->last;
-    if (!c || c->n == c->cap || c->n == 0)
+    /* a thread with one chunk keeps its room: a session stopped and
+     * started again, a few events each time, would pay a fresh chunk's
+     * page faults in every round; at most 4 MiB a thread stay unused */
+    if (!c || c == t->first || c->n == c->cap || c->n == 0)
       continue;
     tsp_event *trimmed = realloc(c->ev, (size_t)c->n * sizeof(tsp_event)); /* the events may move */
     if (!trimmed)
