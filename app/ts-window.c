@@ -502,19 +502,27 @@ static void on_compare_done(GObject *source, GAsyncResult *result, gpointer user
   notify_busy(self);
 }
 
+/* The run panel's arguments for a run of the selected function; NULL when
+ * there is nothing to run now, or they do not read (the panel says why). */
+static GStrv run_args(TsWindow *self)
+{
+  if (!self->module || !self->current_function || self->run_cancellable)
+    return NULL;
+  g_autoptr(GError) error = NULL;
+  GStrv args = ts_run_panel_dup_args(self->run_panel, &error);
+  if (!args)
+    ts_run_panel_show_error(self->run_panel, error->message);
+  return args;
+}
+
 /* The selected function with the run panel's arguments, eagerly and as a
  * graph, compared op by op in the Profiler panel. */
 static void action_profile_compare(GtkWidget *widget, const char *name, GVariant *param)
 {
   TsWindow *self = TS_WINDOW(widget);
-  if (!self->module || !self->current_function || self->run_cancellable)
+  g_auto(GStrv) args = run_args(self);
+  if (!args)
     return;
-  g_autoptr(GError) error = NULL;
-  g_auto(GStrv) args = ts_run_panel_dup_args(self->run_panel, &error);
-  if (!args) {
-    ts_run_panel_show_error(self->run_panel, error->message);
-    return;
-  }
   self->run_cancellable = g_cancellable_new();
   self->run_repeat = 1;
   ts_run_panel_set_running(self->run_panel, TRUE);
@@ -604,14 +612,9 @@ static void run_debug(TsWindow *self, const char *const *args)
 static void action_run(GtkWidget *widget, const char *name, GVariant *param)
 {
   TsWindow *self = TS_WINDOW(widget);
-  if (!self->module || !self->current_function || self->run_cancellable)
+  g_auto(GStrv) args = run_args(self);
+  if (!args)
     return;
-  g_autoptr(GError) error = NULL;
-  g_auto(GStrv) args = ts_run_panel_dup_args(self->run_panel, &error);
-  if (!args) {
-    ts_run_panel_show_error(self->run_panel, error->message);
-    return;
-  }
   if (is_debug(self)) {
     run_debug(self, (const char *const *)args);
     return;
