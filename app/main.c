@@ -24,8 +24,11 @@ int main(int argc, char **argv)
     ts_startup_free(startup);
     return EXIT_FAILURE;
   }
-  /* a module named on the command line without --module opens like --module */
-  if (argc > 1 && !startup->module && argc == 2) {
+  /* a module named on the command line without --module opens like
+   * --module; a .json file (a session or a trace) goes to GApplication's
+   * open, which tells them apart */
+  if (argc > 1 && !startup->module && argc == 2 && !g_str_has_suffix(argv[1], ".json") &&
+      !g_str_has_suffix(argv[1], ".json.gz")) {
     startup->module = g_strdup(argv[1]);
     argc = 1;
   }

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ts-compare-pane.h"
 #include "ts-graph-pane.h"
@@ -384,13 +385,31 @@ static void ts_application_activate(GApplication *app)
   script_step(self);
 }
 
+/* A .json file is a saved session when its first kilobytes name the
+ * format (ts-session.c writes it first); else a trace. */
+static gboolean is_session(const char *path)
+{
+  if (!g_str_has_suffix(path, ".json"))
+    return FALSE;
+  g_autoptr(GFile) file = g_file_new_for_path(path);
+  g_autoptr(GFileInputStream) in = g_file_read(file, NULL, NULL);
+  char head[4096];
+  gssize n = in ? g_input_stream_read(G_INPUT_STREAM(in), head, sizeof head - 1, NULL, NULL) : -1;
+  if (n <= 0)
+    return TRUE; /* unreadable: the session reader says why */
+  head[n] = '\0';
+  return strstr(head, "\"tracescope-session\"") != NULL;
+}
+
 static void ts_application_open(GApplication *app, GFile **files, int n_files, const char *hint)
 {
   TsApplication *self = TS_APPLICATION(app);
   for (int i = 0; i < n_files; i++) {
     g_autofree char *path = g_file_get_path(files[i]);
-    if (path && g_str_has_suffix(path, ".json"))
+    if (path && is_session(path))
       ts_window_open_session(new_window(self), path); /* a saved session */
+    else if (path && (g_str_has_suffix(path, ".json") || g_str_has_suffix(path, ".json.gz")))
+      ts_window_open_trace(new_window(self), path); /* a recording: tracescope-cli profile --out */
     else if (path)
       ts_window_open_module(new_window(self), path);
   }

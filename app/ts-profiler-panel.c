@@ -463,6 +463,12 @@ void ts_profiler_panel_set_session(TsProfilerPanel *self, tsp_session *session, 
   refill(self, TRUE);
 }
 
+void ts_profiler_panel_show_page(TsProfilerPanel *self, const char *name)
+{
+  g_return_if_fail(TS_IS_PROFILER_PANEL(self) && name != NULL);
+  gtk_stack_set_visible_child_name(self->stack, name);
+}
+
 TsTimeline *ts_profiler_panel_get_timeline(TsProfilerPanel *self)
 {
   g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), NULL);

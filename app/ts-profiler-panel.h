@@ -39,6 +39,8 @@ void ts_profiler_panel_set_filter_text(TsProfilerPanel *self, const char *text);
 void ts_profiler_panel_set_node_filter(TsProfilerPanel *self, const ts_node *node);
 
 /* The statistics table's rows as shown (sorted and filtered). */
+/* Shows a page: "stats", "timeline" or "compare". */
+void ts_profiler_panel_show_page(TsProfilerPanel *self, const char *name);
 /* The timeline of the Run's session (borrowed). */
 TsTimeline *ts_profiler_panel_get_timeline(TsProfilerPanel *self);
 guint ts_profiler_panel_get_n_rows(TsProfilerPanel *self);

@@ -23,6 +23,7 @@ struct _TsWindow {
   GtkStack *main_stack;
   GtkStack *bottom_stack;
   TsDebugPanel *debug_panel;
+  guint importing;        /* trace files being read */
   TsFunctionList *function_list;
   GtkStack *graph_stack;
   TsGraphPane *graph_pane;
@@ -922,6 +923,76 @@ static void apply_session(TsWindow *self)
     restore_view(self, session);
 }
 
+/* ---- trace files ----------------------------------------------------------------- */
+
+static void import_trace(GTask *task, gpointer source, gpointer path, GCancellable *cancellable)
+{
+  GError *error = NULL;
+  tsp_session *s = tsp_chrome_import(path, &error);
+  if (s)
+    g_task_return_pointer(task, s, (GDestroyNotify)tsp_session_free);
+  else
+    g_task_return_error(task, error);
+}
+
+static void on_trace_imported(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  TsWindow *self = TS_WINDOW(source);
+  g_autoptr(GError) error = NULL;
+  tsp_session *s = g_task_propagate_pointer(G_TASK(res), &error);
+  self->importing--;
+  if (!s) {
+    show_error_dialog(self, "Cannot Open Trace", error->message);
+  } else {
+    g_autofree char *base = g_path_get_basename(g_task_get_task_data(G_TASK(res)));
+    gtk_stack_set_visible_child_name(self->main_stack, "main");
+    ts_profiler_panel_set_session(self->profiler_panel, s, base);
+    ts_profiler_panel_show_page(self->profiler_panel, "timeline");
+    gtk_stack_set_visible_child_name(self->bottom_stack, "profiler");
+  }
+  notify_busy(self);
+}
+
+void ts_window_open_trace(TsWindow *self, const char *path)
+{
+  g_return_if_fail(TS_IS_WINDOW(self) && path != NULL);
+  GTask *task = g_task_new(self, NULL, on_trace_imported, NULL);
+  g_task_set_task_data(task, g_strdup(path), g_free);
+  self->importing++;
+  notify_busy(self);
+  g_task_run_in_thread(task, import_trace);
+  g_object_unref(task);
+}
+
+static void action_open_trace_from(GtkWidget *widget, const char *name, GVariant *param)
+{
+  ts_window_open_trace(TS_WINDOW(widget), g_variant_get_string(param, NULL));
+}
+
+static void on_trace_response(GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  if (response == GTK_RESPONSE_ACCEPT) {
+    g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
+    g_autofree char *path = file ? g_file_get_path(file) : NULL;
+    if (path)
+      ts_window_open_trace(TS_WINDOW(user_data), path);
+  }
+  g_object_unref(dialog);
+}
+
+static void action_open_trace(GtkWidget *widget, const char *name, GVariant *param)
+{
+  GtkFileChooserNative *chooser = gtk_file_chooser_native_new("Open Trace", GTK_WINDOW(widget),
+                                                              GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
+  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new();
+  gtk_file_filter_set_name(filter, "Chrome traces (.json, .json.gz)");
+  gtk_file_filter_add_pattern(filter, "*.json");
+  gtk_file_filter_add_pattern(filter, "*.json.gz");
+  gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(chooser), filter);
+  g_signal_connect(chooser, "response", G_CALLBACK(on_trace_response), widget);
+  gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
+}
+
 void ts_window_open_session(TsWindow *self, const char *path)
 {
   g_return_if_fail(TS_IS_WINDOW(self) && path != NULL);
@@ -1146,8 +1217,8 @@ TsLoadedModule *ts_window_get_module(TsWindow *self)
 gboolean ts_window_get_busy(TsWindow *self)
 {
   g_return_val_if_fail(TS_IS_WINDOW(self), FALSE);
-  return self->loading || self->run_cancellable != NULL || ts_engine_worker_get_busy(self->worker) ||
-         ts_profiler_panel_get_busy(self->profiler_panel);
+  return self->loading || self->importing > 0 || self->run_cancellable != NULL ||
+         ts_engine_worker_get_busy(self->worker) || ts_profiler_panel_get_busy(self->profiler_panel);
 }
 
 const char *ts_window_get_error(TsWindow *self)
@@ -1341,6 +1412,8 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_install_action(widget_class, "win.save-session-to", "s", action_save_session_to);
   gtk_widget_class_install_action(widget_class, "win.open-session", NULL, action_open_session);
   gtk_widget_class_install_action(widget_class, "win.open-session-from", "s", action_open_session_from);
+  gtk_widget_class_install_action(widget_class, "win.open-trace", NULL, action_open_trace);
+  gtk_widget_class_install_action(widget_class, "win.open-trace-from", "s", action_open_trace_from);
   gtk_widget_class_install_action(widget_class, "win.export-graph-to", "s", action_export_graph_to);
   gtk_widget_class_install_action(widget_class, "win.profile-compare", NULL, action_profile_compare);
 

@@ -63,5 +63,9 @@ TsConsole *ts_window_get_console(TsWindow *self);
 TsNodeDetails *ts_window_get_node_details(TsWindow *self);
 TsProfilerPanel *ts_window_get_profiler_panel(TsWindow *self);
 TsDebugPanel *ts_window_get_debug_panel(TsWindow *self);
+/* Reads a Chrome trace (.json or .json.gz: tracescope-cli profile --out, or
+ * another tool's) off the main thread and shows it in the Profiler panel's
+ * timeline; an error dialog says what was wrong with the file. */
+void ts_window_open_trace(TsWindow *self, const char *path);
 
 G_END_DECLS

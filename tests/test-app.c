@@ -952,6 +952,34 @@ static void test_profiler_panel(void)
   activate("win.profile", NULL); /* what the toggle button does: off again */
   g_assert_false(g_settings_get_boolean(ts_application_get_settings(app), "profile"));
   g_assert_false(ts_engine_worker_get_profiling(ts_window_get_engine(window)));
+
+  /* a recording saved as a Chrome trace (as tracescope-cli profile --out
+   * writes it) opens in the timeline; a file that is not one says why */
+  const tsp_session *run = ts_profiler_panel_get_session(panel);
+  g_assert_nonnull(run);
+  uint64_t n_events = tsp_session_n_events(run);
+  g_autofree char *trace = g_build_filename(tmp_dir, "run.json.gz", NULL);
+  g_autoptr(GError) error = NULL;
+  g_assert_true(tsp_chrome_export(run, trace, &error));
+  g_assert_no_error(error);
+  activate("win.open-trace-from", "s", trace);
+  wait_idle();
+  g_assert_null(ts_window_get_error_dialog(window));
+  const tsp_session *opened = ts_profiler_panel_get_session(panel);
+  g_assert_true(opened != run);
+  g_assert_cmpuint(tsp_session_n_events(opened), ==, n_events);
+  g_assert_true(ts_timeline_get_session(ts_profiler_panel_get_timeline(panel)) == opened);
+  g_autofree char *bad = g_build_filename(tmp_dir, "bad.json", NULL);
+  g_assert_true(g_file_set_contents(bad, "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": \"soon\"}]}", -1, NULL));
+  activate("win.open-trace-from", "s", bad);
+  wait_idle();
+  GtkWindow *dialog = ts_window_get_error_dialog(window);
+  g_assert_nonnull(dialog);
+  g_assert_nonnull(strstr(ts_window_get_error(window), "bad.json"));
+  gtk_window_destroy(dialog);
+  wait_idle();
+  g_unlink(bad);
+  g_unlink(trace);
 }
 
 static gboolean file_exists(gpointer data)

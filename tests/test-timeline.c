@@ -68,6 +68,7 @@ typedef struct fixture {
   const tsp_event *last_event;
   guint last_node;
   guint64 from, to;
+  int want_width; /* waited for: the timeline's width after a resize */
 } fixture;
 
 static void on_span_selected(TsTimeline *view, gpointer event, guint node, fixture *f)
@@ -144,6 +145,41 @@ static void test_zoom_keeps_pointer(void)
   g_assert_cmpfloat(ts_timeline_get_ns_per_px(f.view), <, r);
   g_assert_true(gtk_widget_activate_action(GTK_WIDGET(f.view), "timeline.zoom-fit", NULL));
   g_assert_cmpfloat(ts_timeline_time_at(f.view, TS_TIMELINE_GUTTER), <=, T0);
+  fixture_free(&f);
+}
+
+static gboolean width_is(gpointer data)
+{
+  fixture *f = data;
+  return gtk_widget_get_width(GTK_WIDGET(f->view)) == f->want_width;
+}
+
+/* The whole recording stays in view as the window is resized, until the
+ * user zooms or pans; then the view is theirs. */
+static void test_fit_follows_width(void)
+{
+  if (!have_display) {
+    g_test_skip("no display");
+    return;
+  }
+  fixture f = { 0 };
+  synth_init(&f.x);
+  fixture_show(&f, f.x.s, 700, 300);
+  const int widths[] = { 1100, 800 };
+  for (size_t i = 0; i < G_N_ELEMENTS(widths); i++) {
+    gtk_window_set_default_size(f.window, widths[i], 300);
+    f.want_width = widths[i];
+    test_wait_for(width_is, &f, "the window's new width");
+    g_assert_cmpfloat(ts_timeline_time_at(f.view, TS_TIMELINE_GUTTER), <=, T0);
+    g_assert_cmpfloat(ts_timeline_time_at(f.view, widths[i]), >=, T0 + 102000);
+    g_assert_cmpfloat(ts_timeline_time_at(f.view, widths[i]), <=, T0 + 102000 * 1.05); /* fitted, not just covered */
+  }
+  action(&f, "timeline.zoom-at", 400, 4);
+  double r = ts_timeline_get_ns_per_px(f.view);
+  gtk_window_set_default_size(f.window, 1000, 300);
+  f.want_width = 1000;
+  test_wait_for(width_is, &f, "the window's new width");
+  g_assert_cmpfloat(ts_timeline_get_ns_per_px(f.view), ==, r);
   fixture_free(&f);
 }
 
@@ -410,6 +446,7 @@ int main(int argc, char **argv)
     g_object_set(gtk_settings_get_default(), "gtk-enable-animations", FALSE, NULL);
   g_test_add_func("/timeline/text", test_text);
   g_test_add_func("/timeline/zoom-keeps-pointer", test_zoom_keeps_pointer);
+  g_test_add_func("/timeline/fit-follows-width", test_fit_follows_width);
   g_test_add_func("/timeline/range-statistics", test_range_statistics);
   g_test_add_func("/timeline/click-selects", test_click_selects);
   g_test_add_func("/timeline/search-outside-view", test_search_outside_view);

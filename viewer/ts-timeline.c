@@ -19,7 +19,7 @@ struct _TsTimeline {
   const tsp_session *session; /* borrowed */
   tsp_lod *lod;
   ts_timeline_view v;
-  bool fitted;
+  bool follow_fit; /* the view is the whole recording: it fits again as the width changes */
   /* a drag: pan, or a range from anchor */
   enum { DRAG_NONE, DRAG_PAN, DRAG_RANGE } drag;
   double drag_start_ns, drag_scroll_y, range_anchor_ns;
@@ -81,12 +81,14 @@ void ts_timeline_zoom_to_fit(TsTimeline *self)
   self->v.ns_per_px = span * 1.02 / tracks_width(self);
   self->v.start_ns = (double)s - span * 0.01;
   self->v.scroll_y = 0;
+  self->follow_fit = true;
   view_changed(self);
 }
 
 /* Zooms by factor (> 1: in) keeping the time at x where it is. */
 static void zoom_at(TsTimeline *self, double x, double factor)
 {
+  self->follow_fit = false;
   if (!self->lod || factor <= 0)
     return;
   double t = ts_timeline_time_of(&self->v, x);
@@ -106,6 +108,7 @@ static double zoom_anchor_x(TsTimeline *self)
 /* Brings a span (or marker) into view, zooming in until it is a few pixels wide. */
 static void reveal(TsTimeline *self, const ts_timeline_mark *m)
 {
+  self->follow_fit = false;
   const tsp_event *e = m->event;
   double width = tracks_width(self);
   double dur = (double)(e->end_ns - e->start_ns);
@@ -125,6 +128,7 @@ static void reveal(TsTimeline *self, const ts_timeline_mark *m)
 
 static void pan(TsTimeline *self, double dx_px, double dy_px)
 {
+  self->follow_fit = false;
   self->v.start_ns += dx_px * self->v.ns_per_px;
   self->v.scroll_y += dy_px;
   view_changed(self);
@@ -258,6 +262,7 @@ static void on_drag_update(GtkGestureDrag *g, double dx, double dy, TsTimeline *
   gtk_gesture_drag_get_start_point(g, &x, &y);
   if (self->drag == DRAG_PAN) {
     /* from where the drag began, so that errors do not add up */
+    self->follow_fit = false;
     self->v.start_ns = self->drag_start_ns - dx * self->v.ns_per_px;
     self->v.scroll_y = self->drag_scroll_y - dy;
     view_changed(self);
@@ -416,11 +421,9 @@ void ts_timeline_set_session(TsTimeline *self, const tsp_session *session)
   if (session)
     self->lod = tsp_lod_build(session);
   self->v.lod = self->lod;
-  self->fitted = false;
-  if (self->v.width > TS_TIMELINE_GUTTER) {
+  self->follow_fit = true;
+  if (self->v.width > TS_TIMELINE_GUTTER)
     ts_timeline_zoom_to_fit(self);
-    self->fitted = true;
-  }
   gtk_widget_queue_draw(GTK_WIDGET(self));
 }
 
@@ -511,12 +514,11 @@ gboolean ts_timeline_get_range(TsTimeline *self, guint64 *from_ns, guint64 *to_n
 static void ts_timeline_size_allocate(GtkWidget *w, int width, int height, int baseline)
 {
   TsTimeline *self = TS_TIMELINE(w);
+  gboolean resized = width != self->v.width;
   self->v.width = width;
   self->v.height = height;
-  if (!self->fitted && self->lod && width > TS_TIMELINE_GUTTER) {
+  if (self->follow_fit && resized && self->lod && width > TS_TIMELINE_GUTTER)
     ts_timeline_zoom_to_fit(self);
-    self->fitted = true;
-  }
   clamp_view(self);
 }
 
