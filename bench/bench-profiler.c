@@ -276,6 +276,8 @@ static tsp_session *synthetic_nested(uint64_t n)
   }
   /* a second session in recording order: each event after those it holds */
   tsp_session *r = tsp_session_new_empty();
+  if (!tsp_session_start(r, NULL)) /* no collector: nothing to fail */
+    g_error("the nested session did not start");
   tsp_intern_device(r, "CPU");
   for (uint32_t k = 1; k < tsp_session_n_nodes(s); k++)
     tsp_add_node(r, tsp_session_node(s, k));
@@ -291,6 +293,7 @@ static tsp_session *synthetic_nested(uint64_t n)
   }
   g_array_unref(extra);
   tsp_session_free(s);
+  tsp_session_stop(r); /* as a recording ends: the last chunk trimmed */
   return r;
 }
 
