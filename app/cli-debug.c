@@ -14,83 +14,19 @@
 
 /* ---- options ------------------------------------------------------------------------- */
 
-typedef struct debug_options {
-  cli_options base;     /* module, function, input signature: as run has them */
-  GPtrArray *args;      /* --arg */
-  GPtrArray *breaks;    /* --break */
-  const char *commands; /* --commands FILE; NULL: stdin */
-  bool graph;           /* --mode graph */
-  bool stats;           /* health: --stats */
-  bool all;             /* health: --all */
-  bool help;
-} debug_options;
-
-static void debug_options_clear(debug_options *o)
-{
-  g_ptr_array_unref(o->base.input_signature);
-  g_ptr_array_unref(o->args);
-  g_ptr_array_unref(o->breaks);
-}
-
-/* MODULE FUNCTION then options; 0 or an exit status (printed). */
-static int debug_options_parse(debug_options *o, bool health, int argc, char **argv)
-{
-  *o = (debug_options){ .args = g_ptr_array_new(), .breaks = g_ptr_array_new() };
-  o->base.input_signature = g_ptr_array_new();
-  const char *command = health ? "health" : "debug";
-  int positional = 0;
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    bool has_value = i + 1 < argc;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-      o->help = true;
-    } else if (health && strcmp(a, "--stats") == 0) {
-      o->stats = true;
-    } else if (health && strcmp(a, "--all") == 0) {
-      o->all = true;
-    } else if (strcmp(a, "--arg") == 0 || strcmp(a, "--mode") == 0 ||
-               (!health && (strcmp(a, "--break") == 0 || strcmp(a, "--commands") == 0))) {
-      if (!has_value)
-        return cli_fail(CLI_EXIT_USAGE, "%s needs a value", a);
-      const char *v = argv[++i];
-      if (strcmp(a, "--arg") == 0) {
-        g_ptr_array_add(o->args, (char *)v);
-      } else if (strcmp(a, "--break") == 0) {
-        if (!ts_debug_break_check(v))
-          return cli_fail_engine(CLI_EXIT_USAGE);
-        g_ptr_array_add(o->breaks, (char *)v);
-      } else if (strcmp(a, "--commands") == 0) {
-        o->commands = v;
-      } else if (strcmp(v, "eager") == 0 || strcmp(v, "graph") == 0) {
-        o->graph = strcmp(v, "graph") == 0;
-      } else {
-        return cli_fail(CLI_EXIT_USAGE, "--mode must be eager or graph, not '%s'", v);
-      }
-    } else if (a[0] == '-' && a[1] == '-') {
-      return cli_fail(CLI_EXIT_USAGE, "%s does not take %s (try --help)", command, a);
-    } else if (positional < 2) {
-      *(positional++ == 0 ? &o->base.module : &o->base.function) = a;
-    } else {
-      return cli_fail(CLI_EXIT_USAGE, "unexpected '%s' (arguments go with --arg)", a);
-    }
-  }
-  if (!o->help && positional < 2)
-    return cli_fail(CLI_EXIT_USAGE, "%s takes MODULE FUNCTION (try --help)", command);
-  return 0;
-}
-
 /* Opens the function and parses its arguments (the module's examples when
  * no --arg is given); 0 or an exit status. */
-static int open_call(const debug_options *o, ts_module **module, ts_function **fn, cli_args *args)
+static int open_call(const cli_options *o, ts_module **module, ts_function **fn, cli_args *args)
 {
-  int ret = cli_open_function(&o->base, module, fn);
+  int ret = cli_open_function(o, module, fn);
   if (ret != 0)
     return ret;
   g_autoptr(GPtrArray) specs = g_ptr_array_new();
-  const char *const *examples = o->args->len == 0 ? cli_examples(*module, *fn) : NULL;
+  GPtrArray *given = o->calls->len ? g_ptr_array_index(o->calls, 0) : specs;
+  const char *const *examples = given->len == 0 ? cli_examples(*module, *fn) : NULL;
   for (const char *const *e = examples; e && *e; e++)
     g_ptr_array_add(specs, (char *)*e);
-  if (!cli_args_parse(examples ? specs : o->args, args))
+  if (!cli_args_parse(examples ? specs : given, args))
     return examples ? CLI_EXIT_FAILED : CLI_EXIT_USAGE;
   return cli_check_arity(*fn, args->n, "--arg");
 }
@@ -310,7 +246,7 @@ static bool run_commands(controller *c, bool *quit)
   return false; /* the end of the commands */
 }
 
-static int debug(const debug_options *o)
+static int debug(const cli_options *o)
 {
   ts_scope *scope = ts_scope_begin();
   ts_module *module = NULL;
@@ -318,7 +254,7 @@ static int debug(const debug_options *o)
   cli_args args = { 0 };
   int ret = open_call(o, &module, &fn, &args);
   /* Eagerly, ops know their nodes (names, scopes) when the function is traced for the call. */
-  if (ret == 0 && !o->graph && !cli_trace_aside(fn, &args))
+  if (ret == 0 && o->eager && !cli_trace_aside(fn, &args))
     ret = cli_fail_engine(CLI_EXIT_FAILED);
   controller c = { .in = stdin };
   g_autofree char *script_text = NULL;
@@ -340,7 +276,7 @@ static int debug(const debug_options *o)
   for (guint i = 0; i < o->breaks->len; i++)
     printf("breakpoint %d: %s\n", ts_debug_break_add(c.s, g_ptr_array_index(o->breaks, i)),
            (const char *)g_ptr_array_index(o->breaks, i));
-  debuggee d = { .s = c.s, .fn = fn, .args = &args, .graph = o->graph };
+  debuggee d = { .s = c.s, .fn = fn, .args = &args, .graph = !o->eager };
   GThread *thread = g_thread_new("debuggee", debuggee_run, &d);
   bool quit = false, finished = false;
   while (!finished) {
@@ -382,11 +318,11 @@ out:
 
 int cli_debug(int argc, char **argv)
 {
-  debug_options o;
-  int ret = debug_options_parse(&o, false, argc, argv);
+  cli_options o;
+  int ret = cli_options_parse(&o, CLI_DEBUG, argc, argv);
   if (ret == 0)
     ret = o.help ? cli_show_help() : debug(&o);
-  debug_options_clear(&o);
+  cli_options_clear(&o);
   return ret;
 }
 
@@ -407,7 +343,7 @@ static void print_health_op(const ts_health_op *op, bool stats)
   printf(")\n");
 }
 
-static int health(const debug_options *o)
+static int health(const cli_options *o)
 {
   ts_scope *scope = ts_scope_begin();
   ts_module *module = NULL;
@@ -415,7 +351,7 @@ static int health(const debug_options *o)
   cli_args args = { 0 };
   int ret = open_call(o, &module, &fn, &args);
   if (ret == 0) {
-    ts_run_functions_eagerly(!o->graph);
+    ts_run_functions_eagerly(o->eager);
     ts_health *h = ts_health_start(o->stats ? TS_HEALTH_STATS : TS_HEALTH_COUNTS);
     ts_tensor *out = ts_function_call(fn, args.v, args.n);
     ts_health_stop(h);
@@ -446,10 +382,10 @@ static int health(const debug_options *o)
 
 int cli_health(int argc, char **argv)
 {
-  debug_options o;
-  int ret = debug_options_parse(&o, true, argc, argv);
+  cli_options o;
+  int ret = cli_options_parse(&o, CLI_HEALTH, argc, argv);
   if (ret == 0)
     ret = o.help ? cli_show_help() : health(&o);
-  debug_options_clear(&o);
+  cli_options_clear(&o);
   return ret;
 }

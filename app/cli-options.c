@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <tracescope-debug.h>
 
 typedef struct parser {
   cli_options *o;
@@ -193,6 +194,32 @@ static int opt_rtol(parser *p, const char *value)
   return opt_tolerance(p, value, "--rtol", &p->o->rtol);
 }
 
+static int opt_break(parser *p, const char *value)
+{
+  if (!ts_debug_break_check(value))
+    return cli_fail_engine(CLI_EXIT_USAGE);
+  g_ptr_array_add(p->o->breaks, (char *)value);
+  return 0;
+}
+
+static int opt_commands(parser *p, const char *value)
+{
+  p->o->commands = value;
+  return 0;
+}
+
+static int opt_stats(parser *p, const char *value)
+{
+  p->o->stats = true;
+  return 0;
+}
+
+static int opt_all(parser *p, const char *value)
+{
+  p->o->all = true;
+  return 0;
+}
+
 static int opt_memory(parser *p, const char *value)
 {
   p->o->memory = true;
@@ -211,12 +238,12 @@ static const struct option {
   unsigned commands;
   int (*apply)(parser *p, const char *value);
 } OPTIONS[] = {
-  { "--arg", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_PROFILE | CLI_DIVERGE, opt_arg },
+  { "--arg", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_PROFILE | CLI_DIVERGE | CLI_DEBUG | CLI_HEALTH, opt_arg },
   { "--call", NULL, CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_call },
-  { "--mode", "eager or graph (profile: or both)", CLI_RUN | CLI_PROFILE, opt_mode },
+  { "--mode", "eager or graph (profile: or both)", CLI_RUN | CLI_PROFILE | CLI_DEBUG | CLI_HEALTH, opt_mode },
   { "--repeat", "a count", CLI_RUN | CLI_PROFILE, opt_repeat },
   { "--concrete", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_concrete },
-  { "--input-signature", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_DIVERGE, opt_input_signature },
+  { "--input-signature", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_DIVERGE | CLI_DEBUG | CLI_HEALTH, opt_input_signature },
   { "--reduce-retracing", NULL, CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_reduce_retracing },
   { "--trace-log", NULL, CLI_RUN | CLI_SIGNATURES, opt_trace_log },
   { "--isolate", NULL, CLI_RUN, opt_isolate },
@@ -233,6 +260,10 @@ static const struct option {
   { "--atol", "a tolerance", CLI_DIVERGE, opt_atol },
   { "--rtol", "a tolerance", CLI_DIVERGE, opt_rtol },
   { "--nan-differs", NULL, CLI_DIVERGE, opt_nan_differs },
+  { "--break", "a SPEC", CLI_DEBUG, opt_break },
+  { "--commands", "a FILE", CLI_DEBUG, opt_commands },
+  { "--stats", NULL, CLI_HEALTH, opt_stats },
+  { "--all", NULL, CLI_HEALTH, opt_all },
 };
 
 const char *cli_command_name(cli_command command)
@@ -250,6 +281,10 @@ const char *cli_command_name(cli_command command)
     return "profile";
   case CLI_DIVERGE:
     return "diverge";
+  case CLI_DEBUG:
+    return "debug";
+  case CLI_HEALTH:
+    return "health";
   }
   return "?";
 }
@@ -297,6 +332,8 @@ int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv
     .by = "op",
     .atol = TS_DIVERGE_OPTIONS_DEFAULT.atol,
     .rtol = TS_DIVERGE_OPTIONS_DEFAULT.rtol,
+    .breaks = g_ptr_array_new(),
+    .eager = command == CLI_DEBUG || command == CLI_HEALTH, /* debugging is of eager runs first */
   };
   parser p = { .o = o };
   int n_operands = 0;
@@ -342,6 +379,7 @@ void cli_options_clear(cli_options *o)
   g_ptr_array_unref(o->concrete);
   g_ptr_array_unref(o->input_signature);
   g_ptr_array_unref(o->expand);
+  g_ptr_array_unref(o->breaks);
 }
 
 /* ---- values and specs ----------------------------------------------------------- */

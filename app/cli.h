@@ -27,16 +27,18 @@ typedef enum cli_command {
   CLI_RENDER = 1 << 3,
   CLI_PROFILE = 1 << 4,
   CLI_DIVERGE = 1 << 5,
+  CLI_DEBUG = 1 << 6,
+  CLI_HEALTH = 1 << 7,
 } cli_command;
 
-/* "run", "signatures", "graph", "render", "profile", "diverge". */
+/* "run", "signatures", "graph", "render", "profile", "diverge", "debug", "health". */
 const char *cli_command_name(cli_command command);
 
 /* The options of run, signatures, graph and render (strings borrowed from argv). */
 typedef struct cli_options {
   cli_command command;
   const char *module, *function;
-  bool eager;                 /* --mode eager */
+  bool eager;                 /* --mode eager (debug and health: the default) */
   bool both;                  /* profile: --mode both */
   bool memory;                /* profile: --memory (tensor memory over time) */
   GPtrArray *calls;           /* per call: a GPtrArray of --arg specs */
@@ -57,6 +59,10 @@ typedef struct cli_options {
   bool check_eagerly;         /* run: --check-eagerly */
   double atol, rtol;          /* diverge: tolerances */
   bool nan_differs;           /* diverge: --nan-differs */
+  GPtrArray *breaks;          /* debug: --break specs, checked */
+  const char *commands;       /* debug: --commands FILE; NULL: stdin */
+  bool stats;                 /* health: --stats */
+  bool all;                   /* health: --all */
   bool help;
 } cli_options;
 

@@ -733,11 +733,12 @@ static void test_debug_errors(void)
                  "breakpoint 'MatMull': unknown op type 'MatMull'");
   expect_failure(cli("debug", "seeds", "power", "--break", "max >> 1e6", NULL), 2,
                  "expected a number after the comparison, got '> 1e6'");
-  expect_failure(cli("debug", "seeds", NULL), 2, "debug takes MODULE FUNCTION");
+  expect_failure(cli("debug", "seeds", NULL), 2, "debug needs a MODULE and a FUNCTION");
   expect_failure(cli("debug", "seeds", "power", "--commands", "/nonexistent/commands", NULL), 2,
                  "--commands: ");
   expect_failure(cli("debug", "seeds", "power", "--mode", "fast", NULL), 2, "--mode must be eager or graph");
-  expect_failure(cli("health", "seeds", "power", "--break", "nan", NULL), 2, "health does not take --break");
+  expect_failure(cli("health", "seeds", "power", "--break", "nan", NULL), 2, "--break is not an option of health");
+  expect_failure(cli("debug", "seeds", "power", "--call", NULL), 2, "--call is not an option of debug");
 }
 
 /* health names the Log in both modes. */
