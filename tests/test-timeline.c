@@ -104,6 +104,19 @@ static void fixture_show(fixture *f, const tsp_session *s, int width, int height
   test_wait_for(allocated, f->view, "the timeline to be shown");
 }
 
+/* The synthetic session in a window width x height; false (the test
+ * skipped) without a display. */
+static bool fixture_synth(fixture *f, int width, int height)
+{
+  if (!have_display) {
+    g_test_skip("no display");
+    return false;
+  }
+  synth_init(&f->x);
+  fixture_show(f, f->x.s, width, height);
+  return true;
+}
+
 static void fixture_free(fixture *f)
 {
   gtk_window_destroy(f->window);
@@ -121,13 +134,9 @@ static void action(fixture *f, const char *name, double a, double b)
 
 static void test_zoom_keeps_pointer(void)
 {
-  if (!have_display) {
-    g_test_skip("no display");
-    return;
-  }
   fixture f = { 0 };
-  synth_init(&f.x);
-  fixture_show(&f, f.x.s, 1000, 400);
+  if (!fixture_synth(&f, 1000, 400))
+    return;
   /* fitted: the whole session in view */
   g_assert_cmpfloat(ts_timeline_time_at(f.view, TS_TIMELINE_GUTTER), <=, T0);
   g_assert_cmpfloat(ts_timeline_time_at(f.view, gtk_widget_get_width(GTK_WIDGET(f.view))), >=, T0 + 102000);
@@ -158,13 +167,9 @@ static gboolean width_is(gpointer data)
  * user zooms or pans; then the view is theirs. */
 static void test_fit_follows_width(void)
 {
-  if (!have_display) {
-    g_test_skip("no display");
-    return;
-  }
   fixture f = { 0 };
-  synth_init(&f.x);
-  fixture_show(&f, f.x.s, 700, 300);
+  if (!fixture_synth(&f, 700, 300))
+    return;
   const int widths[] = { 1100, 800 };
   for (size_t i = 0; i < G_N_ELEMENTS(widths); i++) {
     gtk_window_set_default_size(f.window, widths[i], 300);
@@ -185,13 +190,9 @@ static void test_fit_follows_width(void)
 
 static void test_range_statistics(void)
 {
-  if (!have_display) {
-    g_test_skip("no display");
-    return;
-  }
   fixture f = { 0 };
-  synth_init(&f.x);
-  fixture_show(&f, f.x.s, 1000, 400);
+  if (!fixture_synth(&f, 1000, 400))
+    return;
   double x0 = ts_timeline_x_at(f.view, T0 + 20000), x1 = ts_timeline_x_at(f.view, T0 + 40000);
   action(&f, "timeline.select-range", x1, x0); /* dragged right to left */
   g_assert_cmpint(f.n_ranges, ==, 1);
@@ -229,13 +230,9 @@ static void test_range_statistics(void)
 
 static void test_click_selects(void)
 {
-  if (!have_display) {
-    g_test_skip("no display");
-    return;
-  }
   fixture f = { 0 };
-  synth_init(&f.x);
-  fixture_show(&f, f.x.s, 1200, 400);
+  if (!fixture_synth(&f, 1200, 400))
+    return;
   for (int i = 10; i < N_OPS; i += 37) {
     graphene_rect_t area;
     g_assert_true(ts_timeline_get_span_area(f.view, f.x.ops[i], &area));
@@ -266,13 +263,9 @@ static bool in_view(fixture *f, const tsp_event *e)
 
 static void test_search_outside_view(void)
 {
-  if (!have_display) {
-    g_test_skip("no display");
-    return;
-  }
   fixture f = { 0 };
-  synth_init(&f.x);
-  fixture_show(&f, f.x.s, 1000, 400);
+  if (!fixture_synth(&f, 1000, 400))
+    return;
   action(&f, "timeline.zoom-at", TS_TIMELINE_GUTTER, 20); /* the first few µs */
   g_assert_false(in_view(&f, f.x.ops[77]));
   g_assert_cmpint(ts_timeline_search(f.view, "DENSE_77/"), ==, 1);
