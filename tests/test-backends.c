@@ -237,7 +237,7 @@ static ts_tensor *run_case(ts_op op)
 static bool graph_only(ts_op op)
 {
   return (ts_op_traits(op) & (TS_OP_TRAIT_INPUT | TS_OP_TRAIT_VALUE | TS_OP_TRAIT_CONTROL_FLOW)) ||
-         op == TS_OP_FUSED_ELEMENTWISE || op == TS_OP_FUSED_MATMUL;
+         op == TS_OP_FUSED_ELEMENTWISE || op == TS_OP_FUSED_MATMUL || op == TS_OP_FUSED_CONV2D;
 }
 
 /* Normalised error of got against want (both on the CPU). */

@@ -1,0 +1,189 @@
+/* kernels/gemm.c — f32 and f64 GEMM with a bias + activation epilogue: our
+ * tile kernels walked over C, OpenBLAS, and the per-shape choice between
+ * them.  Shapes past OWN_MAX_MACS go to OpenBLAS untimed: its packing and
+ * threads win there, and timing a large product costs too much. */
+#include "kernels.h"
+
+#include <glib.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../tracescope.h"
+
+#define OWN_MAX_MACS ((int64_t)1 << 22)
+
+int ts__act_of_op(int op)
+{
+  switch (op) {
+  case TS_OP_RELU: return TS_ACT_RELU;
+  case TS_OP_SIGMOID: return TS_ACT_SIGMOID;
+  case TS_OP_TANH: return TS_ACT_TANH;
+  default: return -1;
+  }
+}
+
+/* The formulas of the unfused ops (ops/unary.c), so fusing changes no bit. */
+#define ACT(T, sfx)                                                          \
+  void ts__act_##sfx(ts_act act, T *x, int64_t n)                            \
+  {                                                                          \
+    switch (act) {                                                           \
+    case TS_ACT_NONE: break;                                                 \
+    case TS_ACT_RELU:                                                        \
+      for (int64_t i = 0; i < n; i++)                                        \
+        x[i] = x[i] < 0 ? 0 : x[i];                                          \
+      break;                                                                 \
+    case TS_ACT_SIGMOID:                                                     \
+      for (int64_t i = 0; i < n; i++)                                        \
+        x[i] = (T)(1 / (1 + exp(-x[i])));                                    \
+      break;                                                                 \
+    case TS_ACT_TANH:                                                        \
+      for (int64_t i = 0; i < n; i++)                                        \
+        x[i] = (T)tanh(x[i]);                                                \
+      break;                                                                 \
+    }                                                                        \
+  }
+ACT(float, f32)
+ACT(double, f64)
+
+static const ts_tile_kernel *const tile_kernels[] = { &ts__tile_avx512, &ts__tile_avx2, &ts__tile_c };
+
+const ts_tile_kernel *ts__tile_best(void)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS(tile_kernels); i++)
+    if (tile_kernels[i]->usable(ts__cpu()))
+      return tile_kernels[i];
+  return &ts__tile_c;
+}
+
+/* C rows all the bias (or zero) before the product adds into them. */
+#define FILL_BIAS(T, sfx)                                                     \
+  static void fill_bias_##sfx(T *c, const T *bias, int64_t m, int64_t n)     \
+  {                                                                          \
+    for (int64_t i = 0; i < m; i++)                                          \
+      if (bias)                                                              \
+        memcpy(c + i * n, bias, sizeof(T) * (size_t)n);                      \
+      else                                                                   \
+        memset(c + i * n, 0, sizeof(T) * (size_t)n);                         \
+  }
+FILL_BIAS(float, f32)
+FILL_BIAS(double, f64)
+
+void ts__gemm_f32_with(const ts_tile_kernel *kern, const ts_gemm *g)
+{
+  int64_t m = g->m, n = g->n, k = g->k;
+  float *c = g->c;
+  const float *a = g->a, *b = g->b, *bias = g->bias;
+  if (k == 0) {
+    fill_bias_f32(c, bias, m, n);
+    ts__act_f32(g->act, c, m * n);
+    return;
+  }
+  float *bt = NULL;
+  if (g->tb) { /* B stored [n,k]: rows of op(B) must be contiguous for the tile */
+    bt = g_new(float, (size_t)(k * n));
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t p = 0; p < k; p++)
+        bt[p * n + j] = b[j * k + p];
+    b = bt;
+  }
+  int64_t a_row = g->ta ? 1 : k;
+  const float *rows[TS_TILE_MAX_ROWS];
+  ts_tile t = { .n_seg = 1, .k = k, .a = rows, .a_step = g->ta ? m : 1, .ldb = n, .ldc = n,
+                .act = g->act };
+  for (int64_t j0 = 0; j0 < n; j0 += kern->cols) {
+    t.cols = (int)MIN(kern->cols, n - j0);
+    t.b = b + j0;
+    t.bias = bias ? bias + j0 : NULL;
+    for (int64_t i0 = 0; i0 < m; i0 += kern->rows) {
+      t.rows = (int)MIN(kern->rows, m - i0);
+      for (int i = 0; i < t.rows; i++)
+        rows[i] = a + (i0 + i) * a_row;
+      t.c = c + i0 * n + j0;
+      kern->run(&t);
+    }
+  }
+  g_free(bt);
+}
+
+void ts__gemm_f32_blas(const ts_gemm *g)
+{
+  float *c = g->c;
+  if (g->bias || g->k == 0)
+    fill_bias_f32(c, g->bias, g->m, g->n);
+  if (g->k > 0)
+    ts__blas_sgemm(g->ta, g->tb, (int)g->m, (int)g->n, (int)g->k, g->a, (int)(g->ta ? g->m : g->k),
+                   g->b, (int)(g->tb ? g->k : g->n), g->bias ? 1.0f : 0.0f, c, (int)g->n);
+  ts__act_f32(g->act, c, g->m * g->n);
+}
+
+static void own_f32(const void *g)
+{
+  ts__gemm_f32_with(ts__tile_best(), g);
+}
+
+static void blas_f32(const void *g)
+{
+  ts__gemm_f32_blas(g);
+}
+
+/* "own avx512 8x32": the candidate's name in ts_kernel_choices(). */
+static char own_text[48];
+static pthread_once_t own_once = PTHREAD_ONCE_INIT;
+
+static void make_own_label(void)
+{
+  const ts_tile_kernel *k = ts__tile_best();
+  snprintf(own_text, sizeof own_text, "own %s %dx%d", k->name, k->rows, k->cols);
+}
+
+const char *ts__own_label(void)
+{
+  pthread_once(&own_once, make_own_label);
+  return own_text;
+}
+
+void ts__gemm_f32(const ts_gemm *g)
+{
+  if (!ts__blas_available()) {
+    own_f32(g);
+    return;
+  }
+  if (g->m * g->n * g->k > OWN_MAX_MACS) {
+    blas_f32(g);
+    return;
+  }
+  char key[80];
+  snprintf(key, sizeof key, "matmul %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "%s%s",
+           g->m, g->k, g->n, g->ta ? " transpose_a" : "", g->tb ? " transpose_b" : "");
+  const ts_tune_fn cands[] = { own_f32, blas_f32 };
+  const char *names[] = { ts__own_label(), "OpenBLAS" };
+  bool ran;
+  int pick = ts__tune(key, cands, names, 2, g, &ran);
+  if (!ran)
+    cands[pick](g);
+}
+
+/* f64 has no tile of ours: OpenBLAS, or plain loops where it is missing. */
+void ts__gemm_f64(const ts_gemm *g)
+{
+  int64_t m = g->m, n = g->n, k = g->k;
+  double *c = g->c;
+  const double *a = g->a, *b = g->b;
+  if (g->bias || k == 0 || !ts__blas_available())
+    fill_bias_f64(c, g->bias, m, n);
+  if (k > 0 && ts__blas_available()) {
+    ts__blas_dgemm(g->ta, g->tb, (int)m, (int)n, (int)k, a, (int)(g->ta ? m : k), b,
+                   (int)(g->tb ? k : n), g->bias ? 1.0 : 0.0, c, (int)n);
+  } else {
+    int64_t a_row = g->ta ? 1 : k, a_col = g->ta ? m : 1, b_row = g->tb ? 1 : n, b_col = g->tb ? k : 1;
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t p = 0; p < k; p++) {
+        double av = a[i * a_row + p * a_col];
+        for (int64_t j = 0; j < n; j++)
+          c[i * n + j] += av * b[p * b_row + j * b_col];
+      }
+  }
+  ts__act_f64(g->act, c, m * n);
+}
