@@ -1,8 +1,9 @@
 /* kernels/conv_gemm.c — convolution as an implicit GEMM on our tile
  * kernels: output pixels are the rows, filter taps the segments of the
- * reduction (each tap's input channels one contiguous run of the input),
- * output channels the columns.  No im2col buffer; the filter is read in
- * place as each tap's [C, O] matrix. */
+ * reduction (each tap's input channels one contiguous run of the input,
+ * a zero row over the padding), output channels the columns.  No im2col
+ * copy: the tiles read the input through a pointer per pixel and tap, and
+ * the filter in place as each tap's [C, O] matrix. */
 #include "kernels.h"
 
 #include <glib.h>
@@ -28,8 +29,8 @@ static void conv_part(void *ctx, int part)
   const float *x = cv->x, *bias = cv->bias;
   float *y = cv->y;
   const float **rows = g_new(const float *, (size_t)(taps * TS_TILE_MAX_ROWS));
-  ts_tile t = { .n_seg = (int)taps, .k = cv->c, .a = rows, .a_step = 1, .ldb = cv->o,
-                .b_seg = cv->c * cv->o, .ldc = cv->o, .act = cv->act };
+  ts_tile t = { .n_seg = (int)taps, .k = cv->c, .a = rows, .ldb = cv->o, .b_seg = cv->c * cv->o,
+                .ldc = cv->o, .act = cv->act };
   for (int64_t i0 = r0; i0 < r1; i0 += kern->rows) {
     t.rows = (int)MIN(kern->rows, r1 - i0);
     for (int i = 0; i < t.rows; i++) {

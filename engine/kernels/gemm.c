@@ -80,30 +80,35 @@ void ts__gemm_f32_with(const ts_tile_kernel *kern, const ts_gemm *g)
     ts__act_f32(g->act, c, m * n);
     return;
   }
-  float *bt = NULL;
-  if (g->tb) { /* B stored [n,k]: rows of op(B) must be contiguous for the tile */
-    bt = g_new(float, (size_t)(k * n));
+  /* the tiles read rows of op(A) and of op(B): a transposed one is copied */
+  float *at = NULL, *bt = NULL;
+  if (g->ta) {
+    a = at = g_new(float, (size_t)(m * k));
+    for (int64_t p = 0; p < k; p++)
+      for (int64_t i = 0; i < m; i++)
+        at[i * k + p] = ((const float *)g->a)[p * m + i];
+  }
+  if (g->tb) {
+    b = bt = g_new(float, (size_t)(k * n));
     for (int64_t j = 0; j < n; j++)
       for (int64_t p = 0; p < k; p++)
-        bt[p * n + j] = b[j * k + p];
-    b = bt;
+        bt[p * n + j] = ((const float *)g->b)[j * k + p];
   }
-  int64_t a_row = g->ta ? 1 : k;
   const float *rows[TS_TILE_MAX_ROWS];
-  ts_tile t = { .n_seg = 1, .k = k, .a = rows, .a_step = g->ta ? m : 1, .ldb = n, .ldc = n,
-                .act = g->act };
-  for (int64_t j0 = 0; j0 < n; j0 += kern->cols) {
-    t.cols = (int)MIN(kern->cols, n - j0);
-    t.b = b + j0;
-    t.bias = bias ? bias + j0 : NULL;
-    for (int64_t i0 = 0; i0 < m; i0 += kern->rows) {
-      t.rows = (int)MIN(kern->rows, m - i0);
-      for (int i = 0; i < t.rows; i++)
-        rows[i] = a + (i0 + i) * a_row;
+  ts_tile t = { .n_seg = 1, .k = k, .a = rows, .ldb = n, .ldc = n, .act = g->act };
+  for (int64_t i0 = 0; i0 < m; i0 += kern->rows) {
+    t.rows = (int)MIN(kern->rows, m - i0);
+    for (int i = 0; i < t.rows; i++)
+      rows[i] = a + (i0 + i) * k;
+    for (int64_t j0 = 0; j0 < n; j0 += kern->cols) {
+      t.cols = (int)MIN(kern->cols, n - j0);
+      t.b = b + j0;
+      t.bias = bias ? bias + j0 : NULL;
       t.c = c + i0 * n + j0;
       kern->run(&t);
     }
   }
+  g_free(at);
   g_free(bt);
 }
 

@@ -13,12 +13,9 @@ static void run(const ts_tile *t)
     const float *b = t->b + s * t->b_seg;
     for (int i = 0; i < t->rows; i++) {
       const float *a = t->a[s * TS_TILE_MAX_ROWS + i];
-      for (int64_t p = 0; p < t->k; p++) {
-        float av = a[p * t->a_step];
-        const float *br = b + p * t->ldb;
+      for (int64_t p = 0; p < t->k; p++)
         for (int j = 0; j < t->cols; j++)
-          acc[i][j] += av * br[j];
-      }
+          acc[i][j] += a[p] * b[p * t->ldb + j];
     }
   }
   for (int i = 0; i < t->rows; i++) {

@@ -56,15 +56,15 @@ void ts__act_f64(ts_act act, double *x, int64_t n);
 
 /* One tile of C, at most the kernel's rows x cols:
  *   C(i, j) = act(bias(j) + sum over segments s, p < k of A_s(i, p) B_s(p, j))
- * with A_s(i, p) = a[s * TS_TILE_MAX_ROWS + i][p * a_step] (a row pointer per
- * row and segment: a plain GEMM has one segment, a convolution one per
- * filter tap) and B_s(p, j) = b[s * b_seg + p * ldb + j]. */
+ * with A_s(i, p) = a[s * TS_TILE_MAX_ROWS + i][p] (a row pointer per row
+ * and segment) and B_s(p, j) = b[s * b_seg + p * ldb + j], both read in
+ * place: a plain GEMM has one segment, a convolution one per filter tap
+ * (its rows point into the input, or at zeros over the padding). */
 typedef struct ts_tile {
   int rows, cols;
   int n_seg;
   int64_t k;
   const float *const *a;
-  int64_t a_step;
   const float *b;
   int64_t ldb, b_seg;
   float *c;
@@ -87,6 +87,7 @@ typedef struct ts_tile_kernel {
 extern const ts_tile_kernel ts__tile_avx512, ts__tile_avx2, ts__tile_c;
 /* The best kernel this CPU runs (the portable one at worst). */
 const ts_tile_kernel *ts__tile_best(void);
+
 
 /* ---- GEMM and convolution drivers (gemm.c, conv_kernel.c) ----------------- */
 
@@ -146,6 +147,6 @@ typedef struct ts_conv {
 
 /* f32 with one tile kernel: each output pixel's row of the im2col matrix is
  * read in place, a pointer per filter tap (a zero row over the padding),
- * so nothing is copied; pixel blocks are shared out over
+ * so nothing is copied; blocks of pixels are shared out over
  * ts__blas_threads() threads. */
 void ts__conv_f32_with(const ts_tile_kernel *kern, const ts_conv *cv);
