@@ -298,8 +298,8 @@ static void test_every_op_every_backend(void)
     covered++;
     ts_scope_end(scope);
   }
-  g_assert_cmpint(covered, ==, TS_OP_COUNT - 7); /* all but Placeholder, Const, VarHandle, If, While
-                                                  * and the two fused ops */
+  g_assert_cmpint(covered, ==, TS_OP_COUNT - 8); /* all but Placeholder, Const, VarHandle, If, While
+                                                  * and the three fused ops */
   g_assert_cmpint(n_copies_in, >, 0);
   g_assert_cmpint(n_copies_out, >, 0);
 }

@@ -34,14 +34,14 @@ static TARGET inline __attribute__((always_inline)) void tile(const ts_tile *t, 
 #define ROW_PTR(I) const float *a##I = t->a[s * TS_TILE_MAX_ROWS + (I < ROWS ? I : 0)];
     EACH_ROW(ROW_PTR)
     for (int64_t p = 0; p < t->k; p++, b += t->ldb) {
-      __m256 b0 = _mm256_maskload_ps(b, mask[0]);
+      __m256 b0 = NV > 1 ? _mm256_loadu_ps(b) : _mm256_maskload_ps(b, mask[0]); /* full if NV 2 */
       __m256 b1 = NV > 1 ? _mm256_maskload_ps(b + W, mask[1]) : b0;
-#define STEP(I)                                   \
-      if (I < ROWS) {                              \
-        __m256 av = _mm256_broadcast_ss(a##I + p);      \
-        c##I##_0 = _mm256_fmadd_ps(av, b0, c##I##_0);  \
-        if (NV > 1)                               \
-          c##I##_1 = _mm256_fmadd_ps(av, b1, c##I##_1); \
+#define STEP(I)                                                               \
+      if (I < ROWS) {                                                         \
+        __m256 av = _mm256_broadcast_ss(a##I + p);                            \
+        c##I##_0 = _mm256_fmadd_ps(av, b0, c##I##_0);                         \
+        if (NV > 1)                                                           \
+          c##I##_1 = _mm256_fmadd_ps(av, b1, c##I##_1);                       \
       }
       EACH_ROW(STEP)
     }
@@ -52,18 +52,18 @@ static TARGET inline __attribute__((always_inline)) void tile(const ts_tile *t, 
     if (NV > 1)
       bias1 = _mm256_maskload_ps(t->bias + W, mask[1]);
   }
-#define STORE_ONE(I, VEC, acc, bias)                \
-  do {                                            \
-    __m256 x = _mm256_add_ps(acc, bias);              \
-    if (t->act == TS_ACT_RELU)                    \
-      x = _mm256_max_ps(x, zero);                  \
-    _mm256_maskstore_ps(t->c + I * t->ldc + VEC * W, mask[VEC], x); \
+#define STORE_ONE(I, VEC, acc, bias)                                          \
+  do {                                                                        \
+    __m256 x = _mm256_add_ps(acc, bias);                                      \
+    if (t->act == TS_ACT_RELU)                                                \
+      x = _mm256_max_ps(x, zero);                                             \
+    _mm256_maskstore_ps(t->c + I * t->ldc + VEC * W, mask[VEC], x);           \
   } while (0)
-#define STORE(I)                                  \
-  if (I < ROWS) {                                \
-    STORE_ONE(I, 0, c##I##_0, bias0);             \
-    if (NV > 1)                                   \
-      STORE_ONE(I, 1, c##I##_1, bias1);           \
+#define STORE(I)                                                              \
+  if (I < ROWS) {                                                             \
+    STORE_ONE(I, 0, c##I##_0, bias0);                                         \
+    if (NV > 1)                                                               \
+      STORE_ONE(I, 1, c##I##_1, bias1);                                       \
   }
   EACH_ROW(STORE)
 #undef DECLARE
@@ -74,11 +74,11 @@ static TARGET inline __attribute__((always_inline)) void tile(const ts_tile *t, 
 }
 
 #define ROWS_CASE(R)         \
-  case R:                    \
-    if (t->cols > W)         \
-      tile(t, R, 2);         \
-    else                     \
-      tile(t, R, 1);         \
+  case R:                                                                     \
+    if (t->cols > W)                                                          \
+      tile(t, R, 2);                                                          \
+    else                                                                      \
+      tile(t, R, 1);                                                          \
     break;
 
 static TARGET void run(const ts_tile *t)

@@ -1,8 +1,9 @@
 /* kernels/gemm_avx512.c — the AVX-512 f32 tile: up to 8 rows x 32 columns
  * (16 zmm accumulators), A broadcast a value at a time from each row, B
- * read in place as rows of two vectors; columns past the tile's edge are masked off on load and
- * store, so nothing outside the operands is touched.  Built for
- * avx512f whatever the compiler's target; run only where cpuid says so. */
+ * read in place as rows of two vectors; columns past the tile's edge are
+ * masked off on load and store, so nothing outside the operands is
+ * touched.  Built for avx512f whatever the compiler's target; run only
+ * where cpuid says so. */
 #include "kernels.h"
 
 #include <immintrin.h>
@@ -34,14 +35,14 @@ static TARGET inline __attribute__((always_inline)) void tile(const ts_tile *t, 
 #define ROW_PTR(I) const float *a##I = t->a[s * TS_TILE_MAX_ROWS + (I < ROWS ? I : 0)];
     EACH_ROW(ROW_PTR)
     for (int64_t p = 0; p < t->k; p++, b += t->ldb) {
-      __m512 b0 = _mm512_maskz_loadu_ps(mask[0], b);
+      __m512 b0 = NV > 1 ? _mm512_loadu_ps(b) : _mm512_maskz_loadu_ps(mask[0], b); /* full if NV 2 */
       __m512 b1 = NV > 1 ? _mm512_maskz_loadu_ps(mask[1], b + W) : b0;
-#define STEP(I)                                   \
-      if (I < ROWS) {                              \
-        __m512 av = _mm512_set1_ps(a##I[p]);      \
-        c##I##_0 = _mm512_fmadd_ps(av, b0, c##I##_0);  \
-        if (NV > 1)                               \
-          c##I##_1 = _mm512_fmadd_ps(av, b1, c##I##_1); \
+#define STEP(I)                                                               \
+      if (I < ROWS) {                                                         \
+        __m512 av = _mm512_set1_ps(a##I[p]);                                  \
+        c##I##_0 = _mm512_fmadd_ps(av, b0, c##I##_0);                         \
+        if (NV > 1)                                                           \
+          c##I##_1 = _mm512_fmadd_ps(av, b1, c##I##_1);                       \
       }
       EACH_ROW(STEP)
     }
@@ -52,18 +53,18 @@ static TARGET inline __attribute__((always_inline)) void tile(const ts_tile *t, 
     if (NV > 1)
       bias1 = _mm512_maskz_loadu_ps(mask[1], t->bias + W);
   }
-#define STORE_ONE(I, VEC, acc, bias)                \
-  do {                                            \
-    __m512 x = _mm512_add_ps(acc, bias);              \
-    if (t->act == TS_ACT_RELU)                    \
-      x = _mm512_max_ps(x, zero);                  \
-    _mm512_mask_storeu_ps(t->c + I * t->ldc + VEC * W, mask[VEC], x); \
+#define STORE_ONE(I, VEC, acc, bias)                                          \
+  do {                                                                        \
+    __m512 x = _mm512_add_ps(acc, bias);                                      \
+    if (t->act == TS_ACT_RELU)                                                \
+      x = _mm512_max_ps(x, zero);                                             \
+    _mm512_mask_storeu_ps(t->c + I * t->ldc + VEC * W, mask[VEC], x);         \
   } while (0)
-#define STORE(I)                                  \
-  if (I < ROWS) {                                \
-    STORE_ONE(I, 0, c##I##_0, bias0);             \
-    if (NV > 1)                                   \
-      STORE_ONE(I, 1, c##I##_1, bias1);           \
+#define STORE(I)                                                              \
+  if (I < ROWS) {                                                             \
+    STORE_ONE(I, 0, c##I##_0, bias0);                                         \
+    if (NV > 1)                                                               \
+      STORE_ONE(I, 1, c##I##_1, bias1);                                       \
   }
   EACH_ROW(STORE)
 #undef DECLARE
@@ -74,11 +75,11 @@ static TARGET inline __attribute__((always_inline)) void tile(const ts_tile *t, 
 }
 
 #define ROWS_CASE(R)         \
-  case R:                    \
-    if (t->cols > W)         \
-      tile(t, R, 2);         \
-    else                     \
-      tile(t, R, 1);         \
+  case R:                                                                     \
+    if (t->cols > W)                                                          \
+      tile(t, R, 2);                                                          \
+    else                                                                      \
+      tile(t, R, 1);                                                          \
     break;
 
 static TARGET void run(const ts_tile *t)

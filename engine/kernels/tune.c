@@ -1,10 +1,12 @@
 /* kernels/tune.c — the kernel choice per op and shape, made by measuring:
  * the first time the engine meets a shape (a GEMM of M x K x N with its
  * transposes, a convolution of its geometry) it times each candidate on
- * the op's own operands, a few alternating rounds of enough repeats to
- * last ~20 µs, and keeps the fastest for the rest of the process.  The
- * first call of a shape so costs a few times the op; the choice is then a
- * hash lookup.  ts_kernel_choices() lists what was chosen and why. */
+ * the op's own operands, a warm-up then three alternating rounds of enough
+ * repeats to last ~20 µs (one round when a run takes milliseconds), and
+ * keeps the fastest for the rest of the process, its result left in the
+ * op's output.  The first call of a shape so costs a few times the op; the
+ * choice is then a hash lookup.
+ * ts_kernel_choices() lists what was chosen and why. */
 #include "kernels.h"
 
 #include <glib.h>
@@ -15,6 +17,7 @@
 #define ROUNDS 3
 #define ROUND_NS 20000.0
 #define MAX_REPS 64
+#define LONG_NS 2e6 /* a candidate this slow once: one round, not ROUNDS */
 
 typedef struct choice {
   int pick, n;
@@ -42,19 +45,24 @@ static double time_per_call(ts_tune_fn fn, const void *op, int reps)
 
 static void measure(const ts_tune_fn *cands, int n, const void *op, choice *ch)
 {
-  int reps[TS_TUNE_MAX];
+  int reps[TS_TUNE_MAX], rounds = ROUNDS;
   for (int c = 0; c < n; c++) {
     double first = time_per_call(cands[c], op, 1); /* also the warm-up */
     reps[c] = first >= ROUND_NS ? 1 : (int)MIN(MAX_REPS, ROUND_NS / MAX(first, 1.0));
+    rounds = first >= LONG_NS ? 1 : rounds;
     ch->ns[c] = G_MAXDOUBLE;
   }
-  for (int round = 0; round < ROUNDS; round++)
+  for (int round = 0; round < rounds; round++)
     for (int c = 0; c < n; c++)
       ch->ns[c] = MIN(ch->ns[c], time_per_call(cands[c], op, reps[c]));
   ch->pick = 0;
   for (int c = 1; c < n; c++)
     if (ch->ns[c] < ch->ns[ch->pick])
       ch->pick = c;
+  /* the result is the chosen kernel's, as on every later call: kernels
+   * round differently, and a process must not see two answers */
+  if (ch->pick != n - 1)
+    cands[ch->pick](op);
 }
 
 int ts__tune(const char *key, const ts_tune_fn *cands, const char *const *names, int n_cands,
