@@ -149,6 +149,14 @@ const char *ts__own_label(void)
   return own_text;
 }
 
+/* "matmul 20x784x64 transpose_b": M x K x N */
+static void matmul_label(const ts_tune_key *key, char *buf, size_t size)
+{
+  snprintf(buf, size, "matmul %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "%s%s",
+           key->dim[0], key->dim[1], key->dim[2], key->dim[3] ? " transpose_a" : "",
+           key->dim[4] ? " transpose_b" : "");
+}
+
 void ts__gemm_f32(const ts_gemm *g)
 {
   if (!ts__blas_available()) {
@@ -159,13 +167,11 @@ void ts__gemm_f32(const ts_gemm *g)
     blas_f32(g);
     return;
   }
-  char key[80];
-  snprintf(key, sizeof key, "matmul %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "%s%s",
-           g->m, g->k, g->n, g->ta ? " transpose_a" : "", g->tb ? " transpose_b" : "");
+  ts_tune_key key = { "matmul", { g->m, g->k, g->n, g->ta, g->tb } };
   const ts_tune_fn cands[] = { own_f32, blas_f32 };
   const char *names[] = { ts__own_label(), "OpenBLAS" };
   bool ran;
-  int pick = ts__tune(key, cands, names, 2, g, &ran);
+  int pick = ts__tune(&key, matmul_label, cands, names, 2, g, &ran);
   if (!ran)
     cands[pick](g);
 }

@@ -115,14 +115,25 @@ void ts__gemm_f64(const ts_gemm *g);
 /* A candidate computes the op on the real operands, idempotently. */
 typedef void (*ts_tune_fn)(const void *op);
 
-/* Which of n_cands (at most TS_TUNE_MAX) candidates runs the op named key
- * ("matmul 20x784x64"): the first time a key is seen each runs a few times
- * on op, alternating, and the fastest is remembered, the op's result left
- * in its output (*ran true).  names label the candidates (static strings)
- * in ts_kernel_choices(). */
+/* A shape as the choice knows it: what (a static string: "matmul",
+ * "conv") and up to TS_TUNE_DIMS numbers, the unused ones 0. */
+#define TS_TUNE_DIMS 12
+typedef struct ts_tune_key {
+  const char *what;
+  int64_t dim[TS_TUNE_DIMS];
+} ts_tune_key;
+
+/* Names a key in ts_kernel_choices(): "matmul 20x784x64". */
+typedef void (*ts_tune_label_fn)(const ts_tune_key *key, char *buf, size_t size);
+
+/* Which of n_cands (at most TS_TUNE_MAX) candidates runs the op of key:
+ * the first time a key is seen each runs a few times on op, alternating,
+ * and the fastest is remembered, its result left in the op's output (*ran
+ * true).  names label the candidates (static strings).  A repeat of the
+ * thread's last key costs a compare; another known one a locked lookup. */
 #define TS_TUNE_MAX 4
-int ts__tune(const char *key, const ts_tune_fn *cands, const char *const *names, int n_cands,
-             const void *op, bool *ran);
+int ts__tune(const ts_tune_key *key, ts_tune_label_fn label, const ts_tune_fn *cands,
+             const char *const *names, int n_cands, const void *op, bool *ran);
 
 /* "own avx512 8x32": our best tile kernel as the choices name it. */
 const char *ts__own_label(void);

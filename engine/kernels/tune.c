@@ -10,6 +10,7 @@
 #include "kernels.h"
 
 #include <glib.h>
+#include <string.h>
 #include <time.h>
 
 #include "../tracescope.h"
@@ -20,13 +21,36 @@
 #define LONG_NS 2e6 /* a candidate this slow once: one round, not ROUNDS */
 
 typedef struct choice {
+  ts_tune_key key;
+  char label[160];
   int pick, n;
   const char *names[TS_TUNE_MAX];
   double ns[TS_TUNE_MAX]; /* fastest time per call */
 } choice;
 
 static GMutex lock;
-static GHashTable *choices; /* key -> choice */
+static GHashTable *choices; /* &choice->key -> choice */
+
+/* The thread's last lookup: chains of one shape (power's matmuls, a
+ * model's layers) skip the lock. */
+static _Thread_local ts_tune_key last_key;
+static _Thread_local int last_pick = -1;
+
+static guint key_hash(gconstpointer p)
+{
+  const ts_tune_key *k = p;
+  guint h = g_str_hash(k->what);
+  for (int i = 0; i < TS_TUNE_DIMS; i++)
+    h = h * 31u + (guint)k->dim[i] + (guint)(k->dim[i] >> 32);
+  return h;
+}
+
+static gboolean key_equal(gconstpointer a, gconstpointer b)
+{
+  const ts_tune_key *x = a, *y = b;
+  return (x->what == y->what || strcmp(x->what, y->what) == 0) &&
+         memcmp(x->dim, y->dim, sizeof x->dim) == 0;
+}
 
 static double now_ns(void)
 {
@@ -65,63 +89,69 @@ static void measure(const ts_tune_fn *cands, int n, const void *op, choice *ch)
     cands[ch->pick](op);
 }
 
-int ts__tune(const char *key, const ts_tune_fn *cands, const char *const *names, int n_cands,
-             const void *op, bool *ran)
+int ts__tune(const ts_tune_key *key, ts_tune_label_fn label, const ts_tune_fn *cands,
+             const char *const *names, int n_cands, const void *op, bool *ran)
 {
   g_assert(n_cands >= 1 && n_cands <= TS_TUNE_MAX);
+  *ran = false;
+  if (last_pick >= 0 && key_equal(key, &last_key))
+    return last_pick;
   g_mutex_lock(&lock);
   const choice *known = choices ? g_hash_table_lookup(choices, key) : NULL;
   int pick = known ? known->pick : -1;
   g_mutex_unlock(&lock);
-  *ran = false;
-  if (pick >= 0)
-    return pick;
 
-  choice *ch = g_new0(choice, 1);
-  ch->n = n_cands;
-  for (int c = 0; c < n_cands; c++)
-    ch->names[c] = names[c];
-  measure(cands, n_cands, op, ch);
-  pick = ch->pick;
-  *ran = true;
-  g_mutex_lock(&lock);
-  if (!choices)
-    choices = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-  if (!g_hash_table_contains(choices, key)) /* another thread may have measured it too */
-    g_hash_table_insert(choices, g_strdup(key), ch);
-  else
-    g_free(ch);
-  g_mutex_unlock(&lock);
+  if (pick < 0) {
+    choice *ch = g_new0(choice, 1);
+    ch->key = *key;
+    label(key, ch->label, sizeof ch->label);
+    ch->n = n_cands;
+    for (int c = 0; c < n_cands; c++)
+      ch->names[c] = names[c];
+    measure(cands, n_cands, op, ch);
+    pick = ch->pick;
+    *ran = true;
+    g_mutex_lock(&lock);
+    if (!choices)
+      choices = g_hash_table_new_full(key_hash, key_equal, NULL, g_free);
+    if (!g_hash_table_contains(choices, key)) /* another thread may have measured it too */
+      g_hash_table_insert(choices, &ch->key, ch);
+    else
+      g_free(ch);
+    g_mutex_unlock(&lock);
+  }
+  last_key = *key;
+  last_pick = pick;
   return pick;
 }
 
-static gint by_key(gconstpointer a, gconstpointer b)
+static gint by_label(gconstpointer a, gconstpointer b)
 {
-  return g_strcmp0(*(const char *const *)a, *(const char *const *)b);
+  const choice *x = *(const choice *const *)a, *y = *(const choice *const *)b;
+  return strcmp(x->label, y->label);
 }
 
 char *ts_kernel_choices(void)
 {
   GString *out = g_string_new(NULL);
   g_mutex_lock(&lock);
-  GPtrArray *keys = g_ptr_array_new();
+  GPtrArray *all = g_ptr_array_new();
   if (choices) {
     GHashTableIter it;
-    gpointer k;
+    gpointer ch;
     g_hash_table_iter_init(&it, choices);
-    while (g_hash_table_iter_next(&it, &k, NULL))
-      g_ptr_array_add(keys, k);
+    while (g_hash_table_iter_next(&it, NULL, &ch))
+      g_ptr_array_add(all, ch);
   }
-  g_ptr_array_sort(keys, by_key);
-  for (guint i = 0; i < keys->len; i++) {
-    const char *key = keys->pdata[i];
-    const choice *ch = g_hash_table_lookup(choices, key);
-    g_string_append_printf(out, "%s: %s", key, ch->names[ch->pick]);
+  g_ptr_array_sort(all, by_label);
+  for (guint i = 0; i < all->len; i++) {
+    const choice *ch = all->pdata[i];
+    g_string_append_printf(out, "%s: %s", ch->label, ch->names[ch->pick]);
     for (int c = 0; c < ch->n; c++)
       g_string_append_printf(out, "%s%s %.2f µs", c ? ", " : " (", ch->names[c], ch->ns[c] / 1e3);
     g_string_append(out, ")\n");
   }
-  g_ptr_array_free(keys, TRUE);
+  g_ptr_array_free(all, TRUE);
   g_mutex_unlock(&lock);
   return g_string_free(out, FALSE);
 }

@@ -206,6 +206,15 @@ static void conv_implicit(const void *op_)
   ts__conv_f32_with(ts__tile_best(), &((const conv_op *)op_)->cv);
 }
 
+/* "conv 1x64x64x100 * 3x3->100 stride 1,1 pad 0,0" */
+static void conv_label(const ts_tune_key *key, char *buf, size_t size)
+{
+  const int64_t *d = key->dim;
+  snprintf(buf, size, "conv %" PRId64 "x%" PRId64 "x%" PRId64 "x%" PRId64 " * %" PRId64 "x%" PRId64
+           "->%" PRId64 " stride %" PRId64 ",%" PRId64 " pad %" PRId64 ",%" PRId64,
+           d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10]);
+}
+
 /* y = act(conv(x, f) + bias); bias NULL or one value per output channel. */
 static bool conv_run(ts_kernel_ctx *k, const void *bias, ts_act act)
 {
@@ -254,14 +263,12 @@ static bool conv_run(ts_kernel_ctx *k, const void *bias, ts_act act)
   if (!own) {
     conv_im2col(&op);
   } else {
-    char key[160];
-    snprintf(key, sizeof key, "conv %" PRId64 "x%" PRId64 "x%" PRId64 "x%" PRId64 " * %" PRId64 "x%" PRId64
-             "->%" PRId64 " stride %" PRId64 ",%" PRId64 " pad %" PRId64 ",%" PRId64,
-             g->n, g->h, g->w, g->c, g->kh, g->kw, n_out, g->sh, g->sw, g->top, g->left);
+    ts_tune_key key = { "conv", { g->n, g->h, g->w, g->c, g->kh, g->kw, n_out, g->sh, g->sw,
+                                  g->top, g->left } };
     const ts_tune_fn cands[] = { conv_implicit, conv_im2col };
     const char *names[] = { ts__own_label(), "im2col + OpenBLAS" };
     bool ran;
-    int pick = ts__tune(key, cands, names, 2, &op, &ran);
+    int pick = ts__tune(&key, conv_label, cands, names, 2, &op, &ran);
     if (!ran)
       cands[pick](&op);
   }
