@@ -39,12 +39,12 @@ static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
 
 static void load_blas(void)
 {
-  void *h = dlopen(OPENBLAS_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+  void *h = dlopen(OPENBLAS_SONAME, RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
   if (h) {
     snprintf(blas.how, sizeof blas.how, "loaded by the program before the engine: its own choice");
   } else if (getenv("OPENBLAS_CORETYPE")) {
     snprintf(blas.how, sizeof blas.how, "OPENBLAS_CORETYPE=%s set by the user", getenv("OPENBLAS_CORETYPE"));
-    h = dlopen(OPENBLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
+    h = dlopen(OPENBLAS_SONAME, RTLD_LAZY | RTLD_LOCAL);
   } else {
     const char *core = ts__blas_core_for(ts__cpu());
     if (core) {
@@ -54,7 +54,7 @@ static void load_blas(void)
     } else {
       snprintf(blas.how, sizeof blas.how, "no AVX2+FMA: OpenBLAS's own choice");
     }
-    h = dlopen(OPENBLAS_SONAME, RTLD_NOW | RTLD_LOCAL);
+    h = dlopen(OPENBLAS_SONAME, RTLD_LAZY | RTLD_LOCAL);
     if (core)
       unsetenv("OPENBLAS_CORETYPE");
   }

@@ -129,8 +129,8 @@ typedef void (*ts_tune_label_fn)(const ts_tune_key *key, char *buf, size_t size)
 /* Which of n_cands (at most TS_TUNE_MAX) candidates runs the op of key:
  * the first time a key is seen each runs a few times on op, alternating,
  * and the fastest is remembered, its result left in the op's output (*ran
- * true).  names label the candidates (static strings).  A repeat of the
- * thread's last key costs a compare; another known one a locked lookup. */
+ * true).  names label the candidates (static strings).  A known key
+ * costs a locked hash lookup. */
 #define TS_TUNE_MAX 4
 int ts__tune(const ts_tune_key *key, ts_tune_label_fn label, const ts_tune_fn *cands,
              const char *const *names, int n_cands, const void *op, bool *ran);

@@ -31,11 +31,6 @@ typedef struct choice {
 static GMutex lock;
 static GHashTable *choices; /* &choice->key -> choice */
 
-/* The thread's last lookup: chains of one shape (power's matmuls, a
- * model's layers) skip the lock. */
-static _Thread_local ts_tune_key last_key;
-static _Thread_local int last_pick = -1;
-
 static guint key_hash(gconstpointer p)
 {
   const ts_tune_key *k = p;
@@ -94,8 +89,6 @@ int ts__tune(const ts_tune_key *key, ts_tune_label_fn label, const ts_tune_fn *c
 {
   g_assert(n_cands >= 1 && n_cands <= TS_TUNE_MAX);
   *ran = false;
-  if (last_pick >= 0 && key_equal(key, &last_key))
-    return last_pick;
   g_mutex_lock(&lock);
   const choice *known = choices ? g_hash_table_lookup(choices, key) : NULL;
   int pick = known ? known->pick : -1;
@@ -120,8 +113,6 @@ int ts__tune(const ts_tune_key *key, ts_tune_label_fn label, const ts_tune_fn *c
       g_free(ch);
     g_mutex_unlock(&lock);
   }
-  last_key = *key;
-  last_pick = pick;
   return pick;
 }
 
