@@ -86,11 +86,14 @@ static void with_blas(const ts_tile_kernel *kern, const ts_gemm *g)
 }
 
 /* Edge shapes: 1, odd, one under/over the vector widths (8, 16) and the
- * tiles (4, 6, 8 rows; 16, 32 columns), and the dense workloads' sizes. */
+ * tiles (4, 6, 8 rows; 16, 32 columns), the dense workloads' sizes, and
+ * two products large enough for threads (the second with B in several
+ * column chunks). */
 static const int64_t SHAPES[][3] = { /* m, k, n */
   { 1, 1, 1 },    { 1, 7, 1 },    { 3, 5, 7 },    { 2, 1, 9 },     { 5, 3, 8 },     { 6, 16, 15 },
   { 7, 9, 16 },   { 8, 17, 17 },  { 9, 4, 31 },   { 4, 33, 32 },   { 13, 8, 33 },   { 17, 2, 47 },
   { 10, 10, 10 }, { 20, 64, 64 }, { 20, 100, 10 }, { 25, 31, 100 }, { 33, 65, 129 }, { 1, 64, 300 },
+  { 130, 300, 70 }, { 70, 1100, 100 },
 };
 
 static void check_gemms(const ts_tile_kernel *kern, gemm_under_test run, const char *name)

@@ -1,7 +1,8 @@
 /* kernels/gemm.c — f32 and f64 GEMM with a bias + activation epilogue: our
- * tile kernels walked over C, OpenBLAS, and the per-shape choice between
- * them.  Shapes past OWN_MAX_MACS go to OpenBLAS untimed: its packing and
- * threads win there, and timing a large product costs too much. */
+ * tile kernels walked over C (blocks of rows on ts__blas_threads() threads
+ * for large products), OpenBLAS, and the per-shape choice between them.
+ * Shapes past OWN_MAX_MACS go to OpenBLAS untimed: without blocking K our
+ * tiles fall behind there, and timing so large a product costs too much. */
 #include "kernels.h"
 
 #include <glib.h>
@@ -12,7 +13,7 @@
 
 #include "../tracescope.h"
 
-#define OWN_MAX_MACS ((int64_t)1 << 22)
+#define OWN_MAX_MACS ((int64_t)1 << 30)
 
 int ts__act_of_op(int op)
 {
@@ -70,6 +71,47 @@ const ts_tile_kernel *ts__tile_best(void)
 FILL_BIAS(float, f32)
 FILL_BIAS(double, f64)
 
+/* Rows per piece of work, columns of B kept in L2 together, and the size
+ * from which the pieces go to threads. */
+#define ROW_BLOCK 64
+#define B_CHUNK_BYTES ((int64_t)256 << 10)
+#define PARALLEL_MACS ((int64_t)1 << 21)
+
+typedef struct gemm_job {
+  const ts_tile_kernel *kern;
+  const ts_gemm *g;
+  const float *a, *b;   /* op(A) [m,k] and op(B) [k,n], rows contiguous */
+  int64_t chunk;        /* columns per chunk */
+  int64_t n_chunks, n_blocks;
+} gemm_job;
+
+/* One row block against one column chunk; parts go chunk by chunk, so
+ * threads share the chunk of B they read. */
+static void gemm_part(void *ctx, int part)
+{
+  const gemm_job *job = ctx;
+  const ts_tile_kernel *kern = job->kern;
+  const ts_gemm *g = job->g;
+  int64_t n = g->n, k = g->k;
+  int64_t j_start = part / job->n_blocks * job->chunk, j_end = MIN(n, j_start + job->chunk);
+  int64_t i_start = part % job->n_blocks * ROW_BLOCK, i_end = MIN(g->m, i_start + ROW_BLOCK);
+  const float *bias = g->bias;
+  const float *rows[TS_TILE_MAX_ROWS];
+  ts_tile t = { .n_seg = 1, .k = k, .a = rows, .ldb = n, .ldc = n, .act = g->act };
+  for (int64_t i0 = i_start; i0 < i_end; i0 += kern->rows) {
+    t.rows = (int)MIN(kern->rows, i_end - i0);
+    for (int i = 0; i < t.rows; i++)
+      rows[i] = job->a + (i0 + i) * k;
+    for (int64_t j0 = j_start; j0 < j_end; j0 += kern->cols) {
+      t.cols = (int)MIN(kern->cols, j_end - j0);
+      t.b = job->b + j0;
+      t.bias = bias ? bias + j0 : NULL;
+      t.c = (float *)g->c + i0 * n + j0;
+      kern->run(&t);
+    }
+  }
+}
+
 void ts__gemm_f32_with(const ts_tile_kernel *kern, const ts_gemm *g)
 {
   int64_t m = g->m, n = g->n, k = g->k;
@@ -94,20 +136,18 @@ void ts__gemm_f32_with(const ts_tile_kernel *kern, const ts_gemm *g)
       for (int64_t p = 0; p < k; p++)
         bt[p * n + j] = ((const float *)g->b)[j * k + p];
   }
-  const float *rows[TS_TILE_MAX_ROWS];
-  ts_tile t = { .n_seg = 1, .k = k, .a = rows, .ldb = n, .ldc = n, .act = g->act };
-  for (int64_t i0 = 0; i0 < m; i0 += kern->rows) {
-    t.rows = (int)MIN(kern->rows, m - i0);
-    for (int i = 0; i < t.rows; i++)
-      rows[i] = a + (i0 + i) * k;
-    for (int64_t j0 = 0; j0 < n; j0 += kern->cols) {
-      t.cols = (int)MIN(kern->cols, n - j0);
-      t.b = b + j0;
-      t.bias = bias ? bias + j0 : NULL;
-      t.c = c + i0 * n + j0;
-      kern->run(&t);
-    }
-  }
+  gemm_job job = { kern, g, a, b, 0, 0, 0 };
+  /* columns in chunks whose K x chunk of B stays in L2 while every row block passes */
+  int64_t fit = B_CHUNK_BYTES / (k * (int64_t)sizeof(float)) / kern->cols * kern->cols;
+  job.chunk = MAX(fit, kern->cols);
+  job.n_chunks = (n + job.chunk - 1) / job.chunk;
+  job.n_blocks = (m + ROW_BLOCK - 1) / ROW_BLOCK;
+  int parts = (int)(job.n_chunks * job.n_blocks);
+  if (m * n * k >= PARALLEL_MACS)
+    ts__parallel(parts, gemm_part, &job);
+  else
+    for (int part = 0; part < parts; part++)
+      gemm_part(&job, part);
   g_free(at);
   g_free(bt);
 }

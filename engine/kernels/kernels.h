@@ -101,8 +101,8 @@ typedef struct ts_gemm {
   ts_act act;
 } ts_gemm;
 
-/* The product with one given tile kernel, single-threaded (the tests run
- * each kernel this way). */
+/* The product with one given tile kernel (the tests run each kernel this
+ * way); large ones on ts__blas_threads() threads. */
 void ts__gemm_f32_with(const ts_tile_kernel *kern, const ts_gemm *g);
 /* The product as OpenBLAS computes it, epilogue after. */
 void ts__gemm_f32_blas(const ts_gemm *g);
