@@ -1231,7 +1231,7 @@ TS_API void ts_value_clear(ts_value *v);
  * (AuthenticAMD family 25 model 17): AVX-512 F/BW/VL/DQ/VNNI/BF16". */
 TS_API const char *ts_cpu_description(void);
 /* OpenBLAS as the engine loaded it (dlopen, on first use: this call loads
- * it): "OpenBLAS core Cooperlake (OPENBLAS_CORETYPE=Cooperlake from cpuid)". */
+ * it): "OpenBLAS core SkylakeX (OPENBLAS_CORETYPE=SkylakeX from cpuid)". */
 TS_API const char *ts_blas_description(void);
 /* The kernel the engine chose per op shape so far, one line each, with the
  * times that chose it:

@@ -11,6 +11,7 @@
 
 #include <cblas.h>
 #include <dlfcn.h>
+#include <glib.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,7 @@ static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
 
 static void load_blas(void)
 {
+  const char *asked = NULL; /* the core we set OPENBLAS_CORETYPE to */
   void *h = dlopen(OPENBLAS_SONAME, RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
   if (h) {
     snprintf(blas.how, sizeof blas.how, "loaded by the program before the engine: its own choice");
@@ -46,7 +48,7 @@ static void load_blas(void)
     snprintf(blas.how, sizeof blas.how, "OPENBLAS_CORETYPE=%s set by the user", getenv("OPENBLAS_CORETYPE"));
     h = dlopen(OPENBLAS_SONAME, RTLD_LAZY | RTLD_LOCAL);
   } else {
-    const char *core = ts__blas_core_for(ts__cpu());
+    const char *core = asked = ts__blas_core_for(ts__cpu());
     if (core) {
       /* read by OpenBLAS's constructor only; unset after so children pick their own */
       setenv("OPENBLAS_CORETYPE", core, 1);
@@ -67,6 +69,11 @@ static void load_blas(void)
   blas.corename = (char *(*)(void))dlsym(h, "openblas_get_corename");
   blas.get_threads = (int (*)(void))dlsym(h, "openblas_get_num_threads");
   blas.set_threads = (void (*)(int))dlsym(h, "openblas_set_num_threads");
+  /* OpenBLAS falls back to its own guess on a name it does not take: say so */
+  const char *got = blas.corename ? blas.corename() : NULL;
+  if (asked && got && g_ascii_strcasecmp(asked, got) != 0)
+    snprintf(blas.how, sizeof blas.how, "OPENBLAS_CORETYPE=%s from cpuid not accepted: OpenBLAS's own choice",
+             asked);
   if (!blas.sgemm || !blas.dgemm) {
     snprintf(blas.how, sizeof blas.how, "%s lacks cblas_sgemm/cblas_dgemm: own kernels only", OPENBLAS_SONAME);
     blas.sgemm = NULL;

@@ -90,10 +90,15 @@ const ts_cpu_features *ts__cpu(void)
   return &cpu;
 }
 
+/* AVX-512 is SkylakeX with or without BF16: OpenBLAS's Cooperlake core is
+ * SkylakeX's kernels plus bf16 ones we do not call, and 0.3.21's
+ * OPENBLAS_CORETYPE does not accept "Cooperlake" ("Core not found" under
+ * OPENBLAS_VERBOSE=2, then its own guess: Prescott on a model it does not
+ * know). */
 const char *ts__blas_core_for(const ts_cpu_features *f)
 {
   if (f->avx512f && f->avx512bw && f->avx512vl && f->avx512dq)
-    return f->avx512_bf16 ? "Cooperlake" : "SkylakeX";
+    return "SkylakeX";
   if (f->avx2 && f->fma)
     return strcmp(f->vendor, "AuthenticAMD") == 0 ? "Zen" : "Haswell";
   return NULL;
