@@ -155,6 +155,11 @@ void ts__gemm_f32_with(const ts_tile_kernel *kern, const ts_gemm *g)
 void ts__gemm_f32_blas(const ts_gemm *g)
 {
   float *c = g->c;
+  if (!g->bias && g->act == TS_ACT_NONE && g->k > 0) { /* a plain MatMul: nothing around the call */
+    ts__blas_sgemm(g->ta, g->tb, (int)g->m, (int)g->n, (int)g->k, g->a, (int)(g->ta ? g->m : g->k),
+                   g->b, (int)(g->tb ? g->k : g->n), 0.0f, c, (int)g->n);
+    return;
+  }
   if (g->bias || g->k == 0)
     fill_bias_f32(c, g->bias, g->m, g->n);
   if (g->k > 0)
@@ -209,18 +214,18 @@ static void matmul_label(const ts_tune_key *key, char *buf, size_t size)
 
 void ts__gemm_f32(const ts_gemm *g)
 {
+  static const ts_tune_fn cands[] = { own_f32, blas_f32 };
+  if (last_mm.pick >= 0 && last_mm.m == g->m && last_mm.n == g->n && last_mm.k == g->k &&
+      last_mm.ta == g->ta && last_mm.tb == g->tb) {
+    cands[last_mm.pick](g);
+    return;
+  }
   if (!ts__blas_available()) {
     own_f32(g);
     return;
   }
   if (g->m * g->n * g->k > OWN_MAX_MACS) {
     blas_f32(g);
-    return;
-  }
-  static const ts_tune_fn cands[] = { own_f32, blas_f32 };
-  if (last_mm.pick >= 0 && last_mm.m == g->m && last_mm.n == g->n && last_mm.k == g->k &&
-      last_mm.ta == g->ta && last_mm.tb == g->tb) {
-    cands[last_mm.pick](g);
     return;
   }
   ts_tune_key key = { "matmul", { g->m, g->k, g->n, g->ta, g->tb } };
