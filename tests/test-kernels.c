@@ -202,7 +202,8 @@ static void test_blas_core_for(void)
     bool avx2, fma, avx512, bf16;
     const char *core;
   } cases[] = {
-    /* Sapphire Rapids, Zen 4: OpenBLAS 0.3.21 does not take "Cooperlake" */
+    /* Emerald Rapids (family 6 model 207, which 0.3.21 does not know), Zen 4:
+     * AVX-512 with BF16, and 0.3.21 does not take "Cooperlake" */
     { "GenuineIntel", true, true, true, true, "SkylakeX" },
     { "AuthenticAMD", true, true, true, true, "SkylakeX" },
     { "GenuineIntel", true, true, true, false, "SkylakeX" },
