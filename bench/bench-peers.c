@@ -141,6 +141,8 @@ static float *random_floats(int64_t n)
 
 static void add_gemm(gemms *gs, int64_t m, int64_t n, int64_t k)
 {
+  if (m <= 0 || n <= 0 || k <= 0) /* nothing to multiply */
+    return;
   gemm g = { (int)m, (int)n, (int)k, random_floats(m * k), random_floats(k * n),
              g_new0(float, m * n) };
   g_array_append_val(gs->list, g);
@@ -154,11 +156,12 @@ static void collect_gemms(gemms *gs, const ts_graph *g)
     const ts_node *n = ts_graph_node(g, i);
     ts_shape out = ts_node_output_shape(n, 0);
     if (ts_node_op(n) == TS_OP_MATMUL && out.rank >= 2) {
+      /* a's last two dims are M x K, transposed or not */
+      ts_shape a = input_shape(g, n, 0);
       int64_t batch = shape_size(out, 0, out.rank - 2), m = out.dim[out.rank - 2];
-      int64_t cols = out.dim[out.rank - 1];
-      int64_t k = shape_size(input_shape(g, n, 0), 0, input_shape(g, n, 0).rank) / (batch * m);
+      int64_t k = m ? shape_size(a, a.rank - 2, a.rank) / m : 0;
       for (int64_t b = 0; b < batch; b++)
-        add_gemm(gs, m, cols, k);
+        add_gemm(gs, m, out.dim[out.rank - 1], k);
     } else if (ts_node_op(n) == TS_OP_CONV2D && out.rank == 4) {
       ts_shape f = input_shape(g, n, 1); /* [KH, KW, C, O] */
       add_gemm(gs, shape_size(out, 0, 3), out.dim[3], shape_size(f, 0, 3));
