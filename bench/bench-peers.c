@@ -274,9 +274,15 @@ static void bench_workload(ts_module *seeds, const peer_workload *w, bool last)
 /* ---- trace + optimize + plan of sequential_model -------------------------------- */
 
 /* Bytes the memory planner sets aside for cf's intermediates at their
- * peak; -1 while the engine has no planner that reports it. */
+ * peak (its arena); -1 without a plan, or with an engine built before the
+ * planner's API (bench/meson.build looks for it in tracescope.h). */
 static int64_t plan_peak_bytes(const ts_concrete *cf)
 {
+#ifdef TS_HAVE_MEMORY_PLAN
+  ts_memory_plan plan;
+  if (ts_concrete_memory_plan(cf, &plan))
+    return plan.peak_bytes;
+#endif
   (void)cf;
   return -1;
 }
