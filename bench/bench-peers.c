@@ -334,10 +334,14 @@ int main(void)
     return 1;
   }
   g_random_set_seed(1);
-  const char *threads = g_getenv("TRACESCOPE_THREADS");
-  printf("{\n  \"threads\": %s,\n  \"openblas_threads\": %d,\n  \"openblas_core\": \"%s\",\n",
-         threads && *threads ? threads : "null", openblas_get_num_threads(),
-         openblas_get_corename());
+  const char *env = g_getenv("TRACESCOPE_THREADS");
+  int threads = env ? atoi(env) : 0;
+  char count[16] = "null";
+  if (threads > 0)
+    g_snprintf(count, sizeof count, "%d", threads);
+  printf("{\n  \"threads\": %s,\n", count);
+  printf("  \"openblas_threads\": %d,\n  \"openblas_core\": \"%s\",\n",
+         openblas_get_num_threads(), openblas_get_corename());
   printf("  \"workloads\": {\n");
   for (int i = 0; i < PEER_N_WORKLOADS; i++)
     bench_workload(seeds, &PEER_WORKLOADS[i], i == PEER_N_WORKLOADS - 1);
