@@ -895,7 +895,7 @@ static void test_cli_render(void)
                      "--out must name a .svg, .png, .pdf or .dot file, not 'graph.bmp'");
   expect_usage_error(cli("render", "seeds", "sequential_model", "--arg", arg, "--out", svg, "--expand", "dense_999", NULL),
                      "--expand: no scope 'dense_999' in the graph of sequential_model (top-level scopes: flatten, "
-                     "dense_[1-100], dense_101)");
+                     "dense_[1-100], dropout, dense_101)");
   expect_usage_error(cli("render", "seeds", "sequential_model", "--arg", arg, "--out", svg, "--style", "sepia", NULL),
                      "--style must be light or dark, not 'sepia'");
   expect_usage_error(cli("render", "seeds", "sequential_model", "--call", "--arg", arg, "--call", "--arg", arg,
