@@ -97,9 +97,10 @@ bool ts_render_item_value(const ts_render *render, int item, double *value, cons
 void ts_render_set_selected(ts_render *render, int item);
 int ts_render_get_selected(const ts_render *render);
 void ts_render_set_hovered(ts_render *render, int item);
-/* Whether the label of the layout's path i is drawn: labels that would
- * cover a shape or a wider edge's label are left out (the nodes' tooltips
- * give every shape). */
+/* Whether the label of the layout's path i is drawn.  A label goes beside
+ * its path, at the place nearest the path's middle where it covers no
+ * shape, no group's title bar and no wider edge's label; one with no such
+ * place is left out (the nodes' tooltips give every shape). */
 bool ts_render_path_label_shown(const ts_render *render, int path);
 
 /* Draws what intersects `visible` (canvas coordinates; NULL: everything)
