@@ -113,8 +113,12 @@ void ts_render_draw(ts_render *render, cairo_t *cr, const ts_render_rect *visibl
 /* The legend of the active colour mode, in target units (not zoomed): a
  * header (a disclosure triangle and the mode's name), then every op type
  * shown (by family), or the categories or heat scale, and the shapes.
- * Rows wrap into more columns to stay within max_height (0: one column);
- * collapsed, the header alone, which is also the legend's top part. */
+ * "Shown" is the layout's shapes, groups open or closed as they are,
+ * whether or not they are in the viewport (as TensorBoard lists the types
+ * of the graph as drawn): expanding a group adds the types inside it, and
+ * panning never reflows the legend.  Rows wrap into more columns to stay
+ * within max_height (0: one column); collapsed, the header alone, which is
+ * also the legend's top part. */
 void ts_render_legend_size(ts_render *render, double max_height, bool collapsed, double *width,
                            double *height);
 void ts_render_draw_legend(ts_render *render, cairo_t *cr, double x, double y, double max_height,
