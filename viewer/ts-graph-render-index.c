@@ -201,11 +201,13 @@ void _ts_render_index_drop(ts_render *r)
 
 typedef struct anchor {
   ts_view_point at;
-  bool across; /* the path runs more across than up or down there */
+  bool across;     /* the path runs more across than up or down there */
+  double lean;     /* how far it leans off that axis: 0 along it, 1 at 45 degrees */
   double distance; /* from the path's middle */
 } anchor;
 
-static ts_view_point bezier_at(const ts_view_point *s, double t, bool *across)
+/* The point at t of the cubic Bezier segment s, and the way it runs there. */
+static ts_view_point bezier_at(const ts_view_point *s, double t, bool *across, double *lean)
 {
   double u = 1 - t;
   /* the derivative gives the path's direction there */
@@ -216,6 +218,7 @@ static ts_view_point bezier_at(const ts_view_point *s, double t, bool *across)
     dy = s[3].y - s[0].y;
   }
   *across = fabs(dx) > fabs(dy);
+  *lean = *across ? fabs(dy) / fabs(dx) : fabs(dx) / MAX(fabs(dy), 1e-9);
   double a = u * u * u, b = 3 * u * u * t, c = 3 * u * t * t, d = t * t * t;
   return (ts_view_point){ a * s[0].x + b * s[1].x + c * s[2].x + d * s[3].x,
                           a * s[0].y + b * s[1].y + c * s[2].y + d * s[3].y };
@@ -231,13 +234,14 @@ static int cmp_anchor(const void *a, const void *b)
  * (it is the middle of one of its segments). */
 static anchor middle_anchor(const ts_view_path *p)
 {
-  anchor best = { p->label_at, false, G_MAXDOUBLE };
+  anchor best = { p->label_at, false, 0, G_MAXDOUBLE };
   for (int s = 0; 3 * s + 3 < p->n_points; s++) {
     bool across;
-    ts_view_point q = bezier_at(p->points + 3 * s, 0.5, &across);
+    double lean;
+    ts_view_point q = bezier_at(p->points + 3 * s, 0.5, &across, &lean);
     double d = hypot(q.x - p->label_at.x, q.y - p->label_at.y);
     if (d < best.distance)
-      best = (anchor){ p->label_at, across, d };
+      best = (anchor){ p->label_at, across, lean, d };
   }
   best.distance = 0;
   return best;
@@ -252,7 +256,7 @@ static int more_anchors(const ts_view_path *p, anchor *out, int max)
   for (int s = 0; s < n_segments; s++)
     for (int q = 1; q <= 3; q++) {
       anchor *a = &all[n];
-      a->at = bezier_at(p->points + 3 * s, q / 4.0, &a->across);
+      a->at = bezier_at(p->points + 3 * s, q / 4.0, &a->across, &a->lean);
       a->distance = hypot(a->at.x - p->label_at.x, a->at.y - p->label_at.y);
       n += a->distance > 1; /* not the middle again */
     }
@@ -264,14 +268,19 @@ static int more_anchors(const ts_view_path *p, anchor *out, int max)
 }
 
 /* Where a label beside the anchor goes (its text's top-left): right or
- * left of a path running up or down, above or below one running across. */
-static ts_view_point label_beside(const anchor *a, const _ts_label *label, double path_width, int side)
+ * left of a path running up or down, above or below one running across,
+ * centred on the anchor; with `clear`, far enough off that a leaning path,
+ * straight through the anchor, misses it. */
+static ts_view_point label_beside(const anchor *a, const _ts_label *label, double path_width, int side, bool clear)
 {
-  double off = path_width / 2 + LABEL_GAP;
-  if (a->across)
-    return (ts_view_point){ a->at.x - label->width / 2,
-                            side == 0 ? a->at.y - off - label->height : a->at.y + off };
-  return (ts_view_point){ side == 0 ? a->at.x + off : a->at.x - off - label->width, a->at.y - label->height / 2 };
+  double w = label->width + 4, h = label->height; /* as label_rect has it */
+  double lean = clear ? a->lean : 0;
+  if (a->across) {
+    double off = path_width / 2 + LABEL_GAP + lean * w / 2;
+    return (ts_view_point){ a->at.x - label->width / 2, side == 0 ? a->at.y - off - h : a->at.y + off };
+  }
+  double off = path_width / 2 + LABEL_GAP + lean * h / 2;
+  return (ts_view_point){ side == 0 ? a->at.x + off + 2 : a->at.x - off - w + 2, a->at.y - h / 2 };
 }
 
 static void label_rect(const _ts_label *label, double x, double y, ts_render_rect *out)
@@ -294,6 +303,66 @@ static bool hits_shape(ts_render *r, const ts_render_rect *rc)
         if (_ts_rects_intersect(&b, rc))
           return true;
       }
+    }
+  return false;
+}
+
+/* Whether the segment a-b enters the rectangle (Liang-Barsky). */
+static bool segment_meets(ts_view_point a, ts_view_point b, const ts_render_rect *rc)
+{
+  double t0 = 0, t1 = 1, dx = b.x - a.x, dy = b.y - a.y;
+  double p[4] = { -dx, dx, -dy, dy };
+  double q[4] = { a.x - rc->x, rc->x + rc->width - a.x, a.y - rc->y, rc->y + rc->height - a.y };
+  for (int i = 0; i < 4; i++) {
+    if (fabs(p[i]) < 1e-12) {
+      if (q[i] < 0)
+        return false;
+      continue;
+    }
+    double t = q[i] / p[i];
+    if (p[i] < 0)
+      t0 = MAX(t0, t);
+    else
+      t1 = MIN(t1, t);
+  }
+  return t0 <= t1;
+}
+
+/* Whether the drawn path (its stroke's width too) runs through the rectangle. */
+static bool path_meets(const ts_view_path *p, const ts_render_rect *rc)
+{
+  double half = p->width / 2;
+  ts_render_rect grown = { rc->x - half, rc->y - half, rc->width + 2 * half, rc->height + 2 * half };
+  for (int s = 0; 3 * s + 3 < p->n_points; s++) {
+    const ts_view_point *q = p->points + 3 * s;
+    double x0 = MIN(MIN(q[0].x, q[1].x), MIN(q[2].x, q[3].x)), x1 = MAX(MAX(q[0].x, q[1].x), MAX(q[2].x, q[3].x));
+    double y0 = MIN(MIN(q[0].y, q[1].y), MIN(q[2].y, q[3].y)), y1 = MAX(MAX(q[0].y, q[1].y), MAX(q[2].y, q[3].y));
+    if (!_ts_rects_intersect(&(ts_render_rect){ x0, y0, x1 - x0, y1 - y0 }, &grown))
+      continue; /* the segment stays inside its control points' hull */
+    ts_view_point prev = q[0];
+    for (int k = 1; k <= 8; k++) {
+      bool across;
+      double lean;
+      ts_view_point next = bezier_at(q, k / 8.0, &across, &lean);
+      if (segment_meets(prev, next, &grown))
+        return true;
+      prev = next;
+    }
+  }
+  return false;
+}
+
+/* Whether an edge (the label's own too) runs through the rectangle. */
+static bool hits_path(ts_render *r, const ts_render_rect *rc)
+{
+  int c0, r0, c1, r1;
+  cell_span(r, rc, &c0, &r0, &c1, &r1);
+  for (int y = r0; y <= r1; y++)
+    for (int x = c0; x <= c1; x++) {
+      int cell = y * r->cols + x;
+      for (int k = r->cell_start[cell]; k < r->cell_start[cell + 1]; k++)
+        if (r->entries[k] < 0 && path_meets(ts_view_layout_path(r->layout, -r->entries[k] - 1), rc))
+          return true;
     }
   return false;
 }
@@ -341,29 +410,38 @@ static int cmp_by_width(const void *a, const void *b, void *data)
 }
 
 /* Tries both sides of each anchor in turn; true with the first place
- * where the label covers no shape, title bar or label placed before. */
+ * where the label covers no shape, title bar or label placed before, nor
+ * any edge's line when `off_lines`. */
 static bool place_beside(ts_render *r, const taken *t, const ts_view_path *p, const _ts_label *label,
-                         const anchor *anchors, int n, ts_view_point *at, ts_render_rect *rc)
+                         const anchor *anchors, int n, bool off_lines, ts_view_point *at, ts_render_rect *rc)
 {
   for (int i = 0; i < n; i++)
     for (int side = 0; side < 2; side++) {
-      *at = label_beside(&anchors[i], label, p->width, side);
+      *at = label_beside(&anchors[i], label, p->width, side, off_lines);
       label_rect(label, at->x, at->y, rc);
-      if (!hits_shape(r, rc) && !taken_hit(t, rc))
+      if (!hits_shape(r, rc) && !taken_hit(t, rc) && (!off_lines || !hits_path(r, rc)))
         return true;
     }
   return false;
 }
 
-/* The place nearest the path's middle, then farther out; false if none. */
+/* The place nearest the path's middle, then farther out, where the label
+ * covers no edge; failing that, one closer in where it may cover edges,
+ * its own too; false if none. */
 static bool place_label(ts_render *r, const taken *t, const ts_view_path *p, const _ts_label *label,
                         ts_view_point *at, ts_render_rect *rc)
 {
-  anchor anchors[LABEL_ANCHORS] = { middle_anchor(p) };
-  if (place_beside(r, t, p, label, anchors, 1, at, rc))
-    return true;
-  int n = more_anchors(p, anchors, LABEL_ANCHORS);
-  return place_beside(r, t, p, label, anchors, n, at, rc);
+  anchor middle = middle_anchor(p), more[LABEL_ANCHORS];
+  int n_more = -1; /* not yet found */
+  for (int off_lines = 1; off_lines >= 0; off_lines--) {
+    if (place_beside(r, t, p, label, &middle, 1, off_lines, at, rc))
+      return true;
+    if (n_more < 0)
+      n_more = more_anchors(p, more, LABEL_ANCHORS);
+    if (place_beside(r, t, p, label, more, n_more, off_lines, at, rc))
+      return true;
+  }
+  return false;
 }
 
 /* Edge labels go beside their path, clear of shapes, groups' title bars
