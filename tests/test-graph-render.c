@@ -530,7 +530,8 @@ static bool path_hits_rect(const ts_view_path *p, double x, double y, double w, 
 }
 
 /* (path, box) pairs where a path runs through a node's shape (not its own
- * ends) or through any expanded group's title bar. */
+ * ends) or through any expanded group's title bar (its own end's too: an
+ * edge out of an open If box starts at its border, never inside). */
 static int count_edge_crossings(const ts_view_model *model, const ts_view_layout *layout, double header_height)
 {
   int crossings = 0;
@@ -538,7 +539,8 @@ static int count_edge_crossings(const ts_view_model *model, const ts_view_layout
     const ts_view_path *p = ts_view_layout_path(layout, i);
     for (int j = 0; j < ts_view_layout_n_boxes(layout); j++) {
       const ts_view_box *b = ts_view_layout_box(layout, j);
-      if (j == p->src_box || j == p->dst_box || b->shape == TS_VIEW_SHAPE_DOT)
+      bool end = j == p->src_box || j == p->dst_box;
+      if ((end && b->shape != TS_VIEW_SHAPE_CONTAINER) || b->shape == TS_VIEW_SHAPE_DOT)
         continue;
       double h = b->shape == TS_VIEW_SHAPE_CONTAINER ? header_height : b->height;
       if (!path_hits_rect(p, b->x, b->y, b->width, h))
