@@ -10,6 +10,12 @@
 
 /* ---- the grid ------------------------------------------------------------------------ */
 
+/* An edge label's background, its text's top-left at (x, y). */
+static void label_rect(const _ts_label *label, double x, double y, ts_render_rect *out)
+{
+  *out = (ts_render_rect){ x - 2, y, label->width + 4, label->height };
+}
+
 /* The path's hull (a Bezier curve stays inside the hull of its control
  * points) and its label, once placed. */
 static void path_bounds(ts_render *r, int path, ts_render_rect *out)
@@ -25,10 +31,12 @@ static void path_bounds(ts_render *r, int path, ts_render_rect *out)
   double lx, ly;
   const _ts_label *label = _ts_edge_label_at(r, path, &lx, &ly);
   if (label) {
-    x0 = MIN(x0, lx - 2);
-    y0 = MIN(y0, ly);
-    x1 = MAX(x1, lx + label->width + 2);
-    y1 = MAX(y1, ly + label->height);
+    ts_render_rect rc;
+    label_rect(label, lx, ly, &rc);
+    x0 = MIN(x0, rc.x);
+    y0 = MIN(y0, rc.y);
+    x1 = MAX(x1, rc.x + rc.width);
+    y1 = MAX(y1, rc.y + rc.height);
   }
   *out = (ts_render_rect){ x0, y0, x1 - x0, y1 - y0 };
 }
@@ -281,11 +289,6 @@ static ts_view_point label_beside(const anchor *a, const _ts_label *label, doubl
   }
   double off = path_width / 2 + LABEL_GAP + lean * h / 2;
   return (ts_view_point){ side == 0 ? a->at.x + off + 2 : a->at.x - off - w + 2, a->at.y - h / 2 };
-}
-
-static void label_rect(const _ts_label *label, double x, double y, ts_render_rect *out)
-{
-  *out = (ts_render_rect){ x - 2, y, label->width + 4, label->height };
 }
 
 static bool hits_shape(ts_render *r, const ts_render_rect *rc)
