@@ -13,6 +13,7 @@
 #include <tracescope.h>
 #include <unistd.h>
 
+#include "test-quiet.h"
 #include "ts-graph-render-private.h"
 
 /* Edges through nodes or title bars in the seeds fully expanded. */
@@ -614,7 +615,9 @@ static void for_each_seed_expanded(seed_check check, void *data)
       g_assert_cmpint(n, <, 8);
       g_assert_true(ts_value_parse(examples[n], &args[n]));
     }
+    int saved = test_quiet_begin(); /* the seeds print while tracing */
     ts_concrete *cf = ts_function_get_concrete(fn, args, n);
+    test_quiet_end(saved);
     for (int i = 0; i < n; i++)
       ts_value_clear(&args[i]);
     g_assert_nonnull(cf);
