@@ -16,29 +16,31 @@ static void label_rect(const _ts_label *label, double x, double y, ts_render_rec
   *out = (ts_render_rect){ x - 2, y, label->width + 4, label->height };
 }
 
-/* The path's hull (a Bezier curve stays inside the hull of its control
- * points) and its label, once placed. */
-static void path_bounds(ts_render *r, int path, ts_render_rect *out)
+/* Every path's hull (a Bezier curve stays inside the hull of its control
+ * points) and its label, once placed, into path_rect. */
+static void measure_paths(ts_render *r)
 {
-  const ts_view_path *p = ts_view_layout_path(r->layout, path);
-  double x0 = p->label_at.x, y0 = p->label_at.y, x1 = x0, y1 = y0;
-  for (int i = 0; i < p->n_points; i++) {
-    x0 = MIN(x0, p->points[i].x);
-    y0 = MIN(y0, p->points[i].y);
-    x1 = MAX(x1, p->points[i].x);
-    y1 = MAX(y1, p->points[i].y);
+  for (int path = 0; path < r->n_paths; path++) {
+    const ts_view_path *p = ts_view_layout_path(r->layout, path);
+    double x0 = p->label_at.x, y0 = p->label_at.y, x1 = x0, y1 = y0;
+    for (int i = 0; i < p->n_points; i++) {
+      x0 = MIN(x0, p->points[i].x);
+      y0 = MIN(y0, p->points[i].y);
+      x1 = MAX(x1, p->points[i].x);
+      y1 = MAX(y1, p->points[i].y);
+    }
+    double lx, ly;
+    const _ts_label *label = _ts_edge_label_at(r, path, &lx, &ly);
+    if (label) {
+      ts_render_rect rc;
+      label_rect(label, lx, ly, &rc);
+      x0 = MIN(x0, rc.x);
+      y0 = MIN(y0, rc.y);
+      x1 = MAX(x1, rc.x + rc.width);
+      y1 = MAX(y1, rc.y + rc.height);
+    }
+    r->path_rect[path] = (ts_render_rect){ x0, y0, x1 - x0, y1 - y0 };
   }
-  double lx, ly;
-  const _ts_label *label = _ts_edge_label_at(r, path, &lx, &ly);
-  if (label) {
-    ts_render_rect rc;
-    label_rect(label, lx, ly, &rc);
-    x0 = MIN(x0, rc.x);
-    y0 = MIN(y0, rc.y);
-    x1 = MAX(x1, rc.x + rc.width);
-    y1 = MAX(y1, rc.y + rc.height);
-  }
-  *out = (ts_render_rect){ x0, y0, x1 - x0, y1 - y0 };
 }
 
 void _ts_box_bounds(const ts_view_box *b, ts_render_rect *out)
@@ -71,7 +73,7 @@ static void grid_pass(ts_render *r, int *fill_at)
       entry = e;
     } else {
       int p = e - r->n_boxes;
-      path_bounds(r, p, &rc);
+      rc = r->path_rect[p];
       entry = -(p + 1);
     }
     int c0, r0, c1, r1;
@@ -90,6 +92,7 @@ static void grid_pass(ts_render *r, int *fill_at)
 /* Files every shape and path in the cells it covers. */
 static void file_entries(ts_render *r)
 {
+  measure_paths(r);
   int n_cells = r->cols * r->rows;
   g_free(r->cell_start);
   g_free(r->entries);
@@ -113,6 +116,7 @@ static void build_grid(ts_render *r)
   r->cell = MAX(128.0, sqrt(w * h / 4096.0));
   r->cols = MAX(1, (int)ceil(w / r->cell));
   r->rows = MAX(1, (int)ceil(h / r->cell));
+  r->path_rect = g_new(ts_render_rect, MAX(r->n_paths, 1));
   file_entries(r);
   for (int i = 0; i < r->n_boxes; i++)
     if (ts_view_layout_box(l, i)->shape == TS_VIEW_SHAPE_CONTAINER)
@@ -176,7 +180,7 @@ void _ts_render_query(ts_render *r, const ts_render_rect *visible)
           if (r->path_stamp[p] == r->stamp)
             continue;
           r->path_stamp[p] = r->stamp;
-          path_bounds(r, p, &rc);
+          rc = r->path_rect[p];
           if (_ts_rects_intersect(&rc, &wide))
             g_array_append_val(r->hit_paths, p);
         }
@@ -192,6 +196,7 @@ void _ts_render_index_drop(ts_render *r)
   g_clear_pointer(&r->entries, g_free);
   g_clear_pointer(&r->box_stamp, g_free);
   g_clear_pointer(&r->path_stamp, g_free);
+  g_clear_pointer(&r->path_rect, g_free);
   g_clear_pointer(&r->box_mark, g_free);
   g_clear_pointer(&r->path_mark, g_free);
   g_clear_pointer(&r->label_shown, g_free);
@@ -331,11 +336,14 @@ static bool segment_meets(ts_view_point a, ts_view_point b, const ts_render_rect
   return t0 <= t1;
 }
 
-/* Whether the drawn path (its stroke's width too) runs through the rectangle. */
-static bool path_meets(const ts_view_path *p, const ts_render_rect *rc)
+/* Whether the drawn path (its stroke's width too) runs through the
+ * rectangle; hull: the path's bounds. */
+static bool path_meets(const ts_view_path *p, const ts_render_rect *hull, const ts_render_rect *rc)
 {
   double half = p->width / 2;
   ts_render_rect grown = { rc->x - half, rc->y - half, rc->width + 2 * half, rc->height + 2 * half };
+  if (!_ts_rects_intersect(hull, &grown))
+    return false;
   for (int s = 0; 3 * s + 3 < p->n_points; s++) {
     const ts_view_point *q = p->points + 3 * s;
     double x0 = MIN(MIN(q[0].x, q[1].x), MIN(q[2].x, q[3].x)), x1 = MAX(MAX(q[0].x, q[1].x), MAX(q[2].x, q[3].x));
@@ -363,9 +371,11 @@ static bool hits_path(ts_render *r, const ts_render_rect *rc)
   for (int y = r0; y <= r1; y++)
     for (int x = c0; x <= c1; x++) {
       int cell = y * r->cols + x;
-      for (int k = r->cell_start[cell]; k < r->cell_start[cell + 1]; k++)
-        if (r->entries[k] < 0 && path_meets(ts_view_layout_path(r->layout, -r->entries[k] - 1), rc))
+      for (int k = r->cell_start[cell]; k < r->cell_start[cell + 1]; k++) {
+        int p = -r->entries[k] - 1;
+        if (p >= 0 && path_meets(ts_view_layout_path(r->layout, p), &r->path_rect[p], rc))
           return true;
+      }
     }
   return false;
 }

@@ -172,6 +172,7 @@ struct ts_render {
   int cols, rows;
   int *cell_start;  /* cols * rows + 1 offsets into entries */
   int *entries;     /* box i as i, path p as -(p + 1) */
+  ts_render_rect *path_rect;     /* per path: its hull and its label */
   GArray *containers;
   guint *box_stamp, *path_stamp;
   guint stamp;
