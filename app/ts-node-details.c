@@ -51,6 +51,23 @@ G_DEFINE_FINAL_TYPE(TsNodeDetails, ts_node_details, GTK_TYPE_WIDGET)
 
 #define NOT_PROFILED "not profiled yet"
 
+/* ---- focus --------------------------------------------------------------------- */
+
+/* Takes the window's focus off widget and what it holds (a row of the node
+ * shown so far, about to go) while they are still in the window: GTK 4.8
+ * leaves the focus on a widget whose ancestor was unparented, and the next
+ * focus change then fails (gtk_widget_is_ancestor criticals).  True if
+ * the focus was there. */
+static gboolean drop_focus_within(GtkWidget *widget)
+{
+  GtkRoot *root = gtk_widget_get_root(widget);
+  GtkWidget *focus = root ? gtk_root_get_focus(root) : NULL;
+  if (!focus || (focus != widget && !gtk_widget_is_ancestor(focus, widget)))
+    return FALSE;
+  gtk_root_set_focus(root, NULL);
+  return TRUE;
+}
+
 /* ---- rows ------------------------------------------------------------------------- */
 
 static void remove_children(GtkWidget *box)
@@ -452,6 +469,8 @@ void ts_node_details_set_value_view(TsNodeDetails *self, GtkWidget *view)
 void ts_node_details_set_node(TsNodeDetails *self, const ts_node *node)
 {
   g_return_if_fail(TS_IS_NODE_DETAILS(self));
+  /* a row activated (a producer asked for) has the focus: it goes on to the new node's first row */
+  gboolean had_focus = drop_focus_within(GTK_WIDGET(self->stack));
   self->node = node;
   ts_node_details_set_timing(self, NULL, -1);
   ts_node_details_set_value_view(self, NULL);
@@ -469,6 +488,8 @@ void ts_node_details_set_node(TsNodeDetails *self, const ts_node *node)
   show_source(self, node);
   gtk_adjustment_set_value(gtk_scrolled_window_get_vadjustment(self->scrolled), 0);
   gtk_stack_set_visible_child_name(self->stack, "node");
+  if (had_focus)
+    gtk_widget_child_focus(GTK_WIDGET(self->scrolled), GTK_DIR_TAB_FORWARD);
 }
 
 const ts_node *ts_node_details_get_node(TsNodeDetails *self)

@@ -2068,6 +2068,36 @@ static void test_debugger(void)
   wait_idle();
 }
 
+/* Issue 10: a row of the node details activated takes the focus, and the
+ * panel is rebuilt for the node it names: the focus stays in the window
+ * (GTK 4.8 left it on the row gone with the old panel), and reopening the
+ * module then is quiet (G_DEBUG=fatal-warnings: a critical fails). */
+static void test_reopen_after_details_row(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  activate("win.mode", "s", "graph");
+  select_function("lstm_fn");
+  run_with((const char *const[]){ "f32[10,10]:zeros", "f32[10,10]:zeros", "f32[10,10]:zeros", NULL });
+  test_wait_for(pane_drawn, NULL, "the graph to be drawn");
+  const ts_graph *g = ts_graph_view_get_graph(shown_view());
+  select_node(node_named(g, "lstm_cell/MatMul_1"));
+  const ts_node *input = node_named(g, "input");
+  GtkWidget *row = row_titled(GTK_WIDGET(ts_window_get_node_details(window)), "input");
+  g_assert_nonnull(row);
+  gtk_widget_activate(row);
+  test_wait_for(selected_node_is, (gpointer)input, "the producer to be selected");
+  GtkWidget *focus = gtk_root_get_focus(GTK_ROOT(window));
+  g_assert_true(focus == NULL || gtk_widget_get_root(focus) == GTK_ROOT(window));
+  /* the panel hidden and shown, the selection cleared, the module reopened */
+  activate("win.show-node-details", NULL);
+  activate("win.show-node-details", NULL);
+  ts_graph_view_select_item(shown_view(), -1);
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  g_assert_null(ts_node_details_get_node(ts_window_get_node_details(window)));
+}
+
 int main(int argc, char **argv)
 {
   g_setenv("GSETTINGS_BACKEND", "memory", TRUE);
@@ -2124,6 +2154,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/profiler-panel", test_profiler_panel);
   g_test_add_func("/app/check-eagerly", test_check_eagerly);
   g_test_add_func("/app/debugger", test_debugger);
+  g_test_add_func("/app/reopen-after-details-row", test_reopen_after_details_row);
   int status = g_test_run();
 
   g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&window);
