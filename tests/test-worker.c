@@ -419,6 +419,98 @@ static void test_endless_loop_cancelled(void)
   }
 }
 
+/* ---- optimized graphs -------------------------------------------------------- */
+
+static void on_optimized_trace(TsWorker *w, TsWorkerTrace *t, TsWorkerTrace **slot)
+{
+  /* the signal's trace goes after the handlers: its graphs and table move here */
+  TsWorkerTrace *kept = g_new0(TsWorkerTrace, 1);
+  kept->function = g_strdup(t->function);
+  kept->graph = g_steal_pointer(&t->graph);
+  kept->optimized_graph = g_steal_pointer(&t->optimized_graph);
+  kept->origins = g_steal_pointer(&t->origins);
+  kept->pass_summary = g_steal_pointer(&t->pass_summary);
+  *slot = kept;
+}
+
+/* A trace brings the graph the concrete function runs after the passes,
+ * one line per pass, and what each of its nodes stands for in the traced
+ * graph: sequential_model's dense layers are fused MatMul, Add, Relu. */
+static void test_optimized_graph(void)
+{
+  TsWorker *w = ts_worker_new(0);
+  TsWorkerTrace *t = NULL;
+  g_signal_connect(w, "trace", G_CALLBACK(on_optimized_trace), &t);
+  GAsyncResult *res = NULL;
+  g_autoptr(GError) error = NULL;
+  ts_worker_start_async(w, NULL, store_result, &res);
+  g_assert_true(ts_worker_start_finish(w, wait_result(&res, "the worker to start"), &error));
+  g_clear_object(&res);
+  g_autofree char *title = NULL, *path = NULL;
+  g_autoptr(GPtrArray) functions = NULL;
+  ts_worker_open_async(w, g_getenv("TRACESCOPE_SEEDS"), NULL, store_result, &res);
+  g_assert_true(ts_worker_open_finish(w, wait_result(&res, "the seeds to open"), &title, &path, &functions, &error));
+  g_assert_no_error(error);
+  g_clear_object(&res);
+  ts_worker_call_async(w, 1, "sequential_model", (const char *const[]){ "f32[4,28,28]:uniform", NULL }, 1, FALSE,
+                       NULL, store_result, &res);
+  g_autoptr(TsCallResult) r = ts_worker_call_finish(w, wait_result(&res, "sequential_model"), &error);
+  g_assert_no_error(error);
+  g_clear_object(&res);
+
+  g_assert_nonnull(t);
+  g_assert_nonnull(t->graph);
+  g_assert_nonnull(t->optimized_graph);
+  g_assert_nonnull(t->origins);
+  g_test_message("%s", t->pass_summary);
+  g_assert_nonnull(strstr(t->pass_summary, "fuse: fused 302 nodes into 101 kernels\n"));
+  g_assert_cmpint(ts_graph_n_nodes(t->optimized_graph), <, ts_graph_n_nodes(t->graph));
+  int fused = 0;
+  for (int i = 0; i < ts_graph_n_nodes(t->optimized_graph); i++) {
+    const ts_node *n = ts_graph_node(t->optimized_graph, i);
+    int k = 0;
+    const ts_node *const *of = ts_worker_origins_traced(t->origins, n, &k);
+    g_assert_cmpint(k, >=, 1); /* every node stands for a traced one */
+    for (int j = 0; j < k; j++) {
+      g_assert_true(ts_node_graph(of[j]) == t->graph);
+      int back = 0;
+      const ts_node *const *users = ts_worker_origins_optimized(t->origins, of[j], &back);
+      gboolean found = FALSE;
+      for (int u = 0; u < back; u++)
+        found |= users[u] == n;
+      g_assert_true(found);
+    }
+    if (k != 3 || ts_node_op(of[0]) != TS_OP_MATMUL)
+      continue;
+    g_assert_cmpint(ts_node_op(of[1]), ==, TS_OP_ADD);
+    g_assert_cmpint(ts_node_op(of[2]), ==, TS_OP_RELU);
+    g_assert_cmpstr(ts_node_scope(of[0]), ==, ts_node_scope(n));
+    fused++;
+  }
+  g_assert_cmpint(fused, ==, 100); /* the last layer has no activation */
+
+  /* a table that does not fit the graphs is an error naming the entry */
+  g_autoptr(GVariant) bad = g_variant_ref_sink(g_variant_new_parsed("[(@u 0, [@u 9999999])]"));
+  g_assert_null(ts_worker_origins_new(bad, t->optimized_graph, t->graph, &error));
+  g_assert_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL);
+  g_assert_nonnull(strstr(error->message, "origins entry 0 (node 0) stands for node 9999999 of the traced graph's"));
+  g_clear_error(&error);
+  g_autoptr(GVariant) twice = g_variant_ref_sink(g_variant_new_parsed("[(@u 1, @au []), (1, [])]"));
+  g_assert_null(ts_worker_origins_new(twice, t->optimized_graph, t->graph, &error));
+  g_assert_nonnull(strstr(error->message, "origins entry 1 names node 1 of the optimized graph's"));
+  g_clear_error(&error);
+  g_autoptr(GVariant) wrong = g_variant_ref_sink(g_variant_new_parsed("[(@i 1, @ai [])]"));
+  g_assert_null(ts_worker_origins_new(wrong, t->optimized_graph, t->graph, &error));
+  g_assert_nonnull(strstr(error->message, "not a(uau)"));
+  g_clear_error(&error);
+
+  ts_worker_trace_free(t);
+  ts_worker_close(w);
+  while (!ts_worker_get_death(w))
+    g_main_context_iteration(NULL, TRUE);
+  g_object_unref(w);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -433,6 +525,7 @@ int main(int argc, char **argv)
   g_test_add_func("/worker/large-result", test_large_result);
   g_test_add_func("/worker/profile", test_profile);
   g_test_add_func("/worker/compare", test_compare);
+  g_test_add_func("/worker/optimized-graph", test_optimized_graph);
   for (guint i = 0; i < G_N_ELEMENTS(crashes); i++) {
     g_autofree char *path = g_strdup_printf("/worker/crash/%s", crashes[i].function);
     g_test_add_data_func(path, &crashes[i], check_crash);

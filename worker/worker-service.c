@@ -15,6 +15,7 @@
 #include "tracescope-profiler.h"
 #include "ts-spec-text.h"
 #include "ts-worker-error.h"
+#include "ts-worker-origins.h"
 #include "ts-worker-protocol.h"
 #include "ts-worker-tensor.h"
 #include "worker-status.h"
@@ -128,6 +129,24 @@ static GVariant *bytes_variant(void *data, size_t size)
   return g_variant_new_from_bytes(G_VARIANT_TYPE_BYTESTRING, bytes, TRUE);
 }
 
+/* The graph the concrete function runs (after the optimizer's passes),
+ * what each of its nodes stands for in the traced graph (the serialized
+ * form drops that) and one line per pass.  Readers that do not know these
+ * keys ignore them. */
+static void add_optimized(GVariantDict *d, const ts_concrete *cf)
+{
+  const ts_graph *optimized = ts_concrete_optimized_graph(cf);
+  size_t size;
+  void *bytes = optimized ? ts_graph_serialize(optimized, &size) : NULL;
+  if (!bytes) {
+    ts_error_clear();
+    return;
+  }
+  g_variant_dict_insert_value(d, "optimized-graph", bytes_variant(bytes, size));
+  g_variant_dict_insert_value(d, "origins", ts_worker_origins_to_variant(optimized, ts_concrete_graph(cf)));
+  g_variant_dict_insert(d, "pass-summary", "s", ts_concrete_pass_summary(cf));
+}
+
 static void emit_trace(WorkerService *s, const ts_trace_event *t)
 {
   GVariantDict d;
@@ -149,10 +168,12 @@ static void emit_trace(WorkerService *s, const ts_trace_event *t)
   free(pretty);
   size_t size;
   void *graph = ts_graph_serialize(ts_concrete_graph(t->concrete), &size);
-  if (graph)
+  if (graph) {
     g_variant_dict_insert_value(&d, "graph", bytes_variant(graph, size));
-  else
+    add_optimized(&d, t->concrete);
+  } else {
     ts_error_clear();
+  }
   emit(s, "Trace", g_variant_new("(u@a{sv})", s->call_id, g_variant_dict_end(&d)));
 }
 
