@@ -75,9 +75,6 @@ static void on_trace(TsWorker *worker, TsWorkerTrace *t, TsEngineWorker *self)
                                  : ts_loaded_module_add_trace(self->module, t->function, t->signature,
                                                               t->pretty_signature, t->n_concrete,
                                                               t->trace_count, g_steal_pointer(&t->graph));
-  if (cf && cf->graph && t->optimized_graph)
-    ts_concrete_info_set_optimized(cf, g_steal_pointer(&t->optimized_graph), g_steal_pointer(&t->origins),
-                                   t->pass_summary);
   g_autoptr(TsTraceEntry) entry = ts_trace_entry_new(self->module, t, cf, label_of(self, t->call_id),
                                                      g_get_real_time());
   g_signal_emit(self, signals[SIGNAL_TRACE], 0, entry);

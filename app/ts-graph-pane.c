@@ -148,7 +148,7 @@ void ts_graph_pane_show_concrete(TsGraphPane *self, TsLoadedModule *module, TsCo
   graph_view_set(self->graph_view, cf->graph);
   g_clear_pointer(&old, ts_concrete_info_unref);
   update_compare_menu(self, cf);
-  gtk_widget_action_set_enabled(GTK_WIDGET(self), "graph.compare-passes", cf->optimized != NULL);
+  gtk_widget_action_set_enabled(GTK_WIDGET(self), "graph.compare-passes", cf->graph != NULL);
   gtk_stack_set_visible_child_name(self->stack, "graph");
 }
 

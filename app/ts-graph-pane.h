@@ -4,8 +4,8 @@
  * (expand or collapse all, fit width) use the pane's "graph." actions,
  * which run the view's own: graph.zoom-in, graph.zoom-out, graph.zoom-fit,
  * graph.zoom-width, graph.zoom-reset, graph.expand-all, graph.collapse-all;
- * and graph.compare-passes, enabled when the concrete function shown has
- * its graph after the optimizer's passes, runs win.compare-passes. */
+ * and graph.compare-passes, enabled when a graph is shown, runs
+ * win.compare-passes (the graph before and after the optimizer's passes). */
 #pragma once
 
 #include <gtk/gtk.h>

@@ -19,8 +19,8 @@ typedef struct {
   char *pretty_signature; /* TensorFlow's pretty-printed form */
   ts_graph *graph;        /* NULL if the worker could not send it */
   /* the graph it runs, after the optimizer's passes, with what each of its
-   * nodes stands for in graph and one line per pass; all NULL if the
-   * worker did not send them (ts_concrete_info_set_optimized) */
+   * nodes stands for in graph and one line per pass; all NULL until asked
+   * of the worker (ts-worker-optimized.h, ts_concrete_info_set_optimized) */
   ts_graph *optimized;
   TsWorkerOrigins *origins;
   char *pass_summary;
@@ -29,8 +29,7 @@ typedef struct {
 /* Takes graph. */
 TsConcreteInfo *ts_concrete_info_new(const char *function, int index, const char *signature,
                                      const char *pretty_signature, ts_graph *graph);
-/* Takes optimized and origins (over optimized and cf->graph); once, right
- * after the trace that made cf. */
+/* Takes optimized and origins (over optimized and cf->graph); once. */
 void ts_concrete_info_set_optimized(TsConcreteInfo *cf, ts_graph *optimized, TsWorkerOrigins *origins,
                                     const char *pass_summary);
 TsConcreteInfo *ts_concrete_info_ref(TsConcreteInfo *cf);

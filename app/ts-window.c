@@ -12,6 +12,7 @@
 #include "ts-spec-text.h"
 #include "ts-tensor-view.h"
 #include "ts-source-snippet.h"
+#include "ts-worker-optimized.h"
 
 #define MAX_RECENT 8
 
@@ -24,6 +25,7 @@ struct _TsWindow {
   GtkStack *bottom_stack;
   TsDebugPanel *debug_panel;
   guint importing;        /* trace files being read */
+  guint fetching;         /* optimized graphs being asked of the worker */
   TsFunctionList *function_list;
   GtkStack *graph_stack;
   TsGraphPane *graph_pane;
@@ -875,19 +877,67 @@ static void action_compare_concrete(GtkWidget *widget, const char *name, GVarian
                        ts_module_function_concrete(fn, right));
 }
 
-/* Shows the graph pane's concrete function before and after the optimizer's passes. */
+static void show_passes(TsWindow *self, TsConcreteInfo *cf)
+{
+  /* shown first, so that the views have their size when the layouts are fitted */
+  gtk_stack_set_visible_child_name(self->graph_stack, "compare");
+  ts_compare_pane_show_passes(self->compare_pane, cf);
+}
+
+typedef struct {
+  TsWindow *self;
+  TsConcreteInfo *cf;
+} PassesRequest;
+
+static void on_optimized(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  PassesRequest *req = user_data;
+  TsWindow *self = req->self;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsWorkerOptimized) o = ts_worker_get_optimized_finish(TS_WORKER(source), result, &error);
+  self->fetching--;
+  if (o && !req->cf->optimized) /* kept with the concrete function: asked for once */
+    ts_concrete_info_set_optimized(req->cf, g_steal_pointer(&o->graph), g_steal_pointer(&o->origins),
+                                   o->pass_summary);
+  if (!o) {
+    g_autofree char *text = g_strdup_printf("Cannot show the optimized graph: %s", error->message);
+    toast(self, text);
+  } else if (ts_graph_pane_get_concrete(self->graph_pane) == req->cf) {
+    show_passes(self, req->cf);
+  }
+  notify_busy(self);
+  ts_concrete_info_unref(req->cf);
+  g_object_unref(self);
+  g_free(req);
+}
+
+/* Shows the graph pane's concrete function before and after the
+ * optimizer's passes, its optimized graph asked of the worker that traced
+ * it the first time. */
 static void action_compare_passes(GtkWidget *widget, const char *name, GVariant *param)
 {
   TsWindow *self = TS_WINDOW(widget);
   TsConcreteInfo *cf = ts_graph_pane_get_concrete(self->graph_pane);
-  if (!cf || !cf->optimized) {
-    toast(self, cf ? "The worker sent no optimized graph for this concrete function"
-                   : "Select a traced concrete function first");
+  if (!cf || !cf->graph) {
+    toast(self, "Select a traced concrete function first");
     return;
   }
-  /* shown first, so that the views have their size when the layouts are fitted */
-  gtk_stack_set_visible_child_name(self->graph_stack, "compare");
-  ts_compare_pane_show_passes(self->compare_pane, cf);
+  if (cf->optimized) {
+    show_passes(self, cf);
+    return;
+  }
+  TsModuleFunction *fn = self->module ? ts_loaded_module_lookup(self->module, cf->function) : NULL;
+  TsWorker *worker = ts_engine_worker_get_worker(self->worker);
+  if (!fn || ts_module_function_concrete(fn, cf->index) != cf || !worker) {
+    toast(self, "The worker that traced this graph has ended: run the function again to see its optimized graph");
+    return;
+  }
+  PassesRequest *req = g_new0(PassesRequest, 1);
+  req->self = g_object_ref(self);
+  req->cf = ts_concrete_info_ref(cf);
+  self->fetching++;
+  ts_worker_get_optimized_async(worker, cf->function, cf->signature, cf->graph, NULL, on_optimized, req);
+  notify_busy(self);
 }
 
 /* ---- sessions ------------------------------------------------------------------------ */
@@ -1273,7 +1323,7 @@ TsLoadedModule *ts_window_get_module(TsWindow *self)
 gboolean ts_window_get_busy(TsWindow *self)
 {
   g_return_val_if_fail(TS_IS_WINDOW(self), FALSE);
-  return self->loading || self->importing > 0 || self->run_cancellable != NULL ||
+  return self->loading || self->importing > 0 || self->fetching > 0 || self->run_cancellable != NULL ||
          ts_engine_worker_get_busy(self->worker) || ts_profiler_panel_get_busy(self->profiler_panel);
 }
 

@@ -2131,11 +2131,13 @@ static void test_compare_passes(void)
   TsGraphPane *graph_pane = ts_window_get_graph_pane(window);
   TsConcreteInfo *cf = ts_graph_pane_get_concrete(graph_pane);
   g_assert_nonnull(cf);
-  g_assert_nonnull(cf->optimized);
+  g_assert_null(cf->optimized); /* asked for when wanted */
   g_assert_true(gtk_widget_activate_action(GTK_WIDGET(graph_pane), "graph.compare-passes", NULL));
+  wait_idle(); /* the worker sends the optimized graph */
   g_assert_true(ts_window_get_comparing(window));
   TsComparePane *pane = ts_window_get_compare_pane(window);
   g_assert_true(ts_compare_pane_get_passes_concrete(pane) == cf);
+  g_assert_nonnull(cf->optimized);
   TsGraphView *left = TS_GRAPH_VIEW(ts_compare_pane_get_view(pane, FALSE));
   TsGraphView *right = TS_GRAPH_VIEW(ts_compare_pane_get_view(pane, TRUE));
   g_assert_true(ts_graph_view_get_graph(left) == cf->graph);
@@ -2196,6 +2198,7 @@ static void test_compare_passes(void)
   run_with((const char *const[]){ "f32[10,10]:zeros", "f32[10,10]:zeros", "f32[10,10]:zeros", NULL });
   test_wait_for(pane_drawn, NULL, "the graph to be drawn");
   g_assert_true(gtk_widget_activate_action(GTK_WIDGET(graph_pane), "graph.compare-passes", NULL));
+  wait_idle(); /* the worker sends the optimized graph */
   TsConcreteInfo *lstm = ts_compare_pane_get_passes_concrete(pane);
   g_assert_nonnull(strstr(ts_compare_pane_get_passes(pane), "fuse: fused 11 nodes into 2 kernels"));
   test_wait_for(compare_laid_out, NULL, "both graphs to be laid out");
@@ -2227,6 +2230,19 @@ static void test_compare_passes(void)
   g_assert_null(ts_compare_pane_get_passes_concrete(pane));
   g_assert_cmpstr(ts_compare_pane_get_passes(pane), ==, "");
   g_assert_null(ts_graph_view_get_graph(right));
+
+  /* the module reopened (a new worker): lstm_fn's graph from the trace log
+   * compares as before, its optimized graph kept with it */
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  GListModel *log = ts_trace_log_get_entries(ts_window_get_trace_log(window));
+  g_autoptr(TsTraceEntry) last = g_list_model_get_item(log, g_list_model_get_n_items(log) - 1);
+  g_assert_true(ts_trace_entry_get_concrete(last) == lstm);
+  ts_graph_pane_show_concrete(graph_pane, ts_trace_entry_get_module(last), lstm);
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(graph_pane), "graph.compare-passes", NULL));
+  g_assert_true(ts_window_get_comparing(window));
+  g_assert_true(ts_compare_pane_get_passes_concrete(pane) == lstm);
+  activate("win.close-compare", NULL);
 }
 
 int main(int argc, char **argv)

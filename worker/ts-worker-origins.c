@@ -20,6 +20,13 @@ static void walk(const ts_graph *g, GPtrArray *nodes)
   }
 }
 
+int ts_worker_origins_n_places(const ts_graph *g)
+{
+  g_autoptr(GPtrArray) nodes = g_ptr_array_new();
+  walk(g, nodes);
+  return (int)nodes->len;
+}
+
 GVariant *ts_worker_origins_to_variant(const ts_graph *optimized, const ts_graph *traced)
 {
   g_autoptr(GPtrArray) traced_nodes = g_ptr_array_new();

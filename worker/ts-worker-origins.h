@@ -6,14 +6,18 @@
  * of the traced nodes it stands for.  A place is the node's index in a
  * walk both sides make alike, since serializing keeps node ids and
  * subgraphs: a graph's nodes by id, each followed by its subgraphs' nodes
- * (depth first).  The app reads that into a TsWorkerOrigins over the two
- * graphs it holds. */
+ * (depth first).  The app reads that into a TsWorkerOrigins over its copy
+ * of the traced graph and the optimized graph it was sent
+ * (ts-worker-optimized.h). */
 #pragma once
 
 #include <gio/gio.h>
 #include <tracescope.h>
 
 G_BEGIN_DECLS
+
+/* The number of places in g: its nodes and its subgraphs' nodes. */
+int ts_worker_origins_n_places(const ts_graph *g);
 
 /* The worker's side: what each node of optimized (and its subgraphs)
  * stands for among traced's nodes, as a(uau) (floating).  Origins outside

@@ -116,9 +116,6 @@ void ts_worker_trace_free(TsWorkerTrace *t)
   g_free(t->pretty_signature);
   g_free(t->reason_text);
   g_free(t->error);
-  ts_worker_origins_free(t->origins);
-  g_free(t->pass_summary);
-  ts_graph_free(t->optimized_graph);
   ts_graph_free(t->graph);
   g_free(t);
 }
@@ -613,28 +610,6 @@ static void read_output(TsWorker *self, int stream)
 
 /* ---- signals from the worker ---------------------------------------------------------------- */
 
-/* The graph after the passes and what its nodes stand for in t->graph;
- * the trace stands without them when they do not read. */
-static void read_optimized(TsWorkerTrace *t, GVariant *optimized, GVariant *origins, char *summary)
-{
-  g_autoptr(GError) error = NULL;
-  t->optimized_graph = ts_graph_deserialize(g_variant_get_data(optimized), g_variant_get_size(optimized));
-  if (!t->optimized_graph) {
-    ts_error *e = ts_error_take();
-    g_set_error(&error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL, "%s", e ? e->message : "?");
-    ts_error_free(e);
-  } else {
-    t->origins = ts_worker_origins_new(origins, t->optimized_graph, t->graph, &error);
-  }
-  if (!t->origins) {
-    g_message("the worker sent an optimized graph for %s that does not read: %s", t->function, error->message);
-    g_clear_pointer(&t->optimized_graph, ts_graph_free);
-    g_free(summary);
-    return;
-  }
-  t->pass_summary = summary;
-}
-
 static TsWorkerTrace *parse_trace(GVariant *params)
 {
   guint call_id;
@@ -656,10 +631,6 @@ static TsWorkerTrace *parse_trace(GVariant *params)
   g_variant_dict_lookup(&d, "trace-count", "i", &t->trace_count);
   g_variant_dict_lookup(&d, "error", "s", &t->error);
   g_autoptr(GVariant) graph = g_variant_dict_lookup_value(&d, "graph", G_VARIANT_TYPE_BYTESTRING);
-  g_autoptr(GVariant) optimized = g_variant_dict_lookup_value(&d, "optimized-graph", G_VARIANT_TYPE_BYTESTRING);
-  g_autoptr(GVariant) origins = g_variant_dict_lookup_value(&d, "origins", NULL);
-  g_autofree char *summary = NULL;
-  g_variant_dict_lookup(&d, "pass-summary", "s", &summary);
   g_variant_dict_clear(&d);
   if (!ok || (t->n_concrete < 1 && !t->error))
     return NULL;
@@ -670,8 +641,6 @@ static TsWorkerTrace *parse_trace(GVariant *params)
               e ? e->message : "?");
     ts_error_free(e);
   }
-  if (t->graph && optimized && origins && summary)
-    read_optimized(t, optimized, origins, g_steal_pointer(&summary));
   return g_steal_pointer(&t);
 }
 

@@ -11,7 +11,6 @@
 #include <tracescope.h>
 
 #include "ts-worker-error.h"
-#include "ts-worker-origins.h"
 
 G_BEGIN_DECLS
 
@@ -71,13 +70,6 @@ typedef struct {
   int n_concrete;         /* the function's concrete functions now */
   int trace_count;
   ts_graph *graph;        /* the concrete function's graph (owned), NULL if it did not arrive */
-  /* the graph it runs, after the optimizer's passes (owned), with what each
-   * of its nodes stands for in graph and one line per pass ("fuse: fused
-   * 3 nodes into 1 kernels\n"); all NULL if they did not arrive (a worker
-   * before them, or bytes that do not read) */
-  ts_graph *optimized_graph;
-  TsWorkerOrigins *origins;
-  char *pass_summary;
   char *error;            /* tracing failed: why (no concrete function then); else NULL */
 } TsWorkerTrace;
 
