@@ -55,9 +55,8 @@ static void set_colours(TsComparePane *self, int side, ts_render_values *values)
 }
 
 /* No passes shown any more: their lines go. */
-static void leave_passes(TsComparePane *self)
+static void hide_pass_lines(TsComparePane *self)
 {
-  g_clear_pointer(&self->passes, ts_concrete_info_unref);
   gtk_widget_set_visible(GTK_WIDGET(self->passes_label), FALSE);
   gtk_label_set_label(self->passes_label, "");
 }
@@ -69,7 +68,7 @@ void ts_compare_pane_show(TsComparePane *self, TsLoadedModule *module, const TsC
   g_return_if_fail(left != NULL && right != NULL);
   g_set_object(&self->module, module);
   TsConcreteInfo *passes = g_steal_pointer(&self->passes); /* its graphs go once the views let go */
-  leave_passes(self);
+  hide_pass_lines(self);
   const ts_graph *graphs[2] = { left->graph, right->graph };
   g_autoptr(ts_graph_diff) diff = ts_graph_diff_new(graphs[0], graphs[1]);
   g_autoptr(ts_render_values) values = diff_values(diff, graphs);
@@ -128,10 +127,13 @@ static ts_render_values *passes_colours(const TsConcreteInfo *cf, int side, cons
 {
   g_autoptr(GPtrArray) nodes = g_ptr_array_new();
   walk(side ? cf->optimized : cf->graph, nodes);
+  g_autofree guint8 *changes = g_new(guint8, nodes->len + 1);
+  for (guint i = 0; i < nodes->len; i++)
+    changes[i] = (guint8)change_of(cf->origins, nodes->pdata[i], side);
   ts_render_values *values = ts_render_values_new(NULL);
   for (int change = TS_PASS_FUSED; change < TS_PASS_N_CHANGES; change++)
     for (guint i = 0; i < nodes->len; i++)
-      if ((int)change_of(cf->origins, nodes->pdata[i], side) == change)
+      if (changes[i] == change)
         ts_render_values_set_category(values, nodes->pdata[i], ts_pass_change_name(change));
   for (int i = 0; i < n_matches; i++)
     ts_render_values_set_category(values, matches[i], MATCHES);
@@ -240,7 +242,7 @@ void ts_compare_pane_clear(TsComparePane *self)
 {
   g_return_if_fail(TS_IS_COMPARE_PANE(self));
   TsConcreteInfo *passes = g_steal_pointer(&self->passes); /* its graphs go once the views let go */
-  leave_passes(self);
+  hide_pass_lines(self);
   for (int side = 0; side < 2; side++) {
     ts_graph_view_set_graph(TS_GRAPH_VIEW(self->views[side]), NULL);
     set_colours(self, side, NULL);
