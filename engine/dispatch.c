@@ -191,6 +191,9 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
                    ts_tensor **out)
 {
   const ts_op_def *def = call->def;
+  /* Meant for this op only: ops its kernel runs allocate as usual. */
+  ts_planned *planned = c->planned;
+  c->planned = NULL;
   if (G_UNLIKELY(c->cancel_flag) && __atomic_load_n(c->cancel_flag, __ATOMIC_RELAXED)) {
     ts__op_fail(call->loc, def, TS_ERR_CANCELLED, "cancelled");
     return -1;
@@ -218,7 +221,8 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
 
   if (!(def->flags & TS_OPF_ALIAS)) {
     for (int i = 0; i < n_out; i++)
-      if (!(out[i] = ts__tensor_alloc_on(call->loc, b, out_info[i].dtype, out_info[i].shape)))
+      if (!(planned && (out[i] = ts__planned_take(planned, i, b, &out_info[i]))) &&
+          !(out[i] = ts__tensor_alloc_on(call->loc, b, out_info[i].dtype, out_info[i].shape)))
         return -1;
   }
 
