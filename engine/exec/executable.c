@@ -236,8 +236,10 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
     return false;
   }
   ts_arena *arena = ts__planner_take(e->planner);
-  if (!arena)
+  if (!arena) {
+    memset(outputs, 0, sizeof *outputs * g->outputs->len);
     return false;
+  }
   ts_tensor **values = ts__arena_values(arena);
   for (int v = 0; v < p->n_values; v++)
     values[v] = ts_tensor_ref(p->preset[v]);
