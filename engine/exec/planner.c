@@ -19,6 +19,7 @@
  * values take heap buffers and the executable re-plans after the call. */
 #include "exec.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #define ALIGN 64
@@ -27,15 +28,17 @@
 static bool poison;
 
 /* TRACESCOPE_PLAN_POISON=1 turns poisoning on until ts_memory_plan_set_poison says. */
+static void read_env(void)
+{
+  const char *env = g_getenv("TRACESCOPE_PLAN_POISON");
+  if (env && *env && strcmp(env, "0"))
+    __atomic_store_n(&poison, true, __ATOMIC_RELAXED);
+}
+
 static void poison_from_env(void)
 {
-  static gsize once;
-  if (g_once_init_enter(&once)) {
-    const char *env = g_getenv("TRACESCOPE_PLAN_POISON");
-    if (env && *env && strcmp(env, "0"))
-      __atomic_store_n(&poison, true, __ATOMIC_RELAXED);
-    g_once_init_leave(&once, 1);
-  }
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, read_env);
 }
 
 void ts_memory_plan_set_poison(bool on)
@@ -87,7 +90,7 @@ struct ts_arena {
 };
 
 struct ts_planner {
-  GMutex lock;
+  pthread_mutex_t lock;  /* pthread: ThreadSanitizer sees it (Makefile) */
   int n_values, n_steps;
   bool *plannable;       /* per value: may live in the arena */
   int *inplace_src;      /* per value: the input whose buffer it may take, or -1 */
@@ -130,7 +133,7 @@ ts_planner *ts__planner_new(const ts_graph *g, const ts_exec_layout *l)
 {
   poison_from_env();
   ts_planner *p = g_new0(ts_planner, 1);
-  g_mutex_init(&p->lock);
+  pthread_mutex_init(&p->lock, NULL);
   p->n_values = l->n_values;
   p->n_steps = l->n_steps;
   p->step_first = l->step_first;
@@ -315,11 +318,11 @@ bool ts__planner_plan_static(ts_planner *p)
 
 bool ts__planner_stats(ts_planner *p, ts_memory_plan *out)
 {
-  g_mutex_lock(&p->lock);
+  pthread_mutex_lock(&p->lock);
   bool ok = p->plan != NULL;
   if (ok)
     *out = p->plan->stats;
-  g_mutex_unlock(&p->lock);
+  pthread_mutex_unlock(&p->lock);
   return ok;
 }
 
@@ -396,18 +399,18 @@ static ts_arena *arena_new(ts_planner *p, mem_plan *m)
 
 ts_arena *ts__planner_take(ts_planner *p)
 {
-  g_mutex_lock(&p->lock);
+  pthread_mutex_lock(&p->lock);
   ts_arena *a = p->pool;
   mem_plan *m = p->plan;
   if (a)
     p->pool = a->next;
   else if (m)
     m->users++;
-  g_mutex_unlock(&p->lock);
+  pthread_mutex_unlock(&p->lock);
   if (!a && !(a = arena_new(p, m))) {
-    g_mutex_lock(&p->lock);
+    pthread_mutex_lock(&p->lock);
     plan_unuse(m);
-    g_mutex_unlock(&p->lock);
+    pthread_mutex_unlock(&p->lock);
     return NULL;
   }
   a->next = NULL;
@@ -424,7 +427,7 @@ void ts__planner_give(ts_planner *p, ts_arena *a, bool ok)
     sized = !p->plannable[v] || a->seen[v] >= 0;
   mem_plan *fresh = sized ? plan_make(p, a->seen) : NULL;
   ts_arena *stale = NULL;
-  g_mutex_lock(&p->lock);
+  pthread_mutex_lock(&p->lock);
   if (fresh) {
     fresh->users = 1;
     fresh->stats.n_plans = ++p->n_plans;
@@ -438,7 +441,7 @@ void ts__planner_give(ts_planner *p, ts_arena *a, bool ok)
     p->pool = a;
     a = NULL;
   }
-  g_mutex_unlock(&p->lock);
+  pthread_mutex_unlock(&p->lock);
   for (ts_arena *next; stale; stale = next) {
     next = stale->next;
     stale->next = a;
@@ -448,9 +451,9 @@ void ts__planner_give(ts_planner *p, ts_arena *a, bool ok)
     ts_arena *next = a->next;
     mem_plan *m = a->plan;
     arena_free(a);
-    g_mutex_lock(&p->lock);
+    pthread_mutex_lock(&p->lock);
     plan_unuse(m);
-    g_mutex_unlock(&p->lock);
+    pthread_mutex_unlock(&p->lock);
     a = next;
   }
 }
@@ -470,7 +473,7 @@ void ts__planner_free(ts_planner *p)
   g_free(p->plannable);
   g_free(p->inplace_src);
   g_free(p->static_bytes);
-  g_mutex_clear(&p->lock);
+  pthread_mutex_destroy(&p->lock);
   g_free(p);
 }
 
