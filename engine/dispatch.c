@@ -224,6 +224,8 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
       if (!(planned && (out[i] = ts__planned_take(planned, i, b, &out_info[i]))) &&
           !(out[i] = ts__tensor_alloc_on(call->loc, b, out_info[i].dtype, out_info[i].shape)))
         return -1;
+  } else if (planned) {
+    c->planned_view = ts__planned_view(planned); /* the header the view kernel takes */
   }
 
   uint64_t seq = ++c->run.seq;
@@ -249,6 +251,7 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
   };
   const ts_backend_i *bi = &b->iface;
   bool ok = bi->run_op ? bi->run_op(b, &kc) : def->kernel[bi->kind](&kc);
+  c->planned_view = NULL;
 
   if (G_UNLIKELY(mask & TS_EVENT_MASK(TS_EVENT_OP_END)))
     emit_op(c, TS_EVENT_OP_END, &here, b, site, twin, seq, out, ok ? n_out : 0, start_ns);

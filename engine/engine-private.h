@@ -382,6 +382,10 @@ typedef struct ts_planned ts_planned;
  * scope), or NULL: allocate as usual (not planned, another backend, or a
  * size other than the plan's). */
 ts_tensor *ts__planned_take(ts_planned *p, int i, const struct ts_backend *b, const ts_info *info);
+/* For a view op (Reshape, Flatten, ReadVariableOp): the header its kernel's
+ * ts__tensor_view fills instead of allocating one (the context's
+ * `planned_view`), or NULL. */
+ts_tensor *ts__planned_view(ts_planned *p);
 
 /* Runs one op on concrete inputs (no promotion, no handlers): placement on
  * the current device, infer, allocate, listeners, kernel.  site is NULL
@@ -436,6 +440,7 @@ typedef struct ts_context {
   ts_op_watch *op_watch;      /* see ts_watch_ops */
   ts_op_observer *observer;   /* see ts_op_observer; NULL if none */
   ts_planned *planned;        /* the next executed step's planned outputs; NULL if none */
+  ts_tensor *planned_view;    /* the running view op's planned header; NULL if none */
   int mute;                   /* > 0: no listener hears of ops (constant folding) */
   ts_op_handler *handlers;    /* innermost first */
   const struct ts_backend *device; /* eager placement; NULL: the CPU */

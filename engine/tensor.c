@@ -165,8 +165,14 @@ ts_tensor *ts__tensor_view(ts_tensor *x, ts_shape shape)
                  ts__info_str(xs, x->dtype, x->shape), ts__info_str(ys, x->dtype, shape));
     return NULL;
   }
-  ts_tensor *t = header_new(x->dtype, shape, x->size, 0);
-  if (!t) {
+  /* a graph's view op reuses the header the memory planner holds for it */
+  ts_context *c = ts__context();
+  ts_tensor *t = c->planned_view;
+  if (t) {
+    c->planned_view = NULL;
+    *t = (ts_tensor){ .refcount = t->refcount + 1, .dtype = x->dtype, .shape = shape,
+                      .size = x->size };
+  } else if (!(t = header_new(x->dtype, shape, x->size, 0))) {
     ts_error_set(TS_ERR_NO_MEMORY, (ts_loc){ 0 }, NULL, "out of memory");
     return NULL;
   }

@@ -247,6 +247,70 @@ static void test_retained(void)
   ts_scope_end(scope);
 }
 
+/* A reshape (a view of a value in the arena) kept by a listener. */
+static void test_retained_view(void)
+{
+  setup();
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("layers", layers, "x, w");
+  ts_tensor *x1 = random_tensor(TS_SHAPE(4, 2, 8), 16), *w = random_tensor(TS_SHAPE(8, 8), 17);
+  ts_value a1[] = { TS_TENSOR_VALUE(x1), TS_TENSOR_VALUE(w) };
+  ts_value a2[] = { TS_TENSOR_VALUE(random_tensor(TS_SHAPE(4, 2, 8), 18)), TS_TENSOR_VALUE(w) };
+  ts_tensor *expected2 = call_eager(fn, a2, 2);
+  call_graph(fn, a1, 2);
+  kept reshape = { TS_OP_RESHAPE, false, g_ptr_array_new_with_free_func((GDestroyNotify)ts_tensor_unref) };
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_keep, &reshape);
+  call_graph(fn, a1, 2);
+  ts_listener_remove(id);
+  g_assert_cmpuint(reshape.tensors->len, ==, 2);
+  for (int i = 0; i < 3; i++)
+    assert_close(call_graph(fn, a2, 2), expected2);
+  assert_close(reshape.tensors->pdata[0], ts_reshape(ts_add(x1, x1), TS_SHAPE(8, 8)));
+  g_ptr_array_free(reshape.tensors, TRUE);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+/* Variable reads are views of the variable's storage: the arena's header
+ * for one lets go of it after the run (assignments then write in place),
+ * and a read kept by a listener keeps the value it read. */
+static ts_tensor *var_w;
+
+static ts_tensor *accumulate(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  ts_tensor *y = ts_matmul(x, ts_read(var_w));
+  ts_assign_add(var_w, x);
+  return ts_reduce_sum(y, TS_ALL_AXES, false);
+}
+
+static void test_variables(void)
+{
+  setup();
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *w0 = random_tensor(TS_SHAPE(8, 8), 19), *x = random_tensor(TS_SHAPE(8, 8), 20);
+  var_w = ts_variable_new(w0, "w");
+  assert_no_error();
+  ts_function *fn = ts_function_new("accumulate", accumulate, "x");
+  ts_value args[] = { TS_TENSOR_VALUE(x) };
+  kept read = { TS_OP_READ_VARIABLE, false,
+                g_ptr_array_new_with_free_func((GDestroyNotify)ts_tensor_unref) };
+  for (int k = 0; k < 5; k++) {
+    int id = k == 2 ? ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_keep, &read) : 0;
+    ts_tensor *got = call_graph(fn, args, 1);
+    if (id)
+      ts_listener_remove(id);
+    ts_tensor *w_k = ts_add(w0, ts_mul(ts_scalar_f32((float)k), x));
+    assert_close(got, ts_reduce_sum(ts_matmul(x, w_k), TS_ALL_AXES, false));
+  }
+  g_assert_cmpuint(read.tensors->len, ==, 1);
+  assert_close(read.tensors->pdata[0], ts_add(w0, ts_mul(ts_scalar_f32(2), x)));
+  g_ptr_array_free(read.tensors, TRUE);
+  ts_function_free(fn);
+  ts_tensor_unref(var_w);
+  ts_scope_end(scope);
+}
+
 /* ---- unknown dims ------------------------------------------------------------------ */
 
 static void test_replan(void)
@@ -443,6 +507,8 @@ int main(int argc, char **argv)
   g_test_add_func("/planner/views", test_views);
   g_test_add_func("/planner/in-place", test_inplace);
   g_test_add_func("/planner/retained", test_retained);
+  g_test_add_func("/planner/retained-view", test_retained_view);
+  g_test_add_func("/planner/variables", test_variables);
   g_test_add_func("/planner/replan", test_replan);
   g_test_add_func("/planner/threads", test_threads);
   g_test_add_func("/planner/repeat-allocates-outputs-only", test_repeat_allocates_outputs_only);

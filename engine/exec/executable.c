@@ -71,8 +71,10 @@ static void plan_releases(const ts_graph *g, plan *p)
       p->rel_start[last_use[v] + 2]++;
   for (int s = 0; s < p->n_steps; s++)
     p->rel_start[s + 2] += p->rel_start[s + 1];
+  /* within a step, later values first: a view lets go of its base (and
+   * gets its own copy if someone keeps it) before the base is released */
   p->rel_values = g_new(int, nv);
-  for (int v = 0; v < p->n_values; v++)
+  for (int v = p->n_values - 1; v >= 0; v--)
     if (last_use[v] >= 0 && last_use[v] < p->n_steps)
       p->rel_values[p->rel_start[last_use[v] + 1]++] = v;
   g_free(last_use);
@@ -263,7 +265,7 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
     if (outputs[i])
       ts__scope_adopt(outputs[i]);
   }
-  for (int v = 0; v < p->n_values; v++) {
+  for (int v = p->n_values - 1; v >= 0; v--) { /* views before their bases */
     ts__arena_release(arena, v, values[v]);
     values[v] = NULL;
   }

@@ -63,6 +63,13 @@ bool ts__op_is_view(ts_op op)
   return op == TS_OP_RESHAPE || op == TS_OP_FLATTEN;
 }
 
+/* Ops whose kernel makes its one output with ts__tensor_view (a view of an
+ * input or of a variable's storage), and nothing else. */
+static bool makes_view(ts_op op)
+{
+  return ts__op_is_view(op) || op == TS_OP_READ_VARIABLE;
+}
+
 typedef struct mem_plan {
   int users;             /* arenas on it, and 1 while current (planner's lock) */
   int64_t *offset;       /* per value: where in the arena; -1: not planned */
@@ -81,7 +88,7 @@ struct ts_arena {
   ts_planner *owner;
   mem_plan *plan;        /* NULL: the run records sizes only */
   char *base;
-  ts_tensor **hdr;       /* per planned value: its header (the arena holds a reference) */
+  ts_tensor **hdr;       /* per planned value and view: its header (the arena holds a reference) */
   int64_t *seen;         /* per value: its bytes in this run */
   bool mismatch;         /* a value's size was not the plan's */
   ts_tensor **values;    /* the run's value slots */
@@ -93,6 +100,7 @@ struct ts_planner {
   pthread_mutex_t lock;  /* pthread: ThreadSanitizer sees it (Makefile) */
   int n_values, n_steps;
   bool *plannable;       /* per value: may live in the arena */
+  bool *view;            /* per value: a view the run makes and drops (its header is the arena's) */
   int *inplace_src;      /* per value: the input whose buffer it may take, or -1 */
   int64_t *static_bytes; /* per value: from the recorded shape; -1 unknown */
   const int *step_first, *step_n;      /* per step: its values */
@@ -142,6 +150,7 @@ ts_planner *ts__planner_new(const ts_graph *g, const ts_exec_layout *l)
   p->rel_values = l->rel_values;
   int nv = MAX(l->n_values, 1);
   p->plannable = g_new0(bool, nv);
+  p->view = g_new0(bool, nv);
   p->inplace_src = g_new(int, nv);
   p->static_bytes = g_new(int64_t, nv);
   bool *escapes = g_new0(bool, nv);
@@ -175,6 +184,8 @@ ts_planner *ts__planner_new(const ts_graph *g, const ts_exec_layout *l)
       p->static_bytes[v] = info_bytes(&n->outputs[i]);
       p->plannable[v] = makes && !escapes[v] && n->outputs[i].dtype != TS_STRING &&
                         n->outputs[i].dtype != TS_VARIANT;
+      p->view[v] = makes_view(n->op) && n->n_outputs == 1 && !escapes[v] &&
+                   n->outputs[i].dtype != TS_STRING && n->outputs[i].dtype != TS_VARIANT;
     }
     /* In place: an elementwise op's output over an input of the same
      * (static) dtype and shape that is released right after it. */
@@ -377,7 +388,7 @@ static ts_arena *arena_new(ts_planner *p, mem_plan *m)
   if (!m)
     return a;
   for (int v = 0; v < p->n_values; v++)
-    if (m->offset[v] >= 0)
+    if (m->offset[v] >= 0 || p->view[v])
       a->hdr[v] = header_new();
   const ts_backend *cpu = ts_backend_cpu();
   if (m->stats.peak_bytes) {
@@ -471,6 +482,7 @@ void ts__planner_free(ts_planner *p)
   }
   plan_unuse(p->plan);
   g_free(p->plannable);
+  g_free(p->view);
   g_free(p->inplace_src);
   g_free(p->static_bytes);
   pthread_mutex_destroy(&p->lock);
@@ -497,11 +509,18 @@ ts_planned *ts__arena_step(ts_arena *a, int first_value)
 
 /* ---- a run ------------------------------------------------------------------------- */
 
-/* t (value v, in the arena) is held by someone besides the run: it gets a
- * buffer of its own, and the arena a new header for v if t was its. */
+static bool in_arena(const ts_arena *a, const void *data)
+{
+  uintptr_t p = (uintptr_t)data, base = (uintptr_t)a->base;
+  return a->plan && a->base && p >= base && p < base + (uintptr_t)a->plan->stats.peak_bytes;
+}
+
+/* t (value v) is held by someone besides the run: if its data is in the
+ * arena it gets a buffer of its own, and if it is the arena's header for v
+ * the arena makes itself another. */
 static void detach(ts_arena *a, int v, ts_tensor *t)
 {
-  if (!ts__tensor_own_copy(t)) {
+  if (in_arena(a, t->data) && !ts__tensor_own_copy(t)) {
     /* What they hold would be overwritten: keep this arena's memory alive instead. */
     g_warning("memory planner: out of memory copying a tensor still referenced; "
               "leaking its arena");
@@ -530,6 +549,17 @@ static bool inplace_ok(ts_arena *a, int v)
     return false;
   /* the arena's reference and the run's */
   return __atomic_load_n(&t->refcount, __ATOMIC_ACQUIRE) <= 2;
+}
+
+ts_tensor *ts__planned_view(ts_planned *ps)
+{
+  ts_arena *a = ps->arena;
+  int v = ps->first;
+  if (!a->plan || !a->owner->view[v])
+    return NULL;
+  if (__atomic_load_n(&a->hdr[v]->refcount, __ATOMIC_ACQUIRE) != 1)
+    detach(a, v, a->hdr[v]);
+  return a->plan ? a->hdr[v] : NULL;
 }
 
 ts_tensor *ts__planned_take(ts_planned *ps, int i, const ts_backend *b, const ts_info *info)
@@ -569,15 +599,20 @@ void ts__arena_release(ts_arena *a, int v, ts_tensor *t)
   if (a->owner->plannable[v])
     a->seen[v] = t->size * (int64_t)ts_dtype_size(t->dtype);
   const mem_plan *m = a->plan;
-  char *data = t->data;
-  if (m && data >= a->base && data < a->base + m->stats.peak_bytes) {
-    /* in the arena: the run's reference, and the arena's for its own headers */
-    int held = t == a->hdr[v] ? 2 : 1;
-    bool in_slot = m->offset[v] >= 0 && data == a->base + m->offset[v];
-    if (__atomic_load_n(&t->refcount, __ATOMIC_ACQUIRE) > held)
+  bool own = m && t == a->hdr[v]; /* the arena's header: it holds a reference too */
+  if (m && (own || in_arena(a, t->data))) {
+    bool in_slot = m->offset[v] >= 0 && t->data == a->base + m->offset[v];
+    if (__atomic_load_n(&t->refcount, __ATOMIC_ACQUIRE) > (own ? 2 : 1))
       detach(a, v, t);
     if (in_slot && a->plan && !m->inherited[v] && __atomic_load_n(&poison, __ATOMIC_RELAXED))
       memset(a->base + m->offset[v], POISON, (size_t)m->bytes[v]);
+    if (t == a->hdr[v]) {
+      /* back to the arena's reference alone; a view lets go of what it viewed */
+      ts_tensor_unref(t);
+      g_clear_pointer(&t->base, ts_tensor_unref);
+      t->data = NULL;
+      return;
+    }
   }
   ts_tensor_unref(t);
 }
