@@ -311,6 +311,37 @@ static void test_variables(void)
   ts_scope_end(scope);
 }
 
+/* An If with no outputs (its step makes no value) last in the graph, its
+ * branch reshaping a value of the outer graph into a variable. */
+static ts_tensor *var_total;
+
+static ts_tensor *guarded_sum(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  ts_tensor *y = ts_add(x, x);
+  TS_IF (ts_greater(ts_reduce_sum(x, TS_ALL_AXES, false), ts_scalar_f32(-1e9f))) {
+    ts_assign_add(var_total, ts_reshape(y, TS_SHAPE(8)));
+  } TS_END_IF;
+  return y;
+}
+
+static void test_step_without_values(void)
+{
+  setup();
+  ts_scope *scope = ts_scope_begin();
+  var_total = ts_variable_new(ts_zeros(TS_F32, TS_SHAPE(8)), "total");
+  ts_function *fn = ts_function_new("guarded_sum", guarded_sum, "x");
+  ts_tensor *x = random_tensor(TS_SHAPE(2, 4), 21);
+  ts_value args[] = { TS_TENSOR_VALUE(x) };
+  for (int k = 1; k <= 4; k++) {
+    assert_close(call_graph(fn, args, 1), ts_add(x, x));
+    assert_close(ts_read(var_total), ts_reshape(ts_mul(ts_scalar_f32(2.0f * (float)k), x), TS_SHAPE(8)));
+  }
+  ts_function_free(fn);
+  ts_tensor_unref(var_total);
+  ts_scope_end(scope);
+}
+
 /* ---- unknown dims ------------------------------------------------------------------ */
 
 static void test_replan(void)
@@ -509,6 +540,7 @@ int main(int argc, char **argv)
   g_test_add_func("/planner/retained", test_retained);
   g_test_add_func("/planner/retained-view", test_retained_view);
   g_test_add_func("/planner/variables", test_variables);
+  g_test_add_func("/planner/step-without-values", test_step_without_values);
   g_test_add_func("/planner/replan", test_replan);
   g_test_add_func("/planner/threads", test_threads);
   g_test_add_func("/planner/repeat-allocates-outputs-only", test_repeat_allocates_outputs_only);

@@ -63,9 +63,9 @@ void ts__planner_give(ts_planner *p, ts_arena *a, bool ok);
 /* The run's value slots and step scope, kept with the arena. */
 ts_tensor **ts__arena_values(ts_arena *a);
 ts_scope *ts__arena_scope(ts_arena *a);
-/* The planned outputs of the step making values first_value..., for the
- * context's `planned`; NULL when the arena has no plan. */
-ts_planned *ts__arena_step(ts_arena *a, int first_value);
+/* The planned outputs of the step making values first_value .. + n, for
+ * the context's `planned`; NULL when the arena has no plan. */
+ts_planned *ts__arena_step(ts_arena *a, int first_value, int n);
 /* Releases the run's reference t on value v: a tensor in the arena that
  * someone else still holds gets a buffer of its own first. */
 void ts__arena_release(ts_arena *a, int v, ts_tensor *t);

@@ -250,7 +250,7 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
   for (int s = 0; s < p->n_steps && ok; s++) {
     const ts_node *node = ts__graph_node(g, p->steps[s]);
     int base = p->step_first[s];
-    ok = run_step(e, node, values, inputs, step_scope, ts__arena_step(arena, base),
+    ok = run_step(e, node, values, inputs, step_scope, ts__arena_step(arena, base, p->step_n[s]),
                   &values[base], parent, parent_seq);
     for (int r = p->rel_start[s]; r < p->rel_start[s + 1]; r++) {
       int v = p->rel_values[r];

@@ -80,7 +80,7 @@ typedef struct mem_plan {
 
 struct ts_planned {
   ts_arena *arena;
-  int first; /* the step's first value */
+  int first, n; /* the step's values */
 };
 
 struct ts_arena {
@@ -499,11 +499,12 @@ ts_scope *ts__arena_scope(ts_arena *a)
   return a->scope;
 }
 
-ts_planned *ts__arena_step(ts_arena *a, int first_value)
+ts_planned *ts__arena_step(ts_arena *a, int first_value, int n)
 {
   if (!a->plan)
     return NULL;
   a->step.first = first_value;
+  a->step.n = n;
   return &a->step;
 }
 
@@ -555,7 +556,7 @@ ts_tensor *ts__planned_view(ts_planned *ps)
 {
   ts_arena *a = ps->arena;
   int v = ps->first;
-  if (!a->plan || !a->owner->view[v])
+  if (!a->plan || ps->n != 1 || !a->owner->view[v])
     return NULL;
   if (__atomic_load_n(&a->hdr[v]->refcount, __ATOMIC_ACQUIRE) != 1)
     detach(a, v, a->hdr[v]);
@@ -567,7 +568,7 @@ ts_tensor *ts__planned_take(ts_planned *ps, int i, const ts_backend *b, const ts
   ts_arena *a = ps->arena;
   const mem_plan *m = a->plan;
   int v = ps->first + i;
-  if (!m || m->offset[v] < 0 || b != ts_backend_cpu())
+  if (!m || i >= ps->n || m->offset[v] < 0 || b != ts_backend_cpu())
     return NULL;
   int64_t bytes = info_bytes(info);
   if (bytes != m->bytes[v]) {
