@@ -12,7 +12,8 @@
  * A run takes an arena from the executable's pool (another is made for a
  * concurrent run), hands its buffers to the dispatcher through the
  * context's `planned` and gives it back; the tensor headers live with the
- * arena, so a repeat call allocates nothing for them.  A tensor in the
+ * arena, those of the views the run makes (Reshape, Flatten, variable
+ * reads) too, so a repeat call allocates nothing for them.  A tensor in the
  * arena that someone else still holds when its value dies (debugger
  * history, a listener) gets a buffer of its own first, so what they hold
  * is never overwritten.  When a call's sizes differ from the plan's, those
