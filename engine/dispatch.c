@@ -221,11 +221,11 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
 
   if (!(def->flags & TS_OPF_ALIAS)) {
     for (int i = 0; i < n_out; i++)
-      if (!(planned && (out[i] = ts__planned_take(planned, i, b, &out_info[i]))) &&
+      if (!(planned && (out[i] = planned->take(planned, i, b, &out_info[i]))) &&
           !(out[i] = ts__tensor_alloc_on(call->loc, b, out_info[i].dtype, out_info[i].shape)))
         return -1;
   } else if (planned) {
-    c->planned_view = ts__planned_view(planned); /* the header the view kernel takes */
+    c->planned_view = planned->view(planned); /* the header the view kernel takes */
   }
 
   uint64_t seq = ++c->run.seq;

@@ -376,16 +376,19 @@ struct ts_run_site {
 
 /* Buffers the memory planner holds for the outputs of the step about to
  * run (exec/planner.c): the executor sets the context's `planned` just
- * before ts__execute, which takes it (and clears it) before allocating. */
+ * before ts__execute, which takes it (and clears it) before allocating.
+ * Pointers, since exec/ is a layer above dispatch (tests/check-layers.sh). */
 typedef struct ts_planned ts_planned;
-/* The planned tensor for output i of the step (a reference in the current
- * scope), or NULL: allocate as usual (not planned, another backend, or a
- * size other than the plan's). */
-ts_tensor *ts__planned_take(ts_planned *p, int i, const struct ts_backend *b, const ts_info *info);
-/* For a view op (Reshape, Flatten, ReadVariableOp): the header its kernel's
- * ts__tensor_view fills instead of allocating one (the context's
- * `planned_view`), or NULL. */
-ts_tensor *ts__planned_view(ts_planned *p);
+struct ts_planned {
+  /* The planned tensor for output i of the step (a reference in the
+   * current scope), or NULL: allocate as usual (not planned, another
+   * backend, or a size other than the plan's). */
+  ts_tensor *(*take)(ts_planned *p, int i, const struct ts_backend *b, const ts_info *info);
+  /* For a view op (Reshape, Flatten, ReadVariableOp): the header its
+   * kernel's ts__tensor_view fills instead of allocating one (the
+   * context's `planned_view`), or NULL. */
+  ts_tensor *(*view)(ts_planned *p);
+};
 
 /* Runs one op on concrete inputs (no promotion, no handlers): placement on
  * the current device, infer, allocate, listeners, kernel.  site is NULL

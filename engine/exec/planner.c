@@ -79,10 +79,12 @@ typedef struct mem_plan {
   ts_memory_plan stats;
 } mem_plan;
 
-struct ts_planned {
+/* What the dispatcher is handed for a step (ts_planned first). */
+typedef struct planned_step {
+  ts_planned iface;
   ts_arena *arena;
   int first, n; /* the step's values */
-};
+} planned_step;
 
 struct ts_arena {
   ts_arena *next;        /* in the pool */
@@ -94,7 +96,7 @@ struct ts_arena {
   bool mismatch;         /* a value's size was not the plan's */
   ts_tensor **values;    /* the run's value slots */
   ts_scope *scope;       /* the run's step scope */
-  ts_planned step;
+  planned_step step;
 };
 
 struct ts_planner {
@@ -374,6 +376,9 @@ static void arena_free(ts_arena *a)
   g_free(a);
 }
 
+static ts_tensor *planned_take(ts_planned *p, int i, const ts_backend *b, const ts_info *info);
+static ts_tensor *planned_view(ts_planned *p);
+
 /* A new arena on m (NULL: one that records sizes only); NULL + error. */
 static ts_arena *arena_new(ts_planner *p, mem_plan *m)
 {
@@ -385,7 +390,7 @@ static ts_arena *arena_new(ts_planner *p, mem_plan *m)
   a->values = g_new0(ts_tensor *, nv);
   a->hdr = g_new0(ts_tensor *, nv);
   a->scope = ts__scope_new();
-  a->step.arena = a;
+  a->step = (planned_step){ { planned_take, planned_view }, a, 0, 0 };
   if (!m)
     return a;
   for (int v = 0; v < p->n_values; v++)
@@ -506,7 +511,7 @@ ts_planned *ts__arena_step(ts_arena *a, int first_value, int n)
     return NULL;
   a->step.first = first_value;
   a->step.n = n;
-  return &a->step;
+  return &a->step.iface;
 }
 
 /* ---- a run ------------------------------------------------------------------------- */
@@ -553,8 +558,9 @@ static bool inplace_ok(ts_arena *a, int v)
   return __atomic_load_n(&t->refcount, __ATOMIC_ACQUIRE) <= 2;
 }
 
-ts_tensor *ts__planned_view(ts_planned *ps)
+static ts_tensor *planned_view(ts_planned *p)
 {
+  planned_step *ps = (planned_step *)p;
   ts_arena *a = ps->arena;
   int v = ps->first;
   if (!a->plan || ps->n != 1 || !a->owner->view[v])
@@ -564,8 +570,9 @@ ts_tensor *ts__planned_view(ts_planned *ps)
   return a->plan ? a->hdr[v] : NULL;
 }
 
-ts_tensor *ts__planned_take(ts_planned *ps, int i, const ts_backend *b, const ts_info *info)
+static ts_tensor *planned_take(ts_planned *p, int i, const ts_backend *b, const ts_info *info)
 {
+  planned_step *ps = (planned_step *)p;
   ts_arena *a = ps->arena;
   const mem_plan *m = a->plan;
   int v = ps->first + i;
