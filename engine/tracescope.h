@@ -850,6 +850,27 @@ TS_API const ts_graph *ts_concrete_optimized_graph(const ts_concrete *cf);
  * nodes\n"); "" when no pass ran.  Borrowed. */
 TS_API const char *ts_concrete_pass_summary(const ts_concrete *cf);
 
+/* The memory plan of a concrete function's graph (exec/planner.c): the
+ * values it makes and reads within a call share one arena, placed by
+ * liveness; graph outputs and views of inputs, variables and constants
+ * stay outside it. */
+typedef struct ts_memory_plan {
+  int n_buffers;           /* values placed in the arena */
+  int n_inplace;           /* of them, written over an input that dies at their op */
+  int64_t peak_bytes;      /* the arena's size */
+  int64_t unshared_bytes;  /* what the same buffers take without reuse */
+  int n_plans;             /* plans made so far: unknown dims re-plan when sizes change */
+} ts_memory_plan;
+/* cf's plan into *plan (top-level graph; subgraphs plan their own).  false
+ * while none is made yet: a graph with unknown dims plans at its first
+ * call's sizes. */
+TS_API bool ts_concrete_memory_plan(const ts_concrete *cf, ts_memory_plan *plan);
+/* "plan: 12 buffers (3 in place), peak 1.2 MB, 3.4 MB saved by reuse".  Owned (free()). */
+TS_API char *ts_memory_plan_describe(const ts_memory_plan *plan);
+/* A debugging switch for tests: overwrite every arena buffer with NaN
+ * bytes (0xff) when its value dies, so a read after its last use shows. */
+TS_API void ts_memory_plan_set_poison(bool poison);
+
 /* ---- optimizer passes (docs/passes.md) ----
  * Passes: fold (constant folding), cse (common subexpressions), simplify
  * (arithmetic), dce (dead code), fuse (elementwise chains; MatMul + bias +
