@@ -9,10 +9,14 @@
  * Waking: the owner publishes the job and bumps a generation counter.
  * Idle workers spin on it for POOL_SPIN_NS, so back-to-back ops of a graph
  * reach them in about a microsecond, then sleep on a futex; the owner
- * makes the wake-up call only when one sleeps.  The job lives in the pool
- * (not on the owner's stack): a worker enters it by counting itself in
- * `users` and checking `open` (Dekker-style, both seq_cst), and the owner
- * closes it and waits for users to drain before the slot is reused.
+ * makes the wake-up call only when one sleeps.  Jobs live in a ring of
+ * slots in the pool, so the owner returns as soon as the last item is done
+ * and never waits for a worker that is merely late (preempted on a busy
+ * machine): a worker enters the slot of the generation it woke for by
+ * counting itself in `users` and checking the slot is open and that
+ * generation's (Dekker-style, both seq_cst); the owner reusing a slot
+ * closes it and waits for its users to leave first.  A late worker finds
+ * no item left and never touches the caller's data.
  *
  * Callers: one parallel-for runs on the pool at a time.  A call made while
  * another thread's call holds it, and a nested call (from an item, on a
@@ -23,6 +27,13 @@
  * (capped by what OpenBLAS itself was told at start, OPENBLAS_NUM_THREADS),
  * and drops to 1 while a job is open, so BLAS calls made inside items run
  * single-threaded beside the pool's threads instead of on top of them.
+ * Its idle threads spin (sched_yield) for OPENBLAS_THREAD_TIMEOUT after a
+ * threaded call, by default 2^28 cycles: a tenth of a second in which they
+ * take cores from the pool and from whatever runs next.  Unless the user
+ * set it, the pool asks for BLAS_SPIN_TIMEOUT instead, about as long as its
+ * own workers spin; OpenBLAS reads it when it starts its threads, so they
+ * are restarted (through two functions its pthread build exports, looked
+ * up weakly: a BLAS without them keeps its own).
  *
  * Synchronisation is pthread's and atomics (ThreadSanitizer sees both); the
  * futex only puts a worker to sleep and never orders memory. */
@@ -41,8 +52,25 @@
 #include <time.h>
 #include <unistd.h>
 
-#define POOL_SPIN_NS 50000 /* how long an idle worker spins before sleeping */
-#define POOL_YIELD_AFTER 2000 /* the owner's spins before it yields its core */
+#define POOL_SPIN_NS 50000    /* how long an idle worker spins before sleeping */
+#define POOL_OWNER_SPINS 4000  /* the owner's spins (some µs) before it sleeps too */
+#define POOL_RING 8            /* job slots */
+#define BLAS_SPIN_TIMEOUT "17" /* 2^17 cycles: some 50 µs */
+
+void openblas_read_env(void) __attribute__((weak));
+int blas_thread_shutdown_(void) __attribute__((weak));
+
+typedef struct job {
+  ts_task_fn fn;
+  void *ctx;
+  int64_t n;
+  int64_t next;         /* atomic: the next item to claim */
+  int64_t done;         /* atomic: items finished */
+  int finished;         /* atomic: done reached n (the owner's futex word) */
+  int open;             /* atomic: fn, ctx, n and tag are set */
+  unsigned tag;         /* the generation it was published as */
+  int users;            /* atomic: workers inside it */
+} job;
 
 typedef struct pool {
   /* under `owner` */
@@ -50,16 +78,10 @@ typedef struct pool {
   int n_workers;
   int blas_threads;     /* what OpenBLAS is set to outside jobs */
   int blas_cap;         /* OpenBLAS's own count at start: the most it gets */
-  /* the job: written by the owner while closed and drained */
-  ts_task_fn fn;
-  void *ctx;
-  int64_t n;
-  int64_t next;         /* atomic: the next item to claim */
-  int64_t done;         /* atomic: items finished */
-  int open;             /* atomic: workers may enter the job */
-  int users;            /* atomic: workers inside it */
-  int gen;              /* atomic: bumped per job and to stop workers (the futex word) */
+  job ring[POOL_RING];
+  unsigned gen;         /* atomic: bumped per job and to stop workers (the futex word) */
   int sleepers;         /* atomic: workers asleep on gen */
+  int owner_asleep;     /* atomic: the owner sleeps on its job's finished */
   int quit_from;        /* atomic: workers with this index and above exit */
 } pool;
 
@@ -71,12 +93,12 @@ static int threads = 1; /* atomic: ts_get_threads() */
  * from here run inline. */
 static _Thread_local bool in_pool __attribute__((tls_model("initial-exec")));
 
-static void futex_wait(int *word, int expected)
+static void futex_wait(void *word, unsigned expected)
 {
   syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
 }
 
-static void futex_wake(int *word, int count)
+static void futex_wake(void *word, int count)
 {
   syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, count, NULL, NULL, 0);
 }
@@ -95,42 +117,58 @@ static int64_t now_ns(void)
   return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Waits until *word, an atomic counter, reaches want (the owner's waits:
- * short, so spin, then let the threads it waits for have the core). */
-static void wait_until(const void *word, int64_t want, bool is_int)
+/* Claims and runs j's items until none is left; whoever finishes the
+ * last one tells the owner. */
+static void run_items(job *j)
 {
-  for (int spins = 0;; spins++) {
-    int64_t v = is_int ? __atomic_load_n((const int *)word, __ATOMIC_ACQUIRE)
-                       : __atomic_load_n((const int64_t *)word, __ATOMIC_ACQUIRE);
-    if (v == want)
-      return;
-    if (spins < POOL_YIELD_AFTER)
-      cpu_relax();
-    else
-      sched_yield();
-  }
-}
-
-/* Claims and runs items until none is left. */
-static void run_items(void)
-{
-  ts_task_fn fn = P.fn;
-  void *ctx = P.ctx;
-  int64_t n = P.n, ran = 0, i;
-  while ((i = __atomic_fetch_add(&P.next, 1, __ATOMIC_RELAXED)) < n) {
+  ts_task_fn fn = j->fn;
+  void *ctx = j->ctx;
+  int64_t n = j->n, ran = 0, i;
+  while ((i = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < n) {
     fn(ctx, i);
     ran++;
   }
-  if (ran)
-    __atomic_fetch_add(&P.done, ran, __ATOMIC_RELEASE);
+  if (ran && __atomic_add_fetch(&j->done, ran, __ATOMIC_ACQ_REL) == n) {
+    __atomic_store_n(&j->finished, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&P.owner_asleep, __ATOMIC_SEQ_CST))
+      futex_wake(&j->finished, 1);
+  }
+}
+
+/* The owner's wait for the items other threads took: a few µs of spinning
+ * (they are usually about done), then sleep, leaving them the core (the
+ * machine may have fewer free cores than threads). */
+static void wait_finished(job *j)
+{
+  for (int spins = 0; spins < POOL_OWNER_SPINS; spins++) {
+    if (__atomic_load_n(&j->finished, __ATOMIC_ACQUIRE))
+      return;
+    cpu_relax();
+  }
+  __atomic_store_n(&P.owner_asleep, 1, __ATOMIC_SEQ_CST);
+  while (!__atomic_load_n(&j->finished, __ATOMIC_SEQ_CST))
+    futex_wait(&j->finished, 0);
+  __atomic_store_n(&P.owner_asleep, 0, __ATOMIC_RELAXED);
+}
+
+/* Closes slot j and waits for workers still inside it (from POOL_RING
+ * jobs ago: almost never any) to leave. */
+static void close_slot(job *j)
+{
+  __atomic_store_n(&j->open, 0, __ATOMIC_SEQ_CST);
+  for (int spins = 0; __atomic_load_n(&j->users, __ATOMIC_ACQUIRE) != 0; spins++)
+    if (spins < POOL_OWNER_SPINS)
+      cpu_relax();
+    else
+      sched_yield();
 }
 
 /* The next generation after seen: spins a while, then sleeps. */
-static int wait_generation(int seen)
+static unsigned wait_generation(unsigned seen)
 {
   int64_t start = 0;
   for (int spins = 0;; spins++) {
-    int g = __atomic_load_n(&P.gen, __ATOMIC_ACQUIRE);
+    unsigned g = __atomic_load_n(&P.gen, __ATOMIC_ACQUIRE);
     if (g != seen)
       return g;
     cpu_relax();
@@ -143,7 +181,7 @@ static int wait_generation(int seen)
       break;
   }
   __atomic_fetch_add(&P.sleepers, 1, __ATOMIC_SEQ_CST);
-  int g;
+  unsigned g;
   while ((g = __atomic_load_n(&P.gen, __ATOMIC_SEQ_CST)) == seen)
     futex_wait(&P.gen, seen);
   __atomic_fetch_sub(&P.sleepers, 1, __ATOMIC_SEQ_CST);
@@ -154,15 +192,16 @@ static void *worker_main(void *arg)
 {
   int index = (int)(intptr_t)arg;
   in_pool = true;
-  int seen = 0;
+  unsigned seen = 0;
   for (;;) {
     seen = wait_generation(seen);
     if (index >= __atomic_load_n(&P.quit_from, __ATOMIC_ACQUIRE))
       return NULL;
-    __atomic_fetch_add(&P.users, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&P.open, __ATOMIC_SEQ_CST))
-      run_items();
-    __atomic_fetch_sub(&P.users, 1, __ATOMIC_RELEASE);
+    job *j = &P.ring[seen % POOL_RING];
+    __atomic_fetch_add(&j->users, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&j->open, __ATOMIC_SEQ_CST) && j->tag == seen)
+      run_items(j);
+    __atomic_fetch_sub(&j->users, 1, __ATOMIC_RELEASE);
   }
 }
 
@@ -232,20 +271,23 @@ void ts__parallel_for(int64_t n, ts_task_fn fn, void *ctx)
 
   int blas = P.blas_threads;
   set_blas_threads(1);
-  P.fn = fn;
-  P.ctx = ctx;
-  P.n = n;
-  __atomic_store_n(&P.next, 0, __ATOMIC_RELAXED);
-  __atomic_store_n(&P.done, 0, __ATOMIC_RELAXED);
-  __atomic_store_n(&P.open, 1, __ATOMIC_SEQ_CST);
+  unsigned g = __atomic_load_n(&P.gen, __ATOMIC_RELAXED) + 1; /* only the owner moves gen */
+  job *j = &P.ring[g % POOL_RING];
+  close_slot(j);
+  j->fn = fn;
+  j->ctx = ctx;
+  j->n = n;
+  j->tag = g;
+  __atomic_store_n(&j->next, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&j->done, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&j->finished, 0, __ATOMIC_RELAXED);
+  __atomic_store_n(&j->open, 1, __ATOMIC_SEQ_CST);
   signal_workers((int)MIN(n - 1, (int64_t)P.n_workers));
 
   in_pool = true;
-  run_items();
+  run_items(j);
   in_pool = false;
-  wait_until(&P.done, n, false);
-  __atomic_store_n(&P.open, 0, __ATOMIC_SEQ_CST);
-  wait_until(&P.users, 0, true);
+  wait_finished(j);
   set_blas_threads(blas);
   pthread_mutex_unlock(&owner);
 }
@@ -306,9 +348,20 @@ static void apply_threads(int n)
   set_blas_threads(MIN(n, P.blas_cap));
 }
 
+/* OpenBLAS's idle threads spin BLAS_SPIN_TIMEOUT, unless the user chose. */
+static void shorten_blas_spin(void)
+{
+  if (getenv("OPENBLAS_THREAD_TIMEOUT") || !openblas_read_env || !blas_thread_shutdown_)
+    return;
+  setenv("OPENBLAS_THREAD_TIMEOUT", BLAS_SPIN_TIMEOUT, 0);
+  openblas_read_env();
+  blas_thread_shutdown_(); /* started again by the next threaded call */
+}
+
 /* TRACESCOPE_THREADS, else every core; OpenBLAS follows from the start. */
 __attribute__((constructor)) static void pool_init(void)
 {
+  shorten_blas_spin();
   int n = cores();
   const char *env = getenv("TRACESCOPE_THREADS");
   if (env && *env) {

@@ -323,16 +323,16 @@ static const void *reduce_layout(const ts_tensor *x, const bool *reduced, int64_
 /* ---- splitting a reduction across the pool -----------------------------------------
  * Below REDUCE_GRAIN input elements a reduction runs on the calling thread.
  * Above it the work is split by shape alone, never by the thread count, so
- * every count gives the same bits: by outer slices or by columns, each
- * output folded in the same order as on one thread; or, when a few outputs
- * each reduce many rows, by parts of REDUCE_GRAIN / inner rows whose
+ * every count gives the same bits: by outer slices, each output folded in
+ * the same order as on one thread; or, with fewer than REDUCE_MIN_SLICES
+ * slices, by parts of REDUCE_GRAIN / inner rows (at least one) whose
  * partial accumulators are combined in order afterwards (the order of the
  * additions then differs from a single pass: float sums may differ in the
  * last bits from what one pass over the rows would give). */
 #define REDUCE_GRAIN ((int64_t)1 << 15)
 #define REDUCE_MIN_SLICES 8 /* fewer outer slices than this split their rows */
 
-typedef enum { BY_SLICES, BY_COLUMNS, BY_PARTS } reduce_split;
+typedef enum { BY_SLICES, BY_PARTS } reduce_split;
 
 typedef struct reduce_job {
   const reduce_impl *f;
@@ -356,14 +356,6 @@ static void slices_range(void *ctx, int64_t begin, int64_t end)
   }
 }
 
-static void columns_range(void *ctx, int64_t begin, int64_t end)
-{
-  const reduce_job *j = ctx;
-  void *acc = j->acc + begin * j->f->acc_size;
-  j->f->part(j->x, acc, j->inner, 0, j->r, begin, end);
-  j->f->finish(acc, j->y + begin * j->es, end - begin, 1, 0, j->r);
-}
-
 static void part_item(void *ctx, int64_t t)
 {
   const reduce_job *j = ctx;
@@ -379,9 +371,7 @@ static reduce_split reduce_split_of(reduce_job *j)
     return BY_SLICES;
   j->rows = MAX(REDUCE_GRAIN / j->inner, 1);
   j->n_parts = (j->r + j->rows - 1) / j->rows;
-  if (j->n_parts >= 2)
-    return BY_PARTS;
-  return j->outer == 1 ? BY_COLUMNS : BY_SLICES;
+  return j->n_parts >= 2 ? BY_PARTS : BY_SLICES;
 }
 
 static bool reduce_cpu(ts_kernel_ctx *k)
@@ -404,7 +394,6 @@ static bool reduce_cpu(ts_kernel_ctx *k)
                            x->size);
   reduce_split split = reduce_split_of(&j);
   int64_t n_acc = split == BY_PARTS ? j.outer * j.n_parts * j.inner
-                  : split == BY_COLUMNS ? j.inner
                   : j.inner > 1 ? j.outer * j.inner : 0;
   if (n_acc && !(j.acc = g_try_malloc_n((gsize)n_acc, j.f->acc_size))) {
     g_free(tmp);
@@ -415,9 +404,6 @@ static bool reduce_cpu(ts_kernel_ctx *k)
   switch (split) {
   case BY_SLICES:
     ts__parallel_range(j.outer, MAX(REDUCE_GRAIN / work, 1), slices_range, &j);
-    break;
-  case BY_COLUMNS:
-    ts__parallel_range(j.inner, MAX(REDUCE_GRAIN / MAX(j.r, 1), 64), columns_range, &j);
     break;
   case BY_PARTS:
     ts__parallel_for(j.outer * j.n_parts, part_item, &j);
