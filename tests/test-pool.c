@@ -2,7 +2,7 @@
  * every item runs once (nested, from several threads at once, while the
  * thread count changes), the thread-count setting, and ops giving the same
  * bits at 1, 2 and 4 threads on sizes that split unevenly (elementwise,
- * reductions, FusedElementwise, _FusedMatMul). */
+ * reductions, FusedElementwise). */
 #include <tracescope.h>
 #include <tracescope-backend.h>
 
@@ -303,48 +303,6 @@ static void test_fused(void)
   ts_scope_end(scope);
 }
 
-/* relu(x @ w + b): one _FusedMatMul node, its rows in blocks on the pool. */
-static ts_tensor *dense_fn(ts_call *call)
-{
-  return ts_relu(ts_add(ts_matmul(ts_arg(call, 0), ts_arg(call, 1)), ts_arg(call, 2)));
-}
-
-static void test_fused_matmul(void)
-{
-  ts_scope *scope = ts_scope_begin();
-  ts_value args[] = {
-    TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(37, 300), -1, 1, 8)),
-    TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(300, 64), -1, 1, 9)),
-    TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(64), -1, 1, 10)),
-  };
-  ts_function *fn = ts_function_new("dense", dense_fn, "x, w, b");
-  const ts_graph *g = ts_concrete_optimized_graph(ts_function_get_concrete(fn, args, 3));
-  int fused = 0;
-  for (int id = 0; id < ts_graph_n_nodes(g); id++)
-    fused += ts_node_op(ts_graph_node(g, id)) == TS_OP_FUSED_MATMUL;
-  g_assert_cmpint(fused, ==, 1);
-
-  ts_tensor *first = NULL;
-  for (size_t t = 0; t < G_N_ELEMENTS(COUNTS); t++) {
-    g_assert_true(ts_set_threads(COUNTS[t]));
-    ts_tensor *out = ts_function_call(fn, args, 3);
-    g_assert_nonnull(out);
-    if (!first)
-      first = out;
-    else
-      g_assert_cmpmem(ts_tensor_data(out), ts_tensor_size(out) * 4, ts_tensor_data(first),
-                      ts_tensor_size(first) * 4);
-  }
-  /* against the ops one by one, within rounding (BLAS adds in its own order) */
-  ts_tensor *eager =
-    ts_relu(ts_add(ts_matmul(args[0].tensor, args[1].tensor), args[2].tensor));
-  for (int64_t i = 0; i < ts_tensor_size(first); i++)
-    g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(first, i), ts_tensor_get_f64(eager, i), 1e-4);
-  g_assert_true(ts_set_threads(0));
-  ts_function_free(fn);
-  ts_scope_end(scope);
-}
-
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -356,7 +314,6 @@ int main(int argc, char **argv)
   g_test_add_func("/pool/reduction-values", test_reduction_values);
   g_test_add_func("/pool/elementwise-same-bits", test_elementwise);
   g_test_add_func("/pool/fused-same-bits", test_fused);
-  g_test_add_func("/pool/fused-matmul-same-bits", test_fused_matmul);
   int rc = g_test_run();
   ts_release_all();
   return rc;

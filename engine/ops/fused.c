@@ -354,57 +354,29 @@ static bool fused_mm_infer(ts_infer_ctx *c)
   return true;
 }
 
-/* The output is computed in blocks of rows, each one BLAS call plus its
- * bias and activation; the pool runs the blocks (BLAS on one thread each).
- * How many blocks depends on the shape alone, so every thread count gives
- * the same bits: a power of two, at most FMM_MAX_BLOCKS, each of at least
- * FMM_MIN_ROWS rows and FMM_GRAIN multiply-adds. */
-#define FMM_GRAIN ((int64_t)1 << 14)
-#define FMM_MAX_BLOCKS 8
-#define FMM_MIN_ROWS 4
-
-static int64_t fmm_blocks(int64_t m, int64_t n, int64_t kk)
-{
-  double work = (double)m * (double)n * (double)kk / (double)FMM_GRAIN;
-  int64_t most = MIN(FMM_MAX_BLOCKS, m / FMM_MIN_ROWS), blocks = 1;
-  while (blocks * 2 <= most && blocks * 2 <= work)
-    blocks *= 2;
-  return blocks;
-}
-
-typedef struct fmm_job {
-  const ts_kernel_ctx *k;
-  int act;
-  int64_t rows; /* per block */
-} fmm_job;
-
 #define FUSED_MM(T, sfx, gemm)                                                              \
-  static void fused_mm_##sfx(void *ctx, int64_t block)                                      \
+  static void fused_mm_##sfx(ts_kernel_ctx *k, int act)                                     \
   {                                                                                         \
-    const fmm_job *j = ctx;                                                                 \
-    const ts_kernel_ctx *k = j->k;                                                          \
     const ts_tensor *a = k->in[0], *b = k->in[1];                                           \
     ts_tensor *c = k->out[0];                                                               \
     bool ta = k->attrs[ATTR_TRANSPOSE_A].b, tb = k->attrs[ATTR_TRANSPOSE_B].b;              \
     int64_t m = c->shape.dim[0], n = c->shape.dim[1], kk = a->shape.dim[ta ? 0 : 1];        \
-    int64_t r0 = block * j->rows, rows = MIN(m - r0, j->rows);                              \
-    T *y = (T *)c->data + r0 * n;                                                           \
-    const T *ar = (const T *)a->data + (ta ? r0 : r0 * kk); /* row r0 of op(a) */          \
+    T *y = c->data;                                                                         \
     if (k->n_in == 3)                                                                       \
-      for (int64_t i = 0; i < rows; i++)                                                    \
+      for (int64_t i = 0; i < m; i++)                                                       \
         memcpy(y + i * n, k->in[2]->data, sizeof(T) * (size_t)n);                           \
     if (kk > 0)                                                                             \
       gemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,   \
-           (blasint)rows, (blasint)n, (blasint)kk, 1, ar, (blasint)(ta ? m : kk),           \
+           (blasint)m, (blasint)n, (blasint)kk, 1, a->data, (blasint)(ta ? m : kk),         \
            b->data, (blasint)(tb ? kk : n), k->n_in == 3 ? 1 : 0, y, (blasint)n);           \
     else if (k->n_in < 3)                                                                   \
-      memset(y, 0, sizeof(T) * (size_t)(rows * n));                                         \
-    int64_t size = rows * n;                                                                \
-    if (j->act == TS_OP_RELU)                                                               \
+      memset(y, 0, sizeof(T) * (size_t)c->size);                                            \
+    int64_t size = c->size;                                                                 \
+    if (act == TS_OP_RELU)                                                                  \
       TS_EW_FOR(size, i, y[i] = y[i] < 0 ? 0 : y[i]);                                       \
-    else if (j->act == TS_OP_SIGMOID)                                                       \
+    else if (act == TS_OP_SIGMOID)                                                          \
       TS_EW_FOR(size, i, y[i] = 1 / (1 + exp(-y[i])));                                      \
-    else if (j->act == TS_OP_TANH)                                                          \
+    else if (act == TS_OP_TANH)                                                             \
       TS_EW_FOR(size, i, y[i] = tanh(y[i]));                                                \
   }
 FUSED_MM(float, f32, cblas_sgemm)
@@ -424,11 +396,11 @@ static bool fused_mm_cpu(ts_kernel_ctx *k)
                              "limit of %d", INT_MAX);
   if (k->out[0]->size == 0)
     return true;
-  int64_t m = k->out[0]->shape.dim[0], n = k->out[0]->shape.dim[1];
-  int64_t kk = a->shape.dim[k->attrs[ATTR_TRANSPOSE_A].b ? 0 : 1];
-  int64_t blocks = fmm_blocks(m, n, kk);
-  fmm_job j = { k, activation_of(k->attrs[ATTR_ACTIVATION].s), (m + blocks - 1) / blocks };
-  ts__parallel_for(blocks, a->dtype == TS_F32 ? fused_mm_f32 : fused_mm_f64, &j);
+  int act = activation_of(k->attrs[ATTR_ACTIVATION].s);
+  if (a->dtype == TS_F32)
+    fused_mm_f32(k, act);
+  else
+    fused_mm_f64(k, act);
   return true;
 }
 
