@@ -36,11 +36,10 @@
  * up weakly: a BLAS without them keeps its own).
  *
  * Synchronisation is pthread's and atomics (ThreadSanitizer sees both); the
- * futex only puts a worker to sleep and never orders memory. */
+ * futex only puts a thread to sleep and never orders memory. */
 #include "engine-private.h"
 
 #include <cblas.h>
-#include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>

@@ -338,19 +338,18 @@ typedef struct reduce_job {
   const reduce_impl *f;
   const char *x;
   char *y;
-  char *acc;            /* accumulators (BY_SLICES: NULL when inner is 1) */
+  char *acc;            /* accumulators: per task (BY_SLICES), per part (BY_PARTS) */
   int64_t outer, r, inner;
+  int64_t slices;       /* BY_SLICES: outer slices per task */
   int64_t rows, n_parts; /* BY_PARTS: rows per part, parts per slice */
   size_t es;            /* element size of x and y */
 } reduce_job;
 
-static void slices_range(void *ctx, int64_t begin, int64_t end)
+static void slices_item(void *ctx, int64_t t)
 {
   const reduce_job *j = ctx;
-  _Alignas(16) unsigned char one[ACC_BYTES];
-  size_t as = j->f->acc_size;
-  for (int64_t o = begin; o < end; o++) {
-    void *acc = j->acc ? (void *)(j->acc + o * j->inner * as) : one;
+  void *acc = j->acc + t * j->inner * j->f->acc_size;
+  for (int64_t o = t * j->slices; o < MIN(j->outer, (t + 1) * j->slices); o++) {
     j->f->part(j->x + o * j->r * j->inner * j->es, acc, j->inner, 0, j->r, 0, j->inner);
     j->f->finish(acc, j->y + o * j->inner * j->es, j->inner, 1, 0, j->r);
   }
@@ -364,14 +363,20 @@ static void part_item(void *ctx, int64_t t)
              j->inner, p * j->rows, MIN(j->r, (p + 1) * j->rows), 0, j->inner);
 }
 
-/* How j is split (and its rows and parts set for BY_PARTS); shape only. */
-static reduce_split reduce_split_of(reduce_job *j)
+/* How j is split, with its slices per task or rows and parts set, and the
+ * number of tasks; by shape only. */
+static reduce_split reduce_split_of(reduce_job *j, int64_t *n_tasks)
 {
-  if (j->outer >= REDUCE_MIN_SLICES || j->outer * j->r * j->inner < REDUCE_GRAIN)
-    return BY_SLICES;
-  j->rows = MAX(REDUCE_GRAIN / j->inner, 1);
-  j->n_parts = (j->r + j->rows - 1) / j->rows;
-  return j->n_parts >= 2 ? BY_PARTS : BY_SLICES;
+  if (j->outer < REDUCE_MIN_SLICES && j->outer * j->r * j->inner >= REDUCE_GRAIN) {
+    j->rows = MAX(REDUCE_GRAIN / j->inner, 1);
+    j->n_parts = (j->r + j->rows - 1) / j->rows;
+    *n_tasks = j->outer * j->n_parts;
+    if (j->n_parts >= 2)
+      return BY_PARTS;
+  }
+  j->slices = MAX(REDUCE_GRAIN / MAX(j->r * j->inner, 1), 1);
+  *n_tasks = (j->outer + j->slices - 1) / j->slices;
+  return BY_SLICES;
 }
 
 static bool reduce_cpu(ts_kernel_ctx *k)
@@ -392,21 +397,20 @@ static bool reduce_cpu(ts_kernel_ctx *k)
   if (x->size > 0 && !j.x)
     return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "out of memory reordering %" PRId64 " elements",
                            x->size);
-  reduce_split split = reduce_split_of(&j);
-  int64_t n_acc = split == BY_PARTS ? j.outer * j.n_parts * j.inner
-                  : j.inner > 1 ? j.outer * j.inner : 0;
-  if (n_acc && !(j.acc = g_try_malloc_n((gsize)n_acc, j.f->acc_size))) {
+  int64_t n_tasks;
+  reduce_split split = reduce_split_of(&j, &n_tasks);
+  int64_t n_acc = n_tasks * j.inner;
+  if (!(j.acc = g_try_malloc_n((gsize)MAX(n_acc, 1), j.f->acc_size))) {
     g_free(tmp);
     return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "out of memory for %" PRId64 " accumulators",
                            n_acc);
   }
-  int64_t work = MAX(j.r * j.inner, 1); /* input elements per slice */
   switch (split) {
   case BY_SLICES:
-    ts__parallel_range(j.outer, MAX(REDUCE_GRAIN / work, 1), slices_range, &j);
+    ts__parallel_for(n_tasks, slices_item, &j);
     break;
   case BY_PARTS:
-    ts__parallel_for(j.outer * j.n_parts, part_item, &j);
+    ts__parallel_for(n_tasks, part_item, &j);
     for (int64_t o = 0; o < j.outer; o++)
       j.f->finish(j.acc + o * j.n_parts * j.inner * j.f->acc_size, j.y + o * j.inner * j.es,
                   j.inner, j.n_parts, j.inner, j.r);
