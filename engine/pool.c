@@ -52,7 +52,7 @@
 #include <unistd.h>
 
 #define POOL_SPIN_NS 50000    /* how long an idle worker spins before sleeping */
-#define POOL_OWNER_SPINS 4000  /* the owner's spins (some µs) before it sleeps too */
+#define POOL_OWNER_SPINS 4000  /* the owner's pauses (tens of µs) before it sleeps too */
 #define POOL_RING 8            /* job slots */
 #define BLAS_SPIN_TIMEOUT "17" /* 2^17 cycles: some 50 µs */
 
@@ -134,7 +134,7 @@ static void run_items(job *j)
   }
 }
 
-/* The owner's wait for the items other threads took: a few µs of spinning
+/* The owner's wait for the items other threads took: some spinning
  * (they are usually about done), then sleep, leaving them the core (the
  * machine may have fewer free cores than threads). */
 static void wait_finished(job *j)
