@@ -460,6 +460,13 @@ TS_API ts_tensor *ts_conv2d_at(ts_loc loc, ts_tensor *input, ts_tensor *filter, 
                                int stride_w, ts_padding padding);
 TS_API ts_tensor *ts_max_pool2d_at(ts_loc loc, ts_tensor *input, int ksize_h, int ksize_w,
                                    int stride_h, int stride_w, ts_padding padding);
+/* Keras' Dropout.  Not training: Identity (as Keras at inference).
+ * Training: each element kept with probability 1 - rate and scaled by
+ * 1 / (1 - rate), else 0; the mask comes from RandomUniform with `seed`,
+ * so the same seed gives the same mask (eagerly and in a graph).  rate in
+ * [0, 1); x float with a fully known shape when training. */
+TS_API ts_tensor *ts_dropout_at(ts_loc loc, ts_tensor *x, double rate, bool training,
+                                uint64_t seed);
 #define ts_softmax(x) ts_softmax_at(TS_HERE, (x))
 #define ts_log_softmax(x) ts_log_softmax_at(TS_HERE, (x))
 #define ts_sparse_softmax_cross_entropy(labels, logits) \
@@ -468,6 +475,8 @@ TS_API ts_tensor *ts_max_pool2d_at(ts_loc loc, ts_tensor *input, int ksize_h, in
   ts_conv2d_at(TS_HERE, (input), (filter), (stride_h), (stride_w), (padding))
 #define ts_max_pool2d(input, kh, kw, sh, sw, padding) \
   ts_max_pool2d_at(TS_HERE, (input), (kh), (kw), (sh), (sw), (padding))
+#define ts_dropout(x, rate, training, seed) \
+  ts_dropout_at(TS_HERE, (x), (rate), (training), (seed))
 
 /* ---- listeners ---------------------------------------------------------
  * One interface through which the engine reports what happens; the
