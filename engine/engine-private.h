@@ -485,6 +485,23 @@ void ts__emit_print(const char *text, const struct ts_node *node);
 extern int ts__listener_mask; /* atomic OR of every listener's mask */
 void ts__listeners_emit(const ts_event *event);
 
+/* ---- the thread pool (pool.c) ------------------------------------------------------
+ * ts__parallel_for is ts_parallel_for (tracescope-backend.h) without the
+ * argument check: a batch of n tasks run on the pool, the caller taking
+ * part, returning when all are done.  Nested calls and calls while another
+ * thread holds the pool run inline.  Inside a task OpenBLAS runs on one
+ * thread. */
+void ts__parallel_for(int64_t n, ts_task_fn fn, void *ctx);
+/* The threads a parallel-for from this thread would get: ts_get_threads(),
+ * or 1 inside a task. */
+int ts__pool_width(void);
+/* Runs fn over [0, n) in ranges of at least `grain` items (with a grain of
+ * 64 or more, multiples of 64 but the last), in parallel when that gives
+ * two or more; else one call fn(ctx, 0, n) on this thread.  For work whose
+ * result does not depend on where the ranges split (elementwise ops). */
+typedef void (*ts_range_fn)(void *ctx, int64_t begin, int64_t end);
+void ts__parallel_range(int64_t n, int64_t grain, ts_range_fn fn, void *ctx);
+
 /* Element access helpers for kernels. */
 static inline double ts__load_f64(ts_dtype dt, const void *p, int64_t i)
 {

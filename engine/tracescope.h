@@ -237,6 +237,20 @@ TS_API void ts_cpu_share_buffers(bool share);
  * mapping stays valid after t is gone. */
 TS_API int ts_tensor_export_fd(const ts_tensor *t, size_t *offset);
 
+/* Threads: how many the engine uses at once, the calling thread included:
+ * large elementwise ops, FusedElementwise, Cast, Where and reductions are
+ * split across them, and OpenBLAS gets as many (capped by
+ * OPENBLAS_NUM_THREADS) for matrix products called outside a split.  0 is
+ * every core; the default is TRACESCOPE_THREADS, else every core.
+ * Process-wide.  Results are the same in every run, and bit-identical at
+ * every count except for products OpenBLAS threads (MatMul, Conv2D,
+ * _FusedMatMul above its size threshold): it splits those by its thread
+ * count, and their last bits may differ between counts.  false + error for
+ * n outside 0..TS_MAX_THREADS or when called from inside a split op. */
+#define TS_MAX_THREADS 256
+TS_API bool ts_set_threads(int n);
+TS_API int ts_get_threads(void);
+
 /* Ops of the calling thread run on b until the matching end (nests). */
 TS_API void ts_device_scope_begin(const ts_backend *b);
 TS_API void ts_device_scope_end(void);
