@@ -6,7 +6,9 @@
  * use it sets OPENBLAS_CORETYPE (unless the user did) to the core for our
  * features, dlopens the library and calls it through pointers.  A process
  * that already loaded OpenBLAS (a program linking it) keeps its core, which
- * ts_blas_description() then reports. */
+ * ts_blas_description() then reports.  The engine's pool (pool.c) sets
+ * OpenBLAS's thread count through ts__blas_set_threads and loads it at
+ * start-up, asking for its thread count. */
 #include "kernels.h"
 
 #include <cblas.h>
@@ -38,27 +40,58 @@ static struct {
 
 static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
 
+/* OpenBLAS's idle threads spin OPENBLAS_THREAD_TIMEOUT after a threaded
+ * call, by default 2^28 cycles (a tenth of a second taking cores from the
+ * engine's pool, pool.c); unless the user chose, about as long as the
+ * pool's workers spin.  OpenBLAS reads it as it starts its threads. */
+#define BLAS_SPIN_TIMEOUT "17" /* 2^17 cycles: some 50 µs */
+
+/* Sets name=value for OpenBLAS's constructor unless the user set it;
+ * true if it did (unset again after the load, so children choose theirs). */
+static bool set_for_load(const char *name, const char *value)
+{
+  if (!value || getenv(name))
+    return false;
+  setenv(name, value, 1);
+  return true;
+}
+
+/* OpenBLAS already loaded (a program linking it): its threads are told the
+ * shorter spin and restarted by the next threaded call, through two
+ * functions its pthread build exports (a BLAS without them keeps its own). */
+static void shorten_spin_of_loaded(void *h)
+{
+  void (*read_env)(void) = (void (*)(void))dlsym(h, "openblas_read_env");
+  int (*shutdown)(void) = (int (*)(void))dlsym(h, "blas_thread_shutdown_");
+  if (!read_env || !shutdown || !set_for_load("OPENBLAS_THREAD_TIMEOUT", BLAS_SPIN_TIMEOUT))
+    return;
+  read_env();
+  shutdown();
+  unsetenv("OPENBLAS_THREAD_TIMEOUT");
+}
+
 static void load_blas(void)
 {
   const char *asked = NULL; /* the core we set OPENBLAS_CORETYPE to */
   void *h = dlopen(OPENBLAS_SONAME, RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
   if (h) {
     snprintf(blas.how, sizeof blas.how, "loaded by the program before the engine: its own choice");
-  } else if (getenv("OPENBLAS_CORETYPE")) {
-    snprintf(blas.how, sizeof blas.how, "OPENBLAS_CORETYPE=%s set by the user", getenv("OPENBLAS_CORETYPE"));
-    h = dlopen(OPENBLAS_SONAME, RTLD_LAZY | RTLD_LOCAL);
+    shorten_spin_of_loaded(h);
   } else {
-    const char *core = asked = ts__blas_core_for(ts__cpu());
-    if (core) {
-      /* read by OpenBLAS's constructor only; unset after so children pick their own */
-      setenv("OPENBLAS_CORETYPE", core, 1);
-      snprintf(blas.how, sizeof blas.how, "OPENBLAS_CORETYPE=%s from cpuid", core);
-    } else {
+    if (getenv("OPENBLAS_CORETYPE"))
+      snprintf(blas.how, sizeof blas.how, "OPENBLAS_CORETYPE=%s set by the user", getenv("OPENBLAS_CORETYPE"));
+    else if ((asked = ts__blas_core_for(ts__cpu())))
+      snprintf(blas.how, sizeof blas.how, "OPENBLAS_CORETYPE=%s from cpuid", asked);
+    else
       snprintf(blas.how, sizeof blas.how, "no AVX2+FMA: OpenBLAS's own choice");
-    }
+    /* both read by OpenBLAS's constructor only */
+    bool core = set_for_load("OPENBLAS_CORETYPE", asked);
+    bool spin = set_for_load("OPENBLAS_THREAD_TIMEOUT", BLAS_SPIN_TIMEOUT);
     h = dlopen(OPENBLAS_SONAME, RTLD_LAZY | RTLD_LOCAL);
     if (core)
       unsetenv("OPENBLAS_CORETYPE");
+    if (spin)
+      unsetenv("OPENBLAS_THREAD_TIMEOUT");
   }
   if (!h) {
     snprintf(blas.how, sizeof blas.how, "not loaded (%s): own kernels only", dlerror());

@@ -7,7 +7,6 @@
 #include "kernels.h"
 
 #include <glib.h>
-#include <pthread.h>
 
 /* Output pixels per piece of work shared between threads, in tiles. */
 #define TILES_PER_PART 8
@@ -19,7 +18,7 @@ typedef struct conv_job {
   int64_t rows;       /* output pixels */
 } conv_job;
 
-static void conv_part(void *ctx, int part)
+static void conv_part(void *ctx, int64_t part)
 {
   const conv_job *job = ctx;
   const ts_conv *cv = job->cv;
@@ -60,38 +59,6 @@ void ts__conv_f32_with(const ts_tile_kernel *kern, const ts_conv *cv)
   float *zeros = g_new0(float, (size_t)MAX(cv->c, 1));
   conv_job job = { cv, kern, zeros, cv->n * cv->oh * cv->ow };
   int64_t span = (int64_t)kern->rows * TILES_PER_PART;
-  ts__parallel((int)((job.rows + span - 1) / span), conv_part, &job);
+  ts_parallel_for((job.rows + span - 1) / span, conv_part, &job);
   g_free(zeros);
-}
-
-/* ---- a few threads over numbered parts ------------------------------------ */
-
-typedef struct par {
-  void (*fn)(void *ctx, int part);
-  void *ctx;
-  int n_parts;
-  int next; /* atomic: the next part to take */
-} par;
-
-static void *par_worker(void *data)
-{
-  par *p = data;
-  for (int i; (i = g_atomic_int_add(&p->next, 1)) < p->n_parts;)
-    p->fn(p->ctx, i);
-  return NULL;
-}
-
-void ts__parallel(int n_parts, void (*fn)(void *ctx, int part), void *ctx)
-{
-  enum { MAX_THREADS = 64 };
-  par p = { fn, ctx, n_parts, 0 };
-  int n_threads = MIN(MIN(ts__blas_threads(), n_parts), MAX_THREADS);
-  pthread_t tid[MAX_THREADS];
-  int started = 0;
-  for (int i = 1; i < n_threads; i++)
-    if (pthread_create(&tid[started], NULL, par_worker, &p) == 0)
-      started++;
-  par_worker(&p);
-  for (int i = 0; i < started; i++)
-    pthread_join(tid[i], NULL);
 }

@@ -1,6 +1,6 @@
 /* kernels/gemm.c — f32 and f64 GEMM with a bias + activation epilogue: our
- * tile kernels walked over C (blocks of rows on ts__blas_threads() threads
- * for large products), OpenBLAS, and the per-shape choice between them.
+ * tile kernels walked over C (blocks of rows on the engine's pool for
+ * large products), OpenBLAS, and the per-shape choice between them.
  * Shapes past OWN_MAX_MACS go to OpenBLAS untimed: without blocking K our
  * tiles fall behind there, and timing so large a product costs too much. */
 #include "kernels.h"
@@ -72,7 +72,8 @@ FILL_BIAS(float, f32)
 FILL_BIAS(double, f64)
 
 /* Rows per piece of work, columns of B kept in L2 together, and the size
- * from which the pieces go to threads. */
+ * from which the pieces go to the pool (ts_parallel_for: each C element is
+ * one tile's, summed in one order, so the bits never depend on threads). */
 #define ROW_BLOCK 64
 #define B_CHUNK_BYTES ((int64_t)256 << 10)
 #define PARALLEL_MACS ((int64_t)1 << 21)
@@ -87,7 +88,7 @@ typedef struct gemm_job {
 
 /* One row block against one column chunk; parts go chunk by chunk, so
  * threads share the chunk of B they read. */
-static void gemm_part(void *ctx, int part)
+static void gemm_part(void *ctx, int64_t part)
 {
   const gemm_job *job = ctx;
   const ts_tile_kernel *kern = job->kern;
@@ -142,11 +143,11 @@ void ts__gemm_f32_with(const ts_tile_kernel *kern, const ts_gemm *g)
   job.chunk = MAX(fit, kern->cols);
   job.n_chunks = (n + job.chunk - 1) / job.chunk;
   job.n_blocks = (m + ROW_BLOCK - 1) / ROW_BLOCK;
-  int parts = (int)(job.n_chunks * job.n_blocks);
+  int64_t parts = job.n_chunks * job.n_blocks;
   if (m * n * k >= PARALLEL_MACS)
-    ts__parallel(parts, gemm_part, &job);
+    ts_parallel_for(parts, gemm_part, &job);
   else
-    for (int part = 0; part < parts; part++)
+    for (int64_t part = 0; part < parts; part++)
       gemm_part(&job, part);
   g_free(at);
   g_free(bt);

@@ -1,12 +1,14 @@
 /* kernels/kernels.h — the engine's compute kernels below the ops: what the
  * CPU really has (cpuid), OpenBLAS loaded with the core matching it, our own
- * packed f32 GEMM micro-kernels per ISA, and the per-shape choice between
+ * f32 GEMM tile kernels per ISA, and the per-shape choice between
  * them made by timing both the first time a shape is seen.  Not installed. */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "../tracescope-backend.h" /* ts_parallel_for: the engine's pool */
 
 /* ---- the CPU (cpu_features.c) ------------------------------------------- */
 
@@ -102,7 +104,7 @@ typedef struct ts_gemm {
 } ts_gemm;
 
 /* The product with one given tile kernel (the tests run each kernel this
- * way); large ones on ts__blas_threads() threads. */
+ * way); large ones on the engine's pool (ts_parallel_for). */
 void ts__gemm_f32_with(const ts_tile_kernel *kern, const ts_gemm *g);
 /* The product as OpenBLAS computes it, epilogue after. */
 void ts__gemm_f32_blas(const ts_gemm *g);
@@ -138,9 +140,6 @@ int ts__tune(const ts_tune_key *key, ts_tune_label_fn label, const ts_tune_fn *c
 /* "own avx512 8x32": our best tile kernel as the choices name it. */
 const char *ts__own_label(void);
 
-/* Running n_parts pieces of work on up to ts__blas_threads() threads. */
-void ts__parallel(int n_parts, void (*fn)(void *ctx, int part), void *ctx);
-
 /* ---- convolution as an implicit GEMM (conv_gemm.c) ------------------------ */
 
 /* A 2-D convolution over NHWC x with an HWIO filter f into y [n,oh,ow,o],
@@ -158,6 +157,5 @@ typedef struct ts_conv {
 
 /* f32 with one tile kernel: each output pixel's row of the im2col matrix is
  * read in place, a pointer per filter tap (a zero row over the padding),
- * so nothing is copied; blocks of pixels are shared out over
- * ts__blas_threads() threads. */
+ * so nothing is copied; blocks of pixels go to the engine's pool. */
 void ts__conv_f32_with(const ts_tile_kernel *kern, const ts_conv *cv);
