@@ -242,10 +242,13 @@ TS_API int ts_tensor_export_fd(const ts_tensor *t, size_t *offset);
  * split across them, and OpenBLAS gets as many (capped by
  * OPENBLAS_NUM_THREADS) for matrix products called outside a split.  0 is
  * every core; the default is TRACESCOPE_THREADS, else every core.
- * Process-wide.  Results are the same in every run, and bit-identical at
- * every count except for products OpenBLAS threads (MatMul, Conv2D,
- * _FusedMatMul above its size threshold): it splits those by its thread
- * count, and their last bits may differ between counts.  false + error for
+ * Process-wide.  Results are bit-identical at every count except for
+ * products OpenBLAS threads (MatMul, Conv2D, _FusedMatMul above its size
+ * threshold): it splits those by its thread count, and their last bits may
+ * differ between counts.  Which kernel runs an f32 product or convolution
+ * (ours or OpenBLAS's, the faster when the process first met the shape:
+ * ts_kernel_choices) may differ between runs, and with it the last bits
+ * of its results.  false + error for
  * n outside 0..TS_MAX_THREADS or when called from inside a split op. */
 #define TS_MAX_THREADS 256
 TS_API bool ts_set_threads(int n);
