@@ -127,22 +127,22 @@ typedef struct binary_loops {
 } binary_loops;
 
 #define BINARY_LOOPS(op, sfx, T, O)                                                    \
-  static void op##_##sfx##_vv(int64_t n, const void *restrict pa, const void *restrict pb, \
-                              void *restrict po)                                       \
+  static void op##_##sfx##_vv(int64_t n, const void *pa, const void *pb, \
+                              void *po)                                       \
   {                                                                                    \
     const T *a = pa, *b = pb;                                                          \
     O *o = po;                                                                         \
     TS_EW_FOR(n, i, o[i] = op##_##sfx(a[i], b[i]));                                    \
   }                                                                                    \
-  static void op##_##sfx##_sv(int64_t n, const void *restrict pa, const void *restrict pb, \
-                              void *restrict po)                                       \
+  static void op##_##sfx##_sv(int64_t n, const void *pa, const void *pb, \
+                              void *po)                                       \
   {                                                                                    \
     const T x = *(const T *)pa, *b = pb;                                               \
     O *o = po;                                                                         \
     TS_EW_FOR(n, i, o[i] = op##_##sfx(x, b[i]));                                       \
   }                                                                                    \
-  static void op##_##sfx##_vs(int64_t n, const void *restrict pa, const void *restrict pb, \
-                              void *restrict po)                                       \
+  static void op##_##sfx##_vs(int64_t n, const void *pa, const void *pb, \
+                              void *po)                                       \
   {                                                                                    \
     const T *a = pa, y = *(const T *)pb;                                               \
     O *o = po;                                                                         \

@@ -7,7 +7,9 @@
 #include <stdio.h>
 
 /* GCC 12 at -O2 vectorises only loops with a known trip count, so the
- * elementwise loops run in blocks of 16 plus a scalar tail.  BODY uses i. */
+ * elementwise loops run in blocks of 16 plus a scalar tail.  BODY uses i.
+ * The loops' pointers are not restrict: the memory planner runs them in
+ * place (the output over an input), reading each element before writing it. */
 #define TS_EW_BLOCK 16
 #define TS_EW_FOR(n, i, ...)                                            \
   do {                                                                  \

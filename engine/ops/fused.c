@@ -158,7 +158,7 @@ static bool fused_ew_infer(ts_infer_ctx *c)
 
 /* One instruction over n elements: r = op(a, b). */
 #define FUSED_APPLY(T, sfx)                                                                \
-  static void apply_##sfx(ts_op op, T *restrict r, const T *a, const T *b, int n)         \
+  static void apply_##sfx(ts_op op, T *r, const T *a, const T *b, int n)         \
   {                                                                                        \
     switch (op) {                                                                          \
     case TS_OP_ADD: TS_EW_FOR(n, i, r[i] = a[i] + b[i]); break;                            \

@@ -36,7 +36,7 @@ static inline bool logical_not_b(bool x) { return !x; }
 typedef void (*unary_loop)(int64_t n, const void *x, void *out);
 
 #define UNARY_LOOP(op, sfx, T)                                                           \
-  static void op##_##sfx##_loop(int64_t n, const void *restrict px, void *restrict po) \
+  static void op##_##sfx##_loop(int64_t n, const void *px, void *po) \
   {                                                                                    \
     const T *x = px;                                                                   \
     T *o = po;                                                                         \
