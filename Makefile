@@ -50,6 +50,7 @@ tsan: deps $(TSAN_BUILD)/build.ninja
 
 bench: build
 	$(BUILD)/bench/tracescope-bench
+	$(BUILD)/bench/tracescope-bench-kernels
 	$(BUILD)/bench/tracescope-bench-viewer
 	$(BUILD)/bench/tracescope-bench-inspector
 	$(BUILD)/bench/tracescope-bench-render

@@ -30,16 +30,14 @@
  * Its idle threads spin (sched_yield) for OPENBLAS_THREAD_TIMEOUT after a
  * threaded call, by default 2^28 cycles: a tenth of a second in which they
  * take cores from the pool and from whatever runs next.  Unless the user
- * set it, the pool asks for BLAS_SPIN_TIMEOUT instead, about as long as its
- * own workers spin; OpenBLAS reads it when it starts its threads, so they
- * are restarted (through two functions its pthread build exports, looked
- * up weakly: a BLAS without them keeps its own).
+ * set it, kernels/blas.c asks for about as long as the pool's own workers
+ * spin when it loads OpenBLAS.
  *
  * Synchronisation is pthread's and atomics (ThreadSanitizer sees both); the
  * futex only puts a thread to sleep and never orders memory. */
 #include "engine-private.h"
+#include "kernels/kernels.h"
 
-#include <cblas.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -54,10 +52,6 @@
 #define POOL_SPIN_NS 50000    /* how long an idle worker spins before sleeping */
 #define POOL_OWNER_SPINS 4000  /* the owner's pauses (tens of µs) before it sleeps too */
 #define POOL_RING 8            /* job slots */
-#define BLAS_SPIN_TIMEOUT "17" /* 2^17 cycles: some 50 µs */
-
-void openblas_read_env(void) __attribute__((weak));
-int blas_thread_shutdown_(void) __attribute__((weak));
 
 typedef struct job {
   ts_task_fn fn;
@@ -242,7 +236,7 @@ static void start_workers(int want)
 static void set_blas_threads(int n)
 {
   if (n != P.blas_threads) {
-    openblas_set_num_threads(n);
+    ts__blas_set_threads(n);
     P.blas_threads = n;
   }
 }
@@ -347,20 +341,9 @@ static void apply_threads(int n)
   set_blas_threads(MIN(n, P.blas_cap));
 }
 
-/* OpenBLAS's idle threads spin BLAS_SPIN_TIMEOUT, unless the user chose. */
-static void shorten_blas_spin(void)
-{
-  if (getenv("OPENBLAS_THREAD_TIMEOUT") || !openblas_read_env || !blas_thread_shutdown_)
-    return;
-  setenv("OPENBLAS_THREAD_TIMEOUT", BLAS_SPIN_TIMEOUT, 0);
-  openblas_read_env();
-  blas_thread_shutdown_(); /* started again by the next threaded call */
-}
-
 /* TRACESCOPE_THREADS, else every core; OpenBLAS follows from the start. */
 __attribute__((constructor)) static void pool_init(void)
 {
-  shorten_blas_spin();
   int n = cores();
   const char *env = getenv("TRACESCOPE_THREADS");
   if (env && *env) {
@@ -373,7 +356,7 @@ __attribute__((constructor)) static void pool_init(void)
       n = (int)v;
   }
   pthread_mutex_lock(&owner);
-  P.blas_cap = MAX(openblas_get_num_threads(), 1);
+  P.blas_cap = MAX(ts__blas_threads(), 1); /* loads OpenBLAS (kernels/blas.c) */
   P.blas_threads = P.blas_cap;
   apply_threads(n);
   pthread_mutex_unlock(&owner);

@@ -237,7 +237,7 @@ static ts_tensor *run_case(ts_op op)
 static bool graph_only(ts_op op)
 {
   return (ts_op_traits(op) & (TS_OP_TRAIT_INPUT | TS_OP_TRAIT_VALUE | TS_OP_TRAIT_CONTROL_FLOW)) ||
-         op == TS_OP_FUSED_ELEMENTWISE || op == TS_OP_FUSED_MATMUL;
+         op == TS_OP_FUSED_ELEMENTWISE || op == TS_OP_FUSED_MATMUL || op == TS_OP_FUSED_CONV2D;
 }
 
 /* Normalised error of got against want (both on the CPU). */
@@ -298,8 +298,8 @@ static void test_every_op_every_backend(void)
     covered++;
     ts_scope_end(scope);
   }
-  g_assert_cmpint(covered, ==, TS_OP_COUNT - 7); /* all but Placeholder, Const, VarHandle, If, While
-                                                  * and the two fused ops */
+  g_assert_cmpint(covered, ==, TS_OP_COUNT - 8); /* all but Placeholder, Const, VarHandle, If, While
+                                                  * and the three fused ops */
   g_assert_cmpint(n_copies_in, >, 0);
   g_assert_cmpint(n_copies_out, >, 0);
 }

@@ -111,8 +111,9 @@ ts_graph *ts__pass_simplify(const ts_graph *g, ts_graph *parent, ts_pass_stats *
 /* Dead-code elimination: drops what neither the outputs nor a stateful
  * node need. */
 ts_graph *ts__pass_dce(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats);
-/* Fusion: MatMul + bias + activation into _FusedMatMul, chains of float
- * elementwise ops into FusedElementwise (ops/fused.c). */
+/* Fusion: MatMul or Conv2D + bias + activation into _FusedMatMul or
+ * _FusedConv2D, chains of float elementwise ops into FusedElementwise
+ * (ops/fused.c). */
 ts_graph *ts__pass_fuse(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats);
 
 /* Parses "all", "none" or "fold,cse,..." into a mask of 1 << ts_pass_id;

@@ -1,8 +1,9 @@
 /* fuse.c — the fusion pass, in two stages over the graph and each subgraph:
- *  1. MatMul (rank 2, f32/f64) whose only user adds a vector along its last
- *     dim (a bias), and/or whose (or the bias add's) only user is Relu,
- *     Sigmoid or Tanh, becomes one _FusedMatMul node: one BLAS call, the
- *     epilogue in place;
+ *  1. MatMul (rank 2, f32/f64) or Conv2D (f32/f64) whose only user adds a
+ *     vector along its last dim (a bias), and/or whose (or the bias add's)
+ *     only user is Relu, Sigmoid or Tanh, becomes one _FusedMatMul or
+ *     _FusedConv2D node: one kernel call, the epilogue applied as it
+ *     stores;
  *  2. chains of float elementwise ops (ops/fused.c lists them) where each
  *     op but the last has the next as its only user become one
  *     FusedElementwise node running them in one loop over the data, with
@@ -58,23 +59,32 @@ static const ts_node *only_user(const ts_graph *g, const int *user, int id)
   return u->n_control || u->stateful || u->n_outputs != 1 ? NULL : u;
 }
 
-/* ---- stage 1: MatMul + bias + activation -------------------------------------------- */
+/* ---- stage 1: MatMul or Conv2D + bias + activation ---------------------------------- */
 
 typedef struct mm_chain {
   const ts_node *mm, *bias_add, *act;
   ts_port bias;
 } mm_chain;
 
+/* The ops stage 1 fuses into: both keep their two attributes (transposes;
+ * strides and padding) and add the activation's name. */
+static ts_op fused_op_of(ts_op op)
+{
+  return op == TS_OP_MATMUL ? TS_OP_FUSED_MATMUL : op == TS_OP_CONV2D ? TS_OP_FUSED_CONV2D : TS_OP_COUNT;
+}
+
 static bool find_chain(const ts_graph *g, const int *user, const ts_node *mm, mm_chain *ch)
 {
   *ch = (mm_chain){ mm, NULL, NULL, { -1, -1 } };
-  if (mm->op != TS_OP_MATMUL)
+  bool conv = mm->op == TS_OP_CONV2D;
+  if (fused_op_of(mm->op) == TS_OP_COUNT)
     return false;
   ts_info out = mm->outputs[0];
-  if (mm->n_control || !is_float(out.dtype) || out.shape.rank != 2 ||
-      port_info(g, mm->inputs[0]).shape.rank != 2 || port_info(g, mm->inputs[1]).shape.rank != 2)
+  int rank = conv ? 4 : 2;
+  if (mm->n_control || !is_float(out.dtype) || out.shape.rank != rank ||
+      port_info(g, mm->inputs[0]).shape.rank != rank || port_info(g, mm->inputs[1]).shape.rank != rank)
     return false;
-  int64_t cols = out.shape.dim[1];
+  int64_t cols = out.shape.dim[rank - 1];
   const ts_node *cur = mm, *u = only_user(g, user, mm->id);
   if (u && u->op == TS_OP_ADD && cols >= 0) {
     int side = u->inputs[0].node == mm->id ? 1 : 0;
@@ -82,7 +92,7 @@ static bool find_chain(const ts_graph *g, const int *user, const ts_node *mm, mm
     ts_info bi = port_info(g, other);
     bool vector = bi.dtype == out.dtype &&
                   ((bi.shape.rank == 1 && bi.shape.dim[0] == cols) ||
-                   (bi.shape.rank == 2 && bi.shape.dim[0] == 1 && bi.shape.dim[1] == cols));
+                   (!conv && bi.shape.rank == 2 && bi.shape.dim[0] == 1 && bi.shape.dim[1] == cols));
     if (other.node != mm->id && vector &&
         ts_shape_equal(u->outputs[0].shape, out.shape)) {
       ch->bias_add = u;
@@ -107,7 +117,7 @@ static void emit_chain(ts_rewrite *rw, const mm_chain *ch, ts_pass_stats *stats)
     in[2] = ts__rewrite_port(rw, ch->bias);
   ts_attr attrs[3] = { ch->mm->attrs[0], ch->mm->attrs[1],
                        { .type = TS_ATTR_STRING, .s = ch->act ? ts_op_name(ch->act->op) : "" } };
-  ts_node *f = ts__rewrite_add(rw, ch->mm, TS_OP_FUSED_MATMUL, in, ch->bias_add ? 3 : 2, attrs,
+  ts_node *f = ts__rewrite_add(rw, ch->mm, fused_op_of(ch->mm->op), in, ch->bias_add ? 3 : 2, attrs,
                                3, last->outputs, 1);
   const ts_node *parts[] = { ch->mm, ch->bias_add, ch->act };
   for (size_t i = 0; i < G_N_ELEMENTS(parts); i++)

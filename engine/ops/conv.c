@@ -1,9 +1,14 @@
-/* ops/conv.c — Conv2D and MaxPool over NHWC inputs with TensorFlow's VALID
- * and SAME padding.  Conv2D lowers to im2col plus one OpenBLAS gemm per
- * chunk of output pixels (a 1x1 stride-1 convolution is a gemm as is). */
+/* ops/conv.c — Conv2D, _FusedConv2D and MaxPool over NHWC inputs with
+ * TensorFlow's VALID and SAME padding.  A 1x1 stride-1 convolution is a
+ * GEMM as is (kernels/gemm.c picks its kernel); any other runs either as
+ * an implicit GEMM on our tile kernels (kernels/conv_gemm.c, f32) or as
+ * im2col plus one OpenBLAS gemm per chunk of output pixels, whichever was
+ * faster when the shape was first met (kernels/tune.c).  _FusedConv2D,
+ * made by the fusion pass (exec/fuse.c), adds a bias and applies an
+ * activation as the tiles are stored. */
 #include "engine-private.h"
+#include "kernels/kernels.h"
 
-#include <cblas.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -137,23 +142,6 @@ static bool conv2d_infer(ts_infer_ctx *c)
   return true;
 }
 
-/* c[m,n] = a[m,k] x b[k,n], all contiguous. */
-typedef void (*gemm_fn)(int64_t m, int64_t n, int64_t k, const void *a, const void *b, void *c);
-
-static void gemm_f32(int64_t m, int64_t n, int64_t k, const void *a, const void *b, void *c)
-{
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)m, (blasint)n, (blasint)k, 1.0f,
-              a, (blasint)k, b, (blasint)n, 0.0f, c, (blasint)n);
-}
-
-static void gemm_f64(int64_t m, int64_t n, int64_t k, const void *a, const void *b, void *c)
-{
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (blasint)m, (blasint)n, (blasint)k, 1.0,
-              a, (blasint)k, b, (blasint)n, 0.0, c, (blasint)n);
-}
-
-static const gemm_fn conv_gemm[TS_DTYPE_COUNT] = { [TS_F32] = gemm_f32, [TS_F64] = gemm_f64 };
-
 /* Row r (flat over N, OH, OW) of the im2col matrix: the KH x KW x C patch
  * under that output pixel, zero where the window hangs over the padding.
  * Each filter row's in-bounds part is one contiguous run of the input. */
@@ -176,51 +164,165 @@ static void im2col_row(const window *g, const char *x, size_t esize, int64_t r, 
   }
 }
 
-static bool conv2d_cpu(ts_kernel_ctx *k)
+/* One convolution as the candidates see it. */
+typedef struct conv_op {
+  window g;
+  ts_conv cv;
+  ts_dtype dtype;
+  char *col;     /* im2col scratch of `chunk` rows */
+  int64_t chunk;
+} conv_op;
+
+static void gemm_rows(ts_dtype dt, int64_t m, int64_t n, int64_t k, const void *a, const void *b,
+                      const void *bias, void *c, ts_act act)
+{
+  ts_gemm gm = { m, n, k, false, false, a, b, bias, c, act };
+  if (dt == TS_F32 && ts__blas_available())
+    ts__gemm_f32_blas(&gm);
+  else if (dt == TS_F32)
+    ts__gemm_f32_with(ts__tile_best(), &gm);
+  else
+    ts__gemm_f64(&gm);
+}
+
+static void conv_im2col(const void *op_)
+{
+  const conv_op *op = op_;
+  const window *g = &op->g;
+  size_t esize = ts_dtype_size(op->dtype);
+  int64_t n_out = op->cv.o, patch = g->kh * g->kw * g->c, rows = g->n * g->oh * g->ow;
+  int64_t line = patch * (int64_t)esize;
+  for (int64_t r0 = 0; r0 < rows; r0 += op->chunk) {
+    int64_t m = MIN(rows - r0, op->chunk);
+    for (int64_t r = 0; r < m; r++)
+      im2col_row(g, op->cv.x, esize, r0 + r, op->col + r * line);
+    gemm_rows(op->dtype, m, n_out, patch, op->col, op->cv.f, op->cv.bias,
+              (char *)op->cv.y + (size_t)(r0 * n_out) * esize, op->cv.act);
+  }
+}
+
+static void conv_implicit(const void *op_)
+{
+  ts__conv_f32_with(ts__tile_best(), &((const conv_op *)op_)->cv);
+}
+
+/* "conv 1x64x64x100 * 3x3->100 stride 1,1 pad 0,0" */
+static void conv_label(const ts_tune_key *key, char *buf, size_t size)
+{
+  const int64_t *d = key->dim;
+  snprintf(buf, size, "conv %" PRId64 "x%" PRId64 "x%" PRId64 "x%" PRId64 " * %" PRId64 "x%" PRId64
+           "->%" PRId64 " stride %" PRId64 ",%" PRId64 " pad %" PRId64 ",%" PRId64,
+           d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10]);
+}
+
+/* y = act(conv(x, f) + bias); bias NULL or one value per output channel. */
+static bool conv_run(ts_kernel_ctx *k, const void *bias, ts_act act)
 {
   const ts_tensor *x = k->in[0], *f = k->in[1];
   ts_tensor *y = k->out[0];
   if (y->size == 0)
     return true;
-  window g = window_init(x->shape, f->shape.dim[0], f->shape.dim[1], k->attrs[CONV_STRIDES].ints,
-                         k->attrs[CONV_PADDING].i);
-  int64_t n_out = f->shape.dim[3], patch = g.kh * g.kw * g.c, rows = g.n * g.oh * g.ow;
+  conv_op op = { .g = window_init(x->shape, f->shape.dim[0], f->shape.dim[1],
+                                  k->attrs[CONV_STRIDES].ints, k->attrs[CONV_PADDING].i),
+                 .dtype = x->dtype };
+  const window *g = &op.g;
+  op.cv = (ts_conv){ g->n, g->h, g->w, g->c, g->kh, g->kw, f->shape.dim[3], g->sh, g->sw,
+                     g->oh, g->ow, g->top, g->left, x->data, f->data, bias, y->data, act };
+  int64_t n_out = op.cv.o, patch = g->kh * g->kw * g->c, rows = g->n * g->oh * g->ow;
   size_t esize = ts_dtype_size(x->dtype);
-  gemm_fn gemm = conv_gemm[x->dtype];
-  const char *px = x->data;
-  char *py = y->data;
-  if (patch == 0) {
-    memset(py, 0, (size_t)y->size * esize);
-    return true;
-  }
   if (!fits_blas(patch) || !fits_blas(n_out))
     return ts__kernel_fail(k, TS_ERR_INVALID_ARGUMENT,
                            "filter exceeds the BLAS limit of %d rows or columns: [%" PRId64 ", %" PRId64 "]",
                            INT_MAX, patch, n_out);
   int64_t chunk = fits_blas(rows) ? rows : INT_MAX;
 
-  if (g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1) {
-    for (int64_t r = 0; r < rows; r += chunk)
-      gemm(rows - r < chunk ? rows - r : chunk, n_out, patch, px + (size_t)(r * patch) * esize,
-           f->data, py + (size_t)(r * n_out) * esize);
+  if (patch == 0 || (g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1)) {
+    for (int64_t r = 0; r < rows; r += chunk) {
+      ts_gemm gm = { MIN(rows - r, chunk), n_out, patch, false, false,
+                     (const char *)x->data + (size_t)(r * patch) * esize, f->data, bias,
+                     (char *)y->data + (size_t)(r * n_out) * esize, act };
+      if (x->dtype == TS_F32)
+        ts__gemm_f32(&gm);
+      else
+        ts__gemm_f64(&gm);
+    }
+    return true;
+  }
+  bool own = x->dtype == TS_F32, blas = x->dtype == TS_F64 || ts__blas_available();
+  if (own && !blas) {
+    conv_implicit(&op);
     return true;
   }
 
   int64_t line = patch * (int64_t)esize, budget = SCRATCH_BYTES / line;
-  if (chunk > budget)
-    chunk = budget > 0 ? budget : 1;
-  char *col = malloc((size_t)(chunk * line));
-  if (!col)
+  op.chunk = chunk > budget ? MAX(budget, 1) : chunk;
+  op.col = malloc((size_t)(op.chunk * line));
+  if (!op.col)
     return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "cannot allocate %" PRId64 " bytes of im2col scratch",
-                           chunk * line);
-  for (int64_t r0 = 0; r0 < rows; r0 += chunk) {
-    int64_t m = rows - r0 < chunk ? rows - r0 : chunk;
-    for (int64_t r = 0; r < m; r++)
-      im2col_row(&g, px, esize, r0 + r, col + r * line);
-    gemm(m, n_out, patch, col, f->data, py + (size_t)(r0 * n_out) * esize);
+                           op.chunk * line);
+  if (!own) {
+    conv_im2col(&op);
+  } else {
+    ts_tune_key key = { "conv", { g->n, g->h, g->w, g->c, g->kh, g->kw, n_out, g->sh, g->sw,
+                                  g->top, g->left } };
+    const ts_tune_fn cands[] = { conv_implicit, conv_im2col };
+    const char *names[] = { ts__own_label(), "im2col + OpenBLAS" };
+    bool ran;
+    int pick = ts__tune(&key, conv_label, cands, names, 2, &op, &ran);
+    if (!ran)
+      cands[pick](&op);
   }
-  free(col);
+  free(op.col);
   return true;
+}
+
+static bool conv2d_cpu(ts_kernel_ctx *k)
+{
+  return conv_run(k, NULL, TS_ACT_NONE);
+}
+
+/* ---- _FusedConv2D ------------------------------------------------------------- */
+
+enum { FUSED_STRIDES, FUSED_PADDING, FUSED_ACTIVATION };
+
+static const ts_attr_def fused_conv_attrs[] = {
+  [FUSED_STRIDES] = { "strides", TS_ATTR_INTS },
+  [FUSED_PADDING] = { "padding", TS_ATTR_INT },
+  [FUSED_ACTIVATION] = { "activation", TS_ATTR_STRING }, /* "", "Relu", "Sigmoid", "Tanh" */
+};
+
+/* The activation an attribute names (TS_ACT_NONE for ""), -1 if unknown. */
+static int fused_act(const char *name)
+{
+  return !name || !*name ? TS_ACT_NONE : ts__act_of_op(ts_op_from_name(name));
+}
+
+static bool fused_conv2d_infer(ts_infer_ctx *c)
+{
+  if (c->n_in > 3)
+    return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT, "takes input, filter and a bias, got %d inputs",
+                          c->n_in);
+  if (fused_act(c->attrs[FUSED_ACTIVATION].s) < 0)
+    return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT, "unknown activation \"%s\"",
+                          c->attrs[FUSED_ACTIVATION].s);
+  if (!conv2d_infer(c))
+    return false;
+  if (c->n_in == 3) {
+    const ts_info *bias = &c->in[2];
+    int64_t o = c->in[1].shape.dim[3];
+    if (bias->dtype != c->in[0].dtype || bias->shape.rank != 1 ||
+        (bias->shape.dim[0] >= 0 && o >= 0 && bias->shape.dim[0] != o))
+      return window_fail(c, TS_ERR_SHAPE, "the bias must be a vector of the filter's output channels", "");
+  }
+  return true;
+}
+
+static bool fused_conv2d_cpu(ts_kernel_ctx *k)
+{
+  if (k->n_in == 3 && k->in[2]->size != k->in[1]->shape.dim[3])
+    return ts__kernel_fail(k, TS_ERR_SHAPE, "the bias has %" PRId64 " elements for %" PRId64
+                           " output channels", k->in[2]->size, k->in[1]->shape.dim[3]);
+  return conv_run(k, k->n_in == 3 ? k->in[2]->data : NULL, fused_act(k->attrs[FUSED_ACTIVATION].s));
 }
 
 /* ---- MaxPool ------------------------------------------------------------------ */
@@ -314,6 +416,19 @@ const ts_op_def ts__op_conv2d = {
   .attrs = conv_attrs,
   .infer = conv2d_infer,
   .kernel[TS_DEVICE_CPU] = conv2d_cpu,
+};
+
+const ts_op_def ts__op_fused_conv2d = {
+  .op = TS_OP_FUSED_CONV2D,
+  .name = "_FusedConv2D",
+  .api_name = "fused_conv2d",
+  .n_inputs = -1,
+  .min_inputs = 2,
+  .n_outputs = 1,
+  .n_attrs = (int)(sizeof fused_conv_attrs / sizeof fused_conv_attrs[0]),
+  .attrs = fused_conv_attrs,
+  .infer = fused_conv2d_infer,
+  .kernel[TS_DEVICE_CPU] = fused_conv2d_cpu,
 };
 
 const ts_op_def ts__op_max_pool2d = {

@@ -9,11 +9,13 @@
  * input I, tK the result of instruction K; the last result is the output.
  *
  * _FusedMatMul is MatMul (rank 2, f32/f64) + an optional bias added along
- * the last dim + an optional activation: one BLAS call into an output that
- * holds the bias already, then the activation in place. */
+ * the last dim + an optional activation: one kernels/gemm.c call, which
+ * adds the bias and applies the activation as it stores each tile (or,
+ * when OpenBLAS wins for the shape, multiplies into the bias and applies
+ * the activation in place). */
 #include "elementwise.h"
+#include "kernels/kernels.h"
 
-#include <cblas.h>
 #include <limits.h>
 #include <tgmath.h>
 
@@ -354,33 +356,6 @@ static bool fused_mm_infer(ts_infer_ctx *c)
   return true;
 }
 
-#define FUSED_MM(T, sfx, gemm)                                                              \
-  static void fused_mm_##sfx(ts_kernel_ctx *k, int act)                                     \
-  {                                                                                         \
-    const ts_tensor *a = k->in[0], *b = k->in[1];                                           \
-    ts_tensor *c = k->out[0];                                                               \
-    bool ta = k->attrs[ATTR_TRANSPOSE_A].b, tb = k->attrs[ATTR_TRANSPOSE_B].b;              \
-    int64_t m = c->shape.dim[0], n = c->shape.dim[1], kk = a->shape.dim[ta ? 0 : 1];        \
-    T *y = c->data;                                                                         \
-    if (k->n_in == 3)                                                                       \
-      for (int64_t i = 0; i < m; i++)                                                       \
-        memcpy(y + i * n, k->in[2]->data, sizeof(T) * (size_t)n);                           \
-    if (kk > 0)                                                                             \
-      gemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,   \
-           (blasint)m, (blasint)n, (blasint)kk, 1, a->data, (blasint)(ta ? m : kk),         \
-           b->data, (blasint)(tb ? kk : n), k->n_in == 3 ? 1 : 0, y, (blasint)n);           \
-    else if (k->n_in < 3)                                                                   \
-      memset(y, 0, sizeof(T) * (size_t)c->size);                                            \
-    int64_t size = c->size;                                                                 \
-    if (act == TS_OP_RELU)                                                                  \
-      TS_EW_FOR(size, i, y[i] = y[i] < 0 ? 0 : y[i]);                                       \
-    else if (act == TS_OP_SIGMOID)                                                          \
-      TS_EW_FOR(size, i, y[i] = 1 / (1 + exp(-y[i])));                                      \
-    else if (act == TS_OP_TANH)                                                             \
-      TS_EW_FOR(size, i, y[i] = tanh(y[i]));                                                \
-  }
-FUSED_MM(float, f32, cblas_sgemm)
-FUSED_MM(double, f64, cblas_dgemm)
 
 static bool fused_mm_cpu(ts_kernel_ctx *k)
 {
@@ -397,10 +372,14 @@ static bool fused_mm_cpu(ts_kernel_ctx *k)
   if (k->out[0]->size == 0)
     return true;
   int act = activation_of(k->attrs[ATTR_ACTIVATION].s);
+  bool ta = k->attrs[ATTR_TRANSPOSE_A].b, tb = k->attrs[ATTR_TRANSPOSE_B].b;
+  ts_gemm g = { k->out[0]->shape.dim[0], k->out[0]->shape.dim[1], a->shape.dim[ta ? 0 : 1], ta, tb,
+                a->data, b->data, k->n_in == 3 ? k->in[2]->data : NULL, k->out[0]->data,
+                act == TS_OP_COUNT ? TS_ACT_NONE : ts__act_of_op(act) };
   if (a->dtype == TS_F32)
-    fused_mm_f32(k, act);
+    ts__gemm_f32(&g);
   else
-    fused_mm_f64(k, act);
+    ts__gemm_f64(&g);
   return true;
 }
 

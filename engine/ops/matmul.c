@@ -1,9 +1,10 @@
 /* ops/matmul.c — MatMul: batched matrix products with broadcast batch dims.
- * f32/f64 go straight to OpenBLAS on the input buffers (transposes are BLAS
- * flags, never copies); integers use a wrapping i-k-j loop of our own. */
+ * f32/f64 run on the input buffers through kernels/gemm.c (our tile kernels
+ * or OpenBLAS, chosen per shape; transposes are flags, never copies);
+ * integers use a wrapping i-k-j loop of our own. */
 #include "engine-private.h"
+#include "kernels/kernels.h"
 
-#include <cblas.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -26,16 +27,12 @@ typedef void (*gemm_fn)(const mm_dims *d, const void *a, const void *b, void *c)
 
 static void gemm_f32(const mm_dims *d, const void *a, const void *b, void *c)
 {
-  cblas_sgemm(CblasRowMajor, d->ta ? CblasTrans : CblasNoTrans, d->tb ? CblasTrans : CblasNoTrans,
-              (blasint)d->m, (blasint)d->n, (blasint)d->k, 1.0f, a, (blasint)(d->ta ? d->m : d->k),
-              b, (blasint)(d->tb ? d->k : d->n), 0.0f, c, (blasint)d->n);
+  ts__gemm_f32(&(ts_gemm){ d->m, d->n, d->k, d->ta, d->tb, a, b, NULL, c, TS_ACT_NONE });
 }
 
 static void gemm_f64(const mm_dims *d, const void *a, const void *b, void *c)
 {
-  cblas_dgemm(CblasRowMajor, d->ta ? CblasTrans : CblasNoTrans, d->tb ? CblasTrans : CblasNoTrans,
-              (blasint)d->m, (blasint)d->n, (blasint)d->k, 1.0, a, (blasint)(d->ta ? d->m : d->k),
-              b, (blasint)(d->tb ? d->k : d->n), 0.0, c, (blasint)d->n);
+  ts__gemm_f64(&(ts_gemm){ d->m, d->n, d->k, d->ta, d->tb, a, b, NULL, c, TS_ACT_NONE });
 }
 
 /* Integer products wrap: the arithmetic runs in the unsigned type U. */

@@ -1,0 +1,267 @@
+/* kernels/gemm.c — f32 and f64 GEMM with a bias + activation epilogue: our
+ * tile kernels walked over C (blocks of rows on the engine's pool for
+ * large products), OpenBLAS, and the per-shape choice between them.
+ * Shapes past OWN_MAX_MACS go to OpenBLAS untimed: without blocking K our
+ * tiles fall behind there, and timing so large a product costs too much. */
+#include "kernels.h"
+
+#include <glib.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../tracescope.h"
+
+#define OWN_MAX_MACS ((int64_t)1 << 30)
+
+int ts__act_of_op(int op)
+{
+  switch (op) {
+  case TS_OP_RELU: return TS_ACT_RELU;
+  case TS_OP_SIGMOID: return TS_ACT_SIGMOID;
+  case TS_OP_TANH: return TS_ACT_TANH;
+  default: return -1;
+  }
+}
+
+/* The formulas of the unfused ops (ops/unary.c), so fusing changes no bit. */
+#define ACT(T, sfx)                                                          \
+  void ts__act_##sfx(ts_act act, T *x, int64_t n)                            \
+  {                                                                          \
+    switch (act) {                                                           \
+    case TS_ACT_NONE: break;                                                 \
+    case TS_ACT_RELU:                                                        \
+      for (int64_t i = 0; i < n; i++)                                        \
+        x[i] = x[i] < 0 ? 0 : x[i];                                          \
+      break;                                                                 \
+    case TS_ACT_SIGMOID:                                                     \
+      for (int64_t i = 0; i < n; i++)                                        \
+        x[i] = (T)(1 / (1 + exp(-x[i])));                                    \
+      break;                                                                 \
+    case TS_ACT_TANH:                                                        \
+      for (int64_t i = 0; i < n; i++)                                        \
+        x[i] = (T)tanh(x[i]);                                                \
+      break;                                                                 \
+    }                                                                        \
+  }
+ACT(float, f32)
+ACT(double, f64)
+
+static const ts_tile_kernel *const tile_kernels[] = { &ts__tile_avx512, &ts__tile_avx2, &ts__tile_c };
+
+const ts_tile_kernel *ts__tile_best(void)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS(tile_kernels); i++)
+    if (tile_kernels[i]->usable(ts__cpu()))
+      return tile_kernels[i];
+  return &ts__tile_c;
+}
+
+/* C rows all the bias (or zero) before the product adds into them. */
+#define FILL_BIAS(T, sfx)                                                     \
+  static void fill_bias_##sfx(T *c, const T *bias, int64_t m, int64_t n)     \
+  {                                                                          \
+    for (int64_t i = 0; i < m; i++)                                          \
+      if (bias)                                                              \
+        memcpy(c + i * n, bias, sizeof(T) * (size_t)n);                      \
+      else                                                                   \
+        memset(c + i * n, 0, sizeof(T) * (size_t)n);                         \
+  }
+FILL_BIAS(float, f32)
+FILL_BIAS(double, f64)
+
+/* Rows per piece of work, columns of B kept in L2 together, and the size
+ * from which the pieces go to the pool (ts_parallel_for: each C element is
+ * one tile's, summed in one order, so the bits never depend on threads). */
+#define ROW_BLOCK 64
+#define B_CHUNK_BYTES ((int64_t)256 << 10)
+#define PARALLEL_MACS ((int64_t)1 << 21)
+
+typedef struct gemm_job {
+  const ts_tile_kernel *kern;
+  const ts_gemm *g;
+  const float *a, *b;   /* op(A) [m,k] and op(B) [k,n], rows contiguous */
+  int64_t chunk;        /* columns per chunk */
+  int64_t n_chunks, n_blocks;
+} gemm_job;
+
+/* One row block against one column chunk; parts go chunk by chunk, so
+ * threads share the chunk of B they read. */
+static void gemm_part(void *ctx, int64_t part)
+{
+  const gemm_job *job = ctx;
+  const ts_tile_kernel *kern = job->kern;
+  const ts_gemm *g = job->g;
+  int64_t n = g->n, k = g->k;
+  int64_t j_start = part / job->n_blocks * job->chunk, j_end = MIN(n, j_start + job->chunk);
+  int64_t i_start = part % job->n_blocks * ROW_BLOCK, i_end = MIN(g->m, i_start + ROW_BLOCK);
+  const float *bias = g->bias;
+  const float *rows[TS_TILE_MAX_ROWS];
+  ts_tile t = { .n_seg = 1, .k = k, .a = rows, .ldb = n, .ldc = n, .act = g->act };
+  for (int64_t i0 = i_start; i0 < i_end; i0 += kern->rows) {
+    t.rows = (int)MIN(kern->rows, i_end - i0);
+    for (int i = 0; i < t.rows; i++)
+      rows[i] = job->a + (i0 + i) * k;
+    for (int64_t j0 = j_start; j0 < j_end; j0 += kern->cols) {
+      t.cols = (int)MIN(kern->cols, j_end - j0);
+      t.b = job->b + j0;
+      t.bias = bias ? bias + j0 : NULL;
+      t.c = (float *)g->c + i0 * n + j0;
+      kern->run(&t);
+    }
+  }
+}
+
+void ts__gemm_f32_with(const ts_tile_kernel *kern, const ts_gemm *g)
+{
+  int64_t m = g->m, n = g->n, k = g->k;
+  float *c = g->c;
+  const float *a = g->a, *b = g->b, *bias = g->bias;
+  if (k == 0) {
+    fill_bias_f32(c, bias, m, n);
+    ts__act_f32(g->act, c, m * n);
+    return;
+  }
+  /* the tiles read rows of op(A) and of op(B): a transposed one is copied */
+  float *at = NULL, *bt = NULL;
+  if (g->ta) {
+    a = at = g_new(float, (size_t)(m * k));
+    for (int64_t p = 0; p < k; p++)
+      for (int64_t i = 0; i < m; i++)
+        at[i * k + p] = ((const float *)g->a)[p * m + i];
+  }
+  if (g->tb) {
+    b = bt = g_new(float, (size_t)(k * n));
+    for (int64_t j = 0; j < n; j++)
+      for (int64_t p = 0; p < k; p++)
+        bt[p * n + j] = ((const float *)g->b)[j * k + p];
+  }
+  gemm_job job = { kern, g, a, b, 0, 0, 0 };
+  /* columns in chunks whose K x chunk of B stays in L2 while every row block passes */
+  int64_t fit = B_CHUNK_BYTES / (k * (int64_t)sizeof(float)) / kern->cols * kern->cols;
+  job.chunk = MAX(fit, kern->cols);
+  job.n_chunks = (n + job.chunk - 1) / job.chunk;
+  job.n_blocks = (m + ROW_BLOCK - 1) / ROW_BLOCK;
+  int64_t parts = job.n_chunks * job.n_blocks;
+  if (m * n * k >= PARALLEL_MACS)
+    ts_parallel_for(parts, gemm_part, &job);
+  else
+    for (int64_t part = 0; part < parts; part++)
+      gemm_part(&job, part);
+  g_free(at);
+  g_free(bt);
+}
+
+void ts__gemm_f32_blas(const ts_gemm *g)
+{
+  float *c = g->c;
+  if (!g->bias && g->act == TS_ACT_NONE && g->k > 0) { /* a plain MatMul: nothing around the call */
+    ts__blas_sgemm(g->ta, g->tb, (int)g->m, (int)g->n, (int)g->k, g->a, (int)(g->ta ? g->m : g->k),
+                   g->b, (int)(g->tb ? g->k : g->n), 0.0f, c, (int)g->n);
+    return;
+  }
+  if (g->bias || g->k == 0)
+    fill_bias_f32(c, g->bias, g->m, g->n);
+  if (g->k > 0)
+    ts__blas_sgemm(g->ta, g->tb, (int)g->m, (int)g->n, (int)g->k, g->a, (int)(g->ta ? g->m : g->k),
+                   g->b, (int)(g->tb ? g->k : g->n), g->bias ? 1.0f : 0.0f, c, (int)g->n);
+  ts__act_f32(g->act, c, g->m * g->n);
+}
+
+static void own_f32(const void *g)
+{
+  ts__gemm_f32_with(ts__tile_best(), g);
+}
+
+static void blas_f32(const void *g)
+{
+  ts__gemm_f32_blas(g);
+}
+
+/* "own avx512 8x32": the candidate's name in ts_kernel_choices(). */
+static char own_text[48];
+static pthread_once_t own_once = PTHREAD_ONCE_INIT;
+
+static void make_own_label(void)
+{
+  const ts_tile_kernel *k = ts__tile_best();
+  snprintf(own_text, sizeof own_text, "own %s %dx%d", k->name, k->rows, k->cols);
+}
+
+const char *ts__own_label(void)
+{
+  pthread_once(&own_once, make_own_label);
+  return own_text;
+}
+
+/* The thread's last product shape and its kernel: a chain of one shape
+ * (power's 100 matmuls, a model's layers) skips the choice's lookup.
+ * initial-exec TLS: a plain %fs load, where a shared library's default
+ * model calls __tls_get_addr on every access. */
+static _Thread_local __attribute__((tls_model("initial-exec"))) struct {
+  int64_t m, n, k;
+  bool ta, tb;
+  int pick;
+} last_mm = { .pick = -1 };
+
+/* "matmul 20x784x64 transpose_b": M x K x N */
+static void matmul_label(const ts_tune_key *key, char *buf, size_t size)
+{
+  snprintf(buf, size, "matmul %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "%s%s",
+           key->dim[0], key->dim[1], key->dim[2], key->dim[3] ? " transpose_a" : "",
+           key->dim[4] ? " transpose_b" : "");
+}
+
+void ts__gemm_f32(const ts_gemm *g)
+{
+  static const ts_tune_fn cands[] = { own_f32, blas_f32 };
+  if (last_mm.pick >= 0 && last_mm.m == g->m && last_mm.n == g->n && last_mm.k == g->k &&
+      last_mm.ta == g->ta && last_mm.tb == g->tb) {
+    cands[last_mm.pick](g);
+    return;
+  }
+  if (!ts__blas_available()) {
+    own_f32(g);
+    return;
+  }
+  if (g->m * g->n * g->k > OWN_MAX_MACS) {
+    blas_f32(g);
+    return;
+  }
+  ts_tune_key key = { "matmul", { g->m, g->k, g->n, g->ta, g->tb } };
+  const char *names[] = { ts__own_label(), "OpenBLAS" };
+  bool ran;
+  int pick = ts__tune(&key, matmul_label, cands, names, 2, g, &ran);
+  if (!ran)
+    cands[pick](g);
+  last_mm.m = g->m;
+  last_mm.n = g->n;
+  last_mm.k = g->k;
+  last_mm.ta = g->ta;
+  last_mm.tb = g->tb;
+  last_mm.pick = pick;
+}
+
+/* f64 has no tile of ours: OpenBLAS, or plain loops where it is missing. */
+void ts__gemm_f64(const ts_gemm *g)
+{
+  int64_t m = g->m, n = g->n, k = g->k;
+  double *c = g->c;
+  const double *a = g->a, *b = g->b;
+  if (g->bias || k == 0 || !ts__blas_available())
+    fill_bias_f64(c, g->bias, m, n);
+  if (k > 0 && ts__blas_available()) {
+    ts__blas_dgemm(g->ta, g->tb, (int)m, (int)n, (int)k, a, (int)(g->ta ? m : k), b,
+                   (int)(g->tb ? k : n), g->bias ? 1.0 : 0.0, c, (int)n);
+  } else {
+    int64_t a_row = g->ta ? 1 : k, a_col = g->ta ? m : 1, b_row = g->tb ? 1 : n, b_col = g->tb ? k : 1;
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t p = 0; p < k; p++) {
+        double av = a[i * a_row + p * a_col];
+        for (int64_t j = 0; j < n; j++)
+          c[i * n + j] += av * b[p * b_row + j * b_col];
+      }
+  }
+  ts__act_f64(g->act, c, m * n);
+}

@@ -1,0 +1,101 @@
+/* kernels/gemm_avx512.c — the AVX-512 f32 tile: up to 8 rows x 32 columns
+ * (16 zmm accumulators), A broadcast a value at a time from each row, B
+ * read in place as rows of two vectors; columns past the tile's edge are
+ * masked off on load and store, so nothing outside the operands is
+ * touched.  Built for avx512f whatever the compiler's target; run only
+ * where cpuid says so. */
+#include "kernels.h"
+
+#include <immintrin.h>
+
+#define W 16
+#define ROWS_MAX 8
+
+#define TARGET __attribute__((target("avx512f,fma")))
+
+static TARGET inline __mmask16 cols_mask(int cols)
+{
+  return cols <= 0 ? 0 : cols >= W ? (__mmask16)0xffff : (__mmask16)((1u << cols) - 1);
+}
+
+/* The accumulators are named variables, not an array: GCC keeps an array
+ * in memory across the unrolled loop, named ones live in registers.  ROWS
+ * and NV are constants at each call site below, so the rows past ROWS and
+ * the second vector past NV fold away. */
+#define EACH_ROW(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+
+static TARGET inline __attribute__((always_inline)) void tile(const ts_tile *t, const int ROWS,
+                                                                  const int NV)
+{
+#define DECLARE(I) __m512 c##I##_0 = _mm512_setzero_ps(), c##I##_1 = _mm512_setzero_ps();
+  EACH_ROW(DECLARE)
+  __mmask16 mask[2] = { cols_mask(t->cols), cols_mask(t->cols - W) };
+  for (int s = 0; s < t->n_seg; s++) {
+    const float *b = t->b + s * t->b_seg;
+#define ROW_PTR(I) const float *a##I = t->a[s * TS_TILE_MAX_ROWS + (I < ROWS ? I : 0)];
+    EACH_ROW(ROW_PTR)
+    for (int64_t p = 0; p < t->k; p++, b += t->ldb) {
+      __m512 b0 = NV > 1 ? _mm512_loadu_ps(b) : _mm512_maskz_loadu_ps(mask[0], b); /* full if NV 2 */
+      __m512 b1 = NV > 1 ? _mm512_maskz_loadu_ps(mask[1], b + W) : b0;
+#define STEP(I)                                                               \
+      if (I < ROWS) {                                                         \
+        __m512 av = _mm512_set1_ps(a##I[p]);                                  \
+        c##I##_0 = _mm512_fmadd_ps(av, b0, c##I##_0);                         \
+        if (NV > 1)                                                           \
+          c##I##_1 = _mm512_fmadd_ps(av, b1, c##I##_1);                       \
+      }
+      EACH_ROW(STEP)
+    }
+  }
+  __m512 bias0 = _mm512_setzero_ps(), bias1 = _mm512_setzero_ps(), zero = _mm512_setzero_ps();
+  if (t->bias) {
+    bias0 = _mm512_maskz_loadu_ps(mask[0], t->bias);
+    if (NV > 1)
+      bias1 = _mm512_maskz_loadu_ps(mask[1], t->bias + W);
+  }
+#define STORE_ONE(I, VEC, acc, bias)                                          \
+  do {                                                                        \
+    __m512 x = _mm512_add_ps(acc, bias);                                      \
+    if (t->act == TS_ACT_RELU)                                                \
+      x = _mm512_max_ps(x, zero);                                             \
+    _mm512_mask_storeu_ps(t->c + I * t->ldc + VEC * W, mask[VEC], x);         \
+  } while (0)
+#define STORE(I)                                                              \
+  if (I < ROWS) {                                                             \
+    STORE_ONE(I, 0, c##I##_0, bias0);                                         \
+    if (NV > 1)                                                               \
+      STORE_ONE(I, 1, c##I##_1, bias1);                                       \
+  }
+  EACH_ROW(STORE)
+#undef DECLARE
+#undef ROW_PTR
+#undef STEP
+#undef STORE_ONE
+#undef STORE
+}
+
+#define ROWS_CASE(R)         \
+  case R:                                                                     \
+    if (t->cols > W)                                                          \
+      tile(t, R, 2);                                                          \
+    else                                                                      \
+      tile(t, R, 1);                                                          \
+    break;
+
+static TARGET void run(const ts_tile *t)
+{
+  switch (t->rows) {
+    ROWS_CASE(1) ROWS_CASE(2) ROWS_CASE(3) ROWS_CASE(4)
+    ROWS_CASE(5) ROWS_CASE(6) ROWS_CASE(7) ROWS_CASE(8)
+  }
+  if (t->act == TS_ACT_SIGMOID || t->act == TS_ACT_TANH)
+    for (int i = 0; i < t->rows; i++)
+      ts__act_f32(t->act, t->c + i * t->ldc, t->cols);
+}
+
+static bool usable(const ts_cpu_features *f)
+{
+  return f->avx512f && f->fma;
+}
+
+const ts_tile_kernel ts__tile_avx512 = { "avx512", ROWS_MAX, 2 * W, run, usable };

@@ -1,0 +1,161 @@
+/* kernels/kernels.h — the engine's compute kernels below the ops: what the
+ * CPU really has (cpuid), OpenBLAS loaded with the core matching it, our own
+ * f32 GEMM tile kernels per ISA, and the per-shape choice between
+ * them made by timing both the first time a shape is seen.  Not installed. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../tracescope-backend.h" /* ts_parallel_for: the engine's pool */
+
+/* ---- the CPU (cpu_features.c) ------------------------------------------- */
+
+typedef struct ts_cpu_features {
+  char vendor[13];      /* "GenuineIntel", "AuthenticAMD" */
+  char model_name[49];  /* the brand string, trimmed */
+  int family, model;    /* display family and model (extended fields folded in) */
+  bool sse4_2, avx, avx2, fma;
+  bool avx512f, avx512bw, avx512vl, avx512dq, avx512_vnni, avx512_bf16;
+} ts_cpu_features;
+
+/* The CPU this process runs on; AVX and AVX-512 count only when the OS
+ * saves their registers (XCR0 read by xgetbv).  Read once. */
+const ts_cpu_features *ts__cpu(void);
+
+/* The OpenBLAS core (an OPENBLAS_CORETYPE value) matching f, or NULL to let
+ * OpenBLAS pick. */
+const char *ts__blas_core_for(const ts_cpu_features *f);
+
+/* ---- OpenBLAS, loaded at run time (blas.c) ------------------------------ */
+
+/* Whether OpenBLAS could be loaded (it is, on first use). */
+bool ts__blas_available(void);
+/* Row-major C = A x B with op(A) [m,k], op(B) [k,n]; ta/tb: A stored [k,m],
+ * B stored [n,k].  beta 0 or 1.  Only when ts__blas_available(). */
+void ts__blas_sgemm(bool ta, bool tb, int m, int n, int k, const float *a, int lda, const float *b,
+                    int ldb, float beta, float *c, int ldc);
+void ts__blas_dgemm(bool ta, bool tb, int m, int n, int k, const double *a, int lda, const double *b,
+                    int ldb, double beta, double *c, int ldc);
+/* OpenBLAS's thread count (1 when it is not loaded), and setting it. */
+int ts__blas_threads(void);
+void ts__blas_set_threads(int n);
+
+/* ---- epilogues ------------------------------------------------------------ */
+
+/* What a fused op applies to each result after adding its bias. */
+typedef enum ts_act { TS_ACT_NONE, TS_ACT_RELU, TS_ACT_SIGMOID, TS_ACT_TANH } ts_act;
+
+/* The activation an op names, or -1 for an op that is none of them. */
+int ts__act_of_op(int op);
+void ts__act_f32(ts_act act, float *x, int64_t n);
+void ts__act_f64(ts_act act, double *x, int64_t n);
+
+/* ---- micro-kernels (gemm_*.c) -------------------------------------------- */
+
+#define TS_TILE_MAX_ROWS 8
+
+/* One tile of C, at most the kernel's rows x cols:
+ *   C(i, j) = act(bias(j) + sum over segments s, p < k of A_s(i, p) B_s(p, j))
+ * with A_s(i, p) = a[s * TS_TILE_MAX_ROWS + i][p] (a row pointer per row
+ * and segment) and B_s(p, j) = b[s * b_seg + p * ldb + j], both read in
+ * place: a plain GEMM has one segment, a convolution one per filter tap
+ * (its rows point into the input, or at zeros over the padding). */
+typedef struct ts_tile {
+  int rows, cols;
+  int n_seg;
+  int64_t k;
+  const float *const *a;
+  const float *b;
+  int64_t ldb, b_seg;
+  float *c;
+  int64_t ldc;
+  const float *bias; /* at the tile's first column; NULL for none */
+  ts_act act;
+} ts_tile;
+
+typedef void (*ts_tile_fn)(const ts_tile *t);
+
+typedef struct ts_tile_kernel {
+  const char *name;   /* "avx512", "avx2", "c" */
+  int rows, cols;     /* the largest tile */
+  ts_tile_fn run;
+  bool (*usable)(const ts_cpu_features *f);
+} ts_tile_kernel;
+
+/* Every kernel built in, best first; the usable ones on this CPU are
+ * ts__tile_kernels_usable's. */
+extern const ts_tile_kernel ts__tile_avx512, ts__tile_avx2, ts__tile_c;
+/* The best kernel this CPU runs (the portable one at worst). */
+const ts_tile_kernel *ts__tile_best(void);
+
+
+/* ---- GEMM and convolution drivers (gemm.c, conv_kernel.c) ----------------- */
+
+/* C[m,n] = act(op(A) op(B) + bias) with op(A) [m,k], op(B) [k,n] in row
+ * major; ta/tb: A is stored [k,m], B [n,k]; bias NULL or n values. */
+typedef struct ts_gemm {
+  int64_t m, n, k;
+  bool ta, tb;
+  const void *a, *b, *bias;
+  void *c;
+  ts_act act;
+} ts_gemm;
+
+/* The product with one given tile kernel (the tests run each kernel this
+ * way); large ones on the engine's pool (ts_parallel_for). */
+void ts__gemm_f32_with(const ts_tile_kernel *kern, const ts_gemm *g);
+/* The product as OpenBLAS computes it, epilogue after. */
+void ts__gemm_f32_blas(const ts_gemm *g);
+/* The product with the kernel chosen for the shape (timed on first sight). */
+void ts__gemm_f32(const ts_gemm *g);
+void ts__gemm_f64(const ts_gemm *g);
+
+/* ---- the choice per shape (tune.c) ---------------------------------------- */
+
+/* A candidate computes the op on the real operands, idempotently. */
+typedef void (*ts_tune_fn)(const void *op);
+
+/* A shape as the choice knows it: what (a static string: "matmul",
+ * "conv") and up to TS_TUNE_DIMS numbers, the unused ones 0. */
+#define TS_TUNE_DIMS 12
+typedef struct ts_tune_key {
+  const char *what;
+  int64_t dim[TS_TUNE_DIMS];
+} ts_tune_key;
+
+/* Names a key in ts_kernel_choices(): "matmul 20x784x64". */
+typedef void (*ts_tune_label_fn)(const ts_tune_key *key, char *buf, size_t size);
+
+/* Which of n_cands (at most TS_TUNE_MAX) candidates runs the op of key:
+ * the first time a key is seen each runs a few times on op, alternating,
+ * and the fastest is remembered, its result left in the op's output (*ran
+ * true).  names label the candidates (static strings).  A known key
+ * costs a locked hash lookup. */
+#define TS_TUNE_MAX 4
+int ts__tune(const ts_tune_key *key, ts_tune_label_fn label, const ts_tune_fn *cands,
+             const char *const *names, int n_cands, const void *op, bool *ran);
+
+/* "own avx512 8x32": our best tile kernel as the choices name it. */
+const char *ts__own_label(void);
+
+/* ---- convolution as an implicit GEMM (conv_gemm.c) ------------------------ */
+
+/* A 2-D convolution over NHWC x with an HWIO filter f into y [n,oh,ow,o],
+ * then bias (NULL or o values) and act. */
+typedef struct ts_conv {
+  int64_t n, h, w, c;   /* input */
+  int64_t kh, kw, o;    /* filter */
+  int64_t sh, sw;       /* strides */
+  int64_t oh, ow;       /* output */
+  int64_t top, left;    /* padding before the first row and column */
+  const void *x, *f, *bias;
+  void *y;
+  ts_act act;
+} ts_conv;
+
+/* f32 with one tile kernel: each output pixel's row of the im2col matrix is
+ * read in place, a pointer per filter tap (a zero row over the padding),
+ * so nothing is copied; blocks of pixels go to the engine's pool. */
+void ts__conv_f32_with(const ts_tile_kernel *kern, const ts_conv *cv);

@@ -1,0 +1,417 @@
+/* test-kernels.c — the compute kernels below the ops: every f32 tile
+ * kernel this CPU runs (AVX-512, AVX2+FMA, portable C) against a naive
+ * double-precision product on edge shapes, transposes and epilogues; the
+ * chosen kernel and OpenBLAS alike; the implicit-GEMM convolution against
+ * a naive one; cpuid's features and the OpenBLAS core they map to; and
+ * _FusedConv2D against the unfused ops it replaces. */
+#include <dlfcn.h>
+#include <glib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracescope.h>
+
+#include "kernels/kernels.h"
+
+/* ---- helpers ---------------------------------------------------------------- */
+
+static void assert_no_error(void)
+{
+  const ts_error *e = ts_error_peek();
+  if (e)
+    g_error("unexpected error: %s", e->message);
+}
+
+/* Deterministic values in [-1, 1), different per buffer. */
+static float *filled(int64_t n, uint32_t seed)
+{
+  float *v = g_new(float, (size_t)MAX(n, 1));
+  uint32_t s = seed * 2654435761u + 1;
+  for (int64_t i = 0; i < n; i++) {
+    s = s * 1664525u + 1013904223u;
+    v[i] = (float)((s >> 8) / (double)(1 << 24) * 2 - 1);
+  }
+  return v;
+}
+
+static double act_ref(ts_act act, double x)
+{
+  switch (act) {
+  case TS_ACT_RELU: return x < 0 ? 0 : x;
+  case TS_ACT_SIGMOID: return 1 / (1 + exp(-x));
+  case TS_ACT_TANH: return tanh(x);
+  default: return x;
+  }
+}
+
+/* got against a double-precision reference within the float error of a
+ * k-term dot product of values in [-1, 1). */
+static void assert_close(const float *got, const double *want, int64_t n, int64_t k, const char *what)
+{
+  double tol = 1e-6 * (double)(k + 4);
+  for (int64_t i = 0; i < n; i++)
+    if (!(fabs(got[i] - want[i]) <= tol))
+      g_error("%s: element %" G_GINT64_FORMAT ": got %.9g, want %.9g", what, i, got[i], want[i]);
+}
+
+/* C = act(op(A) op(B) + bias) in double. */
+static double *gemm_ref(const ts_gemm *g)
+{
+  const float *a = g->a, *b = g->b, *bias = g->bias;
+  double *c = g_new(double, (size_t)MAX(g->m * g->n, 1));
+  for (int64_t i = 0; i < g->m; i++)
+    for (int64_t j = 0; j < g->n; j++) {
+      double s = bias ? bias[j] : 0;
+      for (int64_t p = 0; p < g->k; p++)
+        s += (double)a[g->ta ? p * g->m + i : i * g->k + p] * b[g->tb ? j * g->k + p : p * g->n + j];
+      c[i * g->n + j] = act_ref(g->act, s);
+    }
+  return c;
+}
+
+typedef void (*gemm_under_test)(const ts_tile_kernel *kern, const ts_gemm *g);
+
+static void with_kernel(const ts_tile_kernel *kern, const ts_gemm *g)
+{
+  ts__gemm_f32_with(kern, g);
+}
+
+static void with_choice(const ts_tile_kernel *kern, const ts_gemm *g)
+{
+  ts__gemm_f32(g);
+}
+
+static void with_blas(const ts_tile_kernel *kern, const ts_gemm *g)
+{
+  ts__gemm_f32_blas(g);
+}
+
+/* Edge shapes: 1, odd, one under/over the vector widths (8, 16) and the
+ * tiles (4, 6, 8 rows; 16, 32 columns), the dense workloads' sizes, and
+ * two products large enough for threads (the second with B in several
+ * column chunks). */
+static const int64_t SHAPES[][3] = { /* m, k, n */
+  { 1, 1, 1 },    { 1, 7, 1 },    { 3, 5, 7 },    { 2, 1, 9 },     { 5, 3, 8 },     { 6, 16, 15 },
+  { 7, 9, 16 },   { 8, 17, 17 },  { 9, 4, 31 },   { 4, 33, 32 },   { 13, 8, 33 },   { 17, 2, 47 },
+  { 10, 10, 10 }, { 20, 64, 64 }, { 20, 100, 10 }, { 25, 31, 100 }, { 33, 65, 129 }, { 1, 64, 300 },
+  { 130, 300, 70 }, { 70, 1100, 100 },
+};
+
+static void check_gemms(const ts_tile_kernel *kern, gemm_under_test run, const char *name)
+{
+  int round = 0;
+  for (size_t s = 0; s < G_N_ELEMENTS(SHAPES); s++)
+    for (int t = 0; t < 4; t++, round++) {
+      int64_t m = SHAPES[s][0], k = SHAPES[s][1], n = SHAPES[s][2];
+      float *a = filled(m * k, (uint32_t)round), *b = filled(k * n, (uint32_t)round + 100);
+      float *bias = filled(n, (uint32_t)round + 200), *c = g_new(float, (size_t)(m * n));
+      /* every epilogue on every shape over the rounds, with and without the bias */
+      ts_gemm g = { m, n, k, t & 1, t & 2, a, b, round % 2 ? bias : NULL, c, (ts_act)(round / 2 % 4) };
+      run(kern, &g);
+      double *want = gemm_ref(&g);
+      char *what = g_strdup_printf("%s %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+                                   "%s%s act %d%s", name, m, k, n, g.ta ? " ta" : "", g.tb ? " tb" : "",
+                                   g.act, g.bias ? " bias" : "");
+      assert_close(c, want, m * n, k, what);
+      g_free(what);
+      g_free(want);
+      g_free(a);
+      g_free(b);
+      g_free(bias);
+      g_free(c);
+    }
+}
+
+/* ---- GEMM ------------------------------------------------------------------- */
+
+static void test_tile_kernels(void)
+{
+  const ts_tile_kernel *all[] = { &ts__tile_avx512, &ts__tile_avx2, &ts__tile_c };
+  int ran = 0;
+  for (size_t i = 0; i < G_N_ELEMENTS(all); i++) {
+    if (!all[i]->usable(ts__cpu())) {
+      g_test_message("%s: not on this CPU", all[i]->name);
+      continue;
+    }
+    g_assert_cmpint(all[i]->rows, <=, TS_TILE_MAX_ROWS);
+    check_gemms(all[i], with_kernel, all[i]->name);
+    ran++;
+  }
+  g_assert_cmpint(ran, >=, 1); /* the portable one at least */
+  g_assert_true(ts__tile_best()->usable(ts__cpu()));
+}
+
+static void test_chosen_and_blas(void)
+{
+  check_gemms(NULL, with_choice, "chosen");
+  if (!ts__blas_available()) {
+    g_test_message("OpenBLAS not loaded: %s", ts_blas_description());
+    return;
+  }
+  check_gemms(NULL, with_blas, "OpenBLAS");
+  /* each shape was timed once and its choice names both candidates */
+  char *choices = ts_kernel_choices();
+  g_assert_nonnull(strstr(choices, "matmul 20x64x64: "));
+  g_assert_nonnull(strstr(choices, "matmul 33x65x129 transpose_a transpose_b: "));
+  g_assert_nonnull(strstr(choices, "OpenBLAS "));
+  g_assert_nonnull(strstr(choices, ts__own_label()));
+  free(choices);
+}
+
+static void test_k_zero(void)
+{
+  float bias[3] = { -1, 2, -3 }, c[6];
+  memset(c, 0x7f, sizeof c);
+  ts__gemm_f32_with(ts__tile_best(), &(ts_gemm){ 2, 3, 0, false, false, NULL, NULL, bias, c, TS_ACT_RELU });
+  const float want[6] = { 0, 2, 0, 0, 2, 0 };
+  for (int i = 0; i < 6; i++)
+    g_assert_cmpfloat(c[i], ==, want[i]);
+}
+
+/* ---- the CPU and OpenBLAS ---------------------------------------------------- */
+
+static void test_cpu_features(void)
+{
+  const ts_cpu_features *f = ts__cpu();
+  g_assert_cmpuint(strlen(f->vendor), ==, 12);
+  /* each level implies the ones below it */
+  g_assert_true(!f->avx2 || f->avx);
+  g_assert_true(!f->fma || f->avx);
+  g_assert_true(!f->avx512bw || f->avx512f);
+  g_assert_true(!f->avx512_bf16 || f->avx512f);
+  const char *d = ts_cpu_description();
+  g_assert_nonnull(strstr(d, f->vendor));
+  g_assert_nonnull(strstr(d, f->avx512f ? "AVX-512" : f->avx2 ? "AVX2" : ""));
+  /* Linux's own reading of cpuid agrees */
+  char *info = NULL;
+  if (g_file_get_contents("/proc/cpuinfo", &info, NULL, NULL)) {
+    const char *flags = strstr(info, "\nflags");
+    g_assert_nonnull(flags);
+    char *line = g_strndup(flags, strcspn(flags + 1, "\n") + 1);
+    g_assert_cmpint(f->avx512f, ==, strstr(line, " avx512f") != NULL);
+    g_assert_cmpint(f->avx2, ==, strstr(line, " avx2") != NULL);
+    g_assert_cmpint(f->fma, ==, strstr(line, " fma") != NULL);
+    g_free(line);
+    g_free(info);
+  }
+}
+
+static void test_blas_core_for(void)
+{
+  static const struct {
+    const char *vendor;
+    bool avx2, fma, avx512, bf16;
+    const char *core;
+  } cases[] = {
+    /* Emerald Rapids (family 6 model 207, which 0.3.21 does not know), Zen 4:
+     * AVX-512 with BF16, and 0.3.21 does not take "Cooperlake" */
+    { "GenuineIntel", true, true, true, true, "SkylakeX" },
+    { "AuthenticAMD", true, true, true, true, "SkylakeX" },
+    { "GenuineIntel", true, true, true, false, "SkylakeX" },
+    { "GenuineIntel", true, true, false, false, "Haswell" },
+    { "AuthenticAMD", true, true, false, false, "Zen" },
+    { "GenuineIntel", false, false, false, false, NULL }, /* OpenBLAS decides */
+    { "GenuineIntel", true, false, false, false, NULL },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    ts_cpu_features f = { .avx = cases[i].avx2, .avx2 = cases[i].avx2, .fma = cases[i].fma,
+                          .avx512f = cases[i].avx512, .avx512bw = cases[i].avx512,
+                          .avx512vl = cases[i].avx512, .avx512dq = cases[i].avx512,
+                          .avx512_bf16 = cases[i].bf16 };
+    strcpy(f.vendor, cases[i].vendor);
+    g_assert_cmpstr(ts__blas_core_for(&f), ==, cases[i].core);
+  }
+}
+
+/* The engine loads OpenBLAS as it starts (its pool asks for the thread
+ * count): the core running is the one our cpuid maps to, unless the user
+ * chose.  Asked of OpenBLAS itself, not of this binary's own copy of the
+ * loader (which finds it loaded already). */
+static void test_blas_loaded(void)
+{
+  const char *d = ts_blas_description();
+  g_test_message("%s", d);
+  void *h = dlopen("libopenblas.so.0", RTLD_LAZY | RTLD_NOLOAD);
+  if (!h) {
+    g_assert_nonnull(strstr(d, "not loaded"));
+    g_test_skip("no OpenBLAS on this machine");
+    return;
+  }
+  char *(*corename)(void) = (char *(*)(void))dlsym(h, "openblas_get_corename");
+  g_assert_nonnull(corename);
+  const char *want = ts__blas_core_for(ts__cpu());
+  g_test_message("OpenBLAS runs %s; cpuid says %s", corename(), want ? want : "(its own choice)");
+  if (want && !g_getenv("OPENBLAS_CORETYPE"))
+    g_assert_cmpint(g_ascii_strcasecmp(corename(), want), ==, 0);
+  g_assert_nonnull(strstr(d, corename()));
+  g_assert_cmpint(ts__blas_threads(), >=, 1);
+  dlclose(h);
+}
+
+/* ---- convolution ------------------------------------------------------------- */
+
+static double *conv_ref(const ts_conv *cv)
+{
+  const float *x = cv->x, *f = cv->f, *bias = cv->bias;
+  double *y = g_new(double, (size_t)(cv->n * cv->oh * cv->ow * cv->o));
+  for (int64_t n = 0; n < cv->n; n++)
+    for (int64_t oy = 0; oy < cv->oh; oy++)
+      for (int64_t ox = 0; ox < cv->ow; ox++)
+        for (int64_t o = 0; o < cv->o; o++) {
+          double s = bias ? bias[o] : 0;
+          for (int64_t ky = 0; ky < cv->kh; ky++)
+            for (int64_t kx = 0; kx < cv->kw; kx++) {
+              int64_t iy = oy * cv->sh - cv->top + ky, ix = ox * cv->sw - cv->left + kx;
+              if (iy < 0 || iy >= cv->h || ix < 0 || ix >= cv->w)
+                continue;
+              for (int64_t c = 0; c < cv->c; c++)
+                s += (double)x[((n * cv->h + iy) * cv->w + ix) * cv->c + c] *
+                     f[((ky * cv->kw + kx) * cv->c + c) * cv->o + o];
+            }
+          y[((n * cv->oh + oy) * cv->ow + ox) * cv->o + o] = act_ref(cv->act, s);
+        }
+  return y;
+}
+
+static void test_conv_kernels(void)
+{
+  static const struct {
+    int64_t n, h, w, c, kh, kw, o, sh, sw;
+    bool same;
+  } cases[] = {
+    { 1, 5, 5, 1, 3, 3, 1, 1, 1, false }, { 2, 7, 6, 3, 3, 3, 5, 1, 1, true },
+    { 1, 9, 8, 4, 3, 2, 17, 2, 2, true }, { 1, 6, 7, 16, 5, 5, 33, 1, 2, true },
+    { 3, 4, 4, 2, 1, 1, 9, 1, 1, false }, { 1, 12, 10, 10, 3, 3, 40, 2, 1, false },
+  };
+  const ts_tile_kernel *all[] = { &ts__tile_avx512, &ts__tile_avx2, &ts__tile_c };
+  for (size_t k = 0; k < G_N_ELEMENTS(all); k++) {
+    if (!all[k]->usable(ts__cpu()))
+      continue;
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+      ts_conv cv = { .n = cases[i].n, .h = cases[i].h, .w = cases[i].w, .c = cases[i].c,
+                     .kh = cases[i].kh, .kw = cases[i].kw, .o = cases[i].o, .sh = cases[i].sh,
+                     .sw = cases[i].sw };
+      int64_t ph, pw; /* TensorFlow's SAME: ceil(in / s) outputs, padding split, odd cell after */
+      cv.oh = cases[i].same ? (cv.h + cv.sh - 1) / cv.sh : (cv.h - cv.kh) / cv.sh + 1;
+      cv.ow = cases[i].same ? (cv.w + cv.sw - 1) / cv.sw : (cv.w - cv.kw) / cv.sw + 1;
+      ph = MAX((cv.oh - 1) * cv.sh + cv.kh - cv.h, 0);
+      pw = MAX((cv.ow - 1) * cv.sw + cv.kw - cv.w, 0);
+      cv.top = cases[i].same ? ph / 2 : 0;
+      cv.left = cases[i].same ? pw / 2 : 0;
+      float *x = filled(cv.n * cv.h * cv.w * cv.c, (uint32_t)i), *f = filled(cv.kh * cv.kw * cv.c * cv.o, 7);
+      float *bias = filled(cv.o, 9);
+      int64_t size = cv.n * cv.oh * cv.ow * cv.o;
+      float *y = g_new(float, (size_t)size);
+      cv.x = x;
+      cv.f = f;
+      cv.bias = i % 2 ? bias : NULL;
+      cv.y = y;
+      cv.act = (ts_act)(i % 4);
+      ts__conv_f32_with(all[k], &cv);
+      double *want = conv_ref(&cv);
+      char *what = g_strdup_printf("%s conv case %zu", all[k]->name, i);
+      assert_close(y, want, size, cv.kh * cv.kw * cv.c, what);
+      g_free(what);
+      g_free(want);
+      g_free(x);
+      g_free(f);
+      g_free(bias);
+      g_free(y);
+    }
+  }
+}
+
+/* ---- _FusedConv2D against the unfused ops ------------------------------------------- */
+
+static ts_tensor *conv_bias_relu(ts_call *c)
+{
+  return ts_relu(ts_add(ts_conv2d(ts_arg(c, 0), ts_arg(c, 1), 1, 1, TS_PADDING_SAME), ts_arg(c, 2)));
+}
+
+static ts_tensor *conv_tanh_strided(ts_call *c)
+{
+  return ts_tanh(ts_conv2d(ts_arg(c, 0), ts_arg(c, 1), 2, 1, TS_PADDING_VALID));
+}
+
+static ts_tensor *bias_first_sigmoid(ts_call *c)
+{
+  return ts_sigmoid(ts_add(ts_arg(c, 2), ts_conv2d(ts_arg(c, 0), ts_arg(c, 1), 1, 2, TS_PADDING_SAME)));
+}
+
+static ts_tensor *conv_used_twice(ts_call *c)
+{
+  ts_tensor *y = ts_conv2d(ts_arg(c, 0), ts_arg(c, 1), 1, 1, TS_PADDING_VALID);
+  return ts_add(ts_relu(y), y);
+}
+
+static ts_tensor *tensor_of(ts_dtype dt, ts_shape s, uint32_t seed)
+{
+  float *v = filled(ts_shape_size(s), seed);
+  ts_tensor *t = ts_constant(TS_F32, s, v);
+  g_free(v);
+  return dt == TS_F32 ? t : ts_cast(t, dt);
+}
+
+/* fn's result with every pass off and on, compared; fused_nodes: how
+ * many _FusedConv2D the optimized graph holds. */
+static void check_fused(const char *name, ts_fn fn, ts_dtype dt, int fused_nodes, double tol)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_value args[] = { TS_TENSOR_VALUE(tensor_of(dt, TS_SHAPE(2, 9, 7, 6), 1)),
+                      TS_TENSOR_VALUE(tensor_of(dt, TS_SHAPE(3, 3, 6, 19), 2)),
+                      TS_TENSOR_VALUE(tensor_of(dt, TS_SHAPE(19), 3)) };
+  ts_tensor *res[2];
+  ts_function *f[2];
+  for (int on = 0; on < 2; on++) {
+    g_assert_true(ts_set_passes(on ? "all" : "none"));
+    f[on] = ts_function_new(name, fn, "x, f, b");
+    ts_concrete *cf = ts_function_get_concrete(f[on], args, 3);
+    assert_no_error();
+    ts_graph *g = ts_graph_optimize(ts_concrete_graph(cf), on ? "all" : "none", NULL);
+    assert_no_error();
+    int n = 0;
+    for (int id = 0; id < ts_graph_n_nodes(g); id++)
+      n += ts_node_op(ts_graph_node(g, id)) == TS_OP_FUSED_CONV2D;
+    g_assert_cmpint(n, ==, on ? fused_nodes : 0);
+    ts_graph_free(g);
+    res[on] = ts_function_call(f[on], args, 3);
+    assert_no_error();
+    g_assert_nonnull(res[on]);
+  }
+  g_assert_true(ts_set_passes("all"));
+  g_assert_true(ts_shape_equal(ts_tensor_shape(res[0]), ts_tensor_shape(res[1])));
+  for (int64_t i = 0; i < ts_tensor_size(res[0]); i++) {
+    double a = ts_tensor_get_f64(res[0], i), b = ts_tensor_get_f64(res[1], i);
+    if (!(fabs(a - b) <= tol))
+      g_error("%s: element %" G_GINT64_FORMAT ": unfused %.9g, fused %.9g", name, i, a, b);
+  }
+  ts_function_free(f[0]);
+  ts_function_free(f[1]);
+  ts_scope_end(scope);
+}
+
+static void test_fused_conv(void)
+{
+  for (int d = 0; d < 2; d++) {
+    ts_dtype dt = d ? TS_F64 : TS_F32;
+    double tol = d ? 1e-12 : 1e-5;
+    check_fused("conv_bias_relu", conv_bias_relu, dt, 1, tol);
+    check_fused("conv_tanh_strided", conv_tanh_strided, dt, 1, tol);
+    check_fused("bias_first_sigmoid", bias_first_sigmoid, dt, 1, tol);
+    check_fused("conv_used_twice", conv_used_twice, dt, 0, tol);
+  }
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/kernels/tiles", test_tile_kernels);
+  g_test_add_func("/kernels/chosen-and-blas", test_chosen_and_blas);
+  g_test_add_func("/kernels/k-zero", test_k_zero);
+  g_test_add_func("/kernels/cpu-features", test_cpu_features);
+  g_test_add_func("/kernels/blas-core-for", test_blas_core_for);
+  g_test_add_func("/kernels/blas-loaded", test_blas_loaded);
+  g_test_add_func("/kernels/conv", test_conv_kernels);
+  g_test_add_func("/kernels/fused-conv", test_fused_conv);
+  return g_test_run();
+}
