@@ -2,6 +2,7 @@
 #include "ts-fast-channel.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -159,6 +160,7 @@ gboolean ts_fast_wait(uint32_t *word, uint32_t *waiting, uint32_t old, guint64 s
         if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != old)
           return TRUE;
       }
+      sched_yield();
     } while (g_get_monotonic_time() * 1000 < end);
   }
   __atomic_store_n(waiting, 1, __ATOMIC_SEQ_CST);
