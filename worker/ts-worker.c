@@ -233,7 +233,9 @@ static void call_maybe_done(TsWorker *self, PendingCall *pc)
   if (!signals_in(self, pc)) {
     if (!pc->signals_synced)
       return;
-    /* a Ping came back after them, and they did not come */
+    /* a Ping came back after them, and they did not come: the channel lies */
+    if (self->fast)
+      self->fast->broken = TRUE;
     g_clear_pointer(&pc->result, ts_call_result_free);
     g_clear_error(&pc->error);
     pc->error = g_error_new(TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
