@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <gio/gunixfdlist.h>
 #include <gio/gunixinputstream.h>
+#include <glib-unix.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -84,7 +85,9 @@ struct _TsWorker {
   guint subscription;
   TsWorkerStatus *status;
   GCancellable *io;              /* the pipe readers, until dispose */
-  GDataInputStream *out[2];
+  int out_fd[2];                 /* stdout, stderr: the pipes' read ends (the process's) */
+  guint out_watch[2];
+  GString *out_pending[2];       /* what came after the last newline */
   gboolean out_opened[2];        /* Open's mark seen on stdout, stderr */
   GByteArray *crash;
   GQueue calls;                  /* PendingCall *, oldest first */
@@ -389,6 +392,8 @@ static gboolean on_sync_timer(gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+static gboolean drain_output(TsWorker *self, int stream);
+
 /* Main thread: the fast reply of the call in flight (or why it is not one). */
 static void fast_reply_arrived(TsWorker *self, GVariant *reply, GError *error)
 {
@@ -436,8 +441,14 @@ static void fast_reply_arrived(TsWorker *self, GVariant *reply, GError *error)
                                              NULL, on_call_reply, g_object_ref(pc->task));
     return;
   }
-  pc->replied = TRUE;
-  call_maybe_done(self, pc);
+  /* its lines and marks are in the pipes already: no need to wait for the loop */
+  for (int s = 0; s < 2; s++)
+    if (!pc->ended[s] && self->out_watch[s])
+      drain_output(self, s);
+  if (g_queue_find(&self->calls, pc)) {
+    pc->replied = TRUE;
+    call_maybe_done(self, pc);
+  }
 }
 
 typedef struct {
@@ -931,27 +942,67 @@ static void on_line(TsWorker *self, int stream, const char *line, gsize len)
   on_mark(self, stream, mark + strlen(TS_WORKER_MARK));
 }
 
-static void read_output(TsWorker *self, int stream);
-
-static void on_output_read(GObject *source, GAsyncResult *res, gpointer user_data)
+/* Reads what the pipe holds (it does not block) and hands on its lines;
+ * at the pipe's end the last unfinished line too.  FALSE at the end.  A
+ * fast call's reply drains the pipes too: its marks are in them already. */
+static gboolean drain_output(TsWorker *self, int stream)
 {
-  g_autoptr(TsWorker) self = user_data;
-  int stream = source == G_OBJECT(self->out[1]);
-  gsize len = 0;
-  g_autofree char *line = g_data_input_stream_read_line_finish(G_DATA_INPUT_STREAM(source), res, &len, NULL);
-  if (!line || g_cancellable_is_cancelled(self->io)) {
-    self->out_done[stream] = TRUE;
-    maybe_dead(self);
-    return;
+  GString *pending = self->out_pending[stream];
+  char buf[16384];
+  for (;;) {
+    ssize_t n = read(self->out_fd[stream], buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && errno == EAGAIN)
+      return TRUE;
+    if (n <= 0) { /* its end (an error ends it too) */
+      if (pending->len > 0)
+        on_line(self, stream, pending->str, pending->len);
+      g_string_truncate(pending, 0);
+      return FALSE;
+    }
+    gsize from = pending->len;
+    g_string_append_len(pending, buf, n);
+    gsize start = 0;
+    for (const char *nl; (nl = memchr(pending->str + from, '\n', pending->len - from)) != NULL;) {
+      gsize end = (gsize)(nl - pending->str);
+      on_line(self, stream, pending->str + start, end - start);
+      start = from = end + 1;
+    }
+    g_string_erase(pending, 0, (gssize)start);
   }
-  on_line(self, stream, line, len);
-  read_output(self, stream);
 }
 
-static void read_output(TsWorker *self, int stream)
+static gboolean on_output_ready(TsWorker *self, int stream)
 {
-  g_data_input_stream_read_line_async(self->out[stream], G_PRIORITY_DEFAULT, self->io, on_output_read,
-                                      g_object_ref(self));
+  if (drain_output(self, stream) && !g_cancellable_is_cancelled(self->io))
+    return G_SOURCE_CONTINUE;
+  self->out_watch[stream] = 0;
+  self->out_done[stream] = TRUE;
+  maybe_dead(self);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean on_stdout_ready(int fd, GIOCondition condition, gpointer self)
+{
+  return on_output_ready(self, 0);
+}
+
+static gboolean on_stderr_ready(int fd, GIOCondition condition, gpointer self)
+{
+  return on_output_ready(self, 1);
+}
+
+/* The pipe's lines as they come (the watch holds the object until its end). */
+static void read_output(TsWorker *self, int stream, GInputStream *pipe)
+{
+  self->out_fd[stream] = g_unix_input_stream_get_fd(G_UNIX_INPUT_STREAM(pipe));
+  fcntl(self->out_fd[stream], F_SETFL, fcntl(self->out_fd[stream], F_GETFL) | O_NONBLOCK);
+  self->out_pending[stream] = g_string_new(NULL);
+  self->out_watch[stream] = g_unix_fd_add_full(G_PRIORITY_DEFAULT, self->out_fd[stream],
+                                               G_IO_IN | G_IO_HUP | G_IO_ERR,
+                                               stream == 0 ? on_stdout_ready : on_stderr_ready,
+                                               g_object_ref(self), g_object_unref);
 }
 
 /* ---- signals from the worker ---------------------------------------------------------------- */
@@ -1090,13 +1141,8 @@ static int spawn(TsWorker *self, GError **error)
   const char *id = g_subprocess_get_identifier(self->process);
   self->pid = id ? atoi(id) : 0;
   g_subprocess_wait_async(self->process, NULL, on_wait, g_object_ref(self));
-  for (int s = 0; s < 2; s++) {
-    GInputStream *pipe = s == 0 ? g_subprocess_get_stdout_pipe(self->process)
-                                : g_subprocess_get_stderr_pipe(self->process);
-    self->out[s] = g_data_input_stream_new(pipe);
-    g_data_input_stream_set_newline_type(self->out[s], G_DATA_STREAM_NEWLINE_TYPE_LF);
-    read_output(self, s);
-  }
+  read_output(self, 0, g_subprocess_get_stdout_pipe(self->process));
+  read_output(self, 1, g_subprocess_get_stderr_pipe(self->process));
   g_autoptr(GInputStream) crash_in = g_unix_input_stream_new(crash[0], TRUE);
   read_crash(self, crash_in);
   return sv[0];
@@ -1353,7 +1399,8 @@ static void ts_worker_finalize(GObject *object)
   g_clear_object(&self->connection);
   g_clear_object(&self->process);
   for (int s = 0; s < 2; s++)
-    g_clear_object(&self->out[s]);
+    if (self->out_pending[s])
+      g_string_free(self->out_pending[s], TRUE);
   g_clear_object(&self->io);
   g_byte_array_unref(self->crash);
   if (self->status)
