@@ -184,7 +184,7 @@ static gpointer channel_main(gpointer data)
 {
   guint32 seen = 0;
   for (;;) {
-    if (!ts_fast_wait(&channel->request_seq, &channel->worker_waiting, seen, 0, 100))
+    if (!ts_fast_wait(&channel->request_seq, &channel->worker_waiting, seen, NULL, 100))
       continue;
     seen = __atomic_load_n(&channel->request_seq, __ATOMIC_ACQUIRE);
     bad_fast_reply(seen);

@@ -211,7 +211,7 @@ static GVariant *fast_exchange(TsFastHeader *h, guint32 seq)
   guint32 old = __atomic_load_n(&h->reply_seq, __ATOMIC_ACQUIRE);
   ts_fast_post(&h->request_seq, &h->worker_waiting, seq);
   gint64 end = g_get_monotonic_time() + TIMEOUT_S * G_USEC_PER_SEC;
-  while (!ts_fast_wait(&h->reply_seq, &h->app_waiting, old, 0, 20))
+  while (!ts_fast_wait(&h->reply_seq, &h->app_waiting, old, NULL, 20))
     if (g_get_monotonic_time() > end)
       g_error("no fast reply to request %u", seq);
   g_assert_cmpuint(__atomic_load_n(&h->reply_seq, __ATOMIC_ACQUIRE), ==, seq);

@@ -2,7 +2,6 @@
 #include "ts-fast-channel.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <linux/futex.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -148,20 +147,37 @@ void ts_fast_post(uint32_t *word, uint32_t *waiting, uint32_t value)
     ts_fast_wake(word);
 }
 
-gboolean ts_fast_wait(uint32_t *word, uint32_t *waiting, uint32_t old, guint64 spin_ns, int slice_ms)
+static gint64 now_ns(void)
+{
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (gint64)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void spin_learn(TsFastSpin *spin, gint64 waited_ns)
+{
+  if ((guint64)waited_ns <= spin->max_ns)
+    spin->ns = MIN(spin->max_ns, 2 * (guint64)waited_ns + 2000);
+  else
+    spin->ns /= 2;
+}
+
+gboolean ts_fast_wait(uint32_t *word, uint32_t *waiting, uint32_t old, TsFastSpin *spin, int slice_ms)
 {
   if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != old)
     return TRUE;
-  if (spin_ns > 0) {
-    gint64 end = g_get_monotonic_time() * 1000 + (gint64)spin_ns;
+  gint64 start = spin ? now_ns() : 0;
+  if (spin && spin->ns > 0) {
+    gint64 end = start + (gint64)spin->ns;
     do {
       for (int i = 0; i < 64; i++) {
         CPU_RELAX();
-        if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != old)
+        if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != old) {
+          spin_learn(spin, now_ns() - start);
           return TRUE;
+        }
       }
-      sched_yield();
-    } while (g_get_monotonic_time() * 1000 < end);
+    } while (now_ns() < end);
   }
   __atomic_store_n(waiting, 1, __ATOMIC_SEQ_CST);
   if (__atomic_load_n(word, __ATOMIC_SEQ_CST) == old) {
@@ -169,5 +185,8 @@ gboolean ts_fast_wait(uint32_t *word, uint32_t *waiting, uint32_t old, guint64 s
     futex(word, FUTEX_WAIT, old, slice_ms >= 0 ? &slice : NULL);
   }
   __atomic_store_n(waiting, 0, __ATOMIC_SEQ_CST);
-  return __atomic_load_n(word, __ATOMIC_ACQUIRE) != old;
+  gboolean changed = __atomic_load_n(word, __ATOMIC_ACQUIRE) != old;
+  if (spin && changed)
+    spin_learn(spin, now_ns() - start);
+  return changed;
 }

@@ -63,9 +63,20 @@ GVariant *ts_fast_get(TsFastHeader *h, TsFastArea area, const char *type, const 
 
 /* Sets *word to value and wakes the other side if its *waiting flag is up. */
 void ts_fast_post(uint32_t *word, uint32_t *waiting, uint32_t value);
-/* Waits while *word == old: spins spin_ns, then sleeps at most slice_ms
- * (raising *waiting meanwhile).  TRUE once *word changed. */
-gboolean ts_fast_wait(uint32_t *word, uint32_t *waiting, uint32_t old, guint64 spin_ns, int slice_ms);
+/* How long a waiter spins before it sleeps; it adapts to what the waits
+ * take: a wait that was over within max_ns sets the next spin to about
+ * twice its length, a longer one halves it.  Spinning pays only while
+ * both sides have a CPU; on a busy machine a spinner takes the CPU the
+ * other side needs, and the spins shrink to nothing. */
+typedef struct {
+  guint64 ns;
+  guint64 max_ns;
+} TsFastSpin;
+
+/* Waits while *word == old: spins (spin: NULL for none), then sleeps at
+ * most slice_ms (-1: until woken), raising *waiting meanwhile.  TRUE once
+ * *word changed. */
+gboolean ts_fast_wait(uint32_t *word, uint32_t *waiting, uint32_t old, TsFastSpin *spin, int slice_ms);
 /* Wakes every sleeper on word (a waiter that must look at something else). */
 void ts_fast_wake(uint32_t *word);
 

@@ -40,7 +40,7 @@
 #define CANCEL_GRACE_MS 2000 /* a call has this long to stop after Cancel */
 #define WATCH_MS 50          /* resident memory is checked this often during a call */
 #define CRASH_MAX (4u << 20) /* a crash report is cut at 4 MiB */
-#define FAST_SPIN_NS 100000u /* a fast call's reply is spun for this long before sleeping */
+#define FAST_SPIN_NS 100000u /* a fast call's reply is spun for at most this long before sleeping */
 #define FAST_SLICE_MS 20     /* asleep, a waiter looks this often whether the worker died */
 
 typedef struct {
@@ -74,6 +74,7 @@ typedef struct {
   guint32 helper_seq;        /* futex: the request the helper is to wait for */
   guint32 helper_waiting;    /* 1: the helper sleeps on helper_seq */
   int stop;                  /* the worker is gone: waiters give up */
+  TsFastSpin spin;           /* the caller's spin for a reply (ts_worker_call_sync) */
 } FastChannel;
 
 struct _TsWorker {
@@ -484,11 +485,11 @@ static gpointer fast_helper_main(gpointer data)
     if (__atomic_load_n(&ch->stop, __ATOMIC_ACQUIRE))
       break;
     if (job == done) {
-      ts_fast_wait(&ch->helper_seq, &ch->helper_waiting, done, 0, -1);
+      ts_fast_wait(&ch->helper_seq, &ch->helper_waiting, done, NULL, -1);
       continue;
     }
     guint32 old = __atomic_load_n(&ch->replied, __ATOMIC_ACQUIRE);
-    while (!ts_fast_wait(&ch->h->reply_seq, &ch->h->app_waiting, old, 0, FAST_SLICE_MS) &&
+    while (!ts_fast_wait(&ch->h->reply_seq, &ch->h->app_waiting, old, NULL, FAST_SLICE_MS) &&
            !__atomic_load_n(&ch->stop, __ATOMIC_ACQUIRE))
       ;
     if (__atomic_load_n(&ch->stop, __ATOMIC_ACQUIRE))
@@ -525,6 +526,7 @@ static void fast_open(TsWorker *self, GUnixFDList *fds, GVariant *reply)
   ch->h = h;
   ch->self = self;
   ch->context = g_main_context_ref_thread_default();
+  ch->spin = (TsFastSpin){ FAST_SPIN_NS, FAST_SPIN_NS };
   ch->seq = ch->replied = __atomic_load_n(&h->reply_seq, __ATOMIC_ACQUIRE);
   ch->helper = g_thread_new("fast-call-reply", fast_helper_main, fast_ref(ch));
   self->fast = ch;
@@ -566,7 +568,7 @@ static void fast_wait_here(TsWorker *self, GAsyncResult **slot)
 {
   FastChannel *ch = fast_ref(self->fast);
   guint32 seq = ch->seq;
-  guint64 spin = FAST_SPIN_NS;
+  TsFastSpin *spin = &ch->spin;
   while (!*slot && !__atomic_load_n(&ch->stop, __ATOMIC_ACQUIRE)) {
     if (ts_fast_wait(&ch->h->reply_seq, &ch->h->app_waiting, ch->replied, spin, FAST_SLICE_MS)) {
       GError *error = NULL;
@@ -575,7 +577,7 @@ static void fast_wait_here(TsWorker *self, GAsyncResult **slot)
       g_clear_pointer(&reply, g_variant_unref);
       break;
     }
-    spin = 0;
+    spin = NULL; /* a long call: sleep in slices */
     while (g_main_context_iteration(ch->context, FALSE))
       ;
   }

@@ -13,7 +13,7 @@
 #include "crash-handler.h"
 #include "ts-fast-channel.h"
 
-#define SPIN_NS 150000u /* after a call the thread spins this long for the next */
+#define SPIN_MAX_NS 150000u /* after a call the thread spins at most this long for the next */
 #define SLICE_MS 100    /* asleep, it looks this often whether it is to stop */
 
 struct WorkerFast {
@@ -72,17 +72,18 @@ static gpointer fast_main(gpointer data)
   /* where a call is goes on the status page, as for the main thread's */
   ts_watch_ops((ts_op_watch *)worker_service_last_op(f->service));
   guint32 seen = 0; /* the channel starts zeroed: the first request is 1 */
-  guint64 spin = 0;
+  TsFastSpin spin = { SPIN_MAX_NS, SPIN_MAX_NS };
+  gboolean idle = TRUE; /* no spinning before the first call, nor after a slice without one */
   while (!__atomic_load_n(&f->quit, __ATOMIC_ACQUIRE)) {
-    if (!ts_fast_wait(&f->h->request_seq, &f->h->worker_waiting, seen, spin, SLICE_MS)) {
-      spin = 0;
+    if (!ts_fast_wait(&f->h->request_seq, &f->h->worker_waiting, seen, idle ? NULL : &spin, SLICE_MS)) {
+      idle = TRUE;
       continue;
     }
+    idle = FALSE;
     seen = __atomic_load_n(&f->h->request_seq, __ATOMIC_ACQUIRE);
     g_autoptr(GVariant) r = serve(f);
     ts_fast_put(f->h, TS_FAST_REPLY, r); /* it fits: serve made sure */
     ts_fast_post(&f->h->reply_seq, &f->h->app_waiting, seen);
-    spin = SPIN_NS;
   }
   ts_watch_ops(NULL);
   return NULL;
