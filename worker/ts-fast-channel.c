@@ -154,12 +154,17 @@ static gint64 now_ns(void)
   return (gint64)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-static void spin_learn(TsFastSpin *spin, gint64 waited_ns)
+/* A wait that a spin caught: the next spin covers twice as long.  One
+ * that slept: the next spin is half as long, down to nothing; every 64th
+ * wait then spins a little again, to find out whether spinning pays again. */
+static void spin_learn(TsFastSpin *spin, gboolean caught, gint64 waited_ns)
 {
-  if ((guint64)waited_ns <= spin->max_ns)
-    spin->ns = MIN(spin->max_ns, 2 * (guint64)waited_ns + 2000);
+  if (caught)
+    spin->ns = MIN(spin->max_ns, MAX(spin->ns, 2 * (guint64)waited_ns + 1000));
   else
     spin->ns /= 2;
+  if (spin->ns < 1000 && (++spin->probe & 63) == 0)
+    spin->ns = spin->max_ns / 8;
 }
 
 gboolean ts_fast_wait(uint32_t *word, uint32_t *waiting, uint32_t old, TsFastSpin *spin, int slice_ms)
@@ -173,7 +178,7 @@ gboolean ts_fast_wait(uint32_t *word, uint32_t *waiting, uint32_t old, TsFastSpi
       for (int i = 0; i < 64; i++) {
         CPU_RELAX();
         if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != old) {
-          spin_learn(spin, now_ns() - start);
+          spin_learn(spin, TRUE, now_ns() - start);
           return TRUE;
         }
       }
@@ -187,6 +192,6 @@ gboolean ts_fast_wait(uint32_t *word, uint32_t *waiting, uint32_t old, TsFastSpi
   __atomic_store_n(waiting, 0, __ATOMIC_SEQ_CST);
   gboolean changed = __atomic_load_n(word, __ATOMIC_ACQUIRE) != old;
   if (spin && changed)
-    spin_learn(spin, now_ns() - start);
+    spin_learn(spin, FALSE, now_ns() - start);
   return changed;
 }

@@ -63,14 +63,15 @@ GVariant *ts_fast_get(TsFastHeader *h, TsFastArea area, const char *type, const 
 
 /* Sets *word to value and wakes the other side if its *waiting flag is up. */
 void ts_fast_post(uint32_t *word, uint32_t *waiting, uint32_t value);
-/* How long a waiter spins before it sleeps; it adapts to what the waits
- * take: a wait that was over within max_ns sets the next spin to about
- * twice its length, a longer one halves it.  Spinning pays only while
- * both sides have a CPU; on a busy machine a spinner takes the CPU the
- * other side needs, and the spins shrink to nothing. */
+/* How long a waiter spins before it sleeps; it adapts: a wait a spin
+ * caught makes the next spin cover twice its length (up to max_ns), one
+ * that had to sleep halves it.  Spinning pays only while both sides have
+ * a CPU; on a busy machine a spinner takes the CPU the other side needs,
+ * and the spins shrink to nothing (with a short try now and then). */
 typedef struct {
   guint64 ns;
   guint64 max_ns;
+  guint probe;
 } TsFastSpin;
 
 /* Waits while *word == old: spins (spin: NULL for none), then sleeps at

@@ -526,7 +526,7 @@ static void fast_open(TsWorker *self, GUnixFDList *fds, GVariant *reply)
   ch->h = h;
   ch->self = self;
   ch->context = g_main_context_ref_thread_default();
-  ch->spin = (TsFastSpin){ FAST_SPIN_NS, FAST_SPIN_NS };
+  ch->spin = (TsFastSpin){ FAST_SPIN_NS, FAST_SPIN_NS, 0 };
   ch->seq = ch->replied = __atomic_load_n(&h->reply_seq, __ATOMIC_ACQUIRE);
   ch->helper = g_thread_new("fast-call-reply", fast_helper_main, fast_ref(ch));
   self->fast = ch;

@@ -72,7 +72,7 @@ static gpointer fast_main(gpointer data)
   /* where a call is goes on the status page, as for the main thread's */
   ts_watch_ops((ts_op_watch *)worker_service_last_op(f->service));
   guint32 seen = 0; /* the channel starts zeroed: the first request is 1 */
-  TsFastSpin spin = { SPIN_MAX_NS, SPIN_MAX_NS };
+  TsFastSpin spin = { SPIN_MAX_NS, SPIN_MAX_NS, 0 };
   gboolean idle = TRUE; /* no spinning before the first call, nor after a slice without one */
   while (!__atomic_load_n(&f->quit, __ATOMIC_ACQUIRE)) {
     if (!ts_fast_wait(&f->h->request_seq, &f->h->worker_waiting, seen, idle ? NULL : &spin, SLICE_MS)) {
