@@ -553,6 +553,36 @@ static void test_fast_large_falls_back(void)
   fixture_stop(&f);
 }
 
+/* A call made while SetInputSignature is on its way goes after it (over
+ * D-Bus, in order): the signature already holds for it. */
+static void test_fast_after_method(void)
+{
+  Fixture f = { 0 };
+  fixture_start(&f, 0);
+  GAsyncResult *set = NULL, *res = NULL;
+  ts_worker_set_input_signature_async(f.worker, "good", (const char *const[]){ "f32[?]", NULL }, NULL,
+                                      store_result, &set);
+  ts_worker_call_async(f.worker, 1, "good", (const char *const[]){ "i32[2]=1,2", NULL }, 1, FALSE, NULL,
+                       store_result, &res);
+  g_autoptr(GError) error = NULL;
+  g_assert_true(ts_worker_set_input_signature_finish(f.worker, wait_result(&set, "the signature"), &error));
+  g_assert_no_error(error);
+  g_autoptr(TsCallResult) r = ts_worker_call_finish(f.worker, wait_result(&res, "good"), &error);
+  g_assert_null(r);
+  g_assert_nonnull(error);
+  g_assert_cmpuint(ts_worker_get_fast_calls(f.worker), ==, 0);
+  g_clear_error(&error);
+  g_object_unref(set);
+  g_object_unref(res);
+  /* with nothing in flight, fast again, under the signature */
+  g_autoptr(TsCallResult) ok = call_sync(&f, 2, "good", (const char *const[]){ "f32[2]=1,2", NULL }, 1, FALSE,
+                                         NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpstr(ok->shape_text, ==, "f32[2]");
+  g_assert_cmpuint(ts_worker_get_fast_calls(f.worker), ==, 1);
+  fixture_stop(&f);
+}
+
 typedef struct {
   Fixture *f;
   GAsyncResult *res;
@@ -690,6 +720,7 @@ int main(int argc, char **argv)
   g_test_add_func("/worker/fast/same-as-dbus", test_fast_same_as_dbus);
   g_test_add_func("/worker/fast/large-falls-back", test_fast_large_falls_back);
   g_test_add_func("/worker/fast/signals-before-result", test_fast_signals_before_result);
+  g_test_add_func("/worker/fast/after-method", test_fast_after_method);
   g_test_add_func("/worker/fast/sync-crash", test_fast_sync_crash);
   g_test_add_func("/worker/fast/sync-cancel", test_fast_sync_cancel);
   int status = g_test_run();

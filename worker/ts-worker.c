@@ -104,6 +104,7 @@ struct _TsWorker {
   gboolean no_fast;              /* ts_worker_set_fast_calls(FALSE) */
   guint n_fast_calls;
   guint n_signals;               /* signals received from the worker */
+  guint n_methods;               /* Open, SetInputSignature in flight: a Call after them waits its turn on D-Bus */
 };
 
 enum { SIGNAL_TRACE, SIGNAL_WARNING, SIGNAL_PRINT, SIGNAL_PROGRESS, SIGNAL_OUTPUT, SIGNAL_DIED, N_SIGNALS };
@@ -547,11 +548,11 @@ static void fast_close(TsWorker *self)
 
 /* Sends params over the fast channel if the call can go that way: the
  * channel is there and idle, nothing else is in flight (so the order of
- * calls, and of their output, stays), the request fits. */
+ * calls and methods, and of the calls' output, stays), the request fits. */
 static gboolean fast_send(TsWorker *self, GVariant *params)
 {
   FastChannel *ch = self->fast;
-  if (!ch || ch->broken || ch->busy || self->no_fast || self->calls.length > 0 ||
+  if (!ch || ch->broken || ch->busy || self->no_fast || self->calls.length > 0 || self->n_methods > 0 ||
       !ts_fast_put(ch->h, TS_FAST_REQUEST, params))
     return FALSE;
   ch->busy = TRUE;
@@ -1240,6 +1241,7 @@ gboolean ts_worker_start_finish(TsWorker *self, GAsyncResult *result, GError **e
 static void on_open_reply(GObject *source, GAsyncResult *res, gpointer user_data)
 {
   g_autoptr(GTask) task = user_data;
+  TS_WORKER(g_task_get_source_object(task))->n_methods--;
   GError *error = NULL;
   GVariant *reply = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &error);
   if (!reply) {
@@ -1266,6 +1268,7 @@ void ts_worker_open_async(TsWorker *self, const char *source, GCancellable *canc
   g_task_set_source_tag(task, ts_worker_open_async);
   if (!check_alive(self, task))
     return;
+  self->n_methods++;
   g_dbus_connection_call(self->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE, "Open",
                          g_variant_new("(s)", source), G_VARIANT_TYPE("(ssa(sasas))"),
                          G_DBUS_CALL_FLAGS_NONE, G_MAXINT, cancellable, on_open_reply,
@@ -1294,6 +1297,7 @@ gboolean ts_worker_open_finish(TsWorker *self, GAsyncResult *result, char **titl
 static void on_void_reply(GObject *source, GAsyncResult *res, gpointer user_data)
 {
   g_autoptr(GTask) task = user_data;
+  TS_WORKER(g_task_get_source_object(task))->n_methods--;
   GError *error = NULL;
   g_autoptr(GVariant) reply = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &error);
   if (!reply) {
@@ -1313,6 +1317,7 @@ void ts_worker_set_input_signature_async(TsWorker *self, const char *function,
   g_task_set_source_tag(task, ts_worker_set_input_signature_async);
   if (!check_alive(self, task))
     return;
+  self->n_methods++;
   g_dbus_connection_call(self->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE,
                          "SetInputSignature", g_variant_new("(s^as)", function, specs), NULL,
                          G_DBUS_CALL_FLAGS_NONE, -1, cancellable, on_void_reply, g_object_ref(task));
