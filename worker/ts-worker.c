@@ -498,8 +498,13 @@ static gpointer fast_helper_main(gpointer data)
     FastReply *r = g_new0(FastReply, 1);
     r->ch = fast_ref(ch);
     r->reply = fast_read_reply(ch, job, &r->error);
-    g_main_context_invoke_full(ch->context, G_PRIORITY_DEFAULT, on_fast_reply, r,
-                               (GDestroyNotify)fast_reply_free);
+    /* an idle source, always: g_main_context_invoke would run it on this
+     * thread when the main context happens to be free */
+    GSource *idle = g_idle_source_new();
+    g_source_set_priority(idle, G_PRIORITY_DEFAULT);
+    g_source_set_callback(idle, on_fast_reply, r, (GDestroyNotify)fast_reply_free);
+    g_source_attach(idle, ch->context);
+    g_source_unref(idle);
     done = job;
   }
   return NULL;
