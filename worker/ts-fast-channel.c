@@ -156,7 +156,7 @@ static gint64 now_ns(void)
 
 /* A wait that a spin caught: the next spin covers twice as long.  One
  * that slept: the next spin is half as long, down to nothing; every 64th
- * wait then spins a little again, to find out whether spinning pays again. */
+ * wait then spins in full again, to find out whether spinning pays again. */
 static void spin_learn(TsFastSpin *spin, gboolean caught, gint64 waited_ns)
 {
   if (caught)
@@ -164,7 +164,7 @@ static void spin_learn(TsFastSpin *spin, gboolean caught, gint64 waited_ns)
   else
     spin->ns /= 2;
   if (spin->ns < 1000 && (++spin->probe & 63) == 0)
-    spin->ns = spin->max_ns / 8;
+    spin->ns = spin->max_ns;
 }
 
 gboolean ts_fast_wait(uint32_t *word, uint32_t *waiting, uint32_t old, TsFastSpin *spin, int slice_ms)
