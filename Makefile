@@ -58,6 +58,8 @@ bench: build
 	$(BUILD)/bench/tracescope-bench-timeline
 	$(BUILD)/bench/tracescope-bench-debug
 	$(BUILD)/bench/tracescope-bench-diverge
+	$(BUILD)/bench/tracescope-bench-threads
+	scripts/bench-peers $(BUILD)
 
 # libFuzzer (clang), each target for FUZZ_SECONDS; fails on a finding.
 fuzz: fuzz-deps $(FUZZ_BUILD)/build.ninja

@@ -100,8 +100,8 @@ static void append_provenance(GString *s, const ts_graph *g)
 }
 
 /* graph --passes (already chosen: cli-options.c): the graph cf runs after
- * them, what its new nodes stand for and one line per pass (on stderr with
- * DOT, which must stay DOT). */
+ * them, what its new nodes stand for, its memory plan and one line per
+ * pass (on stderr with DOT, which must stay DOT). */
 static void print_optimized(const cli_options *o, const ts_concrete *cf)
 {
   const ts_graph *g = ts_concrete_optimized_graph(cf);
@@ -111,7 +111,11 @@ static void print_optimized(const cli_options *o, const ts_concrete *cf)
   if (!dot)
     append_provenance(notes, g);
   printf("%s%s%s", text, g_str_has_suffix(text, "\n") ? "" : "\n", notes->str);
-  fputs(ts_concrete_pass_summary(cf), dot ? stderr : stdout);
+  ts_memory_plan plan;
+  char *line = ts_concrete_memory_plan(cf, &plan) ? ts_memory_plan_describe(&plan)
+                                                  : strdup("plan: at the first call (unknown dims)");
+  fprintf(dot ? stderr : stdout, "%s\n%s", line, ts_concrete_pass_summary(cf));
+  free(line);
   g_string_free(notes, TRUE);
   free(text);
 }

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tracescope-debug.h>
@@ -59,6 +60,17 @@ static int opt_repeat(parser *p, const char *value)
   if (!*value || *end || n < 1 || n > 1000000000)
     return cli_fail(CLI_EXIT_USAGE, "--repeat needs a count from 1, not '%s'", value);
   p->o->repeat = n;
+  return 0;
+}
+
+static int opt_threads(parser *p, const char *value)
+{
+  char *end;
+  long n = strtol(value, &end, 10);
+  if (!*value || *end || n < 0 || n > TS_MAX_THREADS)
+    return cli_fail(CLI_EXIT_USAGE, "--threads needs a count from 0 (every core) to %d, not '%s'",
+                    TS_MAX_THREADS, value);
+  p->o->threads = (int)n;
   return 0;
 }
 
@@ -242,6 +254,7 @@ static const struct option {
   { "--call", NULL, CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_call },
   { "--mode", "eager or graph (profile: or both)", CLI_RUN | CLI_PROFILE | CLI_DEBUG | CLI_HEALTH, opt_mode },
   { "--repeat", "a count", CLI_RUN | CLI_PROFILE, opt_repeat },
+  { "--threads", "a count", CLI_RUN | CLI_PROFILE | CLI_DIVERGE | CLI_DEBUG | CLI_HEALTH, opt_threads },
   { "--concrete", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_concrete },
   { "--input-signature", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_DIVERGE | CLI_DEBUG | CLI_HEALTH, opt_input_signature },
   { "--reduce-retracing", NULL, CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_reduce_retracing },
@@ -334,6 +347,7 @@ int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv
     .rtol = TS_DIVERGE_OPTIONS_DEFAULT.rtol,
     .breaks = g_ptr_array_new(),
     .eager = command == CLI_DEBUG || command == CLI_HEALTH, /* debugging is of eager runs first */
+    .threads = -1,
   };
   parser p = { .o = o };
   int n_operands = 0;
@@ -370,6 +384,13 @@ int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv
   if (o->eager && o->concrete->len > 0)
     return cli_fail(CLI_EXIT_USAGE, "--concrete calls a traced graph: it cannot be combined "
                                     "with --mode eager");
+  if (o->threads >= 0) {
+    /* this process, and a worker it starts (--isolate) through the environment */
+    ts_set_threads(o->threads);
+    char count[16];
+    snprintf(count, sizeof count, "%d", ts_get_threads());
+    g_setenv("TRACESCOPE_THREADS", count, TRUE);
+  }
   return 0;
 }
 

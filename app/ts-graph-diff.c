@@ -1,4 +1,5 @@
-/* ts-graph-diff.c — matching two graphs' nodes by name. */
+/* ts-graph-diff.c — matching two graphs' nodes by name, and an optimized
+ * graph's nodes to the traced nodes they stand for. */
 #include "ts-graph-diff.h"
 
 struct ts_graph_diff {
@@ -101,4 +102,45 @@ const char *ts_graph_diff_kind_name(ts_graph_diff_kind kind)
 {
   g_return_val_if_fail(kind < TS_GRAPH_DIFF_N_KINDS, NULL);
   return KIND_NAMES[kind];
+}
+
+/* ---- before and after the passes ------------------------------------------------ */
+
+static const char *const CHANGE_NAMES[TS_PASS_N_CHANGES] = {
+  [TS_PASS_KEPT] = "kept",         [TS_PASS_FUSED] = "fused",         [TS_PASS_FOLDED] = "folded",
+  [TS_PASS_MERGED] = "merged",     [TS_PASS_REWRITTEN] = "rewritten", [TS_PASS_REMOVED] = "removed",
+};
+
+ts_pass_change ts_pass_change_of(const ts_node *node, const ts_node *const *origins, int n)
+{
+  g_return_val_if_fail(node != NULL && n >= 0 && (origins != NULL || n == 0), TS_PASS_KEPT);
+  ts_op op = ts_node_op(node);
+  gboolean same_op = n > 0;
+  for (int i = 0; i < n; i++)
+    same_op &= ts_node_op(origins[i]) == op;
+  if (op == TS_OP_CONST && n > 0 && !same_op)
+    return TS_PASS_FOLDED;
+  if (n > 1)
+    return same_op ? TS_PASS_MERGED : TS_PASS_FUSED;
+  return same_op ? TS_PASS_KEPT : TS_PASS_REWRITTEN;
+}
+
+const char *ts_pass_change_name(ts_pass_change change)
+{
+  g_return_val_if_fail(change < TS_PASS_N_CHANGES, NULL);
+  return CHANGE_NAMES[change];
+}
+
+char *ts_pass_changes_summary(int n_traced, int n_optimized, const int counts[TS_PASS_N_CHANGES])
+{
+  GString *s = g_string_new(NULL);
+  g_string_append_printf(s, "%d traced node%s, %d after the passes", n_traced, n_traced == 1 ? "" : "s",
+                         n_optimized);
+  const char *sep = ": ";
+  for (int c = TS_PASS_FUSED; c < TS_PASS_N_CHANGES; c++)
+    if (counts[c] > 0) {
+      g_string_append_printf(s, "%s%d %s", sep, counts[c], CHANGE_NAMES[c]);
+      sep = ", ";
+    }
+  return g_string_free(s, FALSE);
 }

@@ -1,8 +1,10 @@
 /* ts-graph-diff.h — what differs between two concrete functions' graphs:
  * nodes are matched by name (names are stable across retraces:
  * "dense_1/MatMul"); a matched pair differs when its op or any output's
- * dtype or shape does.  Only the top-level graphs are compared.  No GTK:
- * the compare pane colours with it, the tests check it directly. */
+ * dtype or shape does.  Only the top-level graphs are compared.  And what
+ * the optimizer's passes made of a traced graph's nodes, matched through
+ * provenance.  No GTK: the compare pane colours with it, the tests check
+ * it directly. */
 #pragma once
 
 #include <glib.h>
@@ -33,5 +35,26 @@ ts_graph_diff_kind ts_graph_diff_kind_of(const ts_graph_diff *diff, const ts_nod
 char *ts_graph_diff_summary(const ts_graph_diff *diff, const char *left, const char *right);
 /* A short name of a kind, for legends: "same", "shape differs", "only left", "only right". */
 const char *ts_graph_diff_kind_name(ts_graph_diff_kind kind);
+
+/* ---- before and after the passes ---- */
+
+typedef enum ts_pass_change {
+  TS_PASS_KEPT,       /* a copy of one traced node of its own op */
+  TS_PASS_FUSED,      /* stands for several nodes of other ops (fuse) */
+  TS_PASS_FOLDED,     /* a constant standing for computed nodes (fold) */
+  TS_PASS_MERGED,     /* stands for several nodes of its own op (cse) */
+  TS_PASS_REWRITTEN,  /* stands for one node of another op (simplify), or for none */
+  TS_PASS_REMOVED,    /* a traced node nothing stands for (dce, simplify) */
+  TS_PASS_N_CHANGES
+} ts_pass_change;
+
+/* What the passes made of an optimized node standing for origins[0..n). */
+ts_pass_change ts_pass_change_of(const ts_node *node, const ts_node *const *origins, int n);
+/* "kept", "fused", "folded", "merged", "rewritten", "removed". */
+const char *ts_pass_change_name(ts_pass_change change);
+/* "302 traced nodes, 120 after the passes: 101 fused, 1 folded, 3 removed"
+ * from the counts of the optimized nodes' changes (and of the traced nodes
+ * removed); the kinds with none are left out (owned). */
+char *ts_pass_changes_summary(int n_traced, int n_optimized, const int counts[TS_PASS_N_CHANGES]);
 
 G_END_DECLS

@@ -81,6 +81,12 @@ static void forward_action(GtkWidget *widget, const char *name, GVariant *parame
   gtk_widget_activate_action_variant(self->graph_view, action, parameter);
 }
 
+/* "Compare with Optimized Graph": the window shows the two graphs. */
+static void compare_passes(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  gtk_widget_activate_action(widget, "win.compare-passes", NULL);
+}
+
 static const char *const FORWARDED[] = {
   "graph.zoom-in", "graph.zoom-out", "graph.zoom-fit", "graph.zoom-width", "graph.zoom-reset",
   "graph.expand-all", "graph.collapse-all",
@@ -142,6 +148,7 @@ void ts_graph_pane_show_concrete(TsGraphPane *self, TsLoadedModule *module, TsCo
   graph_view_set(self->graph_view, cf->graph);
   g_clear_pointer(&old, ts_concrete_info_unref);
   update_compare_menu(self, cf);
+  gtk_widget_action_set_enabled(GTK_WIDGET(self), "graph.compare-passes", cf->graph != NULL);
   gtk_stack_set_visible_child_name(self->stack, "graph");
 }
 
@@ -152,6 +159,7 @@ void ts_graph_pane_show_status(TsGraphPane *self, const char *icon_name, const c
   graph_view_set(self->graph_view, NULL);
   g_clear_pointer(&self->concrete, ts_concrete_info_unref);
   g_clear_object(&self->module);
+  gtk_widget_action_set_enabled(GTK_WIDGET(self), "graph.compare-passes", FALSE);
   adw_status_page_set_icon_name(self->status_page,
                                 icon_name ? icon_name : "io.github.tracescope.Tracescope-symbolic");
   adw_status_page_set_title(self->status_page, title ? title : "No Function Selected");
@@ -213,6 +221,7 @@ static void ts_graph_pane_class_init(TsGraphPaneClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsGraphPane, zoom_button);
   for (guint i = 0; i < G_N_ELEMENTS(FORWARDED); i++)
     gtk_widget_class_install_action(widget_class, FORWARDED[i], NULL, forward_action);
+  gtk_widget_class_install_action(widget_class, "graph.compare-passes", NULL, compare_passes);
   gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name(widget_class, "tsgraphpane");
 }
@@ -254,6 +263,7 @@ static void on_secondary_click(GtkGestureClick *gesture, int n_press, double x, 
 static void ts_graph_pane_init(TsGraphPane *self)
 {
   gtk_widget_init_template(GTK_WIDGET(self));
+  gtk_widget_action_set_enabled(GTK_WIDGET(self), "graph.compare-passes", FALSE);
   self->graph_view = graph_view_new();
   adw_bin_set_child(self->graph_bin, self->graph_view);
   GtkGesture *secondary = gtk_gesture_click_new();

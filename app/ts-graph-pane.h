@@ -3,7 +3,9 @@
  * no graph to show.  The header's zoom buttons, zoom level and menu
  * (expand or collapse all, fit width) use the pane's "graph." actions,
  * which run the view's own: graph.zoom-in, graph.zoom-out, graph.zoom-fit,
- * graph.zoom-width, graph.zoom-reset, graph.expand-all, graph.collapse-all. */
+ * graph.zoom-width, graph.zoom-reset, graph.expand-all, graph.collapse-all;
+ * and graph.compare-passes, enabled when a graph is shown, runs
+ * win.compare-passes (the graph before and after the optimizer's passes). */
 #pragma once
 
 #include <gtk/gtk.h>

@@ -19,6 +19,9 @@ static void concrete_clear(TsConcreteInfo *cf)
   g_free(cf->function);
   g_free(cf->signature);
   g_free(cf->pretty_signature);
+  ts_worker_origins_free(cf->origins);
+  g_free(cf->pass_summary);
+  ts_graph_free(cf->optimized);
   ts_graph_free(cf->graph);
 }
 
@@ -32,6 +35,16 @@ TsConcreteInfo *ts_concrete_info_new(const char *function, int index, const char
   cf->pretty_signature = g_strdup(pretty_signature ? pretty_signature : "");
   cf->graph = graph;
   return cf;
+}
+
+void ts_concrete_info_set_optimized(TsConcreteInfo *cf, ts_graph *optimized, TsWorkerOrigins *origins,
+                                    const char *pass_summary)
+{
+  g_return_if_fail(cf != NULL && cf->graph != NULL && cf->optimized == NULL);
+  g_return_if_fail(optimized != NULL && origins != NULL && pass_summary != NULL);
+  cf->optimized = optimized;
+  cf->origins = origins;
+  cf->pass_summary = g_strdup(pass_summary);
 }
 
 TsConcreteInfo *ts_concrete_info_ref(TsConcreteInfo *cf) { return g_atomic_rc_box_acquire(cf); }

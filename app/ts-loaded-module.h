@@ -7,6 +7,8 @@
 #include <gio/gio.h>
 #include <tracescope.h>
 
+#include "ts-worker-origins.h"
+
 G_BEGIN_DECLS
 
 /* A concrete function (reference counted: trace log entries keep theirs). */
@@ -16,11 +18,20 @@ typedef struct {
   char *signature;        /* "(x: f32[2])" */
   char *pretty_signature; /* TensorFlow's pretty-printed form */
   ts_graph *graph;        /* NULL if the worker could not send it */
+  /* the graph it runs, after the optimizer's passes, with what each of its
+   * nodes stands for in graph and one line per pass; all NULL until asked
+   * of the worker (ts-worker-optimized.h, ts_concrete_info_set_optimized) */
+  ts_graph *optimized;
+  TsWorkerOrigins *origins;
+  char *pass_summary;
 } TsConcreteInfo;
 
 /* Takes graph. */
 TsConcreteInfo *ts_concrete_info_new(const char *function, int index, const char *signature,
                                      const char *pretty_signature, ts_graph *graph);
+/* Takes optimized and origins (over optimized and cf->graph); once. */
+void ts_concrete_info_set_optimized(TsConcreteInfo *cf, ts_graph *optimized, TsWorkerOrigins *origins,
+                                    const char *pass_summary);
 TsConcreteInfo *ts_concrete_info_ref(TsConcreteInfo *cf);
 void ts_concrete_info_unref(TsConcreteInfo *cf);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TsConcreteInfo, ts_concrete_info_unref)

@@ -51,6 +51,23 @@ G_DEFINE_FINAL_TYPE(TsNodeDetails, ts_node_details, GTK_TYPE_WIDGET)
 
 #define NOT_PROFILED "not profiled yet"
 
+/* ---- focus --------------------------------------------------------------------- */
+
+/* Takes the window's focus off widget and what it holds (a row of the node
+ * shown so far, about to go) while they are still in the window: GTK 4.8
+ * leaves the focus on a widget whose ancestor was unparented, and the next
+ * focus change then fails (gtk_widget_is_ancestor criticals).  True if
+ * the focus was there. */
+static gboolean drop_focus_within(GtkWidget *widget)
+{
+  GtkRoot *root = gtk_widget_get_root(widget);
+  GtkWidget *focus = root ? gtk_root_get_focus(root) : NULL;
+  if (!focus || (focus != widget && !gtk_widget_is_ancestor(focus, widget)))
+    return FALSE;
+  gtk_root_set_focus(root, NULL);
+  return TRUE;
+}
+
 /* ---- rows ------------------------------------------------------------------------- */
 
 static void remove_children(GtkWidget *box)
@@ -273,11 +290,23 @@ static void show_subgraphs(TsNodeDetails *self, const ts_node *n)
   }
 }
 
-static void show_provenance(TsNodeDetails *self, const ts_node *n)
+/* "fused from MatMul, Add, Relu": what the passes made of the nodes an
+ * optimized node stands for (as tracescope-cli graph --passes says it). */
+static char *made_from(const ts_node *n, const ts_node *const *origins, int count)
+{
+  GString *s = g_string_new(ts_node_op(n) == TS_OP_CONST ? "folded" : count > 1 ? "fused" : "made");
+  g_string_append(s, " from ");
+  for (int i = 0; i < count; i++)
+    g_string_append_printf(s, "%s%s", i ? ", " : "", ts_op_name(ts_node_op(origins[i])));
+  return g_string_free(s, FALSE);
+}
+
+/* n stands for origins: n itself (a traced node), or the nodes an
+ * optimization replaced with it. */
+static void show_origins(TsNodeDetails *self, const ts_node *n, const ts_node *const *origins, int count)
 {
   remove_children(GTK_WIDGET(self->provenance_body));
-  int count = ts_node_n_origins(n);
-  if (count == 1 && ts_node_origin(n, 0) == n) {
+  if (count == 1 && origins[0] == n) {
     gtk_label_set_label(self->provenance_label,
                         ts_node_has_eager_twin(n)
                           ? "Traced from the code: run eagerly, the op written there is this node's eager "
@@ -286,20 +315,29 @@ static void show_provenance(TsNodeDetails *self, const ts_node *n)
                             "variable handle or read, or a loop counter): no eager op matches it.");
     return;
   }
+  g_autofree char *from = count > 0 ? made_from(n, origins, count) : NULL;
   g_autofree char *text =
     count == 0 ? g_strdup("Made by an optimization: it stands for no traced node.")
-               : g_strdup_printf("Made by an optimization: it stands for %d traced node%s.", count,
+               : g_strdup_printf("Made by an optimization, %s: it stands for %d traced node%s.", from, count,
                                  count == 1 ? "" : "s");
   gtk_label_set_label(self->provenance_label, text);
   if (count == 0)
     return;
   GtkListBox *list = boxed_list(self->provenance_body);
   for (int i = 0; i < count; i++) {
-    const ts_node *origin = ts_node_origin(n, i);
     g_autofree char *subtitle =
-      g_strdup_printf("%s in graph %s", ts_op_name(ts_node_op(origin)), ts_graph_name(ts_node_graph(origin)));
-    add_node_row(self, list, origin, ts_node_name(origin), subtitle);
+      g_strdup_printf("%s in graph %s", ts_op_name(ts_node_op(origins[i])), ts_graph_name(ts_node_graph(origins[i])));
+    add_node_row(self, list, origins[i], ts_node_name(origins[i]), subtitle);
   }
+}
+
+static void show_provenance(TsNodeDetails *self, const ts_node *n)
+{
+  int count = ts_node_n_origins(n);
+  g_autofree const ts_node **origins = g_new(const ts_node *, MAX(count, 1));
+  for (int i = 0; i < count; i++)
+    origins[i] = ts_node_origin(n, i);
+  show_origins(self, n, origins, count);
 }
 
 /* ---- source ----------------------------------------------------------------------- */
@@ -452,6 +490,8 @@ void ts_node_details_set_value_view(TsNodeDetails *self, GtkWidget *view)
 void ts_node_details_set_node(TsNodeDetails *self, const ts_node *node)
 {
   g_return_if_fail(TS_IS_NODE_DETAILS(self));
+  /* a row activated (a producer asked for) has the focus: it goes on to the new node's first row */
+  gboolean had_focus = drop_focus_within(GTK_WIDGET(self->stack));
   self->node = node;
   ts_node_details_set_timing(self, NULL, -1);
   ts_node_details_set_value_view(self, NULL);
@@ -469,6 +509,16 @@ void ts_node_details_set_node(TsNodeDetails *self, const ts_node *node)
   show_source(self, node);
   gtk_adjustment_set_value(gtk_scrolled_window_get_vadjustment(self->scrolled), 0);
   gtk_stack_set_visible_child_name(self->stack, "node");
+  if (had_focus)
+    gtk_widget_child_focus(GTK_WIDGET(self->scrolled), GTK_DIR_TAB_FORWARD);
+}
+
+void ts_node_details_set_origins(TsNodeDetails *self, const ts_node *const *origins, int n_origins)
+{
+  g_return_if_fail(TS_IS_NODE_DETAILS(self) && self->node != NULL);
+  g_return_if_fail(n_origins >= 0 && (origins != NULL || n_origins == 0));
+  drop_focus_within(GTK_WIDGET(self->provenance_body));
+  show_origins(self, self->node, origins, n_origins);
 }
 
 const ts_node *ts_node_details_get_node(TsNodeDetails *self)

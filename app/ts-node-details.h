@@ -35,6 +35,10 @@ GtkWidget *ts_node_details_new(void);
  * recorded"; the source lines are read in the background. */
 void ts_node_details_set_node(TsNodeDetails *self, const ts_node *node);
 const ts_node *ts_node_details_get_node(TsNodeDetails *self);
+/* The traced nodes the node shown stands for, when its graph does not
+ * carry them: an optimized graph from the worker reads back with each node
+ * standing for itself (ts-worker-origins.h).  Until the next node. */
+void ts_node_details_set_origins(TsNodeDetails *self, const ts_node *const *origins, int n_origins);
 
 /* Where relative source file names are looked for (ts_source_search_dirs);
  * taken for the next node shown. */

@@ -12,6 +12,7 @@
 #include "ts-spec-text.h"
 #include "ts-tensor-view.h"
 #include "ts-source-snippet.h"
+#include "ts-worker-optimized.h"
 
 #define MAX_RECENT 8
 
@@ -24,6 +25,7 @@ struct _TsWindow {
   GtkStack *bottom_stack;
   TsDebugPanel *debug_panel;
   guint importing;        /* trace files being read */
+  guint fetching;         /* optimized graphs being asked of the worker */
   TsFunctionList *function_list;
   GtkStack *graph_stack;
   TsGraphPane *graph_pane;
@@ -98,10 +100,15 @@ static void notify_busy(TsWindow *self)
 
 /* ---- the graph for the selection ------------------------------------------------ */
 
+static void show_details_of_selection(TsWindow *self);
+
 static void close_compare(TsWindow *self)
 {
+  gboolean was = ts_window_get_comparing(self);
   gtk_stack_set_visible_child_name(self->graph_stack, "single");
   ts_compare_pane_clear(self->compare_pane);
+  if (was) /* the details show the single graph's selection again */
+    show_details_of_selection(self);
 }
 
 static void show_selection(TsWindow *self)
@@ -165,7 +172,7 @@ static void update_node_details(TsWindow *self)
   g_autoptr(GVariant) state = g_action_group_get_action_state(G_ACTION_GROUP(self), "show-node-details");
   gboolean wanted = state && g_variant_get_boolean(state);
   gtk_widget_set_visible(GTK_WIDGET(self->node_details),
-                         wanted && ts_graph_view_get_selected_item(graph_view(self)) >= 0);
+                         wanted && ts_node_details_get_node(self->node_details) != NULL);
 }
 
 static void on_show_node_details_changed(GSimpleAction *action, GVariant *value, gpointer user_data)
@@ -199,9 +206,45 @@ static void on_node_selected(TsGraphView *view, int item, gpointer node, TsWindo
   update_node_details(self);
 }
 
+/* The graph pane's selection in the details (after a comparison). */
+static void show_details_of_selection(TsWindow *self)
+{
+  TsGraphView *view = graph_view(self);
+  int item = ts_graph_view_get_selected_item(view);
+  ts_view_model *model = ts_graph_view_get_model(view);
+  on_node_selected(view, item, item >= 0 && model ? (gpointer)ts_view_item_node(model, item) : NULL, self);
+}
+
+/* A node selected in the compare pane: an optimized node shown before and
+ * after the passes stands for the traced nodes the pane matches it with
+ * (its graph, read back from the worker, does not say). */
+static void on_compare_node_selected(TsGraphView *view, int item, gpointer node, TsWindow *self)
+{
+  if (!ts_window_get_comparing(self))
+    return;
+  on_node_selected(view, item, node, self);
+  if (node && ts_compare_pane_get_passes_concrete(self->compare_pane) &&
+      GTK_WIDGET(view) == ts_compare_pane_get_view(self->compare_pane, TRUE)) {
+    int n = 0;
+    const ts_node *const *origins = ts_compare_pane_get_matches(self->compare_pane, node, &n);
+    ts_node_details_set_origins(self->node_details, origins, n);
+  }
+}
+
+/* A row's node: in the graph it belongs to, a compared one included. */
+static gboolean reveal_anywhere(TsWindow *self, const ts_node *node)
+{
+  if (!ts_window_get_comparing(self))
+    return ts_graph_view_reveal(graph_view(self), node);
+  for (int side = 0; side < 2; side++)
+    if (ts_graph_view_reveal(TS_GRAPH_VIEW(ts_compare_pane_get_view(self->compare_pane, side)), node))
+      return TRUE;
+  return FALSE;
+}
+
 static void on_details_activate_node(TsNodeDetails *details, gpointer node, TsWindow *self)
 {
-  if (!ts_graph_view_reveal(graph_view(self), node)) {
+  if (!reveal_anywhere(self, node)) {
     g_autofree char *text = g_strdup_printf("%s is not in the graph shown", ts_node_name(node));
     toast(self, text);
   }
@@ -834,6 +877,69 @@ static void action_compare_concrete(GtkWidget *widget, const char *name, GVarian
                        ts_module_function_concrete(fn, right));
 }
 
+static void show_passes(TsWindow *self, TsConcreteInfo *cf)
+{
+  /* shown first, so that the views have their size when the layouts are fitted */
+  gtk_stack_set_visible_child_name(self->graph_stack, "compare");
+  ts_compare_pane_show_passes(self->compare_pane, cf);
+}
+
+typedef struct {
+  TsWindow *self;
+  TsConcreteInfo *cf;
+} PassesRequest;
+
+static void on_optimized(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  PassesRequest *req = user_data;
+  TsWindow *self = req->self;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsWorkerOptimized) o = ts_worker_get_optimized_finish(TS_WORKER(source), result, &error);
+  self->fetching--;
+  if (o && !req->cf->optimized) /* kept with the concrete function: asked for once */
+    ts_concrete_info_set_optimized(req->cf, g_steal_pointer(&o->graph), g_steal_pointer(&o->origins),
+                                   o->pass_summary);
+  if (!o) {
+    g_autofree char *text = g_strdup_printf("Cannot show the optimized graph: %s", error->message);
+    toast(self, text);
+  } else if (ts_graph_pane_get_concrete(self->graph_pane) == req->cf) {
+    show_passes(self, req->cf);
+  }
+  notify_busy(self);
+  ts_concrete_info_unref(req->cf);
+  g_object_unref(self);
+  g_free(req);
+}
+
+/* Shows the graph pane's concrete function before and after the
+ * optimizer's passes, its optimized graph asked of the worker that traced
+ * it the first time. */
+static void action_compare_passes(GtkWidget *widget, const char *name, GVariant *param)
+{
+  TsWindow *self = TS_WINDOW(widget);
+  TsConcreteInfo *cf = ts_graph_pane_get_concrete(self->graph_pane);
+  if (!cf || !cf->graph) {
+    toast(self, "Select a traced concrete function first");
+    return;
+  }
+  if (cf->optimized) {
+    show_passes(self, cf);
+    return;
+  }
+  TsModuleFunction *fn = self->module ? ts_loaded_module_lookup(self->module, cf->function) : NULL;
+  TsWorker *worker = ts_engine_worker_get_worker(self->worker);
+  if (!fn || ts_module_function_concrete(fn, cf->index) != cf || !worker) {
+    toast(self, "The worker that traced this graph has ended: run the function again to see its optimized graph");
+    return;
+  }
+  PassesRequest *req = g_new0(PassesRequest, 1);
+  req->self = g_object_ref(self);
+  req->cf = ts_concrete_info_ref(cf);
+  self->fetching++;
+  ts_worker_get_optimized_async(worker, cf->function, cf->signature, cf->graph, NULL, on_optimized, req);
+  notify_busy(self);
+}
+
 /* ---- sessions ------------------------------------------------------------------------ */
 
 static void remember_into(const char *function, const char *const *specs, guint repeat, gpointer session)
@@ -1217,7 +1323,7 @@ TsLoadedModule *ts_window_get_module(TsWindow *self)
 gboolean ts_window_get_busy(TsWindow *self)
 {
   g_return_val_if_fail(TS_IS_WINDOW(self), FALSE);
-  return self->loading || self->importing > 0 || self->run_cancellable != NULL ||
+  return self->loading || self->importing > 0 || self->fetching > 0 || self->run_cancellable != NULL ||
          ts_engine_worker_get_busy(self->worker) || ts_profiler_panel_get_busy(self->profiler_panel);
 }
 
@@ -1325,6 +1431,8 @@ static void ts_window_dispose(GObject *object)
     gtk_window_destroy(self->error_dialog);
   if (self->graph_pane) /* the view clears its selection as it goes: no details to show then */
     g_signal_handlers_disconnect_by_data(graph_view(self), self);
+  for (int side = 0; self->compare_pane && side < 2; side++)
+    g_signal_handlers_disconnect_by_data(ts_compare_pane_get_view(self->compare_pane, side), self);
   gtk_widget_dispose_template(GTK_WIDGET(self), TS_TYPE_WINDOW);
   if (self->watch) {
     g_signal_handlers_disconnect_by_data(self->watch, self);
@@ -1407,6 +1515,7 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_install_action(widget_class, "win.select-concrete", "(si)", action_select_function);
   gtk_widget_class_install_action(widget_class, "win.compare-concrete", "(sii)", action_compare_concrete);
   gtk_widget_class_install_action(widget_class, "win.close-compare", NULL, action_close_compare);
+  gtk_widget_class_install_action(widget_class, "win.compare-passes", NULL, action_compare_passes);
   gtk_widget_class_install_action(widget_class, "win.export-graph", NULL, action_export_graph);
   gtk_widget_class_install_action(widget_class, "win.save-session", NULL, action_save_session);
   gtk_widget_class_install_action(widget_class, "win.save-session-to", "s", action_save_session_to);
@@ -1466,6 +1575,9 @@ static void ts_window_init(TsWindow *self)
   g_signal_connect_swapped(self->profiler_panel, "notify::busy", G_CALLBACK(notify_busy), self);
   g_signal_connect(ts_graph_pane_get_view(self->graph_pane), "node-selected", G_CALLBACK(on_graph_node_selected),
                    self);
+  for (int side = 0; side < 2; side++)
+    g_signal_connect(ts_compare_pane_get_view(self->compare_pane, side), "node-selected",
+                     G_CALLBACK(on_compare_node_selected), self);
   show_selection(self);
 }
 

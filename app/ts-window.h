@@ -48,7 +48,9 @@ GMenuModel *ts_window_get_recent_menu(TsWindow *self);
  * status page (what `--screenshot` waits for). */
 gboolean ts_window_get_graph_drawn(TsWindow *self);
 /* Two concrete functions side by side (win.compare-concrete (function,
- * left index, right index); win.close-compare goes back to one graph). */
+ * left index, right index)), or the graph pane's one before and after the
+ * optimizer's passes (win.compare-passes); win.close-compare goes back to
+ * one graph.  A node selected there shows in the node details. */
 TsComparePane *ts_window_get_compare_pane(TsWindow *self);
 gboolean ts_window_get_comparing(TsWindow *self);
 TsEngineWorker *ts_window_get_engine(TsWindow *self);

@@ -191,6 +191,9 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
                    ts_tensor **out)
 {
   const ts_op_def *def = call->def;
+  /* Meant for this op only: ops its kernel runs allocate as usual. */
+  ts_planned *planned = c->planned;
+  c->planned = NULL;
   if (G_UNLIKELY(c->cancel_flag) && __atomic_load_n(c->cancel_flag, __ATOMIC_RELAXED)) {
     ts__op_fail(call->loc, def, TS_ERR_CANCELLED, "cancelled");
     return -1;
@@ -218,8 +221,11 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
 
   if (!(def->flags & TS_OPF_ALIAS)) {
     for (int i = 0; i < n_out; i++)
-      if (!(out[i] = ts__tensor_alloc_on(call->loc, b, out_info[i].dtype, out_info[i].shape)))
+      if (!(planned && (out[i] = planned->take(planned, i, b, &out_info[i]))) &&
+          !(out[i] = ts__tensor_alloc_on(call->loc, b, out_info[i].dtype, out_info[i].shape)))
         return -1;
+  } else if (planned) {
+    c->planned_view = planned->view(planned); /* the header the view kernel takes */
   }
 
   uint64_t seq = ++c->run.seq;
@@ -245,6 +251,7 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
   };
   const ts_backend_i *bi = &b->iface;
   bool ok = bi->run_op ? bi->run_op(b, &kc) : def->kernel[bi->kind](&kc);
+  c->planned_view = NULL;
 
   if (G_UNLIKELY(mask & TS_EVENT_MASK(TS_EVENT_OP_END)))
     emit_op(c, TS_EVENT_OP_END, &here, b, site, twin, seq, out, ok ? n_out : 0, start_ns);

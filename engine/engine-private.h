@@ -64,6 +64,13 @@ ts_tensor *ts__tensor_on(ts_loc loc, ts_tensor *t, const ts_backend *backend);
 ts_tensor *ts__tensor_host(ts_loc loc, const ts_tensor *t);
 /* A tensor of `shape` sharing x's data (sizes must match), in the current scope. */
 ts_tensor *ts__tensor_view(ts_tensor *x, ts_shape shape);
+/* Gives t (a host tensor, or a view of one) a buffer of its own holding
+ * its current elements, so that the memory it shared can be reused; a view
+ * drops its base.  false if out of memory (t is unchanged). */
+bool ts__tensor_own_copy(ts_tensor *t);
+/* Reports delta bytes of storage on b to the live count and TS_EVENT_MEMORY
+ * listeners (tensors, and the memory planner's arenas). */
+void ts__memory_count(const struct ts_backend *b, int64_t delta, ts_loc loc);
 /* Hands a reference the caller owns to the current scope. */
 void ts__scope_adopt(ts_tensor *t);
 /* A scope entered and left many times without allocating (the executor's
@@ -367,6 +374,22 @@ struct ts_run_site {
   const void *exec;              /* the executor's state for run_subgraph */
 };
 
+/* Buffers the memory planner holds for the outputs of the step about to
+ * run (exec/planner.c): the executor sets the context's `planned` just
+ * before ts__execute, which takes it (and clears it) before allocating.
+ * Pointers, since exec/ is a layer above dispatch (tests/check-layers.sh). */
+typedef struct ts_planned ts_planned;
+struct ts_planned {
+  /* The planned tensor for output i of the step (a reference in the
+   * current scope), or NULL: allocate as usual (not planned, another
+   * backend, or a size other than the plan's). */
+  ts_tensor *(*take)(ts_planned *p, int i, const struct ts_backend *b, const ts_info *info);
+  /* For a view op (Reshape, Flatten, ReadVariableOp): the header its
+   * kernel's ts__tensor_view fills instead of allocating one (the
+   * context's `planned_view`), or NULL. */
+  ts_tensor *(*view)(ts_planned *p);
+};
+
 /* Runs one op on concrete inputs (no promotion, no handlers): placement on
  * the current device, infer, allocate, listeners, kernel.  site is NULL
  * eagerly. */
@@ -419,6 +442,8 @@ typedef struct ts_context {
   const int *cancel_flag;
   ts_op_watch *op_watch;      /* see ts_watch_ops */
   ts_op_observer *observer;   /* see ts_op_observer; NULL if none */
+  ts_planned *planned;        /* the next executed step's planned outputs; NULL if none */
+  ts_tensor *planned_view;    /* the running view op's planned header; NULL if none */
   int mute;                   /* > 0: no listener hears of ops (constant folding) */
   ts_op_handler *handlers;    /* innermost first */
   const struct ts_backend *device; /* eager placement; NULL: the CPU */
@@ -459,6 +484,23 @@ void ts__emit_print(const char *text, const struct ts_node *node);
 /* Listener delivery (dispatch.c asks; listener.c owns the list). */
 extern int ts__listener_mask; /* atomic OR of every listener's mask */
 void ts__listeners_emit(const ts_event *event);
+
+/* ---- the thread pool (pool.c) ------------------------------------------------------
+ * ts__parallel_for is ts_parallel_for (tracescope-backend.h) without the
+ * argument check: a batch of n tasks run on the pool, the caller taking
+ * part, returning when all are done.  Nested calls and calls while another
+ * thread holds the pool run inline.  Inside a task OpenBLAS runs on one
+ * thread. */
+void ts__parallel_for(int64_t n, ts_task_fn fn, void *ctx);
+/* The threads a parallel-for from this thread would get: ts_get_threads(),
+ * or 1 inside a task. */
+int ts__pool_width(void);
+/* Runs fn over [0, n) in ranges of at least `grain` items (with a grain of
+ * 64 or more, multiples of 64 but the last), in parallel when that gives
+ * two or more; else one call fn(ctx, 0, n) on this thread.  For work whose
+ * result does not depend on where the ranges split (elementwise ops). */
+typedef void (*ts_range_fn)(void *ctx, int64_t begin, int64_t end);
+void ts__parallel_range(int64_t n, int64_t grain, ts_range_fn fn, void *ctx);
 
 /* Element access helpers for kernels. */
 static inline double ts__load_f64(ts_dtype dt, const void *p, int64_t i)

@@ -50,9 +50,9 @@ static bool shape_check(ts_loc loc, ts_dtype dtype, ts_shape shape, int64_t *siz
  * allocation and release; an event only when a listener wants one. */
 static int64_t live_bytes[TS_DEVICE_KIND_COUNT];
 
-static void count_memory(const ts_tensor *t, int64_t delta, ts_loc loc)
+void ts__memory_count(const ts_backend *b, int64_t delta, ts_loc loc)
 {
-  const ts_backend_i *bi = &t->backend->iface;
+  const ts_backend_i *bi = &b->iface;
   int64_t live = __atomic_add_fetch(&live_bytes[bi->kind], delta, __ATOMIC_RELAXED);
   if (!(__atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED) & TS_EVENT_MASK(TS_EVENT_MEMORY)))
     return;
@@ -60,6 +60,11 @@ static void count_memory(const ts_tensor *t, int64_t delta, ts_loc loc)
   ev.memory = (ts_memory_event){ .delta_bytes = delta, .live_bytes = live, .device = bi->name,
                                  .loc = loc };
   ts__listeners_emit(&ev);
+}
+
+static void count_memory(const ts_tensor *t, int64_t delta, ts_loc loc)
+{
+  ts__memory_count(t->backend, delta, loc);
 }
 
 ts_tensor *ts__tensor_alloc_on(ts_loc loc, const ts_backend *backend, ts_dtype dtype,
@@ -160,8 +165,14 @@ ts_tensor *ts__tensor_view(ts_tensor *x, ts_shape shape)
                  ts__info_str(xs, x->dtype, x->shape), ts__info_str(ys, x->dtype, shape));
     return NULL;
   }
-  ts_tensor *t = header_new(x->dtype, shape, x->size, 0);
-  if (!t) {
+  /* a graph's view op reuses the header the memory planner holds for it */
+  ts_context *c = ts__context();
+  ts_tensor *t = c->planned_view;
+  if (t) {
+    c->planned_view = NULL;
+    *t = (ts_tensor){ .refcount = t->refcount + 1, .dtype = x->dtype, .shape = shape,
+                      .size = x->size };
+  } else if (!(t = header_new(x->dtype, shape, x->size, 0))) {
     ts_error_set(TS_ERR_NO_MEMORY, (ts_loc){ 0 }, NULL, "out of memory");
     return NULL;
   }
@@ -171,6 +182,22 @@ ts_tensor *ts__tensor_view(ts_tensor *x, ts_shape shape)
   t->base = ts_tensor_ref(base);
   ts__scope_adopt(t);
   return t;
+}
+
+bool ts__tensor_own_copy(ts_tensor *t)
+{
+  size_t bytes = (size_t)t->size * ts_dtype_size(t->dtype);
+  const ts_backend_i *bi = &t->backend->iface;
+  void *data = bi->host_visible ? bi->buffer_alloc(t->backend, bytes) : NULL;
+  if (!data)
+    return false;
+  memcpy(data, t->data, bytes);
+  t->data = data;
+  t->owns_buffer = true;
+  t->counted = true;
+  count_memory(t, (int64_t)bytes, (ts_loc){ 0 });
+  g_clear_pointer(&t->base, ts_tensor_unref);
+  return true;
 }
 
 ts_tensor *ts_tensor_ref(ts_tensor *t)

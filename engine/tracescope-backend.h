@@ -60,6 +60,14 @@ TS_API ts_tensor *ts_kernel_output(const ts_kernel_ctx *k, int i);
 /* Runs the op's kernel for kind; false + error (also when it has none). */
 TS_API bool ts_kernel_run(ts_kernel_ctx *k, ts_device_kind kind);
 
+/* The engine's thread pool, for kernels: runs fn(ctx, i) for every i in
+ * [0, n) on up to ts_get_threads() threads, the caller among them, and
+ * returns when all have run.  Items may run in any order and on any of
+ * those threads.  Called from inside an item, or while another thread's
+ * call holds the pool, it runs the items inline, in order. */
+typedef void (*ts_task_fn)(void *ctx, int64_t i);
+TS_API void ts_parallel_for(int64_t n, ts_task_fn fn, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

@@ -237,6 +237,20 @@ TS_API void ts_cpu_share_buffers(bool share);
  * mapping stays valid after t is gone. */
 TS_API int ts_tensor_export_fd(const ts_tensor *t, size_t *offset);
 
+/* Threads: how many the engine uses at once, the calling thread included:
+ * large elementwise ops, FusedElementwise, Cast, Where and reductions are
+ * split across them, and OpenBLAS gets as many (capped by
+ * OPENBLAS_NUM_THREADS) for matrix products called outside a split.  0 is
+ * every core; the default is TRACESCOPE_THREADS, else every core.
+ * Process-wide.  Results are the same in every run, and bit-identical at
+ * every count except for products OpenBLAS threads (MatMul, Conv2D,
+ * _FusedMatMul above its size threshold): it splits those by its thread
+ * count, and their last bits may differ between counts.  false + error for
+ * n outside 0..TS_MAX_THREADS or when called from inside a split op. */
+#define TS_MAX_THREADS 256
+TS_API bool ts_set_threads(int n);
+TS_API int ts_get_threads(void);
+
 /* Ops of the calling thread run on b until the matching end (nests). */
 TS_API void ts_device_scope_begin(const ts_backend *b);
 TS_API void ts_device_scope_end(void);
@@ -446,6 +460,13 @@ TS_API ts_tensor *ts_conv2d_at(ts_loc loc, ts_tensor *input, ts_tensor *filter, 
                                int stride_w, ts_padding padding);
 TS_API ts_tensor *ts_max_pool2d_at(ts_loc loc, ts_tensor *input, int ksize_h, int ksize_w,
                                    int stride_h, int stride_w, ts_padding padding);
+/* Keras' Dropout.  Not training: Identity (as Keras at inference).
+ * Training: each element kept with probability 1 - rate and scaled by
+ * 1 / (1 - rate), else 0; the mask comes from RandomUniform with `seed`,
+ * so the same seed gives the same mask (eagerly and in a graph).  rate in
+ * [0, 1); x float with a fully known shape when training. */
+TS_API ts_tensor *ts_dropout_at(ts_loc loc, ts_tensor *x, double rate, bool training,
+                                uint64_t seed);
 #define ts_softmax(x) ts_softmax_at(TS_HERE, (x))
 #define ts_log_softmax(x) ts_log_softmax_at(TS_HERE, (x))
 #define ts_sparse_softmax_cross_entropy(labels, logits) \
@@ -454,6 +475,8 @@ TS_API ts_tensor *ts_max_pool2d_at(ts_loc loc, ts_tensor *input, int ksize_h, in
   ts_conv2d_at(TS_HERE, (input), (filter), (stride_h), (stride_w), (padding))
 #define ts_max_pool2d(input, kh, kw, sh, sw, padding) \
   ts_max_pool2d_at(TS_HERE, (input), (kh), (kw), (sh), (sw), (padding))
+#define ts_dropout(x, rate, training, seed) \
+  ts_dropout_at(TS_HERE, (x), (rate), (training), (seed))
 
 /* ---- listeners ---------------------------------------------------------
  * One interface through which the engine reports what happens; the
@@ -840,6 +863,27 @@ TS_API const ts_graph *ts_concrete_optimized_graph(const ts_concrete *cf);
 /* What each pass did to it, one line per pass run ("cse: removed 12
  * nodes\n"); "" when no pass ran.  Borrowed. */
 TS_API const char *ts_concrete_pass_summary(const ts_concrete *cf);
+
+/* The memory plan of a concrete function's graph (exec/planner.c): the
+ * values it makes and reads within a call share one arena, placed by
+ * liveness; graph outputs and views of inputs, variables and constants
+ * stay outside it. */
+typedef struct ts_memory_plan {
+  int n_buffers;           /* values placed in the arena */
+  int n_inplace;           /* of them, written over an input that dies at their op */
+  int64_t peak_bytes;      /* the arena's size */
+  int64_t unshared_bytes;  /* what the same buffers take without reuse */
+  int n_plans;             /* plans made so far: unknown dims re-plan when sizes change */
+} ts_memory_plan;
+/* cf's plan into *plan (top-level graph; subgraphs plan their own).  false
+ * while none is made yet: a graph with unknown dims plans at its first
+ * call's sizes. */
+TS_API bool ts_concrete_memory_plan(const ts_concrete *cf, ts_memory_plan *plan);
+/* "plan: 12 buffers (3 in place), peak 1.2 MB, 3.4 MB saved by reuse".  Owned (free()). */
+TS_API char *ts_memory_plan_describe(const ts_memory_plan *plan);
+/* A debugging switch for tests: overwrite every arena buffer with NaN
+ * bytes (0xff) when its value dies, so a read after its last use shows. */
+TS_API void ts_memory_plan_set_poison(bool poison);
 
 /* ---- optimizer passes (docs/passes.md) ----
  * Passes: fold (constant folding), cse (common subexpressions), simplify

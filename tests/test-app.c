@@ -1863,7 +1863,7 @@ static void test_node_details_provenance(void)
   ts_node_details_set_node(details, ts_graph_node(g, add));
   g_autoptr(GString) text = g_string_new(NULL);
   collect_text(GTK_WIDGET(details), text);
-  assert_shows(text->str, (const char *const[]){ "Made by an optimization: it stands for 2 traced nodes.\n",
+  assert_shows(text->str, (const char *const[]){ "Made by an optimization, fused from MatMul, MatMul: it stands for 2 traced nodes.\n",
                                                  "MatMul in graph lstm_fn\n", NULL });
   gtk_widget_activate(row_titled(GTK_WIDGET(details), "lstm_cell/MatMul_1"));
   g_assert_true(asked == ts_graph_node(g, origins[1]));
@@ -2068,6 +2068,183 @@ static void test_debugger(void)
   wait_idle();
 }
 
+/* Issue 10: a row of the node details activated takes the focus, and the
+ * panel is rebuilt for the node it names: the focus stays in the window
+ * (GTK 4.8 left it on the row gone with the old panel), and reopening the
+ * module then is quiet (G_DEBUG=fatal-warnings: a critical fails). */
+static void test_reopen_after_details_row(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  activate("win.mode", "s", "graph");
+  select_function("lstm_fn");
+  run_with((const char *const[]){ "f32[10,10]:zeros", "f32[10,10]:zeros", "f32[10,10]:zeros", NULL });
+  test_wait_for(pane_drawn, NULL, "the graph to be drawn");
+  const ts_graph *g = ts_graph_view_get_graph(shown_view());
+  select_node(node_named(g, "lstm_cell/MatMul_1"));
+  const ts_node *input = node_named(g, "input");
+  GtkWidget *row = row_titled(GTK_WIDGET(ts_window_get_node_details(window)), "input");
+  g_assert_nonnull(row);
+  gtk_widget_activate(row);
+  test_wait_for(selected_node_is, (gpointer)input, "the producer to be selected");
+  GtkWidget *focus = gtk_root_get_focus(GTK_ROOT(window));
+  g_assert_true(focus == NULL || gtk_widget_get_root(focus) == GTK_ROOT(window));
+  /* the panel hidden and shown, the selection cleared, the module reopened */
+  activate("win.show-node-details", NULL);
+  activate("win.show-node-details", NULL);
+  ts_graph_view_select_item(shown_view(), -1);
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  g_assert_null(ts_node_details_get_node(ts_window_get_node_details(window)));
+}
+
+/* The op of a graph's node, by name. */
+static const char *op_of(const ts_node *n)
+{
+  return ts_op_name(ts_node_op(n));
+}
+
+static gboolean compare_selected_is(gpointer data)
+{
+  TsGraphView *view = TS_GRAPH_VIEW(ts_compare_pane_get_view(ts_window_get_compare_pane(window), FALSE));
+  int item = ts_graph_view_get_selected_item(view);
+  ts_view_model *model = ts_graph_view_get_model(view);
+  return item >= 0 && model && ts_view_item_node(model, item) == data;
+}
+
+static gboolean not_animating_right(gpointer data)
+{
+  return !ts_graph_view_get_animating(TS_GRAPH_VIEW(ts_compare_pane_get_view(ts_window_get_compare_pane(window), TRUE)));
+}
+
+/* Compare with Optimized Graph (issue 14): sequential_model's traced graph
+ * beside the graph it runs after the passes, the passes' lines above; a
+ * fused kernel selected on the right colours the MatMul, Add and Relu it
+ * stands for on the left and the details say what it was fused from; an
+ * origin's row selects it on the left, which colours its kernel. */
+static void test_compare_passes(void)
+{
+  activate("win.mode", "s", "graph");
+  select_function("sequential_model");
+  run_with((const char *const[]){ "f32[4,28,28]:uniform", NULL });
+  test_wait_for(pane_drawn, NULL, "the graph to be drawn");
+  TsGraphPane *graph_pane = ts_window_get_graph_pane(window);
+  TsConcreteInfo *cf = ts_graph_pane_get_concrete(graph_pane);
+  g_assert_nonnull(cf);
+  g_assert_null(cf->optimized); /* asked for when wanted */
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(graph_pane), "graph.compare-passes", NULL));
+  wait_idle(); /* the worker sends the optimized graph */
+  g_assert_true(ts_window_get_comparing(window));
+  TsComparePane *pane = ts_window_get_compare_pane(window);
+  g_assert_true(ts_compare_pane_get_passes_concrete(pane) == cf);
+  g_assert_nonnull(cf->optimized);
+  TsGraphView *left = TS_GRAPH_VIEW(ts_compare_pane_get_view(pane, FALSE));
+  TsGraphView *right = TS_GRAPH_VIEW(ts_compare_pane_get_view(pane, TRUE));
+  g_assert_true(ts_graph_view_get_graph(left) == cf->graph);
+  g_assert_true(ts_graph_view_get_graph(right) == cf->optimized);
+  g_assert_nonnull(strstr(ts_compare_pane_get_passes(pane), "fold: folded 0 nodes into 0 constants\n"));
+  g_assert_nonnull(strstr(ts_compare_pane_get_passes(pane), "\nfuse: fused 302 nodes into 101 kernels"));
+  g_autofree char *want = g_strdup_printf("%d traced nodes, %d after the passes: 101 fused",
+                                          ts_graph_n_nodes(cf->graph), ts_graph_n_nodes(cf->optimized));
+  g_assert_cmpstr(ts_compare_pane_get_summary(pane), ==, want);
+  test_wait_for(compare_laid_out, NULL, "both graphs to be laid out");
+
+  /* dense_2's kernel on the right: its MatMul, Add and Relu on the left */
+  const ts_node *kernel = NULL;
+  int n = 0;
+  for (int i = 0; i < ts_graph_n_nodes(cf->optimized) && !kernel; i++) {
+    const ts_node *node = ts_graph_node(cf->optimized, i);
+    if (g_str_equal(ts_node_scope(node), "dense_2") && ts_compare_pane_get_matches(pane, node, &n) && n > 1)
+      kernel = node;
+  }
+  g_assert_nonnull(kernel);
+  g_assert_true(ts_graph_view_reveal(right, kernel));
+  const ts_node *const *origins = ts_compare_pane_get_matches(pane, kernel, &n);
+  g_assert_cmpint(n, ==, 3);
+  g_assert_cmpstr(op_of(origins[0]), ==, "MatMul");
+  g_assert_cmpstr(op_of(origins[1]), ==, "Add");
+  g_assert_cmpstr(op_of(origins[2]), ==, "Relu");
+  ts_render_values *colours = ts_compare_pane_get_colours(pane, FALSE);
+  for (int i = 0; i < n; i++) {
+    g_assert_true(ts_node_graph(origins[i]) == cf->graph);
+    g_assert_cmpstr(ts_render_values_category(colours, origins[i]), ==, "matches the selection");
+  }
+  g_assert_cmpstr(ts_render_values_category(colours, node_named(cf->graph, "dense_3/MatMul")), ==, "fused");
+  TsNodeDetails *details = ts_window_get_node_details(window);
+  g_assert_true(ts_node_details_get_node(details) == kernel);
+  g_assert_true(gtk_widget_get_visible(GTK_WIDGET(details)));
+  g_autofree char *text = details_text();
+  assert_shows(text, (const char *const[]){
+    "Made by an optimization, fused from MatMul, Add, Relu: it stands for 3 traced nodes.\n",
+    "dense_2/MatMul\n", "MatMul in graph sequential_model\n", NULL });
+  test_wait_for(details_read, NULL, "the kernel's source to be read");
+
+  /* an origin's row selects it on the left, which colours its kernel on the right */
+  const ts_node *add = origins[1];
+  GtkWidget *row = row_titled(GTK_WIDGET(details), ts_node_name(add));
+  g_assert_nonnull(row);
+  gtk_widget_activate(row);
+  test_wait_for(compare_selected_is, (gpointer)add, "the Add to be selected on the left");
+  g_assert_true(ts_node_details_get_node(details) == add);
+  g_assert_cmpstr(ts_render_values_category(ts_compare_pane_get_colours(pane, TRUE), kernel), ==,
+                  "matches the selection");
+  g_assert_cmpstr(ts_render_values_category(ts_compare_pane_get_colours(pane, FALSE), add), ==, "fused");
+  g_autofree char *traced = details_text();
+  assert_shows(traced, (const char *const[]){ "Add\n", "dense_2/Add\n", "eager twin", NULL });
+
+  /* lstm_fn's gates: one elementwise kernel for nine ops */
+  activate("win.close-compare", NULL);
+  select_function("lstm_fn");
+  run_with((const char *const[]){ "f32[10,10]:zeros", "f32[10,10]:zeros", "f32[10,10]:zeros", NULL });
+  test_wait_for(pane_drawn, NULL, "the graph to be drawn");
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(graph_pane), "graph.compare-passes", NULL));
+  wait_idle(); /* the worker sends the optimized graph */
+  TsConcreteInfo *lstm = ts_compare_pane_get_passes_concrete(pane);
+  g_assert_nonnull(strstr(ts_compare_pane_get_passes(pane), "fuse: fused 11 nodes into 2 kernels"));
+  test_wait_for(compare_laid_out, NULL, "both graphs to be laid out");
+  const ts_node *gates = node_named(lstm->optimized, "lstm_cell/Mul_2");
+  g_assert_true(ts_graph_view_reveal(right, gates));
+  g_assert_nonnull(ts_compare_pane_get_matches(pane, gates, &n));
+  g_assert_cmpint(n, ==, 9);
+  g_autofree char *gate_text = details_text();
+  assert_shows(gate_text, (const char *const[]){
+    "Made by an optimization, fused from Sigmoid, Sigmoid, Sigmoid, Tanh, Mul, Mul, Add, Tanh, Mul: it stands "
+    "for 9 traced nodes.\n", NULL });
+  test_wait_for(details_read, NULL, "the kernel's source to be read");
+  test_wait_for(graph_drawn, window, "both graphs to be drawn");
+  test_wait_for(not_animating_right, NULL, "the fly-to the kernel");
+  if (g_getenv("TS_TEST_SCREENSHOTS")) { /* for the README: room for both graphs, each fitted */
+    gtk_window_set_default_size(GTK_WINDOW(window), 1600, 1000);
+    wait_drawn(GTK_WIDGET(window));
+    ts_graph_view_zoom_to_fit(left);
+    ts_graph_view_zoom_to_fit(right);
+    test_wait_for(graph_drawn, window, "both graphs to be drawn");
+    wait_drawn(GTK_WIDGET(window));
+    save_test_screenshot(GTK_WIDGET(window), "passes-compare.png");
+    gtk_window_set_default_size(GTK_WINDOW(window), 1280, 800);
+  }
+
+  /* back to one graph, its selection in the details again */
+  activate("win.close-compare", NULL);
+  g_assert_false(ts_window_get_comparing(window));
+  g_assert_null(ts_compare_pane_get_passes_concrete(pane));
+  g_assert_cmpstr(ts_compare_pane_get_passes(pane), ==, "");
+  g_assert_null(ts_graph_view_get_graph(right));
+
+  /* the module reopened (a new worker): lstm_fn's graph from the trace log
+   * compares as before, its optimized graph kept with it */
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  GListModel *log = ts_trace_log_get_entries(ts_window_get_trace_log(window));
+  g_autoptr(TsTraceEntry) last = g_list_model_get_item(log, g_list_model_get_n_items(log) - 1);
+  g_assert_true(ts_trace_entry_get_concrete(last) == lstm);
+  ts_graph_pane_show_concrete(graph_pane, ts_trace_entry_get_module(last), lstm);
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(graph_pane), "graph.compare-passes", NULL));
+  g_assert_true(ts_window_get_comparing(window));
+  g_assert_true(ts_compare_pane_get_passes_concrete(pane) == lstm);
+  activate("win.close-compare", NULL);
+}
+
 int main(int argc, char **argv)
 {
   g_setenv("GSETTINGS_BACKEND", "memory", TRUE);
@@ -2124,6 +2301,8 @@ int main(int argc, char **argv)
   g_test_add_func("/app/profiler-panel", test_profiler_panel);
   g_test_add_func("/app/check-eagerly", test_check_eagerly);
   g_test_add_func("/app/debugger", test_debugger);
+  g_test_add_func("/app/reopen-after-details-row", test_reopen_after_details_row);
+  g_test_add_func("/app/compare-passes", test_compare_passes);
   int status = g_test_run();
 
   g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&window);

@@ -81,6 +81,30 @@ static void expect_failure(cli_result r, int status, const char *fragment)
   cli_result_clear(&r);
 }
 
+/* --threads: the same printed results at any count, also through a worker
+ * (a mean of 300001 values: split across threads). */
+static void test_threads(void)
+{
+  const char *argv[] = { "run", "seeds", "get_MSE", "--arg", "f64[300001]:uniform", "--arg",
+                         "f64[300001]:uniform@2", "--threads", "1", NULL, NULL };
+  cli_result one = cli_v(argv);
+  g_assert_cmpint(one.status, ==, 0);
+  g_assert_true(g_str_has_prefix(one.out, "Calculating MSE!\nTensor("));
+  argv[8] = "3";
+  for (int i = 0; i < 2; i++) {
+    argv[9] = i ? "--isolate" : NULL;
+    cli_result r = cli_v(argv);
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_cmpstr(r.out, ==, one.out);
+    cli_result_clear(&r);
+  }
+  cli_result_clear(&one);
+  expect_failure(cli("run", "seeds", "deep_net", "--threads", "-1", NULL), 2,
+                 "--threads needs a count from 0 (every core) to 256, not '-1'");
+  expect_failure(cli("graph", "seeds", "deep_net", "--threads", "2", NULL), 2,
+                 "--threads is not an option of graph");
+}
+
 /* run --isolate: the same results through a worker; a crash there is
  * reported with its cause and backtrace, and the CLI exits 1. */
 static void test_isolate(void)
@@ -833,12 +857,13 @@ static void test_check_eagerly(void)
                  "--check-eagerly is not an option of diverge");
 }
 
-/* graph --passes: the graph after them, what fused nodes stand for, one
- * line per pass; a bad list is a usage error naming the pass. */
+/* graph --passes: the graph after them, what fused nodes stand for, its
+ * memory plan, one line per pass; a bad list is a usage error naming the pass. */
 static void test_graph_passes(void)
 {
   cli_result r = cli("graph", "seeds", "lstm_fn", "--passes", "all", NULL);
   g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "\nplan: 7 buffers (1 in place), peak 3.6 kB, 2.9 kB saved by reuse\n"));
   g_assert_nonnull(strstr(r.out, "= FusedElementwise("));
   g_assert_nonnull(strstr(r.out, ": fused from Sigmoid, Sigmoid, Sigmoid, Tanh, Mul, Mul, Add, Tanh, Mul"));
   g_assert_true(g_str_has_suffix(r.out, "fold: folded 0 nodes into 0 constants\n"
@@ -873,6 +898,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cli/render/out-error", test_render_out_error);
   g_test_add_func("/cli/errors/no-engine-location", test_argument_errors_without_location);
   g_test_add_func("/cli/errors", test_bad_arguments);
+  g_test_add_func("/cli/run/threads", test_threads);
   g_test_add_func("/cli/run/trace-log", test_trace_log);
   g_test_add_func("/cli/run/retracing-warning", test_retracing_warning);
   g_test_add_func("/cli/run/modes", test_modes);

@@ -1,5 +1,6 @@
 /* test-graph-diff.c — the compare view's diff of two concrete functions
- * (app/ts-graph-diff.c, which needs no GTK). */
+ * and what the passes made of a graph's nodes (app/ts-graph-diff.c, which
+ * needs no GTK). */
 #include <glib.h>
 #include <stdlib.h>
 #include <tracescope.h>
@@ -62,9 +63,78 @@ static void test_shapes_and_nodes(void)
   ts_function_free(f);
 }
 
+/* relu(x @ w + b) with x * 1 and 2 + 3 on the side */
+static ts_tensor *dense_and_more(ts_call *c)
+{
+  ts_tensor *y = ts_relu(ts_add(ts_matmul(ts_arg(c, 0), ts_arg(c, 1)), ts_arg(c, 2)));
+  ts_tensor *five = ts_add(ts_scalar_f32(2), ts_scalar_f32(3));
+  return ts_mul(ts_mul(y, ts_scalar_f32(1)), five);
+}
+
+/* The optimizer's nodes classified by what they stand for (the real
+ * passes, in process): one kernel fused from MatMul, Add, Relu, 2 + 3
+ * folded, x * 1 gone; the inputs kept. */
+static void test_pass_changes(void)
+{
+  ts_function *f = ts_function_new("dense_and_more", dense_and_more, "x, w, b");
+  ts_value args[] = { TS_TENSOR_VALUE(ts_zeros(TS_F32, TS_SHAPE(2, 3))),
+                      TS_TENSOR_VALUE(ts_zeros(TS_F32, TS_SHAPE(3, 4))),
+                      TS_TENSOR_VALUE(ts_zeros(TS_F32, TS_SHAPE(4))) };
+  ts_concrete *cf = ts_function_get_concrete(f, args, 3);
+  g_assert_nonnull(cf);
+  const ts_graph *traced = ts_concrete_graph(cf);
+  char *summary = NULL;
+  ts_graph *optimized = ts_graph_optimize(traced, "all", &summary);
+  g_assert_nonnull(optimized);
+  g_test_message("%s", summary);
+  int counts[TS_PASS_N_CHANGES] = { 0 };
+  for (int i = 0; i < ts_graph_n_nodes(optimized); i++) {
+    const ts_node *n = ts_graph_node(optimized, i);
+    int k = ts_node_n_origins(n);
+    const ts_node *origins[16];
+    g_assert_cmpint(k, <=, 16);
+    for (int j = 0; j < k; j++)
+      origins[j] = ts_node_origin(n, j);
+    ts_pass_change change = ts_pass_change_of(n, origins, k);
+    counts[change]++;
+    if (change == TS_PASS_FUSED) {
+      g_assert_cmpint(k, ==, 3);
+      g_assert_cmpint(ts_node_op(origins[0]), ==, TS_OP_MATMUL);
+      g_assert_cmpint(ts_node_op(origins[2]), ==, TS_OP_RELU);
+    }
+    if (ts_op_traits(ts_node_op(n)) & TS_OP_TRAIT_INPUT)
+      g_assert_cmpint(change, ==, TS_PASS_KEPT);
+  }
+  g_assert_cmpint(counts[TS_PASS_FUSED], >=, 1);
+  g_assert_cmpint(counts[TS_PASS_FOLDED], ==, 1);
+  g_assert_cmpstr(ts_pass_change_name(TS_PASS_FOLDED), ==, "folded");
+  /* a node of its own op standing for several is a merge; one of another op a rewrite */
+  const ts_node *placeholder = ts_graph_node(traced, ts_graph_input(traced, 0));
+  const ts_node *twice[] = { placeholder, placeholder };
+  g_assert_cmpint(ts_pass_change_of(placeholder, twice, 2), ==, TS_PASS_MERGED);
+  const ts_node *relu = NULL;
+  for (int i = 0; i < ts_graph_n_nodes(traced); i++)
+    if (ts_node_op(ts_graph_node(traced, i)) == TS_OP_RELU)
+      relu = ts_graph_node(traced, i);
+  g_assert_cmpint(ts_pass_change_of(placeholder, &relu, 1), ==, TS_PASS_REWRITTEN);
+
+  int some[TS_PASS_N_CHANGES] = { [TS_PASS_FUSED] = 1, [TS_PASS_REMOVED] = 3 };
+  g_autofree char *text = ts_pass_changes_summary(10, 5, some);
+  g_assert_cmpstr(text, ==, "10 traced nodes, 5 after the passes: 1 fused, 3 removed");
+  int none[TS_PASS_N_CHANGES] = { 0 };
+  g_autofree char *unchanged = ts_pass_changes_summary(1, 1, none);
+  g_assert_cmpstr(unchanged, ==, "1 traced node, 1 after the passes");
+  free(summary);
+  ts_graph_free(optimized);
+  for (int i = 0; i < 3; i++)
+    ts_value_clear(&args[i]);
+  ts_function_free(f);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/graph-diff/shapes-and-nodes", test_shapes_and_nodes);
+  g_test_add_func("/graph-diff/pass-changes", test_pass_changes);
   return g_test_run();
 }

@@ -283,9 +283,9 @@ static void test_expand_collapse(void)
   fixture f = { 0 };
   fixture_show(&f, trace_sequential(&f));
   ts_view_model *m = ts_graph_view_get_model(f.view);
-  /* x, flatten, dense_[1-100], dense_101 */
+  /* x, flatten, dense_[1-100], dropout, dense_101 */
   int top = n_visible(f.view);
-  g_assert_cmpint(top, ==, 4);
+  g_assert_cmpint(top, ==, 5);
   g_assert_cmpint(n_shapes(f.view), ==, top);
 
   /* open the series: its 100 layers show, closed */
@@ -718,7 +718,7 @@ static void test_legend(void)
   /* collapse all (C) and back */
   g_assert_true(gtk_widget_activate_action(w, "view.collapse-all", NULL));
   wait_for(laid_out, f.view);
-  g_assert_cmpint(n_visible(f.view), ==, 4);
+  g_assert_cmpint(n_visible(f.view), ==, 5); /* x, flatten, dense_[1-100], dropout, dense_101 */
   g_assert_cmpfloat(legend_cover(f.view), ==, 0);
   ts_graph_view_set_show_legend(f.view, FALSE);
   g_assert_false(ts_graph_view_get_legend_area(f.view, &open));

@@ -1,4 +1,4 @@
-/* Reductions, ArgMax, Softmax, LogSoftmax and SparseSoftmaxCrossEntropyWithLogits. */
+/* Reductions, ArgMax, Softmax, LogSoftmax, SparseSoftmaxCrossEntropyWithLogits and Dropout. */
 #include <tracescope.h>
 
 #include <glib.h>
@@ -534,6 +534,116 @@ static void test_xent_errors(void)
   ts_scope_end(scope);
 }
 
+/* ---- Dropout --------------------------------------------------------------------- */
+
+/* ts_dropout(x, 0.25, training, 7) as a function of x. */
+static ts_tensor *dropout_fn(ts_call *c)
+{
+  return ts_dropout(ts_arg(c, 0), 0.25, ts_arg_int(c, 1) != 0, 7);
+}
+
+static int count_nodes(const ts_graph *g, ts_op op)
+{
+  int n = 0;
+  for (int i = 0; i < ts_graph_n_nodes(g); i++)
+    n += ts_node_op(ts_graph_node(g, i)) == op;
+  return n;
+}
+
+static void test_dropout_inactive(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  float v[] = { 1, -2, 3.5f, 0 };
+  ts_tensor *x = f32(SH(2, 2), v);
+  ASSERT_VALUES(ts_dropout(x, 0.2, false, 1), TS_F32, SH(2, 2), 0, 1, -2, 3.5, 0);
+  /* rate 0 keeps everything, training or not */
+  ASSERT_VALUES(ts_dropout(x, 0, true, 1), TS_F32, SH(2, 2), 0, 1, -2, 3.5, 0);
+
+  /* traced at inference: one Identity, no random numbers (as Keras' tf.identity) */
+  ts_function *fn = ts_function_new("dropout", dropout_fn, "x, training");
+  ts_tensor *out = ts_function_call(fn, (ts_value[]){ TS_TENSOR_VALUE(x), TS_INT_VALUE(0) }, 2);
+  ASSERT_VALUES(out, TS_F32, SH(2, 2), 0, 1, -2, 3.5, 0);
+  const ts_graph *g = ts_concrete_graph(ts_function_concrete(fn, 0));
+  g_assert_cmpint(count_nodes(g, TS_OP_IDENTITY), ==, 1);
+  g_assert_cmpint(count_nodes(g, TS_OP_RANDOM_UNIFORM), ==, 0);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+/* Training on ones: kept elements are 1 / (1 - rate), the others 0; the
+ * zero fraction is about rate and the mean stays about 1. */
+static void assert_dropped(const ts_tensor *y, double rate)
+{
+  int64_t n = ts_tensor_size(y), zeros = 0;
+  double sum = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double v = ts_tensor_get_f64(y, i);
+    if (v == 0)
+      zeros++;
+    else
+      g_assert_cmpfloat_with_epsilon(v, 1 / (1 - rate), 1e-6);
+    sum += v;
+  }
+  g_assert_cmpfloat_with_epsilon((double)zeros / (double)n, rate, 0.01);
+  g_assert_cmpfloat_with_epsilon(sum / (double)n, 1.0, 0.02);
+}
+
+static void test_dropout_training(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_dtype dtypes[] = { TS_F32, TS_F64 };
+  for (size_t d = 0; d < G_N_ELEMENTS(dtypes); d++) {
+    ts_tensor *x = ts_ones(dtypes[d], SH(200, 300));
+    ts_tensor *a = ts_dropout(x, 0.25, true, 3);
+    assert_shape(a, dtypes[d], SH(200, 300));
+    assert_dropped(a, 0.25);
+    assert_dropped(ts_dropout(x, 0.6, true, 3), 0.6);
+    /* the same seed gives the same mask, another seed another one */
+    ts_tensor *same = ts_dropout(x, 0.25, true, 3), *other = ts_dropout(x, 0.25, true, 4);
+    int64_t differ = 0;
+    for (int64_t i = 0; i < ts_tensor_size(a); i++) {
+      g_assert_cmpfloat(ts_tensor_get_f64(same, i), ==, ts_tensor_get_f64(a, i));
+      differ += ts_tensor_get_f64(other, i) != ts_tensor_get_f64(a, i);
+    }
+    g_assert_cmpint(differ, >, ts_tensor_size(a) / 10);
+  }
+
+  /* in a graph: the same mask as eagerly */
+  ts_tensor *x = ts_ones(TS_F32, SH(100, 100));
+  ts_function *fn = ts_function_new("dropout", dropout_fn, "x, training");
+  ts_tensor *graph = ts_function_call(fn, (ts_value[]){ TS_TENSOR_VALUE(x), TS_INT_VALUE(1) }, 2);
+  ts_tensor *eager = ts_dropout(x, 0.25, true, 7);
+  g_assert_nonnull(graph);
+  for (int64_t i = 0; i < ts_tensor_size(x); i++)
+    g_assert_cmpfloat(ts_tensor_get_f64(graph, i), ==, ts_tensor_get_f64(eager, i));
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+static void test_dropout_errors(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_ones(TS_F32, SH(4));
+  g_assert_null(ts_dropout(x, 1, true, 1));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "Dropout", "rate must be in [0, 1), got 1");
+  g_assert_null(ts_dropout(x, -0.5, false, 1));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "Dropout", "got -0.5");
+  g_assert_null(ts_dropout(x, NAN, true, 1));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "Dropout", "got nan");
+  g_assert_null(ts_dropout(ts_ones(TS_I32, SH(3)), 0.5, true, 1));
+  ASSERT_ERROR(TS_ERR_DTYPE, "Dropout", "x must be float32 or float64, got i32[3]");
+
+  /* training needs the mask's shape while tracing */
+  ts_function *fn = ts_function_new("dropout", dropout_fn, "x, training");
+  ts_value spec[] = { TS_SPEC_VALUE(TS_F32, SH(-1, 3)), TS_INT_VALUE(1) };
+  g_assert_null(ts_function_get_concrete(fn, spec, 2));
+  ASSERT_ERROR(TS_ERR_SHAPE, "Dropout", "training needs a fully known shape, got f32[?,3]");
+  spec[1] = TS_INT_VALUE(0); /* not training: any shape */
+  g_assert_nonnull(ts_function_get_concrete(fn, spec, 2));
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -552,6 +662,9 @@ int main(int argc, char **argv)
   g_test_add_func("/nn/softmax-errors", test_softmax_errors);
   g_test_add_func("/nn/sparse-softmax-cross-entropy", test_xent);
   g_test_add_func("/nn/sparse-softmax-cross-entropy-errors", test_xent_errors);
+  g_test_add_func("/nn/dropout-inactive", test_dropout_inactive);
+  g_test_add_func("/nn/dropout-training", test_dropout_training);
+  g_test_add_func("/nn/dropout-errors", test_dropout_errors);
   int rc = g_test_run();
   ts_release_all();
   return rc;

@@ -694,7 +694,8 @@ static void test_sequential_model(void)
   assert_no_error();
   g_assert_true(ts_shape_equal(ts_tensor_shape(out), TS_SHAPE(20, 10)));
   const ts_graph *g = graph_of(m, "sequential_model", 0);
-  /* flatten, then dense_1 ... dense_101, each MatMul, Add (+ Relu) on two variables */
+  /* flatten, then dense_1 ... dense_101, each MatMul, Add (+ Relu) on two
+   * variables; dropout (inference) an Identity between the last two */
   bool seen[102] = { false };
   int relus = 0;
   for (int i = 0; i < ts_graph_n_nodes(g); i++) {
@@ -703,6 +704,8 @@ static void test_sequential_model(void)
     int layer;
     if (ts_node_op(n) == TS_OP_FLATTEN)
       g_assert_cmpstr(scope, ==, "flatten");
+    if (ts_node_op(n) == TS_OP_IDENTITY)
+      g_assert_cmpstr(scope, ==, "dropout");
     if (ts_node_op(n) != TS_OP_MATMUL)
       relus += ts_node_op(n) == TS_OP_RELU;
     else if (sscanf(scope, "dense_%d", &layer) == 1 && layer >= 1 && layer <= 101)
@@ -714,6 +717,38 @@ static void test_sequential_model(void)
     g_assert_true(seen[layer]);
   g_assert_cmpint(relus, ==, 100);
   g_assert_cmpint(count_op(g, TS_OP_READ_VARIABLE), ==, 202);
+  g_assert_cmpint(count_op(g, TS_OP_IDENTITY), ==, 1);
+  g_assert_cmpint(count_op(g, TS_OP_RANDOM_UNIFORM), ==, 0);
+  ts_module_free(m);
+}
+
+static void test_dense_128_model(void)
+{
+  free(same_in_both_modes("dense_128_model", "f32[60,28,28]:uniform", NULL, NULL));
+
+  ts_module *m = open_seeds();
+  ts_tensor *out = call(m, "dense_128_model", "f32[60,28,28]:uniform", NULL);
+  assert_no_error();
+  g_assert_true(ts_shape_equal(ts_tensor_shape(out), TS_SHAPE(60, 10)));
+  /* flatten, dense_1 (128, relu), dropout (inference: Identity), dense_2 (10) */
+  const ts_graph *g = graph_of(m, "dense_128_model", 0);
+  static const struct { ts_op op; const char *scope; } want[] = {
+    { TS_OP_FLATTEN, "flatten" }, { TS_OP_MATMUL, "dense_1" }, { TS_OP_RELU, "dense_1" },
+    { TS_OP_IDENTITY, "dropout" }, { TS_OP_MATMUL, "dense_2" },
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS(want); k++) {
+    bool found = false;
+    for (int i = 0; i < ts_graph_n_nodes(g) && !found; i++) {
+      const ts_node *n = ts_graph_node(g, i);
+      found = ts_node_op(n) == want[k].op && strcmp(ts_node_scope(n), want[k].scope) == 0;
+    }
+    if (!found)
+      g_error("no %s in scope %s", ts_op_name(want[k].op), want[k].scope);
+  }
+  g_assert_cmpint(count_op(g, TS_OP_MATMUL), ==, 2);
+  g_assert_cmpint(count_op(g, TS_OP_RELU), ==, 1);
+  g_assert_cmpint(count_op(g, TS_OP_READ_VARIABLE), ==, 4);
+  g_assert_cmpint(count_op(g, TS_OP_RANDOM_UNIFORM), ==, 0);
   ts_module_free(m);
 }
 
@@ -790,6 +825,7 @@ int main(int argc, char **argv)
   g_test_add_func("/seeds/unused-return", test_unused_return);
   g_test_add_func("/seeds/naive-equals-vectorized", test_naive_equals_vectorized);
   g_test_add_func("/seeds/sequential-model", test_sequential_model);
+  g_test_add_func("/seeds/dense-128-model", test_dense_128_model);
   g_test_add_func("/seeds/lstm-fn", test_lstm_fn);
   g_test_add_func("/seeds/conv-fn", test_conv_fn);
   g_test_add_func("/seeds/issue2-programs", test_issue2_programs);

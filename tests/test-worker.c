@@ -10,6 +10,7 @@
 #include "tracescope-profiler.h"
 #include "ts-fast-channel.h"
 #include "ts-worker-protocol.h"
+#include "ts-worker-optimized.h"
 #include "ts-worker.h"
 
 
@@ -694,6 +695,118 @@ static void test_fast_sync_cancel(void)
   }
 }
 
+/* ---- optimized graphs -------------------------------------------------------- */
+
+static void on_traced(TsWorker *w, TsWorkerTrace *t, TsWorkerTrace **slot)
+{
+  /* the signal's trace goes after the handlers: its graph moves here */
+  TsWorkerTrace *kept = g_new0(TsWorkerTrace, 1);
+  kept->function = g_strdup(t->function);
+  kept->signature = g_strdup(t->signature);
+  kept->graph = g_steal_pointer(&t->graph);
+  *slot = kept;
+}
+
+static TsWorkerOptimized *get_optimized(TsWorker *w, const char *function, const char *signature,
+                                        const ts_graph *traced, GError **error)
+{
+  GAsyncResult *res = NULL;
+  ts_worker_get_optimized_async(w, function, signature, traced, NULL, store_result, &res);
+  TsWorkerOptimized *o = ts_worker_get_optimized_finish(w, wait_result(&res, "the optimized graph"), error);
+  g_object_unref(res);
+  return o;
+}
+
+/* GetOptimized: the graph a concrete function runs after the passes, one
+ * line per pass, and what each of its nodes stands for in the app's copy
+ * of the traced graph: sequential_model's dense layers are fused MatMul,
+ * Add, Relu (its 2 MB of weights come in a memfd). */
+static void test_optimized_graph(void)
+{
+  TsWorker *w = ts_worker_new(0);
+  TsWorkerTrace *t = NULL;
+  g_signal_connect(w, "trace", G_CALLBACK(on_traced), &t);
+  GAsyncResult *res = NULL;
+  g_autoptr(GError) error = NULL;
+  ts_worker_start_async(w, NULL, store_result, &res);
+  g_assert_true(ts_worker_start_finish(w, wait_result(&res, "the worker to start"), &error));
+  g_clear_object(&res);
+  g_autofree char *title = NULL, *path = NULL;
+  g_autoptr(GPtrArray) functions = NULL;
+  ts_worker_open_async(w, g_getenv("TRACESCOPE_SEEDS"), NULL, store_result, &res);
+  g_assert_true(ts_worker_open_finish(w, wait_result(&res, "the seeds to open"), &title, &path, &functions, &error));
+  g_assert_no_error(error);
+  g_clear_object(&res);
+  ts_worker_call_async(w, 1, "sequential_model", (const char *const[]){ "f32[4,28,28]:uniform", NULL }, 1, FALSE,
+                       NULL, store_result, &res);
+  g_autoptr(TsCallResult) r = ts_worker_call_finish(w, wait_result(&res, "sequential_model"), &error);
+  g_assert_no_error(error);
+  g_clear_object(&res);
+  g_assert_nonnull(t);
+  g_assert_nonnull(t->graph);
+
+  g_autoptr(TsWorkerOptimized) o = get_optimized(w, "sequential_model", t->signature, t->graph, &error);
+  g_assert_no_error(error);
+  g_test_message("%s", o->pass_summary);
+  g_assert_nonnull(strstr(o->pass_summary, "fuse: fused 302 nodes into 101 kernels\n"));
+  g_assert_cmpint(ts_graph_n_nodes(o->graph), <, ts_graph_n_nodes(t->graph));
+  int fused = 0;
+  for (int i = 0; i < ts_graph_n_nodes(o->graph); i++) {
+    const ts_node *n = ts_graph_node(o->graph, i);
+    int k = 0;
+    const ts_node *const *of = ts_worker_origins_traced(o->origins, n, &k);
+    g_assert_cmpint(k, >=, 1); /* every node stands for a traced one */
+    for (int j = 0; j < k; j++) {
+      g_assert_true(ts_node_graph(of[j]) == t->graph);
+      int back = 0;
+      const ts_node *const *users = ts_worker_origins_optimized(o->origins, of[j], &back);
+      gboolean found = FALSE;
+      for (int u = 0; u < back; u++)
+        found |= users[u] == n;
+      g_assert_true(found);
+    }
+    if (k != 3 || ts_node_op(of[0]) != TS_OP_MATMUL)
+      continue;
+    g_assert_cmpint(ts_node_op(of[1]), ==, TS_OP_ADD);
+    g_assert_cmpint(ts_node_op(of[2]), ==, TS_OP_RELU);
+    g_assert_cmpstr(ts_node_scope(of[0]), ==, ts_node_scope(n));
+    fused++;
+  }
+  g_assert_cmpint(fused, ==, 100); /* the last layer has no activation */
+
+  /* a concrete function this worker did not trace; a traced graph that is not its own */
+  g_assert_null(get_optimized(w, "sequential_model", "(x: f32[9])", t->graph, &error));
+  g_assert_error(error, TS_ENGINE_ERROR, TS_ERR_NOT_FOUND);
+  g_assert_cmpstr(error->message, ==, "sequential_model has no concrete function (x: f32[9]) in this worker");
+  g_clear_error(&error);
+  g_assert_null(get_optimized(w, "sequential_model", t->signature, o->graph, &error));
+  g_assert_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL);
+  g_assert_nonnull(strstr(error->message, "traced nodes, the one shown"));
+  g_clear_error(&error);
+
+  /* a table that does not fit the graphs is an error naming the entry */
+  g_autoptr(GVariant) bad = g_variant_ref_sink(g_variant_new_parsed("[(@u 0, [@u 9999999])]"));
+  g_assert_null(ts_worker_origins_new(bad, o->graph, t->graph, &error));
+  g_assert_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL);
+  g_assert_nonnull(strstr(error->message, "origins entry 0 (node 0) stands for node 9999999 of the traced graph's"));
+  g_clear_error(&error);
+  g_autoptr(GVariant) twice = g_variant_ref_sink(g_variant_new_parsed("[(@u 1, @au []), (1, [])]"));
+  g_assert_null(ts_worker_origins_new(twice, o->graph, t->graph, &error));
+  g_assert_nonnull(strstr(error->message, "origins entry 1 names node 1 of the optimized graph's"));
+  g_clear_error(&error);
+  g_autoptr(GVariant) wrong = g_variant_ref_sink(g_variant_new_parsed("[(@i 1, @ai [])]"));
+  g_assert_null(ts_worker_origins_new(wrong, o->graph, t->graph, &error));
+  g_assert_nonnull(strstr(error->message, "not a(uau)"));
+  g_clear_error(&error);
+
+  g_clear_pointer(&o, ts_worker_optimized_free);
+  ts_worker_trace_free(t);
+  ts_worker_close(w);
+  while (!ts_worker_get_death(w))
+    g_main_context_iteration(NULL, TRUE);
+  g_object_unref(w);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -708,6 +821,7 @@ int main(int argc, char **argv)
   g_test_add_func("/worker/large-result", test_large_result);
   g_test_add_func("/worker/profile", test_profile);
   g_test_add_func("/worker/compare", test_compare);
+  g_test_add_func("/worker/optimized-graph", test_optimized_graph);
   for (guint i = 0; i < G_N_ELEMENTS(crashes); i++) {
     g_autofree char *path = g_strdup_printf("/worker/crash/%s", crashes[i].function);
     g_test_add_data_func(path, &crashes[i], check_crash);

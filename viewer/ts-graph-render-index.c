@@ -1,7 +1,8 @@
 /* ts-graph-render-index.c — what a frame must draw, found fast: a uniform
  * grid over the layout's shapes and paths (containers apart, they are
  * few), built once per layout and queried per frame; and the placement of
- * edge labels, once per layout, so that none covers a shape or another. */
+ * edge labels, once per layout, beside their paths where none covers a
+ * shape, a group's title bar or another label. */
 #include "ts-graph-render-private.h"
 
 #include <math.h>
@@ -9,17 +10,37 @@
 
 /* ---- the grid ------------------------------------------------------------------------ */
 
-static void path_bounds(const ts_view_path *p, ts_render_rect *out)
+/* An edge label's background, its text's top-left at (x, y). */
+static void label_rect(const _ts_label *label, double x, double y, ts_render_rect *out)
 {
-  double x0 = p->label_at.x, y0 = p->label_at.y, x1 = x0, y1 = y0;
-  /* a Bezier curve stays inside the hull of its control points */
-  for (int i = 0; i < p->n_points; i++) {
-    x0 = MIN(x0, p->points[i].x);
-    y0 = MIN(y0, p->points[i].y);
-    x1 = MAX(x1, p->points[i].x);
-    y1 = MAX(y1, p->points[i].y);
+  *out = (ts_render_rect){ x - 2, y, label->width + 4, label->height };
+}
+
+/* Every path's hull (a Bezier curve stays inside the hull of its control
+ * points) and its label, once placed, into path_rect. */
+static void measure_paths(ts_render *r)
+{
+  for (int path = 0; path < r->n_paths; path++) {
+    const ts_view_path *p = ts_view_layout_path(r->layout, path);
+    double x0 = p->label_at.x, y0 = p->label_at.y, x1 = x0, y1 = y0;
+    for (int i = 0; i < p->n_points; i++) {
+      x0 = MIN(x0, p->points[i].x);
+      y0 = MIN(y0, p->points[i].y);
+      x1 = MAX(x1, p->points[i].x);
+      y1 = MAX(y1, p->points[i].y);
+    }
+    double lx, ly;
+    const _ts_label *label = _ts_edge_label_at(r, path, &lx, &ly);
+    if (label) {
+      ts_render_rect rc;
+      label_rect(label, lx, ly, &rc);
+      x0 = MIN(x0, rc.x);
+      y0 = MIN(y0, rc.y);
+      x1 = MAX(x1, rc.x + rc.width);
+      y1 = MAX(y1, rc.y + rc.height);
+    }
+    r->path_rect[path] = (ts_render_rect){ x0, y0, x1 - x0, y1 - y0 };
   }
-  *out = (ts_render_rect){ x0, y0, x1 - x0, y1 - y0 };
 }
 
 void _ts_box_bounds(const ts_view_box *b, ts_render_rect *out)
@@ -52,7 +73,7 @@ static void grid_pass(ts_render *r, int *fill_at)
       entry = e;
     } else {
       int p = e - r->n_boxes;
-      path_bounds(ts_view_layout_path(r->layout, p), &rc);
+      rc = r->path_rect[p];
       entry = -(p + 1);
     }
     int c0, r0, c1, r1;
@@ -68,6 +89,23 @@ static void grid_pass(ts_render *r, int *fill_at)
   }
 }
 
+/* Files every shape and path in the cells it covers. */
+static void file_entries(ts_render *r)
+{
+  measure_paths(r);
+  int n_cells = r->cols * r->rows;
+  g_free(r->cell_start);
+  g_free(r->entries);
+  r->cell_start = g_new0(int, n_cells + 1);
+  grid_pass(r, NULL);
+  for (int c = 0; c < n_cells; c++)
+    r->cell_start[c + 1] += r->cell_start[c];
+  r->entries = g_new(int, MAX(r->cell_start[n_cells], 1));
+  int *fill_at = g_memdup2(r->cell_start, sizeof(int) * (gsize)n_cells);
+  grid_pass(r, fill_at);
+  g_free(fill_at);
+}
+
 static void build_grid(ts_render *r)
 {
   const ts_view_layout *l = r->layout;
@@ -78,15 +116,8 @@ static void build_grid(ts_render *r)
   r->cell = MAX(128.0, sqrt(w * h / 4096.0));
   r->cols = MAX(1, (int)ceil(w / r->cell));
   r->rows = MAX(1, (int)ceil(h / r->cell));
-  int n_cells = r->cols * r->rows;
-  r->cell_start = g_new0(int, n_cells + 1);
-  grid_pass(r, NULL);
-  for (int c = 0; c < n_cells; c++)
-    r->cell_start[c + 1] += r->cell_start[c];
-  r->entries = g_new(int, MAX(r->cell_start[n_cells], 1));
-  int *fill_at = g_memdup2(r->cell_start, sizeof(int) * (gsize)n_cells);
-  grid_pass(r, fill_at);
-  g_free(fill_at);
+  r->path_rect = g_new(ts_render_rect, MAX(r->n_paths, 1));
+  file_entries(r);
   for (int i = 0; i < r->n_boxes; i++)
     if (ts_view_layout_box(l, i)->shape == TS_VIEW_SHAPE_CONTAINER)
       g_array_append_val(r->containers, i);
@@ -149,7 +180,7 @@ void _ts_render_query(ts_render *r, const ts_render_rect *visible)
           if (r->path_stamp[p] == r->stamp)
             continue;
           r->path_stamp[p] = r->stamp;
-          path_bounds(ts_view_layout_path(r->layout, p), &rc);
+          rc = r->path_rect[p];
           if (_ts_rects_intersect(&rc, &wide))
             g_array_append_val(r->hit_paths, p);
         }
@@ -165,18 +196,104 @@ void _ts_render_index_drop(ts_render *r)
   g_clear_pointer(&r->entries, g_free);
   g_clear_pointer(&r->box_stamp, g_free);
   g_clear_pointer(&r->path_stamp, g_free);
+  g_clear_pointer(&r->path_rect, g_free);
   g_clear_pointer(&r->box_mark, g_free);
   g_clear_pointer(&r->path_mark, g_free);
   g_clear_pointer(&r->label_shown, g_free);
+  g_clear_pointer(&r->label_pos, g_free);
   g_array_set_size(r->containers, 0);
   r->n_boxes = r->n_paths = 0;
 }
 
 /* ---- edge labels ------------------------------------------------------------------------ */
 
-static void label_rect(const _ts_label *label, double x, double y, ts_render_rect *out)
+/* Points along a path a label may sit beside, besides its middle. */
+#define LABEL_ANCHORS 16
+/* Between a label and its path. */
+#define LABEL_GAP 4.0
+
+typedef struct anchor {
+  ts_view_point at;
+  bool across;     /* the path runs more across than up or down there */
+  double lean;     /* how far it leans off that axis: 0 along it, 1 at 45 degrees */
+  double distance; /* from the path's middle */
+} anchor;
+
+/* The point at t of the cubic Bezier segment s, and the way it runs there. */
+static ts_view_point bezier_at(const ts_view_point *s, double t, bool *across, double *lean)
 {
-  *out = (ts_render_rect){ x - 2, y, label->width + 4, label->height };
+  double u = 1 - t;
+  /* the derivative gives the path's direction there */
+  double dx = 3 * u * u * (s[1].x - s[0].x) + 6 * u * t * (s[2].x - s[1].x) + 3 * t * t * (s[3].x - s[2].x);
+  double dy = 3 * u * u * (s[1].y - s[0].y) + 6 * u * t * (s[2].y - s[1].y) + 3 * t * t * (s[3].y - s[2].y);
+  if (hypot(dx, dy) < 1e-9) {
+    dx = s[3].x - s[0].x;
+    dy = s[3].y - s[0].y;
+  }
+  *across = fabs(dx) > fabs(dy);
+  *lean = *across ? fabs(dy) / fabs(dx) : fabs(dx) / MAX(fabs(dy), 1e-9);
+  double a = u * u * u, b = 3 * u * u * t, c = 3 * u * t * t, d = t * t * t;
+  return (ts_view_point){ a * s[0].x + b * s[1].x + c * s[2].x + d * s[3].x,
+                          a * s[0].y + b * s[1].y + c * s[2].y + d * s[3].y };
+}
+
+static int cmp_anchor(const void *a, const void *b)
+{
+  double x = ((const anchor *)a)->distance, y = ((const anchor *)b)->distance;
+  return (x > y) - (x < y);
+}
+
+/* The layout's middle of the path, along the way the path runs there
+ * (it is the middle of one of its segments). */
+static anchor middle_anchor(const ts_view_path *p)
+{
+  anchor best = { p->label_at, false, 0, G_MAXDOUBLE };
+  for (int s = 0; 3 * s + 3 < p->n_points; s++) {
+    bool across;
+    double lean;
+    ts_view_point q = bezier_at(p->points + 3 * s, 0.5, &across, &lean);
+    double d = hypot(q.x - p->label_at.x, q.y - p->label_at.y);
+    if (d < best.distance)
+      best = (anchor){ p->label_at, across, lean, d };
+  }
+  best.distance = 0;
+  return best;
+}
+
+/* More points beside which the label may go, when the middle is taken:
+ * the quarter points of every segment, nearest the middle first. */
+static int more_anchors(const ts_view_path *p, anchor *out, int max)
+{
+  int n_segments = (p->n_points - 1) / 3, n = 0;
+  anchor *all = g_new(anchor, 3 * MAX(n_segments, 1));
+  for (int s = 0; s < n_segments; s++)
+    for (int q = 1; q <= 3; q++) {
+      anchor *a = &all[n];
+      a->at = bezier_at(p->points + 3 * s, q / 4.0, &a->across, &a->lean);
+      a->distance = hypot(a->at.x - p->label_at.x, a->at.y - p->label_at.y);
+      n += a->distance > 1; /* not the middle again */
+    }
+  qsort(all, (size_t)n, sizeof *all, cmp_anchor);
+  n = MIN(n, max);
+  memcpy(out, all, sizeof *all * (gsize)n);
+  g_free(all);
+  return n;
+}
+
+/* Where a label beside the anchor goes (its text's top-left): right or
+ * left of a path running up or down, above or below one running across,
+ * centred on the anchor; with `clear`, far enough off that a leaning path,
+ * straight through the anchor, misses it. */
+static ts_view_point label_beside(const anchor *a, const _ts_label *label, double path_width, int side, bool clear)
+{
+  double w = label->width + 4, h = label->height; /* as label_rect has it */
+  double lean = clear ? a->lean : 0;
+  if (a->across) {
+    double off = path_width / 2 + LABEL_GAP + lean * w / 2;
+    return (ts_view_point){ a->at.x - label->width / 2, side == 0 ? a->at.y - off - h : a->at.y + off };
+  }
+  double off = path_width / 2 + LABEL_GAP + lean * h / 2;
+  return (ts_view_point){ side == 0 ? a->at.x + off + 2 : a->at.x - off - w + 2, a->at.y - h / 2 };
 }
 
 static bool hits_shape(ts_render *r, const ts_render_rect *rc)
@@ -198,6 +315,104 @@ static bool hits_shape(ts_render *r, const ts_render_rect *rc)
   return false;
 }
 
+/* Whether the segment a-b enters the rectangle (Liang-Barsky). */
+static bool segment_meets(ts_view_point a, ts_view_point b, const ts_render_rect *rc)
+{
+  double t0 = 0, t1 = 1, dx = b.x - a.x, dy = b.y - a.y;
+  double p[4] = { -dx, dx, -dy, dy };
+  double q[4] = { a.x - rc->x, rc->x + rc->width - a.x, a.y - rc->y, rc->y + rc->height - a.y };
+  for (int i = 0; i < 4; i++) {
+    if (fabs(p[i]) < 1e-12) {
+      if (q[i] < 0)
+        return false;
+      continue;
+    }
+    double t = q[i] / p[i];
+    if (p[i] < 0)
+      t0 = MAX(t0, t);
+    else
+      t1 = MIN(t1, t);
+  }
+  return t0 <= t1;
+}
+
+/* Whether the drawn path (its stroke's width too) runs through the
+ * rectangle; hull: the path's bounds. */
+static bool path_meets(const ts_view_path *p, const ts_render_rect *hull, const ts_render_rect *rc)
+{
+  double half = p->width / 2;
+  ts_render_rect grown = { rc->x - half, rc->y - half, rc->width + 2 * half, rc->height + 2 * half };
+  if (!_ts_rects_intersect(hull, &grown))
+    return false;
+  for (int s = 0; 3 * s + 3 < p->n_points; s++) {
+    const ts_view_point *q = p->points + 3 * s;
+    double x0 = MIN(MIN(q[0].x, q[1].x), MIN(q[2].x, q[3].x)), x1 = MAX(MAX(q[0].x, q[1].x), MAX(q[2].x, q[3].x));
+    double y0 = MIN(MIN(q[0].y, q[1].y), MIN(q[2].y, q[3].y)), y1 = MAX(MAX(q[0].y, q[1].y), MAX(q[2].y, q[3].y));
+    if (!_ts_rects_intersect(&(ts_render_rect){ x0, y0, x1 - x0, y1 - y0 }, &grown))
+      continue; /* the segment stays inside its control points' hull */
+    ts_view_point prev = q[0];
+    for (int k = 1; k <= 8; k++) {
+      bool across;
+      double lean;
+      ts_view_point next = bezier_at(q, k / 8.0, &across, &lean);
+      if (segment_meets(prev, next, &grown))
+        return true;
+      prev = next;
+    }
+  }
+  return false;
+}
+
+/* Whether an edge (the label's own too) runs through the rectangle. */
+static bool hits_path(ts_render *r, const ts_render_rect *rc)
+{
+  int c0, r0, c1, r1;
+  cell_span(r, rc, &c0, &r0, &c1, &r1);
+  for (int y = r0; y <= r1; y++)
+    for (int x = c0; x <= c1; x++) {
+      int cell = y * r->cols + x;
+      for (int k = r->cell_start[cell]; k < r->cell_start[cell + 1]; k++) {
+        int p = -r->entries[k] - 1;
+        if (p >= 0 && path_meets(ts_view_layout_path(r->layout, p), &r->path_rect[p], rc))
+          return true;
+      }
+    }
+  return false;
+}
+
+/* Rectangles labels must keep off besides the shapes, filed per cell. */
+typedef struct taken {
+  ts_render *r;
+  GArray **cells;
+} taken;
+
+static void taken_add(taken *t, const ts_render_rect *rc)
+{
+  int c0, r0, c1, r1;
+  cell_span(t->r, rc, &c0, &r0, &c1, &r1);
+  for (int cy = r0; cy <= r1; cy++)
+    for (int cx = c0; cx <= c1; cx++) {
+      GArray **in = &t->cells[cy * t->r->cols + cx];
+      if (!*in)
+        *in = g_array_new(FALSE, FALSE, sizeof(ts_render_rect));
+      g_array_append_val(*in, *rc);
+    }
+}
+
+static bool taken_hit(const taken *t, const ts_render_rect *rc)
+{
+  int c0, r0, c1, r1;
+  cell_span(t->r, rc, &c0, &r0, &c1, &r1);
+  for (int cy = r0; cy <= r1; cy++)
+    for (int cx = c0; cx <= c1; cx++) {
+      GArray *in = t->cells[cy * t->r->cols + cx];
+      for (guint i = 0; in && i < in->len; i++)
+        if (_ts_rects_intersect(&g_array_index(in, ts_render_rect, i), rc))
+          return true;
+    }
+  return false;
+}
+
 static int cmp_by_width(const void *a, const void *b, void *data)
 {
   const ts_view_layout *l = data;
@@ -207,50 +422,80 @@ static int cmp_by_width(const void *a, const void *b, void *data)
   return cmp_int(a, b);
 }
 
-/* Edge labels that would cover a shape or an earlier label stay hidden;
- * the widest edges choose first.  Once per layout. */
+/* Tries both sides of each anchor in turn; true with the first place
+ * where the label covers no shape, title bar or label placed before, nor
+ * any edge's line when `off_lines`. */
+static bool place_beside(ts_render *r, const taken *t, const ts_view_path *p, const _ts_label *label,
+                         const anchor *anchors, int n, bool off_lines, ts_view_point *at, ts_render_rect *rc)
+{
+  for (int i = 0; i < n; i++)
+    for (int side = 0; side < 2; side++) {
+      *at = label_beside(&anchors[i], label, p->width, side, off_lines);
+      label_rect(label, at->x, at->y, rc);
+      if (!hits_shape(r, rc) && !taken_hit(t, rc) && (!off_lines || !hits_path(r, rc)))
+        return true;
+    }
+  return false;
+}
+
+/* The place nearest the path's middle, then farther out, where the label
+ * covers no edge; failing that, one closer in where it may cover edges,
+ * its own too; false if none. */
+static bool place_label(ts_render *r, const taken *t, const ts_view_path *p, const _ts_label *label,
+                        ts_view_point *at, ts_render_rect *rc)
+{
+  anchor middle = middle_anchor(p), more[LABEL_ANCHORS];
+  int n_more = -1; /* not yet found */
+  for (int off_lines = 1; off_lines >= 0; off_lines--) {
+    if (place_beside(r, t, p, label, &middle, 1, off_lines, at, rc))
+      return true;
+    if (n_more < 0)
+      n_more = more_anchors(p, more, LABEL_ANCHORS);
+    if (place_beside(r, t, p, label, more, n_more, off_lines, at, rc))
+      return true;
+  }
+  return false;
+}
+
+/* Edge labels go beside their path, clear of shapes, groups' title bars
+ * and each other; one with no such place stays hidden.  The widest edges
+ * choose first.  Once per layout. */
 static void place_labels(ts_render *r)
 {
   r->label_shown = g_new0(guint8, MAX(r->n_paths, 1));
+  r->label_pos = g_new0(ts_view_point, MAX(r->n_paths, 1));
+  taken t = { r, g_new0(GArray *, (gsize)r->cols * (gsize)r->rows) };
+  for (guint k = 0; k < r->containers->len; k++) {
+    const ts_view_box *b = ts_view_layout_box(r->layout, g_array_index(r->containers, int, k));
+    taken_add(&t, &(ts_render_rect){ b->x, b->y, b->width, r->opts.header_height });
+  }
   int *order = g_new(int, MAX(r->n_paths, 1));
   for (int p = 0; p < r->n_paths; p++)
     order[p] = p;
   g_qsort_with_data(order, r->n_paths, sizeof(int), cmp_by_width, (gpointer)r->layout);
-  GArray **placed = g_new0(GArray *, (gsize)r->cols * (gsize)r->rows); /* label rects per cell */
   for (int k = 0; k < r->n_paths; k++) {
-    double x, y;
-    const _ts_label *label = _ts_edge_label_at(r, ts_view_layout_path(r->layout, order[k]), &x, &y);
+    const ts_view_path *p = ts_view_layout_path(r->layout, order[k]);
     ts_render_rect rc;
-    if (!label)
-      continue;
-    label_rect(label, x, y, &rc);
-    if (hits_shape(r, &rc))
-      continue;
-    int c0, r0, c1, r1;
-    bool clash = false;
-    cell_span(r, &rc, &c0, &r0, &c1, &r1);
-    for (int cy = r0; cy <= r1 && !clash; cy++)
-      for (int cx = c0; cx <= c1 && !clash; cx++) {
-        GArray *in = placed[cy * r->cols + cx];
-        for (guint i = 0; in && i < in->len && !clash; i++)
-          clash = _ts_rects_intersect(&g_array_index(in, ts_render_rect, i), &rc);
-      }
-    if (clash)
+    if (!p->label || !*p->label ||
+        !place_label(r, &t, p, _ts_text_get(r->text, TS_FONT_SMALL, p->label), &r->label_pos[order[k]], &rc))
       continue;
     r->label_shown[order[k]] = 1;
-    for (int cy = r0; cy <= r1; cy++)
-      for (int cx = c0; cx <= c1; cx++) {
-        GArray **in = &placed[cy * r->cols + cx];
-        if (!*in)
-          *in = g_array_new(FALSE, FALSE, sizeof(ts_render_rect));
-        g_array_append_val(*in, rc);
-      }
+    taken_add(&t, &rc);
   }
   for (int c = 0; c < r->cols * r->rows; c++)
-    if (placed[c])
-      g_array_free(placed[c], TRUE);
-  g_free(placed);
+    if (t.cells[c])
+      g_array_free(t.cells[c], TRUE);
+  g_free(t.cells);
   g_free(order);
+}
+
+const _ts_label *_ts_edge_label_at(ts_render *r, int path, double *x, double *y)
+{
+  if (!ts_render_path_label_shown(r, path))
+    return NULL;
+  *x = r->label_pos[path].x;
+  *y = r->label_pos[path].y;
+  return _ts_text_get(r->text, TS_FONT_SMALL, ts_view_layout_path(r->layout, path)->label);
 }
 
 bool ts_render_path_label_shown(const ts_render *render, int path)
@@ -265,8 +510,8 @@ void _ts_render_bounds(ts_render *render, ts_render_rect *out)
   double x0 = 0, y0 = 0, x1 = ts_view_layout_width(l), y1 = ts_view_layout_height(l);
   for (int p = 0; p < render->n_paths; p++) {
     double x, y;
-    const _ts_label *label = _ts_edge_label_at(render, ts_view_layout_path(l, p), &x, &y);
-    if (!label || !render->label_shown[p])
+    const _ts_label *label = _ts_edge_label_at(render, p, &x, &y);
+    if (!label)
       continue;
     x0 = MIN(x0, x - 2);
     y0 = MIN(y0, y);
@@ -280,4 +525,5 @@ void _ts_render_index_build(ts_render *r)
 {
   build_grid(r);
   place_labels(r);
+  file_entries(r); /* again: the paths' labels are in place */
 }

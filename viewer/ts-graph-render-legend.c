@@ -1,7 +1,8 @@
 /* ts-graph-render-legend.c — the legend of the active colour mode: a
  * header (a disclosure triangle and the mode's name), then every op type
- * shown (or the categories, or the heat scale) and the shapes, in columns
- * no taller than asked.  Collapsed, only the header shows. */
+ * the layout shows, in view or not (or the categories, or the heat scale)
+ * and the shapes, in columns no taller than asked.  Collapsed, only the
+ * header shows. */
 #include "ts-graph-render-private.h"
 
 #include <math.h>

@@ -172,11 +172,13 @@ struct ts_render {
   int cols, rows;
   int *cell_start;  /* cols * rows + 1 offsets into entries */
   int *entries;     /* box i as i, path p as -(p + 1) */
+  ts_render_rect *path_rect;     /* per path: its hull and its label */
   GArray *containers;
   guint *box_stamp, *path_stamp;
   guint stamp;
   guint8 *box_mark, *path_mark;
-  guint8 *label_shown;           /* per path: its label clashes with nothing */
+  guint8 *label_shown;           /* per path: its label found a place clear of shapes, title bars, labels */
+  ts_view_point *label_pos;      /* per path: the top-left of its label's text, where shown */
   GArray *hit_boxes, *hit_paths; /* one frame's _ts_render_query */
 };
 
@@ -208,8 +210,9 @@ void _ts_draw_edge(cairo_t *cr, const _ts_palette *pal, const ts_view_path *p, b
                    double zoom);
 /* Unmarked edges below the detail zoom, in a few strokes; how many. */
 int _ts_draw_edges_coarse(ts_render *r, cairo_t *cr, const _ts_palette *pal, double zoom);
-void _ts_draw_edge_label(ts_render *r, cairo_t *cr, const _ts_palette *pal, const ts_view_path *p, bool marked);
-/* Where an edge's label goes (top-left); NULL if it has none. */
-const _ts_label *_ts_edge_label_at(ts_render *r, const ts_view_path *p, double *x, double *y);
+void _ts_draw_edge_label(ts_render *r, cairo_t *cr, const _ts_palette *pal, int path, bool marked);
+/* Where the layout's path's label is drawn (its text's top-left); NULL if
+ * it has none or it is hidden. */
+const _ts_label *_ts_edge_label_at(ts_render *r, int path, double *x, double *y);
 
 G_END_DECLS

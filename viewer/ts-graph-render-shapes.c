@@ -287,22 +287,10 @@ void _ts_draw_edge(cairo_t *cr, const _ts_palette *pal, const ts_view_path *p, b
     draw_arrow(cr, p);
 }
 
-/* Where an edge's label goes: beside the middle of the path, right of it. */
-const _ts_label *_ts_edge_label_at(ts_render *r, const ts_view_path *p, double *x, double *y)
-{
-  if (!p->label || !*p->label)
-    return NULL;
-  const _ts_label *label = _ts_text_get(r->text, TS_FONT_SMALL, p->label);
-  *x = p->label_at.x + p->width / 2 + 4;
-  *y = p->label_at.y - label->height / 2;
-  return label;
-}
-
-void _ts_draw_edge_label(ts_render *r, cairo_t *cr, const _ts_palette *pal, const ts_view_path *p,
-                            bool marked)
+void _ts_draw_edge_label(ts_render *r, cairo_t *cr, const _ts_palette *pal, int path, bool marked)
 {
   double x, y;
-  const _ts_label *label = _ts_edge_label_at(r, p, &x, &y);
+  const _ts_label *label = _ts_edge_label_at(r, path, &x, &y);
   if (!label)
     return;
   cairo_new_path(cr);
@@ -310,7 +298,7 @@ void _ts_draw_edge_label(ts_render *r, cairo_t *cr, const _ts_palette *pal, cons
   _ts_set_source(cr, pal->edge_label_back);
   cairo_fill(cr);
   _ts_set_source(cr, marked ? pal->accent : pal->text_muted);
-  _ts_text_draw(r->text, cr, TS_FONT_SMALL, p->label, x, y);
+  _ts_text_draw(r->text, cr, TS_FONT_SMALL, ts_view_layout_path(r->layout, path)->label, x, y);
 }
 
 /* ---- far away: fewer, simpler strokes and fills ------------------------------------------------ */

@@ -224,7 +224,7 @@ void ts_render_draw(ts_render *render, cairo_t *cr, const ts_render_rect *visibl
       int p = g_array_index(r->hit_paths, int, k);
       if (!r->label_shown[p])
         continue;
-      _ts_draw_edge_label(r, cr, pal, ts_view_layout_path(r->layout, p), r->path_mark[p] != 0);
+      _ts_draw_edge_label(r, cr, pal, p, r->path_mark[p] != 0);
       local.labels++;
     }
   for (guint k = 0; detailed && k < open->len; k++)

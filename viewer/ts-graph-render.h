@@ -97,9 +97,10 @@ bool ts_render_item_value(const ts_render *render, int item, double *value, cons
 void ts_render_set_selected(ts_render *render, int item);
 int ts_render_get_selected(const ts_render *render);
 void ts_render_set_hovered(ts_render *render, int item);
-/* Whether the label of the layout's path i is drawn: labels that would
- * cover a shape or a wider edge's label are left out (the nodes' tooltips
- * give every shape). */
+/* Whether the label of the layout's path i is drawn.  A label goes beside
+ * its path, at the place nearest the path's middle where it covers no
+ * shape, no group's title bar and no wider edge's label; one with no such
+ * place is left out (the nodes' tooltips give every shape). */
 bool ts_render_path_label_shown(const ts_render *render, int path);
 
 /* Draws what intersects `visible` (canvas coordinates; NULL: everything)
@@ -112,8 +113,12 @@ void ts_render_draw(ts_render *render, cairo_t *cr, const ts_render_rect *visibl
 /* The legend of the active colour mode, in target units (not zoomed): a
  * header (a disclosure triangle and the mode's name), then every op type
  * shown (by family), or the categories or heat scale, and the shapes.
- * Rows wrap into more columns to stay within max_height (0: one column);
- * collapsed, the header alone, which is also the legend's top part. */
+ * "Shown" is the layout's shapes, groups open or closed as they are,
+ * whether or not they are in the viewport (as TensorBoard lists the types
+ * of the graph as drawn): expanding a group adds the types inside it, and
+ * panning never reflows the legend.  Rows wrap into more columns to stay
+ * within max_height (0: one column); collapsed, the header alone, which is
+ * also the legend's top part. */
 void ts_render_legend_size(ts_render *render, double max_height, bool collapsed, double *width,
                            double *height);
 void ts_render_draw_legend(ts_render *render, cairo_t *cr, double x, double y, double max_height,

@@ -16,6 +16,7 @@
 #include "tracescope-profiler.h"
 #include "ts-spec-text.h"
 #include "ts-worker-error.h"
+#include "ts-worker-origins.h"
 #include "ts-worker-protocol.h"
 #include "ts-fast-channel.h"
 #include "ts-worker-tensor.h"
@@ -50,6 +51,11 @@ static const char introspection_xml[] =
   "   <arg direction='in' type='b' name='eager'/>"
   "   <arg direction='in' type='a{sv}' name='options'/>"
   "   <arg direction='out' type='a{sv}' name='result'/>"
+  "  </method>"
+  "  <method name='GetOptimized'>"
+  "   <arg direction='in' type='s' name='function'/>"
+  "   <arg direction='in' type='s' name='signature'/>"
+  "   <arg direction='out' type='a{sv}' name='optimized'/>"
   "  </method>"
   "  <method name='Cancel'>"
   "   <arg direction='in' type='u' name='call_id'/>"
@@ -614,6 +620,58 @@ static void handle_take_fast_reply(WorkerService *s, GVariant *params, WorkerAns
   s->deferred_id = 0;
 }
 
+/* The graph a concrete function runs, after the optimizer's passes: its
+ * serialized form (graph, or graph-fd and graph-size when large), what
+ * each of its nodes stands for in the traced graph (origins: the
+ * serialized form drops that), one line per pass (pass-summary) and the
+ * traced graph's node count (traced-nodes), which the app checks against
+ * its copy.  Asked for when the user wants to see it, not sent with every
+ * trace: it holds the weights once more. */
+static void handle_get_optimized(WorkerService *s, GVariant *params, WorkerAnswer *a)
+{
+  const char *name, *signature;
+  g_variant_get(params, "(&s&s)", &name, &signature);
+  ts_function *fn = lookup(s, a, name);
+  if (!fn)
+    return;
+  if (__atomic_load_n(&s->call_id, __ATOMIC_SEQ_CST) != 0) { /* a debuggee may be tracing it */
+    answer_error(a, TS_WORKER_ERROR, TS_WORKER_ERROR_BUSY, "call %u is being debugged: stop it first",
+                 __atomic_load_n(&s->call_id, __ATOMIC_SEQ_CST));
+    return;
+  }
+  const ts_concrete *cf = NULL;
+  for (int i = 0; i < ts_function_n_concrete(fn) && !cf; i++)
+    if (g_strcmp0(ts_concrete_signature(ts_function_concrete(fn, i)), signature) == 0)
+      cf = ts_function_concrete(fn, i);
+  if (!cf) {
+    answer_error(a, TS_ENGINE_ERROR, TS_ERR_NOT_FOUND, "%s has no concrete function %s in this worker", name,
+                 signature);
+    return;
+  }
+  ts_error_clear();
+  const ts_graph *optimized = ts_concrete_optimized_graph(cf);
+  size_t size;
+  void *data = optimized ? ts_graph_serialize(optimized, &size) : NULL;
+  if (!data) {
+    return_engine_error(a, "the optimized graph: ", FALSE);
+    return;
+  }
+  g_autoptr(GBytes) bytes = g_bytes_new_with_free_func(data, size, free, data);
+  g_autoptr(GUnixFDList) fds = g_unix_fd_list_new();
+  g_autoptr(GError) error = NULL;
+  GVariantDict d;
+  g_variant_dict_init(&d, NULL);
+  if (!add_bytes(&d, "graph", bytes, fds, &error)) {
+    g_variant_dict_clear(&d);
+    answer_gerror(a, error);
+    return;
+  }
+  g_variant_dict_insert_value(&d, "origins", ts_worker_origins_to_variant(optimized, ts_concrete_graph(cf)));
+  g_variant_dict_insert(&d, "pass-summary", "s", ts_concrete_pass_summary(cf));
+  g_variant_dict_insert(&d, "traced-nodes", "u", (guint32)ts_worker_origins_n_places(ts_concrete_graph(cf)));
+  answer_value(a, g_variant_new("(@a{sv})", g_variant_dict_end(&d)), fds);
+}
+
 static void method_call(GDBusConnection *connection, const char *sender, const char *path,
                         const char *interface, const char *method, GVariant *params,
                         GDBusMethodInvocation *inv, gpointer user_data)
@@ -626,6 +684,7 @@ static void method_call(GDBusConnection *connection, const char *sender, const c
     { "Open", handle_open },
     { "SetInputSignature", handle_set_input_signature },
     { "Call", handle_call },
+    { "GetOptimized", handle_get_optimized },
     { "OpenFastChannel", handle_open_fast_channel },
     { "TakeFastReply", handle_take_fast_reply },
   };

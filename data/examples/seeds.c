@@ -3,7 +3,8 @@
  * Each function quotes the guide program it reproduces.  Host code (printf,
  * the C state below) runs whenever the C function runs: on every eager
  * call, but in graph mode only while tracing.  The bigger models of the
- * benchmark (sequential_model, lstm_fn, conv_fn) are in seeds_models.c. */
+ * benchmark (sequential_model, dense_128_model, lstm_fn, conv_fn) are in
+ * seeds_models.c. */
 #include "seeds.h"
 
 #include <stdio.h>
@@ -482,5 +483,6 @@ TS_MODULE("seeds",
   TS_EXPORT_WITH(TS_EXAMPLE("i32[2]=-2,-4"), custom_model, input_data),
   TS_EXPORT_WITH(TS_EXAMPLE("i32[10]:range(-5)"), square_if_positive_naive, x),
   TS_EXPORT_WITH(TS_EXAMPLE("f32[20,28,28]:uniform"), sequential_model, x),
+  TS_EXPORT_WITH(TS_EXAMPLE("f32[60,28,28]:uniform"), dense_128_model, x),
   TS_EXPORT_WITH(TS_EXAMPLE("f32[10,10]:zeros", "f32[10,10]:zeros", "f32[10,10]:zeros"), lstm_fn, input, state_h, state_c),
   TS_EXPORT_WITH(TS_EXAMPLE("f32[1,32,32,100]:zeros"), conv_fn, image));

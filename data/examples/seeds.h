@@ -16,6 +16,7 @@ int64_t arg_count(ts_call *c, int i, const char *fn);
 ts_tensor *dense_chain(ts_call *c);
 ts_tensor *conv_layer(ts_call *c);
 ts_tensor *sequential_model(ts_call *c);
+ts_tensor *dense_128_model(ts_call *c);
 ts_tensor *lstm_fn(ts_call *c);
 ts_tensor *conv_fn(ts_call *c);
 

@@ -85,7 +85,7 @@ typedef struct layer {
   ts_tensor *kernel, *recurrent_kernel, *bias;
 } layer;
 
-enum { N_DENSE = 101, LSTM = N_DENSE, CONV, N_LAYERS };
+enum { N_DENSE = 101, LSTM = N_DENSE, CONV, SMALL_DENSE_1, SMALL_DENSE_2, N_LAYERS };
 static layer layers[N_LAYERS];
 
 static void layer_clear(layer *l)
@@ -159,19 +159,45 @@ static ts_tensor *dense(layer *l, const char *name, ts_tensor *x, int64_t units,
  *       x = self.dense_2(x)
  *       return x
  *   input_data = tf.random.uniform([20, 28, 28])
- * The layers are name scopes dense_1 ... dense_100 and dense_101 (the
- * output); dropout is the identity outside training, so it has no op. */
+ * The layers are name scopes dense_1 ... dense_100, dropout and dense_101
+ * (the output).  A model call is inference (training=False): dropout is
+ * an Identity. */
 ts_tensor *sequential_model(ts_call *c)
 {
   ts_tensor *x = NULL;
   TS_NAME_SCOPE("flatten") x = ts_flatten(ts_arg(c, 0));
-  for (int i = 0; i < N_DENSE && x; i++) {
+  for (int i = 0; i < N_DENSE - 1 && x; i++) {
     char name[16];
     snprintf(name, sizeof name, "dense_%d", i + 1);
-    bool hidden = i < N_DENSE - 1;
-    x = dense(&layers[i], name, x, hidden ? 64 : 10, (uint64_t)i + 1, hidden);
+    x = dense(&layers[i], name, x, 64, (uint64_t)i + 1, true);
   }
-  return x;
+  TS_NAME_SCOPE("dropout") x = ts_dropout(x, 0.2, false, 0);
+  return dense(&layers[N_DENSE - 1], "dense_101", x, 10, N_DENSE, false);
+}
+
+/* Guide "Introduction to graphs and tf.function" (the model fit() traces):
+ *   class SequentialModel(tf.keras.Model):
+ *     def __init__(self):
+ *       self.flatten = tf.keras.layers.Flatten(input_shape=(28, 28))
+ *       self.dense_1 = tf.keras.layers.Dense(128, activation="relu")
+ *       self.dropout = tf.keras.layers.Dropout(0.2)
+ *       self.dense_2 = tf.keras.layers.Dense(10)
+ *     def call(self, x):
+ *       x = self.flatten(x)
+ *       x = self.dense_1(x)
+ *       x = self.dropout(x)
+ *       x = self.dense_2(x)
+ *       return x
+ *   input_data = tf.random.uniform([60, 28, 28])
+ * (less the guide's EagerLayer, which only prints).  Inference: dropout is
+ * an Identity. */
+ts_tensor *dense_128_model(ts_call *c)
+{
+  ts_tensor *x = NULL;
+  TS_NAME_SCOPE("flatten") x = ts_flatten(ts_arg(c, 0));
+  x = dense(&layers[SMALL_DENSE_1], "dense_1", x, 128, 1, true);
+  TS_NAME_SCOPE("dropout") x = ts_dropout(x, 0.2, false, 0);
+  return dense(&layers[SMALL_DENSE_2], "dense_2", x, 10, 2, false);
 }
 
 /* Guide "Better performance with tf.function": a cell of small ops.

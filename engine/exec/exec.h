@@ -26,6 +26,50 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
  * cse: removed 12 nodes\n..."), one line per pass run; "" when none ran. */
 const char *ts__executable_summary(const ts_executable *e);
 
+/* The planned memory of e's graph (top level); false while none is made. */
+bool ts__executable_memory_plan(const ts_executable *e, ts_memory_plan *out);
+
+/* ---- memory planner (planner.c) -----------------------------------------------------
+ * Places the values a run makes in one arena by liveness; the executor
+ * takes an arena per run and hands its buffers to the dispatcher. */
+
+/* What the executor's plan says about values: steps run in order, each
+ * making values step_first[s] .. + step_n[s]; the run releases
+ * rel_values[rel_start[s] .. rel_start[s + 1]) after step s.  Borrowed:
+ * must outlive the planner. */
+typedef struct ts_exec_layout {
+  int n_steps, n_values;
+  const int *steps;      /* node ids */
+  const int *offset;     /* per node id: its first value */
+  const int *step_first, *step_n;
+  const int *rel_start, *rel_values;
+} ts_exec_layout;
+
+typedef struct ts_planner ts_planner;
+typedef struct ts_arena ts_arena;
+
+/* Ops whose output is a view of input 0 (shares its storage). */
+bool ts__op_is_view(ts_op op);
+ts_planner *ts__planner_new(const ts_graph *g, const ts_exec_layout *layout);
+/* Plans from the recorded shapes; false when a dim is unknown (the first
+ * run's sizes plan then). */
+bool ts__planner_plan_static(ts_planner *p);
+void ts__planner_free(ts_planner *p);
+bool ts__planner_stats(ts_planner *p, ts_memory_plan *out);
+/* An arena for one run (the pool's, or a new one); NULL + error if out of memory. */
+ts_arena *ts__planner_take(ts_planner *p);
+/* Back after the run; re-plans when ok and the run's sizes were not the plan's. */
+void ts__planner_give(ts_planner *p, ts_arena *a, bool ok);
+/* The run's value slots and step scope, kept with the arena. */
+ts_tensor **ts__arena_values(ts_arena *a);
+ts_scope *ts__arena_scope(ts_arena *a);
+/* The planned outputs of the step making values first_value .. + n, for
+ * the context's `planned`; NULL when the arena has no plan. */
+ts_planned *ts__arena_step(ts_arena *a, int first_value, int n);
+/* Releases the run's reference t on value v: a tensor in the arena that
+ * someone else still holds gets a buffer of its own first. */
+void ts__arena_release(ts_arena *a, int v, ts_tensor *t);
+
 /* ---- passes (docs/passes.md) ------------------------------------------------------------
  * Each pass builds a new graph from an old one with the rewrite API, so
  * every node keeps its provenance, and adds what it did to its stats.

@@ -2,8 +2,9 @@
  * made rewrote it: passes.c): a plan of its nodes in creation
  * order, which is topological (the graph holds only what the outputs and
  * the stateful ops need: the passes dropped the rest).  Each value is
- * released after its last use, so memory stays at the graph's live set and
- * freed buffers are reused while still in cache. */
+ * released after its last use (a view's input after the view's), and the
+ * values a run makes and reads live in the memory planner's arena
+ * (planner.c), so a repeat call allocates only its outputs. */
 #include "exec.h"
 
 #include <stdlib.h>
@@ -13,7 +14,9 @@ typedef struct plan {
   int *steps;          /* node ids to run, ascending (not Const/VarHandle) */
   int *offset;         /* per node id: its first output's slot in the value array */
   int n_values;
-  int *last_use;       /* per value slot: the last step reading it; n_steps: a graph output */
+  int *step_first, *step_n; /* per step: its node's values */
+  int *rel_start;      /* per step: where its releases start in rel_values (n_steps + 1) */
+  int *rel_values;     /* value slots released after each step */
   ts_tensor **preset;  /* per value slot: a Const's or VarHandle's value, or NULL */
 } plan;
 
@@ -21,9 +24,61 @@ struct ts_executable {
   ts_graph *graph;       /* owned by the top-level executable only */
   bool owns_graph;
   plan plan;
+  ts_planner *planner;
   ts_executable ***subs; /* per node id: executables of its subgraphs, or NULL */
   char *summary;         /* the passes' (top level only) */
 };
+
+/* When the run releases each value: after its last use, extended to the
+ * last use of views of it (they share its storage; ops before their
+ * views); right after its step if nothing reads it; at the end if it is
+ * a graph output or a preset nothing reads. */
+static void plan_releases(const ts_graph *g, plan *p)
+{
+  int nv = p->n_values ? p->n_values : 1;
+  int *last_use = g_new(int, nv);
+  for (int v = 0; v < p->n_values; v++)
+    last_use[v] = -1;
+  p->step_first = g_new(int, p->n_steps ? p->n_steps : 1);
+  p->step_n = g_new(int, p->n_steps ? p->n_steps : 1);
+  for (int s = 0; s < p->n_steps; s++) {
+    const ts_node *node = ts__graph_node(g, p->steps[s]);
+    p->step_first[s] = p->offset[node->id];
+    p->step_n[s] = node->n_outputs;
+    for (int i = 0; i < node->n_outputs; i++)
+      last_use[p->step_first[s] + i] = s; /* never read: released right after its step */
+  }
+  for (int s = 0; s < p->n_steps; s++) {
+    const ts_node *node = ts__graph_node(g, p->steps[s]);
+    for (int i = 0; i < node->n_inputs; i++)
+      last_use[p->offset[node->inputs[i].node] + node->inputs[i].index] = s;
+  }
+  for (guint i = 0; i < g->outputs->len; i++) {
+    ts_port port = g_array_index(g->outputs, ts_port, i);
+    last_use[p->offset[port.node] + port.index] = p->n_steps;
+  }
+  for (int s = p->n_steps - 1; s >= 0; s--) {
+    const ts_node *node = ts__graph_node(g, p->steps[s]);
+    if (ts__op_is_view(node->op) && node->n_inputs > 0) {
+      int in = p->offset[node->inputs[0].node] + node->inputs[0].index;
+      last_use[in] = MAX(last_use[in], last_use[p->step_first[s]]);
+    }
+  }
+  /* counting sort by step: rel_start[s + 1] - rel_start[s] values each */
+  p->rel_start = g_new0(int, p->n_steps + 2);
+  for (int v = 0; v < p->n_values; v++)
+    if (last_use[v] >= 0 && last_use[v] < p->n_steps)
+      p->rel_start[last_use[v] + 2]++;
+  for (int s = 0; s < p->n_steps; s++)
+    p->rel_start[s + 2] += p->rel_start[s + 1];
+  /* within a step, later values first: a view lets go of its base (and
+   * gets its own copy if someone keeps it) before the base is released */
+  p->rel_values = g_new(int, nv);
+  for (int v = p->n_values - 1; v >= 0; v--)
+    if (last_use[v] >= 0 && last_use[v] < p->n_steps)
+      p->rel_values[p->rel_start[last_use[v] + 1]++] = v;
+  g_free(last_use);
+}
 
 static ts_executable *executable_plan(ts_graph *g, bool owns)
 {
@@ -52,18 +107,14 @@ static ts_executable *executable_plan(ts_graph *g, bool owns)
         e->subs[id][s] = executable_plan(node->subgraphs[s], false);
     }
   }
-  p->last_use = g_new(int, p->n_values ? p->n_values : 1);
-  for (int v = 0; v < p->n_values; v++)
-    p->last_use[v] = -1; /* never read: released right after its step */
-  for (int s = 0; s < p->n_steps; s++) {
-    const ts_node *node = ts__graph_node(g, p->steps[s]);
-    for (int i = 0; i < node->n_inputs; i++)
-      p->last_use[p->offset[node->inputs[i].node] + node->inputs[i].index] = s;
-  }
-  for (guint i = 0; i < g->outputs->len; i++) {
-    ts_port port = g_array_index(g->outputs, ts_port, i);
-    p->last_use[p->offset[port.node] + port.index] = p->n_steps;
-  }
+  plan_releases(g, p);
+  ts_exec_layout layout = {
+    .n_steps = p->n_steps, .n_values = p->n_values, .steps = p->steps, .offset = p->offset,
+    .step_first = p->step_first, .step_n = p->step_n, .rel_start = p->rel_start,
+    .rel_values = p->rel_values,
+  };
+  e->planner = ts__planner_new(g, &layout);
+  ts__planner_plan_static(e->planner);
   return e;
 }
 
@@ -101,7 +152,11 @@ void ts__executable_free(ts_executable *e)
   g_free(p->preset);
   g_free(p->steps);
   g_free(p->offset);
-  g_free(p->last_use);
+  g_free(p->step_first);
+  g_free(p->step_n);
+  g_free(p->rel_start);
+  g_free(p->rel_values);
+  ts__planner_free(e->planner);
   if (e->owns_graph)
     ts__graph_free(e->graph);
   free(e->summary);
@@ -142,8 +197,8 @@ static const ts_node *traced_of(const ts_node *n)
 
 /* Runs one step; its outputs land in out[] as references the run owns. */
 static bool run_step(const ts_executable *e, const ts_node *node, ts_tensor **values,
-                     ts_tensor *const *inputs, ts_scope *scope, ts_tensor **out,
-                     const ts_node *parent, uint64_t parent_seq)
+                     ts_tensor *const *inputs, ts_scope *scope, ts_planned *planned,
+                     ts_tensor **out, const ts_node *parent, uint64_t parent_seq)
 {
   const plan *p = &e->plan;
   const ts_op_def *def = ts__op_def(node->op);
@@ -162,6 +217,7 @@ static bool run_step(const ts_executable *e, const ts_node *node, ts_tensor **va
   };
   /* The step's scope holds what the kernel makes; the run keeps the outputs. */
   ts__scope_enter(scope);
+  ts__context()->planned = planned;
   int n = ts__execute(&call, &site, out);
   for (int i = 0; i < n; i++)
     ts_tensor_ref(out[i]);
@@ -181,24 +237,26 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
                  g->name, g->inputs->len, n_inputs);
     return false;
   }
-  ts_tensor *stack_values[64];
-  ts_tensor **values = p->n_values <= 64 ? stack_values : g_new(ts_tensor *, p->n_values);
+  ts_arena *arena = ts__planner_take(e->planner);
+  if (!arena) {
+    memset(outputs, 0, sizeof *outputs * g->outputs->len);
+    return false;
+  }
+  ts_tensor **values = ts__arena_values(arena);
   for (int v = 0; v < p->n_values; v++)
     values[v] = ts_tensor_ref(p->preset[v]);
-  ts_scope *step_scope = ts__scope_new();
+  ts_scope *step_scope = ts__arena_scope(arena);
   bool ok = true;
   for (int s = 0; s < p->n_steps && ok; s++) {
     const ts_node *node = ts__graph_node(g, p->steps[s]);
-    int base = p->offset[node->id];
-    ok = run_step(e, node, values, inputs, step_scope, &values[base], parent, parent_seq);
-    for (int i = 0; i < node->n_inputs; i++) {
-      int v = p->offset[node->inputs[i].node] + node->inputs[i].index;
-      if (p->last_use[v] == s)
-        g_clear_pointer(&values[v], ts_tensor_unref);
+    int base = p->step_first[s];
+    ok = run_step(e, node, values, inputs, step_scope, ts__arena_step(arena, base, p->step_n[s]),
+                  &values[base], parent, parent_seq);
+    for (int r = p->rel_start[s]; r < p->rel_start[s + 1]; r++) {
+      int v = p->rel_values[r];
+      ts__arena_release(arena, v, values[v]);
+      values[v] = NULL;
     }
-    for (int i = 0; i < node->n_outputs; i++)
-      if (p->last_use[base + i] < 0)
-        g_clear_pointer(&values[base + i], ts_tensor_unref);
   }
   int n_out = (int)g->outputs->len;
   for (int i = 0; i < n_out; i++) {
@@ -207,10 +265,15 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
     if (outputs[i])
       ts__scope_adopt(outputs[i]);
   }
-  for (int v = 0; v < p->n_values; v++)
-    ts_tensor_unref(values[v]);
-  if (values != stack_values)
-    g_free(values);
-  ts__scope_free(step_scope);
+  for (int v = p->n_values - 1; v >= 0; v--) { /* views before their bases */
+    ts__arena_release(arena, v, values[v]);
+    values[v] = NULL;
+  }
+  ts__planner_give(e->planner, arena, ok);
   return ok;
+}
+
+bool ts__executable_memory_plan(const ts_executable *e, ts_memory_plan *out)
+{
+  return ts__planner_stats(e->planner, out);
 }

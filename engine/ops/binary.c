@@ -127,22 +127,22 @@ typedef struct binary_loops {
 } binary_loops;
 
 #define BINARY_LOOPS(op, sfx, T, O)                                                    \
-  static void op##_##sfx##_vv(int64_t n, const void *restrict pa, const void *restrict pb, \
-                              void *restrict po)                                       \
+  static void op##_##sfx##_vv(int64_t n, const void *pa, const void *pb, \
+                              void *po)                                       \
   {                                                                                    \
     const T *a = pa, *b = pb;                                                          \
     O *o = po;                                                                         \
     TS_EW_FOR(n, i, o[i] = op##_##sfx(a[i], b[i]));                                    \
   }                                                                                    \
-  static void op##_##sfx##_sv(int64_t n, const void *restrict pa, const void *restrict pb, \
-                              void *restrict po)                                       \
+  static void op##_##sfx##_sv(int64_t n, const void *pa, const void *pb, \
+                              void *po)                                       \
   {                                                                                    \
     const T x = *(const T *)pa, *b = pb;                                               \
     O *o = po;                                                                         \
     TS_EW_FOR(n, i, o[i] = op##_##sfx(x, b[i]));                                       \
   }                                                                                    \
-  static void op##_##sfx##_vs(int64_t n, const void *restrict pa, const void *restrict pb, \
-                              void *restrict po)                                       \
+  static void op##_##sfx##_vs(int64_t n, const void *pa, const void *pb, \
+                              void *po)                                       \
   {                                                                                    \
     const T *a = pa, y = *(const T *)pb;                                               \
     O *o = po;                                                                         \
@@ -210,6 +210,7 @@ static bool check_exponent(ts_kernel_ctx *k)
 
 typedef struct binary_row {
   unsigned dtypes;                 /* accepted input dtypes */
+  int64_t grain;                   /* elements per thread at least (elementwise.h) */
   bool compare;                    /* the output is bool */
   bool (*check)(ts_kernel_ctx *k); /* rejects operands the loops cannot take */
   binary_loops loops[TS_DTYPE_COUNT];
@@ -217,23 +218,23 @@ typedef struct binary_row {
 
 /* Bool arithmetic is rejected (TS_ERR_DTYPE) rather than read as logic. */
 static const binary_row binary_rows[TS_OP_COUNT] = {
-  [TS_OP_ADD] = { TS_DTYPES_NUMERIC, false, NULL, { NUMERIC_TABLE(add) } },
-  [TS_OP_SUB] = { TS_DTYPES_NUMERIC, false, NULL, { NUMERIC_TABLE(sub) } },
-  [TS_OP_MUL] = { TS_DTYPES_NUMERIC, false, NULL, { NUMERIC_TABLE(mul) } },
-  [TS_OP_DIV] = { TS_DTYPES_FLOAT, false, NULL, { FLOAT_TABLE(div) } },
-  [TS_OP_FLOORDIV] = { TS_DTYPES_NUMERIC, false, check_divisor, { NUMERIC_TABLE(floordiv) } },
-  [TS_OP_MOD] = { TS_DTYPES_NUMERIC, false, check_divisor, { NUMERIC_TABLE(mod) } },
-  [TS_OP_POW] = { TS_DTYPES_NUMERIC, false, check_exponent, { NUMERIC_TABLE(pow) } },
-  [TS_OP_MAXIMUM] = { TS_DTYPES_NUMERIC, false, NULL, { NUMERIC_TABLE(maximum) } },
-  [TS_OP_MINIMUM] = { TS_DTYPES_NUMERIC, false, NULL, { NUMERIC_TABLE(minimum) } },
-  [TS_OP_GREATER] = { TS_DTYPES_ALL, true, NULL, { COMPARE_TABLE(greater) } },
-  [TS_OP_GREATER_EQUAL] = { TS_DTYPES_ALL, true, NULL, { COMPARE_TABLE(greater_equal) } },
-  [TS_OP_LESS] = { TS_DTYPES_ALL, true, NULL, { COMPARE_TABLE(less) } },
-  [TS_OP_LESS_EQUAL] = { TS_DTYPES_ALL, true, NULL, { COMPARE_TABLE(less_equal) } },
-  [TS_OP_EQUAL] = { TS_DTYPES_ALL, true, NULL, { COMPARE_TABLE(equal) } },
-  [TS_OP_NOT_EQUAL] = { TS_DTYPES_ALL, true, NULL, { COMPARE_TABLE(not_equal) } },
-  [TS_OP_LOGICAL_AND] = { TS_DTYPES_BOOL, true, NULL, { [TS_BOOL] = LOOPS(logical_and, b) } },
-  [TS_OP_LOGICAL_OR] = { TS_DTYPES_BOOL, true, NULL, { [TS_BOOL] = LOOPS(logical_or, b) } },
+  [TS_OP_ADD] = { TS_DTYPES_NUMERIC, TS_EW_GRAIN, false, NULL, { NUMERIC_TABLE(add) } },
+  [TS_OP_SUB] = { TS_DTYPES_NUMERIC, TS_EW_GRAIN, false, NULL, { NUMERIC_TABLE(sub) } },
+  [TS_OP_MUL] = { TS_DTYPES_NUMERIC, TS_EW_GRAIN, false, NULL, { NUMERIC_TABLE(mul) } },
+  [TS_OP_DIV] = { TS_DTYPES_FLOAT, TS_EW_GRAIN, false, NULL, { FLOAT_TABLE(div) } },
+  [TS_OP_FLOORDIV] = { TS_DTYPES_NUMERIC, TS_EW_GRAIN_COSTLY, false, check_divisor, { NUMERIC_TABLE(floordiv) } },
+  [TS_OP_MOD] = { TS_DTYPES_NUMERIC, TS_EW_GRAIN_COSTLY, false, check_divisor, { NUMERIC_TABLE(mod) } },
+  [TS_OP_POW] = { TS_DTYPES_NUMERIC, TS_EW_GRAIN_COSTLY, false, check_exponent, { NUMERIC_TABLE(pow) } },
+  [TS_OP_MAXIMUM] = { TS_DTYPES_NUMERIC, TS_EW_GRAIN, false, NULL, { NUMERIC_TABLE(maximum) } },
+  [TS_OP_MINIMUM] = { TS_DTYPES_NUMERIC, TS_EW_GRAIN, false, NULL, { NUMERIC_TABLE(minimum) } },
+  [TS_OP_GREATER] = { TS_DTYPES_ALL, TS_EW_GRAIN, true, NULL, { COMPARE_TABLE(greater) } },
+  [TS_OP_GREATER_EQUAL] = { TS_DTYPES_ALL, TS_EW_GRAIN, true, NULL, { COMPARE_TABLE(greater_equal) } },
+  [TS_OP_LESS] = { TS_DTYPES_ALL, TS_EW_GRAIN, true, NULL, { COMPARE_TABLE(less) } },
+  [TS_OP_LESS_EQUAL] = { TS_DTYPES_ALL, TS_EW_GRAIN, true, NULL, { COMPARE_TABLE(less_equal) } },
+  [TS_OP_EQUAL] = { TS_DTYPES_ALL, TS_EW_GRAIN, true, NULL, { COMPARE_TABLE(equal) } },
+  [TS_OP_NOT_EQUAL] = { TS_DTYPES_ALL, TS_EW_GRAIN, true, NULL, { COMPARE_TABLE(not_equal) } },
+  [TS_OP_LOGICAL_AND] = { TS_DTYPES_BOOL, TS_EW_GRAIN, true, NULL, { [TS_BOOL] = LOOPS(logical_and, b) } },
+  [TS_OP_LOGICAL_OR] = { TS_DTYPES_BOOL, TS_EW_GRAIN, true, NULL, { [TS_BOOL] = LOOPS(logical_or, b) } },
 };
 
 /* ---- inference and kernel ------------------------------------------------------- */
@@ -259,6 +260,40 @@ static bool binary_infer(ts_infer_ctx *c)
   return true;
 }
 
+/* The output split into ranges for the pool: equal shapes (or a scalar
+ * operand) are one flat row, else rows of the broadcast iterator. */
+typedef struct binary_job {
+  binary_loop loop;
+  const char *a, *b;
+  char *out;
+  size_t size_in, size_out;
+  bool flat;
+  int64_t sa, sb; /* flat: 0 where that operand is a scalar, else 1 */
+  ts_ew_iter it;  /* else */
+} binary_job;
+
+static void binary_range(void *ctx, int64_t begin, int64_t end)
+{
+  const binary_job *j = ctx;
+  if (j->flat) {
+    j->loop(end - begin, j->a + begin * j->sa * j->size_in, j->b + begin * j->sb * j->size_in,
+            j->out + begin * j->size_out);
+    return;
+  }
+  ts_ew_iter it = j->it;
+  int64_t sa = ts__ew_inner_stride(&it, 0), sb = ts__ew_inner_stride(&it, 1);
+  int64_t col = begin % it.inner;
+  ts__ew_iter_seek(&it, begin / it.inner);
+  while (begin < end) {
+    int64_t n = MIN(it.inner - col, end - begin);
+    j->loop(n, j->a + (it.off[0] + col * sa) * j->size_in,
+            j->b + (it.off[1] + col * sb) * j->size_in, j->out + begin * j->size_out);
+    begin += n;
+    col = 0;
+    ts__ew_iter_next(&it);
+  }
+}
+
 static bool binary_cpu(ts_kernel_ctx *k)
 {
   const binary_row *row = &binary_rows[k->def->op];
@@ -271,30 +306,25 @@ static bool binary_cpu(ts_kernel_ctx *k)
     return false;
 
   const binary_loops *f = &row->loops[a->dtype];
+  binary_job j = { .a = a->data, .b = b->data, .out = o->data,
+                   .size_in = ts_dtype_size(a->dtype), .size_out = ts_dtype_size(o->dtype),
+                   .flat = true, .sa = 1, .sb = 1 };
   if (a->size == o->size && b->size == o->size) {
-    f->vv(o->size, a->data, b->data, o->data);
-    return true;
+    j.loop = f->vv;
+  } else if (a->size == 1 && b->size == o->size) {
+    j.loop = f->sv;
+    j.sa = 0;
+  } else if (b->size == 1 && a->size == o->size) {
+    j.loop = f->vs;
+    j.sb = 0;
+  } else {
+    j.flat = false;
+    ts__ew_iter_init(&j.it, o->shape, 2, k->in);
+    j.loop = ts__ew_inner_stride(&j.it, 0) == 0 ? f->sv
+             : ts__ew_inner_stride(&j.it, 1) == 0 ? f->vs
+             : f->vv;
   }
-  if (a->size == 1 && b->size == o->size) {
-    f->sv(o->size, a->data, b->data, o->data);
-    return true;
-  }
-  if (b->size == 1 && a->size == o->size) {
-    f->vs(o->size, a->data, b->data, o->data);
-    return true;
-  }
-
-  ts_ew_iter it;
-  ts__ew_iter_init(&it, o->shape, 2, k->in);
-  binary_loop loop = ts__ew_inner_stride(&it, 0) == 0 ? f->sv
-                     : ts__ew_inner_stride(&it, 1) == 0 ? f->vs
-                     : f->vv;
-  size_t size_in = ts_dtype_size(a->dtype), size_out = ts_dtype_size(o->dtype);
-  const char *pa = a->data, *pb = b->data;
-  char *po = o->data;
-  for (int64_t r = 0; r < it.rows; r++, ts__ew_iter_next(&it))
-    loop(it.inner, pa + it.off[0] * size_in, pb + it.off[1] * size_in,
-         po + r * it.inner * size_out);
+  ts__parallel_range(o->size, row->grain, binary_range, &j);
   return true;
 }
 

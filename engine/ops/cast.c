@@ -70,11 +70,26 @@ static bool cast_infer(ts_infer_ctx *c)
   return true;
 }
 
+typedef struct cast_job {
+  cast_loop loop;
+  const char *x;
+  char *out;
+  size_t size_in, size_out;
+} cast_job;
+
+static void cast_range(void *ctx, int64_t begin, int64_t end)
+{
+  const cast_job *j = ctx;
+  j->loop(end - begin, j->x + begin * j->size_in, j->out + begin * j->size_out);
+}
+
 static bool cast_cpu(ts_kernel_ctx *k)
 {
   const ts_tensor *x = k->in[0];
   ts_tensor *o = k->out[0];
-  cast_loops[x->dtype][o->dtype](x->size, x->data, o->data);
+  cast_job j = { cast_loops[x->dtype][o->dtype], x->data, o->data, ts_dtype_size(x->dtype),
+                 ts_dtype_size(o->dtype) };
+  ts__parallel_range(x->size, TS_EW_GRAIN, cast_range, &j);
   return true;
 }
 

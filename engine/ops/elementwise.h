@@ -7,7 +7,9 @@
 #include <stdio.h>
 
 /* GCC 12 at -O2 vectorises only loops with a known trip count, so the
- * elementwise loops run in blocks of 16 plus a scalar tail.  BODY uses i. */
+ * elementwise loops run in blocks of 16 plus a scalar tail.  BODY uses i.
+ * The loops' pointers are not restrict: the memory planner runs them in
+ * place (the output over an input), reading each element before writing it. */
 #define TS_EW_BLOCK 16
 #define TS_EW_FOR(n, i, ...)                                            \
   do {                                                                  \
@@ -21,6 +23,13 @@
       __VA_ARGS__;                                                      \
     }                                                                   \
   } while (0)
+
+/* Elementwise ops split across the pool (pool.c) in ranges of at least this
+ * many output elements; smaller outputs run on the calling thread.  Ops
+ * costing far more per element (exp, tanh, a fused program) take a
+ * smaller grain.  bench-threads measures where splitting starts to pay. */
+#define TS_EW_GRAIN ((int64_t)1 << 15)
+#define TS_EW_GRAIN_COSTLY ((int64_t)1 << 12)
 
 #define TS_DTYPE_BIT(dt) (1u << (dt))
 #define TS_DTYPES_FLOAT (TS_DTYPE_BIT(TS_F32) | TS_DTYPE_BIT(TS_F64))
@@ -111,6 +120,20 @@ static inline void ts__ew_iter_init(ts_ew_iter *it, ts_shape out, int n_in,
 static inline int64_t ts__ew_inner_stride(const ts_ew_iter *it, int i)
 {
   return it->stride[i][it->rank - 1];
+}
+
+/* Moves off[] to the start of row `row` (a range of the output starting
+ * there: the ops split across threads). */
+static inline void ts__ew_iter_seek(ts_ew_iter *it, int64_t row)
+{
+  for (int i = 0; i < it->n_in; i++)
+    it->off[i] = 0;
+  for (int d = it->rank - 2; d >= 0; d--) {
+    it->idx[d] = row % it->dim[d];
+    row /= it->dim[d];
+    for (int i = 0; i < it->n_in; i++)
+      it->off[i] += it->idx[d] * it->stride[i][d];
+  }
 }
 
 /* Moves off[] to the start of the next row. */

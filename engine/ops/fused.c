@@ -156,7 +156,7 @@ static bool fused_ew_infer(ts_infer_ctx *c)
 
 /* One instruction over n elements: r = op(a, b). */
 #define FUSED_APPLY(T, sfx)                                                                \
-  static void apply_##sfx(ts_op op, T *restrict r, const T *a, const T *b, int n)         \
+  static void apply_##sfx(ts_op op, T *r, const T *a, const T *b, int n)         \
   {                                                                                        \
     switch (op) {                                                                          \
     case TS_OP_ADD: TS_EW_FOR(n, i, r[i] = a[i] + b[i]); break;                            \
@@ -199,28 +199,46 @@ static void operand_of(const ts_tensor *t, ts_shape out, operand *o)
   o->inner = out.rank > 0 && o->stride[out.rank - 1] != 0;
 }
 
-/* Runs prog over the output a row (of the last dim) at a time, in blocks
- * of FUSED_BLOCK elements; an input the same shape as the output (or a
- * scalar) everywhere makes the whole output one row. */
+/* prog over the output: a row (of the last dim) at a time, in blocks of
+ * FUSED_BLOCK elements; an input the same shape as the output (or a
+ * scalar) everywhere makes the whole output one row.  The pool runs
+ * ranges of output elements (a range may start and end inside a row). */
+typedef struct fused_job {
+  const program *prog;
+  ts_tensor *const *in;
+  int n_in;
+  ts_tensor *y;
+  bool flat;
+  int64_t row;
+  operand ops[TS_MAX_INPUTS]; /* unless flat */
+} fused_job;
+
 #define FUSED_RUN(T, sfx)                                                                  \
-  static void run_##sfx(const program *prog, ts_tensor *const *in, int n_in, ts_tensor *y) \
+  static void run_##sfx(void *ctx, int64_t begin, int64_t end)                             \
   {                                                                                        \
-    ts_shape s = y->shape;                                                                 \
-    bool flat = true;                                                                      \
-    for (int i = 0; i < n_in; i++)                                                         \
-      flat &= in[i]->size == y->size || in[i]->size == 1;                                  \
-    int64_t row = flat || s.rank == 0 ? y->size : s.dim[s.rank - 1];                       \
-    int64_t n_rows = row ? y->size / row : 0;                                              \
-    operand ops[TS_MAX_INPUTS];                                                            \
-    for (int i = 0; i < n_in && !flat; i++)                                                \
-      operand_of(in[i], s, &ops[i]);                                                       \
+    const fused_job *j = ctx;                                                              \
+    const program *prog = j->prog;                                                         \
+    const operand *ops = j->ops;                                                           \
+    ts_tensor *const *in = j->in;                                                          \
+    ts_shape s = j->y->shape;                                                              \
+    int n_in = j->n_in;                                                                    \
+    bool flat = j->flat;                                                                   \
+    int64_t row = j->row, r = begin / row, at = begin % row;                               \
     T *scratch = g_new(T, (size_t)(prog->n + n_in) * FUSED_BLOCK);                         \
     T *regs = scratch, *bcast = scratch + (size_t)prog->n * FUSED_BLOCK;                   \
     int64_t idx[TS_MAX_RANK] = { 0 }, base[TS_MAX_INPUTS] = { 0 };                         \
     const T *src[TS_MAX_INPUTS];                                                           \
-    for (int64_t r = 0; r < n_rows; r++) {                                                 \
-      for (int64_t at = 0; at < row; at += FUSED_BLOCK) {                                  \
-        int n = (int)MIN(FUSED_BLOCK, row - at);                                           \
+    for (int64_t d = s.rank - 2, q = r; d >= 0 && !flat; d--) {                            \
+      idx[d] = q % s.dim[d];                                                               \
+      q /= s.dim[d];                                                                       \
+      for (int i = 0; i < n_in; i++)                                                       \
+        base[i] += idx[d] * ops[i].stride[d];                                              \
+    }                                                                                      \
+    while (begin < end) {                                                                  \
+      int64_t stop = MIN(row, at + (end - begin));                                         \
+      begin += stop - at;                                                                  \
+      for (; at < stop; at += FUSED_BLOCK) {                                               \
+        int n = (int)MIN(FUSED_BLOCK, stop - at);                                          \
         for (int i = 0; i < n_in; i++) {                                                   \
           const T *x = in[i]->data;                                                        \
           bool varies = flat ? in[i]->size != 1 : ops[i].inner;                            \
@@ -229,8 +247,8 @@ static void operand_of(const ts_tensor *t, ts_shape out, operand *o)
           } else {                                                                         \
             T v = x[flat ? 0 : base[i]];                                                   \
             T *b = bcast + (size_t)i * FUSED_BLOCK;                                        \
-            for (int j = 0; j < n; j++)                                                    \
-              b[j] = v;                                                                    \
+            for (int k = 0; k < n; k++)                                                    \
+              b[k] = v;                                                                    \
             src[i] = b;                                                                    \
           }                                                                                \
         }                                                                                  \
@@ -238,12 +256,14 @@ static void operand_of(const ts_tensor *t, ts_shape out, operand *o)
           const instr *c = &prog->code[k];                                                 \
           const T *a = c->a >= 0 ? src[c->a] : regs + (size_t)(-c->a - 1) * FUSED_BLOCK;   \
           const T *b = c->b >= 0 ? src[c->b] : regs + (size_t)(-c->b - 1) * FUSED_BLOCK;   \
-          T *res = k == prog->n - 1 ? (T *)y->data + r * row + at                          \
+          T *res = k == prog->n - 1 ? (T *)j->y->data + r * row + at                       \
                                     : regs + (size_t)k * FUSED_BLOCK;                      \
           apply_##sfx(c->op, res, a, b, n);                                                \
         }                                                                                  \
       }                                                                                    \
       /* the next row: each input's offset follows the output's index */                   \
+      at = 0;                                                                              \
+      r++;                                                                                 \
       for (int d = s.rank - 2; d >= 0 && !flat; d--) {                                     \
         for (int i = 0; i < n_in; i++)                                                     \
           base[i] += ops[i].stride[d];                                                     \
@@ -261,11 +281,19 @@ FUSED_RUN(double, f64)
 
 static bool fused_ew_cpu(ts_kernel_ctx *k)
 {
-  const program *prog = program_of(k->attrs[0].s);
-  if (k->out[0]->dtype == TS_F32)
-    run_f32(prog, k->in, k->n_in, k->out[0]);
-  else
-    run_f64(prog, k->in, k->n_in, k->out[0]);
+  ts_tensor *y = k->out[0];
+  if (y->size == 0)
+    return true;
+  fused_job j = { .prog = program_of(k->attrs[0].s), .in = k->in, .n_in = k->n_in, .y = y,
+                  .flat = true };
+  for (int i = 0; i < k->n_in; i++)
+    j.flat &= k->in[i]->size == y->size || k->in[i]->size == 1;
+  j.row = j.flat || y->shape.rank == 0 ? y->size : y->shape.dim[y->shape.rank - 1];
+  for (int i = 0; i < k->n_in && !j.flat; i++)
+    operand_of(k->in[i], y->shape, &j.ops[i]);
+  /* a program of several instructions pays off split sooner */
+  int64_t grain = MAX(TS_EW_GRAIN / j.prog->n, TS_EW_GRAIN_COSTLY);
+  ts__parallel_range(y->size, grain, y->dtype == TS_F32 ? run_f32 : run_f64, &j);
   return true;
 }
 

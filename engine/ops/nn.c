@@ -171,3 +171,41 @@ ts_tensor *ts_sparse_softmax_cross_entropy_at(ts_loc loc, ts_tensor *labels, ts_
   ts_tensor *in[] = { labels, logits };
   return ts__dispatch1(loc, TS_OP_SPARSE_SOFTMAX_CROSS_ENTROPY, in, 2, NULL);
 }
+
+/* ---- Dropout: composed of ops, as tf.nn.dropout is ------------------------------- */
+
+/* A scalar of dtype (float32 or float64) holding v. */
+static ts_tensor *float_scalar(ts_dtype dtype, double v)
+{
+  return dtype == TS_F32 ? ts_scalar_f32((float)v) : ts_scalar_f64(v);
+}
+
+ts_tensor *ts_dropout_at(ts_loc loc, ts_tensor *x, double rate, bool training, uint64_t seed)
+{
+  if (!x)
+    return ts_identity_at(loc, x); /* reports the missing input as every op does */
+  char buf[TS_INFO_STR];
+  ts_dtype dt = ts_tensor_dtype(x);
+  ts_shape shape = ts_tensor_shape(x);
+  if (!(rate >= 0 && rate < 1)) {
+    ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, "Dropout", "rate must be in [0, 1), got %g", rate);
+    return NULL;
+  }
+  if (!ts_dtype_is_float(dt)) {
+    ts_error_set(TS_ERR_DTYPE, loc, "Dropout", "x must be float32 or float64, got %s",
+                 ts__info_str(buf, dt, shape));
+    return NULL;
+  }
+  if (!training || rate == 0)
+    return ts_identity_at(loc, x);
+  for (int d = 0; d < shape.rank; d++)
+    if (shape.dim[d] < 0) {
+      ts_error_set(TS_ERR_SHAPE, loc, "Dropout", "training needs a fully known shape, got %s",
+                   ts__info_str(buf, dt, shape));
+      return NULL;
+    }
+  /* keep where uniform [0, 1) >= rate, as tf.nn.dropout does */
+  ts_tensor *noise = ts_random_uniform_at(loc, dt, shape, 0, 1, seed);
+  ts_tensor *keep = ts_cast_at(loc, ts_greater_equal_at(loc, noise, float_scalar(dt, rate)), dt);
+  return ts_mul_at(loc, ts_mul_at(loc, x, float_scalar(dt, 1 / (1 - rate))), keep);
+}

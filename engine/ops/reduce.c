@@ -17,50 +17,65 @@ enum { K_SUM, K_MEAN, K_MAX, K_MIN, K_PROD, K_COUNT };
 _Static_assert(TS_OP_REDUCE_PROD - TS_OP_REDUCE_SUM == K_PROD,
                "Sum, Mean, Max, Min, Prod must stay in this order in TS_OP_LIST");
 
-/* Reduces x viewed as [outer, r, inner] into y [outer, inner]; acc holds
- * `inner` accumulators (ACC_BYTES each at most). */
+/* x is viewed as [outer, r, inner], y as [outer, inner].  part() folds
+ * rows [j0, j1) of one outer slice, columns [i0, i1), into acc[0 .. i1-i0)
+ * (accumulators of type A, ACC_BYTES at most); finish() combines n_parts
+ * partial accumulators per output (output k's part p at acc[p * stride + k])
+ * in order and writes y[0 .. n). */
 #define ACC_BYTES 16
-typedef void (*reduce_fn)(const void *x, void *y, void *acc, int64_t outer, int64_t r,
-                          int64_t inner);
+typedef struct reduce_impl {
+  void (*part)(const void *x, void *acc, int64_t inner, int64_t j0, int64_t j1, int64_t i0,
+               int64_t i1);
+  void (*finish)(const void *acc, void *y, int64_t n, int64_t n_parts, int64_t stride,
+                 int64_t count);
+  size_t acc_size;
+} reduce_impl;
 
 #define DEF_REDUCE(name, T, A, INIT, STEP, FINISH)                                        \
-  static void name(const void *xv, void *yv, void *accv, int64_t outer, int64_t r,       \
-                   int64_t inner)                                                         \
+  static void name##_part(const void *xv, void *accv, int64_t inner, int64_t j0,         \
+                          int64_t j1, int64_t i0, int64_t i1)                             \
   {                                                                                       \
     const T *restrict x = xv;                                                             \
-    T *restrict y = yv;                                                                   \
     A *restrict acc = accv;                                                               \
-    if (inner == 1) { /* rows: four chains hide the latency of each step */               \
-      for (int64_t o = 0; o < outer; o++) {                                               \
-        A a0 = (INIT), a1 = a0, a2 = a0, a3 = a0;                                         \
-        int64_t j = 0;                                                                    \
-        for (; j + 4 <= r; j += 4) {                                                      \
-          STEP(A, a0, x[o * r + j]);                                                      \
-          STEP(A, a1, x[o * r + j + 1]);                                                  \
-          STEP(A, a2, x[o * r + j + 2]);                                                  \
-          STEP(A, a3, x[o * r + j + 3]);                                                  \
-        }                                                                                 \
-        for (; j < r; j++)                                                                \
-          STEP(A, a0, x[o * r + j]);                                                      \
-        STEP(A, a0, a1);                                                                  \
-        STEP(A, a2, a3);                                                                  \
-        STEP(A, a0, a2);                                                                  \
-        y[o] = FINISH(T, a0, r);                                                          \
+    if (inner == 1) { /* a row: four chains hide the latency of each step */             \
+      A a0 = (INIT), a1 = a0, a2 = a0, a3 = a0;                                           \
+      int64_t j = j0;                                                                     \
+      for (; j + 4 <= j1; j += 4) {                                                       \
+        STEP(A, a0, x[j]);                                                                \
+        STEP(A, a1, x[j + 1]);                                                            \
+        STEP(A, a2, x[j + 2]);                                                            \
+        STEP(A, a3, x[j + 3]);                                                            \
       }                                                                                   \
+      for (; j < j1; j++)                                                                 \
+        STEP(A, a0, x[j]);                                                                \
+      STEP(A, a0, a1);                                                                    \
+      STEP(A, a2, a3);                                                                    \
+      STEP(A, a0, a2);                                                                    \
+      acc[0] = a0;                                                                        \
       return;                                                                             \
     }                                                                                     \
-    for (int64_t o = 0; o < outer; o++) {                                                 \
-      for (int64_t i = 0; i < inner; i++)                                                 \
-        acc[i] = (INIT);                                                                  \
-      for (int64_t j = 0; j < r; j++) {                                                   \
-        const T *row = x + (o * r + j) * inner;                                           \
-        for (int64_t i = 0; i < inner; i++)                                               \
-          STEP(A, acc[i], row[i]);                                                        \
-      }                                                                                   \
-      for (int64_t i = 0; i < inner; i++)                                                 \
-        y[o * inner + i] = FINISH(T, acc[i], r);                                          \
+    for (int64_t i = i0; i < i1; i++)                                                     \
+      acc[i - i0] = (INIT);                                                               \
+    for (int64_t j = j0; j < j1; j++) {                                                   \
+      const T *row = x + j * inner;                                                       \
+      for (int64_t i = i0; i < i1; i++)                                                   \
+        STEP(A, acc[i - i0], row[i]);                                                     \
     }                                                                                     \
-  }
+  }                                                                                       \
+  static void name##_finish(const void *accv, void *yv, int64_t n, int64_t n_parts,      \
+                            int64_t stride, int64_t count)                                \
+  {                                                                                       \
+    const A *restrict acc = accv;                                                         \
+    T *restrict y = yv;                                                                   \
+    for (int64_t k = 0; k < n; k++) {                                                     \
+      A a = acc[k];                                                                       \
+      for (int64_t p = 1; p < n_parts; p++)                                               \
+        STEP(A, a, acc[p * stride + k]);                                                  \
+      y[k] = FINISH(T, a, count);                                                         \
+    }                                                                                     \
+  }                                                                                       \
+  _Static_assert(sizeof(A) <= ACC_BYTES, "accumulator too large");                       \
+  static const reduce_impl name = { name##_part, name##_finish, sizeof(A) };
 
 #define STEP_ADD(A, a, v) ((a) += (A)(v))
 #define STEP_MUL(A, a, v) ((a) *= (A)(v))
@@ -104,9 +119,9 @@ DEF_REDUCE(max_bool, bool, bool, false, STEP_MAXI, FINISH_PLAIN)
 DEF_REDUCE(min_bool, bool, bool, true, STEP_MINI, FINISH_PLAIN)
 
 #define ROW(kind, fn)                                                                     \
-  [kind] = { [TS_F32] = fn##_f32, [TS_F64] = fn##_f64, [TS_I32] = fn##_i32,               \
-             [TS_I64] = fn##_i64, [TS_U8] = fn##_u8 }
-static const reduce_fn REDUCE_FNS[K_COUNT][TS_DTYPE_COUNT] = {
+  [kind] = { [TS_F32] = &fn##_f32, [TS_F64] = &fn##_f64, [TS_I32] = &fn##_i32,            \
+             [TS_I64] = &fn##_i64, [TS_U8] = &fn##_u8 }
+static const reduce_impl *const REDUCE_FNS[K_COUNT][TS_DTYPE_COUNT] = {
   ROW(K_SUM, sum), ROW(K_MEAN, mean), ROW(K_MAX, max), ROW(K_MIN, min), ROW(K_PROD, prod),
 };
 #undef ROW
@@ -116,11 +131,11 @@ static int reduce_kind(const ts_op_def *def)
   return (int)def->op - TS_OP_REDUCE_SUM;
 }
 
-static reduce_fn reduce_lookup(int kind, ts_dtype dtype)
+static const reduce_impl *reduce_lookup(int kind, ts_dtype dtype)
 {
   if (dtype != TS_BOOL)
     return REDUCE_FNS[kind][dtype];
-  return kind == K_MAX ? max_bool : kind == K_MIN ? min_bool : NULL;
+  return kind == K_MAX ? &max_bool : kind == K_MIN ? &min_bool : NULL;
 }
 
 /* Which axes a reduction removes, the output shape, and how many elements
@@ -305,6 +320,65 @@ static const void *reduce_layout(const ts_tensor *x, const bool *reduced, int64_
   return *tmp;
 }
 
+/* ---- splitting a reduction across the pool -----------------------------------------
+ * Below REDUCE_GRAIN input elements a reduction runs on the calling thread.
+ * Above it the work is split by shape alone, never by the thread count, so
+ * every count gives the same bits: by outer slices, each output folded in
+ * the same order as on one thread; or, with fewer than REDUCE_MIN_SLICES
+ * slices, by parts of REDUCE_GRAIN / inner rows (at least one) whose
+ * partial accumulators are combined in order afterwards (the order of the
+ * additions then differs from a single pass: float sums may differ in the
+ * last bits from what one pass over the rows would give). */
+#define REDUCE_GRAIN ((int64_t)1 << 15)
+#define REDUCE_MIN_SLICES 8 /* fewer outer slices than this split their rows */
+
+typedef enum { BY_SLICES, BY_PARTS } reduce_split;
+
+typedef struct reduce_job {
+  const reduce_impl *f;
+  const char *x;
+  char *y;
+  char *acc;            /* accumulators: per task (BY_SLICES), per part (BY_PARTS) */
+  int64_t outer, r, inner;
+  int64_t slices;       /* BY_SLICES: outer slices per task */
+  int64_t rows, n_parts; /* BY_PARTS: rows per part, parts per slice */
+  size_t es;            /* element size of x and y */
+} reduce_job;
+
+static void slices_item(void *ctx, int64_t t)
+{
+  const reduce_job *j = ctx;
+  void *acc = j->acc + t * j->inner * j->f->acc_size;
+  for (int64_t o = t * j->slices; o < MIN(j->outer, (t + 1) * j->slices); o++) {
+    j->f->part(j->x + o * j->r * j->inner * j->es, acc, j->inner, 0, j->r, 0, j->inner);
+    j->f->finish(acc, j->y + o * j->inner * j->es, j->inner, 1, 0, j->r);
+  }
+}
+
+static void part_item(void *ctx, int64_t t)
+{
+  const reduce_job *j = ctx;
+  int64_t o = t / j->n_parts, p = t % j->n_parts;
+  j->f->part(j->x + o * j->r * j->inner * j->es, j->acc + t * j->inner * j->f->acc_size,
+             j->inner, p * j->rows, MIN(j->r, (p + 1) * j->rows), 0, j->inner);
+}
+
+/* How j is split, with its slices per task or rows and parts set, and the
+ * number of tasks; by shape only. */
+static reduce_split reduce_split_of(reduce_job *j, int64_t *n_tasks)
+{
+  if (j->outer < REDUCE_MIN_SLICES && j->outer * j->r * j->inner >= REDUCE_GRAIN) {
+    j->rows = MAX(REDUCE_GRAIN / j->inner, 1);
+    j->n_parts = (j->r + j->rows - 1) / j->rows;
+    *n_tasks = j->outer * j->n_parts;
+    if (j->n_parts >= 2)
+      return BY_PARTS;
+  }
+  j->slices = MAX(REDUCE_GRAIN / MAX(j->r * j->inner, 1), 1);
+  *n_tasks = (j->outer + j->slices - 1) / j->slices;
+  return BY_SLICES;
+}
+
 static bool reduce_cpu(ts_kernel_ctx *k)
 {
   const ts_tensor *x = k->in[0];
@@ -314,22 +388,35 @@ static bool reduce_cpu(ts_kernel_ctx *k)
     return false;
 
   /* An empty x reduces nothing into each output: the identity (or NaN). */
-  int64_t outer = y->size, r = 0, inner = 1;
+  reduce_job j = { .f = reduce_lookup(reduce_kind(k->def), x->dtype), .x = x->data,
+                   .y = y->data, .outer = y->size, .r = 0, .inner = 1,
+                   .es = ts_dtype_size(x->dtype) };
   void *tmp = NULL;
-  const void *src = x->data;
   if (x->size > 0)
-    src = reduce_layout(x, p.reduced, &outer, &r, &inner, &tmp);
-  if (x->size > 0 && !src)
+    j.x = reduce_layout(x, p.reduced, &j.outer, &j.r, &j.inner, &tmp);
+  if (x->size > 0 && !j.x)
     return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "out of memory reordering %" PRId64 " elements",
                            x->size);
-  void *acc = g_try_malloc_n((gsize)MAX(inner, 1), ACC_BYTES);
-  if (!acc) {
+  int64_t n_tasks;
+  reduce_split split = reduce_split_of(&j, &n_tasks);
+  int64_t n_acc = n_tasks * j.inner;
+  if (!(j.acc = g_try_malloc_n((gsize)MAX(n_acc, 1), j.f->acc_size))) {
     g_free(tmp);
     return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "out of memory for %" PRId64 " accumulators",
-                           inner);
+                           n_acc);
   }
-  reduce_lookup(reduce_kind(k->def), x->dtype)(src, y->data, acc, outer, r, inner);
-  g_free(acc);
+  switch (split) {
+  case BY_SLICES:
+    ts__parallel_for(n_tasks, slices_item, &j);
+    break;
+  case BY_PARTS:
+    ts__parallel_for(n_tasks, part_item, &j);
+    for (int64_t o = 0; o < j.outer; o++)
+      j.f->finish(j.acc + o * j.n_parts * j.inner * j.f->acc_size, j.y + o * j.inner * j.es,
+                  j.inner, j.n_parts, j.inner, j.r);
+    break;
+  }
+  g_free(j.acc);
   g_free(tmp);
   return true;
 }

@@ -36,7 +36,7 @@ static inline bool logical_not_b(bool x) { return !x; }
 typedef void (*unary_loop)(int64_t n, const void *x, void *out);
 
 #define UNARY_LOOP(op, sfx, T)                                                           \
-  static void op##_##sfx##_loop(int64_t n, const void *restrict px, void *restrict po) \
+  static void op##_##sfx##_loop(int64_t n, const void *px, void *po) \
   {                                                                                    \
     const T *x = px;                                                                   \
     T *o = po;                                                                         \
@@ -64,19 +64,20 @@ UNARY_LOOP(logical_not, b, bool)
 
 typedef struct unary_row {
   unsigned dtypes; /* accepted input dtypes */
+  int64_t grain;   /* elements per thread at least (elementwise.h) */
   unary_loop loops[TS_DTYPE_COUNT];
 } unary_row;
 
 static const unary_row unary_rows[TS_OP_COUNT] = {
-  [TS_OP_NEG] = { TS_DTYPES_NUMERIC, { NUMERIC_TABLE(neg) } },
-  [TS_OP_ABS] = { TS_DTYPES_NUMERIC, { NUMERIC_TABLE(abs) } },
-  [TS_OP_EXP] = { TS_DTYPES_FLOAT, { FLOAT_TABLE(exp) } },
-  [TS_OP_LOG] = { TS_DTYPES_FLOAT, { FLOAT_TABLE(log) } },
-  [TS_OP_SQRT] = { TS_DTYPES_FLOAT, { FLOAT_TABLE(sqrt) } },
-  [TS_OP_TANH] = { TS_DTYPES_FLOAT, { FLOAT_TABLE(tanh) } },
-  [TS_OP_SIGMOID] = { TS_DTYPES_FLOAT, { FLOAT_TABLE(sigmoid) } },
-  [TS_OP_RELU] = { TS_DTYPES_NUMERIC, { NUMERIC_TABLE(relu) } },
-  [TS_OP_LOGICAL_NOT] = { TS_DTYPES_BOOL, { [TS_BOOL] = logical_not_b_loop } },
+  [TS_OP_NEG] = { TS_DTYPES_NUMERIC, TS_EW_GRAIN, { NUMERIC_TABLE(neg) } },
+  [TS_OP_ABS] = { TS_DTYPES_NUMERIC, TS_EW_GRAIN, { NUMERIC_TABLE(abs) } },
+  [TS_OP_EXP] = { TS_DTYPES_FLOAT, TS_EW_GRAIN_COSTLY, { FLOAT_TABLE(exp) } },
+  [TS_OP_LOG] = { TS_DTYPES_FLOAT, TS_EW_GRAIN_COSTLY, { FLOAT_TABLE(log) } },
+  [TS_OP_SQRT] = { TS_DTYPES_FLOAT, TS_EW_GRAIN, { FLOAT_TABLE(sqrt) } },
+  [TS_OP_TANH] = { TS_DTYPES_FLOAT, TS_EW_GRAIN_COSTLY, { FLOAT_TABLE(tanh) } },
+  [TS_OP_SIGMOID] = { TS_DTYPES_FLOAT, TS_EW_GRAIN_COSTLY, { FLOAT_TABLE(sigmoid) } },
+  [TS_OP_RELU] = { TS_DTYPES_NUMERIC, TS_EW_GRAIN, { NUMERIC_TABLE(relu) } },
+  [TS_OP_LOGICAL_NOT] = { TS_DTYPES_BOOL, TS_EW_GRAIN, { [TS_BOOL] = logical_not_b_loop } },
 };
 
 /* ---- inference and kernel ------------------------------------------------------- */
@@ -89,10 +90,25 @@ static bool unary_infer(ts_infer_ctx *c)
   return true;
 }
 
+typedef struct unary_job {
+  unary_loop loop;
+  const char *x;
+  char *out;
+  size_t size; /* of an element, in and out */
+} unary_job;
+
+static void unary_range(void *ctx, int64_t begin, int64_t end)
+{
+  const unary_job *j = ctx;
+  j->loop(end - begin, j->x + begin * j->size, j->out + begin * j->size);
+}
+
 static bool unary_cpu(ts_kernel_ctx *k)
 {
   const ts_tensor *x = k->in[0];
-  unary_rows[k->def->op].loops[x->dtype](x->size, x->data, k->out[0]->data);
+  const unary_row *row = &unary_rows[k->def->op];
+  unary_job j = { row->loops[x->dtype], x->data, k->out[0]->data, ts_dtype_size(x->dtype) };
+  ts__parallel_range(x->size, row->grain, unary_range, &j);
   return true;
 }
 

@@ -58,28 +58,54 @@ static bool where_infer(ts_infer_ctx *c)
   return true;
 }
 
+/* The output split into ranges for the pool: one flat row when every
+ * operand has its shape, else rows of the broadcast iterator. */
+typedef struct where_job {
+  where_loop loop;
+  const bool *c;
+  const char *x, *y;
+  char *out;
+  size_t size;
+  bool flat;
+  ts_ew_iter it; /* unless flat */
+} where_job;
+
+static void where_range(void *ctx, int64_t begin, int64_t end)
+{
+  const where_job *j = ctx;
+  size_t size = j->size;
+  if (j->flat) {
+    j->loop(end - begin, j->c + begin, 1, j->x + begin * size, 1, j->y + begin * size, 1,
+            j->out + begin * size);
+    return;
+  }
+  ts_ew_iter it = j->it;
+  int64_t sc = ts__ew_inner_stride(&it, 0), sx = ts__ew_inner_stride(&it, 1),
+          sy = ts__ew_inner_stride(&it, 2);
+  int64_t col = begin % it.inner;
+  ts__ew_iter_seek(&it, begin / it.inner);
+  while (begin < end) {
+    int64_t n = MIN(it.inner - col, end - begin);
+    j->loop(n, j->c + it.off[0] + col * sc, sc, j->x + (it.off[1] + col * sx) * size, sx,
+            j->y + (it.off[2] + col * sy) * size, sy, j->out + begin * size);
+    begin += n;
+    col = 0;
+    ts__ew_iter_next(&it);
+  }
+}
+
 static bool where_cpu(ts_kernel_ctx *k)
 {
   ts_tensor *o = k->out[0];
   if (o->size == 0)
     return true;
 
-  where_loop loop = where_loops[o->dtype];
-  const bool *c = k->in[0]->data;
-  const char *x = k->in[1]->data, *y = k->in[2]->data;
-  char *out = o->data;
-  if (k->in[0]->size == o->size && k->in[1]->size == o->size && k->in[2]->size == o->size) {
-    loop(o->size, c, 1, x, 1, y, 1, out);
-    return true;
-  }
-
-  ts_ew_iter it;
-  ts__ew_iter_init(&it, o->shape, 3, k->in);
-  size_t size = ts_dtype_size(o->dtype);
-  for (int64_t r = 0; r < it.rows; r++, ts__ew_iter_next(&it))
-    loop(it.inner, c + it.off[0], ts__ew_inner_stride(&it, 0), x + it.off[1] * size,
-         ts__ew_inner_stride(&it, 1), y + it.off[2] * size, ts__ew_inner_stride(&it, 2),
-         out + r * it.inner * size);
+  where_job j = { .loop = where_loops[o->dtype], .c = k->in[0]->data, .x = k->in[1]->data,
+                  .y = k->in[2]->data, .out = o->data, .size = ts_dtype_size(o->dtype) };
+  j.flat = k->in[0]->size == o->size && k->in[1]->size == o->size && k->in[2]->size == o->size;
+  if (!j.flat)
+    ts__ew_iter_init(&j.it, o->shape, 3, k->in);
+  ts__parallel_range(o->size, TS_EW_GRAIN, where_range, &j);
   return true;
 }
 

@@ -208,6 +208,12 @@ const char *ts_concrete_pass_summary(const ts_concrete *cf)
   return ts__executable_summary(cf->exec);
 }
 
+bool ts_concrete_memory_plan(const ts_concrete *cf, ts_memory_plan *plan)
+{
+  TS_CHECK_ARG(cf != NULL && plan != NULL, false);
+  return ts__executable_memory_plan(cf->exec, plan);
+}
+
 const char *ts_concrete_signature(const ts_concrete *cf)
 {
   return cf->sig_text;

@@ -1,0 +1,354 @@
+/* bench-peers.c — tracescope-bench-peers: our side of the side-by-side
+ * benchmark (scripts/bench-peers), as JSON on stdout.  Per workload: µs
+ * per call eagerly and as a graph, and the sgemm-only floor: the GEMMs of
+ * the workload's traced graph (MatMul, and Conv2D as its im2col GEMM)
+ * through cblas_sgemm alone, in the same run.  Then trace + optimize +
+ * plan of sequential_model.  The thread count is whatever the environment
+ * says (OPENBLAS_NUM_THREADS, TRACESCOPE_THREADS): the script runs this
+ * once per count.  Times are the fastest of REPEATS batches (after
+ * WARMUP), each batch long enough to time: on a shared machine the
+ * fastest is what the code costs with the least interference; the peers'
+ * harnesses measure the same way. */
+#include "peers-workloads.h"
+
+#include <cblas.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define REPEATS 7
+#define WARMUP 2
+#define BATCH_NS 20000000 /* a batch lasts at least 20 ms */
+
+/* Runs `iters` calls; false on error. */
+typedef bool (*run_fn)(void *data, int iters);
+
+static int cmp_i64(const void *a, const void *b)
+{
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* ns per call: the fastest of REPEATS batches, each of enough calls to
+ * last BATCH_NS; negative on error. */
+static double fastest_per_call(run_fn run, void *data)
+{
+  int iters = 1;
+  for (;;) { /* warm-up, and how many calls a batch needs */
+    uint64_t t0 = ts_now_ns();
+    if (!run(data, iters))
+      return -1;
+    uint64_t ns = ts_now_ns() - t0;
+    if (ns >= BATCH_NS / 4 || iters >= 1 << 20)
+      break;
+    iters *= 2;
+  }
+  for (int i = 0; i < WARMUP; i++)
+    if (!run(data, iters))
+      return -1;
+  iters = iters * 4;
+  int64_t t[REPEATS];
+  for (int i = 0; i < REPEATS; i++) {
+    uint64_t t0 = ts_now_ns();
+    if (!run(data, iters))
+      return -1;
+    t[i] = (int64_t)(ts_now_ns() - t0);
+  }
+  qsort(t, REPEATS, sizeof t[0], cmp_i64);
+  return (double)t[0] / iters;
+}
+
+/* Host code of the seeds prints eagerly on every call: to /dev/null while
+ * timing, so that stdout stays JSON.  Returns the saved stdout. */
+static int quiet_begin(void)
+{
+  fflush(stdout);
+  int saved = dup(STDOUT_FILENO);
+  int null = open("/dev/null", O_WRONLY);
+  if (null >= 0) {
+    dup2(null, STDOUT_FILENO);
+    close(null);
+  }
+  return saved;
+}
+
+static void quiet_end(int saved)
+{
+  fflush(stdout);
+  if (saved >= 0) {
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+  }
+}
+
+/* ---- our eager and graph calls -------------------------------------------------- */
+
+typedef struct call {
+  ts_function *fn;
+  ts_value args[PEER_MAX_ARGS];
+  int n_args;
+  bool eager;
+} call;
+
+static bool run_calls(void *data, int iters)
+{
+  call *c = data;
+  for (int i = 0; i < iters; i++) {
+    ts_scope *s = ts_scope_begin();
+    ts_tensor *out = c->eager ? ts_function_call_eager(c->fn, c->args, c->n_args)
+                              : ts_function_call(c->fn, c->args, c->n_args);
+    ts_scope_end(s);
+    if (!out)
+      return false;
+  }
+  return true;
+}
+
+/* ---- the sgemm-only floor ------------------------------------------------------- */
+
+typedef struct gemm {
+  int m, n, k;
+  float *a, *b, *c;
+} gemm;
+
+typedef struct gemms {
+  GArray *list; /* of gemm */
+} gemms;
+
+static int64_t shape_size(ts_shape s, int from, int to)
+{
+  int64_t n = 1;
+  for (int d = from; d < to; d++)
+    n *= s.dim[d];
+  return n;
+}
+
+static ts_shape input_shape(const ts_graph *g, const ts_node *n, int i)
+{
+  ts_port p = ts_node_input(n, i);
+  return ts_node_output_shape(ts_graph_node(g, p.node), p.index);
+}
+
+static float *random_floats(int64_t n)
+{
+  float *p = g_new(float, n);
+  for (int64_t i = 0; i < n; i++)
+    p[i] = (float)g_random_double_range(-1, 1);
+  return p;
+}
+
+static void add_gemm(gemms *gs, int64_t m, int64_t n, int64_t k)
+{
+  if (m <= 0 || n <= 0 || k <= 0) /* nothing to multiply */
+    return;
+  gemm g = { (int)m, (int)n, (int)k, random_floats(m * k), random_floats(k * n),
+             g_new0(float, m * n) };
+  g_array_append_val(gs->list, g);
+}
+
+/* The GEMMs of g's MatMul nodes (one per batch matrix) and Conv2D nodes
+ * (im2col: [N*OH*OW, KH*KW*C] x [KH*KW*C, O]), in graph order. */
+static void collect_gemms(gemms *gs, const ts_graph *g)
+{
+  for (int i = 0; i < ts_graph_n_nodes(g); i++) {
+    const ts_node *n = ts_graph_node(g, i);
+    ts_shape out = ts_node_output_shape(n, 0);
+    if (ts_node_op(n) == TS_OP_MATMUL && out.rank >= 2) {
+      /* a's last two dims are M x K, transposed or not */
+      ts_shape a = input_shape(g, n, 0);
+      int64_t batch = shape_size(out, 0, out.rank - 2), m = out.dim[out.rank - 2];
+      int64_t k = m ? shape_size(a, a.rank - 2, a.rank) / m : 0;
+      for (int64_t b = 0; b < batch; b++)
+        add_gemm(gs, m, out.dim[out.rank - 1], k);
+    } else if (ts_node_op(n) == TS_OP_CONV2D && out.rank == 4) {
+      ts_shape f = input_shape(g, n, 1); /* [KH, KW, C, O] */
+      add_gemm(gs, shape_size(out, 0, 3), out.dim[3], shape_size(f, 0, 3));
+    }
+  }
+}
+
+static bool run_gemms(void *data, int iters)
+{
+  gemms *gs = data;
+  for (int i = 0; i < iters; i++)
+    for (guint j = 0; j < gs->list->len; j++) {
+      gemm *g = &g_array_index(gs->list, gemm, j);
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, g->m, g->n, g->k, 1.0f, g->a, g->k,
+                  g->b, g->n, 0.0f, g->c, g->n);
+    }
+  return true;
+}
+
+static void gemms_free(gemms *gs)
+{
+  for (guint j = 0; j < gs->list->len; j++) {
+    gemm *g = &g_array_index(gs->list, gemm, j);
+    g_free(g->a);
+    g_free(g->b);
+    g_free(g->c);
+  }
+  g_array_free(gs->list, TRUE);
+}
+
+/* "100 x 10x10x10" or "20x784x64 + 99 x 20x64x64 + 20x64x10": the GEMMs as M x K x N runs. */
+static char *gemms_describe(const gemms *gs)
+{
+  GString *s = g_string_new(NULL);
+  for (guint j = 0; j < gs->list->len;) {
+    const gemm *g = &g_array_index(gs->list, gemm, j);
+    guint run = 1;
+    while (j + run < gs->list->len) {
+      const gemm *h = &g_array_index(gs->list, gemm, j + run);
+      if (h->m != g->m || h->n != g->n || h->k != g->k)
+        break;
+      run++;
+    }
+    g_string_append_printf(s, "%s", s->len ? " + " : "");
+    if (run > 1)
+      g_string_append_printf(s, "%u x ", run);
+    g_string_append_printf(s, "%dx%dx%d", g->m, g->k, g->n);
+    j += run;
+  }
+  return g_string_free(s, FALSE);
+}
+
+/* ---- one workload --------------------------------------------------------------- */
+
+static void json_number(const char *name, double ns, bool last)
+{
+  if (ns < 0)
+    printf("      \"%s\": null%s\n", name, last ? "" : ",");
+  else
+    printf("      \"%s\": %.3f%s\n", name, ns / 1e3, last ? "" : ",");
+}
+
+static void json_error(const char *what)
+{
+  ts_error *e = ts_error_take();
+  char *msg = g_strescape(e ? e->message : "failed", NULL);
+  printf("      \"error\": \"%s: %s\",\n", what, msg);
+  g_free(msg);
+  ts_error_free(e);
+}
+
+static void bench_workload(ts_module *seeds, const peer_workload *w, bool last)
+{
+  ts_scope *scope = ts_scope_begin();
+  call c = { .fn = ts_module_lookup(seeds, w->seed) };
+  printf("    \"%s\": {\n      \"label\": \"%s\",\n", w->key, w->label);
+  double eager = -1, graph = -1, floor = -1;
+  if (!c.fn) {
+    ts_error_set(TS_ERR_NOT_FOUND, TS_HERE, NULL, "no function '%s' in seeds", w->seed);
+    json_error(w->seed);
+  } else {
+    c.n_args = w->args(c.args);
+    int quiet = quiet_begin();
+    c.eager = true;
+    eager = fastest_per_call(run_calls, &c);
+    c.eager = false;
+    graph = eager >= 0 ? fastest_per_call(run_calls, &c) : -1;
+    quiet_end(quiet);
+    if (graph < 0)
+      json_error(w->seed);
+    gemms gs = { g_array_new(FALSE, FALSE, sizeof(gemm)) };
+    ts_concrete *cf = ts_function_n_concrete(c.fn) ? ts_function_concrete(c.fn, 0) : NULL;
+    if (cf)
+      collect_gemms(&gs, ts_concrete_graph(cf));
+    if (gs.list->len) {
+      floor = fastest_per_call(run_gemms, &gs);
+      char *what = gemms_describe(&gs);
+      printf("      \"gemms\": \"%s\",\n", what);
+      g_free(what);
+    }
+    gemms_free(&gs);
+  }
+  json_number("eager_us", eager, false);
+  json_number("graph_us", graph, false);
+  json_number("floor_us", floor, true);
+  printf("    }%s\n", last ? "" : ",");
+  ts_scope_end(scope);
+}
+
+/* ---- trace + optimize + plan of sequential_model -------------------------------- */
+
+/* Bytes the memory planner sets aside for cf's intermediates at their
+ * peak (its arena); -1 without a plan, or with an engine built before the
+ * planner's API (bench/meson.build looks for it in tracescope.h). */
+static int64_t plan_peak_bytes(const ts_concrete *cf)
+{
+#ifdef TS_HAVE_MEMORY_PLAN
+  ts_memory_plan plan;
+  if (ts_concrete_memory_plan(cf, &plan))
+    return plan.peak_bytes;
+#endif
+  (void)cf;
+  return -1;
+}
+
+/* ts_function_get_concrete traces, optimizes and plans (function.c); the
+ * median over fresh copies of the function (the module opened again, so
+ * its cache starts empty; its weights exist already, made in the
+ * workloads above, so the model's build is not counted). */
+static void bench_trace_plan(void)
+{
+  int64_t t[REPEATS], peak = -1;
+  int nodes = 0;
+  ts_value spec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(20, 28, 28));
+  for (int r = 0; r < REPEATS; r++) {
+    ts_module *m = ts_module_open("seeds");
+    ts_function *fn = m ? ts_module_lookup(m, "sequential_model") : NULL;
+    uint64_t t0 = ts_now_ns();
+    ts_concrete *cf = fn ? ts_function_get_concrete(fn, &spec, 1) : NULL;
+    t[r] = (int64_t)(ts_now_ns() - t0);
+    if (cf) {
+      nodes = ts_graph_n_nodes(ts_concrete_graph(cf));
+      peak = plan_peak_bytes(cf);
+    }
+    if (m)
+      ts_module_free(m);
+    if (!cf) {
+      printf("  \"trace_plan\": {\n");
+      json_error("sequential_model");
+      printf("      \"us\": null\n  },\n");
+      return;
+    }
+  }
+  qsort(t, REPEATS, sizeof t[0], cmp_i64);
+  printf("  \"trace_plan\": {\"us\": %.1f, \"nodes\": %d, \"peak_plan_bytes\": ",
+         (double)t[REPEATS / 2] / 1e3, nodes);
+  if (peak < 0)
+    printf("null},\n");
+  else
+    printf("%lld},\n", (long long)peak);
+}
+
+int main(void)
+{
+  ts_module *seeds = ts_module_open("seeds");
+  if (!seeds) {
+    ts_error *e = ts_error_take();
+    fprintf(stderr, "tracescope-bench-peers: %s\n", e ? e->message : "cannot open seeds");
+    ts_error_free(e);
+    return 1;
+  }
+  g_random_set_seed(1);
+  const char *env = g_getenv("TRACESCOPE_THREADS");
+  int threads = env ? atoi(env) : 0;
+  char count[16] = "null";
+  if (threads > 0)
+    g_snprintf(count, sizeof count, "%d", threads);
+  printf("{\n  \"threads\": %s,\n", count);
+  printf("  \"openblas_threads\": %d,\n  \"openblas_core\": \"%s\",\n",
+         openblas_get_num_threads(), openblas_get_corename());
+  printf("  \"workloads\": {\n");
+  for (int i = 0; i < PEER_N_WORKLOADS; i++)
+    bench_workload(seeds, &PEER_WORKLOADS[i], i == PEER_N_WORKLOADS - 1);
+  printf("  },\n");
+  bench_trace_plan();
+  printf("  \"repeats\": %d\n}\n", REPEATS);
+  ts_module_free(seeds);
+  ts_release_all();
+  return 0;
+}

@@ -1,0 +1,140 @@
+/* ts-worker-optimized.c — GetOptimized from the app: the reply's bytes
+ * (inline or in a memfd) decoded on a thread into the graph and its
+ * origins over the app's traced graph. */
+#include "ts-worker-optimized.h"
+
+#include <gio/gunixfdlist.h>
+
+#include "ts-worker-private.h"
+#include "ts-worker-protocol.h"
+#include "ts-worker-tensor.h"
+
+typedef struct {
+  const ts_graph *traced;
+  GBytes *graph;
+  GVariant *origins;
+  char *summary;
+  guint32 traced_nodes;
+} Reply;
+
+static void reply_free(Reply *r)
+{
+  g_clear_pointer(&r->graph, g_bytes_unref);
+  g_clear_pointer(&r->origins, g_variant_unref);
+  g_free(r->summary);
+  g_free(r);
+}
+
+void ts_worker_optimized_free(TsWorkerOptimized *o)
+{
+  if (!o)
+    return;
+  ts_worker_origins_free(o->origins);
+  ts_graph_free(o->graph);
+  g_free(o->pass_summary);
+  g_free(o);
+}
+
+/* The graph's bytes (inline, or graph-fd and graph-size), origins, pass
+ * lines and the traced graph's size out of the reply. */
+static gboolean read_reply(GVariant *reply, GUnixFDList *fds, Reply *r, GError **error)
+{
+  g_autoptr(GVariant) dict = g_variant_get_child_value(reply, 0);
+  GVariantDict d;
+  g_variant_dict_init(&d, dict);
+  g_autoptr(GVariant) inline_graph = g_variant_dict_lookup_value(&d, "graph", G_VARIANT_TYPE_BYTESTRING);
+  gint32 index = -1;
+  guint64 size = 0;
+  gboolean ok = TRUE;
+  if (inline_graph)
+    r->graph = g_variant_get_data_as_bytes(inline_graph);
+  else if (g_variant_dict_lookup(&d, "graph-fd", "h", &index) && g_variant_dict_lookup(&d, "graph-size", "t", &size) &&
+           fds && size > 0 && size <= G_MAXSSIZE)
+    ok = (r->graph = ts_worker_map_fd(fds, index, 0, size, "the optimized graph the worker sent", error)) != NULL;
+  r->origins = g_variant_dict_lookup_value(&d, "origins", NULL);
+  g_variant_dict_lookup(&d, "pass-summary", "s", &r->summary);
+  g_variant_dict_lookup(&d, "traced-nodes", "u", &r->traced_nodes);
+  g_variant_dict_clear(&d);
+  if (ok && (!r->graph || !r->origins || !r->summary)) {
+    g_set_error_literal(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                        "a GetOptimized reply without its graph, origins or pass summary");
+    ok = FALSE;
+  }
+  return ok;
+}
+
+/* On a thread: the graph decoded, checked against traced, its origins read. */
+static void decode(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  Reply *r = data;
+  int places = ts_worker_origins_n_places(r->traced);
+  if ((guint32)places != r->traced_nodes) {
+    g_task_return_new_error(task, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                            "the worker's concrete function has %u traced nodes, the one shown %d", r->traced_nodes,
+                            places);
+    return;
+  }
+  g_autoptr(TsWorkerOptimized) o = g_new0(TsWorkerOptimized, 1);
+  gsize size;
+  const void *bytes = g_bytes_get_data(r->graph, &size);
+  if (!(o->graph = ts_graph_deserialize(bytes, size))) {
+    ts_error *e = ts_error_take();
+    g_task_return_new_error(task, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL, "the optimized graph does not read: %s",
+                            e ? e->message : "?");
+    ts_error_free(e);
+    return;
+  }
+  GError *error = NULL;
+  if (!(o->origins = ts_worker_origins_new(r->origins, o->graph, r->traced, &error))) {
+    g_task_return_error(task, error);
+    return;
+  }
+  o->pass_summary = g_steal_pointer(&r->summary);
+  g_task_return_pointer(task, g_steal_pointer(&o), (GDestroyNotify)ts_worker_optimized_free);
+}
+
+static void on_reply(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  g_autoptr(GUnixFDList) fds = NULL;
+  GError *error = NULL;
+  g_autoptr(GVariant) reply =
+    g_dbus_connection_call_with_unix_fd_list_finish(G_DBUS_CONNECTION(source), &fds, res, &error);
+  if (!reply) {
+    g_dbus_error_strip_remote_error(error);
+    g_task_return_error(task, error);
+    return;
+  }
+  if (!read_reply(reply, fds, g_task_get_task_data(task), &error)) {
+    g_task_return_error(task, error);
+    return;
+  }
+  g_task_run_in_thread(task, decode);
+}
+
+void ts_worker_get_optimized_async(TsWorker *self, const char *function, const char *signature,
+                                   const ts_graph *traced, GCancellable *cancellable, GAsyncReadyCallback callback,
+                                   gpointer user_data)
+{
+  g_return_if_fail(TS_IS_WORKER(self) && function != NULL && signature != NULL && traced != NULL);
+  g_autoptr(GTask) task = g_task_new(self, cancellable, callback, user_data);
+  g_task_set_source_tag(task, ts_worker_get_optimized_async);
+  Reply *r = g_new0(Reply, 1);
+  r->traced = traced;
+  g_task_set_task_data(task, r, (GDestroyNotify)reply_free);
+  GDBusConnection *connection = _ts_worker_get_connection(self);
+  if (!connection || !ts_worker_get_alive(self)) {
+    g_task_return_new_error(task, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED, "the worker is not running");
+    return;
+  }
+  g_dbus_connection_call_with_unix_fd_list(connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE, "GetOptimized",
+                                           g_variant_new("(ss)", function, signature), G_VARIANT_TYPE("(a{sv})"),
+                                           G_DBUS_CALL_FLAGS_NONE, G_MAXINT, NULL, cancellable, on_reply,
+                                           g_object_ref(task));
+}
+
+TsWorkerOptimized *ts_worker_get_optimized_finish(TsWorker *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail(g_task_is_valid(result, self), NULL);
+  return g_task_propagate_pointer(G_TASK(result), error);
+}
