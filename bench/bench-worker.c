@@ -1,7 +1,10 @@
 /* bench-worker.c — what running through tracescope-worker costs: a small
- * graph-mode call (deep_net) in process and through the worker, a 64 MB
- * result crossing, and the time from a worker's death to the next Run
- * being possible (a fresh worker with the module open).  Medians. */
+ * graph-mode call (deep_net) in process and through the worker — over the
+ * fast channel waited for by the caller (ts_worker_call_sync, what the
+ * issue's target is about), over the fast channel with the async API the
+ * app uses, and over GDBus alone — a 64 MB result crossing, and the time
+ * from a worker's death to the next Run being possible (a fresh worker
+ * with the module open).  Medians. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,9 +45,10 @@ static GAsyncResult *await(GAsyncResult **slot)
   return res;
 }
 
-static TsWorker *start(const char *module)
+static TsWorker *start_with(const char *module, gboolean fast)
 {
   TsWorker *w = ts_worker_new(0);
+  ts_worker_set_fast_calls(w, fast);
   GAsyncResult *slot = NULL;
   g_autoptr(GError) error = NULL;
   ts_worker_start_async(w, NULL, store, &slot);
@@ -60,6 +64,11 @@ static TsWorker *start(const char *module)
   return w;
 }
 
+static TsWorker *start(const char *module)
+{
+  return start_with(module, TRUE);
+}
+
 static TsCallResult *call(TsWorker *w, const char *fn, const char *const *args)
 {
   static guint id;
@@ -68,6 +77,16 @@ static TsCallResult *call(TsWorker *w, const char *fn, const char *const *args)
   ts_worker_call_async(w, ++id, fn, args, 1, FALSE, NULL, store, &slot);
   g_autoptr(GAsyncResult) res = await(&slot);
   TsCallResult *r = ts_worker_call_finish(w, res, &error);
+  if (!r)
+    g_error("%s failed: %s", fn, error->message);
+  return r;
+}
+
+static TsCallResult *call_sync(TsWorker *w, const char *fn, const char *const *args)
+{
+  static guint id;
+  g_autoptr(GError) error = NULL;
+  TsCallResult *r = ts_worker_call_sync(w, ++id, fn, args, 1, FALSE, NULL, NULL, &error);
   if (!r)
     g_error("%s failed: %s", fn, error->message);
   return r;
@@ -111,13 +130,13 @@ static double in_process_us(void)
   return median(t, REPEATS);
 }
 
-static double worker_call_us(TsWorker *w)
+static double worker_call_us(TsWorker *w, gboolean sync)
 {
   double t[REPEATS];
   for (int r = -1; r < REPEATS; r++) {
     uint64_t t0 = ts_now_ns();
     for (int i = 0; i < CALLS; i++)
-      ts_call_result_free(call(w, "deep_net", deep_net_args));
+      ts_call_result_free(sync ? call_sync(w, "deep_net", deep_net_args) : call(w, "deep_net", deep_net_args));
     if (r >= 0)
       t[r] = (double)(ts_now_ns() - t0) / CALLS / 1e3;
   }
@@ -180,8 +199,14 @@ int main(void)
 {
   TsWorker *seeds = start("seeds");
   double in_process = in_process_us();
-  double through = worker_call_us(seeds);
+  double through = worker_call_us(seeds, TRUE);
+  double through_async = worker_call_us(seeds, FALSE);
+  if (ts_worker_get_fast_calls(seeds) == 0)
+    g_error("no call went over the fast channel");
   stop(seeds);
+  TsWorker *gdbus = start_with("seeds", FALSE);
+  double through_gdbus = worker_call_us(gdbus, FALSE);
+  stop(gdbus);
   TsWorker *bench = start(TS_BENCH_MODULE);
   double round_trip, transfer, read_all;
   big_result_ms(bench, &round_trip, &transfer, &read_all);
@@ -193,9 +218,13 @@ int main(void)
   printf("  %-52s %7.1f µs   %s\n", "deep_net graph call, in process", in_process,
          "parse the argument, call, print the result");
   printf("  %-52s %7.1f µs   %s\n", "deep_net graph call, through the worker", through,
-         "the same, plus the round trip over GDBus");
+         "the same, over the fast channel, ts_worker_call_sync");
   printf("  %-52s %7.1f µs   %s\n", "  worker overhead per call", through - in_process,
          "target: <= 50 µs");
+  printf("  %-52s %7.1f µs   %s\n", "  the same, ts_worker_call_async", through_async - in_process,
+         "fast channel, reply handed to the main loop (the app)");
+  printf("  %-52s %7.1f µs   %s\n", "  the same, over GDBus", through_gdbus - in_process,
+         "ts_worker_set_fast_calls(FALSE): what every call paid before");
   printf("  %-52s %7.2f ms   %s\n", "64 MB result, round trip", round_trip,
          "made in the worker, in a memfd passed as is, mapped here");
   printf("  %-52s %7.2f ms   %s\n", "64 MB result, arriving", transfer,

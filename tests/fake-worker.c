@@ -4,7 +4,10 @@
  *   exit         exits at once
  *   bad-hello    answers Hello with another protocol version
  *   bad-replies  answers each Call wrongly in its own way (by call id),
- *                and sends malformed signals */
+ *                and sends malformed signals
+ *   bad-channel  gives a fast call channel and answers each request on it
+ *                wrongly in its own way (by call id); Calls over D-Bus
+ *                as bad-replies */
 #include <gio/gio.h>
 #include <gio/gunixfdlist.h>
 #include <math.h>
@@ -13,6 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "ts-fast-channel.h"
 #include "ts-worker-protocol.h"
 
 static const char xml[] =
@@ -24,6 +28,7 @@ static const char xml[] =
   " <method name='Call'><arg direction='in' type='u'/><arg direction='in' type='s'/>"
   "  <arg direction='in' type='as'/><arg direction='in' type='u'/><arg direction='in' type='b'/>"
   "  <arg direction='in' type='a{sv}'/><arg direction='out' type='a{sv}'/></method>"
+  " <method name='OpenFastChannel'><arg direction='out' type='h'/><arg direction='out' type='u'/></method>"
   "</interface></node>";
 
 static GDBusConnection *connection;
@@ -125,6 +130,78 @@ static void bad_call(guint32 id, GDBusMethodInvocation *inv)
   mark_end(id);
 }
 
+/* ---- bad-channel: the fast call channel, answered wrongly --------------------------------- */
+
+static TsFastHeader *channel;
+
+/* Request k gets the k-th wrong reply (then marks, as a call has). */
+static void bad_fast_reply(guint32 seq)
+{
+  g_autoptr(GVariant) request = ts_fast_get(channel, TS_FAST_REQUEST, TS_FAST_REQUEST_TYPE, "request", NULL);
+  guint32 id = 0;
+  if (request)
+    g_variant_get_child(request, 0, "u", &id);
+  guint8 *area = (guint8 *)channel + TS_FAST_HEADER_SIZE + TS_FAST_AREA_SIZE;
+  GVariant *reply = g_variant_new("(uuuss@a{sv})", id, 0, 0, "", "", dict("value-text", g_variant_new_string("fine"), NULL));
+  g_variant_ref_sink(reply);
+  ts_fast_put(channel, TS_FAST_REPLY, reply);
+  guint32 reply_seq = seq;
+  switch (id) {
+  case 1: { guint64 length = G_MAXUINT64 - 3; memcpy(area, &length, sizeof length); break; } /* bad length */
+  case 2: memset(area + 8, 0xff, 16); break;      /* bytes that are not the reply's type */
+  case 3: reply_seq = seq + 5; break;               /* out of sequence */
+  case 4: {                                         /* another call's */
+    g_variant_unref(reply);
+    reply = g_variant_ref_sink(g_variant_new("(uuuss@a{sv})", id + 1, 0, 0, "", "", dict(NULL)));
+    ts_fast_put(channel, TS_FAST_REPLY, reply);
+    break;
+  }
+  case 5:                                           /* a status there is none of */
+    g_variant_unref(reply);
+    reply = g_variant_ref_sink(g_variant_new("(uuuss@a{sv})", id, 0, 7, "", "", dict(NULL)));
+    ts_fast_put(channel, TS_FAST_REPLY, reply);
+    break;
+  case 6:                                           /* signals claimed, never sent */
+    g_variant_unref(reply);
+    reply = g_variant_ref_sink(g_variant_new("(uuuss@a{sv})", id, 1000, 0, "", "",
+                                             dict("value-text", g_variant_new_string("fine"), NULL)));
+    ts_fast_put(channel, TS_FAST_REPLY, reply);
+    break;
+  case 7: {                                         /* an error of a name nobody knows */
+    g_variant_unref(reply);
+    reply = g_variant_ref_sink(g_variant_new("(uuuss@a{sv})", id, 0, 1, "not a D-Bus name!", "boom", dict(NULL)));
+    ts_fast_put(channel, TS_FAST_REPLY, reply);
+    break;
+  }
+  default: break;                                   /* a good one */
+  }
+  g_variant_unref(reply);
+  mark_end(id);
+  ts_fast_post(&channel->reply_seq, &channel->app_waiting, reply_seq);
+}
+
+static gpointer channel_main(gpointer data)
+{
+  guint32 seen = 0;
+  for (;;) {
+    if (!ts_fast_wait(&channel->request_seq, &channel->worker_waiting, seen, NULL, 100))
+      continue;
+    seen = __atomic_load_n(&channel->request_seq, __ATOMIC_ACQUIRE);
+    bad_fast_reply(seen);
+  }
+  return NULL;
+}
+
+static void open_channel(GDBusMethodInvocation *inv)
+{
+  int fd;
+  channel = ts_fast_channel_create(&fd, NULL);
+  g_thread_unref(g_thread_new("bad-channel", channel_main, NULL));
+  GUnixFDList *fds = g_unix_fd_list_new_from_array(&fd, 1);
+  g_dbus_method_invocation_return_value_with_unix_fd_list(inv, g_variant_new("(hu)", 0, TS_FAST_AREA_SIZE), fds);
+  g_object_unref(fds);
+}
+
 static void method_call(GDBusConnection *c, const char *sender, const char *path, const char *iface,
                         const char *method, GVariant *params, GDBusMethodInvocation *inv, gpointer data)
 {
@@ -140,6 +217,11 @@ static void method_call(GDBusConnection *c, const char *sender, const char *path
   } else if (strcmp(method, "Open") == 0) {
     g_dbus_method_invocation_return_value(inv, g_variant_new_parsed("('fake', '/fake.so', [('f', ['x'], @as [])])"));
     mark_end(0);
+  } else if (strcmp(method, "OpenFastChannel") == 0) {
+    if (strcmp(mode, "bad-channel") == 0)
+      open_channel(inv);
+    else
+      g_dbus_method_invocation_return_dbus_error(inv, "org.freedesktop.DBus.Error.UnknownMethod", "no fast calls here");
   } else {
     guint32 id;
     g_variant_get_child(params, 0, "u", &id);

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ts-fast-channel.h"
 #include "ts-worker.h"
 #include "ts-worker-protocol.h"
 
@@ -204,6 +205,73 @@ static void test_app_wrong_calls(void)
   assert_clean_exit(&s);
 }
 
+/* Posts request number seq on the fast channel; the worker's reply. */
+static GVariant *fast_exchange(TsFastHeader *h, guint32 seq)
+{
+  guint32 old = __atomic_load_n(&h->reply_seq, __ATOMIC_ACQUIRE);
+  ts_fast_post(&h->request_seq, &h->worker_waiting, seq);
+  gint64 end = g_get_monotonic_time() + TIMEOUT_S * G_USEC_PER_SEC;
+  while (!ts_fast_wait(&h->reply_seq, &h->app_waiting, old, NULL, 20))
+    if (g_get_monotonic_time() > end)
+      g_error("no fast reply to request %u", seq);
+  g_assert_cmpuint(__atomic_load_n(&h->reply_seq, __ATOMIC_ACQUIRE), ==, seq);
+  g_autoptr(GError) error = NULL;
+  GVariant *reply = ts_fast_get(h, TS_FAST_REPLY, TS_FAST_REPLY_TYPE, "reply", &error);
+  g_assert_no_error(error);
+  return reply;
+}
+
+/* The reply is a failure whose message holds `expect`. */
+static void expect_fast_error(GVariant *reply, const char *expect)
+{
+  guint32 status;
+  const char *message;
+  g_variant_get(reply, "(uuu&s&s@a{sv})", NULL, NULL, &status, NULL, &message, NULL);
+  g_assert_cmpuint(status, ==, TS_FAST_ERROR);
+  if (!strstr(message, expect))
+    g_error("fast reply: '%s' lacks '%s'", message, expect);
+}
+
+/* Corrupt requests on the fast channel — a length past the area, bytes
+ * that are not a Call, numbers out of sequence — are error replies, and
+ * the worker goes on. */
+static void test_app_bad_channel(void)
+{
+  Spawned s = spawn_worker();
+  GDBusConnection *c = connect_worker(&s);
+  g_autoptr(GUnixFDList) fds = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) opened = g_dbus_connection_call_with_unix_fd_list_sync(
+    c, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE, "OpenFastChannel", NULL, G_VARIANT_TYPE("(hu)"),
+    G_DBUS_CALL_FLAGS_NONE, 10000, NULL, &fds, NULL, &error);
+  g_assert_no_error(error);
+  int fd = g_unix_fd_list_get(fds, 0, &error);
+  g_assert_no_error(error);
+  TsFastHeader *h = ts_fast_channel_map(fd, &error);
+  close(fd);
+  g_assert_no_error(error);
+  guint8 *request = (guint8 *)h + TS_FAST_HEADER_SIZE;
+  guint64 length = (guint64)TS_FAST_AREA_SIZE * 2;
+  memcpy(request, &length, sizeof length);
+  g_autoptr(GVariant) r1 = fast_exchange(h, 1);
+  expect_fast_error(r1, "more than its area holds");
+  length = 16;
+  memcpy(request, &length, sizeof length);
+  memset(request + 8, 0xff, 16);
+  g_autoptr(GVariant) r2 = fast_exchange(h, 2);
+  expect_fast_error(r2, "is not a valid");
+  /* a good Call, numbered out of sequence: answered under its own number */
+  g_autoptr(GVariant) call = g_variant_ref_sink(
+    g_variant_new("(us^asub@a{sv})", 7, "good", (const char *const[]){ NULL }, 1, FALSE, g_variant_new("a{sv}", NULL)));
+  g_assert_true(ts_fast_put(h, TS_FAST_REQUEST, call));
+  g_autoptr(GVariant) r3 = fast_exchange(h, 40);
+  expect_fast_error(r3, "no module is open");
+  ts_fast_channel_unmap(h);
+  g_dbus_connection_close_sync(c, NULL, NULL);
+  g_object_unref(c);
+  assert_clean_exit(&s);
+}
+
 /* ---- a fake worker: the real client ------------------------------------------------- */
 
 static void store(GObject *source, GAsyncResult *res, gpointer data)
@@ -307,13 +375,56 @@ static void test_worker_wrong_answers(void)
   g_object_unref(w);
 }
 
+/* Each wrong reply on the fast channel — a length past its area, bytes
+ * that are not a reply, a number out of sequence, another call's reply, a
+ * status there is none of, signals claimed and never sent, an error name
+ * that is none — is an error naming it; but for the last (a D-Bus error
+ * like any other) the channel is not trusted again: the next call goes
+ * over D-Bus. */
+static void test_worker_bad_channel(void)
+{
+  static const char *const expected[] = {
+    NULL, "more than its area holds", "is not a valid", "numbered 6, the request was 1",
+    "for call 5 with status 0, to call 4", "with status 7", "said 1000 signals came", "boom",
+  };
+  for (guint id = 1; id < G_N_ELEMENTS(expected); id++) {
+    g_autoptr(GError) error = NULL;
+    TsWorker *w = fake("bad-channel", &error);
+    g_assert_no_error(error);
+    GAsyncResult *slot = NULL;
+    ts_worker_call_async(w, id, "f", (const char *const[]){ "1", NULL }, 1, FALSE, NULL, store, &slot);
+    g_autoptr(GAsyncResult) res = await(&slot, "a fast call");
+    g_assert_cmpuint(ts_worker_get_fast_calls(w), ==, 1);
+    g_autoptr(TsCallResult) r = ts_worker_call_finish(w, res, &error);
+    g_assert_null(r);
+    g_assert_nonnull(error);
+    if (!strstr(error->message, expected[id]))
+      g_error("fast call %u: '%s' lacks '%s'", id, error->message, expected[id]);
+    g_clear_error(&error);
+    g_assert_true(ts_worker_get_alive(w));
+    /* answered well: over D-Bus as bad-replies (id 9 and up), or fast */
+    ts_worker_call_async(w, 100, "f", (const char *const[]){ "1", NULL }, 1, FALSE, NULL, store, &slot);
+    g_autoptr(GAsyncResult) again = await(&slot, "a call over D-Bus");
+    g_autoptr(TsCallResult) fine = ts_worker_call_finish(w, again, &error);
+    g_assert_no_error(error);
+    g_assert_cmpstr(fine->value_text, ==, "fine");
+    g_assert_cmpuint(ts_worker_get_fast_calls(w), ==, id == 7 ? 2 : 1);
+    ts_worker_close(w);
+    while (!ts_worker_get_death(w))
+      g_main_context_iteration(NULL, TRUE);
+    g_object_unref(w);
+  }
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/worker-protocol/app/garbage", test_app_garbage);
   g_test_add_func("/worker-protocol/app/broken-messages", test_app_broken_messages);
   g_test_add_func("/worker-protocol/app/wrong-calls", test_app_wrong_calls);
+  g_test_add_func("/worker-protocol/app/bad-channel", test_app_bad_channel);
   g_test_add_func("/worker-protocol/worker/does-not-speak", test_worker_that_does_not_speak);
   g_test_add_func("/worker-protocol/worker/wrong-answers", test_worker_wrong_answers);
+  g_test_add_func("/worker-protocol/worker/bad-channel", test_worker_bad_channel);
   return g_test_run();
 }

@@ -1,11 +1,14 @@
 /* test-worker.c — tracescope-worker through its client (TsWorker): calls
  * and their output, large results, and every way a module can end the
- * process — each reported with its cause, and a fresh worker working after. */
+ * process — each reported with its cause, and a fresh worker working after.
+ * Calls go over the fast channel (the async ones too, one at a time); the
+ * /worker/fast cases compare it with D-Bus and make it fall back. */
 #include <signal.h>
 #include <string.h>
 
 #include "test-wait.h"
 #include "tracescope-profiler.h"
+#include "ts-fast-channel.h"
 #include "ts-worker-protocol.h"
 #include "ts-worker-optimized.h"
 #include "ts-worker.h"
@@ -37,6 +40,7 @@ typedef struct {
   GPtrArray *lines;   /* "1:7:text": fd, call id, line */
   TsWorkerDeath *death;
   GPtrArray *traces;  /* TsWorkerTrace function names */
+  double progress;    /* the last ::progress fraction */
 } Fixture;
 
 static void on_output(TsWorker *w, guint call_id, int fd, const char *line, gint64 time, Fixture *f)
@@ -55,9 +59,16 @@ static void on_trace(TsWorker *w, TsWorkerTrace *t, Fixture *f)
   g_ptr_array_add(f->traces, g_strdup(t->function));
 }
 
-static void fixture_start(Fixture *f, guint64 memory_limit)
+static void on_progress(TsWorker *w, guint call_id, double fraction, Fixture *f)
+{
+  f->progress = fraction;
+}
+
+static void fixture_start_with(Fixture *f, guint64 memory_limit, gboolean fast)
 {
   f->worker = ts_worker_new(memory_limit);
+  ts_worker_set_fast_calls(f->worker, fast);
+  g_signal_connect(f->worker, "progress", G_CALLBACK(on_progress), f);
   f->lines = g_ptr_array_new_with_free_func(g_free);
   f->traces = g_ptr_array_new_with_free_func(g_free);
   g_signal_connect(f->worker, "output", G_CALLBACK(on_output), f);
@@ -82,6 +93,11 @@ static void fixture_start(Fixture *f, guint64 memory_limit)
   TsWorkerFunction *good = g_ptr_array_index(functions, 0);
   g_assert_cmpstr(good->name, ==, "good");
   g_assert_cmpstrv(good->params, ((const char *const[]){ "x", NULL }));
+}
+
+static void fixture_start(Fixture *f, guint64 memory_limit)
+{
+  fixture_start_with(f, memory_limit, TRUE);
 }
 
 static gboolean death_known(gpointer data)
@@ -292,8 +308,10 @@ typedef struct {
 static TsWorkerDeath *die(Fixture *f, const char *function, const char *const *args, GCancellable *cancel)
 {
   g_autoptr(GError) error = NULL;
+  guint fast = ts_worker_get_fast_calls(f->worker);
   g_autoptr(TsCallResult) r = call(f, 9, function, args, TRUE, cancel, &error);
   g_assert_null(r);
+  g_assert_cmpuint(ts_worker_get_fast_calls(f->worker), ==, fast + 1);
   g_assert_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED);
   g_assert_nonnull(f->death);
   g_assert_false(f->death->expected);
@@ -376,6 +394,7 @@ static TsCallResult *call_and_cancel(Fixture *f, guint id, const char *function,
   test_wait_for(call_running, f->worker, "the call to start");
   g_source_remove(tick);
   g_assert_cmpuint(ts_worker_get_running_call(f->worker), ==, id);
+  g_assert_cmpuint(ts_worker_get_fast_calls(f->worker), >, 0); /* this one */
   g_cancellable_cancel(cancel);
   TsCallResult *r = ts_worker_call_finish(f->worker, wait_result(&res, function), error);
   g_object_unref(res);
@@ -416,6 +435,262 @@ static void test_endless_loop_cancelled(void)
                                          NULL, &error);
     g_assert_no_error(error);
     g_assert_cmpstr(again->value_text, ==, "Tensor(2.0, shape=(), dtype=float32)");
+    fixture_stop(&f);
+  }
+}
+
+
+/* ---- the fast channel ----------------------------------------------------------- */
+
+static TsCallResult *call_sync(Fixture *f, guint id, const char *function, const char *const *args,
+                               guint repeat, gboolean eager, GCancellable *cancel, GError **error)
+{
+  return ts_worker_call_sync(f->worker, id, function, args, repeat, eager, NULL, cancel, error);
+}
+
+typedef struct {
+  const char *function;
+  const char *args[3];
+  gboolean eager;
+} Case;
+
+static const Case cases[] = {
+  { "good", { "f32[2]=1,2", NULL }, FALSE },
+  { "good", { "i32[2,2]=1,2,3,4", NULL }, TRUE },
+  { "good", { "f32[?,3]", NULL }, FALSE },           /* traced only */
+  { "chatty", { "f32[]=2", NULL }, TRUE },
+  { "good", { "f32[2]=1,2", "3", NULL }, FALSE },    /* an error: too many arguments */
+  { "good", { "f32[2]=1,", NULL }, FALSE },          /* an error: a bad argument */
+  { "nope", { NULL }, FALSE },                       /* an error: no such function */
+};
+
+static void assert_same_result(const TsCallResult *a, const GError *ea, const TsCallResult *b, const GError *eb)
+{
+  if (ea || eb) {
+    g_assert_nonnull(ea);
+    g_assert_nonnull(eb);
+    g_assert_true(ea->domain == eb->domain);
+    g_assert_cmpint(ea->code, ==, eb->code);
+    g_assert_cmpstr(ea->message, ==, eb->message);
+    return;
+  }
+  g_assert_cmpuint(a->call_id, ==, b->call_id);
+  g_assert_cmpint(a->traced_only, ==, b->traced_only);
+  g_assert_cmpstr(a->value_text, ==, b->value_text);
+  g_assert_cmpstr(a->shape_text, ==, b->shape_text);
+  g_assert_cmpuint(a->n_calls, ==, b->n_calls);
+  g_assert_cmpint(a->dtype, ==, b->dtype);
+  g_assert_cmpint(a->shape.rank, ==, b->shape.rank);
+  for (int i = 0; i < a->shape.rank; i++)
+    g_assert_cmpint(a->shape.dim[i], ==, b->shape.dim[i]);
+  g_assert_true((a->data == NULL) == (b->data == NULL));
+  if (a->data)
+    g_assert_true(g_bytes_equal(a->data, b->data));
+}
+
+/* The same calls over the fast channel (async and sync) and over D-Bus
+ * alone: the same results and errors, the same lines. */
+static void test_fast_same_as_dbus(void)
+{
+  Fixture fast = { 0 }, dbus = { 0 };
+  fixture_start(&fast, 0);
+  fixture_start_with(&dbus, 0, FALSE);
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    const Case *c = &cases[i];
+    g_autoptr(GError) e_dbus = NULL, e_async = NULL, e_sync = NULL;
+    guint id = 10 + i;
+    g_autoptr(TsCallResult) r_dbus = call(&dbus, id, c->function, c->args, c->eager, NULL, &e_dbus);
+    g_autoptr(TsCallResult) r_async = call(&fast, id, c->function, c->args, c->eager, NULL, &e_async);
+    assert_same_result(r_dbus, e_dbus, r_async, e_async);
+    g_autoptr(TsCallResult) r_sync = call_sync(&fast, id, c->function, c->args, 1, c->eager, NULL, &e_sync);
+    assert_same_result(r_dbus, e_dbus, r_sync, e_sync);
+  }
+  g_assert_cmpuint(ts_worker_get_fast_calls(fast.worker), ==, 2 * G_N_ELEMENTS(cases));
+  g_assert_cmpuint(ts_worker_get_fast_calls(dbus.worker), ==, 0);
+  /* chatty's lines: twice over the fast channel, once over D-Bus */
+  g_assert_cmpuint(dbus.lines->len, >, 0);
+  for (guint i = 0; i < dbus.lines->len; i++) {
+    const char *line = g_ptr_array_index(dbus.lines, i);
+    guint n = 0;
+    for (guint k = 0; k < fast.lines->len; k++)
+      n += strcmp(g_ptr_array_index(fast.lines, k), line) == 0;
+    g_assert_cmpuint(n, ==, 2);
+  }
+  g_assert_cmpuint(fast.lines->len, ==, 2 * dbus.lines->len);
+  fixture_stop(&fast);
+  fixture_stop(&dbus);
+}
+
+/* A request too big for the channel goes over D-Bus; a result too big for
+ * it (or in a memfd) is fetched over D-Bus after the fast reply. */
+static void test_fast_large_falls_back(void)
+{
+  Fixture f = { 0 };
+  fixture_start(&f, 0);
+  enum { N = 600000 };
+  /* an argument of 1 MiB and more: answered over D-Bus (it does not parse) */
+  g_autofree char *huge = g_strnfill(TS_FAST_AREA_SIZE + 16, '[');
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsCallResult) r = call_sync(&f, 1, "good", (const char *const[]){ huge, NULL }, 1, TRUE,
+                                        NULL, &error);
+  g_assert_null(r);
+  g_assert_error(error, TS_ENGINE_ERROR, TS_ERR_INVALID_ARGUMENT);
+  g_assert_true(g_str_has_prefix(error->message, "argument 0 (x): "));
+  g_clear_error(&error);
+  g_assert_cmpuint(ts_worker_get_fast_calls(f.worker), ==, 0);
+  /* the result: 2.4 MB in a memfd */
+  g_autoptr(TsCallResult) big = call_sync(&f, 2, "big", (const char *const[]){ "600000", NULL }, 1, TRUE,
+                                          NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(ts_worker_get_fast_calls(f.worker), ==, 1);
+  g_assert_cmpuint(g_bytes_get_size(big->data), ==, N * sizeof(float));
+  g_assert_cmpfloat(((const float *)g_bytes_get_data(big->data, NULL))[N - 1], ==, 1.0f);
+  /* and the channel goes on */
+  g_autoptr(TsCallResult) small = call_sync(&f, 3, "good", (const char *const[]){ "f32[]=1", NULL }, 1, TRUE,
+                                            NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpstr(small->value_text, ==, "Tensor(2.0, shape=(), dtype=float32)");
+  g_assert_cmpuint(ts_worker_get_fast_calls(f.worker), ==, 2);
+  fixture_stop(&f);
+}
+
+/* A call made while SetInputSignature is on its way goes after it (over
+ * D-Bus, in order): the signature already holds for it. */
+static void test_fast_after_method(void)
+{
+  Fixture f = { 0 };
+  fixture_start(&f, 0);
+  GAsyncResult *set = NULL, *res = NULL;
+  ts_worker_set_input_signature_async(f.worker, "good", (const char *const[]){ "f32[?]", NULL }, NULL,
+                                      store_result, &set);
+  ts_worker_call_async(f.worker, 1, "good", (const char *const[]){ "i32[2]=1,2", NULL }, 1, FALSE, NULL,
+                       store_result, &res);
+  g_autoptr(GError) error = NULL;
+  g_assert_true(ts_worker_set_input_signature_finish(f.worker, wait_result(&set, "the signature"), &error));
+  g_assert_no_error(error);
+  g_autoptr(TsCallResult) r = ts_worker_call_finish(f.worker, wait_result(&res, "good"), &error);
+  g_assert_null(r);
+  g_assert_nonnull(error);
+  g_assert_cmpuint(ts_worker_get_fast_calls(f.worker), ==, 0);
+  g_clear_error(&error);
+  g_object_unref(set);
+  g_object_unref(res);
+  /* with nothing in flight, fast again, under the signature */
+  g_autoptr(TsCallResult) ok = call_sync(&f, 2, "good", (const char *const[]){ "f32[2]=1,2", NULL }, 1, FALSE,
+                                         NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpstr(ok->shape_text, ==, "f32[2]");
+  g_assert_cmpuint(ts_worker_get_fast_calls(f.worker), ==, 1);
+  fixture_stop(&f);
+}
+
+typedef struct {
+  Fixture *f;
+  GAsyncResult *res;
+  guint traces;      /* what had come when the result did */
+  double progress;
+} Order;
+
+static void note_order(GObject *source, GAsyncResult *res, gpointer data)
+{
+  Order *o = data;
+  o->traces = o->f->traces->len;
+  o->progress = o->f->progress;
+  o->res = g_object_ref(res);
+}
+
+/* The signals a call sends (its trace, its progress) are delivered before
+ * its result, by either API. */
+static void test_fast_signals_before_result(void)
+{
+  for (int sync = 0; sync < 2; sync++) {
+    Fixture f = { 0 };
+    fixture_start(&f, 0);
+    g_autoptr(GError) error = NULL;
+    const char *const args[] = { "f32[3]=1,2,3", NULL };
+    Order o = { .f = &f };
+    g_autoptr(TsCallResult) r = NULL;
+    if (sync) {
+      r = call_sync(&f, 1, "good", args, 50, FALSE, NULL, &error);
+      o.traces = f.traces->len;
+      o.progress = f.progress;
+    } else {
+      ts_worker_call_async(f.worker, 1, "good", args, 50, FALSE, NULL, note_order, &o);
+      r = ts_worker_call_finish(f.worker, wait_result(&o.res, "good"), &error);
+      g_object_unref(o.res);
+    }
+    g_assert_no_error(error);
+    g_assert_cmpuint(r->n_calls, ==, 50);
+    g_assert_cmpuint(o.traces, ==, 1);
+    g_assert_cmpfloat(o.progress, ==, 1.0);
+    g_assert_cmpuint(ts_worker_get_fast_calls(f.worker), ==, 1);
+    fixture_stop(&f);
+  }
+}
+
+/* A crash during a call waited for here is reported as any other. */
+static void test_fast_sync_crash(void)
+{
+  Fixture f = { 0 };
+  fixture_start(&f, 0);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsCallResult) r = call_sync(&f, 9, "segv", (const char *const[]){ "f32[2]=1,-1", NULL }, 1,
+                                        TRUE, NULL, &error);
+  g_assert_null(r);
+  g_assert_cmpuint(ts_worker_get_fast_calls(f.worker), ==, 1);
+  g_assert_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED);
+  g_assert_nonnull(f.death);
+  g_assert_cmpstr(error->message, ==, f.death->summary);
+  g_assert_nonnull(strstr(f.death->summary, "crashed: SIGSEGV"));
+  g_assert_cmpuint(f.death->call_id, ==, 9);
+  g_assert_true(g_str_has_prefix(f.death->last_op, "Relu at "));
+  g_assert_nonnull(strstr(f.death->backtrace, "misbehave.c:"));
+  fixture_stop(&f);
+}
+
+typedef struct {
+  TsWorker *worker;
+  GCancellable *cancel;
+} Canceller;
+
+/* Cancels once the worker is inside the call (the status page says so). */
+static gboolean cancel_when_running(gpointer data)
+{
+  Canceller *c = data;
+  if (ts_worker_get_running_call(c->worker) == 0)
+    return G_SOURCE_CONTINUE;
+  g_cancellable_cancel(c->cancel);
+  return G_SOURCE_REMOVE;
+}
+
+/* Cancel reaches a call waited for here: an endless loop stops at its next
+ * op, a host loop is killed after the grace period. */
+static void test_fast_sync_cancel(void)
+{
+  const char *const args[] = { "f32[2]=1,-1", NULL };
+  for (int hang = 0; hang < 2; hang++) {
+    Fixture f = { 0 };
+    fixture_start(&f, 0);
+    g_autoptr(GCancellable) cancel = g_cancellable_new();
+    Canceller c = { f.worker, cancel };
+    g_timeout_add(5, cancel_when_running, &c);
+    g_autoptr(GError) error = NULL;
+    g_autoptr(TsCallResult) r = call_sync(&f, 4, hang ? "spin" : "endless", args, 1, FALSE, cancel, &error);
+    g_assert_null(r);
+    g_assert_true(g_cancellable_is_cancelled(cancel)); /* so the poll is gone */
+    g_assert_cmpuint(ts_worker_get_fast_calls(f.worker), ==, 1);
+    if (hang) {
+      g_assert_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED);
+      g_assert_true(f.death->hung);
+    } else {
+      g_assert_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+      g_clear_error(&error);
+      g_autoptr(TsCallResult) again = call_sync(&f, 5, "good", (const char *const[]){ "f32[]=1", NULL }, 1,
+                                                FALSE, NULL, &error);
+      g_assert_no_error(error);
+      g_assert_cmpstr(again->value_text, ==, "Tensor(2.0, shape=(), dtype=float32)");
+      g_assert_cmpuint(ts_worker_get_fast_calls(f.worker), ==, 2);
+    }
     fixture_stop(&f);
   }
 }
@@ -556,6 +831,12 @@ int main(int argc, char **argv)
   g_test_add_func("/worker/out-of-memory", test_out_of_memory);
   g_test_add_func("/worker/hang-killed", test_hang_killed);
   g_test_add_func("/worker/endless-loop-cancelled", test_endless_loop_cancelled);
+  g_test_add_func("/worker/fast/same-as-dbus", test_fast_same_as_dbus);
+  g_test_add_func("/worker/fast/large-falls-back", test_fast_large_falls_back);
+  g_test_add_func("/worker/fast/signals-before-result", test_fast_signals_before_result);
+  g_test_add_func("/worker/fast/after-method", test_fast_after_method);
+  g_test_add_func("/worker/fast/sync-crash", test_fast_sync_crash);
+  g_test_add_func("/worker/fast/sync-cancel", test_fast_sync_cancel);
   int status = g_test_run();
   g_free(misbehave_path);
   return status;

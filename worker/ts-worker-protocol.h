@@ -12,7 +12,11 @@
  *   3     the D-Bus socket;
  *   4     the crash pipe: a report written by the worker's signal handler;
  *   5     the status page (memfd, TsWorkerStatus) the app reads after the
- *         worker died or was killed: the last op it started. */
+ *         worker died or was killed: the last op it started.
+ *
+ * Calls also have a fast path beside D-Bus: shared memory the worker
+ * passes with OpenFastChannel (ts-fast-channel.h, docs/worker.md "Fast
+ * calls"); a result too big for it is fetched with TakeFastReply. */
 #pragma once
 
 #include <stdint.h>

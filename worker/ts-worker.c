@@ -8,13 +8,21 @@
  * every pipe is at its end, so the report and the last lines agree.
  *
  * The pipe readers hold the object: it lives until its process has ended
- * and been reported, so an owner done with it calls ts_worker_close(). */
+ * and been reported, so an owner done with it calls ts_worker_close().
+ *
+ * A Call made while nothing else is in flight goes over the fast channel
+ * (ts-fast-channel.h) when the worker gave one: the same request and
+ * result as the D-Bus Call, in shared memory.  Its reply is waited for by a
+ * helper thread (async) or by the caller (ts_worker_call_sync); either way
+ * the call completes on the main context like a D-Bus one, after the
+ * signals the worker had sent before its reply and after its end marks. */
 #include "ts-worker.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <gio/gunixfdlist.h>
 #include <gio/gunixinputstream.h>
+#include <glib-unix.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/mman.h>
@@ -24,6 +32,7 @@
 #include <unistd.h>
 
 #include "ts-crash-report.h"
+#include "ts-fast-channel.h"
 #include "ts-worker-private.h"
 #include "ts-worker-protocol.h"
 #include "ts-worker-tensor.h"
@@ -31,6 +40,8 @@
 #define CANCEL_GRACE_MS 2000 /* a call has this long to stop after Cancel */
 #define WATCH_MS 50          /* resident memory is checked this often during a call */
 #define CRASH_MAX (4u << 20) /* a crash report is cut at 4 MiB */
+#define FAST_SPIN_NS 100000u /* a fast call's reply is spun for at most this long before sleeping */
+#define FAST_SLICE_MS 20     /* asleep, a waiter looks this often whether the worker died */
 
 typedef struct {
   TsWorker *self;            /* borrowed: the task holds a reference */
@@ -43,7 +54,28 @@ typedef struct {
   GCancellable *cancellable;
   gulong cancel_handler;
   guint grace;
+  gboolean fast;             /* made over the fast channel */
+  guint signals_needed;      /* the signals the worker had sent before its fast reply */
+  gboolean signals_synced;   /* a Ping came back after them: no more are coming */
+  guint sync_timer;          /* sends that Ping when they are slow to come */
 } PendingCall;
+
+/* The fast call channel, shared with its helper thread (refcounted: a
+ * reply on its way to the main context holds it). */
+typedef struct {
+  TsFastHeader *h;
+  GMainContext *context;     /* where replies are handled */
+  TsWorker *self;            /* NULL once the worker is disposed (main thread) */
+  guint32 seq;               /* the last request's number (main thread) */
+  guint32 replied;           /* the last reply's number (main thread; the helper reads it) */
+  gboolean busy;             /* a request is out (main thread) */
+  gboolean broken;           /* it said something wrong: calls go over D-Bus (main thread) */
+  GThread *helper;           /* waits for the replies of async calls */
+  guint32 helper_seq;        /* futex: the request the helper is to wait for */
+  guint32 helper_waiting;    /* 1: the helper sleeps on helper_seq */
+  int stop;                  /* the worker is gone: waiters give up */
+  TsFastSpin spin;           /* the caller's spin for a reply (ts_worker_call_sync) */
+} FastChannel;
 
 struct _TsWorker {
   GObject parent_instance;
@@ -54,7 +86,9 @@ struct _TsWorker {
   guint subscription;
   TsWorkerStatus *status;
   GCancellable *io;              /* the pipe readers, until dispose */
-  GDataInputStream *out[2];
+  int out_fd[2];                 /* stdout, stderr: the pipes' read ends (the process's) */
+  guint out_watch[2];
+  GString *out_pending[2];       /* what came after the last newline */
   gboolean out_opened[2];        /* Open's mark seen on stdout, stderr */
   GByteArray *crash;
   GQueue calls;                  /* PendingCall *, oldest first */
@@ -66,6 +100,11 @@ struct _TsWorker {
   char *executable;              /* NULL: worker_path() */
   char **environment;            /* the worker's, set before start (NULL: the app's) */
   TsWorkerDeath *death;
+  FastChannel *fast;             /* NULL: calls go over D-Bus */
+  gboolean no_fast;              /* ts_worker_set_fast_calls(FALSE) */
+  guint n_fast_calls;
+  guint n_signals;               /* signals received from the worker */
+  guint n_methods;               /* Open, SetInputSignature in flight: a Call after them waits its turn on D-Bus */
 };
 
 enum { SIGNAL_TRACE, SIGNAL_WARNING, SIGNAL_PRINT, SIGNAL_PROGRESS, SIGNAL_OUTPUT, SIGNAL_DIED, N_SIGNALS };
@@ -151,6 +190,7 @@ static void pending_free(PendingCall *pc)
     g_cancellable_disconnect(pc->cancellable, pc->cancel_handler);
   g_clear_object(&pc->cancellable);
   g_clear_handle_id(&pc->grace, g_source_remove);
+  g_clear_handle_id(&pc->sync_timer, g_source_remove);
   ts_call_result_free(pc->result);
   g_clear_error(&pc->error);
   g_clear_object(&pc->task);
@@ -183,10 +223,31 @@ static void call_return(TsWorker *self, PendingCall *pc, GError *error)
   update_watch(self);
 }
 
+/* Every signal the worker had sent before its fast reply was delivered. */
+static gboolean signals_in(TsWorker *self, PendingCall *pc)
+{
+  return (gint32)(self->n_signals - pc->signals_needed) >= 0;
+}
+
+/* A call completes once its reply, its end marks and the signals sent
+ * before its reply are in. */
 static void call_maybe_done(TsWorker *self, PendingCall *pc)
 {
-  if (pc->replied && pc->ended[0] && pc->ended[1])
-    call_return(self, pc, NULL);
+  if (!pc->replied || !pc->ended[0] || !pc->ended[1])
+    return;
+  if (!signals_in(self, pc)) {
+    if (!pc->signals_synced)
+      return;
+    /* a Ping came back after them, and they did not come: the channel lies */
+    if (self->fast)
+      self->fast->broken = TRUE;
+    g_clear_pointer(&pc->result, ts_call_result_free);
+    g_clear_error(&pc->error);
+    pc->error = g_error_new(TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                            "the worker said %u signals came before the result of call %u; %u came",
+                            pc->signals_needed, pc->call_id, self->n_signals);
+  }
+  call_return(self, pc, NULL);
 }
 
 static gboolean read_profile(GVariantDict *d, GUnixFDList *fds, TsCallResult *r, GError **error);
@@ -264,6 +325,271 @@ static void on_call_reply(GObject *source, GAsyncResult *res, gpointer user_data
   call_maybe_done(self, pc);
 }
 
+/* ---- the fast channel -------------------------------------------------------------- */
+
+static FastChannel *fast_ref(FastChannel *ch)
+{
+  return g_atomic_rc_box_acquire(ch);
+}
+
+static void fast_clear(FastChannel *ch)
+{
+  ts_fast_channel_unmap(ch->h);
+  g_main_context_unref(ch->context);
+}
+
+static void fast_unref(FastChannel *ch)
+{
+  g_atomic_rc_box_release_full(ch, (GDestroyNotify)fast_clear);
+}
+
+/* The worker is gone (or the object is): whoever waits for a reply gives up. */
+static void fast_stop(FastChannel *ch)
+{
+  if (!ch)
+    return;
+  __atomic_store_n(&ch->stop, 1, __ATOMIC_SEQ_CST);
+  /* changed, so that a helper about to sleep on it does not */
+  __atomic_add_fetch(&ch->helper_seq, 1, __ATOMIC_SEQ_CST);
+  ts_fast_wake(&ch->h->reply_seq);
+  ts_fast_wake(&ch->helper_seq);
+}
+
+/* The reply to the last request, checked: its number, then its bytes. */
+static GVariant *fast_read_reply(FastChannel *ch, guint32 seq, GError **error)
+{
+  guint32 got = __atomic_load_n(&ch->h->reply_seq, __ATOMIC_ACQUIRE);
+  if (got != seq) {
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                "the fast reply is numbered %u, the request was %u", got, seq);
+    return NULL;
+  }
+  return ts_fast_get(ch->h, TS_FAST_REPLY, TS_FAST_REPLY_TYPE, "the reply", error);
+}
+
+static void on_signals_synced(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  TsWorker *self = g_task_get_source_object(task);
+  PendingCall *pc = g_task_get_task_data(task);
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, NULL);
+  if (!g_queue_find(&self->calls, pc))
+    return;
+  pc->signals_synced = TRUE;
+  call_maybe_done(self, pc);
+}
+
+/* The signals sent before the reply are slow to come: a Ping comes back
+ * after them (the connection keeps the order), so that a worker that
+ * claimed too many is found out. */
+static gboolean on_sync_timer(gpointer data)
+{
+  PendingCall *pc = data;
+  TsWorker *self = pc->self;
+  pc->sync_timer = 0;
+  if (self->connection && !g_dbus_connection_is_closed(self->connection))
+    g_dbus_connection_call(self->connection, NULL, TS_WORKER_PATH, "org.freedesktop.DBus.Peer", "Ping",
+                           NULL, NULL, G_DBUS_CALL_FLAGS_NONE, -1, NULL, on_signals_synced,
+                           g_object_ref(pc->task));
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean drain_output(TsWorker *self, int stream);
+
+/* Main thread: the fast reply of the call in flight (or why it is not one). */
+static void fast_reply_arrived(TsWorker *self, GVariant *reply, GError *error)
+{
+  FastChannel *ch = self->fast;
+  ch->busy = FALSE;
+  __atomic_store_n(&ch->replied, ch->seq, __ATOMIC_RELEASE);
+  PendingCall *pc = g_queue_peek_head(&self->calls);
+  if (!pc || !pc->fast || pc->replied) {
+    g_clear_error(&error);
+    return; /* failed already: the worker died */
+  }
+  guint32 call_id = 0, n_signals = 0, status = 0;
+  const char *name = "", *message = "";
+  g_autoptr(GVariant) result = NULL;
+  if (reply) {
+    g_variant_get(reply, "(uuu&s&s@a{sv})", &call_id, &n_signals, &status, &name, &message, &result);
+    if (call_id != pc->call_id || status > TS_FAST_DEFERRED)
+      error = g_error_new(TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                          "a fast reply for call %u with status %u, to call %u", call_id, status, pc->call_id);
+  }
+  if (error) {
+    ch->broken = TRUE; /* what else it says cannot be trusted: calls go over D-Bus */
+    pc->error = error;
+    pc->replied = TRUE;
+    call_maybe_done(self, pc);
+    return;
+  }
+  pc->signals_needed = n_signals;
+  if (!signals_in(self, pc))
+    pc->sync_timer = g_timeout_add(50, on_sync_timer, pc);
+  switch ((TsFastStatus)status) {
+  case TS_FAST_OK: {
+    g_autoptr(GVariant) args = g_variant_ref_sink(g_variant_new("(@a{sv})", result));
+    pc->result = parse_result(args, NULL, pc->call_id, &pc->error);
+    break;
+  }
+  case TS_FAST_ERROR:
+    pc->error = g_dbus_error_new_for_dbus_error(name, message);
+    g_dbus_error_strip_remote_error(pc->error);
+    break;
+  case TS_FAST_DEFERRED: /* the answer waits in the worker: over D-Bus, with its fds */
+    g_dbus_connection_call_with_unix_fd_list(self->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE,
+                                             "TakeFastReply", g_variant_new("(u)", pc->call_id),
+                                             G_VARIANT_TYPE("(a{sv})"), G_DBUS_CALL_FLAGS_NONE, -1, NULL,
+                                             NULL, on_call_reply, g_object_ref(pc->task));
+    return;
+  }
+  /* its lines and marks are in the pipes already: no need to wait for the loop */
+  for (int s = 0; s < 2; s++)
+    if (!pc->ended[s] && self->out_watch[s])
+      drain_output(self, s);
+  if (g_queue_find(&self->calls, pc)) {
+    pc->replied = TRUE;
+    call_maybe_done(self, pc);
+  }
+}
+
+typedef struct {
+  FastChannel *ch;
+  GVariant *reply;
+  GError *error;
+} FastReply;
+
+static void fast_reply_free(FastReply *r)
+{
+  fast_unref(r->ch);
+  g_clear_pointer(&r->reply, g_variant_unref);
+  g_clear_error(&r->error);
+  g_free(r);
+}
+
+static gboolean on_fast_reply(gpointer data)
+{
+  FastReply *r = data;
+  if (r->ch->self)
+    fast_reply_arrived(r->ch->self, g_steal_pointer(&r->reply), g_steal_pointer(&r->error));
+  return G_SOURCE_REMOVE;
+}
+
+/* The helper thread: for each async request (helper_seq), waits for the
+ * reply and hands it to the main context. */
+static gpointer fast_helper_main(gpointer data)
+{
+  FastChannel *ch = data;
+  guint32 done = 0;
+  for (;;) {
+    guint32 job = __atomic_load_n(&ch->helper_seq, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&ch->stop, __ATOMIC_ACQUIRE))
+      break;
+    if (job == done) {
+      ts_fast_wait(&ch->helper_seq, &ch->helper_waiting, done, NULL, -1);
+      continue;
+    }
+    guint32 old = __atomic_load_n(&ch->replied, __ATOMIC_ACQUIRE);
+    while (!ts_fast_wait(&ch->h->reply_seq, &ch->h->app_waiting, old, NULL, FAST_SLICE_MS) &&
+           !__atomic_load_n(&ch->stop, __ATOMIC_ACQUIRE))
+      ;
+    if (__atomic_load_n(&ch->stop, __ATOMIC_ACQUIRE))
+      break;
+    FastReply *r = g_new0(FastReply, 1);
+    r->ch = fast_ref(ch);
+    r->reply = fast_read_reply(ch, job, &r->error);
+    /* an idle source, always: g_main_context_invoke would run it on this
+     * thread when the main context happens to be free */
+    GSource *idle = g_idle_source_new();
+    g_source_set_priority(idle, G_PRIORITY_DEFAULT);
+    g_source_set_callback(idle, on_fast_reply, r, (GDestroyNotify)fast_reply_free);
+    g_source_attach(idle, ch->context);
+    g_source_unref(idle);
+    done = job;
+  }
+  return NULL;
+}
+
+/* The channel the worker passed, mapped, with its helper thread. */
+static void fast_open(TsWorker *self, GUnixFDList *fds, GVariant *reply)
+{
+  gint32 index;
+  guint32 area_size;
+  g_variant_get(reply, "(hu)", &index, &area_size);
+  if (!fds || index < 0 || index >= g_unix_fd_list_get_length(fds) || area_size != TS_FAST_AREA_SIZE)
+    return;
+  int fd = g_unix_fd_list_get(fds, index, NULL);
+  if (fd < 0)
+    return;
+  g_autoptr(GError) error = NULL;
+  TsFastHeader *h = ts_fast_channel_map(fd, &error);
+  close(fd);
+  if (!h) {
+    g_message("the worker's fast call channel is not usable (calls go over D-Bus): %s", error->message);
+    return;
+  }
+  FastChannel *ch = g_atomic_rc_box_new0(FastChannel);
+  ch->h = h;
+  ch->self = self;
+  ch->context = g_main_context_ref_thread_default();
+  ch->spin = (TsFastSpin){ FAST_SPIN_NS, FAST_SPIN_NS, 0 };
+  ch->seq = ch->replied = __atomic_load_n(&h->reply_seq, __ATOMIC_ACQUIRE);
+  ch->helper = g_thread_new("fast-call-reply", fast_helper_main, fast_ref(ch));
+  self->fast = ch;
+}
+
+/* Main thread: the helper ends and the object lets go of the channel. */
+static void fast_close(TsWorker *self)
+{
+  FastChannel *ch = g_steal_pointer(&self->fast);
+  if (!ch)
+    return;
+  ch->self = NULL;
+  fast_stop(ch);
+  g_thread_join(ch->helper);
+  fast_unref(ch); /* the helper's */
+  fast_unref(ch);
+}
+
+/* Sends params over the fast channel if the call can go that way: the
+ * channel is there and idle, nothing else is in flight (so the order of
+ * calls and methods, and of the calls' output, stays), the request fits. */
+static gboolean fast_send(TsWorker *self, GVariant *params)
+{
+  FastChannel *ch = self->fast;
+  if (!ch || ch->broken || ch->busy || self->no_fast || self->calls.length > 0 || self->n_methods > 0 ||
+      !ts_fast_put(ch->h, TS_FAST_REQUEST, params))
+    return FALSE;
+  ch->busy = TRUE;
+  ch->seq++;
+  self->n_fast_calls++;
+  ts_fast_post(&ch->h->request_seq, &ch->h->worker_waiting, ch->seq);
+  return TRUE;
+}
+
+/* The caller waits for the fast reply itself: spins, then sleeps in
+ * slices, running the main context between them (a death, Cancel's grace
+ * period, signals) until the reply is in or the call has failed. */
+static void fast_wait_here(TsWorker *self, GAsyncResult **slot)
+{
+  FastChannel *ch = fast_ref(self->fast);
+  guint32 seq = ch->seq;
+  TsFastSpin *spin = &ch->spin;
+  while (!*slot && !__atomic_load_n(&ch->stop, __ATOMIC_ACQUIRE)) {
+    if (ts_fast_wait(&ch->h->reply_seq, &ch->h->app_waiting, ch->replied, spin, FAST_SLICE_MS)) {
+      GError *error = NULL;
+      GVariant *reply = fast_read_reply(ch, seq, &error);
+      fast_reply_arrived(self, reply, error);
+      g_clear_pointer(&reply, g_variant_unref);
+      break;
+    }
+    spin = NULL; /* a long call: sleep in slices */
+    while (g_main_context_iteration(ch->context, FALSE))
+      ;
+  }
+  fast_unref(ch);
+}
+
 static gboolean on_grace_over(gpointer data)
 {
   PendingCall *pc = data;
@@ -299,10 +625,11 @@ void ts_worker_call_async(TsWorker *self, guint call_id, const char *function,
                                     callback, user_data);
 }
 
-void ts_worker_call_with_options_async(TsWorker *self, guint call_id, const char *function,
-                                       const char *const *args, guint repeat, gboolean eager,
-                                       GVariant *options, GCancellable *cancellable,
-                                       GAsyncReadyCallback callback, gpointer user_data)
+/* Starts a call: over the fast channel when it can go that way (the
+ * helper waits for its reply unless `here`), else over D-Bus. */
+static void call_start(TsWorker *self, guint call_id, const char *function, const char *const *args,
+                       guint repeat, gboolean eager, GVariant *options, gboolean here,
+                       GCancellable *cancellable, GAsyncReadyCallback callback, gpointer user_data)
 {
   g_autoptr(GVariant) opts = options ? g_variant_ref_sink(options) : g_variant_ref_sink(g_variant_new("a{sv}", NULL));
   g_return_if_fail(TS_IS_WORKER(self) && function != NULL && args != NULL);
@@ -318,16 +645,52 @@ void ts_worker_call_with_options_async(TsWorker *self, guint call_id, const char
   pc->task = task;
   pc->call_id = call_id;
   g_task_set_task_data(task, pc, NULL);
+  g_autoptr(GVariant) params =
+    g_variant_ref_sink(g_variant_new("(us^asub@a{sv})", call_id, function, args, repeat, eager, opts));
+  pc->fast = fast_send(self, params);
   g_queue_push_tail(&self->calls, pc);
-  g_dbus_connection_call_with_unix_fd_list(
-    self->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE, "Call",
-    g_variant_new("(us^asub@a{sv})", call_id, function, args, repeat, eager, opts), G_VARIANT_TYPE("(a{sv})"),
-    G_DBUS_CALL_FLAGS_NONE, G_MAXINT, NULL, NULL, on_call_reply, g_object_ref(task));
+  if (pc->fast && !here) {
+    ts_fast_post(&self->fast->helper_seq, &self->fast->helper_waiting, self->fast->seq);
+  } else if (!pc->fast) {
+    g_dbus_connection_call_with_unix_fd_list(self->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE,
+                                             "Call", params, G_VARIANT_TYPE("(a{sv})"), G_DBUS_CALL_FLAGS_NONE,
+                                             G_MAXINT, NULL, NULL, on_call_reply, g_object_ref(task));
+  }
   if (cancellable) {
     pc->cancellable = g_object_ref(cancellable);
     pc->cancel_handler = g_cancellable_connect(cancellable, G_CALLBACK(on_call_cancelled), pc, NULL);
   }
   update_watch(self);
+}
+
+void ts_worker_call_with_options_async(TsWorker *self, guint call_id, const char *function,
+                                       const char *const *args, guint repeat, gboolean eager,
+                                       GVariant *options, GCancellable *cancellable,
+                                       GAsyncReadyCallback callback, gpointer user_data)
+{
+  call_start(self, call_id, function, args, repeat, eager, options, FALSE, cancellable, callback, user_data);
+}
+
+static void store_result(GObject *source, GAsyncResult *res, gpointer data)
+{
+  *(GAsyncResult **)data = g_object_ref(res);
+}
+
+TsCallResult *ts_worker_call_sync(TsWorker *self, guint call_id, const char *function,
+                                  const char *const *args, guint repeat, gboolean eager, GVariant *options,
+                                  GCancellable *cancellable, GError **error)
+{
+  g_return_val_if_fail(TS_IS_WORKER(self), NULL);
+  GAsyncResult *slot = NULL;
+  call_start(self, call_id, function, args, repeat, eager, options, TRUE, cancellable, store_result, &slot);
+  PendingCall *pc = g_queue_peek_tail(&self->calls);
+  if (!slot && pc && pc->call_id == call_id && pc->fast)
+    fast_wait_here(self, &slot);
+  while (!slot)
+    g_main_context_iteration(g_main_context_get_thread_default(), TRUE);
+  TsCallResult *r = ts_worker_call_finish(self, slot, error);
+  g_object_unref(slot);
+  return r;
 }
 
 TsCallResult *ts_worker_call_finish(TsWorker *self, GAsyncResult *result, GError **error)
@@ -508,6 +871,8 @@ static void on_wait(GObject *source, GAsyncResult *res, gpointer user_data)
   g_subprocess_wait_finish(G_SUBPROCESS(source), res, NULL);
   self->reaped = TRUE;
   self->wait_status = g_subprocess_get_status(G_SUBPROCESS(source));
+  if (self->fast)
+    fast_stop(self->fast); /* its reply will not come */
   maybe_dead(self);
 }
 
@@ -585,27 +950,67 @@ static void on_line(TsWorker *self, int stream, const char *line, gsize len)
   on_mark(self, stream, mark + strlen(TS_WORKER_MARK));
 }
 
-static void read_output(TsWorker *self, int stream);
-
-static void on_output_read(GObject *source, GAsyncResult *res, gpointer user_data)
+/* Reads what the pipe holds (it does not block) and hands on its lines;
+ * at the pipe's end the last unfinished line too.  FALSE at the end.  A
+ * fast call's reply drains the pipes too: its marks are in them already. */
+static gboolean drain_output(TsWorker *self, int stream)
 {
-  g_autoptr(TsWorker) self = user_data;
-  int stream = source == G_OBJECT(self->out[1]);
-  gsize len = 0;
-  g_autofree char *line = g_data_input_stream_read_line_finish(G_DATA_INPUT_STREAM(source), res, &len, NULL);
-  if (!line || g_cancellable_is_cancelled(self->io)) {
-    self->out_done[stream] = TRUE;
-    maybe_dead(self);
-    return;
+  GString *pending = self->out_pending[stream];
+  char buf[16384];
+  for (;;) {
+    ssize_t n = read(self->out_fd[stream], buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && errno == EAGAIN)
+      return TRUE;
+    if (n <= 0) { /* its end (an error ends it too) */
+      if (pending->len > 0)
+        on_line(self, stream, pending->str, pending->len);
+      g_string_truncate(pending, 0);
+      return FALSE;
+    }
+    gsize from = pending->len;
+    g_string_append_len(pending, buf, n);
+    gsize start = 0;
+    for (const char *nl; (nl = memchr(pending->str + from, '\n', pending->len - from)) != NULL;) {
+      gsize end = (gsize)(nl - pending->str);
+      on_line(self, stream, pending->str + start, end - start);
+      start = from = end + 1;
+    }
+    g_string_erase(pending, 0, (gssize)start);
   }
-  on_line(self, stream, line, len);
-  read_output(self, stream);
 }
 
-static void read_output(TsWorker *self, int stream)
+static gboolean on_output_ready(TsWorker *self, int stream)
 {
-  g_data_input_stream_read_line_async(self->out[stream], G_PRIORITY_DEFAULT, self->io, on_output_read,
-                                      g_object_ref(self));
+  if (drain_output(self, stream) && !g_cancellable_is_cancelled(self->io))
+    return G_SOURCE_CONTINUE;
+  self->out_watch[stream] = 0;
+  self->out_done[stream] = TRUE;
+  maybe_dead(self);
+  return G_SOURCE_REMOVE;
+}
+
+static gboolean on_stdout_ready(int fd, GIOCondition condition, gpointer self)
+{
+  return on_output_ready(self, 0);
+}
+
+static gboolean on_stderr_ready(int fd, GIOCondition condition, gpointer self)
+{
+  return on_output_ready(self, 1);
+}
+
+/* The pipe's lines as they come (the watch holds the object until its end). */
+static void read_output(TsWorker *self, int stream, GInputStream *pipe)
+{
+  self->out_fd[stream] = g_unix_input_stream_get_fd(G_UNIX_INPUT_STREAM(pipe));
+  fcntl(self->out_fd[stream], F_SETFL, fcntl(self->out_fd[stream], F_GETFL) | O_NONBLOCK);
+  self->out_pending[stream] = g_string_new(NULL);
+  self->out_watch[stream] = g_unix_fd_add_full(G_PRIORITY_DEFAULT, self->out_fd[stream],
+                                               G_IO_IN | G_IO_HUP | G_IO_ERR,
+                                               stream == 0 ? on_stdout_ready : on_stderr_ready,
+                                               g_object_ref(self), g_object_unref);
 }
 
 /* ---- signals from the worker ---------------------------------------------------------------- */
@@ -644,10 +1049,23 @@ static TsWorkerTrace *parse_trace(GVariant *params)
   return g_steal_pointer(&t);
 }
 
+static void emit_signal(TsWorker *self, const char *name, GVariant *params);
+
 static void on_signal(GDBusConnection *connection, const char *sender, const char *path,
                       const char *interface, const char *name, GVariant *params, gpointer user_data)
 {
   TsWorker *self = user_data;
+  g_autoptr(TsWorker) hold = g_object_ref(self);
+  self->n_signals++; /* every one counts: the worker counts every one it sends */
+  emit_signal(self, name, params);
+  /* a fast call may have waited for this one */
+  PendingCall *pc = g_queue_peek_head(&self->calls);
+  if (pc && pc->replied)
+    call_maybe_done(self, pc);
+}
+
+static void emit_signal(TsWorker *self, const char *name, GVariant *params)
+{
   if (g_strcmp0(name, "Trace") == 0 && g_variant_is_of_type(params, G_VARIANT_TYPE("(ua{sv})"))) {
     g_autoptr(TsWorkerTrace) t = parse_trace(params);
     if (t)
@@ -731,16 +1149,24 @@ static int spawn(TsWorker *self, GError **error)
   const char *id = g_subprocess_get_identifier(self->process);
   self->pid = id ? atoi(id) : 0;
   g_subprocess_wait_async(self->process, NULL, on_wait, g_object_ref(self));
-  for (int s = 0; s < 2; s++) {
-    GInputStream *pipe = s == 0 ? g_subprocess_get_stdout_pipe(self->process)
-                                : g_subprocess_get_stderr_pipe(self->process);
-    self->out[s] = g_data_input_stream_new(pipe);
-    g_data_input_stream_set_newline_type(self->out[s], G_DATA_STREAM_NEWLINE_TYPE_LF);
-    read_output(self, s);
-  }
+  read_output(self, 0, g_subprocess_get_stdout_pipe(self->process));
+  read_output(self, 1, g_subprocess_get_stderr_pipe(self->process));
   g_autoptr(GInputStream) crash_in = g_unix_input_stream_new(crash[0], TRUE);
   read_crash(self, crash_in);
   return sv[0];
+}
+
+static void on_fast_channel(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  TsWorker *self = g_task_get_source_object(task);
+  g_autoptr(GUnixFDList) fds = NULL;
+  g_autoptr(GVariant) reply =
+    g_dbus_connection_call_with_unix_fd_list_finish(G_DBUS_CONNECTION(source), &fds, res, NULL);
+  /* a worker without one (an older one) makes every call over D-Bus */
+  if (reply && !self->no_fast)
+    fast_open(self, fds, reply);
+  g_task_return_boolean(task, TRUE);
 }
 
 static void on_hello(GObject *source, GAsyncResult *res, gpointer user_data)
@@ -754,7 +1180,10 @@ static void on_hello(GObject *source, GAsyncResult *res, gpointer user_data)
     g_task_return_error(task, error);
     return;
   }
-  g_task_return_boolean(task, TRUE);
+  g_dbus_connection_call_with_unix_fd_list(G_DBUS_CONNECTION(source), NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE,
+                                           "OpenFastChannel", NULL, G_VARIANT_TYPE("(hu)"),
+                                           G_DBUS_CALL_FLAGS_NONE, 10000, NULL, g_task_get_cancellable(task),
+                                           on_fast_channel, g_object_ref(task));
 }
 
 static void on_connected(GObject *source, GAsyncResult *res, gpointer user_data)
@@ -817,6 +1246,7 @@ gboolean ts_worker_start_finish(TsWorker *self, GAsyncResult *result, GError **e
 static void on_open_reply(GObject *source, GAsyncResult *res, gpointer user_data)
 {
   g_autoptr(GTask) task = user_data;
+  TS_WORKER(g_task_get_source_object(task))->n_methods--;
   GError *error = NULL;
   GVariant *reply = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &error);
   if (!reply) {
@@ -843,6 +1273,7 @@ void ts_worker_open_async(TsWorker *self, const char *source, GCancellable *canc
   g_task_set_source_tag(task, ts_worker_open_async);
   if (!check_alive(self, task))
     return;
+  self->n_methods++;
   g_dbus_connection_call(self->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE, "Open",
                          g_variant_new("(s)", source), G_VARIANT_TYPE("(ssa(sasas))"),
                          G_DBUS_CALL_FLAGS_NONE, G_MAXINT, cancellable, on_open_reply,
@@ -871,6 +1302,7 @@ gboolean ts_worker_open_finish(TsWorker *self, GAsyncResult *result, char **titl
 static void on_void_reply(GObject *source, GAsyncResult *res, gpointer user_data)
 {
   g_autoptr(GTask) task = user_data;
+  TS_WORKER(g_task_get_source_object(task))->n_methods--;
   GError *error = NULL;
   g_autoptr(GVariant) reply = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &error);
   if (!reply) {
@@ -890,6 +1322,7 @@ void ts_worker_set_input_signature_async(TsWorker *self, const char *function,
   g_task_set_source_tag(task, ts_worker_set_input_signature_async);
   if (!check_alive(self, task))
     return;
+  self->n_methods++;
   g_dbus_connection_call(self->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE,
                          "SetInputSignature", g_variant_new("(s^as)", function, specs), NULL,
                          G_DBUS_CALL_FLAGS_NONE, -1, cancellable, on_void_reply, g_object_ref(task));
@@ -962,6 +1395,7 @@ static void ts_worker_dispose(GObject *object)
 {
   TsWorker *self = TS_WORKER(object);
   ts_worker_close(self);
+  fast_close(self);
   g_cancellable_cancel(self->io);
   g_clear_handle_id(&self->watch, g_source_remove);
   if (self->subscription)
@@ -977,7 +1411,8 @@ static void ts_worker_finalize(GObject *object)
   g_clear_object(&self->connection);
   g_clear_object(&self->process);
   for (int s = 0; s < 2; s++)
-    g_clear_object(&self->out[s]);
+    if (self->out_pending[s])
+      g_string_free(self->out_pending[s], TRUE);
   g_clear_object(&self->io);
   g_byte_array_unref(self->crash);
   if (self->status)
@@ -1025,6 +1460,18 @@ TsWorker *ts_worker_new(guint64 memory_limit)
   TsWorker *self = g_object_new(TS_TYPE_WORKER, NULL);
   self->memory_limit = memory_limit;
   return self;
+}
+
+void ts_worker_set_fast_calls(TsWorker *self, gboolean fast)
+{
+  g_return_if_fail(TS_IS_WORKER(self));
+  self->no_fast = !fast;
+}
+
+guint ts_worker_get_fast_calls(TsWorker *self)
+{
+  g_return_val_if_fail(TS_IS_WORKER(self), 0);
+  return self->n_fast_calls;
 }
 
 GDBusConnection *_ts_worker_get_connection(TsWorker *self)

@@ -135,6 +135,23 @@ void ts_worker_call_with_options_async(TsWorker *self, guint call_id, const char
                                        GVariant *options, GCancellable *cancellable,
                                        GAsyncReadyCallback callback, gpointer user_data);
 
+/* The same, waiting here: over the fast channel the reply is spun for,
+ * then slept for in slices between which the thread-default main context
+ * runs (deaths, Cancel's grace period, signals); over D-Bus the context
+ * runs until the call completes.  ::output, ::trace and the other signals
+ * of the call are emitted before it returns.  For callers that would wait
+ * anyway (benchmarks, the command line): it saves the main loop's wakeup. */
+TsCallResult *ts_worker_call_sync(TsWorker *self, guint call_id, const char *function,
+                                  const char *const *args, guint repeat, gboolean eager, GVariant *options,
+                                  GCancellable *cancellable, GError **error);
+
+/* Calls go over the fast channel (shared memory beside the connection,
+ * docs/worker.md "Fast calls") when the worker has one and nothing else is
+ * in flight; FALSE (before start) keeps every call on D-Bus. */
+void ts_worker_set_fast_calls(TsWorker *self, gboolean fast);
+/* How many calls went over the fast channel. */
+guint ts_worker_get_fast_calls(TsWorker *self);
+
 /* Ends the process: closes its connection, or kills it when it is inside
  * a call (it could not notice).  The object lives until its process has
  * ended and ::died was emitted, so every owner calls this when done. */

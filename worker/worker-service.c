@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -17,7 +18,9 @@
 #include "ts-worker-error.h"
 #include "ts-worker-origins.h"
 #include "ts-worker-protocol.h"
+#include "ts-fast-channel.h"
 #include "ts-worker-tensor.h"
+#include "worker-fast.h"
 #include "worker-status.h"
 
 #define PROGRESS_NS 50000000u /* at most 20 progress updates a second */
@@ -57,6 +60,14 @@ static const char introspection_xml[] =
   "  <method name='Cancel'>"
   "   <arg direction='in' type='u' name='call_id'/>"
   "  </method>"
+  "  <method name='OpenFastChannel'>"
+  "   <arg direction='out' type='h' name='channel'/>"
+  "   <arg direction='out' type='u' name='area_size'/>"
+  "  </method>"
+  "  <method name='TakeFastReply'>"
+  "   <arg direction='in' type='u' name='call_id'/>"
+  "   <arg direction='out' type='a{sv}' name='result'/>"
+  "  </method>"
   "  <signal name='Trace'>"
   "   <arg type='u' name='call_id'/>"
   "   <arg type='a{sv}' name='trace'/>"
@@ -79,6 +90,15 @@ static const char introspection_xml[] =
   " </interface>"
   "</node>";
 
+/* Where a method's answer goes: the D-Bus invocation (inv), or, for a call
+ * on the fast channel (inv NULL), kept here for worker-fast.c to send. */
+struct WorkerAnswer {
+  GDBusMethodInvocation *inv;
+  GVariant *value;   /* the reply's arguments, e.g. (a{sv}) */
+  GUnixFDList *fds;
+  GError *error;
+};
+
 struct WorkerService {
   GDBusConnection *connection;
   guint registration;
@@ -90,33 +110,74 @@ struct WorkerService {
   guint call_id;         /* the call running (main thread), 0 between calls */
   guint cancel_id;       /* the last call Cancel named (any thread) */
   int cancel_flag;       /* the engine watches it during a call */
+  guint n_signals;       /* signals emitted so far (any thread) */
+  /* one method or call at a time: the main thread's and the fast channel's */
+  pthread_mutex_t lock;
+  WorkerFast *fast;      /* the fast call channel, once asked for */
+  /* a fast call's answer too big for the channel, until TakeFastReply */
+  guint deferred_id;
+  WorkerAnswer deferred;
 };
+
+/* ---- answers -------------------------------------------------------------------- */
+
+
+static void answer_gerror(WorkerAnswer *a, const GError *error)
+{
+  if (a->inv)
+    g_dbus_method_invocation_return_gerror(a->inv, error);
+  else
+    a->error = g_error_copy(error);
+}
+
+static void answer_error(WorkerAnswer *a, GQuark domain, int code, const char *format, ...)
+  G_GNUC_PRINTF(4, 5);
+
+static void answer_error(WorkerAnswer *a, GQuark domain, int code, const char *format, ...)
+{
+  va_list ap;
+  va_start(ap, format);
+  g_autofree char *message = g_strdup_vprintf(format, ap);
+  va_end(ap);
+  g_autoptr(GError) error = g_error_new_literal(domain, code, message);
+  answer_gerror(a, error);
+}
+
+/* value: floating or not, taken; fds may be NULL or empty. */
+static void answer_value(WorkerAnswer *a, GVariant *value, GUnixFDList *fds)
+{
+  if (fds && g_unix_fd_list_get_length(fds) == 0)
+    fds = NULL;
+  if (a->inv) {
+    g_dbus_method_invocation_return_value_with_unix_fd_list(a->inv, value, fds);
+    return;
+  }
+  a->value = value ? g_variant_ref_sink(value) : NULL;
+  a->fds = fds ? g_object_ref(fds) : NULL;
+}
 
 /* ---- errors --------------------------------------------------------------------- */
 
-/* The engine's pending error as the reply, with `prefix` before its message. */
-static void return_engine_error(GDBusMethodInvocation *inv, const char *prefix, gboolean input)
+/* The engine's pending error as the answer, with `prefix` before its message. */
+static void return_engine_error(WorkerAnswer *a, const char *prefix, gboolean input)
 {
   ts_error *e = ts_error_take();
   if (!e) {
-    g_dbus_method_invocation_return_error(inv, TS_ENGINE_ERROR, TS_ERR_INTERNAL,
-                                          "%sfailed without an error", prefix);
+    answer_error(a, TS_ENGINE_ERROR, TS_ERR_INTERNAL, "%sfailed without an error", prefix);
     return;
   }
   /* an argument the user typed: op and detail, not the engine's source location */
   g_autofree char *message = input ? ts_engine_error_input_message(e) : g_strdup(e->message);
-  g_dbus_method_invocation_return_error(inv, TS_ENGINE_ERROR, e->code, "%s%s", prefix, message);
+  answer_error(a, TS_ENGINE_ERROR, e->code, "%s%s", prefix, message);
   ts_error_free(e);
 }
 
-static ts_function *lookup(WorkerService *s, GDBusMethodInvocation *inv, const char *name)
+static ts_function *lookup(WorkerService *s, WorkerAnswer *a, const char *name)
 {
   ts_function *fn = s->module ? ts_module_lookup(s->module, name) : NULL;
   if (!fn)
-    g_dbus_method_invocation_return_error(inv, TS_ENGINE_ERROR, TS_ERR_NOT_FOUND,
-                                          s->module ? "the module has no function '%s'"
-                                                    : "no module is open to call '%s' in",
-                                          name);
+    answer_error(a, TS_ENGINE_ERROR, TS_ERR_NOT_FOUND,
+                 s->module ? "the module has no function '%s'" : "no module is open to call '%s' in", name);
   return fn;
 }
 
@@ -124,6 +185,8 @@ static ts_function *lookup(WorkerService *s, GDBusMethodInvocation *inv, const c
 
 static void emit(WorkerService *s, const char *name, GVariant *params)
 {
+  /* counted before it is queued: a fast reply says how many came before it */
+  __atomic_add_fetch(&s->n_signals, 1, __ATOMIC_SEQ_CST);
   g_dbus_connection_emit_signal(s->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE, name,
                                 params, NULL);
 }
@@ -197,35 +260,32 @@ void worker_mark_end(guint call_id)
   }
 }
 
-static void handle_hello(WorkerService *s, GVariant *params, GDBusMethodInvocation *inv)
+static void handle_hello(WorkerService *s, GVariant *params, WorkerAnswer *a)
 {
   guint32 version;
   g_variant_get(params, "(u)", &version);
   if (version != TS_WORKER_PROTOCOL_VERSION) {
-    g_dbus_method_invocation_return_error(inv, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
-                                          "the app speaks protocol version %u, this worker %u",
-                                          version, TS_WORKER_PROTOCOL_VERSION);
+    answer_error(a, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL, "the app speaks protocol version %u, this worker %u",
+                 version, TS_WORKER_PROTOCOL_VERSION);
     return;
   }
-  g_dbus_method_invocation_return_value(inv, g_variant_new("(ux)", TS_WORKER_PROTOCOL_VERSION,
-                                                           (gint64)getpid()));
+  answer_value(a, g_variant_new("(ux)", TS_WORKER_PROTOCOL_VERSION, (gint64)getpid()), NULL);
 }
 
-static void handle_open(WorkerService *s, GVariant *params, GDBusMethodInvocation *inv)
+static void handle_open(WorkerService *s, GVariant *params, WorkerAnswer *a)
 {
   const char *source;
   g_variant_get(params, "(&s)", &source);
   if (s->module) {
-    g_dbus_method_invocation_return_error(inv, TS_ENGINE_ERROR, TS_ERR_INVALID_ARGUMENT,
-                                          "this worker has a module open already (%s)",
-                                          ts_module_path(s->module));
+    answer_error(a, TS_ENGINE_ERROR, TS_ERR_INVALID_ARGUMENT, "this worker has a module open already (%s)",
+                 ts_module_path(s->module));
     return;
   }
   ts_error_clear();
   s->module = ts_module_open(source);
   worker_mark_end(0); /* what its constructors printed is nobody's call */
   if (!s->module) {
-    return_engine_error(inv, "", FALSE);
+    return_engine_error(a, "", FALSE);
     return;
   }
   GVariantBuilder fns;
@@ -246,17 +306,16 @@ static void handle_open(WorkerService *s, GVariant *params, GDBusMethodInvocatio
     g_variant_builder_close(&fns);
   }
   g_autofree char *path = g_canonicalize_filename(ts_module_path(s->module), NULL);
-  g_dbus_method_invocation_return_value(
-    inv, g_variant_new("(ssa(sasas))", ts_module_title(s->module), path, &fns));
+  answer_value(a, g_variant_new("(ssa(sasas))", ts_module_title(s->module), path, &fns), NULL);
 }
 
 static void handle_set_input_signature(WorkerService *s, GVariant *params,
-                                       GDBusMethodInvocation *inv)
+                                       WorkerAnswer *a)
 {
   const char *name;
   g_autofree const char **texts = NULL;
   g_variant_get(params, "(&s^a&s)", &name, &texts);
-  ts_function *fn = lookup(s, inv, name);
+  ts_function *fn = lookup(s, a, name);
   if (!fn)
     return;
   int n = (int)g_strv_length((char **)texts);
@@ -265,20 +324,20 @@ static void handle_set_input_signature(WorkerService *s, GVariant *params,
   for (int i = 0; i < n; i++) {
     if (!ts_spec_parse(texts[i], &specs[i])) {
       g_autofree char *prefix = g_strdup_printf("input signature, argument %d: ", i);
-      return_engine_error(inv, prefix, TRUE);
+      return_engine_error(a, prefix, TRUE);
       return;
     }
   }
   if (!ts_function_set_input_signature(fn, specs, n)) {
-    return_engine_error(inv, "", FALSE);
+    return_engine_error(a, "", FALSE);
     return;
   }
-  g_dbus_method_invocation_return_value(inv, NULL);
+  answer_value(a, NULL, NULL);
 }
 
 typedef struct {
   WorkerService *s;
-  GDBusMethodInvocation *inv;
+  WorkerAnswer *a;
   guint32 call_id;
   const char *function;
   const char **args;
@@ -336,7 +395,7 @@ static void make_compare(Call *c)
   tsp_compare *cmp = tsp_compare_run(session, c->fn, c->values, c->n_args, (int)c->compare);
   if (!cmp) {
     tsp_session_free(session);
-    return_engine_error(c->inv, "", FALSE);
+    return_engine_error(c->a, "", FALSE);
     return;
   }
   GVariantDict d, w;
@@ -358,12 +417,10 @@ static void make_compare(Call *c)
   tsp_session_free(session);
   if (!ok) {
     g_variant_dict_clear(&d);
-    g_dbus_method_invocation_return_gerror(c->inv, error);
+    answer_gerror(c->a, error);
     return;
   }
-  g_dbus_method_invocation_return_value_with_unix_fd_list(
-    c->inv, g_variant_new("(@a{sv})", g_variant_dict_end(&d)),
-    g_unix_fd_list_get_length(fds) > 0 ? fds : NULL);
+  answer_value(c->a, g_variant_new("(@a{sv})", g_variant_dict_end(&d)), fds);
 }
 
 /* Calls or traces; replies either way. */
@@ -378,7 +435,7 @@ static void make_call(Call *c)
       traced_only = TRUE;
     } else if (!ts_value_parse(c->args[i], &c->values[i])) {
       g_autofree char *prefix = arg_prefix(c->fn, i);
-      return_engine_error(c->inv, prefix, TRUE);
+      return_engine_error(c->a, prefix, TRUE);
       return;
     }
   }
@@ -395,14 +452,14 @@ static void make_call(Call *c)
     uint64_t dt = ts_now_ns() - t0;
     if (!cf) {
       g_variant_dict_clear(&d);
-      return_engine_error(c->inv, "", FALSE);
+      return_engine_error(c->a, "", FALSE);
       return;
     }
     char *pretty = ts_concrete_pretty_signature(cf);
     g_variant_dict_insert(&d, "value-text", "s", pretty);
     free(pretty);
     g_variant_dict_insert(&d, "total-ns", "t", (guint64)dt);
-    g_dbus_method_invocation_return_value(c->inv, g_variant_new("(@a{sv})", g_variant_dict_end(&d)));
+    answer_value(c->a, g_variant_new("(@a{sv})", g_variant_dict_end(&d)), NULL);
     return;
   }
   g_autoptr(GUnixFDList) fds = g_unix_fd_list_new();
@@ -415,7 +472,7 @@ static void make_call(Call *c)
     if (!tsp_session_start(session, &error)) {
       tsp_session_free(session);
       g_variant_dict_clear(&d);
-      g_dbus_method_invocation_return_gerror(c->inv, error);
+      answer_gerror(c->a, error);
       return;
     }
   }
@@ -430,7 +487,7 @@ static void make_call(Call *c)
       ts_scope_end(scope);
       tsp_session_free(session);
       g_variant_dict_clear(&d);
-      return_engine_error(c->inv, "", FALSE);
+      return_engine_error(c->a, "", FALSE);
       return;
     }
     n_calls++;
@@ -445,7 +502,7 @@ static void make_call(Call *c)
         ts_scope_end(scope);
         tsp_session_free(session);
         g_variant_dict_clear(&d);
-        g_dbus_method_invocation_return_gerror(c->inv, error);
+        answer_gerror(c->a, error);
         return;
       }
     }
@@ -464,18 +521,16 @@ static void make_call(Call *c)
     tsp_session_free(session);
     if (!ok) {
       g_variant_dict_clear(&d);
-      g_dbus_method_invocation_return_gerror(c->inv, error);
+      answer_gerror(c->a, error);
       return;
     }
   }
-  g_dbus_method_invocation_return_value_with_unix_fd_list(
-    c->inv, g_variant_new("(@a{sv})", g_variant_dict_end(&d)),
-    g_unix_fd_list_get_length(fds) > 0 ? fds : NULL);
+  answer_value(c->a, g_variant_new("(@a{sv})", g_variant_dict_end(&d)), fds);
 }
 
-static void handle_call(WorkerService *s, GVariant *params, GDBusMethodInvocation *inv)
+static void handle_call(WorkerService *s, GVariant *params, WorkerAnswer *a)
 {
-  Call c = { .s = s, .inv = inv };
+  Call c = { .s = s, .a = a };
   gboolean eager;
   g_autoptr(GVariant) options = NULL;
   g_variant_get(params, "(u&s^a&sub@a{sv})", &c.call_id, &c.function, &c.args, &c.repeat, &eager, &options);
@@ -485,19 +540,17 @@ static void handle_call(WorkerService *s, GVariant *params, GDBusMethodInvocatio
   g_variant_lookup(options, "check-eagerly", "b", &check);
   c.n_args = (int)g_strv_length((char **)c.args);
   c.repeat = MAX(c.repeat, 1);
-  if (!(c.fn = lookup(s, inv, c.function)))
+  if (!(c.fn = lookup(s, a, c.function)))
     goto out;
   int n_params = ts_function_n_params(c.fn);
   if (n_params > 0 && c.n_args != n_params) {
-    g_dbus_method_invocation_return_error(inv, TS_ENGINE_ERROR, TS_ERR_INVALID_ARGUMENT,
-                                          "%s takes %d argument%s, got %d", c.function, n_params,
-                                          n_params == 1 ? "" : "s", c.n_args);
+    answer_error(a, TS_ENGINE_ERROR, TS_ERR_INVALID_ARGUMENT, "%s takes %d argument%s, got %d", c.function,
+                 n_params, n_params == 1 ? "" : "s", c.n_args);
     goto out;
   }
   if (__atomic_load_n(&s->call_id, __ATOMIC_SEQ_CST) != 0) {
-    g_dbus_method_invocation_return_error(inv, TS_WORKER_ERROR, TS_WORKER_ERROR_BUSY,
-                                          "call %u is being debugged: stop it first",
-                                          __atomic_load_n(&s->call_id, __ATOMIC_SEQ_CST));
+    answer_error(a, TS_WORKER_ERROR, TS_WORKER_ERROR_BUSY, "call %u is being debugged: stop it first",
+                 __atomic_load_n(&s->call_id, __ATOMIC_SEQ_CST));
     goto out;
   }
   /* each side stores, then looks at the other's: a Cancel is never lost */
@@ -505,7 +558,7 @@ static void handle_call(WorkerService *s, GVariant *params, GDBusMethodInvocatio
   __atomic_store_n(&s->call_id, c.call_id, __ATOMIC_SEQ_CST);
   if (__atomic_load_n(&s->cancel_id, __ATOMIC_SEQ_CST) == c.call_id) {
     __atomic_store_n(&s->call_id, 0, __ATOMIC_SEQ_CST);
-    g_dbus_method_invocation_return_error(inv, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Cancelled");
+    answer_error(a, G_IO_ERROR, G_IO_ERROR_CANCELLED, "Cancelled");
     goto out;
   }
   s->status->call_id = c.call_id;
@@ -533,6 +586,40 @@ out:
   g_free(c.args);
 }
 
+/* OpenFastChannel: the channel's memfd (made on the first ask) and the
+ * size of its areas. */
+static void handle_open_fast_channel(WorkerService *s, GVariant *params, WorkerAnswer *a)
+{
+  g_autoptr(GError) error = NULL;
+  if (!s->fast && !(s->fast = worker_fast_new(s, &error))) {
+    answer_gerror(a, error);
+    return;
+  }
+  g_autoptr(GUnixFDList) fds = g_unix_fd_list_new();
+  if (g_unix_fd_list_append(fds, worker_fast_fd(s->fast), &error) < 0) {
+    answer_gerror(a, error);
+    return;
+  }
+  answer_value(a, g_variant_new("(hu)", 0, TS_FAST_AREA_SIZE), fds);
+}
+
+/* TakeFastReply: the answer of the fast call call_id that did not fit the channel. */
+static void handle_take_fast_reply(WorkerService *s, GVariant *params, WorkerAnswer *a)
+{
+  guint32 call_id;
+  g_variant_get(params, "(u)", &call_id);
+  if (call_id == 0 || call_id != s->deferred_id) {
+    answer_error(a, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL, "no fast call %u has an answer waiting", call_id);
+    return;
+  }
+  if (s->deferred.error)
+    answer_gerror(a, s->deferred.error);
+  else
+    answer_value(a, g_steal_pointer(&s->deferred.value), s->deferred.fds);
+  worker_answer_clear(&s->deferred);
+  s->deferred_id = 0;
+}
+
 /* The graph a concrete function runs, after the optimizer's passes: its
  * serialized form (graph, or graph-fd and graph-size when large), what
  * each of its nodes stands for in the traced graph (origins: the
@@ -540,17 +627,16 @@ out:
  * traced graph's node count (traced-nodes), which the app checks against
  * its copy.  Asked for when the user wants to see it, not sent with every
  * trace: it holds the weights once more. */
-static void handle_get_optimized(WorkerService *s, GVariant *params, GDBusMethodInvocation *inv)
+static void handle_get_optimized(WorkerService *s, GVariant *params, WorkerAnswer *a)
 {
   const char *name, *signature;
   g_variant_get(params, "(&s&s)", &name, &signature);
-  ts_function *fn = lookup(s, inv, name);
+  ts_function *fn = lookup(s, a, name);
   if (!fn)
     return;
   if (__atomic_load_n(&s->call_id, __ATOMIC_SEQ_CST) != 0) { /* a debuggee may be tracing it */
-    g_dbus_method_invocation_return_error(inv, TS_WORKER_ERROR, TS_WORKER_ERROR_BUSY,
-                                          "call %u is being debugged: stop it first",
-                                          __atomic_load_n(&s->call_id, __ATOMIC_SEQ_CST));
+    answer_error(a, TS_WORKER_ERROR, TS_WORKER_ERROR_BUSY, "call %u is being debugged: stop it first",
+                 __atomic_load_n(&s->call_id, __ATOMIC_SEQ_CST));
     return;
   }
   const ts_concrete *cf = NULL;
@@ -558,8 +644,8 @@ static void handle_get_optimized(WorkerService *s, GVariant *params, GDBusMethod
     if (g_strcmp0(ts_concrete_signature(ts_function_concrete(fn, i)), signature) == 0)
       cf = ts_function_concrete(fn, i);
   if (!cf) {
-    g_dbus_method_invocation_return_error(inv, TS_ENGINE_ERROR, TS_ERR_NOT_FOUND,
-                                          "%s has no concrete function %s in this worker", name, signature);
+    answer_error(a, TS_ENGINE_ERROR, TS_ERR_NOT_FOUND, "%s has no concrete function %s in this worker", name,
+                 signature);
     return;
   }
   ts_error_clear();
@@ -567,7 +653,7 @@ static void handle_get_optimized(WorkerService *s, GVariant *params, GDBusMethod
   size_t size;
   void *data = optimized ? ts_graph_serialize(optimized, &size) : NULL;
   if (!data) {
-    return_engine_error(inv, "the optimized graph: ", FALSE);
+    return_engine_error(a, "the optimized graph: ", FALSE);
     return;
   }
   g_autoptr(GBytes) bytes = g_bytes_new_with_free_func(data, size, free, data);
@@ -577,14 +663,13 @@ static void handle_get_optimized(WorkerService *s, GVariant *params, GDBusMethod
   g_variant_dict_init(&d, NULL);
   if (!add_bytes(&d, "graph", bytes, fds, &error)) {
     g_variant_dict_clear(&d);
-    g_dbus_method_invocation_return_gerror(inv, error);
+    answer_gerror(a, error);
     return;
   }
   g_variant_dict_insert_value(&d, "origins", ts_worker_origins_to_variant(optimized, ts_concrete_graph(cf)));
   g_variant_dict_insert(&d, "pass-summary", "s", ts_concrete_pass_summary(cf));
   g_variant_dict_insert(&d, "traced-nodes", "u", (guint32)ts_worker_origins_n_places(ts_concrete_graph(cf)));
-  g_dbus_method_invocation_return_value_with_unix_fd_list(inv, g_variant_new("(@a{sv})", g_variant_dict_end(&d)),
-                                                          g_unix_fd_list_get_length(fds) > 0 ? fds : NULL);
+  answer_value(a, g_variant_new("(@a{sv})", g_variant_dict_end(&d)), fds);
 }
 
 static void method_call(GDBusConnection *connection, const char *sender, const char *path,
@@ -593,21 +678,86 @@ static void method_call(GDBusConnection *connection, const char *sender, const c
 {
   static const struct {
     const char *name;
-    void (*handle)(WorkerService *s, GVariant *params, GDBusMethodInvocation *inv);
+    void (*handle)(WorkerService *s, GVariant *params, WorkerAnswer *a);
   } methods[] = {
     { "Hello", handle_hello },
     { "Open", handle_open },
     { "SetInputSignature", handle_set_input_signature },
     { "Call", handle_call },
     { "GetOptimized", handle_get_optimized },
+    { "OpenFastChannel", handle_open_fast_channel },
+    { "TakeFastReply", handle_take_fast_reply },
   };
+  WorkerService *s = user_data;
   for (size_t i = 0; i < G_N_ELEMENTS(methods); i++)
     if (strcmp(method, methods[i].name) == 0) {
-      methods[i].handle(user_data, params, inv);
+      WorkerAnswer a = { .inv = inv };
+      pthread_mutex_lock(&s->lock);
+      methods[i].handle(s, params, &a);
+      pthread_mutex_unlock(&s->lock);
       return;
     }
   /* Cancel arrives here too once the filter has acted on it */
   g_dbus_method_invocation_return_value(inv, NULL);
+}
+
+void worker_answer_clear(WorkerAnswer *a)
+{
+  g_clear_pointer(&a->value, g_variant_unref);
+  g_clear_object(&a->fds);
+  g_clear_error(&a->error);
+}
+
+WorkerAnswer *worker_service_fast_call(WorkerService *s, GVariant *params)
+{
+  WorkerAnswer *a = g_new0(WorkerAnswer, 1);
+  pthread_mutex_lock(&s->lock);
+  handle_call(s, params, a);
+  pthread_mutex_unlock(&s->lock);
+  return a;
+}
+
+void worker_answer_free(WorkerAnswer *a)
+{
+  if (!a)
+    return;
+  worker_answer_clear(a);
+  g_free(a);
+}
+
+GVariant *worker_answer_value(WorkerAnswer *a)
+{
+  return a->value;
+}
+
+const GError *worker_answer_error(WorkerAnswer *a)
+{
+  return a->error;
+}
+
+gboolean worker_answer_has_fds(WorkerAnswer *a)
+{
+  return a->fds != NULL;
+}
+
+void worker_service_defer(WorkerService *s, guint call_id, WorkerAnswer *a)
+{
+  pthread_mutex_lock(&s->lock);
+  worker_answer_clear(&s->deferred);
+  s->deferred = *a;
+  s->deferred_id = call_id;
+  *a = (WorkerAnswer){ 0 };
+  pthread_mutex_unlock(&s->lock);
+}
+
+guint worker_service_signals_emitted(WorkerService *s)
+{
+  return __atomic_load_n(&s->n_signals, __ATOMIC_SEQ_CST);
+}
+
+GDBusConnection *worker_service_connection(WorkerService *s)
+{
+  return s->connection;
 }
 
 /* On the connection's thread: a Cancel for the running call stops it at
@@ -642,6 +792,7 @@ WorkerService *worker_service_new(GDBusConnection *connection, TsWorkerStatus *s
   if (!info)
     return NULL;
   WorkerService *s = g_new0(WorkerService, 1);
+  pthread_mutex_init(&s->lock, NULL);
   s->connection = g_object_ref(connection);
   s->status = status;
   s->last_op = last_op;
@@ -663,6 +814,8 @@ void worker_service_free(WorkerService *s)
 {
   if (!s)
     return;
+  worker_fast_free(s->fast); /* first: its thread may be in a call */
+  worker_answer_clear(&s->deferred);
   if (s->listener)
     ts_listener_remove(s->listener);
   if (s->filter)
@@ -671,15 +824,19 @@ void worker_service_free(WorkerService *s)
     g_dbus_connection_unregister_object(s->connection, s->registration);
   g_object_unref(s->connection);
   ts_module_free(s->module);
+  pthread_mutex_destroy(&s->lock);
   g_free(s);
 }
 
 void worker_service_set_call(WorkerService *s, guint call_id)
 {
+  /* a call starting waits for a fast call to end, as it would on the main thread */
+  pthread_mutex_lock(&s->lock);
   if (call_id)
     __atomic_store_n(&s->cancel_flag, 0, __ATOMIC_SEQ_CST);
   __atomic_store_n(&s->call_id, call_id, __ATOMIC_SEQ_CST);
   s->status->call_id = call_id;
+  pthread_mutex_unlock(&s->lock);
 }
 
 const int *worker_service_cancel_flag(WorkerService *s)

@@ -8,6 +8,8 @@
 #include "ts-worker-protocol.h"
 
 typedef struct WorkerService WorkerService;
+/* A method's answer: a value (with fds) or an error. */
+typedef struct WorkerAnswer WorkerAnswer;
 
 /* Registers the worker object on connection; status is the shared page,
  * last_op what the engine keeps of the op it started last. */
@@ -26,3 +28,19 @@ const ts_op_watch *worker_service_last_op(WorkerService *s);
 void worker_mark_end(guint call_id);
 /* The module open, NULL if none. */
 ts_module *worker_service_module(WorkerService *s);
+
+/* ---- for the fast call channel (worker-fast.c) ---- */
+
+/* Makes a Call (params as the method takes them) on the calling thread,
+ * one at a time with the main thread's methods; its answer. */
+WorkerAnswer *worker_service_fast_call(WorkerService *s, GVariant *params);
+GVariant *worker_answer_value(WorkerAnswer *a);       /* (a{sv}); NULL on error */
+const GError *worker_answer_error(WorkerAnswer *a);   /* NULL on success */
+gboolean worker_answer_has_fds(WorkerAnswer *a);
+void worker_answer_clear(WorkerAnswer *a);
+void worker_answer_free(WorkerAnswer *a);
+/* Keeps a's contents (emptied) for TakeFastReply call_id. */
+void worker_service_defer(WorkerService *s, guint call_id, WorkerAnswer *a);
+/* Signals emitted so far, on any thread. */
+guint worker_service_signals_emitted(WorkerService *s);
+GDBusConnection *worker_service_connection(WorkerService *s);
