@@ -109,10 +109,9 @@ static int make_calls(Session *s, TsWorker *w, const TsWorkerFunction *fn)
     /* no --arg at all: the module's example arguments, if it gives them */
     const char *const *call = o->calls->len == 0 && fn && fn->examples ? (const char *const *)fn->examples : args;
     for (int64_t r = 0; r < o->repeat; r++) {
-      ts_worker_call_async(w, ++id, o->function, call, 1, o->eager, NULL, store_result, s);
-      g_autoptr(GAsyncResult) res = await(s);
       g_autoptr(GError) error = NULL;
-      g_autoptr(TsCallResult) result = ts_worker_call_finish(w, res, &error);
+      g_autoptr(TsCallResult) result =
+        ts_worker_call_sync(w, ++id, o->function, call, 1, o->eager, NULL, NULL, &error);
       if (!result)
         return fail_call(error);
       printf("%s\n", result->value_text);
