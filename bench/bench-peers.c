@@ -9,9 +9,10 @@
  * WARMUP), each batch long enough to time: on a shared machine the
  * fastest is what the code costs with the least interference; the peers'
  * harnesses measure the same way. */
+#include "bench-blas.h"
 #include "peers-workloads.h"
 
-#include <cblas.h>
+#include <cblas.h> /* its constants only: the library is the engine's (bench-blas.h) */
 #include <fcntl.h>
 #include <glib.h>
 #include <stdio.h>
@@ -172,11 +173,12 @@ static void collect_gemms(gemms *gs, const ts_graph *g)
 static bool run_gemms(void *data, int iters)
 {
   gemms *gs = data;
+  bench_sgemm_fn sgemm = bench_sgemm();
   for (int i = 0; i < iters; i++)
     for (guint j = 0; j < gs->list->len; j++) {
       gemm *g = &g_array_index(gs->list, gemm, j);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, g->m, g->n, g->k, 1.0f, g->a, g->k,
-                  g->b, g->n, 0.0f, g->c, g->n);
+      sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, g->m, g->n, g->k, 1.0f, g->a, g->k, g->b, g->n,
+            0.0f, g->c, g->n);
     }
   return true;
 }
@@ -278,13 +280,8 @@ static void bench_workload(ts_module *seeds, const peer_workload *w, bool last)
  * planner's API (bench/meson.build looks for it in tracescope.h). */
 static int64_t plan_peak_bytes(const ts_concrete *cf)
 {
-#ifdef TS_HAVE_MEMORY_PLAN
   ts_memory_plan plan;
-  if (ts_concrete_memory_plan(cf, &plan))
-    return plan.peak_bytes;
-#endif
-  (void)cf;
-  return -1;
+  return ts_concrete_memory_plan(cf, &plan) ? plan.peak_bytes : -1;
 }
 
 /* ts_function_get_concrete traces, optimizes and plans (function.c); the
@@ -324,6 +321,21 @@ static void bench_trace_plan(void)
     printf("%lld},\n", (long long)peak);
 }
 
+/* s as the inside of a JSON string (UTF-8 kept as it is). */
+static char *json_escape(const char *s)
+{
+  GString *out = g_string_new(NULL);
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\')
+      g_string_append_printf(out, "\\%c", *s);
+    else if ((unsigned char)*s < 0x20)
+      g_string_append_printf(out, "\\u%04x", *s);
+    else
+      g_string_append_c(out, *s);
+  }
+  return g_string_free(out, FALSE);
+}
+
 int main(void)
 {
   ts_module *seeds = ts_module_open("seeds");
@@ -340,13 +352,23 @@ int main(void)
   if (threads > 0)
     g_snprintf(count, sizeof count, "%d", threads);
   printf("{\n  \"threads\": %s,\n", count);
-  printf("  \"openblas_threads\": %d,\n  \"openblas_core\": \"%s\",\n",
-         openblas_get_num_threads(), openblas_get_corename());
   printf("  \"workloads\": {\n");
   for (int i = 0; i < PEER_N_WORKLOADS; i++)
     bench_workload(seeds, &PEER_WORKLOADS[i], i == PEER_N_WORKLOADS - 1);
   printf("  },\n");
   bench_trace_plan();
+  /* after the workloads: the engine has met (and chosen a kernel for) their shapes */
+  g_autofree char *choices = ts_kernel_choices();
+  g_autoptr(GString) lines = g_string_new(NULL);
+  g_auto(GStrv) split = g_strsplit(choices ? choices : "", "\n", -1);
+  for (char **l = split; *l; l++)
+    if (**l) {
+      g_autofree char *q = json_escape(*l);
+      g_string_append_printf(lines, "%s\"%s\"", lines->len ? ", " : "", q);
+    }
+  g_autofree char *cpu = json_escape(ts_cpu_description());
+  g_autofree char *blas = json_escape(ts_blas_description());
+  printf("  \"cpu\": \"%s\",\n  \"blas\": \"%s\",\n  \"kernels\": [%s],\n", cpu, blas, lines->str);
   printf("  \"repeats\": %d\n}\n", REPEATS);
   ts_module_free(seeds);
   ts_release_all();

@@ -2,7 +2,9 @@
  * (first call against a repeat call, tracing alone, a cache hit), eager
  * dispatch overhead, and large sgemm against OpenBLAS.  A benchmark, not a
  * test: warm-up runs, then the median of several timed repeats. */
-#include <cblas.h>
+#include "bench-blas.h"
+
+#include <cblas.h> /* its constants only: the library is the engine's (bench-blas.h) */
 #include <fcntl.h>
 #include <glib.h>
 #include <stdio.h>
@@ -648,9 +650,10 @@ static int64_t ts_gemm_batch(void *data, int iters)
 static int64_t blas_gemm_batch(void *data, int iters)
 {
   gemm *g = data;
+  bench_sgemm_fn sgemm = bench_sgemm();
   uint64_t t0 = ts_now_ns();
   for (int i = 0; i < iters; i++)
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, GEMM_N, GEMM_N, GEMM_N, 1.0f,
+    sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, GEMM_N, GEMM_N, GEMM_N, 1.0f,
                 ts_tensor_data(g->a), GEMM_N, ts_tensor_data(g->b), GEMM_N, 0.0f, g->c, GEMM_N);
   return (int64_t)(ts_now_ns() - t0);
 }
@@ -684,9 +687,10 @@ int main(void)
     ts_error_free(e);
     return 1;
   }
-  printf("Tracescope benchmark: %u cores, OpenBLAS %d threads; median of %d runs after "
-         "%d warm-up runs\n",
-         g_get_num_processors(), openblas_get_num_threads(), REPEATS, WARMUP);
+  printf("Tracescope benchmark: %s, %u cores, %d engine threads; %s; median of %d runs "
+         "after %d warm-up runs\n",
+         ts_cpu_description(), g_get_num_processors(), ts_get_threads(), ts_blas_description(),
+         REPEATS, WARMUP);
   ts_scope *scope = ts_scope_begin();
   bench_eager_graph(seeds);
   bench_passes();

@@ -167,7 +167,12 @@ def main():
     first = res.ours[min(res.ours)]
     cpu = open(os.path.join(d, "cpu.txt")).read().strip() if os.path.exists(os.path.join(d, "cpu.txt")) else "?"
     print("Side by side: Tracescope against PyTorch and ONNX Runtime on the seed workloads")
-    print(f"  CPU: {cpu}; OpenBLAS core: {first.get('openblas_core', '?')}")
+    print(f"  CPU: {first.get('cpu', cpu)}, {os.cpu_count()} cores")
+    print(f"  BLAS: {first.get('blas', 'OpenBLAS core ' + first.get('openblas_core', '?'))}")
+    if first.get("kernels"):
+        print("  Kernels the engine chose (at 1 thread, by timing each candidate on the first call of a shape):")
+        for line in first["kernels"]:
+            print(f"    {line}")
     print(f"  PyTorch: {res.torch['torch'] if res.torch else 'missing'};"
           f" ONNX Runtime: {res.ort['onnxruntime'] if res.ort else 'missing'}"
           " (ORT timed through its binding's synchronous run)")
