@@ -41,6 +41,9 @@ struct ts_graph {
   GArray *outputs;       /* ts_port */
   GStringChunk *strings;
   GHashTable *names;     /* node names taken (interned keys) */
+  /* The last file and function interned (add_node): a graph's nodes mostly
+   * come from one of each, and comparing is cheaper than interning. */
+  const char *last_loc[2];
 };
 
 ts_graph *ts__graph_new(const char *name, ts_graph *parent);

@@ -3,6 +3,7 @@
 #include "graph-private.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static void node_free(gpointer data)
 {
@@ -50,20 +51,30 @@ const char *ts__graph_intern(ts_graph *g, const char *s)
   return s ? g_string_chunk_insert_const(g->strings, s) : NULL;
 }
 
-/* "scope/hint", then "scope/hint_1", "scope/hint_2", ... until unused. */
+/* "scope/hint", then "scope/hint_1", "scope/hint_2", ... until unused.
+ * Every name taken is interned already, so a candidate is interned before
+ * it is tried: one that is taken costs no memory, one that is free is
+ * taken by the same hash table insertion that tests it. */
 static const char *unique_name(ts_graph *g, const char *scope, const char *hint)
 {
-  char *base = *scope ? g_strdup_printf("%s/%s", scope, hint) : g_strdup(hint);
-  char *name = g_strdup(base);
-  for (int i = 1; g_hash_table_contains(g->names, name); i++) {
-    g_free(name);
-    name = g_strdup_printf("%s_%d", base, i);
+  char *base = *scope ? g_strconcat(scope, "/", hint, NULL) : g_strdup(hint);
+  const char *name = ts__graph_intern(g, base);
+  for (int i = 1; !g_hash_table_add(g->names, (gpointer)name); i++) {
+    char *next = g_strdup_printf("%s_%d", base, i);
+    name = ts__graph_intern(g, next);
+    g_free(next);
   }
-  const char *interned = ts__graph_intern(g, name);
-  g_hash_table_add(g->names, (gpointer)interned);
-  g_free(name);
   g_free(base);
-  return interned;
+  return name;
+}
+
+/* s interned, the last one of its slot (0: file, 1: function) reused. */
+static const char *intern_loc(ts_graph *g, int slot, const char *s)
+{
+  const char *last = g->last_loc[slot];
+  if (!s || !last || strcmp(s, last) != 0)
+    g->last_loc[slot] = last = ts__graph_intern(g, s);
+  return last;
 }
 
 /* A node named `name` (interned, taken) in scope (interned). */
@@ -77,7 +88,7 @@ static ts_node *add_node(ts_graph *g, ts_op op, const char *name, const char *sc
   n->graph = g;
   n->scope = scope;
   n->name = name;
-  n->loc = (ts_loc){ ts__graph_intern(g, loc.file), ts__graph_intern(g, loc.func), loc.line };
+  n->loc = (ts_loc){ intern_loc(g, 0, loc.file), intern_loc(g, 1, loc.func), loc.line };
   n->n_inputs = n_inputs;
   n->inputs = g_memdup2(inputs, sizeof *inputs * (size_t)n_inputs);
   n->n_attrs = n_attrs;
