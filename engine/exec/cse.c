@@ -12,7 +12,24 @@
 /* Consts up to this size are compared by value; larger ones by identity. */
 #define CSE_VALUE_BYTES 1024
 
-static bool mergeable(const ts_rewrite *rw, const ts_node *n)
+/* Where keys are made: the rewrite in progress (ports as mapped into its
+ * graph), or, for cse_might_change, the old graph itself (rw NULL). */
+typedef struct key_view {
+  const ts_rewrite *rw;
+  const ts_graph *g;
+} key_view;
+
+static ts_port view_port(const key_view *v, ts_port p)
+{
+  return v->rw ? ts__rewrite_port(v->rw, p) : p;
+}
+
+static const ts_graph *view_graph(const key_view *v)
+{
+  return v->rw ? ts__rewrite_graph(v->rw) : v->g;
+}
+
+static bool mergeable(const key_view *v, const ts_node *n)
 {
   const ts_op_def *def = ts__op_def(n->op);
   if (n->stateful || n->n_subgraphs || (def->flags & (TS_OPF_RANDOM | TS_OPF_INPUT)))
@@ -21,8 +38,8 @@ static bool mergeable(const ts_rewrite *rw, const ts_node *n)
     if (n->outputs[i].dtype == TS_VARIANT)
       return false;
   for (int i = 0; i < n->n_inputs; i++) {
-    ts_port p = ts__rewrite_port(rw, n->inputs[i]);
-    if (p.node < 0 || ts__graph_node(ts__rewrite_graph(rw), p.node)->op == TS_OP_VAR_HANDLE)
+    ts_port p = view_port(v, n->inputs[i]);
+    if (p.node < 0 || ts__graph_node(view_graph(v), p.node)->op == TS_OP_VAR_HANDLE)
       return false;
   }
   return true;
@@ -54,14 +71,14 @@ static void append_attr(GString *key, const ts_attr *a)
 }
 
 /* What identifies n's computation in the new graph; NULL if n must stay. */
-static char *node_key(const ts_rewrite *rw, const ts_node *n)
+static char *node_key(const key_view *view, const ts_node *n)
 {
-  if (!mergeable(rw, n))
+  if (!mergeable(view, n))
     return NULL;
   GString *key = g_string_new(NULL);
   g_string_append_printf(key, "%d(", (int)n->op);
   for (int i = 0; i < n->n_inputs; i++) {
-    ts_port p = ts__rewrite_port(rw, n->inputs[i]);
+    ts_port p = view_port(view, n->inputs[i]);
     g_string_append_printf(key, "%d.%d,", p.node, p.index);
   }
   g_string_append(key, ")^(");
@@ -107,10 +124,11 @@ ts_graph *ts__pass_cse(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats
 {
   ts_rewrite *rw = ts__rewrite_begin(g, parent);
   ts_graph *dst = ts__rewrite_graph(rw);
+  key_view view = { rw, dst };
   GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   for (guint id = 0; id < g->nodes->len; id++) {
     const ts_node *n = ts__graph_node(g, (int)id);
-    char *key = node_key(rw, n);
+    char *key = node_key(&view, n);
     gpointer found;
     if (key && g_hash_table_lookup_extended(seen, key, NULL, &found)) {
       ts_node *kept = ts__graph_node(dst, GPOINTER_TO_INT(found));
@@ -127,4 +145,24 @@ ts_graph *ts__pass_cse(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats
   }
   g_hash_table_unref(seen);
   return ts__rewrite_finish(rw, false);
+}
+
+/* Until a first merge the rewrite maps ports one to one, so the first
+ * merge is between two nodes whose keys over the old graph are equal:
+ * without such a pair (in g or a subgraph, each on its own) nothing merges. */
+bool ts__cse_might_change(const ts_graph *g)
+{
+  key_view view = { NULL, g };
+  GHashTable *seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  bool found = false;
+  for (guint id = 0; id < g->nodes->len && !found; id++) {
+    const ts_node *n = ts__graph_node(g, (int)id);
+    char *key = node_key(&view, n);
+    if (key && !g_hash_table_add(seen, key))
+      found = true;
+    for (int s = 0; s < n->n_subgraphs && !found; s++)
+      found = ts__cse_might_change(n->subgraphs[s]);
+  }
+  g_hash_table_unref(seen);
+  return found;
 }

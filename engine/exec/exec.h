@@ -92,6 +92,9 @@ typedef struct ts_pass_stats {
 } ts_pass_stats;
 
 typedef ts_graph *(*ts_pass_fn)(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats);
+/* Could the pass change g at all?  false: it is skipped (a pass copies the
+ * whole graph even when it changes nothing, and tracing pays for it). */
+typedef bool (*ts_pass_might_fn)(const ts_graph *g);
 
 /* Copies src node n into rw with its subgraphs run through pass. */
 ts_node *ts__pass_copy(ts_rewrite *rw, const ts_node *n, ts_pass_fn pass, ts_pass_stats *stats);
@@ -100,10 +103,12 @@ ts_node *ts__pass_copy(ts_rewrite *rw, const ts_node *n, ts_pass_fn pass, ts_pas
  * become Const nodes holding their value; a node whose evaluation fails is
  * left to fail at run time.  Subgraphs are folded too. */
 ts_graph *ts__pass_fold_constants(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats);
+bool ts__fold_might_change(const ts_graph *g);
 /* Common-subexpression elimination: a node equal to an earlier one (op,
  * inputs, control inputs, attributes, value) is replaced by it, unless it
  * is stateful, random, reads a variable or makes a TensorArray. */
 ts_graph *ts__pass_cse(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats);
+bool ts__cse_might_change(const ts_graph *g);
 /* Arithmetic simplification (x*1, x+0, x-0, x-x on integers, double
  * transposes, reshapes of reshapes, casts to the same dtype, small integer
  * powers). */

@@ -5,17 +5,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+static bool dce_might_change(const ts_graph *g);
+
 static const struct pass_row {
   const char *name;
   ts_pass_fn run;
+  ts_pass_might_fn might_change; /* NULL: run it always */
   const char *did;  /* "<name>: <did> N nodes" */
   const char *into; /* " into M <into>", or NULL */
 } PASSES[TS_PASS_COUNT] = {
-  [TS_PASS_FOLD] = { "fold", ts__pass_fold_constants, "folded", "constants" },
-  [TS_PASS_CSE] = { "cse", ts__pass_cse, "removed", NULL },
-  [TS_PASS_SIMPLIFY] = { "simplify", ts__pass_simplify, "simplified", NULL },
-  [TS_PASS_DCE] = { "dce", ts__pass_dce, "removed", NULL },
-  [TS_PASS_FUSE] = { "fuse", ts__pass_fuse, "fused", "kernels" },
+  [TS_PASS_FOLD] = { "fold", ts__pass_fold_constants, ts__fold_might_change, "folded", "constants" },
+  [TS_PASS_CSE] = { "cse", ts__pass_cse, ts__cse_might_change, "removed", NULL },
+  [TS_PASS_SIMPLIFY] = { "simplify", ts__pass_simplify, NULL, "simplified", NULL },
+  [TS_PASS_DCE] = { "dce", ts__pass_dce, dce_might_change, "removed", NULL },
+  [TS_PASS_FUSE] = { "fuse", ts__pass_fuse, NULL, "fused", "kernels" },
 };
 
 /* -1: not chosen yet (TRACESCOPE_PASSES is read on first use). */
@@ -147,6 +150,11 @@ static bool all_needed_deep(const ts_graph *g)
   return true;
 }
 
+static bool dce_might_change(const ts_graph *g)
+{
+  return !all_needed_deep(g);
+}
+
 ts_graph *ts__passes_run(const ts_graph *g, unsigned mask, char **summary)
 {
   GString *text = g_string_new(NULL);
@@ -157,10 +165,12 @@ ts_graph *ts__passes_run(const ts_graph *g, unsigned mask, char **summary)
       continue;
     const struct pass_row *row = &PASSES[p];
     ts_pass_stats stats = { 0 };
-    ts_graph *next = row->run(cur ? cur : g, NULL, &stats);
-    ts__graph_free(cur);
-    cur = next;
-    changed |= stats.count > 0;
+    if (!row->might_change || row->might_change(cur ? cur : g)) {
+      ts_graph *next = row->run(cur ? cur : g, NULL, &stats);
+      ts__graph_free(cur);
+      cur = next;
+      changed |= stats.count > 0;
+    }
     g_string_append_printf(text, "%s: %s %d node%s", row->name, row->did, stats.count,
                            stats.count == 1 ? "" : "s");
     if (row->into)
