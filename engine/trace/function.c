@@ -27,6 +27,11 @@ struct ts_function {
   pthread_mutex_t lock;   /* the cache; recursive: traced code may call fn again */
   GPtrArray *concrete;    /* ts_concrete *, in trace order */
   GHashTable *by_key;     /* exact signature key -> ts_concrete * (borrowed) */
+  /* The last cache hit of a call of tensors only, and what the call gave:
+   * a call like it is answered without spelling the key (lookup_tensors). */
+  ts_concrete *last_hit;
+  int n_last;
+  ts_info *last_args;
   int trace_count;
   uint32_t history;       /* bit i: the i-th most recent call traced */
   uint64_t changed[64 + 1]; /* per argument: how often it caused a trace (last slot: structure) */
@@ -99,6 +104,7 @@ void ts_function_free(ts_function *f)
     return;
   g_hash_table_unref(f->by_key);
   g_ptr_array_unref(f->concrete);
+  g_free(f->last_args);
   pthread_mutex_destroy(&f->lock);
   g_strfreev(f->params);
   g_free(f->specs);
@@ -496,10 +502,37 @@ static ts_concrete *lookup(ts_function *f, const ts_signature *sig)
   return NULL;
 }
 
+/* Do args hold tensors of the dtypes and shapes of the last hit's call? */
+static bool like_last_hit(const ts_function *f, const ts_value *args, int n)
+{
+  if (!f->last_hit || n != f->n_last)
+    return false;
+  for (int i = 0; i < n; i++) {
+    const ts_tensor *t = args[i].kind == TS_VALUE_TENSOR ? args[i].tensor : NULL;
+    if (!t || t->dtype != f->last_args[i].dtype || !ts_shape_equal(t->shape, f->last_args[i].shape))
+      return false;
+  }
+  return true;
+}
+
+static void remember_hit(ts_function *f, ts_concrete *cf, const ts_value *args, int n)
+{
+  if (n != f->n_last) {
+    f->last_args = g_renew(ts_info, f->last_args, n > 0 ? n : 1);
+    f->n_last = n;
+  }
+  for (int i = 0; i < n; i++)
+    f->last_args[i] = (ts_info){ args[i].tensor->dtype, args[i].tensor->shape };
+  f->last_hit = cf;
+}
+
 /* The cache hit of a call of tensors only, without building a signature:
- * the key as ts__signature_update_key spells it, in a stack buffer. */
+ * the last hit again, else the key as ts__signature_update_key spells it,
+ * in a stack buffer. */
 static ts_concrete *lookup_tensors(ts_function *f, const ts_value *args, int n)
 {
+  if (like_last_hit(f, args, n))
+    return f->last_hit;
   char key[1024], part[TS_INFO_STR];
   size_t len = 0;
   for (int i = 0; i < n; i++) {
@@ -515,7 +548,10 @@ static ts_concrete *lookup_tensors(ts_function *f, const ts_value *args, int n)
     len += plen;
   }
   key[len] = '\0';
-  return g_hash_table_lookup(f->by_key, key);
+  ts_concrete *hit = g_hash_table_lookup(f->by_key, key);
+  if (hit)
+    remember_hit(f, hit, args, n);
+  return hit;
 }
 
 static const ts_concrete *closest(const ts_function *f, const ts_signature *sig)
