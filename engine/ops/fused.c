@@ -110,23 +110,41 @@ static bool parse_program(const char *text, program *prog)
   return prog->n > 0;
 }
 
-/* Programs are parsed once per distinct text (a handful per process). */
+/* Programs are parsed once per distinct text (a handful per process) and
+ * never freed.  Each thread remembers the last few it looked up: a graph
+ * runs the same ones on every call, and comparing a short text is cheaper
+ * than the shared table's hash and lock. */
+#define RECENT_PROGRAMS 4
+
 static const program *program_of(const char *text)
 {
+  static _Thread_local struct {
+    const char *text; /* the cache's key */
+    const program *prog;
+  } recent[RECENT_PROGRAMS];
+  static _Thread_local unsigned next_recent;
+  for (int i = 0; i < RECENT_PROGRAMS; i++)
+    if (recent[i].text && strcmp(recent[i].text, text) == 0)
+      return recent[i].prog;
   static GMutex lock;
   static GHashTable *cache;
   g_mutex_lock(&lock);
   if (!cache)
     cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-  program *prog = g_hash_table_lookup(cache, text);
-  if (!prog) {
+  const char *key = NULL;
+  program *prog = NULL;
+  if (!g_hash_table_lookup_extended(cache, text, (gpointer *)&key, (gpointer *)&prog)) {
     prog = g_new(program, 1);
     if (parse_program(text, prog))
-      g_hash_table_insert(cache, g_strdup(text), prog);
+      g_hash_table_insert(cache, (gpointer)(key = g_strdup(text)), prog);
     else
       g_clear_pointer(&prog, g_free);
   }
   g_mutex_unlock(&lock);
+  if (prog) {
+    recent[next_recent % RECENT_PROGRAMS].text = key;
+    recent[next_recent++ % RECENT_PROGRAMS].prog = prog;
+  }
   return prog;
 }
 
