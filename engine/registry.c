@@ -1,6 +1,8 @@
 /* registry.c — the op table: one definition per op, linked from the family files. */
 #include "engine-private.h"
 
+#include <pthread.h>
+
 #define OP_ENTRY(ID, id) [TS_OP_##ID] = &ts__op_##id,
 const ts_op_def *const ts__op_table[TS_OP_COUNT] = { TS_OP_LIST(OP_ENTRY) };
 #undef OP_ENTRY
@@ -37,12 +39,24 @@ const char *ts_op_name(ts_op op)
   return def ? def->name : "invalid";
 }
 
+/* Graph name and API name -> op + 1, made once: kernels look up attribute
+ * names (a fused node's activation) on every run. */
+static GHashTable *by_name;
+
+static void index_names(void)
+{
+  by_name = g_hash_table_new(g_str_hash, g_str_equal);
+  for (int op = TS_OP_COUNT; op-- > 0;) { /* the lowest op wins a name two spell alike */
+    g_hash_table_insert(by_name, (gpointer)ts__op_table[op]->api_name, GINT_TO_POINTER(op + 1));
+    g_hash_table_insert(by_name, (gpointer)ts__op_table[op]->name, GINT_TO_POINTER(op + 1));
+  }
+}
+
 int ts_op_from_name(const char *name)
 {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
   if (!name)
     return -1;
-  for (int op = 0; op < TS_OP_COUNT; op++)
-    if (strcmp(ts__op_table[op]->name, name) == 0 || strcmp(ts__op_table[op]->api_name, name) == 0)
-      return op;
-  return -1;
+  pthread_once(&once, index_names);
+  return GPOINTER_TO_INT(g_hash_table_lookup(by_name, name)) - 1;
 }
