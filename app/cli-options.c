@@ -220,6 +220,12 @@ static int opt_commands(parser *p, const char *value)
   return 0;
 }
 
+static int opt_kernels(parser *p, const char *value)
+{
+  p->o->kernels = true;
+  return 0;
+}
+
 static int opt_stats(parser *p, const char *value)
 {
   p->o->stats = true;
@@ -270,6 +276,7 @@ static const struct option {
   { "--style", "light or dark", CLI_RENDER, opt_style },
   { "--scale", "a factor", CLI_RENDER, opt_scale },
   { "--check-eagerly", NULL, CLI_RUN, opt_check_eagerly },
+  { "--kernels", NULL, CLI_RUN, opt_kernels },
   { "--atol", "a tolerance", CLI_DIVERGE, opt_atol },
   { "--rtol", "a tolerance", CLI_DIVERGE, opt_rtol },
   { "--nan-differs", NULL, CLI_DIVERGE, opt_nan_differs },
@@ -374,9 +381,10 @@ int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv
                     cli_command_name(command));
   if (command == CLI_RENDER && !o->out)
     return cli_fail(CLI_EXIT_USAGE, "render needs --out FILE (.svg, .png, .pdf or .dot)");
-  if (o->isolate && (o->concrete->len > 0 || o->reduce_retracing))
+  if (o->isolate && (o->concrete->len > 0 || o->reduce_retracing || o->kernels))
     return cli_fail(CLI_EXIT_USAGE, "--isolate takes --arg, --call, --mode, --repeat, --input-signature "
-                                    "and --trace-log; not %s", o->concrete->len > 0 ? "--concrete" : "--reduce-retracing");
+                                    "and --trace-log; not %s", o->concrete->len > 0 ? "--concrete"
+                                    : o->reduce_retracing ? "--reduce-retracing" : "--kernels");
   if (o->check_eagerly && (o->eager || o->isolate || o->concrete->len > 0))
     return cli_fail(CLI_EXIT_USAGE, "--check-eagerly runs each call both ways: it cannot be "
                                     "combined with %s", o->eager ? "--mode eager"

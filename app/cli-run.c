@@ -59,6 +59,20 @@ int cli_listen(bool trace_log)
   return ts_listener_add(mask, on_event, GINT_TO_POINTER(trace_log));
 }
 
+/* --kernels: the CPU, the BLAS and the kernel chosen per shape the calls
+ * met, on stderr beside the trace log (stdout keeps the results). */
+static void print_kernels(void)
+{
+  char *choices = ts_kernel_choices();
+  fprintf(stderr, "[kernels] CPU: %s\n[kernels] BLAS: %s\n", ts_cpu_description(),
+          ts_blas_description());
+  g_auto(GStrv) lines = g_strsplit(choices ? choices : "", "\n", -1);
+  for (char **l = lines; *l; l++)
+    if (**l)
+      fprintf(stderr, "[kernels] %s\n", *l);
+  free(choices);
+}
+
 /* Makes every call of o, `repeat` times each, printing each result. */
 static int call_all(const cli_options *o, ts_function *fn, const cli_args *calls, int n_calls,
                     const cli_args *concrete)
@@ -122,6 +136,8 @@ static int run(const cli_options *o)
   int listener = cli_listen(o->trace_log);
   ret = call_all(o, fn, calls, n_calls, o->concrete->len > 0 ? &concrete : NULL);
   ts_listener_remove(listener);
+  if (o->kernels)
+    print_kernels();
 out:
   ts_module_free(module);
   for (int c = 0; c < n_calls; c++)

@@ -62,6 +62,7 @@ typedef struct cli_options {
   bool nan_differs;           /* diverge: --nan-differs */
   GPtrArray *breaks;          /* debug: --break specs, checked */
   const char *commands;       /* debug: --commands FILE; NULL: stdin */
+  bool kernels;               /* run: --kernels */
   bool stats;                 /* health: --stats */
   bool all;                   /* health: --all */
   bool help;

@@ -133,6 +133,21 @@ static void test_isolate(void)
                  "not --reduce-retracing");
 }
 
+/* run --kernels: the CPU, the BLAS and a line per product shape on stderr,
+ * the results alone on stdout. */
+static void test_kernels(void)
+{
+  cli_result r = cli("run", "seeds", "simple_nn_layer", "--kernels", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_true(g_str_has_prefix(r.out, "Tensor("));
+  g_assert_nonnull(strstr(r.err, "[kernels] CPU: "));
+  g_assert_nonnull(strstr(r.err, "[kernels] BLAS: "));
+  g_assert_nonnull(strstr(r.err, "[kernels] matmul 3x3x3: "));
+  cli_result_clear(&r);
+  expect_failure(cli("run", "seeds", "deep_net", "--isolate", "--kernels", NULL), 2,
+                 "not --kernels");
+}
+
 static void test_deep_net(void)
 {
   /* no --arg: the example arguments the seeds declare */
@@ -890,6 +905,7 @@ int main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/cli/run/deep-net", test_deep_net);
   g_test_add_func("/cli/run/isolate", test_isolate);
+  g_test_add_func("/cli/run/kernels", test_kernels);
   g_test_add_func("/cli/run/seed-programs", test_seed_programs);
   g_test_add_func("/cli/run/npy-argument", test_npy_argument);
   g_test_add_func("/cli/list", test_list);
