@@ -10,6 +10,7 @@
  * fastest is what the code costs with the least interference; the peers'
  * harnesses measure the same way. */
 #include "bench-blas.h"
+#include "test-quiet.h" /* the seeds print: to /dev/null while timing */
 #include "peers-workloads.h"
 
 #include <cblas.h> /* its constants only: the library is the engine's (bench-blas.h) */
@@ -61,28 +62,6 @@ static double fastest_per_call(run_fn run, void *data)
   return (double)t[0] / iters;
 }
 
-/* Host code of the seeds prints eagerly on every call: to /dev/null while
- * timing, so that stdout stays JSON.  Returns the saved stdout. */
-static int quiet_begin(void)
-{
-  fflush(stdout);
-  int saved = dup(STDOUT_FILENO);
-  int null = open("/dev/null", O_WRONLY);
-  if (null >= 0) {
-    dup2(null, STDOUT_FILENO);
-    close(null);
-  }
-  return saved;
-}
-
-static void quiet_end(int saved)
-{
-  fflush(stdout);
-  if (saved >= 0) {
-    dup2(saved, STDOUT_FILENO);
-    close(saved);
-  }
-}
 
 /* ---- our eager and graph calls -------------------------------------------------- */
 
@@ -246,12 +225,12 @@ static void bench_workload(ts_module *seeds, const peer_workload *w, bool last)
     json_error(w->seed);
   } else {
     c.n_args = w->args(c.args);
-    int quiet = quiet_begin();
+    int quiet = test_quiet_begin();
     c.eager = true;
     eager = fastest_per_call(run_calls, &c);
     c.eager = false;
     graph = eager >= 0 ? fastest_per_call(run_calls, &c) : -1;
-    quiet_end(quiet);
+    test_quiet_end(quiet);
     if (graph < 0)
       json_error(w->seed);
     gemms gs = { g_array_new(FALSE, FALSE, sizeof(gemm)) };

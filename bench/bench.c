@@ -3,6 +3,7 @@
  * dispatch overhead, and large sgemm against OpenBLAS.  A benchmark, not a
  * test: warm-up runs, then the median of several timed repeats. */
 #include "bench-blas.h"
+#include "test-quiet.h" /* the seeds print: to /dev/null while timing */
 
 #include <cblas.h> /* its constants only: the library is the engine's (bench-blas.h) */
 #include <fcntl.h>
@@ -157,34 +158,12 @@ typedef struct workload {
   const char *note;
 } workload;
 
-/* Host code of the seeds prints (eagerly on every call): to /dev/null
- * while timing.  Returns the saved stdout for quiet_end. */
-static int quiet_begin(void)
-{
-  fflush(stdout);
-  int saved = dup(STDOUT_FILENO);
-  int null = open("/dev/null", O_WRONLY);
-  if (null >= 0) {
-    dup2(null, STDOUT_FILENO);
-    close(null);
-  }
-  return saved;
-}
-
-static void quiet_end(int saved)
-{
-  fflush(stdout);
-  if (saved >= 0) {
-    dup2(saved, STDOUT_FILENO);
-    close(saved);
-  }
-}
 
 static bool quiet_pair(call *c, int iters, double *eager, double *graph)
 {
-  int saved = quiet_begin();
+  int saved = test_quiet_begin();
   bool ok = median_pair(eager_batch, graph_batch, c, iters, eager, graph);
-  quiet_end(saved);
+  test_quiet_end(saved);
   return ok;
 }
 
@@ -356,17 +335,17 @@ static void bench_passes(void)
       ok = graph[set].fn != NULL;
       if (ok)
         graph[set].n_args = WORKLOADS[i].args(graph[set].args);
-      int quiet = quiet_begin();
+      int quiet = test_quiet_begin();
       ok = ok && call_once(&graph[set], false) != NULL; /* traced now, with these passes */
-      quiet_end(quiet);
+      test_quiet_end(quiet);
     }
     ts_set_passes(saved);
     double t[3];
     timed_call runs[3] = { { &graph[NONE], true }, { &graph[NONE], false }, { &graph[ALL], false } };
     void *calls[3] = { &runs[0], &runs[1], &runs[2] };
-    int quiet = quiet_begin();
+    int quiet = test_quiet_begin();
     ok = ok && median_round(timed_batch, calls, 3, w->iters, t);
-    quiet_end(quiet);
+    test_quiet_end(quiet);
     if (!ok) {
       row_error(w->label);
       ts_scope_end(scope);
