@@ -318,12 +318,7 @@ out:
 
 int cli_debug(int argc, char **argv)
 {
-  cli_options o;
-  int ret = cli_options_parse(&o, CLI_DEBUG, argc, argv);
-  if (ret == 0)
-    ret = o.help ? cli_show_help() : debug(&o);
-  cli_options_clear(&o);
-  return ret;
+  return cli_command_main(CLI_DEBUG, argc, argv, debug);
 }
 
 /* ---- health ------------------------------------------------------------------------------ */
@@ -382,10 +377,5 @@ static int health(const cli_options *o)
 
 int cli_health(int argc, char **argv)
 {
-  cli_options o;
-  int ret = cli_options_parse(&o, CLI_HEALTH, argc, argv);
-  if (ret == 0)
-    ret = o.help ? cli_show_help() : health(&o);
-  cli_options_clear(&o);
-  return ret;
+  return cli_command_main(CLI_HEALTH, argc, argv, health);
 }

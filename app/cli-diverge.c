@@ -75,10 +75,5 @@ out:
 
 int cli_diverge(int argc, char **argv)
 {
-  cli_options o;
-  int ret = cli_options_parse(&o, CLI_DIVERGE, argc, argv);
-  if (ret == 0)
-    ret = o.help ? cli_show_help() : diverge(&o);
-  cli_options_clear(&o);
-  return ret;
+  return cli_command_main(CLI_DIVERGE, argc, argv, diverge);
 }

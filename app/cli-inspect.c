@@ -161,12 +161,7 @@ static int inspect(const cli_options *o)
 
 static int inspect_command(cli_command command, int argc, char **argv)
 {
-  cli_options o;
-  int ret = cli_options_parse(&o, command, argc, argv);
-  if (ret == 0)
-    ret = o.help ? cli_show_help() : inspect(&o);
-  cli_options_clear(&o);
-  return ret;
+  return cli_command_main(command, argc, argv, inspect);
 }
 
 int cli_signatures(int argc, char **argv)

@@ -566,3 +566,13 @@ int cli_check_arity(const ts_function *fn, int n_args, const char *given_with)
   g_string_free(params, TRUE);
   return ret;
 }
+
+int cli_command_main(cli_command command, int argc, char **argv, int (*body)(const cli_options *o))
+{
+  cli_options o;
+  int ret = cli_options_parse(&o, command, argc, argv);
+  if (ret == 0)
+    ret = o.help ? cli_show_help() : body(&o);
+  cli_options_clear(&o);
+  return ret;
+}

@@ -209,10 +209,5 @@ out:
 
 int cli_profile(int argc, char **argv)
 {
-  cli_options o;
-  int ret = cli_options_parse(&o, CLI_PROFILE, argc, argv);
-  if (ret == 0)
-    ret = o.help ? cli_show_help() : profile(&o);
-  cli_options_clear(&o);
-  return ret;
+  return cli_command_main(CLI_PROFILE, argc, argv, profile);
 }

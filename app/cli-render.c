@@ -132,10 +132,5 @@ static int render(const cli_options *o)
 
 int cli_render(int argc, char **argv)
 {
-  cli_options o;
-  int ret = cli_options_parse(&o, CLI_RENDER, argc, argv);
-  if (ret == 0)
-    ret = o.help ? cli_show_help() : render(&o);
-  cli_options_clear(&o);
-  return ret;
+  return cli_command_main(CLI_RENDER, argc, argv, render);
 }

@@ -96,7 +96,7 @@ static int call_all(const cli_options *o, ts_function *fn, const cli_args *calls
   return EXIT_SUCCESS;
 }
 
-static int run(const cli_options *o)
+static int run_here(const cli_options *o)
 {
   int n_calls = o->calls->len > 0 ? (int)o->calls->len : 1;
   cli_args *calls = g_new0(cli_args, n_calls);
@@ -149,12 +149,13 @@ out:
   return ret;
 }
 
+/* In this process, or (--isolate) through a worker. */
+static int run(const cli_options *o)
+{
+  return o->isolate ? cli_run_isolated(o) : run_here(o);
+}
+
 int cli_run(int argc, char **argv)
 {
-  cli_options o;
-  int ret = cli_options_parse(&o, CLI_RUN, argc, argv);
-  if (ret == 0)
-    ret = o.help ? cli_show_help() : o.isolate ? cli_run_isolated(&o) : run(&o);
-  cli_options_clear(&o);
-  return ret;
+  return cli_command_main(CLI_RUN, argc, argv, run);
 }

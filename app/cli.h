@@ -72,6 +72,9 @@ typedef struct cli_options {
  * a usage error (already printed).  Free with cli_options_clear. */
 int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv);
 void cli_options_clear(cli_options *o);
+/* A command's whole life: parses its options, then shows the help or
+ * runs body; the exit status. */
+int cli_command_main(cli_command command, int argc, char **argv, int (*body)(const cli_options *o));
 
 /* The arguments of one call, parsed in the current scope. */
 typedef struct cli_args {
