@@ -159,17 +159,12 @@ static int inspect(const cli_options *o)
   return ret;
 }
 
-static int inspect_command(cli_command command, int argc, char **argv)
-{
-  return cli_command_main(command, argc, argv, inspect);
-}
-
 int cli_signatures(int argc, char **argv)
 {
-  return inspect_command(CLI_SIGNATURES, argc, argv);
+  return cli_command_main(CLI_SIGNATURES, argc, argv, inspect);
 }
 
 int cli_graph(int argc, char **argv)
 {
-  return inspect_command(CLI_GRAPH, argc, argv);
+  return cli_command_main(CLI_GRAPH, argc, argv, inspect);
 }
