@@ -11,18 +11,12 @@
 #include <string.h>
 #include <tracescope.h>
 
+#include "test-errors.h"
 #include "test-quiet.h"
 
 /* Node fields by position (docs/graph-format.md). */
 enum { F_NAME, F_OP, F_SCOPE, F_LOC, F_INPUTS, F_CONTROL, F_OUTPUTS, F_ATTRS, F_VALUE,
        F_SUBGRAPHS };
-
-static void assert_no_error(void)
-{
-  const ts_error *e = ts_error_peek();
-  if (e)
-    g_error("unexpected error: %s", e->message);
-}
 
 /* A seed export's index in the module. */
 static int export_index(ts_module *m, const char *name)

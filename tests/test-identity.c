@@ -9,6 +9,7 @@
 #include <string.h>
 #include <tracescope.h>
 
+#include "test-errors.h"
 #include "test-quiet.h"
 #include <unistd.h>
 
@@ -21,13 +22,6 @@ static void on_event(const ts_event *ev, void *data)
   seen *s = data;
   if (ev->kind == TS_EVENT_OP_END)
     g_ptr_array_add(s->events, g_memdup2(&ev->op, sizeof ev->op));
-}
-
-static void assert_no_error(void)
-{
-  const ts_error *e = ts_error_peek();
-  if (e)
-    g_error("unexpected error: %s", e->message);
 }
 
 /* Every seed export with arguments that run in both modes. */

@@ -11,16 +11,10 @@
 #include <string.h>
 #include <tracescope.h>
 
+#include "test-errors.h"
 #include "kernels/kernels.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
-
-static void assert_no_error(void)
-{
-  const ts_error *e = ts_error_peek();
-  if (e)
-    g_error("unexpected error: %s", e->message);
-}
 
 /* Deterministic values in [-1, 1), different per buffer. */
 static float *filled(int64_t n, uint32_t seed)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <tracescope.h>
 
+#include "test-errors.h"
 #include "test-quiet.h"
 #include <unistd.h>
 
@@ -30,13 +31,6 @@ static void expect_error(ts_error_code code, ...)
       g_error("error message '%s' lacks '%s'", e->message, s);
   va_end(ap);
   ts_error_free(e);
-}
-
-static void assert_no_error(void)
-{
-  const ts_error *e = ts_error_peek();
-  if (e)
-    g_error("unexpected error: %s", e->message);
 }
 
 static void assert_tensor_str(ts_tensor *t, const char *expected)

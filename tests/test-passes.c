@@ -7,16 +7,10 @@
 #include <string.h>
 #include <tracescope.h>
 
+#include "test-errors.h"
 #include "test-quiet.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
-
-static void assert_no_error(void)
-{
-  const ts_error *e = ts_error_peek();
-  if (e)
-    g_error("unexpected error: %s", e->message);
-}
 
 static int count_op(const ts_graph *g, ts_op op)
 {

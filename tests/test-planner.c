@@ -10,14 +10,9 @@
 #include <string.h>
 #include <tracescope.h>
 
-/* ---- helpers ---------------------------------------------------------------- */
+#include "test-errors.h"
 
-static void assert_no_error(void)
-{
-  const ts_error *e = ts_error_peek();
-  if (e)
-    g_error("unexpected error: %s", e->message);
-}
+/* ---- helpers ---------------------------------------------------------------- */
 
 static ts_tensor *random_tensor(ts_shape shape, int seed)
 {
