@@ -18,6 +18,7 @@
 #include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define REPEATS 7
@@ -315,7 +316,18 @@ static char *json_escape(const char *s)
   return g_string_free(out, FALSE);
 }
 
-int main(void)
+/* Is w among the workloads named on the command line (all when none)? */
+static bool wanted(const peer_workload *w, int argc, char **argv)
+{
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], w->key) == 0)
+      return true;
+  return argc < 2;
+}
+
+/* tracescope-bench-peers [WORKLOAD...]: all workloads, or those named
+ * (dense64, conv, ...: a profiler's run of one). */
+int main(int argc, char **argv)
 {
   ts_module *seeds = ts_module_open("seeds");
   if (!seeds) {
@@ -332,8 +344,13 @@ int main(void)
     g_snprintf(count, sizeof count, "%d", threads);
   printf("{\n  \"threads\": %s,\n", count);
   printf("  \"workloads\": {\n");
+  int last = -1;
   for (int i = 0; i < PEER_N_WORKLOADS; i++)
-    bench_workload(seeds, &PEER_WORKLOADS[i], i == PEER_N_WORKLOADS - 1);
+    if (wanted(&PEER_WORKLOADS[i], argc, argv))
+      last = i;
+  for (int i = 0; i <= last; i++)
+    if (wanted(&PEER_WORKLOADS[i], argc, argv))
+      bench_workload(seeds, &PEER_WORKLOADS[i], i == last);
   printf("  },\n");
   bench_trace_plan();
   /* after the workloads: the engine has met (and chosen a kernel for) their shapes */
