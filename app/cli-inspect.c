@@ -114,7 +114,9 @@ static void print_optimized(const cli_options *o, const ts_concrete *cf)
   ts_memory_plan plan;
   char *line = ts_concrete_memory_plan(cf, &plan) ? ts_memory_plan_describe(&plan)
                                                   : strdup("plan: at the first call (unknown dims)");
-  fprintf(dot ? stderr : stdout, "%s\n%s", line, ts_concrete_pass_summary(cf));
+  char *schedule = ts_concrete_schedule_describe(cf);
+  fprintf(dot ? stderr : stdout, "%s\n%s\n%s", line, schedule, ts_concrete_pass_summary(cf));
+  free(schedule);
   free(line);
   g_string_free(notes, TRUE);
   free(text);

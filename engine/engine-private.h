@@ -294,6 +294,8 @@ ts_tensor *ts__dispatch1(ts_loc loc, ts_op op, ts_tensor *const *in, int n_in,
                          const ts_attr *attrs);
 
 /* Records an op error (unless one is pending): "Op: detail" at loc. */
+/* Makes e (taken on another thread: ts_error_take) this thread's error. */
+void ts__error_put(ts_error *e);
 void ts__op_fail(ts_loc loc, const ts_op_def *def, ts_error_code code, const char *fmt, ...)
   __attribute__((format(printf, 4, 5)));
 #define ts__infer_fail(c, code, ...) (ts__op_fail((c)->loc, (c)->def, (code), __VA_ARGS__), false)

@@ -60,6 +60,13 @@ void ts_error_clear(void)
   ts_error_free(ts_error_take());
 }
 
+void ts__error_put(ts_error *e)
+{
+  ts_context *c = ts__context();
+  ts_error_free(c->error);
+  c->error = e;
+}
+
 static char *dup_or_null(const char *s)
 {
   return s ? strdup(s) : NULL;

@@ -884,6 +884,21 @@ typedef struct ts_memory_plan {
 TS_API bool ts_concrete_memory_plan(const ts_concrete *cf, ts_memory_plan *plan);
 /* "plan: 12 buffers (3 in place), peak 1.2 MB, 3.4 MB saved by reuse".  Owned (free()). */
 TS_API char *ts_memory_plan_describe(const ts_memory_plan *plan);
+/* How a call of cf runs its graph's ops (top level): one after another,
+ * but for groups of independent heavy ops that run at once on the
+ * engine's threads (inter-op parallelism; docs/passes.md).  A group runs
+ * its ops one by one while a listener, observer or op handler watches the
+ * calling thread, or with one thread. */
+typedef struct ts_schedule {
+  int n_ops;        /* ops a call runs */
+  int n_groups;     /* groups of ops run at once */
+  int n_grouped;    /* ops in those groups */
+  int64_t n_shared; /* grouped ops run so far on another thread than their call's */
+} ts_schedule;
+/* false + error on a bad argument. */
+TS_API bool ts_concrete_schedule(const ts_concrete *cf, ts_schedule *schedule);
+/* "schedule: 9 ops; at once: a/MatMul, b/MatMul".  Owned (free()). */
+TS_API char *ts_concrete_schedule_describe(const ts_concrete *cf);
 /* A debugging switch for tests: overwrite every arena buffer with NaN
  * bytes (0xff) when its value dies, so a read after its last use shows. */
 TS_API void ts_memory_plan_set_poison(bool poison);

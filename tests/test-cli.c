@@ -873,12 +873,13 @@ static void test_check_eagerly(void)
 }
 
 /* graph --passes: the graph after them, what fused nodes stand for, its
- * memory plan, one line per pass; a bad list is a usage error naming the pass. */
+ * memory plan and schedule, one line per pass; a bad list is a usage error naming the pass. */
 static void test_graph_passes(void)
 {
   cli_result r = cli("graph", "seeds", "lstm_fn", "--passes", "all", NULL);
   g_assert_cmpint(r.status, ==, 0);
-  g_assert_nonnull(strstr(r.out, "\nplan: 7 buffers (1 in place), peak 3.6 kB, 2.9 kB saved by reuse\n"));
+  g_assert_nonnull(strstr(r.out, "\nplan: 7 buffers (1 in place), peak 3.6 kB, 2.9 kB saved by reuse\n"
+                                 "schedule: 11 ops, one at a time\n"));
   g_assert_nonnull(strstr(r.out, "= FusedElementwise("));
   g_assert_nonnull(strstr(r.out, ": fused from Sigmoid, Sigmoid, Sigmoid, Tanh, Mul, Mul, Add, Tanh, Mul"));
   g_assert_true(g_str_has_suffix(r.out, "fold: folded 0 nodes into 0 constants\n"

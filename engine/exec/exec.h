@@ -28,6 +28,10 @@ const char *ts__executable_summary(const ts_executable *e);
 
 /* The planned memory of e's graph (top level); false while none is made. */
 bool ts__executable_memory_plan(const ts_executable *e, ts_memory_plan *out);
+/* Its schedule (top level): groups of ops run at once; and as a line
+ * ("schedule: 9 ops; at once: a/MatMul, b/MatMul"), owned (free()). */
+void ts__executable_schedule(const ts_executable *e, ts_schedule *out);
+char *ts__executable_schedule_describe(const ts_executable *e);
 
 /* ---- memory planner (planner.c) -----------------------------------------------------
  * Places the values a run makes in one arena by liveness; the executor
@@ -35,14 +39,18 @@ bool ts__executable_memory_plan(const ts_executable *e, ts_memory_plan *out);
 
 /* What the executor's plan says about values: steps run in order, each
  * making values step_first[s] .. + step_n[s]; the run releases
- * rel_values[rel_start[s] .. rel_start[s + 1]) after step s.  Borrowed:
- * must outlive the planner. */
+ * rel_values[rel_start[s] .. rel_start[s + 1]) after step s.  Steps
+ * s .. group_end[s] - 1 run at once when group_end[s] > 0 (nothing is
+ * released inside a group, only after its last step); max_group: the
+ * largest group.  Borrowed: must outlive the planner. */
 typedef struct ts_exec_layout {
   int n_steps, n_values;
   const int *steps;      /* node ids */
   const int *offset;     /* per node id: its first value */
   const int *step_first, *step_n;
   const int *rel_start, *rel_values;
+  const int *group_end;
+  int max_group;
 } ts_exec_layout;
 
 typedef struct ts_planner ts_planner;
@@ -60,15 +68,25 @@ bool ts__planner_stats(ts_planner *p, ts_memory_plan *out);
 ts_arena *ts__planner_take(ts_planner *p);
 /* Back after the run; re-plans when ok and the run's sizes were not the plan's. */
 void ts__planner_give(ts_planner *p, ts_arena *a, bool ok);
-/* The run's value slots and step scope, kept with the arena. */
+/* The run's value slots, kept with the arena. */
 ts_tensor **ts__arena_values(ts_arena *a);
-ts_scope *ts__arena_scope(ts_arena *a);
 /* The planned outputs of the step making values first_value .. + n, for
- * the context's `planned`; NULL when the arena has no plan. */
-ts_planned *ts__arena_step(ts_arena *a, int first_value, int n);
+ * the context's `planned`; NULL when the arena has no plan.  slot: which
+ * of a group's steps (0 .. max_group - 1; 0 outside groups), each running
+ * at once on a thread of its own with its own scope. */
+ts_planned *ts__arena_step(ts_arena *a, int slot, int first_value, int n);
+/* The scope a step of that slot runs in (what its kernel makes). */
+ts_scope *ts__arena_scope(ts_arena *a, int slot);
 /* Releases the run's reference t on value v: a tensor in the arena that
  * someone else still holds gets a buffer of its own first. */
 void ts__arena_release(ts_arena *a, int v, ts_tensor *t);
+
+/* ---- inter-op parallelism (schedule.c) --------------------------------------------------
+ * Reorders steps (node ids in a topological order) so that independent
+ * heavy steps sit together, and marks them: group_end[s] > 0 for the
+ * first step of a group [s, group_end[s]) to run at once, 0 for the
+ * others.  Returns how many groups (the order is left as it was when 0). */
+int ts__schedule(const ts_graph *g, int *steps, int n_steps, int *group_end);
 
 /* ---- passes (docs/passes.md) ------------------------------------------------------------
  * Each pass builds a new graph from an old one with the rewrite API, so

@@ -1,17 +1,30 @@
 /* executable.c — runs an optimized graph (the passes chosen when it is
  * made rewrote it: passes.c): a plan of its nodes in creation
  * order, which is topological (the graph holds only what the outputs and
- * the stateful ops need: the passes dropped the rest).  Each value is
- * released after its last use (a view's input after the view's), and the
- * values a run makes and reads live in the memory planner's arena
- * (planner.c), so a repeat call allocates only its outputs. */
+ * the stateful ops need: the passes dropped the rest), but for groups of
+ * independent heavy ops put together to run at once (schedule.c).  Each
+ * value is released after its last use (a view's input after the view's;
+ * in a group, after the group), and the values a run makes and reads live
+ * in the memory planner's arena (planner.c), so a repeat call allocates
+ * only its outputs.
+ *
+ * A group runs on the engine's pool, a step per item, each on the thread
+ * that claims it with a scope and planned outputs of its own.  Only when
+ * nothing watches op by op on this thread (listeners, an observer, op
+ * handlers, a watch) and the ops run on the CPU: what those see and do is
+ * this thread's, so with them the group's steps run here, one by one. */
 #include "exec.h"
 
+#include <pthread.h>
 #include <stdlib.h>
+
+#define MAX_GROUP 64 /* steps a group runs at once, at most (a bigger level makes several) */
 
 typedef struct plan {
   int n_steps;
-  int *steps;          /* node ids to run, ascending (not Const/VarHandle) */
+  int *steps;          /* node ids to run, topological (not Const/VarHandle) */
+  int *group_end;      /* per step: a group [s, group_end[s]) starts here, else 0 */
+  int n_groups, n_grouped, max_group;
   int *offset;         /* per node id: its first output's slot in the value array */
   int n_values;
   int *step_first, *step_n; /* per step: its node's values */
@@ -27,7 +40,15 @@ struct ts_executable {
   ts_planner *planner;
   ts_executable ***subs; /* per node id: executables of its subgraphs, or NULL */
   char *summary;         /* the passes' (top level only) */
+  int64_t n_shared;      /* atomic: group steps run on another thread than their call's */
 };
+
+/* The step after whose end values used by step s are released: the last
+ * of its group, or s. */
+static int release_step(const plan *p, const int *group_of, int s)
+{
+  return group_of[s] >= 0 ? p->group_end[group_of[s]] - 1 : s;
+}
 
 /* When the run releases each value: after its last use, extended to the
  * last use of views of it (they share its storage; ops before their
@@ -37,6 +58,12 @@ static void plan_releases(const ts_graph *g, plan *p)
 {
   int nv = p->n_values ? p->n_values : 1;
   int *last_use = g_new(int, nv);
+  int *group_of = g_new(int, p->n_steps ? p->n_steps : 1); /* per step: its group's first step, or -1 */
+  for (int s = 0, start = -1; s < p->n_steps; s++) {
+    if (p->group_end[s])
+      start = s;
+    group_of[s] = start >= 0 && s < p->group_end[start] ? start : -1;
+  }
   for (int v = 0; v < p->n_values; v++)
     last_use[v] = -1;
   p->step_first = g_new(int, p->n_steps ? p->n_steps : 1);
@@ -45,13 +72,15 @@ static void plan_releases(const ts_graph *g, plan *p)
     const ts_node *node = ts__graph_node(g, p->steps[s]);
     p->step_first[s] = p->offset[node->id];
     p->step_n[s] = node->n_outputs;
-    for (int i = 0; i < node->n_outputs; i++)
-      last_use[p->step_first[s] + i] = s; /* never read: released right after its step */
+    for (int i = 0; i < node->n_outputs; i++) /* never read: released right after its step */
+      last_use[p->step_first[s] + i] = release_step(p, group_of, s);
   }
   for (int s = 0; s < p->n_steps; s++) {
     const ts_node *node = ts__graph_node(g, p->steps[s]);
-    for (int i = 0; i < node->n_inputs; i++)
-      last_use[p->offset[node->inputs[i].node] + node->inputs[i].index] = s;
+    for (int i = 0; i < node->n_inputs; i++) {
+      int *last = &last_use[p->offset[node->inputs[i].node] + node->inputs[i].index];
+      *last = MAX(*last, release_step(p, group_of, s));
+    }
   }
   for (guint i = 0; i < g->outputs->len; i++) {
     ts_port port = g_array_index(g->outputs, ts_port, i);
@@ -78,6 +107,29 @@ static void plan_releases(const ts_graph *g, plan *p)
     if (last_use[v] >= 0 && last_use[v] < p->n_steps)
       p->rel_values[p->rel_start[last_use[v] + 1]++] = v;
   g_free(last_use);
+  g_free(group_of);
+}
+
+/* Groups of independent heavy steps (schedule.c), at most MAX_GROUP each. */
+static void plan_groups(const ts_graph *g, plan *p)
+{
+  p->group_end = g_new0(int, p->n_steps ? p->n_steps : 1);
+  ts__schedule(g, p->steps, p->n_steps, p->group_end);
+  for (int s = 0; s < p->n_steps; s++) {
+    int end = p->group_end[s];
+    if (!end)
+      continue;
+    for (int from = s; from < end; from += MAX_GROUP) {
+      int to = MIN(end, from + MAX_GROUP);
+      p->group_end[from] = to - from >= 2 ? to : 0;
+      if (to - from >= 2) {
+        p->n_groups++;
+        p->n_grouped += to - from;
+        p->max_group = MAX(p->max_group, to - from);
+      }
+    }
+    s = end - 1;
+  }
 }
 
 static ts_executable *executable_plan(ts_graph *g, bool owns)
@@ -107,11 +159,12 @@ static ts_executable *executable_plan(ts_graph *g, bool owns)
         e->subs[id][s] = executable_plan(node->subgraphs[s], false);
     }
   }
+  plan_groups(g, p);
   plan_releases(g, p);
   ts_exec_layout layout = {
     .n_steps = p->n_steps, .n_values = p->n_values, .steps = p->steps, .offset = p->offset,
     .step_first = p->step_first, .step_n = p->step_n, .rel_start = p->rel_start,
-    .rel_values = p->rel_values,
+    .rel_values = p->rel_values, .group_end = p->group_end, .max_group = p->max_group,
   };
   e->planner = ts__planner_new(g, &layout);
   ts__planner_plan_static(e->planner);
@@ -151,6 +204,7 @@ void ts__executable_free(ts_executable *e)
     ts_tensor_unref(p->preset[v]);
   g_free(p->preset);
   g_free(p->steps);
+  g_free(p->group_end);
   g_free(p->offset);
   g_free(p->step_first);
   g_free(p->step_n);
@@ -227,6 +281,70 @@ static bool run_step(const ts_executable *e, const ts_node *node, ts_tensor **va
   return n >= 0;
 }
 
+/* ---- groups ------------------------------------------------------------------------ */
+
+/* May this thread's ops run on other threads?  Not while anything sees or
+ * changes them op by op here (see the top of the file). */
+static bool may_share(void)
+{
+  const ts_context *c = ts__context();
+  return ts__pool_width() > 1 && !c->observer && !c->op_watch && !c->handlers && !c->device &&
+         !c->mute && !__atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED);
+}
+
+typedef struct group_run {
+  ts_executable *e;
+  ts_arena *arena;
+  ts_tensor **values;
+  ts_tensor *const *inputs;
+  int first;
+  const ts_node *parent;
+  uint64_t parent_seq;
+  pthread_t caller;
+  bool ok[MAX_GROUP];
+  ts_error *error[MAX_GROUP]; /* what a failed step set, on its thread */
+} group_run;
+
+static bool run_step(const ts_executable *e, const ts_node *node, ts_tensor **values,
+                     ts_tensor *const *inputs, ts_scope *scope, ts_planned *planned,
+                     ts_tensor **out, const ts_node *parent, uint64_t parent_seq);
+
+static void group_item(void *ctx, int64_t i)
+{
+  group_run *r = ctx;
+  const plan *p = &r->e->plan;
+  int s = r->first + (int)i, base = p->step_first[s];
+  const ts_node *node = ts__graph_node(r->e->graph, p->steps[s]);
+  r->ok[i] = run_step(r->e, node, r->values, r->inputs, ts__arena_scope(r->arena, (int)i),
+                      ts__arena_step(r->arena, (int)i, base, p->step_n[s]), &r->values[base],
+                      r->parent, r->parent_seq);
+  if (!r->ok[i])
+    r->error[i] = ts_error_take();
+  if (!pthread_equal(pthread_self(), r->caller))
+    __atomic_add_fetch(&r->e->n_shared, 1, __ATOMIC_RELAXED);
+}
+
+/* Runs the group of steps [first, end) at once; the first failure's error
+ * (in step order) is this thread's. */
+static bool run_group(const ts_executable *e, ts_arena *arena, ts_tensor **values,
+                      ts_tensor *const *inputs, int first, int end, const ts_node *parent,
+                      uint64_t parent_seq)
+{
+  group_run r = { .e = (ts_executable *)e, .arena = arena, .values = values, .inputs = inputs,
+                  .first = first, .parent = parent, .parent_seq = parent_seq,
+                  .caller = pthread_self() };
+  ts__parallel_for(end - first, group_item, &r);
+  bool ok = true;
+  for (int i = 0; i < end - first; i++) {
+    if (!r.ok[i] && ok)
+      ts__error_put(r.error[i]);
+    else
+      ts_error_free(r.error[i]);
+    ok = ok && r.ok[i];
+  }
+  return ok;
+}
+
 bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_inputs,
                         ts_tensor **outputs, const ts_node *parent, uint64_t parent_seq)
 {
@@ -245,13 +363,18 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
   ts_tensor **values = ts__arena_values(arena);
   for (int v = 0; v < p->n_values; v++)
     values[v] = ts_tensor_ref(p->preset[v]);
-  ts_scope *step_scope = ts__arena_scope(arena);
-  bool ok = true;
+  ts_scope *step_scope = ts__arena_scope(arena, 0);
+  bool ok = true, share = p->n_groups && may_share();
   for (int s = 0; s < p->n_steps && ok; s++) {
-    const ts_node *node = ts__graph_node(g, p->steps[s]);
-    int base = p->step_first[s];
-    ok = run_step(e, node, values, inputs, step_scope, ts__arena_step(arena, base, p->step_n[s]),
-                  &values[base], parent, parent_seq);
+    if (share && p->group_end[s]) {
+      ok = run_group(e, arena, values, inputs, s, p->group_end[s], parent, parent_seq);
+      s = p->group_end[s] - 1; /* nothing to release before the group's last step */
+    } else {
+      const ts_node *node = ts__graph_node(g, p->steps[s]);
+      int base = p->step_first[s];
+      ok = run_step(e, node, values, inputs, step_scope,
+                    ts__arena_step(arena, 0, base, p->step_n[s]), &values[base], parent, parent_seq);
+    }
     for (int r = p->rel_start[s]; r < p->rel_start[s + 1]; r++) {
       int v = p->rel_values[r];
       ts__arena_release(arena, v, values[v]);
@@ -276,4 +399,28 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
 bool ts__executable_memory_plan(const ts_executable *e, ts_memory_plan *out)
 {
   return ts__planner_stats(e->planner, out);
+}
+
+void ts__executable_schedule(const ts_executable *e, ts_schedule *out)
+{
+  const plan *p = &e->plan;
+  *out = (ts_schedule){ p->n_steps, p->n_groups, p->n_grouped,
+                        __atomic_load_n(&e->n_shared, __ATOMIC_RELAXED) };
+}
+
+char *ts__executable_schedule_describe(const ts_executable *e)
+{
+  const plan *p = &e->plan;
+  GString *s = g_string_new(NULL);
+  g_string_append_printf(s, "schedule: %d op%s", p->n_steps, p->n_steps == 1 ? "" : "s");
+  if (!p->n_groups)
+    g_string_append(s, ", one at a time");
+  for (int i = 0; i < p->n_steps; i++) {
+    if (!p->group_end[i])
+      continue;
+    g_string_append(s, "; at once: ");
+    for (int j = i; j < p->group_end[i]; j++)
+      g_string_append_printf(s, "%s%s", j > i ? ", " : "", ts__graph_node(e->graph, p->steps[j])->name);
+  }
+  return g_string_free(s, FALSE);
 }

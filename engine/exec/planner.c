@@ -95,13 +95,14 @@ struct ts_arena {
   int64_t *seen;         /* per value: its bytes in this run */
   bool mismatch;         /* a value's size was not the plan's */
   ts_tensor **values;    /* the run's value slots */
-  ts_scope *scope;       /* the run's step scope */
-  planned_step step;
+  ts_scope **scopes;     /* per slot (a step, or each of a group's at once): its scope */
+  planned_step *steps;   /* per slot: what its step is handed */
 };
 
 struct ts_planner {
   pthread_mutex_t lock;  /* pthread: ThreadSanitizer sees it (Makefile) */
   int n_values, n_steps;
+  int slots;             /* steps that run at once, at most */
   bool *plannable;       /* per value: may live in the arena */
   bool *view;            /* per value: a view the run makes and drops (its header is the arena's) */
   int *inplace_src;      /* per value: the input whose buffer it may take, or -1 */
@@ -151,6 +152,7 @@ ts_planner *ts__planner_new(const ts_graph *g, const ts_exec_layout *l)
   p->step_n = l->step_n;
   p->rel_start = l->rel_start;
   p->rel_values = l->rel_values;
+  p->slots = MAX(l->max_group, 1);
   int nv = MAX(l->n_values, 1);
   p->plannable = g_new0(bool, nv);
   p->view = g_new0(bool, nv);
@@ -176,6 +178,7 @@ ts_planner *ts__planner_new(const ts_graph *g, const ts_exec_layout *l)
         escapes[in] = true;
     }
   }
+  int group_end = 0; /* the group step s is in ends before this step */
   for (int s = 0; s < l->n_steps; s++) {
     const ts_node *n = ts__graph_node(g, l->steps[s]);
     const ts_op_def *def = ts__op_def(n->op);
@@ -191,9 +194,13 @@ ts_planner *ts__planner_new(const ts_graph *g, const ts_exec_layout *l)
                    n->outputs[i].dtype != TS_STRING && n->outputs[i].dtype != TS_VARIANT;
     }
     /* In place: an elementwise op's output over an input of the same
-     * (static) dtype and shape that is released right after it. */
+     * (static) dtype and shape that is released right after it; never in
+     * a group (its inputs are released after the group, and the others
+     * may read them meanwhile). */
+    if (l->group_end[s] > 0)
+      group_end = l->group_end[s];
     int out = l->step_first[s];
-    if (!ELEMENTWISE[n->op] || n->n_outputs != 1 || !p->plannable[out])
+    if (!ELEMENTWISE[n->op] || n->n_outputs != 1 || !p->plannable[out] || s < group_end)
       continue;
     for (int i = 0; i < n->n_inputs && p->inplace_src[out] < 0; i++) {
       int in = l->offset[n->inputs[i].node] + n->inputs[i].index;
@@ -372,7 +379,10 @@ static void arena_free(ts_arena *a)
   g_free(a->hdr);
   g_free(a->seen);
   g_free(a->values);
-  ts__scope_free(a->scope);
+  for (int i = 0; i < p->slots; i++)
+    ts__scope_free(a->scopes[i]);
+  g_free(a->scopes);
+  g_free(a->steps);
   g_free(a);
 }
 
@@ -389,8 +399,12 @@ static ts_arena *arena_new(ts_planner *p, mem_plan *m)
   a->seen = g_new(int64_t, nv);
   a->values = g_new0(ts_tensor *, nv);
   a->hdr = g_new0(ts_tensor *, nv);
-  a->scope = ts__scope_new();
-  a->step = (planned_step){ { planned_take, planned_view }, a, 0, 0 };
+  a->scopes = g_new(ts_scope *, p->slots);
+  a->steps = g_new(planned_step, p->slots);
+  for (int i = 0; i < p->slots; i++) {
+    a->scopes[i] = ts__scope_new();
+    a->steps[i] = (planned_step){ { planned_take, planned_view }, a, 0, 0 };
+  }
   if (!m)
     return a;
   for (int v = 0; v < p->n_values; v++)
@@ -500,18 +514,18 @@ ts_tensor **ts__arena_values(ts_arena *a)
   return a->values;
 }
 
-ts_scope *ts__arena_scope(ts_arena *a)
+ts_scope *ts__arena_scope(ts_arena *a, int slot)
 {
-  return a->scope;
+  return a->scopes[slot];
 }
 
-ts_planned *ts__arena_step(ts_arena *a, int first_value, int n)
+ts_planned *ts__arena_step(ts_arena *a, int slot, int first_value, int n)
 {
   if (!a->plan)
     return NULL;
-  a->step.first = first_value;
-  a->step.n = n;
-  return &a->step.iface;
+  a->steps[slot].first = first_value;
+  a->steps[slot].n = n;
+  return &a->steps[slot].iface;
 }
 
 /* ---- a run ------------------------------------------------------------------------- */
@@ -580,7 +594,7 @@ static ts_tensor *planned_take(ts_planned *p, int i, const ts_backend *b, const 
     return NULL;
   int64_t bytes = info_bytes(info);
   if (bytes != m->bytes[v]) {
-    a->mismatch = true;
+    __atomic_store_n(&a->mismatch, true, __ATOMIC_RELAXED); /* steps of a group at once */
     return NULL;
   }
   int src = a->owner->inplace_src[v];

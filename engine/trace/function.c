@@ -220,6 +220,19 @@ bool ts_concrete_memory_plan(const ts_concrete *cf, ts_memory_plan *plan)
   return ts__executable_memory_plan(cf->exec, plan);
 }
 
+bool ts_concrete_schedule(const ts_concrete *cf, ts_schedule *schedule)
+{
+  TS_CHECK_ARG(cf != NULL && schedule != NULL, false);
+  ts__executable_schedule(cf->exec, schedule);
+  return true;
+}
+
+char *ts_concrete_schedule_describe(const ts_concrete *cf)
+{
+  TS_CHECK_ARG(cf != NULL, NULL);
+  return ts__executable_schedule_describe(cf->exec);
+}
+
 const char *ts_concrete_signature(const ts_concrete *cf)
 {
   return cf->sig_text;

@@ -1,0 +1,207 @@
+/* test-schedule.c — inter-op parallelism (engine/exec/schedule.c): a
+ * graph's independent heavy ops run at once on the engine's threads, with
+ * the same results bit for bit as one at a time; light ops, one op far
+ * bigger than the rest, and ops with effects are left as they are; a
+ * failing op of a group fails the call with its own error. */
+#include <glib.h>
+#include <string.h>
+#include <tracescope.h>
+
+#include "test-errors.h"
+
+static ts_tensor *random_tensor(ts_shape shape, int seed)
+{
+  ts_tensor *t = ts_random_uniform(TS_F32, shape, -1, 1, seed);
+  assert_no_error();
+  return t;
+}
+
+static void assert_same_bits(ts_tensor *a, ts_tensor *b)
+{
+  assert_no_error();
+  g_assert_nonnull(a);
+  g_assert_nonnull(b);
+  g_assert_true(ts_shape_equal(ts_tensor_shape(a), ts_tensor_shape(b)));
+  g_assert_cmpmem(ts_tensor_data(a), ts_tensor_size(a) * 4, ts_tensor_data(b), ts_tensor_size(b) * 4);
+}
+
+static ts_schedule schedule_of(ts_function *fn, ts_value *args, int n)
+{
+  ts_concrete *cf = ts_function_get_concrete(fn, args, n);
+  assert_no_error();
+  ts_schedule s;
+  g_assert_true(ts_concrete_schedule(cf, &s));
+  return s;
+}
+
+static ts_tensor *call(ts_function *fn, ts_value *args, int n, int threads)
+{
+  g_assert_true(ts_set_threads(threads));
+  ts_tensor *out = ts_function_call(fn, args, n);
+  assert_no_error();
+  return out;
+}
+
+/* ---- functions ------------------------------------------------------------------ */
+
+/* Three branches of two matmuls each over one input, summed: the first
+ * matmuls of the branches are one level, their second ones the next. */
+static ts_tensor *branches(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *w = ts_arg(c, 1);
+  ts_tensor *sum = NULL;
+  for (int b = 0; b < 3; b++) {
+    ts_tensor *h = ts_relu(ts_matmul(ts_mul(x, ts_scalar_f32((float)(b + 2))), w));
+    h = ts_matmul(h, w);
+    sum = sum ? ts_add(sum, h) : h;
+  }
+  return sum;
+}
+
+/* Two independent matmuls of very different sizes. */
+static ts_tensor *lopsided(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *w = ts_arg(c, 1), *small = ts_arg(c, 2);
+  ts_tensor *big = ts_reduce_sum(ts_matmul(x, w), TS_ALL_AXES, false);
+  ts_tensor *tiny = ts_reduce_sum(ts_matmul(small, small), TS_ALL_AXES, false);
+  return ts_add(big, tiny);
+}
+
+/* A variable assigned between two reads, beside independent matmuls. */
+static ts_tensor *var_v;
+
+static ts_tensor *with_effects(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  ts_tensor *before = ts_matmul(x, ts_read(var_v));
+  ts_assign(var_v, ts_add(ts_read(var_v), ts_scalar_f32(1)));
+  ts_tensor *after = ts_matmul(x, ts_read(var_v));
+  return ts_sub(after, before);
+}
+
+/* Two heavy gathers, the second with an index out of range. */
+static ts_tensor *two_gathers(ts_call *c)
+{
+  ts_tensor *params = ts_arg(c, 0), *good = ts_arg(c, 1), *bad = ts_arg(c, 2);
+  return ts_add(ts_gather(params, good, 0), ts_gather(params, bad, 0));
+}
+
+/* ---- tests ---------------------------------------------------------------------- */
+
+static void test_branches(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("branches", branches, "x, w");
+  ts_value args[] = { TS_TENSOR_VALUE(random_tensor(TS_SHAPE(96, 128), 1)),
+                      TS_TENSOR_VALUE(random_tensor(TS_SHAPE(128, 128), 2)) };
+  ts_schedule s = schedule_of(fn, args, 2);
+  g_assert_cmpint(s.n_groups, ==, 2);
+  g_assert_cmpint(s.n_grouped, ==, 6);
+  char *text = ts_concrete_schedule_describe(ts_function_get_concrete(fn, args, 2));
+  g_assert_nonnull(strstr(text, "; at once: "));
+  g_assert_nonnull(strstr(text, "MatMul"));
+  free(text);
+
+  /* one thread: the groups' ops one by one, the reference */
+  ts_tensor *one = call(fn, args, 2, 1);
+  g_assert_cmpint(schedule_of(fn, args, 2).n_shared, ==, 0);
+  ts_run_functions_eagerly(true);
+  ts_tensor *eager = call(fn, args, 2, 1);
+  ts_run_functions_eagerly(false);
+  assert_same_bits(one, eager);
+
+  /* two threads: the same bits every call, until a group's op has run on
+   * the pool's other thread (it spins for the next job, so this comes
+   * within a few calls; the bound is only a safety net) */
+  for (int i = 0; i < 10000 && schedule_of(fn, args, 2).n_shared == 0; i++)
+    assert_same_bits(call(fn, args, 2, 2), one);
+  g_assert_cmpint(schedule_of(fn, args, 2).n_shared, >, 0);
+  assert_same_bits(call(fn, args, 2, 2), one);
+  ts_set_threads(0);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+static void test_light_and_lopsided(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("branches", branches, "x, w");
+  ts_value small[] = { TS_TENSOR_VALUE(random_tensor(TS_SHAPE(4, 8), 3)),
+                       TS_TENSOR_VALUE(random_tensor(TS_SHAPE(8, 8), 4)) };
+  g_assert_cmpint(schedule_of(fn, small, 2).n_groups, ==, 0);
+  char *text = ts_concrete_schedule_describe(ts_function_get_concrete(fn, small, 2));
+  g_assert_nonnull(strstr(text, "one at a time"));
+  free(text);
+  ts_function_free(fn);
+
+  fn = ts_function_new("lopsided", lopsided, "x, w, small");
+  ts_value args[] = { TS_TENSOR_VALUE(random_tensor(TS_SHAPE(256, 256), 5)),
+                      TS_TENSOR_VALUE(random_tensor(TS_SHAPE(256, 256), 6)),
+                      TS_TENSOR_VALUE(random_tensor(TS_SHAPE(80, 80), 7)) };
+  g_assert_cmpint(schedule_of(fn, args, 3).n_groups, ==, 0);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+static void test_effects_keep_order(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *v0 = random_tensor(TS_SHAPE(128, 128), 8);
+  var_v = ts_variable_new(v0, "v");
+  assert_no_error();
+  ts_function *fn = ts_function_new("with_effects", with_effects, "x");
+  ts_tensor *x = random_tensor(TS_SHAPE(96, 128), 9);
+  ts_value args[] = { TS_TENSOR_VALUE(x) };
+  /* after - before = x @ ones: the assign between the reads, every call */
+  ts_tensor *expected = ts_matmul(x, ts_ones(TS_F32, TS_SHAPE(128, 128)));
+  for (int k = 0; k < 4; k++) {
+    ts_tensor *got = call(fn, args, 1, 2);
+    for (int64_t i = 0; i < ts_tensor_size(expected); i++)
+      g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(got, i), ts_tensor_get_f64(expected, i), 1e-3);
+  }
+  /* the two matmuls read the variable on either side of the assign */
+  g_assert_cmpint(schedule_of(fn, args, 1).n_groups, ==, 0);
+  ts_set_threads(0);
+  ts_function_free(fn);
+  ts_tensor_unref(var_v);
+  ts_scope_end(scope);
+}
+
+static void test_failing_op(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("two_gathers", two_gathers, "params, good, bad");
+  int32_t good[2048], bad[2048];
+  for (int i = 0; i < 2048; i++)
+    good[i] = bad[i] = i % 1000;
+  bad[1500] = 1000; /* one past the end */
+  ts_value args[] = {
+    TS_TENSOR_VALUE(random_tensor(TS_SHAPE(1000, 600), 10)),
+    TS_TENSOR_VALUE(ts_constant(TS_I32, TS_SHAPE(2048), good)),
+    TS_TENSOR_VALUE(ts_constant(TS_I32, TS_SHAPE(2048), bad)),
+  };
+  g_assert_cmpint(schedule_of(fn, args, 3).n_groups, ==, 1);
+  for (int threads = 1; threads <= 2; threads++) {
+    g_assert_true(ts_set_threads(threads));
+    for (int k = 0; k < 3; k++) {
+      g_assert_null(ts_function_call(fn, args, 3));
+      expect_error_containing("1000");
+    }
+  }
+  ts_set_threads(0);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  ts_memory_plan_set_poison(true); /* a buffer reused inside a group would show */
+  g_test_add_func("/schedule/branches", test_branches);
+  g_test_add_func("/schedule/light-and-lopsided", test_light_and_lopsided);
+  g_test_add_func("/schedule/effects-keep-order", test_effects_keep_order);
+  g_test_add_func("/schedule/failing-op", test_failing_op);
+  int rc = g_test_run();
+  ts_release_all();
+  return rc;
+}
