@@ -1,8 +1,9 @@
-/* test-schedule.c — inter-op parallelism (engine/exec/schedule.c): a
- * graph's independent heavy ops run at once on the engine's threads, with
- * the same results bit for bit as one at a time; light ops, one op far
- * bigger than the rest, and ops with effects are left as they are; a
- * failing op of a group fails the call with its own error. */
+/* test-schedule.c — what a plan decides besides memory.  Inter-op
+ * parallelism (engine/exec/schedule.c): a graph's independent heavy ops
+ * run at once on the engine's threads, with the same results bit for bit
+ * as one at a time; light ops, one op far bigger than the rest, and ops
+ * with effects are left as they are; a failing op of a group fails the
+ * call with its own error.  Kernel choices: made when the plan is. */
 #include <glib.h>
 #include <string.h>
 #include <tracescope.h>
@@ -193,6 +194,45 @@ static void test_failing_op(void)
   ts_scope_end(scope);
 }
 
+/* A matmul of a shape nothing else here uses. */
+static ts_tensor *odd_matmul(ts_call *c)
+{
+  return ts_relu(ts_matmul(ts_arg(c, 0), ts_arg(c, 1)));
+}
+
+static int ops_seen;
+
+static void count_op(const ts_event *ev, void *user_data)
+{
+  ops_seen++;
+}
+
+static void test_kernels_chosen_with_plan(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("odd_matmul", odd_matmul, "x, w");
+  ts_value specs[] = { TS_SPEC_VALUE(TS_F32, TS_SHAPE(37, 53)), TS_SPEC_VALUE(TS_F32, TS_SHAPE(53, 29)) };
+  char *before = ts_kernel_choices();
+  g_assert_null(strstr(before, "matmul 37x53x29"));
+  free(before);
+  /* traced and planned, never called: the choice is made, and unseen */
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), count_op, NULL);
+  ts_function_get_concrete(fn, specs, 2);
+  ts_listener_remove(id);
+  assert_no_error();
+  g_assert_cmpint(ops_seen, ==, 0);
+  char *after = ts_kernel_choices();
+  g_assert_nonnull(strstr(after, "matmul 37x53x29: "));
+  free(after);
+  /* a pending error is the caller's: planning neither clears nor replaces it */
+  ts_error_set(TS_ERR_INVALID_ARGUMENT, TS_HERE, NULL, "the caller's own");
+  ts_value other[] = { TS_SPEC_VALUE(TS_F32, TS_SHAPE(41, 53)), TS_SPEC_VALUE(TS_F32, TS_SHAPE(53, 29)) };
+  ts_function_get_concrete(fn, other, 2);
+  expect_error_containing("the caller's own");
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -201,6 +241,7 @@ int main(int argc, char **argv)
   g_test_add_func("/schedule/light-and-lopsided", test_light_and_lopsided);
   g_test_add_func("/schedule/effects-keep-order", test_effects_keep_order);
   g_test_add_func("/schedule/failing-op", test_failing_op);
+  g_test_add_func("/schedule/kernels-chosen-with-plan", test_kernels_chosen_with_plan);
   int rc = g_test_run();
   ts_release_all();
   return rc;

@@ -170,7 +170,7 @@ def main():
     print(f"  CPU: {first.get('cpu', cpu)}, {os.cpu_count()} cores")
     print(f"  BLAS: {first.get('blas', 'OpenBLAS core ' + first.get('openblas_core', '?'))}")
     if first.get("kernels"):
-        print("  Kernels the engine chose (at 1 thread, by timing each candidate on the first call of a shape):")
+        print("  Kernels the engine chose (at 1 thread, by timing each candidate when a plan meets a shape):")
         for line in first["kernels"]:
             print(f"    {line}")
     print(f"  PyTorch: {res.torch['torch'] if res.torch else 'missing'};"

@@ -14,11 +14,13 @@
  * handlers, a watch) and the ops run on the CPU: what those see and do is
  * this thread's, so with them the group's steps run here, one by one. */
 #include "exec.h"
+#include "../kernels/kernels.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 
 #define MAX_GROUP 64 /* steps a group runs at once, at most (a bigger level makes several) */
+#define MAX_TUNE_ELEMS (1 << 24) /* a kernel choice at plan time: operands of this many elements, at most */
 
 typedef struct plan {
   int n_steps;
@@ -132,6 +134,51 @@ static void plan_groups(const ts_graph *g, plan *p)
   }
 }
 
+/* Ops whose kernel is chosen per shape by timing (kernels/tune.c). */
+static bool tuned_op(ts_op op)
+{
+  return op == TS_OP_MATMUL || op == TS_OP_FUSED_MATMUL || op == TS_OP_CONV2D ||
+         op == TS_OP_FUSED_CONV2D;
+}
+
+/* Makes the kernel choices of g's f32 GEMMs and convolutions of static
+ * shapes now, with the plan, rather than on their first call: each runs
+ * once on zeros of its shapes, unseen by listeners, and only a shape the
+ * tuner has not met yet costs more than a lookup.  A failing op is left
+ * to fail when it runs. */
+static void choose_kernels(const ts_graph *g, const plan *p)
+{
+  ts_context *c = ts__context();
+  if (c->error)
+    return; /* the caller's, to keep */
+  for (int s = 0; s < p->n_steps; s++) {
+    const ts_node *n = ts__graph_node(g, p->steps[s]);
+    if (!tuned_op(n->op) || n->n_outputs != 1 || n->outputs[0].dtype != TS_F32)
+      continue;
+    ts_scope *scope = ts_scope_begin();
+    ts_tensor *in[TS_MAX_INPUTS];
+    bool known = true;
+    for (int i = 0; i < n->n_inputs && known; i++) {
+      const ts_info *info = &ts__graph_node(g, n->inputs[i].node)->outputs[n->inputs[i].index];
+      int64_t elems;
+      known = info->shape.rank >= 0 && ts__shape_product(info->shape.dim, info->shape.rank, &elems) &&
+              elems >= 0 && elems <= MAX_TUNE_ELEMS &&
+              (in[i] = ts_tensor_new(info->dtype, info->shape)) != NULL;
+    }
+    if (known) {
+      ts_op_call call = { n->loc, ts__op_def(n->op), in, n->n_inputs, n->attrs };
+      ts_tensor *out[TS_MAX_OUTPUTS];
+      c->mute++;
+      ts__tune_only = true;
+      ts__execute(&call, NULL, out);
+      ts__tune_only = false;
+      c->mute--;
+    }
+    ts_error_clear();
+    ts_scope_end(scope);
+  }
+}
+
 static ts_executable *executable_plan(ts_graph *g, bool owns)
 {
   ts_executable *e = g_new0(ts_executable, 1);
@@ -168,6 +215,7 @@ static ts_executable *executable_plan(ts_graph *g, bool owns)
   };
   e->planner = ts__planner_new(g, &layout);
   ts__planner_plan_static(e->planner);
+  choose_kernels(g, p);
   return e;
 }
 

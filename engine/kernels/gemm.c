@@ -218,15 +218,13 @@ void ts__gemm_f32(const ts_gemm *g)
   static const ts_tune_fn cands[] = { own_f32, blas_f32 };
   if (last_mm.pick >= 0 && last_mm.m == g->m && last_mm.n == g->n && last_mm.k == g->k &&
       last_mm.ta == g->ta && last_mm.tb == g->tb) {
-    cands[last_mm.pick](g);
+    if (!ts__tune_only)
+      cands[last_mm.pick](g);
     return;
   }
-  if (!ts__blas_available()) {
-    own_f32(g);
-    return;
-  }
-  if (g->m * g->n * g->k > OWN_MAX_MACS) {
-    blas_f32(g);
+  if (!ts__blas_available() || g->m * g->n * g->k > OWN_MAX_MACS) { /* no choice to make */
+    if (!ts__tune_only)
+      (ts__blas_available() ? blas_f32 : own_f32)(g);
     return;
   }
   ts_tune_key key = { "matmul", { g->m, g->k, g->n, g->ta, g->tb } };

@@ -137,6 +137,12 @@ typedef void (*ts_tune_label_fn)(const ts_tune_key *key, char *buf, size_t size)
 int ts__tune(const ts_tune_key *key, ts_tune_label_fn label, const ts_tune_fn *cands,
              const char *const *names, int n_cands, const void *op, bool *ran);
 
+/* True on a thread while a plan makes its kernel choices (exec/executable.c
+ * runs each GEMM and convolution of static shapes once, on zeros): then
+ * ts__tune runs nothing for a key it knows (*ran true), and the drivers
+ * skip the work of a shape that has no choice to make. */
+extern _Thread_local bool ts__tune_only;
+
 /* "own avx512 8x32": our best tile kernel as the choices name it. */
 const char *ts__own_label(void);
 

@@ -5,7 +5,8 @@
  * repeats to last ~20 µs (one round when a run takes milliseconds), and
  * keeps the fastest for the rest of the process, its result left in the
  * op's output.  The first call of a shape so costs a few times the op; the
- * choice is then a hash lookup.
+ * choice is then a hash lookup.  A plan makes its choices when it is made,
+ * for the shapes it knows (ts__tune_only).
  * ts_kernel_choices() lists what was chosen and why. */
 #include "kernels.h"
 
@@ -27,6 +28,8 @@ typedef struct choice {
   const char *names[TS_TUNE_MAX];
   double ns[TS_TUNE_MAX]; /* fastest time per call */
 } choice;
+
+_Thread_local bool ts__tune_only;
 
 static GMutex lock;
 static GHashTable *choices; /* &choice->key -> choice */
@@ -93,6 +96,10 @@ int ts__tune(const ts_tune_key *key, ts_tune_label_fn label, const ts_tune_fn *c
   const choice *known = choices ? g_hash_table_lookup(choices, key) : NULL;
   int pick = known ? known->pick : -1;
   g_mutex_unlock(&lock);
+  if (pick >= 0 && ts__tune_only) {
+    *ran = true; /* nothing to choose, nothing to compute */
+    return pick;
+  }
 
   if (pick < 0) {
     choice *ch = g_new0(choice, 1);
