@@ -294,6 +294,12 @@ ts_tensor *ts__dispatch1(ts_loc loc, ts_op op, ts_tensor *const *in, int n_in,
                          const ts_attr *attrs);
 
 /* Records an op error (unless one is pending): "Op: detail" at loc. */
+/* What a read of variable var would view (ops/state.c): its storage, or
+ * NULL when var is not a variable or has no storage of its own yet (the
+ * ReadVariableOp then runs, and makes it or says what is wrong).  A
+ * reference to it holds the value read as the read's view would: an
+ * assign meanwhile moves the variable to a copy. */
+ts_tensor *ts__variable_read_storage(ts_tensor *var);
 /* Makes e (taken on another thread: ts_error_take) this thread's error. */
 void ts__error_put(ts_error *e);
 void ts__op_fail(ts_loc loc, const ts_op_def *def, ts_error_code code, const char *fmt, ...)

@@ -80,6 +80,15 @@ static ts_tensor *with_effects(ts_call *c)
   return ts_sub(after, before);
 }
 
+/* Two branches, each with a weight of its own in a variable. */
+static ts_tensor *var_a, *var_b;
+
+static ts_tensor *two_layers(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  return ts_add(ts_relu(ts_matmul(x, ts_read(var_a))), ts_relu(ts_matmul(x, ts_read(var_b))));
+}
+
 /* Two heavy gathers, the second with an index out of range. */
 static ts_tensor *two_gathers(ts_call *c)
 {
@@ -120,6 +129,33 @@ static void test_branches(void)
   assert_same_bits(call(fn, args, 2, 2), one);
   ts_set_threads(0);
   ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+/* Tracing chains the reads by control edges in program order; the
+ * branches run at once all the same, and see their variables' values. */
+static void test_variable_branches(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *a0 = random_tensor(TS_SHAPE(128, 128), 11), *b0 = random_tensor(TS_SHAPE(128, 128), 12);
+  var_a = ts_variable_new(a0, "a");
+  var_b = ts_variable_new(b0, "b");
+  ts_function *fn = ts_function_new("two_layers", two_layers, "x");
+  ts_value args[] = { TS_TENSOR_VALUE(random_tensor(TS_SHAPE(96, 128), 13)) };
+  g_assert_cmpint(schedule_of(fn, args, 1).n_groups, ==, 1);
+  ts_tensor *one = call(fn, args, 1, 1);
+  for (int i = 0; i < 10000 && schedule_of(fn, args, 1).n_shared == 0; i++)
+    assert_same_bits(call(fn, args, 1, 2), one);
+  g_assert_cmpint(schedule_of(fn, args, 1).n_shared, >, 0);
+  /* a new value is what the next call reads */
+  ts_assign(var_b, ts_neg(b0));
+  ts_tensor *x = args[0].tensor;
+  ts_tensor *expected = ts_add(ts_relu(ts_matmul(x, a0)), ts_relu(ts_matmul(x, ts_neg(b0))));
+  assert_same_bits(call(fn, args, 1, 2), expected);
+  ts_set_threads(0);
+  ts_function_free(fn);
+  ts_tensor_unref(var_a);
+  ts_tensor_unref(var_b);
   ts_scope_end(scope);
 }
 
@@ -238,6 +274,7 @@ int main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   ts_memory_plan_set_poison(true); /* a buffer reused inside a group would show */
   g_test_add_func("/schedule/branches", test_branches);
+  g_test_add_func("/schedule/variable-branches", test_variable_branches);
   g_test_add_func("/schedule/light-and-lopsided", test_light_and_lopsided);
   g_test_add_func("/schedule/effects-keep-order", test_effects_keep_order);
   g_test_add_func("/schedule/failing-op", test_failing_op);

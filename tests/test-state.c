@@ -628,6 +628,53 @@ static void test_variables_in_function(void)
   ts_scope_end(scope);
 }
 
+/* A read the graph uses after an assign: it keeps the value it read. */
+static ts_tensor *read_then_assign(ts_call *c)
+{
+  ts_tensor *r = ts_read(var_);
+  ts_assign(var_, ts_add(r, ts_scalar_f32(1)));
+  return ts_mul(ts_arg(c, 0), r);
+}
+
+static void count_event(const ts_event *ev, void *user_data)
+{
+  (*(int *)user_data)++;
+}
+
+/* Reads whose values only compute ops take are the run's own references
+ * to the variable's storage when nothing watches (exec/executable.c), ops
+ * otherwise: an assign copies on write either way, every mode agrees. */
+static void test_read_then_assign(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("read_then_assign", read_then_assign, "x");
+  ts_value x = TS_TENSOR_VALUE(ts_constant(TS_F32, TS_SHAPE(3), (float[]){ 1, 10, 100 }));
+  /* the graph holds this variable (captured when traced): v[i] = i + 1 + calls so far */
+  var_ = ts_variable_new(ts_constant(TS_F32, TS_SHAPE(3), (float[]){ 1, 2, 3 }), "v");
+  int calls = 0;
+  for (int mode = 0; mode < 3; mode++) { /* graph, graph with a listener, eager */
+    int events = 0, id = mode == 1 ? ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), count_event, &events) : 0;
+    ts_run_functions_eagerly(mode == 2);
+    for (int k = 0; k < 3; k++, calls++) {
+      ts_tensor *r = ts_function_call(fn, &x, 1);
+      g_assert_nonnull(r);
+      for (int i = 0; i < 3; i++) {
+        g_assert_cmpfloat(ts_tensor_get_f64(r, i), ==, (i + 1 + calls) * ts_tensor_get_f64(x.tensor, i));
+        g_assert_cmpfloat(ts_tensor_get_f64(var_, i), ==, i + 2 + calls);
+      }
+    }
+    ts_run_functions_eagerly(false);
+    if (id) {
+      ts_listener_remove(id);
+      g_assert_cmpint(events, >, 0);
+    }
+  }
+  ts_tensor_unref(var_);
+  ts_function_free(fn);
+  g_assert_false(ts_failed());
+  ts_scope_end(scope);
+}
+
 /* The iterator side effect: host state advances only while tracing. */
 static int iterator_pos;
 
@@ -988,6 +1035,7 @@ int main(int argc, char **argv)
   g_test_add_func("/state/traced/print", test_print_in_function);
   g_test_add_func("/state/traced/variables", test_variables_in_function);
   g_test_add_func("/state/traced/side-effect-seed", test_side_effect_seed);
+  g_test_add_func("/state/traced/read-then-assign", test_read_then_assign);
   g_test_add_func("/state/traced/variable-errors", test_variable_errors_while_tracing);
   g_test_add_func("/state/traced/tensor-array", test_tensor_array_in_function);
   g_test_add_func("/state/traced/tensor-array-captured", test_tensor_array_captured);

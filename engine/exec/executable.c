@@ -12,7 +12,13 @@
  * that claims it with a scope and planned outputs of its own.  Only when
  * nothing watches op by op on this thread (listeners, an observer, op
  * handlers, a watch) and the ops run on the CPU: what those see and do is
- * this thread's, so with them the group's steps run here, one by one. */
+ * this thread's, so with them the group's steps run here, one by one.
+ *
+ * Variable reads: a ReadVariableOp whose value only compute ops take is,
+ * with nothing watching, a reference to the variable's storage taken by
+ * the run itself (what the read's view would hold, so an assign meanwhile
+ * copies on write just the same) instead of a dispatched op: models read
+ * every weight on every call. */
 #include "exec.h"
 #include "../kernels/kernels.h"
 
@@ -26,6 +32,7 @@ typedef struct plan {
   int n_steps;
   int *steps;          /* node ids to run, topological (not Const/VarHandle) */
   int *group_end;      /* per step: a group [s, group_end[s]) starts here, else 0 */
+  bool *fast_read;     /* per step: a variable read the run may make itself */
   int n_groups, n_grouped, max_group;
   int *offset;         /* per node id: its first output's slot in the value array */
   int n_values;
@@ -110,6 +117,31 @@ static void plan_releases(const ts_graph *g, plan *p)
       p->rel_values[p->rel_start[last_use[v] + 1]++] = v;
   g_free(last_use);
   g_free(group_of);
+}
+
+/* Reads whose value only compute ops take (no graph output, view,
+ * Identity or subgraph passes the storage on). */
+static void plan_fast_reads(const ts_graph *g, plan *p)
+{
+  int n = (int)g->nodes->len;
+  bool *passed_on = g_new0(bool, n ? n : 1); /* per node id: its output 0 may leave as it is */
+  for (guint i = 0; i < g->outputs->len; i++)
+    passed_on[g_array_index(g->outputs, ts_port, i).node] = true;
+  for (int id = 0; id < n; id++) {
+    const ts_node *node = ts__graph_node(g, id);
+    const ts_op_def *def = ts__op_def(node->op);
+    bool passes = (def->flags & (TS_OPF_ALIAS | TS_OPF_CONTROL_FLOW | TS_OPF_ANY_DTYPE |
+                                 TS_OPF_VARIABLE)) || node->n_subgraphs;
+    for (int i = 0; i < node->n_inputs && passes; i++)
+      passed_on[node->inputs[i].node] = true;
+  }
+  p->fast_read = g_new0(bool, p->n_steps ? p->n_steps : 1);
+  for (int s = 0; s < p->n_steps; s++) {
+    const ts_node *node = ts__graph_node(g, p->steps[s]);
+    p->fast_read[s] = node->op == TS_OP_READ_VARIABLE && node->n_inputs == 1 &&
+                      node->n_outputs == 1 && !passed_on[node->id];
+  }
+  g_free(passed_on);
 }
 
 /* Groups of independent heavy steps (schedule.c), at most MAX_GROUP each. */
@@ -208,6 +240,7 @@ static ts_executable *executable_plan(ts_graph *g, bool owns)
   }
   plan_groups(g, p);
   plan_releases(g, p);
+  plan_fast_reads(g, p);
   ts_exec_layout layout = {
     .n_steps = p->n_steps, .n_values = p->n_values, .steps = p->steps, .offset = p->offset,
     .step_first = p->step_first, .step_n = p->step_n, .rel_start = p->rel_start,
@@ -253,6 +286,7 @@ void ts__executable_free(ts_executable *e)
   g_free(p->preset);
   g_free(p->steps);
   g_free(p->group_end);
+  g_free(p->fast_read);
   g_free(p->offset);
   g_free(p->step_first);
   g_free(p->step_n);
@@ -331,13 +365,13 @@ static bool run_step(const ts_executable *e, const ts_node *node, ts_tensor **va
 
 /* ---- groups ------------------------------------------------------------------------ */
 
-/* May this thread's ops run on other threads?  Not while anything sees or
- * changes them op by op here (see the top of the file). */
-static bool may_share(void)
+/* Does anything see or change this thread's ops one by one (see the top
+ * of the file)?  Then every step runs here, as an op. */
+static bool watched(void)
 {
   const ts_context *c = ts__context();
-  return ts__pool_width() > 1 && !c->observer && !c->op_watch && !c->handlers && !c->device &&
-         !c->mute && !__atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED);
+  return c->observer || c->op_watch || c->handlers || c->device || c->mute ||
+         __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED);
 }
 
 typedef struct group_run {
@@ -393,6 +427,15 @@ static bool run_group(const ts_executable *e, ts_arena *arena, ts_tensor **value
   return ok;
 }
 
+/* Step s read by the run itself (see the top): the variable's storage, or
+ * NULL to run the op. */
+static ts_tensor *fast_read(const ts_executable *e, ts_tensor *const *values, int s)
+{
+  const plan *p = &e->plan;
+  ts_port var = ts__graph_node(e->graph, p->steps[s])->inputs[0];
+  return ts__variable_read_storage(values[p->offset[var.node] + var.index]);
+}
+
 bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_inputs,
                         ts_tensor **outputs, const ts_node *parent, uint64_t parent_seq)
 {
@@ -412,9 +455,12 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
   for (int v = 0; v < p->n_values; v++)
     values[v] = ts_tensor_ref(p->preset[v]);
   ts_scope *step_scope = ts__arena_scope(arena, 0);
-  bool ok = true, share = p->n_groups && may_share();
+  bool ok = true, quiet = !watched(), share = quiet && p->n_groups && ts__pool_width() > 1;
+  ts_tensor *store;
   for (int s = 0; s < p->n_steps && ok; s++) {
-    if (share && p->group_end[s]) {
+    if (quiet && p->fast_read[s] && (store = fast_read(e, values, s))) {
+      values[p->step_first[s]] = ts_tensor_ref(store);
+    } else if (share && p->group_end[s]) {
       ok = run_group(e, arena, values, inputs, s, p->group_end[s], parent, parent_seq);
       s = p->group_end[s] - 1; /* nothing to release before the group's last step */
     } else {

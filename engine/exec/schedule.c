@@ -6,7 +6,10 @@
  * on a thread of the pool.  Ops with side effects (and random ones, which
  * draw from a shared state) keep their order: each is put after the
  * previous one and after every variable read before it, and a read after
- * the last of them before it.  Only pure compute runs in a group.
+ * the last of them before it.  These rules stand for the control edges
+ * tracing chains such ops with in program order (reads too, so a model's
+ * weight reads would otherwise put each branch a level after the last).
+ * Only pure compute runs in a group.
  *
  * What is worth a thread: a step whose static shapes say it does at least
  * HEAVY_WORK (flops for MatMul and Conv2D, elements read and written for
@@ -117,9 +120,12 @@ int ts__schedule(const ts_graph *g, int *steps, int n_steps, int *group_end)
     int level = 0;
     for (int i = 0; i < n->n_inputs; i++)
       level = MAX(level, level_of[n->inputs[i].node]);
-    for (int i = 0; i < n->n_control; i++)
-      level = MAX(level, level_of[n->control[i]]);
-    bool effects = has_effects(n), is_pure = pure(n);
+    bool effects = has_effects(n), is_pure = pure(n), ordered = effects || n->op == TS_OP_READ_VARIABLE;
+    for (int i = 0; i < n->n_control; i++) {
+      const ts_node *src = ts__graph_node(g, n->control[i]);
+      if (!(ordered && (has_effects(src) || src->op == TS_OP_READ_VARIABLE)))
+        level = MAX(level, level_of[n->control[i]]);
+    }
     if (effects)
       level = MAX(level, MAX(last_effect, last_read));
     else if (n->op == TS_OP_READ_VARIABLE)

@@ -256,6 +256,13 @@ static bool variable_writable(ts_kernel_ctx *k, ts_tensor *var, bool copy_old)
   return fresh != NULL;
 }
 
+ts_tensor *ts__variable_read_storage(ts_tensor *var)
+{
+  ts_tensor *store = is_variable(var) ? var->base : NULL;
+  return store && store->dtype == var->dtype && store->backend == var->backend &&
+         ts_shape_equal(store->shape, var->shape) ? store : NULL;
+}
+
 static bool read_cpu(ts_kernel_ctx *k)
 {
   ts_tensor *var = k->in[0];
