@@ -886,18 +886,24 @@ TS_API bool ts_concrete_memory_plan(const ts_concrete *cf, ts_memory_plan *plan)
 TS_API char *ts_memory_plan_describe(const ts_memory_plan *plan);
 /* How a call of cf runs its graph's ops (top level): one after another,
  * but for groups of independent heavy ops that run at once on the
- * engine's threads (inter-op parallelism; docs/passes.md).  A group runs
- * its ops one by one while a listener, observer or op handler watches the
- * calling thread, or with one thread. */
+ * engine's threads (inter-op parallelism), and runs of ops that treat the
+ * rows of a batch independently, split by rows across the threads (data
+ * parallelism); docs/engine.md.  Both run one op at a time while a
+ * listener, observer or op handler watches the calling thread, or with
+ * one thread. */
 typedef struct ts_schedule {
   int n_ops;        /* ops a call runs */
   int n_groups;     /* groups of ops run at once */
   int n_grouped;    /* ops in those groups */
-  int64_t n_shared; /* grouped ops run so far on another thread than their call's */
+  int n_row_runs;   /* runs of ops split by rows */
+  int n_row_ops;    /* ops in those runs */
+  int64_t n_shared; /* grouped ops and parts of row runs run so far on another
+                       thread than their call's */
 } ts_schedule;
 /* false + error on a bad argument. */
 TS_API bool ts_concrete_schedule(const ts_concrete *cf, ts_schedule *schedule);
-/* "schedule: 9 ops; at once: a/MatMul, b/MatMul".  Owned (free()). */
+/* "schedule: 9 ops; at once: a/MatMul, b/MatMul; by rows of 20: 101 ops
+ * (flatten/Flatten .. dense_99/MatMul)".  Owned (free()). */
 TS_API char *ts_concrete_schedule_describe(const ts_concrete *cf);
 /* A debugging switch for tests: overwrite every arena buffer with NaN
  * bytes (0xff) when its value dies, so a read after its last use shows. */

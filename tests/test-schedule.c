@@ -3,7 +3,10 @@
  * run at once on the engine's threads, with the same results bit for bit
  * as one at a time; light ops, one op far bigger than the rest, and ops
  * with effects are left as they are; a failing op of a group fails the
- * call with its own error.  Kernel choices: made when the plan is. */
+ * call with its own error.  Data parallelism (engine/exec/rows.c): runs
+ * of ops that treat a batch's rows independently are split by rows across
+ * the threads, again with the same bits at every thread count.  Kernel
+ * choices: made when the plan is. */
 #include <glib.h>
 #include <string.h>
 #include <tracescope.h>
@@ -87,6 +90,92 @@ static ts_tensor *two_layers(ts_call *c)
 {
   ts_tensor *x = ts_arg(c, 0);
   return ts_add(ts_relu(ts_matmul(x, ts_read(var_a))), ts_relu(ts_matmul(x, ts_read(var_b))));
+}
+
+/* A model on a batch: flatten, six Dense layers with weights in
+ * variables (one layer's weight added to its input, by rows), a
+ * sum over the batch at the end (not a row op: the run's exit). */
+static ts_tensor *var_w[6], *var_bias;
+
+static ts_tensor *layers(ts_call *c)
+{
+  ts_tensor *h = ts_flatten(ts_arg(c, 0));
+  for (int i = 0; i < 6; i++)
+    h = ts_relu(ts_add(ts_matmul(h, ts_read(var_w[i])), ts_read(var_bias)));
+  ts_tensor *scaled = ts_mul(h, ts_arg(c, 1)); /* [B, 1]: by rows */
+  return ts_reduce_sum(scaled, TS_AXES(0), false);
+}
+
+static void expect_split(ts_function *fn, ts_value *args, int n, int64_t rows)
+{
+  ts_schedule s = schedule_of(fn, args, n);
+  g_assert_cmpint(s.n_row_runs, ==, 1);
+  g_assert_cmpint(s.n_row_ops, >=, 8);
+  char *text = ts_concrete_schedule_describe(ts_function_get_concrete(fn, args, n));
+  char want[32];
+  g_snprintf(want, sizeof want, "; by rows of %" G_GINT64_FORMAT ": ", rows);
+  g_assert_nonnull(strstr(text, want));
+  free(text);
+}
+
+static void test_row_runs(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  for (int i = 0; i < 6; i++)
+    var_w[i] = ts_variable_new(random_tensor(TS_SHAPE(128, 128), 20 + i), "w");
+  var_bias = ts_variable_new(random_tensor(TS_SHAPE(128), 30), "bias");
+  ts_function *fn = ts_function_new("layers", layers, "x, scale");
+  /* batches of 24 and 9 rows (parts of 12 and of 4 and 5) */
+  int64_t batches[] = { 24, 9 };
+  for (int b = 0; b < 2; b++) {
+    int64_t rows = batches[b];
+    ts_value args[] = { TS_TENSOR_VALUE(random_tensor(TS_SHAPE(rows, 8, 16), 31)),
+                        TS_TENSOR_VALUE(random_tensor(TS_SHAPE(rows, 1), 32)) };
+    expect_split(fn, args, 2, rows);
+    ts_tensor *one = call(fn, args, 2, 1);
+    ts_run_functions_eagerly(true);
+    assert_same_bits(call(fn, args, 2, 1), one);
+    ts_run_functions_eagerly(false);
+    int64_t before = schedule_of(fn, args, 2).n_shared;
+    for (int i = 0; i < 10000 && schedule_of(fn, args, 2).n_shared == before; i++)
+      assert_same_bits(call(fn, args, 2, 2), one);
+    g_assert_cmpint(schedule_of(fn, args, 2).n_shared, >, before);
+    assert_same_bits(call(fn, args, 2, 2), one);
+  }
+  /* too few rows for two parts, or too little work: one at a time */
+  ts_value few[] = { TS_TENSOR_VALUE(random_tensor(TS_SHAPE(6, 8, 16), 33)),
+                     TS_TENSOR_VALUE(random_tensor(TS_SHAPE(6, 1), 34)) };
+  g_assert_cmpint(schedule_of(fn, few, 2).n_row_runs, ==, 0);
+  ts_set_threads(0);
+  ts_function_free(fn);
+  for (int i = 0; i < 6; i++)
+    ts_tensor_unref(var_w[i]);
+  ts_tensor_unref(var_bias);
+  ts_scope_end(scope);
+}
+
+/* h @ x and h + x with x [B, B]: x read whole and by rows, so no split. */
+static ts_tensor *both_ways(ts_call *c)
+{
+  ts_tensor *h = ts_arg(c, 0), *x = ts_arg(c, 1);
+  for (int i = 0; i < 4; i++)
+    h = ts_add(ts_matmul(h, x), x);
+  return h;
+}
+
+static void test_read_both_ways(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("both_ways", both_ways, "h, x");
+  ts_value args[] = { TS_TENSOR_VALUE(random_tensor(TS_SHAPE(128, 128), 35)),
+                      TS_TENSOR_VALUE(random_tensor(TS_SHAPE(128, 128), 36)) };
+  ts_schedule s = schedule_of(fn, args, 2);
+  g_assert_cmpint(s.n_row_runs, ==, 0);
+  ts_tensor *one = call(fn, args, 2, 1);
+  assert_same_bits(call(fn, args, 2, 2), one);
+  ts_set_threads(0);
+  ts_function_free(fn);
+  ts_scope_end(scope);
 }
 
 /* Two heavy gathers, the second with an index out of range. */
@@ -278,6 +367,8 @@ int main(int argc, char **argv)
   g_test_add_func("/schedule/light-and-lopsided", test_light_and_lopsided);
   g_test_add_func("/schedule/effects-keep-order", test_effects_keep_order);
   g_test_add_func("/schedule/failing-op", test_failing_op);
+  g_test_add_func("/schedule/row-runs", test_row_runs);
+  g_test_add_func("/schedule/read-both-ways", test_read_both_ways);
   g_test_add_func("/schedule/kernels-chosen-with-plan", test_kernels_chosen_with_plan);
   int rc = g_test_run();
   ts_release_all();

@@ -58,6 +58,8 @@ typedef struct ts_arena ts_arena;
 
 /* Ops whose output is a view of input 0 (shares its storage). */
 bool ts__op_is_view(ts_op op);
+/* Elementwise ops of one output (broadcasting, the planner's in-place kind). */
+bool ts__op_is_elementwise(ts_op op);
 ts_planner *ts__planner_new(const ts_graph *g, const ts_exec_layout *layout);
 /* Plans from the recorded shapes; false when a dim is unknown (the first
  * run's sizes plan then). */
@@ -77,6 +79,9 @@ ts_tensor **ts__arena_values(ts_arena *a);
 ts_planned *ts__arena_step(ts_arena *a, int slot, int first_value, int n);
 /* The scope a step of that slot runs in (what its kernel makes). */
 ts_scope *ts__arena_scope(ts_arena *a, int slot);
+/* Until given back, a runs part of a batch (rows.c): its values are
+ * smaller than the plan's and take the planned buffers all the same. */
+void ts__arena_set_part(ts_arena *a);
 /* Releases the run's reference t on value v: a tensor in the arena that
  * someone else still holds gets a buffer of its own first. */
 void ts__arena_release(ts_arena *a, int v, ts_tensor *t);
@@ -87,6 +92,20 @@ void ts__arena_release(ts_arena *a, int v, ts_tensor *t);
  * first step of a group [s, group_end[s]) to run at once, 0 for the
  * others.  Returns how many groups (the order is left as it was when 0). */
 int ts__schedule(const ts_graph *g, int *steps, int n_steps, int *group_end);
+/* A step's work from its static shapes (flops for MatMul and Conv2D,
+ * elements read and written for the others); 0 when a dim is unknown.
+ * Worth a thread of its own from TS_HEAVY_WORK (about ten microseconds). */
+double ts__step_work(const ts_graph *g, const ts_node *n);
+#define TS_HEAVY_WORK 1e6
+
+/* ---- data parallelism over a batch (rows.c) ------------------------------------------------
+ * Runs of steps split by rows across threads, in layout l (its steps,
+ * groups) with fast_read[s] the reads the run makes itself: a run starts
+ * at s when rows_end[s] > 0, ends before rows_end[s], over a batch of
+ * rows_of[s]; row_step[s] marks its row steps (the others are reads).
+ * Returns how many runs. */
+int ts__row_runs(const ts_graph *g, const ts_exec_layout *l, const bool *fast_read, int *rows_end,
+                 int64_t *rows_of, bool *row_step);
 
 /* ---- passes (docs/passes.md) ------------------------------------------------------------
  * Each pass builds a new graph from an old one with the rewrite API, so

@@ -59,6 +59,11 @@ static const bool ELEMENTWISE[TS_OP_COUNT] = {
   [TS_OP_FUSED_ELEMENTWISE] = true,
 };
 
+bool ts__op_is_elementwise(ts_op op)
+{
+  return (unsigned)op < TS_OP_COUNT && ELEMENTWISE[op];
+}
+
 bool ts__op_is_view(ts_op op)
 {
   return op == TS_OP_RESHAPE || op == TS_OP_FLATTEN;
@@ -94,6 +99,7 @@ struct ts_arena {
   ts_tensor **hdr;       /* per planned value and view: its header (the arena holds a reference) */
   int64_t *seen;         /* per value: its bytes in this run */
   bool mismatch;         /* a value's size was not the plan's */
+  bool part;             /* values of part of a batch: at most the plan's sizes */
   ts_tensor **values;    /* the run's value slots */
   ts_scope **scopes;     /* per slot (a step, or each of a group's at once): its scope */
   planned_step *steps;   /* per slot: what its step is handed */
@@ -446,6 +452,7 @@ ts_arena *ts__planner_take(ts_planner *p)
   }
   a->next = NULL;
   a->mismatch = false;
+  a->part = false;
   for (int v = 0; v < p->n_values; v++)
     a->seen[v] = -1;
   return a;
@@ -517,6 +524,11 @@ ts_tensor **ts__arena_values(ts_arena *a)
 ts_scope *ts__arena_scope(ts_arena *a, int slot)
 {
   return a->scopes[slot];
+}
+
+void ts__arena_set_part(ts_arena *a)
+{
+  a->part = true;
 }
 
 ts_planned *ts__arena_step(ts_arena *a, int slot, int first_value, int n)
@@ -593,8 +605,9 @@ static ts_tensor *planned_take(ts_planned *p, int i, const ts_backend *b, const 
   if (!m || i >= ps->n || m->offset[v] < 0 || b != ts_backend_cpu())
     return NULL;
   int64_t bytes = info_bytes(info);
-  if (bytes != m->bytes[v]) {
-    __atomic_store_n(&a->mismatch, true, __ATOMIC_RELAXED); /* steps of a group at once */
+  if (a->part ? bytes < 0 || bytes > m->bytes[v] : bytes != m->bytes[v]) {
+    if (!a->part) /* a part's sizes are no reason to plan again */
+      __atomic_store_n(&a->mismatch, true, __ATOMIC_RELAXED); /* steps of a group at once */
     return NULL;
   }
   int src = a->owner->inplace_src[v];

@@ -12,7 +12,7 @@
  * Only pure compute runs in a group.
  *
  * What is worth a thread: a step whose static shapes say it does at least
- * HEAVY_WORK (flops for MatMul and Conv2D, elements read and written for
+ * TS_HEAVY_WORK (flops for MatMul and Conv2D, elements read and written for
  * the others), about ten microseconds.  A level's heavy steps make a group
  * when there are two or more and the biggest is at most two thirds of
  * their work: one op far bigger than the rest runs better alone, split
@@ -21,7 +21,6 @@
 
 #include <math.h>
 
-#define HEAVY_WORK 1e6
 
 static double elements(const ts_info *info)
 {
@@ -37,8 +36,7 @@ static const ts_info *input_info(const ts_graph *g, const ts_node *n, int i)
   return &src->outputs[n->inputs[i].index];
 }
 
-/* The work of a step from its static shapes; 0 when a dim is unknown. */
-static double work_of(const ts_graph *g, const ts_node *n)
+double ts__step_work(const ts_graph *g, const ts_node *n)
 {
   if (n->n_outputs < 1)
     return 0;
@@ -136,8 +134,8 @@ int ts__schedule(const ts_graph *g, int *steps, int n_steps, int *group_end)
     else if (n->op == TS_OP_READ_VARIABLE)
       last_read = MAX(last_read, level);
     max_level = MAX(max_level, level);
-    double work = is_pure ? work_of(g, n) : 0;
-    info[s] = (step_info){ steps[s], level, work, work >= HEAVY_WORK };
+    double work = is_pure ? ts__step_work(g, n) : 0;
+    info[s] = (step_info){ steps[s], level, work, work >= TS_HEAVY_WORK };
   }
   /* per level: heavy steps' count, work and biggest */
   int *count = g_new0(int, max_level + 1);

@@ -216,24 +216,25 @@ static void matmul_label(const ts_tune_key *key, char *buf, size_t size)
 void ts__gemm_f32(const ts_gemm *g)
 {
   static const ts_tune_fn cands[] = { own_f32, blas_f32 };
-  if (last_mm.pick >= 0 && last_mm.m == g->m && last_mm.n == g->n && last_mm.k == g->k &&
+  int64_t m = MAX(g->m, ts__tune_rows); /* the choice of the whole batch */
+  if (last_mm.pick >= 0 && last_mm.m == m && last_mm.n == g->n && last_mm.k == g->k &&
       last_mm.ta == g->ta && last_mm.tb == g->tb) {
     if (!ts__tune_only)
       cands[last_mm.pick](g);
     return;
   }
-  if (!ts__blas_available() || g->m * g->n * g->k > OWN_MAX_MACS) { /* no choice to make */
+  if (!ts__blas_available() || m * g->n * g->k > OWN_MAX_MACS) { /* no choice to make */
     if (!ts__tune_only)
       (ts__blas_available() ? blas_f32 : own_f32)(g);
     return;
   }
-  ts_tune_key key = { "matmul", { g->m, g->k, g->n, g->ta, g->tb } };
+  ts_tune_key key = { "matmul", { m, g->k, g->n, g->ta, g->tb } };
   const char *names[] = { ts__own_label(), "OpenBLAS" };
   bool ran;
   int pick = ts__tune(&key, matmul_label, cands, names, 2, g, &ran);
   if (!ran)
     cands[pick](g);
-  last_mm.m = g->m;
+  last_mm.m = m;
   last_mm.n = g->n;
   last_mm.k = g->k;
   last_mm.ta = g->ta;

@@ -142,6 +142,10 @@ int ts__tune(const ts_tune_key *key, ts_tune_label_fn label, const ts_tune_fn *c
  * ts__tune runs nothing for a key it knows (*ran true), and the drivers
  * skip the work of a shape that has no choice to make. */
 extern _Thread_local bool ts__tune_only;
+/* > 0 on a thread running part of a batch of this many rows (exec/rows.c):
+ * a GEMM of fewer rows takes the whole batch's kernel choice, so each row
+ * is computed as it would be in one product of the whole batch. */
+extern _Thread_local int64_t ts__tune_rows;
 
 /* "own avx512 8x32": our best tile kernel as the choices name it. */
 const char *ts__own_label(void);

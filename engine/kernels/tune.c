@@ -30,6 +30,7 @@ typedef struct choice {
 } choice;
 
 _Thread_local bool ts__tune_only;
+_Thread_local int64_t ts__tune_rows;
 
 static GMutex lock;
 static GHashTable *choices; /* &choice->key -> choice */

@@ -259,8 +259,13 @@ static bool variable_writable(ts_kernel_ctx *k, ts_tensor *var, bool copy_old)
 ts_tensor *ts__variable_read_storage(ts_tensor *var)
 {
   ts_tensor *store = is_variable(var) ? var->base : NULL;
-  return store && store->dtype == var->dtype && store->backend == var->backend &&
-         ts_shape_equal(store->shape, var->shape) ? store : NULL;
+  if (!store || store->dtype != var->dtype || store->backend != var->backend ||
+      store->size != var->size || store->shape.rank != var->shape.rank)
+    return NULL;
+  for (int d = 0; d < var->shape.rank; d++)
+    if (store->shape.dim[d] != var->shape.dim[d])
+      return NULL;
+  return store;
 }
 
 static bool read_cpu(ts_kernel_ctx *k)
