@@ -1,12 +1,15 @@
 /* test-vmath.c — the f32 exp, tanh and sigmoid kernels (engine/kernels/
  * vmath*.c): within 1 ulp of the correctly rounded value on a dense sweep
  * of all floats plus every float of the ranges where they are delicate
- * (`-m slow`: all 2^32 floats), libm's special values, and the same bits on
- * every path this CPU runs whatever the split of the array. */
+ * (`-m slow`: all 2^32 floats), libm's special values, the same bits on
+ * every path this CPU runs whatever the split of the array, and the ops,
+ * fused chains and GEMM epilogues computing with them. */
 #include <glib.h>
 #include <math.h>
 #include <string.h>
+#include <tracescope.h>
 
+#include "test-errors.h"
 #include "kernels/kernels.h"
 
 /* ---- the functions and their references ------------------------------------- */
@@ -259,11 +262,104 @@ static void test_paths_agree(void)
   g_free(got);
 }
 
+/* ---- where the engine uses them ----------------------------------------------------- */
+
+static ts_tensor *tanh_of_sigmoid_times(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  return ts_exp(ts_tanh(ts_mul(ts_sigmoid(x), x)));
+}
+
+static void assert_tensor_bits(ts_tensor *t, const float *want, int64_t n)
+{
+  assert_no_error();
+  g_assert_nonnull(t);
+  g_assert_cmpint(ts_tensor_size(t), ==, n);
+  g_assert_cmpmem(ts_tensor_data(t), n * sizeof *want, want, n * sizeof *want);
+}
+
+/* The f32 ops eagerly, and a chain the fusion pass makes one
+ * FusedElementwise of (several blocks, a tail), give the kernels' bits. */
+static void test_ops(void)
+{
+  const int64_t n = 1000;
+  ts_scope *scope = ts_scope_begin();
+  float *x = mixed(n), *want = g_new(float, n);
+  ts_tensor *t = ts_constant(TS_F32, TS_SHAPE(n), x);
+  ts__vexp_f32(x, want, n);
+  assert_tensor_bits(ts_exp(t), want, n);
+  ts__vtanh_f32(x, want, n);
+  assert_tensor_bits(ts_tanh(t), want, n);
+  ts__vsigmoid_f32(x, want, n);
+  assert_tensor_bits(ts_sigmoid(t), want, n);
+
+  for (int64_t i = 0; i < n; i++)
+    want[i] *= x[i];
+  ts__vtanh_f32(want, want, n);
+  ts__vexp_f32(want, want, n);
+  g_assert_true(ts_set_passes("all"));
+  ts_function *fn = ts_function_new("tanh_of_sigmoid_times", tanh_of_sigmoid_times, "x");
+  ts_value arg = TS_TENSOR_VALUE(t);
+  assert_tensor_bits(ts_function_call(fn, &arg, 1), want, n);
+  const ts_graph *g = ts_concrete_optimized_graph(ts_function_concrete(fn, 0));
+  int fused = 0;
+  for (int i = 0; i < ts_graph_n_nodes(g); i++)
+    fused += ts_node_op(ts_graph_node(g, i)) == TS_OP_FUSED_ELEMENTWISE;
+  g_assert_cmpint(fused, ==, 1);
+  ts_function_free(fn);
+  g_free(x);
+  g_free(want);
+  ts_scope_end(scope);
+}
+
+/* The GEMM epilogues (every tile kernel this CPU runs, and ts__act_f32 as
+ * OpenBLAS's products take it) apply the kernels' sigmoid and tanh. */
+static void test_epilogues(void)
+{
+  const ts_tile_kernel *tiles[] = { &ts__tile_avx512, &ts__tile_avx2, &ts__tile_c };
+  const int64_t m = 13, k = 9, n = 37;
+  float *a = mixed(m * k), *b = mixed(k * n), *bias = mixed(n);
+  for (int64_t i = 0; i < m * k; i++)
+    a[i] = isfinite(a[i]) ? fmodf(a[i], 4) : 1;
+  for (int64_t i = 0; i < k * n; i++)
+    b[i] = isfinite(b[i]) ? fmodf(b[i], 4) : -1;
+  for (int64_t i = 0; i < n; i++)
+    bias[i] = isfinite(bias[i]) ? fmodf(bias[i], 4) : 0.5f;
+  float *plain = g_new(float, m * n), *want = g_new(float, m * n), *got = g_new(float, m * n);
+  static const ts_act acts[] = { TS_ACT_SIGMOID, TS_ACT_TANH };
+  for (size_t t = 0; t < G_N_ELEMENTS(tiles); t++) {
+    if (!tiles[t]->usable(ts__cpu()))
+      continue;
+    ts_gemm g = { .m = m, .n = n, .k = k, .a = a, .b = b, .bias = bias, .c = plain, .act = TS_ACT_NONE };
+    ts__gemm_f32_with(tiles[t], &g);
+    for (size_t i = 0; i < G_N_ELEMENTS(acts); i++) {
+      (acts[i] == TS_ACT_SIGMOID ? ts__vsigmoid_f32 : ts__vtanh_f32)(plain, want, m * n);
+      g.act = acts[i];
+      g.c = got;
+      ts__gemm_f32_with(tiles[t], &g);
+      g_assert_cmpmem(got, m * n * sizeof *got, want, m * n * sizeof *want);
+      memcpy(got, plain, m * n * sizeof *got);
+      ts__act_f32(acts[i], got, m * n);
+      g_assert_cmpmem(got, m * n * sizeof *got, want, m * n * sizeof *want);
+      g.c = plain;
+      g.act = TS_ACT_NONE;
+    }
+  }
+  g_free(a);
+  g_free(b);
+  g_free(bias);
+  g_free(plain);
+  g_free(want);
+  g_free(got);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/vmath/accuracy", test_accuracy);
   g_test_add_func("/vmath/special", test_special);
   g_test_add_func("/vmath/paths-agree", test_paths_agree);
+  g_test_add_func("/vmath/ops", test_ops);
+  g_test_add_func("/vmath/epilogues", test_epilogues);
   return g_test_run();
 }
