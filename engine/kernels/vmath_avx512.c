@@ -7,7 +7,7 @@
 
 #define VD __m512d
 #define VD_LANES 8
-#define VD_TARGET __attribute__((target("avx512f,fma")))
+#define VD_TARGET __attribute__((target("avx512f")))
 
 #define vd_set(c) _mm512_set1_pd(c)
 #define vd_add _mm512_add_pd
@@ -16,7 +16,6 @@
 #define vd_div _mm512_div_pd
 #define vd_min _mm512_min_pd
 #define vd_max _mm512_max_pd
-#define vd_fma _mm512_fmadd_pd
 
 #define SIGN_BIT _mm512_set1_epi64((long long)0x8000000000000000ull)
 
@@ -31,10 +30,16 @@ static VD_TARGET inline VD vd_copysign(VD m, VD s)
   return _mm512_castsi512_pd(_mm512_or_epi64(sign, _mm512_castpd_si512(vd_abs(m))));
 }
 
-static VD_TARGET inline VD vd_pow2(VD t)
+static VD_TARGET inline VD vd_pow2_16(VD t)
 {
-  __m512i bits = _mm512_add_epi64(_mm512_castpd_si512(t), _mm512_set1_epi64(1023));
-  return _mm512_castsi512_pd(_mm512_slli_epi64(bits, 52));
+  __m512i m = _mm512_srli_epi64(_mm512_castpd_si512(t), 4);
+  return _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_add_epi64(m, _mm512_set1_epi64(1023)), 52));
+}
+
+/* The table is two zmm; t's low 4 bits pick one of their 16 lanes. */
+static VD_TARGET inline VD vd_exp2_16(const double *tab, VD t)
+{
+  return _mm512_permutex2var_pd(_mm512_loadu_pd(tab), _mm512_castpd_si512(t), _mm512_loadu_pd(tab + 8));
 }
 
 static VD_TARGET inline VD vd_keep_nan(VD x, VD r)
@@ -51,6 +56,7 @@ static VD_TARGET inline void vd_store(float *p, VD v)
 {
   _mm256_storeu_ps(p, _mm512_cvtpd_ps(v));
 }
+
 
 #include "vmath_body.h"
 

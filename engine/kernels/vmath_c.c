@@ -1,6 +1,6 @@
 /* kernels/vmath_c.c — exp, tanh and sigmoid of f32 arrays (vmath_body.h) a
- * double at a time in plain C, for CPUs without AVX2+FMA.  libm's fma()
- * rounds once as the vector instructions do, so it gives their bits. */
+ * double at a time in plain C, for CPUs without AVX2: the same IEEE
+ * operations as the vector paths, so their bits. */
 #include "kernels.h"
 
 #include <math.h>
@@ -15,7 +15,6 @@
 #define vd_sub(a, b) ((a) - (b))
 #define vd_mul(a, b) ((a) * (b))
 #define vd_div(a, b) ((a) / (b))
-#define vd_fma fma
 
 /* As minpd/maxpd: the second operand unless the first is smaller (larger). */
 static inline double vd_min(double a, double b)
@@ -31,14 +30,24 @@ static inline double vd_max(double a, double b)
 #define vd_abs fabs
 #define vd_copysign copysign
 
-static inline double vd_pow2(double t)
+static inline uint64_t bits_of(double t)
 {
   uint64_t bits;
   memcpy(&bits, &t, sizeof bits);
-  bits = (bits + 1023) << 52;
+  return bits;
+}
+
+static inline double vd_pow2_16(double t)
+{
+  uint64_t bits = ((bits_of(t) >> 4) + 1023) << 52;
   double p;
   memcpy(&p, &bits, sizeof p);
   return p;
+}
+
+static inline double vd_exp2_16(const double *tab, double t)
+{
+  return tab[bits_of(t) & 15];
 }
 
 static inline double vd_keep_nan(double x, double r)
