@@ -2,7 +2,8 @@
  * vmath*.c): within 1 ulp of the correctly rounded value on a dense sweep
  * of all floats plus every float of the ranges where they are delicate
  * (`-m slow`: all 2^32 floats), libm's special values, the same bits on
- * every path this CPU runs whatever the split of the array, and the ops,
+ * every path this CPU runs whatever the split of the array (`-m slow`:
+ * for every float), and the ops,
  * fused chains and GEMM epilogues computing with them. */
 #include <glib.h>
 #include <math.h>
@@ -223,22 +224,49 @@ static float *mixed(int64_t n)
   return v;
 }
 
+static const ts_vmath_kernel *const PATHS[] = { &ts__vmath_avx512, &ts__vmath_avx2, &ts__vmath_c };
+
+/* With -m slow: every float on every path against the portable one. */
+static void all_floats_agree(void)
+{
+  float *x = g_new(float, CHUNK), *want = g_new(float, CHUNK), *got = g_new(float, CHUNK);
+  for (uint64_t b = 0; b < (uint64_t)1 << 32; b += CHUNK) {
+    for (int i = 0; i < CHUNK; i++)
+      x[i] = from_bits((uint32_t)(b + (uint64_t)i));
+    for (size_t f = 0; f < G_N_ELEMENTS(FNS); f++) {
+      fn_of(&ts__vmath_c, &FNS[f])(x, want, CHUNK);
+      for (size_t p = 0; p < G_N_ELEMENTS(PATHS) - 1; p++) {
+        if (!PATHS[p]->usable(ts__cpu()))
+          continue;
+        fn_of(PATHS[p], &FNS[f])(x, got, CHUNK);
+        for (int i = 0; i < CHUNK; i++)
+          if (bits_of(got[i]) != bits_of(want[i]))
+            g_error("%s(%a) on %s: %a, portable: %a", FNS[f].name, x[i], PATHS[p]->name, got[i],
+                    want[i]);
+      }
+    }
+  }
+  g_test_message("every float: the same bits on every path this CPU runs");
+  g_free(x);
+  g_free(want);
+  g_free(got);
+}
+
 static void test_paths_agree(void)
 {
-  const ts_vmath_kernel *paths[] = { &ts__vmath_avx512, &ts__vmath_avx2, &ts__vmath_c };
   const int64_t n = 100003;
   static const int64_t lengths[] = { 0, 1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 33, 1001 };
   float *x = mixed(n), *want = g_new(float, n), *got = g_new(float, n + 16);
   int ran = 0;
-  for (size_t p = 0; p < G_N_ELEMENTS(paths); p++) {
-    if (!paths[p]->usable(ts__cpu())) {
-      g_test_message("path %s: not on this CPU", paths[p]->name);
+  for (size_t p = 0; p < G_N_ELEMENTS(PATHS); p++) {
+    if (!PATHS[p]->usable(ts__cpu())) {
+      g_test_message("path %s: not on this CPU", PATHS[p]->name);
       continue;
     }
     ran++;
     for (size_t f = 0; f < G_N_ELEMENTS(FNS); f++) {
       fn_of(&ts__vmath_c, &FNS[f])(x, want, n);
-      ts_vmath_fn run = fn_of(paths[p], &FNS[f]);
+      ts_vmath_fn run = fn_of(PATHS[p], &FNS[f]);
       /* the whole array, then pieces of odd lengths at every offset */
       run(x, got, n);
       g_assert_cmpmem(got, n * sizeof *got, want, n * sizeof *want);
@@ -260,6 +288,8 @@ static void test_paths_agree(void)
   g_free(x);
   g_free(want);
   g_free(got);
+  if (g_test_slow())
+    all_floats_agree();
 }
 
 /* ---- where the engine uses them ----------------------------------------------------- */

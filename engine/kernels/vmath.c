@@ -11,10 +11,10 @@ static const ts_vmath_kernel *const vmath_kernels[] = { &ts__vmath_avx512, &ts__
 static const ts_vmath_kernel *best;
 static pthread_once_t best_once = PTHREAD_ONCE_INIT;
 
+/* The first usable (the portable one at worst). */
 static void choose(void)
 {
-  best = &ts__vmath_c;
-  for (size_t i = 0; i < G_N_ELEMENTS(vmath_kernels) && best == &ts__vmath_c; i++)
+  for (size_t i = 0; i < G_N_ELEMENTS(vmath_kernels) && !best; i++)
     if (vmath_kernels[i]->usable(ts__cpu()))
       best = vmath_kernels[i];
 }

@@ -64,8 +64,8 @@ static const double VM_EXP2_16[16] = {
 /* q = (e^r - 1 - r) / r^2: 1/2!, ... 1/6!, highest first. */
 static const double VM_Q[] = { 1.0 / 720, 1.0 / 120, 1.0 / 24, 1.0 / 6, 1.0 / 2 };
 
-/* e^y = *scale (1 + q); returns q.  y must be within the clamps below (2^n
- * stays a normal double). */
+/* e^y = *scale (1 + q); returns q.  y must be within the clamps above (so
+ * 2^(n/16) stays a normal double). */
 static VD_TARGET inline VD vm_exp_parts(VD y, VD *scale)
 {
   VD t = vd_add(vd_mul(y, vd_set(VM_16_INV_LN2)), vd_set(VM_SHIFTER));
