@@ -1,7 +1,8 @@
 /* kernels/kernels.h — the engine's compute kernels below the ops: what the
  * CPU really has (cpuid), OpenBLAS loaded with the core matching it, our own
  * f32 GEMM tile kernels per ISA, and the per-shape choice between
- * them made by timing both the first time a shape is seen.  Not installed. */
+ * them made by timing both the first time a shape is seen; f32 exp, tanh
+ * and sigmoid over arrays per ISA.  Not installed. */
 #pragma once
 
 #include <stdbool.h>
