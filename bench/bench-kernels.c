@@ -2,12 +2,17 @@
  * cpuid reports it, the OpenBLAS core loaded, and for the seed workloads'
  * GEMM shapes and the 3x3 convolution the kernel picked, the times of each
  * candidate that picked it (kernels/tune.c), and the op's time per call
- * through the engine (median of several batches after warm-up). */
+ * through the engine (median of several batches after warm-up); and the
+ * f32 exp, tanh and sigmoid kernels (kernels/vmath*.c) per path against
+ * libm's scalar float functions, in ns per element. */
 #include <glib.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tracescope.h>
+
+#include "kernels/kernels.h"
 
 #define REPEATS 7
 
@@ -90,6 +95,70 @@ static const struct {
   { 64, 512, 100, "mid" },
 };
 
+/* ---- f32 exp, tanh, sigmoid ------------------------------------------------ */
+
+#define VMATH_N 4096
+
+/* What the ops computed before the kernels: libm's float functions. */
+static void libm_exp(const float *x, float *y, int64_t n)
+{
+  for (int64_t i = 0; i < n; i++)
+    y[i] = expf(x[i]);
+}
+
+static void libm_tanh(const float *x, float *y, int64_t n)
+{
+  for (int64_t i = 0; i < n; i++)
+    y[i] = tanhf(x[i]);
+}
+
+static void libm_sigmoid(const float *x, float *y, int64_t n)
+{
+  for (int64_t i = 0; i < n; i++)
+    y[i] = 1 / (1 + expf(-x[i]));
+}
+
+static const ts_vmath_kernel libm_path = { "libm (scalar expf, tanhf)", libm_exp, libm_tanh, libm_sigmoid, NULL };
+
+/* Median ns per element of f over VMATH_N values, REPEATS batches. */
+static double vmath_ns(ts_vmath_fn f, const float *x, float *y)
+{
+  const int iters = 500;
+  double t[REPEATS];
+  for (int r = -1; r < REPEATS; r++) { /* r = -1: warm-up */
+    uint64_t t0 = ts_now_ns();
+    for (int i = 0; i < iters; i++)
+      f(x, y, VMATH_N);
+    if (r >= 0)
+      t[r] = (double)(ts_now_ns() - t0) / iters / VMATH_N;
+  }
+  qsort(t, REPEATS, sizeof t[0], cmp_double);
+  return t[REPEATS / 2];
+}
+
+static void bench_vmath(void)
+{
+  const ts_vmath_kernel *paths[] = { &ts__vmath_avx512, &ts__vmath_avx2, &ts__vmath_c, &libm_path };
+  float *x = g_new(float, VMATH_N), *y = g_new(float, VMATH_N);
+  GRand *r = g_rand_new_with_seed(8);
+  for (int i = 0; i < VMATH_N; i++)
+    x[i] = (float)g_rand_double_range(r, -8, 8); /* where LSTM gates live, and then some */
+  g_rand_free(r);
+  printf("\nf32 exp, tanh, sigmoid over %d values in [-8, 8], ns per element (best path: %s)\n",
+         VMATH_N, ts__vmath_best()->name);
+  printf("  %-28s %10s %10s %10s\n", "path", "exp", "tanh", "sigmoid");
+  for (size_t p = 0; p < G_N_ELEMENTS(paths); p++) {
+    if (paths[p]->usable && !paths[p]->usable(ts__cpu())) {
+      printf("  %-28s %32s\n", paths[p]->name, "not on this CPU");
+      continue;
+    }
+    printf("  %-28s %10.3f %10.3f %10.3f\n", paths[p]->name, vmath_ns(paths[p]->vexp, x, y),
+           vmath_ns(paths[p]->vtanh, x, y), vmath_ns(paths[p]->vsigmoid, x, y));
+  }
+  g_free(x);
+  g_free(y);
+}
+
 int main(void)
 {
   printf("Kernels on this machine\n  CPU:  %s\n", ts_cpu_description());
@@ -126,5 +195,7 @@ int main(void)
   for (char *line = strtok(choices, "\n"); line; line = strtok(NULL, "\n"))
     printf("  %s\n", line);
   free(choices);
+
+  bench_vmath();
   return 0;
 }

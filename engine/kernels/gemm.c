@@ -25,7 +25,17 @@ int ts__act_of_op(int op)
   }
 }
 
-/* The formulas of the unfused ops (ops/unary.c), so fusing changes no bit. */
+/* The computations of the unfused ops (ops/unary.c), so fusing changes no
+ * bit: f32 sigmoid and tanh on the array kernels (vmath.c), f64 on libm. */
+#define SIGMOID_f32(x, n) ts__vsigmoid_f32(x, x, n)
+#define TANH_f32(x, n) ts__vtanh_f32(x, x, n)
+#define SIGMOID_f64(x, n)                                                    \
+  for (int64_t i = 0; i < n; i++)                                            \
+    x[i] = 1 / (1 + exp(-x[i]))
+#define TANH_f64(x, n)                                                       \
+  for (int64_t i = 0; i < n; i++)                                            \
+    x[i] = tanh(x[i])
+
 #define ACT(T, sfx)                                                          \
   void ts__act_##sfx(ts_act act, T *x, int64_t n)                            \
   {                                                                          \
@@ -35,14 +45,8 @@ int ts__act_of_op(int op)
       for (int64_t i = 0; i < n; i++)                                        \
         x[i] = x[i] < 0 ? 0 : x[i];                                          \
       break;                                                                 \
-    case TS_ACT_SIGMOID:                                                     \
-      for (int64_t i = 0; i < n; i++)                                        \
-        x[i] = (T)(1 / (1 + exp(-x[i])));                                    \
-      break;                                                                 \
-    case TS_ACT_TANH:                                                        \
-      for (int64_t i = 0; i < n; i++)                                        \
-        x[i] = (T)tanh(x[i]);                                                \
-      break;                                                                 \
+    case TS_ACT_SIGMOID: SIGMOID_##sfx(x, n); break;                         \
+    case TS_ACT_TANH: TANH_##sfx(x, n); break;                               \
     }                                                                        \
   }
 ACT(float, f32)

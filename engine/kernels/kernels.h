@@ -1,7 +1,8 @@
 /* kernels/kernels.h — the engine's compute kernels below the ops: what the
  * CPU really has (cpuid), OpenBLAS loaded with the core matching it, our own
  * f32 GEMM tile kernels per ISA, and the per-shape choice between
- * them made by timing both the first time a shape is seen.  Not installed. */
+ * them made by timing both the first time a shape is seen; f32 exp, tanh
+ * and sigmoid over arrays per ISA.  Not installed. */
 #pragma once
 
 #include <stdbool.h>
@@ -51,6 +52,30 @@ typedef enum ts_act { TS_ACT_NONE, TS_ACT_RELU, TS_ACT_SIGMOID, TS_ACT_TANH } ts
 int ts__act_of_op(int op);
 void ts__act_f32(ts_act act, float *x, int64_t n);
 void ts__act_f64(ts_act act, double *x, int64_t n);
+
+/* ---- f32 exp, tanh and sigmoid over arrays (vmath*.c) ------------------- */
+
+/* y[i] = f(x[i]) for i < n, x == y allowed: computed in double and rounded
+ * once, within 1 ulp of the correctly rounded result; NaN, infinities,
+ * overflow and underflow as libm.  Every path gives the same bits. */
+typedef void (*ts_vmath_fn)(const float *x, float *y, int64_t n);
+
+typedef struct ts_vmath_kernel {
+  const char *name; /* "avx512", "avx2", "c" */
+  ts_vmath_fn vexp, vtanh, vsigmoid;
+  bool (*usable)(const ts_cpu_features *f);
+} ts_vmath_kernel;
+
+/* Every path built in, best first. */
+extern const ts_vmath_kernel ts__vmath_avx512, ts__vmath_avx2, ts__vmath_c;
+/* The best path this CPU runs (the portable one at worst). */
+const ts_vmath_kernel *ts__vmath_best(void);
+
+/* On the best path. */
+void ts__vexp_f32(const float *x, float *y, int64_t n);
+void ts__vtanh_f32(const float *x, float *y, int64_t n);
+/* 1 / (1 + e^-x) */
+void ts__vsigmoid_f32(const float *x, float *y, int64_t n);
 
 /* ---- micro-kernels (gemm_*.c) -------------------------------------------- */
 

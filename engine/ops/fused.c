@@ -174,6 +174,16 @@ static bool fused_ew_infer(ts_infer_ctx *c)
   return true;
 }
 
+/* exp, tanh and sigmoid over n elements: f32 on the array kernels
+ * (kernels/vmath.c), as the unfused ops (ops/unary.c), so fusing changes
+ * no bit; f64 on libm. */
+#define EXP_f32(r, a, n) ts__vexp_f32(a, r, n)
+#define TANH_f32(r, a, n) ts__vtanh_f32(a, r, n)
+#define SIGMOID_f32(r, a, n) ts__vsigmoid_f32(a, r, n)
+#define EXP_f64(r, a, n) TS_EW_FOR(n, i, r[i] = exp(a[i]))
+#define TANH_f64(r, a, n) TS_EW_FOR(n, i, r[i] = tanh(a[i]))
+#define SIGMOID_f64(r, a, n) TS_EW_FOR(n, i, r[i] = 1 / (1 + exp(-a[i])))
+
 /* One instruction over n elements: r = op(a, b). */
 #define FUSED_APPLY(T, sfx)                                                                \
   static void apply_##sfx(ts_op op, T *r, const T *a, const T *b, int n)         \
@@ -188,11 +198,11 @@ static bool fused_ew_infer(ts_infer_ctx *c)
     case TS_OP_POW: TS_EW_FOR(n, i, r[i] = pow(a[i], b[i])); break;                        \
     case TS_OP_NEG: TS_EW_FOR(n, i, r[i] = -a[i]); break;                                  \
     case TS_OP_ABS: TS_EW_FOR(n, i, r[i] = fabs(a[i])); break;                             \
-    case TS_OP_EXP: TS_EW_FOR(n, i, r[i] = exp(a[i])); break;                              \
+    case TS_OP_EXP: EXP_##sfx(r, a, n); break;                                             \
     case TS_OP_LOG: TS_EW_FOR(n, i, r[i] = log(a[i])); break;                              \
     case TS_OP_SQRT: TS_EW_FOR(n, i, r[i] = sqrt(a[i])); break;                            \
-    case TS_OP_TANH: TS_EW_FOR(n, i, r[i] = tanh(a[i])); break;                            \
-    case TS_OP_SIGMOID: TS_EW_FOR(n, i, r[i] = 1 / (1 + exp(-a[i]))); break;               \
+    case TS_OP_TANH: TANH_##sfx(r, a, n); break;                                           \
+    case TS_OP_SIGMOID: SIGMOID_##sfx(r, a, n); break;                                     \
     case TS_OP_RELU: TS_EW_FOR(n, i, r[i] = a[i] < 0 ? 0 : a[i]); break;                   \
     default: g_assert_not_reached();                                                       \
     }                                                                                      \

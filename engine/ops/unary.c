@@ -4,16 +4,15 @@
 
 #include <tgmath.h>
 
+#include "kernels/kernels.h"
+
 /* ---- one element ------------------------------------------------------------ */
 
 #define FLOAT_ELEMS(sfx, T)                                                   \
   static inline T neg_##sfx(T x) { return -x; }                               \
   static inline T abs_##sfx(T x) { return fabs(x); }                          \
-  static inline T exp_##sfx(T x) { return exp(x); }                           \
   static inline T log_##sfx(T x) { return log(x); }                           \
   static inline T sqrt_##sfx(T x) { return sqrt(x); }                         \
-  static inline T tanh_##sfx(T x) { return tanh(x); }                         \
-  static inline T sigmoid_##sfx(T x) { return 1 / (1 + exp(-x)); }            \
   static inline T relu_##sfx(T x) { return x < 0 ? 0 : x; /* keeps nan */ }
 
 /* Signed integers negate in U, so -MIN wraps to MIN as in NumPy. */
@@ -24,6 +23,10 @@
 
 FLOAT_ELEMS(f32, float)
 FLOAT_ELEMS(f64, double)
+/* f32 exp, tanh and sigmoid are the array kernels (VMATH_LOOP below). */
+static inline double exp_f64(double x) { return exp(x); }
+static inline double tanh_f64(double x) { return tanh(x); }
+static inline double sigmoid_f64(double x) { return 1 / (1 + exp(-x)); }
 SIGNED_ELEMS(i32, int32_t, uint32_t)
 SIGNED_ELEMS(i64, int64_t, uint64_t)
 static inline uint8_t neg_u8(uint8_t x) { return (uint8_t)-x; }
@@ -43,7 +46,16 @@ typedef void (*unary_loop)(int64_t n, const void *x, void *out);
     TS_EW_FOR(n, i, o[i] = op##_##sfx(x[i]));                                          \
   }
 
+/* f32 exp, tanh and sigmoid: kernels/vmath.c's vectorised ones, as the
+ * fused chains (ops/fused.c) and GEMM epilogues (kernels/gemm.c) use. */
+#define VMATH_LOOP(op)                                                   \
+  static void op##_f32_loop(int64_t n, const void *x, void *o)           \
+  {                                                                      \
+    ts__v##op##_f32(x, o, n);                                            \
+  }
+
 #define FLOAT_LOOPS(op) UNARY_LOOP(op, f32, float) UNARY_LOOP(op, f64, double)
+#define VMATH_LOOPS(op) VMATH_LOOP(op) UNARY_LOOP(op, f64, double)
 #define NUMERIC_LOOPS(op)                                                            \
   FLOAT_LOOPS(op) UNARY_LOOP(op, i32, int32_t) UNARY_LOOP(op, i64, int64_t)          \
   UNARY_LOOP(op, u8, uint8_t)
@@ -54,11 +66,11 @@ typedef void (*unary_loop)(int64_t n, const void *x, void *out);
 
 NUMERIC_LOOPS(neg)
 NUMERIC_LOOPS(abs)
-FLOAT_LOOPS(exp)
+VMATH_LOOPS(exp)
 FLOAT_LOOPS(log)
 FLOAT_LOOPS(sqrt)
-FLOAT_LOOPS(tanh)
-FLOAT_LOOPS(sigmoid)
+VMATH_LOOPS(tanh)
+VMATH_LOOPS(sigmoid)
 NUMERIC_LOOPS(relu)
 UNARY_LOOP(logical_not, b, bool)
 
