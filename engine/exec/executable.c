@@ -357,10 +357,10 @@ static ts_executable *executable_plan(ts_graph *g, bool owns)
     .step_first = p->step_first, .step_n = p->step_n, .rel_start = p->rel_start,
     .rel_values = p->rel_values, .group_end = p->group_end, .max_group = p->max_group,
   };
+  choose_kernels(g, p); /* before the row runs: they look at the choices */
   plan_row_runs(g, p, &layout);
   e->planner = ts__planner_new(g, &layout);
   ts__planner_plan_static(e->planner);
-  choose_kernels(g, p);
   return e;
 }
 

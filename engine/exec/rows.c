@@ -8,8 +8,11 @@
  * A row value has static dims and the batch as its first.  A step is a
  * row step when its output is one and every row of it depends on the same
  * row of its row inputs only:
- *   - MatMul and _FusedMatMul (no transpose_a) of a row value by a matrix
- *     (and bias) made outside the run;
+ *   - f32 MatMul and _FusedMatMul (no transpose_a) of a row value by a
+ *     matrix (and bias) made outside the run, when the kernel chosen for
+ *     the whole batch's shape computes a row as it would in fewer
+ *     (ts__gemm_f32_rows_exact: ours do, OpenBLAS may not; the plan's
+ *     choices are made before the runs are found);
  *   - elementwise ops and FusedElementwise whose inputs are row values of
  *     the output's rank or broadcast across rows (lower rank, or a first
  *     dim of 1);
@@ -24,6 +27,7 @@
  * the whole batch's kernel choice: kernels.h's ts__tune_rows), so the
  * results are the same bits at every thread count. */
 #include "exec.h"
+#include "../kernels/kernels.h"
 
 #include <string.h>
 
@@ -88,12 +92,15 @@ static bool joins_run(const finder *f, const ts_node *n, int64_t rows)
   switch (n->op) {
   case TS_OP_MATMUL:
   case TS_OP_FUSED_MATMUL:
-    if (attr_true(n, "transpose_a") || rank != 2 || !is_row_value(input_info(f, n, 0), rows))
+    if (attr_true(n, "transpose_a") || rank != 2 || n->outputs[0].dtype != TS_F32 ||
+        !is_row_value(input_info(f, n, 0), rows))
       return false;
     for (int i = 1; i < n->n_inputs; i++)
       if (made_in_run(f, n, i))
         return false;
-    return true;
+    ts_gemm shape = { .m = rows, .n = n->outputs[0].shape.dim[1],
+                      .k = input_info(f, n, 0)->shape.dim[1], .tb = attr_true(n, "transpose_b") };
+    return ts__gemm_f32_rows_exact(&shape);
   case TS_OP_FLATTEN: /* a Reshape names its batch (or not): it stays out */
     return n->n_inputs >= 1 && is_row_value(input_info(f, n, 0), rows);
   default:

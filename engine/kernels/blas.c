@@ -8,7 +8,9 @@
  * that already loaded OpenBLAS (a program linking it) keeps its core, which
  * ts_blas_description() then reports.  The engine's pool (pool.c) sets
  * OpenBLAS's thread count through ts__blas_set_threads and loads it at
- * start-up, asking for its thread count. */
+ * start-up, asking for its thread count.  TRACESCOPE_BLAS=off keeps it
+ * out: our kernels only (results that do not depend on OpenBLAS's choices
+ * of method by size, e.g. to compare thread counts bit for bit). */
 #include "kernels.h"
 
 #include <cblas.h>
@@ -17,6 +19,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../tracescope.h"
 
@@ -73,6 +76,11 @@ static void shorten_spin_of_loaded(void *h)
 static void load_blas(void)
 {
   const char *asked = NULL; /* the core we set OPENBLAS_CORETYPE to */
+  const char *off = getenv("TRACESCOPE_BLAS");
+  if (off && strcmp(off, "off") == 0) { /* every GEMM and convolution on our kernels */
+    snprintf(blas.how, sizeof blas.how, "off (TRACESCOPE_BLAS=off): own kernels only");
+    return;
+  }
   void *h = dlopen(OPENBLAS_SONAME, RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
   if (h) {
     snprintf(blas.how, sizeof blas.how, "loaded by the program before the engine: its own choice");

@@ -209,6 +209,10 @@ static _Thread_local __attribute__((tls_model("initial-exec"))) struct {
   int pick;
 } last_mm = { .pick = -1 };
 
+/* A GEMM's candidates, in the tuner's order. */
+enum { GEMM_OWN, GEMM_BLAS, GEMM_CANDIDATES };
+static const ts_tune_fn gemm_cands[GEMM_CANDIDATES] = { [GEMM_OWN] = own_f32, [GEMM_BLAS] = blas_f32 };
+
 /* "matmul 20x784x64 transpose_b": M x K x N */
 static void matmul_label(const ts_tune_key *key, char *buf, size_t size)
 {
@@ -219,12 +223,11 @@ static void matmul_label(const ts_tune_key *key, char *buf, size_t size)
 
 void ts__gemm_f32(const ts_gemm *g)
 {
-  static const ts_tune_fn cands[] = { own_f32, blas_f32 };
   int64_t m = MAX(g->m, ts__tune_rows); /* the choice of the whole batch */
   if (last_mm.pick >= 0 && last_mm.m == m && last_mm.n == g->n && last_mm.k == g->k &&
       last_mm.ta == g->ta && last_mm.tb == g->tb) {
     if (!ts__tune_only)
-      cands[last_mm.pick](g);
+      gemm_cands[last_mm.pick](g);
     return;
   }
   if (!ts__blas_available() || m * g->n * g->k > OWN_MAX_MACS) { /* no choice to make */
@@ -233,17 +236,27 @@ void ts__gemm_f32(const ts_gemm *g)
     return;
   }
   ts_tune_key key = { "matmul", { m, g->k, g->n, g->ta, g->tb } };
-  const char *names[] = { ts__own_label(), "OpenBLAS" };
+  const char *names[GEMM_CANDIDATES] = { [GEMM_OWN] = ts__own_label(), [GEMM_BLAS] = "OpenBLAS" };
   bool ran;
-  int pick = ts__tune(&key, matmul_label, cands, names, 2, g, &ran);
+  int pick = ts__tune(&key, matmul_label, gemm_cands, names, GEMM_CANDIDATES, g, &ran);
   if (!ran)
-    cands[pick](g);
+    gemm_cands[pick](g);
   last_mm.m = m;
   last_mm.n = g->n;
   last_mm.k = g->k;
   last_mm.ta = g->ta;
   last_mm.tb = g->tb;
   last_mm.pick = pick;
+}
+
+bool ts__gemm_f32_rows_exact(const ts_gemm *g)
+{
+  if (!ts__blas_available())
+    return true; /* our tiles, always */
+  if (g->m * g->n * g->k > OWN_MAX_MACS)
+    return false;
+  ts_tune_key key = { "matmul", { g->m, g->k, g->n, g->ta, g->tb } };
+  return ts__tune_known(&key) == GEMM_OWN;
 }
 
 /* f64 has no tile of ours: OpenBLAS, or plain loops where it is missing. */

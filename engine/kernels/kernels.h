@@ -135,6 +135,12 @@ void ts__gemm_f32_with(const ts_tile_kernel *kern, const ts_gemm *g);
 void ts__gemm_f32_blas(const ts_gemm *g);
 /* The product with the kernel chosen for the shape (timed on first sight). */
 void ts__gemm_f32(const ts_gemm *g);
+/* Does the kernel chosen for g's shape compute each row of C as it would
+ * in a product of fewer rows (a part of the batch, exec/rows.c)?  Our
+ * tiles do (each element's sum runs over k in order, whatever the tile's
+ * rows); OpenBLAS does not (its method depends on the sizes, and its
+ * sums' order with it).  false for a shape not chosen yet. */
+bool ts__gemm_f32_rows_exact(const ts_gemm *g);
 void ts__gemm_f64(const ts_gemm *g);
 
 /* ---- the choice per shape (tune.c) ---------------------------------------- */
@@ -171,6 +177,9 @@ extern _Thread_local bool ts__tune_only;
  * a GEMM of fewer rows takes the whole batch's kernel choice, so each row
  * is computed as it would be in one product of the whole batch. */
 extern _Thread_local int64_t ts__tune_rows;
+
+/* The choice made for key (its candidate's index), or -1 while none is. */
+int ts__tune_known(const ts_tune_key *key);
 
 /* "own avx512 8x32": our best tile kernel as the choices name it. */
 const char *ts__own_label(void);

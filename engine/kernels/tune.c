@@ -124,6 +124,15 @@ int ts__tune(const ts_tune_key *key, ts_tune_label_fn label, const ts_tune_fn *c
   return pick;
 }
 
+int ts__tune_known(const ts_tune_key *key)
+{
+  g_mutex_lock(&lock);
+  const choice *known = choices ? g_hash_table_lookup(choices, key) : NULL;
+  int pick = known ? known->pick : -1;
+  g_mutex_unlock(&lock);
+  return pick;
+}
+
 static gint by_label(gconstpointer a, gconstpointer b)
 {
   const choice *x = *(const choice *const *)a, *y = *(const choice *const *)b;
