@@ -25,6 +25,19 @@ int ts__act_of_op(int op)
   }
 }
 
+int ts__act_from_name(const char *name)
+{
+  static const struct {
+    const char *name;
+    ts_act act;
+  } acts[] = { { "", TS_ACT_NONE }, { "Relu", TS_ACT_RELU }, { "Sigmoid", TS_ACT_SIGMOID },
+               { "Tanh", TS_ACT_TANH } };
+  for (size_t i = 0; i < G_N_ELEMENTS(acts); i++)
+    if (strcmp(name ? name : "", acts[i].name) == 0)
+      return (int)acts[i].act;
+  return -1;
+}
+
 /* The computations of the unfused ops (ops/unary.c), so fusing changes no
  * bit: f32 sigmoid and tanh on the array kernels (vmath.c), f64 on libm. */
 #define SIGMOID_f32(x, n) ts__vsigmoid_f32(x, x, n)
@@ -209,9 +222,40 @@ static _Thread_local __attribute__((tls_model("initial-exec"))) struct {
   int pick;
 } last_mm = { .pick = -1 };
 
-/* A GEMM's candidates, in the tuner's order. */
-enum { GEMM_OWN, GEMM_BLAS, GEMM_CANDIDATES };
-static const ts_tune_fn gemm_cands[GEMM_CANDIDATES] = { [GEMM_OWN] = own_f32, [GEMM_BLAS] = blas_f32 };
+static void wide_f32(const void *g)
+{
+  ts__gemm_f32_with(&ts__tile_avx512_wide, g);
+}
+
+/* A GEMM's candidates on this CPU, in the tuner's order: our best tile,
+ * our wide one where it runs, OpenBLAS where it loaded. */
+static struct {
+  int n;
+  ts_tune_fn fn[TS_TUNE_MAX];
+  const char *name[TS_TUNE_MAX];
+  bool own[TS_TUNE_MAX];
+  char wide_name[48];
+} cands;
+static pthread_once_t cands_once = PTHREAD_ONCE_INIT;
+
+static void add_candidate(ts_tune_fn fn, const char *name, bool own)
+{
+  cands.fn[cands.n] = fn;
+  cands.name[cands.n] = name;
+  cands.own[cands.n++] = own;
+}
+
+static void make_candidates(void)
+{
+  add_candidate(own_f32, ts__own_label(), true);
+  const ts_tile_kernel *w = &ts__tile_avx512_wide;
+  if (w->usable(ts__cpu()) && w != ts__tile_best()) {
+    snprintf(cands.wide_name, sizeof cands.wide_name, "own %s %dx%d", w->name, w->rows, w->cols);
+    add_candidate(wide_f32, cands.wide_name, true);
+  }
+  if (ts__blas_available())
+    add_candidate(blas_f32, "OpenBLAS", false);
+}
 
 /* "matmul 20x784x64 transpose_b": M x K x N */
 static void matmul_label(const ts_tune_key *key, char *buf, size_t size)
@@ -227,20 +271,21 @@ void ts__gemm_f32(const ts_gemm *g)
   if (last_mm.pick >= 0 && last_mm.m == m && last_mm.n == g->n && last_mm.k == g->k &&
       last_mm.ta == g->ta && last_mm.tb == g->tb) {
     if (!ts__tune_only)
-      gemm_cands[last_mm.pick](g);
+      cands.fn[last_mm.pick](g);
     return;
   }
-  if (!ts__blas_available() || m * g->n * g->k > OWN_MAX_MACS) { /* no choice to make */
+  pthread_once(&cands_once, make_candidates);
+  bool too_big = m * g->n * g->k > OWN_MAX_MACS;
+  if (cands.n == 1 || too_big) { /* no choice to make */
     if (!ts__tune_only)
-      (ts__blas_available() ? blas_f32 : own_f32)(g);
+      (too_big && ts__blas_available() ? blas_f32 : own_f32)(g);
     return;
   }
   ts_tune_key key = { "matmul", { m, g->k, g->n, g->ta, g->tb } };
-  const char *names[GEMM_CANDIDATES] = { [GEMM_OWN] = ts__own_label(), [GEMM_BLAS] = "OpenBLAS" };
   bool ran;
-  int pick = ts__tune(&key, matmul_label, gemm_cands, names, GEMM_CANDIDATES, g, &ran);
+  int pick = ts__tune(&key, matmul_label, cands.fn, cands.name, cands.n, g, &ran);
   if (!ran)
-    gemm_cands[pick](g);
+    cands.fn[pick](g);
   last_mm.m = m;
   last_mm.n = g->n;
   last_mm.k = g->k;
@@ -251,12 +296,14 @@ void ts__gemm_f32(const ts_gemm *g)
 
 bool ts__gemm_f32_rows_exact(const ts_gemm *g)
 {
-  if (!ts__blas_available())
-    return true; /* our tiles, always */
+  pthread_once(&cands_once, make_candidates);
   if (g->m * g->n * g->k > OWN_MAX_MACS)
-    return false;
+    return !ts__blas_available();
+  if (cands.n == 1)
+    return true; /* our best tile, always */
   ts_tune_key key = { "matmul", { g->m, g->k, g->n, g->ta, g->tb } };
-  return ts__tune_known(&key) == GEMM_OWN;
+  int pick = ts__tune_known(&key);
+  return pick >= 0 && cands.own[pick];
 }
 
 /* f64 has no tile of ours: OpenBLAS, or plain loops where it is missing. */

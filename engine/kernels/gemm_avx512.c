@@ -93,9 +93,104 @@ static TARGET void run(const ts_tile *t)
       ts__act_f32(t->act, t->c + i * t->ldc, t->cols);
 }
 
+/* ---- the wide tile: up to 5 rows x 64 columns ------------------------------
+ * Four vectors of B per broadcast of A (20 accumulators): twice the
+ * multiply-adds per load of the 8 x 32 tile, and batches of 5, 10, 20 or
+ * 60 rows (a Dense layer's, or its half on each of two threads) fill
+ * their tiles, where 8 x 32 leaves a mostly empty last one. */
+
+#define WIDE_ROWS 5
+#define EACH_WIDE_ROW(X) X(0) X(1) X(2) X(3) X(4)
+
+static TARGET inline __attribute__((always_inline)) void wide_tile(const ts_tile *t, const int ROWS,
+                                                                       const int NV)
+{
+#define DECLARE(I)                                                            \
+  __m512 c##I##_0 = _mm512_setzero_ps(), c##I##_1 = _mm512_setzero_ps(),      \
+         c##I##_2 = _mm512_setzero_ps(), c##I##_3 = _mm512_setzero_ps();
+  EACH_WIDE_ROW(DECLARE)
+  __mmask16 mask[4] = { cols_mask(t->cols), cols_mask(t->cols - W), cols_mask(t->cols - 2 * W),
+                        cols_mask(t->cols - 3 * W) };
+  for (int s = 0; s < t->n_seg; s++) {
+    const float *b = t->b + s * t->b_seg;
+#define ROW_PTR(I) const float *a##I = t->a[s * TS_TILE_MAX_ROWS + (I < ROWS ? I : 0)];
+    EACH_WIDE_ROW(ROW_PTR)
+    for (int64_t p = 0; p < t->k; p++, b += t->ldb) {
+      /* vectors before the last are full (NV says how many there are) */
+      __m512 b0 = NV > 1 ? _mm512_loadu_ps(b) : _mm512_maskz_loadu_ps(mask[0], b);
+      __m512 b1 = NV > 2 ? _mm512_loadu_ps(b + W) : NV > 1 ? _mm512_maskz_loadu_ps(mask[1], b + W) : b0;
+      __m512 b2 = NV > 3 ? _mm512_loadu_ps(b + 2 * W)
+                         : NV > 2 ? _mm512_maskz_loadu_ps(mask[2], b + 2 * W) : b0;
+      __m512 b3 = NV > 3 ? _mm512_maskz_loadu_ps(mask[3], b + 3 * W) : b0;
+#define STEP(I)                                                               \
+      if (I < ROWS) {                                                         \
+        __m512 av = _mm512_set1_ps(a##I[p]);                                  \
+        c##I##_0 = _mm512_fmadd_ps(av, b0, c##I##_0);                         \
+        if (NV > 1)                                                           \
+          c##I##_1 = _mm512_fmadd_ps(av, b1, c##I##_1);                       \
+        if (NV > 2)                                                           \
+          c##I##_2 = _mm512_fmadd_ps(av, b2, c##I##_2);                       \
+        if (NV > 3)                                                           \
+          c##I##_3 = _mm512_fmadd_ps(av, b3, c##I##_3);                       \
+      }
+      EACH_WIDE_ROW(STEP)
+    }
+  }
+  __m512 bias[4] = { _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
+                     _mm512_setzero_ps() }, zero = _mm512_setzero_ps();
+  for (int v = 0; t->bias && v < NV; v++)
+    bias[v] = _mm512_maskz_loadu_ps(mask[v], t->bias + v * W);
+#define STORE_ONE(I, VEC, acc)                                                \
+  do {                                                                        \
+    __m512 x = _mm512_add_ps(acc, bias[VEC]);                                 \
+    if (t->act == TS_ACT_RELU)                                                \
+      x = _mm512_max_ps(x, zero);                                             \
+    _mm512_mask_storeu_ps(t->c + I * t->ldc + VEC * W, mask[VEC], x);         \
+  } while (0)
+#define STORE(I)                                                              \
+  if (I < ROWS) {                                                             \
+    STORE_ONE(I, 0, c##I##_0);                                                \
+    if (NV > 1)                                                               \
+      STORE_ONE(I, 1, c##I##_1);                                              \
+    if (NV > 2)                                                               \
+      STORE_ONE(I, 2, c##I##_2);                                              \
+    if (NV > 3)                                                               \
+      STORE_ONE(I, 3, c##I##_3);                                              \
+  }
+  EACH_WIDE_ROW(STORE)
+#undef DECLARE
+#undef ROW_PTR
+#undef STEP
+#undef STORE_ONE
+#undef STORE
+}
+
+#define WIDE_CASE(R)                                                          \
+  case R:                                                                     \
+    if (t->cols > 3 * W)                                                      \
+      wide_tile(t, R, 4);                                                     \
+    else if (t->cols > 2 * W)                                                 \
+      wide_tile(t, R, 3);                                                     \
+    else if (t->cols > W)                                                     \
+      wide_tile(t, R, 2);                                                     \
+    else                                                                      \
+      wide_tile(t, R, 1);                                                     \
+    break;
+
+static TARGET void run_wide(const ts_tile *t)
+{
+  switch (t->rows) {
+    WIDE_CASE(1) WIDE_CASE(2) WIDE_CASE(3) WIDE_CASE(4) WIDE_CASE(5)
+  }
+  if (t->act == TS_ACT_SIGMOID || t->act == TS_ACT_TANH)
+    for (int i = 0; i < t->rows; i++)
+      ts__act_f32(t->act, t->c + i * t->ldc, t->cols);
+}
+
 static bool usable(const ts_cpu_features *f)
 {
   return f->avx512f && f->fma;
 }
 
 const ts_tile_kernel ts__tile_avx512 = { "avx512", ROWS_MAX, 2 * W, run, usable };
+const ts_tile_kernel ts__tile_avx512_wide = { "avx512", WIDE_ROWS, 4 * W, run_wide, usable };

@@ -50,6 +50,9 @@ typedef enum ts_act { TS_ACT_NONE, TS_ACT_RELU, TS_ACT_SIGMOID, TS_ACT_TANH } ts
 
 /* The activation an op names, or -1 for an op that is none of them. */
 int ts__act_of_op(int op);
+/* The activation a fused op's attribute names ("" or NULL: none; "Relu",
+ * "Sigmoid", "Tanh"), or -1: a few short compares, every call. */
+int ts__act_from_name(const char *name);
 void ts__act_f32(ts_act act, float *x, int64_t n);
 void ts__act_f64(ts_act act, double *x, int64_t n);
 
@@ -112,6 +115,9 @@ typedef struct ts_tile_kernel {
 /* Every kernel built in, best first; the usable ones on this CPU are
  * ts__tile_kernels_usable's. */
 extern const ts_tile_kernel ts__tile_avx512, ts__tile_avx2, ts__tile_c;
+/* The AVX-512 tile of 5 rows x 64 columns (gemm_avx512.c): GEMMs of few
+ * rows and many columns (a batch through Dense layers). */
+extern const ts_tile_kernel ts__tile_avx512_wide;
 /* The best kernel this CPU runs (the portable one at worst). */
 const ts_tile_kernel *ts__tile_best(void);
 

@@ -343,21 +343,12 @@ static const ts_attr_def fused_mm_attrs[] = {
   [ATTR_ACTIVATION] = { "activation", TS_ATTR_STRING }, /* "", "Relu", "Sigmoid", "Tanh" */
 };
 
-/* The activation an attribute names: TS_OP_COUNT for none, -1 if unknown. */
-static int activation_of(const char *name)
-{
-  if (!name || !*name)
-    return TS_OP_COUNT;
-  int op = ts_op_from_name(name);
-  return op == TS_OP_RELU || op == TS_OP_SIGMOID || op == TS_OP_TANH ? op : -1;
-}
-
 static bool fused_mm_infer(ts_infer_ctx *c)
 {
   if (c->n_in > 3)
     return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT, "takes a, b and a bias, got %d inputs",
                           c->n_in);
-  if (activation_of(c->attrs[ATTR_ACTIVATION].s) < 0)
+  if (ts__act_from_name(c->attrs[ATTR_ACTIVATION].s) < 0)
     return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT, "unknown activation \"%s\"",
                           c->attrs[ATTR_ACTIVATION].s);
   if (!ts__ew_check_dtypes(c, TS_DTYPES_FLOAT))
@@ -399,11 +390,11 @@ static bool fused_mm_cpu(ts_kernel_ctx *k)
                              "limit of %d", INT_MAX);
   if (k->out[0]->size == 0)
     return true;
-  int act = activation_of(k->attrs[ATTR_ACTIVATION].s);
+  int act = ts__act_from_name(k->attrs[ATTR_ACTIVATION].s);
   bool ta = k->attrs[ATTR_TRANSPOSE_A].b, tb = k->attrs[ATTR_TRANSPOSE_B].b;
   ts_gemm g = { k->out[0]->shape.dim[0], k->out[0]->shape.dim[1], a->shape.dim[ta ? 0 : 1], ta, tb,
                 a->data, b->data, k->n_in == 3 ? k->in[2]->data : NULL, k->out[0]->data,
-                act == TS_OP_COUNT ? TS_ACT_NONE : ts__act_of_op(act) };
+                (ts_act)act };
   if (a->dtype == TS_F32)
     ts__gemm_f32(&g);
   else
