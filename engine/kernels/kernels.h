@@ -173,6 +173,11 @@ typedef void (*ts_tune_label_fn)(const ts_tune_key *key, char *buf, size_t size)
 #define TS_TUNE_MAX 4
 int ts__tune(const ts_tune_key *key, ts_tune_label_fn label, const ts_tune_fn *cands,
              const char *const *names, int n_cands, const void *op, bool *ran);
+/* The same, a candidate's time multiplied by weights[c] in the choice
+ * (its times are shown as measured, "counted more" beside one above 1). */
+int ts__tune_weighted(const ts_tune_key *key, ts_tune_label_fn label, const ts_tune_fn *cands,
+                      const char *const *names, const double *weights, int n_cands,
+                      const void *op, bool *ran);
 
 /* True on a thread while a plan makes its kernel choices (exec/executable.c
  * runs each GEMM and convolution of static shapes once, on zeros): then

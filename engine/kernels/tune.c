@@ -27,6 +27,7 @@ typedef struct choice {
   int pick, n;
   const char *names[TS_TUNE_MAX];
   double ns[TS_TUNE_MAX]; /* fastest time per call */
+  double weight[TS_TUNE_MAX]; /* what a candidate's time counts for in the choice */
 } choice;
 
 _Thread_local bool ts__tune_only;
@@ -80,7 +81,7 @@ static void measure(const ts_tune_fn *cands, int n, const void *op, choice *ch)
       ch->ns[c] = MIN(ch->ns[c], time_per_call(cands[c], op, reps[c]));
   ch->pick = 0;
   for (int c = 1; c < n; c++)
-    if (ch->ns[c] < ch->ns[ch->pick])
+    if (ch->ns[c] * ch->weight[c] < ch->ns[ch->pick] * ch->weight[ch->pick])
       ch->pick = c;
   /* the result is the chosen kernel's, as on every later call: kernels
    * round differently, and a process must not see two answers */
@@ -90,6 +91,13 @@ static void measure(const ts_tune_fn *cands, int n, const void *op, choice *ch)
 
 int ts__tune(const ts_tune_key *key, ts_tune_label_fn label, const ts_tune_fn *cands,
              const char *const *names, int n_cands, const void *op, bool *ran)
+{
+  return ts__tune_weighted(key, label, cands, names, NULL, n_cands, op, ran);
+}
+
+int ts__tune_weighted(const ts_tune_key *key, ts_tune_label_fn label, const ts_tune_fn *cands,
+                      const char *const *names, const double *weights, int n_cands,
+                      const void *op, bool *ran)
 {
   g_assert(n_cands >= 1 && n_cands <= TS_TUNE_MAX);
   *ran = false;
@@ -107,8 +115,10 @@ int ts__tune(const ts_tune_key *key, ts_tune_label_fn label, const ts_tune_fn *c
     ch->key = *key;
     label(key, ch->label, sizeof ch->label);
     ch->n = n_cands;
-    for (int c = 0; c < n_cands; c++)
+    for (int c = 0; c < n_cands; c++) {
       ch->names[c] = names[c];
+      ch->weight[c] = weights ? weights[c] : 1.0;
+    }
     measure(cands, n_cands, op, ch);
     pick = ch->pick;
     *ran = true;
@@ -156,7 +166,8 @@ char *ts_kernel_choices(void)
     const choice *ch = all->pdata[i];
     g_string_append_printf(out, "%s: %s", ch->label, ch->names[ch->pick]);
     for (int c = 0; c < ch->n; c++)
-      g_string_append_printf(out, "%s%s %.2f µs", c ? ", " : " (", ch->names[c], ch->ns[c] / 1e3);
+      g_string_append_printf(out, "%s%s %.2f µs%s", c ? ", " : " (", ch->names[c], ch->ns[c] / 1e3,
+                             ch->weight[c] > 1 ? " counted more" : "");
     g_string_append(out, ")\n");
   }
   g_ptr_array_free(all, TRUE);
