@@ -104,6 +104,7 @@ double ts__step_work(const ts_graph *g, const ts_node *n);
  * at s when rows_end[s] > 0, ends before rows_end[s], over a batch of
  * rows_of[s]; row_step[s] marks its row steps (the others are reads).
  * Returns how many runs. */
+#define TS_MIN_PART_ROWS 4 /* rows a thread takes of a run, at least */
 int ts__row_runs(const ts_graph *g, const ts_exec_layout *l, const bool *fast_read, int *rows_end,
                  int64_t *rows_of, bool *row_step);
 

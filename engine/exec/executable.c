@@ -1,73 +1,24 @@
 /* executable.c — runs an optimized graph (the passes chosen when it is
- * made rewrote it: passes.c): a plan of its nodes in creation
- * order, which is topological (the graph holds only what the outputs and
- * the stateful ops need: the passes dropped the rest), but for groups of
- * independent heavy ops put together to run at once (schedule.c).  Each
- * value is released after its last use (a view's input after the view's;
- * in a group, after the group), and the values a run makes and reads live
- * in the memory planner's arena (planner.c), so a repeat call allocates
- * only its outputs.
- *
- * A group runs on the engine's pool, a step per item, each on the thread
- * that claims it with a scope and planned outputs of its own.  Only when
- * nothing watches op by op on this thread (listeners, an observer, op
- * handlers, a watch) and the ops run on the CPU: what those see and do is
- * this thread's, so with them the group's steps run here, one by one.
+ * made rewrote it: passes.c): a plan of its nodes in creation order, which
+ * is topological (the graph holds only what the outputs and the stateful
+ * ops need: the passes dropped the rest), but for groups of independent
+ * heavy ops put together to run at once (schedule.c) and runs of ops split
+ * by rows (rows.c), both run on the pool by parallel.c.  Each value is
+ * released after its last use (a view's input after the view's; in a
+ * group, after the group), and the values a run makes and reads live in
+ * the memory planner's arena (planner.c), so a repeat call allocates only
+ * its outputs.
  *
  * Variable reads: a ReadVariableOp whose value only compute ops take is,
  * with nothing watching, a reference to the variable's storage taken by
  * the run itself (what the read's view would hold, so an assign meanwhile
  * copies on write just the same) instead of a dispatched op: models read
  * every weight on every call. */
-#include "exec.h"
-#include "../kernels/kernels.h"
+#include "run.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 
-#define MAX_GROUP 64 /* steps a group runs at once, at most (a bigger level makes several) */
-#define MAX_SLICED 16 /* values made before a row run that it reads by rows, at most */
-#define MIN_PART_ROWS 4 /* rows a thread takes of a row run, at least */
-
-/* A run of steps split by rows across threads (rows.c). */
-typedef struct row_run {
-  int first, end;        /* its steps */
-  int64_t rows;          /* its batch */
-  int n_borrowed, n_sliced, n_exits;
-  int *borrowed;         /* values made before it that its row steps read whole */
-  int *sliced;           /* ... that they read by rows */
-  int *exits;            /* values its row steps make that later steps or the outputs read */
-} row_run;
 #define MAX_TUNE_ELEMS (1 << 24) /* a kernel choice at plan time: operands of this many elements, at most */
-
-typedef struct plan {
-  int n_steps;
-  int *steps;          /* node ids to run, topological (not Const/VarHandle) */
-  int *group_end;      /* per step: a group [s, group_end[s]) starts here, else 0 */
-  bool *fast_read;     /* per step: a variable read the run may make itself */
-  bool *row_step;      /* per step: a row step of a row run */
-  int *run_at;         /* per step: a row run starts here (its index + 1), else 0 */
-  row_run *runs;
-  int n_runs;
-  bool *made_by_run;   /* per value: made by a row step */
-  int n_groups, n_grouped, max_group;
-  int *offset;         /* per node id: its first output's slot in the value array */
-  int n_values;
-  int *step_first, *step_n; /* per step: its node's values */
-  int *rel_start;      /* per step: where its releases start in rel_values (n_steps + 1) */
-  int *rel_values;     /* value slots released after each step */
-  ts_tensor **preset;  /* per value slot: a Const's or VarHandle's value, or NULL */
-} plan;
-
-struct ts_executable {
-  ts_graph *graph;       /* owned by the top-level executable only */
-  bool owns_graph;
-  plan plan;
-  ts_planner *planner;
-  ts_executable ***subs; /* per node id: executables of its subgraphs, or NULL */
-  char *summary;         /* the passes' (top level only) */
-  int64_t n_shared;      /* atomic: group steps run on another thread than their call's */
-};
 
 /* The step after whose end values used by step s are released: the last
  * of its group, or s. */
@@ -159,100 +110,6 @@ static void plan_fast_reads(const ts_graph *g, plan *p)
                       node->n_outputs == 1 && !passed_on[node->id];
   }
   g_free(passed_on);
-}
-
-/* Adds v to list (n entries) unless it is there; false when it is in
- * `other` (read both whole and by rows: the run is not split). */
-static bool add_value(int *list, int *n, const int *other, int n_other, int v)
-{
-  for (int i = 0; i < n_other; i++)
-    if (other[i] == v)
-      return false;
-  for (int i = 0; i < *n; i++)
-    if (list[i] == v)
-      return true;
-  list[(*n)++] = v;
-  return true;
-}
-
-/* Is input i of a row step read by rows (rows.c's rules)? */
-static bool read_by_rows(const ts_graph *g, const ts_node *n, int i)
-{
-  if (n->op == TS_OP_MATMUL || n->op == TS_OP_FUSED_MATMUL || n->op == TS_OP_FLATTEN)
-    return i == 0;
-  const ts_info *in = &ts__graph_node(g, n->inputs[i].node)->outputs[n->inputs[i].index];
-  return in->shape.rank == n->outputs[0].shape.rank && in->shape.dim[0] == n->outputs[0].shape.dim[0];
-}
-
-/* What each row run reads and leaves (rows.c finds them); a run reading
- * too many values by rows, or one both ways, is not split. */
-static void plan_row_runs(const ts_graph *g, plan *p, const ts_exec_layout *l)
-{
-  int ns = p->n_steps ? p->n_steps : 1, nv = p->n_values ? p->n_values : 1;
-  int *rows_end = g_new(int, ns);
-  int64_t *rows_of = g_new(int64_t, ns);
-  p->row_step = g_new0(bool, ns);
-  p->run_at = g_new0(int, ns);
-  p->made_by_run = g_new0(bool, nv);
-  int n = ts__row_runs(g, l, p->fast_read, rows_end, rows_of, p->row_step);
-  p->runs = g_new0(row_run, n ? n : 1);
-  bool *read_after = g_new0(bool, nv); /* by a step after the run, or an output */
-  for (int s = 0; s < p->n_steps; s++) {
-    if (!rows_end[s])
-      continue;
-    row_run *r = &p->runs[p->n_runs];
-    *r = (row_run){ .first = s, .end = rows_end[s], .rows = rows_of[s] };
-    int cap = 0;
-    for (int t = r->first; t < r->end; t++)
-      cap += ts__graph_node(g, p->steps[t])->n_inputs + 1;
-    r->borrowed = g_new(int, cap);
-    r->sliced = g_new(int, cap);
-    r->exits = g_new(int, cap);
-    bool ok = true;
-    for (int t = r->first; t < r->end && ok; t++) {
-      const ts_node *node = ts__graph_node(g, p->steps[t]);
-      if (!p->row_step[t])
-        continue;
-      for (int i = 0; i < node->n_outputs; i++)
-        p->made_by_run[p->step_first[t] + i] = true;
-      for (int i = 0; i < node->n_inputs && ok; i++) {
-        int v = p->offset[node->inputs[i].node] + node->inputs[i].index;
-        if (p->made_by_run[v])
-          continue;
-        ok = read_by_rows(g, node, i) ? add_value(r->sliced, &r->n_sliced, r->borrowed, r->n_borrowed, v)
-                                       : add_value(r->borrowed, &r->n_borrowed, r->sliced, r->n_sliced, v);
-      }
-    }
-    memset(read_after, 0, sizeof *read_after * (size_t)nv);
-    for (int t = r->end; t < p->n_steps; t++) {
-      const ts_node *node = ts__graph_node(g, p->steps[t]);
-      for (int i = 0; i < node->n_inputs; i++)
-        read_after[p->offset[node->inputs[i].node] + node->inputs[i].index] = true;
-    }
-    for (guint i = 0; i < g->outputs->len; i++) {
-      ts_port port = g_array_index(g->outputs, ts_port, i);
-      read_after[p->offset[port.node] + port.index] = true;
-    }
-    for (int t = r->first; t < r->end; t++)
-      for (int i = 0; p->row_step[t] && i < p->step_n[t]; i++)
-        if (read_after[p->step_first[t] + i])
-          r->exits[r->n_exits++] = p->step_first[t] + i;
-    if (ok && r->n_sliced <= MAX_SLICED) {
-      p->run_at[s] = ++p->n_runs;
-      continue;
-    }
-    for (int t = r->first; t < r->end; t++) { /* not split after all */
-      for (int i = 0; p->row_step[t] && i < p->step_n[t]; i++)
-        p->made_by_run[p->step_first[t] + i] = false;
-      p->row_step[t] = false;
-    }
-    g_free(r->borrowed);
-    g_free(r->sliced);
-    g_free(r->exits);
-  }
-  g_free(read_after);
-  g_free(rows_end);
-  g_free(rows_of);
 }
 
 /* Groups of independent heavy steps (schedule.c), at most MAX_GROUP each. */
@@ -358,7 +215,7 @@ static ts_executable *executable_plan(ts_graph *g, bool owns)
     .rel_values = p->rel_values, .group_end = p->group_end, .max_group = p->max_group,
   };
   choose_kernels(g, p); /* before the row runs: they look at the choices */
-  plan_row_runs(g, p, &layout);
+  ts__exec_plan_row_runs(g, p, &layout);
   e->planner = ts__planner_new(g, &layout);
   ts__planner_plan_static(e->planner);
   return e;
@@ -452,10 +309,9 @@ static const ts_node *traced_of(const ts_node *n)
   return o && o->op == n->op ? o : NULL;
 }
 
-/* Runs one step; its outputs land in out[] as references the run owns. */
-static bool run_step(const ts_executable *e, const ts_node *node, ts_tensor **values,
-                     ts_tensor *const *inputs, ts_scope *scope, ts_planned *planned,
-                     ts_tensor **out, const ts_node *parent, uint64_t parent_seq)
+bool ts__exec_step(const ts_executable *e, const ts_node *node, ts_tensor **values,
+                   ts_tensor *const *inputs, ts_scope *scope, ts_planned *planned,
+                   ts_tensor **out, const ts_node *parent, uint64_t parent_seq)
 {
   const plan *p = &e->plan;
   const ts_op_def *def = ts__op_def(node->op);
@@ -484,8 +340,6 @@ static bool run_step(const ts_executable *e, const ts_node *node, ts_tensor **va
   return n >= 0;
 }
 
-/* ---- groups ------------------------------------------------------------------------ */
-
 /* Does anything see or change this thread's ops one by one (see the top
  * of the file)?  Then every step runs here, as an op. */
 static bool watched(void)
@@ -495,216 +349,11 @@ static bool watched(void)
          __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED);
 }
 
-typedef struct group_run {
-  ts_executable *e;
-  ts_arena *arena;
-  ts_tensor **values;
-  ts_tensor *const *inputs;
-  int first;
-  const ts_node *parent;
-  uint64_t parent_seq;
-  pthread_t caller;
-  bool ok[MAX_GROUP];
-  ts_error *error[MAX_GROUP]; /* what a failed step set, on its thread */
-} group_run;
-
-static void group_item(void *ctx, int64_t i)
-{
-  group_run *r = ctx;
-  const plan *p = &r->e->plan;
-  int s = r->first + (int)i, base = p->step_first[s];
-  const ts_node *node = ts__graph_node(r->e->graph, p->steps[s]);
-  r->ok[i] = run_step(r->e, node, r->values, r->inputs, ts__arena_scope(r->arena, (int)i),
-                      ts__arena_step(r->arena, (int)i, base, p->step_n[s]), &r->values[base],
-                      r->parent, r->parent_seq);
-  if (!r->ok[i])
-    r->error[i] = ts_error_take();
-  if (!pthread_equal(pthread_self(), r->caller))
-    __atomic_add_fetch(&r->e->n_shared, 1, __ATOMIC_RELAXED);
-}
-
-/* Runs the group of steps [first, end) at once; the first failure's error
- * (in step order) is this thread's. */
-static bool run_group(const ts_executable *e, ts_arena *arena, ts_tensor **values,
-                      ts_tensor *const *inputs, int first, int end, const ts_node *parent,
-                      uint64_t parent_seq)
-{
-  group_run r = { .e = (ts_executable *)e, .arena = arena, .values = values, .inputs = inputs,
-                  .first = first, .parent = parent, .parent_seq = parent_seq,
-                  .caller = pthread_self() };
-  ts__parallel_for(end - first, group_item, &r);
-  bool ok = true;
-  for (int i = 0; i < end - first; i++) {
-    if (!r.ok[i] && ok)
-      ts__error_put(r.error[i]);
-    else
-      ts_error_free(r.error[i]);
-    ok = ok && r.ok[i];
-  }
-  return ok;
-}
-
-/* Step s read by the run itself (see the top): the variable's storage, or
- * NULL to run the op. */
-static ts_tensor *fast_read(const ts_executable *e, ts_tensor *const *values, int s)
+ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, int s)
 {
   const plan *p = &e->plan;
   ts_port var = ts__graph_node(e->graph, p->steps[s])->inputs[0];
   return ts__variable_read_storage(values[p->offset[var.node] + var.index]);
-}
-
-/* ---- row runs ----------------------------------------------------------------------- */
-
-typedef struct rows_job {
-  const ts_executable *e;
-  const row_run *run;
-  ts_tensor **values;
-  ts_tensor *const *inputs;
-  const ts_node *parent;
-  uint64_t parent_seq;
-  pthread_t caller;
-  int parts;
-  bool ok[TS_MAX_THREADS];
-  ts_error *error[TS_MAX_THREADS];
-} rows_job;
-
-/* Bytes per row of t, a value of the run's batch. */
-static int64_t row_bytes(const ts_tensor *t, int64_t rows)
-{
-  return t->size / rows * (int64_t)ts_dtype_size(t->dtype);
-}
-
-/* Part `part` of a row run: its rows of every row step, in an arena of
- * its own (the plan's buffers, each holding this part's rows), its rows
- * of the exits copied into theirs. */
-static bool run_part(rows_job *job, int part, ts_arena *pa)
-{
-  const ts_executable *e = job->e;
-  const plan *p = &e->plan;
-  const row_run *run = job->run;
-  int64_t r0 = run->rows * part / job->parts, r1 = run->rows * (part + 1) / job->parts;
-  ts_tensor **pv = ts__arena_values(pa);
-  ts_tensor slice[MAX_SLICED];
-  for (int i = 0; i < run->n_borrowed; i++)
-    pv[run->borrowed[i]] = job->values[run->borrowed[i]];
-  for (int i = 0; i < run->n_sliced; i++) {
-    ts_tensor *full = job->values[run->sliced[i]];
-    int64_t line = row_bytes(full, run->rows);
-    slice[i] = (ts_tensor){ .refcount = 1, .dtype = full->dtype, .shape = full->shape,
-                            .size = full->size / run->rows * (r1 - r0),
-                            .data = (char *)full->data + r0 * line, .backend = full->backend };
-    slice[i].shape.dim[0] = r1 - r0;
-    pv[run->sliced[i]] = &slice[i];
-  }
-  ts__tune_rows = run->rows;
-  bool ok = true;
-  for (int s = run->first; s < run->end && ok; s++) {
-    if (!p->row_step[s])
-      continue;
-    int base = p->step_first[s];
-    ok = run_step(e, ts__graph_node(e->graph, p->steps[s]), pv, job->inputs, ts__arena_scope(pa, 0),
-                  ts__arena_step(pa, 0, base, p->step_n[s]), &pv[base], job->parent, job->parent_seq);
-    for (int r = p->rel_start[s]; r < p->rel_start[s + 1]; r++) {
-      int v = p->rel_values[r];
-      bool exit = false;
-      for (int i = 0; i < run->n_exits; i++)
-        exit |= run->exits[i] == v;
-      if (p->made_by_run[v] && !exit) {
-        ts__arena_release(pa, v, pv[v]);
-        pv[v] = NULL;
-      }
-    }
-  }
-  ts__tune_rows = 0;
-  for (int i = 0; i < run->n_exits && ok; i++) {
-    int v = run->exits[i];
-    ts_tensor *full = job->values[v];
-    int64_t line = row_bytes(full, run->rows);
-    memcpy((char *)full->data + r0 * line, pv[v]->data, (size_t)((r1 - r0) * line));
-  }
-  for (int s = run->first; s < run->end; s++)
-    for (int v = p->step_first[s]; p->row_step[s] && v < p->step_first[s] + p->step_n[s]; v++) {
-      ts__arena_release(pa, v, pv[v]);
-      pv[v] = NULL;
-    }
-  for (int i = 0; i < run->n_borrowed; i++) /* the run's, not this arena's */
-    pv[run->borrowed[i]] = NULL;
-  for (int i = 0; i < run->n_sliced; i++)
-    pv[run->sliced[i]] = NULL;
-  return ok;
-}
-
-static void rows_item(void *ctx, int64_t part)
-{
-  rows_job *job = ctx;
-  ts_arena *pa = ts__planner_take(job->e->planner);
-  bool ok = pa != NULL;
-  if (pa) {
-    ts__arena_set_part(pa);
-    ok = run_part(job, (int)part, pa);
-    ts__planner_give(job->e->planner, pa, ok);
-  }
-  job->ok[part] = ok;
-  if (!ok)
-    job->error[part] = ts_error_take();
-  if (!pthread_equal(pthread_self(), job->caller))
-    __atomic_add_fetch(&((ts_executable *)job->e)->n_shared, 1, __ATOMIC_RELAXED);
-}
-
-/* Makes the whole of exit v (step s's output i) for the parts to fill. */
-static ts_tensor *exit_tensor(const ts_executable *e, ts_arena *arena, ts_scope *scope, int s, int i)
-{
-  const plan *p = &e->plan;
-  const ts_node *node = ts__graph_node(e->graph, p->steps[s]);
-  const ts_backend *cpu = ts_backend_cpu();
-  ts__scope_enter(scope);
-  ts_planned *pl = ts__arena_step(arena, 0, p->step_first[s], p->step_n[s]);
-  ts_tensor *t = pl ? pl->take(pl, i, cpu, &node->outputs[i]) : NULL;
-  if (!t)
-    t = ts__tensor_alloc_on(node->loc, cpu, node->outputs[i].dtype, node->outputs[i].shape);
-  ts_tensor_ref(t);
-  ts__scope_leave(scope);
-  return t;
-}
-
-/* Row run `run`: its reads here, then its row steps split by rows across
- * the pool's threads.  false + the first failing part's error. */
-static bool run_rows(const ts_executable *e, ts_arena *arena, ts_tensor **values,
-                     ts_tensor *const *inputs, const row_run *run, ts_scope *scope,
-                     const ts_node *parent, uint64_t parent_seq)
-{
-  const plan *p = &e->plan;
-  ts_tensor *store;
-  for (int s = run->first; s < run->end; s++) {
-    if (p->row_step[s])
-      continue;
-    int base = p->step_first[s];
-    if ((store = fast_read(e, values, s)))
-      values[base] = ts_tensor_ref(store);
-    else if (!run_step(e, ts__graph_node(e->graph, p->steps[s]), values, inputs, scope,
-                       ts__arena_step(arena, 0, base, p->step_n[s]), &values[base], parent, parent_seq))
-      return false;
-  }
-  for (int i = 0; i < run->n_exits; i++) {
-    int v = run->exits[i], s = run->first;
-    while (p->step_first[s] + p->step_n[s] <= v)
-      s++;
-    if (!(values[v] = exit_tensor(e, arena, scope, s, v - p->step_first[s])))
-      return false;
-  }
-  rows_job job = { .e = e, .run = run, .values = values, .inputs = inputs, .parent = parent,
-                   .parent_seq = parent_seq, .caller = pthread_self(),
-                   .parts = (int)MIN(ts__pool_width(), run->rows / MIN_PART_ROWS) };
-  ts__parallel_for(job.parts, rows_item, &job);
-  bool ok = true;
-  for (int i = 0; i < job.parts; i++) {
-    if (!job.ok[i] && ok)
-      ts__error_put(job.error[i]);
-    else
-      ts_error_free(job.error[i]);
-    ok = ok && job.ok[i];
-  }
-  return ok;
 }
 
 bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_inputs,
@@ -732,17 +381,17 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
     int from = s; /* releases after steps from .. s */
     if (share && p->run_at[s]) {
       const row_run *run = &p->runs[p->run_at[s] - 1];
-      ok = run_rows(e, arena, values, inputs, run, step_scope, parent, parent_seq);
+      ok = ts__exec_rows(e, arena, values, inputs, run, step_scope, parent, parent_seq);
       s = run->end - 1;
-    } else if (quiet && p->fast_read[s] && (store = fast_read(e, values, s))) {
+    } else if (quiet && p->fast_read[s] && (store = ts__exec_fast_read(e, values, s))) {
       values[p->step_first[s]] = ts_tensor_ref(store);
     } else if (share && p->group_end[s]) {
-      ok = run_group(e, arena, values, inputs, s, p->group_end[s], parent, parent_seq);
+      ok = ts__exec_group(e, arena, values, inputs, s, p->group_end[s], parent, parent_seq);
       s = p->group_end[s] - 1; /* nothing to release before the group's last step */
     } else {
       const ts_node *node = ts__graph_node(g, p->steps[s]);
       int base = p->step_first[s];
-      ok = run_step(e, node, values, inputs, step_scope,
+      ok = ts__exec_step(e, node, values, inputs, step_scope,
                     ts__arena_step(arena, 0, base, p->step_n[s]), &values[base], parent, parent_seq);
     }
     for (int r = p->rel_start[from]; r < p->rel_start[s + 1]; r++) {

@@ -19,7 +19,7 @@
  *   - Flatten.
  * Variable reads the run may make itself (executable.c) join a run too:
  * the caller makes them first (they depend on no row).  A run is worth
- * splitting when its batch gives each of two threads MIN_ROWS rows and its
+ * splitting when its batch gives each of two threads TS_MIN_PART_ROWS rows and its
  * steps do HEAVY_WORK (schedule.c's measure) together.
  *
  * What makes it right: each thread's rows of every value it makes are
@@ -30,8 +30,6 @@
 #include "../kernels/kernels.h"
 
 #include <string.h>
-
-#define MIN_ROWS 4
 
 static bool static_info(const ts_info *info)
 {
@@ -125,7 +123,7 @@ static void close_run(finder *f, int end, int *rows_end, int64_t *rows_of, doubl
   int n_row = 0;
   for (int s = f->first; s < end; s++)
     n_row += f->row_step[s];
-  if (n_row >= 2 && f->rows >= 2 * MIN_ROWS && work >= TS_HEAVY_WORK) {
+  if (n_row >= 2 && f->rows >= 2 * TS_MIN_PART_ROWS && work >= TS_HEAVY_WORK) {
     rows_end[f->first] = end;
     rows_of[f->first] = f->rows;
     (*n_runs)++;

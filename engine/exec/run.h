@@ -1,0 +1,76 @@
+/* exec/run.h — an executable's plan and what runs it, shared by
+ * executable.c (the plan, a run step by step) and parallel.c (groups and
+ * row runs on the pool).  Private to exec/. */
+#pragma once
+
+#include "exec.h"
+#include "../kernels/kernels.h"
+
+#include <pthread.h>
+
+#define MAX_GROUP 64 /* steps a group runs at once, at most (a bigger level makes several) */
+#define MAX_SLICED 16 /* values made before a row run that it reads by rows, at most */
+
+/* A run of steps split by rows across threads (rows.c). */
+typedef struct row_run {
+  int first, end;        /* its steps */
+  int64_t rows;          /* its batch */
+  int n_borrowed, n_sliced, n_exits;
+  int *borrowed;         /* values made before it that its row steps read whole */
+  int *sliced;           /* ... that they read by rows */
+  int *exits;            /* values its row steps make that later steps or the outputs read */
+} row_run;
+
+typedef struct plan {
+  int n_steps;
+  int *steps;          /* node ids to run, topological (not Const/VarHandle) */
+  int *group_end;      /* per step: a group [s, group_end[s]) starts here, else 0 */
+  bool *fast_read;     /* per step: a variable read the run may make itself */
+  bool *row_step;      /* per step: a row step of a row run */
+  int *run_at;         /* per step: a row run starts here (its index + 1), else 0 */
+  row_run *runs;
+  int n_runs;
+  bool *made_by_run;   /* per value: made by a row step */
+  int n_groups, n_grouped, max_group;
+  int *offset;         /* per node id: its first output's slot in the value array */
+  int n_values;
+  int *step_first, *step_n; /* per step: its node's values */
+  int *rel_start;      /* per step: where its releases start in rel_values (n_steps + 1) */
+  int *rel_values;     /* value slots released after each step */
+  ts_tensor **preset;  /* per value slot: a Const's or VarHandle's value, or NULL */
+} plan;
+
+struct ts_executable {
+  ts_graph *graph;       /* owned by the top-level executable only */
+  bool owns_graph;
+  plan plan;
+  ts_planner *planner;
+  ts_executable ***subs; /* per node id: executables of its subgraphs, or NULL */
+  char *summary;         /* the passes' (top level only) */
+  int64_t n_shared;      /* atomic: group steps and row run parts run on another thread
+                            than their call's */
+};
+
+/* Runs one step; its outputs land in out[] as references the run owns. */
+bool ts__exec_step(const ts_executable *e, const ts_node *node, ts_tensor **values,
+                   ts_tensor *const *inputs, ts_scope *scope, ts_planned *planned,
+                   ts_tensor **out, const ts_node *parent, uint64_t parent_seq);
+/* Step s (a read) made by the run itself: the variable's storage, or NULL
+ * to run the op. */
+ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, int s);
+
+/* ---- parallel.c ---- */
+
+/* What each row run reads and leaves (rows.c finds them); a run reading
+ * too many values by rows, or one both ways, is not split. */
+void ts__exec_plan_row_runs(const ts_graph *g, plan *p, const ts_exec_layout *l);
+/* Runs the group of steps [first, end) at once; the first failure's error
+ * (in step order) is this thread's. */
+bool ts__exec_group(const ts_executable *e, ts_arena *arena, ts_tensor **values,
+                    ts_tensor *const *inputs, int first, int end, const ts_node *parent,
+                    uint64_t parent_seq);
+/* Row run `run`: its reads here, then its row steps split by rows across
+ * the pool's threads.  false + the first failing part's error. */
+bool ts__exec_rows(const ts_executable *e, ts_arena *arena, ts_tensor **values,
+                   ts_tensor *const *inputs, const row_run *run, ts_scope *scope,
+                   const ts_node *parent, uint64_t parent_seq);
