@@ -206,6 +206,11 @@ static void conv_implicit(const void *op_)
   ts__conv_f32_with(ts__tile_best(), &((const conv_op *)op_)->cv);
 }
 
+static void conv_winograd(const void *op_)
+{
+  ts__conv_f32_winograd(&((const conv_op *)op_)->cv);
+}
+
 /* "conv 1x64x64x100 * 3x3->100 stride 1,1 pad 0,0" */
 static void conv_label(const ts_tune_key *key, char *buf, size_t size)
 {
@@ -265,10 +270,10 @@ static bool conv_run(ts_kernel_ctx *k, const void *bias, ts_act act)
   } else {
     ts_tune_key key = { "conv", { g->n, g->h, g->w, g->c, g->kh, g->kw, n_out, g->sh, g->sw,
                                   g->top, g->left } };
-    const ts_tune_fn cands[] = { conv_implicit, conv_im2col };
-    const char *names[] = { ts__own_label(), "im2col + OpenBLAS" };
+    const ts_tune_fn cands[] = { conv_implicit, conv_im2col, conv_winograd };
+    const char *names[] = { ts__own_label(), "im2col + OpenBLAS", "winograd F(2x2,3x3)" };
     bool ran;
-    int pick = ts__tune(&key, conv_label, cands, names, 2, &op, &ran);
+    int pick = ts__tune(&key, conv_label, cands, names, ts__conv_winograd_fits(&op.cv) ? 3 : 2, &op, &ran);
     if (!ran)
       cands[pick](&op);
   }
