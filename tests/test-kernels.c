@@ -351,9 +351,9 @@ static void wino_free(ts_conv *cv)
  * times a weight.  So the tolerance is the direct one (assert_close:
  * 1e-6 per term) for 9 x 9C terms.  Seen: the same order as the implicit
  * GEMM's error, often below it (16 sums of C terms rather than one of 9C). */
-static void check_winograd(const ts_conv *cv, const char *what)
+static void check_winograd(const ts_tile_kernel *kern, const ts_conv *cv, const char *what)
 {
-  ts__conv_f32_winograd(cv);
+  ts__conv_f32_winograd(kern, cv);
   double *want = conv_ref(cv);
   int64_t size = cv->n * cv->oh * cv->ow * cv->o;
   assert_close(cv->y, want, size, 9 * 9 * cv->c, what);
@@ -370,6 +370,14 @@ static void check_winograd(const ts_conv *cv, const char *what)
   g_free(want);
 }
 
+/* The 16 GEMMs' engines: OpenBLAS (NULL), then each tile kernel. */
+static const ts_tile_kernel *const WINO_GEMMS[] = { NULL, &ts__tile_avx512, &ts__tile_avx2, &ts__tile_c };
+
+static bool wino_gemm_runs(const ts_tile_kernel *kern)
+{
+  return kern ? kern->usable(ts__cpu()) : ts__blas_available();
+}
+
 static void test_winograd(void)
 {
   static const struct {
@@ -379,41 +387,51 @@ static void test_winograd(void)
     { 3, 7, 8, 15, 31 }, { 1, 20, 19, 40, 7 }, { 2, 17, 23, 33, 65 }, { 1, 3, 3, 2, 100 },
   };
   int round = 0;
-  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
-    for (int same = 0; same < 2; same++)
-      for (int with_bias = 0; with_bias < 2; with_bias++, round++) {
-        ts_conv cv = wino_conv(cases[i].n, cases[i].h, cases[i].w, cases[i].c, cases[i].o, same,
-                               (uint32_t)round);
-        g_assert_true(ts__conv_winograd_fits(&cv));
-        float *bias = (float *)cv.bias;
-        cv.bias = with_bias ? bias : NULL;
-        cv.act = (ts_act)(round % 4);
-        char *what = g_strdup_printf("winograd %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
-                                     "x%" G_GINT64_FORMAT "->%" G_GINT64_FORMAT " %s act %d%s",
-                                     cv.n, cv.h, cv.w, cv.c, cv.o, same ? "SAME" : "VALID", cv.act,
-                                     with_bias ? " bias" : "");
-        check_winograd(&cv, what);
-        g_free(what);
-        cv.bias = bias;
-        wino_free(&cv);
-      }
+  for (size_t e = 0; e < G_N_ELEMENTS(WINO_GEMMS); e++) {
+    if (!wino_gemm_runs(WINO_GEMMS[e]))
+      continue;
+    const char *gemms = WINO_GEMMS[e] ? WINO_GEMMS[e]->name : "OpenBLAS";
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+      for (int same = 0; same < 2; same++)
+        for (int with_bias = 0; with_bias < 2; with_bias++, round++) {
+          ts_conv cv = wino_conv(cases[i].n, cases[i].h, cases[i].w, cases[i].c, cases[i].o, same,
+                                 (uint32_t)round);
+          g_assert_true(ts__conv_winograd_fits(&cv));
+          float *bias = (float *)cv.bias;
+          cv.bias = with_bias ? bias : NULL;
+          cv.act = (ts_act)(round % 4);
+          char *what = g_strdup_printf("winograd on %s %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+                                       "x%" G_GINT64_FORMAT "->%" G_GINT64_FORMAT " %s act %d%s",
+                                       gemms, cv.n, cv.h, cv.w, cv.c, cv.o, same ? "SAME" : "VALID",
+                                       cv.act, with_bias ? " bias" : "");
+          check_winograd(WINO_GEMMS[e], &cv, what);
+          g_free(what);
+          cv.bias = bias;
+          wino_free(&cv);
+        }
+  }
 }
 
-/* Blocks of tiles go to the pool; each output is one block's arithmetic. */
+/* Blocks of tiles go to the pool; each output is one block's arithmetic,
+ * whichever engine runs the GEMMs. */
 static void test_winograd_threads(void)
 {
   int before = ts_get_threads();
   ts_conv cv = wino_conv(2, 33, 30, 21, 37, true, 11);
   cv.act = TS_ACT_TANH;
-  int64_t size = cv.n * cv.oh * cv.ow * cv.o;
-  float *one = g_new(float, (size_t)size);
-  g_assert_true(ts_set_threads(1));
-  ts__conv_f32_winograd(&cv);
-  memcpy(one, cv.y, sizeof(float) * (size_t)size);
-  g_assert_true(ts_set_threads(2));
-  memset(cv.y, 0, sizeof(float) * (size_t)size);
-  ts__conv_f32_winograd(&cv);
-  g_assert_cmpmem(one, sizeof(float) * (size_t)size, cv.y, sizeof(float) * (size_t)size);
+  size_t bytes = sizeof(float) * (size_t)(cv.n * cv.oh * cv.ow * cv.o);
+  float *one = g_malloc(bytes);
+  for (size_t e = 0; e < G_N_ELEMENTS(WINO_GEMMS); e++) {
+    if (!wino_gemm_runs(WINO_GEMMS[e]))
+      continue;
+    g_assert_true(ts_set_threads(1));
+    ts__conv_f32_winograd(WINO_GEMMS[e], &cv);
+    memcpy(one, cv.y, bytes);
+    g_assert_true(ts_set_threads(2));
+    memset(cv.y, 0, bytes);
+    ts__conv_f32_winograd(WINO_GEMMS[e], &cv);
+    g_assert_cmpmem(one, bytes, cv.y, bytes);
+  }
   g_assert_true(ts_set_threads(before));
   g_free(one);
   wino_free(&cv);
@@ -421,26 +439,32 @@ static void test_winograd_threads(void)
 
 static void test_winograd_degenerate(void)
 {
-  /* no input channels: the bias, activated */
-  ts_conv cv = wino_conv(1, 2, 3, 0, 5, true, 21);
-  cv.act = TS_ACT_RELU;
-  ts__conv_f32_winograd(&cv);
-  for (int64_t i = 0; i < cv.oh * cv.ow * cv.o; i++)
-    g_assert_cmpfloat(((float *)cv.y)[i], ==, MAX(((const float *)cv.bias)[i % cv.o], 0));
-  wino_free(&cv);
-  /* a 1x1 input with SAME: one tap of nine inside, the rest padding */
-  cv = wino_conv(2, 1, 1, 5, 3, true, 22);
-  g_assert_cmpint(cv.oh, ==, 1);
-  g_assert_cmpint(cv.top, ==, 1);
-  check_winograd(&cv, "winograd 1x1 SAME");
-  wino_free(&cv);
-  /* no output channels, no images: nothing written */
-  cv = wino_conv(1, 4, 4, 3, 0, false, 23);
-  ts__conv_f32_winograd(&cv);
-  wino_free(&cv);
-  cv = wino_conv(0, 4, 4, 3, 2, false, 24);
-  ts__conv_f32_winograd(&cv);
-  wino_free(&cv);
+  for (size_t e = 0; e < G_N_ELEMENTS(WINO_GEMMS); e++) {
+    const ts_tile_kernel *kern = WINO_GEMMS[e];
+    if (!wino_gemm_runs(kern))
+      continue;
+    /* no input channels: the bias, activated */
+    ts_conv cv = wino_conv(1, 2, 3, 0, 5, true, 21);
+    cv.act = TS_ACT_RELU;
+    ts__conv_f32_winograd(kern, &cv);
+    for (int64_t i = 0; i < cv.oh * cv.ow * cv.o; i++)
+      g_assert_cmpfloat(((float *)cv.y)[i], ==, MAX(((const float *)cv.bias)[i % cv.o], 0));
+    wino_free(&cv);
+    /* a 1x1 input with SAME: one tap of nine inside, the rest padding */
+    cv = wino_conv(2, 1, 1, 5, 3, true, 22);
+    g_assert_cmpint(cv.oh, ==, 1);
+    g_assert_cmpint(cv.top, ==, 1);
+    check_winograd(kern, &cv, "winograd 1x1 SAME");
+    wino_free(&cv);
+    /* no output channels, no images: nothing written */
+    for (int k = 0; k < 2; k++) {
+      cv = wino_conv(k ? 0 : 1, 4, 4, 3, k ? 2 : 0, false, 23);
+      ((float *)cv.y)[0] = 42;
+      ts__conv_f32_winograd(kern, &cv);
+      g_assert_cmpfloat(((float *)cv.y)[0], ==, 42);
+      wino_free(&cv);
+    }
+  }
   /* not 3x3 stride 1, or a transformed filter too large to make per call */
   ts_conv other = { .n = 1, .h = 8, .w = 8, .c = 4, .kh = 3, .kw = 3, .o = 4, .sh = 2, .sw = 1 };
   g_assert_false(ts__conv_winograd_fits(&other));

@@ -208,7 +208,7 @@ static void conv_implicit(const void *op_)
 
 static void conv_winograd(const void *op_)
 {
-  ts__conv_f32_winograd(&((const conv_op *)op_)->cv);
+  ts__conv_f32_winograd(NULL, &((const conv_op *)op_)->cv);
 }
 
 /* "conv 1x64x64x100 * 3x3->100 stride 1,1 pad 0,0" */
