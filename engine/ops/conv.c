@@ -1,9 +1,10 @@
 /* ops/conv.c — Conv2D, _FusedConv2D and MaxPool over NHWC inputs with
  * TensorFlow's VALID and SAME padding.  A 1x1 stride-1 convolution is a
  * GEMM as is (kernels/gemm.c picks its kernel); any other runs either as
- * an implicit GEMM on our tile kernels (kernels/conv_gemm.c, f32) or as
- * im2col plus one OpenBLAS gemm per chunk of output pixels, whichever was
- * faster when the shape was first met (kernels/tune.c).  _FusedConv2D,
+ * an implicit GEMM on our tile kernels (kernels/conv_gemm.c, f32), as
+ * im2col plus one OpenBLAS gemm per chunk of output pixels, or for 3x3
+ * stride-1 f32 by Winograd F(2x2,3x3) (kernels/conv_winograd.c),
+ * whichever was faster when the shape was first met (kernels/tune.c).  _FusedConv2D,
  * made by the fusion pass (exec/fuse.c), adds a bias and applies an
  * activation as the tiles are stored. */
 #include "engine-private.h"
