@@ -399,7 +399,7 @@ static void test_winograd(void)
           g_assert_true(ts__conv_winograd_fits(&cv));
           float *bias = (float *)cv.bias;
           cv.bias = with_bias ? bias : NULL;
-          cv.act = (ts_act)(round % 4);
+          cv.act = (ts_act)(round / 2 % 4); /* each with and without the bias */
           char *what = g_strdup_printf("winograd on %s %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
                                        "x%" G_GINT64_FORMAT "->%" G_GINT64_FORMAT " %s act %d%s",
                                        gemms, cv.n, cv.h, cv.w, cv.c, cv.o, same ? "SAME" : "VALID",
