@@ -4,9 +4,9 @@
  * an implicit GEMM on our tile kernels (kernels/conv_gemm.c, f32), as
  * im2col plus one OpenBLAS gemm per chunk of output pixels, or for 3x3
  * stride-1 f32 by Winograd F(2x2,3x3) (kernels/conv_winograd.c),
- * whichever was faster when the shape was first met (kernels/tune.c).  _FusedConv2D,
- * made by the fusion pass (exec/fuse.c), adds a bias and applies an
- * activation as the tiles are stored. */
+ * whichever was faster when the shape was first met (kernels/tune.c).
+ * _FusedConv2D, made by the fusion pass (exec/fuse.c), adds a bias and
+ * applies an activation as the tiles are stored. */
 #include "engine-private.h"
 #include "kernels/kernels.h"
 
@@ -274,7 +274,8 @@ static bool conv_run(ts_kernel_ctx *k, const void *bias, ts_act act)
     const ts_tune_fn cands[] = { conv_implicit, conv_im2col, conv_winograd };
     const char *names[] = { ts__own_label(), "im2col + OpenBLAS", "winograd F(2x2,3x3)" };
     bool ran;
-    int pick = ts__tune(&key, conv_label, cands, names, ts__conv_winograd_fits(&op.cv) ? 3 : 2, &op, &ran);
+    int n_cands = ts__conv_winograd_fits(&op.cv) ? 3 : 2; /* Winograd: 3x3 stride 1 only */
+    int pick = ts__tune(&key, conv_label, cands, names, n_cands, &op, &ran);
     if (!ran)
       cands[pick](&op);
   }
