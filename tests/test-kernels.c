@@ -371,7 +371,8 @@ static void check_winograd(const ts_tile_kernel *kern, const ts_conv *cv, const 
 }
 
 /* The 16 GEMMs' engines: OpenBLAS (NULL), then each tile kernel. */
-static const ts_tile_kernel *const WINO_GEMMS[] = { NULL, &ts__tile_avx512, &ts__tile_avx2, &ts__tile_c };
+static const ts_tile_kernel *const WINO_GEMMS[] = { NULL, &ts__tile_avx512, &ts__tile_avx512_wide,
+                                                    &ts__tile_avx2, &ts__tile_c };
 
 static bool wino_gemm_runs(const ts_tile_kernel *kern)
 {
@@ -390,7 +391,9 @@ static void test_winograd(void)
   for (size_t e = 0; e < G_N_ELEMENTS(WINO_GEMMS); e++) {
     if (!wino_gemm_runs(WINO_GEMMS[e]))
       continue;
-    const char *gemms = WINO_GEMMS[e] ? WINO_GEMMS[e]->name : "OpenBLAS";
+    char gemms[32] = "OpenBLAS";
+    if (WINO_GEMMS[e])
+      g_snprintf(gemms, sizeof gemms, "%s %dx%d", WINO_GEMMS[e]->name, WINO_GEMMS[e]->rows, WINO_GEMMS[e]->cols);
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
       for (int same = 0; same < 2; same++)
         for (int with_bias = 0; with_bias < 2; with_bias++, round++) {

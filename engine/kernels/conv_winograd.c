@@ -101,9 +101,9 @@ typedef float vf __attribute__((vector_size(64)));
   for (; ch < (n); ch++)                  \
     STEP(float)
 
-/* The transforms compiled for one tile kernel's ISA. */
+/* The transforms compiled for one ISA, named as the tile kernels name it. */
 typedef struct wino_isa {
-  const ts_tile_kernel *tile;
+  const char *name;
   void (*input)(const float *const *src, float *dst, int64_t stride, int64_t c);
   void (*output)(const float *prod, int64_t stride, const float *bias, float *const *dst, int64_t o);
   void (*filter)(const float *f, int64_t tap, float *u_out, int64_t stride, int64_t o);
@@ -130,16 +130,17 @@ TRANSFORMS(avx2, __attribute__((target("avx2"))))
 TRANSFORMS(c, )
 
 static const wino_isa isas[] = {
-  { &ts__tile_avx512, input_avx512, output_avx512, filter_avx512 },
-  { &ts__tile_avx2, input_avx2, output_avx2, filter_avx2 },
-  { &ts__tile_c, input_c, output_c, filter_c },
+  { "avx512", input_avx512, output_avx512, filter_avx512 },
+  { "avx2", input_avx2, output_avx2, filter_avx2 },
+  { "c", input_c, output_c, filter_c },
 };
 
-/* The transforms for the ISA of kern, which cpuid has vouched for. */
+/* The transforms for the ISA of kern (any of its tiles), which cpuid has
+ * vouched for; the portable ones for an ISA they do not know. */
 static const wino_isa *isa_of(const ts_tile_kernel *kern)
 {
   for (size_t i = 0; i < G_N_ELEMENTS(isas); i++)
-    if (isas[i].tile == kern)
+    if (strcmp(isas[i].name, kern->name) == 0)
       return &isas[i];
   return &isas[G_N_ELEMENTS(isas) - 1];
 }
