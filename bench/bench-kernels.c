@@ -1,10 +1,11 @@
 /* bench-kernels.c — the kernels the engine chose on this CPU: the CPU as
  * cpuid reports it, the OpenBLAS core loaded, and for the seed workloads'
- * GEMM shapes and the 3x3 convolution the kernel picked, the times of each
- * candidate that picked it (kernels/tune.c), and the op's time per call
- * through the engine (median of several batches after warm-up); and the
- * f32 exp, tanh and sigmoid kernels (kernels/vmath*.c) per path against
- * libm's scalar float functions, in ns per element. */
+ * GEMM shapes and 3x3 convolutions (the seed's and a few around it) the
+ * kernel picked, the times of each candidate that picked it
+ * (kernels/tune.c: implicit GEMM, im2col + OpenBLAS, Winograd), and the
+ * op's time per call through the engine (median of several batches after
+ * warm-up); and the f32 exp, tanh and sigmoid kernels (kernels/vmath*.c)
+ * per path against libm's scalar float functions, in ns per element. */
 #include <glib.h>
 #include <math.h>
 #include <stdio.h>
@@ -49,9 +50,11 @@ static ts_tensor *matmul_op(ts_tensor *const *in)
   return ts_matmul(in[0], in[1]);
 }
 
+static ts_padding conv_padding = TS_PADDING_VALID;
+
 static ts_tensor *conv_op(ts_tensor *const *in)
 {
-  return ts_conv2d(in[0], in[1], 1, 1, TS_PADDING_VALID);
+  return ts_conv2d(in[0], in[1], 1, 1, conv_padding);
 }
 
 static ts_tensor *conv_bias_relu(ts_call *c)
@@ -93,6 +96,20 @@ static const struct {
   { 60, 128, 128, "mid" },
   { 40, 256, 32, "mid" },
   { 64, 512, 100, "mid" },
+};
+
+/* 3x3 stride-1 convolutions, f32[n, hw, hw, c] -> o channels: the seed's
+ * SAME twin and channel counts around it (Winograd's shapes). */
+static const struct {
+  int64_t n, hw, c, o;
+  ts_padding padding;
+  const char *note;
+} CONVS[] = {
+  { 1, 64, 100, 100, TS_PADDING_SAME, "the seed conv, SAME" },
+  { 1, 32, 64, 64, TS_PADDING_SAME, "mid" },
+  { 4, 16, 128, 128, TS_PADDING_SAME, "batch 4" },
+  { 1, 15, 256, 256, TS_PADDING_VALID, "odd size, many channels" },
+  { 1, 56, 16, 24, TS_PADDING_SAME, "few channels" },
 };
 
 /* ---- f32 exp, tanh, sigmoid ------------------------------------------------ */
@@ -188,6 +205,19 @@ int main(void)
   row("its GEMM alone: matmul 3844x900x100", median_us(matmul_op, gin, 5),
       "the product any lowering computes (kernel chosen below)");
   ts_function_free(fused_fn);
+
+  printf("\nconv 3x3 stride 1 (eager, per call)\n");
+  for (size_t i = 0; i < G_N_ELEMENTS(CONVS); i++) {
+    ts_tensor *in[] = {
+      ts_random_uniform(TS_F32, TS_SHAPE(CONVS[i].n, CONVS[i].hw, CONVS[i].hw, CONVS[i].c), -1, 1, 8),
+      ts_random_uniform(TS_F32, TS_SHAPE(3, 3, CONVS[i].c, CONVS[i].o), -0.1, 0.1, 9) };
+    char label[64];
+    snprintf(label, sizeof label, "conv %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+             "x%" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT " %s", CONVS[i].n, CONVS[i].hw, CONVS[i].hw,
+             CONVS[i].c, CONVS[i].o, CONVS[i].padding == TS_PADDING_SAME ? "SAME" : "VALID");
+    conv_padding = CONVS[i].padding;
+    row(label, median_us(conv_op, in, 5), CONVS[i].note);
+  }
   ts_scope_end(scope);
 
   char *choices = ts_kernel_choices();

@@ -267,6 +267,18 @@ static double *conv_ref(const ts_conv *cv)
   return y;
 }
 
+/* The output size and padding before, as TensorFlow's SAME (ceil(in / s)
+ * outputs, the padding split, the odd cell after) or VALID sets them. */
+static void conv_pad(ts_conv *cv, bool same)
+{
+  cv->oh = same ? (cv->h + cv->sh - 1) / cv->sh : (cv->h - cv->kh) / cv->sh + 1;
+  cv->ow = same ? (cv->w + cv->sw - 1) / cv->sw : (cv->w - cv->kw) / cv->sw + 1;
+  int64_t ph = MAX((cv->oh - 1) * cv->sh + cv->kh - cv->h, 0);
+  int64_t pw = MAX((cv->ow - 1) * cv->sw + cv->kw - cv->w, 0);
+  cv->top = same ? ph / 2 : 0;
+  cv->left = same ? pw / 2 : 0;
+}
+
 static void test_conv_kernels(void)
 {
   static const struct {
@@ -285,13 +297,7 @@ static void test_conv_kernels(void)
       ts_conv cv = { .n = cases[i].n, .h = cases[i].h, .w = cases[i].w, .c = cases[i].c,
                      .kh = cases[i].kh, .kw = cases[i].kw, .o = cases[i].o, .sh = cases[i].sh,
                      .sw = cases[i].sw };
-      int64_t ph, pw; /* TensorFlow's SAME: ceil(in / s) outputs, padding split, odd cell after */
-      cv.oh = cases[i].same ? (cv.h + cv.sh - 1) / cv.sh : (cv.h - cv.kh) / cv.sh + 1;
-      cv.ow = cases[i].same ? (cv.w + cv.sw - 1) / cv.sw : (cv.w - cv.kw) / cv.sw + 1;
-      ph = MAX((cv.oh - 1) * cv.sh + cv.kh - cv.h, 0);
-      pw = MAX((cv.ow - 1) * cv.sw + cv.kw - cv.w, 0);
-      cv.top = cases[i].same ? ph / 2 : 0;
-      cv.left = cases[i].same ? pw / 2 : 0;
+      conv_pad(&cv, cases[i].same);
       float *x = filled(cv.n * cv.h * cv.w * cv.c, (uint32_t)i), *f = filled(cv.kh * cv.kw * cv.c * cv.o, 7);
       float *bias = filled(cv.o, 9);
       int64_t size = cv.n * cv.oh * cv.ow * cv.o;
@@ -313,6 +319,165 @@ static void test_conv_kernels(void)
       g_free(y);
     }
   }
+}
+
+/* ---- Winograd F(2x2,3x3) -------------------------------------------------------- */
+
+/* A 3x3 stride-1 convolution of values in [-1, 1) (the bias too). */
+static ts_conv wino_conv(int64_t n, int64_t h, int64_t w, int64_t c, int64_t o, bool same, uint32_t seed)
+{
+  ts_conv cv = { .n = n, .h = h, .w = w, .c = c, .kh = 3, .kw = 3, .o = o, .sh = 1, .sw = 1 };
+  conv_pad(&cv, same);
+  cv.x = filled(n * h * w * c, seed);
+  cv.f = filled(9 * c * o, seed + 1);
+  cv.bias = filled(o, seed + 2);
+  cv.y = g_new(float, (size_t)MAX(n * cv.oh * cv.ow * o, 1));
+  return cv;
+}
+
+static void wino_free(ts_conv *cv)
+{
+  g_free((void *)cv->x);
+  g_free((void *)cv->f);
+  g_free((void *)cv->bias);
+  g_free(cv->y);
+}
+
+/* Against the double-precision reference, and the implicit GEMM's error
+ * reported beside.  Each output is a sum over 9 of the 16 units and the C
+ * channels of +-U V, where with inputs and weights in [-1, 1) |V| <= 4
+ * (B^T's rows: at most two +-1 entries, on each side) and |U| <= 2.25
+ * (G's rows: at most 1.5 in magnitude): 9C terms up to 9 times an input
+ * times a weight.  So the tolerance is the direct one (assert_close:
+ * 1e-6 per term) for 9 x 9C terms.  Seen: the same order as the implicit
+ * GEMM's error, often below it (16 sums of C terms rather than one of 9C). */
+static void check_winograd(const ts_tile_kernel *kern, const ts_conv *cv, const char *what)
+{
+  ts__conv_f32_winograd(kern, cv);
+  double *want = conv_ref(cv);
+  int64_t size = cv->n * cv->oh * cv->ow * cv->o;
+  assert_close(cv->y, want, size, 9 * 9 * cv->c, what);
+  ts_conv direct = *cv;
+  direct.y = g_new(float, (size_t)MAX(size, 1));
+  ts__conv_f32_with(ts__tile_best(), &direct);
+  double err = 0, err_direct = 0;
+  for (int64_t i = 0; i < size; i++) {
+    err = MAX(err, fabs(((const float *)cv->y)[i] - want[i]));
+    err_direct = MAX(err_direct, fabs(((const float *)direct.y)[i] - want[i]));
+  }
+  g_test_message("%s: max error %.3g (implicit GEMM %.3g)", what, err, err_direct);
+  g_free(direct.y);
+  g_free(want);
+}
+
+/* The 16 GEMMs' engines: OpenBLAS (NULL), then each tile kernel. */
+static const ts_tile_kernel *const WINO_GEMMS[] = { NULL, &ts__tile_avx512, &ts__tile_avx512_wide,
+                                                    &ts__tile_avx2, &ts__tile_c };
+
+static bool wino_gemm_runs(const ts_tile_kernel *kern)
+{
+  return kern ? kern->usable(ts__cpu()) : ts__blas_available();
+}
+
+static void test_winograd(void)
+{
+  static const struct {
+    int64_t n, h, w, c, o;
+  } cases[] = { /* odd and even sizes, channels off the vector widths and tiles */
+    { 1, 4, 4, 1, 1 },   { 1, 5, 7, 3, 5 },    { 2, 9, 6, 17, 33 },  { 1, 12, 11, 16, 32 },
+    { 3, 7, 8, 15, 31 }, { 1, 20, 19, 40, 7 }, { 2, 17, 23, 33, 65 }, { 1, 3, 3, 2, 100 },
+  };
+  int round = 0;
+  for (size_t e = 0; e < G_N_ELEMENTS(WINO_GEMMS); e++) {
+    if (!wino_gemm_runs(WINO_GEMMS[e]))
+      continue;
+    char gemms[32] = "OpenBLAS";
+    if (WINO_GEMMS[e])
+      g_snprintf(gemms, sizeof gemms, "%s %dx%d", WINO_GEMMS[e]->name, WINO_GEMMS[e]->rows, WINO_GEMMS[e]->cols);
+    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+      for (int same = 0; same < 2; same++)
+        for (int with_bias = 0; with_bias < 2; with_bias++, round++) {
+          ts_conv cv = wino_conv(cases[i].n, cases[i].h, cases[i].w, cases[i].c, cases[i].o, same,
+                                 (uint32_t)round);
+          g_assert_true(ts__conv_winograd_fits(&cv));
+          float *bias = (float *)cv.bias;
+          cv.bias = with_bias ? bias : NULL;
+          cv.act = (ts_act)(round / 2 % 4); /* each with and without the bias */
+          char *what = g_strdup_printf("winograd on %s %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+                                       "x%" G_GINT64_FORMAT "->%" G_GINT64_FORMAT " %s act %d%s",
+                                       gemms, cv.n, cv.h, cv.w, cv.c, cv.o, same ? "SAME" : "VALID",
+                                       cv.act, with_bias ? " bias" : "");
+          check_winograd(WINO_GEMMS[e], &cv, what);
+          g_free(what);
+          cv.bias = bias;
+          wino_free(&cv);
+        }
+  }
+}
+
+/* Blocks of tiles go to the pool; each output is one block's arithmetic,
+ * whichever engine runs the GEMMs. */
+static void test_winograd_threads(void)
+{
+  int before = ts_get_threads();
+  ts_conv cv = wino_conv(2, 33, 30, 21, 37, true, 11);
+  cv.act = TS_ACT_TANH;
+  size_t bytes = sizeof(float) * (size_t)(cv.n * cv.oh * cv.ow * cv.o);
+  float *one = g_malloc(bytes);
+  for (size_t e = 0; e < G_N_ELEMENTS(WINO_GEMMS); e++) {
+    if (!wino_gemm_runs(WINO_GEMMS[e]))
+      continue;
+    g_assert_true(ts_set_threads(1));
+    ts__conv_f32_winograd(WINO_GEMMS[e], &cv);
+    memcpy(one, cv.y, bytes);
+    g_assert_true(ts_set_threads(2));
+    memset(cv.y, 0, bytes);
+    ts__conv_f32_winograd(WINO_GEMMS[e], &cv);
+    g_assert_cmpmem(one, bytes, cv.y, bytes);
+  }
+  g_assert_true(ts_set_threads(before));
+  g_free(one);
+  wino_free(&cv);
+}
+
+static void test_winograd_degenerate(void)
+{
+  for (size_t e = 0; e < G_N_ELEMENTS(WINO_GEMMS); e++) {
+    const ts_tile_kernel *kern = WINO_GEMMS[e];
+    if (!wino_gemm_runs(kern))
+      continue;
+    /* no input channels: the bias, activated */
+    ts_conv cv = wino_conv(1, 2, 3, 0, 5, true, 21);
+    cv.act = TS_ACT_RELU;
+    ts__conv_f32_winograd(kern, &cv);
+    for (int64_t i = 0; i < cv.oh * cv.ow * cv.o; i++)
+      g_assert_cmpfloat(((float *)cv.y)[i], ==, MAX(((const float *)cv.bias)[i % cv.o], 0));
+    wino_free(&cv);
+    /* a 1x1 input with SAME: one tap of nine inside, the rest padding */
+    cv = wino_conv(2, 1, 1, 5, 3, true, 22);
+    g_assert_cmpint(cv.oh, ==, 1);
+    g_assert_cmpint(cv.top, ==, 1);
+    check_winograd(kern, &cv, "winograd 1x1 SAME");
+    wino_free(&cv);
+    /* no output channels, no images: nothing written */
+    for (int k = 0; k < 2; k++) {
+      cv = wino_conv(k ? 0 : 1, 4, 4, 3, k ? 2 : 0, false, 23);
+      ((float *)cv.y)[0] = 42;
+      ts__conv_f32_winograd(kern, &cv);
+      g_assert_cmpfloat(((float *)cv.y)[0], ==, 42);
+      wino_free(&cv);
+    }
+  }
+  /* not 3x3 stride 1, or a transformed filter too large to make per call */
+  ts_conv other = { .n = 1, .h = 8, .w = 8, .c = 4, .kh = 3, .kw = 3, .o = 4, .sh = 2, .sw = 1 };
+  g_assert_false(ts__conv_winograd_fits(&other));
+  other.sh = 1;
+  other.kw = 5;
+  g_assert_false(ts__conv_winograd_fits(&other));
+  other.kw = 3;
+  g_assert_true(ts__conv_winograd_fits(&other));
+  other.c = other.o = (int64_t)1 << 20;
+  g_assert_false(ts__conv_winograd_fits(&other));
 }
 
 /* ---- _FusedConv2D against the unfused ops ------------------------------------------- */
@@ -396,6 +561,41 @@ static void test_fused_conv(void)
   }
 }
 
+static ts_tensor *conv_same(ts_call *c)
+{
+  return ts_conv2d(ts_arg(c, 0), ts_arg(c, 1), 1, 1, TS_PADDING_SAME);
+}
+
+/* Conv2D offers it to the choice for 3x3 stride-1 f32 shapes, by name.
+ * The choices asked of the engine's library: this binary links its own
+ * copy of the kernels, whose ts_kernel_choices() would shadow it. */
+static void test_winograd_candidate(void)
+{
+  if (!ts__blas_available()) {
+    g_test_skip("OpenBLAS not loaded: the choice is not timed");
+    return;
+  }
+  void *lib = dlopen("libtracescope.so.0", RTLD_LAZY | RTLD_NOLOAD);
+  g_assert_nonnull(lib);
+  char *(*engine_choices)(void) = (char *(*)(void))dlsym(lib, "ts_kernel_choices");
+  g_assert_nonnull(engine_choices);
+  ts_scope *scope = ts_scope_begin();
+  ts_value args[] = { TS_TENSOR_VALUE(tensor_of(TS_F32, TS_SHAPE(1, 10, 13, 24), 31)),
+                      TS_TENSOR_VALUE(tensor_of(TS_F32, TS_SHAPE(3, 3, 24, 20), 32)) };
+  ts_function *f = ts_function_new("conv_same", conv_same, "x, f");
+  ts_tensor *y = ts_function_call(f, args, 2);
+  assert_no_error();
+  g_assert_nonnull(y);
+  char *choices = engine_choices();
+  const char *line = strstr(choices, "conv 1x10x13x24 * 3x3->20 stride 1,1 pad 1,1: ");
+  g_assert_nonnull(line);
+  g_assert_nonnull(strstr(line, "winograd F(2x2,3x3) "));
+  free(choices);
+  ts_function_free(f);
+  ts_scope_end(scope);
+  dlclose(lib);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -407,5 +607,9 @@ int main(int argc, char **argv)
   g_test_add_func("/kernels/blas-loaded", test_blas_loaded);
   g_test_add_func("/kernels/conv", test_conv_kernels);
   g_test_add_func("/kernels/fused-conv", test_fused_conv);
+  g_test_add_func("/kernels/winograd", test_winograd);
+  g_test_add_func("/kernels/winograd-threads", test_winograd_threads);
+  g_test_add_func("/kernels/winograd-degenerate", test_winograd_degenerate);
+  g_test_add_func("/kernels/winograd-candidate", test_winograd_candidate);
   return g_test_run();
 }

@@ -214,3 +214,15 @@ typedef struct ts_conv {
  * read in place, a pointer per filter tap (a zero row over the padding),
  * so nothing is copied; blocks of pixels go to the engine's pool. */
 void ts__conv_f32_with(const ts_tile_kernel *kern, const ts_conv *cv);
+
+/* ---- 3x3 convolution by Winograd F(2x2,3x3) (conv_winograd.c) ------------- */
+
+/* Whether ts__conv_f32_winograd takes cv: a 3x3 filter at stride 1 whose
+ * transformed copy (16 x C x O floats, made per call) stays under 256 MiB. */
+bool ts__conv_winograd_fits(const ts_conv *cv);
+/* f32 by F(2x2,3x3): 16 GEMMs [tiles x C] x [C x O] between the input and
+ * output transforms, on kern, or with kern NULL on OpenBLAS (our best tile
+ * kernel where it is not loaded); blocks of tiles on the engine's pool; any
+ * padding (cv->top, left; taps outside read as zero), bias and act applied
+ * on the output transform.  Only where ts__conv_winograd_fits(cv). */
+void ts__conv_f32_winograd(const ts_tile_kernel *kern, const ts_conv *cv);

@@ -1,11 +1,12 @@
 /* ops/conv.c — Conv2D, _FusedConv2D and MaxPool over NHWC inputs with
  * TensorFlow's VALID and SAME padding.  A 1x1 stride-1 convolution is a
  * GEMM as is (kernels/gemm.c picks its kernel); any other runs either as
- * an implicit GEMM on our tile kernels (kernels/conv_gemm.c, f32) or as
- * im2col plus one OpenBLAS gemm per chunk of output pixels, whichever was
- * faster when the shape was first met (kernels/tune.c).  _FusedConv2D,
- * made by the fusion pass (exec/fuse.c), adds a bias and applies an
- * activation as the tiles are stored. */
+ * an implicit GEMM on our tile kernels (kernels/conv_gemm.c, f32), as
+ * im2col plus one OpenBLAS gemm per chunk of output pixels, or for 3x3
+ * stride-1 f32 by Winograd F(2x2,3x3) (kernels/conv_winograd.c),
+ * whichever was faster when the shape was first met (kernels/tune.c).
+ * _FusedConv2D, made by the fusion pass (exec/fuse.c), adds a bias and
+ * applies an activation as the tiles are stored. */
 #include "engine-private.h"
 #include "kernels/kernels.h"
 
@@ -206,6 +207,11 @@ static void conv_implicit(const void *op_)
   ts__conv_f32_with(ts__tile_best(), &((const conv_op *)op_)->cv);
 }
 
+static void conv_winograd(const void *op_)
+{
+  ts__conv_f32_winograd(NULL, &((const conv_op *)op_)->cv);
+}
+
 /* "conv 1x64x64x100 * 3x3->100 stride 1,1 pad 0,0" */
 static void conv_label(const ts_tune_key *key, char *buf, size_t size)
 {
@@ -265,10 +271,11 @@ static bool conv_run(ts_kernel_ctx *k, const void *bias, ts_act act)
   } else {
     ts_tune_key key = { "conv", { g->n, g->h, g->w, g->c, g->kh, g->kw, n_out, g->sh, g->sw,
                                   g->top, g->left } };
-    const ts_tune_fn cands[] = { conv_implicit, conv_im2col };
-    const char *names[] = { ts__own_label(), "im2col + OpenBLAS" };
+    const ts_tune_fn cands[] = { conv_implicit, conv_im2col, conv_winograd };
+    const char *names[] = { ts__own_label(), "im2col + OpenBLAS", "winograd F(2x2,3x3)" };
     bool ran;
-    int pick = ts__tune(&key, conv_label, cands, names, 2, &op, &ran);
+    int n_cands = ts__conv_winograd_fits(&op.cv) ? 3 : 2; /* Winograd: 3x3 stride 1 only */
+    int pick = ts__tune(&key, conv_label, cands, names, n_cands, &op, &ran);
     if (!ran)
       cands[pick](&op);
   }
