@@ -1,6 +1,7 @@
 /* test-kernels.c — the compute kernels below the ops: every f32 tile
- * kernel this CPU runs (AVX-512, AVX2+FMA, portable C) against a naive
- * double-precision product on edge shapes, transposes and epilogues; the
+ * kernel this CPU runs (AVX-512 8x32 and 5x64, AVX2+FMA, portable C)
+ * against a naive double-precision product on edge shapes, transposes and
+ * epilogues, and each computing a row as the whole product would; the
  * chosen kernel and OpenBLAS alike; the implicit-GEMM convolution against
  * a naive one; cpuid's features and the OpenBLAS core they map to; and
  * _FusedConv2D against the unfused ops it replaces. */
@@ -15,6 +16,10 @@
 #include "kernels/kernels.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
+
+/* Every tile kernel built in (each test skips those this CPU lacks). */
+static const ts_tile_kernel *const ALL_TILES[] = { &ts__tile_avx512, &ts__tile_avx512_wide,
+                                                   &ts__tile_avx2, &ts__tile_c };
 
 /* Deterministic values in [-1, 1), different per buffer. */
 static float *filled(int64_t n, uint32_t seed)
@@ -118,11 +123,60 @@ static void check_gemms(const ts_tile_kernel *kern, gemm_under_test run, const c
 
 /* ---- GEMM ------------------------------------------------------------------- */
 
+/* A part of a batch's rows gives the bits those rows have in the whole
+ * product, on every tile (what lets exec/rows.c split a batch across
+ * threads); and the two AVX-512 tiles, which the choice picks between,
+ * give the same bits (each element's sum runs over k in order). */
+static void test_rows_exact(void)
+{
+  static const int64_t shapes[][3] = { { 20, 64, 64 }, { 9, 784, 64 }, { 60, 128, 10 }, { 13, 33, 100 } };
+  for (size_t s = 0; s < G_N_ELEMENTS(shapes); s++) {
+    int64_t m = shapes[s][0], k = shapes[s][1], n = shapes[s][2];
+    float *a = filled(m * k, 7), *b = filled(k * n, 8), *bias = filled(n, 9);
+    float *whole[G_N_ELEMENTS(ALL_TILES)] = { NULL };
+    for (size_t t = 0; t < G_N_ELEMENTS(ALL_TILES); t++) {
+      if (!ALL_TILES[t]->usable(ts__cpu()))
+        continue;
+      float *parts = g_new(float, (size_t)(m * n));
+      whole[t] = g_new(float, (size_t)(m * n));
+      ts_gemm g = { m, n, k, false, false, a, b, bias, whole[t], TS_ACT_RELU };
+      ts__gemm_f32_with(ALL_TILES[t], &g);
+      for (int n_parts = 2; n_parts <= 3; n_parts++) {
+        for (int part = 0; part < n_parts; part++) {
+          int64_t r0 = m * part / n_parts, r1 = m * (part + 1) / n_parts;
+          ts_gemm p = { r1 - r0, n, k, false, false, a + r0 * k, b, bias, parts + r0 * n, TS_ACT_RELU };
+          ts__gemm_f32_with(ALL_TILES[t], &p);
+        }
+        g_assert_cmpmem(parts, m * n * 4, whole[t], m * n * 4);
+      }
+      g_free(parts);
+    }
+    if (whole[0] && whole[1]) /* ts__tile_avx512 and ts__tile_avx512_wide */
+      g_assert_cmpmem(whole[1], m * n * 4, whole[0], m * n * 4);
+    for (size_t t = 0; t < G_N_ELEMENTS(ALL_TILES); t++)
+      g_free(whole[t]);
+    g_free(a);
+    g_free(b);
+    g_free(bias);
+  }
+}
+
+static void test_act_from_name(void)
+{
+  g_assert_cmpint(ts__act_from_name(NULL), ==, TS_ACT_NONE);
+  g_assert_cmpint(ts__act_from_name(""), ==, TS_ACT_NONE);
+  g_assert_cmpint(ts__act_from_name("Relu"), ==, TS_ACT_RELU);
+  g_assert_cmpint(ts__act_from_name("Sigmoid"), ==, TS_ACT_SIGMOID);
+  g_assert_cmpint(ts__act_from_name("Tanh"), ==, TS_ACT_TANH);
+  g_assert_cmpint(ts__act_from_name("relu"), ==, -1);
+  g_assert_cmpint(ts__act_from_name("Gelu"), ==, -1);
+}
+
 static void test_tile_kernels(void)
 {
-  const ts_tile_kernel *all[] = { &ts__tile_avx512, &ts__tile_avx2, &ts__tile_c };
+  const ts_tile_kernel *const *all = ALL_TILES;
   int ran = 0;
-  for (size_t i = 0; i < G_N_ELEMENTS(all); i++) {
+  for (size_t i = 0; i < G_N_ELEMENTS(ALL_TILES); i++) {
     if (!all[i]->usable(ts__cpu())) {
       g_test_message("%s: not on this CPU", all[i]->name);
       continue;
@@ -289,8 +343,8 @@ static void test_conv_kernels(void)
     { 1, 9, 8, 4, 3, 2, 17, 2, 2, true }, { 1, 6, 7, 16, 5, 5, 33, 1, 2, true },
     { 3, 4, 4, 2, 1, 1, 9, 1, 1, false }, { 1, 12, 10, 10, 3, 3, 40, 2, 1, false },
   };
-  const ts_tile_kernel *all[] = { &ts__tile_avx512, &ts__tile_avx2, &ts__tile_c };
-  for (size_t k = 0; k < G_N_ELEMENTS(all); k++) {
+  const ts_tile_kernel *const *all = ALL_TILES;
+  for (size_t k = 0; k < G_N_ELEMENTS(ALL_TILES); k++) {
     if (!all[k]->usable(ts__cpu()))
       continue;
     for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
@@ -600,6 +654,8 @@ int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/kernels/tiles", test_tile_kernels);
+  g_test_add_func("/kernels/rows-exact", test_rows_exact);
+  g_test_add_func("/kernels/act-from-name", test_act_from_name);
   g_test_add_func("/kernels/chosen-and-blas", test_chosen_and_blas);
   g_test_add_func("/kernels/k-zero", test_k_zero);
   g_test_add_func("/kernels/cpu-features", test_cpu_features);

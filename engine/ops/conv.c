@@ -298,18 +298,13 @@ static const ts_attr_def fused_conv_attrs[] = {
   [FUSED_ACTIVATION] = { "activation", TS_ATTR_STRING }, /* "", "Relu", "Sigmoid", "Tanh" */
 };
 
-/* The activation an attribute names (TS_ACT_NONE for ""), -1 if unknown. */
-static int fused_act(const char *name)
-{
-  return !name || !*name ? TS_ACT_NONE : ts__act_of_op(ts_op_from_name(name));
-}
 
 static bool fused_conv2d_infer(ts_infer_ctx *c)
 {
   if (c->n_in > 3)
     return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT, "takes input, filter and a bias, got %d inputs",
                           c->n_in);
-  if (fused_act(c->attrs[FUSED_ACTIVATION].s) < 0)
+  if (ts__act_from_name(c->attrs[FUSED_ACTIVATION].s) < 0)
     return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT, "unknown activation \"%s\"",
                           c->attrs[FUSED_ACTIVATION].s);
   if (!conv2d_infer(c))
@@ -329,7 +324,7 @@ static bool fused_conv2d_cpu(ts_kernel_ctx *k)
   if (k->n_in == 3 && k->in[2]->size != k->in[1]->shape.dim[3])
     return ts__kernel_fail(k, TS_ERR_SHAPE, "the bias has %" PRId64 " elements for %" PRId64
                            " output channels", k->in[2]->size, k->in[1]->shape.dim[3]);
-  return conv_run(k, k->n_in == 3 ? k->in[2]->data : NULL, fused_act(k->attrs[FUSED_ACTIVATION].s));
+  return conv_run(k, k->n_in == 3 ? k->in[2]->data : NULL, ts__act_from_name(k->attrs[FUSED_ACTIVATION].s));
 }
 
 /* ---- MaxPool ------------------------------------------------------------------ */
