@@ -11,3 +11,9 @@ typedef void (*bench_sgemm_fn)(int order, int ta, int tb, int m, int n, int k, f
 /* The engine's cblas_sgemm (loading OpenBLAS as the engine does); aborts
  * with a message when the library has none. */
 bench_sgemm_fn bench_sgemm(void);
+
+/* The engine library's own `const char *name(void)`-like function, for a
+ * bench that links the kernels' static library too (its copies of
+ * ts_blas_description, ts_kernel_choices... would answer for themselves,
+ * not for the engine that ran the workloads); aborts when missing. */
+void *bench_engine_symbol(const char *name);

@@ -394,7 +394,11 @@ int main(int argc, char **argv)
   printf("  },\n");
   bench_trace_plan();
   /* after the workloads: the engine has met (and chosen a kernel for) their shapes */
-  g_autofree char *choices = ts_kernel_choices();
+  /* the engine's, not the copy of the kernels linked here for the floor */
+  char *(*engine_choices)(void) = (char *(*)(void))bench_engine_symbol("ts_kernel_choices");
+  const char *(*engine_cpu)(void) = (const char *(*)(void))bench_engine_symbol("ts_cpu_description");
+  const char *(*engine_blas)(void) = (const char *(*)(void))bench_engine_symbol("ts_blas_description");
+  g_autofree char *choices = engine_choices();
   g_autoptr(GString) lines = g_string_new(NULL);
   g_auto(GStrv) split = g_strsplit(choices ? choices : "", "\n", -1);
   for (char **l = split; *l; l++)
@@ -402,8 +406,8 @@ int main(int argc, char **argv)
       g_autofree char *q = json_escape(*l);
       g_string_append_printf(lines, "%s\"%s\"", lines->len ? ", " : "", q);
     }
-  g_autofree char *cpu = json_escape(ts_cpu_description());
-  g_autofree char *blas = json_escape(ts_blas_description());
+  g_autofree char *cpu = json_escape(engine_cpu());
+  g_autofree char *blas = json_escape(engine_blas());
   printf("  \"cpu\": \"%s\",\n  \"blas\": \"%s\",\n  \"kernels\": [%s],\n", cpu, blas, lines->str);
   printf("  \"repeats\": %d\n}\n", REPEATS);
   ts_module_free(seeds);
