@@ -194,10 +194,11 @@ static ts_executable *executable_plan(ts_graph *g, bool owns)
     p->n_values += ts__graph_node(g, id)->n_outputs;
   }
   p->preset = g_new0(ts_tensor *, p->n_values ? p->n_values : 1);
+  p->presets = g_new(int, p->n_values ? p->n_values : 1);
   for (int id = 0; id < n; id++) {
     const ts_node *node = ts__graph_node(g, id);
     if (ts__op_def(node->op)->flags & TS_OPF_VALUE)
-      p->preset[p->offset[id]] = ts_tensor_ref(node->value);
+      p->preset[p->offset[id]] = ts_tensor_ref(node->value), p->presets[p->n_presets++] = p->offset[id];
     else
       p->steps[p->n_steps++] = id;
     if (node->n_subgraphs) {
@@ -253,6 +254,7 @@ void ts__executable_free(ts_executable *e)
   for (int v = 0; v < p->n_values; v++)
     ts_tensor_unref(p->preset[v]);
   g_free(p->preset);
+  g_free(p->presets);
   g_free(p->steps);
   g_free(p->group_end);
   g_free(p->fast_read);
@@ -372,8 +374,8 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
     return false;
   }
   ts_tensor **values = ts__arena_values(arena);
-  for (int v = 0; v < p->n_values; v++)
-    values[v] = ts_tensor_ref(p->preset[v]);
+  for (int i = 0; i < p->n_presets; i++) /* the others are NULL between runs */
+    values[p->presets[i]] = ts_tensor_ref(p->preset[p->presets[i]]);
   ts_scope *step_scope = ts__arena_scope(arena, 0);
   bool ok = true, quiet = !watched(), share = quiet && (p->n_groups || p->n_runs) && ts__pool_width() > 1;
   ts_tensor *store;
@@ -407,10 +409,11 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
     if (outputs[i])
       ts__scope_adopt(outputs[i]);
   }
-  for (int v = p->n_values - 1; v >= 0; v--) { /* views before their bases */
-    ts__arena_release(arena, v, values[v]);
-    values[v] = NULL;
-  }
+  for (int v = p->n_values - 1; v >= 0; v--) /* views before their bases */
+    if (values[v]) {
+      ts__arena_release(arena, v, values[v]);
+      values[v] = NULL;
+    }
   ts__planner_give(e->planner, arena, ok);
   return ok;
 }

@@ -38,6 +38,7 @@ typedef struct plan {
   int *rel_start;      /* per step: where its releases start in rel_values (n_steps + 1) */
   int *rel_values;     /* value slots released after each step */
   ts_tensor **preset;  /* per value slot: a Const's or VarHandle's value, or NULL */
+  int n_presets, *presets; /* the slots with one */
 } plan;
 
 struct ts_executable {
