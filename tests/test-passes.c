@@ -334,6 +334,26 @@ static void test_simplify_pow(void)
   assert_same_both_ways(powers, "x", &xi, 1, 0); /* integers: exact */
 }
 
+/* Identities go (Keras's Dropout at inference is one), even as the output. */
+static ts_tensor *identities(ts_call *c)
+{
+  ts_tensor *h = ts_identity(ts_relu(ts_arg(c, 0)));
+  return ts_identity(ts_add(h, ts_identity(h)));
+}
+
+static void test_simplify_identity(void)
+{
+  ts_function *fn = ts_function_new("identities", identities, "x");
+  ts_value spec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(4));
+  ts_graph *g = optimize(trace(fn, &spec, 1), "simplify,dce", "simplify: simplified 3 nodes");
+  g_assert_cmpint(count_op(g, TS_OP_IDENTITY), ==, 0);
+  g_assert_cmpint(count_op(g, TS_OP_ADD), ==, 1);
+  ts_graph_free(g);
+  ts_function_free(fn);
+  ts_value x = TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(4), -1.5, 0.75));
+  assert_same_both_ways(identities, "x", &x, 1, 0);
+}
+
 /* ---- what a pass finds only inside a branch ------------------------------------------ */
 
 /* Passes are skipped when a scan says they could change nothing; the
@@ -615,6 +635,7 @@ int main(int argc, char **argv)
   g_test_add_func("/passes/simplify/keeps", test_simplify_keeps);
   g_test_add_func("/passes/simplify/layout", test_simplify_layout);
   g_test_add_func("/passes/simplify/pow", test_simplify_pow);
+  g_test_add_func("/passes/simplify/identity", test_simplify_identity);
   g_test_add_func("/passes/inside-branches", test_inside_branches);
   g_test_add_func("/passes/dce", test_dce);
   g_test_add_func("/passes/fuse/elementwise", test_fuse_elementwise);

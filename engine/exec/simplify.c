@@ -7,6 +7,9 @@
  *   reshape(x, s) with s x's static shape    -> x
  *   cast(x, dtype) with x of that dtype      -> x
  *   pow(x, 1|2|3|4)                          -> x, x*x, x*x*x, (x*x)*(x*x)
+ *   identity(x)                              -> x (Grappler's dependency
+ *                                               optimizer; Keras's inactive
+ *                                               Dropout is one)
  * "-> x" holds only where the constant cannot change x's shape or dtype
  * by broadcasting or promotion.  Nodes with control inputs or side effects
  * are left alone.  A new node stands for the nodes it replaces. */
@@ -242,6 +245,16 @@ static bool simplify_pow(simplifier *s)
   return true;
 }
 
+static bool simplify_identity(simplifier *s)
+{
+  ts_port xp;
+  ts_info xi;
+  if (!dst_node(s->rw, s->n->inputs[0], &xp, &xi))
+    return false;
+  forward(s, xp);
+  return true;
+}
+
 static bool simplify_mul(simplifier *s)
 {
   return drop_unit(s, 1, true);
@@ -256,7 +269,7 @@ static bool (*const RULES[TS_OP_COUNT])(simplifier *s) = {
   [TS_OP_MUL] = simplify_mul,           [TS_OP_ADD] = simplify_add,
   [TS_OP_SUB] = simplify_sub,           [TS_OP_TRANSPOSE] = simplify_transpose,
   [TS_OP_RESHAPE] = simplify_reshape,   [TS_OP_CAST] = simplify_cast,
-  [TS_OP_POW] = simplify_pow,
+  [TS_OP_POW] = simplify_pow,           [TS_OP_IDENTITY] = simplify_identity,
 };
 
 ts_graph *ts__pass_simplify(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats)
