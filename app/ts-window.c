@@ -26,6 +26,7 @@ struct _TsWindow {
   TsDebugPanel *debug_panel;
   guint importing;        /* trace files being read */
   guint fetching;         /* optimized graphs being asked of the worker */
+  GStrv debug_args;       /* a debug call waiting for its graph to be traced */
   TsFunctionList *function_list;
   GtkStack *graph_stack;
   TsGraphPane *graph_pane;
@@ -606,17 +607,20 @@ static void on_debug_op_shown(TsDebugPanel *panel, const char *node, const char 
 
 /* The graph of a debug call's signature came: shown, with the op the
  * debugger is at selected in it. */
+/* The debug call starts once its graph is traced: its ops are matched to
+ * the graph's nodes when the call begins (a graph traced meanwhile would
+ * find them unmatched), and the worker may run the two at once. */
 static void on_debug_traced(GObject *source, GAsyncResult *res, gpointer user_data)
 {
   g_autoptr(TsWindow) self = user_data;
   g_autoptr(TsRunResult) r = ts_engine_worker_run_finish(TS_ENGINE_WORKER(source), res, NULL);
-  if (!r || !gtk_widget_get_realized(GTK_WIDGET(self)))
+  g_auto(GStrv) args = g_steal_pointer(&self->debug_args);
+  if (!gtk_widget_get_realized(GTK_WIDGET(self)) || !args)
     return;
-  show_selection(self);
-  const char *op, *node, *file;
-  int line;
-  if (ts_debug_panel_get_shown_op(self->debug_panel, &op, &node, &file, &line))
-    on_debug_op_shown(self->debug_panel, node, self->current_function, self);
+  if (r)
+    show_selection(self);
+  ts_debug_panel_start(self->debug_panel, self->worker, self->module, self->current_function,
+                       (const char *const *)args);
 }
 
 /* A debug call's arguments as a trace-only call takes them: a tensor's
@@ -640,15 +644,16 @@ static void run_debug(TsWindow *self, const char *const *args)
     ts_debug_panel_command(self->debug_panel, TS_DEBUG_COMMAND_CONTINUE);
     return;
   }
-  if (ts_debug_panel_get_active(self->debug_panel))
+  if (ts_debug_panel_get_active(self->debug_panel) || self->debug_args)
     return;
-  /* the graph the debugger shows its ops in: traced first when missing
-   * (the worker takes calls in order, so the trace comes before the debug call) */
+  /* the graph the debugger shows its ops in: traced first when missing */
   TsConcreteInfo *shown = ts_graph_pane_get_concrete(self->graph_pane);
   if (!shown || g_strcmp0(shown->function, self->current_function) != 0) {
     g_auto(GStrv) specs = trace_args(args);
+    self->debug_args = g_strdupv((char **)args);
     ts_engine_worker_run_async(self->worker, self->module, self->current_function, (const char *const *)specs, 1,
                                FALSE, NULL, on_debug_traced, g_object_ref(self));
+    return;
   }
   ts_debug_panel_start(self->debug_panel, self->worker, self->module, self->current_function, args);
 }
@@ -1455,6 +1460,7 @@ static void ts_window_finalize(GObject *object)
   g_free(self->error);
   g_free(self->current_function);
   g_free(self->death);
+  g_strfreev(self->debug_args);
   g_clear_pointer(&self->session, ts_session_free);
   g_hash_table_unref(self->trace_errors);
   G_OBJECT_CLASS(ts_window_parent_class)->finalize(object);
