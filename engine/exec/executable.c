@@ -18,7 +18,8 @@
 
 #include <stdlib.h>
 
-#define MAX_TUNE_ELEMS (1 << 24) /* a kernel choice at plan time: operands of this many elements, at most */
+/* A kernel choice at plan time runs the op on zeros of this many elements at most. */
+#define MAX_TUNE_ELEMS (1 << 24)
 
 /* The step after whose end values used by step s are released: the last
  * of its group, or s. */
@@ -377,7 +378,8 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
   for (int i = 0; i < p->n_presets; i++) /* the others are NULL between runs */
     values[p->presets[i]] = ts_tensor_ref(p->preset[p->presets[i]]);
   ts_scope *step_scope = ts__arena_scope(arena, 0);
-  bool ok = true, quiet = !watched(), share = quiet && (p->n_groups || p->n_runs) && ts__pool_width() > 1;
+  bool ok = true, quiet = !watched();
+  bool share = quiet && (p->n_groups || p->n_runs) && ts__pool_width() > 1;
   ts_tensor *store;
   for (int s = 0; s < p->n_steps && ok; s++) {
     int from = s; /* releases after steps from .. s */
@@ -394,7 +396,8 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
       const ts_node *node = ts__graph_node(g, p->steps[s]);
       int base = p->step_first[s];
       ok = ts__exec_step(e, node, values, inputs, step_scope,
-                    ts__arena_step(arena, 0, base, p->step_n[s]), &values[base], parent, parent_seq);
+                         ts__arena_step(arena, 0, base, p->step_n[s]), &values[base], parent,
+                         parent_seq);
     }
     for (int r = p->rel_start[from]; r < p->rel_start[s + 1]; r++) {
       int v = p->rel_values[r];

@@ -97,8 +97,9 @@ void ts__exec_plan_row_runs(const ts_graph *g, plan *p, const ts_exec_layout *l)
         int v = p->offset[node->inputs[i].node] + node->inputs[i].index;
         if (p->made_by_run[v])
           continue;
-        ok = read_by_rows(g, node, i) ? add_value(r->sliced, &r->n_sliced, r->borrowed, r->n_borrowed, v)
-                                       : add_value(r->borrowed, &r->n_borrowed, r->sliced, r->n_sliced, v);
+        ok = read_by_rows(g, node, i)
+               ? add_value(r->sliced, &r->n_sliced, r->borrowed, r->n_borrowed, v)
+               : add_value(r->borrowed, &r->n_borrowed, r->sliced, r->n_sliced, v);
       }
     }
     memset(read_after, 0, sizeof *read_after * (size_t)nv);
@@ -155,8 +156,8 @@ static void group_item(void *ctx, int64_t i)
   int s = r->first + (int)i, base = p->step_first[s];
   const ts_node *node = ts__graph_node(r->e->graph, p->steps[s]);
   r->ok[i] = ts__exec_step(r->e, node, r->values, r->inputs, ts__arena_scope(r->arena, (int)i),
-                      ts__arena_step(r->arena, (int)i, base, p->step_n[s]), &r->values[base],
-                      r->parent, r->parent_seq);
+                           ts__arena_step(r->arena, (int)i, base, p->step_n[s]), &r->values[base],
+                           r->parent, r->parent_seq);
   if (!r->ok[i])
     r->error[i] = ts_error_take();
   count_shared(r->e, r->caller);
@@ -222,8 +223,9 @@ static bool run_part(rows_job *job, int part, ts_arena *pa)
     if (!p->row_step[s])
       continue;
     int base = p->step_first[s];
-    ok = ts__exec_step(e, ts__graph_node(e->graph, p->steps[s]), pv, job->inputs, ts__arena_scope(pa, 0),
-                  ts__arena_step(pa, 0, base, p->step_n[s]), &pv[base], job->parent, job->parent_seq);
+    ok = ts__exec_step(e, ts__graph_node(e->graph, p->steps[s]), pv, job->inputs,
+                       ts__arena_scope(pa, 0), ts__arena_step(pa, 0, base, p->step_n[s]), &pv[base],
+                       job->parent, job->parent_seq);
     for (int r = p->rel_start[s]; r < p->rel_start[s + 1]; r++) {
       int v = p->rel_values[r];
       bool exit = false;
@@ -299,7 +301,8 @@ bool ts__exec_rows(const ts_executable *e, ts_arena *arena, ts_tensor **values,
     if ((store = ts__exec_fast_read(e, values, s)))
       values[base] = ts_tensor_ref(store);
     else if (!ts__exec_step(e, ts__graph_node(e->graph, p->steps[s]), values, inputs, scope,
-                       ts__arena_step(arena, 0, base, p->step_n[s]), &values[base], parent, parent_seq))
+                            ts__arena_step(arena, 0, base, p->step_n[s]), &values[base], parent,
+                            parent_seq))
       return false;
   }
   for (int i = 0; i < run->n_exits; i++) {
