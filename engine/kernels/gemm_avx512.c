@@ -1,15 +1,19 @@
-/* kernels/gemm_avx512.c — the AVX-512 f32 tile: up to 8 rows x 32 columns
- * (16 zmm accumulators), A broadcast a value at a time from each row, B
- * read in place as rows of two vectors; columns past the tile's edge are
- * masked off on load and store, so nothing outside the operands is
- * touched.  Built for avx512f whatever the compiler's target; run only
- * where cpuid says so. */
+/* kernels/gemm_avx512.c — the AVX-512 f32 tiles: up to 8 rows x 32
+ * columns (16 zmm accumulators), and a wide one of up to 5 rows x 64
+ * columns (20: four vectors of B per broadcast of A, twice the
+ * multiply-adds per load, and batches of 5, 10, 20 or 60 rows fill its
+ * tiles where 8 x 32 leaves a mostly empty last one).  A is broadcast a
+ * value at a time from each row, B read in place as rows of vectors;
+ * columns past the tile's edge are masked off on load and store, so
+ * nothing outside the operands is touched.  Built for avx512f whatever the
+ * compiler's target; run only where cpuid says so. */
 #include "kernels.h"
 
 #include <immintrin.h>
 
 #define W 16
 #define ROWS_MAX 8
+#define WIDE_ROWS 5
 
 #define TARGET __attribute__((target("avx512f,fma")))
 
@@ -20,51 +24,65 @@ static TARGET inline __mmask16 cols_mask(int cols)
 
 /* The accumulators are named variables, not an array: GCC keeps an array
  * in memory across the unrolled loop, named ones live in registers.  ROWS
- * and NV are constants at each call site below, so the rows past ROWS and
- * the second vector past NV fold away. */
+ * and NV (vectors of 16 columns) are constants at each call site below,
+ * so the rows past ROWS and the vectors past NV fold away: one template
+ * for both tiles. */
 #define EACH_ROW(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
 
 static TARGET inline __attribute__((always_inline)) void tile(const ts_tile *t, const int ROWS,
                                                                   const int NV)
 {
-#define DECLARE(I) __m512 c##I##_0 = _mm512_setzero_ps(), c##I##_1 = _mm512_setzero_ps();
+#define DECLARE(I)                                                            \
+  __m512 c##I##_0 = _mm512_setzero_ps(), c##I##_1 = _mm512_setzero_ps(),      \
+         c##I##_2 = _mm512_setzero_ps(), c##I##_3 = _mm512_setzero_ps();
   EACH_ROW(DECLARE)
-  __mmask16 mask[2] = { cols_mask(t->cols), cols_mask(t->cols - W) };
+  __mmask16 mask[4] = { cols_mask(t->cols), cols_mask(t->cols - W), cols_mask(t->cols - 2 * W),
+                        cols_mask(t->cols - 3 * W) };
   for (int s = 0; s < t->n_seg; s++) {
     const float *b = t->b + s * t->b_seg;
 #define ROW_PTR(I) const float *a##I = t->a[s * TS_TILE_MAX_ROWS + (I < ROWS ? I : 0)];
     EACH_ROW(ROW_PTR)
     for (int64_t p = 0; p < t->k; p++, b += t->ldb) {
-      __m512 b0 = NV > 1 ? _mm512_loadu_ps(b) : _mm512_maskz_loadu_ps(mask[0], b); /* full if NV 2 */
-      __m512 b1 = NV > 1 ? _mm512_maskz_loadu_ps(mask[1], b + W) : b0;
+      /* vectors before the last are full (NV says how many there are) */
+      __m512 b0 = NV > 1 ? _mm512_loadu_ps(b) : _mm512_maskz_loadu_ps(mask[0], b);
+      __m512 b1 = NV > 2 ? _mm512_loadu_ps(b + W) : NV > 1 ? _mm512_maskz_loadu_ps(mask[1], b + W) : b0;
+      __m512 b2 = NV > 3 ? _mm512_loadu_ps(b + 2 * W)
+                         : NV > 2 ? _mm512_maskz_loadu_ps(mask[2], b + 2 * W) : b0;
+      __m512 b3 = NV > 3 ? _mm512_maskz_loadu_ps(mask[3], b + 3 * W) : b0;
 #define STEP(I)                                                               \
       if (I < ROWS) {                                                         \
         __m512 av = _mm512_set1_ps(a##I[p]);                                  \
         c##I##_0 = _mm512_fmadd_ps(av, b0, c##I##_0);                         \
         if (NV > 1)                                                           \
           c##I##_1 = _mm512_fmadd_ps(av, b1, c##I##_1);                       \
+        if (NV > 2)                                                           \
+          c##I##_2 = _mm512_fmadd_ps(av, b2, c##I##_2);                       \
+        if (NV > 3)                                                           \
+          c##I##_3 = _mm512_fmadd_ps(av, b3, c##I##_3);                       \
       }
       EACH_ROW(STEP)
     }
   }
-  __m512 bias0 = _mm512_setzero_ps(), bias1 = _mm512_setzero_ps(), zero = _mm512_setzero_ps();
-  if (t->bias) {
-    bias0 = _mm512_maskz_loadu_ps(mask[0], t->bias);
-    if (NV > 1)
-      bias1 = _mm512_maskz_loadu_ps(mask[1], t->bias + W);
-  }
-#define STORE_ONE(I, VEC, acc, bias)                                          \
+  __m512 bias[4] = { _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
+                     _mm512_setzero_ps() }, zero = _mm512_setzero_ps();
+  for (int v = 0; t->bias && v < NV; v++)
+    bias[v] = _mm512_maskz_loadu_ps(mask[v], t->bias + v * W);
+#define STORE_ONE(I, VEC, acc)                                                \
   do {                                                                        \
-    __m512 x = _mm512_add_ps(acc, bias);                                      \
+    __m512 x = _mm512_add_ps(acc, bias[VEC]);                                 \
     if (t->act == TS_ACT_RELU)                                                \
       x = _mm512_max_ps(x, zero);                                             \
     _mm512_mask_storeu_ps(t->c + I * t->ldc + VEC * W, mask[VEC], x);         \
   } while (0)
 #define STORE(I)                                                              \
   if (I < ROWS) {                                                             \
-    STORE_ONE(I, 0, c##I##_0, bias0);                                         \
+    STORE_ONE(I, 0, c##I##_0);                                                \
     if (NV > 1)                                                               \
-      STORE_ONE(I, 1, c##I##_1, bias1);                                       \
+      STORE_ONE(I, 1, c##I##_1);                                              \
+    if (NV > 2)                                                               \
+      STORE_ONE(I, 2, c##I##_2);                                              \
+    if (NV > 3)                                                               \
+      STORE_ONE(I, 3, c##I##_3);                                              \
   }
   EACH_ROW(STORE)
 #undef DECLARE
@@ -74,7 +92,7 @@ static TARGET inline __attribute__((always_inline)) void tile(const ts_tile *t, 
 #undef STORE
 }
 
-#define ROWS_CASE(R)         \
+#define ROWS_CASE(R)                                                          \
   case R:                                                                     \
     if (t->cols > W)                                                          \
       tile(t, R, 2);                                                          \
@@ -99,88 +117,16 @@ static TARGET void run(const ts_tile *t)
   act_rows(t);
 }
 
-/* ---- the wide tile: up to 5 rows x 64 columns ------------------------------
- * Four vectors of B per broadcast of A (20 accumulators): twice the
- * multiply-adds per load of the 8 x 32 tile, and batches of 5, 10, 20 or
- * 60 rows (a Dense layer's, or its half on each of two threads) fill
- * their tiles, where 8 x 32 leaves a mostly empty last one. */
-
-#define WIDE_ROWS 5
-#define EACH_WIDE_ROW(X) X(0) X(1) X(2) X(3) X(4)
-
-static TARGET inline __attribute__((always_inline)) void wide_tile(const ts_tile *t, const int ROWS,
-                                                                       const int NV)
-{
-#define DECLARE(I)                                                            \
-  __m512 c##I##_0 = _mm512_setzero_ps(), c##I##_1 = _mm512_setzero_ps(),      \
-         c##I##_2 = _mm512_setzero_ps(), c##I##_3 = _mm512_setzero_ps();
-  EACH_WIDE_ROW(DECLARE)
-  __mmask16 mask[4] = { cols_mask(t->cols), cols_mask(t->cols - W), cols_mask(t->cols - 2 * W),
-                        cols_mask(t->cols - 3 * W) };
-  for (int s = 0; s < t->n_seg; s++) {
-    const float *b = t->b + s * t->b_seg;
-#define ROW_PTR(I) const float *a##I = t->a[s * TS_TILE_MAX_ROWS + (I < ROWS ? I : 0)];
-    EACH_WIDE_ROW(ROW_PTR)
-    for (int64_t p = 0; p < t->k; p++, b += t->ldb) {
-      /* vectors before the last are full (NV says how many there are) */
-      __m512 b0 = NV > 1 ? _mm512_loadu_ps(b) : _mm512_maskz_loadu_ps(mask[0], b);
-      __m512 b1 = NV > 2 ? _mm512_loadu_ps(b + W) : NV > 1 ? _mm512_maskz_loadu_ps(mask[1], b + W) : b0;
-      __m512 b2 = NV > 3 ? _mm512_loadu_ps(b + 2 * W)
-                         : NV > 2 ? _mm512_maskz_loadu_ps(mask[2], b + 2 * W) : b0;
-      __m512 b3 = NV > 3 ? _mm512_maskz_loadu_ps(mask[3], b + 3 * W) : b0;
-#define STEP(I)                                                               \
-      if (I < ROWS) {                                                         \
-        __m512 av = _mm512_set1_ps(a##I[p]);                                  \
-        c##I##_0 = _mm512_fmadd_ps(av, b0, c##I##_0);                         \
-        if (NV > 1)                                                           \
-          c##I##_1 = _mm512_fmadd_ps(av, b1, c##I##_1);                       \
-        if (NV > 2)                                                           \
-          c##I##_2 = _mm512_fmadd_ps(av, b2, c##I##_2);                       \
-        if (NV > 3)                                                           \
-          c##I##_3 = _mm512_fmadd_ps(av, b3, c##I##_3);                       \
-      }
-      EACH_WIDE_ROW(STEP)
-    }
-  }
-  __m512 bias[4] = { _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
-                     _mm512_setzero_ps() }, zero = _mm512_setzero_ps();
-  for (int v = 0; t->bias && v < NV; v++)
-    bias[v] = _mm512_maskz_loadu_ps(mask[v], t->bias + v * W);
-#define STORE_ONE(I, VEC, acc)                                                \
-  do {                                                                        \
-    __m512 x = _mm512_add_ps(acc, bias[VEC]);                                 \
-    if (t->act == TS_ACT_RELU)                                                \
-      x = _mm512_max_ps(x, zero);                                             \
-    _mm512_mask_storeu_ps(t->c + I * t->ldc + VEC * W, mask[VEC], x);         \
-  } while (0)
-#define STORE(I)                                                              \
-  if (I < ROWS) {                                                             \
-    STORE_ONE(I, 0, c##I##_0);                                                \
-    if (NV > 1)                                                               \
-      STORE_ONE(I, 1, c##I##_1);                                              \
-    if (NV > 2)                                                               \
-      STORE_ONE(I, 2, c##I##_2);                                              \
-    if (NV > 3)                                                               \
-      STORE_ONE(I, 3, c##I##_3);                                              \
-  }
-  EACH_WIDE_ROW(STORE)
-#undef DECLARE
-#undef ROW_PTR
-#undef STEP
-#undef STORE_ONE
-#undef STORE
-}
-
 #define WIDE_CASE(R)                                                          \
   case R:                                                                     \
     if (t->cols > 3 * W)                                                      \
-      wide_tile(t, R, 4);                                                     \
+      tile(t, R, 4);                                                          \
     else if (t->cols > 2 * W)                                                 \
-      wide_tile(t, R, 3);                                                     \
+      tile(t, R, 3);                                                          \
     else if (t->cols > W)                                                     \
-      wide_tile(t, R, 2);                                                     \
+      tile(t, R, 2);                                                          \
     else                                                                      \
-      wide_tile(t, R, 1);                                                     \
+      tile(t, R, 1);                                                          \
     break;
 
 static TARGET void run_wide(const ts_tile *t)
