@@ -106,72 +106,6 @@ static ts_tensor *layers(ts_call *c)
   return ts_reduce_sum(scaled, TS_AXES(0), false);
 }
 
-/* Did the engine choose its own kernel for the layers' "matmul Rx128x128"
- * (the condition of a split: OpenBLAS's sums depend on the rows)? */
-static bool own_kernels(int64_t rows)
-{
-  char *choices = ts_kernel_choices(), want[64];
-  g_snprintf(want, sizeof want, "matmul %" G_GINT64_FORMAT "x128x128: own", rows);
-  bool own = strstr(choices, want) || strstr(ts_blas_description(), "own kernels only");
-  free(choices);
-  return own;
-}
-
-/* The layers split by rows (when the kernels allow: TRACESCOPE_BLAS=off,
- * the test-schedule-own-kernels run, makes sure they do). */
-static bool expect_split(ts_function *fn, ts_value *args, int n, int64_t rows)
-{
-  ts_schedule s = schedule_of(fn, args, n);
-  if (!own_kernels(rows)) {
-    g_assert_cmpint(s.n_row_runs, ==, 0);
-    return false;
-  }
-  g_assert_cmpint(s.n_row_runs, ==, 1);
-  g_assert_cmpint(s.n_row_ops, >=, 8);
-  char *text = ts_concrete_schedule_describe(ts_function_get_concrete(fn, args, n));
-  char want[32];
-  g_snprintf(want, sizeof want, "; by rows of %" G_GINT64_FORMAT ": ", rows);
-  g_assert_nonnull(strstr(text, want));
-  free(text);
-  return true;
-}
-
-static void test_row_runs(void)
-{
-  ts_scope *scope = ts_scope_begin();
-  for (int i = 0; i < 6; i++)
-    var_w[i] = ts_variable_new(random_tensor(TS_SHAPE(128, 128), 20 + i), "w");
-  var_bias = ts_variable_new(random_tensor(TS_SHAPE(128), 30), "bias");
-  ts_function *fn = ts_function_new("layers", layers, "x, scale");
-  /* batches of 24 and 9 rows (parts of 12 and of 4 and 5) */
-  int64_t batches[] = { 24, 9 };
-  for (int b = 0; b < 2; b++) {
-    int64_t rows = batches[b];
-    ts_value args[] = { TS_TENSOR_VALUE(random_tensor(TS_SHAPE(rows, 8, 16), 31)),
-                        TS_TENSOR_VALUE(random_tensor(TS_SHAPE(rows, 1), 32)) };
-    bool split = expect_split(fn, args, 2, rows);
-    ts_tensor *one = call(fn, args, 2, 1);
-    ts_run_functions_eagerly(true);
-    assert_same_bits(call(fn, args, 2, 1), one);
-    ts_run_functions_eagerly(false);
-    int64_t before = schedule_of(fn, args, 2).n_shared;
-    for (int i = 0; split && i < 10000 && schedule_of(fn, args, 2).n_shared == before; i++)
-      assert_same_bits(call(fn, args, 2, 2), one);
-    g_assert_cmpint(schedule_of(fn, args, 2).n_shared, >, split ? before : -1);
-    assert_same_bits(call(fn, args, 2, 2), one);
-  }
-  /* too few rows for two parts, or too little work: one at a time */
-  ts_value few[] = { TS_TENSOR_VALUE(random_tensor(TS_SHAPE(6, 8, 16), 33)),
-                     TS_TENSOR_VALUE(random_tensor(TS_SHAPE(6, 1), 34)) };
-  g_assert_cmpint(schedule_of(fn, few, 2).n_row_runs, ==, 0);
-  ts_set_threads(0);
-  ts_function_free(fn);
-  for (int i = 0; i < 6; i++)
-    ts_tensor_unref(var_w[i]);
-  ts_tensor_unref(var_bias);
-  ts_scope_end(scope);
-}
-
 /* h @ x and h + x with x [B, B]: x read whole and by rows, so no split. */
 static ts_tensor *both_ways(ts_call *c)
 {
@@ -179,21 +113,6 @@ static ts_tensor *both_ways(ts_call *c)
   for (int i = 0; i < 4; i++)
     h = ts_add(ts_matmul(h, x), x);
   return h;
-}
-
-static void test_read_both_ways(void)
-{
-  ts_scope *scope = ts_scope_begin();
-  ts_function *fn = ts_function_new("both_ways", both_ways, "h, x");
-  ts_value args[] = { TS_TENSOR_VALUE(random_tensor(TS_SHAPE(128, 128), 35)),
-                      TS_TENSOR_VALUE(random_tensor(TS_SHAPE(128, 128), 36)) };
-  ts_schedule s = schedule_of(fn, args, 2);
-  g_assert_cmpint(s.n_row_runs, ==, 0);
-  ts_tensor *one = call(fn, args, 2, 1);
-  assert_same_bits(call(fn, args, 2, 2), one);
-  ts_set_threads(0);
-  ts_function_free(fn);
-  ts_scope_end(scope);
 }
 
 /* Two heavy gathers, the second with an index out of range. */
@@ -332,6 +251,87 @@ static void test_failing_op(void)
       expect_error_containing("1000");
     }
   }
+  ts_set_threads(0);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+/* Did the engine choose its own kernel for the layers' "matmul Rx128x128"
+ * (the condition of a split: OpenBLAS's sums depend on the rows)? */
+static bool own_kernels(int64_t rows)
+{
+  char *choices = ts_kernel_choices(), want[64];
+  g_snprintf(want, sizeof want, "matmul %" G_GINT64_FORMAT "x128x128: own", rows);
+  bool own = strstr(choices, want) || strstr(ts_blas_description(), "own kernels only");
+  free(choices);
+  return own;
+}
+
+/* The layers split by rows (when the kernels allow: TRACESCOPE_BLAS=off,
+ * the test-schedule-own-kernels run, makes sure they do). */
+static bool expect_split(ts_function *fn, ts_value *args, int n, int64_t rows)
+{
+  ts_schedule s = schedule_of(fn, args, n);
+  if (!own_kernels(rows)) {
+    g_assert_cmpint(s.n_row_runs, ==, 0);
+    return false;
+  }
+  g_assert_cmpint(s.n_row_runs, ==, 1);
+  g_assert_cmpint(s.n_row_ops, >=, 8);
+  char *text = ts_concrete_schedule_describe(ts_function_get_concrete(fn, args, n));
+  char want[32];
+  g_snprintf(want, sizeof want, "; by rows of %" G_GINT64_FORMAT ": ", rows);
+  g_assert_nonnull(strstr(text, want));
+  free(text);
+  return true;
+}
+
+static void test_row_runs(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  for (int i = 0; i < 6; i++)
+    var_w[i] = ts_variable_new(random_tensor(TS_SHAPE(128, 128), 20 + i), "w");
+  var_bias = ts_variable_new(random_tensor(TS_SHAPE(128), 30), "bias");
+  ts_function *fn = ts_function_new("layers", layers, "x, scale");
+  /* batches of 24 and 9 rows (parts of 12 and of 4 and 5) */
+  int64_t batches[] = { 24, 9 };
+  for (int b = 0; b < 2; b++) {
+    int64_t rows = batches[b];
+    ts_value args[] = { TS_TENSOR_VALUE(random_tensor(TS_SHAPE(rows, 8, 16), 31)),
+                        TS_TENSOR_VALUE(random_tensor(TS_SHAPE(rows, 1), 32)) };
+    bool split = expect_split(fn, args, 2, rows);
+    ts_tensor *one = call(fn, args, 2, 1);
+    ts_run_functions_eagerly(true);
+    assert_same_bits(call(fn, args, 2, 1), one);
+    ts_run_functions_eagerly(false);
+    int64_t before = schedule_of(fn, args, 2).n_shared;
+    for (int i = 0; split && i < 10000 && schedule_of(fn, args, 2).n_shared == before; i++)
+      assert_same_bits(call(fn, args, 2, 2), one);
+    g_assert_cmpint(schedule_of(fn, args, 2).n_shared, >, split ? before : -1);
+    assert_same_bits(call(fn, args, 2, 2), one);
+  }
+  /* too few rows for two parts, or too little work: one at a time */
+  ts_value few[] = { TS_TENSOR_VALUE(random_tensor(TS_SHAPE(6, 8, 16), 33)),
+                     TS_TENSOR_VALUE(random_tensor(TS_SHAPE(6, 1), 34)) };
+  g_assert_cmpint(schedule_of(fn, few, 2).n_row_runs, ==, 0);
+  ts_set_threads(0);
+  ts_function_free(fn);
+  for (int i = 0; i < 6; i++)
+    ts_tensor_unref(var_w[i]);
+  ts_tensor_unref(var_bias);
+  ts_scope_end(scope);
+}
+
+static void test_read_both_ways(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("both_ways", both_ways, "h, x");
+  ts_value args[] = { TS_TENSOR_VALUE(random_tensor(TS_SHAPE(128, 128), 35)),
+                      TS_TENSOR_VALUE(random_tensor(TS_SHAPE(128, 128), 36)) };
+  ts_schedule s = schedule_of(fn, args, 2);
+  g_assert_cmpint(s.n_row_runs, ==, 0);
+  ts_tensor *one = call(fn, args, 2, 1);
+  assert_same_bits(call(fn, args, 2, 2), one);
   ts_set_threads(0);
   ts_function_free(fn);
   ts_scope_end(scope);
