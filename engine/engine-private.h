@@ -374,6 +374,11 @@ struct ts_run_site {
   uint64_t parent_seq;           /* that If/While op's sequence number in the run */
   const ts_info *recorded;       /* the outputs recorded in the graph (If) */
   int n_recorded;
+  /* Per input: the info its producer recorded, when those and the outputs'
+   * dims are all known (NULL otherwise).  Inputs that match them are what
+   * inference saw when the graph was traced: the recorded outputs stand for
+   * its answer (dispatch.c skips it). */
+  const ts_info *const *in_recorded;
   int n_subgraphs;
   /* Runs subgraph i on in[] (n_in values); its outputs go to out[] (at most
    * max_out, their number in *n_out), in the current scope.  false + error. */

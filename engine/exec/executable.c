@@ -90,6 +90,44 @@ static void plan_releases(const ts_graph *g, plan *p)
 
 /* Reads whose value only compute ops take (no graph output, view,
  * Identity or subgraph passes the storage on). */
+static bool known_info(const ts_info *info)
+{
+  if (info->shape.rank < 0)
+    return false;
+  for (int d = 0; d < info->shape.rank; d++)
+    if (info->shape.dim[d] < 0)
+      return false;
+  return true;
+}
+
+/* The recorded infos of each step's inputs where every dim of its inputs
+ * and outputs is known (ts_run_site's in_recorded: inference is then
+ * skipped when the inputs match). */
+static void plan_recorded_inputs(const ts_graph *g, plan *p)
+{
+  int n = (int)g->nodes->len, total = 0;
+  for (int s = 0; s < p->n_steps; s++)
+    total += ts__graph_node(g, p->steps[s])->n_inputs;
+  p->in_recorded = g_new0(const ts_info **, n ? n : 1);
+  p->recorded_infos = g_new(const ts_info *, total ? total : 1);
+  const ts_info **next = p->recorded_infos;
+  for (int s = 0; s < p->n_steps; s++) {
+    const ts_node *node = ts__graph_node(g, p->steps[s]);
+    bool known = node->n_outputs >= 1 && !node->n_subgraphs &&
+                 !(ts__op_def(node->op)->flags & TS_OPF_ANY_DTYPE);
+    for (int i = 0; i < node->n_outputs && known; i++)
+      known = known_info(&node->outputs[i]);
+    for (int i = 0; i < node->n_inputs && known; i++) {
+      next[i] = &ts__graph_node(g, node->inputs[i].node)->outputs[node->inputs[i].index];
+      known = known_info(next[i]);
+    }
+    if (known) {
+      p->in_recorded[node->id] = next;
+      next += node->n_inputs;
+    }
+  }
+}
+
 static void plan_fast_reads(const ts_graph *g, plan *p)
 {
   int n = (int)g->nodes->len;
@@ -211,6 +249,7 @@ static ts_executable *executable_plan(ts_graph *g, bool owns)
   plan_groups(g, p);
   plan_releases(g, p);
   plan_fast_reads(g, p);
+  plan_recorded_inputs(g, p);
   ts_exec_layout layout = {
     .n_steps = p->n_steps, .n_values = p->n_values, .steps = p->steps, .offset = p->offset,
     .step_first = p->step_first, .step_n = p->step_n, .rel_start = p->rel_start,
@@ -259,6 +298,8 @@ void ts__executable_free(ts_executable *e)
   g_free(p->steps);
   g_free(p->group_end);
   g_free(p->fast_read);
+  g_free(p->in_recorded);
+  g_free(p->recorded_infos);
   for (int r = 0; r < p->n_runs; r++) {
     g_free(p->runs[r].borrowed);
     g_free(p->runs[r].sliced);
@@ -329,6 +370,7 @@ bool ts__exec_step(const ts_executable *e, const ts_node *node, ts_tensor **valu
   ts_run_site site = {
     .node = node, .traced = traced_of(node), .parent = parent, .parent_seq = parent_seq,
     .recorded = node->outputs, .n_recorded = node->n_outputs,
+    .in_recorded = (const ts_info *const *)p->in_recorded[node->id],
     .n_subgraphs = node->n_subgraphs, .run_subgraph = run_subgraph, .exec = e->subs[node->id],
   };
   /* The step's scope holds what the kernel makes; the run keeps the outputs. */
