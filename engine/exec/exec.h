@@ -170,5 +170,7 @@ unsigned ts__passes_current(void);
 ts_graph *ts__passes_run(const ts_graph *g, unsigned mask, char **summary);
 /* Nodes in g and its subgraphs. */
 int ts__graph_count_nodes(const ts_graph *g);
+/* Are s's rank and every dim known? */
+bool ts__shape_known(ts_shape s);
 /* Is src_port's value in rw's graph a Const? Its value, else NULL. */
 const ts_tensor *ts__rewrite_const(const ts_rewrite *rw, ts_port src_port);

@@ -90,16 +90,6 @@ static void plan_releases(const ts_graph *g, plan *p)
 
 /* Reads whose value only compute ops take (no graph output, view,
  * Identity or subgraph passes the storage on). */
-static bool known_info(const ts_info *info)
-{
-  if (info->shape.rank < 0)
-    return false;
-  for (int d = 0; d < info->shape.rank; d++)
-    if (info->shape.dim[d] < 0)
-      return false;
-  return true;
-}
-
 /* The recorded infos of each step's inputs where every dim of its inputs
  * and outputs is known (ts_run_site's in_recorded: inference is then
  * skipped when the inputs match). */
@@ -116,10 +106,10 @@ static void plan_recorded_inputs(const ts_graph *g, plan *p)
     bool known = node->n_outputs >= 1 && !node->n_subgraphs &&
                  !(ts__op_def(node->op)->flags & TS_OPF_ANY_DTYPE);
     for (int i = 0; i < node->n_outputs && known; i++)
-      known = known_info(&node->outputs[i]);
+      known = ts__shape_known(node->outputs[i].shape);
     for (int i = 0; i < node->n_inputs && known; i++) {
       next[i] = &ts__graph_node(g, node->inputs[i].node)->outputs[node->inputs[i].index];
-      known = known_info(next[i]);
+      known = ts__shape_known(next[i]->shape);
     }
     if (known) {
       p->in_recorded[node->id] = next;

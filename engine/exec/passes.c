@@ -116,6 +116,16 @@ ts_node *ts__pass_copy(ts_rewrite *rw, const ts_node *n, ts_pass_fn pass, ts_pas
   return ts__rewrite_copy(rw, n, run_sub, &ps);
 }
 
+bool ts__shape_known(ts_shape s)
+{
+  if (s.rank < 0)
+    return false;
+  for (int d = 0; d < s.rank; d++)
+    if (s.dim[d] < 0)
+      return false;
+  return true;
+}
+
 int ts__graph_count_nodes(const ts_graph *g)
 {
   int count = (int)g->nodes->len;

@@ -31,14 +31,11 @@
 
 #include <string.h>
 
+/* A value with static dims, at least one, of numbers. */
 static bool static_info(const ts_info *info)
 {
-  if (info->shape.rank < 1)
-    return false;
-  for (int d = 0; d < info->shape.rank; d++)
-    if (info->shape.dim[d] < 0)
-      return false;
-  return info->dtype != TS_STRING && info->dtype != TS_VARIANT;
+  return info->shape.rank >= 1 && ts__shape_known(info->shape) && info->dtype != TS_STRING &&
+         info->dtype != TS_VARIANT;
 }
 
 static bool attr_true(const ts_node *n, const char *name)

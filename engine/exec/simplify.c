@@ -60,14 +60,6 @@ static bool fits_into(ts_shape c, ts_shape x)
   return true;
 }
 
-static bool static_shape(ts_shape s)
-{
-  for (int i = 0; i < s.rank; i++)
-    if (s.dim[i] < 0)
-      return false;
-  return true;
-}
-
 typedef struct simplifier {
   ts_rewrite *rw;
   const ts_node *n;   /* the node being simplified (old graph) */
@@ -127,7 +119,7 @@ static bool simplify_sub(simplifier *s)
   if (a.node < 0 || a.node != b.node || a.index != b.index || ts_dtype_is_float(out.dtype) ||
       out.dtype == TS_BOOL)
     return false;
-  if (!static_shape(out.shape)) {
+  if (!ts__shape_known(out.shape)) {
     add(s, TS_OP_ZEROS_LIKE, &a, 1, NULL, 0, NULL, true);
     return true;
   }
@@ -199,7 +191,7 @@ static bool simplify_reshape(simplifier *s)
   bool nested = inner->op == TS_OP_RESHAPE || inner->op == TS_OP_FLATTEN;
   xp = nested ? inner->inputs[0] : yp;
   xi = nested ? port_info(s->rw, xp) : yi;
-  if (static_shape(out) && ts_shape_equal(out, xi.shape)) {
+  if (ts__shape_known(out) && ts_shape_equal(out, xi.shape)) {
     forward(s, xp);
     return true;
   }
