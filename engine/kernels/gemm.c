@@ -25,6 +25,13 @@ int ts__act_of_op(int op)
   }
 }
 
+void ts__tile_act_rows(const ts_tile *t)
+{
+  if (t->act == TS_ACT_SIGMOID || t->act == TS_ACT_TANH)
+    for (int i = 0; i < t->rows; i++)
+      ts__act_f32(t->act, t->c + i * t->ldc, t->cols);
+}
+
 int ts__act_from_name(const char *name)
 {
   static const struct {

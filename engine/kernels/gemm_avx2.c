@@ -86,9 +86,7 @@ static TARGET void run(const ts_tile *t)
   switch (t->rows) {
     ROWS_CASE(1) ROWS_CASE(2) ROWS_CASE(3) ROWS_CASE(4) ROWS_CASE(5) ROWS_CASE(6)
   }
-  if (t->act == TS_ACT_SIGMOID || t->act == TS_ACT_TANH)
-    for (int i = 0; i < t->rows; i++)
-      ts__act_f32(t->act, t->c + i * t->ldc, t->cols);
+  ts__tile_act_rows(t);
 }
 
 static bool usable(const ts_cpu_features *f)

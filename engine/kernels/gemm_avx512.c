@@ -100,21 +100,13 @@ static TARGET inline __attribute__((always_inline)) void tile(const ts_tile *t, 
       tile(t, R, 1);                                                          \
     break;
 
-/* Sigmoid and tanh after the tile's stores (relu is in them). */
-static void act_rows(const ts_tile *t)
-{
-  if (t->act == TS_ACT_SIGMOID || t->act == TS_ACT_TANH)
-    for (int i = 0; i < t->rows; i++)
-      ts__act_f32(t->act, t->c + i * t->ldc, t->cols);
-}
-
 static TARGET void run(const ts_tile *t)
 {
   switch (t->rows) {
     ROWS_CASE(1) ROWS_CASE(2) ROWS_CASE(3) ROWS_CASE(4)
     ROWS_CASE(5) ROWS_CASE(6) ROWS_CASE(7) ROWS_CASE(8)
   }
-  act_rows(t);
+  ts__tile_act_rows(t);
 }
 
 #define WIDE_CASE(R)                                                          \
@@ -134,7 +126,7 @@ static TARGET void run_wide(const ts_tile *t)
   switch (t->rows) {
     WIDE_CASE(1) WIDE_CASE(2) WIDE_CASE(3) WIDE_CASE(4) WIDE_CASE(5)
   }
-  act_rows(t);
+  ts__tile_act_rows(t);
 }
 
 static bool usable(const ts_cpu_features *f)

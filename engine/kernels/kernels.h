@@ -105,6 +105,10 @@ typedef struct ts_tile {
 
 typedef void (*ts_tile_fn)(const ts_tile *t);
 
+/* Sigmoid or tanh over a tile's stored rows (the SIMD tiles apply relu in
+ * their registers, these after the store). */
+void ts__tile_act_rows(const ts_tile *t);
+
 typedef struct ts_tile_kernel {
   const char *name;   /* "avx512", "avx2", "c" */
   int rows, cols;     /* the largest tile */
