@@ -186,6 +186,14 @@ static int cmd_list(int argc, char **argv)
   return EXIT_SUCCESS;
 }
 
+#ifndef TS_CLI_RENDER
+static int cli_render_missing(int argc, char **argv)
+{
+  return cli_fail(CLI_EXIT_USAGE, "render: this tracescope-cli was built without the renderer "
+                                  "(meson -Dgui=disabled); rebuild with -Dgui=enabled");
+}
+#endif
+
 static const struct {
   const char *name;
   int (*run)(int argc, char **argv); /* the words after the command */
@@ -194,7 +202,11 @@ static const struct {
   { "run", cli_run },
   { "signatures", cli_signatures },
   { "graph", cli_graph },
+#ifdef TS_CLI_RENDER
   { "render", cli_render },
+#else
+  { "render", cli_render_missing },
+#endif
   { "profile", cli_profile },
   { "debug", cli_debug },
   { "health", cli_health },

@@ -616,6 +616,7 @@ static void test_version(void)
   cli_result_clear(&r);
 }
 
+#ifdef TS_CLI_RENDER
 /* A file that cannot be written is named as the user named it, never as
  * the temporary file beside it. */
 static void test_render_out_error(void)
@@ -640,6 +641,14 @@ static void test_render_out_error(void)
   else
     g_unsetenv("LSAN_OPTIONS");
 }
+#else
+/* Built with -Dgui=disabled: render says what is missing. */
+static void test_render_not_built(void)
+{
+  cli_result r = cli("render", "seeds", "deep_net", "--out", "g.svg", NULL);
+  expect_failure(r, 2, "built without the renderer");
+}
+#endif
 
 /* Errors in an argument spec say what is wrong with it, never where in the
  * engine's sources it was found. */
@@ -912,7 +921,11 @@ int main(int argc, char **argv)
   g_test_add_func("/cli/list", test_list);
   g_test_add_func("/cli/help", test_help);
   g_test_add_func("/cli/version", test_version);
+#ifdef TS_CLI_RENDER
   g_test_add_func("/cli/render/out-error", test_render_out_error);
+#else
+  g_test_add_func("/cli/render/not-built", test_render_not_built);
+#endif
   g_test_add_func("/cli/errors/no-engine-location", test_argument_errors_without_location);
   g_test_add_func("/cli/errors", test_bad_arguments);
   g_test_add_func("/cli/run/threads", test_threads);

@@ -8,6 +8,7 @@
  * the threads, again with the same bits at every thread count.  Kernel
  * choices: made when the plan is. */
 #include <glib.h>
+#include <math.h>
 #include <string.h>
 #include <tracescope.h>
 
@@ -331,7 +332,22 @@ static void test_read_both_ways(void)
   ts_schedule s = schedule_of(fn, args, 2);
   g_assert_cmpint(s.n_row_runs, ==, 0);
   ts_tensor *one = call(fn, args, 2, 1);
-  assert_same_bits(call(fn, args, 2, 2), one);
+  ts_tensor *two = call(fn, args, 2, 2);
+  /* Same bits, unless the tuner (timing under whatever load the machine
+   * has) gave the shape to OpenBLAS, whose threaded products differ in
+   * their last bits (docs/engine.md#threads). */
+  char *choices = ts_kernel_choices();
+  if (strstr(choices, "matmul 128x128x128: OpenBLAS")) {
+    const float *a = ts_tensor_data(two), *b = ts_tensor_data(one);
+    float scale = 1;
+    for (int64_t i = 0; i < ts_tensor_size(one); i++)
+      scale = fmaxf(scale, fabsf(b[i]));
+    for (int64_t i = 0; i < ts_tensor_size(one); i++)
+      g_assert_cmpfloat_with_epsilon(a[i], b[i], 1e-5 * scale);
+  } else {
+    assert_same_bits(two, one);
+  }
+  free(choices);
   ts_set_threads(0);
   ts_function_free(fn);
   ts_scope_end(scope);
