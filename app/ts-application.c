@@ -179,7 +179,8 @@ TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
 static void script_step(TsApplication *self);
 
 /* Whether the window shows, in full, what the script asked for: nothing is
- * running, and a graph that is to be seen is laid out and drawn.  After
+ * running (a trace file being read included), and a module's graph that is
+ * to be seen is laid out and drawn (a trace alone has none).  After
  * graph-mode calls that traced the function, its graph must be what the
  * graph pane shows (never "Not Traced Yet"). */
 static gboolean window_settled(TsApplication *self)
@@ -188,7 +189,7 @@ static gboolean window_settled(TsApplication *self)
   TsWindow *w = self->window;
   if (!gtk_widget_get_mapped(GTK_WIDGET(w)) || ts_window_get_busy(w))
     return FALSE;
-  if (!ts_window_get_graph_drawn(w))
+  if (ts_window_get_module(w) && !ts_window_get_graph_drawn(w))
     return FALSE;
   if (ts_window_get_comparing(w))
     return TRUE;
@@ -368,6 +369,18 @@ static TsWindow *new_window(TsApplication *self)
   return window;
 }
 
+/* The command line's script (--function, --call, --screenshot ...) works
+ * in the first window made, whether for a file or not. */
+static void start_script(TsApplication *self, TsWindow *window)
+{
+  if (!self->startup || self->window)
+    return;
+  self->window = window;
+  g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&self->window);
+  g_signal_connect_object(window, "notify::busy", G_CALLBACK(on_window_busy), self, 0);
+  script_step(self);
+}
+
 static void ts_application_activate(GApplication *app)
 {
   TsApplication *self = TS_APPLICATION(app);
@@ -376,13 +389,7 @@ static void ts_application_activate(GApplication *app)
     gtk_window_present(active);
     return;
   }
-  TsWindow *window = new_window(self);
-  if (!self->startup || self->window)
-    return;
-  self->window = window;
-  g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&self->window);
-  g_signal_connect_object(window, "notify::busy", G_CALLBACK(on_window_busy), self, 0);
-  script_step(self);
+  start_script(self, new_window(self));
 }
 
 /* A .json file is a saved session when its first kilobytes name the
@@ -406,12 +413,16 @@ static void ts_application_open(GApplication *app, GFile **files, int n_files, c
   TsApplication *self = TS_APPLICATION(app);
   for (int i = 0; i < n_files; i++) {
     g_autofree char *path = g_file_get_path(files[i]);
-    if (path && is_session(path))
-      ts_window_open_session(new_window(self), path); /* a saved session */
-    else if (path && (g_str_has_suffix(path, ".json") || g_str_has_suffix(path, ".json.gz")))
-      ts_window_open_trace(new_window(self), path); /* a recording: tracescope-cli profile --out */
-    else if (path)
-      ts_window_open_module(new_window(self), path);
+    if (!path)
+      continue;
+    TsWindow *window = new_window(self);
+    if (is_session(path))
+      ts_window_open_session(window, path); /* a saved session */
+    else if (g_str_has_suffix(path, ".json") || g_str_has_suffix(path, ".json.gz"))
+      ts_window_open_trace(window, path); /* a recording: tracescope-cli profile --out, PyTorch's */
+    else
+      ts_window_open_module(window, path);
+    start_script(self, window); /* once the file is being read: the script waits for it */
   }
 }
 

@@ -61,7 +61,8 @@ static TsProfileRow *row_of_compare(const tsp_compare_row *c)
 {
   TsProfileRow *r = g_object_new(TS_TYPE_PROFILE_ROW, NULL);
   r->cmp = *c;
-  r->cmp.name = g_strdup(c->name);
+  /* an eager op a fused node stands for: under the fused node's row */
+  r->cmp.name = c->parent >= 0 ? g_strdup_printf("    ↳ %s", c->name) : g_strdup(c->name);
   r->cmp.op = g_strdup(c->op);
   r->cmp.source = g_strdup(c->source);
   return r;
@@ -93,12 +94,13 @@ static const Column STAT_COLUMNS[] = {
   { "Count", CELL_COUNT, offsetof(tsp_stat, count), FALSE, FALSE },
   { "Total", CELL_NS, offsetof(tsp_stat, total_ns), FALSE, FALSE },
   { "Self", CELL_NS, offsetof(tsp_stat, self_ns), FALSE, FALSE },
-  { "Mean", CELL_NS, offsetof(tsp_stat, mean_ns), FALSE, FALSE },
+  /* one op's time: the median first, min and p95 beside it (a mean moves with one slow run) */
+  { "Median", CELL_NS, offsetof(tsp_stat, p50_ns), FALSE, FALSE },
   { "Min", CELL_NS, offsetof(tsp_stat, min_ns), FALSE, FALSE },
-  { "Max", CELL_NS, offsetof(tsp_stat, max_ns), FALSE, FALSE },
-  { "p50", CELL_NS, offsetof(tsp_stat, p50_ns), FALSE, FALSE },
   { "p95", CELL_NS, offsetof(tsp_stat, p95_ns), FALSE, FALSE },
-  { "Share", CELL_SHARE, offsetof(tsp_stat, share), FALSE, FALSE },
+  { "Max", CELL_NS, offsetof(tsp_stat, max_ns), FALSE, FALSE },
+  { "Mean", CELL_NS, offsetof(tsp_stat, mean_ns), FALSE, FALSE },
+  { "Share", CELL_SHARE, offsetof(tsp_stat, share), FALSE, FALSE }, /* of the wall time */
   { "Mode", CELL_MODES, offsetof(tsp_stat, modes), FALSE, FALSE },
   { "Device", CELL_TEXT, offsetof(tsp_stat, device), FALSE, FALSE },
 };
@@ -193,7 +195,7 @@ struct _TsProfilerPanel {
   tsp_stats *node_stats;            /* by node, for the graph's colouring */
   uint64_t count;                   /* the session's ops, calls and op time */
   guint n_calls;
-  double self_ns;
+  double self_ns, wall_ns;        /* all ops' self time; first op to last */
   char *label;
   tsp_session *compare_session;
   tsp_compare *compare;
@@ -341,7 +343,7 @@ typedef struct {
   gboolean by_node;
   GPtrArray *rows; /* TsProfileRow */
   uint64_t count;
-  double self_ns;
+  double self_ns, wall_ns;
   guint n_calls;
   tsp_stats *node_stats;
 } StatsJob;
@@ -365,6 +367,7 @@ static void make_stats(GTask *task, gpointer source, gpointer data, GCancellable
     g_ptr_array_add(job->rows, row_of_stat(s, &st->rows[i], job->by));
   job->count = st->count;
   job->self_ns = st->self_ns;
+  job->wall_ns = st->wall_ns;
   tsp_stats_free(st);
   GArray *calls = tsp_session_calls(s, &job->filter);
   job->n_calls = calls->len;
@@ -380,12 +383,13 @@ static void update_summary(TsProfilerPanel *self)
     gtk_label_set_label(self->summary_label, "");
     return;
   }
-  g_autofree char *time = ts_profile_format_ns(self->self_ns);
+  g_autofree char *time = ts_profile_format_ns(self->self_ns), *wall = ts_profile_format_ns(self->wall_ns);
   const char *node = self->node_keys[TSP_BY_NODE];
   g_autofree char *range = self->range_to ? ts_profile_format_ns((double)(self->range_to - self->range_from)) : NULL;
   g_autofree char *text = g_strdup_printf(
-    "%s · %u call%s · %" G_GUINT64_FORMAT " ops · %s op time%s%s%s%s", self->label ? self->label : "", self->n_calls,
-    self->n_calls == 1 ? "" : "s", self->count, time, range ? " · in the timeline's range of " : "",
+    "%s · %u call%s · %" G_GUINT64_FORMAT " ops · %s in ops (self time) over %s%s%s%s%s",
+    self->label ? self->label : "", self->n_calls, self->n_calls == 1 ? "" : "s", self->count, time, wall,
+    range ? " · in the timeline's range of " : "",
     range ? range : "", node ? " · graph selection: " : "", node ? node : "");
   gtk_label_set_label(self->summary_label, text);
   gtk_widget_set_tooltip_text(GTK_WIDGET(self->summary_label), text);
@@ -410,6 +414,7 @@ static void on_stats_made(GObject *source, GAsyncResult *result, gpointer data)
                       job->rows->len);
   self->count = job->count;
   self->self_ns = job->self_ns;
+  self->wall_ns = job->wall_ns;
   self->n_calls = job->n_calls;
   update_summary(self);
   if (job->by_node) {

@@ -22,6 +22,7 @@ struct _TsWindow {
   AdwToastOverlay *toast_overlay;
   AdwWindowTitle *window_title;
   GtkStack *main_stack;
+  GtkWidget *sidebar_split, *run_paned; /* hidden while a trace is shown with no module */
   GtkStack *bottom_stack;
   TsDebugPanel *debug_panel;
   guint importing;        /* trace files being read */
@@ -326,6 +327,14 @@ static void on_colour_mode_changed(GSettings *settings, const char *key, TsWindo
   ts_graph_pane_set_colour_mode(self->graph_pane, mode);
 }
 
+/* A trace file with no module has no functions, graph or arguments to
+ * show: the profiler (its timeline first) takes the whole window. */
+static void show_module_panes(TsWindow *self, gboolean shown)
+{
+  gtk_widget_set_visible(self->sidebar_split, shown);
+  gtk_widget_set_visible(self->run_paned, shown);
+}
+
 /* Shows module; with keep, what was selected stays selected (a reload). */
 static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep)
 {
@@ -341,6 +350,7 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep)
   adw_window_title_set_title(self->window_title, ts_loaded_module_get_title(module));
   adw_window_title_set_subtitle(self->window_title, ts_loaded_module_get_file(module));
   gtk_stack_set_visible_child_name(self->main_stack, "main");
+  show_module_panes(self, TRUE);
   ts_module_watch_set_module(self->watch, module);
   g_auto(GStrv) source_dirs = ts_source_search_dirs(ts_loaded_module_get_file(module));
   ts_node_details_set_source_dirs(self->node_details, (const char *const *)source_dirs);
@@ -1057,6 +1067,7 @@ static void on_trace_imported(GObject *source, GAsyncResult *res, gpointer user_
   } else {
     g_autofree char *base = g_path_get_basename(g_task_get_task_data(G_TASK(res)));
     gtk_stack_set_visible_child_name(self->main_stack, "main");
+    show_module_panes(self, self->module != NULL);
     ts_profiler_panel_set_session(self->profiler_panel, s, base);
     ts_profiler_panel_show_page(self->profiler_panel, "timeline");
     gtk_stack_set_visible_child_name(self->bottom_stack, "profiler");
@@ -1494,6 +1505,8 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsWindow, toast_overlay);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, window_title);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, main_stack);
+  gtk_widget_class_bind_template_child(widget_class, TsWindow, sidebar_split);
+  gtk_widget_class_bind_template_child(widget_class, TsWindow, run_paned);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, bottom_stack);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, debug_panel);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, function_list);

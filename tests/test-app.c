@@ -1068,6 +1068,57 @@ static void test_screenshot_waits_for_graph(void)
   g_unlink(path);
 }
 
+/* `tracescope --screenshot X.png trace.json.gz`: another tool's trace (PyTorch's
+ * profiler's) with no module.  The script waits for the file, not for a graph
+ * there is none of, and the window gives the profiler's timeline all its room:
+ * no empty function list, graph page or argument editor. */
+static void test_screenshot_trace(void)
+{
+  g_autofree char *path = g_build_filename(tmp_dir, "trace.png", NULL);
+  g_autofree char *trace = g_test_build_filename(G_TEST_DIST, "data", "traces", "torch-mlp.json.gz", NULL);
+  char *args[] = { "tracescope", "--size", "1000x700", "--screenshot", path, NULL };
+  int argc = G_N_ELEMENTS(args) - 1;
+  char **argv = args;
+  g_autoptr(GError) error = NULL;
+  TsStartup *startup = ts_startup_parse(&argc, &argv, &error);
+  g_assert_no_error(error);
+  TsApplication *shot_app = ts_application_new(startup);
+  g_assert_true(g_application_register(G_APPLICATION(shot_app), NULL, NULL));
+  g_autoptr(GFile) file = g_file_new_for_path(trace);
+  g_application_open(G_APPLICATION(shot_app), &file, 1, "");
+  test_wait_for(file_exists, path, "the screenshot");
+  GList *windows = gtk_application_get_windows(GTK_APPLICATION(shot_app));
+  g_assert_nonnull(windows);
+  TsWindow *shot = TS_WINDOW(windows->data);
+  g_assert_null(ts_window_get_module(shot));
+  g_assert_null(ts_window_get_error_dialog(shot));
+  TsProfilerPanel *panel = ts_window_get_profiler_panel(shot);
+  const tsp_session *session = ts_profiler_panel_get_session(panel);
+  g_assert_nonnull(session);
+  g_assert_cmpuint(tsp_session_n_events(session), ==, 354);
+  g_assert_false(gtk_widget_is_visible(GTK_WIDGET(ts_window_get_graph_pane(shot))));
+  g_assert_false(gtk_widget_is_visible(GTK_WIDGET(ts_window_get_function_list(shot))));
+  GtkWidget *timeline = GTK_WIDGET(ts_profiler_panel_get_timeline(panel));
+  g_assert_true(gtk_widget_is_visible(timeline));
+  graphene_rect_t bounds;
+  g_assert_true(gtk_widget_compute_bounds(timeline, GTK_WIDGET(shot), &bounds));
+  if (bounds.size.width < 0.9 * gtk_widget_get_width(GTK_WIDGET(shot)) ||
+      bounds.size.height < 0.6 * gtk_widget_get_height(GTK_WIDGET(shot)))
+    g_error("the timeline has %.0fx%.0f of a %dx%d window", bounds.size.width, bounds.size.height,
+            gtk_widget_get_width(GTK_WIDGET(shot)), gtk_widget_get_height(GTK_WIDGET(shot)));
+  g_autoptr(GdkTexture) texture = gdk_texture_new_from_filename(path, &error);
+  g_assert_no_error(error);
+  int coloured = coloured_pixels(texture, &bounds);
+  if (coloured < 2000)
+    g_error("the screenshot's timeline has %d coloured pixels: not a drawn trace", coloured);
+  g_object_add_weak_pointer(G_OBJECT(shot), (gpointer *)&shot);
+  gtk_window_destroy(GTK_WINDOW(shot));
+  while (shot)
+    g_main_context_iteration(NULL, TRUE);
+  g_object_unref(shot_app);
+  g_unlink(path);
+}
+
 static void remove_tree(const char *path)
 {
   GDir *dir = g_dir_open(path, 0, NULL);
@@ -2286,6 +2337,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/dialogs-and-style", test_dialogs_and_style);
   g_test_add_func("/app/screenshot", test_screenshot);
   g_test_add_func("/app/screenshot-waits-for-graph", test_screenshot_waits_for_graph);
+  g_test_add_func("/app/screenshot-trace", test_screenshot_trace);
   g_test_add_func("/app/headless-start-quiet", test_headless_start_quiet);
   g_test_add_func("/app/input-error-message", test_input_error_message);
   g_test_add_func("/app/recent-menu-underscores", test_recent_menu_underscores);
