@@ -135,8 +135,18 @@ TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
     { "version", 0, 0, G_OPTION_ARG_NONE, &s->version, "Print the version and exit", NULL },
     { NULL },
   };
-  g_autoptr(GOptionContext) context = g_option_context_new("[MODULE.so]");
+  g_autoptr(GOptionContext) context = g_option_context_new("[FILE]");
   g_option_context_set_summary(context, "Tracescope: run traced tensor programs in graph or eager mode and see why they retrace.");
+  g_option_context_set_description(
+    context, "FILE is one of:\n"
+             "  MODULE.so            a module built against libtracescope (as --module),\n"
+             "                       or `seeds` for the bundled examples\n"
+             "  SESSION.json         a saved session (main menu, Save Session): its module,\n"
+             "                       selection, arguments and trace log\n"
+             "  TRACE.json[.gz]      a Chrome trace: tracescope-cli profile --out, PyTorch's\n"
+             "                       profiler, any tool's trace events; shown in the\n"
+             "                       Profiler panel's Timeline\n"
+             "--screenshot works with each (tracescope --screenshot t.png TRACE.json).\n");
   GOptionGroup *group = g_option_group_new("tracescope", "Tracescope", "Tracescope options", s, NULL);
   g_option_group_add_entries(group, entries);
   g_option_context_set_main_group(context, group);

@@ -1368,6 +1368,23 @@ static void test_version(void)
   g_assert_cmpstr(err, ==, "");
 }
 
+/* `tracescope --help` names every kind of file the app opens. */
+static void test_help_files(void)
+{
+  const char *argv[] = { g_getenv("TRACESCOPE_APP"), "--help", NULL };
+  g_assert_nonnull(argv[0]);
+  g_autofree char *out = NULL, *err = NULL;
+  int wait_status = 0;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &wait_status, &error));
+  g_assert_no_error(error);
+  g_assert_true(g_spawn_check_wait_status(wait_status, NULL));
+  const char *kinds[] = { "[FILE]", "MODULE.so", "SESSION.json", "TRACE.json[.gz]", "PyTorch" };
+  for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++)
+    if (!strstr(out, kinds[i]))
+      g_error("tracescope --help does not name %s:\n%s", kinds[i], out);
+}
+
 /* An argument the user typed is refused with the op and the detail, not
  * with the engine source location the error was raised at. */
 static void test_input_error_message(void)
@@ -2338,6 +2355,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/screenshot", test_screenshot);
   g_test_add_func("/app/screenshot-waits-for-graph", test_screenshot_waits_for_graph);
   g_test_add_func("/app/screenshot-trace", test_screenshot_trace);
+  g_test_add_func("/app/help-files", test_help_files);
   g_test_add_func("/app/headless-start-quiet", test_headless_start_quiet);
   g_test_add_func("/app/input-error-message", test_input_error_message);
   g_test_add_func("/app/recent-menu-underscores", test_recent_menu_underscores);
