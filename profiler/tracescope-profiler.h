@@ -274,6 +274,31 @@ tsp_compare *tsp_compare_run(tsp_session *s, ts_function *fn, const ts_value *ar
                              int repeat);
 void tsp_compare_free(tsp_compare *c);
 
+/* ---- the call tree ---------------------------------------------------------------------- */
+
+/* Spans (ops and calls) merged by their path of names from the top, by
+ * time containment on each thread: a thread's top-level spans, what ran
+ * inside each, and so on. */
+typedef struct tsp_tree_node {
+  const char *name;   /* the op's or call's name (the session's) */
+  int parent, depth;  /* parent -1: a root */
+  int first_child, next_sibling; /* children by total time, largest first; -1: none */
+  uint64_t count;
+  double total_ns, self_ns; /* self: total less the spans directly inside */
+} tsp_tree_node;
+
+typedef struct tsp_tree {
+  tsp_tree_node *nodes;
+  int n;
+  int first_root;  /* roots linked by next_sibling, largest first; -1: none */
+  double wall_ns;  /* the first span's start to the last one's end */
+} tsp_tree;
+
+/* The call tree of the spans that start in f's window (its modes: of the
+ * ops).  Borrows the session's strings: free it before the session. */
+tsp_tree *tsp_tree_compute(const tsp_session *s, const tsp_filter *f);
+void tsp_tree_free(tsp_tree *tree);
+
 /* ---- two recordings ---------------------------------------------------------------------- */
 
 /* One group (tsp_stats key) in recordings A and B: [0] is A's, [1] B's. */

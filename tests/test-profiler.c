@@ -202,6 +202,57 @@ static void test_stats_nested(void)
   tsp_session_free(s);
 }
 
+/* The node of tree named name under parent (-1: the roots), or NULL. */
+static const tsp_tree_node *tree_child(const tsp_tree *tree, int parent, const char *name)
+{
+  for (int i = parent < 0 ? tree->first_root : tree->nodes[parent].first_child; i >= 0;
+       i = tree->nodes[i].next_sibling)
+    if (strcmp(tree->nodes[i].name, name) == 0)
+      return &tree->nodes[i];
+  return NULL;
+}
+
+/* The call tree of the nested spans of test_stats_nested. */
+static void test_call_tree(void)
+{
+  const char *json =
+    "[{\"ph\":\"X\",\"name\":\"aten::step\",\"tid\":1,\"ts\":0,\"dur\":100},"
+    "{\"ph\":\"X\",\"name\":\"aten::linear\",\"tid\":1,\"ts\":10,\"dur\":50},"
+    "{\"ph\":\"X\",\"name\":\"aten::addmm\",\"tid\":1,\"ts\":20,\"dur\":30},"
+    "{\"ph\":\"X\",\"name\":\"aten::addmm\",\"tid\":1,\"ts\":20,\"dur\":30},"
+    "{\"ph\":\"X\",\"name\":\"aten::relu\",\"tid\":1,\"ts\":60,\"dur\":40},"
+    "{\"ph\":\"X\",\"name\":\"aten::relu\",\"tid\":2,\"ts\":0,\"dur\":40},"
+    "{\"ph\":\"X\",\"name\":\"aten::step\",\"tid\":1,\"ts\":200,\"dur\":20}]";
+  GError *error = NULL;
+  tsp_session *s = tsp_chrome_import_data(json, strlen(json), &error);
+  g_assert_no_error(error);
+  tsp_tree *tree = tsp_tree_compute(s, &TSP_FILTER_ALL);
+  g_assert_cmpint(tree->n, ==, 6);
+  g_assert_cmpfloat(tree->wall_ns, ==, 220000);
+  const tsp_tree_node *step = &tree->nodes[tree->first_root]; /* the largest root first */
+  g_assert_cmpstr(step->name, ==, "aten::step");
+  g_assert_cmpuint(step->count, ==, 2);
+  g_assert_cmpfloat(step->total_ns, ==, 120000);
+  g_assert_cmpfloat(step->self_ns, ==, 30000);
+  const tsp_tree_node *relu = &tree->nodes[step->next_sibling]; /* thread 2's */
+  g_assert_cmpstr(relu->name, ==, "aten::relu");
+  g_assert_cmpint(relu->next_sibling, ==, -1);
+  g_assert_cmpfloat(relu->self_ns, ==, 40000);
+  int si = (int)(step - tree->nodes);
+  const tsp_tree_node *linear = &tree->nodes[step->first_child];
+  g_assert_cmpstr(linear->name, ==, "aten::linear");
+  g_assert_cmpfloat(linear->self_ns, ==, 20000);
+  g_assert_cmpfloat(tree_child(tree, si, "aten::relu")->total_ns, ==, 40000);
+  const tsp_tree_node *outer = tree_child(tree, step->first_child, "aten::addmm");
+  g_assert_cmpfloat(outer->self_ns, ==, 0);
+  g_assert_cmpint(outer->depth, ==, 2);
+  const tsp_tree_node *inner = tree_child(tree, (int)(outer - tree->nodes), "aten::addmm");
+  g_assert_cmpfloat(inner->self_ns, ==, 30000);
+  g_assert_cmpint(inner->first_child, ==, -1);
+  tsp_tree_free(tree);
+  tsp_session_free(s);
+}
+
 /* PyTorch's profiler's Chrome trace (tests/data/traces/torch-mlp.py):
  * nested spans with no parent named, autograd's among them; each op's
  * count and self time as torch's key_averages gives them, within 1 %. */
@@ -235,6 +286,20 @@ static void test_stats_torch(void)
   g_assert_cmpint(checked, ==, st->n);
   g_assert_cmpfloat(fabs(st->self_ns - self_sum), <=, 0.01 * self_sum);
   g_assert_cmpfloat(st->self_ns, <=, st->wall_ns); /* one thread: the op time fits the wall time */
+  /* the call tree: autograd's function holds its backward op, self times add up the same */
+  tsp_tree *tree = tsp_tree_compute(s, &TSP_FILTER_ALL);
+  double tree_self = 0;
+  for (int i = 0; i < tree->n; i++)
+    tree_self += tree->nodes[i].self_ns;
+  g_assert_cmpfloat(fabs(tree_self - st->self_ns), <, 1);
+  gboolean found = FALSE;
+  for (int i = 0; i < tree->n; i++)
+    if (strcmp(tree->nodes[i].name, "autograd::engine::evaluate_function: AddmmBackward0") == 0) {
+      g_assert_nonnull(tree_child(tree, i, "AddmmBackward0"));
+      found = TRUE;
+    }
+  g_assert_true(found);
+  tsp_tree_free(tree);
   tsp_stats_free(st);
   tsp_session_free(s);
 }
@@ -1149,6 +1214,7 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler/stats/charge-back", test_stats_charge_back);
   g_test_add_func("/profiler/stats/nested", test_stats_nested);
   g_test_add_func("/profiler/stats/torch", test_stats_torch);
+  g_test_add_func("/profiler/call-tree", test_call_tree);
   g_test_add_func("/profiler/stats/calls", test_calls);
   g_test_add_func("/profiler/compare/fused", test_compare_fused);
   g_test_add_func("/profiler/diff", test_diff);
