@@ -4,6 +4,7 @@
  * TsProfileRow holding a copy of a tsp_stat or a tsp_compare_row. */
 #include "ts-profiler-panel.h"
 
+#include "ts-call-tree.h"
 #include "ts-timeline.h"
 
 #include <adwaita.h>
@@ -185,6 +186,7 @@ struct _TsProfilerPanel {
   GtkSpinButton *calls_spin;
   GtkColumnView *stats_view, *compare_view;
   TsTimeline *timeline;
+  TsCallTree *call_tree;
 
   GListStore *rows, *compare_rows;
   GtkCustomFilter *filter;
@@ -346,6 +348,7 @@ typedef struct {
   double self_ns, wall_ns;
   guint n_calls;
   tsp_stats *node_stats;
+  tsp_tree *tree;
 } StatsJob;
 
 static void stats_job_free(StatsJob *job)
@@ -354,6 +357,7 @@ static void stats_job_free(StatsJob *job)
   if (job->rows)
     g_ptr_array_unref(job->rows);
   tsp_stats_free(job->node_stats);
+  tsp_tree_free(job->tree);
   g_free(job);
 }
 
@@ -369,6 +373,7 @@ static void make_stats(GTask *task, gpointer source, gpointer data, GCancellable
   job->self_ns = st->self_ns;
   job->wall_ns = st->wall_ns;
   tsp_stats_free(st);
+  job->tree = tsp_tree_compute(s, &job->filter);
   GArray *calls = tsp_session_calls(s, &job->filter);
   job->n_calls = calls->len;
   g_array_unref(calls);
@@ -414,6 +419,7 @@ static void on_stats_made(GObject *source, GAsyncResult *result, gpointer data)
                       job->rows->len);
   self->count = job->count;
   self->self_ns = job->self_ns;
+  ts_call_tree_set_tree(self->call_tree, g_steal_pointer(&job->tree));
   self->wall_ns = job->wall_ns;
   self->n_calls = job->n_calls;
   update_summary(self);
@@ -435,6 +441,7 @@ static void refill(TsProfilerPanel *self, gboolean new_session)
   gtk_stack_set_visible_child_name(self->stats_stack, self->shared ? "table" : "empty");
   if (!self->shared) {
     g_list_store_remove_all(self->rows);
+    ts_call_tree_set_tree(self->call_tree, NULL);
     update_summary(self);
     set_busy(self, FALSE);
     if (new_session)
@@ -478,6 +485,12 @@ TsTimeline *ts_profiler_panel_get_timeline(TsProfilerPanel *self)
 {
   g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), NULL);
   return self->timeline;
+}
+
+TsCallTree *ts_profiler_panel_get_call_tree(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), NULL);
+  return self->call_tree;
 }
 
 const tsp_session *ts_profiler_panel_get_session(TsProfilerPanel *self)
@@ -698,6 +711,7 @@ static void ts_profiler_panel_class_init(TsProfilerPanelClass *klass)
   signals[SIGNAL_NODE_SELECTED] = g_signal_new("node-selected", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
                                                NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   g_type_ensure(TS_TYPE_TIMELINE);
+  g_type_ensure(TS_TYPE_CALL_TREE);
   gtk_widget_class_set_template_from_resource(widget_class,
                                               "/io/github/tracescope/Tracescope/ts-profiler-panel.ui");
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, stack);
@@ -707,6 +721,7 @@ static void ts_profiler_panel_class_init(TsProfilerPanelClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, filter_entry);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, summary_label);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, timeline);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, call_tree);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_summary);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, calls_spin);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, stats_view);

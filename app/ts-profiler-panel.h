@@ -1,6 +1,6 @@
 /* ts-profiler-panel.h — the Profiler panel: a Run's op statistics as a
  * sortable, filterable table grouped by op, node, source line or name
- * scope, and the eager-against-graph comparison of a function op by op
+ * scope, the call tree, and the eager-against-graph comparison of a function op by op
  * with a bar per op.  Each profiled Run replaces the statistics shown (one
  * Run, one recording, as a capture is in Nsight Systems or Perfetto).
  *
@@ -12,6 +12,7 @@
 
 #include <gtk/gtk.h>
 
+#include "ts-call-tree.h"
 #include "ts-timeline.h"
 #include "tracescope-profiler.h"
 
@@ -43,6 +44,8 @@ void ts_profiler_panel_set_node_filter(TsProfilerPanel *self, const ts_node *nod
 void ts_profiler_panel_show_page(TsProfilerPanel *self, const char *name);
 /* The timeline of the Run's session (borrowed). */
 TsTimeline *ts_profiler_panel_get_timeline(TsProfilerPanel *self);
+/* The Call Tree page: the spans by their path of names (the Op Stats' window). */
+TsCallTree *ts_profiler_panel_get_call_tree(TsProfilerPanel *self);
 guint ts_profiler_panel_get_n_rows(TsProfilerPanel *self);
 const tsp_stat *ts_profiler_panel_get_row(TsProfilerPanel *self, guint i);
 void ts_profiler_panel_select_row(TsProfilerPanel *self, guint i);

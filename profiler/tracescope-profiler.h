@@ -280,7 +280,7 @@ void tsp_compare_free(tsp_compare *c);
  * time containment on each thread: a thread's top-level spans, what ran
  * inside each, and so on. */
 typedef struct tsp_tree_node {
-  const char *name;   /* the op's or call's name (the session's) */
+  const char *name;   /* the op's or call's name (the tree's copy) */
   int parent, depth;  /* parent -1: a root */
   int first_child, next_sibling; /* children by total time, largest first; -1: none */
   uint64_t count;
@@ -292,10 +292,11 @@ typedef struct tsp_tree {
   int n;
   int first_root;  /* roots linked by next_sibling, largest first; -1: none */
   double wall_ns;  /* the first span's start to the last one's end */
+  GStringChunk *names;
 } tsp_tree;
 
 /* The call tree of the spans that start in f's window (its modes: of the
- * ops).  Borrows the session's strings: free it before the session. */
+ * ops).  It holds copies of the names: it outlives the session. */
 tsp_tree *tsp_tree_compute(const tsp_session *s, const tsp_filter *f);
 void tsp_tree_free(tsp_tree *tree);
 

@@ -56,13 +56,14 @@ static gboolean key_equal(gconstpointer a, gconstpointer b)
   return x->parent == y->parent && strcmp(x->name, y->name) == 0;
 }
 
-static int child_of(GArray *nodes, GHashTable *index, int parent, const char *name)
+static int child_of(GArray *nodes, GHashTable *index, GStringChunk *names, int parent, const char *name)
 {
   key k = { parent, name };
   gpointer v = g_hash_table_lookup(index, &k);
   if (v)
     return GPOINTER_TO_INT(v) - 1;
-  tsp_tree_node n = { .name = name, .parent = parent, .first_child = -1, .next_sibling = -1,
+  k.name = g_string_chunk_insert_const(names, name);
+  tsp_tree_node n = { .name = k.name, .parent = parent, .first_child = -1, .next_sibling = -1,
                       .depth = parent < 0 ? 0 : g_array_index(nodes, tsp_tree_node, parent).depth + 1 };
   g_array_append_val(nodes, n);
   int i = (int)nodes->len - 1;
@@ -73,7 +74,7 @@ static int child_of(GArray *nodes, GHashTable *index, int parent, const char *na
 }
 
 static void add_thread(const tsp_session *s, int t, const tsp_filter *f, GArray *nodes, GHashTable *index,
-                       uint64_t *first, uint64_t *last)
+                       GStringChunk *names, uint64_t *first, uint64_t *last)
 {
   GArray *spans = g_array_new(FALSE, FALSE, sizeof(span));
   tsp_iter it;
@@ -101,7 +102,7 @@ static void add_thread(const tsp_session *s, int t, const tsp_filter *f, GArray 
       g_array_set_size(open, open->len - 1);
     }
     int parent = open->len ? g_array_index(open, int, open->len - 1) : -1;
-    int n = child_of(nodes, index, parent, span_name(s, e));
+    int n = child_of(nodes, index, names, parent, span_name(s, e));
     tsp_tree_node *node = &g_array_index(nodes, tsp_tree_node, n);
     double ns = (double)(e->end_ns - e->start_ns);
     node->count++;
@@ -132,11 +133,13 @@ tsp_tree *tsp_tree_compute(const tsp_session *s, const tsp_filter *f)
 {
   GArray *nodes = g_array_new(FALSE, TRUE, sizeof(tsp_tree_node));
   GHashTable *index = g_hash_table_new_full(key_hash, key_equal, g_free, NULL);
+  GStringChunk *names = g_string_chunk_new(4096);
   uint64_t first = UINT64_MAX, last = 0;
   for (int t = 0; t < tsp_session_n_threads(s); t++)
-    add_thread(s, t, f, nodes, index, &first, &last);
+    add_thread(s, t, f, nodes, index, names, &first, &last);
   g_hash_table_unref(index);
   tsp_tree *tree = g_new0(tsp_tree, 1);
+  tree->names = names;
   tree->n = (int)nodes->len;
   tree->nodes = (tsp_tree_node *)(void *)g_array_free(nodes, FALSE);
   tree->wall_ns = tree->n ? (double)(last - first) : 0;
@@ -163,5 +166,6 @@ void tsp_tree_free(tsp_tree *tree)
   if (!tree)
     return;
   g_free(tree->nodes);
+  g_string_chunk_free(tree->names);
   g_free(tree);
 }

@@ -1076,7 +1076,7 @@ static void test_screenshot_trace(void)
 {
   g_autofree char *path = g_build_filename(tmp_dir, "trace.png", NULL);
   g_autofree char *trace = g_test_build_filename(G_TEST_DIST, "data", "traces", "torch-mlp.json.gz", NULL);
-  char *args[] = { "tracescope", "--size", "1000x700", "--screenshot", path, NULL };
+  char *args[] = { "tracescope", "--size", "1280x800", "--screenshot", path, NULL };
   int argc = G_N_ELEMENTS(args) - 1;
   char **argv = args;
   g_autoptr(GError) error = NULL;
@@ -1111,6 +1111,27 @@ static void test_screenshot_trace(void)
   int coloured = coloured_pixels(texture, &bounds);
   if (coloured < 2000)
     g_error("the screenshot's timeline has %d coloured pixels: not a drawn trace", coloured);
+
+  /* the Call Tree: the heaviest path open, self times as torch's (the test's
+   * fixture: the training step's optimizer.step holds SGD's 52 µs of self time) */
+  ts_profiler_panel_show_page(panel, "calltree");
+  TsCallTree *tree_view = ts_profiler_panel_get_call_tree(panel);
+  const tsp_tree *tree = ts_call_tree_get_tree(tree_view);
+  g_assert_nonnull(tree);
+  guint rows = ts_call_tree_get_n_rows(tree_view);
+  g_assert_cmpuint(rows, >, 3); /* the roots, and the largest one's children open */
+  const tsp_tree_node *top = &tree->nodes[ts_call_tree_get_node(tree_view, 0)];
+  g_assert_cmpint(top->depth, ==, 0);
+  g_assert_cmpint(tree->nodes[ts_call_tree_get_node(tree_view, 1)].parent, ==, ts_call_tree_get_node(tree_view, 0));
+  double self_sum = 0;
+  for (int i = 0; i < tree->n; i++)
+    self_sum += tree->nodes[i].self_ns;
+  g_assert_cmpfloat(fabs(self_sum - 476000), <, 1); /* tracescope-cli stats: 0.476 ms in ops */
+  for (int i = tree->first_root; i >= 0; i = tree->nodes[i].next_sibling)
+    if (strcmp(tree->nodes[i].name, "Optimizer.step#SGD.step") == 0)
+      g_assert_cmpfloat(tree->nodes[i].self_ns, ==, 52000);
+  wait_drawn(GTK_WIDGET(shot));
+  save_test_screenshot(GTK_WIDGET(shot), "trace-call-tree.png");
   g_object_add_weak_pointer(G_OBJECT(shot), (gpointer *)&shot);
   gtk_window_destroy(GTK_WINDOW(shot));
   while (shot)
