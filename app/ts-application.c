@@ -257,7 +257,7 @@ static void script_step(TsApplication *self)
 {
   TsStartup *s = self->startup;
   TsWindow *w = self->window;
-  if (ts_window_get_busy(w))
+  if (!w || ts_window_get_busy(w)) /* closed: nothing left to do */
     return;
   if (s->module && !self->module_requested) {
     self->module_requested = TRUE;

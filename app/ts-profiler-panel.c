@@ -5,6 +5,7 @@
 #include "ts-profiler-panel.h"
 
 #include "ts-call-tree.h"
+#include "ts-diff-table.h"
 #include "ts-timeline.h"
 
 #include <adwaita.h>
@@ -130,7 +131,10 @@ static char *cell_text(const TsProfileRow *r, const Column *c)
   switch (c->kind) {
   case CELL_TEXT: return g_strdup(FIELD(r, c, char *) ? FIELD(r, c, char *) : "");
   case CELL_COUNT: return g_strdup_printf("%" G_GUINT64_FORMAT, FIELD(r, c, uint64_t));
-  case CELL_NS: return ts_profile_format_ns(FIELD(r, c, double));
+  case CELL_NS:
+    if (c->compare && r->cmp.parent >= 0 && c->offset == offsetof(tsp_compare_row, graph_ns))
+      return g_strdup(""); /* an op a fused node stands for: the graph time is the fused row's */
+    return ts_profile_format_ns(FIELD(r, c, double));
   case CELL_SHARE: return g_strdup_printf("%.1f %%", 100 * FIELD(r, c, double));
   case CELL_CALLS: {
     /* the runs per call of the mode that has them */
@@ -184,14 +188,18 @@ struct _TsProfilerPanel {
   GtkSearchEntry *filter_entry;
   GtkLabel *summary_label, *compare_summary;
   GtkSpinButton *calls_spin;
+  GtkWidget *compare_button;
   GtkColumnView *stats_view, *compare_view;
   TsTimeline *timeline;
   TsCallTree *call_tree;
+  TsDiffTable *diff_table;
 
   GListStore *rows, *compare_rows;
   GtkCustomFilter *filter;
   GtkSingleSelection *selection;
   TsProfileShared *shared;          /* the Run's session, NULL if none */
+  TsProfileShared *baseline;        /* what the Diff page compares it with, NULL if none */
+  char *baseline_label;
   GCancellable *stats_cancellable;  /* the table being made, NULL if none */
   gboolean busy;
   tsp_stats *node_stats;            /* by node, for the graph's colouring */
@@ -339,7 +347,7 @@ static void shared_unref(TsProfileShared *sh)
 /* What a thread makes of the session: the rows of one grouping, the
  * totals, and (for a new session) the statistics by node. */
 typedef struct {
-  TsProfileShared *shared;
+  TsProfileShared *shared, *baseline;
   tsp_group_by by;
   tsp_filter filter;
   gboolean by_node;
@@ -349,10 +357,13 @@ typedef struct {
   guint n_calls;
   tsp_stats *node_stats;
   tsp_tree *tree;
+  tsp_diff *diff; /* against the baseline, if any */
 } StatsJob;
 
 static void stats_job_free(StatsJob *job)
 {
+  tsp_diff_free(job->diff);
+  shared_unref(job->baseline);
   shared_unref(job->shared);
   if (job->rows)
     g_ptr_array_unref(job->rows);
@@ -374,6 +385,8 @@ static void make_stats(GTask *task, gpointer source, gpointer data, GCancellable
   job->wall_ns = st->wall_ns;
   tsp_stats_free(st);
   job->tree = tsp_tree_compute(s, &job->filter);
+  if (job->baseline)
+    job->diff = tsp_diff_compute(job->baseline->session, s, job->by);
   GArray *calls = tsp_session_calls(s, &job->filter);
   job->n_calls = calls->len;
   g_array_unref(calls);
@@ -420,6 +433,7 @@ static void on_stats_made(GObject *source, GAsyncResult *result, gpointer data)
   self->count = job->count;
   self->self_ns = job->self_ns;
   ts_call_tree_set_tree(self->call_tree, g_steal_pointer(&job->tree));
+  ts_diff_table_set_diff(self->diff_table, g_steal_pointer(&job->diff), self->baseline_label, self->label);
   self->wall_ns = job->wall_ns;
   self->n_calls = job->n_calls;
   update_summary(self);
@@ -442,6 +456,7 @@ static void refill(TsProfilerPanel *self, gboolean new_session)
   if (!self->shared) {
     g_list_store_remove_all(self->rows);
     ts_call_tree_set_tree(self->call_tree, NULL);
+    ts_diff_table_set_diff(self->diff_table, NULL, NULL, NULL);
     update_summary(self);
     set_busy(self, FALSE);
     if (new_session)
@@ -451,6 +466,7 @@ static void refill(TsProfilerPanel *self, gboolean new_session)
   self->stats_cancellable = g_cancellable_new();
   StatsJob *job = g_new0(StatsJob, 1);
   job->shared = shared_ref(self->shared);
+  job->baseline = self->baseline ? shared_ref(self->baseline) : NULL;
   job->by = self->group_by;
   job->filter = (tsp_filter){ TSP_MODE_ALL, self->range_from, self->range_to };
   job->by_node = new_session;
@@ -485,6 +501,24 @@ TsTimeline *ts_profiler_panel_get_timeline(TsProfilerPanel *self)
 {
   g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), NULL);
   return self->timeline;
+}
+
+void ts_profiler_panel_set_baseline(TsProfilerPanel *self, tsp_session *session, const char *label)
+{
+  g_return_if_fail(TS_IS_PROFILER_PANEL(self));
+  g_clear_pointer(&self->baseline, shared_unref);
+  self->baseline = session ? shared_new(session) : NULL;
+  g_free(self->baseline_label);
+  self->baseline_label = g_strdup(label);
+  refill(self, FALSE);
+  if (session)
+    gtk_stack_set_visible_child_name(self->stack, "diff");
+}
+
+TsDiffTable *ts_profiler_panel_get_diff_table(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), NULL);
+  return self->diff_table;
 }
 
 TsCallTree *ts_profiler_panel_get_call_tree(TsProfilerPanel *self)
@@ -679,6 +713,8 @@ static void ts_profiler_panel_finalize(GObject *object)
 {
   TsProfilerPanel *self = TS_PROFILER_PANEL(object);
   shared_unref(self->shared);
+  shared_unref(self->baseline);
+  g_free(self->baseline_label);
   tsp_stats_free(self->node_stats);
   tsp_compare_free(self->compare);
   tsp_session_free(self->compare_session);
@@ -712,6 +748,7 @@ static void ts_profiler_panel_class_init(TsProfilerPanelClass *klass)
                                                NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   g_type_ensure(TS_TYPE_TIMELINE);
   g_type_ensure(TS_TYPE_CALL_TREE);
+  g_type_ensure(TS_TYPE_DIFF_TABLE);
   gtk_widget_class_set_template_from_resource(widget_class,
                                               "/io/github/tracescope/Tracescope/ts-profiler-panel.ui");
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, stack);
@@ -722,8 +759,10 @@ static void ts_profiler_panel_class_init(TsProfilerPanelClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, summary_label);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, timeline);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, call_tree);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, diff_table);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_summary);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, calls_spin);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_button);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, stats_view);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_view);
   gtk_widget_class_bind_template_callback(widget_class, on_group_selected);
@@ -748,9 +787,23 @@ static void on_range_selected(TsTimeline *timeline, guint64 from_ns, guint64 to_
   refill(self, FALSE);
 }
 
+/* The toolbar holds what the page shown uses: the grouping (Op Stats, Diff),
+ * the filter (Op Stats), the calls and Compare button (Eager vs Graph). */
+static void on_page_shown(TsProfilerPanel *self)
+{
+  const char *page = gtk_stack_get_visible_child_name(self->stack);
+  gboolean stats = g_strcmp0(page, "stats") == 0, compare = g_strcmp0(page, "compare") == 0;
+  gtk_widget_set_visible(GTK_WIDGET(self->group_dropdown), stats || g_strcmp0(page, "diff") == 0);
+  gtk_widget_set_visible(GTK_WIDGET(self->filter_entry), stats);
+  gtk_widget_set_visible(GTK_WIDGET(self->calls_spin), compare);
+  gtk_widget_set_visible(self->compare_button, compare);
+}
+
 static void ts_profiler_panel_init(TsProfilerPanel *self)
 {
   gtk_widget_init_template(GTK_WIDGET(self));
+  g_signal_connect_swapped(self->stack, "notify::visible-child-name", G_CALLBACK(on_page_shown), self);
+  on_page_shown(self);
   g_signal_connect(self->timeline, "span-selected", G_CALLBACK(on_span_selected), self);
   g_signal_connect(self->timeline, "range-selected", G_CALLBACK(on_range_selected), self);
   self->rows = g_list_store_new(TS_TYPE_PROFILE_ROW);

@@ -13,6 +13,7 @@
 #include <gtk/gtk.h>
 
 #include "ts-call-tree.h"
+#include "ts-diff-table.h"
 #include "ts-timeline.h"
 #include "tracescope-profiler.h"
 
@@ -44,6 +45,10 @@ void ts_profiler_panel_set_node_filter(TsProfilerPanel *self, const ts_node *nod
 void ts_profiler_panel_show_page(TsProfilerPanel *self, const char *name);
 /* The timeline of the Run's session (borrowed). */
 TsTimeline *ts_profiler_panel_get_timeline(TsProfilerPanel *self);
+/* The Diff page: the Run's session (B) group by group against a baseline
+ * recording (A; owned, NULL: none), with the Op Stats' grouping; shows it. */
+void ts_profiler_panel_set_baseline(TsProfilerPanel *self, tsp_session *session, const char *label);
+TsDiffTable *ts_profiler_panel_get_diff_table(TsProfilerPanel *self);
 /* The Call Tree page: the spans by their path of names (the Op Stats' window). */
 TsCallTree *ts_profiler_panel_get_call_tree(TsProfilerPanel *self);
 guint ts_profiler_panel_get_n_rows(TsProfilerPanel *self);

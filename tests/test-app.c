@@ -1068,6 +1068,11 @@ static void test_screenshot_waits_for_graph(void)
   g_unlink(path);
 }
 
+static gboolean diff_shown(gpointer data)
+{
+  return ts_diff_table_get_diff(data) != NULL;
+}
+
 /* `tracescope --screenshot X.png trace.json.gz`: another tool's trace (PyTorch's
  * profiler's) with no module.  The script waits for the file, not for a graph
  * there is none of, and the window gives the profiler's timeline all its room:
@@ -1132,6 +1137,40 @@ static void test_screenshot_trace(void)
       g_assert_cmpfloat(tree->nodes[i].self_ns, ==, 52000);
   wait_drawn(GTK_WIDGET(shot));
   save_test_screenshot(GTK_WIDGET(shot), "trace-call-tree.png");
+
+  /* against a baseline where aten::mm took 1 µs a run (torch's took 2 µs, the median) */
+  g_autofree char *baseline = g_build_filename(tmp_dir, "baseline.json", NULL);
+  GString *json = g_string_new("[");
+  for (int i = 0; i < 9; i++)
+    g_string_append_printf(json, "%s{\"ph\":\"X\",\"name\":\"aten::mm\",\"tid\":1,\"ts\":%d,\"dur\":1}",
+                           i ? "," : "", 10 * i);
+  g_string_append(json, ",{\"ph\":\"X\",\"name\":\"gone\",\"tid\":1,\"ts\":100,\"dur\":1}]");
+  g_assert_true(g_file_set_contents(baseline, json->str, (gssize)json->len, NULL));
+  g_string_free(json, TRUE);
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(shot), "win.compare-trace-from", "s", baseline));
+  TsDiffTable *diff_view = ts_profiler_panel_get_diff_table(panel);
+  test_wait_for(diff_shown, diff_view, "the diff against the baseline");
+  const tsp_diff *diff = ts_diff_table_get_diff(diff_view);
+  g_assert_cmpint(diff->n, ==, 45 + 1); /* torch's ops and the baseline's own */
+  gboolean mm = FALSE, gone = FALSE;
+  for (int i = 0; i < diff->n; i++) {
+    const tsp_diff_row *r = &diff->rows[i];
+    if (strcmp(r->key, "aten::mm") == 0) {
+      g_assert_cmpuint(r->count[0], ==, 9);
+      g_assert_cmpuint(r->count[1], ==, 9);
+      g_assert_cmpfloat(r->ratio, ==, 2); /* slower in the recording shown */
+      mm = TRUE;
+    } else if (strcmp(r->key, "gone") == 0) {
+      g_assert_cmpstr(r->only, ==, "only in A");
+      gone = TRUE;
+    } else {
+      g_assert_cmpstr(r->only, ==, "only in B");
+    }
+  }
+  g_assert_true(mm && gone);
+  wait_drawn(GTK_WIDGET(shot));
+  save_test_screenshot(GTK_WIDGET(shot), "trace-diff.png");
+  g_unlink(baseline);
   g_object_add_weak_pointer(G_OBJECT(shot), (gpointer *)&shot);
   gtk_window_destroy(GTK_WINDOW(shot));
   while (shot)
