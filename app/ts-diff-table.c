@@ -165,8 +165,8 @@ static void ts_diff_table_init(TsDiffTable *self)
   adw_status_page_set_icon_name(ADW_STATUS_PAGE(empty), "view-dual-symbolic");
   adw_status_page_set_title(ADW_STATUS_PAGE(empty), "No Baseline Yet");
   adw_status_page_set_description(ADW_STATUS_PAGE(empty),
-                                  "Compare with Trace… in the main menu reads a recording to compare "
-                                  "this one with, op by op: which got slower.");
+                                  "Run again to compare with the Run before, op by op: which got "
+                                  "slower; or read a baseline with Compare with Trace… in the main menu.");
   gtk_widget_add_css_class(empty, "compact");
   gtk_stack_add_named(self->stack, empty, "empty");
 

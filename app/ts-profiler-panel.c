@@ -200,6 +200,10 @@ struct _TsProfilerPanel {
   TsProfileShared *shared;          /* the Run's session, NULL if none */
   TsProfileShared *baseline;        /* what the Diff page compares it with, NULL if none */
   char *baseline_label;
+  GPtrArray *runs;                  /* RunEntry: every recording set, in order */
+  guint run;                        /* the one shown */
+  GtkDropDown *run_dropdown;
+  GtkStringList *run_names;
   GCancellable *stats_cancellable;  /* the table being made, NULL if none */
   gboolean busy;
   tsp_stats *node_stats;            /* by node, for the graph's colouring */
@@ -344,10 +348,26 @@ static void shared_unref(TsProfileShared *sh)
   }
 }
 
+/* A recording kept: every Run (and trace read) of the window, any of which
+ * the panel can show again. */
+typedef struct {
+  TsProfileShared *shared;
+  char *label;
+} RunEntry;
+
+static void run_entry_free(gpointer p)
+{
+  RunEntry *run = p;
+  shared_unref(run->shared);
+  g_free(run->label);
+  g_free(run);
+}
+
 /* What a thread makes of the session: the rows of one grouping, the
  * totals, and (for a new session) the statistics by node. */
 typedef struct {
   TsProfileShared *shared, *baseline;
+  char *baseline_label;
   tsp_group_by by;
   tsp_filter filter;
   gboolean by_node;
@@ -364,6 +384,7 @@ static void stats_job_free(StatsJob *job)
 {
   tsp_diff_free(job->diff);
   shared_unref(job->baseline);
+  g_free(job->baseline_label);
   shared_unref(job->shared);
   if (job->rows)
     g_ptr_array_unref(job->rows);
@@ -433,7 +454,7 @@ static void on_stats_made(GObject *source, GAsyncResult *result, gpointer data)
   self->count = job->count;
   self->self_ns = job->self_ns;
   ts_call_tree_set_tree(self->call_tree, g_steal_pointer(&job->tree));
-  ts_diff_table_set_diff(self->diff_table, g_steal_pointer(&job->diff), self->baseline_label, self->label);
+  ts_diff_table_set_diff(self->diff_table, g_steal_pointer(&job->diff), job->baseline_label, self->label);
   self->wall_ns = job->wall_ns;
   self->n_calls = job->n_calls;
   update_summary(self);
@@ -466,7 +487,15 @@ static void refill(TsProfilerPanel *self, gboolean new_session)
   self->stats_cancellable = g_cancellable_new();
   StatsJob *job = g_new0(StatsJob, 1);
   job->shared = shared_ref(self->shared);
-  job->baseline = self->baseline ? shared_ref(self->baseline) : NULL;
+  /* the Diff page's baseline: a trace read for it, else the Run before this one */
+  const RunEntry *previous = self->run > 0 && self->run < self->runs->len ? self->runs->pdata[self->run - 1] : NULL;
+  if (self->baseline) {
+    job->baseline = shared_ref(self->baseline);
+    job->baseline_label = g_strdup(self->baseline_label);
+  } else if (previous) {
+    job->baseline = shared_ref(previous->shared);
+    job->baseline_label = g_strdup_printf("the Run before, %s", previous->label ? previous->label : "");
+  }
   job->by = self->group_by;
   job->filter = (tsp_filter){ TSP_MODE_ALL, self->range_from, self->range_to };
   job->by_node = new_session;
@@ -476,19 +505,69 @@ static void refill(TsProfilerPanel *self, gboolean new_session)
   g_task_run_in_thread(task, make_stats);
 }
 
-void ts_profiler_panel_set_session(TsProfilerPanel *self, tsp_session *session, const char *label)
+/* Shows recording i of the runs (none if out of range). */
+static void show_run(TsProfilerPanel *self, guint i)
 {
-  g_return_if_fail(TS_IS_PROFILER_PANEL(self));
+  const RunEntry *run = i < self->runs->len ? self->runs->pdata[i] : NULL;
+  self->run = i;
   /* the timeline borrows the session: it lets go of the old one first */
   TsProfileShared *old = g_steal_pointer(&self->shared);
   g_clear_pointer(&self->node_stats, tsp_stats_free);
-  self->shared = session ? shared_new(session) : NULL;
+  self->shared = run ? shared_ref(run->shared) : NULL;
   self->range_from = self->range_to = 0;
-  ts_timeline_set_session(self->timeline, session);
+  ts_timeline_set_session(self->timeline, run ? run->shared->session : NULL);
   g_clear_pointer(&old, shared_unref);
   g_free(self->label);
-  self->label = g_strdup(label);
+  self->label = g_strdup(run ? run->label : NULL);
+  gtk_widget_set_visible(GTK_WIDGET(self->run_dropdown), self->runs->len > 1);
+  if (run && gtk_drop_down_get_selected(self->run_dropdown) != i)
+    gtk_drop_down_set_selected(self->run_dropdown, i);
   refill(self, TRUE);
+}
+
+static void on_run_selected(TsProfilerPanel *self)
+{
+  guint i = gtk_drop_down_get_selected(self->run_dropdown);
+  if (i != GTK_INVALID_LIST_POSITION && i != self->run)
+    show_run(self, i);
+}
+
+void ts_profiler_panel_set_session(TsProfilerPanel *self, tsp_session *session, const char *label)
+{
+  g_return_if_fail(TS_IS_PROFILER_PANEL(self));
+  if (!session) { /* none: every recording goes */
+    show_run(self, G_MAXUINT);
+    g_ptr_array_set_size(self->runs, 0);
+    gtk_string_list_splice(self->run_names, 0, g_list_model_get_n_items(G_LIST_MODEL(self->run_names)), NULL);
+    gtk_widget_set_visible(GTK_WIDGET(self->run_dropdown), FALSE);
+    return;
+  }
+  RunEntry *run = g_new0(RunEntry, 1);
+  run->shared = shared_new(session);
+  run->label = g_strdup(label);
+  g_ptr_array_add(self->runs, run);
+  g_signal_handlers_block_by_func(self->run_dropdown, on_run_selected, self); /* not a choice */
+  gtk_string_list_append(self->run_names, label ? label : "");
+  g_signal_handlers_unblock_by_func(self->run_dropdown, on_run_selected, self);
+  show_run(self, self->runs->len - 1);
+}
+
+guint ts_profiler_panel_get_n_runs(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), 0);
+  return self->runs->len;
+}
+
+void ts_profiler_panel_select_run(TsProfilerPanel *self, guint i)
+{
+  g_return_if_fail(TS_IS_PROFILER_PANEL(self) && i < self->runs->len);
+  show_run(self, i);
+}
+
+guint ts_profiler_panel_get_run(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), 0);
+  return self->run;
 }
 
 void ts_profiler_panel_show_page(TsProfilerPanel *self, const char *name)
@@ -713,6 +792,7 @@ static void ts_profiler_panel_finalize(GObject *object)
 {
   TsProfilerPanel *self = TS_PROFILER_PANEL(object);
   shared_unref(self->shared);
+  g_ptr_array_unref(self->runs);
   shared_unref(self->baseline);
   g_free(self->baseline_label);
   tsp_stats_free(self->node_stats);
@@ -760,6 +840,9 @@ static void ts_profiler_panel_class_init(TsProfilerPanelClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, timeline);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, call_tree);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, diff_table);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, run_dropdown);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, run_names);
+  gtk_widget_class_bind_template_callback(widget_class, on_run_selected);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_summary);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, calls_spin);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_button);
@@ -801,6 +884,8 @@ static void on_page_shown(TsProfilerPanel *self)
 
 static void ts_profiler_panel_init(TsProfilerPanel *self)
 {
+  self->runs = g_ptr_array_new_with_free_func(run_entry_free);
+  self->run = G_MAXUINT;
   gtk_widget_init_template(GTK_WIDGET(self));
   g_signal_connect_swapped(self->stack, "notify::visible-child-name", G_CALLBACK(on_page_shown), self);
   on_page_shown(self);

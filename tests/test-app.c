@@ -969,6 +969,25 @@ static void test_profiler_panel(void)
   g_assert_true(opened != run);
   g_assert_cmpuint(tsp_session_n_events(opened), ==, n_events);
   g_assert_true(ts_timeline_get_session(ts_profiler_panel_get_timeline(panel)) == opened);
+  /* every recording is kept: the Run before the file can be shown again, and
+   * the Diff page compares the file with it (the same ops: no change) */
+  guint n_runs = ts_profiler_panel_get_n_runs(panel);
+  g_assert_cmpuint(n_runs, >=, 2);
+  g_assert_cmpuint(ts_profiler_panel_get_run(panel), ==, n_runs - 1);
+  const tsp_diff *diff = ts_diff_table_get_diff(ts_profiler_panel_get_diff_table(panel));
+  g_assert_nonnull(diff);
+  g_assert_cmpint(diff->n, >, 0);
+  for (int i = 0; i < diff->n; i++) {
+    g_assert_null(diff->rows[i].only);
+    g_assert_cmpfloat(diff->rows[i].ratio, ==, 1);
+  }
+  ts_profiler_panel_select_run(panel, n_runs - 2);
+  wait_idle();
+  g_assert_true(ts_profiler_panel_get_session(panel) == run);
+  g_assert_true(ts_timeline_get_session(ts_profiler_panel_get_timeline(panel)) == run);
+  ts_profiler_panel_select_run(panel, n_runs - 1);
+  wait_idle();
+  g_assert_true(ts_profiler_panel_get_session(panel) == opened);
   g_autofree char *bad = g_build_filename(tmp_dir, "bad.json", NULL);
   g_assert_true(g_file_set_contents(bad, "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": \"soon\"}]}", -1, NULL));
   activate("win.open-trace-from", "s", bad);
