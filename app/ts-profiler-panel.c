@@ -425,9 +425,12 @@ static void update_summary(TsProfilerPanel *self)
   g_autofree char *time = ts_profile_format_ns(self->self_ns), *wall = ts_profile_format_ns(self->wall_ns);
   const char *node = self->node_keys[TSP_BY_NODE];
   g_autofree char *range = self->range_to ? ts_profile_format_ns((double)(self->range_to - self->range_from)) : NULL;
+  /* another tool's trace has no calls of ours: it says nothing of them */
+  g_autofree char *calls = self->n_calls ? g_strdup_printf(" · %u call%s", self->n_calls, self->n_calls == 1 ? "" : "s")
+                                         : g_strdup("");
   g_autofree char *text = g_strdup_printf(
-    "%s · %u call%s · %" G_GUINT64_FORMAT " ops · %s in ops (self time) over %s%s%s%s%s",
-    self->label ? self->label : "", self->n_calls, self->n_calls == 1 ? "" : "s", self->count, time, wall,
+    "%s%s · %" G_GUINT64_FORMAT " ops · %s in ops (self time) over %s%s%s%s%s",
+    self->label ? self->label : "", calls, self->count, time, wall,
     range ? " · in the timeline's range of " : "",
     range ? range : "", node ? " · graph selection: " : "", node ? node : "");
   gtk_label_set_label(self->summary_label, text);

@@ -1076,6 +1076,10 @@ static void on_trace_imported(GObject *source, GAsyncResult *res, gpointer user_
     g_autofree char *base = g_path_get_basename(g_task_get_task_data(G_TASK(res)));
     gtk_stack_set_visible_child_name(self->main_stack, "main");
     show_module_panes(self, self->module != NULL);
+    if (!self->module) { /* the window is the trace's */
+      adw_window_title_set_title(self->window_title, base);
+      adw_window_title_set_subtitle(self->window_title, g_task_get_task_data(G_TASK(res)));
+    }
     ts_profiler_panel_set_session(self->profiler_panel, s, base);
     ts_profiler_panel_show_page(self->profiler_panel, "timeline");
     gtk_stack_set_visible_child_name(self->bottom_stack, "profiler");

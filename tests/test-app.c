@@ -1087,6 +1087,8 @@ static void test_screenshot_waits_for_graph(void)
   g_unlink(path);
 }
 
+static gboolean find_label(GtkWidget *widget, const char *text);
+
 static gboolean diff_shown(gpointer data)
 {
   return ts_diff_table_get_diff(data) != NULL;
@@ -1122,6 +1124,7 @@ static void test_screenshot_trace(void)
   g_assert_cmpuint(tsp_session_n_events(session), ==, 354);
   g_assert_false(gtk_widget_is_visible(GTK_WIDGET(ts_window_get_graph_pane(shot))));
   g_assert_false(gtk_widget_is_visible(GTK_WIDGET(ts_window_get_function_list(shot))));
+  g_assert_true(find_label(GTK_WIDGET(shot), "torch-mlp.json.gz")); /* the window's title */
   GtkWidget *timeline = GTK_WIDGET(ts_profiler_panel_get_timeline(panel));
   g_assert_true(gtk_widget_is_visible(timeline));
   graphene_rect_t bounds;
@@ -1135,6 +1138,12 @@ static void test_screenshot_trace(void)
   int coloured = coloured_pixels(texture, &bounds);
   if (coloured < 2000)
     g_error("the screenshot's timeline has %d coloured pixels: not a drawn trace", coloured);
+
+  ts_profiler_panel_show_page(panel, "stats");
+  g_assert_false(ts_profiler_panel_get_busy(panel));
+  g_assert_cmpuint(ts_profiler_panel_get_n_rows(panel), ==, 45);
+  wait_drawn(GTK_WIDGET(shot));
+  save_test_screenshot(GTK_WIDGET(shot), "trace-op-stats.png");
 
   /* the Call Tree: the heaviest path open, self times as torch's (the test's
    * fixture: the training step's optimizer.step holds SGD's 52 µs of self time) */
