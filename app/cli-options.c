@@ -269,9 +269,9 @@ static const struct option {
   { "--format", "text or dot", CLI_GRAPH, opt_format },
   { "--passes", "none, all or a LIST", CLI_GRAPH, opt_passes },
   { "--out", "a FILE", CLI_RENDER | CLI_PROFILE, opt_out },
-  { "--csv", "a FILE", CLI_PROFILE, opt_csv },
+  { "--csv", "a FILE", CLI_PROFILE | CLI_STATS, opt_csv },
   { "--memory", NULL, CLI_PROFILE, opt_memory },
-  { "--by", "op, node, line or scope", CLI_PROFILE, opt_by },
+  { "--by", "op, node, line or scope", CLI_PROFILE | CLI_STATS | CLI_TOP | CLI_DIFF, opt_by },
   { "--expand", "all, none or a SCOPE", CLI_RENDER, opt_expand },
   { "--style", "light or dark", CLI_RENDER, opt_style },
   { "--scale", "a factor", CLI_RENDER, opt_scale },
@@ -305,6 +305,12 @@ const char *cli_command_name(cli_command command)
     return "debug";
   case CLI_HEALTH:
     return "health";
+  case CLI_STATS:
+    return "stats";
+  case CLI_TOP:
+    return "top";
+  case CLI_DIFF:
+    return "diff";
   }
   return "?";
 }
@@ -358,6 +364,7 @@ int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv
   };
   parser p = { .o = o };
   int n_operands = 0;
+  int n_files = command == CLI_DIFF ? 2 : command & (CLI_STATS | CLI_TOP) ? 1 : 0;
   for (int i = 0; i < argc; i++) {
     const char *arg = argv[i];
     const struct option *opt = find_option(arg);
@@ -370,13 +377,19 @@ int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv
       return 0;
     } else if (arg[0] == '-' && arg[1] == '-') {
       return cli_fail(CLI_EXIT_USAGE, "unknown option '%s' (try --help)", arg);
-    } else if (n_operands < 2) {
+    } else if (n_operands < n_files) {
+      o->traces[n_operands++] = arg;
+    } else if (n_operands < 2 && !n_files) {
       *(n_operands++ ? &o->function : &o->module) = arg;
     } else {
-      return cli_fail(CLI_EXIT_USAGE, "unexpected argument '%s' (arguments go after --arg)", arg);
+      return cli_fail(CLI_EXIT_USAGE, "unexpected argument '%s'%s", arg,
+                      n_files ? "" : " (arguments go after --arg)");
     }
   }
-  if (n_operands < 2)
+  if (n_files && n_operands < n_files)
+    return cli_fail(CLI_EXIT_USAGE, "%s needs %s (try --help)", cli_command_name(command),
+                    n_files == 2 ? "two trace files" : "a trace file");
+  if (!n_files && n_operands < 2)
     return cli_fail(CLI_EXIT_USAGE, "%s needs a MODULE and a FUNCTION (try --help)",
                     cli_command_name(command));
   if (command == CLI_RENDER && !o->out)
@@ -526,6 +539,10 @@ static bool set_input_signature(ts_function *fn, GPtrArray *specs)
 int cli_open_function(const cli_options *o, ts_module **module, ts_function **fn)
 {
   *fn = NULL;
+  *module = NULL;
+  if (g_str_has_suffix(o->module, ".json") || g_str_has_suffix(o->module, ".json.gz"))
+    return cli_fail(CLI_EXIT_USAGE, "'%s' is a trace, not a module: read it with "
+                    "tracescope-cli stats|top %s", o->module, o->module);
   if (!(*module = ts_module_open(o->module)))
     return cli_fail_engine(CLI_EXIT_FAILED);
   ts_function *f = ts_module_lookup(*module, o->function);

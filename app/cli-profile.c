@@ -10,7 +10,7 @@
 
 #define TOP_ROWS 20
 
-static tsp_group_by group_by(const char *by)
+int cli_group_by(const char *by)
 {
   return strcmp(by, "node") == 0 ? TSP_BY_NODE
          : strcmp(by, "line") == 0 ? TSP_BY_LINE
@@ -18,25 +18,23 @@ static tsp_group_by group_by(const char *by)
                                     : TSP_BY_OP;
 }
 
-/* The top ops of one mode's timed calls, then a total row over all ops. */
-static void print_op_table(const tsp_stats *st, const char *mode, const char *by)
+/* The median, min and p95 are of one op's total time; share is of the wall time. */
+void cli_print_op_table(const tsp_stats *st, const char *title, const char *by, int limit)
 {
-  printf("\nTop ops by total time (%s, by %s)\n", mode, by);
-  printf("  %-32s %7s %11s %11s %10s %10s %10s %7s\n", by, "count", "total µs", "self µs",
-         "mean µs", "p50 µs", "p95 µs", "share");
-  uint64_t count = 0;
-  for (int i = 0; i < st->n; i++) {
+  printf("\n%s\n", title);
+  printf("  %-40s %7s %11s %11s %10s %10s %10s %7s\n", by, "count", "total µs", "self µs",
+         "median µs", "min µs", "p95 µs", "share");
+  for (int i = 0; i < st->n && (!limit || i < limit); i++) {
     const tsp_stat *r = &st->rows[i];
-    count += r->count;
-    if (i < TOP_ROWS)
-      printf("  %-32.32s %7" G_GUINT64_FORMAT " %10.2f %10.2f %10.3f %10.3f %10.3f %6.1f%%\n",
-             r->key, r->count, r->total_ns / 1e3, r->self_ns / 1e3, r->mean_ns / 1e3,
-             r->p50_ns / 1e3, r->p95_ns / 1e3, 100 * r->share);
+    printf("  %-40.40s %7" G_GUINT64_FORMAT " %10.2f %10.2f %10.3f %10.3f %10.3f %6.1f%%\n",
+           r->key, r->count, r->total_ns / 1e3, r->self_ns / 1e3, r->p50_ns / 1e3,
+           r->min_ns / 1e3, r->p95_ns / 1e3, 100 * r->share);
   }
-  if (st->n > TOP_ROWS)
-    printf("  (%d more)\n", st->n - TOP_ROWS);
-  printf("  %-32s %7" G_GUINT64_FORMAT " %10s %10.2f %32s %6.1f%%\n", "total", count, "",
-         st->self_ns / 1e3, "", st->n ? 100.0 : 0.0);
+  if (limit && st->n > limit)
+    printf("  (%d more)\n", st->n - limit);
+  printf("  %-40s %7" G_GUINT64_FORMAT " %10s %10.2f %32s %6.1f%%\n", "total (self)", st->count, "",
+         st->self_ns / 1e3, "", st->wall_ns > 0 ? 100 * st->self_ns / st->wall_ns : 0.0);
+  printf("  %-40s %7s %10s %10.2f\n", "wall", "", "", st->wall_ns / 1e3);
 }
 
 static void print_calls(const tsp_session *s, const tsp_filter *window, const char *mode,
@@ -60,7 +58,7 @@ static void print_calls(const tsp_session *s, const tsp_filter *window, const ch
 
 static void print_compare(const tsp_compare *c)
 {
-  printf("\nEager against graph, op by op (per call, self time)\n");
+  printf("\nEager against graph, op by op (per call: the median run's self time times the runs)\n");
   printf("  %-32s %-14s %-22s %11s %11s %8s\n", "op identity", "op", "source", "eager µs",
          "graph µs", "ratio");
   for (int i = 0; i < c->n_rows; i++) {
@@ -70,8 +68,12 @@ static void print_compare(const tsp_compare *c)
       g_strlcpy(ratio, r->only, sizeof ratio);
     else
       g_snprintf(ratio, sizeof ratio, "%.2fx", r->ratio);
-    printf("  %-32.32s %-14.14s %-22.22s %10.2f %10.2f %10s\n", r->name, r->op, r->source,
-           r->eager_ns / 1e3, r->graph_ns / 1e3, ratio);
+    if (r->parent >= 0) /* an op the fused row above stands for: its time is in that row's */
+      printf("    %-30.30s %-14.14s %-22.22s %10.2f %10s %10s\n", r->name, r->op, r->source,
+             r->eager_ns / 1e3, "", ratio);
+    else
+      printf("  %-32.32s %-14.14s %-22.22s %10.2f %10.2f %10s\n", r->name, r->op, r->source,
+             r->eager_ns / 1e3, r->graph_ns / 1e3, ratio);
   }
   printf("  %-32s %-14s %-22s %10.2f %10.2f\n", "ops total", "", "", c->eager_op_ns / 1e3,
          c->graph_op_ns / 1e3);
@@ -163,7 +165,7 @@ static int profile(const cli_options *o)
     goto out;
 
   int listener = cli_listen(false);
-  tsp_group_by by = group_by(o->by);
+  tsp_group_by by = (tsp_group_by)cli_group_by(o->by);
   if (o->both) {
     tsp_compare *c = tsp_compare_run(s, fn, a.v, a.n, (int)MIN(o->repeat, INT_MAX));
     if (!c) {
@@ -175,8 +177,11 @@ static int profile(const cli_options *o)
                                  tsp_stats_compute(s, by, &c->graph_window) };
       print_calls(s, &c->eager_window, "eager", 0);
       print_calls(s, &c->graph_window, "graph", 0);
-      print_op_table(st[0], "eager", o->by);
-      print_op_table(st[1], "graph", o->by);
+      for (int m = 0; m < 2; m++) {
+        g_autofree char *title = g_strdup_printf("Top ops by total time (%s, by %s)",
+                                                 m ? "graph" : "eager", o->by);
+        cli_print_op_table(st[m], title, o->by, TOP_ROWS);
+      }
       print_compare(c);
       ret = write_files(o, s, st, 2);
       tsp_stats_free((tsp_stats *)st[0]);
@@ -192,7 +197,8 @@ static int profile(const cli_options *o)
              mode, o->repeat);
       const tsp_stats *st = tsp_stats_compute(s, by, &window);
       print_calls(s, &window, mode, first);
-      print_op_table(st, mode, o->by);
+      g_autofree char *title = g_strdup_printf("Top ops by total time (%s, by %s)", mode, o->by);
+      cli_print_op_table(st, title, o->by, TOP_ROWS);
       ret = write_files(o, s, &st, 1);
       tsp_stats_free((tsp_stats *)st);
     }

@@ -29,15 +29,20 @@ typedef enum cli_command {
   CLI_DIVERGE = 1 << 5,
   CLI_DEBUG = 1 << 6,
   CLI_HEALTH = 1 << 7,
+  CLI_STATS = 1 << 8, /* the commands on trace files */
+  CLI_TOP = 1 << 9,
+  CLI_DIFF = 1 << 10,
 } cli_command;
 
-/* "run", "signatures", "graph", "render", "profile", "diverge", "debug", "health". */
+/* "run", "signatures", "graph", "render", "profile", "diverge", "debug", "health",
+ * "stats", "top", "diff". */
 const char *cli_command_name(cli_command command);
 
 /* The options of run, signatures, graph and render (strings borrowed from argv). */
 typedef struct cli_options {
   cli_command command;
   const char *module, *function;
+  const char *traces[2];      /* stats, top: a trace file; diff: two */
   bool eager;                 /* --mode eager (debug and health: the default) */
   bool both;                  /* profile: --mode both */
   bool memory;                /* profile: --memory (tensor memory over time) */
@@ -127,3 +132,13 @@ int cli_profile(int argc, char **argv);
 int cli_debug(int argc, char **argv);
 int cli_health(int argc, char **argv);
 int cli_diverge(int argc, char **argv);
+/* cli-trace.c: stats, top and diff of Chrome trace files */
+int cli_stats(int argc, char **argv);
+int cli_top(int argc, char **argv);
+int cli_diff(int argc, char **argv);
+/* Op statistics as a table: at most limit rows (0: all), then a total
+ * row with the wall time it spans (cli-profile.c). */
+struct tsp_stats;
+void cli_print_op_table(const struct tsp_stats *st, const char *title, const char *by, int limit);
+/* --by's word as a grouping. */
+int cli_group_by(const char *by);

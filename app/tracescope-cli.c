@@ -2,8 +2,8 @@
  * a Tracescope module from the command line.  This file has the commands'
  * table, usage and errors; cli-run.c runs, cli-inspect.c shows signatures
  * and graphs, cli-render.c draws them (with the viewer's renderer),
- * cli-profile.c profiles (profiler/), cli-diverge.c compares eager and
- * graph runs, cli-options.c parses. */
+ * cli-profile.c profiles (profiler/), cli-trace.c reads trace files,
+ * cli-diverge.c compares eager and graph runs, cli-options.c parses. */
 #include "cli.h"
 
 #include <stdarg.h>
@@ -25,6 +25,9 @@ static const char usage[] =
   "                 [--break SPEC]... [--commands FILE]\n"
   "  tracescope-cli health MODULE FUNCTION [--arg SPEC]... [--mode eager|graph] [--stats] [--all]\n"
   "  tracescope-cli diverge MODULE FUNCTION [--arg SPEC]... [--atol X] [--rtol Y]\n"
+  "  tracescope-cli stats TRACE [--by WHAT] [--csv stats.csv]\n"
+  "  tracescope-cli top TRACE [--by WHAT]\n"
+  "  tracescope-cli diff TRACE_A TRACE_B [--by WHAT]\n"
   "\n"
   "MODULE is a shared object built against libtracescope, or `seeds` for the\n"
   "bundled programs of the tf.function guides.\n"
@@ -77,8 +80,8 @@ static const char usage[] =
   "\n"
   "profile calls FUNCTION once to warm up (in graph mode that call traces), then\n"
   "N more times (--repeat, default 10), timing every op, and prints the top ops\n"
-  "by total time: count, total, self (less the ops inside an If/While), mean,\n"
-  "p50, p95 and share of all op time.\n"
+  "by total time: count, total, self (less the ops inside an If/While), the\n"
+  "median, min and p95 of one op's time, and share of the wall time.\n"
   "  --mode MODE      graph (default), eager, or both: then also eager against\n"
   "                   graph op by op, the speedup and what tracing costs\n"
   "  --by WHAT        group ops by op (default), node, line or scope\n"
@@ -108,6 +111,15 @@ static const char usage[] =
   "  --atol X --rtol Y  equal when |eager - graph| <= X + Y * |eager|\n"
   "                   (default 1e-6 and 1e-5)\n"
   "  --nan-differs    NaN against NaN is a difference (default: equal)\n"
+  "\n"
+  "stats, top and diff read Chrome trace files (trace.json or trace.json.gz: ours\n"
+  "from profile --out, PyTorch's profiler's, any tool's trace events).  Self time\n"
+  "is a span less the spans directly inside it on its thread; share is of the\n"
+  "wall time from the first op to the last; median, min and p95 of one op's time.\n"
+  "stats prints every group by total time (--csv FILE: as CSV), top the 20 with\n"
+  "the most self time, diff two recordings group by group, largest change first:\n"
+  "runs, median and min self time in each, and B's median over A's.\n"
+  "  --by WHAT        group by op (default), node, line or scope\n"
   "\n"
   "Argument specs:\n"
   "  f32[2,3]=1,2,3,4,5,6   a tensor: dtype (f32 f64 i32 i64 u8 bool), shape, values\n"
@@ -211,6 +223,9 @@ static const struct {
   { "debug", cli_debug },
   { "health", cli_health },
   { "diverge", cli_diverge },
+  { "stats", cli_stats },
+  { "top", cli_top },
+  { "diff", cli_diff },
 };
 
 int main(int argc, char **argv)
@@ -230,7 +245,7 @@ int main(int argc, char **argv)
   if (ret < 0)
     ret = cli_fail(CLI_EXIT_USAGE,
                    "unknown command '%s' (list, run, signatures, graph, render, profile, diverge, "
-                   "debug, health; try --help)",
+                   "debug, health, stats, top, diff; try --help)",
                    argv[1]);
   ts_release_all();
   return ret;

@@ -135,8 +135,18 @@ TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
     { "version", 0, 0, G_OPTION_ARG_NONE, &s->version, "Print the version and exit", NULL },
     { NULL },
   };
-  g_autoptr(GOptionContext) context = g_option_context_new("[MODULE.so]");
+  g_autoptr(GOptionContext) context = g_option_context_new("[FILE]");
   g_option_context_set_summary(context, "Tracescope: run traced tensor programs in graph or eager mode and see why they retrace.");
+  g_option_context_set_description(
+    context, "FILE is one of:\n"
+             "  MODULE.so            a module built against libtracescope (as --module),\n"
+             "                       or `seeds` for the bundled examples\n"
+             "  SESSION.json         a saved session (main menu, Save Session): its module,\n"
+             "                       selection, arguments and trace log\n"
+             "  TRACE.json[.gz]      a Chrome trace: tracescope-cli profile --out, PyTorch's\n"
+             "                       profiler, any tool's trace events; shown in the\n"
+             "                       Profiler panel's Timeline\n"
+             "--screenshot works with each (tracescope --screenshot t.png TRACE.json).\n");
   GOptionGroup *group = g_option_group_new("tracescope", "Tracescope", "Tracescope options", s, NULL);
   g_option_group_add_entries(group, entries);
   g_option_context_set_main_group(context, group);
@@ -179,7 +189,8 @@ TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
 static void script_step(TsApplication *self);
 
 /* Whether the window shows, in full, what the script asked for: nothing is
- * running, and a graph that is to be seen is laid out and drawn.  After
+ * running (a trace file being read included), and a module's graph that is
+ * to be seen is laid out and drawn (a trace alone has none).  After
  * graph-mode calls that traced the function, its graph must be what the
  * graph pane shows (never "Not Traced Yet"). */
 static gboolean window_settled(TsApplication *self)
@@ -188,7 +199,7 @@ static gboolean window_settled(TsApplication *self)
   TsWindow *w = self->window;
   if (!gtk_widget_get_mapped(GTK_WIDGET(w)) || ts_window_get_busy(w))
     return FALSE;
-  if (!ts_window_get_graph_drawn(w))
+  if (ts_window_get_module(w) && !ts_window_get_graph_drawn(w))
     return FALSE;
   if (ts_window_get_comparing(w))
     return TRUE;
@@ -246,7 +257,7 @@ static void script_step(TsApplication *self)
 {
   TsStartup *s = self->startup;
   TsWindow *w = self->window;
-  if (ts_window_get_busy(w))
+  if (!w || ts_window_get_busy(w)) /* closed: nothing left to do */
     return;
   if (s->module && !self->module_requested) {
     self->module_requested = TRUE;
@@ -368,6 +379,18 @@ static TsWindow *new_window(TsApplication *self)
   return window;
 }
 
+/* The command line's script (--function, --call, --screenshot ...) works
+ * in the first window made, whether for a file or not. */
+static void start_script(TsApplication *self, TsWindow *window)
+{
+  if (!self->startup || self->window)
+    return;
+  self->window = window;
+  g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&self->window);
+  g_signal_connect_object(window, "notify::busy", G_CALLBACK(on_window_busy), self, 0);
+  script_step(self);
+}
+
 static void ts_application_activate(GApplication *app)
 {
   TsApplication *self = TS_APPLICATION(app);
@@ -376,13 +399,7 @@ static void ts_application_activate(GApplication *app)
     gtk_window_present(active);
     return;
   }
-  TsWindow *window = new_window(self);
-  if (!self->startup || self->window)
-    return;
-  self->window = window;
-  g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&self->window);
-  g_signal_connect_object(window, "notify::busy", G_CALLBACK(on_window_busy), self, 0);
-  script_step(self);
+  start_script(self, new_window(self));
 }
 
 /* A .json file is a saved session when its first kilobytes name the
@@ -406,12 +423,16 @@ static void ts_application_open(GApplication *app, GFile **files, int n_files, c
   TsApplication *self = TS_APPLICATION(app);
   for (int i = 0; i < n_files; i++) {
     g_autofree char *path = g_file_get_path(files[i]);
-    if (path && is_session(path))
-      ts_window_open_session(new_window(self), path); /* a saved session */
-    else if (path && (g_str_has_suffix(path, ".json") || g_str_has_suffix(path, ".json.gz")))
-      ts_window_open_trace(new_window(self), path); /* a recording: tracescope-cli profile --out */
-    else if (path)
-      ts_window_open_module(new_window(self), path);
+    if (!path)
+      continue;
+    TsWindow *window = new_window(self);
+    if (is_session(path))
+      ts_window_open_session(window, path); /* a saved session */
+    else if (g_str_has_suffix(path, ".json") || g_str_has_suffix(path, ".json.gz"))
+      ts_window_open_trace(window, path); /* a recording: tracescope-cli profile --out, PyTorch's */
+    else
+      ts_window_open_module(window, path);
+    start_script(self, window); /* once the file is being read: the script waits for it */
   }
 }
 

@@ -52,6 +52,14 @@ static GHashTable *index_module(TsLoadedModule *module)
   return graphs;
 }
 
+/* The node of the module's graphs that session node i names, or NULL. */
+static const ts_node *module_node(const tsp_session *session, GHashTable *graphs, uint32_t i)
+{
+  const tsp_node_info *info = tsp_session_node(session, i);
+  GHashTable *names = info ? g_hash_table_lookup(graphs, tsp_session_string(session, info->graph)) : NULL;
+  return names ? g_hash_table_lookup(names, info->name) : NULL;
+}
+
 ts_render_values *ts_profile_compute_times(const tsp_session *session, const tsp_stats *st,
                                            TsLoadedModule *module)
 {
@@ -60,16 +68,28 @@ ts_render_values *ts_profile_compute_times(const tsp_session *session, const tsp
   g_autoptr(GHashTable) graphs = index_module(module);
   for (int i = 0; i < st->n; i++) {
     const tsp_stat *r = &st->rows[i];
-    const tsp_node_info *info = tsp_session_node(session, r->node);
-    GHashTable *names = info ? g_hash_table_lookup(graphs, tsp_session_string(session, info->graph)) : NULL;
-    const ts_node *n = names ? g_hash_table_lookup(names, info->name) : NULL;
-    if (!n)
+    const ts_node *n = module_node(session, graphs, r->node);
+    g_autofree char *total = ts_profile_format_ns(r->total_ns), *median = ts_profile_format_ns(r->p50_ns);
+    g_autofree char *note = g_strdup_printf("%" G_GUINT64_FORMAT " run%s · %s total · %s median · %.1f %% of the wall time",
+                                            r->count, r->count == 1 ? "" : "s", total, median, 100 * r->share);
+    if (n) {
+      ts_render_values_set(values, n, r->total_ns / 1e6);
+      ts_render_values_set_note(values, n, note);
       continue;
-    ts_render_values_set(values, n, r->total_ns / 1e6);
-    g_autofree char *total = ts_profile_format_ns(r->total_ns), *mean = ts_profile_format_ns(r->mean_ns);
-    g_autofree char *note = g_strdup_printf("%" G_GUINT64_FORMAT " run%s · %s total · %s mean · %.1f %% of op time",
-                                            r->count, r->count == 1 ? "" : "s", total, mean, 100 * r->share);
-    ts_render_values_set_note(values, n, note);
+    }
+    /* a fused node, which the traced graph does not have: the nodes it
+     * stands for share its time there, each saying whose it is */
+    const tsp_node_info *info = tsp_session_node(session, r->node);
+    for (int k = 0; info && k < info->n_origins; k++) {
+      const ts_node *o = module_node(session, graphs, info->origins[k]);
+      double before = 0;
+      if (!o)
+        continue;
+      ts_render_values_lookup(values, o, &before);
+      ts_render_values_set(values, o, before + r->total_ns / info->n_origins / 1e6);
+      g_autofree char *part = g_strdup_printf("fused into %s: %s", info->name, note);
+      ts_render_values_set_note(values, o, part);
+    }
   }
   return values;
 }

@@ -4,6 +4,8 @@
  * TsProfileRow holding a copy of a tsp_stat or a tsp_compare_row. */
 #include "ts-profiler-panel.h"
 
+#include "ts-call-tree.h"
+#include "ts-diff-table.h"
 #include "ts-timeline.h"
 
 #include <adwaita.h>
@@ -61,7 +63,8 @@ static TsProfileRow *row_of_compare(const tsp_compare_row *c)
 {
   TsProfileRow *r = g_object_new(TS_TYPE_PROFILE_ROW, NULL);
   r->cmp = *c;
-  r->cmp.name = g_strdup(c->name);
+  /* an eager op a fused node stands for: under the fused node's row */
+  r->cmp.name = c->parent >= 0 ? g_strdup_printf("    ↳ %s", c->name) : g_strdup(c->name);
   r->cmp.op = g_strdup(c->op);
   r->cmp.source = g_strdup(c->source);
   return r;
@@ -93,12 +96,13 @@ static const Column STAT_COLUMNS[] = {
   { "Count", CELL_COUNT, offsetof(tsp_stat, count), FALSE, FALSE },
   { "Total", CELL_NS, offsetof(tsp_stat, total_ns), FALSE, FALSE },
   { "Self", CELL_NS, offsetof(tsp_stat, self_ns), FALSE, FALSE },
-  { "Mean", CELL_NS, offsetof(tsp_stat, mean_ns), FALSE, FALSE },
+  /* one op's time: the median first, min and p95 beside it (a mean moves with one slow run) */
+  { "Median", CELL_NS, offsetof(tsp_stat, p50_ns), FALSE, FALSE },
   { "Min", CELL_NS, offsetof(tsp_stat, min_ns), FALSE, FALSE },
-  { "Max", CELL_NS, offsetof(tsp_stat, max_ns), FALSE, FALSE },
-  { "p50", CELL_NS, offsetof(tsp_stat, p50_ns), FALSE, FALSE },
   { "p95", CELL_NS, offsetof(tsp_stat, p95_ns), FALSE, FALSE },
-  { "Share", CELL_SHARE, offsetof(tsp_stat, share), FALSE, FALSE },
+  { "Max", CELL_NS, offsetof(tsp_stat, max_ns), FALSE, FALSE },
+  { "Mean", CELL_NS, offsetof(tsp_stat, mean_ns), FALSE, FALSE },
+  { "Share", CELL_SHARE, offsetof(tsp_stat, share), FALSE, FALSE }, /* of the wall time */
   { "Mode", CELL_MODES, offsetof(tsp_stat, modes), FALSE, FALSE },
   { "Device", CELL_TEXT, offsetof(tsp_stat, device), FALSE, FALSE },
 };
@@ -127,7 +131,10 @@ static char *cell_text(const TsProfileRow *r, const Column *c)
   switch (c->kind) {
   case CELL_TEXT: return g_strdup(FIELD(r, c, char *) ? FIELD(r, c, char *) : "");
   case CELL_COUNT: return g_strdup_printf("%" G_GUINT64_FORMAT, FIELD(r, c, uint64_t));
-  case CELL_NS: return ts_profile_format_ns(FIELD(r, c, double));
+  case CELL_NS:
+    if (c->compare && r->cmp.parent >= 0 && c->offset == offsetof(tsp_compare_row, graph_ns))
+      return g_strdup(""); /* an op a fused node stands for: the graph time is the fused row's */
+    return ts_profile_format_ns(FIELD(r, c, double));
   case CELL_SHARE: return g_strdup_printf("%.1f %%", 100 * FIELD(r, c, double));
   case CELL_CALLS: {
     /* the runs per call of the mode that has them */
@@ -181,19 +188,28 @@ struct _TsProfilerPanel {
   GtkSearchEntry *filter_entry;
   GtkLabel *summary_label, *compare_summary;
   GtkSpinButton *calls_spin;
+  GtkWidget *compare_button;
   GtkColumnView *stats_view, *compare_view;
   TsTimeline *timeline;
+  TsCallTree *call_tree;
+  TsDiffTable *diff_table;
 
   GListStore *rows, *compare_rows;
   GtkCustomFilter *filter;
   GtkSingleSelection *selection;
   TsProfileShared *shared;          /* the Run's session, NULL if none */
+  TsProfileShared *baseline;        /* what the Diff page compares it with, NULL if none */
+  char *baseline_label;
+  GPtrArray *runs;                  /* RunEntry: every recording set, in order */
+  guint run;                        /* the one shown */
+  GtkDropDown *run_dropdown;
+  GtkStringList *run_names;
   GCancellable *stats_cancellable;  /* the table being made, NULL if none */
   gboolean busy;
   tsp_stats *node_stats;            /* by node, for the graph's colouring */
   uint64_t count;                   /* the session's ops, calls and op time */
   guint n_calls;
-  double self_ns;
+  double self_ns, wall_ns;        /* all ops' self time; first op to last */
   char *label;
   tsp_session *compare_session;
   tsp_compare *compare;
@@ -332,26 +348,48 @@ static void shared_unref(TsProfileShared *sh)
   }
 }
 
+/* A recording kept: every Run (and trace read) of the window, any of which
+ * the panel can show again. */
+typedef struct {
+  TsProfileShared *shared;
+  char *label;
+} RunEntry;
+
+static void run_entry_free(gpointer p)
+{
+  RunEntry *run = p;
+  shared_unref(run->shared);
+  g_free(run->label);
+  g_free(run);
+}
+
 /* What a thread makes of the session: the rows of one grouping, the
  * totals, and (for a new session) the statistics by node. */
 typedef struct {
-  TsProfileShared *shared;
+  TsProfileShared *shared, *baseline;
+  char *baseline_label;
   tsp_group_by by;
   tsp_filter filter;
   gboolean by_node;
   GPtrArray *rows; /* TsProfileRow */
   uint64_t count;
-  double self_ns;
+  double self_ns, wall_ns;
   guint n_calls;
   tsp_stats *node_stats;
+  tsp_tree *tree;
+  tsp_diff *diff; /* against the baseline, if any */
 } StatsJob;
 
 static void stats_job_free(StatsJob *job)
 {
+  tsp_diff_free(job->diff);
+  shared_unref(job->baseline);
+  g_free(job->baseline_label);
   shared_unref(job->shared);
   if (job->rows)
     g_ptr_array_unref(job->rows);
   tsp_stats_free(job->node_stats);
+  tsp_tree_free(job->tree);
   g_free(job);
 }
 
@@ -365,7 +403,11 @@ static void make_stats(GTask *task, gpointer source, gpointer data, GCancellable
     g_ptr_array_add(job->rows, row_of_stat(s, &st->rows[i], job->by));
   job->count = st->count;
   job->self_ns = st->self_ns;
+  job->wall_ns = st->wall_ns;
   tsp_stats_free(st);
+  job->tree = tsp_tree_compute(s, &job->filter);
+  if (job->baseline)
+    job->diff = tsp_diff_compute(job->baseline->session, s, job->by);
   GArray *calls = tsp_session_calls(s, &job->filter);
   job->n_calls = calls->len;
   g_array_unref(calls);
@@ -380,12 +422,16 @@ static void update_summary(TsProfilerPanel *self)
     gtk_label_set_label(self->summary_label, "");
     return;
   }
-  g_autofree char *time = ts_profile_format_ns(self->self_ns);
+  g_autofree char *time = ts_profile_format_ns(self->self_ns), *wall = ts_profile_format_ns(self->wall_ns);
   const char *node = self->node_keys[TSP_BY_NODE];
   g_autofree char *range = self->range_to ? ts_profile_format_ns((double)(self->range_to - self->range_from)) : NULL;
+  /* another tool's trace has no calls of ours: it says nothing of them */
+  g_autofree char *calls = self->n_calls ? g_strdup_printf(" · %u call%s", self->n_calls, self->n_calls == 1 ? "" : "s")
+                                         : g_strdup("");
   g_autofree char *text = g_strdup_printf(
-    "%s · %u call%s · %" G_GUINT64_FORMAT " ops · %s op time%s%s%s%s", self->label ? self->label : "", self->n_calls,
-    self->n_calls == 1 ? "" : "s", self->count, time, range ? " · in the timeline's range of " : "",
+    "%s%s · %" G_GUINT64_FORMAT " ops · %s in ops (self time) over %s%s%s%s%s",
+    self->label ? self->label : "", calls, self->count, time, wall,
+    range ? " · in the timeline's range of " : "",
     range ? range : "", node ? " · graph selection: " : "", node ? node : "");
   gtk_label_set_label(self->summary_label, text);
   gtk_widget_set_tooltip_text(GTK_WIDGET(self->summary_label), text);
@@ -410,6 +456,9 @@ static void on_stats_made(GObject *source, GAsyncResult *result, gpointer data)
                       job->rows->len);
   self->count = job->count;
   self->self_ns = job->self_ns;
+  ts_call_tree_set_tree(self->call_tree, g_steal_pointer(&job->tree));
+  ts_diff_table_set_diff(self->diff_table, g_steal_pointer(&job->diff), job->baseline_label, self->label);
+  self->wall_ns = job->wall_ns;
   self->n_calls = job->n_calls;
   update_summary(self);
   if (job->by_node) {
@@ -430,6 +479,8 @@ static void refill(TsProfilerPanel *self, gboolean new_session)
   gtk_stack_set_visible_child_name(self->stats_stack, self->shared ? "table" : "empty");
   if (!self->shared) {
     g_list_store_remove_all(self->rows);
+    ts_call_tree_set_tree(self->call_tree, NULL);
+    ts_diff_table_set_diff(self->diff_table, NULL, NULL, NULL);
     update_summary(self);
     set_busy(self, FALSE);
     if (new_session)
@@ -439,6 +490,15 @@ static void refill(TsProfilerPanel *self, gboolean new_session)
   self->stats_cancellable = g_cancellable_new();
   StatsJob *job = g_new0(StatsJob, 1);
   job->shared = shared_ref(self->shared);
+  /* the Diff page's baseline: a trace read for it, else the Run before this one */
+  const RunEntry *previous = self->run > 0 && self->run < self->runs->len ? self->runs->pdata[self->run - 1] : NULL;
+  if (self->baseline) {
+    job->baseline = shared_ref(self->baseline);
+    job->baseline_label = g_strdup(self->baseline_label);
+  } else if (previous) {
+    job->baseline = shared_ref(previous->shared);
+    job->baseline_label = g_strdup_printf("the Run before, %s", previous->label ? previous->label : "");
+  }
   job->by = self->group_by;
   job->filter = (tsp_filter){ TSP_MODE_ALL, self->range_from, self->range_to };
   job->by_node = new_session;
@@ -448,19 +508,69 @@ static void refill(TsProfilerPanel *self, gboolean new_session)
   g_task_run_in_thread(task, make_stats);
 }
 
-void ts_profiler_panel_set_session(TsProfilerPanel *self, tsp_session *session, const char *label)
+/* Shows recording i of the runs (none if out of range). */
+static void show_run(TsProfilerPanel *self, guint i)
 {
-  g_return_if_fail(TS_IS_PROFILER_PANEL(self));
+  const RunEntry *run = i < self->runs->len ? self->runs->pdata[i] : NULL;
+  self->run = i;
   /* the timeline borrows the session: it lets go of the old one first */
   TsProfileShared *old = g_steal_pointer(&self->shared);
   g_clear_pointer(&self->node_stats, tsp_stats_free);
-  self->shared = session ? shared_new(session) : NULL;
+  self->shared = run ? shared_ref(run->shared) : NULL;
   self->range_from = self->range_to = 0;
-  ts_timeline_set_session(self->timeline, session);
+  ts_timeline_set_session(self->timeline, run ? run->shared->session : NULL);
   g_clear_pointer(&old, shared_unref);
   g_free(self->label);
-  self->label = g_strdup(label);
+  self->label = g_strdup(run ? run->label : NULL);
+  gtk_widget_set_visible(GTK_WIDGET(self->run_dropdown), self->runs->len > 1);
+  if (run && gtk_drop_down_get_selected(self->run_dropdown) != i)
+    gtk_drop_down_set_selected(self->run_dropdown, i);
   refill(self, TRUE);
+}
+
+static void on_run_selected(TsProfilerPanel *self)
+{
+  guint i = gtk_drop_down_get_selected(self->run_dropdown);
+  if (i != GTK_INVALID_LIST_POSITION && i != self->run)
+    show_run(self, i);
+}
+
+void ts_profiler_panel_set_session(TsProfilerPanel *self, tsp_session *session, const char *label)
+{
+  g_return_if_fail(TS_IS_PROFILER_PANEL(self));
+  if (!session) { /* none: every recording goes */
+    show_run(self, G_MAXUINT);
+    g_ptr_array_set_size(self->runs, 0);
+    gtk_string_list_splice(self->run_names, 0, g_list_model_get_n_items(G_LIST_MODEL(self->run_names)), NULL);
+    gtk_widget_set_visible(GTK_WIDGET(self->run_dropdown), FALSE);
+    return;
+  }
+  RunEntry *run = g_new0(RunEntry, 1);
+  run->shared = shared_new(session);
+  run->label = g_strdup(label);
+  g_ptr_array_add(self->runs, run);
+  g_signal_handlers_block_by_func(self->run_dropdown, on_run_selected, self); /* not a choice */
+  gtk_string_list_append(self->run_names, label ? label : "");
+  g_signal_handlers_unblock_by_func(self->run_dropdown, on_run_selected, self);
+  show_run(self, self->runs->len - 1);
+}
+
+guint ts_profiler_panel_get_n_runs(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), 0);
+  return self->runs->len;
+}
+
+void ts_profiler_panel_select_run(TsProfilerPanel *self, guint i)
+{
+  g_return_if_fail(TS_IS_PROFILER_PANEL(self) && i < self->runs->len);
+  show_run(self, i);
+}
+
+guint ts_profiler_panel_get_run(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), 0);
+  return self->run;
 }
 
 void ts_profiler_panel_show_page(TsProfilerPanel *self, const char *name)
@@ -473,6 +583,30 @@ TsTimeline *ts_profiler_panel_get_timeline(TsProfilerPanel *self)
 {
   g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), NULL);
   return self->timeline;
+}
+
+void ts_profiler_panel_set_baseline(TsProfilerPanel *self, tsp_session *session, const char *label)
+{
+  g_return_if_fail(TS_IS_PROFILER_PANEL(self));
+  g_clear_pointer(&self->baseline, shared_unref);
+  self->baseline = session ? shared_new(session) : NULL;
+  g_free(self->baseline_label);
+  self->baseline_label = g_strdup(label);
+  refill(self, FALSE);
+  if (session)
+    gtk_stack_set_visible_child_name(self->stack, "diff");
+}
+
+TsDiffTable *ts_profiler_panel_get_diff_table(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), NULL);
+  return self->diff_table;
+}
+
+TsCallTree *ts_profiler_panel_get_call_tree(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), NULL);
+  return self->call_tree;
 }
 
 const tsp_session *ts_profiler_panel_get_session(TsProfilerPanel *self)
@@ -661,6 +795,9 @@ static void ts_profiler_panel_finalize(GObject *object)
 {
   TsProfilerPanel *self = TS_PROFILER_PANEL(object);
   shared_unref(self->shared);
+  g_ptr_array_unref(self->runs);
+  shared_unref(self->baseline);
+  g_free(self->baseline_label);
   tsp_stats_free(self->node_stats);
   tsp_compare_free(self->compare);
   tsp_session_free(self->compare_session);
@@ -693,6 +830,8 @@ static void ts_profiler_panel_class_init(TsProfilerPanelClass *klass)
   signals[SIGNAL_NODE_SELECTED] = g_signal_new("node-selected", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
                                                NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
   g_type_ensure(TS_TYPE_TIMELINE);
+  g_type_ensure(TS_TYPE_CALL_TREE);
+  g_type_ensure(TS_TYPE_DIFF_TABLE);
   gtk_widget_class_set_template_from_resource(widget_class,
                                               "/io/github/tracescope/Tracescope/ts-profiler-panel.ui");
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, stack);
@@ -702,8 +841,14 @@ static void ts_profiler_panel_class_init(TsProfilerPanelClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, filter_entry);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, summary_label);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, timeline);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, call_tree);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, diff_table);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, run_dropdown);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, run_names);
+  gtk_widget_class_bind_template_callback(widget_class, on_run_selected);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_summary);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, calls_spin);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_button);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, stats_view);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_view);
   gtk_widget_class_bind_template_callback(widget_class, on_group_selected);
@@ -728,9 +873,25 @@ static void on_range_selected(TsTimeline *timeline, guint64 from_ns, guint64 to_
   refill(self, FALSE);
 }
 
+/* The toolbar holds what the page shown uses: the grouping (Op Stats, Diff),
+ * the filter (Op Stats), the calls and Compare button (Eager vs Graph). */
+static void on_page_shown(TsProfilerPanel *self)
+{
+  const char *page = gtk_stack_get_visible_child_name(self->stack);
+  gboolean stats = g_strcmp0(page, "stats") == 0, compare = g_strcmp0(page, "compare") == 0;
+  gtk_widget_set_visible(GTK_WIDGET(self->group_dropdown), stats || g_strcmp0(page, "diff") == 0);
+  gtk_widget_set_visible(GTK_WIDGET(self->filter_entry), stats);
+  gtk_widget_set_visible(GTK_WIDGET(self->calls_spin), compare);
+  gtk_widget_set_visible(self->compare_button, compare);
+}
+
 static void ts_profiler_panel_init(TsProfilerPanel *self)
 {
+  self->runs = g_ptr_array_new_with_free_func(run_entry_free);
+  self->run = G_MAXUINT;
   gtk_widget_init_template(GTK_WIDGET(self));
+  g_signal_connect_swapped(self->stack, "notify::visible-child-name", G_CALLBACK(on_page_shown), self);
+  on_page_shown(self);
   g_signal_connect(self->timeline, "span-selected", G_CALLBACK(on_span_selected), self);
   g_signal_connect(self->timeline, "range-selected", G_CALLBACK(on_range_selected), self);
   self->rows = g_list_store_new(TS_TYPE_PROFILE_ROW);

@@ -1,8 +1,10 @@
 /* ts-profiler-panel.h — the Profiler panel: a Run's op statistics as a
  * sortable, filterable table grouped by op, node, source line or name
- * scope, and the eager-against-graph comparison of a function op by op
- * with a bar per op.  Each profiled Run replaces the statistics shown (one
- * Run, one recording, as a capture is in Nsight Systems or Perfetto).
+ * scope, the call tree, and the eager-against-graph comparison of a function op by op
+ * with a bar per op.  Each profiled Run is one recording (as a capture is
+ * in Nsight Systems or Perfetto): the newest is shown, every one is kept
+ * and can be shown again, and the Diff page compares it with the one
+ * before (or a trace read as the baseline).
  *
  * The tables are made on a thread: "busy" (read-only) is true meanwhile.
  * Signals: "node-selected" (const char *name): a row of one traced node
@@ -12,6 +14,8 @@
 
 #include <gtk/gtk.h>
 
+#include "ts-call-tree.h"
+#include "ts-diff-table.h"
 #include "ts-timeline.h"
 #include "tracescope-profiler.h"
 
@@ -20,7 +24,8 @@ G_BEGIN_DECLS
 #define TS_TYPE_PROFILER_PANEL (ts_profiler_panel_get_type())
 G_DECLARE_FINAL_TYPE(TsProfilerPanel, ts_profiler_panel, TS, PROFILER_PANEL, GtkWidget)
 
-/* Shows session's statistics (taking it; NULL: none), from the Run label. */
+/* Adds a recording (taking it), from the Run label, and shows it; the
+ * earlier ones are kept (ts_profiler_panel_select_run).  NULL: drops them all. */
 void ts_profiler_panel_set_session(TsProfilerPanel *self, tsp_session *session, const char *label);
 /* Borrowed; NULL if none. */
 const tsp_session *ts_profiler_panel_get_session(TsProfilerPanel *self);
@@ -43,6 +48,18 @@ void ts_profiler_panel_set_node_filter(TsProfilerPanel *self, const ts_node *nod
 void ts_profiler_panel_show_page(TsProfilerPanel *self, const char *name);
 /* The timeline of the Run's session (borrowed). */
 TsTimeline *ts_profiler_panel_get_timeline(TsProfilerPanel *self);
+/* Every recording set is kept (the newest shown): how many, which is shown,
+ * and show recording i (also the toolbar's Run dropdown, with two or more). */
+guint ts_profiler_panel_get_n_runs(TsProfilerPanel *self);
+guint ts_profiler_panel_get_run(TsProfilerPanel *self);
+void ts_profiler_panel_select_run(TsProfilerPanel *self, guint i);
+/* The Diff page: the Run's session (B) group by group against a baseline
+ * recording (A; owned, NULL: none, then the Run before the one shown), with
+ * the Op Stats' grouping; shows it. */
+void ts_profiler_panel_set_baseline(TsProfilerPanel *self, tsp_session *session, const char *label);
+TsDiffTable *ts_profiler_panel_get_diff_table(TsProfilerPanel *self);
+/* The Call Tree page: the spans by their path of names (the Op Stats' window). */
+TsCallTree *ts_profiler_panel_get_call_tree(TsProfilerPanel *self);
 guint ts_profiler_panel_get_n_rows(TsProfilerPanel *self);
 const tsp_stat *ts_profiler_panel_get_row(TsProfilerPanel *self, guint i);
 void ts_profiler_panel_select_row(TsProfilerPanel *self, guint i);

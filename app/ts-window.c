@@ -22,6 +22,7 @@ struct _TsWindow {
   AdwToastOverlay *toast_overlay;
   AdwWindowTitle *window_title;
   GtkStack *main_stack;
+  GtkWidget *sidebar_split, *run_paned; /* hidden while a trace is shown with no module */
   GtkStack *bottom_stack;
   TsDebugPanel *debug_panel;
   guint importing;        /* trace files being read */
@@ -326,6 +327,14 @@ static void on_colour_mode_changed(GSettings *settings, const char *key, TsWindo
   ts_graph_pane_set_colour_mode(self->graph_pane, mode);
 }
 
+/* A trace file with no module has no functions, graph or arguments to
+ * show: the profiler (its timeline first) takes the whole window. */
+static void show_module_panes(TsWindow *self, gboolean shown)
+{
+  gtk_widget_set_visible(self->sidebar_split, shown);
+  gtk_widget_set_visible(self->run_paned, shown);
+}
+
 /* Shows module; with keep, what was selected stays selected (a reload). */
 static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep)
 {
@@ -341,6 +350,7 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep)
   adw_window_title_set_title(self->window_title, ts_loaded_module_get_title(module));
   adw_window_title_set_subtitle(self->window_title, ts_loaded_module_get_file(module));
   gtk_stack_set_visible_child_name(self->main_stack, "main");
+  show_module_panes(self, TRUE);
   ts_module_watch_set_module(self->watch, module);
   g_auto(GStrv) source_dirs = ts_source_search_dirs(ts_loaded_module_get_file(module));
   ts_node_details_set_source_dirs(self->node_details, (const char *const *)source_dirs);
@@ -1046,17 +1056,30 @@ static void import_trace(GTask *task, gpointer source, gpointer path, GCancellab
     g_task_return_error(task, error);
 }
 
+/* A trace read: the panel's recording, or (baseline) what the Diff page
+ * compares the recording with. */
 static void on_trace_imported(GObject *source, GAsyncResult *res, gpointer user_data)
 {
   TsWindow *self = TS_WINDOW(source);
+  gboolean baseline = GPOINTER_TO_INT(user_data);
   g_autoptr(GError) error = NULL;
   tsp_session *s = g_task_propagate_pointer(G_TASK(res), &error);
   self->importing--;
   if (!s) {
     show_error_dialog(self, "Cannot Open Trace", error->message);
+  } else if (baseline) {
+    g_autofree char *base = g_path_get_basename(g_task_get_task_data(G_TASK(res)));
+    gtk_stack_set_visible_child_name(self->main_stack, "main");
+    ts_profiler_panel_set_baseline(self->profiler_panel, s, base);
+    gtk_stack_set_visible_child_name(self->bottom_stack, "profiler");
   } else {
     g_autofree char *base = g_path_get_basename(g_task_get_task_data(G_TASK(res)));
     gtk_stack_set_visible_child_name(self->main_stack, "main");
+    show_module_panes(self, self->module != NULL);
+    if (!self->module) { /* the window is the trace's */
+      adw_window_title_set_title(self->window_title, base);
+      adw_window_title_set_subtitle(self->window_title, g_task_get_task_data(G_TASK(res)));
+    }
     ts_profiler_panel_set_session(self->profiler_panel, s, base);
     ts_profiler_panel_show_page(self->profiler_panel, "timeline");
     gtk_stack_set_visible_child_name(self->bottom_stack, "profiler");
@@ -1064,10 +1087,9 @@ static void on_trace_imported(GObject *source, GAsyncResult *res, gpointer user_
   notify_busy(self);
 }
 
-void ts_window_open_trace(TsWindow *self, const char *path)
+static void read_trace(TsWindow *self, const char *path, gboolean baseline)
 {
-  g_return_if_fail(TS_IS_WINDOW(self) && path != NULL);
-  GTask *task = g_task_new(self, NULL, on_trace_imported, NULL);
+  GTask *task = g_task_new(self, NULL, on_trace_imported, GINT_TO_POINTER(baseline));
   g_task_set_task_data(task, g_strdup(path), g_free);
   self->importing++;
   notify_busy(self);
@@ -1075,9 +1097,26 @@ void ts_window_open_trace(TsWindow *self, const char *path)
   g_object_unref(task);
 }
 
+void ts_window_open_trace(TsWindow *self, const char *path)
+{
+  g_return_if_fail(TS_IS_WINDOW(self) && path != NULL);
+  read_trace(self, path, FALSE);
+}
+
+void ts_window_compare_trace(TsWindow *self, const char *path)
+{
+  g_return_if_fail(TS_IS_WINDOW(self) && path != NULL);
+  read_trace(self, path, TRUE);
+}
+
 static void action_open_trace_from(GtkWidget *widget, const char *name, GVariant *param)
 {
   ts_window_open_trace(TS_WINDOW(widget), g_variant_get_string(param, NULL));
+}
+
+static void action_compare_trace_from(GtkWidget *widget, const char *name, GVariant *param)
+{
+  ts_window_compare_trace(TS_WINDOW(widget), g_variant_get_string(param, NULL));
 }
 
 static void on_trace_response(GtkNativeDialog *dialog, int response, gpointer user_data)
@@ -1086,22 +1125,33 @@ static void on_trace_response(GtkNativeDialog *dialog, int response, gpointer us
     g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
     g_autofree char *path = file ? g_file_get_path(file) : NULL;
     if (path)
-      ts_window_open_trace(TS_WINDOW(user_data), path);
+      read_trace(TS_WINDOW(user_data), path, GPOINTER_TO_INT(g_object_get_data(G_OBJECT(dialog), "baseline")));
   }
   g_object_unref(dialog);
 }
 
-static void action_open_trace(GtkWidget *widget, const char *name, GVariant *param)
+static void choose_trace(GtkWidget *widget, const char *title, gboolean baseline)
 {
-  GtkFileChooserNative *chooser = gtk_file_chooser_native_new("Open Trace", GTK_WINDOW(widget),
+  GtkFileChooserNative *chooser = gtk_file_chooser_native_new(title, GTK_WINDOW(widget),
                                                               GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
   g_autoptr(GtkFileFilter) filter = gtk_file_filter_new();
   gtk_file_filter_set_name(filter, "Chrome traces (.json, .json.gz)");
   gtk_file_filter_add_pattern(filter, "*.json");
   gtk_file_filter_add_pattern(filter, "*.json.gz");
   gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(chooser), filter);
+  g_object_set_data(G_OBJECT(chooser), "baseline", GINT_TO_POINTER(baseline));
   g_signal_connect(chooser, "response", G_CALLBACK(on_trace_response), widget);
   gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
+}
+
+static void action_open_trace(GtkWidget *widget, const char *name, GVariant *param)
+{
+  choose_trace(widget, "Open Trace", FALSE);
+}
+
+static void action_compare_trace(GtkWidget *widget, const char *name, GVariant *param)
+{
+  choose_trace(widget, "Compare with Trace", TRUE);
 }
 
 void ts_window_open_session(TsWindow *self, const char *path)
@@ -1494,6 +1544,8 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsWindow, toast_overlay);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, window_title);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, main_stack);
+  gtk_widget_class_bind_template_child(widget_class, TsWindow, sidebar_split);
+  gtk_widget_class_bind_template_child(widget_class, TsWindow, run_paned);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, bottom_stack);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, debug_panel);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, function_list);
@@ -1529,6 +1581,8 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_install_action(widget_class, "win.open-session-from", "s", action_open_session_from);
   gtk_widget_class_install_action(widget_class, "win.open-trace", NULL, action_open_trace);
   gtk_widget_class_install_action(widget_class, "win.open-trace-from", "s", action_open_trace_from);
+  gtk_widget_class_install_action(widget_class, "win.compare-trace", NULL, action_compare_trace);
+  gtk_widget_class_install_action(widget_class, "win.compare-trace-from", "s", action_compare_trace_from);
   gtk_widget_class_install_action(widget_class, "win.export-graph-to", "s", action_export_graph_to);
   gtk_widget_class_install_action(widget_class, "win.profile-compare", NULL, action_profile_compare);
 

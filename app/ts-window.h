@@ -69,5 +69,8 @@ TsDebugPanel *ts_window_get_debug_panel(TsWindow *self);
  * another tool's) off the main thread and shows it in the Profiler panel's
  * timeline; an error dialog says what was wrong with the file. */
 void ts_window_open_trace(TsWindow *self, const char *path);
+/* Reads a Chrome trace on a thread as the baseline the Profiler panel's
+ * Diff page compares its recording with (win.compare-trace-from). */
+void ts_window_compare_trace(TsWindow *self, const char *path);
 
 G_END_DECLS

@@ -34,10 +34,6 @@ static double median_call_ns(const tsp_session *s, const tsp_filter *f, int *n)
   return m;
 }
 
-typedef struct side {
-  double count, ns;
-} side;
-
 static int cmp_row(const void *a, const void *b)
 {
   const tsp_compare_row *x = a, *y = b;
@@ -45,6 +41,106 @@ static int cmp_row(const void *a, const void *b)
   if (mx != my)
     return mx < my ? 1 : -1;
   return strcmp(x->name, y->name);
+}
+
+/* A row for each op identity of st (one mode), by key: the node (traced,
+ * or fused), or for eager ops without a twin the stat's key.  An op's time
+ * per call is its median self time times its runs per call, so that one
+ * disturbed run does not move the row. */
+static void add_rows(const tsp_session *s, const tsp_stats *st, bool graph, int n_calls,
+                     GHashTable *index, GArray *rows)
+{
+  for (int i = 0; i < st->n; i++) {
+    const tsp_stat *r = &st->rows[i];
+    char *key = r->node ? g_strdup_printf("#%u", r->node) : g_strdup(r->key);
+    gpointer v;
+    guint k;
+    if (g_hash_table_lookup_extended(index, key, NULL, &v)) {
+      k = GPOINTER_TO_UINT(v);
+      g_free(key);
+    } else {
+      const tsp_node_info *n = tsp_session_node(s, r->node);
+      tsp_compare_row row = {
+        .name = g_strdup(r->key),
+        .op = g_strdup(r->op >= 0 ? (r->op == TSP_OP_OTHER ? r->key : ts_op_name((ts_op)r->op)) : "?"),
+        .source = n ? tsp__loc_text(s, n->loc) : g_strdup(strstr(r->key, " at ") ? strstr(r->key, " at ") + 4 : ""),
+        .node = r->node,
+        .parent = -1,
+      };
+      k = rows->len;
+      g_array_append_val(rows, row);
+      g_hash_table_insert(index, key, GUINT_TO_POINTER(k));
+    }
+    tsp_compare_row *row = &g_array_index(rows, tsp_compare_row, k);
+    double per_call = (double)r->count / n_calls;
+    *(graph ? &row->graph_count : &row->eager_count) += per_call;
+    *(graph ? &row->graph_ns : &row->eager_ns) += r->self_p50_ns * per_call;
+    *(graph ? &row->graph_min_ns : &row->eager_min_ns) += r->self_min_ns * per_call;
+  }
+}
+
+/* A fused node's row takes the eager rows of the traced nodes it stands
+ * for (those that ran in eager mode only): they are listed under it, and
+ * their sum is what its graph time compares with. */
+static void gather_fused(const tsp_session *s, GHashTable *index, GArray *rows)
+{
+  for (guint k = 0; k < rows->len; k++) {
+    tsp_compare_row *f = &g_array_index(rows, tsp_compare_row, k);
+    const tsp_node_info *n = tsp_session_node(s, f->node);
+    if (!n || n->n_origins < 2 || f->graph_count == 0)
+      continue;
+    for (int i = 0; i < n->n_origins; i++) {
+      char key[16];
+      g_snprintf(key, sizeof key, "#%u", n->origins[i]);
+      gpointer v;
+      if (!g_hash_table_lookup_extended(index, key, NULL, &v))
+        continue;
+      tsp_compare_row *o = &g_array_index(rows, tsp_compare_row, GPOINTER_TO_UINT(v));
+      if (o == f || o->parent >= 0 || o->graph_count > 0)
+        continue;
+      o->parent = (int)k;
+      o->only = "fused";
+      f->eager_count += o->eager_count;
+      f->eager_ns += o->eager_ns;
+      f->eager_min_ns += o->eager_min_ns;
+    }
+  }
+}
+
+/* The rows by time, largest first, each fused row followed by its ops. */
+static tsp_compare_row *order_rows(GArray *rows, int *n_out)
+{
+  guint n = rows->len;
+  tsp_compare_row *in = (tsp_compare_row *)(void *)rows->data;
+  GArray *top = g_array_new(FALSE, FALSE, sizeof(tsp_compare_row));
+  for (guint k = 0; k < n; k++) {
+    if (in[k].parent < 0) {
+      tsp_compare_row r = in[k];
+      r.parent = -1 - (int)k; /* remembers where it was, until placed */
+      g_array_append_val(top, r);
+    }
+  }
+  if (top->len > 1) /* an empty GArray's data may be NULL */
+    qsort(top->data, top->len, sizeof(tsp_compare_row), cmp_row);
+  tsp_compare_row *out = g_new0(tsp_compare_row, n ? n : 1);
+  int m = 0;
+  for (guint t = 0; t < top->len; t++) {
+    tsp_compare_row *r = &g_array_index(top, tsp_compare_row, t);
+    int was = -1 - r->parent, at = m;
+    r->parent = -1;
+    out[m++] = *r;
+    int first = m;
+    for (guint k = 0; k < n; k++)
+      if (in[k].parent == was) {
+        out[m] = in[k];
+        out[m++].parent = at;
+      }
+    if (m - first > 1)
+      qsort(out + first, (size_t)(m - first), sizeof *out, cmp_row);
+  }
+  g_array_unref(top);
+  *n_out = m;
+  return out;
 }
 
 tsp_compare *tsp_compare_from_session(const tsp_session *s, const tsp_filter *eager,
@@ -58,49 +154,22 @@ tsp_compare *tsp_compare_from_session(const tsp_session *s, const tsp_filter *ea
   c->speedup = c->graph_call_ns > 0 ? c->eager_call_ns / c->graph_call_ns : 0;
   tsp_stats *st[2] = { tsp_stats_compute(s, TSP_BY_NODE, eager),
                        tsp_stats_compute(s, TSP_BY_NODE, graph) };
-  c->eager_op_ns = st[0]->self_ns / c->n_calls;
-  c->graph_op_ns = st[1]->self_ns / c->n_calls;
-
-  /* rows by key: the traced node, or (eager ops without one) the stat's key */
-  GHashTable *index = g_hash_table_new(g_str_hash, g_str_equal);
+  GHashTable *index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   GArray *rows = g_array_new(FALSE, TRUE, sizeof(tsp_compare_row));
-  for (int m = 0; m < 2; m++) {
-    for (int i = 0; i < st[m]->n; i++) {
-      const tsp_stat *r = &st[m]->rows[i];
-      char *key = r->node ? g_strdup_printf("#%u", r->node) : g_strdup(r->key);
-      gpointer v;
-      guint k;
-      if (g_hash_table_lookup_extended(index, key, NULL, &v)) {
-        k = GPOINTER_TO_UINT(v);
-        g_free(key);
-      } else {
-        const tsp_node_info *n = tsp_session_node(s, r->node);
-        tsp_compare_row row = {
-          .name = g_strdup(r->key),
-          .op = g_strdup(r->op >= 0 ? (r->op == TSP_OP_OTHER ? r->key : ts_op_name((ts_op)r->op)) : "?"),
-          .source = n ? tsp__loc_text(s, n->loc) : g_strdup(strstr(r->key, " at ") ? strstr(r->key, " at ") + 4 : ""),
-          .node = r->node,
-        };
-        k = rows->len;
-        g_array_append_val(rows, row);
-        g_hash_table_insert(index, key, GUINT_TO_POINTER(k));
-      }
-      tsp_compare_row *row = &g_array_index(rows, tsp_compare_row, k);
-      *(m ? &row->graph_count : &row->eager_count) += (double)r->count / c->n_calls;
-      *(m ? &row->graph_ns : &row->eager_ns) += r->self_ns / c->n_calls;
-    }
-  }
+  add_rows(s, st[0], false, c->n_calls, index, rows);
+  add_rows(s, st[1], true, c->n_calls, index, rows);
+  gather_fused(s, index, rows);
   for (guint k = 0; k < rows->len; k++) {
     tsp_compare_row *row = &g_array_index(rows, tsp_compare_row, k);
-    row->ratio = row->eager_ns > 0 && row->graph_ns > 0 ? row->eager_ns / row->graph_ns : 0;
-    row->only = row->graph_count == 0 ? "eager only" : row->eager_count == 0 ? "graph only" : NULL;
+    if (row->parent < 0) {
+      c->eager_op_ns += row->eager_ns;
+      c->graph_op_ns += row->graph_ns;
+      row->ratio = row->eager_ns > 0 && row->graph_ns > 0 ? row->eager_ns / row->graph_ns : 0;
+      row->only = row->graph_count == 0 ? "eager only" : row->eager_count == 0 ? "graph only" : NULL;
+    }
   }
-  if (rows->len > 1) /* an empty GArray's data may be NULL */
-    qsort(rows->data, rows->len, sizeof(tsp_compare_row), cmp_row);
-  c->n_rows = (int)rows->len;
-  c->rows = (tsp_compare_row *)(void *)g_array_free(rows, FALSE);
-  GList *keys = g_hash_table_get_keys(index);
-  g_list_free_full(keys, g_free);
+  c->rows = order_rows(rows, &c->n_rows);
+  g_array_unref(rows);
   g_hash_table_unref(index);
   tsp_stats_free(st[0]);
   tsp_stats_free(st[1]);

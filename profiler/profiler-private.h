@@ -77,3 +77,15 @@ static inline bool tsp__filter_accepts(const tsp_filter *f, const tsp_event *e)
 
 /* "file:line" (basename of file) of loc index i, owned; "" if none. */
 char *tsp__loc_text(const tsp_session *s, uint32_t i);
+
+/* An op event with its self time. */
+typedef struct tsp__op_time {
+  const tsp_event *e;
+  double self_ns;
+} tsp__op_time;
+/* Thread i's op events (in the order they end) with their self times: each
+ * span less the spans directly inside it on the thread (stats.c). */
+GArray *tsp__thread_op_times(const tsp_session *s, int thread);
+/* The node an op event's time goes to (stats.c): the traced node it
+ * stands for, or a fused node itself; 0 for an eager op with no twin. */
+uint32_t tsp__event_identity(const tsp_session *s, const tsp_event *e);

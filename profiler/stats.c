@@ -21,54 +21,57 @@ static int cmp_double(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* ---- self time: what ops inside an If/While took, per (run, seq) ------------------ */
+/* ---- self time: a span less the spans directly inside it ------------------------- */
 
-typedef struct run_seq {
-  uint64_t run, seq;
-} run_seq;
-
-static guint run_seq_hash(gconstpointer p)
+static int cmp_by_end(const void *a, const void *b)
 {
-  const run_seq *k = p;
-  return (guint)(k->run * 0x9e3779b97f4a7c15ull ^ k->seq);
+  const tsp__op_time *x = a, *y = b;
+  if (x->e->end_ns != y->e->end_ns)
+    return x->e->end_ns < y->e->end_ns ? -1 : 1;
+  return (x->e->start_ns < y->e->start_ns) - (x->e->start_ns > y->e->start_ns); /* inner first */
 }
 
-static gboolean run_seq_equal(gconstpointer a, gconstpointer b)
+/* By time containment on the thread, whatever wrote the events: an If or
+ * While holds the ops of its branches, an imported span (PyTorch's
+ * aten::linear) the spans it called.  Spans are taken in the order they
+ * end (as they are recorded; a file's are sorted so); the finished spans not
+ * yet inside another wait on a stack, and a span's children are those on
+ * top of it that started no earlier than it. */
+GArray *tsp__thread_op_times(const tsp_session *s, int thread)
 {
-  const run_seq *x = a, *y = b;
-  return x->run == y->run && x->seq == y->seq;
-}
-
-/* (run, seq) -> double: the time of the ops whose parent it is. */
-static GHashTable *children_time(const tsp_session *s)
-{
-  GHashTable *h = g_hash_table_new_full(run_seq_hash, run_seq_equal, g_free, g_free);
-  for (int t = 0; t < tsp_session_n_threads(s); t++) {
-    tsp_iter it;
-    tsp_iter_init(&it, s, t);
-    for (const tsp_event *e; (e = tsp_iter_next(&it));) {
-      if (e->kind != TSP_EVENT_OP || !e->parent_seq)
-        continue;
-      run_seq key = { e->run_id, e->parent_seq };
-      double *v = g_hash_table_lookup(h, &key);
-      if (!v) {
-        v = g_new0(double, 1);
-        g_hash_table_insert(h, g_memdup2(&key, sizeof key), v);
-      }
-      *v += (double)(e->end_ns - e->start_ns);
-    }
+  GArray *ops = g_array_new(FALSE, FALSE, sizeof(tsp__op_time));
+  tsp_iter it;
+  tsp_iter_init(&it, s, thread);
+  bool sorted = true;
+  for (const tsp_event *e; (e = tsp_iter_next(&it));) {
+    if (e->kind != TSP_EVENT_OP)
+      continue;
+    tsp__op_time o = { e, (double)(e->end_ns - e->start_ns) };
+    if (ops->len && cmp_by_end(&g_array_index(ops, tsp__op_time, ops->len - 1), &o) > 0)
+      sorted = false;
+    g_array_append_val(ops, o);
   }
-  return h;
-}
-
-static double self_time(GHashTable *children, const tsp_event *e)
-{
-  double total = (double)(e->end_ns - e->start_ns);
-  if (!g_hash_table_size(children))
-    return total;
-  run_seq key = { e->run_id, e->seq };
-  const double *inside = g_hash_table_lookup(children, &key);
-  return inside ? MAX(0.0, total - *inside) : total;
+  if (!sorted) { /* a file's spans: in start order, the outer of two equal spans first */
+    tsp__op_time *v = (tsp__op_time *)(void *)ops->data;
+    for (guint i = 0, j = ops->len - 1; i < j; i++, j--) {
+      tsp__op_time x = v[i];
+      v[i] = v[j];
+      v[j] = x;
+    }
+    g_array_sort(ops, cmp_by_end); /* stable: of two equal spans, the inner now ends first */
+  }
+  tsp__op_time *v = (tsp__op_time *)(void *)ops->data;
+  guint *stack = g_new(guint, ops->len + 1), top = 0;
+  for (guint i = 0; i < ops->len; i++) {
+    while (top > 0 && v[stack[top - 1]].e->start_ns >= v[i].e->start_ns) {
+      const tsp_event *c = v[stack[--top]].e;
+      v[i].self_ns -= (double)(c->end_ns - c->start_ns);
+    }
+    v[i].self_ns = MAX(0.0, v[i].self_ns);
+    stack[top++] = i;
+  }
+  g_free(stack);
+  return ops;
 }
 
 /* ---- groups ------------------------------------------------------------------------ */
@@ -82,22 +85,20 @@ typedef struct group {
   int device;                /* -1: several */
   uint64_t count;
   double total, self;
-  GArray *durations;         /* double */
+  GArray *durations, *selfs; /* double, per op */
 } group;
 
-/* The traced nodes an op event stands for: a graph node's origins
- * (provenance), else the traced node, else the node run itself. */
-static int event_origins(const tsp_session *s, const tsp_event *e, const uint32_t **out,
-                         uint32_t *one)
+/* The node an op event's time goes to, 0 for none: a graph node standing
+ * for one traced node (rewritten) goes to it, as an eager op goes to its
+ * traced twin; a node standing for several (fused) keeps its time, once. */
+uint32_t tsp__event_identity(const tsp_session *s, const tsp_event *e)
 {
   const tsp_node_info *n = tsp_session_node(s, e->node);
-  if (n && n->n_origins > 0) {
-    *out = n->origins;
-    return n->n_origins;
-  }
-  *one = e->traced ? e->traced : e->node;
-  *out = one;
-  return *one ? 1 : 0;
+  if (n && n->n_origins == 1)
+    return n->origins[0];
+  if (n && n->n_origins > 1)
+    return e->node;
+  return e->traced ? e->traced : e->node;
 }
 
 static group *group_get(GHashTable *groups, uint64_t id)
@@ -108,6 +109,7 @@ static group *group_get(GHashTable *groups, uint64_t id)
     g->id = id;
     g->device = -2;
     g->durations = g_array_new(FALSE, FALSE, sizeof(double));
+    g->selfs = g_array_new(FALSE, FALSE, sizeof(double));
     g_hash_table_insert(groups, &g->id, g);
   }
   return g;
@@ -122,6 +124,7 @@ static void group_add(group *g, const tsp_event *e, double total, double self)
   g->total += total;
   g->self += self;
   g_array_append_val(g->durations, total);
+  g_array_append_val(g->selfs, self);
 }
 
 #define EAGER_KEY (1ull << 62) /* an eager op with no traced twin: keyed by op and line */
@@ -140,10 +143,8 @@ static void add_event(const tsp_session *s, GHashTable *groups, tsp_group_by by,
     group_add(g, e, total, self);
     return;
   }
-  uint32_t one;
-  const uint32_t *origins;
-  int n = event_origins(s, e, &origins, &one);
-  if (n == 0) { /* eager, no twin: its own op and line */
+  uint32_t node = tsp__event_identity(s, e);
+  if (!node) { /* eager, no twin: its own op and line */
     uint64_t id = by == TSP_BY_NODE ? EAGER_KEY | ((uint64_t)e->op << 32) | e->loc
                   : by == TSP_BY_LINE ? e->loc
                                       : (uint64_t)(uintptr_t)TOP;
@@ -153,17 +154,15 @@ static void add_event(const tsp_session *s, GHashTable *groups, tsp_group_by by,
     group_add(g, e, total, self);
     return;
   }
-  for (int i = 0; i < n; i++) {
-    const tsp_node_info *o = tsp_session_node(s, origins[i]);
-    uint32_t loc = o && o->loc ? o->loc : e->loc;
-    const char *scope = o && *o->scope ? o->scope : TOP;
-    uint64_t id = by == TSP_BY_NODE ? origins[i] : by == TSP_BY_LINE ? loc : (uint64_t)(uintptr_t)scope;
-    group *g = group_get(groups, id);
-    g->node = origins[i];
-    g->loc = loc;
-    g->scope = scope;
-    group_add(g, e, total / n, self / n);
-  }
+  const tsp_node_info *o = tsp_session_node(s, node);
+  uint32_t loc = o && o->loc ? o->loc : e->loc;
+  const char *scope = o && *o->scope ? o->scope : TOP;
+  uint64_t id = by == TSP_BY_NODE ? node : by == TSP_BY_LINE ? loc : (uint64_t)(uintptr_t)scope;
+  group *g = group_get(groups, id);
+  g->node = node;
+  g->loc = loc;
+  g->scope = scope;
+  group_add(g, e, total, self);
 }
 
 static char *group_key(const tsp_session *s, tsp_group_by by, const group *g)
@@ -202,26 +201,30 @@ static void group_free(gpointer p)
 {
   group *g = p;
   g_array_unref(g->durations);
+  g_array_unref(g->selfs);
   g_free(g);
 }
 
 tsp_stats *tsp_stats_compute(const tsp_session *s, tsp_group_by by, const tsp_filter *f)
 {
-  GHashTable *children = children_time(s);
   GHashTable *groups = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, group_free);
   tsp_stats *st = g_new0(tsp_stats, 1);
+  uint64_t first = UINT64_MAX, last = 0;
   for (int t = 0; t < tsp_session_n_threads(s); t++) {
-    tsp_iter it;
-    tsp_iter_init(&it, s, t);
-    for (const tsp_event *e; (e = tsp_iter_next(&it));) {
-      if (e->kind != TSP_EVENT_OP || !tsp__filter_accepts(f, e))
+    GArray *ops = tsp__thread_op_times(s, t);
+    for (guint i = 0; i < ops->len; i++) {
+      const tsp__op_time *o = &g_array_index(ops, tsp__op_time, i);
+      if (!tsp__filter_accepts(f, o->e))
         continue;
-      double total = (double)(e->end_ns - e->start_ns), self = self_time(children, e);
-      st->self_ns += self;
+      st->self_ns += o->self_ns;
       st->count++;
-      add_event(s, groups, by, e, total, self);
+      first = MIN(first, o->e->start_ns);
+      last = MAX(last, o->e->end_ns);
+      add_event(s, groups, by, o->e, (double)(o->e->end_ns - o->e->start_ns), o->self_ns);
     }
+    g_array_unref(ops);
   }
+  st->wall_ns = st->count ? (double)(last - first) : 0;
   st->n = (int)g_hash_table_size(groups);
   st->rows = g_new0(tsp_stat, st->n > 0 ? st->n : 1);
   GHashTableIter hi;
@@ -232,6 +235,8 @@ tsp_stats *tsp_stats_compute(const tsp_session *s, tsp_group_by by, const tsp_fi
     double *d = (double *)g->durations->data;
     size_t n = g->durations->len;
     qsort(d, n, sizeof *d, cmp_double);
+    double *sd = (double *)g->selfs->data;
+    qsort(sd, n, sizeof *sd, cmp_double);
     st->rows[k++] = (tsp_stat){
       .key = group_key(s, by, g),
       .op = g->op,
@@ -246,13 +251,14 @@ tsp_stats *tsp_stats_compute(const tsp_session *s, tsp_group_by by, const tsp_fi
       .max_ns = d[n - 1],
       .p50_ns = tsp_percentile(d, n, 50),
       .p95_ns = tsp_percentile(d, n, 95),
-      .share = st->self_ns > 0 ? g->self / st->self_ns : 0,
+      .self_p50_ns = tsp_percentile(sd, n, 50),
+      .self_min_ns = sd[0],
+      .share = st->wall_ns > 0 ? g->self / st->wall_ns : 0,
     };
   }
   if (st->n > 1) /* none: rows may be NULL, which qsort must not get */
     qsort(st->rows, (size_t)st->n, sizeof *st->rows, cmp_stat);
   g_hash_table_unref(groups);
-  g_hash_table_unref(children);
   return st;
 }
 

@@ -180,26 +180,31 @@ typedef struct tsp_filter {
 typedef struct tsp_stat {
   char *key;             /* "MatMul", "dense_1/MatMul", "model.c:12", "dense_1" */
   int op;                /* the ops' ts_op; -1 if several */
-  uint32_t node;         /* TSP_BY_NODE: the traced node, 0 for eager ops without one */
+  uint32_t node;         /* TSP_BY_NODE: the traced node, or a fused node (its origins are
+                          * the traced nodes it stands for); 0 for eager ops without one */
   unsigned modes;        /* tsp_mode bits seen */
   const char *device;    /* "CPU"; "mixed" if several */
   uint64_t count;
-  double total_ns, self_ns; /* self: total less the ops run inside (If/While) */
+  double total_ns, self_ns; /* self: total less the spans directly inside (If/While, nesting) */
   double mean_ns, min_ns, max_ns, p50_ns, p95_ns; /* of one op's total */
-  double share;          /* self_ns / all ops' self time */
+  double self_p50_ns, self_min_ns; /* of one op's self time: what comparisons use */
+  double share;          /* self_ns / wall_ns */
 } tsp_stat;
 
 typedef struct tsp_stats {
   tsp_stat *rows; /* by total_ns, largest first */
   int n;
   double self_ns; /* all ops' self time (the sum of top-level op times) */
+  double wall_ns; /* from the first op's start to the last op's end */
   uint64_t count;
 } tsp_stats;
 
 /* Op statistics grouped by op type, traced node, source line or name scope.
- * Nodes standing for several traced nodes (fused, folded) charge their time
- * to each in equal parts (TSP_BY_NODE, TSP_BY_SCOPE, TSP_BY_LINE).
- * Percentiles are nearest-rank. */
+ * Self time is by time containment on each thread, whatever wrote the
+ * events.  A node standing for one traced node counts as it (an eager op
+ * as its traced twin); a node standing for several (fused) is a group of
+ * its own, counted once, at its own line and scope.  Percentiles are
+ * nearest-rank. */
 tsp_stats *tsp_stats_compute(const tsp_session *s, tsp_group_by by, const tsp_filter *f);
 void tsp_stats_free(tsp_stats *st);
 /* The nearest-rank percentile p (0-100) of n sorted values. */
@@ -234,9 +239,13 @@ typedef struct tsp_compare_row {
   char *op, *source; /* "MatMul", "model.c:12" */
   uint32_t node;     /* the traced node, 0 if none */
   double eager_count, graph_count; /* per call */
-  double eager_ns, graph_ns;       /* self time per call */
+  double eager_ns, graph_ns;       /* self time per call: the median run's times runs per call */
+  double eager_min_ns, graph_min_ns; /* the same from the fastest run */
   double ratio;                    /* eager_ns / graph_ns; 0 if either is 0 */
-  const char *only;                /* NULL, "eager only" or "graph only" */
+  const char *only;                /* NULL, "eager only", "graph only", or "fused": an
+                                    * eager op that a fused node stands for */
+  int parent;                      /* "fused" rows: the fused node's row (their eager times
+                                    * are in its own); else -1 */
 } tsp_compare_row;
 
 typedef struct tsp_compare {
@@ -247,12 +256,15 @@ typedef struct tsp_compare {
   double eager_op_ns, graph_op_ns;     /* op self time per call (the rows' sums) */
   double first_call_ns, trace_ns;      /* the graph's first call and its trace; 0 if traced before */
   double payback_calls;                /* calls for the graph to pay back its first call; -1 never */
-  tsp_compare_row *rows;               /* by max(eager, graph) time, largest first */
+  tsp_compare_row *rows;               /* by max(eager, graph) time, largest first; a
+                                        * fused node's row followed by its ops' */
   int n_rows;
   tsp_filter eager_window, graph_window; /* tsp_compare_run: the timed calls of each mode */
 } tsp_compare;
 
-/* Compares the eager and graph windows of a recorded session, one row per op identity. */
+/* Compares the eager and graph windows of a recorded session, one row per
+ * op identity: a traced node (its eager op, the graph node that stands for
+ * it), or a fused node (compared with the sum of the eager ops it stands for). */
 tsp_compare *tsp_compare_from_session(const tsp_session *s, const tsp_filter *eager,
                                       const tsp_filter *graph, int n_calls);
 /* Runs fn on args: the first graph call (trace + run), an eager warm-up,
@@ -261,6 +273,54 @@ tsp_compare *tsp_compare_from_session(const tsp_session *s, const tsp_filter *ea
 tsp_compare *tsp_compare_run(tsp_session *s, ts_function *fn, const ts_value *args, int n_args,
                              int repeat);
 void tsp_compare_free(tsp_compare *c);
+
+/* ---- the call tree ---------------------------------------------------------------------- */
+
+/* Spans (ops and calls) merged by their path of names from the top, by
+ * time containment on each thread: a thread's top-level spans, what ran
+ * inside each, and so on. */
+typedef struct tsp_tree_node {
+  const char *name;   /* the op's or call's name (the tree's copy) */
+  int parent, depth;  /* parent -1: a root */
+  int first_child, next_sibling; /* children by total time, largest first; -1: none */
+  uint64_t count;
+  double total_ns, self_ns; /* self: total less the spans directly inside */
+} tsp_tree_node;
+
+typedef struct tsp_tree {
+  tsp_tree_node *nodes;
+  int n;
+  int first_root;  /* roots linked by next_sibling, largest first; -1: none */
+  double wall_ns;  /* the first span's start to the last one's end */
+  GStringChunk *names;
+} tsp_tree;
+
+/* The call tree of the spans that start in f's window (its modes: of the
+ * ops).  It holds copies of the names: it outlives the session. */
+tsp_tree *tsp_tree_compute(const tsp_session *s, const tsp_filter *f);
+void tsp_tree_free(tsp_tree *tree);
+
+/* ---- two recordings ---------------------------------------------------------------------- */
+
+/* One group (tsp_stats key) in recordings A and B: [0] is A's, [1] B's. */
+typedef struct tsp_diff_row {
+  char *key;
+  uint64_t count[2];
+  double p50_ns[2], min_ns[2]; /* of one op's self time; 0 where it did not run */
+  double self_ns[2];           /* all its self time */
+  double ratio;                /* B's median / A's (above 1: slower in B); 0 if one side lacks it */
+  const char *only;            /* NULL, "only in A" or "only in B" */
+} tsp_diff_row;
+
+typedef struct tsp_diff {
+  tsp_diff_row *rows; /* by how much the row changed (median times runs), largest first */
+  int n;
+  double self_ns[2], wall_ns[2]; /* all ops' self time; first op's start to last op's end */
+} tsp_diff;
+
+/* Recordings a and b group by group (their whole sessions), matched by key. */
+tsp_diff *tsp_diff_compute(const tsp_session *a, const tsp_session *b, tsp_group_by by);
+void tsp_diff_free(tsp_diff *d);
 
 /* ---- files ------------------------------------------------------------------------------ */
 

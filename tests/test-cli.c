@@ -218,6 +218,63 @@ static void test_help(void)
   cli_result_clear(&r);
 }
 
+/* The words of the row of `key` in a table printed by stats, top or diff. */
+static char **row_words(const char *out, const char *key)
+{
+  g_auto(GStrv) lines = g_strsplit(out, "\n", -1);
+  for (char **l = lines; *l; l++) {
+    char *text = g_strstrip(g_strdup(*l));
+    if (g_str_has_prefix(text, key) && text[strlen(key)] == ' ') {
+      char **w = g_regex_split_simple("\\s+", text + strlen(key), 0, 0);
+      g_free(text);
+      return w;
+    }
+    g_free(text);
+  }
+  g_error("no row '%s' in:\n%s", key, out);
+}
+
+/* Chrome traces: PyTorch's profiler's (gzipped, nested spans), read by
+ * stats, top and diff; a trace given where a module goes says what to do. */
+static void test_trace_files(void)
+{
+  g_autofree char *torch = g_test_build_filename(G_TEST_DIST, "data", "traces", "torch-mlp.json.gz", NULL);
+  cli_result r = cli("stats", torch, NULL);
+  g_assert_cmpstr(r.err, ==, "");
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "1 thread, 354 ops"));
+  /* torch's key_averages: aten::linear 6 calls, 68 µs total, 7 µs self */
+  g_auto(GStrv) linear = row_words(r.out, "aten::linear");
+  g_assert_cmpstr(linear[1], ==, "6");
+  g_assert_cmpstr(linear[2], ==, "68.00");
+  g_assert_cmpstr(linear[3], ==, "7.00");
+  cli_result_clear(&r);
+
+  r = cli("top", torch, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "Top ops by self time"));
+  g_auto(GStrv) lines = g_strsplit(r.out, "\n", -1);
+  int i = 0;
+  while (lines[i] && !g_str_has_prefix(lines[i], "Top ops"))
+    i++;
+  g_assert_true(g_str_has_prefix(g_strstrip(lines[i + 2]), "aten::mm ")); /* 74 µs self, the most */
+  g_assert_nonnull(strstr(r.out, "(25 more)"));
+  cli_result_clear(&r);
+
+  r = cli("diff", torch, torch, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_auto(GStrv) mm = row_words(r.out, "aten::mm");
+  g_assert_cmpstr(mm[1], ==, "9");
+  g_assert_cmpstr(mm[2], ==, "9");
+  g_assert_cmpstr(mm[7], ==, "1.00x");
+  cli_result_clear(&r);
+
+  expect_failure(cli("profile", torch, "f", NULL), 2, "is a trace, not a module: read it with tracescope-cli stats");
+  expect_failure(cli("stats", NULL), 2, "stats needs a trace file");
+  expect_failure(cli("diff", torch, NULL), 2, "diff needs two trace files");
+  expect_failure(cli("stats", "/no/such/trace.json", NULL), 1, "/no/such/trace.json");
+}
+
 static void test_bad_arguments(void)
 {
   /* the cases */
@@ -920,6 +977,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cli/run/npy-argument", test_npy_argument);
   g_test_add_func("/cli/list", test_list);
   g_test_add_func("/cli/help", test_help);
+  g_test_add_func("/cli/trace-files", test_trace_files);
   g_test_add_func("/cli/version", test_version);
 #ifdef TS_CLI_RENDER
   g_test_add_func("/cli/render/out-error", test_render_out_error);

@@ -325,6 +325,47 @@ static void test_text(void)
   tsp_session_free(x.s);
 }
 
+/* The colour at (x, y) of an ARGB32 surface, as 0xRRGGBB. */
+static guint32 pixel_at(cairo_surface_t *surface, double x, double y)
+{
+  cairo_surface_flush(surface);
+  const guint8 *row = cairo_image_surface_get_data(surface) + (int)y * cairo_image_surface_get_stride(surface);
+  return ((const guint32 *)(const void *)row)[(int)x] & 0xffffff;
+}
+
+/* Another tool's op names (the engine knows none of them) get colours by
+ * name, not all the one grey of an unknown op: the same name the same
+ * colour, different names different ones. */
+static void test_foreign_colours(void)
+{
+  const char *json =
+    "[{\"ph\":\"X\",\"name\":\"aten::addmm\",\"tid\":1,\"ts\":0,\"dur\":100},"
+    "{\"ph\":\"X\",\"name\":\"aten::relu\",\"tid\":1,\"ts\":100,\"dur\":100},"
+    "{\"ph\":\"X\",\"name\":\"aten::addmm\",\"tid\":1,\"ts\":200,\"dur\":100},"
+    "{\"ph\":\"X\",\"name\":\"Add\",\"tid\":1,\"ts\":300,\"dur\":100}]"; /* an engine op */
+  GError *error = NULL;
+  tsp_session *s = tsp_chrome_import_data(json, strlen(json), &error);
+  g_assert_no_error(error);
+  tsp_lod *lod = tsp_lod_build(s);
+  ts_timeline_view v = { .lod = lod, .width = 600, .height = 200 };
+  v.ns_per_px = 400e3 / (v.width - TS_TIMELINE_GUTTER);
+  cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, v.width, v.height);
+  cairo_t *cr = cairo_create(surface);
+  ts_timeline_render(cr, &v);
+  double y = ts_timeline_row_y(&v, 0, 0) + 4;
+  guint32 c[4];
+  for (int i = 0; i < 4; i++)
+    c[i] = pixel_at(surface, ts_timeline_x_of(&v, i * 100e3) + 3, y);
+  g_assert_cmphex(c[0], ==, c[2]);
+  g_assert_cmphex(c[0], !=, c[1]);
+  g_assert_cmphex(c[0], !=, c[3]);
+  g_assert_cmphex(c[1], !=, c[3]);
+  cairo_destroy(cr);
+  cairo_surface_destroy(surface);
+  tsp_lod_free(lod);
+  tsp_session_free(s);
+}
+
 /* ---- a real recording ------------------------------------------------------------------------ */
 
 static gboolean drawn_once(gpointer data)
@@ -438,6 +479,7 @@ int main(int argc, char **argv)
   if (have_display)
     g_object_set(gtk_settings_get_default(), "gtk-enable-animations", FALSE, NULL);
   g_test_add_func("/timeline/text", test_text);
+  g_test_add_func("/timeline/foreign-colours", test_foreign_colours);
   g_test_add_func("/timeline/zoom-keeps-pointer", test_zoom_keeps_pointer);
   g_test_add_func("/timeline/fit-follows-width", test_fit_follows_width);
   g_test_add_func("/timeline/range-statistics", test_range_statistics);

@@ -175,10 +175,21 @@ static void show_text_in(cairo_t *cr, const char *text, double x, double y, doub
 
 /* ---- spans --------------------------------------------------------------------------------- */
 
-static _ts_rgba span_colour(const _ts_palette *pal, const tsp_event *e, int op)
+/* Ops take their op's colour; ops the engine does not know (another
+ * tool's: aten::addmm) one picked by their name, so that a name keeps its
+ * colour and neighbours differ. */
+static _ts_rgba span_colour(const _ts_palette *pal, const tsp_session *s, const tsp_event *e, int op)
 {
   if (e->kind == TSP_EVENT_CALL)
     return _ts_mix(_ts_category_colour(pal, e->op == TSP_MODE_GRAPH ? 0 : 1), pal->background, 0.45);
+  if (op == TSP_OP_OTHER && e->op == TSP_OP_OTHER) {
+    guint h = g_str_hash(tsp_event_op_name(s, e));
+    for (int k = 0; k < TS_OP_COUNT; k++) {
+      int pick = (int)((h + (guint)k) % TS_OP_COUNT);
+      if (_ts_op_family_of(pick) != TS_OP_FAMILY_OTHER)
+        return _ts_op_colour(pal, pick);
+    }
+  }
   return _ts_op_colour(pal, op == TSP_OP_OTHER ? -1 : op);
 }
 
@@ -254,7 +265,7 @@ static void draw_row(cairo_t *cr, const ts_timeline_view *v, const _ts_palette *
     x0 = MAX(x0, TS_TIMELINE_GUTTER - 1);
     x1 = MIN(x1, (double)v->width + 1);
     x1 = MAX(x1, x0 + 1);
-    _ts_rgba c = span_colour(pal, sp[i].event, sp[i].op);
+    _ts_rgba c = span_colour(pal, s, sp[i].event, sp[i].op);
     if (sp[i].count > 1)
       c.a = 0.35 + 0.65 * round(4 * sp[i].busy) / 4; /* five steps: like runs batch */
     batch_add(&batch, c, x0, x1);
@@ -275,7 +286,7 @@ static void draw_row(cairo_t *cr, const ts_timeline_view *v, const _ts_palette *
       cairo_stroke(cr);
     }
     if (w >= LABEL_MIN_PX) {
-      _ts_set_source(cr, _ts_text_on(pal, span_colour(pal, e, sp[i].op)));
+      _ts_set_source(cr, _ts_text_on(pal, span_colour(pal, s, e, sp[i].op)));
       show_text_in(cr, span_name(s, e, w >= 140), x0 + 4, y + h - 3, w - 8);
     }
   }

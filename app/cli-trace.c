@@ -1,0 +1,120 @@
+/* cli-trace.c — `stats`, `top` and `diff`: Chrome trace files (ours,
+ * PyTorch's, any tool's, plain or gzipped) read with the profiler's
+ * importer, their op statistics printed as profile prints them. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracescope-profiler.h>
+
+#define TOP_ROWS 20
+
+static tsp_session *open_trace(const char *path, int *ret)
+{
+  GError *error = NULL;
+  tsp_session *s = tsp_chrome_import(path, &error);
+  if (!s) {
+    *ret = cli_fail(CLI_EXIT_FAILED, "%s", error->message);
+    g_error_free(error);
+  }
+  return s;
+}
+
+/* "trace.json: 3 threads, 1234 ops, 16.7 ms from the first op to the last" */
+static void print_summary(const char *path, const tsp_session *s, const tsp_stats *st)
+{
+  int n = tsp_session_n_threads(s);
+  printf("%s: %d thread%s, %" G_GUINT64_FORMAT " ops over %.3f ms; %.3f ms in ops (self time)\n",
+         path, n, n == 1 ? "" : "s", st->count, st->wall_ns / 1e6, st->self_ns / 1e6);
+}
+
+static int cmp_self(const void *a, const void *b)
+{
+  const tsp_stat *x = a, *y = b;
+  if (x->self_ns != y->self_ns)
+    return x->self_ns < y->self_ns ? 1 : -1;
+  return strcmp(x->key, y->key);
+}
+
+static int stats_or_top(const cli_options *o, int limit)
+{
+  int ret = 0;
+  tsp_session *s = open_trace(o->traces[0], &ret);
+  if (!s)
+    return ret;
+  tsp_stats *st = tsp_stats_compute(s, (tsp_group_by)cli_group_by(o->by), &TSP_FILTER_ALL);
+  if (limit && st->n > 1) /* top: by self time, where the time went */
+    qsort(st->rows, (size_t)st->n, sizeof *st->rows, cmp_self);
+  print_summary(o->traces[0], s, st);
+  g_autofree char *title = g_strdup_printf(limit ? "Top %ss by self time" : "%ss by total time", o->by);
+  title[0] = g_ascii_toupper(title[0]);
+  cli_print_op_table(st, title, o->by, limit);
+  GError *error = NULL;
+  const tsp_stats *tables[] = { st };
+  if (o->csv && !tsp_stats_write_csv(tables, 1, o->csv, &error)) {
+    ret = cli_fail(CLI_EXIT_FAILED, "%s", error->message);
+    g_error_free(error);
+  }
+  tsp_stats_free(st);
+  tsp_session_free(s);
+  return ret;
+}
+
+static int stats(const cli_options *o)
+{
+  return stats_or_top(o, 0);
+}
+
+static int top(const cli_options *o)
+{
+  return stats_or_top(o, TOP_ROWS);
+}
+
+/* Two recordings group by group: median and min of one op's self time in
+ * each, B's median over A's (above 1: slower in B). */
+static int diff(const cli_options *o)
+{
+  int ret = 0;
+  tsp_session *s[2] = { NULL, NULL };
+  for (int i = 0; i < 2 && ret == 0; i++)
+    s[i] = open_trace(o->traces[i], &ret);
+  if (ret == 0) {
+    tsp_diff *d = tsp_diff_compute(s[0], s[1], (tsp_group_by)cli_group_by(o->by));
+    printf("A: %s: %.3f ms in ops over %.3f ms\n", o->traces[0], d->self_ns[0] / 1e6, d->wall_ns[0] / 1e6);
+    printf("B: %s: %.3f ms in ops over %.3f ms\n", o->traces[1], d->self_ns[1] / 1e6, d->wall_ns[1] / 1e6);
+    printf("\nBy %s, largest change first (one op's self time: median and min)\n", o->by);
+    printf("  %-32s %7s %7s %11s %11s %10s %10s %10s\n", o->by, "A runs", "B runs", "A median µs",
+           "B median µs", "A min µs", "B min µs", "B/A");
+    for (int i = 0; i < d->n; i++) {
+      const tsp_diff_row *r = &d->rows[i];
+      char ratio[16];
+      if (r->only)
+        g_strlcpy(ratio, r->only, sizeof ratio);
+      else
+        g_snprintf(ratio, sizeof ratio, "%.2fx", r->ratio);
+      printf("  %-32.32s %7" G_GUINT64_FORMAT " %7" G_GUINT64_FORMAT " %11.3f %11.3f %10.3f %10.3f %10s\n",
+             r->key, r->count[0], r->count[1], r->p50_ns[0] / 1e3, r->p50_ns[1] / 1e3,
+             r->min_ns[0] / 1e3, r->min_ns[1] / 1e3, ratio);
+    }
+    tsp_diff_free(d);
+  }
+  tsp_session_free(s[0]);
+  tsp_session_free(s[1]);
+  return ret;
+}
+
+int cli_stats(int argc, char **argv)
+{
+  return cli_command_main(CLI_STATS, argc, argv, stats);
+}
+
+int cli_top(int argc, char **argv)
+{
+  return cli_command_main(CLI_TOP, argc, argv, top);
+}
+
+int cli_diff(int argc, char **argv)
+{
+  return cli_command_main(CLI_DIFF, argc, argv, diff);
+}
