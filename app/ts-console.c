@@ -25,7 +25,8 @@ struct _TsConsole {
   guint scroll_id;
   GPtrArray *incoming;   /* TsConsoleLine: lines not yet in the list */
   guint flush_id;
-  guint64 n_dropped;     /* lines left out: the first line of the list says how many */
+  guint64 n_dropped;     /* lines left out */
+  gboolean dropped_shown; /* the first line of the list says how many */
 };
 
 G_DEFINE_FINAL_TYPE(TsConsole, ts_console, GTK_TYPE_WIDGET)
@@ -63,7 +64,7 @@ static void flush_incoming(TsConsole *self)
   if (n_new == 0)
     return;
   guint skip = n_new > TS_CONSOLE_MAX_LINES ? n_new - TS_CONSOLE_MAX_LINES : 0;
-  guint has_marker = self->n_dropped > 0;
+  guint has_marker = self->dropped_shown;
   guint n_old = g_list_model_get_n_items(G_LIST_MODEL(self->lines)) - has_marker;
   guint total = n_old + n_new - skip;
   guint remove = total > TS_CONSOLE_MAX_LINES ? total - TS_CONSOLE_MAX_LINES : 0;
@@ -71,6 +72,7 @@ static void flush_incoming(TsConsole *self)
   if (self->n_dropped > 0) {
     g_autoptr(TsConsoleLine) marker = dropped_line(self->n_dropped);
     g_list_store_splice(self->lines, 0, has_marker + remove, (gpointer *)&marker, 1);
+    self->dropped_shown = TRUE;
   }
   g_list_store_splice(self->lines, g_list_model_get_n_items(G_LIST_MODEL(self->lines)), 0,
                       self->incoming->pdata + skip, n_new - skip);
@@ -146,6 +148,7 @@ void ts_console_clear(TsConsole *self)
   g_clear_handle_id(&self->flush_id, g_source_remove);
   g_ptr_array_set_size(self->incoming, 0);
   self->n_dropped = 0;
+  self->dropped_shown = FALSE;
   g_list_store_remove_all(self->lines);
   g_queue_clear_full(&self->pending, pending_free);
   gtk_stack_set_visible_child_name(self->stack, "empty");

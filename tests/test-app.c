@@ -1482,6 +1482,37 @@ static void test_output_flood(void)
   activate("win.mode", "s", "graph");
 }
 
+static void add_console_lines(guint from, guint to)
+{
+  for (guint i = from; i < to; i++) {
+    g_autofree char *text = g_strdup_printf("line %u", i);
+    g_autoptr(TsConsoleLine) line = ts_console_line_new(0, "", g_get_real_time(), TS_CONSOLE_SOURCE_HOST, text);
+    ts_console_add_line(ts_window_get_console(window), line);
+  }
+}
+
+/* The console keeps its last lines after one saying how many went, also
+ * when more than it keeps come between two batches, and over batches. */
+static void test_console_keeps_last_lines(void)
+{
+  ts_console_clear(ts_window_get_console(window));
+  guint n = 2 * TS_CONSOLE_MAX_LINES + 5000;
+  add_console_lines(0, n);
+  g_assert_cmpuint(n_lines(), ==, TS_CONSOLE_MAX_LINES + 1);
+  g_autofree char *dropped = g_strdup_printf("… %u lines dropped", n - TS_CONSOLE_MAX_LINES);
+  assert_line(0, dropped, TS_CONSOLE_SOURCE_WORKER, NULL);
+  g_autofree char *first = g_strdup_printf("line %u", n - TS_CONSOLE_MAX_LINES);
+  assert_line(1, first, TS_CONSOLE_SOURCE_HOST, NULL);
+  add_console_lines(n, n + 10);
+  g_assert_cmpuint(n_lines(), ==, TS_CONSOLE_MAX_LINES + 1);
+  g_autofree char *more = g_strdup_printf("… %u lines dropped", n + 10 - TS_CONSOLE_MAX_LINES);
+  assert_line(0, more, TS_CONSOLE_SOURCE_WORKER, NULL);
+  g_autofree char *last = g_strdup_printf("line %u", n + 9);
+  assert_line(TS_CONSOLE_MAX_LINES, last, TS_CONSOLE_SOURCE_HOST, NULL);
+  ts_console_clear(ts_window_get_console(window));
+  g_assert_cmpuint(n_lines(), ==, 0);
+}
+
 /* Closing or writing over the worker's fds changes nothing; a crash after
  * forking a child that never exits is reported as any crash. */
 static void test_worker_fds_and_children(void)
@@ -2406,6 +2437,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/version", test_version);
   g_test_add_func("/app/rows-survive-reopen", test_rows_survive_reopen);
   g_test_add_func("/app/worker-survives", test_worker_survives);
+  g_test_add_func("/app/console-keeps-last-lines", test_console_keeps_last_lines);
   g_test_add_func("/app/worker/output-flood", test_output_flood);
   g_test_add_func("/app/worker/fds-and-children", test_worker_fds_and_children);
   g_test_add_func("/app/worker/crash-while-loading", test_crash_while_loading);
