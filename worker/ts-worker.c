@@ -4,8 +4,9 @@
  * signals), its stdout/stderr pipes (lines, with call marks), and at its
  * end the crash pipe and the status page.  A call completes when its reply
  * and its end marks on both pipes are in, so every line it printed is
- * delivered first.  The death is reported once the process is reaped and
- * every pipe is at its end, so the report and the last lines agree.
+ * delivered first.  The death is reported once the process is reaped
+ * (its process group killed, what its pipes hold read then, not at their
+ * ends: a descendant may hold them), so the report and the last lines agree.
  *
  * The pipe readers hold the object: it lives until its process has ended
  * and been reported, so an owner done with it calls ts_worker_close().
@@ -45,7 +46,8 @@
 #define LINE_MAX_BYTES (16u << 10) /* a longer line is cut: the rest is counted, not kept */
 #define MARK_TAIL 64         /* the end of a cut line is kept: a call's mark may be there */
 #define PIPE_SLICE_US 4000   /* the pipes are read at most this long at a time: a flood waits its turn */
-#define DEATH_DRAIN_MAX (16u << 20) /* at the worker's death a pipe is read up to this much more */
+/* at the worker's death a pipe is read up to this: what a pipe holds at most (pipe-max-size) */
+#define DEATH_DRAIN_MAX (1u << 20)
 
 typedef struct {
   TsWorker *self;            /* borrowed: the task holds a reference */
