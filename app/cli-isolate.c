@@ -56,10 +56,12 @@ static void on_warning(TsWorker *w, guint call_id, guint kind, const char *funct
   }
 }
 
-/* "segv crashed: SIGSEGV (...)", then what the app's console shows. */
-static int fail_died(const char *function, const TsWorkerDeath *d)
+/* "segv crashed: SIGSEGV (...)" (the module, for a death outside calls:
+ * "bad.so crashed while loading the module: ..."), then what the app's
+ * console shows. */
+static int fail_died(const cli_options *o, const TsWorkerDeath *d)
 {
-  cli_fail(CLI_EXIT_FAILED, "%s %s", function, d->summary);
+  cli_fail(CLI_EXIT_FAILED, "%s %s", d->call_id ? o->function : o->module, d->summary);
   if (d->last_op)
     fprintf(stderr, "last op started: %s\n", d->last_op);
   if (d->backtrace)
@@ -133,7 +135,7 @@ static int run(Session *s, TsWorker *w)
   g_autofree char *title = NULL, *path = NULL;
   g_autoptr(GPtrArray) functions = NULL;
   if (!ts_worker_open_finish(w, opened, &title, &path, &functions, &error))
-    return cli_fail(CLI_EXIT_FAILED, "%s", error->message);
+    return fail_call(error);
   int ret;
   if (o->input_signature->len > 0 && (ret = set_signature(s, w)) != 0)
     return ret;
@@ -162,7 +164,7 @@ int cli_run_isolated(const cli_options *o)
     g_main_context_iteration(NULL, TRUE); /* its last lines and its end */
   const TsWorkerDeath *d = ts_worker_get_death(w);
   if (d && !d->expected)
-    ret = fail_died(o->function, d);
+    ret = fail_died(o, d);
   g_signal_handlers_disconnect_by_data(w, &s);
   g_object_unref(w);
   return ret;

@@ -33,6 +33,17 @@ static void ts_console_line_finalize(GObject *object)
   G_OBJECT_CLASS(ts_console_line_parent_class)->finalize(object);
 }
 
+/* "12:34:56.789", made when first shown: most lines of a flood never are. */
+static const char *time_text(TsConsoleLine *self)
+{
+  if (!self->time_text) {
+    g_autoptr(GDateTime) dt = g_date_time_new_from_unix_local(self->time_us / G_USEC_PER_SEC);
+    g_autofree char *hms = g_date_time_format(dt, "%H:%M:%S");
+    self->time_text = g_strdup_printf("%s.%03d", hms, (int)(self->time_us % G_USEC_PER_SEC / 1000));
+  }
+  return self->time_text;
+}
+
 static void ts_console_line_get_property(GObject *object, guint prop_id, GValue *value,
                                          GParamSpec *pspec)
 {
@@ -40,7 +51,7 @@ static void ts_console_line_get_property(GObject *object, guint prop_id, GValue 
   switch (prop_id) {
   case PROP_CALL_LABEL: g_value_set_string(value, self->call_label); break;
   case PROP_TEXT: g_value_set_string(value, self->text); break;
-  case PROP_TIME_TEXT: g_value_set_string(value, self->time_text); break;
+  case PROP_TIME_TEXT: g_value_set_string(value, time_text(self)); break;
   case PROP_SOURCE_TEXT: {
     static const char *const NAMES[] = {
       [TS_CONSOLE_SOURCE_HOST] = "stdout",
@@ -84,9 +95,6 @@ TsConsoleLine *ts_console_line_new(guint call_id, const char *call_label, gint64
   self->call_label = g_strdup(call_label);
   self->text = g_strdup(text);
   self->time_us = time_us;
-  g_autoptr(GDateTime) dt = g_date_time_new_from_unix_local(time_us / G_USEC_PER_SEC);
-  g_autofree char *hms = g_date_time_format(dt, "%H:%M:%S");
-  self->time_text = g_strdup_printf("%s.%03d", hms, (int)(time_us % G_USEC_PER_SEC / 1000));
   return self;
 }
 

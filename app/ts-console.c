@@ -1,5 +1,8 @@
 /* ts-console.c — console lines; stdout and print events arrive on two
- * paths, so a print is matched to its line whichever comes first. */
+ * paths, so a print is matched to its line whichever comes first.  Lines
+ * are taken in batches, once per turn of the main loop, and only the last
+ * TS_CONSOLE_MAX_LINES are kept: a module printing without end costs the
+ * app a bounded list and one change of it per batch. */
 #include "ts-console.h"
 
 #include <adwaita.h>
@@ -20,6 +23,10 @@ struct _TsConsole {
   GtkNoSelection *selection;
   GQueue pending; /* PendingPrint: prints whose line has not arrived */
   guint scroll_id;
+  GPtrArray *incoming;   /* TsConsoleLine: lines not yet in the list */
+  guint flush_id;
+  guint64 n_dropped;     /* lines left out */
+  gboolean dropped_shown; /* the first line of the list says how many */
 };
 
 G_DEFINE_FINAL_TYPE(TsConsole, ts_console, GTK_TYPE_WIDGET)
@@ -41,6 +48,48 @@ static gboolean scroll_to_end(gpointer user_data)
   return G_SOURCE_REMOVE;
 }
 
+/* "… 12 lines dropped", the first line once the console has left lines out. */
+static TsConsoleLine *dropped_line(guint64 n)
+{
+  g_autofree char *text = g_strdup_printf("… %" G_GUINT64_FORMAT " lines dropped", n);
+  return ts_console_line_new(0, "", g_get_real_time(), TS_CONSOLE_SOURCE_WORKER, text);
+}
+
+/* The lines that came since the last batch go into the list at once; the
+ * oldest go where there are more than the console keeps. */
+static void flush_incoming(TsConsole *self)
+{
+  g_clear_handle_id(&self->flush_id, g_source_remove);
+  guint n_new = self->incoming->len;
+  if (n_new == 0)
+    return;
+  guint skip = n_new > TS_CONSOLE_MAX_LINES ? n_new - TS_CONSOLE_MAX_LINES : 0;
+  guint has_marker = self->dropped_shown;
+  guint n_old = g_list_model_get_n_items(G_LIST_MODEL(self->lines)) - has_marker;
+  guint total = n_old + n_new - skip;
+  guint remove = total > TS_CONSOLE_MAX_LINES ? total - TS_CONSOLE_MAX_LINES : 0;
+  self->n_dropped += skip + remove;
+  if (self->n_dropped > 0) {
+    g_autoptr(TsConsoleLine) marker = dropped_line(self->n_dropped);
+    g_list_store_splice(self->lines, 0, has_marker + remove, (gpointer *)&marker, 1);
+    self->dropped_shown = TRUE;
+  }
+  g_list_store_splice(self->lines, g_list_model_get_n_items(G_LIST_MODEL(self->lines)), 0,
+                      self->incoming->pdata + skip, n_new - skip);
+  g_ptr_array_set_size(self->incoming, 0);
+  gtk_stack_set_visible_child_name(self->stack, "lines");
+  if (!self->scroll_id)
+    self->scroll_id = g_idle_add(scroll_to_end, self);
+}
+
+static gboolean on_flush(gpointer data)
+{
+  TsConsole *self = data;
+  self->flush_id = 0;
+  flush_incoming(self);
+  return G_SOURCE_REMOVE;
+}
+
 void ts_console_add_line(TsConsole *self, TsConsoleLine *line)
 {
   g_return_if_fail(TS_IS_CONSOLE(self) && TS_IS_CONSOLE_LINE(line));
@@ -54,15 +103,21 @@ void ts_console_add_line(TsConsole *self, TsConsoleLine *line)
       break;
     }
   }
-  g_list_store_append(self->lines, line);
-  gtk_stack_set_visible_child_name(self->stack, "lines");
-  if (!self->scroll_id)
-    self->scroll_id = g_idle_add(scroll_to_end, self);
+  g_ptr_array_add(self->incoming, g_object_ref(line));
+  /* a flood between two batches: what the list could not keep goes now */
+  if (self->incoming->len >= 2 * TS_CONSOLE_MAX_LINES) {
+    guint drop = self->incoming->len - TS_CONSOLE_MAX_LINES;
+    g_ptr_array_remove_range(self->incoming, 0, drop);
+    self->n_dropped += drop;
+  }
+  if (!self->flush_id)
+    self->flush_id = g_idle_add(on_flush, self);
 }
 
 void ts_console_note_print(TsConsole *self, guint call_id, const char *text)
 {
   g_return_if_fail(TS_IS_CONSOLE(self) && text != NULL);
+  flush_incoming(self);
   /* a print may span lines: each is its own console line */
   g_auto(GStrv) parts = g_strsplit(text, "\n", -1);
   for (char **part = parts; *part; part++) {
@@ -90,6 +145,10 @@ void ts_console_note_print(TsConsole *self, guint call_id, const char *text)
 void ts_console_clear(TsConsole *self)
 {
   g_return_if_fail(TS_IS_CONSOLE(self));
+  g_clear_handle_id(&self->flush_id, g_source_remove);
+  g_ptr_array_set_size(self->incoming, 0);
+  self->n_dropped = 0;
+  self->dropped_shown = FALSE;
   g_list_store_remove_all(self->lines);
   g_queue_clear_full(&self->pending, pending_free);
   gtk_stack_set_visible_child_name(self->stack, "empty");
@@ -98,6 +157,7 @@ void ts_console_clear(TsConsole *self)
 GListModel *ts_console_get_lines(TsConsole *self)
 {
   g_return_val_if_fail(TS_IS_CONSOLE(self), NULL);
+  flush_incoming(self);
   return G_LIST_MODEL(self->lines);
 }
 
@@ -105,6 +165,8 @@ static void ts_console_dispose(GObject *object)
 {
   TsConsole *self = TS_CONSOLE(object);
   g_clear_handle_id(&self->scroll_id, g_source_remove);
+  g_clear_handle_id(&self->flush_id, g_source_remove);
+  g_clear_pointer(&self->incoming, g_ptr_array_unref);
   gtk_widget_dispose_template(GTK_WIDGET(self), TS_TYPE_CONSOLE);
   /* the template's unnamed root is not among the children it clears */
   for (GtkWidget *child; (child = gtk_widget_get_first_child(GTK_WIDGET(self)));)
@@ -135,4 +197,5 @@ static void ts_console_init(TsConsole *self)
   self->selection = gtk_no_selection_new(G_LIST_MODEL(self->lines)); /* takes the store */
   gtk_column_view_set_model(self->column_view, GTK_SELECTION_MODEL(self->selection));
   g_queue_init(&self->pending);
+  self->incoming = g_ptr_array_new_with_free_func(g_object_unref);
 }

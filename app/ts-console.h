@@ -12,13 +12,18 @@ G_BEGIN_DECLS
 #define TS_TYPE_CONSOLE (ts_console_get_type())
 G_DECLARE_FINAL_TYPE(TsConsole, ts_console, TS, CONSOLE, GtkWidget)
 
-/* A line of the module's stdout. */
+/* The console keeps this many lines, the last ones; the first line then
+ * says how many were dropped ("… 12 lines dropped"). */
+#define TS_CONSOLE_MAX_LINES 10000
+
+/* A line of the module's stdout.  Lines join the list in batches, once
+ * per turn of the main loop (ts_console_get_lines has them all). */
 void ts_console_add_line(TsConsole *self, TsConsoleLine *line);
 /* A ts_print of call_id printed text: the matching stdout line (arrived or
  * still to come) is marked as a Print op's. */
 void ts_console_note_print(TsConsole *self, guint call_id, const char *text);
 void ts_console_clear(TsConsole *self);
-/* The lines (borrowed). */
+/* The lines (borrowed), those still to join it included. */
 GListModel *ts_console_get_lines(TsConsole *self);
 
 G_END_DECLS

@@ -214,6 +214,20 @@ static void apply_next_signature(GTask *task)
   ts_worker_set_input_signature_async(l->worker, function, specs, NULL, on_signature_applied, task);
 }
 
+/* The worker died while it opened the module (a constructor crashed):
+ * "bad.so crashed while loading the module: SIGSEGV (...)", with the
+ * backtrace. */
+static void say_load_death(GError *error, Load *l)
+{
+  const TsWorkerDeath *d = ts_worker_get_death(l->worker);
+  g_autofree char *name = g_path_get_basename(l->source);
+  char *message = d && d->backtrace
+                    ? g_strdup_printf("%s %s\n\nbacktrace of the worker:\n%s", name, error->message, d->backtrace)
+                    : g_strdup_printf("%s %s", name, error->message);
+  g_free(error->message);
+  error->message = message;
+}
+
 static void on_opened(GObject *source, GAsyncResult *res, gpointer user_data)
 {
   GTask *task = user_data;
@@ -223,6 +237,8 @@ static void on_opened(GObject *source, GAsyncResult *res, gpointer user_data)
   g_autofree char *title = NULL, *path = NULL;
   g_autoptr(GPtrArray) functions = NULL;
   if (!ts_worker_open_finish(TS_WORKER(source), res, &title, &path, &functions, &error)) {
+    if (g_error_matches(error, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED))
+      say_load_death(error, l);
     load_return(task, error);
     g_object_unref(task);
     return;

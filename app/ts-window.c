@@ -336,16 +336,23 @@ static void show_module_panes(TsWindow *self, gboolean shown)
 }
 
 /* Shows module; with keep, what was selected stays selected (a reload). */
-static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep)
+/* keep: the function selected stays selected; restart: the same module in
+ * a fresh worker after a death, and the result and graph shown stay too. */
+static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep, gboolean restart)
 {
   g_autofree char *function = NULL;
   TsSidebarItem *item = ts_function_list_get_selected(self->function_list);
   if (keep && item)
     function = g_strdup(ts_sidebar_item_get_function_name(item));
+  TsConcreteInfo *shown = restart ? ts_graph_pane_get_concrete(self->graph_pane) : NULL;
+  g_autoptr(TsConcreteInfo) shown_ref = shown ? ts_concrete_info_ref(shown) : NULL;
+  g_autoptr(TsLoadedModule) shown_module = shown && self->module ? g_object_ref(self->module) : NULL;
   g_set_object(&self->module, module);
   g_hash_table_remove_all(self->trace_errors);
-  g_clear_pointer(&self->current_function, g_free);
-  ts_run_panel_set_function(self->run_panel, NULL, NULL);
+  if (!restart) {
+    g_clear_pointer(&self->current_function, g_free);
+    ts_run_panel_set_function(self->run_panel, NULL, NULL);
+  }
   ts_function_list_set_module(self->function_list, module);
   adw_window_title_set_title(self->window_title, ts_loaded_module_get_title(module));
   adw_window_title_set_subtitle(self->window_title, ts_loaded_module_get_file(module));
@@ -357,6 +364,8 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep)
   /* a reloaded module starts untraced: the function stays selected, not its old graphs */
   if (!function || !ts_function_list_select(self->function_list, function, -1))
     show_selection(self);
+  if (shown_module) /* the graph of the worker before, as a trace log row shows it */
+    ts_graph_pane_show_concrete(self->graph_pane, shown_module, shown);
   g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_MODULE]);
 }
 
@@ -406,7 +415,7 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer user_data)
       show_error_dialog(self, "Cannot Open Module", error->message);
     }
   } else {
-    set_module(self, module, req->kind != LOAD_OPEN);
+    set_module(self, module, req->kind != LOAD_OPEN, req->kind == LOAD_RESTART);
     if (req->kind == LOAD_OPEN && self->session)
       apply_session(self);
     /* the run panel starts afresh with the module: what ended the last run stays said */

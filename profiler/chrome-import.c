@@ -15,6 +15,7 @@
 
 #define MAX_DEPTH 64
 #define BATCH 4096
+#define TABLES_VERSION 1 /* the "tracescope" tables chrome-export.c writes */
 #define MAX_FILE ((guint)1 << 31) /* GByteArray counts in guint */
 
 /* ---- the scanner ------------------------------------------------------------------ */
@@ -283,6 +284,15 @@ static bool read_tables(reader *r, const char *text, size_t len, GError **error)
   }
   JsonNode *root = json_parser_get_root(p);
   JsonObject *t = JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
+  /* a file of another Tracescope: its version, not what its tables lack */
+  int64_t version = TABLES_VERSION;
+  if (t && json_object_has_member(t, "version") &&
+      (!tsp__json_int(t, "version", &version, true, NULL, 0) || version != TABLES_VERSION)) {
+    g_autofree char *said = json_to_string(json_object_get_member(t, "version"), FALSE);
+    g_object_unref(p);
+    return tsp__fail(error, "\"tracescope\": version %.40s is not one this Tracescope knows (it reads version %d)",
+                     said, TABLES_VERSION);
+  }
   const char *base = tsp__json_str(t, "base_ns");
   char *end = NULL;
   errno = 0;

@@ -3,6 +3,7 @@
  * tests build on the module and the traces of the earlier ones. */
 #include <glib/gstdio.h>
 #include <math.h>
+#include <signal.h>
 #include <string.h>
 
 #include "test-wait.h"
@@ -1590,6 +1591,149 @@ static void test_worker_survives(void)
   wait_idle();
 }
 
+static void open_hostile(void)
+{
+  g_autofree char *path = g_build_filename(TS_TEST_MODULES_DIR, "hostile.so", NULL);
+  activate("win.open-module", "s", path);
+  wait_idle();
+  g_assert_cmpstr(ts_loaded_module_get_title(ts_window_get_module(window)), ==, "hostile test module");
+}
+
+static gboolean count_frames(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  (*(guint *)data)++;
+  return G_SOURCE_CONTINUE;
+}
+
+/* 50000 lines on stderr (a million in test-worker-hostile): the window
+ * keeps drawing frames while they come, and the console keeps the last TS_CONSOLE_MAX_LINES of them after
+ * a line saying how many it dropped. */
+static void test_output_flood(void)
+{
+  open_hostile();
+  clear_logs();
+  select_function("flood");
+  activate("win.mode", "s", "eager");
+  guint frames = 0;
+  guint ticker = gtk_widget_add_tick_callback(GTK_WIDGET(window), count_frames, &frames, NULL);
+  run_with((const char *const[]){ "50000", NULL });
+  gtk_widget_remove_tick_callback(GTK_WIDGET(window), ticker);
+  g_autofree char *text = result_text();
+  g_assert_cmpstr(text, ==, "Tensor(50000, shape=(), dtype=int32)");
+  g_test_message("%u frames while 50000 lines came", frames);
+  g_assert_cmpuint(frames, >, 1);
+  g_assert_cmpuint(n_lines(), ==, TS_CONSOLE_MAX_LINES + 1);
+  g_autofree char *dropped = g_strdup_printf("… %u lines dropped", 50000 - TS_CONSOLE_MAX_LINES);
+  assert_line(0, dropped, TS_CONSOLE_SOURCE_WORKER, NULL);
+  assert_line(1, "flood line 40000", TS_CONSOLE_SOURCE_STDERR, NULL);
+  assert_line(TS_CONSOLE_MAX_LINES, "flood line 49999", TS_CONSOLE_SOURCE_STDERR, NULL);
+
+  /* one 64 MiB line: cut, saying so */
+  select_function("long_line");
+  run_with((const char *const[]){ "64", NULL });
+  TsConsoleLine *line = console_line(n_lines() - 1);
+  g_autofree char *said = g_strdup_printf(" … (%u more bytes not shown)", (64u << 20) - (16u << 10));
+  g_assert_true(g_str_has_suffix(ts_console_line_get_text(line), said));
+  g_assert_cmpuint(strlen(ts_console_line_get_text(line)), ==, (16u << 10) + strlen(said));
+  activate("win.mode", "s", "graph");
+}
+
+static void add_console_lines(guint from, guint to)
+{
+  for (guint i = from; i < to; i++) {
+    g_autofree char *text = g_strdup_printf("line %u", i);
+    g_autoptr(TsConsoleLine) line = ts_console_line_new(0, "", g_get_real_time(), TS_CONSOLE_SOURCE_HOST, text);
+    ts_console_add_line(ts_window_get_console(window), line);
+  }
+}
+
+/* The console keeps its last lines after one saying how many went, also
+ * when more than it keeps come between two batches, and over batches. */
+static void test_console_keeps_last_lines(void)
+{
+  ts_console_clear(ts_window_get_console(window));
+  guint n = 2 * TS_CONSOLE_MAX_LINES + 5000;
+  add_console_lines(0, n);
+  g_assert_cmpuint(n_lines(), ==, TS_CONSOLE_MAX_LINES + 1);
+  g_autofree char *dropped = g_strdup_printf("… %u lines dropped", n - TS_CONSOLE_MAX_LINES);
+  assert_line(0, dropped, TS_CONSOLE_SOURCE_WORKER, NULL);
+  g_autofree char *first = g_strdup_printf("line %u", n - TS_CONSOLE_MAX_LINES);
+  assert_line(1, first, TS_CONSOLE_SOURCE_HOST, NULL);
+  add_console_lines(n, n + 10);
+  g_assert_cmpuint(n_lines(), ==, TS_CONSOLE_MAX_LINES + 1);
+  g_autofree char *more = g_strdup_printf("… %u lines dropped", n + 10 - TS_CONSOLE_MAX_LINES);
+  assert_line(0, more, TS_CONSOLE_SOURCE_WORKER, NULL);
+  g_autofree char *last = g_strdup_printf("line %u", n + 9);
+  assert_line(TS_CONSOLE_MAX_LINES, last, TS_CONSOLE_SOURCE_HOST, NULL);
+  ts_console_clear(ts_window_get_console(window));
+  g_assert_cmpuint(n_lines(), ==, 0);
+}
+
+/* Closing or writing over the worker's fds changes nothing; a crash after
+ * forking a child that never exits is reported as any crash. */
+static void test_worker_fds_and_children(void)
+{
+  open_hostile();
+  activate("win.mode", "s", "eager");
+  TsRunPanel *panel = ts_window_get_run_panel(window);
+  static const char *const survived[] = { "close_std", "close_fds", "scribble_fds" };
+  for (guint i = 0; i < G_N_ELEMENTS(survived); i++) {
+    select_function(survived[i]);
+    run_with((const char *const[]){ "f32[]=1", NULL });
+    g_autofree char *text = result_text();
+    g_assert_cmpstr(text, ==, "Tensor(2.0, shape=(), dtype=float32)");
+    clear_logs();
+    select_function("say");
+    run_with((const char *const[]){ "f32[]=1", NULL });
+    g_autofree char *again = result_text();
+    g_assert_cmpstr(again, ==, "Tensor(2.0, shape=(), dtype=float32)");
+    g_assert_true(console_has("said out"));
+    g_assert_true(console_has("said err"));
+  }
+  select_function("fork_segv");
+  run_with((const char *const[]){ "f32[]=1", NULL });
+  const char *error = ts_run_panel_get_error(panel);
+  g_assert_nonnull(error);
+  g_assert_true(g_str_has_prefix(error, "fork_segv crashed: SIGSEGV (segmentation fault"));
+  g_assert_true(console_has("fork_segv (hostile.c:"));
+  wait_idle(); /* the fresh worker */
+  activate("win.mode", "s", "graph");
+}
+
+/* A module whose constructor crashes: the dialog says it crashed while
+ * loading, with the backtrace. */
+static void test_crash_while_loading(void)
+{
+  g_autofree char *path = g_build_filename(TS_TEST_MODULES_DIR, "ctor-crash.so", NULL);
+  const char *error = open_refused(path);
+  g_test_message("%s", error);
+  g_assert_true(g_str_has_prefix(error, "ctor-crash.so crashed while loading the module: SIGSEGV (segmentation fault"));
+  g_assert_nonnull(strstr(error, "\n\nbacktrace of the worker:\n#0  crash_on_load (ctor-crash.c:"));
+}
+
+/* The worker dies between calls (killed here with SIGSEGV): the fresh
+ * worker takes over, and the last result and its graph stay on screen. */
+static void test_crash_keeps_result(void)
+{
+  open_hostile();
+  select_function("say");
+  run_with((const char *const[]){ "f32[]=1", NULL });
+  g_autofree char *text = result_text();
+  g_assert_cmpstr(text, ==, "Tensor(2.0, shape=(), dtype=float32)");
+  TsConcreteInfo *shown = ts_graph_pane_get_concrete(ts_window_get_graph_pane(window));
+  g_assert_nonnull(shown);
+  TsLoadedModule *before = ts_window_get_module(window);
+  GPid pid = ts_worker_get_pid(ts_engine_worker_get_worker(ts_window_get_engine(window)));
+  g_assert_cmpint(pid, >, 0);
+  g_assert_cmpint(kill(pid, SIGSEGV), ==, 0);
+  test_wait_for(module_changed, before, "the fresh worker");
+  g_assert_true(console_has("the worker crashed: SIGSEGV"));
+  g_autofree char *after = result_text();
+  g_assert_cmpstr(after, ==, text);
+  g_assert_null(ts_run_panel_get_error(ts_window_get_run_panel(window)));
+  g_assert_true(ts_graph_pane_get_concrete(ts_window_get_graph_pane(window)) == shown);
+}
+
 static gboolean window_gone(gpointer data)
 {
   return window == NULL;
@@ -2451,6 +2595,11 @@ int main(int argc, char **argv)
   g_test_add_func("/app/version", test_version);
   g_test_add_func("/app/rows-survive-reopen", test_rows_survive_reopen);
   g_test_add_func("/app/worker-survives", test_worker_survives);
+  g_test_add_func("/app/console-keeps-last-lines", test_console_keeps_last_lines);
+  g_test_add_func("/app/worker/output-flood", test_output_flood);
+  g_test_add_func("/app/worker/fds-and-children", test_worker_fds_and_children);
+  g_test_add_func("/app/worker/crash-while-loading", test_crash_while_loading);
+  g_test_add_func("/app/worker/crash-keeps-result", test_crash_keeps_result);
   g_test_add_func("/app/graph-header", test_graph_header);
   g_test_add_func("/app/node-details", test_node_details);
   g_test_add_func("/app/node-details-subgraphs", test_node_details_subgraphs);

@@ -133,6 +133,34 @@ static void test_isolate(void)
                  "not --reduce-retracing");
 }
 
+/* run --isolate with a module that attacks its worker: closing or writing
+ * over the worker's fds changes nothing; a crash after forking a child
+ * that never exits is reported (and the child killed with the worker);
+ * a crash while loading says so, with the backtrace. */
+static void test_isolate_hostile(void)
+{
+  g_autofree char *module = g_build_filename(TS_TEST_MODULES_DIR, "hostile.so", NULL);
+  static const char *const survived[] = { "close_std", "close_fds", "scribble_fds" };
+  for (guint i = 0; i < G_N_ELEMENTS(survived); i++)
+    expect_output(cli("run", module, survived[i], "--isolate", "--mode", "eager", "--call", "--arg", "f32[]=1",
+                      "--call", "--arg", "f32[]=2", NULL),
+                  "Tensor(2.0, shape=(), dtype=float32)\nTensor(3.0, shape=(), dtype=float32)\n");
+  cli_result r = cli("run", module, "fork_segv", "--isolate", "--mode", "eager", "--arg", "f32[]=1", NULL);
+  g_assert_cmpint(r.status, ==, 1);
+  g_assert_true(g_str_has_prefix(r.out, "child "));
+  g_assert_true(g_str_has_prefix(r.err, "tracescope-cli: error: fork_segv crashed: SIGSEGV (segmentation fault"));
+  g_assert_nonnull(strstr(r.err, "\nbacktrace of the worker:\n#0  fork_segv (hostile.c:"));
+  cli_result_clear(&r);
+  g_autofree char *ctor = g_build_filename(TS_TEST_MODULES_DIR, "ctor-crash.so", NULL);
+  r = cli("run", ctor, "never", "--isolate", "--arg", "f32[]=1", NULL);
+  g_assert_cmpint(r.status, ==, 1);
+  g_autofree char *said = g_strdup_printf("tracescope-cli: error: %s crashed while loading the module: SIGSEGV "
+                                          "(segmentation fault", ctor);
+  g_assert_true(g_str_has_prefix(r.err, said));
+  g_assert_nonnull(strstr(r.err, "\nbacktrace of the worker:\n#0  crash_on_load (ctor-crash.c:"));
+  cli_result_clear(&r);
+}
+
 /* run --kernels: the CPU, the BLAS and a line per product shape on stderr,
  * the results alone on stdout. */
 static void test_kernels(void)
@@ -972,6 +1000,7 @@ int main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/cli/run/deep-net", test_deep_net);
   g_test_add_func("/cli/run/isolate", test_isolate);
+  g_test_add_func("/cli/run/isolate-hostile", test_isolate_hostile);
   g_test_add_func("/cli/run/kernels", test_kernels);
   g_test_add_func("/cli/run/seed-programs", test_seed_programs);
   g_test_add_func("/cli/run/npy-argument", test_npy_argument);

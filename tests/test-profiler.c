@@ -932,6 +932,10 @@ static void test_hostile(void)
   BAD("[\"unterminated]", "inside a string");
   /* our tables, broken */
   BAD("{\"tracescope\":{\"version\":1},\"traceEvents\":[]}", "base_ns");
+  /* a later version: said as such, whatever its tables hold */
+  BAD("{\"tracescope\":{\"version\":2,\"epoch\":\"0\"},\"traceEvents\":[]}",
+      "version 2 is not one this Tracescope knows (it reads version 1)");
+  BAD("{\"tracescope\":{\"version\":\"two\"},\"traceEvents\":[]}", "version \"two\" is not one");
   BAD("{\"tracescope\":{\"base_ns\":\"0\",\"locs\":[],\"concretes\":[],\"nodes\":[{\"name\":\"a\"}]},"
       "\"traceEvents\":[]}", "nodes[0]");
   BAD("{\"tracescope\":{\"base_ns\":\"0\",\"locs\":[],\"concretes\":[],\"nodes\":[]},"

@@ -4,8 +4,9 @@
  * signals), its stdout/stderr pipes (lines, with call marks), and at its
  * end the crash pipe and the status page.  A call completes when its reply
  * and its end marks on both pipes are in, so every line it printed is
- * delivered first.  The death is reported once the process is reaped and
- * every pipe is at its end, so the report and the last lines agree.
+ * delivered first.  The death is reported once the process is reaped
+ * (its process group killed, what its pipes hold read then, not at their
+ * ends: a descendant may hold them), so the report and the last lines agree.
  *
  * The pipe readers hold the object: it lives until its process has ended
  * and been reported, so an owner done with it calls ts_worker_close().
@@ -42,6 +43,11 @@
 #define CRASH_MAX (4u << 20) /* a crash report is cut at 4 MiB */
 #define FAST_SPIN_NS 100000u /* a fast call's reply is spun for at most this long before sleeping */
 #define FAST_SLICE_MS 20     /* asleep, a waiter looks this often whether the worker died */
+#define LINE_MAX_BYTES (16u << 10) /* a longer line is cut: the rest is counted, not kept */
+#define MARK_TAIL 64         /* the end of a cut line is kept: a call's mark may be there */
+#define PIPE_SLICE_US 4000   /* the pipes are read at most this long at a time: a flood waits its turn */
+/* at the worker's death a pipe is read up to this: what a pipe holds at most (pipe-max-size) */
+#define DEATH_DRAIN_MAX (1u << 20)
 
 typedef struct {
   TsWorker *self;            /* borrowed: the task holds a reference */
@@ -89,8 +95,11 @@ struct _TsWorker {
   int out_fd[2];                 /* stdout, stderr: the pipes' read ends (the process's) */
   guint out_watch[2];
   GString *out_pending[2];       /* what came after the last newline */
+  gsize out_cut[2];              /* bytes of that line not kept (it is longer than LINE_MAX_BYTES) */
   gboolean out_opened[2];        /* Open's mark seen on stdout, stderr */
   GByteArray *crash;
+  int crash_fd;                  /* the crash pipe's read end, -1 once closed */
+  guint crash_watch;
   GQueue calls;                  /* PendingCall *, oldest first */
   guint watch;
   gboolean reaped, crash_done, out_done[2];
@@ -105,6 +114,8 @@ struct _TsWorker {
   guint n_fast_calls;
   guint n_signals;               /* signals received from the worker */
   guint n_methods;               /* Open, SetInputSignature in flight: a Call after them waits its turn on D-Bus */
+  gboolean loading;              /* Open in flight (or cut off by a death): a death is one while loading */
+  GQueue orphans;                /* GTask *: methods the worker's death cut off, failed with it once told */
 };
 
 enum { SIGNAL_TRACE, SIGNAL_WARNING, SIGNAL_PRINT, SIGNAL_PROGRESS, SIGNAL_OUTPUT, SIGNAL_DIED, N_SIGNALS };
@@ -394,7 +405,7 @@ static gboolean on_sync_timer(gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-static gboolean drain_output(TsWorker *self, int stream);
+static gboolean drain_output(TsWorker *self, int stream, gint64 slice_us, gsize max_bytes);
 
 /* Main thread: the fast reply of the call in flight (or why it is not one). */
 static void fast_reply_arrived(TsWorker *self, GVariant *reply, GError *error)
@@ -446,7 +457,7 @@ static void fast_reply_arrived(TsWorker *self, GVariant *reply, GError *error)
   /* its lines and marks are in the pipes already: no need to wait for the loop */
   for (int s = 0; s < 2; s++)
     if (!pc->ended[s] && self->out_watch[s])
-      drain_output(self, s);
+      drain_output(self, s, PIPE_SLICE_US, 0);
   if (g_queue_find(&self->calls, pc)) {
     pc->replied = TRUE;
     call_maybe_done(self, pc);
@@ -776,12 +787,30 @@ static void read_status(TsWorker *self, TsWorkerDeath *d)
   d->last_op = g_string_free(g_steal_pointer(&s), FALSE);
 }
 
-static char *crash_summary(const TsCrashReport *report, int sig)
+/* loading: it crashed while it opened the module (a constructor). */
+static char *crash_summary(const TsCrashReport *report, int sig, gboolean loading)
 {
+  const char *crashed = loading ? "crashed while loading the module" : "crashed";
   if (report && report->description)
-    return g_strdup_printf("crashed: %s (%s)", report->signal_name, report->description);
-  return g_strdup_printf("crashed: %s (%s)", sigabbrev_np(sig) ? sigabbrev_np(sig) : "?",
+    return g_strdup_printf("%s: %s (%s)", crashed, report->signal_name, report->description);
+  return g_strdup_printf("%s: %s (%s)", crashed, sigabbrev_np(sig) ? sigabbrev_np(sig) : "?",
                          sigdescr_np(sig) ? sigdescr_np(sig) : "unknown signal");
+}
+
+/* The limit it reached: the app's watch of its resident size, or the
+ * address-space limit the crash report gives — the one the app set
+ * (--memory-limit), or one the worker was started under (ulimit -v) when
+ * that is lower or the app set none. */
+static char *oom_summary(TsWorker *self, const TsCrashReport *report)
+{
+  guint64 limit = self->memory_limit;
+  const char *which = "Preferences: worker memory limit";
+  if (!self->killed_oom && report && report->as_limit && report->as_limit != self->memory_limit) {
+    limit = report->as_limit;
+    which = "the address-space limit it was started under: ulimit -v";
+  }
+  g_autofree char *size = format_bytes(limit);
+  return g_strdup_printf("ran out of memory: the worker reached its limit of %s (%s)", size, which);
 }
 
 /* report: the crash report parsed, or NULL. */
@@ -796,16 +825,14 @@ static TsWorkerDeath *make_death(TsWorker *self, const TsCrashReport *report)
   d->out_of_memory = self->killed_oom || (report && report->out_of_memory);
   d->hung = self->killed_hung;
   if (d->out_of_memory) {
-    g_autofree char *limit = format_bytes(self->memory_limit);
-    d->summary = g_strdup_printf("ran out of memory: the worker reached its limit of %s "
-                                 "(Preferences: worker memory limit)", limit);
+    d->summary = oom_summary(self, report);
   } else if (d->hung) {
     d->summary = g_strdup_printf("did not stop within %d s of Cancel: the worker was killed",
                                  CANCEL_GRACE_MS / 1000);
   } else if (d->exited) {
     d->summary = g_strdup_printf("called exit(%d)", d->exit_status);
   } else if (d->signal) {
-    d->summary = crash_summary(report, d->signal);
+    d->summary = crash_summary(report, d->signal, self->loading);
   } else if (self->closing) {
     d->expected = TRUE;
     d->summary = g_strdup("closed");
@@ -827,6 +854,11 @@ static void tell_death(TsWorker *self, const TsCrashReport *report)
   while ((pc = g_queue_peek_head(&self->calls)) != NULL) {
     GError *error = g_error_new(TS_WORKER_ERROR, TS_WORKER_ERROR_DIED, "%s", self->death->summary);
     call_return(self, pc, error);
+  }
+  GTask *task;
+  while ((task = g_queue_pop_head(&self->orphans)) != NULL) {
+    g_task_return_new_error(task, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED, "%s", self->death->summary);
+    g_object_unref(task);
   }
   g_object_unref(self);
 }
@@ -865,38 +897,87 @@ static void maybe_dead(TsWorker *self)
   g_task_run_in_thread(task, parse_crash_thread);
 }
 
+static void finish_pipes(TsWorker *self);
+
+/* The worker's descendants go with it: they are in its process group
+ * (spawn), and whatever they hold (its pipes) does not hold up the report. */
+static void kill_descendants(TsWorker *self)
+{
+  if (self->pid > 0)
+    kill(-self->pid, SIGKILL);
+}
+
 static void on_wait(GObject *source, GAsyncResult *res, gpointer user_data)
 {
   g_autoptr(TsWorker) self = user_data;
   g_subprocess_wait_finish(G_SUBPROCESS(source), res, NULL);
   self->reaped = TRUE;
   self->wait_status = g_subprocess_get_status(G_SUBPROCESS(source));
+  kill_descendants(self);
   if (self->fast)
     fast_stop(self->fast); /* its reply will not come */
+  finish_pipes(self);
   maybe_dead(self);
 }
 
-static void read_crash(TsWorker *self, GInputStream *in);
-
-static void on_crash_read(GObject *source, GAsyncResult *res, gpointer user_data)
+/* Reads what fd holds without blocking, at most slice_us long (0: no
+ * limit) and max_bytes (0: no limit), handing each chunk to take.  FALSE
+ * at its end (an error ends it too). */
+static gboolean drain_fd(TsWorker *self, int fd, gint64 slice_us, gsize max_bytes,
+                         void (*take)(TsWorker *self, int stream, const char *data, gsize n), int stream)
 {
-  g_autoptr(TsWorker) self = user_data;
-  g_autoptr(GBytes) bytes = g_input_stream_read_bytes_finish(G_INPUT_STREAM(source), res, NULL);
-  gsize n = bytes ? g_bytes_get_size(bytes) : 0;
-  if (n == 0 || g_cancellable_is_cancelled(self->io)) {
-    self->crash_done = TRUE;
-    maybe_dead(self);
-    return;
+  char buf[16384];
+  gint64 end = slice_us > 0 ? g_get_monotonic_time() + slice_us : 0;
+  gsize total = 0;
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 && errno == EAGAIN)
+      return TRUE;
+    if (n <= 0)
+      return FALSE;
+    take(self, stream, buf, (gsize)n);
+    total += (gsize)n;
+    if ((max_bytes && total >= max_bytes) || (end && g_get_monotonic_time() >= end))
+      return TRUE; /* more may wait: the next dispatch reads on */
   }
-  if (self->crash->len < CRASH_MAX)
-    g_byte_array_append(self->crash, g_bytes_get_data(bytes, NULL), MIN(n, CRASH_MAX - self->crash->len));
-  read_crash(self, G_INPUT_STREAM(source));
 }
 
-static void read_crash(TsWorker *self, GInputStream *in)
+static void take_crash(TsWorker *self, int stream, const char *data, gsize n)
 {
-  g_input_stream_read_bytes_async(in, 65536, G_PRIORITY_DEFAULT, self->io, on_crash_read,
-                                  g_object_ref(self));
+  if (self->crash->len < CRASH_MAX)
+    g_byte_array_append(self->crash, (const guint8 *)data, MIN(n, CRASH_MAX - self->crash->len));
+}
+
+static void close_crash(TsWorker *self)
+{
+  g_clear_handle_id(&self->crash_watch, g_source_remove);
+  if (self->crash_fd >= 0)
+    close(self->crash_fd);
+  self->crash_fd = -1;
+  self->crash_done = TRUE;
+}
+
+static gboolean on_crash_ready(int fd, GIOCondition condition, gpointer data)
+{
+  TsWorker *self = data;
+  if (drain_fd(self, fd, PIPE_SLICE_US, 0, take_crash, 0) && !g_cancellable_is_cancelled(self->io))
+    return G_SOURCE_CONTINUE;
+  self->crash_watch = 0; /* removed by returning */
+  close_crash(self);
+  maybe_dead(self);
+  return G_SOURCE_REMOVE;
+}
+
+/* The crash report as it comes: a large one fills the pipe before the
+ * worker is done writing it. */
+static void read_crash(TsWorker *self, int fd)
+{
+  self->crash_fd = fd;
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+  self->crash_watch = g_unix_fd_add_full(G_PRIORITY_DEFAULT, fd, G_IO_IN | G_IO_HUP | G_IO_ERR, on_crash_ready,
+                                         g_object_ref(self), g_object_unref);
 }
 
 /* ---- stdout and stderr ------------------------------------------------------------------ */
@@ -930,62 +1011,95 @@ static guint line_call(TsWorker *self, int stream)
   return 0;
 }
 
-static void emit_line(TsWorker *self, int stream, const char *text, gsize len)
+/* cut: bytes of the line left out after text, said at its end. */
+static void emit_line(TsWorker *self, int stream, const char *text, gsize len, gsize cut)
 {
   g_autofree char *line = g_utf8_make_valid(text, (gssize)len);
-  g_signal_emit(self, signals[SIGNAL_OUTPUT], 0, line_call(self, stream), stream + 1, line,
-                g_get_real_time());
-}
-
-/* A line may hold a mark after text the module printed without a newline. */
-static void on_line(TsWorker *self, int stream, const char *line, gsize len)
-{
-  const char *mark = g_strstr_len(line, (gssize)len, TS_WORKER_MARK);
-  if (!mark) {
-    emit_line(self, stream, line, len);
+  if (cut) {
+    g_autofree char *whole = g_strdup_printf("%s … (%" G_GSIZE_FORMAT " more bytes not shown)", line, cut);
+    g_signal_emit(self, signals[SIGNAL_OUTPUT], 0, line_call(self, stream), stream + 1, whole,
+                  g_get_real_time());
     return;
   }
-  if (mark > line)
-    emit_line(self, stream, line, (gsize)(mark - line));
-  on_mark(self, stream, mark + strlen(TS_WORKER_MARK));
+  g_signal_emit(self, signals[SIGNAL_OUTPUT], 0, line_call(self, stream), stream + 1, line, g_get_real_time());
 }
 
-/* Reads what the pipe holds (it does not block) and hands on its lines;
- * at the pipe's end the last unfinished line too.  FALSE at the end.  A
- * fast call's reply drains the pipes too: its marks are in them already. */
-static gboolean drain_output(TsWorker *self, int stream)
+/* A line may hold a mark after text the module printed without a newline.
+ * A cut line (cut bytes left out after its first LINE_MAX_BYTES) keeps
+ * its last bytes, where a mark would be. */
+static void on_line(TsWorker *self, int stream, const char *line, gsize len, gsize cut)
+{
+  gsize text_len = cut ? LINE_MAX_BYTES : len;
+  const char *from = cut ? line + LINE_MAX_BYTES : line;
+  const char *mark = g_strstr_len(from, (gssize)(line + len - from), TS_WORKER_MARK);
+  if (cut) /* what stood between the cut and the mark is left out too */
+    cut += (gsize)((mark ? mark : line + len) - from);
+  else if (mark)
+    text_len = (gsize)(mark - line);
+  if (text_len > 0 || cut > 0 || !mark)
+    emit_line(self, stream, line, text_len, cut);
+  if (mark)
+    on_mark(self, stream, mark + strlen(TS_WORKER_MARK));
+}
+
+/* A chunk of the pipe: its complete lines are handed on; a line growing
+ * past LINE_MAX_BYTES keeps its start and its last MARK_TAIL bytes. */
+static void take_output(TsWorker *self, int stream, const char *data, gsize n)
 {
   GString *pending = self->out_pending[stream];
-  char buf[16384];
-  for (;;) {
-    ssize_t n = read(self->out_fd[stream], buf, sizeof buf);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0 && errno == EAGAIN)
-      return TRUE;
-    if (n <= 0) { /* its end (an error ends it too) */
-      if (pending->len > 0)
-        on_line(self, stream, pending->str, pending->len);
-      g_string_truncate(pending, 0);
-      return FALSE;
-    }
-    gsize from = pending->len;
-    g_string_append_len(pending, buf, n);
-    gsize start = 0;
-    for (const char *nl; (nl = memchr(pending->str + from, '\n', pending->len - from)) != NULL;) {
-      gsize end = (gsize)(nl - pending->str);
-      on_line(self, stream, pending->str + start, end - start);
-      start = from = end + 1;
-    }
-    g_string_erase(pending, 0, (gssize)start);
+  gsize from = pending->len;
+  g_string_append_len(pending, data, (gssize)n);
+  gsize start = 0;
+  for (const char *nl; (nl = memchr(pending->str + from, '\n', pending->len - from)) != NULL;) {
+    gsize end = (gsize)(nl - pending->str);
+    on_line(self, stream, pending->str + start, end - start, self->out_cut[stream]);
+    self->out_cut[stream] = 0;
+    start = from = end + 1;
   }
+  g_string_erase(pending, 0, (gssize)start);
+  if (pending->len > LINE_MAX_BYTES + MARK_TAIL) {
+    gsize drop = pending->len - LINE_MAX_BYTES - MARK_TAIL;
+    g_string_erase(pending, LINE_MAX_BYTES, (gssize)drop);
+    self->out_cut[stream] += drop;
+  }
+}
+
+/* The last line, unfinished, at the pipe's end. */
+static void end_output(TsWorker *self, int stream)
+{
+  GString *pending = self->out_pending[stream];
+  if (pending->len > 0)
+    on_line(self, stream, pending->str, pending->len, self->out_cut[stream]);
+  g_string_truncate(pending, 0);
+  self->out_cut[stream] = 0;
+}
+
+/* Reads what the pipe holds (it does not block), a slice at a time, and
+ * hands on its lines; at the pipe's end the last unfinished line too.
+ * FALSE at the end.  A fast call's reply drains the pipes too: its marks
+ * are in them already. */
+static gboolean drain_output(TsWorker *self, int stream, gint64 slice_us, gsize max_bytes)
+{
+  if (drain_fd(self, self->out_fd[stream], slice_us, max_bytes, take_output, stream))
+    return TRUE;
+  end_output(self, stream);
+  return FALSE;
+}
+
+static void close_output(TsWorker *self, int stream)
+{
+  g_clear_handle_id(&self->out_watch[stream], g_source_remove);
+  self->out_done[stream] = TRUE;
+  GInputStream *pipe = stream == 0 ? g_subprocess_get_stdout_pipe(self->process)
+                                   : g_subprocess_get_stderr_pipe(self->process);
+  g_input_stream_close(pipe, NULL, NULL);
 }
 
 static gboolean on_output_ready(TsWorker *self, int stream)
 {
-  if (drain_output(self, stream) && !g_cancellable_is_cancelled(self->io))
+  if (drain_output(self, stream, PIPE_SLICE_US, 0) && !g_cancellable_is_cancelled(self->io))
     return G_SOURCE_CONTINUE;
-  self->out_watch[stream] = 0;
+  self->out_watch[stream] = 0; /* removed by returning */
   self->out_done[stream] = TRUE;
   maybe_dead(self);
   return G_SOURCE_REMOVE;
@@ -1001,16 +1115,36 @@ static gboolean on_stderr_ready(int fd, GIOCondition condition, gpointer self)
   return on_output_ready(self, 1);
 }
 
-/* The pipe's lines as they come (the watch holds the object until its end). */
+/* The pipe's lines as they come (the watch holds the object until its
+ * end).  Below the redraw's priority: a module printing without end
+ * leaves the app its frames. */
 static void read_output(TsWorker *self, int stream, GInputStream *pipe)
 {
   self->out_fd[stream] = g_unix_input_stream_get_fd(G_UNIX_INPUT_STREAM(pipe));
   fcntl(self->out_fd[stream], F_SETFL, fcntl(self->out_fd[stream], F_GETFL) | O_NONBLOCK);
   self->out_pending[stream] = g_string_new(NULL);
-  self->out_watch[stream] = g_unix_fd_add_full(G_PRIORITY_DEFAULT, self->out_fd[stream],
+  self->out_watch[stream] = g_unix_fd_add_full(G_PRIORITY_DEFAULT_IDLE, self->out_fd[stream],
                                                G_IO_IN | G_IO_HUP | G_IO_ERR,
                                                stream == 0 ? on_stdout_ready : on_stderr_ready,
                                                g_object_ref(self), g_object_unref);
+}
+
+/* The worker is reaped: everything it wrote is in its pipes now.  What
+ * they hold is read and they are closed, without waiting for their ends
+ * (a descendant may hold them open). */
+static void finish_pipes(TsWorker *self)
+{
+  if (self->crash_fd >= 0) {
+    drain_fd(self, self->crash_fd, 0, DEATH_DRAIN_MAX, take_crash, 0);
+    close_crash(self);
+  }
+  for (int s = 0; s < 2; s++) {
+    if (!self->out_watch[s])
+      continue;
+    if (drain_output(self, s, 0, DEATH_DRAIN_MAX))
+      end_output(self, s);
+    close_output(self, s);
+  }
 }
 
 /* ---- signals from the worker ---------------------------------------------------------------- */
@@ -1112,6 +1246,11 @@ static int make_status_page(TsWorker *self, GError **error)
   return fd;
 }
 
+static void own_group(gpointer data)
+{
+  setpgid(0, 0);
+}
+
 /* Starts the process with its fds; the app's end of the socket, or -1. */
 static int spawn(TsWorker *self, GError **error)
 {
@@ -1135,6 +1274,8 @@ static int spawn(TsWorker *self, GError **error)
     g_subprocess_launcher_take_fd(launcher, status_fd, TS_WORKER_FD_STATUS);
   if (self->environment)
     g_subprocess_launcher_set_environ(launcher, self->environment);
+  /* a group of its own: its descendants are killed with it (kill_descendants) */
+  g_subprocess_launcher_set_child_setup(launcher, own_group, NULL, NULL);
   g_autofree char *limit = g_strdup_printf("--memory-limit=%" G_GUINT64_FORMAT, self->memory_limit);
   const char *path = self->executable ? self->executable : worker_path();
   if (status_fd >= 0)
@@ -1151,8 +1292,7 @@ static int spawn(TsWorker *self, GError **error)
   g_subprocess_wait_async(self->process, NULL, on_wait, g_object_ref(self));
   read_output(self, 0, g_subprocess_get_stdout_pipe(self->process));
   read_output(self, 1, g_subprocess_get_stderr_pipe(self->process));
-  g_autoptr(GInputStream) crash_in = g_unix_input_stream_new(crash[0], TRUE);
-  read_crash(self, crash_in);
+  read_crash(self, crash[0]);
   return sv[0];
 }
 
@@ -1243,17 +1383,38 @@ gboolean ts_worker_start_finish(TsWorker *self, GAsyncResult *result, GError **e
 
 /* ---- open and input signatures ------------------------------------------------------------- */
 
+/* A method failed.  When the worker died (the connection closed under
+ * it), it fails with what the death report says, once that is known:
+ * TRUE then. */
+static gboolean method_failed(TsWorker *self, GTask *task, GError *error)
+{
+  if (self->death || (self->connection && g_dbus_connection_is_closed(self->connection))) {
+    g_error_free(error);
+    if (self->death)
+      g_task_return_new_error(task, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED, "%s", self->death->summary);
+    else
+      g_queue_push_tail(&self->orphans, g_object_ref(task));
+    return TRUE;
+  }
+  g_dbus_error_strip_remote_error(error);
+  g_task_return_error(task, error);
+  return FALSE;
+}
+
 static void on_open_reply(GObject *source, GAsyncResult *res, gpointer user_data)
 {
   g_autoptr(GTask) task = user_data;
-  TS_WORKER(g_task_get_source_object(task))->n_methods--;
+  TsWorker *self = g_task_get_source_object(task);
+  self->n_methods--;
   GError *error = NULL;
   GVariant *reply = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &error);
+  /* cut off by a death: the worker stays "loading" for its report */
   if (!reply) {
-    g_dbus_error_strip_remote_error(error);
-    g_task_return_error(task, error);
+    if (!method_failed(self, task, error))
+      self->loading = FALSE;
     return;
   }
+  self->loading = FALSE;
   g_task_return_pointer(task, reply, (GDestroyNotify)g_variant_unref);
 }
 
@@ -1274,6 +1435,7 @@ void ts_worker_open_async(TsWorker *self, const char *source, GCancellable *canc
   if (!check_alive(self, task))
     return;
   self->n_methods++;
+  self->loading = TRUE;
   g_dbus_connection_call(self->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE, "Open",
                          g_variant_new("(s)", source), G_VARIANT_TYPE("(ssa(sasas))"),
                          G_DBUS_CALL_FLAGS_NONE, G_MAXINT, cancellable, on_open_reply,
@@ -1302,12 +1464,12 @@ gboolean ts_worker_open_finish(TsWorker *self, GAsyncResult *result, char **titl
 static void on_void_reply(GObject *source, GAsyncResult *res, gpointer user_data)
 {
   g_autoptr(GTask) task = user_data;
-  TS_WORKER(g_task_get_source_object(task))->n_methods--;
+  TsWorker *self = g_task_get_source_object(task);
+  self->n_methods--;
   GError *error = NULL;
   g_autoptr(GVariant) reply = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &error);
   if (!reply) {
-    g_dbus_error_strip_remote_error(error);
-    g_task_return_error(task, error);
+    (void)method_failed(self, task, error);
   } else {
     g_task_return_boolean(task, TRUE);
   }
@@ -1415,6 +1577,8 @@ static void ts_worker_finalize(GObject *object)
       g_string_free(self->out_pending[s], TRUE);
   g_clear_object(&self->io);
   g_byte_array_unref(self->crash);
+  if (self->crash_fd >= 0)
+    close(self->crash_fd);
   if (self->status)
     munmap(self->status, sizeof(TsWorkerStatus));
   ts_worker_death_free(self->death);
@@ -1452,7 +1616,9 @@ static void ts_worker_init(TsWorker *self)
 {
   self->io = g_cancellable_new();
   self->crash = g_byte_array_new();
+  self->crash_fd = -1;
   g_queue_init(&self->calls);
+  g_queue_init(&self->orphans);
 }
 
 TsWorker *ts_worker_new(guint64 memory_limit)

@@ -101,7 +101,10 @@ void ts_worker_start_async(TsWorker *self, GCancellable *cancellable, GAsyncRead
 gboolean ts_worker_start_finish(TsWorker *self, GAsyncResult *result, GError **error);
 
 /* Opens source ("seeds" or a path) in the worker.  Its title, canonical
- * path and functions (an array of TsWorkerFunction*) come back. */
+ * path and functions (an array of TsWorkerFunction*) come back.  When the
+ * worker dies meanwhile (a constructor crashed), it fails with
+ * TS_WORKER_ERROR_DIED and the death's summary ("crashed while loading
+ * the module: SIGSEGV (...)"); ts_worker_get_death has the rest. */
 void ts_worker_open_async(TsWorker *self, const char *source, GCancellable *cancellable,
                           GAsyncReadyCallback callback, gpointer user_data);
 gboolean ts_worker_open_finish(TsWorker *self, GAsyncResult *result, char **title, char **path,
@@ -172,7 +175,8 @@ guint ts_worker_get_running_call(TsWorker *self);
  *   ::progress (guint call_id, double fraction)
  *   ::output   (guint call_id, int fd, const char *line, gint64 time_us)
  *              — a line of the module's stdout (1) or stderr (2); call_id
- *                0 for lines printed outside calls
+ *                0 for lines printed outside calls; one longer than 16 KiB
+ *                is cut, ending "… (N more bytes not shown)"
  *   ::died     (TsWorkerDeath *death) */
 
 G_END_DECLS

@@ -12,6 +12,7 @@
 
 #include "crash-handler.h"
 #include "ts-fast-channel.h"
+#include "worker-fds.h"
 
 #define SPIN_MAX_NS 150000u /* after a call the thread spins at most this long for the next */
 #define SLICE_MS 100    /* asleep, it looks this often whether it is to stop */
@@ -97,6 +98,10 @@ WorkerFast *worker_fast_new(WorkerService *service, GError **error)
     g_free(f);
     return NULL;
   }
+  /* a module writing to low fds would write over the channel's header */
+  int high = worker_fd_move_high(f->fd);
+  if (high >= 0)
+    f->fd = high;
   f->thread = g_thread_new("fast-call", fast_main, f);
   return f;
 }

@@ -2,6 +2,7 @@
  * the app, in a process of its own so that whatever the module does (a
  * crash, exit(), an endless loop, memory without bound) leaves the app
  * standing.  The app starts it; see ts-worker-protocol.h for the fds. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "crash-handler.h"
+#include "worker-fds.h"
 #include "worker-debug.h"
 #include "worker-service.h"
 #include "worker-status.h"
@@ -118,14 +120,19 @@ int main(int argc, char **argv)
   /* a worker never outlives its app (nor a call that hangs after the app died) */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() == 1)
     return 1;
+  /* before anything else opens an fd: the protocol's out of a module's reach */
+  int dbus_fd, crash_fd, status_fd;
+  if (!worker_fds_own(&dbus_fd, &crash_fd, &status_fd)) {
+    g_printerr("tracescope-worker: cannot move its fds out of a module's reach: %s\n", g_strerror(errno));
+    return 1;
+  }
   /* lines reach the app as they are printed, not when a buffer fills */
   setvbuf(stdout, NULL, _IOLBF, 0);
-  if (!ts_crash_handler_install(TS_WORKER_FD_CRASH, &error) ||
-      !(status_page = map_status(TS_WORKER_FD_STATUS, &error))) {
+  if (!ts_crash_handler_install(crash_fd, &error) || !(status_page = map_status(status_fd, &error))) {
     g_printerr("tracescope-worker: %s\n", error->message);
     return 1;
   }
-  close(TS_WORKER_FD_STATUS);
+  close(status_fd);
   ts_crash_handler_set_hook(on_crash);
   ts_watch_ops(&last_op); /* calls run on this thread */
   on_exit(on_exit_called, NULL);
@@ -133,7 +140,7 @@ int main(int argc, char **argv)
   /* results go to the app in the memory they were made in */
   ts_cpu_share_buffers(true);
 
-  g_autoptr(GDBusConnection) connection = connect_app(TS_WORKER_FD_DBUS, &error);
+  g_autoptr(GDBusConnection) connection = connect_app(dbus_fd, &error);
   if (!connection) {
     g_printerr("tracescope-worker: cannot talk to the app: %s\n", error->message);
     return 1;

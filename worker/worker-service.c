@@ -21,6 +21,7 @@
 #include "ts-fast-channel.h"
 #include "ts-worker-tensor.h"
 #include "worker-fast.h"
+#include "worker-fds.h"
 #include "worker-status.h"
 
 #define PROGRESS_NS 50000000u /* at most 20 progress updates a second */
@@ -248,16 +249,11 @@ void worker_mark_end(guint call_id)
 {
   fflush(stdout);
   fflush(stderr);
+  /* on the worker's own copies of the pipes: a module may have closed 1 and 2 */
   g_autofree char *mark = g_strdup_printf(TS_WORKER_MARK "%u end\n", call_id);
-  for (int fd = 1; fd <= 2; fd++) {
-    size_t len = strlen(mark);
-    for (size_t done = 0; done < len;) {
-      ssize_t w = write(fd, mark + done, len - done);
-      if (w <= 0)
-        break;
-      done += (size_t)w;
-    }
-  }
+  for (int fd = 1; fd <= 2; fd++)
+    worker_fds_write_std(fd, mark, strlen(mark));
+  worker_fds_restore_std();
 }
 
 static void handle_hello(WorkerService *s, GVariant *params, WorkerAnswer *a)
