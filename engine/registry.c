@@ -3,7 +3,7 @@
 
 #include <pthread.h>
 
-#define OP_ENTRY(ID, id) [TS_OP_##ID] = &ts__op_##id,
+#define OP_ENTRY(ID, id, family) [TS_OP_##ID] = &ts__op_##id,
 const ts_op_def *const ts__op_table[TS_OP_COUNT] = { TS_OP_LIST(OP_ENTRY) };
 #undef OP_ENTRY
 
@@ -19,7 +19,8 @@ _Static_assert(sizeof(ts_shape) == 72 && sizeof(ts_ints) == 72 && sizeof(ts_loc)
                  sizeof(ts_module_info) == 32 && sizeof(ts_export) == 24,
                "public structs changed size: bump TS_ABI_VERSION");
 _Static_assert((TS_OPF_STATEFUL | TS_OPF_INPUT | TS_OPF_VALUE | TS_OPF_AUXILIARY |
-                TS_OPF_CONTROL_FLOW) <= 0xff, "op traits live in the low byte of the flags");
+                TS_OPF_CONTROL_FLOW | TS_OPF_ELEMENTWISE) <= 0xff,
+               "op traits live in the low byte of the flags");
 
 unsigned ts_op_traits(ts_op op)
 {

@@ -9,7 +9,7 @@
  * related ops look related.  Each colour was placed by a maximin search in
  * CIE Lab (L 60-93, chroma 20-50; creation ops chroma at most 14) inside
  * the sRGB gamut; the dark palette is the same colours 10 L darker, so any
- * two ops are about as far apart in both modes: ΔE76 >= 15.4 over all 72
+ * two ops are about as far apart in both modes: ΔE76 >= 15.4 over all 75
  * ops, light and dark (test-graph-render measures it). */
 #include "ts-graph-render-private.h"
 
@@ -60,87 +60,91 @@ static _ts_rgba from_hex(guint32 hex)
 
 /* ---- op types --------------------------------------------------------------------- */
 
-typedef struct op_colour {
-  guint8 family; /* TS_OP_FAMILY_OTHER: no row (an op newer than the table) */
-  guint32 light, dark;
-} op_colour;
+/* Each op's family is its row's (TS_OP_LIST in tracescope.h). */
+static const guint8 OP_FAMILIES[TS_OP_COUNT] = {
+#define FAMILY_ENTRY(ID, id, family) [TS_OP_##ID] = TS_OP_FAMILY_##family,
+  TS_OP_LIST(FAMILY_ENTRY)
+#undef FAMILY_ENTRY
+};
 
-static const op_colour OP_COLOURS[TS_OP_COUNT] = {
-  [TS_OP_IF] = { TS_OP_FAMILY_CONTROL, 0xce7974, 0xb15f5c },
-  [TS_OP_WHILE] = { TS_OP_FAMILY_CONTROL, 0xfc828c, 0xdd6772 },
-  [TS_OP_REDUCE_SUM] = { TS_OP_FAMILY_REDUCE, 0xed9e82, 0xd08369 },
-  [TS_OP_REDUCE_MEAN] = { TS_OP_FAMILY_REDUCE, 0xffc08b, 0xe1a571 },
-  [TS_OP_REDUCE_MAX] = { TS_OP_FAMILY_REDUCE, 0xd77753, 0xb95d3b },
-  [TS_OP_REDUCE_MIN] = { TS_OP_FAMILY_REDUCE, 0xffc6b0, 0xe2aa95 },
-  [TS_OP_REDUCE_PROD] = { TS_OP_FAMILY_REDUCE, 0xe59959, 0xc77f40 },
-  [TS_OP_ARGMAX] = { TS_OP_FAMILY_REDUCE, 0xb98979, 0x9d7060 },
-  [TS_OP_SPARSE_SOFTMAX_CROSS_ENTROPY] = { TS_OP_FAMILY_REDUCE, 0xbc8658, 0xa06d40 },
-  [TS_OP_GREATER] = { TS_OP_FAMILY_COMPARE, 0xb2a160, 0x978747 },
-  [TS_OP_GREATER_EQUAL] = { TS_OP_FAMILY_COMPARE, 0xcbc161, 0xafa647 },
-  [TS_OP_LESS] = { TS_OP_FAMILY_COMPARE, 0xbcbb91, 0xa1a077 },
-  [TS_OP_LESS_EQUAL] = { TS_OP_FAMILY_COMPARE, 0xb38b36, 0x96721c },
-  [TS_OP_EQUAL] = { TS_OP_FAMILY_COMPARE, 0xfbcb74, 0xddaf5a },
-  [TS_OP_NOT_EQUAL] = { TS_OP_FAMILY_COMPARE, 0xe6cd8e, 0xc9b274 },
-  [TS_OP_LOGICAL_AND] = { TS_OP_FAMILY_COMPARE, 0x9f8f6c, 0x847654 },
-  [TS_OP_LOGICAL_OR] = { TS_OP_FAMILY_COMPARE, 0xedeebc, 0xd0d2a1 },
-  [TS_OP_LOGICAL_NOT] = { TS_OP_FAMILY_COMPARE, 0xeef096, 0xd1d47c },
-  [TS_OP_WHERE] = { TS_OP_FAMILY_COMPARE, 0x959536, 0x7a7b1c },
-  [TS_OP_ADD] = { TS_OP_FAMILY_ARITH, 0xc0f8cc, 0xa4dcb0 },
-  [TS_OP_SUB] = { TS_OP_FAMILY_ARITH, 0x589f74, 0x3d855b },
-  [TS_OP_MUL] = { TS_OP_FAMILY_ARITH, 0x80d09a, 0x65b47f },
-  [TS_OP_DIV] = { TS_OP_FAMILY_ARITH, 0xb5d598, 0x9ab97d },
-  [TS_OP_FLOORDIV] = { TS_OP_FAMILY_ARITH, 0x809960, 0x667f48 },
-  [TS_OP_MOD] = { TS_OP_FAMILY_ARITH, 0xc4faa7, 0xa8dd8c },
-  [TS_OP_POW] = { TS_OP_FAMILY_ARITH, 0x5cac64, 0x40914b },
-  [TS_OP_MAXIMUM] = { TS_OP_FAMILY_ARITH, 0x88ac8d, 0x6e9274 },
-  [TS_OP_MINIMUM] = { TS_OP_FAMILY_ARITH, 0x93ffbe, 0x77e2a3 },
-  [TS_OP_NEG] = { TS_OP_FAMILY_ARITH, 0x759d46, 0x5b832d },
-  [TS_OP_ABS] = { TS_OP_FAMILY_ARITH, 0x95cd77, 0x7bb15d },
-  [TS_OP_EXP] = { TS_OP_FAMILY_MATH, 0xa1f9fb, 0x84dcdf },
-  [TS_OP_LOG] = { TS_OP_FAMILY_MATH, 0x54d1d4, 0x2fb5b8 },
-  [TS_OP_SQRT] = { TS_OP_FAMILY_MATH, 0x8dfee1, 0x70e1c5 },
-  [TS_OP_TANH] = { TS_OP_FAMILY_MATH, 0x38b49f, 0x029985 },
-  [TS_OP_SIGMOID] = { TS_OP_FAMILY_MATH, 0x90d5bf, 0x75b9a4 },
-  [TS_OP_RELU] = { TS_OP_FAMILY_MATH, 0x4afffe, 0x00e2e1 },
-  [TS_OP_FUSED_ELEMENTWISE] = { TS_OP_FAMILY_MATH, 0x01f9c5, 0x00dda9 },
-  [TS_OP_SOFTMAX] = { TS_OP_FAMILY_MATH, 0x3fdbb3, 0x00be99 },
-  [TS_OP_LOG_SOFTMAX] = { TS_OP_FAMILY_MATH, 0x589c98, 0x3e827e },
-  [TS_OP_PLACEHOLDER] = { TS_OP_FAMILY_IO, 0x49d9ff, 0x0fbde2 },
-  [TS_OP_PRINT] = { TS_OP_FAMILY_IO, 0x3ba6c2, 0x078ba6 },
-  [TS_OP_MATMUL] = { TS_OP_FAMILY_LINALG, 0x5ba8ff, 0x368ee2 },
-  [TS_OP_CONV2D] = { TS_OP_FAMILY_LINALG, 0x8bcbfe, 0x6fafe1 },
-  [TS_OP_FUSED_MATMUL] = { TS_OP_FAMILY_LINALG, 0x2b8df3, 0x0f71d7 },
-  [TS_OP_FUSED_CONV2D] = { TS_OP_FAMILY_LINALG, 0x3070e0, 0x1454c4 },
-  [TS_OP_MAX_POOL2D] = { TS_OP_FAMILY_LINALG, 0x5097cd, 0x2e7db2 },
-  [TS_OP_CAST] = { TS_OP_FAMILY_SHAPE, 0xb8b9df, 0x9d9ec3 },
-  [TS_OP_RESHAPE] = { TS_OP_FAMILY_SHAPE, 0xf0b5ff, 0xd39ae2 },
-  [TS_OP_FLATTEN] = { TS_OP_FAMILY_SHAPE, 0x8589e2, 0x6970c6 },
-  [TS_OP_TRANSPOSE] = { TS_OP_FAMILY_SHAPE, 0xf2dbff, 0xd5bfe2 },
-  [TS_OP_CONCAT] = { TS_OP_FAMILY_SHAPE, 0xc1a5ff, 0xa58ae2 },
-  [TS_OP_SPLIT] = { TS_OP_FAMILY_SHAPE, 0x9399d7, 0x787fbc },
-  [TS_OP_SLICE] = { TS_OP_FAMILY_SHAPE, 0xcabdff, 0xaea2e2 },
-  [TS_OP_GATHER] = { TS_OP_FAMILY_SHAPE, 0xb47dcd, 0x9963b1 },
-  [TS_OP_IDENTITY] = { TS_OP_FAMILY_SHAPE, 0x958db0, 0x7b7496 },
-  [TS_OP_SHAPE] = { TS_OP_FAMILY_SHAPE, 0xbf94cb, 0xa37aaf },
-  [TS_OP_VAR_HANDLE] = { TS_OP_FAMILY_STATE, 0xffc0ec, 0xe2a4cf },
-  [TS_OP_READ_VARIABLE] = { TS_OP_FAMILY_STATE, 0xff9dd9, 0xe182bd },
-  [TS_OP_ASSIGN_VARIABLE] = { TS_OP_FAMILY_STATE, 0xcf73b7, 0xb3589c },
-  [TS_OP_ASSIGN_ADD_VARIABLE] = { TS_OP_FAMILY_STATE, 0xf2a1b9, 0xd5879f },
-  [TS_OP_ASSIGN_SUB_VARIABLE] = { TS_OP_FAMILY_STATE, 0xffccda, 0xe2b0be },
-  [TS_OP_TENSOR_LIST_RESERVE] = { TS_OP_FAMILY_STATE, 0xcd769c, 0xb05c82 },
-  [TS_OP_TENSOR_LIST_SET_ITEM] = { TS_OP_FAMILY_STATE, 0xff88af, 0xe16d95 },
-  [TS_OP_TENSOR_LIST_GET_ITEM] = { TS_OP_FAMILY_STATE, 0xcfa8c3, 0xb48ea8 },
-  [TS_OP_TENSOR_LIST_STACK] = { TS_OP_FAMILY_STATE, 0xb98292, 0x9e6878 },
-  [TS_OP_FILL] = { TS_OP_FAMILY_CREATE, 0xb2c4b6, 0x98a89c },
-  [TS_OP_ZEROS] = { TS_OP_FAMILY_CREATE, 0xccf1ff, 0xb0d4e2 },
-  [TS_OP_ONES] = { TS_OP_FAMILY_CREATE, 0x899489, 0x707a6f },
-  [TS_OP_ZEROS_LIKE] = { TS_OP_FAMILY_CREATE, 0xcbb2a1, 0xaf9787 },
-  [TS_OP_ONES_LIKE] = { TS_OP_FAMILY_CREATE, 0xa0c2d2, 0x85a7b6 },
-  [TS_OP_EYE] = { TS_OP_FAMILY_CREATE, 0xd1c6cf, 0xb5abb4 },
-  [TS_OP_RANGE] = { TS_OP_FAMILY_CREATE, 0xa7959d, 0x8c7b82 },
-  [TS_OP_RANDOM_UNIFORM] = { TS_OP_FAMILY_CREATE, 0xfde6d9, 0xe1cabd },
-  [TS_OP_RANDOM_NORMAL] = { TS_OP_FAMILY_CREATE, 0xdaf1dc, 0xbfd4c0 },
-  [TS_OP_CONST] = { TS_OP_FAMILY_CREATE, 0x7a95a5, 0x617b8a },
+/* Each op's colour, placed in its family's sector; { 0, 0 }: not placed
+ * yet (an op newer than the table), drawn grey. */
+static const guint32 OP_COLOURS[TS_OP_COUNT][2] = {
+  [TS_OP_IF] = { 0xce7974, 0xb15f5c },
+  [TS_OP_WHILE] = { 0xfc828c, 0xdd6772 },
+  [TS_OP_REDUCE_SUM] = { 0xed9e82, 0xd08369 },
+  [TS_OP_REDUCE_MEAN] = { 0xffc08b, 0xe1a571 },
+  [TS_OP_REDUCE_MAX] = { 0xd77753, 0xb95d3b },
+  [TS_OP_REDUCE_MIN] = { 0xffc6b0, 0xe2aa95 },
+  [TS_OP_REDUCE_PROD] = { 0xe59959, 0xc77f40 },
+  [TS_OP_ARGMAX] = { 0xb98979, 0x9d7060 },
+  [TS_OP_SPARSE_SOFTMAX_CROSS_ENTROPY] = { 0xbc8658, 0xa06d40 },
+  [TS_OP_GREATER] = { 0xb2a160, 0x978747 },
+  [TS_OP_GREATER_EQUAL] = { 0xcbc161, 0xafa647 },
+  [TS_OP_LESS] = { 0xbcbb91, 0xa1a077 },
+  [TS_OP_LESS_EQUAL] = { 0xb38b36, 0x96721c },
+  [TS_OP_EQUAL] = { 0xfbcb74, 0xddaf5a },
+  [TS_OP_NOT_EQUAL] = { 0xe6cd8e, 0xc9b274 },
+  [TS_OP_LOGICAL_AND] = { 0x9f8f6c, 0x847654 },
+  [TS_OP_LOGICAL_OR] = { 0xedeebc, 0xd0d2a1 },
+  [TS_OP_LOGICAL_NOT] = { 0xeef096, 0xd1d47c },
+  [TS_OP_WHERE] = { 0x959536, 0x7a7b1c },
+  [TS_OP_ADD] = { 0xc0f8cc, 0xa4dcb0 },
+  [TS_OP_SUB] = { 0x589f74, 0x3d855b },
+  [TS_OP_MUL] = { 0x80d09a, 0x65b47f },
+  [TS_OP_DIV] = { 0xb5d598, 0x9ab97d },
+  [TS_OP_FLOORDIV] = { 0x809960, 0x667f48 },
+  [TS_OP_MOD] = { 0xc4faa7, 0xa8dd8c },
+  [TS_OP_POW] = { 0x5cac64, 0x40914b },
+  [TS_OP_MAXIMUM] = { 0x88ac8d, 0x6e9274 },
+  [TS_OP_MINIMUM] = { 0x93ffbe, 0x77e2a3 },
+  [TS_OP_NEG] = { 0x759d46, 0x5b832d },
+  [TS_OP_ABS] = { 0x95cd77, 0x7bb15d },
+  [TS_OP_EXP] = { 0xa1f9fb, 0x84dcdf },
+  [TS_OP_LOG] = { 0x54d1d4, 0x2fb5b8 },
+  [TS_OP_SQRT] = { 0x8dfee1, 0x70e1c5 },
+  [TS_OP_TANH] = { 0x38b49f, 0x029985 },
+  [TS_OP_SIGMOID] = { 0x90d5bf, 0x75b9a4 },
+  [TS_OP_RELU] = { 0x4afffe, 0x00e2e1 },
+  [TS_OP_FUSED_ELEMENTWISE] = { 0x01f9c5, 0x00dda9 },
+  [TS_OP_SOFTMAX] = { 0x3fdbb3, 0x00be99 },
+  [TS_OP_LOG_SOFTMAX] = { 0x589c98, 0x3e827e },
+  [TS_OP_PLACEHOLDER] = { 0x49d9ff, 0x0fbde2 },
+  [TS_OP_PRINT] = { 0x3ba6c2, 0x078ba6 },
+  [TS_OP_MATMUL] = { 0x5ba8ff, 0x368ee2 },
+  [TS_OP_CONV2D] = { 0x8bcbfe, 0x6fafe1 },
+  [TS_OP_FUSED_MATMUL] = { 0x2b8df3, 0x0f71d7 },
+  [TS_OP_FUSED_CONV2D] = { 0x3070e0, 0x1454c4 },
+  [TS_OP_MAX_POOL2D] = { 0x5097cd, 0x2e7db2 },
+  [TS_OP_CAST] = { 0xb8b9df, 0x9d9ec3 },
+  [TS_OP_RESHAPE] = { 0xf0b5ff, 0xd39ae2 },
+  [TS_OP_FLATTEN] = { 0x8589e2, 0x6970c6 },
+  [TS_OP_TRANSPOSE] = { 0xf2dbff, 0xd5bfe2 },
+  [TS_OP_CONCAT] = { 0xc1a5ff, 0xa58ae2 },
+  [TS_OP_SPLIT] = { 0x9399d7, 0x787fbc },
+  [TS_OP_SLICE] = { 0xcabdff, 0xaea2e2 },
+  [TS_OP_GATHER] = { 0xb47dcd, 0x9963b1 },
+  [TS_OP_IDENTITY] = { 0x958db0, 0x7b7496 },
+  [TS_OP_SHAPE] = { 0xbf94cb, 0xa37aaf },
+  [TS_OP_VAR_HANDLE] = { 0xffc0ec, 0xe2a4cf },
+  [TS_OP_READ_VARIABLE] = { 0xff9dd9, 0xe182bd },
+  [TS_OP_ASSIGN_VARIABLE] = { 0xcf73b7, 0xb3589c },
+  [TS_OP_ASSIGN_ADD_VARIABLE] = { 0xf2a1b9, 0xd5879f },
+  [TS_OP_ASSIGN_SUB_VARIABLE] = { 0xffccda, 0xe2b0be },
+  [TS_OP_TENSOR_LIST_RESERVE] = { 0xcd769c, 0xb05c82 },
+  [TS_OP_TENSOR_LIST_SET_ITEM] = { 0xff88af, 0xe16d95 },
+  [TS_OP_TENSOR_LIST_GET_ITEM] = { 0xcfa8c3, 0xb48ea8 },
+  [TS_OP_TENSOR_LIST_STACK] = { 0xb98292, 0x9e6878 },
+  [TS_OP_FILL] = { 0xb2c4b6, 0x98a89c },
+  [TS_OP_ZEROS] = { 0xccf1ff, 0xb0d4e2 },
+  [TS_OP_ONES] = { 0x899489, 0x707a6f },
+  [TS_OP_ZEROS_LIKE] = { 0xcbb2a1, 0xaf9787 },
+  [TS_OP_ONES_LIKE] = { 0xa0c2d2, 0x85a7b6 },
+  [TS_OP_EYE] = { 0xd1c6cf, 0xb5abb4 },
+  [TS_OP_RANGE] = { 0xa7959d, 0x8c7b82 },
+  [TS_OP_RANDOM_UNIFORM] = { 0xfde6d9, 0xe1cabd },
+  [TS_OP_RANDOM_NORMAL] = { 0xdaf1dc, 0xbfd4c0 },
+  [TS_OP_CONST] = { 0x7a95a5, 0x617b8a },
 };
 
 /* An op the table does not know yet: a neutral grey. */
@@ -148,14 +152,14 @@ static const guint32 UNKNOWN_OP[2] = { 0xc8c8c8, 0x8e8e8e };
 
 _ts_rgba _ts_op_colour(const _ts_palette *palette, int op)
 {
-  if (_ts_op_family_of(op) == TS_OP_FAMILY_OTHER)
+  if (op < 0 || op >= TS_OP_COUNT || !OP_COLOURS[op][0])
     return from_hex(UNKNOWN_OP[palette->dark]);
-  return from_hex(palette->dark ? OP_COLOURS[op].dark : OP_COLOURS[op].light);
+  return from_hex(OP_COLOURS[op][palette->dark]);
 }
 
 _ts_op_family _ts_op_family_of(int op)
 {
-  return op < 0 || op >= TS_OP_COUNT ? TS_OP_FAMILY_OTHER : (_ts_op_family)OP_COLOURS[op].family;
+  return op < 0 || op >= TS_OP_COUNT ? TS_OP_FAMILY_OTHER : (_ts_op_family)OP_FAMILIES[op];
 }
 
 /* ---- groups, categories, heat ------------------------------------------------------ */
