@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define TS_ABI_VERSION 5
+#define TS_ABI_VERSION 6
 #define TS_MAX_RANK 8
 #define TS_API __attribute__((visibility("default")))
 
@@ -361,7 +361,8 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(TENSOR_LIST_STACK, tensor_list_stack, STATE)                         \
   X(FUSED_ELEMENTWISE, fused_elementwise, MATH)                          \
   X(FUSED_MATMUL, fused_matmul, LINALG)                                  \
-  X(FUSED_CONV2D, fused_conv2d, LINALG)
+  X(FUSED_CONV2D, fused_conv2d, LINALG)                                  \
+  X(SOFTPLUS, softplus, MATH)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -453,7 +454,7 @@ TS_API ts_tensor *ts_gather_at(ts_loc loc, ts_tensor *params, ts_tensor *indices
   X(add) X(sub) X(mul) X(div) X(floordiv) X(mod) X(pow) X(maximum) X(minimum) X(greater) \
   X(greater_equal) X(less) X(less_equal) X(equal) X(not_equal) X(logical_and) X(logical_or)
 #define TS__UNARY(X) \
-  X(neg) X(abs) X(exp) X(log) X(sqrt) X(tanh) X(sigmoid) X(relu) X(logical_not)
+  X(neg) X(abs) X(exp) X(log) X(sqrt) X(tanh) X(sigmoid) X(relu) X(logical_not) X(softplus)
 #define TS__DECL_BINARY(name) TS_API ts_tensor *ts_##name##_at(ts_loc loc, ts_tensor *a, ts_tensor *b);
 #define TS__DECL_UNARY(name) TS_API ts_tensor *ts_##name##_at(ts_loc loc, ts_tensor *x);
 TS__BINARY(TS__DECL_BINARY)
@@ -486,6 +487,7 @@ TS__UNARY(TS__DECL_UNARY)
 #define ts_sigmoid(x) ts_sigmoid_at(TS_HERE, (x))
 #define ts_relu(x) ts_relu_at(TS_HERE, (x))
 #define ts_logical_not(x) ts_logical_not_at(TS_HERE, (x))
+#define ts_softplus(x) ts_softplus_at(TS_HERE, (x)) /* log(1 + exp(x)), without overflow */
 TS_API ts_tensor *ts_where_at(ts_loc loc, ts_tensor *cond, ts_tensor *x, ts_tensor *y);
 #define ts_where(cond, x, y) ts_where_at(TS_HERE, (cond), (x), (y))
 

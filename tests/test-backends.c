@@ -168,6 +168,7 @@ static ts_tensor *run_case(ts_op op)
   case TS_OP_TANH: return ts_tanh(x);
   case TS_OP_SIGMOID: return ts_sigmoid(x);
   case TS_OP_RELU: return ts_relu(x);
+  case TS_OP_SOFTPLUS: return ts_softplus(x);
   case TS_OP_GREATER: return ts_greater(x, i);
   case TS_OP_GREATER_EQUAL: return ts_greater_equal(x, ts_scalar_f32(3));
   case TS_OP_LESS: return ts_less(i, x);

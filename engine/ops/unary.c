@@ -26,7 +26,8 @@
   X(TANH, tanh, "Tanh", FLOAT, TS_EW_GRAIN_COSTLY, TS_OPF_FUSIBLE | TS_OPF_INPLACE, ARRAY) \
   X(SIGMOID, sigmoid, "Sigmoid", FLOAT, TS_EW_GRAIN_COSTLY, TS_OPF_FUSIBLE | TS_OPF_INPLACE, ARRAY) \
   X(RELU, relu, "Relu", NUMERIC, TS_EW_GRAIN, TS_OPF_FUSIBLE | TS_OPF_INPLACE, SCALAR)  \
-  X(LOGICAL_NOT, logical_not, "LogicalNot", BOOL, TS_EW_GRAIN, 0, SCALAR)
+  X(LOGICAL_NOT, logical_not, "LogicalNot", BOOL, TS_EW_GRAIN, 0, SCALAR)                \
+  X(SOFTPLUS, softplus, "Softplus", FLOAT, TS_EW_GRAIN_COSTLY, TS_OPF_FUSIBLE | TS_OPF_INPLACE, SCALAR)
 
 /* ---- the formulas: <id>_<dtype>(x) --------------------------------------------- */
 
@@ -53,6 +54,8 @@ FLOAT_FORMULA(sqrt, sqrt(x))
 FLOAT_FORMULA(tanh, tanh(x))
 FLOAT_FORMULA(sigmoid, 1 / (1 + exp(-x)))
 FLOAT_FORMULA(relu, x < 0 ? 0 : x) /* keeps nan */
+/* log(1 + exp(x)) = log1p(exp(-|x|)) + max(x, 0): exp never overflows */
+FLOAT_FORMULA(softplus, log1p(exp(-fabs(x))) + (x > 0 ? x : 0))
 /* Signed integers negate in U, so -MIN wraps to MIN as in NumPy. */
 SIGNED_FORMULA(neg, (T)-(U)x)
 SIGNED_FORMULA(abs, x < 0 ? (T)-(U)x : x)
