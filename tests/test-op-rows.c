@@ -347,7 +347,14 @@ static outcome run_case(const op_case *c, mode m, const ts_backend *b, bool *ran
     ts_error_free(e);
   } else if (m != MODE_EAGER) {
     g_assert_cmpint(ts_function_n_concrete(fn), ==, 1);
-    graph_ops(ts_concrete_optimized_graph(ts_function_concrete(fn, 0)), ran);
+    const ts_graph *g = ts_concrete_optimized_graph(ts_function_concrete(fn, 0));
+    graph_ops(g, ran);
+    bool fused_case = c->op == TS_OP_FUSED_ELEMENTWISE || c->op == TS_OP_FUSED_MATMUL ||
+                      c->op == TS_OP_FUSED_CONV2D;
+    for (int k = 0; fused_case && m != MODE_GRAPH && k < ts_graph_n_nodes(g); k++)
+      if (is_elementwise(ts_node_op(ts_graph_node(g, k))))
+        g_error("%s, %s: %s was not fused", c->name, MODE_NAMES[m],
+                ts_op_name(ts_node_op(ts_graph_node(g, k))));
   }
   ts_function_free(fn);
   g_clear_pointer(&variable, ts_tensor_unref);
