@@ -9,10 +9,13 @@
  * related ops look related.  Each colour was placed by a maximin search in
  * CIE Lab (L 60-93, chroma 20-50; creation ops chroma at most 14) inside
  * the sRGB gamut; the dark palette is the same colours 10 L darker, so any
- * two ops are about as far apart in both modes: ΔE76 >= 13.5 over all 76
- * ops, light and dark (test-graph-render measures it; the first 75 were
- * placed together at >= 15.4, Softplus after them). */
+ * two ops are about as far apart in both modes: ΔE76 >= 15.4 over the 75
+ * ops of the table, light and dark.  An op row newer than the table gets
+ * its colour the same way when first drawn, inside its family's sector
+ * (Softplus: 13.1 from Relu; test-graph-render measures every pair). */
 #include "ts-graph-render-private.h"
+
+#include <math.h>
 
 #define RGB(hex) { ((hex) >> 16 & 0xff) / 255.0, ((hex) >> 8 & 0xff) / 255.0, ((hex) & 0xff) / 255.0, 1 }
 #define RGBA(hex, alpha) { ((hex) >> 16 & 0xff) / 255.0, ((hex) >> 8 & 0xff) / 255.0, ((hex) & 0xff) / 255.0, alpha }
@@ -68,8 +71,8 @@ static const guint8 OP_FAMILIES[TS_OP_COUNT] = {
 #undef FAMILY_ENTRY
 };
 
-/* Each op's colour, placed in its family's sector; { 0, 0 }: not placed
- * yet (an op newer than the table), drawn grey. */
+/* Each op's colour, placed in its family's sector.  An op newer than the
+ * table ({ 0, 0 }) is placed when first drawn (place_new_ops). */
 static const guint32 OP_COLOURS[TS_OP_COUNT][2] = {
   [TS_OP_IF] = { 0xce7974, 0xb15f5c },
   [TS_OP_WHILE] = { 0xfc828c, 0xdd6772 },
@@ -146,17 +149,158 @@ static const guint32 OP_COLOURS[TS_OP_COUNT][2] = {
   [TS_OP_RANDOM_UNIFORM] = { 0xfde6d9, 0xe1cabd },
   [TS_OP_RANDOM_NORMAL] = { 0xdaf1dc, 0xbfd4c0 },
   [TS_OP_CONST] = { 0x7a95a5, 0x617b8a },
-  [TS_OP_SOFTPLUS] = { 0x7fc1c2, 0x64a6a7 },
 };
 
 /* An op the table does not know yet: a neutral grey. */
 static const guint32 UNKNOWN_OP[2] = { 0xc8c8c8, 0x8e8e8e };
 
+/* ---- ops newer than the table ------------------------------------------------------
+ * A new op row gets its colour here, as the table's were made: the point
+ * of its family's sector (the hues, lightness and chroma its placed
+ * colours span) farthest in CIE Lab from every colour placed so far, in
+ * both palettes (dark: 10 L darker), inside the sRGB gamut. */
+
+typedef struct lab {
+  double l, a, b;
+} lab;
+
+static const double WHITE[3] = { 0.95047, 1.0, 1.08883 }; /* D65 */
+
+static double lab_f(double t)
+{
+  return t > 216.0 / 24389 ? cbrt(t) : (24389.0 / 27 * t + 16) / 116;
+}
+
+static double lab_f_inv(double t)
+{
+  return t * t * t > 216.0 / 24389 ? t * t * t : (116 * t - 16) / (24389.0 / 27);
+}
+
+static lab lab_of(guint32 hex)
+{
+  double c[3];
+  for (int i = 0; i < 3; i++) {
+    double v = (hex >> (16 - 8 * i) & 0xff) / 255.0;
+    c[i] = v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+  }
+  double x = (0.4124 * c[0] + 0.3576 * c[1] + 0.1805 * c[2]) / WHITE[0];
+  double y = (0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]) / WHITE[1];
+  double z = (0.0193 * c[0] + 0.1192 * c[1] + 0.9505 * c[2]) / WHITE[2];
+  return (lab){ 116 * lab_f(y) - 16, 500 * (lab_f(x) - lab_f(y)), 200 * (lab_f(y) - lab_f(z)) };
+}
+
+/* false outside the sRGB gamut */
+static bool hex_of(lab p, guint32 *hex)
+{
+  double fy = (p.l + 16) / 116, fx = fy + p.a / 500, fz = fy - p.b / 200;
+  double x = lab_f_inv(fx) * WHITE[0], y = lab_f_inv(fy) * WHITE[1], z = lab_f_inv(fz) * WHITE[2];
+  double c[3] = { 3.2406 * x - 1.5372 * y - 0.4986 * z, -0.9689 * x + 1.8758 * y + 0.0415 * z,
+                  0.0557 * x - 0.2040 * y + 1.0570 * z };
+  *hex = 0;
+  for (int i = 0; i < 3; i++) {
+    double v = c[i] <= 0.0031308 ? 12.92 * c[i] : 1.055 * pow(c[i], 1 / 2.4) - 0.055;
+    if (v < -0.001 || v > 1.001)
+      return false;
+    *hex = *hex << 8 | (guint32)lround(CLAMP(v, 0, 1) * 255);
+  }
+  return true;
+}
+
+static double lab_distance(lab p, lab q)
+{
+  return sqrt((p.l - q.l) * (p.l - q.l) + (p.a - q.a) * (p.a - q.a) + (p.b - q.b) * (p.b - q.b));
+}
+
+static guint32 colours[TS_OP_COUNT][2]; /* OP_COLOURS, new ops placed */
+
+typedef struct placed {
+  int n;
+  lab light[TS_OP_COUNT], dark[TS_OP_COUNT];
+} placed;
+
+/* The least distance from p (light) and its dark twin to every colour placed. */
+static double clearance(const placed *all, lab p, lab dark)
+{
+  double least = G_MAXDOUBLE;
+  for (int k = 0; k < all->n; k++)
+    least = MIN(least, MIN(lab_distance(p, all->light[k]), lab_distance(dark, all->dark[k])));
+  return least;
+}
+
+static void place_new_op(int op, placed *all)
+{
+  /* the sector: around the mean hue of the family's placed colours, as far
+   * as the farthest of them; their spans of L and C */
+  double sa = 0, sb = 0, l0 = 60, l1 = 93, c0 = 20, c1 = 50, spread = 180;
+  int n = 0;
+  for (int k = 0; k < TS_OP_COUNT; k++)
+    if (OP_COLOURS[k][0] && OP_FAMILIES[k] == OP_FAMILIES[op]) {
+      lab p = lab_of(OP_COLOURS[k][0]);
+      double c = hypot(p.a, p.b);
+      sa += p.a / c;
+      sb += p.b / c;
+      if (n++ == 0)
+        l0 = l1 = p.l, c0 = c1 = c;
+      l0 = MIN(l0, p.l), l1 = MAX(l1, p.l), c0 = MIN(c0, c), c1 = MAX(c1, c);
+    }
+  double mean = atan2(sb, sa);
+  if (n > 0) {
+    spread = 0;
+    for (int k = 0; k < TS_OP_COUNT; k++)
+      if (OP_COLOURS[k][0] && OP_FAMILIES[k] == OP_FAMILIES[op]) {
+        lab p = lab_of(OP_COLOURS[k][0]);
+        spread = MAX(spread, fabs(remainder(atan2(p.b, p.a) - mean, 2 * G_PI)) * 180 / G_PI);
+      }
+  }
+  double best = -1;
+  guint32 pick[2] = { 0 };
+  for (double l = ceil(MAX(l0, 20)); l <= l1; l += 1)
+    for (double c = c0; c <= c1; c += 1)
+      for (double h = -spread; h <= spread; h += 1) {
+        double t = mean + h * G_PI / 180;
+        lab p = { l, c * cos(t), c * sin(t) }, dark = { l - 10, p.a, p.b };
+        guint32 hex[2];
+        if (!hex_of(p, &hex[0]) || !hex_of(dark, &hex[1]))
+          continue;
+        double d = clearance(all, lab_of(hex[0]), lab_of(hex[1]));
+        if (d > best) {
+          best = d;
+          pick[0] = hex[0], pick[1] = hex[1];
+        }
+      }
+  colours[op][0] = pick[0];
+  colours[op][1] = pick[1];
+  all->light[all->n] = lab_of(pick[0]);
+  all->dark[all->n++] = lab_of(pick[1]);
+}
+
+static void place_new_ops(void)
+{
+  static gsize done;
+  if (!g_once_init_enter(&done))
+    return;
+  placed *all = g_new0(placed, 1);
+  for (int op = 0; op < TS_OP_COUNT; op++) {
+    colours[op][0] = OP_COLOURS[op][0];
+    colours[op][1] = OP_COLOURS[op][1];
+    if (OP_COLOURS[op][0]) {
+      all->light[all->n] = lab_of(OP_COLOURS[op][0]);
+      all->dark[all->n++] = lab_of(OP_COLOURS[op][1]);
+    }
+  }
+  for (int op = 0; op < TS_OP_COUNT; op++)
+    if (!OP_COLOURS[op][0])
+      place_new_op(op, all);
+  g_free(all);
+  g_once_init_leave(&done, 1);
+}
+
 _ts_rgba _ts_op_colour(const _ts_palette *palette, int op)
 {
-  if (op < 0 || op >= TS_OP_COUNT || !OP_COLOURS[op][0])
+  if (op < 0 || op >= TS_OP_COUNT)
     return from_hex(UNKNOWN_OP[palette->dark]);
-  return from_hex(OP_COLOURS[op][palette->dark]);
+  place_new_ops();
+  return from_hex(colours[op][palette->dark]);
 }
 
 _ts_op_family _ts_op_family_of(int op)
