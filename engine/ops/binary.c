@@ -15,11 +15,11 @@
  *   grain   TS_EW_GRAIN, or TS_EW_GRAIN_COSTLY for a costly element;
  *   check   NULL, or what rejects operands the formula cannot take;
  *   flags   TS_OPF_PROMOTE (operands cast to their promoted dtype),
- *           TS_OPF_FUSIBLE | TS_OPF_INPLACE as for unary rows.
+ *           TS_EW_FUSE as for unary rows (EW_ARITH: both).
  * Bool arithmetic is rejected (TS_ERR_DTYPE) rather than read as logic;
  * logical ops take bool only, so they skip promotion: the error then names
  * the dtype the caller gave. */
-#define EW_ARITH (TS_OPF_PROMOTE | TS_OPF_FUSIBLE | TS_OPF_INPLACE)
+#define EW_ARITH (TS_OPF_PROMOTE | TS_EW_FUSE)
 #define BINARY_ROWS(X)                                                                         \
   X(ADD, add, "Add", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH)                                    \
   X(SUB, sub, "Sub", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH)                                    \

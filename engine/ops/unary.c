@@ -13,21 +13,21 @@
  *   dtypes  the input dtypes it takes: FLOAT (f32, f64), NUMERIC (and i32,
  *           i64, u8) or BOOL; the formulas below exist for those;
  *   grain   TS_EW_GRAIN, or TS_EW_GRAIN_COSTLY for a costly element;
- *   flags   TS_OPF_FUSIBLE | TS_OPF_INPLACE for an op FusedElementwise
- *           programs hold and the planner runs in place, else 0;
+ *   flags   TS_EW_FUSE (TS_OPF_FUSIBLE | TS_OPF_INPLACE) for an op
+ *           FusedElementwise programs hold and the planner runs in place;
  *   f32     SCALAR (the formula) or ARRAY: kernels/vmath.c's vectorised
  *           ts__v<id>_f32, for the unfused op and fused programs alike. */
-#define UNARY_ROWS(X)                                                                    \
-  X(NEG, neg, "Neg", NUMERIC, TS_EW_GRAIN, TS_OPF_FUSIBLE | TS_OPF_INPLACE, SCALAR)     \
-  X(ABS, abs, "Abs", NUMERIC, TS_EW_GRAIN, TS_OPF_FUSIBLE | TS_OPF_INPLACE, SCALAR)     \
-  X(EXP, exp, "Exp", FLOAT, TS_EW_GRAIN_COSTLY, TS_OPF_FUSIBLE | TS_OPF_INPLACE, ARRAY) \
-  X(LOG, log, "Log", FLOAT, TS_EW_GRAIN_COSTLY, TS_OPF_FUSIBLE | TS_OPF_INPLACE, SCALAR) \
-  X(SQRT, sqrt, "Sqrt", FLOAT, TS_EW_GRAIN, TS_OPF_FUSIBLE | TS_OPF_INPLACE, SCALAR)    \
-  X(TANH, tanh, "Tanh", FLOAT, TS_EW_GRAIN_COSTLY, TS_OPF_FUSIBLE | TS_OPF_INPLACE, ARRAY) \
-  X(SIGMOID, sigmoid, "Sigmoid", FLOAT, TS_EW_GRAIN_COSTLY, TS_OPF_FUSIBLE | TS_OPF_INPLACE, ARRAY) \
-  X(RELU, relu, "Relu", NUMERIC, TS_EW_GRAIN, TS_OPF_FUSIBLE | TS_OPF_INPLACE, SCALAR)  \
-  X(LOGICAL_NOT, logical_not, "LogicalNot", BOOL, TS_EW_GRAIN, 0, SCALAR)                \
-  X(SOFTPLUS, softplus, "Softplus", FLOAT, TS_EW_GRAIN_COSTLY, TS_OPF_FUSIBLE | TS_OPF_INPLACE, SCALAR)
+#define UNARY_ROWS(X)                                                                \
+  X(NEG, neg, "Neg", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR)                      \
+  X(ABS, abs, "Abs", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR)                      \
+  X(EXP, exp, "Exp", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, ARRAY)                  \
+  X(LOG, log, "Log", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR)                 \
+  X(SQRT, sqrt, "Sqrt", FLOAT, TS_EW_GRAIN, TS_EW_FUSE, SCALAR)                     \
+  X(TANH, tanh, "Tanh", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, ARRAY)               \
+  X(SIGMOID, sigmoid, "Sigmoid", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, ARRAY)      \
+  X(RELU, relu, "Relu", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR)                   \
+  X(LOGICAL_NOT, logical_not, "LogicalNot", BOOL, TS_EW_GRAIN, 0, SCALAR)           \
+  X(SOFTPLUS, softplus, "Softplus", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR)
 
 /* ---- the formulas: <id>_<dtype>(x) --------------------------------------------- */
 
@@ -116,7 +116,8 @@ static bool unary_cpu(ts_kernel_ctx *k)
 {
   const ts_tensor *x = k->in[0];
   const ts_ew_formula *f = k->def->formula;
-  unary_job j = { f->loop[x->dtype][TS_EW_VV], x->data, k->out[0]->data, ts_dtype_size(x->dtype) };
+  unary_job j = { f->loop[x->dtype][TS_EW_VV], x->data, k->out[0]->data,
+                  ts_dtype_size(x->dtype) };
   ts__parallel_range(x->size, f->grain, unary_range, &j);
   return true;
 }
