@@ -317,8 +317,10 @@ static outcome run_case(const op_case *c, mode m, const ts_backend *b, bool *ran
 {
   current = c;
   n_runs++;
-  if (c->op >= TS_OP_VAR_HANDLE && c->op <= TS_OP_ASSIGN_SUB_VARIABLE && !is_elementwise(c->op))
-    variable = ts_variable_new(c->args[0], "v");
+  if (c->body == row_body && (c->op == TS_OP_VAR_HANDLE || c->op == TS_OP_READ_VARIABLE ||
+                              c->op == TS_OP_ASSIGN_VARIABLE || c->op == TS_OP_ASSIGN_ADD_VARIABLE ||
+                              c->op == TS_OP_ASSIGN_SUB_VARIABLE))
+    variable = ts_variable_new(c->args[0], "v"); /* afresh: every run starts from x */
   g_assert_true(ts_set_passes(m == MODE_GRAPH ? "none" : ALL_PASSES));
   ts_function *fn = ts_function_new("op_row", c->body, NULL);
   ts_function_set_run_eagerly(fn, m == MODE_EAGER ? 1 : 0);
