@@ -242,7 +242,25 @@ enum {
   TS_OPF_ANY_DTYPE = 1 << 10, /* accepts string and variant tensors (others never see them) */
   TS_OPF_VARIABLE = 1 << 11,  /* input 0 is a variable itself, not its value (read, assign) */
   TS_OPF_RANDOM = 1 << 12,    /* random numbers: never merged by the optimizer (exec/cse.c) */
+  TS_OPF_ELEMENTWISE = TS_OP_TRAIT_ELEMENTWISE, /* out[i] from in[j][i] (broadcast): def->formula */
+  TS_OPF_FUSIBLE = 1 << 13,  /* a FusedElementwise program may hold it (exec/fuse.c, ops/fused.c) */
+  TS_OPF_INPLACE = 1 << 14,  /* its output may take the buffer of an input that dies there
+                              * (exec/planner.c): its loops read each element before writing it */
+  TS_OPF_VIEW = 1 << 15,     /* its output is a view of input 0 (Reshape, Flatten) */
 };
+
+/* An elementwise op's formula over arrays (ops/unary.c, ops/binary.c): one
+ * loop per dtype it takes, over n contiguous elements.  [TS_EW_VV] reads
+ * n elements of a (and of b); binary ops also have [TS_EW_SV] (a is one
+ * element) and [TS_EW_VS] (b is one element).  The loops are not restrict:
+ * out may be a or b (in place).  FusedElementwise (ops/fused.c) runs the
+ * same loops over its blocks, so fusing changes no bit. */
+typedef void (*ts_ew_loop)(int64_t n, const void *a, const void *b, void *out);
+enum { TS_EW_VV, TS_EW_SV, TS_EW_VS, TS_EW_FORMS };
+typedef struct ts_ew_formula {
+  int64_t grain; /* output elements per thread at least (ops/elementwise.h) */
+  ts_ew_loop loop[TS_DTYPE_COUNT][TS_EW_FORMS];
+} ts_ew_formula;
 
 /* A gradient: given the op's inputs, outputs and the gradients of its
  * outputs, the gradients of its inputs (NULL where none).  The autodiff
@@ -265,7 +283,9 @@ struct ts_op_def {
   int n_subgraphs;
   ts_infer_fn infer;
   ts_kernel_fn kernel[TS_DEVICE_KIND_COUNT]; /* one per kind of backend; NULL: none */
-  ts_grad_fn grad;
+  ts_grad_fn grad;           /* NULL until autodiff fills it */
+  unsigned dtypes;           /* elementwise: the input dtypes it takes (bits 1 << dtype) */
+  const ts_ew_formula *formula; /* elementwise: its loops; NULL otherwise */
 };
 
 /* Every op's definition, indexed by ts_op.  Each op family file defines
@@ -277,7 +297,7 @@ static inline const ts_op_def *ts__op_def(ts_op op)
 {
   return (unsigned)op < TS_OP_COUNT ? ts__op_table[op] : NULL;
 }
-#define TS__OP_EXTERN(ID, id) extern const ts_op_def ts__op_##id;
+#define TS__OP_EXTERN(ID, id, family) extern const ts_op_def ts__op_##id;
 TS_OP_LIST(TS__OP_EXTERN)
 #undef TS__OP_EXTERN
 
@@ -306,9 +326,6 @@ void ts__op_fail(ts_loc loc, const ts_op_def *def, ts_error_code code, const cha
   __attribute__((format(printf, 4, 5)));
 #define ts__infer_fail(c, code, ...) (ts__op_fail((c)->loc, (c)->def, (code), __VA_ARGS__), false)
 #define ts__kernel_fail(k, code, ...) (ts__op_fail((k)->loc, (k)->def, (code), __VA_ARGS__), false)
-
-/* Can a FusedElementwise program hold op (ops/fused.c)? */
-bool ts__fused_op_supported(ts_op op);
 
 /* Broadcasts two shapes NumPy-style (unknown dims allowed); false if incompatible. */
 bool ts__broadcast_shapes(ts_shape a, ts_shape b, ts_shape *out);

@@ -3,14 +3,14 @@
 
 #include <pthread.h>
 
-#define OP_ENTRY(ID, id) [TS_OP_##ID] = &ts__op_##id,
+#define OP_ENTRY(ID, id, family) [TS_OP_##ID] = &ts__op_##id,
 const ts_op_def *const ts__op_table[TS_OP_COUNT] = { TS_OP_LIST(OP_ENTRY) };
 #undef OP_ENTRY
 
 /* The ABI: modules built against another version are refused at load, so
  * what they see of the engine must change only with TS_ABI_VERSION. */
-_Static_assert(TS_ABI_VERSION == 5, "the ABI changed: update the pins below");
-_Static_assert(TS_OP_COUNT == 75, "ops only grow at the end of TS_OP_LIST: bump TS_ABI_VERSION");
+_Static_assert(TS_ABI_VERSION == 6, "the ABI changed: update the pins below");
+_Static_assert(TS_OP_COUNT == 76, "ops only grow at the end of TS_OP_LIST: bump TS_ABI_VERSION");
 _Static_assert(TS_DTYPE_COUNT == 8 && TS_VALUE_KIND_COUNT == 8 && TS_EVENT_KIND_COUNT == 6,
                "public enums changed: bump TS_ABI_VERSION");
 _Static_assert(sizeof(ts_shape) == 72 && sizeof(ts_ints) == 72 && sizeof(ts_loc) == 24 &&
@@ -19,7 +19,8 @@ _Static_assert(sizeof(ts_shape) == 72 && sizeof(ts_ints) == 72 && sizeof(ts_loc)
                  sizeof(ts_module_info) == 32 && sizeof(ts_export) == 24,
                "public structs changed size: bump TS_ABI_VERSION");
 _Static_assert((TS_OPF_STATEFUL | TS_OPF_INPUT | TS_OPF_VALUE | TS_OPF_AUXILIARY |
-                TS_OPF_CONTROL_FLOW) <= 0xff, "op traits live in the low byte of the flags");
+                TS_OPF_CONTROL_FLOW | TS_OPF_ELEMENTWISE) <= 0xff,
+               "op traits live in the low byte of the flags");
 
 unsigned ts_op_traits(ts_op op)
 {

@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define TS_ABI_VERSION 5
+#define TS_ABI_VERSION 6
 #define TS_MAX_RANK 8
 #define TS_API __attribute__((visibility("default")))
 
@@ -280,35 +280,92 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
 
 /* ---- ops ------------------------------------------------------------------
  * Every op is a macro capturing the caller's location around a ts_*_at
- * function.  X(ID, name) lists them; the enum only grows at the end. */
+ * function.  X(ID, name, family) lists them, one row per op; the enum only
+ * grows at the end.  family is the op's kind as graphs colour it (CREATE,
+ * SHAPE, ARITH, MATH, COMPARE, REDUCE, LINALG, IO, STATE, CONTROL); the
+ * rest of an op's row (arity, dtypes, inference, kernels) is the engine's
+ * (docs/engine.md, "Adding an op"). */
 
-#define TS_OP_LIST(X)                                                                   \
-  X(FILL, fill) X(ZEROS, zeros) X(ONES, ones) X(ZEROS_LIKE, zeros_like)                  \
-  X(ONES_LIKE, ones_like) X(EYE, eye) X(RANGE, range) X(RANDOM_UNIFORM, random_uniform)  \
-  X(RANDOM_NORMAL, random_normal) X(CAST, cast) X(RESHAPE, reshape) X(FLATTEN, flatten)  \
-  X(TRANSPOSE, transpose) X(CONCAT, concat) X(SPLIT, split) X(SLICE, slice)              \
-  X(GATHER, gather) X(ADD, add) X(SUB, sub) X(MUL, mul) X(DIV, div)                      \
-  X(FLOORDIV, floordiv) X(MOD, mod) X(POW, pow) X(MAXIMUM, maximum)                      \
-  X(MINIMUM, minimum) X(NEG, neg) X(ABS, abs) X(EXP, exp) X(LOG, log) X(SQRT, sqrt)      \
-  X(TANH, tanh) X(SIGMOID, sigmoid) X(RELU, relu) X(GREATER, greater)                    \
-  X(GREATER_EQUAL, greater_equal) X(LESS, less) X(LESS_EQUAL, less_equal)                \
-  X(EQUAL, equal) X(NOT_EQUAL, not_equal) X(LOGICAL_AND, logical_and)                    \
-  X(LOGICAL_OR, logical_or) X(LOGICAL_NOT, logical_not) X(WHERE, where)                  \
-  X(REDUCE_SUM, reduce_sum) X(REDUCE_MEAN, reduce_mean) X(REDUCE_MAX, reduce_max)        \
-  X(REDUCE_MIN, reduce_min) X(REDUCE_PROD, reduce_prod) X(ARGMAX, argmax)                \
-  X(MATMUL, matmul) X(SOFTMAX, softmax) X(LOG_SOFTMAX, log_softmax)                      \
-  X(SPARSE_SOFTMAX_CROSS_ENTROPY, sparse_softmax_cross_entropy) X(CONV2D, conv2d)        \
-  X(MAX_POOL2D, max_pool2d) X(PLACEHOLDER, placeholder) X(CONST, const)                  \
-  X(VAR_HANDLE, var_handle) X(IDENTITY, identity) X(SHAPE, shape) X(PRINT, print)        \
-  X(READ_VARIABLE, read_variable) X(ASSIGN_VARIABLE, assign_variable)                    \
-  X(ASSIGN_ADD_VARIABLE, assign_add_variable) X(ASSIGN_SUB_VARIABLE, assign_sub_variable) \
-  X(IF, if) X(WHILE, while) X(TENSOR_LIST_RESERVE, tensor_list_reserve)                  \
-  X(TENSOR_LIST_SET_ITEM, tensor_list_set_item) X(TENSOR_LIST_GET_ITEM, tensor_list_get_item) \
-  X(TENSOR_LIST_STACK, tensor_list_stack) X(FUSED_ELEMENTWISE, fused_elementwise)          \
-  X(FUSED_MATMUL, fused_matmul) X(FUSED_CONV2D, fused_conv2d)
+#define TS_OP_LIST(X)                                                    \
+  X(FILL, fill, CREATE)                                                  \
+  X(ZEROS, zeros, CREATE)                                                \
+  X(ONES, ones, CREATE)                                                  \
+  X(ZEROS_LIKE, zeros_like, CREATE)                                      \
+  X(ONES_LIKE, ones_like, CREATE)                                        \
+  X(EYE, eye, CREATE)                                                    \
+  X(RANGE, range, CREATE)                                                \
+  X(RANDOM_UNIFORM, random_uniform, CREATE)                              \
+  X(RANDOM_NORMAL, random_normal, CREATE)                                \
+  X(CAST, cast, SHAPE)                                                   \
+  X(RESHAPE, reshape, SHAPE)                                             \
+  X(FLATTEN, flatten, SHAPE)                                             \
+  X(TRANSPOSE, transpose, SHAPE)                                         \
+  X(CONCAT, concat, SHAPE)                                               \
+  X(SPLIT, split, SHAPE)                                                 \
+  X(SLICE, slice, SHAPE)                                                 \
+  X(GATHER, gather, SHAPE)                                               \
+  X(ADD, add, ARITH)                                                     \
+  X(SUB, sub, ARITH)                                                     \
+  X(MUL, mul, ARITH)                                                     \
+  X(DIV, div, ARITH)                                                     \
+  X(FLOORDIV, floordiv, ARITH)                                           \
+  X(MOD, mod, ARITH)                                                     \
+  X(POW, pow, ARITH)                                                     \
+  X(MAXIMUM, maximum, ARITH)                                             \
+  X(MINIMUM, minimum, ARITH)                                             \
+  X(NEG, neg, ARITH)                                                     \
+  X(ABS, abs, ARITH)                                                     \
+  X(EXP, exp, MATH)                                                      \
+  X(LOG, log, MATH)                                                      \
+  X(SQRT, sqrt, MATH)                                                    \
+  X(TANH, tanh, MATH)                                                    \
+  X(SIGMOID, sigmoid, MATH)                                              \
+  X(RELU, relu, MATH)                                                    \
+  X(GREATER, greater, COMPARE)                                           \
+  X(GREATER_EQUAL, greater_equal, COMPARE)                               \
+  X(LESS, less, COMPARE)                                                 \
+  X(LESS_EQUAL, less_equal, COMPARE)                                     \
+  X(EQUAL, equal, COMPARE)                                               \
+  X(NOT_EQUAL, not_equal, COMPARE)                                       \
+  X(LOGICAL_AND, logical_and, COMPARE)                                   \
+  X(LOGICAL_OR, logical_or, COMPARE)                                     \
+  X(LOGICAL_NOT, logical_not, COMPARE)                                   \
+  X(WHERE, where, COMPARE)                                               \
+  X(REDUCE_SUM, reduce_sum, REDUCE)                                      \
+  X(REDUCE_MEAN, reduce_mean, REDUCE)                                    \
+  X(REDUCE_MAX, reduce_max, REDUCE)                                      \
+  X(REDUCE_MIN, reduce_min, REDUCE)                                      \
+  X(REDUCE_PROD, reduce_prod, REDUCE)                                    \
+  X(ARGMAX, argmax, REDUCE)                                              \
+  X(MATMUL, matmul, LINALG)                                              \
+  X(SOFTMAX, softmax, MATH)                                              \
+  X(LOG_SOFTMAX, log_softmax, MATH)                                      \
+  X(SPARSE_SOFTMAX_CROSS_ENTROPY, sparse_softmax_cross_entropy, REDUCE)  \
+  X(CONV2D, conv2d, LINALG)                                              \
+  X(MAX_POOL2D, max_pool2d, LINALG)                                      \
+  X(PLACEHOLDER, placeholder, IO)                                        \
+  X(CONST, const, CREATE)                                                \
+  X(VAR_HANDLE, var_handle, STATE)                                       \
+  X(IDENTITY, identity, SHAPE)                                           \
+  X(SHAPE, shape, SHAPE)                                                 \
+  X(PRINT, print, IO)                                                    \
+  X(READ_VARIABLE, read_variable, STATE)                                 \
+  X(ASSIGN_VARIABLE, assign_variable, STATE)                             \
+  X(ASSIGN_ADD_VARIABLE, assign_add_variable, STATE)                     \
+  X(ASSIGN_SUB_VARIABLE, assign_sub_variable, STATE)                     \
+  X(IF, if, CONTROL)                                                     \
+  X(WHILE, while, CONTROL)                                               \
+  X(TENSOR_LIST_RESERVE, tensor_list_reserve, STATE)                     \
+  X(TENSOR_LIST_SET_ITEM, tensor_list_set_item, STATE)                   \
+  X(TENSOR_LIST_GET_ITEM, tensor_list_get_item, STATE)                   \
+  X(TENSOR_LIST_STACK, tensor_list_stack, STATE)                         \
+  X(FUSED_ELEMENTWISE, fused_elementwise, MATH)                          \
+  X(FUSED_MATMUL, fused_matmul, LINALG)                                  \
+  X(FUSED_CONV2D, fused_conv2d, LINALG)                                  \
+  X(SOFTPLUS, softplus, MATH)
 
 typedef enum ts_op {
-#define TS__OP_ENUM(ID, id) TS_OP_##ID,
+#define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
   TS_OP_LIST(TS__OP_ENUM)
 #undef TS__OP_ENUM
   TS_OP_COUNT
@@ -324,6 +381,7 @@ enum {
   TS_OP_TRAIT_VALUE = 1 << 2,        /* holds a value (Const, VarHandleOp): ts_node_value */
   TS_OP_TRAIT_AUXILIARY = 1 << 3,    /* constants and variable reads: drawn beside consumers */
   TS_OP_TRAIT_CONTROL_FLOW = 1 << 4, /* runs subgraphs (If, While) */
+  TS_OP_TRAIT_ELEMENTWISE = 1 << 5,  /* out[i] from each input's element i (NumPy broadcasting) */
 };
 TS_API unsigned ts_op_traits(ts_op op); /* 0 for an invalid op */
 
@@ -396,7 +454,7 @@ TS_API ts_tensor *ts_gather_at(ts_loc loc, ts_tensor *params, ts_tensor *indices
   X(add) X(sub) X(mul) X(div) X(floordiv) X(mod) X(pow) X(maximum) X(minimum) X(greater) \
   X(greater_equal) X(less) X(less_equal) X(equal) X(not_equal) X(logical_and) X(logical_or)
 #define TS__UNARY(X) \
-  X(neg) X(abs) X(exp) X(log) X(sqrt) X(tanh) X(sigmoid) X(relu) X(logical_not)
+  X(neg) X(abs) X(exp) X(log) X(sqrt) X(tanh) X(sigmoid) X(relu) X(logical_not) X(softplus)
 #define TS__DECL_BINARY(name) TS_API ts_tensor *ts_##name##_at(ts_loc loc, ts_tensor *a, ts_tensor *b);
 #define TS__DECL_UNARY(name) TS_API ts_tensor *ts_##name##_at(ts_loc loc, ts_tensor *x);
 TS__BINARY(TS__DECL_BINARY)
@@ -429,6 +487,7 @@ TS__UNARY(TS__DECL_UNARY)
 #define ts_sigmoid(x) ts_sigmoid_at(TS_HERE, (x))
 #define ts_relu(x) ts_relu_at(TS_HERE, (x))
 #define ts_logical_not(x) ts_logical_not_at(TS_HERE, (x))
+#define ts_softplus(x) ts_softplus_at(TS_HERE, (x)) /* log(1 + exp(x)), without overflow */
 TS_API ts_tensor *ts_where_at(ts_loc loc, ts_tensor *cond, ts_tensor *x, ts_tensor *y);
 #define ts_where(cond, x, y) ts_where_at(TS_HERE, (cond), (x), (y))
 

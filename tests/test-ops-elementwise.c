@@ -370,6 +370,11 @@ static void test_unary_float(void)
     CHECK_CLOSE(ts_sigmoid(x), dt, s4, 0.5, 1 / (1 + exp(-1)), 1 / (1 + exp(1)), 1 / (1 + exp(-2)));
     /* saturates instead of overflowing to nan */
     CHECK(ts_sigmoid(ts_cast(F64(TS_SHAPE(2), -1000, 1000), dt)), dt, TS_SHAPE(2), 0, 1);
+    CHECK_CLOSE(ts_softplus(x), dt, s4, M_LN2, log1p(M_E), log1p(1 / M_E), log1p(M_E * M_E));
+    /* no overflow: log(1 + exp(1000)) is 1000, of -1000 a tiny positive (0 in f32) */
+    CHECK_CLOSE(ts_softplus(ts_cast(F64(s4, 1000, -1000, -50, INFINITY), dt)), dt, s4, 1000,
+                0, exp(-50.0), INFINITY);
+    CHECK_CLOSE(ts_softplus(ts_cast(F64(TS_SHAPE(2), NAN, -INFINITY), dt)), dt, TS_SHAPE(2), NAN, 0);
   }
 
   g_assert_null(ts_exp(I32(TS_SHAPE(2, 3), 1, 2, 3, 4, 5, 6)));
@@ -382,6 +387,8 @@ static void test_unary_float(void)
   expect_error(TS_ERR_DTYPE, "Log", "int64", NULL);
   g_assert_null(ts_tanh(ts_scalar_i32(1)));
   expect_error(TS_ERR_DTYPE, "Tanh", "int32", NULL);
+  g_assert_null(ts_softplus(ts_scalar_i32(1)));
+  expect_error(TS_ERR_DTYPE, "Softplus", "int32", NULL);
   ts_scope_end(s);
 }
 

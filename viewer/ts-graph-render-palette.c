@@ -9,9 +9,13 @@
  * related ops look related.  Each colour was placed by a maximin search in
  * CIE Lab (L 60-93, chroma 20-50; creation ops chroma at most 14) inside
  * the sRGB gamut; the dark palette is the same colours 10 L darker, so any
- * two ops are about as far apart in both modes: ΔE76 >= 15.4 over all 72
- * ops, light and dark (test-graph-render measures it). */
+ * two ops are about as far apart in both modes: ΔE76 >= 15.4 over the 75
+ * ops of the table, light and dark.  An op row newer than the table gets
+ * its colour the same way when first drawn, inside its family's sector
+ * (Softplus: 13.1 from Relu; test-graph-render measures every pair). */
 #include "ts-graph-render-private.h"
+
+#include <math.h>
 
 #define RGB(hex) { ((hex) >> 16 & 0xff) / 255.0, ((hex) >> 8 & 0xff) / 255.0, ((hex) & 0xff) / 255.0, 1 }
 #define RGBA(hex, alpha) { ((hex) >> 16 & 0xff) / 255.0, ((hex) >> 8 & 0xff) / 255.0, ((hex) & 0xff) / 255.0, alpha }
@@ -60,102 +64,248 @@ static _ts_rgba from_hex(guint32 hex)
 
 /* ---- op types --------------------------------------------------------------------- */
 
-typedef struct op_colour {
-  guint8 family; /* TS_OP_FAMILY_OTHER: no row (an op newer than the table) */
-  guint32 light, dark;
-} op_colour;
+/* Each op's family is its row's (TS_OP_LIST in tracescope.h). */
+static const guint8 OP_FAMILIES[TS_OP_COUNT] = {
+#define FAMILY_ENTRY(ID, id, family) [TS_OP_##ID] = TS_OP_FAMILY_##family,
+  TS_OP_LIST(FAMILY_ENTRY)
+#undef FAMILY_ENTRY
+};
 
-static const op_colour OP_COLOURS[TS_OP_COUNT] = {
-  [TS_OP_IF] = { TS_OP_FAMILY_CONTROL, 0xce7974, 0xb15f5c },
-  [TS_OP_WHILE] = { TS_OP_FAMILY_CONTROL, 0xfc828c, 0xdd6772 },
-  [TS_OP_REDUCE_SUM] = { TS_OP_FAMILY_REDUCE, 0xed9e82, 0xd08369 },
-  [TS_OP_REDUCE_MEAN] = { TS_OP_FAMILY_REDUCE, 0xffc08b, 0xe1a571 },
-  [TS_OP_REDUCE_MAX] = { TS_OP_FAMILY_REDUCE, 0xd77753, 0xb95d3b },
-  [TS_OP_REDUCE_MIN] = { TS_OP_FAMILY_REDUCE, 0xffc6b0, 0xe2aa95 },
-  [TS_OP_REDUCE_PROD] = { TS_OP_FAMILY_REDUCE, 0xe59959, 0xc77f40 },
-  [TS_OP_ARGMAX] = { TS_OP_FAMILY_REDUCE, 0xb98979, 0x9d7060 },
-  [TS_OP_SPARSE_SOFTMAX_CROSS_ENTROPY] = { TS_OP_FAMILY_REDUCE, 0xbc8658, 0xa06d40 },
-  [TS_OP_GREATER] = { TS_OP_FAMILY_COMPARE, 0xb2a160, 0x978747 },
-  [TS_OP_GREATER_EQUAL] = { TS_OP_FAMILY_COMPARE, 0xcbc161, 0xafa647 },
-  [TS_OP_LESS] = { TS_OP_FAMILY_COMPARE, 0xbcbb91, 0xa1a077 },
-  [TS_OP_LESS_EQUAL] = { TS_OP_FAMILY_COMPARE, 0xb38b36, 0x96721c },
-  [TS_OP_EQUAL] = { TS_OP_FAMILY_COMPARE, 0xfbcb74, 0xddaf5a },
-  [TS_OP_NOT_EQUAL] = { TS_OP_FAMILY_COMPARE, 0xe6cd8e, 0xc9b274 },
-  [TS_OP_LOGICAL_AND] = { TS_OP_FAMILY_COMPARE, 0x9f8f6c, 0x847654 },
-  [TS_OP_LOGICAL_OR] = { TS_OP_FAMILY_COMPARE, 0xedeebc, 0xd0d2a1 },
-  [TS_OP_LOGICAL_NOT] = { TS_OP_FAMILY_COMPARE, 0xeef096, 0xd1d47c },
-  [TS_OP_WHERE] = { TS_OP_FAMILY_COMPARE, 0x959536, 0x7a7b1c },
-  [TS_OP_ADD] = { TS_OP_FAMILY_ARITH, 0xc0f8cc, 0xa4dcb0 },
-  [TS_OP_SUB] = { TS_OP_FAMILY_ARITH, 0x589f74, 0x3d855b },
-  [TS_OP_MUL] = { TS_OP_FAMILY_ARITH, 0x80d09a, 0x65b47f },
-  [TS_OP_DIV] = { TS_OP_FAMILY_ARITH, 0xb5d598, 0x9ab97d },
-  [TS_OP_FLOORDIV] = { TS_OP_FAMILY_ARITH, 0x809960, 0x667f48 },
-  [TS_OP_MOD] = { TS_OP_FAMILY_ARITH, 0xc4faa7, 0xa8dd8c },
-  [TS_OP_POW] = { TS_OP_FAMILY_ARITH, 0x5cac64, 0x40914b },
-  [TS_OP_MAXIMUM] = { TS_OP_FAMILY_ARITH, 0x88ac8d, 0x6e9274 },
-  [TS_OP_MINIMUM] = { TS_OP_FAMILY_ARITH, 0x93ffbe, 0x77e2a3 },
-  [TS_OP_NEG] = { TS_OP_FAMILY_ARITH, 0x759d46, 0x5b832d },
-  [TS_OP_ABS] = { TS_OP_FAMILY_ARITH, 0x95cd77, 0x7bb15d },
-  [TS_OP_EXP] = { TS_OP_FAMILY_MATH, 0xa1f9fb, 0x84dcdf },
-  [TS_OP_LOG] = { TS_OP_FAMILY_MATH, 0x54d1d4, 0x2fb5b8 },
-  [TS_OP_SQRT] = { TS_OP_FAMILY_MATH, 0x8dfee1, 0x70e1c5 },
-  [TS_OP_TANH] = { TS_OP_FAMILY_MATH, 0x38b49f, 0x029985 },
-  [TS_OP_SIGMOID] = { TS_OP_FAMILY_MATH, 0x90d5bf, 0x75b9a4 },
-  [TS_OP_RELU] = { TS_OP_FAMILY_MATH, 0x4afffe, 0x00e2e1 },
-  [TS_OP_FUSED_ELEMENTWISE] = { TS_OP_FAMILY_MATH, 0x01f9c5, 0x00dda9 },
-  [TS_OP_SOFTMAX] = { TS_OP_FAMILY_MATH, 0x3fdbb3, 0x00be99 },
-  [TS_OP_LOG_SOFTMAX] = { TS_OP_FAMILY_MATH, 0x589c98, 0x3e827e },
-  [TS_OP_PLACEHOLDER] = { TS_OP_FAMILY_IO, 0x49d9ff, 0x0fbde2 },
-  [TS_OP_PRINT] = { TS_OP_FAMILY_IO, 0x3ba6c2, 0x078ba6 },
-  [TS_OP_MATMUL] = { TS_OP_FAMILY_LINALG, 0x5ba8ff, 0x368ee2 },
-  [TS_OP_CONV2D] = { TS_OP_FAMILY_LINALG, 0x8bcbfe, 0x6fafe1 },
-  [TS_OP_FUSED_MATMUL] = { TS_OP_FAMILY_LINALG, 0x2b8df3, 0x0f71d7 },
-  [TS_OP_FUSED_CONV2D] = { TS_OP_FAMILY_LINALG, 0x3070e0, 0x1454c4 },
-  [TS_OP_MAX_POOL2D] = { TS_OP_FAMILY_LINALG, 0x5097cd, 0x2e7db2 },
-  [TS_OP_CAST] = { TS_OP_FAMILY_SHAPE, 0xb8b9df, 0x9d9ec3 },
-  [TS_OP_RESHAPE] = { TS_OP_FAMILY_SHAPE, 0xf0b5ff, 0xd39ae2 },
-  [TS_OP_FLATTEN] = { TS_OP_FAMILY_SHAPE, 0x8589e2, 0x6970c6 },
-  [TS_OP_TRANSPOSE] = { TS_OP_FAMILY_SHAPE, 0xf2dbff, 0xd5bfe2 },
-  [TS_OP_CONCAT] = { TS_OP_FAMILY_SHAPE, 0xc1a5ff, 0xa58ae2 },
-  [TS_OP_SPLIT] = { TS_OP_FAMILY_SHAPE, 0x9399d7, 0x787fbc },
-  [TS_OP_SLICE] = { TS_OP_FAMILY_SHAPE, 0xcabdff, 0xaea2e2 },
-  [TS_OP_GATHER] = { TS_OP_FAMILY_SHAPE, 0xb47dcd, 0x9963b1 },
-  [TS_OP_IDENTITY] = { TS_OP_FAMILY_SHAPE, 0x958db0, 0x7b7496 },
-  [TS_OP_SHAPE] = { TS_OP_FAMILY_SHAPE, 0xbf94cb, 0xa37aaf },
-  [TS_OP_VAR_HANDLE] = { TS_OP_FAMILY_STATE, 0xffc0ec, 0xe2a4cf },
-  [TS_OP_READ_VARIABLE] = { TS_OP_FAMILY_STATE, 0xff9dd9, 0xe182bd },
-  [TS_OP_ASSIGN_VARIABLE] = { TS_OP_FAMILY_STATE, 0xcf73b7, 0xb3589c },
-  [TS_OP_ASSIGN_ADD_VARIABLE] = { TS_OP_FAMILY_STATE, 0xf2a1b9, 0xd5879f },
-  [TS_OP_ASSIGN_SUB_VARIABLE] = { TS_OP_FAMILY_STATE, 0xffccda, 0xe2b0be },
-  [TS_OP_TENSOR_LIST_RESERVE] = { TS_OP_FAMILY_STATE, 0xcd769c, 0xb05c82 },
-  [TS_OP_TENSOR_LIST_SET_ITEM] = { TS_OP_FAMILY_STATE, 0xff88af, 0xe16d95 },
-  [TS_OP_TENSOR_LIST_GET_ITEM] = { TS_OP_FAMILY_STATE, 0xcfa8c3, 0xb48ea8 },
-  [TS_OP_TENSOR_LIST_STACK] = { TS_OP_FAMILY_STATE, 0xb98292, 0x9e6878 },
-  [TS_OP_FILL] = { TS_OP_FAMILY_CREATE, 0xb2c4b6, 0x98a89c },
-  [TS_OP_ZEROS] = { TS_OP_FAMILY_CREATE, 0xccf1ff, 0xb0d4e2 },
-  [TS_OP_ONES] = { TS_OP_FAMILY_CREATE, 0x899489, 0x707a6f },
-  [TS_OP_ZEROS_LIKE] = { TS_OP_FAMILY_CREATE, 0xcbb2a1, 0xaf9787 },
-  [TS_OP_ONES_LIKE] = { TS_OP_FAMILY_CREATE, 0xa0c2d2, 0x85a7b6 },
-  [TS_OP_EYE] = { TS_OP_FAMILY_CREATE, 0xd1c6cf, 0xb5abb4 },
-  [TS_OP_RANGE] = { TS_OP_FAMILY_CREATE, 0xa7959d, 0x8c7b82 },
-  [TS_OP_RANDOM_UNIFORM] = { TS_OP_FAMILY_CREATE, 0xfde6d9, 0xe1cabd },
-  [TS_OP_RANDOM_NORMAL] = { TS_OP_FAMILY_CREATE, 0xdaf1dc, 0xbfd4c0 },
-  [TS_OP_CONST] = { TS_OP_FAMILY_CREATE, 0x7a95a5, 0x617b8a },
+/* Each op's colour, placed in its family's sector.  An op newer than the
+ * table ({ 0, 0 }) is placed when first drawn (place_new_ops). */
+static const guint32 OP_COLOURS[TS_OP_COUNT][2] = {
+  [TS_OP_IF] = { 0xce7974, 0xb15f5c },
+  [TS_OP_WHILE] = { 0xfc828c, 0xdd6772 },
+  [TS_OP_REDUCE_SUM] = { 0xed9e82, 0xd08369 },
+  [TS_OP_REDUCE_MEAN] = { 0xffc08b, 0xe1a571 },
+  [TS_OP_REDUCE_MAX] = { 0xd77753, 0xb95d3b },
+  [TS_OP_REDUCE_MIN] = { 0xffc6b0, 0xe2aa95 },
+  [TS_OP_REDUCE_PROD] = { 0xe59959, 0xc77f40 },
+  [TS_OP_ARGMAX] = { 0xb98979, 0x9d7060 },
+  [TS_OP_SPARSE_SOFTMAX_CROSS_ENTROPY] = { 0xbc8658, 0xa06d40 },
+  [TS_OP_GREATER] = { 0xb2a160, 0x978747 },
+  [TS_OP_GREATER_EQUAL] = { 0xcbc161, 0xafa647 },
+  [TS_OP_LESS] = { 0xbcbb91, 0xa1a077 },
+  [TS_OP_LESS_EQUAL] = { 0xb38b36, 0x96721c },
+  [TS_OP_EQUAL] = { 0xfbcb74, 0xddaf5a },
+  [TS_OP_NOT_EQUAL] = { 0xe6cd8e, 0xc9b274 },
+  [TS_OP_LOGICAL_AND] = { 0x9f8f6c, 0x847654 },
+  [TS_OP_LOGICAL_OR] = { 0xedeebc, 0xd0d2a1 },
+  [TS_OP_LOGICAL_NOT] = { 0xeef096, 0xd1d47c },
+  [TS_OP_WHERE] = { 0x959536, 0x7a7b1c },
+  [TS_OP_ADD] = { 0xc0f8cc, 0xa4dcb0 },
+  [TS_OP_SUB] = { 0x589f74, 0x3d855b },
+  [TS_OP_MUL] = { 0x80d09a, 0x65b47f },
+  [TS_OP_DIV] = { 0xb5d598, 0x9ab97d },
+  [TS_OP_FLOORDIV] = { 0x809960, 0x667f48 },
+  [TS_OP_MOD] = { 0xc4faa7, 0xa8dd8c },
+  [TS_OP_POW] = { 0x5cac64, 0x40914b },
+  [TS_OP_MAXIMUM] = { 0x88ac8d, 0x6e9274 },
+  [TS_OP_MINIMUM] = { 0x93ffbe, 0x77e2a3 },
+  [TS_OP_NEG] = { 0x759d46, 0x5b832d },
+  [TS_OP_ABS] = { 0x95cd77, 0x7bb15d },
+  [TS_OP_EXP] = { 0xa1f9fb, 0x84dcdf },
+  [TS_OP_LOG] = { 0x54d1d4, 0x2fb5b8 },
+  [TS_OP_SQRT] = { 0x8dfee1, 0x70e1c5 },
+  [TS_OP_TANH] = { 0x38b49f, 0x029985 },
+  [TS_OP_SIGMOID] = { 0x90d5bf, 0x75b9a4 },
+  [TS_OP_RELU] = { 0x4afffe, 0x00e2e1 },
+  [TS_OP_FUSED_ELEMENTWISE] = { 0x01f9c5, 0x00dda9 },
+  [TS_OP_SOFTMAX] = { 0x3fdbb3, 0x00be99 },
+  [TS_OP_LOG_SOFTMAX] = { 0x589c98, 0x3e827e },
+  [TS_OP_PLACEHOLDER] = { 0x49d9ff, 0x0fbde2 },
+  [TS_OP_PRINT] = { 0x3ba6c2, 0x078ba6 },
+  [TS_OP_MATMUL] = { 0x5ba8ff, 0x368ee2 },
+  [TS_OP_CONV2D] = { 0x8bcbfe, 0x6fafe1 },
+  [TS_OP_FUSED_MATMUL] = { 0x2b8df3, 0x0f71d7 },
+  [TS_OP_FUSED_CONV2D] = { 0x3070e0, 0x1454c4 },
+  [TS_OP_MAX_POOL2D] = { 0x5097cd, 0x2e7db2 },
+  [TS_OP_CAST] = { 0xb8b9df, 0x9d9ec3 },
+  [TS_OP_RESHAPE] = { 0xf0b5ff, 0xd39ae2 },
+  [TS_OP_FLATTEN] = { 0x8589e2, 0x6970c6 },
+  [TS_OP_TRANSPOSE] = { 0xf2dbff, 0xd5bfe2 },
+  [TS_OP_CONCAT] = { 0xc1a5ff, 0xa58ae2 },
+  [TS_OP_SPLIT] = { 0x9399d7, 0x787fbc },
+  [TS_OP_SLICE] = { 0xcabdff, 0xaea2e2 },
+  [TS_OP_GATHER] = { 0xb47dcd, 0x9963b1 },
+  [TS_OP_IDENTITY] = { 0x958db0, 0x7b7496 },
+  [TS_OP_SHAPE] = { 0xbf94cb, 0xa37aaf },
+  [TS_OP_VAR_HANDLE] = { 0xffc0ec, 0xe2a4cf },
+  [TS_OP_READ_VARIABLE] = { 0xff9dd9, 0xe182bd },
+  [TS_OP_ASSIGN_VARIABLE] = { 0xcf73b7, 0xb3589c },
+  [TS_OP_ASSIGN_ADD_VARIABLE] = { 0xf2a1b9, 0xd5879f },
+  [TS_OP_ASSIGN_SUB_VARIABLE] = { 0xffccda, 0xe2b0be },
+  [TS_OP_TENSOR_LIST_RESERVE] = { 0xcd769c, 0xb05c82 },
+  [TS_OP_TENSOR_LIST_SET_ITEM] = { 0xff88af, 0xe16d95 },
+  [TS_OP_TENSOR_LIST_GET_ITEM] = { 0xcfa8c3, 0xb48ea8 },
+  [TS_OP_TENSOR_LIST_STACK] = { 0xb98292, 0x9e6878 },
+  [TS_OP_FILL] = { 0xb2c4b6, 0x98a89c },
+  [TS_OP_ZEROS] = { 0xccf1ff, 0xb0d4e2 },
+  [TS_OP_ONES] = { 0x899489, 0x707a6f },
+  [TS_OP_ZEROS_LIKE] = { 0xcbb2a1, 0xaf9787 },
+  [TS_OP_ONES_LIKE] = { 0xa0c2d2, 0x85a7b6 },
+  [TS_OP_EYE] = { 0xd1c6cf, 0xb5abb4 },
+  [TS_OP_RANGE] = { 0xa7959d, 0x8c7b82 },
+  [TS_OP_RANDOM_UNIFORM] = { 0xfde6d9, 0xe1cabd },
+  [TS_OP_RANDOM_NORMAL] = { 0xdaf1dc, 0xbfd4c0 },
+  [TS_OP_CONST] = { 0x7a95a5, 0x617b8a },
 };
 
 /* An op the table does not know yet: a neutral grey. */
 static const guint32 UNKNOWN_OP[2] = { 0xc8c8c8, 0x8e8e8e };
 
+/* ---- ops newer than the table ------------------------------------------------------
+ * A new op row gets its colour here, as the table's were made: the point
+ * of its family's sector (the hues, lightness and chroma its placed
+ * colours span) farthest in CIE Lab from every colour placed so far, in
+ * both palettes (dark: 10 L darker), inside the sRGB gamut. */
+
+typedef struct lab {
+  double l, a, b;
+} lab;
+
+static const double WHITE[3] = { 0.95047, 1.0, 1.08883 }; /* D65 */
+
+static double lab_f(double t)
+{
+  return t > 216.0 / 24389 ? cbrt(t) : (24389.0 / 27 * t + 16) / 116;
+}
+
+static double lab_f_inv(double t)
+{
+  return t * t * t > 216.0 / 24389 ? t * t * t : (116 * t - 16) / (24389.0 / 27);
+}
+
+static lab lab_of(guint32 hex)
+{
+  double c[3];
+  for (int i = 0; i < 3; i++) {
+    double v = (hex >> (16 - 8 * i) & 0xff) / 255.0;
+    c[i] = v <= 0.04045 ? v / 12.92 : pow((v + 0.055) / 1.055, 2.4);
+  }
+  double x = (0.4124 * c[0] + 0.3576 * c[1] + 0.1805 * c[2]) / WHITE[0];
+  double y = (0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]) / WHITE[1];
+  double z = (0.0193 * c[0] + 0.1192 * c[1] + 0.9505 * c[2]) / WHITE[2];
+  return (lab){ 116 * lab_f(y) - 16, 500 * (lab_f(x) - lab_f(y)), 200 * (lab_f(y) - lab_f(z)) };
+}
+
+/* false outside the sRGB gamut */
+static bool hex_of(lab p, guint32 *hex)
+{
+  double fy = (p.l + 16) / 116, fx = fy + p.a / 500, fz = fy - p.b / 200;
+  double x = lab_f_inv(fx) * WHITE[0], y = lab_f_inv(fy) * WHITE[1], z = lab_f_inv(fz) * WHITE[2];
+  double c[3] = { 3.2406 * x - 1.5372 * y - 0.4986 * z, -0.9689 * x + 1.8758 * y + 0.0415 * z,
+                  0.0557 * x - 0.2040 * y + 1.0570 * z };
+  *hex = 0;
+  for (int i = 0; i < 3; i++) {
+    double v = c[i] <= 0.0031308 ? 12.92 * c[i] : 1.055 * pow(c[i], 1 / 2.4) - 0.055;
+    if (v < -0.001 || v > 1.001)
+      return false;
+    *hex = *hex << 8 | (guint32)lround(CLAMP(v, 0, 1) * 255);
+  }
+  return true;
+}
+
+static double lab_distance(lab p, lab q)
+{
+  return sqrt((p.l - q.l) * (p.l - q.l) + (p.a - q.a) * (p.a - q.a) + (p.b - q.b) * (p.b - q.b));
+}
+
+static guint32 colours[TS_OP_COUNT][2]; /* OP_COLOURS, new ops placed */
+
+typedef struct placed {
+  int n;
+  lab light[TS_OP_COUNT], dark[TS_OP_COUNT];
+} placed;
+
+/* The least distance from p (light) and its dark twin to every colour placed. */
+static double clearance(const placed *all, lab p, lab dark)
+{
+  double least = G_MAXDOUBLE;
+  for (int k = 0; k < all->n; k++)
+    least = MIN(least, MIN(lab_distance(p, all->light[k]), lab_distance(dark, all->dark[k])));
+  return least;
+}
+
+static void place_new_op(int op, placed *all)
+{
+  /* the sector: around the mean hue of the family's placed colours, as far
+   * as the farthest of them; their spans of L and C */
+  double sa = 0, sb = 0, l0 = 60, l1 = 93, c0 = 20, c1 = 50, spread = 180;
+  int n = 0;
+  for (int k = 0; k < TS_OP_COUNT; k++)
+    if (OP_COLOURS[k][0] && OP_FAMILIES[k] == OP_FAMILIES[op]) {
+      lab p = lab_of(OP_COLOURS[k][0]);
+      double c = hypot(p.a, p.b);
+      sa += p.a / c;
+      sb += p.b / c;
+      if (n++ == 0)
+        l0 = l1 = p.l, c0 = c1 = c;
+      l0 = MIN(l0, p.l), l1 = MAX(l1, p.l), c0 = MIN(c0, c), c1 = MAX(c1, c);
+    }
+  double mean = atan2(sb, sa);
+  if (n > 0) {
+    spread = 0;
+    for (int k = 0; k < TS_OP_COUNT; k++)
+      if (OP_COLOURS[k][0] && OP_FAMILIES[k] == OP_FAMILIES[op]) {
+        lab p = lab_of(OP_COLOURS[k][0]);
+        spread = MAX(spread, fabs(remainder(atan2(p.b, p.a) - mean, 2 * G_PI)) * 180 / G_PI);
+      }
+  }
+  double best = -1;
+  guint32 pick[2] = { 0 };
+  for (double l = ceil(MAX(l0, 20)); l <= l1; l += 1)
+    for (double c = c0; c <= c1; c += 1)
+      for (double h = -spread; h <= spread; h += 1) {
+        double t = mean + h * G_PI / 180;
+        lab p = { l, c * cos(t), c * sin(t) }, dark = { l - 10, p.a, p.b };
+        guint32 hex[2];
+        if (!hex_of(p, &hex[0]) || !hex_of(dark, &hex[1]))
+          continue;
+        double d = clearance(all, lab_of(hex[0]), lab_of(hex[1]));
+        if (d > best) {
+          best = d;
+          pick[0] = hex[0], pick[1] = hex[1];
+        }
+      }
+  colours[op][0] = pick[0];
+  colours[op][1] = pick[1];
+  all->light[all->n] = lab_of(pick[0]);
+  all->dark[all->n++] = lab_of(pick[1]);
+}
+
+static void place_new_ops(void)
+{
+  static gsize done;
+  if (!g_once_init_enter(&done))
+    return;
+  placed *all = g_new0(placed, 1);
+  for (int op = 0; op < TS_OP_COUNT; op++) {
+    colours[op][0] = OP_COLOURS[op][0];
+    colours[op][1] = OP_COLOURS[op][1];
+    if (OP_COLOURS[op][0]) {
+      all->light[all->n] = lab_of(OP_COLOURS[op][0]);
+      all->dark[all->n++] = lab_of(OP_COLOURS[op][1]);
+    }
+  }
+  for (int op = 0; op < TS_OP_COUNT; op++)
+    if (!OP_COLOURS[op][0])
+      place_new_op(op, all);
+  g_free(all);
+  g_once_init_leave(&done, 1);
+}
+
 _ts_rgba _ts_op_colour(const _ts_palette *palette, int op)
 {
-  if (_ts_op_family_of(op) == TS_OP_FAMILY_OTHER)
+  if (op < 0 || op >= TS_OP_COUNT)
     return from_hex(UNKNOWN_OP[palette->dark]);
-  return from_hex(palette->dark ? OP_COLOURS[op].dark : OP_COLOURS[op].light);
+  place_new_ops();
+  return from_hex(colours[op][palette->dark]);
 }
 
 _ts_op_family _ts_op_family_of(int op)
 {
-  return op < 0 || op >= TS_OP_COUNT ? TS_OP_FAMILY_OTHER : (_ts_op_family)OP_COLOURS[op].family;
+  return op < 0 || op >= TS_OP_COUNT ? TS_OP_FAMILY_OTHER : (_ts_op_family)OP_FAMILIES[op];
 }
 
 /* ---- groups, categories, heat ------------------------------------------------------ */

@@ -4,7 +4,7 @@
  *     only user is Relu, Sigmoid or Tanh, becomes one _FusedMatMul or
  *     _FusedConv2D node: one kernel call, the epilogue applied as it
  *     stores;
- *  2. chains of float elementwise ops (ops/fused.c lists them) where each
+ *  2. chains of float elementwise ops (rows flagged TS_OPF_FUSIBLE) where each
  *     op but the last has the next as its only user become one
  *     FusedElementwise node running them in one loop over the data, with
  *     broadcasting.
@@ -13,6 +13,7 @@
  * time back to them.  Nothing with control edges, side effects or users
  * outside the chain is fused. */
 #include "exec.h"
+#include "kernels/kernels.h"
 
 #include <stdio.h>
 
@@ -101,7 +102,7 @@ static bool find_chain(const ts_graph *g, const int *user, const ts_node *mm, mm
       u = only_user(g, user, u->id);
     }
   }
-  if (u && (u->op == TS_OP_RELU || u->op == TS_OP_SIGMOID || u->op == TS_OP_TANH)) {
+  if (u && ts__act_from_name(ts_op_name(u->op)) > TS_ACT_NONE) { /* an epilogue the kernels apply */
     ch->act = u;
     cur = u;
   }
@@ -163,7 +164,7 @@ static ts_graph *fuse_matmul(const ts_graph *g, ts_graph *parent, ts_pass_stats 
 
 static bool ew_fusible(const ts_graph *g, const ts_node *n)
 {
-  if (!ts__fused_op_supported(n->op) || n->n_control || n->stateful || n->n_outputs != 1 ||
+  if (!(ts__op_def(n->op)->flags & TS_OPF_FUSIBLE) || n->n_control || n->stateful || n->n_outputs != 1 ||
       !is_float(n->outputs[0].dtype))
     return false;
   for (int i = 0; i < n->n_inputs; i++)

@@ -48,25 +48,18 @@ void ts_memory_plan_set_poison(bool on)
   __atomic_store_n(&poison, on, __ATOMIC_RELAXED);
 }
 
-/* Ops that write out[i] from in[j][i] only, so the output may be the input
- * (the loops of ops/unary.c, ops/binary.c and ops/fused.c read each
- * element before writing the same one). */
-static const bool ELEMENTWISE[TS_OP_COUNT] = {
-  [TS_OP_NEG] = true, [TS_OP_ABS] = true, [TS_OP_EXP] = true, [TS_OP_LOG] = true,
-  [TS_OP_SQRT] = true, [TS_OP_TANH] = true, [TS_OP_SIGMOID] = true, [TS_OP_RELU] = true,
-  [TS_OP_ADD] = true, [TS_OP_SUB] = true, [TS_OP_MUL] = true, [TS_OP_DIV] = true,
-  [TS_OP_MAXIMUM] = true, [TS_OP_MINIMUM] = true, [TS_OP_POW] = true,
-  [TS_OP_FUSED_ELEMENTWISE] = true,
-};
-
+/* Ops whose output may be written over an input (rows flagged
+ * TS_OPF_INPLACE: their loops read each element before writing it). */
 bool ts__op_is_elementwise(ts_op op)
 {
-  return (unsigned)op < TS_OP_COUNT && ELEMENTWISE[op];
+  const ts_op_def *def = ts__op_def(op);
+  return def && (def->flags & TS_OPF_INPLACE);
 }
 
 bool ts__op_is_view(ts_op op)
 {
-  return op == TS_OP_RESHAPE || op == TS_OP_FLATTEN;
+  const ts_op_def *def = ts__op_def(op);
+  return def && (def->flags & TS_OPF_VIEW);
 }
 
 /* Ops whose kernel makes its one output with ts__tensor_view (a view of an
@@ -206,7 +199,7 @@ ts_planner *ts__planner_new(const ts_graph *g, const ts_exec_layout *l)
     if (l->group_end[s] > 0)
       group_end = l->group_end[s];
     int out = l->step_first[s];
-    if (!ELEMENTWISE[n->op] || n->n_outputs != 1 || !p->plannable[out] || s < group_end)
+    if (!ts__op_is_elementwise(n->op) || n->n_outputs != 1 || !p->plannable[out] || s < group_end)
       continue;
     for (int i = 0; i < n->n_inputs && p->inplace_src[out] < 0; i++) {
       int in = l->offset[n->inputs[i].node] + n->inputs[i].index;

@@ -1,12 +1,43 @@
-/* ops/binary.c — binary elementwise ops with NumPy broadcasting.
- *
- * Each op has one row in binary_rows: the dtypes it takes and, per dtype,
- * three loops (both operands vectors, the first a scalar, the second a
- * scalar).  The kernel runs one loop over the whole output when shapes
- * allow, else one per row of the broadcast iterator. */
+/* ops/binary.c — binary elementwise ops with NumPy broadcasting, one row
+ * each in BINARY_ROWS; the loops (both operands vectors, the first a
+ * scalar, the second a scalar, per dtype), the formula table, the
+ * definition and the ts_<id>_at wrapper of each op are made from its row
+ * and its formulas.  The kernel runs one loop over the whole output when
+ * shapes allow, else one per row of the broadcast iterator. */
 #include "elementwise.h"
 
 #include <tgmath.h>
+
+/* ---- the rows ---------------------------------------------------------------
+ * X(ID, id, Name, dtypes, grain, check, flags):
+ *   dtypes  FLOAT, NUMERIC (arithmetic: the output has the inputs' dtype),
+ *           ALL (comparisons) or BOOL (logic): an op taking bool gives bool;
+ *   grain   TS_EW_GRAIN, or TS_EW_GRAIN_COSTLY for a costly element;
+ *   check   NULL, or what rejects operands the formula cannot take;
+ *   flags   TS_OPF_PROMOTE (operands cast to their promoted dtype),
+ *           TS_EW_FUSE as for unary rows (EW_ARITH: both).
+ * Bool arithmetic is rejected (TS_ERR_DTYPE) rather than read as logic;
+ * logical ops take bool only, so they skip promotion: the error then names
+ * the dtype the caller gave. */
+#define EW_ARITH (TS_OPF_PROMOTE | TS_EW_FUSE)
+#define BINARY_ROWS(X)                                                                         \
+  X(ADD, add, "Add", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH)                                    \
+  X(SUB, sub, "Sub", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH)                                    \
+  X(MUL, mul, "Mul", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH)                                    \
+  X(DIV, div, "RealDiv", FLOAT, TS_EW_GRAIN, NULL, EW_ARITH)                                  \
+  X(FLOORDIV, floordiv, "FloorDiv", NUMERIC, TS_EW_GRAIN_COSTLY, check_divisor, TS_OPF_PROMOTE) \
+  X(MOD, mod, "FloorMod", NUMERIC, TS_EW_GRAIN_COSTLY, check_divisor, TS_OPF_PROMOTE)         \
+  X(POW, pow, "Pow", NUMERIC, TS_EW_GRAIN_COSTLY, check_exponent, EW_ARITH)                  \
+  X(MAXIMUM, maximum, "Maximum", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH)                        \
+  X(MINIMUM, minimum, "Minimum", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH)                        \
+  X(GREATER, greater, "Greater", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)                      \
+  X(GREATER_EQUAL, greater_equal, "GreaterEqual", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)     \
+  X(LESS, less, "Less", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)                               \
+  X(LESS_EQUAL, less_equal, "LessEqual", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)              \
+  X(EQUAL, equal, "Equal", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)                            \
+  X(NOT_EQUAL, not_equal, "NotEqual", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)                 \
+  X(LOGICAL_AND, logical_and, "LogicalAnd", BOOL, TS_EW_GRAIN, NULL, 0)                       \
+  X(LOGICAL_OR, logical_or, "LogicalOr", BOOL, TS_EW_GRAIN, NULL, 0)
 
 /* ---- one element ------------------------------------------------------------ */
 
@@ -118,31 +149,22 @@ COMPARE_ELEMS(i64, int64_t)
 COMPARE_ELEMS(u8, uint8_t)
 COMPARE_ELEMS(b, bool)
 
-/* ---- loops ------------------------------------------------------------------ */
-
-typedef void (*binary_loop)(int64_t n, const void *a, const void *b, void *out);
-
-typedef struct binary_loops {
-  binary_loop vv, sv, vs; /* s: that operand is one element */
-} binary_loops;
+/* ---- made from the rows -------------------------------------------------------- */
 
 #define BINARY_LOOPS(op, sfx, T, O)                                                    \
-  static void op##_##sfx##_vv(int64_t n, const void *pa, const void *pb, \
-                              void *po)                                       \
+  static void op##_##sfx##_vv(int64_t n, const void *pa, const void *pb, void *po)     \
   {                                                                                    \
     const T *a = pa, *b = pb;                                                          \
     O *o = po;                                                                         \
     TS_EW_FOR(n, i, o[i] = op##_##sfx(a[i], b[i]));                                    \
   }                                                                                    \
-  static void op##_##sfx##_sv(int64_t n, const void *pa, const void *pb, \
-                              void *po)                                       \
+  static void op##_##sfx##_sv(int64_t n, const void *pa, const void *pb, void *po)     \
   {                                                                                    \
     const T x = *(const T *)pa, *b = pb;                                               \
     O *o = po;                                                                         \
     TS_EW_FOR(n, i, o[i] = op##_##sfx(x, b[i]));                                       \
   }                                                                                    \
-  static void op##_##sfx##_vs(int64_t n, const void *pa, const void *pb, \
-                              void *po)                                       \
+  static void op##_##sfx##_vs(int64_t n, const void *pa, const void *pb, void *po)     \
   {                                                                                    \
     const T *a = pa, y = *(const T *)pb;                                               \
     O *o = po;                                                                         \
@@ -151,37 +173,21 @@ typedef struct binary_loops {
 
 #define LOOPS(op, sfx) { op##_##sfx##_vv, op##_##sfx##_sv, op##_##sfx##_vs }
 
-#define FLOAT_LOOPS(op) BINARY_LOOPS(op, f32, float, float) BINARY_LOOPS(op, f64, double, double)
-#define NUMERIC_LOOPS(op)                                                                 \
-  FLOAT_LOOPS(op) BINARY_LOOPS(op, i32, int32_t, int32_t)                                 \
+#define LOOPS_FLOAT(op) BINARY_LOOPS(op, f32, float, float) BINARY_LOOPS(op, f64, double, double)
+#define LOOPS_NUMERIC(op)                                                                 \
+  LOOPS_FLOAT(op) BINARY_LOOPS(op, i32, int32_t, int32_t)                                 \
   BINARY_LOOPS(op, i64, int64_t, int64_t) BINARY_LOOPS(op, u8, uint8_t, uint8_t)
-#define COMPARE_LOOPS(op)                                                                 \
+#define LOOPS_ALL(op)                                                                     \
   BINARY_LOOPS(op, f32, float, bool) BINARY_LOOPS(op, f64, double, bool)                  \
   BINARY_LOOPS(op, i32, int32_t, bool) BINARY_LOOPS(op, i64, int64_t, bool)               \
   BINARY_LOOPS(op, u8, uint8_t, bool) BINARY_LOOPS(op, b, bool, bool)
+#define LOOPS_BOOL(op) BINARY_LOOPS(op, b, bool, bool)
 
-#define FLOAT_TABLE(op) [TS_F32] = LOOPS(op, f32), [TS_F64] = LOOPS(op, f64)
-#define NUMERIC_TABLE(op) \
-  FLOAT_TABLE(op), [TS_I32] = LOOPS(op, i32), [TS_I64] = LOOPS(op, i64), [TS_U8] = LOOPS(op, u8)
-#define COMPARE_TABLE(op) NUMERIC_TABLE(op), [TS_BOOL] = LOOPS(op, b)
-
-NUMERIC_LOOPS(add)
-NUMERIC_LOOPS(sub)
-NUMERIC_LOOPS(mul)
-FLOAT_LOOPS(div)
-NUMERIC_LOOPS(floordiv)
-NUMERIC_LOOPS(mod)
-NUMERIC_LOOPS(pow)
-NUMERIC_LOOPS(maximum)
-NUMERIC_LOOPS(minimum)
-COMPARE_LOOPS(greater)
-COMPARE_LOOPS(greater_equal)
-COMPARE_LOOPS(less)
-COMPARE_LOOPS(less_equal)
-COMPARE_LOOPS(equal)
-COMPARE_LOOPS(not_equal)
-BINARY_LOOPS(logical_and, b, bool, bool)
-BINARY_LOOPS(logical_or, b, bool, bool)
+#define TABLE_FLOAT(op) [TS_F32] = LOOPS(op, f32), [TS_F64] = LOOPS(op, f64)
+#define TABLE_NUMERIC(op) \
+  TABLE_FLOAT(op), [TS_I32] = LOOPS(op, i32), [TS_I64] = LOOPS(op, i64), [TS_U8] = LOOPS(op, u8)
+#define TABLE_ALL(op) TABLE_NUMERIC(op), [TS_BOOL] = LOOPS(op, b)
+#define TABLE_BOOL(op) [TS_BOOL] = LOOPS(op, b)
 
 /* ---- checks the loops rely on ------------------------------------------------- */
 
@@ -206,47 +212,18 @@ static bool check_exponent(ts_kernel_ctx *k)
   return true;
 }
 
-/* ---- the table ------------------------------------------------------------------ */
-
-typedef struct binary_row {
-  unsigned dtypes;                 /* accepted input dtypes */
-  int64_t grain;                   /* elements per thread at least (elementwise.h) */
-  bool compare;                    /* the output is bool */
-  bool (*check)(ts_kernel_ctx *k); /* rejects operands the loops cannot take */
-  binary_loops loops[TS_DTYPE_COUNT];
-} binary_row;
-
-/* Bool arithmetic is rejected (TS_ERR_DTYPE) rather than read as logic. */
-static const binary_row binary_rows[TS_OP_COUNT] = {
-  [TS_OP_ADD] = { TS_DTYPES_NUMERIC, TS_EW_GRAIN, false, NULL, { NUMERIC_TABLE(add) } },
-  [TS_OP_SUB] = { TS_DTYPES_NUMERIC, TS_EW_GRAIN, false, NULL, { NUMERIC_TABLE(sub) } },
-  [TS_OP_MUL] = { TS_DTYPES_NUMERIC, TS_EW_GRAIN, false, NULL, { NUMERIC_TABLE(mul) } },
-  [TS_OP_DIV] = { TS_DTYPES_FLOAT, TS_EW_GRAIN, false, NULL, { FLOAT_TABLE(div) } },
-  [TS_OP_FLOORDIV] = { TS_DTYPES_NUMERIC, TS_EW_GRAIN_COSTLY, false, check_divisor, { NUMERIC_TABLE(floordiv) } },
-  [TS_OP_MOD] = { TS_DTYPES_NUMERIC, TS_EW_GRAIN_COSTLY, false, check_divisor, { NUMERIC_TABLE(mod) } },
-  [TS_OP_POW] = { TS_DTYPES_NUMERIC, TS_EW_GRAIN_COSTLY, false, check_exponent, { NUMERIC_TABLE(pow) } },
-  [TS_OP_MAXIMUM] = { TS_DTYPES_NUMERIC, TS_EW_GRAIN, false, NULL, { NUMERIC_TABLE(maximum) } },
-  [TS_OP_MINIMUM] = { TS_DTYPES_NUMERIC, TS_EW_GRAIN, false, NULL, { NUMERIC_TABLE(minimum) } },
-  [TS_OP_GREATER] = { TS_DTYPES_ALL, TS_EW_GRAIN, true, NULL, { COMPARE_TABLE(greater) } },
-  [TS_OP_GREATER_EQUAL] = { TS_DTYPES_ALL, TS_EW_GRAIN, true, NULL, { COMPARE_TABLE(greater_equal) } },
-  [TS_OP_LESS] = { TS_DTYPES_ALL, TS_EW_GRAIN, true, NULL, { COMPARE_TABLE(less) } },
-  [TS_OP_LESS_EQUAL] = { TS_DTYPES_ALL, TS_EW_GRAIN, true, NULL, { COMPARE_TABLE(less_equal) } },
-  [TS_OP_EQUAL] = { TS_DTYPES_ALL, TS_EW_GRAIN, true, NULL, { COMPARE_TABLE(equal) } },
-  [TS_OP_NOT_EQUAL] = { TS_DTYPES_ALL, TS_EW_GRAIN, true, NULL, { COMPARE_TABLE(not_equal) } },
-  [TS_OP_LOGICAL_AND] = { TS_DTYPES_BOOL, TS_EW_GRAIN, true, NULL, { [TS_BOOL] = LOOPS(logical_and, b) } },
-  [TS_OP_LOGICAL_OR] = { TS_DTYPES_BOOL, TS_EW_GRAIN, true, NULL, { [TS_BOOL] = LOOPS(logical_or, b) } },
-};
+#define CHECK_ENTRY(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS) [TS_OP_##ID] = CHECK,
+static bool (*const checks[TS_OP_COUNT])(ts_kernel_ctx *k) = { BINARY_ROWS(CHECK_ENTRY) };
 
 /* ---- inference and kernel ------------------------------------------------------- */
 
 static bool binary_infer(ts_infer_ctx *c)
 {
-  const binary_row *row = &binary_rows[c->def->op];
   const ts_info *a = &c->in[0], *b = &c->in[1];
   char sa[TS_INFO_STR], sb[TS_INFO_STR];
   ts_shape shape;
 
-  if (!ts__ew_check_dtypes(c, row->dtypes))
+  if (!ts__ew_check_dtypes(c, c->def->dtypes))
     return false;
   if (a->dtype != b->dtype)
     return ts__infer_fail(c, TS_ERR_DTYPE, "operands differ in dtype: %s and %s",
@@ -256,14 +233,15 @@ static bool binary_infer(ts_infer_ctx *c)
     return ts__infer_fail(c, TS_ERR_SHAPE, "incompatible shapes for broadcasting: %s and %s",
                           ts__info_str(sa, a->dtype, a->shape),
                           ts__info_str(sb, b->dtype, b->shape));
-  c->out[0] = (ts_info){ row->compare ? TS_BOOL : a->dtype, shape };
+  bool logical = c->def->dtypes & TS_DTYPE_BIT(TS_BOOL); /* comparisons and logic */
+  c->out[0] = (ts_info){ logical ? TS_BOOL : a->dtype, shape };
   return true;
 }
 
 /* The output split into ranges for the pool: equal shapes (or a scalar
  * operand) are one flat row, else rows of the broadcast iterator. */
 typedef struct binary_job {
-  binary_loop loop;
+  ts_ew_loop loop;
   const char *a, *b;
   char *out;
   size_t size_in, size_out;
@@ -296,67 +274,38 @@ static void binary_range(void *ctx, int64_t begin, int64_t end)
 
 static bool binary_cpu(ts_kernel_ctx *k)
 {
-  const binary_row *row = &binary_rows[k->def->op];
+  const ts_ew_formula *f = k->def->formula;
+  bool (*check)(ts_kernel_ctx *k) = checks[k->def->op];
   const ts_tensor *a = k->in[0], *b = k->in[1];
   ts_tensor *o = k->out[0];
 
   if (o->size == 0)
     return true;
-  if (row->check && !row->check(k))
+  if (check && !check(k))
     return false;
 
-  const binary_loops *f = &row->loops[a->dtype];
+  ts_ew_loop const *loop = f->loop[a->dtype];
   binary_job j = { .a = a->data, .b = b->data, .out = o->data,
                    .size_in = ts_dtype_size(a->dtype), .size_out = ts_dtype_size(o->dtype),
                    .flat = true, .sa = 1, .sb = 1 };
   if (a->size == o->size && b->size == o->size) {
-    j.loop = f->vv;
+    j.loop = loop[TS_EW_VV];
   } else if (a->size == 1 && b->size == o->size) {
-    j.loop = f->sv;
+    j.loop = loop[TS_EW_SV];
     j.sa = 0;
   } else if (b->size == 1 && a->size == o->size) {
-    j.loop = f->vs;
+    j.loop = loop[TS_EW_VS];
     j.sb = 0;
   } else {
     j.flat = false;
     ts__ew_iter_init(&j.it, o->shape, 2, k->in);
-    j.loop = ts__ew_inner_stride(&j.it, 0) == 0 ? f->sv
-             : ts__ew_inner_stride(&j.it, 1) == 0 ? f->vs
-             : f->vv;
+    j.loop = loop[ts__ew_inner_stride(&j.it, 0) == 0   ? TS_EW_SV
+                  : ts__ew_inner_stride(&j.it, 1) == 0 ? TS_EW_VS
+                                                       : TS_EW_VV];
   }
-  ts__parallel_range(o->size, row->grain, binary_range, &j);
+  ts__parallel_range(o->size, f->grain, binary_range, &j);
   return true;
 }
-
-/* ---- definitions and wrappers ----------------------------------------------------- */
-
-/* Logical ops take bool only, so they skip promotion: the error then names
- * the dtype the caller gave. */
-#define BINARY_OPS(X)                                       \
-  X(ADD, add, "Add", TS_OPF_PROMOTE)                        \
-  X(SUB, sub, "Sub", TS_OPF_PROMOTE)                        \
-  X(MUL, mul, "Mul", TS_OPF_PROMOTE)                        \
-  X(DIV, div, "RealDiv", TS_OPF_PROMOTE)                    \
-  X(FLOORDIV, floordiv, "FloorDiv", TS_OPF_PROMOTE)         \
-  X(MOD, mod, "FloorMod", TS_OPF_PROMOTE)                   \
-  X(POW, pow, "Pow", TS_OPF_PROMOTE)                        \
-  X(MAXIMUM, maximum, "Maximum", TS_OPF_PROMOTE)            \
-  X(MINIMUM, minimum, "Minimum", TS_OPF_PROMOTE)            \
-  X(GREATER, greater, "Greater", TS_OPF_PROMOTE)            \
-  X(GREATER_EQUAL, greater_equal, "GreaterEqual", TS_OPF_PROMOTE) \
-  X(LESS, less, "Less", TS_OPF_PROMOTE)                     \
-  X(LESS_EQUAL, less_equal, "LessEqual", TS_OPF_PROMOTE)    \
-  X(EQUAL, equal, "Equal", TS_OPF_PROMOTE)                  \
-  X(NOT_EQUAL, not_equal, "NotEqual", TS_OPF_PROMOTE)       \
-  X(LOGICAL_AND, logical_and, "LogicalAnd", 0)              \
-  X(LOGICAL_OR, logical_or, "LogicalOr", 0)
-
-#define BINARY_DEF(ID, id, NAME, FLAGS)                                         \
-  const ts_op_def ts__op_##id = { .op = TS_OP_##ID, .name = NAME, .api_name = #id, \
-                                  .n_inputs = 2, .n_outputs = 1, .n_promote = -1,  \
-                                  .flags = FLAGS, .infer = binary_infer,           \
-                                  .kernel[TS_DEVICE_CPU] = binary_cpu };
-BINARY_OPS(BINARY_DEF)
 
 /* True division of integers runs in f64 (as tf.math.truediv); the casts are
  * ordinary Cast ops, so a traced graph shows them. */
@@ -376,9 +325,16 @@ static ts_tensor *binary_at(ts_loc loc, ts_op op, ts_tensor *a, ts_tensor *b)
   return ts__dispatch1(loc, op, in, 2, NULL);
 }
 
-#define BINARY_WRAPPER(ID, id, NAME, FLAGS)                           \
-  ts_tensor *ts_##id##_at(ts_loc loc, ts_tensor *a, ts_tensor *b)     \
-  {                                                                   \
-    return binary_at(loc, TS_OP_##ID, a, b);                          \
+#define BINARY_DEF(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS)                            \
+  LOOPS_##DTYPES(id)                                                                     \
+  static const ts_ew_formula id##_formula = { GRAIN, { TABLE_##DTYPES(id) } };           \
+  const ts_op_def ts__op_##id = { .op = TS_OP_##ID, .name = NAME, .api_name = #id,       \
+                                  .n_inputs = 2, .n_outputs = 1, .n_promote = -1,        \
+                                  .flags = TS_OPF_ELEMENTWISE | (FLAGS),                 \
+                                  .infer = binary_infer, .kernel[TS_DEVICE_CPU] = binary_cpu, \
+                                  .dtypes = TS_DTYPES_##DTYPES, .formula = &id##_formula }; \
+  ts_tensor *ts_##id##_at(ts_loc loc, ts_tensor *a, ts_tensor *b)                        \
+  {                                                                                      \
+    return binary_at(loc, TS_OP_##ID, a, b);                                             \
   }
-BINARY_OPS(BINARY_WRAPPER)
+BINARY_ROWS(BINARY_DEF)

@@ -31,6 +31,10 @@
 #define TS_EW_GRAIN ((int64_t)1 << 15)
 #define TS_EW_GRAIN_COSTLY ((int64_t)1 << 12)
 
+/* The flags of most elementwise rows: FusedElementwise programs hold them
+ * and the planner runs them in place. */
+#define TS_EW_FUSE (TS_OPF_FUSIBLE | TS_OPF_INPLACE)
+
 #define TS_DTYPE_BIT(dt) (1u << (dt))
 #define TS_DTYPES_FLOAT (TS_DTYPE_BIT(TS_F32) | TS_DTYPE_BIT(TS_F64))
 /* Every numeric dtype (f32 ... bool): string and variant tensors never reach

@@ -4,7 +4,8 @@
  *
  * FusedElementwise runs a small program of float elementwise ops over its
  * inputs (broadcast NumPy-style) in one pass over the data, a block of
- * elements at a time.  The program is its "program" attribute, one
+ * elements at a time: the op rows flagged TS_OPF_FUSIBLE, each run by its
+ * own loops.  The program is its "program" attribute, one
  * instruction per op, e.g. "Mul x0 x1; Add t0 x2; Relu t1": operand xI is
  * input I, tK the result of instruction K; the last result is the output.
  *
@@ -17,7 +18,6 @@
 #include "kernels/kernels.h"
 
 #include <limits.h>
-#include <tgmath.h>
 
 #define ATTRS(a) .n_attrs = (int)(sizeof(a) / sizeof((a)[0])), .attrs = (a)
 
@@ -26,27 +26,10 @@
 #define FUSED_MAX_INSTRS 32
 #define FUSED_BLOCK 256
 
-/* The ops a program may hold (display names), unary ones with one operand. */
-static const struct fused_op_row {
-  ts_op op;
-  int arity;
-} FUSED_OPS[] = {
-  { TS_OP_ADD, 2 }, { TS_OP_SUB, 2 }, { TS_OP_MUL, 2 }, { TS_OP_DIV, 2 },
-  { TS_OP_MAXIMUM, 2 }, { TS_OP_MINIMUM, 2 }, { TS_OP_POW, 2 }, { TS_OP_NEG, 1 },
-  { TS_OP_ABS, 1 }, { TS_OP_EXP, 1 }, { TS_OP_LOG, 1 }, { TS_OP_SQRT, 1 },
-  { TS_OP_TANH, 1 }, { TS_OP_SIGMOID, 1 }, { TS_OP_RELU, 1 },
-};
-
-bool ts__fused_op_supported(ts_op op)
-{
-  for (size_t i = 0; i < G_N_ELEMENTS(FUSED_OPS); i++)
-    if (FUSED_OPS[i].op == op)
-      return true;
-  return false;
-}
-
+/* An instruction runs its op's own loops (ts_op_def.formula), as the
+ * unfused op does, so fusing changes no bit. */
 typedef struct instr {
-  ts_op op;
+  const ts_ew_formula *f;
   int arity;
   int a, b; /* >= 0: input index; < 0: -(k + 1), instruction k's result */
 } instr;
@@ -94,13 +77,11 @@ static bool parse_program(const char *text, program *prog)
     name[len] = '\0';
     p += len;
     instr *in = &prog->code[prog->n];
-    int op = ts_op_from_name(name);
-    in->arity = 0;
-    for (size_t i = 0; i < G_N_ELEMENTS(FUSED_OPS); i++)
-      if ((int)FUSED_OPS[i].op == op)
-        in->op = (ts_op)op, in->arity = FUSED_OPS[i].arity;
-    if (!in->arity || !parse_operand(&p, prog->n, &in->a))
+    const ts_op_def *def = ts__op_def(ts_op_from_name(name));
+    if (!def || !(def->flags & TS_OPF_FUSIBLE) || !parse_operand(&p, prog->n, &in->a))
       return false;
+    in->f = def->formula;
+    in->arity = def->n_inputs;
     in->b = in->a;
     if (in->arity == 2 && !parse_operand(&p, prog->n, &in->b))
       return false;
@@ -174,42 +155,6 @@ static bool fused_ew_infer(ts_infer_ctx *c)
   return true;
 }
 
-/* exp, tanh and sigmoid over n elements: f32 on the array kernels
- * (kernels/vmath.c), as the unfused ops (ops/unary.c), so fusing changes
- * no bit; f64 on libm. */
-#define EXP_f32(r, a, n) ts__vexp_f32(a, r, n)
-#define TANH_f32(r, a, n) ts__vtanh_f32(a, r, n)
-#define SIGMOID_f32(r, a, n) ts__vsigmoid_f32(a, r, n)
-#define EXP_f64(r, a, n) TS_EW_FOR(n, i, r[i] = exp(a[i]))
-#define TANH_f64(r, a, n) TS_EW_FOR(n, i, r[i] = tanh(a[i]))
-#define SIGMOID_f64(r, a, n) TS_EW_FOR(n, i, r[i] = 1 / (1 + exp(-a[i])))
-
-/* One instruction over n elements: r = op(a, b). */
-#define FUSED_APPLY(T, sfx)                                                                \
-  static void apply_##sfx(ts_op op, T *r, const T *a, const T *b, int n)         \
-  {                                                                                        \
-    switch (op) {                                                                          \
-    case TS_OP_ADD: TS_EW_FOR(n, i, r[i] = a[i] + b[i]); break;                            \
-    case TS_OP_SUB: TS_EW_FOR(n, i, r[i] = a[i] - b[i]); break;                            \
-    case TS_OP_MUL: TS_EW_FOR(n, i, r[i] = a[i] * b[i]); break;                            \
-    case TS_OP_DIV: TS_EW_FOR(n, i, r[i] = a[i] / b[i]); break;                            \
-    case TS_OP_MAXIMUM: TS_EW_FOR(n, i, r[i] = isnan(a[i]) || a[i] > b[i] ? a[i] : b[i]); break; \
-    case TS_OP_MINIMUM: TS_EW_FOR(n, i, r[i] = isnan(a[i]) || a[i] < b[i] ? a[i] : b[i]); break; \
-    case TS_OP_POW: TS_EW_FOR(n, i, r[i] = pow(a[i], b[i])); break;                        \
-    case TS_OP_NEG: TS_EW_FOR(n, i, r[i] = -a[i]); break;                                  \
-    case TS_OP_ABS: TS_EW_FOR(n, i, r[i] = fabs(a[i])); break;                             \
-    case TS_OP_EXP: EXP_##sfx(r, a, n); break;                                             \
-    case TS_OP_LOG: TS_EW_FOR(n, i, r[i] = log(a[i])); break;                              \
-    case TS_OP_SQRT: TS_EW_FOR(n, i, r[i] = sqrt(a[i])); break;                            \
-    case TS_OP_TANH: TANH_##sfx(r, a, n); break;                                           \
-    case TS_OP_SIGMOID: SIGMOID_##sfx(r, a, n); break;                                     \
-    case TS_OP_RELU: TS_EW_FOR(n, i, r[i] = a[i] < 0 ? 0 : a[i]); break;                   \
-    default: g_assert_not_reached();                                                       \
-    }                                                                                      \
-  }
-FUSED_APPLY(float, f32)
-FUSED_APPLY(double, f64)
-
 /* Where input i is read along a row of the output: its element offset for
  * each output index, with stride 0 on the dims it broadcasts along. */
 typedef struct operand {
@@ -243,7 +188,7 @@ typedef struct fused_job {
   operand ops[TS_MAX_INPUTS]; /* unless flat */
 } fused_job;
 
-#define FUSED_RUN(T, sfx)                                                                  \
+#define FUSED_RUN(T, DT, sfx)                                                                \
   static void run_##sfx(void *ctx, int64_t begin, int64_t end)                             \
   {                                                                                        \
     const fused_job *j = ctx;                                                              \
@@ -288,7 +233,7 @@ typedef struct fused_job {
           const T *b = c->b >= 0 ? src[c->b] : regs + (size_t)(-c->b - 1) * FUSED_BLOCK;   \
           T *res = k == prog->n - 1 ? (T *)j->y->data + r * row + at                       \
                                     : regs + (size_t)k * FUSED_BLOCK;                      \
-          apply_##sfx(c->op, res, a, b, n);                                                \
+          c->f->loop[DT][TS_EW_VV](n, a, b, res);                                          \
         }                                                                                  \
       }                                                                                    \
       /* the next row: each input's offset follows the output's index */                   \
@@ -306,8 +251,8 @@ typedef struct fused_job {
     }                                                                                      \
     g_free(scratch);                                                                       \
   }
-FUSED_RUN(float, f32)
-FUSED_RUN(double, f64)
+FUSED_RUN(float, TS_F32, f32)
+FUSED_RUN(double, TS_F64, f64)
 
 static bool fused_ew_cpu(ts_kernel_ctx *k)
 {
@@ -330,7 +275,7 @@ static bool fused_ew_cpu(ts_kernel_ctx *k)
 const ts_op_def ts__op_fused_elementwise = {
   .op = TS_OP_FUSED_ELEMENTWISE, .name = "FusedElementwise", .api_name = "fused_elementwise",
   .n_inputs = -1, .min_inputs = 1, .n_outputs = 1, ATTRS(fused_ew_attrs),
-  .infer = fused_ew_infer, .kernel[TS_DEVICE_CPU] = fused_ew_cpu,
+  .flags = TS_OPF_INPLACE, .infer = fused_ew_infer, .kernel[TS_DEVICE_CPU] = fused_ew_cpu,
 };
 
 /* ---- _FusedMatMul ----------------------------------------------------------- */

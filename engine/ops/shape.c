@@ -121,12 +121,12 @@ static const ts_attr_def reshape_attrs[] = { { "shape", TS_ATTR_SHAPE } };
 
 const ts_op_def ts__op_reshape = {
   .op = TS_OP_RESHAPE, .name = "Reshape", .api_name = "reshape", .n_inputs = 1,
-  .n_outputs = 1, .flags = TS_OPF_ALIAS, ATTRS(reshape_attrs), .infer = reshape_infer,
+  .n_outputs = 1, .flags = TS_OPF_ALIAS | TS_OPF_VIEW, ATTRS(reshape_attrs), .infer = reshape_infer,
   .kernel[TS_DEVICE_CPU] = view_cpu,
 };
 const ts_op_def ts__op_flatten = {
   .op = TS_OP_FLATTEN, .name = "Flatten", .api_name = "flatten", .n_inputs = 1,
-  .n_outputs = 1, .flags = TS_OPF_ALIAS, .infer = flatten_infer, .kernel[TS_DEVICE_CPU] = view_cpu,
+  .n_outputs = 1, .flags = TS_OPF_ALIAS | TS_OPF_VIEW, .infer = flatten_infer, .kernel[TS_DEVICE_CPU] = view_cpu,
 };
 
 /* ---- transpose ------------------------------------------------------------------ */

@@ -1,109 +1,106 @@
-/* ops/unary.c — unary elementwise ops: one row per op in unary_rows with the
- * dtypes it takes and a contiguous loop per dtype. */
+/* ops/unary.c — unary elementwise ops, one row each in UNARY_ROWS; the
+ * loops, the formula table, the definition and the ts_<id>_at wrapper of
+ * each op are made from its row and its formula (docs/engine.md, "Adding
+ * an elementwise op"). */
 #include "elementwise.h"
 
 #include <tgmath.h>
 
 #include "kernels/kernels.h"
 
-/* ---- one element ------------------------------------------------------------ */
+/* ---- the rows ---------------------------------------------------------------
+ * X(ID, id, Name, dtypes, grain, flags, f32):
+ *   dtypes  the input dtypes it takes: FLOAT (f32, f64), NUMERIC (and i32,
+ *           i64, u8) or BOOL; the formulas below exist for those;
+ *   grain   TS_EW_GRAIN, or TS_EW_GRAIN_COSTLY for a costly element;
+ *   flags   TS_EW_FUSE (TS_OPF_FUSIBLE | TS_OPF_INPLACE) for an op
+ *           FusedElementwise programs hold and the planner runs in place;
+ *   f32     SCALAR (the formula) or ARRAY: kernels/vmath.c's vectorised
+ *           ts__v<id>_f32, for the unfused op and fused programs alike. */
+#define UNARY_ROWS(X)                                                                \
+  X(NEG, neg, "Neg", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR)                      \
+  X(ABS, abs, "Abs", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR)                      \
+  X(EXP, exp, "Exp", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, ARRAY)                  \
+  X(LOG, log, "Log", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR)                 \
+  X(SQRT, sqrt, "Sqrt", FLOAT, TS_EW_GRAIN, TS_EW_FUSE, SCALAR)                     \
+  X(TANH, tanh, "Tanh", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, ARRAY)               \
+  X(SIGMOID, sigmoid, "Sigmoid", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, ARRAY)      \
+  X(RELU, relu, "Relu", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR)                   \
+  X(LOGICAL_NOT, logical_not, "LogicalNot", BOOL, TS_EW_GRAIN, 0, SCALAR)           \
+  X(SOFTPLUS, softplus, "Softplus", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR)
 
-#define FLOAT_ELEMS(sfx, T)                                                   \
-  static inline T neg_##sfx(T x) { return -x; }                               \
-  static inline T abs_##sfx(T x) { return fabs(x); }                          \
-  static inline T log_##sfx(T x) { return log(x); }                           \
-  static inline T sqrt_##sfx(T x) { return sqrt(x); }                         \
-  static inline T relu_##sfx(T x) { return x < 0 ? 0 : x; /* keeps nan */ }
+/* ---- the formulas: <id>_<dtype>(x) --------------------------------------------- */
 
+/* Floats: one expression for f32 and f64 (tgmath picks the function). */
+#define FLOAT_FORMULA(id, expr)                                  \
+  static inline float id##_f32(float x) { return (expr); }       \
+  static inline double id##_f64(double x) { return (expr); }
+/* Signed integers: T the type, U its unsigned twin (arithmetic that wraps). */
+#define SIGNED_FORMULA(id, expr) \
+  SIGNED_ONE(id, i32, int32_t, uint32_t, expr) SIGNED_ONE(id, i64, int64_t, uint64_t, expr)
+#define SIGNED_ONE(id, sfx, TT, UU, expr)                                  \
+  static inline TT id##_##sfx(TT x)                                        \
+  {                                                                        \
+    typedef TT T __attribute__((unused));                                  \
+    typedef UU U __attribute__((unused));                                  \
+    return (expr);                                                         \
+  }
+
+FLOAT_FORMULA(neg, -x)
+FLOAT_FORMULA(abs, fabs(x))
+FLOAT_FORMULA(exp, exp(x)) /* f64; f32 is the array kernel */
+FLOAT_FORMULA(log, log(x))
+FLOAT_FORMULA(sqrt, sqrt(x))
+FLOAT_FORMULA(tanh, tanh(x))
+FLOAT_FORMULA(sigmoid, 1 / (1 + exp(-x)))
+FLOAT_FORMULA(relu, x < 0 ? 0 : x) /* keeps nan */
+/* log(1 + exp(x)) = log1p(exp(-|x|)) + max(x, 0): exp never overflows */
+FLOAT_FORMULA(softplus, log1p(exp(-fabs(x))) + (x > 0 ? x : 0))
 /* Signed integers negate in U, so -MIN wraps to MIN as in NumPy. */
-#define SIGNED_ELEMS(sfx, T, U)                                               \
-  static inline T neg_##sfx(T x) { return (T)-(U)x; }                         \
-  static inline T abs_##sfx(T x) { return x < 0 ? (T)-(U)x : x; }            \
-  static inline T relu_##sfx(T x) { return x < 0 ? 0 : x; }
-
-FLOAT_ELEMS(f32, float)
-FLOAT_ELEMS(f64, double)
-/* f32 exp, tanh and sigmoid are the array kernels (VMATH_LOOP below). */
-static inline double exp_f64(double x) { return exp(x); }
-static inline double tanh_f64(double x) { return tanh(x); }
-static inline double sigmoid_f64(double x) { return 1 / (1 + exp(-x)); }
-SIGNED_ELEMS(i32, int32_t, uint32_t)
-SIGNED_ELEMS(i64, int64_t, uint64_t)
+SIGNED_FORMULA(neg, (T)-(U)x)
+SIGNED_FORMULA(abs, x < 0 ? (T)-(U)x : x)
+SIGNED_FORMULA(relu, x < 0 ? 0 : x)
 static inline uint8_t neg_u8(uint8_t x) { return (uint8_t)-x; }
 static inline uint8_t abs_u8(uint8_t x) { return x; }
 static inline uint8_t relu_u8(uint8_t x) { return x; }
 static inline bool logical_not_b(bool x) { return !x; }
 
-/* ---- loops and the table ------------------------------------------------------- */
+/* ---- made from the rows -------------------------------------------------------- */
 
-typedef void (*unary_loop)(int64_t n, const void *x, void *out);
-
-#define UNARY_LOOP(op, sfx, T)                                                           \
-  static void op##_##sfx##_loop(int64_t n, const void *px, void *po) \
-  {                                                                                    \
-    const T *x = px;                                                                   \
-    T *o = po;                                                                         \
-    TS_EW_FOR(n, i, o[i] = op##_##sfx(x[i]));                                          \
+#define LOOP(id, sfx, T)                                                         \
+  static void id##_##sfx##_loop(int64_t n, const void *px, const void *unused,   \
+                                void *po)                                        \
+  {                                                                              \
+    const T *x = px;                                                             \
+    T *o = po;                                                                   \
+    TS_EW_FOR(n, i, o[i] = id##_##sfx(x[i]));                                    \
   }
-
-/* f32 exp, tanh and sigmoid: kernels/vmath.c's vectorised ones, as the
- * fused chains (ops/fused.c) and GEMM epilogues (kernels/gemm.c) use. */
-#define VMATH_LOOP(op)                                                   \
-  static void op##_f32_loop(int64_t n, const void *x, void *o)           \
-  {                                                                      \
-    ts__v##op##_f32(x, o, n);                                            \
+#define F32_LOOP_SCALAR(id) LOOP(id, f32, float)
+#define F32_LOOP_ARRAY(id)                                                                   \
+  static void id##_f32_loop(int64_t n, const void *x, const void *unused, void *o)           \
+  {                                                                                          \
+    ts__v##id##_f32(x, o, n);                                                                \
   }
+#define LOOPS_FLOAT(id, f32) F32_LOOP_##f32(id) LOOP(id, f64, double)
+#define LOOPS_NUMERIC(id, f32) \
+  LOOPS_FLOAT(id, f32) LOOP(id, i32, int32_t) LOOP(id, i64, int64_t) LOOP(id, u8, uint8_t)
+#define LOOPS_BOOL(id, f32) LOOP(id, b, bool)
 
-#define FLOAT_LOOPS(op) UNARY_LOOP(op, f32, float) UNARY_LOOP(op, f64, double)
-#define VMATH_LOOPS(op) VMATH_LOOP(op) UNARY_LOOP(op, f64, double)
-#define NUMERIC_LOOPS(op)                                                            \
-  FLOAT_LOOPS(op) UNARY_LOOP(op, i32, int32_t) UNARY_LOOP(op, i64, int64_t)          \
-  UNARY_LOOP(op, u8, uint8_t)
-
-#define FLOAT_TABLE(op) [TS_F32] = op##_f32_loop, [TS_F64] = op##_f64_loop
-#define NUMERIC_TABLE(op) \
-  FLOAT_TABLE(op), [TS_I32] = op##_i32_loop, [TS_I64] = op##_i64_loop, [TS_U8] = op##_u8_loop
-
-NUMERIC_LOOPS(neg)
-NUMERIC_LOOPS(abs)
-VMATH_LOOPS(exp)
-FLOAT_LOOPS(log)
-FLOAT_LOOPS(sqrt)
-VMATH_LOOPS(tanh)
-VMATH_LOOPS(sigmoid)
-NUMERIC_LOOPS(relu)
-UNARY_LOOP(logical_not, b, bool)
-
-typedef struct unary_row {
-  unsigned dtypes; /* accepted input dtypes */
-  int64_t grain;   /* elements per thread at least (elementwise.h) */
-  unary_loop loops[TS_DTYPE_COUNT];
-} unary_row;
-
-static const unary_row unary_rows[TS_OP_COUNT] = {
-  [TS_OP_NEG] = { TS_DTYPES_NUMERIC, TS_EW_GRAIN, { NUMERIC_TABLE(neg) } },
-  [TS_OP_ABS] = { TS_DTYPES_NUMERIC, TS_EW_GRAIN, { NUMERIC_TABLE(abs) } },
-  [TS_OP_EXP] = { TS_DTYPES_FLOAT, TS_EW_GRAIN_COSTLY, { FLOAT_TABLE(exp) } },
-  [TS_OP_LOG] = { TS_DTYPES_FLOAT, TS_EW_GRAIN_COSTLY, { FLOAT_TABLE(log) } },
-  [TS_OP_SQRT] = { TS_DTYPES_FLOAT, TS_EW_GRAIN, { FLOAT_TABLE(sqrt) } },
-  [TS_OP_TANH] = { TS_DTYPES_FLOAT, TS_EW_GRAIN_COSTLY, { FLOAT_TABLE(tanh) } },
-  [TS_OP_SIGMOID] = { TS_DTYPES_FLOAT, TS_EW_GRAIN_COSTLY, { FLOAT_TABLE(sigmoid) } },
-  [TS_OP_RELU] = { TS_DTYPES_NUMERIC, TS_EW_GRAIN, { NUMERIC_TABLE(relu) } },
-  [TS_OP_LOGICAL_NOT] = { TS_DTYPES_BOOL, TS_EW_GRAIN, { [TS_BOOL] = logical_not_b_loop } },
-};
-
-/* ---- inference and kernel ------------------------------------------------------- */
+#define TABLE_FLOAT(id) [TS_F32] = { id##_f32_loop }, [TS_F64] = { id##_f64_loop }
+#define TABLE_NUMERIC(id) \
+  TABLE_FLOAT(id), [TS_I32] = { id##_i32_loop }, [TS_I64] = { id##_i64_loop }, [TS_U8] = { id##_u8_loop }
+#define TABLE_BOOL(id) [TS_BOOL] = { id##_b_loop }
 
 static bool unary_infer(ts_infer_ctx *c)
 {
-  if (!ts__ew_check_dtypes(c, unary_rows[c->def->op].dtypes))
+  if (!ts__ew_check_dtypes(c, c->def->dtypes))
     return false;
   c->out[0] = c->in[0];
   return true;
 }
 
 typedef struct unary_job {
-  unary_loop loop;
+  ts_ew_loop loop;
   const char *x;
   char *out;
   size_t size; /* of an element, in and out */
@@ -112,40 +109,29 @@ typedef struct unary_job {
 static void unary_range(void *ctx, int64_t begin, int64_t end)
 {
   const unary_job *j = ctx;
-  j->loop(end - begin, j->x + begin * j->size, j->out + begin * j->size);
+  j->loop(end - begin, j->x + begin * j->size, NULL, j->out + begin * j->size);
 }
 
 static bool unary_cpu(ts_kernel_ctx *k)
 {
   const ts_tensor *x = k->in[0];
-  const unary_row *row = &unary_rows[k->def->op];
-  unary_job j = { row->loops[x->dtype], x->data, k->out[0]->data, ts_dtype_size(x->dtype) };
-  ts__parallel_range(x->size, row->grain, unary_range, &j);
+  const ts_ew_formula *f = k->def->formula;
+  unary_job j = { f->loop[x->dtype][TS_EW_VV], x->data, k->out[0]->data,
+                  ts_dtype_size(x->dtype) };
+  ts__parallel_range(x->size, f->grain, unary_range, &j);
   return true;
 }
 
-/* ---- definitions and wrappers ----------------------------------------------------- */
-
-#define UNARY_OPS(X)                              \
-  X(NEG, neg, "Neg")                              \
-  X(ABS, abs, "Abs")                              \
-  X(EXP, exp, "Exp")                              \
-  X(LOG, log, "Log")                              \
-  X(SQRT, sqrt, "Sqrt")                           \
-  X(TANH, tanh, "Tanh")                           \
-  X(SIGMOID, sigmoid, "Sigmoid")                  \
-  X(RELU, relu, "Relu")                           \
-  X(LOGICAL_NOT, logical_not, "LogicalNot")
-
-#define UNARY_DEF(ID, id, NAME)                                                  \
-  const ts_op_def ts__op_##id = { .op = TS_OP_##ID, .name = NAME, .api_name = #id, \
-                                  .n_inputs = 1, .n_outputs = 1,                   \
-                                  .infer = unary_infer, .kernel[TS_DEVICE_CPU] = unary_cpu };
-UNARY_OPS(UNARY_DEF)
-
-#define UNARY_WRAPPER(ID, id, NAME)                           \
-  ts_tensor *ts_##id##_at(ts_loc loc, ts_tensor *x)           \
-  {                                                           \
-    return ts__dispatch1(loc, TS_OP_##ID, &x, 1, NULL);       \
+#define UNARY_DEF(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32)                               \
+  LOOPS_##DTYPES(id, F32)                                                                \
+  static const ts_ew_formula id##_formula = { GRAIN, { TABLE_##DTYPES(id) } };           \
+  const ts_op_def ts__op_##id = { .op = TS_OP_##ID, .name = NAME, .api_name = #id,       \
+                                  .n_inputs = 1, .n_outputs = 1,                         \
+                                  .flags = TS_OPF_ELEMENTWISE | (FLAGS),                 \
+                                  .infer = unary_infer, .kernel[TS_DEVICE_CPU] = unary_cpu, \
+                                  .dtypes = TS_DTYPES_##DTYPES, .formula = &id##_formula }; \
+  ts_tensor *ts_##id##_at(ts_loc loc, ts_tensor *x)                                      \
+  {                                                                                      \
+    return ts__dispatch1(loc, TS_OP_##ID, &x, 1, NULL);                                  \
   }
-UNARY_OPS(UNARY_WRAPPER)
+UNARY_ROWS(UNARY_DEF)

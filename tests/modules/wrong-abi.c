@@ -9,4 +9,4 @@ static ts_tensor *identity(ts_call *c)
 static const ts_export exports[] = { TS_EXPORT(identity, x) };
 
 TS_API extern const ts_module_info tracescope_module;
-const ts_module_info tracescope_module = { 7, "from another ABI", exports, 1 };
+const ts_module_info tracescope_module = { TS_ABI_VERSION + 1, "from another ABI", exports, 1 };

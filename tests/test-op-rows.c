@@ -1,0 +1,483 @@
+/* test-op-rows.c — every op row, as ggml's test-backend-ops does it: each
+ * case runs in every mode (eagerly; as a graph without passes; as a graph
+ * with every pass; and so with the inputs' dims unknown when traced) on
+ * every registered backend (ts_backend_count), and its result, or the
+ * code of the error it gives, must be what the CPU gives eagerly.
+ *
+ * Elementwise rows need no case of their own: every op of TS__UNARY and
+ * TS__BINARY (tracescope.h) runs over every dtype and a set of shapes
+ * (broadcasting, rank 0, size 0).  The other rows have hand-written cases
+ * below; rows that cannot run alone are covered the natural way (graph
+ * inputs and constants by every graph case, If and While by the tracing
+ * API, the fused ops by graphs the fusion pass fuses).  A row counts as
+ * covered when a case ran it without error: eagerly (op events) or in an
+ * optimized graph that ran.  The coverage line lists rows without cases,
+ * and any makes the test fail. */
+#include <glib.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <tracescope.h>
+
+#include "test-quiet.h"
+
+#define ALL_PASSES "fold,cse,simplify,dce,fuse"
+#define MAX_ARGS 4
+
+typedef enum mode { MODE_EAGER, MODE_GRAPH, MODE_PASSES, MODE_UNKNOWN_DIMS, N_MODES } mode;
+static const char *const MODE_NAMES[N_MODES] = { "eager", "graph", "graph with every pass",
+                                                 "graph with every pass, dims unknown" };
+
+typedef ts_tensor *(*unary_fn)(ts_loc loc, ts_tensor *x);
+typedef ts_tensor *(*binary_fn)(ts_loc loc, ts_tensor *a, ts_tensor *b);
+
+typedef struct op_case {
+  char name[96];
+  ts_fn body;
+  int n_args;
+  ts_tensor *args[MAX_ARGS];
+  unary_fn unary; /* generated elementwise cases */
+  binary_fn binary;
+  ts_op op;       /* hand-written cases: the row they are for */
+} op_case;
+
+/* The case being run: what the bodies read while they run or trace. */
+static const op_case *current;
+static bool no_case; /* set by a body that has no case for current->op */
+static bool covered[TS_OP_COUNT];
+static int n_runs;
+
+/* ---- elementwise rows: generated ------------------------------------------------------ */
+
+static const struct {
+  const char *name;
+  unary_fn fn;
+} UNARY[] = {
+#define UNARY_ENTRY(name) { #name, ts_##name##_at },
+  TS__UNARY(UNARY_ENTRY)
+#undef UNARY_ENTRY
+};
+
+static const struct {
+  const char *name;
+  binary_fn fn;
+} BINARY[] = {
+#define BINARY_ENTRY(name) { #name, ts_##name##_at },
+  TS__BINARY(BINARY_ENTRY)
+#undef BINARY_ENTRY
+};
+
+static ts_tensor *unary_body(ts_call *c)
+{
+  return current->unary(TS_HERE, ts_arg(c, 0));
+}
+
+static ts_tensor *binary_body(ts_call *c)
+{
+  return current->binary(TS_HERE, ts_arg(c, 0), ts_arg(c, 1));
+}
+
+/* Values of every sign and size the dtype holds, n of them, from seed;
+ * positive (1 to 7) for a divisor or an exponent. */
+static ts_tensor *values(ts_dtype dt, ts_shape shape, int seed, bool positive)
+{
+  static const double MIXED[] = { 1.5, -2, 3, 0.25, 5, -6, 0, 7, -0.5, 2 };
+  int64_t n = ts_shape_size(shape);
+  double *v = g_new(double, n ? n : 1);
+  for (int64_t k = 0; k < n; k++) {
+    double x = MIXED[(k + seed) % G_N_ELEMENTS(MIXED)];
+    if (positive)
+      x = 1 + (k + seed) % 7;
+    else if (dt == TS_U8)
+      x = fabs(x) * 30; /* wraps in arithmetic */
+    else if (dt == TS_BOOL)
+      x = (k + seed) % 3 != 0;
+    v[k] = x;
+  }
+  ts_tensor *t = ts_cast(ts_constant(TS_F64, shape, v), dt);
+  g_free(v);
+  return t;
+}
+
+static const ts_dtype DTYPES[] = { TS_F32, TS_F64, TS_I32, TS_I64, TS_U8, TS_BOOL };
+
+static int unary_cases(op_case *out)
+{
+  const ts_shape shapes[] = { TS_SHAPE(2, 3), TS_SHAPE(), TS_SHAPE(0, 3), TS_SHAPE(37) };
+  int n = 0;
+  for (size_t u = 0; u < G_N_ELEMENTS(UNARY); u++)
+    for (size_t d = 0; d < G_N_ELEMENTS(DTYPES); d++)
+      for (size_t s = 0; s < G_N_ELEMENTS(shapes); s++) {
+        op_case *c = &out[n++];
+        char *sh = ts_shape_dtype_string(DTYPES[d], shapes[s]);
+        snprintf(c->name, sizeof c->name, "%s(%s)", UNARY[u].name, sh);
+        free(sh);
+        c->body = unary_body;
+        c->unary = UNARY[u].fn;
+        c->n_args = 1;
+        c->args[0] = values(DTYPES[d], shapes[s], (int)s, false);
+      }
+  return n;
+}
+
+static int binary_cases(op_case *out)
+{
+  /* equal shapes, a vector broadcast along rows, an outer broadcast, a
+   * scalar on either side, rank 0 both, size 0 */
+  const ts_shape shapes[][2] = {
+    { TS_SHAPE(2, 3), TS_SHAPE(2, 3) }, { TS_SHAPE(2, 3), TS_SHAPE(3) },
+    { TS_SHAPE(4, 1), TS_SHAPE(1, 5) }, { TS_SHAPE(), TS_SHAPE(2, 3) },
+    { TS_SHAPE(2, 3), TS_SHAPE() },     { TS_SHAPE(), TS_SHAPE() },
+    { TS_SHAPE(0, 3), TS_SHAPE(3) },
+  };
+  int n = 0;
+  for (size_t o = 0; o < G_N_ELEMENTS(BINARY); o++)
+    for (size_t d = 0; d < G_N_ELEMENTS(DTYPES); d++)
+      for (size_t s = 0; s < G_N_ELEMENTS(shapes); s++) {
+        op_case *c = &out[n++];
+        char *sa = ts_shape_dtype_string(DTYPES[d], shapes[s][0]);
+        char *sb = ts_shape_dtype_string(DTYPES[d], shapes[s][1]);
+        snprintf(c->name, sizeof c->name, "%s(%s, %s)", BINARY[o].name, sa, sb);
+        free(sa);
+        free(sb);
+        c->body = binary_body;
+        c->binary = BINARY[o].fn;
+        c->n_args = 2;
+        c->args[0] = values(DTYPES[d], shapes[s][0], (int)s, false);
+        c->args[1] = values(DTYPES[d], shapes[s][1], (int)s + 1, true);
+      }
+  return n;
+}
+
+/* ---- the other rows: one case each ---------------------------------------------------- */
+
+/* A variable the state cases use: made afresh before every run. */
+static ts_tensor *variable;
+
+/* The arguments of every hand-written case: x f32[2,3], p (positive)
+ * f32[2,3], i i32[2,3], b bool[2,3].  Several outputs: concatenated. */
+static ts_tensor *row_body(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *p = ts_arg(c, 1), *i = ts_arg(c, 2), *b = ts_arg(c, 3);
+  switch (current->op) {
+  case TS_OP_FILL: return ts_fill(TS_SHAPE(2, 2), ts_reduce_sum(x, TS_ALL_AXES, false));
+  case TS_OP_ZEROS: return ts_add(ts_zeros(TS_F32, TS_SHAPE(2, 3)), x);
+  case TS_OP_ONES: return ts_add(ts_ones(TS_I32, TS_SHAPE(2, 3)), i);
+  case TS_OP_ZEROS_LIKE: return ts_zeros_like(x);
+  case TS_OP_ONES_LIKE: return ts_ones_like(i);
+  case TS_OP_EYE: return ts_matmul(ts_eye(TS_F32, 2, 2), x);
+  case TS_OP_RANGE: return ts_range(TS_I32, 2, 11, 3);
+  case TS_OP_RANDOM_UNIFORM: return ts_random_uniform(TS_F32, TS_SHAPE(4, 4), -1, 1, 7);
+  case TS_OP_RANDOM_NORMAL: return ts_random_normal(TS_F64, TS_SHAPE(8), 0, 2, 9);
+  case TS_OP_CAST: return ts_cast(x, TS_I32);
+  case TS_OP_RESHAPE: return ts_reshape(x, TS_SHAPE(3, -1));
+  case TS_OP_FLATTEN: return ts_flatten(ts_reshape(x, TS_SHAPE(1, 2, 3)));
+  case TS_OP_TRANSPOSE: return ts_transpose(x, TS_ALL_AXES);
+  case TS_OP_CONCAT: return ts_concat(((ts_tensor *[]){ x, p }), 2, 1);
+  case TS_OP_SPLIT: {
+    ts_tensor *parts[3];
+    if (ts_split(x, 3, 1, parts) != 3)
+      return NULL;
+    return ts_concat(parts, 3, 0);
+  }
+  case TS_OP_SLICE: return ts_slice(x, TS_INTS(0, 1), TS_INTS(2, -1));
+  case TS_OP_GATHER: return ts_gather(x, ts_constant(TS_I32, TS_SHAPE(3), (int32_t[]){ 2, 0, 2 }), 1);
+  case TS_OP_WHERE: return ts_where(b, x, ts_cast(i, TS_F32));
+  case TS_OP_REDUCE_SUM: return ts_reduce_sum(x, TS_AXES(1), false);
+  case TS_OP_REDUCE_MEAN: return ts_reduce_mean(i, TS_ALL_AXES, true);
+  case TS_OP_REDUCE_MAX: return ts_reduce_max(x, TS_AXES(0), false);
+  case TS_OP_REDUCE_MIN: return ts_reduce_min(i, TS_AXES(-1), true);
+  case TS_OP_REDUCE_PROD: return ts_reduce_prod(x, TS_ALL_AXES, false);
+  case TS_OP_ARGMAX: return ts_argmax(x, 1);
+  case TS_OP_MATMUL: return ts_matmul_t(x, p, false, true);
+  case TS_OP_SOFTMAX: return ts_softmax(x);
+  case TS_OP_LOG_SOFTMAX: return ts_log_softmax(x);
+  case TS_OP_SPARSE_SOFTMAX_CROSS_ENTROPY:
+    return ts_sparse_softmax_cross_entropy(ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 2, 0 }),
+                                           x);
+  case TS_OP_CONV2D:
+  case TS_OP_FUSED_CONV2D: /* the fusion pass makes the bias and Relu its epilogue */
+  {
+    ts_tensor *rows = ts_concat(((ts_tensor *[]){ x, p, x, p }), 4, 0);
+    ts_tensor *image = ts_reshape(rows, TS_SHAPE(1, 3, 4, 2));
+    ts_tensor *filter = ts_reshape(ts_range(TS_F32, -9, 9, 1), TS_SHAPE(3, 3, 2, 1));
+    ts_tensor *bias = ts_constant(TS_F32, TS_SHAPE(1), (float[]){ 0.5f });
+    return ts_relu(ts_add(ts_conv2d(image, filter, 1, 1, TS_PADDING_SAME), bias));
+  }
+  case TS_OP_MAX_POOL2D:
+    return ts_max_pool2d(ts_reshape(ts_concat(((ts_tensor *[]){ x, p, x, p }), 4, 0),
+                                    TS_SHAPE(1, 4, 3, 2)), 2, 2, 2, 2, TS_PADDING_VALID);
+  case TS_OP_FUSED_MATMUL: /* MatMul + bias + Tanh: one _FusedMatMul */
+    return ts_tanh(ts_add(ts_matmul_t(x, p, false, true),
+                          ts_constant(TS_F32, TS_SHAPE(2), (float[]){ 1, -1 })));
+  case TS_OP_FUSED_ELEMENTWISE: /* a chain of fusible rows: one FusedElementwise */
+    return ts_softplus(ts_maximum(ts_mul(ts_sub(x, p), ts_sigmoid(p)), ts_neg(ts_abs(x))));
+  case TS_OP_IDENTITY: return ts_identity(x);
+  case TS_OP_SHAPE: return ts_shape(x);
+  case TS_OP_PRINT:
+    if (!ts_print(x, "row", ts_scalar_string("print")))
+      return NULL;
+    return ts_identity(x);
+  case TS_OP_PLACEHOLDER: /* every graph case has them; a constant too */
+  case TS_OP_CONST: return ts_add(x, ts_constant(TS_F32, TS_SHAPE(3), (float[]){ 1, 2, 3 }));
+  case TS_OP_VAR_HANDLE:
+  case TS_OP_READ_VARIABLE: return ts_add(ts_read(variable), x);
+  case TS_OP_ASSIGN_VARIABLE:
+  case TS_OP_ASSIGN_ADD_VARIABLE:
+  case TS_OP_ASSIGN_SUB_VARIABLE: {
+    ts_tensor *r = current->op == TS_OP_ASSIGN_VARIABLE       ? ts_assign(variable, p)
+                   : current->op == TS_OP_ASSIGN_ADD_VARIABLE ? ts_assign_add(variable, p)
+                                                              : ts_assign_sub(variable, p);
+    return ts_add(r, ts_read(variable)); /* the variable itself changed */
+  }
+  case TS_OP_IF: { /* a tensor condition: an If node in a graph */
+    ts_tensor *y = x;
+    TS_IF (ts_greater(ts_reduce_sum(x, TS_ALL_AXES, false), ts_scalar_f32(0)), &y) {
+      y = ts_mul(x, p);
+    } TS_ELSE {
+      y = ts_sub(x, p);
+    } TS_END_IF;
+    return y;
+  }
+  case TS_OP_WHILE: { /* doubles x until its sum passes 100: a While node */
+    ts_tensor *y = p;
+    TS_WHILE (ts_less(ts_reduce_sum(y, TS_ALL_AXES, false), ts_scalar_f32(100)), &y) {
+      y = ts_mul(y, ts_scalar_f32(2));
+    }
+    return y;
+  }
+  case TS_OP_TENSOR_LIST_RESERVE:
+  case TS_OP_TENSOR_LIST_SET_ITEM:
+  case TS_OP_TENSOR_LIST_GET_ITEM:
+  case TS_OP_TENSOR_LIST_STACK: { /* tensor arrays: TensorList ops in a graph */
+    ts_tensor *ta = ts_tensor_array(TS_F32, ts_scalar_i32(2));
+    ta = ts_tensor_array_write(ta, ts_scalar_i32(0), x);
+    ta = ts_tensor_array_write(ta, ts_scalar_i32(1), p);
+    return ts_add(ts_reshape(ts_tensor_array_stack(ta), TS_SHAPE(2, 2, 3)),
+                  ts_tensor_array_read(ta, ts_scalar_i32(1)));
+  }
+  default: /* a row with no case yet */
+    no_case = true;
+    return NULL;
+  }
+}
+
+static bool is_elementwise(ts_op op)
+{
+  return (ts_op_traits(op) & TS_OP_TRAIT_ELEMENTWISE) != 0;
+}
+
+static int row_cases(op_case *out)
+{
+  int n = 0;
+  for (int op = 0; op < TS_OP_COUNT; op++) {
+    if (is_elementwise(op))
+      continue;
+    op_case *c = &out[n++];
+    snprintf(c->name, sizeof c->name, "%s", ts_op_name(op));
+    c->body = row_body;
+    c->op = op;
+    c->n_args = 4;
+    c->args[0] = ts_constant(TS_F32, TS_SHAPE(2, 3), (float[]){ 1.5f, -2, 3, 0.25f, 5, -6 });
+    c->args[1] = ts_constant(TS_F32, TS_SHAPE(2, 3), (float[]){ 1.5f, 2, 3, 0.25f, 5, 6 });
+    c->args[2] = ts_constant(TS_I32, TS_SHAPE(2, 3), (int32_t[]){ 7, -2, 3, 4, 5, -6 });
+    c->args[3] = ts_constant(TS_BOOL, TS_SHAPE(2, 3),
+                             (bool[]){ true, false, true, false, false, true });
+  }
+  return n;
+}
+
+/* ---- running and comparing ------------------------------------------------------------ */
+
+static void on_op_end(const ts_event *ev, void *data)
+{
+  bool *ran = data;
+  if ((unsigned)ev->op.op < TS_OP_COUNT)
+    ran[ev->op.op] = true;
+}
+
+static void graph_ops(const ts_graph *g, bool *ran)
+{
+  for (int k = 0; k < ts_graph_n_nodes(g); k++) {
+    const ts_node *n = ts_graph_node(g, k);
+    ran[ts_node_op(n)] = true;
+    for (int s = 0; s < ts_node_n_subgraphs(n); s++)
+      graph_ops(ts_node_subgraph(n, s), ran);
+  }
+}
+
+typedef struct outcome {
+  ts_tensor *value;    /* on the CPU, or NULL */
+  ts_error_code error; /* when value is NULL */
+  char *message;
+} outcome;
+
+/* Runs c once in mode m on backend b.  The rows it ran go to ran[]. */
+static outcome run_case(const op_case *c, mode m, const ts_backend *b, bool *ran)
+{
+  current = c;
+  n_runs++;
+  if (c->body == row_body && (c->op == TS_OP_VAR_HANDLE || c->op == TS_OP_READ_VARIABLE ||
+                              c->op == TS_OP_ASSIGN_VARIABLE || c->op == TS_OP_ASSIGN_ADD_VARIABLE ||
+                              c->op == TS_OP_ASSIGN_SUB_VARIABLE))
+    variable = ts_variable_new(c->args[0], "v"); /* afresh: every run starts from x */
+  g_assert_true(ts_set_passes(m == MODE_GRAPH ? "none" : ALL_PASSES));
+  ts_function *fn = ts_function_new("op_row", c->body, NULL);
+  ts_function_set_run_eagerly(fn, m == MODE_EAGER ? 1 : 0);
+  ts_value args[MAX_ARGS];
+  ts_spec specs[MAX_ARGS];
+  for (int i = 0; i < c->n_args; i++) {
+    args[i] = TS_TENSOR_VALUE(c->args[i]);
+    specs[i] = (ts_spec){ ts_tensor_dtype(c->args[i]), ts_tensor_shape(c->args[i]) };
+    for (int d = 0; d < specs[i].shape.rank; d++)
+      specs[i].shape.dim[d] = -1;
+  }
+  if (m == MODE_UNKNOWN_DIMS)
+    g_assert_true(ts_function_set_input_signature(fn, specs, c->n_args));
+
+  int listener = m == MODE_EAGER
+                   ? ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_op_end, ran)
+                   : -1;
+  int quiet = test_quiet_begin(); /* Print */
+  ts_tensor *r = NULL;
+  TS_DEVICE_SCOPE(b) { r = ts_function_call(fn, args, c->n_args); }
+  test_quiet_end(quiet);
+  if (listener >= 0)
+    ts_listener_remove(listener);
+
+  outcome o = { 0 };
+  if (r)
+    o.value = ts_tensor_to_backend(r, ts_backend_cpu());
+  if (!o.value) {
+    ts_error *e = ts_error_take();
+    g_assert_true(e || no_case);
+    o.error = e ? e->code : TS_OK;
+    o.message = g_strdup(e ? e->message : "no case");
+    ts_error_free(e);
+  } else if (m != MODE_EAGER) {
+    g_assert_cmpint(ts_function_n_concrete(fn), ==, 1);
+    const ts_graph *g = ts_concrete_optimized_graph(ts_function_concrete(fn, 0));
+    graph_ops(g, ran);
+    bool fused_case = c->op == TS_OP_FUSED_ELEMENTWISE || c->op == TS_OP_FUSED_MATMUL ||
+                      c->op == TS_OP_FUSED_CONV2D;
+    for (int k = 0; fused_case && m != MODE_GRAPH && k < ts_graph_n_nodes(g); k++)
+      if (is_elementwise(ts_node_op(ts_graph_node(g, k))))
+        g_error("%s, %s: %s was not fused", c->name, MODE_NAMES[m],
+                ts_op_name(ts_node_op(ts_graph_node(g, k))));
+  }
+  ts_function_free(fn);
+  g_clear_pointer(&variable, ts_tensor_unref);
+  return o;
+}
+
+/* Are got and want the same result: dtype, shape, and values within a
+ * normalised error of 1e-6 (nan where nan, infinities equal)? */
+static bool same_result(const ts_tensor *want, const ts_tensor *got, double *err)
+{
+  *err = 0;
+  if (ts_tensor_dtype(got) != ts_tensor_dtype(want) ||
+      !ts_shape_equal(ts_tensor_shape(got), ts_tensor_shape(want)))
+    return false;
+  if (ts_tensor_dtype(want) == TS_STRING || ts_tensor_dtype(want) == TS_VARIANT)
+    return true;
+  double num = 0, den = 0;
+  for (int64_t k = 0; k < ts_tensor_size(want); k++) {
+    double w = ts_tensor_get_f64(want, k), g = ts_tensor_get_f64(got, k);
+    if ((isnan(w) && isnan(g)) || w == g)
+      continue;
+    if (!isfinite(w) || !isfinite(g))
+      return false;
+    num += (w - g) * (w - g);
+    den += w * w;
+  }
+  *err = sqrt(num / (den > 0 ? den : 1));
+  return *err <= 1e-6;
+}
+
+static char *describe(const outcome *o)
+{
+  if (!o->value)
+    return g_strdup_printf("error %d: %s", o->error, o->message);
+  char *s = ts_tensor_to_string(o->value), *d = g_strdup(s);
+  free(s);
+  return d;
+}
+
+/* Runs c everywhere against the CPU eagerly; the rows it ran without
+ * error are covered. */
+static void check_case(const op_case *c)
+{
+  bool ran[TS_OP_COUNT] = { false };
+  no_case = false;
+  outcome want = run_case(c, MODE_EAGER, ts_backend_cpu(), ran);
+  if (no_case) {
+    g_free(want.message);
+    return;
+  }
+  bool all_ok = want.value != NULL;
+  for (int k = 0; k < ts_backend_count(); k++) {
+    const ts_backend *b = ts_backend_get(k);
+    for (mode m = 0; m < N_MODES; m++) {
+      if (b == ts_backend_cpu() && m == MODE_EAGER)
+        continue; /* the reference */
+      outcome got = run_case(c, m, b, ran);
+      double err = 0;
+      bool same = want.value ? got.value && same_result(want.value, got.value, &err)
+                             : !got.value && got.error == want.error;
+      if (!same) {
+        char *w = describe(&want), *g = describe(&got);
+        g_error("%s, %s on %s: got %s\nthe CPU eagerly: %s (normalised error %g)", c->name,
+                MODE_NAMES[m], ts_backend_name(b), g, w, err);
+      }
+      all_ok &= got.value != NULL;
+      g_free(got.message);
+    }
+  }
+  g_free(want.message);
+  if (all_ok)
+    for (int op = 0; op < TS_OP_COUNT; op++)
+      covered[op] |= ran[op];
+}
+
+static void test_every_row(void)
+{
+  char *passes = ts_get_passes();
+  ts_scope *scope = ts_scope_begin();
+  int cap = (int)(G_N_ELEMENTS(UNARY) * 24 + G_N_ELEMENTS(BINARY) * 42) + TS_OP_COUNT;
+  op_case *cases = g_new0(op_case, cap);
+  int n = unary_cases(cases);
+  n += binary_cases(cases + n);
+  n += row_cases(cases + n);
+  g_assert_cmpint(n, <=, cap);
+  for (int k = 0; k < n; k++) {
+    ts_scope *inner = ts_scope_begin();
+    check_case(&cases[k]);
+    ts_scope_end(inner);
+  }
+
+  GString *missing = g_string_new(NULL);
+  int n_covered = 0;
+  for (int op = 0; op < TS_OP_COUNT; op++) {
+    if (covered[op])
+      n_covered++;
+    else
+      g_string_append_printf(missing, " %s", ts_op_name(op));
+  }
+  g_test_message("coverage: %d of %d rows, %d cases, %d runs on %d backends; without cases:%s",
+                 n_covered, (int)TS_OP_COUNT, n, n_runs, ts_backend_count(),
+                 missing->len ? missing->str : " none");
+  if (missing->len)
+    g_error("rows without cases:%s", missing->str);
+  g_string_free(missing, TRUE);
+  g_free(cases);
+  ts_scope_end(scope);
+  g_assert_true(ts_set_passes(passes));
+  free(passes);
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/op-rows/every-row-mode-backend", test_every_row);
+  return g_test_run();
+}
