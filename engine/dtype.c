@@ -180,7 +180,8 @@ int64_t ts_shape_size(ts_shape shape)
 
 bool ts_shape_equal(ts_shape a, ts_shape b)
 {
-  if (a.rank != b.rank)
+  /* a rank outside [0, TS_MAX_RANK] is no shape: equal to none */
+  if (a.rank != b.rank || a.rank < 0 || a.rank > TS_MAX_RANK)
     return false;
   for (int i = 0; i < a.rank; i++)
     if (a.dim[i] != b.dim[i])

@@ -55,6 +55,12 @@ static void test_shapes(void)
   g_assert_true(ts_shape_equal(TS_SHAPE(2, 3), TS_SHAPE(2, 3)));
   g_assert_false(ts_shape_equal(TS_SHAPE(2, 3), TS_SHAPE(3, 2)));
   g_assert_false(ts_shape_equal(TS_SHAPE(2), TS_SHAPE(2, 1)));
+  /* A rank past TS_MAX_RANK is no shape (and its dims past dim[7] are not read). */
+  ts_shape nine = TS_SHAPE(1, 2, 3, 4, 5, 6, 7, 8);
+  nine.rank = 9;
+  g_assert_false(ts_shape_equal(nine, nine));
+  nine.rank = -1;
+  g_assert_false(ts_shape_equal(nine, nine));
 
   char *s = ts_shape_dtype_string(TS_F32, TS_SHAPE(-1, 784));
   g_assert_cmpstr(s, ==, "f32[?,784]");
