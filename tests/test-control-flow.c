@@ -794,6 +794,57 @@ static void test_eager_errors(void)
   ts_scope_end(scope);
 }
 
+/* An eager loop on a fixed true condition ends at the first failing op of
+ * its body, and when the cancel flag is set (its body may run no op). */
+static void test_eager_loop_stops(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *yes = ts_scalar_bool(true), *x = ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 1, 2 });
+  ts_tensor *item = NULL;
+  int iters = 0;
+  TS_WHILE (yes, &x) {
+    if (++iters > 100)
+      break; /* the loop did not stop: the assertion below fails */
+    x = ts_reshape(x, TS_SHAPE(3));
+  }
+  g_assert_cmpint(iters, ==, 1);
+  g_assert_null(x);
+  expect_error("Reshape", NULL);
+
+  iters = 0;
+  x = ts_scalar_i32(1);
+  TS_FOR (item, TS_RANGE(ts_scalar_i64(0), ts_scalar_i64(1000), ts_scalar_i64(1)), &x) {
+    ++iters;
+    x = ts_reshape(x, TS_SHAPE(3));
+  }
+  g_assert_cmpint(iters, ==, 1);
+  g_assert_null(x);
+  expect_error("Reshape", NULL);
+
+  ts_tensor *rows = ts_zeros(TS_I32, TS_SHAPE(1000));
+  int flag = 1;
+  ts_watch_cancel_flag(&flag);
+  iters = 0;
+  x = ts_scalar_i32(1);
+  int line = __LINE__ + 1;
+  TS_WHILE (yes, &x) {
+    if (++iters > 100)
+      break;
+  }
+  g_assert_cmpint(iters, ==, 0);
+  g_assert_null(x);
+  char *at = location(line);
+  expect_error(at, "TS_WHILE: cancelled");
+  g_free(at);
+  TS_FOR (item, TS_OVER(rows), &x) {
+    ++iters;
+  }
+  g_assert_cmpint(iters, ==, 0);
+  expect_error("TS_FOR: cancelled", NULL);
+  ts_watch_cancel_flag(NULL);
+  ts_scope_end(scope);
+}
+
 /* ---- traced -------------------------------------------------------------------------------- */
 
 static void test_traced_if(void)
@@ -1577,6 +1628,7 @@ int main(int argc, char **argv)
   g_test_add_func("/control-flow/eager/if", test_eager_if);
   g_test_add_func("/control-flow/eager/loops", test_eager_loops);
   g_test_add_func("/control-flow/eager/errors", test_eager_errors);
+  g_test_add_func("/control-flow/eager/loop-stops", test_eager_loop_stops);
   g_test_add_func("/control-flow/eager/loop-memory", test_eager_loop_memory);
   g_test_add_func("/control-flow/range-trip-count", test_range_trip_count);
   g_test_add_func("/control-flow/traced/if", test_traced_if);

@@ -782,6 +782,20 @@ static bool plain_loop_ends(ts_cf_block *b)
   return true;
 }
 
+/* A plain loop ends at a pending error (its body's ops fail from then on,
+ * and a fixed condition would keep it going) and when the thread's cancel
+ * flag is set, as a call ends at its next op.  false: the loop goes on. */
+static bool plain_loop_stopped(ts_cf_block *b)
+{
+  const int *flag = ts__context()->cancel_flag;
+  if (flag && __atomic_load_n(flag, __ATOMIC_RELAXED))
+    cf_error(b, TS_ERR_CANCELLED, "cancelled");
+  if (!ts_failed())
+    return false;
+  block_fail(b);
+  return true;
+}
+
 /* A loop's statement ended: a TS_RETURN in it is pending for the code after it. */
 static void loop_finished(ts_cf_block *b)
 {
@@ -1384,7 +1398,7 @@ static bool while_test(ts_cf_block *b, ts_tensor *cond)
   }
   if (b->phase == PH_BODY)
     return true;
-  if (b->phase != PH_PLAIN)
+  if (b->phase != PH_PLAIN || plain_loop_stopped(b))
     return false;
   if (!check_cond(b, cond)) {
     block_fail(b);
@@ -1658,7 +1672,7 @@ static bool for_next(ts_cf_block *b)
     b->phase = PH_BODY; /* its path entry was made with the element */
     return true;
   }
-  if (b->phase != PH_PLAIN)
+  if (b->phase != PH_PLAIN || plain_loop_stopped(b))
     return false;
   int64_t n;
   if (!plain_count(b, &n)) {
