@@ -372,6 +372,30 @@ static ts_tensor *halvings(ts_call *c)
   return n;
 }
 
+/* A TS_RETURN under a tensor condition in a TS_WHILE whose body changes a
+ * listed variable's shape (an error), in a TS_FOR, then a TS_IF: the
+ * failed loop's frames are gone, and what they made must not be used. */
+static int reshaping_loop_line;
+
+static ts_tensor *return_from_reshaping_loop(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *v = ts_zeros(TS_I32, TS_SHAPE(2)), *i = NULL;
+  TS_FOR (i, TS_RANGE(ts_scalar_i32(0), ts_scalar_i32(3), ts_scalar_i32(1)), &v) {
+    reshaping_loop_line = __LINE__ + 1;
+    TS_WHILE (ts_less(ts_reduce_sum(v, TS_ALL_AXES, false), x), &v) {
+      TS_IF (ts_greater(x, ts_scalar_i32(5)), &v) {
+        TS_RETURN(ts_scalar_i32(-1));
+      } TS_END_IF;
+      ts_tensor *parts[] = { v, ts_ones_like(v) };
+      v = ts_concat(parts, 2, 0);
+    }
+  }
+  TS_IF (ts_greater(x, ts_scalar_i32(0)), &x) {
+    x = ts_neg(x);
+  } TS_END_IF;
+  return x;
+}
+
 /* 1 for x > 0, else -1: every path returns inside the TS_IF. */
 static ts_tensor *plus_or_minus_one(ts_call *c)
 {
@@ -1217,6 +1241,21 @@ static ts_tensor *ambiguous(ts_call *c)
   return x;
 }
 
+/* An error in a traced loop leaves nothing behind that later statements use. */
+static void test_failed_loop_then_if(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *f = ts_function_new("return_from_reshaping_loop", return_from_reshaping_loop, "x");
+  ts_value arg = TS_TENSOR_VALUE(ts_scalar_i32(3));
+  g_assert_null(ts_function_call(f, &arg, 1));
+  char *at = location(reshaping_loop_line);
+  expect_error(at, "TS_WHILE: v has shape (2,) before the loop, but shape (?,) after one "
+                   "iteration");
+  g_free(at);
+  ts_function_free(f);
+  ts_scope_end(scope);
+}
+
 static void test_trace_errors(void)
 {
   static const struct {
@@ -1637,6 +1676,7 @@ int main(int argc, char **argv)
   g_test_add_func("/control-flow/traced/non-strict", test_non_strict);
   g_test_add_func("/control-flow/traced/escaping-value", test_escaping_value);
   g_test_add_func("/control-flow/traced/errors", test_trace_errors);
+  g_test_add_func("/control-flow/traced/failed-loop-then-if", test_failed_loop_then_if);
   g_test_add_func("/control-flow/jumps/break", test_break);
   g_test_add_func("/control-flow/jumps/continue", test_continue);
   g_test_add_func("/control-flow/jumps/return", test_return);

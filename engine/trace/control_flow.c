@@ -44,6 +44,23 @@ typedef struct branch_out {
   ts_info info;
 } branch_out;
 
+/* The jump flags code in region r (a block; NULL: the function's top) can
+ * set: the innermost enclosing loop's, and the function's. */
+typedef struct flag_set {
+  int n;
+  ts_tensor **slot[4];
+  const char *name[4];
+  bool is_bool[4];
+  ts_tensor *value[4]; /* cf_state.saved: the values at the statement's start */
+} flag_set;
+
+static void flag_set_add(flag_set *fs, ts_tensor **slot, const char *name, bool is_bool)
+{
+  fs->slot[fs->n] = slot;
+  fs->name[fs->n] = name;
+  fs->is_bool[fs->n++] = is_bool;
+}
+
 /* The tracing part of a statement.  A scalar variant tensor of the current
  * scope holds it, so that it is freed even when a `return` out of the block
  * skips the end of the statement (the function's end then reports it). */
@@ -68,6 +85,7 @@ typedef struct cf_state {
   bool flag_bool[4];     /* a flag (false by default) or the return value (zeros) */
   int n_unfolded;        /* loops: the slots before the jump flags were added */
   bool refolded;         /* loops: the condition is traced again with the flags */
+  flag_set saved;        /* the flags code in the statement can set, put back if it fails */
 } cf_state;
 
 /* ---- jumps: state kept outside the blocks -------------------------------------------
@@ -244,6 +262,8 @@ static void state_destroy(ts_variant *v)
   g_free(st);
 }
 
+static flag_set flags_of(ts_cf_block *r);
+
 /* Opens the traced statement in frame `outer`; counter (TS_FOR) becomes
  * the hidden slot 0.  NULL after an error. */
 static cf_state *state_new(ts_cf_block *b, ts_frame *outer, ts_tensor *counter)
@@ -267,6 +287,11 @@ static cf_state *state_new(ts_cf_block *b, ts_frame *outer, ts_tensor *counter)
     st->slots[st->n_hidden + i] = b->vars[i];
   for (int i = 0; i < st->n_slots; i++)
     st->before[i] = *st->slots[i];
+  /* (not a guard's: the records close guards at the function's end, when
+   * the region they guard may be a block a plain C `return` left) */
+  st->saved = b->guard ? (flag_set){ 0 } : flags_of(b->up);
+  for (int i = 0; i < st->saved.n; i++)
+    st->saved.value[i] = *st->saved.slot[i];
   b->state = st;
   return st;
 }
@@ -281,22 +306,6 @@ static void state_add_flag(cf_state *st, ts_tensor **slot, const char *name, boo
   st->before[i] = *slot;
   st->flag_name[st->n_flags] = name;
   st->flag_bool[st->n_flags++] = is_bool;
-}
-
-/* The jump flags code in region r (a block; NULL: the function's top) can
- * set: the innermost enclosing loop's, and the function's. */
-typedef struct flag_set {
-  int n;
-  ts_tensor **slot[4];
-  const char *name[4];
-  bool is_bool[4];
-} flag_set;
-
-static void flag_set_add(flag_set *fs, ts_tensor **slot, const char *name, bool is_bool)
-{
-  fs->slot[fs->n] = slot;
-  fs->name[fs->n] = name;
-  fs->is_bool[fs->n++] = is_bool;
 }
 
 static flag_set flags_of(ts_cf_block *r)
@@ -419,6 +428,9 @@ static void block_fail(ts_cf_block *b)
         ts__frame_abort(ts__trace_frame());
       ts__frame_abort(st->frame);
     }
+    /* A jump in it may have set flags to values of the frames just dropped. */
+    for (int i = 0; i < st->saved.n; i++)
+      *st->saved.slot[i] = st->saved.value[i];
     state_close(b);
   }
   for (int i = 0; i < b->n_vars; i++)
@@ -882,8 +894,8 @@ static bool branch_reached_end(ts_cf_block *b)
 static bool branch_end(ts_cf_block *b, int which)
 {
   cf_state *st = b->state;
-  if (!frame_intact(b))
-    return false;
+  if (ts_failed() || !frame_intact(b))
+    return false; /* after an error the trace is lost: record nothing more */
   branch_out *outs = st->outs[which] = g_new0(branch_out, st->n_slots ? st->n_slots : 1);
   for (int i = 0; i < st->n_slots; i++) {
     ts_tensor *v = *st->slots[i];
@@ -1246,7 +1258,7 @@ static bool body_end(ts_cf_block *b)
  * subgraphs [cond, body]. */
 static bool loop_build(ts_cf_block *b)
 {
-  if (!frame_intact(b) || !counter_step(b))
+  if (ts_failed() || !frame_intact(b) || !counter_step(b))
     return false;
   bool refold = b->broke || (current_fn && current_fn->returned);
   if (refold && !loop_add_flags(b))
