@@ -10,6 +10,7 @@
 #include <tracescope.h>
 
 #include "test-quiet.h"
+#include "test-serial-check.h"
 
 /* ---- the programs --------------------------------------------------------------------- */
 
@@ -1664,6 +1665,7 @@ static void test_return(void)
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
+  serial_check_install();
   g_test_add_func("/control-flow/eager/if", test_eager_if);
   g_test_add_func("/control-flow/eager/loops", test_eager_loops);
   g_test_add_func("/control-flow/eager/errors", test_eager_errors);

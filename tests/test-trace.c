@@ -4,6 +4,7 @@
 #include <glib.h>
 #include <string.h>
 #include <tracescope.h>
+#include "test-serial-check.h"
 
 typedef struct {
   int traces, warnings;
@@ -964,6 +965,7 @@ static void test_nested_function_traced_once(void)
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
+  serial_check_install();
   g_test_add_func("/trace/cache-and-reasons", test_cache_and_reasons);
   g_test_add_func("/trace/failed-trace-reported", test_failed_trace_reported);
   g_test_add_func("/trace/frequent-retracing-warning", test_frequent_retracing_warning);

@@ -405,7 +405,8 @@ static bool read_dtype(reader *r, const char *name, const char *what, ts_dtype *
 }
 
 /* Rank within TS_MAX_RANK, dims >= 0 (or -1, unknown, where allowed), and
- * a product of the known dims that int64 holds. */
+ * when every dim is known a product that int64 holds: an unknown dim may
+ * be 0, so [?, 2^40, 2^40] can hold a tensor, as the tracer allows. */
 static bool read_shape(reader *r, GVariant *v, bool unknown_ok, const char *what, ts_shape *out)
 {
   gsize rank;
@@ -413,16 +414,12 @@ static bool read_shape(reader *r, GVariant *v, bool unknown_ok, const char *what
   if (rank > TS_MAX_RANK)
     return bad(r, "%s has rank %zu, at most %d", what, (size_t)rank, TS_MAX_RANK);
   *out = (ts_shape){ .rank = (int)rank };
-  int64_t known[TS_MAX_RANK], product;
-  int n_known = 0;
   for (gsize d = 0; d < rank; d++) {
     if (dims[d] < (unknown_ok ? -1 : 0))
       return bad(r, "%s has dimension %zu of %" G_GINT64_FORMAT, what, (size_t)d, dims[d]);
     out->dim[d] = dims[d];
-    if (dims[d] >= 0)
-      known[n_known++] = dims[d];
   }
-  if (!ts__shape_product(known, n_known, &product))
+  if (ts_shape_size(*out) == TS_SHAPE_SIZE_INVALID)
     return bad(r, "%s has more elements than int64 counts", what);
   return true;
 }

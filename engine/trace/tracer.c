@@ -2,12 +2,29 @@
  * automatic control dependencies between stateful ops. */
 #include "trace-private.h"
 
+/* An output no tensor can have: all dims known and more elements than
+ * int64 counts (unknown dims on the inputs let an op's inference accept
+ * it).  The graph format refuses such a shape, so the tracer does too. */
+static bool outputs_countable(const ts_op_call *call, const ts_info *info, int n_out)
+{
+  for (int i = 0; i < n_out; i++) {
+    if (ts_shape_size(info[i].shape) != TS_SHAPE_SIZE_INVALID)
+      continue;
+    char buf[TS_INFO_STR];
+    ts__op_fail(call->loc, call->def, TS_ERR_SHAPE,
+                "output %d would be %s, more elements than int64 counts", i,
+                ts__info_str(buf, info[i].dtype, info[i].shape));
+    return false;
+  }
+  return true;
+}
+
 /* Records an op as a node of the frame's graph instead of running it. */
 static int trace_run(ts_op_handler *self, const ts_op_call *call, ts_tensor **out)
 {
   ts_info info[TS_MAX_OUTPUTS];
   int n_out;
-  if (!ts__dispatch_infer(call, info, &n_out))
+  if (!ts__dispatch_infer(call, info, &n_out) || !outputs_countable(call, info, n_out))
     return -1;
   return ts__trace_record(self->data, call->loc, call->def, call->in, call->n_in, call->attrs,
                           info, n_out, out);
