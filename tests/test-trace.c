@@ -409,6 +409,60 @@ static void test_input_signature_converts_host_values(void)
   ts_scope_end(s);
 }
 
+#define LIST(...) ((ts_value){ .kind = TS_VALUE_LIST, .list = { (const ts_value[]){ __VA_ARGS__ }, \
+                   (int)(sizeof((ts_value[]){ __VA_ARGS__ }) / sizeof(ts_value)) } })
+
+/* Host lists given where the signature wants a tensor convert to its dtype,
+ * as tf.function converts [1, 2, 3] for a TensorSpec([None], tf.float32). */
+static void test_input_signature_converts_host_lists(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *f = ts_function_new("sq", square_plus_two, "x");
+  g_assert_true(ts_function_set_input_signature(f, &(ts_spec){ TS_F32, TS_SHAPE(-1) }, 1));
+  ts_value ints = LIST(TS_INT_VALUE(1), TS_INT_VALUE(2), TS_INT_VALUE(3));
+  ts_tensor *y = ts_function_call(f, &ints, 1);
+  g_assert_nonnull(y);
+  g_assert_cmpint(ts_tensor_dtype(y), ==, TS_F32);
+  g_assert_true(ts_shape_equal(ts_tensor_shape(y), TS_SHAPE(3)));
+  g_assert_cmpfloat(ts_tensor_get_f64(y, 2), ==, 11);
+  ts_value floats = LIST(TS_FLOAT_VALUE(0.5), TS_FLOAT_VALUE(1.5));
+  g_assert_cmpfloat(ts_tensor_get_f64(ts_function_call(f, &floats, 1), 1), ==, 4.25);
+  ts_value empty = { .kind = TS_VALUE_LIST };
+  g_assert_cmpint(ts_tensor_size(ts_function_call(f, &empty, 1)), ==, 0);
+  g_assert_cmpint(ts_function_trace_count(f), ==, 1);
+
+  ts_function *g = ts_function_new("sq", square_plus_two, "x");
+  g_assert_true(ts_function_set_input_signature(g, &(ts_spec){ TS_I32, TS_SHAPE(2, 2) }, 1));
+  ts_value rows = LIST(LIST(TS_INT_VALUE(1), TS_INT_VALUE(2)), LIST(TS_INT_VALUE(3), TS_INT_VALUE(4)));
+  y = ts_function_call(g, &rows, 1);
+  g_assert_nonnull(y);
+  g_assert_cmpint(ts_tensor_dtype(y), ==, TS_I32);
+  g_assert_cmpint(ts_tensor_get_i64(y, 3), ==, 18);
+  const struct {
+    ts_value arg;
+    const char *message;
+  } bad[] = {
+    { LIST(LIST(TS_FLOAT_VALUE(1.5), TS_FLOAT_VALUE(2)), LIST(TS_FLOAT_VALUE(3), TS_FLOAT_VALUE(4))),
+      "sq: arg 0 (x): a host list of floats does not convert to int32 (input signature)" },
+    { LIST(LIST(TS_INT_VALUE(1)), LIST(TS_INT_VALUE(2), TS_INT_VALUE(3))),
+      "sq: arg 0 (x): a host list converts to a int32 tensor (input signature) only when it is a "
+      "rectangular list of numbers or of bools" },
+    { LIST(TS_INT_VALUE(1), TS_INT_VALUE(2)),
+      "sq: arg 0 (x) does not match the input signature: expected i32[2,2], got i32[2]" },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_assert_null(ts_function_call(g, &bad[i].arg, 1));
+    ts_error *err = ts_error_take();
+    g_assert_nonnull(err);
+    g_assert_cmpstr(err->message, ==, bad[i].message);
+    ts_error_free(err);
+  }
+  g_assert_cmpint(ts_function_trace_count(g), ==, 1);
+  ts_function_free(g);
+  ts_function_free(f);
+  ts_scope_end(s);
+}
+
 static void test_reduce_retracing(void)
 {
   ts_scope *s = ts_scope_begin();
@@ -974,6 +1028,8 @@ int main(int argc, char **argv)
   g_test_add_func("/trace/variables-on-first-trace-only", test_variables_on_first_trace_only);
   g_test_add_func("/trace/fail-on-retrace", test_fail_on_retrace);
   g_test_add_func("/trace/input-signature", test_input_signature);
+  g_test_add_func("/trace/input-signature-converts-host-lists",
+                  test_input_signature_converts_host_lists);
   g_test_add_func("/trace/input-signature-converts-host-values",
                   test_input_signature_converts_host_values);
   g_test_add_func("/trace/reduce-retracing", test_reduce_retracing);
