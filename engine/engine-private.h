@@ -466,6 +466,7 @@ typedef struct ts_context {
   const char *trace_chain[TS_TRACE_DEPTH_LIMIT]; /* functions being traced, outermost first */
   int trace_depth;
   int retracing;              /* > 0: the outermost trace is not its function's first */
+  int64_t variables_made;     /* ts_variable_new calls that made one (a trace checks for any) */
 } ts_context;
 
 ts_context *ts__context(void);

@@ -415,9 +415,20 @@ static ts_concrete *trace(ts_function *f, const ts_signature *sig, const ts_valu
   /* tf.function's singleton variables: only a first trace may create them */
   ts_context *c = ts__context();
   int retracing = f->trace_count > 0;
+  int64_t made = c->variables_made;
   c->retracing += retracing;
   ts_concrete *cf = trace_impl(f, sig, args);
   c->retracing -= retracing;
+  /* A first trace that made variables runs again with creation refused, as
+   * tf.function traces twice: a function that makes a variable on every
+   * call fails here instead of reusing the first one in silence, and one
+   * guarded to make it once gives the graph of its later traces. */
+  if (cf && !retracing && c->variables_made != made) {
+    concrete_free(cf);
+    c->retracing++;
+    cf = trace_impl(f, sig, args);
+    c->retracing--;
+  }
   trace_leave();
   return cf;
 }
