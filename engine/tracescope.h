@@ -1048,7 +1048,8 @@ TS_API ts_tensor *ts_scalar_string(const char *s);
  * included, runs in a scope of its own; everything else made in it is
  * released when the next iteration starts, so a loop runs in the memory of
  * one iteration.  A tensor made in the body and kept in a variable that is
- * not listed must not be used after the iteration. */
+ * not listed must not be used by a later iteration: an op given one fails
+ * (eagerly and traced alike, naming the loop). */
 
 typedef struct ts_iterable {
   ts_tensor *tensor;               /* iterate over dim 0 */

@@ -1349,6 +1349,87 @@ static void test_escaping_value(void)
   ts_scope_end(s);
 }
 
+/* A value carried around a loop in a C variable that is not listed (other,
+ * in the body and in the condition): eagerly and traced, an error naming
+ * the loop and the line that made the value. */
+static int carried_loop_line, carried_made_line;
+
+static ts_tensor *carried_in_body(ts_call *c)
+{
+  ts_tensor *acc = ts_scalar_i32(0), *other = ts_scalar_i32(1), *i = NULL;
+  carried_loop_line = __LINE__ + 1;
+  TS_FOR (i, TS_RANGE(ts_scalar_i32(0), ts_arg(c, 0), ts_scalar_i32(1)), &acc) {
+    acc = ts_add(acc, other);
+    carried_made_line = __LINE__ + 1;
+    other = ts_mul(other, ts_scalar_i32(2));
+  }
+  return acc;
+}
+
+static ts_tensor *carried_in_cond(ts_call *c)
+{
+  ts_tensor *n = ts_arg(c, 0), *acc = ts_scalar_i32(0);
+  carried_loop_line = __LINE__ + 1;
+  TS_WHILE (ts_less(acc, n), &acc) {
+    carried_made_line = __LINE__ + 1;
+    n = ts_sub(n, ts_scalar_i32(1));
+    acc = ts_add(acc, ts_scalar_i32(1));
+  }
+  return acc;
+}
+
+/* The same loops with the value listed: both modes agree. */
+static ts_tensor *listed_in_body(ts_call *c)
+{
+  ts_tensor *acc = ts_scalar_i32(0), *other = ts_scalar_i32(1), *i = NULL;
+  TS_FOR (i, TS_RANGE(ts_scalar_i32(0), ts_arg(c, 0), ts_scalar_i32(1)), &acc, &other) {
+    acc = ts_add(acc, other);
+    other = ts_mul(other, ts_scalar_i32(2));
+  }
+  return acc;
+}
+
+static int64_t both_i32(ts_function *f, int32_t x);
+
+static void test_carried_value(void)
+{
+  static const struct {
+    const char *name;
+    ts_fn fn;
+    const char *kind, *made;
+  } cases[] = {
+    { "carried_in_body", carried_in_body, "TS_FOR", "Mul" },
+    { "carried_in_cond", carried_in_cond, "TS_WHILE", "Sub" },
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+    ts_scope *s = ts_scope_begin();
+    ts_function *f = ts_function_new(cases[k].name, cases[k].fn, "n");
+    for (int eager = 1; eager >= 0; eager--) {
+      ts_value n = TS_TENSOR_VALUE(ts_scalar_i32(4));
+      g_assert_null(call(f, eager, &n, 1));
+      /* eagerly at the op that uses it, traced where it was made */
+      char *at = location(eager ? carried_made_line - 2 : carried_made_line);
+      char *loop = g_strdup_printf("made by an iteration of the %s loop at %s:%d and is used by "
+                                   "the next one; a value carried around a loop must be one of "
+                                   "the loop's listed variables", cases[k].kind, __FILE__,
+                                   carried_loop_line);
+      ts_error *e = ts_error_take();
+      g_assert_nonnull(e);
+      if (!strstr(e->message, at) || !strstr(e->message, loop))
+        g_error("%s (%s): unexpected error: %s", cases[k].name, eager ? "eager" : "graph",
+                e->message);
+      ts_error_free(e);
+      g_free(loop);
+      g_free(at);
+    }
+    ts_function_free(f);
+    ts_scope_end(s);
+  }
+  ts_function *ok = ts_function_new("listed_in_body", listed_in_body, "n");
+  g_assert_cmpint(both_i32(ok, 4), ==, 15);
+  ts_function_free(ok);
+}
+
 /* ---- non-strict execution ------------------------------------------------------------- */
 
 /* An If and a While nobody uses and whose blocks have no side effect: a
@@ -1677,6 +1758,7 @@ int main(int argc, char **argv)
   g_test_add_func("/control-flow/traced/side-effects", test_side_effects);
   g_test_add_func("/control-flow/traced/non-strict", test_non_strict);
   g_test_add_func("/control-flow/traced/escaping-value", test_escaping_value);
+  g_test_add_func("/control-flow/carried-value", test_carried_value);
   g_test_add_func("/control-flow/traced/errors", test_trace_errors);
   g_test_add_func("/control-flow/traced/failed-loop-then-if", test_failed_loop_then_if);
   g_test_add_func("/control-flow/jumps/break", test_break);

@@ -35,6 +35,8 @@ enum {
   PH_COND,        /* TS_WHILE traced: the condition is traced next */
   PH_BODY_READY,  /* TS_FOR traced: the body is traced next */
   PH_BODY,
+  PH_PROBE_READY, /* traced loops: the While node is built; the probe runs next */
+  PH_PROBE,       /* the probe: the condition and body once more, as dead code */
 };
 
 /* What one traced branch left in a variable. */
@@ -392,6 +394,8 @@ static void iter_scope_end(ts_cf_block *b, bool next)
   ts_scope *current = b->state, *previous = ts__scope_parent(current);
   ts__scope_leave_keep(current);
   ts__scope_leave_keep(previous);
+  if (next && !ts__context()->carried_ok) /* its values but the variables stay in it */
+    ts__scope_mark_carried(current, b->loc, kind_names[b->kind], keep, n);
   if (next) {
     ts__scope_clear(previous);
     ts__scope_enter(current);
@@ -1361,11 +1365,60 @@ static bool loop_node(ts_cf_block *b)
   for (int i = 0; i < n; i++)
     *st->slots[i] = ts__tensor_symbolic(node, i);
   state_close(b);
-  b->phase = PH_DONE;
+  b->phase = in_dead_code() || ts__context()->carried_ok ? PH_DONE : PH_PROBE_READY;
   ok = true;
 out:
   g_array_unref(all);
   return ok;
+}
+
+/* ---- the probe: values carried around a loop without being listed ------------------------
+ * C cannot tell which variables a loop body changes; the listed ones are
+ * loop variables.  A value one iteration makes and an unlisted C variable
+ * carries into the next would be the first iteration's value on every
+ * iteration of the graph, so once the While node is built its condition
+ * and body run once more as dead code (ops into a frame that is dropped,
+ * the variables and flags put back after): a value of the first pass that
+ * the second uses is refused there, naming it and the loop (tracer.c), as
+ * eagerly its use in the next iteration is (scope.c).  Host code in a
+ * traced loop body runs twice; a loop in the probe is probed no more. */
+static ts_info element_info(const ts_cf_block *b);
+
+static void probe_begin(ts_cf_block *b)
+{
+  if (n_records == MAX_RECORDS) {
+    cf_error(b, TS_ERR_INVALID_ARGUMENT, "more than %d jumps pending", MAX_RECORDS);
+    block_fail(b);
+    return;
+  }
+  flag_set fs = flags_of(b);
+  int nv = b->n_vars;
+  jump_record rec = { .region = b, .n = nv + fs.n };
+  rec.slots = g_new(ts_tensor **, rec.n);
+  rec.saved = g_new(ts_tensor *, rec.n);
+  for (int i = 0; i < rec.n; i++) {
+    rec.slots[i] = i < nv ? b->vars[i] : fs.slot[i - nv];
+    rec.saved[i] = *rec.slots[i];
+  }
+  for (int i = 0; i < fs.n; i++)
+    *fs.slot[i] = NULL; /* the body starts as the first pass did */
+  rec.dead = block_frame_push(b, "probe");
+  rec.dead->probe = true;
+  if (b->loop_var)
+    *b->loop_var = ts__frame_placeholder(rec.dead, "element", element_info(b));
+  records[n_records++] = rec;
+  b->phase = PH_PROBE;
+}
+
+/* The probe's body ended (body_reached_end closed its record). */
+static void probe_end(ts_cf_block *b)
+{
+  if (ts_failed())
+    block_fail(b);
+  else
+    b->phase = PH_DONE;
+  if (b->loop_var)
+    *b->loop_var = NULL;
 }
 
 /* ---- TS_WHILE ---------------------------------------------------------------------------- */
@@ -1395,7 +1448,9 @@ ts_cf_block ts__while_begin(ts_loc loc, ts_cf_block *up, ts_tensor **const *vars
 
 bool ts__while_wants_cond(ts_cf_block *b)
 {
-  bool wants = b->phase == PH_PLAIN || b->phase == PH_COND;
+  if (b->phase == PH_PROBE_READY)
+    probe_begin(b);
+  bool wants = b->phase == PH_PLAIN || b->phase == PH_COND || b->phase == PH_PROBE;
   if (wants)
     path_enter(b, "cond");
   return wants;
@@ -1408,7 +1463,9 @@ static bool while_test(ts_cf_block *b, ts_tensor *cond)
     block_fail(b);
     return false;
   }
-  if (b->phase == PH_BODY)
+  if (b->phase == PH_PROBE_READY) /* built after the condition traced again (refolded) */
+    probe_begin(b);
+  if (b->phase == PH_BODY || b->phase == PH_PROBE)
     return true;
   if (b->phase != PH_PLAIN || plain_loop_stopped(b))
     return false;
@@ -1450,6 +1507,8 @@ void ts__while_step(ts_cf_block *b)
   body_reached_end(b);
   if (b->phase == PH_BODY && !loop_build(b))
     block_fail(b);
+  else if (b->phase == PH_PROBE)
+    probe_end(b);
   else if (b->phase == PH_PLAIN && !plain_loop_ends(b))
     iter_scope_end(b, true);
 }
@@ -1465,6 +1524,17 @@ static bool is_range(const ts_iterable *it)
 static ts_dtype range_dtype(const ts_iterable *it)
 {
   return ts_dtype_promote(ts_dtype_promote(it->start->dtype, it->limit->dtype), it->delta->dtype);
+}
+
+/* What a TS_FOR's loop variable holds: a range's scalar, a row of a tensor. */
+static ts_info element_info(const ts_cf_block *b)
+{
+  const ts_iterable *it = &b->over;
+  if (is_range(it))
+    return (ts_info){ range_dtype(it), TS_SCALAR_SHAPE };
+  ts_shape row = { .rank = it->tensor->shape.rank - 1 };
+  memcpy(row.dim, it->tensor->shape.dim + 1, (size_t)row.rank * sizeof row.dim[0]);
+  return (ts_info){ it->tensor->dtype, row };
 }
 
 static bool check_iterable(const ts_cf_block *b)
@@ -1684,6 +1754,11 @@ static bool for_next(ts_cf_block *b)
     b->phase = PH_BODY; /* its path entry was made with the element */
     return true;
   }
+  if (b->phase == PH_PROBE_READY) {
+    probe_begin(b);
+    path_enter(b, "body");
+    return b->phase == PH_PROBE;
+  }
   if (b->phase != PH_PLAIN || plain_loop_stopped(b))
     return false;
   int64_t n;
@@ -1728,6 +1803,8 @@ void ts__for_step(ts_cf_block *b)
       *b->loop_var = NULL; /* its value belonged to the body's graph */
     else
       block_fail(b);
+  } else if (b->phase == PH_PROBE) {
+    probe_end(b);
   }
 }
 

@@ -213,7 +213,18 @@ bool ts__frame_source_port(ts_frame *frame, ts_source src, ts_port *out)
     *out = lift_concrete(frame, src.value);
   } else {
     if (!frame->outer || !frame_on_stack(frame->outer, src.node->graph)) {
-      if (src.node->graph->parent) /* a branch or loop body of this trace */
+      const ts_frame *probe = frame;
+      while (probe && !probe->probe)
+        probe = probe->outer;
+      if (probe) /* the value came round from the loop's first pass */
+        ts_error_set(TS_ERR_INVALID_ARGUMENT, src.node->loc, NULL,
+                     "'%s' was made by an iteration of the %s loop at %s:%d and is used by "
+                     "the next one; a value carried around a loop must be one of the loop's "
+                     "listed variables (&x, ...), or each iteration of the traced loop would "
+                     "see the value from before the loop",
+                     src.node->name, probe->block_kind, probe->block_loc.file,
+                     probe->block_loc.line);
+      else if (src.node->graph->parent) /* a branch or loop body of this trace */
         ts_error_set(TS_ERR_INVALID_ARGUMENT, src.node->loc, NULL,
                      "'%s' was made inside a TS_IF/TS_WHILE/TS_FOR block (%s) and is used after "
                      "it; a value that leaves a block must be one of the block's listed "
