@@ -125,8 +125,13 @@ static GVariant *ids_variant(const int *ids, int n)
   return g_variant_new_fixed_array(G_VARIANT_TYPE_INT32, ids, (gsize)n, sizeof *ids);
 }
 
+/* A shape's dims; an unknown rank as the one dim UNKNOWN_RANK_DIM. */
+#define UNKNOWN_RANK_DIM (-2)
 static GVariant *dims_variant(const int64_t *dims, int n)
 {
+  static const int64_t unknown_rank = UNKNOWN_RANK_DIM;
+  if (n == TS_RANK_UNKNOWN)
+    return g_variant_new_fixed_array(G_VARIANT_TYPE_INT64, &unknown_rank, 1, sizeof unknown_rank);
   return g_variant_new_fixed_array(G_VARIANT_TYPE_INT64, dims, (gsize)n, sizeof *dims);
 }
 
@@ -413,6 +418,10 @@ static bool read_shape(reader *r, GVariant *v, bool unknown_ok, const char *what
   const int64_t *dims = g_variant_get_fixed_array(v, &rank, sizeof *dims);
   if (rank > TS_MAX_RANK)
     return bad(r, "%s has rank %zu, at most %d", what, (size_t)rank, TS_MAX_RANK);
+  if (unknown_ok && rank == 1 && dims[0] == UNKNOWN_RANK_DIM) {
+    *out = (ts_shape){ .rank = TS_RANK_UNKNOWN };
+    return true;
+  }
   *out = (ts_shape){ .rank = (int)rank };
   for (gsize d = 0; d < rank; d++) {
     if (dims[d] < (unknown_ok ? -1 : 0))

@@ -916,24 +916,16 @@ static bool branch_end(ts_cf_block *b, int which)
   return true;
 }
 
-/* The most specific shape both branches agree on (-1 where they differ). */
-static bool merge_shapes(const ts_cf_block *b, int i, const branch_out *t, const branch_out *e,
-                         ts_shape *out)
+/* The most specific shape both branches agree on: -1 where dims differ,
+ * the rank unknown where ranks do (as tf.cond's shape is <unknown> then). */
+static ts_shape merge_shapes(ts_shape t, ts_shape e)
 {
-  if (t->info.shape.rank != e->info.shape.rank) {
-    char name[64], then_s[TS_INFO_STR], else_s[TS_INFO_STR];
-    cf_error(b, TS_ERR_SHAPE,
-             "%s has shape %s in the then branch but shape %s in the else branch; the ranks "
-             "must agree",
-             slot_name(b, b->state, i, name, sizeof name), ts__shape_msg_str(then_s, t->info.shape),
-             ts__shape_msg_str(else_s, e->info.shape));
-    return false;
-  }
-  *out = t->info.shape;
-  for (int d = 0; d < out->rank; d++)
-    if (t->info.shape.dim[d] != e->info.shape.dim[d])
-      out->dim[d] = -1;
-  return true;
+  if (t.rank != e.rank)
+    return (ts_shape){ .rank = TS_RANK_UNKNOWN };
+  for (int d = 0; d < t.rank; d++)
+    if (t.dim[d] != e.dim[d])
+      t.dim[d] = -1;
+  return t;
 }
 
 /* A Const node of value in g (a flag's default in a branch that left it unset). */
@@ -992,10 +984,7 @@ static int if_outputs(const ts_cf_block *b, ts_info *out)
       cf_error(b, TS_ERR_INVALID_ARGUMENT, "more than %d variables", TS_MAX_OUTPUTS);
       return -1;
     }
-    out[n_out].dtype = t->info.dtype;
-    if (!merge_shapes(b, i, t, e, &out[n_out].shape))
-      return -1;
-    n_out++;
+    out[n_out++] = (ts_info){ t->info.dtype, merge_shapes(t->info.shape, e->info.shape) };
   }
   return n_out;
 }
@@ -1148,7 +1137,7 @@ static bool loop_cond_end(ts_cf_block *b, ts_tensor *cond)
 }
 
 /* A loop variable keeps its dtype and shape (dims unknown before the loop
- * may be anything after an iteration). */
+ * may be anything after an iteration, any shape where the rank is unknown). */
 static bool check_loop_var(const ts_cf_block *b, int i, const ts_tensor *before,
                            const ts_tensor *after)
 {
@@ -1167,7 +1156,7 @@ static bool check_loop_var(const ts_cf_block *b, int i, const ts_tensor *before,
              name, ts_dtype_name(before->dtype), ts_dtype_name(after->dtype));
     return false;
   }
-  bool same = after->shape.rank == before->shape.rank;
+  bool same = before->shape.rank == TS_RANK_UNKNOWN || after->shape.rank == before->shape.rank;
   for (int d = 0; same && d < before->shape.rank; d++)
     same = before->shape.dim[d] < 0 || before->shape.dim[d] == after->shape.dim[d];
   if (!same) {

@@ -19,12 +19,70 @@ static bool outputs_countable(const ts_op_call *call, const ts_info *info, int n
   return true;
 }
 
+/* The op's inference on call with its inputs of unknown rank standing in
+ * as rank `rank`, dims unknown.  false (and no error) when it refuses. */
+static bool infer_at_rank(const ts_op_call *call, int rank, ts_info *info, int *n_out)
+{
+  ts_tensor stand_in[TS_MAX_INPUTS];
+  ts_tensor *in[TS_MAX_INPUTS];
+  for (int i = 0; i < call->n_in; i++) {
+    in[i] = call->in[i];
+    if (in[i]->shape.rank != TS_RANK_UNKNOWN)
+      continue;
+    stand_in[i] = *in[i];
+    stand_in[i].shape = (ts_shape){ .rank = rank };
+    for (int d = 0; d < rank; d++)
+      stand_in[i].shape.dim[d] = -1;
+    in[i] = &stand_in[i];
+  }
+  ts_op_call c = *call;
+  c.in = in;
+  bool ok = ts__dispatch_infer(&c, info, n_out);
+  if (!ok)
+    ts_error_free(ts_error_take()); /* infer_unknown_rank runs only without a pending error */
+  return ok;
+}
+
+/* An input of unknown rank: the op's inference runs on stand-ins of each
+ * rank in turn for the outputs' dtypes; an output that two ranks give
+ * alike keeps its shape (a full reduction's scalar), the others' ranks are
+ * unknown too, as TensorFlow's shape inference gives <unknown>. */
+static bool infer_unknown_rank(const ts_op_call *call, ts_info *info, int *n_out)
+{
+  for (int r = 0; r < TS_MAX_RANK; r++) {
+    if (!infer_at_rank(call, r, info, n_out))
+      continue;
+    ts_info next[TS_MAX_OUTPUTS];
+    int n_next;
+    bool alike = infer_at_rank(call, r + 1, next, &n_next) && n_next == *n_out;
+    for (int i = 0; i < *n_out; i++)
+      if (!alike || !ts_shape_equal(info[i].shape, next[i].shape))
+        info[i].shape = (ts_shape){ .rank = TS_RANK_UNKNOWN };
+    return true;
+  }
+  ts__op_fail(call->loc, call->def, TS_ERR_SHAPE,
+              "takes no input of unknown rank here (an If whose branches give ranks that "
+              "differ); give the branches one rank, e.g. with ts_reshape");
+  return false;
+}
+
+static bool any_unknown_rank(const ts_op_call *call)
+{
+  for (int i = 0; i < call->n_in; i++)
+    if (call->in[i]->shape.rank == TS_RANK_UNKNOWN)
+      return true;
+  return false;
+}
+
 /* Records an op as a node of the frame's graph instead of running it. */
 static int trace_run(ts_op_handler *self, const ts_op_call *call, ts_tensor **out)
 {
   ts_info info[TS_MAX_OUTPUTS];
   int n_out;
-  if (!ts__dispatch_infer(call, info, &n_out) || !outputs_countable(call, info, n_out))
+  bool inferred = G_UNLIKELY(any_unknown_rank(call)) && !ts_failed()
+                    ? infer_unknown_rank(call, info, &n_out)
+                    : ts__dispatch_infer(call, info, &n_out);
+  if (!inferred || !outputs_countable(call, info, n_out))
     return -1;
   return ts__trace_record(self->data, call->loc, call->def, call->in, call->n_in, call->attrs,
                           info, n_out, out);
