@@ -394,7 +394,8 @@ static void iter_scope_end(ts_cf_block *b, bool next)
   ts_scope *current = b->state, *previous = ts__scope_parent(current);
   ts__scope_leave_keep(current);
   ts__scope_leave_keep(previous);
-  if (next && !ts__context()->carried_ok) /* its values but the variables stay in it */
+  /* What the ended iteration made, the variables aside, the next may not use. */
+  if (next && !ts__context()->carried_ok)
     ts__scope_mark_carried(current, b->loc, kind_names[b->kind], keep, n);
   if (next) {
     ts__scope_clear(previous);
