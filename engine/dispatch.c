@@ -27,6 +27,15 @@ static bool check_inputs(ts_loc loc, const ts_op_def *def, ts_tensor *const *in,
       ts__op_fail(loc, def, TS_ERR_INTERNAL, "input %d has no data", i);
       return false;
     }
+    if (G_UNLIKELY(in[i]->carried_loop.file)) {
+      ts__op_fail(loc, def, TS_ERR_INVALID_ARGUMENT,
+                  "input %d was made by an iteration of the %s loop at %s:%d and is used by "
+                  "the next one; a value carried around a loop must be one of the loop's "
+                  "listed variables (&x, ...), or each iteration of the traced loop would see "
+                  "the value from before the loop",
+                  i, in[i]->carried_kind, in[i]->carried_loop.file, in[i]->carried_loop.line);
+      return false;
+    }
     if (!(def->flags & TS_OPF_ANY_DTYPE) &&
         (in[i]->dtype == TS_STRING || in[i]->dtype == TS_VARIANT)) {
       char buf[TS_INFO_STR], ok[TS_DTYPE_NAMES_STR];

@@ -169,6 +169,8 @@ ts_range_status ts__range_count_f64(double start, double limit, double delta, in
 
 int64_t ts_shape_size(ts_shape shape)
 {
+  if (shape.rank == TS_RANK_UNKNOWN)
+    return -1;
   if (shape.rank < 0 || shape.rank > TS_MAX_RANK)
     return TS_SHAPE_SIZE_INVALID;
   for (int i = 0; i < shape.rank; i++)
@@ -180,7 +182,8 @@ int64_t ts_shape_size(ts_shape shape)
 
 bool ts_shape_equal(ts_shape a, ts_shape b)
 {
-  if (a.rank != b.rank)
+  /* a rank outside [TS_RANK_UNKNOWN, TS_MAX_RANK] is no shape: equal to none */
+  if (a.rank != b.rank || a.rank < TS_RANK_UNKNOWN || a.rank > TS_MAX_RANK)
     return false;
   for (int i = 0; i < a.rank; i++)
     if (a.dim[i] != b.dim[i])
@@ -217,6 +220,10 @@ static int put_int(char *buf, int n, int64_t v)
 static char *dims_str(char *buf, const char *open, const char *open2, ts_shape shape,
                       const char *sep, const char *unknown, const char *close)
 {
+  if (shape.rank == TS_RANK_UNKNOWN) { /* f32[...], (...) */
+    put(buf, put(buf, put(buf, put(buf, 0, open), open2), "..."), close);
+    return buf;
+  }
   int rank = shape.rank < 0 ? 0 : shape.rank > TS_MAX_RANK ? TS_MAX_RANK : shape.rank;
   int n = put(buf, put(buf, 0, open), open2);
   for (int i = 0; i < rank; i++) {
@@ -233,9 +240,13 @@ char *ts__info_str(char *buf, ts_dtype dtype, ts_shape shape)
   return dims_str(buf, ts_dtype_short_name(dtype), "[", shape, ",", "?", "]");
 }
 
-/* TensorFlow's spelling: (2, 3), (3,), (), (None, 784). */
+/* TensorFlow's spelling: (2, 3), (3,), (), (None, 784), <unknown>. */
 char *ts__shape_str(char *buf, ts_shape shape)
 {
+  if (shape.rank == TS_RANK_UNKNOWN) {
+    put(buf, 0, "<unknown>");
+    return buf;
+  }
   return dims_str(buf, "(", "", shape, ", ", "None", shape.rank == 1 ? ",)" : ")");
 }
 

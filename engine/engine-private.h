@@ -41,6 +41,11 @@ struct ts_tensor {
   int node_output;
   bool is_variable;      /* assign ops write into it (ts_variable_new) */
   char *name;            /* variables: their name; symbolic tensors: their node's; else NULL */
+  /* Made by an iteration of an eager TS_WHILE/TS_FOR (the statement at
+   * carried_loop) that has ended while the loop goes on: an op given it is
+   * refused (a value carried around a loop must be listed).  file NULL if not. */
+  ts_loc carried_loop;
+  const char *carried_kind;
 };
 
 /* A TS_VARIANT element: a reference-counted object (a TensorArray's list). */
@@ -85,6 +90,10 @@ void ts__scope_clear(ts_scope *s);
 ts_scope *ts__scope_parent(const ts_scope *s);
 /* Moves what s owns (s is off the stack) to the current scope; frees s. */
 void ts__scope_hand_over(ts_scope *s);
+/* Marks what s owns, but keep[0..n_keep), as made by an ended iteration of
+ * the `kind` loop at `loop` (ts_tensor.carried_loop). */
+void ts__scope_mark_carried(ts_scope *s, ts_loc loop, const char *kind, ts_tensor *const *keep,
+                            int n_keep);
 
 /* Dtype and shape, where shape dims may be -1 (unknown) while tracing. */
 typedef struct ts_info {
@@ -483,6 +492,9 @@ typedef struct ts_context {
   const char *trace_chain[TS_TRACE_DEPTH_LIMIT]; /* functions being traced, outermost first */
   int trace_depth;
   int retracing;              /* > 0: the outermost trace is not its function's first */
+  int64_t variables_made;     /* ts_variable_new calls that made one (a trace checks for any) */
+  int carried_ok;             /* > 0: loops let values carried without being listed through
+                               * (the divergence finder shows where the modes part then) */
 } ts_context;
 
 ts_context *ts__context(void);

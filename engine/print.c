@@ -781,9 +781,10 @@ static GString *format_block(const printer *p, int axis, int64_t offset)
   return s;
 }
 
+/* A graph's tensor: no values, whatever its size (an empty one has no backend). */
 static bool is_symbolic(const ts_tensor *t)
 {
-  return t->data == NULL && t->size != 0;
+  return t->node != NULL || t->backend == NULL;
 }
 
 static char *format_values(const ts_tensor *t);

@@ -144,3 +144,18 @@ void ts_release_all(void)
   }
   scope_clear(c->root);
 }
+
+void ts__scope_mark_carried(ts_scope *s, ts_loc loop, const char *kind, ts_tensor *const *keep,
+                            int n_keep)
+{
+  for (int i = 0; i < s->n; i++) {
+    ts_tensor *t = s->items[i];
+    bool kept = false;
+    for (int k = 0; k < n_keep && !kept; k++)
+      kept = keep[k] == t;
+    if (!kept) {
+      t->carried_loop = loop;
+      t->carried_kind = kind;
+    }
+  }
+}

@@ -102,8 +102,12 @@ TS_API bool ts_dtype_from_name(const char *name, ts_dtype *out);
 /* The promoted dtype of a and b (see the rules above). */
 TS_API ts_dtype ts_dtype_promote(ts_dtype a, ts_dtype b);
 
-/* The number of elements: -1 if a dim is unknown, TS_SHAPE_SIZE_INVALID (-2)
- * if the product overflows int64 or the rank is outside [0, TS_MAX_RANK]. */
+/* A symbolic tensor's rank when it is not known (the output of an If whose
+ * branches give ranks that differ, as tf.cond's shape is then <unknown>). */
+#define TS_RANK_UNKNOWN (-1)
+/* The number of elements: -1 if a dim or the rank is unknown,
+ * TS_SHAPE_SIZE_INVALID (-2) if the product overflows int64 or the rank is
+ * outside [TS_RANK_UNKNOWN, TS_MAX_RANK]. */
 #define TS_SHAPE_SIZE_INVALID (-2)
 TS_API int64_t ts_shape_size(ts_shape shape);
 TS_API bool ts_shape_equal(ts_shape a, ts_shape b);
@@ -1107,7 +1111,8 @@ TS_API ts_tensor *ts_scalar_string(const char *s);
  * included, runs in a scope of its own; everything else made in it is
  * released when the next iteration starts, so a loop runs in the memory of
  * one iteration.  A tensor made in the body and kept in a variable that is
- * not listed must not be used after the iteration. */
+ * not listed must not be used by a later iteration: an op given one fails
+ * (eagerly and traced alike, naming the loop). */
 
 typedef struct ts_iterable {
   ts_tensor *tensor;               /* iterate over dim 0 */

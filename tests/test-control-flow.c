@@ -10,6 +10,7 @@
 #include <tracescope.h>
 
 #include "test-quiet.h"
+#include "test-serial-check.h"
 
 /* ---- the programs --------------------------------------------------------------------- */
 
@@ -370,6 +371,30 @@ static ts_tensor *halvings(ts_call *c)
     n = ts_add(n, ts_scalar_i32(1));
   }
   return n;
+}
+
+/* A TS_RETURN under a tensor condition in a TS_WHILE whose body changes a
+ * listed variable's shape (an error), in a TS_FOR, then a TS_IF: the
+ * failed loop's frames are gone, and what they made must not be used. */
+static int reshaping_loop_line;
+
+static ts_tensor *return_from_reshaping_loop(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *v = ts_zeros(TS_I32, TS_SHAPE(2)), *i = NULL;
+  TS_FOR (i, TS_RANGE(ts_scalar_i32(0), ts_scalar_i32(3), ts_scalar_i32(1)), &v) {
+    reshaping_loop_line = __LINE__ + 1;
+    TS_WHILE (ts_less(ts_reduce_sum(v, TS_ALL_AXES, false), x), &v) {
+      TS_IF (ts_greater(x, ts_scalar_i32(5)), &v) {
+        TS_RETURN(ts_scalar_i32(-1));
+      } TS_END_IF;
+      ts_tensor *parts[] = { v, ts_ones_like(v) };
+      v = ts_concat(parts, 2, 0);
+    }
+  }
+  TS_IF (ts_greater(x, ts_scalar_i32(0)), &x) {
+    x = ts_neg(x);
+  } TS_END_IF;
+  return x;
 }
 
 /* 1 for x > 0, else -1: every path returns inside the TS_IF. */
@@ -794,6 +819,57 @@ static void test_eager_errors(void)
   ts_scope_end(scope);
 }
 
+/* An eager loop on a fixed true condition ends at the first failing op of
+ * its body, and when the cancel flag is set (its body may run no op). */
+static void test_eager_loop_stops(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *yes = ts_scalar_bool(true), *x = ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 1, 2 });
+  ts_tensor *item = NULL;
+  int iters = 0;
+  TS_WHILE (yes, &x) {
+    if (++iters > 100)
+      break; /* the loop did not stop: the assertion below fails */
+    x = ts_reshape(x, TS_SHAPE(3));
+  }
+  g_assert_cmpint(iters, ==, 1);
+  g_assert_null(x);
+  expect_error("Reshape", NULL);
+
+  iters = 0;
+  x = ts_scalar_i32(1);
+  TS_FOR (item, TS_RANGE(ts_scalar_i64(0), ts_scalar_i64(1000), ts_scalar_i64(1)), &x) {
+    ++iters;
+    x = ts_reshape(x, TS_SHAPE(3));
+  }
+  g_assert_cmpint(iters, ==, 1);
+  g_assert_null(x);
+  expect_error("Reshape", NULL);
+
+  ts_tensor *rows = ts_zeros(TS_I32, TS_SHAPE(1000));
+  int flag = 1;
+  ts_watch_cancel_flag(&flag);
+  iters = 0;
+  x = ts_scalar_i32(1);
+  int line = __LINE__ + 1;
+  TS_WHILE (yes, &x) {
+    if (++iters > 100)
+      break;
+  }
+  g_assert_cmpint(iters, ==, 0);
+  g_assert_null(x);
+  char *at = location(line);
+  expect_error(at, "TS_WHILE: cancelled");
+  g_free(at);
+  TS_FOR (item, TS_OVER(rows), &x) {
+    ++iters;
+  }
+  g_assert_cmpint(iters, ==, 0);
+  expect_error("TS_FOR: cancelled", NULL);
+  ts_watch_cancel_flag(NULL);
+  ts_scope_end(scope);
+}
+
 /* ---- traced -------------------------------------------------------------------------------- */
 
 static void test_traced_if(void)
@@ -1046,16 +1122,6 @@ static ts_tensor *dtype_mismatch(ts_call *c)
   return x;
 }
 
-static ts_tensor *rank_mismatch(ts_call *c)
-{
-  ts_tensor *x = ts_arg(c, 0);
-  error_line = __LINE__ + 1;
-  TS_IF (ts_greater(x, ts_scalar_i32(0)), &x) {
-    x = ts_reshape(x, TS_SHAPE(1, 1));
-  } TS_END_IF;
-  return x;
-}
-
 static ts_tensor *growing_loop(ts_call *c)
 {
   ts_tensor *x = ts_arg(c, 0);
@@ -1166,6 +1232,21 @@ static ts_tensor *ambiguous(ts_call *c)
   return x;
 }
 
+/* An error in a traced loop leaves nothing behind that later statements use. */
+static void test_failed_loop_then_if(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *f = ts_function_new("return_from_reshaping_loop", return_from_reshaping_loop, "x");
+  ts_value arg = TS_TENSOR_VALUE(ts_scalar_i32(3));
+  g_assert_null(ts_function_call(f, &arg, 1));
+  char *at = location(reshaping_loop_line);
+  expect_error(at, "TS_WHILE: v has shape (2,) before the loop, but shape (?,) after one "
+                   "iteration");
+  g_free(at);
+  ts_function_free(f);
+  ts_scope_end(scope);
+}
+
 static void test_trace_errors(void)
 {
   static const struct {
@@ -1180,9 +1261,6 @@ static void test_trace_errors(void)
       true },
     { "dtype_mismatch", dtype_mismatch, false,
       "TS_IF: x is float32 in the then branch but int32 in the else branch", true },
-    { "rank_mismatch", rank_mismatch, false,
-      "TS_IF: x has shape (1, 1) in the then branch but shape () in the else branch; the ranks "
-      "must agree", true },
     { "growing_loop", growing_loop, true,
       "TS_WHILE: x has shape (2,) before the loop, but shape (4,) after one iteration", true },
     { "break_in_if", break_in_if, false,
@@ -1256,6 +1334,131 @@ static void test_escaping_value(void)
   g_assert_cmpfloat(ts_tensor_get_f64(out, 1), ==, 10);
   ts_function_free(f);
   ts_scope_end(s);
+}
+
+/* Branches giving x different ranks: as tf.cond, the If's output has an
+ * unknown rank, the ops after it too (a full reduction's scalar aside), and
+ * each call gets the branch's own shape. */
+static ts_tensor *rank_per_branch(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  TS_IF (ts_greater(x, ts_scalar_i32(0)), &x) {
+    x = ts_reshape(ts_add(x, x), TS_SHAPE(1, 1));
+  } TS_END_IF;
+  ts_tensor *total = ts_reduce_sum(x, TS_ALL_AXES, false);
+  return ts_add(ts_mul(x, ts_scalar_i32(10)), total);
+}
+
+static bool text_has(const ts_graph *g, const char *part);
+
+static void test_rank_per_branch(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *f = ts_function_new("rank_per_branch", rank_per_branch, "x");
+  for (int eager = 1; eager >= 0; eager--) {
+    ts_value pos = TS_TENSOR_VALUE(ts_scalar_i32(3)), neg = TS_TENSOR_VALUE(ts_scalar_i32(-3));
+    ts_tensor *y = call(f, eager, &pos, 1);
+    g_assert_nonnull(y);
+    g_assert_true(ts_shape_equal(ts_tensor_shape(y), TS_SHAPE(1, 1)));
+    g_assert_cmpint(ts_tensor_get_i64(y, 0), ==, 66);
+    y = call(f, eager, &neg, 1);
+    g_assert_nonnull(y);
+    g_assert_true(ts_shape_equal(ts_tensor_shape(y), TS_SCALAR_SHAPE));
+    g_assert_cmpint(ts_tensor_get_i64(y, 0), ==, -33);
+  }
+  g_assert_cmpint(ts_function_trace_count(f), ==, 1);
+  const ts_graph *g = only_graph(f);
+  const ts_node *n = find_op(g, TS_OP_IF);
+  g_assert_cmpint(ts_node_output_shape(n, 0).rank, ==, TS_RANK_UNKNOWN);
+  g_assert_cmpint(ts_node_output_shape(find_op(g, TS_OP_MUL), 0).rank, ==, TS_RANK_UNKNOWN);
+  g_assert_true(ts_shape_equal(ts_node_output_shape(find_op(g, TS_OP_REDUCE_SUM), 0), TS_SCALAR_SHAPE));
+  g_assert_true(text_has(g, "i32[...]"));
+  char *sig = ts_concrete_pretty_signature(ts_function_concrete(f, 0));
+  g_assert_nonnull(strstr(sig, "shape=<unknown>"));
+  free(sig);
+  ts_function_free(f);
+  ts_scope_end(s);
+}
+
+/* A value carried around a loop in a C variable that is not listed (other,
+ * in the body and in the condition): eagerly and traced, an error naming
+ * the loop and the line that made the value. */
+static int carried_loop_line, carried_made_line;
+
+static ts_tensor *carried_in_body(ts_call *c)
+{
+  ts_tensor *acc = ts_scalar_i32(0), *other = ts_scalar_i32(1), *i = NULL;
+  carried_loop_line = __LINE__ + 1;
+  TS_FOR (i, TS_RANGE(ts_scalar_i32(0), ts_arg(c, 0), ts_scalar_i32(1)), &acc) {
+    acc = ts_add(acc, other);
+    carried_made_line = __LINE__ + 1;
+    other = ts_mul(other, ts_scalar_i32(2));
+  }
+  return acc;
+}
+
+static ts_tensor *carried_in_cond(ts_call *c)
+{
+  ts_tensor *n = ts_arg(c, 0), *acc = ts_scalar_i32(0);
+  carried_loop_line = __LINE__ + 1;
+  TS_WHILE (ts_less(acc, n), &acc) {
+    carried_made_line = __LINE__ + 1;
+    n = ts_sub(n, ts_scalar_i32(1));
+    acc = ts_add(acc, ts_scalar_i32(1));
+  }
+  return acc;
+}
+
+/* The same loops with the value listed: both modes agree. */
+static ts_tensor *listed_in_body(ts_call *c)
+{
+  ts_tensor *acc = ts_scalar_i32(0), *other = ts_scalar_i32(1), *i = NULL;
+  TS_FOR (i, TS_RANGE(ts_scalar_i32(0), ts_arg(c, 0), ts_scalar_i32(1)), &acc, &other) {
+    acc = ts_add(acc, other);
+    other = ts_mul(other, ts_scalar_i32(2));
+  }
+  return acc;
+}
+
+static int64_t both_i32(ts_function *f, int32_t x);
+
+static void test_carried_value(void)
+{
+  static const struct {
+    const char *name;
+    ts_fn fn;
+    const char *kind, *made;
+  } cases[] = {
+    { "carried_in_body", carried_in_body, "TS_FOR", "Mul" },
+    { "carried_in_cond", carried_in_cond, "TS_WHILE", "Sub" },
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
+    ts_scope *s = ts_scope_begin();
+    ts_function *f = ts_function_new(cases[k].name, cases[k].fn, "n");
+    for (int eager = 1; eager >= 0; eager--) {
+      ts_value n = TS_TENSOR_VALUE(ts_scalar_i32(4));
+      g_assert_null(call(f, eager, &n, 1));
+      /* eagerly at the op that uses it, traced where it was made */
+      char *at = location(eager ? carried_made_line - 2 : carried_made_line);
+      char *loop = g_strdup_printf("made by an iteration of the %s loop at %s:%d and is used by "
+                                   "the next one; a value carried around a loop must be one of "
+                                   "the loop's listed variables", cases[k].kind, __FILE__,
+                                   carried_loop_line);
+      ts_error *e = ts_error_take();
+      g_assert_nonnull(e);
+      if (!strstr(e->message, at) || !strstr(e->message, loop))
+        g_error("%s (%s): unexpected error: %s", cases[k].name, eager ? "eager" : "graph",
+                e->message);
+      ts_error_free(e);
+      g_free(loop);
+      g_free(at);
+    }
+    ts_function_free(f);
+    ts_scope_end(s);
+  }
+  ts_function *ok = ts_function_new("listed_in_body", listed_in_body, "n");
+  g_assert_cmpint(both_i32(ok, 4), ==, 15);
+  ts_function_free(ok);
 }
 
 /* ---- non-strict execution ------------------------------------------------------------- */
@@ -1574,9 +1777,11 @@ static void test_return(void)
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
+  serial_check_install();
   g_test_add_func("/control-flow/eager/if", test_eager_if);
   g_test_add_func("/control-flow/eager/loops", test_eager_loops);
   g_test_add_func("/control-flow/eager/errors", test_eager_errors);
+  g_test_add_func("/control-flow/eager/loop-stops", test_eager_loop_stops);
   g_test_add_func("/control-flow/eager/loop-memory", test_eager_loop_memory);
   g_test_add_func("/control-flow/range-trip-count", test_range_trip_count);
   g_test_add_func("/control-flow/traced/if", test_traced_if);
@@ -1584,7 +1789,10 @@ int main(int argc, char **argv)
   g_test_add_func("/control-flow/traced/side-effects", test_side_effects);
   g_test_add_func("/control-flow/traced/non-strict", test_non_strict);
   g_test_add_func("/control-flow/traced/escaping-value", test_escaping_value);
+  g_test_add_func("/control-flow/carried-value", test_carried_value);
+  g_test_add_func("/control-flow/traced/rank-per-branch", test_rank_per_branch);
   g_test_add_func("/control-flow/traced/errors", test_trace_errors);
+  g_test_add_func("/control-flow/traced/failed-loop-then-if", test_failed_loop_then_if);
   g_test_add_func("/control-flow/jumps/break", test_break);
   g_test_add_func("/control-flow/jumps/continue", test_continue);
   g_test_add_func("/control-flow/jumps/return", test_return);

@@ -51,10 +51,22 @@ static void test_shapes(void)
   /* A zero dim makes it empty, however large the others multiply to. */
   g_assert_cmpint(ts_shape_size(TS_SHAPE(INT64_C(1) << 62, 4, 0)), ==, 0);
   g_assert_cmpint(ts_shape_size((ts_shape){ .rank = 9 }), ==, TS_SHAPE_SIZE_INVALID);
-  g_assert_cmpint(ts_shape_size((ts_shape){ .rank = -1 }), ==, TS_SHAPE_SIZE_INVALID);
+  g_assert_cmpint(ts_shape_size((ts_shape){ .rank = TS_RANK_UNKNOWN }), ==, -1);
+  g_assert_cmpint(ts_shape_size((ts_shape){ .rank = -2 }), ==, TS_SHAPE_SIZE_INVALID);
   g_assert_true(ts_shape_equal(TS_SHAPE(2, 3), TS_SHAPE(2, 3)));
   g_assert_false(ts_shape_equal(TS_SHAPE(2, 3), TS_SHAPE(3, 2)));
   g_assert_false(ts_shape_equal(TS_SHAPE(2), TS_SHAPE(2, 1)));
+  /* A rank past TS_MAX_RANK is no shape (and its dims past dim[7] are not read). */
+  ts_shape nine = TS_SHAPE(1, 2, 3, 4, 5, 6, 7, 8);
+  nine.rank = 9;
+  g_assert_false(ts_shape_equal(nine, nine));
+  nine.rank = -2;
+  g_assert_false(ts_shape_equal(nine, nine));
+  g_assert_true(ts_shape_equal((ts_shape){ .rank = TS_RANK_UNKNOWN }, (ts_shape){ .rank = TS_RANK_UNKNOWN }));
+  g_assert_false(ts_shape_equal((ts_shape){ .rank = TS_RANK_UNKNOWN }, TS_SCALAR_SHAPE));
+  char *unknown = ts_shape_dtype_string(TS_F32, (ts_shape){ .rank = TS_RANK_UNKNOWN });
+  g_assert_cmpstr(unknown, ==, "f32[...]");
+  free(unknown);
 
   char *s = ts_shape_dtype_string(TS_F32, TS_SHAPE(-1, 784));
   g_assert_cmpstr(s, ==, "f32[?,784]");

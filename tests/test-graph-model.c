@@ -515,6 +515,37 @@ static void test_find_and_reveal(void)
   ts_scope_end(s);
 }
 
+/* Edge sizes: a zero dim makes a tensor empty whatever the others are, an
+ * unknown dim counts as 1, and a size past int64 saturates. */
+static void test_edge_bytes(void)
+{
+  static const struct {
+    ts_shape shape;
+    int64_t bytes;
+  } cases[] = {
+    { TS_SHAPE(3, 0), 0 },
+    { TS_SHAPE(0, INT64_C(1) << 62), 0 },
+    { TS_SHAPE(-1, 8), 8 * 4 },
+    { TS_SHAPE(-1, INT64_C(1) << 62), INT64_MAX },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    ts_scope *s = ts_scope_begin();
+    ts_value x = TS_SPEC_VALUE(TS_F32, cases[i].shape);
+    traced t = trace("adds", adds, "x", &x, 1);
+    ts_view_model_expand_all(t.model);
+    GArray *edges = ts_view_model_visible_edges(t.model, NULL);
+    g_assert_cmpuint(edges->len, >, 0);
+    for (guint k = 0; k < edges->len; k++) {
+      const ts_view_edge *e = &g_array_index(edges, ts_view_edge, k);
+      /* x + x reads one tensor twice: bundled edges count it once each */
+      g_assert_cmpint(e->bytes, ==, cases[i].bytes);
+    }
+    g_array_free(edges, TRUE);
+    untrace(&t);
+    ts_scope_end(s);
+  }
+}
+
 static void test_edge_width(void)
 {
   ts_scope *s = ts_scope_begin();
@@ -551,6 +582,7 @@ int main(int argc, char **argv)
   g_test_add_func("/graph-model/if-subgraphs", test_if_subgraphs);
   g_test_add_func("/graph-model/find-and-reveal", test_find_and_reveal);
   g_test_add_func("/graph-model/edge-width", test_edge_width);
+  g_test_add_func("/graph-model/edge-bytes", test_edge_bytes);
   int rc = g_test_run();
   ts_release_all();
   return rc;

@@ -13,6 +13,7 @@
 
 #include "test-errors.h"
 #include "test-quiet.h"
+#include "test-serial-check.h"
 
 /* Node fields by position (docs/graph-format.md). */
 enum { F_NAME, F_OP, F_SCOPE, F_LOC, F_INPUTS, F_CONTROL, F_OUTPUTS, F_ATTRS, F_VALUE,
@@ -176,6 +177,44 @@ static ts_graph *round_trip(const ts_graph *g)
   free(again);
   free(back_bytes);
   return back;
+}
+
+/* Shapes past int64 on unknown dims: the tracer refuses an output no tensor
+ * can have, and the format takes every shape the tracer makes, among them
+ * known dims multiplying past int64 beside an unknown one (which may be 0). */
+static ts_tensor *reshape_to(ts_call *c)
+{
+  int64_t big = ts_arg_int(c, 1);
+  return ts_reshape(ts_arg(c, 0), big ? TS_SHAPE(2, 1, big) : TS_SHAPE(-1, INT64_C(1) << 40,
+                                                                      INT64_C(1) << 40));
+}
+
+static void test_shapes_past_int64(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *f = ts_function_new("reshape_to", reshape_to, "x, big");
+  ts_value args[] = { TS_SPEC_VALUE(TS_F32, TS_SHAPE(-1)), { .kind = TS_VALUE_INT, .i = INT64_MAX } };
+  g_assert_null(ts_function_get_concrete(f, args, 2));
+  ts_error *e = ts_error_take();
+  g_assert_nonnull(e);
+  g_assert_cmpstr(e->op, ==, "Reshape");
+  g_assert_nonnull(strstr(e->message, "output 0 would be f32[2,1,9223372036854775807], more "
+                                      "elements than int64 counts"));
+  ts_error_free(e);
+  args[1].i = 0;
+  ts_concrete *cf = ts_function_get_concrete(f, args, 2);
+  assert_no_error();
+  const ts_graph *g = ts_concrete_graph(cf);
+  g_assert_true(ts_shape_equal(ts_node_output_shape(ts_graph_node(g, ts_graph_output(g, 0).node), 0),
+                               TS_SHAPE(-1, INT64_C(1) << 40, INT64_C(1) << 40)));
+  ts_graph_free(round_trip(g));
+  /* and it runs: the only size that fits is 0 */
+  ts_value empty[] = { TS_TENSOR_VALUE(ts_tensor_new(TS_F32, TS_SHAPE(0))), args[1] };
+  ts_tensor *y = ts_function_call(f, empty, 2);
+  assert_no_error();
+  g_assert_true(ts_shape_equal(ts_tensor_shape(y), TS_SHAPE(0, INT64_C(1) << 40, INT64_C(1) << 40)));
+  ts_function_free(f);
+  ts_scope_end(scope);
 }
 
 static void test_seeds(void)
@@ -563,7 +602,9 @@ int main(int argc, char **argv)
   if (argc == 3 && strcmp(argv[1], "--write-seeds") == 0)
     return write_seeds(argv[2]);
   g_test_init(&argc, &argv, NULL);
+  serial_check_install();
   g_test_add_func("/graph-serial/seeds", test_seeds);
+  g_test_add_func("/graph-serial/shapes-past-int64", test_shapes_past_int64);
   g_test_add_func("/graph-serial/strings-and-large-values", test_strings_and_large_values);
   g_test_add_func("/graph-serial/unwritable", test_unwritable);
   g_test_add_func("/graph-serial/damaged-header", test_damaged_header);

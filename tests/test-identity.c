@@ -12,6 +12,7 @@
 #include "test-errors.h"
 #include "test-quiet.h"
 #include <unistd.h>
+#include "test-serial-check.h"
 
 typedef struct seen {
   GPtrArray *events; /* ts_op_event copies (OP_END) */
@@ -301,6 +302,7 @@ static void test_parents(void)
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
+  serial_check_install();
   g_test_add_func("/identity/seeds-match", test_seeds_match);
   g_test_add_func("/identity/sequence", test_sequence);
   g_test_add_func("/identity/parents", test_parents);

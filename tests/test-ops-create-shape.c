@@ -376,6 +376,9 @@ static void test_overflowing_empty_shapes(void)
   assert_info(x, TS_F32, TS_SHAPE(0, big, 3));
   ts_tensor *y = ts_zeros(TS_F32, TS_SHAPE(big, 4, 0));
   assert_info(y, TS_F32, TS_SHAPE(big, 4, 0));
+  const int64_t tera = INT64_C(1) << 40; /* issue 22: [2^40, 2^40, 0] is empty, not too large */
+  assert_info(ts_zeros(TS_F32, TS_SHAPE(tera, tera, 0)), TS_F32, TS_SHAPE(tera, tera, 0));
+  assert_info(ts_ones(TS_I64, TS_SHAPE(tera, tera, 0)), TS_I64, TS_SHAPE(tera, tera, 0));
   assert_error(ts_flatten(x), TS_ERR_SHAPE, "Flatten", "cannot flatten",
                "f32[0,4611686018427387904,3]", "overflows", NULL);
   assert_info(ts_flatten(y), TS_F32, TS_SHAPE(big, 0));

@@ -9,6 +9,7 @@
 
 #include "test-errors.h"
 #include "test-quiet.h"
+#include "test-serial-check.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -627,6 +628,7 @@ static void test_read_in_graph(void)
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
+  serial_check_install();
   g_test_add_func("/passes/choose", test_choose);
   g_test_add_func("/passes/concrete-summary", test_concrete_summary);
   g_test_add_func("/passes/cse/merges", test_cse_merges);

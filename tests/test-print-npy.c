@@ -448,6 +448,35 @@ static void test_print_empty_and_symbolic(void)
   g_assert_null(ts_tensor_format_values(NULL));
 }
 
+/* Inside a trace: the values of a graph's tensors, empty ones too, are symbolic. */
+static char *traced_values[2];
+
+static ts_tensor *format_while_traced(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *empty = ts_zeros(TS_F32, TS_SHAPE(2, 0));
+  traced_values[0] = ts_tensor_format_values(x);
+  traced_values[1] = ts_tensor_format_values(empty);
+  return ts_add(x, ts_reduce_sum(empty, TS_ALL_AXES, false));
+}
+
+static void test_print_traced_empty(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *f = ts_function_new("format_while_traced", format_while_traced, "x");
+  ts_value arg = TS_TENSOR_VALUE(ts_tensor_new(TS_F32, TS_SHAPE(0)));
+  ts_tensor *y = ts_function_call(f, &arg, 1);
+  g_assert_nonnull(y);
+  for (int i = 0; i < 2; i++) {
+    g_assert_cmpstr(traced_values[i], ==, "<symbolic>");
+    g_free(traced_values[i]);
+  }
+  char *s = ts_tensor_to_string(y);
+  g_assert_cmpstr(s, ==, "Tensor([], shape=(0,), dtype=float32)");
+  g_free(s);
+  ts_function_free(f);
+  ts_scope_end(scope);
+}
+
 /* ---- .npy -------------------------------------------------------------------------- */
 
 static char *make_tmp_dir(void)
@@ -810,6 +839,7 @@ int main(int argc, char **argv)
   g_test_add_func("/print/elision", test_print_elision);
   g_test_add_func("/print/blocks", test_print_blocks);
   g_test_add_func("/print/empty-and-symbolic", test_print_empty_and_symbolic);
+  g_test_add_func("/print/traced-empty", test_print_traced_empty);
   g_test_add_func("/npy/round-trip", test_npy_round_trip);
   g_test_add_func("/npy/numpy-files", test_npy_numpy_files);
   g_test_add_func("/npy/corrupt", test_npy_corrupt);

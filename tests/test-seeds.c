@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "test-errors.h"
+#include "test-serial-check.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -795,6 +796,7 @@ static void test_issue2_programs(void)
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
+  serial_check_install();
   g_test_add_func("/seeds/both-modes", test_both_modes);
   g_test_add_func("/seeds/outer-function", test_outer_function);
   g_test_add_func("/seeds/control-flow-graphs", test_control_flow_graphs);

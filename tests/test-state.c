@@ -9,6 +9,7 @@
 #include <string.h>
 #include <tracescope.h>
 #include <unistd.h>
+#include "test-serial-check.h"
 
 /* ---- capturing prints ------------------------------------------------------ */
 
@@ -1021,6 +1022,7 @@ static void test_print_in_loop(void)
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
+  serial_check_install();
   g_test_add_func("/state/print/scalars", test_print_scalars);
   g_test_add_func("/state/print/arrays", test_print_arrays);
   g_test_add_func("/state/print/strings-and-mixed", test_print_strings_and_mixed);

@@ -4,6 +4,7 @@
 #include <glib.h>
 #include <string.h>
 #include <tracescope.h>
+#include "test-serial-check.h"
 
 typedef struct {
   int traces, warnings;
@@ -286,37 +287,67 @@ static void test_no_retrace_limit_by_default(void)
   ts_scope_end(s);
 }
 
-/* A variable made on every trace (the mistake tf.function forbids). */
+/* A variable made on every call (the mistake tf.function forbids), and one
+ * made once, guarded. */
 static ts_tensor *fresh_variable;
-static ts_tensor *variable_per_trace(ts_call *c)
+static int n_variables_made;
+static ts_tensor *variable_per_call(ts_call *c)
 {
   ts_tensor *x = ts_arg(c, 0);
-  TS_INIT_SCOPE { fresh_variable = ts_variable_new(ts_ones(TS_F32, ts_tensor_shape(x)), "w"); }
+  TS_INIT_SCOPE {
+    ts_tensor_unref(fresh_variable); /* eagerly each call has its own */
+    fresh_variable = ts_variable_new(ts_ones(TS_F32, ts_tensor_shape(x)), "w");
+  }
   return ts_mul(x, fresh_variable);
+}
+
+static ts_tensor *guarded_variable;
+static ts_tensor *variable_once(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  if (!guarded_variable)
+    TS_INIT_SCOPE {
+      guarded_variable = ts_variable_new(ts_ones(TS_F32, ts_tensor_shape(x)), "g");
+      n_variables_made++;
+    }
+  return ts_assign_add(guarded_variable, x);
 }
 
 static void test_variables_on_first_trace_only(void)
 {
   ts_scope *s = ts_scope_begin();
-  ts_function *f = ts_function_new("variable_per_trace", variable_per_trace, "x");
-  ts_value a = tv(ts_ones(TS_F32, TS_SHAPE(2))), b = tv(ts_ones(TS_F32, TS_SHAPE(3)));
-  g_assert_nonnull(ts_function_call(f, &a, 1)); /* the first trace may create it */
-  g_assert_nonnull(fresh_variable);
-  ts_tensor *first = fresh_variable;
-  fresh_variable = NULL;
-  g_assert_null(ts_function_call(f, &b, 1)); /* a retrace may not */
+  /* made on every call: refused on the first (its second trace makes another) */
+  ts_function *f = ts_function_new("variable_per_call", variable_per_call, "x");
+  ts_value a = tv(ts_ones(TS_F32, TS_SHAPE(2)));
+  g_assert_null(ts_function_call(f, &a, 1));
   ts_error *e = ts_error_take();
   g_assert_nonnull(e);
-  g_assert_nonnull(strstr(e->message, "variable 'w': variable_per_trace creates a variable on a "
-                                      "trace that is not its first"));
+  g_assert_nonnull(strstr(e->message, "variable 'w': variable_per_call creates a variable again "
+                                      "on a later trace"));
   ts_error_free(e);
-  g_assert_null(fresh_variable);
-  g_assert_cmpint(ts_function_n_concrete(f), ==, 1);
+  g_assert_cmpint(ts_function_n_concrete(f), ==, 0);
   /* eagerly there is no trace: every call may make one */
   ts_function_set_run_eagerly(f, 1);
-  g_assert_nonnull(ts_function_call(f, &b, 1));
-  ts_tensor_unref(fresh_variable);
+  g_assert_nonnull(ts_function_call(f, &a, 1));
+  ts_tensor *first = ts_tensor_ref(fresh_variable);
+  g_assert_nonnull(ts_function_call(f, &a, 1));
+  g_assert_true(fresh_variable != first);
   ts_tensor_unref(first);
+
+  /* made once, guarded: traced twice on the first call, one variable */
+  ts_function *g = ts_function_new("variable_once", variable_once, "x");
+  for (int i = 1; i <= 3; i++) {
+    ts_tensor *y = ts_function_call(g, &a, 1);
+    g_assert_nonnull(y);
+    g_assert_cmpfloat(ts_tensor_get_f64(y, 0), ==, 1 + i);
+  }
+  g_assert_cmpint(n_variables_made, ==, 1);
+  g_assert_cmpint(ts_function_trace_count(g), ==, 1);
+  ts_tensor_unref(guarded_variable);
+  guarded_variable = NULL;
+  ts_tensor_unref(fresh_variable);
+  fresh_variable = NULL;
+  ts_function_free(g);
   ts_function_free(f);
   ts_scope_end(s);
 }
@@ -405,6 +436,60 @@ static void test_input_signature_converts_host_values(void)
   ts_function_free(g);
   ts_function_free(f);
   unlisten(id, &e);
+  ts_scope_end(s);
+}
+
+#define LIST(...) ((ts_value){ .kind = TS_VALUE_LIST, .list = { (const ts_value[]){ __VA_ARGS__ }, \
+                   (int)(sizeof((ts_value[]){ __VA_ARGS__ }) / sizeof(ts_value)) } })
+
+/* Host lists given where the signature wants a tensor convert to its dtype,
+ * as tf.function converts [1, 2, 3] for a TensorSpec([None], tf.float32). */
+static void test_input_signature_converts_host_lists(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *f = ts_function_new("sq", square_plus_two, "x");
+  g_assert_true(ts_function_set_input_signature(f, &(ts_spec){ TS_F32, TS_SHAPE(-1) }, 1));
+  ts_value ints = LIST(TS_INT_VALUE(1), TS_INT_VALUE(2), TS_INT_VALUE(3));
+  ts_tensor *y = ts_function_call(f, &ints, 1);
+  g_assert_nonnull(y);
+  g_assert_cmpint(ts_tensor_dtype(y), ==, TS_F32);
+  g_assert_true(ts_shape_equal(ts_tensor_shape(y), TS_SHAPE(3)));
+  g_assert_cmpfloat(ts_tensor_get_f64(y, 2), ==, 11);
+  ts_value floats = LIST(TS_FLOAT_VALUE(0.5), TS_FLOAT_VALUE(1.5));
+  g_assert_cmpfloat(ts_tensor_get_f64(ts_function_call(f, &floats, 1), 1), ==, 4.25);
+  ts_value empty = { .kind = TS_VALUE_LIST };
+  g_assert_cmpint(ts_tensor_size(ts_function_call(f, &empty, 1)), ==, 0);
+  g_assert_cmpint(ts_function_trace_count(f), ==, 1);
+
+  ts_function *g = ts_function_new("sq", square_plus_two, "x");
+  g_assert_true(ts_function_set_input_signature(g, &(ts_spec){ TS_I32, TS_SHAPE(2, 2) }, 1));
+  ts_value rows = LIST(LIST(TS_INT_VALUE(1), TS_INT_VALUE(2)), LIST(TS_INT_VALUE(3), TS_INT_VALUE(4)));
+  y = ts_function_call(g, &rows, 1);
+  g_assert_nonnull(y);
+  g_assert_cmpint(ts_tensor_dtype(y), ==, TS_I32);
+  g_assert_cmpint(ts_tensor_get_i64(y, 3), ==, 18);
+  const struct {
+    ts_value arg;
+    const char *message;
+  } bad[] = {
+    { LIST(LIST(TS_FLOAT_VALUE(1.5), TS_FLOAT_VALUE(2)), LIST(TS_FLOAT_VALUE(3), TS_FLOAT_VALUE(4))),
+      "sq: arg 0 (x): a host list of floats does not convert to int32 (input signature)" },
+    { LIST(LIST(TS_INT_VALUE(1)), LIST(TS_INT_VALUE(2), TS_INT_VALUE(3))),
+      "sq: arg 0 (x): a host list converts to a int32 tensor (input signature) only when it is a "
+      "rectangular list of numbers or of bools" },
+    { LIST(TS_INT_VALUE(1), TS_INT_VALUE(2)),
+      "sq: arg 0 (x) does not match the input signature: expected i32[2,2], got i32[2]" },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_assert_null(ts_function_call(g, &bad[i].arg, 1));
+    ts_error *err = ts_error_take();
+    g_assert_nonnull(err);
+    g_assert_cmpstr(err->message, ==, bad[i].message);
+    ts_error_free(err);
+  }
+  g_assert_cmpint(ts_function_trace_count(g), ==, 1);
+  ts_function_free(g);
+  ts_function_free(f);
   ts_scope_end(s);
 }
 
@@ -964,6 +1049,7 @@ static void test_nested_function_traced_once(void)
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
+  serial_check_install();
   g_test_add_func("/trace/cache-and-reasons", test_cache_and_reasons);
   g_test_add_func("/trace/failed-trace-reported", test_failed_trace_reported);
   g_test_add_func("/trace/frequent-retracing-warning", test_frequent_retracing_warning);
@@ -972,6 +1058,8 @@ int main(int argc, char **argv)
   g_test_add_func("/trace/variables-on-first-trace-only", test_variables_on_first_trace_only);
   g_test_add_func("/trace/fail-on-retrace", test_fail_on_retrace);
   g_test_add_func("/trace/input-signature", test_input_signature);
+  g_test_add_func("/trace/input-signature-converts-host-lists",
+                  test_input_signature_converts_host_lists);
   g_test_add_func("/trace/input-signature-converts-host-values",
                   test_input_signature_converts_host_values);
   g_test_add_func("/trace/reduce-retracing", test_reduce_retracing);

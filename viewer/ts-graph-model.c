@@ -165,13 +165,25 @@ static void build_graph(builder *b, const ts_graph *g, int parent, const char *o
   }
 }
 
+/* A tensor's size in bytes for the edge widths: unknown dims count as 1,
+ * a zero dim makes it empty, and a size past int64 saturates. */
 static int64_t tensor_bytes(ts_dtype dtype, ts_shape shape)
 {
-  int64_t n = 1;
-  for (int i = 0; i < shape.rank; i++)
+  int64_t n = (int64_t)ts_dtype_size(dtype);
+  bool over = false;
+  for (int i = 0; i < MIN(shape.rank, TS_MAX_RANK); i++) {
+    if (shape.dim[i] == 0)
+      return 0;
     if (shape.dim[i] > 0)
-      n *= shape.dim[i];
-  return n * (int64_t)ts_dtype_size(dtype);
+      over = over || __builtin_mul_overflow(n, shape.dim[i], &n);
+  }
+  return over ? INT64_MAX : n;
+}
+
+static int64_t add_bytes(int64_t a, int64_t b)
+{
+  int64_t sum;
+  return __builtin_add_overflow(a, b, &sum) ? INT64_MAX : sum;
 }
 
 /* Op edges of g: one per distinct tensor (or control dependency) a node
@@ -1057,7 +1069,7 @@ GArray *ts_view_model_visible_edges(const ts_view_model *model, const ts_view_st
     if (k > 0 && r[-1].src == r->src && r[-1].dst == r->dst && r[-1].control == r->control) {
       ts_view_edge *last = &g_array_index(out, ts_view_edge, out->len - 1);
       last->count++;
-      last->bytes += e->bytes;
+      last->bytes = add_bytes(last->bytes, e->bytes);
       continue;
     }
     ts_view_edge ve = {

@@ -27,26 +27,28 @@ int64_t arg_count(ts_call *c, int i, const char *fn)
   return ts_failed() ? -1 : n;
 }
 
-/* The programs' Python globals: tf.Variables, made on the first call
- * outside any trace (as a variable is made before the tf.function that
- * uses it), and an iterator.  Released when the module is unloaded. */
+/* The programs' Python globals: tf.Variables, made when the module loads
+ * (as a variable is made before the tf.function that uses it: one made by
+ * the function's first call would have it traced twice, as tf.function
+ * does), and an iterator.  Released when the module is unloaded. */
 static struct {
   ts_tensor *v;   /* find_next_odd: v = tf.Variable(5) */
   ts_tensor *var; /* side_effect: var = tf.Variable(0) */
   int next;       /* side_effect: iterator = iter([0, 1, 2, 3]) */
 } globals;
 
+__attribute__((constructor)) static void globals_init(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  globals.v = ts_variable_new(ts_scalar_i32(5), "v");
+  globals.var = ts_variable_new(ts_scalar_i32(0), "var");
+  ts_scope_end(scope);
+}
+
 __attribute__((destructor)) static void globals_release(void)
 {
   ts_tensor_unref(globals.v);
   ts_tensor_unref(globals.var);
-}
-
-static ts_tensor *global_variable(ts_tensor **slot, int32_t initial, const char *name)
-{
-  if (!*slot)
-    TS_INIT_SCOPE { *slot = ts_variable_new(ts_scalar_i32(initial), name); }
-  return *slot;
 }
 
 /* ---- "Better performance with tf.function and AutoGraph" (TF 2.0) ------------- */
@@ -191,7 +193,7 @@ static ts_tensor *custom_model(ts_call *c)
  * It returns v's new value (the guide's returns nothing). */
 static ts_tensor *find_next_odd(ts_call *c)
 {
-  ts_tensor *v = global_variable(&globals.v, 5, "v");
+  ts_tensor *v = globals.v;
   ts_assign(v, ts_add(ts_read(v), like(v, 1)));
   TS_IF (ts_equal(ts_mod(ts_read(v), like(v, 2)), like(v, 0))) {
     ts_assign(v, ts_add(ts_read(v), like(v, 1)));
@@ -433,7 +435,7 @@ static ts_tensor *side_effect(ts_call *c)
     ts_error_set(TS_ERR_OUT_OF_RANGE, TS_HERE, NULL, "side_effect: the iterator is exhausted");
     return NULL;
   }
-  ts_tensor *var = global_variable(&globals.var, 0, "var");
+  ts_tensor *var = globals.var;
   ts_assign_add(var, ts_scalar_i32(iterator[globals.next++]));
   ts_print("Value of variable:", ts_read(var));
   return ts_read(var);

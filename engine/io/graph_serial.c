@@ -125,8 +125,13 @@ static GVariant *ids_variant(const int *ids, int n)
   return g_variant_new_fixed_array(G_VARIANT_TYPE_INT32, ids, (gsize)n, sizeof *ids);
 }
 
+/* A shape's dims; an unknown rank as the one dim UNKNOWN_RANK_DIM. */
+#define UNKNOWN_RANK_DIM (-2)
 static GVariant *dims_variant(const int64_t *dims, int n)
 {
+  static const int64_t unknown_rank = UNKNOWN_RANK_DIM;
+  if (n == TS_RANK_UNKNOWN)
+    return g_variant_new_fixed_array(G_VARIANT_TYPE_INT64, &unknown_rank, 1, sizeof unknown_rank);
   return g_variant_new_fixed_array(G_VARIANT_TYPE_INT64, dims, (gsize)n, sizeof *dims);
 }
 
@@ -405,24 +410,25 @@ static bool read_dtype(reader *r, const char *name, const char *what, ts_dtype *
 }
 
 /* Rank within TS_MAX_RANK, dims >= 0 (or -1, unknown, where allowed), and
- * a product of the known dims that int64 holds. */
+ * when every dim is known a product that int64 holds: an unknown dim may
+ * be 0, so [?, 2^40, 2^40] can hold a tensor, as the tracer allows. */
 static bool read_shape(reader *r, GVariant *v, bool unknown_ok, const char *what, ts_shape *out)
 {
   gsize rank;
   const int64_t *dims = g_variant_get_fixed_array(v, &rank, sizeof *dims);
   if (rank > TS_MAX_RANK)
     return bad(r, "%s has rank %zu, at most %d", what, (size_t)rank, TS_MAX_RANK);
+  if (unknown_ok && rank == 1 && dims[0] == UNKNOWN_RANK_DIM) {
+    *out = (ts_shape){ .rank = TS_RANK_UNKNOWN };
+    return true;
+  }
   *out = (ts_shape){ .rank = (int)rank };
-  int64_t known[TS_MAX_RANK], product;
-  int n_known = 0;
   for (gsize d = 0; d < rank; d++) {
     if (dims[d] < (unknown_ok ? -1 : 0))
       return bad(r, "%s has dimension %zu of %" G_GINT64_FORMAT, what, (size_t)d, dims[d]);
     out->dim[d] = dims[d];
-    if (dims[d] >= 0)
-      known[n_known++] = dims[d];
   }
-  if (!ts__shape_product(known, n_known, &product))
+  if (ts_shape_size(*out) == TS_SHAPE_SIZE_INVALID)
     return bad(r, "%s has more elements than int64 counts", what);
   return true;
 }

@@ -111,20 +111,44 @@ static void list_store(ts_tensor *t, const ts_value *v, int64_t *at)
     ts__store_i64(t->dtype, t->data, k, v->kind == TS_VALUE_BOOL ? v->b : v->i);
 }
 
-static ts_tensor *list_to_tensor(ts_loc loc, const ts_call *call, int i, const ts_value *v)
+/* Can the scanned values be stored as dtype?  As tf.convert_to_tensor
+ * with a dtype: ints as any number, floats as floats, bools as bools. */
+static bool list_fits(const list_scan *s, ts_dtype dtype)
+{
+  if (s->any_float)
+    return ts_dtype_is_float(dtype);
+  if (s->any_int)
+    return dtype < TS_NUMERIC_DTYPE_COUNT && dtype != TS_BOOL;
+  return s->any_bool ? dtype == TS_BOOL : dtype < TS_NUMERIC_DTYPE_COUNT;
+}
+
+ts_tensor *ts__host_tensor(const ts_value *v, int dtype, const char **why)
 {
   list_scan s = { .leaf_depth = -1 };
   list_scan_value(&s, v, 0);
-  if (s.bad || (s.any_bool && (s.any_int || s.any_float)))
-    return arg_kind_error(loc, call, i, "a rectangular list of numbers or of bools", v);
-  /* [] is float32, as in TensorFlow */
-  ts_dtype dtype = s.any_bool ? TS_BOOL : s.any_int && !s.any_float ? (s.wide ? TS_I64 : TS_I32) : TS_F32;
-  ts_tensor *t = ts_tensor_new(dtype, s.shape);
+  if (s.bad || (s.any_bool && (s.any_int || s.any_float))) {
+    *why = "a rectangular list of numbers or of bools";
+    return NULL;
+  }
+  if (dtype < 0) /* [] is float32, as in TensorFlow */
+    dtype = s.any_bool ? TS_BOOL : s.any_int && !s.any_float ? (s.wide ? TS_I64 : TS_I32) : TS_F32;
+  else if (!list_fits(&s, (ts_dtype)dtype)) {
+    *why = s.any_float ? "floats" : s.any_int ? "ints" : "bools";
+    return NULL;
+  }
+  ts_tensor *t = ts_tensor_new((ts_dtype)dtype, s.shape);
   if (!t)
     return NULL;
   int64_t at = 0;
   list_store(t, v, &at);
   return t;
+}
+
+static ts_tensor *list_to_tensor(ts_loc loc, const ts_call *call, int i, const ts_value *v)
+{
+  const char *why = NULL;
+  ts_tensor *t = ts__host_tensor(v, -1, &why);
+  return t || !why ? t : arg_kind_error(loc, call, i, why, v);
 }
 
 ts_tensor *ts_arg_at(ts_loc loc, ts_call *call, int i)

@@ -35,6 +35,8 @@ enum {
   PH_COND,        /* TS_WHILE traced: the condition is traced next */
   PH_BODY_READY,  /* TS_FOR traced: the body is traced next */
   PH_BODY,
+  PH_PROBE_READY, /* traced loops: the While node is built; the probe runs next */
+  PH_PROBE,       /* the probe: the condition and body once more, as dead code */
 };
 
 /* What one traced branch left in a variable. */
@@ -43,6 +45,23 @@ typedef struct branch_out {
   ts_port port; /* in the branch graph */
   ts_info info;
 } branch_out;
+
+/* The jump flags code in region r (a block; NULL: the function's top) can
+ * set: the innermost enclosing loop's, and the function's. */
+typedef struct flag_set {
+  int n;
+  ts_tensor **slot[4];
+  const char *name[4];
+  bool is_bool[4];
+  ts_tensor *value[4]; /* cf_state.saved: the values at the statement's start */
+} flag_set;
+
+static void flag_set_add(flag_set *fs, ts_tensor **slot, const char *name, bool is_bool)
+{
+  fs->slot[fs->n] = slot;
+  fs->name[fs->n] = name;
+  fs->is_bool[fs->n++] = is_bool;
+}
 
 /* The tracing part of a statement.  A scalar variant tensor of the current
  * scope holds it, so that it is freed even when a `return` out of the block
@@ -68,6 +87,7 @@ typedef struct cf_state {
   bool flag_bool[4];     /* a flag (false by default) or the return value (zeros) */
   int n_unfolded;        /* loops: the slots before the jump flags were added */
   bool refolded;         /* loops: the condition is traced again with the flags */
+  flag_set saved;        /* the flags code in the statement can set, put back if it fails */
 } cf_state;
 
 /* ---- jumps: state kept outside the blocks -------------------------------------------
@@ -244,6 +264,8 @@ static void state_destroy(ts_variant *v)
   g_free(st);
 }
 
+static flag_set flags_of(ts_cf_block *r);
+
 /* Opens the traced statement in frame `outer`; counter (TS_FOR) becomes
  * the hidden slot 0.  NULL after an error. */
 static cf_state *state_new(ts_cf_block *b, ts_frame *outer, ts_tensor *counter)
@@ -267,6 +289,11 @@ static cf_state *state_new(ts_cf_block *b, ts_frame *outer, ts_tensor *counter)
     st->slots[st->n_hidden + i] = b->vars[i];
   for (int i = 0; i < st->n_slots; i++)
     st->before[i] = *st->slots[i];
+  /* (not a guard's: the records close guards at the function's end, when
+   * the region they guard may be a block a plain C `return` left) */
+  st->saved = b->guard ? (flag_set){ 0 } : flags_of(b->up);
+  for (int i = 0; i < st->saved.n; i++)
+    st->saved.value[i] = *st->saved.slot[i];
   b->state = st;
   return st;
 }
@@ -281,22 +308,6 @@ static void state_add_flag(cf_state *st, ts_tensor **slot, const char *name, boo
   st->before[i] = *slot;
   st->flag_name[st->n_flags] = name;
   st->flag_bool[st->n_flags++] = is_bool;
-}
-
-/* The jump flags code in region r (a block; NULL: the function's top) can
- * set: the innermost enclosing loop's, and the function's. */
-typedef struct flag_set {
-  int n;
-  ts_tensor **slot[4];
-  const char *name[4];
-  bool is_bool[4];
-} flag_set;
-
-static void flag_set_add(flag_set *fs, ts_tensor **slot, const char *name, bool is_bool)
-{
-  fs->slot[fs->n] = slot;
-  fs->name[fs->n] = name;
-  fs->is_bool[fs->n++] = is_bool;
 }
 
 static flag_set flags_of(ts_cf_block *r)
@@ -383,6 +394,9 @@ static void iter_scope_end(ts_cf_block *b, bool next)
   ts_scope *current = b->state, *previous = ts__scope_parent(current);
   ts__scope_leave_keep(current);
   ts__scope_leave_keep(previous);
+  /* What the ended iteration made, the variables aside, the next may not use. */
+  if (next && !ts__context()->carried_ok)
+    ts__scope_mark_carried(current, b->loc, kind_names[b->kind], keep, n);
   if (next) {
     ts__scope_clear(previous);
     ts__scope_enter(current);
@@ -419,6 +433,9 @@ static void block_fail(ts_cf_block *b)
         ts__frame_abort(ts__trace_frame());
       ts__frame_abort(st->frame);
     }
+    /* A jump in it may have set flags to values of the frames just dropped. */
+    for (int i = 0; i < st->saved.n; i++)
+      *st->saved.slot[i] = st->saved.value[i];
     state_close(b);
   }
   for (int i = 0; i < b->n_vars; i++)
@@ -782,6 +799,20 @@ static bool plain_loop_ends(ts_cf_block *b)
   return true;
 }
 
+/* A plain loop ends at a pending error (its body's ops fail from then on,
+ * and a fixed condition would keep it going) and when the thread's cancel
+ * flag is set, as a call ends at its next op.  false: the loop goes on. */
+static bool plain_loop_stopped(ts_cf_block *b)
+{
+  const int *flag = ts__context()->cancel_flag;
+  if (flag && __atomic_load_n(flag, __ATOMIC_RELAXED))
+    cf_error(b, TS_ERR_CANCELLED, "cancelled");
+  if (!ts_failed())
+    return false;
+  block_fail(b);
+  return true;
+}
+
 /* A loop's statement ended: a TS_RETURN in it is pending for the code after it. */
 static void loop_finished(ts_cf_block *b)
 {
@@ -868,8 +899,8 @@ static bool branch_reached_end(ts_cf_block *b)
 static bool branch_end(ts_cf_block *b, int which)
 {
   cf_state *st = b->state;
-  if (!frame_intact(b))
-    return false;
+  if (ts_failed() || !frame_intact(b))
+    return false; /* after an error the trace is lost: record nothing more */
   branch_out *outs = st->outs[which] = g_new0(branch_out, st->n_slots ? st->n_slots : 1);
   for (int i = 0; i < st->n_slots; i++) {
     ts_tensor *v = *st->slots[i];
@@ -886,24 +917,16 @@ static bool branch_end(ts_cf_block *b, int which)
   return true;
 }
 
-/* The most specific shape both branches agree on (-1 where they differ). */
-static bool merge_shapes(const ts_cf_block *b, int i, const branch_out *t, const branch_out *e,
-                         ts_shape *out)
+/* The most specific shape both branches agree on: -1 where dims differ,
+ * the rank unknown where ranks do (as tf.cond's shape is <unknown> then). */
+static ts_shape merge_shapes(ts_shape t, ts_shape e)
 {
-  if (t->info.shape.rank != e->info.shape.rank) {
-    char name[64], then_s[TS_INFO_STR], else_s[TS_INFO_STR];
-    cf_error(b, TS_ERR_SHAPE,
-             "%s has shape %s in the then branch but shape %s in the else branch; the ranks "
-             "must agree",
-             slot_name(b, b->state, i, name, sizeof name), ts__shape_msg_str(then_s, t->info.shape),
-             ts__shape_msg_str(else_s, e->info.shape));
-    return false;
-  }
-  *out = t->info.shape;
-  for (int d = 0; d < out->rank; d++)
-    if (t->info.shape.dim[d] != e->info.shape.dim[d])
-      out->dim[d] = -1;
-  return true;
+  if (t.rank != e.rank)
+    return (ts_shape){ .rank = TS_RANK_UNKNOWN };
+  for (int d = 0; d < t.rank; d++)
+    if (t.dim[d] != e.dim[d])
+      t.dim[d] = -1;
+  return t;
 }
 
 /* A Const node of value in g (a flag's default in a branch that left it unset). */
@@ -962,10 +985,7 @@ static int if_outputs(const ts_cf_block *b, ts_info *out)
       cf_error(b, TS_ERR_INVALID_ARGUMENT, "more than %d variables", TS_MAX_OUTPUTS);
       return -1;
     }
-    out[n_out].dtype = t->info.dtype;
-    if (!merge_shapes(b, i, t, e, &out[n_out].shape))
-      return -1;
-    n_out++;
+    out[n_out++] = (ts_info){ t->info.dtype, merge_shapes(t->info.shape, e->info.shape) };
   }
   return n_out;
 }
@@ -1118,7 +1138,7 @@ static bool loop_cond_end(ts_cf_block *b, ts_tensor *cond)
 }
 
 /* A loop variable keeps its dtype and shape (dims unknown before the loop
- * may be anything after an iteration). */
+ * may be anything after an iteration, any shape where the rank is unknown). */
 static bool check_loop_var(const ts_cf_block *b, int i, const ts_tensor *before,
                            const ts_tensor *after)
 {
@@ -1137,7 +1157,7 @@ static bool check_loop_var(const ts_cf_block *b, int i, const ts_tensor *before,
              name, ts_dtype_name(before->dtype), ts_dtype_name(after->dtype));
     return false;
   }
-  bool same = after->shape.rank == before->shape.rank;
+  bool same = before->shape.rank == TS_RANK_UNKNOWN || after->shape.rank == before->shape.rank;
   for (int d = 0; same && d < before->shape.rank; d++)
     same = before->shape.dim[d] < 0 || before->shape.dim[d] == after->shape.dim[d];
   if (!same) {
@@ -1232,7 +1252,7 @@ static bool body_end(ts_cf_block *b)
  * subgraphs [cond, body]. */
 static bool loop_build(ts_cf_block *b)
 {
-  if (!frame_intact(b) || !counter_step(b))
+  if (ts_failed() || !frame_intact(b) || !counter_step(b))
     return false;
   bool refold = b->broke || (current_fn && current_fn->returned);
   if (refold && !loop_add_flags(b))
@@ -1335,11 +1355,60 @@ static bool loop_node(ts_cf_block *b)
   for (int i = 0; i < n; i++)
     *st->slots[i] = ts__tensor_symbolic(node, i);
   state_close(b);
-  b->phase = PH_DONE;
+  b->phase = in_dead_code() || ts__context()->carried_ok ? PH_DONE : PH_PROBE_READY;
   ok = true;
 out:
   g_array_unref(all);
   return ok;
+}
+
+/* ---- the probe: values carried around a loop without being listed ------------------------
+ * C cannot tell which variables a loop body changes; the listed ones are
+ * loop variables.  A value one iteration makes and an unlisted C variable
+ * carries into the next would be the first iteration's value on every
+ * iteration of the graph, so once the While node is built its condition
+ * and body run once more as dead code (ops into a frame that is dropped,
+ * the variables and flags put back after): a value of the first pass that
+ * the second uses is refused there, naming it and the loop (tracer.c), as
+ * eagerly its use in the next iteration is (scope.c).  Host code in a
+ * traced loop body runs twice; a loop in the probe is probed no more. */
+static ts_info element_info(const ts_cf_block *b);
+
+static void probe_begin(ts_cf_block *b)
+{
+  if (n_records == MAX_RECORDS) {
+    cf_error(b, TS_ERR_INVALID_ARGUMENT, "more than %d jumps pending", MAX_RECORDS);
+    block_fail(b);
+    return;
+  }
+  flag_set fs = flags_of(b);
+  int nv = b->n_vars;
+  jump_record rec = { .region = b, .n = nv + fs.n };
+  rec.slots = g_new(ts_tensor **, rec.n);
+  rec.saved = g_new(ts_tensor *, rec.n);
+  for (int i = 0; i < rec.n; i++) {
+    rec.slots[i] = i < nv ? b->vars[i] : fs.slot[i - nv];
+    rec.saved[i] = *rec.slots[i];
+  }
+  for (int i = 0; i < fs.n; i++)
+    *fs.slot[i] = NULL; /* the body starts as the first pass did */
+  rec.dead = block_frame_push(b, "probe");
+  rec.dead->probe = true;
+  if (b->loop_var)
+    *b->loop_var = ts__frame_placeholder(rec.dead, "element", element_info(b));
+  records[n_records++] = rec;
+  b->phase = PH_PROBE;
+}
+
+/* The probe's body ended (body_reached_end closed its record). */
+static void probe_end(ts_cf_block *b)
+{
+  if (ts_failed())
+    block_fail(b);
+  else
+    b->phase = PH_DONE;
+  if (b->loop_var)
+    *b->loop_var = NULL;
 }
 
 /* ---- TS_WHILE ---------------------------------------------------------------------------- */
@@ -1369,7 +1438,9 @@ ts_cf_block ts__while_begin(ts_loc loc, ts_cf_block *up, ts_tensor **const *vars
 
 bool ts__while_wants_cond(ts_cf_block *b)
 {
-  bool wants = b->phase == PH_PLAIN || b->phase == PH_COND;
+  if (b->phase == PH_PROBE_READY)
+    probe_begin(b);
+  bool wants = b->phase == PH_PLAIN || b->phase == PH_COND || b->phase == PH_PROBE;
   if (wants)
     path_enter(b, "cond");
   return wants;
@@ -1382,9 +1453,11 @@ static bool while_test(ts_cf_block *b, ts_tensor *cond)
     block_fail(b);
     return false;
   }
-  if (b->phase == PH_BODY)
+  if (b->phase == PH_PROBE_READY) /* built after the condition traced again (refolded) */
+    probe_begin(b);
+  if (b->phase == PH_BODY || b->phase == PH_PROBE)
     return true;
-  if (b->phase != PH_PLAIN)
+  if (b->phase != PH_PLAIN || plain_loop_stopped(b))
     return false;
   if (!check_cond(b, cond)) {
     block_fail(b);
@@ -1424,6 +1497,8 @@ void ts__while_step(ts_cf_block *b)
   body_reached_end(b);
   if (b->phase == PH_BODY && !loop_build(b))
     block_fail(b);
+  else if (b->phase == PH_PROBE)
+    probe_end(b);
   else if (b->phase == PH_PLAIN && !plain_loop_ends(b))
     iter_scope_end(b, true);
 }
@@ -1439,6 +1514,17 @@ static bool is_range(const ts_iterable *it)
 static ts_dtype range_dtype(const ts_iterable *it)
 {
   return ts_dtype_promote(ts_dtype_promote(it->start->dtype, it->limit->dtype), it->delta->dtype);
+}
+
+/* What a TS_FOR's loop variable holds: a range's scalar, a row of a tensor. */
+static ts_info element_info(const ts_cf_block *b)
+{
+  const ts_iterable *it = &b->over;
+  if (is_range(it))
+    return (ts_info){ range_dtype(it), TS_SCALAR_SHAPE };
+  ts_shape row = { .rank = it->tensor->shape.rank - 1 };
+  memcpy(row.dim, it->tensor->shape.dim + 1, (size_t)row.rank * sizeof row.dim[0]);
+  return (ts_info){ it->tensor->dtype, row };
 }
 
 static bool check_iterable(const ts_cf_block *b)
@@ -1658,7 +1744,12 @@ static bool for_next(ts_cf_block *b)
     b->phase = PH_BODY; /* its path entry was made with the element */
     return true;
   }
-  if (b->phase != PH_PLAIN)
+  if (b->phase == PH_PROBE_READY) {
+    probe_begin(b);
+    path_enter(b, "body");
+    return b->phase == PH_PROBE;
+  }
+  if (b->phase != PH_PLAIN || plain_loop_stopped(b))
     return false;
   int64_t n;
   if (!plain_count(b, &n)) {
@@ -1702,6 +1793,8 @@ void ts__for_step(ts_cf_block *b)
       *b->loop_var = NULL; /* its value belonged to the body's graph */
     else
       block_fail(b);
+  } else if (b->phase == PH_PROBE) {
+    probe_end(b);
   }
 }
 

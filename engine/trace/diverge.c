@@ -887,6 +887,7 @@ bool ts_diverge(ts_function *fn, const ts_value *args, int n_args, const ts_dive
     return false;
   ts_scope *scope = ts_scope_begin();
   ts_value *converted = NULL;
+  ts__context()->carried_ok++; /* what the modes make of an unlisted loop value is compared */
   ts_concrete *cf = ts__function_resolve(fn, &args, n_args, &converted);
   if (!cf && !ts_failed())
     ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
@@ -905,6 +906,7 @@ bool ts_diverge(ts_function *fn, const ts_value *args, int n_args, const ts_dive
                  e && e->message ? e->message : "failed");
     ts_error_free(e);
   }
+  ts__context()->carried_ok--;
   g_free(eager_error);
   g_free(converted);
   ts_scope_end(scope);
@@ -916,6 +918,7 @@ bool ts_diverge(ts_function *fn, const ts_value *args, int n_args, const ts_dive
 ts_tensor *ts__diverge_check_call(ts_function *f, const ts_value *args, int n_args)
 {
   ts_value *converted = NULL;
+  ts__context()->carried_ok++; /* as in ts_diverge */
   ts_concrete *cf = ts__function_resolve(f, &args, n_args, &converted);
   ts_tensor *graph = NULL;
   ts_diverge_report *rep = NULL;
@@ -924,6 +927,7 @@ ts_tensor *ts__diverge_check_call(ts_function *f, const ts_value *args, int n_ar
     graph = ts_function_call_eager(f, args, n_args);
   else if (cf)
     diverge_run(f, cf, args, n_args, NULL, &rep, &graph, &eager_error);
+  ts__context()->carried_ok--;
   GString *msg = g_string_new(NULL);
   if (graph && eager_error)
     g_string_append_printf(msg, "%s%s: the eager run failed where the graph ran (check mode): %s",

@@ -22,6 +22,13 @@ typedef struct ts_signature {
  * lists) as a public function `func` receives them; false + error. */
 bool ts__values_check(const char *func, const ts_value *args, int n);
 
+/* A host number or rectangular (nested) list of numbers or of bools as a
+ * tensor (call.c): of dtype, or with dtype -1 of the dtype tf.constant
+ * gives it.  NULL with *why set ("ints" that do not convert to dtype, or
+ * what v should have been) and no error; NULL with an error when the
+ * tensor cannot be made. */
+ts_tensor *ts__host_tensor(const ts_value *v, int dtype, const char **why);
+
 /* Builds the signature of a call's arguments.  false + error on a bad value. */
 bool ts__signature_init(ts_signature *sig, const ts_value *args, int n);
 void ts__signature_clear(ts_signature *sig);

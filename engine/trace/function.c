@@ -415,9 +415,20 @@ static ts_concrete *trace(ts_function *f, const ts_signature *sig, const ts_valu
   /* tf.function's singleton variables: only a first trace may create them */
   ts_context *c = ts__context();
   int retracing = f->trace_count > 0;
+  int64_t made = c->variables_made;
   c->retracing += retracing;
   ts_concrete *cf = trace_impl(f, sig, args);
   c->retracing -= retracing;
+  /* A first trace that made variables runs again with creation refused, as
+   * tf.function traces twice: a function that makes a variable on every
+   * call fails here instead of reusing the first one in silence, and one
+   * guarded to make it once gives the graph of its later traces. */
+  if (cf && !retracing && c->variables_made != made) {
+    concrete_free(cf);
+    c->retracing++;
+    cf = trace_impl(f, sig, args);
+    c->retracing--;
+  }
   trace_leave();
   return cf;
 }
@@ -722,41 +733,39 @@ static bool check_input_signature(const ts_function *f, const ts_value *args, in
   return true;
 }
 
-/* Host numbers given for a spec'd scalar become tensors of its dtype, as
- * tf.function converts a Python 5 for a tf.int32 TensorSpec: ints for any
- * numeric dtype, floats for float dtypes, bools for bool.  Anything else
- * is left for check_input_signature to reject.  out[] gets the arguments;
- * false + error for a value that does not convert. */
+/* Host numbers and lists given for a spec become tensors of its dtype, as
+ * tf.function converts a Python 5 or [1, 2] for a tf.int32 TensorSpec:
+ * ints for any numeric dtype, floats for float dtypes, bools for bool.
+ * The shape is the value's (check_input_signature holds it to the spec).
+ * Other host values are left for check_input_signature to reject.  out[]
+ * gets the arguments; false + error for a value that does not convert. */
 static bool convert_host_args(const ts_function *f, const ts_value *args, int n, ts_value *out)
 {
   for (int i = 0; i < n; i++) {
     out[i] = args[i];
-    if (i >= f->n_specs || args[i].kind == TS_VALUE_TENSOR)
+    const ts_value *v = &args[i];
+    bool host = v->kind == TS_VALUE_INT || v->kind == TS_VALUE_FLOAT ||
+                v->kind == TS_VALUE_BOOL || v->kind == TS_VALUE_LIST;
+    if (i >= f->n_specs || !host)
       continue;
     const ts_spec *s = &f->specs[i];
-    const ts_value *v = &args[i];
-    bool number = v->kind == TS_VALUE_INT || v->kind == TS_VALUE_FLOAT || v->kind == TS_VALUE_BOOL;
-    if (!number || s->shape.rank != 0)
-      continue;
-    bool ok = v->kind == TS_VALUE_INT ? s->dtype != TS_BOOL
-              : v->kind == TS_VALUE_FLOAT ? ts_dtype_is_float(s->dtype)
-                                          : s->dtype == TS_BOOL;
-    if (!ok) {
+    const char *why = NULL;
+    ts_tensor *t = ts__host_tensor(v, s->dtype, &why);
+    if (!t && why) {
       char label[128];
-      ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
-                   "%s: %s: a host %s does not convert to %s (input signature)", f->name,
-                   ts__arg_label(label, sizeof label, i, f->params, f->n_params),
-                   v->kind == TS_VALUE_FLOAT ? "float" : v->kind == TS_VALUE_BOOL ? "bool" : "int",
-                   ts_dtype_name(s->dtype));
-      return false;
+      ts__arg_label(label, sizeof label, i, f->params, f->n_params);
+      if (v->kind == TS_VALUE_LIST && !strcmp(why, "a rectangular list of numbers or of bools"))
+        ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
+                     "%s: %s: a host list converts to a %s tensor (input signature) only when "
+                     "it is %s", f->name, label, ts_dtype_name(s->dtype), why);
+      else
+        ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
+                     "%s: %s: a host %s%s does not convert to %s (input signature)", f->name,
+                     label, v->kind == TS_VALUE_LIST ? "list of " : "",
+                     v->kind == TS_VALUE_LIST ? why
+                     : v->kind == TS_VALUE_FLOAT ? "float" : v->kind == TS_VALUE_BOOL ? "bool" : "int",
+                     ts_dtype_name(s->dtype));
     }
-    ts_tensor *t = v->kind == TS_VALUE_INT ? ts_scalar_i64(v->i)
-                   : v->kind == TS_VALUE_FLOAT ? ts_scalar_f64(v->f)
-                                               : ts_scalar_bool(v->b);
-    ts_attr to = TS_ATTR_DT(s->dtype);
-    ts__implicit(+1);
-    t = t && t->dtype != s->dtype ? ts__dispatch1((ts_loc){ 0 }, TS_OP_CAST, &t, 1, &to) : t;
-    ts__implicit(-1);
     if (!t)
       return false;
     out[i] = TS_TENSOR_VALUE(t);

@@ -30,6 +30,7 @@ struct ts_frame {
   int last_stateful;     /* node id of the previous stateful op, -1 if none */
   ts_loc block_loc;      /* the statement whose branch or body this frame traces */
   const char *block_kind; /* "TS_IF", "TS_WHILE", "TS_FOR"; NULL for a function's frame */
+  bool probe;            /* a loop's condition and body run again (control_flow.c) */
   ts_op_handler handler; /* records ops into graph while the frame is innermost */
 };
 

@@ -2,12 +2,87 @@
  * automatic control dependencies between stateful ops. */
 #include "trace-private.h"
 
+/* An output no tensor can have: all dims known and more elements than
+ * int64 counts (unknown dims on the inputs let an op's inference accept
+ * it).  The graph format refuses such a shape, so the tracer does too. */
+static bool outputs_countable(const ts_op_call *call, const ts_info *info, int n_out)
+{
+  for (int i = 0; i < n_out; i++) {
+    if (ts_shape_size(info[i].shape) != TS_SHAPE_SIZE_INVALID)
+      continue;
+    char buf[TS_INFO_STR];
+    ts__op_fail(call->loc, call->def, TS_ERR_SHAPE,
+                "output %d would be %s, more elements than int64 counts", i,
+                ts__info_str(buf, info[i].dtype, info[i].shape));
+    return false;
+  }
+  return true;
+}
+
+/* The op's inference on call with its inputs of unknown rank standing in
+ * as rank `rank`, dims unknown.  false (and no error) when it refuses. */
+static bool infer_at_rank(const ts_op_call *call, int rank, ts_info *info, int *n_out)
+{
+  ts_tensor stand_in[TS_MAX_INPUTS];
+  ts_tensor *in[TS_MAX_INPUTS];
+  for (int i = 0; i < call->n_in; i++) {
+    in[i] = call->in[i];
+    if (in[i]->shape.rank != TS_RANK_UNKNOWN)
+      continue;
+    stand_in[i] = *in[i];
+    stand_in[i].shape = (ts_shape){ .rank = rank };
+    for (int d = 0; d < rank; d++)
+      stand_in[i].shape.dim[d] = -1;
+    in[i] = &stand_in[i];
+  }
+  ts_op_call c = *call;
+  c.in = in;
+  bool ok = ts__dispatch_infer(&c, info, n_out);
+  if (!ok)
+    ts_error_free(ts_error_take()); /* infer_unknown_rank runs only without a pending error */
+  return ok;
+}
+
+/* An input of unknown rank: the op's inference runs on stand-ins of each
+ * rank in turn for the outputs' dtypes; an output that two ranks give
+ * alike keeps its shape (a full reduction's scalar), the others' ranks are
+ * unknown too, as TensorFlow's shape inference gives <unknown>. */
+static bool infer_unknown_rank(const ts_op_call *call, ts_info *info, int *n_out)
+{
+  for (int r = 0; r < TS_MAX_RANK; r++) {
+    if (!infer_at_rank(call, r, info, n_out))
+      continue;
+    ts_info next[TS_MAX_OUTPUTS];
+    int n_next;
+    bool alike = infer_at_rank(call, r + 1, next, &n_next) && n_next == *n_out;
+    for (int i = 0; i < *n_out; i++)
+      if (!alike || !ts_shape_equal(info[i].shape, next[i].shape))
+        info[i].shape = (ts_shape){ .rank = TS_RANK_UNKNOWN };
+    return true;
+  }
+  ts__op_fail(call->loc, call->def, TS_ERR_SHAPE,
+              "takes no input of unknown rank here (an If whose branches give ranks that "
+              "differ); give the branches one rank, e.g. with ts_reshape");
+  return false;
+}
+
+static bool any_unknown_rank(const ts_op_call *call)
+{
+  for (int i = 0; i < call->n_in; i++)
+    if (call->in[i]->shape.rank == TS_RANK_UNKNOWN)
+      return true;
+  return false;
+}
+
 /* Records an op as a node of the frame's graph instead of running it. */
 static int trace_run(ts_op_handler *self, const ts_op_call *call, ts_tensor **out)
 {
   ts_info info[TS_MAX_OUTPUTS];
   int n_out;
-  if (!ts__dispatch_infer(call, info, &n_out))
+  bool inferred = G_UNLIKELY(any_unknown_rank(call)) && !ts_failed()
+                    ? infer_unknown_rank(call, info, &n_out)
+                    : ts__dispatch_infer(call, info, &n_out);
+  if (!inferred || !outputs_countable(call, info, n_out))
     return -1;
   return ts__trace_record(self->data, call->loc, call->def, call->in, call->n_in, call->attrs,
                           info, n_out, out);
@@ -196,7 +271,18 @@ bool ts__frame_source_port(ts_frame *frame, ts_source src, ts_port *out)
     *out = lift_concrete(frame, src.value);
   } else {
     if (!frame->outer || !frame_on_stack(frame->outer, src.node->graph)) {
-      if (src.node->graph->parent) /* a branch or loop body of this trace */
+      const ts_frame *probe = frame;
+      while (probe && !probe->probe)
+        probe = probe->outer;
+      if (probe) /* the value came round from the loop's first pass */
+        ts_error_set(TS_ERR_INVALID_ARGUMENT, src.node->loc, NULL,
+                     "'%s' was made by an iteration of the %s loop at %s:%d and is used by "
+                     "the next one; a value carried around a loop must be one of the loop's "
+                     "listed variables (&x, ...), or each iteration of the traced loop would "
+                     "see the value from before the loop",
+                     src.node->name, probe->block_kind, probe->block_loc.file,
+                     probe->block_loc.line);
+      else if (src.node->graph->parent) /* a branch or loop body of this trace */
         ts_error_set(TS_ERR_INVALID_ARGUMENT, src.node->loc, NULL,
                      "'%s' was made inside a TS_IF/TS_WHILE/TS_FOR block (%s) and is used after "
                      "it; a value that leaves a block must be one of the block's listed "
