@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define TS_ABI_VERSION 5
+#define TS_ABI_VERSION 6
 #define TS_MAX_RANK 8
 #define TS_API __attribute__((visibility("default")))
 
@@ -539,6 +539,11 @@ typedef struct ts_op_event {
   uint64_t parent_seq;           /* graph mode: its op's seq; 0 otherwise */
   const ts_concrete *concrete;   /* see above; NULL if none */
   const ts_node *traced;         /* see above; NULL if none */
+  uint32_t stream;               /* the device's stream that ran it (0: its only one) */
+  uint64_t correlation;          /* ties the device activity it caused to it (ts_activity) */
+  /* Its time on the device (CLOCK_MONOTONIC), 0 until known: the backend's
+   * activity records bring it to a collector later (a profiler's). */
+  uint64_t device_start_ns, device_end_ns;
 } ts_op_event;
 
 /* Why a function was traced. */
@@ -568,6 +573,7 @@ typedef enum ts_warning_kind {
   TS_WARNING_FREQUENT_RETRACING,
   TS_WARNING_RETRACE_LIMIT,      /* calls now run eagerly */
   TS_WARNING_DIVERGENCE,         /* check mode: eager and graph results differ */
+  TS_WARNING_DEVICE_FALLBACK,    /* an op the device cannot run ran on the CPU */
   TS_WARNING_KIND_COUNT
 } ts_warning_kind;
 

@@ -232,7 +232,7 @@ static void test_bad_arguments(void)
 
   /* refused modules */
   char *path = g_test_build_filename(G_TEST_BUILT, "modules", "wrong-abi.so", NULL);
-  expect_failure(cli("list", path, NULL), 1, "was built for Tracescope ABI 7, this is ABI 5");
+  expect_failure(cli("list", path, NULL), 1, "was built for Tracescope ABI 7, this is ABI 6");
   g_free(path);
   path = g_test_build_filename(G_TEST_BUILT, "modules", "no-symbol.so", NULL);
   expect_failure(cli("run", path, "f", NULL), 1, "symbol tracescope_module not found");

@@ -398,7 +398,7 @@ static void test_refused_modules(void)
 {
   char *path = test_module_path("wrong-abi.so");
   g_assert_null(ts_module_open(path));
-  expect_error(TS_ERR_FORMAT, path, "was built for Tracescope ABI 7, this is ABI 5", NULL);
+  expect_error(TS_ERR_FORMAT, path, "was built for Tracescope ABI 7, this is ABI 6", NULL);
   g_free(path);
 
   path = test_module_path("no-symbol.so");
@@ -473,7 +473,7 @@ static void test_static_modules(void)
     expect_error(TS_ERR_FORMAT, bad[i].error, NULL);
   }
   g_assert_null(ts_module_new_static(&(ts_module_info){ 1, "t", good, 2 }, "here"));
-  expect_error(TS_ERR_FORMAT, "'here' was built for Tracescope ABI 1, this is ABI 5", NULL);
+  expect_error(TS_ERR_FORMAT, "'here' was built for Tracescope ABI 1, this is ABI 6", NULL);
   /* no exports at all is a valid, empty module */
   m = ts_module_new_static(&(ts_module_info){ TS_ABI_VERSION, "empty", NULL, 0 }, NULL);
   g_assert_cmpint(ts_module_n_functions(m), ==, 0);
