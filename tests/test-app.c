@@ -617,7 +617,7 @@ static void test_wrong_abi_refused(void)
 {
   g_autofree char *path = g_build_filename(TS_TEST_MODULES_DIR, "wrong-abi.so", NULL);
   const char *error = open_refused(path);
-  g_assert_nonnull(strstr(error, "was built for Tracescope ABI 7, this is ABI 5"));
+  g_assert_nonnull(strstr(error, "was built for Tracescope ABI 7, this is ABI 6"));
 }
 
 static void test_missing_symbol_refused(void)
