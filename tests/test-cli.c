@@ -692,6 +692,17 @@ static void test_device(void)
                       NULL), cpu.out);
     cli_result_clear(&cpu);
   }
+  /* profile: the kernels' device times per op, in graph mode from the replayed plan */
+  cli_result prof = cli("profile", "seeds", "sequential_model", "--repeat", "2", "--device", "SIM:0",
+                        NULL);
+  g_assert_cmpint(prof.status, ==, 0);
+  const char *table = strstr(prof.out, "Device time by op (graph, kernels on the device's stream)");
+  g_assert_nonnull(table);
+  g_assert_true(g_regex_match_simple("\\n  _FusedMatMul +202 ", table, 0, 0)); /* 101 a call */
+  cli_result_clear(&prof);
+  prof = cli("profile", "seeds", "sequential_model", "--repeat", "2", NULL);
+  g_assert_null(strstr(prof.out, "Device time")); /* the CPU has no device records */
+  cli_result_clear(&prof);
   /* the debugger shows a device tensor's statistics as the CPU's */
   char *commands = write_commands("print in 1\ncontinue\nprint in 1\nc\n");
   cli_result dbg[2];
