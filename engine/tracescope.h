@@ -823,6 +823,9 @@ TS_API void ts_run_functions_eagerly(bool eagerly);
 TS_API bool ts_functions_run_eagerly(void);
 /* Per function: 1 eagerly, 0 graph, -1 follow the global switch (default). */
 TS_API void ts_function_set_run_eagerly(ts_function *fn, int mode);
+/* Places fn's calls on device b (its ops run there, as in a
+ * TS_DEVICE_SCOPE around each call); NULL: wherever the caller is. */
+TS_API void ts_function_set_device(ts_function *fn, const ts_backend *b);
 
 /* Calls must fit these specs (one per argument, all tensors); dims of -1
  * accept any size, so such calls never retrace.  false + error if bad. */

@@ -339,6 +339,34 @@ static void test_plan_replay(void)
   ts_scope_end(scope);
 }
 
+/* Placement per function: its calls run on its device wherever the
+ * caller is; per scope and per call (TS_DEVICE_SCOPE) otherwise. */
+static void test_function_placement(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("layers", layers, "x, w");
+  ts_tensor *x = matrix(4, 16, 0.5f), *w = matrix(16, 16, -0.25f);
+  ts_value args[2] = { TS_TENSOR_VALUE(x), TS_TENSOR_VALUE(w) };
+  ts_tensor *want = ts_function_call(fn, args, 2);
+  g_assert_true(ts_tensor_backend(want) == ts_backend_cpu());
+  ts_function_set_device(fn, sim());
+  for (int eager = 0; eager < 2; eager++) {
+    ts_function_set_run_eagerly(fn, eager);
+    ts_tensor *got = ts_function_call(fn, args, 2);
+    g_assert_true(ts_tensor_backend(got) == sim());
+    assert_close(want, got);
+    g_assert_true(ts_current_device() == ts_backend_cpu()); /* the caller's, as it was */
+  }
+  ts_function_set_device(fn, NULL);
+  TS_DEVICE_SCOPE(sim()) {
+    g_assert_true(ts_tensor_backend(ts_function_call(fn, args, 2)) == sim());
+  }
+  g_assert_true(ts_tensor_backend(ts_function_call(fn, args, 2)) == ts_backend_cpu());
+  assert_no_error();
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 /* ---- what a backend is asked ------------------------------------------------------------ */
 
 /* A backend of kind CPU (host memory) that refuses MatMul with
@@ -415,6 +443,7 @@ int main(int argc, char **argv)
   g_test_add_func("/sim/visible-fallback", test_visible_fallback);
   g_test_add_func("/sim/eager-activity", test_eager_activity);
   g_test_add_func("/sim/plan-replay", test_plan_replay);
+  g_test_add_func("/sim/function-placement", test_function_placement);
   g_test_add_func("/sim/supports-op-sees-shapes-and-attrs", test_supports_op_sees_shapes_and_attrs);
   return g_test_run();
 }
