@@ -140,6 +140,35 @@ static void test_graph_replayed(void)
   tsp_session_free(s);
 }
 
+/* The timeline's index has the stream as a track of its own, its spans
+ * the kernels, one by one at a fine resolution. */
+static void test_stream_track(void)
+{
+  tsp_session *s = profile(true, 2);
+  int n = check_charged(s, true);
+  tsp_lod *lod = tsp_lod_build(s);
+  int track = -1;
+  for (int t = 0; t < tsp_session_n_threads(s); t++)
+    if (strcmp(tsp_session_thread(s, t)->name, "SIM:0 stream") == 0)
+      track = t;
+  g_assert_cmpint(track, >=, 0);
+  g_assert_cmpint(tsp_lod_n_depths(lod, track), ==, 1); /* one kernel at a time */
+  uint64_t from, to;
+  tsp_lod_range(lod, &from, &to);
+  GArray *spans = g_array_new(FALSE, FALSE, sizeof(tsp_lod_span));
+  tsp_lod_query(lod, track, 0, from, to + 1, 1e-3, spans);
+  g_assert_cmpuint(spans->len, ==, (guint)n);
+  for (guint i = 0; i < spans->len; i++) {
+    const tsp_lod_span *sp = &g_array_index(spans, tsp_lod_span, i);
+    g_assert_cmpuint(sp->count, ==, 1);
+    g_assert_cmpint(sp->event->kind, ==, TSP_EVENT_DEVICE);
+    g_assert_cmpint(sp->op, ==, sp->event->op);
+  }
+  g_array_unref(spans);
+  tsp_lod_free(lod);
+  tsp_session_free(s);
+}
+
 /* Serialized (as the worker sends a profile) and read back, they stay. */
 static void test_serialized(void)
 {
@@ -160,6 +189,7 @@ int main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/profiler-device/eager", test_eager);
   g_test_add_func("/profiler-device/graph-replayed", test_graph_replayed);
+  g_test_add_func("/profiler-device/stream-track", test_stream_track);
   g_test_add_func("/profiler-device/serialized", test_serialized);
   return g_test_run();
 }
