@@ -68,10 +68,10 @@ typedef struct ts_backend_i {
   /* (optional) Waits for the work queued on the stream; false + error if
    * any of it failed.  NULL: the backend has no stream (all synchronous). */
   bool (*synchronize)(const ts_backend *b);
-  /* (optional) Events: recorded on the stream, done once the work queued
-   * before them has run; event_wait makes b's stream wait for an event of
-   * any backend; event_elapsed_ns gives the device time between two done
-   * events (false if either is not). */
+  /* (optional) Events of b: recorded on its stream, done once the work
+   * queued before them has run; event_wait makes b's stream wait for one
+   * (work queued after it runs after it); event_elapsed_ns gives the
+   * device time between two done events (false if either is not). */
   ts_device_event *(*event_new)(const ts_backend *b);
   void (*event_free)(const ts_backend *b, ts_device_event *e);
   bool (*event_record)(const ts_backend *b, ts_device_event *e);

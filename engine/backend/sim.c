@@ -424,7 +424,8 @@ static bool sim_from_host(const ts_backend *b, void *dst, const void *host_src, 
   return true;
 }
 
-/* Queued, or captured: into the plan as a node of its own. */
+/* Queued; while a plan captures, after what it captured (the capture is
+ * broken: the planner's poisoning is the only memset in a run). */
 static bool sim_memset(const ts_backend *b, void *dst, int value, size_t bytes)
 {
   sim *s = get();
@@ -555,8 +556,7 @@ static bool sim_event_record(const ts_backend *b, ts_device_event *e)
   return true;
 }
 
-/* One stream: work queued after an event of SIM:0 already runs after it.
- * An event of another backend is waited for on the host. */
+/* One stream: work queued after an event of SIM:0 already runs after it. */
 static bool sim_event_wait(const ts_backend *b, const ts_device_event *e)
 {
   return true;
