@@ -2,8 +2,8 @@
  * ops run.  A table of functions in the spirit of ggml's backends (learned
  * from ggml-backend-impl.h, written for this engine); members marked
  * (optional) may be NULL.  The CPU backend is built in, the simulated GPU
- * SIM:0 is registered in every build (backend/sim.c), and others (CUDA,
- * tests) register through ts_backend_register.
+ * SIM:0 (backend/sim.c) too, registered where TRACESCOPE_DEVICES names it
+ * ("sim"), and others (CUDA, tests) register through ts_backend_register.
  *
  * Kernels are per kind of device (ts_device_kind): every op's row in the
  * op table holds one kernel per kind, so a backend of kind CPU runs the CPU

@@ -63,6 +63,21 @@ static void test_registered(void)
   ts_scope_end(scope);
 }
 
+/* SIM:0 is there where TRACESCOPE_DEVICES names it (the tests' env), and
+ * not otherwise (a child process without it). */
+static void test_only_when_named(void)
+{
+  if (g_test_subprocess()) {
+    g_unsetenv("TRACESCOPE_DEVICES");
+    g_assert_cmpint(ts_backend_count(), ==, 1);
+    g_assert_null(ts_backend_by_name("SIM:0"));
+    return;
+  }
+  g_assert_cmpstr(g_getenv("TRACESCOPE_DEVICES"), ==, "sim");
+  g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed();
+}
+
 /* The host touching a SIM buffer faults at once (a child process). */
 static void test_host_dereference_crashes(void)
 {
@@ -436,6 +451,7 @@ int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/sim/registered", test_registered);
+  g_test_add_func("/sim/only-when-named", test_only_when_named);
   g_test_add_func("/sim/host-dereference-crashes", test_host_dereference_crashes);
   g_test_add_func("/sim/copies", test_copies);
   g_test_add_func("/sim/ops-and-events", test_ops_and_events);

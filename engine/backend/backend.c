@@ -12,8 +12,20 @@ static int n_backends; /* atomic: entries below it are complete */
 static pthread_mutex_t register_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The built-in backends, filled on first use: the CPU is entry 0, the
- * simulated GPU entry 1. */
+ * simulated GPU entry 1 where TRACESCOPE_DEVICES names it ("sim"; the
+ * tests set it), so that users see only the devices they have. */
 extern const ts_backend_i ts__cpu_backend_iface, ts__sim_backend_iface;
+
+static bool sim_wanted(void)
+{
+  const char *list = g_getenv("TRACESCOPE_DEVICES");
+  char **names = list ? g_strsplit(list, ",", -1) : NULL;
+  bool wanted = false;
+  for (int i = 0; names && names[i]; i++)
+    wanted |= g_ascii_strcasecmp(g_strstrip(names[i]), "sim") == 0;
+  g_strfreev(names);
+  return wanted;
+}
 
 static void ensure_cpu(void)
 {
@@ -21,9 +33,11 @@ static void ensure_cpu(void)
     return;
   pthread_mutex_lock(&register_lock);
   if (n_backends == 0) {
-    backends[0].iface = ts__cpu_backend_iface;
-    backends[1].iface = ts__sim_backend_iface;
-    __atomic_store_n(&n_backends, 2, __ATOMIC_RELEASE);
+    int n = 0;
+    backends[n++].iface = ts__cpu_backend_iface;
+    if (sim_wanted())
+      backends[n++].iface = ts__sim_backend_iface;
+    __atomic_store_n(&n_backends, n, __ATOMIC_RELEASE);
   }
   pthread_mutex_unlock(&register_lock);
 }
