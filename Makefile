@@ -60,6 +60,7 @@ bench: build
 	$(BUILD)/bench/tracescope-bench-debug
 	$(BUILD)/bench/tracescope-bench-diverge
 	$(BUILD)/bench/tracescope-bench-threads
+	$(BUILD)/bench/tracescope-bench-sim
 	scripts/bench-peers $(BUILD)
 
 # libFuzzer (clang), each target for FUZZ_SECONDS; fails on a finding.

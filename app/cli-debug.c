@@ -38,6 +38,7 @@ typedef struct debuggee {
   ts_function *fn;
   const cli_args *args;
   bool graph;
+  const ts_backend *device; /* NULL: the CPU */
   char *result;     /* owned (free()); NULL if the call failed */
   ts_error *error;
 } debuggee;
@@ -46,8 +47,12 @@ static gpointer debuggee_run(gpointer data)
 {
   debuggee *d = data;
   ts_run_functions_eagerly(!d->graph);
+  if (d->device)
+    ts_device_scope_begin(d->device);
   ts_tensor *out = ts_debug_call(d->s, d->fn, d->args->v, d->args->n);
   d->result = out ? ts_tensor_to_string(out) : NULL;
+  if (d->device)
+    ts_device_scope_end();
   d->error = ts_error_take();
   ts_release_all();
   return NULL;
@@ -276,7 +281,7 @@ static int debug(const cli_options *o)
   for (guint i = 0; i < o->breaks->len; i++)
     printf("breakpoint %d: %s\n", ts_debug_break_add(c.s, g_ptr_array_index(o->breaks, i)),
            (const char *)g_ptr_array_index(o->breaks, i));
-  debuggee d = { .s = c.s, .fn = fn, .args = &args, .graph = !o->eager };
+  debuggee d = { .s = c.s, .fn = fn, .args = &args, .graph = !o->eager, .device = o->device };
   GThread *thread = g_thread_new("debuggee", debuggee_run, &d);
   bool quit = false, finished = false;
   while (!finished) {

@@ -74,6 +74,21 @@ static int opt_threads(parser *p, const char *value)
   return 0;
 }
 
+static int opt_device(parser *p, const char *value)
+{
+  const ts_backend *b = ts_backend_by_name(value);
+  if (!b) {
+    GString *names = g_string_new(NULL);
+    for (int i = 0; i < ts_backend_count(); i++)
+      g_string_append_printf(names, "%s%s", i ? ", " : "", ts_backend_name(ts_backend_get(i)));
+    int ret = cli_fail(CLI_EXIT_USAGE, "--device needs one of %s, not '%s'", names->str, value);
+    g_string_free(names, TRUE);
+    return ret;
+  }
+  p->o->device = b;
+  return 0;
+}
+
 static int opt_concrete(parser *p, const char *value)
 {
   g_ptr_array_add(p->o->concrete, (char *)value);
@@ -261,6 +276,7 @@ static const struct option {
   { "--mode", "eager or graph (profile: or both)", CLI_RUN | CLI_PROFILE | CLI_DEBUG | CLI_HEALTH, opt_mode },
   { "--repeat", "a count", CLI_RUN | CLI_PROFILE, opt_repeat },
   { "--threads", "a count", CLI_RUN | CLI_PROFILE | CLI_DIVERGE | CLI_DEBUG | CLI_HEALTH, opt_threads },
+  { "--device", "a device name", CLI_RUN | CLI_PROFILE | CLI_DEBUG, opt_device },
   { "--concrete", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_concrete },
   { "--input-signature", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_DIVERGE | CLI_DEBUG | CLI_HEALTH, opt_input_signature },
   { "--reduce-retracing", NULL, CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_reduce_retracing },
@@ -405,6 +421,11 @@ int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv
   if (o->eager && o->concrete->len > 0)
     return cli_fail(CLI_EXIT_USAGE, "--concrete calls a traced graph: it cannot be combined "
                                     "with --mode eager");
+  if (o->isolate && o->device)
+    return cli_fail(CLI_EXIT_USAGE, "--isolate runs on the worker's CPU: it cannot be combined "
+                                    "with --device");
+  if (o->device) /* for the rest of the process (the debugger's thread opens its own) */
+    ts_device_scope_begin(o->device);
   if (o->threads >= 0) {
     /* this process, and a worker it starts (--isolate) through the environment */
     ts_set_threads(o->threads);

@@ -131,6 +131,8 @@ static int write_files(const cli_options *o, const tsp_session *s, const tsp_sta
   return 0;
 }
 
+static void print_device_table(const tsp_session *s, const tsp_filter *window, const char *mode);
+
 static int profile(const cli_options *o)
 {
   cli_args a = { 0 };
@@ -183,6 +185,8 @@ static int profile(const cli_options *o)
         cli_print_op_table(st[m], title, o->by, TOP_ROWS);
       }
       print_compare(c);
+      print_device_table(s, &c->eager_window, "eager");
+      print_device_table(s, &c->graph_window, "graph");
       ret = write_files(o, s, st, 2);
       tsp_stats_free((tsp_stats *)st[0]);
       tsp_stats_free((tsp_stats *)st[1]);
@@ -200,6 +204,7 @@ static int profile(const cli_options *o)
       g_autofree char *title = g_strdup_printf("Top ops by total time (%s, by %s)", mode, o->by);
       cli_print_op_table(st, title, o->by, TOP_ROWS);
       ret = write_files(o, s, &st, 1);
+      print_device_table(s, &window, mode);
       tsp_stats_free((tsp_stats *)st);
     }
   }
@@ -211,6 +216,58 @@ out:
   g_ptr_array_unref(none);
   ts_scope_end(scope);
   return ret;
+}
+
+/* Per op, the time its kernels took on the devices (DEVICE events, one
+ * track per device stream) in the runs of the window's ops: kernels run
+ * after their launch, perhaps after the window. */
+static void print_device_table(const tsp_session *s, const tsp_filter *window, const char *mode)
+{
+  GHashTable *runs = g_hash_table_new(g_int64_hash, g_int64_equal);
+  for (int t = 0; t < tsp_session_n_threads(s); t++) {
+    tsp_iter it;
+    tsp_iter_init(&it, s, t);
+    for (const tsp_event *e; (e = tsp_iter_next(&it));)
+      if (e->kind == TSP_EVENT_OP && e->run_id &&
+          (window->modes & (e->node ? TSP_MODE_GRAPH : TSP_MODE_EAGER)) &&
+          e->start_ns >= window->from_ns && (!window->to_ns || e->start_ns < window->to_ns))
+        g_hash_table_add(runs, (gpointer)&e->run_id);
+  }
+  GHashTable *by_op = g_hash_table_new(g_str_hash, g_str_equal); /* name -> row */
+  GPtrArray *rows = g_ptr_array_new_with_free_func(g_free);
+  uint64_t total = 0;
+  for (int t = 0; t < tsp_session_n_threads(s); t++) {
+    tsp_iter it;
+    tsp_iter_init(&it, s, t);
+    for (const tsp_event *e; (e = tsp_iter_next(&it));) {
+      if (e->kind != TSP_EVENT_DEVICE || !g_hash_table_contains(runs, &e->run_id))
+        continue;
+      const char *name = tsp_event_op_name(s, e);
+      uint64_t *row = g_hash_table_lookup(by_op, name);
+      if (!row) {
+        row = g_new0(uint64_t, 3);
+        row[2] = (uint64_t)(uintptr_t)name;
+        g_hash_table_insert(by_op, (char *)name, row);
+        g_ptr_array_add(rows, row);
+      }
+      row[0]++;
+      row[1] += e->end_ns - e->start_ns;
+      total += e->end_ns - e->start_ns;
+    }
+  }
+  if (rows->len) {
+    printf("\nDevice time by op (%s, kernels on the device's stream)\n", mode);
+    printf("  %-32s %7s %11s %10s %7s\n", "op", "count", "device µs", "mean µs", "share");
+    for (guint i = 0; i < rows->len; i++) {
+      const uint64_t *row = rows->pdata[i];
+      printf("  %-32.32s %7" G_GUINT64_FORMAT " %10.2f %10.3f %6.1f%%\n",
+             (const char *)(uintptr_t)row[2], row[0], row[1] / 1e3, row[1] / 1e3 / (double)row[0],
+             total ? 100.0 * (double)row[1] / (double)total : 0);
+    }
+  }
+  g_ptr_array_unref(rows);
+  g_hash_table_unref(by_op);
+  g_hash_table_unref(runs);
 }
 
 int cli_profile(int argc, char **argv)

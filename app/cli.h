@@ -54,6 +54,7 @@ typedef struct cli_options {
   bool isolate;               /* run: through a tracescope-worker process */
   int64_t repeat;
   int threads;                /* --threads (0: every core), applied by the parser; -1 if not given */
+  const ts_backend *device;   /* --device, opened on the parsing thread by the parser; NULL: CPU */
   const char *format;         /* graph: "text" or "dot" */
   const char *passes;         /* graph: the optimizer passes to run first, or NULL */
   const char *out;            /* render, profile: the file to write */

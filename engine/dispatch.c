@@ -157,10 +157,27 @@ static bool backend_runs(const ts_backend *b, const ts_op_call *call)
     return false;
   if (!bi->supports_op)
     return true;
-  ts_dtype dts[TS_MAX_INPUTS];
-  for (int i = 0; i < call->n_in; i++)
-    dts[i] = call->in[i]->dtype;
-  return bi->supports_op(b, call->def->op, dts, call->n_in);
+  ts_kernel_ctx k = { .def = call->def, .loc = call->loc, .backend = b, .n_in = call->n_in,
+                      .in = call->in, .attrs = call->attrs };
+  return bi->supports_op(b, &k);
+}
+
+/* Soft placement is visible: the op event says CPU, and the first time an
+ * op falls back from a device a warning says so. */
+static void warn_fallback(const ts_op_call *call, const ts_backend *device)
+{
+  static uint64_t warned[(TS_OP_COUNT + 63) / 64];
+  uint64_t bit = (uint64_t)1 << (call->def->op % 64);
+  if (__atomic_fetch_or(&warned[call->def->op / 64], bit, __ATOMIC_RELAXED) & bit)
+    return;
+  char *message = g_strdup_printf("%s:%d: %s has no kernel on %s: it runs on the CPU, its "
+                                  "inputs copied there and back", call->loc.file ? call->loc.file : "?",
+                                  call->loc.line, call->def->name, ts_backend_name(device));
+  ts_event ev = { .kind = TS_EVENT_WARNING };
+  ev.warning = (ts_warning_event){ .kind = TS_WARNING_DEVICE_FALLBACK, .function_name = "",
+                                   .message = message };
+  ts__listeners_emit(&ev);
+  g_free(message);
 }
 
 /* The backend that runs call: the thread's device, or the CPU when the
@@ -171,14 +188,32 @@ static const ts_backend *place(ts_context *c, const ts_op_call *call)
   const ts_backend *b = c->device ? c->device : cpu;
   if ((call->def->flags & TS_OPF_VARIABLE) && call->n_in > 0 && call->in[0]->backend)
     b = call->in[0]->backend;
-  return b == cpu || backend_runs(b, call) ? b : cpu;
+  if (b == cpu || backend_runs(b, call))
+    return b;
+  if (!(call->def->flags & TS_OPF_CONTROL_FLOW)) /* If and While run on the host anyway */
+    warn_fallback(call, b);
+  return cpu;
+}
+
+/* Correlation ids: unique in the process, handed out to each thread in
+ * blocks so that an op takes one without touching a shared counter. */
+static uint64_t next_correlation(ts_context *c)
+{
+  enum { BLOCK = 4096 };
+  static uint64_t next_block = 1;
+  if (G_UNLIKELY(c->corr_next == c->corr_end)) {
+    c->corr_next = __atomic_fetch_add(&next_block, BLOCK, __ATOMIC_RELAXED);
+    c->corr_end = c->corr_next + BLOCK;
+  }
+  return c->corr_next++;
 }
 
 /* ---- events -------------------------------------------------------------------------- */
 
 static void emit_op(ts_context *c, ts_event_kind kind, const ts_op_call *call,
                     const ts_backend *b, const ts_run_site *site, const ts_node *twin,
-                    uint64_t seq, ts_tensor *const *out, int n_out, uint64_t start_ns)
+                    uint64_t seq, uint64_t correlation, ts_tensor *const *out, int n_out,
+                    uint64_t start_ns)
 {
   ts_event ev; /* not zeroed as a whole: the union is larger than the op event */
   ev.kind = kind;
@@ -201,6 +236,7 @@ static void emit_op(ts_context *c, ts_event_kind kind, const ts_op_call *call,
     .parent_seq = site ? site->parent_seq : 0,
     .concrete = c->run.concrete,
     .traced = site ? site->traced : twin,
+    .correlation = correlation,
   };
   ts__listeners_emit(&ev);
 }
@@ -260,6 +296,7 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
   }
 
   uint64_t seq = ++c->run.seq;
+  uint64_t correlation = next_correlation(c);
   if (G_UNLIKELY(c->op_watch)) {
     ts_op_watch *w = c->op_watch;
     *w = (ts_op_watch){ def->op, call->loc.line, call->loc.file, call->loc.func,
@@ -273,19 +310,22 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
     if (!site)
       twin = eager_twin(c, call->loc);
     if (mask & TS_EVENT_MASK(TS_EVENT_OP_BEGIN))
-      emit_op(c, TS_EVENT_OP_BEGIN, &here, b, site, twin, seq, out, n_out, start_ns);
+      emit_op(c, TS_EVENT_OP_BEGIN, &here, b, site, twin, seq, correlation, out, n_out,
+              start_ns);
   }
 
   ts_kernel_ctx kc = {
     .def = def, .loc = call->loc, .site = site, .backend = b, .seq = seq, .n_in = here.n_in,
     .in = here.in, .attrs = call->attrs, .n_out = n_out, .out = out,
+    .correlation = correlation,
   };
   const ts_backend_i *bi = &b->iface;
   bool ok = bi->run_op ? bi->run_op(b, &kc) : def->kernel[bi->kind](&kc);
   c->planned_view = NULL;
 
   if (G_UNLIKELY(mask & TS_EVENT_MASK(TS_EVENT_OP_END)))
-    emit_op(c, TS_EVENT_OP_END, &here, b, site, twin, seq, out, ok ? n_out : 0, start_ns);
+    emit_op(c, TS_EVENT_OP_END, &here, b, site, twin, seq, correlation, out, ok ? n_out : 0,
+            start_ns);
   if (G_UNLIKELY(c->observer) && ok && !c->mute)
     c->observer->op_end(c->observer, &here, site, seq, out, n_out);
   return ok ? n_out : -1;

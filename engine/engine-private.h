@@ -73,6 +73,11 @@ ts_tensor *ts__tensor_view(ts_tensor *x, ts_shape shape);
  * its current elements, so that the memory it shared can be reused; a view
  * drops its base.  false if out of memory (t is unchanged). */
 bool ts__tensor_own_copy(ts_tensor *t);
+/* Through a backend (backend.c): memset, and a copy between buffers of
+ * any two backends, directly when the destination's backend can. */
+bool ts__buffer_memset(const struct ts_backend *b, void *dst, int value, size_t bytes);
+bool ts__buffer_copy(const struct ts_backend *to, void *dst, const struct ts_backend *from,
+                     const void *src, size_t bytes);
 /* Reports delta bytes of storage on b to the live count and TS_EVENT_MEMORY
  * listeners (tensors, and the memory planner's arenas). */
 void ts__memory_count(const struct ts_backend *b, int64_t delta, ts_loc loc);
@@ -202,6 +207,9 @@ typedef struct ts_attr_def {
 #define TS_ATTR_INTS_(v) ((ts_attr){ .type = TS_ATTR_INTS, .ints = (v) })
 #define TS_ATTR_SH(v) ((ts_attr){ .type = TS_ATTR_SHAPE, .shape = (v) })
 
+/* "true", "[0, 2]": an attribute's value as the graph view shows it (owned). */
+char *ts__attr_to_string(const ts_attr *a);
+
 /* ---- op definitions -------------------------------------------------------- */
 
 typedef struct ts_op_def ts_op_def;
@@ -233,6 +241,7 @@ typedef struct ts_kernel_ctx {
   const ts_attr *attrs;
   int n_out;
   ts_tensor **out;
+  uint64_t correlation;       /* ts_kernel_correlation */
 } ts_kernel_ctx;
 
 typedef bool (*ts_infer_fn)(ts_infer_ctx *c);
@@ -495,6 +504,8 @@ typedef struct ts_context {
   int64_t variables_made;     /* ts_variable_new calls that made one (a trace checks for any) */
   int carried_ok;             /* > 0: loops let values carried without being listed through
                                * (the divergence finder shows where the modes part then) */
+  uint64_t corr_next, corr_end; /* correlation ids this thread may hand out */
+  bool plan_recording;        /* a run's launches go into a device plan (exec/device_plan.c) */
 } ts_context;
 
 ts_context *ts__context(void);

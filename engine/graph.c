@@ -365,41 +365,10 @@ const char *ts_node_attr_name(const ts_node *n, int i)
   return def->attrs[i].name;
 }
 
-static void append_ints(GString *s, const int64_t *v, int n, bool unknown_as_question)
-{
-  g_string_append_c(s, '[');
-  for (int i = 0; i < n; i++) {
-    if (i)
-      g_string_append(s, ", ");
-    if (unknown_as_question && v[i] < 0)
-      g_string_append_c(s, '?');
-    else
-      g_string_append_printf(s, "%" G_GINT64_FORMAT, v[i]);
-  }
-  g_string_append_c(s, ']');
-}
-
 char *ts_node_attr_to_string(const ts_node *n, int i)
 {
   g_return_val_if_fail(i >= 0 && i < n->n_attrs, NULL);
-  const ts_attr *a = &n->attrs[i];
-  GString *s = g_string_new(NULL);
-  switch (a->type) {
-  case TS_ATTR_INT: g_string_append_printf(s, "%" G_GINT64_FORMAT, a->i); break;
-  case TS_ATTR_FLOAT: g_string_append_printf(s, "%g", a->f); break;
-  case TS_ATTR_BOOL: g_string_append(s, a->b ? "true" : "false"); break;
-  case TS_ATTR_DTYPE: g_string_append(s, ts_dtype_name(a->dtype)); break;
-  case TS_ATTR_INTS:
-    if (a->ints.n < 0)
-      g_string_append(s, "all");
-    else
-      append_ints(s, a->ints.v, a->ints.n, false);
-    break;
-  case TS_ATTR_SHAPE: append_ints(s, a->shape.dim, a->shape.rank, true); break;
-  case TS_ATTR_STRING: g_string_append_printf(s, "\"%s\"", a->s ? a->s : ""); break;
-  default: g_string_append(s, "?"); break;
-  }
-  return g_string_free(s, FALSE);
+  return ts__attr_to_string(&n->attrs[i]);
 }
 
 /* ---- rewriting ----------------------------------------------------------------------- */

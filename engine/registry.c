@@ -15,7 +15,7 @@ _Static_assert(TS_DTYPE_COUNT == 8 && TS_VALUE_KIND_COUNT == 8 && TS_EVENT_KIND_
                "public enums changed: bump TS_ABI_VERSION");
 _Static_assert(sizeof(ts_shape) == 72 && sizeof(ts_ints) == 72 && sizeof(ts_loc) == 24 &&
                  sizeof(ts_value) == 88 && sizeof(ts_spec) == 80 && sizeof(ts_cf_block) == 144 &&
-                 sizeof(ts_op_event) == 152 && sizeof(ts_event) == 160 &&
+                 sizeof(ts_op_event) == 184 && sizeof(ts_event) == 192 &&
                  sizeof(ts_module_info) == 32 && sizeof(ts_export) == 24,
                "public structs changed size: bump TS_ABI_VERSION");
 _Static_assert((TS_OPF_STATEFUL | TS_OPF_INPUT | TS_OPF_VALUE | TS_OPF_AUXILIARY |

@@ -110,27 +110,17 @@ ts_tensor *ts__tensor_alloc(ts_loc loc, ts_dtype dtype, ts_shape shape)
   return ts__tensor_alloc_on(loc, ts_backend_cpu(), dtype, shape);
 }
 
-/* Copies src's elements (on its backend) into dst (on dst's), through the
- * host when neither side can reach the other directly. */
+/* Copies src's elements (on its backend) into dst (on dst's): directly
+ * when dst's backend can reach src's buffer, else through the host. */
 static bool copy_data(ts_loc loc, ts_tensor *dst, const ts_tensor *src)
 {
   size_t bytes = (size_t)src->size * ts_dtype_size(src->dtype);
-  const ts_backend_i *from = &src->backend->iface, *to = &dst->backend->iface;
-  bool ok;
-  if (from->host_visible) {
-    ok = to->copy_from_host(dst->backend, dst->data, src->data, bytes);
-  } else if (to->host_visible) {
-    ok = from->copy_to_host(src->backend, dst->data, src->data, bytes);
-  } else {
-    void *tmp = g_try_malloc(bytes ? bytes : 1);
-    ok = tmp && from->copy_to_host(src->backend, tmp, src->data, bytes) &&
-         to->copy_from_host(dst->backend, dst->data, tmp, bytes);
-    g_free(tmp);
-  }
-  if (!ok) {
+  bool ok = ts__buffer_copy(dst->backend, dst->data, src->backend, src->data, bytes);
+  if (!ok && !ts_failed()) {
     char buf[TS_INFO_STR];
     ts_error_set(TS_ERR_INTERNAL, loc, NULL, "copying %s from %s to %s failed",
-                 ts__info_str(buf, src->dtype, src->shape), from->name, to->name);
+                 ts__info_str(buf, src->dtype, src->shape), ts_backend_name(src->backend),
+                 ts_backend_name(dst->backend));
   }
   return ok;
 }
@@ -188,10 +178,13 @@ bool ts__tensor_own_copy(ts_tensor *t)
 {
   size_t bytes = (size_t)t->size * ts_dtype_size(t->dtype);
   const ts_backend_i *bi = &t->backend->iface;
-  void *data = bi->host_visible ? bi->buffer_alloc(t->backend, bytes) : NULL;
+  void *data = bi->buffer_alloc(t->backend, bytes);
   if (!data)
     return false;
-  memcpy(data, t->data, bytes);
+  if (!ts__buffer_copy(t->backend, data, t->backend, t->data, bytes)) {
+    bi->buffer_free(t->backend, data, bytes);
+    return false;
+  }
   t->data = data;
   t->owns_buffer = true;
   t->counted = true;

@@ -602,6 +602,11 @@ typedef struct ts_op_event {
   uint64_t parent_seq;           /* graph mode: its op's seq; 0 otherwise */
   const ts_concrete *concrete;   /* see above; NULL if none */
   const ts_node *traced;         /* see above; NULL if none */
+  uint32_t stream;               /* the device's stream that ran it (0: its only one) */
+  uint64_t correlation;          /* ties the device activity it caused to it (ts_activity) */
+  /* Its time on the device (CLOCK_MONOTONIC), 0 until known: the backend's
+   * activity records bring it to a collector later (a profiler's). */
+  uint64_t device_start_ns, device_end_ns;
 } ts_op_event;
 
 /* Why a function was traced. */
@@ -631,6 +636,7 @@ typedef enum ts_warning_kind {
   TS_WARNING_FREQUENT_RETRACING,
   TS_WARNING_RETRACE_LIMIT,      /* calls now run eagerly */
   TS_WARNING_DIVERGENCE,         /* check mode: eager and graph results differ */
+  TS_WARNING_DEVICE_FALLBACK,    /* an op the device cannot run ran on the CPU */
   TS_WARNING_KIND_COUNT
 } ts_warning_kind;
 
@@ -880,6 +886,9 @@ TS_API void ts_run_functions_eagerly(bool eagerly);
 TS_API bool ts_functions_run_eagerly(void);
 /* Per function: 1 eagerly, 0 graph, -1 follow the global switch (default). */
 TS_API void ts_function_set_run_eagerly(ts_function *fn, int mode);
+/* Places fn's calls on device b (its ops run there, as in a
+ * TS_DEVICE_SCOPE around each call); NULL: wherever the caller is. */
+TS_API void ts_function_set_device(ts_function *fn, const ts_backend *b);
 
 /* Calls must fit these specs (one per argument, all tensors); dims of -1
  * accept any size, so such calls never retrace.  false + error if bad. */

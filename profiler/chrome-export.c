@@ -278,7 +278,7 @@ char *tsp_chrome_export_string(const tsp_session *s, size_t *len)
     tsp_iter it;
     tsp_iter_init(&it, s, t);
     for (const tsp_event *e; (e = tsp_iter_next(&it));) {
-      if (e->kind == TSP_EVENT_OP)
+      if (e->kind == TSP_EVENT_OP || e->kind == TSP_EVENT_DEVICE)
         put_op(s, o, e, base, tid);
       else if (e->kind == TSP_EVENT_CALL)
         put_call(s, o, e, base, tid);

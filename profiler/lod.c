@@ -221,7 +221,7 @@ static void build_track(tsp_lod *lod, int t)
   tsp_iter it;
   tsp_iter_init(&it, lod->session, t);
   for (const tsp_event *e; (e = tsp_iter_next(&it));) {
-    if (e->kind == TSP_EVENT_OP || e->kind == TSP_EVENT_CALL)
+    if (e->kind == TSP_EVENT_OP || e->kind == TSP_EVENT_CALL || e->kind == TSP_EVENT_DEVICE)
       g_ptr_array_add(spans, (gpointer)e);
     else if (e->kind == TSP_EVENT_TRACE)
       g_ptr_array_add(traces, (gpointer)e);

@@ -56,7 +56,14 @@ struct tsp_session {
   GPtrArray *devices;      /* names (0: "") */
   int listener;            /* the CPU collector's */
   int memory_listener;     /* the memory collector's */
+  struct tsp_devices *device_state; /* the device collector's, while it records (atomic) */
 };
+
+/* The device collector (device.c): does it want the ops of this device
+ * (any but the CPU, while it records), and an op's event under its
+ * correlation id. */
+bool tsp__device_op_wanted(const tsp_session *s, const char *device);
+void tsp__device_op(tsp_session *s, uint64_t correlation, const tsp_event *e);
 
 tsp_thread *tsp__thread_new(tsp_session *s, const char *name, uint64_t tid);
 /* The calling thread's record in s (made on first use). */

@@ -115,6 +115,8 @@ static void record_op(tsp_session *s, const ts_op_event *op)
     .device = c->device_index,
   };
   tsp__thread_append(t, &e);
+  if (G_UNLIKELY(tsp__device_op_wanted(s, op->device)))
+    tsp__device_op(s, op->correlation, &e);
   if (op->run_id) {
     t->last_run = op->run_id;
     if (G_UNLIKELY(op->concrete != c->concrete)) {

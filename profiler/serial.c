@@ -181,6 +181,7 @@ static bool event_valid(const tsp_session *s, const tsp_event *e)
   guint n_strings = s->strings->len, n_nodes = s->nodes->len;
   switch (e->kind) {
   case TSP_EVENT_OP:
+  case TSP_EVENT_DEVICE:
     return e->node < n_nodes && e->traced < n_nodes && e->loc < s->locs->len &&
            e->device < s->devices->len && op_valid(e->op);
   case TSP_EVENT_CALL:

@@ -46,6 +46,7 @@ tsp_session *tsp_session_new(void)
 {
   tsp_session *s = tsp_session_new_empty();
   tsp_session_add_collector(s, &tsp_cpu_collector, NULL);
+  tsp_session_add_collector(s, &tsp_device_collector, NULL);
   return s;
 }
 

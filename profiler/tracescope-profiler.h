@@ -33,6 +33,8 @@ typedef enum tsp_kind {
   TSP_EVENT_CALL,  /* a function call (tsp_call_end) */
   TSP_EVENT_TRACE, /* a function was traced */
   TSP_EVENT_MEMORY, /* tensor storage allocated or released (an instant) */
+  TSP_EVENT_DEVICE, /* an op's kernel on a device: its OP event's fields, device times,
+                       on the device stream's thread ("SIM:0 stream") */
 } tsp_kind;
 
 typedef enum tsp_mode { TSP_MODE_EAGER = 1, TSP_MODE_GRAPH = 2, TSP_MODE_ALL = 3 } tsp_mode;
@@ -125,7 +127,7 @@ typedef struct tsp_collector_i {
   void (*flush)(tsp_session *s, void *data);
 } tsp_collector_i;
 
-/* A session with the CPU collector (engine op and trace events). */
+/* A session with the CPU and device collectors. */
 tsp_session *tsp_session_new(void);
 /* A session with no collector (for importers and tests). */
 tsp_session *tsp_session_new_empty(void);
@@ -138,6 +140,9 @@ extern const tsp_collector_i tsp_cpu_collector;
  * op-heavy graph code allocates about twice an op, which costs as much
  * again as recording the ops (bench-profiler measures it). */
 extern const tsp_collector_i tsp_memory_collector;
+/* Devices: their activity records (ts_activity) as DEVICE events charged
+ * to the ops and graph nodes that launched them (device.c). */
+extern const tsp_collector_i tsp_device_collector;
 bool tsp_session_start(tsp_session *s, GError **error);
 void tsp_session_stop(tsp_session *s); /* flushes, then stops every collector */
 bool tsp_session_recording(const tsp_session *s);

@@ -776,6 +776,48 @@ static void remove_commands(char *path)
   g_free(path);
 }
 
+/* --device SIM:0: the simulated GPU prints what the CPU prints, in both
+ * modes and under the debugger; an unknown device is named. */
+static void test_device(void)
+{
+  const char *modes[] = { "graph", "eager" };
+  for (int m = 0; m < 2; m++) {
+    cli_result cpu = cli("run", "seeds", "sequential_model", "--mode", modes[m], "--device", "CPU",
+                         NULL);
+    g_assert_cmpint(cpu.status, ==, 0);
+    expect_output(cli("run", "seeds", "sequential_model", "--mode", modes[m], "--device", "SIM:0",
+                      NULL), cpu.out);
+    cli_result_clear(&cpu);
+  }
+  /* profile: the kernels' device times per op, in graph mode from the replayed plan */
+  cli_result prof = cli("profile", "seeds", "sequential_model", "--repeat", "2", "--device", "SIM:0",
+                        NULL);
+  g_assert_cmpint(prof.status, ==, 0);
+  const char *table = strstr(prof.out, "Device time by op (graph, kernels on the device's stream)");
+  g_assert_nonnull(table);
+  g_assert_true(g_regex_match_simple("\\n  _FusedMatMul +202 ", table, 0, 0)); /* 101 a call */
+  cli_result_clear(&prof);
+  prof = cli("profile", "seeds", "sequential_model", "--repeat", "2", NULL);
+  g_assert_null(strstr(prof.out, "Device time")); /* the CPU has no device records */
+  cli_result_clear(&prof);
+  /* the debugger shows a device tensor's statistics as the CPU's */
+  char *commands = write_commands("print in 1\ncontinue\nprint in 1\nc\n");
+  cli_result dbg[2];
+  const char *devices[] = { "CPU", "SIM:0" };
+  for (int d = 0; d < 2; d++) {
+    dbg[d] = cli("debug", "seeds", "power", "--arg", "f32[10,10]:ones", "--arg", "2", "--break",
+                 "MatMul", "--commands", commands, "--device", devices[d], NULL);
+    g_assert_cmpint(dbg[d].status, ==, 0);
+  }
+  g_assert_nonnull(strstr(dbg[0].out, "min 1 max 1 mean 1 std 0"));
+  g_assert_cmpstr(dbg[1].out, ==, dbg[0].out);
+  cli_result_clear(&dbg[0]);
+  cli_result_clear(&dbg[1]);
+  remove_commands(commands);
+  expect_failure(cli("run", "seeds", "get_MSE", "--device", "GPU:7", NULL), 2,
+                 "--device needs one of CPU, SIM:0");
+}
+
 static char *debuggee_module(void)
 {
   return g_build_filename(TS_TEST_MODULES_DIR, "debuggee.so", NULL);
@@ -1022,6 +1064,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cli/run/trace-log", test_trace_log);
   g_test_add_func("/cli/run/retracing-warning", test_retracing_warning);
   g_test_add_func("/cli/run/modes", test_modes);
+  g_test_add_func("/cli/run/device", test_device);
   g_test_add_func("/cli/run/concrete", test_concrete);
   g_test_add_func("/cli/signatures", test_signatures);
   g_test_add_func("/cli/graph", test_graph);

@@ -1,5 +1,6 @@
-/* backend.c — the backend registry, placement of tensors, and what a
- * backend's run_op is handed (ts_kernel_ctx accessors). */
+/* backend.c — the backend registry, the engine's calls into backends
+ * (buffers, copies, streams), placement of tensors, and what a backend's
+ * run_op is handed (ts_kernel_ctx accessors). */
 #include "../engine-private.h"
 
 #include <pthread.h>
@@ -10,8 +11,21 @@ static ts_backend backends[MAX_BACKENDS];
 static int n_backends; /* atomic: entries below it are complete */
 static pthread_mutex_t register_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The CPU backend is entry 0, filled on first use. */
-extern const ts_backend_i ts__cpu_backend_iface;
+/* The built-in backends, filled on first use: the CPU is entry 0, the
+ * simulated GPU entry 1 where TRACESCOPE_DEVICES names it ("sim"; the
+ * tests set it), so that users see only the devices they have. */
+extern const ts_backend_i ts__cpu_backend_iface, ts__sim_backend_iface;
+
+static bool sim_wanted(void)
+{
+  const char *list = g_getenv("TRACESCOPE_DEVICES");
+  char **names = list ? g_strsplit(list, ",", -1) : NULL;
+  bool wanted = false;
+  for (int i = 0; names && names[i]; i++)
+    wanted |= g_ascii_strcasecmp(g_strstrip(names[i]), "sim") == 0;
+  g_strfreev(names);
+  return wanted;
+}
 
 static void ensure_cpu(void)
 {
@@ -19,8 +33,11 @@ static void ensure_cpu(void)
     return;
   pthread_mutex_lock(&register_lock);
   if (n_backends == 0) {
-    backends[0].iface = ts__cpu_backend_iface;
-    __atomic_store_n(&n_backends, 1, __ATOMIC_RELEASE);
+    int n = 0;
+    backends[n++].iface = ts__cpu_backend_iface;
+    if (sim_wanted())
+      backends[n++].iface = ts__sim_backend_iface;
+    __atomic_store_n(&n_backends, n, __ATOMIC_RELEASE);
   }
   pthread_mutex_unlock(&register_lock);
 }
@@ -77,6 +94,13 @@ const ts_backend *ts_backend_register(const ts_backend_i *iface)
   else if (!iface->buffer_alloc || !iface->buffer_free || !iface->copy_to_host ||
            !iface->copy_from_host)
     why = "buffer_alloc, buffer_free, copy_to_host and copy_from_host are required";
+  else if ((!iface->graph_plan_create + !iface->graph_plan_update + !iface->graph_plan_compute +
+            !iface->graph_plan_free) % 4 != 0)
+    why = "graph_plan_create, _update, _compute and _free come together";
+  else if ((iface->event_new || iface->event_record) && !(iface->event_new && iface->event_free &&
+                                                           iface->event_record &&
+                                                           iface->event_query))
+    why = "event_new, event_free, event_record and event_query come together";
   if (why) {
     ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL, "ts_backend_register: %s", why);
     return NULL;
@@ -98,6 +122,57 @@ const ts_backend *ts_backend_register(const ts_backend_i *iface)
     ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL, "ts_backend_register: '%s': %s",
                  iface->name, why);
   return b;
+}
+
+bool ts_backend_synchronize(const ts_backend *b)
+{
+  TS_CHECK_ARG(b != NULL, false);
+  return !b->iface.synchronize || b->iface.synchronize(b);
+}
+
+bool ts_backend_memory_info(const ts_backend *b, size_t *free_bytes, size_t *total_bytes)
+{
+  TS_CHECK_ARG(b != NULL && free_bytes != NULL && total_bytes != NULL, false);
+  return b->iface.memory_info && b->iface.memory_info(b, free_bytes, total_bytes);
+}
+
+/* ---- the engine's calls into a backend ---------------------------------------------- */
+
+bool ts__buffer_memset(const ts_backend *b, void *dst, int value, size_t bytes)
+{
+  const ts_backend_i *bi = &b->iface;
+  if (bi->host_visible && !bi->memset) {
+    memset(dst, value, bytes);
+    return true;
+  }
+  if (bi->memset)
+    return bi->memset(b, dst, value, bytes);
+  void *tmp = g_try_malloc(bytes ? bytes : 1);
+  bool ok = tmp && (memset(tmp, value, bytes), bi->copy_from_host(b, dst, tmp, bytes));
+  g_free(tmp);
+  return ok;
+}
+
+bool ts__buffer_copy(const ts_backend *to, void *dst, const ts_backend *from, const void *src,
+                     size_t bytes)
+{
+  const ts_backend_i *fi = &from->iface, *ti = &to->iface;
+  if (ti->copy && ti->copy(to, dst, from, src, bytes))
+    return true;
+  if (fi->host_visible && ti->host_visible) {
+    memmove(dst, src, bytes);
+    return true;
+  }
+  if (fi->host_visible)
+    return ti->copy_from_host(to, dst, src, bytes);
+  if (ti->host_visible)
+    return fi->copy_to_host(from, dst, src, bytes);
+  /* two devices that cannot reach each other */
+  void *tmp = g_try_malloc(bytes ? bytes : 1);
+  bool ok = tmp && fi->copy_to_host(from, tmp, src, bytes) &&
+            ti->copy_from_host(to, dst, tmp, bytes);
+  g_free(tmp);
+  return ok;
 }
 
 const ts_backend *ts_tensor_backend(const ts_tensor *t)
@@ -141,6 +216,60 @@ int ts_kernel_n_outputs(const ts_kernel_ctx *k)
 ts_tensor *ts_kernel_output(const ts_kernel_ctx *k, int i)
 {
   return i >= 0 && i < k->n_out ? k->out[i] : NULL;
+}
+
+uint64_t ts_kernel_correlation(const ts_kernel_ctx *k)
+{
+  return k->correlation;
+}
+
+const ts_node *ts_kernel_node(const ts_kernel_ctx *k)
+{
+  return k->site ? k->site->node : NULL;
+}
+
+static void append_ints(GString *s, const int64_t *v, int n, bool unknown_as_question)
+{
+  g_string_append_c(s, '[');
+  for (int i = 0; i < n; i++) {
+    if (i)
+      g_string_append(s, ", ");
+    if (unknown_as_question && v[i] < 0)
+      g_string_append_c(s, '?');
+    else
+      g_string_append_printf(s, "%" G_GINT64_FORMAT, v[i]);
+  }
+  g_string_append_c(s, ']');
+}
+
+char *ts__attr_to_string(const ts_attr *a)
+{
+  GString *s = g_string_new(NULL);
+  switch (a->type) {
+  case TS_ATTR_INT: g_string_append_printf(s, "%" G_GINT64_FORMAT, a->i); break;
+  case TS_ATTR_FLOAT: g_string_append_printf(s, "%g", a->f); break;
+  case TS_ATTR_BOOL: g_string_append(s, a->b ? "true" : "false"); break;
+  case TS_ATTR_DTYPE: g_string_append(s, ts_dtype_name(a->dtype)); break;
+  case TS_ATTR_INTS:
+    if (a->ints.n < 0)
+      g_string_append(s, "all");
+    else
+      append_ints(s, a->ints.v, a->ints.n, false);
+    break;
+  case TS_ATTR_SHAPE: append_ints(s, a->shape.dim, a->shape.rank, true); break;
+  case TS_ATTR_STRING: g_string_append_printf(s, "\"%s\"", a->s ? a->s : ""); break;
+  default: g_string_append(s, "?"); break;
+  }
+  return g_string_free(s, FALSE);
+}
+
+char *ts_kernel_attr(const ts_kernel_ctx *k, const char *name)
+{
+  const ts_op_def *def = k->def;
+  for (int i = 0; name && k->attrs && i < def->n_attrs; i++)
+    if (strcmp(def->attrs[i].name, name) == 0)
+      return ts__attr_to_string(&k->attrs[i]);
+  return NULL;
 }
 
 bool ts_kernel_run(ts_kernel_ctx *k, ts_device_kind kind)

@@ -205,10 +205,23 @@ static bool cpu_copy(const ts_backend *b, void *dst, const void *src, size_t byt
   return true;
 }
 
+static bool cpu_memory_info(const ts_backend *b, size_t *free_bytes, size_t *total_bytes)
+{
+  long page = sysconf(_SC_PAGESIZE), total = sysconf(_SC_PHYS_PAGES),
+       avail = sysconf(_SC_AVPHYS_PAGES);
+  if (page <= 0 || total <= 0 || avail < 0)
+    return false;
+  *total_bytes = (size_t)total * (size_t)page;
+  *free_bytes = (size_t)avail * (size_t)page;
+  return true;
+}
+
+/* No stream: everything it does is done when the call returns. */
 const ts_backend_i ts__cpu_backend_iface = {
   .name = "CPU",
   .kind = TS_DEVICE_CPU,
   .host_visible = true,
+  .memory_info = cpu_memory_info,
   .buffer_alloc = cpu_alloc,
   .buffer_free = cpu_free,
   .copy_to_host = cpu_copy,

@@ -92,13 +92,28 @@ void ts__count_nonfinite(const ts_tensor *t, int64_t *n_nan, int64_t *n_inf)
     scan_f64(t->data, t->size, n_nan, n_inf);
 }
 
+static bool stats_on_host(const ts_tensor *t, ts_tensor_stats *out);
+
 bool ts_tensor_stats_compute(const ts_tensor *t, ts_tensor_stats *out)
 {
   TS_CHECK_ARG(t != NULL && out != NULL, false);
   *out = (ts_tensor_stats){ 0 };
-  if (t->dtype == TS_STRING || t->dtype == TS_VARIANT || !t->data ||
-      (t->backend && t->backend != ts_backend_cpu()))
+  if (t->dtype == TS_STRING || t->dtype == TS_VARIANT || !t->data)
     return false;
+  if (!t->backend || t->backend->iface.host_visible)
+    return stats_on_host(t, out);
+  /* on a device: from a host copy (waits for the device's work) */
+  ts_scope *scope = ts_scope_begin();
+  const ts_tensor *host = ts__tensor_host((ts_loc){ 0 }, t);
+  bool ok = host && stats_on_host(host, out);
+  if (!host)
+    ts_error_clear();
+  ts_scope_end(scope);
+  return ok;
+}
+
+static bool stats_on_host(const ts_tensor *t, ts_tensor_stats *out)
+{
   /* Welford's update: exact for constant tensors, so `std == 0` holds there. */
   int64_t n_finite = 0;
   double mean = 0, m2 = 0, lo = 0, hi = 0;

@@ -231,6 +231,7 @@ static ts_executable *executable_plan(ts_graph *g, bool owns)
     else
       p->steps[p->n_steps++] = id;
     if (node->n_subgraphs) {
+      e->has_subgraphs = true;
       e->subs[id] = g_new(ts_executable *, node->n_subgraphs);
       for (int s = 0; s < node->n_subgraphs; s++)
         e->subs[id][s] = executable_plan(node->subgraphs[s], false);
@@ -304,6 +305,7 @@ void ts__executable_free(ts_executable *e)
   g_free(p->step_n);
   g_free(p->rel_start);
   g_free(p->rel_values);
+  ts__device_plan_free(e);
   ts__planner_free(e->planner);
   if (e->owns_graph)
     ts__graph_free(e->graph);
@@ -413,6 +415,7 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
   bool ok = true, quiet = !watched();
   bool share = quiet && (p->n_groups || p->n_runs) && ts__pool_width() > 1;
   ts_tensor *store;
+  ts_device_plan *dp = ts__device_plan_begin((ts_executable *)e); /* its own atomics */
   for (int s = 0; s < p->n_steps && ok; s++) {
     int from = s; /* releases after steps from .. s */
     if (share && p->run_at[s]) {
@@ -437,6 +440,7 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
       values[v] = NULL;
     }
   }
+  ok = ts__device_plan_end((ts_executable *)e, dp) && ok;
   int n_out = (int)g->outputs->len;
   for (int i = 0; i < n_out; i++) {
     ts_port port = g_array_index(g->outputs, ts_port, i);

@@ -88,6 +88,7 @@ struct ts_arena {
   ts_arena *next;        /* in the pool */
   ts_planner *owner;
   mem_plan *plan;        /* NULL: the run records sizes only */
+  const ts_backend *backend; /* whose buffer base is: the device the run places steps on */
   char *base;
   ts_tensor **hdr;       /* per planned value and view: its header (the arena holds a reference) */
   int64_t *seen;         /* per value: its bytes in this run */
@@ -366,13 +367,13 @@ static void plan_unuse(mem_plan *m)
 static void arena_free(ts_arena *a)
 {
   ts_planner *p = a->owner;
-  const ts_backend *cpu = ts_backend_cpu();
+  const ts_backend *b = a->backend;
   if (a->plan) {
     for (int v = 0; v < p->n_values; v++)
       ts_tensor_unref(a->hdr[v]);
     if (a->base) {
-      ts__memory_count(cpu, -a->plan->stats.peak_bytes, (ts_loc){ 0 });
-      cpu->iface.buffer_free(cpu, a->base, (size_t)a->plan->stats.peak_bytes);
+      ts__memory_count(b, -a->plan->stats.peak_bytes, (ts_loc){ 0 });
+      b->iface.buffer_free(b, a->base, (size_t)a->plan->stats.peak_bytes);
     }
   }
   g_free(a->hdr);
@@ -388,13 +389,15 @@ static void arena_free(ts_arena *a)
 static ts_tensor *planned_take(ts_planned *p, int i, const ts_backend *b, const ts_info *info);
 static ts_tensor *planned_view(ts_planned *p);
 
-/* A new arena on m (NULL: one that records sizes only); NULL + error. */
-static ts_arena *arena_new(ts_planner *p, mem_plan *m)
+/* A new arena on m (NULL: one that records sizes only) in b's memory;
+ * NULL + error. */
+static ts_arena *arena_new(ts_planner *p, mem_plan *m, const ts_backend *b)
 {
   int nv = MAX(p->n_values, 1);
   ts_arena *a = g_new0(ts_arena, 1);
   a->owner = p;
   a->plan = m;
+  a->backend = b;
   a->seen = g_new(int64_t, nv);
   a->values = g_new0(ts_tensor *, nv);
   a->hdr = g_new0(ts_tensor *, nv);
@@ -409,35 +412,40 @@ static ts_arena *arena_new(ts_planner *p, mem_plan *m)
   for (int v = 0; v < p->n_values; v++)
     if (m->offset[v] >= 0 || p->view[v])
       a->hdr[v] = header_new();
-  const ts_backend *cpu = ts_backend_cpu();
   if (m->stats.peak_bytes) {
-    a->base = cpu->iface.buffer_alloc(cpu, (size_t)m->stats.peak_bytes);
+    a->base = b->iface.buffer_alloc(b, (size_t)m->stats.peak_bytes);
     if (!a->base) {
       a->plan = NULL;
       for (int v = 0; v < p->n_values; v++)
         ts_tensor_unref(a->hdr[v]);
       arena_free(a);
       ts_error_set(TS_ERR_NO_MEMORY, (ts_loc){ 0 }, NULL,
-                   "out of memory allocating a %" G_GINT64_FORMAT "-byte memory plan arena",
-                   m->stats.peak_bytes);
+                   "out of memory allocating a %" G_GINT64_FORMAT "-byte memory plan arena "
+                   "on %s", m->stats.peak_bytes, ts_backend_name(b));
       return NULL;
     }
-    ts__memory_count(cpu, m->stats.peak_bytes, (ts_loc){ 0 });
+    ts__memory_count(b, m->stats.peak_bytes, (ts_loc){ 0 });
   }
   return a;
 }
 
 ts_arena *ts__planner_take(ts_planner *p)
 {
+  /* The arena lives where the run places its steps (the thread's device). */
+  const ts_context *c = ts__context();
+  const ts_backend *b = c->device ? c->device : c->cpu;
   pthread_mutex_lock(&p->lock);
-  ts_arena *a = p->pool;
+  ts_arena **link = &p->pool;
+  while (*link && (*link)->backend != b)
+    link = &(*link)->next;
+  ts_arena *a = *link;
   mem_plan *m = p->plan;
   if (a)
-    p->pool = a->next;
+    *link = a->next;
   else if (m)
     m->users++;
   pthread_mutex_unlock(&p->lock);
-  if (!a && !(a = arena_new(p, m))) {
+  if (!a && !(a = arena_new(p, m, b))) {
     pthread_mutex_lock(&p->lock);
     plan_unuse(m);
     pthread_mutex_unlock(&p->lock);
@@ -595,7 +603,7 @@ static ts_tensor *planned_take(ts_planned *p, int i, const ts_backend *b, const 
   ts_arena *a = ps->arena;
   const mem_plan *m = a->plan;
   int v = ps->first + i;
-  if (!m || i >= ps->n || m->offset[v] < 0 || b != ts_backend_cpu())
+  if (!m || i >= ps->n || m->offset[v] < 0 || b != a->backend)
     return NULL;
   int64_t bytes = info_bytes(info);
   if (a->part ? bytes < 0 || bytes > m->bytes[v] : bytes != m->bytes[v]) {
@@ -634,7 +642,7 @@ void ts__arena_release(ts_arena *a, int v, ts_tensor *t)
     if (__atomic_load_n(&t->refcount, __ATOMIC_ACQUIRE) > (own ? 2 : 1))
       detach(a, v, t);
     if (in_slot && a->plan && !m->inherited[v] && __atomic_load_n(&poison, __ATOMIC_RELAXED))
-      memset(a->base + m->offset[v], POISON, (size_t)m->bytes[v]);
+      ts__buffer_memset(a->backend, a->base + m->offset[v], POISON, (size_t)m->bytes[v]);
     if (t == a->hdr[v]) {
       /* back to the arena's reference alone; a view lets go of what it viewed */
       ts_tensor_unref(t);

@@ -21,6 +21,8 @@ typedef struct row_run {
   int *exits;            /* values its row steps make that later steps or the outputs read */
 } row_run;
 
+typedef struct ts_device_plan ts_device_plan;
+
 typedef struct plan {
   int n_steps;
   int *steps;          /* node ids to run, topological (not Const/VarHandle) */
@@ -52,6 +54,8 @@ struct ts_executable {
   char *summary;         /* the passes' (top level only) */
   int64_t n_shared;      /* atomic: group steps and row run parts run on another thread
                             than their call's */
+  bool has_subgraphs;    /* a node runs subgraphs: never captured as a device plan */
+  ts_device_plan *device_plan; /* atomic: the backend's plan of it, when idle (device_plan.c) */
 };
 
 /* Runs one step; its outputs land in out[] as references the run owns. */
@@ -61,6 +65,15 @@ bool ts__exec_step(const ts_executable *e, const ts_node *node, ts_tensor **valu
 /* Step s (a read) made by the run itself: the variable's storage, or NULL
  * to run the op. */
 ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, int s);
+
+/* ---- device_plan.c ---- */
+
+/* Starts capturing this run's launches into the executable's plan on the
+ * thread's device, when it has the whole-plan entry; NULL: run as usual. */
+ts_device_plan *ts__device_plan_begin(ts_executable *e);
+/* Submits what the run captured (NULL: nothing); false + error. */
+bool ts__device_plan_end(ts_executable *e, ts_device_plan *dp);
+void ts__device_plan_free(ts_executable *e);
 
 /* ---- parallel.c ---- */
 

@@ -196,17 +196,9 @@ static bool read_infer(ts_infer_ctx *c)
 static bool copy_value(ts_kernel_ctx *k, const ts_tensor *var, void *dst, const void *src)
 {
   size_t bytes = (size_t)var->size * ts_dtype_size(var->dtype);
-  const ts_backend_i *bi = &var->backend->iface;
-  if (bi->host_visible) {
-    memcpy(dst, src, bytes);
-    return true;
-  }
-  void *tmp = g_malloc(bytes ? bytes : 1);
-  bool ok = bi->copy_to_host(var->backend, tmp, src, bytes) &&
-            bi->copy_from_host(var->backend, dst, tmp, bytes);
-  g_free(tmp);
-  return ok || ts__kernel_fail(k, TS_ERR_INTERNAL, "copying the variable's value on %s failed",
-                               bi->name);
+  return ts__buffer_copy(var->backend, dst, var->backend, src, bytes) ||
+         ts__kernel_fail(k, TS_ERR_INTERNAL, "copying the variable's value on %s failed",
+                         ts_backend_name(var->backend));
 }
 
 /* A variable keeps its value in a storage tensor of its own (var->base),

@@ -199,9 +199,10 @@ static ts_info info_of(const ts_tensor *t)
   return (ts_info){ t->dtype, t->shape };
 }
 
+/* Through the backend: the condition may live on a device. */
 static bool truth(const ts_tensor *cond)
 {
-  return ts__load_f64(cond->dtype, cond->data, 0) != 0;
+  return ts_tensor_get_f64(cond, 0) != 0;
 }
 
 /* A condition must be one number or bool: "if tensor" on more than one

@@ -17,6 +17,7 @@ struct ts_function {
   int n_params;
   char **params;          /* NULL-terminated */
   int run_eagerly;        /* -1: follow the global switch */
+  const ts_backend *device; /* where its calls run; NULL: the caller's device */
   int n_specs;            /* input signature; -1: none */
   ts_spec *specs;
   bool reduce_retracing;
@@ -131,6 +132,11 @@ const char *ts_function_param_name(const ts_function *f, int i)
 void ts_function_set_run_eagerly(ts_function *f, int mode)
 {
   f->run_eagerly = mode < 0 ? -1 : mode > 0;
+}
+
+void ts_function_set_device(ts_function *f, const ts_backend *b)
+{
+  f->device = b;
 }
 
 bool ts_function_set_input_signature(ts_function *f, const ts_spec *specs, int n)
@@ -955,9 +961,23 @@ static ts_tensor *call_while_tracing(ts_function *f, const ts_value *args, int n
   return out;
 }
 
+static ts_tensor *function_call(ts_function *f, const ts_value *args, int n_args);
+
+/* A function placed on a device runs its calls there (not calls traced
+ * into another graph: graphs run where their caller runs them). */
 ts_tensor *ts_function_call(ts_function *f, const ts_value *args, int n_args)
 {
   TS_CHECK_ARG(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
+  if (!f->device || ts_tracing())
+    return function_call(f, args, n_args);
+  ts_device_scope_begin(f->device);
+  ts_tensor *out = function_call(f, args, n_args);
+  ts_device_scope_end();
+  return out;
+}
+
+static ts_tensor *function_call(ts_function *f, const ts_value *args, int n_args)
+{
   if (!ts__values_check(f->name, args, n_args))
     return NULL;
   if (ts_tracing())

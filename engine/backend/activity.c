@@ -1,0 +1,73 @@
+/* activity.c — device activity collectors: backends hand over batches of
+ * records (kernels, copies, memsets, syncs, captured graph nodes) and the
+ * collectors (a profiler's) charge them to ops through their correlation
+ * ids and graph-node ids. */
+#include "../engine-private.h"
+
+#include <pthread.h>
+
+#define MAX_COLLECTORS 8
+
+typedef struct {
+  ts_activity_fn fn;
+  void *data;
+} collector;
+
+/* Delivery holds the lock, so calls to one collector never overlap and an
+ * unsubscribed collector is never called after ts_activity_unsubscribe. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static collector collectors[MAX_COLLECTORS];
+static int n_collectors; /* atomic reads outside the lock */
+
+bool ts_activity_subscribe(ts_activity_fn fn, void *data)
+{
+  TS_CHECK_ARG(fn != NULL, false);
+  pthread_mutex_lock(&lock);
+  bool ok = n_collectors < MAX_COLLECTORS;
+  if (ok) {
+    collectors[n_collectors] = (collector){ fn, data };
+    __atomic_store_n(&n_collectors, n_collectors + 1, __ATOMIC_RELEASE);
+  }
+  pthread_mutex_unlock(&lock);
+  if (!ok)
+    ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
+                 "ts_activity_subscribe: at most %d collectors", MAX_COLLECTORS);
+  return ok;
+}
+
+void ts_activity_unsubscribe(ts_activity_fn fn, void *data)
+{
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < n_collectors; i++)
+    if (collectors[i].fn == fn && collectors[i].data == data) {
+      collectors[i] = collectors[n_collectors - 1];
+      __atomic_store_n(&n_collectors, n_collectors - 1, __ATOMIC_RELEASE);
+      break;
+    }
+  pthread_mutex_unlock(&lock);
+}
+
+bool ts_activity_wanted(void)
+{
+  return __atomic_load_n(&n_collectors, __ATOMIC_ACQUIRE) > 0;
+}
+
+void ts_activity_deliver(const ts_activity *records, int n)
+{
+  if (n <= 0 || !records)
+    return;
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < n_collectors; i++)
+    collectors[i].fn(records, n, collectors[i].data);
+  pthread_mutex_unlock(&lock);
+}
+
+void ts_activity_flush(void)
+{
+  for (int i = 0; i < ts_backend_count(); i++) {
+    const ts_backend *b = ts_backend_get(i);
+    const ts_backend_i *bi = ts_backend_iface(b);
+    if (bi->activity_flush)
+      bi->activity_flush(b);
+  }
+}

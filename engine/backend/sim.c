@@ -1,0 +1,733 @@
+/* sim.c — SIM:0, a simulated discrete GPU, so that everything on the
+ * device path that is not a CUDA kernel runs in every build and in CI.
+ *
+ * - Its buffers are not host addresses: host memory with a bit set that
+ *   makes the address non-canonical (TAG), so a host dereference faults at
+ *   once (under ASan too).  The backend translates them on its thread;
+ *   base + offset stays a buffer address (the planner's arena).
+ * - Data moves only through its copies.  Work is queued on one stream,
+ *   served by a thread of its own: launches, device copies, memsets and
+ *   frees return at once; a host copy waits for the work before it; a
+ *   copy from the host is staged first (as from pageable memory), so the
+ *   caller may reuse its memory at once.
+ * - Its kernels are the CPU kernels, run on the stream's thread over
+ *   translated headers.  A failing kernel's error is reported by the next
+ *   synchronize or host copy, as a GPU reports it.
+ * - Events and synchronize work on the stream's progress.
+ * - Plans: launches between graph_plan_create/update and
+ *   graph_plan_compute are captured, then submitted as one; a plan whose
+ *   launches are those of its last run (same ops and shapes) keeps its
+ *   graph-node ids and only takes the new buffers, as cudaGraphExecUpdate.
+ *   Replayed kernels report the node's id and the plan launch's
+ *   correlation; the capture reports which op each node stands for.
+ * - Activity records (device times on CLOCK_MONOTONIC) are kept in a
+ *   buffer and handed to the collectors in batches, when it fills or on
+ *   ts_activity_flush, as CUPTI's activity API does.
+ * - TRACESCOPE_SIM_LAUNCH_US: host time each launch costs (a plan's
+ *   submission costs one), so launch overhead can be measured. */
+#include "../engine-private.h"
+#include "../op_clock.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#define TAG ((uintptr_t)1 << 62)
+#define RECORDS 256 /* activity records held before a batch goes out */
+
+static void *host_of(const void *dev)
+{
+  return (void *)((uintptr_t)dev ^ TAG);
+}
+
+static void *dev_of(const void *host)
+{
+  return (void *)((uintptr_t)host ^ TAG);
+}
+
+/* A kernel as queued or captured: headers of its tensors (device
+ * addresses) and its own copy of the attributes. */
+typedef struct launch {
+  const ts_op_def *def; /* NULL: a device-to-device copy of `bytes`, in[0] to out[0] */
+  size_t bytes;
+  ts_loc loc;
+  uint64_t seq, correlation;
+  uint64_t graph_node; /* captured: its node's id */
+  int n_in, n_out;
+  ts_tensor in[TS_MAX_INPUTS], out[TS_MAX_OUTPUTS];
+  ts_attr *attrs;
+} launch;
+
+typedef enum { W_KERNEL, W_COPY, W_MEMSET, W_FREE, W_EVENT, W_PLAN } work_kind;
+
+struct ts_device_event {
+  uint64_t mark;      /* the stream's count of work when recorded */
+  uint64_t time_ns;   /* device time when the stream passed it */
+  bool done;          /* atomic */
+};
+
+typedef struct work {
+  struct work *next;
+  work_kind kind;
+  uint64_t correlation;
+  launch *kernel;                 /* W_KERNEL (owned) */
+  void *dst;                      /* W_COPY, W_MEMSET: a device address; W_FREE: host */
+  const void *src;                /* W_COPY: device address, or staged host memory */
+  void *staged;                   /* W_COPY from the host: freed after */
+  int value;
+  size_t bytes;
+  ts_device_event *event;         /* W_EVENT */
+  struct ts_graph_plan *plan;     /* W_PLAN */
+} work;
+
+struct ts_graph_plan {
+  GPtrArray *nodes;      /* the launches it replays (launch *, owned) */
+  GPtrArray *capture;    /* what this run captured (launch *, owned) */
+  GArray *deferred;      /* buffers freed while capturing (void *, host addresses) */
+  bool broken;           /* a host copy interrupted the capture: not replayable */
+  bool running;          /* submitted and not yet done (under the stream lock) */
+};
+
+typedef struct sim {
+  pthread_once_t once;
+  pthread_mutex_t lock;
+  pthread_cond_t wake, idle;
+  work *head, *tail;
+  uint64_t submitted, completed;  /* under lock */
+  ts_error *error;                /* the first failure since the last report */
+  uint64_t launch_ns;             /* TRACESCOPE_SIM_LAUNCH_US */
+  uint64_t next_graph_node;       /* atomic */
+  pthread_mutex_t rec_lock;
+  ts_activity records[RECORDS];
+  int n_records;
+  int64_t live_bytes, total_bytes;
+} sim;
+
+/* The plan this thread is capturing into, if any: a capture is one
+ * executor run, on one thread. */
+static _Thread_local ts_graph_plan *capturing;
+
+static sim the_sim = {
+  .once = PTHREAD_ONCE_INIT,
+  .lock = PTHREAD_MUTEX_INITIALIZER,
+  .wake = PTHREAD_COND_INITIALIZER,
+  .idle = PTHREAD_COND_INITIALIZER,
+  .rec_lock = PTHREAD_MUTEX_INITIALIZER,
+  .total_bytes = (int64_t)16 << 30,
+};
+
+/* ---- activity ------------------------------------------------------------------------ */
+
+static void deliver_records(sim *s)
+{
+  ts_activity batch[RECORDS];
+  pthread_mutex_lock(&s->rec_lock);
+  int n = s->n_records;
+  memcpy(batch, s->records, sizeof *batch * (size_t)n);
+  s->n_records = 0;
+  pthread_mutex_unlock(&s->rec_lock);
+  ts_activity_deliver(batch, n);
+}
+
+static void record(sim *s, const ts_activity *a)
+{
+  pthread_mutex_lock(&s->rec_lock);
+  s->records[s->n_records++] = *a;
+  bool full = s->n_records == RECORDS;
+  pthread_mutex_unlock(&s->rec_lock);
+  if (full)
+    deliver_records(s);
+}
+
+static void record_span(sim *s, ts_activity_kind kind, const char *name, uint64_t correlation,
+                        uint64_t graph_node, uint64_t start, size_t bytes)
+{
+  if (!ts_activity_wanted())
+    return;
+  record(s, &(ts_activity){ .kind = kind, .device = "SIM:0", .correlation = correlation,
+                            .graph_node = graph_node, .start_ns = start,
+                            .end_ns = ts__op_now_ns(), .bytes = bytes, .name = name });
+}
+
+/* ---- the stream's thread -------------------------------------------------------------- */
+
+static void fail(sim *s, ts_error *e)
+{
+  pthread_mutex_lock(&s->lock);
+  if (!s->error)
+    s->error = e, e = NULL;
+  pthread_mutex_unlock(&s->lock);
+  ts_error_free(e);
+}
+
+static void run_kernel(sim *s, launch *l, uint64_t correlation)
+{
+  if (!l->def) {
+    uint64_t start = ts__op_now_ns();
+    memmove(host_of(l->out[0].data), host_of(l->in[0].data), l->bytes);
+    record_span(s, TS_ACTIVITY_COPY, "device to device", correlation, l->graph_node, start,
+                l->bytes);
+    return;
+  }
+  ts_tensor *in[TS_MAX_INPUTS], *out[TS_MAX_OUTPUTS];
+  ts_tensor hin[TS_MAX_INPUTS], hout[TS_MAX_OUTPUTS];
+  const ts_backend *cpu = ts_backend_cpu();
+  for (int i = 0; i < l->n_in; i++) {
+    hin[i] = l->in[i];
+    hin[i].data = host_of(l->in[i].data);
+    hin[i].backend = cpu;
+    in[i] = &hin[i];
+  }
+  for (int i = 0; i < l->n_out; i++) {
+    hout[i] = l->out[i];
+    hout[i].data = host_of(l->out[i].data);
+    hout[i].backend = cpu;
+    out[i] = &hout[i];
+  }
+  ts_kernel_ctx k = { .def = l->def, .loc = l->loc, .backend = cpu, .seq = l->seq,
+                      .n_in = l->n_in, .in = in, .attrs = l->attrs, .n_out = l->n_out,
+                      .out = out, .correlation = l->correlation };
+  uint64_t start = ts__op_now_ns();
+  ts_scope *scope = ts_scope_begin();
+  bool ok = l->def->kernel[TS_DEVICE_CPU](&k);
+  ts_scope_end(scope);
+  record_span(s, TS_ACTIVITY_KERNEL, l->def->name, correlation, l->graph_node, start, 0);
+  if (!ok)
+    fail(s, ts_error_take());
+}
+
+static void launch_free(launch *l)
+{
+  if (!l)
+    return;
+  for (int i = 0; l->attrs && l->def && i < l->def->n_attrs; i++)
+    if (l->attrs[i].type == TS_ATTR_STRING)
+      g_free((char *)l->attrs[i].s);
+  g_free(l->attrs);
+  g_free(l);
+}
+
+static void run_work(sim *s, work *w)
+{
+  uint64_t start = ts__op_now_ns();
+  switch (w->kind) {
+  case W_KERNEL: run_kernel(s, w->kernel, w->correlation); break;
+  case W_COPY:
+    memmove(host_of(w->dst), w->staged ? w->staged : host_of(w->src), w->bytes);
+    record_span(s, TS_ACTIVITY_COPY, w->staged ? "host to device" : "device to device",
+                w->correlation, 0, start, w->bytes);
+    break;
+  case W_MEMSET:
+    memset(host_of(w->dst), w->value, w->bytes);
+    record_span(s, TS_ACTIVITY_MEMSET, "memset", w->correlation, 0, start, w->bytes);
+    break;
+  case W_FREE: free(w->dst); break;
+  case W_EVENT:
+    w->event->time_ns = start;
+    __atomic_store_n(&w->event->done, true, __ATOMIC_RELEASE);
+    break;
+  case W_PLAN:
+    for (guint i = 0; i < w->plan->nodes->len; i++)
+      run_kernel(s, g_ptr_array_index(w->plan->nodes, i), w->correlation);
+    break;
+  }
+}
+
+static void work_free(work *w)
+{
+  if (w->kind == W_KERNEL)
+    launch_free(w->kernel);
+  g_free(w->staged);
+  g_free(w);
+}
+
+static void *stream_main(void *data)
+{
+  sim *s = data;
+  pthread_mutex_lock(&s->lock);
+  for (;;) {
+    while (!s->head)
+      pthread_cond_wait(&s->wake, &s->lock);
+    work *w = s->head;
+    s->head = w->next;
+    if (!s->head)
+      s->tail = NULL;
+    pthread_mutex_unlock(&s->lock);
+    run_work(s, w);
+    pthread_mutex_lock(&s->lock);
+    if (w->kind == W_PLAN)
+      w->plan->running = false;
+    work_free(w);
+    s->completed++;
+    pthread_cond_broadcast(&s->idle);
+  }
+  return NULL;
+}
+
+static void start(void)
+{
+  sim *s = &the_sim;
+  const char *us = g_getenv("TRACESCOPE_SIM_LAUNCH_US");
+  s->launch_ns = us ? (uint64_t)(g_ascii_strtod(us, NULL) * 1000) : 0;
+  s->next_graph_node = 1;
+  pthread_t thread;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  int rc = pthread_create(&thread, &attr, stream_main, s);
+  pthread_attr_destroy(&attr);
+  g_assert(rc == 0); /* no stream, no device: nothing sensible to go on with */
+}
+
+static sim *get(void)
+{
+  pthread_once(&the_sim.once, start);
+  return &the_sim;
+}
+
+/* Queues w; returns the stream's count after it (for events). */
+static uint64_t submit(sim *s, work *w)
+{
+  pthread_mutex_lock(&s->lock);
+  if (s->tail)
+    s->tail->next = w;
+  else
+    s->head = w;
+  s->tail = w;
+  uint64_t mark = ++s->submitted;
+  pthread_cond_signal(&s->wake);
+  pthread_mutex_unlock(&s->lock);
+  return mark;
+}
+
+static work *work_new(work_kind kind)
+{
+  work *w = g_new0(work, 1);
+  w->kind = kind;
+  return w;
+}
+
+/* Waits for everything queued; false + the first failure since the last
+ * report (taken, so each failure is reported once). */
+static bool wait_idle(sim *s, bool report)
+{
+  pthread_mutex_lock(&s->lock);
+  while (s->completed != s->submitted)
+    pthread_cond_wait(&s->idle, &s->lock);
+  ts_error *e = report ? s->error : NULL;
+  if (report)
+    s->error = NULL;
+  pthread_mutex_unlock(&s->lock);
+  if (!e)
+    return true;
+  ts__error_put(e);
+  return false;
+}
+
+static void spend_launch_cost(sim *s)
+{
+  if (!s->launch_ns)
+    return;
+  uint64_t until = ts__op_now_ns() + s->launch_ns;
+  while (ts__op_now_ns() < until)
+    ;
+}
+
+/* A capture stops being replayable when the host must see its results:
+ * what it holds goes out launch by launch. */
+static void break_capture(sim *s);
+
+/* ---- the interface -------------------------------------------------------------------- */
+
+static bool sim_memory_info(const ts_backend *b, size_t *free_bytes, size_t *total_bytes)
+{
+  sim *s = get();
+  int64_t live = __atomic_load_n(&s->live_bytes, __ATOMIC_RELAXED);
+  *total_bytes = (size_t)s->total_bytes;
+  *free_bytes = live < s->total_bytes ? (size_t)(s->total_bytes - live) : 0;
+  return true;
+}
+
+/* The CPU kernels, on tensors the stream can reach: never strings or
+ * variants (they live on the host: ops that may make them, such as the
+ * TensorList ops, run there; a view of a number tensor is no such op),
+ * never ops that run subgraphs, read or write variables, or have effects
+ * on the host (print). */
+static bool sim_supports_op(const ts_backend *b, const ts_kernel_ctx *k)
+{
+  const ts_op_def *def = k->def;
+  if (!def->kernel[TS_DEVICE_CPU] ||
+      (def->flags & (TS_OPF_CONTROL_FLOW | TS_OPF_VARIABLE | TS_OPF_STATEFUL | TS_OPF_INPUT |
+                     TS_OPF_VALUE)) ||
+      (def->flags & (TS_OPF_ANY_DTYPE | TS_OPF_ALIAS)) == TS_OPF_ANY_DTYPE)
+    return false;
+  for (int i = 0; i < k->n_in; i++)
+    if (k->in[i]->dtype == TS_STRING || k->in[i]->dtype == TS_VARIANT)
+      return false;
+  return true;
+}
+
+static void *sim_alloc(const ts_backend *b, size_t bytes)
+{
+  sim *s = get();
+  void *p = NULL;
+  if (posix_memalign(&p, 64, bytes ? bytes : 1) != 0)
+    return NULL;
+  __atomic_add_fetch(&s->live_bytes, (int64_t)bytes, __ATOMIC_RELAXED);
+  return dev_of(p);
+}
+
+static void sim_free(const ts_backend *b, void *ptr, size_t bytes)
+{
+  if (!ptr)
+    return;
+  sim *s = get();
+  __atomic_sub_fetch(&s->live_bytes, (int64_t)bytes, __ATOMIC_RELAXED);
+  void *host = host_of(ptr);
+  if (capturing) { /* the plan's launches may still use it */
+    g_array_append_val(capturing->deferred, host);
+    return;
+  }
+  work *w = work_new(W_FREE);
+  w->dst = host;
+  submit(s, w);
+}
+
+static bool take_error(sim *s)
+{
+  return wait_idle(s, true);
+}
+
+static bool sim_to_host(const ts_backend *b, void *host_dst, const void *src, size_t bytes)
+{
+  sim *s = get();
+  if (capturing)
+    break_capture(s);
+  if (!take_error(s))
+    return false;
+  memcpy(host_dst, host_of(src), bytes);
+  return true;
+}
+
+static bool sim_from_host(const ts_backend *b, void *dst, const void *host_src, size_t bytes)
+{
+  sim *s = get();
+  work *w = work_new(W_COPY);
+  w->staged = g_try_malloc(bytes ? bytes : 1);
+  if (!w->staged) {
+    g_free(w);
+    return false;
+  }
+  memcpy(w->staged, host_src, bytes);
+  w->dst = dst;
+  w->bytes = bytes;
+  submit(s, w); /* fresh buffers only: never one the capture's launches use */
+  return true;
+}
+
+/* Queued; while a plan captures, after what it captured (the capture is
+ * broken: the planner's poisoning is the only memset in a run). */
+static bool sim_memset(const ts_backend *b, void *dst, int value, size_t bytes)
+{
+  sim *s = get();
+  if (capturing)
+    break_capture(s);
+  work *w = work_new(W_MEMSET);
+  w->dst = dst;
+  w->value = value;
+  w->bytes = bytes;
+  submit(s, w);
+  return true;
+}
+
+static bool sim_copy(const ts_backend *b, void *dst, const ts_backend *src_b, const void *src,
+                     size_t bytes)
+{
+  if (src_b != b)
+    return false; /* from the host: copy_from_host stages it */
+  sim *s = get();
+  if (capturing) { /* a node of the plan */
+    launch *l = g_new0(launch, 1);
+    l->bytes = bytes;
+    l->n_in = l->n_out = 1;
+    l->in[0].data = (void *)src;
+    l->out[0].data = dst;
+    g_ptr_array_add(capturing->capture, l);
+    return true;
+  }
+  work *w = work_new(W_COPY);
+  w->dst = dst;
+  w->src = src;
+  w->bytes = bytes;
+  submit(s, w);
+  return true;
+}
+
+static ts_attr *attrs_copy(const ts_op_def *def, const ts_attr *attrs)
+{
+  if (!attrs || !def->n_attrs)
+    return NULL;
+  ts_attr *a = g_memdup2(attrs, sizeof *a * (size_t)def->n_attrs);
+  for (int i = 0; i < def->n_attrs; i++)
+    if (a[i].type == TS_ATTR_STRING)
+      a[i].s = g_strdup(a[i].s);
+  return a;
+}
+
+static launch *launch_new(const ts_kernel_ctx *k)
+{
+  launch *l = g_new0(launch, 1);
+  *l = (launch){ .def = k->def, .loc = k->loc, .seq = k->seq, .correlation = k->correlation,
+                 .n_in = k->n_in, .n_out = k->n_out, .attrs = attrs_copy(k->def, k->attrs) };
+  for (int i = 0; i < k->n_in; i++)
+    l->in[i] = (ts_tensor){ .refcount = 1, .dtype = k->in[i]->dtype, .shape = k->in[i]->shape,
+                            .size = k->in[i]->size, .data = k->in[i]->data };
+  for (int i = 0; i < k->n_out; i++)
+    l->out[i] = (ts_tensor){ .refcount = 1, .dtype = k->out[i]->dtype,
+                             .shape = k->out[i]->shape, .size = k->out[i]->size,
+                             .data = k->out[i]->data };
+  return l;
+}
+
+static bool sim_run_op(const ts_backend *b, ts_kernel_ctx *k)
+{
+  /* Views only make headers: on the caller's thread, over device addresses. */
+  if (k->def->flags & TS_OPF_ALIAS)
+    return ts_kernel_run(k, TS_DEVICE_CPU);
+  for (int i = 0; i < k->n_in; i++)
+    if (k->in[i]->backend != b)
+      return ts__kernel_fail(k, TS_ERR_INTERNAL, "input %d is on %s, not on SIM:0", i,
+                             ts_backend_name(k->in[i]->backend));
+  for (int i = 0; i < k->n_out; i++)
+    if (k->out[i]->backend != b)
+      return ts__kernel_fail(k, TS_ERR_INTERNAL, "output %d is on %s, not on SIM:0", i,
+                             ts_backend_name(k->out[i]->backend));
+  sim *s = get();
+  launch *l = launch_new(k);
+  if (capturing) {
+    g_ptr_array_add(capturing->capture, l);
+    return true;
+  }
+  spend_launch_cost(s);
+  work *w = work_new(W_KERNEL);
+  w->kernel = l;
+  w->correlation = k->correlation;
+  submit(s, w);
+  return true;
+}
+
+static bool sim_synchronize(const ts_backend *b)
+{
+  sim *s = get();
+  uint64_t start = ts__op_now_ns();
+  bool ok = take_error(s);
+  record_span(s, TS_ACTIVITY_SYNC, "synchronize", 0, 0, start, 0);
+  return ok;
+}
+
+static ts_device_event *sim_event_new(const ts_backend *b)
+{
+  ts_device_event *e = g_new0(ts_device_event, 1);
+  e->done = true; /* never recorded: nothing to wait for */
+  return e;
+}
+
+static void sim_event_free(const ts_backend *b, ts_device_event *e)
+{
+  sim *s = get();
+  /* the stream may still hold it: wait until it has passed */
+  pthread_mutex_lock(&s->lock);
+  while (!__atomic_load_n(&e->done, __ATOMIC_ACQUIRE))
+    pthread_cond_wait(&s->idle, &s->lock);
+  pthread_mutex_unlock(&s->lock);
+  g_free(e);
+}
+
+static bool sim_event_record(const ts_backend *b, ts_device_event *e)
+{
+  sim *s = get();
+  pthread_mutex_lock(&s->lock); /* the stream may be passing its last recording */
+  while (!__atomic_load_n(&e->done, __ATOMIC_ACQUIRE))
+    pthread_cond_wait(&s->idle, &s->lock);
+  pthread_mutex_unlock(&s->lock);
+  __atomic_store_n(&e->done, false, __ATOMIC_RELAXED);
+  work *w = work_new(W_EVENT);
+  w->event = e;
+  e->mark = submit(s, w);
+  return true;
+}
+
+/* One stream: work queued after an event of SIM:0 already runs after it. */
+static bool sim_event_wait(const ts_backend *b, const ts_device_event *e)
+{
+  return true;
+}
+
+static bool sim_event_query(const ts_backend *b, const ts_device_event *e)
+{
+  return __atomic_load_n(&e->done, __ATOMIC_ACQUIRE);
+}
+
+static bool sim_event_elapsed(const ts_backend *b, const ts_device_event *start,
+                              const ts_device_event *end, uint64_t *ns)
+{
+  if (!sim_event_query(b, start) || !sim_event_query(b, end) || end->time_ns < start->time_ns)
+    return false;
+  *ns = end->time_ns - start->time_ns;
+  return true;
+}
+
+/* ---- plans ---------------------------------------------------------------------------- */
+
+static ts_graph_plan *sim_plan_create(const ts_backend *b)
+{
+  get();
+  ts_graph_plan *p = g_new0(ts_graph_plan, 1);
+  p->nodes = g_ptr_array_new_with_free_func((GDestroyNotify)launch_free);
+  p->capture = g_ptr_array_new_with_free_func((GDestroyNotify)launch_free);
+  p->deferred = g_array_new(FALSE, FALSE, sizeof(void *));
+  capturing = p;
+  return p;
+}
+
+static bool sim_plan_update(const ts_backend *b, ts_graph_plan *p)
+{
+  sim *s = get();
+  if (p->broken)
+    return false;
+  /* the last replay may still be reading the launches this capture replaces */
+  pthread_mutex_lock(&s->lock);
+  while (p->running)
+    pthread_cond_wait(&s->idle, &s->lock);
+  pthread_mutex_unlock(&s->lock);
+  capturing = p;
+  return true;
+}
+
+/* Frees what the capture deferred, after the work queued so far. */
+static void release_deferred(sim *s, ts_graph_plan *p)
+{
+  for (guint i = 0; i < p->deferred->len; i++) {
+    work *w = work_new(W_FREE);
+    w->dst = g_array_index(p->deferred, void *, i);
+    submit(s, w);
+  }
+  g_array_set_size(p->deferred, 0);
+}
+
+static void break_capture(sim *s)
+{
+  ts_graph_plan *p = capturing;
+  capturing = NULL;
+  p->broken = true;
+  while (p->capture->len) {
+    work *w = work_new(W_KERNEL);
+    w->kernel = g_ptr_array_steal_index(p->capture, 0);
+    w->correlation = w->kernel->correlation;
+    submit(s, w);
+  }
+  release_deferred(s, p);
+}
+
+/* Do the captured launches match the plan's nodes (the same ops on the same
+ * shapes), so that only their buffers change? */
+static bool same_launches(const ts_graph_plan *p)
+{
+  if (p->nodes->len != p->capture->len)
+    return false;
+  for (guint i = 0; i < p->nodes->len; i++) {
+    const launch *a = g_ptr_array_index(p->nodes, i), *c = g_ptr_array_index(p->capture, i);
+    if (a->def != c->def || a->bytes != c->bytes || a->n_in != c->n_in || a->n_out != c->n_out)
+      return false;
+    for (int j = 0; j < a->n_in; j++)
+      if (a->in[j].dtype != c->in[j].dtype || a->in[j].size != c->in[j].size)
+        return false;
+    for (int j = 0; j < a->n_out; j++)
+      if (a->out[j].dtype != c->out[j].dtype || a->out[j].size != c->out[j].size)
+        return false;
+  }
+  return true;
+}
+
+static bool sim_plan_compute(const ts_backend *b, ts_graph_plan *p)
+{
+  sim *s = get();
+  if (capturing != p)
+    return true; /* broken mid-run: its launches went out one by one */
+  capturing = NULL;
+  bool keep_ids = same_launches(p);
+  for (guint i = 0; i < p->capture->len; i++) {
+    launch *c = g_ptr_array_index(p->capture, i);
+    c->graph_node = keep_ids ? ((launch *)g_ptr_array_index(p->nodes, i))->graph_node
+                             : __atomic_fetch_add(&s->next_graph_node, 1, __ATOMIC_RELAXED);
+    if (ts_activity_wanted()) /* which op of this run each node stands for */
+      record(s, &(ts_activity){ .kind = TS_ACTIVITY_GRAPH_NODE, .device = "SIM:0",
+                                .correlation = c->correlation, .graph_node = c->graph_node,
+                                .name = c->def ? c->def->name : "copy" });
+  }
+  GPtrArray *t = p->nodes;
+  p->nodes = p->capture;
+  p->capture = t;
+  g_ptr_array_set_size(p->capture, 0);
+  if (p->nodes->len) {
+    spend_launch_cost(s);
+    work *w = work_new(W_PLAN);
+    w->plan = p;
+    /* the plan launch's own correlation id, as cudaGraphLaunch's */
+    w->correlation = __atomic_fetch_add(&s->next_graph_node, 1, __ATOMIC_RELAXED) | (1ull << 63);
+    pthread_mutex_lock(&s->lock);
+    p->running = true;
+    pthread_mutex_unlock(&s->lock);
+    submit(s, w);
+  }
+  release_deferred(s, p);
+  return true;
+}
+
+static void sim_plan_free(const ts_backend *b, ts_graph_plan *p)
+{
+  sim *s = get();
+  if (capturing == p)
+    break_capture(s);
+  pthread_mutex_lock(&s->lock);
+  while (p->running)
+    pthread_cond_wait(&s->idle, &s->lock);
+  pthread_mutex_unlock(&s->lock);
+  g_ptr_array_unref(p->nodes);
+  g_ptr_array_unref(p->capture);
+  g_array_unref(p->deferred);
+  g_free(p);
+}
+
+static void sim_activity_flush(const ts_backend *b)
+{
+  sim *s = get();
+  wait_idle(s, false);
+  deliver_records(s);
+}
+
+const ts_backend_i ts__sim_backend_iface = {
+  .name = "SIM:0",
+  .kind = TS_DEVICE_CPU,
+  .host_visible = false,
+  .memory_info = sim_memory_info,
+  .supports_op = sim_supports_op,
+  .buffer_alloc = sim_alloc,
+  .buffer_free = sim_free,
+  .copy_to_host = sim_to_host,
+  .copy_from_host = sim_from_host,
+  .memset = sim_memset,
+  .copy = sim_copy,
+  .run_op = sim_run_op,
+  .synchronize = sim_synchronize,
+  .event_new = sim_event_new,
+  .event_free = sim_event_free,
+  .event_record = sim_event_record,
+  .event_wait = sim_event_wait,
+  .event_query = sim_event_query,
+  .event_elapsed_ns = sim_event_elapsed,
+  .graph_plan_create = sim_plan_create,
+  .graph_plan_update = sim_plan_update,
+  .graph_plan_compute = sim_plan_compute,
+  .graph_plan_free = sim_plan_free,
+  .activity_flush = sim_activity_flush,
+};

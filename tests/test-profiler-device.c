@@ -1,0 +1,195 @@
+/* test-profiler-device.c — the device collector (profiler/device.c): a
+ * profile of sequential_model on SIM:0, the simulated GPU, has a DEVICE
+ * event for every op that ran there, charged to that op (its run, sequence
+ * number and graph node) with device times inside the op's call, on the
+ * device stream's own track; eagerly and in graph mode, where the kernels
+ * come from the replayed plan.  Serialized and read back, they stay. */
+#include <glib.h>
+#include <string.h>
+#include <tracescope-backend.h>
+#include <tracescope-profiler.h>
+
+#include "test-errors.h"
+
+typedef struct op_key {
+  uint64_t run_id;
+  uint32_t seq;
+} op_key;
+
+static guint key_hash(gconstpointer p)
+{
+  const op_key *k = p;
+  return g_int64_hash(&k->run_id) ^ k->seq;
+}
+
+static gboolean key_equal(gconstpointer a, gconstpointer b)
+{
+  const op_key *x = a, *y = b;
+  return x->run_id == y->run_id && x->seq == y->seq;
+}
+
+/* The views sequential_model makes: headers over device memory, made on
+ * the host, launch nothing. */
+static bool is_view(const char *op)
+{
+  return !strcmp(op, "Reshape") || !strcmp(op, "Flatten") || !strcmp(op, "Identity");
+}
+
+/* Checks s: every op on SIM:0 has exactly one DEVICE event, with its
+ * fields, on the stream's track; returns how many there are. */
+static int check_charged(const tsp_session *s, bool graph)
+{
+  GHashTable *ops = g_hash_table_new_full(key_hash, key_equal, g_free,
+                                          (GDestroyNotify)g_ptr_array_unref);
+  int stream = -1, n_device = 0, n_sim_ops = 0, n_nodes = 0;
+  for (int t = 0; t < tsp_session_n_threads(s); t++) {
+    if (strcmp(tsp_session_thread(s, t)->name, "SIM:0 stream") == 0)
+      stream = t;
+    tsp_iter it;
+    tsp_iter_init(&it, s, t);
+    for (const tsp_event *e; (e = tsp_iter_next(&it));)
+      if (e->kind == TSP_EVENT_OP && strcmp(tsp_session_device(s, e->device), "SIM:0") == 0 &&
+          !is_view(tsp_event_op_name(s, e))) {
+        op_key *k = g_new(op_key, 1);
+        *k = (op_key){ e->run_id, e->seq };
+        /* (run, seq) may repeat outside calls (variable initializers): the
+         * events of one key all name the same op */
+        GPtrArray *same = g_hash_table_lookup(ops, k);
+        if (!same)
+          g_hash_table_insert(ops, k, same = g_ptr_array_new());
+        else
+          g_free(k);
+        g_ptr_array_add(same, (gpointer)e);
+        n_sim_ops++;
+      }
+  }
+  g_assert_cmpint(stream, >=, 0);
+  g_assert_cmpint(n_sim_ops, >, 3);
+  tsp_iter it;
+  tsp_iter_init(&it, s, stream);
+  for (const tsp_event *e; (e = tsp_iter_next(&it));) {
+    g_assert_cmpint(e->kind, ==, TSP_EVENT_DEVICE);
+    op_key k = { e->run_id, e->seq };
+    GPtrArray *same = g_hash_table_lookup(ops, &k);
+    if (!same || !same->len)
+      g_error("a device event of %s (run %" G_GUINT64_FORMAT ", seq %u) has no op",
+              tsp_event_op_name(s, e), e->run_id, e->seq);
+    const tsp_event *op = g_ptr_array_steal_index(same, 0);
+    g_assert_cmpint(e->op, ==, op->op);
+    g_assert_cmpuint(e->node, ==, op->node);
+    g_assert_cmpuint(e->traced, ==, op->traced);
+    g_assert_cmpuint(e->end_ns, >=, e->start_ns);
+    g_assert_cmpuint(e->start_ns, >=, op->start_ns); /* launched, then run */
+    n_device++;
+    n_nodes += e->node != 0;
+  }
+  /* graph mode: the graph's nodes (variable initializers run eagerly) */
+  if (graph)
+    g_assert_cmpint(n_nodes, >, 3);
+  else
+    g_assert_cmpint(n_nodes, ==, 0);
+  GHashTableIter hi;
+  gpointer left;
+  g_hash_table_iter_init(&hi, ops);
+  while (g_hash_table_iter_next(&hi, NULL, &left)) /* every op charged once */
+    if (((GPtrArray *)left)->len)
+      g_error("%s on SIM:0 has no device event",
+              tsp_event_op_name(s, g_ptr_array_index((GPtrArray *)left, 0)));
+  g_hash_table_unref(ops);
+  return n_device;
+}
+
+static tsp_session *profile(bool graph, int calls)
+{
+  ts_module *m = ts_module_open("seeds");
+  assert_no_error();
+  ts_function *fn = ts_module_lookup(m, "sequential_model");
+  ts_value x;
+  g_assert_true(ts_value_parse("f32[4,28,28]:uniform", &x));
+  tsp_session *s = tsp_session_new();
+  g_assert_true(tsp_session_start(s, NULL));
+  ts_run_functions_eagerly(!graph);
+  TS_DEVICE_SCOPE(ts_backend_by_name("SIM:0")) {
+    for (int i = 0; i < calls; i++) {
+      ts_scope *scope = ts_scope_begin();
+      uint64_t t0 = tsp_call_begin(s);
+      g_assert_nonnull(ts_function_call(fn, &x, 1));
+      tsp_call_end(s, t0, "sequential_model", graph ? TSP_MODE_GRAPH : TSP_MODE_EAGER);
+      ts_scope_end(scope);
+    }
+  }
+  ts_run_functions_eagerly(false);
+  tsp_session_stop(s);
+  assert_no_error();
+  ts_value_clear(&x);
+  ts_module_free(m);
+  return s;
+}
+
+static void test_eager(void)
+{
+  tsp_session *s = profile(false, 2);
+  g_assert_cmpint(check_charged(s, false), >, 3);
+  tsp_session_free(s);
+}
+
+static void test_graph_replayed(void)
+{
+  tsp_session *s = profile(true, 3);
+  g_assert_cmpint(check_charged(s, true), >, 3);
+  tsp_session_free(s);
+}
+
+/* The timeline's index has the stream as a track of its own, its spans
+ * the kernels, one by one at a fine resolution. */
+static void test_stream_track(void)
+{
+  tsp_session *s = profile(true, 2);
+  int n = check_charged(s, true);
+  tsp_lod *lod = tsp_lod_build(s);
+  int track = -1;
+  for (int t = 0; t < tsp_session_n_threads(s); t++)
+    if (strcmp(tsp_session_thread(s, t)->name, "SIM:0 stream") == 0)
+      track = t;
+  g_assert_cmpint(track, >=, 0);
+  g_assert_cmpint(tsp_lod_n_depths(lod, track), ==, 1); /* one kernel at a time */
+  uint64_t from, to;
+  tsp_lod_range(lod, &from, &to);
+  GArray *spans = g_array_new(FALSE, FALSE, sizeof(tsp_lod_span));
+  tsp_lod_query(lod, track, 0, from, to + 1, 1e-3, spans);
+  g_assert_cmpuint(spans->len, ==, (guint)n);
+  for (guint i = 0; i < spans->len; i++) {
+    const tsp_lod_span *sp = &g_array_index(spans, tsp_lod_span, i);
+    g_assert_cmpuint(sp->count, ==, 1);
+    g_assert_cmpint(sp->event->kind, ==, TSP_EVENT_DEVICE);
+    g_assert_cmpint(sp->op, ==, sp->event->op);
+  }
+  g_array_unref(spans);
+  tsp_lod_free(lod);
+  tsp_session_free(s);
+}
+
+/* Serialized (as the worker sends a profile) and read back, they stay. */
+static void test_serialized(void)
+{
+  tsp_session *s = profile(true, 2);
+  int n = check_charged(s, true);
+  GBytes *bytes = tsp_session_serialize(s);
+  GError *error = NULL;
+  tsp_session *back = tsp_session_deserialize(bytes, &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(check_charged(back, true), ==, n);
+  tsp_session_free(back);
+  tsp_session_free(s);
+  g_bytes_unref(bytes);
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/profiler-device/eager", test_eager);
+  g_test_add_func("/profiler-device/graph-replayed", test_graph_replayed);
+  g_test_add_func("/profiler-device/stream-track", test_stream_track);
+  g_test_add_func("/profiler-device/serialized", test_serialized);
+  return g_test_run();
+}

@@ -1,0 +1,465 @@
+/* test-sim.c — the backend interface v2 on SIM:0, the simulated discrete
+ * GPU (engine/backend/sim.c): its buffers are not host memory, data moves
+ * through its copies, work runs on its stream's thread (events,
+ * synchronize, errors reported late), graph runs are captured as plans and
+ * replayed, device activity reaches collectors with correlation and
+ * graph-node ids, and supports_op sees shapes and attributes. */
+#include <fcntl.h>
+#include <glib.h>
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <string.h>
+#include <tracescope-backend.h>
+
+#include "test-errors.h"
+
+static const ts_backend *sim(void)
+{
+  const ts_backend *b = ts_backend_by_name("SIM:0");
+  g_assert_nonnull(b);
+  return b;
+}
+
+static ts_tensor *matrix(int rows, int cols, float base)
+{
+  ts_tensor *t = ts_tensor_new(TS_F32, TS_SHAPE(rows, cols));
+  float *d = ts_tensor_data(t);
+  for (int i = 0; i < rows * cols; i++)
+    d[i] = base + (float)(i % 7) * 0.25f - (float)(i % 3);
+  return t;
+}
+
+static void assert_close(ts_tensor *want, ts_tensor *got)
+{
+  assert_no_error();
+  g_assert_nonnull(got);
+  g_assert_true(ts_tensor_backend(want) == ts_backend_cpu());
+  g_assert_true(ts_shape_equal(ts_tensor_shape(want), ts_tensor_shape(got)));
+  g_assert_cmpint(ts_tensor_dtype(want), ==, ts_tensor_dtype(got));
+  for (int64_t i = 0; i < ts_tensor_size(want); i++)
+    g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(got, i), ts_tensor_get_f64(want, i), 1e-5);
+}
+
+/* ---- memory ------------------------------------------------------------------------ */
+
+static void test_registered(void)
+{
+  const ts_backend *b = sim();
+  const ts_backend_i *bi = ts_backend_iface(b);
+  g_assert_false(bi->host_visible);
+  g_assert_nonnull(bi->graph_plan_create);
+  g_assert_nonnull(bi->event_new);
+  size_t free_bytes = 0, total = 0;
+  g_assert_true(ts_backend_memory_info(b, &free_bytes, &total));
+  g_assert_cmpuint(total, >, 0);
+  g_assert_cmpuint(free_bytes, <=, total);
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_tensor_to_backend(matrix(256, 256, 1), b);
+  size_t after = 0;
+  g_assert_true(ts_backend_memory_info(b, &after, &total));
+  g_assert_cmpuint(after, <=, free_bytes - 256 * 256 * 4);
+  g_assert_null(ts_tensor_data(x)); /* the host has no address for it */
+  ts_scope_end(scope);
+}
+
+/* SIM:0 is there where TRACESCOPE_DEVICES names it (the tests' env), and
+ * not otherwise (a child process without it). */
+static void test_only_when_named(void)
+{
+  if (g_test_subprocess()) {
+    g_unsetenv("TRACESCOPE_DEVICES");
+    g_assert_cmpint(ts_backend_count(), ==, 1);
+    g_assert_null(ts_backend_by_name("SIM:0"));
+    return;
+  }
+  g_assert_cmpstr(g_getenv("TRACESCOPE_DEVICES"), ==, "sim");
+  g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed();
+}
+
+/* The host touching a SIM buffer faults at once (a child process). */
+static void test_host_dereference_crashes(void)
+{
+  if (g_test_subprocess()) {
+    const ts_backend *b = sim();
+    volatile float *p = ts_backend_iface(b)->buffer_alloc(b, 64);
+    g_assert_nonnull((void *)p);
+    p[0] = 1; /* must fault */
+    return;
+  }
+  g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_failed();
+}
+
+static void test_copies(void)
+{
+  const ts_backend *b = sim();
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = matrix(3, 5, 2);
+  ts_tensor *d = ts_tensor_to_backend(x, b);
+  assert_no_error();
+  g_assert_true(ts_tensor_backend(d) == b);
+  assert_close(x, d);
+  /* device to device, on the stream, and back */
+  const ts_backend_i *bi = ts_backend_iface(b);
+  void *buf = bi->buffer_alloc(b, 15 * 4);
+  g_assert_true(bi->copy(b, buf, b, NULL, 0)); /* 0 bytes: nothing */
+  ts_tensor *back = ts_tensor_to_backend(d, ts_backend_cpu());
+  float host[15];
+  g_assert_true(bi->copy_from_host(b, buf, ts_tensor_data(back), sizeof host));
+  void *buf2 = bi->buffer_alloc(b, sizeof host);
+  g_assert_true(bi->copy(b, buf2, b, buf, sizeof host));
+  g_assert_true(bi->memset(b, buf, 0, sizeof host));
+  g_assert_true(bi->copy_to_host(b, host, buf2, sizeof host));
+  g_assert_cmpmem(host, sizeof host, ts_tensor_data(x), sizeof host);
+  g_assert_true(bi->copy_to_host(b, host, buf, sizeof host));
+  for (int i = 0; i < 15; i++)
+    g_assert_cmpfloat(host[i], ==, 0);
+  bi->buffer_free(b, buf, sizeof host);
+  bi->buffer_free(b, buf2, sizeof host);
+  ts_scope_end(scope);
+}
+
+/* ---- the stream ------------------------------------------------------------------------ */
+
+static void test_ops_and_events(void)
+{
+  const ts_backend *b = sim();
+  const ts_backend_i *bi = ts_backend_iface(b);
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = matrix(64, 32, 1), *w = matrix(32, 16, -1);
+  ts_tensor *want = ts_relu(ts_add(ts_matmul(x, w), ts_scalar_f32(0.5f)));
+  ts_device_event *start = bi->event_new(b), *end = bi->event_new(b);
+  g_assert_true(bi->event_record(b, start));
+  ts_tensor *got;
+  TS_DEVICE_SCOPE(b) {
+    got = ts_relu(ts_add(ts_matmul(x, w), ts_scalar_f32(0.5f)));
+  }
+  g_assert_true(bi->event_record(b, end));
+  g_assert_true(ts_tensor_backend(got) == b);
+  g_assert_true(ts_backend_synchronize(b));
+  g_assert_true(bi->event_query(b, start));
+  g_assert_true(bi->event_query(b, end));
+  uint64_t ns = 0;
+  g_assert_true(bi->event_elapsed_ns(b, start, end, &ns));
+  g_assert_true(bi->event_elapsed_ns(b, start, start, &ns) && ns == 0);
+  assert_close(want, got);
+  bi->event_free(b, start);
+  bi->event_free(b, end);
+  ts_scope_end(scope);
+}
+
+/* A kernel's failure on the stream comes back at the next synchronize,
+ * naming the op, as a GPU's asynchronous errors do. */
+static void test_late_error(void)
+{
+  const ts_backend *b = sim();
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *params = matrix(4, 2, 0);
+  ts_tensor *bad = ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 1, 9 });
+  TS_DEVICE_SCOPE(b) {
+    ts_tensor *y = ts_gather(params, bad, 0);
+    assert_no_error(); /* queued: nothing known yet */
+    g_assert_nonnull(y);
+  }
+  g_assert_false(ts_backend_synchronize(b));
+  expect_error_containing("Gather");
+  g_assert_true(ts_backend_synchronize(b)); /* reported once */
+  ts_scope_end(scope);
+}
+
+/* An op SIM cannot run (ts_print: an effect on the host) runs on the CPU,
+ * visibly: its op event says CPU and a warning says why. */
+static GPtrArray *warnings;
+static GPtrArray *devices;
+
+static void on_warning(const ts_event *ev, void *data)
+{
+  if (ev->kind == TS_EVENT_WARNING && ev->warning.kind == TS_WARNING_DEVICE_FALLBACK)
+    g_ptr_array_add(warnings, g_strdup(ev->warning.message));
+  if (ev->kind == TS_EVENT_OP_END)
+    g_ptr_array_add(devices, g_strdup_printf("%s@%s", ev->op.op_name, ev->op.device));
+}
+
+static void test_visible_fallback(void)
+{
+  warnings = g_ptr_array_new_with_free_func(g_free);
+  devices = g_ptr_array_new_with_free_func(g_free);
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING) | TS_EVENT_MASK(TS_EVENT_OP_END),
+                           on_warning, NULL);
+  ts_scope *scope = ts_scope_begin();
+  fflush(stdout);
+  int saved = dup(STDOUT_FILENO), null = open("/dev/null", O_WRONLY);
+  dup2(null, STDOUT_FILENO); /* what it prints is not TAP */
+  TS_DEVICE_SCOPE(sim()) {
+    ts_tensor *y = ts_add(matrix(2, 2, 1), matrix(2, 2, 2));
+    ts_print(y);
+  }
+  fflush(stdout);
+  dup2(saved, STDOUT_FILENO);
+  close(saved);
+  close(null);
+  assert_no_error();
+  ts_scope_end(scope);
+  ts_listener_remove(id);
+  g_assert_cmpuint(warnings->len, ==, 1);
+  g_assert_nonnull(strstr(g_ptr_array_index(warnings, 0), "on SIM:0: it runs on the CPU"));
+  g_assert_cmpstr(g_ptr_array_index(devices, 0), ==, "Add@SIM:0");
+  g_assert_cmpstr(g_ptr_array_index(devices, 1), ==, "PrintV2@CPU");
+  g_ptr_array_unref(warnings);
+  g_ptr_array_unref(devices);
+}
+
+/* ---- activity and plans ------------------------------------------------------------------ */
+
+typedef struct collected {
+  GArray *records;       /* ts_activity */
+  GHashTable *names;     /* correlation -> op name, from OP_END */
+  GHashTable *corr_of_node; /* graph node -> correlation (GRAPH_NODE records) */
+  int sim_ops;           /* OP_END events of ops run on SIM:0 */
+} collected;
+
+static void on_activity(const ts_activity *r, int n, void *data)
+{
+  collected *c = data;
+  g_array_append_vals(c->records, r, (guint)n);
+}
+
+static void on_op(const ts_event *ev, void *data)
+{
+  collected *c = data;
+  g_hash_table_insert(c->names, GSIZE_TO_POINTER(ev->op.correlation), (gpointer)ev->op.op_name);
+  c->sim_ops += strcmp(ev->op.device, "SIM:0") == 0;
+}
+
+static void collect_begin(collected *c)
+{
+  *c = (collected){ g_array_new(FALSE, FALSE, sizeof(ts_activity)),
+                    g_hash_table_new(g_direct_hash, g_direct_equal),
+                    g_hash_table_new(g_direct_hash, g_direct_equal), 0 };
+  g_assert_true(ts_activity_subscribe(on_activity, c));
+}
+
+static void collect_end(collected *c)
+{
+  ts_activity_flush();
+  ts_activity_unsubscribe(on_activity, c);
+}
+
+static void collect_clear(collected *c)
+{
+  g_array_unref(c->records);
+  g_hash_table_unref(c->names);
+  g_hash_table_unref(c->corr_of_node);
+}
+
+static int count_kind(const collected *c, ts_activity_kind kind)
+{
+  int n = 0;
+  for (guint i = 0; i < c->records->len; i++)
+    n += g_array_index(c->records, ts_activity, i).kind == kind;
+  return n;
+}
+
+/* Eager launches: one kernel record per op, with the op's correlation id. */
+static void test_eager_activity(void)
+{
+  collected c;
+  collect_begin(&c);
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_op, &c);
+  ts_scope *scope = ts_scope_begin();
+  TS_DEVICE_SCOPE(sim()) {
+    ts_tensor *y = ts_tanh(ts_matmul(matrix(8, 8, 1), matrix(8, 8, 2)));
+    g_assert_nonnull(y);
+  }
+  ts_scope_end(scope);
+  ts_listener_remove(id);
+  collect_end(&c);
+  g_assert_cmpint(count_kind(&c, TS_ACTIVITY_KERNEL), ==, 2);
+  g_assert_cmpint(count_kind(&c, TS_ACTIVITY_COPY), >=, 2); /* the inputs, from the host */
+  for (guint i = 0; i < c.records->len; i++) {
+    const ts_activity *r = &g_array_index(c.records, ts_activity, i);
+    g_assert_cmpuint(r->end_ns, >=, r->start_ns);
+    if (r->kind != TS_ACTIVITY_KERNEL)
+      continue;
+    g_assert_cmpuint(r->graph_node, ==, 0);
+    g_assert_cmpstr(g_hash_table_lookup(c.names, GSIZE_TO_POINTER(r->correlation)), ==, r->name);
+  }
+  collect_clear(&c);
+}
+
+static ts_tensor *layers(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *w = ts_arg(call, 1);
+  for (int i = 0; i < 3; i++)
+    x = ts_tanh(ts_add(ts_matmul(x, w), ts_scalar_f32(0.1f)));
+  return ts_reduce_sum(x, TS_ALL_AXES, false);
+}
+
+/* A graph run on SIM is captured once and replayed: kernels of a replay
+ * carry their node's id (stable across calls) and the plan launch's
+ * correlation; GRAPH_NODE records tie each node to this call's op. */
+static void test_plan_replay(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("layers", layers, "x, w");
+  ts_tensor *x = matrix(16, 16, 0.5f), *w = matrix(16, 16, -0.25f);
+  ts_value args[2] = { TS_TENSOR_VALUE(x), TS_TENSOR_VALUE(w) };
+  ts_tensor *want = ts_function_call(fn, args, 2);
+  assert_no_error();
+  GHashTable *first_nodes = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (int call = 0; call < 3; call++) {
+    collected c;
+    collect_begin(&c);
+    int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_op, &c);
+    ts_tensor *got;
+    TS_DEVICE_SCOPE(sim()) {
+      got = ts_function_call(fn, args, 2);
+    }
+    ts_listener_remove(id);
+    assert_close(want, got);
+    collect_end(&c);
+    int kernels = 0, nodes = 0;
+    uint64_t plan_launch = 0;
+    for (guint i = 0; i < c.records->len; i++) {
+      const ts_activity *r = &g_array_index(c.records, ts_activity, i);
+      if (r->kind == TS_ACTIVITY_GRAPH_NODE) {
+        nodes++;
+        g_hash_table_insert(c.corr_of_node, GSIZE_TO_POINTER(r->graph_node),
+                            GSIZE_TO_POINTER(r->correlation));
+        if (call == 0)
+          g_hash_table_add(first_nodes, GSIZE_TO_POINTER(r->graph_node));
+        else /* updated in place: the same nodes */
+          g_assert_true(g_hash_table_contains(first_nodes, GSIZE_TO_POINTER(r->graph_node)));
+      } else if (r->kind == TS_ACTIVITY_KERNEL) {
+        kernels++;
+        g_assert_cmpuint(r->graph_node, !=, 0);
+        plan_launch = plan_launch ? plan_launch : r->correlation;
+        g_assert_cmpuint(r->correlation, ==, plan_launch); /* one submission */
+        /* charged to its op of this call through its node */
+        gpointer corr = g_hash_table_lookup(c.corr_of_node, GSIZE_TO_POINTER(r->graph_node));
+        g_assert_nonnull(corr);
+        g_assert_cmpstr(g_hash_table_lookup(c.names, corr), ==, r->name);
+      }
+    }
+    g_assert_cmpint(kernels, >=, 4); /* however the passes fused the layers */
+    g_assert_cmpint(kernels, ==, c.sim_ops);
+    g_assert_cmpint(nodes, ==, kernels);
+    g_assert_false(g_hash_table_contains(c.names, GSIZE_TO_POINTER(plan_launch)));
+    collect_clear(&c);
+  }
+  g_hash_table_unref(first_nodes);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+/* Placement per function: its calls run on its device wherever the
+ * caller is; per scope and per call (TS_DEVICE_SCOPE) otherwise. */
+static void test_function_placement(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("layers", layers, "x, w");
+  ts_tensor *x = matrix(4, 16, 0.5f), *w = matrix(16, 16, -0.25f);
+  ts_value args[2] = { TS_TENSOR_VALUE(x), TS_TENSOR_VALUE(w) };
+  ts_tensor *want = ts_function_call(fn, args, 2);
+  g_assert_true(ts_tensor_backend(want) == ts_backend_cpu());
+  ts_function_set_device(fn, sim());
+  for (int eager = 0; eager < 2; eager++) {
+    ts_function_set_run_eagerly(fn, eager);
+    ts_tensor *got = ts_function_call(fn, args, 2);
+    g_assert_true(ts_tensor_backend(got) == sim());
+    assert_close(want, got);
+    g_assert_true(ts_current_device() == ts_backend_cpu()); /* the caller's, as it was */
+  }
+  ts_function_set_device(fn, NULL);
+  TS_DEVICE_SCOPE(sim()) {
+    g_assert_true(ts_tensor_backend(ts_function_call(fn, args, 2)) == sim());
+  }
+  g_assert_true(ts_tensor_backend(ts_function_call(fn, args, 2)) == ts_backend_cpu());
+  assert_no_error();
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+/* ---- what a backend is asked ------------------------------------------------------------ */
+
+/* A backend of kind CPU (host memory) that refuses MatMul with
+ * transpose_a and any op on inputs of more than 100 elements. */
+static int asked;
+
+static bool picky_supports(const ts_backend *b, const ts_kernel_ctx *k)
+{
+  asked++;
+  for (int i = 0; i < ts_kernel_n_inputs(k); i++)
+    if (ts_tensor_size(ts_kernel_input(k, i)) > 100)
+      return false;
+  char *ta = ts_kernel_attr(k, "transpose_a");
+  bool ok = !ta || strcmp(ta, "true") != 0;
+  free(ta);
+  g_assert_null(ts_kernel_attr(k, "no such attribute"));
+  return ok;
+}
+
+static void *picky_alloc(const ts_backend *b, size_t bytes)
+{
+  return ts_backend_iface(ts_backend_cpu())->buffer_alloc(ts_backend_cpu(), bytes);
+}
+
+static void picky_free(const ts_backend *b, void *p, size_t bytes)
+{
+  ts_backend_iface(ts_backend_cpu())->buffer_free(ts_backend_cpu(), p, bytes);
+}
+
+static bool picky_copy(const ts_backend *b, void *dst, const void *src, size_t bytes)
+{
+  memcpy(dst, src, bytes);
+  return true;
+}
+
+static ts_graph_plan *no_plan(const ts_backend *b)
+{
+  return NULL;
+}
+
+static void test_supports_op_sees_shapes_and_attrs(void)
+{
+  ts_backend_i iface = { .name = "picky", .kind = TS_DEVICE_CPU, .host_visible = true,
+                         .supports_op = picky_supports, .buffer_alloc = picky_alloc,
+                         .buffer_free = picky_free, .copy_to_host = picky_copy,
+                         .copy_from_host = picky_copy };
+  const ts_backend *b = ts_backend_register(&iface);
+  g_assert_nonnull(b);
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *small = matrix(3, 3, 1), *big = matrix(20, 20, 1);
+  TS_DEVICE_SCOPE(b) {
+    g_assert_true(ts_tensor_backend(ts_matmul(small, small)) == b);
+    g_assert_true(ts_tensor_backend(ts_matmul_t(small, small, true, false)) == ts_backend_cpu());
+    g_assert_true(ts_tensor_backend(ts_neg(big)) == ts_backend_cpu());
+  }
+  assert_no_error();
+  g_assert_cmpint(asked, ==, 3);
+  ts_scope_end(scope);
+  /* the plan members come together */
+  iface.name = "half a plan";
+  iface.graph_plan_create = no_plan;
+  g_assert_null(ts_backend_register(&iface));
+  expect_error_containing("come together");
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/sim/registered", test_registered);
+  g_test_add_func("/sim/only-when-named", test_only_when_named);
+  g_test_add_func("/sim/host-dereference-crashes", test_host_dereference_crashes);
+  g_test_add_func("/sim/copies", test_copies);
+  g_test_add_func("/sim/ops-and-events", test_ops_and_events);
+  g_test_add_func("/sim/late-error", test_late_error);
+  g_test_add_func("/sim/visible-fallback", test_visible_fallback);
+  g_test_add_func("/sim/eager-activity", test_eager_activity);
+  g_test_add_func("/sim/plan-replay", test_plan_replay);
+  g_test_add_func("/sim/function-placement", test_function_placement);
+  g_test_add_func("/sim/supports-op-sees-shapes-and-attrs", test_supports_op_sees_shapes_and_attrs);
+  return g_test_run();
+}
