@@ -71,8 +71,8 @@ typedef struct device {
   int ordinal;
   char name[16];            /* "CUDA:0" */
   char label[320];          /* "CUDA:0 (NVIDIA H100 80GB HBM3, 79.1 GiB)" */
-  cudaStream_t stream;
-  pthread_mutex_t lock;     /* the cache */
+  cudaStream_t stream;      /* made on first use (use()) */
+  pthread_mutex_t lock;     /* the cache, the stream's making */
   GHashTable *cache;        /* rounded size -> block list */
   size_t cached_bytes;
   ts_graph_plan *capturing; /* the plan the stream is capturing into */
@@ -100,9 +100,17 @@ static device *dev_of(const ts_backend *b)
   return (device *)ts_backend_iface(b)->context;
 }
 
+/* Makes d current on this thread; its context and stream are made on the
+ * first use (not at registration: listing devices costs no GPU memory). */
 static bool use(device *d)
 {
-  return ok_or_fail(cudaSetDevice(d->ordinal), "cudaSetDevice");
+  if (!ok_or_fail(cudaSetDevice(d->ordinal), "cudaSetDevice"))
+    return false;
+  pthread_mutex_lock(&d->lock);
+  bool ok = d->stream || ok_or_fail(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking),
+                                    "cudaStreamCreateWithFlags");
+  pthread_mutex_unlock(&d->lock);
+  return ok;
 }
 
 void *ts__cuda_stream(const ts_backend *b)
@@ -294,6 +302,8 @@ static void *cuda_alloc(const ts_backend *b, size_t bytes)
 {
   device *d = dev_of(b);
   size_t size = rounded(bytes);
+  if (!use(d))
+    return NULL;
   pthread_mutex_lock(&d->lock);
   block *bl = g_hash_table_lookup(d->cache, GSIZE_TO_POINTER(size));
   void *ptr = NULL;
@@ -303,7 +313,7 @@ static void *cuda_alloc(const ts_backend *b, size_t bytes)
     d->cached_bytes -= size;
     g_free(bl);
   }
-  if (!ptr && use(d) && cudaMalloc(&ptr, size) != cudaSuccess) {
+  if (!ptr && cudaMalloc(&ptr, size) != cudaSuccess) {
     cudaGetLastError();
     cudaStreamSynchronize(d->stream); /* frees queued before may still be in use */
     cache_empty(d);
@@ -656,8 +666,7 @@ void ts__cuda_register(void)
   for (int i = 0; i < count && n_devices < MAX_DEVICES; i++) {
     struct cudaDeviceProp prop;
     device *d = &devices[n_devices];
-    if (cudaGetDeviceProperties(&prop, i) != cudaSuccess || cudaSetDevice(i) != cudaSuccess ||
-        cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking) != cudaSuccess) {
+    if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) {
       g_string_append_printf(s, " device %d unusable (%s);", i,
                              cudaGetErrorString(cudaGetLastError()));
       continue;
