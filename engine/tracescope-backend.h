@@ -106,6 +106,10 @@ typedef struct ts_backend_i {
  * too many backends, a name taken). */
 TS_API const ts_backend *ts_backend_register(const ts_backend_i *iface);
 TS_API const ts_backend_i *ts_backend_iface(const ts_backend *b);
+/* What the engine found of real devices, for device menus and errors:
+ * "CUDA: CUDA:0 (NVIDIA H100 80GB HBM3, 79.1 GiB);", "CUDA: no device
+ * (...)", "CUDA: not built (-Dcuda=disabled)".  Static text. */
+TS_API const char *ts_backend_devices_note(void);
 /* Waits for b's stream; false + error if work queued on it failed. */
 TS_API bool ts_backend_synchronize(const ts_backend *b);
 /* b's free and total memory; false if it does not say. */

@@ -2,6 +2,9 @@
  * (buffers, copies, streams), placement of tensors, and what a backend's
  * run_op is handed (ts_kernel_ctx accessors). */
 #include "../engine-private.h"
+#ifdef TS_HAVE_CUDA
+#include "cuda/cuda_backend.h"
+#endif
 
 #include <pthread.h>
 
@@ -48,9 +51,30 @@ const ts_backend *ts_backend_cpu(void)
   return &backends[0];
 }
 
+/* Real devices, probed once when the list is first read (not on
+ * ts_backend_cpu: most programs never ask). */
+static void add_devices(void)
+{
+#ifdef TS_HAVE_CUDA
+  ts__cuda_register();
+#endif
+}
+
+const char *ts_backend_devices_note(void)
+{
+  ts_backend_count(); /* the devices are probed */
+#ifdef TS_HAVE_CUDA
+  return ts__cuda_note();
+#else
+  return "CUDA: not built (-Dcuda=disabled or no toolkit at build time)";
+#endif
+}
+
 int ts_backend_count(void)
 {
+  static pthread_once_t devices_once = PTHREAD_ONCE_INIT;
   ensure_cpu();
+  pthread_once(&devices_once, add_devices);
   return __atomic_load_n(&n_backends, __ATOMIC_ACQUIRE);
 }
 
@@ -108,8 +132,9 @@ const ts_backend *ts_backend_register(const ts_backend_i *iface)
   ensure_cpu();
   const ts_backend *b = NULL;
   pthread_mutex_lock(&register_lock);
-  if (ts_backend_by_name(iface->name))
-    why = "a backend of that name exists";
+  for (int i = 0; i < n_backends && !why; i++) /* not ts_backend_by_name: add_devices calls here */
+    if (strcmp(backends[i].iface.name, iface->name) == 0)
+      why = "a backend of that name exists";
   else if (n_backends == MAX_BACKENDS)
     why = "too many backends";
   if (!why) {

@@ -1,0 +1,708 @@
+/* cuda/cuda.c — CUDA:N, the backend over an NVIDIA GPU (the interface v2
+ * of tracescope-backend.h, as SIM:0 exercises it in CI).
+ *
+ * - One backend per device, registered at start-up when the driver finds
+ *   one (CUDA:0, CUDA:1, ...); TRACESCOPE_CUDA=off leaves them out.  The
+ *   runtime is linked statically (it loads the driver itself), so a
+ *   machine without a GPU or driver runs the engine as before and
+ *   ts__cuda_note() says why there is no CUDA device.
+ * - Memory: a caching allocator over cudaMalloc (never managed memory):
+ *   freed blocks go back to a per-size list, stream-ordered (the device
+ *   has one stream, so later work on it may reuse them at once), and the
+ *   cache is emptied when cudaMalloc runs out.
+ * - One non-blocking stream per device: launches, device copies and
+ *   memsets are queued; host copies wait for the work before them.
+ * - Kernels: each op row's kernel for TS_DEVICE_CUDA, launched on the
+ *   device's stream (ts__cuda_stream) with the op's correlation id pushed
+ *   as CUPTI's external correlation id.  Ops without one fall back to the
+ *   CPU visibly (the engine warns: TS_WARNING_DEVICE_FALLBACK).
+ * - Plans: graph_plan_create/update begin a stream capture, the steps'
+ *   launches are captured, graph_plan_compute ends it and updates the
+ *   instantiated CUDA Graph in place (cudaGraphExecUpdate) or instantiates
+ *   it anew, then launches it.  A host copy mid-capture breaks the plan:
+ *   what was captured is launched at once and the graph runs step by step
+ *   from then on.
+ * - Device activity: CUPTI's activity API when a collector wants it
+ *   (cupti.h), flushed by activity_flush. */
+#include "../../engine-private.h"
+#include "../../op_clock.h"
+#include "cuda_backend.h"
+#include "cupti.h"
+
+#include <cuda_runtime_api.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define MAX_DEVICES 8
+#define CACHE_ALIGN 512          /* sizes rounded up to this */
+#define ACTIVITY_BUFFER (1 << 20)
+#define ACTIVITY_BUFFERS 16      /* preallocated: CUPTI drops records past them (counted) */
+
+typedef struct block {
+  struct block *next;
+  void *ptr;
+} block;
+
+/* Which op each of the exec's nodes stands for: CUPTI reports the exec's
+ * nodes (clones of the captured ones).  A capture numbers the nodes its
+ * launches make (positions: captured node id -> k, corrs[k] the op); the
+ * instantiation says which clone each became (clones).  An update keeps
+ * the exec's nodes and so their positions: this run's corrs[k] is what
+ * they stand for now. */
+typedef struct node_clone {
+  uint64_t node_id;
+  guint position;
+} node_clone;
+
+struct ts_graph_plan {
+  cudaGraphExec_t exec;
+  bool broken;
+  GHashTable *positions; /* captured node id -> its launch's position, this capture */
+  GArray *corrs;         /* this capture's op correlation per position */
+  GArray *clones;        /* node_clone, the exec's kernel nodes */
+};
+
+struct ts_device_event {
+  cudaEvent_t event;
+};
+
+typedef struct device {
+  int ordinal;
+  char name[16];            /* "CUDA:0" */
+  char label[320];          /* "CUDA:0 (NVIDIA H100 80GB HBM3, 79.1 GiB)" */
+  cudaStream_t stream;      /* made on first use (use()) */
+  pthread_mutex_t lock;     /* the cache, the stream's making */
+  GHashTable *cache;        /* rounded size -> block list */
+  size_t cached_bytes;
+  ts_graph_plan *capturing; /* the plan the stream is capturing into */
+  const ts_backend *backend;
+} device;
+
+static device devices[MAX_DEVICES];
+static int n_devices;
+static char note[512];
+
+/* ---- errors --------------------------------------------------------------------------- */
+
+static bool ok_or_fail(cudaError_t err, const char *what)
+{
+  if (err == cudaSuccess)
+    return true;
+  cudaGetLastError(); /* clear it where it is not sticky */
+  ts_error_set(TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL, "CUDA: %s: %s (%s)", what,
+               cudaGetErrorString(err), cudaGetErrorName(err));
+  return false;
+}
+
+static device *dev_of(const ts_backend *b)
+{
+  return (device *)ts_backend_iface(b)->context;
+}
+
+/* Makes d current on this thread; its context and stream are made on the
+ * first use (not at registration: listing devices costs no GPU memory). */
+static bool use(device *d)
+{
+  if (!ok_or_fail(cudaSetDevice(d->ordinal), "cudaSetDevice"))
+    return false;
+  pthread_mutex_lock(&d->lock);
+  bool ok = d->stream || ok_or_fail(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking),
+                                    "cudaStreamCreateWithFlags");
+  pthread_mutex_unlock(&d->lock);
+  return ok;
+}
+
+void *ts__cuda_stream(const ts_backend *b)
+{
+  return dev_of(b)->stream;
+}
+
+/* ---- CUPTI ------------------------------------------------------------------------------ */
+
+static struct {
+  pthread_mutex_t lock;
+  const ts_cupti_api *api;
+  bool started, enabled, refused;
+  CUpti_SubscriberHandle subscriber;
+  GAsyncQueue *free_buffers, *done_buffers; /* uint8_t[ACTIVITY_BUFFER]; done: with valid bytes */
+  ts_cupti_records records;
+  uint64_t dropped;
+} cupti = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+typedef struct done_buffer {
+  uint8_t *data;
+  size_t valid;
+} done_buffer;
+
+static _Thread_local uint64_t launching; /* the op whose launch is being captured */
+static _Thread_local ts_graph_plan *capture_plan;
+
+static uint64_t cupti_now(void)
+{
+  return ts__op_now_ns();
+}
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+  *buffer = g_async_queue_try_pop(cupti.free_buffers); /* NULL: CUPTI drops, and counts */
+  *size = *buffer ? ACTIVITY_BUFFER : 0;
+  *max_records = 0;
+}
+
+/* On CUPTI's thread: only handed over; activity_flush reads them. */
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
+                                      size_t valid)
+{
+  size_t dropped = 0;
+  if (cupti.api->ActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS)
+    __atomic_add_fetch(&cupti.dropped, dropped, __ATOMIC_RELAXED);
+  done_buffer *d = g_new(done_buffer, 1);
+  *d = (done_buffer){ buffer, valid };
+  g_async_queue_push(cupti.done_buffers, d);
+}
+
+/* Graph nodes made while a plan captures: which op each stands for; their
+ * clones (the instantiated graph's nodes, which kernels report) follow. */
+static void CUPTIAPI on_callback(void *data, CUpti_CallbackDomain domain, CUpti_CallbackId id,
+                                 const void *info)
+{
+  if (domain != CUPTI_CB_DOMAIN_RESOURCE || !capture_plan)
+    return;
+  const CUpti_ResourceData *r = info;
+  const CUpti_GraphData *g = r->resourceDescriptor;
+  uint64_t node_id = 0;
+  if (!g || cupti.api->GetGraphNodeId(g->node, &node_id) != CUPTI_SUCCESS)
+    return;
+  ts_graph_plan *p = capture_plan;
+  if (id == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED && launching) {
+    g_hash_table_insert(p->positions, GSIZE_TO_POINTER((gsize)node_id),
+                        GUINT_TO_POINTER(p->corrs->len));
+    g_array_append_val(p->corrs, launching);
+  } else if (id == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) {
+    uint64_t original = 0;
+    gpointer k;
+    if (cupti.api->GetGraphNodeId(g->originalNode, &original) == CUPTI_SUCCESS &&
+        g_hash_table_lookup_extended(p->positions, GSIZE_TO_POINTER((gsize)original), NULL, &k))
+      g_array_append_val(p->clones, ((node_clone){ node_id, GPOINTER_TO_UINT(k) }));
+  }
+}
+
+static const CUpti_ActivityKind ACTIVITY_KINDS[] = {
+  CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, /* never KERNEL: it serialises kernels */
+  CUPTI_ACTIVITY_KIND_MEMCPY,
+  CUPTI_ACTIVITY_KIND_MEMSET,
+  CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+  CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+};
+
+/* Starts CUPTI on first need; false (with a warning once) if it cannot. */
+static bool cupti_start(void)
+{
+  if (cupti.started)
+    return cupti.api != NULL;
+  cupti.started = true;
+  const char *why = NULL;
+  cupti.api = ts__cupti_load(&why);
+  const ts_cupti_api *a = cupti.api;
+  if (!a) {
+    g_warning("%s", why);
+    return false;
+  }
+  cupti.free_buffers = g_async_queue_new();
+  cupti.done_buffers = g_async_queue_new();
+  for (int i = 0; i < ACTIVITY_BUFFERS; i++)
+    g_async_queue_push(cupti.free_buffers, g_aligned_alloc(ACTIVITY_BUFFER, 1, 8));
+  ts__cupti_records_init(&cupti.records, devices[0].name);
+  CUptiResult r = a->Subscribe(&cupti.subscriber, on_callback, NULL);
+  if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+    g_warning("CUDA: another CUPTI client is attached to this process (Nsight Systems or "
+              "Compute?): Tracescope's device times are off");
+    cupti.api = NULL;
+    cupti.refused = true;
+    return false;
+  }
+  if (r == CUPTI_SUCCESS) {
+    a->EnableCallback(1, cupti.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                      CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED);
+    a->EnableCallback(1, cupti.subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                      CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED);
+  }
+  if (a->ActivityRegisterTimestampCallback(cupti_now) != CUPTI_SUCCESS ||
+      a->ActivityRegisterCallbacks(buffer_requested, buffer_completed) != CUPTI_SUCCESS) {
+    g_warning("CUDA: CUPTI refused its callbacks: device times are off");
+    cupti.api = NULL;
+    return false;
+  }
+  return true;
+}
+
+/* Activity is recorded only while a collector wants it. */
+static void cupti_follow_wanted(void)
+{
+  bool want = ts_activity_wanted();
+  if (want == cupti.enabled || (want && !cupti_start()))
+    return;
+  pthread_mutex_lock(&cupti.lock);
+  for (size_t i = 0; i < G_N_ELEMENTS(ACTIVITY_KINDS); i++)
+    (want ? cupti.api->ActivityEnable : cupti.api->ActivityDisable)(ACTIVITY_KINDS[i]);
+  cupti.enabled = want;
+  pthread_mutex_unlock(&cupti.lock);
+}
+
+static void cuda_activity_flush(const ts_backend *b)
+{
+  if (!cupti.api || !cupti.enabled)
+    return;
+  device *d = dev_of(b);
+  if (use(d))
+    cudaStreamSynchronize(d->stream);
+  pthread_mutex_lock(&cupti.lock);
+  cupti.api->ActivityFlushAll(1);
+  done_buffer *buf;
+  while ((buf = g_async_queue_try_pop(cupti.done_buffers))) {
+    ts__cupti_records_add(&cupti.records, cupti.api->ActivityGetNextRecord, buf->data, buf->valid);
+    g_async_queue_push(cupti.free_buffers, buf->data);
+    g_free(buf);
+  }
+  const ts_activity *recs;
+  int n = ts__cupti_records_take(&cupti.records, &recs);
+  pthread_mutex_unlock(&cupti.lock);
+  ts_activity_deliver(recs, n);
+}
+
+uint64_t ts__cuda_dropped_records(void)
+{
+  return __atomic_load_n(&cupti.dropped, __ATOMIC_RELAXED);
+}
+
+/* ---- memory ----------------------------------------------------------------------------- */
+
+static size_t rounded(size_t bytes)
+{
+  return (MAX(bytes, 1) + CACHE_ALIGN - 1) / CACHE_ALIGN * CACHE_ALIGN;
+}
+
+static void cache_empty(device *d)
+{
+  GHashTableIter it;
+  gpointer key, value;
+  g_hash_table_iter_init(&it, d->cache);
+  while (g_hash_table_iter_next(&it, &key, &value))
+    for (block *bl = value, *next; bl; bl = next) {
+      next = bl->next;
+      cudaFree(bl->ptr);
+      g_free(bl);
+    }
+  g_hash_table_remove_all(d->cache);
+  d->cached_bytes = 0;
+}
+
+static void *cuda_alloc(const ts_backend *b, size_t bytes)
+{
+  device *d = dev_of(b);
+  size_t size = rounded(bytes);
+  if (!use(d))
+    return NULL;
+  pthread_mutex_lock(&d->lock);
+  block *bl = g_hash_table_lookup(d->cache, GSIZE_TO_POINTER(size));
+  void *ptr = NULL;
+  if (bl) {
+    g_hash_table_replace(d->cache, GSIZE_TO_POINTER(size), bl->next);
+    ptr = bl->ptr;
+    d->cached_bytes -= size;
+    g_free(bl);
+  }
+  if (!ptr && cudaMalloc(&ptr, size) != cudaSuccess) {
+    cudaGetLastError();
+    cudaStreamSynchronize(d->stream); /* frees queued before may still be in use */
+    cache_empty(d);
+    if (cudaMalloc(&ptr, size) != cudaSuccess) {
+      cudaGetLastError();
+      ptr = NULL;
+    }
+  }
+  pthread_mutex_unlock(&d->lock);
+  return ptr;
+}
+
+/* Stream-ordered: the block is reused only by work queued after this. */
+static void cuda_free(const ts_backend *b, void *ptr, size_t bytes)
+{
+  if (!ptr)
+    return;
+  device *d = dev_of(b);
+  size_t size = rounded(bytes);
+  pthread_mutex_lock(&d->lock);
+  block *bl = g_new(block, 1);
+  *bl = (block){ g_hash_table_lookup(d->cache, GSIZE_TO_POINTER(size)), ptr };
+  g_hash_table_replace(d->cache, GSIZE_TO_POINTER(size), bl);
+  d->cached_bytes += size;
+  pthread_mutex_unlock(&d->lock);
+}
+
+static bool cuda_memory_info(const ts_backend *b, size_t *free_bytes, size_t *total_bytes)
+{
+  device *d = dev_of(b);
+  if (!use(d) || !ok_or_fail(cudaMemGetInfo(free_bytes, total_bytes), "cudaMemGetInfo"))
+    return false;
+  *free_bytes += d->cached_bytes; /* ours to hand out again */
+  return true;
+}
+
+/* ---- copies ------------------------------------------------------------------------------ */
+
+static void break_capture(device *d);
+
+static bool cuda_to_host(const ts_backend *b, void *host_dst, const void *src, size_t bytes)
+{
+  device *d = dev_of(b);
+  if (d->capturing)
+    break_capture(d);
+  return use(d) &&
+         ok_or_fail(cudaMemcpyAsync(host_dst, src, bytes, cudaMemcpyDeviceToHost, d->stream),
+                    "copy to the host") &&
+         ok_or_fail(cudaStreamSynchronize(d->stream), "copy to the host");
+}
+
+/* From pageable host memory: the runtime stages it before returning, so
+ * the caller may reuse its memory at once. */
+static bool cuda_from_host(const ts_backend *b, void *dst, const void *host_src, size_t bytes)
+{
+  device *d = dev_of(b);
+  if (d->capturing)
+    break_capture(d);
+  return use(d) && ok_or_fail(cudaMemcpyAsync(dst, host_src, bytes, cudaMemcpyHostToDevice,
+                                              d->stream),
+                              "copy from the host");
+}
+
+static bool cuda_memset(const ts_backend *b, void *dst, int value, size_t bytes)
+{
+  device *d = dev_of(b);
+  return use(d) && ok_or_fail(cudaMemsetAsync(dst, value, bytes, d->stream), "cudaMemsetAsync");
+}
+
+static bool cuda_copy(const ts_backend *b, void *dst, const ts_backend *src_b, const void *src,
+                      size_t bytes)
+{
+  device *d = dev_of(b);
+  if (src_b == b)
+    return use(d) && ok_or_fail(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
+                                                d->stream),
+                                "device-to-device copy");
+  for (int i = 0; i < n_devices; i++)
+    if (devices[i].backend == src_b) { /* another GPU: peer to peer */
+      cudaStreamSynchronize(devices[i].stream);
+      return use(d) && ok_or_fail(cudaMemcpyPeerAsync(dst, d->ordinal, src, devices[i].ordinal,
+                                                      bytes, d->stream),
+                                  "peer copy");
+    }
+  return false; /* the host: copy_from_host */
+}
+
+/* ---- the stream ---------------------------------------------------------------------------- */
+
+static bool cuda_supports_op(const ts_backend *b, const ts_kernel_ctx *k)
+{
+  if (!k->def->kernel[TS_DEVICE_CUDA] || (k->def->flags & (TS_OPF_VARIABLE | TS_OPF_STATEFUL)))
+    return false;
+  for (int i = 0; i < k->n_in; i++)
+    if (k->in[i]->dtype == TS_STRING || k->in[i]->dtype == TS_VARIANT)
+      return false;
+  return true;
+}
+
+static bool cuda_run_op(const ts_backend *b, ts_kernel_ctx *k)
+{
+  device *d = dev_of(b);
+  if (!use(d))
+    return false;
+  cupti_follow_wanted();
+  bool push = cupti.api && cupti.enabled;
+  if (push)
+    cupti.api->ActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0,
+                                                 k->correlation);
+  launching = k->correlation;
+  bool ok = ts_kernel_run(k, TS_DEVICE_CUDA);
+  if (ok)
+    ok = ok_or_fail(cudaGetLastError(), k->def->name);
+  launching = 0;
+  if (push) {
+    uint64_t id;
+    cupti.api->ActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &id);
+  }
+  return ok;
+}
+
+static bool cuda_synchronize(const ts_backend *b)
+{
+  device *d = dev_of(b);
+  if (d->capturing)
+    break_capture(d);
+  return use(d) && ok_or_fail(cudaStreamSynchronize(d->stream), "synchronize");
+}
+
+/* ---- events ----------------------------------------------------------------------------------- */
+
+static ts_device_event *cuda_event_new(const ts_backend *b)
+{
+  ts_device_event *e = g_new(ts_device_event, 1);
+  if (!use(dev_of(b)) || !ok_or_fail(cudaEventCreate(&e->event), "cudaEventCreate"))
+    g_clear_pointer(&e, g_free);
+  return e;
+}
+
+static void cuda_event_free(const ts_backend *b, ts_device_event *e)
+{
+  if (e) {
+    cudaEventDestroy(e->event);
+    g_free(e);
+  }
+}
+
+static bool cuda_event_record(const ts_backend *b, ts_device_event *e)
+{
+  device *d = dev_of(b);
+  return use(d) && ok_or_fail(cudaEventRecord(e->event, d->stream), "cudaEventRecord");
+}
+
+static bool cuda_event_wait(const ts_backend *b, const ts_device_event *e)
+{
+  device *d = dev_of(b);
+  return use(d) && ok_or_fail(cudaStreamWaitEvent(d->stream, e->event, 0), "cudaStreamWaitEvent");
+}
+
+static bool cuda_event_query(const ts_backend *b, const ts_device_event *e)
+{
+  return cudaEventQuery(e->event) == cudaSuccess;
+}
+
+static bool cuda_event_elapsed(const ts_backend *b, const ts_device_event *start,
+                               const ts_device_event *end, uint64_t *ns)
+{
+  float ms = 0;
+  if (cudaEventElapsedTime(&ms, start->event, end->event) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  *ns = (uint64_t)((double)ms * 1e6);
+  return true;
+}
+
+/* ---- plans: CUDA Graphs ---------------------------------------------------------------------- */
+
+static bool begin_capture(device *d, ts_graph_plan *p)
+{
+  if (!use(d) ||
+      !ok_or_fail(cudaStreamBeginCapture(d->stream, cudaStreamCaptureModeThreadLocal),
+                  "cudaStreamBeginCapture"))
+    return false;
+  g_array_set_size(p->corrs, 0);
+  g_hash_table_remove_all(p->positions);
+  d->capturing = p;
+  capture_plan = p; /* for CUPTI's node callbacks on this thread */
+  return true;
+}
+
+static void plan_free(ts_graph_plan *p)
+{
+  g_hash_table_unref(p->positions);
+  g_array_unref(p->corrs);
+  g_array_unref(p->clones);
+  g_free(p);
+}
+
+static ts_graph_plan *cuda_plan_create(const ts_backend *b)
+{
+  ts_graph_plan *p = g_new0(ts_graph_plan, 1);
+  p->positions = g_hash_table_new(g_direct_hash, g_direct_equal);
+  p->corrs = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+  p->clones = g_array_new(FALSE, FALSE, sizeof(node_clone));
+  if (!begin_capture(dev_of(b), p))
+    g_clear_pointer(&p, plan_free);
+  return p;
+}
+
+static bool cuda_plan_update(const ts_backend *b, ts_graph_plan *p)
+{
+  return !p->broken && begin_capture(dev_of(b), p);
+}
+
+/* Ends the capture; the captured graph, or NULL (+ error). */
+static cudaGraph_t end_capture(device *d)
+{
+  cudaGraph_t g = NULL;
+  d->capturing = NULL;
+  capture_plan = NULL;
+  if (!ok_or_fail(cudaStreamEndCapture(d->stream, &g), "cudaStreamEndCapture"))
+    return NULL;
+  return g;
+}
+
+/* A host copy mid-capture: what was captured goes out now, the rest step
+ * by step. */
+static void break_capture(device *d)
+{
+  ts_graph_plan *p = d->capturing;
+  p->broken = true;
+  cudaGraph_t g = end_capture(d);
+  cudaGraphExec_t exec = NULL;
+  if (g && ok_or_fail(cudaGraphInstantiate(&exec, g, 0), "cudaGraphInstantiate"))
+    ok_or_fail(cudaGraphLaunch(exec, d->stream), "cudaGraphLaunch");
+  if (exec)
+    cudaGraphExecDestroy(exec);
+  if (g)
+    cudaGraphDestroy(g);
+}
+
+/* The exec's nodes stand for this run's ops, in capture order. */
+static void report_nodes(device *d, ts_graph_plan *p)
+{
+  if (!ts_activity_wanted())
+    return;
+  ts_activity *recs = g_new0(ts_activity, MAX(p->clones->len, 1));
+  int n = 0;
+  for (guint i = 0; i < p->clones->len; i++) {
+    const node_clone *c = &g_array_index(p->clones, node_clone, i);
+    if (c->position < p->corrs->len)
+      recs[n++] = (ts_activity){ .kind = TS_ACTIVITY_GRAPH_NODE, .device = d->name,
+                                 .graph_node = c->node_id,
+                                 .correlation = g_array_index(p->corrs, uint64_t, c->position) };
+  }
+  ts_activity_deliver(recs, n);
+  g_free(recs);
+}
+
+static bool cuda_plan_compute(const ts_backend *b, ts_graph_plan *p)
+{
+  device *d = dev_of(b);
+  if (d->capturing != p)
+    return true; /* broken mid-run: its launches went out */
+  cudaGraph_t g = end_capture(d);
+  if (!g)
+    return false;
+  bool ok = true;
+  if (p->exec) {
+    cudaGraphExecUpdateResultInfo info;
+    if (cudaGraphExecUpdate(p->exec, g, &info) != cudaSuccess) {
+      cudaGetLastError(); /* another topology: instantiate anew */
+      cudaGraphExecDestroy(p->exec);
+      p->exec = NULL;
+    }
+  }
+  if (!p->exec) {
+    g_array_set_size(p->clones, 0);
+    capture_plan = p; /* CUPTI names the clones as they are made */
+    ok = ok_or_fail(cudaGraphInstantiate(&p->exec, g, 0), "cudaGraphInstantiate");
+    capture_plan = NULL;
+  }
+  cudaGraphDestroy(g);
+  if (ok) {
+    report_nodes(d, p);
+    ok = ok_or_fail(cudaGraphLaunch(p->exec, d->stream), "cudaGraphLaunch");
+  }
+  return ok;
+}
+
+static void cuda_plan_free(const ts_backend *b, ts_graph_plan *p)
+{
+  device *d = dev_of(b);
+  if (d->capturing == p)
+    break_capture(d);
+  if (p->exec) {
+    cudaStreamSynchronize(d->stream);
+    cudaGraphExecDestroy(p->exec);
+  }
+  plan_free(p);
+}
+
+/* ---- registration --------------------------------------------------------------------------- */
+
+static const ts_backend_i CUDA_IFACE = {
+  .kind = TS_DEVICE_CUDA,
+  .host_visible = false,
+  .memory_info = cuda_memory_info,
+  .supports_op = cuda_supports_op,
+  .buffer_alloc = cuda_alloc,
+  .buffer_free = cuda_free,
+  .copy_to_host = cuda_to_host,
+  .copy_from_host = cuda_from_host,
+  .memset = cuda_memset,
+  .copy = cuda_copy,
+  .run_op = cuda_run_op,
+  .synchronize = cuda_synchronize,
+  .event_new = cuda_event_new,
+  .event_free = cuda_event_free,
+  .event_record = cuda_event_record,
+  .event_wait = cuda_event_wait,
+  .event_query = cuda_event_query,
+  .event_elapsed_ns = cuda_event_elapsed,
+  .graph_plan_create = cuda_plan_create,
+  .graph_plan_update = cuda_plan_update,
+  .graph_plan_compute = cuda_plan_compute,
+  .graph_plan_free = cuda_plan_free,
+  .activity_flush = cuda_activity_flush,
+};
+
+void ts__cuda_register(void)
+{
+  const char *off = getenv("TRACESCOPE_CUDA");
+  if (off && strcmp(off, "off") == 0) {
+    snprintf(note, sizeof note, "CUDA: off (TRACESCOPE_CUDA=off)");
+    return;
+  }
+  int count = 0;
+  cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    snprintf(note, sizeof note, "CUDA: no device (%s%s)",
+             err != cudaSuccess ? cudaGetErrorString(err) : "the driver found none",
+             err == cudaErrorInsufficientDriver
+               ? ": no NVIDIA driver, or one older than this CUDA runtime" : "");
+    return;
+  }
+  GString *s = g_string_new("CUDA:");
+  for (int i = 0; i < count && n_devices < MAX_DEVICES; i++) {
+    struct cudaDeviceProp prop;
+    device *d = &devices[n_devices];
+    if (cudaGetDeviceProperties(&prop, i) != cudaSuccess) {
+      g_string_append_printf(s, " device %d unusable (%s);", i,
+                             cudaGetErrorString(cudaGetLastError()));
+      continue;
+    }
+    d->ordinal = i;
+    snprintf(d->name, sizeof d->name, "CUDA:%d", i);
+    snprintf(d->label, sizeof d->label, "CUDA:%d (%s, %.1f GiB)", i, prop.name,
+             (double)prop.totalGlobalMem / (1 << 30));
+    pthread_mutex_init(&d->lock, NULL);
+    d->cache = g_hash_table_new(g_direct_hash, g_direct_equal);
+    ts_backend_i iface = CUDA_IFACE;
+    iface.name = d->name;
+    iface.context = d;
+    d->backend = ts_backend_register(&iface);
+    if (!d->backend) {
+      ts_error *e = ts_error_take();
+      g_string_append_printf(s, " %s not registered: %s;", d->name, e ? e->message : "?");
+      ts_error_free(e);
+      continue;
+    }
+    g_string_append_printf(s, " %s;", d->label);
+    n_devices++;
+  }
+  g_strlcpy(note, s->str, sizeof note);
+  g_string_free(s, TRUE);
+}
+
+const char *ts__cuda_note(void)
+{
+  return note;
+}
+
+const char *ts__cuda_device_label(const ts_backend *b)
+{
+  for (int i = 0; i < n_devices; i++)
+    if (devices[i].backend == b)
+      return devices[i].label;
+  return NULL;
+}
