@@ -127,3 +127,5 @@ int cli_profile(int argc, char **argv);
 int cli_debug(int argc, char **argv);
 int cli_health(int argc, char **argv);
 int cli_diverge(int argc, char **argv);
+/* cli-onnx-test.c */
+int cli_onnx_test(int argc, char **argv);

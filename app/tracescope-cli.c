@@ -3,7 +3,7 @@
  * table, usage and errors; cli-run.c runs, cli-inspect.c shows signatures
  * and graphs, cli-render.c draws them (with the viewer's renderer),
  * cli-profile.c profiles (profiler/), cli-diverge.c compares eager and
- * graph runs, cli-options.c parses. */
+ * graph runs, cli-onnx-test.c runs ONNX backend tests, cli-options.c parses. */
 #include "cli.h"
 
 #include <stdarg.h>
@@ -25,6 +25,7 @@ static const char usage[] =
   "                 [--break SPEC]... [--commands FILE]\n"
   "  tracescope-cli health MODULE FUNCTION [--arg SPEC]... [--mode eager|graph] [--stats] [--all]\n"
   "  tracescope-cli diverge MODULE FUNCTION [--arg SPEC]... [--atol X] [--rtol Y]\n"
+  "  tracescope-cli onnx-test [--expected FILE] [--list-passed] DIR...\n"
   "\n"
   "MODULE is a shared object built against libtracescope, or `seeds` for the\n"
   "bundled programs of the tf.function guides.\n"
@@ -108,6 +109,9 @@ static const char usage[] =
   "  --atol X --rtol Y  equal when |eager - graph| <= X + Y * |eager|\n"
   "                   (default 1e-6 and 1e-5)\n"
   "  --nan-differs    NaN against NaN is a difference (default: equal)\n"
+  "onnx-test runs ONNX backend test folders (model.onnx, test_data_set_*/input_*.pb\n"
+  "and output_*.pb) and ends with 'N passed, M failed, K skipped' (skipped: an op,\n"
+  "dtype or attribute value the importer does not map, counted by op).\n"
   "\n"
   "Argument specs:\n"
   "  f32[2,3]=1,2,3,4,5,6   a tensor: dtype (f32 f64 i32 i64 u8 bool), shape, values\n"
@@ -211,6 +215,7 @@ static const struct {
   { "debug", cli_debug },
   { "health", cli_health },
   { "diverge", cli_diverge },
+  { "onnx-test", cli_onnx_test },
 };
 
 int main(int argc, char **argv)
@@ -230,7 +235,7 @@ int main(int argc, char **argv)
   if (ret < 0)
     ret = cli_fail(CLI_EXIT_USAGE,
                    "unknown command '%s' (list, run, signatures, graph, render, profile, diverge, "
-                   "debug, health; try --help)",
+                   "debug, health, onnx-test; try --help)",
                    argv[1]);
   ts_release_all();
   return ret;

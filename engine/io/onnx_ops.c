@@ -1,0 +1,1266 @@
+/* onnx_ops.c — one row per ONNX op the importer maps, each composing the
+ * engine's public ops into exactly what the ONNX operator computes, with
+ * the semantics of the model's opset where they changed between 7 and 17.
+ * An attribute value a row cannot compute exactly is an error naming it. */
+#include "onnx-private.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#define HERE ((ts_loc){ __FILE__, __func__, __LINE__ })
+#define IN(i) ((i) < c->n_in ? c->in[i].t : NULL)
+
+/* ---- attributes ----------------------------------------------------------------- */
+
+static const Onnx__AttributeProto *attr(const onnx_node_ctx *c, const char *name)
+{
+  for (size_t i = 0; i < c->node->n_attribute; i++)
+    if (strcmp(c->node->attribute[i]->name, name) == 0)
+      return c->node->attribute[i];
+  return NULL;
+}
+
+static int64_t attr_int(const onnx_node_ctx *c, const char *name, int64_t def)
+{
+  const Onnx__AttributeProto *a = attr(c, name);
+  return a ? a->i : def;
+}
+
+static double attr_float(const onnx_node_ctx *c, const char *name, double def)
+{
+  const Onnx__AttributeProto *a = attr(c, name);
+  return a ? a->f : def;
+}
+
+/* A string attribute (bytes in the file) into buf; def when absent. */
+static const char *attr_string(const onnx_node_ctx *c, const char *name, const char *def, char *buf,
+                               size_t size)
+{
+  const Onnx__AttributeProto *a = attr(c, name);
+  if (!a || !a->s.data)
+    return def;
+  size_t n = a->s.len < size - 1 ? a->s.len : size - 1;
+  memcpy(buf, a->s.data, n);
+  buf[n] = '\0';
+  return buf;
+}
+
+/* Up to TS_MAX_RANK ints; false (no error) when absent, false + error when too many. */
+static bool attr_ints(const onnx_node_ctx *c, const char *name, ts_ints *out)
+{
+  const Onnx__AttributeProto *a = attr(c, name);
+  if (!a)
+    return false;
+  if (a->n_ints > TS_MAX_RANK) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "attribute '%s' has %zu values (at most %d)", name, a->n_ints,
+                   TS_MAX_RANK);
+    return false;
+  }
+  out->n = (int)a->n_ints;
+  for (size_t i = 0; i < a->n_ints; i++)
+    out->v[i] = a->ints[i];
+  return true;
+}
+
+/* Input i's values, known on the host, as up to TS_MAX_RANK ints. */
+static bool host_ints(const onnx_node_ctx *c, int i, ts_ints *out)
+{
+  ts_tensor *h = i < c->n_in ? c->in[i].host : NULL;
+  if (!h) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "input %d must be known when the graph is built "
+                   "(a constant or computed from constants)", i);
+    return false;
+  }
+  int64_t n = ts_tensor_size(h);
+  if (ts_tensor_rank(h) > 1 || n > TS_MAX_RANK || !ts_dtype_is_integer(ts_tensor_dtype(h))) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "input %d must be at most %d integers", i, TS_MAX_RANK);
+    return false;
+  }
+  out->n = (int)n;
+  for (int64_t k = 0; k < n; k++)
+    out->v[k] = ts_tensor_get_i64(h, k);
+  return true;
+}
+
+static bool host_double(const onnx_node_ctx *c, int i, double *out)
+{
+  ts_tensor *h = i < c->n_in ? c->in[i].host : NULL;
+  if (!h || ts_tensor_size(h) != 1) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "input %d must be a scalar known when the graph is built", i);
+    return false;
+  }
+  *out = ts_tensor_get_f64(h, 0);
+  return true;
+}
+
+static bool norm_axis(const onnx_node_ctx *c, int64_t *axis, int rank)
+{
+  if (*axis < -rank || *axis >= (rank ? rank : 1)) {
+    onnx_node_fail(c, TS_ERR_OUT_OF_RANGE, "axis %" PRId64 " is out of range for rank %d", *axis, rank);
+    return false;
+  }
+  if (*axis < 0)
+    *axis += rank;
+  return true;
+}
+
+static ts_tensor *scalar(ts_tensor *like, double v)
+{
+  return ts_cast_at(HERE, ts_scalar_f64(v), ts_tensor_dtype(like));
+}
+
+static bool out1(onnx_node_ctx *c, ts_tensor *t)
+{
+  c->out[0] = t;
+  return t != NULL;
+}
+
+/* ---- elementwise ------------------------------------------------------------------ */
+
+#define UNARY(name, expr)                                                 \
+  static bool name(onnx_node_ctx *c)                                     \
+  {                                                                       \
+    ts_tensor *x = IN(0);                                                 \
+    return out1(c, (expr));                                               \
+  }
+UNARY(op_neg, ts_neg_at(HERE, x))
+UNARY(op_abs, ts_abs_at(HERE, x))
+UNARY(op_exp, ts_exp_at(HERE, x))
+UNARY(op_log, ts_log_at(HERE, x))
+UNARY(op_sqrt, ts_sqrt_at(HERE, x))
+UNARY(op_tanh, ts_tanh_at(HERE, x))
+UNARY(op_sigmoid, ts_sigmoid_at(HERE, x))
+UNARY(op_relu, ts_relu_at(HERE, x))
+UNARY(op_not, ts_logical_not_at(HERE, x))
+UNARY(op_identity, ts_identity_at(HERE, x))
+UNARY(op_reciprocal, ts_div_at(HERE, scalar(x, 1), x))
+UNARY(op_floor, ts_floordiv_at(HERE, x, scalar(x, 1)))
+UNARY(op_ceil, ts_neg_at(HERE, ts_floordiv_at(HERE, ts_neg_at(HERE, x), scalar(x, 1))))
+UNARY(op_isnan, ts_not_equal_at(HERE, x, x))
+UNARY(op_sign, ts_sub_at(HERE, ts_cast_at(HERE, ts_greater_at(HERE, x, scalar(x, 0)), ts_tensor_dtype(x)),
+                         ts_cast_at(HERE, ts_less_at(HERE, x, scalar(x, 0)), ts_tensor_dtype(x))))
+UNARY(op_softsign, ts_div_at(HERE, x, ts_add_at(HERE, scalar(x, 1), ts_abs_at(HERE, x))))
+UNARY(op_softplus, ts_log_at(HERE, ts_add_at(HERE, ts_exp_at(HERE, x), scalar(x, 1))))
+
+static bool op_leaky_relu(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  double alpha = attr_float(c, "alpha", 0.01);
+  return out1(c, ts_where_at(HERE, ts_less_at(HERE, x, scalar(x, 0)), ts_mul_at(HERE, x, scalar(x, alpha)), x));
+}
+
+static bool op_elu(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  double alpha = attr_float(c, "alpha", 1.0);
+  ts_tensor *neg = ts_mul_at(HERE, scalar(x, alpha), ts_sub_at(HERE, ts_exp_at(HERE, x), scalar(x, 1)));
+  return out1(c, ts_where_at(HERE, ts_less_at(HERE, x, scalar(x, 0)), neg, x));
+}
+
+static bool op_selu(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  double alpha = attr_float(c, "alpha", 1.67326319217681884765625);
+  double gamma = attr_float(c, "gamma", 1.05070102214813232421875);
+  ts_tensor *neg = ts_sub_at(HERE, ts_mul_at(HERE, scalar(x, alpha), ts_exp_at(HERE, x)), scalar(x, alpha));
+  return out1(c, ts_mul_at(HERE, scalar(x, gamma),
+                           ts_where_at(HERE, ts_greater_at(HERE, x, scalar(x, 0)), x, neg)));
+}
+
+static bool op_hard_sigmoid(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  double alpha = attr_float(c, "alpha", 0.2), beta = attr_float(c, "beta", 0.5);
+  ts_tensor *y = ts_add_at(HERE, ts_mul_at(HERE, x, scalar(x, alpha)), scalar(x, beta));
+  return out1(c, ts_maximum_at(HERE, scalar(x, 0), ts_minimum_at(HERE, scalar(x, 1), y)));
+}
+
+static bool op_hard_swish(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  ts_tensor *y = ts_add_at(HERE, ts_mul_at(HERE, x, scalar(x, 1.0 / 6)), scalar(x, 0.5));
+  return out1(c, ts_mul_at(HERE, x, ts_maximum_at(HERE, scalar(x, 0), ts_minimum_at(HERE, scalar(x, 1), y))));
+}
+
+static bool op_thresholded_relu(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  double alpha = attr_float(c, "alpha", 1.0);
+  return out1(c, ts_where_at(HERE, ts_greater_at(HERE, x, scalar(x, alpha)), x, scalar(x, 0)));
+}
+
+#define BINARY(name, fn) \
+  static bool name(onnx_node_ctx *c) { return out1(c, fn(HERE, IN(0), IN(1))); }
+BINARY(op_add, ts_add_at)
+BINARY(op_sub, ts_sub_at)
+BINARY(op_mul, ts_mul_at)
+BINARY(op_equal, ts_equal_at)
+BINARY(op_greater, ts_greater_at)
+BINARY(op_less, ts_less_at)
+BINARY(op_greater_equal, ts_greater_equal_at)
+BINARY(op_less_equal, ts_less_equal_at)
+BINARY(op_and, ts_logical_and_at)
+BINARY(op_or, ts_logical_or_at)
+BINARY(op_xor, ts_not_equal_at)
+
+/* Integer Div truncates toward zero (ts_div is true division). */
+static bool op_div(onnx_node_ctx *c)
+{
+  ts_tensor *a = IN(0), *b = IN(1);
+  if (!a || !b || ts_dtype_is_float(ts_tensor_dtype(a)))
+    return out1(c, ts_div_at(HERE, a, b));
+  ts_tensor *q = ts_floordiv_at(HERE, a, b);
+  ts_tensor *inexact = ts_not_equal_at(HERE, ts_mod_at(HERE, a, b), scalar(a, 0));
+  ts_tensor *signs = ts_not_equal_at(HERE, ts_less_at(HERE, a, scalar(a, 0)), ts_less_at(HERE, b, scalar(b, 0)));
+  return out1(c, ts_where_at(HERE, ts_logical_and_at(HERE, inexact, signs), ts_add_at(HERE, q, scalar(q, 1)), q));
+}
+
+/* fmod = 0: the sign of the divisor (ts_mod); fmod = 1: of the dividend (C fmod). */
+static bool op_mod(onnx_node_ctx *c)
+{
+  ts_tensor *a = IN(0), *b = IN(1);
+  ts_tensor *m = ts_mod_at(HERE, a, b);
+  if (!attr_int(c, "fmod", 0))
+    return out1(c, m);
+  ts_tensor *differ = ts_logical_and_at(HERE, ts_not_equal_at(HERE, m, scalar(m, 0)),
+                                        ts_not_equal_at(HERE, ts_less_at(HERE, a, scalar(a, 0)),
+                                                        ts_less_at(HERE, b, scalar(b, 0))));
+  return out1(c, ts_where_at(HERE, differ, ts_sub_at(HERE, m, b), m));
+}
+
+static bool op_pow(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  return out1(c, x ? ts_cast_at(HERE, ts_pow_at(HERE, x, IN(1)), ts_tensor_dtype(x)) : NULL);
+}
+
+static ts_tensor *channel(ts_tensor *v, int rank);
+
+static bool op_prelu(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *slope = IN(1);
+  if (!x || !slope)
+    return false;
+  /* before 7 a vector slope is per channel (dim 1); after, it broadcasts */
+  if (c->opset < 7 && ts_tensor_rank(slope) == 1 && ts_tensor_rank(x) >= 2 && ts_tensor_size(slope) > 1)
+    slope = channel(slope, ts_tensor_rank(x));
+  return out1(c, ts_where_at(HERE, ts_less_at(HERE, x, scalar(x, 0)), ts_mul_at(HERE, x, slope), x));
+}
+
+static bool variadic(onnx_node_ctx *c, ts_tensor *(*fn)(ts_loc, ts_tensor *, ts_tensor *))
+{
+  ts_tensor *acc = IN(0);
+  for (int i = 1; i < c->n_in; i++)
+    acc = fn(HERE, acc, IN(i));
+  /* one input: a node of its own all the same */
+  return out1(c, c->n_in == 1 ? ts_identity_at(HERE, acc) : acc);
+}
+
+static bool op_sum(onnx_node_ctx *c) { return variadic(c, ts_add_at); }
+static bool op_max(onnx_node_ctx *c) { return variadic(c, ts_maximum_at); }
+static bool op_min(onnx_node_ctx *c) { return variadic(c, ts_minimum_at); }
+
+static bool op_mean(onnx_node_ctx *c)
+{
+  if (!variadic(c, ts_add_at))
+    return false;
+  return out1(c, ts_div_at(HERE, c->out[0], scalar(c->out[0], c->n_in)));
+}
+
+static bool op_where(onnx_node_ctx *c) { return out1(c, ts_where_at(HERE, IN(0), IN(1), IN(2))); }
+
+static bool op_clip(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *lo = NULL, *hi = NULL;
+  if (c->opset < 11) {
+    lo = attr(c, "min") ? scalar(x, attr_float(c, "min", 0)) : NULL;
+    hi = attr(c, "max") ? scalar(x, attr_float(c, "max", 0)) : NULL;
+  } else {
+    lo = IN(1);
+    hi = IN(2);
+  }
+  ts_tensor *y = x;
+  if (lo)
+    y = ts_maximum_at(HERE, y, lo);
+  if (hi)
+    y = ts_minimum_at(HERE, y, hi);
+  return out1(c, y == x ? ts_identity_at(HERE, x) : y);
+}
+
+/* ---- casts and constants ------------------------------------------------------------ */
+
+static bool dtype_of(const onnx_node_ctx *c, int64_t onnx, ts_dtype *out)
+{
+  if (onnx_dtype((int32_t)onnx, out))
+    return true;
+  onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "dtype %s is not one the engine has", onnx_dtype_name((int32_t)onnx));
+  return false;
+}
+
+static bool op_cast(onnx_node_ctx *c)
+{
+  ts_dtype to;
+  return dtype_of(c, attr_int(c, "to", 0), &to) && out1(c, ts_cast_at(HERE, IN(0), to));
+}
+
+static bool op_cast_like(onnx_node_ctx *c)
+{
+  return IN(1) && out1(c, ts_cast_at(HERE, IN(0), ts_tensor_dtype(IN(1))));
+}
+
+static bool op_constant(onnx_node_ctx *c)
+{
+  const Onnx__AttributeProto *a = c->node->n_attribute == 1 ? c->node->attribute[0] : NULL;
+  if (!a) {
+    onnx_node_fail(c, TS_ERR_FORMAT, "a Constant needs exactly one attribute");
+    return false;
+  }
+  if (strcmp(a->name, "value") == 0 && a->t) {
+    char *what = g_strdup_printf("Constant '%s'", c->name);
+    ts_tensor *t = onnx_tensor_decode(c->file, a->t, what);
+    g_free(what);
+    return out1(c, t ? ts_identity_at(HERE, t) : NULL);
+  }
+  if (strcmp(a->name, "value_float") == 0)
+    return out1(c, ts_scalar_f32(a->f));
+  if (strcmp(a->name, "value_int") == 0)
+    return out1(c, ts_scalar_i64(a->i));
+  if (strcmp(a->name, "value_floats") == 0)
+    return out1(c, a->n_floats <= INT32_MAX ? ts_constant(TS_F32, TS_SHAPE((int64_t)a->n_floats), a->floats) : NULL);
+  if (strcmp(a->name, "value_ints") == 0)
+    return out1(c, a->n_ints <= INT32_MAX ? ts_constant(TS_I64, TS_SHAPE((int64_t)a->n_ints), a->ints) : NULL);
+  onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "attribute '%s' is not supported", a->name);
+  return false;
+}
+
+static bool shape_from_host(onnx_node_ctx *c, int i, ts_shape *shape)
+{
+  ts_ints v;
+  if (!host_ints(c, i, &v))
+    return false;
+  shape->rank = v.n;
+  for (int k = 0; k < v.n; k++) {
+    if (v.v[k] < 0) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "dim %d of the shape is negative", k);
+      return false;
+    }
+    shape->dim[k] = v.v[k];
+  }
+  return true;
+}
+
+static bool op_constant_of_shape(onnx_node_ctx *c)
+{
+  ts_shape shape;
+  if (!shape_from_host(c, 0, &shape))
+    return false;
+  const Onnx__AttributeProto *a = attr(c, "value");
+  ts_tensor *value = ts_scalar_f32(0);
+  if (a && a->t) {
+    char *what = g_strdup_printf("ConstantOfShape '%s' value", c->name);
+    value = onnx_tensor_decode(c->file, a->t, what);
+    g_free(what);
+    if (value && ts_tensor_size(value) != 1) {
+      onnx_node_fail(c, TS_ERR_FORMAT, "value must have one element");
+      return false;
+    }
+    value = ts_reshape_at(HERE, value, TS_SCALAR_SHAPE);
+  }
+  return out1(c, ts_fill_at(HERE, shape, value));
+}
+
+static bool op_range(onnx_node_ctx *c)
+{
+  double start, limit, delta;
+  if (!IN(0) || !host_double(c, 0, &start) || !host_double(c, 1, &limit) || !host_double(c, 2, &delta))
+    return false;
+  if (delta == 0) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "delta is 0");
+    return false;
+  }
+  return out1(c, ts_range_at(HERE, ts_tensor_dtype(IN(0)), start, limit, delta));
+}
+
+/* ---- shapes ---------------------------------------------------------------------------- */
+
+static bool op_shape(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  ts_tensor *s = ts_cast_at(HERE, ts_shape_at(HERE, x), TS_I64);
+  if (!s)
+    return false;
+  int rank = ts_tensor_rank(x);
+  int64_t start = attr_int(c, "start", 0), end = attr_int(c, "end", rank);
+  if (start < 0)
+    start += rank;
+  if (end < 0)
+    end += rank;
+  start = start < 0 ? 0 : start > rank ? rank : start;
+  end = end < start ? start : end > rank ? rank : end;
+  if (start != 0 || end != rank)
+    s = ts_slice_at(HERE, s, TS_INTS(start), TS_INTS(end - start));
+  return out1(c, s);
+}
+
+static bool op_size(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  return out1(c, ts_reduce_prod_at(HERE, ts_cast_at(HERE, ts_shape_at(HERE, x), TS_I64), TS_ALL_AXES, false));
+}
+
+/* x reshaped to dims (at most one of them -1). */
+static ts_tensor *reshape(ts_tensor *x, ts_shape dims)
+{
+  return ts_reshape_at(HERE, x, dims);
+}
+
+static bool op_reshape(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  ts_ints v;
+  if (!x || !host_ints(c, 1, &v))
+    return false;
+  bool allowzero = attr_int(c, "allowzero", 0) != 0;
+  ts_shape in = ts_tensor_shape(x), out = { .rank = v.n };
+  for (int k = 0; k < v.n; k++) {
+    int64_t d = v.v[k];
+    if (d == 0 && !allowzero) {
+      if (k >= in.rank) {
+        onnx_node_fail(c, TS_ERR_SHAPE, "dim %d is 0 (copy) but the input has rank %d", k, in.rank);
+        return false;
+      }
+      d = in.dim[k];
+    }
+    if (d < -1) {
+      onnx_node_fail(c, TS_ERR_SHAPE, "dim %d is %" PRId64, k, d);
+      return false;
+    }
+    out.dim[k] = d;
+  }
+  return out1(c, reshape(x, out));
+}
+
+static bool op_flatten(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  ts_shape s = ts_tensor_shape(x);
+  int64_t axis = attr_int(c, "axis", 1);
+  if (axis != s.rank && !norm_axis(c, &axis, s.rank))
+    return false;
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < s.rank; d++) {
+    int64_t *p = d < axis ? &outer : &inner;
+    *p = (*p < 0 || s.dim[d] < 0) ? -1 : *p * s.dim[d];
+  }
+  if (outer < 0 && inner < 0) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "unknown dims on both sides of the axis");
+    return false;
+  }
+  return out1(c, reshape(x, TS_SHAPE(outer, inner)));
+}
+
+static bool op_transpose(onnx_node_ctx *c)
+{
+  ts_ints perm;
+  if (!attr_ints(c, "perm", &perm)) {
+    if (ts_failed())
+      return false;
+    perm = TS_ALL_AXES;
+  }
+  return out1(c, ts_transpose_at(HERE, IN(0), perm));
+}
+
+static bool op_concat(onnx_node_ctx *c)
+{
+  ts_tensor **xs = g_new(ts_tensor *, c->n_in + 1);
+  int n = 0;
+  for (int i = 0; i < c->n_in; i++)
+    if (IN(i))
+      xs[n++] = IN(i);
+  int64_t axis = attr_int(c, "axis", 0);
+  bool ok = n > 0 && norm_axis(c, &axis, ts_tensor_rank(xs[0])) &&
+            out1(c, n == 1 ? ts_identity_at(HERE, xs[0]) : ts_concat_at(HERE, xs, n, (int)axis));
+  g_free(xs);
+  return ok;
+}
+
+static bool op_split(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  int64_t axis = attr_int(c, "axis", 0);
+  if (!norm_axis(c, &axis, ts_tensor_rank(x)))
+    return false;
+  ts_ints sizes = { .n = 0 };
+  bool given = c->opset >= 13 ? (IN(1) && host_ints(c, 1, &sizes)) : attr_ints(c, "split", &sizes);
+  if (ts_failed())
+    return false;
+  if (!given)
+    return ts_split_at(HERE, x, c->n_out, (int)axis, c->out) == c->n_out;
+  if (sizes.n != c->n_out) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%d split sizes for %d outputs", sizes.n, c->n_out);
+    return false;
+  }
+  int64_t at = 0;
+  for (int i = 0; i < sizes.n; i++) {
+    ts_ints begin = { .n = ts_tensor_rank(x) }, size = { .n = ts_tensor_rank(x) };
+    for (int d = 0; d < begin.n; d++) {
+      begin.v[d] = d == axis ? at : 0;
+      size.v[d] = d == axis ? sizes.v[i] : -1;
+    }
+    c->out[i] = ts_slice_at(HERE, x, begin, size);
+    at += sizes.v[i];
+  }
+  return !ts_failed();
+}
+
+/* ONNX Slice: clamped starts and ends per axis, any step; steps other than 1 gather. */
+static bool op_slice(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  ts_ints starts, ends, axes = { .n = -1 }, steps = { .n = -1 };
+  if (c->opset < 10) {
+    if (!attr_ints(c, "starts", &starts) || !attr_ints(c, "ends", &ends))
+      return ts_failed() ? false : (onnx_node_fail(c, TS_ERR_FORMAT, "starts and ends are required"), false);
+    if (!attr_ints(c, "axes", &axes) && ts_failed())
+      return false;
+  } else {
+    if (!host_ints(c, 1, &starts) || !host_ints(c, 2, &ends))
+      return false;
+    if (IN(3) && !host_ints(c, 3, &axes))
+      return false;
+    if (IN(4) && !host_ints(c, 4, &steps))
+      return false;
+  }
+  int rank = ts_tensor_rank(x);
+  ts_shape s = ts_tensor_shape(x);
+  if (axes.n < 0) {
+    axes.n = starts.n;
+    for (int i = 0; i < axes.n; i++)
+      axes.v[i] = i;
+  }
+  if (starts.n != ends.n || axes.n != starts.n || (steps.n >= 0 && steps.n != starts.n)) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "starts, ends, axes and steps differ in length");
+    return false;
+  }
+  ts_ints begin = { .n = rank }, size = { .n = rank };
+  for (int d = 0; d < rank; d++) {
+    begin.v[d] = 0;
+    size.v[d] = -1;
+  }
+  ts_tensor *y = x;
+  for (int i = 0; i < starts.n; i++) {
+    int64_t axis = axes.v[i], step = steps.n >= 0 ? steps.v[i] : 1;
+    if (!norm_axis(c, &axis, rank))
+      return false;
+    int64_t dim = s.dim[axis];
+    if (dim < 0) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "slicing an unknown dim (axis %" PRId64 ")", axis);
+      return false;
+    }
+    if (step == 0) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "step 0");
+      return false;
+    }
+    int64_t st = starts.v[i], en = ends.v[i];
+    st = st < 0 ? st + dim : st;
+    en = en < 0 ? en + dim : en;
+    if (step > 0) {
+      st = st < 0 ? 0 : st > dim ? dim : st;
+      en = en < 0 ? 0 : en > dim ? dim : en;
+    } else {
+      st = st < 0 ? -1 : st > dim - 1 ? dim - 1 : st;
+      en = en < -1 ? -1 : en > dim - 1 ? dim - 1 : en;
+    }
+    if (step == 1) {
+      begin.v[axis] = st;
+      size.v[axis] = en > st ? en - st : 0;
+      continue;
+    }
+    int64_t count = step > 0 ? (en > st ? (en - st + step - 1) / step : 0)
+                             : (st > en ? (st - en + (-step) - 1) / (-step) : 0);
+    ts_tensor *idx = ts_range_at(HERE, TS_I64, (double)st, (double)st + (double)count * (double)step, (double)step);
+    y = ts_gather_at(HERE, y, idx, (int)axis);
+  }
+  return out1(c, ts_slice_at(HERE, y, begin, size));
+}
+
+static bool op_gather(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *idx = IN(1);
+  if (!x || !idx)
+    return false;
+  int64_t axis = attr_int(c, "axis", 0);
+  if (!norm_axis(c, &axis, ts_tensor_rank(x)))
+    return false;
+  int64_t dim = ts_tensor_dim(x, (int)axis);
+  if (dim >= 0) /* negative indices count from the end */
+    idx = ts_where_at(HERE, ts_less_at(HERE, idx, scalar(idx, 0)), ts_add_at(HERE, idx, scalar(idx, (double)dim)), idx);
+  return out1(c, ts_gather_at(HERE, x, idx, (int)axis));
+}
+
+static bool axes_of(onnx_node_ctx *c, int since_input, ts_ints *axes)
+{
+  if (c->opset >= since_input)
+    return IN(1) ? host_ints(c, 1, axes) : (axes->n = -1, true);
+  if (!attr_ints(c, "axes", axes)) {
+    if (ts_failed())
+      return false;
+    axes->n = -1;
+  }
+  return true;
+}
+
+static bool op_squeeze(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  ts_ints axes;
+  if (!x || !axes_of(c, 13, &axes))
+    return false;
+  ts_shape s = ts_tensor_shape(x), out = { .rank = 0 };
+  bool drop[TS_MAX_RANK] = { false };
+  for (int i = 0; i < axes.n; i++) {
+    int64_t a = axes.v[i];
+    if (!norm_axis(c, &a, s.rank))
+      return false;
+    if (s.dim[a] != 1 && s.dim[a] >= 0) {
+      onnx_node_fail(c, TS_ERR_SHAPE, "axis %" PRId64 " has size %" PRId64 ", not 1", a, s.dim[a]);
+      return false;
+    }
+    drop[a] = true;
+  }
+  for (int d = 0; d < s.rank; d++)
+    if (!(axes.n < 0 ? s.dim[d] == 1 : drop[d]))
+      out.dim[out.rank++] = s.dim[d];
+  return out1(c, reshape(x, out));
+}
+
+static bool op_unsqueeze(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  ts_ints axes;
+  if (!x || !axes_of(c, 13, &axes))
+    return false;
+  if (axes.n < 0) {
+    onnx_node_fail(c, TS_ERR_FORMAT, "axes are required");
+    return false;
+  }
+  ts_shape s = ts_tensor_shape(x);
+  int rank = s.rank + axes.n;
+  if (rank > TS_MAX_RANK) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "rank %d is over the engine's %d", rank, TS_MAX_RANK);
+    return false;
+  }
+  bool one[TS_MAX_RANK] = { false };
+  for (int i = 0; i < axes.n; i++) {
+    int64_t a = axes.v[i];
+    if (!norm_axis(c, &a, rank) || one[a]) {
+      if (!ts_failed())
+        onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "axis %" PRId64 " given twice", a);
+      return false;
+    }
+    one[a] = true;
+  }
+  ts_shape out = { .rank = rank };
+  for (int d = 0, k = 0; d < rank; d++)
+    out.dim[d] = one[d] ? 1 : s.dim[k++];
+  return out1(c, reshape(x, out));
+}
+
+/* x broadcast against shape: where(true of that shape, x, x) keeps x's dtype. */
+static bool op_expand(onnx_node_ctx *c)
+{
+  ts_shape shape;
+  if (!IN(0) || !shape_from_host(c, 1, &shape))
+    return false;
+  return out1(c, ts_where_at(HERE, ts_ones_at(HERE, TS_BOOL, shape), IN(0), IN(0)));
+}
+
+static bool op_tile(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  ts_ints reps;
+  if (!x || !host_ints(c, 1, &reps))
+    return false;
+  if (reps.n != ts_tensor_rank(x)) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%d repeats for rank %d", reps.n, ts_tensor_rank(x));
+    return false;
+  }
+  for (int d = 0; d < reps.n && x; d++) {
+    if (reps.v[d] < 0 || reps.v[d] > 4096) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "repeat %" PRId64 " (at most 4096)", reps.v[d]);
+      return false;
+    }
+    if (reps.v[d] == 1)
+      continue;
+    ts_tensor **copies = g_new(ts_tensor *, reps.v[d] + 1);
+    for (int64_t k = 0; k < reps.v[d]; k++)
+      copies[k] = x;
+    if (reps.v[d] == 0) {
+      ts_ints begin = { .n = reps.n }, size = { .n = reps.n };
+      for (int e = 0; e < reps.n; e++) {
+        begin.v[e] = 0;
+        size.v[e] = e == d ? 0 : -1;
+      }
+      x = ts_slice_at(HERE, x, begin, size);
+    } else
+      x = ts_concat_at(HERE, copies, (int)reps.v[d], d);
+    g_free(copies);
+  }
+  return out1(c, x == IN(0) ? ts_identity_at(HERE, x) : x);
+}
+
+/* ---- reductions ------------------------------------------------------------------------- */
+
+typedef ts_tensor *(*reduce_fn)(ts_loc, ts_tensor *, ts_ints, bool);
+
+static bool reduce(onnx_node_ctx *c, reduce_fn fn, int since_input, ts_tensor *x, bool *noop)
+{
+  ts_ints axes;
+  if (!IN(0) || !axes_of(c, since_input, &axes))
+    return false;
+  bool keep = attr_int(c, "keepdims", 1) != 0;
+  *noop = (axes.n <= 0) && attr_int(c, "noop_with_empty_axes", 0);
+  if (*noop)
+    return out1(c, ts_identity_at(HERE, x));
+  if (axes.n == 0)
+    axes.n = -1;
+  return out1(c, fn(HERE, x, axes, keep));
+}
+
+#define REDUCE(name, fn, since)                                                \
+  static bool name(onnx_node_ctx *c)                                          \
+  {                                                                            \
+    bool noop;                                                                 \
+    return reduce(c, fn, since, IN(0), &noop);                                 \
+  }
+REDUCE(op_reduce_sum, ts_reduce_sum_at, 13)
+REDUCE(op_reduce_mean, ts_reduce_mean_at, 18)
+REDUCE(op_reduce_max, ts_reduce_max_at, 18)
+REDUCE(op_reduce_min, ts_reduce_min_at, 18)
+REDUCE(op_reduce_prod, ts_reduce_prod_at, 18)
+
+static bool op_reduce_sum_square(onnx_node_ctx *c)
+{
+  bool noop;
+  ts_tensor *x = IN(0);
+  return reduce(c, ts_reduce_sum_at, 18, ts_mul_at(HERE, x, x), &noop);
+}
+
+static bool op_reduce_l1(onnx_node_ctx *c)
+{
+  bool noop;
+  return reduce(c, ts_reduce_sum_at, 18, ts_abs_at(HERE, IN(0)), &noop);
+}
+
+static bool op_reduce_l2(onnx_node_ctx *c)
+{
+  bool noop;
+  ts_tensor *x = IN(0);
+  if (!reduce(c, ts_reduce_sum_at, 18, ts_mul_at(HERE, x, x), &noop))
+    return false;
+  return noop || out1(c, ts_cast_at(HERE, ts_sqrt_at(HERE, c->out[0]), ts_tensor_dtype(x)));
+}
+
+static bool op_reduce_log_sum(onnx_node_ctx *c)
+{
+  bool noop;
+  if (!reduce(c, ts_reduce_sum_at, 18, IN(0), &noop))
+    return false;
+  return noop || out1(c, ts_log_at(HERE, c->out[0]));
+}
+
+static bool op_reduce_log_sum_exp(onnx_node_ctx *c)
+{
+  bool noop;
+  if (!reduce(c, ts_reduce_sum_at, 18, ts_exp_at(HERE, IN(0)), &noop))
+    return false;
+  return noop || out1(c, ts_log_at(HERE, c->out[0]));
+}
+
+static bool arg_reduce(onnx_node_ctx *c, bool min)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  if (attr_int(c, "select_last_index", 0)) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "select_last_index=1 is not supported");
+    return false;
+  }
+  if (min && !ts_dtype_is_float(ts_tensor_dtype(x)) && ts_tensor_dtype(x) != TS_I32 && ts_tensor_dtype(x) != TS_I64) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "ArgMin of %s", ts_dtype_name(ts_tensor_dtype(x)));
+    return false;
+  }
+  int64_t axis = attr_int(c, "axis", 0);
+  if (!norm_axis(c, &axis, ts_tensor_rank(x)))
+    return false;
+  ts_tensor *y = ts_argmax_at(HERE, min ? ts_neg_at(HERE, x) : x, (int)axis);
+  if (y && attr_int(c, "keepdims", 1)) {
+    ts_shape s = ts_tensor_shape(x);
+    s.dim[axis] = 1;
+    y = reshape(y, s);
+  }
+  return out1(c, y);
+}
+
+static bool op_argmax(onnx_node_ctx *c) { return arg_reduce(c, false); }
+static bool op_argmin(onnx_node_ctx *c) { return arg_reduce(c, true); }
+
+/* ---- softmax ------------------------------------------------------------------------------ */
+
+static bool softmax(onnx_node_ctx *c, ts_tensor *(*fn)(ts_loc, ts_tensor *))
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  int rank = ts_tensor_rank(x);
+  if (c->opset < 13) {
+    /* the input seen as 2-D [outer, inner] at axis (default 1) */
+    int64_t axis = attr_int(c, "axis", 1);
+    if (axis != rank && !norm_axis(c, &axis, rank))
+      return false;
+    ts_shape s = ts_tensor_shape(x);
+    int64_t inner = 1;
+    for (int d = (int)axis; d < rank; d++)
+      inner = (inner < 0 || s.dim[d] < 0) ? -1 : inner * s.dim[d];
+    if (inner < 0) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "unknown dims after the axis");
+      return false;
+    }
+    return out1(c, reshape(fn(HERE, reshape(x, TS_SHAPE(-1, inner))), s));
+  }
+  int64_t axis = attr_int(c, "axis", -1);
+  if (!norm_axis(c, &axis, rank))
+    return false;
+  if (axis == rank - 1)
+    return out1(c, fn(HERE, x));
+  ts_ints perm = { .n = rank };
+  for (int d = 0; d < rank; d++)
+    perm.v[d] = d;
+  perm.v[axis] = rank - 1;
+  perm.v[rank - 1] = axis;
+  return out1(c, ts_transpose_at(HERE, fn(HERE, ts_transpose_at(HERE, x, perm)), perm));
+}
+
+static bool op_softmax(onnx_node_ctx *c) { return softmax(c, ts_softmax_at); }
+static bool op_log_softmax(onnx_node_ctx *c) { return softmax(c, ts_log_softmax_at); }
+
+/* ---- matrix products ----------------------------------------------------------------------- */
+
+static bool op_matmul(onnx_node_ctx *c)
+{
+  ts_tensor *a = IN(0), *b = IN(1);
+  if (!a || !b)
+    return false;
+  int ra = ts_tensor_rank(a), rb = ts_tensor_rank(b);
+  if (ra == 0 || rb == 0) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "MatMul of a scalar");
+    return false;
+  }
+  /* NumPy: a vector is a row on the left, a column on the right, then dropped */
+  if (ra == 1)
+    a = reshape(a, TS_SHAPE(1, ts_tensor_dim(a, 0)));
+  if (rb == 1)
+    b = reshape(b, TS_SHAPE(ts_tensor_dim(b, 0), 1));
+  ts_tensor *y = ts_matmul_at(HERE, a, b, false, false);
+  if (y && (ra == 1 || rb == 1)) {
+    ts_shape s = ts_tensor_shape(y), out = { .rank = 0 };
+    for (int d = 0; d < s.rank; d++)
+      if (!((ra == 1 && d == s.rank - 2) || (rb == 1 && d == s.rank - 1)))
+        out.dim[out.rank++] = s.dim[d];
+    y = reshape(y, out);
+  }
+  return out1(c, y);
+}
+
+static bool op_gemm(onnx_node_ctx *c)
+{
+  ts_tensor *a = IN(0), *b = IN(1), *cc = IN(2);
+  if (!a || !b)
+    return false;
+  double alpha = attr_float(c, "alpha", 1), beta = attr_float(c, "beta", 1);
+  ts_tensor *y = ts_matmul_at(HERE, a, b, attr_int(c, "transA", 0) != 0, attr_int(c, "transB", 0) != 0);
+  if (y && alpha != 1)
+    y = ts_mul_at(HERE, y, scalar(y, alpha));
+  if (y && cc && beta != 0)
+    y = ts_add_at(HERE, y, beta == 1 ? cc : ts_mul_at(HERE, cc, scalar(cc, beta)));
+  return out1(c, y);
+}
+
+/* ---- convolution and pooling (2-D, NCHW) ------------------------------------------------------ */
+
+/* x with `before` and `after` elements of value added on axis. */
+static ts_tensor *pad_axis(ts_tensor *x, int axis, int64_t before, int64_t after, double value)
+{
+  if (!x || (before == 0 && after == 0))
+    return x;
+  ts_tensor *parts[3];
+  int n = 0;
+  ts_shape s = ts_tensor_shape(x);
+  ts_tensor *v = scalar(x, value);
+  if (before > 0) {
+    s.dim[axis] = before;
+    parts[n++] = ts_fill_at(HERE, s, v);
+  }
+  parts[n++] = x;
+  if (after > 0) {
+    s.dim[axis] = after;
+    parts[n++] = ts_fill_at(HERE, s, v);
+  }
+  return ts_concat_at(HERE, parts, n, axis);
+}
+
+typedef struct window {
+  int64_t k[2], stride[2], pad_begin[2], pad_end[2];
+} window;
+
+/* Kernel, strides and pads of a 2-D window op on NCHW input x. */
+static bool window_of(onnx_node_ctx *c, ts_tensor *x, const int64_t kernel[2], window *w)
+{
+  if (ts_tensor_rank(x) != 4) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "only 2-D (rank 4, NCHW) input is supported, not rank %d",
+                   ts_tensor_rank(x));
+    return false;
+  }
+  ts_ints v;
+  if (attr_ints(c, "dilations", &v))
+    for (int i = 0; i < v.n; i++)
+      if (v.v[i] != 1) {
+        onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "dilations other than 1 are not supported");
+        return false;
+      }
+  if (ts_failed())
+    return false;
+  for (int i = 0; i < 2; i++) {
+    w->k[i] = kernel[i];
+    w->stride[i] = 1;
+    w->pad_begin[i] = w->pad_end[i] = 0;
+  }
+  if (attr_ints(c, "strides", &v)) {
+    if (v.n != 2) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%d strides for 2 spatial dims", v.n);
+      return false;
+    }
+    for (int i = 0; i < 2; i++)
+      w->stride[i] = v.v[i];
+  }
+  char buf[32];
+  const char *auto_pad = attr_string(c, "auto_pad", "NOTSET", buf, sizeof buf);
+  if (strcmp(auto_pad, "NOTSET") == 0) {
+    if (attr_ints(c, "pads", &v)) {
+      if (v.n != 4) {
+        onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%d pads for 2 spatial dims", v.n);
+        return false;
+      }
+      for (int i = 0; i < 2; i++) {
+        w->pad_begin[i] = v.v[i];
+        w->pad_end[i] = v.v[i + 2];
+      }
+    }
+  } else if (strcmp(auto_pad, "SAME_UPPER") == 0 || strcmp(auto_pad, "SAME_LOWER") == 0) {
+    for (int i = 0; i < 2; i++) {
+      int64_t in = ts_tensor_dim(x, 2 + i);
+      if (in < 0) {
+        onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "auto_pad on an unknown spatial dim");
+        return false;
+      }
+      int64_t outd = (in + w->stride[i] - 1) / w->stride[i];
+      int64_t total = (outd - 1) * w->stride[i] + w->k[i] - in;
+      total = total < 0 ? 0 : total;
+      bool upper = auto_pad[5] == 'U';
+      w->pad_begin[i] = upper ? total / 2 : total - total / 2;
+      w->pad_end[i] = total - w->pad_begin[i];
+    }
+  } else if (strcmp(auto_pad, "VALID") != 0) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "auto_pad '%s'", auto_pad);
+    return false;
+  }
+  for (int i = 0; i < 2; i++)
+    if (w->k[i] <= 0 || w->stride[i] <= 0 || w->pad_begin[i] < 0 || w->pad_end[i] < 0 ||
+        w->k[i] > INT32_MAX || w->stride[i] > INT32_MAX || w->pad_begin[i] > INT32_MAX || w->pad_end[i] > INT32_MAX) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "kernel, strides or pads out of range");
+      return false;
+    }
+  return true;
+}
+
+/* NCHW -> NHWC with the window's pads applied (value), for our VALID ops. */
+static ts_tensor *to_nhwc_padded(ts_tensor *x, const window *w, double value)
+{
+  ts_tensor *y = ts_transpose_at(HERE, x, TS_INTS(0, 2, 3, 1));
+  for (int i = 0; i < 2; i++)
+    y = pad_axis(y, 1 + i, w->pad_begin[i], w->pad_end[i], value);
+  return y;
+}
+
+static bool op_conv(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *wt = IN(1), *b = IN(2);
+  if (!x || !wt)
+    return false;
+  if (attr_int(c, "group", 1) != 1) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "group=%" PRId64 " is not supported (only 1)", attr_int(c, "group", 1));
+    return false;
+  }
+  if (ts_tensor_rank(wt) != 4) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "only 2-D convolutions are supported");
+    return false;
+  }
+  int64_t kernel[2] = { ts_tensor_dim(wt, 2), ts_tensor_dim(wt, 3) };
+  ts_ints ks;
+  if (attr_ints(c, "kernel_shape", &ks) && (ks.n != 2 || ks.v[0] != kernel[0] || ks.v[1] != kernel[1])) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "kernel_shape differs from the weights' shape");
+    return false;
+  }
+  window w;
+  if (ts_failed() || !window_of(c, x, kernel, &w))
+    return false;
+  ts_tensor *filter = ts_transpose_at(HERE, wt, TS_INTS(2, 3, 1, 0)); /* OIHW -> HWIO */
+  ts_tensor *y = ts_conv2d_at(HERE, to_nhwc_padded(x, &w, 0), filter, (int)w.stride[0], (int)w.stride[1],
+                              TS_PADDING_VALID);
+  y = ts_transpose_at(HERE, y, TS_INTS(0, 3, 1, 2));
+  if (y && b)
+    y = ts_add_at(HERE, y, reshape(b, TS_SHAPE(1, -1, 1, 1)));
+  return out1(c, y);
+}
+
+static bool op_max_pool(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  if (attr_int(c, "ceil_mode", 0) || attr_int(c, "storage_order", 0)) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "ceil_mode=1 and storage_order=1 are not supported");
+    return false;
+  }
+  ts_ints ks;
+  if (!attr_ints(c, "kernel_shape", &ks) || ks.n != 2) {
+    if (!ts_failed())
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "kernel_shape must give 2 spatial dims");
+    return false;
+  }
+  window w;
+  if (!window_of(c, x, ks.v, &w))
+    return false;
+  if (!ts_dtype_is_float(ts_tensor_dtype(x)) && (w.pad_begin[0] || w.pad_begin[1] || w.pad_end[0] || w.pad_end[1])) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "padded MaxPool of integers");
+    return false;
+  }
+  ts_tensor *y = ts_max_pool2d_at(HERE, to_nhwc_padded(x, &w, -INFINITY), (int)w.k[0], (int)w.k[1],
+                                  (int)w.stride[0], (int)w.stride[1], TS_PADDING_VALID);
+  return out1(c, ts_transpose_at(HERE, y, TS_INTS(0, 3, 1, 2)));
+}
+
+static bool global_pool(onnx_node_ctx *c, reduce_fn fn)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  int rank = ts_tensor_rank(x);
+  if (rank < 3) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "input of rank %d (at least 3: N, C, spatial dims)", rank);
+    return false;
+  }
+  ts_ints axes = { .n = rank - 2 };
+  for (int d = 2; d < rank; d++)
+    axes.v[d - 2] = d;
+  return out1(c, fn(HERE, x, axes, true));
+}
+
+static bool op_global_average_pool(onnx_node_ctx *c) { return global_pool(c, ts_reduce_mean_at); }
+static bool op_global_max_pool(onnx_node_ctx *c) { return global_pool(c, ts_reduce_max_at); }
+
+/* ---- normalization and dropout ------------------------------------------------------------ */
+
+/* A per-channel vector [C] shaped to broadcast over NC... of rank `rank`. */
+static ts_tensor *channel(ts_tensor *v, int rank)
+{
+  ts_shape s = { .rank = rank };
+  for (int d = 0; d < rank; d++)
+    s.dim[d] = d == 1 ? -1 : 1;
+  return reshape(v, s);
+}
+
+static bool op_batch_norm(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  if (attr_int(c, "training_mode", 0) || (c->opset < 7 && !attr_int(c, "is_test", 0))) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "training (training_mode=1, or is_test=0 before opset 7) is not supported");
+    return false;
+  }
+  if (!attr_int(c, "spatial", 1)) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "spatial=0 is not supported");
+    return false;
+  }
+  int rank = ts_tensor_rank(x);
+  double eps = attr_float(c, "epsilon", 1e-5);
+  ts_tensor *inv = ts_div_at(HERE, channel(IN(1), rank),
+                             ts_sqrt_at(HERE, ts_add_at(HERE, channel(IN(4), rank), scalar(x, eps))));
+  ts_tensor *y = ts_mul_at(HERE, ts_sub_at(HERE, x, channel(IN(3), rank)), inv);
+  return out1(c, ts_add_at(HERE, y, channel(IN(2), rank)));
+}
+
+static bool op_instance_norm(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  int rank = ts_tensor_rank(x);
+  ts_ints axes = { .n = rank - 2 };
+  for (int d = 2; d < rank; d++)
+    axes.v[d - 2] = d;
+  double eps = attr_float(c, "epsilon", 1e-5);
+  ts_tensor *d = ts_sub_at(HERE, x, ts_reduce_mean_at(HERE, x, axes, true));
+  ts_tensor *var = ts_reduce_mean_at(HERE, ts_mul_at(HERE, d, d), axes, true);
+  ts_tensor *y = ts_div_at(HERE, d, ts_sqrt_at(HERE, ts_add_at(HERE, var, scalar(x, eps))));
+  return out1(c, ts_add_at(HERE, ts_mul_at(HERE, y, channel(IN(1), rank)), channel(IN(2), rank)));
+}
+
+static bool op_layer_norm(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  int rank = ts_tensor_rank(x);
+  int64_t axis = attr_int(c, "axis", -1);
+  if (!norm_axis(c, &axis, rank))
+    return false;
+  ts_ints axes = { .n = rank - (int)axis };
+  for (int d = (int)axis; d < rank; d++)
+    axes.v[d - axis] = d;
+  double eps = attr_float(c, "epsilon", 1e-5);
+  ts_tensor *d = ts_sub_at(HERE, x, ts_reduce_mean_at(HERE, x, axes, true));
+  ts_tensor *var = ts_reduce_mean_at(HERE, ts_mul_at(HERE, d, d), axes, true);
+  ts_tensor *y = ts_mul_at(HERE, ts_div_at(HERE, d, ts_sqrt_at(HERE, ts_add_at(HERE, var, scalar(x, eps)))), IN(1));
+  return out1(c, IN(2) ? ts_add_at(HERE, y, IN(2)) : y);
+}
+
+static bool op_dropout(onnx_node_ctx *c)
+{
+  if (c->opset >= 12 && IN(2)) {
+    ts_ints mode;
+    if (!host_ints(c, 2, &mode) && ts_failed())
+      return false;
+  }
+  if (c->opset >= 12 && IN(2) && c->in[2].host && ts_tensor_get_i64(c->in[2].host, 0)) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "training_mode=true is not supported");
+    return false;
+  }
+  if (c->opset < 7 && attr_int(c, "is_test", 0) == 0) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "training is not supported");
+    return false;
+  }
+  c->out[0] = ts_identity_at(HERE, IN(0));
+  if (c->n_out > 1 && c->out[0])
+    c->out[1] = ts_ones_at(HERE, TS_BOOL, ts_tensor_shape(IN(0)));
+  return c->out[0] != NULL;
+}
+
+/* ---- the table ------------------------------------------------------------------------------ */
+
+#define ANY (-1)
+static const onnx_op_row ROWS[] = {
+  { "Abs", 1, 1, 1, 1, ",", op_abs, 0, true },
+  { "Add", 2, 2, 1, 1, ",", op_add, 0, true },
+  { "And", 2, 2, 1, 1, ",", op_and, 0, true },
+  { "ArgMax", 1, 1, 1, 1, ",axis,keepdims,select_last_index,", op_argmax, 0, true },
+  { "ArgMin", 1, 1, 1, 1, ",axis,keepdims,select_last_index,", op_argmin, 0, true },
+  { "BatchNormalization", 5, 5, 1, 1, ",epsilon,is_test,momentum,spatial,training_mode,", op_batch_norm, 0, false },
+  { "Cast", 1, 1, 1, 1, ",to,saturate,", op_cast, 0, true },
+  { "CastLike", 2, 2, 1, 1, ",saturate,", op_cast_like, 0, true },
+  { "Ceil", 1, 1, 1, 1, ",", op_ceil, 0, true },
+  { "Clip", 1, 3, 1, 1, ",min,max,", op_clip, 0, true },
+  { "Concat", 1, ANY, 1, 1, ",axis,", op_concat, 0, true },
+  { "Constant", 0, 0, 1, 1, ",value,value_float,value_floats,value_int,value_ints,value_string,value_strings,sparse_value,",
+    op_constant, 0, true },
+  { "ConstantOfShape", 1, 1, 1, 1, ",value,", op_constant_of_shape, 0, true },
+  { "Conv", 2, 3, 1, 1, ",auto_pad,dilations,group,kernel_shape,pads,strides,", op_conv, 0, false },
+  { "Div", 2, 2, 1, 1, ",", op_div, 0, true },
+  { "Dropout", 1, 3, 1, 2, ",ratio,is_test,seed,", op_dropout, 0, false },
+  { "Elu", 1, 1, 1, 1, ",alpha,", op_elu, 0, true },
+  { "Equal", 2, 2, 1, 1, ",", op_equal, 0, true },
+  { "Exp", 1, 1, 1, 1, ",", op_exp, 0, true },
+  { "Expand", 2, 2, 1, 1, ",", op_expand, 0, true },
+  { "Flatten", 1, 1, 1, 1, ",axis,", op_flatten, 0, true },
+  { "Floor", 1, 1, 1, 1, ",", op_floor, 0, true },
+  { "Gather", 2, 2, 1, 1, ",axis,", op_gather, 0, true },
+  { "Gemm", 2, 3, 1, 1, ",alpha,beta,transA,transB,", op_gemm, 0, false },
+  { "GlobalAveragePool", 1, 1, 1, 1, ",", op_global_average_pool, 0, false },
+  { "GlobalMaxPool", 1, 1, 1, 1, ",", op_global_max_pool, 0, false },
+  { "Greater", 2, 2, 1, 1, ",", op_greater, 0, true },
+  { "GreaterOrEqual", 2, 2, 1, 1, ",", op_greater_equal, 0, true },
+  { "HardSigmoid", 1, 1, 1, 1, ",alpha,beta,", op_hard_sigmoid, 0, true },
+  { "HardSwish", 1, 1, 1, 1, ",", op_hard_swish, 0, true },
+  { "Identity", 1, 1, 1, 1, ",", op_identity, 0, true },
+  { "InstanceNormalization", 3, 3, 1, 1, ",epsilon,", op_instance_norm, 0, false },
+  { "IsNaN", 1, 1, 1, 1, ",", op_isnan, 0, true },
+  { "LayerNormalization", 2, 3, 1, 1, ",axis,epsilon,stash_type,", op_layer_norm, 0, false },
+  { "LeakyRelu", 1, 1, 1, 1, ",alpha,", op_leaky_relu, 0, true },
+  { "Less", 2, 2, 1, 1, ",", op_less, 0, true },
+  { "LessOrEqual", 2, 2, 1, 1, ",", op_less_equal, 0, true },
+  { "Log", 1, 1, 1, 1, ",", op_log, 0, true },
+  { "LogSoftmax", 1, 1, 1, 1, ",axis,", op_log_softmax, 0, false },
+  { "MatMul", 2, 2, 1, 1, ",", op_matmul, 0, false },
+  { "Max", 1, ANY, 1, 1, ",", op_max, 0, true },
+  { "MaxPool", 1, 1, 1, 1, ",auto_pad,ceil_mode,dilations,kernel_shape,pads,storage_order,strides,", op_max_pool, 0, false },
+  { "Mean", 1, ANY, 1, 1, ",", op_mean, 0, true },
+  { "Min", 1, ANY, 1, 1, ",", op_min, 0, true },
+  { "Mod", 2, 2, 1, 1, ",fmod,", op_mod, 0, true },
+  { "Mul", 2, 2, 1, 1, ",", op_mul, 0, true },
+  { "Neg", 1, 1, 1, 1, ",", op_neg, 0, true },
+  { "Not", 1, 1, 1, 1, ",", op_not, 0, true },
+  { "Or", 2, 2, 1, 1, ",", op_or, 0, true },
+  { "PRelu", 2, 2, 1, 1, ",", op_prelu, 0, true },
+  { "Pow", 2, 2, 1, 1, ",", op_pow, 0, true },
+  { "Range", 3, 3, 1, 1, ",", op_range, 0, true },
+  { "Reciprocal", 1, 1, 1, 1, ",", op_reciprocal, 0, true },
+  { "ReduceL1", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_l1, 0, true },
+  { "ReduceL2", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_l2, 0, true },
+  { "ReduceLogSum", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_log_sum, 0, true },
+  { "ReduceLogSumExp", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_log_sum_exp, 0, true },
+  { "ReduceMax", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_max, 0, true },
+  { "ReduceMean", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_mean, 0, true },
+  { "ReduceMin", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_min, 0, true },
+  { "ReduceProd", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_prod, 0, true },
+  { "ReduceSum", 1, 2, 1, 1, ",axes,keepdims,noop_with_empty_axes,", op_reduce_sum, 0, true },
+  { "ReduceSumSquare", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_sum_square, 0, true },
+  { "Relu", 1, 1, 1, 1, ",", op_relu, 0, true },
+  { "Reshape", 2, 2, 1, 1, ",allowzero,", op_reshape, 5, true },
+  { "Selu", 1, 1, 1, 1, ",alpha,gamma,", op_selu, 0, true },
+  { "Shape", 1, 1, 1, 1, ",start,end,", op_shape, 0, true },
+  { "Sigmoid", 1, 1, 1, 1, ",", op_sigmoid, 0, true },
+  { "Sign", 1, 1, 1, 1, ",", op_sign, 0, true },
+  { "Size", 1, 1, 1, 1, ",", op_size, 0, true },
+  { "Slice", 1, 5, 1, 1, ",starts,ends,axes,", op_slice, 0, true },
+  { "Softmax", 1, 1, 1, 1, ",axis,", op_softmax, 0, false },
+  { "Softplus", 1, 1, 1, 1, ",", op_softplus, 0, true },
+  { "Softsign", 1, 1, 1, 1, ",", op_softsign, 0, true },
+  { "Split", 1, 2, 1, TS_MAX_RANK * 64, ",axis,split,", op_split, 0, true },
+  { "Sqrt", 1, 1, 1, 1, ",", op_sqrt, 0, true },
+  { "Squeeze", 1, 2, 1, 1, ",axes,", op_squeeze, 0, true },
+  { "Sub", 2, 2, 1, 1, ",", op_sub, 0, true },
+  { "Sum", 1, ANY, 1, 1, ",", op_sum, 0, true },
+  { "Tanh", 1, 1, 1, 1, ",", op_tanh, 0, true },
+  { "ThresholdedRelu", 1, 1, 1, 1, ",alpha,", op_thresholded_relu, 0, true },
+  { "Tile", 2, 2, 1, 1, ",", op_tile, 0, true },
+  { "Transpose", 1, 1, 1, 1, ",perm,", op_transpose, 0, true },
+  { "Unsqueeze", 1, 2, 1, 1, ",axes,", op_unsqueeze, 0, true },
+  { "Where", 3, 3, 1, 1, ",", op_where, 0, true },
+  { "Xor", 2, 2, 1, 1, ",", op_xor, 0, true },
+};
+
+const onnx_op_row *onnx_op_lookup(const char *op)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS(ROWS); i++)
+    if (strcmp(ROWS[i].name, op) == 0)
+      return &ROWS[i];
+  return NULL;
+}
