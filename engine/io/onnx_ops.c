@@ -1164,11 +1164,277 @@ static bool op_dropout(onnx_node_ctx *c)
   return c->out[0] != NULL;
 }
 
+
+/* ---- ops composed from others (losses, element gathers, masks) ------------------------ */
+
+/* x with a dim of 1 inserted at axis. */
+static ts_tensor *unsqueeze(ts_tensor *x, int axis)
+{
+  if (!x)
+    return NULL;
+  ts_shape s = ts_tensor_shape(x), out = { .rank = s.rank + 1 };
+  for (int d = 0, k = 0; d < out.rank; d++)
+    out.dim[d] = d == axis ? 1 : s.dim[k++];
+  return reshape(x, out);
+}
+
+/* 0, 1, ..., n-1 (i64) shaped to lie along axis of a tensor of rank `rank`. */
+static ts_tensor *iota_along(int64_t n, int axis, int rank)
+{
+  ts_shape s = { .rank = rank };
+  for (int d = 0; d < rank; d++)
+    s.dim[d] = d == axis ? n : 1;
+  return reshape(ts_range_at(HERE, TS_I64, 0, (double)n, 1), s);
+}
+
+/* The reduction attribute of the losses: 0 none, 1 sum, 2 mean; -1 + error. */
+static int loss_reduction(const onnx_node_ctx *c)
+{
+  char buf[16];
+  const char *r = attr_string(c, "reduction", "mean", buf, sizeof buf);
+  int v = strcmp(r, "none") == 0 ? 0 : strcmp(r, "sum") == 0 ? 1 : strcmp(r, "mean") == 0 ? 2 : -1;
+  if (v < 0)
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "reduction '%s'", r);
+  return v;
+}
+
+/* NegativeLogLikelihoodLoss on input [N, C, d...] and target [N, d...]:
+ * the picked class's value by a one-hot mask (a sum of it and zeros),
+ * weighted, ignore_index masked out, then reduced. */
+static ts_tensor *nll(const onnx_node_ctx *c, ts_tensor *input, ts_tensor *target, ts_tensor *weight)
+{
+  int reduction = loss_reduction(c);
+  if (!input || !target || reduction < 0)
+    return NULL;
+  int rank = ts_tensor_rank(input);
+  int64_t classes = ts_tensor_dim(input, 1);
+  if (rank < 2 || classes < 0) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "input must be [N, C, ...] with C known");
+    return NULL;
+  }
+  target = ts_cast_at(HERE, target, TS_I64);
+  ts_tensor *onehot = ts_equal_at(HERE, unsqueeze(target, 1), iota_along(classes, 1, rank));
+  ts_tensor *picked = ts_reduce_sum_at(HERE, ts_where_at(HERE, onehot, input, scalar(input, 0)), TS_INTS(1), false);
+  ts_tensor *loss = ts_neg_at(HERE, picked), *w = NULL;
+  bool ignore = attr(c, "ignore_index") != NULL;
+  ts_tensor *keep = ignore ? ts_not_equal_at(HERE, target, ts_scalar_i64(attr_int(c, "ignore_index", 0))) : NULL;
+  if (weight) {
+    ts_tensor *safe = keep ? ts_where_at(HERE, keep, target, ts_scalar_i64(0)) : target;
+    w = ts_gather_at(HERE, weight, safe, 0);
+    if (keep)
+      w = ts_where_at(HERE, keep, w, scalar(w, 0));
+  } else if (keep)
+    w = ts_cast_at(HERE, keep, ts_tensor_dtype(input));
+  if (w)
+    loss = ts_mul_at(HERE, loss, w);
+  if (reduction == 0)
+    return loss;
+  ts_tensor *sum = ts_reduce_sum_at(HERE, loss, TS_ALL_AXES, false);
+  if (reduction == 1)
+    return sum;
+  return w ? ts_div_at(HERE, sum, ts_reduce_sum_at(HERE, w, TS_ALL_AXES, false))
+           : ts_reduce_mean_at(HERE, loss, TS_ALL_AXES, false);
+}
+
+static bool op_nll_loss(onnx_node_ctx *c)
+{
+  return out1(c, nll(c, IN(0), IN(1), IN(2)));
+}
+
+static bool op_softmax_cross_entropy(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  int rank = ts_tensor_rank(x);
+  ts_ints perm = { .n = rank };
+  for (int d = 0; d < rank; d++)
+    perm.v[d] = d;
+  perm.v[1] = rank - 1;
+  perm.v[rank - 1] = 1;
+  ts_tensor *logp = rank == 2 ? ts_log_softmax_at(HERE, x)
+                              : ts_transpose_at(HERE, ts_log_softmax_at(HERE, ts_transpose_at(HERE, x, perm)), perm);
+  c->out[0] = nll(c, logp, IN(1), IN(2));
+  if (c->n_out > 1)
+    c->out[1] = logp;
+  return c->out[0] != NULL;
+}
+
+/* GatherElements: out[..i..] = data[..index[..i..] on axis..], by a one-hot
+ * over the axis (indices' shape + [D]) picking from data moved to match. */
+static bool op_gather_elements(onnx_node_ctx *c)
+{
+  ts_tensor *data = IN(0), *idx = IN(1);
+  if (!data || !idx)
+    return false;
+  int rank = ts_tensor_rank(data);
+  int64_t axis = attr_int(c, "axis", 0);
+  if (!norm_axis(c, &axis, rank))
+    return false;
+  if (ts_tensor_rank(idx) != rank || rank + 1 > TS_MAX_RANK) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "indices must have the data's rank (%d)", rank);
+    return false;
+  }
+  ts_shape ds = ts_tensor_shape(data), is = ts_tensor_shape(idx);
+  int64_t dim = ds.dim[axis];
+  ts_ints begin = { .n = rank }, size = { .n = rank };
+  for (int d = 0; d < rank; d++) {
+    if (ds.dim[d] < 0 || is.dim[d] < 0) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "unknown dims");
+      return false;
+    }
+    begin.v[d] = 0;
+    size.v[d] = d == axis ? -1 : is.dim[d];
+  }
+  idx = ts_cast_at(HERE, idx, TS_I64);
+  idx = ts_where_at(HERE, ts_less_at(HERE, idx, ts_scalar_i64(0)), ts_add_at(HERE, idx, ts_scalar_i64(dim)), idx);
+  ts_tensor *onehot = ts_equal_at(HERE, unsqueeze(idx, rank), iota_along(dim, rank, rank + 1));
+  ts_ints perm = { .n = rank };
+  for (int d = 0, k = 0; d < rank; d++)
+    if (d != axis)
+      perm.v[k++] = d;
+  perm.v[rank - 1] = axis;
+  ts_tensor *moved = ts_transpose_at(HERE, ts_slice_at(HERE, data, begin, size), perm); /* axis last */
+  moved = unsqueeze(moved, (int)axis);                                                /* 1 at axis */
+  ts_tensor *picked = ts_where_at(HERE, onehot, moved, scalar(data, 0));
+  return out1(c, ts_reduce_sum_at(HERE, picked, TS_INTS(rank), false));
+}
+
+/* Trilu: x where the diagonal offset j - i is on the kept side of k, else 0. */
+static bool op_trilu(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  int rank = ts_tensor_rank(x);
+  double k = 0;
+  if (IN(1) && !host_double(c, 1, &k))
+    return false;
+  if (rank < 2 || ts_tensor_dim(x, -1) < 0 || ts_tensor_dim(x, -2) < 0) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "the last two dims must be known");
+    return false;
+  }
+  ts_tensor *offset = ts_sub_at(HERE, iota_along(ts_tensor_dim(x, -1), 1, 2), iota_along(ts_tensor_dim(x, -2), 0, 2));
+  ts_tensor *kt = ts_scalar_i64((int64_t)k);
+  ts_tensor *keep = attr_int(c, "upper", 1) ? ts_greater_equal_at(HERE, offset, kt) : ts_less_equal_at(HERE, offset, kt);
+  return out1(c, ts_where_at(HERE, keep, x, scalar(x, 0)));
+}
+
+static bool op_hardmax(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  int rank = ts_tensor_rank(x);
+  int64_t axis = attr_int(c, "axis", c->opset < 13 ? 1 : -1);
+  if (c->opset < 13) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "Hardmax before opset 13 (2-D coercion)");
+    return false;
+  }
+  if (!norm_axis(c, &axis, rank) || ts_tensor_dim(x, (int)axis) < 0)
+    return ts_failed() ? false : (onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "unknown axis dim"), false);
+  ts_tensor *arg = unsqueeze(ts_argmax_at(HERE, x, (int)axis), (int)axis);
+  ts_tensor *hot = ts_equal_at(HERE, arg, iota_along(ts_tensor_dim(x, (int)axis), (int)axis, rank));
+  return out1(c, ts_cast_at(HERE, hot, ts_tensor_dtype(x)));
+}
+
+static bool op_one_hot(onnx_node_ctx *c)
+{
+  ts_tensor *idx = IN(0), *values = IN(2);
+  double depth;
+  if (!idx || !values || !host_double(c, 1, &depth))
+    return false;
+  int rank = ts_tensor_rank(idx) + 1;
+  int64_t axis = attr_int(c, "axis", -1);
+  if (!norm_axis(c, &axis, rank) || depth < 1 || depth > (1 << 24))
+    return ts_failed() ? false : (onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "depth %g", depth), false);
+  int64_t n = (int64_t)depth;
+  idx = ts_cast_at(HERE, idx, TS_I64);
+  idx = ts_where_at(HERE, ts_less_at(HERE, idx, ts_scalar_i64(0)), ts_add_at(HERE, idx, ts_scalar_i64(n)), idx);
+  ts_tensor *hot = ts_equal_at(HERE, unsqueeze(idx, (int)axis), iota_along(n, (int)axis, rank));
+  ts_tensor *off = ts_gather_at(HERE, values, ts_scalar_i64(0), 0), *on = ts_gather_at(HERE, values, ts_scalar_i64(1), 0);
+  return out1(c, ts_where_at(HERE, hot, on, off));
+}
+
+/* Round half to even: floor, then up when the rest is over a half, or a half and the floor odd. */
+static bool op_round(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  ts_tensor *f = ts_floordiv_at(HERE, x, scalar(x, 1)), *rest = ts_sub_at(HERE, x, f);
+  ts_tensor *odd = ts_not_equal_at(HERE, ts_mod_at(HERE, f, scalar(x, 2)), scalar(x, 0));
+  ts_tensor *up = ts_logical_or_at(HERE, ts_greater_at(HERE, rest, scalar(x, 0.5)),
+                                   ts_logical_and_at(HERE, ts_equal_at(HERE, rest, scalar(x, 0.5)), odd));
+  /* inf and nan stay themselves */
+  ts_tensor *r = ts_where_at(HERE, up, ts_add_at(HERE, f, scalar(x, 1)), f);
+  ts_tensor *finite = ts_less_at(HERE, ts_abs_at(HERE, x), scalar(x, INFINITY));
+  return out1(c, ts_where_at(HERE, finite, r, x));
+}
+
+static bool op_isinf(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  bool pos = attr_int(c, "detect_positive", 1), neg = attr_int(c, "detect_negative", 1);
+  ts_tensor *p = ts_equal_at(HERE, x, scalar(x, INFINITY)), *n = ts_equal_at(HERE, x, scalar(x, -INFINITY));
+  return out1(c, pos && neg ? ts_logical_or_at(HERE, p, n) : pos ? p : neg ? n : ts_logical_and_at(HERE, p, n));
+}
+
+static bool op_shrink(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  double bias = attr_float(c, "bias", 0), lambd = attr_float(c, "lambd", 0.5);
+  ts_tensor *y = ts_where_at(HERE, ts_less_at(HERE, x, scalar(x, -lambd)), ts_add_at(HERE, x, scalar(x, bias)), scalar(x, 0));
+  return out1(c, ts_where_at(HERE, ts_greater_at(HERE, x, scalar(x, lambd)), ts_sub_at(HERE, x, scalar(x, bias)), y));
+}
+
+static bool op_celu(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  double alpha = attr_float(c, "alpha", 1.0);
+  if (!x)
+    return false;
+  ts_tensor *neg = ts_mul_at(HERE, scalar(x, alpha),
+                             ts_sub_at(HERE, ts_exp_at(HERE, ts_div_at(HERE, x, scalar(x, alpha))), scalar(x, 1)));
+  return out1(c, ts_add_at(HERE, ts_maximum_at(HERE, scalar(x, 0), x), ts_minimum_at(HERE, scalar(x, 0), neg)));
+}
+
+static bool op_eye_like(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x || ts_tensor_rank(x) != 2 || ts_tensor_dim(x, 0) < 0 || ts_tensor_dim(x, 1) < 0) {
+    if (!ts_failed())
+      onnx_node_fail(c, TS_ERR_SHAPE, "input must be 2-D with known dims");
+    return false;
+  }
+  ts_dtype dtype = ts_tensor_dtype(x);
+  if (attr(c, "dtype") && !dtype_of(c, attr_int(c, "dtype", 1), &dtype))
+    return false;
+  ts_tensor *offset = ts_sub_at(HERE, iota_along(ts_tensor_dim(x, 1), 1, 2), iota_along(ts_tensor_dim(x, 0), 0, 2));
+  return out1(c, ts_cast_at(HERE, ts_equal_at(HERE, offset, ts_scalar_i64(attr_int(c, "k", 0))), dtype));
+}
+
 /* ---- the table ------------------------------------------------------------------------------ */
 
 #define ANY (-1)
 static const onnx_op_row ROWS[] = {
   { "Abs", 1, 1, 1, 1, ",", op_abs, 0, true },
+  { "Celu", 1, 1, 1, 1, ",alpha,", op_celu, 0, true },
+  { "EyeLike", 1, 1, 1, 1, ",dtype,k,", op_eye_like, 0, true },
+  { "GatherElements", 2, 2, 1, 1, ",axis,", op_gather_elements, 0, true },
+  { "Hardmax", 1, 1, 1, 1, ",axis,", op_hardmax, 0, false },
+  { "IsInf", 1, 1, 1, 1, ",detect_negative,detect_positive,", op_isinf, 0, true },
+  { "NegativeLogLikelihoodLoss", 2, 3, 1, 1, ",ignore_index,reduction,", op_nll_loss, 0, false },
+  { "OneHot", 3, 3, 1, 1, ",axis,", op_one_hot, 0, true },
+  { "Round", 1, 1, 1, 1, ",", op_round, 0, true },
+  { "Shrink", 1, 1, 1, 1, ",bias,lambd,", op_shrink, 0, true },
+  { "SoftmaxCrossEntropyLoss", 2, 3, 1, 2, ",ignore_index,reduction,", op_softmax_cross_entropy, 0, false },
+  { "Trilu", 1, 2, 1, 1, ",upper,", op_trilu, 0, true },
+
   { "Add", 2, 2, 1, 1, ",", op_add, 0, true },
   { "And", 2, 2, 1, 1, ",", op_and, 0, true },
   { "ArgMax", 1, 1, 1, 1, ",axis,keepdims,select_last_index,", op_argmax, 0, true },
