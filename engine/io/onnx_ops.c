@@ -190,8 +190,27 @@ static bool op_thresholded_relu(onnx_node_ctx *c)
   return out1(c, ts_where_at(HERE, ts_greater_at(HERE, x, scalar(x, alpha)), x, scalar(x, 0)));
 }
 
+/* Before opset 7, broadcast=1 aligns B's dims with A's from `axis` on
+ * (default: the trailing dims); without it the shapes are equal. */
+static ts_tensor *legacy_b(onnx_node_ctx *c)
+{
+  ts_tensor *a = IN(0), *b = IN(1);
+  if (!a || !b || !attr_int(c, "broadcast", 0))
+    return b;
+  int ra = ts_tensor_rank(a), rb = ts_tensor_rank(b);
+  int64_t axis = attr_int(c, "axis", ra - rb);
+  if (axis < 0 || axis + rb > ra) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "broadcast axis %" PRId64 " does not fit rank %d into %d", axis, rb, ra);
+    return NULL;
+  }
+  ts_shape s = { .rank = ra };
+  for (int d = 0; d < ra; d++)
+    s.dim[d] = d >= axis && d < axis + rb ? ts_tensor_dim(b, d - (int)axis) : 1;
+  return ts_reshape_at(HERE, b, s);
+}
+
 #define BINARY(name, fn) \
-  static bool name(onnx_node_ctx *c) { return out1(c, fn(HERE, IN(0), IN(1))); }
+  static bool name(onnx_node_ctx *c) { return out1(c, fn(HERE, IN(0), legacy_b(c))); }
 BINARY(op_add, ts_add_at)
 BINARY(op_sub, ts_sub_at)
 BINARY(op_mul, ts_mul_at)
@@ -207,7 +226,7 @@ BINARY(op_xor, ts_not_equal_at)
 /* Integer Div truncates toward zero (ts_div is true division). */
 static bool op_div(onnx_node_ctx *c)
 {
-  ts_tensor *a = IN(0), *b = IN(1);
+  ts_tensor *a = IN(0), *b = legacy_b(c);
   if (!a || !b || ts_dtype_is_float(ts_tensor_dtype(a)))
     return out1(c, ts_div_at(HERE, a, b));
   ts_tensor *q = ts_floordiv_at(HERE, a, b);
@@ -232,10 +251,11 @@ static bool op_mod(onnx_node_ctx *c)
 static bool op_pow(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0);
-  return out1(c, x ? ts_cast_at(HERE, ts_pow_at(HERE, x, IN(1)), ts_tensor_dtype(x)) : NULL);
+  return out1(c, x ? ts_cast_at(HERE, ts_pow_at(HERE, x, legacy_b(c)), ts_tensor_dtype(x)) : NULL);
 }
 
 static ts_tensor *channel(ts_tensor *v, int rank);
+static ts_tensor *unsqueeze(ts_tensor *x, int axis);
 
 static bool op_prelu(onnx_node_ctx *c)
 {
@@ -789,10 +809,6 @@ static bool arg_reduce(onnx_node_ctx *c, bool min)
   ts_tensor *x = IN(0);
   if (!x)
     return false;
-  if (attr_int(c, "select_last_index", 0)) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "select_last_index=1 is not supported");
-    return false;
-  }
   if (min && !ts_dtype_is_float(ts_tensor_dtype(x)) && ts_tensor_dtype(x) != TS_I32 && ts_tensor_dtype(x) != TS_I64) {
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "ArgMin of %s", ts_dtype_name(ts_tensor_dtype(x)));
     return false;
@@ -800,12 +816,21 @@ static bool arg_reduce(onnx_node_ctx *c, bool min)
   int64_t axis = attr_int(c, "axis", 0);
   if (!norm_axis(c, &axis, ts_tensor_rank(x)))
     return false;
-  ts_tensor *y = ts_argmax_at(HERE, min ? ts_neg_at(HERE, x) : x, (int)axis);
-  if (y && attr_int(c, "keepdims", 1)) {
-    ts_shape s = ts_tensor_shape(x);
-    s.dim[axis] = 1;
-    y = reshape(y, s);
+  ts_tensor *v = min ? ts_neg_at(HERE, x) : x;
+  int64_t dim = ts_tensor_dim(x, (int)axis);
+  bool last = attr_int(c, "select_last_index", 0) != 0;
+  if (last && dim < 0) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "select_last_index on an unknown dim");
+    return false;
   }
+  /* the last maximum: the first of the reversed axis, counted back */
+  if (last)
+    v = ts_gather_at(HERE, v, ts_range_at(HERE, TS_I64, (double)dim - 1, -1, -1), (int)axis);
+  ts_tensor *y = ts_argmax_at(HERE, v, (int)axis);
+  if (last)
+    y = ts_sub_at(HERE, ts_scalar_i64(dim - 1), y);
+  if (y && attr_int(c, "keepdims", 1))
+    y = unsqueeze(y, (int)axis);
   return out1(c, y);
 }
 
@@ -917,61 +942,61 @@ static ts_tensor *pad_axis(ts_tensor *x, int axis, int64_t before, int64_t after
 }
 
 typedef struct window {
-  int64_t k[2], stride[2], pad_begin[2], pad_end[2];
+  int64_t k[2], stride[2], dilation[2], pad_begin[2], pad_end[2];
 } window;
 
-/* Kernel, strides and pads of a 2-D window op on NCHW input x. */
+/* An attribute of one value per spatial dim (n of them: 1 or 2) as 2 (a
+ * 1-D op runs as 2-D with a leading dim of 1, where it is `unit`); ints
+ * of twice that for pads. */
+static bool spatial_attr(onnx_node_ctx *c, const char *name, int n, int per_dim, int64_t unit, int64_t *out)
+{
+  ts_ints v;
+  if (!attr_ints(c, name, &v))
+    return !ts_failed();
+  if (v.n != n * per_dim) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%d values in '%s' for %d spatial dims", v.n, name, n);
+    return false;
+  }
+  for (int p = 0; p < per_dim; p++)
+    for (int i = 0; i < 2; i++)
+      out[p * 2 + i] = n == 2 ? v.v[p * 2 + i] : i == 0 ? unit : v.v[p];
+  return true;
+}
+
+/* Kernel, strides, dilations and pads of a window op on input x (N, C and
+ * one or two spatial dims), as 2-D.  false + error. */
 static bool window_of(onnx_node_ctx *c, ts_tensor *x, const int64_t kernel[2], window *w)
 {
-  if (ts_tensor_rank(x) != 4) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "only 2-D (rank 4, NCHW) input is supported, not rank %d",
-                   ts_tensor_rank(x));
+  int n = ts_tensor_rank(x) - 2;
+  if (n != 1 && n != 2) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "only 1-D and 2-D windows are supported, not %d-D", n);
     return false;
   }
-  ts_ints v;
-  if (attr_ints(c, "dilations", &v))
-    for (int i = 0; i < v.n; i++)
-      if (v.v[i] != 1) {
-        onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "dilations other than 1 are not supported");
-        return false;
-      }
-  if (ts_failed())
-    return false;
   for (int i = 0; i < 2; i++) {
     w->k[i] = kernel[i];
-    w->stride[i] = 1;
+    w->stride[i] = w->dilation[i] = 1;
     w->pad_begin[i] = w->pad_end[i] = 0;
   }
-  if (attr_ints(c, "strides", &v)) {
-    if (v.n != 2) {
-      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%d strides for 2 spatial dims", v.n);
-      return false;
-    }
-    for (int i = 0; i < 2; i++)
-      w->stride[i] = v.v[i];
-  }
+  int64_t pads[4] = { 0, 0, 0, 0 };
+  if (!spatial_attr(c, "strides", n, 1, 1, w->stride) || !spatial_attr(c, "dilations", n, 1, 1, w->dilation) ||
+      !spatial_attr(c, "pads", n, 2, 0, pads))
+    return false;
   char buf[32];
   const char *auto_pad = attr_string(c, "auto_pad", "NOTSET", buf, sizeof buf);
   if (strcmp(auto_pad, "NOTSET") == 0) {
-    if (attr_ints(c, "pads", &v)) {
-      if (v.n != 4) {
-        onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%d pads for 2 spatial dims", v.n);
-        return false;
-      }
-      for (int i = 0; i < 2; i++) {
-        w->pad_begin[i] = v.v[i];
-        w->pad_end[i] = v.v[i + 2];
-      }
+    for (int i = 0; i < 2; i++) {
+      w->pad_begin[i] = pads[i];
+      w->pad_end[i] = pads[i + 2];
     }
   } else if (strcmp(auto_pad, "SAME_UPPER") == 0 || strcmp(auto_pad, "SAME_LOWER") == 0) {
-    for (int i = 0; i < 2; i++) {
-      int64_t in = ts_tensor_dim(x, 2 + i);
+    for (int i = 2 - n; i < 2; i++) {
+      int64_t in = ts_tensor_dim(x, 2 + i - (2 - n));
       if (in < 0) {
         onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "auto_pad on an unknown spatial dim");
         return false;
       }
       int64_t outd = (in + w->stride[i] - 1) / w->stride[i];
-      int64_t total = (outd - 1) * w->stride[i] + w->k[i] - in;
+      int64_t total = (outd - 1) * w->stride[i] + (w->k[i] - 1) * w->dilation[i] + 1 - in;
       total = total < 0 ? 0 : total;
       bool upper = auto_pad[5] == 'U';
       w->pad_begin[i] = upper ? total / 2 : total - total / 2;
@@ -982,21 +1007,59 @@ static bool window_of(onnx_node_ctx *c, ts_tensor *x, const int64_t kernel[2], w
     return false;
   }
   for (int i = 0; i < 2; i++)
-    if (w->k[i] <= 0 || w->stride[i] <= 0 || w->pad_begin[i] < 0 || w->pad_end[i] < 0 ||
-        w->k[i] > INT32_MAX || w->stride[i] > INT32_MAX || w->pad_begin[i] > INT32_MAX || w->pad_end[i] > INT32_MAX) {
-      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "kernel, strides or pads out of range");
+    if (w->k[i] <= 0 || w->stride[i] <= 0 || w->dilation[i] <= 0 || w->pad_begin[i] < 0 || w->pad_end[i] < 0 ||
+        w->k[i] > 1 << 16 || w->stride[i] > INT32_MAX || w->dilation[i] > 1 << 16 ||
+        w->pad_begin[i] > 1 << 20 || w->pad_end[i] > 1 << 20) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "kernel, strides, dilations or pads out of range");
       return false;
     }
   return true;
 }
 
-/* NCHW -> NHWC with the window's pads applied (value), for our VALID ops. */
+/* N, C, spatial... -> NHWC (a 1-D input gets H = 1) with the window's pads (value). */
 static ts_tensor *to_nhwc_padded(ts_tensor *x, const window *w, double value)
 {
+  if (x && ts_tensor_rank(x) == 3)
+    x = unsqueeze(x, 2);
   ts_tensor *y = ts_transpose_at(HERE, x, TS_INTS(0, 2, 3, 1));
   for (int i = 0; i < 2; i++)
     y = pad_axis(y, 1 + i, w->pad_begin[i], w->pad_end[i], value);
   return y;
+}
+
+/* NHWC back to N, C, spatial... (rank 3 for a 1-D op). */
+static ts_tensor *from_nhwc(ts_tensor *y, int rank)
+{
+  y = ts_transpose_at(HERE, y, TS_INTS(0, 3, 1, 2));
+  if (y && rank == 3) {
+    ts_shape s = ts_tensor_shape(y);
+    y = reshape(y, TS_SHAPE(s.dim[0], s.dim[1], s.dim[3]));
+  }
+  return y;
+}
+
+/* An HWIO filter with dilation - 1 zeros between its taps on axis (0 or 1). */
+static ts_tensor *dilate(ts_tensor *f, int axis, int64_t dilation)
+{
+  if (!f || dilation == 1)
+    return f;
+  ts_shape s = ts_tensor_shape(f);
+  int64_t k = s.dim[axis];
+  ts_tensor **parts = g_new(ts_tensor *, 2 * k);
+  ts_shape gap = s;
+  gap.dim[axis] = dilation - 1;
+  int n = 0;
+  for (int64_t i = 0; i < k; i++) {
+    ts_ints begin = { .n = 4, .v = { 0, 0, 0, 0 } }, size = { .n = 4, .v = { -1, -1, -1, -1 } };
+    begin.v[axis] = i;
+    size.v[axis] = 1;
+    if (i > 0)
+      parts[n++] = ts_zeros_at(HERE, ts_tensor_dtype(f), gap);
+    parts[n++] = ts_slice_at(HERE, f, begin, size);
+  }
+  ts_tensor *out = ts_concat_at(HERE, parts, n, axis);
+  g_free(parts);
+  return out;
 }
 
 static bool op_conv(onnx_node_ctx *c)
@@ -1004,29 +1067,56 @@ static bool op_conv(onnx_node_ctx *c)
   ts_tensor *x = IN(0), *wt = IN(1), *b = IN(2);
   if (!x || !wt)
     return false;
-  if (attr_int(c, "group", 1) != 1) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "group=%" PRId64 " is not supported (only 1)", attr_int(c, "group", 1));
+  int rank = ts_tensor_rank(wt);
+  if (rank != ts_tensor_rank(x) || (rank != 3 && rank != 4)) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "only 1-D and 2-D convolutions are supported");
     return false;
   }
-  if (ts_tensor_rank(wt) != 4) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "only 2-D convolutions are supported");
-    return false;
-  }
+  if (rank == 3)
+    wt = unsqueeze(wt, 2);
   int64_t kernel[2] = { ts_tensor_dim(wt, 2), ts_tensor_dim(wt, 3) };
-  ts_ints ks;
-  if (attr_ints(c, "kernel_shape", &ks) && (ks.n != 2 || ks.v[0] != kernel[0] || ks.v[1] != kernel[1])) {
+  int64_t ks[2] = { kernel[0], kernel[1] };
+  if (!spatial_attr(c, "kernel_shape", rank - 2, 1, 1, ks))
+    return false;
+  if (ks[0] != kernel[0] || ks[1] != kernel[1]) {
     onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "kernel_shape differs from the weights' shape");
     return false;
   }
   window w;
-  if (ts_failed() || !window_of(c, x, kernel, &w))
+  int64_t groups = attr_int(c, "group", 1);
+  if (!window_of(c, x, kernel, &w))
     return false;
+  if (groups < 1 || groups > 4096 || ts_tensor_dim(x, 1) < 0 || ts_tensor_dim(x, 1) % groups ||
+      ts_tensor_dim(wt, 0) % groups) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "group=%" PRId64 " does not divide the channels", groups);
+    return false;
+  }
   ts_tensor *filter = ts_transpose_at(HERE, wt, TS_INTS(2, 3, 1, 0)); /* OIHW -> HWIO */
-  ts_tensor *y = ts_conv2d_at(HERE, to_nhwc_padded(x, &w, 0), filter, (int)w.stride[0], (int)w.stride[1],
-                              TS_PADDING_VALID);
-  y = ts_transpose_at(HERE, y, TS_INTS(0, 3, 1, 2));
-  if (y && b)
-    y = ts_add_at(HERE, y, reshape(b, TS_SHAPE(1, -1, 1, 1)));
+  filter = dilate(dilate(filter, 0, w.dilation[0]), 1, w.dilation[1]);
+  ts_tensor *in = to_nhwc_padded(x, &w, 0);
+  /* groups: each slice of channels by its slice of filters */
+  ts_tensor **xs = g_new0(ts_tensor *, groups), **fs = g_new0(ts_tensor *, groups), **ys = g_new0(ts_tensor *, groups);
+  ts_tensor *y = NULL;
+  if (groups == 1 || (ts_split_at(HERE, in, (int)groups, 3, xs) == groups &&
+                      ts_split_at(HERE, filter, (int)groups, 3, fs) == groups)) {
+    if (groups == 1) {
+      xs[0] = in;
+      fs[0] = filter;
+    }
+    for (int64_t g = 0; g < groups; g++)
+      ys[g] = ts_conv2d_at(HERE, xs[g], fs[g], (int)w.stride[0], (int)w.stride[1], TS_PADDING_VALID);
+    y = groups == 1 ? ys[0] : ts_concat_at(HERE, ys, (int)groups, 3);
+  }
+  g_free(xs);
+  g_free(fs);
+  g_free(ys);
+  y = from_nhwc(y, ts_tensor_rank(x));
+  if (y && b) {
+    ts_shape bs = { .rank = ts_tensor_rank(x) };
+    for (int d = 0; d < bs.rank; d++)
+      bs.dim[d] = d == 1 ? -1 : 1;
+    y = ts_add_at(HERE, y, reshape(b, bs));
+  }
   return out1(c, y);
 }
 
@@ -1039,22 +1129,25 @@ static bool op_max_pool(onnx_node_ctx *c)
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "ceil_mode=1 and storage_order=1 are not supported");
     return false;
   }
-  ts_ints ks;
-  if (!attr_ints(c, "kernel_shape", &ks) || ks.n != 2) {
-    if (!ts_failed())
-      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "kernel_shape must give 2 spatial dims");
+  int64_t kernel[2] = { 1, 1 };
+  if (!attr(c, "kernel_shape")) {
+    onnx_node_fail(c, TS_ERR_FORMAT, "kernel_shape is required");
     return false;
   }
   window w;
-  if (!window_of(c, x, ks.v, &w))
+  if (!spatial_attr(c, "kernel_shape", ts_tensor_rank(x) - 2, 1, 1, kernel) || !window_of(c, x, kernel, &w))
     return false;
+  if (w.dilation[0] != 1 || w.dilation[1] != 1) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "dilations other than 1 are not supported");
+    return false;
+  }
   if (!ts_dtype_is_float(ts_tensor_dtype(x)) && (w.pad_begin[0] || w.pad_begin[1] || w.pad_end[0] || w.pad_end[1])) {
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "padded MaxPool of integers");
     return false;
   }
   ts_tensor *y = ts_max_pool2d_at(HERE, to_nhwc_padded(x, &w, -INFINITY), (int)w.k[0], (int)w.k[1],
                                   (int)w.stride[0], (int)w.stride[1], TS_PADDING_VALID);
-  return out1(c, ts_transpose_at(HERE, y, TS_INTS(0, 3, 1, 2)));
+  return out1(c, from_nhwc(y, ts_tensor_rank(x)));
 }
 
 static bool global_pool(onnx_node_ctx *c, reduce_fn fn)
@@ -1139,23 +1232,30 @@ static bool op_layer_norm(onnx_node_ctx *c)
   double eps = attr_float(c, "epsilon", 1e-5);
   ts_tensor *d = ts_sub_at(HERE, x, ts_reduce_mean_at(HERE, x, axes, true));
   ts_tensor *var = ts_reduce_mean_at(HERE, ts_mul_at(HERE, d, d), axes, true);
-  ts_tensor *y = ts_mul_at(HERE, ts_div_at(HERE, d, ts_sqrt_at(HERE, ts_add_at(HERE, var, scalar(x, eps)))), IN(1));
+  ts_tensor *inv = ts_div_at(HERE, scalar(x, 1), ts_sqrt_at(HERE, ts_add_at(HERE, var, scalar(x, eps))));
+  ts_tensor *y = ts_mul_at(HERE, ts_mul_at(HERE, d, inv), IN(1));
+  ts_dtype stash;
+  if (c->n_out > 1 && !dtype_of(c, attr_int(c, "stash_type", 1), &stash))
+    return false;
+  if (c->n_out > 1)
+    c->out[1] = ts_cast_at(HERE, ts_reduce_mean_at(HERE, x, axes, true), stash);
+  if (c->n_out > 2)
+    c->out[2] = ts_cast_at(HERE, inv, stash);
   return out1(c, IN(2) ? ts_add_at(HERE, y, IN(2)) : y);
 }
 
 static bool op_dropout(onnx_node_ctx *c)
 {
+  bool training = c->opset < 7 ? attr_int(c, "is_test", 0) == 0 : false;
   if (c->opset >= 12 && IN(2)) {
-    ts_ints mode;
-    if (!host_ints(c, 2, &mode) && ts_failed())
+    if (!c->in[2].host) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "training_mode must be known when the graph is built");
       return false;
+    }
+    training = ts_tensor_get_i64(c->in[2].host, 0) != 0;
   }
-  if (c->opset >= 12 && IN(2) && c->in[2].host && ts_tensor_get_i64(c->in[2].host, 0)) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "training_mode=true is not supported");
-    return false;
-  }
-  if (c->opset < 7 && attr_int(c, "is_test", 0) == 0) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "training is not supported");
+  if (training) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "training (random masks) is not supported");
     return false;
   }
   c->out[0] = ts_identity_at(HERE, IN(0));
@@ -1163,7 +1263,6 @@ static bool op_dropout(onnx_node_ctx *c)
     c->out[1] = ts_ones_at(HERE, TS_BOOL, ts_tensor_shape(IN(0)));
   return c->out[0] != NULL;
 }
-
 
 /* ---- ops composed from others (losses, element gathers, masks) ------------------------ */
 
@@ -1435,8 +1534,8 @@ static const onnx_op_row ROWS[] = {
   { "SoftmaxCrossEntropyLoss", 2, 3, 1, 2, ",ignore_index,reduction,", op_softmax_cross_entropy, 0, false },
   { "Trilu", 1, 2, 1, 1, ",upper,", op_trilu, 0, true },
 
-  { "Add", 2, 2, 1, 1, ",", op_add, 0, true },
-  { "And", 2, 2, 1, 1, ",", op_and, 0, true },
+  { "Add", 2, 2, 1, 1, ",axis,broadcast,", op_add, 0, true },
+  { "And", 2, 2, 1, 1, ",axis,broadcast,", op_and, 0, true },
   { "ArgMax", 1, 1, 1, 1, ",axis,keepdims,select_last_index,", op_argmax, 0, true },
   { "ArgMin", 1, 1, 1, 1, ",axis,keepdims,select_last_index,", op_argmin, 0, true },
   { "BatchNormalization", 5, 5, 1, 1, ",epsilon,is_test,momentum,spatial,training_mode,", op_batch_norm, 0, false },
@@ -1449,28 +1548,28 @@ static const onnx_op_row ROWS[] = {
     op_constant, 0, true },
   { "ConstantOfShape", 1, 1, 1, 1, ",value,", op_constant_of_shape, 0, true },
   { "Conv", 2, 3, 1, 1, ",auto_pad,dilations,group,kernel_shape,pads,strides,", op_conv, 0, false },
-  { "Div", 2, 2, 1, 1, ",", op_div, 0, true },
+  { "Div", 2, 2, 1, 1, ",axis,broadcast,", op_div, 0, true },
   { "Dropout", 1, 3, 1, 2, ",ratio,is_test,seed,", op_dropout, 0, false },
   { "Elu", 1, 1, 1, 1, ",alpha,", op_elu, 0, true },
-  { "Equal", 2, 2, 1, 1, ",", op_equal, 0, true },
+  { "Equal", 2, 2, 1, 1, ",axis,broadcast,", op_equal, 0, true },
   { "Exp", 1, 1, 1, 1, ",", op_exp, 0, true },
   { "Expand", 2, 2, 1, 1, ",", op_expand, 0, true },
   { "Flatten", 1, 1, 1, 1, ",axis,", op_flatten, 0, true },
   { "Floor", 1, 1, 1, 1, ",", op_floor, 0, true },
   { "Gather", 2, 2, 1, 1, ",axis,", op_gather, 0, true },
-  { "Gemm", 2, 3, 1, 1, ",alpha,beta,transA,transB,", op_gemm, 0, false },
+  { "Gemm", 2, 3, 1, 1, ",alpha,beta,broadcast,transA,transB,", op_gemm, 0, false },
   { "GlobalAveragePool", 1, 1, 1, 1, ",", op_global_average_pool, 0, false },
   { "GlobalMaxPool", 1, 1, 1, 1, ",", op_global_max_pool, 0, false },
-  { "Greater", 2, 2, 1, 1, ",", op_greater, 0, true },
+  { "Greater", 2, 2, 1, 1, ",axis,broadcast,", op_greater, 0, true },
   { "GreaterOrEqual", 2, 2, 1, 1, ",", op_greater_equal, 0, true },
   { "HardSigmoid", 1, 1, 1, 1, ",alpha,beta,", op_hard_sigmoid, 0, true },
   { "HardSwish", 1, 1, 1, 1, ",", op_hard_swish, 0, true },
   { "Identity", 1, 1, 1, 1, ",", op_identity, 0, true },
   { "InstanceNormalization", 3, 3, 1, 1, ",epsilon,", op_instance_norm, 0, false },
   { "IsNaN", 1, 1, 1, 1, ",", op_isnan, 0, true },
-  { "LayerNormalization", 2, 3, 1, 1, ",axis,epsilon,stash_type,", op_layer_norm, 0, false },
+  { "LayerNormalization", 2, 3, 1, 3, ",axis,epsilon,stash_type,", op_layer_norm, 0, false },
   { "LeakyRelu", 1, 1, 1, 1, ",alpha,", op_leaky_relu, 0, true },
-  { "Less", 2, 2, 1, 1, ",", op_less, 0, true },
+  { "Less", 2, 2, 1, 1, ",axis,broadcast,", op_less, 0, true },
   { "LessOrEqual", 2, 2, 1, 1, ",", op_less_equal, 0, true },
   { "Log", 1, 1, 1, 1, ",", op_log, 0, true },
   { "LogSoftmax", 1, 1, 1, 1, ",axis,", op_log_softmax, 0, false },
@@ -1480,12 +1579,12 @@ static const onnx_op_row ROWS[] = {
   { "Mean", 1, ANY, 1, 1, ",", op_mean, 0, true },
   { "Min", 1, ANY, 1, 1, ",", op_min, 0, true },
   { "Mod", 2, 2, 1, 1, ",fmod,", op_mod, 0, true },
-  { "Mul", 2, 2, 1, 1, ",", op_mul, 0, true },
+  { "Mul", 2, 2, 1, 1, ",axis,broadcast,", op_mul, 0, true },
   { "Neg", 1, 1, 1, 1, ",", op_neg, 0, true },
   { "Not", 1, 1, 1, 1, ",", op_not, 0, true },
-  { "Or", 2, 2, 1, 1, ",", op_or, 0, true },
+  { "Or", 2, 2, 1, 1, ",axis,broadcast,", op_or, 0, true },
   { "PRelu", 2, 2, 1, 1, ",", op_prelu, 0, true },
-  { "Pow", 2, 2, 1, 1, ",", op_pow, 0, true },
+  { "Pow", 2, 2, 1, 1, ",axis,broadcast,", op_pow, 0, true },
   { "Range", 3, 3, 1, 1, ",", op_range, 0, true },
   { "Reciprocal", 1, 1, 1, 1, ",", op_reciprocal, 0, true },
   { "ReduceL1", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_l1, 0, true },
@@ -1512,7 +1611,7 @@ static const onnx_op_row ROWS[] = {
   { "Split", 1, 2, 1, TS_MAX_RANK * 64, ",axis,split,", op_split, 0, true },
   { "Sqrt", 1, 1, 1, 1, ",", op_sqrt, 0, true },
   { "Squeeze", 1, 2, 1, 1, ",axes,", op_squeeze, 0, true },
-  { "Sub", 2, 2, 1, 1, ",", op_sub, 0, true },
+  { "Sub", 2, 2, 1, 1, ",axis,broadcast,", op_sub, 0, true },
   { "Sum", 1, ANY, 1, 1, ",", op_sum, 0, true },
   { "Tanh", 1, 1, 1, 1, ",", op_tanh, 0, true },
   { "ThresholdedRelu", 1, 1, 1, 1, ",alpha,", op_thresholded_relu, 0, true },
@@ -1520,7 +1619,7 @@ static const onnx_op_row ROWS[] = {
   { "Transpose", 1, 1, 1, 1, ",perm,", op_transpose, 0, true },
   { "Unsqueeze", 1, 2, 1, 1, ",axes,", op_unsqueeze, 0, true },
   { "Where", 3, 3, 1, 1, ",", op_where, 0, true },
-  { "Xor", 2, 2, 1, 1, ",", op_xor, 0, true },
+  { "Xor", 2, 2, 1, 1, ",axis,broadcast,", op_xor, 0, true },
 };
 
 const onnx_op_row *onnx_op_lookup(const char *op)
