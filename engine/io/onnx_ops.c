@@ -1517,11 +1517,236 @@ static bool op_eye_like(onnx_node_ctx *c)
   return out1(c, ts_cast_at(HERE, ts_equal_at(HERE, offset, ts_scalar_i64(attr_int(c, "k", 0))), dtype));
 }
 
+/* AveragePool: each channel's window sums by a convolution with ones (the
+ * channels as batch), divided by the window's size, or with
+ * count_include_pad=0 by how many input elements each window covers. */
+static bool op_average_pool(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  if (attr_int(c, "ceil_mode", 0)) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "ceil_mode=1 is not supported");
+    return false;
+  }
+  int rank = ts_tensor_rank(x);
+  int64_t kernel[2] = { 1, 1 };
+  if (!attr(c, "kernel_shape")) {
+    onnx_node_fail(c, TS_ERR_FORMAT, "kernel_shape is required");
+    return false;
+  }
+  window w;
+  if (!spatial_attr(c, "kernel_shape", rank - 2, 1, 1, kernel) || !window_of(c, x, kernel, &w))
+    return false;
+  if (w.dilation[0] != 1 || w.dilation[1] != 1 || !ts_dtype_is_float(ts_tensor_dtype(x))) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "dilations other than 1, or integer input");
+    return false;
+  }
+  ts_shape s = ts_tensor_shape(x);
+  for (int d = 0; d < rank; d++)
+    if (s.dim[d] < 0) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "unknown dims");
+      return false;
+    }
+  ts_shape flat = s;
+  flat.dim[0] = s.dim[0] * s.dim[1];
+  flat.dim[1] = 1;
+  ts_tensor *ones = ts_ones_at(HERE, ts_tensor_dtype(x), TS_SHAPE(w.k[0], w.k[1], 1, 1));
+  ts_tensor *sum = ts_conv2d_at(HERE, to_nhwc_padded(reshape(x, flat), &w, 0), ones, (int)w.stride[0],
+                                (int)w.stride[1], TS_PADDING_VALID);
+  sum = from_nhwc(sum, rank); /* [N*C, 1, spatial...] */
+  ts_tensor *count;
+  if (attr_int(c, "count_include_pad", 0))
+    count = scalar(x, (double)(w.k[0] * w.k[1]));
+  else {
+    ts_shape one = flat;
+    one.dim[0] = 1;
+    count = ts_conv2d_at(HERE, to_nhwc_padded(ts_ones_at(HERE, ts_tensor_dtype(x), one), &w, 0), ones,
+                         (int)w.stride[0], (int)w.stride[1], TS_PADDING_VALID);
+    count = from_nhwc(count, rank);
+  }
+  ts_tensor *y = ts_div_at(HERE, sum, count);
+  if (!y)
+    return false;
+  ts_shape out = ts_tensor_shape(y);
+  out.dim[0] = s.dim[0];
+  out.dim[1] = s.dim[1];
+  return out1(c, reshape(y, out));
+}
+
+/* Pad: constant (fills), edge and reflect (gathers of computed indices);
+ * negative pads crop. */
+static bool op_pad(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  int rank = ts_tensor_rank(x);
+  ts_ints pads;
+  double value = 0;
+  if (c->opset < 11) {
+    if (!attr_ints(c, "pads", &pads))
+      return ts_failed() ? false : (onnx_node_fail(c, TS_ERR_FORMAT, "pads are required"), false);
+    value = attr_float(c, "value", 0);
+  } else {
+    ts_tensor *h = c->in[1].host;
+    if (!h) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "input 1 must be known when the graph is built");
+      return false;
+    }
+    if (ts_tensor_size(h) > 2 * TS_MAX_RANK) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%" PRId64 " pads", ts_tensor_size(h));
+      return false;
+    }
+    pads.n = (int)ts_tensor_size(h);
+    for (int i = 0; i < pads.n && i < TS_MAX_RANK; i++)
+      pads.v[i] = ts_tensor_get_i64(h, i);
+    if (pads.n > TS_MAX_RANK) { /* ts_ints holds 8: the rest go to a second half */
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "rank over %d", TS_MAX_RANK / 2);
+      return false;
+    }
+    if (IN(2) && !host_double(c, 2, &value))
+      return false;
+  }
+  if (pads.n != 2 * rank) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%d pads for rank %d", pads.n, rank);
+    return false;
+  }
+  char buf[16];
+  const char *mode = attr_string(c, "mode", "constant", buf, sizeof buf);
+  bool constant = strcmp(mode, "constant") == 0, edge = strcmp(mode, "edge") == 0;
+  if (!constant && !edge && strcmp(mode, "reflect") != 0) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "mode '%s'", mode);
+    return false;
+  }
+  ts_tensor *y = x;
+  for (int d = 0; d < rank && y; d++) {
+    int64_t before = pads.v[d], after = pads.v[d + rank], dim = ts_tensor_dim(y, d);
+    if (dim < 0 || before < -dim || after < -dim || before > 1 << 20 || after > 1 << 20) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "pads %" PRId64 ", %" PRId64 " for axis %d", before, after, d);
+      return false;
+    }
+    if (before < 0 || after < 0) { /* crop first */
+      ts_ints begin = { .n = rank }, size = { .n = rank };
+      for (int e = 0; e < rank; e++) {
+        begin.v[e] = e == d && before < 0 ? -before : 0;
+        size.v[e] = e == d ? dim + (before < 0 ? before : 0) + (after < 0 ? after : 0) : -1;
+      }
+      y = ts_slice_at(HERE, y, begin, size);
+      dim = size.v[d];
+      before = before < 0 ? 0 : before;
+      after = after < 0 ? 0 : after;
+    }
+    if (before == 0 && after == 0)
+      continue;
+    if (constant) {
+      y = pad_axis(y, d, before, after, value);
+      continue;
+    }
+    if (dim == 0 || (!edge && dim == 1 && (before || after))) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%s padding of a dim of %" PRId64, mode, dim);
+      return false;
+    }
+    int64_t n = dim + before + after;
+    int64_t *idx = g_new(int64_t, n);
+    for (int64_t i = 0; i < n; i++) {
+      int64_t j = i - before;
+      if (edge)
+        j = j < 0 ? 0 : j >= dim ? dim - 1 : j;
+      else
+        while (j < 0 || j >= dim)
+          j = j < 0 ? -j : 2 * (dim - 1) - j;
+      idx[i] = j;
+    }
+    y = ts_gather_at(HERE, y, ts_constant(TS_I64, TS_SHAPE(n), idx), d);
+    g_free(idx);
+  }
+  return out1(c, y == x ? ts_identity_at(HERE, x) : y);
+}
+
+/* DepthToSpace and SpaceToDepth: a reshape, a transpose, a reshape. */
+static bool op_depth_to_space(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  int64_t b = attr_int(c, "blocksize", 0);
+  if (!x)
+    return false;
+  ts_shape s = ts_tensor_shape(x);
+  if (s.rank != 4 || b <= 0 || s.dim[1] < 0 || s.dim[1] % (b * b)) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "blocksize %" PRId64 " for a rank-%d input", b, s.rank);
+    return false;
+  }
+  char buf[8];
+  bool crd = strcmp(attr_string(c, "mode", "DCR", buf, sizeof buf), "CRD") == 0;
+  int64_t n = s.dim[0], ch = s.dim[1] / (b * b), h = s.dim[2], w = s.dim[3];
+  ts_tensor *y = crd ? ts_transpose_at(HERE, reshape(x, TS_SHAPE(n, ch, b, b, h, w)), TS_INTS(0, 1, 4, 2, 5, 3))
+                     : ts_transpose_at(HERE, reshape(x, TS_SHAPE(n, b, b, ch, h, w)), TS_INTS(0, 3, 4, 1, 5, 2));
+  return out1(c, reshape(y, TS_SHAPE(n, ch, h < 0 ? -1 : h * b, w < 0 ? -1 : w * b)));
+}
+
+static bool op_space_to_depth(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  int64_t b = attr_int(c, "blocksize", 0);
+  if (!x)
+    return false;
+  ts_shape s = ts_tensor_shape(x);
+  if (s.rank != 4 || b <= 0 || s.dim[2] < 0 || s.dim[3] < 0 || s.dim[2] % b || s.dim[3] % b) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "blocksize %" PRId64 " for this input", b);
+    return false;
+  }
+  int64_t n = s.dim[0], ch = s.dim[1], h = s.dim[2] / b, w = s.dim[3] / b;
+  ts_tensor *y = ts_transpose_at(HERE, reshape(x, TS_SHAPE(n, ch, h, b, w, b)), TS_INTS(0, 3, 5, 1, 2, 4));
+  return out1(c, reshape(y, TS_SHAPE(n, ch < 0 ? -1 : ch * b * b, h, w)));
+}
+
+/* CumSum: running sums slice by slice, in order (as the reference adds). */
+static bool op_cumsum(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  double axis_d;
+  if (!x || !host_double(c, 1, &axis_d))
+    return false;
+  int rank = ts_tensor_rank(x);
+  int64_t axis = (int64_t)axis_d;
+  if (!norm_axis(c, &axis, rank))
+    return false;
+  int64_t dim = ts_tensor_dim(x, (int)axis);
+  if (dim < 0 || dim > 4096) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "CumSum over %" PRId64 " elements (at most 4096, known)", dim);
+    return false;
+  }
+  bool exclusive = attr_int(c, "exclusive", 0), reverse = attr_int(c, "reverse", 0);
+  ts_tensor **parts = g_new0(ts_tensor *, dim + 1);
+  ts_tensor *acc = NULL;
+  for (int64_t k = 0; k < dim; k++) {
+    int64_t at = reverse ? dim - 1 - k : k;
+    ts_ints begin = { .n = rank }, size = { .n = rank };
+    for (int e = 0; e < rank; e++) {
+      begin.v[e] = e == axis ? at : 0;
+      size.v[e] = e == axis ? 1 : -1;
+    }
+    ts_tensor *slice = ts_slice_at(HERE, x, begin, size);
+    ts_tensor *prev = acc;
+    acc = acc ? ts_add_at(HERE, acc, slice) : slice;
+    parts[at] = exclusive ? (prev ? prev : ts_zeros_like_at(HERE, slice)) : acc;
+  }
+  ts_tensor *y = dim == 0 ? ts_identity_at(HERE, x) : dim == 1 ? ts_identity_at(HERE, parts[0])
+                                                               : ts_concat_at(HERE, parts, (int)dim, (int)axis);
+  g_free(parts);
+  return out1(c, y);
+}
+
 /* ---- the table ------------------------------------------------------------------------------ */
 
 #define ANY (-1)
 static const onnx_op_row ROWS[] = {
   { "Abs", 1, 1, 1, 1, ",", op_abs, 0, true },
+  { "AveragePool", 1, 1, 1, 1, ",auto_pad,ceil_mode,count_include_pad,dilations,kernel_shape,pads,strides,", op_average_pool, 0, false },
+  { "CumSum", 2, 2, 1, 1, ",exclusive,reverse,", op_cumsum, 0, false },
+  { "DepthToSpace", 1, 1, 1, 1, ",blocksize,mode,", op_depth_to_space, 0, true },
+  { "Pad", 1, 3, 1, 1, ",mode,pads,value,", op_pad, 0, true },
+  { "SpaceToDepth", 1, 1, 1, 1, ",blocksize,", op_space_to_depth, 0, true },
   { "Celu", 1, 1, 1, 1, ",alpha,", op_celu, 0, true },
   { "EyeLike", 1, 1, 1, 1, ",dtype,k,", op_eye_like, 0, true },
   { "GatherElements", 2, 2, 1, 1, ",axis,", op_gather_elements, 0, true },
