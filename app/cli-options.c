@@ -526,7 +526,7 @@ static bool set_input_signature(ts_function *fn, GPtrArray *specs)
 int cli_open_function(const cli_options *o, ts_module **module, ts_function **fn)
 {
   *fn = NULL;
-  if (!(*module = ts_module_open(o->module)))
+  if (!(*module = cli_open_module(o->module)))
     return cli_fail_engine(CLI_EXIT_FAILED);
   ts_function *f = ts_module_lookup(*module, o->function);
   if (!f)

@@ -127,5 +127,11 @@ int cli_profile(int argc, char **argv);
 int cli_debug(int argc, char **argv);
 int cli_health(int argc, char **argv);
 int cli_diverge(int argc, char **argv);
+/* cli-onnx.c: a MODULE path ending in .onnx is an ONNX model, opened as a
+ * module of one function per output; the models stay open until
+ * cli_close_models (after the command has freed its module). */
+bool cli_is_model_path(const char *path);
+ts_module *cli_open_module(const char *path);
+void cli_close_models(void);
 /* cli-onnx-test.c */
 int cli_onnx_test(int argc, char **argv);

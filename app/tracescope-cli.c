@@ -27,8 +27,9 @@ static const char usage[] =
   "  tracescope-cli diverge MODULE FUNCTION [--arg SPEC]... [--atol X] [--rtol Y]\n"
   "  tracescope-cli onnx-test [--mode eager|graph|both] [--expected FILE] [--list-passed] DIR...\n"
   "\n"
-  "MODULE is a shared object built against libtracescope, or `seeds` for the\n"
-  "bundled programs of the tf.function guides.\n"
+  "MODULE is a shared object built against libtracescope, `seeds` for the\n"
+  "bundled programs of the tf.function guides, or an ONNX model (FILE.onnx: one\n"
+  "function per output, named as `list` shows; its inputs are the arguments).\n"
   "\n"
   "run calls FUNCTION and prints each result, one line per call.\n"
   "  --arg SPEC       the next argument of the call (repeat in order); with no\n"
@@ -175,7 +176,7 @@ static int cmd_list(int argc, char **argv)
     return cli_show_help();
   if (argc != 1)
     return cli_fail(CLI_EXIT_USAGE, "list takes one MODULE (try --help)");
-  ts_module *module = ts_module_open(argv[0]);
+  ts_module *module = cli_open_module(argv[0]);
   if (!module)
     return cli_fail_engine(CLI_EXIT_FAILED);
   printf("%s\n", ts_module_title(module));
@@ -237,6 +238,7 @@ int main(int argc, char **argv)
                    "unknown command '%s' (list, run, signatures, graph, render, profile, diverge, "
                    "debug, health, onnx-test; try --help)",
                    argv[1]);
+  cli_close_models();
   ts_release_all();
   return ret;
 }

@@ -50,11 +50,19 @@ TS_API const char *ts_onnx_model_output_name(const ts_onnx_model *model, int i);
 TS_API bool ts_onnx_model_run(ts_onnx_model *model, ts_tensor *const *inputs, int n_inputs,
                               ts_tensor **outputs);
 
-/* The model as a traced function (its parameters the inputs' names)
- * returning output `output`: a graph-mode call traces a concrete function
+/* The model as a traced function returning output `output`, named after the
+ * model ("model_OUTPUT" when it has several outputs), its parameters the
+ * inputs' names (as C identifiers): a graph-mode call traces a concrete function
  * per input signature, as for any ts_function.  Borrowed: the model owns
  * it.  NULL + error for an output out of range. */
 TS_API ts_function *ts_onnx_model_function(ts_onnx_model *model, int output);
+
+/* The model as a module (the functions ts_onnx_model_function makes, one
+ * per output, without their input signatures; example arguments from the
+ * inputs' specs: uniform values, unknown dims 1), for tools that run
+ * modules (tracescope-cli run model.onnx ...).  Owned (ts_module_free);
+ * the model must outlive it.  NULL + error. */
+TS_API ts_module *ts_onnx_model_module(ts_onnx_model *model);
 
 /* A serialized TensorProto (the input_0.pb of ONNX's backend tests), as a
  * tensor in the current scope.  NULL + error naming the file. */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tracescope-onnx.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* ---- a protobuf encoder ------------------------------------------------------ */
@@ -551,6 +552,109 @@ static void test_backend_tensor_files(void)
   g_free(dir);
 }
 
+/* ---- the command line ------------------------------------------------------------ */
+
+/* Runs tracescope-cli with args; its stdout (owned), *status its exit status. */
+static char *run_cli(const char *const *args, int *status)
+{
+  const char *cli = g_getenv("TRACESCOPE_CLI");
+  g_assert_nonnull(cli);
+  GPtrArray *argv = g_ptr_array_new();
+  g_ptr_array_add(argv, (gpointer)cli);
+  for (int i = 0; args[i]; i++)
+    g_ptr_array_add(argv, (gpointer)args[i]);
+  g_ptr_array_add(argv, NULL);
+  char *out = NULL, *err = NULL;
+  int wait = 0;
+  GError *error = NULL;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &wait, &error));
+  g_assert_no_error(error);
+  *status = WIFEXITED(wait) ? WEXITSTATUS(wait) : -1;
+  g_test_message("stdout: %s\nstderr: %s", out, err);
+  g_free(err);
+  g_ptr_array_free(argv, TRUE);
+  return out;
+}
+
+/* A backend-test folder dir/name: model, one data set of x and its expected y. */
+static char *write_backend_test(const char *name, pb *model_bytes, const float *x, const float *y, int n)
+{
+  char *dir = g_build_filename(tmp_dir, "suite", name, "test_data_set_0", NULL);
+  g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+  int64_t dims[] = { 2, n / 2 };
+  const float *data[2] = { x, y };
+  const char *files[2] = { "input_0.pb", "output_0.pb" };
+  for (int i = 0; i < 2; i++) {
+    pb *t = float_tensor(i ? "y" : "x", 2, dims, data[i], (size_t)n);
+    char *path = g_build_filename(dir, files[i], NULL);
+    g_assert_true(g_file_set_contents(path, (const char *)t->data, t->len, NULL));
+    g_free(path);
+    g_byte_array_unref(t);
+  }
+  char *test_dir = g_path_get_dirname(dir);
+  char *model_path = g_build_filename(test_dir, "model.onnx", NULL);
+  g_assert_true(g_file_set_contents(model_path, (const char *)model_bytes->data, model_bytes->len, NULL));
+  g_byte_array_unref(model_bytes);
+  g_free(model_path);
+  g_free(dir);
+  return test_dir;
+}
+
+static void test_cli_onnx_test(void)
+{
+  float x[] = { 0, 1, -5, -1, 3, 0 }, right[] = { 1, 0, 0, 0, 1, 3 }, wrong[] = { 1, 0, 0, 0, 1, 4 };
+  char *good = write_backend_test("test_good", add_relu_model(false), x, right, 6);
+  char *bad = write_backend_test("test_bad", add_relu_model(false), x, wrong, 6);
+  int64_t dims[] = { 2, 3 };
+  pb *g = msg();
+  put_msg(g, 1, node("Erf", "e", "x", "y", NULL));
+  put_msg(g, 11, value_info("x", 1, 2, dims));
+  put_msg(g, 12, value_info("y", 1, 2, dims));
+  char *skip = write_backend_test("test_erf", model(13, g), x, right, 6);
+  char *suite = g_path_get_dirname(good);
+  int status;
+
+  char *out = run_cli(WORDS("onnx-test", good, skip), &status);
+  g_assert_cmpint(status, ==, 0);
+  g_assert_true(g_str_has_suffix(out, "\n1 passed, 0 failed, 1 skipped\n"));
+  g_assert_nonnull(strstr(out, "skipped by op: Erf 1\n"));
+  g_free(out);
+
+  /* a folder of tests; the wrong one fails (exit 1) with a line naming it */
+  out = run_cli(WORDS("onnx-test", suite), &status);
+  g_assert_cmpint(status, ==, 1);
+  g_assert_nonnull(strstr(out, "FAIL suite/test_bad: "));
+  g_assert_nonnull(strstr(out, "element 5 is 3, expected 4"));
+  g_assert_true(g_str_has_suffix(out, "\n1 passed, 1 failed, 1 skipped\n"));
+  g_free(out);
+
+  /* a test on the expected list that does not pass fails the run */
+  char *list = g_build_filename(tmp_dir, "expected.txt", NULL);
+  g_assert_true(g_file_set_contents(list, "# comment\nsuite/test_good\nsuite/test_erf\n", -1, NULL));
+  out = run_cli(WORDS("onnx-test", "--expected", list, good, skip), &status);
+  g_assert_cmpint(status, ==, 1);
+  g_assert_nonnull(strstr(out, "EXPECTED PASS did not pass: suite/test_erf"));
+  g_free(out);
+
+  /* a model runs as a module function */
+  char *model_path = g_build_filename(good, "model.onnx", NULL);
+  out = run_cli(WORDS("run", model_path, "add_relu", "--arg", "f32[2,3]=0,1,-5,-1,3,0"), &status);
+  g_assert_cmpint(status, ==, 0);
+  g_assert_nonnull(strstr(out, "[[1. 0. 0.]"));
+  g_free(out);
+  out = run_cli(WORDS("list", model_path), &status);
+  g_assert_cmpint(status, ==, 0);
+  g_assert_nonnull(strstr(out, "add_relu(x)"));
+  g_free(out);
+
+  g_free(model_path);
+  g_free(list);
+  g_free(suite);
+  g_free(good);
+  g_free(bad);
+  g_free(skip);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -568,6 +672,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/hostile/data-against-dims", test_data_against_dims);
   g_test_add_func("/onnx/hostile/external-data", test_external_data);
   g_test_add_func("/onnx/hostile/not-a-file", test_not_a_file);
+  g_test_add_func("/onnx/cli/onnx-test-run-list", test_cli_onnx_test);
   int ret = g_test_run();
   char *cmd = g_strdup_printf("rm -rf '%s'", tmp_dir);
   g_assert_cmpint(system(cmd), ==, 0);

@@ -67,6 +67,7 @@ typedef struct onnx_node_ctx {
   onnx_value *in;      /* in[i].t NULL: an omitted optional input */
   int n_out;
   ts_tensor **out;     /* to fill */
+  ts_loc loc;          /* of the ops it becomes: model path, node name, index + 1 */
 } onnx_node_ctx;
 
 typedef bool (*onnx_op_fn)(onnx_node_ctx *c);
@@ -80,6 +81,9 @@ typedef struct onnx_op_row {
   int since;              /* the first opset whose semantics build handles (0: any of ours) */
   bool foldable;          /* computed on the host when every input is known there */
 } onnx_op_row;
+
+/* Runs row's build for the node c, its ops located at c->loc. */
+bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c);
 
 /* The row for op (default domain), NULL if we have none. */
 const onnx_op_row *onnx_op_lookup(const char *op);

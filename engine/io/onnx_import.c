@@ -383,10 +383,11 @@ static bool build(ts_onnx_model *m, ts_tensor *const *inputs, ts_tensor **output
       all_host = all_host && (!v || v->host);
     }
     onnx_node_ctx c = { f, n, node_name(n, (int)i, buf, sizeof buf), f->opset, (int)n->n_input, in,
-                        (int)n->n_output, out };
+                        (int)n->n_output, out, { f->path, NULL, (int)i + 1 } };
+    c.loc.func = c.name;
     int n_scopes;
     push_scopes(n->name, &n_scopes);
-    ok = row->build(&c) && !ts_failed();
+    ok = onnx_op_build(row, &c) && !ts_failed();
     pop_scopes(n_scopes);
     if (!ok)
       name_failed_node(&c);
@@ -405,7 +406,7 @@ static bool build(ts_onnx_model *m, ts_tensor *const *inputs, ts_tensor **output
       onnx_node_ctx hc = c;
       hc.out = host;
       ts_init_scope_begin();
-      ok = row->build(&hc);
+      ok = onnx_op_build(row, &hc);
       ts_init_scope_end();
     }
     for (size_t k = 0; k < n->n_output && ok; k++) {
@@ -507,49 +508,120 @@ static const ts_fn SLOT_FNS[N_SLOTS] = {
   SLOTS8(SLOT_REF, 4) SLOTS8(SLOT_REF, 5) SLOTS8(SLOT_REF, 6) SLOTS8(SLOT_REF, 7)
 };
 
-ts_function *ts_onnx_model_function(ts_onnx_model *m, int output)
+/* s as a C identifier (what module exports and parameter lists take). */
+static char *identifier(const char *s)
 {
-  if (output < 0 || output >= ts_onnx_model_n_outputs(m)) {
-    ts_error_set(TS_ERR_OUT_OF_RANGE, (ts_loc){ 0 }, NULL, "%s: output %d of %d", m->file.path, output,
-                 ts_onnx_model_n_outputs(m));
-    return NULL;
-  }
-  if (m->functions[output])
-    return m->functions[output];
-  int slot = -1;
-  g_mutex_lock(&slot_lock);
-  for (int i = 0; i < N_SLOTS && slot < 0; i++)
-    if (!slots[i].model) {
-      slots[i].model = m;
-      slots[i].output = output;
-      slot = i;
-    }
-  g_mutex_unlock(&slot_lock);
-  if (slot < 0) {
-    ts_error_set(TS_ERR_OUT_OF_RANGE, (ts_loc){ 0 }, NULL,
-                 "%s: more than %d ONNX model functions at once (free a model first)", m->file.path, N_SLOTS);
-    return NULL;
-  }
+  char *id = g_strdup_printf("%s%s", g_ascii_isdigit(*s) || !*s ? "_" : "", s);
+  g_strcanon(id, G_CSET_a_2_z G_CSET_A_2_Z G_CSET_DIGITS "_", '_');
+  return id;
+}
+
+/* "model" for a model of one output, "model_out" for each of several. */
+static char *function_name(const ts_onnx_model *m, int output)
+{
+  char *raw = ts_onnx_model_n_outputs(m) > 1
+                ? g_strdup_printf("%s_%s", m->name, ts_onnx_model_output_name(m, output))
+                : g_strdup(m->name);
+  char *id = identifier(raw);
+  g_free(raw);
+  return id;
+}
+
+/* "x, y": the inputs' names as identifiers. */
+static char *param_list(const ts_onnx_model *m)
+{
   GString *params = g_string_new(NULL);
   for (int i = 0; i < m->n_inputs; i++) {
-    char *p = g_strdup(m->inputs[i]->name);
-    g_strcanon(p, G_CSET_a_2_z G_CSET_A_2_Z G_CSET_DIGITS "_.:", '_'); /* a params list is comma-separated */
+    char *p = identifier(m->inputs[i]->name);
     g_string_append_printf(params, "%s%s", i ? ", " : "", p);
     g_free(p);
   }
-  char *name = ts_onnx_model_n_outputs(m) > 1
-                 ? g_strdup_printf("%s:%s", m->name, ts_onnx_model_output_name(m, output))
-                 : g_strdup(m->name);
-  ts_function *fn = ts_function_new(name, SLOT_FNS[slot], params->str);
+  return g_string_free(params, FALSE);
+}
+
+/* The slot whose trampoline runs output of m; -1 + error when all are taken. */
+static int slot_for(ts_onnx_model *m, int output)
+{
+  if (m->slots[output] >= 0)
+    return m->slots[output];
+  g_mutex_lock(&slot_lock);
+  for (int i = 0; i < N_SLOTS && m->slots[output] < 0; i++)
+    if (!slots[i].model) {
+      slots[i].model = m;
+      slots[i].output = output;
+      m->slots[output] = i;
+    }
+  g_mutex_unlock(&slot_lock);
+  if (m->slots[output] < 0)
+    ts_error_set(TS_ERR_OUT_OF_RANGE, (ts_loc){ 0 }, NULL,
+                 "%s: more than %d ONNX model functions at once (free a model first)", m->file.path, N_SLOTS);
+  return m->slots[output];
+}
+
+static bool check_output_index(const ts_onnx_model *m, int output)
+{
+  if (output >= 0 && output < ts_onnx_model_n_outputs(m))
+    return true;
+  ts_error_set(TS_ERR_OUT_OF_RANGE, (ts_loc){ 0 }, NULL, "%s: output %d of %d", m->file.path, output,
+               ts_onnx_model_n_outputs(m));
+  return false;
+}
+
+ts_function *ts_onnx_model_function(ts_onnx_model *m, int output)
+{
+  if (!check_output_index(m, output))
+    return NULL;
+  if (m->functions[output])
+    return m->functions[output];
+  int slot = slot_for(m, output);
+  if (slot < 0)
+    return NULL;
+  char *name = function_name(m, output), *params = param_list(m);
+  ts_function *fn = ts_function_new(name, SLOT_FNS[slot], params);
   g_free(name);
-  g_string_free(params, TRUE);
+  g_free(params);
   if (fn && m->n_inputs > 0 && !ts_function_set_input_signature(fn, m->specs, m->n_inputs)) {
     ts_function_free(fn);
     fn = NULL;
   }
   m->functions[output] = fn;
-  m->slots[output] = slot;
   return fn;
+}
+
+ts_module *ts_onnx_model_module(ts_onnx_model *m)
+{
+  int n = ts_onnx_model_n_outputs(m);
+  ts_export *exports = g_new0(ts_export, n + 1);
+  char **specs = g_new0(char *, n + 1);
+  /* example arguments: uniform values of each input's dtype and shape, unknown dims 1 */
+  char **examples = g_new0(char *, m->n_inputs + 1);
+  for (int i = 0; i < m->n_inputs; i++) {
+    ts_shape shape = m->specs[i].shape;
+    for (int d = 0; d < shape.rank; d++)
+      shape.dim[d] = shape.dim[d] < 0 ? 1 : shape.dim[d];
+    char *type = ts_shape_dtype_string(m->specs[i].dtype, shape);
+    examples[i] = g_strdup_printf("%s:uniform", type);
+    free(type);
+  }
+  bool ok = true;
+  char *params = param_list(m);
+  for (int i = 0; i < n && ok; i++) {
+    int slot = slot_for(m, i);
+    ok = slot >= 0;
+    char *name = function_name(m, i);
+    specs[i] = g_strdup_printf("%s%s%s", name, *params ? ", " : "", params);
+    g_free(name);
+    exports[i] = (ts_export){ ok ? SLOT_FNS[slot] : NULL, specs[i], (const char *const *)examples };
+  }
+  char *title = g_strdup_printf("ONNX model %s (opset %" PRId64 ")", m->name, m->file.opset);
+  ts_module_info info = { TS_ABI_VERSION, title, exports, n };
+  ts_module *module = ok ? ts_module_new_static(&info, m->file.path) : NULL;
+  g_free(title);
+  g_free(params);
+  g_strfreev(specs);
+  g_strfreev(examples);
+  g_free(exports);
+  return module;
 }
 
 /* ---- what the model is ---------------------------------------------------------------- */

@@ -8,7 +8,11 @@
 #include <math.h>
 #include <string.h>
 
-#define HERE ((ts_loc){ __FILE__, __func__, __LINE__ })
+/* Every op a node becomes has the node's location: the model file, the
+ * node's name as the function, its index + 1 as the line (onnx_op_build
+ * sets it for the row's call). */
+static _Thread_local ts_loc node_loc;
+#define HERE node_loc
 #define IN(i) ((i) < c->n_in ? c->in[i].t : NULL)
 
 /* ---- attributes ----------------------------------------------------------------- */
@@ -1846,6 +1850,15 @@ static const onnx_op_row ROWS[] = {
   { "Where", 3, 3, 1, 1, ",", op_where, 0, true },
   { "Xor", 2, 2, 1, 1, ",axis,broadcast,", op_xor, 0, true },
 };
+
+bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c)
+{
+  ts_loc saved = node_loc;
+  node_loc = c->loc;
+  bool ok = row->build(c);
+  node_loc = saved;
+  return ok;
+}
 
 const onnx_op_row *onnx_op_lookup(const char *op)
 {
