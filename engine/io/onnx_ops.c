@@ -109,6 +109,19 @@ static bool norm_axis(const onnx_node_ctx *c, int64_t *axis, int rank)
   return true;
 }
 
+/* Sizes a model computes (ConstantOfShape's shape, Range's count, Tile's
+ * repeats) are capped: a small file must not ask for any amount of memory. */
+#define MAX_MADE_ELEMENTS ((int64_t)1 << 31)
+
+static bool check_made(const onnx_node_ctx *c, double elements)
+{
+  if (elements >= 0 && elements <= (double)MAX_MADE_ELEMENTS)
+    return true;
+  onnx_node_fail(c, TS_ERR_OUT_OF_RANGE, "it would make %.0f elements (the importer's limit is %" PRId64 ")",
+                 elements, MAX_MADE_ELEMENTS);
+  return false;
+}
+
 static ts_tensor *scalar(ts_tensor *like, double v)
 {
   return ts_cast_at(HERE, ts_scalar_f64(v), ts_tensor_dtype(like));
@@ -371,7 +384,10 @@ static bool shape_from_host(onnx_node_ctx *c, int i, ts_shape *shape)
     }
     shape->dim[k] = v.v[k];
   }
-  return true;
+  double n = 1;
+  for (int k = 0; k < v.n; k++)
+    n *= (double)shape->dim[k];
+  return check_made(c, n);
 }
 
 static bool op_constant_of_shape(onnx_node_ctx *c)
@@ -399,10 +415,12 @@ static bool op_range(onnx_node_ctx *c)
   double start, limit, delta;
   if (!IN(0) || !host_double(c, 0, &start) || !host_double(c, 1, &limit) || !host_double(c, 2, &delta))
     return false;
-  if (delta == 0) {
-    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "delta is 0");
+  if (delta == 0 || isnan(start) || isnan(limit) || isnan(delta)) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "delta is 0, or a bound is NaN");
     return false;
   }
+  if (!check_made(c, ceil((limit - start) / delta) > 0 ? ceil((limit - start) / delta) : 0))
+    return false;
   return out1(c, ts_range_at(HERE, ts_tensor_dtype(IN(0)), start, limit, delta));
 }
 
@@ -716,6 +734,11 @@ static bool op_tile(onnx_node_ctx *c)
     onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%d repeats for rank %d", reps.n, ts_tensor_rank(x));
     return false;
   }
+  double made = (double)(ts_tensor_size(x) > 0 ? ts_tensor_size(x) : 1);
+  for (int d = 0; d < reps.n; d++)
+    made *= (double)(reps.v[d] > 0 ? reps.v[d] : 0);
+  if (!check_made(c, made))
+    return false;
   for (int d = 0; d < reps.n && x; d++) {
     if (reps.v[d] < 0 || reps.v[d] > 4096) {
       onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "repeat %" PRId64 " (at most 4096)", reps.v[d]);
@@ -1012,7 +1035,7 @@ static bool window_of(onnx_node_ctx *c, ts_tensor *x, const int64_t kernel[2], w
   }
   for (int i = 0; i < 2; i++)
     if (w->k[i] <= 0 || w->stride[i] <= 0 || w->dilation[i] <= 0 || w->pad_begin[i] < 0 || w->pad_end[i] < 0 ||
-        w->k[i] > 1 << 16 || w->stride[i] > INT32_MAX || w->dilation[i] > 1 << 16 ||
+        w->k[i] > 1 << 16 || w->stride[i] > INT32_MAX || (w->k[i] - 1) * w->dilation[i] >= 1 << 16 ||
         w->pad_begin[i] > 1 << 20 || w->pad_end[i] > 1 << 20) {
       onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "kernel, strides, dilations or pads out of range");
       return false;
@@ -1452,6 +1475,8 @@ static bool op_one_hot(onnx_node_ctx *c)
   if (!norm_axis(c, &axis, rank) || depth < 1 || depth > (1 << 24))
     return ts_failed() ? false : (onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "depth %g", depth), false);
   int64_t n = (int64_t)depth;
+  if (!check_made(c, (double)ts_tensor_size(IN(0)) * (double)n))
+    return false;
   idx = ts_cast_at(HERE, idx, TS_I64);
   idx = ts_where_at(HERE, ts_less_at(HERE, idx, ts_scalar_i64(0)), ts_add_at(HERE, idx, ts_scalar_i64(n)), idx);
   ts_tensor *hot = ts_equal_at(HERE, unsqueeze(idx, (int)axis), iota_along(n, (int)axis, rank));
