@@ -37,15 +37,16 @@ static double attr_float(const onnx_node_ctx *c, const char *name, double def)
   return a ? a->f : def;
 }
 
-/* A string attribute (bytes in the file) into buf; def when absent. */
+/* A string attribute (bytes in the file, cut to fit) into buf, or def
+ * when absent; returns buf. */
 static const char *attr_string(const onnx_node_ctx *c, const char *name, const char *def, char *buf,
                                size_t size)
 {
   const Onnx__AttributeProto *a = attr(c, name);
-  if (!a || !a->s.data)
-    return def;
-  size_t n = a->s.len < size - 1 ? a->s.len : size - 1;
-  memcpy(buf, a->s.data, n);
+  const char *src = a && a->s.data ? (const char *)a->s.data : def;
+  size_t len = a && a->s.data ? a->s.len : strlen(def);
+  size_t n = len < size - 1 ? len : size - 1;
+  memcpy(buf, src, n);
   buf[n] = '\0';
   return buf;
 }
@@ -1766,6 +1767,209 @@ static bool op_cumsum(onnx_node_ctx *c)
   return out1(c, y);
 }
 
+/* ---- Resize ---------------------------------------------------------------------------- */
+
+/* Resize as ONNX's reference computes it, one axis at a time: each output
+ * position x maps to x_ori in the input (the coordinate transformation),
+ * takes the n input elements nearest to it (the input padded by its edge
+ * values) and weights them (nearest: one of two; linear: 2; cubic: 4).
+ * The indices and weights are computed here; the graph gathers and sums. */
+typedef enum { RESIZE_NEAREST, RESIZE_LINEAR, RESIZE_CUBIC } resize_mode;
+
+typedef struct resize_spec {
+  resize_mode mode;
+  char transform[32], nearest[32];
+  double cubic_a;
+  bool exclude_outside;
+} resize_spec;
+
+static double resize_x_ori(const resize_spec *r, double x, double scale, int64_t in)
+{
+  double out_width = scale * (double)in;
+  if (strcmp(r->transform, "align_corners") == 0)
+    return out_width == 1 ? 0 : x * (double)(in - 1) / (out_width - 1);
+  if (strcmp(r->transform, "asymmetric") == 0)
+    return x / scale;
+  if (strcmp(r->transform, "pytorch_half_pixel") == 0)
+    return out_width == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
+  if (strcmp(r->transform, "tf_half_pixel_for_nn") == 0)
+    return (x + 0.5) / scale;
+  return (x + 0.5) / scale - 0.5; /* half_pixel */
+}
+
+static int resize_coeffs(const resize_spec *r, double ratio, double *c)
+{
+  if (r->mode == RESIZE_LINEAR) {
+    c[0] = 1 - ratio;
+    c[1] = ratio;
+    return 2;
+  }
+  if (r->mode == RESIZE_CUBIC) {
+    double a = r->cubic_a, p = ratio + 1, q = 1 - ratio, q1 = q + 1;
+    c[0] = ((a * p - 5 * a) * p + 8 * a) * p - 4 * a;
+    c[1] = ((a + 2) * ratio - (a + 3)) * ratio * ratio + 1;
+    c[2] = ((a + 2) * q - (a + 3)) * q * q + 1;
+    c[3] = ((a * q1 - 5 * a) * q1 + 8 * a) * q1 - 4 * a;
+    return 4;
+  }
+  bool second;
+  if (ratio == floor(ratio))
+    second = true;
+  else if (strcmp(r->nearest, "round_prefer_ceil") == 0)
+    second = ratio >= 0.5;
+  else if (strcmp(r->nearest, "floor") == 0)
+    second = false;
+  else if (strcmp(r->nearest, "ceil") == 0)
+    second = true;
+  else /* round_prefer_floor */
+    second = ratio > 0.5;
+  c[0] = !second;
+  c[1] = second;
+  return 2;
+}
+
+/* x resized along axis to out elements at scale. */
+static ts_tensor *resize_axis(const resize_spec *r, ts_tensor *x, int axis, int64_t out, double scale)
+{
+  int64_t in = ts_tensor_dim(x, axis);
+  int rank = ts_tensor_rank(x);
+  enum { MAX_TAPS = 4 };
+  int n = r->mode == RESIZE_CUBIC ? 4 : 2, pad = (n + 1) / 2;
+  int64_t *idx = g_new(int64_t, MAX_TAPS * out);
+  double *w = g_new(double, MAX_TAPS * out);
+  for (int64_t o = 0; o < out; o++) {
+    double x_ori = resize_x_ori(r, (double)o, scale, in);
+    double ratio = x_ori == floor(x_ori) ? 1 : x_ori - floor(x_ori);
+    double c[MAX_TAPS];
+    resize_coeffs(r, ratio, c);
+    /* the n indices of the padded input nearest to x_ori + pad (ties: the lower), in order */
+    double xp = x_ori + pad;
+    int64_t limit = in + 2 * pad, first = (int64_t)floor(xp) - n, best[MAX_TAPS];
+    int found = 0;
+    for (int k = 0; k < n; k++) {
+      int64_t pick = -1;
+      for (int64_t cand = first; cand <= first + 2 * n + 1; cand++) {
+        bool taken = cand < 0 || cand >= limit;
+        for (int j = 0; j < found && !taken; j++)
+          taken = best[j] == cand;
+        if (!taken && (pick < 0 || fabs(xp - (double)cand) < fabs(xp - (double)pick)))
+          pick = cand;
+      }
+      best[found++] = pick;
+    }
+    for (int i = 1; i < n; i++) /* sorted */
+      for (int j = i; j > 0 && best[j - 1] > best[j]; j--) {
+        int64_t t = best[j];
+        best[j] = best[j - 1];
+        best[j - 1] = t;
+      }
+    double total = 0;
+    for (int k = 0; k < n; k++) {
+      int64_t orig = best[k] - pad;
+      if (r->exclude_outside && (orig < 0 || orig >= in))
+        c[k] = 0;
+      total += c[k];
+      idx[k * out + o] = orig < 0 ? 0 : orig >= in ? in - 1 : orig;
+    }
+    for (int k = 0; k < n; k++)
+      w[k * out + o] = r->exclude_outside && total != 0 ? c[k] / total : c[k];
+  }
+  ts_shape along = { .rank = rank };
+  for (int d = 0; d < rank; d++)
+    along.dim[d] = d == axis ? out : 1;
+  ts_tensor *y = NULL;
+  for (int k = 0; k < n; k++) {
+    if (r->mode == RESIZE_NEAREST)
+      break; /* below */
+    ts_tensor *taken = ts_gather_at(HERE, x, ts_constant(TS_I64, TS_SHAPE(out), idx + k * out), axis);
+    ts_tensor *weight = ts_cast_at(HERE, ts_constant(TS_F64, along, w + k * out), ts_tensor_dtype(x));
+    ts_tensor *term = ts_mul_at(HERE, taken, weight);
+    y = y ? ts_add_at(HERE, y, term) : term;
+  }
+  if (r->mode == RESIZE_NEAREST) { /* the picked index per output, no arithmetic */
+    int64_t *pick = g_new(int64_t, out);
+    for (int64_t o = 0; o < out; o++)
+      pick[o] = w[o] != 0 ? idx[o] : idx[out + o];
+    y = ts_gather_at(HERE, x, ts_constant(TS_I64, TS_SHAPE(out), pick), axis);
+    g_free(pick);
+  }
+  g_free(idx);
+  g_free(w);
+  return y;
+}
+
+static bool op_resize(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  if (c->opset < 11) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "Resize before opset 11 is not supported");
+    return false;
+  }
+  resize_spec r = { .cubic_a = attr_float(c, "cubic_coeff_a", -0.75),
+                    .exclude_outside = attr_int(c, "exclude_outside", 0) != 0 };
+  char mode[16];
+  attr_string(c, "mode", "nearest", mode, sizeof mode);
+  attr_string(c, "coordinate_transformation_mode", "half_pixel", r.transform, sizeof r.transform);
+  attr_string(c, "nearest_mode", "round_prefer_floor", r.nearest, sizeof r.nearest);
+  r.mode = strcmp(mode, "linear") == 0 ? RESIZE_LINEAR : strcmp(mode, "cubic") == 0 ? RESIZE_CUBIC : RESIZE_NEAREST;
+  if (strcmp(mode, "nearest") != 0 && r.mode == RESIZE_NEAREST) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "mode '%s'", mode);
+    return false;
+  }
+  static const char *const transforms[] = { "half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel",
+                                            "tf_half_pixel_for_nn" };
+  bool known = false;
+  for (size_t i = 0; i < G_N_ELEMENTS(transforms); i++)
+    known |= strcmp(r.transform, transforms[i]) == 0;
+  if (!known) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "coordinate_transformation_mode '%s' is not supported", r.transform);
+    return false;
+  }
+  int rank = ts_tensor_rank(x);
+  ts_shape s = ts_tensor_shape(x);
+  double scales[TS_MAX_RANK];
+  int64_t sizes[TS_MAX_RANK];
+  ts_tensor *hs = c->n_in > 2 ? c->in[2].host : NULL, *hz = c->n_in > 3 ? c->in[3].host : NULL;
+  bool by_sizes = IN(3) != NULL;
+  if ((by_sizes && !hz) || (!by_sizes && !hs)) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "scales or sizes must be known when the graph is built");
+    return false;
+  }
+  if (ts_tensor_size(by_sizes ? hz : hs) != rank) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%" PRId64 " %s for rank %d", ts_tensor_size(by_sizes ? hz : hs),
+                   by_sizes ? "sizes" : "scales", rank);
+    return false;
+  }
+  double made = 1;
+  for (int d = 0; d < rank; d++) {
+    if (s.dim[d] < 0) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "unknown dims");
+      return false;
+    }
+    if (by_sizes) {
+      sizes[d] = ts_tensor_get_i64(hz, d);
+      scales[d] = s.dim[d] ? (double)sizes[d] / (double)s.dim[d] : 1;
+    } else {
+      scales[d] = ts_tensor_get_f64(hs, d);
+      sizes[d] = (int64_t)floor((double)s.dim[d] * scales[d]);
+    }
+    if (!(scales[d] > 0) || sizes[d] < 0 || (s.dim[d] == 0 && sizes[d] > 0)) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "scale %g, size %" PRId64 " on axis %d", scales[d], sizes[d], d);
+      return false;
+    }
+    made *= (double)sizes[d];
+  }
+  if (!check_made(c, made))
+    return false;
+  ts_tensor *y = x;
+  for (int d = 0; d < rank && y; d++)
+    if (sizes[d] != s.dim[d] || scales[d] != 1)
+      y = resize_axis(&r, y, d, sizes[d], scales[d]);
+  return out1(c, y == x ? ts_identity_at(HERE, x) : y);
+}
+
 /* ---- the table ------------------------------------------------------------------------------ */
 
 #define ANY (-1)
@@ -1783,6 +1987,8 @@ static const onnx_op_row ROWS[] = {
   { "IsInf", 1, 1, 1, 1, ",detect_negative,detect_positive,", op_isinf, 0, true },
   { "NegativeLogLikelihoodLoss", 2, 3, 1, 1, ",ignore_index,reduction,", op_nll_loss, 0, false },
   { "OneHot", 3, 3, 1, 1, ",axis,", op_one_hot, 0, true },
+  { "Resize", 1, 4, 1, 1, ",coordinate_transformation_mode,cubic_coeff_a,exclude_outside,extrapolation_value,mode,nearest_mode,",
+    op_resize, 0, false },
   { "Round", 1, 1, 1, 1, ",", op_round, 0, true },
   { "Shrink", 1, 1, 1, 1, ",bias,lambd,", op_shrink, 0, true },
   { "SoftmaxCrossEntropyLoss", 2, 3, 1, 2, ",ignore_index,reduction,", op_softmax_cross_entropy, 0, false },
