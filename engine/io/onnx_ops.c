@@ -1767,6 +1767,119 @@ static bool op_cumsum(onnx_node_ctx *c)
   return out1(c, y);
 }
 
+/* x (NHWC) with stride - 1 zeros between its elements on axis (1 or 2). */
+static ts_tensor *spread(ts_tensor *x, int axis, int64_t stride)
+{
+  if (!x || stride == 1)
+    return x;
+  ts_shape s = ts_tensor_shape(x);
+  int64_t n = s.dim[axis];
+  ts_tensor *u = unsqueeze(x, axis + 1);
+  ts_shape zs = ts_tensor_shape(u);
+  zs.dim[axis + 1] = stride - 1;
+  ts_tensor *parts[2] = { u, ts_zeros_at(HERE, ts_tensor_dtype(x), zs) };
+  ts_tensor *y = ts_concat_at(HERE, parts, 2, axis + 1);
+  s.dim[axis] = n * stride;
+  y = reshape(y, s);
+  ts_ints begin = { .n = 4, .v = { 0, 0, 0, 0 } }, size = { .n = 4, .v = { -1, -1, -1, -1 } };
+  size.v[axis] = (n - 1) * stride + 1;
+  return ts_slice_at(HERE, y, begin, size);
+}
+
+/* x (NHWC) padded (or, negative, cropped) on axis. */
+static ts_tensor *pad_or_crop(ts_tensor *x, int axis, int64_t before, int64_t after)
+{
+  if (!x)
+    return NULL;
+  if (before < 0 || after < 0) {
+    ts_ints begin = { .n = 4, .v = { 0, 0, 0, 0 } }, size = { .n = 4, .v = { -1, -1, -1, -1 } };
+    begin.v[axis] = before < 0 ? -before : 0;
+    size.v[axis] = ts_tensor_dim(x, axis) - (before < 0 ? -before : 0) - (after < 0 ? -after : 0);
+    if (size.v[axis] < 0)
+      size.v[axis] = 0;
+    x = ts_slice_at(HERE, x, begin, size);
+  }
+  return pad_axis(x, axis, before > 0 ? before : 0, after > 0 ? after : 0, 0);
+}
+
+/* ConvTranspose: the input spread by the strides and padded by the
+ * kernel's extent less the pads, convolved with the kernel flipped. */
+static bool op_conv_transpose(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *wt = IN(1), *b = IN(2);
+  if (!x || !wt)
+    return false;
+  int rank = ts_tensor_rank(x), n = rank - 2;
+  if (ts_tensor_rank(wt) != rank || (n != 1 && n != 2)) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "only 1-D and 2-D transposed convolutions are supported");
+    return false;
+  }
+  if (attr_int(c, "group", 1) != 1) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "group=%" PRId64 " is not supported (only 1)", attr_int(c, "group", 1));
+    return false;
+  }
+  if (n == 1) {
+    x = unsqueeze(x, 2);
+    wt = unsqueeze(wt, 2);
+  }
+  int64_t k[2] = { ts_tensor_dim(wt, 2), ts_tensor_dim(wt, 3) }, in[2] = { ts_tensor_dim(x, 2), ts_tensor_dim(x, 3) };
+  int64_t stride[2] = { 1, 1 }, dil[2] = { 1, 1 }, outpad[2] = { 0, 0 }, pads[4] = { 0, 0, 0, 0 }, oshape[2] = { -1, -1 };
+  int64_t ks[2] = { k[0], k[1] };
+  if (!spatial_attr(c, "strides", n, 1, 1, stride) || !spatial_attr(c, "dilations", n, 1, 1, dil) ||
+      !spatial_attr(c, "output_padding", n, 1, 0, outpad) || !spatial_attr(c, "pads", n, 2, 0, pads) ||
+      !spatial_attr(c, "output_shape", n, 1, 1, oshape) || !spatial_attr(c, "kernel_shape", n, 1, 1, ks))
+    return false;
+  if (ks[0] != k[0] || ks[1] != k[1] || in[0] < 0 || in[1] < 0) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "kernel_shape differs from the weights', or unknown spatial dims");
+    return false;
+  }
+  char buf[32];
+  const char *auto_pad = attr_string(c, "auto_pad", "NOTSET", buf, sizeof buf);
+  bool same = strncmp(auto_pad, "SAME_", 5) == 0;
+  if (!same && strcmp(auto_pad, "NOTSET") != 0 && strcmp(auto_pad, "VALID") != 0) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "auto_pad '%s'", auto_pad);
+    return false;
+  }
+  int64_t begin[2], end[2], keff[2];
+  for (int i = 0; i < 2; i++) {
+    if (stride[i] <= 0 || stride[i] > 1 << 10 || dil[i] <= 0 || (k[i] - 1) * dil[i] >= 1 << 16 || outpad[i] < 0 ||
+        outpad[i] > 1 << 10 || pads[i] < 0 || pads[i + 2] < 0 || pads[i] > 1 << 20 || pads[i + 2] > 1 << 20) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "strides, dilations, pads or output_padding out of range");
+      return false;
+    }
+    keff[i] = (k[i] - 1) * dil[i] + 1;
+    begin[i] = pads[i];
+    end[i] = pads[i + 2];
+    bool given = attr(c, "output_shape") != NULL;
+    if (given || same) {
+      int64_t want = given ? oshape[i] : in[i] * stride[i];
+      /* negative: the output grows at the end, as output_padding does */
+      int64_t total = stride[i] * (in[i] - 1) + outpad[i] + keff[i] - want;
+      bool lower = strcmp(auto_pad, "SAME_LOWER") == 0;
+      begin[i] = lower ? total - total / 2 : total / 2;
+      end[i] = total - begin[i];
+    }
+  }
+  ts_tensor *y = ts_transpose_at(HERE, x, TS_INTS(0, 2, 3, 1));
+  for (int i = 0; i < 2; i++) {
+    y = spread(y, 1 + i, stride[i]);
+    y = pad_or_crop(y, 1 + i, keff[i] - 1 - begin[i], keff[i] - 1 - end[i] + outpad[i]);
+  }
+  /* [C, M, kh, kw] flipped spatially -> HWIO [kh, kw, C, M] */
+  ts_tensor *f = ts_transpose_at(HERE, wt, TS_INTS(2, 3, 0, 1));
+  f = ts_gather_at(HERE, f, ts_range_at(HERE, TS_I64, (double)k[0] - 1, -1, -1), 0);
+  f = ts_gather_at(HERE, f, ts_range_at(HERE, TS_I64, (double)k[1] - 1, -1, -1), 1);
+  f = dilate(dilate(f, 0, dil[0]), 1, dil[1]);
+  y = from_nhwc(ts_conv2d_at(HERE, y, f, 1, 1, TS_PADDING_VALID), rank);
+  if (y && b) {
+    ts_shape bs = { .rank = rank };
+    for (int d = 0; d < rank; d++)
+      bs.dim[d] = d == 1 ? -1 : 1;
+    y = ts_add_at(HERE, y, reshape(b, bs));
+  }
+  return out1(c, y);
+}
+
 /* ---- Resize ---------------------------------------------------------------------------- */
 
 /* Resize as ONNX's reference computes it, one axis at a time: each output
@@ -1976,6 +2089,8 @@ static bool op_resize(onnx_node_ctx *c)
 static const onnx_op_row ROWS[] = {
   { "Abs", 1, 1, 1, 1, ",", op_abs, 0, true },
   { "AveragePool", 1, 1, 1, 1, ",auto_pad,ceil_mode,count_include_pad,dilations,kernel_shape,pads,strides,", op_average_pool, 0, false },
+  { "ConvTranspose", 2, 3, 1, 1, ",auto_pad,dilations,group,kernel_shape,output_padding,output_shape,pads,strides,",
+    op_conv_transpose, 0, false },
   { "CumSum", 2, 2, 1, 1, ",exclusive,reverse,", op_cumsum, 0, false },
   { "DepthToSpace", 1, 1, 1, 1, ",blocksize,mode,", op_depth_to_space, 0, true },
   { "Pad", 1, 3, 1, 1, ",mode,pads,value,", op_pad, 0, true },
