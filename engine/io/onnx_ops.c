@@ -991,6 +991,13 @@ static bool spatial_attr(onnx_node_ctx *c, const char *name, int n, int per_dim,
   return true;
 }
 
+/* Spatial dim i (0, 1) of x as a 2-D window sees it (a 1-D input: 1, W). */
+static int64_t window_dim(ts_tensor *x, int i)
+{
+  int n = ts_tensor_rank(x) - 2;
+  return n == 1 && i == 0 ? 1 : ts_tensor_dim(x, 2 + i - (2 - n));
+}
+
 /* Kernel, strides, dilations and pads of a window op on input x (N, C and
  * one or two spatial dims), as 2-D.  false + error. */
 static bool window_of(onnx_node_ctx *c, ts_tensor *x, const int64_t kernel[2], window *w)
@@ -1018,7 +1025,7 @@ static bool window_of(onnx_node_ctx *c, ts_tensor *x, const int64_t kernel[2], w
     }
   } else if (strcmp(auto_pad, "SAME_UPPER") == 0 || strcmp(auto_pad, "SAME_LOWER") == 0) {
     for (int i = 2 - n; i < 2; i++) {
-      int64_t in = ts_tensor_dim(x, 2 + i - (2 - n));
+      int64_t in = window_dim(x, i);
       if (in < 0) {
         onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "auto_pad on an unknown spatial dim");
         return false;
@@ -1153,8 +1160,8 @@ static bool op_max_pool(onnx_node_ctx *c)
   ts_tensor *x = IN(0);
   if (!x)
     return false;
-  if (attr_int(c, "ceil_mode", 0) || attr_int(c, "storage_order", 0)) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "ceil_mode=1 and storage_order=1 are not supported");
+  if (attr_int(c, "storage_order", 0)) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "storage_order=1 is not supported");
     return false;
   }
   int64_t kernel[2] = { 1, 1 };
@@ -1165,6 +1172,16 @@ static bool op_max_pool(onnx_node_ctx *c)
   window w;
   if (!spatial_attr(c, "kernel_shape", ts_tensor_rank(x) - 2, 1, 1, kernel) || !window_of(c, x, kernel, &w))
     return false;
+  /* ceil_mode: a last partial window, its missing part padded (-inf never wins a max) */
+  for (int i = 0; i < 2 && attr_int(c, "ceil_mode", 0); i++) {
+    int64_t in = window_dim(x, i);
+    int64_t span = in + w.pad_begin[i] + w.pad_end[i] - w.k[i];
+    if (in < 0 || span < 0)
+      continue;
+    int64_t out = (span + w.stride[i] - 1) / w.stride[i] + 1;
+    int64_t extra = (out - 1) * w.stride[i] + w.k[i] - (in + w.pad_begin[i] + w.pad_end[i]);
+    w.pad_end[i] += extra > 0 ? extra : 0;
+  }
   if (w.dilation[0] != 1 || w.dilation[1] != 1) {
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "dilations other than 1 are not supported");
     return false;
