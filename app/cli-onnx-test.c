@@ -293,6 +293,8 @@ int cli_onnx_test(int argc, char **argv)
   }
   if (status == -1)
     status = EXIT_SUCCESS;
+  else if (status == EXIT_SUCCESS && !ts_onnx_available())
+    status = cli_fail(CLI_EXIT_USAGE, "onnx-test: this tracescope-cli was built without ONNX (meson -Donnx=disabled)");
   else if (status == EXIT_SUCCESS && tests->len == 0 && argc > 0)
     status = cli_fail(CLI_EXIT_USAGE, "onnx-test: no ONNX tests found (folders with model.onnx)");
   else if (status == EXIT_SUCCESS && argc == 0)

@@ -30,6 +30,10 @@ typedef struct ts_onnx_model ts_onnx_model;
 /* Subgraphs within subgraphs, and types within types, deeper than this are refused. */
 #define TS_ONNX_MAX_DEPTH 32
 
+/* False when libtracescope was built without ONNX (meson -Donnx=disabled):
+ * every other call here then fails saying so. */
+TS_API bool ts_onnx_available(void);
+
 /* Reads, checks and maps the model at path.  Owned (ts_onnx_model_free);
  * NULL + error. */
 TS_API ts_onnx_model *ts_onnx_load(const char *path);

@@ -257,6 +257,11 @@ static bool check_model(ts_onnx_model *m)
   return ok;
 }
 
+bool ts_onnx_available(void)
+{
+  return true;
+}
+
 ts_onnx_model *ts_onnx_load(const char *path)
 {
   ts_onnx_model *m = g_new0(ts_onnx_model, 1);

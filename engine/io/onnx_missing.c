@@ -27,3 +27,4 @@ bool ts_onnx_model_run(ts_onnx_model *model, ts_tensor *const *inputs, int n_inp
 ts_function *ts_onnx_model_function(ts_onnx_model *model, int output) { disabled(); return NULL; }
 ts_tensor *ts_onnx_tensor_load(const char *path) { disabled(); return NULL; }
 ts_module *ts_onnx_model_module(ts_onnx_model *model) { disabled(); return NULL; }
+bool ts_onnx_available(void) { return false; }
