@@ -125,12 +125,18 @@ static bool check_dataflow(const onnx_file *f)
   const Onnx__GraphProto *g = f->model->graph;
   GHashTable *made = g_hash_table_new(g_str_hash, g_str_equal);
   bool ok = true;
-  for (size_t i = 0; i < g->n_input && ok; i++)
-    if (g->input[i] && g->input[i]->name)
+  for (size_t i = 0; i < g->n_input && ok; i++) {
+    if (!(ok = g->input[i]->name && *g->input[i]->name))
+      ts_error_set(TS_ERR_FORMAT, (ts_loc){ 0 }, NULL, "%s: graph input %zu has no name", f->path, i);
+    else
       g_hash_table_add(made, g->input[i]->name);
-  for (size_t i = 0; i < g->n_initializer && ok; i++)
-    if (g->initializer[i]->name)
+  }
+  for (size_t i = 0; i < g->n_initializer && ok; i++) {
+    if (!(ok = g->initializer[i]->name && *g->initializer[i]->name))
+      ts_error_set(TS_ERR_FORMAT, (ts_loc){ 0 }, NULL, "%s: initializer %zu has no name", f->path, i);
+    else
       g_hash_table_add(made, g->initializer[i]->name);
+  }
   char buf[32];
   for (size_t i = 0; i < g->n_node && ok; i++) {
     const Onnx__NodeProto *n = g->node[i];
@@ -228,7 +234,7 @@ static bool check_model(ts_onnx_model *m)
       return false;
   GHashTable *inits = g_hash_table_new(g_str_hash, g_str_equal);
   for (size_t i = 0; i < g->n_initializer; i++)
-    g_hash_table_add(inits, g->initializer[i]->name ? g->initializer[i]->name : "");
+    g_hash_table_add(inits, g->initializer[i]->name);
   m->inputs = g_new0(const Onnx__ValueInfoProto *, g->n_input + 1);
   m->specs = g_new0(ts_spec, g->n_input + 1);
   bool ok = true;
