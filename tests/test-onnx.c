@@ -508,6 +508,19 @@ static void test_external_data(void)
   g_free(data_path);
 }
 
+/* A file over the size cap is refused before it is read (a sparse file: no disk used). */
+static void test_oversized(void)
+{
+  char *path = g_build_filename(tmp_dir, "huge.onnx", NULL);
+  FILE *fp = fopen(path, "wb");
+  g_assert_nonnull(fp);
+  g_assert_cmpint(ftruncate(fileno(fp), TS_ONNX_MAX_FILE_BYTES + 1), ==, 0);
+  fclose(fp);
+  assert_load_fails(path, TS_ERR_FORMAT, WORDS("over the importer's limit"));
+  g_unlink(path);
+  g_free(path);
+}
+
 static void test_not_a_file(void)
 {
   assert_load_fails(tmp_dir, TS_ERR_IO, WORDS("not a regular file"));
@@ -672,6 +685,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/hostile/data-against-dims", test_data_against_dims);
   g_test_add_func("/onnx/hostile/external-data", test_external_data);
   g_test_add_func("/onnx/hostile/not-a-file", test_not_a_file);
+  g_test_add_func("/onnx/hostile/oversized", test_oversized);
   g_test_add_func("/onnx/cli/onnx-test-run-list", test_cli_onnx_test);
   int ret = g_test_run();
   char *cmd = g_strdup_printf("rm -rf '%s'", tmp_dir);
