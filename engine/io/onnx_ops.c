@@ -1641,17 +1641,14 @@ static bool op_pad(onnx_node_ctx *c)
       onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "input 1 must be known when the graph is built");
       return false;
     }
-    if (ts_tensor_size(h) > 2 * TS_MAX_RANK) {
-      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%" PRId64 " pads", ts_tensor_size(h));
+    if (ts_tensor_size(h) > TS_MAX_RANK) { /* begins and ends: ranks up to 4 */
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "%" PRId64 " pads (ranks over %d are not supported)",
+                     ts_tensor_size(h), TS_MAX_RANK / 2);
       return false;
     }
     pads.n = (int)ts_tensor_size(h);
-    for (int i = 0; i < pads.n && i < TS_MAX_RANK; i++)
+    for (int i = 0; i < pads.n; i++)
       pads.v[i] = ts_tensor_get_i64(h, i);
-    if (pads.n > TS_MAX_RANK) { /* ts_ints holds 8: the rest go to a second half */
-      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "rank over %d", TS_MAX_RANK / 2);
-      return false;
-    }
     if (IN(2) && !host_double(c, 2, &value))
       return false;
   }
