@@ -1894,6 +1894,165 @@ static bool op_conv_transpose(onnx_node_ctx *c)
   return out1(c, y);
 }
 
+/* GatherND (batch_dims 0): the index tuples flattened to offsets into the
+ * data's leading dims, then one gather. */
+static bool op_gather_nd(onnx_node_ctx *c)
+{
+  ts_tensor *data = IN(0), *idx = IN(1);
+  if (!data || !idx)
+    return false;
+  if (attr_int(c, "batch_dims", 0) != 0) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "batch_dims other than 0 are not supported");
+    return false;
+  }
+  ts_shape ds = ts_tensor_shape(data), is = ts_tensor_shape(idx);
+  int64_t q = is.rank > 0 ? is.dim[is.rank - 1] : -1;
+  if (q < 1 || q > ds.rank || is.rank - 1 + ds.rank - q > TS_MAX_RANK) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "index tuples of %" PRId64 " for data of rank %d", q, ds.rank);
+    return false;
+  }
+  int64_t lead = 1;
+  for (int d = 0; d < ds.rank; d++)
+    if (ds.dim[d] < 0) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "unknown dims");
+      return false;
+    }
+  idx = ts_cast_at(HERE, idx, TS_I64);
+  ts_tensor *flat = NULL;
+  for (int64_t j = q - 1; j >= 0; j--) {
+    ts_ints begin = { .n = is.rank }, size = { .n = is.rank };
+    for (int d = 0; d < is.rank; d++) {
+      begin.v[d] = d == is.rank - 1 ? j : 0;
+      size.v[d] = d == is.rank - 1 ? 1 : -1;
+    }
+    ts_tensor *part = ts_slice_at(HERE, idx, begin, size);
+    part = ts_where_at(HERE, ts_less_at(HERE, part, ts_scalar_i64(0)), ts_add_at(HERE, part, ts_scalar_i64(ds.dim[j])), part);
+    part = ts_mul_at(HERE, part, ts_scalar_i64(lead));
+    flat = flat ? ts_add_at(HERE, flat, part) : part;
+    lead *= ds.dim[j];
+  }
+  ts_shape rows = { .rank = 1 + ds.rank - (int)q }, fs = { .rank = is.rank - 1 }, out = { .rank = 0 };
+  rows.dim[0] = lead;
+  for (int d = (int)q; d < ds.rank; d++)
+    rows.dim[1 + d - q] = ds.dim[d];
+  for (int d = 0; d < is.rank - 1; d++)
+    fs.dim[d] = is.dim[d];
+  ts_tensor *y = ts_gather_at(HERE, reshape(data, rows), reshape(flat, fs), 0);
+  for (int d = 0; d < is.rank - 1; d++)
+    out.dim[out.rank++] = is.dim[d];
+  for (int d = (int)q; d < ds.rank; d++)
+    out.dim[out.rank++] = ds.dim[d];
+  return out1(c, reshape(y, out));
+}
+
+/* The permutation moving axis to the end, and its inverse. */
+static void axis_last(int rank, int axis, ts_ints *to, ts_ints *back)
+{
+  to->n = back->n = rank;
+  for (int d = 0, k = 0; d < rank; d++)
+    if (d != axis)
+      to->v[k++] = d;
+  to->v[rank - 1] = axis;
+  for (int d = 0; d < rank; d++)
+    back->v[to->v[d]] = d;
+}
+
+/* ScatterElements: with the axis moved last, a one-hot [..., K, D] of the
+ * indices picks where each update lands; reduction none, add or mul. */
+static bool op_scatter_elements(onnx_node_ctx *c)
+{
+  ts_tensor *data = IN(0), *idx = IN(1), *upd = IN(2);
+  if (!data || !idx || !upd)
+    return false;
+  int rank = ts_tensor_rank(data);
+  int64_t axis = attr_int(c, "axis", 0);
+  if (!norm_axis(c, &axis, rank))
+    return false;
+  ts_shape ds = ts_tensor_shape(data), is = ts_tensor_shape(idx);
+  bool fits = is.rank == rank && ts_shape_equal(is, ts_tensor_shape(upd)) && rank + 1 <= TS_MAX_RANK;
+  for (int d = 0; d < rank && fits; d++)
+    fits = ds.dim[d] >= 0 && (d == axis || is.dim[d] == ds.dim[d]);
+  if (!fits) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "indices and updates must match the data off the axis, with known dims");
+    return false;
+  }
+  char buf[8];
+  const char *reduction = attr_string(c, "reduction", "none", buf, sizeof buf);
+  bool add = strcmp(reduction, "add") == 0, mul = strcmp(reduction, "mul") == 0;
+  if (!add && !mul && strcmp(reduction, "none") != 0) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "reduction '%s'", reduction);
+    return false;
+  }
+  int64_t dim = ds.dim[axis];
+  ts_ints to, back;
+  axis_last(rank, (int)axis, &to, &back);
+  ts_tensor *i = ts_cast_at(HERE, ts_transpose_at(HERE, idx, to), TS_I64);
+  i = ts_where_at(HERE, ts_less_at(HERE, i, ts_scalar_i64(0)), ts_add_at(HERE, i, ts_scalar_i64(dim)), i);
+  ts_tensor *u = unsqueeze(ts_transpose_at(HERE, upd, to), rank);                      /* [..., K, 1] */
+  ts_tensor *hot = ts_equal_at(HERE, unsqueeze(i, rank), iota_along(dim, rank, rank + 1)); /* [..., K, D] */
+  ts_tensor *d = ts_transpose_at(HERE, data, to);
+  ts_tensor *y;
+  if (mul)
+    y = ts_mul_at(HERE, d, ts_reduce_prod_at(HERE, ts_where_at(HERE, hot, u, scalar(data, 1)), TS_INTS(rank - 1), false));
+  else {
+    ts_tensor *sum = ts_reduce_sum_at(HERE, ts_where_at(HERE, hot, u, scalar(data, 0)), TS_INTS(rank - 1), false);
+    ts_tensor *any = ts_reduce_max_at(HERE, ts_cast_at(HERE, hot, TS_I32), TS_INTS(rank - 1), false);
+    y = add ? ts_add_at(HERE, d, sum) : ts_where_at(HERE, ts_cast_at(HERE, any, TS_BOOL), sum, d);
+  }
+  return out1(c, ts_transpose_at(HERE, y, back));
+}
+
+/* TopK: k rounds of the first maximum (or minimum) along the axis, each
+ * taken out of the running before the next. */
+static bool op_topk(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  double kd;
+  if (!x || !host_double(c, 1, &kd))
+    return false;
+  int rank = ts_tensor_rank(x);
+  int64_t axis = attr_int(c, "axis", -1);
+  if (!norm_axis(c, &axis, rank))
+    return false;
+  int64_t dim = ts_tensor_dim(x, (int)axis), k = (int64_t)kd;
+  ts_dtype dtype = ts_tensor_dtype(x);
+  if (dim < 0 || k < 0 || k > dim || k > 4096 || !attr_int(c, "sorted", 1) ||
+      (dtype != TS_F32 && dtype != TS_F64 && dtype != TS_I32 && dtype != TS_I64)) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "k=%" PRId64 " of %" PRId64 " (at most 4096, sorted, float or int32/int64)", k, dim);
+    return false;
+  }
+  bool largest = attr_int(c, "largest", 1) != 0;
+  ts_tensor *v = largest ? x : ts_neg_at(HERE, x);
+  double gone = ts_dtype_is_float(dtype) ? -INFINITY : dtype == TS_I32 ? (double)INT32_MIN : (double)INT64_MIN;
+  ts_tensor **vals = g_new0(ts_tensor *, k + 1), **idxs = g_new0(ts_tensor *, k + 1);
+  ts_tensor *iota = iota_along(dim, (int)axis, rank);
+  for (int64_t r = 0; r < k; r++) {
+    ts_tensor *at = unsqueeze(ts_argmax_at(HERE, v, (int)axis), (int)axis);
+    ts_tensor *best = ts_reduce_max_at(HERE, v, TS_INTS(axis), true);
+    vals[r] = largest ? best : ts_neg_at(HERE, best);
+    idxs[r] = at;
+    v = ts_where_at(HERE, ts_equal_at(HERE, iota, at), scalar(v, gone), v);
+  }
+  bool ok = !ts_failed();
+  if (ok && k == 0) {
+    ts_ints begin = { .n = rank }, size = { .n = rank };
+    for (int d = 0; d < rank; d++) {
+      begin.v[d] = 0;
+      size.v[d] = d == axis ? 0 : -1;
+    }
+    c->out[0] = ts_slice_at(HERE, x, begin, size);
+    if (c->n_out > 1)
+      c->out[1] = ts_cast_at(HERE, c->out[0], TS_I64);
+  } else if (ok) {
+    c->out[0] = k == 1 ? vals[0] : ts_concat_at(HERE, vals, (int)k, (int)axis);
+    if (c->n_out > 1)
+      c->out[1] = k == 1 ? idxs[0] : ts_concat_at(HERE, idxs, (int)k, (int)axis);
+  }
+  g_free(vals);
+  g_free(idxs);
+  return ok && c->out[0] != NULL;
+}
+
 /* ---- Resize ---------------------------------------------------------------------------- */
 
 /* Resize as ONNX's reference computes it, one axis at a time: each output
@@ -2112,6 +2271,7 @@ static const onnx_op_row ROWS[] = {
   { "Celu", 1, 1, 1, 1, ",alpha,", op_celu, 0, true },
   { "EyeLike", 1, 1, 1, 1, ",dtype,k,", op_eye_like, 0, true },
   { "GatherElements", 2, 2, 1, 1, ",axis,", op_gather_elements, 0, true },
+  { "GatherND", 2, 2, 1, 1, ",batch_dims,", op_gather_nd, 0, true },
   { "Hardmax", 1, 1, 1, 1, ",axis,", op_hardmax, 0, false },
   { "IsInf", 1, 1, 1, 1, ",detect_negative,detect_positive,", op_isinf, 0, true },
   { "NegativeLogLikelihoodLoss", 2, 3, 1, 1, ",ignore_index,reduction,", op_nll_loss, 0, false },
@@ -2188,6 +2348,7 @@ static const onnx_op_row ROWS[] = {
   { "ReduceSumSquare", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_sum_square, 0, true },
   { "Relu", 1, 1, 1, 1, ",", op_relu, 0, true },
   { "Reshape", 2, 2, 1, 1, ",allowzero,", op_reshape, 5, true },
+  { "ScatterElements", 3, 3, 1, 1, ",axis,reduction,", op_scatter_elements, 0, true },
   { "Selu", 1, 1, 1, 1, ",alpha,gamma,", op_selu, 0, true },
   { "Shape", 1, 1, 1, 1, ",start,end,", op_shape, 0, true },
   { "Sigmoid", 1, 1, 1, 1, ",", op_sigmoid, 0, true },
@@ -2205,6 +2366,7 @@ static const onnx_op_row ROWS[] = {
   { "Tanh", 1, 1, 1, 1, ",", op_tanh, 0, true },
   { "ThresholdedRelu", 1, 1, 1, 1, ",alpha,", op_thresholded_relu, 0, true },
   { "Tile", 2, 2, 1, 1, ",", op_tile, 0, true },
+  { "TopK", 2, 2, 1, 2, ",axis,largest,sorted,", op_topk, 10, false },
   { "Transpose", 1, 1, 1, 1, ",perm,", op_transpose, 0, true },
   { "Unsqueeze", 1, 2, 1, 1, ",axes,", op_unsqueeze, 0, true },
   { "Where", 3, 3, 1, 1, ",", op_where, 0, true },
