@@ -564,7 +564,7 @@ int cli_open_function(const cli_options *o, ts_module **module, ts_function **fn
   if (g_str_has_suffix(o->module, ".json") || g_str_has_suffix(o->module, ".json.gz"))
     return cli_fail(CLI_EXIT_USAGE, "'%s' is a trace, not a module: read it with "
                     "tracescope-cli stats|top %s", o->module, o->module);
-  if (!(*module = ts_module_open(o->module)))
+  if (!(*module = cli_open_module(o->module)))
     return cli_fail_engine(CLI_EXIT_FAILED);
   ts_function *f = ts_module_lookup(*module, o->function);
   if (!f)

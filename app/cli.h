@@ -143,3 +143,11 @@ struct tsp_stats;
 void cli_print_op_table(const struct tsp_stats *st, const char *title, const char *by, int limit);
 /* --by's word as a grouping. */
 int cli_group_by(const char *by);
+/* cli-onnx.c: a MODULE path ending in .onnx is an ONNX model, opened as a
+ * module of one function per output; the models stay open until
+ * cli_close_models (after the command has freed its module). */
+bool cli_is_model_path(const char *path);
+ts_module *cli_open_module(const char *path);
+void cli_close_models(void);
+/* cli-onnx-test.c */
+int cli_onnx_test(int argc, char **argv);

@@ -3,7 +3,8 @@
  * table, usage and errors; cli-run.c runs, cli-inspect.c shows signatures
  * and graphs, cli-render.c draws them (with the viewer's renderer),
  * cli-profile.c profiles (profiler/), cli-trace.c reads trace files,
- * cli-diverge.c compares eager and graph runs, cli-options.c parses. */
+ * cli-diverge.c compares eager and graph runs, cli-onnx-test.c runs ONNX
+ * backend tests, cli-options.c parses. */
 #include "cli.h"
 
 #include <stdarg.h>
@@ -28,9 +29,11 @@ static const char usage[] =
   "  tracescope-cli stats TRACE [--by WHAT] [--csv stats.csv]\n"
   "  tracescope-cli top TRACE [--by WHAT]\n"
   "  tracescope-cli diff TRACE_A TRACE_B [--by WHAT]\n"
+  "  tracescope-cli onnx-test [--mode eager|graph|both] [--expected FILE] [--list-passed] DIR...\n"
   "\n"
-  "MODULE is a shared object built against libtracescope, or `seeds` for the\n"
-  "bundled programs of the tf.function guides.\n"
+  "MODULE is a shared object built against libtracescope, `seeds` for the\n"
+  "bundled programs of the tf.function guides, or an ONNX model (FILE.onnx: one\n"
+  "function per output, named as `list` shows; its inputs are the arguments).\n"
   "\n"
   "run calls FUNCTION and prints each result, one line per call.\n"
   "  --arg SPEC       the next argument of the call (repeat in order); with no\n"
@@ -115,6 +118,9 @@ static const char usage[] =
   "  --atol X --rtol Y  equal when |eager - graph| <= X + Y * |eager|\n"
   "                   (default 1e-6 and 1e-5)\n"
   "  --nan-differs    NaN against NaN is a difference (default: equal)\n"
+  "onnx-test runs ONNX backend test folders (model.onnx, test_data_set_*/input_*.pb\n"
+  "and output_*.pb) eagerly and as graphs, and ends with 'N passed, M failed, K skipped' (skipped: an op,\n"
+  "dtype or attribute value the importer does not map, counted by op).\n"
   "\n"
   "stats, top and diff read Chrome trace files (trace.json or trace.json.gz: ours\n"
   "from profile --out, PyTorch's profiler's, any tool's trace events).  Self time\n"
@@ -187,7 +193,7 @@ static int cmd_list(int argc, char **argv)
     return cli_show_help();
   if (argc != 1)
     return cli_fail(CLI_EXIT_USAGE, "list takes one MODULE (try --help)");
-  ts_module *module = ts_module_open(argv[0]);
+  ts_module *module = cli_open_module(argv[0]);
   if (!module)
     return cli_fail_engine(CLI_EXIT_FAILED);
   printf("%s\n", ts_module_title(module));
@@ -230,6 +236,7 @@ static const struct {
   { "stats", cli_stats },
   { "top", cli_top },
   { "diff", cli_diff },
+  { "onnx-test", cli_onnx_test },
 };
 
 int main(int argc, char **argv)
@@ -249,8 +256,9 @@ int main(int argc, char **argv)
   if (ret < 0)
     ret = cli_fail(CLI_EXIT_USAGE,
                    "unknown command '%s' (list, run, signatures, graph, render, profile, diverge, "
-                   "debug, health, stats, top, diff; try --help)",
+                   "debug, health, stats, top, diff, onnx-test; try --help)",
                    argv[1]);
+  cli_close_models();
   ts_release_all();
   return ret;
 }

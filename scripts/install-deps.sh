@@ -10,6 +10,7 @@ packages=(
   libjson-glib-dev libyajl-dev zlib1g-dev
   libopenblas-dev
   libdw-dev
+  libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata
   libgraphviz-dev
   libgtk-4-dev libadwaita-1-dev libgtksourceview-5-dev
   libcairo2-dev libpango1.0-dev fonts-dejavu-core

@@ -1,0 +1,93 @@
+/* onnx-private.h — what the ONNX reader, tensor decoder, importer and op
+ * table share (engine/io/onnx_*.c). */
+#pragma once
+
+#include "engine-private.h"
+#include "onnx.pb-c.h"
+#include "tracescope-onnx.h"
+
+#include <glib.h>
+
+/* 6 too: PyTorch's old exports use it, and the ops we map differ from 7
+ * only in attributes the rows refuse (broadcast, is_test=0). */
+#define ONNX_MIN_OPSET 6
+#define ONNX_MAX_OPSET 17
+
+/* A parsed model file: the message, the file's path and folder (external
+ * data is looked up there). */
+typedef struct onnx_file {
+  Onnx__ModelProto *model;
+  char *path;
+  char *dir;
+  int64_t opset; /* of the default domain ("" or "ai.onnx") */
+} onnx_file;
+
+/* The bytes of the file at path, its size capped (TS_ONNX_MAX_FILE_BYTES):
+ * g_free them.  NULL + error naming path. */
+uint8_t *onnx_read_bytes(const char *path, size_t *size);
+
+/* An allocator for protobuf-c's unpack that fails (b->exceeded) past a
+ * budget proportional to the file's size; what it gives is malloc's. */
+typedef struct onnx_budget {
+  size_t left;
+  bool exceeded;
+} onnx_budget;
+ProtobufCAllocator onnx_allocator(onnx_budget *b, size_t file_size);
+
+/* Reads path (size capped), checks the nesting of its messages and unpacks
+ * it with a bounded allocator.  false + error naming path. */
+bool onnx_file_read(const char *path, onnx_file *out);
+void onnx_file_clear(onnx_file *f);
+
+/* The engine dtype of an ONNX TensorProto.DataType; false if we have none. */
+bool onnx_dtype(int32_t data_type, ts_dtype *out);
+const char *onnx_dtype_name(int32_t data_type);
+
+/* A TensorProto as a tensor (current scope): dims checked, raw or typed
+ * data (or an external file inside f's folder) checked against the size.
+ * `what` names it in errors ("initializer 'fc.weight'").  NULL + error. */
+ts_tensor *onnx_tensor_decode(const onnx_file *f, const Onnx__TensorProto *t, const char *what);
+
+/* ---- the op table (onnx_ops.c) ---------------------------------------------- */
+
+/* One ONNX value while a graph is built: the tensor, and its value on the
+ * host when it is known while tracing (initializers, constants and what is
+ * computed from them: the shapes Reshape, Slice and friends read). */
+typedef struct onnx_value {
+  ts_tensor *t;
+  ts_tensor *host;
+} onnx_value;
+
+typedef struct onnx_node_ctx {
+  const onnx_file *file;
+  const Onnx__NodeProto *node;
+  const char *name;    /* the node's name, or "#i" */
+  int64_t opset;
+  int n_in;
+  onnx_value *in;      /* in[i].t NULL: an omitted optional input */
+  int n_out;
+  ts_tensor **out;     /* to fill */
+  ts_loc loc;          /* of the ops it becomes: model path, node name, index + 1 */
+} onnx_node_ctx;
+
+typedef bool (*onnx_op_fn)(onnx_node_ctx *c);
+
+typedef struct onnx_op_row {
+  const char *name;
+  int min_in, max_in;     /* inputs (max -1: any number) */
+  int min_out, max_out;   /* outputs the node may ask for */
+  const char *attrs;      /* the attributes it takes, ",a,b," */
+  onnx_op_fn build;
+  int since;              /* the first opset whose semantics build handles (0: any of ours) */
+  bool foldable;          /* computed on the host when every input is known there */
+} onnx_op_row;
+
+/* Runs row's build for the node c, its ops located at c->loc. */
+bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c);
+
+/* The row for op (default domain), NULL if we have none. */
+const onnx_op_row *onnx_op_lookup(const char *op);
+
+/* Records an error naming the node: "Op 'name' (opset N): detail". */
+void onnx_node_fail(const onnx_node_ctx *c, ts_error_code code, const char *fmt, ...)
+  __attribute__((format(printf, 3, 4)));

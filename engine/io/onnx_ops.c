@@ -1,0 +1,2391 @@
+/* onnx_ops.c — one row per ONNX op the importer maps, each composing the
+ * engine's public ops into exactly what the ONNX operator computes, with
+ * the semantics of the model's opset where they changed between 7 and 17.
+ * An attribute value a row cannot compute exactly is an error naming it. */
+#include "onnx-private.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+/* Every op a node becomes has the node's location: the model file, the
+ * node's name as the function, its index + 1 as the line (onnx_op_build
+ * sets it for the row's call). */
+static _Thread_local ts_loc node_loc;
+#define HERE node_loc
+#define IN(i) ((i) < c->n_in ? c->in[i].t : NULL)
+
+/* ---- attributes ----------------------------------------------------------------- */
+
+static const Onnx__AttributeProto *attr(const onnx_node_ctx *c, const char *name)
+{
+  for (size_t i = 0; i < c->node->n_attribute; i++)
+    if (strcmp(c->node->attribute[i]->name, name) == 0)
+      return c->node->attribute[i];
+  return NULL;
+}
+
+static int64_t attr_int(const onnx_node_ctx *c, const char *name, int64_t def)
+{
+  const Onnx__AttributeProto *a = attr(c, name);
+  return a ? a->i : def;
+}
+
+static double attr_float(const onnx_node_ctx *c, const char *name, double def)
+{
+  const Onnx__AttributeProto *a = attr(c, name);
+  return a ? a->f : def;
+}
+
+/* A string attribute (bytes in the file, cut to fit) into buf, or def
+ * when absent; returns buf. */
+static const char *attr_string(const onnx_node_ctx *c, const char *name, const char *def, char *buf,
+                               size_t size)
+{
+  const Onnx__AttributeProto *a = attr(c, name);
+  const char *src = a && a->s.data ? (const char *)a->s.data : def;
+  size_t len = a && a->s.data ? a->s.len : strlen(def);
+  size_t n = len < size - 1 ? len : size - 1;
+  memcpy(buf, src, n);
+  buf[n] = '\0';
+  return buf;
+}
+
+/* Up to TS_MAX_RANK ints; false (no error) when absent, false + error when too many. */
+static bool attr_ints(const onnx_node_ctx *c, const char *name, ts_ints *out)
+{
+  const Onnx__AttributeProto *a = attr(c, name);
+  if (!a)
+    return false;
+  if (a->n_ints > TS_MAX_RANK) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "attribute '%s' has %zu values (at most %d)", name, a->n_ints,
+                   TS_MAX_RANK);
+    return false;
+  }
+  out->n = (int)a->n_ints;
+  for (size_t i = 0; i < a->n_ints; i++)
+    out->v[i] = a->ints[i];
+  return true;
+}
+
+/* Input i's values, known on the host, as up to TS_MAX_RANK ints. */
+static bool host_ints(const onnx_node_ctx *c, int i, ts_ints *out)
+{
+  ts_tensor *h = i < c->n_in ? c->in[i].host : NULL;
+  if (!h) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "input %d must be known when the graph is built "
+                   "(a constant or computed from constants)", i);
+    return false;
+  }
+  int64_t n = ts_tensor_size(h);
+  if (ts_tensor_rank(h) > 1 || n > TS_MAX_RANK || !ts_dtype_is_integer(ts_tensor_dtype(h))) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "input %d must be at most %d integers", i, TS_MAX_RANK);
+    return false;
+  }
+  out->n = (int)n;
+  for (int64_t k = 0; k < n; k++)
+    out->v[k] = ts_tensor_get_i64(h, k);
+  return true;
+}
+
+static bool host_double(const onnx_node_ctx *c, int i, double *out)
+{
+  ts_tensor *h = i < c->n_in ? c->in[i].host : NULL;
+  if (!h || ts_tensor_size(h) != 1) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "input %d must be a scalar known when the graph is built", i);
+    return false;
+  }
+  *out = ts_tensor_get_f64(h, 0);
+  return true;
+}
+
+static bool norm_axis(const onnx_node_ctx *c, int64_t *axis, int rank)
+{
+  if (*axis < -rank || *axis >= (rank ? rank : 1)) {
+    onnx_node_fail(c, TS_ERR_OUT_OF_RANGE, "axis %" PRId64 " is out of range for rank %d", *axis, rank);
+    return false;
+  }
+  if (*axis < 0)
+    *axis += rank;
+  return true;
+}
+
+/* Sizes a model computes (ConstantOfShape's shape, Range's count, Tile's
+ * repeats) are capped: a small file must not ask for any amount of memory. */
+#define MAX_MADE_ELEMENTS ((int64_t)1 << 31)
+
+static bool check_made(const onnx_node_ctx *c, double elements)
+{
+  if (elements >= 0 && elements <= (double)MAX_MADE_ELEMENTS)
+    return true;
+  onnx_node_fail(c, TS_ERR_OUT_OF_RANGE, "it would make %.0f elements (the importer's limit is %" PRId64 ")",
+                 elements, MAX_MADE_ELEMENTS);
+  return false;
+}
+
+static ts_tensor *scalar(ts_tensor *like, double v)
+{
+  return ts_cast_at(HERE, ts_scalar_f64(v), ts_tensor_dtype(like));
+}
+
+static bool out1(onnx_node_ctx *c, ts_tensor *t)
+{
+  c->out[0] = t;
+  return t != NULL;
+}
+
+/* ---- elementwise ------------------------------------------------------------------ */
+
+#define UNARY(name, expr)                                                 \
+  static bool name(onnx_node_ctx *c)                                     \
+  {                                                                       \
+    ts_tensor *x = IN(0);                                                 \
+    return out1(c, (expr));                                               \
+  }
+UNARY(op_neg, ts_neg_at(HERE, x))
+UNARY(op_abs, ts_abs_at(HERE, x))
+UNARY(op_exp, ts_exp_at(HERE, x))
+UNARY(op_log, ts_log_at(HERE, x))
+UNARY(op_sqrt, ts_sqrt_at(HERE, x))
+UNARY(op_tanh, ts_tanh_at(HERE, x))
+UNARY(op_sigmoid, ts_sigmoid_at(HERE, x))
+UNARY(op_relu, ts_relu_at(HERE, x))
+UNARY(op_not, ts_logical_not_at(HERE, x))
+UNARY(op_identity, ts_identity_at(HERE, x))
+UNARY(op_reciprocal, ts_div_at(HERE, scalar(x, 1), x))
+UNARY(op_floor, ts_floordiv_at(HERE, x, scalar(x, 1)))
+UNARY(op_ceil, ts_neg_at(HERE, ts_floordiv_at(HERE, ts_neg_at(HERE, x), scalar(x, 1))))
+UNARY(op_isnan, ts_not_equal_at(HERE, x, x))
+UNARY(op_sign, ts_sub_at(HERE, ts_cast_at(HERE, ts_greater_at(HERE, x, scalar(x, 0)), ts_tensor_dtype(x)),
+                         ts_cast_at(HERE, ts_less_at(HERE, x, scalar(x, 0)), ts_tensor_dtype(x))))
+UNARY(op_softsign, ts_div_at(HERE, x, ts_add_at(HERE, scalar(x, 1), ts_abs_at(HERE, x))))
+UNARY(op_softplus, ts_log_at(HERE, ts_add_at(HERE, ts_exp_at(HERE, x), scalar(x, 1))))
+
+static bool op_leaky_relu(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  double alpha = attr_float(c, "alpha", 0.01);
+  return out1(c, ts_where_at(HERE, ts_less_at(HERE, x, scalar(x, 0)), ts_mul_at(HERE, x, scalar(x, alpha)), x));
+}
+
+static bool op_elu(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  double alpha = attr_float(c, "alpha", 1.0);
+  ts_tensor *neg = ts_mul_at(HERE, scalar(x, alpha), ts_sub_at(HERE, ts_exp_at(HERE, x), scalar(x, 1)));
+  return out1(c, ts_where_at(HERE, ts_less_at(HERE, x, scalar(x, 0)), neg, x));
+}
+
+static bool op_selu(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  double alpha = attr_float(c, "alpha", 1.67326319217681884765625);
+  double gamma = attr_float(c, "gamma", 1.05070102214813232421875);
+  ts_tensor *neg = ts_sub_at(HERE, ts_mul_at(HERE, scalar(x, alpha), ts_exp_at(HERE, x)), scalar(x, alpha));
+  return out1(c, ts_mul_at(HERE, scalar(x, gamma),
+                           ts_where_at(HERE, ts_greater_at(HERE, x, scalar(x, 0)), x, neg)));
+}
+
+static bool op_hard_sigmoid(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  double alpha = attr_float(c, "alpha", 0.2), beta = attr_float(c, "beta", 0.5);
+  ts_tensor *y = ts_add_at(HERE, ts_mul_at(HERE, x, scalar(x, alpha)), scalar(x, beta));
+  return out1(c, ts_maximum_at(HERE, scalar(x, 0), ts_minimum_at(HERE, scalar(x, 1), y)));
+}
+
+static bool op_hard_swish(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  ts_tensor *y = ts_add_at(HERE, ts_mul_at(HERE, x, scalar(x, 1.0 / 6)), scalar(x, 0.5));
+  return out1(c, ts_mul_at(HERE, x, ts_maximum_at(HERE, scalar(x, 0), ts_minimum_at(HERE, scalar(x, 1), y))));
+}
+
+static bool op_thresholded_relu(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  double alpha = attr_float(c, "alpha", 1.0);
+  return out1(c, ts_where_at(HERE, ts_greater_at(HERE, x, scalar(x, alpha)), x, scalar(x, 0)));
+}
+
+/* Before opset 7, broadcast=1 aligns B's dims with A's from `axis` on
+ * (default: the trailing dims); without it the shapes are equal. */
+static ts_tensor *legacy_b(onnx_node_ctx *c)
+{
+  ts_tensor *a = IN(0), *b = IN(1);
+  if (!a || !b || !attr_int(c, "broadcast", 0))
+    return b;
+  int ra = ts_tensor_rank(a), rb = ts_tensor_rank(b);
+  int64_t axis = attr_int(c, "axis", ra - rb);
+  if (axis < 0 || axis + rb > ra) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "broadcast axis %" PRId64 " does not fit rank %d into %d", axis, rb, ra);
+    return NULL;
+  }
+  ts_shape s = { .rank = ra };
+  for (int d = 0; d < ra; d++)
+    s.dim[d] = d >= axis && d < axis + rb ? ts_tensor_dim(b, d - (int)axis) : 1;
+  return ts_reshape_at(HERE, b, s);
+}
+
+#define BINARY(name, fn) \
+  static bool name(onnx_node_ctx *c) { return out1(c, fn(HERE, IN(0), legacy_b(c))); }
+BINARY(op_add, ts_add_at)
+BINARY(op_sub, ts_sub_at)
+BINARY(op_mul, ts_mul_at)
+BINARY(op_equal, ts_equal_at)
+BINARY(op_greater, ts_greater_at)
+BINARY(op_less, ts_less_at)
+BINARY(op_greater_equal, ts_greater_equal_at)
+BINARY(op_less_equal, ts_less_equal_at)
+BINARY(op_and, ts_logical_and_at)
+BINARY(op_or, ts_logical_or_at)
+BINARY(op_xor, ts_not_equal_at)
+
+/* Integer Div truncates toward zero (ts_div is true division). */
+static bool op_div(onnx_node_ctx *c)
+{
+  ts_tensor *a = IN(0), *b = legacy_b(c);
+  if (!a || !b || ts_dtype_is_float(ts_tensor_dtype(a)))
+    return out1(c, ts_div_at(HERE, a, b));
+  ts_tensor *q = ts_floordiv_at(HERE, a, b);
+  ts_tensor *inexact = ts_not_equal_at(HERE, ts_mod_at(HERE, a, b), scalar(a, 0));
+  ts_tensor *signs = ts_not_equal_at(HERE, ts_less_at(HERE, a, scalar(a, 0)), ts_less_at(HERE, b, scalar(b, 0)));
+  return out1(c, ts_where_at(HERE, ts_logical_and_at(HERE, inexact, signs), ts_add_at(HERE, q, scalar(q, 1)), q));
+}
+
+/* fmod = 0: the sign of the divisor (ts_mod); fmod = 1: of the dividend (C fmod). */
+static bool op_mod(onnx_node_ctx *c)
+{
+  ts_tensor *a = IN(0), *b = IN(1);
+  ts_tensor *m = ts_mod_at(HERE, a, b);
+  if (!attr_int(c, "fmod", 0))
+    return out1(c, m);
+  ts_tensor *differ = ts_logical_and_at(HERE, ts_not_equal_at(HERE, m, scalar(m, 0)),
+                                        ts_not_equal_at(HERE, ts_less_at(HERE, a, scalar(a, 0)),
+                                                        ts_less_at(HERE, b, scalar(b, 0))));
+  return out1(c, ts_where_at(HERE, differ, ts_sub_at(HERE, m, b), m));
+}
+
+static bool op_pow(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  return out1(c, x ? ts_cast_at(HERE, ts_pow_at(HERE, x, legacy_b(c)), ts_tensor_dtype(x)) : NULL);
+}
+
+static ts_tensor *channel(ts_tensor *v, int rank);
+static ts_tensor *unsqueeze(ts_tensor *x, int axis);
+
+static bool op_prelu(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *slope = IN(1);
+  if (!x || !slope)
+    return false;
+  /* before 7 a vector slope is per channel (dim 1); after, it broadcasts */
+  if (c->opset < 7 && ts_tensor_rank(slope) == 1 && ts_tensor_rank(x) >= 2 && ts_tensor_size(slope) > 1)
+    slope = channel(slope, ts_tensor_rank(x));
+  return out1(c, ts_where_at(HERE, ts_less_at(HERE, x, scalar(x, 0)), ts_mul_at(HERE, x, slope), x));
+}
+
+static bool variadic(onnx_node_ctx *c, ts_tensor *(*fn)(ts_loc, ts_tensor *, ts_tensor *))
+{
+  ts_tensor *acc = IN(0);
+  for (int i = 1; i < c->n_in; i++)
+    acc = fn(HERE, acc, IN(i));
+  /* one input: a node of its own all the same */
+  return out1(c, c->n_in == 1 ? ts_identity_at(HERE, acc) : acc);
+}
+
+static bool op_sum(onnx_node_ctx *c) { return variadic(c, ts_add_at); }
+static bool op_max(onnx_node_ctx *c) { return variadic(c, ts_maximum_at); }
+static bool op_min(onnx_node_ctx *c) { return variadic(c, ts_minimum_at); }
+
+static bool op_mean(onnx_node_ctx *c)
+{
+  if (!variadic(c, ts_add_at))
+    return false;
+  return out1(c, ts_div_at(HERE, c->out[0], scalar(c->out[0], c->n_in)));
+}
+
+static bool op_where(onnx_node_ctx *c) { return out1(c, ts_where_at(HERE, IN(0), IN(1), IN(2))); }
+
+static bool op_clip(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *lo = NULL, *hi = NULL;
+  if (c->opset < 11) {
+    lo = attr(c, "min") ? scalar(x, attr_float(c, "min", 0)) : NULL;
+    hi = attr(c, "max") ? scalar(x, attr_float(c, "max", 0)) : NULL;
+  } else {
+    lo = IN(1);
+    hi = IN(2);
+  }
+  ts_tensor *y = x;
+  if (lo)
+    y = ts_maximum_at(HERE, y, lo);
+  if (hi)
+    y = ts_minimum_at(HERE, y, hi);
+  return out1(c, y == x ? ts_identity_at(HERE, x) : y);
+}
+
+/* ---- casts and constants ------------------------------------------------------------ */
+
+static bool dtype_of(const onnx_node_ctx *c, int64_t onnx, ts_dtype *out)
+{
+  if (onnx_dtype((int32_t)onnx, out))
+    return true;
+  onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "dtype %s is not one the engine has", onnx_dtype_name((int32_t)onnx));
+  return false;
+}
+
+static bool op_cast(onnx_node_ctx *c)
+{
+  ts_dtype to;
+  return dtype_of(c, attr_int(c, "to", 0), &to) && out1(c, ts_cast_at(HERE, IN(0), to));
+}
+
+static bool op_cast_like(onnx_node_ctx *c)
+{
+  return IN(1) && out1(c, ts_cast_at(HERE, IN(0), ts_tensor_dtype(IN(1))));
+}
+
+static bool op_constant(onnx_node_ctx *c)
+{
+  const Onnx__AttributeProto *a = c->node->n_attribute == 1 ? c->node->attribute[0] : NULL;
+  if (!a) {
+    onnx_node_fail(c, TS_ERR_FORMAT, "a Constant needs exactly one attribute");
+    return false;
+  }
+  if (strcmp(a->name, "value") == 0 && a->t) {
+    char *what = g_strdup_printf("Constant '%s'", c->name);
+    ts_tensor *t = onnx_tensor_decode(c->file, a->t, what);
+    g_free(what);
+    return out1(c, t ? ts_identity_at(HERE, t) : NULL);
+  }
+  if (strcmp(a->name, "value_float") == 0)
+    return out1(c, ts_scalar_f32(a->f));
+  if (strcmp(a->name, "value_int") == 0)
+    return out1(c, ts_scalar_i64(a->i));
+  if (strcmp(a->name, "value_floats") == 0)
+    return out1(c, a->n_floats <= INT32_MAX ? ts_constant(TS_F32, TS_SHAPE((int64_t)a->n_floats), a->floats) : NULL);
+  if (strcmp(a->name, "value_ints") == 0)
+    return out1(c, a->n_ints <= INT32_MAX ? ts_constant(TS_I64, TS_SHAPE((int64_t)a->n_ints), a->ints) : NULL);
+  onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "attribute '%s' is not supported", a->name);
+  return false;
+}
+
+static bool shape_from_host(onnx_node_ctx *c, int i, ts_shape *shape)
+{
+  ts_ints v;
+  if (!host_ints(c, i, &v))
+    return false;
+  shape->rank = v.n;
+  for (int k = 0; k < v.n; k++) {
+    if (v.v[k] < 0) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "dim %d of the shape is negative", k);
+      return false;
+    }
+    shape->dim[k] = v.v[k];
+  }
+  double n = 1;
+  for (int k = 0; k < v.n; k++)
+    n *= (double)shape->dim[k];
+  return check_made(c, n);
+}
+
+static bool op_constant_of_shape(onnx_node_ctx *c)
+{
+  ts_shape shape;
+  if (!shape_from_host(c, 0, &shape))
+    return false;
+  const Onnx__AttributeProto *a = attr(c, "value");
+  ts_tensor *value = ts_scalar_f32(0);
+  if (a && a->t) {
+    char *what = g_strdup_printf("ConstantOfShape '%s' value", c->name);
+    value = onnx_tensor_decode(c->file, a->t, what);
+    g_free(what);
+    if (value && ts_tensor_size(value) != 1) {
+      onnx_node_fail(c, TS_ERR_FORMAT, "value must have one element");
+      return false;
+    }
+    value = ts_reshape_at(HERE, value, TS_SCALAR_SHAPE);
+  }
+  return out1(c, ts_fill_at(HERE, shape, value));
+}
+
+static bool op_range(onnx_node_ctx *c)
+{
+  double start, limit, delta;
+  if (!IN(0) || !host_double(c, 0, &start) || !host_double(c, 1, &limit) || !host_double(c, 2, &delta))
+    return false;
+  if (delta == 0 || isnan(start) || isnan(limit) || isnan(delta)) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "delta is 0, or a bound is NaN");
+    return false;
+  }
+  if (!check_made(c, ceil((limit - start) / delta) > 0 ? ceil((limit - start) / delta) : 0))
+    return false;
+  return out1(c, ts_range_at(HERE, ts_tensor_dtype(IN(0)), start, limit, delta));
+}
+
+/* ---- shapes ---------------------------------------------------------------------------- */
+
+static bool op_shape(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  ts_tensor *s = ts_cast_at(HERE, ts_shape_at(HERE, x), TS_I64);
+  if (!s)
+    return false;
+  int rank = ts_tensor_rank(x);
+  int64_t start = attr_int(c, "start", 0), end = attr_int(c, "end", rank);
+  if (start < 0)
+    start += rank;
+  if (end < 0)
+    end += rank;
+  start = start < 0 ? 0 : start > rank ? rank : start;
+  end = end < start ? start : end > rank ? rank : end;
+  if (start != 0 || end != rank)
+    s = ts_slice_at(HERE, s, TS_INTS(start), TS_INTS(end - start));
+  return out1(c, s);
+}
+
+static bool op_size(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  return out1(c, ts_reduce_prod_at(HERE, ts_cast_at(HERE, ts_shape_at(HERE, x), TS_I64), TS_ALL_AXES, false));
+}
+
+/* x reshaped to dims (at most one of them -1). */
+static ts_tensor *reshape(ts_tensor *x, ts_shape dims)
+{
+  return ts_reshape_at(HERE, x, dims);
+}
+
+static bool op_reshape(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  ts_ints v;
+  if (!x || !host_ints(c, 1, &v))
+    return false;
+  bool allowzero = attr_int(c, "allowzero", 0) != 0;
+  ts_shape in = ts_tensor_shape(x), out = { .rank = v.n };
+  for (int k = 0; k < v.n; k++) {
+    int64_t d = v.v[k];
+    if (d == 0 && !allowzero) {
+      if (k >= in.rank) {
+        onnx_node_fail(c, TS_ERR_SHAPE, "dim %d is 0 (copy) but the input has rank %d", k, in.rank);
+        return false;
+      }
+      d = in.dim[k];
+    }
+    if (d < -1) {
+      onnx_node_fail(c, TS_ERR_SHAPE, "dim %d is %" PRId64, k, d);
+      return false;
+    }
+    out.dim[k] = d;
+  }
+  return out1(c, reshape(x, out));
+}
+
+static bool op_flatten(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  ts_shape s = ts_tensor_shape(x);
+  int64_t axis = attr_int(c, "axis", 1);
+  if (axis != s.rank && !norm_axis(c, &axis, s.rank))
+    return false;
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < s.rank; d++) {
+    int64_t *p = d < axis ? &outer : &inner;
+    *p = (*p < 0 || s.dim[d] < 0) ? -1 : *p * s.dim[d];
+  }
+  if (outer < 0 && inner < 0) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "unknown dims on both sides of the axis");
+    return false;
+  }
+  return out1(c, reshape(x, TS_SHAPE(outer, inner)));
+}
+
+static bool op_transpose(onnx_node_ctx *c)
+{
+  ts_ints perm;
+  if (!attr_ints(c, "perm", &perm)) {
+    if (ts_failed())
+      return false;
+    perm = TS_ALL_AXES;
+  }
+  return out1(c, ts_transpose_at(HERE, IN(0), perm));
+}
+
+static bool op_concat(onnx_node_ctx *c)
+{
+  ts_tensor **xs = g_new(ts_tensor *, c->n_in + 1);
+  int n = 0;
+  for (int i = 0; i < c->n_in; i++)
+    if (IN(i))
+      xs[n++] = IN(i);
+  int64_t axis = attr_int(c, "axis", 0);
+  bool ok = n > 0 && norm_axis(c, &axis, ts_tensor_rank(xs[0])) &&
+            out1(c, n == 1 ? ts_identity_at(HERE, xs[0]) : ts_concat_at(HERE, xs, n, (int)axis));
+  g_free(xs);
+  return ok;
+}
+
+static bool op_split(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  int64_t axis = attr_int(c, "axis", 0);
+  if (!norm_axis(c, &axis, ts_tensor_rank(x)))
+    return false;
+  ts_ints sizes = { .n = 0 };
+  bool given = c->opset >= 13 ? (IN(1) && host_ints(c, 1, &sizes)) : attr_ints(c, "split", &sizes);
+  if (ts_failed())
+    return false;
+  if (!given)
+    return ts_split_at(HERE, x, c->n_out, (int)axis, c->out) == c->n_out;
+  if (sizes.n != c->n_out) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%d split sizes for %d outputs", sizes.n, c->n_out);
+    return false;
+  }
+  int64_t at = 0;
+  for (int i = 0; i < sizes.n; i++) {
+    ts_ints begin = { .n = ts_tensor_rank(x) }, size = { .n = ts_tensor_rank(x) };
+    for (int d = 0; d < begin.n; d++) {
+      begin.v[d] = d == axis ? at : 0;
+      size.v[d] = d == axis ? sizes.v[i] : -1;
+    }
+    c->out[i] = ts_slice_at(HERE, x, begin, size);
+    at += sizes.v[i];
+  }
+  return !ts_failed();
+}
+
+/* ONNX Slice: clamped starts and ends per axis, any step; steps other than 1 gather. */
+static bool op_slice(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  ts_ints starts, ends, axes = { .n = -1 }, steps = { .n = -1 };
+  if (c->opset < 10) {
+    if (!attr_ints(c, "starts", &starts) || !attr_ints(c, "ends", &ends))
+      return ts_failed() ? false : (onnx_node_fail(c, TS_ERR_FORMAT, "starts and ends are required"), false);
+    if (!attr_ints(c, "axes", &axes) && ts_failed())
+      return false;
+  } else {
+    if (!host_ints(c, 1, &starts) || !host_ints(c, 2, &ends))
+      return false;
+    if (IN(3) && !host_ints(c, 3, &axes))
+      return false;
+    if (IN(4) && !host_ints(c, 4, &steps))
+      return false;
+  }
+  int rank = ts_tensor_rank(x);
+  ts_shape s = ts_tensor_shape(x);
+  if (axes.n < 0) {
+    axes.n = starts.n;
+    for (int i = 0; i < axes.n; i++)
+      axes.v[i] = i;
+  }
+  if (starts.n != ends.n || axes.n != starts.n || (steps.n >= 0 && steps.n != starts.n)) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "starts, ends, axes and steps differ in length");
+    return false;
+  }
+  ts_ints begin = { .n = rank }, size = { .n = rank };
+  for (int d = 0; d < rank; d++) {
+    begin.v[d] = 0;
+    size.v[d] = -1;
+  }
+  ts_tensor *y = x;
+  for (int i = 0; i < starts.n; i++) {
+    int64_t axis = axes.v[i], step = steps.n >= 0 ? steps.v[i] : 1;
+    if (!norm_axis(c, &axis, rank))
+      return false;
+    int64_t dim = s.dim[axis];
+    if (dim < 0) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "slicing an unknown dim (axis %" PRId64 ")", axis);
+      return false;
+    }
+    if (step == 0) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "step 0");
+      return false;
+    }
+    int64_t st = starts.v[i], en = ends.v[i];
+    st = st < 0 ? st + dim : st;
+    en = en < 0 ? en + dim : en;
+    if (step > 0) {
+      st = st < 0 ? 0 : st > dim ? dim : st;
+      en = en < 0 ? 0 : en > dim ? dim : en;
+    } else {
+      st = st < 0 ? -1 : st > dim - 1 ? dim - 1 : st;
+      en = en < -1 ? -1 : en > dim - 1 ? dim - 1 : en;
+    }
+    if (step == 1) {
+      begin.v[axis] = st;
+      size.v[axis] = en > st ? en - st : 0;
+      continue;
+    }
+    int64_t count = step > 0 ? (en > st ? (en - st + step - 1) / step : 0)
+                             : (st > en ? (st - en + (-step) - 1) / (-step) : 0);
+    ts_tensor *idx = ts_range_at(HERE, TS_I64, (double)st, (double)st + (double)count * (double)step, (double)step);
+    y = ts_gather_at(HERE, y, idx, (int)axis);
+  }
+  return out1(c, ts_slice_at(HERE, y, begin, size));
+}
+
+static bool op_gather(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *idx = IN(1);
+  if (!x || !idx)
+    return false;
+  int64_t axis = attr_int(c, "axis", 0);
+  if (!norm_axis(c, &axis, ts_tensor_rank(x)))
+    return false;
+  int64_t dim = ts_tensor_dim(x, (int)axis);
+  if (dim >= 0) /* negative indices count from the end */
+    idx = ts_where_at(HERE, ts_less_at(HERE, idx, scalar(idx, 0)), ts_add_at(HERE, idx, scalar(idx, (double)dim)), idx);
+  return out1(c, ts_gather_at(HERE, x, idx, (int)axis));
+}
+
+static bool axes_of(onnx_node_ctx *c, int since_input, ts_ints *axes)
+{
+  if (c->opset >= since_input)
+    return IN(1) ? host_ints(c, 1, axes) : (axes->n = -1, true);
+  if (!attr_ints(c, "axes", axes)) {
+    if (ts_failed())
+      return false;
+    axes->n = -1;
+  }
+  return true;
+}
+
+static bool op_squeeze(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  ts_ints axes;
+  if (!x || !axes_of(c, 13, &axes))
+    return false;
+  ts_shape s = ts_tensor_shape(x), out = { .rank = 0 };
+  bool drop[TS_MAX_RANK] = { false };
+  for (int i = 0; i < axes.n; i++) {
+    int64_t a = axes.v[i];
+    if (!norm_axis(c, &a, s.rank))
+      return false;
+    if (s.dim[a] != 1 && s.dim[a] >= 0) {
+      onnx_node_fail(c, TS_ERR_SHAPE, "axis %" PRId64 " has size %" PRId64 ", not 1", a, s.dim[a]);
+      return false;
+    }
+    drop[a] = true;
+  }
+  for (int d = 0; d < s.rank; d++)
+    if (!(axes.n < 0 ? s.dim[d] == 1 : drop[d]))
+      out.dim[out.rank++] = s.dim[d];
+  return out1(c, reshape(x, out));
+}
+
+static bool op_unsqueeze(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  ts_ints axes;
+  if (!x || !axes_of(c, 13, &axes))
+    return false;
+  if (axes.n < 0) {
+    onnx_node_fail(c, TS_ERR_FORMAT, "axes are required");
+    return false;
+  }
+  ts_shape s = ts_tensor_shape(x);
+  int rank = s.rank + axes.n;
+  if (rank > TS_MAX_RANK) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "rank %d is over the engine's %d", rank, TS_MAX_RANK);
+    return false;
+  }
+  bool one[TS_MAX_RANK] = { false };
+  for (int i = 0; i < axes.n; i++) {
+    int64_t a = axes.v[i];
+    if (!norm_axis(c, &a, rank) || one[a]) {
+      if (!ts_failed())
+        onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "axis %" PRId64 " given twice", a);
+      return false;
+    }
+    one[a] = true;
+  }
+  ts_shape out = { .rank = rank };
+  for (int d = 0, k = 0; d < rank; d++)
+    out.dim[d] = one[d] ? 1 : s.dim[k++];
+  return out1(c, reshape(x, out));
+}
+
+/* x broadcast against shape: where(true of that shape, x, x) keeps x's dtype. */
+static bool op_expand(onnx_node_ctx *c)
+{
+  ts_shape shape;
+  if (!IN(0) || !shape_from_host(c, 1, &shape))
+    return false;
+  return out1(c, ts_where_at(HERE, ts_ones_at(HERE, TS_BOOL, shape), IN(0), IN(0)));
+}
+
+static bool op_tile(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  ts_ints reps;
+  if (!x || !host_ints(c, 1, &reps))
+    return false;
+  if (reps.n != ts_tensor_rank(x)) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%d repeats for rank %d", reps.n, ts_tensor_rank(x));
+    return false;
+  }
+  double made = (double)(ts_tensor_size(x) > 0 ? ts_tensor_size(x) : 1);
+  for (int d = 0; d < reps.n; d++)
+    made *= (double)(reps.v[d] > 0 ? reps.v[d] : 0);
+  if (!check_made(c, made))
+    return false;
+  for (int d = 0; d < reps.n && x; d++) {
+    if (reps.v[d] < 0 || reps.v[d] > 4096) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "repeat %" PRId64 " (at most 4096)", reps.v[d]);
+      return false;
+    }
+    if (reps.v[d] == 1)
+      continue;
+    ts_tensor **copies = g_new(ts_tensor *, reps.v[d] + 1);
+    for (int64_t k = 0; k < reps.v[d]; k++)
+      copies[k] = x;
+    if (reps.v[d] == 0) {
+      ts_ints begin = { .n = reps.n }, size = { .n = reps.n };
+      for (int e = 0; e < reps.n; e++) {
+        begin.v[e] = 0;
+        size.v[e] = e == d ? 0 : -1;
+      }
+      x = ts_slice_at(HERE, x, begin, size);
+    } else
+      x = ts_concat_at(HERE, copies, (int)reps.v[d], d);
+    g_free(copies);
+  }
+  return out1(c, x == IN(0) ? ts_identity_at(HERE, x) : x);
+}
+
+/* ---- reductions ------------------------------------------------------------------------- */
+
+typedef ts_tensor *(*reduce_fn)(ts_loc, ts_tensor *, ts_ints, bool);
+
+static bool reduce(onnx_node_ctx *c, reduce_fn fn, int since_input, ts_tensor *x, bool *noop)
+{
+  ts_ints axes;
+  if (!IN(0) || !axes_of(c, since_input, &axes))
+    return false;
+  bool keep = attr_int(c, "keepdims", 1) != 0;
+  *noop = (axes.n <= 0) && attr_int(c, "noop_with_empty_axes", 0);
+  if (*noop)
+    return out1(c, ts_identity_at(HERE, x));
+  if (axes.n == 0)
+    axes.n = -1;
+  return out1(c, fn(HERE, x, axes, keep));
+}
+
+#define REDUCE(name, fn, since)                                                \
+  static bool name(onnx_node_ctx *c)                                          \
+  {                                                                            \
+    bool noop;                                                                 \
+    return reduce(c, fn, since, IN(0), &noop);                                 \
+  }
+REDUCE(op_reduce_sum, ts_reduce_sum_at, 13)
+REDUCE(op_reduce_mean, ts_reduce_mean_at, 18)
+REDUCE(op_reduce_max, ts_reduce_max_at, 18)
+REDUCE(op_reduce_min, ts_reduce_min_at, 18)
+REDUCE(op_reduce_prod, ts_reduce_prod_at, 18)
+
+static bool op_reduce_sum_square(onnx_node_ctx *c)
+{
+  bool noop;
+  ts_tensor *x = IN(0);
+  return reduce(c, ts_reduce_sum_at, 18, ts_mul_at(HERE, x, x), &noop);
+}
+
+static bool op_reduce_l1(onnx_node_ctx *c)
+{
+  bool noop;
+  return reduce(c, ts_reduce_sum_at, 18, ts_abs_at(HERE, IN(0)), &noop);
+}
+
+static bool op_reduce_l2(onnx_node_ctx *c)
+{
+  bool noop;
+  ts_tensor *x = IN(0);
+  if (!reduce(c, ts_reduce_sum_at, 18, ts_mul_at(HERE, x, x), &noop))
+    return false;
+  return noop || out1(c, ts_cast_at(HERE, ts_sqrt_at(HERE, c->out[0]), ts_tensor_dtype(x)));
+}
+
+static bool op_reduce_log_sum(onnx_node_ctx *c)
+{
+  bool noop;
+  if (!reduce(c, ts_reduce_sum_at, 18, IN(0), &noop))
+    return false;
+  return noop || out1(c, ts_log_at(HERE, c->out[0]));
+}
+
+static bool op_reduce_log_sum_exp(onnx_node_ctx *c)
+{
+  bool noop;
+  if (!reduce(c, ts_reduce_sum_at, 18, ts_exp_at(HERE, IN(0)), &noop))
+    return false;
+  return noop || out1(c, ts_log_at(HERE, c->out[0]));
+}
+
+static bool arg_reduce(onnx_node_ctx *c, bool min)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  if (min && !ts_dtype_is_float(ts_tensor_dtype(x)) && ts_tensor_dtype(x) != TS_I32 && ts_tensor_dtype(x) != TS_I64) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "ArgMin of %s", ts_dtype_name(ts_tensor_dtype(x)));
+    return false;
+  }
+  int64_t axis = attr_int(c, "axis", 0);
+  if (!norm_axis(c, &axis, ts_tensor_rank(x)))
+    return false;
+  ts_tensor *v = min ? ts_neg_at(HERE, x) : x;
+  int64_t dim = ts_tensor_dim(x, (int)axis);
+  bool last = attr_int(c, "select_last_index", 0) != 0;
+  if (last && dim < 0) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "select_last_index on an unknown dim");
+    return false;
+  }
+  /* the last maximum: the first of the reversed axis, counted back */
+  if (last)
+    v = ts_gather_at(HERE, v, ts_range_at(HERE, TS_I64, (double)dim - 1, -1, -1), (int)axis);
+  ts_tensor *y = ts_argmax_at(HERE, v, (int)axis);
+  if (last)
+    y = ts_sub_at(HERE, ts_scalar_i64(dim - 1), y);
+  if (y && attr_int(c, "keepdims", 1))
+    y = unsqueeze(y, (int)axis);
+  return out1(c, y);
+}
+
+static bool op_argmax(onnx_node_ctx *c) { return arg_reduce(c, false); }
+static bool op_argmin(onnx_node_ctx *c) { return arg_reduce(c, true); }
+
+/* ---- softmax ------------------------------------------------------------------------------ */
+
+static bool softmax(onnx_node_ctx *c, ts_tensor *(*fn)(ts_loc, ts_tensor *))
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  int rank = ts_tensor_rank(x);
+  if (c->opset < 13) {
+    /* the input seen as 2-D [outer, inner] at axis (default 1) */
+    int64_t axis = attr_int(c, "axis", 1);
+    if (axis != rank && !norm_axis(c, &axis, rank))
+      return false;
+    ts_shape s = ts_tensor_shape(x);
+    int64_t inner = 1;
+    for (int d = (int)axis; d < rank; d++)
+      inner = (inner < 0 || s.dim[d] < 0) ? -1 : inner * s.dim[d];
+    if (inner < 0) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "unknown dims after the axis");
+      return false;
+    }
+    return out1(c, reshape(fn(HERE, reshape(x, TS_SHAPE(-1, inner))), s));
+  }
+  int64_t axis = attr_int(c, "axis", -1);
+  if (!norm_axis(c, &axis, rank))
+    return false;
+  if (axis == rank - 1)
+    return out1(c, fn(HERE, x));
+  ts_ints perm = { .n = rank };
+  for (int d = 0; d < rank; d++)
+    perm.v[d] = d;
+  perm.v[axis] = rank - 1;
+  perm.v[rank - 1] = axis;
+  return out1(c, ts_transpose_at(HERE, fn(HERE, ts_transpose_at(HERE, x, perm)), perm));
+}
+
+static bool op_softmax(onnx_node_ctx *c) { return softmax(c, ts_softmax_at); }
+static bool op_log_softmax(onnx_node_ctx *c) { return softmax(c, ts_log_softmax_at); }
+
+/* ---- matrix products ----------------------------------------------------------------------- */
+
+static bool op_matmul(onnx_node_ctx *c)
+{
+  ts_tensor *a = IN(0), *b = IN(1);
+  if (!a || !b)
+    return false;
+  int ra = ts_tensor_rank(a), rb = ts_tensor_rank(b);
+  if (ra == 0 || rb == 0) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "MatMul of a scalar");
+    return false;
+  }
+  /* NumPy: a vector is a row on the left, a column on the right, then dropped */
+  if (ra == 1)
+    a = reshape(a, TS_SHAPE(1, ts_tensor_dim(a, 0)));
+  if (rb == 1)
+    b = reshape(b, TS_SHAPE(ts_tensor_dim(b, 0), 1));
+  ts_tensor *y = ts_matmul_at(HERE, a, b, false, false);
+  if (y && (ra == 1 || rb == 1)) {
+    ts_shape s = ts_tensor_shape(y), out = { .rank = 0 };
+    for (int d = 0; d < s.rank; d++)
+      if (!((ra == 1 && d == s.rank - 2) || (rb == 1 && d == s.rank - 1)))
+        out.dim[out.rank++] = s.dim[d];
+    y = reshape(y, out);
+  }
+  return out1(c, y);
+}
+
+static bool op_gemm(onnx_node_ctx *c)
+{
+  ts_tensor *a = IN(0), *b = IN(1), *cc = IN(2);
+  if (!a || !b)
+    return false;
+  double alpha = attr_float(c, "alpha", 1), beta = attr_float(c, "beta", 1);
+  ts_tensor *y = ts_matmul_at(HERE, a, b, attr_int(c, "transA", 0) != 0, attr_int(c, "transB", 0) != 0);
+  if (y && alpha != 1)
+    y = ts_mul_at(HERE, y, scalar(y, alpha));
+  if (y && cc && beta != 0)
+    y = ts_add_at(HERE, y, beta == 1 ? cc : ts_mul_at(HERE, cc, scalar(cc, beta)));
+  return out1(c, y);
+}
+
+/* ---- convolution and pooling (2-D, NCHW) ------------------------------------------------------ */
+
+/* x with `before` and `after` elements of value added on axis. */
+static ts_tensor *pad_axis(ts_tensor *x, int axis, int64_t before, int64_t after, double value)
+{
+  if (!x || (before == 0 && after == 0))
+    return x;
+  ts_tensor *parts[3];
+  int n = 0;
+  ts_shape s = ts_tensor_shape(x);
+  ts_tensor *v = scalar(x, value);
+  if (before > 0) {
+    s.dim[axis] = before;
+    parts[n++] = ts_fill_at(HERE, s, v);
+  }
+  parts[n++] = x;
+  if (after > 0) {
+    s.dim[axis] = after;
+    parts[n++] = ts_fill_at(HERE, s, v);
+  }
+  return ts_concat_at(HERE, parts, n, axis);
+}
+
+typedef struct window {
+  int64_t k[2], stride[2], dilation[2], pad_begin[2], pad_end[2];
+} window;
+
+/* An attribute of one value per spatial dim (n of them: 1 or 2) as 2 (a
+ * 1-D op runs as 2-D with a leading dim of 1, where it is `unit`); ints
+ * of twice that for pads. */
+static bool spatial_attr(onnx_node_ctx *c, const char *name, int n, int per_dim, int64_t unit, int64_t *out)
+{
+  ts_ints v;
+  if (!attr_ints(c, name, &v))
+    return !ts_failed();
+  if (v.n != n * per_dim) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%d values in '%s' for %d spatial dims", v.n, name, n);
+    return false;
+  }
+  for (int p = 0; p < per_dim; p++)
+    for (int i = 0; i < 2; i++)
+      out[p * 2 + i] = n == 2 ? v.v[p * 2 + i] : i == 0 ? unit : v.v[p];
+  return true;
+}
+
+/* Spatial dim i (0, 1) of x as a 2-D window sees it (a 1-D input: 1, W). */
+static int64_t window_dim(ts_tensor *x, int i)
+{
+  int n = ts_tensor_rank(x) - 2;
+  return n == 1 && i == 0 ? 1 : ts_tensor_dim(x, 2 + i - (2 - n));
+}
+
+/* Kernel, strides, dilations and pads of a window op on input x (N, C and
+ * one or two spatial dims), as 2-D.  false + error. */
+static bool window_of(onnx_node_ctx *c, ts_tensor *x, const int64_t kernel[2], window *w)
+{
+  int n = ts_tensor_rank(x) - 2;
+  if (n != 1 && n != 2) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "only 1-D and 2-D windows are supported, not %d-D", n);
+    return false;
+  }
+  for (int i = 0; i < 2; i++) {
+    w->k[i] = kernel[i];
+    w->stride[i] = w->dilation[i] = 1;
+    w->pad_begin[i] = w->pad_end[i] = 0;
+  }
+  int64_t pads[4] = { 0, 0, 0, 0 };
+  if (!spatial_attr(c, "strides", n, 1, 1, w->stride) || !spatial_attr(c, "dilations", n, 1, 1, w->dilation) ||
+      !spatial_attr(c, "pads", n, 2, 0, pads))
+    return false;
+  char buf[32];
+  const char *auto_pad = attr_string(c, "auto_pad", "NOTSET", buf, sizeof buf);
+  if (strcmp(auto_pad, "NOTSET") == 0) {
+    for (int i = 0; i < 2; i++) {
+      w->pad_begin[i] = pads[i];
+      w->pad_end[i] = pads[i + 2];
+    }
+  } else if (strcmp(auto_pad, "SAME_UPPER") == 0 || strcmp(auto_pad, "SAME_LOWER") == 0) {
+    for (int i = 2 - n; i < 2; i++) {
+      int64_t in = window_dim(x, i);
+      if (in < 0) {
+        onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "auto_pad on an unknown spatial dim");
+        return false;
+      }
+      int64_t outd = (in + w->stride[i] - 1) / w->stride[i];
+      int64_t total = (outd - 1) * w->stride[i] + (w->k[i] - 1) * w->dilation[i] + 1 - in;
+      total = total < 0 ? 0 : total;
+      bool upper = auto_pad[5] == 'U';
+      w->pad_begin[i] = upper ? total / 2 : total - total / 2;
+      w->pad_end[i] = total - w->pad_begin[i];
+    }
+  } else if (strcmp(auto_pad, "VALID") != 0) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "auto_pad '%s'", auto_pad);
+    return false;
+  }
+  for (int i = 0; i < 2; i++)
+    if (w->k[i] <= 0 || w->stride[i] <= 0 || w->dilation[i] <= 0 || w->pad_begin[i] < 0 || w->pad_end[i] < 0 ||
+        w->k[i] > 1 << 16 || w->stride[i] > INT32_MAX || (w->k[i] - 1) * w->dilation[i] >= 1 << 16 ||
+        w->pad_begin[i] > 1 << 20 || w->pad_end[i] > 1 << 20) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "kernel, strides, dilations or pads out of range");
+      return false;
+    }
+  return true;
+}
+
+/* N, C, spatial... -> NHWC (a 1-D input gets H = 1) with the window's pads (value). */
+static ts_tensor *to_nhwc_padded(ts_tensor *x, const window *w, double value)
+{
+  if (x && ts_tensor_rank(x) == 3)
+    x = unsqueeze(x, 2);
+  ts_tensor *y = ts_transpose_at(HERE, x, TS_INTS(0, 2, 3, 1));
+  for (int i = 0; i < 2; i++)
+    y = pad_axis(y, 1 + i, w->pad_begin[i], w->pad_end[i], value);
+  return y;
+}
+
+/* NHWC back to N, C, spatial... (rank 3 for a 1-D op). */
+static ts_tensor *from_nhwc(ts_tensor *y, int rank)
+{
+  y = ts_transpose_at(HERE, y, TS_INTS(0, 3, 1, 2));
+  if (y && rank == 3) {
+    ts_shape s = ts_tensor_shape(y);
+    y = reshape(y, TS_SHAPE(s.dim[0], s.dim[1], s.dim[3]));
+  }
+  return y;
+}
+
+/* An HWIO filter with dilation - 1 zeros between its taps on axis (0 or 1). */
+static ts_tensor *dilate(ts_tensor *f, int axis, int64_t dilation)
+{
+  if (!f || dilation == 1)
+    return f;
+  ts_shape s = ts_tensor_shape(f);
+  int64_t k = s.dim[axis];
+  ts_tensor **parts = g_new(ts_tensor *, 2 * k);
+  ts_shape gap = s;
+  gap.dim[axis] = dilation - 1;
+  int n = 0;
+  for (int64_t i = 0; i < k; i++) {
+    ts_ints begin = { .n = 4, .v = { 0, 0, 0, 0 } }, size = { .n = 4, .v = { -1, -1, -1, -1 } };
+    begin.v[axis] = i;
+    size.v[axis] = 1;
+    if (i > 0)
+      parts[n++] = ts_zeros_at(HERE, ts_tensor_dtype(f), gap);
+    parts[n++] = ts_slice_at(HERE, f, begin, size);
+  }
+  ts_tensor *out = ts_concat_at(HERE, parts, n, axis);
+  g_free(parts);
+  return out;
+}
+
+static bool op_conv(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *wt = IN(1), *b = IN(2);
+  if (!x || !wt)
+    return false;
+  int rank = ts_tensor_rank(wt);
+  if (rank != ts_tensor_rank(x) || (rank != 3 && rank != 4)) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "only 1-D and 2-D convolutions are supported");
+    return false;
+  }
+  if (rank == 3)
+    wt = unsqueeze(wt, 2);
+  int64_t kernel[2] = { ts_tensor_dim(wt, 2), ts_tensor_dim(wt, 3) };
+  int64_t ks[2] = { kernel[0], kernel[1] };
+  if (!spatial_attr(c, "kernel_shape", rank - 2, 1, 1, ks))
+    return false;
+  if (ks[0] != kernel[0] || ks[1] != kernel[1]) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "kernel_shape differs from the weights' shape");
+    return false;
+  }
+  window w;
+  int64_t groups = attr_int(c, "group", 1);
+  if (!window_of(c, x, kernel, &w))
+    return false;
+  if (groups < 1 || groups > 4096 || ts_tensor_dim(x, 1) < 0 || ts_tensor_dim(x, 1) % groups ||
+      ts_tensor_dim(wt, 0) % groups) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "group=%" PRId64 " does not divide the channels", groups);
+    return false;
+  }
+  ts_tensor *filter = ts_transpose_at(HERE, wt, TS_INTS(2, 3, 1, 0)); /* OIHW -> HWIO */
+  filter = dilate(dilate(filter, 0, w.dilation[0]), 1, w.dilation[1]);
+  ts_tensor *in = to_nhwc_padded(x, &w, 0);
+  /* groups: each slice of channels by its slice of filters */
+  ts_tensor **xs = g_new0(ts_tensor *, groups), **fs = g_new0(ts_tensor *, groups), **ys = g_new0(ts_tensor *, groups);
+  ts_tensor *y = NULL;
+  if (groups == 1 || (ts_split_at(HERE, in, (int)groups, 3, xs) == groups &&
+                      ts_split_at(HERE, filter, (int)groups, 3, fs) == groups)) {
+    if (groups == 1) {
+      xs[0] = in;
+      fs[0] = filter;
+    }
+    for (int64_t g = 0; g < groups; g++)
+      ys[g] = ts_conv2d_at(HERE, xs[g], fs[g], (int)w.stride[0], (int)w.stride[1], TS_PADDING_VALID);
+    y = groups == 1 ? ys[0] : ts_concat_at(HERE, ys, (int)groups, 3);
+  }
+  g_free(xs);
+  g_free(fs);
+  g_free(ys);
+  y = from_nhwc(y, ts_tensor_rank(x));
+  if (y && b) {
+    ts_shape bs = { .rank = ts_tensor_rank(x) };
+    for (int d = 0; d < bs.rank; d++)
+      bs.dim[d] = d == 1 ? -1 : 1;
+    y = ts_add_at(HERE, y, reshape(b, bs));
+  }
+  return out1(c, y);
+}
+
+static bool op_max_pool(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  if (attr_int(c, "storage_order", 0)) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "storage_order=1 is not supported");
+    return false;
+  }
+  int64_t kernel[2] = { 1, 1 };
+  if (!attr(c, "kernel_shape")) {
+    onnx_node_fail(c, TS_ERR_FORMAT, "kernel_shape is required");
+    return false;
+  }
+  window w;
+  if (!spatial_attr(c, "kernel_shape", ts_tensor_rank(x) - 2, 1, 1, kernel) || !window_of(c, x, kernel, &w))
+    return false;
+  /* ceil_mode: a last partial window, its missing part padded (-inf never wins a max) */
+  for (int i = 0; i < 2 && attr_int(c, "ceil_mode", 0); i++) {
+    int64_t in = window_dim(x, i);
+    int64_t span = in + w.pad_begin[i] + w.pad_end[i] - w.k[i];
+    if (in < 0 || span < 0)
+      continue;
+    int64_t out = (span + w.stride[i] - 1) / w.stride[i] + 1;
+    int64_t extra = (out - 1) * w.stride[i] + w.k[i] - (in + w.pad_begin[i] + w.pad_end[i]);
+    w.pad_end[i] += extra > 0 ? extra : 0;
+  }
+  if (w.dilation[0] != 1 || w.dilation[1] != 1) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "dilations other than 1 are not supported");
+    return false;
+  }
+  if (!ts_dtype_is_float(ts_tensor_dtype(x)) && (w.pad_begin[0] || w.pad_begin[1] || w.pad_end[0] || w.pad_end[1])) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "padded MaxPool of integers");
+    return false;
+  }
+  ts_tensor *y = ts_max_pool2d_at(HERE, to_nhwc_padded(x, &w, -INFINITY), (int)w.k[0], (int)w.k[1],
+                                  (int)w.stride[0], (int)w.stride[1], TS_PADDING_VALID);
+  return out1(c, from_nhwc(y, ts_tensor_rank(x)));
+}
+
+static bool global_pool(onnx_node_ctx *c, reduce_fn fn)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  int rank = ts_tensor_rank(x);
+  if (rank < 3) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "input of rank %d (at least 3: N, C, spatial dims)", rank);
+    return false;
+  }
+  ts_ints axes = { .n = rank - 2 };
+  for (int d = 2; d < rank; d++)
+    axes.v[d - 2] = d;
+  return out1(c, fn(HERE, x, axes, true));
+}
+
+static bool op_global_average_pool(onnx_node_ctx *c) { return global_pool(c, ts_reduce_mean_at); }
+static bool op_global_max_pool(onnx_node_ctx *c) { return global_pool(c, ts_reduce_max_at); }
+
+/* ---- normalization and dropout ------------------------------------------------------------ */
+
+/* A per-channel vector [C] shaped to broadcast over NC... of rank `rank`. */
+static ts_tensor *channel(ts_tensor *v, int rank)
+{
+  ts_shape s = { .rank = rank };
+  for (int d = 0; d < rank; d++)
+    s.dim[d] = d == 1 ? -1 : 1;
+  return reshape(v, s);
+}
+
+static bool op_batch_norm(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  if (attr_int(c, "training_mode", 0) || (c->opset < 7 && !attr_int(c, "is_test", 0))) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "training (training_mode=1, or is_test=0 before opset 7) is not supported");
+    return false;
+  }
+  if (!attr_int(c, "spatial", 1)) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "spatial=0 is not supported");
+    return false;
+  }
+  int rank = ts_tensor_rank(x);
+  double eps = attr_float(c, "epsilon", 1e-5);
+  ts_tensor *inv = ts_div_at(HERE, channel(IN(1), rank),
+                             ts_sqrt_at(HERE, ts_add_at(HERE, channel(IN(4), rank), scalar(x, eps))));
+  ts_tensor *y = ts_mul_at(HERE, ts_sub_at(HERE, x, channel(IN(3), rank)), inv);
+  return out1(c, ts_add_at(HERE, y, channel(IN(2), rank)));
+}
+
+static bool op_instance_norm(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  int rank = ts_tensor_rank(x);
+  ts_ints axes = { .n = rank - 2 };
+  for (int d = 2; d < rank; d++)
+    axes.v[d - 2] = d;
+  double eps = attr_float(c, "epsilon", 1e-5);
+  ts_tensor *d = ts_sub_at(HERE, x, ts_reduce_mean_at(HERE, x, axes, true));
+  ts_tensor *var = ts_reduce_mean_at(HERE, ts_mul_at(HERE, d, d), axes, true);
+  ts_tensor *y = ts_div_at(HERE, d, ts_sqrt_at(HERE, ts_add_at(HERE, var, scalar(x, eps))));
+  return out1(c, ts_add_at(HERE, ts_mul_at(HERE, y, channel(IN(1), rank)), channel(IN(2), rank)));
+}
+
+static bool op_layer_norm(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  int rank = ts_tensor_rank(x);
+  int64_t axis = attr_int(c, "axis", -1);
+  if (!norm_axis(c, &axis, rank))
+    return false;
+  ts_ints axes = { .n = rank - (int)axis };
+  for (int d = (int)axis; d < rank; d++)
+    axes.v[d - axis] = d;
+  double eps = attr_float(c, "epsilon", 1e-5);
+  ts_tensor *d = ts_sub_at(HERE, x, ts_reduce_mean_at(HERE, x, axes, true));
+  ts_tensor *var = ts_reduce_mean_at(HERE, ts_mul_at(HERE, d, d), axes, true);
+  ts_tensor *inv = ts_div_at(HERE, scalar(x, 1), ts_sqrt_at(HERE, ts_add_at(HERE, var, scalar(x, eps))));
+  ts_tensor *y = ts_mul_at(HERE, ts_mul_at(HERE, d, inv), IN(1));
+  ts_dtype stash;
+  if (c->n_out > 1 && !dtype_of(c, attr_int(c, "stash_type", 1), &stash))
+    return false;
+  if (c->n_out > 1)
+    c->out[1] = ts_cast_at(HERE, ts_reduce_mean_at(HERE, x, axes, true), stash);
+  if (c->n_out > 2)
+    c->out[2] = ts_cast_at(HERE, inv, stash);
+  return out1(c, IN(2) ? ts_add_at(HERE, y, IN(2)) : y);
+}
+
+static bool op_dropout(onnx_node_ctx *c)
+{
+  bool training = c->opset < 7 ? attr_int(c, "is_test", 0) == 0 : false;
+  if (c->opset >= 12 && IN(2)) {
+    if (!c->in[2].host) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "training_mode must be known when the graph is built");
+      return false;
+    }
+    training = ts_tensor_get_i64(c->in[2].host, 0) != 0;
+  }
+  if (training) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "training (random masks) is not supported");
+    return false;
+  }
+  c->out[0] = ts_identity_at(HERE, IN(0));
+  if (c->n_out > 1 && c->out[0])
+    c->out[1] = ts_ones_at(HERE, TS_BOOL, ts_tensor_shape(IN(0)));
+  return c->out[0] != NULL;
+}
+
+/* ---- ops composed from others (losses, element gathers, masks) ------------------------ */
+
+/* x with a dim of 1 inserted at axis. */
+static ts_tensor *unsqueeze(ts_tensor *x, int axis)
+{
+  if (!x)
+    return NULL;
+  ts_shape s = ts_tensor_shape(x), out = { .rank = s.rank + 1 };
+  for (int d = 0, k = 0; d < out.rank; d++)
+    out.dim[d] = d == axis ? 1 : s.dim[k++];
+  return reshape(x, out);
+}
+
+/* 0, 1, ..., n-1 (i64) shaped to lie along axis of a tensor of rank `rank`. */
+static ts_tensor *iota_along(int64_t n, int axis, int rank)
+{
+  ts_shape s = { .rank = rank };
+  for (int d = 0; d < rank; d++)
+    s.dim[d] = d == axis ? n : 1;
+  return reshape(ts_range_at(HERE, TS_I64, 0, (double)n, 1), s);
+}
+
+/* The reduction attribute of the losses: 0 none, 1 sum, 2 mean; -1 + error. */
+static int loss_reduction(const onnx_node_ctx *c)
+{
+  char buf[16];
+  const char *r = attr_string(c, "reduction", "mean", buf, sizeof buf);
+  int v = strcmp(r, "none") == 0 ? 0 : strcmp(r, "sum") == 0 ? 1 : strcmp(r, "mean") == 0 ? 2 : -1;
+  if (v < 0)
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "reduction '%s'", r);
+  return v;
+}
+
+/* NegativeLogLikelihoodLoss on input [N, C, d...] and target [N, d...]:
+ * the picked class's value by a one-hot mask (a sum of it and zeros),
+ * weighted, ignore_index masked out, then reduced. */
+static ts_tensor *nll(const onnx_node_ctx *c, ts_tensor *input, ts_tensor *target, ts_tensor *weight)
+{
+  int reduction = loss_reduction(c);
+  if (!input || !target || reduction < 0)
+    return NULL;
+  int rank = ts_tensor_rank(input);
+  int64_t classes = ts_tensor_dim(input, 1);
+  if (rank < 2 || classes < 0) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "input must be [N, C, ...] with C known");
+    return NULL;
+  }
+  target = ts_cast_at(HERE, target, TS_I64);
+  ts_tensor *onehot = ts_equal_at(HERE, unsqueeze(target, 1), iota_along(classes, 1, rank));
+  ts_tensor *picked = ts_reduce_sum_at(HERE, ts_where_at(HERE, onehot, input, scalar(input, 0)), TS_INTS(1), false);
+  ts_tensor *loss = ts_neg_at(HERE, picked), *w = NULL;
+  bool ignore = attr(c, "ignore_index") != NULL;
+  ts_tensor *keep = ignore ? ts_not_equal_at(HERE, target, ts_scalar_i64(attr_int(c, "ignore_index", 0))) : NULL;
+  if (weight) {
+    ts_tensor *safe = keep ? ts_where_at(HERE, keep, target, ts_scalar_i64(0)) : target;
+    w = ts_gather_at(HERE, weight, safe, 0);
+    if (keep)
+      w = ts_where_at(HERE, keep, w, scalar(w, 0));
+  } else if (keep)
+    w = ts_cast_at(HERE, keep, ts_tensor_dtype(input));
+  if (w)
+    loss = ts_mul_at(HERE, loss, w);
+  if (reduction == 0)
+    return loss;
+  ts_tensor *sum = ts_reduce_sum_at(HERE, loss, TS_ALL_AXES, false);
+  if (reduction == 1)
+    return sum;
+  return w ? ts_div_at(HERE, sum, ts_reduce_sum_at(HERE, w, TS_ALL_AXES, false))
+           : ts_reduce_mean_at(HERE, loss, TS_ALL_AXES, false);
+}
+
+static bool op_nll_loss(onnx_node_ctx *c)
+{
+  return out1(c, nll(c, IN(0), IN(1), IN(2)));
+}
+
+static bool op_softmax_cross_entropy(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  int rank = ts_tensor_rank(x);
+  ts_ints perm = { .n = rank };
+  for (int d = 0; d < rank; d++)
+    perm.v[d] = d;
+  perm.v[1] = rank - 1;
+  perm.v[rank - 1] = 1;
+  ts_tensor *logp = rank == 2 ? ts_log_softmax_at(HERE, x)
+                              : ts_transpose_at(HERE, ts_log_softmax_at(HERE, ts_transpose_at(HERE, x, perm)), perm);
+  c->out[0] = nll(c, logp, IN(1), IN(2));
+  if (c->n_out > 1)
+    c->out[1] = logp;
+  return c->out[0] != NULL;
+}
+
+/* GatherElements: out[..i..] = data[..index[..i..] on axis..], by a one-hot
+ * over the axis (indices' shape + [D]) picking from data moved to match. */
+static bool op_gather_elements(onnx_node_ctx *c)
+{
+  ts_tensor *data = IN(0), *idx = IN(1);
+  if (!data || !idx)
+    return false;
+  int rank = ts_tensor_rank(data);
+  int64_t axis = attr_int(c, "axis", 0);
+  if (!norm_axis(c, &axis, rank))
+    return false;
+  if (ts_tensor_rank(idx) != rank || rank + 1 > TS_MAX_RANK) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "indices must have the data's rank (%d)", rank);
+    return false;
+  }
+  ts_shape ds = ts_tensor_shape(data), is = ts_tensor_shape(idx);
+  int64_t dim = ds.dim[axis];
+  ts_ints begin = { .n = rank }, size = { .n = rank };
+  for (int d = 0; d < rank; d++) {
+    if (ds.dim[d] < 0 || is.dim[d] < 0) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "unknown dims");
+      return false;
+    }
+    begin.v[d] = 0;
+    size.v[d] = d == axis ? -1 : is.dim[d];
+  }
+  idx = ts_cast_at(HERE, idx, TS_I64);
+  idx = ts_where_at(HERE, ts_less_at(HERE, idx, ts_scalar_i64(0)), ts_add_at(HERE, idx, ts_scalar_i64(dim)), idx);
+  ts_tensor *onehot = ts_equal_at(HERE, unsqueeze(idx, rank), iota_along(dim, rank, rank + 1));
+  ts_ints perm = { .n = rank };
+  for (int d = 0, k = 0; d < rank; d++)
+    if (d != axis)
+      perm.v[k++] = d;
+  perm.v[rank - 1] = axis;
+  ts_tensor *moved = ts_transpose_at(HERE, ts_slice_at(HERE, data, begin, size), perm); /* axis last */
+  moved = unsqueeze(moved, (int)axis);                                                /* 1 at axis */
+  ts_tensor *picked = ts_where_at(HERE, onehot, moved, scalar(data, 0));
+  return out1(c, ts_reduce_sum_at(HERE, picked, TS_INTS(rank), false));
+}
+
+/* Trilu: x where the diagonal offset j - i is on the kept side of k, else 0. */
+static bool op_trilu(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  int rank = ts_tensor_rank(x);
+  double k = 0;
+  if (IN(1) && !host_double(c, 1, &k))
+    return false;
+  if (rank < 2 || ts_tensor_dim(x, -1) < 0 || ts_tensor_dim(x, -2) < 0) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "the last two dims must be known");
+    return false;
+  }
+  ts_tensor *offset = ts_sub_at(HERE, iota_along(ts_tensor_dim(x, -1), 1, 2), iota_along(ts_tensor_dim(x, -2), 0, 2));
+  ts_tensor *kt = ts_scalar_i64((int64_t)k);
+  ts_tensor *keep = attr_int(c, "upper", 1) ? ts_greater_equal_at(HERE, offset, kt) : ts_less_equal_at(HERE, offset, kt);
+  return out1(c, ts_where_at(HERE, keep, x, scalar(x, 0)));
+}
+
+static bool op_hardmax(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  int rank = ts_tensor_rank(x);
+  int64_t axis = attr_int(c, "axis", c->opset < 13 ? 1 : -1);
+  if (c->opset < 13) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "Hardmax before opset 13 (2-D coercion)");
+    return false;
+  }
+  if (!norm_axis(c, &axis, rank) || ts_tensor_dim(x, (int)axis) < 0)
+    return ts_failed() ? false : (onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "unknown axis dim"), false);
+  ts_tensor *arg = unsqueeze(ts_argmax_at(HERE, x, (int)axis), (int)axis);
+  ts_tensor *hot = ts_equal_at(HERE, arg, iota_along(ts_tensor_dim(x, (int)axis), (int)axis, rank));
+  return out1(c, ts_cast_at(HERE, hot, ts_tensor_dtype(x)));
+}
+
+static bool op_one_hot(onnx_node_ctx *c)
+{
+  ts_tensor *idx = IN(0), *values = IN(2);
+  double depth;
+  if (!idx || !values || !host_double(c, 1, &depth))
+    return false;
+  int rank = ts_tensor_rank(idx) + 1;
+  int64_t axis = attr_int(c, "axis", -1);
+  if (!norm_axis(c, &axis, rank) || depth < 1 || depth > (1 << 24))
+    return ts_failed() ? false : (onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "depth %g", depth), false);
+  int64_t n = (int64_t)depth;
+  if (!check_made(c, (double)ts_tensor_size(IN(0)) * (double)n))
+    return false;
+  idx = ts_cast_at(HERE, idx, TS_I64);
+  idx = ts_where_at(HERE, ts_less_at(HERE, idx, ts_scalar_i64(0)), ts_add_at(HERE, idx, ts_scalar_i64(n)), idx);
+  ts_tensor *hot = ts_equal_at(HERE, unsqueeze(idx, (int)axis), iota_along(n, (int)axis, rank));
+  ts_tensor *off = ts_gather_at(HERE, values, ts_scalar_i64(0), 0), *on = ts_gather_at(HERE, values, ts_scalar_i64(1), 0);
+  return out1(c, ts_where_at(HERE, hot, on, off));
+}
+
+/* Round half to even: floor, then up when the rest is over a half, or a half and the floor odd. */
+static bool op_round(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  ts_tensor *f = ts_floordiv_at(HERE, x, scalar(x, 1)), *rest = ts_sub_at(HERE, x, f);
+  ts_tensor *odd = ts_not_equal_at(HERE, ts_mod_at(HERE, f, scalar(x, 2)), scalar(x, 0));
+  ts_tensor *up = ts_logical_or_at(HERE, ts_greater_at(HERE, rest, scalar(x, 0.5)),
+                                   ts_logical_and_at(HERE, ts_equal_at(HERE, rest, scalar(x, 0.5)), odd));
+  /* inf and nan stay themselves */
+  ts_tensor *r = ts_where_at(HERE, up, ts_add_at(HERE, f, scalar(x, 1)), f);
+  ts_tensor *finite = ts_less_at(HERE, ts_abs_at(HERE, x), scalar(x, INFINITY));
+  return out1(c, ts_where_at(HERE, finite, r, x));
+}
+
+static bool op_isinf(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  bool pos = attr_int(c, "detect_positive", 1), neg = attr_int(c, "detect_negative", 1);
+  ts_tensor *p = ts_equal_at(HERE, x, scalar(x, INFINITY)), *n = ts_equal_at(HERE, x, scalar(x, -INFINITY));
+  return out1(c, pos && neg ? ts_logical_or_at(HERE, p, n) : pos ? p : neg ? n : ts_logical_and_at(HERE, p, n));
+}
+
+static bool op_shrink(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  double bias = attr_float(c, "bias", 0), lambd = attr_float(c, "lambd", 0.5);
+  ts_tensor *y = ts_where_at(HERE, ts_less_at(HERE, x, scalar(x, -lambd)), ts_add_at(HERE, x, scalar(x, bias)), scalar(x, 0));
+  return out1(c, ts_where_at(HERE, ts_greater_at(HERE, x, scalar(x, lambd)), ts_sub_at(HERE, x, scalar(x, bias)), y));
+}
+
+static bool op_celu(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  double alpha = attr_float(c, "alpha", 1.0);
+  if (!x)
+    return false;
+  ts_tensor *neg = ts_mul_at(HERE, scalar(x, alpha),
+                             ts_sub_at(HERE, ts_exp_at(HERE, ts_div_at(HERE, x, scalar(x, alpha))), scalar(x, 1)));
+  return out1(c, ts_add_at(HERE, ts_maximum_at(HERE, scalar(x, 0), x), ts_minimum_at(HERE, scalar(x, 0), neg)));
+}
+
+static bool op_eye_like(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x || ts_tensor_rank(x) != 2 || ts_tensor_dim(x, 0) < 0 || ts_tensor_dim(x, 1) < 0) {
+    if (!ts_failed())
+      onnx_node_fail(c, TS_ERR_SHAPE, "input must be 2-D with known dims");
+    return false;
+  }
+  ts_dtype dtype = ts_tensor_dtype(x);
+  if (attr(c, "dtype") && !dtype_of(c, attr_int(c, "dtype", 1), &dtype))
+    return false;
+  ts_tensor *offset = ts_sub_at(HERE, iota_along(ts_tensor_dim(x, 1), 1, 2), iota_along(ts_tensor_dim(x, 0), 0, 2));
+  return out1(c, ts_cast_at(HERE, ts_equal_at(HERE, offset, ts_scalar_i64(attr_int(c, "k", 0))), dtype));
+}
+
+/* AveragePool: each channel's window sums by a convolution with ones (the
+ * channels as batch), divided by the window's size, or with
+ * count_include_pad=0 by how many input elements each window covers. */
+static bool op_average_pool(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  if (attr_int(c, "ceil_mode", 0)) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "ceil_mode=1 is not supported");
+    return false;
+  }
+  int rank = ts_tensor_rank(x);
+  int64_t kernel[2] = { 1, 1 };
+  if (!attr(c, "kernel_shape")) {
+    onnx_node_fail(c, TS_ERR_FORMAT, "kernel_shape is required");
+    return false;
+  }
+  window w;
+  if (!spatial_attr(c, "kernel_shape", rank - 2, 1, 1, kernel) || !window_of(c, x, kernel, &w))
+    return false;
+  if (w.dilation[0] != 1 || w.dilation[1] != 1 || !ts_dtype_is_float(ts_tensor_dtype(x))) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "dilations other than 1, or integer input");
+    return false;
+  }
+  ts_shape s = ts_tensor_shape(x);
+  for (int d = 0; d < rank; d++)
+    if (s.dim[d] < 0) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "unknown dims");
+      return false;
+    }
+  ts_shape flat = s;
+  flat.dim[0] = s.dim[0] * s.dim[1];
+  flat.dim[1] = 1;
+  ts_tensor *ones = ts_ones_at(HERE, ts_tensor_dtype(x), TS_SHAPE(w.k[0], w.k[1], 1, 1));
+  ts_tensor *sum = ts_conv2d_at(HERE, to_nhwc_padded(reshape(x, flat), &w, 0), ones, (int)w.stride[0],
+                                (int)w.stride[1], TS_PADDING_VALID);
+  sum = from_nhwc(sum, rank); /* [N*C, 1, spatial...] */
+  ts_tensor *count;
+  if (attr_int(c, "count_include_pad", 0))
+    count = scalar(x, (double)(w.k[0] * w.k[1]));
+  else {
+    ts_shape one = flat;
+    one.dim[0] = 1;
+    count = ts_conv2d_at(HERE, to_nhwc_padded(ts_ones_at(HERE, ts_tensor_dtype(x), one), &w, 0), ones,
+                         (int)w.stride[0], (int)w.stride[1], TS_PADDING_VALID);
+    count = from_nhwc(count, rank);
+  }
+  ts_tensor *y = ts_div_at(HERE, sum, count);
+  if (!y)
+    return false;
+  ts_shape out = ts_tensor_shape(y);
+  out.dim[0] = s.dim[0];
+  out.dim[1] = s.dim[1];
+  return out1(c, reshape(y, out));
+}
+
+/* Pad: constant (fills), edge and reflect (gathers of computed indices);
+ * negative pads crop. */
+static bool op_pad(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  int rank = ts_tensor_rank(x);
+  ts_ints pads;
+  double value = 0;
+  if (c->opset < 11) {
+    if (!attr_ints(c, "pads", &pads))
+      return ts_failed() ? false : (onnx_node_fail(c, TS_ERR_FORMAT, "pads are required"), false);
+    value = attr_float(c, "value", 0);
+  } else {
+    ts_tensor *h = c->in[1].host;
+    if (!h) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "input 1 must be known when the graph is built");
+      return false;
+    }
+    if (ts_tensor_size(h) > TS_MAX_RANK) { /* begins and ends: ranks up to 4 */
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "%" PRId64 " pads (ranks over %d are not supported)",
+                     ts_tensor_size(h), TS_MAX_RANK / 2);
+      return false;
+    }
+    pads.n = (int)ts_tensor_size(h);
+    for (int i = 0; i < pads.n; i++)
+      pads.v[i] = ts_tensor_get_i64(h, i);
+    if (IN(2) && !host_double(c, 2, &value))
+      return false;
+  }
+  if (pads.n != 2 * rank) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%d pads for rank %d", pads.n, rank);
+    return false;
+  }
+  char buf[16];
+  const char *mode = attr_string(c, "mode", "constant", buf, sizeof buf);
+  bool constant = strcmp(mode, "constant") == 0, edge = strcmp(mode, "edge") == 0;
+  if (!constant && !edge && strcmp(mode, "reflect") != 0) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "mode '%s'", mode);
+    return false;
+  }
+  ts_tensor *y = x;
+  for (int d = 0; d < rank && y; d++) {
+    int64_t before = pads.v[d], after = pads.v[d + rank], dim = ts_tensor_dim(y, d);
+    if (dim < 0 || before < -dim || after < -dim || before > 1 << 20 || after > 1 << 20) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "pads %" PRId64 ", %" PRId64 " for axis %d", before, after, d);
+      return false;
+    }
+    if (before < 0 || after < 0) { /* crop first */
+      ts_ints begin = { .n = rank }, size = { .n = rank };
+      for (int e = 0; e < rank; e++) {
+        begin.v[e] = e == d && before < 0 ? -before : 0;
+        size.v[e] = e == d ? dim + (before < 0 ? before : 0) + (after < 0 ? after : 0) : -1;
+      }
+      y = ts_slice_at(HERE, y, begin, size);
+      dim = size.v[d];
+      before = before < 0 ? 0 : before;
+      after = after < 0 ? 0 : after;
+    }
+    if (before == 0 && after == 0)
+      continue;
+    if (constant) {
+      y = pad_axis(y, d, before, after, value);
+      continue;
+    }
+    if (dim == 0 || (!edge && dim == 1 && (before || after))) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%s padding of a dim of %" PRId64, mode, dim);
+      return false;
+    }
+    int64_t n = dim + before + after;
+    int64_t *idx = g_new(int64_t, n);
+    for (int64_t i = 0; i < n; i++) {
+      int64_t j = i - before;
+      if (edge)
+        j = j < 0 ? 0 : j >= dim ? dim - 1 : j;
+      else
+        while (j < 0 || j >= dim)
+          j = j < 0 ? -j : 2 * (dim - 1) - j;
+      idx[i] = j;
+    }
+    y = ts_gather_at(HERE, y, ts_constant(TS_I64, TS_SHAPE(n), idx), d);
+    g_free(idx);
+  }
+  return out1(c, y == x ? ts_identity_at(HERE, x) : y);
+}
+
+/* DepthToSpace and SpaceToDepth: a reshape, a transpose, a reshape. */
+static bool op_depth_to_space(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  int64_t b = attr_int(c, "blocksize", 0);
+  if (!x)
+    return false;
+  ts_shape s = ts_tensor_shape(x);
+  if (s.rank != 4 || b <= 0 || s.dim[1] < 0 || s.dim[1] % (b * b)) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "blocksize %" PRId64 " for a rank-%d input", b, s.rank);
+    return false;
+  }
+  char buf[8];
+  bool crd = strcmp(attr_string(c, "mode", "DCR", buf, sizeof buf), "CRD") == 0;
+  int64_t n = s.dim[0], ch = s.dim[1] / (b * b), h = s.dim[2], w = s.dim[3];
+  ts_tensor *y = crd ? ts_transpose_at(HERE, reshape(x, TS_SHAPE(n, ch, b, b, h, w)), TS_INTS(0, 1, 4, 2, 5, 3))
+                     : ts_transpose_at(HERE, reshape(x, TS_SHAPE(n, b, b, ch, h, w)), TS_INTS(0, 3, 4, 1, 5, 2));
+  return out1(c, reshape(y, TS_SHAPE(n, ch, h < 0 ? -1 : h * b, w < 0 ? -1 : w * b)));
+}
+
+static bool op_space_to_depth(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  int64_t b = attr_int(c, "blocksize", 0);
+  if (!x)
+    return false;
+  ts_shape s = ts_tensor_shape(x);
+  if (s.rank != 4 || b <= 0 || s.dim[2] < 0 || s.dim[3] < 0 || s.dim[2] % b || s.dim[3] % b) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "blocksize %" PRId64 " for this input", b);
+    return false;
+  }
+  int64_t n = s.dim[0], ch = s.dim[1], h = s.dim[2] / b, w = s.dim[3] / b;
+  ts_tensor *y = ts_transpose_at(HERE, reshape(x, TS_SHAPE(n, ch, h, b, w, b)), TS_INTS(0, 3, 5, 1, 2, 4));
+  return out1(c, reshape(y, TS_SHAPE(n, ch < 0 ? -1 : ch * b * b, h, w)));
+}
+
+/* CumSum: running sums slice by slice, in order (as the reference adds). */
+static bool op_cumsum(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  double axis_d;
+  if (!x || !host_double(c, 1, &axis_d))
+    return false;
+  int rank = ts_tensor_rank(x);
+  int64_t axis = (int64_t)axis_d;
+  if (!norm_axis(c, &axis, rank))
+    return false;
+  int64_t dim = ts_tensor_dim(x, (int)axis);
+  if (dim < 0 || dim > 4096) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "CumSum over %" PRId64 " elements (at most 4096, known)", dim);
+    return false;
+  }
+  bool exclusive = attr_int(c, "exclusive", 0), reverse = attr_int(c, "reverse", 0);
+  ts_tensor **parts = g_new0(ts_tensor *, dim + 1);
+  ts_tensor *acc = NULL;
+  for (int64_t k = 0; k < dim; k++) {
+    int64_t at = reverse ? dim - 1 - k : k;
+    ts_ints begin = { .n = rank }, size = { .n = rank };
+    for (int e = 0; e < rank; e++) {
+      begin.v[e] = e == axis ? at : 0;
+      size.v[e] = e == axis ? 1 : -1;
+    }
+    ts_tensor *slice = ts_slice_at(HERE, x, begin, size);
+    ts_tensor *prev = acc;
+    acc = acc ? ts_add_at(HERE, acc, slice) : slice;
+    parts[at] = exclusive ? (prev ? prev : ts_zeros_like_at(HERE, slice)) : acc;
+  }
+  ts_tensor *y = dim == 0 ? ts_identity_at(HERE, x) : dim == 1 ? ts_identity_at(HERE, parts[0])
+                                                               : ts_concat_at(HERE, parts, (int)dim, (int)axis);
+  g_free(parts);
+  return out1(c, y);
+}
+
+/* x (NHWC) with stride - 1 zeros between its elements on axis (1 or 2). */
+static ts_tensor *spread(ts_tensor *x, int axis, int64_t stride)
+{
+  if (!x || stride == 1)
+    return x;
+  ts_shape s = ts_tensor_shape(x);
+  int64_t n = s.dim[axis];
+  ts_tensor *u = unsqueeze(x, axis + 1);
+  ts_shape zs = ts_tensor_shape(u);
+  zs.dim[axis + 1] = stride - 1;
+  ts_tensor *parts[2] = { u, ts_zeros_at(HERE, ts_tensor_dtype(x), zs) };
+  ts_tensor *y = ts_concat_at(HERE, parts, 2, axis + 1);
+  s.dim[axis] = n * stride;
+  y = reshape(y, s);
+  ts_ints begin = { .n = 4, .v = { 0, 0, 0, 0 } }, size = { .n = 4, .v = { -1, -1, -1, -1 } };
+  size.v[axis] = (n - 1) * stride + 1;
+  return ts_slice_at(HERE, y, begin, size);
+}
+
+/* x (NHWC) padded (or, negative, cropped) on axis. */
+static ts_tensor *pad_or_crop(ts_tensor *x, int axis, int64_t before, int64_t after)
+{
+  if (!x)
+    return NULL;
+  if (before < 0 || after < 0) {
+    ts_ints begin = { .n = 4, .v = { 0, 0, 0, 0 } }, size = { .n = 4, .v = { -1, -1, -1, -1 } };
+    begin.v[axis] = before < 0 ? -before : 0;
+    size.v[axis] = ts_tensor_dim(x, axis) - (before < 0 ? -before : 0) - (after < 0 ? -after : 0);
+    if (size.v[axis] < 0)
+      size.v[axis] = 0;
+    x = ts_slice_at(HERE, x, begin, size);
+  }
+  return pad_axis(x, axis, before > 0 ? before : 0, after > 0 ? after : 0, 0);
+}
+
+/* ConvTranspose: the input spread by the strides and padded by the
+ * kernel's extent less the pads, convolved with the kernel flipped. */
+static bool op_conv_transpose(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *wt = IN(1), *b = IN(2);
+  if (!x || !wt)
+    return false;
+  int rank = ts_tensor_rank(x), n = rank - 2;
+  if (ts_tensor_rank(wt) != rank || (n != 1 && n != 2)) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "only 1-D and 2-D transposed convolutions are supported");
+    return false;
+  }
+  if (attr_int(c, "group", 1) != 1) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "group=%" PRId64 " is not supported (only 1)", attr_int(c, "group", 1));
+    return false;
+  }
+  if (n == 1) {
+    x = unsqueeze(x, 2);
+    wt = unsqueeze(wt, 2);
+  }
+  int64_t k[2] = { ts_tensor_dim(wt, 2), ts_tensor_dim(wt, 3) }, in[2] = { ts_tensor_dim(x, 2), ts_tensor_dim(x, 3) };
+  int64_t stride[2] = { 1, 1 }, dil[2] = { 1, 1 }, outpad[2] = { 0, 0 }, pads[4] = { 0, 0, 0, 0 }, oshape[2] = { -1, -1 };
+  int64_t ks[2] = { k[0], k[1] };
+  if (!spatial_attr(c, "strides", n, 1, 1, stride) || !spatial_attr(c, "dilations", n, 1, 1, dil) ||
+      !spatial_attr(c, "output_padding", n, 1, 0, outpad) || !spatial_attr(c, "pads", n, 2, 0, pads) ||
+      !spatial_attr(c, "output_shape", n, 1, 1, oshape) || !spatial_attr(c, "kernel_shape", n, 1, 1, ks))
+    return false;
+  if (ks[0] != k[0] || ks[1] != k[1] || in[0] < 0 || in[1] < 0) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "kernel_shape differs from the weights', or unknown spatial dims");
+    return false;
+  }
+  char buf[32];
+  const char *auto_pad = attr_string(c, "auto_pad", "NOTSET", buf, sizeof buf);
+  bool same = strncmp(auto_pad, "SAME_", 5) == 0;
+  if (!same && strcmp(auto_pad, "NOTSET") != 0 && strcmp(auto_pad, "VALID") != 0) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "auto_pad '%s'", auto_pad);
+    return false;
+  }
+  int64_t begin[2], end[2], keff[2];
+  for (int i = 0; i < 2; i++) {
+    if (stride[i] <= 0 || stride[i] > 1 << 10 || dil[i] <= 0 || (k[i] - 1) * dil[i] >= 1 << 16 || outpad[i] < 0 ||
+        outpad[i] > 1 << 10 || pads[i] < 0 || pads[i + 2] < 0 || pads[i] > 1 << 20 || pads[i + 2] > 1 << 20) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "strides, dilations, pads or output_padding out of range");
+      return false;
+    }
+    keff[i] = (k[i] - 1) * dil[i] + 1;
+    begin[i] = pads[i];
+    end[i] = pads[i + 2];
+    bool given = attr(c, "output_shape") != NULL;
+    if (given || same) {
+      int64_t want = given ? oshape[i] : in[i] * stride[i];
+      /* negative: the output grows at the end, as output_padding does */
+      int64_t total = stride[i] * (in[i] - 1) + outpad[i] + keff[i] - want;
+      bool lower = strcmp(auto_pad, "SAME_LOWER") == 0;
+      begin[i] = lower ? total - total / 2 : total / 2;
+      end[i] = total - begin[i];
+    }
+  }
+  ts_tensor *y = ts_transpose_at(HERE, x, TS_INTS(0, 2, 3, 1));
+  for (int i = 0; i < 2; i++) {
+    y = spread(y, 1 + i, stride[i]);
+    y = pad_or_crop(y, 1 + i, keff[i] - 1 - begin[i], keff[i] - 1 - end[i] + outpad[i]);
+  }
+  /* [C, M, kh, kw] flipped spatially -> HWIO [kh, kw, C, M] */
+  ts_tensor *f = ts_transpose_at(HERE, wt, TS_INTS(2, 3, 0, 1));
+  f = ts_gather_at(HERE, f, ts_range_at(HERE, TS_I64, (double)k[0] - 1, -1, -1), 0);
+  f = ts_gather_at(HERE, f, ts_range_at(HERE, TS_I64, (double)k[1] - 1, -1, -1), 1);
+  f = dilate(dilate(f, 0, dil[0]), 1, dil[1]);
+  y = from_nhwc(ts_conv2d_at(HERE, y, f, 1, 1, TS_PADDING_VALID), rank);
+  if (y && b) {
+    ts_shape bs = { .rank = rank };
+    for (int d = 0; d < rank; d++)
+      bs.dim[d] = d == 1 ? -1 : 1;
+    y = ts_add_at(HERE, y, reshape(b, bs));
+  }
+  return out1(c, y);
+}
+
+/* GatherND (batch_dims 0): the index tuples flattened to offsets into the
+ * data's leading dims, then one gather. */
+static bool op_gather_nd(onnx_node_ctx *c)
+{
+  ts_tensor *data = IN(0), *idx = IN(1);
+  if (!data || !idx)
+    return false;
+  if (attr_int(c, "batch_dims", 0) != 0) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "batch_dims other than 0 are not supported");
+    return false;
+  }
+  ts_shape ds = ts_tensor_shape(data), is = ts_tensor_shape(idx);
+  int64_t q = is.rank > 0 ? is.dim[is.rank - 1] : -1;
+  if (q < 1 || q > ds.rank || is.rank - 1 + ds.rank - q > TS_MAX_RANK) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "index tuples of %" PRId64 " for data of rank %d", q, ds.rank);
+    return false;
+  }
+  int64_t lead = 1;
+  for (int d = 0; d < ds.rank; d++)
+    if (ds.dim[d] < 0) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "unknown dims");
+      return false;
+    }
+  idx = ts_cast_at(HERE, idx, TS_I64);
+  ts_tensor *flat = NULL;
+  for (int64_t j = q - 1; j >= 0; j--) {
+    ts_ints begin = { .n = is.rank }, size = { .n = is.rank };
+    for (int d = 0; d < is.rank; d++) {
+      begin.v[d] = d == is.rank - 1 ? j : 0;
+      size.v[d] = d == is.rank - 1 ? 1 : -1;
+    }
+    ts_tensor *part = ts_slice_at(HERE, idx, begin, size);
+    part = ts_where_at(HERE, ts_less_at(HERE, part, ts_scalar_i64(0)), ts_add_at(HERE, part, ts_scalar_i64(ds.dim[j])), part);
+    part = ts_mul_at(HERE, part, ts_scalar_i64(lead));
+    flat = flat ? ts_add_at(HERE, flat, part) : part;
+    lead *= ds.dim[j];
+  }
+  ts_shape rows = { .rank = 1 + ds.rank - (int)q }, fs = { .rank = is.rank - 1 }, out = { .rank = 0 };
+  rows.dim[0] = lead;
+  for (int d = (int)q; d < ds.rank; d++)
+    rows.dim[1 + d - q] = ds.dim[d];
+  for (int d = 0; d < is.rank - 1; d++)
+    fs.dim[d] = is.dim[d];
+  ts_tensor *y = ts_gather_at(HERE, reshape(data, rows), reshape(flat, fs), 0);
+  for (int d = 0; d < is.rank - 1; d++)
+    out.dim[out.rank++] = is.dim[d];
+  for (int d = (int)q; d < ds.rank; d++)
+    out.dim[out.rank++] = ds.dim[d];
+  return out1(c, reshape(y, out));
+}
+
+/* The permutation moving axis to the end, and its inverse. */
+static void axis_last(int rank, int axis, ts_ints *to, ts_ints *back)
+{
+  to->n = back->n = rank;
+  for (int d = 0, k = 0; d < rank; d++)
+    if (d != axis)
+      to->v[k++] = d;
+  to->v[rank - 1] = axis;
+  for (int d = 0; d < rank; d++)
+    back->v[to->v[d]] = d;
+}
+
+/* ScatterElements: with the axis moved last, a one-hot [..., K, D] of the
+ * indices picks where each update lands; reduction none, add or mul. */
+static bool op_scatter_elements(onnx_node_ctx *c)
+{
+  ts_tensor *data = IN(0), *idx = IN(1), *upd = IN(2);
+  if (!data || !idx || !upd)
+    return false;
+  int rank = ts_tensor_rank(data);
+  int64_t axis = attr_int(c, "axis", 0);
+  if (!norm_axis(c, &axis, rank))
+    return false;
+  ts_shape ds = ts_tensor_shape(data), is = ts_tensor_shape(idx);
+  bool fits = is.rank == rank && ts_shape_equal(is, ts_tensor_shape(upd)) && rank + 1 <= TS_MAX_RANK;
+  for (int d = 0; d < rank && fits; d++)
+    fits = ds.dim[d] >= 0 && (d == axis || is.dim[d] == ds.dim[d]);
+  if (!fits) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "indices and updates must match the data off the axis, with known dims");
+    return false;
+  }
+  char buf[8];
+  const char *reduction = attr_string(c, "reduction", "none", buf, sizeof buf);
+  bool add = strcmp(reduction, "add") == 0, mul = strcmp(reduction, "mul") == 0;
+  if (!add && !mul && strcmp(reduction, "none") != 0) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "reduction '%s'", reduction);
+    return false;
+  }
+  int64_t dim = ds.dim[axis];
+  ts_ints to, back;
+  axis_last(rank, (int)axis, &to, &back);
+  ts_tensor *i = ts_cast_at(HERE, ts_transpose_at(HERE, idx, to), TS_I64);
+  i = ts_where_at(HERE, ts_less_at(HERE, i, ts_scalar_i64(0)), ts_add_at(HERE, i, ts_scalar_i64(dim)), i);
+  ts_tensor *u = unsqueeze(ts_transpose_at(HERE, upd, to), rank);                      /* [..., K, 1] */
+  ts_tensor *hot = ts_equal_at(HERE, unsqueeze(i, rank), iota_along(dim, rank, rank + 1)); /* [..., K, D] */
+  ts_tensor *d = ts_transpose_at(HERE, data, to);
+  ts_tensor *y;
+  if (mul)
+    y = ts_mul_at(HERE, d, ts_reduce_prod_at(HERE, ts_where_at(HERE, hot, u, scalar(data, 1)), TS_INTS(rank - 1), false));
+  else {
+    ts_tensor *sum = ts_reduce_sum_at(HERE, ts_where_at(HERE, hot, u, scalar(data, 0)), TS_INTS(rank - 1), false);
+    ts_tensor *any = ts_reduce_max_at(HERE, ts_cast_at(HERE, hot, TS_I32), TS_INTS(rank - 1), false);
+    y = add ? ts_add_at(HERE, d, sum) : ts_where_at(HERE, ts_cast_at(HERE, any, TS_BOOL), sum, d);
+  }
+  return out1(c, ts_transpose_at(HERE, y, back));
+}
+
+/* TopK: k rounds of the first maximum (or minimum) along the axis, each
+ * taken out of the running before the next. */
+static bool op_topk(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  double kd;
+  if (!x || !host_double(c, 1, &kd))
+    return false;
+  int rank = ts_tensor_rank(x);
+  int64_t axis = attr_int(c, "axis", -1);
+  if (!norm_axis(c, &axis, rank))
+    return false;
+  int64_t dim = ts_tensor_dim(x, (int)axis), k = (int64_t)kd;
+  ts_dtype dtype = ts_tensor_dtype(x);
+  if (dim < 0 || k < 0 || k > dim || k > 4096 || !attr_int(c, "sorted", 1) ||
+      (dtype != TS_F32 && dtype != TS_F64 && dtype != TS_I32 && dtype != TS_I64)) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "k=%" PRId64 " of %" PRId64 " (at most 4096, sorted, float or int32/int64)", k, dim);
+    return false;
+  }
+  bool largest = attr_int(c, "largest", 1) != 0;
+  ts_tensor *v = largest ? x : ts_neg_at(HERE, x);
+  double gone = ts_dtype_is_float(dtype) ? -INFINITY : dtype == TS_I32 ? (double)INT32_MIN : (double)INT64_MIN;
+  ts_tensor **vals = g_new0(ts_tensor *, k + 1), **idxs = g_new0(ts_tensor *, k + 1);
+  ts_tensor *iota = iota_along(dim, (int)axis, rank);
+  for (int64_t r = 0; r < k; r++) {
+    ts_tensor *at = unsqueeze(ts_argmax_at(HERE, v, (int)axis), (int)axis);
+    ts_tensor *best = ts_reduce_max_at(HERE, v, TS_INTS(axis), true);
+    vals[r] = largest ? best : ts_neg_at(HERE, best);
+    idxs[r] = at;
+    v = ts_where_at(HERE, ts_equal_at(HERE, iota, at), scalar(v, gone), v);
+  }
+  bool ok = !ts_failed();
+  if (ok && k == 0) {
+    ts_ints begin = { .n = rank }, size = { .n = rank };
+    for (int d = 0; d < rank; d++) {
+      begin.v[d] = 0;
+      size.v[d] = d == axis ? 0 : -1;
+    }
+    c->out[0] = ts_slice_at(HERE, x, begin, size);
+    if (c->n_out > 1)
+      c->out[1] = ts_cast_at(HERE, c->out[0], TS_I64);
+  } else if (ok) {
+    c->out[0] = k == 1 ? vals[0] : ts_concat_at(HERE, vals, (int)k, (int)axis);
+    if (c->n_out > 1)
+      c->out[1] = k == 1 ? idxs[0] : ts_concat_at(HERE, idxs, (int)k, (int)axis);
+  }
+  g_free(vals);
+  g_free(idxs);
+  return ok && c->out[0] != NULL;
+}
+
+/* ---- Resize ---------------------------------------------------------------------------- */
+
+/* Resize as ONNX's reference computes it, one axis at a time: each output
+ * position x maps to x_ori in the input (the coordinate transformation),
+ * takes the n input elements nearest to it (the input padded by its edge
+ * values) and weights them (nearest: one of two; linear: 2; cubic: 4).
+ * The indices and weights are computed here; the graph gathers and sums. */
+typedef enum { RESIZE_NEAREST, RESIZE_LINEAR, RESIZE_CUBIC } resize_mode;
+
+typedef struct resize_spec {
+  resize_mode mode;
+  char transform[32], nearest[32];
+  double cubic_a;
+  bool exclude_outside;
+} resize_spec;
+
+static double resize_x_ori(const resize_spec *r, double x, double scale, int64_t in)
+{
+  double out_width = scale * (double)in;
+  if (strcmp(r->transform, "align_corners") == 0)
+    return out_width == 1 ? 0 : x * (double)(in - 1) / (out_width - 1);
+  if (strcmp(r->transform, "asymmetric") == 0)
+    return x / scale;
+  if (strcmp(r->transform, "pytorch_half_pixel") == 0)
+    return out_width == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
+  if (strcmp(r->transform, "tf_half_pixel_for_nn") == 0)
+    return (x + 0.5) / scale;
+  return (x + 0.5) / scale - 0.5; /* half_pixel */
+}
+
+static int resize_coeffs(const resize_spec *r, double ratio, double *c)
+{
+  if (r->mode == RESIZE_LINEAR) {
+    c[0] = 1 - ratio;
+    c[1] = ratio;
+    return 2;
+  }
+  if (r->mode == RESIZE_CUBIC) {
+    double a = r->cubic_a, p = ratio + 1, q = 1 - ratio, q1 = q + 1;
+    c[0] = ((a * p - 5 * a) * p + 8 * a) * p - 4 * a;
+    c[1] = ((a + 2) * ratio - (a + 3)) * ratio * ratio + 1;
+    c[2] = ((a + 2) * q - (a + 3)) * q * q + 1;
+    c[3] = ((a * q1 - 5 * a) * q1 + 8 * a) * q1 - 4 * a;
+    return 4;
+  }
+  bool second;
+  if (ratio == floor(ratio))
+    second = true;
+  else if (strcmp(r->nearest, "round_prefer_ceil") == 0)
+    second = ratio >= 0.5;
+  else if (strcmp(r->nearest, "floor") == 0)
+    second = false;
+  else if (strcmp(r->nearest, "ceil") == 0)
+    second = true;
+  else /* round_prefer_floor */
+    second = ratio > 0.5;
+  c[0] = !second;
+  c[1] = second;
+  return 2;
+}
+
+/* x resized along axis to out elements at scale. */
+static ts_tensor *resize_axis(const resize_spec *r, ts_tensor *x, int axis, int64_t out, double scale)
+{
+  int64_t in = ts_tensor_dim(x, axis);
+  int rank = ts_tensor_rank(x);
+  enum { MAX_TAPS = 4 };
+  int n = r->mode == RESIZE_CUBIC ? 4 : 2, pad = (n + 1) / 2;
+  int64_t *idx = g_new(int64_t, MAX_TAPS * out);
+  double *w = g_new(double, MAX_TAPS * out);
+  for (int64_t o = 0; o < out; o++) {
+    double x_ori = resize_x_ori(r, (double)o, scale, in);
+    double ratio = x_ori == floor(x_ori) ? 1 : x_ori - floor(x_ori);
+    double c[MAX_TAPS];
+    resize_coeffs(r, ratio, c);
+    /* the n indices of the padded input nearest to x_ori + pad (ties: the lower), in order */
+    double xp = x_ori + pad;
+    int64_t limit = in + 2 * pad, first = (int64_t)floor(xp) - n, best[MAX_TAPS];
+    int found = 0;
+    for (int k = 0; k < n; k++) {
+      int64_t pick = -1;
+      for (int64_t cand = first; cand <= first + 2 * n + 1; cand++) {
+        bool taken = cand < 0 || cand >= limit;
+        for (int j = 0; j < found && !taken; j++)
+          taken = best[j] == cand;
+        if (!taken && (pick < 0 || fabs(xp - (double)cand) < fabs(xp - (double)pick)))
+          pick = cand;
+      }
+      best[found++] = pick;
+    }
+    for (int i = 1; i < n; i++) /* sorted */
+      for (int j = i; j > 0 && best[j - 1] > best[j]; j--) {
+        int64_t t = best[j];
+        best[j] = best[j - 1];
+        best[j - 1] = t;
+      }
+    double total = 0;
+    for (int k = 0; k < n; k++) {
+      int64_t orig = best[k] - pad;
+      if (r->exclude_outside && (orig < 0 || orig >= in))
+        c[k] = 0;
+      total += c[k];
+      idx[k * out + o] = orig < 0 ? 0 : orig >= in ? in - 1 : orig;
+    }
+    for (int k = 0; k < n; k++)
+      w[k * out + o] = r->exclude_outside && total != 0 ? c[k] / total : c[k];
+  }
+  ts_shape along = { .rank = rank };
+  for (int d = 0; d < rank; d++)
+    along.dim[d] = d == axis ? out : 1;
+  ts_tensor *y = NULL;
+  for (int k = 0; k < n; k++) {
+    if (r->mode == RESIZE_NEAREST)
+      break; /* below */
+    ts_tensor *taken = ts_gather_at(HERE, x, ts_constant(TS_I64, TS_SHAPE(out), idx + k * out), axis);
+    ts_tensor *weight = ts_cast_at(HERE, ts_constant(TS_F64, along, w + k * out), ts_tensor_dtype(x));
+    ts_tensor *term = ts_mul_at(HERE, taken, weight);
+    y = y ? ts_add_at(HERE, y, term) : term;
+  }
+  if (r->mode == RESIZE_NEAREST) { /* the picked index per output, no arithmetic */
+    int64_t *pick = g_new(int64_t, out);
+    for (int64_t o = 0; o < out; o++)
+      pick[o] = w[o] != 0 ? idx[o] : idx[out + o];
+    y = ts_gather_at(HERE, x, ts_constant(TS_I64, TS_SHAPE(out), pick), axis);
+    g_free(pick);
+  }
+  g_free(idx);
+  g_free(w);
+  return y;
+}
+
+static bool op_resize(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  if (c->opset < 11) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "Resize before opset 11 is not supported");
+    return false;
+  }
+  resize_spec r = { .cubic_a = attr_float(c, "cubic_coeff_a", -0.75),
+                    .exclude_outside = attr_int(c, "exclude_outside", 0) != 0 };
+  char mode[16];
+  attr_string(c, "mode", "nearest", mode, sizeof mode);
+  attr_string(c, "coordinate_transformation_mode", "half_pixel", r.transform, sizeof r.transform);
+  attr_string(c, "nearest_mode", "round_prefer_floor", r.nearest, sizeof r.nearest);
+  r.mode = strcmp(mode, "linear") == 0 ? RESIZE_LINEAR : strcmp(mode, "cubic") == 0 ? RESIZE_CUBIC : RESIZE_NEAREST;
+  if (strcmp(mode, "nearest") != 0 && r.mode == RESIZE_NEAREST) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "mode '%s'", mode);
+    return false;
+  }
+  static const char *const transforms[] = { "half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel",
+                                            "tf_half_pixel_for_nn" };
+  bool known = false;
+  for (size_t i = 0; i < G_N_ELEMENTS(transforms); i++)
+    known |= strcmp(r.transform, transforms[i]) == 0;
+  if (!known) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "coordinate_transformation_mode '%s' is not supported", r.transform);
+    return false;
+  }
+  int rank = ts_tensor_rank(x);
+  ts_shape s = ts_tensor_shape(x);
+  double scales[TS_MAX_RANK];
+  int64_t sizes[TS_MAX_RANK];
+  ts_tensor *hs = c->n_in > 2 ? c->in[2].host : NULL, *hz = c->n_in > 3 ? c->in[3].host : NULL;
+  bool by_sizes = IN(3) != NULL;
+  if ((by_sizes && !hz) || (!by_sizes && !hs)) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "scales or sizes must be known when the graph is built");
+    return false;
+  }
+  if (ts_tensor_size(by_sizes ? hz : hs) != rank) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%" PRId64 " %s for rank %d", ts_tensor_size(by_sizes ? hz : hs),
+                   by_sizes ? "sizes" : "scales", rank);
+    return false;
+  }
+  double made = 1;
+  for (int d = 0; d < rank; d++) {
+    if (s.dim[d] < 0) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "unknown dims");
+      return false;
+    }
+    if (by_sizes) {
+      sizes[d] = ts_tensor_get_i64(hz, d);
+      scales[d] = s.dim[d] ? (double)sizes[d] / (double)s.dim[d] : 1;
+    } else {
+      scales[d] = ts_tensor_get_f64(hs, d);
+      sizes[d] = (int64_t)floor((double)s.dim[d] * scales[d]);
+    }
+    if (!(scales[d] > 0) || sizes[d] < 0 || (s.dim[d] == 0 && sizes[d] > 0)) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "scale %g, size %" PRId64 " on axis %d", scales[d], sizes[d], d);
+      return false;
+    }
+    made *= (double)sizes[d];
+  }
+  if (!check_made(c, made))
+    return false;
+  ts_tensor *y = x;
+  for (int d = 0; d < rank && y; d++)
+    if (sizes[d] != s.dim[d] || scales[d] != 1)
+      y = resize_axis(&r, y, d, sizes[d], scales[d]);
+  return out1(c, y == x ? ts_identity_at(HERE, x) : y);
+}
+
+/* ---- the table ------------------------------------------------------------------------------ */
+
+#define ANY (-1)
+static const onnx_op_row ROWS[] = {
+  { "Abs", 1, 1, 1, 1, ",", op_abs, 0, true },
+  { "AveragePool", 1, 1, 1, 1, ",auto_pad,ceil_mode,count_include_pad,dilations,kernel_shape,pads,strides,", op_average_pool, 0, false },
+  { "ConvTranspose", 2, 3, 1, 1, ",auto_pad,dilations,group,kernel_shape,output_padding,output_shape,pads,strides,",
+    op_conv_transpose, 0, false },
+  { "CumSum", 2, 2, 1, 1, ",exclusive,reverse,", op_cumsum, 0, false },
+  { "DepthToSpace", 1, 1, 1, 1, ",blocksize,mode,", op_depth_to_space, 0, true },
+  { "Pad", 1, 3, 1, 1, ",mode,pads,value,", op_pad, 0, true },
+  { "SpaceToDepth", 1, 1, 1, 1, ",blocksize,", op_space_to_depth, 0, true },
+  { "Celu", 1, 1, 1, 1, ",alpha,", op_celu, 0, true },
+  { "EyeLike", 1, 1, 1, 1, ",dtype,k,", op_eye_like, 0, true },
+  { "GatherElements", 2, 2, 1, 1, ",axis,", op_gather_elements, 0, true },
+  { "GatherND", 2, 2, 1, 1, ",batch_dims,", op_gather_nd, 0, true },
+  { "Hardmax", 1, 1, 1, 1, ",axis,", op_hardmax, 0, false },
+  { "IsInf", 1, 1, 1, 1, ",detect_negative,detect_positive,", op_isinf, 0, true },
+  { "NegativeLogLikelihoodLoss", 2, 3, 1, 1, ",ignore_index,reduction,", op_nll_loss, 0, false },
+  { "OneHot", 3, 3, 1, 1, ",axis,", op_one_hot, 0, true },
+  { "Resize", 1, 4, 1, 1, ",coordinate_transformation_mode,cubic_coeff_a,exclude_outside,extrapolation_value,mode,nearest_mode,",
+    op_resize, 0, false },
+  { "Round", 1, 1, 1, 1, ",", op_round, 0, true },
+  { "Shrink", 1, 1, 1, 1, ",bias,lambd,", op_shrink, 0, true },
+  { "SoftmaxCrossEntropyLoss", 2, 3, 1, 2, ",ignore_index,reduction,", op_softmax_cross_entropy, 0, false },
+  { "Trilu", 1, 2, 1, 1, ",upper,", op_trilu, 0, true },
+
+  { "Add", 2, 2, 1, 1, ",axis,broadcast,", op_add, 0, true },
+  { "And", 2, 2, 1, 1, ",axis,broadcast,", op_and, 0, true },
+  { "ArgMax", 1, 1, 1, 1, ",axis,keepdims,select_last_index,", op_argmax, 0, true },
+  { "ArgMin", 1, 1, 1, 1, ",axis,keepdims,select_last_index,", op_argmin, 0, true },
+  { "BatchNormalization", 5, 5, 1, 1, ",epsilon,is_test,momentum,spatial,training_mode,", op_batch_norm, 0, false },
+  { "Cast", 1, 1, 1, 1, ",to,saturate,", op_cast, 0, true },
+  { "CastLike", 2, 2, 1, 1, ",saturate,", op_cast_like, 0, true },
+  { "Ceil", 1, 1, 1, 1, ",", op_ceil, 0, true },
+  { "Clip", 1, 3, 1, 1, ",min,max,", op_clip, 0, true },
+  { "Concat", 1, ANY, 1, 1, ",axis,", op_concat, 0, true },
+  { "Constant", 0, 0, 1, 1, ",value,value_float,value_floats,value_int,value_ints,value_string,value_strings,sparse_value,",
+    op_constant, 0, true },
+  { "ConstantOfShape", 1, 1, 1, 1, ",value,", op_constant_of_shape, 0, true },
+  { "Conv", 2, 3, 1, 1, ",auto_pad,dilations,group,kernel_shape,pads,strides,", op_conv, 0, false },
+  { "Div", 2, 2, 1, 1, ",axis,broadcast,", op_div, 0, true },
+  { "Dropout", 1, 3, 1, 2, ",ratio,is_test,seed,", op_dropout, 0, false },
+  { "Elu", 1, 1, 1, 1, ",alpha,", op_elu, 0, true },
+  { "Equal", 2, 2, 1, 1, ",axis,broadcast,", op_equal, 0, true },
+  { "Exp", 1, 1, 1, 1, ",", op_exp, 0, true },
+  { "Expand", 2, 2, 1, 1, ",", op_expand, 0, true },
+  { "Flatten", 1, 1, 1, 1, ",axis,", op_flatten, 0, true },
+  { "Floor", 1, 1, 1, 1, ",", op_floor, 0, true },
+  { "Gather", 2, 2, 1, 1, ",axis,", op_gather, 0, true },
+  { "Gemm", 2, 3, 1, 1, ",alpha,beta,broadcast,transA,transB,", op_gemm, 0, false },
+  { "GlobalAveragePool", 1, 1, 1, 1, ",", op_global_average_pool, 0, false },
+  { "GlobalMaxPool", 1, 1, 1, 1, ",", op_global_max_pool, 0, false },
+  { "Greater", 2, 2, 1, 1, ",axis,broadcast,", op_greater, 0, true },
+  { "GreaterOrEqual", 2, 2, 1, 1, ",", op_greater_equal, 0, true },
+  { "HardSigmoid", 1, 1, 1, 1, ",alpha,beta,", op_hard_sigmoid, 0, true },
+  { "HardSwish", 1, 1, 1, 1, ",", op_hard_swish, 0, true },
+  { "Identity", 1, 1, 1, 1, ",", op_identity, 0, true },
+  { "InstanceNormalization", 3, 3, 1, 1, ",epsilon,", op_instance_norm, 0, false },
+  { "IsNaN", 1, 1, 1, 1, ",", op_isnan, 0, true },
+  { "LayerNormalization", 2, 3, 1, 3, ",axis,epsilon,stash_type,", op_layer_norm, 0, false },
+  { "LeakyRelu", 1, 1, 1, 1, ",alpha,", op_leaky_relu, 0, true },
+  { "Less", 2, 2, 1, 1, ",axis,broadcast,", op_less, 0, true },
+  { "LessOrEqual", 2, 2, 1, 1, ",", op_less_equal, 0, true },
+  { "Log", 1, 1, 1, 1, ",", op_log, 0, true },
+  { "LogSoftmax", 1, 1, 1, 1, ",axis,", op_log_softmax, 0, false },
+  { "MatMul", 2, 2, 1, 1, ",", op_matmul, 0, false },
+  { "Max", 1, ANY, 1, 1, ",", op_max, 0, true },
+  { "MaxPool", 1, 1, 1, 1, ",auto_pad,ceil_mode,dilations,kernel_shape,pads,storage_order,strides,", op_max_pool, 0, false },
+  { "Mean", 1, ANY, 1, 1, ",", op_mean, 0, true },
+  { "Min", 1, ANY, 1, 1, ",", op_min, 0, true },
+  { "Mod", 2, 2, 1, 1, ",fmod,", op_mod, 0, true },
+  { "Mul", 2, 2, 1, 1, ",axis,broadcast,", op_mul, 0, true },
+  { "Neg", 1, 1, 1, 1, ",", op_neg, 0, true },
+  { "Not", 1, 1, 1, 1, ",", op_not, 0, true },
+  { "Or", 2, 2, 1, 1, ",axis,broadcast,", op_or, 0, true },
+  { "PRelu", 2, 2, 1, 1, ",", op_prelu, 0, true },
+  { "Pow", 2, 2, 1, 1, ",axis,broadcast,", op_pow, 0, true },
+  { "Range", 3, 3, 1, 1, ",", op_range, 0, true },
+  { "Reciprocal", 1, 1, 1, 1, ",", op_reciprocal, 0, true },
+  { "ReduceL1", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_l1, 0, true },
+  { "ReduceL2", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_l2, 0, true },
+  { "ReduceLogSum", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_log_sum, 0, true },
+  { "ReduceLogSumExp", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_log_sum_exp, 0, true },
+  { "ReduceMax", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_max, 0, true },
+  { "ReduceMean", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_mean, 0, true },
+  { "ReduceMin", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_min, 0, true },
+  { "ReduceProd", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_prod, 0, true },
+  { "ReduceSum", 1, 2, 1, 1, ",axes,keepdims,noop_with_empty_axes,", op_reduce_sum, 0, true },
+  { "ReduceSumSquare", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_sum_square, 0, true },
+  { "Relu", 1, 1, 1, 1, ",", op_relu, 0, true },
+  { "Reshape", 2, 2, 1, 1, ",allowzero,", op_reshape, 5, true },
+  { "ScatterElements", 3, 3, 1, 1, ",axis,reduction,", op_scatter_elements, 0, true },
+  { "Selu", 1, 1, 1, 1, ",alpha,gamma,", op_selu, 0, true },
+  { "Shape", 1, 1, 1, 1, ",start,end,", op_shape, 0, true },
+  { "Sigmoid", 1, 1, 1, 1, ",", op_sigmoid, 0, true },
+  { "Sign", 1, 1, 1, 1, ",", op_sign, 0, true },
+  { "Size", 1, 1, 1, 1, ",", op_size, 0, true },
+  { "Slice", 1, 5, 1, 1, ",starts,ends,axes,", op_slice, 0, true },
+  { "Softmax", 1, 1, 1, 1, ",axis,", op_softmax, 0, false },
+  { "Softplus", 1, 1, 1, 1, ",", op_softplus, 0, true },
+  { "Softsign", 1, 1, 1, 1, ",", op_softsign, 0, true },
+  { "Split", 1, 2, 1, TS_MAX_RANK * 64, ",axis,split,", op_split, 0, true },
+  { "Sqrt", 1, 1, 1, 1, ",", op_sqrt, 0, true },
+  { "Squeeze", 1, 2, 1, 1, ",axes,", op_squeeze, 0, true },
+  { "Sub", 2, 2, 1, 1, ",axis,broadcast,", op_sub, 0, true },
+  { "Sum", 1, ANY, 1, 1, ",", op_sum, 0, true },
+  { "Tanh", 1, 1, 1, 1, ",", op_tanh, 0, true },
+  { "ThresholdedRelu", 1, 1, 1, 1, ",alpha,", op_thresholded_relu, 0, true },
+  { "Tile", 2, 2, 1, 1, ",", op_tile, 0, true },
+  { "TopK", 2, 2, 1, 2, ",axis,largest,sorted,", op_topk, 10, false },
+  { "Transpose", 1, 1, 1, 1, ",perm,", op_transpose, 0, true },
+  { "Unsqueeze", 1, 2, 1, 1, ",axes,", op_unsqueeze, 0, true },
+  { "Where", 3, 3, 1, 1, ",", op_where, 0, true },
+  { "Xor", 2, 2, 1, 1, ",axis,broadcast,", op_xor, 0, true },
+};
+
+bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c)
+{
+  ts_loc saved = node_loc;
+  node_loc = c->loc;
+  bool ok = row->build(c);
+  node_loc = saved;
+  return ok;
+}
+
+const onnx_op_row *onnx_op_lookup(const char *op)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS(ROWS); i++)
+    if (strcmp(ROWS[i].name, op) == 0)
+      return &ROWS[i];
+  return NULL;
+}

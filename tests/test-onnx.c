@@ -1,0 +1,697 @@
+/* test-onnx.c — ONNX import (engine/io/onnx_*.c): models written here
+ * byte by byte (a small protobuf encoder below) are imported, run eagerly
+ * and as traced functions; hostile files (truncated, cyclic, nested too
+ * deep, sizes that contradict their data, external data outside the
+ * model's folder, random bytes) give errors naming the file and what was
+ * wrong, never a crash (ASan/UBSan run this). */
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracescope-onnx.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* ---- a protobuf encoder ------------------------------------------------------ */
+
+typedef GByteArray pb;
+
+static void put_varint(pb *b, uint64_t v)
+{
+  do {
+    guint8 byte = (guint8)(v & 0x7f);
+    v >>= 7;
+    if (v)
+      byte |= 0x80;
+    g_byte_array_append(b, &byte, 1);
+  } while (v);
+}
+
+static void put_int(pb *b, int field, int64_t v)
+{
+  put_varint(b, (uint64_t)field << 3);
+  put_varint(b, (uint64_t)v);
+}
+
+static void put_bytes(pb *b, int field, const void *data, size_t n)
+{
+  put_varint(b, ((uint64_t)field << 3) | 2);
+  put_varint(b, n);
+  g_byte_array_append(b, data, (guint)n);
+}
+
+static void put_str(pb *b, int field, const char *s)
+{
+  put_bytes(b, field, s, strlen(s));
+}
+
+/* Appends sub as field and frees it. */
+static void put_msg(pb *b, int field, pb *sub)
+{
+  put_bytes(b, field, sub->data, sub->len);
+  g_byte_array_unref(sub);
+}
+
+static pb *msg(void)
+{
+  return g_byte_array_new();
+}
+
+/* ValueInfoProto: name, a float tensor type with dims (-1: the symbolic "N"). */
+static pb *value_info(const char *name, int elem_type, int rank, const int64_t *dims)
+{
+  pb *shape = msg();
+  for (int i = 0; i < rank; i++) {
+    pb *dim = msg();
+    if (dims[i] < 0)
+      put_str(dim, 2, "N");
+    else
+      put_int(dim, 1, dims[i]);
+    put_msg(shape, 1, dim);
+  }
+  pb *tensor_type = msg();
+  put_int(tensor_type, 1, elem_type);
+  put_msg(tensor_type, 2, shape);
+  pb *type = msg();
+  put_msg(type, 1, tensor_type);
+  pb *v = msg();
+  put_str(v, 1, name);
+  put_msg(v, 2, type);
+  return v;
+}
+
+/* NodeProto: op, name, inputs and outputs ("a,b"), attributes already encoded. */
+static pb *node(const char *op, const char *name, const char *inputs, const char *outputs, pb *attrs)
+{
+  pb *n = msg();
+  char **in = g_strsplit(inputs, ",", -1), **out = g_strsplit(outputs, ",", -1);
+  for (int i = 0; in[i] && *inputs; i++)
+    put_str(n, 1, in[i]);
+  for (int i = 0; out[i]; i++)
+    put_str(n, 2, out[i]);
+  g_strfreev(in);
+  g_strfreev(out);
+  put_str(n, 3, name);
+  put_str(n, 4, op);
+  if (attrs) {
+    g_byte_array_append(n, attrs->data, attrs->len);
+    g_byte_array_unref(attrs);
+  }
+  return n;
+}
+
+static pb *int_attr(const char *name, int64_t v)
+{
+  pb *a = msg();
+  put_str(a, 1, name);
+  put_int(a, 3, v);
+  put_int(a, 20, 2); /* INT */
+  pb *wrapped = msg();
+  put_msg(wrapped, 5, a);
+  return wrapped;
+}
+
+/* TensorProto: float dims with raw data (n floats), or external data. */
+static pb *float_tensor(const char *name, int rank, const int64_t *dims, const float *data, size_t n)
+{
+  pb *t = msg();
+  for (int i = 0; i < rank; i++)
+    put_int(t, 1, dims[i]);
+  put_int(t, 2, 1);
+  put_str(t, 8, name);
+  if (data)
+    put_bytes(t, 9, data, n * sizeof(float));
+  return t;
+}
+
+static pb *model(int opset, pb *graph)
+{
+  pb *m = msg();
+  put_int(m, 1, 8);
+  pb *op = msg();
+  put_str(op, 1, "");
+  put_int(op, 2, opset);
+  put_msg(m, 8, op);
+  put_msg(m, 7, graph);
+  return m;
+}
+
+static char *tmp_dir;
+
+static char *write_file(const char *name, const pb *bytes)
+{
+  char *path = g_build_filename(tmp_dir, name, NULL);
+  g_assert_true(g_file_set_contents(path, (const char *)bytes->data, bytes->len, NULL));
+  return path;
+}
+
+/* y = x + w (w an initializer [3]) under the scope "block", then Relu. */
+static pb *add_relu_model(bool symbolic)
+{
+  int64_t dims[] = { symbolic ? -1 : 2, 3 }, wdims[] = { 3 };
+  float w[] = { 1, -2, 3 };
+  pb *g = msg();
+  put_msg(g, 1, node("Add", "/block/Add", "x,w", "s", NULL));
+  put_msg(g, 1, node("Relu", "/block/Relu", "s", "y", NULL));
+  put_str(g, 2, "add_relu");
+  put_msg(g, 5, float_tensor("w", 1, wdims, w, 3));
+  put_msg(g, 11, value_info("x", 1, 2, dims));
+  put_msg(g, 12, value_info("y", 1, 2, dims));
+  return model(13, g);
+}
+
+static ts_onnx_model *load_ok(const char *path)
+{
+  ts_onnx_model *m = ts_onnx_load(path);
+  if (!m)
+    g_error("%s", ts_error_peek() ? ts_error_peek()->message : "no error");
+  return m;
+}
+
+/* Loading fails with code and a message holding every one of the words. */
+static void assert_load_fails(const char *path, ts_error_code code, const char *const *words)
+{
+  ts_onnx_model *m = ts_onnx_load(path);
+  g_assert_null(m);
+  ts_error *e = ts_error_take();
+  g_assert_nonnull(e);
+  g_test_message("%s", e->message);
+  g_assert_cmpstr(ts_error_code_name(e->code), ==, ts_error_code_name(code));
+  g_assert_nonnull(strstr(e->message, path));
+  for (int i = 0; words && words[i]; i++)
+    if (!strstr(e->message, words[i]))
+      g_error("'%s' not in: %s", words[i], e->message);
+  ts_error_free(e);
+}
+#define WORDS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+/* ---- import and run ----------------------------------------------------------- */
+
+static void test_run_eager_and_graph(void)
+{
+  pb *bytes = add_relu_model(false);
+  char *path = write_file("add_relu.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  g_assert_cmpstr(ts_onnx_model_name(m), ==, "add_relu");
+  g_assert_cmpint(ts_onnx_model_opset(m), ==, 13);
+  g_assert_cmpint(ts_onnx_model_n_inputs(m), ==, 1); /* the initializer is no input */
+  g_assert_cmpstr(ts_onnx_model_input_name(m, 0), ==, "x");
+  g_assert_cmpint(ts_onnx_model_n_outputs(m), ==, 1);
+
+  ts_scope *scope = ts_scope_begin();
+  float xv[] = { 0, 1, -5, -1, 3, 0 };
+  ts_tensor *x = ts_constant(TS_F32, TS_SHAPE(2, 3), xv);
+  ts_tensor *y;
+  g_assert_true(ts_onnx_model_run(m, &x, 1, &y));
+  float want[] = { 1, 0, 0, 0, 1, 3 };
+  for (int i = 0; i < 6; i++)
+    g_assert_cmpfloat(ts_tensor_get_f64(y, i), ==, want[i]);
+
+  ts_function *fn = ts_onnx_model_function(m, 0);
+  g_assert_nonnull(fn);
+  ts_value arg = TS_TENSOR_VALUE(x);
+  ts_tensor *gy = ts_function_call(fn, &arg, 1);
+  g_assert_nonnull(gy);
+  for (int i = 0; i < 6; i++)
+    g_assert_cmpfloat(ts_tensor_get_f64(gy, i), ==, want[i]);
+  g_assert_cmpint(ts_function_n_concrete(fn), ==, 1);
+  /* the nodes fold under the name scope of their ONNX names */
+  const ts_graph *g = ts_concrete_graph(ts_function_concrete(fn, 0));
+  bool add_in_block = false;
+  for (int i = 0; i < ts_graph_n_nodes(g); i++) {
+    const ts_node *n = ts_graph_node(g, i);
+    add_in_block |= ts_node_op(n) == TS_OP_ADD && strcmp(ts_node_scope(n), "block") == 0;
+  }
+  g_assert_true(add_in_block);
+
+  /* a wrong input is an error naming it */
+  ts_tensor *bad = ts_zeros(TS_F32, TS_SHAPE(3, 3));
+  g_assert_false(ts_onnx_model_run(m, &bad, 1, &y));
+  ts_error *e = ts_error_take();
+  g_assert_nonnull(strstr(e->message, "input 0 'x' must be f32[2,3]"));
+  ts_error_free(e);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
+static void test_symbolic_dims(void)
+{
+  pb *bytes = add_relu_model(true);
+  char *path = write_file("add_relu_n.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  ts_spec spec = ts_onnx_model_input_spec(m, 0);
+  g_assert_cmpint(spec.shape.rank, ==, 2);
+  g_assert_cmpint(spec.shape.dim[0], ==, -1);
+  g_assert_cmpint(spec.shape.dim[1], ==, 3);
+  ts_function *fn = ts_onnx_model_function(m, 0);
+  ts_scope *scope = ts_scope_begin();
+  for (int rows = 1; rows <= 4; rows++) {
+    ts_value arg = TS_TENSOR_VALUE(ts_ones(TS_F32, TS_SHAPE(rows, 3)));
+    ts_tensor *y = ts_function_call(fn, &arg, 1);
+    g_assert_nonnull(y);
+    g_assert_cmpint(ts_tensor_dim(y, 0), ==, rows);
+    g_assert_cmpfloat(ts_tensor_get_f64(y, 2), ==, 4);
+  }
+  g_assert_cmpint(ts_function_trace_count(fn), ==, 1); /* one concrete function for every N */
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
+static void test_unsupported_op_named(void)
+{
+  int64_t dims[] = { 3 };
+  pb *g = msg();
+  put_msg(g, 1, node("Erf", "my_erf", "x", "y", NULL));
+  put_msg(g, 11, value_info("x", 1, 1, dims));
+  put_msg(g, 12, value_info("y", 1, 1, dims));
+  pb *bytes = model(13, g);
+  char *path = write_file("erf.onnx", bytes);
+  g_byte_array_unref(bytes);
+  assert_load_fails(path, TS_ERR_UNIMPLEMENTED, WORDS("Erf", "my_erf", "opset 13"));
+  char *missing = ts_onnx_unsupported(path);
+  g_assert_cmpstr(missing, ==, "Erf");
+  free(missing);
+  g_free(path);
+}
+
+static void test_unsupported_attribute_named(void)
+{
+  int64_t dims[] = { 3 };
+  pb *g = msg();
+  put_msg(g, 1, node("Relu", "r", "x", "y", int_attr("alpha", 2)));
+  put_msg(g, 11, value_info("x", 1, 1, dims));
+  put_msg(g, 12, value_info("y", 1, 1, dims));
+  pb *bytes = model(14, g);
+  char *path = write_file("relu_attr.onnx", bytes);
+  g_byte_array_unref(bytes);
+  assert_load_fails(path, TS_ERR_UNIMPLEMENTED, WORDS("Relu", "'r'", "attribute 'alpha'"));
+  g_free(path);
+}
+
+/* Softmax before opset 13 flattens at axis 1; from 13 it is per axis. */
+static void test_softmax_by_opset(void)
+{
+  int64_t dims[] = { 2, 2 };
+  float xv[] = { 0, 1, 2, 3 };
+  for (int opset = 11; opset <= 13; opset += 2) {
+    pb *g = msg();
+    put_msg(g, 1, node("Softmax", "sm", "x", "y", int_attr("axis", 0)));
+    put_msg(g, 11, value_info("x", 1, 2, dims));
+    put_msg(g, 12, value_info("y", 1, 2, dims));
+    pb *bytes = model(opset, g);
+    char *path = write_file("softmax.onnx", bytes);
+    g_byte_array_unref(bytes);
+    ts_onnx_model *m = load_ok(path);
+    ts_scope *scope = ts_scope_begin();
+    ts_tensor *x = ts_constant(TS_F32, TS_SHAPE(2, 2), xv), *y;
+    g_assert_true(ts_onnx_model_run(m, &x, 1, &y));
+    double total = 0;
+    for (int i = 0; i < 4; i++)
+      total += ts_tensor_get_f64(y, i);
+    if (opset == 11) /* axis 0: the whole [1, 4] row sums to 1 */
+      g_assert_cmpfloat(fabs(total - 1), <, 1e-6);
+    else /* each column sums to 1 */
+      g_assert_cmpfloat(fabs(ts_tensor_get_f64(y, 0) + ts_tensor_get_f64(y, 2) - 1), <, 1e-6);
+    ts_scope_end(scope);
+    ts_onnx_model_free(m);
+    g_free(path);
+  }
+}
+
+/* ---- hostile files ------------------------------------------------------------- */
+
+static void test_truncated(void)
+{
+  pb *bytes = add_relu_model(false);
+  int failed = 0;
+  for (guint len = 0; len < bytes->len; len++) {
+    pb *part = g_byte_array_sized_new(len);
+    g_byte_array_append(part, bytes->data, len);
+    char *path = write_file("truncated.onnx", part);
+    ts_onnx_model *m = ts_onnx_load(path);
+    if (!m) {
+      failed++;
+      g_assert_true(ts_failed());
+      g_assert_nonnull(strstr(ts_error_peek()->message, path));
+      ts_error_clear();
+    }
+    ts_onnx_model_free(m);
+    g_byte_array_unref(part);
+    g_free(path);
+  }
+  /* every cut but those that end between whole fields of the model fails */
+  g_assert_cmpint(failed, >, (int)bytes->len * 9 / 10);
+  g_byte_array_unref(bytes);
+}
+
+static void test_random_bytes(void)
+{
+  GRand *rand = g_rand_new_with_seed(28);
+  pb *good = add_relu_model(false);
+  for (int round = 0; round < 500; round++) {
+    pb *b = g_byte_array_new();
+    g_byte_array_append(b, good->data, good->len);
+    int flips = 1 + g_rand_int_range(rand, 0, 4);
+    for (int i = 0; i < flips; i++)
+      b->data[g_rand_int_range(rand, 0, (gint32)b->len)] = (guint8)g_rand_int_range(rand, 0, 256);
+    char *path = write_file("random.onnx", b);
+    ts_onnx_model *m = ts_onnx_load(path);
+    if (m) { /* still a model: it must run or fail cleanly */
+      ts_scope *scope = ts_scope_begin();
+      int n = ts_onnx_model_n_inputs(m);
+      ts_tensor *in[8] = { NULL }, *out[8] = { NULL };
+      for (int i = 0; i < n && i < 8; i++) {
+        ts_spec s = ts_onnx_model_input_spec(m, i);
+        for (int d = 0; d < s.shape.rank; d++)
+          s.shape.dim[d] = s.shape.dim[d] < 0 || s.shape.dim[d] > 16 ? 1 : s.shape.dim[d];
+        in[i] = ts_zeros(s.dtype, s.shape);
+      }
+      if (n <= 8 && ts_onnx_model_n_outputs(m) <= 8)
+        ts_onnx_model_run(m, in, n, out);
+      ts_scope_end(scope);
+    }
+    ts_error_clear();
+    ts_onnx_model_free(m);
+    g_free(path);
+    g_byte_array_unref(b);
+  }
+  g_byte_array_unref(good);
+  g_rand_free(rand);
+}
+
+static void test_cyclic(void)
+{
+  int64_t dims[] = { 3 };
+  pb *g = msg();
+  put_msg(g, 1, node("Add", "a", "x,b_out", "a_out", NULL));
+  put_msg(g, 1, node("Relu", "b", "a_out", "b_out", NULL));
+  put_msg(g, 11, value_info("x", 1, 1, dims));
+  put_msg(g, 12, value_info("b_out", 1, 1, dims));
+  pb *bytes = model(13, g);
+  char *path = write_file("cyclic.onnx", bytes);
+  g_byte_array_unref(bytes);
+  assert_load_fails(path, TS_ERR_FORMAT, WORDS("'a'", "reads 'b_out'", "cyclic"));
+  g_free(path);
+}
+
+static void test_nested_too_deep(void)
+{
+  /* a graph in an If node's attribute, in a graph in an attribute, ... */
+  pb *g = msg();
+  put_str(g, 2, "innermost");
+  for (int depth = 0; depth < TS_ONNX_MAX_DEPTH + 8; depth++) {
+    pb *a = msg();
+    put_str(a, 1, "then_branch");
+    put_int(a, 20, 5);
+    put_msg(a, 6, g);
+    pb *n = msg();
+    put_str(n, 4, "If");
+    put_msg(n, 5, a);
+    g = msg();
+    put_msg(g, 1, n);
+  }
+  pb *bytes = model(13, g);
+  char *path = write_file("deep.onnx", bytes);
+  g_byte_array_unref(bytes);
+  assert_load_fails(path, TS_ERR_FORMAT, WORDS("nested deeper"));
+  g_free(path);
+}
+
+static void test_data_against_dims(void)
+{
+  int64_t dims[] = { 3 };
+  const struct {
+    int rank;
+    int64_t dims[3];
+    size_t n;
+    const char *word;
+  } cases[] = {
+    { 1, { 4 }, 3, "needs 16 bytes" },                   /* raw data too short */
+    { 1, { 2 }, 3, "8 bytes of raw data, it has 12" }, /* too long */
+    { 3, { INT64_MAX / 2, 4, 4 }, 3, "overflows" },   /* product overflows */
+    { 2, { 1 << 30, 1 << 30 }, 3, "exceeds" },        /* 4 EiB of floats */
+    { 1, { -3 }, 3, "negative" },
+  };
+  float data[3] = { 1, 2, 3 };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    pb *g = msg();
+    put_msg(g, 1, node("Add", "a", "x,w", "y", NULL));
+    put_msg(g, 5, float_tensor("w", cases[i].rank, cases[i].dims, data, cases[i].n));
+    put_msg(g, 11, value_info("x", 1, 1, dims));
+    put_msg(g, 12, value_info("y", 1, 1, dims));
+    pb *bytes = model(13, g);
+    char *path = write_file("sizes.onnx", bytes);
+    g_byte_array_unref(bytes);
+    assert_load_fails(path, TS_ERR_FORMAT, WORDS("initializer 'w'", cases[i].word));
+    g_free(path);
+  }
+}
+
+/* An initializer in an external file: inside the folder it loads, a path
+ * out of the folder (.., absolute, a link) is refused. */
+static void test_external_data(void)
+{
+  float w[] = { 1, 2, 3 };
+  char *data_path = g_build_filename(tmp_dir, "weights.bin", NULL);
+  g_assert_true(g_file_set_contents(data_path, (const char *)w, sizeof w, NULL));
+  char *outside_dir = g_dir_make_tmp("tracescope-onnx-outside-XXXXXX", NULL);
+  char *outside = g_build_filename(outside_dir, "secret.bin", NULL);
+  g_assert_true(g_file_set_contents(outside, (const char *)w, sizeof w, NULL));
+  char *link = g_build_filename(tmp_dir, "link.bin", NULL);
+  g_assert_cmpint(symlink(outside, link), ==, 0);
+  char *escape = g_strdup_printf("../%s/secret.bin", strrchr(outside_dir, '/') + 1);
+  const char *locations[] = { "weights.bin", escape, outside, "link.bin", "missing.bin" };
+  for (size_t i = 0; i < G_N_ELEMENTS(locations); i++) {
+    int64_t dims[] = { 3 };
+    pb *t = float_tensor("w", 1, dims, NULL, 0);
+    pb *entry = msg();
+    put_str(entry, 1, "location");
+    put_str(entry, 2, locations[i]);
+    put_msg(t, 13, entry);
+    put_int(t, 14, 1); /* EXTERNAL */
+    pb *g = msg();
+    put_msg(g, 1, node("Add", "a", "x,w", "y", NULL));
+    put_msg(g, 5, t);
+    put_msg(g, 11, value_info("x", 1, 1, dims));
+    put_msg(g, 12, value_info("y", 1, 1, dims));
+    pb *bytes = model(13, g);
+    char *path = write_file("external.onnx", bytes);
+    g_byte_array_unref(bytes);
+    if (i == 0) {
+      ts_onnx_model *m = load_ok(path);
+      ts_scope *scope = ts_scope_begin();
+      ts_tensor *x = ts_zeros(TS_F32, TS_SHAPE(3)), *y;
+      g_assert_true(ts_onnx_model_run(m, &x, 1, &y));
+      g_assert_cmpfloat(ts_tensor_get_f64(y, 2), ==, 3);
+      ts_scope_end(scope);
+      ts_onnx_model_free(m);
+    } else if (i < 4)
+      assert_load_fails(path, TS_ERR_FORMAT, WORDS("leaves the model's folder"));
+    else
+      assert_load_fails(path, TS_ERR_IO, WORDS("missing.bin"));
+    g_free(path);
+  }
+  g_unlink(link);
+  g_unlink(outside);
+  g_rmdir(outside_dir);
+  g_unlink(data_path);
+  g_free(escape);
+  g_free(link);
+  g_free(outside);
+  g_free(outside_dir);
+  g_free(data_path);
+}
+
+/* A file over the size cap is refused before it is read (a sparse file: no disk used). */
+static void test_oversized(void)
+{
+  char *path = g_build_filename(tmp_dir, "huge.onnx", NULL);
+  FILE *fp = fopen(path, "wb");
+  g_assert_nonnull(fp);
+  g_assert_cmpint(ftruncate(fileno(fp), TS_ONNX_MAX_FILE_BYTES + 1), ==, 0);
+  fclose(fp);
+  assert_load_fails(path, TS_ERR_FORMAT, WORDS("over the importer's limit"));
+  g_unlink(path);
+  g_free(path);
+}
+
+static void test_not_a_file(void)
+{
+  assert_load_fails(tmp_dir, TS_ERR_IO, WORDS("not a regular file"));
+  char *missing = g_build_filename(tmp_dir, "nothing.onnx", NULL);
+  assert_load_fails(missing, TS_ERR_IO, WORDS("cannot open"));
+  g_free(missing);
+}
+
+/* ---- ONNX's own test data ------------------------------------------------------ */
+
+static void test_backend_tensor_files(void)
+{
+  char *dir = g_build_filename(TS_ONNX_TESTDATA, "node", "test_add", NULL);
+  if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+    g_test_skip("libonnx-testdata is not installed");
+    g_free(dir);
+    return;
+  }
+  char *model_path = g_build_filename(dir, "model.onnx", NULL);
+  char *in0 = g_build_filename(dir, "test_data_set_0", "input_0.pb", NULL);
+  char *in1 = g_build_filename(dir, "test_data_set_0", "input_1.pb", NULL);
+  char *out0 = g_build_filename(dir, "test_data_set_0", "output_0.pb", NULL);
+  ts_onnx_model *m = load_ok(model_path);
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *in[2] = { ts_onnx_tensor_load(in0), ts_onnx_tensor_load(in1) }, *want = ts_onnx_tensor_load(out0), *y;
+  g_assert_nonnull(in[0]);
+  g_assert_nonnull(want);
+  g_assert_true(ts_onnx_model_run(m, in, 2, &y));
+  g_assert_true(ts_shape_equal(ts_tensor_shape(y), ts_tensor_shape(want)));
+  for (int64_t i = 0; i < ts_tensor_size(want); i++)
+    g_assert_cmpfloat(ts_tensor_get_f64(y, i), ==, ts_tensor_get_f64(want, i));
+  /* a model is not a TensorProto of the right shape */
+  ts_tensor *bad = ts_onnx_tensor_load(model_path);
+  if (!bad)
+    ts_error_clear();
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(model_path);
+  g_free(in0);
+  g_free(in1);
+  g_free(out0);
+  g_free(dir);
+}
+
+/* ---- the command line ------------------------------------------------------------ */
+
+/* Runs tracescope-cli with args; its stdout (owned), *status its exit status. */
+static char *run_cli(const char *const *args, int *status)
+{
+  const char *cli = g_getenv("TRACESCOPE_CLI");
+  g_assert_nonnull(cli);
+  GPtrArray *argv = g_ptr_array_new();
+  g_ptr_array_add(argv, (gpointer)cli);
+  for (int i = 0; args[i]; i++)
+    g_ptr_array_add(argv, (gpointer)args[i]);
+  g_ptr_array_add(argv, NULL);
+  char *out = NULL, *err = NULL;
+  int wait = 0;
+  GError *error = NULL;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &wait, &error));
+  g_assert_no_error(error);
+  *status = WIFEXITED(wait) ? WEXITSTATUS(wait) : -1;
+  g_test_message("stdout: %s\nstderr: %s", out, err);
+  g_free(err);
+  g_ptr_array_free(argv, TRUE);
+  return out;
+}
+
+/* A backend-test folder dir/name: model, one data set of x and its expected y. */
+static char *write_backend_test(const char *name, pb *model_bytes, const float *x, const float *y, int n)
+{
+  char *dir = g_build_filename(tmp_dir, "suite", name, "test_data_set_0", NULL);
+  g_assert_cmpint(g_mkdir_with_parents(dir, 0755), ==, 0);
+  int64_t dims[] = { 2, n / 2 };
+  const float *data[2] = { x, y };
+  const char *files[2] = { "input_0.pb", "output_0.pb" };
+  for (int i = 0; i < 2; i++) {
+    pb *t = float_tensor(i ? "y" : "x", 2, dims, data[i], (size_t)n);
+    char *path = g_build_filename(dir, files[i], NULL);
+    g_assert_true(g_file_set_contents(path, (const char *)t->data, t->len, NULL));
+    g_free(path);
+    g_byte_array_unref(t);
+  }
+  char *test_dir = g_path_get_dirname(dir);
+  char *model_path = g_build_filename(test_dir, "model.onnx", NULL);
+  g_assert_true(g_file_set_contents(model_path, (const char *)model_bytes->data, model_bytes->len, NULL));
+  g_byte_array_unref(model_bytes);
+  g_free(model_path);
+  g_free(dir);
+  return test_dir;
+}
+
+static void test_cli_onnx_test(void)
+{
+  float x[] = { 0, 1, -5, -1, 3, 0 }, right[] = { 1, 0, 0, 0, 1, 3 }, wrong[] = { 1, 0, 0, 0, 1, 4 };
+  char *good = write_backend_test("test_good", add_relu_model(false), x, right, 6);
+  char *bad = write_backend_test("test_bad", add_relu_model(false), x, wrong, 6);
+  int64_t dims[] = { 2, 3 };
+  pb *g = msg();
+  put_msg(g, 1, node("Erf", "e", "x", "y", NULL));
+  put_msg(g, 11, value_info("x", 1, 2, dims));
+  put_msg(g, 12, value_info("y", 1, 2, dims));
+  char *skip = write_backend_test("test_erf", model(13, g), x, right, 6);
+  char *suite = g_path_get_dirname(good);
+  int status;
+
+  char *out = run_cli(WORDS("onnx-test", good, skip), &status);
+  g_assert_cmpint(status, ==, 0);
+  g_assert_true(g_str_has_suffix(out, "\n1 passed, 0 failed, 1 skipped\n"));
+  g_assert_nonnull(strstr(out, "skipped by op: Erf 1\n"));
+  g_free(out);
+
+  /* a folder of tests; the wrong one fails (exit 1) with a line naming it */
+  out = run_cli(WORDS("onnx-test", suite), &status);
+  g_assert_cmpint(status, ==, 1);
+  g_assert_nonnull(strstr(out, "FAIL suite/test_bad: "));
+  g_assert_nonnull(strstr(out, "element 5 is 3, expected 4"));
+  g_assert_true(g_str_has_suffix(out, "\n1 passed, 1 failed, 1 skipped\n"));
+  g_free(out);
+
+  /* a test on the expected list that does not pass fails the run */
+  char *list = g_build_filename(tmp_dir, "expected.txt", NULL);
+  g_assert_true(g_file_set_contents(list, "# comment\nsuite/test_good\nsuite/test_erf\n", -1, NULL));
+  out = run_cli(WORDS("onnx-test", "--expected", list, good, skip), &status);
+  g_assert_cmpint(status, ==, 1);
+  g_assert_nonnull(strstr(out, "EXPECTED PASS did not pass: suite/test_erf"));
+  g_free(out);
+
+  /* a model runs as a module function */
+  char *model_path = g_build_filename(good, "model.onnx", NULL);
+  out = run_cli(WORDS("run", model_path, "add_relu", "--arg", "f32[2,3]=0,1,-5,-1,3,0"), &status);
+  g_assert_cmpint(status, ==, 0);
+  g_assert_nonnull(strstr(out, "[[1. 0. 0.]"));
+  g_free(out);
+  out = run_cli(WORDS("list", model_path), &status);
+  g_assert_cmpint(status, ==, 0);
+  g_assert_nonnull(strstr(out, "add_relu(x)"));
+  g_free(out);
+
+  g_free(model_path);
+  g_free(list);
+  g_free(suite);
+  g_free(good);
+  g_free(bad);
+  g_free(skip);
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  tmp_dir = g_dir_make_tmp("tracescope-onnx-XXXXXX", NULL);
+  g_test_add_func("/onnx/import/run-eager-and-graph", test_run_eager_and_graph);
+  g_test_add_func("/onnx/import/symbolic-dims", test_symbolic_dims);
+  g_test_add_func("/onnx/import/unsupported-op-named", test_unsupported_op_named);
+  g_test_add_func("/onnx/import/unsupported-attribute-named", test_unsupported_attribute_named);
+  g_test_add_func("/onnx/import/softmax-by-opset", test_softmax_by_opset);
+  g_test_add_func("/onnx/import/backend-tensor-files", test_backend_tensor_files);
+  g_test_add_func("/onnx/hostile/truncated", test_truncated);
+  g_test_add_func("/onnx/hostile/random-bytes", test_random_bytes);
+  g_test_add_func("/onnx/hostile/cyclic", test_cyclic);
+  g_test_add_func("/onnx/hostile/nested-too-deep", test_nested_too_deep);
+  g_test_add_func("/onnx/hostile/data-against-dims", test_data_against_dims);
+  g_test_add_func("/onnx/hostile/external-data", test_external_data);
+  g_test_add_func("/onnx/hostile/not-a-file", test_not_a_file);
+  g_test_add_func("/onnx/hostile/oversized", test_oversized);
+  g_test_add_func("/onnx/cli/onnx-test-run-list", test_cli_onnx_test);
+  int ret = g_test_run();
+  char *cmd = g_strdup_printf("rm -rf '%s'", tmp_dir);
+  g_assert_cmpint(system(cmd), ==, 0);
+  g_free(cmd);
+  g_free(tmp_dir);
+  ts_release_all();
+  return ret;
+}
