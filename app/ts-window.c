@@ -55,6 +55,7 @@ struct _TsWindow {
   TsSession *session;     /* a session being opened: applied once its module is */
   GHashTable *trace_errors; /* function -> why its last trace failed (none once one worked) */
   gboolean revealing;     /* a profiler row's node is being revealed: not a filter for the table */
+  gboolean profile_once;  /* Profile is being set for this window only: not saved */
 };
 
 enum { PROP_0, PROP_MODULE, PROP_BUSY, N_PROPS };
@@ -128,6 +129,9 @@ static void show_selection(TsWindow *self)
     self->current_function = g_strdup(name);
     ts_run_panel_set_function(self->run_panel, self->module, name);
   }
+  /* what the debugger showed was another function's */
+  if (ts_debug_panel_get_function(self->debug_panel) && g_strcmp0(ts_debug_panel_get_function(self->debug_panel), name) != 0)
+    ts_debug_panel_clear(self->debug_panel);
   TsConcreteInfo *cf = ts_sidebar_item_get_concrete(item);
   if (!cf) {
     GListModel *children = ts_sidebar_item_get_children(item);
@@ -335,11 +339,17 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep)
     function = g_strdup(ts_sidebar_item_get_function_name(item));
   g_set_object(&self->module, module);
   g_hash_table_remove_all(self->trace_errors);
+  if (!keep) { /* another module: the last one's debug call and timings are no use here */
+    ts_debug_panel_clear(self->debug_panel);
+    ts_profiler_panel_set_session(self->profiler_panel, NULL, NULL);
+    ts_profiler_panel_set_compare(self->profiler_panel, NULL, NULL);
+  }
   g_clear_pointer(&self->current_function, g_free);
   ts_run_panel_set_function(self->run_panel, NULL, NULL);
   ts_function_list_set_module(self->function_list, module);
   adw_window_title_set_title(self->window_title, ts_loaded_module_get_title(module));
   adw_window_title_set_subtitle(self->window_title, ts_loaded_module_get_file(module));
+  gtk_widget_set_tooltip_text(GTK_WIDGET(self->window_title), ts_loaded_module_get_file(module));
   gtk_stack_set_visible_child_name(self->main_stack, "main");
   ts_module_watch_set_module(self->watch, module);
   g_auto(GStrv) source_dirs = ts_source_search_dirs(ts_loaded_module_get_file(module));
@@ -496,8 +506,16 @@ static void on_profile_changed(GSimpleAction *action, GVariant *value, gpointer 
   TsWindow *self = user_data;
   g_simple_action_set_state(action, value);
   ts_engine_worker_set_profiling(self->worker, g_variant_get_boolean(value));
-  if (self->settings)
+  if (self->settings && !self->profile_once)
     g_settings_set_boolean(self->settings, "profile", g_variant_get_boolean(value));
+}
+
+void ts_window_set_profiling_once(TsWindow *self, gboolean profile)
+{
+  g_return_if_fail(TS_IS_WINDOW(self));
+  self->profile_once = TRUE;
+  g_action_group_change_action_state(G_ACTION_GROUP(self), "profile", g_variant_new_boolean(profile));
+  self->profile_once = FALSE;
 }
 
 /* Check mode: graph-mode Runs run each call eagerly too; where the two
@@ -1265,6 +1283,12 @@ static void action_add_breakpoint(GtkWidget *widget, const char *name, GVariant 
   toast(self, text);
 }
 
+/* Steps through the history of the ops that ran (the stop stays where it is). */
+static const struct {
+  const char *name;
+  int delta;
+} HISTORY_STEPS[] = { { "back", -1 }, { "forward", 1 } };
+
 static void action_debug(GtkWidget *widget, const char *name, GVariant *param)
 {
   TsWindow *self = TS_WINDOW(widget);
@@ -1272,6 +1296,9 @@ static void action_debug(GtkWidget *widget, const char *name, GVariant *param)
   for (size_t i = 0; i < G_N_ELEMENTS(DEBUG_COMMANDS); i++)
     if (g_str_equal(which, DEBUG_COMMANDS[i].name))
       ts_debug_panel_command(self->debug_panel, DEBUG_COMMANDS[i].command);
+  for (size_t i = 0; i < G_N_ELEMENTS(HISTORY_STEPS); i++)
+    if (g_str_equal(which, HISTORY_STEPS[i].name))
+      ts_debug_panel_step_history(self->debug_panel, HISTORY_STEPS[i].delta);
 }
 
 /* The node of that name in g or its subgraphs. */
@@ -1546,6 +1573,8 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F11, 0, "win.debug", "s", "into");
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F11, GDK_SHIFT_MASK, "win.debug", "s", "out");
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F5, GDK_SHIFT_MASK, "win.debug", "s", "stop");
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_bracketleft, GDK_ALT_MASK, "win.debug", "s", "back");
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_bracketright, GDK_ALT_MASK, "win.debug", "s", "forward");
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_l, GDK_CONTROL_MASK, "win.show-panel", "s", "trace-log");
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_k, GDK_CONTROL_MASK, "win.show-panel", "s", "console");
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_l, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
@@ -1570,6 +1599,7 @@ static void ts_window_init(TsWindow *self)
   g_signal_connect(self->worker, "notify::busy", G_CALLBACK(on_worker_busy), self);
   g_signal_connect(self->worker, "died", G_CALLBACK(on_worker_died), self);
   g_signal_connect(self->function_list, "notify::selected", G_CALLBACK(on_selected_changed), self);
+  ts_function_list_capture_keys(self->function_list, GTK_WIDGET(self)); /* type anywhere to filter */
   g_signal_connect(self->trace_log, "entry-activated", G_CALLBACK(on_entry_activated), self);
   g_signal_connect(graph_view(self), "node-selected", G_CALLBACK(on_node_selected), self);
   g_signal_connect(self->debug_panel, "op-shown", G_CALLBACK(on_debug_op_shown), self);
