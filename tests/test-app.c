@@ -2439,6 +2439,25 @@ static void find_cramped(GtkWidget *widget, GString *problems)
                            GTK_IS_LABEL(widget) ? " " : "",
                            GTK_IS_LABEL(widget) ? gtk_label_get_text(GTK_LABEL(widget)) : "", width, height, min_w,
                            min_h);
+  /* laid out past its parent's edge: cut where the parent clips it */
+  /* (GTK's own parts, a scrollbar's or a scale's slider, reach past their
+   * trough by design; a hidden revealer's child has no height to cut; 2 px
+   * of slack for the header bar's and the menu buttons' outlines) */
+  graphene_rect_t box;
+  GtkBorder pad = { 0 };
+  if (parent)
+    gtk_style_context_get_padding(gtk_widget_get_style_context(parent), &pad); /* room to draw in, not cut */
+  gboolean own_part = g_str_equal(G_OBJECT_TYPE_NAME(widget), "GtkGizmo") || GTK_IS_SCROLLBAR(parent);
+  if (parent && !scrolled && !own_part && gtk_widget_get_height(widget) > 0 &&
+      gtk_widget_compute_bounds(widget, parent, &box) &&
+      (box.origin.x < -2 - pad.left || box.origin.y < -2 - pad.top ||
+       box.origin.x + box.size.width > gtk_widget_get_width(parent) + 2 + pad.right ||
+       box.origin.y + box.size.height > gtk_widget_get_height(parent) + 2 + pad.bottom))
+    g_string_append_printf(problems, "%s%s%s: past its parent %s's edge (%.0f,%.0f %.0fx%.0f in %dx%d)\n",
+                           G_OBJECT_TYPE_NAME(widget), GTK_IS_LABEL(widget) ? " " : "",
+                           GTK_IS_LABEL(widget) ? gtk_label_get_text(GTK_LABEL(widget)) : "",
+                           G_OBJECT_TYPE_NAME(parent), box.origin.x, box.origin.y, box.size.width, box.size.height,
+                           gtk_widget_get_width(parent), gtk_widget_get_height(parent));
   /* a table needing more than its width: columns out of sight */
   if (GTK_IS_COLUMN_VIEW(widget) && !gtk_widget_get_ancestor(widget, TS_TYPE_TENSOR_VIEW) &&
       (judge_profiler_tables || !gtk_widget_get_ancestor(widget, TS_TYPE_PROFILER_PANEL))) {
