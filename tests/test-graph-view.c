@@ -478,6 +478,12 @@ static void test_search_reveals(void)
   wait_for(search_found_one, f.view); /* search-changed comes after a short delay */
   g_assert_cmpint(ts_graph_view_get_selected_item(f.view), ==, item_named(f.view, "encoder/layer_b/Sigmoid"));
   wait_for(selected_under_bar, f.view);
+  /* the legend, in a top corner, is under the bar, not behind it */
+  ts_graph_view_set_legend_corner(f.view, TS_LEGEND_CORNER_TOP_RIGHT);
+  graphene_rect_t legend, bar;
+  g_assert_true(ts_graph_view_get_legend_area(f.view, &legend));
+  g_assert_true(gtk_widget_compute_bounds(revealer, GTK_WIDGET(f.view), &bar));
+  g_assert_cmpfloat(legend.origin.y, >=, bar.origin.y + bar.size.height);
   g_signal_emit_by_name(entry, "activate");
   g_assert_cmpint(ts_graph_view_get_selected_item(f.view), ==, item_named(f.view, "encoder/layer_b/Sigmoid"));
   g_assert_cmpstr(gtk_label_get_text(GTK_LABEL(status)), ==, "1 of 1");

@@ -206,8 +206,7 @@ static gboolean fly_step(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
-/* How much of the top of the view the search bar covers (0 while it is hidden). */
-static double covered_top(TsGraphView *self)
+double _ts_graph_view_covered_top(TsGraphView *self)
 {
   if (!gtk_revealer_get_reveal_child(self->search_revealer))
     return 0;
@@ -226,7 +225,7 @@ void _ts_graph_view_fly_to(TsGraphView *self, int item)
   double target = MAX(zoom, READABLE_ZOOM);
   target = MIN(target, zoom_for_box(self, box, MAX(target, 1)));
   /* centred in what the search bar leaves in sight */
-  double cx = box->x + box->width / 2, cy = box->y + box->height / 2 - covered_top(self) / (2 * target);
+  double cx = box->x + box->width / 2, cy = box->y + box->height / 2 - _ts_graph_view_covered_top(self) / (2 * target);
   gboolean animate = FALSE;
   g_object_get(gtk_widget_get_settings(GTK_WIDGET(self)), "gtk-enable-animations", &animate, NULL);
   if (!animate || !gtk_widget_get_mapped(GTK_WIDGET(self))) {

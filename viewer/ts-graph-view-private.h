@@ -136,6 +136,9 @@ void _ts_graph_view_move_legend(TsGraphView *self, TsLegendCorner corner);
 void _ts_graph_view_class_init_search(GtkWidgetClass *widget_class);
 void _ts_graph_view_init_search(TsGraphView *self);
 void _ts_graph_view_show_search(TsGraphView *self);
+/* How much of the top of the view the search bar covers (0 while it is
+ * hidden): flights centre below it, the legend goes under it. */
+double _ts_graph_view_covered_top(TsGraphView *self);
 /* Hides the search bar and forgets its query (another graph is shown). */
 void _ts_graph_view_close_search(TsGraphView *self);
 

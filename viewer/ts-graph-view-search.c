@@ -59,6 +59,7 @@ void ts_graph_view_search_next(TsGraphView *self, gboolean forward)
 void _ts_graph_view_show_search(TsGraphView *self)
 {
   gtk_revealer_set_reveal_child(self->search_revealer, TRUE);
+  gtk_widget_queue_draw(GTK_WIDGET(self)); /* the legend moves under the bar */
   gtk_widget_grab_focus(GTK_WIDGET(self->search_entry));
 }
 
@@ -99,12 +100,14 @@ static void on_search_previous_match(TsGraphView *self)
 void _ts_graph_view_close_search(TsGraphView *self)
 {
   gtk_revealer_set_reveal_child(self->search_revealer, FALSE);
+  gtk_widget_queue_draw(GTK_WIDGET(self));
   gtk_editable_set_text(GTK_EDITABLE(self->search_entry), "");
 }
 
 static void on_search_stop(TsGraphView *self)
 {
   gtk_revealer_set_reveal_child(self->search_revealer, FALSE);
+  gtk_widget_queue_draw(GTK_WIDGET(self));
   gtk_widget_grab_focus(GTK_WIDGET(self));
 }
 
