@@ -155,8 +155,8 @@ static void on_filter_changed(GtkSearchEntry *entry, TsFunctionList *self)
 
 static void on_shown_changed(GListModel *shown, guint position, guint removed, guint added, TsFunctionList *self)
 {
-  gtk_widget_set_visible(GTK_WIDGET(self->no_match_label),
-                         g_list_model_get_n_items(shown) == 0 && g_list_model_get_n_items(G_LIST_MODEL(self->functions)) > 0);
+  gtk_widget_set_visible(GTK_WIDGET(self->no_match_label), g_list_model_get_n_items(shown) == 0 &&
+                                                              g_list_model_get_n_items(G_LIST_MODEL(self->functions)) > 0);
 }
 
 /* The first function the filter shows, selected (Enter or Down in the filter). */
@@ -176,17 +176,17 @@ static void on_filter_activate(TsFunctionList *self)
   select_first_shown(self);
 }
 
-/* Down in the filter: into the list, at its first row. */
+/* Down in the filter: its first row selected.  The focus stays in the
+ * filter, to type on (in the list, GTK 4.8 keeps it on a row that a first
+ * trace replaces, and complains at the next allocation). */
 static gboolean on_filter_key_pressed(GtkEventControllerKey *keys, guint keyval, guint keycode,
                                       GdkModifierType state, TsFunctionList *self)
 {
-  if ((keyval != GDK_KEY_Down && keyval != GDK_KEY_KP_Down) || (state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SHIFT_MASK)))
+  if ((keyval != GDK_KEY_Down && keyval != GDK_KEY_KP_Down) ||
+      (state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SHIFT_MASK)))
     return GDK_EVENT_PROPAGATE;
   on_filter_changed(self->filter_entry, self);
-  if (!select_first_shown(self))
-    return GDK_EVENT_PROPAGATE;
-  gtk_widget_grab_focus(GTK_WIDGET(self->list_view));
-  return GDK_EVENT_STOP;
+  return select_first_shown(self) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
 }
 
 void ts_function_list_capture_keys(TsFunctionList *self, GtkWidget *widget)

@@ -571,12 +571,19 @@ static void test_filter_picks_and_resets(void)
   send_key(entry, GDK_KEY_Down);
   item = ts_function_list_get_selected(list);
   g_assert_cmpstr(ts_sidebar_item_get_function_name(item), ==, "simple_relu");
-  /* another module: all its functions shown */
+  /* another module: all its functions shown, none of the last one's timings */
+  TsProfilerPanel *profiler = ts_window_get_profiler_panel(window);
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(TRUE));
+  run_with((const char *const[]){ "f32[]=2", NULL });
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(FALSE));
+  g_assert_nonnull(ts_profiler_panel_get_session(profiler));
   ts_function_list_set_filter(list, "no such function");
   g_autofree char *path = g_build_filename(TS_TEST_MODULES_DIR, "misbehave.so", NULL);
   activate("win.open-module", "s", path);
   wait_idle();
   g_assert_cmpstr(ts_function_list_get_filter(list), ==, "");
+  g_assert_null(ts_profiler_panel_get_session(profiler));
+  g_assert_null(ts_profiler_panel_get_compare(profiler));
   g_assert_cmpuint(ts_function_list_get_n_shown(list), ==, n_items(ts_function_list_get_functions(list)));
   g_assert_false(ts_function_list_get_no_match_shown(list));
   activate("win.open-module", "s", seeds_path());
