@@ -17,13 +17,13 @@
 
 #define SOURCE_CONTEXT 6 /* lines either side of the op's */
 #define INTRO "Debug mode: Run steps through the selected function op by op."
-#define BREAK_HELP                                                                                \
+#define BREAK_HELP                                                                                            \
   "A breakpoint: an op (MatMul), a node (dense_1/*), a line (file.c:12), nan, or a value test (max > 1e6); " \
   "Enter adds it"
-#define MAX_STATUS_RESULT 48
-#define CONTROLS_WIDTH 240    /* px: the command buttons in a row */
-#define SOURCE_MIN_WIDTH 160  /* px: a few words of a line */
-#define TENSORS_MIN_WIDTH 240 /* px: the tensor choice and the inspector's header whole */ /* characters of a result the status line says itself */
+#define MAX_STATUS_RESULT 48  /* characters of a result the status line says itself */
+#define CONTROLS_WIDTH 220    /* px: the command buttons in a row */
+#define SOURCE_MIN_WIDTH 120  /* px: a few words of a line */
+#define TENSORS_MIN_WIDTH 240 /* px: the tensor choice and the inspector's header whole */
 
 struct _TsDebugPanel {
   GtkWidget parent_instance;
@@ -785,6 +785,7 @@ static GtkWidget *build_tensors(TsDebugPanel *self)
   /* Inspect's heat map and histogram scroll here: they do not make the
    * panel taller and push the graph away */
   GtkWidget *scroll = gtk_scrolled_window_new();
+  gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
   gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), GTK_WIDGET(self->inspector));
   gtk_widget_set_vexpand(scroll, TRUE);
   gtk_box_append(GTK_BOX(box), scroll);
