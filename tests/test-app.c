@@ -2448,13 +2448,15 @@ static void find_cramped(GtkWidget *widget, GString *problems)
                            min_h);
   /* laid out past its parent's edge: cut where the parent clips it */
   /* (GTK's own parts, a scrollbar's or a scale's slider, reach past their
-   * trough by design; a hidden revealer's child has no height to cut; 2 px
-   * of slack for the header bar's and the menu buttons' outlines) */
+   * trough by design, as a toast sliding in does; a hidden revealer's child
+   * has no height to cut; 2 px of slack for the header bar's and the menu
+   * buttons' outlines) */
   graphene_rect_t box;
   GtkBorder pad = { 0 };
   if (parent)
     gtk_style_context_get_padding(gtk_widget_get_style_context(parent), &pad); /* room to draw in, not cut */
-  gboolean own_part = g_str_equal(G_OBJECT_TYPE_NAME(widget), "GtkGizmo") || GTK_IS_SCROLLBAR(parent);
+  gboolean own_part = g_str_equal(G_OBJECT_TYPE_NAME(widget), "GtkGizmo") || GTK_IS_SCROLLBAR(parent) ||
+                      ADW_IS_TOAST_OVERLAY(parent); /* a toast slides in from the edge */
   if (parent && !scrolled && !own_part && gtk_widget_get_height(widget) > 0 &&
       gtk_widget_compute_bounds(widget, parent, &box) &&
       (box.origin.x < -2 - pad.left || box.origin.y < -2 - pad.top ||
