@@ -272,10 +272,11 @@ static void script_step(TsApplication *self)
     self->function_selected = TRUE;
     if (s->mode)
       gtk_widget_activate_action(GTK_WIDGET(w), "win.mode", "s", s->mode);
+    /* for this window: a scripted run changes no saved setting */
     if (s->profile)
-      g_action_group_change_action_state(G_ACTION_GROUP(w), "profile", g_variant_new_boolean(TRUE));
+      ts_window_set_profiling_once(w, TRUE);
     if (s->colour)
-      g_settings_set_string(self->settings, "colour-mode", s->colour);
+      ts_graph_pane_set_colour_mode(ts_window_get_graph_pane(w), s->colour);
     if (s->function)
       gtk_widget_activate_action(GTK_WIDGET(w), "win.select-function", "s", s->function);
   }

@@ -8,19 +8,21 @@
 enum { KIND_TENSOR, KIND_HOST };
 enum { FILL_UNIFORM, FILL_NORMAL, FILL_ZEROS, FILL_ONES, FILL_RANGE, FILL_VALUES, FILL_NPY, FILL_SPEC };
 
-/* Per fill: its spec suffix, what the parameter entry asks for (NULL: hidden). */
+/* Per fill: its spec suffix, what the parameter entry asks for (NULL:
+ * hidden) in a word or two that fit the narrow entry, and said whole in
+ * its tooltip. */
 static const struct {
   const char *suffix;
-  const char *param_hint;
+  const char *param_hint, *param_help;
 } FILLS[] = {
-  [FILL_UNIFORM] = { ":uniform", "seed (optional)" },
-  [FILL_NORMAL] = { ":normal", "seed (optional)" },
-  [FILL_ZEROS] = { ":zeros", NULL },
-  [FILL_ONES] = { ":ones", NULL },
-  [FILL_RANGE] = { ":range", "start (default 0)" },
-  [FILL_VALUES] = { "=", "values: 1, 2, 3 (row-major)" },
-  [FILL_NPY] = { "npy:", "path to a .npy file" },
-  [FILL_SPEC] = { "", NULL },
+  [FILL_UNIFORM] = { ":uniform", "seed", "Seed of the random values (optional)" },
+  [FILL_NORMAL] = { ":normal", "seed", "Seed of the random values (optional)" },
+  [FILL_ZEROS] = { ":zeros", NULL, NULL },
+  [FILL_ONES] = { ":ones", NULL, NULL },
+  [FILL_RANGE] = { ":range", "start", "First value of the range (default 0)" },
+  [FILL_VALUES] = { "=", "1, 2, 3", "The values, row-major, separated by commas" },
+  [FILL_NPY] = { "npy:", ".npy file", "Path to a .npy file" },
+  [FILL_SPEC] = { "", NULL, NULL },
 };
 
 static const char *const DTYPES[] = { "f32", "f64", "i32", "i64", "u8", "bool" };
@@ -55,8 +57,10 @@ static void update_sensitivity(TsArgRow *self)
   gtk_widget_set_visible(GTK_WIDGET(self->fill_box), tensor);
   const char *hint = fill < G_N_ELEMENTS(FILLS) ? FILLS[fill].param_hint : NULL;
   gtk_widget_set_visible(GTK_WIDGET(self->param_entry), hint != NULL);
-  if (hint)
+  if (hint) {
     gtk_entry_set_placeholder_text(self->param_entry, hint);
+    gtk_widget_set_tooltip_text(GTK_WIDGET(self->param_entry), FILLS[fill].param_help);
+  }
   gtk_widget_set_visible(GTK_WIDGET(self->browse_button), fill == FILL_NPY);
   /* a .npy file brings its own dtype and shape */
   gtk_widget_set_sensitive(GTK_WIDGET(self->dtype_dropdown), fill != FILL_NPY);

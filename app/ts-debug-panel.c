@@ -8,6 +8,7 @@
 #include "ts-debug-panel.h"
 
 #include <adwaita.h>
+#include <string.h>
 #include <tracescope-debug.h>
 
 #include "ts-source-snippet.h"
@@ -15,6 +16,14 @@
 #include "ts-worker-debug.h"
 
 #define SOURCE_CONTEXT 6 /* lines either side of the op's */
+#define INTRO "Debug mode: Run steps through the selected function op by op."
+#define BREAK_HELP                                                                                            \
+  "A breakpoint: an op (MatMul), a node (dense_1/*), a line (file.c:12), nan, or a value test (max > 1e6); " \
+  "Enter adds it"
+#define MAX_STATUS_RESULT 48  /* characters of a result the status line says itself */
+#define CONTROLS_WIDTH 220    /* px: the command buttons in a row */
+#define SOURCE_MIN_WIDTH 120  /* px: a few words of a line */
+#define TENSORS_MIN_WIDTH 240 /* px: the tensor choice and the inspector's header whole */
 
 struct _TsDebugPanel {
   GtkWidget parent_instance;
@@ -296,11 +305,29 @@ static void show_history_range(TsDebugPanel *self)
 
 static void wait_next(TsDebugPanel *self);
 
+/* The status line's word on a result: a tensor is in the inspector (its
+ * printed values are no status line's), else the text when it is one
+ * short line. */
+static char *result_summary(const TsDebugStop *stop, const char *result_text)
+{
+  if (stop && stop->result)
+    return g_strdup_printf("the result, %s, is in the inspector", stop->result->shape_text);
+  if (!result_text)
+    return g_strdup("no result");
+  if (!strchr(result_text, '\n') && g_utf8_strlen(result_text, -1) <= MAX_STATUS_RESULT)
+    return g_strdup(result_text);
+  return NULL; /* the tooltip holds it */
+}
+
 static void finish(TsDebugPanel *self, const char *result_text, const char *error)
 {
-  g_autofree char *status = error ? g_strdup_printf("Ended: %s", error)
-                                  : g_strdup_printf("Finished: %s", result_text ? result_text : "no result");
+  g_autofree char *summary = error ? NULL : result_summary(self->stop, result_text);
+  g_autofree char *status = error     ? g_strdup_printf("Ended: %s", error)
+                            : summary ? g_strdup_printf("Finished: %s", summary)
+                                      : g_strdup("Finished (hover for the result)");
   set_status(self, status);
+  if (!error && !summary)
+    gtk_widget_set_tooltip_text(GTK_WIDGET(self->status_label), result_text);
   set_state(self, FALSE, FALSE);
   g_signal_emit(self, signals[SIGNAL_FINISHED], 0, result_text, error);
 }
@@ -553,7 +580,7 @@ static void on_break_activate(GtkEntry *entry, TsDebugPanel *self)
   if (ts_debug_panel_add_breakpoint(self, text, &error)) {
     gtk_editable_set_text(GTK_EDITABLE(entry), "");
     gtk_widget_remove_css_class(GTK_WIDGET(entry), "error");
-    gtk_widget_set_tooltip_text(GTK_WIDGET(entry), NULL);
+    gtk_widget_set_tooltip_text(GTK_WIDGET(entry), BREAK_HELP);
   } else {
     gtk_widget_add_css_class(GTK_WIDGET(entry), "error");
     gtk_widget_set_tooltip_text(GTK_WIDGET(entry), error->message);
@@ -595,6 +622,57 @@ void ts_debug_panel_show_history(TsDebugPanel *self, int index)
   ts_worker_debug_history_async(self->worker, index, self->cancellable, on_history_op, self);
 }
 
+gboolean ts_debug_panel_step_history(TsDebugPanel *self, int delta)
+{
+  g_return_val_if_fail(TS_IS_DEBUG_PANEL(self), FALSE);
+  int n = self->stop ? self->stop->history_n : 0;
+  if (!self->stopped || n == 0)
+    return FALSE;
+  int at = self->history_index < 0 ? n : self->history_index; /* the live stop comes after the history */
+  int to = CLAMP(at + delta, 0, n);
+  if (to == at)
+    return FALSE;
+  ts_debug_panel_show_history(self, to == n ? -1 : to);
+  return TRUE;
+}
+
+int ts_debug_panel_get_history_index(TsDebugPanel *self)
+{
+  g_return_val_if_fail(TS_IS_DEBUG_PANEL(self), -1);
+  return self->history_index;
+}
+
+const char *ts_debug_panel_get_function(TsDebugPanel *self)
+{
+  g_return_val_if_fail(TS_IS_DEBUG_PANEL(self), NULL);
+  return self->function;
+}
+
+TsTensorView *ts_debug_panel_get_inspector(TsDebugPanel *self)
+{
+  g_return_val_if_fail(TS_IS_DEBUG_PANEL(self), NULL);
+  return self->inspector;
+}
+
+void ts_debug_panel_clear(TsDebugPanel *self)
+{
+  g_return_if_fail(TS_IS_DEBUG_PANEL(self));
+  if (self->active && self->worker)
+    ts_worker_debug_command_async(self->worker, "DebugStop", NULL, NULL, NULL, NULL);
+  g_cancellable_cancel(self->cancellable);
+  g_clear_object(&self->cancellable);
+  self->waiting = FALSE;
+  g_clear_pointer(&self->stop, ts_debug_stop_free);
+  g_clear_pointer(&self->history_op, ts_debug_op_free);
+  self->history_index = -1;
+  g_hash_table_remove_all(self->outputs);
+  g_clear_pointer(&self->function, g_free);
+  show_op(self);
+  show_history_range(self);
+  set_status(self, INTRO);
+  set_state(self, FALSE, FALSE);
+}
+
 static void on_history_moved(GtkRange *range, TsDebugPanel *self)
 {
   if (self->setting_scale)
@@ -627,7 +705,7 @@ static GtkWidget *section(const char *title, GtkWidget *content)
 static GtkWidget *build_controls(TsDebugPanel *self)
 {
   GtkWidget *column = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6);
-  gtk_widget_set_size_request(column, 260, -1);
+  gtk_widget_set_size_request(column, CONTROLS_WIDTH, -1);
   GtkWidget *bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 2);
   gtk_widget_add_css_class(bar, "linked");
   for (int c = 0; c < TS_DEBUG_COMMAND_COUNT; c++) {
@@ -640,7 +718,7 @@ static GtkWidget *build_controls(TsDebugPanel *self)
     self->buttons[c] = b;
   }
   gtk_box_append(GTK_BOX(column), bar);
-  self->status_label = GTK_LABEL(gtk_label_new("Debug mode: Run steps through the selected function op by op."));
+  self->status_label = GTK_LABEL(gtk_label_new(INTRO));
   gtk_label_set_xalign(self->status_label, 0);
   /* one line, the whole text in the tooltip: a wrapping label would make
    * the panel's height depend on its width */
@@ -650,7 +728,7 @@ static GtkWidget *build_controls(TsDebugPanel *self)
   self->history_scale = GTK_SCALE(gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, 0, 1, 1));
   gtk_scale_set_draw_value(self->history_scale, FALSE);
   gtk_widget_set_tooltip_text(GTK_WIDGET(self->history_scale),
-                              "Step back: the ops that ran, with their tensors as they were");
+                              "Step back (Alt+[) and forward (Alt+]): the ops that ran, with their tensors as they were");
   g_signal_connect(self->history_scale, "value-changed", G_CALLBACK(on_history_moved), self);
   gtk_box_append(GTK_BOX(column), GTK_WIDGET(self->history_scale));
   self->history_label = GTK_LABEL(gtk_label_new(""));
@@ -659,7 +737,8 @@ static GtkWidget *build_controls(TsDebugPanel *self)
   gtk_box_append(GTK_BOX(column), GTK_WIDGET(self->history_label));
 
   self->break_entry = GTK_ENTRY(gtk_entry_new());
-  gtk_entry_set_placeholder_text(self->break_entry, "Add a breakpoint: MatMul, dense_1/*, file.c:12, nan, max > 1e6");
+  gtk_entry_set_placeholder_text(self->break_entry, "Add a breakpoint");
+  gtk_widget_set_tooltip_text(GTK_WIDGET(self->break_entry), BREAK_HELP);
   g_signal_connect(self->break_entry, "activate", G_CALLBACK(on_break_activate), self);
   gtk_box_append(GTK_BOX(column), GTK_WIDGET(self->break_entry));
   self->break_list = GTK_LIST_BOX(gtk_list_box_new());
@@ -703,8 +782,13 @@ static GtkWidget *build_tensors(TsDebugPanel *self)
   gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->tensor_choice));
   self->inspector = TS_TENSOR_VIEW(ts_tensor_view_new());
   ts_tensor_view_set_compact(self->inspector, TRUE);
-  gtk_widget_set_vexpand(GTK_WIDGET(self->inspector), TRUE);
-  gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->inspector));
+  /* Inspect's heat map and histogram scroll here: they do not make the
+   * panel taller and push the graph away */
+  GtkWidget *scroll = gtk_scrolled_window_new();
+  gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(scroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), GTK_WIDGET(self->inspector));
+  gtk_widget_set_vexpand(scroll, TRUE);
+  gtk_box_append(GTK_BOX(box), scroll);
   return box;
 }
 
@@ -714,13 +798,26 @@ static void ts_debug_panel_init(TsDebugPanel *self)
   self->tensors = g_ptr_array_new_with_free_func((GDestroyNotify)ts_tensor_unref);
   self->breakpoints = g_ptr_array_new_with_free_func(g_free);
   self->outputs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)ts_tensor_unref);
+  /* no pane is squeezed under its minimum (the buttons and the inspector's
+   * header stay whole); the source gives way first when the window narrows */
   GtkWidget *outer = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
   GtkWidget *inner = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
-  gtk_paned_set_start_child(GTK_PANED(outer), build_controls(self));
+  /* the controls scroll when the panel is short: its height is the graph's */
+  GtkWidget *controls = gtk_scrolled_window_new();
+  gtk_scrolled_window_set_policy(GTK_SCROLLED_WINDOW(controls), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(controls), build_controls(self));
+  gtk_paned_set_start_child(GTK_PANED(outer), controls);
   gtk_paned_set_resize_start_child(GTK_PANED(outer), FALSE);
+  gtk_paned_set_shrink_start_child(GTK_PANED(outer), FALSE);
+  gtk_paned_set_shrink_end_child(GTK_PANED(outer), FALSE);
   gtk_paned_set_end_child(GTK_PANED(outer), inner);
-  gtk_paned_set_start_child(GTK_PANED(inner), build_source(self));
-  gtk_paned_set_end_child(GTK_PANED(inner), build_tensors(self));
+  GtkWidget *source = build_source(self), *tensors = build_tensors(self);
+  gtk_widget_set_size_request(source, SOURCE_MIN_WIDTH, -1);
+  gtk_widget_set_size_request(tensors, TENSORS_MIN_WIDTH, -1);
+  gtk_paned_set_start_child(GTK_PANED(inner), source);
+  gtk_paned_set_end_child(GTK_PANED(inner), tensors);
+  gtk_paned_set_shrink_start_child(GTK_PANED(inner), FALSE);
+  gtk_paned_set_shrink_end_child(GTK_PANED(inner), FALSE);
   gtk_paned_set_position(GTK_PANED(inner), 420);
   gtk_widget_set_margin_start(outer, 6);
   gtk_widget_set_margin_end(outer, 6);

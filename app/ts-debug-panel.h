@@ -9,6 +9,7 @@
 #include <gtk/gtk.h>
 
 #include "ts-engine-worker.h"
+#include "ts-tensor-view.h"
 
 G_BEGIN_DECLS
 
@@ -61,6 +62,20 @@ const char *ts_debug_panel_get_status(TsDebugPanel *self);
 /* Moves the history cursor: an op that ran earlier (0 = oldest), or the
  * live stop (-1). */
 void ts_debug_panel_show_history(TsDebugPanel *self, int index);
+
+/* Moves the history cursor delta ops (-1: step back, +1: forward, up to
+ * the live stop); FALSE when not stopped or already at the end. */
+gboolean ts_debug_panel_step_history(TsDebugPanel *self, int delta);
+/* The history entry shown (0 = oldest), or -1 for the live stop. */
+int ts_debug_panel_get_history_index(TsDebugPanel *self);
+/* Stops a debug call under way and forgets what it showed: its stop, its
+ * history, its tensors and the nodes' last outputs (another function or
+ * module is shown).  Breakpoints stay. */
+void ts_debug_panel_clear(TsDebugPanel *self);
+/* The function of the debug call shown (borrowed), or NULL after a clear. */
+const char *ts_debug_panel_get_function(TsDebugPanel *self);
+/* The inspector of the op's (or the result's) tensors (borrowed). */
+TsTensorView *ts_debug_panel_get_inspector(TsDebugPanel *self);
 
 /* Signals:
  *   ::op-shown (const char *node, const char *function) — an op is shown (a stop, or the

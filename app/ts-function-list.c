@@ -6,6 +6,7 @@ struct _TsFunctionList {
   GtkWidget parent_instance;
   GtkListView *list_view;
   GtkSearchEntry *filter_entry;
+  GtkLabel *no_match_label;   /* shown while the filter hides every function */
   TsLoadedModule *module;
   GListStore *functions;
   GtkStringFilter *filter;    /* on the function rows' titles */
@@ -53,6 +54,8 @@ void ts_function_list_set_module(TsFunctionList *self, TsLoadedModule *module)
   g_return_if_fail(TS_IS_FUNCTION_LIST(self));
   g_return_if_fail(module == NULL || TS_IS_LOADED_MODULE(module));
   g_set_object(&self->module, module);
+  /* a filter typed for the last module would hide the new one's functions */
+  ts_function_list_set_filter(self, "");
   g_list_store_remove_all(self->functions);
   if (!module)
     return;
@@ -150,6 +153,60 @@ static void on_filter_changed(GtkSearchEntry *entry, TsFunctionList *self)
   gtk_string_filter_set_search(self->filter, gtk_editable_get_text(GTK_EDITABLE(entry)));
 }
 
+static void on_shown_changed(GListModel *shown, guint position, guint removed, guint added, TsFunctionList *self)
+{
+  gtk_widget_set_visible(GTK_WIDGET(self->no_match_label), g_list_model_get_n_items(shown) == 0 &&
+                                                              g_list_model_get_n_items(G_LIST_MODEL(self->functions)) > 0);
+}
+
+/* The first function the filter shows, selected (Enter or Down in the filter). */
+static gboolean select_first_shown(TsFunctionList *self)
+{
+  if (g_list_model_get_n_items(G_LIST_MODEL(self->tree)) == 0)
+    return FALSE;
+  gtk_single_selection_set_selected(self->selection, 0);
+  gtk_widget_activate_action(GTK_WIDGET(self->list_view), "list.scroll-to-item", "u", 0);
+  return TRUE;
+}
+
+static void on_filter_activate(TsFunctionList *self)
+{
+  /* the entry's delay has not always passed: filter now */
+  on_filter_changed(self->filter_entry, self);
+  select_first_shown(self);
+}
+
+/* Down in the filter: its first row selected.  The focus stays in the
+ * filter, to type on (in the list, GTK 4.8 keeps it on a row that a first
+ * trace replaces, and complains at the next allocation). */
+static gboolean on_filter_key_pressed(GtkEventControllerKey *keys, guint keyval, guint keycode,
+                                      GdkModifierType state, TsFunctionList *self)
+{
+  if ((keyval != GDK_KEY_Down && keyval != GDK_KEY_KP_Down) ||
+      (state & (GDK_CONTROL_MASK | GDK_ALT_MASK | GDK_SHIFT_MASK)))
+    return GDK_EVENT_PROPAGATE;
+  on_filter_changed(self->filter_entry, self);
+  return select_first_shown(self) ? GDK_EVENT_STOP : GDK_EVENT_PROPAGATE;
+}
+
+void ts_function_list_capture_keys(TsFunctionList *self, GtkWidget *widget)
+{
+  g_return_if_fail(TS_IS_FUNCTION_LIST(self) && GTK_IS_WIDGET(widget));
+  gtk_search_entry_set_key_capture_widget(self->filter_entry, widget);
+}
+
+gboolean ts_function_list_get_no_match_shown(TsFunctionList *self)
+{
+  g_return_val_if_fail(TS_IS_FUNCTION_LIST(self), FALSE);
+  return gtk_widget_get_visible(GTK_WIDGET(self->no_match_label));
+}
+
+const char *ts_function_list_get_filter(TsFunctionList *self)
+{
+  g_return_val_if_fail(TS_IS_FUNCTION_LIST(self), NULL);
+  return gtk_editable_get_text(GTK_EDITABLE(self->filter_entry));
+}
+
 static void ts_function_list_get_property(GObject *object, guint prop_id, GValue *value,
                                           GParamSpec *pspec)
 {
@@ -189,6 +246,8 @@ static void ts_function_list_class_init(TsFunctionListClass *klass)
                                               "/io/github/tracescope/Tracescope/ts-function-list.ui");
   gtk_widget_class_bind_template_child(widget_class, TsFunctionList, list_view);
   gtk_widget_class_bind_template_child(widget_class, TsFunctionList, filter_entry);
+  gtk_widget_class_bind_template_child(widget_class, TsFunctionList, no_match_label);
+  gtk_widget_class_bind_template_callback(widget_class, on_filter_activate);
   gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name(widget_class, "tsfunctionlist");
 }
@@ -206,6 +265,11 @@ static void ts_function_list_init(TsFunctionList *self)
                                                         GTK_FILTER(g_object_ref(self->filter)));
   self->tree = gtk_tree_list_model_new(G_LIST_MODEL(shown), FALSE, TRUE, create_children, NULL, NULL);
   g_signal_connect(self->filter_entry, "search-changed", G_CALLBACK(on_filter_changed), self);
+  g_signal_connect(shown, "items-changed", G_CALLBACK(on_shown_changed), self);
+  GtkEventController *keys = gtk_event_controller_key_new();
+  gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE);
+  g_signal_connect(keys, "key-pressed", G_CALLBACK(on_filter_key_pressed), self);
+  gtk_widget_add_controller(GTK_WIDGET(self->filter_entry), keys);
   self->selection = gtk_single_selection_new(G_LIST_MODEL(self->tree));
   gtk_single_selection_set_autoselect(self->selection, FALSE);
   gtk_single_selection_set_can_unselect(self->selection, TRUE);

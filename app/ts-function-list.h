@@ -24,6 +24,12 @@ gboolean ts_function_list_select(TsFunctionList *self, const char *function, int
 TsSidebarItem *ts_function_list_get_selected(TsFunctionList *self);
 /* Shows only functions whose name holds text (any case); "" shows all. */
 void ts_function_list_set_filter(TsFunctionList *self, const char *text);
+/* The filter's text (borrowed). */
+const char *ts_function_list_get_filter(TsFunctionList *self);
+/* Whether the "no function matches" line shows (the filter hides them all). */
+gboolean ts_function_list_get_no_match_shown(TsFunctionList *self);
+/* Typing in widget (the window) types into the filter. */
+void ts_function_list_capture_keys(TsFunctionList *self, GtkWidget *widget);
 /* How many function rows the filter lets through. */
 guint ts_function_list_get_n_shown(TsFunctionList *self);
 /* The function rows (borrowed), for tests. */

@@ -141,10 +141,12 @@ void ts_graph_pane_show_concrete(TsGraphPane *self, TsLoadedModule *module, TsCo
   self->concrete = ts_concrete_info_ref(cf);
   g_autofree char *title = g_strdup_printf("%s%s", cf->function, cf->signature);
   gtk_label_set_label(self->title_label, title);
+  gtk_widget_set_tooltip_text(GTK_WIDGET(self->title_label), title); /* ellipsized when the pane is narrow */
   g_autofree char *subtitle = cf->graph ? g_strdup_printf("%d nodes · graph %s", ts_graph_n_nodes(cf->graph),
                                                           ts_graph_name(cf->graph))
                                         : g_strdup("the worker could not send this graph");
   gtk_label_set_label(self->subtitle_label, subtitle);
+  gtk_widget_set_tooltip_text(GTK_WIDGET(self->subtitle_label), subtitle);
   graph_view_set(self->graph_view, cf->graph);
   g_clear_pointer(&old, ts_concrete_info_unref);
   update_compare_menu(self, cf);

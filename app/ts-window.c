@@ -56,6 +56,7 @@ struct _TsWindow {
   TsSession *session;     /* a session being opened: applied once its module is */
   GHashTable *trace_errors; /* function -> why its last trace failed (none once one worked) */
   gboolean revealing;     /* a profiler row's node is being revealed: not a filter for the table */
+  gboolean profile_once;  /* Profile is being set for this window only: not saved */
 };
 
 enum { PROP_0, PROP_MODULE, PROP_BUSY, N_PROPS };
@@ -129,6 +130,9 @@ static void show_selection(TsWindow *self)
     self->current_function = g_strdup(name);
     ts_run_panel_set_function(self->run_panel, self->module, name);
   }
+  /* what the debugger showed was another function's */
+  if (ts_debug_panel_get_function(self->debug_panel) && g_strcmp0(ts_debug_panel_get_function(self->debug_panel), name) != 0)
+    ts_debug_panel_clear(self->debug_panel);
   TsConcreteInfo *cf = ts_sidebar_item_get_concrete(item);
   if (!cf) {
     GListModel *children = ts_sidebar_item_get_children(item);
@@ -335,7 +339,6 @@ static void show_module_panes(TsWindow *self, gboolean shown)
   gtk_widget_set_visible(self->run_paned, shown);
 }
 
-/* Shows module; with keep, what was selected stays selected (a reload). */
 /* keep: the function selected stays selected; restart: the same module in
  * a fresh worker after a death, and the result and graph shown stay too. */
 static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep, gboolean restart)
@@ -349,6 +352,11 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep, gb
   g_autoptr(TsLoadedModule) shown_module = shown && self->module ? g_object_ref(self->module) : NULL;
   g_set_object(&self->module, module);
   g_hash_table_remove_all(self->trace_errors);
+  if (!keep) { /* another module: the last one's debug call and timings are no use here */
+    ts_debug_panel_clear(self->debug_panel);
+    ts_profiler_panel_set_session(self->profiler_panel, NULL, NULL);
+    ts_profiler_panel_set_compare(self->profiler_panel, NULL, NULL);
+  }
   if (!restart) {
     g_clear_pointer(&self->current_function, g_free);
     ts_run_panel_set_function(self->run_panel, NULL, NULL);
@@ -356,6 +364,7 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep, gb
   ts_function_list_set_module(self->function_list, module);
   adw_window_title_set_title(self->window_title, ts_loaded_module_get_title(module));
   adw_window_title_set_subtitle(self->window_title, ts_loaded_module_get_file(module));
+  gtk_widget_set_tooltip_text(GTK_WIDGET(self->window_title), ts_loaded_module_get_file(module));
   gtk_stack_set_visible_child_name(self->main_stack, "main");
   show_module_panes(self, TRUE);
   ts_module_watch_set_module(self->watch, module);
@@ -515,8 +524,16 @@ static void on_profile_changed(GSimpleAction *action, GVariant *value, gpointer 
   TsWindow *self = user_data;
   g_simple_action_set_state(action, value);
   ts_engine_worker_set_profiling(self->worker, g_variant_get_boolean(value));
-  if (self->settings)
+  if (self->settings && !self->profile_once)
     g_settings_set_boolean(self->settings, "profile", g_variant_get_boolean(value));
+}
+
+void ts_window_set_profiling_once(TsWindow *self, gboolean profile)
+{
+  g_return_if_fail(TS_IS_WINDOW(self));
+  self->profile_once = TRUE;
+  g_action_group_change_action_state(G_ACTION_GROUP(self), "profile", g_variant_new_boolean(profile));
+  self->profile_once = FALSE;
 }
 
 /* Check mode: graph-mode Runs run each call eagerly too; where the two
@@ -1324,6 +1341,12 @@ static void action_add_breakpoint(GtkWidget *widget, const char *name, GVariant 
   toast(self, text);
 }
 
+/* Steps through the history of the ops that ran (the stop stays where it is). */
+static const struct {
+  const char *name;
+  int delta;
+} HISTORY_STEPS[] = { { "back", -1 }, { "forward", 1 } };
+
 static void action_debug(GtkWidget *widget, const char *name, GVariant *param)
 {
   TsWindow *self = TS_WINDOW(widget);
@@ -1331,6 +1354,9 @@ static void action_debug(GtkWidget *widget, const char *name, GVariant *param)
   for (size_t i = 0; i < G_N_ELEMENTS(DEBUG_COMMANDS); i++)
     if (g_str_equal(which, DEBUG_COMMANDS[i].name))
       ts_debug_panel_command(self->debug_panel, DEBUG_COMMANDS[i].command);
+  for (size_t i = 0; i < G_N_ELEMENTS(HISTORY_STEPS); i++)
+    if (g_str_equal(which, HISTORY_STEPS[i].name))
+      ts_debug_panel_step_history(self->debug_panel, HISTORY_STEPS[i].delta);
 }
 
 /* The node of that name in g or its subgraphs. */
@@ -1609,6 +1635,8 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F11, 0, "win.debug", "s", "into");
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F11, GDK_SHIFT_MASK, "win.debug", "s", "out");
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F5, GDK_SHIFT_MASK, "win.debug", "s", "stop");
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_bracketleft, GDK_ALT_MASK, "win.debug", "s", "back");
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_bracketright, GDK_ALT_MASK, "win.debug", "s", "forward");
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_l, GDK_CONTROL_MASK, "win.show-panel", "s", "trace-log");
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_k, GDK_CONTROL_MASK, "win.show-panel", "s", "console");
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_l, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
@@ -1633,6 +1661,7 @@ static void ts_window_init(TsWindow *self)
   g_signal_connect(self->worker, "notify::busy", G_CALLBACK(on_worker_busy), self);
   g_signal_connect(self->worker, "died", G_CALLBACK(on_worker_died), self);
   g_signal_connect(self->function_list, "notify::selected", G_CALLBACK(on_selected_changed), self);
+  ts_function_list_capture_keys(self->function_list, GTK_WIDGET(self)); /* type anywhere to filter */
   g_signal_connect(self->trace_log, "entry-activated", G_CALLBACK(on_entry_activated), self);
   g_signal_connect(graph_view(self), "node-selected", G_CALLBACK(on_node_selected), self);
   g_signal_connect(self->debug_panel, "op-shown", G_CALLBACK(on_debug_op_shown), self);

@@ -65,6 +65,9 @@ TsConsole *ts_window_get_console(TsWindow *self);
 TsNodeDetails *ts_window_get_node_details(TsWindow *self);
 TsProfilerPanel *ts_window_get_profiler_panel(TsWindow *self);
 TsDebugPanel *ts_window_get_debug_panel(TsWindow *self);
+/* Turns Profile on or off for this window only: the saved setting (what
+ * the next launch starts with) stays as it is (command-line options). */
+void ts_window_set_profiling_once(TsWindow *self, gboolean profile);
 /* Reads a Chrome trace (.json or .json.gz: tracescope-cli profile --out, or
  * another tool's) off the main thread and shows it in the Profiler panel's
  * timeline; an error dialog says what was wrong with the file. */

@@ -8,11 +8,13 @@
 
 #include "test-wait.h"
 #include "ts-application.h"
+#include "ts-arg-row.h"
 #include "ts-preferences-window.h"
 #include "ts-graph-view.h"
 #include "ts-profile-values.h"
 #include "ts-screenshot.h"
 #include "ts-source-snippet.h"
+#include "ts-tensor-view-private.h"
 #include "ts-window.h"
 
 #define SIDE_EFFECT "a_function_with_python_side_effect"
@@ -522,9 +524,71 @@ static void test_function_filter(void)
   g_assert_cmpuint(ts_function_list_get_n_shown(list), ==, 2); /* simple_relu, my_relu */
   ts_function_list_set_filter(list, "no such function");
   g_assert_cmpuint(ts_function_list_get_n_shown(list), ==, 0);
+  g_assert_true(ts_function_list_get_no_match_shown(list)); /* the empty list says why */
   select_function("deep_net"); /* clears the filter */
   g_assert_cmpuint(ts_function_list_get_n_shown(list), ==,
                    n_items(ts_function_list_get_functions(list)));
+  g_assert_false(ts_function_list_get_no_match_shown(list));
+}
+
+static GtkWidget *find_widget(GtkWidget *widget, GType type);
+
+static GtkWidget *find_search_entry(GtkWidget *widget)
+{
+  return find_widget(widget, GTK_TYPE_SEARCH_ENTRY);
+}
+
+static void send_key(GtkWidget *target, guint keyval)
+{
+  /* through the widget's key controllers, as a key press would go */
+  for (guint i = 0; i < g_list_model_get_n_items(gtk_widget_observe_controllers(target)); i++) {
+    g_autoptr(GtkEventController) c = g_list_model_get_item(gtk_widget_observe_controllers(target), i);
+    if (GTK_IS_EVENT_CONTROLLER_KEY(c)) {
+      gboolean handled = FALSE;
+      g_signal_emit_by_name(c, "key-pressed", keyval, 0, 0, &handled);
+      if (handled)
+        return;
+    }
+  }
+}
+
+/* Issue 23: Enter or Down in the filter picks the first function it shows;
+ * the filter starts empty with another module. */
+static void test_filter_picks_and_resets(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  TsFunctionList *list = ts_window_get_function_list(window);
+  GtkWidget *entry = find_search_entry(GTK_WIDGET(list));
+  /* what is typed in the window and not taken by the focus goes to the filter */
+  g_assert_true(gtk_search_entry_get_key_capture_widget(GTK_SEARCH_ENTRY(entry)) == GTK_WIDGET(window));
+  ts_function_list_set_filter(list, "deep_n");
+  g_assert_cmpuint(ts_function_list_get_n_shown(list), ==, 1);
+  g_signal_emit_by_name(entry, "activate");
+  TsSidebarItem *item = ts_function_list_get_selected(list);
+  g_assert_nonnull(item);
+  g_assert_cmpstr(ts_sidebar_item_get_function_name(item), ==, "deep_net");
+  ts_function_list_set_filter(list, "simple_re");
+  send_key(entry, GDK_KEY_Down);
+  item = ts_function_list_get_selected(list);
+  g_assert_cmpstr(ts_sidebar_item_get_function_name(item), ==, "simple_relu");
+  /* another module: all its functions shown, none of the last one's timings */
+  TsProfilerPanel *profiler = ts_window_get_profiler_panel(window);
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(TRUE));
+  run_with((const char *const[]){ "f32[]=2", NULL });
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(FALSE));
+  g_assert_nonnull(ts_profiler_panel_get_session(profiler));
+  ts_function_list_set_filter(list, "no such function");
+  g_autofree char *path = g_build_filename(TS_TEST_MODULES_DIR, "misbehave.so", NULL);
+  activate("win.open-module", "s", path);
+  wait_idle();
+  g_assert_cmpstr(ts_function_list_get_filter(list), ==, "");
+  g_assert_null(ts_profiler_panel_get_session(profiler));
+  g_assert_null(ts_profiler_panel_get_compare(profiler));
+  g_assert_cmpuint(ts_function_list_get_n_shown(list), ==, n_items(ts_function_list_get_functions(list)));
+  g_assert_false(ts_function_list_get_no_match_shown(list));
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
 }
 
 /* A module's example arguments fill the run panel: the first Run works. */
@@ -732,6 +796,7 @@ static void assert_shortcuts_list_graph_keys(GtkWindow *shortcuts)
   static const char *const graph_keys[] = {
     "<Control>f", "F3", "<Shift>F3", "<Control>g", "plus", "minus", "0", "<Control>0", "w", "f",
     "Left", "Right", "Up", "Down", "Return", "Escape", "e", "c", "l", "<Shift>l", "<Control>i",
+    "<Alt>bracketleft", "<Alt>bracketright", "<Alt>Up", "<Alt>Down",
   };
   for (size_t i = 0; i < G_N_ELEMENTS(graph_keys); i++)
     if (!g_hash_table_contains(accels, graph_keys[i]))
@@ -1039,8 +1104,14 @@ static gboolean graph_drawn(gpointer data)
 static void test_screenshot_waits_for_graph(void)
 {
   g_autofree char *path = g_build_filename(tmp_dir, "script.png", NULL);
+  /* options for this run only: the saved settings stay as they were */
   char *args[] = { "tracescope", "--module", (char *)seeds_path(), "--function", SIDE_EFFECT,
-                   "--call", "--arg", "2", "--size", "1000x700", "--screenshot", path, NULL };
+                   "--call", "--arg", "2", "--size", "1000x700", "--colour", "compute-time", "--profile",
+                   "--screenshot", path, NULL };
+  GSettings *settings = ts_application_get_settings(app);
+  g_autofree char *colour_before = g_settings_get_string(settings, "colour-mode");
+  gboolean profile_before = g_settings_get_boolean(settings, "profile");
+  g_assert_cmpstr(colour_before, !=, "compute-time");
   int argc = G_N_ELEMENTS(args) - 1;
   char **argv = args;
   g_autoptr(GError) error = NULL;
@@ -1059,6 +1130,14 @@ static void test_screenshot_waits_for_graph(void)
   g_assert_nonnull(ts_graph_pane_get_concrete(pane));
   g_assert_true(ts_graph_pane_get_drawn(pane));
   g_assert_true(ts_window_get_graph_drawn(shot));
+  /* the options took effect in the window, not in the settings the next launch reads */
+  g_assert_cmpint(ts_graph_view_get_colouring(TS_GRAPH_VIEW(ts_graph_pane_get_view(pane))), ==,
+                  TS_RENDER_COLOUR_COMPUTE_TIME);
+  g_autoptr(GVariant) profiling = g_action_group_get_action_state(G_ACTION_GROUP(shot), "profile");
+  g_assert_true(g_variant_get_boolean(profiling));
+  g_autofree char *colour_after = g_settings_get_string(settings, "colour-mode");
+  g_assert_cmpstr(colour_after, ==, colour_before);
+  g_assert_cmpint(g_settings_get_boolean(settings, "profile"), ==, profile_before);
   /* and what the PNG shows where the graph pane is */
   g_autoptr(GdkTexture) texture = gdk_texture_new_from_filename(path, &error);
   g_assert_no_error(error);
@@ -1314,26 +1393,33 @@ static char *plain_text(const char *text)
 /* Labels that do not show all their text on screen: clipped (narrower
  * than their text and not ellipsizing), or ellipsized without a tooltip
  * holding the whole text.  Appends a line per label to problems. */
+static void find_cut_labels_one(GtkWidget *widget, GString *problems)
+{
+  GtkLabel *label = GTK_LABEL(widget);
+  const char *text = gtk_label_get_text(label);
+  PangoLayout *layout = gtk_label_get_layout(label);
+  int natural = 0;
+  gtk_widget_measure(widget, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
+  if (gtk_label_get_ellipsize(label) != PANGO_ELLIPSIZE_NONE) {
+    /* hovering shows the nearest tooltip up the tree */
+    const char *tooltip = NULL;
+    for (GtkWidget *w = widget; w && !tooltip; w = gtk_widget_get_parent(w))
+      tooltip = gtk_widget_get_tooltip_text(w);
+    g_autofree char *plain = plain_text(text);
+    if (pango_layout_is_ellipsized(layout) && g_strcmp0(tooltip, plain) != 0)
+      g_string_append_printf(problems, "ellipsized without its text as tooltip: '%s' (tooltip '%s')\n", text,
+                             tooltip ? tooltip : "");
+  } else if (!gtk_label_get_wrap(label) && *text && gtk_widget_get_width(widget) < natural) {
+    g_string_append_printf(problems, "clipped: '%s' (%d px of %d)\n", text, gtk_widget_get_width(widget), natural);
+  }
+}
+
 static void find_cut_labels(GtkWidget *widget, GString *problems)
 {
   if (!gtk_widget_get_mapped(widget) || !gtk_widget_get_child_visible(widget))
     return;
-  if (GTK_IS_LABEL(widget)) {
-    GtkLabel *label = GTK_LABEL(widget);
-    const char *text = gtk_label_get_text(label);
-    PangoLayout *layout = gtk_label_get_layout(label);
-    int natural = 0;
-    gtk_widget_measure(widget, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
-    if (gtk_label_get_ellipsize(label) != PANGO_ELLIPSIZE_NONE) {
-      const char *tooltip = gtk_widget_get_tooltip_text(widget);
-      g_autofree char *plain = plain_text(text);
-      if (pango_layout_is_ellipsized(layout) && g_strcmp0(tooltip, plain) != 0)
-        g_string_append_printf(problems, "ellipsized without its text as tooltip: '%s' (tooltip '%s')\n", text,
-                               tooltip ? tooltip : "");
-    } else if (!gtk_label_get_wrap(label) && *text && gtk_widget_get_width(widget) < natural) {
-      g_string_append_printf(problems, "clipped: '%s' (%d px of %d)\n", text, gtk_widget_get_width(widget), natural);
-    }
-  }
+  if (GTK_IS_LABEL(widget))
+    find_cut_labels_one(widget, problems);
   for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child))
     find_cut_labels(child, problems);
 }
@@ -1509,6 +1595,11 @@ static gboolean console_has(const char *text)
   return console_find(text) != NULL;
 }
 
+static gboolean console_holds(gpointer text)
+{
+  return console_has(text);
+}
+
 static gboolean tick_on(gpointer data)
 {
   return G_SOURCE_CONTINUE;
@@ -1571,8 +1662,14 @@ static void test_worker_survives(void)
     g_assert_nonnull(error);
     g_test_message("%s: %s", c->function, error);
     g_assert_true(g_str_has_prefix(error, c->error));
+    /* the cause, in the console too; and a crash's backtrace with its file and line (the
+     * worker's death may be told after its call failed: wait on the lines, not on the clock) */
     if (!c->cancel || strcmp(c->function, "spin") == 0)
-      g_assert_true(console_has(error + strlen(c->function) + 1)); /* the cause, in the console too */
+      test_wait_for(console_holds, (gpointer)(error + strlen(c->function) + 1), "the cause in the console");
+    if (strcmp(c->function, "segv") == 0) {
+      test_wait_for(console_holds, "backtrace of the worker:", "the worker's backtrace in the console");
+      test_wait_for(console_holds, "segv (misbehave.c:", "the crashing function's line in the backtrace");
+    }
     /* the log keeps what it had (a call that traced before it went wrong adds its trace) */
     g_assert_cmpuint(n_traces(), >=, traces);
     g_assert_true(trace_row(0) == first);
@@ -2335,6 +2432,15 @@ static void test_debugger(void)
     save_test_screenshot(GTK_WIDGET(window), "debugger.png");
     gtk_window_set_default_size(GTK_WINDOW(window), 1280, 800);
   }
+  /* Alt+[ steps back an op, Alt+] forward again to the live stop */
+  activate("win.debug", "s", "back");
+  g_assert_cmpint(ts_debug_panel_get_history_index(panel), >=, 0);
+  int back = ts_debug_panel_get_history_index(panel);
+  activate("win.debug", "s", "back");
+  g_assert_cmpint(ts_debug_panel_get_history_index(panel), ==, back - 1);
+  activate("win.debug", "s", "forward");
+  activate("win.debug", "s", "forward");
+  g_assert_cmpint(ts_debug_panel_get_history_index(panel), ==, -1);
   /* step back: the first MatMul as it was, its output kept for the node details */
   ts_debug_panel_show_history(panel, 1); /* the ops kept: the identity (Eye), then the first MatMul */
   test_wait_for(has_last_output, panel, "the first MatMul's output from the history");
@@ -2363,8 +2469,18 @@ static void test_debugger(void)
   }
   test_wait_for(debug_ended, NULL, "the call to finish");
   g_assert_nonnull(strstr(ts_debug_panel_get_status(panel), "Finished"));
-  g_assert_nonnull(strstr(ts_debug_panel_get_status(panel), "100."));
+  /* the result in the inspector, not printed whole into the status line */
+  g_assert_nonnull(strstr(ts_debug_panel_get_status(panel), "f32[10,10], is in the inspector"));
+  g_assert_null(strstr(ts_debug_panel_get_status(panel), "100."));
+  ts_tensor *result = ts_tensor_view_get_tensor(ts_debug_panel_get_inspector(panel));
+  g_assert_nonnull(result);
+  g_assert_cmpfloat(ts_tensor_get_f64(result, 0), ==, 100.0);
+  /* another function in Graph mode: the debugger forgets power's call */
   activate("win.mode", "s", "graph");
+  g_assert_nonnull(ts_tensor_view_get_tensor(ts_debug_panel_get_inspector(panel)));
+  select_function("simple_relu");
+  g_assert_null(ts_tensor_view_get_tensor(ts_debug_panel_get_inspector(panel)));
+  g_assert_null(strstr(ts_debug_panel_get_status(panel), "Finished"));
   /* reopening the module with a node shown in the details is quiet */
   activate("win.open-module", "s", seeds_path());
   wait_idle();
@@ -2548,6 +2664,266 @@ static void test_compare_passes(void)
   activate("win.close-compare", NULL);
 }
 
+static const ts_node *view_selected_node(TsGraphView *view)
+{
+  int item = ts_graph_view_get_selected_item(view);
+  return item >= 0 ? ts_view_item_node(ts_graph_view_get_model(view), item) : NULL;
+}
+
+static gboolean reads(const ts_node *consumer, const ts_node *producer)
+{
+  for (int i = 0; i < ts_node_n_inputs(consumer); i++)
+    if (ts_node_input(consumer, i).node == ts_node_id(producer))
+      return TRUE;
+  return FALSE;
+}
+
+/* Issue 23: the keyboard walks the graph's edges: Alt+Up to the selected
+ * node's producer, Alt+Right to its other producers, Alt+Down to a
+ * consumer; Find's bar closes when another function's graph is shown. */
+static void test_graph_walk(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  activate("win.mode", "s", "graph");
+  select_function("lstm_fn");
+  run_with((const char *const[]){ "f32[10,10]:zeros", "f32[10,10]:zeros", "f32[10,10]:zeros", NULL });
+  test_wait_for(pane_drawn, NULL, "the graph to be drawn");
+  TsGraphView *view = shown_view();
+  const ts_graph *g = ts_graph_view_get_graph(view);
+  const ts_node *matmul = node_named(g, "lstm_cell/MatMul_1");
+  g_assert_cmpint(ts_node_n_inputs(matmul), ==, 2);
+  const ts_node *in0 = ts_graph_node(g, ts_node_input(matmul, 0).node);
+  const ts_node *in1 = ts_graph_node(g, ts_node_input(matmul, 1).node);
+  g_assert_true(in0 != in1);
+  g_assert_true(ts_graph_view_reveal(view, matmul));
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(view), "view.walk-up", NULL));
+  g_assert_true(view_selected_node(view) == in0);
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(view), "view.walk-next", NULL));
+  g_assert_true(view_selected_node(view) == in1);
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(view), "view.walk-previous", NULL));
+  g_assert_true(view_selected_node(view) == in0);
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(view), "view.walk-down", NULL));
+  g_assert_true(reads(view_selected_node(view), in0));
+  /* the keys are the view's */
+  GtkWidget *probe = GTK_WIDGET(view);
+  g_assert_true(gtk_widget_activate_action(probe, "view.search", NULL));
+  GtkWidget *bar = find_widget(probe, GTK_TYPE_REVEALER);
+  g_assert_true(gtk_revealer_get_reveal_child(GTK_REVEALER(bar)));
+  /* another function's graph: the bar and its query go */
+  select_function("power");
+  run_with((const char *const[]){ "f32[2,2]:ones", "2", NULL });
+  test_wait_for(pane_drawn, NULL, "power's graph");
+  g_assert_false(gtk_revealer_get_reveal_child(GTK_REVEALER(find_widget(GTK_WIDGET(shown_view()), GTK_TYPE_REVEALER))));
+}
+
+/* ---- layout ------------------------------------------------------------------------ */
+
+/* The profiler's tables: their columns are being reworked (issue 23 item
+ * 2, median and min/p95), their widths with them; not judged here yet. */
+static gboolean judge_profiler_tables = FALSE;
+
+/* Widgets that do not get the room they need: allocated less than their
+ * minimum size (cut, or drawn over by a neighbour), labels and buttons
+ * narrower than their text (not ellipsizing by design), labels ellipsized
+ * without their text in a tooltip, tables with columns out of sight.  A
+ * line per widget. */
+static void find_cramped(GtkWidget *widget, GString *problems)
+{
+  if (!gtk_widget_get_mapped(widget) || !gtk_widget_get_child_visible(widget))
+    return;
+  /* the margin box, what measure() speaks of */
+  int width = gtk_widget_get_allocated_width(widget) + gtk_widget_get_margin_start(widget) +
+              gtk_widget_get_margin_end(widget);
+  int height = gtk_widget_get_allocated_height(widget) + gtk_widget_get_margin_top(widget) +
+               gtk_widget_get_margin_bottom(widget);
+  int min_w = 0, min_h = 0;
+  gtk_widget_measure(widget, GTK_ORIENTATION_HORIZONTAL, -1, &min_w, NULL, NULL, NULL);
+  gtk_widget_measure(widget, GTK_ORIENTATION_VERTICAL, MAX(width, min_w), &min_h, NULL, NULL, NULL);
+  /* a scrolled window's child is as big as it asks: only what shows counts */
+  GtkWidget *parent = gtk_widget_get_parent(widget);
+  gboolean scrolled = parent && (GTK_IS_SCROLLABLE(parent) || GTK_IS_SCROLLED_WINDOW(parent));
+  if (!scrolled && (width < min_w || height < min_h))
+    g_string_append_printf(problems, "%s%s%s: %dx%d px of at least %dx%d\n", G_OBJECT_TYPE_NAME(widget),
+                           GTK_IS_LABEL(widget) ? " " : "",
+                           GTK_IS_LABEL(widget) ? gtk_label_get_text(GTK_LABEL(widget)) : "", width, height, min_w,
+                           min_h);
+  /* laid out past its parent's edge: cut where the parent clips it */
+  /* (GTK's own parts, a scrollbar's or a scale's slider, reach past their
+   * trough by design, as a toast sliding in does; a hidden revealer's child
+   * has no height to cut; 2 px of slack for the header bar's and the menu
+   * buttons' outlines) */
+  graphene_rect_t box;
+  GtkBorder pad = { 0 };
+  if (parent)
+    gtk_style_context_get_padding(gtk_widget_get_style_context(parent), &pad); /* room to draw in, not cut */
+  gboolean own_part = g_str_equal(G_OBJECT_TYPE_NAME(widget), "GtkGizmo") || GTK_IS_SCROLLBAR(parent) ||
+                      ADW_IS_TOAST_OVERLAY(parent); /* a toast slides in from the edge */
+  if (parent && !scrolled && !own_part && gtk_widget_get_height(widget) > 0 &&
+      gtk_widget_compute_bounds(widget, parent, &box) &&
+      (box.origin.x < -2 - pad.left || box.origin.y < -2 - pad.top ||
+       box.origin.x + box.size.width > gtk_widget_get_width(parent) + 2 + pad.right ||
+       box.origin.y + box.size.height > gtk_widget_get_height(parent) + 2 + pad.bottom))
+    g_string_append_printf(problems, "%s%s%s: past its parent %s's edge (%.0f,%.0f %.0fx%.0f in %dx%d)\n",
+                           G_OBJECT_TYPE_NAME(widget), GTK_IS_LABEL(widget) ? " " : "",
+                           GTK_IS_LABEL(widget) ? gtk_label_get_text(GTK_LABEL(widget)) : "",
+                           G_OBJECT_TYPE_NAME(parent), box.origin.x, box.origin.y, box.size.width, box.size.height,
+                           gtk_widget_get_width(parent), gtk_widget_get_height(parent));
+  /* a table needing more than its width: columns out of sight */
+  if (GTK_IS_COLUMN_VIEW(widget) && !gtk_widget_get_ancestor(widget, TS_TYPE_TENSOR_VIEW) &&
+      (judge_profiler_tables || !gtk_widget_get_ancestor(widget, TS_TYPE_PROFILER_PANEL))) {
+    GtkWidget *scroll = gtk_widget_get_ancestor(widget, GTK_TYPE_SCROLLED_WINDOW);
+    int need = 0;
+    gtk_widget_measure(widget, GTK_ORIENTATION_HORIZONTAL, -1, &need, NULL, NULL, NULL);
+    if (scroll && need > gtk_widget_get_width(scroll))
+      g_string_append_printf(problems, "a table needs %d px, has %d (columns out of sight)\n", need,
+                             gtk_widget_get_width(scroll));
+  }
+  if (GTK_IS_BUTTON(widget) || GTK_IS_MENU_BUTTON(widget)) {
+    int natural = 0;
+    gtk_widget_measure(widget, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
+    if (width < natural)
+      g_string_append_printf(problems, "button %s cut: %d px of %d\n", gtk_widget_get_tooltip_text(widget), width,
+                             natural);
+  }
+  /* a button's label is judged with its button */
+  if (GTK_IS_LABEL(widget) && !gtk_widget_get_ancestor(widget, GTK_TYPE_BUTTON))
+    find_cut_labels_one(widget, problems);
+  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child))
+    find_cramped(child, problems);
+}
+
+/* Arguments of the run panel not in sight (scrolled away or cut). */
+static void find_hidden_arguments(GString *problems)
+{
+  GtkWidget *row = find_widget(GTK_WIDGET(ts_window_get_run_panel(window)), TS_TYPE_ARG_ROW);
+  GtkWidget *scroll = row ? gtk_widget_get_ancestor(row, GTK_TYPE_SCROLLED_WINDOW) : NULL;
+  for (; row; row = gtk_widget_get_next_sibling(row)) {
+    graphene_rect_t b;
+    g_assert_true(gtk_widget_compute_bounds(row, scroll, &b));
+    if (b.origin.y < 0 || b.origin.y + b.size.height > gtk_widget_get_height(scroll) + 0.5)
+      g_string_append_printf(problems, "an argument out of sight: rows %.0f to %.0f px of a %d px list\n", b.origin.y,
+                             b.origin.y + b.size.height, gtk_widget_get_height(scroll));
+  }
+}
+
+static const int LAYOUT_SIZES[][2] = { { 1280, 800 }, { 1024, 700 } };
+static const char *const LAYOUT_THEMES[] = { "light", "dark" };
+
+/* The window as it is now, at each size and in each theme: every panel fits. */
+static void check_layout(const char *state, GString *problems)
+{
+  GSettings *settings = ts_application_get_settings(app);
+  for (guint t = 0; t < G_N_ELEMENTS(LAYOUT_THEMES); t++) {
+    g_settings_set_string(settings, "theme", LAYOUT_THEMES[t]);
+    for (guint i = 0; i < G_N_ELEMENTS(LAYOUT_SIZES); i++) {
+      gtk_window_set_default_size(GTK_WINDOW(window), LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1]);
+      wait_drawn(GTK_WIDGET(window));
+      wait_idle();
+      wait_drawn(GTK_WIDGET(window));
+      GString *found = g_string_new(NULL);
+      if (i == 0) /* at the default size all of a function's arguments show; at the smallest they scroll */
+        find_hidden_arguments(found);
+      /* a window bigger than asked for: its panels need more */
+      if (gtk_widget_get_width(GTK_WIDGET(window)) > LAYOUT_SIZES[i][0] ||
+          gtk_widget_get_height(GTK_WIDGET(window)) > LAYOUT_SIZES[i][1]) {
+        int min_w = 0, min_h = 0;
+        gtk_widget_measure(GTK_WIDGET(window), GTK_ORIENTATION_HORIZONTAL, -1, &min_w, NULL, NULL, NULL);
+        gtk_widget_measure(GTK_WIDGET(window), GTK_ORIENTATION_VERTICAL, -1, &min_h, NULL, NULL, NULL);
+        g_string_append_printf(found, "the window is %dx%d (its content needs at least %dx%d)\n",
+                               gtk_widget_get_width(GTK_WIDGET(window)), gtk_widget_get_height(GTK_WIDGET(window)),
+                               min_w, min_h);
+      }
+      find_cramped(GTK_WIDGET(window), found);
+      if (found->len)
+        g_string_append_printf(problems, "-- %s at %dx%d, %s:\n%s", state, LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1],
+                               LAYOUT_THEMES[t], found->str);
+      g_string_free(found, TRUE);
+      g_autofree char *name = g_strdup_printf("layout-%s-%dx%d-%s.png", state, LAYOUT_SIZES[i][0],
+                                              LAYOUT_SIZES[i][1], LAYOUT_THEMES[t]);
+      save_test_screenshot(GTK_WIDGET(window), name);
+    }
+  }
+  g_settings_reset(settings, "theme");
+}
+
+/* Issue 23: at the default size and at the smallest, light and dark, every
+ * panel shows whole: the run panel with three arguments, the trace log,
+ * the console, the profiler's pages and the debugger stopped with its
+ * inspector open. */
+static void test_layout_fits(void)
+{
+  g_autoptr(GString) problems = g_string_new(NULL);
+  /* another module first: no input signature applied earlier is kept for
+   * seeds, so shape_retrace retraces below */
+  g_autofree char *other = g_build_filename(TS_TEST_MODULES_DIR, "misbehave.so", NULL);
+  activate("win.open-module", "s", other);
+  wait_idle();
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  activate("win.mode", "s", "graph");
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(TRUE));
+  select_function("lstm_fn");
+  run_with((const char *const[]){ "f32[10,10]:uniform", "f32[10,10]:zeros", "f32[10,10]:zeros", NULL });
+  activate("win.show-panel", "s", "trace-log");
+  check_layout("trace-log", problems);
+  /* the retrace warning with its Apply Input Signature button */
+  select_function("shape_retrace");
+  TsTraceLog *log = ts_window_get_trace_log(window);
+  for (int n = 3; n < 9 && !ts_trace_log_get_warning(log); n++) {
+    g_autofree char *spec = g_strdup_printf("f32[%d]:ones", n);
+    run_with((const char *const[]){ spec, NULL });
+  }
+  g_assert_nonnull(ts_trace_log_get_warning(log));
+  check_layout("retrace-warning", problems);
+  /* applied, the banner goes (shown on another panel's page at some widths,
+   * GTK 4.8 finds its revealer's height one pixel off and says so) */
+  activate("win.apply-signature", "s", "shape_retrace");
+  wait_idle();
+  g_assert_null(ts_trace_log_get_warning(log));
+  select_function("lstm_fn");
+  activate("win.show-panel", "s", "console");
+  check_layout("console", problems);
+  TsProfilerPanel *profiler = ts_window_get_profiler_panel(window);
+  activate("win.show-panel", "s", "profiler");
+  ts_profiler_panel_show_page(profiler, "stats");
+  check_layout("profiler-stats", problems);
+  ts_profiler_panel_show_page(profiler, "timeline");
+  check_layout("profiler-timeline", problems);
+  activate("win.profile-compare", NULL);
+  wait_idle();
+  check_layout("profiler-compare", problems);
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(FALSE));
+
+  /* the debugger stopped at an op, its inspector showing a heat map */
+  TsDebugPanel *debug = ts_window_get_debug_panel(window);
+  select_function("power");
+  ts_run_panel_set_args(ts_window_get_run_panel(window), (const char *const[]){ "f32[10,10]:ones", "8", NULL });
+  activate("win.mode", "s", "debug");
+  activate("win.run", NULL);
+  test_wait_for(debug_stopped, NULL, "a debug stop");
+  wait_drawn(GTK_WIDGET(window));
+  /* Inspect, the heat map, steps: the inspector scrolls, the graph keeps its height */
+  GtkWidget *graph = GTK_WIDGET(ts_window_get_graph_pane(window));
+  int graph_height = gtk_widget_get_height(graph);
+  _ts_tensor_view_show_page(ts_debug_panel_get_inspector(debug), "heat-map");
+  for (int k = 0; k < 3; k++) {
+    g_autofree char *before = g_strdup(ts_debug_panel_get_status(debug));
+    activate("win.debug", "s", "into");
+    test_wait_for(shows_op_seq, before, "a step");
+    test_wait_for(debug_stopped, NULL, "the step's stop");
+    wait_drawn(GTK_WIDGET(window));
+    g_assert_cmpint(gtk_widget_get_height(graph), ==, graph_height);
+  }
+  check_layout("debugger", problems);
+  activate("win.debug", "s", "stop");
+  test_wait_for(debug_ended, NULL, "the debug call to end");
+  activate("win.mode", "s", "graph");
+  gtk_window_set_default_size(GTK_WINDOW(window), 1280, 800);
+  if (problems->len)
+    g_error("the window does not fit:\n%s", problems->str);
+}
+
 int main(int argc, char **argv)
 {
   g_setenv("GSETTINGS_BACKEND", "memory", TRUE);
@@ -2576,6 +2952,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/inputs-remembered", test_inputs_remembered);
   g_test_add_func("/app/example-arguments", test_example_arguments);
   g_test_add_func("/app/function-filter", test_function_filter);
+  g_test_add_func("/app/filter-picks-and-resets", test_filter_picks_and_resets);
   g_test_add_func("/app/export-graph", test_export_graph);
   g_test_add_func("/app/session-round-trip", test_session_round_trip);
   g_test_add_func("/app/session-keeps-view", test_session_keeps_view);
@@ -2613,6 +2990,8 @@ int main(int argc, char **argv)
   g_test_add_func("/app/debugger", test_debugger);
   g_test_add_func("/app/reopen-after-details-row", test_reopen_after_details_row);
   g_test_add_func("/app/compare-passes", test_compare_passes);
+  g_test_add_func("/app/graph-walk", test_graph_walk);
+  g_test_add_func("/app/layout-fits", test_layout_fits);
   int status = g_test_run();
 
   g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&window);

@@ -375,10 +375,33 @@ static gboolean then_mul_in_view(TsGraphView *view)
   return b >= 0 && on_screen(view, ts_view_layout_box(ts_graph_view_get_layout(view), b));
 }
 
+/* Typing found the one match, Sigmoid, and selected it. */
 static gboolean search_found_one(TsGraphView *view)
 {
   GtkWidget *status = g_object_get_data(G_OBJECT(view), "test-status");
-  return g_strcmp0(gtk_label_get_text(GTK_LABEL(status)), "1 match") == 0;
+  return g_strcmp0(gtk_label_get_text(GTK_LABEL(status)), "1 of 1") == 0 &&
+         ts_graph_view_get_selected_item(view) == item_named(view, "encoder/layer_b/Sigmoid");
+}
+
+/* The selection has been flown to: centred in what the search bar leaves in
+ * sight, under the bar, not behind it. */
+static gboolean selected_under_bar(TsGraphView *view)
+{
+  if (ts_graph_view_get_animating(view))
+    return FALSE;
+  GtkWidget *revealer = g_object_get_data(G_OBJECT(view), "test-revealer");
+  int b = ts_view_layout_box_for_item(ts_graph_view_get_layout(view), ts_graph_view_get_selected_item(view));
+  if (b < 0 || !gtk_revealer_get_child_revealed(GTK_REVEALER(revealer)))
+    return FALSE;
+  const ts_view_box *box = ts_view_layout_box(ts_graph_view_get_layout(view), b);
+  graphene_rect_t bar;
+  g_assert_true(gtk_widget_compute_bounds(revealer, GTK_WIDGET(view), &bar));
+  TsViewport *vp = ts_graph_view_get_viewport(view);
+  double x0, y0, x1, y1;
+  ts_viewport_canvas_to_widget(vp, box->x, box->y, &x0, &y0);
+  ts_viewport_canvas_to_widget(vp, box->x + box->width, box->y + box->height, &x1, &y1);
+  double below = bar.origin.y + bar.size.height, h = gtk_widget_get_height(GTK_WIDGET(view));
+  return on_screen(view, box) && y0 >= below - 1 && fabs((y0 + y1) / 2 - (below + h) / 2) < 2;
 }
 
 static GtkWidget *find_child(GtkWidget *widget, GType type)
@@ -450,8 +473,17 @@ static void test_search_reveals(void)
   GtkWidget *focus = gtk_window_get_focus(f.window);
   g_assert_true(focus == entry || gtk_widget_is_ancestor(focus, entry));
   g_object_set_data(G_OBJECT(f.view), "test-status", status);
+  g_object_set_data(G_OBJECT(f.view), "test-revealer", revealer);
   gtk_editable_set_text(GTK_EDITABLE(entry), "Sigmoid");
   wait_for(search_found_one, f.view); /* search-changed comes after a short delay */
+  g_assert_cmpint(ts_graph_view_get_selected_item(f.view), ==, item_named(f.view, "encoder/layer_b/Sigmoid"));
+  wait_for(selected_under_bar, f.view);
+  /* the legend, in a top corner, is under the bar, not behind it */
+  ts_graph_view_set_legend_corner(f.view, TS_LEGEND_CORNER_TOP_RIGHT);
+  graphene_rect_t legend, bar;
+  g_assert_true(ts_graph_view_get_legend_area(f.view, &legend));
+  g_assert_true(gtk_widget_compute_bounds(revealer, GTK_WIDGET(f.view), &bar));
+  g_assert_cmpfloat(legend.origin.y, >=, bar.origin.y + bar.size.height);
   g_signal_emit_by_name(entry, "activate");
   g_assert_cmpint(ts_graph_view_get_selected_item(f.view), ==, item_named(f.view, "encoder/layer_b/Sigmoid"));
   g_assert_cmpstr(gtk_label_get_text(GTK_LABEL(status)), ==, "1 of 1");

@@ -206,6 +206,15 @@ static gboolean fly_step(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+double _ts_graph_view_covered_top(TsGraphView *self)
+{
+  if (!gtk_revealer_get_reveal_child(self->search_revealer))
+    return 0;
+  int bar = 0;
+  gtk_widget_measure(GTK_WIDGET(self->search_revealer), GTK_ORIENTATION_VERTICAL, -1, NULL, &bar, NULL, NULL);
+  return bar;
+}
+
 void _ts_graph_view_fly_to(TsGraphView *self, int item)
 {
   const ts_view_box *box = item_box(self, item);
@@ -215,7 +224,8 @@ void _ts_graph_view_fly_to(TsGraphView *self, int item)
   double zoom = ts_viewport_get_zoom(self->viewport);
   double target = MAX(zoom, READABLE_ZOOM);
   target = MIN(target, zoom_for_box(self, box, MAX(target, 1)));
-  double cx = box->x + box->width / 2, cy = box->y + box->height / 2;
+  /* centred in what the search bar leaves in sight */
+  double cx = box->x + box->width / 2, cy = box->y + box->height / 2 - _ts_graph_view_covered_top(self) / (2 * target);
   gboolean animate = FALSE;
   g_object_get(gtk_widget_get_settings(GTK_WIDGET(self)), "gtk-enable-animations", &animate, NULL);
   if (!animate || !gtk_widget_get_mapped(GTK_WIDGET(self))) {
@@ -570,12 +580,80 @@ static void action_unselect(GtkWidget *widget, const char *name, GVariant *param
   ts_graph_view_select_item(TS_GRAPH_VIEW(widget), -1);
 }
 
+/* ---- walking the edges ---------------------------------------------------------------- */
+
+/* The nodes next to n: the producers of its inputs (up) or the readers of
+ * its outputs (down), in input or node order, each once.  Owned. */
+static GPtrArray *neighbours(const ts_node *n, gboolean up)
+{
+  GPtrArray *out = g_ptr_array_new();
+  const ts_graph *g = ts_node_graph(n);
+  for (int id = 0; id < (up ? ts_node_n_inputs(n) : ts_graph_n_nodes(g)); id++) {
+    const ts_node *other = up ? ts_graph_node(g, ts_node_input(n, id).node) : ts_graph_node(g, id);
+    gboolean next = up;
+    for (int i = 0; !up && i < ts_node_n_inputs(other); i++)
+      next = next || ts_node_input(other, i).node == ts_node_id(n);
+    if (other && next && !g_ptr_array_find(out, other, NULL))
+      g_ptr_array_add(out, (gpointer)other);
+  }
+  return out;
+}
+
+static const ts_node *selected_node(TsGraphView *self)
+{
+  return self->model && self->selected >= 0 ? ts_view_item_node(self->model, self->selected) : NULL;
+}
+
+/* Selects and shows the neighbour of walk_from at walk_index (wrapping). */
+static void walk_to(TsGraphView *self, GPtrArray *list)
+{
+  int n = (int)list->len;
+  self->walk_index = ((self->walk_index % n) + n) % n;
+  const ts_node *from = self->walk_from;
+  ts_graph_view_reveal(self, g_ptr_array_index(list, self->walk_index));
+  self->walk_from = from; /* the reveal's selection does not end the walk */
+}
+
+/* Alt+Up / Alt+Down: from the selected node to its first producer or consumer. */
+static void action_walk(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  TsGraphView *self = TS_GRAPH_VIEW(widget);
+  const ts_node *node = selected_node(self);
+  gboolean up = g_str_equal(name, "view.walk-up");
+  g_autoptr(GPtrArray) list = node ? neighbours(node, up) : NULL;
+  if (!list || list->len == 0) {
+    gtk_widget_error_bell(widget);
+    return;
+  }
+  self->walk_from = node;
+  self->walk_up = up;
+  self->walk_index = 0;
+  walk_to(self, list);
+}
+
+/* Alt+Left / Alt+Right: the previous or next of the neighbours the last walk chose among. */
+static void action_walk_sibling(GtkWidget *widget, const char *name, GVariant *parameter)
+{
+  TsGraphView *self = TS_GRAPH_VIEW(widget);
+  g_autoptr(GPtrArray) list = self->walk_from ? neighbours(self->walk_from, self->walk_up) : NULL;
+  if (!list || list->len < 2 || g_ptr_array_index(list, self->walk_index % list->len) != selected_node(self)) {
+    gtk_widget_error_bell(widget);
+    return;
+  }
+  self->walk_index += g_str_equal(name, "view.walk-next") ? 1 : -1;
+  walk_to(self, list);
+}
+
 static const struct {
   guint key;
   GdkModifierType mods;
   const char *action;
   double dx, dy; /* view.pan only */
 } BINDINGS[] = {
+  { GDK_KEY_Up, GDK_ALT_MASK, "view.walk-up", 0, 0 },
+  { GDK_KEY_Down, GDK_ALT_MASK, "view.walk-down", 0, 0 },
+  { GDK_KEY_Left, GDK_ALT_MASK, "view.walk-previous", 0, 0 },
+  { GDK_KEY_Right, GDK_ALT_MASK, "view.walk-next", 0, 0 },
   { GDK_KEY_plus, 0, "view.zoom-in", 0, 0 },
   { GDK_KEY_plus, GDK_SHIFT_MASK, "view.zoom-in", 0, 0 },
   { GDK_KEY_equal, 0, "view.zoom-in", 0, 0 },
@@ -629,6 +707,10 @@ void _ts_graph_view_class_init_input(GtkWidgetClass *widget_class)
   gtk_widget_class_install_action(widget_class, "view.pan", "(dd)", action_pan);
   gtk_widget_class_install_action(widget_class, "view.activate", NULL, action_activate);
   gtk_widget_class_install_action(widget_class, "view.unselect", NULL, action_unselect);
+  gtk_widget_class_install_action(widget_class, "view.walk-up", NULL, action_walk);
+  gtk_widget_class_install_action(widget_class, "view.walk-down", NULL, action_walk);
+  gtk_widget_class_install_action(widget_class, "view.walk-previous", NULL, action_walk_sibling);
+  gtk_widget_class_install_action(widget_class, "view.walk-next", NULL, action_walk_sibling);
   for (size_t i = 0; i < G_N_ELEMENTS(BINDINGS); i++) {
     if (g_str_equal(BINDINGS[i].action, "view.pan"))
       gtk_widget_class_add_binding_action(widget_class, BINDINGS[i].key, BINDINGS[i].mods, BINDINGS[i].action,

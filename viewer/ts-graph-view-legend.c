@@ -31,8 +31,10 @@ static void rect_at(TsGraphView *self, TsLegendCorner corner, gboolean collapsed
   double w = gtk_widget_get_width(GTK_WIDGET(self)), h = gtk_widget_get_height(GTK_WIDGET(self));
   gboolean left = corner == TS_LEGEND_CORNER_TOP_LEFT || corner == TS_LEGEND_CORNER_BOTTOM_LEFT;
   gboolean top = corner == TS_LEGEND_CORNER_TOP_LEFT || corner == TS_LEGEND_CORNER_TOP_RIGHT;
+  /* a top corner's legend goes under the search bar while it shows */
   graphene_rect_init(out, left ? TS_OVERLAY_MARGIN : w - lw - TS_OVERLAY_MARGIN,
-                     top ? TS_OVERLAY_MARGIN : h - lh - TS_OVERLAY_MARGIN, (float)lw, (float)lh);
+                     top ? TS_OVERLAY_MARGIN + _ts_graph_view_covered_top(self) : h - lh - TS_OVERLAY_MARGIN,
+                     (float)lw, (float)lh);
 }
 
 void _ts_graph_view_legend_rect(TsGraphView *self, TsLegendCorner corner, graphene_rect_t *out)

@@ -68,6 +68,12 @@ struct _TsGraphView {
   /* search */
   GArray *matches; /* items */
   int match_index;
+
+  /* walking the edges (Alt+arrows): the node stepped from, which way, and
+   * which of its neighbours that way is selected */
+  const ts_node *walk_from;
+  gboolean walk_up;
+  int walk_index;
 };
 
 /* ---- ts-graph-view.c -------------------------------------------------------- */
@@ -130,5 +136,10 @@ void _ts_graph_view_move_legend(TsGraphView *self, TsLegendCorner corner);
 void _ts_graph_view_class_init_search(GtkWidgetClass *widget_class);
 void _ts_graph_view_init_search(TsGraphView *self);
 void _ts_graph_view_show_search(TsGraphView *self);
+/* How much of the top of the view the search bar covers (0 while it is
+ * hidden): flights centre below it, the legend goes under it. */
+double _ts_graph_view_covered_top(TsGraphView *self);
+/* Hides the search bar and forgets its query (another graph is shown). */
+void _ts_graph_view_close_search(TsGraphView *self);
 
 G_END_DECLS

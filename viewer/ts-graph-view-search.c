@@ -59,6 +59,7 @@ void ts_graph_view_search_next(TsGraphView *self, gboolean forward)
 void _ts_graph_view_show_search(TsGraphView *self)
 {
   gtk_revealer_set_reveal_child(self->search_revealer, TRUE);
+  gtk_widget_queue_draw(GTK_WIDGET(self)); /* the legend moves under the bar */
   gtk_widget_grab_focus(GTK_WIDGET(self->search_entry));
 }
 
@@ -70,6 +71,8 @@ static void on_search_changed(TsGraphView *self)
   guint kind = gtk_drop_down_get_selected(self->search_kind);
   ts_graph_view_search(self, kind < TS_VIEW_FIND_KIND_COUNT ? (ts_view_find_kind)kind : TS_VIEW_FIND_NAME,
                        gtk_editable_get_text(GTK_EDITABLE(self->search_entry)), &error);
+  if (self->matches->len > 0) /* as you type: the first match, in sight */
+    ts_graph_view_search_next(self, TRUE);
   show_status(self, error);
   g_clear_error(&error);
 }
@@ -94,9 +97,17 @@ static void on_search_previous_match(TsGraphView *self)
   ts_graph_view_search_next(self, FALSE);
 }
 
+void _ts_graph_view_close_search(TsGraphView *self)
+{
+  gtk_revealer_set_reveal_child(self->search_revealer, FALSE);
+  gtk_widget_queue_draw(GTK_WIDGET(self));
+  gtk_editable_set_text(GTK_EDITABLE(self->search_entry), "");
+}
+
 static void on_search_stop(TsGraphView *self)
 {
   gtk_revealer_set_reveal_child(self->search_revealer, FALSE);
+  gtk_widget_queue_draw(GTK_WIDGET(self));
   gtk_widget_grab_focus(GTK_WIDGET(self));
 }
 

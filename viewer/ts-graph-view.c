@@ -161,6 +161,7 @@ static void clear_graph(TsGraphView *self)
   g_clear_pointer(&self->model, ts_view_model_unref);
   g_array_set_size(self->matches, 0);
   self->match_index = -1;
+  self->walk_from = NULL;
   self->graph = NULL;
   self->anchor_item = self->reveal_pending = -1;
   self->centre_pending = FALSE;
@@ -176,6 +177,7 @@ void ts_graph_view_set_graph(TsGraphView *self, const ts_graph *graph)
     return;
   ts_graph_view_select_item(self, -1);
   clear_graph(self);
+  _ts_graph_view_close_search(self); /* its query was for the other graph */
   self->graph = graph;
   self->cancellable = g_cancellable_new();
   if (graph) {
