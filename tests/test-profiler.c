@@ -701,11 +701,15 @@ static void test_hostile(void)
       "names no entry");
   BAD("{\"tracescope\":{\"base_ns\":\"0\",\"locs\":[],\"concretes\":[],\"nodes\":[{\"name\":\"a\","
       "\"op\":\"Add\",\"origins\":[9]}]},\"traceEvents\":[]}", "origin");
-  /* nested past any sane depth: an error, not a stack overflow */
+  /* nested past any sane depth: an error naming the limit, not a stack overflow */
   GString *deep = g_string_new("[");
   for (int i = 0; i < 100000; i++)
     g_string_append_c(deep, '[');
-  expect_import_error(deep->str, deep->len, "nested");
+  GError *deep_error = NULL;
+  g_assert_null(tsp_chrome_import_data(deep->str, deep->len, &deep_error));
+  g_assert_error(deep_error, TSP_ERROR, TSP_ERROR_LIMIT);
+  g_assert_nonnull(strstr(deep_error->message, "nested more than 64 deep (the max_depth limit)"));
+  g_clear_error(&deep_error);
   g_string_free(deep, TRUE);
   /* every truncation of a real file */
   tsp_session *s = record_seed();
