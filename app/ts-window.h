@@ -66,8 +66,13 @@ TsNodeDetails *ts_window_get_node_details(TsWindow *self);
 TsProfilerPanel *ts_window_get_profiler_panel(TsWindow *self);
 TsDebugPanel *ts_window_get_debug_panel(TsWindow *self);
 /* Reads a Chrome trace (.json or .json.gz: tracescope-cli profile --out, or
- * another tool's) off the main thread and shows it in the Profiler panel's
- * timeline; an error dialog says what was wrong with the file. */
+ * another tool's) in a process of its own (tracescope-import, under the
+ * default tsp_read_limits), its progress in a toast with Cancel, and
+ * shows it in the Profiler panel's timeline; an error dialog says what
+ * was wrong with the file, or how the importer ended. */
 void ts_window_open_trace(TsWindow *self, const char *path);
+/* The fraction of the trace files being read that is read (the last
+ * reported), or -1 when none is; win.cancel-import stops them. */
+double ts_window_get_import_progress(TsWindow *self);
 
 G_END_DECLS
