@@ -342,6 +342,7 @@ typedef struct batch {
   const char *text;    /* its events (whole elements, commas between) */
   size_t len;
   char *own;           /* text, when copied out of a stream's buffer */
+  size_t own_cap;
   uint64_t first;      /* the number of its first event */
   GArray *events;      /* tsp_decoded */
   GStringChunk *strings;
@@ -354,13 +355,12 @@ typedef struct batches {
   GMutex lock;
   GCond cond;
   GQueue pending;    /* batch *, in file order */
+  GQueue spare;      /* batch *, converted, their memory kept for the next */
   int max_pending;
 } batches;
 
 static void parse_batch(batch *b)
 {
-  b->events = g_array_sized_new(FALSE, FALSE, sizeof(tsp_decoded), BATCH);
-  b->strings = g_string_chunk_new(4096);
   tsp__decode_events(b->text, b->len, b->first, b->events, b->strings, &b->error);
 }
 
@@ -377,13 +377,28 @@ static void parse_in_pool(gpointer data, gpointer user_data)
 
 static void batch_free(batch *b)
 {
-  if (b->events)
-    g_array_unref(b->events);
-  if (b->strings)
-    g_string_chunk_free(b->strings);
+  g_array_unref(b->events);
+  g_string_chunk_free(b->strings);
   g_clear_error(&b->error);
   g_free(b->own);
   g_free(b);
+}
+
+/* A batch to fill: a spare one (its memory reused: fresh memory for every
+ * batch costs more in page faults than the parsing), or a new one. */
+static batch *batch_take(batches *q)
+{
+  batch *b = g_queue_pop_head(&q->spare);
+  if (!b) {
+    b = g_new0(batch, 1);
+    b->events = g_array_sized_new(FALSE, FALSE, sizeof(tsp_decoded), BATCH);
+    b->strings = g_string_chunk_new(4096);
+    return b;
+  }
+  g_array_set_size(b->events, 0);
+  g_string_chunk_clear(b->strings);
+  b->done = false;
+  return b;
 }
 
 /* Converts the oldest pending batch once it is parsed. */
@@ -402,7 +417,7 @@ static bool convert_oldest(reader *r, batches *q, GError **error)
     b->error = NULL;
     ok = false;
   }
-  batch_free(b);
+  g_queue_push_tail(&q->spare, b);
   return ok;
 }
 
@@ -411,16 +426,21 @@ static bool convert_oldest(reader *r, batches *q, GError **error)
 static bool add_batch(reader *r, batches *q, tsp_scan *s, size_t from, uint64_t first,
                       GError **error)
 {
-  batch *b = g_new0(batch, 1);
+  batch *b = batch_take(q);
   b->first = first;
   b->len = s->pos - from;
   if (s->own) {
-    b->text = b->own = g_try_malloc(MAX(b->len, 1));
-    if (!b->own) {
-      g_free(b);
-      return tsp__limit(error, "out of memory for %zu bytes of events", s->pos - from);
+    if (b->own_cap < b->len) {
+      g_free(b->own);
+      b->own_cap = MAX(b->len, BATCH_BYTES + BATCH_BYTES / 4);
+      if (!(b->own = g_try_malloc(b->own_cap))) {
+        b->own_cap = 0;
+        g_queue_push_tail(&q->spare, b);
+        return tsp__limit(error, "out of memory for %zu bytes of events", b->len);
+      }
     }
     memcpy(b->own, s->buf + from, b->len);
+    b->text = b->own;
   } else {
     b->text = s->buf + from;
   }
@@ -439,6 +459,7 @@ static bool read_events(reader *r, tsp_scan *s, GError **error)
   g_mutex_init(&q.lock);
   g_cond_init(&q.cond);
   g_queue_init(&q.pending);
+  g_queue_init(&q.spare);
   int threads = (int)g_get_num_processors();
   if ((s->gz || s->len - s->pos > (1 << 20)) && threads > 1) {
     q.pool = g_thread_pool_new(parse_in_pool, &q, threads, FALSE, NULL);
@@ -454,21 +475,21 @@ static bool read_events(reader *r, tsp_scan *s, GError **error)
   size_t from = s->pos;
   int in_batch = 0;
   while (ok && !done) {
-    char where[64];
-    g_snprintf(where, sizeof where, "traceEvents[%" G_GUINT64_FORMAT "]", r->queued);
+    s->index = (int64_t)r->queued; /* errors name the event */
     if (r->queued == r->limits->max_events) {
-      ok = tsp__limit(error, "%s: more than %" G_GUINT64_FORMAT " events (the max_events limit)", where,
-                      r->limits->max_events);
+      ok = tsp__limit(error, "traceEvents[%" G_GUINT64_FORMAT "]: more than %" G_GUINT64_FORMAT
+                      " events (the max_events limit)", r->queued, r->limits->max_events);
       break;
     }
-    if (!(ok = tsp__scan_value(s, error, where) && tsp__scan_ws(s, error, where)))
+    if (!(ok = tsp__scan_value(s, error, "traceEvents") && tsp__scan_ws(s, error, "traceEvents")))
       break;
     in_batch++;
     r->queued++;
     if (!tsp__scan_peek(s, &c)) {
-      ok = tsp__scan_ended(s, error, where);
+      ok = tsp__scan_ended(s, error, "traceEvents");
     } else if (c != ',' && c != ']') {
-      ok = tsp__fail(error, "%s: expected ',' or ']' after the event", where);
+      ok = tsp__fail(error, "traceEvents[%" G_GUINT64_FORMAT "]: expected ',' or ']' after the event",
+                     r->queued - 1);
     } else {
       done = c == ']';
       if (done || in_batch == BATCH || s->pos - from >= BATCH_BYTES) {
@@ -476,18 +497,20 @@ static bool read_events(reader *r, tsp_scan *s, GError **error)
         in_batch = 0;
         s->pos++;
         if (ok && !tsp__scan_release(s))
-          ok = tsp__scan_ended(s, error, where);
+          ok = tsp__scan_ended(s, error, "traceEvents");
         from = s->pos;
       } else {
         s->pos++;
       }
     }
   }
+  s->index = -1;
   while (ok && q.pending.length > 0)
     ok = convert_oldest(r, &q, error);
   if (q.pool)
     g_thread_pool_free(q.pool, FALSE, TRUE); /* waits for the batches being parsed */
   g_queue_clear_full(&q.pending, (GDestroyNotify)batch_free);
+  g_queue_clear_full(&q.spare, (GDestroyNotify)batch_free);
   g_mutex_clear(&q.lock);
   g_cond_clear(&q.cond);
   return ok;

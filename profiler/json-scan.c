@@ -24,7 +24,7 @@ bool tsp__limit(GError **error, const char *fmt, ...)
 bool tsp__scan_init_text(tsp_scan *s, const char *text, size_t len, const tsp_read_limits *limits,
                          GError **error)
 {
-  *s = (tsp_scan){ .buf = text, .len = len, .limits = *limits };
+  *s = (tsp_scan){ .buf = text, .len = len, .limits = *limits, .index = -1 };
   if (len > limits->max_bytes)
     return tsp__limit(error, "%zu bytes of text, more than %" G_GUINT64_FORMAT " (the max_bytes limit)",
                       len, limits->max_bytes);
@@ -34,7 +34,7 @@ bool tsp__scan_init_text(tsp_scan *s, const char *text, size_t len, const tsp_re
 bool tsp__scan_init_file(tsp_scan *s, const char *path, const tsp_read_limits *limits,
                          GError **error)
 {
-  *s = (tsp_scan){ .path = path, .limits = *limits };
+  *s = (tsp_scan){ .path = path, .limits = *limits, .index = -1 };
   errno = 0;
   s->gz = gzopen(path, "rb"); /* reads plain files too */
   if (!s->gz) {
@@ -98,10 +98,21 @@ static bool stream_error(tsp_scan *s, GError **error)
   return false;
 }
 
+/* where, and the index of the element being read if one is (s->index),
+ * formatted only for an error. */
+static const char *place(const tsp_scan *s, const char *where, char buf[80])
+{
+  if (s->index < 0)
+    return where;
+  g_snprintf(buf, 80, "%s[%" G_GINT64_FORMAT "]", where, s->index);
+  return buf;
+}
+#define WHERE place(s, where, (char[80]){ 0 })
+
 bool tsp__scan_ended(tsp_scan *s, GError **error, const char *where)
 {
   return s->error ? stream_error(s, error)
-                  : tsp__fail(error, "%s: the file ends early (truncated?)", where);
+                  : tsp__fail(error, "%s: the file ends early (truncated?)", WHERE);
 }
 
 bool tsp__scan_peek(tsp_scan *s, char *c)
@@ -149,7 +160,7 @@ bool tsp__scan_ws(tsp_scan *s, GError **error, const char *where)
       return true;
     if (s->pos - from > s->limits.max_value)
       return tsp__limit(error, "%s: more than %" G_GUINT64_FORMAT " bytes of white space (the max_value limit)",
-                        where, s->limits.max_value);
+                        WHERE, s->limits.max_value);
     if (!more(s))
       return s->error ? stream_error(s, error) : true; /* the end: the caller sees it */
   }
@@ -158,7 +169,7 @@ bool tsp__scan_ws(tsp_scan *s, GError **error, const char *where)
 static bool long_string(tsp_scan *s, GError **error, const char *where)
 {
   return tsp__limit(error, "%s: a string of more than %" G_GUINT64_FORMAT " bytes (the max_string limit)",
-                    where, s->limits.max_string);
+                    WHERE, s->limits.max_string);
 }
 
 /* Strings are most of a trace's bytes: memchr finds their quotes.  A quote
@@ -187,7 +198,7 @@ bool tsp__scan_string(tsp_scan *s, GError **error, const char *where)
     if (!more(s)) {
       s->pos = s->len;
       return s->error ? stream_error(s, error)
-                      : tsp__fail(error, "%s: the file ends inside a string (truncated?)", where);
+                      : tsp__fail(error, "%s: the file ends inside a string (truncated?)", WHERE);
     }
   }
 }
@@ -196,7 +207,7 @@ static bool value_fits(tsp_scan *s, size_t from, GError **error, const char *whe
 {
   if (s->pos - from <= s->limits.max_value)
     return true;
-  return tsp__limit(error, "%s: more than %" G_GUINT64_FORMAT " bytes (the max_value limit)", where,
+  return tsp__limit(error, "%s: more than %" G_GUINT64_FORMAT " bytes (the max_value limit)", WHERE,
                     s->limits.max_value);
 }
 
@@ -223,7 +234,7 @@ bool tsp__scan_value(tsp_scan *s, GError **error, const char *where)
     }
     if (c == '{' || c == '[') {
       if (++depth > s->limits.max_depth)
-        return tsp__limit(error, "%s: nested more than %d deep (the max_depth limit)", where,
+        return tsp__limit(error, "%s: nested more than %d deep (the max_depth limit)", WHERE,
                           s->limits.max_depth);
     } else if (c == '}' || c == ']') {
       if (depth == 0)
@@ -240,6 +251,6 @@ bool tsp__scan_value(tsp_scan *s, GError **error, const char *where)
   if (s->error)
     return stream_error(s, error);
   if (depth > 0 || s->pos == from)
-    return tsp__fail(error, "%s: the file ends early (truncated?)", where);
+    return tsp__fail(error, "%s: the file ends early (truncated?)", WHERE);
   return value_fits(s, from, error, where);
 }

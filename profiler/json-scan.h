@@ -18,6 +18,7 @@ typedef struct tsp_scan {
   uint64_t dropped;         /* text released before buf[0] */
   uint64_t file_size;       /* the file's bytes (compressed), for progress */
   const char *path;         /* for errors; NULL for text in memory */
+  int64_t index;            /* errors name "where[index]" when >= 0 */
   tsp_read_limits limits;
   tsp_progress_fn progress;
   void *progress_data;
