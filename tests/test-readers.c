@@ -219,6 +219,43 @@ static void test_threads_memory(void)
   g_string_free(json, TRUE);
 }
 
+/* Memory that runs out is an error, not an abort (it aborted under a
+ * memory limit).  AddressSanitizer makes it run out on cue: allocations
+ * over 2 MiB fail, and one thread's chunks pass that after 65,536 events. */
+static void test_out_of_memory(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+  if (g_test_subprocess()) {
+    GError *error = NULL;
+    g_assert_null(tsp_chrome_import(g_getenv("TEST_READERS_TRACE"), &error));
+    g_assert_error(error, TSP_ERROR, TSP_ERROR_LIMIT);
+    if (!strstr(error->message, "out of memory after 65536 events"))
+      g_error("%s", error->message);
+    g_error_free(error);
+    return;
+  }
+  GString *json = foreign_trace(70000, 1, 3);
+  char *path = write_file("oom.json", json->str, json->len, false);
+  g_setenv("TEST_READERS_TRACE", path, TRUE);
+  char *asan = g_strdup(g_getenv("ASAN_OPTIONS"));
+  char *options = g_strdup_printf("%s:allocator_may_return_null=1:max_allocation_size_mb=2", asan ? asan : "");
+  g_setenv("ASAN_OPTIONS", options, TRUE);
+  g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  if (asan)
+    g_setenv("ASAN_OPTIONS", asan, TRUE);
+  else
+    g_unsetenv("ASAN_OPTIONS");
+  g_test_trap_assert_passed();
+  g_unlink(path);
+  g_free(path);
+  g_free(options);
+  g_free(asan);
+  g_string_free(json, TRUE);
+#else
+  g_test_skip("needs AddressSanitizer (max_allocation_size_mb) to make an allocation fail");
+#endif
+}
+
 typedef struct progress {
   int calls, cancel_at;
   double last;
@@ -321,6 +358,7 @@ int main(int argc, char **argv)
   g_test_add_func("/readers/streamed", test_streamed);
   g_test_add_func("/readers/threads-memory", test_threads_memory);
   g_test_add_func("/readers/progress", test_progress);
+  g_test_add_func("/readers/out-of-memory", test_out_of_memory);
   g_test_add_func("/readers/json-bounded", test_json_bounded);
   int ret = g_test_run();
   g_rmdir(tmp_dir);
