@@ -17,17 +17,6 @@
 #define BATCH 4096                     /* events */
 #define BATCH_BYTES ((size_t)1 << 20)  /* or text, whichever comes first */
 
-tsp_read_limits tsp_read_limits_default(void)
-{
-  return (tsp_read_limits){
-    .max_bytes = (uint64_t)4 << 30,
-    .max_events = 20000000,
-    .max_string = (uint64_t)1 << 20,
-    .max_value = (uint64_t)64 << 20,
-    .max_depth = 64,
-  };
-}
-
 tsp_import_options tsp_import_options_default(void)
 {
   return (tsp_import_options){ .limits = tsp_read_limits_default() };

@@ -10,6 +10,17 @@
 
 #define BLOCK ((size_t)1 << 20) /* read from the file at a time */
 
+tsp_read_limits tsp_read_limits_default(void)
+{
+  return (tsp_read_limits){
+    .max_bytes = (uint64_t)4 << 30,
+    .max_events = 20000000,
+    .max_string = (uint64_t)1 << 20,
+    .max_value = (uint64_t)64 << 20,
+    .max_depth = 64,
+  };
+}
+
 bool tsp__limit(GError **error, const char *fmt, ...)
 {
   va_list ap;

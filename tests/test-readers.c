@@ -220,7 +220,7 @@ static void test_threads_memory(void)
 }
 
 /* Memory that runs out is an error, not an abort (it aborted under a
- * memory limit).  AddressSanitizer makes it run out on cue: allocations
+ * memory limit), importing a trace or reading a serialized session.  AddressSanitizer makes it run out on cue: allocations
  * over 2 MiB fail, and one thread's chunks pass that after 65,536 events. */
 static void test_out_of_memory(void)
 {
@@ -231,12 +231,31 @@ static void test_out_of_memory(void)
     g_assert_error(error, TSP_ERROR, TSP_ERROR_LIMIT);
     if (!strstr(error->message, "out of memory after 65536 events"))
       g_error("%s", error->message);
-    g_error_free(error);
+    g_clear_error(&error);
+    /* the worker's (and the importer's) serialized form, mapped: no copy */
+    GMappedFile *mapped = g_mapped_file_new(g_getenv("TEST_READERS_SERIAL"), FALSE, &error);
+    g_assert_no_error(error);
+    GBytes *bytes = g_mapped_file_get_bytes(mapped);
+    g_assert_null(tsp_session_deserialize(bytes, &error));
+    g_assert_error(error, TSP_ERROR, TSP_ERROR_FORMAT);
+    if (!strstr(error->message, "out of memory after 65536 events"))
+      g_error("%s", error->message);
+    g_clear_error(&error);
+    g_bytes_unref(bytes);
+    g_mapped_file_unref(mapped);
     return;
   }
   GString *json = foreign_trace(70000, 1, 3);
   char *path = write_file("oom.json", json->str, json->len, false);
   g_setenv("TEST_READERS_TRACE", path, TRUE);
+  GError *error = NULL;
+  tsp_session *s = tsp_chrome_import_data(json->str, json->len, &error);
+  g_assert_no_error(error);
+  GBytes *bytes = tsp_session_serialize(s);
+  char *serial = write_file("oom.serial", g_bytes_get_data(bytes, NULL), g_bytes_get_size(bytes), false);
+  g_setenv("TEST_READERS_SERIAL", serial, TRUE);
+  g_bytes_unref(bytes);
+  tsp_session_free(s);
   char *asan = g_strdup(g_getenv("ASAN_OPTIONS"));
   char *options = g_strdup_printf("%s:allocator_may_return_null=1:max_allocation_size_mb=2", asan ? asan : "");
   g_setenv("ASAN_OPTIONS", options, TRUE);
@@ -248,6 +267,8 @@ static void test_out_of_memory(void)
   g_test_trap_assert_passed();
   g_unlink(path);
   g_free(path);
+  g_unlink(serial);
+  g_free(serial);
   g_free(options);
   g_free(asan);
   g_string_free(json, TRUE);
