@@ -222,6 +222,9 @@ static bool value_fits(tsp_scan *s, size_t from, GError **error, const char *whe
                     s->limits.max_value);
 }
 
+/* The bytes that open or close a string or a container. */
+static const bool NESTING[256] = { ['"'] = true, ['{'] = true, ['['] = true, ['}'] = true, [']'] = true };
+
 bool tsp__scan_value(tsp_scan *s, GError **error, const char *where)
 {
   if (!tsp__scan_ws(s, error, where))
@@ -234,6 +237,15 @@ bool tsp__scan_value(tsp_scan *s, GError **error, const char *where)
         return false;
       if (!more(s))
         break;
+    }
+    if (depth > 0) { /* inside a container only strings and brackets matter */
+      const unsigned char *b = (const unsigned char *)s->buf;
+      size_t p = s->pos;
+      while (p < s->len && !NESTING[b[p]])
+        p++;
+      s->pos = p;
+      if (p == s->len)
+        continue;
     }
     char c = s->buf[s->pos];
     if (c == '"') {
