@@ -175,7 +175,7 @@ void ts_trace_import_async(const char *path, const tsp_read_limits *limits, GCan
     g_object_unref(task);
     return;
   }
-  im->out = g_memory_output_stream_new_resizable();
+  im->out = g_memory_output_stream_new(NULL, 0, g_try_realloc, g_free); /* no memory: an error, not an abort */
   im->err = g_data_input_stream_new(g_subprocess_get_stderr_pipe(im->process));
   im->pending = 3;
   if (cancellable)
