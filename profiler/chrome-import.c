@@ -617,6 +617,8 @@ static tsp_session *import(tsp_scan *s, const tsp_import_options *options, GErro
     return NULL;
   }
   tsp__trim_chunks(session);
+  if (options->progress)
+    options->progress(1.0, options->progress_data); /* all read */
   return session;
 }
 
