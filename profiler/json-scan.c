@@ -16,7 +16,7 @@ tsp_read_limits tsp_read_limits_default(void)
     .max_bytes = (uint64_t)4 << 30,
     .max_events = 20000000,
     .max_string = (uint64_t)1 << 20,
-    .max_value = (uint64_t)64 << 20,
+    .max_value = (uint64_t)16 << 20,
     .max_depth = 64,
   };
 }

@@ -286,7 +286,8 @@ typedef struct tsp_read_limits {
   int max_depth;       /* arrays and objects inside one another */
 } tsp_read_limits;
 /* 4 GiB of text, 20 million events (960 MB of session), 1 MiB strings,
- * 64 MiB values, 64 deep. */
+ * 16 MiB values, 64 deep: an import holds at most 8 batches of a MiB and
+ * a value each in flight. */
 tsp_read_limits tsp_read_limits_default(void);
 
 /* Called now and then with the fraction of the file read; false cancels
