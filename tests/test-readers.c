@@ -120,7 +120,8 @@ static void test_limits(void)
 }
 
 /* A string larger than max_string is refused as it streams in: the reader
- * does not hold it first (a 64 MiB name once took 3.9 GiB). */
+ * does not hold it first (a 64 MiB name once took 3.9 GiB); so is white
+ * space longer than max_value. */
 static void test_long_string_file(void)
 {
   GString *json = g_string_new("[{\"ph\":\"X\",\"tid\":1,\"ts\":1,\"name\":\"");
@@ -135,6 +136,28 @@ static void test_long_string_file(void)
   g_assert_error(error, TSP_ERROR, TSP_ERROR_LIMIT);
   g_assert_nonnull(strstr(error->message, "max_string"));
   g_clear_error(&error);
+  g_unlink(path);
+  g_free(path);
+  g_string_free(json, TRUE);
+
+  /* a gzip bomb: white space between two events, refused once a value's
+   * worth of it has passed (the whole of it once took 2.2 GiB) */
+  json = g_string_new("[{\"ph\":\"X\",\"name\":\"a\",\"tid\":1,\"ts\":1,\"dur\":1},");
+  for (int i = 0; i < (6 << 20); i++)
+    g_string_append_c(json, ' ');
+  g_string_append(json, "{\"ph\":\"X\",\"name\":\"a\",\"tid\":1,\"ts\":2,\"dur\":1}]");
+  path = write_file("bomb.json.gz", json->str, json->len, true);
+  o = tsp_import_options_default();
+  o.limits.max_value = 1 << 20;
+  g_assert_null(tsp_chrome_import_with(path, &o, &error));
+  g_assert_error(error, TSP_ERROR, TSP_ERROR_LIMIT);
+  g_assert_nonnull(strstr(error->message, "white space (the max_value limit)"));
+  g_clear_error(&error);
+  o = tsp_import_options_default();
+  tsp_session *s = tsp_chrome_import_with(path, &o, &error); /* under the default: it reads */
+  g_assert_no_error(error);
+  g_assert_cmpuint(tsp_session_n_events(s), ==, 2);
+  tsp_session_free(s);
   g_unlink(path);
   g_free(path);
   g_string_free(json, TRUE);
