@@ -24,7 +24,10 @@ static JsonNode *parse(tsp_scan *s, GError **error)
     g_error_free(e);
     return NULL;
   }
-  return json_parser_steal_root(p);
+  JsonNode *root = json_parser_steal_root(p);
+  if (!root) /* json-glib reads comments: "//" is a document with nothing in it */
+    tsp__fail(error, "no JSON value in the document");
+  return root;
 }
 
 JsonNode *tsp_json_parse(const char *text, size_t len, const tsp_read_limits *limits,

@@ -378,7 +378,7 @@ static void test_json_bounded(void)
   json_node_unref(root);
   static const struct { const char *text; const char *fragment; } bad[] = {
     { "", "ends early" }, { "{\"a\":1} x", "after the document" }, { "{\"a\":", "ends early" },
-    { "{\"a\" 1}", NULL }, { "[\"abc", "inside a string" },
+    { "{\"a\" 1}", NULL }, { "[\"abc", "inside a string" }, { "//", "no JSON value" },
   };
   for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
     g_assert_null(tsp_json_parse(bad[i].text, strlen(bad[i].text), &limits, &error));
