@@ -692,6 +692,8 @@ static void test_hostile(void)
   BAD("[{\"ph\":\"X\",\"name\":\"Add\",\"ts\":1} {\"ph\":\"X\"}]", "expected ','");
   BAD("[{\"ph\":\"X\",\"name\":\"Add\",\"ts\":1,}]", NULL);
   BAD("[\"unterminated]", "inside a string");
+  BAD("[{\"ph\":\"X\",\"name\":\"over\xc1\xbalong\",\"ts\":1}]", "not valid UTF-8"); /* yajl lets it by */
+  BAD("[{\"ph\":\"C\",\"name\":\"memory\",\"ts\":1,\"args\":{\"\xc1\xba\":1}}]", "not valid UTF-8");
   /* our tables, broken */
   BAD("{\"tracescope\":{\"version\":1},\"traceEvents\":[]}", "base_ns");
   BAD("{\"tracescope\":{\"base_ns\":\"0\",\"locs\":[],\"concretes\":[],\"nodes\":[{\"name\":\"a\"}]},"
