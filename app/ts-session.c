@@ -1,14 +1,17 @@
-/* ts-session.c — sessions as JSON (json-glib), checked field by field on
- * the way in: a session file from elsewhere gives an error, never a crash. */
+/* ts-session.c — sessions as JSON (json-glib), read through the bounded
+ * reader (tsp_json_load) and checked field by field on the way in: a
+ * session file from elsewhere gives an error, never a crash. */
 #include "ts-session.h"
 
 #include <json-glib/json-glib.h>
 #include <math.h>
+#include <tracescope-json.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define FORMAT "tracescope-session"
 #define VERSION 1
+#define SESSION_MAX_BYTES ((uint64_t)1 << 30)
 
 static void args_free(TsSessionArgs *a)
 {
@@ -445,14 +448,19 @@ static gboolean read_session(Reader *r, TsSession *s, JsonNode *root)
 TsSession *ts_session_load(const char *path, GError **error)
 {
   g_return_val_if_fail(path != NULL, NULL);
-  g_autoptr(JsonParser) parser = json_parser_new_immutable();
-  if (!json_parser_load_from_mapped_file(parser, path, error)) {
-    g_prefix_error(error, "cannot open the session '%s': ", path);
+  /* measured before json-glib sees it: a file nested 200,000 deep is an
+   * error, not a stack overflow */
+  tsp_read_limits limits = tsp_read_limits_default();
+  limits.max_bytes = limits.max_value = SESSION_MAX_BYTES;
+  limits.max_string = SESSION_MAX_BYTES; /* a big model's graph, base64 */
+  g_autoptr(JsonNode) root = tsp_json_load(path, &limits, error);
+  if (!root) {
+    g_prefix_error(error, "cannot open the session: ");
     return NULL;
   }
   Reader r = { .path = path, .error = error };
   TsSession *s = ts_session_new(NULL, NULL, "graph");
-  if (!read_session(&r, s, json_parser_get_root(parser))) {
+  if (!read_session(&r, s, root)) {
     ts_session_free(s);
     return NULL;
   }

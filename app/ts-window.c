@@ -12,6 +12,7 @@
 #include "ts-spec-text.h"
 #include "ts-tensor-view.h"
 #include "ts-source-snippet.h"
+#include "ts-trace-import.h"
 #include "ts-worker-optimized.h"
 
 #define MAX_RECENT 8
@@ -26,6 +27,9 @@ struct _TsWindow {
   GtkStack *bottom_stack;
   TsDebugPanel *debug_panel;
   guint importing;        /* trace files being read */
+  GCancellable *import_cancellable; /* theirs */
+  AdwToast *import_toast; /* their progress, with Cancel */
+  double import_progress;
   guint fetching;         /* optimized graphs being asked of the worker */
   GStrv debug_args;       /* a debug call waiting for its graph to be traced */
   TsFunctionList *function_list;
@@ -1072,55 +1076,99 @@ static void apply_session(TsWindow *self)
 
 /* ---- trace files ----------------------------------------------------------------- */
 
-static void import_trace(GTask *task, gpointer source, gpointer path, GCancellable *cancellable)
+typedef struct {
+  TsWindow *self; /* held until the file is read */
+  char *path;
+  gboolean baseline; /* what the Diff page compares the recording with */
+} TraceImport;
+
+static void on_import_progress(double fraction, gpointer user_data)
 {
-  GError *error = NULL;
-  tsp_session *s = tsp_chrome_import(path, &error);
-  if (s)
-    g_task_return_pointer(task, s, (GDestroyNotify)tsp_session_free);
-  else
-    g_task_return_error(task, error);
+  TsWindow *self = user_data;
+  self->import_progress = fraction;
+  if (!self->import_toast)
+    return;
+  g_autofree char *title = g_strdup_printf("Reading the trace… %d%%", (int)(fraction * 100));
+  adw_toast_set_title(self->import_toast, title);
 }
 
 /* A trace read: the panel's recording, or (baseline) what the Diff page
  * compares the recording with. */
 static void on_trace_imported(GObject *source, GAsyncResult *res, gpointer user_data)
 {
-  TsWindow *self = TS_WINDOW(source);
-  gboolean baseline = GPOINTER_TO_INT(user_data);
+  TraceImport *ti = user_data;
+  TsWindow *self = ti->self;
   g_autoptr(GError) error = NULL;
-  tsp_session *s = g_task_propagate_pointer(G_TASK(res), &error);
-  self->importing--;
-  if (!s) {
+  tsp_session *s = ts_trace_import_finish(res, &error);
+  if (--self->importing == 0) {
+    if (self->import_toast)
+      adw_toast_dismiss(self->import_toast);
+    g_clear_object(&self->import_toast);
+    g_clear_object(&self->import_cancellable);
+  }
+  if (!self->profiler_panel) { /* the window went while the file was read */
+    g_clear_pointer(&s, tsp_session_free);
+  } else if (!s && g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+    toast(self, "Reading the trace was cancelled");
+  } else if (!s) {
     show_error_dialog(self, "Cannot Open Trace", error->message);
-  } else if (baseline) {
-    g_autofree char *base = g_path_get_basename(g_task_get_task_data(G_TASK(res)));
+  } else if (ti->baseline) {
+    g_autofree char *base = g_path_get_basename(ti->path);
     gtk_stack_set_visible_child_name(self->main_stack, "main");
     ts_profiler_panel_set_baseline(self->profiler_panel, s, base);
     gtk_stack_set_visible_child_name(self->bottom_stack, "profiler");
   } else {
-    g_autofree char *base = g_path_get_basename(g_task_get_task_data(G_TASK(res)));
+    g_autofree char *base = g_path_get_basename(ti->path);
     gtk_stack_set_visible_child_name(self->main_stack, "main");
     show_module_panes(self, self->module != NULL);
     if (!self->module) { /* the window is the trace's */
       adw_window_title_set_title(self->window_title, base);
-      adw_window_title_set_subtitle(self->window_title, g_task_get_task_data(G_TASK(res)));
+      adw_window_title_set_subtitle(self->window_title, ti->path);
     }
     ts_profiler_panel_set_session(self->profiler_panel, s, base);
     ts_profiler_panel_show_page(self->profiler_panel, "timeline");
     gtk_stack_set_visible_child_name(self->bottom_stack, "profiler");
   }
   notify_busy(self);
+  g_object_unref(self);
+  g_free(ti->path);
+  g_free(ti);
 }
 
 static void read_trace(TsWindow *self, const char *path, gboolean baseline)
 {
-  GTask *task = g_task_new(self, NULL, on_trace_imported, GINT_TO_POINTER(baseline));
-  g_task_set_task_data(task, g_strdup(path), g_free);
-  self->importing++;
+  g_return_if_fail(TS_IS_WINDOW(self) && path != NULL);
+  if (self->importing++ == 0) {
+    self->import_cancellable = g_cancellable_new();
+    self->import_progress = 0;
+    self->import_toast = g_object_ref(adw_toast_new("Reading the trace…"));
+    adw_toast_set_timeout(self->import_toast, 0);
+    adw_toast_set_button_label(self->import_toast, "_Cancel");
+    adw_toast_set_action_name(self->import_toast, "win.cancel-import");
+    adw_toast_overlay_add_toast(self->toast_overlay, self->import_toast);
+  }
   notify_busy(self);
-  g_task_run_in_thread(task, import_trace);
-  g_object_unref(task);
+  TraceImport *ti = g_new0(TraceImport, 1);
+  ti->self = g_object_ref(self);
+  ti->path = g_strdup(path);
+  ti->baseline = baseline;
+  /* in a process of its own, under the default limits: a file that passes
+   * them, or breaks the importer, costs the app nothing */
+  tsp_read_limits limits = tsp_read_limits_default();
+  ts_trace_import_async(path, &limits, self->import_cancellable, on_import_progress, self, on_trace_imported, ti);
+}
+
+double ts_window_get_import_progress(TsWindow *self)
+{
+  g_return_val_if_fail(TS_IS_WINDOW(self), -1);
+  return self->importing > 0 ? self->import_progress : -1;
+}
+
+static void action_cancel_import(GtkWidget *widget, const char *name, GVariant *param)
+{
+  TsWindow *self = TS_WINDOW(widget);
+  if (self->import_cancellable)
+    g_cancellable_cancel(self->import_cancellable);
 }
 
 void ts_window_open_trace(TsWindow *self, const char *path)
@@ -1517,6 +1565,8 @@ static void ts_window_dispose(GObject *object)
     g_cancellable_cancel(self->load_cancellable);
   if (self->run_cancellable)
     g_cancellable_cancel(self->run_cancellable);
+  if (self->import_cancellable)
+    g_cancellable_cancel(self->import_cancellable);
   if (self->error_dialog)
     gtk_window_destroy(self->error_dialog);
   if (self->graph_pane) /* the view clears its selection as it goes: no details to show then */
@@ -1618,6 +1668,7 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_install_action(widget_class, "win.open-trace-from", "s", action_open_trace_from);
   gtk_widget_class_install_action(widget_class, "win.compare-trace", NULL, action_compare_trace);
   gtk_widget_class_install_action(widget_class, "win.compare-trace-from", "s", action_compare_trace_from);
+  gtk_widget_class_install_action(widget_class, "win.cancel-import", NULL, action_cancel_import);
   gtk_widget_class_install_action(widget_class, "win.export-graph-to", "s", action_export_graph_to);
   gtk_widget_class_install_action(widget_class, "win.profile-compare", NULL, action_profile_compare);
 

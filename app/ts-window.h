@@ -69,11 +69,16 @@ TsDebugPanel *ts_window_get_debug_panel(TsWindow *self);
  * the next launch starts with) stays as it is (command-line options). */
 void ts_window_set_profiling_once(TsWindow *self, gboolean profile);
 /* Reads a Chrome trace (.json or .json.gz: tracescope-cli profile --out, or
- * another tool's) off the main thread and shows it in the Profiler panel's
- * timeline; an error dialog says what was wrong with the file. */
+ * another tool's) in a process of its own (tracescope-import, under the
+ * default tsp_read_limits), its progress in a toast with Cancel, and
+ * shows it in the Profiler panel's timeline; an error dialog says what
+ * was wrong with the file, or how the importer ended. */
 void ts_window_open_trace(TsWindow *self, const char *path);
 /* Reads a Chrome trace on a thread as the baseline the Profiler panel's
  * Diff page compares its recording with (win.compare-trace-from). */
 void ts_window_compare_trace(TsWindow *self, const char *path);
+/* The fraction of the trace files being read that is read (the last
+ * reported), or -1 when none is; win.cancel-import stops them. */
+double ts_window_get_import_progress(TsWindow *self);
 
 G_END_DECLS

@@ -1,14 +1,19 @@
 /* bench-profiler.c — what profiling costs: recording overhead per op on
  * eager dispatch and on graph calls of the seed models, memory per event,
- * and Chrome trace export and import of a million events (time and peak
- * memory).  Prints measured against target; a benchmark, not a test. */
+ * Chrome trace export and import of a million events (time and peak
+ * memory), and the importer's bounds: 10 million events, 100,000 threads,
+ * each imported in a process of its own whose peak RSS getrusage gives.
+ * Prints measured against target; a benchmark, not a test. */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <tracescope-profiler.h>
+#include <unistd.h>
 #include <tracescope.h>
 
 #define ROUNDS 15
@@ -398,6 +403,125 @@ static void bench_files(void)
   g_free(dir);
 }
 
+/* ---- the importer's bounds ------------------------------------------------------------- */
+
+/* Another tool's trace: n "X" events over tids 1 .. tids in turn (each
+ * named first when names is set), ops of a few names. */
+static bool write_foreign(const char *path, uint64_t n, uint64_t tids, bool names)
+{
+  static const char *const ops[] = { "MatMul", "Add", "Relu", "conv2d", "memcpy" };
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return false;
+  char *buf = g_malloc(1 << 20);
+  setvbuf(f, buf, _IOFBF, 1 << 20);
+  fputs("{\"traceEvents\":[\n", f);
+  for (uint64_t t = 1; names && t <= tids; t++)
+    fprintf(f, "{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":1,\"tid\":%" G_GUINT64_FORMAT
+               ",\"args\":{\"name\":\"w%" G_GUINT64_FORMAT "\"}},\n", t, t);
+  for (uint64_t i = 0; i < n; i++)
+    fprintf(f, "{\"name\":\"%s\",\"ph\":\"X\",\"ts\":%" G_GUINT64_FORMAT ".%03u,\"dur\":0.5,\"pid\":1,"
+               "\"tid\":%" G_GUINT64_FORMAT "}%s\n",
+            ops[i % 5], i / 3, (unsigned)(i % 1000), 1 + i % tids, i + 1 < n ? "," : "");
+  fputs("]}\n", f);
+  bool ok = fclose(f) == 0;
+  g_free(buf);
+  return ok;
+}
+
+/* `tracescope-bench-profiler import FILE`: the import alone; prints its
+ * seconds, events and threads. */
+static int import_only(const char *path)
+{
+  GError *error = NULL;
+  uint64_t t0 = ts_now_ns();
+  tsp_session *s = tsp_chrome_import(path, &error);
+  double secs = (double)(ts_now_ns() - t0) / 1e9;
+  if (!s) {
+    fprintf(stderr, "%s\n", error->message);
+    return 1;
+  }
+  printf("%.3f %" G_GUINT64_FORMAT " %d\n", secs, tsp_session_n_events(s), tsp_session_n_threads(s));
+  tsp_session_free(s);
+  return 0;
+}
+
+/* Imports path in a child process: its time, events, threads and peak RSS (KiB). */
+static bool import_in_child(const char *path, double *secs, uint64_t *events, int *threads, long *peak_kb,
+                            double *cpu_s)
+{
+  char *self = g_file_read_link("/proc/self/exe", NULL);
+  char *argv[] = { self, "import", (char *)path, NULL };
+  GPid pid;
+  int out;
+  bool ok = self && g_spawn_async_with_pipes(NULL, argv, NULL, G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid,
+                                             NULL, &out, NULL, NULL);
+  g_free(self);
+  if (!ok)
+    return false;
+  GString *text = g_string_new(NULL);
+  char chunk[256];
+  for (ssize_t n; (n = read(out, chunk, sizeof chunk)) > 0;)
+    g_string_append_len(text, chunk, n);
+  close(out);
+  int status;
+  struct rusage ru;
+  ok = wait4(pid, &status, 0, &ru) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+       sscanf(text->str, "%lf %" G_GUINT64_FORMAT " %d", secs, events, threads) == 3;
+  *peak_kb = ru.ru_maxrss;
+  *cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 + (double)ru.ru_stime.tv_sec +
+           (double)ru.ru_stime.tv_usec / 1e6;
+  g_string_free(text, TRUE);
+  return ok;
+}
+
+static void bench_import_bounds(void)
+{
+  char *dir = g_dir_make_tmp("bench-profiler-XXXXXX", NULL);
+  char *path = g_build_filename(dir, "trace.json", NULL);
+  static const struct {
+    const char *what;
+    uint64_t events, tids;
+    bool names;
+    double max_s;
+    long max_mb;
+  } cases[] = {
+    { "10M events (another tool's, 8 threads)", 10000000, 8, true, 3, 1024 },
+    { "100,000 threads (a named thread and an event each)", 100000, 100000, true, 0, 200 },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    char what[128], m[64], target[32];
+    double secs;
+    uint64_t events;
+    int threads;
+    long peak_kb;
+    double cpu;
+    GStatBuf st;
+    if (!write_foreign(path, cases[i].events, cases[i].tids, cases[i].names) || g_stat(path, &st) != 0 ||
+        !import_in_child(path, &secs, &events, &threads, &peak_kb, &cpu) || events != cases[i].events ||
+        (uint64_t)threads != cases[i].tids) {
+      printf("  %-58s failed\n", cases[i].what);
+      continue;
+    }
+    g_snprintf(what, sizeof what, "import, %s", cases[i].what);
+    g_snprintf(m, sizeof m, "%.2f s", secs);
+    g_snprintf(target, sizeof target, "<= %.0f s", cases[i].max_s);
+    if (cases[i].max_s > 0)
+      row(what, m, target, secs <= cases[i].max_s);
+    else
+      printf("  %-58s %16s\n", what, m);
+    printf("  %-58s %14.2f s   (user + system, all its threads)\n", "  its CPU time", cpu);
+    g_snprintf(m, sizeof m, "%.0f MiB", (double)peak_kb / 1024);
+    g_snprintf(target, sizeof target, "<= %ld MiB", cases[i].max_mb);
+    row("  its peak RSS (getrusage of the importing process)", m, target, peak_kb <= cases[i].max_mb * 1024);
+    printf("  %-58s %16.0f MB\n", "  file size", (double)st.st_size / 1e6);
+  }
+  g_unlink(path);
+  g_rmdir(dir);
+  g_free(path);
+  g_free(dir);
+}
+
 /* The worker's form of a session (tsp_session_serialize): 1M op events
  * there and back, as a profiled Run's session crosses to the app.  No
  * target in the issue; what the Profile toggle adds to a Run's reply. */
@@ -435,6 +559,12 @@ int main(int argc, char **argv)
     bench_lod();
     return 0;
   }
+  if (argc > 2 && strcmp(argv[1], "import") == 0)
+    return import_only(argv[2]);
+  if (argc > 1 && strcmp(argv[1], "bounds") == 0) {
+    bench_import_bounds();
+    return 0;
+  }
   ts_module *seeds = ts_module_open("seeds");
   if (!seeds) {
     fprintf(stderr, "tracescope-bench-profiler: error: cannot open seeds\n");
@@ -454,6 +584,7 @@ int main(int argc, char **argv)
   bench_memory();
   bench_lod();
   bench_files();
+  bench_import_bounds();
   bench_serial();
   ts_release_all();
   return 0;

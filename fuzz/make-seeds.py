@@ -164,3 +164,44 @@ put("fuzz-chrome-import", "memory",
     '[{"ph":"C","name":"memory","pid":1,"tid":7,"ts":1,"delta":100,"args":{"CPU":100}},'
     '{"ph":"C","name":"memory","pid":1,"tid":7,"ts":2,"args":{"GPU":40,"other":1}},'
     '{"ph":"C","name":"memory","pid":1,"tid":7,"ts":3,"args":{"CPU":null}}]')
+
+# ---- saved sessions (the app's session reader) ------------------------------------
+import base64
+import json
+
+
+def graph_b64(name):
+    with open(os.path.join(ROOT, "fuzz-graph-serial", "seed-" + name), "rb") as f:
+        return base64.b64encode(f.read()).decode()
+
+
+def session(**members):
+    doc = {"format": "tracescope-session", "version": 1, "module": "seeds"}
+    doc.update(members)
+    return json.dumps(doc, indent=2)
+
+
+put("fuzz-session", "minimal", session())
+put("fuzz-session", "full", session(
+    function="sum_even", mode="graph",
+    arguments=[{"function": "sum_even", "specs": ["i32[4]=10,12,15,20"], "repeat": 3}],
+    trace_log=[
+        {"function": "sum_even", "signature": "(x: i32[4])", "reason": 0, "reason_text": "first call",
+         "duration_ns": 41230, "n_concrete": 1, "call": "#1 sum_even(i32[4]=10,12,15,20)",
+         "time_us": 1795564800000000, "failed": False, "pretty_signature": "sum_even(x)",
+         "graph": graph_b64("sum_even")},
+        {"function": "square_if_positive", "signature": "(x: f32[])", "reason": 1,
+         "reason_text": "arg 0 (x): shape", "duration_ns": 5, "n_concrete": 2, "call": None,
+         "time_us": 0, "graph": graph_b64("square_if_positive")},
+        {"function": "my_function", "signature": "()", "reason": 0, "reason_text": "it failed",
+         "duration_ns": 0, "n_concrete": 0, "time_us": 0, "failed": True},
+    ],
+    view={"function": "sum_even", "signature": "(x: i32[4])", "expanded": ["while", "while/body"],
+          "zoom": 1.25, "centre": [212.5, 340.0]}))
+put("fuzz-session", "wrong-types", session(mode=3, arguments={"x": 1}, trace_log=[{"function": 1}]))
+put("fuzz-session", "bad-graph", session(trace_log=[
+    {"function": "f", "signature": "()", "reason": 0, "duration_ns": 0, "n_concrete": 1, "time_us": 0,
+     "graph": "AAAA"}]))
+put("fuzz-session", "nested", '{"format":"tracescope-session","version":1,"module":"seeds","x":'
+    + "[" * 80 + "]" * 80 + "}")
+put("fuzz-session", "truncated", '{"format":"tracescope-session","version":1,"module":"se')

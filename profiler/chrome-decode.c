@@ -302,11 +302,23 @@ static int on_number(void *ctx, const char *s, size_t len)
   return put(dc, v);
 }
 
+/* A string the session keeps must be UTF-8 as GLib has it (yajl lets
+ * overlong forms through; json-glib, reading our export, does not). */
+static bool utf8(decoder *dc, const unsigned char *s, size_t len)
+{
+  if (g_utf8_validate_len((const char *)s, len, NULL))
+    return true;
+  tsp__fail(&dc->error, "event %" G_GUINT64_FORMAT ": a string that is not valid UTF-8", dc->k);
+  return false;
+}
+
 static int on_string(void *ctx, const unsigned char *s, size_t len)
 {
   decoder *dc = ctx;
   if (!dc->slot && !dc->first_slot)
     return put(dc, (jvalue){ .type = J_STRING });
+  if (!utf8(dc, s, len))
+    return 0;
   jvalue v = { .type = J_STRING, .str = dc->scratch->len };
   g_string_append_len(dc->scratch, (const char *)s, (gssize)len);
   g_string_append_c(dc->scratch, '\0');
@@ -341,6 +353,8 @@ static int on_map_key(void *ctx, const unsigned char *key, size_t len)
              : dc->depth == 3 && dc->in_args ? lookup(dc->arg, ARG_KEYS, N_ARGS, key, len)
                                           : NULL;
   if (dc->depth == 3 && dc->in_args && !dc->has_first) {
+    if (!utf8(dc, key, len))
+      return 0;
     dc->has_first = true;
     dc->first_key = dc->scratch->len;
     g_string_append_len(dc->scratch, (const char *)key, (gssize)len);

@@ -8,9 +8,6 @@
 
 #define TSP_MAX_NS 9007199254740992.0 /* 2^53: beyond it times lose nanoseconds */
 
-/* Sets a TSP_ERROR_FORMAT error; returns false. */
-bool tsp__fail(GError **error, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
-
 /* Members of a json-glib object (the file's tables), checked: an integer
  * (an integral double in range too; 0 if absent or null unless required),
  * a string (NULL if absent or not one).  k numbers the entry in errors. */

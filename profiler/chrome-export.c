@@ -71,6 +71,10 @@ static void put_event_head(GString *o, const char *name, const char *cat, const 
   g_string_append(o, "\",\"ts\":");
   put_us(o, ts);
   g_string_append(o, ",\"pid\":1,\"tid\":");
+  if ((int64_t)tid < 0) { /* another tool's negative tid, as the importer read it */
+    g_string_append_c(o, '-');
+    tid = -tid;
+  }
   put_u64(o, tid);
 }
 

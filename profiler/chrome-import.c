@@ -1,94 +1,33 @@
 /* chrome-import.c — Chrome trace-event JSON (ours or another tool's) into
- * a session.  A small scanner finds the top-level members and the events'
- * boundaries (checking nesting and truncation, so that no parser sees a
- * document that could exhaust its stack); json-glib parses our (small)
- * tables, yajl streams the events, a batch at a time on a thread pool,
- * straight out of the file's text (no copies, no document), so memory
- * stays near the file's size.  Anything wrong gives an error naming what
- * and where. */
+ * a session.  A bounded scanner (json-scan.c) streams the text, finds the
+ * top-level members and cuts the events into batches, checking nesting,
+ * sizes and truncation so that no parser sees a document that could
+ * exhaust its stack or the memory; json-glib parses our (small) tables,
+ * yajl the events, a batch at a time on a thread pool.  Memory follows the
+ * events kept: the text passes through a few MiB.  Anything wrong gives an
+ * error naming what and where. */
 #include "chrome-decode.h"
+#include "json-scan.h"
+#include "tracescope-json.h"
 
 #include <errno.h>
 #include <math.h>
 #include <string.h>
-#include <zlib.h>
 
-#define MAX_DEPTH 64
-#define BATCH 4096
+#define BATCH 4096                     /* events */
+#define BATCH_BYTES ((size_t)1 << 20)  /* or text, whichever comes first */
 #define TABLES_VERSION 1 /* the "tracescope" tables chrome-export.c writes */
-#define MAX_FILE ((guint)1 << 31) /* GByteArray counts in guint */
 
-/* ---- the scanner ------------------------------------------------------------------ */
-
-typedef struct scan {
-  const char *p, *end;
-} scan;
-
-static void skip_ws(scan *s)
+tsp_import_options tsp_import_options_default(void)
 {
-  while (s->p < s->end && (*s->p == ' ' || *s->p == '\n' || *s->p == '\r' || *s->p == '\t'))
-    s->p++;
-}
-
-/* Past a string (memchr finds its quotes: strings are most of a trace's
- * bytes).  A quote after an odd run of backslashes is escaped. */
-static bool skip_string(scan *s)
-{
-  const char *from = s->p + 1, *p = from;
-  for (;;) {
-    const char *q = memchr(p, '"', (size_t)(s->end - p));
-    if (!q) {
-      s->p = s->end;
-      return false;
-    }
-    size_t backslashes = 0;
-    while (q - backslashes > from && q[-1 - (ptrdiff_t)backslashes] == '\\')
-      backslashes++;
-    if (backslashes % 2 == 0) {
-      s->p = q + 1;
-      return true;
-    }
-    p = q + 1;
-  }
-}
-
-/* Past one value, checking nesting only (the parsers check the rest). */
-static bool skip_value(scan *s, GError **error, const char *where)
-{
-  int depth = 0;
-  skip_ws(s);
-  const char *from = s->p;
-  while (s->p < s->end) {
-    char c = *s->p;
-    if (c == '"') {
-      if (!skip_string(s))
-        return tsp__fail(error, "%s: the file ends inside a string (truncated?)", where);
-      if (depth == 0)
-        return true;
-      continue;
-    }
-    if (c == '{' || c == '[') {
-      if (++depth > MAX_DEPTH)
-        return tsp__fail(error, "%s: nested more than %d deep", where, MAX_DEPTH);
-    } else if (c == '}' || c == ']') {
-      if (depth == 0)
-        return true; /* a scalar ended by its container */
-      if (--depth == 0)
-        return s->p++, true;
-    } else if (depth == 0 && (c == ',' || c == ' ' || c == '\n' || c == '\r' || c == '\t')) {
-      return true;
-    }
-    s->p++;
-  }
-  if (depth > 0 || s->p == from)
-    return tsp__fail(error, "%s: the file ends early (truncated?)", where);
-  return true;
+  return (tsp_import_options){ .limits = tsp_read_limits_default() };
 }
 
 /* ---- reading -------------------------------------------------------------------------- */
 
 typedef struct reader {
   tsp_session *s;
+  const tsp_read_limits *limits;
   uint64_t base;
   bool ours;                /* the file has our tables */
   GArray *loc_map, *concrete_map; /* file index -> session index */
@@ -157,6 +96,15 @@ static uint32_t other_op_node(reader *r, const char *name)
   return i;
 }
 
+/* An event onto a thread: no memory for it is an error, not an abort. */
+static bool append(reader *r, int thread, const tsp_event *e, uint64_t k, GError **error)
+{
+  if (G_LIKELY(tsp__thread_try_append(r->s->threads->pdata[thread], e)))
+    return true;
+  return tsp__limit(error, "event %" G_GUINT64_FORMAT ": out of memory after %" G_GUINT64_FORMAT " events",
+                    k, tsp_session_n_events(r->s));
+}
+
 /* A complete event (an "X", or a "B" closed by its "E") into the session. */
 static bool add_complete(reader *r, const tsp_decoded *d, uint64_t start, uint64_t end, uint64_t k,
                          GError **error)
@@ -211,8 +159,7 @@ static bool add_complete(reader *r, const tsp_decoded *d, uint64_t start, uint64
       e.op = (uint16_t)op;
     }
   }
-  tsp_record_on(r->s, thread, &e);
-  return true;
+  return append(r, thread, &e, k, error);
 }
 
 /* A memory counter: the change is ours, or else the step from the
@@ -226,8 +173,7 @@ static bool add_memory(reader *r, const tsp_decoded *d, uint64_t k, GError **err
   r->live[device] = d->n;
   tsp_event e;
   tsp_memory_event_init(&e, d->ts + r->base, delta, d->n, device, 0);
-  tsp_record_on(r->s, thread_of(r, d->tid, NULL), &e);
-  return true;
+  return append(r, thread_of(r, d->tid, NULL), &e, k, error);
 }
 
 static bool apply(reader *r, const tsp_decoded *d, uint64_t k, GError **error)
@@ -273,23 +219,20 @@ static bool apply(reader *r, const tsp_decoded *d, uint64_t k, GError **error)
 /* Our tables: locations, concrete functions, nodes (in index order). */
 static bool read_tables(reader *r, const char *text, size_t len, GError **error)
 {
-  JsonParser *p = json_parser_new();
   GError *e = NULL;
-  bool ok = json_parser_load_from_data(p, text, (gssize)len, &e);
-  if (!ok) {
-    tsp__fail(error, "\"tracescope\": %s", e->message);
-    g_error_free(e);
-    g_object_unref(p);
+  JsonNode *root = tsp_json_parse(text, len, r->limits, &e);
+  if (!root) {
+    g_propagate_prefixed_error(error, e, "\"tracescope\": ");
     return false;
   }
-  JsonNode *root = json_parser_get_root(p);
+  bool ok = true;
   JsonObject *t = JSON_NODE_HOLDS_OBJECT(root) ? json_node_get_object(root) : NULL;
   /* a file of another Tracescope: its version, not what its tables lack */
   int64_t version = TABLES_VERSION;
   if (t && json_object_has_member(t, "version") &&
       (!tsp__json_int(t, "version", &version, true, NULL, 0) || version != TABLES_VERSION)) {
     g_autofree char *said = json_to_string(json_object_get_member(t, "version"), FALSE);
-    g_object_unref(p);
+    json_node_unref(root);
     return tsp__fail(error, "\"tracescope\": version %.40s is not one this Tracescope knows (it reads version %d)",
                      said, TABLES_VERSION);
   }
@@ -298,14 +241,14 @@ static bool read_tables(reader *r, const char *text, size_t len, GError **error)
   errno = 0;
   r->base = base ? g_ascii_strtoull(base, &end, 10) : 0;
   if (!t || !base || *end || errno || r->base > (uint64_t)TSP_MAX_NS) {
-    g_object_unref(p);
+    json_node_unref(root);
     return tsp__fail(error, "\"tracescope\": no valid \"base_ns\"");
   }
   JsonNode *locs = json_object_get_member(t, "locs"), *concretes = json_object_get_member(t, "concretes"),
            *nodes = json_object_get_member(t, "nodes");
   if (!locs || !JSON_NODE_HOLDS_ARRAY(locs) || !concretes || !JSON_NODE_HOLDS_ARRAY(concretes) ||
       !nodes || !JSON_NODE_HOLDS_ARRAY(nodes)) {
-    g_object_unref(p);
+    json_node_unref(root);
     return tsp__fail(error, "\"tracescope\": \"locs\", \"concretes\" and \"nodes\" must be arrays");
   }
   JsonArray *a = json_node_get_array(locs);
@@ -384,7 +327,7 @@ static bool read_tables(reader *r, const char *text, size_t len, GError **error)
       tsp_add_node(r->s, &info);
     g_free(ov);
   }
-  g_object_unref(p);
+  json_node_unref(root);
   r->ours = ok;
   return ok;
 }
@@ -395,8 +338,10 @@ static bool read_tables(reader *r, const char *text, size_t len, GError **error)
  * pairs and event numbers need it), keeping a few in flight. */
 
 typedef struct batch {
-  const char *text;    /* its events in the file's text (whole elements, commas between) */
+  const char *text;    /* its events (whole elements, commas between) */
   size_t len;
+  char *own;           /* text, when copied out of a stream's buffer */
+  size_t own_cap;
   uint64_t first;      /* the number of its first event */
   GArray *events;      /* tsp_decoded */
   GStringChunk *strings;
@@ -409,13 +354,12 @@ typedef struct batches {
   GMutex lock;
   GCond cond;
   GQueue pending;    /* batch *, in file order */
+  GQueue spare;      /* batch *, converted, their memory kept for the next */
   int max_pending;
 } batches;
 
 static void parse_batch(batch *b)
 {
-  b->events = g_array_sized_new(FALSE, FALSE, sizeof(tsp_decoded), BATCH);
-  b->strings = g_string_chunk_new(4096);
   tsp__decode_events(b->text, b->len, b->first, b->events, b->strings, &b->error);
 }
 
@@ -432,12 +376,28 @@ static void parse_in_pool(gpointer data, gpointer user_data)
 
 static void batch_free(batch *b)
 {
-  if (b->events)
-    g_array_unref(b->events);
-  if (b->strings)
-    g_string_chunk_free(b->strings);
+  g_array_unref(b->events);
+  g_string_chunk_free(b->strings);
   g_clear_error(&b->error);
+  g_free(b->own);
   g_free(b);
+}
+
+/* A batch to fill: a spare one (its memory reused: fresh memory for every
+ * batch costs more in page faults than the parsing), or a new one. */
+static batch *batch_take(batches *q)
+{
+  batch *b = g_queue_pop_head(&q->spare);
+  if (!b) {
+    b = g_new0(batch, 1);
+    b->events = g_array_sized_new(FALSE, FALSE, sizeof(tsp_decoded), BATCH);
+    b->strings = g_string_chunk_new(4096);
+    return b;
+  }
+  g_array_set_size(b->events, 0);
+  g_string_chunk_clear(b->strings);
+  b->done = false;
+  return b;
 }
 
 /* Converts the oldest pending batch once it is parsed. */
@@ -456,18 +416,33 @@ static bool convert_oldest(reader *r, batches *q, GError **error)
     b->error = NULL;
     ok = false;
   }
-  batch_free(b);
+  g_queue_push_tail(&q->spare, b);
   return ok;
 }
 
-/* Queues events [from, to) of the text (whole elements with the commas between). */
-static bool add_batch(reader *r, batches *q, const char *from, const char *to, uint64_t first,
+/* Queues the events at [from, s->pos) of the text (whole elements with
+ * the commas between), copied out of a stream's buffer. */
+static bool add_batch(reader *r, batches *q, tsp_scan *s, size_t from, uint64_t first,
                       GError **error)
 {
-  batch *b = g_new0(batch, 1);
+  batch *b = batch_take(q);
   b->first = first;
-  b->text = from;
-  b->len = (size_t)(to - from);
+  b->len = s->pos - from;
+  if (s->own) {
+    if (b->own_cap < b->len) {
+      g_free(b->own);
+      b->own_cap = MAX(b->len, BATCH_BYTES + BATCH_BYTES / 4);
+      if (!(b->own = g_try_malloc(b->own_cap))) {
+        b->own_cap = 0;
+        g_queue_push_tail(&q->spare, b);
+        return tsp__limit(error, "out of memory for %zu bytes of events", b->len);
+      }
+    }
+    memcpy(b->own, s->buf + from, b->len);
+    b->text = b->own;
+  } else {
+    b->text = s->buf + from;
+  }
   g_queue_push_tail(&q->pending, b);
   if (q->pool)
     g_thread_pool_push(q->pool, b, NULL);
@@ -476,64 +451,134 @@ static bool add_batch(reader *r, batches *q, const char *from, const char *to, u
   return (int)q->pending.length < q->max_pending || convert_oldest(r, q, error);
 }
 
-/* The events array starting at s->p ('['). */
-static bool read_events(reader *r, scan *s, GError **error)
+/* The events array starting at s->pos ('['). */
+static bool read_events(reader *r, tsp_scan *s, GError **error)
 {
   batches q = { .max_pending = 1 };
   g_mutex_init(&q.lock);
   g_cond_init(&q.cond);
   g_queue_init(&q.pending);
+  g_queue_init(&q.spare);
   int threads = (int)g_get_num_processors();
-  if (s->end - s->p > (1 << 20) && threads > 1) {
+  if ((s->gz || s->len - s->pos > (1 << 20)) && threads > 1) {
     q.pool = g_thread_pool_new(parse_in_pool, &q, threads, FALSE, NULL);
     q.max_pending = MIN(2 * threads, 8);
   }
-  bool ok = true, done = false;
-  s->p++;
-  skip_ws(s);
-  if (s->p < s->end && *s->p == ']') {
-    s->p++;
+  s->pos++;
+  char c;
+  bool ok = tsp__scan_ws(s, error, "traceEvents"), done = false;
+  if (ok && tsp__scan_peek(s, &c) && c == ']') {
+    s->pos++;
     done = true;
   }
-  const char *from = s->p;
+  size_t from = s->pos;
   int in_batch = 0;
   while (ok && !done) {
-    char where[64];
-    g_snprintf(where, sizeof where, "traceEvents[%" G_GUINT64_FORMAT "]", r->queued);
-    if (!(ok = skip_value(s, error, where)))
+    s->index = (int64_t)r->queued; /* errors name the event */
+    if (r->queued == r->limits->max_events) {
+      ok = tsp__limit(error, "traceEvents[%" G_GUINT64_FORMAT "]: more than %" G_GUINT64_FORMAT
+                      " events (the max_events limit)", r->queued, r->limits->max_events);
+      break;
+    }
+    if (!(ok = tsp__scan_value(s, error, "traceEvents") && tsp__scan_ws(s, error, "traceEvents")))
       break;
     in_batch++;
     r->queued++;
-    skip_ws(s);
-    if (s->p >= s->end) {
-      ok = tsp__fail(error, "%s: the file ends early (truncated?)", where);
-    } else if (*s->p != ',' && *s->p != ']') {
-      ok = tsp__fail(error, "%s: expected ',' or ']' after the event", where);
+    if (!tsp__scan_peek(s, &c)) {
+      ok = tsp__scan_ended(s, error, "traceEvents");
+    } else if (c != ',' && c != ']') {
+      ok = tsp__fail(error, "traceEvents[%" G_GUINT64_FORMAT "]: expected ',' or ']' after the event",
+                     r->queued - 1);
     } else {
-      done = *s->p == ']';
-      if (done || in_batch == BATCH) {
-        ok = add_batch(r, &q, from, s->p, r->queued - (uint64_t)in_batch, error);
+      done = c == ']';
+      if (done || in_batch == BATCH || s->pos - from >= BATCH_BYTES) {
+        ok = add_batch(r, &q, s, from, r->queued - (uint64_t)in_batch, error);
         in_batch = 0;
-        from = s->p + 1;
+        s->pos++;
+        if (ok && !tsp__scan_release(s))
+          ok = tsp__scan_ended(s, error, "traceEvents");
+        from = s->pos;
+      } else {
+        s->pos++;
       }
-      s->p++;
     }
   }
+  s->index = -1;
   while (ok && q.pending.length > 0)
     ok = convert_oldest(r, &q, error);
   if (q.pool)
     g_thread_pool_free(q.pool, FALSE, TRUE); /* waits for the batches being parsed */
   g_queue_clear_full(&q.pending, (GDestroyNotify)batch_free);
+  g_queue_clear_full(&q.spare, (GDestroyNotify)batch_free);
   g_mutex_clear(&q.lock);
   g_cond_clear(&q.cond);
   return ok;
 }
 
-tsp_session *tsp_chrome_import_data(const char *data, size_t len, GError **error)
+/* The members of the top-level object: "tracescope" (before
+ * "traceEvents", as we write it) and "traceEvents". */
+static bool read_members(reader *r, tsp_scan *s, bool *saw_events, GError **error)
+{
+  s->pos++;
+  for (;;) {
+    char c;
+    if (!tsp__scan_ws(s, error, "the top-level object"))
+      return false;
+    if (!tsp__scan_peek(s, &c))
+      return tsp__scan_ended(s, error, "the top-level object");
+    if (c == '}')
+      return true;
+    if (c != '"')
+      return tsp__fail(error, "expected a member name at byte %" G_GUINT64_FORMAT, s->dropped + s->pos);
+    size_t key = s->pos;
+    if (!tsp__scan_string(s, error, "a member name"))
+      return false;
+    size_t key_len = s->pos - key;
+    bool events = key_len == 13 && memcmp(s->buf + key, "\"traceEvents\"", 13) == 0;
+    bool tables = key_len == 12 && memcmp(s->buf + key, "\"tracescope\"", 12) == 0;
+    if (!tsp__scan_ws(s, error, "a member name"))
+      return false;
+    if (!tsp__scan_peek(s, &c) || c != ':')
+      return s->error ? tsp__scan_ended(s, error, "")
+                      : tsp__fail(error, "expected ':' after a member name at byte %" G_GUINT64_FORMAT,
+                                  s->dropped + s->pos);
+    s->pos++;
+    if (!tsp__scan_ws(s, error, "a top-level member"))
+      return false;
+    size_t value = s->pos;
+    if (events) {
+      if (!tsp__scan_peek(s, &c) || c != '[')
+        return s->error ? tsp__scan_ended(s, error, "")
+                        : tsp__fail(error, "\"traceEvents\" is not an array");
+      if (!read_events(r, s, error))
+        return false;
+      *saw_events = true;
+    } else {
+      if (!tsp__scan_value(s, error, tables ? "\"tracescope\"" : "a top-level member"))
+        return false;
+      if (tables && tsp_session_n_events(r->s) == 0 &&
+          !read_tables(r, s->buf + value, s->pos - value, error))
+        return false;
+    }
+    if (!tsp__scan_release(s))
+      return tsp__scan_ended(s, error, "");
+    if (!tsp__scan_ws(s, error, "the top-level object"))
+      return false;
+    if (!tsp__scan_peek(s, &c) || (c != ',' && c != '}'))
+      return s->error ? tsp__scan_ended(s, error, "")
+                      : tsp__fail(error, "expected ',' or '}' at byte %" G_GUINT64_FORMAT " (truncated?)",
+                                  s->dropped + s->pos);
+    if (c == ',')
+      s->pos++;
+  }
+}
+
+static tsp_session *import(tsp_scan *s, const tsp_import_options *options, GError **error)
 {
   tsp_session *session = tsp_session_new_empty();
   reader r = {
     .s = session,
+    .limits = &options->limits,
     .loc_map = g_array_new(FALSE, FALSE, sizeof(uint32_t)),
     .concrete_map = g_array_new(FALSE, FALSE, sizeof(uint32_t)),
     .threads = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL),
@@ -544,64 +589,22 @@ tsp_session *tsp_chrome_import_data(const char *data, size_t len, GError **error
                                   (GDestroyNotify)g_array_unref),
     .text = g_string_chunk_new(4096),
   };
+  s->progress = options->progress;
+  s->progress_data = options->progress_data;
   uint32_t zero = 0;
   g_array_append_val(r.loc_map, zero);
   g_array_append_val(r.concrete_map, zero);
-  scan s = { data, data + len };
-  bool ok = true, saw_events = false;
-  skip_ws(&s);
-  if (s.p < s.end && *s.p == '[') {
-    ok = saw_events = read_events(&r, &s, error);
-  } else if (s.p < s.end && *s.p == '{') {
-    /* members: "tracescope" (before "traceEvents", as we write it) and "traceEvents" */
-    s.p++;
-    for (;;) {
-      skip_ws(&s);
-      if (s.p < s.end && *s.p == '}')
-        break;
-      if (s.p >= s.end || *s.p != '"') {
-        ok = tsp__fail(error, "expected a member name at byte %zu", (size_t)(s.p - data));
-        break;
-      }
-      const char *key = s.p;
-      if (!skip_string(&s)) {
-        ok = tsp__fail(error, "the file ends inside a member name (truncated?)");
-        break;
-      }
-      size_t key_len = (size_t)(s.p - key);
-      skip_ws(&s);
-      if (s.p >= s.end || *s.p != ':') {
-        ok = tsp__fail(error, "expected ':' after a member name at byte %zu", (size_t)(s.p - data));
-        break;
-      }
-      s.p++;
-      skip_ws(&s);
-      const char *value = s.p;
-      if (key_len == 13 && memcmp(key, "\"traceEvents\"", 13) == 0) {
-        if (s.p >= s.end || *s.p != '[') {
-          ok = tsp__fail(error, "\"traceEvents\" is not an array");
-          break;
-        }
-        if (!(ok = saw_events = read_events(&r, &s, error)))
-          break;
-      } else {
-        if (!(ok = skip_value(&s, error, "a top-level member")))
-          break;
-        if (key_len == 12 && memcmp(key, "\"tracescope\"", 12) == 0 && tsp_session_n_events(session) == 0 &&
-            !(ok = read_tables(&r, value, (size_t)(s.p - value), error)))
-          break;
-      }
-      skip_ws(&s);
-      if (s.p < s.end && *s.p == ',') {
-        s.p++;
-      } else if (s.p >= s.end || *s.p != '}') {
-        ok = tsp__fail(error, "expected ',' or '}' at byte %zu (truncated?)", (size_t)(s.p - data));
-        break;
-      }
-    }
+  bool ok = tsp__scan_ws(s, error, "the file"), saw_events = false;
+  char c = 0;
+  if (ok && !tsp__scan_peek(s, &c) && s->error)
+    ok = tsp__scan_ended(s, error, "the file");
+  if (ok && c == '[') {
+    ok = saw_events = read_events(&r, s, error);
+  } else if (ok && c == '{') {
+    ok = read_members(&r, s, &saw_events, error);
     if (ok && !saw_events)
       ok = tsp__fail(error, "no \"traceEvents\" array: not a Chrome trace");
-  } else {
+  } else if (ok) {
     ok = tsp__fail(error, "not a Chrome trace: expected a JSON object or array");
   }
   if (ok) {
@@ -624,36 +627,45 @@ tsp_session *tsp_chrome_import_data(const char *data, size_t len, GError **error
     return NULL;
   }
   tsp__trim_chunks(session);
+  if (options->progress)
+    options->progress(1.0, options->progress_data); /* all read */
+  return session;
+}
+
+tsp_session *tsp_chrome_import_data_with(const char *data, size_t len,
+                                         const tsp_import_options *options, GError **error)
+{
+  tsp_scan s;
+  tsp_session *session = tsp__scan_init_text(&s, data, len, &options->limits, error)
+                           ? import(&s, options, error) : NULL;
+  tsp__scan_clear(&s);
+  return session;
+}
+
+tsp_session *tsp_chrome_import_data(const char *data, size_t len, GError **error)
+{
+  tsp_import_options options = tsp_import_options_default();
+  return tsp_chrome_import_data_with(data, len, &options, error);
+}
+
+tsp_session *tsp_chrome_import_with(const char *path, const tsp_import_options *options,
+                                    GError **error)
+{
+  tsp_scan s;
+  if (!tsp__scan_init_file(&s, path, &options->limits, error))
+    return NULL;
+  GError *e = NULL;
+  tsp_session *session = import(&s, options, &e);
+  tsp__scan_clear(&s);
+  if (e && e->domain == TSP_ERROR && e->code == TSP_ERROR_IO)
+    g_propagate_error(error, e); /* it names the file */
+  else if (e)
+    g_propagate_prefixed_error(error, e, "%s: ", path);
   return session;
 }
 
 tsp_session *tsp_chrome_import(const char *path, GError **error)
 {
-  gzFile gz = gzopen(path, "rb"); /* reads plain files too */
-  if (!gz) {
-    g_set_error(error, TSP_ERROR, TSP_ERROR_IO, "cannot open '%s': %s", path,
-                g_strerror(errno ? errno : ENOENT));
-    return NULL;
-  }
-  gzbuffer(gz, 1 << 20);
-  GByteArray *buf = g_byte_array_new();
-  guint8 chunk[1 << 16];
-  int n;
-  while ((n = gzread(gz, chunk, sizeof chunk)) > 0 && buf->len <= MAX_FILE)
-    g_byte_array_append(buf, chunk, (guint)n);
-  int zerr;
-  const char *zmsg = gzerror(gz, &zerr);
-  bool read_ok = n == 0 && zerr == Z_OK && buf->len <= MAX_FILE;
-  char *why = read_ok ? NULL
-              : buf->len > MAX_FILE ? g_strdup("larger than 2 GiB")
-              : g_strdup(zerr == Z_ERRNO ? g_strerror(errno) : zmsg);
-  gzclose(gz);
-  tsp_session *s = NULL;
-  if (!read_ok)
-    g_set_error(error, TSP_ERROR, TSP_ERROR_IO, "cannot read '%s': %s", path, why);
-  else if (!(s = tsp_chrome_import_data((const char *)buf->data, buf->len, error)))
-    g_prefix_error(error, "%s: ", path);
-  g_free(why);
-  g_byte_array_unref(buf);
-  return s;
+  tsp_import_options options = tsp_import_options_default();
+  return tsp_chrome_import_with(path, &options, error);
 }

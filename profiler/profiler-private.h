@@ -3,11 +3,13 @@
 
 #include "tracescope-profiler.h"
 
-/* A chunk's events are 4 MiB, aligned so that transparent huge pages can
- * back them: two page faults fill them instead of a thousand.  Its header
+/* A thread's chunks grow with its events, from 8 events to 4 MiB: the
+ * full-size ones are aligned so that transparent huge pages can back them
+ * (two page faults fill them instead of a thousand).  A chunk's header
  * lives apart, so the events' memory is 48 B an event exactly. */
 #define TSP_CHUNK_BYTES ((size_t)4 << 20)
 #define TSP_CHUNK_EVENTS (TSP_CHUNK_BYTES / sizeof(tsp_event))
+#define TSP_CHUNK_MIN_EVENTS ((size_t)8)
 
 typedef struct tsp_chunk {
   struct tsp_chunk *next;
@@ -17,7 +19,7 @@ typedef struct tsp_chunk {
 } tsp_chunk;
 
 /* When recording stops (or a file has been read): each thread's last
- * chunk shrinks to what it holds, where the thread has more than one. */
+ * chunk shrinks to what it holds. */
 void tsp__trim_chunks(tsp_session *s);
 
 /* A thread's events: only that thread appends (no lock), into its last chunk. */
@@ -25,6 +27,7 @@ typedef struct tsp_thread {
   tsp_session *session;
   int index;
   tsp_chunk *first, *last;
+  uint64_t n_events;
   uint64_t last_run;       /* run of the last op recorded (for tsp_call_end) */
   uint32_t last_concrete;
   struct tsp_cache *cache; /* the CPU collector's lookups (record.c), owned */
@@ -68,7 +71,8 @@ void tsp__device_op(tsp_session *s, uint64_t correlation, const tsp_event *e);
 tsp_thread *tsp__thread_new(tsp_session *s, const char *name, uint64_t tid);
 /* The calling thread's record in s (made on first use). */
 tsp_thread *tsp__thread_self(tsp_session *s);
-void tsp__thread_append(tsp_thread *t, const tsp_event *e);
+void tsp__thread_append(tsp_thread *t, const tsp_event *e); /* aborts without memory */
+bool tsp__thread_try_append(tsp_thread *t, const tsp_event *e); /* false without memory */
 
 /* The mode of an op event. */
 static inline tsp_mode tsp__event_mode(const tsp_event *e)
@@ -81,6 +85,9 @@ static inline bool tsp__filter_accepts(const tsp_filter *f, const tsp_event *e)
   return (f->modes & tsp__event_mode(e)) && e->start_ns >= f->from_ns &&
          (!f->to_ns || e->start_ns < f->to_ns);
 }
+
+/* Sets a TSP_ERROR_FORMAT error; returns false. */
+bool tsp__fail(GError **error, const char *fmt, ...) G_GNUC_PRINTF(2, 3);
 
 /* "file:line" (basename of file) of loc index i, owned; "" if none. */
 char *tsp__loc_text(const tsp_session *s, uint32_t i);

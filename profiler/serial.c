@@ -213,7 +213,8 @@ static bool read_threads(tsp_session *s, GVariant *v, GError **error)
       if (!event_valid(s, &e))
         return bad(error, "thread %zu (%s), event %zu: kind %u with an index out of range", i, name,
                    k, e.kind);
-      tsp_record_on(s, t, &e);
+      if (!tsp__thread_try_append(s->threads->pdata[t], &e)) /* an error, not an abort */
+        return bad(error, "out of memory after %" G_GUINT64_FORMAT " events", tsp_session_n_events(s));
     }
   }
   return true;

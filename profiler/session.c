@@ -176,23 +176,39 @@ tsp_thread *tsp__thread_self(tsp_session *s)
   return t;
 }
 
-static tsp_chunk *chunk_new(void)
+/* A chunk for n events, NULL if there is no memory.  Full-size chunks are
+ * aligned for transparent huge pages; smaller ones come from malloc. */
+static tsp_chunk *chunk_new(size_t n)
 {
   void *p = NULL;
-  size_t bytes = TSP_CHUNK_EVENTS * sizeof(tsp_event);
-  if (posix_memalign(&p, (size_t)2 << 20, bytes) != 0)
-    g_error("tracescope-profiler: out of memory for an event chunk");
-  madvise(p, bytes, MADV_HUGEPAGE); /* a hint: fine if refused */
-  tsp_chunk *c = g_new(tsp_chunk, 1);
-  *c = (tsp_chunk){ .next = NULL, .n = 0, .cap = TSP_CHUNK_EVENTS, .ev = p };
+  size_t bytes = n * sizeof(tsp_event);
+  if (n == TSP_CHUNK_EVENTS) {
+    if (posix_memalign(&p, (size_t)2 << 20, bytes) != 0)
+      return NULL;
+    madvise(p, bytes, MADV_HUGEPAGE); /* a hint: fine if refused */
+  } else if (!(p = malloc(bytes))) {
+    return NULL;
+  }
+  tsp_chunk *c = g_try_new(tsp_chunk, 1);
+  if (!c) {
+    free(p);
+    return NULL;
+  }
+  *c = (tsp_chunk){ .next = NULL, .n = 0, .cap = (uint32_t)n, .ev = p };
   return c;
 }
 
-void tsp__thread_append(tsp_thread *t, const tsp_event *e)
+bool tsp__thread_try_append(tsp_thread *t, const tsp_event *e)
 {
   tsp_chunk *c = t->last;
   if (G_UNLIKELY(!c || c->n == c->cap)) {
-    tsp_chunk *fresh = chunk_new();
+    /* as many events again as the thread has, so that a thread's memory
+     * follows its events (a trace of 100,000 threads of a few events
+     * each), up to a full chunk */
+    size_t n = CLAMP(t->n_events, TSP_CHUNK_MIN_EVENTS, TSP_CHUNK_EVENTS);
+    tsp_chunk *fresh = chunk_new(n);
+    if (!fresh)
+      return false;
     if (c)
       c->next = fresh;
     else
@@ -200,6 +216,14 @@ void tsp__thread_append(tsp_thread *t, const tsp_event *e)
     t->last = c = fresh;
   }
   c->ev[c->n++] = *e;
+  t->n_events++;
+  return true;
+}
+
+void tsp__thread_append(tsp_thread *t, const tsp_event *e)
+{
+  if (G_UNLIKELY(!tsp__thread_try_append(t, e)))
+    g_error("tracescope-profiler: out of memory for an event chunk");
 }
 
 void tsp_record(tsp_session *s, const tsp_event *e)
@@ -269,10 +293,9 @@ void tsp__trim_chunks(tsp_session *s)
   for (guint i = 0; i < s->threads->len; i++) {
     tsp_thread *t = s->threads->pdata[i];
     tsp_chunk *c = t->last;
-    /* a thread with one chunk keeps its room: a session stopped and
-     * started again, a few events each time, would pay a fresh chunk's
-     * page faults in every round; at most 4 MiB a thread stay unused */
-    if (!c || c == t->first || c->n == c->cap || c->n == 0)
+    /* chunks grow with the thread's events, so a session stopped and
+     * started again pays at most one small chunk a round for this */
+    if (!c || c->n == c->cap || c->n == 0)
       continue;
     tsp_event *trimmed = realloc(c->ev, (size_t)c->n * sizeof(tsp_event)); /* the events may move */
     if (!trimmed)

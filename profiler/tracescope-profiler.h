@@ -22,7 +22,12 @@ typedef struct tsp_session tsp_session;
 
 #define TSP_ERROR (tsp_error_quark())
 GQuark tsp_error_quark(void);
-typedef enum tsp_error_code { TSP_ERROR_IO, TSP_ERROR_FORMAT } tsp_error_code;
+typedef enum tsp_error_code {
+  TSP_ERROR_IO,
+  TSP_ERROR_FORMAT,
+  TSP_ERROR_LIMIT,     /* a reader's limit (tsp_read_limits) or the memory ran out */
+  TSP_ERROR_CANCELLED, /* the progress callback said stop */
+} tsp_error_code;
 
 /* ---- events ------------------------------------------------------------------
  * Every field is an index into one of the session's tables (0 = none) or a
@@ -334,10 +339,45 @@ void tsp_diff_free(tsp_diff *d);
 bool tsp_chrome_export(const tsp_session *s, const char *path, GError **error);
 /* The same into a string (owned, g_free). */
 char *tsp_chrome_export_string(const tsp_session *s, size_t *len);
+
+/* What a reader of files from elsewhere takes on before it refuses
+ * (TSP_ERROR_LIMIT, the error naming the limit): the importer's memory
+ * follows the events it keeps, and these bound the rest. */
+typedef struct tsp_read_limits {
+  uint64_t max_bytes;  /* the text, decompressed */
+  uint64_t max_events; /* elements of a trace's event array */
+  uint64_t max_string; /* one string, as written (escapes included) */
+  uint64_t max_value;  /* one event, or another top-level member (our tables), as text */
+  int max_depth;       /* arrays and objects inside one another */
+} tsp_read_limits;
+/* 4 GiB of text, 20 million events (960 MB of session), 1 MiB strings,
+ * 16 MiB values, 64 deep: an import holds at most 8 batches of a MiB and
+ * a value each in flight. */
+tsp_read_limits tsp_read_limits_default(void);
+
+/* Called now and then with the fraction of the file read; false cancels
+ * (TSP_ERROR_CANCELLED).  On the importing thread. */
+typedef bool (*tsp_progress_fn)(double fraction, void *data);
+
+typedef struct tsp_import_options {
+  tsp_read_limits limits;
+  tsp_progress_fn progress; /* or NULL */
+  void *progress_data;
+} tsp_import_options;
+/* The default limits, no progress callback. */
+tsp_import_options tsp_import_options_default(void);
+
 /* Reads a Chrome trace (plain or gzipped, ours or another tool's) into a
- * new stopped session; NULL + TSP_ERROR_FORMAT/IO saying what is wrong. */
+ * new stopped session; NULL + TSP_ERROR_FORMAT/IO/LIMIT/CANCELLED saying
+ * what is wrong (a file's errors begin with its path).  A file is
+ * streamed: the memory held is the session's events and a few MiB of
+ * text.  Without options: tsp_import_options_default(). */
 tsp_session *tsp_chrome_import(const char *path, GError **error);
 tsp_session *tsp_chrome_import_data(const char *data, size_t len, GError **error);
+tsp_session *tsp_chrome_import_with(const char *path, const tsp_import_options *options,
+                                    GError **error);
+tsp_session *tsp_chrome_import_data_with(const char *data, size_t len,
+                                         const tsp_import_options *options, GError **error);
 
 /* The session as bytes (a versioned GVariant in normal form: its tables
  * and every thread's events), for the worker to hand the app what it

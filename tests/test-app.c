@@ -440,6 +440,23 @@ static void test_session_round_trip(void)
   g_assert_nonnull(strstr(ts_window_get_error(window), "view: zoom -2 is not positive"));
   gtk_window_destroy(dialog);
   wait_idle();
+  /* nesting json-glib would recurse through (200,000 arrays, in a member
+   * the reader does not know) is refused before it parses: this crashed */
+  GString *deep = g_string_new("{\"format\": \"tracescope-session\", \"version\": 1, \"unknown\": ");
+  for (int i = 0; i < 200000; i++)
+    g_string_append_c(deep, '[');
+  for (int i = 0; i < 200000; i++)
+    g_string_append_c(deep, ']');
+  g_string_append_c(deep, '}');
+  g_assert_true(g_file_set_contents(bad, deep->str, (gssize)deep->len, NULL));
+  g_string_free(deep, TRUE);
+  activate("win.open-session-from", "s", bad);
+  dialog = ts_window_get_error_dialog(window);
+  g_assert_nonnull(dialog);
+  g_assert_nonnull(strstr(ts_window_get_error(window), "bad.json"));
+  g_assert_nonnull(strstr(ts_window_get_error(window), "max_depth"));
+  gtk_window_destroy(dialog);
+  wait_idle();
   g_unlink(bad);
   g_unlink(path);
 }
@@ -1067,6 +1084,85 @@ static void test_profiler_panel(void)
   wait_idle();
   g_unlink(bad);
   g_unlink(trace);
+}
+
+static gboolean import_reported(gpointer data)
+{
+  return ts_window_get_import_progress(window) >= 0.5;
+}
+
+/* Writes an executable script to stand in for tracescope-import. */
+static char *fake_importer(const char *name, const char *body)
+{
+  char *path = g_build_filename(tmp_dir, name, NULL);
+  g_autofree char *text = g_strdup_printf("#!/bin/sh\n%s\n", body);
+  g_assert_true(g_file_set_contents(path, text, -1, NULL));
+  g_assert_cmpint(g_chmod(path, 0755), ==, 0);
+  return path;
+}
+
+/* A trace is read in a process of its own: what the file does to it (a
+ * crash, a limit) is an error dialog, never the app's end; its progress
+ * shows, and Cancel ends it. */
+static void test_trace_import_process(void)
+{
+  TsProfilerPanel *panel = ts_window_get_profiler_panel(window);
+  const tsp_session *before = ts_profiler_panel_get_session(panel);
+  g_autofree char *trace = g_build_filename(tmp_dir, "small.json", NULL);
+  g_assert_true(g_file_set_contents(trace, "[{\"ph\":\"X\",\"name\":\"Add\",\"tid\":1,\"ts\":1,\"dur\":1}]", -1,
+                                    NULL));
+  /* the importer crashes */
+  g_autofree char *crash = fake_importer("crash.sh", "echo 'about to fall over' >&2; kill -SEGV $$");
+  g_setenv("TRACESCOPE_IMPORTER", crash, TRUE);
+  activate("win.open-trace-from", "s", trace);
+  wait_idle();
+  GtkWindow *dialog = ts_window_get_error_dialog(window);
+  g_assert_nonnull(dialog);
+  const char *error = ts_window_get_error(window);
+  g_assert_nonnull(strstr(error, "small.json"));
+  g_assert_nonnull(strstr(error, "killed by signal 11"));
+  g_assert_nonnull(strstr(error, "about to fall over"));
+  gtk_window_destroy(dialog);
+  wait_idle();
+  g_assert_true(ts_profiler_panel_get_session(panel) == before);
+  /* it reports progress, then hangs: Cancel ends it */
+  g_autofree char *hang = fake_importer("hang.sh", "echo 'progress 0.50' >&2; exec sleep 600");
+  g_setenv("TRACESCOPE_IMPORTER", hang, TRUE);
+  activate("win.open-trace-from", "s", trace);
+  g_assert_true(ts_window_get_busy(window));
+  test_wait_for(import_reported, NULL, "the importer's progress");
+  g_assert_cmpfloat(ts_window_get_import_progress(window), ==, 0.5);
+  activate("win.cancel-import", NULL);
+  wait_idle();
+  g_assert_null(ts_window_get_error_dialog(window));
+  g_assert_cmpfloat(ts_window_get_import_progress(window), ==, -1);
+  g_assert_true(ts_profiler_panel_get_session(panel) == before);
+  g_unsetenv("TRACESCOPE_IMPORTER");
+  /* the real one: a file over a limit is refused by name; a good one reads */
+  GString *deep = g_string_new("[");
+  for (int i = 0; i < 100000; i++)
+    g_string_append_c(deep, '[');
+  g_autofree char *bad = g_build_filename(tmp_dir, "deep.json", NULL);
+  g_assert_true(g_file_set_contents(bad, deep->str, (gssize)deep->len, NULL));
+  g_string_free(deep, TRUE);
+  activate("win.open-trace-from", "s", bad);
+  wait_idle();
+  dialog = ts_window_get_error_dialog(window);
+  g_assert_nonnull(dialog);
+  g_assert_nonnull(strstr(ts_window_get_error(window), "deep.json"));
+  g_assert_nonnull(strstr(ts_window_get_error(window), "max_depth"));
+  gtk_window_destroy(dialog);
+  wait_idle();
+  activate("win.open-trace-from", "s", trace);
+  wait_idle();
+  g_assert_null(ts_window_get_error_dialog(window));
+  const tsp_session *opened = ts_profiler_panel_get_session(panel);
+  g_assert_nonnull(opened);
+  g_assert_cmpuint(tsp_session_n_events(opened), ==, 1);
+  g_unlink(bad);
+  g_unlink(trace);
+  g_unlink(crash);
+  g_unlink(hang);
 }
 
 static gboolean file_exists(gpointer data)
@@ -2986,6 +3082,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/source-snippet", test_source_snippet);
   g_test_add_func("/app/node-details-source-missing", test_node_details_source_missing);
   g_test_add_func("/app/profiler-panel", test_profiler_panel);
+  g_test_add_func("/app/trace-import-process", test_trace_import_process);
   g_test_add_func("/app/check-eagerly", test_check_eagerly);
   g_test_add_func("/app/debugger", test_debugger);
   g_test_add_func("/app/reopen-after-details-row", test_reopen_after_details_row);

@@ -930,6 +930,8 @@ static void test_hostile(void)
   BAD("[{\"ph\":\"X\",\"name\":\"Add\",\"ts\":1} {\"ph\":\"X\"}]", "expected ','");
   BAD("[{\"ph\":\"X\",\"name\":\"Add\",\"ts\":1,}]", NULL);
   BAD("[\"unterminated]", "inside a string");
+  BAD("[{\"ph\":\"X\",\"name\":\"over\xc1\xbalong\",\"ts\":1}]", "not valid UTF-8"); /* yajl lets it by */
+  BAD("[{\"ph\":\"C\",\"name\":\"memory\",\"ts\":1,\"args\":{\"\xc1\xba\":1}}]", "not valid UTF-8");
   /* our tables, broken */
   BAD("{\"tracescope\":{\"version\":1},\"traceEvents\":[]}", "base_ns");
   /* a later version: said as such, whatever its tables hold */
@@ -943,11 +945,15 @@ static void test_hostile(void)
       "names no entry");
   BAD("{\"tracescope\":{\"base_ns\":\"0\",\"locs\":[],\"concretes\":[],\"nodes\":[{\"name\":\"a\","
       "\"op\":\"Add\",\"origins\":[9]}]},\"traceEvents\":[]}", "origin");
-  /* nested past any sane depth: an error, not a stack overflow */
+  /* nested past any sane depth: an error naming the limit, not a stack overflow */
   GString *deep = g_string_new("[");
   for (int i = 0; i < 100000; i++)
     g_string_append_c(deep, '[');
-  expect_import_error(deep->str, deep->len, "nested");
+  GError *deep_error = NULL;
+  g_assert_null(tsp_chrome_import_data(deep->str, deep->len, &deep_error));
+  g_assert_error(deep_error, TSP_ERROR, TSP_ERROR_LIMIT);
+  g_assert_nonnull(strstr(deep_error->message, "nested more than 64 deep (the max_depth limit)"));
+  g_clear_error(&deep_error);
   g_string_free(deep, TRUE);
   /* every truncation of a real file */
   tsp_session *s = record_seed();
