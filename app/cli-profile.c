@@ -56,6 +56,14 @@ static void print_calls(const tsp_session *s, const tsp_filter *window, const ch
   g_array_unref(cs);
 }
 
+void cli_ratio_text(char text[16], const char *only, double ratio)
+{
+  if (only)
+    g_strlcpy(text, only, 16);
+  else
+    g_snprintf(text, 16, "%.2fx", ratio);
+}
+
 static void print_compare(const tsp_compare *c)
 {
   printf("\nEager against graph, op by op (per call: the median run's self time times the runs)\n");
@@ -64,10 +72,7 @@ static void print_compare(const tsp_compare *c)
   for (int i = 0; i < c->n_rows; i++) {
     const tsp_compare_row *r = &c->rows[i];
     char ratio[16];
-    if (r->only)
-      g_strlcpy(ratio, r->only, sizeof ratio);
-    else
-      g_snprintf(ratio, sizeof ratio, "%.2fx", r->ratio);
+    cli_ratio_text(ratio, r->only, r->ratio);
     if (r->parent >= 0) /* an op the fused row above stands for: its time is in that row's */
       printf("    %-30.30s %-14.14s %-22.22s %10.2f %10s %10s\n", r->name, r->op, r->source,
              r->eager_ns / 1e3, "", ratio);

@@ -89,10 +89,7 @@ static int diff(const cli_options *o)
     for (int i = 0; i < d->n; i++) {
       const tsp_diff_row *r = &d->rows[i];
       char ratio[16];
-      if (r->only)
-        g_strlcpy(ratio, r->only, sizeof ratio);
-      else
-        g_snprintf(ratio, sizeof ratio, "%.2fx", r->ratio);
+      cli_ratio_text(ratio, r->only, r->ratio);
       printf("  %-32.32s %7" G_GUINT64_FORMAT " %7" G_GUINT64_FORMAT " %11.3f %11.3f %10.3f %10.3f %10s\n",
              r->key, r->count[0], r->count[1], r->p50_ns[0] / 1e3, r->p50_ns[1] / 1e3,
              r->min_ns[0] / 1e3, r->min_ns[1] / 1e3, ratio);

@@ -141,6 +141,8 @@ int cli_diff(int argc, char **argv);
  * row with the wall time it spans (cli-profile.c). */
 struct tsp_stats;
 void cli_print_op_table(const struct tsp_stats *st, const char *title, const char *by, int limit);
+/* A comparison's last column: "1.25x", or why there is no ratio ("only in A"). */
+void cli_ratio_text(char text[16], const char *only, double ratio);
 /* --by's word as a grouping. */
 int cli_group_by(const char *by);
 /* cli-onnx.c: a MODULE path ending in .onnx is an ONNX model, opened as a

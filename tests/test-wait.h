@@ -3,7 +3,7 @@
  * safety net (the test fails naming what it waited for). */
 #pragma once
 
-#include <glib.h>
+#include <gio/gio.h>
 
 #define TEST_WAIT_TIMEOUT_S 60
 
@@ -22,4 +22,22 @@ static inline void test_wait_for(gboolean (*cond)(gpointer), gpointer data, cons
   if (timed_out)
     g_error("timed out waiting for %s", what);
   g_source_remove(id);
+}
+
+/* An async call's result: store_result puts it in *slot (a GAsyncResult *
+ * that starts NULL), wait_result turns the loop until it is there. */
+static inline gboolean test_has_result(gpointer slot)
+{
+  return *(GAsyncResult **)slot != NULL;
+}
+
+static inline void store_result(GObject *source, GAsyncResult *res, gpointer slot)
+{
+  *(GAsyncResult **)slot = g_object_ref(res);
+}
+
+static inline GAsyncResult *wait_result(GAsyncResult **slot, const char *what)
+{
+  test_wait_for(test_has_result, slot, what);
+  return *slot;
 }

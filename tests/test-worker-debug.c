@@ -7,20 +7,11 @@
 #include "test-wait.h"
 #include "ts-worker-debug.h"
 
-static gboolean has_result(gpointer data)
+/* Waits for the async call started with store_result on *slot, and takes
+ * it (owned; *slot is NULL again). */
+static GAsyncResult *take_result(GAsyncResult **slot, const char *what)
 {
-  return *(GAsyncResult **)data != NULL;
-}
-
-static void store_result(GObject *source, GAsyncResult *res, gpointer data)
-{
-  *(GAsyncResult **)data = g_object_ref(res);
-}
-
-/* Waits for the async call started with store_result on *slot; owned. */
-static GAsyncResult *wait_result(GAsyncResult **slot, const char *what)
-{
-  test_wait_for(has_result, slot, what);
+  wait_result(slot, what);
   return g_steal_pointer(slot);
 }
 
@@ -30,12 +21,12 @@ static TsWorker *start_worker(void)
   GAsyncResult *res = NULL;
   g_autoptr(GError) error = NULL;
   ts_worker_start_async(w, NULL, store_result, &res);
-  g_autoptr(GAsyncResult) started = wait_result(&res, "the worker to start");
+  g_autoptr(GAsyncResult) started = take_result(&res, "the worker to start");
   g_assert_true(ts_worker_start_finish(w, started, &error));
   g_autofree char *title = NULL, *path = NULL;
   g_autoptr(GPtrArray) functions = NULL;
   ts_worker_open_async(w, "seeds", NULL, store_result, &res);
-  g_autoptr(GAsyncResult) opened = wait_result(&res, "the seeds to open");
+  g_autoptr(GAsyncResult) opened = take_result(&res, "the seeds to open");
   g_assert_true(ts_worker_open_finish(w, opened, &title, &path, &functions, &error));
   g_assert_no_error(error);
   return w;
@@ -59,7 +50,7 @@ static GArray *debug_start(TsWorker *w, const char *function, const char *const 
 {
   GAsyncResult *res = NULL;
   ts_worker_debug_start_async(w, 7, function, args, breakpoints, TRUE, run, NULL, store_result, &res);
-  g_autoptr(GAsyncResult) done = wait_result(&res, "DebugStart");
+  g_autoptr(GAsyncResult) done = take_result(&res, "DebugStart");
   return ts_worker_debug_start_finish(w, done, error);
 }
 
@@ -68,7 +59,7 @@ static TsDebugStop *debug_wait(TsWorker *w)
   GAsyncResult *res = NULL;
   g_autoptr(GError) error = NULL;
   ts_worker_debug_wait_async(w, NULL, store_result, &res);
-  g_autoptr(GAsyncResult) done = wait_result(&res, "a stop");
+  g_autoptr(GAsyncResult) done = take_result(&res, "a stop");
   TsDebugStop *stop = ts_worker_debug_wait_finish(w, done, &error);
   g_assert_no_error(error);
   return stop;
@@ -78,7 +69,7 @@ static GVariant *command(TsWorker *w, const char *method, GVariant *params, GErr
 {
   GAsyncResult *res = NULL;
   ts_worker_debug_command_async(w, method, params, NULL, store_result, &res);
-  g_autoptr(GAsyncResult) done = wait_result(&res, method);
+  g_autoptr(GAsyncResult) done = take_result(&res, method);
   return ts_worker_debug_command_finish(w, done, error);
 }
 
@@ -136,7 +127,7 @@ static void test_breakpoints(void)
       for (int i = 0; i < stop->history_n && !found; i++) {
         GAsyncResult *res = NULL;
         ts_worker_debug_history_async(w, i, NULL, store_result, &res);
-        g_autoptr(GAsyncResult) done = wait_result(&res, "a history entry");
+        g_autoptr(GAsyncResult) done = take_result(&res, "a history entry");
         g_autoptr(TsDebugOp) op = ts_worker_debug_history_finish(w, done, &error);
         g_assert_no_error(error);
         if (strcmp(op->op, "MatMul") == 0 && op->outputs->len == 1) {
@@ -177,7 +168,7 @@ static void test_step_and_stop(void)
   GAsyncResult *res = NULL;
   ts_worker_call_async(w, 8, "power", (const char *const[]){ "f32[10,10]:ones", "2", NULL }, 1, TRUE, NULL,
                        store_result, &res);
-  g_autoptr(GAsyncResult) refused = wait_result(&res, "a call during a debug call");
+  g_autoptr(GAsyncResult) refused = take_result(&res, "a call during a debug call");
   g_autoptr(TsCallResult) none = ts_worker_call_finish(w, refused, &error);
   g_assert_null(none);
   g_assert_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_BUSY);
@@ -198,7 +189,7 @@ static void test_step_and_stop(void)
 
   ts_worker_call_async(w, 9, "power", (const char *const[]){ "f32[10,10]:ones", "2", NULL }, 1, TRUE, NULL,
                        store_result, &res);
-  g_autoptr(GAsyncResult) done = wait_result(&res, "a call after the debug call");
+  g_autoptr(GAsyncResult) done = take_result(&res, "a call after the debug call");
   g_autoptr(TsCallResult) r = ts_worker_call_finish(w, done, &error);
   g_assert_no_error(error);
   g_assert_nonnull(strstr(r->value_text, "10."));

@@ -23,22 +23,6 @@ typedef struct {
   guint ticks;      /* turns of a 1 ms timeout at the redraw's priority while a call runs */
 } Fixture;
 
-static gboolean has_result(gpointer data)
-{
-  return *(GAsyncResult **)data != NULL;
-}
-
-static void store_result(GObject *source, GAsyncResult *res, gpointer data)
-{
-  *(GAsyncResult **)data = g_object_ref(res);
-}
-
-static GAsyncResult *wait_result(GAsyncResult **slot, const char *what)
-{
-  test_wait_for(has_result, slot, what);
-  return *slot;
-}
-
 static void on_output(TsWorker *w, guint call_id, int fd, const char *line, gint64 time, Fixture *f)
 {
   f->n_lines[fd]++;

@@ -19,22 +19,6 @@ static char *misbehave_path;
 /* ---- helpers ---------------------------------------------------------------- */
 
 
-static gboolean has_result(gpointer data)
-{
-  return *(GAsyncResult **)data != NULL;
-}
-
-static void store_result(GObject *source, GAsyncResult *res, gpointer data)
-{
-  *(GAsyncResult **)data = g_object_ref(res);
-}
-
-static GAsyncResult *wait_result(GAsyncResult **slot, const char *what)
-{
-  test_wait_for(has_result, slot, what);
-  return *slot;
-}
-
 typedef struct {
   TsWorker *worker;
   GPtrArray *lines;   /* "1:7:text": fd, call id, line */
