@@ -29,15 +29,15 @@ typedef void (*bench_fn)(ts_tensor *a, ts_tensor *b);
 
 static void run_stats(ts_tensor *a, ts_tensor *b)
 {
-  ts_tensor_stats s;
-  ts_tensor_stats_compute(a, &s);
+  ts_inspector_stats s;
+  ts_inspector_stats_compute(a, &s);
 }
 
 static void run_stats_histogram(ts_tensor *a, ts_tensor *b)
 {
-  ts_tensor_stats s;
+  ts_inspector_stats s;
   ts_tensor_histogram h;
-  ts_tensor_stats_compute(a, &s);
+  ts_inspector_stats_compute(a, &s);
   ts_tensor_histogram_compute(a, &s, &h);
 }
 

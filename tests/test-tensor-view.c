@@ -34,8 +34,8 @@ static char *temp_path(const char *name)
 static void test_stats_float(void)
 {
   const float v[] = { 1, 0, -2, NAN, INFINITY, -INFINITY, 0, 3 };
-  ts_tensor_stats s;
-  ts_tensor_stats_compute(f32_tensor(TS_SHAPE(2, 4), v), &s);
+  ts_inspector_stats s;
+  ts_inspector_stats_compute(f32_tensor(TS_SHAPE(2, 4), v), &s);
   g_assert_true(s.numeric);
   g_assert_cmpint(s.n, ==, 8);
   g_assert_cmpint(s.n_finite, ==, 5);
@@ -52,9 +52,9 @@ static void test_stats_float(void)
 
 static void test_stats_dtypes(void)
 {
-  ts_tensor_stats s;
+  ts_inspector_stats s;
   const double d[] = { 1e300, -1e300, 0.5 };
-  ts_tensor_stats_compute(ts_constant(TS_F64, TS_SHAPE(3), d), &s);
+  ts_inspector_stats_compute(ts_constant(TS_F64, TS_SHAPE(3), d), &s);
   g_assert_cmpfloat(s.max, ==, 1e300);
   g_assert_cmpfloat(s.min, ==, -1e300);
   g_assert_cmpint(s.n_finite, ==, 3);
@@ -62,7 +62,7 @@ static void test_stats_dtypes(void)
   /* the widest range there is: binned and coloured without overflow */
   const double wide[] = { -DBL_MAX, DBL_MAX, 0 };
   ts_tensor *tw = ts_constant(TS_F64, TS_SHAPE(3), wide);
-  ts_tensor_stats_compute(tw, &s);
+  ts_inspector_stats_compute(tw, &s);
   ts_tensor_histogram hw;
   ts_tensor_histogram_compute(tw, &s, &hw);
   g_assert_cmpint(hw.n_bins, ==, 2);
@@ -74,35 +74,35 @@ static void test_stats_dtypes(void)
   g_assert_cmphex(ts_colour_scale_rgb(&wide_scale, DBL_MAX), ==, 0xb2182b);
 
   const int32_t i[] = { -5, 0, 5, 10 };
-  ts_tensor_stats_compute(ts_constant(TS_I32, TS_SHAPE(4), i), &s);
+  ts_inspector_stats_compute(ts_constant(TS_I32, TS_SHAPE(4), i), &s);
   g_assert_cmpfloat(s.mean, ==, 2.5);
   g_assert_cmpint(s.n_zero, ==, 1);
 
   const int64_t l[] = { INT64_C(1) << 40, 0 };
-  ts_tensor_stats_compute(ts_constant(TS_I64, TS_SHAPE(2), l), &s);
+  ts_inspector_stats_compute(ts_constant(TS_I64, TS_SHAPE(2), l), &s);
   g_assert_cmpfloat(s.max, ==, (double)(INT64_C(1) << 40));
 
   const uint8_t u[] = { 255, 1 };
-  ts_tensor_stats_compute(ts_constant(TS_U8, TS_SHAPE(2), u), &s);
+  ts_inspector_stats_compute(ts_constant(TS_U8, TS_SHAPE(2), u), &s);
   g_assert_cmpfloat(s.max, ==, 255);
 
   const bool b[] = { true, false, true, true };
-  ts_tensor_stats_compute(ts_constant(TS_BOOL, TS_SHAPE(4), b), &s);
+  ts_inspector_stats_compute(ts_constant(TS_BOOL, TS_SHAPE(4), b), &s);
   g_assert_true(s.numeric);
   g_assert_cmpfloat(s.mean, ==, 0.75);
   g_assert_cmpint(s.n_zero, ==, 1);
 
   const char *str[] = { "a", "b" };
-  ts_tensor_stats_compute(ts_constant(TS_STRING, TS_SHAPE(2), str), &s);
+  ts_inspector_stats_compute(ts_constant(TS_STRING, TS_SHAPE(2), str), &s);
   g_assert_false(s.numeric);
   g_assert_cmpint(s.n, ==, 2);
 
   /* empty and all-NaN: no finite values, no crash */
-  ts_tensor_stats_compute(ts_tensor_new(TS_F32, TS_SHAPE(0, 3)), &s);
+  ts_inspector_stats_compute(ts_tensor_new(TS_F32, TS_SHAPE(0, 3)), &s);
   g_assert_cmpint(s.n_finite, ==, 0);
   g_assert_true(isnan(s.min));
   const float nan2[] = { NAN, NAN };
-  ts_tensor_stats_compute(f32_tensor(TS_SHAPE(2), nan2), &s);
+  ts_inspector_stats_compute(f32_tensor(TS_SHAPE(2), nan2), &s);
   g_assert_cmpint(s.n_nan, ==, 2);
   ts_tensor_histogram h;
   ts_tensor_histogram_compute(f32_tensor(TS_SHAPE(2), nan2), &s, &h);
@@ -141,9 +141,9 @@ static void test_histogram(void)
   v[101] = INFINITY;
   v[102] = -INFINITY;
   ts_tensor *t = f32_tensor(TS_SHAPE(103), v);
-  ts_tensor_stats s;
+  ts_inspector_stats s;
   ts_tensor_histogram h;
-  ts_tensor_stats_compute(t, &s);
+  ts_inspector_stats_compute(t, &s);
   ts_tensor_histogram_compute(t, &s, &h);
   g_assert_cmpint(h.n_bins, ==, 10);
   g_assert_cmpfloat(h.lo, ==, 0);
@@ -161,7 +161,7 @@ static void test_histogram(void)
   /* small integer ranges: one bin per value */
   const int32_t i[] = { 0, 1, 1, 2, 2, 2 };
   t = ts_constant(TS_I32, TS_SHAPE(6), i);
-  ts_tensor_stats_compute(t, &s);
+  ts_inspector_stats_compute(t, &s);
   ts_tensor_histogram_compute(t, &s, &h);
   g_assert_cmpint(h.n_bins, ==, 3);
   g_assert_cmpint(h.counts[0], ==, 1);
@@ -171,7 +171,7 @@ static void test_histogram(void)
   /* all equal: one bin holding all */
   const float same[] = { 4, 4, 4 };
   t = f32_tensor(TS_SHAPE(3), same);
-  ts_tensor_stats_compute(t, &s);
+  ts_inspector_stats_compute(t, &s);
   ts_tensor_histogram_compute(t, &s, &h);
   g_assert_cmpint(h.n_bins, ==, 1);
   g_assert_cmpint(h.counts[0], ==, 3);
@@ -442,7 +442,7 @@ static void test_view_big_async(void)
   g_autofree char *cell = _ts_tensor_table_dup_cell_text(_ts_tensor_view_get_table(f.view), 3, 5);
   g_assert_cmpstr(cell, ==, "0.5");
   test_wait_for(not_busy, f.view, "the statistics of a big tensor");
-  const ts_tensor_stats *s = _ts_tensor_view_get_stats(f.view);
+  const ts_inspector_stats *s = _ts_tensor_view_get_stats(f.view);
   g_assert_nonnull(s);
   g_assert_cmpint(s->n, ==, 3 * 1024 * 683);
   g_assert_cmpfloat(s->mean, ==, 0.5);

@@ -162,9 +162,9 @@ static const stats_kernels *kernels_for(const ts_tensor *t)
 
 /* Two passes (sum, then squared deviations from the mean): exact enough
  * for any size, and a tight loop each. */
-void ts_tensor_stats_compute(const ts_tensor *t, ts_tensor_stats *out)
+void ts_inspector_stats_compute(const ts_tensor *t, ts_inspector_stats *out)
 {
-  *out = (ts_tensor_stats){ .n = ts_tensor_size(t), .min = NAN, .max = NAN, .mean = NAN, .std = NAN };
+  *out = (ts_inspector_stats){ .n = ts_tensor_size(t), .min = NAN, .max = NAN, .mean = NAN, .std = NAN };
   const stats_kernels *k = kernels_for(t);
   if (!k)
     return;
@@ -184,7 +184,7 @@ void ts_tensor_stats_compute(const ts_tensor *t, ts_tensor_stats *out)
   out->std = sqrt(k->squares(ts_tensor_data(t), out->n, out->mean) / (double)out->n_finite);
 }
 
-void ts_tensor_histogram_compute(const ts_tensor *t, const ts_tensor_stats *stats,
+void ts_tensor_histogram_compute(const ts_tensor *t, const ts_inspector_stats *stats,
                                  ts_tensor_histogram *out)
 {
   *out = (ts_tensor_histogram){ .n_nan = stats->n_nan, .n_pos_inf = stats->n_pos_inf,

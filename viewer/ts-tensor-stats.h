@@ -25,17 +25,17 @@ void ts_format_value(double v, char *buf, size_t size);
  * (ts_tensor_unref), or NULL for a symbolic tensor. */
 ts_tensor *ts_tensor_ref_host(ts_tensor *t);
 
-typedef struct ts_tensor_stats {
+typedef struct ts_inspector_stats {
   gboolean numeric;    /* FALSE for strings and variants: nothing below is set */
   int64_t n;           /* elements */
   int64_t n_finite;
   int64_t n_nan, n_pos_inf, n_neg_inf, n_zero;
   double min, max;     /* over the finite values; NaN when there are none */
   double mean, std;    /* population std */
-} ts_tensor_stats;
+} ts_inspector_stats;
 
 /* Statistics of a host-readable tensor (ts_tensor_ref_host). */
-void ts_tensor_stats_compute(const ts_tensor *t, ts_tensor_stats *out);
+void ts_inspector_stats_compute(const ts_tensor *t, ts_inspector_stats *out);
 
 /* Counts of the finite values in n_bins equal bins over [lo, hi]; the
  * last bin includes hi.  Integers and bools whose range is small get one
@@ -50,7 +50,7 @@ typedef struct ts_tensor_histogram {
 } ts_tensor_histogram;
 
 /* The histogram of t, whose statistics are stats. */
-void ts_tensor_histogram_compute(const ts_tensor *t, const ts_tensor_stats *stats,
+void ts_tensor_histogram_compute(const ts_tensor *t, const ts_inspector_stats *stats,
                                  ts_tensor_histogram *out);
 
 G_END_DECLS

@@ -89,7 +89,7 @@ struct _TsTensorView {
   gboolean numeric;
   gboolean busy;
   gboolean have_stats;
-  ts_tensor_stats stats;
+  ts_inspector_stats stats;
   ts_tensor_histogram hist;
   double max_abs, max_rel; /* of a difference */
   guint serial;            /* of the tensor shown: a late result for an older one is dropped */
@@ -111,7 +111,7 @@ void _ts_tensor_view_on_export_clicked(TsTensorView *self);
 /* ---- the view's state, for tests ------------------------------------- */
 
 /* NULL while computing or when the tensor is not numeric. */
-const ts_tensor_stats *_ts_tensor_view_get_stats(TsTensorView *self);
+const ts_inspector_stats *_ts_tensor_view_get_stats(TsTensorView *self);
 const ts_tensor_histogram *_ts_tensor_view_get_histogram(TsTensorView *self);
 /* The summary lines and the message shown (borrowed). */
 const char *_ts_tensor_view_get_summary(TsTensorView *self);

@@ -30,7 +30,7 @@ typedef struct {
   ts_tensor *a, *b; /* b: a difference */
   ts_tensor *shown; /* a, or a − b */
   double max_abs, max_rel;
-  ts_tensor_stats stats;
+  ts_inspector_stats stats;
   ts_tensor_histogram hist;
   GError *error;
 } analysis;
@@ -51,7 +51,7 @@ static void analyse(analysis *an, GCancellable *cancellable)
                     : ts_tensor_ref(an->a);
   if (!an->shown)
     return;
-  ts_tensor_stats_compute(an->shown, &an->stats);
+  ts_inspector_stats_compute(an->shown, &an->stats);
   if (!g_cancellable_is_cancelled(cancellable)) /* another tensor is shown: stop early */
     ts_tensor_histogram_compute(an->shown, &an->stats, &an->hist);
 }
@@ -79,7 +79,7 @@ static void update_stats_text(TsTensorView *self)
     gtk_label_set_label(self->stats_label, self->busy ? _("computing statistics…") : "");
     return;
   }
-  const ts_tensor_stats *s = &self->stats;
+  const ts_inspector_stats *s = &self->stats;
   char v[4][32];
   ts_format_value(s->min, v[0], sizeof v[0]);
   ts_format_value(s->max, v[1], sizeof v[1]);
@@ -335,7 +335,7 @@ gboolean ts_tensor_view_get_busy(TsTensorView *self)
 
 /* ---- for tests --------------------------------------------------------------- */
 
-const ts_tensor_stats *_ts_tensor_view_get_stats(TsTensorView *self)
+const ts_inspector_stats *_ts_tensor_view_get_stats(TsTensorView *self)
 {
   return self->have_stats ? &self->stats : NULL;
 }
