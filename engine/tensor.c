@@ -388,3 +388,21 @@ SCALAR_CTOR(f64, double, TS_F64)
 SCALAR_CTOR(i32, int32_t, TS_I32)
 SCALAR_CTOR(i64, int64_t, TS_I64)
 SCALAR_CTOR(bool, bool, TS_BOOL)
+
+/* ---- placement ---------------------------------------------------------------------- */
+
+const ts_backend *ts_tensor_backend(const ts_tensor *t)
+{
+  return t ? t->backend : NULL;
+}
+
+ts_tensor *ts_tensor_to_backend(ts_tensor *t, const ts_backend *b)
+{
+  if (!t || !b) {
+    if (!ts_failed())
+      ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
+                   "ts_tensor_to_backend: %s is NULL", t ? "the backend" : "the tensor");
+    return NULL;
+  }
+  return ts__tensor_on((ts_loc){ 0 }, t, b);
+}
