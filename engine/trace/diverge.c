@@ -823,7 +823,7 @@ static bool diverge_run(ts_function *f, ts_concrete *cf, const ts_value *args, i
    * tf.config.run_functions_eagerly is). */
   bool was_eager = ts_functions_run_eagerly();
   ts_run_functions_eagerly(true);
-  ts_tensor *eager = ts_function_call_eager(f, args, n_args);
+  ts_tensor *eager = ts__function_run_eager(f, args, n_args);
   ts_run_functions_eagerly(was_eager);
   ts_tensor *eager_copy = eager ? keep_eager(eager) : NULL;
   if (!eager) {
@@ -834,7 +834,7 @@ static bool diverge_run(ts_function *f, ts_concrete *cf, const ts_value *args, i
 
   vars_restore(vars);
   s.graph = true;
-  ts_tensor *graph = ts_concrete_call(cf, args, n_args);
+  ts_tensor *graph = ts__concrete_call(cf, args, n_args);
   ts_listener_remove(id);
   vars_free(vars);
 
@@ -915,7 +915,9 @@ bool ts_diverge(ts_function *fn, const ts_value *args, int n_args, const ts_dive
 
 /* ---- check mode ------------------------------------------------------------------------ */
 
-ts_tensor *ts__diverge_check_call(ts_function *f, const ts_value *args, int n_args)
+/* Check mode's call hook: both runs compared, a warning when they differ;
+ * returns the graph's result (current scope).  NULL + error. */
+static ts_tensor *check_call(ts_function *f, const ts_value *args, int n_args)
 {
   ts_value *converted = NULL;
   ts__context()->carried_ok++; /* as in ts_diverge */
@@ -924,7 +926,7 @@ ts_tensor *ts__diverge_check_call(ts_function *f, const ts_value *args, int n_ar
   ts_diverge_report *rep = NULL;
   char *eager_error = NULL;
   if (!cf && !ts_failed()) /* past the retrace limit: an eager call, nothing to compare */
-    graph = ts_function_call_eager(f, args, n_args);
+    graph = ts__function_run_eager(f, args, n_args);
   else if (cf)
     diverge_run(f, cf, args, n_args, NULL, &rep, &graph, &eager_error);
   ts__context()->carried_ok--;
@@ -946,4 +948,15 @@ ts_tensor *ts__diverge_check_call(ts_function *f, const ts_value *args, int n_ar
   ts_diverge_report_free(rep);
   g_free(converted);
   return graph;
+}
+
+void ts_function_set_check_eagerly(ts_function *f, bool check)
+{
+  TS_CHECK_ARG(f != NULL, );
+  ts__function_set_call_hook(f, check ? check_call : NULL);
+}
+
+bool ts_function_checks_eagerly(const ts_function *f)
+{
+  return f && ts__function_call_hook(f) == check_call;
 }

@@ -71,6 +71,13 @@ ts_concrete *ts__function_resolve(ts_function *f, const ts_value **args, int n_a
 const ts_graph *ts__concrete_exec_graph(const ts_concrete *cf);
 /* A TS_EVENT_WARNING about f. */
 void ts__function_warn(ts_function *f, ts_warning_kind kind, const char *message);
-/* A call of f in check mode: both runs compared, a warning when they
- * differ; returns the graph's result (current scope).  NULL + error. */
-ts_tensor *ts__diverge_check_call(ts_function *f, const ts_value *args, int n_args);
+/* A hook that runs f's graph-mode calls instead of the usual path (the
+ * arguments checked; not while tracing, nor inside another run):
+ * check-eagerly's is the divergence finder's (diverge.c).  NULL: none. */
+typedef ts_tensor *(*ts__call_hook)(ts_function *f, const ts_value *args, int n_args);
+void ts__function_set_call_hook(ts_function *f, ts__call_hook hook);
+ts__call_hook ts__function_call_hook(const ts_function *f);
+/* f run eagerly, and cf run on its graph, without checking the arguments
+ * again (cf checks they fit its signature). */
+ts_tensor *ts__function_run_eager(ts_function *f, const ts_value *args, int n_args);
+ts_tensor *ts__concrete_call(ts_concrete *cf, const ts_value *args, int n_args);

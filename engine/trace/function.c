@@ -23,7 +23,7 @@ struct ts_function {
   bool reduce_retracing;
   int retrace_limit;
   bool fail_on_retrace;
-  bool check_eagerly;     /* every call runs both ways (diverge.c) */
+  ts__call_hook call_hook; /* runs its calls instead (check-eagerly: diverge.c) */
   bool warned_frequent, warned_limit;
   pthread_mutex_t lock;   /* the cache; recursive: traced code may call fn again */
   GPtrArray *concrete;    /* ts_concrete *, in trace order */
@@ -172,14 +172,14 @@ void ts_function_set_fail_on_retrace(ts_function *f, bool fail)
   f->fail_on_retrace = fail;
 }
 
-void ts_function_set_check_eagerly(ts_function *f, bool check)
+void ts__function_set_call_hook(ts_function *f, ts__call_hook hook)
 {
-  f->check_eagerly = check;
+  f->call_hook = hook;
 }
 
-bool ts_function_checks_eagerly(const ts_function *f)
+ts__call_hook ts__function_call_hook(const ts_function *f)
 {
-  return f->check_eagerly;
+  return f->call_hook;
 }
 
 int ts_function_trace_count(const ts_function *f)
@@ -330,6 +330,11 @@ ts_tensor *ts_function_call_eager(ts_function *f, const ts_value *args, int n_ar
   TS_CHECK_ARG(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
   if (!ts__values_check(f->name, args, n_args))
     return NULL;
+  return run_eager(f, args, n_args);
+}
+
+ts_tensor *ts__function_run_eager(ts_function *f, const ts_value *args, int n_args)
+{
   return run_eager(f, args, n_args);
 }
 
@@ -984,8 +989,8 @@ static ts_tensor *function_call(ts_function *f, const ts_value *args, int n_args
     return call_while_tracing(f, args, n_args);
   if (runs_eagerly(f))
     return run_eager(f, args, n_args);
-  if (f->check_eagerly && !ts__context()->run.run_id)
-    return ts__diverge_check_call(f, args, n_args);
+  if (f->call_hook && !ts__context()->run.run_id)
+    return f->call_hook(f, args, n_args);
 
   ts_value *converted;
   if (!convert_args(f, &args, n_args, &converted))
@@ -1038,6 +1043,11 @@ ts_tensor *ts_concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
   TS_CHECK_ARG(cf != NULL && n_args >= 0 && (args || n_args == 0), NULL);
   if (!ts__values_check(cf->fn->name, args, n_args))
     return NULL;
+  return ts__concrete_call(cf, args, n_args);
+}
+
+ts_tensor *ts__concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
+{
   const ts_function *f = cf->fn;
   char label[128], want[TS_INFO_STR], got[TS_INFO_STR];
   if (n_args != cf->sig.n) {
