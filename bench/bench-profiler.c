@@ -1,5 +1,6 @@
 /* bench-profiler.c — what profiling costs: recording overhead per op on
- * eager dispatch and on graph calls of the seed models, memory per event,
+ * eager dispatch and on graph calls of the seed models (sequential_model
+ * at 1 and 2 threads: the schedule is the same profiled), memory per event,
  * and Chrome trace export and import of a million events (time and peak
  * memory).  Prints measured against target; a benchmark, not a test. */
 #include <glib.h>
@@ -445,8 +446,17 @@ int main(int argc, char **argv)
   printf("  %-58s %16s   %-12s\n", "what", "measured", "target");
   ts_scope *scope = ts_scope_begin();
   bench_eager();
-  bench_model(seeds, "sequential_model", ts_random_uniform(TS_F32, TS_SHAPE(20, 28, 28), 0, 1, 1),
-              20, "overhead, sequential_model (100 Dense), graph, f32[20,28,28]", 10);
+  /* at 1 and 2 threads: watching keeps the schedule (groups, row runs) */
+  int saved = ts_get_threads();
+  for (int threads = 1; threads <= 2; threads++) {
+    char label[96];
+    g_snprintf(label, sizeof label, "overhead, sequential_model (100 Dense), graph, %d thread%s", threads,
+               threads > 1 ? "s" : "");
+    ts_set_threads(threads);
+    bench_model(seeds, "sequential_model", ts_random_uniform(TS_F32, TS_SHAPE(20, 28, 28), 0, 1, 1),
+                20, label, 10);
+  }
+  ts_set_threads(saved);
   bench_model(seeds, "conv_fn", ts_zeros(TS_F32, TS_SHAPE(1, 64, 64, 100)), 3,
               "overhead, conv_fn, graph, f32[1,64,64,100]", 2);
   ts_scope_end(scope);

@@ -6,6 +6,7 @@
 #include "tracescope-backend.h"
 
 #include <glib.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -442,7 +443,11 @@ typedef struct ts_run_state {
 
 /* Told of every op the thread finishes, with its outputs: cheaper than an
  * OP_END listener (no lock, no clock, no event), for work on every op of
- * one thread (health mode, debug/health.c).  Not told of muted ops. */
+ * one thread's calls (health mode, debug/health.c).  Not told of muted
+ * ops.  The pool's threads tell the calling thread's observer of the
+ * pieces of its calls they run (exec/parallel.c), so op_end may be called
+ * from several threads at once, a row run's step once per part (the
+ * part's rows as outputs, the step's seq). */
 typedef struct ts_op_observer ts_op_observer;
 struct ts_op_observer {
   void (*op_end)(ts_op_observer *self, const ts_op_call *call, const ts_run_site *site,
@@ -458,6 +463,12 @@ typedef struct ts_context {
   ts_planned *planned;        /* the next executed step's planned outputs; NULL if none */
   ts_tensor *planned_view;    /* the running view op's planned header; NULL if none */
   int mute;                   /* > 0: no listener hears of ops (constant folding) */
+  int serial;                 /* > 0: something needs every op of the thread run on it, whole,
+                                 one at a time (a debug session pausing before ops, the
+                                 divergence finder): graphs run no groups or row runs */
+  pthread_mutex_t *deliver;   /* set while the thread runs a piece of a call shared across
+                                 the pool (exec/parallel.c): the call's events are delivered
+                                 one at a time under it */
   ts_op_handler *handlers;    /* innermost first */
   const struct ts_backend *device; /* eager placement; NULL: the CPU */
   const struct ts_backend *cpu;    /* ts_backend_cpu(), kept at hand */

@@ -11,7 +11,15 @@
  * slot is reused only once nobody is inside it, and whoever sees it
  * removed and empty (the remover or the last thread to leave) frees it.
  * Registration is serialized by a pthread mutex, which ThreadSanitizer
- * sees (GLib's futex-based ones it does not). */
+ * sees (GLib's futex-based ones it does not).
+ *
+ * A graph call shares groups of its ops and the parts of its row runs
+ * with the pool's threads (exec/parallel.c), and those threads deliver
+ * the events of what they run, with the call's run id.  While they do,
+ * the context's `deliver` is the call's lock and delivery takes it: one
+ * call's events reach a listener one at a time, as they did when the
+ * call ran on one thread (a listener that sees several of its own threads
+ * calling functions is called from them at once, as ever). */
 #include "engine-private.h"
 
 #include <pthread.h>
@@ -116,6 +124,9 @@ void ts__listeners_emit(const ts_event *event)
   uint32_t bit = TS_EVENT_MASK(event->kind);
   int n = __atomic_load_n(&n_slots, __ATOMIC_ACQUIRE);
   const slot *outer = calling;
+  pthread_mutex_t *deliver = ts__context()->deliver; /* a call's piece on the pool */
+  if (deliver)
+    pthread_mutex_lock(deliver);
   for (int i = 0; i < n; i++) {
     slot *s = &slots[i];
     if (!(__atomic_load_n(&s->mask, __ATOMIC_RELAXED) & bit))
@@ -137,6 +148,8 @@ void ts__listeners_emit(const ts_event *event)
     }
   }
   calling = outer;
+  if (deliver)
+    pthread_mutex_unlock(deliver);
 }
 
 uint64_t ts_now_ns(void)

@@ -375,13 +375,21 @@ bool ts__exec_step(const ts_executable *e, const ts_node *node, ts_tensor **valu
   return n >= 0;
 }
 
-/* Does anything see or change this thread's ops one by one (see the top
- * of the file)?  Then every step runs here, as an op. */
-static bool watched(void)
+/* Must every step run on this thread, one by one?  While op handlers
+ * (what they do is this thread's), an op watch, a device scope or muted
+ * ops are on it, or something asks for it (ts_context.serial).  Listeners
+ * and an observer do not change the schedule: the pool's threads deliver
+ * the events of the pieces they run (parallel.c). */
+static bool serial_only(const ts_context *c)
 {
-  const ts_context *c = ts__context();
-  return c->observer || c->op_watch || c->handlers || c->device || c->mute ||
-         __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED);
+  return c->op_watch || c->handlers || c->device || c->mute || c->serial;
+}
+
+/* Does anything see this thread's ops?  Then variable reads run as ops
+ * (with their events) rather than being made by the run itself. */
+static bool watched(const ts_context *c)
+{
+  return c->observer || __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED);
 }
 
 ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, int s)
@@ -410,14 +418,15 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
   for (int i = 0; i < p->n_presets; i++) /* the others are NULL between runs */
     values[p->presets[i]] = ts_tensor_ref(p->preset[p->presets[i]]);
   ts_scope *step_scope = ts__arena_scope(arena, 0);
-  bool ok = true, quiet = !watched();
-  bool share = quiet && (p->n_groups || p->n_runs) && ts__pool_width() > 1;
+  const ts_context *c = ts__context();
+  bool ok = true, serial = serial_only(c), quiet = !serial && !watched(c);
+  bool share = !serial && (p->n_groups || p->n_runs) && ts__pool_width() > 1;
   ts_tensor *store;
   for (int s = 0; s < p->n_steps && ok; s++) {
     int from = s; /* releases after steps from .. s */
     if (share && p->run_at[s]) {
       const row_run *run = &p->runs[p->run_at[s] - 1];
-      ok = ts__exec_rows(e, arena, values, inputs, run, step_scope, parent, parent_seq);
+      ok = ts__exec_rows(e, arena, values, inputs, run, step_scope, !quiet, parent, parent_seq);
       s = run->end - 1;
     } else if (quiet && p->fast_read[s] && (store = ts__exec_fast_read(e, values, s))) {
       values[p->step_first[s]] = ts_tensor_ref(store);

@@ -72,8 +72,9 @@ void ts__exec_plan_row_runs(const ts_graph *g, plan *p, const ts_exec_layout *l)
 bool ts__exec_group(const ts_executable *e, ts_arena *arena, ts_tensor **values,
                     ts_tensor *const *inputs, int first, int end, const ts_node *parent,
                     uint64_t parent_seq);
-/* Row run `run`: its reads here, then its row steps split by rows across
- * the pool's threads.  false + the first failing part's error. */
+/* Row run `run`: its reads here (as ops when watched: listeners or an
+ * observer see them), then its row steps split by rows across the pool's
+ * threads.  false + the first failing part's error. */
 bool ts__exec_rows(const ts_executable *e, ts_arena *arena, ts_tensor **values,
                    ts_tensor *const *inputs, const row_run *run, ts_scope *scope,
-                   const ts_node *parent, uint64_t parent_seq);
+                   bool watched, const ts_node *parent, uint64_t parent_seq);
