@@ -282,6 +282,26 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
   return ok ? n_out : -1;
 }
 
+void ts__announce(const ts_op_call *call, const ts_run_site *site, ts_tensor *const *out,
+                  int n_out)
+{
+  ts_context *c = ts__context();
+  uint64_t seq = ++c->run.seq;
+  if (c->mute)
+    return;
+  int mask = __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED);
+  const ts_backend *b = n_out > 0 && out[0]->backend ? out[0]->backend : c->cpu;
+  if (mask) {
+    uint64_t now = ts__op_now_ns();
+    if (mask & TS_EVENT_MASK(TS_EVENT_OP_BEGIN))
+      emit_op(c, TS_EVENT_OP_BEGIN, call, b, site, NULL, seq, out, n_out, now);
+    if (mask & TS_EVENT_MASK(TS_EVENT_OP_END))
+      emit_op(c, TS_EVENT_OP_END, call, b, site, NULL, seq, out, n_out, now);
+  }
+  if (c->observer)
+    c->observer->op_end(c->observer, call, site, seq, out, n_out);
+}
+
 /* ---- op handlers ------------------------------------------------------------------- */
 
 void ts__handler_push(ts_op_handler *h)

@@ -408,6 +408,12 @@ struct ts_planned {
  * the current device, infer, allocate, listeners, kernel.  site is NULL
  * eagerly. */
 int ts__execute(const ts_op_call *call, const ts_run_site *site, ts_tensor **out);
+/* A step the executor did itself (a variable read taken from the
+ * variable's storage): numbered and told to listeners and the observer as
+ * an op of no time with outputs out[], so watching a run sees every step
+ * without making it dispatch ops it does not. */
+void ts__announce(const ts_op_call *call, const ts_run_site *site, ts_tensor *const *out,
+                  int n_out);
 /* Infers call's outputs (the tracer records them without running). */
 bool ts__dispatch_infer(const ts_op_call *call, ts_info *out_info, int *n_out);
 

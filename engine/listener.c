@@ -16,10 +16,12 @@
  * A graph call shares groups of its ops and the parts of its row runs
  * with the pool's threads (exec/parallel.c), and those threads deliver
  * the events of what they run, with the call's run id.  While they do,
- * the context's `deliver` is the call's lock and delivery takes it: one
- * call's events reach a listener one at a time, as they did when the
- * call ran on one thread (a listener that sees several of its own threads
- * calling functions is called from them at once, as ever). */
+ * the context's `deliver` is the call's lock and a callback runs under
+ * it: one call's events reach a listener one at a time, as they did when
+ * the call ran on one thread (a listener that sees several of its own
+ * threads calling functions is called from them at once, as ever).  A
+ * listener added with TS_LISTENER_CONCURRENT (the profiler: per-thread
+ * chunks) is called without it. */
 #include "engine-private.h"
 
 #include <pthread.h>
@@ -34,6 +36,7 @@ typedef struct slot {
   int active;       /* atomic: threads inside the slot (entered, not yet left) */
   uint32_t mask;    /* atomic: the kinds it wants; 0 unless LIVE (a filter only) */
   int id;           /* written under lock while FREE, read once LIVE */
+  bool concurrent;  /* TS_LISTENER_CONCURRENT: never waits on a call's lock (as id) */
   ts_listener_fn fn;
   void *user_data;
 } slot;
@@ -69,6 +72,8 @@ static void free_if_idle(slot *s)
 
 int ts_listener_add(uint32_t mask, ts_listener_fn fn, void *user_data)
 {
+  bool concurrent = mask & TS_LISTENER_CONCURRENT;
+  mask &= ~TS_LISTENER_CONCURRENT;
   TS_CHECK_ARG(fn != NULL && (mask >> TS_EVENT_KIND_COUNT) == 0, 0); /* no unknown event kinds */
   int id = 0;
   pthread_mutex_lock(&lock);
@@ -83,6 +88,7 @@ int ts_listener_add(uint32_t mask, ts_listener_fn fn, void *user_data)
     s->id = id;
     s->fn = fn;
     s->user_data = user_data;
+    s->concurrent = concurrent;
     __atomic_store_n(&s->mask, mask, __ATOMIC_RELAXED);
     __atomic_store_n(&s->state, LIVE, __ATOMIC_SEQ_CST);
     if (i >= n_slots)
@@ -125,8 +131,6 @@ void ts__listeners_emit(const ts_event *event)
   int n = __atomic_load_n(&n_slots, __ATOMIC_ACQUIRE);
   const slot *outer = calling;
   pthread_mutex_t *deliver = ts__context()->deliver; /* a call's piece on the pool */
-  if (deliver)
-    pthread_mutex_lock(deliver);
   for (int i = 0; i < n; i++) {
     slot *s = &slots[i];
     if (!(__atomic_load_n(&s->mask, __ATOMIC_RELAXED) & bit))
@@ -137,7 +141,12 @@ void ts__listeners_emit(const ts_event *event)
     if (__atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == LIVE &&
         (__atomic_load_n(&s->mask, __ATOMIC_RELAXED) & bit)) { /* the slot may have been reused */
       calling = s;
+      bool wait = deliver && !s->concurrent;
+      if (wait)
+        pthread_mutex_lock(deliver);
       s->fn(event, s->user_data);
+      if (wait)
+        pthread_mutex_unlock(deliver);
     }
     __atomic_sub_fetch(&s->active, 1, __ATOMIC_SEQ_CST);
     if (G_UNLIKELY(__atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == REMOVED)) {
@@ -148,8 +157,6 @@ void ts__listeners_emit(const ts_event *event)
     }
   }
   calling = outer;
-  if (deliver)
-    pthread_mutex_unlock(deliver);
 }
 
 uint64_t ts_now_ns(void)

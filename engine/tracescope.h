@@ -489,7 +489,7 @@ TS_API ts_tensor *ts_dropout_at(ts_loc loc, ts_tensor *x, double rate, bool trai
  * engine's threads (ts_concrete_schedule), listened to or not: their
  * events come from those threads, with the call's run id and the seqs
  * the call gives them, and one call's events reach a listener one at a
- * time.  A row run's op is an event per part (its rows as outputs, the
+ * time (unless it says TS_LISTENER_CONCURRENT).  A row run's op is an event per part (its rows as outputs, the
  * same node and seq). */
 
 typedef enum ts_event_kind {
@@ -613,6 +613,11 @@ typedef struct ts_event {
 } ts_event;
 
 typedef void (*ts_listener_fn)(const ts_event *event, void *user_data);
+
+/* Or'ed into a listener's mask: it may be called for one call's events
+ * from several threads at once (it keeps per-thread state, as the
+ * profiler does), so they are delivered without waiting on one another. */
+#define TS_LISTENER_CONCURRENT (1u << 31)
 
 /* Subscribes fn to the kinds in mask; returns an id > 0 for removal. */
 TS_API int ts_listener_add(uint32_t mask, ts_listener_fn fn, void *user_data);

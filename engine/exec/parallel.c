@@ -40,7 +40,11 @@ static void caller_init(caller *k)
   ts_context *c = ts__context();
   *k = (caller){ .thread = pthread_self(), .run_id = c->run.run_id, .seq = c->run.seq,
                  .concrete = c->run.concrete, .observer = c->observer };
-  pthread_mutex_init(&k->lock, NULL);
+  pthread_mutexattr_t attr; /* spins a little before sleeping: callbacks are short */
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+  pthread_mutex_init(&k->lock, &attr);
+  pthread_mutexattr_destroy(&attr);
   k->deliver = c->deliver ? c->deliver : &k->lock;
 }
 
@@ -377,7 +381,7 @@ bool ts__exec_rows(const ts_executable *e, ts_arena *arena, ts_tensor **values,
     if (p->row_step[s])
       continue;
     int base = p->step_first[s];
-    if (!watched && (store = ts__exec_fast_read(e, values, s)))
+    if ((store = ts__exec_fast_read(e, values, s, watched, parent, parent_seq)))
       values[base] = ts_tensor_ref(store);
     else if (!ts__exec_step(e, ts__graph_node(e->graph, p->steps[s]), values, inputs, scope,
                             ts__arena_step(arena, 0, base, p->step_n[s]), &values[base], parent,
