@@ -34,9 +34,9 @@ enum { FREE, LIVE, REMOVED };
 typedef struct slot {
   int state;        /* atomic: FREE, LIVE, REMOVED; written under lock */
   int active;       /* atomic: threads inside the slot (entered, not yet left) */
-  uint32_t mask;    /* atomic: the kinds it wants; 0 unless LIVE (a filter only) */
+  uint32_t mask;    /* atomic: the kinds it wants (and TS_LISTENER_CONCURRENT); 0 unless
+                       LIVE (a filter only) */
   int id;           /* written under lock while FREE, read once LIVE */
-  bool concurrent;  /* TS_LISTENER_CONCURRENT: never waits on a call's lock (as id) */
   ts_listener_fn fn;
   void *user_data;
 } slot;
@@ -58,7 +58,7 @@ static void recompute_mask(void)
   uint32_t mask = 0;
   for (int i = 0; i < n_slots; i++)
     if (slots[i].state == LIVE)
-      mask |= slots[i].mask;
+      mask |= slots[i].mask & ~TS_LISTENER_CONCURRENT;
   __atomic_store_n(&ts__listener_mask, (int)mask, __ATOMIC_RELEASE);
 }
 
@@ -72,9 +72,8 @@ static void free_if_idle(slot *s)
 
 int ts_listener_add(uint32_t mask, ts_listener_fn fn, void *user_data)
 {
-  bool concurrent = mask & TS_LISTENER_CONCURRENT;
-  mask &= ~TS_LISTENER_CONCURRENT;
-  TS_CHECK_ARG(fn != NULL && (mask >> TS_EVENT_KIND_COUNT) == 0, 0); /* no unknown event kinds */
+  /* no unknown event kinds */
+  TS_CHECK_ARG(fn != NULL && ((mask & ~TS_LISTENER_CONCURRENT) >> TS_EVENT_KIND_COUNT) == 0, 0);
   int id = 0;
   pthread_mutex_lock(&lock);
   for (int i = 0; i < MAX_LISTENERS && !id; i++) {
@@ -88,7 +87,6 @@ int ts_listener_add(uint32_t mask, ts_listener_fn fn, void *user_data)
     s->id = id;
     s->fn = fn;
     s->user_data = user_data;
-    s->concurrent = concurrent;
     __atomic_store_n(&s->mask, mask, __ATOMIC_RELAXED);
     __atomic_store_n(&s->state, LIVE, __ATOMIC_SEQ_CST);
     if (i >= n_slots)
@@ -133,22 +131,26 @@ void ts__listeners_emit(const ts_event *event)
   pthread_mutex_t *deliver = ts__context()->deliver; /* a call's piece on the pool */
   for (int i = 0; i < n; i++) {
     slot *s = &slots[i];
-    if (!(__atomic_load_n(&s->mask, __ATOMIC_RELAXED) & bit))
+    uint32_t mask = __atomic_load_n(&s->mask, __ATOMIC_RELAXED);
+    if (!(mask & bit))
       continue;
+    /* The call's lock before entering: a thread waiting for it is in no
+     * slot, so a callback holding it may remove any listener. */
+    bool wait = deliver && !(mask & TS_LISTENER_CONCURRENT);
+    if (wait)
+      pthread_mutex_lock(deliver);
     /* Entering before looking at the state (both sequentially consistent):
      * either we see the removal and leave, or the remover sees us and waits. */
     __atomic_add_fetch(&s->active, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == LIVE &&
-        (__atomic_load_n(&s->mask, __ATOMIC_RELAXED) & bit)) { /* the slot may have been reused */
+    mask = __atomic_load_n(&s->mask, __ATOMIC_RELAXED); /* the slot may have been reused */
+    if (__atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == LIVE && (mask & bit) &&
+        (wait || !deliver || (mask & TS_LISTENER_CONCURRENT))) {
       calling = s;
-      bool wait = deliver && !s->concurrent;
-      if (wait)
-        pthread_mutex_lock(deliver);
       s->fn(event, s->user_data);
-      if (wait)
-        pthread_mutex_unlock(deliver);
     }
     __atomic_sub_fetch(&s->active, 1, __ATOMIC_SEQ_CST);
+    if (wait)
+      pthread_mutex_unlock(deliver);
     if (G_UNLIKELY(__atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == REMOVED)) {
       pthread_mutex_lock(&lock);
       free_if_idle(s);
