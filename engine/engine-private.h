@@ -472,9 +472,6 @@ typedef struct ts_context {
   int serial;                 /* > 0: something needs every op of the thread run on it, whole,
                                  one at a time (a debug session pausing before ops, the
                                  divergence finder): graphs run no groups or row runs */
-  pthread_mutex_t *deliver;   /* set while the thread runs a piece of a call shared across
-                                 the pool (exec/parallel.c): the call's events are delivered
-                                 one at a time under it */
   ts_op_handler *handlers;    /* innermost first */
   const struct ts_backend *device; /* eager placement; NULL: the CPU */
   const struct ts_backend *cpu;    /* ts_backend_cpu(), kept at hand */
@@ -514,6 +511,10 @@ void ts__emit_print(const char *text, const struct ts_node *node);
 /* Listener delivery (dispatch.c asks; listener.c owns the list). */
 extern int ts__listener_mask; /* atomic OR of every listener's mask */
 void ts__listeners_emit(const ts_event *event);
+/* While this thread runs a piece of a call shared across the pool
+ * (exec/parallel.c), the call's lock: the call's events are delivered one
+ * at a time under it (NULL: none).  Returns the one set before. */
+pthread_mutex_t *ts__listeners_deliver_under(pthread_mutex_t *lock);
 
 /* ---- the thread pool (pool.c) ------------------------------------------------------
  * ts__parallel_for is ts_parallel_for (tracescope-backend.h) without the

@@ -16,7 +16,7 @@
  * A graph call shares groups of its ops and the parts of its row runs
  * with the pool's threads (exec/parallel.c), and those threads deliver
  * the events of what they run, with the call's run id.  While they do,
- * the context's `deliver` is the call's lock and a callback runs under
+ * the thread's deliver_lock is the call's and a callback runs under
  * it: one call's events reach a listener one at a time, as they did when
  * the call ran on one thread (a listener that sees several of its own
  * threads calling functions is called from them at once, as ever).  A
@@ -51,6 +51,15 @@ int ts__listener_mask;
 /* The slot whose callback this thread is in (its listener may remove itself).
  * Initial-exec: two plain stores per event, no __tls_get_addr call. */
 static _Thread_local const slot *calling __attribute__((tls_model("initial-exec")));
+/* The lock of the call whose piece this thread runs (ts__listeners_deliver_under). */
+static _Thread_local pthread_mutex_t *deliver_lock __attribute__((tls_model("initial-exec")));
+
+pthread_mutex_t *ts__listeners_deliver_under(pthread_mutex_t *call_lock)
+{
+  pthread_mutex_t *was = deliver_lock;
+  deliver_lock = call_lock;
+  return was;
+}
 
 /* Callers hold lock. */
 static void recompute_mask(void)
@@ -128,7 +137,7 @@ void ts__listeners_emit(const ts_event *event)
   uint32_t bit = TS_EVENT_MASK(event->kind);
   int n = __atomic_load_n(&n_slots, __ATOMIC_ACQUIRE);
   const slot *outer = calling;
-  pthread_mutex_t *deliver = ts__context()->deliver; /* a call's piece on the pool */
+  pthread_mutex_t *deliver = deliver_lock; /* a call's piece on the pool */
   for (int i = 0; i < n; i++) {
     slot *s = &slots[i];
     uint32_t mask = __atomic_load_n(&s->mask, __ATOMIC_RELAXED);

@@ -45,7 +45,9 @@ static void caller_init(caller *k)
   pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
   pthread_mutex_init(&k->lock, &attr);
   pthread_mutexattr_destroy(&attr);
-  k->deliver = c->deliver ? c->deliver : &k->lock;
+  pthread_mutex_t *outer = ts__listeners_deliver_under(NULL);
+  ts__listeners_deliver_under(outer);
+  k->deliver = outer ? outer : &k->lock;
 }
 
 /* After the pieces: the calling thread's numbering goes on after the n
@@ -67,11 +69,11 @@ typedef struct acting {
 static acting act_for(const caller *k)
 {
   ts_context *c = ts__context();
-  acting was = { c->run.run_id, c->run.seq, c->run.concrete, c->observer, c->deliver };
+  acting was = { c->run.run_id, c->run.seq, c->run.concrete, c->observer,
+                 ts__listeners_deliver_under(k->deliver) };
   c->run.run_id = k->run_id;
   c->run.concrete = k->concrete;
   c->observer = k->observer;
-  c->deliver = k->deliver;
   return was;
 }
 
@@ -82,7 +84,7 @@ static void act_done(const acting *was)
   c->run.seq = was->seq;
   c->run.concrete = was->concrete;
   c->observer = was->observer;
-  c->deliver = was->deliver;
+  ts__listeners_deliver_under(was->deliver);
 }
 
 /* The next op this thread runs for k's call is the call's seq + 1 + i. */
