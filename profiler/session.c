@@ -59,10 +59,10 @@ void tsp_session_free(tsp_session *s)
     for (tsp_chunk *c = t->first, *next; c; c = next) {
       next = c->next;
       free(c->ev);
-      g_free(c);
+      g_aligned_free(c);
     }
     g_free(t->cache);
-    g_free(t);
+    g_aligned_free(t);
   }
   for (guint i = 1; i < s->nodes->len; i++) {
     tsp_node_info *n = s->nodes->pdata[i];
@@ -135,7 +135,9 @@ bool tsp_session_recording(const tsp_session *s)
 
 tsp_thread *tsp__thread_new(tsp_session *s, const char *name, uint64_t tid)
 {
-  tsp_thread *t = g_new0(tsp_thread, 1);
+  /* each thread's record and chunk headers on cache lines of their own:
+   * threads recording at once (a call's pieces on the pool) never share one */
+  tsp_thread *t = g_aligned_alloc0(1, TSP_LINES(sizeof(tsp_thread)), TSP_CACHE_LINE);
   t->session = s;
   g_mutex_lock(&s->lock);
   t->index = (int)s->threads->len;
@@ -182,7 +184,7 @@ static tsp_chunk *chunk_new(void)
   if (posix_memalign(&p, (size_t)2 << 20, bytes) != 0)
     g_error("tracescope-profiler: out of memory for an event chunk");
   madvise(p, bytes, MADV_HUGEPAGE); /* a hint: fine if refused */
-  tsp_chunk *c = g_new(tsp_chunk, 1);
+  tsp_chunk *c = g_aligned_alloc(1, TSP_LINES(sizeof(tsp_chunk)), TSP_CACHE_LINE);
   *c = (tsp_chunk){ .next = NULL, .n = 0, .cap = TSP_CHUNK_EVENTS, .ev = p };
   return c;
 }
