@@ -45,7 +45,7 @@ static void caller_init(caller *k)
   pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
   pthread_mutex_init(&k->lock, &attr);
   pthread_mutexattr_destroy(&attr);
-  pthread_mutex_t *outer = ts__listeners_deliver_under(NULL);
+  pthread_mutex_t *outer = ts__listeners_deliver_under(NULL); /* read, then put back */
   ts__listeners_deliver_under(outer);
   k->deliver = outer ? outer : &k->lock;
 }
