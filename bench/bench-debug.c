@@ -97,8 +97,12 @@ static void bench_model(calls *c, const char *label, bool debugged)
     g_snprintf(m, sizeof m, "%.2f×", med[DEBUGGED] / med[PLAIN]);
     row("  a debug session attached, never stopping", m, "(no target)", true);
   }
-  printf("  %-58s %16s   (%.1f µs a call plain, %.1f with health)\n", "", "",
-         med[PLAIN] / c->iters / 1e3, med[HEALTH] / c->iters / 1e3);
+  ts_schedule sch = { 0 };
+  ts_concrete_schedule(ts_function_get_concrete(c->fn, c->args, c->n_args), &sch);
+  printf("  %-58s %16s   (%.1f µs a call plain, %.1f with health;\n"
+         "  %-58s %16s    graph: %d row runs, %d groups)\n", "", "",
+         med[PLAIN] / c->iters / 1e3, med[HEALTH] / c->iters / 1e3, "", "", sch.n_row_runs,
+         sch.n_groups);
 }
 
 int main(void)

@@ -179,6 +179,9 @@ static void bench_model(ts_module *seeds, const char *name, ts_tensor *x, int it
   double t[VARIANTS];
   bool ok = c.fn && medians(call_batch, &c, t);
   uint64_t events = tsp_session_n_events(c.s);
+  ts_schedule sch = { 0 };
+  if (c.fn)
+    ts_concrete_schedule(ts_function_get_concrete(c.fn, &c.arg, 1), &sch);
   tsp_session_free(c.s);
   if (!ok) {
     row_error(label);
@@ -190,9 +193,10 @@ static void bench_model(ts_module *seeds, const char *name, ts_tensor *x, int it
   g_snprintf(tg, sizeof tg, "<= %.0f %%", target);
   row(label, m, tg, over <= target);
   printf("  %-58s %16s   (%.1f µs a call alone, %.1f with a listener doing nothing,\n"
-         "  %-58s %16s    %.1f profiled; %" G_GUINT64_FORMAT " op events a call)\n", "", "",
+         "  %-58s %16s    %.1f profiled; %" G_GUINT64_FORMAT " op events a call;\n"
+         "  %-58s %16s    %d row runs, %d groups)\n", "", "",
          t[PLAIN] / iters / 1e3, t[LISTENED] / iters / 1e3, "", "", t[PROFILED] / iters / 1e3,
-         events / (uint64_t)((ROUNDS + 1) * iters));
+         events / (uint64_t)((ROUNDS + 1) * iters), "", "", sch.n_row_runs, sch.n_groups);
 }
 
 /* ---- synthetic events: memory, export, import -------------------------------------------- */

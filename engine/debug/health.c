@@ -144,7 +144,11 @@ ts_health *ts_health_start(ts_health_level level)
 {
   ts_health *h = g_new0(ts_health, 1);
   h->observer.op_end = on_op_end;
-  pthread_mutex_init(&h->lock, NULL);
+  pthread_mutexattr_t attr; /* spins a little before sleeping: filing a record is short */
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+  pthread_mutex_init(&h->lock, &attr);
+  pthread_mutexattr_destroy(&attr);
   h->level = level;
   h->ops = g_array_sized_new(FALSE, FALSE, sizeof(ts_health_op), 1024);
   h->first = -1;
