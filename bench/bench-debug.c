@@ -1,8 +1,8 @@
 /* bench-debug.c — what health mode costs: calls of the seeds'
- * sequential_model (100 Dense layers) and dense_chain with and without
- * ts_health_start, in graph and eager mode, as a ratio against the
- * ≤ 1.3× target; and a debug session attached but never stopping (history
- * on).  Medians of rounds run in turn, in process CPU time (the machine is
+ * sequential_model (100 Dense layers; graph mode at 1 and 2 threads) and
+ * dense_chain with and without ts_health_start, in graph and eager mode,
+ * as a ratio against the ≤ 1.3× target; and a debug session attached but
+ * never stopping (history on).  Medians of rounds run in turn, in process CPU time (the machine is
  * shared: wall time counts other people's work); a benchmark, not a test. */
 #include <glib.h>
 #include <stdio.h>
@@ -97,8 +97,12 @@ static void bench_model(calls *c, const char *label, bool debugged)
     g_snprintf(m, sizeof m, "%.2f×", med[DEBUGGED] / med[PLAIN]);
     row("  a debug session attached, never stopping", m, "(no target)", true);
   }
-  printf("  %-58s %16s   (%.1f µs a call plain, %.1f with health)\n", "", "",
-         med[PLAIN] / c->iters / 1e3, med[HEALTH] / c->iters / 1e3);
+  ts_schedule sch = { 0 };
+  ts_concrete_schedule(ts_function_get_concrete(c->fn, c->args, c->n_args), &sch);
+  printf("  %-58s %16s   (%.1f µs a call plain, %.1f with health;\n"
+         "  %-58s %16s    graph: %d row runs, %d groups)\n", "", "",
+         med[PLAIN] / c->iters / 1e3, med[HEALTH] / c->iters / 1e3, "", "", sch.n_row_runs,
+         sch.n_groups);
 }
 
 int main(void)
@@ -114,7 +118,16 @@ int main(void)
   ts_scope *scope = ts_scope_begin();
   ts_tensor *x = ts_random_uniform(TS_F32, TS_SHAPE(20, 28, 28), 0, 1, 1);
   calls model = { ts_module_lookup(seeds, "sequential_model"), { TS_TENSOR_VALUE(x) }, 1, 20, false };
-  bench_model(&model, "sequential_model (100 Dense), graph", false);
+  /* at 1 and 2 threads: health mode keeps the schedule (groups, row runs) */
+  int saved = ts_get_threads();
+  for (int threads = 1; threads <= 2; threads++) {
+    char label[96];
+    g_snprintf(label, sizeof label, "sequential_model (100 Dense), graph, %d thread%s", threads,
+               threads > 1 ? "s" : "");
+    ts_set_threads(threads);
+    bench_model(&model, label, false);
+  }
+  ts_set_threads(saved);
   model.eager = true;
   bench_model(&model, "sequential_model (100 Dense), eager", true);
   calls chain = { ts_module_lookup(seeds, "dense_chain"), { TS_TENSOR_VALUE(x), TS_INT_VALUE(10) },

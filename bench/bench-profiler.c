@@ -1,9 +1,11 @@
 /* bench-profiler.c — what profiling costs: recording overhead per op on
- * eager dispatch and on graph calls of the seed models, memory per event,
- * Chrome trace export and import of a million events (time and peak
- * memory), and the importer's bounds: 10 million events, 100,000 threads,
- * each imported in a process of its own whose peak RSS getrusage gives.
- * Prints measured against target; a benchmark, not a test. */
+ * eager dispatch and on graph calls of the seed models (sequential_model
+ * at 1 and 2 threads, in process CPU time: the schedule is the same
+ * profiled), memory per event, Chrome trace export and import of a
+ * million events (time and peak memory), and the importer's bounds: 10
+ * million events, 100,000 threads, each imported in a process of its own
+ * whose peak RSS getrusage gives.  Prints measured against target; a
+ * benchmark, not a test. */
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <stdio.h>
@@ -146,13 +148,23 @@ typedef struct calls {
   tsp_session *s;
 } calls;
 
+/* Process CPU time: the machine is shared, and wall time would count
+ * other people's work (at 2 threads it counts the pool's worker too,
+ * spinning for its next job included, alike in every variant). */
+static int64_t cpu_ns(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static int64_t call_batch(void *data, int v)
 {
   calls *c = data;
   int id = variant_begin(v, c->s);
   if (id < 0)
     return -1;
-  uint64_t t0 = ts_now_ns();
+  int64_t t0 = cpu_ns();
   for (int i = 0; i < c->iters; i++) {
     ts_scope *scope = ts_scope_begin();
     ts_tensor *out = ts_function_call(c->fn, &c->arg, 1);
@@ -160,7 +172,7 @@ static int64_t call_batch(void *data, int v)
     if (!out)
       return -1;
   }
-  int64_t ns = (int64_t)(ts_now_ns() - t0);
+  int64_t ns = cpu_ns() - t0;
   variant_end(v, id, c->s);
   return ns;
 }
@@ -172,6 +184,9 @@ static void bench_model(ts_module *seeds, const char *name, ts_tensor *x, int it
   double t[VARIANTS];
   bool ok = c.fn && medians(call_batch, &c, t);
   uint64_t events = tsp_session_n_events(c.s);
+  ts_schedule sch = { 0 };
+  if (c.fn)
+    ts_concrete_schedule(ts_function_get_concrete(c.fn, &c.arg, 1), &sch);
   tsp_session_free(c.s);
   if (!ok) {
     row_error(label);
@@ -183,9 +198,10 @@ static void bench_model(ts_module *seeds, const char *name, ts_tensor *x, int it
   g_snprintf(tg, sizeof tg, "<= %.0f %%", target);
   row(label, m, tg, over <= target);
   printf("  %-58s %16s   (%.1f µs a call alone, %.1f with a listener doing nothing,\n"
-         "  %-58s %16s    %.1f profiled; %" G_GUINT64_FORMAT " op events a call)\n", "", "",
+         "  %-58s %16s    %.1f profiled; %" G_GUINT64_FORMAT " op events a call;\n"
+         "  %-58s %16s    %d row runs, %d groups)\n", "", "",
          t[PLAIN] / iters / 1e3, t[LISTENED] / iters / 1e3, "", "", t[PROFILED] / iters / 1e3,
-         events / (uint64_t)((ROUNDS + 1) * iters));
+         events / (uint64_t)((ROUNDS + 1) * iters), "", "", sch.n_row_runs, sch.n_groups);
 }
 
 /* ---- synthetic events: memory, export, import -------------------------------------------- */
@@ -552,7 +568,9 @@ static void bench_serial(void)
   tsp_session_free(s);
 }
 
-/* `tracescope-bench-profiler timeline`: the timeline's rows only. */
+/* `tracescope-bench-profiler timeline`: the timeline's rows only;
+ * `... models`: the eager and sequential_model rows only; `... bounds`:
+ * the importer's bounds only. */
 int main(int argc, char **argv)
 {
   if (argc > 1 && strcmp(argv[1], "timeline") == 0) {
@@ -565,6 +583,7 @@ int main(int argc, char **argv)
     bench_import_bounds();
     return 0;
   }
+  bool models_only = argc > 1 && strcmp(argv[1], "models") == 0;
   ts_module *seeds = ts_module_open("seeds");
   if (!seeds) {
     fprintf(stderr, "tracescope-bench-profiler: error: cannot open seeds\n");
@@ -575,12 +594,24 @@ int main(int argc, char **argv)
   printf("  %-58s %16s   %-12s\n", "what", "measured", "target");
   ts_scope *scope = ts_scope_begin();
   bench_eager();
-  bench_model(seeds, "sequential_model", ts_random_uniform(TS_F32, TS_SHAPE(20, 28, 28), 0, 1, 1),
-              20, "overhead, sequential_model (100 Dense), graph, f32[20,28,28]", 10);
-  bench_model(seeds, "conv_fn", ts_zeros(TS_F32, TS_SHAPE(1, 64, 64, 100)), 3,
-              "overhead, conv_fn, graph, f32[1,64,64,100]", 2);
+  /* at 1 and 2 threads: watching keeps the schedule (groups, row runs) */
+  int saved = ts_get_threads();
+  for (int threads = 1; threads <= 2; threads++) {
+    char label[96];
+    g_snprintf(label, sizeof label, "overhead, sequential_model (100 Dense), graph, %d thread%s", threads,
+               threads > 1 ? "s" : "");
+    ts_set_threads(threads);
+    bench_model(seeds, "sequential_model", ts_random_uniform(TS_F32, TS_SHAPE(20, 28, 28), 0, 1, 1),
+                20, label, 10);
+  }
+  ts_set_threads(saved);
+  if (!models_only)
+    bench_model(seeds, "conv_fn", ts_zeros(TS_F32, TS_SHAPE(1, 64, 64, 100)), 3,
+                "overhead, conv_fn, graph, f32[1,64,64,100]", 2);
   ts_scope_end(scope);
   ts_module_free(seeds);
+  if (models_only)
+    return 0;
   bench_memory();
   bench_lod();
   bench_files();

@@ -213,7 +213,7 @@ static uint64_t next_correlation(ts_context *c)
 static void emit_op(ts_context *c, ts_event_kind kind, const ts_op_call *call,
                     const ts_backend *b, const ts_run_site *site, const ts_node *twin,
                     uint64_t seq, uint64_t correlation, ts_tensor *const *out, int n_out,
-                    uint64_t start_ns)
+                    uint64_t start_ns, uint64_t end_ns)
 {
   ts_event ev; /* not zeroed as a whole: the union is larger than the op event */
   ev.kind = kind;
@@ -228,7 +228,7 @@ static void emit_op(ts_context *c, ts_event_kind kind, const ts_op_call *call,
     .n_outputs = end ? n_out : 0,
     .outputs = end ? out : NULL,
     .start_ns = start_ns,
-    .end_ns = end ? ts__op_now_ns() : 0,
+    .end_ns = end_ns,
     .node = site ? site->node : NULL,
     .run_id = c->run.run_id,
     .seq = seq,
@@ -311,7 +311,7 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
       twin = eager_twin(c, call->loc);
     if (mask & TS_EVENT_MASK(TS_EVENT_OP_BEGIN))
       emit_op(c, TS_EVENT_OP_BEGIN, &here, b, site, twin, seq, correlation, out, n_out,
-              start_ns);
+              start_ns, 0);
   }
 
   ts_kernel_ctx kc = {
@@ -325,10 +325,30 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
 
   if (G_UNLIKELY(mask & TS_EVENT_MASK(TS_EVENT_OP_END)))
     emit_op(c, TS_EVENT_OP_END, &here, b, site, twin, seq, correlation, out, ok ? n_out : 0,
-            start_ns);
+            start_ns, ts__op_now_ns());
   if (G_UNLIKELY(c->observer) && ok && !c->mute)
     c->observer->op_end(c->observer, &here, site, seq, out, n_out);
   return ok ? n_out : -1;
+}
+
+void ts__announce(const ts_op_call *call, const ts_run_site *site, ts_tensor *const *out,
+                  int n_out)
+{
+  ts_context *c = ts__context();
+  uint64_t seq = ++c->run.seq;
+  if (c->mute)
+    return;
+  int mask = __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED);
+  const ts_backend *b = n_out > 0 && out[0]->backend ? out[0]->backend : c->cpu;
+  if (mask) {
+    uint64_t now = ts__op_now_ns(); /* one reading: it took no time */
+    if (mask & TS_EVENT_MASK(TS_EVENT_OP_BEGIN))
+      emit_op(c, TS_EVENT_OP_BEGIN, call, b, site, NULL, seq, 0, out, n_out, now, 0);
+    if (mask & TS_EVENT_MASK(TS_EVENT_OP_END))
+      emit_op(c, TS_EVENT_OP_END, call, b, site, NULL, seq, 0, out, n_out, now, now);
+  }
+  if (c->observer)
+    c->observer->op_end(c->observer, call, site, seq, out, n_out);
 }
 
 /* ---- op handlers ------------------------------------------------------------------- */

@@ -6,6 +6,7 @@
 #include "tracescope-backend.h"
 
 #include <glib.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -442,6 +443,12 @@ struct ts_planned {
  * the current device, infer, allocate, listeners, kernel.  site is NULL
  * eagerly. */
 int ts__execute(const ts_op_call *call, const ts_run_site *site, ts_tensor **out);
+/* A step the executor did itself (a variable read taken from the
+ * variable's storage): numbered and told to listeners and the observer as
+ * an op of no time with outputs out[], so watching a run sees every step
+ * without making it dispatch ops it does not. */
+void ts__announce(const ts_op_call *call, const ts_run_site *site, ts_tensor *const *out,
+                  int n_out);
 /* Infers call's outputs (the tracer records them without running). */
 bool ts__dispatch_infer(const ts_op_call *call, ts_info *out_info, int *n_out);
 
@@ -477,7 +484,11 @@ typedef struct ts_run_state {
 
 /* Told of every op the thread finishes, with its outputs: cheaper than an
  * OP_END listener (no lock, no clock, no event), for work on every op of
- * one thread (health mode, debug/health.c).  Not told of muted ops. */
+ * one thread's calls (health mode, debug/health.c).  Not told of muted
+ * ops.  The pool's threads tell the calling thread's observer of the
+ * pieces of its calls they run (exec/parallel.c), so op_end may be called
+ * from several threads at once, a row run's step once per part (the
+ * part's rows as outputs, the step's seq). */
 typedef struct ts_op_observer ts_op_observer;
 struct ts_op_observer {
   void (*op_end)(ts_op_observer *self, const ts_op_call *call, const ts_run_site *site,
@@ -493,6 +504,9 @@ typedef struct ts_context {
   ts_planned *planned;        /* the next executed step's planned outputs; NULL if none */
   ts_tensor *planned_view;    /* the running view op's planned header; NULL if none */
   int mute;                   /* > 0: no listener hears of ops (constant folding) */
+  int serial;                 /* > 0: something needs every op of the thread run on it, whole,
+                                 one at a time (a debug session pausing before ops, the
+                                 divergence finder): graphs run no groups or row runs */
   ts_op_handler *handlers;    /* innermost first */
   const struct ts_backend *device; /* eager placement; NULL: the CPU */
   const struct ts_backend *cpu;    /* ts_backend_cpu(), kept at hand */
@@ -537,6 +551,10 @@ void ts__emit_print(const char *text, const struct ts_node *node);
 /* Listener delivery (dispatch.c asks; listener.c owns the list). */
 extern int ts__listener_mask; /* atomic OR of every listener's mask */
 void ts__listeners_emit(const ts_event *event);
+/* While this thread runs a piece of a call shared across the pool
+ * (exec/parallel.c), the call's lock: the call's events are delivered one
+ * at a time under it (NULL: none).  Returns the one set before. */
+pthread_mutex_t *ts__listeners_deliver_under(pthread_mutex_t *lock);
 
 /* ---- the thread pool (pool.c) ------------------------------------------------------
  * ts__parallel_for is ts_parallel_for (tracescope-backend.h) without the

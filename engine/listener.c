@@ -11,7 +11,17 @@
  * slot is reused only once nobody is inside it, and whoever sees it
  * removed and empty (the remover or the last thread to leave) frees it.
  * Registration is serialized by a pthread mutex, which ThreadSanitizer
- * sees (GLib's futex-based ones it does not). */
+ * sees (GLib's futex-based ones it does not).
+ *
+ * A graph call shares groups of its ops and the parts of its row runs
+ * with the pool's threads (exec/parallel.c), and those threads deliver
+ * the events of what they run, with the call's run id.  While they do,
+ * the thread's deliver_lock is the call's and a callback runs under
+ * it: one call's events reach a listener one at a time, as they did when
+ * the call ran on one thread (a listener that sees several of its own
+ * threads calling functions is called from them at once, as ever).  A
+ * listener added with TS_LISTENER_CONCURRENT (the profiler: per-thread
+ * chunks) is called without it. */
 #include "engine-private.h"
 
 #include <pthread.h>
@@ -24,7 +34,8 @@ enum { FREE, LIVE, REMOVED };
 typedef struct slot {
   int state;        /* atomic: FREE, LIVE, REMOVED; written under lock */
   int active;       /* atomic: threads inside the slot (entered, not yet left) */
-  uint32_t mask;    /* atomic: the kinds it wants; 0 unless LIVE (a filter only) */
+  uint32_t mask;    /* atomic: the kinds it wants (and TS_LISTENER_CONCURRENT); 0 unless
+                       LIVE (a filter only) */
   int id;           /* written under lock while FREE, read once LIVE */
   ts_listener_fn fn;
   void *user_data;
@@ -40,6 +51,15 @@ int ts__listener_mask;
 /* The slot whose callback this thread is in (its listener may remove itself).
  * Initial-exec: two plain stores per event, no __tls_get_addr call. */
 static _Thread_local const slot *calling __attribute__((tls_model("initial-exec")));
+/* The lock of the call whose piece this thread runs (ts__listeners_deliver_under). */
+static _Thread_local pthread_mutex_t *deliver_lock __attribute__((tls_model("initial-exec")));
+
+pthread_mutex_t *ts__listeners_deliver_under(pthread_mutex_t *call_lock)
+{
+  pthread_mutex_t *was = deliver_lock;
+  deliver_lock = call_lock;
+  return was;
+}
 
 /* Callers hold lock. */
 static void recompute_mask(void)
@@ -47,7 +67,7 @@ static void recompute_mask(void)
   uint32_t mask = 0;
   for (int i = 0; i < n_slots; i++)
     if (slots[i].state == LIVE)
-      mask |= slots[i].mask;
+      mask |= slots[i].mask & ~TS_LISTENER_CONCURRENT;
   __atomic_store_n(&ts__listener_mask, (int)mask, __ATOMIC_RELEASE);
 }
 
@@ -61,7 +81,8 @@ static void free_if_idle(slot *s)
 
 int ts_listener_add(uint32_t mask, ts_listener_fn fn, void *user_data)
 {
-  TS_CHECK_ARG(fn != NULL && (mask >> TS_EVENT_KIND_COUNT) == 0, 0); /* no unknown event kinds */
+  /* no unknown event kinds */
+  TS_CHECK_ARG(fn != NULL && ((mask & ~TS_LISTENER_CONCURRENT) >> TS_EVENT_KIND_COUNT) == 0, 0);
   int id = 0;
   pthread_mutex_lock(&lock);
   for (int i = 0; i < MAX_LISTENERS && !id; i++) {
@@ -116,19 +137,29 @@ void ts__listeners_emit(const ts_event *event)
   uint32_t bit = TS_EVENT_MASK(event->kind);
   int n = __atomic_load_n(&n_slots, __ATOMIC_ACQUIRE);
   const slot *outer = calling;
+  pthread_mutex_t *deliver = deliver_lock; /* a call's piece on the pool */
   for (int i = 0; i < n; i++) {
     slot *s = &slots[i];
-    if (!(__atomic_load_n(&s->mask, __ATOMIC_RELAXED) & bit))
+    uint32_t mask = __atomic_load_n(&s->mask, __ATOMIC_RELAXED);
+    if (!(mask & bit))
       continue;
+    /* The call's lock before entering: a thread waiting for it is in no
+     * slot, so a callback holding it may remove any listener. */
+    bool wait = deliver && !(mask & TS_LISTENER_CONCURRENT);
+    if (wait)
+      pthread_mutex_lock(deliver);
     /* Entering before looking at the state (both sequentially consistent):
      * either we see the removal and leave, or the remover sees us and waits. */
     __atomic_add_fetch(&s->active, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == LIVE &&
-        (__atomic_load_n(&s->mask, __ATOMIC_RELAXED) & bit)) { /* the slot may have been reused */
+    mask = __atomic_load_n(&s->mask, __ATOMIC_RELAXED); /* the slot may have been reused */
+    if (__atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == LIVE && (mask & bit) &&
+        (wait || !deliver || (mask & TS_LISTENER_CONCURRENT))) {
       calling = s;
       s->fn(event, s->user_data);
     }
     __atomic_sub_fetch(&s->active, 1, __ATOMIC_SEQ_CST);
+    if (wait)
+      pthread_mutex_unlock(deliver);
     if (G_UNLIKELY(__atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == REMOVED)) {
       pthread_mutex_lock(&lock);
       free_if_idle(s);

@@ -547,7 +547,13 @@ TS_API ts_tensor *ts_dropout_at(ts_loc loc, ts_tensor *x, double rate, bool trai
 /* ---- listeners ---------------------------------------------------------
  * One interface through which the engine reports what happens; the
  * profiler and the app subscribe, the engine never calls into them.
- * Callbacks run on the thread that ran the op and must not call ops. */
+ * Callbacks run on the thread that ran the op and must not call ops.  A
+ * graph call runs groups of its ops and the parts of its row runs on the
+ * engine's threads (ts_concrete_schedule), listened to or not: their
+ * events come from those threads, with the call's run id and the seqs
+ * the call gives them, and one call's events reach a listener one at a
+ * time (unless it says TS_LISTENER_CONCURRENT).  A row run's op is an event per part (its rows as outputs, the
+ * same node and seq). */
 
 typedef enum ts_event_kind {
   TS_EVENT_OP_BEGIN,
@@ -676,6 +682,11 @@ typedef struct ts_event {
 } ts_event;
 
 typedef void (*ts_listener_fn)(const ts_event *event, void *user_data);
+
+/* Or'ed into a listener's mask: it may be called for one call's events
+ * from several threads at once (it keeps per-thread state, as the
+ * profiler does), so they are delivered without waiting on one another. */
+#define TS_LISTENER_CONCURRENT (1u << 31)
 
 /* Subscribes fn to the kinds in mask; returns an id > 0 for removal. */
 TS_API int ts_listener_add(uint32_t mask, ts_listener_fn fn, void *user_data);
@@ -960,9 +971,10 @@ TS_API char *ts_memory_plan_describe(const ts_memory_plan *plan);
  * but for groups of independent heavy ops that run at once on the
  * engine's threads (inter-op parallelism), and runs of ops that treat the
  * rows of a batch independently, split by rows across the threads (data
- * parallelism); docs/engine.md.  Both run one op at a time while a
- * listener, observer or op handler watches the calling thread, or with
- * one thread. */
+ * parallelism); docs/engine.md.  Listeners, the profiler and health mode
+ * change none of it; both run one op at a time while an op handler, a
+ * debug session or the divergence finder is on the calling thread, or
+ * with one thread. */
 typedef struct ts_schedule {
   int n_ops;        /* ops a call runs */
   int n_groups;     /* groups of ops run at once */

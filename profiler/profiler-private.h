@@ -11,6 +11,9 @@
 #define TSP_CHUNK_EVENTS (TSP_CHUNK_BYTES / sizeof(tsp_event))
 #define TSP_CHUNK_MIN_EVENTS ((size_t)8)
 
+#define TSP_CACHE_LINE 64
+#define TSP_LINES(bytes) (((bytes) + TSP_CACHE_LINE - 1) / TSP_CACHE_LINE * TSP_CACHE_LINE)
+
 typedef struct tsp_chunk {
   struct tsp_chunk *next;
   uint32_t n;

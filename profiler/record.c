@@ -181,7 +181,9 @@ static int listen_engine(tsp_session *s, uint32_t mask, ts_listener_fn fn, GErro
 
 static bool cpu_start(tsp_session *s, void *data, GError **error)
 {
-  s->listener = listen_engine(s, TS_EVENT_MASK(TS_EVENT_OP_END) | TS_EVENT_MASK(TS_EVENT_TRACE), on_event, error);
+  /* per-thread chunks: a call's pieces on the pool's threads record at once */
+  s->listener = listen_engine(s, TS_EVENT_MASK(TS_EVENT_OP_END) | TS_EVENT_MASK(TS_EVENT_TRACE) |
+                                   TS_LISTENER_CONCURRENT, on_event, error);
   return s->listener != 0;
 }
 
@@ -197,7 +199,8 @@ const tsp_collector_i tsp_cpu_collector = { "CPU", cpu_start, cpu_stop, NULL };
 /* Memory: a listener of its own, so that sessions without it pay nothing. */
 static bool memory_start(tsp_session *s, void *data, GError **error)
 {
-  s->memory_listener = listen_engine(s, TS_EVENT_MASK(TS_EVENT_MEMORY), on_memory, error);
+  s->memory_listener = listen_engine(s, TS_EVENT_MASK(TS_EVENT_MEMORY) | TS_LISTENER_CONCURRENT,
+                                     on_memory, error);
   return s->memory_listener != 0;
 }
 

@@ -60,10 +60,10 @@ void tsp_session_free(tsp_session *s)
     for (tsp_chunk *c = t->first, *next; c; c = next) {
       next = c->next;
       free(c->ev);
-      g_free(c);
+      free(c); /* posix_memalign (chunk_new) */
     }
     g_free(t->cache);
-    g_free(t);
+    g_aligned_free(t);
   }
   for (guint i = 1; i < s->nodes->len; i++) {
     tsp_node_info *n = s->nodes->pdata[i];
@@ -136,7 +136,9 @@ bool tsp_session_recording(const tsp_session *s)
 
 tsp_thread *tsp__thread_new(tsp_session *s, const char *name, uint64_t tid)
 {
-  tsp_thread *t = g_new0(tsp_thread, 1);
+  /* each thread's record and chunk headers on cache lines of their own:
+   * threads recording at once (a call's pieces on the pool) never share one */
+  tsp_thread *t = g_aligned_alloc0(1, TSP_LINES(sizeof(tsp_thread)), TSP_CACHE_LINE);
   t->session = s;
   g_mutex_lock(&s->lock);
   t->index = (int)s->threads->len;
@@ -189,11 +191,13 @@ static tsp_chunk *chunk_new(size_t n)
   } else if (!(p = malloc(bytes))) {
     return NULL;
   }
-  tsp_chunk *c = g_try_new(tsp_chunk, 1);
-  if (!c) {
+  /* its own cache lines: threads recording at once do not share them */
+  void *header = NULL;
+  if (posix_memalign(&header, TSP_CACHE_LINE, TSP_LINES(sizeof(tsp_chunk))) != 0) {
     free(p);
     return NULL;
   }
+  tsp_chunk *c = header;
   *c = (tsp_chunk){ .next = NULL, .n = 0, .cap = (uint32_t)n, .ev = p };
   return c;
 }

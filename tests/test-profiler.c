@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 #include <tracescope-profiler.h>
+#include <unistd.h>
 #include <tracescope.h>
 
 #include "test-quiet.h"
@@ -1049,6 +1050,64 @@ static void test_threads(void)
   tsp_session_free(s);
 }
 
+/* Three branches of two matmuls each, summed: two groups run at once. */
+static ts_tensor *branches(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *w = ts_arg(c, 1), *sum = NULL;
+  for (int b = 0; b < 3; b++) {
+    ts_tensor *h = ts_matmul(ts_relu(ts_matmul(ts_mul(x, ts_scalar_f32((float)(b + 2))), w)), w);
+    sum = sum ? ts_add(sum, h) : h;
+  }
+  return sum;
+}
+
+/* Profiling keeps a graph's schedule: its groups run at once on the
+ * engine's threads, and the profile has every op of the call once, those
+ * that ran on the pool's other thread on that thread's track. */
+static void test_profiled_schedule(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("branches", branches, "x, w");
+  ts_value args[] = { TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(96, 128), -1, 1, 1)),
+                      TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(128, 128), -1, 1, 2)) };
+  ts_concrete *cf = ts_function_get_concrete(fn, args, 2);
+  ts_schedule sched;
+  g_assert_true(ts_concrete_schedule(cf, &sched));
+  g_assert_cmpint(sched.n_groups, ==, 2);
+  g_assert_true(ts_set_threads(2));
+  bool elsewhere = false;
+  for (int i = 0; i < 1000 && !elsewhere; i++) { /* the bound is only a safety net */
+    tsp_session *s = tsp_session_new();
+    g_assert_true(tsp_session_start(s, NULL));
+    ts_scope *call_scope = ts_scope_begin();
+    g_assert_nonnull(ts_function_call(fn, args, 2));
+    ts_scope_end(call_scope);
+    tsp_session_stop(s);
+    int ops = sched.n_ops - 2; /* less the placeholders */
+    int *seen = g_new0(int, ops + 2);
+    for (int t = 0; t < tsp_session_n_threads(s); t++) {
+      tsp_iter it;
+      tsp_iter_init(&it, s, t);
+      for (const tsp_event *e; (e = tsp_iter_next(&it));) {
+        if (e->kind != TSP_EVENT_OP || !e->run_id)
+          continue;
+        g_assert_cmpuint(e->seq, >=, 1);
+        g_assert_cmpuint(e->seq, <=, (uint32_t)ops);
+        seen[e->seq]++;
+        elsewhere |= tsp_session_thread(s, t)->tid != (uint64_t)getpid();
+      }
+    }
+    for (int q = 1; q <= ops; q++)
+      g_assert_cmpint(seen[q], ==, 1);
+    g_free(seen);
+    tsp_session_free(s);
+  }
+  g_assert_true(elsewhere);
+  ts_set_threads(0);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 /* ---- the CLI ------------------------------------------------------------------------------- */
 
 /* "  NAME ... a b" rows of a table: the number in column `col` (from the right, 1 = last). */
@@ -1229,6 +1288,7 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler/compare/fused", test_compare_fused);
   g_test_add_func("/profiler/diff", test_diff);
   g_test_add_func("/profiler/threads", test_threads);
+  g_test_add_func("/profiler/profiled-schedule", test_profiled_schedule);
   g_test_add_func("/profiler/seeds-compare", test_seeds_compare);
   g_test_add_func("/profiler/chrome/round-trip", test_round_trip);
   g_test_add_func("/profiler/chrome/foreign", test_foreign);

@@ -5,11 +5,15 @@
  * with effects are left as they are; a failing op of a group fails the
  * call with its own error.  Data parallelism (engine/exec/rows.c): runs
  * of ops that treat a batch's rows independently are split by rows across
- * the threads, again with the same bits at every thread count.  Kernel
- * choices: made when the plan is. */
+ * the threads, again with the same bits at every thread count.  Watching
+ * (a listener, health mode) changes neither the schedule nor the bits,
+ * and hears of every op, a row run's once per part, from the threads that
+ * ran them, one event at a time.  Kernel choices: made when the plan is. */
 #include <glib.h>
 #include <math.h>
 #include <string.h>
+#include <pthread.h>
+#include <tracescope-debug.h>
 #include <tracescope.h>
 
 #include "test-errors.h"
@@ -396,6 +400,139 @@ static void test_kernels_chosen_with_plan(void)
   ts_scope_end(scope);
 }
 
+/* ---- watching ---------------------------------------------------------------------- */
+
+#define MAX_SEQ 256
+
+/* A listener counting one call's op events per seq, and whether any came
+ * from another thread than the caller's or while another was delivered. */
+typedef struct heard {
+  pthread_t caller;
+  int inside;          /* atomic: callbacks running */
+  bool overlapped;     /* two at once */
+  bool other_thread;
+  int count[MAX_SEQ];
+  int64_t elements[MAX_SEQ];
+} heard;
+
+static void on_op(const ts_event *ev, void *data)
+{
+  heard *h = data;
+  if (__atomic_add_fetch(&h->inside, 1, __ATOMIC_SEQ_CST) != 1)
+    h->overlapped = true;
+  const ts_op_event *op = &ev->op;
+  if (op->run_id && op->seq < MAX_SEQ) { /* the call's (the only one while it listens) */
+    h->count[op->seq]++;
+    for (int i = 0; i < op->n_outputs; i++)
+      h->elements[op->seq] += ts_tensor_size(op->outputs[i]);
+    h->other_thread |= !pthread_equal(pthread_self(), h->caller);
+  }
+  __atomic_sub_fetch(&h->inside, 1, __ATOMIC_SEQ_CST);
+}
+
+enum { NOBODY, LISTENER, HEALTH, HEALTH_STATS, WATCHERS };
+
+/* One call of fn at `threads` threads under watcher w: its bits match
+ * want, its schedule reads `described`, every op it runs (n_ops less the
+ * n_inputs placeholders) is heard of, a row run's n_row_ops once per part
+ * (parts), and health mode files one record per op.  Returns whether a
+ * piece of it ran on another thread than the caller's (and the listener
+ * heard of it from there). */
+static bool watched_call(ts_function *fn, ts_value *args, int n, int n_inputs, int threads, int w,
+                         ts_tensor *want, const char *described, int parts)
+{
+  g_assert_true(ts_set_threads(threads));
+  ts_concrete *cf = ts_function_get_concrete(fn, args, n);
+  heard *h = g_new0(heard, 1);
+  h->caller = pthread_self();
+  int id = w == LISTENER ? ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_op, h) : 0;
+  ts_health *health = w == HEALTH || w == HEALTH_STATS
+                        ? ts_health_start(w == HEALTH ? TS_HEALTH_COUNTS : TS_HEALTH_STATS)
+                        : NULL;
+  int64_t shared = schedule_of(fn, args, n).n_shared;
+  ts_tensor *out = ts_function_call(fn, args, n);
+  assert_no_error();
+  if (id)
+    ts_listener_remove(id);
+  assert_same_bits(out, want);
+  char *text = ts_concrete_schedule_describe(cf);
+  g_assert_cmpstr(text, ==, described);
+  free(text);
+  ts_schedule s = schedule_of(fn, args, n);
+  int ops = s.n_ops - n_inputs;
+  if (id) {
+    g_assert_false(h->overlapped);
+    int per_part = 0;
+    for (int seq = 1; seq <= ops; seq++) {
+      g_assert_true(h->count[seq] == 1 || h->count[seq] == parts);
+      per_part += h->count[seq] == parts && parts > 1;
+    }
+    g_assert_cmpint(h->count[ops + 1], ==, 0);
+    g_assert_cmpint(per_part, ==, parts > 1 ? s.n_row_ops : 0);
+  }
+  if (health) {
+    ts_health_stop(health);
+    g_assert_cmpint(ts_health_n_ops(health), ==, ops);
+    for (int64_t i = 0; i < ops; i++) {
+      const ts_health_op *r = ts_health_get(health, i);
+      g_assert_cmpuint(r->seq, ==, (uint64_t)i + 1); /* in order, a step's parts as one */
+      if (r->op == TS_OP_MATMUL || r->op == TS_OP_RELU) /* scanned whole */
+        g_assert_cmpint(r->n_elements, >, 0);
+    }
+    g_assert_null(ts_health_first_nonfinite(health));
+    ts_health_free(health);
+  }
+  /* a piece ran on another thread, and a listener heard of it from there */
+  bool other = s.n_shared > shared && (!id || h->other_thread);
+  g_free(h);
+  return other;
+}
+
+/* The layers (a row run when our kernels run them) and the branches (two
+ * groups), watched and not, at 1 and 2 threads. */
+static void test_watching_keeps_schedule(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  for (int i = 0; i < 6; i++)
+    var_w[i] = ts_variable_new(random_tensor(TS_SHAPE(128, 128), 40 + i), "w");
+  var_bias = ts_variable_new(random_tensor(TS_SHAPE(128), 50), "bias");
+  ts_function *fns[] = { ts_function_new("layers", layers, "x, scale"),
+                         ts_function_new("branches", branches, "x, w") };
+  ts_value layer_args[] = { TS_TENSOR_VALUE(random_tensor(TS_SHAPE(24, 8, 16), 51)),
+                            TS_TENSOR_VALUE(random_tensor(TS_SHAPE(24, 1), 52)) };
+  ts_value branch_args[] = { TS_TENSOR_VALUE(random_tensor(TS_SHAPE(96, 128), 53)),
+                             TS_TENSOR_VALUE(random_tensor(TS_SHAPE(128, 128), 54)) };
+  ts_value *args[] = { layer_args, branch_args };
+  for (int f = 0; f < 2; f++) {
+    ts_function *fn = fns[f];
+    bool split = f == 0 ? expect_split(fn, args[f], 2, 24) : false;
+    if (f == 1)
+      g_assert_cmpint(schedule_of(fn, args[f], 2).n_groups, ==, 2);
+    ts_tensor *want = call(fn, args[f], 2, 1);
+    char *described = ts_concrete_schedule_describe(ts_function_get_concrete(fn, args[f], 2));
+    for (int threads = 1; threads <= 2; threads++)
+      for (int w = NOBODY; w < WATCHERS; w++) {
+        int parts = split && threads == 2 ? 2 : 1;
+        /* until a piece has run on the pool's other thread, heard from there
+         * (the bound is only a safety net) */
+        bool other = false;
+        for (int i = 0; i < 1000 && !other; i++) {
+          other = watched_call(fn, args[f], 2, 2, threads, w, want, described, parts);
+          other = other || threads == 1 || (!split && f == 0);
+        }
+        g_assert_true(other);
+      }
+    free(described);
+  }
+  ts_set_threads(0);
+  for (int f = 0; f < 2; f++)
+    ts_function_free(fns[f]);
+  for (int i = 0; i < 6; i++)
+    ts_tensor_unref(var_w[i]);
+  ts_tensor_unref(var_bias);
+  ts_scope_end(scope);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -408,6 +545,7 @@ int main(int argc, char **argv)
   g_test_add_func("/schedule/row-runs", test_row_runs);
   g_test_add_func("/schedule/read-both-ways", test_read_both_ways);
   g_test_add_func("/schedule/kernels-chosen-with-plan", test_kernels_chosen_with_plan);
+  g_test_add_func("/schedule/watching-keeps-schedule", test_watching_keeps_schedule);
   int rc = g_test_run();
   ts_release_all();
   return rc;

@@ -8,12 +8,23 @@
  * allocation.
  * Constants and variable reads (auxiliary ops) are recorded but not
  * scanned: they pass on a value some earlier op made, and scanning every
- * weight on every read would cost more than the layers' own work. */
+ * weight on every read would cost more than the layers' own work.
+ *
+ * The counts are made where the values are: groups of a graph's ops and
+ * the parts of its row runs run on the pool's threads (exec/parallel.c),
+ * which tell the observer of what they made, so each thread scans its
+ * own outputs (a part its rows) and takes the lock only to file the
+ * record.  Records stay in each run's seq order (a group's steps may end
+ * in any order), and a row run's parts of one step add up to one record
+ * of the whole step. */
 #include "debug-private.h"
+
+#include <pthread.h>
 
 struct ts_health {
   ts_op_observer observer; /* first: the engine hands it back */
   ts_op_observer *outer;   /* the thread's observer before start */
+  pthread_mutex_t lock;    /* guards what follows, from the pool's threads */
   bool recording;
   ts_health_level level;
   GArray *ops;          /* ts_health_op */
@@ -36,19 +47,70 @@ static const char *intern(ts_health *h, const char *s)
   return copy;
 }
 
-static void on_op_end(ts_op_observer *self, const ts_op_call *call, const ts_run_site *site,
-                      uint64_t seq, ts_tensor *const *out, int n_out)
+/* Adds the counts of another part of the same step into r. */
+static void merge_part(ts_health_op *r, const ts_health_op *part)
 {
-  ts_health *h = (ts_health *)self;
+  ts_tensor_stats all = { r->n_elements, r->n_nan, r->n_inf, 0, r->min, r->max, r->mean, 0 };
+  ts_tensor_stats more = { part->n_elements, part->n_nan, part->n_inf, 0, part->min, part->max,
+                           part->mean, 0 };
+  ts__stats_merge(&all, &more);
+  r->n_elements = all.n;
+  r->n_nan = all.n_nan;
+  r->n_inf = all.n_inf;
+  r->min = all.min;
+  r->max = all.max;
+  r->mean = all.mean;
+}
+
+/* Files r (names not yet interned) in its run's seq order, or into the
+ * record of its step when another part of it is there.  Under h->lock. */
+static void file_record(ts_health *h, ts_health_op *r, const ts_op_call *call,
+                        const ts_run_site *site)
+{
+  int64_t at = (int64_t)h->ops->len;
+  while (r->run_id && at > 0) {
+    const ts_health_op *before = &g_array_index(h->ops, ts_health_op, at - 1);
+    if (before->run_id != r->run_id || before->seq < r->seq)
+      break;
+    if (before->seq == r->seq) { /* a row run's part: its step's record */
+      ts_health_op *step = &g_array_index(h->ops, ts_health_op, at - 1);
+      bool was_finite = step->n_nan == 0 && step->n_inf == 0;
+      merge_part(step, r);
+      if (was_finite && (step->n_nan > 0 || step->n_inf > 0) && (h->first < 0 || at - 1 < h->first))
+        h->first = at - 1;
+      return;
+    }
+    at--;
+  }
   if (call->loc.file != h->last_file) {
     h->last_file = call->loc.file;
     h->last_file_copy = intern(h, call->loc.file);
   }
   const ts_node *node = site ? (site->traced ? site->traced : site->node) : NULL;
+  r->node = node ? intern(h, ts_node_name(node)) : NULL;
+  r->file = h->last_file_copy;
+  r->func = intern(h, call->loc.func);
+  if (r->n_nan > 0 || r->n_inf > 0) {
+    char *origins = ts__node_origins(site ? site->node : NULL);
+    if (origins) {
+      g_ptr_array_add(h->owned, origins);
+      r->origins = origins;
+    }
+  }
+  g_array_insert_val(h->ops, (guint)at, *r);
+  if (h->first >= at)
+    h->first++;
+  if ((r->n_nan > 0 || r->n_inf > 0) && (h->first < 0 || at < h->first))
+    h->first = at;
+}
+
+static void on_op_end(ts_op_observer *self, const ts_op_call *call, const ts_run_site *site,
+                      uint64_t seq, ts_tensor *const *out, int n_out)
+{
+  ts_health *h = (ts_health *)self;
   ts_health_op r = {
     .run_id = ts__context()->run.run_id, .seq = seq, .op = call->def->op,
-    .op_name = call->def->name, .node = node ? intern(h, ts_node_name(node)) : NULL,
-    .file = h->last_file_copy, .func = intern(h, call->loc.func), .line = call->loc.line,
+    .op_name = call->def->name, .line = call->loc.line,
   };
   bool computed = !(call->def->flags & TS_OPF_AUXILIARY);
   for (int i = 0; i < n_out && computed; i++) {
@@ -73,22 +135,20 @@ static void on_op_end(ts_op_observer *self, const ts_op_call *call, const ts_run
     r.n_nan += nan;
     r.n_inf += inf;
   }
-  if (r.n_nan > 0 || r.n_inf > 0) {
-    char *origins = ts__node_origins(site ? site->node : NULL);
-    if (origins) {
-      g_ptr_array_add(h->owned, origins);
-      r.origins = origins;
-    }
-    if (h->first < 0)
-      h->first = (int64_t)h->ops->len;
-  }
-  g_array_append_val(h->ops, r);
+  pthread_mutex_lock(&h->lock);
+  file_record(h, &r, call, site);
+  pthread_mutex_unlock(&h->lock);
 }
 
 ts_health *ts_health_start(ts_health_level level)
 {
   ts_health *h = g_new0(ts_health, 1);
   h->observer.op_end = on_op_end;
+  pthread_mutexattr_t attr; /* spins a little before sleeping: filing a record is short */
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+  pthread_mutex_init(&h->lock, &attr);
+  pthread_mutexattr_destroy(&attr);
   h->level = level;
   h->ops = g_array_sized_new(FALSE, FALSE, sizeof(ts_health_op), 1024);
   h->first = -1;
@@ -120,6 +180,7 @@ void ts_health_free(ts_health *h)
   g_array_unref(h->ops);
   g_hash_table_unref(h->strings);
   g_ptr_array_unref(h->owned);
+  pthread_mutex_destroy(&h->lock);
   g_free(h);
 }
 

@@ -292,6 +292,7 @@ bool ts_debug_attach(ts_debug_session *s)
   ts_context *c = ts__context();
   s->outer_cancel = c->cancel_flag;
   c->cancel_flag = &s->cancel;
+  c->serial++; /* it pauses this thread before ops: every op here, whole */
   s->listener = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_BEGIN) | TS_EVENT_MASK(TS_EVENT_OP_END),
                                 on_event, s);
   return true;
@@ -302,6 +303,7 @@ void ts_debug_detach(ts_debug_session *s)
   g_return_if_fail(s != NULL && s->attached && pthread_equal(pthread_self(), s->thread));
   ts_listener_remove(s->listener);
   ts__context()->cancel_flag = s->outer_cancel;
+  ts__context()->serial--;
   for (guint i = 0; i < s->open->len; i++) { /* left open by an error */
     open_op *o = &g_array_index(s->open, open_op, i);
     ts_debug_op_clear(&o->op);

@@ -9,11 +9,12 @@
  * the memory planner's arena (planner.c), so a repeat call allocates only
  * its outputs.
  *
- * Variable reads: a ReadVariableOp whose value only compute ops take is,
- * with nothing watching, a reference to the variable's storage taken by
- * the run itself (what the read's view would hold, so an assign meanwhile
- * copies on write just the same) instead of a dispatched op: models read
- * every weight on every call. */
+ * Variable reads: a ReadVariableOp whose value only compute ops take is
+ * a reference to the variable's storage taken by the run itself (what the
+ * read's view would hold, so an assign meanwhile copies on write just the
+ * same) instead of a dispatched op: models read every weight on every
+ * call.  Listeners and an observer hear of it as an op of no time
+ * (ts__announce); op handlers and the like (serial_only) see it run. */
 #include "run.h"
 
 #include <stdlib.h>
@@ -345,6 +346,18 @@ static const ts_node *traced_of(const ts_node *n)
   return o && o->op == n->op ? o : NULL;
 }
 
+/* Where node runs (dispatch.c's ts_run_site). */
+static ts_run_site step_site(const ts_executable *e, const ts_node *node, const ts_node *parent,
+                             uint64_t parent_seq)
+{
+  return (ts_run_site){
+    .node = node, .traced = traced_of(node), .parent = parent, .parent_seq = parent_seq,
+    .recorded = node->outputs, .n_recorded = node->n_outputs,
+    .in_recorded = (const ts_info *const *)e->plan.in_recorded[node->id],
+    .n_subgraphs = node->n_subgraphs, .run_subgraph = run_subgraph, .exec = e->subs[node->id],
+  };
+}
+
 bool ts__exec_step(const ts_executable *e, const ts_node *node, ts_tensor **values,
                    ts_tensor *const *inputs, ts_scope *scope, ts_planned *planned,
                    ts_tensor **out, const ts_node *parent, uint64_t parent_seq)
@@ -359,12 +372,7 @@ bool ts__exec_step(const ts_executable *e, const ts_node *node, ts_tensor **valu
   for (int i = 0; i < node->n_inputs; i++)
     in[i] = values[p->offset[node->inputs[i].node] + node->inputs[i].index];
   ts_op_call call = { node->loc, def, in, node->n_inputs, node->attrs };
-  ts_run_site site = {
-    .node = node, .traced = traced_of(node), .parent = parent, .parent_seq = parent_seq,
-    .recorded = node->outputs, .n_recorded = node->n_outputs,
-    .in_recorded = (const ts_info *const *)p->in_recorded[node->id],
-    .n_subgraphs = node->n_subgraphs, .run_subgraph = run_subgraph, .exec = e->subs[node->id],
-  };
+  ts_run_site site = step_site(e, node, parent, parent_seq);
   /* The step's scope holds what the kernel makes; the run keeps the outputs. */
   ts__scope_enter(scope);
   ts__context()->planned = planned;
@@ -377,20 +385,36 @@ bool ts__exec_step(const ts_executable *e, const ts_node *node, ts_tensor **valu
   return n >= 0;
 }
 
-/* Does anything see or change this thread's ops one by one (see the top
- * of the file)?  Then every step runs here, as an op. */
-static bool watched(void)
+/* Must every step run on this thread, one by one, as an op?  While op
+ * handlers (what they do is this thread's), an op watch, a device scope
+ * or muted ops are on it, or something asks for it (ts_context.serial).
+ * Listeners and an observer change nothing: the pool's threads deliver
+ * the events of the pieces they run (parallel.c), and reads the run makes
+ * itself are announced to them. */
+static bool serial_only(const ts_context *c)
 {
-  const ts_context *c = ts__context();
-  return c->observer || c->op_watch || c->handlers || c->device || c->mute ||
-         __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED);
+  return c->op_watch || c->handlers || c->device || c->mute || c->serial;
 }
 
-ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, int s)
+/* Does anything see this thread's ops? */
+static bool watched(const ts_context *c)
+{
+  return c->observer || __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED);
+}
+
+ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, int s,
+                              bool announce, const ts_node *parent, uint64_t parent_seq)
 {
   const plan *p = &e->plan;
-  ts_port var = ts__graph_node(e->graph, p->steps[s])->inputs[0];
-  return ts__variable_read_storage(values[p->offset[var.node] + var.index]);
+  const ts_node *node = ts__graph_node(e->graph, p->steps[s]);
+  ts_tensor *var = values[p->offset[node->inputs[0].node] + node->inputs[0].index];
+  ts_tensor *store = ts__variable_read_storage(var);
+  if (store && announce) {
+    ts_op_call call = { node->loc, ts__op_def(node->op), &var, 1, node->attrs };
+    ts_run_site site = step_site(e, node, parent, parent_seq);
+    ts__announce(&call, &site, &store, 1);
+  }
+  return store;
 }
 
 bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_inputs,
@@ -412,17 +436,19 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
   for (int i = 0; i < p->n_presets; i++) /* the others are NULL between runs */
     values[p->presets[i]] = ts_tensor_ref(p->preset[p->presets[i]]);
   ts_scope *step_scope = ts__arena_scope(arena, 0);
-  bool ok = true, quiet = !watched();
-  bool share = quiet && (p->n_groups || p->n_runs) && ts__pool_width() > 1;
+  const ts_context *c = ts__context();
+  bool ok = true, serial = serial_only(c), seen = watched(c);
+  bool share = !serial && (p->n_groups || p->n_runs) && ts__pool_width() > 1;
   ts_tensor *store;
   ts_device_plan *dp = ts__device_plan_begin((ts_executable *)e); /* its own atomics */
   for (int s = 0; s < p->n_steps && ok; s++) {
     int from = s; /* releases after steps from .. s */
     if (share && p->run_at[s]) {
       const row_run *run = &p->runs[p->run_at[s] - 1];
-      ok = ts__exec_rows(e, arena, values, inputs, run, step_scope, parent, parent_seq);
+      ok = ts__exec_rows(e, arena, values, inputs, run, step_scope, seen, parent, parent_seq);
       s = run->end - 1;
-    } else if (quiet && p->fast_read[s] && (store = ts__exec_fast_read(e, values, s))) {
+    } else if (!serial && p->fast_read[s] &&
+               (store = ts__exec_fast_read(e, values, s, seen, parent, parent_seq))) {
       values[p->step_first[s]] = ts_tensor_ref(store);
     } else if (share && p->group_end[s]) {
       ok = ts__exec_group(e, arena, values, inputs, s, p->group_end[s], parent, parent_seq);

@@ -9,18 +9,94 @@
  * inputs through row-slice headers and copying its rows of the run's exits
  * into tensors made before the split.
  *
- * Only while nothing watches op by op on the calling thread (listeners, an
- * observer, op handlers, a watch) and the ops run on the CPU: what those
- * see and do is that thread's, so with them executable.c runs every step
- * there, one by one. */
+ * Watching does not change what runs: each piece runs with its call's run
+ * state (its run id, concrete function, the sequence numbers the call
+ * reserved for it: a group's step i the i-th after the call's last, a row
+ * run's k-th row step the k-th in every part) and the calling thread's
+ * observer, and the thread that runs it delivers its events, under the
+ * call's lock (listener.c), so a listener hears one call's events one at
+ * a time.  A row run's step is an event per part, each on the thread that
+ * ran it with that part's rows as outputs, all with the step's seq and
+ * node: a profile shows the parts side by side on their threads.  What
+ * still runs every step on the calling thread, one by one (executable.c):
+ * op handlers, an op watch, a device scope, muted ops, and whatever asks
+ * for it (ts_context.serial: a debug session, the divergence finder). */
 #include "run.h"
 
 #include <string.h>
 
-/* Counts a piece of work done on another thread than its call's. */
-static void count_shared(const ts_executable *e, pthread_t caller)
+/* What a piece of a call run on the pool takes from the call. */
+typedef struct caller {
+  pthread_t thread;
+  uint64_t run_id, seq; /* seq: the call's before the pieces (theirs follow it) */
+  const ts_concrete *concrete;
+  ts_op_observer *observer;
+  pthread_mutex_t lock;     /* the call's events are delivered under it */
+  pthread_mutex_t *deliver; /* it, or the one the calling thread delivers under already */
+} caller;
+
+static void caller_init(caller *k)
 {
-  if (!pthread_equal(pthread_self(), caller))
+  ts_context *c = ts__context();
+  *k = (caller){ .thread = pthread_self(), .run_id = c->run.run_id, .seq = c->run.seq,
+                 .concrete = c->run.concrete, .observer = c->observer };
+  pthread_mutexattr_t attr; /* spins a little before sleeping: callbacks are short */
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+  pthread_mutex_init(&k->lock, &attr);
+  pthread_mutexattr_destroy(&attr);
+  pthread_mutex_t *outer = ts__listeners_deliver_under(NULL); /* read, then put back */
+  ts__listeners_deliver_under(outer);
+  k->deliver = outer ? outer : &k->lock;
+}
+
+/* After the pieces: the calling thread's numbering goes on after the n
+ * sequence numbers they took. */
+static void caller_done(caller *k, int n)
+{
+  ts__context()->run.seq = k->seq + (uint64_t)n;
+  pthread_mutex_destroy(&k->lock);
+}
+
+/* What this thread's context was before it took up a piece of k's call. */
+typedef struct acting {
+  uint64_t run_id, seq;
+  const ts_concrete *concrete;
+  ts_op_observer *observer;
+  pthread_mutex_t *deliver;
+} acting;
+
+static acting act_for(const caller *k)
+{
+  ts_context *c = ts__context();
+  acting was = { c->run.run_id, c->run.seq, c->run.concrete, c->observer,
+                 ts__listeners_deliver_under(k->deliver) };
+  c->run.run_id = k->run_id;
+  c->run.concrete = k->concrete;
+  c->observer = k->observer;
+  return was;
+}
+
+static void act_done(const acting *was)
+{
+  ts_context *c = ts__context();
+  c->run.run_id = was->run_id;
+  c->run.seq = was->seq;
+  c->run.concrete = was->concrete;
+  c->observer = was->observer;
+  ts__listeners_deliver_under(was->deliver);
+}
+
+/* The next op this thread runs for k's call is the call's seq + 1 + i. */
+static void act_seq(const caller *k, int i)
+{
+  ts__context()->run.seq = k->seq + (uint64_t)i;
+}
+
+/* Counts a piece of work done on another thread than its call's. */
+static void count_shared(const ts_executable *e, const caller *k)
+{
+  if (!pthread_equal(pthread_self(), k->thread))
     __atomic_add_fetch(&((ts_executable *)e)->n_shared, 1, __ATOMIC_RELAXED);
 }
 
@@ -144,7 +220,7 @@ typedef struct group_run {
   int first;
   const ts_node *parent;
   uint64_t parent_seq;
-  pthread_t caller;
+  caller call;
   bool ok[MAX_GROUP];
   ts_error *error[MAX_GROUP]; /* what a failed step set, on its thread */
 } group_run;
@@ -155,12 +231,15 @@ static void group_item(void *ctx, int64_t i)
   const plan *p = &r->e->plan;
   int s = r->first + (int)i, base = p->step_first[s];
   const ts_node *node = ts__graph_node(r->e->graph, p->steps[s]);
+  acting was = act_for(&r->call);
+  act_seq(&r->call, (int)i);
   r->ok[i] = ts__exec_step(r->e, node, r->values, r->inputs, ts__arena_scope(r->arena, (int)i),
                            ts__arena_step(r->arena, (int)i, base, p->step_n[s]), &r->values[base],
                            r->parent, r->parent_seq);
   if (!r->ok[i])
     r->error[i] = ts_error_take();
-  count_shared(r->e, r->caller);
+  act_done(&was);
+  count_shared(r->e, &r->call);
 }
 
 bool ts__exec_group(const ts_executable *e, ts_arena *arena, ts_tensor **values,
@@ -168,9 +247,10 @@ bool ts__exec_group(const ts_executable *e, ts_arena *arena, ts_tensor **values,
                       uint64_t parent_seq)
 {
   group_run r = { .e = (ts_executable *)e, .arena = arena, .values = values, .inputs = inputs,
-                  .first = first, .parent = parent, .parent_seq = parent_seq,
-                  .caller = pthread_self() };
+                  .first = first, .parent = parent, .parent_seq = parent_seq };
+  caller_init(&r.call);
   ts__parallel_for(end - first, group_item, &r);
+  caller_done(&r.call, end - first);
   return items_done(end - first, r.ok, r.error);
 }
 
@@ -183,7 +263,7 @@ typedef struct rows_job {
   ts_tensor *const *inputs;
   const ts_node *parent;
   uint64_t parent_seq;
-  pthread_t caller;
+  caller call;
   int parts;
   bool ok[TS_MAX_THREADS];
   ts_error *error[TS_MAX_THREADS];
@@ -219,9 +299,10 @@ static bool run_part(rows_job *job, int part, ts_arena *pa)
   }
   ts__tune_rows = run->rows;
   bool ok = true;
-  for (int s = run->first; s < run->end && ok; s++) {
+  for (int s = run->first, k = 0; s < run->end && ok; s++) {
     if (!p->row_step[s])
       continue;
+    act_seq(&job->call, k++);
     int base = p->step_first[s];
     ok = ts__exec_step(e, ts__graph_node(e->graph, p->steps[s]), pv, job->inputs,
                        ts__arena_scope(pa, 0), ts__arena_step(pa, 0, base, p->step_n[s]), &pv[base],
@@ -262,14 +343,16 @@ static void rows_item(void *ctx, int64_t part)
   ts_arena *pa = ts__planner_take(job->e->planner);
   bool ok = pa != NULL;
   if (pa) {
+    acting was = act_for(&job->call);
     ts__arena_set_part(pa);
     ok = run_part(job, (int)part, pa);
+    act_done(&was);
     ts__planner_give(job->e->planner, pa, ok);
   }
   job->ok[part] = ok;
   if (!ok)
     job->error[part] = ts_error_take();
-  count_shared(job->e, job->caller);
+  count_shared(job->e, &job->call);
 }
 
 /* Makes the whole of exit v (step s's output i) for the parts to fill. */
@@ -290,15 +373,17 @@ static ts_tensor *exit_tensor(const ts_executable *e, ts_arena *arena, ts_scope 
 
 bool ts__exec_rows(const ts_executable *e, ts_arena *arena, ts_tensor **values,
                      ts_tensor *const *inputs, const row_run *run, ts_scope *scope,
-                     const ts_node *parent, uint64_t parent_seq)
+                     bool watched, const ts_node *parent, uint64_t parent_seq)
 {
   const plan *p = &e->plan;
   ts_tensor *store;
+  int n_row = 0;
   for (int s = run->first; s < run->end; s++) {
+    n_row += p->row_step[s];
     if (p->row_step[s])
       continue;
     int base = p->step_first[s];
-    if ((store = ts__exec_fast_read(e, values, s)))
+    if ((store = ts__exec_fast_read(e, values, s, watched, parent, parent_seq)))
       values[base] = ts_tensor_ref(store);
     else if (!ts__exec_step(e, ts__graph_node(e->graph, p->steps[s]), values, inputs, scope,
                             ts__arena_step(arena, 0, base, p->step_n[s]), &values[base], parent,
@@ -313,9 +398,11 @@ bool ts__exec_rows(const ts_executable *e, ts_arena *arena, ts_tensor **values,
       return false;
   }
   rows_job job = { .e = e, .run = run, .values = values, .inputs = inputs, .parent = parent,
-                   .parent_seq = parent_seq, .caller = pthread_self(),
+                   .parent_seq = parent_seq,
                    .parts = (int)MIN(ts__pool_width(), run->rows / TS_MIN_PART_ROWS) };
+  caller_init(&job.call);
   ts__parallel_for(job.parts, rows_item, &job);
+  caller_done(&job.call, n_row);
   return items_done(job.parts, job.ok, job.error);
 }
 

@@ -63,8 +63,10 @@ bool ts__exec_step(const ts_executable *e, const ts_node *node, ts_tensor **valu
                    ts_tensor *const *inputs, ts_scope *scope, ts_planned *planned,
                    ts_tensor **out, const ts_node *parent, uint64_t parent_seq);
 /* Step s (a read) made by the run itself: the variable's storage, or NULL
- * to run the op. */
-ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, int s);
+ * to run the op; announced (ts__announce) to listeners and the observer
+ * when `announce`. */
+ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, int s,
+                              bool announce, const ts_node *parent, uint64_t parent_seq);
 
 /* ---- device_plan.c ---- */
 
@@ -85,8 +87,9 @@ void ts__exec_plan_row_runs(const ts_graph *g, plan *p, const ts_exec_layout *l)
 bool ts__exec_group(const ts_executable *e, ts_arena *arena, ts_tensor **values,
                     ts_tensor *const *inputs, int first, int end, const ts_node *parent,
                     uint64_t parent_seq);
-/* Row run `run`: its reads here, then its row steps split by rows across
- * the pool's threads.  false + the first failing part's error. */
+/* Row run `run`: its reads here (announced when watched: listeners or an
+ * observer), then its row steps split by rows across the pool's threads.
+ * false + the first failing part's error. */
 bool ts__exec_rows(const ts_executable *e, ts_arena *arena, ts_tensor **values,
                    ts_tensor *const *inputs, const row_run *run, ts_scope *scope,
-                   const ts_node *parent, uint64_t parent_seq);
+                   bool watched, const ts_node *parent, uint64_t parent_seq);

@@ -834,7 +834,9 @@ static bool diverge_run(ts_function *f, ts_concrete *cf, const ts_value *args, i
 
   vars_restore(vars);
   s.graph = true;
+  ts__context()->serial++; /* whole values on this thread, to compare with the eager ones */
   ts_tensor *graph = ts__concrete_call(cf, args, n_args);
+  ts__context()->serial--;
   ts_listener_remove(id);
   vars_free(vars);
 
