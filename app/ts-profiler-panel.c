@@ -188,7 +188,7 @@ struct _TsProfilerPanel {
   GtkSearchEntry *filter_entry;
   GtkLabel *summary_label, *compare_summary;
   GtkSpinButton *calls_spin;
-  GtkWidget *compare_button;
+  GtkWidget *compare_button, *page_controls;
   GtkColumnView *stats_view, *compare_view;
   TsTimeline *timeline;
   TsCallTree *call_tree;
@@ -508,6 +508,23 @@ static void refill(TsProfilerPanel *self, gboolean new_session)
   g_task_run_in_thread(task, make_stats);
 }
 
+/* The toolbar holds the Run shown (when there are several) and what the
+ * page shown uses: the grouping (Op Stats, Diff), the filter (Op Stats),
+ * the calls and Compare button (Eager vs Graph). */
+static void update_toolbar(TsProfilerPanel *self)
+{
+  const char *page = gtk_stack_get_visible_child_name(self->stack);
+  gboolean stats = g_strcmp0(page, "stats") == 0, compare = g_strcmp0(page, "compare") == 0;
+  gboolean grouped = stats || g_strcmp0(page, "diff") == 0, runs = self->runs->len > 1;
+  gtk_widget_set_visible(GTK_WIDGET(self->run_dropdown), runs);
+  gtk_widget_set_visible(GTK_WIDGET(self->group_dropdown), grouped);
+  gtk_widget_set_visible(GTK_WIDGET(self->filter_entry), stats);
+  gtk_widget_set_visible(GTK_WIDGET(self->calls_spin), compare);
+  gtk_widget_set_visible(self->compare_button, compare);
+  /* none: no empty place on the toolbar's line, or a line of its own */
+  gtk_widget_set_visible(self->page_controls, runs || grouped || compare);
+}
+
 /* Shows recording i of the runs (none if out of range). */
 static void show_run(TsProfilerPanel *self, guint i)
 {
@@ -522,7 +539,7 @@ static void show_run(TsProfilerPanel *self, guint i)
   g_clear_pointer(&old, shared_unref);
   g_free(self->label);
   self->label = g_strdup(run ? run->label : NULL);
-  gtk_widget_set_visible(GTK_WIDGET(self->run_dropdown), self->runs->len > 1);
+  update_toolbar(self);
   if (run && gtk_drop_down_get_selected(self->run_dropdown) != i)
     gtk_drop_down_set_selected(self->run_dropdown, i);
   refill(self, TRUE);
@@ -542,7 +559,7 @@ void ts_profiler_panel_set_session(TsProfilerPanel *self, tsp_session *session, 
     show_run(self, G_MAXUINT);
     g_ptr_array_set_size(self->runs, 0);
     gtk_string_list_splice(self->run_names, 0, g_list_model_get_n_items(G_LIST_MODEL(self->run_names)), NULL);
-    gtk_widget_set_visible(GTK_WIDGET(self->run_dropdown), FALSE);
+    update_toolbar(self);
     return;
   }
   RunEntry *run = g_new0(RunEntry, 1);
@@ -849,6 +866,7 @@ static void ts_profiler_panel_class_init(TsProfilerPanelClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_summary);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, calls_spin);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_button);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, page_controls);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, stats_view);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_view);
   gtk_widget_class_bind_template_callback(widget_class, on_group_selected);
@@ -873,25 +891,13 @@ static void on_range_selected(TsTimeline *timeline, guint64 from_ns, guint64 to_
   refill(self, FALSE);
 }
 
-/* The toolbar holds what the page shown uses: the grouping (Op Stats, Diff),
- * the filter (Op Stats), the calls and Compare button (Eager vs Graph). */
-static void on_page_shown(TsProfilerPanel *self)
-{
-  const char *page = gtk_stack_get_visible_child_name(self->stack);
-  gboolean stats = g_strcmp0(page, "stats") == 0, compare = g_strcmp0(page, "compare") == 0;
-  gtk_widget_set_visible(GTK_WIDGET(self->group_dropdown), stats || g_strcmp0(page, "diff") == 0);
-  gtk_widget_set_visible(GTK_WIDGET(self->filter_entry), stats);
-  gtk_widget_set_visible(GTK_WIDGET(self->calls_spin), compare);
-  gtk_widget_set_visible(self->compare_button, compare);
-}
-
 static void ts_profiler_panel_init(TsProfilerPanel *self)
 {
   self->runs = g_ptr_array_new_with_free_func(run_entry_free);
   self->run = G_MAXUINT;
   gtk_widget_init_template(GTK_WIDGET(self));
-  g_signal_connect_swapped(self->stack, "notify::visible-child-name", G_CALLBACK(on_page_shown), self);
-  on_page_shown(self);
+  g_signal_connect_swapped(self->stack, "notify::visible-child-name", G_CALLBACK(update_toolbar), self);
+  update_toolbar(self);
   g_signal_connect(self->timeline, "span-selected", G_CALLBACK(on_span_selected), self);
   g_signal_connect(self->timeline, "range-selected", G_CALLBACK(on_range_selected), self);
   self->rows = g_list_store_new(TS_TYPE_PROFILE_ROW);

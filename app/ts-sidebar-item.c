@@ -79,10 +79,12 @@ static char *breakable_between_arguments(const char *text)
   return g_string_free(out, FALSE);
 }
 
-/* text escaped, inside <tag> unless tag is NULL */
-static char *markup(const char *raw, const char *tag)
+/* text escaped, inside <tag> unless tag is NULL; a wrapping label's text
+ * made breakable only between arguments (a single-line label ellipsizes
+ * the whole text itself, and its tooltip then shows what it left out) */
+static char *markup(const char *raw, const char *tag, gboolean wraps)
 {
-  g_autofree char *text = breakable_between_arguments(raw ? raw : "");
+  g_autofree char *text = wraps ? breakable_between_arguments(raw ? raw : "") : g_strdup(raw ? raw : "");
   g_autofree char *escaped = g_markup_escape_text(text, -1);
   return tag ? g_strdup_printf("<%s>%s</%s>", tag, escaped, tag) : g_steal_pointer(&escaped);
 }
@@ -94,9 +96,9 @@ static void ts_sidebar_item_get_property(GObject *object, guint prop_id, GValue 
   switch (prop_id) {
   case PROP_TITLE: g_value_set_string(value, self->title); break;
   case PROP_SUBTITLE: g_value_set_string(value, self->subtitle); break;
-  case PROP_TITLE_MARKUP: g_value_take_string(value, markup(self->title, self->concrete ? "tt" : "b")); break;
+  case PROP_TITLE_MARKUP: g_value_take_string(value, markup(self->title, self->concrete ? "tt" : "b", FALSE)); break;
   case PROP_SUBTITLE_MARKUP:
-    g_value_take_string(value, markup(self->subtitle, self->concrete ? "tt" : NULL));
+    g_value_take_string(value, markup(self->subtitle, self->concrete ? "tt" : NULL, TRUE));
     break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
   }

@@ -1611,6 +1611,21 @@ static void test_no_cut_text(void)
   GtkWidget *sidebar = GTK_WIDGET(ts_window_get_function_list(window));
   find_cut_labels(sidebar, problems);
   g_assert_cmpint(find_badly_wrapped_labels(sidebar, "shape=(2, 3)", problems), >=, 1);
+  /* a long name is shown whole where there is room, and where there is
+   * not, ellipsized with the whole name in its tooltip */
+  select_function(SIDE_EFFECT);
+  wait_drawn(GTK_WIDGET(window));
+  g_assert_cmpint(find_badly_wrapped_labels(sidebar, SIDE_EFFECT, problems), >=, 1);
+  GtkWidget *split = sidebar;
+  do
+    split = gtk_widget_get_ancestor(gtk_widget_get_parent(split), GTK_TYPE_PANED);
+  while (gtk_orientable_get_orientation(GTK_ORIENTABLE(split)) != GTK_ORIENTATION_HORIZONTAL);
+  int sidebar_width = gtk_paned_get_position(GTK_PANED(split));
+  gtk_paned_set_position(GTK_PANED(split), 0);
+  wait_drawn(GTK_WIDGET(window));
+  find_cut_labels(sidebar, problems);
+  save_test_screenshot(GTK_WIDGET(window), "sidebar-narrowest.png");
+  gtk_paned_set_position(GTK_PANED(split), sidebar_width);
   activate("win.show-panel", "s", "console");
   wait_drawn(GTK_WIDGET(window));
   find_cut_labels(GTK_WIDGET(ts_window_get_console(window)), problems);
