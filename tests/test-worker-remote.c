@@ -1,0 +1,583 @@
+/* test-worker-remote.c — a worker on another machine, through OpenSSH:
+ * a real sshd (Debian's openssh-server) on 127.0.0.1, a free port, with a
+ * host key and an authorized key made for the test in a temporary folder.
+ * Calls, output, large results, traces, a profile and the crash module
+ * go through `ssh 127.0.0.1:PORT tracescope-worker --stdio`, and each way
+ * the remote can fail says what to do: no key, an unknown host, no worker
+ * on the remote PATH, another protocol version, the connection killed
+ * mid-call.  Without sshd (not installed, cannot start) it says why and
+ * skips. */
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test-wait.h"
+#include "tracescope-profiler.h"
+#include "ts-worker-protocol.h"
+#include "ts-worker.h"
+
+#define SSHD "/usr/sbin/sshd"
+
+static char *dir;           /* the temporary folder: keys, configs */
+static char *target;        /* "127.0.0.1:PORT" */
+static char *misbehave_path;
+static char *crashy_path;
+static GSubprocess *sshd;
+static char *skip_reason;   /* sshd could not be set up: why */
+
+/* ---- the server ------------------------------------------------------------------ */
+
+static gboolean run(const char *const *argv, GError **error)
+{
+  g_autoptr(GSubprocess) p = g_subprocess_newv(argv, G_SUBPROCESS_FLAGS_STDOUT_SILENCE, error);
+  if (!p || !g_subprocess_wait_check(p, NULL, error))
+    return FALSE;
+  return TRUE;
+}
+
+static int free_port(void)
+{
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+  socklen_t len = sizeof a;
+  g_assert_true(bind(s, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(s, (struct sockaddr *)&a, &len) == 0);
+  close(s);
+  return ntohs(a.sin_port);
+}
+
+static gboolean port_open(int port)
+{
+  int s = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((guint16)port),
+                           .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+  gboolean ok = connect(s, (struct sockaddr *)&a, sizeof a) == 0;
+  close(s);
+  return ok;
+}
+
+static char *path_in(const char *name)
+{
+  return g_build_filename(dir, name, NULL);
+}
+
+static void write_file(const char *name, const char *text)
+{
+  g_autofree char *path = path_in(name);
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_file_set_contents(path, text, -1, &error));
+}
+
+/* An ssh config for the test's server: its key (or key_file), its host key
+ * known (or not), the worker's environment passed along (AcceptEnv). */
+static void write_ssh_config(const char *name, const char *key_file, gboolean host_known)
+{
+  g_autofree char *key = path_in(key_file), *known = path_in(host_known ? "known_hosts" : "no_known_hosts");
+  /* the worker's environment as here, so that it computes the same (OpenBLAS's core, threads) */
+  g_autoptr(GString) env = g_string_new("  SetEnv");
+  static const char *const passed[] = { "TRACESCOPE_SEEDS", "ASAN_OPTIONS", "UBSAN_OPTIONS",
+                                        "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE" };
+  for (guint i = 0; i < G_N_ELEMENTS(passed); i++)
+    if (g_getenv(passed[i]))
+      g_string_append_printf(env, " %s=%s", passed[i], g_getenv(passed[i]));
+  g_autofree char *text = g_strdup_printf("Host 127.0.0.1\n"
+                                          "  User %s\n"
+                                          "  IdentityFile %s\n"
+                                          "  IdentitiesOnly yes\n"
+                                          "  IdentityAgent none\n"
+                                          "  UserKnownHostsFile %s\n"
+                                          "  GlobalKnownHostsFile /dev/null\n"
+                                          "  StrictHostKeyChecking yes\n"
+                                          "  LogLevel ERROR\n"
+                                          "%s\n",
+                                          g_get_user_name(), key, known, env->str);
+  write_file(name, text);
+}
+
+static void die_with_test(gpointer data)
+{
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+}
+
+static gboolean start_sshd(void)
+{
+  g_autofree char *keygen = g_find_program_in_path("ssh-keygen");
+  if (!g_file_test(SSHD, G_FILE_TEST_IS_EXECUTABLE) || !keygen) {
+    skip_reason = g_strdup("OpenSSH's sshd or ssh-keygen is not installed (scripts/install-deps.sh installs "
+                           "openssh-server and openssh-client)");
+    return FALSE;
+  }
+  /* as root sshd insists on its privilege separation directory */
+  if (getuid() == 0 && !g_file_test("/run/sshd", G_FILE_TEST_IS_DIR) && mkdir("/run/sshd", 0755) != 0) {
+    skip_reason = g_strdup_printf("sshd needs /run/sshd, which cannot be made: %s", g_strerror(errno));
+    return FALSE;
+  }
+  g_autoptr(GError) error = NULL;
+  dir = g_dir_make_tmp("tracescope-remote-XXXXXX", &error);
+  g_assert_no_error(error);
+  g_autofree char *host_key = path_in("host_key"), *user_key = path_in("user_key");
+  g_assert_true(run((const char *const[]){ "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", host_key, NULL },
+                    &error));
+  g_assert_true(run((const char *const[]){ "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", user_key, NULL },
+                    &error));
+  g_assert_no_error(error);
+  int port = free_port();
+  target = g_strdup_printf("127.0.0.1:%d", port);
+  g_autofree char *host_pub = NULL, *user_pub = NULL, *host_pub_path = path_in("host_key.pub"),
+                  *user_pub_path = path_in("user_key.pub");
+  g_assert_true(g_file_get_contents(host_pub_path, &host_pub, NULL, NULL));
+  g_assert_true(g_file_get_contents(user_pub_path, &user_pub, NULL, NULL));
+  write_file("authorized_keys", user_pub);
+  g_autofree char *known = g_strdup_printf("[127.0.0.1]:%d %s", port, host_pub);
+  write_file("known_hosts", known);
+  write_file("no_known_hosts", "");
+  g_autofree char *authorized = path_in("authorized_keys"), *pid = path_in("sshd.pid");
+  g_autofree char *sshd_config = g_strdup_printf(
+    "ListenAddress 127.0.0.1:%d\n"
+    "HostKey %s\n"
+    "AuthorizedKeysFile %s\n"
+    "PidFile %s\n"
+    "StrictModes no\n"
+    "UsePAM no\n"
+    "PasswordAuthentication no\n"
+    "KbdInteractiveAuthentication no\n"
+    "PermitRootLogin prohibit-password\n"
+    "AcceptEnv TRACESCOPE_* ASAN_OPTIONS UBSAN_OPTIONS OPENBLAS_*\n"
+    "LogLevel ERROR\n",
+    port, host_key, authorized, pid);
+  write_file("sshd_config", sshd_config);
+  write_ssh_config("ssh_config", "user_key", TRUE);
+  write_ssh_config("ssh_config_nokey", "no_such_key", TRUE);
+  write_ssh_config("ssh_config_unknown", "user_key", FALSE);
+  g_autofree char *config = path_in("sshd_config"), *log = path_in("sshd.log");
+  /* its log in the folder, and it ends with the test, whatever ends the test */
+  g_autoptr(GSubprocessLauncher) launcher =
+    g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
+  g_subprocess_launcher_set_child_setup(launcher, die_with_test, NULL, NULL);
+  sshd = g_subprocess_launcher_spawnv(launcher, (const char *const[]){ SSHD, "-D", "-E", log, "-f", config, NULL },
+                                      &error);
+  if (!sshd) {
+    skip_reason = g_strdup_printf("sshd does not start: %s", error->message);
+    return FALSE;
+  }
+  /* listening, or gone: a state, polled */
+  gint64 until = g_get_monotonic_time() + TEST_WAIT_TIMEOUT_S * G_USEC_PER_SEC;
+  while (!port_open(port)) {
+    if (g_subprocess_get_identifier(sshd) == NULL || g_get_monotonic_time() > until) {
+      skip_reason = g_strdup_printf("sshd ended or did not listen (its log: %s)", log);
+      return FALSE;
+    }
+    g_usleep(10000);
+  }
+  g_autofree char *ssh_config = path_in("ssh_config");
+  g_setenv("TRACESCOPE_SSH_CONFIG", ssh_config, TRUE);
+  g_setenv("TRACESCOPE_REMOTE_WORKER", g_getenv("TRACESCOPE_WORKER"), TRUE);
+  return TRUE;
+}
+
+static void stop_sshd(void)
+{
+  if (sshd) {
+    g_subprocess_force_exit(sshd);
+    g_subprocess_wait(sshd, NULL, NULL);
+    g_clear_object(&sshd);
+  }
+  if (dir) {
+    g_autofree char *rm = g_strdup_printf("rm -rf %s", dir);
+    g_assert_true(system(rm) == 0);
+  }
+}
+
+/* ---- helpers ---------------------------------------------------------------------- */
+
+static gboolean has_result(gpointer data)
+{
+  return *(GAsyncResult **)data != NULL;
+}
+
+static void store_result(GObject *source, GAsyncResult *res, gpointer data)
+{
+  *(GAsyncResult **)data = g_object_ref(res);
+}
+
+typedef struct {
+  TsWorker *worker;
+  GPtrArray *lines; /* "fd:call:text" */
+  guint n_traces;
+  TsWorkerDeath *death;
+} Fixture;
+
+static void on_output(TsWorker *w, guint call_id, int fd, const char *line, gint64 time, Fixture *f)
+{
+  g_ptr_array_add(f->lines, g_strdup_printf("%d:%u:%s", fd, call_id, line));
+}
+
+static void on_trace(TsWorker *w, TsWorkerTrace *t, Fixture *f)
+{
+  g_assert_nonnull(t->graph);
+  f->n_traces++;
+}
+
+static void on_died(TsWorker *w, TsWorkerDeath *death, Fixture *f)
+{
+  f->death = ts_worker_death_copy(death);
+}
+
+static gboolean death_known(gpointer data)
+{
+  return ((Fixture *)data)->death != NULL;
+}
+
+static gboolean worker_gone(gpointer data)
+{
+  return ((Fixture *)data)->worker == NULL;
+}
+
+/* A worker started (remote: on the test's sshd), or NULL with error. */
+static gboolean fixture_start(Fixture *f, gboolean remote, GError **error)
+{
+  f->worker = ts_worker_new(0);
+  if (remote)
+    ts_worker_set_remote(f->worker, target);
+  f->lines = g_ptr_array_new_with_free_func(g_free);
+  g_signal_connect(f->worker, "output", G_CALLBACK(on_output), f);
+  g_signal_connect(f->worker, "trace", G_CALLBACK(on_trace), f);
+  g_signal_connect(f->worker, "died", G_CALLBACK(on_died), f);
+  GAsyncResult *res = NULL;
+  ts_worker_start_async(f->worker, NULL, store_result, &res);
+  test_wait_for(has_result, &res, "the worker to start");
+  gboolean ok = ts_worker_start_finish(f->worker, res, error);
+  g_object_unref(res);
+  return ok;
+}
+
+static void fixture_open(Fixture *f, const char *source, GPtrArray **functions)
+{
+  GAsyncResult *res = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *title = NULL, *path = NULL;
+  ts_worker_open_async(f->worker, source, NULL, store_result, &res);
+  test_wait_for(has_result, &res, "the module to open");
+  g_assert_true(ts_worker_open_finish(f->worker, res, &title, &path, functions, &error));
+  g_assert_no_error(error);
+  g_object_unref(res);
+}
+
+static void fixture_stop(Fixture *f)
+{
+  if (!f->death && ts_worker_get_alive(f->worker)) {
+    ts_worker_close(f->worker);
+    test_wait_for(death_known, f, "the worker to end");
+  }
+  g_object_add_weak_pointer(G_OBJECT(f->worker), (gpointer *)&f->worker);
+  g_object_unref(f->worker);
+  test_wait_for(worker_gone, f, "the worker object to go");
+  g_ptr_array_unref(f->lines);
+  ts_worker_death_free(f->death);
+}
+
+static TsCallResult *call_with(Fixture *f, guint id, const char *function, const char *const *args,
+                               GVariant *options, GCancellable *cancel, GError **error)
+{
+  GAsyncResult *res = NULL;
+  ts_worker_call_with_options_async(f->worker, id, function, args, 1, FALSE, options, cancel, store_result, &res);
+  test_wait_for(has_result, &res, function);
+  TsCallResult *r = ts_worker_call_finish(f->worker, res, error);
+  g_object_unref(res);
+  return r;
+}
+
+static gboolean has_line(Fixture *f, const char *line)
+{
+  for (guint i = 0; i < f->lines->len; i++)
+    if (strcmp(g_ptr_array_index(f->lines, i), line) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+#define SKIP_WITHOUT_SSHD()                                                                                    \
+  do {                                                                                                         \
+    if (skip_reason) {                                                                                         \
+      g_test_skip(skip_reason);                                                                                \
+      return;                                                                                                  \
+    }                                                                                                          \
+  } while (0)
+
+static void assert_close(GBytes *a, GBytes *b)
+{
+  gsize na, nb;
+  const float *x = g_bytes_get_data(a, &na), *y = g_bytes_get_data(b, &nb);
+  g_assert_cmpuint(na, ==, nb);
+  for (gsize i = 0; i < na / sizeof(float); i++)
+    g_assert_cmpfloat_with_epsilon(x[i], y[i], 1e-5 * MAX(1.0, fabs(x[i])));
+}
+
+/* ---- what works remotely ----------------------------------------------------------- */
+
+/* Every seed function with its example arguments: the same printed
+ * result, values and traces through ssh as here. */
+static void test_seeds(void)
+{
+  SKIP_WITHOUT_SSHD();
+  Fixture local = { 0 }, remote = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_assert_true(fixture_start(&local, FALSE, &error));
+  g_assert_true(fixture_start(&remote, TRUE, &error));
+  g_assert_no_error(error);
+  g_autoptr(GPtrArray) fl = NULL, fr = NULL;
+  fixture_open(&local, "seeds", &fl);
+  fixture_open(&remote, "seeds", &fr);
+  g_assert_cmpuint(fl->len, ==, fr->len);
+  guint id = 1, n_run = 0;
+  for (guint i = 0; i < fl->len; i++) {
+    TsWorkerFunction *fn = g_ptr_array_index(fl, i);
+    g_assert_cmpstr(fn->name, ==, ((TsWorkerFunction *)g_ptr_array_index(fr, i))->name);
+    if (!fn->examples)
+      continue;
+    g_autoptr(GError) el = NULL, er = NULL;
+    g_autoptr(TsCallResult) a = call_with(&local, id, fn->name, (const char *const *)fn->examples, NULL, NULL, &el);
+    g_autoptr(TsCallResult) b = call_with(&remote, id, fn->name, (const char *const *)fn->examples, NULL, NULL, &er);
+    id++;
+    g_assert_true((a == NULL) == (b == NULL));
+    if (!a) {
+      g_assert_cmpstr(el->message, ==, er->message);
+      continue;
+    }
+    n_run++;
+    g_assert_cmpint(a->dtype, ==, b->dtype);
+    g_assert_cmpstr(a->shape_text, ==, b->shape_text);
+    g_assert_true((a->data == NULL) == (b->data == NULL));
+    /* floats to their rounding: the engine's pool and OpenBLAS split sums by
+     * the threads free at the time, in both processes alike */
+    if (a->data && a->dtype == TS_F32)
+      assert_close(a->data, b->data);
+    else if (a->data)
+      g_assert_true(g_bytes_equal(a->data, b->data));
+    else
+      g_assert_cmpstr(a->value_text, ==, b->value_text);
+  }
+  g_assert_cmpuint(n_run, >, 0);
+  g_assert_cmpuint(remote.n_traces, ==, local.n_traces);
+  g_assert_cmpuint(remote.n_traces, >, 0);
+  g_assert_cmpuint(ts_worker_get_fast_calls(remote.worker), ==, 0); /* no shared memory across machines */
+  fixture_stop(&local);
+  fixture_stop(&remote);
+}
+
+/* Output with its call, a result far over the fd threshold (no fds travel:
+ * it comes inside the message), a recorded profile. */
+static void test_output_big_profile(void)
+{
+  SKIP_WITHOUT_SSHD();
+  Fixture f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_assert_true(fixture_start(&f, TRUE, &error));
+  g_autoptr(GPtrArray) functions = NULL;
+  fixture_open(&f, misbehave_path, &functions);
+  g_autoptr(TsCallResult) chatty = call_with(&f, 7, "chatty", (const char *const[]){ "f32[]=1", NULL }, NULL,
+                                             NULL, &error);
+  g_assert_no_error(error);
+  g_assert_true(has_line(&f, "1:7:chatty out 1"));
+  g_assert_true(has_line(&f, "2:7:chatty err"));
+  g_assert_true(has_line(&f, "1:7:chatty out 2 (no newline)"));
+
+  g_autoptr(TsCallResult) big = call_with(&f, 8, "big", (const char *const[]){ "1048576", NULL }, NULL, NULL,
+                                          &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(g_bytes_get_size(big->data), ==, 4u << 20);
+  const float *v = g_bytes_get_data(big->data, NULL);
+  g_assert_cmpfloat(v[0], ==, 1.0f);
+  g_assert_cmpfloat(v[(1u << 20) - 1], ==, 1.0f);
+
+  GVariantDict d;
+  g_variant_dict_init(&d, NULL);
+  g_variant_dict_insert(&d, "profile", "b", TRUE);
+  g_autoptr(TsCallResult) prof = call_with(&f, 9, "good", (const char *const[]){ "f32[2]=1,2", NULL },
+                                           g_variant_dict_end(&d), NULL, &error);
+  g_assert_no_error(error);
+  g_assert_nonnull(prof->profile);
+  tsp_session *session = tsp_session_deserialize(prof->profile, &error);
+  g_assert_no_error(error);
+  tsp_session_free(session);
+  fixture_stop(&f);
+}
+
+/* The crash module crashes on the far side: reported as locally, with its
+ * backtrace and the op it was in. */
+static void test_crash(void)
+{
+  SKIP_WITHOUT_SSHD();
+  Fixture f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_assert_true(fixture_start(&f, TRUE, &error));
+  g_autoptr(GPtrArray) functions = NULL;
+  fixture_open(&f, misbehave_path, &functions);
+  GAsyncResult *res = NULL; /* eagerly: the op runs (traced, it would only be recorded) */
+  ts_worker_call_async(f.worker, 3, "segv", (const char *const[]){ "f32[2]=1,-1", NULL }, 1, TRUE, NULL,
+                       store_result, &res);
+  test_wait_for(has_result, &res, "segv");
+  g_autoptr(TsCallResult) r = ts_worker_call_finish(f.worker, res, &error);
+  g_object_unref(res);
+  g_assert_null(r);
+  g_assert_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED);
+  g_assert_nonnull(f.death);
+  g_assert_true(g_str_has_prefix(f.death->summary, "crashed: SIGSEGV"));
+  g_assert_cmpint(f.death->signal, ==, SIGSEGV);
+  g_assert_cmpuint(f.death->call_id, ==, 3);
+  g_assert_nonnull(f.death->backtrace);
+  g_assert_nonnull(strstr(f.death->backtrace, "misbehave.c:"));
+  g_assert_true(g_str_has_prefix(f.death->last_op, "Relu at "));
+  g_assert_nonnull(strstr(f.death->last_op, "misbehave.c:"));
+  fixture_stop(&f);
+}
+
+static gboolean tick_on(gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static gboolean call_running(gpointer data)
+{
+  return ts_worker_get_running_call(data) == 4;
+}
+
+/* A call that never stops: Cancel, then the far side kills it. */
+static void test_hung(void)
+{
+  SKIP_WITHOUT_SSHD();
+  Fixture f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_assert_true(fixture_start(&f, TRUE, &error));
+  g_autoptr(GPtrArray) functions = NULL;
+  fixture_open(&f, misbehave_path, &functions);
+  g_autoptr(GCancellable) cancel = g_cancellable_new();
+  GAsyncResult *res = NULL;
+  ts_worker_call_async(f.worker, 4, "spin", (const char *const[]){ "f32[2]=1,-1", NULL }, 1, TRUE, cancel,
+                       store_result, &res);
+  /* the far side sends the status page as it changes: the call is seen running */
+  guint tick = g_timeout_add(5, tick_on, NULL);
+  test_wait_for(call_running, f.worker, "the call to start");
+  g_source_remove(tick);
+  g_cancellable_cancel(cancel);
+  test_wait_for(has_result, &res, "spin");
+  g_autoptr(TsCallResult) r = ts_worker_call_finish(f.worker, res, &error);
+  g_object_unref(res);
+  g_assert_null(r);
+  g_assert_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED);
+  g_assert_true(f.death->hung);
+  g_assert_cmpint(f.death->signal, ==, SIGKILL);
+  g_assert_nonnull(strstr(f.death->summary, "did not stop within 2 s of Cancel"));
+  g_assert_true(g_str_has_prefix(f.death->last_op, "Relu at "));
+  fixture_stop(&f);
+}
+
+/* ssh killed mid-call: the call fails at once with "connection lost",
+ * nothing waits for an answer that cannot come. */
+static void test_connection_lost(void)
+{
+  SKIP_WITHOUT_SSHD();
+  Fixture f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_assert_true(fixture_start(&f, TRUE, &error));
+  g_autoptr(GPtrArray) functions = NULL;
+  fixture_open(&f, misbehave_path, &functions);
+  GAsyncResult *res = NULL;
+  ts_worker_call_async(f.worker, 5, "spin", (const char *const[]){ "f32[2]=1,2", NULL }, 1, FALSE, NULL,
+                       store_result, &res);
+  kill(ts_worker_get_pid(f.worker), SIGKILL);
+  test_wait_for(has_result, &res, "the call to fail");
+  g_autoptr(TsCallResult) r = ts_worker_call_finish(f.worker, res, &error);
+  g_object_unref(res);
+  g_assert_null(r);
+  g_assert_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED);
+  if (!g_str_has_prefix(error->message, "connection lost: ssh to 127.0.0.1"))
+    g_error("not a lost connection: %s", error->message);
+  g_assert_nonnull(strstr(error->message, "SIGKILL"));
+  g_assert_false(f.death->expected);
+  fixture_stop(&f);
+}
+
+/* ---- what cannot work says what to do ----------------------------------------------- */
+
+static void expect_start_error(const char *config, const char *worker, const char *const *needles)
+{
+  g_autofree char *config_path = path_in(config);
+  g_autofree char *old_config = g_strdup(g_getenv("TRACESCOPE_SSH_CONFIG"));
+  g_autofree char *old_worker = g_strdup(g_getenv("TRACESCOPE_REMOTE_WORKER"));
+  g_setenv("TRACESCOPE_SSH_CONFIG", config_path, TRUE);
+  g_setenv("TRACESCOPE_REMOTE_WORKER", worker, TRUE);
+  Fixture f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_assert_false(fixture_start(&f, TRUE, &error));
+  g_assert_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_SPAWN);
+  for (const char *const *n = needles; *n; n++)
+    if (!strstr(error->message, *n))
+      g_error("\"%s\" is not in: %s", *n, error->message);
+  fixture_stop(&f);
+  g_setenv("TRACESCOPE_SSH_CONFIG", old_config, TRUE);
+  g_setenv("TRACESCOPE_REMOTE_WORKER", old_worker, TRUE);
+}
+
+static void test_no_key(void)
+{
+  SKIP_WITHOUT_SSHD();
+  expect_start_error("ssh_config_nokey", g_getenv("TRACESCOPE_WORKER"),
+                     (const char *const[]){ "without a password", "Permission denied", "ssh-copy-id 127.0.0.1", NULL });
+}
+
+static void test_unknown_host(void)
+{
+  SKIP_WITHOUT_SSHD();
+  expect_start_error("ssh_config_unknown", g_getenv("TRACESCOPE_WORKER"),
+                     (const char *const[]){ "known_hosts", "ssh 127.0.0.1", NULL });
+}
+
+static void test_not_installed(void)
+{
+  SKIP_WITHOUT_SSHD();
+  expect_start_error("ssh_config", "tracescope-worker-not-installed-here",
+                     (const char *const[]){ "127.0.0.1 has no tracescope-worker on its PATH", "install Tracescope",
+                                            NULL });
+}
+
+/* A worker of another release answers with another version: refused, both named. */
+static void test_version(void)
+{
+  SKIP_WITHOUT_SSHD();
+  g_autofree char *script = path_in("old-worker");
+  write_file("old-worker", "#!/bin/sh\necho 'TRACESCOPE-WORKER-STDIO 1'\nexec cat >/dev/null\n");
+  g_assert_true(chmod(script, 0755) == 0);
+  g_autofree char *ours = g_strdup_printf("this tracescope version %u", TS_WORKER_PROTOCOL_VERSION);
+  expect_start_error("ssh_config", script, (const char *const[]){ "speaks protocol version 1", ours, NULL });
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  misbehave_path = g_build_filename(TS_TEST_MODULES_DIR, "misbehave.so", NULL);
+  crashy_path = g_build_filename(TS_TEST_MODULES_DIR, "crashy.so", NULL);
+  signal(SIGPIPE, SIG_IGN);
+  start_sshd();
+  g_test_add_func("/worker/remote/seeds", test_seeds);
+  g_test_add_func("/worker/remote/output-big-profile", test_output_big_profile);
+  g_test_add_func("/worker/remote/crash", test_crash);
+  g_test_add_func("/worker/remote/hung", test_hung);
+  g_test_add_func("/worker/remote/connection-lost", test_connection_lost);
+  g_test_add_func("/worker/remote/no-key", test_no_key);
+  g_test_add_func("/worker/remote/unknown-host", test_unknown_host);
+  g_test_add_func("/worker/remote/not-installed", test_not_installed);
+  g_test_add_func("/worker/remote/version", test_version);
+  int status = g_test_run();
+  stop_sshd();
+  g_free(skip_reason);
+  g_free(target);
+  g_free(dir);
+  g_free(misbehave_path);
+  g_free(crashy_path);
+  return status;
+}
