@@ -358,7 +358,8 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep, gb
   adw_window_title_set_subtitle(self->window_title, ts_loaded_module_get_file(module));
   gtk_stack_set_visible_child_name(self->main_stack, "main");
   show_module_panes(self, TRUE);
-  ts_module_watch_set_module(self->watch, module);
+  /* a remote module's file is not here to watch */
+  ts_module_watch_set_module(self->watch, ts_engine_worker_get_remote(self->worker) ? NULL : module);
   g_auto(GStrv) source_dirs = ts_source_search_dirs(ts_loaded_module_get_file(module));
   ts_node_details_set_source_dirs(self->node_details, (const char *const *)source_dirs);
   /* a reloaded module starts untraced: the function stays selected, not its old graphs */
@@ -1389,6 +1390,12 @@ gboolean ts_window_get_busy(TsWindow *self)
   g_return_val_if_fail(TS_IS_WINDOW(self), FALSE);
   return self->loading || self->importing > 0 || self->fetching > 0 || self->run_cancellable != NULL ||
          ts_engine_worker_get_busy(self->worker) || ts_profiler_panel_get_busy(self->profiler_panel);
+}
+
+void ts_window_set_remote(TsWindow *self, const char *target)
+{
+  g_return_if_fail(TS_IS_WINDOW(self));
+  ts_engine_worker_set_remote(self->worker, target);
 }
 
 const char *ts_window_get_error(TsWindow *self)

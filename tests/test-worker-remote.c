@@ -556,6 +556,92 @@ static void test_version(void)
   expect_start_error("ssh_config", script, (const char *const[]){ "speaks protocol version 1", ours, NULL });
 }
 
+/* ---- the CLI and the app ---------------------------------------------------------- */
+
+/* Runs argv (with env: NAME, VALUE pairs, NULL-terminated, or NULL); its
+ * stdout and stderr, and its exit status. */
+static int run_program_with(const char *const *argv, const char *const *env, char **out, char **err)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GSubprocessLauncher) launcher =
+    g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_PIPE | G_SUBPROCESS_FLAGS_STDERR_PIPE);
+  for (; env && *env; env += 2)
+    g_subprocess_launcher_setenv(launcher, env[0], env[1], TRUE);
+  g_autoptr(GSubprocess) p = g_subprocess_launcher_spawnv(launcher, argv, &error);
+  g_assert_no_error(error);
+  g_assert_true(g_subprocess_communicate_utf8(p, NULL, NULL, out, err, &error));
+  g_assert_no_error(error);
+  return g_subprocess_get_if_exited(p) ? g_subprocess_get_exit_status(p) : -1;
+}
+
+static int run_program(const char *const *argv, char **out, char **err)
+{
+  return run_program_with(argv, NULL, out, err);
+}
+
+/* tracescope-cli run --remote: what --isolate prints, made there. */
+static void test_cli(void)
+{
+  SKIP_WITHOUT_SSHD();
+  const char *cli = g_getenv("TRACESCOPE_CLI");
+  g_autofree char *lout = NULL, *lerr = NULL, *rout = NULL, *rerr = NULL;
+  int ls = run_program((const char *const[]){ cli, "run", "seeds", "deep_net", "--isolate", "--call", "--arg",
+                                              "i32[3]=1,2,3", "--call", "--arg", "f32[3]=1,2,3", NULL }, &lout, &lerr);
+  int rs = run_program((const char *const[]){ cli, "run", "seeds", "deep_net", "--remote", target, "--call",
+                                              "--arg", "i32[3]=1,2,3", "--call", "--arg", "f32[3]=1,2,3", NULL }, &rout, &rerr);
+  g_assert_cmpint(ls, ==, 0);
+  g_assert_cmpint(rs, ==, 0);
+  g_assert_cmpstr(rout, ==, lout);
+  g_assert_cmpstr(rerr, ==, lerr);
+  /* the crash module's crash, reported as --isolate reports it */
+  g_autofree char *cout = NULL, *cerr = NULL;
+  int cs = run_program((const char *const[]){ cli, "run", misbehave_path, "segv", "--remote", target, "--mode", "eager",
+                                              "--call", "--arg", "f32[2]=1,-1", NULL }, &cout, &cerr);
+  g_assert_cmpint(cs, ==, 1);
+  g_assert_nonnull(strstr(cerr, "segv crashed: SIGSEGV"));
+  g_assert_nonnull(strstr(cerr, "backtrace of the worker:"));
+  /* a bad target is a usage error naming it */
+  g_autofree char *bout = NULL, *berr = NULL;
+  int bs = run_program((const char *const[]){ cli, "run", "seeds", "deep_net", "--remote", "127.0.0.1:99999", NULL },
+                       &bout, &berr);
+  g_assert_cmpint(bs, ==, 1);
+  g_assert_nonnull(strstr(berr, "port after ':' must be a number from 1 to 65535"));
+}
+
+/* tracescope --remote HOST seeds ...: the window with the function run
+ * there and its graph drawn, saved as a screenshot. */
+static void test_app(void)
+{
+  SKIP_WITHOUT_SSHD();
+  if (!g_getenv("DISPLAY") && !g_getenv("WAYLAND_DISPLAY")) {
+    g_test_skip("no display (the suite runs under xvfb-run)");
+    return;
+  }
+  g_autofree char *app = g_build_filename(g_getenv("G_TEST_BUILDDIR"), "..", "app", "tracescope", NULL);
+  g_autofree char *shot = path_in("remote.png");
+  g_autofree char *out = NULL, *err = NULL;
+  /* as the GUI tests run the app: what GTK, Mesa and fontconfig keep for
+   * good is not ours (their suppressions, no GL context) */
+  g_autofree char *lsan = g_strdup_printf("suppressions=%s/lsan-gui.supp:print_suppressions=0:fast_unwind_on_malloc=0",
+                                          g_getenv("G_TEST_SRCDIR"));
+  int status = run_program_with((const char *const[]){ app, "--remote", target, "seeds", "--function", "deep_net",
+                                                       "--call", "--arg", "i32[3]=1,2,3", "--screenshot", shot,
+                                                       "--size", "1200x800", NULL },
+                                (const char *const[]){ "LSAN_OPTIONS", lsan, "GDK_DEBUG", "gl-disable", "NO_AT_BRIDGE",
+                                                       "1", NULL },
+                                &out, &err);
+  if (status != 0)
+    g_error("tracescope --remote exited with %d: %s", status, err);
+  g_autofree char *png = NULL;
+  gsize len;
+  g_assert_true(g_file_get_contents(shot, &png, &len, NULL));
+  g_assert_cmpuint(len, >, 8);
+  g_assert_cmpmem(png, 8, "\x89PNG\r\n\x1a\n", 8);
+  const char *keep = g_getenv("TS_TEST_REMOTE_SCREENSHOT"); /* to look at it */
+  if (keep)
+    g_assert_true(g_file_set_contents(keep, png, (gssize)len, NULL));
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -572,6 +658,8 @@ int main(int argc, char **argv)
   g_test_add_func("/worker/remote/unknown-host", test_unknown_host);
   g_test_add_func("/worker/remote/not-installed", test_not_installed);
   g_test_add_func("/worker/remote/version", test_version);
+  g_test_add_func("/worker/remote/cli", test_cli);
+  g_test_add_func("/worker/remote/app", test_app);
   int status = g_test_run();
   stop_sshd();
   g_free(skip_reason);
