@@ -2,6 +2,7 @@
 #include "ts-worker-remote.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <gio/gunixinputstream.h>
 #include <gio/gunixoutputstream.h>
 #include <glib-unix.h>
@@ -94,21 +95,26 @@ static void post(TsRemoteLink *link, GSourceFunc func)
   g_source_unref(idle);
 }
 
-/* ssh's own messages: why it could not connect, or lost the connection. */
+/* A chunk of ssh's own messages (why it could not connect, or lost the
+ * connection): the bytes read, 0 at the end, -1 when none are there now. */
+static ssize_t read_ssh_err(TsRemoteLink *link)
+{
+  char buf[4096];
+  ssize_t n = read(link->err_fd, buf, sizeof buf);
+  if (n < 0)
+    return errno == EINTR || errno == EAGAIN ? -1 : 0;
+  if (link->ssh_err->len < SSH_ERR_MAX)
+    g_string_append_len(link->ssh_err, buf, MIN((gsize)n, SSH_ERR_MAX - link->ssh_err->len));
+  return n;
+}
+
 static gboolean on_ssh_err(int fd, GIOCondition condition, gpointer data)
 {
   TsRemoteLink *link = data;
-  char buf[4096];
-  ssize_t n = read(fd, buf, sizeof buf);
-  if (n < 0 && (errno == EINTR || errno == EAGAIN))
+  if (read_ssh_err(link) != 0)
     return G_SOURCE_CONTINUE;
-  if (n <= 0) {
-    link->err_watch = 0;
-    return G_SOURCE_REMOVE;
-  }
-  if (link->ssh_err->len < SSH_ERR_MAX)
-    g_string_append_len(link->ssh_err, buf, MIN((gsize)n, SSH_ERR_MAX - link->ssh_err->len));
-  return G_SOURCE_CONTINUE;
+  link->err_watch = 0;
+  return G_SOURCE_REMOVE;
 }
 
 /* ---- the threads ------------------------------------------------------------- */
@@ -320,6 +326,7 @@ TsRemoteLink *ts_remote_link_start(const char *target, guint64 memory_limit, int
   }
   GInputStream *err = g_subprocess_get_stderr_pipe(link->process);
   link->err_fd = g_unix_input_stream_get_fd(G_UNIX_INPUT_STREAM(err));
+  fcntl(link->err_fd, F_SETFL, fcntl(link->err_fd, F_GETFL) | O_NONBLOCK);
   link->err_watch = g_unix_fd_add(link->err_fd, G_IO_IN | G_IO_HUP | G_IO_ERR, on_ssh_err, link);
 
   /* closing the connection closes both: the out-thread sees the end */
@@ -382,8 +389,9 @@ static char *ssh_said(TsRemoteLink *link)
 char *ts_remote_link_describe_failure(TsRemoteLink *link, int ssh_status)
 {
   /* whatever is still in ssh's stderr pipe: it has ended */
-  while (link->err_watch && on_ssh_err(link->err_fd, G_IO_IN, link) == G_SOURCE_CONTINUE)
-    ;
+  if (link->err_watch)
+    while (read_ssh_err(link) > 0)
+      ;
   g_autofree char *said = ssh_said(link);
   const char *err = link->ssh_err->str;
   const char *h = link->host;
