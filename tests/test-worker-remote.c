@@ -7,191 +7,18 @@
  * on the remote PATH, another protocol version, the connection killed
  * mid-call.  Without sshd (not installed, cannot start) it says why and
  * skips. */
-#include <errno.h>
 #include <math.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "test-sshd.h"
 #include "test-wait.h"
 #include "tracescope-profiler.h"
 #include "ts-worker-protocol.h"
 #include "ts-worker.h"
 
-#define SSHD "/usr/sbin/sshd"
-
-static char *dir;           /* the temporary folder: keys, configs */
-static char *target;        /* "127.0.0.1:PORT" */
 static char *misbehave_path;
-static char *crashy_path;
-static GSubprocess *sshd;
-static char *skip_reason;   /* sshd could not be set up: why */
-
-/* ---- the server ------------------------------------------------------------------ */
-
-static gboolean run(const char *const *argv, GError **error)
-{
-  g_autoptr(GSubprocess) p = g_subprocess_newv(argv, G_SUBPROCESS_FLAGS_STDOUT_SILENCE, error);
-  if (!p || !g_subprocess_wait_check(p, NULL, error))
-    return FALSE;
-  return TRUE;
-}
-
-static int free_port(void)
-{
-  int s = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-  socklen_t len = sizeof a;
-  g_assert_true(bind(s, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(s, (struct sockaddr *)&a, &len) == 0);
-  close(s);
-  return ntohs(a.sin_port);
-}
-
-static gboolean port_open(int port)
-{
-  int s = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((guint16)port),
-                           .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-  gboolean ok = connect(s, (struct sockaddr *)&a, sizeof a) == 0;
-  close(s);
-  return ok;
-}
-
-static char *path_in(const char *name)
-{
-  return g_build_filename(dir, name, NULL);
-}
-
-static void write_file(const char *name, const char *text)
-{
-  g_autofree char *path = path_in(name);
-  g_autoptr(GError) error = NULL;
-  g_assert_true(g_file_set_contents(path, text, -1, &error));
-}
-
-/* An ssh config for the test's server: its key (or key_file), its host key
- * known (or not), the worker's environment passed along (AcceptEnv). */
-static void write_ssh_config(const char *name, const char *key_file, gboolean host_known)
-{
-  g_autofree char *key = path_in(key_file), *known = path_in(host_known ? "known_hosts" : "no_known_hosts");
-  /* the worker's environment as here, so that it computes the same (OpenBLAS's core, threads) */
-  g_autoptr(GString) env = g_string_new("  SetEnv");
-  static const char *const passed[] = { "TRACESCOPE_SEEDS", "ASAN_OPTIONS", "UBSAN_OPTIONS",
-                                        "OPENBLAS_NUM_THREADS", "OPENBLAS_CORETYPE" };
-  for (guint i = 0; i < G_N_ELEMENTS(passed); i++)
-    if (g_getenv(passed[i]))
-      g_string_append_printf(env, " %s=%s", passed[i], g_getenv(passed[i]));
-  g_autofree char *text = g_strdup_printf("Host 127.0.0.1\n"
-                                          "  User %s\n"
-                                          "  IdentityFile %s\n"
-                                          "  IdentitiesOnly yes\n"
-                                          "  IdentityAgent none\n"
-                                          "  UserKnownHostsFile %s\n"
-                                          "  GlobalKnownHostsFile /dev/null\n"
-                                          "  StrictHostKeyChecking yes\n"
-                                          "  LogLevel ERROR\n"
-                                          "%s\n",
-                                          g_get_user_name(), key, known, env->str);
-  write_file(name, text);
-}
-
-static void die_with_test(gpointer data)
-{
-  prctl(PR_SET_PDEATHSIG, SIGTERM);
-}
-
-static gboolean start_sshd(void)
-{
-  g_autofree char *keygen = g_find_program_in_path("ssh-keygen");
-  if (!g_file_test(SSHD, G_FILE_TEST_IS_EXECUTABLE) || !keygen) {
-    skip_reason = g_strdup("OpenSSH's sshd or ssh-keygen is not installed (scripts/install-deps.sh installs "
-                           "openssh-server and openssh-client)");
-    return FALSE;
-  }
-  /* as root sshd insists on its privilege separation directory */
-  if (getuid() == 0 && !g_file_test("/run/sshd", G_FILE_TEST_IS_DIR) && mkdir("/run/sshd", 0755) != 0) {
-    skip_reason = g_strdup_printf("sshd needs /run/sshd, which cannot be made: %s", g_strerror(errno));
-    return FALSE;
-  }
-  g_autoptr(GError) error = NULL;
-  dir = g_dir_make_tmp("tracescope-remote-XXXXXX", &error);
-  g_assert_no_error(error);
-  g_autofree char *host_key = path_in("host_key"), *user_key = path_in("user_key");
-  g_assert_true(run((const char *const[]){ "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", host_key, NULL },
-                    &error));
-  g_assert_true(run((const char *const[]){ "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", user_key, NULL },
-                    &error));
-  g_assert_no_error(error);
-  int port = free_port();
-  target = g_strdup_printf("127.0.0.1:%d", port);
-  g_autofree char *host_pub = NULL, *user_pub = NULL, *host_pub_path = path_in("host_key.pub"),
-                  *user_pub_path = path_in("user_key.pub");
-  g_assert_true(g_file_get_contents(host_pub_path, &host_pub, NULL, NULL));
-  g_assert_true(g_file_get_contents(user_pub_path, &user_pub, NULL, NULL));
-  write_file("authorized_keys", user_pub);
-  g_autofree char *known = g_strdup_printf("[127.0.0.1]:%d %s", port, host_pub);
-  write_file("known_hosts", known);
-  write_file("no_known_hosts", "");
-  g_autofree char *authorized = path_in("authorized_keys"), *pid = path_in("sshd.pid");
-  g_autofree char *sshd_config = g_strdup_printf(
-    "ListenAddress 127.0.0.1:%d\n"
-    "HostKey %s\n"
-    "AuthorizedKeysFile %s\n"
-    "PidFile %s\n"
-    "StrictModes no\n"
-    "UsePAM no\n"
-    "PasswordAuthentication no\n"
-    "KbdInteractiveAuthentication no\n"
-    "PermitRootLogin prohibit-password\n"
-    "AcceptEnv TRACESCOPE_* ASAN_OPTIONS UBSAN_OPTIONS OPENBLAS_*\n"
-    "LogLevel ERROR\n",
-    port, host_key, authorized, pid);
-  write_file("sshd_config", sshd_config);
-  write_ssh_config("ssh_config", "user_key", TRUE);
-  write_ssh_config("ssh_config_nokey", "no_such_key", TRUE);
-  write_ssh_config("ssh_config_unknown", "user_key", FALSE);
-  g_autofree char *config = path_in("sshd_config"), *log = path_in("sshd.log");
-  /* its log in the folder, and it ends with the test, whatever ends the test */
-  g_autoptr(GSubprocessLauncher) launcher =
-    g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_STDOUT_SILENCE | G_SUBPROCESS_FLAGS_STDERR_SILENCE);
-  g_subprocess_launcher_set_child_setup(launcher, die_with_test, NULL, NULL);
-  sshd = g_subprocess_launcher_spawnv(launcher, (const char *const[]){ SSHD, "-D", "-E", log, "-f", config, NULL },
-                                      &error);
-  if (!sshd) {
-    skip_reason = g_strdup_printf("sshd does not start: %s", error->message);
-    return FALSE;
-  }
-  /* listening, or gone: a state, polled */
-  gint64 until = g_get_monotonic_time() + TEST_WAIT_TIMEOUT_S * G_USEC_PER_SEC;
-  while (!port_open(port)) {
-    if (g_subprocess_get_identifier(sshd) == NULL || g_get_monotonic_time() > until) {
-      skip_reason = g_strdup_printf("sshd ended or did not listen (its log: %s)", log);
-      return FALSE;
-    }
-    g_usleep(10000);
-  }
-  g_autofree char *ssh_config = path_in("ssh_config");
-  g_setenv("TRACESCOPE_SSH_CONFIG", ssh_config, TRUE);
-  g_setenv("TRACESCOPE_REMOTE_WORKER", g_getenv("TRACESCOPE_WORKER"), TRUE);
-  return TRUE;
-}
-
-static void stop_sshd(void)
-{
-  if (sshd) {
-    g_subprocess_force_exit(sshd);
-    g_subprocess_wait(sshd, NULL, NULL);
-    g_clear_object(&sshd);
-  }
-  if (dir) {
-    g_autofree char *rm = g_strdup_printf("rm -rf %s", dir);
-    g_assert_true(system(rm) == 0);
-  }
-}
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
@@ -243,7 +70,7 @@ static gboolean fixture_start(Fixture *f, gboolean remote, GError **error)
 {
   f->worker = ts_worker_new(0);
   if (remote)
-    ts_worker_set_remote(f->worker, target);
+    ts_worker_set_remote(f->worker, sshd_target);
   f->lines = g_ptr_array_new_with_free_func(g_free);
   g_signal_connect(f->worker, "output", G_CALLBACK(on_output), f);
   g_signal_connect(f->worker, "trace", G_CALLBACK(on_trace), f);
@@ -302,8 +129,8 @@ static gboolean has_line(Fixture *f, const char *line)
 
 #define SKIP_WITHOUT_SSHD()                                                                                    \
   do {                                                                                                         \
-    if (skip_reason) {                                                                                         \
-      g_test_skip(skip_reason);                                                                                \
+    if (sshd_skip_reason) {                                                                                         \
+      g_test_skip(sshd_skip_reason);                                                                                \
       return;                                                                                                  \
     }                                                                                                          \
   } while (0)
@@ -506,7 +333,7 @@ static void test_connection_lost(void)
 
 static void expect_start_error(const char *config, const char *worker, const char *const *needles)
 {
-  g_autofree char *config_path = path_in(config);
+  g_autofree char *config_path = sshd_path_in(config);
   g_autofree char *old_config = g_strdup(g_getenv("TRACESCOPE_SSH_CONFIG"));
   g_autofree char *old_worker = g_strdup(g_getenv("TRACESCOPE_REMOTE_WORKER"));
   g_setenv("TRACESCOPE_SSH_CONFIG", config_path, TRUE);
@@ -549,8 +376,8 @@ static void test_not_installed(void)
 static void test_version(void)
 {
   SKIP_WITHOUT_SSHD();
-  g_autofree char *script = path_in("old-worker");
-  write_file("old-worker", "#!/bin/sh\necho 'TRACESCOPE-WORKER-STDIO 1'\nexec cat >/dev/null\n");
+  g_autofree char *script = sshd_path_in("old-worker");
+  sshd_write_file("old-worker", "#!/bin/sh\necho 'TRACESCOPE-WORKER-STDIO 1'\nexec cat >/dev/null\n");
   g_assert_true(chmod(script, 0755) == 0);
   g_autofree char *ours = g_strdup_printf("this tracescope version %u", TS_WORKER_PROTOCOL_VERSION);
   expect_start_error("ssh_config", script, (const char *const[]){ "speaks protocol version 1", ours, NULL });
@@ -587,7 +414,7 @@ static void test_cli(void)
   g_autofree char *lout = NULL, *lerr = NULL, *rout = NULL, *rerr = NULL;
   int ls = run_program((const char *const[]){ cli, "run", "seeds", "deep_net", "--isolate", "--call", "--arg",
                                               "i32[3]=1,2,3", "--call", "--arg", "f32[3]=1,2,3", NULL }, &lout, &lerr);
-  int rs = run_program((const char *const[]){ cli, "run", "seeds", "deep_net", "--remote", target, "--call",
+  int rs = run_program((const char *const[]){ cli, "run", "seeds", "deep_net", "--remote", sshd_target, "--call",
                                               "--arg", "i32[3]=1,2,3", "--call", "--arg", "f32[3]=1,2,3", NULL }, &rout, &rerr);
   g_assert_cmpint(ls, ==, 0);
   g_assert_cmpint(rs, ==, 0);
@@ -595,7 +422,7 @@ static void test_cli(void)
   g_assert_cmpstr(rerr, ==, lerr);
   /* the crash module's crash, reported as --isolate reports it */
   g_autofree char *cout = NULL, *cerr = NULL;
-  int cs = run_program((const char *const[]){ cli, "run", misbehave_path, "segv", "--remote", target, "--mode", "eager",
+  int cs = run_program((const char *const[]){ cli, "run", misbehave_path, "segv", "--remote", sshd_target, "--mode", "eager",
                                               "--call", "--arg", "f32[2]=1,-1", NULL }, &cout, &cerr);
   g_assert_cmpint(cs, ==, 1);
   g_assert_nonnull(strstr(cerr, "segv crashed: SIGSEGV"));
@@ -618,13 +445,13 @@ static void test_app(void)
     return;
   }
   g_autofree char *app = g_build_filename(g_getenv("G_TEST_BUILDDIR"), "..", "app", "tracescope", NULL);
-  g_autofree char *shot = path_in("remote.png");
+  g_autofree char *shot = sshd_path_in("remote.png");
   g_autofree char *out = NULL, *err = NULL;
   /* as the GUI tests run the app: what GTK, Mesa and fontconfig keep for
    * good is not ours (their suppressions, no GL context) */
   g_autofree char *lsan = g_strdup_printf("suppressions=%s/lsan-gui.supp:print_suppressions=0:fast_unwind_on_malloc=0",
                                           g_getenv("G_TEST_SRCDIR"));
-  int status = run_program_with((const char *const[]){ app, "--remote", target, "seeds", "--function", "deep_net",
+  int status = run_program_with((const char *const[]){ app, "--remote", sshd_target, "seeds", "--function", "deep_net",
                                                        "--call", "--arg", "i32[3]=1,2,3", "--screenshot", shot,
                                                        "--size", "1200x800", NULL },
                                 (const char *const[]){ "LSAN_OPTIONS", lsan, "GDK_DEBUG", "gl-disable", "NO_AT_BRIDGE",
@@ -646,9 +473,8 @@ int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   misbehave_path = g_build_filename(TS_TEST_MODULES_DIR, "misbehave.so", NULL);
-  crashy_path = g_build_filename(TS_TEST_MODULES_DIR, "crashy.so", NULL);
   signal(SIGPIPE, SIG_IGN);
-  start_sshd();
+  test_sshd_start(g_getenv("TRACESCOPE_WORKER"));
   g_test_add_func("/worker/remote/seeds", test_seeds);
   g_test_add_func("/worker/remote/output-big-profile", test_output_big_profile);
   g_test_add_func("/worker/remote/crash", test_crash);
@@ -661,11 +487,7 @@ int main(int argc, char **argv)
   g_test_add_func("/worker/remote/cli", test_cli);
   g_test_add_func("/worker/remote/app", test_app);
   int status = g_test_run();
-  stop_sshd();
-  g_free(skip_reason);
-  g_free(target);
-  g_free(dir);
+  test_sshd_stop();
   g_free(misbehave_path);
-  g_free(crashy_path);
   return status;
 }
