@@ -16,6 +16,7 @@
 #include "test-wait.h"
 #include "tracescope-profiler.h"
 #include "ts-worker-protocol.h"
+#include "ts-worker-debug.h"
 #include "ts-worker.h"
 
 static char *misbehave_path;
@@ -231,6 +232,54 @@ static void test_output_big_profile(void)
   tsp_session *session = tsp_session_deserialize(prof->profile, &error);
   g_assert_no_error(error);
   tsp_session_free(session);
+  fixture_stop(&f);
+}
+
+/* A debug session there: the stop before the first op, its input over the
+ * fd threshold (inside the message), then on to the finish. */
+static void test_debug(void)
+{
+  SKIP_WITHOUT_SSHD();
+  Fixture f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_assert_true(fixture_start(&f, TRUE, &error));
+  g_autoptr(GPtrArray) functions = NULL;
+  fixture_open(&f, misbehave_path, &functions);
+  GAsyncResult *res = NULL;
+  ts_worker_debug_start_async(f.worker, 7, "good", (const char *const[]){ "f32[20000]:ones", NULL },
+                              (const char *const[]){ NULL }, TRUE, FALSE, NULL, store_result, &res);
+  test_wait_for(has_result, &res, "DebugStart");
+  g_autoptr(GArray) ids = ts_worker_debug_start_finish(f.worker, res, &error);
+  g_object_unref(res);
+  g_assert_no_error(error);
+  res = NULL;
+  ts_worker_debug_wait_async(f.worker, NULL, store_result, &res);
+  test_wait_for(has_result, &res, "the first stop");
+  g_autoptr(TsDebugStop) stop = ts_worker_debug_wait_finish(f.worker, res, &error);
+  g_object_unref(res);
+  g_assert_no_error(error);
+  if (strcmp(stop->reason, "step") != 0)
+    g_error("the first stop: %s (%s)", stop->reason, stop->error ? stop->error : "no error");
+  const TsDebugTensor *x = g_ptr_array_index(stop->op->inputs, 0);
+  g_assert_cmpuint(g_bytes_get_size(x->data), ==, 20000 * sizeof(float));
+  const float *v = g_bytes_get_data(x->data, NULL);
+  g_assert_cmpfloat(v[0], ==, 1.0f);
+  g_assert_cmpfloat(v[19999], ==, 1.0f);
+  res = NULL;
+  ts_worker_debug_command_async(f.worker, "DebugResume", g_variant_new("(s)", "continue"), NULL, store_result, &res);
+  test_wait_for(has_result, &res, "DebugResume");
+  g_autoptr(GVariant) reply = ts_worker_debug_command_finish(f.worker, res, &error);
+  g_object_unref(res);
+  g_assert_no_error(error);
+  res = NULL;
+  ts_worker_debug_wait_async(f.worker, NULL, store_result, &res);
+  test_wait_for(has_result, &res, "the finish");
+  g_autoptr(TsDebugStop) last = ts_worker_debug_wait_finish(f.worker, res, &error);
+  g_object_unref(res);
+  g_assert_no_error(error);
+  g_assert_cmpstr(last->reason, ==, "finished");
+  g_assert_null(last->error);
+  g_assert_nonnull(last->result_text);
   fixture_stop(&f);
 }
 
@@ -477,6 +526,7 @@ int main(int argc, char **argv)
   test_sshd_start(g_getenv("TRACESCOPE_WORKER"));
   g_test_add_func("/worker/remote/seeds", test_seeds);
   g_test_add_func("/worker/remote/output-big-profile", test_output_big_profile);
+  g_test_add_func("/worker/remote/debug", test_debug);
   g_test_add_func("/worker/remote/crash", test_crash);
   g_test_add_func("/worker/remote/hung", test_hung);
   g_test_add_func("/worker/remote/connection-lost", test_connection_lost);
