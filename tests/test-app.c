@@ -1714,6 +1714,21 @@ static void test_crash_while_loading(void)
 
 /* The worker dies between calls (killed here with SIGSEGV): the fresh
  * worker takes over, and the last result and its graph stay on screen. */
+static gboolean connect_dialog_shown(gpointer data)
+{
+  GListModel *toplevels = gtk_window_get_toplevels(); /* GTK's */
+  for (guint i = 0; i < g_list_model_get_n_items(toplevels); i++) {
+    g_autoptr(GObject) w = g_list_model_get_item(toplevels, i);
+    if (ADW_IS_MESSAGE_DIALOG(w) &&
+        g_strcmp0(adw_message_dialog_get_heading(ADW_MESSAGE_DIALOG(w)), "Connect to Remote") == 0 &&
+        gtk_widget_get_mapped(GTK_WIDGET(w))) {
+      *(AdwMessageDialog **)data = ADW_MESSAGE_DIALOG(w);
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
 /* A worker on another machine (the test's sshd) whose ssh is killed
  * mid-call: the Run fails at once saying the connection was lost, the
  * window goes on, and the module is opened there again for the next Run. */
@@ -1755,6 +1770,22 @@ static void test_remote_connection_lost(void)
   run_with((const char *const[]){ "f32[]=1", NULL });
   g_autofree char *again = result_text();
   g_assert_cmpstr(again, ==, "Tensor(2.0, shape=(), dtype=float32)");
+
+  /* File › Connect to Remote… offers the host and module in use */
+  activate("win.connect-remote", NULL);
+  AdwMessageDialog *dialog = NULL;
+  test_wait_for(connect_dialog_shown, &dialog, "the Connect to Remote dialog");
+  GtkWidget *box = adw_message_dialog_get_extra_child(dialog);
+  GtkWidget *host = gtk_widget_get_next_sibling(gtk_widget_get_first_child(box));
+  g_assert_cmpstr(gtk_editable_get_text(GTK_EDITABLE(host)), ==, sshd_target);
+  const char *shot = g_getenv("TS_TEST_CONNECT_SCREENSHOT"); /* to look at it */
+  if (shot) {
+    wait_idle();
+    g_autoptr(GError) shot_error = NULL;
+    g_assert_true(ts_screenshot_save(GTK_WIDGET(dialog), shot, &shot_error));
+  }
+  adw_message_dialog_response(dialog, "cancel");
+  gtk_window_destroy(GTK_WINDOW(dialog));
   activate("win.connect-remote-to", "(ss)", "", "seeds"); /* here again */
   wait_idle();
   g_assert_null(ts_engine_worker_get_remote(ts_window_get_engine(window)));
