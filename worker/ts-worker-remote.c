@@ -148,7 +148,9 @@ static char *read_banner(TsRemoteLink *link)
   return NULL;
 }
 
-/* Where a frame's bytes go, -1: nowhere (a channel that comes only once). */
+/* ssh's stdout: the banner, then each frame's bytes into its local fd
+ * (blocking: a reader that falls behind holds the link, as a full pipe
+ * holds a local worker), until the worker's last frame or the link's end. */
 static gpointer in_thread_main(gpointer data)
 {
   TsRemoteLink *link = data;
