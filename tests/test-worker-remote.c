@@ -222,6 +222,15 @@ static void test_output_big_profile(void)
   g_assert_cmpfloat(v[0], ==, 1.0f);
   g_assert_cmpfloat(v[(1u << 20) - 1], ==, 1.0f);
 
+  /* one over what a message holds: an error saying so, and the worker stays */
+  g_autoptr(TsCallResult) huge = call_with(&f, 10, "big", (const char *const[]){ "33554432", NULL }, NULL, NULL,
+                                           &error);
+  g_assert_null(huge);
+  g_assert_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL);
+  g_assert_nonnull(strstr(error->message, "the result is 134217728 bytes: a remote worker sends at most 120 MiB"));
+  g_clear_error(&error);
+  g_assert_true(ts_worker_get_alive(f.worker));
+
   GVariantDict d;
   g_variant_dict_init(&d, NULL);
   g_variant_dict_insert(&d, "profile", "b", TRUE);

@@ -26,6 +26,9 @@ gboolean ts_worker_tensor_read(GVariantDict *d, GUnixFDList *fds, const char *wh
  * remote worker, ts_worker_set_no_fds). */
 gboolean ts_worker_goes_inline(gsize size);
 void ts_worker_set_no_fds(gboolean no_fds);
+/* Bytes going inline fit one D-Bus message (GDBus takes at most 128 MiB);
+ * FALSE with an error naming `what` and its size when they do not. */
+gboolean ts_worker_inline_fits(gsize size, const char *what, GError **error);
 
 /* A sealed memfd holding a copy of data, or -1 with an error. */
 int ts_worker_memfd_copy(const void *data, size_t size, GError **error);

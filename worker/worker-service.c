@@ -358,6 +358,8 @@ static gboolean add_bytes(GVariantDict *d, const char *key, GBytes *bytes, GUnix
   gsize size;
   const void *data = g_bytes_get_data(bytes, &size);
   if (ts_worker_goes_inline(size)) {
+    if (!ts_worker_inline_fits(size, key, error))
+      return FALSE;
     g_variant_dict_insert_value(d, key, g_variant_new_from_bytes(G_VARIANT_TYPE_BYTESTRING, bytes, TRUE));
     return TRUE;
   }
