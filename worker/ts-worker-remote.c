@@ -32,6 +32,7 @@ struct TsRemoteLink {
   GIOStream *stream;
   int status_fd;
   GMutex write_lock;         /* ssh_in: the out-thread's frames and kill */
+  int kill_asked;            /* a kill frame to send (atomic): by whoever holds write_lock first */
   GThread *in_thread, *out_thread;
   GMainContext *context;
   TsRemoteReady ready;
@@ -58,11 +59,26 @@ static gboolean send_all(int fd, const void *data, gsize len)
   return TRUE;
 }
 
-static gboolean send_frame(TsRemoteLink *link, TsRemoteChannel channel, const void *data, gsize len)
+/* With write_lock held. */
+static gboolean send_frame_locked(TsRemoteLink *link, TsRemoteChannel channel, const void *data, gsize len)
 {
   TsRemoteFrame f = { .channel = channel, .length = (uint32_t)len };
+  return send_all(link->ssh_in, &f, sizeof f) && (len == 0 || send_all(link->ssh_in, data, len));
+}
+
+/* The kill frame, if one was asked for and nobody sent it yet (write_lock held). */
+static gboolean send_kill_locked(TsRemoteLink *link)
+{
+  if (!g_atomic_int_compare_and_exchange(&link->kill_asked, 1, 0))
+    return TRUE;
+  return send_frame_locked(link, TS_REMOTE_KILL, NULL, 0);
+}
+
+/* The out-thread's frames: a kill asked for meanwhile goes right after. */
+static gboolean send_frame(TsRemoteLink *link, TsRemoteChannel channel, const void *data, gsize len)
+{
   g_mutex_lock(&link->write_lock);
-  gboolean ok = send_all(link->ssh_in, &f, sizeof f) && (len == 0 || send_all(link->ssh_in, data, len));
+  gboolean ok = send_frame_locked(link, channel, data, len) && send_kill_locked(link);
   g_mutex_unlock(&link->write_lock);
   return ok;
 }
@@ -372,7 +388,14 @@ const char *ts_remote_link_get_host(TsRemoteLink *link)
 
 void ts_remote_link_kill(TsRemoteLink *link)
 {
-  if (!send_frame(link, TS_REMOTE_KILL, NULL, 0))
+  g_atomic_int_set(&link->kill_asked, 1);
+  /* never waits on a slow link: if the out-thread is sending, it sends the
+   * kill once its frame is out */
+  if (!g_mutex_trylock(&link->write_lock))
+    return;
+  gboolean ok = send_kill_locked(link);
+  g_mutex_unlock(&link->write_lock);
+  if (!ok)
     g_subprocess_force_exit(link->process); /* the link is gone: ssh goes */
 }
 

@@ -43,7 +43,8 @@ gboolean ts_remote_link_get_exit(TsRemoteLink *link, int *wait_status);
  * process was reaped. */
 char *ts_remote_link_describe_failure(TsRemoteLink *link, int ssh_status);
 const char *ts_remote_link_get_host(TsRemoteLink *link);
-/* Asks the far side to kill the worker (its death is then told). */
+/* Asks the far side to kill the worker (its death is then told).  Never
+ * waits: while a frame is on its way the kill follows it. */
 void ts_remote_link_kill(TsRemoteLink *link);
 /* Stops the threads (after ended, or kills ssh first) and frees it. */
 void ts_remote_link_free(TsRemoteLink *link);
