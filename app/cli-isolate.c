@@ -1,4 +1,5 @@
-/* cli-isolate.c — `run --isolate`: the calls go to a tracescope-worker
+/* cli-isolate.c — `run --isolate` (or `--remote HOST`, the worker on HOST
+ * through ssh): the calls go to a tracescope-worker
  * process (worker/ts-worker.h), as the app makes them.  What the module
  * prints comes out on our stdout and stderr; a crash is reported the way
  * the app reports it (what happened, the last op, the backtrace) and the
@@ -155,6 +156,8 @@ int cli_run_isolated(const cli_options *o)
 {
   Session s = { .o = o };
   TsWorker *w = ts_worker_new(0);
+  if (o->remote)
+    ts_worker_set_remote(w, o->remote);
   g_signal_connect(w, "output", G_CALLBACK(on_output), &s);
   g_signal_connect(w, "trace", G_CALLBACK(on_trace), &s);
   g_signal_connect(w, "warning", G_CALLBACK(on_warning), &s);

@@ -113,6 +113,13 @@ static int opt_isolate(parser *p, const char *value)
   return 0;
 }
 
+static int opt_remote(parser *p, const char *value)
+{
+  p->o->remote = value;
+  p->o->isolate = true; /* a worker, there */
+  return 0;
+}
+
 static int opt_trace_log(parser *p, const char *value)
 {
   p->o->trace_log = true;
@@ -282,6 +289,7 @@ static const struct option {
   { "--reduce-retracing", NULL, CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_reduce_retracing },
   { "--trace-log", NULL, CLI_RUN | CLI_SIGNATURES, opt_trace_log },
   { "--isolate", NULL, CLI_RUN, opt_isolate },
+  { "--remote", "[user@]host[:port]", CLI_RUN, opt_remote },
   { "--format", "text or dot", CLI_GRAPH, opt_format },
   { "--passes", "none, all or a LIST", CLI_GRAPH, opt_passes },
   { "--out", "a FILE", CLI_RENDER | CLI_PROFILE, opt_out },
@@ -411,13 +419,14 @@ int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv
   if (command == CLI_RENDER && !o->out)
     return cli_fail(CLI_EXIT_USAGE, "render needs --out FILE (.svg, .png, .pdf or .dot)");
   if (o->isolate && (o->concrete->len > 0 || o->reduce_retracing || o->kernels))
-    return cli_fail(CLI_EXIT_USAGE, "--isolate takes --arg, --call, --mode, --repeat, --input-signature "
-                                    "and --trace-log; not %s", o->concrete->len > 0 ? "--concrete"
+    return cli_fail(CLI_EXIT_USAGE, "%s takes --arg, --call, --mode, --repeat, --input-signature "
+                                    "and --trace-log; not %s", o->remote ? "--remote" : "--isolate",
+                                    o->concrete->len > 0 ? "--concrete"
                                     : o->reduce_retracing ? "--reduce-retracing" : "--kernels");
   if (o->check_eagerly && (o->eager || o->isolate || o->concrete->len > 0))
     return cli_fail(CLI_EXIT_USAGE, "--check-eagerly runs each call both ways: it cannot be "
                                     "combined with %s", o->eager ? "--mode eager"
-                                    : o->isolate ? "--isolate" : "--concrete");
+                                    : o->remote ? "--remote" : o->isolate ? "--isolate" : "--concrete");
   if (o->eager && o->concrete->len > 0)
     return cli_fail(CLI_EXIT_USAGE, "--concrete calls a traced graph: it cannot be combined "
                                     "with --mode eager");

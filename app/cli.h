@@ -52,6 +52,7 @@ typedef struct cli_options {
   bool reduce_retracing;
   bool trace_log;
   bool isolate;               /* run: through a tracescope-worker process */
+  const char *remote;         /* run --remote: "[user@]host[:port]" whose worker makes the calls (over ssh) */
   int64_t repeat;
   int threads;                /* --threads (0: every core), applied by the parser; -1 if not given */
   const ts_backend *device;   /* --device, opened on the parsing thread by the parser; NULL: CPU */

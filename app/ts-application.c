@@ -72,6 +72,7 @@ void ts_startup_free(TsStartup *s)
   if (!s)
     return;
   g_free(s->module);
+  g_free(s->remote);
   g_free(s->function);
   if (s->calls)
     g_ptr_array_unref(s->calls);
@@ -121,6 +122,7 @@ TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
   g_autofree char *compare = NULL;
   const GOptionEntry entries[] = {
     { "module", 'm', 0, G_OPTION_ARG_FILENAME, &s->module, "Open MODULE (a .so, or seeds for the bundled examples)", "MODULE" },
+    { "remote", 0, 0, G_OPTION_ARG_STRING, &s->remote, "Run the module on HOST, in its tracescope-worker through ssh (MODULE is a path there)", "[USER@]HOST[:PORT]" },
     { "function", 'f', 0, G_OPTION_ARG_STRING, &s->function, "Select FUNCTION", "FUNCTION" },
     { "arg", 'a', 0, G_OPTION_ARG_CALLBACK, (gpointer)on_arg_option, "An argument of the call, as tracescope-cli takes it (f32[3]:uniform, i32[2]=1,2, npy:x.npy, 2)", "SPEC" },
     { "call", 'c', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer)on_call_option, "Start another call (its --arg options follow)", NULL },
@@ -152,6 +154,12 @@ TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
   g_option_context_set_main_group(context, group);
   if (!g_option_context_parse(context, argc, argv, error))
     return NULL;
+  /* tracescope --remote HOST MODULE: the module is a path there, not a file here */
+  if (s->remote && !s->module && *argc == 2) {
+    s->module = g_strdup((*argv)[1]);
+    (*argv)[1] = NULL;
+    *argc = 1;
+  }
   if (s->mode && g_strcmp0(s->mode, "graph") != 0 && g_strcmp0(s->mode, "eager") != 0) {
     g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--mode takes graph or eager, got '%s'", s->mode);
     return NULL;
@@ -372,6 +380,8 @@ static void ts_application_startup(GApplication *app)
 static TsWindow *new_window(TsApplication *self)
 {
   TsWindow *window = ts_window_new(GTK_APPLICATION(self));
+  if (self->startup && self->startup->remote)
+    ts_window_set_remote(window, self->startup->remote);
   if (self->startup && self->startup->width > 0) {
     gtk_window_unmaximize(GTK_WINDOW(window));
     gtk_window_set_default_size(GTK_WINDOW(window), self->startup->width, self->startup->height);

@@ -13,6 +13,7 @@ G_BEGIN_DECLS
 /* What the command line asked for (all optional). */
 typedef struct {
   char *module;      /* "seeds" or a path */
+  char *remote;      /* "[user@]host[:port]": the module runs there (over ssh), or NULL */
   char *function;
   GPtrArray *calls;  /* GStrv of argument specs, one per call */
   char *mode;        /* "graph" or "eager" */

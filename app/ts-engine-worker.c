@@ -11,6 +11,7 @@ struct _TsEngineWorker {
   GHashTable *signatures;  /* function name -> GStrv of specs */
   GHashTable *labels;      /* call id -> label, while the call is in flight */
   guint64 memory_limit;
+  char *remote;            /* "[user@]host[:port]": workers run there, over ssh; NULL: here */
   guint next_id;
   guint n_pending;
   gboolean profiling;
@@ -133,6 +134,8 @@ static TsWorker *new_worker(TsEngineWorker *self)
   /* a closed worker lives on until its process ended (its pipes hold it):
    * its last lines and its death still arrive, while self is there */
   TsWorker *w = ts_worker_new(self->memory_limit);
+  if (self->remote)
+    ts_worker_set_remote(w, self->remote);
   g_signal_connect_object(w, "trace", G_CALLBACK(on_trace), self, 0);
   g_signal_connect_object(w, "warning", G_CALLBACK(on_warning), self, 0);
   g_signal_connect_object(w, "output", G_CALLBACK(on_output), self, 0);
@@ -528,6 +531,19 @@ void ts_engine_worker_set_memory_limit(TsEngineWorker *self, guint64 bytes)
   self->memory_limit = bytes;
 }
 
+void ts_engine_worker_set_remote(TsEngineWorker *self, const char *target)
+{
+  g_return_if_fail(TS_IS_ENGINE_WORKER(self));
+  g_free(self->remote);
+  self->remote = g_strdup(target);
+}
+
+const char *ts_engine_worker_get_remote(TsEngineWorker *self)
+{
+  g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), NULL);
+  return self->remote;
+}
+
 guint64 ts_engine_worker_get_memory_limit(TsEngineWorker *self)
 {
   g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), 0);
@@ -557,6 +573,7 @@ static void ts_engine_worker_finalize(GObject *object)
 {
   TsEngineWorker *self = TS_ENGINE_WORKER(object);
   g_free(self->source);
+  g_free(self->remote);
   g_hash_table_unref(self->signatures);
   g_hash_table_unref(self->labels);
   G_OBJECT_CLASS(ts_engine_worker_parent_class)->finalize(object);

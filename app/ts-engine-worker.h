@@ -43,6 +43,12 @@ TsEngineWorker *ts_engine_worker_new(void);
 /* The address-space limit of workers started from now on (0: none). */
 void ts_engine_worker_set_memory_limit(TsEngineWorker *self, guint64 bytes);
 guint64 ts_engine_worker_get_memory_limit(TsEngineWorker *self);
+/* Workers started from now on run on target ("[user@]host[:port]")
+ * through ssh (ts_worker_set_remote), module paths being paths there;
+ * NULL: on this machine. */
+void ts_engine_worker_set_remote(TsEngineWorker *self, const char *target);
+const char *ts_engine_worker_get_remote(TsEngineWorker *self);
+
 /* Half of the machine's memory. */
 guint64 ts_engine_worker_default_memory_limit(void);
 

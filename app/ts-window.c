@@ -2,6 +2,7 @@
 #include "ts-window.h"
 
 #include "ts-application.h"
+#include "ts-connect-dialog.h"
 #include "ts-engine-worker.h"
 #include "ts-graph-view.h"
 #include "ts-input-signature.h"
@@ -367,11 +368,15 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep, gb
   }
   ts_function_list_set_module(self->function_list, module);
   adw_window_title_set_title(self->window_title, ts_loaded_module_get_title(module));
-  adw_window_title_set_subtitle(self->window_title, ts_loaded_module_get_file(module));
-  gtk_widget_set_tooltip_text(GTK_WIDGET(self->window_title), ts_loaded_module_get_file(module));
+  const char *remote = ts_engine_worker_get_remote(self->worker);
+  g_autofree char *where = remote ? g_strdup_printf("%s on %s", ts_loaded_module_get_file(module), remote) : NULL;
+  const char *shown = where ? where : ts_loaded_module_get_file(module);
+  adw_window_title_set_subtitle(self->window_title, shown);
+  gtk_widget_set_tooltip_text(GTK_WIDGET(self->window_title), shown);
   gtk_stack_set_visible_child_name(self->main_stack, "main");
   show_module_panes(self, TRUE);
-  ts_module_watch_set_module(self->watch, module);
+  /* a remote module's file is not here to watch */
+  ts_module_watch_set_module(self->watch, ts_engine_worker_get_remote(self->worker) ? NULL : module);
   g_auto(GStrv) source_dirs = ts_source_search_dirs(ts_loaded_module_get_file(module));
   ts_node_details_set_source_dirs(self->node_details, (const char *const *)source_dirs);
   /* a reloaded module starts untraced: the function stays selected, not its old graphs */
@@ -438,7 +443,8 @@ static void on_loaded(GObject *source, GAsyncResult *result, gpointer user_data)
     if (req->kind != LOAD_OPEN)
       toast(self, DONE[req->kind]);
     else
-      remember_recent(self, req->source);
+      if (!ts_engine_worker_get_remote(self->worker)) /* a path there is not one here */
+        remember_recent(self, req->source);
   }
   notify_busy(self);
 out:
@@ -503,6 +509,29 @@ static void action_open(GtkWidget *widget, const char *name, GVariant *param)
 static void action_open_module(GtkWidget *widget, const char *name, GVariant *param)
 {
   ts_window_open_module(TS_WINDOW(widget), g_variant_get_string(param, NULL));
+}
+
+/* Connect to Remote: modules from now on run on host (empty: here), module opened there. */
+static void connect_remote(const char *host, const char *module, gpointer data)
+{
+  TsWindow *self = data;
+  ts_window_set_remote(self, *host ? host : NULL);
+  ts_window_open_module(self, module);
+}
+
+static void action_connect_remote(GtkWidget *widget, const char *name, GVariant *param)
+{
+  TsWindow *self = TS_WINDOW(widget);
+  ts_connect_dialog_present(GTK_WINDOW(self), ts_engine_worker_get_remote(self->worker),
+                            self->module ? ts_loaded_module_get_source(self->module) : NULL, connect_remote, self);
+}
+
+/* win.connect-remote-to (host, module): what the dialog's Connect does. */
+static void action_connect_remote_to(GtkWidget *widget, const char *name, GVariant *param)
+{
+  const char *host, *module;
+  g_variant_get(param, "(&s&s)", &host, &module);
+  connect_remote(host, module, widget);
 }
 
 static void action_reload(GtkWidget *widget, const char *name, GVariant *param)
@@ -1465,6 +1494,12 @@ gboolean ts_window_get_busy(TsWindow *self)
          ts_engine_worker_get_busy(self->worker) || ts_profiler_panel_get_busy(self->profiler_panel);
 }
 
+void ts_window_set_remote(TsWindow *self, const char *target)
+{
+  g_return_if_fail(TS_IS_WINDOW(self));
+  ts_engine_worker_set_remote(self->worker, target);
+}
+
 const char *ts_window_get_error(TsWindow *self)
 {
   g_return_val_if_fail(TS_IS_WINDOW(self), NULL);
@@ -1646,6 +1681,8 @@ static void ts_window_class_init(TsWindowClass *klass)
 
   gtk_widget_class_install_action(widget_class, "win.open", NULL, action_open);
   gtk_widget_class_install_action(widget_class, "win.open-module", "s", action_open_module);
+  gtk_widget_class_install_action(widget_class, "win.connect-remote", NULL, action_connect_remote);
+  gtk_widget_class_install_action(widget_class, "win.connect-remote-to", "(ss)", action_connect_remote_to);
   gtk_widget_class_install_action(widget_class, "win.reload", NULL, action_reload);
   gtk_widget_class_install_action(widget_class, "win.run", NULL, action_run);
   gtk_widget_class_install_action(widget_class, "win.debug", "s", action_debug);

@@ -34,6 +34,9 @@ TsLoadedModule *ts_window_get_module(TsWindow *self);
 /* Whether a load or a call is in progress (notify::busy). */
 gboolean ts_window_get_busy(TsWindow *self);
 /* The message of the last module error shown in a dialog, or NULL. */
+/* Modules opened from now on run on target ("[user@]host[:port]", over
+ * ssh: tracescope --remote); NULL: here. */
+void ts_window_set_remote(TsWindow *self, const char *target);
 const char *ts_window_get_error(TsWindow *self);
 /* The error dialog while it is open (borrowed), or NULL. */
 GtkWindow *ts_window_get_error_dialog(TsWindow *self);

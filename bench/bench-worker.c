@@ -4,7 +4,10 @@
  * issue's target is about), over the fast channel with the async API the
  * app uses, and over GDBus alone — a 64 MB result crossing, and the time
  * from a worker's death to the next Run being possible (a fresh worker
- * with the module open).  Medians. */
+ * with the module open).  With $TRACESCOPE_BENCH_REMOTE set to an ssh
+ * target ("localhost", "127.0.0.1:2222"; its key loaded, tracescope-worker
+ * on its PATH or named by $TRACESCOPE_REMOTE_WORKER), the same through a
+ * remote worker over ssh.  Medians. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,10 +48,13 @@ static GAsyncResult *await(GAsyncResult **slot)
   return res;
 }
 
+static const char *remote; /* $TRACESCOPE_BENCH_REMOTE: workers started there, over ssh */
+
 static TsWorker *start_with(const char *module, gboolean fast)
 {
   TsWorker *w = ts_worker_new(0);
   ts_worker_set_fast_calls(w, fast);
+  ts_worker_set_remote(w, remote);
   GAsyncResult *slot = NULL;
   g_autoptr(GError) error = NULL;
   ts_worker_start_async(w, NULL, store, &slot);
@@ -233,5 +239,24 @@ int main(void)
          "what a reader of all of it pays on top (page faults)");
   printf("  %-52s %7.2f ms   %s\n", "restart after a crash", restart,
          "a fresh worker with the module open; target: <= 300 ms");
+
+  remote = g_getenv("TRACESCOPE_BENCH_REMOTE");
+  if (!remote || !*remote)
+    return 0;
+  TsWorker *far = start("seeds");
+  double far_call = worker_call_us(far, FALSE);
+  stop(far);
+  TsWorker *far_bench = start(TS_BENCH_MODULE);
+  big_result_ms(far_bench, &round_trip, &transfer, &read_all);
+  stop(far_bench);
+  double connect = restart_ms("seeds");
+  printf("\nThe worker on %s, over ssh (medians of %d)\n", remote, REPEATS);
+  printf("  %-52s %7.1f µs   %s\n", "  worker overhead per call", far_call - in_process,
+         "ts_worker_call_async, D-Bus over the ssh pipe");
+  printf("  %-52s %7.2f ms   %s\n", "64 MB result, round trip", round_trip,
+         "inside the message: no fds cross machines");
+  printf("  %-52s %7.2f ms   %s\n", "64 MB result, arriving", transfer, "round trip less the worker's own time");
+  printf("  %-52s %7.2f ms   %s\n", "reconnect after a lost connection", connect,
+         "ssh killed; ssh connects, the worker starts there, the module opens");
   return 0;
 }

@@ -15,6 +15,7 @@ packages=(
   libgtk-4-dev libadwaita-1-dev libgtksourceview-5-dev
   libcairo2-dev libpango1.0-dev fonts-dejavu-core
   xvfb xauth appstream desktop-file-utils
+  openssh-client openssh-server
 )
 
 fuzz_packages=(clang libclang-rt-14-dev)

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <string.h>
 
+#include "test-sshd.h"
 #include "test-wait.h"
 #include "ts-application.h"
 #include "ts-arg-row.h"
@@ -1923,6 +1924,83 @@ static void test_crash_while_loading(void)
 
 /* The worker dies between calls (killed here with SIGSEGV): the fresh
  * worker takes over, and the last result and its graph stay on screen. */
+static gboolean connect_dialog_shown(gpointer data)
+{
+  GListModel *toplevels = gtk_window_get_toplevels(); /* GTK's */
+  for (guint i = 0; i < g_list_model_get_n_items(toplevels); i++) {
+    g_autoptr(GObject) w = g_list_model_get_item(toplevels, i);
+    if (ADW_IS_MESSAGE_DIALOG(w) &&
+        g_strcmp0(adw_message_dialog_get_heading(ADW_MESSAGE_DIALOG(w)), "Connect to Remote") == 0 &&
+        gtk_widget_get_mapped(GTK_WIDGET(w))) {
+      *(AdwMessageDialog **)data = ADW_MESSAGE_DIALOG(w);
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+/* A worker on another machine (the test's sshd) whose ssh is killed
+ * mid-call: the Run fails at once saying the connection was lost, the
+ * window goes on, and the module is opened there again for the next Run. */
+static void test_remote_connection_lost(void)
+{
+  if (sshd_skip_reason) {
+    g_test_skip(sshd_skip_reason);
+    return;
+  }
+  g_autofree char *path = g_build_filename(TS_TEST_MODULES_DIR, "misbehave.so", NULL);
+  activate("win.connect-remote-to", "(ss)", sshd_target, path); /* File › Connect to Remote's Connect */
+  wait_idle();
+  g_assert_cmpstr(ts_loaded_module_get_title(ts_window_get_module(window)), ==, "misbehaving test module");
+  select_function("good");
+  run_with((const char *const[]){ "f32[]=1", NULL });
+  g_autofree char *first = result_text();
+  g_assert_cmpstr(first, ==, "Tensor(2.0, shape=(), dtype=float32)");
+
+  TsRunPanel *panel = ts_window_get_run_panel(window);
+  select_function("spin");
+  activate("win.mode", "s", "eager");
+  ts_run_panel_set_args(panel, (const char *const[]){ "f32[2]=1,-1", NULL });
+  activate("win.run", NULL);
+  guint tick = g_timeout_add(5, tick_on, NULL); /* the status page comes every 50 ms, with no event here */
+  test_wait_for(call_running, NULL, "the call to be under way");
+  g_source_remove(tick);
+  TsLoadedModule *before = ts_window_get_module(window);
+  GPid ssh = ts_worker_get_pid(ts_engine_worker_get_worker(ts_window_get_engine(window)));
+  g_assert_cmpint(kill(ssh, SIGKILL), ==, 0);
+  test_wait_for(module_changed, before, "the module opened there again");
+  const char *error = ts_run_panel_get_error(panel);
+  g_assert_nonnull(error);
+  if (!g_str_has_prefix(error, "spin connection lost: ssh to 127.0.0.1 was ended by SIGKILL"))
+    g_error("not a lost connection: %s", error);
+  g_assert_true(console_has("connection lost: ssh to 127.0.0.1"));
+
+  activate("win.mode", "s", "graph");
+  select_function("good");
+  run_with((const char *const[]){ "f32[]=1", NULL });
+  g_autofree char *again = result_text();
+  g_assert_cmpstr(again, ==, "Tensor(2.0, shape=(), dtype=float32)");
+
+  /* File › Connect to Remote… offers the host and module in use */
+  activate("win.connect-remote", NULL);
+  AdwMessageDialog *dialog = NULL;
+  test_wait_for(connect_dialog_shown, &dialog, "the Connect to Remote dialog");
+  GtkWidget *box = adw_message_dialog_get_extra_child(dialog);
+  GtkWidget *host = gtk_widget_get_next_sibling(gtk_widget_get_first_child(box));
+  g_assert_cmpstr(gtk_editable_get_text(GTK_EDITABLE(host)), ==, sshd_target);
+  const char *shot = g_getenv("TS_TEST_CONNECT_SCREENSHOT"); /* to look at it */
+  if (shot) {
+    wait_idle();
+    g_autoptr(GError) shot_error = NULL;
+    g_assert_true(ts_screenshot_save(GTK_WIDGET(dialog), shot, &shot_error));
+  }
+  adw_message_dialog_response(dialog, "cancel");
+  gtk_window_destroy(GTK_WINDOW(dialog));
+  activate("win.connect-remote-to", "(ss)", "", "seeds"); /* here again */
+  wait_idle();
+  g_assert_null(ts_engine_worker_get_remote(ts_window_get_engine(window)));
+}
+
 static void test_crash_keeps_result(void)
 {
   open_hostile();
@@ -3038,6 +3116,7 @@ static void test_layout_fits(void)
 int main(int argc, char **argv)
 {
   g_setenv("GSETTINGS_BACKEND", "memory", TRUE);
+  test_sshd_start(TS_TEST_WORKER); /* it sets variables: before any thread */
   gtk_test_init(&argc, &argv, NULL);
   g_test_log_set_fatal_handler(fatal_filter, NULL);
   tmp_dir = g_dir_make_tmp("test-app-XXXXXX", NULL);
@@ -3090,6 +3169,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/worker/fds-and-children", test_worker_fds_and_children);
   g_test_add_func("/app/worker/crash-while-loading", test_crash_while_loading);
   g_test_add_func("/app/worker/crash-keeps-result", test_crash_keeps_result);
+  g_test_add_func("/app/worker/remote-connection-lost", test_remote_connection_lost);
   g_test_add_func("/app/graph-header", test_graph_header);
   g_test_add_func("/app/node-details", test_node_details);
   g_test_add_func("/app/node-details-subgraphs", test_node_details_subgraphs);
@@ -3112,5 +3192,6 @@ int main(int argc, char **argv)
   g_object_unref(app);
   g_rmdir(tmp_dir);
   g_free(tmp_dir);
+  test_sshd_stop();
   return status;
 }

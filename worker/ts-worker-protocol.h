@@ -4,7 +4,8 @@
  * talks D-Bus peer to peer over it (GDBus, no bus daemon): the app calls
  * methods of TS_WORKER_INTERFACE at TS_WORKER_PATH, the worker emits
  * signals for what happens during a call.  docs/worker.md is the full
- * description, with the remote (ssh) design.
+ * description.  A worker on another machine (ssh) has the same fds, carried
+ * as frames over one pipe (ts-remote-link.h).
  *
  * Fds of a spawned worker:
  *   1, 2  pipes the app reads: the module's stdout and stderr, with a

@@ -10,6 +10,30 @@
 #include "ts-worker-error.h"
 #include "ts-worker-protocol.h"
 
+static gboolean no_fds; /* set once at start, before any thread */
+
+void ts_worker_set_no_fds(gboolean value)
+{
+  no_fds = value;
+}
+
+gboolean ts_worker_goes_inline(gsize size)
+{
+  return no_fds || size < TS_WORKER_FD_THRESHOLD;
+}
+
+#define INLINE_MAX (120u << 20) /* inline bytes at most: the rest of the message fits beside them */
+
+gboolean ts_worker_inline_fits(gsize size, const char *what, GError **error)
+{
+  if (size <= INLINE_MAX)
+    return TRUE;
+  g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+              "%s is %" G_GSIZE_FORMAT " bytes: a remote worker sends at most %u MiB in one message "
+              "(results are not fetched in chunks yet)", what, size, INLINE_MAX >> 20);
+  return FALSE;
+}
+
 int ts_worker_memfd_copy(const void *data, size_t size, GError **error)
 {
   int fd = memfd_create("tracescope-result", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -45,7 +69,9 @@ gboolean ts_worker_tensor_write(GVariantDict *d, const ts_tensor *out, GUnixFDLi
   g_variant_dict_insert(d, "dtype", "s", ts_dtype_name(dtype));
   g_variant_dict_insert_value(d, "shape", g_variant_new_fixed_array(G_VARIANT_TYPE_INT64, shape.dim,
                                                                      (gsize)shape.rank, sizeof(gint64)));
-  if (size < TS_WORKER_FD_THRESHOLD) {
+  if (ts_worker_goes_inline(size)) {
+    if (!ts_worker_inline_fits(size, "the result", error))
+      return FALSE;
     g_variant_dict_insert_value(d, "data", g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE, data, size, 1));
     return TRUE;
   }

@@ -21,6 +21,15 @@ gboolean ts_worker_tensor_write(GVariantDict *d, const ts_tensor *t, GUnixFDList
 gboolean ts_worker_tensor_read(GVariantDict *d, GUnixFDList *fds, const char *what, ts_dtype *dtype,
                                ts_shape *shape, GBytes **data, GError **error);
 
+/* The worker's side: whether bytes of this size go inside the message
+ * (under TS_WORKER_FD_THRESHOLD, or always once fds cannot travel: a
+ * remote worker, ts_worker_set_no_fds). */
+gboolean ts_worker_goes_inline(gsize size);
+void ts_worker_set_no_fds(gboolean no_fds);
+/* Bytes going inline fit one D-Bus message (GDBus takes at most 128 MiB);
+ * FALSE with an error naming `what` and its size when they do not. */
+gboolean ts_worker_inline_fits(gsize size, const char *what, GError **error);
+
 /* A sealed memfd holding a copy of data, or -1 with an error. */
 int ts_worker_memfd_copy(const void *data, size_t size, GError **error);
 /* size bytes at offset of the memfd fds[index], mapped read-only (checked

@@ -37,6 +37,7 @@
 #include "ts-worker-private.h"
 #include "ts-worker-protocol.h"
 #include "ts-worker-tensor.h"
+#include "ts-worker-remote.h"
 
 #define CANCEL_GRACE_MS 2000 /* a call has this long to stop after Cancel */
 #define WATCH_MS 50          /* resident memory is checked this often during a call */
@@ -115,6 +116,13 @@ struct _TsWorker {
   guint n_signals;               /* signals received from the worker */
   guint n_methods;               /* Open, SetInputSignature in flight: a Call after them waits its turn on D-Bus */
   gboolean loading;              /* Open in flight (or cut off by a death): a death is one while loading */
+  GInputStream *out_stream[2];   /* stdout, stderr as streams (out_fd[] are theirs) */
+  char *remote;                  /* "[user@]host[:port]": the worker runs there, over ssh; NULL: here */
+  TsRemoteLink *link;            /* the remote worker's link (ts-worker-remote.h) */
+  gboolean exited;               /* the process is reaped (reaped: and a remote one's link has ended) */
+  gboolean link_ended;           /* all it carried is in the local fds */
+  gboolean link_lost;            /* it ended without the worker's death: the connection was lost */
+  GTask *start_task;             /* a remote start waiting for the banner */
   GQueue orphans;                /* GTask *: methods the worker's death cut off, failed with it once told */
 };
 
@@ -601,6 +609,16 @@ static void fast_wait_here(TsWorker *self, GAsyncResult **slot)
   fast_unref(ch);
 }
 
+/* Kills the worker: the process here, or the far side's (which then tells
+ * its death as a local one would). */
+static void kill_worker(TsWorker *self)
+{
+  if (self->link && !self->link_ended)
+    ts_remote_link_kill(self->link);
+  else
+    g_subprocess_force_exit(self->process);
+}
+
 static gboolean on_grace_over(gpointer data)
 {
   PendingCall *pc = data;
@@ -608,7 +626,7 @@ static gboolean on_grace_over(gpointer data)
   pc->grace = 0;
   if (self->process && !self->reaped) {
     self->killed_hung = TRUE;
-    g_subprocess_force_exit(self->process);
+    kill_worker(self);
   }
   return G_SOURCE_REMOVE;
 }
@@ -749,7 +767,8 @@ static gboolean on_watch(gpointer data)
  * space limit alone does not hold where sanitizers run the worker. */
 static void update_watch(TsWorker *self)
 {
-  gboolean want = self->memory_limit > 0 && self->calls.length > 0 && !self->reaped;
+  /* a remote worker's limit is its address space there (--memory-limit) */
+  gboolean want = self->memory_limit > 0 && self->calls.length > 0 && !self->reaped && !self->remote;
   if (want && !self->watch)
     self->watch = g_timeout_add(WATCH_MS, on_watch, self);
   else if (!want)
@@ -821,6 +840,11 @@ static TsWorkerDeath *make_death(TsWorker *self, const TsCrashReport *report)
   if (report)
     d->backtrace = ts_crash_report_format_backtrace(report);
   int ws = self->wait_status;
+  if (self->link_lost && !self->closing) {
+    /* ssh's status, not the worker's: what happened to the worker is not known */
+    d->summary = ts_remote_link_describe_failure(self->link, ws);
+    return d;
+  }
   d->signal = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
   d->out_of_memory = self->killed_oom || (report && report->out_of_memory);
   d->hung = self->killed_hung;
@@ -907,17 +931,45 @@ static void kill_descendants(TsWorker *self)
     kill(-self->pid, SIGKILL);
 }
 
-static void on_wait(GObject *source, GAsyncResult *res, gpointer user_data)
+static void start_failed_remote(TsWorker *self);
+
+/* The process is reaped (a remote one: ssh, and its link has ended). */
+static void process_gone(TsWorker *self)
 {
-  g_autoptr(TsWorker) self = user_data;
-  g_subprocess_wait_finish(G_SUBPROCESS(source), res, NULL);
   self->reaped = TRUE;
-  self->wait_status = g_subprocess_get_status(G_SUBPROCESS(source));
+  if (self->link) {
+    int ws;
+    if (ts_remote_link_get_exit(self->link, &ws))
+      self->wait_status = ws; /* the worker's, told by the far side */
+    else
+      self->link_lost = TRUE;
+    if (self->start_task)
+      start_failed_remote(self);
+  }
   kill_descendants(self);
   if (self->fast)
     fast_stop(self->fast); /* its reply will not come */
   finish_pipes(self);
   maybe_dead(self);
+}
+
+static void on_wait(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(TsWorker) self = user_data;
+  g_subprocess_wait_finish(G_SUBPROCESS(source), res, NULL);
+  self->exited = TRUE;
+  self->wait_status = g_subprocess_get_status(G_SUBPROCESS(source));
+  if (!self->link || self->link_ended)
+    process_gone(self);
+}
+
+/* A remote worker's link has carried all it will (main context). */
+static void on_link_ended(gpointer data)
+{
+  g_autoptr(TsWorker) self = data; /* the reference spawn_remote took for it */
+  self->link_ended = TRUE;
+  if (self->exited)
+    process_gone(self);
 }
 
 /* Reads what fd holds without blocking, at most slice_us long (0: no
@@ -1090,9 +1142,7 @@ static void close_output(TsWorker *self, int stream)
 {
   g_clear_handle_id(&self->out_watch[stream], g_source_remove);
   self->out_done[stream] = TRUE;
-  GInputStream *pipe = stream == 0 ? g_subprocess_get_stdout_pipe(self->process)
-                                   : g_subprocess_get_stderr_pipe(self->process);
-  g_input_stream_close(pipe, NULL, NULL);
+  g_input_stream_close(self->out_stream[stream], NULL, NULL);
 }
 
 static gboolean on_output_ready(TsWorker *self, int stream)
@@ -1120,6 +1170,7 @@ static gboolean on_stderr_ready(int fd, GIOCondition condition, gpointer self)
  * leaves the app its frames. */
 static void read_output(TsWorker *self, int stream, GInputStream *pipe)
 {
+  self->out_stream[stream] = g_object_ref(pipe);
   self->out_fd[stream] = g_unix_input_stream_get_fd(G_UNIX_INPUT_STREAM(pipe));
   fcntl(self->out_fd[stream], F_SETFL, fcntl(self->out_fd[stream], F_GETFL) | O_NONBLOCK);
   self->out_pending[stream] = g_string_new(NULL);
@@ -1296,6 +1347,36 @@ static int spawn(TsWorker *self, GError **error)
   return sv[0];
 }
 
+static void on_link_ready(gpointer data, const GError *error);
+
+/* Starts ssh with the remote worker (ts-worker-remote.h); FALSE on error. */
+static gboolean spawn_remote(TsWorker *self, GError **error)
+{
+  int status_fd = make_status_page(self, error);
+  if (status_fd < 0)
+    return FALSE;
+  g_autoptr(GSubprocessLauncher) launcher = g_subprocess_launcher_new(G_SUBPROCESS_FLAGS_NONE);
+  if (self->environment)
+    g_subprocess_launcher_set_environ(launcher, self->environment);
+  g_subprocess_launcher_set_child_setup(launcher, own_group, NULL, NULL);
+  self->link = ts_remote_link_start(self->remote, self->memory_limit, status_fd, launcher, on_link_ready,
+                                    on_link_ended, g_object_ref(self), error);
+  if (!self->link) {
+    g_object_unref(self);
+    return FALSE;
+  }
+  self->process = g_object_ref(ts_remote_link_get_process(self->link));
+  const char *id = g_subprocess_get_identifier(self->process);
+  self->pid = id ? atoi(id) : 0;
+  g_subprocess_wait_async(self->process, NULL, on_wait, g_object_ref(self));
+  for (int s = 0; s < 2; s++) {
+    g_autoptr(GInputStream) in = g_unix_input_stream_new(ts_remote_link_steal_fd(self->link, s), TRUE);
+    read_output(self, s, in);
+  }
+  read_crash(self, ts_remote_link_steal_fd(self->link, 2));
+  return TRUE;
+}
+
 static void on_fast_channel(GObject *source, GAsyncResult *res, gpointer user_data)
 {
   g_autoptr(GTask) task = user_data;
@@ -1324,6 +1405,47 @@ static void on_hello(GObject *source, GAsyncResult *res, gpointer user_data)
                                            "OpenFastChannel", NULL, G_VARIANT_TYPE("(hu)"),
                                            G_DBUS_CALL_FLAGS_NONE, 10000, NULL, g_task_get_cancellable(task),
                                            on_fast_channel, g_object_ref(task));
+}
+
+/* The far side's answer to a remote start: anonymous D-Bus over the link
+ * (ssh has authenticated; no fds travel). */
+static gboolean allow_anonymous(GDBusAuthObserver *observer, const char *mechanism, gpointer data)
+{
+  return g_strcmp0(mechanism, "ANONYMOUS") == 0;
+}
+
+static void on_connected(GObject *source, GAsyncResult *res, gpointer user_data);
+
+static void on_link_ready(gpointer data, const GError *error)
+{
+  TsWorker *self = data;
+  if (!self->start_task)
+    return;
+  if (error && !*error->message)
+    return; /* ssh ended before the banner: its status says why (start_failed_remote) */
+  g_autoptr(GTask) task = g_steal_pointer(&self->start_task);
+  if (error) {
+    g_task_return_error(task, g_error_copy(error));
+    self->closing = TRUE; /* not our worker: whatever answered goes with ssh */
+    g_subprocess_force_exit(self->process);
+    return;
+  }
+  g_autoptr(GDBusAuthObserver) observer = g_dbus_auth_observer_new();
+  g_signal_connect(observer, "allow-mechanism", G_CALLBACK(allow_anonymous), NULL);
+  g_autofree char *guid = g_dbus_generate_guid();
+  g_dbus_connection_new(ts_remote_link_get_stream(self->link), guid,
+                        G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_SERVER |
+                          G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_ALLOW_ANONYMOUS |
+                          G_DBUS_CONNECTION_FLAGS_DELAY_MESSAGE_PROCESSING,
+                        observer, g_task_get_cancellable(task), on_connected, g_object_ref(task));
+}
+
+/* ssh ended before the far side said who it is: why, in words. */
+static void start_failed_remote(TsWorker *self)
+{
+  g_autoptr(GTask) task = g_steal_pointer(&self->start_task);
+  g_autofree char *why = ts_remote_link_describe_failure(self->link, self->wait_status);
+  g_task_return_new_error(task, TS_WORKER_ERROR, TS_WORKER_ERROR_SPAWN, "%s", why);
 }
 
 static void on_connected(GObject *source, GAsyncResult *res, gpointer user_data)
@@ -1356,6 +1478,13 @@ void ts_worker_start_async(TsWorker *self, GCancellable *cancellable, GAsyncRead
   g_autoptr(GTask) task = g_task_new(self, cancellable, callback, user_data);
   g_task_set_source_tag(task, ts_worker_start_async);
   GError *error = NULL;
+  if (self->remote) {
+    if (!spawn_remote(self, &error))
+      g_task_return_error(task, error);
+    else
+      self->start_task = g_steal_pointer(&task); /* the banner first: on_link_ready */
+    return;
+  }
   int fd = spawn(self, &error);
   if (fd < 0) {
     g_task_return_error(task, error);
@@ -1505,6 +1634,19 @@ void ts_worker_set_executable(TsWorker *self, const char *path)
   self->executable = g_strdup(path);
 }
 
+void ts_worker_set_remote(TsWorker *self, const char *target)
+{
+  g_return_if_fail(TS_IS_WORKER(self) && self->process == NULL);
+  g_free(self->remote);
+  self->remote = g_strdup(target);
+}
+
+const char *ts_worker_get_remote(TsWorker *self)
+{
+  g_return_val_if_fail(TS_IS_WORKER(self), NULL);
+  return self->remote;
+}
+
 void ts_worker_setenv(TsWorker *self, const char *name, const char *value)
 {
   g_return_if_fail(TS_IS_WORKER(self) && self->process == NULL && name != NULL);
@@ -1548,7 +1690,7 @@ void ts_worker_close(TsWorker *self)
   self->closing = TRUE;
   /* a worker inside a call cannot see its connection close: it is killed */
   if (self->calls.length > 0 || !self->connection)
-    g_subprocess_force_exit(self->process);
+    kill_worker(self);
   else
     g_dbus_connection_close(self->connection, NULL, NULL, NULL);
 }
@@ -1571,10 +1713,14 @@ static void ts_worker_finalize(GObject *object)
   TsWorker *self = TS_WORKER(object);
   g_assert(self->calls.length == 0); /* each call's task holds the worker */
   g_clear_object(&self->connection);
+  ts_remote_link_free(self->link);
+  g_free(self->remote);
   g_clear_object(&self->process);
-  for (int s = 0; s < 2; s++)
+  for (int s = 0; s < 2; s++) {
     if (self->out_pending[s])
       g_string_free(self->out_pending[s], TRUE);
+    g_clear_object(&self->out_stream[s]);
+  }
   g_clear_object(&self->io);
   g_byte_array_unref(self->crash);
   if (self->crash_fd >= 0)

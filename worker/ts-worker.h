@@ -95,6 +95,16 @@ TsWorker *ts_worker_new(guint64 memory_limit);
 void ts_worker_set_executable(TsWorker *self, const char *path);
 void ts_worker_setenv(TsWorker *self, const char *name, const char *value);
 
+/* Before start: run the worker on another machine, target
+ * "[user@]host[:port]", through OpenSSH (`ssh -o BatchMode=yes host
+ * tracescope-worker --stdio`, ts-worker-remote.h; NULL: here).  Start
+ * then fails with what to do when ssh cannot log in without a password,
+ * the host key is unknown, the remote has no tracescope-worker, or it
+ * speaks another protocol version; a connection lost later is a death
+ * whose summary begins "connection lost". */
+void ts_worker_set_remote(TsWorker *self, const char *target);
+const char *ts_worker_get_remote(TsWorker *self);
+
 /* Starts the process and checks it speaks our protocol. */
 void ts_worker_start_async(TsWorker *self, GCancellable *cancellable, GAsyncReadyCallback callback,
                            gpointer user_data);

@@ -11,12 +11,16 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
+#include <gio/gunixinputstream.h>
+#include <gio/gunixoutputstream.h>
 
 #include "crash-handler.h"
 #include "worker-fds.h"
 #include "worker-debug.h"
 #include "worker-service.h"
 #include "worker-status.h"
+#include "worker-stdio.h"
+#include "ts-worker-tensor.h"
 
 static TsWorkerStatus *status_page;
 static ts_op_watch last_op; /* the engine keeps it (ts_watch_ops) */
@@ -69,8 +73,21 @@ static void limit_memory(guint64 limit)
 #endif
 }
 
-static GDBusConnection *connect_app(int fd, GError **error)
+/* relayed: the socket is carried to a remote app (worker-stdio.c), which
+ * neither sees this process's credentials nor can take its fds: anonymous
+ * authentication over a plain stream, and results inside the messages. */
+static GDBusConnection *connect_app(int fd, gboolean relayed, GError **error)
 {
+  if (relayed) {
+    g_autoptr(GInputStream) in = g_unix_input_stream_new(fd, TRUE);
+    g_autoptr(GOutputStream) out = g_unix_output_stream_new(dup(fd), TRUE);
+    g_autoptr(GIOStream) stream = g_simple_io_stream_new(in, out);
+    ts_worker_set_no_fds(TRUE);
+    return g_dbus_connection_new_sync(stream, NULL,
+                                      G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT |
+                                        G_DBUS_CONNECTION_FLAGS_DELAY_MESSAGE_PROCESSING,
+                                      NULL, NULL, error);
+  }
   g_autoptr(GSocket) socket = g_socket_new_from_fd(fd, error);
   if (!socket)
     return NULL;
@@ -90,17 +107,22 @@ static void on_closed(GDBusConnection *connection, gboolean remote_peer_vanished
 int main(int argc, char **argv)
 {
   gint64 memory_limit = 0;
-  gboolean version = FALSE;
+  gboolean version = FALSE, stdio = FALSE, relayed = FALSE;
   const GOptionEntry entries[] = {
     { "memory-limit", 0, 0, G_OPTION_ARG_INT64, &memory_limit,
       "Limit the worker's address space to BYTES (0: no limit)", "BYTES" },
     { "version", 0, 0, G_OPTION_ARG_NONE, &version, "Print the protocol version and exit", NULL },
+    { "stdio", 0, 0, G_OPTION_ARG_NONE, &stdio,
+      "Speak to a remote app over stdin and stdout (started by ssh: tracescope --remote)", NULL },
+    { "relayed", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &relayed,
+      "The connection on fd 3 is relayed to a remote app (started by --stdio)", NULL },
     G_OPTION_ENTRY_NULL,
   };
   g_autoptr(GOptionContext) context = g_option_context_new("— runs Tracescope modules for the app");
   g_option_context_set_summary(context,
                                "Started by tracescope with its protocol on fd 3, the crash pipe on fd 4\n"
-                               "and the status page on fd 5 (docs/worker.md); not meant to be run by hand.");
+                               "and the status page on fd 5 (docs/worker.md); not meant to be run by hand.\n"
+                               "With --stdio, started by ssh for tracescope --remote: everything over stdin and stdout.");
   g_option_context_add_main_entries(context, entries, NULL);
   g_autoptr(GError) error = NULL;
   if (!g_option_context_parse(context, &argc, &argv, &error)) {
@@ -111,6 +133,8 @@ int main(int argc, char **argv)
     printf("tracescope-worker protocol %u\n", TS_WORKER_PROTOCOL_VERSION);
     return 0;
   }
+  if (stdio)
+    return worker_stdio_main(memory_limit);
   for (int fd = TS_WORKER_FD_DBUS; fd <= TS_WORKER_FD_STATUS; fd++)
     if (fcntl(fd, F_GETFD) < 0) {
       g_printerr("tracescope-worker: fd %d is not open: the worker is started by tracescope "
@@ -140,7 +164,7 @@ int main(int argc, char **argv)
   /* results go to the app in the memory they were made in */
   ts_cpu_share_buffers(true);
 
-  g_autoptr(GDBusConnection) connection = connect_app(dbus_fd, &error);
+  g_autoptr(GDBusConnection) connection = connect_app(dbus_fd, relayed, &error);
   if (!connection) {
     g_printerr("tracescope-worker: cannot talk to the app: %s\n", error->message);
     return 1;

@@ -357,7 +357,9 @@ static gboolean add_bytes(GVariantDict *d, const char *key, GBytes *bytes, GUnix
 {
   gsize size;
   const void *data = g_bytes_get_data(bytes, &size);
-  if (size < TS_WORKER_FD_THRESHOLD) {
+  if (ts_worker_goes_inline(size)) {
+    if (!ts_worker_inline_fits(size, key, error))
+      return FALSE;
     g_variant_dict_insert_value(d, key, g_variant_new_from_bytes(G_VARIANT_TYPE_BYTESTRING, bytes, TRUE));
     return TRUE;
   }
@@ -587,6 +589,11 @@ out:
 static void handle_open_fast_channel(WorkerService *s, GVariant *params, WorkerAnswer *a)
 {
   g_autoptr(GError) error = NULL;
+  if (!(g_dbus_connection_get_capabilities(s->connection) & G_DBUS_CAPABILITY_FLAGS_UNIX_FD_PASSING)) {
+    answer_error(a, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                 "no fast call channel without fd passing (a remote worker): calls go over D-Bus");
+    return;
+  }
   if (!s->fast && !(s->fast = worker_fast_new(s, &error))) {
     answer_gerror(a, error);
     return;
