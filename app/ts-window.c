@@ -370,9 +370,9 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep, gb
   adw_window_title_set_title(self->window_title, ts_loaded_module_get_title(module));
   const char *remote = ts_engine_worker_get_remote(self->worker);
   g_autofree char *where = remote ? g_strdup_printf("%s on %s", ts_loaded_module_get_file(module), remote) : NULL;
-  const char *shown = where ? where : ts_loaded_module_get_file(module);
-  adw_window_title_set_subtitle(self->window_title, shown);
-  gtk_widget_set_tooltip_text(GTK_WIDGET(self->window_title), shown);
+  const char *subtitle = where ? where : ts_loaded_module_get_file(module);
+  adw_window_title_set_subtitle(self->window_title, subtitle);
+  gtk_widget_set_tooltip_text(GTK_WIDGET(self->window_title), subtitle);
   gtk_stack_set_visible_child_name(self->main_stack, "main");
   show_module_panes(self, TRUE);
   /* a remote module's file is not here to watch */

@@ -23,16 +23,6 @@ static char *misbehave_path;
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
-static gboolean has_result(gpointer data)
-{
-  return *(GAsyncResult **)data != NULL;
-}
-
-static void store_result(GObject *source, GAsyncResult *res, gpointer data)
-{
-  *(GAsyncResult **)data = g_object_ref(res);
-}
-
 typedef struct {
   TsWorker *worker;
   GPtrArray *lines; /* "fd:call:text" */
@@ -78,7 +68,7 @@ static gboolean fixture_start(Fixture *f, gboolean remote, GError **error)
   g_signal_connect(f->worker, "died", G_CALLBACK(on_died), f);
   GAsyncResult *res = NULL;
   ts_worker_start_async(f->worker, NULL, store_result, &res);
-  test_wait_for(has_result, &res, "the worker to start");
+  test_wait_for(test_has_result, &res, "the worker to start");
   gboolean ok = ts_worker_start_finish(f->worker, res, error);
   g_object_unref(res);
   return ok;
@@ -90,7 +80,7 @@ static void fixture_open(Fixture *f, const char *source, GPtrArray **functions)
   g_autoptr(GError) error = NULL;
   g_autofree char *title = NULL, *path = NULL;
   ts_worker_open_async(f->worker, source, NULL, store_result, &res);
-  test_wait_for(has_result, &res, "the module to open");
+  test_wait_for(test_has_result, &res, "the module to open");
   g_assert_true(ts_worker_open_finish(f->worker, res, &title, &path, functions, &error));
   g_assert_no_error(error);
   g_object_unref(res);
@@ -114,7 +104,7 @@ static TsCallResult *call_with(Fixture *f, guint id, const char *function, const
 {
   GAsyncResult *res = NULL;
   ts_worker_call_with_options_async(f->worker, id, function, args, 1, FALSE, options, cancel, store_result, &res);
-  test_wait_for(has_result, &res, function);
+  test_wait_for(test_has_result, &res, function);
   TsCallResult *r = ts_worker_call_finish(f->worker, res, error);
   g_object_unref(res);
   return r;
@@ -257,13 +247,13 @@ static void test_debug(void)
   GAsyncResult *res = NULL;
   ts_worker_debug_start_async(f.worker, 7, "good", (const char *const[]){ "f32[20000]:ones", NULL },
                               (const char *const[]){ NULL }, TRUE, FALSE, NULL, store_result, &res);
-  test_wait_for(has_result, &res, "DebugStart");
+  test_wait_for(test_has_result, &res, "DebugStart");
   g_autoptr(GArray) ids = ts_worker_debug_start_finish(f.worker, res, &error);
   g_object_unref(res);
   g_assert_no_error(error);
   res = NULL;
   ts_worker_debug_wait_async(f.worker, NULL, store_result, &res);
-  test_wait_for(has_result, &res, "the first stop");
+  test_wait_for(test_has_result, &res, "the first stop");
   g_autoptr(TsDebugStop) stop = ts_worker_debug_wait_finish(f.worker, res, &error);
   g_object_unref(res);
   g_assert_no_error(error);
@@ -276,13 +266,13 @@ static void test_debug(void)
   g_assert_cmpfloat(v[19999], ==, 1.0f);
   res = NULL;
   ts_worker_debug_command_async(f.worker, "DebugResume", g_variant_new("(s)", "continue"), NULL, store_result, &res);
-  test_wait_for(has_result, &res, "DebugResume");
+  test_wait_for(test_has_result, &res, "DebugResume");
   g_autoptr(GVariant) reply = ts_worker_debug_command_finish(f.worker, res, &error);
   g_object_unref(res);
   g_assert_no_error(error);
   res = NULL;
   ts_worker_debug_wait_async(f.worker, NULL, store_result, &res);
-  test_wait_for(has_result, &res, "the finish");
+  test_wait_for(test_has_result, &res, "the finish");
   g_autoptr(TsDebugStop) last = ts_worker_debug_wait_finish(f.worker, res, &error);
   g_object_unref(res);
   g_assert_no_error(error);
@@ -305,7 +295,7 @@ static void test_crash(void)
   GAsyncResult *res = NULL; /* eagerly: the op runs (traced, it would only be recorded) */
   ts_worker_call_async(f.worker, 3, "segv", (const char *const[]){ "f32[2]=1,-1", NULL }, 1, TRUE, NULL,
                        store_result, &res);
-  test_wait_for(has_result, &res, "segv");
+  test_wait_for(test_has_result, &res, "segv");
   g_autoptr(TsCallResult) r = ts_worker_call_finish(f.worker, res, &error);
   g_object_unref(res);
   g_assert_null(r);
@@ -349,7 +339,7 @@ static void test_hung(void)
   test_wait_for(call_running, f.worker, "the call to start");
   g_source_remove(tick);
   g_cancellable_cancel(cancel);
-  test_wait_for(has_result, &res, "spin");
+  test_wait_for(test_has_result, &res, "spin");
   g_autoptr(TsCallResult) r = ts_worker_call_finish(f.worker, res, &error);
   g_object_unref(res);
   g_assert_null(r);
@@ -375,7 +365,7 @@ static void test_connection_lost(void)
   ts_worker_call_async(f.worker, 5, "spin", (const char *const[]){ "f32[2]=1,2", NULL }, 1, FALSE, NULL,
                        store_result, &res);
   kill(ts_worker_get_pid(f.worker), SIGKILL);
-  test_wait_for(has_result, &res, "the call to fail");
+  test_wait_for(test_has_result, &res, "the call to fail");
   g_autoptr(TsCallResult) r = ts_worker_call_finish(f.worker, res, &error);
   g_object_unref(res);
   g_assert_null(r);
