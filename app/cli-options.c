@@ -120,6 +120,12 @@ static int opt_remote(parser *p, const char *value)
   return 0;
 }
 
+static int opt_save(parser *p, const char *value)
+{
+  p->o->save = value;
+  return 0;
+}
+
 static int opt_trace_log(parser *p, const char *value)
 {
   p->o->trace_log = true;
@@ -293,6 +299,7 @@ static const struct option {
   { "--format", "text or dot", CLI_GRAPH, opt_format },
   { "--passes", "none, all or a LIST", CLI_GRAPH, opt_passes },
   { "--out", "a FILE", CLI_RENDER | CLI_PROFILE, opt_out },
+  { "--save", "a DIR", CLI_RUN, opt_save },
   { "--csv", "a FILE", CLI_PROFILE | CLI_STATS, opt_csv },
   { "--memory", NULL, CLI_PROFILE, opt_memory },
   { "--by", "op, node, line or scope", CLI_PROFILE | CLI_STATS | CLI_TOP | CLI_DIFF, opt_by },
@@ -418,11 +425,12 @@ int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv
                     cli_command_name(command));
   if (command == CLI_RENDER && !o->out)
     return cli_fail(CLI_EXIT_USAGE, "render needs --out FILE (.svg, .png, .pdf or .dot)");
-  if (o->isolate && (o->concrete->len > 0 || o->reduce_retracing || o->kernels))
+  if (o->isolate && (o->concrete->len > 0 || o->reduce_retracing || o->kernels || o->save))
     return cli_fail(CLI_EXIT_USAGE, "%s takes --arg, --call, --mode, --repeat, --input-signature "
                                     "and --trace-log; not %s", o->remote ? "--remote" : "--isolate",
                                     o->concrete->len > 0 ? "--concrete"
-                                    : o->reduce_retracing ? "--reduce-retracing" : "--kernels");
+                                    : o->reduce_retracing ? "--reduce-retracing"
+                                    : o->kernels ? "--kernels" : "--save");
   if (o->check_eagerly && (o->eager || o->isolate || o->concrete->len > 0))
     return cli_fail(CLI_EXIT_USAGE, "--check-eagerly runs each call both ways: it cannot be "
                                     "combined with %s", o->eager ? "--mode eager"

@@ -3,6 +3,7 @@
  * and the trace log every command can show. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -73,24 +74,48 @@ static void print_kernels(void)
   free(choices);
 }
 
-/* Makes every call of o, `repeat` times each, printing each result. */
+/* --save: result k (from 1) as DIR/FUNCTION-k.npy; the line to print
+ * ("saved PATH: f32[20,10]"), or NULL after an error. */
+static char *save_result(const cli_options *o, ts_function *fn, int k, const ts_tensor *out)
+{
+  if (g_mkdir_with_parents(o->save, 0755) != 0) {
+    cli_fail(CLI_EXIT_FAILED, "--save: cannot make '%s': %s", o->save, g_strerror(errno));
+    return NULL;
+  }
+  g_autofree char *name = g_strdup_printf("%s-%d.npy", ts_function_name(fn), k);
+  g_autofree char *path = g_build_filename(o->save, name, NULL);
+  if (!ts_npy_save(path, out)) {
+    cli_fail_engine(CLI_EXIT_FAILED);
+    return NULL;
+  }
+  char *type = ts_shape_dtype_string(ts_tensor_dtype(out), ts_tensor_shape(out));
+  char *line = g_strdup_printf("saved %s: %s", path, type);
+  free(type);
+  return line;
+}
+
+/* Makes every call of o, `repeat` times each, printing each result (or,
+ * with --save, writing it as a .npy file and printing where). */
 static int call_all(const cli_options *o, ts_function *fn, const cli_args *calls, int n_calls,
                     const cli_args *concrete)
 {
   ts_concrete *cf = NULL;
   if (concrete && !(cf = ts_function_get_concrete(fn, concrete->v, concrete->n)))
     return cli_fail_engine(CLI_EXIT_FAILED);
+  int k = 0;
   for (int c = 0; c < n_calls; c++) {
     for (int64_t r = 0; r < o->repeat; r++) {
       ts_scope *scope = ts_scope_begin();
       ts_tensor *out = cf ? ts_concrete_call(cf, calls[c].v, calls[c].n)
                           : ts_function_call(fn, calls[c].v, calls[c].n);
-      char *text = out ? ts_tensor_to_string(out) : NULL;
+      char *text = out && !o->save ? ts_tensor_to_string(out) : NULL; /* free() */
+      char *saved = out && o->save ? save_result(o, fn, ++k, out) : NULL;
       ts_scope_end(scope);
-      if (!text)
-        return cli_fail_engine(CLI_EXIT_FAILED);
-      printf("%s\n", text);
+      if (!text && !saved)
+        return out && o->save ? CLI_EXIT_FAILED : cli_fail_engine(CLI_EXIT_FAILED);
+      printf("%s\n", text ? text : saved);
       free(text);
+      g_free(saved);
     }
   }
   return EXIT_SUCCESS;

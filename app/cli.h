@@ -59,6 +59,7 @@ typedef struct cli_options {
   const char *format;         /* graph: "text" or "dot" */
   const char *passes;         /* graph: the optimizer passes to run first, or NULL */
   const char *out;            /* render, profile: the file to write */
+  const char *save;           /* run: --save DIR, every result as a .npy file there */
   const char *csv;            /* profile: op statistics as CSV */
   const char *by;             /* profile: op, node, line or scope */
   GPtrArray *expand;          /* render: "all", "none" or scope names, in order */
