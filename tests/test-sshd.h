@@ -58,6 +58,23 @@ static gboolean sshd_port_open(int port)
   return ok;
 }
 
+typedef struct {
+  int port;
+  gboolean listening;
+} sshd_wait;
+
+static gboolean sshd_listening_or_gone(gpointer data)
+{
+  sshd_wait *w = data;
+  w->listening = sshd_port_open(w->port);
+  return w->listening || g_subprocess_get_identifier(sshd_process) == NULL;
+}
+
+static gboolean sshd_tick(gpointer data)
+{
+  return G_SOURCE_CONTINUE; /* wakes the loop to look again */
+}
+
 static char *sshd_path_in(const char *name)
 {
   return g_build_filename(sshd_dir, name, NULL);
@@ -162,14 +179,15 @@ static gboolean test_sshd_start(const char *worker)
     sshd_skip_reason = g_strdup_printf("sshd does not start: %s", error->message);
     return FALSE;
   }
-  /* listening, or gone: a state, polled */
-  gint64 until = g_get_monotonic_time() + TEST_WAIT_TIMEOUT_S * G_USEC_PER_SEC;
-  while (!sshd_port_open(port)) {
-    if (g_subprocess_get_identifier(sshd_process) == NULL || g_get_monotonic_time() > until) {
-      sshd_skip_reason = g_strdup_printf("sshd ended or did not listen (its log: %s)", log);
-      return FALSE;
-    }
-    g_usleep(10000);
+  /* listening, or gone: sshd says neither, so the main loop checks the
+   * state every few milliseconds (test_wait_for's timeout is the net) */
+  sshd_wait wait = { .port = port };
+  guint tick = g_timeout_add(5, sshd_tick, NULL);
+  test_wait_for(sshd_listening_or_gone, &wait, "sshd to listen");
+  g_source_remove(tick);
+  if (!wait.listening) {
+    sshd_skip_reason = g_strdup_printf("sshd ended or did not listen (its log: %s)", log);
+    return FALSE;
   }
   g_autofree char *ssh_config = sshd_path_in("ssh_config");
   g_setenv("TRACESCOPE_SSH_CONFIG", ssh_config, TRUE);

@@ -86,6 +86,16 @@ static void fixture_open(Fixture *f, const char *source, GPtrArray **functions)
   g_object_unref(res);
 }
 
+/* A remote worker on the test's sshd with the misbehaving module open. */
+static void open_misbehave_remotely(Fixture *f)
+{
+  g_autoptr(GError) error = NULL;
+  g_assert_true(fixture_start(f, TRUE, &error));
+  g_assert_no_error(error);
+  g_autoptr(GPtrArray) functions = NULL;
+  fixture_open(f, misbehave_path, &functions);
+}
+
 static void fixture_stop(Fixture *f)
 {
   if (!f->death && ts_worker_get_alive(f->worker)) {
@@ -194,9 +204,7 @@ static void test_output_big_profile(void)
   SKIP_WITHOUT_SSHD();
   Fixture f = { 0 };
   g_autoptr(GError) error = NULL;
-  g_assert_true(fixture_start(&f, TRUE, &error));
-  g_autoptr(GPtrArray) functions = NULL;
-  fixture_open(&f, misbehave_path, &functions);
+  open_misbehave_remotely(&f);
   g_autoptr(TsCallResult) chatty = call_with(&f, 7, "chatty", (const char *const[]){ "f32[]=1", NULL }, NULL,
                                              NULL, &error);
   g_assert_no_error(error);
@@ -241,9 +249,7 @@ static void test_debug(void)
   SKIP_WITHOUT_SSHD();
   Fixture f = { 0 };
   g_autoptr(GError) error = NULL;
-  g_assert_true(fixture_start(&f, TRUE, &error));
-  g_autoptr(GPtrArray) functions = NULL;
-  fixture_open(&f, misbehave_path, &functions);
+  open_misbehave_remotely(&f);
   GAsyncResult *res = NULL;
   ts_worker_debug_start_async(f.worker, 7, "good", (const char *const[]){ "f32[20000]:ones", NULL },
                               (const char *const[]){ NULL }, TRUE, FALSE, NULL, store_result, &res);
@@ -289,9 +295,7 @@ static void test_crash(void)
   SKIP_WITHOUT_SSHD();
   Fixture f = { 0 };
   g_autoptr(GError) error = NULL;
-  g_assert_true(fixture_start(&f, TRUE, &error));
-  g_autoptr(GPtrArray) functions = NULL;
-  fixture_open(&f, misbehave_path, &functions);
+  open_misbehave_remotely(&f);
   GAsyncResult *res = NULL; /* eagerly: the op runs (traced, it would only be recorded) */
   ts_worker_call_async(f.worker, 3, "segv", (const char *const[]){ "f32[2]=1,-1", NULL }, 1, TRUE, NULL,
                        store_result, &res);
@@ -327,9 +331,7 @@ static void test_hung(void)
   SKIP_WITHOUT_SSHD();
   Fixture f = { 0 };
   g_autoptr(GError) error = NULL;
-  g_assert_true(fixture_start(&f, TRUE, &error));
-  g_autoptr(GPtrArray) functions = NULL;
-  fixture_open(&f, misbehave_path, &functions);
+  open_misbehave_remotely(&f);
   g_autoptr(GCancellable) cancel = g_cancellable_new();
   GAsyncResult *res = NULL;
   ts_worker_call_async(f.worker, 4, "spin", (const char *const[]){ "f32[2]=1,-1", NULL }, 1, TRUE, cancel,
@@ -358,9 +360,7 @@ static void test_connection_lost(void)
   SKIP_WITHOUT_SSHD();
   Fixture f = { 0 };
   g_autoptr(GError) error = NULL;
-  g_assert_true(fixture_start(&f, TRUE, &error));
-  g_autoptr(GPtrArray) functions = NULL;
-  fixture_open(&f, misbehave_path, &functions);
+  open_misbehave_remotely(&f);
   GAsyncResult *res = NULL;
   ts_worker_call_async(f.worker, 5, "spin", (const char *const[]){ "f32[2]=1,2", NULL }, 1, FALSE, NULL,
                        store_result, &res);
