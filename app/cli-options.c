@@ -157,6 +157,12 @@ static int opt_out(parser *p, const char *value)
     p->o->out = value;
     return 0;
   }
+  if (p->o->command == CLI_EXPORT) {
+    if (!g_str_has_suffix(value, ".onnx"))
+      return cli_fail(CLI_EXIT_USAGE, "--out must name a .onnx file, not '%s'", value);
+    p->o->out = value;
+    return 0;
+  }
   static const char *const EXTENSIONS[] = { ".svg", ".png", ".pdf", ".dot" };
   const char *dot = strrchr(value, '.');
   for (size_t i = 0; dot && dot > value && i < G_N_ELEMENTS(EXTENSIONS); i++)
@@ -284,21 +290,21 @@ static const struct option {
   unsigned commands;
   int (*apply)(parser *p, const char *value);
 } OPTIONS[] = {
-  { "--arg", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_PROFILE | CLI_DIVERGE | CLI_DEBUG | CLI_HEALTH, opt_arg },
+  { "--arg", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_EXPORT | CLI_PROFILE | CLI_DIVERGE | CLI_DEBUG | CLI_HEALTH, opt_arg },
   { "--call", NULL, CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_call },
   { "--mode", "eager or graph (profile: or both)", CLI_RUN | CLI_PROFILE | CLI_DEBUG | CLI_HEALTH, opt_mode },
   { "--repeat", "a count", CLI_RUN | CLI_PROFILE, opt_repeat },
   { "--threads", "a count", CLI_RUN | CLI_PROFILE | CLI_DIVERGE | CLI_DEBUG | CLI_HEALTH, opt_threads },
   { "--device", "a device name", CLI_RUN | CLI_PROFILE | CLI_DEBUG, opt_device },
-  { "--concrete", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_concrete },
-  { "--input-signature", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_DIVERGE | CLI_DEBUG | CLI_HEALTH, opt_input_signature },
-  { "--reduce-retracing", NULL, CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_reduce_retracing },
+  { "--concrete", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_EXPORT, opt_concrete },
+  { "--input-signature", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_EXPORT | CLI_DIVERGE | CLI_DEBUG | CLI_HEALTH, opt_input_signature },
+  { "--reduce-retracing", NULL, CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_EXPORT, opt_reduce_retracing },
   { "--trace-log", NULL, CLI_RUN | CLI_SIGNATURES, opt_trace_log },
   { "--isolate", NULL, CLI_RUN, opt_isolate },
   { "--remote", "[user@]host[:port]", CLI_RUN, opt_remote },
   { "--format", "text or dot", CLI_GRAPH, opt_format },
   { "--passes", "none, all or a LIST", CLI_GRAPH, opt_passes },
-  { "--out", "a FILE", CLI_RENDER | CLI_PROFILE, opt_out },
+  { "--out", "a FILE", CLI_RENDER | CLI_EXPORT | CLI_PROFILE, opt_out },
   { "--save", "a DIR", CLI_RUN, opt_save },
   { "--csv", "a FILE", CLI_PROFILE | CLI_STATS, opt_csv },
   { "--memory", NULL, CLI_PROFILE, opt_memory },
@@ -342,6 +348,8 @@ const char *cli_command_name(cli_command command)
     return "top";
   case CLI_DIFF:
     return "diff";
+  case CLI_EXPORT:
+    return "export";
   }
   return "?";
 }
@@ -425,6 +433,8 @@ int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv
                     cli_command_name(command));
   if (command == CLI_RENDER && !o->out)
     return cli_fail(CLI_EXIT_USAGE, "render needs --out FILE (.svg, .png, .pdf or .dot)");
+  if (command == CLI_EXPORT && !o->out)
+    return cli_fail(CLI_EXIT_USAGE, "export needs --out FILE.onnx");
   if (o->isolate && (o->concrete->len > 0 || o->reduce_retracing || o->kernels || o->save))
     return cli_fail(CLI_EXIT_USAGE, "%s takes --arg, --call, --mode, --repeat, --input-signature "
                                     "and --trace-log; not %s", o->remote ? "--remote" : "--isolate",

@@ -32,10 +32,11 @@ typedef enum cli_command {
   CLI_STATS = 1 << 8, /* the commands on trace files */
   CLI_TOP = 1 << 9,
   CLI_DIFF = 1 << 10,
+  CLI_EXPORT = 1 << 11,
 } cli_command;
 
 /* "run", "signatures", "graph", "render", "profile", "diverge", "debug", "health",
- * "stats", "top", "diff". */
+ * "stats", "top", "diff", "export". */
 const char *cli_command_name(cli_command command);
 
 /* The options of run, signatures, graph and render (strings borrowed from argv). */
@@ -130,6 +131,8 @@ int cli_run(int argc, char **argv);
 int cli_signatures(int argc, char **argv);
 int cli_graph(int argc, char **argv);
 int cli_render(int argc, char **argv);
+/* cli-onnx.c: export FUNCTION's concrete function as an ONNX model */
+int cli_export(int argc, char **argv);
 int cli_profile(int argc, char **argv);
 /* cli-debug.c */
 int cli_debug(int argc, char **argv);

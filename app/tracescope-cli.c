@@ -30,6 +30,7 @@ static const char usage[] =
   "  tracescope-cli top TRACE [--by WHAT]\n"
   "  tracescope-cli diff TRACE_A TRACE_B [--by WHAT]\n"
   "  tracescope-cli onnx-test [--mode eager|graph|both] [--expected FILE] [--list-passed] DIR...\n"
+  "  tracescope-cli export MODULE FUNCTION [--arg SPEC]... --out FILE.onnx\n"
   "\n"
   "MODULE is a shared object built against libtracescope, `seeds` for the\n"
   "bundled programs of the tf.function guides, or an ONNX model (FILE.onnx: one\n"
@@ -128,6 +129,10 @@ static const char usage[] =
   "onnx-test runs ONNX backend test folders (model.onnx, test_data_set_*/input_*.pb\n"
   "and output_*.pb) eagerly and as graphs, and ends with 'N passed, M failed, K skipped' (skipped: an op,\n"
   "dtype or attribute value the importer does not map, counted by op).\n"
+  "export traces one call (as graph does: --arg, --concrete, --input-signature,\n"
+  "--reduce-retracing) and writes its concrete function as an ONNX model (opset\n"
+  "17) that ONNX Runtime and `run FILE.onnx` run; a node ONNX cannot express\n"
+  "(Print, assignments, TensorArrays) is an error naming it.\n"
   "\n"
   "stats, top and diff read Chrome trace files (trace.json or trace.json.gz: ours\n"
   "from profile --out, PyTorch's profiler's, any tool's trace events).  Self time\n"
@@ -244,6 +249,7 @@ static const struct {
   { "top", cli_top },
   { "diff", cli_diff },
   { "onnx-test", cli_onnx_test },
+  { "export", cli_export },
 };
 
 int main(int argc, char **argv)
@@ -263,7 +269,7 @@ int main(int argc, char **argv)
   if (ret < 0)
     ret = cli_fail(CLI_EXIT_USAGE,
                    "unknown command '%s' (list, run, signatures, graph, render, profile, diverge, "
-                   "debug, health, stats, top, diff, onnx-test; try --help)",
+                   "debug, health, stats, top, diff, onnx-test, export; try --help)",
                    argv[1]);
   cli_close_models();
   ts_release_all();

@@ -79,6 +79,18 @@ TS_API ts_tensor *ts_onnx_tensor_load(const char *path);
  * read. */
 TS_API char *ts_onnx_unsupported(const char *path);
 
+/* Writes concrete function cf's graph (ts_concrete_graph: as traced, node
+ * names kept) to path as an ONNX model of opset 17 that ts_onnx_load and
+ * ONNX Runtime read: its Placeholders the graph's inputs (unknown dims
+ * left without a value), constants and captured variables (their values
+ * now) initializers, If and While ONNX's If and Loop, every value's dtype
+ * and shape in value_info, seeded random ops the values they make.  Only
+ * what the outputs need is written, but every stateful node must be.  A
+ * node ONNX cannot express (Print, assignments, TensorArrays) gives false and
+ * TS_ERR_UNIMPLEMENTED naming the node and its op; an unwritable path
+ * TS_ERR_IO. */
+TS_API bool ts_concrete_save_onnx(const ts_concrete *cf, const char *path);
+
 #ifdef __cplusplus
 }
 #endif

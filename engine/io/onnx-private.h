@@ -41,6 +41,9 @@ void onnx_file_clear(onnx_file *f);
 
 /* The engine dtype of an ONNX TensorProto.DataType; false if we have none. */
 bool onnx_dtype(int32_t data_type, ts_dtype *out);
+/* The TensorProto.DataType of an engine dtype; 0 for those ONNX has none
+ * of (variant; string, which no mapped op takes). */
+int32_t onnx_data_type(ts_dtype dtype);
 const char *onnx_dtype_name(int32_t data_type);
 
 /* A TensorProto as a tensor (current scope): dims checked, raw or typed
@@ -58,6 +61,8 @@ typedef struct onnx_value {
   ts_tensor *host;
 } onnx_value;
 
+typedef struct onnx_values onnx_values; /* the values of the graphs being built (onnx_import.c) */
+
 typedef struct onnx_node_ctx {
   const onnx_file *file;
   const Onnx__NodeProto *node;
@@ -68,6 +73,8 @@ typedef struct onnx_node_ctx {
   int n_out;
   ts_tensor **out;     /* to fill */
   ts_loc loc;          /* of the ops it becomes: model path, node name, index + 1 */
+  ts_onnx_model *model;
+  const onnx_values *values; /* what the node's subgraphs may read */
 } onnx_node_ctx;
 
 typedef bool (*onnx_op_fn)(onnx_node_ctx *c);
@@ -87,6 +94,17 @@ bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c);
 
 /* The row for op (default domain), NULL if we have none. */
 const onnx_op_row *onnx_op_lookup(const char *op);
+
+/* Builds subgraph g of c's node (an If branch, a Loop body) in the current
+ * frame: its inputs bound to inputs[0 .. n_inputs-1], the values of the
+ * graphs around it readable by name; outputs[0 .. g->n_output-1] get its
+ * outputs.  false + error naming the node. */
+bool onnx_build_subgraph(const onnx_node_ctx *c, const Onnx__GraphProto *g, ts_tensor *const *inputs,
+                         int n_inputs, ts_tensor **outputs);
+
+/* If and Loop (onnx_control.c). */
+bool onnx_op_if(onnx_node_ctx *c);
+bool onnx_op_loop(onnx_node_ctx *c);
 
 /* Records an error naming the node: "Op 'name' (opset N): detail". */
 void onnx_node_fail(const onnx_node_ctx *c, ts_error_code code, const char *fmt, ...)

@@ -29,7 +29,7 @@ struct ts_onnx_model {
   ts_spec *specs;
   int n_inits;
   ts_tensor **inits;                    /* references the model owns */
-  const onnx_op_row **rows;             /* per node */
+  GHashTable *rows;                     /* Onnx__NodeProto * -> its onnx_op_row, subgraphs' too */
   ts_function **functions;              /* per output, made on request */
   int *slots;                           /* per output: its slot, -1 */
 };
@@ -118,50 +118,81 @@ static bool input_spec(const onnx_file *f, const Onnx__ValueInfoProto *v, ts_spe
   return true;
 }
 
-/* Every name a node reads was made before it (graph inputs, initializers,
- * earlier nodes) and no name is made twice. */
-static bool check_dataflow(const onnx_file *f)
+/* The names visible in a graph: its own, then its enclosing graphs' (a
+ * subgraph reads outer values by name). */
+typedef struct name_scope {
+  GHashTable *made;
+  const struct name_scope *outer;
+} name_scope;
+
+static bool name_visible(const name_scope *s, const char *name)
 {
-  const Onnx__GraphProto *g = f->model->graph;
-  GHashTable *made = g_hash_table_new(g_str_hash, g_str_equal);
+  for (; s; s = s->outer)
+    if (g_hash_table_contains(s->made, name))
+      return true;
+  return false;
+}
+
+static const onnx_op_row *check_node(const onnx_file *f, const Onnx__NodeProto *n, int i);
+
+/* Every name a node of g reads was made before it (g's inputs and
+ * initializers, earlier nodes, or the enclosing graphs) and no name is
+ * made twice in g; every node has a row (check_node), and the subgraphs
+ * of its attributes check out the same way, `depth` graphs down. */
+static bool check_graph(ts_onnx_model *m, const Onnx__GraphProto *g, const name_scope *outer, int depth)
+{
+  const onnx_file *f = &m->file;
+  if (depth > TS_ONNX_MAX_DEPTH) {
+    ts_error_set(TS_ERR_FORMAT, (ts_loc){ 0 }, NULL, "%s: subgraphs nest deeper than %d", f->path,
+                 TS_ONNX_MAX_DEPTH);
+    return false;
+  }
+  name_scope scope = { g_hash_table_new(g_str_hash, g_str_equal), outer };
   bool ok = true;
   for (size_t i = 0; i < g->n_input && ok; i++) {
     if (!(ok = g->input[i]->name && *g->input[i]->name))
       ts_error_set(TS_ERR_FORMAT, (ts_loc){ 0 }, NULL, "%s: graph input %zu has no name", f->path, i);
     else
-      g_hash_table_add(made, g->input[i]->name);
+      g_hash_table_add(scope.made, g->input[i]->name);
   }
   for (size_t i = 0; i < g->n_initializer && ok; i++) {
     if (!(ok = g->initializer[i]->name && *g->initializer[i]->name))
       ts_error_set(TS_ERR_FORMAT, (ts_loc){ 0 }, NULL, "%s: initializer %zu has no name", f->path, i);
     else
-      g_hash_table_add(made, g->initializer[i]->name);
+      g_hash_table_add(scope.made, g->initializer[i]->name);
   }
   char buf[32];
   for (size_t i = 0; i < g->n_node && ok; i++) {
     const Onnx__NodeProto *n = g->node[i];
     for (size_t k = 0; k < n->n_input && ok; k++)
-      if (*n->input[k] && !g_hash_table_contains(made, n->input[k])) {
+      if (*n->input[k] && !name_visible(&scope, n->input[k])) {
         ts_error_set(TS_ERR_FORMAT, (ts_loc){ 0 }, NULL,
                      "%s: node '%s' (%s) reads '%s', which no input, initializer or earlier node "
                      "makes (the graph is cyclic, unsorted or incomplete)",
                      f->path, node_name(n, (int)i, buf, sizeof buf), n->op_type, n->input[k]);
         ok = false;
       }
+    const onnx_op_row *row = ok ? check_node(f, n, (int)i) : NULL;
+    ok = row != NULL;
+    if (ok)
+      g_hash_table_insert(m->rows, (gpointer)n, (gpointer)row);
+    for (size_t a = 0; a < n->n_attribute && ok; a++)
+      if (n->attribute[a]->g)
+        ok = check_graph(m, n->attribute[a]->g, &scope, depth + 1);
     for (size_t k = 0; k < n->n_output && ok; k++)
-      if (*n->output[k] && !g_hash_table_add(made, n->output[k])) {
+      if (*n->output[k] && !g_hash_table_add(scope.made, n->output[k])) {
         ts_error_set(TS_ERR_FORMAT, (ts_loc){ 0 }, NULL, "%s: node '%s' (%s) makes '%s' a second time",
                      f->path, node_name(n, (int)i, buf, sizeof buf), n->op_type, n->output[k]);
         ok = false;
       }
   }
   for (size_t i = 0; i < g->n_output && ok; i++)
-    if (!g->output[i] || !g->output[i]->name || !g_hash_table_contains(made, g->output[i]->name)) {
+    if (!g->output[i] || !g->output[i]->name || !name_visible(&scope, g->output[i]->name)) {
       ts_error_set(TS_ERR_FORMAT, (ts_loc){ 0 }, NULL, "%s: graph output %zu '%s' is made by nothing",
                    f->path, i, g->output[i] && g->output[i]->name ? g->output[i]->name : "");
       ok = false;
     }
-  g_hash_table_destroy(made);
+  g_hash_table_destroy(scope.made);
   return ok;
 }
 
@@ -226,12 +257,8 @@ static bool check_model(ts_onnx_model *m)
     return false;
   }
   const Onnx__GraphProto *g = f->model->graph;
-  if (!check_dataflow(f))
+  if (!check_graph(m, g, NULL, 0))
     return false;
-  m->rows = g_new0(const onnx_op_row *, g->n_node + 1);
-  for (size_t i = 0; i < g->n_node; i++)
-    if (!(m->rows[i] = check_node(f, g->node[i], (int)i)))
-      return false;
   GHashTable *inits = g_hash_table_new(g_str_hash, g_str_equal);
   for (size_t i = 0; i < g->n_initializer; i++)
     g_hash_table_add(inits, g->initializer[i]->name);
@@ -286,6 +313,7 @@ ts_onnx_model *ts_onnx_load(const char *path)
     m->name = base;
   }
   m->functions = g_new0(ts_function *, g->n_output + 1);
+  m->rows = g_hash_table_new(g_direct_hash, g_direct_equal);
   m->slots = g_new(int, g->n_output + 1);
   for (size_t i = 0; i < g->n_output; i++)
     m->slots[i] = -1;
@@ -326,7 +354,8 @@ void ts_onnx_model_free(ts_onnx_model *m)
   g_free(m->inits);
   g_free(m->functions);
   g_free(m->slots);
-  g_free(m->rows);
+  if (m->rows)
+    g_hash_table_destroy(m->rows);
   g_free(m->inputs);
   g_free(m->specs);
   g_free(m->name);
@@ -363,38 +392,50 @@ static ts_tensor *host_of(ts_tensor *t)
   return t && ts_tensor_data(t) ? t : NULL;
 }
 
-/* Builds the model's ops on inputs; outputs[0 .. n_output-1]. */
-static bool build(ts_onnx_model *m, ts_tensor *const *inputs, ts_tensor **outputs)
+/* The values of a graph being built, and of the graphs around it. */
+struct onnx_values {
+  GHashTable *map;                /* name -> onnx_value (g_free) */
+  const struct onnx_values *outer;
+};
+
+static const onnx_value *value_lookup(const onnx_values *vals, const char *name)
+{
+  for (; vals; vals = vals->outer) {
+    const onnx_value *v = g_hash_table_lookup(vals->map, name);
+    if (v)
+      return v;
+  }
+  return NULL;
+}
+
+static void value_bind(onnx_values *vals, const char *name, ts_tensor *t, ts_tensor *host)
+{
+  onnx_value *v = g_new(onnx_value, 1);
+  *v = (onnx_value){ t, host };
+  g_hash_table_insert(vals->map, (char *)name, v);
+}
+
+/* Builds g's nodes on the values bound in vals (and those around it);
+ * outputs[0 .. g->n_output-1] get g's outputs. */
+static bool build_nodes(ts_onnx_model *m, const Onnx__GraphProto *g, onnx_values *vals, ts_tensor **outputs)
 {
   const onnx_file *f = &m->file;
-  const Onnx__GraphProto *g = f->model->graph;
-  GHashTable *values = g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free);
-  for (int i = 0; i < m->n_inputs; i++) {
-    onnx_value *v = g_new0(onnx_value, 1);
-    *v = (onnx_value){ inputs[i], host_of(inputs[i]) };
-    g_hash_table_insert(values, m->inputs[i]->name, v);
-  }
-  for (int i = 0; i < m->n_inits; i++) {
-    onnx_value *v = g_new0(onnx_value, 1);
-    *v = (onnx_value){ m->inits[i], m->inits[i] };
-    g_hash_table_insert(values, g->initializer[i]->name, v);
-  }
   bool ok = true;
   char buf[32];
   for (size_t i = 0; i < g->n_node && ok; i++) {
     const Onnx__NodeProto *n = g->node[i];
-    const onnx_op_row *row = m->rows[i];
+    const onnx_op_row *row = g_hash_table_lookup(m->rows, n);
     onnx_value *in = g_new0(onnx_value, n->n_input + 1);
     ts_tensor **out = g_new0(ts_tensor *, n->n_output + 1);
     ts_tensor **host = g_new0(ts_tensor *, n->n_output + 1);
     bool all_host = true;
     for (size_t k = 0; k < n->n_input; k++) {
-      onnx_value *v = *n->input[k] ? g_hash_table_lookup(values, n->input[k]) : NULL;
+      const onnx_value *v = *n->input[k] ? value_lookup(vals, n->input[k]) : NULL;
       in[k] = v ? *v : (onnx_value){ 0 };
       all_host = all_host && (!v || v->host);
     }
     onnx_node_ctx c = { f, n, node_name(n, (int)i, buf, sizeof buf), f->opset, (int)n->n_input, in,
-                        (int)n->n_output, out, { f->path, NULL, (int)i + 1 } };
+                        (int)n->n_output, out, { f->path, NULL, (int)i + 1 }, m, vals };
     c.loc.func = c.name;
     int n_scopes;
     push_scopes(n->name, &n_scopes);
@@ -420,23 +461,55 @@ static bool build(ts_onnx_model *m, ts_tensor *const *inputs, ts_tensor **output
       ok = onnx_op_build(row, &hc);
       ts_init_scope_end();
     }
-    for (size_t k = 0; k < n->n_output && ok; k++) {
-      if (!*n->output[k])
-        continue;
-      onnx_value *v = g_new0(onnx_value, 1);
-      *v = (onnx_value){ out[k], host[k] };
-      g_hash_table_insert(values, n->output[k], v);
-    }
+    for (size_t k = 0; k < n->n_output && ok; k++)
+      if (*n->output[k])
+        value_bind(vals, n->output[k], out[k], host[k]);
     g_free(in);
     g_free(out);
     g_free(host);
   }
-  for (size_t i = 0; i < g->n_output && ok; i++) {
-    onnx_value *v = g_hash_table_lookup(values, g->output[i]->name);
-    outputs[i] = v->t;
-  }
-  g_hash_table_destroy(values);
+  for (size_t i = 0; i < g->n_output && ok; i++)
+    outputs[i] = value_lookup(vals, g->output[i]->name)->t;
   return ok && !ts_failed();
+}
+
+/* Builds the model's ops on inputs; outputs[0 .. n_output-1]. */
+static bool build(ts_onnx_model *m, ts_tensor *const *inputs, ts_tensor **outputs)
+{
+  const Onnx__GraphProto *g = m->file.model->graph;
+  onnx_values vals = { g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free), NULL };
+  for (int i = 0; i < m->n_inputs; i++)
+    value_bind(&vals, m->inputs[i]->name, inputs[i], host_of(inputs[i]));
+  for (int i = 0; i < m->n_inits; i++)
+    value_bind(&vals, g->initializer[i]->name, m->inits[i], m->inits[i]);
+  bool ok = build_nodes(m, g, &vals, outputs);
+  g_hash_table_destroy(vals.map);
+  return ok;
+}
+
+bool onnx_build_subgraph(const onnx_node_ctx *c, const Onnx__GraphProto *g, ts_tensor *const *inputs,
+                         int n_inputs, ts_tensor **outputs)
+{
+  if ((int)g->n_input != n_inputs) {
+    onnx_node_fail(c, TS_ERR_FORMAT, "subgraph '%s' has %zu inputs, the node gives it %d",
+                   g->name ? g->name : "", g->n_input, n_inputs);
+    return false;
+  }
+  onnx_values vals = { g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free), c->values };
+  for (int i = 0; i < n_inputs; i++)
+    value_bind(&vals, g->input[i]->name, inputs[i], host_of(inputs[i]));
+  bool ok = true;
+  for (size_t i = 0; i < g->n_initializer && ok; i++) {
+    char *what = g_strdup_printf("initializer '%s' of subgraph '%s'", g->initializer[i]->name,
+                                 g->name ? g->name : "");
+    ts_tensor *t = onnx_tensor_decode(c->file, g->initializer[i], what);
+    g_free(what);
+    if ((ok = t != NULL))
+      value_bind(&vals, g->initializer[i]->name, t, t);
+  }
+  ok = ok && build_nodes(c->model, g, &vals, outputs);
+  g_hash_table_destroy(vals.map);
+  return ok;
 }
 
 /* ---- running it -------------------------------------------------------------------- */
@@ -682,6 +755,20 @@ static void type_missing(GPtrArray *missing, const Onnx__ValueInfoProto *v)
   }
 }
 
+/* The ops of g's nodes, and of their subgraphs (nested no deeper than
+ * onnx_file_read lets them), that have no row. */
+static void nodes_missing(GPtrArray *missing, const Onnx__GraphProto *g)
+{
+  for (size_t i = 0; i < g->n_node; i++) {
+    const Onnx__NodeProto *n = g->node[i];
+    if (n->op_type && !(is_default_domain(n->domain) && onnx_op_lookup(n->op_type)))
+      add_missing(missing, n->op_type);
+    for (size_t a = 0; a < n->n_attribute; a++)
+      if (n->attribute[a] && n->attribute[a]->g)
+        nodes_missing(missing, n->attribute[a]->g);
+  }
+}
+
 char *ts_onnx_unsupported(const char *path)
 {
   onnx_file f;
@@ -706,11 +793,7 @@ char *ts_onnx_unsupported(const char *path)
       g_free(what);
     }
   }
-  for (size_t i = 0; i < g->n_node; i++) {
-    const Onnx__NodeProto *n = g->node[i];
-    if (n->op_type && !(is_default_domain(n->domain) && onnx_op_lookup(n->op_type)))
-      add_missing(missing, n->op_type);
-  }
+  nodes_missing(missing, g);
   g_ptr_array_add(missing, NULL);
   char *out = g_strjoinv(",", (char **)missing->pdata);
   g_ptr_array_free(missing, TRUE);

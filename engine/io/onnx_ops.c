@@ -2314,6 +2314,8 @@ static const onnx_op_row ROWS[] = {
   { "HardSigmoid", 1, 1, 1, 1, ",alpha,beta,", op_hard_sigmoid, 0, true },
   { "HardSwish", 1, 1, 1, 1, ",", op_hard_swish, 0, true },
   { "Identity", 1, 1, 1, 1, ",", op_identity, 0, true },
+  { "If", 1, 1, 1, TS_MAX_OUTPUTS, ",then_branch,else_branch,", onnx_op_if, 0, false },
+  { "Loop", 2, -1, 1, TS_MAX_OUTPUTS, ",body,", onnx_op_loop, 0, false },
   { "InstanceNormalization", 3, 3, 1, 1, ",epsilon,", op_instance_norm, 0, false },
   { "IsNaN", 1, 1, 1, 1, ",", op_isnan, 0, true },
   { "LayerNormalization", 2, 3, 1, 3, ",axis,epsilon,stash_type,", op_layer_norm, 0, false },

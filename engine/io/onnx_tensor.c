@@ -37,6 +37,14 @@ bool onnx_dtype(int32_t data_type, ts_dtype *out)
   return false;
 }
 
+int32_t onnx_data_type(ts_dtype dtype)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS(DTYPES); i++)
+    if ((int)DTYPES[i].dtype == (int)dtype)
+      return DTYPES[i].onnx;
+  return 0;
+}
+
 const char *onnx_dtype_name(int32_t data_type)
 {
   for (size_t i = 0; i < G_N_ELEMENTS(DTYPES); i++)
