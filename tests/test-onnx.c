@@ -324,6 +324,232 @@ static void test_softmax_by_opset(void)
   }
 }
 
+/* ---- If and Loop ------------------------------------------------------------------ */
+
+/* AttributeProto of type GRAPH, wrapped as a node's field 5; frees graph. */
+static pb *graph_attr(const char *name, pb *graph)
+{
+  pb *a = msg();
+  put_str(a, 1, name);
+  put_msg(a, 6, graph);
+  put_int(a, 20, 5); /* GRAPH */
+  pb *wrapped = msg();
+  put_msg(wrapped, 5, a);
+  return wrapped;
+}
+
+static pb *concat_attrs(pb *a, pb *b)
+{
+  g_byte_array_append(a, b->data, b->len);
+  g_byte_array_unref(b);
+  return a;
+}
+
+static ts_tensor *run1(ts_onnx_model *m, ts_tensor **inputs, int n, bool graph)
+{
+  ts_tensor *y = NULL, *outs[4];
+  g_assert_cmpint(ts_onnx_model_n_outputs(m), <=, 4);
+  if (!graph) {
+    if (!ts_onnx_model_run(m, inputs, n, outs))
+      g_error("%s", ts_error_peek()->message);
+    return outs[0];
+  }
+  ts_value args[4];
+  for (int i = 0; i < n; i++)
+    args[i] = TS_TENSOR_VALUE(inputs[i]);
+  y = ts_function_call(ts_onnx_model_function(m, 0), args, n);
+  if (!y)
+    g_error("%s", ts_error_peek()->message);
+  return y;
+}
+
+/* The first output of m on inputs, eagerly or through its function. */
+/* y = If(c) then r + r (r = Relu(x), an outer value) else -x; eagerly
+ * and as one traced If, both ways. */
+static void test_if_reads_outer_values(void)
+{
+  int64_t dims[] = { 3 };
+  pb *then_g = msg();
+  put_msg(then_g, 1, node("Add", "/then/Add", "r,r", "t", NULL));
+  put_str(then_g, 2, "then");
+  put_msg(then_g, 12, value_info("t", 1, 1, dims));
+  pb *else_g = msg();
+  put_msg(else_g, 1, node("Neg", "/else/Neg", "x", "e", NULL));
+  put_str(else_g, 2, "else");
+  put_msg(else_g, 12, value_info("e", 1, 1, dims));
+  pb *g = msg();
+  put_msg(g, 1, node("Relu", "relu", "x", "r", NULL));
+  put_msg(g, 1, node("If", "choose", "c", "y",
+                     concat_attrs(graph_attr("then_branch", then_g), graph_attr("else_branch", else_g))));
+  put_str(g, 2, "if_outer");
+  put_msg(g, 11, value_info("c", 9, 0, NULL));
+  put_msg(g, 11, value_info("x", 1, 1, dims));
+  put_msg(g, 12, value_info("y", 1, 1, dims));
+  pb *bytes = model(16, g);
+  char *path = write_file("if_outer.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  ts_scope *scope = ts_scope_begin();
+  float xv[] = { -1, 2, 3 };
+  for (int graph = 0; graph < 2; graph++)
+    for (int which = 0; which < 2; which++) {
+      uint8_t cv = which == 0;
+      ts_tensor *in[2] = { ts_constant(TS_BOOL, TS_SCALAR_SHAPE, &cv), ts_constant(TS_F32, TS_SHAPE(3), xv) };
+      ts_tensor *y = run1(m, in, 2, graph);
+      for (int i = 0; i < 3; i++)
+        g_assert_cmpfloat(ts_tensor_get_f64(y, i), ==, which == 0 ? 2 * fmax(xv[i], 0) : -xv[i]);
+    }
+  /* one concrete function, holding an If node */
+  ts_function *fn = ts_onnx_model_function(m, 0);
+  g_assert_cmpint(ts_function_n_concrete(fn), ==, 1);
+  const ts_graph *traced = ts_concrete_graph(ts_function_concrete(fn, 0));
+  bool has_if = false;
+  for (int i = 0; i < ts_graph_n_nodes(traced); i++)
+    has_if |= ts_node_op(ts_graph_node(traced, i)) == TS_OP_IF;
+  g_assert_true(has_if);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
+/* Loop(M, cond, v): the body adds `one` (an outer initializer) to v and
+ * scans each new v out; stops after M iterations or when v[0] >= limit. */
+static pb *loop_model(bool with_trip_count, bool with_cond)
+{
+  int64_t vdims[] = { 2 };
+  float one[] = { 1, 1 };
+  pb *body = msg();
+  put_msg(body, 1, node("Add", "/body/Add", "v_in,one", "v_out", NULL));
+  put_msg(body, 1, node("Identity", "/body/Scan", "v_out", "s", NULL));
+  put_msg(body, 1, node("Identity", "/body/Cond", "cond_in", "cond_out", NULL));
+  put_str(body, 2, "body");
+  put_msg(body, 11, value_info("i", 7, 0, NULL));
+  put_msg(body, 11, value_info("cond_in", 9, 0, NULL));
+  put_msg(body, 11, value_info("v_in", 1, 1, vdims));
+  put_msg(body, 12, value_info("cond_out", 9, 0, NULL));
+  put_msg(body, 12, value_info("v_out", 1, 1, vdims));
+  put_msg(body, 12, value_info("s", 1, 1, vdims));
+  pb *g = msg();
+  char *inputs = g_strdup_printf("%s,%s,v", with_trip_count ? "M" : "", with_cond ? "c" : "");
+  put_msg(g, 1, node("Loop", "/loop/Loop", inputs, "v_final,scan", graph_attr("body", body)));
+  g_free(inputs);
+  put_str(g, 2, "loop");
+  put_msg(g, 5, float_tensor("one", 1, vdims, one, 2));
+  if (with_trip_count)
+    put_msg(g, 11, value_info("M", 7, 0, NULL));
+  if (with_cond)
+    put_msg(g, 11, value_info("c", 9, 0, NULL));
+  put_msg(g, 11, value_info("v", 1, 1, vdims));
+  put_msg(g, 12, value_info("v_final", 1, 1, vdims));
+  int64_t sdims[] = { -1, 2 };
+  put_msg(g, 12, value_info("scan", 1, 2, sdims));
+  return model(16, g);
+}
+
+static void test_loop_carried_and_scanned(void)
+{
+  pb *bytes = loop_model(true, true);
+  char *path = write_file("loop.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  g_assert_cmpint(ts_onnx_model_n_outputs(m), ==, 2);
+  ts_scope *scope = ts_scope_begin();
+  for (int graph = 0; graph < 2; graph++) {
+    int64_t trips = 3;
+    uint8_t go = 1;
+    float v[] = { 10, 20 };
+    ts_tensor *in[3] = { ts_constant(TS_I64, TS_SCALAR_SHAPE, &trips), ts_constant(TS_BOOL, TS_SCALAR_SHAPE, &go),
+                         ts_constant(TS_F32, TS_SHAPE(2), v) };
+    ts_tensor *y = run1(m, in, 3, graph);
+    g_assert_cmpfloat(ts_tensor_get_f64(y, 0), ==, 13);
+    g_assert_cmpfloat(ts_tensor_get_f64(y, 1), ==, 23);
+    if (!graph) { /* the scan output: every iteration's v, stacked */
+      ts_tensor *out[2];
+      g_assert_true(ts_onnx_model_run(m, in, 3, out));
+      g_assert_cmpint(ts_tensor_rank(out[1]), ==, 2);
+      g_assert_cmpint(ts_tensor_dim(out[1], 0), ==, 3);
+      float want[] = { 11, 21, 12, 22, 13, 23 };
+      for (int i = 0; i < 6; i++)
+        g_assert_cmpfloat(ts_tensor_get_f64(out[1], i), ==, want[i]);
+    }
+    go = 0; /* a false condition: no iteration */
+    in[1] = ts_constant(TS_BOOL, TS_SCALAR_SHAPE, &go);
+    y = run1(m, in, 3, graph);
+    g_assert_cmpfloat(ts_tensor_get_f64(y, 0), ==, 10);
+  }
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
+static void test_loop_without_bounds(void)
+{
+  pb *bytes = loop_model(false, false);
+  char *path = write_file("loop_forever.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  ts_scope *scope = ts_scope_begin();
+  float v[] = { 1, 2 };
+  ts_tensor *x = ts_constant(TS_F32, TS_SHAPE(2), v), *out[2];
+  g_assert_false(ts_onnx_model_run(m, &x, 1, out));
+  ts_error *e = ts_error_take();
+  g_assert_cmpint(e->code, ==, TS_ERR_UNIMPLEMENTED);
+  g_assert_nonnull(strstr(e->message, "never ends"));
+  g_assert_nonnull(strstr(e->message, "/loop/Loop"));
+  ts_error_free(e);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
+/* An op the importer lacks inside a branch is found at load, by name. */
+static void test_subgraph_unsupported_op(void)
+{
+  int64_t dims[] = { 3 };
+  pb *then_g = msg();
+  put_msg(then_g, 1, node("Erf", "inner_erf", "x", "t", NULL));
+  put_msg(then_g, 12, value_info("t", 1, 1, dims));
+  pb *else_g = msg();
+  put_msg(else_g, 1, node("Neg", "n", "x", "e", NULL));
+  put_msg(else_g, 12, value_info("e", 1, 1, dims));
+  pb *g = msg();
+  put_msg(g, 1, node("If", "choose", "c", "y",
+                     concat_attrs(graph_attr("then_branch", then_g), graph_attr("else_branch", else_g))));
+  put_msg(g, 11, value_info("c", 9, 0, NULL));
+  put_msg(g, 11, value_info("x", 1, 1, dims));
+  put_msg(g, 12, value_info("y", 1, 1, dims));
+  pb *bytes = model(16, g);
+  char *path = write_file("if_erf.onnx", bytes);
+  g_byte_array_unref(bytes);
+  assert_load_fails(path, TS_ERR_UNIMPLEMENTED, WORDS("Erf", "inner_erf"));
+  char *missing = ts_onnx_unsupported(path);
+  g_assert_cmpstr(missing, ==, "Erf");
+  free(missing);
+  g_free(path);
+}
+
+/* Branches within branches, each reading the top graph's input: one level
+ * more than TS_ONNX_MAX_DEPTH is refused (within the wire's limit). */
+static void test_subgraphs_too_deep(void)
+{
+  pb *g = msg();
+  put_msg(g, 12, value_info("c", 9, 0, NULL));
+  for (int level = TS_ONNX_MAX_DEPTH + 1; level > 0; level--) {
+    char out[16];
+    snprintf(out, sizeof out, "o%d", level);
+    pb *outer = msg();
+    put_msg(outer, 1, node("If", out, "c", out, graph_attr("then_branch", g)));
+    put_msg(outer, 12, value_info(out, 9, 0, NULL));
+    g = outer;
+  }
+  put_msg(g, 11, value_info("c", 9, 0, NULL));
+  pb *bytes = model(16, g);
+  char *path = write_file("if_deep.onnx", bytes);
+  g_byte_array_unref(bytes);
+  assert_load_fails(path, TS_ERR_FORMAT, WORDS("subgraphs nest deeper than"));
+  g_free(path);
+}
+
 /* ---- hostile files ------------------------------------------------------------- */
 
 static void test_truncated(void)
@@ -678,6 +904,11 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/unsupported-attribute-named", test_unsupported_attribute_named);
   g_test_add_func("/onnx/import/softmax-by-opset", test_softmax_by_opset);
   g_test_add_func("/onnx/import/backend-tensor-files", test_backend_tensor_files);
+  g_test_add_func("/onnx/import/if-reads-outer-values", test_if_reads_outer_values);
+  g_test_add_func("/onnx/import/loop-carried-and-scanned", test_loop_carried_and_scanned);
+  g_test_add_func("/onnx/import/loop-without-bounds", test_loop_without_bounds);
+  g_test_add_func("/onnx/import/subgraph-unsupported-op", test_subgraph_unsupported_op);
+  g_test_add_func("/onnx/hostile/subgraphs-too-deep", test_subgraphs_too_deep);
   g_test_add_func("/onnx/hostile/truncated", test_truncated);
   g_test_add_func("/onnx/hostile/random-bytes", test_random_bytes);
   g_test_add_func("/onnx/hostile/cyclic", test_cyclic);
