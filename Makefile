@@ -40,6 +40,7 @@ run: build
 
 test: deps $(TEST_BUILD)/build.ninja
 	ninja -C $(TEST_BUILD)
+	scripts/install-ort.sh $(TEST_BUILD)/ort
 	xvfb-run -a meson test -C $(TEST_BUILD) --print-errorlogs $(MESON_TEST_ARGS)
 	$(MAKE) tsan
 
