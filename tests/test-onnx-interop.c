@@ -14,6 +14,8 @@
 #include <tracescope-onnx.h>
 #include <unistd.h>
 
+#include "onnx-op-cases.h"
+
 static char *tmp_dir;
 
 /* Why ONNX Runtime cannot run here, or NULL. */
@@ -81,6 +83,44 @@ static ts_tensor *ort_run(const char *prefix, const char *path, const char *name
   return y;
 }
 
+/* Exports fn's concrete function for examples and compares ONNX
+ * Runtime's result with ours; false (error cleared) if the export was
+ * refused (test-onnx-export checks which are, and why). */
+static bool compare(const char *prefix, ts_function *fn, const char *const *examples)
+{
+  const char *name = ts_function_name(fn);
+  ts_scope *scope = ts_scope_begin();
+  ts_value args[8];
+  ts_tensor *tensors[8];
+  int n = 0, n_tensors = 0;
+  for (; examples[n]; n++) {
+    g_assert_true(ts_value_parse(examples[n], &args[n]));
+    if (args[n].kind == TS_VALUE_TENSOR)
+      tensors[n_tensors++] = args[n].tensor;
+  }
+  /* what the seeds print while tracing must not mix into the TAP on stdout */
+  fflush(stdout);
+  int saved_stdout = dup(1);
+  dup2(2, 1);
+  ts_concrete *cf = ts_function_get_concrete(fn, args, n);
+  ts_tensor *want = cf ? ts_concrete_call(cf, args, n) : NULL;
+  fflush(stdout);
+  dup2(saved_stdout, 1);
+  close(saved_stdout);
+  g_assert_nonnull(want);
+  char *path = g_strdup_printf("%s/%s.onnx", tmp_dir, name);
+  bool saved = ts_concrete_save_onnx(cf, path);
+  if (saved)
+    assert_close(want, ort_run(prefix, path, name, tensors, n_tensors), name);
+  else
+    ts_error_clear();
+  for (int k = 0; k < n; k++)
+    ts_value_clear(&args[k]);
+  g_free(path);
+  ts_scope_end(scope);
+  return saved;
+}
+
 static void test_seeds_in_onnx_runtime(gconstpointer data)
 {
   const char *prefix = data;
@@ -96,41 +136,11 @@ static void test_seeds_in_onnx_runtime(gconstpointer data)
   GString *names = g_string_new(NULL);
   for (int i = 0; i < ts_module_n_functions(module); i++) {
     const char *const *examples = ts_module_examples(module, i);
-    if (!examples)
-      continue;
     ts_function *fn = ts_module_function(module, i);
-    const char *name = ts_function_name(fn);
-    ts_scope *scope = ts_scope_begin();
-    ts_value args[8];
-    ts_tensor *tensors[8];
-    int n = 0, n_tensors = 0;
-    for (; examples[n]; n++) {
-      g_assert_true(ts_value_parse(examples[n], &args[n]));
-      if (args[n].kind == TS_VALUE_TENSOR)
-        tensors[n_tensors++] = args[n].tensor;
-    }
-    /* what the seeds print while tracing must not mix into the TAP on stdout */
-    fflush(stdout);
-    int saved_stdout = dup(1);
-    dup2(2, 1);
-    ts_concrete *cf = ts_function_get_concrete(fn, args, n);
-    ts_tensor *want = cf ? ts_concrete_call(cf, args, n) : NULL;
-    fflush(stdout);
-    dup2(saved_stdout, 1);
-    close(saved_stdout);
-    g_assert_nonnull(want);
-    char *path = g_strdup_printf("%s/%s.onnx", tmp_dir, name);
-    if (ts_concrete_save_onnx(cf, path)) {
-      assert_close(want, ort_run(prefix, path, name, tensors, n_tensors), name);
-      g_string_append_printf(names, " %s", name);
+    if (examples && compare(prefix, fn, examples)) {
+      g_string_append_printf(names, " %s", ts_function_name(fn));
       n_compared++;
-    } else {
-      ts_error_clear(); /* test-onnx-export checks which seeds are refused, and why */
     }
-    for (int k = 0; k < n; k++)
-      ts_value_clear(&args[k]);
-    g_free(path);
-    ts_scope_end(scope);
   }
   g_test_message("ONNX Runtime agrees on%s", names->str);
   /* the If, Loop and 100-layer seeds among them */
@@ -142,12 +152,32 @@ static void test_seeds_in_onnx_runtime(gconstpointer data)
   ts_module_free(module);
 }
 
+/* Every op the exporter maps (tests/onnx-op-cases.h). */
+static void test_op_cases_in_onnx_runtime(gconstpointer data)
+{
+  const char *prefix = data;
+  char *why = ort_missing(prefix);
+  if (why) {
+    g_test_skip(why);
+    g_free(why);
+    return;
+  }
+  for (size_t i = 0; i < G_N_ELEMENTS(ONNX_OP_CASES); i++) {
+    const onnx_op_case *oc = &ONNX_OP_CASES[i];
+    ts_function *fn = ts_function_new(oc->name, oc->fn, oc->params);
+    if (!compare(prefix, fn, oc->args))
+      g_error("%s was not exported", oc->name);
+    ts_function_free(fn);
+  }
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   const char *prefix = g_getenv("TRACESCOPE_ORT_PREFIX");
   tmp_dir = g_dir_make_tmp("tracescope-onnx-interop-XXXXXX", NULL);
   g_test_add_data_func("/onnx/interop/seeds-in-onnx-runtime", prefix ? prefix : "", test_seeds_in_onnx_runtime);
+  g_test_add_data_func("/onnx/interop/op-cases-in-onnx-runtime", prefix ? prefix : "", test_op_cases_in_onnx_runtime);
   int ret = g_test_run();
   char *cmd = g_strdup_printf("rm -rf '%s'", tmp_dir);
   g_assert_cmpint(system(cmd), ==, 0);

@@ -159,7 +159,7 @@ UNARY(op_isnan, ts_not_equal_at(HERE, x, x))
 UNARY(op_sign, ts_sub_at(HERE, ts_cast_at(HERE, ts_greater_at(HERE, x, scalar(x, 0)), ts_tensor_dtype(x)),
                          ts_cast_at(HERE, ts_less_at(HERE, x, scalar(x, 0)), ts_tensor_dtype(x))))
 UNARY(op_softsign, ts_div_at(HERE, x, ts_add_at(HERE, scalar(x, 1), ts_abs_at(HERE, x))))
-UNARY(op_softplus, ts_log_at(HERE, ts_add_at(HERE, ts_exp_at(HERE, x), scalar(x, 1))))
+UNARY(op_softplus, ts_softplus_at(HERE, x)) /* log(1 + exp(x)) without overflow */
 
 static bool op_leaky_relu(onnx_node_ctx *c)
 {
@@ -1391,6 +1391,10 @@ static bool op_softmax_cross_entropy(onnx_node_ctx *c)
   if (!x)
     return false;
   int rank = ts_tensor_rank(x);
+  const Onnx__AttributeProto *reduction = attr(c, "reduction");
+  if (rank == 2 && c->n_out == 1 && !IN(2) && !attr(c, "ignore_index") && reduction && reduction->has_s &&
+      reduction->s.len == 4 && memcmp(reduction->s.data, "none", 4) == 0)
+    return out1(c, ts_sparse_softmax_cross_entropy_at(HERE, IN(1), x)); /* the engine's own op */
   ts_ints perm = { .n = rank };
   for (int d = 0; d < rank; d++)
     perm.v[d] = d;

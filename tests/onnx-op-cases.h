@@ -1,0 +1,122 @@
+/* onnx-op-cases.h — small functions that between them use every op the
+ * ONNX exporter maps (engine/io/onnx_export.c), each with example
+ * arguments: test-onnx-export round-trips them through our importer,
+ * test-onnx-interop runs them in ONNX Runtime.  The values reach the
+ * corners a mapping gets wrong first: negative operands of FloorDiv and
+ * FloorMod, SAME padding with an odd remainder, transposed products. */
+#pragma once
+
+#include <tracescope.h>
+
+#define A(i) ts_arg(c, (i))
+
+static ts_tensor *case_floor_div_mod(ts_call *c)
+{
+  ts_tensor *parts[2] = { ts_floordiv(A(0), A(1)), ts_mod(A(0), A(1)) };
+  return ts_concat(parts, 2, 0);
+}
+
+static ts_tensor *case_compare_select(ts_call *c)
+{
+  ts_tensor *a = A(0), *b = A(1);
+  ts_tensor *pick = ts_logical_or(ts_logical_and(ts_not_equal(a, b), ts_greater(a, b)),
+                                  ts_logical_not(ts_less_equal(a, ts_minimum(a, b))));
+  ts_tensor *other = ts_where(ts_greater_equal(a, b), ts_maximum(a, b), ts_neg(ts_abs(b)));
+  return ts_where(ts_logical_or(pick, ts_equal(a, b)), a, other);
+}
+
+static ts_tensor *case_math(ts_call *c)
+{
+  ts_tensor *x = A(0), *p = ts_abs(x);
+  ts_tensor *y = ts_add(ts_sqrt(p), ts_log(ts_add(p, ts_ones_like(x))));
+  y = ts_add(y, ts_mul(ts_exp(ts_neg(p)), ts_tanh(x)));
+  y = ts_sub(y, ts_div(ts_sigmoid(x), ts_softplus(x)));
+  return ts_add(ts_pow(y, ts_fill(ts_tensor_shape(y), ts_scalar_f32(2))), ts_relu(x));
+}
+
+static ts_tensor *case_shapes(ts_call *c)
+{
+  ts_tensor *x = A(0); /* [2,6] */
+  ts_tensor *halves[2];
+  ts_split(x, 2, 1, halves);
+  ts_tensor *swapped[2] = { halves[1], halves[0] };
+  ts_tensor *y = ts_concat(swapped, 2, 1);
+  y = ts_slice(y, TS_INTS(0, 1), TS_INTS(2, -1)); /* [2,5] */
+  y = ts_transpose(y, TS_INTS(1, 0));             /* [5,2] */
+  y = ts_reshape(ts_transpose(y, TS_ALL_AXES), TS_SHAPE(-1, 5, 1));
+  y = ts_flatten(y);
+  int32_t idx[] = { 4, 0, 2 };
+  return ts_gather(y, ts_constant(TS_I32, TS_SHAPE(3), idx), 1);
+}
+
+static ts_tensor *case_reductions(ts_call *c)
+{
+  ts_tensor *x = A(0); /* [3,4] */
+  ts_tensor *parts[6] = {
+    ts_reduce_sum(x, TS_INTS(1), false), ts_reduce_mean(x, TS_INTS(1), false),
+    ts_reduce_max(x, TS_INTS(1), false), ts_reduce_min(x, TS_INTS(-1), false),
+    ts_reduce_prod(x, TS_INTS(1), false),
+    ts_cast(ts_argmax(x, 1), TS_F32),
+  };
+  ts_tensor *y = ts_concat(parts, 6, 0);
+  return ts_add(y, ts_reduce_sum(ts_reduce_mean(x, TS_ALL_AXES, true), (ts_ints){ .n = 0 }, false));
+}
+
+static ts_tensor *case_nn(ts_call *c)
+{
+  ts_tensor *logits = A(0); /* [4,5] */
+  int32_t labels[] = { 0, 4, 2, 1 };
+  ts_tensor *loss = ts_sparse_softmax_cross_entropy(ts_constant(TS_I32, TS_SHAPE(4), labels), logits);
+  ts_tensor *p = ts_reduce_sum(ts_mul(ts_softmax(logits), ts_log_softmax(logits)), TS_INTS(1), false);
+  return ts_sub(loss, p);
+}
+
+static ts_tensor *case_products(ts_call *c)
+{
+  ts_tensor *a = A(0), *b = A(1); /* [2,3,4] and [2,5,3] */
+  return ts_matmul_t(a, b, true, true); /* [2,4,5] */
+}
+
+static ts_tensor *case_windows(ts_call *c)
+{
+  ts_tensor *x = A(0); /* [1,7,7,2] */
+  ts_tensor *w = ts_random_normal(TS_F32, TS_SHAPE(3, 3, 2, 4), 0, 1, 11);
+  ts_tensor *y = ts_conv2d(x, w, 2, 2, TS_PADDING_SAME);          /* [1,4,4,4] */
+  ts_tensor *v = ts_conv2d(x, w, 2, 1, TS_PADDING_VALID);         /* [1,3,5,4] */
+  ts_tensor *p = ts_max_pool2d(y, 3, 3, 2, 2, TS_PADDING_SAME);   /* [1,2,2,4] */
+  ts_tensor *q = ts_max_pool2d(v, 2, 2, 1, 2, TS_PADDING_VALID);  /* [1,2,2,4] */
+  return ts_add(p, q);
+}
+
+static ts_tensor *case_creation(ts_call *c)
+{
+  ts_tensor *x = A(0); /* i32[3] */
+  ts_tensor *shape = ts_shape(x);
+  ts_tensor *r = ts_range(TS_I32, 2, 11, 3);
+  ts_tensor *z = ts_add(ts_zeros(TS_I32, TS_SHAPE(3)), ts_ones(TS_I32, TS_SHAPE(3)));
+  ts_tensor *e = ts_cast(ts_reduce_sum(ts_eye(TS_F32, 3, 3), TS_INTS(0), false), TS_I32);
+  ts_tensor *u = ts_cast(ts_mul(ts_random_uniform(TS_F32, TS_SHAPE(3), 0, 10, 5), ts_cast(z, TS_F32)), TS_I32);
+  return ts_add(ts_add(ts_add(ts_mul(x, shape), r), ts_add(z, ts_zeros_like(x))), ts_add(e, u));
+}
+
+#undef A
+
+typedef struct onnx_op_case {
+  const char *name;
+  ts_fn fn;
+  const char *params;
+  const char *args[3];
+} onnx_op_case;
+
+static const onnx_op_case ONNX_OP_CASES[] = {
+  { "floor_div_mod_f32", case_floor_div_mod, "x, y", { "f32[6]=7,-7,7,-7,6.5,0", "f32[6]=2,2,-2,-2,-3,5" } },
+  { "floor_div_mod_i32", case_floor_div_mod, "x, y", { "i32[6]=7,-7,7,-7,6,0", "i32[6]=2,2,-2,-2,-3,5" } },
+  { "compare_select", case_compare_select, "a, b", { "f32[5]=1,-2,3,4,-5", "f32[5]=1,2,-3,5,-6" } },
+  { "math", case_math, "x", { "f32[2,3]=0.5,-1,2,-3,0.25,4" } },
+  { "shapes", case_shapes, "x", { "f32[2,6]:range" } },
+  { "reductions", case_reductions, "x", { "f32[3,4]=1,-2,3,0.5,4,4,-1,2,0.25,-8,6,1" } },
+  { "nn", case_nn, "logits", { "f32[4,5]:uniform" } },
+  { "products", case_products, "a, b", { "f32[2,3,4]:uniform", "f32[2,5,3]:uniform@3" } },
+  { "windows", case_windows, "x", { "f32[1,7,7,2]:uniform" } },
+  { "creation", case_creation, "x", { "i32[3]=4,-1,7" } },
+};
