@@ -10,7 +10,8 @@
  * An imported model is a graph of the engine's public ops: each ONNX node
  * becomes the ops that compute it exactly, under the name scopes of its
  * `/`-separated name (PyTorch's "/encoder/layer.0/Add" folds into encoder
- * and layer.0 in the viewer).  Opsets 6 to 17 of the default domain.  A
+ * and layer.0 in the viewer).  Opsets 6 to 17 of the default domain (1
+ * to 5 for models whose ops all meant the same since opset 1).  A
  * node whose op, attribute value or dtype has no exact mapping makes
  * ts_onnx_load fail with TS_ERR_UNIMPLEMENTED naming the op, the node and
  * the opset: nothing is dropped. */

@@ -8,9 +8,13 @@
 
 #include <glib.h>
 
-/* 6 too: PyTorch's old exports use it, and the ops we map differ from 7
- * only in attributes the rows refuse (broadcast, is_test=0). */
-#define ONNX_MIN_OPSET 6
+/* Rows map opsets from 6 (PyTorch's old exports use it, and the ops we map
+ * differ from 7 only in attributes the rows refuse: broadcast, is_test=0)
+ * unless they say otherwise (onnx_op_row.since): a model of an older
+ * opset loads when each of its ops' rows says since 1 (an op whose
+ * meaning and attributes opset 1 already had: Not, Softplus, ...). */
+#define ONNX_MIN_OPSET 1
+#define ONNX_ROW_MIN_OPSET 6
 #define ONNX_MAX_OPSET 17
 
 /* A parsed model file: the message, the file's path and folder (external
@@ -85,7 +89,7 @@ typedef struct onnx_op_row {
   int min_out, max_out;   /* outputs the node may ask for */
   const char *attrs;      /* the attributes it takes, ",a,b," */
   onnx_op_fn build;
-  int since;              /* the first opset whose semantics build handles (0: any of ours) */
+  int since;              /* the first opset whose semantics build handles (0: ONNX_ROW_MIN_OPSET) */
   bool foldable;          /* computed on the host when every input is known there */
 } onnx_op_row;
 

@@ -16,8 +16,6 @@
 #include "graph-private.h"
 #include "onnx-private.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <string.h>
 
 #define EXPORT_OPSET 17

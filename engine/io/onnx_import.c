@@ -211,8 +211,9 @@ static const onnx_op_row *check_node(const onnx_file *f, const Onnx__NodeProto *
                    n->domain && *n->domain ? "." : "", n->op_type);
     return NULL;
   }
-  if (row->since > f->opset) {
-    onnx_node_fail(&c, TS_ERR_UNIMPLEMENTED, "the importer maps %s from opset %d on", n->op_type, row->since);
+  int since = row->since ? row->since : ONNX_ROW_MIN_OPSET;
+  if (since > f->opset) {
+    onnx_node_fail(&c, TS_ERR_UNIMPLEMENTED, "the importer maps %s from opset %d on", n->op_type, since);
     return NULL;
   }
   if ((int)n->n_input < row->min_in || (row->max_in >= 0 && (int)n->n_input > row->max_in)) {
