@@ -3,8 +3,13 @@
  * need to run the same model: DIR/KEY/argN.npy (tensor arguments),
  * DIR/KEY/<variable>.npy (the weights the seeds made, read from the
  * traced graph's variable handles), DIR/KEY/out.npy (our result, which the
- * peers compare theirs with) and DIR/KEY/workload.json naming them all. */
+ * peers compare theirs with) and DIR/KEY/workload.json naming them all;
+ * and DIR/KEY/model.onnx, the traced function as ts_concrete_save_onnx
+ * writes it, with DIR/manifest.json listing those models for
+ * bench/peers/ort_bench.mjs (ONNX Runtime on our export). */
 #include "peers-workloads.h"
+
+#include <tracescope-onnx.h>
 
 #include <errno.h>
 #include <glib.h>
@@ -50,7 +55,33 @@ static bool save_variables(const char *dir, const ts_graph *g, GString *json)
   return ok;
 }
 
-static bool export_workload(ts_module *seeds, const peer_workload *w, const char *root)
+/* DIR/model.onnx from fn's concrete function, and its entry in manifest
+ * (ort_bench.mjs's format: the model, its inputs by name, our output). */
+static bool export_onnx(const char *dir, const peer_workload *w, ts_function *fn, const ts_value *args,
+                        int n_args, GString *manifest)
+{
+  ts_concrete *cf = ts_function_concrete(fn, 0);
+  char *path = g_build_filename(dir, "model.onnx", NULL);
+  bool ok = ts_concrete_save_onnx(cf, path);
+  g_free(path);
+  if (!ok)
+    return false;
+  const ts_graph *g = ts_concrete_graph(cf);
+  g_string_append_printf(manifest, "%s\n  \"%s\": {\"label\": \"%s\", \"model\": \"%s/model.onnx\", \"inputs\": [",
+                         manifest->len > 1 ? "," : "", w->key, w->label, w->key);
+  for (int i = 0, k = 0; i < n_args; i++) {
+    if (args[i].kind != TS_VALUE_TENSOR)
+      continue;
+    const char *name = ts_node_name(ts_graph_node(g, ts_graph_input(g, k)));
+    g_string_append_printf(manifest, "%s{\"name\": \"%s\", \"file\": \"%s/arg%d.npy\"}", k ? ", " : "", name,
+                           w->key, i);
+    k++;
+  }
+  g_string_append_printf(manifest, "], \"expected\": \"%s/out.npy\"}", w->key);
+  return true;
+}
+
+static bool export_workload(ts_module *seeds, const peer_workload *w, const char *root, GString *manifest)
 {
   char *dir = g_build_filename(root, w->key, NULL);
   GString *json = g_string_new(NULL);
@@ -79,6 +110,7 @@ static bool export_workload(ts_module *seeds, const peer_workload *w, const char
   ok = ok && save_variables(dir, ts_concrete_graph(ts_function_concrete(fn, 0)), json);
   g_string_append(json, "},\n  \"output\": \"out.npy\"\n}\n");
   ok = ok && save(dir, "out.npy", out);
+  ok = ok && export_onnx(dir, w, fn, args, n_args, manifest);
   char *path = g_build_filename(dir, "workload.json", NULL);
   GError *error = NULL;
   if (ok && !g_file_set_contents(path, json->str, (gssize)json->len, &error)) {
@@ -112,11 +144,22 @@ int main(int argc, char **argv)
     return 1;
   }
   bool ok = true;
+  GString *manifest = g_string_new("{");
   for (int i = 0; i < PEER_N_WORKLOADS; i++) {
     ts_scope *scope = ts_scope_begin();
-    ok = export_workload(seeds, &PEER_WORKLOADS[i], argv[1]) && ok;
+    ok = export_workload(seeds, &PEER_WORKLOADS[i], argv[1], manifest) && ok;
     ts_scope_end(scope);
   }
+  g_string_append(manifest, "\n}\n");
+  char *path = g_build_filename(argv[1], "manifest.json", NULL);
+  GError *error = NULL;
+  if (!g_file_set_contents(path, manifest->str, (gssize)manifest->len, &error)) {
+    fprintf(stderr, "tracescope-bench-export: %s\n", error->message);
+    g_error_free(error);
+    ok = false;
+  }
+  g_free(path);
+  g_string_free(manifest, TRUE);
   ts_module_free(seeds);
   ts_release_all();
   return ok ? 0 : 1;

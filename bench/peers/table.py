@@ -3,7 +3,9 @@
 
   ours-N.json  tracescope-bench-peers at N threads (one per thread count)
   torch-N.json bench/peers/torch_bench.py at N threads (absent: PyTorch missing)
-  ort.json     bench/peers/ort_bench.mjs (absent: ONNX Runtime missing)
+  ort.json     bench/peers/ort_bench.mjs on torch_bench.py's exports (absent: ONNX Runtime missing)
+  ort-ours.json the same on the models tracescope-bench-export wrote with
+               ts_concrete_save_onnx (column "ORT ours": ONNX Runtime on our export)
   cpu.txt      the CPU, as lscpu names it
   missing.txt  one line per peer that could not run, saying why
 
@@ -17,8 +19,8 @@ import os
 import re
 import sys
 
-COLUMNS = ["our eager", "our graph", "torch eager", "jit.trace", "ORT", "GEMM floor",
-           "graph/best", "graph/ORT", "eager/graph"]
+COLUMNS = ["our eager", "our graph", "torch eager", "jit.trace", "ORT", "ORT ours", "GEMM floor",
+           "graph/best", "graph/ORT", "g/ORT ours", "eager/graph"]
 
 
 def load(path):
@@ -62,6 +64,7 @@ class Results:
         for path in sorted(glob.glob(os.path.join(d, "torch-*.json"))):
             self.torch = merge(self.torch, load(path))
         self.ort = load(os.path.join(d, "ort.json"))
+        self.ort_ours = load(os.path.join(d, "ort-ours.json"))
 
     def keys(self):
         first = self.ours[min(self.ours)]
@@ -77,6 +80,8 @@ class Results:
         r["torch"], r["jit"] = t.get("eager_us"), t.get("jit_us")
         o = (self.ort or {}).get("workloads", {}).get(key, {}).get("threads", {}).get(str(n), {})
         r["ort"] = o.get("native_us", o.get("run_us"))
+        o = (self.ort_ours or {}).get("workloads", {}).get(key, {}).get("threads", {}).get(str(n), {})
+        r["ort_ours"] = o.get("native_us", o.get("run_us"))
         peers = [v for v in (r["torch"], r["jit"], r["ort"]) if v is not None]
         r["best_peer"] = min(peers) if peers else None
         return r
@@ -89,9 +94,9 @@ def print_table(res, n):
     print(f"  {'workload':<{w}}" + "".join(f"{c:>12}" for c in COLUMNS))
     for key in res.keys():
         r = res.row(key, n)
-        cells = [fmt(r[k]) for k in ("eager", "graph", "torch", "jit", "ort", "floor")]
+        cells = [fmt(r[k]) for k in ("eager", "graph", "torch", "jit", "ort", "ort_ours", "floor")]
         cells += [fmt(ratio(r["graph"], r["best_peer"]), True), fmt(ratio(r["graph"], r["ort"]), True),
-                  fmt(ratio(r["eager"], r["graph"]), True)]
+                  fmt(ratio(r["graph"], r["ort_ours"]), True), fmt(ratio(r["eager"], r["graph"]), True)]
         print(f"  {r['label']:<{w}}" + "".join(f"{c:>12}" for c in cells))
 
 
@@ -101,6 +106,7 @@ def print_checks(res):
     for key in res.keys():
         t = (res.torch or {}).get("workloads", {}).get(key, {})
         o = (res.ort or {}).get("workloads", {}).get(key, {})
+        oo = (res.ort_ours or {}).get("workloads", {}).get(key, {})
         parts = []
         if res.torch:
             parts.append(f"torch {t['max_abs_diff_eager']:.2g}, jit {t['max_abs_diff_jit']:.2g}"
@@ -108,6 +114,9 @@ def print_checks(res):
         if res.ort:
             parts.append(f"ORT {o['max_abs_diff']:.2g}" if "max_abs_diff" in o
                          else f"ORT: {o.get('error', 'no result')}")
+        if res.ort_ours:
+            parts.append(f"ORT on our export {oo['max_abs_diff']:.2g}" if "max_abs_diff" in oo
+                         else f"ORT on our export: {oo.get('error', 'no result')}")
         if "max_abs_ours" in t:
             parts.append(f"(ours up to {t['max_abs_ours']:.3g})")
         label = res.row(key, min(res.ours))["label"]
@@ -174,7 +183,7 @@ def main():
         for line in first["kernels"]:
             print(f"    {line}")
     print(f"  PyTorch: {res.torch['torch'] if res.torch else 'missing'};"
-          f" ONNX Runtime: {res.ort['onnxruntime'] if res.ort else 'missing'}"
+          f" ONNX Runtime: {(res.ort or res.ort_ours or {}).get('onnxruntime') or 'missing'}"
           " (ORT timed through its binding's synchronous run)")
     missing = os.path.join(d, "missing.txt")
     if os.path.exists(missing):
