@@ -143,6 +143,7 @@ TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
     context, "FILE is one of:\n"
              "  MODULE.so            a module built against libtracescope (as --module),\n"
              "                       or `seeds` for the bundled examples\n"
+             "  MODEL.onnx           an ONNX model: one function per output\n"
              "  SESSION.json         a saved session (main menu, Save Session): its module,\n"
              "                       selection, arguments and trace log\n"
              "  TRACE.json[.gz]      a Chrome trace: tracescope-cli profile --out, PyTorch's\n"

@@ -499,8 +499,9 @@ static void action_open(GtkWidget *widget, const char *name, GVariant *param)
     gtk_file_chooser_native_new("Open Module", GTK_WINDOW(widget), GTK_FILE_CHOOSER_ACTION_OPEN,
                                 "_Open", "_Cancel");
   g_autoptr(GtkFileFilter) filter = gtk_file_filter_new();
-  gtk_file_filter_set_name(filter, "Tracescope modules (.so)");
+  gtk_file_filter_set_name(filter, "Tracescope modules and ONNX models (.so, .onnx)");
   gtk_file_filter_add_pattern(filter, "*.so");
+  gtk_file_filter_add_pattern(filter, "*.onnx");
   gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(chooser), filter);
   g_signal_connect(chooser, "response", G_CALLBACK(on_chooser_response), widget);
   gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));

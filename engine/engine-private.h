@@ -540,6 +540,11 @@ int ts__path_rebase(void);
 void ts__path_restore(int base);
 /* The site and occurrence of the next op at loc; false for engine-made ops. */
 bool ts__site_next(ts_loc loc, uint64_t *site, int *occurrence);
+/* ts_name_scope_begin without making the name unique: enters the scope
+ * `name` below the current one even when it was entered before, for the
+ * importers, whose nodes of one module (ONNX's "/encoder/layer.0/Add",
+ * "/encoder/layer.0/Mul") each enter it again.  Ended by ts_name_scope_end. */
+void ts__name_scope_reenter(const char *name);
 /* Marks ops as the engine's own while > 0 (nests). */
 void ts__implicit(int delta);
 /* Appends t as tf.print formats it ("[0 1 2 ... 7 8 9]"); print_tf.c. */

@@ -8,6 +8,7 @@
 
 #include "test-sshd.h"
 #include "test-wait.h"
+#include "tracescope-onnx.h"
 #include "ts-application.h"
 #include "ts-arg-row.h"
 #include "ts-preferences-window.h"
@@ -3113,6 +3114,43 @@ static void test_layout_fits(void)
     g_error("the window does not fit:\n%s", problems->str);
 }
 
+/* A model file opens like a module (File › Open, `tracescope model.onnx`):
+ * its function runs through the worker, traces, and its graph keeps the
+ * name scopes of the ONNX node names. */
+static void test_open_onnx_model(void)
+{
+  g_autofree char *path = g_build_filename(tmp_dir, "dense.onnx", NULL);
+  ts_module *seeds = ts_module_open(seeds_path());
+  g_assert_nonnull(seeds);
+  ts_scope *scope = ts_scope_begin();
+  ts_value arg;
+  g_assert_true(ts_value_parse("f32[2,28,28]:uniform", &arg));
+  ts_concrete *exported = ts_function_get_concrete(ts_module_lookup(seeds, "dense_128_model"), &arg, 1);
+  g_assert_true(ts_concrete_save_onnx(exported, path));
+  ts_value_clear(&arg);
+  ts_scope_end(scope);
+  ts_module_free(seeds);
+  activate("win.open-module", "s", path);
+  wait_idle();
+  TsLoadedModule *module = ts_window_get_module(window);
+  g_assert_nonnull(module);
+  g_assert_cmpint(ts_loaded_module_get_n_functions(module), ==, 1);
+  g_assert_nonnull(ts_loaded_module_lookup(module, "dense_128_model"));
+  activate("win.mode", "s", "graph");
+  select_function("dense_128_model");
+  run_with((const char *const[]){ "f32[2,28,28]:uniform", NULL });
+  g_autofree char *result = result_text();
+  g_assert_nonnull(strstr(result, "shape=(2, 10), dtype=float32)"));
+  TsConcreteInfo *cf = ts_graph_pane_get_concrete(ts_window_get_graph_pane(window));
+  g_assert_nonnull(cf);
+  const ts_graph *g = cf->graph;
+  bool scoped = false;
+  for (int i = 0; i < ts_graph_n_nodes(g); i++)
+    scoped |= g_str_has_prefix(ts_node_scope(ts_graph_node(g, i)), "dense");
+  g_assert_true(scoped);
+  g_unlink(path);
+}
+
 int main(int argc, char **argv)
 {
   g_setenv("GSETTINGS_BACKEND", "memory", TRUE);
@@ -3184,6 +3222,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/compare-passes", test_compare_passes);
   g_test_add_func("/app/graph-walk", test_graph_walk);
   g_test_add_func("/app/layout-fits", test_layout_fits);
+  g_test_add_func("/app/open-onnx-model", test_open_onnx_model);
   int status = g_test_run();
 
   g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&window);

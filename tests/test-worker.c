@@ -3,10 +3,12 @@
  * process — each reported with its cause, and a fresh worker working after.
  * Calls go over the fast channel (the async ones too, one at a time); the
  * /worker/fast cases compare it with D-Bus and make it fall back. */
+#include <glib/gstdio.h>
 #include <signal.h>
 #include <string.h>
 
 #include "test-wait.h"
+#include "tracescope-onnx.h"
 #include "tracescope-profiler.h"
 #include "ts-fast-channel.h"
 #include "ts-worker-protocol.h"
@@ -48,7 +50,8 @@ static void on_progress(TsWorker *w, guint call_id, double fraction, Fixture *f)
   f->progress = fraction;
 }
 
-static void fixture_start_with(Fixture *f, guint64 memory_limit, gboolean fast)
+/* A started worker with no module open. */
+static void fixture_start_worker(Fixture *f, guint64 memory_limit, gboolean fast)
 {
   f->worker = ts_worker_new(memory_limit);
   ts_worker_set_fast_calls(f->worker, fast);
@@ -64,7 +67,14 @@ static void fixture_start_with(Fixture *f, guint64 memory_limit, gboolean fast)
   g_assert_true(ts_worker_start_finish(f->worker, wait_result(&res, "the worker to start"), &error));
   g_assert_no_error(error);
   g_object_unref(res);
-  res = NULL;
+}
+
+/* A started worker with the misbehaving module open. */
+static void fixture_start_with(Fixture *f, guint64 memory_limit, gboolean fast)
+{
+  fixture_start_worker(f, memory_limit, fast);
+  GAsyncResult *res = NULL;
+  g_autoptr(GError) error = NULL;
   g_autofree char *title = NULL, *path = NULL;
   g_autoptr(GPtrArray) functions = NULL;
   ts_worker_open_async(f->worker, misbehave_path, NULL, store_result, &res);
@@ -791,6 +801,71 @@ static void test_optimized_graph(void)
   g_object_unref(w);
 }
 
+/* ---- ONNX models ---------------------------------------------------------------- */
+
+static ts_tensor *add_relu(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  return ts_relu(ts_add(x, x));
+}
+
+/* A model file opens as a module (one function per output), runs and
+ * traces as any module's function; a broken one is an error, the worker
+ * staying. */
+static void test_onnx_model(void)
+{
+  g_autofree char *dir = g_dir_make_tmp("tracescope-worker-onnx-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename(dir, "add_relu.onnx", NULL);
+  ts_function *fn = ts_function_new("add_relu", add_relu, "x");
+  ts_scope *scope = ts_scope_begin();
+  ts_value spec = { .kind = TS_VALUE_SPEC, .spec = { TS_F32, TS_SHAPE(-1) } };
+  g_assert_true(ts_concrete_save_onnx(ts_function_get_concrete(fn, &spec, 1), path));
+  ts_scope_end(scope);
+  ts_function_free(fn);
+
+  Fixture f = { 0 };
+  fixture_start_worker(&f, 0, TRUE);
+  GAsyncResult *res = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *title = NULL, *opened = NULL;
+  g_autoptr(GPtrArray) functions = NULL;
+  ts_worker_open_async(f.worker, path, NULL, store_result, &res);
+  g_assert_true(ts_worker_open_finish(f.worker, wait_result(&res, "the model to open"), &title, &opened,
+                                      &functions, &error));
+  g_assert_no_error(error);
+  g_clear_object(&res);
+  g_assert_nonnull(strstr(title, "ONNX model add_relu (opset 17)"));
+  g_assert_cmpuint(functions->len, ==, 1);
+  TsWorkerFunction *fn0 = g_ptr_array_index(functions, 0);
+  g_assert_cmpstr(fn0->name, ==, "add_relu");
+  g_assert_cmpstrv(fn0->params, ((const char *const[]){ "x", NULL }));
+  g_autoptr(TsCallResult) r = call(&f, 1, "add_relu", (const char *const[]){ "f32[3]=-3,0,1", NULL }, FALSE,
+                                   NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpstr(r->value_text, ==, "Tensor([0. 0. 2.], shape=(3,), dtype=float32)");
+  g_assert_cmpuint(f.traces->len, ==, 1); /* a graph-mode call traced the model */
+  fixture_stop(&f);
+
+  /* a file that is no model: the open fails, naming it */
+  g_autofree char *bad = g_build_filename(dir, "bad.onnx", NULL);
+  g_assert_true(g_file_set_contents(bad, "not a model", -1, NULL));
+  f = (Fixture){ 0 };
+  fixture_start_worker(&f, 0, TRUE);
+  g_autofree char *t2 = NULL, *p2 = NULL;
+  g_autoptr(GPtrArray) fns2 = NULL;
+  ts_worker_open_async(f.worker, bad, NULL, store_result, &res);
+  g_assert_false(ts_worker_open_finish(f.worker, wait_result(&res, "the model to fail"), &t2, &p2, &fns2, &error));
+  g_clear_object(&res);
+  g_assert_nonnull(error);
+  g_assert_nonnull(strstr(error->message, "bad.onnx"));
+  g_clear_error(&error);
+  g_assert_true(ts_worker_get_alive(f.worker));
+  fixture_stop(&f);
+  g_unlink(bad);
+  g_unlink(path);
+  g_rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -801,6 +876,7 @@ int main(int argc, char **argv)
     { "overflow", SIGSEGV, "stack overflow", "recurse" },
   };
   g_test_add_func("/worker/call", test_call);
+  g_test_add_func("/worker/onnx-model", test_onnx_model);
   g_test_add_func("/worker/output-attributed", test_output_attributed);
   g_test_add_func("/worker/large-result", test_large_result);
   g_test_add_func("/worker/profile", test_profile);

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "tracescope-onnx.h"
 #include "tracescope-profiler.h"
 #include "ts-spec-text.h"
 #include "ts-worker-error.h"
@@ -108,6 +109,7 @@ struct WorkerService {
   TsWorkerStatus *status;
   const ts_op_watch *last_op;
   ts_module *module;
+  ts_onnx_model *model;  /* a model file opened as a module: what module's functions run */
   guint call_id;         /* the call running (main thread), 0 between calls */
   guint cancel_id;       /* the last call Cancel named (any thread) */
   int cancel_flag;       /* the engine watches it during a call */
@@ -278,7 +280,14 @@ static void handle_open(WorkerService *s, GVariant *params, WorkerAnswer *a)
     return;
   }
   ts_error_clear();
-  s->module = ts_module_open(source);
+  if (g_str_has_suffix(source, ".onnx")) { /* a model: one function per output */
+    s->model = ts_onnx_load(source);
+    s->module = s->model ? ts_onnx_model_module(s->model) : NULL;
+    if (!s->module)
+      g_clear_pointer(&s->model, ts_onnx_model_free);
+  } else {
+    s->module = ts_module_open(source);
+  }
   worker_mark_end(0); /* what its constructors printed is nobody's call */
   if (!s->module) {
     return_engine_error(a, "", FALSE);
@@ -827,6 +836,7 @@ void worker_service_free(WorkerService *s)
     g_dbus_connection_unregister_object(s->connection, s->registration);
   g_object_unref(s->connection);
   ts_module_free(s->module);
+  ts_onnx_model_free(s->model); /* after the module, whose functions it runs */
   pthread_mutex_destroy(&s->lock);
   g_free(s);
 }

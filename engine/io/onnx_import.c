@@ -376,7 +376,7 @@ static void push_scopes(const char *name, int *n)
   int count = (int)g_strv_length(parts);
   for (int i = 0; i < count - 1; i++)
     if (*parts[i]) {
-      ts_name_scope_begin(parts[i]);
+      ts__name_scope_reenter(parts[i]); /* one module's nodes share its scope */
       (*n)++;
     }
   g_strfreev(parts);

@@ -409,6 +409,17 @@ void ts_name_scope_begin(const char *name)
   g_free(unique);
 }
 
+void ts__name_scope_reenter(const char *name)
+{
+  ts_frame *f = ts__trace_frame();
+  if (!f)
+    return;
+  if (f->scope->len)
+    g_string_append_c(f->scope, '/');
+  g_string_append(f->scope, name && *name ? name : "scope");
+  g_hash_table_add(f->scopes, g_strdup(f->scope->str)); /* taken: ts_name_scope_begin avoids it */
+}
+
 void ts_name_scope_end(void)
 {
   ts_frame *f = ts__trace_frame();
