@@ -3,7 +3,10 @@
  * The input is the whole model file (a memfd).  A load gives a model or a
  * clean error; a loaded model runs eagerly on zeros of its inputs' specs
  * (unknown dims 1, inputs of more than 2^16 elements left out) and as the
- * traced function of its first output, each a result or a clean error. */
+ * traced function of its first output, each a result or a clean error.
+ * A model may compute for ever (a Loop of 2^40 iterations is a valid
+ * model): past OP_BUDGET ops an input's calls are cancelled, which is a
+ * clean error too (TS_ERR_CANCELLED). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +19,17 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_IO 16
+#define OP_BUDGET 100000
+
+static int cancel_flag;
+static int64_t ops_left;
+
+/* Ops may begin on the engine's threads: both counters are atomic. */
+static void count_op(const ts_event *event, void *data)
+{
+  if (__atomic_sub_fetch(&ops_left, 1, __ATOMIC_RELAXED) <= 0)
+    __atomic_store_n(&cancel_flag, 1, __ATOMIC_RELAXED);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -27,6 +41,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   }
   char path[64];
   snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  __atomic_store_n(&ops_left, OP_BUDGET, __ATOMIC_RELAXED);
+  __atomic_store_n(&cancel_flag, 0, __ATOMIC_RELAXED);
+  int listener = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_BEGIN) | TS_LISTENER_CONCURRENT, count_op, NULL);
+  ts_watch_cancel_flag(&cancel_flag);
   ts_scope *scope = ts_scope_begin();
   ts_onnx_model *model = ts_onnx_load(path);
   if (!model)
@@ -61,6 +79,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   free(missing);
   ts_onnx_model_free(model);
   ts_scope_end(scope);
+  ts_watch_cancel_flag(NULL);
+  ts_listener_remove(listener);
   ts_release_all();
   ts_error_clear();
   close(fd);
