@@ -358,6 +358,50 @@ static void test_old_opsets(void)
   g_free(path);
 }
 
+/* Compress and NonZero: output shapes from values.  Known when the graph
+ * is built (an initializer), they trace; from a graph input, they run
+ * eagerly and the trace is refused, naming why. */
+static void test_value_dependent_shapes(void)
+{
+  int64_t xdims[] = { 2, 3 }, ndims[] = { 2, -1 };
+  uint8_t keep[] = { 0, 1 };
+  pb *cond = msg();
+  put_int(cond, 1, 2);
+  put_int(cond, 2, 9); /* bool */
+  put_str(cond, 8, "keep");
+  put_bytes(cond, 9, keep, 2);
+  pb *g = msg();
+  put_msg(g, 1, node("Compress", "compress", "x,keep", "rows", int_attr("axis", 0)));
+  put_msg(g, 1, node("NonZero", "nonzero", "rows", "where", NULL));
+  put_str(g, 2, "value_shapes");
+  put_msg(g, 5, cond);
+  put_msg(g, 11, value_info("x", 1, 2, xdims));
+  put_msg(g, 12, value_info("where", 7, 2, ndims));
+  pb *bytes = model(13, g);
+  char *path = write_file("value_shapes.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  ts_scope *scope = ts_scope_begin();
+  float xv[] = { 1, 2, 3, 0, 5, 0 };
+  ts_tensor *x = ts_constant(TS_F32, TS_SHAPE(2, 3), xv), *y;
+  g_assert_true(ts_onnx_model_run(m, &x, 1, &y));
+  /* rows = [[0, 5, 0]]: its non-zero element is at (0, 1) */
+  g_assert_cmpint(ts_tensor_dim(y, 0), ==, 2);
+  g_assert_cmpint(ts_tensor_dim(y, 1), ==, 1);
+  g_assert_cmpint(ts_tensor_get_i64(y, 0), ==, 0);
+  g_assert_cmpint(ts_tensor_get_i64(y, 1), ==, 1);
+  ts_value arg = TS_TENSOR_VALUE(x);
+  g_assert_null(ts_function_call(ts_onnx_model_function(m, 0), &arg, 1));
+  ts_error *e = ts_error_take();
+  g_assert_cmpint(e->code, ==, TS_ERR_UNIMPLEMENTED);
+  g_assert_nonnull(strstr(e->message, "nonzero"));
+  g_assert_nonnull(strstr(e->message, "depends on its values"));
+  ts_error_free(e);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
 /* ---- If and Loop ------------------------------------------------------------------ */
 
 /* AttributeProto of type GRAPH, wrapped as a node's field 5; frees graph. */
@@ -939,6 +983,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/softmax-by-opset", test_softmax_by_opset);
   g_test_add_func("/onnx/import/backend-tensor-files", test_backend_tensor_files);
   g_test_add_func("/onnx/import/old-opsets", test_old_opsets);
+  g_test_add_func("/onnx/import/value-dependent-shapes", test_value_dependent_shapes);
   g_test_add_func("/onnx/import/if-reads-outer-values", test_if_reads_outer_values);
   g_test_add_func("/onnx/import/loop-carried-and-scanned", test_loop_carried_and_scanned);
   g_test_add_func("/onnx/import/loop-without-bounds", test_loop_without_bounds);

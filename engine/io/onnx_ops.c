@@ -1299,7 +1299,14 @@ static bool op_dropout(onnx_node_ctx *c)
     }
     training = ts_tensor_get_i64(c->in[2].host, 0) != 0;
   }
-  if (training) {
+  /* training with a ratio of 0 drops nothing: the mask is all true, as
+   * ONNX's reference has it, and no random number is drawn */
+  bool drops = training;
+  if (training && c->opset >= 12 && IN(1) && c->in[1].host)
+    drops = ts_tensor_get_f64(c->in[1].host, 0) != 0;
+  else if (training && c->opset < 12)
+    drops = attr_float(c, "ratio", 0.5f) != 0;
+  if (drops) {
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "training (random masks) is not supported");
     return false;
   }
@@ -1307,6 +1314,101 @@ static bool op_dropout(onnx_node_ctx *c)
   if (c->n_out > 1 && c->out[0])
     c->out[1] = ts_ones_at(HERE, TS_BOOL, ts_tensor_shape(IN(0)));
   return c->out[0] != NULL;
+}
+
+/* MeanVarianceNormalization: ONNX's function body, op for op:
+ * (x - mean) / (sqrt(mean(x^2) - mean^2) + 1e-9) over axes (default 0, 2, 3). */
+static bool op_mean_variance_normalization(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  ts_ints axes = TS_INTS(0, 2, 3);
+  if (!x || (attr(c, "axes") && !attr_ints(c, "axes", &axes)))
+    return false;
+  ts_tensor *mean = ts_reduce_mean_at(HERE, x, axes, true);
+  ts_tensor *two = scalar(x, 2);
+  ts_tensor *variance = ts_sub_at(HERE, ts_reduce_mean_at(HERE, ts_pow_at(HERE, x, two), axes, true),
+                                  ts_pow_at(HERE, mean, two));
+  ts_tensor *std = ts_add_at(HERE, ts_sqrt_at(HERE, variance), scalar(x, 1e-9));
+  return out1(c, ts_div_at(HERE, ts_sub_at(HERE, x, mean), std));
+}
+
+/* ---- outputs whose shape depends on values ---------------------------------------------- */
+
+/* Input i on the host; NULL + error when it is known only when the graph
+ * runs (such ops run eagerly, and in graphs on constants). */
+static ts_tensor *values_of(const onnx_node_ctx *c, int i)
+{
+  ts_tensor *h = i < c->n_in ? c->in[i].host : NULL;
+  if (!h)
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "input %d must be known when the graph is built "
+                   "(the output's shape depends on its values)", i);
+  return h;
+}
+
+/* Compress: the slices along axis (of the flattened input without one)
+ * whose condition is true; those past the condition's end are dropped. */
+static bool op_compress(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *cond = values_of(c, 1);
+  if (!x || !cond)
+    return false;
+  int64_t axis = attr_int(c, "axis", 0);
+  if (!attr(c, "axis"))
+    x = ts_reshape_at(HERE, x, TS_SHAPE(-1));
+  if (!x || !norm_axis(c, &axis, ts_tensor_rank(x)))
+    return false;
+  int64_t dim = ts_tensor_dim(x, (int)axis);
+  if (dim < 0) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "the size of axis %" PRId64 " is unknown", axis);
+    return false;
+  }
+  int64_t n = MIN(ts_tensor_size(cond), dim), k = 0;
+  int64_t *picked = g_try_new(int64_t, n + 1);
+  if (!picked) {
+    onnx_node_fail(c, TS_ERR_NO_MEMORY, "no memory for %" PRId64 " indices", n);
+    return false;
+  }
+  for (int64_t i = 0; i < n; i++)
+    if (ts_tensor_get_f64(cond, i) != 0)
+      picked[k++] = i;
+  ts_tensor *indices = ts_constant(TS_I64, TS_SHAPE(k), picked);
+  g_free(picked);
+  return out1(c, ts_gather_at(HERE, x, indices, (int)axis));
+}
+
+/* NonZero: the indices of the non-zero elements (NaN counts), [rank, n]
+ * in row-major order, as NumPy's nonzero. */
+static bool op_non_zero(onnx_node_ctx *c)
+{
+  ts_tensor *x = values_of(c, 0);
+  if (!x)
+    return false;
+  int rank = ts_tensor_rank(x);
+  if (rank == 0) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "a scalar input (NumPy's nonzero of a 0-d array is deprecated)");
+    return false;
+  }
+  ts_shape shape = ts_tensor_shape(x);
+  int64_t size = ts_tensor_size(x), n = 0;
+  for (int64_t i = 0; i < size; i++)
+    n += ts_tensor_get_f64(x, i) != 0;
+  int64_t *where = g_try_new(int64_t, (size_t)rank * (size_t)n + 1);
+  if (!where) {
+    onnx_node_fail(c, TS_ERR_NO_MEMORY, "no memory for the indices of %" PRId64 " elements", n);
+    return false;
+  }
+  for (int64_t i = 0, k = 0; i < size; i++) {
+    if (ts_tensor_get_f64(x, i) == 0)
+      continue;
+    for (int64_t d = rank - 1, rest = i; d >= 0; d--) {
+      where[d * n + k] = rest % shape.dim[d];
+      rest /= shape.dim[d];
+    }
+    k++;
+  }
+  ts_tensor *y = ts_constant(TS_I64, TS_SHAPE(rank, n), where);
+  g_free(where);
+  return out1(c, y);
 }
 
 /* ---- ops composed from others (losses, element gathers, masks) ------------------------ */
@@ -2303,6 +2405,9 @@ static const onnx_op_row ROWS[] = {
   { "Conv", 2, 3, 1, 1, ",auto_pad,dilations,group,kernel_shape,pads,strides,", op_conv, 0, false },
   { "Div", 2, 2, 1, 1, ",axis,broadcast,", op_div, 0, true },
   { "Dropout", 1, 3, 1, 2, ",ratio,is_test,seed,", op_dropout, 0, false },
+  { "MeanVarianceNormalization", 1, 1, 1, 1, ",axes,", op_mean_variance_normalization, 9, true },
+  { "Compress", 2, 2, 1, 1, ",axis,", op_compress, 9, true },
+  { "NonZero", 1, 1, 1, 1, ",", op_non_zero, 9, true },
   { "Elu", 1, 1, 1, 1, ",alpha,", op_elu, 0, true },
   { "Equal", 2, 2, 1, 1, ",axis,broadcast,", op_equal, 0, true },
   { "Exp", 1, 1, 1, 1, ",", op_exp, 0, true },
