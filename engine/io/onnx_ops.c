@@ -1332,6 +1332,49 @@ static bool op_mean_variance_normalization(onnx_node_ctx *c)
   return out1(c, ts_div_at(HERE, ts_sub_at(HERE, x, mean), std));
 }
 
+/* LRN: x / (bias + alpha / size * the sum of squares over the channels
+ * c - floor((size-1)/2) .. c + ceil((size-1)/2))^beta; the window's sum
+ * is `size` slices of the squares padded with zeros along the channels. */
+static bool op_lrn(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  int64_t size = attr_int(c, "size", 0);
+  if (!x)
+    return false;
+  int64_t channels = ts_tensor_rank(x) >= 2 ? ts_tensor_dim(x, 1) : -1;
+  int64_t before = (size - 1) / 2, after = size - 1 - before;
+  if (size < 1 || channels < 0 || before > channels || after > channels) {
+    onnx_node_fail(c, channels < 0 ? TS_ERR_UNIMPLEMENTED : TS_ERR_INVALID_ARGUMENT,
+                   "size %" PRId64 " over %" PRId64 " channels", size, channels);
+    return false;
+  }
+  int rank = ts_tensor_rank(x);
+  ts_tensor *sq = ts_mul_at(HERE, x, x), *parts[3];
+  int n = 0;
+  ts_ints begin = { .n = rank }, len = { .n = rank };
+  for (int d = 0; d < rank; d++)
+    begin.v[d] = 0, len.v[d] = -1;
+  if (before > 0) {
+    len.v[1] = before;
+    parts[n++] = ts_zeros_like_at(HERE, ts_slice_at(HERE, sq, begin, len));
+  }
+  parts[n++] = sq;
+  if (after > 0) {
+    len.v[1] = after;
+    parts[n++] = ts_zeros_like_at(HERE, ts_slice_at(HERE, sq, begin, len));
+  }
+  ts_tensor *padded = ts_concat_at(HERE, parts, n, 1), *sum = NULL;
+  len.v[1] = channels;
+  for (int64_t k = 0; k < size; k++) {
+    begin.v[1] = k;
+    ts_tensor *shifted = ts_slice_at(HERE, padded, begin, len);
+    sum = sum ? ts_add_at(HERE, sum, shifted) : shifted;
+  }
+  ts_tensor *scale = ts_add_at(HERE, scalar(x, attr_float(c, "bias", 1.0)),
+                               ts_mul_at(HERE, scalar(x, attr_float(c, "alpha", 1e-4) / (double)size), sum));
+  return out1(c, ts_div_at(HERE, x, ts_pow_at(HERE, scale, scalar(x, attr_float(c, "beta", 0.75)))));
+}
+
 /* ---- outputs whose shape depends on values ---------------------------------------------- */
 
 /* Input i on the host; NULL + error when it is known only when the graph
@@ -2406,6 +2449,7 @@ static const onnx_op_row ROWS[] = {
   { "Div", 2, 2, 1, 1, ",axis,broadcast,", op_div, 0, true },
   { "Dropout", 1, 3, 1, 2, ",ratio,is_test,seed,", op_dropout, 0, false },
   { "MeanVarianceNormalization", 1, 1, 1, 1, ",axes,", op_mean_variance_normalization, 9, true },
+  { "LRN", 1, 1, 1, 1, ",alpha,beta,bias,size,", op_lrn, 0, true },
   { "Compress", 2, 2, 1, 1, ",axis,", op_compress, 9, true },
   { "NonZero", 1, 1, 1, 1, ",", op_non_zero, 9, true },
   { "Elu", 1, 1, 1, 1, ",alpha,", op_elu, 0, true },
