@@ -402,6 +402,55 @@ static void test_value_dependent_shapes(void)
   g_free(path);
 }
 
+static pb *string_attr(const char *name, const char *v)
+{
+  pb *a = msg();
+  put_str(a, 1, name);
+  put_str(a, 4, v);
+  put_int(a, 20, 3); /* STRING */
+  pb *wrapped = msg();
+  put_msg(wrapped, 5, a);
+  return wrapped;
+}
+
+/* Einsum: an implicit equation's output is its letters met once, sorted
+ * ("kj,ji" is "ik"); an ellipsis or a diagonal is refused by name. */
+static void test_einsum(void)
+{
+  int64_t adims[] = { 2, 3 }, bdims[] = { 3, 2 }, ydims[] = { 2, 2 };
+  const char *equations[] = { "kj,ji", "ii,ji->i" };
+  for (int e = 0; e < 2; e++) {
+    pb *g = msg();
+    put_msg(g, 1, node("Einsum", "ein", "a,b", "y", string_attr("equation", equations[e])));
+    put_msg(g, 11, value_info("a", 1, 2, adims));
+    put_msg(g, 11, value_info("b", 1, 2, bdims));
+    put_msg(g, 12, value_info("y", 1, 2, ydims));
+    pb *bytes = model(13, g);
+    char *path = write_file("einsum.onnx", bytes);
+    g_byte_array_unref(bytes);
+    ts_onnx_model *m = load_ok(path);
+    ts_scope *scope = ts_scope_begin();
+    float av[] = { 1, 2, 3, 4, 5, 6 }, bv[] = { 1, 0, 0, 1, 1, 1 };
+    ts_tensor *in[2] = { ts_constant(TS_F32, TS_SHAPE(2, 3), av), ts_constant(TS_F32, TS_SHAPE(3, 2), bv) }, *y;
+    if (e == 0) {
+      /* y[i,k] = sum_j a[k,j] b[j,i]: (a b) transposed */
+      g_assert_true(ts_onnx_model_run(m, in, 2, &y));
+      float want[] = { 4, 10, 5, 11 };
+      for (int i = 0; i < 4; i++)
+        g_assert_cmpfloat(ts_tensor_get_f64(y, i), ==, want[i]);
+    } else {
+      g_assert_false(ts_onnx_model_run(m, in, 2, &y));
+      ts_error *err = ts_error_take();
+      g_assert_cmpint(err->code, ==, TS_ERR_UNIMPLEMENTED);
+      g_assert_nonnull(strstr(err->message, "'ii,ji->i'"));
+      ts_error_free(err);
+    }
+    ts_scope_end(scope);
+    ts_onnx_model_free(m);
+    g_free(path);
+  }
+}
+
 /* ---- If and Loop ------------------------------------------------------------------ */
 
 /* AttributeProto of type GRAPH, wrapped as a node's field 5; frees graph. */
@@ -984,6 +1033,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/backend-tensor-files", test_backend_tensor_files);
   g_test_add_func("/onnx/import/old-opsets", test_old_opsets);
   g_test_add_func("/onnx/import/value-dependent-shapes", test_value_dependent_shapes);
+  g_test_add_func("/onnx/import/einsum", test_einsum);
   g_test_add_func("/onnx/import/if-reads-outer-values", test_if_reads_outer_values);
   g_test_add_func("/onnx/import/loop-carried-and-scanned", test_loop_carried_and_scanned);
   g_test_add_func("/onnx/import/loop-without-bounds", test_loop_without_bounds);

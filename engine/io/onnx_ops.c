@@ -1375,6 +1375,107 @@ static bool op_lrn(onnx_node_ctx *c)
   return out1(c, ts_div_at(HERE, x, ts_pow_at(HERE, scale, scalar(x, attr_float(c, "beta", 0.75)))));
 }
 
+/* Einsum without ellipses or a letter repeated within one operand: every
+ * operand moved onto all the equation's letters (missing ones as dims of
+ * 1), multiplied with broadcasting, the letters not in the output summed
+ * away, the rest transposed into the output's order.  The output of an
+ * implicit equation ("ij,jk") is its letters met once, sorted. */
+static bool op_einsum(onnx_node_ctx *c)
+{
+  char buf[256];
+  const char *eq = attr_string(c, "equation", "", buf, sizeof buf);
+  char spec[256];
+  size_t len = 0;
+  for (const char *p = eq; *p && len + 1 < sizeof spec; p++)
+    if (*p != ' ')
+      spec[len++] = *p;
+  spec[len] = '\0';
+  char *arrow = strstr(spec, "->");
+  if (arrow)
+    *arrow = '\0';
+  char **terms = g_strsplit(spec, ",", -1);
+  int n_terms = (int)g_strv_length(terms);
+  char letters[TS_MAX_RANK + 1] = "", out[TS_MAX_RANK + 1] = "";
+  int n_letters = 0, count[128] = { 0 };
+  bool ok = n_terms == c->n_in && !strstr(eq, "...");
+  for (int t = 0; ok && t < n_terms; t++) {
+    ok = IN(t) && (int)strlen(terms[t]) == ts_tensor_rank(IN(t));
+    for (const char *p = terms[t]; ok && *p; p++) {
+      ok = g_ascii_isalpha(*p) && !strchr(p + 1, *p);
+      if (ok && !strchr(letters, *p)) {
+        ok = n_letters < TS_MAX_RANK;
+        if (ok)
+          letters[n_letters++] = *p, letters[n_letters] = '\0';
+      }
+      if (ok)
+        count[(int)*p]++;
+    }
+  }
+  if (ok && arrow) {
+    ok = strlen(arrow + 2) <= TS_MAX_RANK;
+    for (const char *p = arrow + 2; ok && *p; p++)
+      ok = strchr(letters, *p) && !strchr(p + 1, *p);
+    if (ok)
+      g_strlcpy(out, arrow + 2, sizeof out);
+  } else if (ok) {
+    for (int ch = 'A'; ch <= 'z'; ch++)
+      if (count[ch] == 1)
+        out[strlen(out)] = (char)ch;
+  }
+  if (!ok) {
+    g_strfreev(terms);
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "equation '%s': only letters (no ellipsis, none repeated "
+                   "within an operand, at most %d in all) and one term per input", eq, TS_MAX_RANK);
+    return false;
+  }
+  /* the broadcast product holds every letter's size: capped as sizes a model computes */
+  int64_t sizes[TS_MAX_RANK], elements = 1;
+  for (int l = 0; l < n_letters; l++) {
+    sizes[l] = 1;
+    for (int t = 0; t < n_terms; t++) {
+      const char *at = strchr(terms[t], letters[l]);
+      if (at)
+        sizes[l] = MAX(sizes[l], ts_tensor_dim(IN(t), (int)(at - terms[t])));
+    }
+    elements = sizes[l] > 0 && elements > MAX_MADE_ELEMENTS / sizes[l] ? MAX_MADE_ELEMENTS + 1 : elements * MAX(sizes[l], 0);
+  }
+  if (elements > MAX_MADE_ELEMENTS) {
+    g_strfreev(terms);
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "equation '%s': the product of all its letters' sizes is over "
+                   "%" PRId64 " elements (einsum is computed by broadcasting)", eq, MAX_MADE_ELEMENTS);
+    return false;
+  }
+  ts_tensor *product = NULL;
+  for (int t = 0; t < n_terms; t++) {
+    ts_tensor *x = IN(t);
+    ts_shape xs = ts_tensor_shape(x), full = { .rank = n_letters };
+    ts_ints perm = { .n = 0 };
+    for (int l = 0; l < n_letters; l++) {
+      const char *at = strchr(terms[t], letters[l]);
+      full.dim[l] = at ? xs.dim[at - terms[t]] : 1;
+      if (at)
+        perm.v[perm.n++] = at - terms[t];
+    }
+    x = reshape(ts_transpose_at(HERE, x, perm), full);
+    product = product ? ts_mul_at(HERE, product, x) : x;
+  }
+  g_strfreev(terms);
+  ts_ints summed = { .n = 0 };
+  char kept[TS_MAX_RANK + 1] = "";
+  for (int l = 0; l < n_letters; l++) {
+    if (strchr(out, letters[l]))
+      kept[strlen(kept)] = letters[l];
+    else
+      summed.v[summed.n++] = l;
+  }
+  if (summed.n)
+    product = ts_reduce_sum_at(HERE, product, summed, false);
+  ts_ints perm = { .n = (int)strlen(out) };
+  for (int i = 0; i < perm.n; i++)
+    perm.v[i] = strchr(kept, out[i]) - kept;
+  return out1(c, perm.n > 1 ? ts_transpose_at(HERE, product, perm) : product);
+}
+
 /* ---- outputs whose shape depends on values ---------------------------------------------- */
 
 /* Input i on the host; NULL + error when it is known only when the graph
@@ -2450,6 +2551,7 @@ static const onnx_op_row ROWS[] = {
   { "Dropout", 1, 3, 1, 2, ",ratio,is_test,seed,", op_dropout, 0, false },
   { "MeanVarianceNormalization", 1, 1, 1, 1, ",axes,", op_mean_variance_normalization, 9, true },
   { "LRN", 1, 1, 1, 1, ",alpha,beta,bias,size,", op_lrn, 0, true },
+  { "Einsum", 1, -1, 1, 1, ",equation,", op_einsum, 12, true },
   { "Compress", 2, 2, 1, 1, ",axis,", op_compress, 9, true },
   { "NonZero", 1, 1, 1, 1, ",", op_non_zero, 9, true },
   { "Elu", 1, 1, 1, 1, ",alpha,", op_elu, 0, true },
