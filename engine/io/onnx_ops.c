@@ -2252,6 +2252,64 @@ static bool op_scatter_elements(onnx_node_ctx *c)
   return out1(c, ts_transpose_at(HERE, y, back));
 }
 
+/* ScatterND as ScatterElements does it, on rows: data as [P, S] (P the
+ * cells the index tuples address, S each one's slice), each update's tuple
+ * as a row number, a one-hot [M, P] of the M updates picking which rows
+ * each [M, S] update reaches, summed (add, and none, whose duplicates ONNX
+ * leaves undefined) or multiplied (mul) over the updates. */
+static bool op_scatter_nd(onnx_node_ctx *c)
+{
+  ts_tensor *data = IN(0), *idx = IN(1), *upd = IN(2);
+  if (!data || !idx || !upd)
+    return false;
+  ts_shape ds = ts_tensor_shape(data), is = ts_tensor_shape(idx);
+  int rank = ds.rank;
+  int64_t k = is.rank > 0 ? is.dim[is.rank - 1] : -1, m = 1, p = 1, slice = 1;
+  bool known = k >= 1 && k <= rank;
+  for (int d = 0; known && d < is.rank - 1; d++)
+    known = is.dim[d] >= 0 && !__builtin_mul_overflow(m, is.dim[d], &m) && m <= MAX_MADE_ELEMENTS;
+  for (int d = 0; known && d < rank; d++) {
+    int64_t *into = d < k ? &p : &slice;
+    known = ds.dim[d] >= 0 && !__builtin_mul_overflow(*into, ds.dim[d], into) && *into <= MAX_MADE_ELEMENTS;
+  }
+  if (!known || (double)m * (double)p * (double)slice > (double)MAX_MADE_ELEMENTS) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "indices [..., k] with k in 1..%d and known dims, and at most "
+                   "%" PRId64 " elements of updates x rows", rank, MAX_MADE_ELEMENTS);
+    return false;
+  }
+  char buf[8];
+  const char *reduction = attr_string(c, "reduction", "none", buf, sizeof buf);
+  bool add = strcmp(reduction, "add") == 0, mul = strcmp(reduction, "mul") == 0;
+  if (!add && !mul && strcmp(reduction, "none") != 0) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "reduction '%s'", reduction);
+    return false;
+  }
+  /* each tuple as a row: negative indices from the end, then by strides */
+  int64_t strides[TS_MAX_RANK], dims[TS_MAX_RANK];
+  for (int64_t d = k - 1, stride = 1; d >= 0; d--) {
+    strides[d] = stride;
+    dims[d] = ds.dim[d];
+    stride *= ds.dim[d];
+  }
+  ts_tensor *i = reshape(ts_cast_at(HERE, idx, TS_I64), TS_SHAPE(m, k));
+  ts_tensor *dim_row = ts_constant(TS_I64, TS_SHAPE(1, k), dims);
+  i = ts_where_at(HERE, ts_less_at(HERE, i, ts_scalar_i64(0)), ts_add_at(HERE, i, dim_row), i);
+  ts_tensor *row = ts_reduce_sum_at(HERE, ts_mul_at(HERE, i, ts_constant(TS_I64, TS_SHAPE(1, k), strides)),
+                                    TS_INTS(1), true);                                   /* [M, 1] */
+  ts_tensor *hot = unsqueeze(ts_equal_at(HERE, row, iota_along(p, 1, 2)), 2);           /* [M, P, 1] */
+  ts_tensor *u = unsqueeze(reshape(upd, TS_SHAPE(m, slice)), 1);                        /* [M, 1, S] */
+  ts_tensor *d = reshape(data, TS_SHAPE(p, slice));
+  ts_tensor *y;
+  if (mul)
+    y = ts_mul_at(HERE, d, ts_reduce_prod_at(HERE, ts_where_at(HERE, hot, u, scalar(data, 1)), TS_INTS(0), false));
+  else {
+    ts_tensor *sum = ts_reduce_sum_at(HERE, ts_where_at(HERE, hot, u, scalar(data, 0)), TS_INTS(0), false);
+    ts_tensor *any = ts_reduce_max_at(HERE, ts_cast_at(HERE, hot, TS_I32), TS_INTS(0), false);
+    y = add ? ts_add_at(HERE, d, sum) : ts_where_at(HERE, ts_cast_at(HERE, any, TS_BOOL), sum, d);
+  }
+  return out1(c, reshape(y, ds));
+}
+
 /* TopK: k rounds of the first maximum (or minimum) along the axis, each
  * taken out of the running before the next. */
 static bool op_topk(onnx_node_ctx *c)
@@ -2606,6 +2664,7 @@ static const onnx_op_row ROWS[] = {
   { "Relu", 1, 1, 1, 1, ",", op_relu, 0, true },
   { "Reshape", 2, 2, 1, 1, ",allowzero,", op_reshape, 5, true },
   { "ScatterElements", 3, 3, 1, 1, ",axis,reduction,", op_scatter_elements, 0, true },
+  { "ScatterND", 3, 3, 1, 1, ",reduction,", op_scatter_nd, 11, true },
   { "Selu", 1, 1, 1, 1, ",alpha,gamma,", op_selu, 0, true },
   { "Shape", 1, 1, 1, 1, ",start,end,", op_shape, 0, true },
   { "Sigmoid", 1, 1, 1, 1, ",", op_sigmoid, 0, true },
