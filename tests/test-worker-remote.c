@@ -145,6 +145,21 @@ static void assert_close(GBytes *a, GBytes *b)
     g_assert_cmpfloat_with_epsilon(x[i], y[i], 1e-5 * MAX(1.0, fabs(x[i])));
 }
 
+typedef struct {
+  guint call_id, n;
+  guint64 received, total;
+  GCancellable *cancel_at_first; /* cancelled when the first chunk is in */
+} Transfer;
+
+static void on_transfer(TsWorker *w, guint call_id, guint64 received, guint64 total, Transfer *t)
+{
+  g_assert_cmpuint(received, >, t->received);
+  g_assert_cmpuint(received, <=, total);
+  *t = (Transfer){ call_id, t->n + 1, received, total, t->cancel_at_first };
+  if (t->cancel_at_first)
+    g_cancellable_cancel(t->cancel_at_first);
+}
+
 /* ---- what works remotely ----------------------------------------------------------- */
 
 /* Every seed function with its example arguments: the same printed
@@ -198,7 +213,8 @@ static void test_seeds(void)
 }
 
 /* Output with its call, a result far over the fd threshold (no fds travel:
- * it comes inside the message), a recorded profile. */
+ * it comes in chunks), one over what a D-Bus message holds, a recorded
+ * profile. */
 static void test_output_big_profile(void)
 {
   SKIP_WITHOUT_SSHD();
@@ -220,14 +236,21 @@ static void test_output_big_profile(void)
   g_assert_cmpfloat(v[0], ==, 1.0f);
   g_assert_cmpfloat(v[(1u << 20) - 1], ==, 1.0f);
 
-  /* one over what a message holds: an error saying so, and the worker stays */
+  /* more than one message holds (128 MiB): read in chunks, with progress */
+  Transfer t = { 0 };
+  gulong h = g_signal_connect(f.worker, "transfer", G_CALLBACK(on_transfer), &t);
   g_autoptr(TsCallResult) huge = call_with(&f, 10, "big", (const char *const[]){ "33554432", NULL }, NULL, NULL,
                                            &error);
-  g_assert_null(huge);
-  g_assert_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL);
-  g_assert_nonnull(strstr(error->message, "the result is 134217728 bytes: a remote worker sends at most 120 MiB"));
-  g_clear_error(&error);
-  g_assert_true(ts_worker_get_alive(f.worker));
+  g_assert_no_error(error);
+  g_assert_cmpuint(g_bytes_get_size(huge->data), ==, 128u << 20);
+  v = g_bytes_get_data(huge->data, NULL);
+  g_assert_cmpfloat(v[0], ==, 1.0f);
+  g_assert_cmpfloat(v[(32u << 20) - 1], ==, 1.0f);
+  g_assert_cmpuint(t.call_id, ==, 10);
+  g_assert_cmpuint(t.total, ==, 128u << 20);
+  g_assert_cmpuint(t.received, ==, t.total);
+  g_assert_cmpuint(t.n, >=, 128u << 20 >> 20); /* one a chunk */
+  g_signal_handler_disconnect(f.worker, h);
 
   GVariantDict d;
   g_variant_dict_init(&d, NULL);
@@ -239,6 +262,34 @@ static void test_output_big_profile(void)
   tsp_session *session = tsp_session_deserialize(prof->profile, &error);
   g_assert_no_error(error);
   tsp_session_free(session);
+  fixture_stop(&f);
+}
+
+/* Cancel while a large result arrives: the reading stops (not every chunk
+ * came), the call fails cancelled, the worker stays and answers the next. */
+static void test_big_cancel(void)
+{
+  SKIP_WITHOUT_SSHD();
+  Fixture f = { 0 };
+  g_autoptr(GError) error = NULL;
+  open_misbehave_remotely(&f);
+  g_autoptr(GCancellable) cancel = g_cancellable_new();
+  Transfer t = { .cancel_at_first = cancel };
+  g_signal_connect(f.worker, "transfer", G_CALLBACK(on_transfer), &t);
+  g_autoptr(TsCallResult) huge = call_with(&f, 3, "big", (const char *const[]){ "16777216", NULL }, NULL, cancel,
+                                           &error);
+  g_assert_null(huge);
+  g_assert_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error(&error);
+  g_assert_cmpuint(t.n, >=, 1);
+  g_assert_cmpuint(t.received, <, t.total);
+  g_assert_true(ts_worker_get_alive(f.worker));
+  t = (Transfer){ 0 };
+  g_autoptr(TsCallResult) again = call_with(&f, 4, "big", (const char *const[]){ "1048576", NULL }, NULL, NULL,
+                                            &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(g_bytes_get_size(again->data), ==, 4u << 20);
+  g_assert_cmpuint(t.received, ==, 4u << 20);
   fixture_stop(&f);
 }
 
@@ -525,6 +576,7 @@ int main(int argc, char **argv)
   test_sshd_start(g_getenv("TRACESCOPE_WORKER"));
   g_test_add_func("/worker/remote/seeds", test_seeds);
   g_test_add_func("/worker/remote/output-big-profile", test_output_big_profile);
+  g_test_add_func("/worker/remote/big-cancel", test_big_cancel);
   g_test_add_func("/worker/remote/debug", test_debug);
   g_test_add_func("/worker/remote/crash", test_crash);
   g_test_add_func("/worker/remote/hung", test_hung);

@@ -183,6 +183,9 @@ guint ts_worker_get_running_call(TsWorker *self);
  *               const char *message, const char *arguments)
  *   ::print    (guint call_id, const char *text) — ts_print output
  *   ::progress (guint call_id, double fraction)
+ *   ::transfer (guint call_id, guint64 received, guint64 total)
+ *              — a remote worker's large result arriving in chunks
+ *                (ts-worker-blob.h): bytes in so far, of total
  *   ::output   (guint call_id, int fd, const char *line, gint64 time_us)
  *              — a line of the module's stdout (1) or stderr (2); call_id
  *                0 for lines printed outside calls; one longer than 16 KiB

@@ -19,6 +19,7 @@
 #include "ts-worker-origins.h"
 #include "ts-worker-protocol.h"
 #include "ts-fast-channel.h"
+#include "ts-worker-blob.h"
 #include "ts-worker-tensor.h"
 #include "worker-fast.h"
 #include "worker-fds.h"
@@ -64,6 +65,15 @@ static const char introspection_xml[] =
   "  <method name='OpenFastChannel'>"
   "   <arg direction='out' type='h' name='channel'/>"
   "   <arg direction='out' type='u' name='area_size'/>"
+  "  </method>"
+  "  <method name='ReadBlob'>"
+  "   <arg direction='in' type='u' name='blob'/>"
+  "   <arg direction='in' type='t' name='offset'/>"
+  "   <arg direction='in' type='u' name='length'/>"
+  "   <arg direction='out' type='ay' name='bytes'/>"
+  "  </method>"
+  "  <method name='DropBlob'>"
+  "   <arg direction='in' type='u' name='blob'/>"
   "  </method>"
   "  <method name='TakeFastReply'>"
   "   <arg direction='in' type='u' name='call_id'/>"
@@ -115,6 +125,7 @@ struct WorkerService {
   /* one method or call at a time: the main thread's and the fast channel's */
   pthread_mutex_t lock;
   WorkerFast *fast;      /* the fast call channel, once asked for */
+  TsBlobStore *blobs;    /* without fd passing (remote): large results kept to be read in chunks */
   /* a fast call's answer too big for the channel, until TakeFastReply */
   guint deferred_id;
   WorkerAnswer deferred;
@@ -352,11 +363,17 @@ static char *arg_prefix(ts_function *fn, int i)
   return g_strdup_printf("argument %d: ", i);
 }
 
-/* Bytes under key (ay) when small, else in a memfd: key-fd (h) and key-size (t). */
-static gboolean add_bytes(GVariantDict *d, const char *key, GBytes *bytes, GUnixFDList *fds, GError **error)
+/* Bytes under key (ay) when small, else in a memfd: key-fd (h) and
+ * key-size (t); without fds, a blob when blobs is given (key-blob, key-size). */
+static gboolean add_bytes(GVariantDict *d, const char *key, GBytes *bytes, GUnixFDList *fds, TsBlobStore *blobs,
+                          GError **error)
 {
   gsize size;
   const void *data = g_bytes_get_data(bytes, &size);
+  if (blobs) {
+    ts_blob_store_insert(blobs, d, key, bytes);
+    return TRUE;
+  }
   if (ts_worker_goes_inline(size)) {
     if (!ts_worker_inline_fits(size, key, error))
       return FALSE;
@@ -377,10 +394,11 @@ static gboolean add_bytes(GVariantDict *d, const char *key, GBytes *bytes, GUnix
 }
 
 /* The session recorded, into the result as "profile". */
-static gboolean add_profile(GVariantDict *d, tsp_session *session, GUnixFDList *fds, GError **error)
+static gboolean add_profile(WorkerService *s, GVariantDict *d, tsp_session *session, GUnixFDList *fds,
+                            GError **error)
 {
   g_autoptr(GBytes) bytes = tsp_session_serialize(session);
-  return add_bytes(d, "profile", bytes, fds, error);
+  return add_bytes(d, "profile", bytes, fds, s->blobs, error);
 }
 
 /* Option "compare": the function eagerly and as a graph (tsp_compare_run:
@@ -411,7 +429,7 @@ static void make_compare(Call *c)
   g_variant_dict_insert_value(&d, "compare", g_variant_dict_end(&w));
   tsp_compare_free(cmp);
   g_autoptr(GError) error = NULL;
-  gboolean ok = add_profile(&d, session, fds, &error);
+  gboolean ok = add_profile(c->s, &d, session, fds, &error);
   tsp_session_free(session);
   if (!ok) {
     g_variant_dict_clear(&d);
@@ -496,7 +514,7 @@ static void make_call(Call *c)
       g_variant_dict_insert(&d, "shape-text", "s", shape);
       free(text);
       free(shape);
-      if (!ts_worker_tensor_write(&d, out, fds, &error)) {
+      if (!ts_worker_tensor_write(&d, out, fds, s->blobs, &error)) {
         ts_scope_end(scope);
         tsp_session_free(session);
         g_variant_dict_clear(&d);
@@ -515,7 +533,7 @@ static void make_call(Call *c)
   g_variant_dict_insert(&d, "total-ns", "t", total_ns);
   if (session) {
     tsp_session_stop(session);
-    gboolean ok = add_profile(&d, session, fds, &error);
+    gboolean ok = add_profile(c->s, &d, session, fds, &error);
     tsp_session_free(session);
     if (!ok) {
       g_variant_dict_clear(&d);
@@ -664,7 +682,7 @@ static void handle_get_optimized(WorkerService *s, GVariant *params, WorkerAnswe
   g_autoptr(GError) error = NULL;
   GVariantDict d;
   g_variant_dict_init(&d, NULL);
-  if (!add_bytes(&d, "graph", bytes, fds, &error)) {
+  if (!add_bytes(&d, "graph", bytes, fds, NULL, &error)) {
     g_variant_dict_clear(&d);
     answer_gerror(a, error);
     return;
@@ -806,6 +824,8 @@ WorkerService *worker_service_new(GDBusConnection *connection, TsWorkerStatus *s
     return NULL;
   }
   s->filter = g_dbus_connection_add_filter(connection, filter, s, NULL);
+  if (!(g_dbus_connection_get_capabilities(connection) & G_DBUS_CAPABILITY_FLAGS_UNIX_FD_PASSING))
+    s->blobs = ts_blob_store_new(connection);
   /* no op events: they would slow every op; the last op comes from last_op */
   s->listener = ts_listener_add(TS_EVENT_MASK(TS_EVENT_TRACE) | TS_EVENT_MASK(TS_EVENT_WARNING) |
                                   TS_EVENT_MASK(TS_EVENT_PRINT),
@@ -819,6 +839,7 @@ void worker_service_free(WorkerService *s)
     return;
   worker_fast_free(s->fast); /* first: its thread may be in a call */
   worker_answer_clear(&s->deferred);
+  ts_blob_store_free(s->blobs);
   if (s->listener)
     ts_listener_remove(s->listener);
   if (s->filter)
