@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include "ts-worker-source.h"
+
 struct _TsEngineWorker {
   GObject parent_instance;
   TsWorker *worker;        /* the process, NULL before the first load */
@@ -542,6 +544,55 @@ const char *ts_engine_worker_get_remote(TsEngineWorker *self)
 {
   g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), NULL);
   return self->remote;
+}
+
+static void on_source_read_here(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  TsSourceSnippet *s = ts_source_snippet_read_finish(res, &error);
+  if (s)
+    g_task_return_pointer(task, s, (GDestroyNotify)ts_source_snippet_free);
+  else
+    g_task_return_error(task, error);
+}
+
+static void on_source_read_there(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  TsSourceSnippet *s = ts_worker_read_source_finish(TS_WORKER(source), res, &error);
+  if (s)
+    g_task_return_pointer(task, s, (GDestroyNotify)ts_source_snippet_free);
+  else
+    g_task_return_error(task, error);
+}
+
+void ts_engine_worker_read_source_async(TsEngineWorker *self, const char *module_file, const char *file, int line,
+                                        int context, GCancellable *cancellable, GAsyncReadyCallback callback,
+                                        gpointer user_data)
+{
+  g_return_if_fail(TS_IS_ENGINE_WORKER(self));
+  GTask *task = g_task_new(self, cancellable, callback, user_data);
+  g_task_set_source_tag(task, ts_engine_worker_read_source_async);
+  if (!self->remote) {
+    g_auto(GStrv) dirs = ts_source_search_dirs(module_file);
+    ts_source_snippet_read_async(file, line, context, (const char *const *)dirs, cancellable, on_source_read_here,
+                                 task);
+  } else if (!self->worker) {
+    g_task_return_new_error(task, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED,
+                            "%s is on %s, and no worker is connected there to read it", file, self->remote);
+    g_object_unref(task);
+  } else {
+    ts_worker_read_source_async(self->worker, module_file, file, line, context, cancellable, on_source_read_there,
+                                task);
+  }
+}
+
+TsSourceSnippet *ts_engine_worker_read_source_finish(TsEngineWorker *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail(g_task_is_valid(result, self), NULL);
+  return g_task_propagate_pointer(G_TASK(result), error);
 }
 
 guint64 ts_engine_worker_get_memory_limit(TsEngineWorker *self)

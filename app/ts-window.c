@@ -377,8 +377,7 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep, gb
   show_module_panes(self, TRUE);
   /* a remote module's file is not here to watch */
   ts_module_watch_set_module(self->watch, ts_engine_worker_get_remote(self->worker) ? NULL : module);
-  g_auto(GStrv) source_dirs = ts_source_search_dirs(ts_loaded_module_get_file(module));
-  ts_node_details_set_source_dirs(self->node_details, (const char *const *)source_dirs);
+  ts_node_details_set_source(self->node_details, self->worker, ts_loaded_module_get_file(module));
   /* a reloaded module starts untraced: the function stays selected, not its old graphs */
   if (!function || !ts_function_list_select(self->function_list, function, -1))
     show_selection(self);

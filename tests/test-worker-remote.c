@@ -17,6 +17,7 @@
 #include "tracescope-profiler.h"
 #include "ts-worker-protocol.h"
 #include "ts-worker-debug.h"
+#include "ts-worker-source.h"
 #include "ts-worker.h"
 
 static char *misbehave_path;
@@ -290,6 +291,53 @@ static void test_big_cancel(void)
   g_assert_no_error(error);
   g_assert_cmpuint(g_bytes_get_size(again->data), ==, 4u << 20);
   g_assert_cmpuint(t.received, ==, 4u << 20);
+  fixture_stop(&f);
+}
+
+static TsSourceSnippet *read_source(Fixture *f, const char *file, int line, int context, GError **error)
+{
+  GAsyncResult *res = NULL;
+  ts_worker_read_source_async(f->worker, misbehave_path, file, line, context, NULL, store_result, &res);
+  test_wait_for(test_has_result, &res, "the source lines");
+  TsSourceSnippet *s = ts_worker_read_source_finish(f->worker, res, error);
+  g_object_unref(res);
+  return s;
+}
+
+/* Source lines read where the module is, found under its directories
+ * there as the app finds them here; a file not there says where it
+ * looked; a context over the most is cut to it. */
+static void test_source(void)
+{
+  SKIP_WITHOUT_SSHD();
+  Fixture f = { 0 };
+  g_autoptr(GError) error = NULL;
+  open_misbehave_remotely(&f);
+  /* the name as the compiler saw it, relative to the build directory */
+  const char *file = "../tests/modules/misbehave.c";
+  g_autoptr(TsSourceSnippet) there = read_source(&f, file, 10, 1, &error);
+  g_assert_no_error(error);
+  g_auto(GStrv) dirs = ts_source_search_dirs(misbehave_path);
+  g_autoptr(TsSourceSnippet) here = ts_source_snippet_read(file, 10, 1, (const char *const *)dirs, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpstr(there->path, ==, here->path);
+  g_assert_cmpint(there->first_line, ==, 9);
+  g_assert_cmpint(there->line, ==, 10);
+  g_assert_cmpuint(g_strv_length(there->lines), ==, 3);
+  g_assert_true(g_strv_equal((const char *const *)there->lines, (const char *const *)here->lines));
+  g_assert_cmpstr(there->lines[1], ==, "static ts_tensor *good(ts_call *c)");
+
+  g_autoptr(TsSourceSnippet) gone = read_source(&f, "nowhere/gone.c", 3, 2, &error);
+  g_assert_null(gone);
+  g_assert_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_nonnull(strstr(error->message, "gone.c is not on this machine (looked in "));
+  g_clear_error(&error);
+
+  g_autoptr(TsSourceSnippet) wide = read_source(&f, file, 100, 100000, &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(wide->first_line, ==, 1);
+  g_assert_cmpuint(g_strv_length(wide->lines), ==, 113); /* the whole file: within TS_SOURCE_CONTEXT_MAX */
+  g_assert_true(ts_worker_get_alive(f.worker));
   fixture_stop(&f);
 }
 
@@ -577,6 +625,7 @@ int main(int argc, char **argv)
   g_test_add_func("/worker/remote/seeds", test_seeds);
   g_test_add_func("/worker/remote/output-big-profile", test_output_big_profile);
   g_test_add_func("/worker/remote/big-cancel", test_big_cancel);
+  g_test_add_func("/worker/remote/source", test_source);
   g_test_add_func("/worker/remote/debug", test_debug);
   g_test_add_func("/worker/remote/crash", test_crash);
   g_test_add_func("/worker/remote/hung", test_hung);

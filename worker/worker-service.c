@@ -23,6 +23,7 @@
 #include "ts-worker-tensor.h"
 #include "worker-fast.h"
 #include "worker-fds.h"
+#include "worker-source.h"
 #include "worker-status.h"
 
 #define PROGRESS_NS 50000000u /* at most 20 progress updates a second */
@@ -75,6 +76,15 @@ static const char introspection_xml[] =
   "  <method name='DropBlob'>"
   "   <arg direction='in' type='u' name='blob'/>"
   "  </method>"
+  "  <method name='ReadSource'>"
+  "   <arg direction='in' type='s' name='module'/>"
+  "   <arg direction='in' type='s' name='file'/>"
+  "   <arg direction='in' type='i' name='line'/>"
+  "   <arg direction='in' type='i' name='context'/>"
+  "   <arg direction='out' type='s' name='path'/>"
+  "   <arg direction='out' type='i' name='first_line'/>"
+  "   <arg direction='out' type='as' name='lines'/>"
+  "  </method>"
   "  <method name='TakeFastReply'>"
   "   <arg direction='in' type='u' name='call_id'/>"
   "   <arg direction='out' type='a{sv}' name='result'/>"
@@ -126,6 +136,7 @@ struct WorkerService {
   pthread_mutex_t lock;
   WorkerFast *fast;      /* the fast call channel, once asked for */
   TsBlobStore *blobs;    /* without fd passing (remote): large results kept to be read in chunks */
+  WorkerSource *source;  /* ReadSource */
   /* a fast call's answer too big for the channel, until TakeFastReply */
   guint deferred_id;
   WorkerAnswer deferred;
@@ -826,6 +837,7 @@ WorkerService *worker_service_new(GDBusConnection *connection, TsWorkerStatus *s
   s->filter = g_dbus_connection_add_filter(connection, filter, s, NULL);
   if (!(g_dbus_connection_get_capabilities(connection) & G_DBUS_CAPABILITY_FLAGS_UNIX_FD_PASSING))
     s->blobs = ts_blob_store_new(connection);
+  s->source = worker_source_new(connection);
   /* no op events: they would slow every op; the last op comes from last_op */
   s->listener = ts_listener_add(TS_EVENT_MASK(TS_EVENT_TRACE) | TS_EVENT_MASK(TS_EVENT_WARNING) |
                                   TS_EVENT_MASK(TS_EVENT_PRINT),
@@ -840,6 +852,7 @@ void worker_service_free(WorkerService *s)
   worker_fast_free(s->fast); /* first: its thread may be in a call */
   worker_answer_clear(&s->deferred);
   ts_blob_store_free(s->blobs);
+  worker_source_free(s->source);
   if (s->listener)
     ts_listener_remove(s->listener);
   if (s->filter)
