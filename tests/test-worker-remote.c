@@ -17,6 +17,7 @@
 #include "tracescope-profiler.h"
 #include "ts-worker-protocol.h"
 #include "ts-worker-debug.h"
+#include "ts-worker-devices.h"
 #include "ts-worker-source.h"
 #include "ts-worker.h"
 
@@ -341,6 +342,53 @@ static void test_source(void)
   fixture_stop(&f);
 }
 
+static GPtrArray *list_devices(Fixture *f)
+{
+  GAsyncResult *res = NULL;
+  g_autoptr(GError) error = NULL;
+  ts_worker_list_devices_async(f->worker, NULL, store_result, &res);
+  test_wait_for(test_has_result, &res, "the device list");
+  GPtrArray *devices = ts_worker_list_devices_finish(f->worker, res, &error);
+  g_assert_no_error(error);
+  g_object_unref(res);
+  return devices;
+}
+
+static gboolean has_device(GPtrArray *devices, const char *name)
+{
+  for (guint i = 0; i < devices->len; i++)
+    if (strcmp(((TsWorkerDevice *)g_ptr_array_index(devices, i))->name, name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The devices are the remote engine's, not this process's: here the tests
+ * run with TRACESCOPE_DEVICES=sim (a simulated GPU), which the test's ssh
+ * config does not pass on, so the local worker lists SIM:0 and the remote
+ * one only its CPU, first, with its kind. */
+static void test_devices(void)
+{
+  SKIP_WITHOUT_SSHD();
+  g_assert_cmpstr(g_getenv("TRACESCOPE_DEVICES"), ==, "sim");
+  Fixture local = { 0 }, remote = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_assert_true(fixture_start(&local, FALSE, &error));
+  g_assert_true(fixture_start(&remote, TRUE, &error));
+  g_assert_no_error(error);
+  g_autoptr(GPtrArray) here = list_devices(&local), there = list_devices(&remote);
+  g_assert_true(has_device(here, "SIM:0"));
+  g_assert_false(has_device(there, "SIM:0"));
+  g_assert_cmpuint(there->len, ==, 1);
+  TsWorkerDevice *cpu = g_ptr_array_index(there, 0);
+  g_assert_cmpstr(cpu->name, ==, "CPU");
+  g_assert_cmpstr(cpu->kind, ==, "cpu");
+  TsWorkerDevice *local_cpu = g_ptr_array_index(here, 0);
+  g_assert_cmpstr(local_cpu->name, ==, "CPU");
+  g_assert_cmpint(local_cpu->has_memory, ==, cpu->has_memory);
+  fixture_stop(&local);
+  fixture_stop(&remote);
+}
+
 /* A debug session there: the stop before the first op, its input over the
  * fd threshold (inside the message), then on to the finish. */
 static void test_debug(void)
@@ -626,6 +674,7 @@ int main(int argc, char **argv)
   g_test_add_func("/worker/remote/output-big-profile", test_output_big_profile);
   g_test_add_func("/worker/remote/big-cancel", test_big_cancel);
   g_test_add_func("/worker/remote/source", test_source);
+  g_test_add_func("/worker/remote/devices", test_devices);
   g_test_add_func("/worker/remote/debug", test_debug);
   g_test_add_func("/worker/remote/crash", test_crash);
   g_test_add_func("/worker/remote/hung", test_hung);

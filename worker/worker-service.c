@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "tracescope-backend.h"
 #include "tracescope-profiler.h"
 #include "ts-spec-text.h"
 #include "ts-worker-error.h"
@@ -84,6 +85,9 @@ static const char introspection_xml[] =
   "   <arg direction='out' type='s' name='path'/>"
   "   <arg direction='out' type='i' name='first_line'/>"
   "   <arg direction='out' type='as' name='lines'/>"
+  "  </method>"
+  "  <method name='ListDevices'>"
+  "   <arg direction='out' type='aa{sv}' name='devices'/>"
   "  </method>"
   "  <method name='TakeFastReply'>"
   "   <arg direction='in' type='u' name='call_id'/>"
@@ -704,6 +708,31 @@ static void handle_get_optimized(WorkerService *s, GVariant *params, WorkerAnswe
   answer_value(a, g_variant_new("(@a{sv})", g_variant_dict_end(&d)), fds);
 }
 
+/* ListDevices: the devices this worker's engine has (on its machine): for
+ * each its name ("CPU", "CUDA:0"), kind ("cpu", "cuda") and, where the
+ * backend knows them, memory-free and memory-total (t, bytes). */
+static void handle_list_devices(WorkerService *s, GVariant *params, WorkerAnswer *a)
+{
+  static const char *const kinds[TS_DEVICE_KIND_COUNT] = { [TS_DEVICE_CPU] = "cpu", [TS_DEVICE_CUDA] = "cuda" };
+  GVariantBuilder devices;
+  g_variant_builder_init(&devices, G_VARIANT_TYPE("aa{sv}"));
+  for (int i = 0; i < ts_backend_count(); i++) {
+    const ts_backend *b = ts_backend_get(i);
+    ts_device_kind kind = ts_backend_device_kind(b);
+    GVariantDict d;
+    g_variant_dict_init(&d, NULL);
+    g_variant_dict_insert(&d, "name", "s", ts_backend_name(b));
+    g_variant_dict_insert(&d, "kind", "s", kind < TS_DEVICE_KIND_COUNT && kinds[kind] ? kinds[kind] : "other");
+    size_t free_bytes, total_bytes;
+    if (ts_backend_memory_info(b, &free_bytes, &total_bytes)) {
+      g_variant_dict_insert(&d, "memory-free", "t", (guint64)free_bytes);
+      g_variant_dict_insert(&d, "memory-total", "t", (guint64)total_bytes);
+    }
+    g_variant_builder_add_value(&devices, g_variant_dict_end(&d));
+  }
+  answer_value(a, g_variant_new("(aa{sv})", &devices), NULL);
+}
+
 static void method_call(GDBusConnection *connection, const char *sender, const char *path,
                         const char *interface, const char *method, GVariant *params,
                         GDBusMethodInvocation *inv, gpointer user_data)
@@ -717,6 +746,7 @@ static void method_call(GDBusConnection *connection, const char *sender, const c
     { "SetInputSignature", handle_set_input_signature },
     { "Call", handle_call },
     { "GetOptimized", handle_get_optimized },
+    { "ListDevices", handle_list_devices },
     { "OpenFastChannel", handle_open_fast_channel },
     { "TakeFastReply", handle_take_fast_reply },
   };
