@@ -23,7 +23,8 @@ struct _TsEngineWorker {
 enum { PROP_0, PROP_BUSY, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
-enum { SIGNAL_TRACE, SIGNAL_WARNING, SIGNAL_OUTPUT, SIGNAL_PRINT, SIGNAL_PROGRESS, SIGNAL_DIED, N_SIGNALS };
+enum { SIGNAL_TRACE, SIGNAL_WARNING, SIGNAL_OUTPUT, SIGNAL_PRINT, SIGNAL_PROGRESS, SIGNAL_MODULE_CHANGED, SIGNAL_DIED,
+       N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE(TsEngineWorker, ts_engine_worker, G_TYPE_OBJECT)
@@ -110,6 +111,12 @@ static void on_progress(TsWorker *worker, guint call_id, double fraction, TsEngi
   g_signal_emit(self, signals[SIGNAL_PROGRESS], 0, call_id, fraction);
 }
 
+static void on_module_changed(TsWorker *worker, const char *path, TsEngineWorker *self)
+{
+  if (worker == self->worker)
+    g_signal_emit(self, signals[SIGNAL_MODULE_CHANGED], 0);
+}
+
 static void on_died(TsWorker *worker, TsWorkerDeath *death, TsEngineWorker *self)
 {
   /* a worker still loading fails its load instead */
@@ -143,6 +150,7 @@ static TsWorker *new_worker(TsEngineWorker *self)
   g_signal_connect_object(w, "output", G_CALLBACK(on_output), self, 0);
   g_signal_connect_object(w, "print", G_CALLBACK(on_print), self, 0);
   g_signal_connect_object(w, "progress", G_CALLBACK(on_progress), self, 0);
+  g_signal_connect_object(w, "module-changed", G_CALLBACK(on_module_changed), self, 0);
   g_signal_connect_object(w, "died", G_CALLBACK(on_died), self, 0);
   return w;
 }
@@ -233,6 +241,13 @@ static void say_load_death(GError *error, Load *l)
   error->message = message;
 }
 
+static void on_watching(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GError) error = NULL;
+  if (!ts_worker_watch_module_finish(TS_WORKER(source), res, &error))
+    g_debug("the remote module is not watched: %s", error->message);
+}
+
 static void on_opened(GObject *source, GAsyncResult *res, gpointer user_data)
 {
   GTask *task = user_data;
@@ -249,6 +264,8 @@ static void on_opened(GObject *source, GAsyncResult *res, gpointer user_data)
     return;
   }
   l->module = ts_loaded_module_new(l->source, path, title, functions);
+  if (self->remote) /* its file is there, not here: the worker watches it */
+    ts_worker_watch_module_async(l->worker, NULL, on_watching, NULL);
   if (g_strcmp0(l->source, self->source) == 0) {
     l->signatures = g_hash_table_get_keys(self->signatures);
     for (GList *k = l->signatures; k; k = k->next)
@@ -663,6 +680,8 @@ static void ts_engine_worker_class_init(TsEngineWorkerClass *klass)
                                        G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_STRING);
   signals[SIGNAL_PROGRESS] = g_signal_new("progress", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                           NULL, G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_DOUBLE);
+  signals[SIGNAL_MODULE_CHANGED] = g_signal_new("module-changed", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                                G_TYPE_NONE, 0);
   signals[SIGNAL_DIED] = g_signal_new("died", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                       G_TYPE_NONE, 2, TS_TYPE_WORKER_DEATH, G_TYPE_STRING);
 }

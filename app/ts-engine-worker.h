@@ -132,6 +132,8 @@ char *ts_engine_worker_format_label(guint call_id, const char *function, const c
  *   ::output   (TsConsoleLine *line)  — a line the module printed
  *   ::print    (guint call_id, const char *text)
  *   ::progress (guint call_id, double fraction)
+ *   ::module-changed () — a remote module's file changed there (a local
+ *                one the window watches itself, ts-module-watch.h)
  *   ::died     (TsWorkerDeath *death, const char *call_label) — the worker
  *              ended on its own (crash, exit, memory, killed after Cancel);
  *              call_label is the call it was running, or NULL */

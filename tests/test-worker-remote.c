@@ -10,6 +10,7 @@
 #include <math.h>
 #include <signal.h>
 #include <string.h>
+#include <glib/gstdio.h>
 #include <sys/stat.h>
 
 #include "test-sshd.h"
@@ -389,6 +390,62 @@ static void test_devices(void)
   fixture_stop(&remote);
 }
 
+static void on_module_changed(TsWorker *w, const char *path, char **changed)
+{
+  g_free(*changed);
+  *changed = g_strdup(path);
+}
+
+static gboolean has_string(gpointer data)
+{
+  return *(char **)data != NULL;
+}
+
+/* A module rebuilt on the remote is seen there (WatchModule): the worker
+ * names its file in ::module-changed.  Without a file (the seeds built in
+ * by path are one; a worker with nothing open is not) it says so. */
+static void test_watch(void)
+{
+  SKIP_WITHOUT_SSHD();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp("ts-remote-watch-XXXXXX", &error);
+  g_assert_no_error(error);
+  g_autofree char *path = g_build_filename(dir, "misbehave.so", NULL);
+  g_autofree char *contents = NULL;
+  gsize length;
+  g_assert_true(g_file_get_contents(misbehave_path, &contents, &length, NULL));
+  g_assert_true(g_file_set_contents(path, contents, (gssize)length, NULL));
+
+  Fixture f = { 0 };
+  g_assert_true(fixture_start(&f, TRUE, &error));
+  g_assert_no_error(error);
+  GAsyncResult *res = NULL;
+  ts_worker_watch_module_async(f.worker, NULL, store_result, &res);
+  test_wait_for(test_has_result, &res, "the watch to be refused");
+  g_assert_false(ts_worker_watch_module_finish(f.worker, res, &error));
+  g_assert_error(error, TS_ENGINE_ERROR, TS_ERR_NOT_FOUND);
+  g_clear_error(&error);
+  g_clear_object(&res);
+
+  g_autoptr(GPtrArray) functions = NULL;
+  fixture_open(&f, path, &functions);
+  g_autofree char *changed = NULL;
+  g_signal_connect(f.worker, "module-changed", G_CALLBACK(on_module_changed), &changed);
+  ts_worker_watch_module_async(f.worker, NULL, store_result, &res);
+  test_wait_for(test_has_result, &res, "the watch to start");
+  g_assert_true(ts_worker_watch_module_finish(f.worker, res, &error));
+  g_assert_no_error(error);
+  g_clear_object(&res);
+  g_assert_null(changed);
+  g_assert_true(g_file_set_contents(path, contents, (gssize)length, NULL)); /* "rebuilt" there */
+  test_wait_for(has_string, &changed, "the remote module to change");
+  g_autofree char *canonical = g_canonicalize_filename(path, NULL);
+  g_assert_cmpstr(changed, ==, canonical);
+  fixture_stop(&f);
+  g_unlink(path);
+  g_rmdir(dir);
+}
+
 /* A debug session there: the stop before the first op, its input over the
  * fd threshold (inside the message), then on to the finish. */
 static void test_debug(void)
@@ -675,6 +732,7 @@ int main(int argc, char **argv)
   g_test_add_func("/worker/remote/big-cancel", test_big_cancel);
   g_test_add_func("/worker/remote/source", test_source);
   g_test_add_func("/worker/remote/devices", test_devices);
+  g_test_add_func("/worker/remote/watch", test_watch);
   g_test_add_func("/worker/remote/debug", test_debug);
   g_test_add_func("/worker/remote/crash", test_crash);
   g_test_add_func("/worker/remote/hung", test_hung);

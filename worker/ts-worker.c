@@ -128,8 +128,8 @@ struct _TsWorker {
   GQueue orphans;                /* GTask *: methods the worker's death cut off, failed with it once told */
 };
 
-enum { SIGNAL_TRACE, SIGNAL_WARNING, SIGNAL_PRINT, SIGNAL_PROGRESS, SIGNAL_TRANSFER, SIGNAL_OUTPUT, SIGNAL_DIED,
-       N_SIGNALS };
+enum { SIGNAL_TRACE, SIGNAL_WARNING, SIGNAL_PRINT, SIGNAL_PROGRESS, SIGNAL_TRANSFER, SIGNAL_OUTPUT,
+       SIGNAL_MODULE_CHANGED, SIGNAL_DIED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE(TsWorker, ts_worker, G_TYPE_OBJECT)
@@ -1332,6 +1332,10 @@ static void emit_signal(TsWorker *self, const char *name, GVariant *params)
     g_variant_get(params, "(ud)", &call_id, &fraction);
     if (fraction >= 0.0 && fraction <= 1.0)
       g_signal_emit(self, signals[SIGNAL_PROGRESS], 0, call_id, fraction);
+  } else if (g_strcmp0(name, "ModuleChanged") == 0 && g_variant_is_of_type(params, G_VARIANT_TYPE("(us)"))) {
+    const char *path;
+    g_variant_get(params, "(u&s)", NULL, &path);
+    g_signal_emit(self, signals[SIGNAL_MODULE_CHANGED], 0, path);
   }
 }
 
@@ -1686,6 +1690,25 @@ gboolean ts_worker_set_input_signature_finish(TsWorker *self, GAsyncResult *resu
   return g_task_propagate_boolean(G_TASK(result), error);
 }
 
+void ts_worker_watch_module_async(TsWorker *self, GCancellable *cancellable, GAsyncReadyCallback callback,
+                                  gpointer user_data)
+{
+  g_return_if_fail(TS_IS_WORKER(self));
+  g_autoptr(GTask) task = g_task_new(self, cancellable, callback, user_data);
+  g_task_set_source_tag(task, ts_worker_watch_module_async);
+  if (!check_alive(self, task))
+    return;
+  self->n_methods++;
+  g_dbus_connection_call(self->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE, "WatchModule", NULL, NULL,
+                         G_DBUS_CALL_FLAGS_NONE, -1, cancellable, on_void_reply, g_object_ref(task));
+}
+
+gboolean ts_worker_watch_module_finish(TsWorker *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail(g_task_is_valid(result, self), FALSE);
+  return g_task_propagate_boolean(G_TASK(result), error);
+}
+
 /* ---- life ------------------------------------------------------------------------------------ */
 
 void ts_worker_set_executable(TsWorker *self, const char *path)
@@ -1814,6 +1837,8 @@ static void ts_worker_class_init(TsWorkerClass *klass)
                                           G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_DOUBLE);
   signals[SIGNAL_TRANSFER] = g_signal_new("transfer", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                           G_TYPE_NONE, 3, G_TYPE_UINT, G_TYPE_UINT64, G_TYPE_UINT64);
+  signals[SIGNAL_MODULE_CHANGED] = g_signal_new("module-changed", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                                G_TYPE_NONE, 1, G_TYPE_STRING);
   signals[SIGNAL_OUTPUT] = g_signal_new("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                         G_TYPE_NONE, 4, G_TYPE_UINT, G_TYPE_INT, G_TYPE_STRING,
                                         G_TYPE_INT64);

@@ -24,6 +24,7 @@
 #include "ts-worker-tensor.h"
 #include "worker-fast.h"
 #include "worker-fds.h"
+#include "ts-module-watch.h"
 #include "worker-source.h"
 #include "worker-status.h"
 
@@ -89,6 +90,8 @@ static const char introspection_xml[] =
   "  <method name='ListDevices'>"
   "   <arg direction='out' type='aa{sv}' name='devices'/>"
   "  </method>"
+  "  <method name='WatchModule'>"
+  "  </method>"
   "  <method name='TakeFastReply'>"
   "   <arg direction='in' type='u' name='call_id'/>"
   "   <arg direction='out' type='a{sv}' name='result'/>"
@@ -107,6 +110,10 @@ static const char introspection_xml[] =
   "  <signal name='Print'>"
   "   <arg type='u' name='call_id'/>"
   "   <arg type='s' name='text'/>"
+  "  </signal>"
+  "  <signal name='ModuleChanged'>"
+  "   <arg type='u' name='call_id'/>"
+  "   <arg type='s' name='path'/>"
   "  </signal>"
   "  <signal name='Progress'>"
   "   <arg type='u' name='call_id'/>"
@@ -141,6 +148,7 @@ struct WorkerService {
   WorkerFast *fast;      /* the fast call channel, once asked for */
   TsBlobStore *blobs;    /* without fd passing (remote): large results kept to be read in chunks */
   WorkerSource *source;  /* ReadSource */
+  TsModuleWatch *watch;  /* WatchModule: the module's file, watched here */
   /* a fast call's answer too big for the channel, until TakeFastReply */
   guint deferred_id;
   WorkerAnswer deferred;
@@ -733,6 +741,30 @@ static void handle_list_devices(WorkerService *s, GVariant *params, WorkerAnswer
   answer_value(a, g_variant_new("(aa{sv})", &devices), NULL);
 }
 
+static void on_module_file_changed(TsModuleWatch *watch, WorkerService *s)
+{
+  g_autofree char *path = g_canonicalize_filename(ts_module_path(s->module), NULL);
+  emit(s, "ModuleChanged", g_variant_new("(us)", 0, path));
+}
+
+/* WatchModule: the open module's file is watched here, on the worker's
+ * machine; once it has settled after a change (rebuilt), ModuleChanged.
+ * For a remote worker, whose file the app cannot watch. */
+static void handle_watch_module(WorkerService *s, GVariant *params, WorkerAnswer *a)
+{
+  if (!s->module || !g_file_test(ts_module_path(s->module), G_FILE_TEST_IS_REGULAR)) {
+    answer_error(a, TS_ENGINE_ERROR, TS_ERR_NOT_FOUND, "no module file is open to watch%s%s",
+                 s->module ? ": " : "", s->module ? ts_module_path(s->module) : "");
+    return;
+  }
+  if (!s->watch) {
+    s->watch = ts_module_watch_new();
+    g_signal_connect(s->watch, "file-changed", G_CALLBACK(on_module_file_changed), s);
+  }
+  ts_module_watch_set_path(s->watch, ts_module_path(s->module));
+  answer_value(a, NULL, NULL);
+}
+
 static void method_call(GDBusConnection *connection, const char *sender, const char *path,
                         const char *interface, const char *method, GVariant *params,
                         GDBusMethodInvocation *inv, gpointer user_data)
@@ -747,6 +779,7 @@ static void method_call(GDBusConnection *connection, const char *sender, const c
     { "Call", handle_call },
     { "GetOptimized", handle_get_optimized },
     { "ListDevices", handle_list_devices },
+    { "WatchModule", handle_watch_module },
     { "OpenFastChannel", handle_open_fast_channel },
     { "TakeFastReply", handle_take_fast_reply },
   };
@@ -883,6 +916,7 @@ void worker_service_free(WorkerService *s)
   worker_answer_clear(&s->deferred);
   ts_blob_store_free(s->blobs);
   worker_source_free(s->source);
+  g_clear_object(&s->watch);
   if (s->listener)
     ts_listener_remove(s->listener);
   if (s->filter)
