@@ -23,8 +23,8 @@ struct _TsEngineWorker {
 enum { PROP_0, PROP_BUSY, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
-enum { SIGNAL_TRACE, SIGNAL_WARNING, SIGNAL_OUTPUT, SIGNAL_PRINT, SIGNAL_PROGRESS, SIGNAL_MODULE_CHANGED, SIGNAL_DIED,
-       N_SIGNALS };
+enum { SIGNAL_TRACE, SIGNAL_WARNING, SIGNAL_OUTPUT, SIGNAL_PRINT, SIGNAL_PROGRESS, SIGNAL_TRANSFER,
+       SIGNAL_MODULE_CHANGED, SIGNAL_DIED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE(TsEngineWorker, ts_engine_worker, G_TYPE_OBJECT)
@@ -111,6 +111,11 @@ static void on_progress(TsWorker *worker, guint call_id, double fraction, TsEngi
   g_signal_emit(self, signals[SIGNAL_PROGRESS], 0, call_id, fraction);
 }
 
+static void on_transfer(TsWorker *worker, guint call_id, guint64 received, guint64 total, TsEngineWorker *self)
+{
+  g_signal_emit(self, signals[SIGNAL_TRANSFER], 0, call_id, received, total);
+}
+
 static void on_module_changed(TsWorker *worker, const char *path, TsEngineWorker *self)
 {
   if (worker == self->worker)
@@ -150,6 +155,7 @@ static TsWorker *new_worker(TsEngineWorker *self)
   g_signal_connect_object(w, "output", G_CALLBACK(on_output), self, 0);
   g_signal_connect_object(w, "print", G_CALLBACK(on_print), self, 0);
   g_signal_connect_object(w, "progress", G_CALLBACK(on_progress), self, 0);
+  g_signal_connect_object(w, "transfer", G_CALLBACK(on_transfer), self, 0);
   g_signal_connect_object(w, "module-changed", G_CALLBACK(on_module_changed), self, 0);
   g_signal_connect_object(w, "died", G_CALLBACK(on_died), self, 0);
   return w;
@@ -680,6 +686,8 @@ static void ts_engine_worker_class_init(TsEngineWorkerClass *klass)
                                        G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_STRING);
   signals[SIGNAL_PROGRESS] = g_signal_new("progress", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                           NULL, G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_DOUBLE);
+  signals[SIGNAL_TRANSFER] = g_signal_new("transfer", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 3,
+                                          G_TYPE_UINT, G_TYPE_UINT64, G_TYPE_UINT64);
   signals[SIGNAL_MODULE_CHANGED] = g_signal_new("module-changed", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                                 G_TYPE_NONE, 0);
   signals[SIGNAL_DIED] = g_signal_new("died", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,

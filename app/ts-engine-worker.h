@@ -132,6 +132,8 @@ char *ts_engine_worker_format_label(guint call_id, const char *function, const c
  *   ::output   (TsConsoleLine *line)  — a line the module printed
  *   ::print    (guint call_id, const char *text)
  *   ::progress (guint call_id, double fraction)
+ *   ::transfer (guint call_id, guint64 received, guint64 total) — a remote
+ *                worker's large result arriving in chunks
  *   ::module-changed () — a remote module's file changed there (a local
  *                one the window watches itself, ts-module-watch.h)
  *   ::died     (TsWorkerDeath *death, const char *call_label) — the worker

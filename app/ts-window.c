@@ -772,6 +772,12 @@ static void on_progress(TsEngineWorker *worker, guint call_id, double fraction, 
     ts_run_panel_set_progress(self->run_panel, fraction);
 }
 
+static void on_transfer(TsEngineWorker *worker, guint call_id, guint64 received, guint64 total, TsWindow *self)
+{
+  if (call_id == self->run_id && self->run_cancellable)
+    ts_run_panel_set_transfer(self->run_panel, received, total);
+}
+
 static void on_trace(TsEngineWorker *worker, TsTraceEntry *entry, TsWindow *self)
 {
   ts_trace_log_add(self->trace_log, entry);
@@ -1757,6 +1763,7 @@ static void ts_window_init(TsWindow *self)
   g_signal_connect(self->worker, "output", G_CALLBACK(on_output), self);
   g_signal_connect(self->worker, "print", G_CALLBACK(on_print), self);
   g_signal_connect(self->worker, "progress", G_CALLBACK(on_progress), self);
+  g_signal_connect(self->worker, "transfer", G_CALLBACK(on_transfer), self);
   g_signal_connect(self->worker, "module-changed", G_CALLBACK(on_remote_module_changed), self);
   g_signal_connect(self->worker, "notify::busy", G_CALLBACK(on_worker_busy), self);
   g_signal_connect(self->worker, "died", G_CALLBACK(on_worker_died), self);

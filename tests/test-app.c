@@ -2412,6 +2412,44 @@ static void test_remote_source_reload(void)
   g_unlink(path);
 }
 
+static void on_transfer_shown(TsEngineWorker *engine, guint call_id, guint64 received, guint64 total,
+                              GPtrArray *texts)
+{
+  g_ptr_array_add(texts, g_strdup(ts_run_panel_get_progress_text(ts_window_get_run_panel(window))));
+  const char *shot = g_getenv("TS_TEST_TRANSFER_SCREENSHOT"); /* to look at it, halfway */
+  if (shot && received * 2 == total) {
+    wait_drawn(GTK_WIDGET(window));
+    g_autoptr(GError) error = NULL;
+    ts_screenshot_save(GTK_WIDGET(window), shot, &error);
+    g_assert_no_error(error);
+  }
+}
+
+/* A remote worker's large result comes in chunks, and the Run panel says
+ * how much of it is in as it comes; the result is whole. */
+static void test_remote_transfer_progress(void)
+{
+  if (sshd_skip_reason) {
+    g_test_skip(sshd_skip_reason);
+    return;
+  }
+  g_autofree char *path = g_build_filename(TS_TEST_MODULES_DIR, "misbehave.so", NULL);
+  activate("win.connect-remote-to", "(ss)", sshd_target, path);
+  wait_idle();
+  select_function("big");
+  g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func(g_free);
+  gulong h = g_signal_connect_after(ts_window_get_engine(window), "transfer", G_CALLBACK(on_transfer_shown), texts);
+  run_with((const char *const[]){ "4194304", NULL }); /* 16 MiB of ones */
+  g_signal_handler_disconnect(ts_window_get_engine(window), h);
+  g_assert_cmpuint(texts->len, ==, 16); /* one a 1 MiB chunk */
+  g_assert_true(g_str_has_prefix(g_ptr_array_index(texts, 0), "receiving the result · 1.0 of 16.8 MB · "));
+  g_assert_true(g_str_has_prefix(g_ptr_array_index(texts, 15), "receiving the result · 16.8 of 16.8 MB · "));
+  g_assert_null(ts_run_panel_get_error(ts_window_get_run_panel(window)));
+  g_assert_nonnull(strstr(ts_run_panel_get_meta(ts_window_get_run_panel(window)), "f32[4194304]"));
+  activate("win.connect-remote-to", "(ss)", "", "seeds"); /* here again */
+  wait_idle();
+}
+
 /* g as it would read back if node `id` stood for the nodes `origins` (an
  * optimized node): its serialized form with that node's origins rewritten. */
 static ts_graph *with_origins(const ts_graph *g, int id, const int *origins, int n_origins)
@@ -3217,6 +3255,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/worker/crash-keeps-result", test_crash_keeps_result);
   g_test_add_func("/app/worker/remote-connection-lost", test_remote_connection_lost);
   g_test_add_func("/app/worker/remote-source-reload", test_remote_source_reload);
+  g_test_add_func("/app/worker/remote-transfer-progress", test_remote_transfer_progress);
   g_test_add_func("/app/graph-header", test_graph_header);
   g_test_add_func("/app/node-details", test_node_details);
   g_test_add_func("/app/node-details-subgraphs", test_node_details_subgraphs);
