@@ -265,6 +265,28 @@ static void test_output_big_profile(void)
   tsp_session *session = tsp_session_deserialize(prof->profile, &error);
   g_assert_no_error(error);
   tsp_session_free(session);
+
+  /* a profile of 1 MiB and more comes in chunks too, and reads back */
+  t = (Transfer){ 0 };
+  h = g_signal_connect(f.worker, "transfer", G_CALLBACK(on_transfer), &t);
+  g_variant_dict_init(&d, NULL);
+  g_variant_dict_insert(&d, "profile", "b", TRUE);
+  GAsyncResult *res = NULL;
+  ts_worker_call_with_options_async(f.worker, 11, "good", (const char *const[]){ "f32[2]=1,2", NULL }, 30000,
+                                    FALSE, g_variant_dict_end(&d), NULL, store_result, &res);
+  test_wait_for(test_has_result, &res, "the long profile");
+  g_autoptr(TsCallResult) long_prof = ts_worker_call_finish(f.worker, res, &error);
+  g_object_unref(res);
+  g_assert_no_error(error);
+  g_signal_handler_disconnect(f.worker, h);
+  g_assert_cmpuint(g_bytes_get_size(long_prof->profile), >=, 1u << 20);
+  g_assert_cmpuint(t.call_id, ==, 11);
+  g_assert_cmpuint(t.total, ==, g_bytes_get_size(long_prof->profile));
+  g_assert_cmpuint(t.received, ==, t.total);
+  session = tsp_session_deserialize(long_prof->profile, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(tsp_session_n_events(session), >=, 30000);
+  tsp_session_free(session);
   fixture_stop(&f);
 }
 
