@@ -243,7 +243,8 @@ static void fetch_more(GTask *task)
     f->in_flight++;
     g_dbus_connection_call(f->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE, "ReadBlob",
                            g_variant_new("(utu)", b->id, c->offset, c->length), G_VARIANT_TYPE("(ay)"),
-                           G_DBUS_CALL_FLAGS_NONE, -1, g_task_get_cancellable(task), on_chunk, c);
+                           G_DBUS_CALL_FLAGS_NONE, G_MAXINT /* a slow link is slow, not gone */,
+                           g_task_get_cancellable(task), on_chunk, c);
   }
   if (f->in_flight > 0)
     return;

@@ -347,10 +347,13 @@ static gboolean result_blob_allowed(const char *key, guint64 size, GVariant *dic
   return FALSE;
 }
 
+/* data: the call's task, alive while its blobs are read */
 static void on_transfer(guint64 received, guint64 total, gpointer data)
 {
-  PendingCall *pc = data;
-  g_signal_emit(pc->self, signals[SIGNAL_TRANSFER], 0, pc->call_id, received, total);
+  TsWorker *self = g_task_get_source_object(data);
+  PendingCall *pc = g_task_get_task_data(data);
+  if (g_queue_find(&self->calls, pc)) /* not failed meanwhile (the worker died) */
+    g_signal_emit(self, signals[SIGNAL_TRANSFER], 0, pc->call_id, received, total);
 }
 
 static void on_blobs_fetched(GObject *source, GAsyncResult *res, gpointer user_data)
@@ -392,7 +395,7 @@ static void on_call_reply(GObject *source, GAsyncResult *res, gpointer user_data
   if (dict && ts_blob_dict_has_blobs(dict)) {
     /* a remote worker's large result: read in chunks before the call completes */
     ts_blob_fetch_async(G_DBUS_CONNECTION(source), dict, result_blob_allowed, pc->cancellable,
-                        on_transfer, pc, on_blobs_fetched, g_object_ref(task));
+                        on_transfer, task, on_blobs_fetched, g_object_ref(task));
     return;
   }
   if (reply)
