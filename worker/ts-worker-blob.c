@@ -100,13 +100,27 @@ static GDBusMessage *filter(GDBusConnection *connection, GDBusMessage *message, 
   return NULL;
 }
 
+static void store_clear(gpointer data)
+{
+  TsBlobStore *store = data;
+  g_hash_table_unref(store->blobs);
+  g_mutex_clear(&store->lock);
+  g_object_unref(store->connection);
+}
+
+static void store_release(gpointer data)
+{
+  g_atomic_rc_box_release_full(data, store_clear);
+}
+
 TsBlobStore *ts_blob_store_new(GDBusConnection *connection)
 {
-  TsBlobStore *store = g_new0(TsBlobStore, 1);
+  TsBlobStore *store = g_atomic_rc_box_new0(TsBlobStore);
   store->connection = g_object_ref(connection);
   g_mutex_init(&store->lock);
   store->blobs = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_bytes_unref);
-  store->filter = g_dbus_connection_add_filter(connection, filter, store, NULL);
+  /* the filter holds its own reference: one running as it is removed goes on safely */
+  store->filter = g_dbus_connection_add_filter(connection, filter, g_atomic_rc_box_acquire(store), store_release);
   return store;
 }
 
@@ -114,12 +128,8 @@ void ts_blob_store_free(TsBlobStore *store)
 {
   if (!store)
     return;
-  /* waits for a filter call in progress */
   g_dbus_connection_remove_filter(store->connection, store->filter);
-  g_hash_table_unref(store->blobs);
-  g_mutex_clear(&store->lock);
-  g_object_unref(store->connection);
-  g_free(store);
+  store_release(store);
 }
 
 guint32 ts_blob_store_add(TsBlobStore *store, GBytes *bytes)
@@ -224,10 +234,16 @@ static GVariant *assemble(Fetch *f)
 static void on_chunk(GObject *source, GAsyncResult *res, gpointer user_data);
 
 /* Asks for chunks until TS_WORKER_BLOB_IN_FLIGHT are on their way;
- * completes the task once nothing is. */
+ * completes the task once nothing is.  Cancel stops the asking: the
+ * chunks on their way still come (at most TS_WORKER_BLOB_IN_FLIGHT MiB),
+ * for the calls are not given the cancellable — a caller's handler of it
+ * that makes a D-Bus call (TsWorker's Cancel) would deadlock against
+ * GDBus disconnecting its own handler of it. */
 static void fetch_more(GTask *task)
 {
   Fetch *f = g_task_get_task_data(task);
+  if (!f->error && g_cancellable_is_cancelled(g_task_get_cancellable(task)))
+    f->error = g_error_new_literal(G_IO_ERROR, G_IO_ERROR_CANCELLED, "Cancelled");
   while (!f->error && f->in_flight < TS_WORKER_BLOB_IN_FLIGHT && f->next < f->blobs->len) {
     Blob *b = &g_array_index(f->blobs, Blob, f->next);
     if (b->asked == b->size) {
@@ -243,8 +259,8 @@ static void fetch_more(GTask *task)
     f->in_flight++;
     g_dbus_connection_call(f->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE, "ReadBlob",
                            g_variant_new("(utu)", b->id, c->offset, c->length), G_VARIANT_TYPE("(ay)"),
-                           G_DBUS_CALL_FLAGS_NONE, G_MAXINT /* a slow link is slow, not gone */,
-                           g_task_get_cancellable(task), on_chunk, c);
+                           G_DBUS_CALL_FLAGS_NONE, G_MAXINT /* a slow link is slow, not gone */, NULL,
+                           on_chunk, c);
   }
   if (f->in_flight > 0)
     return;
