@@ -19,6 +19,7 @@
 #include "ts-worker-protocol.h"
 #include "ts-worker-debug.h"
 #include "ts-worker-devices.h"
+#include "ts-worker-optimized.h"
 #include "ts-worker-source.h"
 #include "ts-worker.h"
 
@@ -468,6 +469,47 @@ static void test_watch(void)
   g_rmdir(dir);
 }
 
+static void on_traced(TsWorker *w, TsWorkerTrace *t, TsWorkerTrace **slot)
+{
+  /* the signal's trace goes after the handlers: its graph moves here */
+  ts_worker_trace_free(*slot);
+  *slot = g_new0(TsWorkerTrace, 1);
+  (*slot)->signature = g_strdup(t->signature);
+  (*slot)->graph = g_steal_pointer(&t->graph);
+}
+
+/* The optimized graph of sequential_model (its 2 MB of weights: over a
+ * chunk) comes from the remote worker in chunks and reads as locally. */
+static void test_optimized(void)
+{
+  SKIP_WITHOUT_SSHD();
+  Fixture f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_assert_true(fixture_start(&f, TRUE, &error));
+  g_assert_no_error(error);
+  g_autoptr(GPtrArray) functions = NULL;
+  fixture_open(&f, "seeds", &functions);
+  g_autoptr(TsWorkerTrace) t = NULL;
+  g_signal_connect(f.worker, "trace", G_CALLBACK(on_traced), &t);
+  g_autoptr(TsCallResult) r = call_with(&f, 1, "sequential_model", (const char *const[]){ "f32[4,28,28]:uniform", NULL },
+                                        NULL, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_nonnull(t);
+  GAsyncResult *res = NULL;
+  ts_worker_get_optimized_async(f.worker, "sequential_model", t->signature, t->graph, NULL, store_result, &res);
+  test_wait_for(test_has_result, &res, "the optimized graph");
+  g_autoptr(TsWorkerOptimized) o = ts_worker_get_optimized_finish(f.worker, res, &error);
+  g_object_unref(res);
+  g_assert_no_error(error);
+  g_assert_nonnull(strstr(o->pass_summary, "fuse: fused 302 nodes into 101 kernels\n"));
+  g_assert_cmpint(ts_graph_n_nodes(o->graph), <, ts_graph_n_nodes(t->graph));
+  size_t size = 0;
+  void *bytes = ts_graph_serialize(o->graph, &size);
+  g_assert_cmpuint(size, >=, 1u << 20); /* it came in chunks */
+  free(bytes);
+  fixture_stop(&f);
+}
+
 /* A debug session there: the stop before the first op, its input over the
  * fd threshold (inside the message), then on to the finish. */
 static void test_debug(void)
@@ -755,6 +797,7 @@ int main(int argc, char **argv)
   g_test_add_func("/worker/remote/source", test_source);
   g_test_add_func("/worker/remote/devices", test_devices);
   g_test_add_func("/worker/remote/watch", test_watch);
+  g_test_add_func("/worker/remote/optimized", test_optimized);
   g_test_add_func("/worker/remote/debug", test_debug);
   g_test_add_func("/worker/remote/crash", test_crash);
   g_test_add_func("/worker/remote/hung", test_hung);

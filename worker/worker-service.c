@@ -705,7 +705,7 @@ static void handle_get_optimized(WorkerService *s, GVariant *params, WorkerAnswe
   g_autoptr(GError) error = NULL;
   GVariantDict d;
   g_variant_dict_init(&d, NULL);
-  if (!add_bytes(&d, "graph", bytes, fds, NULL, &error)) {
+  if (!add_bytes(&d, "graph", bytes, fds, s->blobs, &error)) {
     g_variant_dict_clear(&d);
     answer_gerror(a, error);
     return;
