@@ -220,7 +220,7 @@ static void show_stack(TsDebugPanel *self, const TsDebugOp *op)
 static void on_source_read(GObject *source, GAsyncResult *res, gpointer user_data)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(TsSourceSnippet) snippet = ts_source_snippet_read_finish(res, &error);
+  g_autoptr(TsSourceSnippet) snippet = ts_engine_worker_read_source_finish(TS_ENGINE_WORKER(source), res, &error);
   if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     return;
   TsDebugPanel *self = user_data;
@@ -258,9 +258,9 @@ static void show_source(TsDebugPanel *self, const TsDebugOp *op)
     return;
   }
   self->source_cancellable = g_cancellable_new();
-  g_auto(GStrv) dirs = ts_source_search_dirs(self->module_file);
-  ts_source_snippet_read_async(op->file, op->line, SOURCE_CONTEXT, (const char *const *)dirs,
-                               self->source_cancellable, on_source_read, self);
+  /* where the module is: a remote worker's sources are there */
+  ts_engine_worker_read_source_async(self->engine, self->module_file, op->file, op->line, SOURCE_CONTEXT,
+                                     self->source_cancellable, on_source_read, self);
 }
 
 static void show_op(TsDebugPanel *self)

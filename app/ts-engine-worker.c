@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include "ts-worker-source.h"
+
 struct _TsEngineWorker {
   GObject parent_instance;
   TsWorker *worker;        /* the process, NULL before the first load */
@@ -21,7 +23,8 @@ struct _TsEngineWorker {
 enum { PROP_0, PROP_BUSY, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
-enum { SIGNAL_TRACE, SIGNAL_WARNING, SIGNAL_OUTPUT, SIGNAL_PRINT, SIGNAL_PROGRESS, SIGNAL_DIED, N_SIGNALS };
+enum { SIGNAL_TRACE, SIGNAL_WARNING, SIGNAL_OUTPUT, SIGNAL_PRINT, SIGNAL_PROGRESS, SIGNAL_TRANSFER,
+       SIGNAL_MODULE_CHANGED, SIGNAL_DIED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE(TsEngineWorker, ts_engine_worker, G_TYPE_OBJECT)
@@ -108,6 +111,17 @@ static void on_progress(TsWorker *worker, guint call_id, double fraction, TsEngi
   g_signal_emit(self, signals[SIGNAL_PROGRESS], 0, call_id, fraction);
 }
 
+static void on_transfer(TsWorker *worker, guint call_id, guint64 received, guint64 total, TsEngineWorker *self)
+{
+  g_signal_emit(self, signals[SIGNAL_TRANSFER], 0, call_id, received, total);
+}
+
+static void on_module_changed(TsWorker *worker, const char *path, TsEngineWorker *self)
+{
+  if (worker == self->worker)
+    g_signal_emit(self, signals[SIGNAL_MODULE_CHANGED], 0);
+}
+
 static void on_died(TsWorker *worker, TsWorkerDeath *death, TsEngineWorker *self)
 {
   /* a worker still loading fails its load instead */
@@ -141,6 +155,8 @@ static TsWorker *new_worker(TsEngineWorker *self)
   g_signal_connect_object(w, "output", G_CALLBACK(on_output), self, 0);
   g_signal_connect_object(w, "print", G_CALLBACK(on_print), self, 0);
   g_signal_connect_object(w, "progress", G_CALLBACK(on_progress), self, 0);
+  g_signal_connect_object(w, "transfer", G_CALLBACK(on_transfer), self, 0);
+  g_signal_connect_object(w, "module-changed", G_CALLBACK(on_module_changed), self, 0);
   g_signal_connect_object(w, "died", G_CALLBACK(on_died), self, 0);
   return w;
 }
@@ -231,6 +247,13 @@ static void say_load_death(GError *error, Load *l)
   error->message = message;
 }
 
+static void on_watching(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GError) error = NULL;
+  if (!ts_worker_watch_module_finish(TS_WORKER(source), res, &error))
+    g_debug("the remote module is not watched: %s", error->message);
+}
+
 static void on_opened(GObject *source, GAsyncResult *res, gpointer user_data)
 {
   GTask *task = user_data;
@@ -247,6 +270,8 @@ static void on_opened(GObject *source, GAsyncResult *res, gpointer user_data)
     return;
   }
   l->module = ts_loaded_module_new(l->source, path, title, functions);
+  if (self->remote) /* its file is there, not here: the worker watches it */
+    ts_worker_watch_module_async(l->worker, NULL, on_watching, NULL);
   if (g_strcmp0(l->source, self->source) == 0) {
     l->signatures = g_hash_table_get_keys(self->signatures);
     for (GList *k = l->signatures; k; k = k->next)
@@ -544,6 +569,55 @@ const char *ts_engine_worker_get_remote(TsEngineWorker *self)
   return self->remote;
 }
 
+static void on_source_read_here(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  TsSourceSnippet *s = ts_source_snippet_read_finish(res, &error);
+  if (s)
+    g_task_return_pointer(task, s, (GDestroyNotify)ts_source_snippet_free);
+  else
+    g_task_return_error(task, error);
+}
+
+static void on_source_read_there(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  TsSourceSnippet *s = ts_worker_read_source_finish(TS_WORKER(source), res, &error);
+  if (s)
+    g_task_return_pointer(task, s, (GDestroyNotify)ts_source_snippet_free);
+  else
+    g_task_return_error(task, error);
+}
+
+void ts_engine_worker_read_source_async(TsEngineWorker *self, const char *module_file, const char *file, int line,
+                                        int context, GCancellable *cancellable, GAsyncReadyCallback callback,
+                                        gpointer user_data)
+{
+  g_return_if_fail(TS_IS_ENGINE_WORKER(self));
+  GTask *task = g_task_new(self, cancellable, callback, user_data);
+  g_task_set_source_tag(task, ts_engine_worker_read_source_async);
+  if (!self->remote) {
+    g_auto(GStrv) dirs = ts_source_search_dirs(module_file);
+    ts_source_snippet_read_async(file, line, context, (const char *const *)dirs, cancellable, on_source_read_here,
+                                 task);
+  } else if (!self->worker) {
+    g_task_return_new_error(task, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED,
+                            "%s is on %s, and no worker is connected there to read it", file, self->remote);
+    g_object_unref(task);
+  } else {
+    ts_worker_read_source_async(self->worker, module_file, file, line, context, cancellable, on_source_read_there,
+                                task);
+  }
+}
+
+TsSourceSnippet *ts_engine_worker_read_source_finish(TsEngineWorker *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail(g_task_is_valid(result, self), NULL);
+  return g_task_propagate_pointer(G_TASK(result), error);
+}
+
 guint64 ts_engine_worker_get_memory_limit(TsEngineWorker *self)
 {
   g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), 0);
@@ -612,6 +686,10 @@ static void ts_engine_worker_class_init(TsEngineWorkerClass *klass)
                                        G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_STRING);
   signals[SIGNAL_PROGRESS] = g_signal_new("progress", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                           NULL, G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_DOUBLE);
+  signals[SIGNAL_TRANSFER] = g_signal_new("transfer", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 3,
+                                          G_TYPE_UINT, G_TYPE_UINT64, G_TYPE_UINT64);
+  signals[SIGNAL_MODULE_CHANGED] = g_signal_new("module-changed", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                                G_TYPE_NONE, 0);
   signals[SIGNAL_DIED] = g_signal_new("died", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                       G_TYPE_NONE, 2, TS_TYPE_WORKER_DEATH, G_TYPE_STRING);
 }

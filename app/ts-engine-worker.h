@@ -12,6 +12,7 @@
 #include "ts-console-line.h"
 #include "ts-loaded-module.h"
 #include "ts-trace-entry.h"
+#include "ts-source-snippet.h"
 #include "ts-worker.h"
 
 G_BEGIN_DECLS
@@ -48,6 +49,14 @@ guint64 ts_engine_worker_get_memory_limit(TsEngineWorker *self);
  * NULL: on this machine. */
 void ts_engine_worker_set_remote(TsEngineWorker *self, const char *target);
 const char *ts_engine_worker_get_remote(TsEngineWorker *self);
+
+/* The lines around a source location of the module at module_file, read
+ * where the module is: here, under its directories (ts_source_search_dirs),
+ * or, with a remote worker, there (ts_worker_read_source_async). */
+void ts_engine_worker_read_source_async(TsEngineWorker *self, const char *module_file, const char *file, int line,
+                                        int context, GCancellable *cancellable, GAsyncReadyCallback callback,
+                                        gpointer user_data);
+TsSourceSnippet *ts_engine_worker_read_source_finish(TsEngineWorker *self, GAsyncResult *result, GError **error);
 
 /* Half of the machine's memory. */
 guint64 ts_engine_worker_default_memory_limit(void);
@@ -123,6 +132,10 @@ char *ts_engine_worker_format_label(guint call_id, const char *function, const c
  *   ::output   (TsConsoleLine *line)  — a line the module printed
  *   ::print    (guint call_id, const char *text)
  *   ::progress (guint call_id, double fraction)
+ *   ::transfer (guint call_id, guint64 received, guint64 total) — a remote
+ *                worker's large result arriving in chunks
+ *   ::module-changed () — a remote module's file changed there (a local
+ *                one the window watches itself, ts-module-watch.h)
  *   ::died     (TsWorkerDeath *death, const char *call_label) — the worker
  *              ended on its own (crash, exit, memory, killed after Cancel);
  *              call_label is the call it was running, or NULL */

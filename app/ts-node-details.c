@@ -37,7 +37,8 @@ struct _TsNodeDetails {
 
   const ts_node *node;
   int first_line;   /* the number of the snippet's first line */
-  char **source_dirs;
+  TsEngineWorker *engine;  /* reads the source lines (ts_node_details_set_source) */
+  char *module_file;
   GCancellable *source_cancellable; /* the read under way, if any */
 };
 
@@ -420,7 +421,9 @@ static void update_style_scheme(TsNodeDetails *self)
 static void on_source_read(GObject *source, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(TsSourceSnippet) snippet = ts_source_snippet_read_finish(result, &error);
+  g_autoptr(TsSourceSnippet) snippet = source ? ts_engine_worker_read_source_finish(TS_ENGINE_WORKER(source), result,
+                                                                                    &error)
+                                             : ts_source_snippet_read_finish(result, &error);
   if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) /* another node since, or disposed */
     return;
   TsNodeDetails *self = user_data;
@@ -456,8 +459,14 @@ static void show_source(TsNodeDetails *self, const ts_node *n)
   set_busy(self, cancellable);
   /* a read cancelled (another node, or dispose) reports so even if it had finished, and the
    * callback then returns at once: when it goes on, self is alive */
-  ts_source_snippet_read_async(loc.file, loc.line, TS_NODE_DETAILS_CONTEXT, (const char *const *)self->source_dirs,
-                               cancellable, on_source_read, self);
+  if (self->engine) {
+    ts_engine_worker_read_source_async(self->engine, self->module_file, loc.file, loc.line, TS_NODE_DETAILS_CONTEXT,
+                                       cancellable, on_source_read, self);
+    return;
+  }
+  g_auto(GStrv) dirs = ts_source_search_dirs(self->module_file); /* no worker given: here */
+  ts_source_snippet_read_async(loc.file, loc.line, TS_NODE_DETAILS_CONTEXT, (const char *const *)dirs, cancellable,
+                               on_source_read, self);
 }
 
 /* ---- public ----------------------------------------------------------------------- */
@@ -527,11 +536,12 @@ const ts_node *ts_node_details_get_node(TsNodeDetails *self)
   return self->node;
 }
 
-void ts_node_details_set_source_dirs(TsNodeDetails *self, const char *const *dirs)
+void ts_node_details_set_source(TsNodeDetails *self, TsEngineWorker *engine, const char *module_file)
 {
   g_return_if_fail(TS_IS_NODE_DETAILS(self));
-  g_strfreev(self->source_dirs);
-  self->source_dirs = g_strdupv((char **)dirs);
+  g_set_object(&self->engine, engine);
+  g_free(self->module_file);
+  self->module_file = g_strdup(module_file);
 }
 
 gboolean ts_node_details_get_busy(TsNodeDetails *self)
@@ -554,6 +564,7 @@ static void ts_node_details_get_property(GObject *object, guint prop_id, GValue 
 static void ts_node_details_dispose(GObject *object)
 {
   TsNodeDetails *self = TS_NODE_DETAILS(object);
+  g_clear_object(&self->engine);
   if (self->source_cancellable)
     g_cancellable_cancel(self->source_cancellable);
   g_clear_object(&self->source_cancellable);
@@ -565,7 +576,7 @@ static void ts_node_details_dispose(GObject *object)
 
 static void ts_node_details_finalize(GObject *object)
 {
-  g_strfreev(TS_NODE_DETAILS(object)->source_dirs);
+  g_free(TS_NODE_DETAILS(object)->module_file);
   G_OBJECT_CLASS(ts_node_details_parent_class)->finalize(object);
 }
 

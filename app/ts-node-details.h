@@ -18,6 +18,8 @@
 #include <gtk/gtk.h>
 #include <tracescope.h>
 
+#include "ts-engine-worker.h"
+
 G_BEGIN_DECLS
 
 /* Lines shown either side of the node's source line. */
@@ -42,7 +44,9 @@ void ts_node_details_set_origins(TsNodeDetails *self, const ts_node *const *orig
 
 /* Where relative source file names are looked for (ts_source_search_dirs);
  * taken for the next node shown. */
-void ts_node_details_set_source_dirs(TsNodeDetails *self, const char *const *dirs);
+/* Where source lines come from: engine reads them where the module at
+ * module_file is (here, or on a remote worker's machine). */
+void ts_node_details_set_source(TsNodeDetails *self, TsEngineWorker *engine, const char *module_file);
 gboolean ts_node_details_get_busy(TsNodeDetails *self);
 
 /* The node's last run, for the profiler: the device that ran it and its

@@ -39,6 +39,7 @@ struct _TsRunPanel {
   guint run_calls;        /* the run under way: how many calls, since when */
   gint64 run_start_us;
   double run_fraction;    /* < 0 until the first progress */
+  guint64 run_received, run_total; /* a remote worker's large result arriving (total 0: none) */
 };
 
 G_DEFINE_FINAL_TYPE(TsRunPanel, ts_run_panel, GTK_TYPE_WIDGET)
@@ -271,12 +272,16 @@ void ts_run_panel_set_repeat(TsRunPanel *self, guint repeat)
   gtk_spin_button_set_value(self->repeat_spin, MAX(repeat, 1));
 }
 
-/* "call 120 of 1000 · 2.4 s", or "running · 0.8 s" before the first progress. */
+/* "call 120 of 1000 · 2.4 s", or "running · 0.8 s" before the first
+ * progress, or "receiving the result · 12.0 of 64.0 MB · 0.8 s". */
 static void update_progress_text(TsRunPanel *self)
 {
   double elapsed = (double)(g_get_monotonic_time() - self->run_start_us) / G_USEC_PER_SEC;
   g_autofree char *text = NULL;
-  if (self->run_fraction < 0 || self->run_calls <= 1)
+  if (self->run_total > 0)
+    text = g_strdup_printf("receiving the result · %.1f of %.1f MB · %.1f s", (double)self->run_received / 1e6,
+                           (double)self->run_total / 1e6, elapsed);
+  else if (self->run_fraction < 0 || self->run_calls <= 1)
     text = g_strdup_printf("running · %.1f s", elapsed);
   else
     text = g_strdup_printf("call %u of %u · %.1f s",
@@ -305,6 +310,16 @@ void ts_run_panel_set_progress(TsRunPanel *self, double fraction)
   update_progress_text(self);
 }
 
+void ts_run_panel_set_transfer(TsRunPanel *self, guint64 received, guint64 total)
+{
+  g_return_if_fail(TS_IS_RUN_PANEL(self));
+  self->run_received = received;
+  self->run_total = total;
+  self->run_fraction = total > 0 ? (double)received / (double)total : -1;
+  gtk_progress_bar_set_fraction(self->progress_bar, MAX(self->run_fraction, 0));
+  update_progress_text(self);
+}
+
 const char *ts_run_panel_get_progress_text(TsRunPanel *self)
 {
   g_return_val_if_fail(TS_IS_RUN_PANEL(self), NULL);
@@ -330,6 +345,7 @@ void ts_run_panel_set_running(TsRunPanel *self, gboolean running)
     gtk_progress_bar_set_show_text(self->progress_bar, TRUE);
     self->run_calls = ts_run_panel_get_repeat(self);
     self->run_start_us = g_get_monotonic_time();
+    self->run_received = self->run_total = 0;
     ts_run_panel_set_progress(self, -1);
     self->tick_id = g_timeout_add(PULSE_MS, tick, self);
   }

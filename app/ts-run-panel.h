@@ -38,6 +38,8 @@ void ts_run_panel_set_repeat(TsRunPanel *self, guint repeat);
 /* While running: the progress bar (fraction < 0 pulses) and Cancel. */
 void ts_run_panel_set_running(TsRunPanel *self, gboolean running);
 void ts_run_panel_set_progress(TsRunPanel *self, double fraction);
+/* A remote worker's large result arriving: received of total bytes. */
+void ts_run_panel_set_transfer(TsRunPanel *self, guint64 received, guint64 total);
 void ts_run_panel_show_result(TsRunPanel *self, const TsRunResult *result, gboolean eager);
 void ts_run_panel_show_error(TsRunPanel *self, const char *message);
 /* "call 120 of 1000 · 2.4 s" while running, else NULL. */

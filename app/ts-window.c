@@ -375,10 +375,10 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep, gb
   gtk_widget_set_tooltip_text(GTK_WIDGET(self->window_title), subtitle);
   gtk_stack_set_visible_child_name(self->main_stack, "main");
   show_module_panes(self, TRUE);
-  /* a remote module's file is not here to watch */
-  ts_module_watch_set_module(self->watch, ts_engine_worker_get_remote(self->worker) ? NULL : module);
-  g_auto(GStrv) source_dirs = ts_source_search_dirs(ts_loaded_module_get_file(module));
-  ts_node_details_set_source_dirs(self->node_details, (const char *const *)source_dirs);
+  /* a remote module's file is not here to watch: its worker watches it there (::module-changed) */
+  ts_module_watch_set_path(self->watch, ts_engine_worker_get_remote(self->worker) ? NULL
+                                                                                 : ts_loaded_module_get_file(module));
+  ts_node_details_set_source(self->node_details, self->worker, ts_loaded_module_get_file(module));
   /* a reloaded module starts untraced: the function stays selected, not its old graphs */
   if (!function || !ts_function_list_select(self->function_list, function, -1))
     show_selection(self);
@@ -475,10 +475,21 @@ void ts_window_open_module(TsWindow *self, const char *source)
   load(self, source, LOAD_OPEN);
 }
 
-static void on_file_changed(TsModuleWatch *watch, TsWindow *self)
+static void reload(TsWindow *self)
 {
   if (self->module)
     load(self, ts_loaded_module_get_source(self->module), LOAD_RELOAD);
+}
+
+static void on_file_changed(TsModuleWatch *watch, TsWindow *self)
+{
+  reload(self);
+}
+
+/* a remote module rebuilt there */
+static void on_remote_module_changed(TsEngineWorker *worker, TsWindow *self)
+{
+  reload(self);
 }
 
 static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer user_data)
@@ -760,6 +771,12 @@ static void on_progress(TsEngineWorker *worker, guint call_id, double fraction, 
 {
   if (call_id == self->run_id && self->run_cancellable && self->run_repeat > 1)
     ts_run_panel_set_progress(self->run_panel, fraction);
+}
+
+static void on_transfer(TsEngineWorker *worker, guint call_id, guint64 received, guint64 total, TsWindow *self)
+{
+  if (call_id == self->run_id && self->run_cancellable)
+    ts_run_panel_set_transfer(self->run_panel, received, total);
 }
 
 static void on_trace(TsEngineWorker *worker, TsTraceEntry *entry, TsWindow *self)
@@ -1612,7 +1629,7 @@ static void ts_window_dispose(GObject *object)
   gtk_widget_dispose_template(GTK_WIDGET(self), TS_TYPE_WINDOW);
   if (self->watch) {
     g_signal_handlers_disconnect_by_data(self->watch, self);
-    ts_module_watch_set_module(self->watch, NULL);
+    ts_module_watch_set_path(self->watch, NULL);
   }
   if (self->worker)
     g_signal_handlers_disconnect_by_data(self->worker, self);
@@ -1747,6 +1764,8 @@ static void ts_window_init(TsWindow *self)
   g_signal_connect(self->worker, "output", G_CALLBACK(on_output), self);
   g_signal_connect(self->worker, "print", G_CALLBACK(on_print), self);
   g_signal_connect(self->worker, "progress", G_CALLBACK(on_progress), self);
+  g_signal_connect(self->worker, "transfer", G_CALLBACK(on_transfer), self);
+  g_signal_connect(self->worker, "module-changed", G_CALLBACK(on_remote_module_changed), self);
   g_signal_connect(self->worker, "notify::busy", G_CALLBACK(on_worker_busy), self);
   g_signal_connect(self->worker, "died", G_CALLBACK(on_worker_died), self);
   g_signal_connect(self->function_list, "notify::selected", G_CALLBACK(on_selected_changed), self);

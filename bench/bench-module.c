@@ -7,4 +7,19 @@ static ts_tensor *ones(ts_call *c)
   return ts_ones(TS_F32, TS_SHAPE(ts_arg_int(c, 0)));
 }
 
-TS_MODULE("benchmark module", TS_EXPORT(ones, n));
+/* steps(n): 1 + 1 + ... n times, eagerly one op each: a profile of n op
+ * events (the 10M-event trace fetched from a remote worker). */
+static ts_tensor *steps(ts_call *c)
+{
+  int64_t n = ts_arg_int(c, 0);
+  ts_tensor *one = ts_scalar_f32(1.0f), *x = ts_scalar_f32(0.0f);
+  for (int64_t i = 0; i < n;) {
+    ts_scope *scope = ts_scope_begin(); /* a thousand at a time: the rest is released */
+    for (int64_t k = 0; k < 1000 && i < n; k++, i++)
+      x = ts_add(x, one);
+    x = ts_scope_end_keep(scope, x);
+  }
+  return x;
+}
+
+TS_MODULE("benchmark module", TS_EXPORT(ones, n), TS_EXPORT(steps, n));

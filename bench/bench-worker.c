@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <tracescope.h>
 
+#include "tracescope-profiler.h"
 #include "ts-worker.h"
 
 #define REPEATS 9
@@ -183,6 +184,55 @@ static void big_result_ms(TsWorker *w, double *round_trip, double *transfer, dou
   *read_all = median(ra, REPEATS);
 }
 
+#define TRACE_EVENTS 10000000 /* the trace fetched: this many op events */
+
+typedef struct {
+  uint64_t first_chunk_ns; /* when the first chunk of the profile came (0: it came whole) */
+} Arrival;
+
+static void on_transfer(TsWorker *w, guint call_id, guint64 received, guint64 total, Arrival *a)
+{
+  if (!a->first_chunk_ns)
+    a->first_chunk_ns = ts_now_ns();
+}
+
+/* A profile of TRACE_EVENTS op events recorded in the worker and fetched
+ * here: the whole call, the part after the worker's calls (serializing and
+ * fetching), the reading itself from the first chunk on (remote only), the
+ * serialized size, and reading it into a session here.  One run: the
+ * recording alone takes seconds. */
+static void trace_fetch(TsWorker *w, double *total_ms, double *after_ms, double *reading_ms, double *mb,
+                        double *deserialize_ms, uint64_t *n_events)
+{
+  const char *const args[] = { G_STRINGIFY(TRACE_EVENTS), NULL };
+  GVariantDict d;
+  g_variant_dict_init(&d, NULL);
+  g_variant_dict_insert(&d, "profile", "b", TRUE);
+  Arrival a = { 0 };
+  gulong h = g_signal_connect(w, "transfer", G_CALLBACK(on_transfer), &a);
+  GAsyncResult *slot = NULL;
+  g_autoptr(GError) error = NULL;
+  uint64_t t0 = ts_now_ns();
+  ts_worker_call_with_options_async(w, 1000000, "steps", args, 1, TRUE, g_variant_dict_end(&d), NULL, store, &slot);
+  g_autoptr(GAsyncResult) res = await(&slot);
+  g_autoptr(TsCallResult) r = ts_worker_call_finish(w, res, &error);
+  uint64_t t1 = ts_now_ns();
+  g_signal_handler_disconnect(w, h);
+  if (!r || !r->profile)
+    g_error("the profiled call failed: %s", error ? error->message : "no profile");
+  *total_ms = (double)(t1 - t0) / 1e6;
+  *after_ms = *total_ms - (double)r->total_ns / 1e6;
+  *reading_ms = a.first_chunk_ns ? (double)(t1 - a.first_chunk_ns) / 1e6 : 0;
+  *mb = (double)g_bytes_get_size(r->profile) / 1e6;
+  uint64_t t2 = ts_now_ns();
+  tsp_session *session = tsp_session_deserialize(r->profile, &error);
+  if (!session)
+    g_error("the profile does not read back: %s", error->message);
+  *deserialize_ms = (double)(ts_now_ns() - t2) / 1e6;
+  *n_events = tsp_session_n_events(session);
+  tsp_session_free(session);
+}
+
 /* From a worker's death (it is killed) to a fresh one with the module open. */
 static double restart_ms(const char *module)
 {
@@ -250,13 +300,37 @@ int main(void)
   big_result_ms(far_bench, &round_trip, &transfer, &read_all);
   stop(far_bench);
   double connect = restart_ms("seeds");
+  double trace_total, trace_after, trace_reading, trace_mb, trace_read, far_total, far_after, far_reading, far_mb,
+    far_read;
+  uint64_t trace_events, far_events;
+  far_bench = start(TS_BENCH_MODULE);
+  trace_fetch(far_bench, &far_total, &far_after, &far_reading, &far_mb, &far_read, &far_events);
+  stop(far_bench);
+  const char *far_host = remote;
+  remote = NULL; /* the same here, for comparison */
+  TsWorker *near = start(TS_BENCH_MODULE);
+  trace_fetch(near, &trace_total, &trace_after, &trace_reading, &trace_mb, &trace_read, &trace_events);
+  stop(near);
+  remote = far_host;
   printf("\nThe worker on %s, over ssh (medians of %d)\n", remote, REPEATS);
   printf("  %-52s %7.1f µs   %s\n", "  worker overhead per call", far_call - in_process,
          "ts_worker_call_async, D-Bus over the ssh pipe");
   printf("  %-52s %7.2f ms   %s\n", "64 MB result, round trip", round_trip,
-         "inside the message: no fds cross machines");
+         "in 1 MiB chunks (ReadBlob): no fds cross machines");
   printf("  %-52s %7.2f ms   %s\n", "64 MB result, arriving", transfer, "round trip less the worker's own time");
   printf("  %-52s %7.2f ms   %s\n", "reconnect after a lost connection", connect,
          "ssh killed; ssh connects, the worker starts there, the module opens");
+  printf("\nA %" G_GUINT64_FORMAT "-event trace (a profile of steps(%d), eager), one run each\n", far_events,
+         TRACE_EVENTS);
+  printf("  %-52s %7.0f ms   %s\n", "over ssh: the call, profile in hand", far_total, "recording included");
+  printf("  %-52s %7.0f ms   %.0f MB serialized, in 1 MiB chunks\n", "  after the calls: serialize and fetch", far_after,
+         far_mb);
+  printf("  %-52s %7.0f ms   %.0f MB/s, first chunk to the last\n", "  of which reading the chunks", far_reading,
+         far_reading > 0 ? far_mb / (far_reading / 1e3) : 0.0);
+  printf("  %-52s %7.0f ms   %s\n", "  read into a session here", far_read, "tsp_session_deserialize");
+  printf("  %-52s %7.0f ms   %s\n", "here: the call, profile in hand", trace_total, "a local worker, a memfd");
+  printf("  %-52s %7.0f ms   %s\n", "  after the calls: serialize and hand over", trace_after, "");
+  if (far_events != trace_events || far_events < TRACE_EVENTS)
+    g_error("%" G_GUINT64_FORMAT " events there, %" G_GUINT64_FORMAT " here", far_events, trace_events);
   return 0;
 }

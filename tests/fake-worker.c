@@ -4,7 +4,8 @@
  *   exit         exits at once
  *   bad-hello    answers Hello with another protocol version
  *   bad-replies  answers each Call wrongly in its own way (by call id),
- *                and sends malformed signals
+ *                blobs to read in chunks among them (ReadBlob answers
+ *                short), and sends malformed signals
  *   bad-channel  gives a fast call channel and answers each request on it
  *                wrongly in its own way (by call id); Calls over D-Bus
  *                as bad-replies */
@@ -29,6 +30,9 @@ static const char xml[] =
   "  <arg direction='in' type='as'/><arg direction='in' type='u'/><arg direction='in' type='b'/>"
   "  <arg direction='in' type='a{sv}'/><arg direction='out' type='a{sv}'/></method>"
   " <method name='OpenFastChannel'><arg direction='out' type='h'/><arg direction='out' type='u'/></method>"
+  " <method name='ReadBlob'><arg direction='in' type='u'/><arg direction='in' type='t'/>"
+  "  <arg direction='in' type='u'/><arg direction='out' type='ay'/></method>"
+  " <method name='DropBlob'><arg direction='in' type='u'/></method>"
   "</interface></node>";
 
 static GDBusConnection *connection;
@@ -105,6 +109,22 @@ static void bad_call(guint32 id, GDBusMethodInvocation *inv)
                  g_variant_new_fixed_array(G_VARIANT_TYPE_INT64, dims, 2, sizeof(gint64)), NULL);
     break;
   }
+  case 9: /* a blob far bigger than its shape says */
+    reply = dict("value-text", text, "dtype", g_variant_new_string("f32"), "shape", shape(1 << 20),
+                 "data-blob", g_variant_new_uint32(1), "data-size", g_variant_new_uint64(1ull << 30), NULL);
+    break;
+  case 10: /* a blob of a key a result has no business with */
+    reply = dict("value-text", text, "secret-blob", g_variant_new_uint32(1), "secret-size",
+                 g_variant_new_uint64(5 << 20), NULL);
+    break;
+  case 11: /* a blob the right size, whose chunks come short (ReadBlob) */
+    reply = dict("value-text", text, "dtype", g_variant_new_string("f32"), "shape", shape(1 << 18),
+                 "data-blob", g_variant_new_uint32(1), "data-size", g_variant_new_uint64(1 << 20), NULL);
+    break;
+  case 12: /* a profile over what the app takes */
+    reply = dict("value-text", text, "profile-blob", g_variant_new_uint32(1), "profile-size",
+                 g_variant_new_uint64(1ull << 40), NULL);
+    break;
   default: {
     /* malformed signals first, then a good answer */
     guint8 junk[64];
@@ -217,6 +237,12 @@ static void method_call(GDBusConnection *c, const char *sender, const char *path
   } else if (strcmp(method, "Open") == 0) {
     g_dbus_method_invocation_return_value(inv, g_variant_new_parsed("('fake', '/fake.so', [('f', ['x'], @as [])])"));
     mark_end(0);
+  } else if (strcmp(method, "ReadBlob") == 0) {
+    guint8 few[10] = { 0 };
+    g_dbus_method_invocation_return_value(inv, g_variant_new("(@ay)", g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE,
+                                                                                                 few, sizeof few, 1)));
+  } else if (strcmp(method, "DropBlob") == 0) {
+    g_dbus_method_invocation_return_value(inv, NULL);
   } else if (strcmp(method, "OpenFastChannel") == 0) {
     if (strcmp(mode, "bad-channel") == 0)
       open_channel(inv);

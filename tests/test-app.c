@@ -2367,6 +2367,90 @@ static void test_node_details_source_missing(void)
     gtk_widget_get_parent(find_widget(GTK_WIDGET(ts_window_get_node_details(window)), GTK_TYPE_TEXT_VIEW))));
 }
 
+/* A remote module's source lines are read there and shown as a local
+ * one's; a remote module rebuilt there reloads (its worker watches the
+ * file there), keeping the function selected. */
+static void test_remote_source_reload(void)
+{
+  if (sshd_skip_reason) {
+    g_test_skip(sshd_skip_reason);
+    return;
+  }
+  activate("win.connect-remote-to", "(ss)", sshd_target, "seeds");
+  wait_idle();
+  g_assert_cmpstr(ts_engine_worker_get_remote(ts_window_get_engine(window)), ==, sshd_target);
+  select_function("lstm_fn");
+  run_with((const char *const[]){ "f32[10,10]:zeros", "f32[10,10]:zeros", "f32[10,10]:zeros", NULL });
+  test_wait_for(pane_drawn, NULL, "the graph to be drawn");
+  const ts_node *matmul = node_named(ts_graph_view_get_graph(shown_view()), "lstm_cell/MatMul_1");
+  select_node(matmul);
+  int index = 0, n_lines = 0;
+  g_autofree char *line = highlighted_line(&index, &n_lines);
+  g_autofree char *want = seeds_line(ts_node_loc(matmul).line);
+  g_assert_cmpstr(g_strstrip(line), ==, g_strstrip(want));
+  g_assert_cmpint(n_lines, ==, 2 * TS_NODE_DETAILS_CONTEXT + 1);
+  ts_graph_view_select_item(shown_view(), -1);
+
+  g_autofree char *path = g_build_filename(tmp_dir, "remote-tiny.so", NULL);
+  g_autofree char *src = g_build_filename(TS_TEST_MODULES_DIR, "tiny.so", NULL);
+  g_autofree char *contents = NULL;
+  gsize length;
+  g_assert_true(g_file_get_contents(src, &contents, &length, NULL));
+  g_assert_true(g_file_set_contents(path, contents, (gssize)length, NULL));
+  activate("win.connect-remote-to", "(ss)", sshd_target, path);
+  wait_idle();
+  TsLoadedModule *old = ts_window_get_module(window);
+  g_assert_cmpstr(ts_loaded_module_get_source(old), ==, path);
+  select_function("scale");
+  g_assert_true(g_file_set_contents(path, contents, (gssize)length, NULL)); /* "rebuilt" there */
+  test_wait_for(module_changed, old, "the remote module to reload");
+  g_assert_cmpstr(ts_engine_worker_get_remote(ts_window_get_engine(window)), ==, sshd_target);
+  TsSidebarItem *item = ts_function_list_get_selected(ts_window_get_function_list(window));
+  g_assert_nonnull(item);
+  g_assert_cmpstr(ts_sidebar_item_get_function_name(item), ==, "scale");
+  activate("win.connect-remote-to", "(ss)", "", "seeds"); /* here again */
+  wait_idle();
+  g_unlink(path);
+}
+
+static void on_transfer_shown(TsEngineWorker *engine, guint call_id, guint64 received, guint64 total,
+                              GPtrArray *texts)
+{
+  g_ptr_array_add(texts, g_strdup(ts_run_panel_get_progress_text(ts_window_get_run_panel(window))));
+  const char *shot = g_getenv("TS_TEST_TRANSFER_SCREENSHOT"); /* to look at it, halfway */
+  if (shot && received * 2 == total) {
+    wait_drawn(GTK_WIDGET(window));
+    g_autoptr(GError) error = NULL;
+    ts_screenshot_save(GTK_WIDGET(window), shot, &error);
+    g_assert_no_error(error);
+  }
+}
+
+/* A remote worker's large result comes in chunks, and the Run panel says
+ * how much of it is in as it comes; the result is whole. */
+static void test_remote_transfer_progress(void)
+{
+  if (sshd_skip_reason) {
+    g_test_skip(sshd_skip_reason);
+    return;
+  }
+  g_autofree char *path = g_build_filename(TS_TEST_MODULES_DIR, "misbehave.so", NULL);
+  activate("win.connect-remote-to", "(ss)", sshd_target, path);
+  wait_idle();
+  select_function("big");
+  g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func(g_free);
+  gulong h = g_signal_connect_after(ts_window_get_engine(window), "transfer", G_CALLBACK(on_transfer_shown), texts);
+  run_with((const char *const[]){ "4194304", NULL }); /* 16 MiB of ones */
+  g_signal_handler_disconnect(ts_window_get_engine(window), h);
+  g_assert_cmpuint(texts->len, ==, 16); /* one a 1 MiB chunk */
+  g_assert_true(g_str_has_prefix(g_ptr_array_index(texts, 0), "receiving the result · 1.0 of 16.8 MB · "));
+  g_assert_true(g_str_has_prefix(g_ptr_array_index(texts, 15), "receiving the result · 16.8 of 16.8 MB · "));
+  g_assert_null(ts_run_panel_get_error(ts_window_get_run_panel(window)));
+  g_assert_nonnull(strstr(ts_run_panel_get_meta(ts_window_get_run_panel(window)), "f32[4194304]"));
+  activate("win.connect-remote-to", "(ss)", "", "seeds"); /* here again */
+  wait_idle();
+}
+
 /* g as it would read back if node `id` stood for the nodes `origins` (an
  * optimized node): its serialized form with that node's origins rewritten. */
 static ts_graph *with_origins(const ts_graph *g, int id, const int *origins, int n_origins)
@@ -3208,6 +3292,8 @@ int main(int argc, char **argv)
   g_test_add_func("/app/worker/crash-while-loading", test_crash_while_loading);
   g_test_add_func("/app/worker/crash-keeps-result", test_crash_keeps_result);
   g_test_add_func("/app/worker/remote-connection-lost", test_remote_connection_lost);
+  g_test_add_func("/app/worker/remote-source-reload", test_remote_source_reload);
+  g_test_add_func("/app/worker/remote-transfer-progress", test_remote_transfer_progress);
   g_test_add_func("/app/graph-header", test_graph_header);
   g_test_add_func("/app/node-details", test_node_details);
   g_test_add_func("/app/node-details-subgraphs", test_node_details_subgraphs);

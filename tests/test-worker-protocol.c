@@ -338,14 +338,20 @@ static void on_output(TsWorker *w, guint call_id, int fd, const char *line, gint
   n_outputs++;
 }
 
-/* Each wrong answer to a call is an error naming what was wrong; malformed
- * signals are dropped; the client carries on. */
+/* Each wrong answer to a call is an error naming what was wrong (a blob to
+ * read in chunks: before room is made for it, or a chunk of the wrong
+ * length); malformed signals are dropped; the client carries on. */
 static void test_worker_wrong_answers(void)
 {
   static const char *const expected[] = {
     NULL, "without value-text", "bad dtype (float99)", "bad dtype (f32) or shape",
     "of 3 bytes where its shape says 16", "neither inline nor in a valid fd", "is not in its fd",
     "is not in its fd", "unknown dims or overflows",
+    /* blobs (a remote worker's large results, read in chunks): refused before room is made for them */
+    "a Call result of 1073741824 bytes where its shape says 4194304",
+    "a Call result with a secret of 5242880 bytes to read: not one it may have",
+    "the worker sent 10 bytes of data at 0 where 1048576 were asked for",
+    "a Call result with a profile of 1099511627776 bytes to read: not one it may have",
   };
   g_autoptr(GError) error = NULL;
   TsWorker *w = fake("bad-replies", &error);

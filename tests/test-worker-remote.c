@@ -10,6 +10,7 @@
 #include <math.h>
 #include <signal.h>
 #include <string.h>
+#include <glib/gstdio.h>
 #include <sys/stat.h>
 
 #include "test-sshd.h"
@@ -17,6 +18,9 @@
 #include "tracescope-profiler.h"
 #include "ts-worker-protocol.h"
 #include "ts-worker-debug.h"
+#include "ts-worker-devices.h"
+#include "ts-worker-optimized.h"
+#include "ts-worker-source.h"
 #include "ts-worker.h"
 
 static char *misbehave_path;
@@ -145,6 +149,21 @@ static void assert_close(GBytes *a, GBytes *b)
     g_assert_cmpfloat_with_epsilon(x[i], y[i], 1e-5 * MAX(1.0, fabs(x[i])));
 }
 
+typedef struct {
+  guint call_id, n;
+  guint64 received, total;
+  GCancellable *cancel_at_first; /* cancelled when the first chunk is in */
+} Transfer;
+
+static void on_transfer(TsWorker *w, guint call_id, guint64 received, guint64 total, Transfer *t)
+{
+  g_assert_cmpuint(received, >, t->received);
+  g_assert_cmpuint(received, <=, total);
+  *t = (Transfer){ call_id, t->n + 1, received, total, t->cancel_at_first };
+  if (t->cancel_at_first)
+    g_cancellable_cancel(t->cancel_at_first);
+}
+
 /* ---- what works remotely ----------------------------------------------------------- */
 
 /* Every seed function with its example arguments: the same printed
@@ -198,7 +217,8 @@ static void test_seeds(void)
 }
 
 /* Output with its call, a result far over the fd threshold (no fds travel:
- * it comes inside the message), a recorded profile. */
+ * it comes in chunks), one over what a D-Bus message holds, a recorded
+ * profile. */
 static void test_output_big_profile(void)
 {
   SKIP_WITHOUT_SSHD();
@@ -220,14 +240,21 @@ static void test_output_big_profile(void)
   g_assert_cmpfloat(v[0], ==, 1.0f);
   g_assert_cmpfloat(v[(1u << 20) - 1], ==, 1.0f);
 
-  /* one over what a message holds: an error saying so, and the worker stays */
+  /* more than one message holds (128 MiB): read in chunks, with progress */
+  Transfer t = { 0 };
+  gulong h = g_signal_connect(f.worker, "transfer", G_CALLBACK(on_transfer), &t);
   g_autoptr(TsCallResult) huge = call_with(&f, 10, "big", (const char *const[]){ "33554432", NULL }, NULL, NULL,
                                            &error);
-  g_assert_null(huge);
-  g_assert_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL);
-  g_assert_nonnull(strstr(error->message, "the result is 134217728 bytes: a remote worker sends at most 120 MiB"));
-  g_clear_error(&error);
-  g_assert_true(ts_worker_get_alive(f.worker));
+  g_assert_no_error(error);
+  g_assert_cmpuint(g_bytes_get_size(huge->data), ==, 128u << 20);
+  v = g_bytes_get_data(huge->data, NULL);
+  g_assert_cmpfloat(v[0], ==, 1.0f);
+  g_assert_cmpfloat(v[(32u << 20) - 1], ==, 1.0f);
+  g_assert_cmpuint(t.call_id, ==, 10);
+  g_assert_cmpuint(t.total, ==, 128u << 20);
+  g_assert_cmpuint(t.received, ==, t.total);
+  g_assert_cmpuint(t.n, >=, 128u << 20 >> 20); /* one a chunk */
+  g_signal_handler_disconnect(f.worker, h);
 
   GVariantDict d;
   g_variant_dict_init(&d, NULL);
@@ -239,6 +266,247 @@ static void test_output_big_profile(void)
   tsp_session *session = tsp_session_deserialize(prof->profile, &error);
   g_assert_no_error(error);
   tsp_session_free(session);
+
+  /* a profile of 1 MiB and more comes in chunks too, and reads back */
+  t = (Transfer){ 0 };
+  h = g_signal_connect(f.worker, "transfer", G_CALLBACK(on_transfer), &t);
+  g_variant_dict_init(&d, NULL);
+  g_variant_dict_insert(&d, "profile", "b", TRUE);
+  GAsyncResult *res = NULL;
+  ts_worker_call_with_options_async(f.worker, 11, "good", (const char *const[]){ "f32[2]=1,2", NULL }, 30000,
+                                    FALSE, g_variant_dict_end(&d), NULL, store_result, &res);
+  test_wait_for(test_has_result, &res, "the long profile");
+  g_autoptr(TsCallResult) long_prof = ts_worker_call_finish(f.worker, res, &error);
+  g_object_unref(res);
+  g_assert_no_error(error);
+  g_signal_handler_disconnect(f.worker, h);
+  g_assert_cmpuint(g_bytes_get_size(long_prof->profile), >=, 1u << 20);
+  g_assert_cmpuint(t.call_id, ==, 11);
+  g_assert_cmpuint(t.total, ==, g_bytes_get_size(long_prof->profile));
+  g_assert_cmpuint(t.received, ==, t.total);
+  session = tsp_session_deserialize(long_prof->profile, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(tsp_session_n_events(session), >=, 30000);
+  tsp_session_free(session);
+  fixture_stop(&f);
+}
+
+/* Cancel while a large result arrives: the reading stops (not every chunk
+ * came), the call fails cancelled, the worker stays and answers the next. */
+static void test_big_cancel(void)
+{
+  SKIP_WITHOUT_SSHD();
+  Fixture f = { 0 };
+  g_autoptr(GError) error = NULL;
+  open_misbehave_remotely(&f);
+  g_autoptr(GCancellable) cancel = g_cancellable_new();
+  Transfer t = { .cancel_at_first = cancel };
+  g_signal_connect(f.worker, "transfer", G_CALLBACK(on_transfer), &t);
+  g_autoptr(TsCallResult) huge = call_with(&f, 3, "big", (const char *const[]){ "16777216", NULL }, NULL, cancel,
+                                           &error);
+  g_assert_null(huge);
+  g_assert_error(error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error(&error);
+  g_assert_cmpuint(t.n, >=, 1);
+  g_assert_cmpuint(t.received, <, t.total);
+  g_assert_true(ts_worker_get_alive(f.worker));
+  t = (Transfer){ 0 };
+  g_autoptr(TsCallResult) again = call_with(&f, 4, "big", (const char *const[]){ "1048576", NULL }, NULL, NULL,
+                                            &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(g_bytes_get_size(again->data), ==, 4u << 20);
+  g_assert_cmpuint(t.received, ==, 4u << 20);
+  fixture_stop(&f);
+}
+
+static TsSourceSnippet *read_source(Fixture *f, const char *file, int line, int context, GError **error)
+{
+  GAsyncResult *res = NULL;
+  ts_worker_read_source_async(f->worker, misbehave_path, file, line, context, NULL, store_result, &res);
+  test_wait_for(test_has_result, &res, "the source lines");
+  TsSourceSnippet *s = ts_worker_read_source_finish(f->worker, res, error);
+  g_object_unref(res);
+  return s;
+}
+
+/* Source lines read where the module is, found under its directories
+ * there as the app finds them here; a file not there says where it
+ * looked; a context over the most is cut to it. */
+static void test_source(void)
+{
+  SKIP_WITHOUT_SSHD();
+  Fixture f = { 0 };
+  g_autoptr(GError) error = NULL;
+  open_misbehave_remotely(&f);
+  /* the name as the compiler saw it, relative to the build directory */
+  const char *file = "../tests/modules/misbehave.c";
+  g_autoptr(TsSourceSnippet) there = read_source(&f, file, 10, 1, &error);
+  g_assert_no_error(error);
+  g_auto(GStrv) dirs = ts_source_search_dirs(misbehave_path);
+  g_autoptr(TsSourceSnippet) here = ts_source_snippet_read(file, 10, 1, (const char *const *)dirs, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpstr(there->path, ==, here->path);
+  g_assert_cmpint(there->first_line, ==, 9);
+  g_assert_cmpint(there->line, ==, 10);
+  g_assert_cmpuint(g_strv_length(there->lines), ==, 3);
+  g_assert_true(g_strv_equal((const char *const *)there->lines, (const char *const *)here->lines));
+  g_assert_cmpstr(there->lines[1], ==, "static ts_tensor *good(ts_call *c)");
+
+  g_autoptr(TsSourceSnippet) gone = read_source(&f, "nowhere/gone.c", 3, 2, &error);
+  g_assert_null(gone);
+  g_assert_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_nonnull(strstr(error->message, "gone.c is not on this machine (looked in "));
+  g_clear_error(&error);
+
+  g_autoptr(TsSourceSnippet) wide = read_source(&f, file, 100, 100000, &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(wide->first_line, ==, 1);
+  g_assert_cmpuint(g_strv_length(wide->lines), ==, 113); /* the whole file: within TS_SOURCE_CONTEXT_MAX */
+  g_assert_true(ts_worker_get_alive(f.worker));
+  fixture_stop(&f);
+}
+
+static GPtrArray *list_devices(Fixture *f)
+{
+  GAsyncResult *res = NULL;
+  g_autoptr(GError) error = NULL;
+  ts_worker_list_devices_async(f->worker, NULL, store_result, &res);
+  test_wait_for(test_has_result, &res, "the device list");
+  GPtrArray *devices = ts_worker_list_devices_finish(f->worker, res, &error);
+  g_assert_no_error(error);
+  g_object_unref(res);
+  return devices;
+}
+
+static gboolean has_device(GPtrArray *devices, const char *name)
+{
+  for (guint i = 0; i < devices->len; i++)
+    if (strcmp(((TsWorkerDevice *)g_ptr_array_index(devices, i))->name, name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The devices are the remote engine's, not this process's: here the tests
+ * run with TRACESCOPE_DEVICES=sim (a simulated GPU), which the test's ssh
+ * config does not pass on, so the local worker lists SIM:0 and the remote
+ * one only its CPU, first, with its kind. */
+static void test_devices(void)
+{
+  SKIP_WITHOUT_SSHD();
+  g_assert_cmpstr(g_getenv("TRACESCOPE_DEVICES"), ==, "sim");
+  Fixture local = { 0 }, remote = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_assert_true(fixture_start(&local, FALSE, &error));
+  g_assert_true(fixture_start(&remote, TRUE, &error));
+  g_assert_no_error(error);
+  g_autoptr(GPtrArray) here = list_devices(&local), there = list_devices(&remote);
+  g_assert_true(has_device(here, "SIM:0"));
+  g_assert_false(has_device(there, "SIM:0"));
+  g_assert_cmpuint(there->len, ==, 1);
+  TsWorkerDevice *cpu = g_ptr_array_index(there, 0);
+  g_assert_cmpstr(cpu->name, ==, "CPU");
+  g_assert_cmpstr(cpu->kind, ==, "cpu");
+  TsWorkerDevice *local_cpu = g_ptr_array_index(here, 0);
+  g_assert_cmpstr(local_cpu->name, ==, "CPU");
+  g_assert_cmpint(local_cpu->has_memory, ==, cpu->has_memory);
+  fixture_stop(&local);
+  fixture_stop(&remote);
+}
+
+static void on_module_changed(TsWorker *w, const char *path, char **changed)
+{
+  g_free(*changed);
+  *changed = g_strdup(path);
+}
+
+static gboolean has_string(gpointer data)
+{
+  return *(char **)data != NULL;
+}
+
+/* A module rebuilt on the remote is seen there (WatchModule): the worker
+ * names its file in ::module-changed.  Without a file (the seeds built in
+ * by path are one; a worker with nothing open is not) it says so. */
+static void test_watch(void)
+{
+  SKIP_WITHOUT_SSHD();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp("ts-remote-watch-XXXXXX", &error);
+  g_assert_no_error(error);
+  g_autofree char *path = g_build_filename(dir, "misbehave.so", NULL);
+  g_autofree char *contents = NULL;
+  gsize length;
+  g_assert_true(g_file_get_contents(misbehave_path, &contents, &length, NULL));
+  g_assert_true(g_file_set_contents(path, contents, (gssize)length, NULL));
+
+  Fixture f = { 0 };
+  g_assert_true(fixture_start(&f, TRUE, &error));
+  g_assert_no_error(error);
+  GAsyncResult *res = NULL;
+  ts_worker_watch_module_async(f.worker, NULL, store_result, &res);
+  test_wait_for(test_has_result, &res, "the watch to be refused");
+  g_assert_false(ts_worker_watch_module_finish(f.worker, res, &error));
+  g_assert_error(error, TS_ENGINE_ERROR, TS_ERR_NOT_FOUND);
+  g_clear_error(&error);
+  g_clear_object(&res);
+
+  g_autoptr(GPtrArray) functions = NULL;
+  fixture_open(&f, path, &functions);
+  g_autofree char *changed = NULL;
+  g_signal_connect(f.worker, "module-changed", G_CALLBACK(on_module_changed), &changed);
+  ts_worker_watch_module_async(f.worker, NULL, store_result, &res);
+  test_wait_for(test_has_result, &res, "the watch to start");
+  g_assert_true(ts_worker_watch_module_finish(f.worker, res, &error));
+  g_assert_no_error(error);
+  g_clear_object(&res);
+  g_assert_null(changed);
+  g_assert_true(g_file_set_contents(path, contents, (gssize)length, NULL)); /* "rebuilt" there */
+  test_wait_for(has_string, &changed, "the remote module to change");
+  g_autofree char *canonical = g_canonicalize_filename(path, NULL);
+  g_assert_cmpstr(changed, ==, canonical);
+  fixture_stop(&f);
+  g_unlink(path);
+  g_rmdir(dir);
+}
+
+static void on_traced(TsWorker *w, TsWorkerTrace *t, TsWorkerTrace **slot)
+{
+  /* the signal's trace goes after the handlers: its graph moves here */
+  ts_worker_trace_free(*slot);
+  *slot = g_new0(TsWorkerTrace, 1);
+  (*slot)->signature = g_strdup(t->signature);
+  (*slot)->graph = g_steal_pointer(&t->graph);
+}
+
+/* The optimized graph of sequential_model (its 2 MB of weights: over a
+ * chunk) comes from the remote worker in chunks and reads as locally. */
+static void test_optimized(void)
+{
+  SKIP_WITHOUT_SSHD();
+  Fixture f = { 0 };
+  g_autoptr(GError) error = NULL;
+  g_assert_true(fixture_start(&f, TRUE, &error));
+  g_assert_no_error(error);
+  g_autoptr(GPtrArray) functions = NULL;
+  fixture_open(&f, "seeds", &functions);
+  g_autoptr(TsWorkerTrace) t = NULL;
+  g_signal_connect(f.worker, "trace", G_CALLBACK(on_traced), &t);
+  g_autoptr(TsCallResult) r = call_with(&f, 1, "sequential_model", (const char *const[]){ "f32[4,28,28]:uniform", NULL },
+                                        NULL, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_nonnull(t);
+  GAsyncResult *res = NULL;
+  ts_worker_get_optimized_async(f.worker, "sequential_model", t->signature, t->graph, NULL, store_result, &res);
+  test_wait_for(test_has_result, &res, "the optimized graph");
+  g_autoptr(TsWorkerOptimized) o = ts_worker_get_optimized_finish(f.worker, res, &error);
+  g_object_unref(res);
+  g_assert_no_error(error);
+  g_assert_nonnull(strstr(o->pass_summary, "fuse: fused 302 nodes into 101 kernels\n"));
+  g_assert_cmpint(ts_graph_n_nodes(o->graph), <, ts_graph_n_nodes(t->graph));
+  size_t size = 0;
+  void *bytes = ts_graph_serialize(o->graph, &size);
+  g_assert_cmpuint(size, >=, 1u << 20); /* it came in chunks */
+  free(bytes);
   fixture_stop(&f);
 }
 
@@ -525,6 +793,11 @@ int main(int argc, char **argv)
   test_sshd_start(g_getenv("TRACESCOPE_WORKER"));
   g_test_add_func("/worker/remote/seeds", test_seeds);
   g_test_add_func("/worker/remote/output-big-profile", test_output_big_profile);
+  g_test_add_func("/worker/remote/big-cancel", test_big_cancel);
+  g_test_add_func("/worker/remote/source", test_source);
+  g_test_add_func("/worker/remote/devices", test_devices);
+  g_test_add_func("/worker/remote/watch", test_watch);
+  g_test_add_func("/worker/remote/optimized", test_optimized);
   g_test_add_func("/worker/remote/debug", test_debug);
   g_test_add_func("/worker/remote/crash", test_crash);
   g_test_add_func("/worker/remote/hung", test_hung);

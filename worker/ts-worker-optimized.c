@@ -1,10 +1,11 @@
 /* ts-worker-optimized.c — GetOptimized from the app: the reply's bytes
- * (inline or in a memfd) decoded on a thread into the graph and its
- * origins over the app's traced graph. */
+ * (inline, in a memfd, or from a remote worker in chunks) decoded on a
+ * thread into the graph and its origins over the app's traced graph. */
 #include "ts-worker-optimized.h"
 
 #include <gio/gunixfdlist.h>
 
+#include "ts-worker-blob.h"
 #include "ts-worker-private.h"
 #include "ts-worker-protocol.h"
 #include "ts-worker-tensor.h"
@@ -93,6 +94,41 @@ static void decode(GTask *task, gpointer source, gpointer data, GCancellable *ca
   g_task_return_pointer(task, g_steal_pointer(&o), (GDestroyNotify)ts_worker_optimized_free);
 }
 
+#define GRAPH_MAX (2ull << 30) /* the largest optimized graph taken in chunks from a remote worker */
+
+/* The one blob a GetOptimized reply may have: its graph, up to GRAPH_MAX. */
+static gboolean graph_blob_allowed(const char *key, guint64 size, GVariant *dict, GError **error)
+{
+  if (g_strcmp0(key, "graph") == 0 && size <= GRAPH_MAX)
+    return TRUE;
+  g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+              "a GetOptimized reply with a %s of %" G_GUINT64_FORMAT " bytes to read: not one it may have", key, size);
+  return FALSE;
+}
+
+static void take_reply(GTask *task, GVariant *reply, GUnixFDList *fds)
+{
+  GError *error = NULL;
+  if (!read_reply(reply, fds, g_task_get_task_data(task), &error)) {
+    g_task_return_error(task, error);
+    return;
+  }
+  g_task_run_in_thread(task, decode);
+}
+
+static void on_graph_fetched(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  GError *error = NULL;
+  g_autoptr(GVariant) dict = ts_blob_fetch_finish(res, &error);
+  if (!dict) {
+    g_task_return_error(task, error);
+    return;
+  }
+  g_autoptr(GVariant) reply = g_variant_ref_sink(g_variant_new("(@a{sv})", dict));
+  take_reply(task, reply, NULL);
+}
+
 static void on_reply(GObject *source, GAsyncResult *res, gpointer user_data)
 {
   g_autoptr(GTask) task = user_data;
@@ -105,11 +141,13 @@ static void on_reply(GObject *source, GAsyncResult *res, gpointer user_data)
     g_task_return_error(task, error);
     return;
   }
-  if (!read_reply(reply, fds, g_task_get_task_data(task), &error)) {
-    g_task_return_error(task, error);
+  g_autoptr(GVariant) dict = g_variant_get_child_value(reply, 0);
+  if (ts_blob_dict_has_blobs(dict)) { /* a remote worker's graph of 1 MiB or more */
+    ts_blob_fetch_async(G_DBUS_CONNECTION(source), dict, graph_blob_allowed, g_task_get_cancellable(task), NULL, NULL,
+                        on_graph_fetched, g_object_ref(task));
     return;
   }
-  g_task_run_in_thread(task, decode);
+  take_reply(task, reply, fds);
 }
 
 void ts_worker_get_optimized_async(TsWorker *self, const char *function, const char *signature,

@@ -48,6 +48,10 @@
  * reply instead of inside the message. */
 #define TS_WORKER_FD_THRESHOLD (64u * 1024u)
 
+/* The largest recorded profile the app takes from a remote worker (read
+ * in chunks, ts-worker-blob.h). */
+#define TS_WORKER_PROFILE_MAX (4ull << 30)
+
 #define TS_WORKER_STATUS_MAGIC 0x54535753u /* "TSWS" */
 
 /* The status page.  The worker writes it as it runs; the app reads it

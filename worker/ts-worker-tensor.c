@@ -29,8 +29,8 @@ gboolean ts_worker_inline_fits(gsize size, const char *what, GError **error)
   if (size <= INLINE_MAX)
     return TRUE;
   g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
-              "%s is %" G_GSIZE_FORMAT " bytes: a remote worker sends at most %u MiB in one message "
-              "(results are not fetched in chunks yet)", what, size, INLINE_MAX >> 20);
+              "%s is %" G_GSIZE_FORMAT " bytes: a remote worker sends at most %u MiB in one message",
+              what, size, INLINE_MAX >> 20);
   return FALSE;
 }
 
@@ -58,7 +58,11 @@ int ts_worker_memfd_copy(const void *data, size_t size, GError **error)
   return fd;
 }
 
-gboolean ts_worker_tensor_write(GVariantDict *d, const ts_tensor *out, GUnixFDList *fds, GError **error)
+/* Bytes at offset of a memfd, mapped read-only; NULL with an error. */
+static GBytes *map_fd(int fd, guint64 offset, guint64 size, const char *what, GError **error);
+
+gboolean ts_worker_tensor_write(GVariantDict *d, const ts_tensor *out, GUnixFDList *fds, TsBlobStore *blobs,
+                                GError **error)
 {
   ts_dtype dtype = ts_tensor_dtype(out);
   ts_shape shape = ts_tensor_shape(out);
@@ -69,6 +73,18 @@ gboolean ts_worker_tensor_write(GVariantDict *d, const ts_tensor *out, GUnixFDLi
   g_variant_dict_insert(d, "dtype", "s", ts_dtype_name(dtype));
   g_variant_dict_insert_value(d, "shape", g_variant_new_fixed_array(G_VARIANT_TYPE_INT64, shape.dim,
                                                                      (gsize)shape.rank, sizeof(gint64)));
+  if (blobs && size >= TS_WORKER_BLOB_CHUNK) {
+    /* kept for the app to read in chunks: the tensor's memfd mapped, else a copy */
+    size_t offset = 0;
+    int fd = ts_tensor_export_fd(out, &offset);
+    g_autoptr(GBytes) bytes = fd >= 0 ? map_fd(fd, offset, size, "the result", error) : g_bytes_new(data, size);
+    if (fd >= 0)
+      close(fd);
+    if (!bytes)
+      return FALSE;
+    ts_blob_store_insert(blobs, d, "data", bytes);
+    return TRUE;
+  }
   if (ts_worker_goes_inline(size)) {
     if (!ts_worker_inline_fits(size, "the result", error))
       return FALSE;
@@ -103,6 +119,31 @@ static void mapping_free(gpointer data)
   g_free(m);
 }
 
+gboolean ts_worker_tensor_size(GVariantDict *d, const char *what, gsize *size, GError **error)
+{
+  const char *dtype_name = "";
+  ts_dtype dtype;
+  g_autoptr(GVariant) dims_v = g_variant_dict_lookup_value(d, "shape", G_VARIANT_TYPE("ax"));
+  gsize rank = 0;
+  const gint64 *dims = dims_v ? g_variant_get_fixed_array(dims_v, &rank, sizeof(gint64)) : NULL;
+  if (!g_variant_dict_lookup(d, "dtype", "&s", &dtype_name) || !ts_dtype_from_name(dtype_name, &dtype) ||
+      !dims_v || rank > TS_MAX_RANK) {
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                "%s with a bad dtype (%s) or shape", what, dtype_name);
+    return FALSE;
+  }
+  ts_shape shape = { .rank = (int)rank };
+  for (gsize i = 0; i < rank; i++)
+    shape.dim[i] = dims[i];
+  int64_t n = ts_shape_size(shape);
+  if (n < 0 || !g_size_checked_mul(size, (gsize)n, ts_dtype_size(dtype))) {
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                "%s whose shape has unknown dims or overflows", what);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean ts_worker_tensor_read(GVariantDict *d, GUnixFDList *fds, const char *what, ts_dtype *dtype,
                                ts_shape *shape, GBytes **data, GError **error)
 {
@@ -110,24 +151,16 @@ gboolean ts_worker_tensor_read(GVariantDict *d, GUnixFDList *fds, const char *wh
   if (!g_variant_dict_lookup(d, "dtype", "&s", &dtype_name))
     return TRUE; /* no values: strings, variants, traced only */
   *data = NULL;
+  gsize expected;
+  if (!ts_worker_tensor_size(d, what, &expected, error))
+    return FALSE;
   g_autoptr(GVariant) dims_v = g_variant_dict_lookup_value(d, "shape", G_VARIANT_TYPE("ax"));
   gsize rank = 0;
-  const gint64 *dims = dims_v ? g_variant_get_fixed_array(dims_v, &rank, sizeof(gint64)) : NULL;
-  if (!ts_dtype_from_name(dtype_name, dtype) || !dims_v || rank > TS_MAX_RANK) {
-    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
-                "%s with a bad dtype (%s) or shape", what, dtype_name);
-    return FALSE;
-  }
+  const gint64 *dims = g_variant_get_fixed_array(dims_v, &rank, sizeof(gint64));
+  ts_dtype_from_name(dtype_name, dtype);
   shape->rank = (int)rank;
   for (gsize i = 0; i < rank; i++)
     shape->dim[i] = dims[i];
-  int64_t n = ts_shape_size(*shape);
-  gsize expected;
-  if (n < 0 || !g_size_checked_mul(&expected, (gsize)n, ts_dtype_size(*dtype))) {
-    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
-                "%s whose shape has unknown dims or overflows", what);
-    return FALSE;
-  }
   g_autoptr(GVariant) inline_data = g_variant_dict_lookup_value(d, "data", G_VARIANT_TYPE_BYTESTRING);
   if (inline_data) {
     if (g_variant_get_size(inline_data) != expected) {
@@ -159,6 +192,13 @@ GBytes *ts_worker_map_fd(GUnixFDList *fds, gint32 index, guint64 offset, guint64
   int fd = g_unix_fd_list_get(fds, index, error);
   if (fd < 0)
     return NULL;
+  GBytes *bytes = map_fd(fd, offset, size, what, error);
+  close(fd);
+  return bytes;
+}
+
+static GBytes *map_fd(int fd, guint64 offset, guint64 size, const char *what, GError **error)
+{
   /* mapped from the page the bytes start in */
   guint64 page = (guint64)sysconf(_SC_PAGESIZE), start = offset / page * page, end;
   struct stat st;
@@ -171,7 +211,6 @@ GBytes *ts_worker_map_fd(GUnixFDList *fds, gint32 index, guint64 offset, guint64
     g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
                 "cannot map %s (%" G_GUINT64_FORMAT " bytes): %s", what, size,
                 g_strerror(errno));
-  close(fd);
   if (map == MAP_FAILED)
     return NULL;
   Mapping *m = g_new(Mapping, 1);
@@ -179,4 +218,3 @@ GBytes *ts_worker_map_fd(GUnixFDList *fds, gint32 index, guint64 offset, guint64
   m->size = end - start;
   return g_bytes_new_with_free_func((char *)map + (offset - start), size, mapping_free, m);
 }
-

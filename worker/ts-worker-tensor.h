@@ -7,13 +7,21 @@
 #include <gio/gunixfdlist.h>
 #include <tracescope.h>
 
+#include "ts-worker-blob.h"
+
 G_BEGIN_DECLS
 
 /* The worker's side: t's values into d ("dtype", "shape", then "data" or
- * "data-fd"/"data-offset"/"data-size" with the fd added to fds).  Tensors
- * without host bytes (strings, variants) add nothing.  FALSE + error when
- * no memfd could be made. */
-gboolean ts_worker_tensor_write(GVariantDict *d, const ts_tensor *t, GUnixFDList *fds, GError **error);
+ * "data-fd"/"data-offset"/"data-size" with the fd added to fds; without
+ * fds, a blob in blobs when large, "data-blob"/"data-size", ts-worker-blob.h,
+ * else inline).  Tensors without host bytes (strings, variants) add
+ * nothing.  FALSE + error when no memfd could be made. */
+gboolean ts_worker_tensor_write(GVariantDict *d, const ts_tensor *t, GUnixFDList *fds, TsBlobStore *blobs,
+                                GError **error);
+
+/* The bytes dtype and shape in d say the values have (after a check of
+ * both); FALSE with an error naming `what` when they are bad. */
+gboolean ts_worker_tensor_size(GVariantDict *d, const char *what, gsize *size, GError **error);
 
 /* The app's side: the values ts_worker_tensor_write put in d, checked
  * (the bytes must be exactly what dtype and shape say); *data NULL and TRUE

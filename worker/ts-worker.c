@@ -26,6 +26,7 @@
 #include <glib-unix.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -36,6 +37,7 @@
 #include "ts-fast-channel.h"
 #include "ts-worker-private.h"
 #include "ts-worker-protocol.h"
+#include "ts-worker-blob.h"
 #include "ts-worker-tensor.h"
 #include "ts-worker-remote.h"
 
@@ -126,7 +128,8 @@ struct _TsWorker {
   GQueue orphans;                /* GTask *: methods the worker's death cut off, failed with it once told */
 };
 
-enum { SIGNAL_TRACE, SIGNAL_WARNING, SIGNAL_PRINT, SIGNAL_PROGRESS, SIGNAL_OUTPUT, SIGNAL_DIED, N_SIGNALS };
+enum { SIGNAL_TRACE, SIGNAL_WARNING, SIGNAL_PRINT, SIGNAL_PROGRESS, SIGNAL_TRANSFER, SIGNAL_OUTPUT,
+       SIGNAL_MODULE_CHANGED, SIGNAL_DIED, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE(TsWorker, ts_worker, G_TYPE_OBJECT)
@@ -321,6 +324,59 @@ static gboolean read_profile(GVariantDict *d, GUnixFDList *fds, TsCallResult *r,
   return r->profile != NULL;
 }
 
+/* A blob of a Call result that may be read (ts-worker-blob.h): the values
+ * exactly what their dtype and shape say, a profile up to
+ * TS_WORKER_PROFILE_MAX; nothing else.  Checked before room is made. */
+static gboolean result_blob_allowed(const char *key, guint64 size, GVariant *dict, GError **error)
+{
+  if (strcmp(key, "data") == 0) {
+    GVariantDict d;
+    g_variant_dict_init(&d, dict);
+    gsize expected = 0;
+    gboolean ok = ts_worker_tensor_size(&d, "a Call result", &expected, error);
+    g_variant_dict_clear(&d);
+    if (ok && size != expected)
+      g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                  "a Call result of %" G_GUINT64_FORMAT " bytes where its shape says %zu", size, expected);
+    return ok && size == expected;
+  }
+  if (strcmp(key, "profile") == 0 && size <= TS_WORKER_PROFILE_MAX)
+    return TRUE;
+  g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL, "a Call result with a %s of %" G_GUINT64_FORMAT
+              " bytes to read: not one it may have", key, size);
+  return FALSE;
+}
+
+/* data: the call's task, alive while its blobs are read */
+static void on_transfer(guint64 received, guint64 total, gpointer data)
+{
+  TsWorker *self = g_task_get_source_object(data);
+  PendingCall *pc = g_task_get_task_data(data);
+  if (g_queue_find(&self->calls, pc)) /* not failed meanwhile (the worker died) */
+    g_signal_emit(self, signals[SIGNAL_TRANSFER], 0, pc->call_id, received, total);
+}
+
+static void on_blobs_fetched(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  TsWorker *self = g_task_get_source_object(task);
+  PendingCall *pc = g_task_get_task_data(task);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GVariant) dict = ts_blob_fetch_finish(res, &error);
+  if (!g_queue_find(&self->calls, pc))
+    return; /* already failed (the worker died) */
+  if (dict) {
+    g_autoptr(GVariant) reply = g_variant_ref_sink(g_variant_new("(@a{sv})", dict));
+    pc->result = parse_result(reply, NULL, pc->call_id, &pc->error);
+  } else if (self->connection && g_dbus_connection_is_closed(self->connection)) {
+    return; /* the worker is gone: the death report fails the call */
+  } else {
+    pc->error = g_steal_pointer(&error);
+  }
+  pc->replied = TRUE;
+  call_maybe_done(self, pc);
+}
+
 static void on_call_reply(GObject *source, GAsyncResult *res, gpointer user_data)
 {
   g_autoptr(GTask) task = user_data;
@@ -334,6 +390,14 @@ static void on_call_reply(GObject *source, GAsyncResult *res, gpointer user_data
     return; /* already failed (the worker died) */
   if (!reply && self->connection && g_dbus_connection_is_closed(self->connection))
     return; /* the worker is gone: the death report fails the call */
+  g_autoptr(GVariant) dict = reply && g_variant_is_of_type(reply, G_VARIANT_TYPE("(a{sv})"))
+                               ? g_variant_get_child_value(reply, 0) : NULL;
+  if (dict && ts_blob_dict_has_blobs(dict)) {
+    /* a remote worker's large result: read in chunks before the call completes */
+    ts_blob_fetch_async(G_DBUS_CONNECTION(source), dict, result_blob_allowed, pc->cancellable,
+                        on_transfer, task, on_blobs_fetched, g_object_ref(task));
+    return;
+  }
   if (reply)
     pc->result = parse_result(reply, fds, pc->call_id, &pc->error);
   else {
@@ -1271,6 +1335,10 @@ static void emit_signal(TsWorker *self, const char *name, GVariant *params)
     g_variant_get(params, "(ud)", &call_id, &fraction);
     if (fraction >= 0.0 && fraction <= 1.0)
       g_signal_emit(self, signals[SIGNAL_PROGRESS], 0, call_id, fraction);
+  } else if (g_strcmp0(name, "ModuleChanged") == 0 && g_variant_is_of_type(params, G_VARIANT_TYPE("(us)"))) {
+    const char *path;
+    g_variant_get(params, "(u&s)", NULL, &path);
+    g_signal_emit(self, signals[SIGNAL_MODULE_CHANGED], 0, path);
   }
 }
 
@@ -1625,6 +1693,25 @@ gboolean ts_worker_set_input_signature_finish(TsWorker *self, GAsyncResult *resu
   return g_task_propagate_boolean(G_TASK(result), error);
 }
 
+void ts_worker_watch_module_async(TsWorker *self, GCancellable *cancellable, GAsyncReadyCallback callback,
+                                  gpointer user_data)
+{
+  g_return_if_fail(TS_IS_WORKER(self));
+  g_autoptr(GTask) task = g_task_new(self, cancellable, callback, user_data);
+  g_task_set_source_tag(task, ts_worker_watch_module_async);
+  if (!check_alive(self, task))
+    return;
+  self->n_methods++;
+  g_dbus_connection_call(self->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE, "WatchModule", NULL, NULL,
+                         G_DBUS_CALL_FLAGS_NONE, -1, cancellable, on_void_reply, g_object_ref(task));
+}
+
+gboolean ts_worker_watch_module_finish(TsWorker *self, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail(g_task_is_valid(result, self), FALSE);
+  return g_task_propagate_boolean(G_TASK(result), error);
+}
+
 /* ---- life ------------------------------------------------------------------------------------ */
 
 void ts_worker_set_executable(TsWorker *self, const char *path)
@@ -1751,6 +1838,10 @@ static void ts_worker_class_init(TsWorkerClass *klass)
                                        G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_STRING);
   signals[SIGNAL_PROGRESS] = g_signal_new("progress", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                           G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_DOUBLE);
+  signals[SIGNAL_TRANSFER] = g_signal_new("transfer", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                          G_TYPE_NONE, 3, G_TYPE_UINT, G_TYPE_UINT64, G_TYPE_UINT64);
+  signals[SIGNAL_MODULE_CHANGED] = g_signal_new("module-changed", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                                G_TYPE_NONE, 1, G_TYPE_STRING);
   signals[SIGNAL_OUTPUT] = g_signal_new("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                         G_TYPE_NONE, 4, G_TYPE_UINT, G_TYPE_INT, G_TYPE_STRING,
                                         G_TYPE_INT64);

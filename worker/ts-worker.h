@@ -126,6 +126,14 @@ void ts_worker_set_input_signature_async(TsWorker *self, const char *function,
                                          GAsyncReadyCallback callback, gpointer user_data);
 gboolean ts_worker_set_input_signature_finish(TsWorker *self, GAsyncResult *result, GError **error);
 
+/* Asks the worker to watch its module's file on its machine (a remote
+ * worker's module is not here to watch): ::module-changed once it has
+ * settled after a change.  Fails (TS_ENGINE_ERROR, TS_ERR_NOT_FOUND) when no
+ * module file is open (the seeds built in). */
+void ts_worker_watch_module_async(TsWorker *self, GCancellable *cancellable, GAsyncReadyCallback callback,
+                                  gpointer user_data);
+gboolean ts_worker_watch_module_finish(TsWorker *self, GAsyncResult *result, GError **error);
+
 /* Calls function `repeat` times (argument specs as ts_value_parse reads
  * them; a bare spec such as "f32[?,3]" traces without running).  Calls run
  * one after another in the order made.  Cancelling asks the worker to stop
@@ -183,10 +191,15 @@ guint ts_worker_get_running_call(TsWorker *self);
  *               const char *message, const char *arguments)
  *   ::print    (guint call_id, const char *text) — ts_print output
  *   ::progress (guint call_id, double fraction)
+ *   ::transfer (guint call_id, guint64 received, guint64 total)
+ *              — a remote worker's large result arriving in chunks
+ *                (ts-worker-blob.h): bytes in so far, of total
  *   ::output   (guint call_id, int fd, const char *line, gint64 time_us)
  *              — a line of the module's stdout (1) or stderr (2); call_id
  *                0 for lines printed outside calls; one longer than 16 KiB
  *                is cut, ending "… (N more bytes not shown)"
+ *   ::module-changed (const char *path) — the module's file there changed
+ *                (after ts_worker_watch_module_async)
  *   ::died     (TsWorkerDeath *death) */
 
 G_END_DECLS

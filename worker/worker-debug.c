@@ -107,7 +107,7 @@ static GVariant *tensors_variant(ts_tensor *const *tensors, int n, GUnixFDList *
       char *text = ts_shape_dtype_string(ts_tensor_dtype(tensors[i]), ts_tensor_shape(tensors[i]));
       g_variant_dict_insert(&d, "shape-text", "s", text ? text : "?");
       free(text);
-      if (!ts_worker_tensor_write(&d, tensors[i], fds, error)) {
+      if (!ts_worker_tensor_write(&d, tensors[i], fds, NULL, error)) {
         g_variant_dict_clear(&d);
         g_variant_builder_clear(&b);
         return NULL;
@@ -237,7 +237,7 @@ static void reply_stop(WorkerDebug *d, GDBusMethodInvocation *inv, ts_debug_stop
       char *shape = ts_shape_dtype_string(ts_tensor_dtype(d->result), ts_tensor_shape(d->result));
       g_variant_dict_insert(&r, "shape-text", "s", shape ? shape : "?");
       free(shape);
-      ok = ts_worker_tensor_write(&r, d->result, fds, &error);
+      ok = ts_worker_tensor_write(&r, d->result, fds, NULL, &error);
       g_variant_dict_insert_value(&dict, "result", g_variant_dict_end(&r));
     }
   }

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "tracescope-backend.h"
 #include "tracescope-onnx.h"
 #include "tracescope-profiler.h"
 #include "ts-spec-text.h"
@@ -20,9 +21,12 @@
 #include "ts-worker-origins.h"
 #include "ts-worker-protocol.h"
 #include "ts-fast-channel.h"
+#include "ts-worker-blob.h"
 #include "ts-worker-tensor.h"
 #include "worker-fast.h"
 #include "worker-fds.h"
+#include "ts-module-watch.h"
+#include "worker-source.h"
 #include "worker-status.h"
 
 #define PROGRESS_NS 50000000u /* at most 20 progress updates a second */
@@ -66,6 +70,29 @@ static const char introspection_xml[] =
   "   <arg direction='out' type='h' name='channel'/>"
   "   <arg direction='out' type='u' name='area_size'/>"
   "  </method>"
+  "  <method name='ReadBlob'>"
+  "   <arg direction='in' type='u' name='blob'/>"
+  "   <arg direction='in' type='t' name='offset'/>"
+  "   <arg direction='in' type='u' name='length'/>"
+  "   <arg direction='out' type='ay' name='bytes'/>"
+  "  </method>"
+  "  <method name='DropBlob'>"
+  "   <arg direction='in' type='u' name='blob'/>"
+  "  </method>"
+  "  <method name='ReadSource'>"
+  "   <arg direction='in' type='s' name='module'/>"
+  "   <arg direction='in' type='s' name='file'/>"
+  "   <arg direction='in' type='i' name='line'/>"
+  "   <arg direction='in' type='i' name='context'/>"
+  "   <arg direction='out' type='s' name='path'/>"
+  "   <arg direction='out' type='i' name='first_line'/>"
+  "   <arg direction='out' type='as' name='lines'/>"
+  "  </method>"
+  "  <method name='ListDevices'>"
+  "   <arg direction='out' type='aa{sv}' name='devices'/>"
+  "  </method>"
+  "  <method name='WatchModule'>"
+  "  </method>"
   "  <method name='TakeFastReply'>"
   "   <arg direction='in' type='u' name='call_id'/>"
   "   <arg direction='out' type='a{sv}' name='result'/>"
@@ -84,6 +111,10 @@ static const char introspection_xml[] =
   "  <signal name='Print'>"
   "   <arg type='u' name='call_id'/>"
   "   <arg type='s' name='text'/>"
+  "  </signal>"
+  "  <signal name='ModuleChanged'>"
+  "   <arg type='u' name='call_id'/>"
+  "   <arg type='s' name='path'/>"
   "  </signal>"
   "  <signal name='Progress'>"
   "   <arg type='u' name='call_id'/>"
@@ -117,6 +148,9 @@ struct WorkerService {
   /* one method or call at a time: the main thread's and the fast channel's */
   pthread_mutex_t lock;
   WorkerFast *fast;      /* the fast call channel, once asked for */
+  TsBlobStore *blobs;    /* without fd passing (remote): large results kept to be read in chunks */
+  WorkerSource *source;  /* ReadSource */
+  TsModuleWatch *watch;  /* WatchModule: the module's file, watched here */
   /* a fast call's answer too big for the channel, until TakeFastReply */
   guint deferred_id;
   WorkerAnswer deferred;
@@ -361,11 +395,17 @@ static char *arg_prefix(ts_function *fn, int i)
   return g_strdup_printf("argument %d: ", i);
 }
 
-/* Bytes under key (ay) when small, else in a memfd: key-fd (h) and key-size (t). */
-static gboolean add_bytes(GVariantDict *d, const char *key, GBytes *bytes, GUnixFDList *fds, GError **error)
+/* Bytes under key (ay) when small, else in a memfd: key-fd (h) and
+ * key-size (t); without fds, a blob when blobs is given (key-blob, key-size). */
+static gboolean add_bytes(GVariantDict *d, const char *key, GBytes *bytes, GUnixFDList *fds, TsBlobStore *blobs,
+                          GError **error)
 {
   gsize size;
   const void *data = g_bytes_get_data(bytes, &size);
+  if (blobs) {
+    ts_blob_store_insert(blobs, d, key, bytes);
+    return TRUE;
+  }
   if (ts_worker_goes_inline(size)) {
     if (!ts_worker_inline_fits(size, key, error))
       return FALSE;
@@ -386,10 +426,11 @@ static gboolean add_bytes(GVariantDict *d, const char *key, GBytes *bytes, GUnix
 }
 
 /* The session recorded, into the result as "profile". */
-static gboolean add_profile(GVariantDict *d, tsp_session *session, GUnixFDList *fds, GError **error)
+static gboolean add_profile(WorkerService *s, GVariantDict *d, tsp_session *session, GUnixFDList *fds,
+                            GError **error)
 {
   g_autoptr(GBytes) bytes = tsp_session_serialize(session);
-  return add_bytes(d, "profile", bytes, fds, error);
+  return add_bytes(d, "profile", bytes, fds, s->blobs, error);
 }
 
 /* Option "compare": the function eagerly and as a graph (tsp_compare_run:
@@ -420,7 +461,7 @@ static void make_compare(Call *c)
   g_variant_dict_insert_value(&d, "compare", g_variant_dict_end(&w));
   tsp_compare_free(cmp);
   g_autoptr(GError) error = NULL;
-  gboolean ok = add_profile(&d, session, fds, &error);
+  gboolean ok = add_profile(c->s, &d, session, fds, &error);
   tsp_session_free(session);
   if (!ok) {
     g_variant_dict_clear(&d);
@@ -505,7 +546,7 @@ static void make_call(Call *c)
       g_variant_dict_insert(&d, "shape-text", "s", shape);
       free(text);
       free(shape);
-      if (!ts_worker_tensor_write(&d, out, fds, &error)) {
+      if (!ts_worker_tensor_write(&d, out, fds, s->blobs, &error)) {
         ts_scope_end(scope);
         tsp_session_free(session);
         g_variant_dict_clear(&d);
@@ -524,7 +565,7 @@ static void make_call(Call *c)
   g_variant_dict_insert(&d, "total-ns", "t", total_ns);
   if (session) {
     tsp_session_stop(session);
-    gboolean ok = add_profile(&d, session, fds, &error);
+    gboolean ok = add_profile(c->s, &d, session, fds, &error);
     tsp_session_free(session);
     if (!ok) {
       g_variant_dict_clear(&d);
@@ -673,7 +714,7 @@ static void handle_get_optimized(WorkerService *s, GVariant *params, WorkerAnswe
   g_autoptr(GError) error = NULL;
   GVariantDict d;
   g_variant_dict_init(&d, NULL);
-  if (!add_bytes(&d, "graph", bytes, fds, &error)) {
+  if (!add_bytes(&d, "graph", bytes, fds, s->blobs, &error)) {
     g_variant_dict_clear(&d);
     answer_gerror(a, error);
     return;
@@ -682,6 +723,55 @@ static void handle_get_optimized(WorkerService *s, GVariant *params, WorkerAnswe
   g_variant_dict_insert(&d, "pass-summary", "s", ts_concrete_pass_summary(cf));
   g_variant_dict_insert(&d, "traced-nodes", "u", (guint32)ts_worker_origins_n_places(ts_concrete_graph(cf)));
   answer_value(a, g_variant_new("(@a{sv})", g_variant_dict_end(&d)), fds);
+}
+
+/* ListDevices: the devices this worker's engine has (on its machine): for
+ * each its name ("CPU", "CUDA:0"), kind ("cpu", "cuda") and, where the
+ * backend knows them, memory-free and memory-total (t, bytes). */
+static void handle_list_devices(WorkerService *s, GVariant *params, WorkerAnswer *a)
+{
+  static const char *const kinds[TS_DEVICE_KIND_COUNT] = { [TS_DEVICE_CPU] = "cpu", [TS_DEVICE_CUDA] = "cuda" };
+  GVariantBuilder devices;
+  g_variant_builder_init(&devices, G_VARIANT_TYPE("aa{sv}"));
+  for (int i = 0; i < ts_backend_count(); i++) {
+    const ts_backend *b = ts_backend_get(i);
+    ts_device_kind kind = ts_backend_device_kind(b);
+    GVariantDict d;
+    g_variant_dict_init(&d, NULL);
+    g_variant_dict_insert(&d, "name", "s", ts_backend_name(b));
+    g_variant_dict_insert(&d, "kind", "s", kind < TS_DEVICE_KIND_COUNT && kinds[kind] ? kinds[kind] : "other");
+    size_t free_bytes, total_bytes;
+    if (ts_backend_memory_info(b, &free_bytes, &total_bytes)) {
+      g_variant_dict_insert(&d, "memory-free", "t", (guint64)free_bytes);
+      g_variant_dict_insert(&d, "memory-total", "t", (guint64)total_bytes);
+    }
+    g_variant_builder_add_value(&devices, g_variant_dict_end(&d));
+  }
+  answer_value(a, g_variant_new("(aa{sv})", &devices), NULL);
+}
+
+static void on_module_file_changed(TsModuleWatch *watch, WorkerService *s)
+{
+  g_autofree char *path = g_canonicalize_filename(ts_module_path(s->module), NULL);
+  emit(s, "ModuleChanged", g_variant_new("(us)", 0, path));
+}
+
+/* WatchModule: the open module's file is watched here, on the worker's
+ * machine; once it has settled after a change (rebuilt), ModuleChanged.
+ * For a remote worker, whose file the app cannot watch. */
+static void handle_watch_module(WorkerService *s, GVariant *params, WorkerAnswer *a)
+{
+  if (!s->module || !g_file_test(ts_module_path(s->module), G_FILE_TEST_IS_REGULAR)) {
+    answer_error(a, TS_ENGINE_ERROR, TS_ERR_NOT_FOUND, "no module file is open to watch%s%s",
+                 s->module ? ": " : "", s->module ? ts_module_path(s->module) : "");
+    return;
+  }
+  if (!s->watch) {
+    s->watch = ts_module_watch_new();
+    g_signal_connect(s->watch, "file-changed", G_CALLBACK(on_module_file_changed), s);
+  }
+  ts_module_watch_set_path(s->watch, ts_module_path(s->module));
+  answer_value(a, NULL, NULL);
 }
 
 static void method_call(GDBusConnection *connection, const char *sender, const char *path,
@@ -697,6 +787,8 @@ static void method_call(GDBusConnection *connection, const char *sender, const c
     { "SetInputSignature", handle_set_input_signature },
     { "Call", handle_call },
     { "GetOptimized", handle_get_optimized },
+    { "ListDevices", handle_list_devices },
+    { "WatchModule", handle_watch_module },
     { "OpenFastChannel", handle_open_fast_channel },
     { "TakeFastReply", handle_take_fast_reply },
   };
@@ -815,6 +907,9 @@ WorkerService *worker_service_new(GDBusConnection *connection, TsWorkerStatus *s
     return NULL;
   }
   s->filter = g_dbus_connection_add_filter(connection, filter, s, NULL);
+  if (!(g_dbus_connection_get_capabilities(connection) & G_DBUS_CAPABILITY_FLAGS_UNIX_FD_PASSING))
+    s->blobs = ts_blob_store_new(connection);
+  s->source = worker_source_new(connection);
   /* no op events: they would slow every op; the last op comes from last_op */
   s->listener = ts_listener_add(TS_EVENT_MASK(TS_EVENT_TRACE) | TS_EVENT_MASK(TS_EVENT_WARNING) |
                                   TS_EVENT_MASK(TS_EVENT_PRINT),
@@ -828,6 +923,9 @@ void worker_service_free(WorkerService *s)
     return;
   worker_fast_free(s->fast); /* first: its thread may be in a call */
   worker_answer_clear(&s->deferred);
+  ts_blob_store_free(s->blobs);
+  worker_source_free(s->source);
+  g_clear_object(&s->watch);
   if (s->listener)
     ts_listener_remove(s->listener);
   if (s->filter)

@@ -1,11 +1,10 @@
 /* ts-module-watch.h — watches a module's file: a module rebuilt on disk
  * emits ::file-changed so the window can open it again (in a fresh worker,
- * which maps the new code) while keeping its state. */
+ * which maps the new code) while keeping its state.  The app watches a
+ * local module's file; a remote worker watches its own (WatchModule). */
 #pragma once
 
 #include <gio/gio.h>
-
-#include "ts-loaded-module.h"
 
 G_BEGIN_DECLS
 
@@ -14,8 +13,8 @@ G_DECLARE_FINAL_TYPE(TsModuleWatch, ts_module_watch, TS, MODULE_WATCH, GObject)
 
 TsModuleWatch *ts_module_watch_new(void);
 
-/* Watches module's file (one at a time; NULL stops watching).  ::file-changed
- * is emitted once the file has settled after a change. */
-void ts_module_watch_set_module(TsModuleWatch *self, TsLoadedModule *module);
+/* Watches the file at path (one at a time; NULL stops watching).
+ * ::file-changed is emitted once the file has settled after a change. */
+void ts_module_watch_set_path(TsModuleWatch *self, const char *path);
 
 G_END_DECLS

@@ -9,6 +9,9 @@
 
 G_BEGIN_DECLS
 
+#define TS_SOURCE_LINE_MAX 2000   /* bytes of a line kept; a longer one ends " …" */
+#define TS_SOURCE_CONTEXT_MAX 200 /* lines either side a remote worker sends at most */
+
 typedef struct {
   char *path;       /* the file read */
   int first_line;   /* the number of lines[0] (from 1) */

@@ -1,5 +1,6 @@
 /* ts-source-snippet.c — finds a node's source file and reads the lines
- * around its line, on a worker thread for the GUI. */
+ * around its line, on a thread for the GUI; the same in a remote worker
+ * (worker-source.c), where the file is. */
 #include "ts-source-snippet.h"
 
 #include <string.h>
@@ -95,7 +96,13 @@ static char **read_lines(const char *path, int first_line, int last_line, int *n
       return NULL;
     }
     if (number >= first_line) {
-      g_autofree char *valid = g_utf8_make_valid(text, (gssize)length);
+      /* a minified or generated line is shown in part */
+      g_autofree char *valid = g_utf8_make_valid(text, (gssize)MIN(length, TS_SOURCE_LINE_MAX));
+      if (length > TS_SOURCE_LINE_MAX) {
+        char *cut = g_strconcat(valid, " …", NULL);
+        g_free(valid);
+        valid = cut;
+      }
       g_strv_builder_add(lines, g_strchomp(valid));
     }
   }

@@ -40,7 +40,7 @@ static void on_monitor_changed(GFileMonitor *monitor, GFile *file, GFile *other,
   }
 }
 
-void ts_module_watch_set_module(TsModuleWatch *self, TsLoadedModule *module)
+void ts_module_watch_set_path(TsModuleWatch *self, const char *path)
 {
   g_return_if_fail(TS_IS_MODULE_WATCH(self));
   g_clear_handle_id(&self->settle_id, g_source_remove);
@@ -49,9 +49,9 @@ void ts_module_watch_set_module(TsModuleWatch *self, TsLoadedModule *module)
     g_file_monitor_cancel(self->monitor);
     g_clear_object(&self->monitor);
   }
-  if (!module)
+  if (!path)
     return;
-  g_autoptr(GFile) file = g_file_new_for_path(ts_loaded_module_get_file(module));
+  g_autoptr(GFile) file = g_file_new_for_path(path);
   /* WATCH_MOVES: linkers often write a temporary file and rename it over the old one */
   self->monitor = g_file_monitor_file(file, G_FILE_MONITOR_WATCH_MOVES, NULL, NULL);
   if (self->monitor)
@@ -60,7 +60,7 @@ void ts_module_watch_set_module(TsModuleWatch *self, TsLoadedModule *module)
 
 static void ts_module_watch_dispose(GObject *object)
 {
-  ts_module_watch_set_module(TS_MODULE_WATCH(object), NULL);
+  ts_module_watch_set_path(TS_MODULE_WATCH(object), NULL);
   G_OBJECT_CLASS(ts_module_watch_parent_class)->dispose(object);
 }
 
