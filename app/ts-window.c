@@ -1504,6 +1504,23 @@ static void on_devices_changed(TsWindow *self)
   }
 }
 
+gboolean ts_window_set_device(TsWindow *self, const char *device, GError **error)
+{
+  g_return_val_if_fail(TS_IS_WINDOW(self) && device != NULL, FALSE);
+  if (has_device(self, device)) {
+    g_action_group_change_action_state(G_ACTION_GROUP(self), "device", g_variant_new_string(device));
+    return TRUE;
+  }
+  const char *note = NULL;
+  GPtrArray *devices = ts_engine_worker_get_devices(self->worker, &note);
+  g_autoptr(GString) names = g_string_new("CPU");
+  for (guint i = 1; devices && i < devices->len; i++)
+    g_string_append_printf(names, ", %s", ((TsWorkerDevice *)g_ptr_array_index(devices, i))->name);
+  g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "no device '%s' (there are %s%s%s%s)", device, names->str,
+              note ? "; " : "", note ? note : "", devices ? "" : "; no module is open");
+  return FALSE;
+}
+
 static const GActionEntry stateful_actions[] = {
   { .name = "mode", .parameter_type = "s", .state = "'graph'", .change_state = on_mode_changed },
   { .name = "device", .parameter_type = "s", .state = "'CPU'", .change_state = on_device_changed },

@@ -46,7 +46,7 @@ typedef enum tsp_kind {
 } tsp_kind;
 
 /* The thread whose events are the phases of every thread. */
-#define TSP_PHASE_TRACK "Tracing and planning"
+#define TSP_PHASE_TRACK "Trace and plan"
 
 typedef enum tsp_mode { TSP_MODE_EAGER = 1, TSP_MODE_GRAPH = 2, TSP_MODE_ALL = 3 } tsp_mode;
 

@@ -1102,6 +1102,21 @@ static void test_profiler_panel(void)
    * graph, a range makes the table of that range */
   TsTimeline *timeline = ts_profiler_panel_get_timeline(panel);
   g_assert_true(ts_timeline_get_session(timeline) == s);
+  /* the Run traced the function: its trace, passes and plan have a track */
+  int phases = -1;
+  for (int t = 0; t < tsp_session_n_threads(s); t++)
+    if (g_str_equal(tsp_session_thread(s, t)->name, TSP_PHASE_TRACK))
+      phases = t;
+  g_assert_cmpint(phases, >=, 0);
+  g_assert_cmpint(tsp_lod_n_depths(ts_timeline_get_lod(timeline), phases), >=, 3);
+  GArray *traced = tsp_lod_search(ts_timeline_get_lod(timeline), "sequential_model");
+  gboolean trace_span = FALSE;
+  for (guint i = 0; i < traced->len; i++) {
+    const tsp_event *e = g_array_index(traced, tsp_lod_hit, i).event;
+    trace_span |= e->kind == TSP_EVENT_PHASE && e->op == TS_PHASE_TRACE;
+  }
+  g_array_unref(traced);
+  g_assert_true(trace_span);
   const ts_node *span_node = NULL;
   for (int t = 0; t < tsp_session_n_threads(s) && !span_node; t++) {
     tsp_iter it;
