@@ -231,6 +231,39 @@ static void build_rollups(_ts_colours *c, ts_view_model *model)
   }
 }
 
+/* The one category of item's ops, n_cat for the host (a graph input with
+ * nothing timed), or -1: mixed, or unknown. */
+static int item_device(const _ts_colours *c, int item)
+{
+  if (item < 0 || item >= c->n_items)
+    return -1;
+  int stride = c->n_cat + 1, found = -1;
+  const int *row = &c->counts[(gsize)item * (gsize)stride];
+  for (int k = 0; k < c->n_cat; k++)
+    if (row[k] > 0) {
+      if (found >= 0)
+        return -1;
+      found = k;
+    }
+  if (found >= 0)
+    return row[c->n_cat] == 0 ? found : -1;
+  const ts_node *node = ts_view_item_node(c->model, item);
+  if (!node || !(ts_op_traits(ts_node_op(node)) & TS_OP_TRAIT_INPUT))
+    return -1;
+  for (int k = 0; k < c->n_cat; k++)
+    if (strcmp(c->cat_name[k], "CPU") == 0)
+      return k;
+  return c->n_cat;
+}
+
+int _ts_colours_copy_to(const _ts_colours *c, const ts_view_edge *edge)
+{
+  if (c->mode != TS_RENDER_COLOUR_DEVICE || !c->values || !c->counts || edge->control)
+    return -1;
+  int src = item_device(c, edge->src), dst = item_device(c, edge->dst);
+  return src >= 0 && dst >= 0 && dst < c->n_cat && src != dst ? dst : -1;
+}
+
 /* By family, so that the legend's colours run in related runs, then by name. */
 static int cmp_op_count(const void *a, const void *b)
 {

@@ -65,6 +65,7 @@ typedef struct ts_render_stats {
   int boxes;       /* shapes, containers and dots */
   int paths;       /* edges */
   int labels;      /* text layouts shown, edge labels included */
+  int copies;      /* device colouring: edges tagged as copies between devices */
   bool detailed;   /* labels and arrowheads were on */
 } ts_render_stats;
 
