@@ -967,6 +967,13 @@ static void test_device_selector(void)
     g_assert_cmpstr(gtk_widget_get_tooltip_text(missing), ==, note);
   }
 
+  if (g_getenv("TS_TEST_SCREENSHOTS")) {
+    GtkWidget *menu = gtk_widget_get_ancestor(sim, GTK_TYPE_POPOVER);
+    gtk_popover_popup(GTK_POPOVER(menu));
+    wait_drawn(menu);
+    save_test_screenshot(menu, "device-menu.png");
+    gtk_popover_popdown(GTK_POPOVER(menu));
+  }
   g_assert_true(gtk_widget_activate(sim));
   g_autofree char *chosen = device_state();
   g_assert_cmpstr(chosen, ==, "SIM:0");
