@@ -1009,6 +1009,14 @@ static void test_device_selector(void)
     on_device += g_strcmp0(category, "SIM:0") == 0;
   }
   g_assert_cmpint(on_device, >, 0);
+  if (g_getenv("TS_TEST_SCREENSHOTS")) { /* the Run's Timeline: its trace and plan, SIM:0's stream */
+    TsProfilerPanel *panel = ts_window_get_profiler_panel(window);
+    activate("win.show-panel", "s", "profiler");
+    ts_profiler_panel_show_page(panel, "timeline");
+    wait_drawn(GTK_WIDGET(window));
+    save_test_screenshot(GTK_WIDGET(window), "device-timeline.png");
+    ts_profiler_panel_show_page(panel, "stats");
+  }
 
   activate("win.device", "s", "CPU");
   run_with((const char *const[]){ "f32[4,28,28]:uniform", NULL });
