@@ -185,7 +185,7 @@ static bool categorical(const _ts_colours *c)
 static int category_of(const _ts_colours *c, const ts_node *node)
 {
   if (!c->values)
-    return c->mode == TS_RENDER_COLOUR_DEVICE ? 0 : c->n_cat; /* the engine runs on the CPU */
+    return c->n_cat; /* where ops ran is known from a profile only (soft placement) */
   const value_entry *e = g_hash_table_lookup(c->values->entries, node);
   if (!e || e->category < 0)
     return c->n_cat;
@@ -197,9 +197,7 @@ static void build_rollups(_ts_colours *c, ts_view_model *model)
   c->model = ts_view_model_ref(model);
   c->n_items = ts_view_model_n_items(model);
   c->n_cat = 0;
-  if (c->mode == TS_RENDER_COLOUR_DEVICE && !c->values) {
-    c->cat_name[c->n_cat++] = "CPU";
-  } else if (categorical(c) && c->values) {
+  if (categorical(c) && c->values) {
     int n = (int)c->values->categories->len;
     for (int i = 0; i < MIN(n, TS_MAX_STRIPES); i++)
       c->cat_name[c->n_cat++] = g_ptr_array_index(c->values->categories, i);
