@@ -244,15 +244,23 @@ static void say_load_death(GError *error, Load *l)
 }
 
 /* The worker's devices, for the device menu; a worker that cannot say
- * (an older one) has the CPU only. */
+ * (an older one) has the CPU only.  One that died meanwhile fails the load. */
 static void on_devices_listed(GObject *source, GAsyncResult *res, gpointer user_data)
 {
   GTask *task = user_data;
   Load *l = g_task_get_task_data(task);
-  g_autoptr(GError) error = NULL;
+  GError *error = NULL;
   l->devices = ts_worker_list_devices_finish(TS_WORKER(source), res, &l->devices_note, &error);
-  if (!l->devices)
+  if (!l->devices && g_error_matches(error, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED)) {
+    say_load_death(error, l);
+    load_return(task, error);
+    g_object_unref(task);
+    return;
+  }
+  if (!l->devices) {
     g_debug("the worker lists no devices: %s", error->message);
+    g_error_free(error);
+  }
   apply_next_signature(task);
 }
 

@@ -1467,7 +1467,7 @@ static void on_debug_op_shown(TsDebugPanel *panel, const char *node, const char 
     ts_graph_view_reveal(graph_view(self), n);
 }
 
-/* The worker's device of that name, or NULL (the CPU is always there). */
+/* Whether the worker has a device of that name (the CPU it always has). */
 static gboolean has_device(TsWindow *self, const char *name)
 {
   GPtrArray *devices = ts_engine_worker_get_devices(self->worker, NULL);
