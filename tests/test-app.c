@@ -1587,6 +1587,40 @@ static void test_headless_start_quiet(void)
   remove_tree(config);
 }
 
+/* tracescope --device: a device the worker has places the scripted calls
+ * (the screenshot is taken); one it lacks ends the app with an error
+ * naming the devices there are. */
+static void test_device_option(void)
+{
+  const char *exe = g_getenv("TRACESCOPE_APP");
+  g_assert_nonnull(exe);
+  g_autofree char *path = g_build_filename(tmp_dir, "device.png", NULL);
+  char **env = g_environ_setenv(g_get_environ(), "ASAN_OPTIONS", "detect_leaks=0", TRUE);
+  const char *devices[] = { "SIM:0", "CUDA:7" };
+  for (guint i = 0; i < G_N_ELEMENTS(devices); i++) {
+    const char *argv[] = { exe, "--module", seeds_path(), "--function", "sequential_model", "--device", devices[i],
+                           "--arg", "f32[2,28,28]:uniform", "--size", "900x600", "--screenshot", path, NULL };
+    g_autofree char *out = NULL, *err = NULL;
+    int wait_status = 0;
+    g_autoptr(GError) error = NULL;
+    g_assert_true(g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &wait_status,
+                               &error));
+    g_assert_no_error(error);
+    gboolean ok = g_spawn_check_wait_status(wait_status, NULL);
+    if (i == 0) {
+      if (!ok)
+        g_error("tracescope --device SIM:0 failed:\n%s", err);
+      g_assert_true(g_file_test(path, G_FILE_TEST_EXISTS));
+      g_unlink(path);
+    } else {
+      g_assert_false(ok);
+      g_assert_nonnull(strstr(err, "tracescope: --device: no device 'CUDA:7' (there are CPU, SIM:0"));
+      g_assert_false(g_file_test(path, G_FILE_TEST_EXISTS));
+    }
+  }
+  g_strfreev(env);
+}
+
 static gboolean find_label(GtkWidget *widget, const char *text)
 {
   if (GTK_IS_LABEL(widget) && g_strcmp0(gtk_label_get_text(GTK_LABEL(widget)), text) == 0)
@@ -2195,7 +2229,7 @@ static gboolean fatal_filter(const char *domain, GLogLevelFlags level, const cha
 static void test_startup_options(void)
 {
   char *good[] = { "tracescope", "--module", "seeds", "--function", "shape_retrace",
-                   "--compare", "0,1", "--expand-all", NULL };
+                   "--compare", "0,1", "--expand-all", "--device", "SIM:0", NULL };
   int argc = G_N_ELEMENTS(good) - 1;
   char **argv = good;
   GError *error = NULL;
@@ -2204,6 +2238,7 @@ static void test_startup_options(void)
   g_assert_cmpint(s->compare[0], ==, 0);
   g_assert_cmpint(s->compare[1], ==, 1);
   g_assert_true(s->expand_all);
+  g_assert_cmpstr(s->device, ==, "SIM:0");
   ts_startup_free(s);
 
   char *bad[] = { "tracescope", "--module", "seeds", "--compare", "0", NULL };
@@ -3336,6 +3371,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/node-details-source-missing", test_node_details_source_missing);
   g_test_add_func("/app/profiler-panel", test_profiler_panel);
   g_test_add_func("/app/device-selector", test_device_selector);
+  g_test_add_func("/app/device-option", test_device_option);
   g_test_add_func("/app/trace-import-process", test_trace_import_process);
   g_test_add_func("/app/check-eagerly", test_check_eagerly);
   g_test_add_func("/app/debugger", test_debugger);
