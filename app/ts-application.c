@@ -79,6 +79,7 @@ void ts_startup_free(TsStartup *s)
   g_free(s->mode);
   g_free(s->panel);
   g_free(s->colour);
+  g_free(s->device);
   g_free(s->screenshot);
   g_free(s);
 }
@@ -130,6 +131,7 @@ TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
     { "panel", 0, 0, G_OPTION_ARG_STRING, &s->panel, "Show the trace-log, the console or the profiler panel", "trace-log|console|profiler" },
     { "profile", 0, 0, G_OPTION_ARG_NONE, &s->profile, "Turn Profile on: the calls record op timings", NULL },
     { "colour", 0, 0, G_OPTION_ARG_STRING, &s->colour, "Colour graph nodes by op type, device or compute time", "op-type|device|compute-time" },
+    { "device", 0, 0, G_OPTION_ARG_STRING, &s->device, "Run the calls on DEVICE (CPU, SIM:0 with TRACESCOPE_DEVICES=sim, CUDA:0): one of the device menu's", "DEVICE" },
     { "compare", 0, 0, G_OPTION_ARG_STRING, &compare, "Show concrete functions I and J of FUNCTION side by side", "I,J" },
     { "expand-all", 0, 0, G_OPTION_ARG_NONE, &s->expand_all, "Open every group of the graph shown", NULL },
     { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, &s->screenshot, "Save the window as PNG FILE once the calls are made, then quit", "FILE" },
@@ -286,6 +288,11 @@ static void script_step(TsApplication *self)
       ts_window_set_profiling_once(w, TRUE);
     if (s->colour)
       ts_graph_pane_set_colour_mode(ts_window_get_graph_pane(w), s->colour);
+    g_autoptr(GError) error = NULL;
+    if (s->device && !ts_window_set_device(w, s->device, &error)) {
+      g_printerr("tracescope: --device: %s\n", error->message);
+      exit(EXIT_FAILURE);
+    }
     if (s->function)
       gtk_widget_activate_action(GTK_WIDGET(w), "win.select-function", "s", s->function);
   }
@@ -495,7 +502,7 @@ TsApplication *ts_application_new(TsStartup *startup)
                                      "flags", flags, "resource-base-path",
                                      "/io/github/tracescope/Tracescope", NULL);
   if (startup && (startup->module || startup->screenshot || startup->mode || startup->panel || startup->profile ||
-                  startup->colour))
+                  startup->colour || startup->device))
     self->startup = startup;
   else
     ts_startup_free(startup);

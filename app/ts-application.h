@@ -22,6 +22,7 @@ typedef struct {
   gboolean expand_all; /* open every group of the graph shown */
   gboolean profile;    /* turn Profile on before the calls */
   char *colour;        /* the graph's colour mode (a colour-mode nick), or NULL */
+  char *device;        /* the device the calls run on ("SIM:0"), or NULL */
   char *screenshot;  /* PNG to save, then quit */
   int width, height; /* window size for the screenshot */
   gboolean version;  /* print the version and exit */

@@ -18,9 +18,12 @@ struct _TsEngineWorker {
   guint n_pending;
   gboolean profiling;
   gboolean check_eagerly;  /* graph-mode runs run each call eagerly too and compare */
+  GPtrArray *devices;      /* TsWorkerDevice: the worker's engine's, once loaded */
+  char *devices_note;      /* its note on real devices */
+  char *device;            /* where runs go ("SIM:0"); NULL: the CPU */
 };
 
-enum { PROP_0, PROP_BUSY, N_PROPS };
+enum { PROP_0, PROP_BUSY, PROP_DEVICES, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
 enum { SIGNAL_TRACE, SIGNAL_WARNING, SIGNAL_OUTPUT, SIGNAL_PRINT, SIGNAL_PROGRESS, SIGNAL_TRANSFER,
@@ -168,10 +171,14 @@ typedef struct {
   TsWorker *worker;
   TsLoadedModule *module;
   GList *signatures;   /* function names left to apply */
+  GPtrArray *devices;  /* ListDevices, NULL if the worker could not say */
+  char *devices_note;
 } Load;
 
 static void load_free(Load *l)
 {
+  g_clear_pointer(&l->devices, g_ptr_array_unref);
+  g_free(l->devices_note);
   g_free(l->source);
   g_clear_object(&l->worker);
   g_clear_object(&l->module);
@@ -199,6 +206,11 @@ static void load_return(GTask *task, GError *error)
   }
   self->worker = g_object_ref(l->worker);
   self->module = g_object_ref(l->module);
+  g_clear_pointer(&self->devices, g_ptr_array_unref);
+  g_free(self->devices_note);
+  self->devices = g_steal_pointer(&l->devices);
+  self->devices_note = g_steal_pointer(&l->devices_note);
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_DEVICES]);
   g_task_return_pointer(task, g_object_ref(l->module), g_object_unref);
 }
 
@@ -254,6 +266,27 @@ static void on_watching(GObject *source, GAsyncResult *res, gpointer user_data)
     g_debug("the remote module is not watched: %s", error->message);
 }
 
+/* The worker's devices, for the device menu; a worker that cannot say
+ * (an older one) has the CPU only.  One that died meanwhile fails the load. */
+static void on_devices_listed(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  GTask *task = user_data;
+  Load *l = g_task_get_task_data(task);
+  GError *error = NULL;
+  l->devices = ts_worker_list_devices_finish(TS_WORKER(source), res, &l->devices_note, &error);
+  if (!l->devices && g_error_matches(error, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED)) {
+    say_load_death(error, l);
+    load_return(task, error);
+    g_object_unref(task);
+    return;
+  }
+  if (!l->devices) {
+    g_debug("the worker lists no devices: %s", error->message);
+    g_error_free(error);
+  }
+  apply_next_signature(task);
+}
+
 static void on_opened(GObject *source, GAsyncResult *res, gpointer user_data)
 {
   GTask *task = user_data;
@@ -277,7 +310,7 @@ static void on_opened(GObject *source, GAsyncResult *res, gpointer user_data)
     for (GList *k = l->signatures; k; k = k->next)
       k->data = g_strdup(k->data);
   }
-  apply_next_signature(task);
+  ts_worker_list_devices_async(l->worker, g_task_get_cancellable(task), on_devices_listed, task);
 }
 
 static void on_started(GObject *source, GAsyncResult *res, gpointer user_data)
@@ -450,6 +483,8 @@ guint ts_engine_worker_run_async(TsEngineWorker *self, TsLoadedModule *module,
     g_variant_dict_insert(&d, "profile", "b", TRUE);
   if (self->check_eagerly && !eager)
     g_variant_dict_insert(&d, "check-eagerly", "b", TRUE);
+  if (self->device)
+    g_variant_dict_insert(&d, "device", "s", self->device);
   return start_run(self, module, function, args, repeat, eager, g_variant_dict_end(&d), cancellable,
                    callback, user_data);
 }
@@ -464,6 +499,8 @@ guint ts_engine_worker_compare_async(TsEngineWorker *self, TsLoadedModule *modul
   GVariantDict d;
   g_variant_dict_init(&d, NULL);
   g_variant_dict_insert(&d, "compare", "u", MAX(n_calls, 1u));
+  if (self->device)
+    g_variant_dict_insert(&d, "device", "s", self->device);
   return start_run(self, module, function, args, 1, FALSE, g_variant_dict_end(&d), cancellable,
                    callback, user_data);
 }
@@ -472,6 +509,27 @@ void ts_engine_worker_set_profiling(TsEngineWorker *self, gboolean profiling)
 {
   g_return_if_fail(TS_IS_ENGINE_WORKER(self));
   self->profiling = profiling;
+}
+
+GPtrArray *ts_engine_worker_get_devices(TsEngineWorker *self, const char **note)
+{
+  g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), NULL);
+  if (note)
+    *note = self->devices_note;
+  return self->devices;
+}
+
+void ts_engine_worker_set_device(TsEngineWorker *self, const char *device)
+{
+  g_return_if_fail(TS_IS_ENGINE_WORKER(self));
+  g_free(self->device);
+  self->device = g_strcmp0(device, "CPU") == 0 ? NULL : g_strdup(device);
+}
+
+const char *ts_engine_worker_get_device(TsEngineWorker *self)
+{
+  g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), NULL);
+  return self->device ? self->device : "CPU";
 }
 
 void ts_engine_worker_set_check_eagerly(TsEngineWorker *self, gboolean check)
@@ -648,6 +706,9 @@ static void ts_engine_worker_finalize(GObject *object)
   TsEngineWorker *self = TS_ENGINE_WORKER(object);
   g_free(self->source);
   g_free(self->remote);
+  g_free(self->device);
+  g_free(self->devices_note);
+  g_clear_pointer(&self->devices, g_ptr_array_unref);
   g_hash_table_unref(self->signatures);
   g_hash_table_unref(self->labels);
   G_OBJECT_CLASS(ts_engine_worker_parent_class)->finalize(object);
@@ -658,6 +719,7 @@ static void ts_engine_worker_get_property(GObject *object, guint prop_id, GValue
 {
   switch (prop_id) {
   case PROP_BUSY: g_value_set_boolean(value, ts_engine_worker_get_busy(TS_ENGINE_WORKER(object))); break;
+  case PROP_DEVICES: g_value_set_boxed(value, TS_ENGINE_WORKER(object)->devices); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
   }
 }
@@ -672,6 +734,10 @@ static void ts_engine_worker_class_init(TsEngineWorkerClass *klass)
   properties[PROP_BUSY] = g_param_spec_boolean("busy", NULL, NULL, FALSE,
                                                G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY |
                                                  G_PARAM_STATIC_STRINGS);
+  /* notified when a load brings the new worker's list */
+  properties[PROP_DEVICES] = g_param_spec_boxed("devices", NULL, NULL, G_TYPE_PTR_ARRAY,
+                                                G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY |
+                                                  G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties(object_class, N_PROPS, properties);
 
   GType type = G_TYPE_FROM_CLASS(klass);

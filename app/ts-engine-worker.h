@@ -95,6 +95,16 @@ TsRunResult *ts_engine_worker_run_finish(TsEngineWorker *self, GAsyncResult *res
 /* Whether runs started from now record a profiling session (TsRunResult.profile). */
 void ts_engine_worker_set_profiling(TsEngineWorker *self, gboolean profiling);
 gboolean ts_engine_worker_get_profiling(TsEngineWorker *self);
+/* The devices of the loaded module's worker (TsWorkerDevice, borrowed;
+ * NULL before a load, or from a worker that cannot say) and its note on
+ * real devices ("CUDA: no device (...)"; borrowed, may be NULL).
+ * notify::devices when a load changes them. */
+GPtrArray *ts_engine_worker_get_devices(TsEngineWorker *self, const char **note);
+/* Runs and comparisons started from now run their calls on device (a
+ * name of the list; "CPU" or NULL: the CPU).  Debugging runs on the CPU. */
+void ts_engine_worker_set_device(TsEngineWorker *self, const char *device);
+const char *ts_engine_worker_get_device(TsEngineWorker *self);
+
 /* Check mode: every graph-mode call also runs eagerly and a divergence
  * comes as a warning (ts_function_set_check_eagerly), in the trace log. */
 void ts_engine_worker_set_check_eagerly(TsEngineWorker *self, gboolean check);

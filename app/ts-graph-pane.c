@@ -50,7 +50,7 @@ static void graph_view_set_colour_mode(GtkWidget *view, const char *mode, ts_ren
   for (guint i = 0; i < G_N_ELEMENTS(MODES); i++)
     if (g_strcmp0(MODES[i].nick, mode) == 0)
       ts_graph_view_set_colouring(TS_GRAPH_VIEW(view), MODES[i].colouring,
-                                  MODES[i].colouring == TS_RENDER_COLOUR_COMPUTE_TIME ? compute_times : NULL);
+                                  MODES[i].colouring == TS_RENDER_COLOUR_OP_TYPE ? NULL : compute_times);
 }
 
 /* The zoom level between the zoom buttons: "100%". */

@@ -28,8 +28,9 @@ void ts_graph_pane_show_status(TsGraphPane *self, const char *icon_name, const c
 /* What node colours show: "op-type", "device" or "compute-time" (the
  * GSettings colour-mode nicks). */
 void ts_graph_pane_set_colour_mode(TsGraphPane *self, const char *mode);
-/* The compute times the "compute-time" mode shows (a reference is taken;
- * NULL: none, "no data"). */
+/* The last profile's values (ts_profile_compute_times): the times the
+ * "compute-time" mode shows, the devices the "device" mode shows (a
+ * reference is taken; NULL: none, "no data" and "CPU"). */
 void ts_graph_pane_set_compute_times(TsGraphPane *self, ts_render_values *values);
 ts_render_values *ts_graph_pane_get_compute_times(TsGraphPane *self); /* borrowed */
 /* The status page's title when it shows instead of a graph, else NULL. */

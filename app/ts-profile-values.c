@@ -75,6 +75,7 @@ ts_render_values *ts_profile_compute_times(const tsp_session *session, const tsp
     if (n) {
       ts_render_values_set(values, n, r->total_ns / 1e6);
       ts_render_values_set_note(values, n, note);
+      ts_render_values_set_category(values, n, r->device);
       continue;
     }
     /* a fused node, which the traced graph does not have: the nodes it
@@ -89,6 +90,7 @@ ts_render_values *ts_profile_compute_times(const tsp_session *session, const tsp
       ts_render_values_set(values, o, before + r->total_ns / info->n_origins / 1e6);
       g_autofree char *part = g_strdup_printf("fused into %s: %s", info->name, note);
       ts_render_values_set_note(values, o, part);
+      ts_render_values_set_category(values, o, r->device);
     }
   }
   return values;

@@ -1,7 +1,8 @@
 /* ts-profile-values.h — a profiling session's per-node times as the graph
  * view's compute-time colouring: each traced node's total time (in ms),
  * found in the module's graphs by graph and node name, with a note for
- * its tooltip (runs, total, mean, share). */
+ * its tooltip (runs, total, mean, share), and the device that ran it as
+ * its category (the device colouring: "SIM:0", "CPU", "mixed"). */
 #pragma once
 
 #include "tracescope-profiler.h"

@@ -3,6 +3,7 @@
 
 #include "ts-application.h"
 #include "ts-connect-dialog.h"
+#include "ts-device-menu.h"
 #include "ts-engine-worker.h"
 #include "ts-graph-view.h"
 #include "ts-input-signature.h"
@@ -43,6 +44,8 @@ struct _TsWindow {
   TsNodeDetails *node_details;
   TsProfilerPanel *profiler_panel;
   GMenu *recent_menu;
+  GtkMenuButton *device_button;
+  GtkBox *device_box;
 
   GSettings *settings;
   TsModuleWatch *watch;
@@ -1482,16 +1485,63 @@ static void on_debug_op_shown(TsDebugPanel *panel, const char *node, const char 
     ts_graph_view_reveal(graph_view(self), n);
 }
 
+/* Whether the worker has a device of that name (the CPU it always has). */
+static gboolean has_device(TsWindow *self, const char *name)
+{
+  GPtrArray *devices = ts_engine_worker_get_devices(self->worker, NULL);
+  for (guint i = 0; devices && i < devices->len; i++)
+    if (g_str_equal(((TsWorkerDevice *)g_ptr_array_index(devices, i))->name, name))
+      return TRUE;
+  return g_str_equal(name, "CPU");
+}
+
 static void on_device_changed(GSimpleAction *action, GVariant *value, gpointer user_data)
 {
-  /* only the CPU until the engine has a GPU backend */
-  if (g_strcmp0(g_variant_get_string(value, NULL), "cpu") == 0)
-    g_simple_action_set_state(action, value);
+  TsWindow *self = user_data;
+  const char *name = g_variant_get_string(value, NULL);
+  if (!has_device(self, name))
+    return;
+  g_simple_action_set_state(action, value);
+  ts_engine_worker_set_device(self->worker, name);
+  gtk_menu_button_set_label(self->device_button, name);
+}
+
+/* A new worker's devices: the menu lists them; a device it lacks is
+ * left for the CPU. */
+static void on_devices_changed(TsWindow *self)
+{
+  const char *note = NULL;
+  GPtrArray *devices = ts_engine_worker_get_devices(self->worker, &note);
+  ts_device_menu_fill(self->device_box, devices, note);
+  g_autofree char *current = g_strdup(ts_engine_worker_get_device(self->worker));
+  gboolean kept = has_device(self, current);
+  g_action_group_change_action_state(G_ACTION_GROUP(self), "device", g_variant_new_string(kept ? current : "CPU"));
+  if (!kept) {
+    g_autofree char *text = g_strdup_printf("This worker has no %s: runs go to the CPU", current);
+    toast(self, text);
+  }
+}
+
+gboolean ts_window_set_device(TsWindow *self, const char *device, GError **error)
+{
+  g_return_val_if_fail(TS_IS_WINDOW(self) && device != NULL, FALSE);
+  if (has_device(self, device)) {
+    g_action_group_change_action_state(G_ACTION_GROUP(self), "device", g_variant_new_string(device));
+    return TRUE;
+  }
+  const char *note = NULL;
+  GPtrArray *devices = ts_engine_worker_get_devices(self->worker, &note);
+  g_autoptr(GString) names = g_string_new("CPU");
+  for (guint i = 1; devices && i < devices->len; i++)
+    g_string_append_printf(names, ", %s", ((TsWorkerDevice *)g_ptr_array_index(devices, i))->name);
+  g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "no device '%s' (there are %s%s%s%s)", device, names->str,
+              note ? "; " : "", note ? note : "", devices ? "" : "; no module is open");
+  return FALSE;
 }
 
 static const GActionEntry stateful_actions[] = {
   { .name = "mode", .parameter_type = "s", .state = "'graph'", .change_state = on_mode_changed },
-  { .name = "device", .parameter_type = "s", .state = "'cpu'", .change_state = on_device_changed },
+  { .name = "device", .parameter_type = "s", .state = "'CPU'", .change_state = on_device_changed },
   { .name = "show-node-details", .state = "true", .change_state = on_show_node_details_changed },
   { .name = "profile", .state = "false", .change_state = on_profile_changed },
   { .name = "check-eagerly", .state = "false", .change_state = on_check_eagerly_changed },
@@ -1680,6 +1730,8 @@ static void ts_window_class_init(TsWindowClass *klass)
   g_type_ensure(TS_TYPE_DEBUG_PANEL);
   gtk_widget_class_set_template_from_resource(widget_class, "/io/github/tracescope/Tracescope/ts-window.ui");
   gtk_widget_class_bind_template_child(widget_class, TsWindow, toast_overlay);
+  gtk_widget_class_bind_template_child(widget_class, TsWindow, device_button);
+  gtk_widget_class_bind_template_child(widget_class, TsWindow, device_box);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, window_title);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, main_stack);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, sidebar_split);
@@ -1768,6 +1820,8 @@ static void ts_window_init(TsWindow *self)
   g_signal_connect(self->worker, "module-changed", G_CALLBACK(on_remote_module_changed), self);
   g_signal_connect(self->worker, "notify::busy", G_CALLBACK(on_worker_busy), self);
   g_signal_connect(self->worker, "died", G_CALLBACK(on_worker_died), self);
+  g_signal_connect_swapped(self->worker, "notify::devices", G_CALLBACK(on_devices_changed), self);
+  ts_device_menu_fill(self->device_box, NULL, NULL);
   g_signal_connect(self->function_list, "notify::selected", G_CALLBACK(on_selected_changed), self);
   ts_function_list_capture_keys(self->function_list, GTK_WIDGET(self)); /* type anywhere to filter */
   g_signal_connect(self->trace_log, "entry-activated", G_CALLBACK(on_entry_activated), self);

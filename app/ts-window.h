@@ -57,6 +57,9 @@ gboolean ts_window_get_graph_drawn(TsWindow *self);
 TsComparePane *ts_window_get_compare_pane(TsWindow *self);
 gboolean ts_window_get_comparing(TsWindow *self);
 TsEngineWorker *ts_window_get_engine(TsWindow *self);
+/* Runs from now on go to device (a name of the device menu, the loaded
+ * module's worker's); false + an error naming the devices there are. */
+gboolean ts_window_set_device(TsWindow *self, const char *device, GError **error);
 /* Opens a saved session (docs/session.md): its module, arguments, mode,
  * selection and trace log. */
 void ts_window_open_session(TsWindow *self, const char *path);

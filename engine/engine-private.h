@@ -4,6 +4,7 @@
 
 #include "tracescope.h"
 #include "tracescope-backend.h"
+#include "phase.h"
 
 #include <glib.h>
 #include <pthread.h>

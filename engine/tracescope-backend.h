@@ -31,6 +31,7 @@ typedef struct ts_graph_plan ts_graph_plan;     /* a backend's own */
 typedef struct ts_backend_i {
   /* ---- the device ---- */
   const char *name;           /* "CPU", "SIM:0", "CUDA:0": what op events report as device */
+  const char *description;    /* (optional) what it is, for device menus: "NVIDIA H100 80GB HBM3" */
   ts_device_kind kind;        /* which kernels it runs */
   bool host_visible;          /* the host may read and write its buffers directly */
   /* (optional) Free and total bytes of its memory; false if unknown. */
@@ -110,6 +111,8 @@ TS_API const ts_backend_i *ts_backend_iface(const ts_backend *b);
  * "CUDA: CUDA:0 (NVIDIA H100 80GB HBM3, 79.1 GiB);", "CUDA: no device
  * (...)", "CUDA: not built (-Dcuda=disabled)".  Static text. */
 TS_API const char *ts_backend_devices_note(void);
+/* The backend's description (ts_backend_i), "" if it has none. */
+TS_API const char *ts_backend_description(const ts_backend *b);
 /* Waits for b's stream; false + error if work queued on it failed. */
 TS_API bool ts_backend_synchronize(const ts_backend *b);
 /* b's free and total memory; false if it does not say. */

@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define TS_ABI_VERSION 6
+#define TS_ABI_VERSION 7
 #define TS_MAX_RANK 8
 #define TS_API __attribute__((visibility("default")))
 
@@ -562,6 +562,8 @@ typedef enum ts_event_kind {
   TS_EVENT_WARNING,         /* frequent retracing, retrace limit reached, ... */
   TS_EVENT_PRINT,           /* ts_print output */
   TS_EVENT_MEMORY,          /* a tensor's storage was allocated or released */
+  TS_EVENT_PHASE_BEGIN,     /* the engine began preparing a call: tracing, a pass, ... */
+  TS_EVENT_PHASE_END,
   TS_EVENT_KIND_COUNT
 } ts_event_kind;
 
@@ -670,6 +672,31 @@ typedef struct ts_memory_event {
   ts_loc loc;                    /* allocations: where (of the op); releases: none */
 } ts_memory_event;
 
+/* What the engine does before and around running a graph, each a span
+ * (PHASE_BEGIN ... PHASE_END on one thread, nested as they run): a trace
+ * holds its graph's optimization (each pass that ran in it) and planning
+ * (kernel tuning in it); tuning at a first run sits inside the op. */
+typedef enum ts_phase_kind {
+  TS_PHASE_TRACE,     /* name: the function traced */
+  TS_PHASE_OPTIMIZE,  /* the optimizer's passes over a traced graph; name "optimize" */
+  TS_PHASE_PASS,      /* one pass: "fold", "cse", "simplify", "dce", "fuse" */
+  TS_PHASE_PLAN,      /* an executable's schedule, groups and memory plan; name "plan" */
+  TS_PHASE_TUNE,      /* kernel choice by measuring; name: what was tuned */
+  TS_PHASE_KIND_COUNT
+} ts_phase_kind;
+
+typedef struct ts_phase_event {
+  ts_phase_kind phase;
+  const char *name;
+  const char *detail;  /* PHASE_END: what it did ("fused 3 nodes into 1 kernels"), or NULL */
+  int depth;           /* phases open around it on this thread (0: outermost) */
+  uint64_t start_ns;   /* CLOCK_MONOTONIC */
+  uint64_t end_ns;     /* 0 in PHASE_BEGIN */
+} ts_phase_event;
+
+/* "trace", "optimize", "pass", "plan", "tune"; "?" out of range. */
+TS_API const char *ts_phase_kind_name(ts_phase_kind kind);
+
 typedef struct ts_event {
   ts_event_kind kind;
   union {
@@ -678,6 +705,7 @@ typedef struct ts_event {
     ts_warning_event warning;
     ts_print_event print;
     ts_memory_event memory;
+    ts_phase_event phase;
   };
 } ts_event;
 

@@ -243,8 +243,10 @@ static bool finish_event(decoder *dc, tsp_decoded *d)
     return tsp__fail(error, "event %" G_GUINT64_FORMAT ": no \"name\" string", k);
   d->name = g_string_chunk_insert_const(dc->chunk, name);
   const char *cat = str_of(dc, &f[F_CAT]);
-  d->cat = cat && strcmp(cat, "call") == 0 ? TSP_CAT_CALL
-           : cat && strcmp(cat, "trace") == 0 ? TSP_CAT_TRACE : TSP_CAT_OP;
+  d->cat = cat && strcmp(cat, "call") == 0    ? TSP_CAT_CALL
+           : cat && strcmp(cat, "trace") == 0 ? TSP_CAT_TRACE
+           : cat && strcmp(cat, "phase") == 0 ? TSP_CAT_PHASE
+                                              : TSP_CAT_OP;
   d->ours = has_args; /* and the file has our tables: see the importer */
   if (!d->ours)
     return true;

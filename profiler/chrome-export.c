@@ -204,6 +204,24 @@ static void put_trace(const tsp_session *s, GString *o, const tsp_event *e, uint
   g_string_append_printf(o, ",\"reason_code\":%u,\"c\":%u}}", e->op, e->traced);
 }
 
+/* A phase (tracing, a pass, the plan, tuning): named for any viewer, its
+ * kind, name, detail and depth in args for our reader. */
+static void put_phase(const tsp_session *s, GString *o, const tsp_event *e, uint64_t base,
+                      uint64_t tid)
+{
+  const char *name = tsp_session_string(s, e->node);
+  char *label = g_strdup_printf("%s %s", ts_phase_kind_name((ts_phase_kind)e->op), name);
+  put_event_head(o, label, "phase", "X", e->start_ns - base, tid);
+  g_free(label);
+  g_string_append(o, ",\"dur\":");
+  put_us(o, e->end_ns - e->start_ns);
+  g_string_append(o, ",\"args\":{\"function\":");
+  put_str(o, name);
+  put_key(o, "reason");
+  put_str(o, tsp_session_string(s, e->loc));
+  g_string_append_printf(o, ",\"reason_code\":%u,\"seq\":%u}}", e->op, e->seq);
+}
+
 /* Live bytes as a counter track per device (Perfetto draws it as a graph);
  * the change, which threads allocating at once make unrecoverable from the
  * values, rides along outside args where viewers ignore it. */
@@ -288,6 +306,8 @@ char *tsp_chrome_export_string(const tsp_session *s, size_t *len)
         put_call(s, o, e, base, tid);
       else if (e->kind == TSP_EVENT_MEMORY)
         put_memory(s, o, e, base, tid);
+      else if (e->kind == TSP_EVENT_PHASE)
+        put_phase(s, o, e, base, tid);
       else
         put_trace(s, o, e, base, tid);
     }

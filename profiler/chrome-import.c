@@ -133,6 +133,14 @@ static bool add_complete(reader *r, const tsp_decoded *d, uint64_t start, uint64
     e.traced = g_array_index(r->concrete_map, uint32_t, d->c);
     e.loc = tsp_intern_string(r->s, d->reason);
     e.op = (uint16_t)d->code;
+  } else if (ours && d->cat == TSP_CAT_PHASE) {
+    if (d->code < 0 || d->code >= TS_PHASE_KIND_COUNT)
+      return tsp__fail(error, "event %" G_GUINT64_FORMAT ": phase \"reason_code\" out of range", k);
+    e.kind = TSP_EVENT_PHASE;
+    e.node = tsp_intern_string(r->s, d->function ? d->function : d->name);
+    e.loc = tsp_intern_string(r->s, d->reason ? d->reason : "");
+    e.op = (uint16_t)d->code;
+    e.seq = (uint32_t)d->seq;
   } else {
     if (ours && (!index_ok(d->n, n_nodes, "n", k, error) || !index_ok(d->t, n_nodes, "t", k, error) ||
                  !index_ok(d->l, r->loc_map->len, "l", k, error)))

@@ -1,7 +1,7 @@
 /* device.c — the device collector: the activity records of the engine's
  * devices (ts_activity_subscribe, tracescope-backend.h) charged to the ops
  * and graph nodes that caused them, as DEVICE events on a track per
- * device stream.
+ * device stream, with the copies and memsets between them.
  *
  * The CPU collector hands over each op that ran on a device (its event,
  * with the session's indexes, under its correlation id).  A kernel record
@@ -19,6 +19,7 @@ struct tsp_devices {
   GHashTable *ops;          /* correlation -> tsp_event * (the op's, owned) */
   GHashTable *nodes;        /* graph node id -> correlation */
   GHashTable *streams;      /* device name -> tsp_thread * */
+  GHashTable *transfers;    /* a copy's or memset's name -> its node (TSP_OP_OTHER) */
   GArray *pending;          /* ts_activity whose op was not known */
 };
 
@@ -49,6 +50,24 @@ static tsp_thread *stream_of(tsp_session *s, struct tsp_devices *d, const char *
   return t;
 }
 
+/* A copy or memset on its stream's track, a span named for what it is
+ * ("host to device"): none is charged to an op yet (the copies placement
+ * makes carry no op's correlation id). */
+static void record_transfer(tsp_session *s, struct tsp_devices *d, const ts_activity *r)
+{
+  const char *name = r->name ? r->name : r->kind == TS_ACTIVITY_COPY ? "copy" : "memset";
+  gpointer v = g_hash_table_lookup(d->transfers, name);
+  uint32_t node = GPOINTER_TO_UINT(v);
+  if (!v) {
+    tsp_node_info info = { .name = name, .op = TSP_OP_OTHER };
+    node = tsp_add_node(s, &info);
+    g_hash_table_insert(d->transfers, g_strdup(name), GUINT_TO_POINTER(node));
+  }
+  tsp_event e = { .start_ns = r->start_ns, .end_ns = r->end_ns, .traced = node, .op = TSP_OP_OTHER,
+                  .kind = TSP_EVENT_DEVICE, .device = tsp_intern_device(s, r->device) };
+  tsp__thread_append(stream_of(s, d, r->device), &e);
+}
+
 /* Charges one record (lock held); false if its op is not known yet. */
 static bool charge(tsp_session *s, struct tsp_devices *d, const ts_activity *r)
 {
@@ -57,8 +76,12 @@ static bool charge(tsp_session *s, struct tsp_devices *d, const ts_activity *r)
                         GSIZE_TO_POINTER(r->correlation));
     return true;
   }
+  if (r->kind == TS_ACTIVITY_COPY || r->kind == TS_ACTIVITY_MEMSET) {
+    record_transfer(s, d, r);
+    return true;
+  }
   if (r->kind != TS_ACTIVITY_KERNEL)
-    return true; /* copies, memsets and syncs: not charged to ops yet */
+    return true; /* syncs */
   uint64_t corr = r->graph_node
                     ? GPOINTER_TO_SIZE(g_hash_table_lookup(d->nodes, GSIZE_TO_POINTER(r->graph_node)))
                     : r->correlation;
@@ -90,6 +113,7 @@ static void devices_free(struct tsp_devices *d)
   g_hash_table_unref(d->ops);
   g_hash_table_unref(d->nodes);
   g_hash_table_unref(d->streams);
+  g_hash_table_unref(d->transfers);
   g_array_unref(d->pending);
   g_mutex_clear(&d->lock);
   g_free(d);
@@ -103,6 +127,7 @@ static bool device_start(tsp_session *s, void *data, GError **error)
   d->ops = g_hash_table_new_full(NULL, NULL, NULL, g_free);
   d->nodes = g_hash_table_new(NULL, NULL);
   d->streams = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  d->transfers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   d->pending = g_array_new(FALSE, FALSE, sizeof(ts_activity));
   __atomic_store_n(&s->device_state, d, __ATOMIC_RELEASE);
   if (!ts_activity_subscribe(on_activity, s)) {

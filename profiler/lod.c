@@ -221,7 +221,8 @@ static void build_track(tsp_lod *lod, int t)
   tsp_iter it;
   tsp_iter_init(&it, lod->session, t);
   for (const tsp_event *e; (e = tsp_iter_next(&it));) {
-    if (e->kind == TSP_EVENT_OP || e->kind == TSP_EVENT_CALL || e->kind == TSP_EVENT_DEVICE)
+    if (e->kind == TSP_EVENT_OP || e->kind == TSP_EVENT_CALL || e->kind == TSP_EVENT_DEVICE ||
+        e->kind == TSP_EVENT_PHASE)
       g_ptr_array_add(spans, (gpointer)e);
     else if (e->kind == TSP_EVENT_TRACE)
       g_ptr_array_add(traces, (gpointer)e);
@@ -569,6 +570,7 @@ static bool matches(const matcher *mt, const tsp_event *e)
   case TSP_EVENT_CALL:
     return e->node < mt->n_strings && mt->strings[e->node];
   case TSP_EVENT_TRACE:
+  case TSP_EVENT_PHASE:
     return (e->node < mt->n_strings && mt->strings[e->node]) ||
            (e->loc < mt->n_strings && mt->strings[e->loc]);
   default:

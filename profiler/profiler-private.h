@@ -37,6 +37,10 @@ typedef struct tsp_thread {
   tsp_thread_info info;
 } tsp_thread;
 
+/* The phase track's tid: no OS thread's (Linux's are below 2^22), apart
+ * from the device streams' 0, so that a Chrome trace keeps it apart. */
+#define TSP__PHASE_TID ((uint64_t)1 << 32)
+
 typedef struct collector {
   const tsp_collector_i *iface;
   void *data;
@@ -63,6 +67,8 @@ struct tsp_session {
   int listener;            /* the CPU collector's */
   int memory_listener;     /* the memory collector's */
   struct tsp_devices *device_state; /* the device collector's, while it records (atomic) */
+  GMutex phase_lock;       /* phases: every thread's onto one track (tid TSP__PHASE_TID) */
+  tsp_thread *phases;      /* that track, made with the first phase */
 };
 
 /* The device collector (device.c): does it want the ops of this device

@@ -1,5 +1,5 @@
 /* record.c — the CPU collector: the engine's OP_END and TRACE events into
- * the calling thread's chunk.  OP_END carries the start time too, so
+ * the calling thread's chunk, PHASE_END events onto a track of their own.  OP_END carries the start time too, so
  * OP_BEGIN is not subscribed (half the listener calls).  Per event: a
  * thread-local lookup, one cache probe in graph mode (the node run gives
  * its traced node and source location too) or two eagerly (traced node,
@@ -142,6 +142,27 @@ static void record_trace(tsp_session *s, const ts_trace_event *tr)
   tsp_record(s, &e);
 }
 
+/* Phases are few (a handful a trace): every thread's go to one track
+ * under a lock, so that the timeline shows them together. */
+static void record_phase(tsp_session *s, const ts_phase_event *p)
+{
+  tsp_event e = {
+    .start_ns = p->start_ns,
+    .end_ns = p->end_ns,
+    .seq = (uint32_t)p->depth,
+    .node = tsp_intern_string(s, p->name),
+    .loc = tsp_intern_string(s, p->detail ? p->detail : ""),
+    .op = (uint16_t)p->phase,
+    .kind = TSP_EVENT_PHASE,
+  };
+  tsp__thread_self(s); /* the thread's own track first: the phases' sits below it */
+  g_mutex_lock(&s->phase_lock);
+  if (!s->phases)
+    s->phases = tsp__thread_new(s, TSP_PHASE_TRACK, TSP__PHASE_TID);
+  tsp__thread_append(s->phases, &e);
+  g_mutex_unlock(&s->phase_lock);
+}
+
 static void record_memory(tsp_session *s, const ts_memory_event *m)
 {
   tsp_thread *t = tsp__thread_self(s);
@@ -160,6 +181,8 @@ static void on_event(const ts_event *ev, void *data)
     record_op(data, &ev->op);
   else if (ev->kind == TS_EVENT_TRACE)
     record_trace(data, &ev->trace);
+  else if (ev->kind == TS_EVENT_PHASE_END)
+    record_phase(data, &ev->phase);
 }
 
 static void on_memory(const ts_event *ev, void *data)
@@ -183,7 +206,8 @@ static bool cpu_start(tsp_session *s, void *data, GError **error)
 {
   /* per-thread chunks: a call's pieces on the pool's threads record at once */
   s->listener = listen_engine(s, TS_EVENT_MASK(TS_EVENT_OP_END) | TS_EVENT_MASK(TS_EVENT_TRACE) |
-                                   TS_LISTENER_CONCURRENT, on_event, error);
+                                   TS_EVENT_MASK(TS_EVENT_PHASE_END) | TS_LISTENER_CONCURRENT,
+                              on_event, error);
   return s->listener != 0;
 }
 

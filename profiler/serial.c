@@ -189,6 +189,8 @@ static bool event_valid(const tsp_session *s, const tsp_event *e)
            e->op <= TSP_MODE_ALL;
   case TSP_EVENT_TRACE:
     return e->node < n_strings && e->traced < s->concretes->len && e->loc < n_strings;
+  case TSP_EVENT_PHASE:
+    return e->node < n_strings && e->loc < n_strings && e->op < TS_PHASE_KIND_COUNT;
   default: return false;
   }
 }

@@ -20,6 +20,7 @@ tsp_session *tsp_session_new_empty(void)
   tsp_session *s = g_new0(tsp_session, 1);
   s->id = __atomic_add_fetch(&next_session_id, 1, __ATOMIC_RELAXED);
   g_mutex_init(&s->lock);
+  g_mutex_init(&s->phase_lock);
   g_rec_mutex_init(&s->node_lock);
   s->collectors = g_array_new(FALSE, FALSE, sizeof(collector));
   s->threads = g_ptr_array_new();
@@ -84,6 +85,7 @@ void tsp_session_free(tsp_session *s)
   g_hash_table_unref(s->concrete_ptrs);
   g_ptr_array_unref(s->devices);
   g_mutex_clear(&s->lock);
+  g_mutex_clear(&s->phase_lock);
   g_rec_mutex_clear(&s->node_lock);
   g_free(s);
 }

@@ -40,7 +40,13 @@ typedef enum tsp_kind {
   TSP_EVENT_MEMORY, /* tensor storage allocated or released (an instant) */
   TSP_EVENT_DEVICE, /* an op's kernel on a device: its OP event's fields, device times,
                        on the device stream's thread ("SIM:0 stream") */
+  TSP_EVENT_PHASE,  /* the engine preparing a call (ts_phase_event): on a track of their
+                       own (TSP_PHASE_TRACK); node: name, loc: detail (strings), op:
+                       ts_phase_kind, seq: depth */
 } tsp_kind;
+
+/* The thread whose events are the phases of every thread. */
+#define TSP_PHASE_TRACK "Trace and plan"
 
 typedef enum tsp_mode { TSP_MODE_EAGER = 1, TSP_MODE_GRAPH = 2, TSP_MODE_ALL = 3 } tsp_mode;
 
@@ -51,7 +57,8 @@ typedef struct tsp_event {
   uint64_t run_id;     /* ts_op_event.run_id; CALL: the call's run */
   uint32_t seq;        /* OP: sequence in the run */
   uint32_t parent_seq; /* OP: the enclosing If/While op's seq, 0 at the top */
-  uint32_t node;       /* OP: the node run (graph mode), 0 eagerly; CALL/TRACE: function name (string) */
+  uint32_t node;       /* OP: the node run (graph mode), 0 eagerly; CALL/TRACE: function name (string);
+                          PHASE: its name (string) */
   uint32_t traced;     /* OP: the traced node it stands for, or 0; CALL/TRACE: concrete function */
   uint32_t loc;        /* OP: source location; TRACE: reason text (string) */
   uint16_t op;         /* OP: ts_op or TSP_OP_OTHER; CALL: tsp_mode; TRACE: ts_trace_reason */
@@ -138,7 +145,7 @@ tsp_session *tsp_session_new(void);
 tsp_session *tsp_session_new_empty(void);
 void tsp_session_free(tsp_session *s);
 void tsp_session_add_collector(tsp_session *s, const tsp_collector_i *iface, void *data);
-/* The CPU collector: the engine's OP_END and TRACE events. */
+/* The CPU collector: the engine's OP_END, TRACE and PHASE_END events. */
 extern const tsp_collector_i tsp_cpu_collector;
 /* Tensor memory: the engine's MEMORY events (every tensor allocated and
  * released), for the timeline's memory track.  Not in tsp_session_new:

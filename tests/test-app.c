@@ -884,6 +884,149 @@ static gboolean selected_node_is(gpointer data)
   return item >= 0 && model && ts_view_item_node(model, item) == data;
 }
 
+/* The widget under widget named name (gtk_widget_set_name), or NULL. */
+static GtkWidget *find_named(GtkWidget *widget, const char *name)
+{
+  if (g_strcmp0(gtk_widget_get_name(widget), name) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child)) {
+    GtkWidget *found = find_named(child, name);
+    if (found)
+      return found;
+  }
+  return NULL;
+}
+
+static char *device_state(void)
+{
+  g_autoptr(GVariant) state = g_action_group_get_action_state(G_ACTION_GROUP(window), "device");
+  return g_variant_dup_string(state, NULL);
+}
+
+static int cmp_strings(const void *a, const void *b)
+{
+  return g_strcmp0(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The devices of the last profile's op rows, joined; the device of op's
+ * row in *op_device (borrowed); and whether the session has a stream track. */
+static char *profiled_devices(const char *op, const char **op_device, gboolean *stream)
+{
+  TsProfilerPanel *panel = ts_window_get_profiler_panel(window);
+  const tsp_session *s = ts_profiler_panel_get_session(panel);
+  g_assert_nonnull(s);
+  ts_profiler_panel_set_group_by(panel, TSP_BY_OP);
+  wait_idle();
+  g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+  *op_device = NULL;
+  for (guint i = 0; i < ts_profiler_panel_get_n_rows(panel); i++) {
+    const tsp_stat *row = ts_profiler_panel_get_row(panel, i);
+    g_hash_table_add(seen, (gpointer)row->device);
+    if (g_str_equal(row->key, op))
+      *op_device = row->device;
+  }
+  g_autofree const char **keys = (const char **)g_hash_table_get_keys_as_array(seen, NULL);
+  qsort(keys, g_hash_table_size(seen), sizeof *keys, cmp_strings);
+  char *joined = g_strjoinv(",", (char **)keys);
+  *stream = FALSE;
+  for (int t = 0; t < tsp_session_n_threads(s); t++)
+    *stream |= g_str_has_suffix(tsp_session_thread(s, t)->name, " stream");
+  return joined;
+}
+
+/* TRACESCOPE_DEVICES=sim (the tests' environment): the device menu lists
+ * the worker's devices, SIM:0 among them, says why there is no CUDA
+ * device, and choosing SIM:0 runs the calls there: the products say SIM:0
+ * in the profile (the variables' reads stay on the CPU, where the
+ * variables live), its kernels have a stream track, the graph's device
+ * colouring has SIM:0.  Back on the CPU, every op says CPU. */
+static void test_device_selector(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  const char *note = NULL;
+  GPtrArray *devices = ts_engine_worker_get_devices(ts_window_get_engine(window), &note);
+  g_assert_nonnull(devices);
+  g_assert_cmpuint(devices->len, >=, 2);
+  g_assert_cmpstr(((TsWorkerDevice *)g_ptr_array_index(devices, 0))->name, ==, "CPU");
+  GtkWidget *sim = find_named(GTK_WIDGET(window), "SIM:0");
+  g_assert_true(GTK_IS_CHECK_BUTTON(sim));
+  g_assert_nonnull(find_named(GTK_WIDGET(window), "CPU"));
+  /* the menu lists memory: "SIM:0 · 8.0 GiB" */
+  GtkWidget *title = find_widget(sim, GTK_TYPE_LABEL);
+  g_assert_true(g_str_has_prefix(gtk_label_get_label(GTK_LABEL(title)), "SIM:0 · "));
+  g_assert_nonnull(strstr(gtk_label_get_label(GTK_LABEL(title)), "iB"));
+  gboolean cuda = FALSE;
+  for (guint i = 0; i < devices->len; i++)
+    cuda |= g_str_has_prefix(((TsWorkerDevice *)g_ptr_array_index(devices, i))->name, "CUDA:");
+  GtkWidget *missing = find_named(GTK_WIDGET(window), "missing-devices");
+  if (cuda) {
+    g_assert_null(missing);
+  } else { /* "No CUDA device: no device (...)" or "...: not built (...)" */
+    g_assert_nonnull(missing);
+    g_assert_true(g_str_has_prefix(gtk_label_get_label(GTK_LABEL(missing)), "No CUDA device: "));
+    g_assert_cmpstr(gtk_widget_get_tooltip_text(missing), ==, note);
+  }
+
+  if (g_getenv("TS_TEST_SCREENSHOTS")) {
+    GtkWidget *menu = gtk_widget_get_ancestor(sim, GTK_TYPE_POPOVER);
+    gtk_popover_popup(GTK_POPOVER(menu));
+    wait_drawn(menu);
+    save_test_screenshot(menu, "device-menu.png");
+    gtk_popover_popdown(GTK_POPOVER(menu));
+  }
+  g_assert_true(gtk_widget_activate(sim));
+  g_autofree char *chosen = device_state();
+  g_assert_cmpstr(chosen, ==, "SIM:0");
+  g_assert_cmpstr(ts_engine_worker_get_device(ts_window_get_engine(window)), ==, "SIM:0");
+  /* a device the worker lacks is refused */
+  activate("win.device", "s", "CUDA:7");
+  g_autofree char *still = device_state();
+  g_assert_cmpstr(still, ==, "SIM:0");
+
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(TRUE));
+  select_function("sequential_model");
+  activate("win.mode", "s", "graph");
+  run_with((const char *const[]){ "f32[4,28,28]:uniform", NULL });
+  g_autofree char *result = result_text();
+  g_assert_null(strstr(result, "rror"));
+  gboolean stream;
+  const char *matmul;
+  g_autofree char *on_sim = profiled_devices("_FusedMatMul", &matmul, &stream);
+  g_assert_cmpstr(matmul, ==, "SIM:0");
+  g_assert_true(g_str_equal(on_sim, "CPU,SIM:0") || g_str_equal(on_sim, "SIM:0"));
+  g_assert_true(stream);
+  /* the graph's device colouring knows where its nodes ran */
+  TsConcreteInfo *cf = ts_graph_pane_get_concrete(ts_window_get_graph_pane(window));
+  ts_render_values *values = ts_graph_pane_get_compute_times(ts_window_get_graph_pane(window));
+  g_assert_nonnull(cf);
+  g_assert_nonnull(values);
+  int on_device = 0;
+  for (int i = 0; i < ts_graph_n_nodes(cf->graph); i++) {
+    const ts_node *n = ts_graph_node(cf->graph, i);
+    const char *category = ts_render_values_category(values, n);
+    if (ts_node_op(n) == TS_OP_MATMUL)
+      g_assert_cmpstr(category, ==, "SIM:0");
+    on_device += g_strcmp0(category, "SIM:0") == 0;
+  }
+  g_assert_cmpint(on_device, >, 0);
+  if (g_getenv("TS_TEST_SCREENSHOTS")) { /* the Run's Timeline: its trace and plan, SIM:0's stream */
+    TsProfilerPanel *panel = ts_window_get_profiler_panel(window);
+    activate("win.show-panel", "s", "profiler");
+    ts_profiler_panel_show_page(panel, "timeline");
+    wait_drawn(GTK_WIDGET(window));
+    save_test_screenshot(GTK_WIDGET(window), "device-timeline.png");
+    ts_profiler_panel_show_page(panel, "stats");
+  }
+
+  activate("win.device", "s", "CPU");
+  run_with((const char *const[]){ "f32[4,28,28]:uniform", NULL });
+  g_autofree char *on_cpu = profiled_devices("_FusedMatMul", &matmul, &stream);
+  g_assert_cmpstr(on_cpu, ==, "CPU");
+  g_assert_false(stream);
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(FALSE));
+}
+
 /* Profile on, a Run of sequential_model: the Profiler panel's table counts
  * what ran, groups four ways, selects graph nodes both ways; the graph's
  * compute-time colouring has the times; Compare fills the compare view. */
@@ -975,6 +1118,21 @@ static void test_profiler_panel(void)
    * graph, a range makes the table of that range */
   TsTimeline *timeline = ts_profiler_panel_get_timeline(panel);
   g_assert_true(ts_timeline_get_session(timeline) == s);
+  /* the Run traced the function: its trace, passes and plan have a track */
+  int phases = -1;
+  for (int t = 0; t < tsp_session_n_threads(s); t++)
+    if (g_str_equal(tsp_session_thread(s, t)->name, TSP_PHASE_TRACK))
+      phases = t;
+  g_assert_cmpint(phases, >=, 0);
+  g_assert_cmpint(tsp_lod_n_depths(ts_timeline_get_lod(timeline), phases), >=, 3);
+  GArray *traced = tsp_lod_search(ts_timeline_get_lod(timeline), "sequential_model");
+  gboolean trace_span = FALSE;
+  for (guint i = 0; i < traced->len; i++) {
+    const tsp_event *e = g_array_index(traced, tsp_lod_hit, i).event;
+    trace_span |= e->kind == TSP_EVENT_PHASE && e->op == TS_PHASE_TRACE;
+  }
+  g_array_unref(traced);
+  g_assert_true(trace_span);
   const ts_node *span_node = NULL;
   for (int t = 0; t < tsp_session_n_threads(s) && !span_node; t++) {
     tsp_iter it;
@@ -1428,6 +1586,40 @@ static void test_headless_start_quiet(void)
   g_assert_true(g_file_test(path, G_FILE_TEST_EXISTS));
   g_unlink(path);
   remove_tree(config);
+}
+
+/* tracescope --device: a device the worker has places the scripted calls
+ * (the screenshot is taken); one it lacks ends the app with an error
+ * naming the devices there are. */
+static void test_device_option(void)
+{
+  const char *exe = g_getenv("TRACESCOPE_APP");
+  g_assert_nonnull(exe);
+  g_autofree char *path = g_build_filename(tmp_dir, "device.png", NULL);
+  char **env = g_environ_setenv(g_get_environ(), "ASAN_OPTIONS", "detect_leaks=0", TRUE);
+  const char *devices[] = { "SIM:0", "CUDA:7" };
+  for (guint i = 0; i < G_N_ELEMENTS(devices); i++) {
+    const char *argv[] = { exe, "--module", seeds_path(), "--function", "sequential_model", "--device", devices[i],
+                           "--arg", "f32[2,28,28]:uniform", "--size", "900x600", "--screenshot", path, NULL };
+    g_autofree char *out = NULL, *err = NULL;
+    int wait_status = 0;
+    g_autoptr(GError) error = NULL;
+    g_assert_true(g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &wait_status,
+                               &error));
+    g_assert_no_error(error);
+    gboolean ok = g_spawn_check_wait_status(wait_status, NULL);
+    if (i == 0) {
+      if (!ok)
+        g_error("tracescope --device SIM:0 failed:\n%s", err);
+      g_assert_true(g_file_test(path, G_FILE_TEST_EXISTS));
+      g_unlink(path);
+    } else {
+      g_assert_false(ok);
+      g_assert_nonnull(strstr(err, "tracescope: --device: no device 'CUDA:7' (there are CPU, SIM:0"));
+      g_assert_false(g_file_test(path, G_FILE_TEST_EXISTS));
+    }
+  }
+  g_strfreev(env);
 }
 
 static gboolean find_label(GtkWidget *widget, const char *text)
@@ -2038,7 +2230,7 @@ static gboolean fatal_filter(const char *domain, GLogLevelFlags level, const cha
 static void test_startup_options(void)
 {
   char *good[] = { "tracescope", "--module", "seeds", "--function", "shape_retrace",
-                   "--compare", "0,1", "--expand-all", NULL };
+                   "--compare", "0,1", "--expand-all", "--device", "SIM:0", NULL };
   int argc = G_N_ELEMENTS(good) - 1;
   char **argv = good;
   GError *error = NULL;
@@ -2047,6 +2239,7 @@ static void test_startup_options(void)
   g_assert_cmpint(s->compare[0], ==, 0);
   g_assert_cmpint(s->compare[1], ==, 1);
   g_assert_true(s->expand_all);
+  g_assert_cmpstr(s->device, ==, "SIM:0");
   ts_startup_free(s);
 
   char *bad[] = { "tracescope", "--module", "seeds", "--compare", "0", NULL };
@@ -3301,6 +3494,8 @@ int main(int argc, char **argv)
   g_test_add_func("/app/source-snippet", test_source_snippet);
   g_test_add_func("/app/node-details-source-missing", test_node_details_source_missing);
   g_test_add_func("/app/profiler-panel", test_profiler_panel);
+  g_test_add_func("/app/device-selector", test_device_selector);
+  g_test_add_func("/app/device-option", test_device_option);
   g_test_add_func("/app/trace-import-process", test_trace_import_process);
   g_test_add_func("/app/check-eagerly", test_check_eagerly);
   g_test_add_func("/app/debugger", test_debugger);

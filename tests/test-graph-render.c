@@ -825,12 +825,12 @@ static void test_colouring(void)
   g_assert_cmpstr(unit, ==, "ms");
   g_assert_false(ts_render_item_value(d.render, item_named(d.model, "Exp"), &sum, NULL));
 
-  /* device without data: the engine's CPU for all */
+  /* device without data (no profile: where ops ran is not known): no data */
   ts_render_set_colouring(d.render, TS_RENDER_COLOUR_DEVICE, NULL);
   g_assert_false(ts_render_item_value(d.render, item_named(d.model, "encoder"), &sum, NULL));
   im = export_area_png(&d);
   fill_point(box_named(&d, "Exp"), &x, &y);
-  assert_colour_near(pixel(&im, page(x, 0), page(y, 0)), 0x4e79a7, 4);
+  assert_colour_near(pixel(&im, page(x, 0), page(y, 0)), 0xe8e8e8, 4);
   cairo_surface_destroy(im.surface);
 
   /* functions compared: a group split between two shows both, in proportion */
@@ -851,6 +851,69 @@ static void test_colouring(void)
 
   ts_render_values_unref(functions);
   ts_render_values_unref(times);
+  drawn_clear(&d);
+}
+
+/* Edges tagged "copy to ..." in the device colouring: drawn at 1:1 over the
+ * whole layout, the stats' count. */
+static int count_copies(drawn *d)
+{
+  cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, 64, 64);
+  cairo_t *cr = cairo_create(surface);
+  ts_render_stats stats;
+  ts_render_draw(d->render, cr, NULL, 1, &stats);
+  cairo_destroy(cr);
+  cairo_surface_destroy(surface);
+  return stats.copies;
+}
+
+/* The device colouring with where each node ran (a profile's categories):
+ * an edge between nodes that ran on different devices is tagged as the
+ * copy it is, the call's argument (a Placeholder: on the host) into a
+ * device op too; nothing is tagged within one device, where a group's ops
+ * ran on several, or in the other colourings. */
+static void test_device_copies(void)
+{
+  drawn d = draw_sequential();
+  const ts_graph *g = ts_view_model_graph(d.model);
+  ts_render_values *devices = ts_render_values_new(NULL);
+  for (int i = 0; i < ts_graph_n_nodes(g); i++) {
+    const ts_node *n = ts_graph_node(g, i);
+    if (!(ts_op_traits(ts_node_op(n)) & TS_OP_TRAIT_INPUT))
+      ts_render_values_set_category(devices, n, "SIM:0");
+  }
+  ts_render_set_colouring(d.render, TS_RENDER_COLOUR_DEVICE, devices);
+  /* collapsed: x -> flatten is the one boundary (the dense blocks follow on the device) */
+  g_assert_cmpint(count_copies(&d), ==, 1);
+  g_autofree char *svg = temp_path("copies.svg");
+  g_assert_true(ts_render_export(d.render, svg, NULL, 1, NULL));
+  svg_scan s = scan_svg(svg);
+  assert_has_text(&s, "copy to SIM:0");
+  svg_scan_clear(&s);
+  g_unlink(svg);
+
+  /* flatten on the CPU: the argument stays on the host, flatten's output
+   * goes to the device */
+  for (int i = 0; i < ts_graph_n_nodes(g); i++) {
+    const ts_node *n = ts_graph_node(g, i);
+    if (g_str_has_prefix(ts_node_name(n), "flatten/"))
+      ts_render_values_set_category(devices, n, "CPU");
+  }
+  ts_render_set_colouring(d.render, TS_RENDER_COLOUR_DEVICE, devices);
+  g_assert_cmpint(count_copies(&d), ==, 1);
+  /* the variables read on the CPU too: the blocks ran on both, and where
+   * inside them is not known at this level */
+  for (int i = 0; i < ts_graph_n_nodes(g); i++) {
+    const ts_node *n = ts_graph_node(g, i);
+    if (ts_node_op(n) == TS_OP_READ_VARIABLE)
+      ts_render_values_set_category(devices, n, "CPU");
+  }
+  ts_render_set_colouring(d.render, TS_RENDER_COLOUR_DEVICE, devices);
+  g_assert_cmpint(count_copies(&d), ==, 0);
+
+  ts_render_set_colouring(d.render, TS_RENDER_COLOUR_OP_TYPE, NULL);
+  g_assert_cmpint(count_copies(&d), ==, 0);
+  ts_render_values_unref(devices);
   drawn_clear(&d);
 }
 
@@ -1278,6 +1341,7 @@ int main(int argc, char **argv)
   g_test_add_func("/render/no-overlap", test_no_overlap);
   g_test_add_func("/render/culling-and-detail", test_culling_and_detail);
   g_test_add_func("/render/colouring", test_colouring);
+  g_test_add_func("/render/device-copies", test_device_copies);
   g_test_add_func("/render/selection-and-dark", test_selection_and_dark);
   g_test_add_func("/render/errors", test_errors);
   g_test_add_func("/render/cli", test_cli_render);

@@ -3,7 +3,8 @@
  * event for every op that ran there, charged to that op (its run, sequence
  * number and graph node) with device times inside the op's call, on the
  * device stream's own track; eagerly and in graph mode, where the kernels
- * come from the replayed plan.  Serialized and read back, they stay. */
+ * come from the replayed plan; the copies into the device are spans of
+ * their own there.  Serialized and read back, they stay. */
 #include <glib.h>
 #include <string.h>
 #include <tracescope-backend.h>
@@ -35,10 +36,27 @@ static bool is_view(const char *op)
   return !strcmp(op, "Reshape") || !strcmp(op, "Flatten") || !strcmp(op, "Identity");
 }
 
+/* The copies on the stream's track: spans of their own (TSP_OP_OTHER,
+ * named for what they are), charged to no op. */
+static int n_transfers;
+
+static bool is_transfer(const tsp_session *s, const tsp_event *e)
+{
+  if (e->op != TSP_OP_OTHER)
+    return false;
+  const char *name = tsp_event_op_name(s, e);
+  g_assert_true(!strcmp(name, "host to device") || !strcmp(name, "device to device") || !strcmp(name, "memset"));
+  g_assert_cmpuint(e->run_id, ==, 0);
+  g_assert_cmpuint(e->end_ns, >=, e->start_ns);
+  return true;
+}
+
 /* Checks s: every op on SIM:0 has exactly one DEVICE event, with its
- * fields, on the stream's track; returns how many there are. */
+ * fields, on the stream's track; returns how many there are (the
+ * copies beside them in n_transfers: at least the argument's, each call). */
 static int check_charged(const tsp_session *s, bool graph)
 {
+  n_transfers = 0;
   GHashTable *ops = g_hash_table_new_full(key_hash, key_equal, g_free,
                                           (GDestroyNotify)g_ptr_array_unref);
   int stream = -1, n_device = 0, n_sim_ops = 0, n_nodes = 0;
@@ -69,6 +87,10 @@ static int check_charged(const tsp_session *s, bool graph)
   tsp_iter_init(&it, s, stream);
   for (const tsp_event *e; (e = tsp_iter_next(&it));) {
     g_assert_cmpint(e->kind, ==, TSP_EVENT_DEVICE);
+    if (is_transfer(s, e)) {
+      n_transfers++;
+      continue;
+    }
     op_key k = { e->run_id, e->seq };
     GPtrArray *same = g_hash_table_lookup(ops, &k);
     if (!same || !same->len)
@@ -88,6 +110,7 @@ static int check_charged(const tsp_session *s, bool graph)
     g_assert_cmpint(n_nodes, >, 3);
   else
     g_assert_cmpint(n_nodes, ==, 0);
+  g_assert_cmpint(n_transfers, >=, 2); /* two calls, each copying its argument in */
   GHashTableIter hi;
   gpointer left;
   g_hash_table_iter_init(&hi, ops);
@@ -157,7 +180,7 @@ static void test_stream_track(void)
   tsp_lod_range(lod, &from, &to);
   GArray *spans = g_array_new(FALSE, FALSE, sizeof(tsp_lod_span));
   tsp_lod_query(lod, track, 0, from, to + 1, 1e-3, spans);
-  g_assert_cmpuint(spans->len, ==, (guint)n);
+  g_assert_cmpuint(spans->len, ==, (guint)(n + n_transfers)); /* kernels and copies, one after another */
   for (guint i = 0; i < spans->len; i++) {
     const tsp_lod_span *sp = &g_array_index(spans, tsp_lod_span, i);
     g_assert_cmpuint(sp->count, ==, 1);
@@ -173,12 +196,13 @@ static void test_stream_track(void)
 static void test_serialized(void)
 {
   tsp_session *s = profile(true, 2);
-  int n = check_charged(s, true);
+  int n = check_charged(s, true), transfers = n_transfers;
   GBytes *bytes = tsp_session_serialize(s);
   GError *error = NULL;
   tsp_session *back = tsp_session_deserialize(bytes, &error);
   g_assert_no_error(error);
   g_assert_cmpint(check_charged(back, true), ==, n);
+  g_assert_cmpint(n_transfers, ==, transfers);
   tsp_session_free(back);
   tsp_session_free(s);
   g_bytes_unref(bytes);

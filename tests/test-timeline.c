@@ -395,6 +395,45 @@ static void save_png(GtkWidget *w, const char *path)
   g_clear_pointer(&node, gsk_render_node_unref);
 }
 
+/* The text of every span at depth d of track t, one line each. */
+static char *depth_text(const tsp_lod *lod, int t, int d)
+{
+  uint64_t first, last;
+  tsp_lod_range(lod, &first, &last);
+  GArray *buf = g_array_new(FALSE, FALSE, sizeof(tsp_lod_span));
+  tsp_lod_query(lod, t, d, first, last + 1, 1, buf);
+  GString *text = g_string_new(NULL);
+  for (guint i = 0; i < buf->len; i++) {
+    char *one = ts_timeline_describe(lod, &g_array_index(buf, tsp_lod_span, i));
+    g_string_append_printf(text, "%s\n", one);
+    g_free(one);
+  }
+  g_array_unref(buf);
+  return g_string_free(text, FALSE);
+}
+
+/* The first graph call of each function is explained on a track of its
+ * own: its trace, holding the optimizer's passes and the plan, which
+ * holds the kernel choice. */
+static void assert_phase_track(const tsp_session *s, const tsp_lod *lod)
+{
+  int t = -1;
+  for (int i = 0; i < tsp_session_n_threads(s); i++)
+    if (g_str_equal(tsp_session_thread(s, i)->name, TSP_PHASE_TRACK))
+      t = i;
+  g_assert_cmpint(t, >, 0); /* below the thread that traced */
+  g_assert_cmpint(tsp_lod_n_depths(lod, t), >=, 3);
+  g_autofree char *traces = depth_text(lod, t, 0);
+  g_assert_nonnull(strstr(traces, "trace sequential_model: (x: f32[20,28,28])"));
+  g_assert_nonnull(strstr(traces, "trace sum_even"));
+  g_autofree char *steps = depth_text(lod, t, 1);
+  g_assert_nonnull(strstr(steps, "optimize"));
+  g_assert_nonnull(strstr(steps, "plan"));
+  g_autofree char *inner = depth_text(lod, t, 2);
+  g_assert_nonnull(strstr(inner, "pass fuse: fused "));
+  g_assert_nonnull(strstr(inner, "tune kernels"));
+}
+
 static void test_real_recording(void)
 {
   if (!have_display) {
@@ -442,6 +481,7 @@ static void test_real_recording(void)
   int n_traces;
   tsp_lod_traces(lod, 0, &n_traces);
   g_assert_cmpint(n_traces, ==, 2); /* each function's first graph call traced */
+  assert_phase_track(s, lod);
   int frames = 0;
   GdkFrameClock *clock = gtk_widget_get_frame_clock(GTK_WIDGET(f.view));
   gulong id = g_signal_connect(clock, "after-paint", G_CALLBACK(on_frame_drawn), &frames);

@@ -254,6 +254,54 @@ static void test_profile(void)
   fixture_stop(&f);
 }
 
+/* ListDevices names the engine's devices (the CPU first, SIM:0 under
+ * TRACESCOPE_DEVICES=sim) and its note on real ones; "device" places the
+ * calls there (the profile's ops say so) for those calls only; a device
+ * the worker lacks is refused, naming the ones it has. */
+static void test_devices(void)
+{
+  Fixture f = { 0 };
+  fixture_start(&f, 0);
+  GAsyncResult *res = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *note = NULL;
+  ts_worker_list_devices_async(f.worker, NULL, store_result, &res);
+  g_autoptr(GPtrArray) devices = ts_worker_list_devices_finish(f.worker, wait_result(&res, "the devices"), &note, &error);
+  g_object_unref(res);
+  g_assert_no_error(error);
+  g_assert_cmpuint(devices->len, >=, 2);
+  TsWorkerDevice *cpu = g_ptr_array_index(devices, 0), *sim = g_ptr_array_index(devices, 1);
+  g_assert_cmpstr(cpu->name, ==, "CPU");
+  g_assert_cmpstr(sim->name, ==, "SIM:0");
+  g_assert_cmpstr(sim->description, !=, "");
+  g_assert_cmpuint(sim->total_bytes, >, 0);
+  g_assert_true(g_str_has_prefix(note, "CUDA: "));
+
+  const char *const args[] = { "f32[2]=1,2", NULL };
+  const char *const where[] = { "SIM:0", "CPU" };
+  for (int k = 0; k < 2; k++) {
+    g_autoptr(TsCallResult) r =
+      call_with(&f, (guint)k + 1, "good", args, 1,
+                k == 0 ? g_variant_new_parsed("{'profile': <true>, 'device': <'SIM:0'>}")
+                       : g_variant_new_parsed("{'profile': <true>}"), &error);
+    g_assert_no_error(error);
+    tsp_session *s = tsp_session_deserialize(r->profile, &error);
+    g_assert_no_error(error);
+    tsp_stats *st = tsp_stats_compute(s, TSP_BY_OP, &TSP_FILTER_ALL);
+    g_assert_cmpint(st->n, >, 0);
+    for (int i = 0; i < st->n; i++)
+      g_assert_cmpstr(st->rows[i].device, ==, where[k]);
+    tsp_stats_free(st);
+    tsp_session_free(s);
+  }
+  TsCallResult *bad = call_with(&f, 3, "good", args, 1, g_variant_new_parsed("{'device': <'CUDA:7'>}"), &error);
+  g_assert_null(bad);
+  g_assert_error(error, TS_ENGINE_ERROR, TS_ERR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(error->message, "no device 'CUDA:7'"));
+  g_assert_nonnull(strstr(error->message, "CPU, SIM:0"));
+  fixture_stop(&f);
+}
+
 /* "compare": N calls each way after a warm-up, and the windows that tell them apart. */
 static void test_compare(void)
 {
@@ -881,6 +929,7 @@ int main(int argc, char **argv)
   g_test_add_func("/worker/large-result", test_large_result);
   g_test_add_func("/worker/profile", test_profile);
   g_test_add_func("/worker/compare", test_compare);
+  g_test_add_func("/worker/devices", test_devices);
   g_test_add_func("/worker/optimized-graph", test_optimized_graph);
   for (guint i = 0; i < G_N_ELEMENTS(crashes); i++) {
     g_autofree char *path = g_strdup_printf("/worker/crash/%s", crashes[i].function);

@@ -185,7 +185,7 @@ static bool categorical(const _ts_colours *c)
 static int category_of(const _ts_colours *c, const ts_node *node)
 {
   if (!c->values)
-    return c->mode == TS_RENDER_COLOUR_DEVICE ? 0 : c->n_cat; /* the engine runs on the CPU */
+    return c->n_cat; /* where ops ran is known from a profile only (soft placement) */
   const value_entry *e = g_hash_table_lookup(c->values->entries, node);
   if (!e || e->category < 0)
     return c->n_cat;
@@ -197,9 +197,7 @@ static void build_rollups(_ts_colours *c, ts_view_model *model)
   c->model = ts_view_model_ref(model);
   c->n_items = ts_view_model_n_items(model);
   c->n_cat = 0;
-  if (c->mode == TS_RENDER_COLOUR_DEVICE && !c->values) {
-    c->cat_name[c->n_cat++] = "CPU";
-  } else if (categorical(c) && c->values) {
+  if (categorical(c) && c->values) {
     int n = (int)c->values->categories->len;
     for (int i = 0; i < MIN(n, TS_MAX_STRIPES); i++)
       c->cat_name[c->n_cat++] = g_ptr_array_index(c->values->categories, i);
@@ -229,6 +227,39 @@ static void build_rollups(_ts_colours *c, ts_view_model *model)
       c->counts[(gsize)up * (gsize)stride + (gsize)cat]++;
     }
   }
+}
+
+/* The one category of item's ops, n_cat for the host (a graph input with
+ * nothing timed), or -1: mixed, or unknown. */
+static int item_device(const _ts_colours *c, int item)
+{
+  if (item < 0 || item >= c->n_items)
+    return -1;
+  int stride = c->n_cat + 1, found = -1;
+  const int *row = &c->counts[(gsize)item * (gsize)stride];
+  for (int k = 0; k < c->n_cat; k++)
+    if (row[k] > 0) {
+      if (found >= 0)
+        return -1;
+      found = k;
+    }
+  if (found >= 0)
+    return row[c->n_cat] == 0 ? found : -1;
+  const ts_node *node = ts_view_item_node(c->model, item);
+  if (!node || !(ts_op_traits(ts_node_op(node)) & TS_OP_TRAIT_INPUT))
+    return -1;
+  for (int k = 0; k < c->n_cat; k++)
+    if (strcmp(c->cat_name[k], "CPU") == 0)
+      return k;
+  return c->n_cat;
+}
+
+int _ts_colours_copy_to(const _ts_colours *c, const ts_view_edge *edge)
+{
+  if (c->mode != TS_RENDER_COLOUR_DEVICE || !c->values || !c->counts || edge->control)
+    return -1;
+  int src = item_device(c, edge->src), dst = item_device(c, edge->dst);
+  return src >= 0 && dst >= 0 && dst < c->n_cat && src != dst ? dst : -1;
 }
 
 /* By family, so that the legend's colours run in related runs, then by name. */

@@ -137,6 +137,12 @@ ts_render_colouring _ts_colours_mode(const _ts_colours *c);
 void _ts_colours_update(_ts_colours *c, ts_view_model *model, const ts_view_layout *layout);
 void _ts_colours_fill(const _ts_colours *c, const _ts_palette *palette, const ts_view_box *box,
                       _ts_fill *out);
+/* In the device colouring: the category of the device an edge's tensors
+ * are copied to, when its two ends ran on different devices (a call's
+ * arguments, Placeholders, are made on the host: "CPU"); -1 when it
+ * crosses no boundary or that is not known (an end's ops ran on several
+ * devices, or none was timed). */
+int _ts_colours_copy_to(const _ts_colours *c, const ts_view_edge *edge);
 /* The unit values are in ("ms"), or NULL. */
 const char *_ts_render_values_unit(const ts_render_values *values);
 
@@ -211,6 +217,10 @@ void _ts_draw_edge(cairo_t *cr, const _ts_palette *pal, const ts_view_path *p, b
 /* Unmarked edges below the detail zoom, in a few strokes; how many. */
 int _ts_draw_edges_coarse(ts_render *r, cairo_t *cr, const _ts_palette *pal, double zoom);
 void _ts_draw_edge_label(ts_render *r, cairo_t *cr, const _ts_palette *pal, int path, bool marked);
+/* A tag on an edge whose tensors are copied between devices: "copy to
+ * SIM:0" in the destination device's colour, near its head. */
+void _ts_draw_copy_tag(ts_render *r, cairo_t *cr, const _ts_palette *pal, int path, int category,
+                       const char *device);
 /* Where the layout's path's label is drawn (its text's top-left); NULL if
  * it has none or it is hidden. */
 const _ts_label *_ts_edge_label_at(ts_render *r, int path, double *x, double *y);

@@ -301,6 +301,34 @@ void _ts_draw_edge_label(ts_render *r, cairo_t *cr, const _ts_palette *pal, int 
   _ts_text_draw(r->text, cr, TS_FONT_SMALL, ts_view_layout_path(r->layout, path)->label, x, y);
 }
 
+/* The point at t of a cubic Bezier segment (p[0] .. p[3]). */
+static ts_view_point bezier_at(const ts_view_point *p, double t)
+{
+  double u = 1 - t, a = u * u * u, b = 3 * u * u * t, c = 3 * u * t * t, d = t * t * t;
+  return (ts_view_point){ a * p[0].x + b * p[1].x + c * p[2].x + d * p[3].x,
+                          a * p[0].y + b * p[1].y + c * p[2].y + d * p[3].y };
+}
+
+void _ts_draw_copy_tag(ts_render *r, cairo_t *cr, const _ts_palette *pal, int path, int category,
+                       const char *device)
+{
+  const ts_view_path *p = ts_view_layout_path(r->layout, path);
+  if (p->n_points < 4)
+    return;
+  g_autofree char *text = g_strdup_printf("copy to %s", device);
+  const _ts_label *label = _ts_text_get(r->text, TS_FONT_SMALL, text);
+  ts_view_point at = bezier_at(&p->points[p->n_points - 4], 0.6); /* on the last stretch, before the arrow */
+  double w = label->width + 8, h = label->height + 2;
+  double x = at.x - w - 3; /* left of the edge: its shape label is on the right */
+  _ts_rgba fill = _ts_category_colour(pal, category);
+  cairo_new_path(cr);
+  rounded_rect(cr, x, at.y - h / 2, w, h, h / 2);
+  _ts_set_source(cr, fill);
+  cairo_fill(cr);
+  _ts_set_source(cr, _ts_text_on(pal, fill));
+  _ts_text_draw(r->text, cr, TS_FONT_SMALL, text, x + 4, at.y - label->height / 2);
+}
+
 /* ---- far away: fewer, simpler strokes and fills ------------------------------------------------ */
 
 /* Below the detail zoom, plain edges go out in a few strokes: one per

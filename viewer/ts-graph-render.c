@@ -227,6 +227,15 @@ void ts_render_draw(ts_render *render, cairo_t *cr, const ts_render_rect *visibl
       _ts_draw_edge_label(r, cr, pal, p, r->path_mark[p] != 0);
       local.labels++;
     }
+  /* device boundaries (the device colouring): where tensors are copied */
+  for (guint k = 0; detailed && k < r->hit_paths->len; k++) {
+    int p = g_array_index(r->hit_paths, int, k);
+    int to = _ts_colours_copy_to(r->colours, &ts_view_layout_path(r->layout, p)->edge);
+    if (to < 0)
+      continue;
+    _ts_draw_copy_tag(r, cr, pal, p, to, r->colours->cat_name[to]);
+    local.copies++;
+  }
   for (guint k = 0; detailed && k < open->len; k++)
     _ts_draw_container_header(r, cr, ts_view_layout_box(r->layout, g_array_index(open, int, k)), &local);
   g_array_free(open, TRUE);

@@ -25,7 +25,7 @@ G_BEGIN_DECLS
 
 typedef enum ts_render_colouring {
   TS_RENDER_COLOUR_OP_TYPE,      /* a stable colour per op type (hashed name) */
-  TS_RENDER_COLOUR_DEVICE,       /* categories: the device of each node ("CPU" without data) */
+  TS_RENDER_COLOUR_DEVICE,       /* categories: the device each node ran on (a profile's; no data without) */
   TS_RENDER_COLOUR_COMPUTE_TIME, /* heat scale from each node's value; groups sum theirs */
   TS_RENDER_COLOUR_FUNCTION,     /* categories: which compared function each node is in */
   TS_RENDER_COLOUR_COUNT
@@ -65,6 +65,7 @@ typedef struct ts_render_stats {
   int boxes;       /* shapes, containers and dots */
   int paths;       /* edges */
   int labels;      /* text layouts shown, edge labels included */
+  int copies;      /* device colouring: edges tagged as copies between devices */
   bool detailed;   /* labels and arrowheads were on */
 } ts_render_stats;
 

@@ -103,10 +103,23 @@ char *ts_timeline_format_ns(double ns)
   return g_strdup("");
 }
 
-static const char *span_name(const tsp_session *s, const tsp_event *e, bool long_name)
+/* A phase as its track names it: "trace dense", "pass fuse", "plan",
+ * "tune matmul 20x784x64". */
+static const char *phase_label(const tsp_session *s, const tsp_event *e, char *buf, size_t size)
+{
+  const char *kind = ts_phase_kind_name((ts_phase_kind)e->op), *name = tsp_session_string(s, e->node);
+  if (g_str_equal(kind, name))
+    return name;
+  g_snprintf(buf, size, "%s %s", kind, name);
+  return buf;
+}
+
+static const char *span_name(const tsp_session *s, const tsp_event *e, bool long_name, char buf[128])
 {
   if (e->kind == TSP_EVENT_CALL || e->kind == TSP_EVENT_TRACE)
     return tsp_session_string(s, e->node);
+  if (e->kind == TSP_EVENT_PHASE)
+    return phase_label(s, e, buf, 128);
   const tsp_node_info *n = tsp_session_node(s, e->node ? e->node : e->traced);
   return long_name && n && *n->name ? n->name : tsp_event_op_name(s, e);
 }
@@ -116,6 +129,15 @@ char *ts_timeline_describe(const tsp_lod *lod, const tsp_lod_span *sp)
   const tsp_session *s = tsp_lod_session(lod);
   const tsp_event *e = sp->event;
   g_autofree char *dur = ts_timeline_format_ns((double)(sp->end_ns - sp->start_ns));
+  if (sp->count > 1 && e->kind == TSP_EVENT_PHASE)
+    return g_strdup_printf("%u phases in %s, %.0f %% busy\nzoom in to see them one by one", sp->count,
+                           dur, 100.0 * sp->busy);
+  if (e->kind == TSP_EVENT_PHASE) {
+    char buf[128];
+    const char *detail = tsp_session_string(s, e->loc);
+    return g_strdup_printf("%s%s%s\n%s", phase_label(s, e, buf, sizeof buf), *detail ? ": " : "",
+                           detail, dur);
+  }
   if (sp->count > 1) {
     tsp_event dominant = { .op = sp->op, .kind = TSP_EVENT_OP };
     const char *what = e->kind == TSP_EVENT_CALL ? "calls" : "ops";
@@ -182,6 +204,8 @@ static _ts_rgba span_colour(const _ts_palette *pal, const tsp_session *s, const 
 {
   if (e->kind == TSP_EVENT_CALL)
     return _ts_mix(_ts_category_colour(pal, e->op == TSP_MODE_GRAPH ? 0 : 1), pal->background, 0.45);
+  if (e->kind == TSP_EVENT_PHASE) /* a colour per kind of phase, after the calls' two */
+    return _ts_mix(_ts_category_colour(pal, 2 + e->op), pal->background, 0.3);
   if (op == TSP_OP_OTHER && e->op == TSP_OP_OTHER) {
     guint h = g_str_hash(tsp_event_op_name(s, e));
     for (int k = 0; k < TS_OP_COUNT; k++) {
@@ -279,7 +303,7 @@ static void draw_row(cairo_t *cr, const ts_timeline_view *v, const _ts_palette *
     double w = MAX(x1 - x0, 1.0);
     if (sp[i].count != 1 || (w < LABEL_MIN_PX && !v->node))
       continue;
-    if (v->node && (e->node == v->node || e->traced == v->node)) {
+    if (v->node && e->kind != TSP_EVENT_PHASE && (e->node == v->node || e->traced == v->node)) {
       _ts_set_source(cr, pal->accent);
       cairo_set_line_width(cr, 2);
       cairo_rectangle(cr, x0 + 1, y + 2, MAX(w - 2, 1), h - 2);
@@ -287,7 +311,8 @@ static void draw_row(cairo_t *cr, const ts_timeline_view *v, const _ts_palette *
     }
     if (w >= LABEL_MIN_PX) {
       _ts_set_source(cr, _ts_text_on(pal, span_colour(pal, s, e, sp[i].op)));
-      show_text_in(cr, span_name(s, e, w >= 140), x0 + 4, y + h - 3, w - 8);
+      char label[128];
+      show_text_in(cr, span_name(s, e, w >= 140, label), x0 + 4, y + h - 3, w - 8);
     }
   }
 }

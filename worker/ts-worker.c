@@ -1712,6 +1712,82 @@ gboolean ts_worker_watch_module_finish(TsWorker *self, GAsyncResult *result, GEr
   return g_task_propagate_boolean(G_TASK(result), error);
 }
 
+/* ---- devices ------------------------------------------------------------------------------------ */
+
+void ts_worker_device_free(TsWorkerDevice *device)
+{
+  if (!device)
+    return;
+  g_free(device->name);
+  g_free(device->description);
+  g_free(device);
+}
+
+typedef struct {
+  GPtrArray *devices;
+  char *note;
+} DeviceList;
+
+static void device_list_free(DeviceList *l)
+{
+  g_clear_pointer(&l->devices, g_ptr_array_unref);
+  g_free(l->note);
+  g_free(l);
+}
+
+static void on_devices_reply(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(GTask) task = user_data;
+  TsWorker *self = g_task_get_source_object(task);
+  self->n_methods--;
+  GError *error = NULL;
+  g_autoptr(GVariant) reply = g_dbus_connection_call_finish(G_DBUS_CONNECTION(source), res, &error);
+  if (!reply) {
+    (void)method_failed(self, task, error);
+    return;
+  }
+  DeviceList *l = g_new0(DeviceList, 1);
+  l->devices = g_ptr_array_new_with_free_func((GDestroyNotify)ts_worker_device_free);
+  g_autoptr(GVariantIter) iter = NULL;
+  const char *name, *description;
+  guint64 free_bytes, total_bytes;
+  g_variant_get(reply, "(a(sstt)s)", &iter, &l->note);
+  while (g_variant_iter_next(iter, "(&s&stt)", &name, &description, &free_bytes, &total_bytes)) {
+    TsWorkerDevice *d = g_new0(TsWorkerDevice, 1);
+    *d = (TsWorkerDevice){ g_strdup(name), g_strdup(description), free_bytes, total_bytes };
+    g_ptr_array_add(l->devices, d);
+  }
+  g_task_return_pointer(task, l, (GDestroyNotify)device_list_free);
+}
+
+void ts_worker_list_devices_async(TsWorker *self, GCancellable *cancellable,
+                                  GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_return_if_fail(TS_IS_WORKER(self));
+  g_autoptr(GTask) task = g_task_new(self, cancellable, callback, user_data);
+  g_task_set_source_tag(task, ts_worker_list_devices_async);
+  if (!check_alive(self, task))
+    return;
+  self->n_methods++;
+  g_dbus_connection_call(self->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE, "ListDevices",
+                         NULL, G_VARIANT_TYPE("(a(sstt)s)"), G_DBUS_CALL_FLAGS_NONE, -1, cancellable,
+                         on_devices_reply, g_object_ref(task));
+}
+
+GPtrArray *ts_worker_list_devices_finish(TsWorker *self, GAsyncResult *result, char **note,
+                                         GError **error)
+{
+  g_return_val_if_fail(g_task_is_valid(result, self), NULL);
+  DeviceList *l = g_task_propagate_pointer(G_TASK(result), error);
+  if (!l)
+    return NULL;
+  GPtrArray *devices = g_steal_pointer(&l->devices);
+  if (note)
+    *note = g_steal_pointer(&l->note);
+  device_list_free(l);
+  return devices;
+}
+
 /* ---- life ------------------------------------------------------------------------------------ */
 
 void ts_worker_set_executable(TsWorker *self, const char *path)

@@ -133,6 +133,21 @@ gboolean ts_worker_set_input_signature_finish(TsWorker *self, GAsyncResult *resu
 void ts_worker_watch_module_async(TsWorker *self, GCancellable *cancellable, GAsyncReadyCallback callback,
                                   gpointer user_data);
 gboolean ts_worker_watch_module_finish(TsWorker *self, GAsyncResult *result, GError **error);
+/* A device of the worker's engine (ListDevices). */
+typedef struct TsWorkerDevice {
+  char *name;          /* "CPU", "SIM:0", "CUDA:0" */
+  char *description;   /* "NVIDIA H100 80GB HBM3"; "" if none */
+  guint64 free_bytes, total_bytes; /* 0: unknown */
+} TsWorkerDevice;
+void ts_worker_device_free(TsWorkerDevice *device);
+
+/* The devices the worker's engine has (TsWorkerDevice, in the engine's
+ * order, the CPU first) and its note on real devices ("CUDA: no device
+ * (...)"). */
+void ts_worker_list_devices_async(TsWorker *self, GCancellable *cancellable,
+                                  GAsyncReadyCallback callback, gpointer user_data);
+GPtrArray *ts_worker_list_devices_finish(TsWorker *self, GAsyncResult *result, char **note,
+                                         GError **error);
 
 /* Calls function `repeat` times (argument specs as ts_value_parse reads
  * them; a bare spec such as "f32[?,3]" traces without running).  Calls run

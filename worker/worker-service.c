@@ -66,6 +66,10 @@ static const char introspection_xml[] =
   "  <method name='Cancel'>"
   "   <arg direction='in' type='u' name='call_id'/>"
   "  </method>"
+  "  <method name='ListDevices'>"
+  "   <arg direction='out' type='a(sstt)' name='devices'/>"
+  "   <arg direction='out' type='s' name='note'/>"
+  "  </method>"
   "  <method name='OpenFastChannel'>"
   "   <arg direction='out' type='h' name='channel'/>"
   "   <arg direction='out' type='u' name='area_size'/>"
@@ -87,9 +91,6 @@ static const char introspection_xml[] =
   "   <arg direction='out' type='s' name='path'/>"
   "   <arg direction='out' type='i' name='first_line'/>"
   "   <arg direction='out' type='as' name='lines'/>"
-  "  </method>"
-  "  <method name='ListDevices'>"
-  "   <arg direction='out' type='aa{sv}' name='devices'/>"
   "  </method>"
   "  <method name='WatchModule'>"
   "  </method>"
@@ -586,10 +587,21 @@ static void handle_call(WorkerService *s, GVariant *params, WorkerAnswer *a)
   g_variant_lookup(options, "compare", "u", &c.compare);
   gboolean check = FALSE; /* option "check-eagerly": each call both ways, a divergence a Warning */
   g_variant_lookup(options, "check-eagerly", "b", &check);
+  const char *device_name = NULL; /* option "device": the backend the calls run on */
+  g_variant_lookup(options, "device", "&s", &device_name);
   c.n_args = (int)g_strv_length((char **)c.args);
   c.repeat = MAX(c.repeat, 1);
   if (!(c.fn = lookup(s, a, c.function)))
     goto out;
+  const ts_backend *device = device_name ? ts_backend_by_name(device_name) : NULL;
+  if (device_name && !device) {
+    g_autoptr(GString) names = g_string_new(NULL);
+    for (int i = 0; i < ts_backend_count(); i++)
+      g_string_append_printf(names, "%s%s", i ? ", " : "", ts_backend_name(ts_backend_get(i)));
+    answer_error(a, TS_ENGINE_ERROR, TS_ERR_INVALID_ARGUMENT, "no device '%s' in this worker (it has %s; %s)",
+                 device_name, names->str, ts_backend_devices_note());
+    goto out;
+  }
   int n_params = ts_function_n_params(c.fn);
   if (n_params > 0 && c.n_args != n_params) {
     answer_error(a, TS_ENGINE_ERROR, TS_ERR_INVALID_ARGUMENT, "%s takes %d argument%s, got %d", c.function,
@@ -619,7 +631,9 @@ static void handle_call(WorkerService *s, GVariant *params, WorkerAnswer *a)
   ts_watch_cancel_flag(&s->cancel_flag);
   gboolean checked = ts_function_checks_eagerly(c.fn);
   ts_function_set_check_eagerly(c.fn, check || checked);
+  ts_function_set_device(c.fn, device); /* for these calls only */
   make_call(&c);
+  ts_function_set_device(c.fn, NULL);
   ts_function_set_check_eagerly(c.fn, checked);
   ts_watch_cancel_flag(NULL);
   for (int i = 0; i < c.n_args; i++)
@@ -632,6 +646,24 @@ out:
   /* every call has its mark, also one refused before it ran */
   worker_mark_end(c.call_id);
   g_free(c.args);
+}
+
+/* ListDevices: the engine's devices (name, description, free and total
+ * bytes, 0 when unknown) and what it found of the real ones
+ * (ts_backend_devices_note: "CUDA: no device (...)"). */
+static void handle_list_devices(WorkerService *s, GVariant *params, WorkerAnswer *a)
+{
+  GVariantBuilder b;
+  g_variant_builder_init(&b, G_VARIANT_TYPE("a(sstt)"));
+  for (int i = 0; i < ts_backend_count(); i++) {
+    const ts_backend *dev = ts_backend_get(i);
+    size_t free_bytes = 0, total_bytes = 0;
+    if (!ts_backend_memory_info(dev, &free_bytes, &total_bytes))
+      free_bytes = total_bytes = 0;
+    g_variant_builder_add(&b, "(sstt)", ts_backend_name(dev), ts_backend_description(dev),
+                          (guint64)free_bytes, (guint64)total_bytes);
+  }
+  answer_value(a, g_variant_new("(@a(sstt)s)", g_variant_builder_end(&b), ts_backend_devices_note()), NULL);
 }
 
 /* OpenFastChannel: the channel's memfd (made on the first ask) and the
@@ -723,31 +755,6 @@ static void handle_get_optimized(WorkerService *s, GVariant *params, WorkerAnswe
   g_variant_dict_insert(&d, "pass-summary", "s", ts_concrete_pass_summary(cf));
   g_variant_dict_insert(&d, "traced-nodes", "u", (guint32)ts_worker_origins_n_places(ts_concrete_graph(cf)));
   answer_value(a, g_variant_new("(@a{sv})", g_variant_dict_end(&d)), fds);
-}
-
-/* ListDevices: the devices this worker's engine has (on its machine): for
- * each its name ("CPU", "CUDA:0"), kind ("cpu", "cuda") and, where the
- * backend knows them, memory-free and memory-total (t, bytes). */
-static void handle_list_devices(WorkerService *s, GVariant *params, WorkerAnswer *a)
-{
-  static const char *const kinds[TS_DEVICE_KIND_COUNT] = { [TS_DEVICE_CPU] = "cpu", [TS_DEVICE_CUDA] = "cuda" };
-  GVariantBuilder devices;
-  g_variant_builder_init(&devices, G_VARIANT_TYPE("aa{sv}"));
-  for (int i = 0; i < ts_backend_count(); i++) {
-    const ts_backend *b = ts_backend_get(i);
-    ts_device_kind kind = ts_backend_device_kind(b);
-    GVariantDict d;
-    g_variant_dict_init(&d, NULL);
-    g_variant_dict_insert(&d, "name", "s", ts_backend_name(b));
-    g_variant_dict_insert(&d, "kind", "s", kind < TS_DEVICE_KIND_COUNT && kinds[kind] ? kinds[kind] : "other");
-    size_t free_bytes, total_bytes;
-    if (ts_backend_memory_info(b, &free_bytes, &total_bytes)) {
-      g_variant_dict_insert(&d, "memory-free", "t", (guint64)free_bytes);
-      g_variant_dict_insert(&d, "memory-total", "t", (guint64)total_bytes);
-    }
-    g_variant_builder_add_value(&devices, g_variant_dict_end(&d));
-  }
-  answer_value(a, g_variant_new("(aa{sv})", &devices), NULL);
 }
 
 static void on_module_file_changed(TsModuleWatch *watch, WorkerService *s)

@@ -95,6 +95,11 @@ const char *ts_backend_name(const ts_backend *b)
   return b ? b->iface.name : "none";
 }
 
+const char *ts_backend_description(const ts_backend *b)
+{
+  return b && b->iface.description ? b->iface.description : "";
+}
+
 ts_device_kind ts_backend_device_kind(const ts_backend *b)
 {
   return b ? b->iface.kind : TS_DEVICE_CPU;

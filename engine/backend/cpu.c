@@ -219,6 +219,7 @@ static bool cpu_memory_info(const ts_backend *b, size_t *free_bytes, size_t *tot
 /* No stream: everything it does is done when the call returns. */
 const ts_backend_i ts__cpu_backend_iface = {
   .name = "CPU",
+  .description = "the host's cores",
   .kind = TS_DEVICE_CPU,
   .host_visible = true,
   .memory_info = cpu_memory_info,

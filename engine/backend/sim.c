@@ -707,6 +707,7 @@ static void sim_activity_flush(const ts_backend *b)
 
 const ts_backend_i ts__sim_backend_iface = {
   .name = "SIM:0",
+  .description = "simulated GPU: CPU kernels on a stream thread, memory the host cannot read",
   .kind = TS_DEVICE_CPU,
   .host_visible = false,
   .memory_info = sim_memory_info,

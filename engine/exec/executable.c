@@ -247,7 +247,10 @@ static ts_executable *executable_plan(ts_graph *g, bool owns)
     .step_first = p->step_first, .step_n = p->step_n, .rel_start = p->rel_start,
     .rel_values = p->rel_values, .group_end = p->group_end, .max_group = p->max_group,
   };
+  ts__phase tune;
+  ts__phase_begin(&tune, TS_PHASE_TUNE, "kernels");
   choose_kernels(g, p); /* before the row runs: they look at the choices */
+  ts__phase_end(&tune, NULL);
   ts__exec_plan_row_runs(g, p, &layout);
   e->planner = ts__planner_new(g, &layout);
   ts__planner_plan_static(e->planner);
@@ -259,8 +262,11 @@ ts_executable *ts__executable_new(const ts_graph *traced)
   char *summary;
   ts_graph *optimized = ts__passes_run(traced, ts__passes_current(), &summary);
   /* A graph the passes left as it is runs as traced (no copy). */
+  ts__phase planning;
+  ts__phase_begin(&planning, TS_PHASE_PLAN, "plan");
   ts_executable *e = optimized ? executable_plan(optimized, true)
                                : executable_plan((ts_graph *)traced, false);
+  ts__phase_end(&planning, NULL);
   e->summary = summary;
   return e;
 }

@@ -170,12 +170,18 @@ ts_graph *ts__passes_run(const ts_graph *g, unsigned mask, char **summary)
   GString *text = g_string_new(NULL);
   ts_graph *cur = NULL;
   bool changed = false;
+  ts__phase optimize;
+  ts__phase_begin(&optimize, TS_PHASE_OPTIMIZE, "optimize");
   for (int p = 0; p < TS_PASS_COUNT; p++) {
     if (!(mask & (1u << p)))
       continue;
     const struct pass_row *row = &PASSES[p];
     ts_pass_stats stats = { 0 };
-    if (!row->might_change || row->might_change(cur ? cur : g)) {
+    size_t line = text->len;
+    bool runs = !row->might_change || row->might_change(cur ? cur : g);
+    ts__phase pass;
+    if (runs) {
+      ts__phase_begin(&pass, TS_PHASE_PASS, row->name);
       ts_graph *next = row->run(cur ? cur : g, NULL, &stats);
       ts__graph_free(cur);
       cur = next;
@@ -185,6 +191,8 @@ ts_graph *ts__passes_run(const ts_graph *g, unsigned mask, char **summary)
                            stats.count == 1 ? "" : "s");
     if (row->into)
       g_string_append_printf(text, " into %d %s", stats.into, row->into);
+    if (runs)
+      ts__phase_end(&pass, text->str + line + strlen(row->name) + 2); /* "fused 3 nodes ..." */
     g_string_append_c(text, '\n');
   }
   /* Unused nodes never run, passes or not (tf.function prunes them too). */
@@ -196,6 +204,7 @@ ts_graph *ts__passes_run(const ts_graph *g, unsigned mask, char **summary)
   }
   if (!changed)
     g_clear_pointer(&cur, ts__graph_free);
+  ts__phase_end(&optimize, NULL);
   if (summary)
     *summary = strdup(text->str);
   g_string_free(text, TRUE);

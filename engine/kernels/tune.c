@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../phase.h"
 #include "../tracescope.h"
 
 #define ROUNDS 3
@@ -29,6 +30,11 @@ typedef struct choice {
   double ns[TS_TUNE_MAX]; /* fastest time per call */
   double weight[TS_TUNE_MAX]; /* what a candidate's time counts for in the choice */
 } choice;
+
+/* The engine's phase events, weakly: test-kernels links these kernels
+ * without the engine's insides, and measures without telling anyone. */
+#pragma weak ts__phase_begin
+#pragma weak ts__phase_end
 
 _Thread_local bool ts__tune_only;
 _Thread_local int64_t ts__tune_rows;
@@ -119,7 +125,12 @@ int ts__tune_weighted(const ts_tune_key *key, ts_tune_label_fn label, const ts_t
       ch->names[c] = names[c];
       ch->weight[c] = weights ? weights[c] : 1.0;
     }
+    ts__phase phase;
+    if (ts__phase_begin)
+      ts__phase_begin(&phase, TS_PHASE_TUNE, ch->label);
     measure(cands, n_cands, op, ch);
+    if (ts__phase_end)
+      ts__phase_end(&phase, ch->names[ch->pick]);
     pick = ch->pick;
     *ran = true;
     g_mutex_lock(&lock);

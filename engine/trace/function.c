@@ -423,6 +423,8 @@ static ts_concrete *trace(ts_function *f, const ts_signature *sig, const ts_valu
 {
   if (!trace_enter((ts_loc){ 0 }, f->name))
     return NULL;
+  ts__phase phase;
+  ts__phase_begin(&phase, TS_PHASE_TRACE, f->name);
   /* tf.function's singleton variables: only a first trace may create them */
   ts_context *c = ts__context();
   int retracing = f->trace_count > 0;
@@ -440,6 +442,7 @@ static ts_concrete *trace(ts_function *f, const ts_signature *sig, const ts_valu
     cf = trace_impl(f, sig, args);
     c->retracing--;
   }
+  ts__phase_end(&phase, cf ? cf->sig_text : NULL);
   trace_leave();
   return cf;
 }

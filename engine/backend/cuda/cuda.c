@@ -71,6 +71,7 @@ typedef struct device {
   int ordinal;
   char name[16];            /* "CUDA:0" */
   char label[320];          /* "CUDA:0 (NVIDIA H100 80GB HBM3, 79.1 GiB)" */
+  char model[256];          /* "NVIDIA H100 80GB HBM3" */
   cudaStream_t stream;      /* made on first use (use()) */
   pthread_mutex_t lock;     /* the cache, the stream's making */
   GHashTable *cache;        /* rounded size -> block list */
@@ -679,6 +680,8 @@ void ts__cuda_register(void)
     d->cache = g_hash_table_new(g_direct_hash, g_direct_equal);
     ts_backend_i iface = CUDA_IFACE;
     iface.name = d->name;
+    g_strlcpy(d->model, prop.name, sizeof d->model);
+    iface.description = d->model;
     iface.context = d;
     d->backend = ts_backend_register(&iface);
     if (!d->backend) {
