@@ -105,6 +105,7 @@ const ts_op_def ts__op_cast = {
   .attrs = cast_attrs,
   .infer = cast_infer,
   .kernel[TS_DEVICE_CPU] = cast_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_cast),
 };
 
 ts_tensor *ts_cast_at(ts_loc loc, ts_tensor *x, ts_dtype dtype)

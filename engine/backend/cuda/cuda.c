@@ -405,12 +405,8 @@ static bool cuda_copy(const ts_backend *b, void *dst, const ts_backend *src_b, c
 
 static bool cuda_supports_op(const ts_backend *b, const ts_kernel_ctx *k)
 {
-  if (!k->def->kernel[TS_DEVICE_CUDA] || (k->def->flags & (TS_OPF_VARIABLE | TS_OPF_STATEFUL)))
-    return false;
-  for (int i = 0; i < k->n_in; i++)
-    if (k->in[i]->dtype == TS_STRING || k->in[i]->dtype == TS_VARIANT)
-      return false;
-  return true;
+  return k->def->kernel[TS_DEVICE_CUDA] &&
+         !(k->def->flags & (TS_OPF_VARIABLE | TS_OPF_STATEFUL)) && ts__cuda_op_supported(k);
 }
 
 static bool cuda_run_op(const ts_backend *b, ts_kernel_ctx *k)

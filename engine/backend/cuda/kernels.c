@@ -1,0 +1,209 @@
+/* cuda/kernels.c — the op rows' kernels for TS_DEVICE_CUDA: each takes
+ * what the op was handed (ts_kernel_ctx) and queues the .cu launcher of
+ * cuda/kernels.h on the device's stream.  ts__cuda_op_supported says
+ * beforehand which dtypes and shapes a kernel takes, so that the others
+ * fall back to the CPU visibly (the dispatcher's DEVICE_FALLBACK warning)
+ * instead of failing here. */
+#include "../../engine-private.h"
+#include "../../ops/elementwise.h"
+#include "cuda_backend.h"
+#include "kernels.h"
+
+static void *stream_of(ts_kernel_ctx *k)
+{
+  return ts__cuda_stream(k->backend);
+}
+
+static bool no_launcher(ts_kernel_ctx *k)
+{
+  return ts__kernel_fail(k, TS_ERR_UNIMPLEMENTED, "no CUDA kernel for %s",
+                         ts_dtype_name(k->in[0]->dtype));
+}
+
+/* Where each input is read for each output index (the broadcast
+ * iterator's merged dims, so equal shapes are one flat run). */
+static void bcast_of(ts_cu_bcast *s, ts_shape out, int n_in, ts_tensor *const *in)
+{
+  ts_ew_iter it;
+  ts__ew_iter_init(&it, out, n_in, in);
+  *s = (ts_cu_bcast){ .rank = it.rank, .n_in = n_in };
+  for (int d = 0; d < it.rank; d++) {
+    s->dim[d] = it.dim[d];
+    for (int i = 0; i < n_in; i++)
+      s->stride[i][d] = it.stride[i][d];
+  }
+}
+
+bool ts__cuda_unary(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0];
+  return ts__cu_unary(k->def->op, x->dtype, x->size, x->data, k->out[0]->data, stream_of(k)) ||
+         no_launcher(k);
+}
+
+bool ts__cuda_binary(ts_kernel_ctx *k)
+{
+  ts_tensor *o = k->out[0];
+  ts_cu_bcast s;
+  bcast_of(&s, o->shape, 2, k->in);
+  return ts__cu_binary(k->def->op, k->in[0]->dtype, o->size, &s, k->in[0]->data, k->in[1]->data,
+                       o->data, stream_of(k)) ||
+         no_launcher(k);
+}
+
+bool ts__cuda_fused(ts_kernel_ctx *k, const ts_cu_program *p)
+{
+  ts_tensor *o = k->out[0];
+  if (k->n_in > TS_CU_MAX_IN)
+    return no_launcher(k);
+  ts_cu_bcast s;
+  /* the broadcast iterator takes up to TS_EW_MAX_IN inputs: strides here */
+  s = (ts_cu_bcast){ .rank = o->shape.rank, .n_in = k->n_in };
+  for (int d = 0; d < o->shape.rank; d++)
+    s.dim[d] = o->shape.dim[d];
+  for (int i = 0; i < k->n_in; i++) {
+    const ts_tensor *t = k->in[i];
+    int off = o->shape.rank - t->shape.rank;
+    int64_t step = 1;
+    for (int d = o->shape.rank - 1; d >= 0; d--) {
+      int64_t dim = d >= off ? t->shape.dim[d - off] : 1;
+      s.stride[i][d] = dim == 1 ? 0 : step;
+      step *= dim;
+    }
+  }
+  const void *in[TS_CU_MAX_IN];
+  for (int i = 0; i < k->n_in; i++)
+    in[i] = k->in[i]->data;
+  return ts__cu_fused(p, o->dtype, o->size, &s, in, o->data, stream_of(k)) || no_launcher(k);
+}
+
+bool ts__cuda_cast(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0];
+  ts_tensor *o = k->out[0];
+  return ts__cu_cast(x->dtype, o->dtype, x->size, x->data, o->data, stream_of(k)) ||
+         no_launcher(k);
+}
+
+bool ts__cuda_fill(ts_kernel_ctx *k)
+{
+  ts_tensor *o = k->out[0];
+  void *s = stream_of(k);
+  bool ok;
+  switch (k->def->op) {
+  case TS_OP_FILL: ok = ts__cu_fill_from(o->dtype, o->size, k->in[0]->data, o->data, s); break;
+  case TS_OP_ONES: case TS_OP_ONES_LIKE: ok = ts__cu_fill(o->dtype, o->size, 1, o->data, s); break;
+  default: ok = ts__cu_fill(o->dtype, o->size, 0, o->data, s); break;
+  }
+  return ok || no_launcher(k);
+}
+
+bool ts__cuda_range(ts_kernel_ctx *k)
+{
+  ts_tensor *o = k->out[0];
+  return ts__cu_range(o->dtype, o->size, k->attrs[1].f, k->attrs[3].f, o->data, stream_of(k)) ||
+         no_launcher(k);
+}
+
+/* x as [outer, len, inner] around its reduced axes; false when they are
+ * not one run (the CPU kernel reorders such inputs first). */
+static bool reduce_layout(const ts_kernel_ctx *k, int64_t *outer, int64_t *len, int64_t *inner)
+{
+  const ts_tensor *x = k->in[0];
+  int rank = x->shape.rank;
+  bool reduced[TS_MAX_RANK] = { false };
+  if (k->def->op == TS_OP_ARGMAX) {
+    int64_t a = k->attrs[0].i;
+    if (a < -rank || a >= rank)
+      return false;
+    reduced[a < 0 ? a + rank : a] = true;
+  } else {
+    ts_ints axes = k->attrs[0].ints;
+    for (int d = 0; d < rank; d++)
+      reduced[d] = axes.n < 0;
+    for (int i = 0; i < axes.n; i++) {
+      int64_t a = axes.v[i];
+      if (a < -rank || a >= rank)
+        return false;
+      reduced[a < 0 ? a + rank : a] = true;
+    }
+  }
+  int first = rank, last = -1;
+  for (int d = 0; d < rank; d++)
+    if (reduced[d] && x->shape.dim[d] != 1) {
+      first = MIN(first, d);
+      last = d;
+    }
+  *outer = *len = *inner = 1;
+  for (int d = 0; d < rank; d++) {
+    int64_t n = x->shape.dim[d];
+    if (d >= first && d <= last) {
+      if (!reduced[d] && n != 1)
+        return false;
+      *len *= n;
+    } else if (d < first) {
+      *outer *= n;
+    } else {
+      *inner *= n;
+    }
+  }
+  return true;
+}
+
+bool ts__cuda_reduce(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0];
+  int64_t outer, len, inner;
+  if (!reduce_layout(k, &outer, &len, &inner))
+    return no_launcher(k);
+  return ts__cu_reduce(k->def->op, x->dtype, outer, len, inner, x->data, k->out[0]->data,
+                       stream_of(k)) ||
+         no_launcher(k);
+}
+
+bool ts__cuda_softmax(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0];
+  int64_t len = x->shape.dim[x->shape.rank - 1];
+  return ts__cu_softmax(k->def->op == TS_OP_LOG_SOFTMAX, x->dtype, len ? x->size / len : 0, len,
+                        x->data, k->out[0]->data, stream_of(k)) ||
+         no_launcher(k);
+}
+
+/* ---- what each kernel takes ----------------------------------------------------- */
+
+static bool numeric(ts_dtype dt)
+{
+  return (unsigned)dt < TS_NUMERIC_DTYPE_COUNT;
+}
+
+bool ts__cuda_op_supported(const ts_kernel_ctx *k)
+{
+  ts_op op = k->def->op;
+  ts_dtype dt = k->n_in > 0 ? k->in[0]->dtype : TS_F32;
+  for (int i = 0; i < k->n_in; i++)
+    if (!numeric(k->in[i]->dtype))
+      return false;
+  switch (op) {
+  case TS_OP_REDUCE_SUM: case TS_OP_REDUCE_MEAN: case TS_OP_REDUCE_MAX: case TS_OP_REDUCE_MIN:
+  case TS_OP_REDUCE_PROD: case TS_OP_ARGMAX: {
+    int64_t outer, len, inner;
+    return ts__cu_has_reduce(op, dt) && k->in[0]->size > 0 &&
+           reduce_layout(k, &outer, &len, &inner);
+  }
+  case TS_OP_SOFTMAX: case TS_OP_LOG_SOFTMAX:
+    return dt == TS_F32 || dt == TS_F64;
+  case TS_OP_CAST: case TS_OP_FILL: case TS_OP_ZEROS_LIKE: case TS_OP_ONES_LIKE:
+    return true;
+  case TS_OP_ZEROS: case TS_OP_ONES: case TS_OP_RANGE:
+    return numeric(k->attrs[0].dtype);
+  case TS_OP_FUSED_ELEMENTWISE:
+    return k->n_in <= TS_CU_MAX_IN; /* the program's rows: checked as it launches */
+  default:
+    if (k->def->n_inputs == 1 && (k->def->flags & TS_OPF_ELEMENTWISE))
+      return ts__cu_has_unary(op, dt);
+    if (k->def->n_inputs == 2 && (k->def->flags & TS_OPF_ELEMENTWISE))
+      return ts__cu_has_binary(op, dt);
+    return true;
+  }
+}
