@@ -295,6 +295,12 @@ bool ts__cuda_fill(ts_kernel_ctx *k);
 bool ts__cuda_range(ts_kernel_ctx *k);
 bool ts__cuda_reduce(ts_kernel_ctx *k);
 bool ts__cuda_softmax(ts_kernel_ctx *k);
+bool ts__cuda_transpose(ts_kernel_ctx *k);
+bool ts__cuda_slice(ts_kernel_ctx *k);
+bool ts__cuda_concat(ts_kernel_ctx *k); /* and Split */
+bool ts__cuda_where(ts_kernel_ctx *k);
+bool ts__cuda_matmul(ts_kernel_ctx *k);
+bool ts__cuda_fused_matmul(ts_kernel_ctx *k);
 /* Does the op's CUDA kernel take these inputs (dtypes, axes)? */
 bool ts__cuda_op_supported(const ts_kernel_ctx *k);
 #else

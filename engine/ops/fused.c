@@ -372,4 +372,5 @@ const ts_op_def ts__op_fused_matmul = {
   .op = TS_OP_FUSED_MATMUL, .name = "_FusedMatMul", .api_name = "fused_matmul",
   .n_inputs = -1, .min_inputs = 2, .n_outputs = 1, ATTRS(fused_mm_attrs),
   .infer = fused_mm_infer, .kernel[TS_DEVICE_CPU] = fused_mm_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_fused_matmul),
 };

@@ -257,6 +257,7 @@ static const ts_attr_def transpose_attrs[] = { { "perm", TS_ATTR_INTS } };
 const ts_op_def ts__op_transpose = {
   .op = TS_OP_TRANSPOSE, .name = "Transpose", .api_name = "transpose", .n_inputs = 1,
   .n_outputs = 1, ATTRS(transpose_attrs), .infer = transpose_infer, .kernel[TS_DEVICE_CPU] = transpose_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_transpose),
 };
 
 /* ---- concat and split ------------------------------------------------------------- */
@@ -377,10 +378,12 @@ const ts_op_def ts__op_concat = {
   .op = TS_OP_CONCAT, .name = "Concat", .api_name = "concat", .n_inputs = -1, .min_inputs = 1, .n_outputs = 1,
   .n_promote = -1, .flags = TS_OPF_PROMOTE, ATTRS(concat_attrs), .infer = concat_infer,
   .kernel[TS_DEVICE_CPU] = concat_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_concat),
 };
 const ts_op_def ts__op_split = {
   .op = TS_OP_SPLIT, .name = "Split", .api_name = "split", .n_inputs = 1, .n_outputs = -1,
   ATTRS(split_attrs), .infer = split_infer, .kernel[TS_DEVICE_CPU] = split_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_concat),
 };
 
 /* ---- slice ------------------------------------------------------------------------ */
@@ -456,6 +459,7 @@ static const ts_attr_def slice_attrs[] = { { "begin", TS_ATTR_INTS }, { "size", 
 const ts_op_def ts__op_slice = {
   .op = TS_OP_SLICE, .name = "Slice", .api_name = "slice", .n_inputs = 1, .n_outputs = 1,
   ATTRS(slice_attrs), .infer = slice_infer, .kernel[TS_DEVICE_CPU] = slice_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_slice),
 };
 
 /* ---- gather ------------------------------------------------------------------------ */

@@ -401,6 +401,15 @@ static bool cuda_copy(const ts_backend *b, void *dst, const ts_backend *src_b, c
   return false; /* the host: copy_from_host */
 }
 
+bool ts__cuda_copy_2d(const ts_backend *b, void *dst, size_t dst_pitch, const void *src,
+                      size_t src_pitch, size_t width, size_t height)
+{
+  device *d = dev_of(b);
+  return use(d) && ok_or_fail(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, height,
+                                                cudaMemcpyDeviceToDevice, d->stream),
+                              "2-D device copy");
+}
+
 /* ---- the stream ---------------------------------------------------------------------------- */
 
 static bool cuda_supports_op(const ts_backend *b, const ts_kernel_ctx *k)

@@ -6,6 +6,7 @@
  * instead of failing here. */
 #include "../../engine-private.h"
 #include "../../ops/elementwise.h"
+#include "../../kernels/kernels.h"
 #include "cuda_backend.h"
 #include "kernels.h"
 
@@ -170,6 +171,179 @@ bool ts__cuda_softmax(ts_kernel_ctx *k)
          no_launcher(k);
 }
 
+/* ---- layout ------------------------------------------------------------------------ */
+
+static void contiguous_strides(ts_shape s, int64_t *stride)
+{
+  int64_t step = 1;
+  for (int d = s.rank - 1; d >= 0; d--) {
+    stride[d] = step;
+    step *= s.dim[d];
+  }
+}
+
+bool ts__cuda_transpose(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0];
+  ts_tensor *y = k->out[0];
+  int rank = x->shape.rank;
+  int64_t in_stride[TS_MAX_RANK];
+  contiguous_strides(x->shape, in_stride);
+  ts_cu_bcast s = { .rank = rank, .n_in = 1 };
+  for (int i = 0; i < rank; i++) {
+    int p = rank - 1 - i;
+    if (k->attrs[0].ints.n >= 0)
+      ts__axis(k->attrs[0].ints.v[i], rank, &p); /* inference checked it */
+    s.dim[i] = y->shape.dim[i];
+    s.stride[0][i] = in_stride[p];
+  }
+  return ts__cu_strided(ts_dtype_size(x->dtype), y->size, &s, 0, x->data, y->data,
+                        stream_of(k)) ||
+         no_launcher(k);
+}
+
+bool ts__cuda_slice(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0];
+  ts_tensor *y = k->out[0];
+  int rank = x->shape.rank;
+  int64_t stride[TS_MAX_RANK], base = 0;
+  contiguous_strides(x->shape, stride);
+  ts_cu_bcast s = { .rank = rank, .n_in = 1 };
+  for (int i = 0; i < rank; i++) {
+    base += k->attrs[0].ints.v[i] * stride[i];
+    s.dim[i] = y->shape.dim[i];
+    s.stride[0][i] = stride[i];
+  }
+  return ts__cu_strided(ts_dtype_size(x->dtype), y->size, &s, base, x->data, y->data,
+                        stream_of(k)) ||
+         no_launcher(k);
+}
+
+static int64_t dims_prod(ts_shape s, int from, int to)
+{
+  int64_t n = 1;
+  for (int d = from; d < to; d++)
+    n *= s.dim[d];
+  return n;
+}
+
+/* Concat and Split: each operand's chunks are one 2-D copy on the stream. */
+bool ts__cuda_concat(ts_kernel_ctx *k)
+{
+  ts_tensor *y = k->out[0];
+  bool concat = k->def->op == TS_OP_CONCAT;
+  const ts_tensor *whole = concat ? y : k->in[0];
+  int axis = 0;
+  ts__axis(k->attrs[concat ? 0 : 1].i, whole->shape.rank, &axis); /* inference checked it */
+  if (whole->size == 0)
+    return true;
+  size_t es = ts_dtype_size(whole->dtype);
+  size_t height = (size_t)dims_prod(whole->shape, 0, axis);
+  size_t pitch = (size_t)dims_prod(whole->shape, axis, whole->shape.rank) * es;
+  size_t at = 0;
+  int n = concat ? k->n_in : k->n_out;
+  for (int i = 0; i < n; i++) {
+    const ts_tensor *part = concat ? k->in[i] : k->out[i];
+    size_t width = (size_t)dims_prod(part->shape, axis, part->shape.rank) * es;
+    if (width && !ts__cuda_copy_2d(k->backend, concat ? (char *)y->data + at : part->data,
+                                   concat ? pitch : width,
+                                   concat ? part->data : (const char *)k->in[0]->data + at,
+                                   concat ? width : pitch, width, height))
+      return false;
+    at += width;
+  }
+  return true;
+}
+
+bool ts__cuda_where(ts_kernel_ctx *k)
+{
+  ts_tensor *o = k->out[0];
+  ts_cu_bcast s;
+  bcast_of(&s, o->shape, 3, k->in);
+  return ts__cu_where(ts_dtype_size(o->dtype), o->size, &s, k->in[0]->data, k->in[1]->data,
+                      k->in[2]->data, o->data, stream_of(k)) ||
+         no_launcher(k);
+}
+
+/* ---- products (cuda/gemm.c) ------------------------------------------------------ */
+
+static int64_t batch_of(const ts_tensor *t)
+{
+  int64_t n = 1;
+  for (int d = 0; d < t->shape.rank - 2; d++)
+    n *= t->shape.dim[d];
+  return n;
+}
+
+/* MatMul's batches as one strided product: both operands with the same
+ * batch dims, or a batch of a's against one b (stacked on rows).  Other
+ * broadcasts run on the CPU. */
+static bool matmul_batch(const ts_kernel_ctx *k, int64_t *batch, bool *stack)
+{
+  const ts_tensor *a = k->in[0], *b = k->in[1];
+  if (a->shape.rank < 2 || b->shape.rank < 2)
+    return false;
+  *batch = batch_of(a);
+  *stack = false;
+  if (b->shape.rank == 2 || batch_of(b) == 1) {
+    *stack = *batch > 1;
+    return !*stack || !k->attrs[0].b; /* a transposed is not stacked rows */
+  }
+  if (a->shape.rank != b->shape.rank)
+    return false;
+  for (int d = 0; d < a->shape.rank - 2; d++)
+    if (a->shape.dim[d] != b->shape.dim[d])
+      return false;
+  return true;
+}
+
+bool ts__cuda_matmul(ts_kernel_ctx *k)
+{
+  const ts_tensor *a = k->in[0], *b = k->in[1];
+  ts_tensor *c = k->out[0];
+  bool ta = k->attrs[0].b, tb = k->attrs[1].b;
+  int64_t batch;
+  bool stack;
+  if (!matmul_batch(k, &batch, &stack))
+    return no_launcher(k);
+  ts_cu_gemm g = { .dtype = a->dtype, .m = c->shape.dim[c->shape.rank - 2],
+                   .n = c->shape.dim[c->shape.rank - 1],
+                   .k = a->shape.dim[a->shape.rank - (ta ? 2 : 1)], .batch = batch,
+                   .ta = ta, .tb = tb, .a = a->data, .b = b->data, .c = c->data };
+  if (c->size == 0)
+    return true;
+  if (g.k == 0)
+    return ts__cu_fill(c->dtype, c->size, 0, c->data, stream_of(k)) || no_launcher(k);
+  if (stack) {
+    g.m *= batch;
+    g.batch = 1;
+  }
+  g.stride_a = g.m * g.k;
+  g.stride_b = g.k * g.n;
+  return ts__cuda_gemm(&g, stream_of(k));
+}
+
+bool ts__cuda_fused_matmul(ts_kernel_ctx *k)
+{
+  const ts_tensor *a = k->in[0], *b = k->in[1];
+  ts_tensor *c = k->out[0];
+  bool ta = k->attrs[0].b, tb = k->attrs[1].b;
+  if (k->n_in == 3 && k->in[2]->size != c->shape.dim[1])
+    return ts__kernel_fail(k, TS_ERR_SHAPE, "the bias has %" G_GINT64_FORMAT
+                           " elements for %" G_GINT64_FORMAT " columns", k->in[2]->size,
+                           c->shape.dim[1]);
+  if (c->size == 0)
+    return true;
+  ts_cu_gemm g = { .dtype = a->dtype, .m = c->shape.dim[0], .n = c->shape.dim[1],
+                   .k = a->shape.dim[ta ? 0 : 1], .batch = 1, .ta = ta, .tb = tb,
+                   .act = ts__act_from_name(k->attrs[2].s), .a = a->data, .b = b->data,
+                   .bias = k->n_in == 3 ? k->in[2]->data : NULL, .c = c->data };
+  if (g.k == 0) /* the bias and activation of a zero product: the CPU's */
+    return no_launcher(k);
+  return ts__cuda_gemm(&g, stream_of(k));
+}
+
 /* ---- what each kernel takes ----------------------------------------------------- */
 
 static bool numeric(ts_dtype dt)
@@ -193,10 +367,22 @@ bool ts__cuda_op_supported(const ts_kernel_ctx *k)
   }
   case TS_OP_SOFTMAX: case TS_OP_LOG_SOFTMAX:
     return dt == TS_F32 || dt == TS_F64;
+  case TS_OP_WHERE:
+    return dt == TS_BOOL;
+  case TS_OP_TRANSPOSE: case TS_OP_SLICE: case TS_OP_CONCAT: case TS_OP_SPLIT:
   case TS_OP_CAST: case TS_OP_FILL: case TS_OP_ZEROS_LIKE: case TS_OP_ONES_LIKE:
     return true;
   case TS_OP_ZEROS: case TS_OP_ONES: case TS_OP_RANGE:
     return numeric(k->attrs[0].dtype);
+  case TS_OP_MATMUL: {
+    int64_t batch;
+    bool stack;
+    return (dt == TS_F32 || dt == TS_F64) && ts__cuda_gemm_available(NULL) &&
+           matmul_batch(k, &batch, &stack);
+  }
+  case TS_OP_FUSED_MATMUL:
+    return (dt == TS_F32 || dt == TS_F64) && ts__cuda_gemm_available(NULL) &&
+           k->in[0]->shape.dim[k->attrs[0].b ? 0 : 1] > 0;
   case TS_OP_FUSED_ELEMENTWISE:
     return k->n_in <= TS_CU_MAX_IN; /* the program's rows: checked as it launches */
   default:

@@ -66,6 +66,31 @@ bool ts__cu_reduce(ts_op op, ts_dtype dtype, int64_t outer, int64_t len, int64_t
 bool ts__cu_softmax(bool log, ts_dtype dtype, int64_t rows, int64_t len, const void *x, void *out,
                     void *stream);
 
+/* Layout (cuda/layout.cu): out[i] = x[base + offset of i through s's
+ * stride[0]] for elements of elem_size bytes (Transpose, Slice); Where's
+ * select, s holding cond's, x's and y's strides. */
+bool ts__cu_strided(size_t elem_size, int64_t n, const ts_cu_bcast *s, int64_t base,
+                    const void *x, void *out, void *stream);
+bool ts__cu_where(size_t elem_size, int64_t n, const ts_cu_bcast *s, const void *cond,
+                  const void *x, const void *y, void *out, void *stream);
+
+/* A product (cuda/gemm.c, cuBLASLt): row-major c [batch, m, n] =
+ * op(a) op(b), a [m, k] ([k, m] when ta), b [k, n] ([n, k] when tb),
+ * batch matrices stride_a / stride_b elements apart (0: one for all),
+ * + bias [n] (or NULL), then act (ts_act: 0 none, 1 Relu, 2 Sigmoid,
+ * 3 Tanh).  f32 or f64.  False (+ error) when it cannot. */
+typedef struct ts_cu_gemm {
+  ts_dtype dtype;
+  int64_t m, n, k, batch, stride_a, stride_b;
+  bool ta, tb;
+  int act;
+  const void *a, *b, *bias;
+  void *c;
+} ts_cu_gemm;
+bool ts__cuda_gemm(const ts_cu_gemm *g, void *stream);
+/* Whether cuBLASLt could be loaded (it is on first use); why not. */
+bool ts__cuda_gemm_available(const char **why);
+
 #ifdef __cplusplus
 }
 #endif
