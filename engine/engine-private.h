@@ -293,6 +293,8 @@ bool ts__cuda_fused(ts_kernel_ctx *k, const struct ts_cu_program *p);
 bool ts__cuda_cast(ts_kernel_ctx *k);
 bool ts__cuda_fill(ts_kernel_ctx *k);
 bool ts__cuda_range(ts_kernel_ctx *k);
+bool ts__cuda_eye(ts_kernel_ctx *k);
+bool ts__cuda_identity(ts_kernel_ctx *k);
 bool ts__cuda_reduce(ts_kernel_ctx *k);
 bool ts__cuda_softmax(ts_kernel_ctx *k);
 bool ts__cuda_transpose(ts_kernel_ctx *k);

@@ -178,6 +178,7 @@ static const ts_attr_def eye_attrs[] = {
 const ts_op_def ts__op_eye = {
   .op = TS_OP_EYE, .name = "Eye", .api_name = "eye", .n_inputs = 0, .n_outputs = 1,
   ATTRS(eye_attrs), .infer = eye_infer, .kernel[TS_DEVICE_CPU] = eye_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_eye),
 };
 
 /* ---- range -------------------------------------------------------------------- */

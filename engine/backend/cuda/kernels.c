@@ -99,6 +99,31 @@ bool ts__cuda_fill(ts_kernel_ctx *k)
   return ok || no_launcher(k);
 }
 
+bool ts__cuda_eye(ts_kernel_ctx *k)
+{
+  ts_tensor *o = k->out[0];
+  return ts__cu_eye(o->dtype, o->shape.dim[0], o->shape.dim[1], o->data, stream_of(k)) ||
+         no_launcher(k);
+}
+
+/* A view, except of a variable (whose assignments would change it): a
+ * copy on the stream. */
+bool ts__cuda_identity(ts_kernel_ctx *k)
+{
+  ts_tensor *x = k->in[0];
+  if (!x->is_variable)
+    return (k->out[0] = ts__tensor_view(x, x->shape)) != NULL;
+  ts_tensor *y = ts__tensor_alloc_on(k->loc, k->backend, x->dtype, x->shape);
+  size_t bytes = (size_t)x->size * ts_dtype_size(x->dtype);
+  if (!y || (bytes && !ts__cuda_copy_2d(k->backend, y->data, bytes, x->data, bytes, bytes, 1))) {
+    if (y)
+      ts_tensor_unref(y);
+    return false;
+  }
+  k->out[0] = y;
+  return true;
+}
+
 bool ts__cuda_range(ts_kernel_ctx *k)
 {
   ts_tensor *o = k->out[0];
@@ -369,10 +394,13 @@ bool ts__cuda_op_supported(const ts_kernel_ctx *k)
     return dt == TS_F32 || dt == TS_F64;
   case TS_OP_WHERE:
     return dt == TS_BOOL;
+  case TS_OP_RESHAPE: case TS_OP_FLATTEN:
   case TS_OP_TRANSPOSE: case TS_OP_SLICE: case TS_OP_CONCAT: case TS_OP_SPLIT:
   case TS_OP_CAST: case TS_OP_FILL: case TS_OP_ZEROS_LIKE: case TS_OP_ONES_LIKE:
     return true;
-  case TS_OP_ZEROS: case TS_OP_ONES: case TS_OP_RANGE:
+  case TS_OP_IDENTITY:
+    return true; /* numeric, checked above */
+  case TS_OP_ZEROS: case TS_OP_ONES: case TS_OP_RANGE: case TS_OP_EYE:
     return numeric(k->attrs[0].dtype);
   case TS_OP_MATMUL: {
     int64_t batch;

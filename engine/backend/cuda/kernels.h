@@ -52,6 +52,8 @@ bool ts__cu_cast(ts_dtype from, ts_dtype to, int64_t n, const void *x, void *out
  * the device address value_at (Fill's value input). */
 bool ts__cu_fill(ts_dtype dtype, int64_t n, double value, void *out, void *stream);
 bool ts__cu_fill_from(ts_dtype dtype, int64_t n, const void *value_at, void *out, void *stream);
+/* The identity matrix [rows, cols] of dtype. */
+bool ts__cu_eye(ts_dtype dtype, int64_t rows, int64_t cols, void *out, void *stream);
 /* out[i] = start + i * delta, n of dtype (integers: in wrapping 64-bit
  * arithmetic from start and delta truncated, as the CPU kernel). */
 bool ts__cu_range(ts_dtype dtype, int64_t n, double start, double delta, void *out, void *stream);

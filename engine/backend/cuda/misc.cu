@@ -1,5 +1,5 @@
 /* cuda/misc.cu — the CUDA kernels of the non-elementwise rows that need no
- * library: Cast, Fill/Zeros/Ones(-like), Range, the reductions (sum,
+ * library: Cast, Fill/Zeros/Ones(-like), Eye, Range, the reductions (sum,
  * mean, max, min, prod, argmax over one run of axes) and Softmax /
  * LogSoftmax over the last dim.  Floats accumulate in their own type
  * (f64 in f64), one thread block per output row for the reductions. */
@@ -92,6 +92,20 @@ extern "C" bool ts__cu_fill_from(ts_dtype dtype, int64_t n, const void *value_at
   cudaStream_t s = (cudaStream_t)stream;
   DISPATCH(dtype, if (n > 0) fill_from_kernel<T><<<blocks_for(n), THREADS, 0, s>>>(
                     n, (const T *)value_at, (T *)out))
+  return true;
+}
+
+template <class T>
+__global__ void eye_kernel(int64_t n, int64_t cols, T *o)
+{
+  FOR_EACH(i, n) o[i] = (T)(i / cols == i % cols ? 1 : 0);
+}
+
+extern "C" bool ts__cu_eye(ts_dtype dtype, int64_t rows, int64_t cols, void *out, void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  int64_t n = rows * cols;
+  DISPATCH(dtype, if (n > 0) eye_kernel<T><<<blocks_for(n), THREADS, 0, s>>>(n, cols, (T *)out))
   return true;
 }
 
