@@ -6,7 +6,8 @@
  * the output's columns is a bias along Cᵀ's rows, which is what the BIAS
  * epilogue adds; Relu is an epilogue too; Sigmoid and Tanh, which
  * cuBLASLt has no epilogue for, run as the elementwise rows' kernels on
- * the product.  Floats multiply in their own precision (no TF32), as the
+ * the product (as do a bias and Relu where cuBLASLt has no algorithm
+ * with their epilogue).  Floats multiply in their own precision (no TF32), as the
  * CPU does.  Descriptors and the algorithm chosen are kept per shape. */
 #include "../../engine-private.h"
 #include "cuda_backend.h"
@@ -250,8 +251,16 @@ bool ts__cuda_gemm(const ts_cu_gemm *g, void *stream)
   pthread_mutex_lock(&cache.lock);
   bool ok = device_ready(dev);
   gemm_plan *p = ok ? plan_of(&key) : NULL;
+  /* no algorithm with the epilogue (f64 may have none): the plain
+   * product, its bias and Relu then as the rows' kernels */
+  if (ok && !p && (key.bias || key.act)) {
+    ts_error_free(ts_error_take());
+    key.bias = false;
+    key.act = 0;
+    p = plan_of(&key);
+  }
   ok = p != NULL;
-  if (ok && g->bias)
+  if (ok && key.bias)
     ok = lt_ok(lt.MatmulDescSetAttribute(p->desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &g->bias,
                                          sizeof g->bias), "bias");
   if (ok) {
@@ -265,8 +274,15 @@ bool ts__cuda_gemm(const ts_cu_gemm *g, void *stream)
                "cublasLtMatmul");
   }
   pthread_mutex_unlock(&cache.lock);
+  int64_t n = g->m * g->n * g->batch;
+  if (ok && g->bias && !key.bias) { /* c [batch * m, n] += bias [n] */
+    ts_cu_bcast s = { .rank = 2, .n_in = 2, .dim = { g->m * g->batch, g->n },
+                      .stride = { { g->n, 1 }, { 0, 1 } } };
+    ok = ts__cu_binary(TS_OP_ADD, g->dtype, n, &s, g->c, g->bias, g->c, stream);
+  }
+  if (ok && g->act == 1 && !key.act)
+    ok = ts__cu_unary(TS_OP_RELU, g->dtype, n, g->c, g->c, stream);
   if (ok && (g->act == 2 || g->act == 3))
-    ok = ts__cu_unary(g->act == 2 ? TS_OP_SIGMOID : TS_OP_TANH, g->dtype, g->m * g->n * g->batch,
-                      g->c, g->c, stream);
+    ok = ts__cu_unary(g->act == 2 ? TS_OP_SIGMOID : TS_OP_TANH, g->dtype, n, g->c, g->c, stream);
   return ok;
 }
