@@ -313,15 +313,29 @@ static void *cuda_alloc(const ts_backend *b, size_t bytes)
     d->cached_bytes -= size;
     g_free(bl);
   }
+  /* mid-capture (a plan recording its launches) cudaMalloc is allowed
+   * only in relaxed mode (it is not captured: the buffer is this run's,
+   * as the plan's launches are), and the cache cannot be emptied: the
+   * stream may not synchronize then */
+  bool capturing = d->capturing != NULL;
+  enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  bool relaxed = !ptr && capturing;
+  if (relaxed)
+    cudaThreadExchangeStreamCaptureMode(&mode);
   if (!ptr && cudaMalloc(&ptr, size) != cudaSuccess) {
     cudaGetLastError();
-    cudaStreamSynchronize(d->stream); /* frees queued before may still be in use */
-    cache_empty(d);
-    if (cudaMalloc(&ptr, size) != cudaSuccess) {
-      cudaGetLastError();
-      ptr = NULL;
+    ptr = NULL;
+    if (!capturing) {
+      cudaStreamSynchronize(d->stream); /* frees queued before may still be in use */
+      cache_empty(d);
+      if (cudaMalloc(&ptr, size) != cudaSuccess) {
+        cudaGetLastError();
+        ptr = NULL;
+      }
     }
   }
+  if (relaxed) /* the thread's mode as it was */
+    cudaThreadExchangeStreamCaptureMode(&mode);
   pthread_mutex_unlock(&d->lock);
   return ptr;
 }
