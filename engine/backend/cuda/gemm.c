@@ -227,11 +227,15 @@ static gemm_plan *plan_of(const gemm_key *key)
 
 bool ts__cuda_gemm(const ts_cu_gemm *g, void *stream)
 {
-  if (!ts__cuda_gemm_available(NULL))
+  const char *why = NULL;
+  if (!ts__cuda_gemm_available(&why)) {
+    ts_error_set(TS_ERR_UNIMPLEMENTED, (ts_loc){ 0 }, NULL, "%s", why);
     return false;
+  }
   int dev = 0;
   if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= MAX_DEVICES) {
-    cudaGetLastError();
+    ts_error_set(TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL, "CUDA: no current device for a product (%s)",
+                 cudaGetErrorString(cudaGetLastError()));
     return false;
   }
   gemm_key key;

@@ -408,6 +408,12 @@ bool ts__cuda_op_supported(const ts_kernel_ctx *k)
     return (dt == TS_F32 || dt == TS_F64) && ts__cuda_gemm_available(NULL) &&
            matmul_batch(k, &batch, &stack);
   }
+  case TS_OP_CONV2D: case TS_OP_FUSED_CONV2D:
+    return (dt == TS_F32 || dt == TS_F64) && ts__cuda_gemm_available(NULL) &&
+           k->in[1]->shape.rank == 4 && k->in[1]->shape.dim[0] * k->in[1]->shape.dim[1] *
+                                          k->in[1]->shape.dim[2] > 0;
+  case TS_OP_MAX_POOL2D:
+    return dt != TS_BOOL;
   case TS_OP_FUSED_MATMUL:
     return (dt == TS_F32 || dt == TS_F64) && ts__cuda_gemm_available(NULL) &&
            k->in[0]->shape.dim[k->attrs[0].b ? 0 : 1] > 0;

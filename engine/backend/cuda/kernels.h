@@ -76,11 +76,22 @@ bool ts__cu_strided(size_t elem_size, int64_t n, const ts_cu_bcast *s, int64_t b
 bool ts__cu_where(size_t elem_size, int64_t n, const ts_cu_bcast *s, const void *cond,
                   const void *x, const void *y, void *out, void *stream);
 
+/* A 2-D window over an NHWC input (cuda/conv.cu): input [n, h, w, c],
+ * window kh x kw, strides, output oh x ow, padding before the first row
+ * and column. */
+typedef struct ts_cu_window {
+  int64_t n, h, w, c, kh, kw, sh, sw, oh, ow, top, left;
+} ts_cu_window;
+/* col [n * oh * ow, kh * kw * c]: each output position's patch (f32, f64). */
+bool ts__cu_im2col(ts_dtype dtype, const ts_cu_window *g, const void *x, void *col, void *stream);
+/* y [n, oh, ow, c]: each window's largest element (numeric dtypes but bool). */
+bool ts__cu_max_pool(ts_dtype dtype, const ts_cu_window *g, const void *x, void *y, void *stream);
+
 /* A product (cuda/gemm.c, cuBLASLt): row-major c [batch, m, n] =
  * op(a) op(b), a [m, k] ([k, m] when ta), b [k, n] ([n, k] when tb),
  * batch matrices stride_a / stride_b elements apart (0: one for all),
  * + bias [n] (or NULL), then act (ts_act: 0 none, 1 Relu, 2 Sigmoid,
- * 3 Tanh).  f32 or f64.  False (+ error) when it cannot. */
+ * 3 Tanh).  f32 or f64.  False + error when it cannot. */
 typedef struct ts_cu_gemm {
   ts_dtype dtype;
   int64_t m, n, k, batch, stride_a, stride_b;
