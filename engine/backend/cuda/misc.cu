@@ -5,6 +5,8 @@
  * (f64 in f64), one thread block per output row for the reductions. */
 #include "kernels.h"
 
+#include "../../ops/cast_formulas.h"
+
 #include <cuda_runtime.h>
 #include <math.h>
 
@@ -34,18 +36,29 @@ static unsigned blocks_for(int64_t n)
 
 /* ---- Cast ------------------------------------------------------------------------ */
 
-template <class T> __device__ __forceinline__ T to_type(double v) { return (T)v; }
+/* As the CPU's loops (ops/cast.c): floats to integers through
+ * ops/cast_formulas.h, anything to bool as x != 0, the rest as C casts. */
+template <class F, class T> struct convert {
+  static __device__ __forceinline__ T f(F x) { return (T)x; }
+};
+template <class F> struct convert<F, bool> {
+  static __device__ __forceinline__ bool f(F x) { return x != (F)0; }
+};
+#define SATURATE(F, T, sat)                                                    \
+  template <> struct convert<F, T> {                                           \
+    static __device__ __forceinline__ T f(F x) { return sat((double)x); }      \
+  };
+SATURATE(float, int32_t, saturate_i32)
+SATURATE(double, int32_t, saturate_i32)
+SATURATE(float, int64_t, saturate_i64)
+SATURATE(double, int64_t, saturate_i64)
+SATURATE(float, uint8_t, saturate_u8)
+SATURATE(double, uint8_t, saturate_u8)
 
 template <class F, class T>
 __global__ void cast_kernel(int64_t n, const F *x, T *o)
 {
-  FOR_EACH(i, n)
-  {
-    if (sizeof(T) == 1 && (T)2 == (T)1) /* bool: nonzero is true */
-      o[i] = x[i] != (F)0;
-    else
-      o[i] = (T)x[i];
-  }
+  FOR_EACH(i, n) o[i] = convert<F, T>::f(x[i]);
 }
 
 template <class F>
