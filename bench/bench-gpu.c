@@ -3,7 +3,7 @@
  * eager and graph modes beside PyTorch CUDA eager and torch.cuda.CUDAGraph
  * replay (bench/peers/torch_gpu_bench.py, on the weights and inputs
  * tracescope-bench-export saves); a 4096² f32 product through the engine
- * against cuBLAS alone on the same buffers; CUPTI recording on against
+ * against cuBLAS alone (cublasSgemm, its own buffers); CUPTI recording on against
  * off.  Each target is printed with MET or MISSED.  Times are per call,
  * the fastest of rounds, each call waiting for the device (as PyTorch's
  * side synchronizes too).  Without a CUDA device it prints "skipped: no
@@ -164,26 +164,30 @@ static double matmul_ratio(void)
     ts_backend_synchronize(gpu);
     ours = fmin(ours, (double)(ts_now_ns() - t0) / REPS);
   }
-  /* cuBLAS on its own, on the engine's buffers: the same column-major
-   * trick, row-major C = A B as Cᵀ = Bᵀ Aᵀ */
-  float *c = NULL;
+  /* cuBLAS on its own buffers (the engine's are not the host's to name),
+   * the same column-major trick: row-major C = A B as Cᵀ = Bᵀ Aᵀ; every
+   * byte 0x3c, about 0.0115 (values do not change a product's time) */
+  float *da = NULL, *db = NULL, *dc = NULL;
+  size_t bytes = (size_t)N * N * sizeof(float);
   cublasHandle_t h;
   float one = 1, zero = 0;
-  if (cudaMalloc((void **)&c, (size_t)N * N * sizeof(float)) != cudaSuccess ||
-      cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
+  if (cudaMalloc((void **)&da, bytes) != cudaSuccess || cudaMalloc((void **)&db, bytes) != cudaSuccess ||
+      cudaMalloc((void **)&dc, bytes) != cudaSuccess || cudaMemset(da, 0x3c, bytes) != cudaSuccess ||
+      cudaMemset(db, 0x3c, bytes) != cudaSuccess || cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
     g_error("cuBLAS: no handle or memory");
   cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH); /* f32, as ours: no TF32 */
   for (int r = 0; r < 4; r++) {
     uint64_t t0 = ts_now_ns();
     for (int i = 0; i < REPS; i++)
-      cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &one, ts_tensor_data(b), N,
-                  ts_tensor_data(a), N, &zero, c, N);
+      cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &one, db, N, da, N, &zero, dc, N);
     cudaDeviceSynchronize();
     if (r > 0) /* the first warms up */
       theirs = fmin(theirs, (double)(ts_now_ns() - t0) / REPS);
   }
   cublasDestroy(h);
-  cudaFree(c);
+  cudaFree(da);
+  cudaFree(db);
+  cudaFree(dc);
   ts_scope_end(scope);
   printf("  4096x4096 f32 MatMul: ours %.3f ms, cuBLAS alone %.3f ms (%.0f %%)\n", ours / 1e6,
          theirs / 1e6, 100 * theirs / ours);
