@@ -173,14 +173,12 @@ extern "C" bool ts__cu_binary(ts_op op, ts_dtype dtype, int64_t n, const ts_cu_b
  * registers; the switch over ops is made from the rows, so a new fusible
  * row is in it without a line here. */
 
-template <class T> struct sfx_of;
-#define F_ONE(T, sfx) \
-  template <> struct sfx_of<T> { \
-    static __device__ __forceinline__ T unary(ts_op op, T x, bool *ok); \
-    static __device__ __forceinline__ T binary(ts_op op, T x, T y, bool *ok); \
-  };
-F_ONE(float, f32)
-F_ONE(double, f64)
+/* One instruction of a program over T: the row's formula for T; *ok
+ * false where the op is not a row of that arity. */
+template <class T> struct instr_of {
+  static __device__ __forceinline__ T unary(ts_op op, T x, bool *ok);
+  static __device__ __forceinline__ T binary(ts_op op, T x, T y, bool *ok);
+};
 
 #define F_UNARY_CASE_FLOAT(ID, id, sfx) case TS_OP_##ID: return id##_##sfx(x);
 #define F_UNARY_CASE_NUMERIC F_UNARY_CASE_FLOAT
@@ -191,14 +189,14 @@ F_ONE(double, f64)
 #define F_BINARY_CASE_BOOL(ID, id, sfx)
 
 #define F_DEFS(T, sfx)                                                                     \
-  __device__ __forceinline__ T sfx_of<T>::unary(ts_op op, T x, bool *ok)                   \
+  template <> __device__ __forceinline__ T instr_of<T>::unary(ts_op op, T x, bool *ok)       \
   {                                                                                        \
     switch (op) {                                                                          \
       UNARY_ROWS(F_U_##sfx)                                                                \
     default: *ok = false; return x;                                                        \
     }                                                                                      \
   }                                                                                        \
-  __device__ __forceinline__ T sfx_of<T>::binary(ts_op op, T x, T y, bool *ok)             \
+  template <> __device__ __forceinline__ T instr_of<T>::binary(ts_op op, T x, T y, bool *ok) \
   {                                                                                        \
     switch (op) {                                                                          \
       BINARY_ROWS(F_B_##sfx)                                                               \
@@ -231,10 +229,10 @@ __global__ void fused_kernel(int64_t n, fused_args a, T *o)
       const ts_cu_instr c = a.p.code[k];
       T x = c.a >= 0 ? in[c.a] : t[-c.a - 1];
       T y = c.b >= 0 ? in[c.b] : t[-c.b - 1];
-      t[k] = sfx_of<T>::binary(c.op, x, y, &ok);
+      t[k] = instr_of<T>::binary(c.op, x, y, &ok);
       if (!ok) {
         ok = true;
-        t[k] = sfx_of<T>::unary(c.op, x, &ok);
+        t[k] = instr_of<T>::unary(c.op, x, &ok);
       }
     }
     o[i] = t[a.p.n - 1];
