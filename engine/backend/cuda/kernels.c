@@ -15,10 +15,13 @@ static void *stream_of(ts_kernel_ctx *k)
   return ts__cuda_stream(k->backend);
 }
 
+/* What supports_op should have refused: the inputs' dtype (or, for ops
+ * of none, the output's). */
 static bool no_launcher(ts_kernel_ctx *k)
 {
+  const ts_tensor *t = k->n_in > 0 ? k->in[0] : k->out[0];
   return ts__kernel_fail(k, TS_ERR_UNIMPLEMENTED, "no CUDA kernel for %s",
-                         ts_dtype_name(k->in[0]->dtype));
+                         ts_dtype_name(t->dtype));
 }
 
 /* Where each input is read for each output index (the broadcast
@@ -115,11 +118,8 @@ bool ts__cuda_identity(ts_kernel_ctx *k)
     return (k->out[0] = ts__tensor_view(x, x->shape)) != NULL;
   ts_tensor *y = ts__tensor_alloc_on(k->loc, k->backend, x->dtype, x->shape);
   size_t bytes = (size_t)x->size * ts_dtype_size(x->dtype);
-  if (!y || (bytes && !ts__cuda_copy_2d(k->backend, y->data, bytes, x->data, bytes, bytes, 1))) {
-    if (y)
-      ts_tensor_unref(y);
-    return false;
-  }
+  if (!y || (bytes && !ts__cuda_copy_2d(k->backend, y->data, bytes, x->data, bytes, bytes, 1)))
+    return false; /* the scope releases y (ts__tensor_alloc_on adopts it) */
   k->out[0] = y;
   return true;
 }
