@@ -90,6 +90,7 @@ typedef struct gemm_key {
   int64_t m, n, k, batch, stride_a, stride_b;
   bool ta, tb, bias;
   int act;
+  uint32_t align; /* bytes every matrix (and batch of it) is aligned to, at most 256 */
 } gemm_key;
 
 typedef struct gemm_plan {
@@ -190,8 +191,18 @@ static bool plan_make(gemm_plan *p, const gemm_key *key)
   int found = 0;
   if (!lt_ok(lt.MatmulPreferenceCreate(&pref), "preference"))
     return false;
+  /* the default assumes 256-byte alignment; the engine's buffers have 64
+   * (the memory planner's), a batch's matrices perhaps less */
   bool ok = lt_ok(lt.MatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                  &ws, sizeof ws), "workspace preference") &&
+                                                  &ws, sizeof ws), "workspace preference");
+  const cublasLtMatmulPreferenceAttributes_t aligns[] = {
+    CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+    CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES,
+  };
+  for (size_t i = 0; ok && i < G_N_ELEMENTS(aligns); i++)
+    ok = lt_ok(lt.MatmulPreferenceSetAttribute(pref, aligns[i], &key->align, sizeof key->align),
+               "alignment preference");
+  ok = ok &&
             lt_ok(lt.MatmulAlgoGetHeuristic(cache.handle[key->device], p->desc, p->la, p->lb,
                                             p->lc, p->lc, pref, 1, &result, &found),
                   "cublasLtMatmulAlgoGetHeuristic");
@@ -225,6 +236,13 @@ static gemm_plan *plan_of(const gemm_key *key)
   return NULL;
 }
 
+/* The largest power of two dividing v, at most 256 (0: 256). */
+static uint32_t align_of(uint64_t v)
+{
+  uint64_t low = v & (~v + 1);
+  return low == 0 || low > 256 ? 256 : (uint32_t)low;
+}
+
 bool ts__cuda_gemm(const ts_cu_gemm *g, void *stream)
 {
   const char *why = NULL;
@@ -252,6 +270,12 @@ bool ts__cuda_gemm(const ts_cu_gemm *g, void *stream)
   key.tb = g->tb;
   key.bias = g->bias != NULL;
   key.act = g->act == 1 ? 1 : 0; /* Sigmoid, Tanh: after the product */
+  size_t es = g->dtype == TS_F32 ? sizeof(float) : sizeof(double);
+  key.align = MIN(MIN(align_of((uintptr_t)g->a), align_of((uintptr_t)g->b)),
+                  MIN(align_of((uintptr_t)g->c), g->bias ? align_of((uintptr_t)g->bias) : 256));
+  if (g->batch > 1)
+    key.align = MIN(key.align, MIN(MIN(align_of(g->stride_a * es), align_of(g->stride_b * es)),
+                                   align_of(g->m * g->n * es)));
   pthread_mutex_lock(&cache.lock);
   bool ok = device_ready(dev);
   gemm_plan *p = ok ? plan_of(&key) : NULL;
