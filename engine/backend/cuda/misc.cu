@@ -1,8 +1,9 @@
 /* cuda/misc.cu — the CUDA kernels of the non-elementwise rows that need no
  * library: Cast, Fill/Zeros/Ones(-like), Eye, Range, the reductions (sum,
  * mean, max, min, prod, argmax over one run of axes) and Softmax /
- * LogSoftmax over the last dim.  Floats accumulate in their own type
- * (f64 in f64), one thread block per output row for the reductions. */
+ * LogSoftmax over the last dim.  Reductions accumulate in f64 (as the
+ * CPU's f32 sums and products do; max, min and argmax compare exactly in
+ * it), one thread block per output. */
 #include "kernels.h"
 
 #include "../../ops/cast_formulas.h"
@@ -179,16 +180,16 @@ __device__ __forceinline__ void combine(int kind, T &acc, int64_t &at, T v, int6
 template <class T>
 __global__ void reduce_kernel(int kind, int64_t len, int64_t inner, const T *x, void *out)
 {
-  __shared__ T acc_s[THREADS];
+  __shared__ double acc_s[THREADS];
   __shared__ int64_t at_s[THREADS];
   int64_t b = blockIdx.x;
   int64_t o = b / inner, j = b % inner;
   const T *row = x + o * len * inner + j;
-  T acc = kind == R_PROD ? (T)1 : kind == R_MAX || kind == R_ARGMAX ? (T)-INFINITY
-        : kind == R_MIN ? (T)INFINITY : (T)0;
+  double acc = kind == R_PROD ? 1 : kind == R_MAX || kind == R_ARGMAX ? -INFINITY
+             : kind == R_MIN ? INFINITY : 0;
   int64_t at = kind == R_ARGMAX ? INT64_MAX : 0;
   for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
-    combine(kind, acc, at, row[i * inner], i);
+    combine(kind, acc, at, (double)row[i * inner], i);
   acc_s[threadIdx.x] = acc;
   at_s[threadIdx.x] = at;
   __syncthreads();
@@ -202,7 +203,7 @@ __global__ void reduce_kernel(int kind, int64_t len, int64_t inner, const T *x, 
     if (kind == R_ARGMAX)
       ((int64_t *)out)[b] = at_s[0] == INT64_MAX ? 0 : at_s[0];
     else
-      ((T *)out)[b] = kind == R_MEAN ? acc_s[0] / (T)len : acc_s[0];
+      ((T *)out)[b] = (T)(kind == R_MEAN ? acc_s[0] / (double)len : acc_s[0]);
   }
 }
 
