@@ -267,19 +267,20 @@ template <class T>
 __global__ void softmax_kernel(bool log_out, int64_t len, const T *x, T *o)
 {
   __shared__ T shared[THREADS];
+  __shared__ double shared_sum[THREADS];
   const T *row = x + blockIdx.x * len;
   T *orow = o + blockIdx.x * len;
   T m = (T)-INFINITY;
   for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
     m = row[i] > m ? row[i] : m;
   m = block_reduce(m, true, shared);
-  T sum = 0;
+  double sum = 0; /* exps summed in f64, as on the CPU */
   for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
-    sum += exp(row[i] - m);
-  sum = block_reduce(sum, false, shared);
-  T lse = log(sum);
+    sum += (double)exp(row[i] - m);
+  sum = block_reduce(sum, false, shared_sum);
+  T lse = (T)log(sum);
   for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
-    orow[i] = log_out ? row[i] - m - lse : exp(row[i] - m) / sum;
+    orow[i] = log_out ? row[i] - m - lse : (T)((double)exp(row[i] - m) / sum);
 }
 
 extern "C" bool ts__cu_softmax(bool log_out, ts_dtype dtype, int64_t rows, int64_t len,
