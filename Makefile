@@ -62,6 +62,8 @@ bench: build
 	$(BUILD)/bench/tracescope-bench-diverge
 	$(BUILD)/bench/tracescope-bench-threads
 	$(BUILD)/bench/tracescope-bench-sim
+	if [ -x $(BUILD)/bench/tracescope-bench-gpu ]; then $(BUILD)/bench/tracescope-bench-gpu; \
+	else echo "bench-gpu: skipped: not built (no CUDA toolkit, or -Dcuda=disabled)"; fi
 	scripts/bench-peers $(BUILD)
 
 # libFuzzer (clang), each target for FUZZ_SECONDS; fails on a finding.

@@ -170,9 +170,21 @@ static void warn_fallback(const ts_op_call *call, const ts_backend *device)
   uint64_t bit = (uint64_t)1 << (call->def->op % 64);
   if (__atomic_fetch_or(&warned[call->def->op / 64], bit, __ATOMIC_RELAXED) & bit)
     return;
+  /* a row with a kernel for the device's kind that the device does not
+   * take with these inputs: say so, with their dtypes */
+  GString *given = g_string_new(NULL);
+  if (call->def->kernel[device->iface.kind]) {
+    g_string_append(given, " (it has one, but not for ");
+    for (int i = 0; i < call->n_in; i++)
+      g_string_append_printf(given, "%s%s", i ? ", " : "",
+                             call->in[i] ? ts_dtype_name(call->in[i]->dtype) : "?");
+    g_string_append(given, call->n_in ? " there)" : "these attributes there)");
+  }
   char *message = g_strdup_printf("%s:%d: %s has no kernel on %s: it runs on the CPU, its "
-                                  "inputs copied there and back", call->loc.file ? call->loc.file : "?",
-                                  call->loc.line, call->def->name, ts_backend_name(device));
+                                  "inputs copied there and back%s",
+                                  call->loc.file ? call->loc.file : "?", call->loc.line,
+                                  call->def->name, ts_backend_name(device), given->str);
+  g_string_free(given, TRUE);
   ts_event ev = { .kind = TS_EVENT_WARNING };
   ev.warning = (ts_warning_event){ .kind = TS_WARNING_DEVICE_FALLBACK, .function_name = "",
                                    .message = message };

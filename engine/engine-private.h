@@ -282,6 +282,34 @@ typedef struct ts_ew_formula {
   ts_ew_loop loop[TS_DTYPE_COUNT][TS_EW_FORMS];
 } ts_ew_formula;
 
+/* The op rows' kernels for TS_DEVICE_CUDA (backend/cuda/kernels.c, over
+ * the .cu launchers); TS_CUDA_KERNEL(fn) is NULL in a build without CUDA,
+ * so a row names its CUDA kernel the same way in both. */
+#ifdef TS_HAVE_CUDA
+#define TS_CUDA_KERNEL(fn) fn
+struct ts_cu_program;
+bool ts__cuda_unary(ts_kernel_ctx *k);
+bool ts__cuda_binary(ts_kernel_ctx *k);
+bool ts__cuda_fused(ts_kernel_ctx *k, const struct ts_cu_program *p);
+bool ts__cuda_cast(ts_kernel_ctx *k);
+bool ts__cuda_fill(ts_kernel_ctx *k);
+bool ts__cuda_range(ts_kernel_ctx *k);
+bool ts__cuda_eye(ts_kernel_ctx *k);
+bool ts__cuda_identity(ts_kernel_ctx *k);
+bool ts__cuda_reduce(ts_kernel_ctx *k);
+bool ts__cuda_softmax(ts_kernel_ctx *k);
+bool ts__cuda_transpose(ts_kernel_ctx *k);
+bool ts__cuda_slice(ts_kernel_ctx *k);
+bool ts__cuda_concat(ts_kernel_ctx *k); /* and Split */
+bool ts__cuda_where(ts_kernel_ctx *k);
+bool ts__cuda_matmul(ts_kernel_ctx *k);
+bool ts__cuda_fused_matmul(ts_kernel_ctx *k);
+/* Does the op's CUDA kernel take these inputs (dtypes, axes)? */
+bool ts__cuda_op_supported(const ts_kernel_ctx *k);
+#else
+#define TS_CUDA_KERNEL(fn) NULL
+#endif
+
 /* A gradient: given the op's inputs, outputs and the gradients of its
  * outputs, the gradients of its inputs (NULL where none).  The autodiff
  * work fills these; NULL until then. */

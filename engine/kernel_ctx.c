@@ -33,6 +33,12 @@ uint64_t ts_kernel_correlation(const ts_kernel_ctx *k)
   return k->correlation;
 }
 
+bool ts_op_has_kernel(ts_op op, ts_device_kind kind)
+{
+  const ts_op_def *def = ts__op_def(op);
+  return def && (unsigned)kind < TS_DEVICE_KIND_COUNT && def->kernel[kind];
+}
+
 const ts_node *ts_kernel_node(const ts_kernel_ctx *k)
 {
   return k->site ? k->site->node : NULL;

@@ -135,6 +135,9 @@ TS_API char *ts_kernel_attr(const ts_kernel_ctx *k, const char *name);
 TS_API uint64_t ts_kernel_correlation(const ts_kernel_ctx *k);
 /* The graph node it runs (graph mode), or NULL. */
 TS_API const ts_node *ts_kernel_node(const ts_kernel_ctx *k);
+/* Has op's row a kernel for kind?  (One that may still take only some
+ * dtypes: the backend's supports_op says, and the rest falls back.) */
+TS_API bool ts_op_has_kernel(ts_op op, ts_device_kind kind);
 /* Runs the op's kernel for kind; false + error (also when it has none). */
 TS_API bool ts_kernel_run(ts_kernel_ctx *k, ts_device_kind kind);
 
@@ -175,6 +178,9 @@ TS_API void ts_activity_unsubscribe(ts_activity_fn fn, void *data);
 TS_API void ts_activity_flush(void);
 /* For backends: hands a batch of records to the collectors. */
 TS_API void ts_activity_deliver(const ts_activity *records, int n);
+/* Device activity records lost for want of buffers since start-up
+ * (CUPTI's dropped records); 0 where no backend drops any. */
+TS_API uint64_t ts_activity_dropped(void);
 /* Is anything collecting?  A backend records activity only then. */
 TS_API bool ts_activity_wanted(void);
 

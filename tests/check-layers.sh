@@ -6,8 +6,8 @@
 # Reads every object file's defined and undefined function symbols; TAP.
 #
 #   0 core      tensors, scopes, dtypes, errors, context, listeners, phases, op clock,
-#               printing, backends and what their kernels are handed, the
-#               thread pool
+#               printing, backends (with the CUDA kernels) and what their
+#               kernels are handed, the thread pool
 #   1 dispatch  validation, promotion, op handlers, eager execution
 #   2 ops       op families and the op table
 #   3 graph     the graph IR and its rewrite API
@@ -22,7 +22,7 @@ NM=${NM:-nm}
 
 layer_of() {
   case $1 in
-    dtype.c.o|error.c.o|context.c.o|tensor.c.o|scope.c.o|listener.c.o|phase.c.o|op_clock.c.o|pool.c.o|print*.c.o|backend_*.c.o|kernel_ctx.c.o) echo 0 ;;
+    dtype.c.o|error.c.o|context.c.o|tensor.c.o|scope.c.o|listener.c.o|phase.c.o|op_clock.c.o|pool.c.o|print*.c.o|backend_*.c.o|backend_*.cu.o|kernel_ctx.c.o) echo 0 ;;
     dispatch.c.o) echo 1 ;;
     ops_*.c.o|registry.c.o) echo 2 ;;
     graph.c.o) echo 3 ;;

@@ -1,9 +1,11 @@
 /* test-cuda.c — the CUDA backend (engine/backend/cuda/) on a real GPU:
  * registration with the device's name and memory, memory that moves only
  * through its copies, memsets, device-to-device copies, events, and ops
- * that have no CUDA kernel falling back to the CPU visibly.  Without a GPU
+ * that have no CUDA kernel falling back to the CPU visibly, and a
+ * function's ops running there in both modes with the CPU's results.  Without a GPU
  * (or without the driver) every test skips, saying why. */
 #include <glib.h>
+#include <math.h>
 #include <string.h>
 #include <tracescope-backend.h>
 
@@ -107,6 +109,69 @@ static void test_tensor_round_trip(void)
   ts_scope_end(scope);
 }
 
+static ts_tensor *layers(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *w = ts_arg(call, 1);
+  for (int i = 0; i < 3; i++)
+    x = ts_tanh(ts_add(ts_matmul(x, w), ts_scalar_f32(0.1f)));
+  return ts_reduce_sum(ts_softmax(x), TS_ALL_AXES, false);
+}
+
+typedef struct seen {
+  int fallbacks, ops, on_cpu;
+} seen;
+
+static void on_event(const ts_event *ev, void *data)
+{
+  seen *s = data;
+  if (ev->kind == TS_EVENT_WARNING && ev->warning.kind == TS_WARNING_DEVICE_FALLBACK)
+    s->fallbacks++;
+  if (ev->kind == TS_EVENT_OP_END) {
+    s->ops++;
+    s->on_cpu += strcmp(ev->op.device, "CPU") == 0;
+  }
+}
+
+/* A function's ops (MatMul, Add, Tanh, Softmax, Sum, and in graph mode
+ * what the passes fuse them into) run on the GPU in both modes, none
+ * falling back, with the CPU's results; graph mode calls replay its
+ * captured CUDA Graph. */
+static void test_kernels_on_device(void)
+{
+  const ts_backend *b = cuda_or_skip();
+  if (!b)
+    return;
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("layers", layers, "x, w");
+  ts_tensor *x = ts_random_uniform(TS_F32, TS_SHAPE(16, 16), -1, 1, 1);
+  ts_tensor *w = ts_random_uniform(TS_F32, TS_SHAPE(16, 16), -0.5, 0.5, 2);
+  ts_value args[2] = { TS_TENSOR_VALUE(x), TS_TENSOR_VALUE(w) };
+  ts_tensor *want = ts_function_call(fn, args, 2);
+  assert_no_error();
+  float expected = *(const float *)ts_tensor_data(want);
+  for (int eager = 0; eager < 2; eager++)
+    for (int call = 0; call < 3; call++) {
+      seen s = { 0 };
+      int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING) | TS_EVENT_MASK(TS_EVENT_OP_END),
+                               on_event, &s);
+      ts_run_functions_eagerly(eager);
+      ts_tensor *got = NULL;
+      TS_DEVICE_SCOPE(b) { got = ts_function_call(fn, args, 2); }
+      ts_run_functions_eagerly(false);
+      ts_listener_remove(id);
+      assert_no_error();
+      g_assert_true(ts_tensor_backend(got) == b);
+      got = ts_tensor_to_backend(got, ts_backend_cpu());
+      g_assert_cmpfloat_with_epsilon(*(const float *)ts_tensor_data(got), expected,
+                                     1e-4 * (1 + fabsf(expected)));
+      g_assert_cmpint(s.fallbacks, ==, 0);
+      g_assert_cmpint(s.on_cpu, ==, 0);
+      g_assert_cmpint(s.ops, >, 0);
+    }
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -114,6 +179,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cuda/memory", test_memory);
   g_test_add_func("/cuda/events", test_events);
   g_test_add_func("/cuda/tensor-round-trip", test_tensor_round_trip);
+  g_test_add_func("/cuda/kernels-on-device", test_kernels_on_device);
   int rc = g_test_run();
   ts_release_all();
   return rc;

@@ -55,7 +55,7 @@ class Power(torch.nn.Module):
         self.n = n
 
     def forward(self, x):
-        result = torch.eye(10, dtype=x.dtype)
+        result = torch.eye(10, dtype=x.dtype, device=x.device)
         for _ in range(self.n):
             result = torch.matmul(x, result)
         return result

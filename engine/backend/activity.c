@@ -3,6 +3,9 @@
  * collectors (a profiler's) charge them to ops through their correlation
  * ids and graph-node ids. */
 #include "../engine-private.h"
+#ifdef TS_HAVE_CUDA
+#include "cuda/cuda_backend.h"
+#endif
 
 #include <pthread.h>
 
@@ -45,6 +48,15 @@ void ts_activity_unsubscribe(ts_activity_fn fn, void *data)
       break;
     }
   pthread_mutex_unlock(&lock);
+}
+
+uint64_t ts_activity_dropped(void)
+{
+#ifdef TS_HAVE_CUDA
+  return ts__cuda_dropped_records();
+#else
+  return 0;
+#endif
 }
 
 bool ts_activity_wanted(void)

@@ -6,148 +6,7 @@
  * shapes allow, else one per row of the broadcast iterator. */
 #include "elementwise.h"
 
-#include <tgmath.h>
-
-/* ---- the rows ---------------------------------------------------------------
- * X(ID, id, Name, dtypes, grain, check, flags):
- *   dtypes  FLOAT, NUMERIC (arithmetic: the output has the inputs' dtype),
- *           ALL (comparisons) or BOOL (logic): an op taking bool gives bool;
- *   grain   TS_EW_GRAIN, or TS_EW_GRAIN_COSTLY for a costly element;
- *   check   NULL, or what rejects operands the formula cannot take;
- *   flags   TS_OPF_PROMOTE (operands cast to their promoted dtype),
- *           TS_EW_FUSE as for unary rows (EW_ARITH: both).
- * Bool arithmetic is rejected (TS_ERR_DTYPE) rather than read as logic;
- * logical ops take bool only, so they skip promotion: the error then names
- * the dtype the caller gave. */
-#define EW_ARITH (TS_OPF_PROMOTE | TS_EW_FUSE)
-#define BINARY_ROWS(X)                                                                         \
-  X(ADD, add, "Add", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH)                                    \
-  X(SUB, sub, "Sub", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH)                                    \
-  X(MUL, mul, "Mul", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH)                                    \
-  X(DIV, div, "RealDiv", FLOAT, TS_EW_GRAIN, NULL, EW_ARITH)                                  \
-  X(FLOORDIV, floordiv, "FloorDiv", NUMERIC, TS_EW_GRAIN_COSTLY, check_divisor, TS_OPF_PROMOTE) \
-  X(MOD, mod, "FloorMod", NUMERIC, TS_EW_GRAIN_COSTLY, check_divisor, TS_OPF_PROMOTE)         \
-  X(POW, pow, "Pow", NUMERIC, TS_EW_GRAIN_COSTLY, check_exponent, EW_ARITH)                  \
-  X(MAXIMUM, maximum, "Maximum", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH)                        \
-  X(MINIMUM, minimum, "Minimum", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH)                        \
-  X(GREATER, greater, "Greater", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)                      \
-  X(GREATER_EQUAL, greater_equal, "GreaterEqual", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)     \
-  X(LESS, less, "Less", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)                               \
-  X(LESS_EQUAL, less_equal, "LessEqual", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)              \
-  X(EQUAL, equal, "Equal", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)                            \
-  X(NOT_EQUAL, not_equal, "NotEqual", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)                 \
-  X(LOGICAL_AND, logical_and, "LogicalAnd", BOOL, TS_EW_GRAIN, NULL, 0)                       \
-  X(LOGICAL_OR, logical_or, "LogicalOr", BOOL, TS_EW_GRAIN, NULL, 0)
-
-/* ---- one element ------------------------------------------------------------ */
-
-/* Python's divmod on floats (NumPy's npy_divmod): the quotient floors, the
- * remainder takes the divisor's sign, and x / 0 gives inf or nan. */
-#define FLOAT_DIVMOD(sfx, T)                                  \
-  static inline T divmod_##sfx(T x, T y, T *mod)              \
-  {                                                           \
-    T m = fmod(x, y);                                         \
-    if (y == 0) {                                             \
-      *mod = m;                                               \
-      return x / y;                                           \
-    }                                                         \
-    T d = (x - m) / y;                                        \
-    if (m != 0) {                                             \
-      if ((y < 0) != (m < 0)) {                               \
-        m += y;                                               \
-        d -= 1;                                               \
-      }                                                       \
-    } else {                                                  \
-      m = copysign((T)0, y);                                  \
-    }                                                         \
-    *mod = m;                                                 \
-    if (d == 0)                                               \
-      return copysign((T)0, x / y);                           \
-    T q = floor(d);                                           \
-    return d - q > (T)0.5 ? q + 1 : q;                        \
-  }
-
-#define FLOAT_ELEMS(sfx, T)                                                              \
-  FLOAT_DIVMOD(sfx, T)                                                                   \
-  static inline T add_##sfx(T x, T y) { return x + y; }                                  \
-  static inline T sub_##sfx(T x, T y) { return x - y; }                                  \
-  static inline T mul_##sfx(T x, T y) { return x * y; }                                  \
-  static inline T div_##sfx(T x, T y) { return x / y; }                                  \
-  static inline T floordiv_##sfx(T x, T y) { T m; return divmod_##sfx(x, y, &m); }       \
-  static inline T mod_##sfx(T x, T y) { T m; divmod_##sfx(x, y, &m); return m; }         \
-  static inline T pow_##sfx(T x, T y) { return pow(x, y); }                              \
-  static inline T maximum_##sfx(T x, T y) { return isnan(x) || x > y ? x : y; }          \
-  static inline T minimum_##sfx(T x, T y) { return isnan(x) || x < y ? x : y; }
-
-/* Signed integers wrap (the arithmetic runs in U) and floor like Python.
- * The kernel has ruled out y == 0 for // and %, and y < 0 for pow. */
-#define SIGNED_ELEMS(sfx, T, U)                                                          \
-  static inline T add_##sfx(T x, T y) { return (T)((U)x + (U)y); }                       \
-  static inline T sub_##sfx(T x, T y) { return (T)((U)x - (U)y); }                       \
-  static inline T mul_##sfx(T x, T y) { return (T)((U)x * (U)y); }                       \
-  static inline T floordiv_##sfx(T x, T y)                                               \
-  {                                                                                      \
-    if (y == -1)                                                                         \
-      return (T)-(U)x; /* MIN // -1 wraps */                                             \
-    T q = x / y;                                                                         \
-    return x % y != 0 && (x < 0) != (y < 0) ? q - 1 : q;                                 \
-  }                                                                                      \
-  static inline T mod_##sfx(T x, T y)                                                    \
-  {                                                                                      \
-    if (y == -1)                                                                         \
-      return 0;                                                                          \
-    T r = x % y;                                                                         \
-    return r != 0 && (r < 0) != (y < 0) ? r + y : r;                                     \
-  }                                                                                      \
-  static inline T pow_##sfx(T x, T y)                                                    \
-  {                                                                                      \
-    U r = 1, b = (U)x;                                                                   \
-    for (; y > 0; y >>= 1, b *= b)                                                       \
-      if (y & 1)                                                                         \
-        r *= b;                                                                          \
-    return (T)r;                                                                         \
-  }                                                                                      \
-  static inline T maximum_##sfx(T x, T y) { return x > y ? x : y; }                      \
-  static inline T minimum_##sfx(T x, T y) { return x < y ? x : y; }
-
-/* uint8 arithmetic runs in int and wraps on the store. */
-static inline uint8_t add_u8(uint8_t x, uint8_t y) { return (uint8_t)(x + y); }
-static inline uint8_t sub_u8(uint8_t x, uint8_t y) { return (uint8_t)(x - y); }
-static inline uint8_t mul_u8(uint8_t x, uint8_t y) { return (uint8_t)(x * y); }
-static inline uint8_t floordiv_u8(uint8_t x, uint8_t y) { return x / y; }
-static inline uint8_t mod_u8(uint8_t x, uint8_t y) { return x % y; }
-static inline uint8_t maximum_u8(uint8_t x, uint8_t y) { return x > y ? x : y; }
-static inline uint8_t minimum_u8(uint8_t x, uint8_t y) { return x < y ? x : y; }
-static inline uint8_t pow_u8(uint8_t x, uint8_t y)
-{
-  unsigned r = 1, b = x;
-  for (; y > 0; y >>= 1, b *= b)
-    if (y & 1)
-      r *= b;
-  return (uint8_t)r;
-}
-
-#define COMPARE_ELEMS(sfx, T)                                            \
-  static inline bool greater_##sfx(T x, T y) { return x > y; }           \
-  static inline bool greater_equal_##sfx(T x, T y) { return x >= y; }    \
-  static inline bool less_##sfx(T x, T y) { return x < y; }              \
-  static inline bool less_equal_##sfx(T x, T y) { return x <= y; }       \
-  static inline bool equal_##sfx(T x, T y) { return x == y; }            \
-  static inline bool not_equal_##sfx(T x, T y) { return x != y; }
-
-static inline bool logical_and_b(bool x, bool y) { return x && y; }
-static inline bool logical_or_b(bool x, bool y) { return x || y; }
-
-FLOAT_ELEMS(f32, float)
-FLOAT_ELEMS(f64, double)
-SIGNED_ELEMS(i32, int32_t, uint32_t)
-SIGNED_ELEMS(i64, int64_t, uint64_t)
-COMPARE_ELEMS(f32, float)
-COMPARE_ELEMS(f64, double)
-COMPARE_ELEMS(i32, int32_t)
-COMPARE_ELEMS(i64, int64_t)
-COMPARE_ELEMS(u8, uint8_t)
-COMPARE_ELEMS(b, bool)
+#include "binary_rows.h"
 
 /* ---- made from the rows -------------------------------------------------------- */
 
@@ -332,6 +191,7 @@ static ts_tensor *binary_at(ts_loc loc, ts_op op, ts_tensor *a, ts_tensor *b)
                                   .n_inputs = 2, .n_outputs = 1, .n_promote = -1,        \
                                   .flags = TS_OPF_ELEMENTWISE | (FLAGS),                 \
                                   .infer = binary_infer, .kernel[TS_DEVICE_CPU] = binary_cpu, \
+                                  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_binary), \
                                   .dtypes = TS_DTYPES_##DTYPES, .formula = &id##_formula }; \
   ts_tensor *ts_##id##_at(ts_loc loc, ts_tensor *a, ts_tensor *b)                        \
   {                                                                                      \

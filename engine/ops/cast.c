@@ -5,22 +5,7 @@
  * anything to bool is x != 0. */
 #include "elementwise.h"
 
-#include <math.h>
-
-static inline int32_t saturate_i32(double v)
-{
-  return isnan(v) ? 0 : v <= INT32_MIN ? INT32_MIN : v >= INT32_MAX ? INT32_MAX : (int32_t)v;
-}
-
-static inline int64_t saturate_i64(double v)
-{
-  return isnan(v) ? 0 : v <= -0x1p63 ? INT64_MIN : v >= 0x1p63 ? INT64_MAX : (int64_t)v;
-}
-
-static inline uint8_t saturate_u8(double v)
-{
-  return isnan(v) ? 0 : v <= 0 ? 0 : v >= UINT8_MAX ? UINT8_MAX : (uint8_t)v;
-}
+#include "cast_formulas.h"
 
 #define TO_F32(x) ((float)(x))
 #define TO_F64(x) ((double)(x))
@@ -105,6 +90,7 @@ const ts_op_def ts__op_cast = {
   .attrs = cast_attrs,
   .infer = cast_infer,
   .kernel[TS_DEVICE_CPU] = cast_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_cast),
 };
 
 ts_tensor *ts_cast_at(ts_loc loc, ts_tensor *x, ts_dtype dtype)

@@ -10,6 +10,11 @@
 #include "engine-private.h"
 #include "kernels/kernels.h"
 
+#ifdef TS_HAVE_CUDA
+#include "backend/cuda/cuda_backend.h"
+#include "backend/cuda/kernels.h"
+#endif
+
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -288,6 +293,7 @@ static bool conv2d_cpu(ts_kernel_ctx *k)
   return conv_run(k, NULL, TS_ACT_NONE);
 }
 
+
 /* ---- _FusedConv2D ------------------------------------------------------------- */
 
 enum { FUSED_STRIDES, FUSED_PADDING, FUSED_ACTIVATION };
@@ -408,6 +414,71 @@ static bool max_pool2d_cpu(ts_kernel_ctx *k)
   return true;
 }
 
+#ifdef TS_HAVE_CUDA
+static ts_cu_window cu_window(const window *g)
+{
+  return (ts_cu_window){ g->n, g->h, g->w, g->c, g->kh, g->kw, g->sh, g->sw, g->oh, g->ow,
+                         g->top, g->left };
+}
+
+/* On CUDA: im2col into a scratch buffer of the device, then one product
+ * with the HWIO filter ([kh*kw*c, o]) through cuBLASLt, bias and
+ * activation in its epilogue; a 1x1 stride-1 filter multiplies the input
+ * itself. */
+static bool conv_cuda(ts_kernel_ctx *k, const void *bias, int act)
+{
+  const ts_tensor *x = k->in[0], *f = k->in[1];
+  ts_tensor *y = k->out[0];
+  if (y->size == 0)
+    return true;
+  /* Conv2D's strides and padding are _FusedConv2D's first two attributes too */
+  window g = window_init(x->shape, f->shape.dim[0], f->shape.dim[1], k->attrs[CONV_STRIDES].ints,
+                         k->attrs[CONV_PADDING].i);
+  int64_t patch = g.kh * g.kw * g.c, rows = g.n * g.oh * g.ow;
+  void *stream = ts__cuda_stream(k->backend);
+  const ts_backend_i *bi = ts_backend_iface(k->backend);
+  bool direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1;
+  size_t col_bytes = direct ? 0 : (size_t)(rows * patch) * ts_dtype_size(x->dtype);
+  void *col = direct ? NULL : bi->buffer_alloc(k->backend, col_bytes);
+  if (!direct && !col)
+    return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "cannot allocate %zu bytes of im2col scratch on %s",
+                           col_bytes, ts_backend_name(k->backend));
+  ts_cu_window w = cu_window(&g);
+  ts_cu_gemm gm = { .dtype = x->dtype, .m = rows, .n = f->shape.dim[3], .k = patch, .batch = 1,
+                    .act = act, .a = direct ? x->data : col, .b = f->data, .bias = bias,
+                    .c = y->data };
+  bool ok = (direct || ts__cu_im2col(x->dtype, &w, x->data, col, stream)) &&
+            ts__cuda_gemm(&gm, stream);
+  if (col)
+    bi->buffer_free(k->backend, col, col_bytes); /* stream-ordered: after the product */
+  return ok;
+}
+
+static bool conv2d_cuda(ts_kernel_ctx *k)
+{
+  return conv_cuda(k, NULL, TS_ACT_NONE);
+}
+
+static bool fused_conv2d_cuda(ts_kernel_ctx *k)
+{
+  if (k->n_in == 3 && k->in[2]->size != k->in[1]->shape.dim[3])
+    return ts__kernel_fail(k, TS_ERR_SHAPE, "the bias has %" PRId64 " elements for %" PRId64
+                           " output channels", k->in[2]->size, k->in[1]->shape.dim[3]);
+  return conv_cuda(k, k->n_in == 3 ? k->in[2]->data : NULL,
+                   ts__act_from_name(k->attrs[FUSED_ACTIVATION].s));
+}
+
+static bool max_pool2d_cuda(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0];
+  ts_ints ksize = k->attrs[POOL_KSIZE].ints;
+  window g = window_init(x->shape, ksize.v[0], ksize.v[1], k->attrs[POOL_STRIDES].ints,
+                         k->attrs[POOL_PADDING].i);
+  ts_cu_window w = cu_window(&g);
+  return ts__cu_max_pool(x->dtype, &w, x->data, k->out[0]->data, ts__cuda_stream(k->backend));
+}
+#endif
+
 const ts_op_def ts__op_conv2d = {
   .op = TS_OP_CONV2D,
   .name = "Conv2D",
@@ -418,6 +489,7 @@ const ts_op_def ts__op_conv2d = {
   .attrs = conv_attrs,
   .infer = conv2d_infer,
   .kernel[TS_DEVICE_CPU] = conv2d_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(conv2d_cuda),
 };
 
 const ts_op_def ts__op_fused_conv2d = {
@@ -431,6 +503,7 @@ const ts_op_def ts__op_fused_conv2d = {
   .attrs = fused_conv_attrs,
   .infer = fused_conv2d_infer,
   .kernel[TS_DEVICE_CPU] = fused_conv2d_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(fused_conv2d_cuda),
 };
 
 const ts_op_def ts__op_max_pool2d = {
@@ -443,6 +516,7 @@ const ts_op_def ts__op_max_pool2d = {
   .attrs = pool_attrs,
   .infer = max_pool2d_infer,
   .kernel[TS_DEVICE_CPU] = max_pool2d_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(max_pool2d_cuda),
 };
 
 ts_tensor *ts_conv2d_at(ts_loc loc, ts_tensor *input, ts_tensor *filter, int stride_h, int stride_w,

@@ -129,22 +129,27 @@ static const ts_attr_def const_attrs[] = { { "dtype", TS_ATTR_DTYPE }, { "shape"
 const ts_op_def ts__op_fill = {
   .op = TS_OP_FILL, .name = "Fill", .api_name = "fill", .n_inputs = 1, .n_outputs = 1,
   ATTRS(fill_attrs), .infer = fill_infer, .kernel[TS_DEVICE_CPU] = fill_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_fill),
 };
 const ts_op_def ts__op_zeros = {
   .op = TS_OP_ZEROS, .name = "Zeros", .api_name = "zeros", .n_inputs = 0, .n_outputs = 1,
   ATTRS(const_attrs), .infer = const_infer, .kernel[TS_DEVICE_CPU] = zeros_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_fill),
 };
 const ts_op_def ts__op_ones = {
   .op = TS_OP_ONES, .name = "Ones", .api_name = "ones", .n_inputs = 0, .n_outputs = 1,
   ATTRS(const_attrs), .infer = const_infer, .kernel[TS_DEVICE_CPU] = ones_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_fill),
 };
 const ts_op_def ts__op_zeros_like = {
   .op = TS_OP_ZEROS_LIKE, .name = "ZerosLike", .api_name = "zeros_like", .n_inputs = 1,
   .n_outputs = 1, .infer = like_infer, .kernel[TS_DEVICE_CPU] = zeros_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_fill),
 };
 const ts_op_def ts__op_ones_like = {
   .op = TS_OP_ONES_LIKE, .name = "OnesLike", .api_name = "ones_like", .n_inputs = 1,
   .n_outputs = 1, .infer = like_infer, .kernel[TS_DEVICE_CPU] = ones_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_fill),
 };
 
 /* ---- eye ---------------------------------------------------------------------- */
@@ -173,6 +178,7 @@ static const ts_attr_def eye_attrs[] = {
 const ts_op_def ts__op_eye = {
   .op = TS_OP_EYE, .name = "Eye", .api_name = "eye", .n_inputs = 0, .n_outputs = 1,
   ATTRS(eye_attrs), .infer = eye_infer, .kernel[TS_DEVICE_CPU] = eye_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_eye),
 };
 
 /* ---- range -------------------------------------------------------------------- */
@@ -264,6 +270,7 @@ static const ts_attr_def range_attrs[] = {
 const ts_op_def ts__op_range = {
   .op = TS_OP_RANGE, .name = "Range", .api_name = "range", .n_inputs = 0, .n_outputs = 1,
   ATTRS(range_attrs), .infer = range_infer, .kernel[TS_DEVICE_CPU] = range_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_range),
 };
 
 /* ---- random --------------------------------------------------------------------- */

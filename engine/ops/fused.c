@@ -19,6 +19,10 @@
 
 #include <limits.h>
 
+#ifdef TS_HAVE_CUDA
+#include "backend/cuda/kernels.h"
+#endif
+
 #define ATTRS(a) .n_attrs = (int)(sizeof(a) / sizeof((a)[0])), .attrs = (a)
 
 /* ---- the program ------------------------------------------------------------ */
@@ -29,6 +33,7 @@
 /* An instruction runs its op's own loops (ts_op_def.formula), as the
  * unfused op does, so fusing changes no bit. */
 typedef struct instr {
+  ts_op op;
   const ts_ew_formula *f;
   int arity;
   int a, b; /* >= 0: input index; < 0: -(k + 1), instruction k's result */
@@ -80,6 +85,7 @@ static bool parse_program(const char *text, program *prog)
     const ts_op_def *def = ts__op_def(ts_op_from_name(name));
     if (!def || !(def->flags & TS_OPF_FUSIBLE) || !parse_operand(&p, prog->n, &in->a))
       return false;
+    in->op = def->op;
     in->f = def->formula;
     in->arity = def->n_inputs;
     in->b = in->a;
@@ -272,10 +278,25 @@ static bool fused_ew_cpu(ts_kernel_ctx *k)
   return true;
 }
 
+#ifdef TS_HAVE_CUDA
+/* The program as the CUDA interpreter (backend/cuda/elementwise.cu) takes
+ * it: the rows' ops, run there by the same formulas. */
+_Static_assert(FUSED_MAX_INSTRS <= TS_CU_FUSED_MAX, "a program fits the CUDA interpreter");
+static bool fused_ew_cuda(ts_kernel_ctx *k)
+{
+  const program *prog = program_of(k->attrs[0].s);
+  ts_cu_program p = { .n = prog->n };
+  for (int i = 0; i < prog->n; i++)
+    p.code[i] = (ts_cu_instr){ prog->code[i].op, prog->code[i].a, prog->code[i].b };
+  return ts__cuda_fused(k, &p);
+}
+#endif
+
 const ts_op_def ts__op_fused_elementwise = {
   .op = TS_OP_FUSED_ELEMENTWISE, .name = "FusedElementwise", .api_name = "fused_elementwise",
   .n_inputs = -1, .min_inputs = 1, .n_outputs = 1, ATTRS(fused_ew_attrs),
   .flags = TS_OPF_INPLACE, .infer = fused_ew_infer, .kernel[TS_DEVICE_CPU] = fused_ew_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(fused_ew_cuda),
 };
 
 /* ---- _FusedMatMul ----------------------------------------------------------- */
@@ -351,4 +372,5 @@ const ts_op_def ts__op_fused_matmul = {
   .op = TS_OP_FUSED_MATMUL, .name = "_FusedMatMul", .api_name = "fused_matmul",
   .n_inputs = -1, .min_inputs = 2, .n_outputs = 1, ATTRS(fused_mm_attrs),
   .infer = fused_mm_infer, .kernel[TS_DEVICE_CPU] = fused_mm_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_fused_matmul),
 };

@@ -198,6 +198,7 @@ const ts_op_def ts__op_matmul = {
   .attrs = matmul_attrs,
   .infer = matmul_infer,
   .kernel[TS_DEVICE_CPU] = matmul_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_matmul),
 };
 
 ts_tensor *ts_matmul_at(ts_loc loc, ts_tensor *a, ts_tensor *b, bool transpose_a, bool transpose_b)

@@ -99,11 +99,13 @@ static bool softmax_cpu(ts_kernel_ctx *k)
 const ts_op_def ts__op_softmax = {
   .op = TS_OP_SOFTMAX, .name = "Softmax", .api_name = "softmax", .n_inputs = 1,
   .n_outputs = 1, .infer = softmax_infer, .kernel[TS_DEVICE_CPU] = softmax_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_softmax),
 };
 
 const ts_op_def ts__op_log_softmax = {
   .op = TS_OP_LOG_SOFTMAX, .name = "LogSoftmax", .api_name = "log_softmax", .n_inputs = 1,
   .n_outputs = 1, .infer = softmax_infer, .kernel[TS_DEVICE_CPU] = softmax_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_softmax),
 };
 
 ts_tensor *ts_softmax_at(ts_loc loc, ts_tensor *logits)

@@ -430,6 +430,7 @@ static const ts_attr_def REDUCE_ATTRS[] = {
   const ts_op_def ts__op_##id = {                                                         \
     .op = TS_OP_##ID, .name = display, .api_name = #id, .n_inputs = 1, .n_outputs = 1,    \
     .n_attrs = 2, .attrs = REDUCE_ATTRS, .infer = reduce_infer, .kernel[TS_DEVICE_CPU] = reduce_cpu,        \
+    .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_reduce),                             \
   };                                                                                      \
   ts_tensor *ts_##id##_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keepdims)          \
   {                                                                                       \
@@ -542,6 +543,7 @@ static const ts_attr_def ARGMAX_ATTRS[] = { { "axis", TS_ATTR_INT } };
 const ts_op_def ts__op_argmax = {
   .op = TS_OP_ARGMAX, .name = "ArgMax", .api_name = "argmax", .n_inputs = 1, .n_outputs = 1,
   .n_attrs = 1, .attrs = ARGMAX_ATTRS, .infer = argmax_infer, .kernel[TS_DEVICE_CPU] = argmax_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_reduce),
 };
 
 ts_tensor *ts_argmax_at(ts_loc loc, ts_tensor *x, int axis)

@@ -103,7 +103,9 @@ static bool flatten_infer(ts_infer_ctx *c)
 }
 
 /* Reshape and flatten: infer again on the concrete input, then view it. */
-static bool view_cpu(ts_kernel_ctx *k)
+/* A header over x's buffer: no element is touched, so every kind of
+ * device runs it. */
+static bool view_kernel(ts_kernel_ctx *k)
 {
   ts_tensor *x = k->in[0];
   ts_info in = { x->dtype, x->shape }, out;
@@ -122,11 +124,12 @@ static const ts_attr_def reshape_attrs[] = { { "shape", TS_ATTR_SHAPE } };
 const ts_op_def ts__op_reshape = {
   .op = TS_OP_RESHAPE, .name = "Reshape", .api_name = "reshape", .n_inputs = 1,
   .n_outputs = 1, .flags = TS_OPF_ALIAS | TS_OPF_VIEW, ATTRS(reshape_attrs), .infer = reshape_infer,
-  .kernel[TS_DEVICE_CPU] = view_cpu,
+  .kernel[TS_DEVICE_CPU] = view_kernel, .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(view_kernel),
 };
 const ts_op_def ts__op_flatten = {
   .op = TS_OP_FLATTEN, .name = "Flatten", .api_name = "flatten", .n_inputs = 1,
-  .n_outputs = 1, .flags = TS_OPF_ALIAS | TS_OPF_VIEW, .infer = flatten_infer, .kernel[TS_DEVICE_CPU] = view_cpu,
+  .n_outputs = 1, .flags = TS_OPF_ALIAS | TS_OPF_VIEW, .infer = flatten_infer, .kernel[TS_DEVICE_CPU] = view_kernel,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(view_kernel),
 };
 
 /* ---- transpose ------------------------------------------------------------------ */
@@ -257,6 +260,7 @@ static const ts_attr_def transpose_attrs[] = { { "perm", TS_ATTR_INTS } };
 const ts_op_def ts__op_transpose = {
   .op = TS_OP_TRANSPOSE, .name = "Transpose", .api_name = "transpose", .n_inputs = 1,
   .n_outputs = 1, ATTRS(transpose_attrs), .infer = transpose_infer, .kernel[TS_DEVICE_CPU] = transpose_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_transpose),
 };
 
 /* ---- concat and split ------------------------------------------------------------- */
@@ -377,10 +381,12 @@ const ts_op_def ts__op_concat = {
   .op = TS_OP_CONCAT, .name = "Concat", .api_name = "concat", .n_inputs = -1, .min_inputs = 1, .n_outputs = 1,
   .n_promote = -1, .flags = TS_OPF_PROMOTE, ATTRS(concat_attrs), .infer = concat_infer,
   .kernel[TS_DEVICE_CPU] = concat_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_concat),
 };
 const ts_op_def ts__op_split = {
   .op = TS_OP_SPLIT, .name = "Split", .api_name = "split", .n_inputs = 1, .n_outputs = -1,
   ATTRS(split_attrs), .infer = split_infer, .kernel[TS_DEVICE_CPU] = split_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_concat),
 };
 
 /* ---- slice ------------------------------------------------------------------------ */
@@ -456,6 +462,7 @@ static const ts_attr_def slice_attrs[] = { { "begin", TS_ATTR_INTS }, { "size", 
 const ts_op_def ts__op_slice = {
   .op = TS_OP_SLICE, .name = "Slice", .api_name = "slice", .n_inputs = 1, .n_outputs = 1,
   ATTRS(slice_attrs), .infer = slice_infer, .kernel[TS_DEVICE_CPU] = slice_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_slice),
 };
 
 /* ---- gather ------------------------------------------------------------------------ */

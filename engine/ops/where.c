@@ -117,6 +117,7 @@ const ts_op_def ts__op_where = {
   .n_outputs = 1,
   .infer = where_infer,
   .kernel[TS_DEVICE_CPU] = where_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_where),
 };
 
 ts_tensor *ts_where_at(ts_loc loc, ts_tensor *cond, ts_tensor *x, ts_tensor *y)

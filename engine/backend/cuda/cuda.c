@@ -19,9 +19,11 @@
  * - Plans: graph_plan_create/update begin a stream capture, the steps'
  *   launches are captured, graph_plan_compute ends it and updates the
  *   instantiated CUDA Graph in place (cudaGraphExecUpdate) or instantiates
- *   it anew, then launches it.  A host copy mid-capture breaks the plan:
- *   what was captured is launched at once and the graph runs step by step
- *   from then on.
+ *   it anew, then launches it.  Uploads mid-capture (variables and
+ *   constants the host holds) are nodes of the graph, from pinned staging
+ *   the plan owns.  A copy to the host mid-capture breaks the plan: what
+ *   was captured is launched at once and the graph runs step by step from
+ *   then on.
  * - Device activity: CUPTI's activity API when a collector wants it
  *   (cupti.h), flushed by activity_flush. */
 #include "../../engine-private.h"
@@ -55,12 +57,25 @@ typedef struct node_clone {
   guint position;
 } node_clone;
 
+/* Host data a capture uploads (a variable or constant the host holds,
+ * read by a launch of the plan) goes through pinned staging buffers the
+ * plan owns: their copies are nodes of the graph, so they run in order
+ * with its launches.  A new capture of the plan first waits for its last
+ * launch (done), which may still read them. */
+typedef struct staging {
+  void *host; /* pinned (cudaMallocHost) */
+  size_t bytes;
+} staging;
+
 struct ts_graph_plan {
   cudaGraphExec_t exec;
   bool broken;
   GHashTable *positions; /* captured node id -> its launch's position, this capture */
   GArray *corrs;         /* this capture's op correlation per position */
   GArray *clones;        /* node_clone, the exec's kernel nodes */
+  GArray *staging;       /* staging, reused by each capture in order */
+  guint n_staged;        /* used by this capture */
+  cudaEvent_t done;      /* recorded after each launch; NULL until the first */
 };
 
 struct ts_device_event {
@@ -314,15 +329,29 @@ static void *cuda_alloc(const ts_backend *b, size_t bytes)
     d->cached_bytes -= size;
     g_free(bl);
   }
+  /* mid-capture (a plan recording its launches) cudaMalloc is allowed
+   * only in relaxed mode (it is not captured: the buffer is this run's,
+   * as the plan's launches are), and the cache cannot be emptied: the
+   * stream may not synchronize then */
+  bool capturing = d->capturing != NULL;
+  enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+  bool relaxed = !ptr && capturing;
+  if (relaxed)
+    cudaThreadExchangeStreamCaptureMode(&mode);
   if (!ptr && cudaMalloc(&ptr, size) != cudaSuccess) {
     cudaGetLastError();
-    cudaStreamSynchronize(d->stream); /* frees queued before may still be in use */
-    cache_empty(d);
-    if (cudaMalloc(&ptr, size) != cudaSuccess) {
-      cudaGetLastError();
-      ptr = NULL;
+    ptr = NULL;
+    if (!capturing) {
+      cudaStreamSynchronize(d->stream); /* frees queued before may still be in use */
+      cache_empty(d);
+      if (cudaMalloc(&ptr, size) != cudaSuccess) {
+        cudaGetLastError();
+        ptr = NULL;
+      }
     }
   }
+  if (relaxed) /* the thread's mode as it was */
+    cudaThreadExchangeStreamCaptureMode(&mode);
   pthread_mutex_unlock(&d->lock);
   return ptr;
 }
@@ -366,16 +395,49 @@ static bool cuda_to_host(const ts_backend *b, void *host_dst, const void *src, s
          ok_or_fail(cudaStreamSynchronize(d->stream), "copy to the host");
 }
 
-/* From pageable host memory: the runtime stages it before returning, so
- * the caller may reuse its memory at once. */
+/* The next staging buffer of the capturing plan p, of at least bytes;
+ * NULL + error.  (Pinned memory is allocated in relaxed capture mode:
+ * cudaMallocHost is not captured, and is refused otherwise.) */
+static void *staging_take(ts_graph_plan *p, size_t bytes)
+{
+  if (p->n_staged == p->staging->len)
+    g_array_append_val(p->staging, ((staging){ NULL, 0 }));
+  staging *st = &g_array_index(p->staging, staging, p->n_staged);
+  if (st->bytes < bytes) {
+    enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed;
+    cudaThreadExchangeStreamCaptureMode(&mode);
+    if (st->host)
+      cudaFreeHost(st->host);
+    st->bytes = 0;
+    bool ok = ok_or_fail(cudaMallocHost(&st->host, MAX(bytes, 1)), "cudaMallocHost");
+    cudaThreadExchangeStreamCaptureMode(&mode);
+    if (!ok) {
+      st->host = NULL;
+      return NULL;
+    }
+    st->bytes = MAX(bytes, 1);
+  }
+  p->n_staged++;
+  return st->host;
+}
+
+/* Mid-capture, through the plan's staging (a node of its graph);
+ * otherwise from pageable host memory: the runtime stages it before
+ * returning, so the caller may reuse its memory at once. */
 static bool cuda_from_host(const ts_backend *b, void *dst, const void *host_src, size_t bytes)
 {
   device *d = dev_of(b);
-  if (d->capturing)
-    break_capture(d);
-  return use(d) && ok_or_fail(cudaMemcpyAsync(dst, host_src, bytes, cudaMemcpyHostToDevice,
-                                              d->stream),
-                              "copy from the host");
+  if (!use(d))
+    return false;
+  if (d->capturing) {
+    void *staged = staging_take(d->capturing, bytes);
+    if (!staged)
+      return false;
+    memcpy(staged, host_src, bytes);
+    host_src = staged;
+  }
+  return ok_or_fail(cudaMemcpyAsync(dst, host_src, bytes, cudaMemcpyHostToDevice, d->stream),
+                    "copy from the host");
 }
 
 static bool cuda_memset(const ts_backend *b, void *dst, int value, size_t bytes)
@@ -402,16 +464,21 @@ static bool cuda_copy(const ts_backend *b, void *dst, const ts_backend *src_b, c
   return false; /* the host: copy_from_host */
 }
 
+bool ts__cuda_copy_2d(const ts_backend *b, void *dst, size_t dst_pitch, const void *src,
+                      size_t src_pitch, size_t width, size_t height)
+{
+  device *d = dev_of(b);
+  return use(d) && ok_or_fail(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, height,
+                                                cudaMemcpyDeviceToDevice, d->stream),
+                              "2-D device copy");
+}
+
 /* ---- the stream ---------------------------------------------------------------------------- */
 
 static bool cuda_supports_op(const ts_backend *b, const ts_kernel_ctx *k)
 {
-  if (!k->def->kernel[TS_DEVICE_CUDA] || (k->def->flags & (TS_OPF_VARIABLE | TS_OPF_STATEFUL)))
-    return false;
-  for (int i = 0; i < k->n_in; i++)
-    if (k->in[i]->dtype == TS_STRING || k->in[i]->dtype == TS_VARIANT)
-      return false;
-  return true;
+  return k->def->kernel[TS_DEVICE_CUDA] &&
+         !(k->def->flags & (TS_OPF_VARIABLE | TS_OPF_STATEFUL)) && ts__cuda_op_supported(k);
 }
 
 static bool cuda_run_op(const ts_backend *b, ts_kernel_ctx *k)
@@ -495,6 +562,10 @@ static bool cuda_event_elapsed(const ts_backend *b, const ts_device_event *start
 
 static bool begin_capture(device *d, ts_graph_plan *p)
 {
+  /* the last launch may still read the staging this capture refills */
+  if (p->done && !ok_or_fail(cudaEventSynchronize(p->done), "the plan's last launch"))
+    return false;
+  p->n_staged = 0;
   if (!use(d) ||
       !ok_or_fail(cudaStreamBeginCapture(d->stream, cudaStreamCaptureModeThreadLocal),
                   "cudaStreamBeginCapture"))
@@ -508,6 +579,11 @@ static bool begin_capture(device *d, ts_graph_plan *p)
 
 static void plan_free(ts_graph_plan *p)
 {
+  for (guint i = 0; i < p->staging->len; i++)
+    cudaFreeHost(g_array_index(p->staging, staging, i).host);
+  g_array_unref(p->staging);
+  if (p->done)
+    cudaEventDestroy(p->done);
   g_hash_table_unref(p->positions);
   g_array_unref(p->corrs);
   g_array_unref(p->clones);
@@ -520,6 +596,7 @@ static ts_graph_plan *cuda_plan_create(const ts_backend *b)
   p->positions = g_hash_table_new(g_direct_hash, g_direct_equal);
   p->corrs = g_array_new(FALSE, FALSE, sizeof(uint64_t));
   p->clones = g_array_new(FALSE, FALSE, sizeof(node_clone));
+  p->staging = g_array_new(FALSE, FALSE, sizeof(staging));
   if (!begin_capture(dev_of(b), p))
     g_clear_pointer(&p, plan_free);
   return p;
@@ -603,6 +680,10 @@ static bool cuda_plan_compute(const ts_backend *b, ts_graph_plan *p)
     report_nodes(d, p);
     ok = ok_or_fail(cudaGraphLaunch(p->exec, d->stream), "cudaGraphLaunch");
   }
+  if (ok && !p->done)
+    ok = ok_or_fail(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming), "cudaEventCreate");
+  if (ok)
+    ok = ok_or_fail(cudaEventRecord(p->done, d->stream), "cudaEventRecord");
   return ok;
 }
 
@@ -611,10 +692,9 @@ static void cuda_plan_free(const ts_backend *b, ts_graph_plan *p)
   device *d = dev_of(b);
   if (d->capturing == p)
     break_capture(d);
-  if (p->exec) {
-    cudaStreamSynchronize(d->stream);
+  cudaStreamSynchronize(d->stream); /* its launches, and their staging, are done */
+  if (p->exec)
     cudaGraphExecDestroy(p->exec);
-  }
   plan_free(p);
 }
 

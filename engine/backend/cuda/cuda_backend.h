@@ -16,3 +16,7 @@ const char *ts__cuda_device_label(const ts_backend *b);
 void *ts__cuda_stream(const ts_backend *b);
 /* Activity records CUPTI dropped for want of buffers, since start-up. */
 uint64_t ts__cuda_dropped_records(void);
+/* Queues a 2-D copy between b's buffers: height rows of width bytes,
+ * pitches apart; false + error if it fails. */
+bool ts__cuda_copy_2d(const ts_backend *b, void *dst, size_t dst_pitch, const void *src,
+                      size_t src_pitch, size_t width, size_t height);

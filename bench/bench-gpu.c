@@ -1,0 +1,300 @@
+/* bench-gpu.c — the GPU benchmark (issue 26): on CUDA:0, the seed
+ * workloads power(x,100) and the 100-layer model (100 x Dense(64)) in our
+ * eager and graph modes beside PyTorch CUDA eager and torch.cuda.CUDAGraph
+ * replay (bench/peers/torch_gpu_bench.py, on the weights and inputs
+ * tracescope-bench-export saves); a 4096² f32 product through the engine
+ * against cuBLAS alone (cublasSgemm, its own buffers); CUPTI recording on against
+ * off.  Each target is printed with MET or MISSED.  Times are per call,
+ * the fastest of rounds, each call waiting for the device (as PyTorch's
+ * side synchronizes too).  Without a CUDA device it prints "skipped: no
+ * CUDA device (why)" and succeeds.  A benchmark, not a test.
+ *
+ *   tracescope-bench-gpu [--no-peers] */
+#include "peers-workloads.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime_api.h>
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracescope-backend.h>
+#include <tracescope.h>
+
+#define ROUNDS 5
+#define CALLS 20
+
+static const ts_backend *gpu;
+
+static void target(const char *what, bool met)
+{
+  printf("  target %-58s %s\n", what, met ? "MET" : "MISSED");
+}
+
+/* ---- our modes ------------------------------------------------------------------ */
+
+static double per_call_us(ts_function *fn, const ts_value *args, int n, bool eager)
+{
+  ts_run_functions_eagerly(eager);
+  double best = -1;
+  TS_DEVICE_SCOPE(gpu) {
+    for (int r = 0; r < ROUNDS + 1; r++) { /* the first round warms up (traces, captures) */
+      uint64_t t0 = ts_now_ns();
+      for (int i = 0; i < CALLS; i++) {
+        ts_scope *scope = ts_scope_begin();
+        ts_tensor *y = ts_function_call(fn, args, n);
+        if (!y || !ts_backend_synchronize(gpu))
+          g_error("%s on %s: %s", ts_function_name(fn), ts_backend_name(gpu),
+                  ts_error_peek()->message);
+        ts_scope_end(scope);
+      }
+      double us = (double)(ts_now_ns() - t0) / 1e3 / CALLS;
+      if (r > 0 && (best < 0 || us < best))
+        best = us;
+    }
+  }
+  ts_run_functions_eagerly(false);
+  return best;
+}
+
+/* The largest difference between f's result on the GPU (mode) and on the CPU. */
+static double diff_from_cpu(ts_function *fn, const ts_value *cpu_args, const ts_value *args,
+                            int n, bool eager)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_run_functions_eagerly(eager);
+  ts_tensor *want = ts_function_call(fn, cpu_args, n), *got = NULL;
+  TS_DEVICE_SCOPE(gpu) { got = ts_function_call(fn, args, n); }
+  ts_run_functions_eagerly(false);
+  got = got ? ts_tensor_to_backend(got, ts_backend_cpu()) : NULL;
+  double worst = INFINITY;
+  if (want && got && ts_tensor_size(want) == ts_tensor_size(got)) {
+    ts_tensor *w = ts_cast(want, TS_F64), *g = ts_cast(got, TS_F64);
+    const double *a = ts_tensor_data(w), *b = ts_tensor_data(g);
+    worst = 0;
+    for (int64_t i = 0; i < ts_tensor_size(w); i++)
+      worst = fmax(worst, fabs(a[i] - b[i]));
+  }
+  ts_scope_end(scope);
+  return worst;
+}
+
+/* ---- PyTorch ------------------------------------------------------------------------- */
+
+typedef struct torch_row {
+  char key[32];
+  double eager_us, graph_us, diff;
+} torch_row;
+
+/* Runs argv; its stdout (or NULL) and, failing, why. */
+static char *run(char **argv, char **why)
+{
+  char *out = NULL, *err = NULL;
+  int status = 0;
+  GError *e = NULL;
+  if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err, &status, &e) ||
+      !g_spawn_check_wait_status(status, &e)) {
+    *why = g_strdup_printf("%s failed: %s%s%s", argv[0], e ? e->message : "",
+                           err && *err ? ": " : "", err ? err : "");
+    g_clear_pointer(&out, g_free);
+  }
+  g_clear_error(&e);
+  g_free(err);
+  return out;
+}
+
+/* Runs the export and torch_gpu_bench.py; rows read back, or a reason. */
+static int torch_rows(torch_row *rows, int cap, char **why)
+{
+  char *dir = g_dir_make_tmp("tracescope-bench-gpu-XXXXXX", NULL);
+  if (!dir) {
+    *why = g_strdup("no temporary folder");
+    return 0;
+  }
+  char *export_argv[] = { TS_BENCH_EXPORT, dir, NULL };
+  char *torch_argv[] = { "python3", TS_BENCH_PEERS_DIR "/torch_gpu_bench.py", dir, NULL };
+  char *rm_argv[] = { "rm", "-rf", dir, NULL };
+  char *exported = run(export_argv, why);
+  char *out = exported ? run(torch_argv, why) : NULL;
+  int n = 0;
+  char **lines = g_strsplit(out ? out : "", "\n", -1);
+  for (int i = 0; lines[i]; i++) {
+    torch_row *r = &rows[n];
+    if (g_str_has_prefix(lines[i], "skipped: ") && !*why)
+      *why = g_strdup(lines[i] + strlen("skipped: "));
+    else if (n < cap && sscanf(lines[i], "row %31s %lf %lf %lf", r->key, &r->eager_us,
+                               &r->graph_us, &r->diff) == 4)
+      n++;
+  }
+  g_strfreev(lines);
+  g_free(out);
+  g_free(exported);
+  char *ignored = NULL;
+  g_free(run(rm_argv, &ignored));
+  g_free(ignored);
+  g_free(dir);
+  return n;
+}
+
+/* ---- the 4096² product against cuBLAS alone ---------------------------------------- */
+
+static double matmul_ratio(void)
+{
+  enum { N = 4096, REPS = 20 };
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *a = NULL, *b = NULL;
+  TS_DEVICE_SCOPE(gpu) {
+    a = ts_random_uniform(TS_F32, TS_SHAPE(N, N), -1, 1, 1);
+    b = ts_random_uniform(TS_F32, TS_SHAPE(N, N), -1, 1, 2);
+  }
+  a = ts_tensor_to_backend(a, gpu);
+  b = ts_tensor_to_backend(b, gpu);
+  double ours = INFINITY, theirs = INFINITY;
+  for (int r = 0; r < 3; r++) {
+    uint64_t t0 = ts_now_ns();
+    TS_DEVICE_SCOPE(gpu) {
+      for (int i = 0; i < REPS; i++) {
+        ts_scope *s = ts_scope_begin();
+        ts_matmul(a, b);
+        ts_scope_end(s);
+      }
+    }
+    ts_backend_synchronize(gpu);
+    ours = fmin(ours, (double)(ts_now_ns() - t0) / REPS);
+  }
+  /* cuBLAS on its own buffers (the engine's are not the host's to name),
+   * the same column-major trick: row-major C = A B as Cᵀ = Bᵀ Aᵀ; every
+   * byte 0x3c, about 0.0115 (values do not change a product's time) */
+  float *da = NULL, *db = NULL, *dc = NULL;
+  size_t bytes = (size_t)N * N * sizeof(float);
+  cublasHandle_t h;
+  float one = 1, zero = 0;
+  if (cudaMalloc((void **)&da, bytes) != cudaSuccess || cudaMalloc((void **)&db, bytes) != cudaSuccess ||
+      cudaMalloc((void **)&dc, bytes) != cudaSuccess || cudaMemset(da, 0x3c, bytes) != cudaSuccess ||
+      cudaMemset(db, 0x3c, bytes) != cudaSuccess || cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
+    g_error("cuBLAS: no handle or memory");
+  cublasSetMathMode(h, CUBLAS_PEDANTIC_MATH); /* f32, as ours: no TF32 */
+  for (int r = 0; r < 4; r++) {
+    uint64_t t0 = ts_now_ns();
+    for (int i = 0; i < REPS; i++)
+      cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, N, N, N, &one, db, N, da, N, &zero, dc, N);
+    cudaDeviceSynchronize();
+    if (r > 0) /* the first warms up */
+      theirs = fmin(theirs, (double)(ts_now_ns() - t0) / REPS);
+  }
+  cublasDestroy(h);
+  cudaFree(da);
+  cudaFree(db);
+  cudaFree(dc);
+  ts_scope_end(scope);
+  printf("  4096x4096 f32 MatMul: ours %.3f ms, cuBLAS alone %.3f ms (%.0f %%)\n", ours / 1e6,
+         theirs / 1e6, 100 * theirs / ours);
+  return theirs / ours;
+}
+
+/* ---- CUPTI on against off ------------------------------------------------------------- */
+
+static void on_activity(const ts_activity *records, int n, void *data)
+{
+  *(uint64_t *)data += (uint64_t)n;
+}
+
+int main(int argc, char **argv)
+{
+  bool peers = !(argc > 1 && strcmp(argv[1], "--no-peers") == 0);
+  printf("==== bench-gpu\n");
+  gpu = ts_backend_by_name("CUDA:0");
+  if (!gpu) {
+    printf("skipped: no CUDA device (%s)\n", ts_backend_devices_note());
+    return 0;
+  }
+  printf("%s\n", ts_backend_devices_note());
+  ts_module *m = ts_module_open("seeds");
+  if (!m)
+    g_error("bench-gpu: %s", ts_error_peek()->message);
+
+  ts_scope *scope = ts_scope_begin(); /* the workloads' arguments */
+  torch_row torch[8];
+  char *why = NULL;
+  int n_torch = peers ? torch_rows(torch, 8, &why) : 0;
+  if (!peers)
+    why = g_strdup("--no-peers");
+
+  printf("µs per call, fastest of %d rounds of %d calls, each synchronized\n", ROUNDS, CALLS);
+  printf("  %-24s %10s %10s %8s %11s %11s %10s\n", "workload", "eager", "graph", "e/g",
+         "torch eager", "torch graph", "|ours-cpu|");
+  const char *keys[] = { "power", "dense64" };
+  double eager_us[2], graph_us[2];
+  ts_function *fns[2];
+  ts_value args[2][PEER_MAX_ARGS], dev_args[2][PEER_MAX_ARGS];
+  int n_args[2];
+  for (int w = 0; w < 2; w++) {
+    const peer_workload *pw = NULL;
+    for (int i = 0; i < PEER_N_WORKLOADS; i++)
+      if (strcmp(PEER_WORKLOADS[i].key, keys[w]) == 0)
+        pw = &PEER_WORKLOADS[i];
+    fns[w] = ts_module_lookup(m, pw->seed);
+    n_args[w] = pw->args(args[w]);
+    for (int i = 0; i < n_args[w]; i++) { /* the inputs live on the GPU, as torch's do */
+      dev_args[w][i] = args[w][i];
+      if (args[w][i].kind == TS_VALUE_TENSOR)
+        dev_args[w][i].tensor = ts_tensor_to_backend(args[w][i].tensor, gpu);
+    }
+    double diff = fmax(diff_from_cpu(fns[w], args[w], dev_args[w], n_args[w], true),
+                       diff_from_cpu(fns[w], args[w], dev_args[w], n_args[w], false));
+    eager_us[w] = per_call_us(fns[w], dev_args[w], n_args[w], true);
+    graph_us[w] = per_call_us(fns[w], dev_args[w], n_args[w], false);
+    const torch_row *t = NULL;
+    for (int i = 0; i < n_torch; i++)
+      if (strcmp(torch[i].key, keys[w]) == 0)
+        t = &torch[i];
+    printf("  %-24s %10.1f %10.1f %7.2fx", pw->label, eager_us[w], graph_us[w],
+           eager_us[w] / graph_us[w]);
+    if (t)
+      printf(" %11.1f %11.1f", t->eager_us, t->graph_us);
+    else
+      printf(" %11s %11s", "-", "-");
+    printf(" %10.2g\n", diff);
+  }
+  if (why)
+    printf("  PyTorch: skipped: %s\n", why);
+  for (int w = 0; w < 2; w++) {
+    char what[96];
+    snprintf(what, sizeof what, "%s: graph >= 3x our GPU eager", keys[w]);
+    target(what, eager_us[w] >= 3 * graph_us[w]);
+    for (int i = 0; i < n_torch; i++)
+      if (strcmp(torch[i].key, keys[w]) == 0) {
+        snprintf(what, sizeof what, "%s: graph within 1.2x of torch CUDAGraph", keys[w]);
+        target(what, graph_us[w] <= 1.2 * torch[i].graph_us);
+        snprintf(what, sizeof what, "%s: ahead of torch CUDA eager", keys[w]);
+        target(what, fmin(eager_us[w], graph_us[w]) < torch[i].eager_us);
+      }
+  }
+
+  target("4096^2 f32 MatMul >= 90% of cuBLAS alone", matmul_ratio() >= 0.9);
+
+  /* CUPTI: a collector subscribed turns recording on (engine/backend/cuda/cuda.c) */
+  uint64_t records = 0;
+  double off[2] = { per_call_us(fns[1], dev_args[1], n_args[1], false),
+                    per_call_us(fns[1], dev_args[1], n_args[1], true) };
+  if (!ts_activity_subscribe(on_activity, &records))
+    g_error("bench-gpu: %s", ts_error_peek()->message);
+  double on[2] = { per_call_us(fns[1], dev_args[1], n_args[1], false),
+                   per_call_us(fns[1], dev_args[1], n_args[1], true) };
+  ts_activity_flush();
+  ts_activity_unsubscribe(on_activity, &records);
+  printf("  CUPTI on/off, 100 x Dense(64): graph %.1f / %.1f µs (+%.1f %%), eager %.1f / %.1f µs "
+         "(+%.1f %%); %" G_GUINT64_FORMAT " records, %" G_GUINT64_FORMAT " dropped\n",
+         on[0], off[0], 100 * (on[0] / off[0] - 1), on[1], off[1], 100 * (on[1] / off[1] - 1),
+         records, ts_activity_dropped());
+  target("CUPTI recording <= 3% overhead in graph mode", on[0] <= 1.03 * off[0]);
+  target("CUPTI recording <= 10% overhead eagerly", on[1] <= 1.10 * off[1]);
+  target("zero dropped records", ts_activity_dropped() == 0 && records > 0);
+
+  g_free(why);
+  ts_scope_end(scope);
+  ts_module_free(m);
+  return 0;
+}

@@ -1,0 +1,287 @@
+/* cuda/elementwise.cu — the CUDA kernels of the elementwise rows, made
+ * from the rows and formulas of ops/unary_rows.h and ops/binary_rows.h
+ * (the same text the CPU loops are made from, compiled here as device
+ * functions), and the FusedElementwise interpreter over the fusible float
+ * rows.  Binary rows whose CPU kernel checks its operands on the host
+ * (integer division by zero, negative integer powers) have float kernels
+ * only: their integer cases fall back to the CPU, visibly. */
+#include "kernels.h"
+
+#include "../../ops/unary_rows.h"
+#include "../../ops/binary_rows.h"
+
+#include <cuda_runtime.h>
+
+#define THREADS 256
+
+static unsigned blocks_for(int64_t n)
+{
+  int64_t b = (n + THREADS - 1) / THREADS;
+  return (unsigned)(b < 65535 * 32 ? (b > 0 ? b : 1) : 65535 * 32);
+}
+
+/* The element offset of output index i in input k. */
+__device__ __forceinline__ int64_t offset_of(const ts_cu_bcast &s, int k, int64_t i)
+{
+  int64_t off = 0;
+  for (int d = s.rank - 1; d >= 0 && i > 0; d--) {
+    int64_t q = i / s.dim[d];
+    off += (i - q * s.dim[d]) * s.stride[k][d];
+    i = q;
+  }
+  return off;
+}
+
+/* ---- unary ------------------------------------------------------------------- */
+
+template <class F, class T>
+__global__ void unary_kernel(int64_t n, const T *x, T *o)
+{
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    o[i] = F::f(x[i]);
+}
+
+typedef void (*unary_launch)(int64_t n, const void *x, void *o, cudaStream_t s);
+
+template <class F, class T>
+static void launch_unary(int64_t n, const void *x, void *o, cudaStream_t s)
+{
+  unary_kernel<F, T><<<blocks_for(n), THREADS, 0, s>>>(n, (const T *)x, (T *)o);
+}
+
+#define U_FN(id, sfx, T)                                    \
+  struct id##_##sfx##_u {                                   \
+    static __device__ __forceinline__ T f(T x) { return id##_##sfx(x); } \
+  };
+#define U_FNS_FLOAT(id) U_FN(id, f32, float) U_FN(id, f64, double)
+#define U_FNS_NUMERIC(id) \
+  U_FNS_FLOAT(id) U_FN(id, i32, int32_t) U_FN(id, i64, int64_t) U_FN(id, u8, uint8_t)
+#define U_FNS_BOOL(id) U_FN(id, b, bool)
+#define U_FNS(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32) U_FNS_##DTYPES(id)
+UNARY_ROWS(U_FNS)
+
+#define U_SET(ID, id, DT, sfx, T) t[TS_OP_##ID][DT] = launch_unary<id##_##sfx##_u, T>;
+#define U_SET_FLOAT(ID, id) U_SET(ID, id, TS_F32, f32, float) U_SET(ID, id, TS_F64, f64, double)
+#define U_SET_NUMERIC(ID, id)                                                          \
+  U_SET_FLOAT(ID, id) U_SET(ID, id, TS_I32, i32, int32_t) U_SET(ID, id, TS_I64, i64, int64_t) \
+  U_SET(ID, id, TS_U8, u8, uint8_t)
+#define U_SET_BOOL(ID, id) U_SET(ID, id, TS_BOOL, b, bool)
+#define U_SETS(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32) U_SET_##DTYPES(ID, id)
+
+static const struct unary_table {
+  unary_launch t[TS_OP_COUNT][TS_NUMERIC_DTYPE_COUNT];
+  unary_table() : t() { UNARY_ROWS(U_SETS) }
+} unary;
+
+extern "C" bool ts__cu_has_unary(ts_op op, ts_dtype dtype)
+{
+  return (unsigned)op < TS_OP_COUNT && (unsigned)dtype < TS_NUMERIC_DTYPE_COUNT &&
+         unary.t[op][dtype];
+}
+
+extern "C" bool ts__cu_unary(ts_op op, ts_dtype dtype, int64_t n, const void *x, void *out,
+                             void *stream)
+{
+  if (!ts__cu_has_unary(op, dtype))
+    return false;
+  if (n > 0)
+    unary.t[op][dtype](n, x, out, (cudaStream_t)stream);
+  return true;
+}
+
+/* ---- binary ------------------------------------------------------------------ */
+
+template <class F, class T, class O>
+__global__ void binary_kernel(int64_t n, ts_cu_bcast s, const T *a, const T *b, O *o)
+{
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    o[i] = F::f(a[offset_of(s, 0, i)], b[offset_of(s, 1, i)]);
+}
+
+typedef void (*binary_launch)(int64_t n, const ts_cu_bcast *s, const void *a, const void *b,
+                              void *o, cudaStream_t st);
+
+template <class F, class T, class O>
+static void launch_binary(int64_t n, const ts_cu_bcast *s, const void *a, const void *b, void *o,
+                          cudaStream_t st)
+{
+  binary_kernel<F, T, O><<<blocks_for(n), THREADS, 0, st>>>(n, *s, (const T *)a, (const T *)b,
+                                                            (O *)o);
+}
+
+#define B_FN(id, sfx, T, O)                                            \
+  struct id##_##sfx##_b {                                              \
+    static __device__ __forceinline__ O f(T x, T y) { return id##_##sfx(x, y); } \
+  };
+#define B_FNS_FLOAT(id) B_FN(id, f32, float, float) B_FN(id, f64, double, double)
+#define B_FNS_NUMERIC(id)                                                             \
+  B_FNS_FLOAT(id) B_FN(id, i32, int32_t, int32_t) B_FN(id, i64, int64_t, int64_t)     \
+  B_FN(id, u8, uint8_t, uint8_t)
+#define B_FNS_ALL(id)                                                                 \
+  B_FN(id, f32, float, bool) B_FN(id, f64, double, bool) B_FN(id, i32, int32_t, bool) \
+  B_FN(id, i64, int64_t, bool) B_FN(id, u8, uint8_t, bool) B_FN(id, b, bool, bool)
+#define B_FNS_BOOL(id) B_FN(id, b, bool, bool)
+#define B_FNS(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS) B_FNS_##DTYPES(id)
+BINARY_ROWS(B_FNS)
+
+/* Rows with a host-side check (binary.c) keep their integer kernels out. */
+#define INTEGERS_NULL 1
+#define INTEGERS_check_divisor 0
+#define INTEGERS_check_exponent 0
+
+#define B_SET(ID, id, DT, sfx, T, O) t[TS_OP_##ID][DT] = launch_binary<id##_##sfx##_b, T, O>;
+#define B_SET_FLOAT(ID, id, INTS) \
+  B_SET(ID, id, TS_F32, f32, float, float) B_SET(ID, id, TS_F64, f64, double, double)
+#define B_SET_NUMERIC(ID, id, INTS)                                             \
+  B_SET_FLOAT(ID, id, INTS)                                                     \
+  if (INTS) {                                                                   \
+    B_SET(ID, id, TS_I32, i32, int32_t, int32_t) B_SET(ID, id, TS_I64, i64, int64_t, int64_t) \
+    B_SET(ID, id, TS_U8, u8, uint8_t, uint8_t)                                  \
+  }
+#define B_SET_ALL(ID, id, INTS)                                                           \
+  B_SET(ID, id, TS_F32, f32, float, bool) B_SET(ID, id, TS_F64, f64, double, bool)        \
+  B_SET(ID, id, TS_I32, i32, int32_t, bool) B_SET(ID, id, TS_I64, i64, int64_t, bool)     \
+  B_SET(ID, id, TS_U8, u8, uint8_t, bool) B_SET(ID, id, TS_BOOL, b, bool, bool)
+#define B_SET_BOOL(ID, id, INTS) B_SET(ID, id, TS_BOOL, b, bool, bool)
+#define B_SETS(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS) B_SET_##DTYPES(ID, id, INTEGERS_##CHECK)
+
+static const struct binary_table {
+  binary_launch t[TS_OP_COUNT][TS_NUMERIC_DTYPE_COUNT];
+  binary_table() : t() { BINARY_ROWS(B_SETS) }
+} binary;
+
+extern "C" bool ts__cu_has_binary(ts_op op, ts_dtype dtype)
+{
+  return (unsigned)op < TS_OP_COUNT && (unsigned)dtype < TS_NUMERIC_DTYPE_COUNT &&
+         binary.t[op][dtype];
+}
+
+extern "C" bool ts__cu_binary(ts_op op, ts_dtype dtype, int64_t n, const ts_cu_bcast *s,
+                              const void *a, const void *b, void *out, void *stream)
+{
+  if (!ts__cu_has_binary(op, dtype))
+    return false;
+  if (n > 0)
+    binary.t[op][dtype](n, s, a, b, out, (cudaStream_t)stream);
+  return true;
+}
+
+/* ---- FusedElementwise: an interpreter over the fusible float rows ----------------
+ * Each thread runs the whole program for its element, its temporaries in
+ * registers; the switch over ops is made from the rows, so a new fusible
+ * row is in it without a line here. */
+
+/* One instruction of a program over T: the row's formula for T; *ok
+ * false where the op is not a row of that arity. */
+template <class T> struct instr_of {
+  static __device__ __forceinline__ T unary(ts_op op, T x, bool *ok);
+  static __device__ __forceinline__ T binary(ts_op op, T x, T y, bool *ok);
+};
+
+#define F_UNARY_CASE_FLOAT(ID, id, sfx) case TS_OP_##ID: return id##_##sfx(x);
+#define F_UNARY_CASE_NUMERIC F_UNARY_CASE_FLOAT
+#define F_UNARY_CASE_BOOL(ID, id, sfx)
+#define F_BINARY_CASE_FLOAT(ID, id, sfx) case TS_OP_##ID: return id##_##sfx(x, y);
+#define F_BINARY_CASE_NUMERIC F_BINARY_CASE_FLOAT
+#define F_BINARY_CASE_ALL(ID, id, sfx)
+#define F_BINARY_CASE_BOOL(ID, id, sfx)
+
+#define F_DEFS(T, sfx)                                                                     \
+  template <> __device__ __forceinline__ T instr_of<T>::unary(ts_op op, T x, bool *ok)       \
+  {                                                                                        \
+    switch (op) {                                                                          \
+      UNARY_ROWS(F_U_##sfx)                                                                \
+    default: *ok = false; return x;                                                        \
+    }                                                                                      \
+  }                                                                                        \
+  template <> __device__ __forceinline__ T instr_of<T>::binary(ts_op op, T x, T y, bool *ok) \
+  {                                                                                        \
+    switch (op) {                                                                          \
+      BINARY_ROWS(F_B_##sfx)                                                               \
+    default: *ok = false; return x;                                                        \
+    }                                                                                      \
+  }
+#define F_U_f32(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32) F_UNARY_CASE_##DTYPES(ID, id, f32)
+#define F_U_f64(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32) F_UNARY_CASE_##DTYPES(ID, id, f64)
+#define F_B_f32(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS) F_BINARY_CASE_##DTYPES(ID, id, f32)
+#define F_B_f64(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS) F_BINARY_CASE_##DTYPES(ID, id, f64)
+F_DEFS(float, f32)
+F_DEFS(double, f64)
+
+struct fused_args {
+  ts_cu_program p;
+  ts_cu_bcast s;
+  const void *in[TS_CU_MAX_IN];
+};
+
+template <class T>
+__global__ void fused_kernel(int64_t n, fused_args a, T *o)
+{
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    T in[TS_CU_MAX_IN], t[TS_CU_FUSED_MAX];
+    for (int k = 0; k < a.s.n_in; k++)
+      in[k] = ((const T *)a.in[k])[offset_of(a.s, k, i)];
+    bool ok = true;
+    for (int k = 0; k < a.p.n; k++) {
+      const ts_cu_instr c = a.p.code[k];
+      T x = c.a >= 0 ? in[c.a] : t[-c.a - 1];
+      T y = c.b >= 0 ? in[c.b] : t[-c.b - 1];
+      t[k] = instr_of<T>::binary(c.op, x, y, &ok);
+      if (!ok) {
+        ok = true;
+        t[k] = instr_of<T>::unary(c.op, x, &ok);
+      }
+    }
+    o[i] = t[a.p.n - 1];
+  }
+}
+
+/* The fusible float rows with a kernel here: those the switches cover. */
+#define FUSED_HAS_U_FLOAT(ID) case TS_OP_##ID:
+#define FUSED_HAS_U_NUMERIC FUSED_HAS_U_FLOAT
+#define FUSED_HAS_U_BOOL(ID)
+#define FUSED_HAS_B_FLOAT FUSED_HAS_U_FLOAT
+#define FUSED_HAS_B_NUMERIC FUSED_HAS_U_FLOAT
+#define FUSED_HAS_B_ALL(ID)
+#define FUSED_HAS_B_BOOL(ID)
+#define FUSED_HAS_U(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32) FUSED_HAS_U_##DTYPES(ID)
+#define FUSED_HAS_B(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS) FUSED_HAS_B_##DTYPES(ID)
+
+extern "C" bool ts__cu_has_fused(ts_op op)
+{
+  switch (op) {
+    UNARY_ROWS(FUSED_HAS_U)
+    BINARY_ROWS(FUSED_HAS_B)
+    return true;
+  default:
+    return false;
+  }
+}
+
+extern "C" bool ts__cu_fused(const ts_cu_program *p, ts_dtype dtype, int64_t n,
+                             const ts_cu_bcast *s, const void *const *in, void *out, void *stream)
+{
+  if (p->n < 1 || p->n > TS_CU_FUSED_MAX || s->n_in > TS_CU_MAX_IN)
+    return false;
+  for (int k = 0; k < p->n; k++)
+    if (!ts__cu_has_fused(p->code[k].op))
+      return false;
+  fused_args a;
+  a.p = *p;
+  a.s = *s;
+  for (int k = 0; k < s->n_in; k++)
+    a.in[k] = in[k];
+  if (n <= 0)
+    return dtype == TS_F32 || dtype == TS_F64;
+  cudaStream_t st = (cudaStream_t)stream;
+  if (dtype == TS_F32)
+    fused_kernel<float><<<blocks_for(n), THREADS, 0, st>>>(n, a, (float *)out);
+  else if (dtype == TS_F64)
+    fused_kernel<double><<<blocks_for(n), THREADS, 0, st>>>(n, a, (double *)out);
+  else
+    return false;
+  return true;
+}

@@ -1,0 +1,429 @@
+/* cuda/kernels.c — the op rows' kernels for TS_DEVICE_CUDA: each takes
+ * what the op was handed (ts_kernel_ctx) and queues the .cu launcher of
+ * cuda/kernels.h on the device's stream.  ts__cuda_op_supported says
+ * beforehand which dtypes and shapes a kernel takes, so that the others
+ * fall back to the CPU visibly (the dispatcher's DEVICE_FALLBACK warning)
+ * instead of failing here. */
+#include "../../engine-private.h"
+#include "../../ops/elementwise.h"
+#include "../../kernels/kernels.h"
+#include "cuda_backend.h"
+#include "kernels.h"
+
+static void *stream_of(ts_kernel_ctx *k)
+{
+  return ts__cuda_stream(k->backend);
+}
+
+/* What supports_op should have refused: the inputs' dtype (or, for ops
+ * of none, the output's). */
+static bool no_launcher(ts_kernel_ctx *k)
+{
+  const ts_tensor *t = k->n_in > 0 ? k->in[0] : k->out[0];
+  return ts__kernel_fail(k, TS_ERR_UNIMPLEMENTED, "no CUDA kernel for %s",
+                         ts_dtype_name(t->dtype));
+}
+
+/* Where each input is read for each output index (the broadcast
+ * iterator's merged dims, so equal shapes are one flat run). */
+static void bcast_of(ts_cu_bcast *s, ts_shape out, int n_in, ts_tensor *const *in)
+{
+  ts_ew_iter it;
+  ts__ew_iter_init(&it, out, n_in, in);
+  *s = (ts_cu_bcast){ .rank = it.rank, .n_in = n_in };
+  for (int d = 0; d < it.rank; d++) {
+    s->dim[d] = it.dim[d];
+    for (int i = 0; i < n_in; i++)
+      s->stride[i][d] = it.stride[i][d];
+  }
+}
+
+bool ts__cuda_unary(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0];
+  return ts__cu_unary(k->def->op, x->dtype, x->size, x->data, k->out[0]->data, stream_of(k)) ||
+         no_launcher(k);
+}
+
+bool ts__cuda_binary(ts_kernel_ctx *k)
+{
+  ts_tensor *o = k->out[0];
+  ts_cu_bcast s;
+  bcast_of(&s, o->shape, 2, k->in);
+  return ts__cu_binary(k->def->op, k->in[0]->dtype, o->size, &s, k->in[0]->data, k->in[1]->data,
+                       o->data, stream_of(k)) ||
+         no_launcher(k);
+}
+
+bool ts__cuda_fused(ts_kernel_ctx *k, const ts_cu_program *p)
+{
+  ts_tensor *o = k->out[0];
+  if (k->n_in > TS_CU_MAX_IN)
+    return no_launcher(k);
+  ts_cu_bcast s;
+  /* the broadcast iterator takes up to TS_EW_MAX_IN inputs: strides here */
+  s = (ts_cu_bcast){ .rank = o->shape.rank, .n_in = k->n_in };
+  for (int d = 0; d < o->shape.rank; d++)
+    s.dim[d] = o->shape.dim[d];
+  for (int i = 0; i < k->n_in; i++) {
+    const ts_tensor *t = k->in[i];
+    int off = o->shape.rank - t->shape.rank;
+    int64_t step = 1;
+    for (int d = o->shape.rank - 1; d >= 0; d--) {
+      int64_t dim = d >= off ? t->shape.dim[d - off] : 1;
+      s.stride[i][d] = dim == 1 ? 0 : step;
+      step *= dim;
+    }
+  }
+  const void *in[TS_CU_MAX_IN];
+  for (int i = 0; i < k->n_in; i++)
+    in[i] = k->in[i]->data;
+  return ts__cu_fused(p, o->dtype, o->size, &s, in, o->data, stream_of(k)) || no_launcher(k);
+}
+
+bool ts__cuda_cast(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0];
+  ts_tensor *o = k->out[0];
+  return ts__cu_cast(x->dtype, o->dtype, x->size, x->data, o->data, stream_of(k)) ||
+         no_launcher(k);
+}
+
+bool ts__cuda_fill(ts_kernel_ctx *k)
+{
+  ts_tensor *o = k->out[0];
+  void *s = stream_of(k);
+  bool ok;
+  switch (k->def->op) {
+  case TS_OP_FILL: ok = ts__cu_fill_from(o->dtype, o->size, k->in[0]->data, o->data, s); break;
+  case TS_OP_ONES: case TS_OP_ONES_LIKE: ok = ts__cu_fill(o->dtype, o->size, 1, o->data, s); break;
+  default: ok = ts__cu_fill(o->dtype, o->size, 0, o->data, s); break;
+  }
+  return ok || no_launcher(k);
+}
+
+bool ts__cuda_eye(ts_kernel_ctx *k)
+{
+  ts_tensor *o = k->out[0];
+  return ts__cu_eye(o->dtype, o->shape.dim[0], o->shape.dim[1], o->data, stream_of(k)) ||
+         no_launcher(k);
+}
+
+/* A view, except of a variable (whose assignments would change it): a
+ * copy on the stream. */
+bool ts__cuda_identity(ts_kernel_ctx *k)
+{
+  ts_tensor *x = k->in[0];
+  if (!x->is_variable)
+    return (k->out[0] = ts__tensor_view(x, x->shape)) != NULL;
+  ts_tensor *y = ts__tensor_alloc_on(k->loc, k->backend, x->dtype, x->shape);
+  size_t bytes = (size_t)x->size * ts_dtype_size(x->dtype);
+  if (!y || (bytes && !ts__cuda_copy_2d(k->backend, y->data, bytes, x->data, bytes, bytes, 1)))
+    return false; /* the scope releases y (ts__tensor_alloc_on adopts it) */
+  k->out[0] = y;
+  return true;
+}
+
+bool ts__cuda_range(ts_kernel_ctx *k)
+{
+  ts_tensor *o = k->out[0];
+  return ts__cu_range(o->dtype, o->size, k->attrs[1].f, k->attrs[3].f, o->data, stream_of(k)) ||
+         no_launcher(k);
+}
+
+/* x as [outer, len, inner] around its reduced axes; false when they are
+ * not one run (the CPU kernel reorders such inputs first). */
+static bool reduce_layout(const ts_kernel_ctx *k, int64_t *outer, int64_t *len, int64_t *inner)
+{
+  const ts_tensor *x = k->in[0];
+  int rank = x->shape.rank;
+  bool reduced[TS_MAX_RANK] = { false };
+  if (k->def->op == TS_OP_ARGMAX) {
+    int64_t a = k->attrs[0].i;
+    if (a < -rank || a >= rank)
+      return false;
+    reduced[a < 0 ? a + rank : a] = true;
+  } else {
+    ts_ints axes = k->attrs[0].ints;
+    for (int d = 0; d < rank; d++)
+      reduced[d] = axes.n < 0;
+    for (int i = 0; i < axes.n; i++) {
+      int64_t a = axes.v[i];
+      if (a < -rank || a >= rank)
+        return false;
+      reduced[a < 0 ? a + rank : a] = true;
+    }
+  }
+  int first = rank, last = -1;
+  for (int d = 0; d < rank; d++)
+    if (reduced[d] && x->shape.dim[d] != 1) {
+      first = MIN(first, d);
+      last = d;
+    }
+  *outer = *len = *inner = 1;
+  for (int d = 0; d < rank; d++) {
+    int64_t n = x->shape.dim[d];
+    if (d >= first && d <= last) {
+      if (!reduced[d] && n != 1)
+        return false;
+      *len *= n;
+    } else if (d < first) {
+      *outer *= n;
+    } else {
+      *inner *= n;
+    }
+  }
+  return true;
+}
+
+bool ts__cuda_reduce(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0];
+  int64_t outer, len, inner;
+  if (!reduce_layout(k, &outer, &len, &inner))
+    return no_launcher(k);
+  return ts__cu_reduce(k->def->op, x->dtype, outer, len, inner, x->data, k->out[0]->data,
+                       stream_of(k)) ||
+         no_launcher(k);
+}
+
+bool ts__cuda_softmax(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0];
+  int64_t len = x->shape.dim[x->shape.rank - 1];
+  return ts__cu_softmax(k->def->op == TS_OP_LOG_SOFTMAX, x->dtype, len ? x->size / len : 0, len,
+                        x->data, k->out[0]->data, stream_of(k)) ||
+         no_launcher(k);
+}
+
+/* ---- layout ------------------------------------------------------------------------ */
+
+static void contiguous_strides(ts_shape s, int64_t *stride)
+{
+  int64_t step = 1;
+  for (int d = s.rank - 1; d >= 0; d--) {
+    stride[d] = step;
+    step *= s.dim[d];
+  }
+}
+
+bool ts__cuda_transpose(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0];
+  ts_tensor *y = k->out[0];
+  int rank = x->shape.rank;
+  int64_t in_stride[TS_MAX_RANK];
+  contiguous_strides(x->shape, in_stride);
+  ts_cu_bcast s = { .rank = rank, .n_in = 1 };
+  for (int i = 0; i < rank; i++) {
+    int p = rank - 1 - i;
+    if (k->attrs[0].ints.n >= 0)
+      ts__axis(k->attrs[0].ints.v[i], rank, &p); /* inference checked it */
+    s.dim[i] = y->shape.dim[i];
+    s.stride[0][i] = in_stride[p];
+  }
+  return ts__cu_strided(ts_dtype_size(x->dtype), y->size, &s, 0, x->data, y->data,
+                        stream_of(k)) ||
+         no_launcher(k);
+}
+
+bool ts__cuda_slice(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0];
+  ts_tensor *y = k->out[0];
+  int rank = x->shape.rank;
+  int64_t stride[TS_MAX_RANK], base = 0;
+  contiguous_strides(x->shape, stride);
+  ts_cu_bcast s = { .rank = rank, .n_in = 1 };
+  for (int i = 0; i < rank; i++) {
+    base += k->attrs[0].ints.v[i] * stride[i];
+    s.dim[i] = y->shape.dim[i];
+    s.stride[0][i] = stride[i];
+  }
+  return ts__cu_strided(ts_dtype_size(x->dtype), y->size, &s, base, x->data, y->data,
+                        stream_of(k)) ||
+         no_launcher(k);
+}
+
+static int64_t dims_prod(ts_shape s, int from, int to)
+{
+  int64_t n = 1;
+  for (int d = from; d < to; d++)
+    n *= s.dim[d];
+  return n;
+}
+
+/* Concat and Split: each operand's chunks are one 2-D copy on the stream. */
+bool ts__cuda_concat(ts_kernel_ctx *k)
+{
+  ts_tensor *y = k->out[0];
+  bool concat = k->def->op == TS_OP_CONCAT;
+  const ts_tensor *whole = concat ? y : k->in[0];
+  int axis = 0;
+  ts__axis(k->attrs[concat ? 0 : 1].i, whole->shape.rank, &axis); /* inference checked it */
+  if (whole->size == 0)
+    return true;
+  size_t es = ts_dtype_size(whole->dtype);
+  size_t height = (size_t)dims_prod(whole->shape, 0, axis);
+  size_t pitch = (size_t)dims_prod(whole->shape, axis, whole->shape.rank) * es;
+  size_t at = 0;
+  int n = concat ? k->n_in : k->n_out;
+  for (int i = 0; i < n; i++) {
+    const ts_tensor *part = concat ? k->in[i] : k->out[i];
+    size_t width = (size_t)dims_prod(part->shape, axis, part->shape.rank) * es;
+    if (width && !ts__cuda_copy_2d(k->backend, concat ? (char *)y->data + at : part->data,
+                                   concat ? pitch : width,
+                                   concat ? part->data : (const char *)k->in[0]->data + at,
+                                   concat ? width : pitch, width, height))
+      return false;
+    at += width;
+  }
+  return true;
+}
+
+bool ts__cuda_where(ts_kernel_ctx *k)
+{
+  ts_tensor *o = k->out[0];
+  ts_cu_bcast s;
+  bcast_of(&s, o->shape, 3, k->in);
+  return ts__cu_where(ts_dtype_size(o->dtype), o->size, &s, k->in[0]->data, k->in[1]->data,
+                      k->in[2]->data, o->data, stream_of(k)) ||
+         no_launcher(k);
+}
+
+/* ---- products (cuda/gemm.c) ------------------------------------------------------ */
+
+static int64_t batch_of(const ts_tensor *t)
+{
+  int64_t n = 1;
+  for (int d = 0; d < t->shape.rank - 2; d++)
+    n *= t->shape.dim[d];
+  return n;
+}
+
+/* MatMul's batches as one strided product: both operands with the same
+ * batch dims, or a batch of a's against one b (stacked on rows).  Other
+ * broadcasts run on the CPU. */
+static bool matmul_batch(const ts_kernel_ctx *k, int64_t *batch, bool *stack)
+{
+  const ts_tensor *a = k->in[0], *b = k->in[1];
+  if (a->shape.rank < 2 || b->shape.rank < 2)
+    return false;
+  *batch = batch_of(a);
+  *stack = false;
+  if (b->shape.rank == 2 || batch_of(b) == 1) {
+    *stack = *batch > 1;
+    return !*stack || !k->attrs[0].b; /* a transposed is not stacked rows */
+  }
+  if (a->shape.rank != b->shape.rank)
+    return false;
+  for (int d = 0; d < a->shape.rank - 2; d++)
+    if (a->shape.dim[d] != b->shape.dim[d])
+      return false;
+  return true;
+}
+
+bool ts__cuda_matmul(ts_kernel_ctx *k)
+{
+  const ts_tensor *a = k->in[0], *b = k->in[1];
+  ts_tensor *c = k->out[0];
+  bool ta = k->attrs[0].b, tb = k->attrs[1].b;
+  int64_t batch;
+  bool stack;
+  if (!matmul_batch(k, &batch, &stack))
+    return no_launcher(k);
+  ts_cu_gemm g = { .dtype = a->dtype, .m = c->shape.dim[c->shape.rank - 2],
+                   .n = c->shape.dim[c->shape.rank - 1],
+                   .k = a->shape.dim[a->shape.rank - (ta ? 2 : 1)], .batch = batch,
+                   .ta = ta, .tb = tb, .a = a->data, .b = b->data, .c = c->data };
+  if (c->size == 0)
+    return true;
+  if (g.k == 0)
+    return ts__cu_fill(c->dtype, c->size, 0, c->data, stream_of(k)) || no_launcher(k);
+  if (stack) {
+    g.m *= batch;
+    g.batch = 1;
+  }
+  g.stride_a = g.m * g.k;
+  g.stride_b = g.k * g.n;
+  return ts__cuda_gemm(&g, stream_of(k));
+}
+
+bool ts__cuda_fused_matmul(ts_kernel_ctx *k)
+{
+  const ts_tensor *a = k->in[0], *b = k->in[1];
+  ts_tensor *c = k->out[0];
+  bool ta = k->attrs[0].b, tb = k->attrs[1].b;
+  if (k->n_in == 3 && k->in[2]->size != c->shape.dim[1])
+    return ts__kernel_fail(k, TS_ERR_SHAPE, "the bias has %" G_GINT64_FORMAT
+                           " elements for %" G_GINT64_FORMAT " columns", k->in[2]->size,
+                           c->shape.dim[1]);
+  if (c->size == 0)
+    return true;
+  ts_cu_gemm g = { .dtype = a->dtype, .m = c->shape.dim[0], .n = c->shape.dim[1],
+                   .k = a->shape.dim[ta ? 0 : 1], .batch = 1, .ta = ta, .tb = tb,
+                   .act = ts__act_from_name(k->attrs[2].s), .a = a->data, .b = b->data,
+                   .bias = k->n_in == 3 ? k->in[2]->data : NULL, .c = c->data };
+  if (g.k == 0) /* the bias and activation of a zero product: the CPU's */
+    return no_launcher(k);
+  return ts__cuda_gemm(&g, stream_of(k));
+}
+
+/* ---- what each kernel takes ----------------------------------------------------- */
+
+static bool numeric(ts_dtype dt)
+{
+  return (unsigned)dt < TS_NUMERIC_DTYPE_COUNT;
+}
+
+bool ts__cuda_op_supported(const ts_kernel_ctx *k)
+{
+  ts_op op = k->def->op;
+  ts_dtype dt = k->n_in > 0 ? k->in[0]->dtype : TS_F32;
+  for (int i = 0; i < k->n_in; i++)
+    if (!numeric(k->in[i]->dtype))
+      return false;
+  switch (op) {
+  case TS_OP_REDUCE_SUM: case TS_OP_REDUCE_MEAN: case TS_OP_REDUCE_MAX: case TS_OP_REDUCE_MIN:
+  case TS_OP_REDUCE_PROD: case TS_OP_ARGMAX: {
+    int64_t outer, len, inner;
+    return ts__cu_has_reduce(op, dt) && k->in[0]->size > 0 &&
+           reduce_layout(k, &outer, &len, &inner);
+  }
+  case TS_OP_SOFTMAX: case TS_OP_LOG_SOFTMAX:
+    return dt == TS_F32 || dt == TS_F64;
+  case TS_OP_WHERE:
+    return dt == TS_BOOL;
+  case TS_OP_RESHAPE: case TS_OP_FLATTEN:
+  case TS_OP_TRANSPOSE: case TS_OP_SLICE: case TS_OP_CONCAT: case TS_OP_SPLIT:
+  case TS_OP_CAST: case TS_OP_FILL: case TS_OP_ZEROS_LIKE: case TS_OP_ONES_LIKE:
+    return true;
+  case TS_OP_IDENTITY:
+    return true; /* numeric, checked above */
+  case TS_OP_ZEROS: case TS_OP_ONES: case TS_OP_RANGE: case TS_OP_EYE:
+    return numeric(k->attrs[0].dtype);
+  case TS_OP_MATMUL: {
+    int64_t batch;
+    bool stack;
+    return (dt == TS_F32 || dt == TS_F64) && ts__cuda_gemm_available(NULL) &&
+           matmul_batch(k, &batch, &stack);
+  }
+  case TS_OP_CONV2D: case TS_OP_FUSED_CONV2D:
+    return (dt == TS_F32 || dt == TS_F64) && ts__cuda_gemm_available(NULL) &&
+           k->in[1]->shape.rank == 4 && k->in[1]->shape.dim[0] * k->in[1]->shape.dim[1] *
+                                          k->in[1]->shape.dim[2] > 0;
+  case TS_OP_MAX_POOL2D:
+    return dt != TS_BOOL;
+  case TS_OP_FUSED_MATMUL:
+    return (dt == TS_F32 || dt == TS_F64) && ts__cuda_gemm_available(NULL) &&
+           k->in[0]->shape.dim[k->attrs[0].b ? 0 : 1] > 0;
+  case TS_OP_FUSED_ELEMENTWISE:
+    return k->n_in <= TS_CU_MAX_IN; /* the program's rows: checked as it launches */
+  default:
+    if (k->def->n_inputs == 1 && (k->def->flags & TS_OPF_ELEMENTWISE))
+      return ts__cu_has_unary(op, dt);
+    if (k->def->n_inputs == 2 && (k->def->flags & TS_OPF_ELEMENTWISE))
+      return ts__cu_has_binary(op, dt);
+    return true;
+  }
+}

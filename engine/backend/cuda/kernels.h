@@ -1,0 +1,109 @@
+/* cuda/kernels.h — the CUDA kernels' launchers (the .cu files) as the C
+ * side calls them: plain data only, so that nvcc never sees the engine's
+ * private headers.  Each launcher queues its kernel on `stream` (a
+ * cudaStream_t) and returns false when it has none for the op and dtype
+ * asked (the `has` functions say so beforehand, for supports_op).
+ * Launch errors are read by the caller (cudaGetLastError). */
+#pragma once
+
+#include "../../tracescope.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An output of up to TS_MAX_RANK dims and where each input is read for
+ * each output index: element strides, 0 along the dims it broadcasts. */
+#define TS_CU_MAX_IN 8
+typedef struct ts_cu_bcast {
+  int rank;
+  int n_in;
+  int64_t dim[TS_MAX_RANK];
+  int64_t stride[TS_CU_MAX_IN][TS_MAX_RANK];
+} ts_cu_bcast;
+
+/* Elementwise rows (ops/unary_rows.h, ops/binary_rows.h): op and the
+ * inputs' dtype. */
+bool ts__cu_has_unary(ts_op op, ts_dtype dtype);
+bool ts__cu_unary(ts_op op, ts_dtype dtype, int64_t n, const void *x, void *out, void *stream);
+bool ts__cu_has_binary(ts_op op, ts_dtype dtype);
+bool ts__cu_binary(ts_op op, ts_dtype dtype, int64_t n, const ts_cu_bcast *s, const void *a,
+                   const void *b, void *out, void *stream);
+
+/* A FusedElementwise program (ops/fused.c) over float inputs: instruction
+ * k is op (a fusible unary or binary row) on operands a and b (>= 0: input
+ * index; < 0: -(j + 1), instruction j's result); the last is the output. */
+#define TS_CU_FUSED_MAX 32
+typedef struct ts_cu_instr {
+  ts_op op;
+  int a, b;
+} ts_cu_instr;
+typedef struct ts_cu_program {
+  int n;
+  ts_cu_instr code[TS_CU_FUSED_MAX];
+} ts_cu_program;
+bool ts__cu_has_fused(ts_op op);
+bool ts__cu_fused(const ts_cu_program *p, ts_dtype dtype, int64_t n, const ts_cu_bcast *s,
+                  const void *const *in, void *out, void *stream);
+
+/* Cast: n elements of `from` to `to` (bool: nonzero is true). */
+bool ts__cu_cast(ts_dtype from, ts_dtype to, int64_t n, const void *x, void *out, void *stream);
+/* Every element of out (n of dtype) set to value, or to the element at
+ * the device address value_at (Fill's value input). */
+bool ts__cu_fill(ts_dtype dtype, int64_t n, double value, void *out, void *stream);
+bool ts__cu_fill_from(ts_dtype dtype, int64_t n, const void *value_at, void *out, void *stream);
+/* The identity matrix [rows, cols] of dtype. */
+bool ts__cu_eye(ts_dtype dtype, int64_t rows, int64_t cols, void *out, void *stream);
+/* out[i] = start + i * delta, n of dtype (integers: in wrapping 64-bit
+ * arithmetic from start and delta truncated, as the CPU kernel). */
+bool ts__cu_range(ts_dtype dtype, int64_t n, double start, double delta, void *out, void *stream);
+
+/* Reductions over x viewed as [outer, len, inner], reducing the middle:
+ * op REDUCE_SUM/MEAN/MAX/MIN/PROD (out: x's dtype) or ARGMAX (out: i64). */
+bool ts__cu_has_reduce(ts_op op, ts_dtype dtype);
+bool ts__cu_reduce(ts_op op, ts_dtype dtype, int64_t outer, int64_t len, int64_t inner,
+                   const void *x, void *out, void *stream);
+
+/* Softmax / LogSoftmax over the last dim of x viewed as [rows, len]. */
+bool ts__cu_softmax(bool log, ts_dtype dtype, int64_t rows, int64_t len, const void *x, void *out,
+                    void *stream);
+
+/* Layout (cuda/layout.cu): out[i] = x[base + offset of i through s's
+ * stride[0]] for elements of elem_size bytes (Transpose, Slice); Where's
+ * select, s holding cond's, x's and y's strides. */
+bool ts__cu_strided(size_t elem_size, int64_t n, const ts_cu_bcast *s, int64_t base,
+                    const void *x, void *out, void *stream);
+bool ts__cu_where(size_t elem_size, int64_t n, const ts_cu_bcast *s, const void *cond,
+                  const void *x, const void *y, void *out, void *stream);
+
+/* A 2-D window over an NHWC input (cuda/conv.cu): input [n, h, w, c],
+ * window kh x kw, strides, output oh x ow, padding before the first row
+ * and column. */
+typedef struct ts_cu_window {
+  int64_t n, h, w, c, kh, kw, sh, sw, oh, ow, top, left;
+} ts_cu_window;
+/* col [n * oh * ow, kh * kw * c]: each output position's patch (f32, f64). */
+bool ts__cu_im2col(ts_dtype dtype, const ts_cu_window *g, const void *x, void *col, void *stream);
+/* y [n, oh, ow, c]: each window's largest element (numeric dtypes but bool). */
+bool ts__cu_max_pool(ts_dtype dtype, const ts_cu_window *g, const void *x, void *y, void *stream);
+
+/* A product (cuda/gemm.c, cuBLASLt): row-major c [batch, m, n] =
+ * op(a) op(b), a [m, k] ([k, m] when ta), b [k, n] ([n, k] when tb),
+ * batch matrices stride_a / stride_b elements apart (0: one for all),
+ * + bias [n] (or NULL), then act (ts_act: 0 none, 1 Relu, 2 Sigmoid,
+ * 3 Tanh).  f32 or f64.  False + error when it cannot. */
+typedef struct ts_cu_gemm {
+  ts_dtype dtype;
+  int64_t m, n, k, batch, stride_a, stride_b;
+  bool ta, tb;
+  int act;
+  const void *a, *b, *bias;
+  void *c;
+} ts_cu_gemm;
+bool ts__cuda_gemm(const ts_cu_gemm *g, void *stream);
+/* Whether cuBLASLt could be loaded (it is on first use); why not. */
+bool ts__cuda_gemm_available(const char **why);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,71 @@
+/* cuda/layout.cu — the CUDA kernels of the rows that move elements:
+ * Transpose and Slice as one strided gather (output index -> input
+ * offset through per-dim strides), and Where (a select over three
+ * broadcast operands).  Elements move as 1-, 2-, 4- or 8-byte words, so
+ * one kernel serves every dtype of that size. */
+#include "kernels.h"
+
+#include <cuda_runtime.h>
+
+#define THREADS 256
+
+static unsigned blocks_for(int64_t n)
+{
+  int64_t b = (n + THREADS - 1) / THREADS;
+  return (unsigned)(b < 65535 * 32 ? (b > 0 ? b : 1) : 65535 * 32);
+}
+
+__device__ __forceinline__ int64_t offset_of(const ts_cu_bcast &s, int k, int64_t i)
+{
+  int64_t off = 0;
+  for (int d = s.rank - 1; d >= 0 && i > 0; d--) {
+    int64_t q = i / s.dim[d];
+    off += (i - q * s.dim[d]) * s.stride[k][d];
+    i = q;
+  }
+  return off;
+}
+
+template <class W>
+__global__ void strided_kernel(int64_t n, ts_cu_bcast s, int64_t base, const W *x, W *o)
+{
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    o[i] = x[base + offset_of(s, 0, i)];
+}
+
+template <class W>
+__global__ void where_kernel(int64_t n, ts_cu_bcast s, const bool *c, const W *x, const W *y,
+                             W *o)
+{
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x)
+    o[i] = c[offset_of(s, 0, i)] ? x[offset_of(s, 1, i)] : y[offset_of(s, 2, i)];
+}
+
+#define BY_WIDTH(size, ...)                               \
+  switch (size) {                                         \
+  case 1: { typedef uint8_t W; __VA_ARGS__; } break;      \
+  case 2: { typedef uint16_t W; __VA_ARGS__; } break;     \
+  case 4: { typedef uint32_t W; __VA_ARGS__; } break;     \
+  case 8: { typedef uint64_t W; __VA_ARGS__; } break;     \
+  default: return false;                                  \
+  }
+
+extern "C" bool ts__cu_strided(size_t elem_size, int64_t n, const ts_cu_bcast *s, int64_t base,
+                               const void *x, void *out, void *stream)
+{
+  cudaStream_t st = (cudaStream_t)stream;
+  BY_WIDTH(elem_size, if (n > 0) strided_kernel<W><<<blocks_for(n), THREADS, 0, st>>>(
+                        n, *s, base, (const W *)x, (W *)out))
+  return true;
+}
+
+extern "C" bool ts__cu_where(size_t elem_size, int64_t n, const ts_cu_bcast *s, const void *cond,
+                             const void *x, const void *y, void *out, void *stream)
+{
+  cudaStream_t st = (cudaStream_t)stream;
+  BY_WIDTH(elem_size, if (n > 0) where_kernel<W><<<blocks_for(n), THREADS, 0, st>>>(
+                        n, *s, (const bool *)cond, (const W *)x, (const W *)y, (W *)out))
+  return true;
+}

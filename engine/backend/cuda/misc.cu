@@ -1,0 +1,301 @@
+/* cuda/misc.cu — the CUDA kernels of the non-elementwise rows that need no
+ * library: Cast, Fill/Zeros/Ones(-like), Eye, Range, the reductions (sum,
+ * mean, max, min, prod, argmax over one run of axes) and Softmax /
+ * LogSoftmax over the last dim.  Reductions accumulate in f64 (as the
+ * CPU's f32 sums and products do; max, min and argmax compare exactly in
+ * it), one thread block per output. */
+#include "kernels.h"
+
+#include "../../ops/cast_formulas.h"
+
+#include <cuda_runtime.h>
+#include <math.h>
+
+#define THREADS 256
+
+static unsigned blocks_for(int64_t n)
+{
+  int64_t b = (n + THREADS - 1) / THREADS;
+  return (unsigned)(b < 65535 * 32 ? (b > 0 ? b : 1) : 65535 * 32);
+}
+
+#define FOR_EACH(i, n)                                                            \
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);      \
+       i += (int64_t)gridDim.x * blockDim.x)
+
+/* Calls F<T> with T the C type of dtype; false for dtypes without one. */
+#define DISPATCH(dtype, ...)                                           \
+  switch (dtype) {                                                      \
+  case TS_F32: { typedef float T; __VA_ARGS__; } break;                        \
+  case TS_F64: { typedef double T; __VA_ARGS__; } break;                       \
+  case TS_I32: { typedef int32_t T; __VA_ARGS__; } break;                      \
+  case TS_I64: { typedef int64_t T; __VA_ARGS__; } break;                      \
+  case TS_U8: { typedef uint8_t T; __VA_ARGS__; } break;                       \
+  case TS_BOOL: { typedef bool T; __VA_ARGS__; } break;                        \
+  default: return false;                                                \
+  }
+
+/* ---- Cast ------------------------------------------------------------------------ */
+
+/* As the CPU's loops (ops/cast.c): floats to integers through
+ * ops/cast_formulas.h, anything to bool as x != 0, the rest as C casts. */
+template <class F, class T> struct convert {
+  static __device__ __forceinline__ T f(F x) { return (T)x; }
+};
+template <class F> struct convert<F, bool> {
+  static __device__ __forceinline__ bool f(F x) { return x != (F)0; }
+};
+#define SATURATE(F, T, sat)                                                    \
+  template <> struct convert<F, T> {                                           \
+    static __device__ __forceinline__ T f(F x) { return sat((double)x); }      \
+  };
+SATURATE(float, int32_t, saturate_i32)
+SATURATE(double, int32_t, saturate_i32)
+SATURATE(float, int64_t, saturate_i64)
+SATURATE(double, int64_t, saturate_i64)
+SATURATE(float, uint8_t, saturate_u8)
+SATURATE(double, uint8_t, saturate_u8)
+
+template <class F, class T>
+__global__ void cast_kernel(int64_t n, const F *x, T *o)
+{
+  FOR_EACH(i, n) o[i] = convert<F, T>::f(x[i]);
+}
+
+template <class F>
+static bool cast_from(ts_dtype to, int64_t n, const void *x, void *out, cudaStream_t s)
+{
+  DISPATCH(to, (cast_kernel<F, T><<<blocks_for(n), THREADS, 0, s>>>(n, (const F *)x, (T *)out)))
+  return true;
+}
+
+extern "C" bool ts__cu_cast(ts_dtype from, ts_dtype to, int64_t n, const void *x, void *out,
+                            void *stream)
+{
+  if (n <= 0)
+    return (unsigned)from < TS_NUMERIC_DTYPE_COUNT && (unsigned)to < TS_NUMERIC_DTYPE_COUNT;
+  cudaStream_t s = (cudaStream_t)stream;
+  DISPATCH(from, return cast_from<T>(to, n, x, out, s))
+  return true;
+}
+
+/* ---- Fill, Range ------------------------------------------------------------------ */
+
+template <class T>
+__global__ void fill_kernel(int64_t n, T v, T *o)
+{
+  FOR_EACH(i, n) o[i] = v;
+}
+
+template <class T>
+__global__ void fill_from_kernel(int64_t n, const T *v, T *o)
+{
+  FOR_EACH(i, n) o[i] = *v;
+}
+
+extern "C" bool ts__cu_fill(ts_dtype dtype, int64_t n, double value, void *out, void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  DISPATCH(dtype, if (n > 0) fill_kernel<T><<<blocks_for(n), THREADS, 0, s>>>(n, (T)value, (T *)out))
+  return true;
+}
+
+extern "C" bool ts__cu_fill_from(ts_dtype dtype, int64_t n, const void *value_at, void *out,
+                                 void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  DISPATCH(dtype, if (n > 0) fill_from_kernel<T><<<blocks_for(n), THREADS, 0, s>>>(
+                    n, (const T *)value_at, (T *)out))
+  return true;
+}
+
+template <class T>
+__global__ void eye_kernel(int64_t n, int64_t cols, T *o)
+{
+  FOR_EACH(i, n) o[i] = (T)(i / cols == i % cols ? 1 : 0);
+}
+
+extern "C" bool ts__cu_eye(ts_dtype dtype, int64_t rows, int64_t cols, void *out, void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  int64_t n = rows * cols;
+  DISPATCH(dtype, if (n > 0) eye_kernel<T><<<blocks_for(n), THREADS, 0, s>>>(n, cols, (T *)out))
+  return true;
+}
+
+template <class T>
+__global__ void range_float_kernel(int64_t n, double start, double delta, T *o)
+{
+  FOR_EACH(i, n) o[i] = (T)(start + (double)i * delta);
+}
+
+template <class T>
+__global__ void range_int_kernel(int64_t n, uint64_t start, uint64_t delta, T *o)
+{
+  FOR_EACH(i, n) o[i] = (T)(int64_t)(start + (uint64_t)i * delta);
+}
+
+extern "C" bool ts__cu_range(ts_dtype dtype, int64_t n, double start, double delta, void *out,
+                             void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  if (n <= 0)
+    return true;
+  if (dtype == TS_F32 || dtype == TS_F64) {
+    DISPATCH(dtype, (range_float_kernel<T><<<blocks_for(n), THREADS, 0, s>>>(n, start, delta,
+                                                                             (T *)out)))
+    return true;
+  }
+  uint64_t s0 = (uint64_t)(int64_t)start, d = (uint64_t)(int64_t)delta;
+  DISPATCH(dtype, (range_int_kernel<T><<<blocks_for(n), THREADS, 0, s>>>(n, s0, d, (T *)out)))
+  return true;
+}
+
+/* ---- reductions --------------------------------------------------------------------
+ * x as [outer, len, inner]: block b reduces the outputs (o, j) with
+ * o * inner + j = b, its threads striding along len and combining in
+ * shared memory.  Max/min keep NaN, as the CPU kernels do. */
+
+enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD, R_ARGMAX };
+
+template <class T>
+__device__ __forceinline__ void combine(int kind, T &acc, int64_t &at, T v, int64_t i)
+{
+  switch (kind) {
+  case R_SUM: case R_MEAN: acc += v; break;
+  case R_PROD: acc *= v; break;
+  case R_MAX: if (isnan(v) || v > acc) acc = v; break;
+  case R_MIN: if (isnan(v) || v < acc) acc = v; break;
+  case R_ARGMAX:
+    if (!isnan(acc) && (isnan(v) || v > acc || (v == acc && i < at))) {
+      acc = v;
+      at = i;
+    } else if (isnan(acc) && isnan(v) && i < at) {
+      at = i;
+    }
+    break;
+  }
+}
+
+template <class T>
+__global__ void reduce_kernel(int kind, int64_t len, int64_t inner, const T *x, void *out)
+{
+  __shared__ double acc_s[THREADS];
+  __shared__ int64_t at_s[THREADS];
+  int64_t b = blockIdx.x;
+  int64_t o = b / inner, j = b % inner;
+  const T *row = x + o * len * inner + j;
+  double acc = kind == R_PROD ? 1 : kind == R_MAX || kind == R_ARGMAX ? -INFINITY
+             : kind == R_MIN ? INFINITY : 0;
+  int64_t at = kind == R_ARGMAX ? INT64_MAX : 0;
+  for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
+    combine(kind, acc, at, (double)row[i * inner], i);
+  acc_s[threadIdx.x] = acc;
+  at_s[threadIdx.x] = at;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w)
+      combine(kind, acc_s[threadIdx.x], at_s[threadIdx.x], acc_s[threadIdx.x + w],
+              at_s[threadIdx.x + w]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    if (kind == R_ARGMAX)
+      ((int64_t *)out)[b] = at_s[0] == INT64_MAX ? 0 : at_s[0];
+    else
+      ((T *)out)[b] = (T)(kind == R_MEAN ? acc_s[0] / (double)len : acc_s[0]);
+  }
+}
+
+static int reduce_kind_of(ts_op op)
+{
+  switch (op) {
+  case TS_OP_REDUCE_SUM: return R_SUM;
+  case TS_OP_REDUCE_MEAN: return R_MEAN;
+  case TS_OP_REDUCE_MAX: return R_MAX;
+  case TS_OP_REDUCE_MIN: return R_MIN;
+  case TS_OP_REDUCE_PROD: return R_PROD;
+  case TS_OP_ARGMAX: return R_ARGMAX;
+  default: return -1;
+  }
+}
+
+extern "C" bool ts__cu_has_reduce(ts_op op, ts_dtype dtype)
+{
+  return reduce_kind_of(op) >= 0 && (dtype == TS_F32 || dtype == TS_F64);
+}
+
+extern "C" bool ts__cu_reduce(ts_op op, ts_dtype dtype, int64_t outer, int64_t len, int64_t inner,
+                              const void *x, void *out, void *stream)
+{
+  int kind = reduce_kind_of(op);
+  if (!ts__cu_has_reduce(op, dtype) || len <= 0)
+    return false;
+  int64_t n_out = outer * inner;
+  if (n_out <= 0)
+    return true;
+  cudaStream_t s = (cudaStream_t)stream;
+  if (dtype == TS_F32)
+    reduce_kernel<float><<<(unsigned)n_out, THREADS, 0, s>>>(kind, len, inner, (const float *)x, out);
+  else
+    reduce_kernel<double><<<(unsigned)n_out, THREADS, 0, s>>>(kind, len, inner, (const double *)x,
+                                                               out);
+  return true;
+}
+
+/* ---- Softmax, LogSoftmax ------------------------------------------------------------- */
+
+template <class T>
+__device__ T block_reduce(T v, bool max, T *shared)
+{
+  shared[threadIdx.x] = v;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w) {
+      T other = shared[threadIdx.x + w];
+      shared[threadIdx.x] = max ? (other > shared[threadIdx.x] ? other : shared[threadIdx.x])
+                                : shared[threadIdx.x] + other;
+    }
+    __syncthreads();
+  }
+  T r = shared[0];
+  __syncthreads();
+  return r;
+}
+
+template <class T>
+__global__ void softmax_kernel(bool log_out, int64_t len, const T *x, T *o)
+{
+  __shared__ T shared[THREADS];
+  __shared__ double shared_sum[THREADS];
+  const T *row = x + blockIdx.x * len;
+  T *orow = o + blockIdx.x * len;
+  T m = (T)-INFINITY;
+  for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
+    m = row[i] > m ? row[i] : m;
+  m = block_reduce(m, true, shared);
+  double sum = 0; /* exps summed in f64, as on the CPU */
+  for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
+    sum += (double)exp(row[i] - m);
+  sum = block_reduce(sum, false, shared_sum);
+  T lse = (T)log(sum);
+  for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
+    orow[i] = log_out ? row[i] - m - lse : (T)((double)exp(row[i] - m) / sum);
+}
+
+extern "C" bool ts__cu_softmax(bool log_out, ts_dtype dtype, int64_t rows, int64_t len,
+                               const void *x, void *out, void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  if (dtype != TS_F32 && dtype != TS_F64)
+    return false;
+  if (rows <= 0 || len <= 0)
+    return true;
+  if (dtype == TS_F32)
+    softmax_kernel<float><<<(unsigned)rows, THREADS, 0, s>>>(log_out, len, (const float *)x,
+                                                              (float *)out);
+  else
+    softmax_kernel<double><<<(unsigned)rows, THREADS, 0, s>>>(log_out, len, (const double *)x,
+                                                               (double *)out);
+  return true;
+}

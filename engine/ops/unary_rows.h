@@ -1,0 +1,64 @@
+/* ops/unary_rows.h — the unary elementwise rows and their formulas, one
+ * source for every kind of device: ops/unary.c makes the CPU loops, the
+ * definitions and the wrappers from them, backend/cuda/elementwise.cu the
+ * CUDA kernels (TS_EW_FN makes the formulas device functions there). */
+#pragma once
+
+#include "ew_fn.h"
+
+/* ---- the rows ---------------------------------------------------------------
+ * X(ID, id, Name, dtypes, grain, flags, f32):
+ *   dtypes  the input dtypes it takes: FLOAT (f32, f64), NUMERIC (and i32,
+ *           i64, u8) or BOOL; the formulas below exist for those;
+ *   grain   TS_EW_GRAIN, or TS_EW_GRAIN_COSTLY for a costly element;
+ *   flags   TS_EW_FUSE (TS_OPF_FUSIBLE | TS_OPF_INPLACE) for an op
+ *           FusedElementwise programs hold and the planner runs in place;
+ *   f32     SCALAR (the formula) or ARRAY: kernels/vmath.c's vectorised
+ *           ts__v<id>_f32, for the unfused op and fused programs alike. */
+#define UNARY_ROWS(X)                                                                \
+  X(NEG, neg, "Neg", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR)                      \
+  X(ABS, abs, "Abs", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR)                      \
+  X(EXP, exp, "Exp", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, ARRAY)                  \
+  X(LOG, log, "Log", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR)                 \
+  X(SQRT, sqrt, "Sqrt", FLOAT, TS_EW_GRAIN, TS_EW_FUSE, SCALAR)                     \
+  X(TANH, tanh, "Tanh", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, ARRAY)               \
+  X(SIGMOID, sigmoid, "Sigmoid", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, ARRAY)      \
+  X(RELU, relu, "Relu", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR)                   \
+  X(LOGICAL_NOT, logical_not, "LogicalNot", BOOL, TS_EW_GRAIN, 0, SCALAR)           \
+  X(SOFTPLUS, softplus, "Softplus", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR)
+
+/* ---- the formulas: <id>_<dtype>(x) --------------------------------------------- */
+
+/* Floats: one expression for f32 and f64 (tgmath picks the function). */
+#define FLOAT_FORMULA(id, expr)                                  \
+  TS_EW_FN float id##_f32(float x) { return (expr); }       \
+  TS_EW_FN double id##_f64(double x) { return (expr); }
+/* Signed integers: T the type, U its unsigned twin (arithmetic that wraps). */
+#define SIGNED_FORMULA(id, expr) \
+  SIGNED_ONE(id, i32, int32_t, uint32_t, expr) SIGNED_ONE(id, i64, int64_t, uint64_t, expr)
+#define SIGNED_ONE(id, sfx, TT, UU, expr)                                  \
+  TS_EW_FN TT id##_##sfx(TT x)                                        \
+  {                                                                        \
+    typedef TT T __attribute__((unused));                                  \
+    typedef UU U __attribute__((unused));                                  \
+    return (expr);                                                         \
+  }
+
+FLOAT_FORMULA(neg, -x)
+FLOAT_FORMULA(abs, fabs(x))
+FLOAT_FORMULA(exp, exp(x)) /* f64; f32 is the array kernel */
+FLOAT_FORMULA(log, log(x))
+FLOAT_FORMULA(sqrt, sqrt(x))
+FLOAT_FORMULA(tanh, tanh(x))
+FLOAT_FORMULA(sigmoid, 1 / (1 + exp(-x)))
+FLOAT_FORMULA(relu, x < 0 ? 0 : x) /* keeps nan */
+/* log(1 + exp(x)) = log1p(exp(-|x|)) + max(x, 0): exp never overflows */
+FLOAT_FORMULA(softplus, log1p(exp(-fabs(x))) + (x > 0 ? x : 0))
+/* Signed integers negate in U, so -MIN wraps to MIN as in NumPy. */
+SIGNED_FORMULA(neg, (T)-(U)x)
+SIGNED_FORMULA(abs, x < 0 ? (T)-(U)x : x)
+SIGNED_FORMULA(relu, x < 0 ? 0 : x)
+TS_EW_FN uint8_t neg_u8(uint8_t x) { return (uint8_t)-x; }
+TS_EW_FN uint8_t abs_u8(uint8_t x) { return x; }
+TS_EW_FN uint8_t relu_u8(uint8_t x) { return x; }
+TS_EW_FN bool logical_not_b(bool x) { return !x; }

@@ -1,0 +1,117 @@
+/* test-cuda-kernels.c — the CUDA kernels, without a GPU: the launchers
+ * the .cu files make from the elementwise rows (engine/ops/unary_rows.h,
+ * binary_rows.h) exist for every row and dtype the CPU loops take, and
+ * which op rows have a CUDA kernel at all (listed, so that a row without
+ * one is seen; those listed below must have one).  Linked with the .cu
+ * objects themselves: nothing here launches, so no device is needed. */
+#include <glib.h>
+#include <string.h>
+#include <tracescope-backend.h>
+
+#include "../engine/backend/cuda/kernels.h"
+#include "../engine/ops/unary_rows.h"
+#include "../engine/ops/binary_rows.h"
+
+#define BIT(dt) (1u << (dt))
+#define DT_FLOAT (BIT(TS_F32) | BIT(TS_F64))
+#define DT_NUMERIC (DT_FLOAT | BIT(TS_I32) | BIT(TS_I64) | BIT(TS_U8))
+#define DT_ALL (DT_NUMERIC | BIT(TS_BOOL))
+#define DT_BOOL BIT(TS_BOOL)
+
+/* Rows whose CPU kernel checks integer operands on the host keep their
+ * integer cases on the CPU (elementwise.cu). */
+#define HOST_CHECKED_NULL 0u
+#define HOST_CHECKED_check_divisor (DT_NUMERIC & ~DT_FLOAT)
+#define HOST_CHECKED_check_exponent (DT_NUMERIC & ~DT_FLOAT)
+
+typedef struct row {
+  ts_op op;
+  const char *name;
+  unsigned dtypes, host_checked;
+  bool binary;
+} row;
+
+#define UNARY_ROW(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32) \
+  { TS_OP_##ID, NAME, DT_##DTYPES, 0, false },
+#define BINARY_ROW(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS) \
+  { TS_OP_##ID, NAME, DT_##DTYPES, HOST_CHECKED_##CHECK, true },
+static const row ROWS[] = { UNARY_ROWS(UNARY_ROW) BINARY_ROWS(BINARY_ROW) };
+
+/* Every elementwise row has a launcher per dtype its formulas take; the
+ * arithmetic rows are in the FusedElementwise interpreter. */
+static void test_elementwise_launchers(void)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS(ROWS); i++) {
+    const row *r = &ROWS[i];
+    for (ts_dtype dt = 0; dt < TS_NUMERIC_DTYPE_COUNT; dt++) {
+      bool want = (r->dtypes & BIT(dt)) && !(r->host_checked & BIT(dt));
+      bool has = r->binary ? ts__cu_has_binary(r->op, dt) : ts__cu_has_unary(r->op, dt);
+      if (has != want)
+        g_error("%s on %s: a CUDA launcher %s, expected %s", r->name, ts_dtype_name(dt),
+                has ? "exists" : "is missing", want ? "one" : "none");
+    }
+    /* arithmetic rows (a float gives a float), not comparisons or logic */
+    bool arithmetic = r->dtypes == DT_FLOAT || r->dtypes == DT_NUMERIC;
+    if (ts__cu_has_fused(r->op) != arithmetic)
+      g_error("%s: %s the FusedElementwise interpreter", r->name,
+              arithmetic ? "missing from" : "unexpectedly in");
+  }
+  /* other ops are not elementwise rows */
+  g_assert_false(ts__cu_has_unary(TS_OP_MATMUL, TS_F32));
+  g_assert_false(ts__cu_has_binary(TS_OP_MATMUL, TS_F32));
+  g_assert_false(ts__cu_has_fused(TS_OP_MATMUL));
+}
+
+/* A program the interpreter cannot run is refused before it launches. */
+static void test_fused_refuses(void)
+{
+  ts_cu_program p = { .n = 1, .code = { { TS_OP_MATMUL, 0, 1 } } };
+  ts_cu_bcast s = { .rank = 1, .n_in = 2, .dim = { 4 } };
+  const void *in[2] = { NULL, NULL };
+  g_assert_false(ts__cu_fused(&p, TS_F32, 4, &s, in, NULL, NULL));
+  p.code[0].op = TS_OP_ADD;
+  g_assert_false(ts__cu_fused(&p, TS_I32, 0, &s, in, NULL, NULL));
+  p.n = 0;
+  g_assert_false(ts__cu_fused(&p, TS_F32, 0, &s, in, NULL, NULL));
+}
+
+/* Which rows have a CUDA kernel, listed; these must. */
+static const ts_op MUST[] = {
+  TS_OP_CAST, TS_OP_FILL, TS_OP_ZEROS, TS_OP_ONES, TS_OP_ZEROS_LIKE, TS_OP_ONES_LIKE,
+  TS_OP_EYE, TS_OP_IDENTITY, TS_OP_RANGE, TS_OP_RESHAPE, TS_OP_FLATTEN, TS_OP_TRANSPOSE, TS_OP_CONCAT, TS_OP_SPLIT, TS_OP_SLICE, TS_OP_WHERE,
+  TS_OP_REDUCE_SUM, TS_OP_REDUCE_MEAN, TS_OP_REDUCE_MAX, TS_OP_REDUCE_MIN, TS_OP_REDUCE_PROD,
+  TS_OP_ARGMAX, TS_OP_SOFTMAX, TS_OP_LOG_SOFTMAX, TS_OP_MATMUL, TS_OP_FUSED_ELEMENTWISE,
+  TS_OP_FUSED_MATMUL, TS_OP_CONV2D, TS_OP_FUSED_CONV2D, TS_OP_MAX_POOL2D,
+};
+
+static void test_rows_listed(void)
+{
+  GString *with = g_string_new(NULL), *without = g_string_new(NULL);
+  int n_with = 0;
+  for (int op = 0; op < TS_OP_COUNT; op++) {
+    bool has = ts_op_has_kernel(op, TS_DEVICE_CUDA);
+    g_string_append_printf(has ? with : without, " %s", ts_op_name(op));
+    n_with += has;
+    g_assert_true(ts_op_has_kernel(op, TS_DEVICE_CPU) || !has); /* a CPU kernel first */
+    if (ts_op_traits(op) & TS_OP_TRAIT_ELEMENTWISE)
+      g_assert_true(has);
+  }
+  for (size_t i = 0; i < G_N_ELEMENTS(MUST); i++)
+    if (!ts_op_has_kernel(MUST[i], TS_DEVICE_CUDA))
+      g_error("%s has no CUDA kernel", ts_op_name(MUST[i]));
+  g_test_message("%d of %d rows have a CUDA kernel:%s", n_with, (int)TS_OP_COUNT, with->str);
+  g_test_message("on the CPU only (they fall back, with a warning):%s", without->str);
+  g_assert_false(ts_op_has_kernel(TS_OP_COUNT, TS_DEVICE_CUDA));
+  g_assert_false(ts_op_has_kernel(TS_OP_ADD, TS_DEVICE_KIND_COUNT));
+  g_string_free(with, TRUE);
+  g_string_free(without, TRUE);
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  g_test_add_func("/cuda-kernels/elementwise-launchers", test_elementwise_launchers);
+  g_test_add_func("/cuda-kernels/fused-refuses", test_fused_refuses);
+  g_test_add_func("/cuda-kernels/rows-listed", test_rows_listed);
+  return g_test_run();
+}
