@@ -45,10 +45,18 @@ static bool identity_cpu(ts_kernel_ctx *k)
   return true;
 }
 
+/* Identity and ReadVariableOp pass the gradient through. */
+bool ts__grad_pass(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                   ts_tensor **gi)
+{
+  gi[0] = g[0];
+  return true;
+}
+
 const ts_op_def ts__op_identity = {
   .op = TS_OP_IDENTITY, .name = "Identity", .api_name = "identity",
   .n_inputs = 1, .n_outputs = 1, .flags = TS_OPF_ALIAS | TS_OPF_ANY_DTYPE,
-  .infer = identity_infer, .kernel[TS_DEVICE_CPU] = identity_cpu,
+  .infer = identity_infer, .kernel[TS_DEVICE_CPU] = identity_cpu, .grad = ts__grad_pass,
 };
 
 ts_tensor *ts_identity_at(ts_loc loc, ts_tensor *x)

@@ -275,7 +275,7 @@ const ts_op_def ts__op_read_variable = {
   .op = TS_OP_READ_VARIABLE, .name = "ReadVariableOp", .api_name = "read_variable",
   .n_inputs = 1, .n_outputs = 1,
   .flags = TS_OPF_STATEFUL | TS_OPF_VARIABLE | TS_OPF_AUXILIARY | TS_OPF_ALIAS,
-  .infer = read_infer, .kernel[TS_DEVICE_CPU] = read_cpu,
+  .infer = read_infer, .kernel[TS_DEVICE_CPU] = read_cpu, .grad = ts__grad_pass,
 };
 
 /* Dims of -1 (a traced value) fit any size. */
