@@ -31,6 +31,14 @@ static bool differentiable(const ts_tensor *t)
   return t->dtype == TS_F32 || t->dtype == TS_F64;
 }
 
+/* A TensorArray carries its items' gradients: tracked, so that a read of
+ * a recorded write reaches the list ops (an error naming them while they
+ * have no gradient, rather than a gradient silently lost). */
+static bool carries_gradient(const ts_tensor *t)
+{
+  return differentiable(t) || t->dtype == TS_VARIANT;
+}
+
 static void track(ts_tape *tape, ts_tensor *t)
 {
   if (!g_hash_table_contains(tape->tracked, t))
@@ -81,7 +89,7 @@ static void record(ts_tape *tape, const ts_op_call *call, ts_tensor **out, int n
     e->in[i] = ts_tensor_ref(call->in[i]);
   for (int i = 0; i < n_out; i++) {
     e->out[i] = ts_tensor_ref(out[i]);
-    if (differentiable(out[i]))
+    if (carries_gradient(out[i]))
       track(tape, out[i]);
   }
   e->attrs = g_new0(ts_attr, def->n_attrs ? def->n_attrs : 1);
