@@ -5,6 +5,7 @@
  * node), and the errors a bad call gets. */
 #include <glib.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <tracescope.h>
 
@@ -235,6 +236,25 @@ static void test_traced(void)
   g_assert_cmpint(n_grad, >, 5);
   g_assert_cmpint(of_matmul, >=, 1);
   g_assert_null(ts_node_gradient_of(matmul));
+
+  /* The serialized graph keeps it. */
+  size_t size;
+  void *bytes = ts_graph_serialize(g, &size);
+  ts_graph *back = ts_graph_deserialize(bytes, size);
+  free(bytes);
+  g_assert_nonnull(back);
+  int kept = 0;
+  for (int i = 0; i < ts_graph_n_nodes(back); i++) {
+    const ts_node *of = ts_node_gradient_of(ts_graph_node(back, i));
+    const ts_node *was = ts_node_gradient_of(ts_graph_node(g, i));
+    g_assert_true((of == NULL) == (was == NULL));
+    if (of) {
+      g_assert_cmpstr(ts_node_name(of), ==, ts_node_name(was));
+      kept++;
+    }
+  }
+  g_assert_cmpint(kept, ==, n_grad);
+  ts_graph_free(back);
   ts_function_free(eager);
   ts_function_free(graph);
   g_clear_pointer(&w_global, ts_tensor_unref);
