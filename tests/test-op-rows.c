@@ -597,6 +597,21 @@ static int fwd_convnet(ts_tensor *const *in, ts_tensor **out)
   return 1;
 }
 
+/* A tensor condition: an If node when traced; the branches use x, y and a
+ * variable-free constant, and each changes one of two variables. */
+static int fwd_if(ts_tensor *const *in, ts_tensor **out)
+{
+  ts_tensor *y = in[1], *z = in[0];
+  TS_IF (ts_greater(ts_reduce_sum(in[0], TS_ALL_AXES, false), ts_scalar_f64(0)), &y, &z) {
+    y = ts_mul(ts_tanh(in[0]), in[1]);
+  } TS_ELSE {
+    z = ts_exp(ts_mul(in[1], ts_scalar_f64(0.5)));
+  } TS_END_IF;
+  out[0] = y;
+  out[1] = z;
+  return 2;
+}
+
 static int fwd_split(ts_tensor *const *in, ts_tensor **out)
 {
   return ts_split(in[0], 3, 1, out);
@@ -684,6 +699,8 @@ static const grad_case GRAD_CASES[] = {
   { "MaxPool (SAME, strides 2,1)", TS_OP_MAX_POOL2D, fwd_pool_same, 1, { S(1, 5, 4, 2) }, -2, 2, false },
   { "conv net", TS_OP_COUNT, fwd_convnet, 4, { S(2, 4, 4, 1), S(3, 3, 1, 4), S(4), S(16, 3) }, -1, 1,
     false },
+  { "If (then)", TS_OP_IF, fwd_if, 2, { S(3, 4), S(3, 4) }, 0.1, 2, false },
+  { "If (else)", TS_OP_IF, fwd_if, 2, { S(3, 4), S(3, 4) }, -2, -0.1, false },
   { "dense MLP", TS_OP_COUNT, fwd_mlp, 5, { S(4, 3), S(3, 5), S(5), S(5, 3), S(3) }, -1, 1, false },
   { "LSTM cell", TS_OP_COUNT, fwd_lstm, 6, { S(2, 3), S(2, 4), S(2, 4), S(3, 16), S(4, 16), S(16) },
     -1, 1, false },

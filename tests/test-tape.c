@@ -261,6 +261,47 @@ static void test_traced(void)
   ts_scope_end(s);
 }
 
+/* y = x^2 if sum(x) > 0 else 3x, through a traced If: the gradient is an
+ * If of its own, the gradient of the forward one. */
+static ts_tensor *if_step(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *y = x, *g = NULL;
+  ts_tape *tape = ts_tape_new(false);
+  ts_tape_watch(tape, x);
+  TS_IF (ts_greater(ts_reduce_sum(x, TS_ALL_AXES, false), ts_scalar_f64(0)), &y) {
+    y = ts_mul(x, x);
+  } TS_ELSE {
+    y = ts_mul(x, ts_scalar_f64(3));
+  } TS_END_IF;
+  ts_tape_gradient(tape, ts_reduce_sum(y, TS_ALL_AXES, false), &x, 1, &g, TS_UNCONNECTED_NONE);
+  ts_tape_free(tape);
+  return g;
+}
+
+static void test_traced_if(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *fn = ts_function_new("if_step", if_step, "x");
+  ts_value pos[] = { TS_TENSOR_VALUE(vec(2, (double[]){ 1, 2 })) };
+  ts_value neg[] = { TS_TENSOR_VALUE(vec(2, (double[]){ -1, -2 })) };
+  assert_values(ts_function_call(fn, pos, 1), (double[]){ 2, 4 }, 2);
+  assert_values(ts_function_call(fn, neg, 1), (double[]){ 3, 3 }, 2);
+  g_assert_cmpint(ts_function_trace_count(fn), ==, 1);
+  const ts_graph *g = ts_concrete_graph(ts_function_concrete(fn, 0));
+  const ts_node *forward = NULL, *backward = NULL;
+  for (int i = 0; i < ts_graph_n_nodes(g); i++) {
+    const ts_node *n = ts_graph_node(g, i);
+    if (ts_node_op(n) == TS_OP_IF)
+      *(ts_node_gradient_of(n) ? &backward : &forward) = n;
+  }
+  g_assert_nonnull(forward);
+  g_assert_nonnull(backward);
+  g_assert_true(ts_node_gradient_of(backward) == forward);
+  g_assert_true(g_str_has_prefix(ts_node_scope(backward), "gradients"));
+  ts_function_free(fn);
+  ts_scope_end(s);
+}
+
 /* ---- errors --------------------------------------------------------------------------- */
 
 static void test_errors(void)
@@ -332,6 +373,7 @@ int main(int argc, char **argv)
   g_test_add_func("/tape/broadcasting", test_broadcasting);
   g_test_add_func("/tape/eager-loop", test_eager_loop);
   g_test_add_func("/tape/traced", test_traced);
+  g_test_add_func("/tape/traced-if", test_traced_if);
   g_test_add_func("/tape/errors", test_errors);
   return g_test_run();
 }
