@@ -612,6 +612,30 @@ static int fwd_if(ts_tensor *const *in, ts_tensor **out)
   return 2;
 }
 
+/* A While of three steps of a small recurrence (a counter and a value
+ * carried, both inputs used inside): a While node when traced. */
+static int fwd_while(ts_tensor *const *in, ts_tensor **out)
+{
+  ts_tensor *y = in[0], *k = ts_scalar_i32(0);
+  TS_WHILE (ts_less(k, ts_scalar_i32(3)), &y, &k) {
+    y = ts_tanh(ts_add(ts_mul(y, in[1]), in[0]));
+    k = ts_add(k, ts_scalar_i32(1));
+  }
+  out[0] = y;
+  return 1;
+}
+
+/* A loop whose trip count depends on the values: doubles by p until the sum passes 40. */
+static int fwd_while_data(ts_tensor *const *in, ts_tensor **out)
+{
+  ts_tensor *y = in[0];
+  TS_WHILE (ts_less(ts_reduce_sum(y, TS_ALL_AXES, false), ts_scalar_f64(40)), &y) {
+    y = ts_mul(y, ts_add(in[1], ts_scalar_f64(1)));
+  }
+  out[0] = y;
+  return 1;
+}
+
 static int fwd_split(ts_tensor *const *in, ts_tensor **out)
 {
   return ts_split(in[0], 3, 1, out);
@@ -701,6 +725,8 @@ static const grad_case GRAD_CASES[] = {
     false },
   { "If (then)", TS_OP_IF, fwd_if, 2, { S(3, 4), S(3, 4) }, 0.1, 2, false },
   { "If (else)", TS_OP_IF, fwd_if, 2, { S(3, 4), S(3, 4) }, -2, -0.1, false },
+  { "While (counted)", TS_OP_WHILE, fwd_while, 2, { S(3, 4), S(4) }, -1, 1, false },
+  { "While (data-dependent)", TS_OP_WHILE, fwd_while_data, 2, { S(3, 4), S(4) }, 0.3, 0.9, false },
   { "dense MLP", TS_OP_COUNT, fwd_mlp, 5, { S(4, 3), S(3, 5), S(5), S(5, 3), S(3) }, -1, 1, false },
   { "LSTM cell", TS_OP_COUNT, fwd_lstm, 6, { S(2, 3), S(2, 4), S(2, 4), S(3, 16), S(4, 16), S(16) },
     -1, 1, false },

@@ -302,6 +302,45 @@ static void test_traced_if(void)
   ts_scope_end(s);
 }
 
+/* while y < 10: y = y x, from y = x: y = x^6 at x = 1.5, dy/dx = 6 x^5.
+ * Traced: the loop again keeping its values, and a While backwards. */
+static ts_tensor *while_step(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *y = x, *g = NULL;
+  ts_tape *tape = ts_tape_new(false);
+  ts_tape_watch(tape, x);
+  TS_WHILE (ts_less(y, ts_scalar_f64(10)), &y) {
+    y = ts_mul(y, x);
+  }
+  ts_tape_gradient(tape, y, &x, 1, &g, TS_UNCONNECTED_NONE);
+  ts_tape_free(tape);
+  return g;
+}
+
+static void test_traced_while(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_value args[] = { TS_TENSOR_VALUE(ts_scalar_f64(1.5)) };
+  for (int eager = 0; eager < 2; eager++) {
+    ts_function *fn = ts_function_new("while_step", while_step, "x");
+    ts_function_set_run_eagerly(fn, eager);
+    assert_values(ts_function_call(fn, args, 1), (double[]){ 6 * pow(1.5, 5) }, 1);
+    if (!eager) {
+      const ts_graph *g = ts_concrete_graph(ts_function_concrete(fn, 0));
+      int loops = 0, gradient_loops = 0;
+      for (int i = 0; i < ts_graph_n_nodes(g); i++)
+        if (ts_node_op(ts_graph_node(g, i)) == TS_OP_WHILE) {
+          loops++;
+          gradient_loops += ts_node_gradient_of(ts_graph_node(g, i)) != NULL;
+        }
+      g_assert_cmpint(loops, ==, 3);
+      g_assert_cmpint(gradient_loops, ==, 2);
+    }
+    ts_function_free(fn);
+  }
+  ts_scope_end(s);
+}
+
 /* ---- errors --------------------------------------------------------------------------- */
 
 static void test_errors(void)
@@ -374,6 +413,7 @@ int main(int argc, char **argv)
   g_test_add_func("/tape/eager-loop", test_eager_loop);
   g_test_add_func("/tape/traced", test_traced);
   g_test_add_func("/tape/traced-if", test_traced_if);
+  g_test_add_func("/tape/traced-while", test_traced_while);
   g_test_add_func("/tape/errors", test_errors);
   return g_test_run();
 }

@@ -143,7 +143,150 @@ static bool if_gradient(const ts_op_call *call, ts_tensor *const *out, ts_tensor
   return ok;
 }
 
+/* ---- While -------------------------------------------------------------------------
+ * Inputs and outputs [vars (n)..., captures (m)...]; the body passes the
+ * captures through.  The gradient runs the loop again, keeping each
+ * iteration's variables in TensorArrays, then a second While walks the
+ * iterations backwards: it replays the body on the kept variables under a
+ * tape and takes the vector-Jacobian product, carrying the variables'
+ * gradients and summing the captures'. */
+
+typedef struct while_grad {
+  ts_loc loc;
+  const ts_node *node;
+  int n, m;                 /* loop variables, captures */
+  ts_tensor *const *caps;
+  ts_tensor **lists;        /* per loop variable: its value at each iteration */
+} while_grad;
+
+/* Replays subgraph `which` (0 cond, 1 body) on the variables and captures. */
+static bool replay_loop(const while_grad *wg, int which, ts_tensor *const *vars, ts_tensor **out,
+                        int *n_out)
+{
+  ts_tensor *in[TS_MAX_INPUTS];
+  memcpy(in, vars, sizeof *in * (size_t)wg->n);
+  memcpy(in + wg->n, wg->caps, sizeof *in * (size_t)wg->m);
+  return replay(wg->loc, wg->node->subgraphs[which], in, wg->n + wg->m, out, n_out);
+}
+
+/* The forward loop again: vars [v..., i, list...]. */
+static ts_tensor *keep_cond(ts_tensor *const *vars, int n, void *data)
+{
+  ts_tensor *out[TS_MAX_OUTPUTS];
+  int n_out;
+  return replay_loop(data, 0, vars, out, &n_out) && n_out == 1 ? out[0] : NULL;
+}
+
+static void keep_body(ts_tensor **vars, int n, void *data)
+{
+  const while_grad *wg = data;
+  ts_tensor *i = vars[wg->n], **lists = vars + wg->n + 1;
+  for (int k = 0; k < wg->n; k++)
+    lists[k] = ts_tensor_array_write_at(wg->loc, lists[k], i, vars[k]);
+  ts_tensor *out[TS_MAX_OUTPUTS];
+  int n_out;
+  if (!replay_loop(wg, 1, vars, out, &n_out))
+    return;
+  for (int k = 0; k < wg->n; k++)
+    vars[k] = out[k];
+  vars[wg->n] = ts_add_at(wg->loc, i, ts_scalar_i32(1));
+}
+
+/* The backward loop: vars [j, grads of the variables..., sums of the captures' grads...]. */
+static ts_tensor *back_cond(ts_tensor *const *vars, int n, void *data)
+{
+  const while_grad *wg = data;
+  return ts_greater_equal_at(wg->loc, vars[0], ts_scalar_i32(0));
+}
+
+static void back_body(ts_tensor **vars, int n, void *data)
+{
+  const while_grad *wg = data;
+  ts_loc loc = wg->loc;
+  ts_tensor *j = vars[0], **gv = vars + 1, **gc = vars + 1 + wg->n;
+  ts_tensor *v[TS_MAX_INPUTS];
+  for (int k = 0; k < wg->n; k++)
+    v[k] = ts_tensor_array_read_at(loc, wg->lists[k], j);
+  ts_tape *tape = ts_tape_new(false);
+  for (int k = 0; k < wg->n; k++)
+    if (v[k] && is_float(v[k]))
+      ts_tape_watch(tape, v[k]);
+  for (int c = 0; c < wg->m; c++)
+    if (is_float(wg->caps[c]))
+      ts_tape_watch(tape, wg->caps[c]);
+  ts_tensor *out[TS_MAX_OUTPUTS], *sources[TS_MAX_INPUTS], *grads[TS_MAX_INPUTS];
+  int n_out;
+  ts_tensor *target = replay_loop(wg, 1, v, out, &n_out) ? weighted(loc, out, gv, wg->n) : NULL;
+  memcpy(sources, v, sizeof *v * (size_t)wg->n);
+  memcpy(sources + wg->n, wg->caps, sizeof *sources * (size_t)wg->m);
+  if (target &&
+      ts_tape_gradient_at(loc, tape, target, sources, wg->n + wg->m, grads, TS_UNCONNECTED_ZERO)) {
+    for (int k = 0; k < wg->n; k++)
+      if (is_float(v[k]))
+        gv[k] = grads[k];
+    for (int c = 0; c < wg->m; c++)
+      if (is_float(wg->caps[c]))
+        gc[c] = ts_add_at(loc, gc[c], grads[wg->n + c]);
+  }
+  ts_tape_free(tape);
+  vars[0] = ts_sub_at(loc, j, ts_scalar_i32(1));
+}
+
+static bool while_gradient(const ts_op_call *call, ts_tensor *const *out,
+                           ts_tensor *const *grad_out, ts_tensor **grad_in)
+{
+  const ts_node *node = call->n_in > 0 && out[0] ? out[0]->node : NULL;
+  if (!node || node->op != TS_OP_WHILE) {
+    ts_error_set(TS_ERR_INTERNAL, call->loc, "While", "its gradient needs the traced While node");
+    return false;
+  }
+  /* The captures are the trailing inputs the body passes through (a
+   * variable the body leaves as it is would be the same as one). */
+  const ts_graph *body = node->subgraphs[1];
+  int total = call->n_in, m = 0;
+  while (m < total) {
+    ts_port p = g_array_index(body->outputs, ts_port, total - 1 - m);
+    const ts_node *src = ts__graph_node(body, p.node);
+    if (src->op != TS_OP_PLACEHOLDER || src->input_index != total - 1 - m)
+      break;
+    m++;
+  }
+  ts_loc loc = call->loc;
+  while_grad wg = { loc, node, total - m, m, call->in + (total - m), NULL };
+  int n = wg.n;
+
+  /* the loop again, keeping each iteration's variables */
+  ts_tensor **keep = g_new0(ts_tensor *, 2 * n + 1);
+  memcpy(keep, call->in, sizeof *keep * (size_t)n);
+  keep[n] = ts_scalar_i32(0);
+  bool ok = true;
+  for (int k = 0; ok && k < n; k++)
+    ok = (keep[n + 1 + k] = ts_tensor_array_at(loc, call->in[k]->dtype, ts_scalar_i32(0))) != NULL;
+  ok = ok && ts_while_loop_at(loc, keep_cond, keep_body, keep, 2 * n + 1, &wg);
+  wg.lists = keep + n + 1;
+
+  /* backwards over the iterations */
+  ts_tensor **back = g_new0(ts_tensor *, 1 + n + m);
+  if (ok) {
+    back[0] = ts_sub_at(loc, keep[n], ts_scalar_i32(1));
+    for (int k = 0; ok && k < n; k++)
+      ok = (back[1 + k] = is_float(call->in[k]) ? grad_out[k] : ts_zeros_like_at(loc, call->in[k])) != NULL;
+    for (int c = 0; ok && c < m; c++)
+      ok = (back[1 + n + c] = ts_zeros_like_at(loc, wg.caps[c])) != NULL;
+  }
+  ok = ok && ts_while_loop_at(loc, back_cond, back_body, back, 1 + n + m, &wg);
+  for (int k = 0; ok && k < n; k++)
+    grad_in[k] = is_float(call->in[k]) ? back[1 + k] : NULL;
+  for (int c = 0; ok && c < m; c++)
+    if (is_float(wg.caps[c]))
+      ok = (grad_in[n + c] = ts_add_at(loc, back[1 + n + c], grad_out[n + c])) != NULL;
+  g_free(keep);
+  g_free(back);
+  return ok;
+}
+
 void ts__tape_control_init(void)
 {
   __atomic_store_n(&ts__cf_grads.if_grad, if_gradient, __ATOMIC_RELEASE);
+  __atomic_store_n(&ts__cf_grads.while_grad, while_gradient, __ATOMIC_RELEASE);
 }
