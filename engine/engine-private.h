@@ -526,8 +526,7 @@ typedef struct ts_context {
                                * (the divergence finder shows where the modes part then) */
   uint64_t corr_next, corr_end; /* correlation ids this thread may hand out */
   bool plan_recording;        /* a run's launches go into a device plan (exec/device_plan.c) */
-  int tape_pause;             /* > 0: gradient tapes record nothing (ts_stop_gradient, the
-                               * gradient's own ops) */
+  int tape_pause;             /* > 0: gradient tapes record nothing (ts_stop_gradient) */
   const struct ts_node *grad_of; /* while a tape takes a gradient in a trace: the forward
                                   * node whose gradient is being recorded (ts_node_gradient_of) */
 } ts_context;

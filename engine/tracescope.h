@@ -1124,7 +1124,8 @@ TS_API ts_tensor *ts_scalar_string(const char *s);
  * gradient of (ts_node_gradient_of).  A source nothing connects to target
  * gets NULL or zeros as `unconnected` says (tf.UnconnectedGradients).  A
  * tape that is not persistent gives one gradient; a second call is an
- * error.  Ops on the path with no gradient yet are an error naming them.
+ * error.  Tapes nest: a tape records the ops of the gradients other tapes
+ * take (gradients of gradients).  Ops on the path with no gradient yet are an error naming them.
  * Graph-mode calls of other functions made while an eager tape records
  * are not seen by it (call them eagerly, or trace the whole step). */
 typedef struct ts_tape ts_tape;

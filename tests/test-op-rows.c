@@ -636,6 +636,21 @@ static int fwd_while_data(ts_tensor *const *in, ts_tensor **out)
   return 1;
 }
 
+/* Gradients of gradients: the input's and filter's gradients of
+ * sum(conv(x, f)^2), taken by a tape inside (so the harness's tape
+ * differentiates Conv2DBackpropInput and Conv2DBackpropFilter). */
+static int fwd_conv_grads(ts_tensor *const *in, ts_tensor **out)
+{
+  ts_tape *tape = ts_tape_new(false);
+  ts_tape_watch(tape, in[0]);
+  ts_tape_watch(tape, in[1]);
+  ts_tensor *y = ts_conv2d(in[0], in[1], 2, 1, TS_PADDING_SAME);
+  bool ok = ts_tape_gradient(tape, ts_reduce_sum(ts_mul(y, y), TS_ALL_AXES, false), in, 2, out,
+                             TS_UNCONNECTED_NONE);
+  ts_tape_free(tape);
+  return ok ? 2 : -1;
+}
+
 static int fwd_split(ts_tensor *const *in, ts_tensor **out)
 {
   return ts_split(in[0], 3, 1, out);
@@ -727,6 +742,8 @@ static const grad_case GRAD_CASES[] = {
   { "If (else)", TS_OP_IF, fwd_if, 2, { S(3, 4), S(3, 4) }, -2, -0.1, false },
   { "While (counted)", TS_OP_WHILE, fwd_while, 2, { S(3, 4), S(4) }, -1, 1, false },
   { "While (data-dependent)", TS_OP_WHILE, fwd_while_data, 2, { S(3, 4), S(4) }, 0.3, 0.9, false },
+  { "Conv2DBackpropInput, Conv2DBackpropFilter (second order)", TS_OP_CONV2D_BACKPROP_INPUT,
+    fwd_conv_grads, 2, { S(1, 5, 4, 2), S(3, 2, 2, 3) }, -1, 1, false },
   { "dense MLP", TS_OP_COUNT, fwd_mlp, 5, { S(4, 3), S(3, 5), S(5), S(5, 3), S(3) }, -1, 1, false },
   { "LSTM cell", TS_OP_COUNT, fwd_lstm, 6, { S(2, 3), S(2, 4), S(2, 4), S(3, 16), S(4, 16), S(16) },
     -1, 1, false },
@@ -890,6 +907,8 @@ static void test_gradients(void)
     }
     if (gcase->op < TS_OP_COUNT)
       checked[gcase->op] = true;
+    if (gcase->op == TS_OP_CONV2D_BACKPROP_INPUT)
+      checked[TS_OP_CONV2D_BACKPROP_FILTER] = true; /* the same case differentiates both */
     g_free(num);
     ts_scope_end(scope);
   }

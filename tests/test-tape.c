@@ -158,6 +158,28 @@ static void test_broadcasting(void)
   ts_scope_end(s);
 }
 
+/* Nested tapes: the outer one records the inner one's gradient, so
+ * d2(x^3)/dx2 = 6x (tf.GradientTape nested). */
+static void test_second_order(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_tensor *x = vec(2, (double[]){ 2, -1 });
+  ts_tape *outer = ts_tape_new(false);
+  ts_tape_watch(outer, x);
+  ts_tape *inner = ts_tape_new(false);
+  ts_tape_watch(inner, x);
+  ts_tensor *y = ts_reduce_sum(ts_mul(ts_mul(x, x), x), TS_ALL_AXES, false);
+  ts_tensor *dy, *d2y;
+  g_assert_true(ts_tape_gradient(inner, y, &x, 1, &dy, TS_UNCONNECTED_NONE));
+  assert_values(dy, (double[]){ 12, 3 }, 2);
+  ts_tape_free(inner);
+  g_assert_true(ts_tape_gradient(outer, ts_reduce_sum(dy, TS_ALL_AXES, false), &x, 1, &d2y,
+                                 TS_UNCONNECTED_NONE));
+  assert_values(d2y, (double[]){ 12, -6 }, 2);
+  ts_tape_free(outer);
+  ts_scope_end(s);
+}
+
 /* Eager loops: each iteration's values stay on the tape. */
 static void test_eager_loop(void)
 {
@@ -411,6 +433,7 @@ int main(int argc, char **argv)
   g_test_add_func("/tape/variables", test_variables);
   g_test_add_func("/tape/broadcasting", test_broadcasting);
   g_test_add_func("/tape/eager-loop", test_eager_loop);
+  g_test_add_func("/tape/second-order", test_second_order);
   g_test_add_func("/tape/traced", test_traced);
   g_test_add_func("/tape/traced-if", test_traced_if);
   g_test_add_func("/tape/traced-while", test_traced_while);

@@ -496,6 +496,29 @@ static bool conv2d_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *c
   return gi[0] && gi[1];
 }
 
+/* Gradients of gradients: both backprops are bilinear in their last two
+ * inputs (the first of Conv2DBackpropInput and the second of
+ * Conv2DBackpropFilter give only their shapes):
+ *   <BackpropInput(f, dy), G> = <conv(G, f), dy>, d/df = BackpropFilter(G, f, dy)
+ *   <BackpropFilter(x, dy), G> = <conv(x, G), dy>, d/dx = BackpropInput(x, G, dy) */
+static bool conv2d_backprop_input_grad(const ts_op_call *c, ts_tensor *const *out,
+                                       ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_tensor *filter_in[] = { g[0], c->in[1], c->in[2] }, *conv_in[] = { g[0], c->in[1] };
+  gi[1] = ts__dispatch1(c->loc, TS_OP_CONV2D_BACKPROP_FILTER, filter_in, 3, c->attrs);
+  gi[2] = ts__dispatch1(c->loc, TS_OP_CONV2D, conv_in, 2, c->attrs);
+  return gi[1] && gi[2];
+}
+
+static bool conv2d_backprop_filter_grad(const ts_op_call *c, ts_tensor *const *out,
+                                        ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_tensor *input_in[] = { c->in[0], g[0], c->in[2] }, *conv_in[] = { c->in[0], g[0] };
+  gi[0] = ts__dispatch1(c->loc, TS_OP_CONV2D_BACKPROP_INPUT, input_in, 3, c->attrs);
+  gi[2] = ts__dispatch1(c->loc, TS_OP_CONV2D, conv_in, 2, c->attrs);
+  return gi[0] && gi[2];
+}
+
 /* MaxPoolGrad(x, y, dy): each output pixel's gradient to the cell its max
  * came from (the first of equal ones, as the forward op picks). */
 static bool max_pool2d_grad_infer(ts_infer_ctx *c)
@@ -571,6 +594,7 @@ const ts_op_def ts__op_conv2d_backprop_input = {
   .attrs = conv_attrs,
   .infer = conv_backprop_infer,
   .kernel[TS_DEVICE_CPU] = conv_backprop_cpu,
+  .grad = conv2d_backprop_input_grad,
 };
 
 const ts_op_def ts__op_conv2d_backprop_filter = {
@@ -583,6 +607,7 @@ const ts_op_def ts__op_conv2d_backprop_filter = {
   .attrs = conv_attrs,
   .infer = conv_backprop_infer,
   .kernel[TS_DEVICE_CPU] = conv_backprop_cpu,
+  .grad = conv2d_backprop_filter_grad,
 };
 
 const ts_op_def ts__op_max_pool2d_grad = {

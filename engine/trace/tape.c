@@ -18,9 +18,9 @@ typedef struct entry {
 
 struct ts_tape {
   ts_op_handler handler;
-  int pause_level;        /* the context's tape_pause when made: it records only at that level
-                           * (a tape made while another takes a gradient records) */
   bool persistent;
+  bool walking;           /* taking a gradient: its own ops are not recorded here (other
+                           * tapes record them: gradients of gradients) */
   bool watch_variables;
   bool recording;
   bool used;              /* a gradient was taken */
@@ -139,7 +139,7 @@ static int tape_run(ts_op_handler *self, const ts_op_call *call, ts_tensor **out
 {
   ts_tape *tape = self->data;
   int n = ts__handler_next(self, call, out);
-  if (n >= 0 && ts__context()->tape_pause == tape->pause_level)
+  if (n >= 0 && !tape->walking && !ts__context()->tape_pause)
     record(tape, call, out, n);
   return n;
 }
@@ -149,7 +149,7 @@ void ts__tape_record(const ts_op_call *call, ts_tensor *const *out, int n_out)
   ts_context *c = ts__context();
   for (ts_op_handler *h = c->handlers; h && h->run == tape_run; h = h->below) {
     ts_tape *tape = h->data;
-    if (c->tape_pause == tape->pause_level)
+    if (!tape->walking && !c->tape_pause)
       record(tape, call, out, n_out);
   }
 }
@@ -179,7 +179,6 @@ ts_tape *ts_tape_new(bool persistent)
                                         (GDestroyNotify)ts_tensor_unref, NULL);
   tape->entries = g_ptr_array_new_with_free_func(entry_free);
   tape->ports = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, ports_free);
-  tape->pause_level = ts__context()->tape_pause;
   ts__tape_control_init();
   tape->handler = (ts_op_handler){ .name = "tape", .run = tape_run, .data = tape };
   ts__handler_push(&tape->handler);
@@ -429,8 +428,7 @@ bool ts_tape_gradient_at(ts_loc loc, ts_tape *tape, ts_tensor *target, ts_tensor
   }
   tape->used = true;
 
-  ts_context *c = ts__context();
-  c->tape_pause++; /* the gradient's ops are not recorded */
+  tape->walking = true; /* its gradient's ops are not recorded here */
   bool tracing = ts__trace_frame() != NULL;
   if (tracing)
     ts_name_scope_begin("gradients");
@@ -451,7 +449,7 @@ bool ts_tape_gradient_at(ts_loc loc, ts_tape *tape, ts_tensor *target, ts_tensor
   restore_carried(saved);
   if (tracing)
     ts_name_scope_end();
-  c->tape_pause--;
+  tape->walking = false;
   if (!ok)
     for (int i = 0; i < n; i++)
       grads[i] = NULL;
