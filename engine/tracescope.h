@@ -1147,7 +1147,8 @@ TS_API bool ts_tape_gradient_at(ts_loc loc, ts_tape *tape, ts_tensor *target,
                                 ts_unconnected unconnected);
 #define ts_tape_gradient(tape, target, sources, n, grads, unconnected) \
   ts_tape_gradient_at(TS_HERE, (tape), (target), (sources), (n), (grads), (unconnected))
-/* Stops it if it records, and releases what it holds. */
+/* Stops it if it records (wherever it is among the op handlers), and
+ * releases what it holds. */
 TS_API void ts_tape_free(ts_tape *tape);
 /* x, with no gradient flowing back through it (tf.stop_gradient): an
  * Identity no tape records. */

@@ -421,6 +421,16 @@ static void test_errors(void)
   ts_tape_free(inner);
   g_assert_true(ts_tape_stop(tape));
   ts_tape_free(tape);
+
+  /* Freed out of order: taken out of the stack, the other goes on. */
+  ts_tape *a = ts_tape_new(false), *b = ts_tape_new(false);
+  ts_tape_watch(b, x);
+  ts_tape_free(a);
+  g_assert_false(ts_failed());
+  y = ts_reduce_sum(ts_mul(x, x), TS_ALL_AXES, false);
+  g_assert_true(ts_tape_gradient(b, y, &x, 1, &g, TS_UNCONNECTED_NONE));
+  assert_values(g, (double[]){ 2, 4 }, 2);
+  ts_tape_free(b);
   ts_scope_end(s);
 }
 

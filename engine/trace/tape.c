@@ -229,8 +229,9 @@ void ts_tape_free(ts_tape *tape)
 {
   if (!tape)
     return;
-  if (tape->recording && !ts_tape_stop(tape)) {
-    /* Taken out of the stack wherever it is, so nothing calls it after free. */
+  if (tape->recording) {
+    /* Taken out of the stack wherever it is (a block left early may have
+     * left others above it), so nothing calls it after free. */
     ts_context *c = ts__context();
     for (ts_op_handler **p = &c->handlers; *p; p = &(*p)->below)
       if (*p == &tape->handler) {
