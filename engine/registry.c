@@ -10,7 +10,7 @@ const ts_op_def *const ts__op_table[TS_OP_COUNT] = { TS_OP_LIST(OP_ENTRY) };
 /* The ABI: modules built against another version are refused at load, so
  * what they see of the engine must change only with TS_ABI_VERSION. */
 _Static_assert(TS_ABI_VERSION == 7, "the ABI changed: update the pins below");
-_Static_assert(TS_OP_COUNT == 76, "ops only grow at the end of TS_OP_LIST: bump TS_ABI_VERSION");
+_Static_assert(TS_OP_COUNT == 79, "ops only grow at the end of TS_OP_LIST: bump TS_ABI_VERSION");
 _Static_assert(TS_DTYPE_COUNT == 8 && TS_VALUE_KIND_COUNT == 8 && TS_EVENT_KIND_COUNT == 8,
                "public enums changed: bump TS_ABI_VERSION");
 _Static_assert(sizeof(ts_shape) == 72 && sizeof(ts_ints) == 72 && sizeof(ts_loc) == 24 &&
@@ -26,6 +26,14 @@ unsigned ts_op_traits(ts_op op)
 {
   const ts_op_def *def = ts__op_def(op);
   return def ? def->flags & 0xff : 0;
+}
+
+ts_op_gradient ts_op_gradient_kind(ts_op op)
+{
+  const ts_op_def *def = ts__op_def(op);
+  if (!def || (def->flags & TS_OPF_NOT_DIFFERENTIABLE))
+    return TS_OP_GRADIENT_NOT_DIFFERENTIABLE;
+  return def->grad ? TS_OP_GRADIENT_DEFINED : TS_OP_GRADIENT_MISSING;
 }
 
 const char *ts_op_subgraph_name(ts_op op, int i)

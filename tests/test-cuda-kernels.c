@@ -31,9 +31,9 @@ typedef struct row {
   bool binary;
 } row;
 
-#define UNARY_ROW(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32) \
+#define UNARY_ROW(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32, GRAD) \
   { TS_OP_##ID, NAME, DT_##DTYPES, 0, false },
-#define BINARY_ROW(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS) \
+#define BINARY_ROW(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS, GRAD) \
   { TS_OP_##ID, NAME, DT_##DTYPES, HOST_CHECKED_##CHECK, true },
 static const row ROWS[] = { UNARY_ROWS(UNARY_ROW) BINARY_ROWS(BINARY_ROW) };
 

@@ -7,35 +7,42 @@
 #include "ew_fn.h"
 
 /* ---- the rows ---------------------------------------------------------------
- * X(ID, id, Name, dtypes, grain, check, flags):
+ * X(ID, id, Name, dtypes, grain, check, flags, grad):
  *   dtypes  FLOAT, NUMERIC (arithmetic: the output has the inputs' dtype),
  *           ALL (comparisons) or BOOL (logic): an op taking bool gives bool;
  *   grain   TS_EW_GRAIN, or TS_EW_GRAIN_COSTLY for a costly element;
  *   check   NULL, or what rejects operands the formula cannot take;
  *   flags   TS_OPF_PROMOTE (operands cast to their promoted dtype),
- *           TS_EW_FUSE as for unary rows (EW_ARITH: both).
+ *           TS_EW_FUSE as for unary rows (EW_ARITH: both), EW_NO_GRAD where
+ *           no gradient flows;
+ *   grad    its gradient (grad_<id> in ops/binary.c; other devices
+ *           ignore it), or NULL.
  * Bool arithmetic is rejected (TS_ERR_DTYPE) rather than read as logic;
  * logical ops take bool only, so they skip promotion: the error then names
  * the dtype the caller gave. */
 #define EW_ARITH (TS_OPF_PROMOTE | TS_EW_FUSE)
+#define EW_NO_GRAD TS_OPF_NOT_DIFFERENTIABLE
 #define BINARY_ROWS(X)                                                                         \
-  X(ADD, add, "Add", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH)                                    \
-  X(SUB, sub, "Sub", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH)                                    \
-  X(MUL, mul, "Mul", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH)                                    \
-  X(DIV, div, "RealDiv", FLOAT, TS_EW_GRAIN, NULL, EW_ARITH)                                  \
-  X(FLOORDIV, floordiv, "FloorDiv", NUMERIC, TS_EW_GRAIN_COSTLY, check_divisor, TS_OPF_PROMOTE) \
-  X(MOD, mod, "FloorMod", NUMERIC, TS_EW_GRAIN_COSTLY, check_divisor, TS_OPF_PROMOTE)         \
-  X(POW, pow, "Pow", NUMERIC, TS_EW_GRAIN_COSTLY, check_exponent, EW_ARITH)                  \
-  X(MAXIMUM, maximum, "Maximum", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH)                        \
-  X(MINIMUM, minimum, "Minimum", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH)                        \
-  X(GREATER, greater, "Greater", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)                      \
-  X(GREATER_EQUAL, greater_equal, "GreaterEqual", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)     \
-  X(LESS, less, "Less", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)                               \
-  X(LESS_EQUAL, less_equal, "LessEqual", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)              \
-  X(EQUAL, equal, "Equal", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)                            \
-  X(NOT_EQUAL, not_equal, "NotEqual", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)                 \
-  X(LOGICAL_AND, logical_and, "LogicalAnd", BOOL, TS_EW_GRAIN, NULL, 0)                       \
-  X(LOGICAL_OR, logical_or, "LogicalOr", BOOL, TS_EW_GRAIN, NULL, 0)
+  X(ADD, add, "Add", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH, grad_add)                          \
+  X(SUB, sub, "Sub", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH, grad_sub)                          \
+  X(MUL, mul, "Mul", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH, grad_mul)                          \
+  X(DIV, div, "RealDiv", FLOAT, TS_EW_GRAIN, NULL, EW_ARITH, grad_div)                        \
+  X(FLOORDIV, floordiv, "FloorDiv", NUMERIC, TS_EW_GRAIN_COSTLY, check_divisor,               \
+    TS_OPF_PROMOTE | EW_NO_GRAD, NULL)                                                        \
+  X(MOD, mod, "FloorMod", NUMERIC, TS_EW_GRAIN_COSTLY, check_divisor, TS_OPF_PROMOTE, grad_mod) \
+  X(POW, pow, "Pow", NUMERIC, TS_EW_GRAIN_COSTLY, check_exponent, EW_ARITH, grad_pow)         \
+  X(MAXIMUM, maximum, "Maximum", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH, grad_maximum)          \
+  X(MINIMUM, minimum, "Minimum", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH, grad_minimum)          \
+  X(GREATER, greater, "Greater", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE | EW_NO_GRAD, NULL)   \
+  X(GREATER_EQUAL, greater_equal, "GreaterEqual", ALL, TS_EW_GRAIN, NULL,                     \
+    TS_OPF_PROMOTE | EW_NO_GRAD, NULL)                                                        \
+  X(LESS, less, "Less", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE | EW_NO_GRAD, NULL)            \
+  X(LESS_EQUAL, less_equal, "LessEqual", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE | EW_NO_GRAD, \
+    NULL)                                                                                     \
+  X(EQUAL, equal, "Equal", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE | EW_NO_GRAD, NULL)         \
+  X(NOT_EQUAL, not_equal, "NotEqual", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE | EW_NO_GRAD, NULL) \
+  X(LOGICAL_AND, logical_and, "LogicalAnd", BOOL, TS_EW_GRAIN, NULL, EW_NO_GRAD, NULL)        \
+  X(LOGICAL_OR, logical_or, "LogicalOr", BOOL, TS_EW_GRAIN, NULL, EW_NO_GRAD, NULL)
 
 /* ---- one element ------------------------------------------------------------ */
 

@@ -65,7 +65,71 @@ static bool unary_cpu(ts_kernel_ctx *k)
   return true;
 }
 
-#define UNARY_DEF(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32)                               \
+
+/* ---- gradients: grad_<id> (ts_grad_fn) ------------------------------------------------ */
+
+#define ZERO(x) ts__grad_scalar((x)->dtype, 0)
+#define ONE(x) ts__grad_scalar((x)->dtype, 1)
+
+static bool grad_neg(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return (gi[0] = ts_neg_at(c->loc, g[0])) != NULL;
+}
+
+static bool grad_abs(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_tensor *x = c->in[0];
+  ts_tensor *sign = ts_sub_at(c->loc, ts__grad_mask(c->loc, ts_greater_at(c->loc, x, ZERO(x)), x->dtype),
+                              ts__grad_mask(c->loc, ts_less_at(c->loc, x, ZERO(x)), x->dtype));
+  return (gi[0] = ts_mul_at(c->loc, g[0], sign)) != NULL;
+}
+
+static bool grad_exp(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return (gi[0] = ts_mul_at(c->loc, g[0], out[0])) != NULL;
+}
+
+static bool grad_log(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return (gi[0] = ts_div_at(c->loc, g[0], c->in[0])) != NULL;
+}
+
+static bool grad_sqrt(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_tensor *half = ts__grad_scalar(out[0]->dtype, 0.5);
+  return (gi[0] = ts_div_at(c->loc, ts_mul_at(c->loc, g[0], half), out[0])) != NULL;
+}
+
+static bool grad_tanh(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_tensor *y = out[0];
+  ts_tensor *d = ts_sub_at(c->loc, ONE(y), ts_mul_at(c->loc, y, y));
+  return (gi[0] = ts_mul_at(c->loc, g[0], d)) != NULL;
+}
+
+static bool grad_sigmoid(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                         ts_tensor **gi)
+{
+  ts_tensor *y = out[0];
+  ts_tensor *d = ts_mul_at(c->loc, y, ts_sub_at(c->loc, ONE(y), y));
+  return (gi[0] = ts_mul_at(c->loc, g[0], d)) != NULL;
+}
+
+static bool grad_relu(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_tensor *x = c->in[0];
+  ts_tensor *mask = ts__grad_mask(c->loc, ts_greater_at(c->loc, x, ZERO(x)), x->dtype);
+  return (gi[0] = ts_mul_at(c->loc, g[0], mask)) != NULL;
+}
+
+static bool grad_softplus(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                          ts_tensor **gi)
+{
+  return (gi[0] = ts_mul_at(c->loc, g[0], ts_sigmoid_at(c->loc, c->in[0]))) != NULL;
+}
+
+
+#define UNARY_DEF(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32, GRAD)                         \
   LOOPS_##DTYPES(id, F32)                                                                \
   static const ts_ew_formula id##_formula = { GRAIN, { TABLE_##DTYPES(id) } };           \
   const ts_op_def ts__op_##id = { .op = TS_OP_##ID, .name = NAME, .api_name = #id,       \
@@ -73,6 +137,7 @@ static bool unary_cpu(ts_kernel_ctx *k)
                                   .flags = TS_OPF_ELEMENTWISE | (FLAGS),                 \
                                   .infer = unary_infer, .kernel[TS_DEVICE_CPU] = unary_cpu, \
                                   .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_unary), \
+                                  .grad = GRAD,                                          \
                                   .dtypes = TS_DTYPES_##DTYPES, .formula = &id##_formula }; \
   ts_tensor *ts_##id##_at(ts_loc loc, ts_tensor *x)                                      \
   {                                                                                      \

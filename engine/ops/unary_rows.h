@@ -7,25 +7,28 @@
 #include "ew_fn.h"
 
 /* ---- the rows ---------------------------------------------------------------
- * X(ID, id, Name, dtypes, grain, flags, f32):
+ * X(ID, id, Name, dtypes, grain, flags, f32, grad):
  *   dtypes  the input dtypes it takes: FLOAT (f32, f64), NUMERIC (and i32,
  *           i64, u8) or BOOL; the formulas below exist for those;
  *   grain   TS_EW_GRAIN, or TS_EW_GRAIN_COSTLY for a costly element;
  *   flags   TS_EW_FUSE (TS_OPF_FUSIBLE | TS_OPF_INPLACE) for an op
  *           FusedElementwise programs hold and the planner runs in place;
  *   f32     SCALAR (the formula) or ARRAY: kernels/vmath.c's vectorised
- *           ts__v<id>_f32, for the unfused op and fused programs alike. */
+ *           ts__v<id>_f32, for the unfused op and fused programs alike;
+ *   grad    its gradient (grad_<id> in ops/unary.c; other devices ignore
+ *           it), or NULL with
+ *           TS_OPF_NOT_DIFFERENTIABLE in its flags. */
 #define UNARY_ROWS(X)                                                                \
-  X(NEG, neg, "Neg", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR)                      \
-  X(ABS, abs, "Abs", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR)                      \
-  X(EXP, exp, "Exp", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, ARRAY)                  \
-  X(LOG, log, "Log", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR)                 \
-  X(SQRT, sqrt, "Sqrt", FLOAT, TS_EW_GRAIN, TS_EW_FUSE, SCALAR)                     \
-  X(TANH, tanh, "Tanh", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, ARRAY)               \
-  X(SIGMOID, sigmoid, "Sigmoid", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, ARRAY)      \
-  X(RELU, relu, "Relu", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR)                   \
-  X(LOGICAL_NOT, logical_not, "LogicalNot", BOOL, TS_EW_GRAIN, 0, SCALAR)           \
-  X(SOFTPLUS, softplus, "Softplus", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR)
+  X(NEG, neg, "Neg", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR, grad_neg)                      \
+  X(ABS, abs, "Abs", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR, grad_abs)                      \
+  X(EXP, exp, "Exp", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, ARRAY, grad_exp)                  \
+  X(LOG, log, "Log", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_log)                 \
+  X(SQRT, sqrt, "Sqrt", FLOAT, TS_EW_GRAIN, TS_EW_FUSE, SCALAR, grad_sqrt)                     \
+  X(TANH, tanh, "Tanh", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, ARRAY, grad_tanh)               \
+  X(SIGMOID, sigmoid, "Sigmoid", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, ARRAY, grad_sigmoid)      \
+  X(RELU, relu, "Relu", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR, grad_relu)                   \
+  X(LOGICAL_NOT, logical_not, "LogicalNot", BOOL, TS_EW_GRAIN, TS_OPF_NOT_DIFFERENTIABLE, SCALAR, NULL)           \
+  X(SOFTPLUS, softplus, "Softplus", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_softplus)
 
 /* ---- the formulas: <id>_<dtype>(x) --------------------------------------------- */
 

@@ -58,7 +58,7 @@ static void launch_unary(int64_t n, const void *x, void *o, cudaStream_t s)
 #define U_FNS_NUMERIC(id) \
   U_FNS_FLOAT(id) U_FN(id, i32, int32_t) U_FN(id, i64, int64_t) U_FN(id, u8, uint8_t)
 #define U_FNS_BOOL(id) U_FN(id, b, bool)
-#define U_FNS(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32) U_FNS_##DTYPES(id)
+#define U_FNS(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32, GRAD) U_FNS_##DTYPES(id)
 UNARY_ROWS(U_FNS)
 
 #define U_SET(ID, id, DT, sfx, T) t[TS_OP_##ID][DT] = launch_unary<id##_##sfx##_u, T>;
@@ -67,7 +67,7 @@ UNARY_ROWS(U_FNS)
   U_SET_FLOAT(ID, id) U_SET(ID, id, TS_I32, i32, int32_t) U_SET(ID, id, TS_I64, i64, int64_t) \
   U_SET(ID, id, TS_U8, u8, uint8_t)
 #define U_SET_BOOL(ID, id) U_SET(ID, id, TS_BOOL, b, bool)
-#define U_SETS(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32) U_SET_##DTYPES(ID, id)
+#define U_SETS(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32, GRAD) U_SET_##DTYPES(ID, id)
 
 static const struct unary_table {
   unary_launch t[TS_OP_COUNT][TS_NUMERIC_DTYPE_COUNT];
@@ -123,7 +123,7 @@ static void launch_binary(int64_t n, const ts_cu_bcast *s, const void *a, const 
   B_FN(id, f32, float, bool) B_FN(id, f64, double, bool) B_FN(id, i32, int32_t, bool) \
   B_FN(id, i64, int64_t, bool) B_FN(id, u8, uint8_t, bool) B_FN(id, b, bool, bool)
 #define B_FNS_BOOL(id) B_FN(id, b, bool, bool)
-#define B_FNS(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS) B_FNS_##DTYPES(id)
+#define B_FNS(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS, GRAD) B_FNS_##DTYPES(id)
 BINARY_ROWS(B_FNS)
 
 /* Rows with a host-side check (binary.c) keep their integer kernels out. */
@@ -145,7 +145,7 @@ BINARY_ROWS(B_FNS)
   B_SET(ID, id, TS_I32, i32, int32_t, bool) B_SET(ID, id, TS_I64, i64, int64_t, bool)     \
   B_SET(ID, id, TS_U8, u8, uint8_t, bool) B_SET(ID, id, TS_BOOL, b, bool, bool)
 #define B_SET_BOOL(ID, id, INTS) B_SET(ID, id, TS_BOOL, b, bool, bool)
-#define B_SETS(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS) B_SET_##DTYPES(ID, id, INTEGERS_##CHECK)
+#define B_SETS(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS, GRAD) B_SET_##DTYPES(ID, id, INTEGERS_##CHECK)
 
 static const struct binary_table {
   binary_launch t[TS_OP_COUNT][TS_NUMERIC_DTYPE_COUNT];
@@ -203,10 +203,10 @@ template <class T> struct instr_of {
     default: *ok = false; return x;                                                        \
     }                                                                                      \
   }
-#define F_U_f32(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32) F_UNARY_CASE_##DTYPES(ID, id, f32)
-#define F_U_f64(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32) F_UNARY_CASE_##DTYPES(ID, id, f64)
-#define F_B_f32(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS) F_BINARY_CASE_##DTYPES(ID, id, f32)
-#define F_B_f64(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS) F_BINARY_CASE_##DTYPES(ID, id, f64)
+#define F_U_f32(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32, GRAD) F_UNARY_CASE_##DTYPES(ID, id, f32)
+#define F_U_f64(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32, GRAD) F_UNARY_CASE_##DTYPES(ID, id, f64)
+#define F_B_f32(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS, GRAD) F_BINARY_CASE_##DTYPES(ID, id, f32)
+#define F_B_f64(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS, GRAD) F_BINARY_CASE_##DTYPES(ID, id, f64)
 F_DEFS(float, f32)
 F_DEFS(double, f64)
 
@@ -247,8 +247,8 @@ __global__ void fused_kernel(int64_t n, fused_args a, T *o)
 #define FUSED_HAS_B_NUMERIC FUSED_HAS_U_FLOAT
 #define FUSED_HAS_B_ALL(ID)
 #define FUSED_HAS_B_BOOL(ID)
-#define FUSED_HAS_U(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32) FUSED_HAS_U_##DTYPES(ID)
-#define FUSED_HAS_B(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS) FUSED_HAS_B_##DTYPES(ID)
+#define FUSED_HAS_U(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32, GRAD) FUSED_HAS_U_##DTYPES(ID)
+#define FUSED_HAS_B(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS, GRAD) FUSED_HAS_B_##DTYPES(ID)
 
 extern "C" bool ts__cu_has_fused(ts_op op)
 {
