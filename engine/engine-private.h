@@ -266,6 +266,8 @@ enum {
   TS_OPF_INPLACE = 1 << 14,  /* its output may take the buffer of an input that dies there
                               * (exec/planner.c): its loops read each element before writing it */
   TS_OPF_VIEW = 1 << 15,     /* its output is a view of input 0 (Reshape, Flatten) */
+  TS_OPF_NOT_DIFFERENTIABLE = 1 << 16, /* no gradient flows through it (compares, ArgMax,
+                                        * integer ops): gradient tapes do not record it */
 };
 
 /* An elementwise op's formula over arrays (ops/unary.c, ops/binary.c): one
@@ -282,8 +284,12 @@ typedef struct ts_ew_formula {
 } ts_ew_formula;
 
 /* A gradient: given the op's inputs, outputs and the gradients of its
- * outputs, the gradients of its inputs (NULL where none).  The autodiff
- * work fills these; NULL until then. */
+ * outputs (every one set: zeros where nothing flows), the gradients of its
+ * inputs (grad_in[] starts NULL; left NULL where none flows, e.g. integer
+ * inputs), each of its input's dtype and shape.  Written with the
+ * engine's own ops, so that it runs eagerly and records graph nodes while
+ * tracing (trace/tape.c).  false + error.  A row with none either is
+ * TS_OPF_NOT_DIFFERENTIABLE or still lacks it (ts_op_gradient_kind). */
 typedef bool (*ts_grad_fn)(const ts_op_call *call, ts_tensor *const *outputs,
                            ts_tensor *const *grad_out, ts_tensor **grad_in);
 
@@ -302,7 +308,7 @@ struct ts_op_def {
   int n_subgraphs;
   ts_infer_fn infer;
   ts_kernel_fn kernel[TS_DEVICE_KIND_COUNT]; /* one per kind of backend; NULL: none */
-  ts_grad_fn grad;           /* NULL until autodiff fills it */
+  ts_grad_fn grad;           /* NULL: none (see ts_grad_fn) */
   unsigned dtypes;           /* elementwise: the input dtypes it takes (bits 1 << dtype) */
   const ts_ew_formula *formula; /* elementwise: its loops; NULL otherwise */
 };
@@ -520,6 +526,10 @@ typedef struct ts_context {
                                * (the divergence finder shows where the modes part then) */
   uint64_t corr_next, corr_end; /* correlation ids this thread may hand out */
   bool plan_recording;        /* a run's launches go into a device plan (exec/device_plan.c) */
+  int tape_pause;             /* > 0: gradient tapes record nothing (ts_stop_gradient, the
+                               * gradient's own ops) */
+  const struct ts_node *grad_of; /* while a tape takes a gradient in a trace: the forward
+                                  * node whose gradient is being recorded (ts_node_gradient_of) */
 } ts_context;
 
 ts_context *ts__context(void);
@@ -555,6 +565,26 @@ void ts__listeners_emit(const ts_event *event);
  * (exec/parallel.c), the call's lock: the call's events are delivered one
  * at a time under it (NULL: none).  Returns the one set before. */
 pthread_mutex_t *ts__listeners_deliver_under(pthread_mutex_t *lock);
+
+/* ---- gradients (ops/grad.c): what the rows' ts_grad_fn share ------------------------ */
+
+/* A scalar of dtype holding v (a constant: a Const node while tracing). */
+ts_tensor *ts__grad_scalar(ts_dtype dtype, double v);
+/* g summed down to shape `to`, undoing NumPy broadcasting: over the
+ * leading axes `to` lacks and the axes where `to` has 1 and g not.  A dim
+ * unknown in `to` is taken as not broadcast. */
+ts_tensor *ts__grad_unbroadcast(ts_loc loc, ts_tensor *g, ts_shape to);
+/* cond (bool) as 0 and 1 of dtype. */
+ts_tensor *ts__grad_mask(ts_loc loc, ts_tensor *cond, ts_dtype dtype);
+/* The gradient that passes through (Identity, ReadVariableOp). */
+bool ts__grad_pass(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                   ts_tensor **gi);
+/* g reshaped to shape, whose unknown dims (at most one) become -1. */
+ts_tensor *ts__grad_reshape(ts_loc loc, ts_tensor *g, ts_shape shape);
+/* g of a reduction's output with the reduced axes of `in` kept as 1
+ * (keepdims), broadcast back over `in`'s shape by multiplying with
+ * ones_like(x).  axes as the op's attribute (TS_ALL_AXES allowed). */
+ts_tensor *ts__grad_unreduce(ts_loc loc, ts_tensor *g, ts_tensor *x, ts_ints axes, bool keepdims);
 
 /* ---- the thread pool (pool.c) ------------------------------------------------------
  * ts__parallel_for is ts_parallel_for (tracescope-backend.h) without the

@@ -31,6 +31,7 @@ struct ts_node {
   uint64_t site;
   int n_origins;         /* provenance: the traced nodes it stands for; 0: itself */
   const ts_node **origins;
+  const ts_node *gradient_of; /* gradient nodes: the forward node (ts_node_gradient_of) */
 };
 
 struct ts_graph {

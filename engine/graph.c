@@ -344,6 +344,14 @@ const ts_node *ts_node_origin(const ts_node *n, int i)
   return n->n_origins ? n->origins[i] : n;
 }
 
+const ts_node *ts_node_gradient_of(const ts_node *n)
+{
+  TS_CHECK_ARG(n, NULL);
+  if (!n->gradient_of && n->n_origins == 1 && n->origins[0] != n)
+    return n->origins[0]->gradient_of; /* an optimized graph's copy */
+  return n->gradient_of;
+}
+
 bool ts_node_has_eager_twin(const ts_node *n)
 {
   if (!n->n_origins)

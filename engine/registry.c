@@ -28,6 +28,14 @@ unsigned ts_op_traits(ts_op op)
   return def ? def->flags & 0xff : 0;
 }
 
+ts_op_gradient ts_op_gradient_kind(ts_op op)
+{
+  const ts_op_def *def = ts__op_def(op);
+  if (!def || (def->flags & TS_OPF_NOT_DIFFERENTIABLE))
+    return TS_OP_GRADIENT_NOT_DIFFERENTIABLE;
+  return def->grad ? TS_OP_GRADIENT_DEFINED : TS_OP_GRADIENT_MISSING;
+}
+
 const char *ts_op_subgraph_name(ts_op op, int i)
 {
   const ts_op_def *def = ts__op_def(op);

@@ -1094,6 +1094,73 @@ TS_API ts_tensor *ts_shape_at(ts_loc loc, ts_tensor *x);
 /* Host strings as a scalar string tensor. */
 TS_API ts_tensor *ts_scalar_string(const char *s);
 
+/* ---- gradients: tf.GradientTape ----------------------------------------------
+ *
+ *   ts_tape *tape = ts_tape_new(false);
+ *   ts_tape_watch(tape, x);                  // variables read are watched by themselves
+ *   ts_tensor *loss = ts_reduce_sum(ts_mul(x, w), TS_ALL_AXES, false);
+ *   ts_tensor *g[2];
+ *   ts_tape_gradient(tape, loss, ((ts_tensor *[]){ x, w }), 2, g, TS_UNCONNECTED_NONE);
+ *   ts_tape_free(tape);
+ *
+ * From ts_tape_new until ts_tape_stop (or ts_tape_free) the tape records,
+ * on the calling thread, every op that takes a watched tensor or one made
+ * by a recorded op: it holds references to their inputs and outputs (the
+ * forward values the gradient needs).  A variable an op reads (ts_read,
+ * or given to an op directly) is watched when it is read.  Integer and
+ * bool results carry no gradient, nor do ops that are not differentiable
+ * (comparisons, ArgMax) or ts_stop_gradient.
+ *
+ * ts_tape_gradient walks the record backwards from target through each
+ * op row's gradient (ts_op_gradient_kind), summing where a value is used
+ * twice and undoing broadcasting, and writes d(sum of target)/d(source i)
+ * to grads[i], of the source's dtype and shape, in the current scope.
+ * Eagerly it runs the gradient's ops; while tracing (the tape made inside
+ * the traced function) it records them as graph nodes under a
+ * "gradients" name scope, each saying which forward node it is the
+ * gradient of (ts_node_gradient_of).  A source nothing connects to target
+ * gets NULL or zeros as `unconnected` says (tf.UnconnectedGradients).  A
+ * tape that is not persistent gives one gradient; a second call is an
+ * error.  Ops on the path with no gradient yet are an error naming them.
+ * Graph-mode calls of other functions made while an eager tape records
+ * are not seen by it (call them eagerly, or trace the whole step). */
+typedef struct ts_tape ts_tape;
+typedef enum ts_unconnected { TS_UNCONNECTED_NONE, TS_UNCONNECTED_ZERO } ts_unconnected;
+
+/* A new tape, recording on the calling thread (innermost of the tapes).
+ * Owned: ts_tape_free. */
+TS_API ts_tape *ts_tape_new(bool persistent);
+/* Watches t (a tensor or a variable): ops on it are recorded. */
+TS_API bool ts_tape_watch(ts_tape *tape, ts_tensor *t);
+/* Whether reading a variable watches it (default true: as TensorFlow's
+ * watch_accessed_variables). */
+TS_API void ts_tape_set_watch_variables(ts_tape *tape, bool watch);
+/* Stops recording (the tape must be the innermost op handler: stop tapes
+ * in the reverse order of their making).  The record stays for gradients. */
+TS_API bool ts_tape_stop(ts_tape *tape);
+TS_API bool ts_tape_gradient_at(ts_loc loc, ts_tape *tape, ts_tensor *target,
+                                ts_tensor *const *sources, int n, ts_tensor **grads,
+                                ts_unconnected unconnected);
+#define ts_tape_gradient(tape, target, sources, n, grads, unconnected) \
+  ts_tape_gradient_at(TS_HERE, (tape), (target), (sources), (n), (grads), (unconnected))
+/* Stops it if it records, and releases what it holds. */
+TS_API void ts_tape_free(ts_tape *tape);
+/* x, with no gradient flowing back through it (tf.stop_gradient): an
+ * Identity no tape records. */
+TS_API ts_tensor *ts_stop_gradient_at(ts_loc loc, ts_tensor *x);
+#define ts_stop_gradient(x) ts_stop_gradient_at(TS_HERE, (x))
+
+/* Whether an op row has a gradient. */
+typedef enum ts_op_gradient {
+  TS_OP_GRADIENT_MISSING,            /* differentiable, but none written yet */
+  TS_OP_GRADIENT_DEFINED,
+  TS_OP_GRADIENT_NOT_DIFFERENTIABLE, /* compares, ArgMax, integer ops, state, creation */
+} ts_op_gradient;
+TS_API ts_op_gradient ts_op_gradient_kind(ts_op op);
+/* The forward node a gradient node was recorded for ("gradients/MatMul"
+ * -> "dense_3/MatMul"); NULL for the rest. */
+TS_API const ts_node *ts_node_gradient_of(const ts_node *n);
+
 /* ---- control flow: AutoGraph for C ------------------------------------------
  *
  *   TS_IF (ts_greater(x, zero), &x) {   // tensor condition

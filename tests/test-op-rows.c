@@ -475,9 +475,370 @@ static void test_every_row(void)
   free(passes);
 }
 
+/* ---- gradients: every row's against central finite differences ------------------------
+ * A case is a forward function of float64 inputs drawn at random in a
+ * domain where the op is smooth (away from kinks, ties and poles).  Its
+ * target is sum_j <out_j, w_j> with fixed weights w_j, so that every
+ * output element has its own weight.  The tape's gradient of the target
+ * (eagerly, and traced with and without passes, on every backend) must
+ * match central differences of the target taken eagerly on the CPU: the
+ * norm of the difference at most 1e-6 of the norm of the numeric
+ * gradient (each input on its own). */
+
+#define GRAD_MAX_IN 6
+#define GRAD_MAX_OUT 4
+#define FD_STEP 1e-5
+#define GRAD_TOL 1e-6
+
+typedef int (*forward_fn)(ts_tensor *const *in, ts_tensor **out);
+
+typedef struct grad_case {
+  const char *name;
+  ts_op op; /* the row it checks (TS_OP_COUNT: a composite) */
+  forward_fn fn;
+  int n_in;
+  ts_shape shape[GRAD_MAX_IN];
+  double lo, hi;           /* the inputs' domain */
+  bool variable;           /* input 0 is the value of a variable the forward reads (gvar) */
+} grad_case;
+
+static ts_tensor *gvar; /* the variable of a `variable` case */
+
+static ts_tensor *c_i32(ts_shape shape, const int32_t *v)
+{
+  return ts_constant(TS_I32, shape, v);
+}
+
+#define FWD1(id, expr)                                            \
+  static int fwd_##id(ts_tensor *const *in, ts_tensor **out)      \
+  {                                                               \
+    out[0] = (expr);                                              \
+    return 1;                                                     \
+  }
+FWD1(neg, ts_neg(in[0]))
+FWD1(abs, ts_abs(in[0]))
+FWD1(exp, ts_exp(in[0]))
+FWD1(log, ts_log(in[0]))
+FWD1(sqrt, ts_sqrt(in[0]))
+FWD1(tanh, ts_tanh(in[0]))
+FWD1(sigmoid, ts_sigmoid(in[0]))
+FWD1(relu, ts_relu(in[0]))
+FWD1(softplus, ts_softplus(in[0]))
+FWD1(add, ts_add(in[0], in[1]))
+FWD1(sub, ts_sub(in[0], in[1]))
+FWD1(mul, ts_mul(in[0], in[1]))
+FWD1(div, ts_div(in[0], in[1]))
+FWD1(mod, ts_mod(in[0], in[1]))
+FWD1(pow, ts_pow(in[0], in[1]))
+/* maximum and minimum of values kept apart: b shifted by a's sign pattern */
+FWD1(maximum, ts_maximum(in[0], ts_add(in[1], ts_constant(TS_F64, TS_SHAPE(4), (double[]){ 3, -3, 3, -3 }))))
+FWD1(minimum, ts_minimum(in[0], ts_add(in[1], ts_constant(TS_F64, TS_SHAPE(4), (double[]){ -3, 3, -3, 3 }))))
+FWD1(where, ts_where(ts_constant(TS_BOOL, TS_SHAPE(3, 4), (bool[]){ 1, 0, 0, 1, 1, 1, 0, 0, 1, 0, 1, 0 }),
+                     in[0], in[1]))
+FWD1(cast, ts_cast(ts_cast(in[0], TS_F64), TS_F64))
+FWD1(fill, ts_fill(TS_SHAPE(2, 3), in[0]))
+FWD1(reshape, ts_reshape(in[0], TS_SHAPE(4, -1)))
+FWD1(flatten, ts_flatten(in[0]))
+FWD1(transpose, ts_transpose(in[0], TS_INTS(1, 2, 0)))
+FWD1(concat, ts_concat(((ts_tensor *[]){ in[0], in[1], in[0] }), 3, 1))
+FWD1(slice, ts_slice(in[0], TS_INTS(1, 0, 1), TS_INTS(2, -1, 2)))
+FWD1(gather0, ts_gather(in[0], c_i32(TS_SHAPE(2, 2), (int32_t[]){ 4, 0, 4, 2 }), 0))
+FWD1(gather1, ts_gather(in[0], c_i32(TS_SHAPE(3), (int32_t[]){ 2, 2, 0 }), 1))
+FWD1(sum, ts_reduce_sum(in[0], TS_AXES(1), false))
+FWD1(sum_all, ts_reduce_sum(in[0], TS_ALL_AXES, true))
+FWD1(mean, ts_reduce_mean(in[0], TS_AXES(0, 2), false))
+FWD1(max, ts_reduce_max(in[0], TS_AXES(-1), false))
+FWD1(min, ts_reduce_min(in[0], TS_AXES(0), true))
+FWD1(prod, ts_reduce_prod(in[0], TS_AXES(1), false))
+FWD1(matmul, ts_matmul(in[0], in[1]))
+FWD1(matmul_ta, ts_matmul_t(in[0], in[1], true, false))
+FWD1(matmul_tb, ts_matmul_t(in[0], in[1], false, true))
+FWD1(matmul_tab, ts_matmul_t(in[0], in[1], true, true))
+FWD1(matmul_batch, ts_matmul(in[0], in[1]))
+FWD1(softmax, ts_softmax(in[0]))
+FWD1(log_softmax, ts_log_softmax(in[0]))
+FWD1(xent, ts_sparse_softmax_cross_entropy(c_i32(TS_SHAPE(4), (int32_t[]){ 2, 0, 4, 2 }), in[0]))
+FWD1(identity, ts_identity(in[0]))
+FWD1(read_variable, ts_mul(ts_read(gvar), ts_read(gvar)))
+
+static int fwd_split(ts_tensor *const *in, ts_tensor **out)
+{
+  return ts_split(in[0], 3, 1, out);
+}
+
+/* Dense(5, relu) -> Dense(3) -> mean sparse softmax cross-entropy */
+static int fwd_mlp(ts_tensor *const *in, ts_tensor **out)
+{
+  ts_tensor *h = ts_relu(ts_add(ts_matmul(in[0], in[1]), in[2]));
+  ts_tensor *logits = ts_add(ts_matmul(h, in[3]), in[4]);
+  ts_tensor *labels = c_i32(TS_SHAPE(4), (int32_t[]){ 1, 0, 2, 1 });
+  out[0] = ts_reduce_mean(ts_sparse_softmax_cross_entropy(labels, logits), TS_ALL_AXES, false);
+  return 1;
+}
+
+/* An LSTM cell of ops: x [2,3], h [2,4], c [2,4], W [3,16], U [4,16], b [16];
+ * outputs the new h and c. */
+static int fwd_lstm(ts_tensor *const *in, ts_tensor **out)
+{
+  ts_tensor *z = ts_add(ts_add(ts_matmul(in[0], in[3]), ts_matmul(in[1], in[4])), in[5]);
+  ts_tensor *gate[4];
+  if (ts_split(z, 4, 1, gate) != 4)
+    return -1;
+  ts_tensor *i = ts_sigmoid(gate[0]), *f = ts_sigmoid(gate[1]), *o = ts_sigmoid(gate[3]);
+  ts_tensor *c = ts_add(ts_mul(f, in[2]), ts_mul(i, ts_tanh(gate[2])));
+  out[0] = ts_mul(o, ts_tanh(c));
+  out[1] = c;
+  return 2;
+}
+
+#define S(...) TS_SHAPE(__VA_ARGS__)
+static const grad_case GRAD_CASES[] = {
+  { "Neg", TS_OP_NEG, fwd_neg, 1, { S(3, 4) }, -2, 2, false },
+  { "Abs", TS_OP_ABS, fwd_abs, 1, { S(3, 4) }, 0.2, 2, false },
+  { "Exp", TS_OP_EXP, fwd_exp, 1, { S(3, 4) }, -2, 2, false },
+  { "Log", TS_OP_LOG, fwd_log, 1, { S(3, 4) }, 0.2, 3, false },
+  { "Sqrt", TS_OP_SQRT, fwd_sqrt, 1, { S(3, 4) }, 0.2, 3, false },
+  { "Tanh", TS_OP_TANH, fwd_tanh, 1, { S(3, 4) }, -2, 2, false },
+  { "Sigmoid", TS_OP_SIGMOID, fwd_sigmoid, 1, { S(3, 4) }, -3, 3, false },
+  { "Relu", TS_OP_RELU, fwd_relu, 1, { S(3, 4) }, 0.1, 2, false },
+  { "Relu (negative side)", TS_OP_RELU, fwd_relu, 1, { S(3, 4) }, -2, -0.1, false },
+  { "Softplus", TS_OP_SOFTPLUS, fwd_softplus, 1, { S(3, 4) }, -3, 3, false },
+  { "Add (broadcast rows)", TS_OP_ADD, fwd_add, 2, { S(3, 4), S(4) }, -2, 2, false },
+  { "Add (outer)", TS_OP_ADD, fwd_add, 2, { S(3, 1), S(1, 4) }, -2, 2, false },
+  { "Sub (scalar)", TS_OP_SUB, fwd_sub, 2, { TS_SCALAR_SHAPE, S(3, 4) }, -2, 2, false },
+  { "Mul (broadcast rows)", TS_OP_MUL, fwd_mul, 2, { S(3, 4), S(4) }, -2, 2, false },
+  { "Mul (outer)", TS_OP_MUL, fwd_mul, 2, { S(2, 1, 4), S(3, 1) }, -2, 2, false },
+  { "RealDiv", TS_OP_DIV, fwd_div, 2, { S(3, 4), S(3, 1) }, 0.5, 2, false },
+  { "FloorMod", TS_OP_MOD, fwd_mod, 2, { S(3, 4), S(4) }, 0.3, 0.45, false },
+  { "Pow", TS_OP_POW, fwd_pow, 2, { S(3, 4), S(4) }, 0.5, 2, false },
+  { "Maximum", TS_OP_MAXIMUM, fwd_maximum, 2, { S(3, 4), S(4) }, -1, 1, false },
+  { "Minimum", TS_OP_MINIMUM, fwd_minimum, 2, { S(3, 4), S(3, 4) }, -1, 1, false },
+  { "Select", TS_OP_WHERE, fwd_where, 2, { S(3, 4), S(4) }, -2, 2, false },
+  { "Cast", TS_OP_CAST, fwd_cast, 1, { S(3, 4) }, -2, 2, false },
+  { "Fill", TS_OP_FILL, fwd_fill, 1, { TS_SCALAR_SHAPE }, -2, 2, false },
+  { "Reshape", TS_OP_RESHAPE, fwd_reshape, 1, { S(2, 3, 2) }, -2, 2, false },
+  { "Flatten", TS_OP_FLATTEN, fwd_flatten, 1, { S(2, 3, 2) }, -2, 2, false },
+  { "Transpose", TS_OP_TRANSPOSE, fwd_transpose, 1, { S(2, 3, 4) }, -2, 2, false },
+  { "Concat", TS_OP_CONCAT, fwd_concat, 2, { S(2, 3), S(2, 1) }, -2, 2, false },
+  { "Split", TS_OP_SPLIT, fwd_split, 1, { S(2, 6) }, -2, 2, false },
+  { "Slice", TS_OP_SLICE, fwd_slice, 1, { S(4, 3, 4) }, -2, 2, false },
+  { "Gather (axis 0)", TS_OP_GATHER, fwd_gather0, 1, { S(5, 3) }, -2, 2, false },
+  { "Gather (axis 1)", TS_OP_GATHER, fwd_gather1, 1, { S(2, 3, 2) }, -2, 2, false },
+  { "Sum", TS_OP_REDUCE_SUM, fwd_sum, 1, { S(3, 4) }, -2, 2, false },
+  { "Sum (all, keepdims)", TS_OP_REDUCE_SUM, fwd_sum_all, 1, { S(3, 4) }, -2, 2, false },
+  { "Mean", TS_OP_REDUCE_MEAN, fwd_mean, 1, { S(2, 3, 4) }, -2, 2, false },
+  { "Max", TS_OP_REDUCE_MAX, fwd_max, 1, { S(3, 4) }, -2, 2, false },
+  { "Min", TS_OP_REDUCE_MIN, fwd_min, 1, { S(3, 4) }, -2, 2, false },
+  { "Prod", TS_OP_REDUCE_PROD, fwd_prod, 1, { S(3, 4) }, 0.5, 1.5, false },
+  { "MatMul", TS_OP_MATMUL, fwd_matmul, 2, { S(3, 4), S(4, 2) }, -1, 1, false },
+  { "MatMul (transpose_a)", TS_OP_MATMUL, fwd_matmul_ta, 2, { S(4, 3), S(4, 2) }, -1, 1, false },
+  { "MatMul (transpose_b)", TS_OP_MATMUL, fwd_matmul_tb, 2, { S(3, 4), S(2, 4) }, -1, 1, false },
+  { "MatMul (both)", TS_OP_MATMUL, fwd_matmul_tab, 2, { S(4, 3), S(2, 4) }, -1, 1, false },
+  { "MatMul (batch broadcast)", TS_OP_MATMUL, fwd_matmul_batch, 2, { S(2, 3, 4), S(4, 2) }, -1, 1, false },
+  { "Softmax", TS_OP_SOFTMAX, fwd_softmax, 1, { S(3, 5) }, -2, 2, false },
+  { "LogSoftmax", TS_OP_LOG_SOFTMAX, fwd_log_softmax, 1, { S(3, 5) }, -2, 2, false },
+  { "SparseSoftmaxCrossEntropyWithLogits", TS_OP_SPARSE_SOFTMAX_CROSS_ENTROPY, fwd_xent, 1,
+    { S(4, 5) }, -2, 2, false },
+  { "Identity", TS_OP_IDENTITY, fwd_identity, 1, { S(3, 4) }, -2, 2, false },
+  { "ReadVariableOp", TS_OP_READ_VARIABLE, fwd_read_variable, 1, { S(3, 4) }, -2, 2, true },
+  { "dense MLP", TS_OP_COUNT, fwd_mlp, 5, { S(4, 3), S(3, 5), S(5), S(5, 3), S(3) }, -1, 1, false },
+  { "LSTM cell", TS_OP_COUNT, fwd_lstm, 6, { S(2, 3), S(2, 4), S(2, 4), S(3, 16), S(4, 16), S(16) },
+    -1, 1, false },
+};
+#undef S
+
+static const grad_case *gcase;
+static bool gwant; /* the body returns the gradient (else the target) */
+
+/* sum_j <out_j, w_j>, w_j fixed by the shape. */
+static ts_tensor *weighted_target(ts_tensor *const *out, int n)
+{
+  ts_tensor *total = NULL;
+  for (int j = 0; j < n; j++) {
+    if (!out[j])
+      return NULL;
+    int64_t size = ts_tensor_size(out[j]);
+    double *w = g_new(double, size ? size : 1);
+    for (int64_t k = 0; k < size; k++)
+      w[k] = cos(1.3 * (double)k + j) + 0.25;
+    ts_tensor *t = ts_reduce_sum(ts_mul(out[j], ts_constant(TS_F64, ts_tensor_shape(out[j]), w)),
+                                 TS_ALL_AXES, false);
+    g_free(w);
+    total = total ? ts_add(total, t) : t;
+  }
+  return total;
+}
+
+/* The case's target, or (gwant) its gradients flattened and joined. */
+static ts_tensor *grad_body(ts_call *c)
+{
+  ts_tensor *in[GRAD_MAX_IN], *out[GRAD_MAX_OUT];
+  for (int i = 0; i < gcase->n_in; i++)
+    in[i] = ts_arg(c, i);
+  ts_tape *tape = gwant ? ts_tape_new(false) : NULL;
+  for (int i = 0; tape && !gcase->variable && i < gcase->n_in; i++)
+    ts_tape_watch(tape, in[i]);
+  int n = gcase->fn(in, out);
+  ts_tensor *target = n > 0 ? weighted_target(out, n) : NULL;
+  if (!tape)
+    return target;
+  ts_tensor *g[GRAD_MAX_IN];
+  ts_tensor *const *sources = gcase->variable ? &gvar : in;
+  ts_tensor *r = NULL;
+  if (ts_tape_gradient(tape, target, sources, gcase->n_in, g, TS_UNCONNECTED_ZERO)) {
+    for (int i = 0; i < gcase->n_in; i++)
+      g[i] = ts_reshape(g[i], TS_SHAPE(-1));
+    r = ts_concat(g, gcase->n_in, 0);
+  }
+  ts_tape_free(tape);
+  return r;
+}
+
+/* Runs the body in mode m on backend b; the result on the CPU. */
+static ts_tensor *grad_run(ts_tensor *const *args, bool want, mode m, const ts_backend *b)
+{
+  gwant = want;
+  if (gcase->variable)
+    gvar = ts_variable_new(args[0], "v");
+  g_assert_true(ts_set_passes(m == MODE_GRAPH ? "none" : ALL_PASSES));
+  ts_function *fn = ts_function_new("grad_case", grad_body, NULL);
+  ts_function_set_run_eagerly(fn, m == MODE_EAGER ? 1 : 0);
+  ts_value v[GRAD_MAX_IN];
+  for (int i = 0; i < gcase->n_in; i++)
+    v[i] = TS_TENSOR_VALUE(args[i]);
+  ts_tensor *r = NULL;
+  TS_DEVICE_SCOPE(b) { r = ts_function_call(fn, v, gcase->n_in); }
+  if (r)
+    r = ts_tensor_to_backend(r, ts_backend_cpu());
+  if (!r) {
+    ts_error *e = ts_error_take();
+    g_error("gradient of %s, %s on %s: %s", gcase->name, MODE_NAMES[m], ts_backend_name(b),
+            e ? e->message : "no error");
+  }
+  ts_function_free(fn);
+  g_clear_pointer(&gvar, ts_tensor_unref);
+  return r;
+}
+
+/* Central differences of the target, eagerly on the CPU, into num[]. */
+static void numeric_gradient(ts_tensor **args, double *num)
+{
+  int at = 0;
+  for (int i = 0; i < gcase->n_in; i++) {
+    double *x = ts_tensor_data(args[i]);
+    for (int64_t k = 0; k < ts_tensor_size(args[i]); k++) {
+      double keep = x[k], f[2];
+      for (int s = 0; s < 2; s++) {
+        ts_scope *scope = ts_scope_begin();
+        x[k] = keep + (s ? -FD_STEP : FD_STEP);
+        f[s] = ts_tensor_get_f64(grad_run(args, false, MODE_EAGER, ts_backend_cpu()), 0);
+        ts_scope_end(scope);
+      }
+      x[k] = keep;
+      num[at++] = (f[0] - f[1]) / (2 * FD_STEP);
+    }
+  }
+}
+
+/* |analytic - numeric| / |numeric| over each input's elements (2-norms). */
+static double grad_error(const ts_tensor *got, const double *num)
+{
+  double worst = 0;
+  int64_t at = 0;
+  for (int i = 0; i < gcase->n_in; i++) {
+    int64_t n = ts_shape_size(gcase->shape[i]);
+    double d = 0, r = 0;
+    for (int64_t k = 0; k < n; k++, at++) {
+      double a = ts_tensor_get_f64(got, at);
+      d += (a - num[at]) * (a - num[at]);
+      r += num[at] * num[at];
+    }
+    double e = sqrt(d) / (r > 0 ? sqrt(r) : 1);
+    worst = e > worst ? e : worst;
+  }
+  return worst;
+}
+
+static void test_gradients(void)
+{
+  char *passes = ts_get_passes();
+  GRand *rng = g_rand_new_with_seed(27);
+  bool checked[TS_OP_COUNT] = { false };
+  double worst = 0;
+  const char *worst_name = "";
+  int n_runs_grad = 0;
+  for (size_t ci = 0; ci < G_N_ELEMENTS(GRAD_CASES); ci++) {
+    gcase = &GRAD_CASES[ci];
+    ts_scope *scope = ts_scope_begin();
+    ts_tensor *args[GRAD_MAX_IN];
+    int64_t total = 0;
+    for (int i = 0; i < gcase->n_in; i++) {
+      int64_t n = ts_shape_size(gcase->shape[i]);
+      double *v = g_new(double, n ? n : 1);
+      for (int64_t k = 0; k < n; k++)
+        v[k] = g_rand_double_range(rng, gcase->lo, gcase->hi);
+      args[i] = ts_constant(TS_F64, gcase->shape[i], v);
+      g_free(v);
+      total += n;
+    }
+    double *num = g_new(double, total);
+    numeric_gradient(args, num);
+    for (int k = 0; k < ts_backend_count(); k++) {
+      const ts_backend *b = ts_backend_get(k);
+      for (mode m = MODE_EAGER; m <= MODE_PASSES; m++) {
+        ts_tensor *got = grad_run(args, true, m, b);
+        g_assert_cmpint(ts_tensor_size(got), ==, total);
+        double e = grad_error(got, num);
+        n_runs_grad++;
+        if (e > GRAD_TOL) {
+          char *s = ts_tensor_to_string(got);
+          g_error("gradient of %s, %s on %s: relative error %.3g (tape %s; numeric [%g, %g, ...])",
+                  gcase->name, MODE_NAMES[m], ts_backend_name(b), e, s, num[0],
+                  total > 1 ? num[1] : 0);
+        }
+        if (e > worst) {
+          worst = e;
+          worst_name = gcase->name;
+        }
+      }
+    }
+    if (gcase->op < TS_OP_COUNT)
+      checked[gcase->op] = true;
+    g_free(num);
+    ts_scope_end(scope);
+  }
+  g_rand_free(rng);
+
+  /* Every row with a gradient has a case; rows without one are listed. */
+  GString *missing = g_string_new(NULL), *unchecked = g_string_new(NULL);
+  int n_defined = 0, n_not = 0;
+  for (int op = 0; op < TS_OP_COUNT; op++) {
+    switch (ts_op_gradient_kind(op)) {
+    case TS_OP_GRADIENT_DEFINED:
+      n_defined++;
+      if (!checked[op])
+        g_string_append_printf(unchecked, " %s", ts_op_name(op));
+      break;
+    case TS_OP_GRADIENT_MISSING: g_string_append_printf(missing, " %s", ts_op_name(op)); break;
+    case TS_OP_GRADIENT_NOT_DIFFERENTIABLE: n_not++; break;
+    }
+  }
+  g_test_message("gradients: %d rows with one, %d not differentiable; %zu cases, %d runs on %d "
+                 "backends; max relative error %.3g (%s); rows without a gradient:%s",
+                 n_defined, n_not, G_N_ELEMENTS(GRAD_CASES), n_runs_grad, ts_backend_count(),
+                 worst, worst_name, missing->len ? missing->str : " none");
+  if (unchecked->len)
+    g_error("rows with a gradient and no finite-difference case:%s", unchecked->str);
+  g_string_free(missing, TRUE);
+  g_string_free(unchecked, TRUE);
+  g_assert_true(ts_set_passes(passes));
+  free(passes);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/op-rows/every-row-mode-backend", test_every_row);
+  g_test_add_func("/op-rows/gradients", test_gradients);
   return g_test_run();
 }

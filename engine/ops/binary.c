@@ -15,29 +15,35 @@
  *   grain   TS_EW_GRAIN, or TS_EW_GRAIN_COSTLY for a costly element;
  *   check   NULL, or what rejects operands the formula cannot take;
  *   flags   TS_OPF_PROMOTE (operands cast to their promoted dtype),
- *           TS_EW_FUSE as for unary rows (EW_ARITH: both).
+ *           TS_EW_FUSE as for unary rows (EW_ARITH: both), EW_NO_GRAD where
+ *           no gradient flows;
+ *   grad    its gradient (grad_<id>, above BINARY_DEF), or NULL.
  * Bool arithmetic is rejected (TS_ERR_DTYPE) rather than read as logic;
  * logical ops take bool only, so they skip promotion: the error then names
  * the dtype the caller gave. */
 #define EW_ARITH (TS_OPF_PROMOTE | TS_EW_FUSE)
+#define EW_NO_GRAD TS_OPF_NOT_DIFFERENTIABLE
 #define BINARY_ROWS(X)                                                                         \
-  X(ADD, add, "Add", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH)                                    \
-  X(SUB, sub, "Sub", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH)                                    \
-  X(MUL, mul, "Mul", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH)                                    \
-  X(DIV, div, "RealDiv", FLOAT, TS_EW_GRAIN, NULL, EW_ARITH)                                  \
-  X(FLOORDIV, floordiv, "FloorDiv", NUMERIC, TS_EW_GRAIN_COSTLY, check_divisor, TS_OPF_PROMOTE) \
-  X(MOD, mod, "FloorMod", NUMERIC, TS_EW_GRAIN_COSTLY, check_divisor, TS_OPF_PROMOTE)         \
-  X(POW, pow, "Pow", NUMERIC, TS_EW_GRAIN_COSTLY, check_exponent, EW_ARITH)                  \
-  X(MAXIMUM, maximum, "Maximum", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH)                        \
-  X(MINIMUM, minimum, "Minimum", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH)                        \
-  X(GREATER, greater, "Greater", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)                      \
-  X(GREATER_EQUAL, greater_equal, "GreaterEqual", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)     \
-  X(LESS, less, "Less", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)                               \
-  X(LESS_EQUAL, less_equal, "LessEqual", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)              \
-  X(EQUAL, equal, "Equal", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)                            \
-  X(NOT_EQUAL, not_equal, "NotEqual", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE)                 \
-  X(LOGICAL_AND, logical_and, "LogicalAnd", BOOL, TS_EW_GRAIN, NULL, 0)                       \
-  X(LOGICAL_OR, logical_or, "LogicalOr", BOOL, TS_EW_GRAIN, NULL, 0)
+  X(ADD, add, "Add", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH, grad_add)                          \
+  X(SUB, sub, "Sub", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH, grad_sub)                          \
+  X(MUL, mul, "Mul", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH, grad_mul)                          \
+  X(DIV, div, "RealDiv", FLOAT, TS_EW_GRAIN, NULL, EW_ARITH, grad_div)                        \
+  X(FLOORDIV, floordiv, "FloorDiv", NUMERIC, TS_EW_GRAIN_COSTLY, check_divisor,               \
+    TS_OPF_PROMOTE | EW_NO_GRAD, NULL)                                                        \
+  X(MOD, mod, "FloorMod", NUMERIC, TS_EW_GRAIN_COSTLY, check_divisor, TS_OPF_PROMOTE, grad_mod) \
+  X(POW, pow, "Pow", NUMERIC, TS_EW_GRAIN_COSTLY, check_exponent, EW_ARITH, grad_pow)         \
+  X(MAXIMUM, maximum, "Maximum", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH, grad_maximum)          \
+  X(MINIMUM, minimum, "Minimum", NUMERIC, TS_EW_GRAIN, NULL, EW_ARITH, grad_minimum)          \
+  X(GREATER, greater, "Greater", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE | EW_NO_GRAD, NULL)   \
+  X(GREATER_EQUAL, greater_equal, "GreaterEqual", ALL, TS_EW_GRAIN, NULL,                     \
+    TS_OPF_PROMOTE | EW_NO_GRAD, NULL)                                                        \
+  X(LESS, less, "Less", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE | EW_NO_GRAD, NULL)            \
+  X(LESS_EQUAL, less_equal, "LessEqual", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE | EW_NO_GRAD, \
+    NULL)                                                                                     \
+  X(EQUAL, equal, "Equal", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE | EW_NO_GRAD, NULL)         \
+  X(NOT_EQUAL, not_equal, "NotEqual", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE | EW_NO_GRAD, NULL) \
+  X(LOGICAL_AND, logical_and, "LogicalAnd", BOOL, TS_EW_GRAIN, NULL, EW_NO_GRAD, NULL)        \
+  X(LOGICAL_OR, logical_or, "LogicalOr", BOOL, TS_EW_GRAIN, NULL, EW_NO_GRAD, NULL)
 
 /* ---- one element ------------------------------------------------------------ */
 
@@ -212,7 +218,7 @@ static bool check_exponent(ts_kernel_ctx *k)
   return true;
 }
 
-#define CHECK_ENTRY(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS) [TS_OP_##ID] = CHECK,
+#define CHECK_ENTRY(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS, GRAD) [TS_OP_##ID] = CHECK,
 static bool (*const checks[TS_OP_COUNT])(ts_kernel_ctx *k) = { BINARY_ROWS(CHECK_ENTRY) };
 
 /* ---- inference and kernel ------------------------------------------------------- */
@@ -325,13 +331,89 @@ static ts_tensor *binary_at(ts_loc loc, ts_op op, ts_tensor *a, ts_tensor *b)
   return ts__dispatch1(loc, op, in, 2, NULL);
 }
 
-#define BINARY_DEF(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS)                            \
+/* ---- gradients: grad_<id> (ts_grad_fn), each summed back over what broadcast ---- */
+
+static bool unbroadcast2(const ts_op_call *c, ts_tensor *ga, ts_tensor *gb, ts_tensor **gi)
+{
+  gi[0] = ts__grad_unbroadcast(c->loc, ga, c->in[0]->shape);
+  gi[1] = ts__grad_unbroadcast(c->loc, gb, c->in[1]->shape);
+  return gi[0] && gi[1];
+}
+
+static bool grad_add(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return unbroadcast2(c, g[0], g[0], gi);
+}
+
+static bool grad_sub(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return unbroadcast2(c, g[0], ts_neg_at(c->loc, g[0]), gi);
+}
+
+static bool grad_mul(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return unbroadcast2(c, ts_mul_at(c->loc, g[0], c->in[1]), ts_mul_at(c->loc, g[0], c->in[0]), gi);
+}
+
+/* d(a/b) = da / b - db * (a/b) / b */
+static bool grad_div(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_loc l = c->loc;
+  ts_tensor *ga = ts_div_at(l, g[0], c->in[1]);
+  return unbroadcast2(c, ga, ts_neg_at(l, ts_div_at(l, ts_mul_at(l, ga, c->in[0]), c->in[1])), gi);
+}
+
+/* a mod b = a - floor(a / b) * b */
+static bool grad_mod(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_loc l = c->loc;
+  ts_tensor *q = ts_floordiv_at(l, c->in[0], c->in[1]);
+  return unbroadcast2(c, g[0], ts_neg_at(l, ts_mul_at(l, g[0], q)), gi);
+}
+
+/* d(a^b) = b a^(b-1) da + a^b log(a) db, the second 0 where a <= 0 (as TensorFlow) */
+static bool grad_pow(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_loc l = c->loc;
+  ts_tensor *a = c->in[0], *b = c->in[1];
+  ts_tensor *one = ts__grad_scalar(a->dtype, 1), *zero = ts__grad_scalar(a->dtype, 0);
+  ts_tensor *ga = ts_mul_at(l, g[0], ts_mul_at(l, b, ts_pow_at(l, a, ts_sub_at(l, b, one))));
+  ts_tensor *positive = ts_greater_at(l, a, zero);
+  ts_tensor *log_a = ts_where_at(l, positive, ts_log_at(l, ts_where_at(l, positive, a, one)), zero);
+  ts_tensor *gb = ts_mul_at(l, g[0], ts_mul_at(l, out[0], log_a));
+  return unbroadcast2(c, ga, gb, gi);
+}
+
+/* Maximum: to a where a >= b, else to b (Minimum: a <= b), as TensorFlow. */
+static bool grad_select(const ts_op_call *c, ts_tensor *const *g, ts_tensor **gi, ts_tensor *to_a)
+{
+  ts_loc l = c->loc;
+  ts_dtype dt = c->in[0]->dtype;
+  ts_tensor *ma = ts__grad_mask(l, to_a, dt);
+  ts_tensor *mb = ts_sub_at(l, ts__grad_scalar(dt, 1), ma);
+  return unbroadcast2(c, ts_mul_at(l, g[0], ma), ts_mul_at(l, g[0], mb), gi);
+}
+
+static bool grad_maximum(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                         ts_tensor **gi)
+{
+  return grad_select(c, g, gi, ts_greater_equal_at(c->loc, c->in[0], c->in[1]));
+}
+
+static bool grad_minimum(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                         ts_tensor **gi)
+{
+  return grad_select(c, g, gi, ts_less_equal_at(c->loc, c->in[0], c->in[1]));
+}
+
+#define BINARY_DEF(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS, GRAD)                      \
   LOOPS_##DTYPES(id)                                                                     \
   static const ts_ew_formula id##_formula = { GRAIN, { TABLE_##DTYPES(id) } };           \
   const ts_op_def ts__op_##id = { .op = TS_OP_##ID, .name = NAME, .api_name = #id,       \
                                   .n_inputs = 2, .n_outputs = 1, .n_promote = -1,        \
                                   .flags = TS_OPF_ELEMENTWISE | (FLAGS),                 \
                                   .infer = binary_infer, .kernel[TS_DEVICE_CPU] = binary_cpu, \
+                                  .grad = GRAD,                                          \
                                   .dtypes = TS_DTYPES_##DTYPES, .formula = &id##_formula }; \
   ts_tensor *ts_##id##_at(ts_loc loc, ts_tensor *a, ts_tensor *b)                        \
   {                                                                                      \

@@ -93,6 +93,16 @@ static bool cast_cpu(ts_kernel_ctx *k)
   return true;
 }
 
+/* Back to the input's dtype; none flows to an integer or bool input. */
+static bool cast_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                      ts_tensor **gi)
+{
+  ts_dtype dt = c->in[0]->dtype;
+  if (dt != TS_F32 && dt != TS_F64)
+    return true;
+  return (gi[0] = ts_cast_at(c->loc, g[0], dt)) != NULL;
+}
+
 static const ts_attr_def cast_attrs[] = { { "dtype", TS_ATTR_DTYPE } };
 
 const ts_op_def ts__op_cast = {
@@ -105,6 +115,7 @@ const ts_op_def ts__op_cast = {
   .attrs = cast_attrs,
   .infer = cast_infer,
   .kernel[TS_DEVICE_CPU] = cast_cpu,
+  .grad = cast_grad,
 };
 
 ts_tensor *ts_cast_at(ts_loc loc, ts_tensor *x, ts_dtype dtype)

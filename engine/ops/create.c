@@ -126,25 +126,32 @@ static bool ones_cpu(ts_kernel_ctx *k)
 static const ts_attr_def fill_attrs[] = { { "shape", TS_ATTR_SHAPE } };
 static const ts_attr_def const_attrs[] = { { "dtype", TS_ATTR_DTYPE }, { "shape", TS_ATTR_SHAPE } };
 
+/* Fill: the value gets every element's gradient. */
+static bool fill_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                      ts_tensor **gi)
+{
+  return (gi[0] = ts_reduce_sum_at(c->loc, g[0], TS_ALL_AXES, false)) != NULL;
+}
+
 const ts_op_def ts__op_fill = {
   .op = TS_OP_FILL, .name = "Fill", .api_name = "fill", .n_inputs = 1, .n_outputs = 1,
-  ATTRS(fill_attrs), .infer = fill_infer, .kernel[TS_DEVICE_CPU] = fill_cpu,
+  ATTRS(fill_attrs), .infer = fill_infer, .kernel[TS_DEVICE_CPU] = fill_cpu, .grad = fill_grad,
 };
 const ts_op_def ts__op_zeros = {
   .op = TS_OP_ZEROS, .name = "Zeros", .api_name = "zeros", .n_inputs = 0, .n_outputs = 1,
-  ATTRS(const_attrs), .infer = const_infer, .kernel[TS_DEVICE_CPU] = zeros_cpu,
+  .flags = TS_OPF_NOT_DIFFERENTIABLE, ATTRS(const_attrs), .infer = const_infer, .kernel[TS_DEVICE_CPU] = zeros_cpu,
 };
 const ts_op_def ts__op_ones = {
   .op = TS_OP_ONES, .name = "Ones", .api_name = "ones", .n_inputs = 0, .n_outputs = 1,
-  ATTRS(const_attrs), .infer = const_infer, .kernel[TS_DEVICE_CPU] = ones_cpu,
+  .flags = TS_OPF_NOT_DIFFERENTIABLE, ATTRS(const_attrs), .infer = const_infer, .kernel[TS_DEVICE_CPU] = ones_cpu,
 };
 const ts_op_def ts__op_zeros_like = {
   .op = TS_OP_ZEROS_LIKE, .name = "ZerosLike", .api_name = "zeros_like", .n_inputs = 1,
-  .n_outputs = 1, .infer = like_infer, .kernel[TS_DEVICE_CPU] = zeros_cpu,
+  .n_outputs = 1, .flags = TS_OPF_NOT_DIFFERENTIABLE, .infer = like_infer, .kernel[TS_DEVICE_CPU] = zeros_cpu,
 };
 const ts_op_def ts__op_ones_like = {
   .op = TS_OP_ONES_LIKE, .name = "OnesLike", .api_name = "ones_like", .n_inputs = 1,
-  .n_outputs = 1, .infer = like_infer, .kernel[TS_DEVICE_CPU] = ones_cpu,
+  .n_outputs = 1, .flags = TS_OPF_NOT_DIFFERENTIABLE, .infer = like_infer, .kernel[TS_DEVICE_CPU] = ones_cpu,
 };
 
 /* ---- eye ---------------------------------------------------------------------- */
@@ -172,7 +179,7 @@ static const ts_attr_def eye_attrs[] = {
 
 const ts_op_def ts__op_eye = {
   .op = TS_OP_EYE, .name = "Eye", .api_name = "eye", .n_inputs = 0, .n_outputs = 1,
-  ATTRS(eye_attrs), .infer = eye_infer, .kernel[TS_DEVICE_CPU] = eye_cpu,
+  .flags = TS_OPF_NOT_DIFFERENTIABLE, ATTRS(eye_attrs), .infer = eye_infer, .kernel[TS_DEVICE_CPU] = eye_cpu,
 };
 
 /* ---- range -------------------------------------------------------------------- */
@@ -263,7 +270,7 @@ static const ts_attr_def range_attrs[] = {
 
 const ts_op_def ts__op_range = {
   .op = TS_OP_RANGE, .name = "Range", .api_name = "range", .n_inputs = 0, .n_outputs = 1,
-  ATTRS(range_attrs), .infer = range_infer, .kernel[TS_DEVICE_CPU] = range_cpu,
+  .flags = TS_OPF_NOT_DIFFERENTIABLE, ATTRS(range_attrs), .infer = range_infer, .kernel[TS_DEVICE_CPU] = range_cpu,
 };
 
 /* ---- random --------------------------------------------------------------------- */
@@ -423,12 +430,12 @@ static const ts_attr_def normal_attrs[] = {
 
 const ts_op_def ts__op_random_uniform = {
   .op = TS_OP_RANDOM_UNIFORM, .name = "RandomUniform", .api_name = "random_uniform",
-  .n_inputs = 0, .n_outputs = 1, .flags = TS_OPF_RANDOM, ATTRS(uniform_attrs), .infer = uniform_infer,
+  .n_inputs = 0, .n_outputs = 1, .flags = TS_OPF_RANDOM | TS_OPF_NOT_DIFFERENTIABLE, ATTRS(uniform_attrs), .infer = uniform_infer,
   .kernel[TS_DEVICE_CPU] = uniform_cpu,
 };
 const ts_op_def ts__op_random_normal = {
   .op = TS_OP_RANDOM_NORMAL, .name = "RandomNormal", .api_name = "random_normal",
-  .n_inputs = 0, .n_outputs = 1, .flags = TS_OPF_RANDOM, ATTRS(normal_attrs), .infer = normal_infer,
+  .n_inputs = 0, .n_outputs = 1, .flags = TS_OPF_RANDOM | TS_OPF_NOT_DIFFERENTIABLE, ATTRS(normal_attrs), .infer = normal_infer,
   .kernel[TS_DEVICE_CPU] = normal_cpu,
 };
 

@@ -5,17 +5,17 @@
 
 const ts_op_def ts__op_placeholder = {
   .op = TS_OP_PLACEHOLDER, .name = "Placeholder", .api_name = "placeholder",
-  .n_inputs = 0, .n_outputs = 1, .flags = TS_OPF_INPUT | TS_OPF_ANY_DTYPE,
+  .n_inputs = 0, .n_outputs = 1, .flags = TS_OPF_INPUT | TS_OPF_ANY_DTYPE | TS_OPF_NOT_DIFFERENTIABLE,
 };
 
 const ts_op_def ts__op_const = {
   .op = TS_OP_CONST, .name = "Const", .api_name = "const",
-  .n_inputs = 0, .n_outputs = 1, .flags = TS_OPF_VALUE | TS_OPF_AUXILIARY | TS_OPF_ANY_DTYPE,
+  .n_inputs = 0, .n_outputs = 1, .flags = TS_OPF_VALUE | TS_OPF_AUXILIARY | TS_OPF_ANY_DTYPE | TS_OPF_NOT_DIFFERENTIABLE,
 };
 
 const ts_op_def ts__op_var_handle = {
   .op = TS_OP_VAR_HANDLE, .name = "VarHandleOp", .api_name = "var_handle",
-  .n_inputs = 0, .n_outputs = 1, .flags = TS_OPF_VALUE | TS_OPF_AUXILIARY,
+  .n_inputs = 0, .n_outputs = 1, .flags = TS_OPF_VALUE | TS_OPF_AUXILIARY | TS_OPF_NOT_DIFFERENTIABLE,
 };
 
 static bool identity_infer(ts_infer_ctx *c)
@@ -45,10 +45,18 @@ static bool identity_cpu(ts_kernel_ctx *k)
   return true;
 }
 
+/* Identity and ReadVariableOp pass the gradient through. */
+bool ts__grad_pass(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                   ts_tensor **gi)
+{
+  gi[0] = g[0];
+  return true;
+}
+
 const ts_op_def ts__op_identity = {
   .op = TS_OP_IDENTITY, .name = "Identity", .api_name = "identity",
   .n_inputs = 1, .n_outputs = 1, .flags = TS_OPF_ALIAS | TS_OPF_ANY_DTYPE,
-  .infer = identity_infer, .kernel[TS_DEVICE_CPU] = identity_cpu,
+  .infer = identity_infer, .kernel[TS_DEVICE_CPU] = identity_cpu, .grad = ts__grad_pass,
 };
 
 ts_tensor *ts_identity_at(ts_loc loc, ts_tensor *x)
@@ -77,7 +85,7 @@ static bool shape_cpu(ts_kernel_ctx *k)
 
 const ts_op_def ts__op_shape = {
   .op = TS_OP_SHAPE, .name = "Shape", .api_name = "shape",
-  .n_inputs = 1, .n_outputs = 1, .flags = TS_OPF_ANY_DTYPE,
+  .n_inputs = 1, .n_outputs = 1, .flags = TS_OPF_ANY_DTYPE | TS_OPF_NOT_DIFFERENTIABLE,
   .infer = shape_infer, .kernel[TS_DEVICE_CPU] = shape_cpu,
 };
 

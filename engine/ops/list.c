@@ -126,7 +126,7 @@ static bool reserve_cpu(ts_kernel_ctx *k)
 const ts_op_def ts__op_tensor_list_reserve = {
   .op = TS_OP_TENSOR_LIST_RESERVE, .name = "TensorListReserve",
   .api_name = "tensor_list_reserve", .n_inputs = 1, .n_outputs = 1,
-  .flags = TS_OPF_ANY_DTYPE, ATTRS(reserve_attrs),
+  .flags = TS_OPF_ANY_DTYPE | TS_OPF_NOT_DIFFERENTIABLE, ATTRS(reserve_attrs),
   .infer = reserve_infer, .kernel[TS_DEVICE_CPU] = reserve_cpu,
 };
 

@@ -186,6 +186,33 @@ static bool matmul_cpu(ts_kernel_ctx *k)
   return true;
 }
 
+/* The gradient of c = op(a) op(b), per transpose case (TensorFlow's
+ * _MatMulGrad), summed back over broadcast batch dims. */
+static bool matmul_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                        ts_tensor **gi)
+{
+  ts_loc l = c->loc;
+  ts_tensor *a = c->in[0], *b = c->in[1], *d = g[0];
+  bool ta = c->attrs[ATTR_TRANSPOSE_A].b, tb = c->attrs[ATTR_TRANSPOSE_B].b;
+  ts_tensor *ga, *gb;
+  if (!ta && !tb) {
+    ga = ts_matmul_at(l, d, b, false, true);
+    gb = ts_matmul_at(l, a, d, true, false);
+  } else if (!ta && tb) {
+    ga = ts_matmul_at(l, d, b, false, false);
+    gb = ts_matmul_at(l, d, a, true, false);
+  } else if (ta && !tb) {
+    ga = ts_matmul_at(l, b, d, false, true);
+    gb = ts_matmul_at(l, a, d, false, false);
+  } else {
+    ga = ts_matmul_at(l, b, d, true, true);
+    gb = ts_matmul_at(l, d, a, true, true);
+  }
+  gi[0] = ts__grad_unbroadcast(l, ga, a->shape);
+  gi[1] = ts__grad_unbroadcast(l, gb, b->shape);
+  return gi[0] && gi[1];
+}
+
 const ts_op_def ts__op_matmul = {
   .op = TS_OP_MATMUL,
   .name = "MatMul",
@@ -198,6 +225,7 @@ const ts_op_def ts__op_matmul = {
   .attrs = matmul_attrs,
   .infer = matmul_infer,
   .kernel[TS_DEVICE_CPU] = matmul_cpu,
+  .grad = matmul_grad,
 };
 
 ts_tensor *ts_matmul_at(ts_loc loc, ts_tensor *a, ts_tensor *b, bool transpose_a, bool transpose_b)

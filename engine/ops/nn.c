@@ -96,14 +96,35 @@ static bool softmax_cpu(ts_kernel_ctx *k)
   return true;
 }
 
+/* dx = (g - sum(g y)) y over the last axis */
+static bool softmax_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                         ts_tensor **gi)
+{
+  ts_loc l = c->loc;
+  ts_tensor *y = out[0];
+  ts_tensor *dot = ts_reduce_sum_at(l, ts_mul_at(l, g[0], y), TS_AXES(-1), true);
+  return (gi[0] = ts_mul_at(l, ts_sub_at(l, g[0], dot), y)) != NULL;
+}
+
+/* dx = g - exp(y) sum(g) over the last axis */
+static bool log_softmax_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                             ts_tensor **gi)
+{
+  ts_loc l = c->loc;
+  ts_tensor *sum = ts_reduce_sum_at(l, g[0], TS_AXES(-1), true);
+  return (gi[0] = ts_sub_at(l, g[0], ts_mul_at(l, ts_exp_at(l, out[0]), sum))) != NULL;
+}
+
 const ts_op_def ts__op_softmax = {
   .op = TS_OP_SOFTMAX, .name = "Softmax", .api_name = "softmax", .n_inputs = 1,
   .n_outputs = 1, .infer = softmax_infer, .kernel[TS_DEVICE_CPU] = softmax_cpu,
+  .grad = softmax_grad,
 };
 
 const ts_op_def ts__op_log_softmax = {
   .op = TS_OP_LOG_SOFTMAX, .name = "LogSoftmax", .api_name = "log_softmax", .n_inputs = 1,
   .n_outputs = 1, .infer = softmax_infer, .kernel[TS_DEVICE_CPU] = softmax_cpu,
+  .grad = log_softmax_grad,
 };
 
 ts_tensor *ts_softmax_at(ts_loc loc, ts_tensor *logits)
@@ -160,10 +181,31 @@ static bool xent_cpu(ts_kernel_ctx *k)
                          ts__info_str(buf, labels->dtype, labels->shape));
 }
 
+/* d loss / d logits = (softmax(logits) - onehot(labels)) g; none to the labels. */
+static bool xent_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                      ts_tensor **gi)
+{
+  ts_loc l = c->loc;
+  ts_tensor *labels = c->in[0], *logits = c->in[1];
+  int64_t classes = logits->shape.dim[logits->shape.rank - 1];
+  if (classes < 0) {
+    ts_error_set(TS_ERR_UNIMPLEMENTED, l, "SparseSoftmaxCrossEntropyWithLogits",
+                 "its gradient needs the number of classes (the logits' last dim) known");
+    return false;
+  }
+  ts_shape column = labels->shape;
+  column.dim[column.rank++] = 1;
+  ts_tensor *classes_range = ts_range_at(l, labels->dtype, 0, (double)classes, 1);
+  ts_tensor *onehot = ts__grad_mask(l, ts_equal_at(l, ts__grad_reshape(l, labels, column),
+                                                   classes_range), logits->dtype);
+  ts_tensor *d = ts_sub_at(l, ts_softmax_at(l, logits), onehot);
+  return (gi[1] = ts_mul_at(l, d, ts__grad_reshape(l, g[0], column))) != NULL;
+}
+
 const ts_op_def ts__op_sparse_softmax_cross_entropy = {
   .op = TS_OP_SPARSE_SOFTMAX_CROSS_ENTROPY, .name = "SparseSoftmaxCrossEntropyWithLogits",
   .api_name = "sparse_softmax_cross_entropy", .n_inputs = 2, .n_outputs = 1,
-  .infer = xent_infer, .kernel[TS_DEVICE_CPU] = xent_cpu,
+  .infer = xent_infer, .kernel[TS_DEVICE_CPU] = xent_cpu, .grad = xent_grad,
 };
 
 ts_tensor *ts_sparse_softmax_cross_entropy_at(ts_loc loc, ts_tensor *labels, ts_tensor *logits)

@@ -426,10 +426,65 @@ static const ts_attr_def REDUCE_ATTRS[] = {
   { "keepdims", TS_ATTR_BOOL },
 };
 
+/* ---- gradients: the output's gradient spread back over what was reduced ---- */
+
+#define REDUCE_GRAD_ARGS                                                                  \
+  const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi
+#define AXES(c) ((c)->attrs[0].ints)
+#define KEEPDIMS(c) ((c)->attrs[1].b)
+
+static bool reduce_sum_grad(REDUCE_GRAD_ARGS)
+{
+  return (gi[0] = ts__grad_unreduce(c->loc, g[0], c->in[0], AXES(c), KEEPDIMS(c))) != NULL;
+}
+
+/* The output's share of the input: size(out) / size(in), from the shapes
+ * when known, else computed (dims unknown while tracing). */
+static ts_tensor *mean_share(ts_loc l, ts_tensor *x, ts_tensor *y)
+{
+  if (x->size >= 0 && y->size >= 0)
+    return ts__grad_scalar(x->dtype, x->size ? (double)y->size / (double)x->size : 0);
+  ts_tensor *ny = ts_cast_at(l, ts_reduce_prod_at(l, ts_shape_at(l, y), TS_ALL_AXES, false), x->dtype);
+  ts_tensor *nx = ts_cast_at(l, ts_reduce_prod_at(l, ts_shape_at(l, x), TS_ALL_AXES, false), x->dtype);
+  return ts_div_at(l, ny, nx);
+}
+
+static bool reduce_mean_grad(REDUCE_GRAD_ARGS)
+{
+  ts_tensor *spread = ts__grad_unreduce(c->loc, g[0], c->in[0], AXES(c), KEEPDIMS(c));
+  return (gi[0] = ts_mul_at(c->loc, spread, mean_share(c->loc, c->in[0], out[0]))) != NULL;
+}
+
+/* Max and Min: to the elements equal to the result, shared among ties
+ * (as TensorFlow). */
+static bool reduce_extreme_grad(REDUCE_GRAD_ARGS)
+{
+  ts_loc l = c->loc;
+  ts_tensor *x = c->in[0];
+  ts_tensor *y = ts__grad_unreduce(l, out[0], x, AXES(c), KEEPDIMS(c));
+  ts_tensor *mask = ts__grad_mask(l, ts_equal_at(l, x, y), x->dtype);
+  ts_tensor *ties = ts_reduce_sum_at(l, mask, AXES(c), true);
+  ts_tensor *spread = ts__grad_unreduce(l, g[0], x, AXES(c), KEEPDIMS(c));
+  return (gi[0] = ts_div_at(l, ts_mul_at(l, spread, mask), ties)) != NULL;
+}
+
+/* d(prod)/dx = prod / x: inputs holding a zero are not handled (the
+ * gradient there is nan). */
+static bool reduce_prod_grad(REDUCE_GRAD_ARGS)
+{
+  ts_loc l = c->loc;
+  ts_tensor *x = c->in[0];
+  ts_tensor *spread = ts__grad_unreduce(l, ts_mul_at(l, g[0], out[0]), x, AXES(c), KEEPDIMS(c));
+  return (gi[0] = ts_div_at(l, spread, x)) != NULL;
+}
+#define reduce_max_grad reduce_extreme_grad
+#define reduce_min_grad reduce_extreme_grad
+
 #define DEF_REDUCE_OP(ID, id, display)                                                    \
   const ts_op_def ts__op_##id = {                                                         \
     .op = TS_OP_##ID, .name = display, .api_name = #id, .n_inputs = 1, .n_outputs = 1,    \
     .n_attrs = 2, .attrs = REDUCE_ATTRS, .infer = reduce_infer, .kernel[TS_DEVICE_CPU] = reduce_cpu,        \
+    .grad = id##_grad,                                                                    \
   };                                                                                      \
   ts_tensor *ts_##id##_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keepdims)          \
   {                                                                                       \
@@ -541,6 +596,7 @@ static const ts_attr_def ARGMAX_ATTRS[] = { { "axis", TS_ATTR_INT } };
 
 const ts_op_def ts__op_argmax = {
   .op = TS_OP_ARGMAX, .name = "ArgMax", .api_name = "argmax", .n_inputs = 1, .n_outputs = 1,
+  .flags = TS_OPF_NOT_DIFFERENTIABLE,
   .n_attrs = 1, .attrs = ARGMAX_ATTRS, .infer = argmax_infer, .kernel[TS_DEVICE_CPU] = argmax_cpu,
 };
 

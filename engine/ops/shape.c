@@ -117,16 +117,24 @@ static bool view_cpu(ts_kernel_ctx *k)
   return k->out[0] || ts__kernel_fail(k, TS_ERR_NO_MEMORY, "out of memory");
 }
 
+/* Reshape and Flatten: back to the input's shape. */
+static bool reshape_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                         ts_tensor **gi)
+{
+  return (gi[0] = ts__grad_reshape(c->loc, g[0], c->in[0]->shape)) != NULL;
+}
+
 static const ts_attr_def reshape_attrs[] = { { "shape", TS_ATTR_SHAPE } };
 
 const ts_op_def ts__op_reshape = {
   .op = TS_OP_RESHAPE, .name = "Reshape", .api_name = "reshape", .n_inputs = 1,
   .n_outputs = 1, .flags = TS_OPF_ALIAS | TS_OPF_VIEW, ATTRS(reshape_attrs), .infer = reshape_infer,
-  .kernel[TS_DEVICE_CPU] = view_cpu,
+  .kernel[TS_DEVICE_CPU] = view_cpu, .grad = reshape_grad,
 };
 const ts_op_def ts__op_flatten = {
   .op = TS_OP_FLATTEN, .name = "Flatten", .api_name = "flatten", .n_inputs = 1,
   .n_outputs = 1, .flags = TS_OPF_ALIAS | TS_OPF_VIEW, .infer = flatten_infer, .kernel[TS_DEVICE_CPU] = view_cpu,
+  .grad = reshape_grad,
 };
 
 /* ---- transpose ------------------------------------------------------------------ */
@@ -252,11 +260,22 @@ static bool transpose_cpu(ts_kernel_ctx *k)
   return true;
 }
 
+/* The inverse permutation (the reversal is its own). */
+static bool transpose_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                           ts_tensor **gi)
+{
+  ts_ints perm = c->attrs[0].ints, inverse = perm;
+  for (int i = 0; i < perm.n; i++)
+    inverse.v[perm.v[i]] = i;
+  return (gi[0] = ts_transpose_at(c->loc, g[0], inverse)) != NULL;
+}
+
 static const ts_attr_def transpose_attrs[] = { { "perm", TS_ATTR_INTS } };
 
 const ts_op_def ts__op_transpose = {
   .op = TS_OP_TRANSPOSE, .name = "Transpose", .api_name = "transpose", .n_inputs = 1,
   .n_outputs = 1, ATTRS(transpose_attrs), .infer = transpose_infer, .kernel[TS_DEVICE_CPU] = transpose_cpu,
+  .grad = transpose_grad,
 };
 
 /* ---- concat and split ------------------------------------------------------------- */
@@ -370,17 +389,51 @@ static bool split_cpu(ts_kernel_ctx *k)
   return true;
 }
 
+/* Concat: each input's slice of the gradient (their dims along the axis known). */
+static bool concat_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                        ts_tensor **gi)
+{
+  int rank = out[0]->shape.rank, axis;
+  if (!ts__axis(c->attrs[0].i, rank, &axis))
+    return false;
+  ts_ints begin = { .n = rank }, size = { .n = rank };
+  for (int d = 0; d < rank; d++)
+    size.v[d] = -1;
+  for (int i = 0; i < c->n_in; i++) {
+    int64_t n = c->in[i]->shape.dim[axis];
+    if (n < 0) {
+      ts_error_set(TS_ERR_UNIMPLEMENTED, c->loc, "Concat",
+                   "its gradient needs the inputs' dims along axis %d known (input %d's is not)",
+                   axis, i);
+      return false;
+    }
+    size.v[axis] = n;
+    if (!(gi[i] = ts_slice_at(c->loc, g[0], begin, size)))
+      return false;
+    begin.v[axis] += n;
+  }
+  return true;
+}
+
+/* Split: the parts' gradients joined. */
+static bool split_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                       ts_tensor **gi)
+{
+  return (gi[0] = ts_concat_at(c->loc, g, (int)c->attrs[0].i, (int)c->attrs[1].i)) != NULL;
+}
+
 static const ts_attr_def concat_attrs[] = { { "axis", TS_ATTR_INT } };
 static const ts_attr_def split_attrs[] = { { "num", TS_ATTR_INT }, { "axis", TS_ATTR_INT } };
 
 const ts_op_def ts__op_concat = {
   .op = TS_OP_CONCAT, .name = "Concat", .api_name = "concat", .n_inputs = -1, .min_inputs = 1, .n_outputs = 1,
   .n_promote = -1, .flags = TS_OPF_PROMOTE, ATTRS(concat_attrs), .infer = concat_infer,
-  .kernel[TS_DEVICE_CPU] = concat_cpu,
+  .kernel[TS_DEVICE_CPU] = concat_cpu, .grad = concat_grad,
 };
 const ts_op_def ts__op_split = {
   .op = TS_OP_SPLIT, .name = "Split", .api_name = "split", .n_inputs = 1, .n_outputs = -1,
   ATTRS(split_attrs), .infer = split_infer, .kernel[TS_DEVICE_CPU] = split_cpu,
+  .grad = split_grad,
 };
 
 /* ---- slice ------------------------------------------------------------------------ */
@@ -451,11 +504,49 @@ static bool slice_cpu(ts_kernel_ctx *k)
   }
 }
 
+/* Slice: the gradient padded with zeros back to the input's shape, an
+ * axis at a time; the zero blocks are slices of zeros_like(x), so that
+ * unknown dims need no arithmetic. */
+static bool slice_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                       ts_tensor **gi)
+{
+  ts_loc l = c->loc;
+  ts_tensor *x = c->in[0], *r = g[0];
+  ts_ints begin = c->attrs[0].ints, size = c->attrs[1].ints;
+  int rank = x->shape.rank;
+  ts_tensor *zeros = ts_zeros_like_at(l, x);
+  for (int d = 0; r && d < rank; d++) {
+    /* A zero block: axes before d padded (whole), d as asked, after d as sliced. */
+    ts_ints zb = { .n = rank }, zs = { .n = rank };
+    for (int a = 0; a < rank; a++) {
+      zb.v[a] = a > d ? begin.v[a] : 0;
+      zs.v[a] = a > d ? size.v[a] : -1;
+    }
+    ts_tensor *parts[3];
+    int n = 0;
+    if (begin.v[d] > 0) {
+      zs.v[d] = begin.v[d];
+      parts[n++] = ts_slice_at(l, zeros, zb, zs);
+    }
+    parts[n++] = r;
+    int64_t dim = x->shape.dim[d];
+    if (size.v[d] >= 0 && !(dim >= 0 && begin.v[d] + size.v[d] == dim)) {
+      zb.v[d] = begin.v[d] + size.v[d];
+      zs.v[d] = -1;
+      parts[n++] = ts_slice_at(l, zeros, zb, zs);
+    }
+    if (n > 1)
+      r = ts_concat_at(l, parts, n, d);
+  }
+  return (gi[0] = r) != NULL;
+}
+
 static const ts_attr_def slice_attrs[] = { { "begin", TS_ATTR_INTS }, { "size", TS_ATTR_INTS } };
 
 const ts_op_def ts__op_slice = {
   .op = TS_OP_SLICE, .name = "Slice", .api_name = "slice", .n_inputs = 1, .n_outputs = 1,
   ATTRS(slice_attrs), .infer = slice_infer, .kernel[TS_DEVICE_CPU] = slice_cpu,
+  .grad = slice_grad,
 };
 
 /* ---- gather ------------------------------------------------------------------------ */
@@ -514,11 +605,46 @@ static bool gather_cpu(ts_kernel_ctx *k)
   return true;
 }
 
+/* Gather: the gradient of each gathered row added back to the row it came
+ * from, as a product with the indices' one-hot matrix: params seen as
+ * [A, N, B] (N along the axis, known), the gradient as [A, M, B] (M
+ * indices), onehot [M, N]: dparams = onehot^T g.  No gradient to indices. */
+static bool gather_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                        ts_tensor **gi)
+{
+  ts_loc l = c->loc;
+  ts_tensor *params = c->in[0], *indices = c->in[1];
+  ts_shape ps = params->shape;
+  int axis;
+  if (!ts__axis(c->attrs[0].i, ps.rank, &axis))
+    return false;
+  int64_t n = ps.dim[axis];
+  if (n < 0) {
+    ts_error_set(TS_ERR_UNIMPLEMENTED, l, "Gather",
+                 "its gradient needs the params' dim along axis %d known", axis);
+    return false;
+  }
+  int64_t a = 1, b = 1;
+  for (int d = 0; d < ps.rank; d++) {
+    int64_t *p = d < axis ? &a : d > axis ? &b : NULL;
+    if (p)
+      *p = *p < 0 || ps.dim[d] < 0 ? -1 : *p * ps.dim[d];
+  }
+  int64_t m = ts_shape_size(indices->shape) < 0 ? -1 : ts_shape_size(indices->shape);
+  ts_tensor *flat = ts__grad_reshape(l, indices, TS_SHAPE(m, 1));
+  ts_tensor *onehot = ts__grad_mask(l, ts_equal_at(l, flat, ts_range_at(l, indices->dtype, 0, (double)n, 1)),
+                                    params->dtype);
+  ts_tensor *g3 = ts__grad_reshape(l, g[0], TS_SHAPE(a, m, b));
+  ts_tensor *d3 = ts_matmul_at(l, onehot, g3, true, false);
+  return (gi[0] = ts__grad_reshape(l, d3, ps)) != NULL;
+}
+
 static const ts_attr_def gather_attrs[] = { { "axis", TS_ATTR_INT } };
 
 const ts_op_def ts__op_gather = {
   .op = TS_OP_GATHER, .name = "Gather", .api_name = "gather", .n_inputs = 2, .n_outputs = 1,
   ATTRS(gather_attrs), .infer = gather_infer, .kernel[TS_DEVICE_CPU] = gather_cpu,
+  .grad = gather_grad,
 };
 
 /* ---- public wrappers ---------------------------------------------------------------- */

@@ -92,7 +92,7 @@ static bool print_cpu(ts_kernel_ctx *k)
 
 const ts_op_def ts__op_print = {
   .op = TS_OP_PRINT, .name = "PrintV2", .api_name = "print",
-  .n_inputs = -1, .min_inputs = 0, .n_outputs = 0, .flags = TS_OPF_STATEFUL | TS_OPF_ANY_DTYPE,
+  .n_inputs = -1, .min_inputs = 0, .n_outputs = 0, .flags = TS_OPF_STATEFUL | TS_OPF_ANY_DTYPE | TS_OPF_NOT_DIFFERENTIABLE,
   ATTRS(print_attrs), .infer = print_infer, .kernel[TS_DEVICE_CPU] = print_cpu,
 };
 
@@ -275,7 +275,7 @@ const ts_op_def ts__op_read_variable = {
   .op = TS_OP_READ_VARIABLE, .name = "ReadVariableOp", .api_name = "read_variable",
   .n_inputs = 1, .n_outputs = 1,
   .flags = TS_OPF_STATEFUL | TS_OPF_VARIABLE | TS_OPF_AUXILIARY | TS_OPF_ALIAS,
-  .infer = read_infer, .kernel[TS_DEVICE_CPU] = read_cpu,
+  .infer = read_infer, .kernel[TS_DEVICE_CPU] = read_cpu, .grad = ts__grad_pass,
 };
 
 /* Dims of -1 (a traced value) fit any size. */
@@ -355,7 +355,7 @@ static bool assign_cpu(ts_kernel_ctx *k)
 #define ASSIGN_DEF(ID, id, display)                                                        \
   const ts_op_def ts__op_##id = {                                                          \
     .op = TS_OP_##ID, .name = display, .api_name = #id, .n_inputs = 2, .n_outputs = 1,     \
-    .flags = TS_OPF_STATEFUL | TS_OPF_VARIABLE | TS_OPF_ALIAS, .infer = assign_infer,            \
+    .flags = TS_OPF_STATEFUL | TS_OPF_VARIABLE | TS_OPF_ALIAS | TS_OPF_NOT_DIFFERENTIABLE, .infer = assign_infer,            \
     .kernel[TS_DEVICE_CPU] = assign_cpu,                                                   \
   };
 ASSIGN_DEF(ASSIGN_VARIABLE, assign_variable, "AssignVariableOp")

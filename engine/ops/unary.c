@@ -16,18 +16,20 @@
  *   flags   TS_EW_FUSE (TS_OPF_FUSIBLE | TS_OPF_INPLACE) for an op
  *           FusedElementwise programs hold and the planner runs in place;
  *   f32     SCALAR (the formula) or ARRAY: kernels/vmath.c's vectorised
- *           ts__v<id>_f32, for the unfused op and fused programs alike. */
+ *           ts__v<id>_f32, for the unfused op and fused programs alike;
+ *   grad    its gradient (grad_<id>, below the formulas), or NULL with
+ *           TS_OPF_NOT_DIFFERENTIABLE in its flags. */
 #define UNARY_ROWS(X)                                                                \
-  X(NEG, neg, "Neg", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR)                      \
-  X(ABS, abs, "Abs", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR)                      \
-  X(EXP, exp, "Exp", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, ARRAY)                  \
-  X(LOG, log, "Log", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR)                 \
-  X(SQRT, sqrt, "Sqrt", FLOAT, TS_EW_GRAIN, TS_EW_FUSE, SCALAR)                     \
-  X(TANH, tanh, "Tanh", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, ARRAY)               \
-  X(SIGMOID, sigmoid, "Sigmoid", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, ARRAY)      \
-  X(RELU, relu, "Relu", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR)                   \
-  X(LOGICAL_NOT, logical_not, "LogicalNot", BOOL, TS_EW_GRAIN, 0, SCALAR)           \
-  X(SOFTPLUS, softplus, "Softplus", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR)
+  X(NEG, neg, "Neg", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR, grad_neg)                      \
+  X(ABS, abs, "Abs", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR, grad_abs)                      \
+  X(EXP, exp, "Exp", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, ARRAY, grad_exp)                  \
+  X(LOG, log, "Log", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_log)                 \
+  X(SQRT, sqrt, "Sqrt", FLOAT, TS_EW_GRAIN, TS_EW_FUSE, SCALAR, grad_sqrt)                     \
+  X(TANH, tanh, "Tanh", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, ARRAY, grad_tanh)               \
+  X(SIGMOID, sigmoid, "Sigmoid", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, ARRAY, grad_sigmoid)      \
+  X(RELU, relu, "Relu", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR, grad_relu)                   \
+  X(LOGICAL_NOT, logical_not, "LogicalNot", BOOL, TS_EW_GRAIN, TS_OPF_NOT_DIFFERENTIABLE, SCALAR, NULL)           \
+  X(SOFTPLUS, softplus, "Softplus", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_softplus)
 
 /* ---- the formulas: <id>_<dtype>(x) --------------------------------------------- */
 
@@ -122,13 +124,78 @@ static bool unary_cpu(ts_kernel_ctx *k)
   return true;
 }
 
-#define UNARY_DEF(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32)                               \
+
+/* ---- gradients: grad_<id> (ts_grad_fn) ------------------------------------------------ */
+
+#define ZERO(x) ts__grad_scalar((x)->dtype, 0)
+#define ONE(x) ts__grad_scalar((x)->dtype, 1)
+
+static bool grad_neg(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return (gi[0] = ts_neg_at(c->loc, g[0])) != NULL;
+}
+
+static bool grad_abs(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_tensor *x = c->in[0];
+  ts_tensor *sign = ts_sub_at(c->loc, ts__grad_mask(c->loc, ts_greater_at(c->loc, x, ZERO(x)), x->dtype),
+                              ts__grad_mask(c->loc, ts_less_at(c->loc, x, ZERO(x)), x->dtype));
+  return (gi[0] = ts_mul_at(c->loc, g[0], sign)) != NULL;
+}
+
+static bool grad_exp(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return (gi[0] = ts_mul_at(c->loc, g[0], out[0])) != NULL;
+}
+
+static bool grad_log(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return (gi[0] = ts_div_at(c->loc, g[0], c->in[0])) != NULL;
+}
+
+static bool grad_sqrt(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_tensor *half = ts__grad_scalar(out[0]->dtype, 0.5);
+  return (gi[0] = ts_div_at(c->loc, ts_mul_at(c->loc, g[0], half), out[0])) != NULL;
+}
+
+static bool grad_tanh(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_tensor *y = out[0];
+  ts_tensor *d = ts_sub_at(c->loc, ONE(y), ts_mul_at(c->loc, y, y));
+  return (gi[0] = ts_mul_at(c->loc, g[0], d)) != NULL;
+}
+
+static bool grad_sigmoid(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                         ts_tensor **gi)
+{
+  ts_tensor *y = out[0];
+  ts_tensor *d = ts_mul_at(c->loc, y, ts_sub_at(c->loc, ONE(y), y));
+  return (gi[0] = ts_mul_at(c->loc, g[0], d)) != NULL;
+}
+
+static bool grad_relu(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_tensor *x = c->in[0];
+  ts_tensor *mask = ts__grad_mask(c->loc, ts_greater_at(c->loc, x, ZERO(x)), x->dtype);
+  return (gi[0] = ts_mul_at(c->loc, g[0], mask)) != NULL;
+}
+
+static bool grad_softplus(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                          ts_tensor **gi)
+{
+  return (gi[0] = ts_mul_at(c->loc, g[0], ts_sigmoid_at(c->loc, c->in[0]))) != NULL;
+}
+
+
+#define UNARY_DEF(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32, GRAD)                         \
   LOOPS_##DTYPES(id, F32)                                                                \
   static const ts_ew_formula id##_formula = { GRAIN, { TABLE_##DTYPES(id) } };           \
   const ts_op_def ts__op_##id = { .op = TS_OP_##ID, .name = NAME, .api_name = #id,       \
                                   .n_inputs = 1, .n_outputs = 1,                         \
                                   .flags = TS_OPF_ELEMENTWISE | (FLAGS),                 \
                                   .infer = unary_infer, .kernel[TS_DEVICE_CPU] = unary_cpu, \
+                                  .grad = GRAD,                                          \
                                   .dtypes = TS_DTYPES_##DTYPES, .formula = &id##_formula }; \
   ts_tensor *ts_##id##_at(ts_loc loc, ts_tensor *x)                                      \
   {                                                                                      \

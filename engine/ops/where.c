@@ -109,6 +109,17 @@ static bool where_cpu(ts_kernel_ctx *k)
   return true;
 }
 
+/* To x where cond holds, to y elsewhere; none to cond. */
+static bool where_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                       ts_tensor **gi)
+{
+  ts_loc l = c->loc;
+  ts_tensor *zero = ts__grad_scalar(g[0]->dtype, 0);
+  gi[1] = ts__grad_unbroadcast(l, ts_where_at(l, c->in[0], g[0], zero), c->in[1]->shape);
+  gi[2] = ts__grad_unbroadcast(l, ts_where_at(l, c->in[0], zero, g[0]), c->in[2]->shape);
+  return gi[1] && gi[2];
+}
+
 const ts_op_def ts__op_where = {
   .op = TS_OP_WHERE,
   .name = "Select",
@@ -117,6 +128,7 @@ const ts_op_def ts__op_where = {
   .n_outputs = 1,
   .infer = where_infer,
   .kernel[TS_DEVICE_CPU] = where_cpu,
+  .grad = where_grad,
 };
 
 ts_tensor *ts_where_at(ts_loc loc, ts_tensor *cond, ts_tensor *x, ts_tensor *y)

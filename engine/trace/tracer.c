@@ -344,6 +344,7 @@ ts_node *ts__trace_record_node(ts_frame *frame, ts_loc loc, const ts_op_def *def
                                   attrs, def->n_attrs, out_info, n_out);
   /* If and While have no eager op of their own: their blocks are paths. */
   n->has_site = !(def->flags & TS_OPF_CONTROL_FLOW) && ts__site_next(loc, &n->site, &n->occurrence);
+  n->gradient_of = ts__context()->grad_of;
   ts__frame_order(frame, n);
   return n;
 }
