@@ -652,6 +652,85 @@ static void test_dataset_traced(void)
   ts_scope_end(scope);
 }
 
+/* ---- the guide's example: tracescope-cli run seeds train ------------------------ */
+
+/* `tracescope-cli run seeds train --mode MODE --arg STEPS`: its stdout (owned). */
+static char *run_train(const char *mode, const char *steps)
+{
+  const char *exe = g_getenv("TRACESCOPE_CLI");
+  g_assert_nonnull(exe);
+  const char *argv[] = { exe, "run", "seeds", "train", "--mode", mode, "--arg", steps, NULL };
+  char *out = NULL, *err = NULL;
+  int status;
+  GError *error = NULL;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                             &status, &error));
+  g_assert_no_error(error);
+  if (!g_spawn_check_wait_status(status, NULL))
+    g_error("tracescope-cli run seeds train --mode %s failed:\n%s%s", mode, out, err);
+  g_free(err);
+  return out;
+}
+
+/* The numbers of "Step N : loss L ; accuracy A" lines, then the final
+ * line's; returns how many lines there were. */
+static int step_lines(const char *out, int *step, double *loss, double *accuracy, int max)
+{
+  char **lines = g_strsplit(out, "\n", -1);
+  int n = 0;
+  for (char **l = lines; *l && n < max; l++) {
+    const char *text = g_str_has_prefix(*l, "Final step ") ? *l + strlen("Final ") : *l;
+    if (sscanf(text, "step %d : loss %lf ; accuracy %lf", &step[n], &loss[n], &accuracy[n]) == 3 ||
+        sscanf(text, "Step %d : loss %lf ; accuracy %lf", &step[n], &loss[n], &accuracy[n]) == 3)
+      n++;
+  }
+  g_strfreev(lines);
+  return n;
+}
+
+/* Checks a run of `steps` steps: a step line every 10 steps, in order,
+ * then the final line; eagerly and traced alike (the same accuracies;
+ * losses to float32's last bits, which the kernel a product gets may
+ * change: ts_kernel_choices).  Returns the final running accuracy. */
+static double check_train_runs(int steps)
+{
+  char *arg = g_strdup_printf("%d", steps);
+  char *out[2] = { run_train("graph", arg), run_train("eager", arg) };
+  g_free(arg);
+  enum { MAX = 64 };
+  int step[2][MAX];
+  double loss[2][MAX], accuracy[2][MAX];
+  int n = step_lines(out[0], step[0], loss[0], accuracy[0], MAX);
+  g_assert_cmpint(step_lines(out[1], step[1], loss[1], accuracy[1], MAX), ==, n);
+  if (n != steps / 10 + 1 || !strstr(out[0], "\nFinal step "))
+    g_error("expected %d step lines and the final one:\n%s", steps / 10, out[0]);
+  for (int i = 0; i < n; i++) {
+    g_assert_cmpint(step[0][i], ==, i < n - 1 ? 10 * (i + 1) : steps);
+    g_assert_cmpint(step[1][i], ==, step[0][i]);
+    g_assert_cmpfloat_with_epsilon(accuracy[1][i], accuracy[0][i], 1e-6);
+    g_assert_cmpfloat_with_epsilon(loss[1][i], loss[0][i], 1e-4 * fabs(loss[0][i]));
+    g_assert_true(isfinite(loss[0][i]) && loss[0][i] > 0);
+  }
+  g_assert_cmpfloat(loss[0][n - 1], <, loss[0][0]); /* it learns */
+  g_free(out[0]);
+  g_free(out[1]);
+  return accuracy[0][n - 1];
+}
+
+/* The guide's recipe in full: 200 steps of 100, the running accuracy
+ * over them >= 0.70 on Fashion-MNIST (PyTorch's 0.709-0.718). */
+static void test_example_guide(void)
+{
+  if (!g_file_test(FASHION_MNIST, G_FILE_TEST_IS_DIR)) {
+    g_test_skip("dataset-fashion-mnist is not installed");
+    return;
+  }
+  double accuracy = check_train_runs(200);
+  g_test_message("final running accuracy %.4f", accuracy);
+  g_assert_cmpfloat(accuracy, >=, 0.70);
+  g_assert_cmpfloat(accuracy, <=, 1);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -667,6 +746,7 @@ int main(int argc, char **argv)
   g_test_add_func("/train/dataset/shuffle", test_dataset_shuffle);
   g_test_add_func("/train/dataset/batch-take-map", test_dataset_batch);
   g_test_add_func("/train/dataset/traced", test_dataset_traced);
+  g_test_add_func("/train/example/guide", test_example_guide);
   int rc = g_test_run();
   ts_release_all();
   return rc;
