@@ -62,6 +62,7 @@ bench: build
 	$(BUILD)/bench/tracescope-bench-threads
 	$(BUILD)/bench/tracescope-bench-sim
 	scripts/bench-peers $(BUILD)
+	scripts/bench-train $(BUILD)
 
 # libFuzzer (clang), each target for FUZZ_SECONDS; fails on a finding.
 fuzz: fuzz-deps $(FUZZ_BUILD)/build.ninja
