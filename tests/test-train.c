@@ -60,6 +60,17 @@ static bool graph_has_node(const ts_graph *g, const char *name)
   return false;
 }
 
+/* Whether an op `op` of g sits in name scope `scope`. */
+static bool graph_has_op_in(const ts_graph *g, ts_op op, const char *scope)
+{
+  for (int i = 0; i < ts_graph_n_nodes(g); i++) {
+    const ts_node *n = ts_graph_node(g, i);
+    if (ts_node_op(n) == op && strcmp(ts_node_scope(n), scope) == 0)
+      return true;
+  }
+  return false;
+}
+
 static bool graph_has_op(const ts_graph *g, ts_op op)
 {
   for (int i = 0; i < ts_graph_n_nodes(g); i++)
@@ -341,7 +352,10 @@ static void run_steps(ts_optimizer *opt, bool traced, const double want_w[2][2],
   if (traced) {
     g_assert_cmpint(ts_function_trace_count(fn), ==, 1);
     const ts_graph *g = ts_concrete_graph(ts_function_concrete(fn, 0));
-    g_assert_true(graph_has_op(g, TS_OP_ASSIGN_SUB_VARIABLE) || graph_has_op(g, TS_OP_ASSIGN_ADD_VARIABLE));
+    /* the updates are the graph's, under the optimizer's name scope */
+    const char *opt_scope = slot2 ? "Adam" : "SGD";
+    g_assert_true(graph_has_op_in(g, slot2 ? TS_OP_ASSIGN_SUB_VARIABLE : TS_OP_ASSIGN_ADD_VARIABLE, opt_scope));
+    g_assert_true(graph_has_op_in(g, TS_OP_ASSIGN_ADD_VARIABLE, opt_scope)); /* iterations, slots */
   }
   ts_function_free(fn);
   ts_tensor_unref(var);

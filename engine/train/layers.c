@@ -42,14 +42,12 @@ static const char *const KIND_NAMES[K_COUNT] = {
   [K_DROPOUT] = "dropout",     [K_CONV2D] = "conv2d",       [K_MAX_POOL2D] = "max_pooling2d",
   [K_LSTM_CELL] = "lstm_cell",
 };
-static int name_counts[K_COUNT];
-static GMutex names_lock;
+static int name_counts[K_COUNT]; /* atomic */
 
 void ts_layer_names_reset(void)
 {
-  g_mutex_lock(&names_lock);
-  memset(name_counts, 0, sizeof name_counts);
-  g_mutex_unlock(&names_lock);
+  for (int k = 0; k < K_COUNT; k++)
+    __atomic_store_n(&name_counts[k], 0, __ATOMIC_RELAXED);
 }
 
 static ts_layer *layer_new(layer_kind kind, const char *name)
@@ -59,9 +57,7 @@ static ts_layer *layer_new(layer_kind kind, const char *name)
   if (name && *name) {
     l->name = g_strdup(name);
   } else {
-    g_mutex_lock(&names_lock);
-    int k = name_counts[kind]++;
-    g_mutex_unlock(&names_lock);
+    int k = __atomic_fetch_add(&name_counts[kind], 1, __ATOMIC_RELAXED);
     l->name = k ? g_strdup_printf("%s_%d", KIND_NAMES[kind], k) : g_strdup(KIND_NAMES[kind]);
   }
   return l;
