@@ -176,15 +176,19 @@ typedef bool (*ts_dataset_map_fn)(ts_tensor **components, int n, void *user_data
 TS_API ts_dataset *ts_dataset_from_tensors(ts_tensor *const *components, int n);
 TS_API void ts_dataset_free(ts_dataset *ds);
 TS_API ts_dataset *ts_dataset_take(const ts_dataset *ds, int64_t count);
-/* tf.data's shuffle: a buffer of buffer_size examples, each next one drawn
+/* tf.data's shuffle: a buffer of buffer_size elements, each next one drawn
  * from it at random (a GLib Mersenne Twister seeded with seed); a buffer as
- * big as the dataset is a uniform shuffle. */
+ * big as the dataset is a uniform shuffle.  The order is fixed when the
+ * dataset is made (tf.data reshuffles on each iteration by default). */
 TS_API ts_dataset *ts_dataset_shuffle(const ts_dataset *ds, int64_t buffer_size, uint64_t seed);
 /* Batches of batch_size; the last, smaller one is dropped (drop_remainder)
  * or kept.  Kept, a traced TS_FOR over the dataset refuses it (a While's
  * batches need one shape). */
 TS_API ts_dataset *ts_dataset_batch(const ts_dataset *ds, int64_t batch_size, bool drop_remainder);
-/* fn runs on every element (a batch, after batch) as it is taken. */
+/* fn runs on each element as it is taken (in the loop's body when
+ * traced): on a whole batch once the dataset is batched, whether map came
+ * before batch or after (tf.data maps example by example before batch; for
+ * an elementwise fn, as prepare functions are, the result is the same). */
 TS_API ts_dataset *ts_dataset_map(const ts_dataset *ds, ts_dataset_map_fn fn, void *user_data);
 
 TS_API int64_t ts_dataset_cardinality(const ts_dataset *ds); /* elements (batches once batched) */

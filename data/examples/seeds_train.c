@@ -43,6 +43,7 @@
  * a second call goes on training them. */
 #include "seeds.h"
 
+#include <string.h>
 #include <tracescope-train.h>
 
 enum { BATCH = 100, SEED = 42 };
@@ -88,8 +89,10 @@ static bool globals_ready(void)
     g.accuracy = ts_accuracy_new(NULL);
     ok = g.images && g.model && g.optimizer && g.accuracy;
   }
-  if (!ok)
-    train_globals_release(), g = (__typeof__(g)){ NULL };
+  if (!ok) {
+    train_globals_release();
+    memset(&g, 0, sizeof g);
+  }
   return ok;
 }
 
