@@ -802,6 +802,59 @@ static double check_train_runs(int steps)
   return accuracy[0][n - 1];
 }
 
+/* Counts g's nodes (subgraphs included) whose scope starts with `prefix`
+ * and, of them, the gradient nodes naming their forward node. */
+static int scope_nodes(const ts_graph *g, const char *prefix, int *n_gradient_of)
+{
+  int n = 0;
+  for (int i = 0; i < ts_graph_n_nodes(g); i++) {
+    const ts_node *node = ts_graph_node(g, i);
+    if (g_str_has_prefix(ts_node_scope(node), prefix)) {
+      n++;
+      *n_gradient_of += ts_node_gradient_of(node) != NULL;
+    }
+    for (int k = 0; k < ts_node_n_subgraphs(node); k++)
+      n += scope_nodes(ts_node_subgraph(node, k), prefix, n_gradient_of);
+  }
+  return n;
+}
+
+/* The whole loop is one graph: a While whose body holds the model's
+ * layers, the gradients (each naming its forward node), Adam's updates,
+ * the accuracy's and the print. */
+static void test_example_graph(void)
+{
+  if (!g_file_test(FASHION_MNIST, G_FILE_TEST_IS_DIR)) {
+    g_test_skip("dataset-fashion-mnist is not installed");
+    return;
+  }
+  ts_scope *scope = ts_scope_begin();
+  ts_module *m = ts_module_open("seeds");
+  g_assert_nonnull(m);
+  ts_value steps = TS_INT_VALUE(200);
+  ts_concrete *cf = ts_function_get_concrete(ts_module_lookup(m, "train"), &steps, 1);
+  assert_no_error();
+  const ts_graph *g = ts_concrete_graph(cf);
+  const ts_graph *body = NULL;
+  for (int i = 0; i < ts_graph_n_nodes(g); i++)
+    if (ts_node_op(ts_graph_node(g, i)) == TS_OP_WHILE)
+      body = ts_node_subgraph(ts_graph_node(g, i), 1);
+  g_assert_nonnull(body);
+  int n_grad_of = 0, unused = 0;
+  g_assert_cmpint(scope_nodes(body, "gradients", &n_grad_of), >, 10);
+  g_assert_cmpint(n_grad_of, >, 10);
+  static const char *const SCOPES[] = { "reshape", "dense", "dense_1", "dense_2",
+                                        "sparse_categorical_crossentropy", "Adam", "accuracy" };
+  for (unsigned i = 0; i < G_N_ELEMENTS(SCOPES); i++)
+    if (scope_nodes(body, SCOPES[i], &unused) == 0)
+      g_error("the loop's body has no node in scope %s", SCOPES[i]);
+  g_assert_true(graph_has_op_in(body, TS_OP_ASSIGN_SUB_VARIABLE, "Adam"));
+  g_assert_true(graph_has_node(body, "dense_2/MatMul"));
+  g_assert_true(graph_has_node(g, "PrintV2") || graph_has_node(body, "PrintV2"));
+  ts_module_free(m);
+  ts_scope_end(scope);
+}
+
 /* The guide's recipe in full: 200 steps of 100, the running accuracy
  * over them >= 0.70 on Fashion-MNIST (PyTorch's 0.709-0.718). */
 static void test_example_guide(void)
@@ -832,6 +885,7 @@ int main(int argc, char **argv)
   g_test_add_func("/train/dataset/batch-take-map", test_dataset_batch);
   g_test_add_func("/train/dataset/traced", test_dataset_traced);
   g_test_add_func("/train/fit/lstm-mse", test_fit_lstm);
+  g_test_add_func("/train/example/graph", test_example_graph);
   g_test_add_func("/train/example/guide", test_example_guide);
   int rc = g_test_run();
   ts_release_all();
