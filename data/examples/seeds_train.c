@@ -78,11 +78,12 @@ static bool globals_ready(void)
       g.labels = ts_tensor_ref(labels);
     }
     ts_scope_end(scope);
+    /* Keras' names in a fresh session, whatever else the process made */
     ts_layer *layers[] = {
-      ts_reshape_layer_new(NULL, TS_SHAPE(28 * 28)),
-      ts_dense_new(NULL, 100, TS_ACTIVATION_RELU, SEED + 1),
-      ts_dense_new(NULL, 100, TS_ACTIVATION_RELU, SEED + 2),
-      ts_dense_new(NULL, 10, TS_ACTIVATION_LINEAR, SEED + 3),
+      ts_reshape_layer_new("reshape", TS_SHAPE(28 * 28)),
+      ts_dense_new("dense", 100, TS_ACTIVATION_RELU, SEED + 1),
+      ts_dense_new("dense_1", 100, TS_ACTIVATION_RELU, SEED + 2),
+      ts_dense_new("dense_2", 10, TS_ACTIVATION_LINEAR, SEED + 3),
     };
     g.model = ts_sequential_new(layers, 4);
     g.optimizer = ts_adam_new(TS_ADAM_DEFAULTS);
