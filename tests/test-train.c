@@ -298,6 +298,17 @@ static void test_metric(void)
   assert_values(ts_function_call(reset, NULL, 0), (double[]){ 0 }, 1, 0);
   assert_values(ts_metric_result(m), (double[]){ 0 }, 1, 0);
   assert_no_error();
+  /* traced for batches of any size: the count is summed in the graph */
+  ts_function *any = ts_function_new("update_any", metric_fn, "labels, logits");
+  ts_spec specs[2] = { { TS_I32, TS_SHAPE(-1) }, { TS_F32, TS_SHAPE(-1, 2) } };
+  g_assert_true(ts_function_set_input_signature(any, specs, 2));
+  args[0] = TS_TENSOR_VALUE(labels);
+  assert_values(ts_function_call(any, args, 2), (double[]){ 0.75 }, 1, 1e-7);
+  ts_tensor *two[2] = { ts_slice(labels, TS_INTS(0), TS_INTS(2)), ts_slice(logits, TS_INTS(0, 0), TS_INTS(2, -1)) };
+  ts_value args2[] = { TS_TENSOR_VALUE(two[0]), TS_TENSOR_VALUE(two[1]) };
+  assert_values(ts_function_call(any, args2, 2), (double[]){ 5.0 / 6 }, 1, 1e-7);
+  g_assert_cmpint(ts_function_trace_count(any), ==, 1);
+  ts_function_free(any);
   ts_function_free(fn);
   ts_function_free(reset);
   ts_metric_free(m);

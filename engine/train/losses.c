@@ -83,8 +83,11 @@ bool ts_metric_update_at(ts_loc loc, ts_metric *m, ts_tensor *labels, ts_tensor 
                    m->name);
     if (ok) {
       ts_assign_add_at(loc, m->total, ts_reduce_sum_at(loc, hits, TS_ALL_AXES, false));
+      /* the batch's size: a constant where the shape is known */
+      int64_t n = ts_tensor_size(hits);
       ts_assign_add_at(loc, m->count,
-                       ts_reduce_sum_at(loc, ts_ones_like_at(loc, hits), TS_ALL_AXES, false));
+                       n >= 0 ? ts_scalar_f32((float)n)
+                              : ts_reduce_sum_at(loc, ts_ones_like_at(loc, hits), TS_ALL_AXES, false));
       ok = !ts_failed();
     }
   }
