@@ -149,9 +149,11 @@ static void show_header(TsNodeDetails *self, const ts_node *n)
   gtk_label_set_label(self->op_label, ts_op_name(ts_node_op(n)));
   gtk_label_set_label(self->name_label, ts_node_name(n));
   const char *scope = ts_node_scope(n);
+  const ts_node *of = ts_node_gradient_of(n);
   g_autofree char *where =
-    g_strdup_printf("%s%s · node %d of graph %s%s", *scope ? "scope " : "top level", scope, ts_node_id(n),
-                    ts_graph_name(g), ts_node_is_stateful(n) ? " · stateful: runs in program order" : "");
+    g_strdup_printf("%s%s · node %d of graph %s%s%s%s", *scope ? "scope " : "top level", scope, ts_node_id(n),
+                    ts_graph_name(g), ts_node_is_stateful(n) ? " · stateful: runs in program order" : "",
+                    of ? " · gradient of " : "", of ? ts_node_name(of) : "");
   gtk_label_set_label(self->where_label, where);
 }
 

@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define TS_ABI_VERSION 6
+#define TS_ABI_VERSION 7
 #define TS_MAX_RANK 8
 #define TS_API __attribute__((visibility("default")))
 
@@ -366,7 +366,10 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(FUSED_ELEMENTWISE, fused_elementwise, MATH)                          \
   X(FUSED_MATMUL, fused_matmul, LINALG)                                  \
   X(FUSED_CONV2D, fused_conv2d, LINALG)                                  \
-  X(SOFTPLUS, softplus, MATH)
+  X(SOFTPLUS, softplus, MATH)                                            \
+  X(CONV2D_BACKPROP_INPUT, conv2d_backprop_input, LINALG)                \
+  X(CONV2D_BACKPROP_FILTER, conv2d_backprop_filter, LINALG)              \
+  X(MAX_POOL2D_GRAD, max_pool2d_grad, LINALG)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,

@@ -2434,6 +2434,47 @@ static void on_activate_node(TsNodeDetails *details, gpointer node, gpointer dat
 /* A node standing for other nodes (as an optimized one does) lists them,
  * and their rows ask for them; timing and value rows take what they are
  * given and go back when the node changes. */
+/* x^T-free square: y = x x under "dense_3"; returns dsum(y)/dx from a tape. */
+static ts_tensor *gradient_model(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *y = NULL, *g = NULL;
+  ts_tape *tape = ts_tape_new(false);
+  ts_tape_watch(tape, x);
+  TS_NAME_SCOPE("dense_3") { y = ts_matmul(x, x); }
+  ts_tape_gradient(tape, ts_reduce_sum(y, TS_ALL_AXES, false), &x, 1, &g, TS_UNCONNECTED_NONE);
+  ts_tape_free(tape);
+  return g;
+}
+
+/* A gradient node's details name the forward node it is the gradient of. */
+static void test_node_details_gradient(void)
+{
+  ts_function *fn = ts_function_new("gradient_model", gradient_model, "x");
+  ts_concrete *cf = ts_function_get_concrete(fn, (ts_value[]){ TS_SPEC_VALUE(TS_F32, TS_SHAPE(2, 2)) }, 1);
+  g_assert_nonnull(cf);
+  const ts_graph *g = ts_concrete_graph(cf);
+  const ts_node *grad = NULL;
+  for (int i = 0; !grad && i < ts_graph_n_nodes(g); i++)
+    if (ts_node_op(ts_graph_node(g, i)) == TS_OP_MATMUL && ts_node_gradient_of(ts_graph_node(g, i)))
+      grad = ts_graph_node(g, i);
+  g_assert_nonnull(grad);
+  GtkWindow *holder = GTK_WINDOW(gtk_window_new());
+  TsNodeDetails *details = TS_NODE_DETAILS(g_object_ref(ts_node_details_new()));
+  gtk_window_set_child(holder, GTK_WIDGET(details));
+  ts_node_details_set_node(details, grad);
+  g_autoptr(GString) text = g_string_new(NULL);
+  collect_text(GTK_WIDGET(details), text);
+  assert_shows(text->str, (const char *const[]){ "scope gradients · node ", " · gradient of dense_3/MatMul\n", NULL });
+  ts_node_details_set_node(details, ts_node_gradient_of(grad));
+  g_string_truncate(text, 0);
+  collect_text(GTK_WIDGET(details), text);
+  g_assert_null(strstr(text->str, "gradient of"));
+  ts_node_details_set_node(details, NULL);
+  gtk_window_destroy(holder);
+  g_assert_finalize_object(details);
+  ts_function_free(fn);
+}
+
 static void test_node_details_provenance(void)
 {
   TsModuleFunction *fn = ts_loaded_module_lookup(ts_window_get_module(window), "lstm_fn");
@@ -3174,6 +3215,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/node-details", test_node_details);
   g_test_add_func("/app/node-details-subgraphs", test_node_details_subgraphs);
   g_test_add_func("/app/node-details-provenance", test_node_details_provenance);
+  g_test_add_func("/app/node-details-gradient", test_node_details_gradient);
   g_test_add_func("/app/source-snippet", test_source_snippet);
   g_test_add_func("/app/node-details-source-missing", test_node_details_source_missing);
   g_test_add_func("/app/profiler-panel", test_profiler_panel);

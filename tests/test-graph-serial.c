@@ -17,7 +17,7 @@
 
 /* Node fields by position (docs/graph-format.md). */
 enum { F_NAME, F_OP, F_SCOPE, F_LOC, F_INPUTS, F_CONTROL, F_OUTPUTS, F_ATTRS, F_VALUE,
-       F_SUBGRAPHS };
+       F_SUBGRAPHS, F_INPUT_INDEX, F_STATEFUL, F_SITE, F_ORIGINS, F_GRADIENT_OF };
 
 /* A seed export's index in the module. */
 static int export_index(ts_module *m, const char *name)
@@ -418,12 +418,12 @@ static void test_damaged_header(void)
   expect_bad(g_variant_get_data(v), g_variant_get_size(v),
              "not a Tracescope graph (magic 'tracescope-grapf', expected 'tracescope-graph')");
   g_variant_unref(v);
-  v = g_variant_ref_sink(g_variant_new("(su@v)", "tracescope-graph", 2, body));
+  v = g_variant_ref_sink(g_variant_new("(su@v)", "tracescope-graph", 3, body));
   expect_bad(g_variant_get_data(v), g_variant_get_size(v),
-             "format version 2; this reader reads version 1 only");
+             "format version 3; this reader reads version 2 only");
   g_variant_unref(v);
-  v = g_variant_ref_sink(g_variant_new("(suv)", "tracescope-graph", 1, g_variant_new_int32(5)));
-  expect_bad(g_variant_get_data(v), g_variant_get_size(v), "the body has type i, not that of version 1");
+  v = g_variant_ref_sink(g_variant_new("(suv)", "tracescope-graph", 2, g_variant_new_int32(5)));
+  expect_bad(g_variant_get_data(v), g_variant_get_size(v), "the body has type i, not that of version 2");
   g_variant_unref(v);
   expect_bad(NULL, 0, "not a GVariant of type (suv) in normal form");
   expect_bad("tracescope-graph", 16, "not a GVariant");
@@ -478,6 +478,7 @@ static void test_damaged_nodes(void)
   expect_bad_edit(top, 0, 0, F_INPUTS, ports(0, 0), "input 0 names node 0, which is not before it");
   expect_bad_edit(top, 0, mul, F_OP, g_variant_new_string("NoSuchOp"), "unknown op 'NoSuchOp'");
   expect_bad_edit(top, 0, mul, F_NAME, g_variant_new_string("x"), "another node has this name");
+  expect_bad_edit(top, 0, mul, F_GRADIENT_OF, g_variant_new_int32(99), "it is the gradient of node 99 of");
   expect_bad_edit(top, 0, mul, F_CONTROL, g_variant_new_parsed("[%i]", mul), "control input 0 names node");
   expect_bad_edit(top, 0, mul, F_SUBGRAPHS, g_variant_new_parsed("[1]"), "1 subgraphs, Mul takes 0");
   expect_bad_edit(top, 0, mul, F_OUTPUTS, output("float32", (int64_t[]){ INT64_MAX, 4 }, 2),
@@ -524,7 +525,7 @@ static void *with_graphs(GVariant *top, int if_id, int count, GVariant *(*subgra
     graphs[k] = with_path(graph0, path, 3, subgraphs(k));
   for (gsize k = 1; k < n_orig; k++)
     graphs[count - 1 + k] = g_variant_get_child_value(body, k);
-  GVariant *v = g_variant_ref_sink(g_variant_new("(suv)", "tracescope-graph", 1,
+  GVariant *v = g_variant_ref_sink(g_variant_new("(suv)", "tracescope-graph", 2,
     g_variant_new_array(NULL, graphs, (gsize)count - 1 + n_orig)));
   *size = g_variant_get_size(v);
   void *bytes = g_memdup2(g_variant_get_data(v), *size);

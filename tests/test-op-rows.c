@@ -204,6 +204,26 @@ static ts_tensor *row_body(ts_call *c)
     ts_tensor *bias = ts_constant(TS_F32, TS_SHAPE(1), (float[]){ 0.5f });
     return ts_relu(ts_add(ts_conv2d(image, filter, 1, 1, TS_PADDING_SAME), bias));
   }
+  case TS_OP_CONV2D_BACKPROP_INPUT: /* the gradients of a convolution and a pool */
+  case TS_OP_CONV2D_BACKPROP_FILTER:
+  case TS_OP_MAX_POOL2D_GRAD: {
+    ts_tensor *image = ts_reshape(ts_concat(((ts_tensor *[]){ x, p, x, p }), 4, 0),
+                                  TS_SHAPE(1, 3, 4, 2));
+    ts_tensor *filter = ts_reshape(ts_range(TS_F32, -4, 4, 1), TS_SHAPE(2, 2, 2, 1));
+    ts_tape *tape = ts_tape_new(false);
+    ts_tape_watch(tape, image);
+    ts_tape_watch(tape, filter);
+    ts_tensor *y = ts_reduce_sum(ts_max_pool2d(ts_conv2d(image, filter, 1, 2, TS_PADDING_SAME), 2, 1,
+                                               1, 1, TS_PADDING_VALID),
+                                 TS_ALL_AXES, false);
+    ts_tensor *g[2];
+    bool ok = ts_tape_gradient(tape, y, ((ts_tensor *[]){ image, filter }), 2, g,
+                               TS_UNCONNECTED_NONE);
+    ts_tape_free(tape);
+    return ok ? ts_concat(((ts_tensor *[]){ ts_reshape(g[0], TS_SHAPE(-1)),
+                                            ts_reshape(g[1], TS_SHAPE(-1)) }), 2, 0)
+              : NULL;
+  }
   case TS_OP_MAX_POOL2D:
     return ts_max_pool2d(ts_reshape(ts_concat(((ts_tensor *[]){ x, p, x, p }), 4, 0),
                                     TS_SHAPE(1, 4, 3, 2)), 2, 2, 2, 2, TS_PADDING_VALID);
@@ -561,6 +581,61 @@ FWD1(xent, ts_sparse_softmax_cross_entropy(c_i32(TS_SHAPE(4), (int32_t[]){ 2, 0,
 FWD1(identity, ts_identity(in[0]))
 FWD1(read_variable, ts_mul(ts_read(gvar), ts_read(gvar)))
 
+FWD1(conv_same, ts_conv2d(in[0], in[1], 1, 1, TS_PADDING_SAME))
+FWD1(conv_valid, ts_conv2d(in[0], in[1], 2, 1, TS_PADDING_VALID))
+FWD1(pool_valid, ts_max_pool2d(in[0], 2, 2, 2, 2, TS_PADDING_VALID))
+FWD1(pool_same, ts_max_pool2d(in[0], 3, 2, 2, 1, TS_PADDING_SAME))
+
+/* conv 3x3 (4 filters, SAME) -> relu -> max pool 2x2 -> dense(3) -> cross-entropy */
+static int fwd_convnet(ts_tensor *const *in, ts_tensor **out)
+{
+  ts_tensor *h = ts_relu(ts_add(ts_conv2d(in[0], in[1], 1, 1, TS_PADDING_SAME), in[2]));
+  ts_tensor *p = ts_flatten(ts_max_pool2d(h, 2, 2, 2, 2, TS_PADDING_VALID));
+  ts_tensor *logits = ts_matmul(p, in[3]);
+  ts_tensor *labels = c_i32(TS_SHAPE(2), (int32_t[]){ 2, 0 });
+  out[0] = ts_reduce_mean(ts_sparse_softmax_cross_entropy(labels, logits), TS_ALL_AXES, false);
+  return 1;
+}
+
+/* A tensor condition: an If node when traced; the branches use x, y and a
+ * variable-free constant, and each changes one of two variables. */
+static int fwd_if(ts_tensor *const *in, ts_tensor **out)
+{
+  ts_tensor *y = in[1], *z = in[0];
+  TS_IF (ts_greater(ts_reduce_sum(in[0], TS_ALL_AXES, false), ts_scalar_f64(0)), &y, &z) {
+    y = ts_mul(ts_tanh(in[0]), in[1]);
+  } TS_ELSE {
+    z = ts_exp(ts_mul(in[1], ts_scalar_f64(0.5)));
+  } TS_END_IF;
+  out[0] = y;
+  out[1] = z;
+  return 2;
+}
+
+/* A While of three steps of a small recurrence (a counter and a value
+ * carried, both inputs used inside): a While node when traced. */
+static int fwd_while(ts_tensor *const *in, ts_tensor **out)
+{
+  ts_tensor *y = in[0], *k = ts_scalar_i32(0);
+  TS_WHILE (ts_less(k, ts_scalar_i32(3)), &y, &k) {
+    y = ts_tanh(ts_add(ts_mul(y, in[1]), in[0]));
+    k = ts_add(k, ts_scalar_i32(1));
+  }
+  out[0] = y;
+  return 1;
+}
+
+/* A loop whose trip count depends on the values: doubles by p until the sum passes 40. */
+static int fwd_while_data(ts_tensor *const *in, ts_tensor **out)
+{
+  ts_tensor *y = in[0];
+  TS_WHILE (ts_less(ts_reduce_sum(y, TS_ALL_AXES, false), ts_scalar_f64(40)), &y) {
+    y = ts_mul(y, ts_add(in[1], ts_scalar_f64(1)));
+  }
+  out[0] = y;
+  return 1;
+}
+
 static int fwd_split(ts_tensor *const *in, ts_tensor **out)
 {
   return ts_split(in[0], 3, 1, out);
@@ -641,6 +716,17 @@ static const grad_case GRAD_CASES[] = {
     { S(4, 5) }, -2, 2, false },
   { "Identity", TS_OP_IDENTITY, fwd_identity, 1, { S(3, 4) }, -2, 2, false },
   { "ReadVariableOp", TS_OP_READ_VARIABLE, fwd_read_variable, 1, { S(3, 4) }, -2, 2, true },
+  { "Conv2D (SAME)", TS_OP_CONV2D, fwd_conv_same, 2, { S(2, 4, 5, 3), S(3, 3, 3, 2) }, -1, 1, false },
+  { "Conv2D (VALID, strides 2,1)", TS_OP_CONV2D, fwd_conv_valid, 2, { S(1, 5, 4, 2), S(2, 3, 2, 3) },
+    -1, 1, false },
+  { "MaxPool (VALID)", TS_OP_MAX_POOL2D, fwd_pool_valid, 1, { S(2, 4, 4, 3) }, -2, 2, false },
+  { "MaxPool (SAME, strides 2,1)", TS_OP_MAX_POOL2D, fwd_pool_same, 1, { S(1, 5, 4, 2) }, -2, 2, false },
+  { "conv net", TS_OP_COUNT, fwd_convnet, 4, { S(2, 4, 4, 1), S(3, 3, 1, 4), S(4), S(16, 3) }, -1, 1,
+    false },
+  { "If (then)", TS_OP_IF, fwd_if, 2, { S(3, 4), S(3, 4) }, 0.1, 2, false },
+  { "If (else)", TS_OP_IF, fwd_if, 2, { S(3, 4), S(3, 4) }, -2, -0.1, false },
+  { "While (counted)", TS_OP_WHILE, fwd_while, 2, { S(3, 4), S(4) }, -1, 1, false },
+  { "While (data-dependent)", TS_OP_WHILE, fwd_while_data, 2, { S(3, 4), S(4) }, 0.3, 0.9, false },
   { "dense MLP", TS_OP_COUNT, fwd_mlp, 5, { S(4, 3), S(3, 5), S(5), S(5, 3), S(3) }, -1, 1, false },
   { "LSTM cell", TS_OP_COUNT, fwd_lstm, 6, { S(2, 3), S(2, 4), S(2, 4), S(3, 16), S(4, 16), S(16) },
     -1, 1, false },

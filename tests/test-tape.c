@@ -5,6 +5,7 @@
  * node), and the errors a bad call gets. */
 #include <glib.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <tracescope.h>
 
@@ -235,9 +236,108 @@ static void test_traced(void)
   g_assert_cmpint(n_grad, >, 5);
   g_assert_cmpint(of_matmul, >=, 1);
   g_assert_null(ts_node_gradient_of(matmul));
+
+  /* The serialized graph keeps it. */
+  size_t size;
+  void *bytes = ts_graph_serialize(g, &size);
+  ts_graph *back = ts_graph_deserialize(bytes, size);
+  free(bytes);
+  g_assert_nonnull(back);
+  int kept = 0;
+  for (int i = 0; i < ts_graph_n_nodes(back); i++) {
+    const ts_node *of = ts_node_gradient_of(ts_graph_node(back, i));
+    const ts_node *was = ts_node_gradient_of(ts_graph_node(g, i));
+    g_assert_true((of == NULL) == (was == NULL));
+    if (of) {
+      g_assert_cmpstr(ts_node_name(of), ==, ts_node_name(was));
+      kept++;
+    }
+  }
+  g_assert_cmpint(kept, ==, n_grad);
+  ts_graph_free(back);
   ts_function_free(eager);
   ts_function_free(graph);
   g_clear_pointer(&w_global, ts_tensor_unref);
+  ts_scope_end(s);
+}
+
+/* y = x^2 if sum(x) > 0 else 3x, through a traced If: the gradient is an
+ * If of its own, the gradient of the forward one. */
+static ts_tensor *if_step(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *y = x, *g = NULL;
+  ts_tape *tape = ts_tape_new(false);
+  ts_tape_watch(tape, x);
+  TS_IF (ts_greater(ts_reduce_sum(x, TS_ALL_AXES, false), ts_scalar_f64(0)), &y) {
+    y = ts_mul(x, x);
+  } TS_ELSE {
+    y = ts_mul(x, ts_scalar_f64(3));
+  } TS_END_IF;
+  ts_tape_gradient(tape, ts_reduce_sum(y, TS_ALL_AXES, false), &x, 1, &g, TS_UNCONNECTED_NONE);
+  ts_tape_free(tape);
+  return g;
+}
+
+static void test_traced_if(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *fn = ts_function_new("if_step", if_step, "x");
+  ts_value pos[] = { TS_TENSOR_VALUE(vec(2, (double[]){ 1, 2 })) };
+  ts_value neg[] = { TS_TENSOR_VALUE(vec(2, (double[]){ -1, -2 })) };
+  assert_values(ts_function_call(fn, pos, 1), (double[]){ 2, 4 }, 2);
+  assert_values(ts_function_call(fn, neg, 1), (double[]){ 3, 3 }, 2);
+  g_assert_cmpint(ts_function_trace_count(fn), ==, 1);
+  const ts_graph *g = ts_concrete_graph(ts_function_concrete(fn, 0));
+  const ts_node *forward = NULL, *backward = NULL;
+  for (int i = 0; i < ts_graph_n_nodes(g); i++) {
+    const ts_node *n = ts_graph_node(g, i);
+    if (ts_node_op(n) == TS_OP_IF)
+      *(ts_node_gradient_of(n) ? &backward : &forward) = n;
+  }
+  g_assert_nonnull(forward);
+  g_assert_nonnull(backward);
+  g_assert_true(ts_node_gradient_of(backward) == forward);
+  g_assert_true(g_str_has_prefix(ts_node_scope(backward), "gradients"));
+  ts_function_free(fn);
+  ts_scope_end(s);
+}
+
+/* while y < 10: y = y x, from y = x: y = x^6 at x = 1.5, dy/dx = 6 x^5.
+ * Traced: the loop again keeping its values, and a While backwards. */
+static ts_tensor *while_step(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *y = x, *g = NULL;
+  ts_tape *tape = ts_tape_new(false);
+  ts_tape_watch(tape, x);
+  TS_WHILE (ts_less(y, ts_scalar_f64(10)), &y) {
+    y = ts_mul(y, x);
+  }
+  ts_tape_gradient(tape, y, &x, 1, &g, TS_UNCONNECTED_NONE);
+  ts_tape_free(tape);
+  return g;
+}
+
+static void test_traced_while(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_value args[] = { TS_TENSOR_VALUE(ts_scalar_f64(1.5)) };
+  for (int eager = 0; eager < 2; eager++) {
+    ts_function *fn = ts_function_new("while_step", while_step, "x");
+    ts_function_set_run_eagerly(fn, eager);
+    assert_values(ts_function_call(fn, args, 1), (double[]){ 6 * pow(1.5, 5) }, 1);
+    if (!eager) {
+      const ts_graph *g = ts_concrete_graph(ts_function_concrete(fn, 0));
+      int loops = 0, gradient_loops = 0;
+      for (int i = 0; i < ts_graph_n_nodes(g); i++)
+        if (ts_node_op(ts_graph_node(g, i)) == TS_OP_WHILE) {
+          loops++;
+          gradient_loops += ts_node_gradient_of(ts_graph_node(g, i)) != NULL;
+        }
+      g_assert_cmpint(loops, ==, 3);
+      g_assert_cmpint(gradient_loops, ==, 2);
+    }
+    ts_function_free(fn);
+  }
   ts_scope_end(s);
 }
 
@@ -312,6 +412,8 @@ int main(int argc, char **argv)
   g_test_add_func("/tape/broadcasting", test_broadcasting);
   g_test_add_func("/tape/eager-loop", test_eager_loop);
   g_test_add_func("/tape/traced", test_traced);
+  g_test_add_func("/tape/traced-if", test_traced_if);
+  g_test_add_func("/tape/traced-while", test_traced_while);
   g_test_add_func("/tape/errors", test_errors);
   return g_test_run();
 }

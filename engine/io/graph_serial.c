@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 #define MAGIC "tracescope-graph"
-#define VERSION 1u
+#define VERSION 2u
 #define MAX_DEPTH 64                      /* subgraphs nested in subgraphs */
 #define MAX_STRING 65536                  /* bytes of a name, path or string attribute */
 #define MAX_VALUE_BYTES ((size_t)1 << 20) /* larger values are left out */
@@ -24,8 +24,8 @@
 #define VALUE_TYPE "(saxayaayms)"
 /* name, op, scope, (file, func, line), inputs, control inputs, outputs
  * (dtype, shape), attributes (name, value), value, subgraphs, input_index,
- * stateful, (has_site, site, occurrence), origins (id or -1, name) */
-#define NODE_TYPE "(sss(msmsi)a(ii)aia(sax)a(sv)m" VALUE_TYPE "aiib(bti)a(is))"
+ * stateful, (has_site, site, occurrence), origins (id or -1, name), gradient of (id or -1) */
+#define NODE_TYPE "(sss(msmsi)a(ii)aia(sax)a(sv)m" VALUE_TYPE "aiib(bti)a(is)i)"
 /* name, inputs (Placeholder ids), outputs (ports), nodes */
 #define GRAPH_TYPE "(saia(ii)a" NODE_TYPE ")"
 /* the graph, then its subgraphs (each once, after the graph holding it) */
@@ -33,7 +33,7 @@
 
 enum {
   F_NAME, F_OP, F_SCOPE, F_LOC, F_INPUTS, F_CONTROL, F_OUTPUTS, F_ATTRS, F_VALUE,
-  F_SUBGRAPHS, F_INPUT_INDEX, F_STATEFUL, F_SITE, F_ORIGINS, N_FIELDS
+  F_SUBGRAPHS, F_INPUT_INDEX, F_STATEFUL, F_SITE, F_ORIGINS, F_GRADIENT_OF, N_FIELDS
 };
 
 static const ts_loc NO_LOC = { NULL, NULL, 0 };
@@ -284,6 +284,9 @@ static GVariant *node_variant(writer *w, const ts_node *n, int depth)
   f[F_STATEFUL] = g_variant_new_boolean(n->stateful);
   f[F_SITE] = g_variant_new("(bti)", n->has_site, (guint64)n->site, n->occurrence);
   f[F_ORIGINS] = origins_variant(w, n);
+  /* the forward node of a gradient node, when in the same graph (as the tape makes them) */
+  f[F_GRADIENT_OF] = g_variant_new_int32(n->gradient_of && n->gradient_of->graph == n->graph
+                                           ? n->gradient_of->id : -1);
   w->node = NULL;
   return g_variant_new_tuple(f, N_FIELDS);
 }
@@ -785,7 +788,8 @@ static bool read_subgraphs(reader *r, ts_node *n, GVariant *v, gsize self, int d
 }
 
 /* The provenance of every node of g (ids may name later nodes too); origins
- * in other graphs, stored by name, cannot be resolved here: dropped. */
+ * in other graphs, stored by name, cannot be resolved here: dropped.  And
+ * the forward node each gradient node is for. */
 static bool read_origins(reader *r, ts_graph *g, GVariant *nodes)
 {
   int n_nodes = (int)g->nodes->len;
@@ -810,6 +814,14 @@ static bool read_origins(reader *r, ts_graph *g, GVariant *nodes)
       ts__node_set_origins(ts__graph_node(g, id), found, n_found);
     g_free(found);
     g_variant_unref(origins);
+    GVariant *of_v = g_variant_get_child_value(node, F_GRADIENT_OF);
+    int of = g_variant_get_int32(of_v);
+    g_variant_unref(of_v);
+    if (ok && (of >= n_nodes || of < -1))
+      ok = bad(r, "node %d (%s): it is the gradient of node %d of %d", id,
+               ts__graph_node(g, id)->name, of, n_nodes);
+    else if (ok && of >= 0)
+      ts__graph_node(g, id)->gradient_of = ts__graph_node(g, of);
     g_variant_unref(node);
   }
   return ok;

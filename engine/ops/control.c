@@ -66,11 +66,38 @@ static bool if_cpu(ts_kernel_ctx *k)
   return true;
 }
 
+ts_cf_grads ts__cf_grads;
+
+/* Through the tracer's gradients (ts_cf_grads). */
+static bool cf_grad(ts_grad_fn fn, const ts_op_call *call, ts_tensor *const *out,
+                    ts_tensor *const *grad_out, ts_tensor **grad_in)
+{
+  if (!fn) {
+    ts_error_set(TS_ERR_UNIMPLEMENTED, call->loc, call->def->name, "no gradient is defined for it");
+    return false;
+  }
+  return fn(call, out, grad_out, grad_in);
+}
+
+static bool if_grad(const ts_op_call *call, ts_tensor *const *out, ts_tensor *const *grad_out,
+                    ts_tensor **grad_in)
+{
+  return cf_grad(__atomic_load_n(&ts__cf_grads.if_grad, __ATOMIC_ACQUIRE), call, out, grad_out,
+                 grad_in);
+}
+
+static bool while_grad(const ts_op_call *call, ts_tensor *const *out, ts_tensor *const *grad_out,
+                       ts_tensor **grad_in)
+{
+  return cf_grad(__atomic_load_n(&ts__cf_grads.while_grad, __ATOMIC_ACQUIRE), call, out, grad_out,
+                 grad_in);
+}
+
 const ts_op_def ts__op_if = {
   .op = TS_OP_IF, .name = "If", .api_name = "if", .n_inputs = -1, .min_inputs = 1,
   .n_outputs = -1, .subgraphs = if_subgraphs, .n_subgraphs = 2,
   .flags = TS_OPF_CONTROL_FLOW | TS_OPF_ALIAS | TS_OPF_ANY_DTYPE,
-  .infer = if_infer, .kernel[TS_DEVICE_CPU] = if_cpu,
+  .infer = if_infer, .kernel[TS_DEVICE_CPU] = if_cpu, .grad = if_grad,
 };
 
 /* ---- While --------------------------------------------------------------------------- */
@@ -138,5 +165,5 @@ const ts_op_def ts__op_while = {
   .op = TS_OP_WHILE, .name = "While", .api_name = "while", .n_inputs = -1, .min_inputs = 0,
   .n_outputs = -1, .subgraphs = while_subgraphs, .n_subgraphs = 2,
   .flags = TS_OPF_CONTROL_FLOW | TS_OPF_ALIAS | TS_OPF_ANY_DTYPE,
-  .infer = while_infer, .kernel[TS_DEVICE_CPU] = while_cpu,
+  .infer = while_infer, .kernel[TS_DEVICE_CPU] = while_cpu, .grad = while_grad,
 };

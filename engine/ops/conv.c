@@ -408,6 +408,195 @@ static bool max_pool2d_cpu(ts_kernel_ctx *k)
   return true;
 }
 
+/* ---- gradients: Conv2DBackpropInput, Conv2DBackpropFilter, MaxPoolGrad ----------
+ * As TensorFlow's, each a row of its own (the gradients' nodes while
+ * tracing).  Inputs: the forward op's input and filter (for their shapes
+ * and values) and dy, the gradient of its output; attrs: the forward's.
+ * Direct loops over the windows, in double for f32 and f64. */
+
+/* dx[n, iy, ix, c] = sum over windows covering it of f[ky, kx, c, o] dy[n, oy, ox, o];
+ * df[ky, kx, c, o] = sum of x[n, iy, ix, c] dy[n, oy, ox, o]. */
+static void conv_backprop(const window *g, int64_t o, ts_dtype dt, const void *x, const void *f,
+                          const void *dy, double *dx, double *df)
+{
+  for (int64_t n = 0; n < g->n; n++)
+    for (int64_t oy = 0; oy < g->oh; oy++)
+      for (int64_t ox = 0; ox < g->ow; ox++) {
+        int64_t at_y = ((n * g->oh + oy) * g->ow + ox) * o;
+        for (int64_t ky = 0; ky < g->kh; ky++) {
+          int64_t iy = oy * g->sh - g->top + ky;
+          if (iy < 0 || iy >= g->h)
+            continue;
+          for (int64_t kx = 0; kx < g->kw; kx++) {
+            int64_t ix = ox * g->sw - g->left + kx;
+            if (ix < 0 || ix >= g->w)
+              continue;
+            int64_t at_x = ((n * g->h + iy) * g->w + ix) * g->c;
+            int64_t at_f = (ky * g->kw + kx) * g->c * o;
+            for (int64_t c = 0; c < g->c; c++)
+              for (int64_t k = 0; k < o; k++) {
+                double d = ts__load_f64(dt, dy, at_y + k);
+                if (dx)
+                  dx[at_x + c] += ts__load_f64(dt, f, at_f + c * o + k) * d;
+                else
+                  df[at_f + c * o + k] += ts__load_f64(dt, x, at_x + c) * d;
+              }
+          }
+        }
+      }
+}
+
+/* Both: out 0 has the shape of input 0 (BackpropInput) or 1 (BackpropFilter). */
+static bool conv_backprop_infer(ts_infer_ctx *c)
+{
+  ts_infer_ctx fwd = *c;
+  ts_info y;
+  fwd.n_in = 2;
+  fwd.out = &y;
+  if (!conv2d_infer(&fwd))
+    return false;
+  const ts_info *dy = &c->in[2];
+  bool ok = dy->dtype == y.dtype && dy->shape.rank == 4;
+  for (int d = 0; ok && d < 4; d++)
+    ok = dy->shape.dim[d] < 0 || y.shape.dim[d] < 0 || dy->shape.dim[d] == y.shape.dim[d];
+  if (!ok) {
+    char sy[TS_INFO_STR], tail[TS_INFO_STR + 16];
+    snprintf(tail, sizeof tail, ", output gradient %s", ts__info_str(sy, dy->dtype, dy->shape));
+    return window_fail(c, TS_ERR_SHAPE, "the output gradient must have the convolution's output shape",
+                       tail);
+  }
+  c->out[0] = c->in[c->def->op == TS_OP_CONV2D_BACKPROP_INPUT ? 0 : 1];
+  return true;
+}
+
+static bool conv_backprop_cpu(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0], *f = k->in[1], *dy = k->in[2];
+  ts_tensor *out = k->out[0];
+  window g = window_init(x->shape, f->shape.dim[0], f->shape.dim[1], k->attrs[CONV_STRIDES].ints,
+                         k->attrs[CONV_PADDING].i);
+  double *acc = calloc((size_t)(out->size ? out->size : 1), sizeof *acc);
+  if (!acc)
+    return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "out of memory");
+  bool input = k->def->op == TS_OP_CONV2D_BACKPROP_INPUT;
+  conv_backprop(&g, f->shape.dim[3], x->dtype, x->data, f->data, dy->data, input ? acc : NULL,
+                input ? NULL : acc);
+  for (int64_t i = 0; i < out->size; i++)
+    ts__store_f64(out->dtype, out->data, i, acc[i]);
+  free(acc);
+  return true;
+}
+
+static bool conv2d_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                        ts_tensor **gi)
+{
+  ts_tensor *in[] = { c->in[0], c->in[1], g[0] };
+  gi[0] = ts__dispatch1(c->loc, TS_OP_CONV2D_BACKPROP_INPUT, in, 3, c->attrs);
+  gi[1] = ts__dispatch1(c->loc, TS_OP_CONV2D_BACKPROP_FILTER, in, 3, c->attrs);
+  return gi[0] && gi[1];
+}
+
+/* MaxPoolGrad(x, y, dy): each output pixel's gradient to the cell its max
+ * came from (the first of equal ones, as the forward op picks). */
+static bool max_pool2d_grad_infer(ts_infer_ctx *c)
+{
+  ts_infer_ctx fwd = *c;
+  ts_info y;
+  fwd.n_in = 1;
+  fwd.out = &y;
+  if (!max_pool2d_infer(&fwd))
+    return false;
+  for (int i = 1; i < 3; i++) {
+    const ts_info *t = &c->in[i];
+    bool ok = t->dtype == y.dtype && t->shape.rank == 4;
+    for (int d = 0; ok && d < 4; d++)
+      ok = t->shape.dim[d] < 0 || y.shape.dim[d] < 0 || t->shape.dim[d] == y.shape.dim[d];
+    if (!ok)
+      return window_fail(c, TS_ERR_SHAPE, i == 1 ? "the pooled output must have the pool's output shape"
+                                                 : "the output gradient must have the pool's output shape",
+                         "");
+  }
+  c->out[0] = c->in[0];
+  return true;
+}
+
+static bool max_pool2d_grad_cpu(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0], *y = k->in[1], *dy = k->in[2];
+  ts_tensor *dx = k->out[0];
+  ts_ints ksize = k->attrs[POOL_KSIZE].ints;
+  window g = window_init(x->shape, ksize.v[0], ksize.v[1], k->attrs[POOL_STRIDES].ints,
+                         k->attrs[POOL_PADDING].i);
+  double *acc = calloc((size_t)(dx->size ? dx->size : 1), sizeof *acc);
+  if (!acc)
+    return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "out of memory");
+  ts_dtype dt = x->dtype;
+  for (int64_t n = 0; n < g.n; n++)
+    for (int64_t oy = 0; oy < g.oh; oy++)
+      for (int64_t ox = 0; ox < g.ow; ox++)
+        for (int64_t ch = 0; ch < g.c; ch++) {
+          int64_t at = ((n * g.oh + oy) * g.ow + ox) * g.c + ch, from = -1;
+          double best = ts__load_f64(dt, y->data, at);
+          int64_t y0 = oy * g.sh - g.top, x0 = ox * g.sw - g.left;
+          for (int64_t iy = y0 < 0 ? 0 : y0; from < 0 && iy < y0 + g.kh && iy < g.h; iy++)
+            for (int64_t ix = x0 < 0 ? 0 : x0; from < 0 && ix < x0 + g.kw && ix < g.w; ix++) {
+              int64_t cell = ((n * g.h + iy) * g.w + ix) * g.c + ch;
+              double v = ts__load_f64(dt, x->data, cell);
+              if (v == best || (isnan(v) && isnan(best)))
+                from = cell;
+            }
+          if (from >= 0)
+            acc[from] += ts__load_f64(dt, dy->data, at);
+        }
+  for (int64_t i = 0; i < dx->size; i++)
+    ts__store_f64(dt, dx->data, i, acc[i]);
+  free(acc);
+  return true;
+}
+
+static bool max_pool2d_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                            ts_tensor **gi)
+{
+  ts_tensor *in[] = { c->in[0], out[0], g[0] };
+  return (gi[0] = ts__dispatch1(c->loc, TS_OP_MAX_POOL2D_GRAD, in, 3, c->attrs)) != NULL;
+}
+
+const ts_op_def ts__op_conv2d_backprop_input = {
+  .op = TS_OP_CONV2D_BACKPROP_INPUT,
+  .name = "Conv2DBackpropInput",
+  .api_name = "conv2d_backprop_input",
+  .n_inputs = 3,
+  .n_outputs = 1,
+  .n_attrs = (int)(sizeof conv_attrs / sizeof conv_attrs[0]),
+  .attrs = conv_attrs,
+  .infer = conv_backprop_infer,
+  .kernel[TS_DEVICE_CPU] = conv_backprop_cpu,
+};
+
+const ts_op_def ts__op_conv2d_backprop_filter = {
+  .op = TS_OP_CONV2D_BACKPROP_FILTER,
+  .name = "Conv2DBackpropFilter",
+  .api_name = "conv2d_backprop_filter",
+  .n_inputs = 3,
+  .n_outputs = 1,
+  .n_attrs = (int)(sizeof conv_attrs / sizeof conv_attrs[0]),
+  .attrs = conv_attrs,
+  .infer = conv_backprop_infer,
+  .kernel[TS_DEVICE_CPU] = conv_backprop_cpu,
+};
+
+const ts_op_def ts__op_max_pool2d_grad = {
+  .op = TS_OP_MAX_POOL2D_GRAD,
+  .name = "MaxPoolGrad",
+  .api_name = "max_pool2d_grad",
+  .n_inputs = 3,
+  .n_outputs = 1,
+  .n_attrs = (int)(sizeof pool_attrs / sizeof pool_attrs[0]),
+  .attrs = pool_attrs,
+  .infer = max_pool2d_grad_infer,
+  .kernel[TS_DEVICE_CPU] = max_pool2d_grad_cpu,
+};
+
 const ts_op_def ts__op_conv2d = {
   .op = TS_OP_CONV2D,
   .name = "Conv2D",
@@ -418,6 +607,7 @@ const ts_op_def ts__op_conv2d = {
   .attrs = conv_attrs,
   .infer = conv2d_infer,
   .kernel[TS_DEVICE_CPU] = conv2d_cpu,
+  .grad = conv2d_grad,
 };
 
 const ts_op_def ts__op_fused_conv2d = {
@@ -443,6 +633,7 @@ const ts_op_def ts__op_max_pool2d = {
   .attrs = pool_attrs,
   .infer = max_pool2d_infer,
   .kernel[TS_DEVICE_CPU] = max_pool2d_cpu,
+  .grad = max_pool2d_grad,
 };
 
 ts_tensor *ts_conv2d_at(ts_loc loc, ts_tensor *input, ts_tensor *filter, int stride_h, int stride_w,

@@ -1025,8 +1025,21 @@ static bool if_build(ts_cf_block *b)
                                         1 + (int)all->len, NULL, out_info, n_out);
   attach_subgraphs(st, node, "then", "else");
   ts__frame_order(st->outer, node);
+  ts_tensor *outs[TS_MAX_OUTPUTS];
   for (int i = 0, k = 0; i < st->n_slots; i++)
-    *st->slots[i] = st->outs[0][i].defined ? ts__tensor_symbolic(node, k++) : NULL;
+    if (st->outs[0][i].defined) {
+      outs[k] = ts__tensor_symbolic(node, k);
+      *st->slots[i] = outs[k++];
+    } else {
+      *st->slots[i] = NULL;
+    }
+  ts_source *sources = g_new(ts_source, 1 + all->len);
+  sources[0] = st->cond->node ? (ts_source){ .node = st->cond->node, .index = st->cond->node_output }
+                              : (ts_source){ .value = st->cond };
+  for (guint k = 0; k < all->len; k++)
+    sources[1 + k] = g_array_index(all, ts_source, k);
+  ts__tape_record_node(node, sources, 1 + (int)all->len, outs, n_out);
+  g_free(sources);
   ok = true;
 out:
   g_array_unref(all);
@@ -1353,8 +1366,19 @@ static bool loop_node(ts_cf_block *b)
                                         NULL, infos, n_in);
   attach_subgraphs(st, node, "cond", "body");
   ts__frame_order(st->outer, node);
-  for (int i = 0; i < n; i++)
-    *st->slots[i] = ts__tensor_symbolic(node, i);
+  ts_tensor *outs[TS_MAX_INPUTS];
+  ts_source *sources = g_new(ts_source, n_in);
+  for (int i = 0; i < n_in; i++) {
+    outs[i] = ts__tensor_symbolic(node, i);
+    if (i < n)
+      *st->slots[i] = outs[i];
+    sources[i] = i >= n ? g_array_index(all, ts_source, i - n)
+                 : st->before[i]->node ? (ts_source){ .node = st->before[i]->node,
+                                                      .index = st->before[i]->node_output }
+                                       : (ts_source){ .value = st->before[i] };
+  }
+  ts__tape_record_node(node, sources, n_in, outs, n_in);
+  g_free(sources);
   state_close(b);
   b->phase = in_dead_code() || ts__context()->carried_ok ? PH_DONE : PH_PROBE_READY;
   ok = true;

@@ -18,13 +18,47 @@ typedef struct entry {
 
 struct ts_tape {
   ts_op_handler handler;
+  int pause_level;        /* the context's tape_pause when made: it records only at that level
+                           * (a tape made while another takes a gradient records) */
   bool persistent;
   bool watch_variables;
   bool recording;
   bool used;              /* a gradient was taken */
   GHashTable *tracked;    /* ts_tensor * (a reference) -> itself: watched or made by a record */
   GPtrArray *entries;     /* entry *, in the order the ops ran */
+  /* While tracing, several tensor objects may stand for one node output:
+   * the first one met is its key (ts_node * -> GPtrArray of references by
+   * output index). */
+  GHashTable *ports;
 };
+
+static void ports_free(gpointer p)
+{
+  g_ptr_array_free(p, TRUE);
+}
+
+static void unref_maybe(gpointer t)
+{
+  if (t)
+    ts_tensor_unref(t);
+}
+
+/* The tensor that stands for t's value on this tape. */
+static ts_tensor *canon(ts_tape *tape, ts_tensor *t)
+{
+  if (!t->node)
+    return t;
+  GPtrArray *outs = g_hash_table_lookup(tape->ports, t->node);
+  if (!outs) {
+    outs = g_ptr_array_new_with_free_func(unref_maybe);
+    g_hash_table_insert(tape->ports, t->node, outs);
+  }
+  if ((guint)t->node_output >= outs->len)
+    g_ptr_array_set_size(outs, t->node_output + 1);
+  if (!outs->pdata[t->node_output])
+    outs->pdata[t->node_output] = ts_tensor_ref(t);
+  return outs->pdata[t->node_output];
+}
 
 static bool differentiable(const ts_tensor *t)
 {
@@ -61,14 +95,14 @@ static void entry_free(gpointer p)
   g_free(e);
 }
 
-static void record(ts_tape *tape, const ts_op_call *call, ts_tensor **out, int n_out)
+static void record(ts_tape *tape, const ts_op_call *call, ts_tensor *const *out, int n_out)
 {
   const ts_op_def *def = call->def;
   if (def->flags & TS_OPF_NOT_DIFFERENTIABLE)
     return;
   bool any = false;
   for (int i = 0; i < call->n_in; i++) {
-    ts_tensor *t = call->in[i];
+    ts_tensor *t = canon(tape, call->in[i]);
     if (g_hash_table_contains(tape->tracked, t)) {
       any = true;
     } else if (t->is_variable && tape->watch_variables && differentiable(t)) {
@@ -86,11 +120,11 @@ static void record(ts_tape *tape, const ts_op_call *call, ts_tensor **out, int n
   e->in = g_new(ts_tensor *, call->n_in ? call->n_in : 1);
   e->out = g_new(ts_tensor *, n_out ? n_out : 1);
   for (int i = 0; i < call->n_in; i++)
-    e->in[i] = ts_tensor_ref(call->in[i]);
+    e->in[i] = ts_tensor_ref(canon(tape, call->in[i]));
   for (int i = 0; i < n_out; i++) {
-    e->out[i] = ts_tensor_ref(out[i]);
-    if (carries_gradient(out[i]))
-      track(tape, out[i]);
+    e->out[i] = ts_tensor_ref(canon(tape, out[i]));
+    if (carries_gradient(e->out[i]))
+      track(tape, e->out[i]);
   }
   e->attrs = g_new0(ts_attr, def->n_attrs ? def->n_attrs : 1);
   for (int i = 0; i < def->n_attrs; i++) {
@@ -105,9 +139,34 @@ static int tape_run(ts_op_handler *self, const ts_op_call *call, ts_tensor **out
 {
   ts_tape *tape = self->data;
   int n = ts__handler_next(self, call, out);
-  if (n >= 0 && !ts__context()->tape_pause)
+  if (n >= 0 && ts__context()->tape_pause == tape->pause_level)
     record(tape, call, out, n);
   return n;
+}
+
+void ts__tape_record(const ts_op_call *call, ts_tensor *const *out, int n_out)
+{
+  ts_context *c = ts__context();
+  for (ts_op_handler *h = c->handlers; h && h->run == tape_run; h = h->below) {
+    ts_tape *tape = h->data;
+    if (c->tape_pause == tape->pause_level)
+      record(tape, call, out, n_out);
+  }
+}
+
+void ts__tape_record_node(ts_node *node, const ts_source *sources, int n_sources,
+                          ts_tensor *const *out, int n_out)
+{
+  ts_op_handler *top = ts__handler_top();
+  if (!top || top->run != tape_run)
+    return; /* no tape records here */
+  ts_tensor **in = g_new(ts_tensor *, n_sources + 1);
+  for (int i = 0; i < n_sources; i++)
+    in[i] = sources[i].node ? ts__tensor_symbolic(sources[i].node, sources[i].index)
+                            : sources[i].value;
+  ts_op_call call = { node->loc, ts__op_def(node->op), in, n_sources, node->attrs };
+  ts__tape_record(&call, out, n_out);
+  g_free(in);
 }
 
 ts_tape *ts_tape_new(bool persistent)
@@ -119,6 +178,9 @@ ts_tape *ts_tape_new(bool persistent)
   tape->tracked = g_hash_table_new_full(g_direct_hash, g_direct_equal,
                                         (GDestroyNotify)ts_tensor_unref, NULL);
   tape->entries = g_ptr_array_new_with_free_func(entry_free);
+  tape->ports = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, ports_free);
+  tape->pause_level = ts__context()->tape_pause;
+  ts__tape_control_init();
   tape->handler = (ts_op_handler){ .name = "tape", .run = tape_run, .data = tape };
   ts__handler_push(&tape->handler);
   return tape;
@@ -135,7 +197,7 @@ bool ts_tape_watch(ts_tape *tape, ts_tensor *t)
                  ts__info_str(b, t->dtype, t->shape));
     return false;
   }
-  track(tape, t);
+  track(tape, canon(tape, t));
   return true;
 }
 
@@ -179,6 +241,7 @@ void ts_tape_free(ts_tape *tape)
   }
   g_ptr_array_free(tape->entries, TRUE);
   g_hash_table_destroy(tape->tracked);
+  g_hash_table_destroy(tape->ports);
   g_free(tape);
 }
 
@@ -373,13 +436,17 @@ bool ts_tape_gradient_at(ts_loc loc, ts_tape *tape, ts_tensor *target, ts_tensor
     ts_name_scope_begin("gradients");
   GArray *saved = lift_carried(tape);
   walk w = { loc, tape, g_hash_table_new(g_direct_hash, g_direct_equal) };
-  bool ok = walk_back(&w, target, sources, n);
+  ts_tensor **keys = g_new(ts_tensor *, n + 1);
+  for (int i = 0; i < n; i++)
+    keys[i] = canon(tape, sources[i]);
+  bool ok = walk_back(&w, canon(tape, target), keys, n);
   for (int i = 0; ok && i < n; i++) {
-    ts_tensor *g = g_hash_table_lookup(w.grads, sources[i]);
+    ts_tensor *g = g_hash_table_lookup(w.grads, keys[i]);
     if (!g && unconnected == TS_UNCONNECTED_ZERO)
       ok = (g = ts_zeros_like_at(loc, sources[i])) != NULL;
     grads[i] = g;
   }
+  g_free(keys);
   g_hash_table_destroy(w.grads);
   restore_carried(saved);
   if (tracing)

@@ -76,6 +76,18 @@ ts_node *ts__trace_record_node(ts_frame *frame, ts_loc loc, const ts_op_def *def
                                const ts_port *ports, int n_in, const ts_attr *attrs,
                                const ts_info *out_info, int n_out);
 
+/* Tells the gradient tapes recording in the current frame of an op the
+ * tracer recorded itself (an If or While node, made from the branches or
+ * loop it traced, never dispatched): tape.c. */
+void ts__tape_record(const ts_op_call *call, ts_tensor *const *out, int n_out);
+/* call's node's inputs and outputs as tensors, for ts__tape_record:
+ * symbolic tensors of the ports' nodes, or the captured values. */
+void ts__tape_record_node(ts_node *node, const ts_source *sources, int n_sources,
+                          ts_tensor *const *out, int n_out);
+
+/* Fills ts__cf_grads (tape_control.c). */
+void ts__tape_control_init(void);
+
 /* Chains n after the frame's previous stateful node when n is stateful
  * (record_node does it; If/While once their subgraphs are attached). */
 void ts__frame_order(ts_frame *frame, ts_node *n);
