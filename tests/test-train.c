@@ -748,6 +748,71 @@ static void test_fit_lstm(void)
   ts_scope_end(scope);
 }
 
+/* A conv net (Conv2D, MaxPool2D, Flatten, Dropout, Dense) fitted to labels
+ * by Adam on the sparse cross-entropy, eagerly and as a traced step. */
+static ts_sequential *conv_nets[2];
+static ts_optimizer *conv_opts[2];
+static ts_tensor *conv_x, *conv_y;
+
+static ts_tensor *conv_step(int k)
+{
+  ts_tape *tape = ts_tape_new(false);
+  ts_tensor *logits = ts_sequential_call(conv_nets[k], conv_x, true);
+  ts_tensor *loss = ts_loss_sparse_softmax_cross_entropy(conv_y, logits);
+  ts_tape_stop(tape);
+  int n = ts_sequential_n_variables(conv_nets[k]);
+  g_assert_cmpint(n, ==, 4);
+  ts_tensor *vars[4], *grads[4];
+  for (int i = 0; i < n; i++)
+    vars[i] = ts_sequential_variable(conv_nets[k], i);
+  g_assert_true(ts_tape_gradient(tape, loss, vars, n, grads, TS_UNCONNECTED_NONE));
+  ts_tape_free(tape);
+  g_assert_true(ts_optimizer_apply(conv_opts[k], grads, vars, n));
+  return loss;
+}
+
+static ts_tensor *conv_step_fn(ts_call *call)
+{
+  return conv_step(1);
+}
+
+static void test_fit_conv(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  for (int k = 0; k < 2; k++) {
+    ts_layer *layers[] = {
+      ts_conv2d_layer_new(NULL, 4, 3, 3, 1, 1, TS_PADDING_SAME, TS_ACTIVATION_RELU, 1),
+      ts_max_pool2d_layer_new(NULL, 2, 2, 2, 2, TS_PADDING_VALID),
+      ts_flatten_layer_new(NULL),
+      ts_dropout_layer_new(NULL, 0.25, 5),
+      ts_dense_new(NULL, 3, TS_ACTIVATION_LINEAR, 2),
+    };
+    conv_nets[k] = ts_sequential_new(layers, 5);
+    conv_opts[k] = ts_adam_new(0.01, 0.9, 0.999, 1e-7);
+  }
+  conv_x = ts_random_uniform(TS_F32, TS_SHAPE(6, 6, 6, 2), 0, 1, 40);
+  conv_y = ts_constant(TS_I64, TS_SHAPE(6), (int64_t[]){ 0, 1, 2, 0, 1, 2 });
+  ts_function *fn = ts_function_new("conv_step", conv_step_fn, NULL);
+  double first = 0, last = 0;
+  for (int step = 0; step < 40; step++) {
+    ts_scope *s = ts_scope_begin();
+    ts_tensor *eager = conv_step(0), *traced = ts_function_call(fn, NULL, 0);
+    assert_no_error();
+    double e = ts_tensor_get_f64(eager, 0), t = ts_tensor_get_f64(traced, 0);
+    g_assert_cmpfloat_with_epsilon(t, e, 1e-4 * fabs(e) + 1e-6);
+    first = step ? first : e;
+    last = e;
+    ts_scope_end(s);
+  }
+  g_assert_cmpfloat(last, <, 0.5 * first); /* it learns */
+  ts_function_free(fn);
+  for (int k = 0; k < 2; k++) {
+    ts_sequential_free(conv_nets[k]);
+    ts_optimizer_free(conv_opts[k]);
+  }
+  ts_scope_end(scope);
+}
+
 /* ---- the guide's example: tracescope-cli run seeds train ------------------------ */
 
 /* `tracescope-cli run seeds train --mode MODE --arg STEPS`: its stdout (owned). */
@@ -896,6 +961,7 @@ int main(int argc, char **argv)
   g_test_add_func("/train/dataset/batch-take-map", test_dataset_batch);
   g_test_add_func("/train/dataset/traced", test_dataset_traced);
   g_test_add_func("/train/fit/lstm-mse", test_fit_lstm);
+  g_test_add_func("/train/fit/conv-net", test_fit_conv);
   g_test_add_func("/train/example/graph", test_example_graph);
   g_test_add_func("/train/example/guide", test_example_guide);
   int rc = g_test_run();
