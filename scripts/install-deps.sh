@@ -9,6 +9,7 @@ packages=(
   libglib2.0-dev libglib2.0-bin
   libjson-glib-dev libyajl-dev zlib1g-dev
   libopenblas-dev
+  dataset-fashion-mnist
   libdw-dev
   libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata
   libgraphviz-dev

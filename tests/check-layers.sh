@@ -16,6 +16,8 @@
 #   6 io        .npy, argument specs, graph text, serialized graphs, modules
 #   7 debug     the step debugger and health mode (their hooks below are a
 #               listener and the op observer: pointers)
+#   8 train     layers, losses, metrics, optimizers, IDX files, datasets
+#               (tracescope-train.h: built on the public API of the rest)
 set -eu
 objdir=$1
 NM=${NM:-nm}
@@ -30,6 +32,7 @@ layer_of() {
     trace_*.c.o) echo 5 ;;
     io_*.c.o|module.c.o) echo 6 ;;
     debug_*.c.o) echo 7 ;;
+    train_*.c.o) echo 8 ;;
     *) echo unknown ;;
   esac
 }

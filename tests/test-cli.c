@@ -222,7 +222,7 @@ static void test_list(void)
     "function_to_get_faster", "outer_function", "square_if_positive", "sum_even", "fizzbuzz",
     "my_function", "simple_relu", "my_relu", "a_function_with_python_side_effect", "get_MSE",
     "shape_retrace", "poly_func", "find_next_odd", "side_effect", "unused_return",
-    "custom_model", "square_if_positive_naive", "sequential_model", "lstm_fn", "conv_fn",
+    "custom_model", "square_if_positive_naive", "sequential_model", "lstm_fn", "conv_fn", "train",
   };
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
     char *line = g_strdup_printf("\n  %s(", names[i]);

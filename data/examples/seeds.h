@@ -19,5 +19,7 @@ ts_tensor *sequential_model(ts_call *c);
 ts_tensor *dense_128_model(ts_call *c);
 ts_tensor *lstm_fn(ts_call *c);
 ts_tensor *conv_fn(ts_call *c);
+/* The guide's training loop (seeds_train.c). */
+ts_tensor *train(ts_call *c);
 
 #pragma GCC visibility pop

@@ -1,0 +1,172 @@
+/* seeds_train.c — the guide's training loop ("Better performance with
+ * tf.function and AutoGraph", TF 2.0: "Example: Training a simple model")
+ * on Fashion-MNIST, with the whole loop in one traced function:
+ *
+ *   def mnist_dataset():
+ *     (x, y), _ = tf.keras.datasets.mnist.load_data()
+ *     ds = tf.data.Dataset.from_tensor_slices((x, y))
+ *     ds = ds.map(prepare_mnist_features_and_labels)   # x / 255 as f32, y as i64
+ *     ds = ds.take(20000).shuffle(20000).batch(100)
+ *   model = tf.keras.Sequential((
+ *     tf.keras.layers.Reshape(target_shape=(28 * 28,), input_shape=(28, 28)),
+ *     tf.keras.layers.Dense(100, activation='relu'),
+ *     tf.keras.layers.Dense(100, activation='relu'),
+ *     tf.keras.layers.Dense(10)))
+ *   optimizer = tf.keras.optimizers.Adam()
+ *   compute_loss = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+ *   compute_accuracy = tf.keras.metrics.SparseCategoricalAccuracy()
+ *   def train_one_step(model, optimizer, x, y):
+ *     with tf.GradientTape() as tape:
+ *       logits = model(x)
+ *       loss = compute_loss(y, logits)
+ *     grads = tape.gradient(loss, model.trainable_variables)
+ *     optimizer.apply_gradients(zip(grads, model.trainable_variables))
+ *     compute_accuracy(y, logits)
+ *     return loss
+ *   @tf.function
+ *   def train(model, optimizer):
+ *     train_ds = mnist_dataset()
+ *     step = 0; loss = 0.0; accuracy = 0.0
+ *     for x, y in train_ds:
+ *       step += 1
+ *       loss = train_one_step(model, optimizer, x, y)
+ *       if step % 10 == 0:
+ *         tf.print('Step', step, ': loss', loss, '; accuracy', compute_accuracy.result())
+ *     return step, loss, accuracy
+ *   step, loss, accuracy = train(model, optimizer)
+ *   print('Final step', step, ': loss', loss, '; accuracy', compute_accuracy.result())
+ *
+ * train(steps) takes steps * 100 examples (the guide: 200 steps, 20,000).
+ * The final line is printed by the print op after the loop (our function
+ * returns one value: the final accuracy).  The model, optimizer and metric
+ * are the program's globals, made on the first call, as the guide's are:
+ * a second call goes on training them. */
+#include "seeds.h"
+
+#include <string.h>
+#include <tracescope-train.h>
+
+enum { BATCH = 100, SEED = 42 };
+
+static struct {
+  ts_tensor *images, *labels; /* Fashion-MNIST's training split, loaded once */
+  ts_sequential *model;
+  ts_optimizer *optimizer;
+  ts_metric *accuracy;
+} g;
+
+__attribute__((destructor)) static void train_globals_release(void)
+{
+  ts_tensor_unref(g.images);
+  ts_tensor_unref(g.labels);
+  ts_sequential_free(g.model);
+  ts_optimizer_free(g.optimizer);
+  ts_metric_free(g.accuracy);
+}
+
+/* The globals, made on the first call (eagerly, even while tracing). */
+static bool globals_ready(void)
+{
+  if (g.model)
+    return true;
+  bool ok = false;
+  TS_INIT_SCOPE {
+    ts_scope *scope = ts_scope_begin();
+    ts_tensor *images = NULL, *labels = NULL;
+    if (ts_fashion_mnist_load("train", &images, &labels)) {
+      g.images = ts_tensor_ref(images);
+      g.labels = ts_tensor_ref(labels);
+    }
+    ts_scope_end(scope);
+    /* Keras' names in a fresh session, whatever else the process made */
+    ts_layer *layers[] = {
+      ts_reshape_layer_new("reshape", TS_SHAPE(28 * 28)),
+      ts_dense_new("dense", 100, TS_ACTIVATION_RELU, SEED + 1),
+      ts_dense_new("dense_1", 100, TS_ACTIVATION_RELU, SEED + 2),
+      ts_dense_new("dense_2", 10, TS_ACTIVATION_LINEAR, SEED + 3),
+    };
+    g.model = ts_sequential_new(layers, 4);
+    g.optimizer = ts_adam_new(TS_ADAM_DEFAULTS);
+    g.accuracy = ts_accuracy_new(NULL);
+    ok = g.images && g.model && g.optimizer && g.accuracy;
+  }
+  if (!ok) {
+    train_globals_release();
+    memset(&g, 0, sizeof g);
+  }
+  return ok;
+}
+
+/* prepare_mnist_features_and_labels: x / 255 as f32, y as i64. */
+static bool prepare(ts_tensor **xy, int n, void *user_data)
+{
+  xy[0] = ts_div(ts_cast(xy[0], TS_F32), ts_scalar_f32(255));
+  xy[1] = ts_cast(xy[1], TS_I64);
+  return xy[0] && xy[1];
+}
+
+static ts_dataset *mnist_dataset(int64_t n_examples)
+{
+  ts_dataset *ds = NULL;
+  TS_INIT_SCOPE {
+    ts_dataset *all = ts_dataset_from_tensors((ts_tensor *[]){ g.images, g.labels }, 2);
+    ts_dataset *mapped = ts_dataset_map(all, prepare, NULL);
+    ts_dataset *taken = ts_dataset_take(mapped, n_examples);
+    ts_dataset *shuffled = ts_dataset_shuffle(taken, n_examples, SEED);
+    ds = ts_dataset_batch(shuffled, BATCH, false);
+    ts_dataset_free(all);
+    ts_dataset_free(mapped);
+    ts_dataset_free(taken);
+    ts_dataset_free(shuffled);
+  }
+  return ds;
+}
+
+static ts_tensor *train_one_step(ts_tensor *x, ts_tensor *y)
+{
+  ts_tape *tape = ts_tape_new(false);
+  ts_tensor *logits = ts_sequential_call(g.model, x, true);
+  ts_tensor *loss = ts_loss_sparse_softmax_cross_entropy(y, logits);
+  ts_tape_stop(tape);
+  int n = ts_sequential_n_variables(g.model);
+  ts_tensor *vars[16] = { NULL }, *grads[16] = { NULL };
+  for (int i = 0; i < n && i < 16; i++)
+    vars[i] = ts_sequential_variable(g.model, i);
+  if (loss && ts_tape_gradient(tape, loss, vars, n, grads, TS_UNCONNECTED_NONE))
+    ts_optimizer_apply(g.optimizer, grads, vars, n);
+  ts_tape_free(tape);
+  ts_metric_update(g.accuracy, y, logits);
+  return ts_failed() ? NULL : loss;
+}
+
+ts_tensor *train(ts_call *c)
+{
+  int64_t steps = arg_count(c, 0, "train");
+  if (steps < 0 || steps > 60000 / BATCH) {
+    if (!ts_failed())
+      ts_error_set(TS_ERR_INVALID_ARGUMENT, TS_HERE, NULL,
+                   "train: at most %d steps of %d (Fashion-MNIST has 60,000 examples), got %lld",
+                   60000 / BATCH, BATCH, (long long)steps);
+    return NULL;
+  }
+  if (!globals_ready())
+    return NULL;
+  ts_dataset *train_ds = mnist_dataset(steps * BATCH);
+  if (!train_ds)
+    return NULL;
+  ts_tensor *step = ts_scalar_i32(0), *loss = ts_scalar_f32(0), *i = NULL;
+  ts_tensor *ten = ts_scalar_i32(10), *zero = ts_scalar_i32(0), *one = ts_scalar_i32(1);
+  TS_FOR (i, ts_dataset_over(train_ds), &step, &loss) {
+    ts_tensor *xy[2];
+    ts_dataset_get(train_ds, i, xy); /* on failure NULLs, which the ops below pass on */
+    step = ts_add(step, one);
+    loss = train_one_step(xy[0], xy[1]);
+    TS_IF (ts_equal(ts_mod(step, ten), zero)) {
+      ts_print("Step", step, ": loss", loss, "; accuracy", ts_metric_result(g.accuracy));
+    } TS_END_IF;
+  }
+  ts_dataset_free(train_ds);
+  ts_tensor *accuracy = ts_metric_result(g.accuracy);
+  ts_print("Final step", step, ": loss", loss, "; accuracy", accuracy);
+  return accuracy;
+}
