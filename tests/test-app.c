@@ -2674,19 +2674,21 @@ static ts_graph *with_origins(const ts_graph *g, int id, const int *origins, int
         g_variant_builder_add_value(&new_nodes, node);
         continue;
       }
+      enum { ORIGINS = 13 }; /* the node's field (docs/graph-format.md) */
       GVariant *fields[16];
       gsize n_fields = g_variant_n_children(node);
       g_assert_cmpuint(n_fields, <=, G_N_ELEMENTS(fields));
-      for (gsize f = 0; f < n_fields - 1; f++)
-        fields[f] = g_variant_get_child_value(node, f);
+      for (gsize f = 0; f < n_fields; f++)
+        fields[f] = f == ORIGINS ? NULL : g_variant_get_child_value(node, f);
       GVariantBuilder list;
       g_variant_builder_init(&list, G_VARIANT_TYPE("a(is)"));
       for (int o = 0; o < n_origins; o++)
         g_variant_builder_add(&list, "(is)", origins[o], "");
-      fields[n_fields - 1] = g_variant_builder_end(&list);
+      fields[ORIGINS] = g_variant_builder_end(&list);
       g_variant_builder_add_value(&new_nodes, g_variant_new_tuple(fields, n_fields));
-      for (gsize f = 0; f < n_fields - 1; f++)
-        g_variant_unref(fields[f]);
+      for (gsize f = 0; f < n_fields; f++)
+        if (f != ORIGINS)
+          g_variant_unref(fields[f]);
     }
     GVariant *parts[4];
     for (gsize f = 0; f < 3; f++)

@@ -217,6 +217,18 @@ static ts_tensor *dense_step(ts_call *call)
   return g;
 }
 
+/* The variable given to the op directly (the tracer reads it itself). */
+static ts_tensor *direct_step(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *g = NULL;
+  ts_tape *tape = ts_tape_new(false);
+  ts_tensor *loss = ts_reduce_sum(ts_mul(ts_matmul(x, w_global), ts_scalar_f64(2)), TS_ALL_AXES,
+                                  false);
+  ts_tape_gradient(tape, loss, &w_global, 1, &g, TS_UNCONNECTED_NONE);
+  ts_tape_free(tape);
+  return g;
+}
+
 static const ts_node *find_node(const ts_graph *g, const char *name)
 {
   for (int i = 0; i < ts_graph_n_nodes(g); i++)
@@ -240,6 +252,12 @@ static void test_traced(void)
   /* h = relu([2.5, 0]) = [2.5, 0]: dw = x^T (2 (h - 1) * [h > 0]) = x^T [3, 0] */
   assert_values(ge, (double[]){ 6, 0, 3, 0 }, 4);
   assert_values(gg, (double[]){ 6, 0, 3, 0 }, 4);
+  for (int eagerly = 0; eagerly < 2; eagerly++) {
+    ts_function *direct = ts_function_new("direct_step", direct_step, "x");
+    ts_function_set_run_eagerly(direct, eagerly);
+    assert_values(ts_function_call(direct, args, 1), (double[]){ 4, 4, 2, 2 }, 4);
+    ts_function_free(direct);
+  }
 
   /* The gradient's nodes are under "gradients" and name their forward node. */
   const ts_graph *g = ts_concrete_graph(ts_function_concrete(graph, 0));
