@@ -25,6 +25,7 @@ static const struct {
   { "find_next_odd", "AssignVariableOp" },
   { "side_effect", "AssignAddVariableOp" },
   { "square_if_positive_naive", "TensorListReserve" },
+  { "train", "AssignAddVariableOp" }, /* the optimizer's and the metric's updates */
 };
 
 static const char *inexpressible_op(const char *function)
