@@ -21,7 +21,20 @@ typedef struct {
   guint frames;
   gint64 last_frame, longest_frame_gap;
   gint64 last_tick, longest_loop_gap;
+  gint64 paint_start, longest_paint; /* a frame's layout and paint */
 } Watch;
+
+static void on_before_paint(GdkFrameClock *clock, gpointer data)
+{
+  ((Watch *)data)->paint_start = g_get_monotonic_time();
+}
+
+static void on_after_paint(GdkFrameClock *clock, gpointer data)
+{
+  Watch *w = data;
+  if (w->paint_start)
+    w->longest_paint = MAX(w->longest_paint, g_get_monotonic_time() - w->paint_start);
+}
 
 static gboolean on_frame(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
 {
@@ -83,6 +96,9 @@ int main(int argc, char **argv)
 
   Watch w = { 0 };
   guint ticker = gtk_widget_add_tick_callback(GTK_WIDGET(window), on_frame, &w, NULL);
+  GdkFrameClock *clock = gtk_widget_get_frame_clock(GTK_WIDGET(window));
+  gulong before_id = g_signal_connect(clock, "before-paint", G_CALLBACK(on_before_paint), &w);
+  gulong after_id = g_signal_connect(clock, "after-paint", G_CALLBACK(on_after_paint), &w);
   guint timer = g_timeout_add_full(G_PRIORITY_HIGH, 1, on_tick, &w, NULL);
   struct rusage before, after;
   getrusage(RUSAGE_SELF, &before);
@@ -95,6 +111,8 @@ int main(int argc, char **argv)
                (double)(after.ru_utime.tv_usec - before.ru_utime.tv_usec + after.ru_stime.tv_usec - before.ru_stime.tv_usec) / 1e6;
   g_source_remove(timer);
   gtk_widget_remove_tick_callback(GTK_WIDGET(window), ticker);
+  g_signal_handler_disconnect(clock, before_id);
+  g_signal_handler_disconnect(clock, after_id);
 
   g_autofree char *result = ts_run_panel_dup_result_text(ts_window_get_run_panel(window));
   if (!result || !*result)
@@ -103,7 +121,8 @@ int main(int argc, char **argv)
   printf("flood(%s): %.2f s from Run to the result (%s), the app's CPU time %.2f s\n", n, seconds, result, cpu);
   printf("  %u frames drawn meanwhile (%.1f per second), longest gap between two %.0f ms\n", w.frames,
          w.frames / seconds, (double)w.longest_frame_gap / 1e3);
-  printf("  the main loop away at most %.0f ms; %u console lines kept\n", (double)w.longest_loop_gap / 1e3, lines);
+  printf("  the longest frame took %.0f ms; the main loop away at most %.0f ms; %u console lines kept\n",
+         (double)w.longest_paint / 1e3, (double)w.longest_loop_gap / 1e3, lines);
   gtk_window_destroy(GTK_WINDOW(window));
   while (g_main_context_iteration(NULL, FALSE))
     ;
