@@ -8,6 +8,7 @@
 #include "ts-console.h"
 
 #include <adwaita.h>
+#include <string.h>
 
 #define MATCH_WINDOW 64 /* how far back a print looks for its line */
 #define FLUSH_MS 16     /* lines join the list at most this often: once a frame */
@@ -165,26 +166,38 @@ void ts_console_add_output(TsConsole *self, guint call_id, const char *call_labe
   }
 }
 
+/* Marks the newest line of the call with this text, within the last
+ * MATCH_WINDOW lines (waiting ones first: they are the newest), as a
+ * print's; FALSE when there is none. */
+static gboolean mark_print(TsConsole *self, guint call_id, const char *text)
+{
+  guint seen = 0;
+  for (guint i = self->ring_len; i-- > 0 && seen < MATCH_WINDOW; seen++) {
+    Incoming *in = &self->ring[(self->ring_start + i) % TS_CONSOLE_MAX_LINES];
+    if (in->call_id == call_id && in->source == TS_CONSOLE_SOURCE_HOST && strcmp(in->text, text) == 0) {
+      in->source = TS_CONSOLE_SOURCE_PRINT;
+      return TRUE;
+    }
+  }
+  guint n = g_list_model_get_n_items(G_LIST_MODEL(self->lines));
+  for (guint i = n; i-- > 0 && seen < MATCH_WINDOW; seen++) {
+    g_autoptr(TsConsoleLine) line = g_list_model_get_item(G_LIST_MODEL(self->lines), i);
+    if (ts_console_line_get_call_id(line) == call_id && ts_console_line_get_source(line) == TS_CONSOLE_SOURCE_HOST &&
+        g_strcmp0(ts_console_line_get_text(line), text) == 0) {
+      ts_console_line_set_source(line, TS_CONSOLE_SOURCE_PRINT);
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
 void ts_console_note_print(TsConsole *self, guint call_id, const char *text)
 {
   g_return_if_fail(TS_IS_CONSOLE(self) && text != NULL);
-  flush_incoming(self);
   /* a print may span lines: each is its own console line */
   g_auto(GStrv) parts = g_strsplit(text, "\n", -1);
   for (char **part = parts; *part; part++) {
-    gboolean matched = FALSE;
-    guint n = g_list_model_get_n_items(G_LIST_MODEL(self->lines));
-    for (guint i = n; i-- > 0 && n - i <= MATCH_WINDOW && !matched;) {
-      g_autoptr(TsConsoleLine) line = g_list_model_get_item(G_LIST_MODEL(self->lines), i);
-      if (ts_console_line_get_call_id(line) != call_id)
-        continue;
-      if (ts_console_line_get_source(line) == TS_CONSOLE_SOURCE_HOST &&
-          g_strcmp0(ts_console_line_get_text(line), *part) == 0) {
-        ts_console_line_set_source(line, TS_CONSOLE_SOURCE_PRINT);
-        matched = TRUE;
-      }
-    }
-    if (!matched) {
+    if (!mark_print(self, call_id, *part)) {
       PendingPrint *p = g_new0(PendingPrint, 1);
       p->call_id = call_id;
       p->text = g_strdup(*part);
