@@ -1,13 +1,31 @@
 /* ts-console.c — console lines; stdout and print events arrive on two
  * paths, so a print is matched to its line whichever comes first.  Lines
- * are taken in batches, once per turn of the main loop, and only the last
- * TS_CONSOLE_MAX_LINES are kept: a module printing without end costs the
- * app a bounded list and one change of it per batch. */
+ * wait as plain data in a ring of the last TS_CONSOLE_MAX_LINES and join
+ * the list in batches, at most one per FLUSH_MS and spaced by what the
+ * last one cost: a module printing without end costs the app a bounded
+ * ring, no object for a line the ring let go, and a bounded share of the
+ * main loop's time. */
 #include "ts-console.h"
 
 #include <adwaita.h>
+#include <string.h>
 
 #define MATCH_WINDOW 64 /* how far back a print looks for its line */
+#define FLUSH_MS 16     /* lines join the list at most this often: once a frame */
+/* A batch costs the list view about its size (10000 lines: tens of ms in
+ * a release build, hundreds in a sanitized one): the next waits this many
+ * times as long as the last took, so that a flood leaves the main loop
+ * most of its time. */
+#define FLUSH_SPACING 8
+
+/* A line on its way into the list. */
+typedef struct {
+  guint call_id;
+  char *label;
+  char *text;
+  gint64 time_us;
+  TsConsoleSource source;
+} Incoming;
 
 typedef struct {
   guint call_id;
@@ -23,8 +41,10 @@ struct _TsConsole {
   GtkNoSelection *selection;
   GQueue pending; /* PendingPrint: prints whose line has not arrived */
   guint scroll_id;
-  GPtrArray *incoming;   /* TsConsoleLine: lines not yet in the list */
+  Incoming *ring;        /* lines not yet in the list, the last TS_CONSOLE_MAX_LINES */
+  guint ring_start, ring_len;
   guint flush_id;
+  gint64 flush_us;       /* how long the last batch took */
   guint64 n_dropped;     /* lines left out */
   gboolean dropped_shown; /* the first line of the list says how many */
 };
@@ -55,31 +75,51 @@ static TsConsoleLine *dropped_line(guint64 n)
   return ts_console_line_new(0, "", g_get_real_time(), TS_CONSOLE_SOURCE_WORKER, text);
 }
 
+static void incoming_clear(Incoming *in)
+{
+  g_free(in->label);
+  g_free(in->text);
+}
+
+static void ring_clear(TsConsole *self)
+{
+  for (guint i = 0; i < self->ring_len; i++)
+    incoming_clear(&self->ring[(self->ring_start + i) % TS_CONSOLE_MAX_LINES]);
+  self->ring_start = self->ring_len = 0;
+}
+
 /* The lines that came since the last batch go into the list at once; the
  * oldest go where there are more than the console keeps. */
 static void flush_incoming(TsConsole *self)
 {
   g_clear_handle_id(&self->flush_id, g_source_remove);
-  guint n_new = self->incoming->len;
+  guint n_new = self->ring_len;
   if (n_new == 0)
     return;
-  guint skip = n_new > TS_CONSOLE_MAX_LINES ? n_new - TS_CONSOLE_MAX_LINES : 0;
+  gint64 start = g_get_monotonic_time();
+  g_autofree TsConsoleLine **lines = g_new(TsConsoleLine *, n_new);
+  for (guint i = 0; i < n_new; i++) {
+    Incoming *in = &self->ring[(self->ring_start + i) % TS_CONSOLE_MAX_LINES];
+    lines[i] = ts_console_line_new(in->call_id, in->label, in->time_us, in->source, in->text);
+  }
+  ring_clear(self);
   guint has_marker = self->dropped_shown;
   guint n_old = g_list_model_get_n_items(G_LIST_MODEL(self->lines)) - has_marker;
-  guint total = n_old + n_new - skip;
+  guint total = n_old + n_new;
   guint remove = total > TS_CONSOLE_MAX_LINES ? total - TS_CONSOLE_MAX_LINES : 0;
-  self->n_dropped += skip + remove;
+  self->n_dropped += remove;
   if (self->n_dropped > 0) {
     g_autoptr(TsConsoleLine) marker = dropped_line(self->n_dropped);
     g_list_store_splice(self->lines, 0, has_marker + remove, (gpointer *)&marker, 1);
     self->dropped_shown = TRUE;
   }
-  g_list_store_splice(self->lines, g_list_model_get_n_items(G_LIST_MODEL(self->lines)), 0,
-                      self->incoming->pdata + skip, n_new - skip);
-  g_ptr_array_set_size(self->incoming, 0);
+  g_list_store_splice(self->lines, g_list_model_get_n_items(G_LIST_MODEL(self->lines)), 0, (gpointer *)lines, n_new);
+  for (guint i = 0; i < n_new; i++)
+    g_object_unref(lines[i]);
   gtk_stack_set_visible_child_name(self->stack, "lines");
   if (!self->scroll_id)
     self->scroll_id = g_idle_add(scroll_to_end, self);
+  self->flush_us = g_get_monotonic_time() - start;
 }
 
 static gboolean on_flush(gpointer data)
@@ -90,50 +130,74 @@ static gboolean on_flush(gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-void ts_console_add_line(TsConsole *self, TsConsoleLine *line)
+/* A print of the call with this text that waits for its line: the line is the print's. */
+static gboolean take_pending_print(TsConsole *self, guint call_id, const char *text)
 {
-  g_return_if_fail(TS_IS_CONSOLE(self) && TS_IS_CONSOLE_LINE(line));
   for (GList *l = self->pending.head; l; l = l->next) {
     PendingPrint *p = l->data;
-    if (p->call_id == ts_console_line_get_call_id(line) &&
-        g_strcmp0(p->text, ts_console_line_get_text(line)) == 0) {
-      ts_console_line_set_source(line, TS_CONSOLE_SOURCE_PRINT);
+    if (p->call_id == call_id && g_strcmp0(p->text, text) == 0) {
       pending_free(p);
       g_queue_delete_link(&self->pending, l);
-      break;
+      return TRUE;
     }
   }
-  g_ptr_array_add(self->incoming, g_object_ref(line));
-  /* a flood between two batches: what the list could not keep goes now */
-  if (self->incoming->len >= 2 * TS_CONSOLE_MAX_LINES) {
-    guint drop = self->incoming->len - TS_CONSOLE_MAX_LINES;
-    g_ptr_array_remove_range(self->incoming, 0, drop);
-    self->n_dropped += drop;
+  return FALSE;
+}
+
+void ts_console_add_output(TsConsole *self, guint call_id, const char *call_label, gint64 time_us,
+                           TsConsoleSource source, const char *text)
+{
+  g_return_if_fail(TS_IS_CONSOLE(self) && text != NULL);
+  if (self->pending.length > 0 && take_pending_print(self, call_id, text))
+    source = TS_CONSOLE_SOURCE_PRINT;
+  if (self->ring_len == TS_CONSOLE_MAX_LINES) {
+    /* a flood between two batches: the oldest line waiting goes */
+    incoming_clear(&self->ring[self->ring_start]);
+    self->ring_start = (self->ring_start + 1) % TS_CONSOLE_MAX_LINES;
+    self->ring_len--;
+    self->n_dropped++;
   }
-  if (!self->flush_id)
-    self->flush_id = g_idle_add(on_flush, self);
+  self->ring[(self->ring_start + self->ring_len++) % TS_CONSOLE_MAX_LINES] = (Incoming){
+    call_id, g_strdup(call_label ? call_label : ""), g_strdup(text), time_us, source,
+  };
+  if (!self->flush_id) {
+    guint wait_ms = (guint)MAX(FLUSH_MS, FLUSH_SPACING * self->flush_us / 1000);
+    self->flush_id = g_timeout_add_full(G_PRIORITY_DEFAULT_IDLE, wait_ms, on_flush, self, NULL);
+  }
+}
+
+/* Marks the newest line of the call with this text, within the last
+ * MATCH_WINDOW lines (waiting ones first: they are the newest), as a
+ * print's; FALSE when there is none. */
+static gboolean mark_print(TsConsole *self, guint call_id, const char *text)
+{
+  guint seen = 0;
+  for (guint i = self->ring_len; i-- > 0 && seen < MATCH_WINDOW; seen++) {
+    Incoming *in = &self->ring[(self->ring_start + i) % TS_CONSOLE_MAX_LINES];
+    if (in->call_id == call_id && in->source == TS_CONSOLE_SOURCE_HOST && strcmp(in->text, text) == 0) {
+      in->source = TS_CONSOLE_SOURCE_PRINT;
+      return TRUE;
+    }
+  }
+  guint n = g_list_model_get_n_items(G_LIST_MODEL(self->lines));
+  for (guint i = n; i-- > 0 && seen < MATCH_WINDOW; seen++) {
+    g_autoptr(TsConsoleLine) line = g_list_model_get_item(G_LIST_MODEL(self->lines), i);
+    if (ts_console_line_get_call_id(line) == call_id && ts_console_line_get_source(line) == TS_CONSOLE_SOURCE_HOST &&
+        g_strcmp0(ts_console_line_get_text(line), text) == 0) {
+      ts_console_line_set_source(line, TS_CONSOLE_SOURCE_PRINT);
+      return TRUE;
+    }
+  }
+  return FALSE;
 }
 
 void ts_console_note_print(TsConsole *self, guint call_id, const char *text)
 {
   g_return_if_fail(TS_IS_CONSOLE(self) && text != NULL);
-  flush_incoming(self);
   /* a print may span lines: each is its own console line */
   g_auto(GStrv) parts = g_strsplit(text, "\n", -1);
   for (char **part = parts; *part; part++) {
-    gboolean matched = FALSE;
-    guint n = g_list_model_get_n_items(G_LIST_MODEL(self->lines));
-    for (guint i = n; i-- > 0 && n - i <= MATCH_WINDOW && !matched;) {
-      g_autoptr(TsConsoleLine) line = g_list_model_get_item(G_LIST_MODEL(self->lines), i);
-      if (ts_console_line_get_call_id(line) != call_id)
-        continue;
-      if (ts_console_line_get_source(line) == TS_CONSOLE_SOURCE_HOST &&
-          g_strcmp0(ts_console_line_get_text(line), *part) == 0) {
-        ts_console_line_set_source(line, TS_CONSOLE_SOURCE_PRINT);
-        matched = TRUE;
-      }
-    }
-    if (!matched) {
+    if (!mark_print(self, call_id, *part)) {
       PendingPrint *p = g_new0(PendingPrint, 1);
       p->call_id = call_id;
       p->text = g_strdup(*part);
@@ -146,7 +210,7 @@ void ts_console_clear(TsConsole *self)
 {
   g_return_if_fail(TS_IS_CONSOLE(self));
   g_clear_handle_id(&self->flush_id, g_source_remove);
-  g_ptr_array_set_size(self->incoming, 0);
+  ring_clear(self);
   self->n_dropped = 0;
   self->dropped_shown = FALSE;
   g_list_store_remove_all(self->lines);
@@ -166,7 +230,9 @@ static void ts_console_dispose(GObject *object)
   TsConsole *self = TS_CONSOLE(object);
   g_clear_handle_id(&self->scroll_id, g_source_remove);
   g_clear_handle_id(&self->flush_id, g_source_remove);
-  g_clear_pointer(&self->incoming, g_ptr_array_unref);
+  if (self->ring)
+    ring_clear(self);
+  g_clear_pointer(&self->ring, g_free);
   gtk_widget_dispose_template(GTK_WIDGET(self), TS_TYPE_CONSOLE);
   /* the template's unnamed root is not among the children it clears */
   for (GtkWidget *child; (child = gtk_widget_get_first_child(GTK_WIDGET(self)));)
@@ -197,5 +263,5 @@ static void ts_console_init(TsConsole *self)
   self->selection = gtk_no_selection_new(G_LIST_MODEL(self->lines)); /* takes the store */
   gtk_column_view_set_model(self->column_view, GTK_SELECTION_MODEL(self->selection));
   g_queue_init(&self->pending);
-  self->incoming = g_ptr_array_new_with_free_func(g_object_unref);
+  self->ring = g_new0(Incoming, TS_CONSOLE_MAX_LINES);
 }

@@ -16,9 +16,12 @@ G_DECLARE_FINAL_TYPE(TsConsole, ts_console, TS, CONSOLE, GtkWidget)
  * says how many were dropped ("… 12 lines dropped"). */
 #define TS_CONSOLE_MAX_LINES 10000
 
-/* A line of the module's stdout.  Lines join the list in batches, once
- * per turn of the main loop (ts_console_get_lines has them all). */
-void ts_console_add_line(TsConsole *self, TsConsoleLine *line);
+/* A line of the module's output (or the app's about the worker).  Lines
+ * wait as plain data and join the list in batches, at most once a frame;
+ * of a flood between two batches only the last TS_CONSOLE_MAX_LINES wait
+ * (ts_console_get_lines has them all). */
+void ts_console_add_output(TsConsole *self, guint call_id, const char *call_label, gint64 time_us,
+                           TsConsoleSource source, const char *text);
 /* A ts_print of call_id printed text: the matching stdout line (arrived or
  * still to come) is marked as a Print op's. */
 void ts_console_note_print(TsConsole *self, guint call_id, const char *text);

@@ -99,9 +99,8 @@ static void on_output(TsWorker *worker, guint call_id, int fd, const char *text,
 {
   const char *label = label_of(self, call_id);
   TsConsoleSource source = fd == 2 ? TS_CONSOLE_SOURCE_STDERR : TS_CONSOLE_SOURCE_HOST;
-  g_autoptr(TsConsoleLine) line = ts_console_line_new(label ? call_id : 0, label ? label : "", time_us,
-                                                      source, text);
-  g_signal_emit(self, signals[SIGNAL_OUTPUT], 0, line);
+  /* plain data, no object: of a flood most lines are never shown */
+  g_signal_emit(self, signals[SIGNAL_OUTPUT], 0, label ? call_id : 0, label ? label : "", time_us, source, text);
 }
 
 static void on_print(TsWorker *worker, guint call_id, const char *text, TsEngineWorker *self)
@@ -747,7 +746,8 @@ static void ts_engine_worker_class_init(TsEngineWorkerClass *klass)
                                          G_TYPE_NONE, 4, G_TYPE_UINT, G_TYPE_STRING, G_TYPE_STRING,
                                          G_TYPE_STRING);
   signals[SIGNAL_OUTPUT] = g_signal_new("output", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                        G_TYPE_NONE, 1, TS_TYPE_CONSOLE_LINE);
+                                        G_TYPE_NONE, 5, G_TYPE_UINT, G_TYPE_STRING, G_TYPE_INT64, G_TYPE_INT,
+                                        G_TYPE_STRING);
   signals[SIGNAL_PRINT] = g_signal_new("print", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                        G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_STRING);
   signals[SIGNAL_PROGRESS] = g_signal_new("progress", type, G_SIGNAL_RUN_LAST, 0, NULL, NULL,

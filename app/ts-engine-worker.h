@@ -139,7 +139,8 @@ char *ts_engine_worker_format_label(guint call_id, const char *function, const c
 /* Signals:
  *   ::trace    (TsTraceEntry *entry)
  *   ::warning  (guint kind, const char *function, const char *message, const char *arguments)
- *   ::output   (TsConsoleLine *line)  — a line the module printed
+ *   ::output   (guint call_id, const char *call_label, gint64 time_us, TsConsoleSource source,
+ *               const char *text) — a line the module printed (call 0 and label "": none known)
  *   ::print    (guint call_id, const char *text)
  *   ::progress (guint call_id, double fraction)
  *   ::transfer (guint call_id, guint64 received, guint64 total) — a remote

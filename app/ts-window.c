@@ -809,9 +809,10 @@ static void on_warning(TsEngineWorker *worker, guint kind, const char *function,
   ts_trace_log_show_warning(self->trace_log, function, message, kind != TS_WARNING_DIVERGENCE);
 }
 
-static void on_output(TsEngineWorker *worker, TsConsoleLine *line, TsWindow *self)
+static void on_output(TsEngineWorker *worker, guint call_id, const char *label, gint64 time_us, int source,
+                      const char *text, TsWindow *self)
 {
-  ts_console_add_line(self->console, line);
+  ts_console_add_output(self->console, call_id, label, time_us, source, text);
 }
 
 static void on_print(TsEngineWorker *worker, guint call_id, const char *text, TsWindow *self)
@@ -825,9 +826,7 @@ static void console_note(TsWindow *self, guint call_id, const char *label, const
   for (char **l = lines; *l; l++) {
     if (!**l && !l[1])
       break;
-    g_autoptr(TsConsoleLine) line = ts_console_line_new(call_id, label ? label : "", g_get_real_time(),
-                                                        TS_CONSOLE_SOURCE_WORKER, *l);
-    ts_console_add_line(self->console, line);
+    ts_console_add_output(self->console, call_id, label, g_get_real_time(), TS_CONSOLE_SOURCE_WORKER, *l);
   }
 }
 

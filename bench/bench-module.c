@@ -1,4 +1,5 @@
-/* bench-module.c — what the worker benchmark calls besides the seeds. */
+/* bench-module.c — what the worker and console benchmarks call besides the seeds. */
+#include <stdio.h>
 #include <tracescope.h>
 
 /* ones(n): n f32 ones (n * 4 bytes of result). */
@@ -22,4 +23,13 @@ static ts_tensor *steps(ts_call *c)
   return x;
 }
 
-TS_MODULE("benchmark module", TS_EXPORT(ones, n), TS_EXPORT(steps, n));
+/* flood(n): n lines on stderr as fast as it can, returns n. */
+static ts_tensor *flood(ts_call *c)
+{
+  long n = (long)ts_arg_int(c, 0);
+  for (long i = 0; i < n; i++)
+    fprintf(stderr, "flood line %ld\n", i);
+  return ts_scalar_i32((int)n);
+}
+
+TS_MODULE("benchmark module", TS_EXPORT(ones, n), TS_EXPORT(steps, n), TS_EXPORT(flood, n));

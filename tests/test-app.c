@@ -2046,8 +2046,7 @@ static void add_console_lines(guint from, guint to)
 {
   for (guint i = from; i < to; i++) {
     g_autofree char *text = g_strdup_printf("line %u", i);
-    g_autoptr(TsConsoleLine) line = ts_console_line_new(0, "", g_get_real_time(), TS_CONSOLE_SOURCE_HOST, text);
-    ts_console_add_line(ts_window_get_console(window), line);
+    ts_console_add_output(ts_window_get_console(window), 0, "", g_get_real_time(), TS_CONSOLE_SOURCE_HOST, text);
   }
 }
 

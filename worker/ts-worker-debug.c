@@ -89,7 +89,7 @@ static gboolean read_tensors(GVariantDict *d, const char *key, GUnixFDList *fds,
   return TRUE;
 }
 
-static TsDebugOp *read_op(GVariant *v, GUnixFDList *fds, GError **error)
+TsDebugOp *ts_debug_op_read(GVariant *v, GUnixFDList *fds, GError **error)
 {
   GVariantDict d;
   g_variant_dict_init(&d, v);
@@ -120,7 +120,7 @@ static TsDebugOp *read_op(GVariant *v, GUnixFDList *fds, GError **error)
   return ok ? g_steal_pointer(&op) : NULL;
 }
 
-static TsDebugStop *read_stop(GVariant *v, GUnixFDList *fds, GError **error)
+TsDebugStop *ts_debug_stop_read(GVariant *v, GUnixFDList *fds, GError **error)
 {
   GVariantDict d;
   g_variant_dict_init(&d, v);
@@ -133,7 +133,7 @@ static TsDebugStop *read_stop(GVariant *v, GUnixFDList *fds, GError **error)
   g_variant_dict_lookup(&d, "result-text", "s", &stop->result_text);
   g_autoptr(GVariant) op = g_variant_dict_lookup_value(&d, "op", G_VARIANT_TYPE_VARDICT);
   if (ok && op)
-    ok = (stop->op = read_op(op, fds, error)) != NULL;
+    ok = (stop->op = ts_debug_op_read(op, fds, error)) != NULL;
   g_autoptr(GVariant) result = g_variant_dict_lookup_value(&d, "result", G_VARIANT_TYPE_VARDICT);
   if (ok && result)
     ok = (stop->result = read_tensor(result, fds, error)) != NULL;
@@ -236,7 +236,7 @@ TsDebugStop *ts_worker_debug_wait_finish(TsWorker *self, GAsyncResult *result, G
   if (!r)
     return NULL;
   g_autoptr(GVariant) dict = g_variant_get_child_value(r->reply, 0);
-  TsDebugStop *stop = read_stop(dict, r->fds, error);
+  TsDebugStop *stop = ts_debug_stop_read(dict, r->fds, error);
   reply_free(r);
   return stop;
 }
@@ -254,7 +254,7 @@ TsDebugOp *ts_worker_debug_history_finish(TsWorker *self, GAsyncResult *result, 
   if (!r)
     return NULL;
   g_autoptr(GVariant) dict = g_variant_get_child_value(r->reply, 0);
-  TsDebugOp *op = read_op(dict, r->fds, error);
+  TsDebugOp *op = ts_debug_op_read(dict, r->fds, error);
   reply_free(r);
   return op;
 }

@@ -4,6 +4,8 @@
  * in the worker on a thread of its own, so the app never blocks on it. */
 #pragma once
 
+#include <gio/gunixfdlist.h>
+
 #include "ts-worker.h"
 
 G_BEGIN_DECLS
@@ -53,6 +55,11 @@ void ts_debug_op_free(TsDebugOp *op);
 void ts_debug_stop_free(TsDebugStop *stop);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TsDebugOp, ts_debug_op_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TsDebugStop, ts_debug_stop_free)
+
+/* A stop (DebugWait's a{sv}) and a history entry (DebugHistory's), every
+ * field checked; NULL + TS_WORKER_ERROR_PROTOCOL saying what is wrong. */
+TsDebugStop *ts_debug_stop_read(GVariant *dict, GUnixFDList *fds, GError **error);
+TsDebugOp *ts_debug_op_read(GVariant *dict, GUnixFDList *fds, GError **error);
 
 /* Starts debugging a call of function (arguments as for a call), with
  * breakpoints (ts_debug_break_add's text), stopped before its first op

@@ -40,6 +40,11 @@ void ts_worker_optimized_free(TsWorkerOptimized *o)
  * lines and the traced graph's size out of the reply. */
 static gboolean read_reply(GVariant *reply, GUnixFDList *fds, Reply *r, GError **error)
 {
+  if (!g_variant_is_of_type(reply, G_VARIANT_TYPE("(a{sv})"))) {
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL, "a GetOptimized reply of type %s, not (a{sv})",
+                g_variant_get_type_string(reply));
+    return FALSE;
+  }
   g_autoptr(GVariant) dict = g_variant_get_child_value(reply, 0);
   GVariantDict d;
   g_variant_dict_init(&d, dict);
@@ -64,34 +69,48 @@ static gboolean read_reply(GVariant *reply, GUnixFDList *fds, Reply *r, GError *
   return ok;
 }
 
-/* On a thread: the graph decoded, checked against traced, its origins read. */
-static void decode(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+/* The graph decoded, checked against traced, its origins read. */
+static TsWorkerOptimized *decode(Reply *r, GError **error)
 {
-  Reply *r = data;
   int places = ts_worker_origins_n_places(r->traced);
   if ((guint32)places != r->traced_nodes) {
-    g_task_return_new_error(task, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
-                            "the worker's concrete function has %u traced nodes, the one shown %d", r->traced_nodes,
-                            places);
-    return;
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                "the worker's concrete function has %u traced nodes, the one shown %d", r->traced_nodes, places);
+    return NULL;
   }
   g_autoptr(TsWorkerOptimized) o = g_new0(TsWorkerOptimized, 1);
   gsize size;
   const void *bytes = g_bytes_get_data(r->graph, &size);
   if (!(o->graph = ts_graph_deserialize(bytes, size))) {
     ts_error *e = ts_error_take();
-    g_task_return_new_error(task, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL, "the optimized graph does not read: %s",
-                            e ? e->message : "?");
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL, "the optimized graph does not read: %s",
+                e ? e->message : "?");
     ts_error_free(e);
-    return;
+    return NULL;
   }
-  GError *error = NULL;
-  if (!(o->origins = ts_worker_origins_new(r->origins, o->graph, r->traced, &error))) {
-    g_task_return_error(task, error);
-    return;
-  }
+  if (!(o->origins = ts_worker_origins_new(r->origins, o->graph, r->traced, error)))
+    return NULL;
   o->pass_summary = g_steal_pointer(&r->summary);
-  g_task_return_pointer(task, g_steal_pointer(&o), (GDestroyNotify)ts_worker_optimized_free);
+  return g_steal_pointer(&o);
+}
+
+static void decode_thread(GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  GError *error = NULL;
+  TsWorkerOptimized *o = decode(data, &error);
+  if (o)
+    g_task_return_pointer(task, o, (GDestroyNotify)ts_worker_optimized_free);
+  else
+    g_task_return_error(task, error);
+}
+
+TsWorkerOptimized *ts_worker_optimized_read(GVariant *reply, GUnixFDList *fds, const ts_graph *traced, GError **error)
+{
+  Reply *r = g_new0(Reply, 1);
+  r->traced = traced;
+  TsWorkerOptimized *o = read_reply(reply, fds, r, error) ? decode(r, error) : NULL;
+  reply_free(r);
+  return o;
 }
 
 #define GRAPH_MAX (2ull << 30) /* the largest optimized graph taken in chunks from a remote worker */
@@ -113,7 +132,7 @@ static void take_reply(GTask *task, GVariant *reply, GUnixFDList *fds)
     g_task_return_error(task, error);
     return;
   }
-  g_task_run_in_thread(task, decode);
+  g_task_run_in_thread(task, decode_thread);
 }
 
 static void on_graph_fetched(GObject *source, GAsyncResult *res, gpointer user_data)

@@ -4,6 +4,8 @@
  * carry it) and decoded on a thread.  docs/worker.md has the method. */
 #pragma once
 
+#include <gio/gunixfdlist.h>
+
 #include "ts-worker-origins.h"
 #include "ts-worker.h"
 
@@ -27,5 +29,10 @@ void ts_worker_get_optimized_async(TsWorker *self, const char *function, const c
                                    const ts_graph *traced, GCancellable *cancellable, GAsyncReadyCallback callback,
                                    gpointer user_data);
 TsWorkerOptimized *ts_worker_get_optimized_finish(TsWorker *self, GAsyncResult *result, GError **error);
+
+/* A GetOptimized reply ("(a{sv})") read here, over traced: what
+ * ts_worker_get_optimized_finish gives, or NULL + TS_WORKER_ERROR_PROTOCOL. */
+TsWorkerOptimized *ts_worker_optimized_read(GVariant *reply, GUnixFDList *fds, const ts_graph *traced,
+                                            GError **error);
 
 G_END_DECLS

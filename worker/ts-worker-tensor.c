@@ -189,6 +189,11 @@ gboolean ts_worker_tensor_read(GVariantDict *d, GUnixFDList *fds, const char *wh
 GBytes *ts_worker_map_fd(GUnixFDList *fds, gint32 index, guint64 offset, guint64 size, const char *what,
                          GError **error)
 {
+  if (!fds || index < 0 || index >= g_unix_fd_list_get_length(fds)) {
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL, "%s is in fd %d of the %d passed", what,
+                index, fds ? g_unix_fd_list_get_length(fds) : 0);
+    return NULL;
+  }
   int fd = g_unix_fd_list_get(fds, index, error);
   if (fd < 0)
     return NULL;

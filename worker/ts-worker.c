@@ -35,6 +35,8 @@
 
 #include "ts-crash-report.h"
 #include "ts-fast-channel.h"
+#include "ts-output-lines.h"
+#include "ts-worker-messages.h"
 #include "ts-worker-private.h"
 #include "ts-worker-protocol.h"
 #include "ts-worker-blob.h"
@@ -46,8 +48,6 @@
 #define CRASH_MAX (4u << 20) /* a crash report is cut at 4 MiB */
 #define FAST_SPIN_NS 100000u /* a fast call's reply is spun for at most this long before sleeping */
 #define FAST_SLICE_MS 20     /* asleep, a waiter looks this often whether the worker died */
-#define LINE_MAX_BYTES (16u << 10) /* a longer line is cut: the rest is counted, not kept */
-#define MARK_TAIL 64         /* the end of a cut line is kept: a call's mark may be there */
 #define PIPE_SLICE_US 4000   /* the pipes are read at most this long at a time: a flood waits its turn */
 /* at the worker's death a pipe is read up to this: what a pipe holds at most (pipe-max-size) */
 #define DEATH_DRAIN_MAX (1u << 20)
@@ -86,6 +86,11 @@ typedef struct {
   TsFastSpin spin;           /* the caller's spin for a reply (ts_worker_call_sync) */
 } FastChannel;
 
+typedef struct {
+  TsWorker *self;
+  int stream;                /* 0 stdout, 1 stderr */
+} OutStream;
+
 struct _TsWorker {
   GObject parent_instance;
   guint64 memory_limit;
@@ -97,8 +102,8 @@ struct _TsWorker {
   GCancellable *io;              /* the pipe readers, until dispose */
   int out_fd[2];                 /* stdout, stderr: the pipes' read ends (the process's) */
   guint out_watch[2];
-  GString *out_pending[2];       /* what came after the last newline */
-  gsize out_cut[2];              /* bytes of that line not kept (it is longer than LINE_MAX_BYTES) */
+  OutStream out_ctx[2];          /* what the line readers are given */
+  TsOutputLines *out_lines[2];   /* the pipes' lines and marks */
   gboolean out_opened[2];        /* Open's mark seen on stdout, stderr */
   GByteArray *crash;
   int crash_fd;                  /* the crash pipe's read end, -1 once closed */
@@ -272,58 +277,6 @@ static void call_maybe_done(TsWorker *self, PendingCall *pc)
   call_return(self, pc, NULL);
 }
 
-static gboolean read_profile(GVariantDict *d, GUnixFDList *fds, TsCallResult *r, GError **error);
-
-static TsCallResult *parse_result(GVariant *reply, GUnixFDList *fds, guint call_id, GError **error)
-{
-  if (!g_variant_is_of_type(reply, G_VARIANT_TYPE("(a{sv})"))) {
-    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL, "a Call reply of type %s, not (a{sv})",
-                g_variant_get_type_string(reply));
-    return NULL;
-  }
-  g_autoptr(GVariant) dict = g_variant_get_child_value(reply, 0);
-  GVariantDict d;
-  g_variant_dict_init(&d, dict);
-  g_autoptr(TsCallResult) r = g_new0(TsCallResult, 1);
-  r->call_id = call_id;
-  g_variant_dict_lookup(&d, "traced-only", "b", &r->traced_only);
-  if (!g_variant_dict_lookup(&d, "value-text", "s", &r->value_text)) {
-    g_variant_dict_clear(&d);
-    g_set_error_literal(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL, "a Call reply without value-text");
-    return NULL;
-  }
-  g_variant_dict_lookup(&d, "shape-text", "s", &r->shape_text);
-  g_variant_dict_lookup(&d, "n-calls", "u", &r->n_calls);
-  g_variant_dict_lookup(&d, "total-ns", "t", &r->total_ns);
-  r->compare = g_variant_dict_lookup_value(&d, "compare", G_VARIANT_TYPE_VARDICT);
-  gboolean ok = ts_worker_tensor_read(&d, fds, "a Call result", &r->dtype, &r->shape, &r->data, error) &&
-              read_profile(&d, fds, r, error);
-  g_variant_dict_clear(&d);
-  return ok ? g_steal_pointer(&r) : NULL;
-}
-
-/* The recorded session: inline (profile) or in a memfd (profile-fd, profile-size). */
-static gboolean read_profile(GVariantDict *d, GUnixFDList *fds, TsCallResult *r, GError **error)
-{
-  g_autoptr(GVariant) inline_data = g_variant_dict_lookup_value(d, "profile", G_VARIANT_TYPE_BYTESTRING);
-  if (inline_data) {
-    r->profile = g_variant_get_data_as_bytes(inline_data);
-    return TRUE;
-  }
-  gint32 index;
-  guint64 size;
-  if (!g_variant_dict_lookup(d, "profile-fd", "h", &index))
-    return TRUE; /* none asked for */
-  if (!g_variant_dict_lookup(d, "profile-size", "t", &size) || !fds || index < 0 ||
-      index >= g_unix_fd_list_get_length(fds) || size == 0 || size > G_MAXSSIZE) {
-    g_set_error_literal(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
-                        "a Call result whose profile is neither inline nor in a valid fd");
-    return FALSE;
-  }
-  r->profile = ts_worker_map_fd(fds, index, 0, size, "the profile the worker sent", error);
-  return r->profile != NULL;
-}
-
 /* A blob of a Call result that may be read (ts-worker-blob.h): the values
  * exactly what their dtype and shape say, a profile up to
  * TS_WORKER_PROFILE_MAX; nothing else.  Checked before room is made. */
@@ -367,7 +320,7 @@ static void on_blobs_fetched(GObject *source, GAsyncResult *res, gpointer user_d
     return; /* already failed (the worker died) */
   if (dict) {
     g_autoptr(GVariant) reply = g_variant_ref_sink(g_variant_new("(@a{sv})", dict));
-    pc->result = parse_result(reply, NULL, pc->call_id, &pc->error);
+    pc->result = ts_worker_read_result(reply, NULL, pc->call_id, &pc->error);
   } else if (self->connection && g_dbus_connection_is_closed(self->connection)) {
     return; /* the worker is gone: the death report fails the call */
   } else {
@@ -399,7 +352,7 @@ static void on_call_reply(GObject *source, GAsyncResult *res, gpointer user_data
     return;
   }
   if (reply)
-    pc->result = parse_result(reply, fds, pc->call_id, &pc->error);
+    pc->result = ts_worker_read_result(reply, fds, pc->call_id, &pc->error);
   else {
     g_dbus_error_strip_remote_error(error);
     pc->error = g_steal_pointer(&error);
@@ -490,15 +443,9 @@ static void fast_reply_arrived(TsWorker *self, GVariant *reply, GError *error)
     g_clear_error(&error);
     return; /* failed already: the worker died */
   }
-  guint32 call_id = 0, n_signals = 0, status = 0;
-  const char *name = "", *message = "";
-  g_autoptr(GVariant) result = NULL;
-  if (reply) {
-    g_variant_get(reply, "(uuu&s&s@a{sv})", &call_id, &n_signals, &status, &name, &message, &result);
-    if (call_id != pc->call_id || status > TS_FAST_DEFERRED)
-      error = g_error_new(TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
-                          "a fast reply for call %u with status %u, to call %u", call_id, status, pc->call_id);
-  }
+  TsFastAnswer answer = { 0 };
+  if (reply)
+    ts_worker_read_fast_reply(reply, pc->call_id, &answer, &error);
   if (error) {
     ch->broken = TRUE; /* what else it says cannot be trusted: calls go over D-Bus */
     pc->error = error;
@@ -506,26 +453,19 @@ static void fast_reply_arrived(TsWorker *self, GVariant *reply, GError *error)
     call_maybe_done(self, pc);
     return;
   }
-  pc->signals_needed = n_signals;
+  pc->signals_needed = answer.n_signals;
   if (!signals_in(self, pc))
     pc->sync_timer = g_timeout_add(50, on_sync_timer, pc);
-  switch ((TsFastStatus)status) {
-  case TS_FAST_OK: {
-    g_autoptr(GVariant) args = g_variant_ref_sink(g_variant_new("(@a{sv})", result));
-    pc->result = parse_result(args, NULL, pc->call_id, &pc->error);
-    break;
-  }
-  case TS_FAST_ERROR:
-    pc->error = g_dbus_error_new_for_dbus_error(name, message);
-    g_dbus_error_strip_remote_error(pc->error);
-    break;
-  case TS_FAST_DEFERRED: /* the answer waits in the worker: over D-Bus, with its fds */
+  if (answer.status == TS_FAST_DEFERRED) {
+    /* the answer waits in the worker: over D-Bus, with its fds */
     g_dbus_connection_call_with_unix_fd_list(self->connection, NULL, TS_WORKER_PATH, TS_WORKER_INTERFACE,
                                              "TakeFastReply", g_variant_new("(u)", pc->call_id),
                                              G_VARIANT_TYPE("(a{sv})"), G_DBUS_CALL_FLAGS_NONE, -1, NULL,
                                              NULL, on_call_reply, g_object_ref(pc->task));
     return;
   }
+  pc->result = answer.result;
+  pc->error = answer.error;
   /* its lines and marks are in the pipes already: no need to wait for the loop */
   for (int s = 0; s < 2; s++)
     if (!pc->ended[s] && self->out_watch[s])
@@ -846,30 +786,6 @@ static char *format_bytes(guint64 n)
   return g_format_size_full(n, G_FORMAT_SIZE_IEC_UNITS);
 }
 
-/* What the status page says the worker was doing. */
-static void read_status(TsWorker *self, TsWorkerDeath *d)
-{
-  TsWorkerStatus *st = self->status;
-  if (!st || st->magic != TS_WORKER_STATUS_MAGIC)
-    return;
-  d->call_id = st->call_id;
-  d->exited = st->exited != 0;
-  if (d->exited)
-    d->exit_status = st->exit_status;
-  char op[sizeof st->op + 1], node[sizeof st->node + 1], loc[sizeof st->loc + 1];
-  g_strlcpy(op, st->op, sizeof op);
-  g_strlcpy(node, st->node, sizeof node);
-  g_strlcpy(loc, st->loc, sizeof loc);
-  if (!*op || !d->call_id)
-    return;
-  g_autoptr(GString) s = g_string_new(op);
-  if (*node)
-    g_string_append_printf(s, " (%s)", node);
-  if (*loc)
-    g_string_append_printf(s, " at %s", loc);
-  d->last_op = g_string_free(g_steal_pointer(&s), FALSE);
-}
-
 /* loading: it crashed while it opened the module (a constructor). */
 static char *crash_summary(const TsCrashReport *report, int sig, gboolean loading)
 {
@@ -900,7 +816,8 @@ static char *oom_summary(TsWorker *self, const TsCrashReport *report)
 static TsWorkerDeath *make_death(TsWorker *self, const TsCrashReport *report)
 {
   TsWorkerDeath *d = g_new0(TsWorkerDeath, 1);
-  read_status(self, d);
+  if (self->status)
+    ts_worker_read_status(self->status, d);
   if (report)
     d->backtrace = ts_crash_report_format_backtrace(report);
   int ws = self->wait_status;
@@ -1098,19 +1015,18 @@ static void read_crash(TsWorker *self, int fd)
 
 /* ---- stdout and stderr ------------------------------------------------------------------ */
 
-/* "7 end": call 7 printed all it printed on this stream ("0 end": Open). */
-static void on_mark(TsWorker *self, int stream, const char *mark)
+/* A mark: the call printed all it printed on this stream (call 0: Open). */
+static void on_mark(gpointer data, guint call_id)
 {
-  guint call_id;
-  if (sscanf(mark, "%u end", &call_id) != 1)
-    return;
+  OutStream *out = data;
+  TsWorker *self = out->self;
   if (call_id == 0) {
-    self->out_opened[stream] = TRUE;
+    self->out_opened[out->stream] = TRUE;
     return;
   }
   PendingCall *pc = find_call(self, call_id);
   if (pc) {
-    pc->ended[stream] = TRUE;
+    pc->ended[out->stream] = TRUE;
     call_maybe_done(self, pc);
   }
 }
@@ -1128,8 +1044,11 @@ static guint line_call(TsWorker *self, int stream)
 }
 
 /* cut: bytes of the line left out after text, said at its end. */
-static void emit_line(TsWorker *self, int stream, const char *text, gsize len, gsize cut)
+static void on_line(gpointer data, const char *text, gsize len, gsize cut)
 {
+  OutStream *out = data;
+  TsWorker *self = out->self;
+  int stream = out->stream;
   g_autofree char *line = g_utf8_make_valid(text, (gssize)len);
   if (cut) {
     g_autofree char *whole = g_strdup_printf("%s … (%" G_GSIZE_FORMAT " more bytes not shown)", line, cut);
@@ -1140,54 +1059,11 @@ static void emit_line(TsWorker *self, int stream, const char *text, gsize len, g
   g_signal_emit(self, signals[SIGNAL_OUTPUT], 0, line_call(self, stream), stream + 1, line, g_get_real_time());
 }
 
-/* A line may hold a mark after text the module printed without a newline.
- * A cut line (cut bytes left out after its first LINE_MAX_BYTES) keeps
- * its last bytes, where a mark would be. */
-static void on_line(TsWorker *self, int stream, const char *line, gsize len, gsize cut)
-{
-  gsize text_len = cut ? LINE_MAX_BYTES : len;
-  const char *from = cut ? line + LINE_MAX_BYTES : line;
-  const char *mark = g_strstr_len(from, (gssize)(line + len - from), TS_WORKER_MARK);
-  if (cut) /* what stood between the cut and the mark is left out too */
-    cut += (gsize)((mark ? mark : line + len) - from);
-  else if (mark)
-    text_len = (gsize)(mark - line);
-  if (text_len > 0 || cut > 0 || !mark)
-    emit_line(self, stream, line, text_len, cut);
-  if (mark)
-    on_mark(self, stream, mark + strlen(TS_WORKER_MARK));
-}
+static const TsOutputLinesFuncs out_funcs = { on_line, on_mark };
 
-/* A chunk of the pipe: its complete lines are handed on; a line growing
- * past LINE_MAX_BYTES keeps its start and its last MARK_TAIL bytes. */
 static void take_output(TsWorker *self, int stream, const char *data, gsize n)
 {
-  GString *pending = self->out_pending[stream];
-  gsize from = pending->len;
-  g_string_append_len(pending, data, (gssize)n);
-  gsize start = 0;
-  for (const char *nl; (nl = memchr(pending->str + from, '\n', pending->len - from)) != NULL;) {
-    gsize end = (gsize)(nl - pending->str);
-    on_line(self, stream, pending->str + start, end - start, self->out_cut[stream]);
-    self->out_cut[stream] = 0;
-    start = from = end + 1;
-  }
-  g_string_erase(pending, 0, (gssize)start);
-  if (pending->len > LINE_MAX_BYTES + MARK_TAIL) {
-    gsize drop = pending->len - LINE_MAX_BYTES - MARK_TAIL;
-    g_string_erase(pending, LINE_MAX_BYTES, (gssize)drop);
-    self->out_cut[stream] += drop;
-  }
-}
-
-/* The last line, unfinished, at the pipe's end. */
-static void end_output(TsWorker *self, int stream)
-{
-  GString *pending = self->out_pending[stream];
-  if (pending->len > 0)
-    on_line(self, stream, pending->str, pending->len, self->out_cut[stream]);
-  g_string_truncate(pending, 0);
-  self->out_cut[stream] = 0;
+  ts_output_lines_feed(self->out_lines[stream], data, n);
 }
 
 /* Reads what the pipe holds (it does not block), a slice at a time, and
@@ -1198,7 +1074,7 @@ static gboolean drain_output(TsWorker *self, int stream, gint64 slice_us, gsize 
 {
   if (drain_fd(self, self->out_fd[stream], slice_us, max_bytes, take_output, stream))
     return TRUE;
-  end_output(self, stream);
+  ts_output_lines_end(self->out_lines[stream]);
   return FALSE;
 }
 
@@ -1237,7 +1113,8 @@ static void read_output(TsWorker *self, int stream, GInputStream *pipe)
   self->out_stream[stream] = g_object_ref(pipe);
   self->out_fd[stream] = g_unix_input_stream_get_fd(G_UNIX_INPUT_STREAM(pipe));
   fcntl(self->out_fd[stream], F_SETFL, fcntl(self->out_fd[stream], F_GETFL) | O_NONBLOCK);
-  self->out_pending[stream] = g_string_new(NULL);
+  self->out_ctx[stream] = (OutStream){ self, stream };
+  self->out_lines[stream] = ts_output_lines_new(&out_funcs, &self->out_ctx[stream]);
   self->out_watch[stream] = g_unix_fd_add_full(G_PRIORITY_DEFAULT_IDLE, self->out_fd[stream],
                                                G_IO_IN | G_IO_HUP | G_IO_ERR,
                                                stream == 0 ? on_stdout_ready : on_stderr_ready,
@@ -1257,46 +1134,12 @@ static void finish_pipes(TsWorker *self)
     if (!self->out_watch[s])
       continue;
     if (drain_output(self, s, 0, DEATH_DRAIN_MAX))
-      end_output(self, s);
+      ts_output_lines_end(self->out_lines[s]);
     close_output(self, s);
   }
 }
 
 /* ---- signals from the worker ---------------------------------------------------------------- */
-
-static TsWorkerTrace *parse_trace(GVariant *params)
-{
-  guint call_id;
-  g_autoptr(GVariant) dict = NULL;
-  g_variant_get(params, "(u@a{sv})", &call_id, &dict);
-  GVariantDict d;
-  g_variant_dict_init(&d, dict);
-  g_autoptr(TsWorkerTrace) t = g_new0(TsWorkerTrace, 1);
-  t->call_id = call_id;
-  guint32 reason = 0;
-  gboolean ok = g_variant_dict_lookup(&d, "function", "s", &t->function) &&
-                g_variant_dict_lookup(&d, "signature", "s", &t->signature) &&
-                g_variant_dict_lookup(&d, "reason", "u", &reason) && reason < TS_TRACE_REASON_COUNT;
-  t->reason = reason;
-  g_variant_dict_lookup(&d, "pretty-signature", "s", &t->pretty_signature);
-  g_variant_dict_lookup(&d, "reason-text", "s", &t->reason_text);
-  g_variant_dict_lookup(&d, "duration-ns", "t", &t->duration_ns);
-  g_variant_dict_lookup(&d, "n-concrete", "i", &t->n_concrete);
-  g_variant_dict_lookup(&d, "trace-count", "i", &t->trace_count);
-  g_variant_dict_lookup(&d, "error", "s", &t->error);
-  g_autoptr(GVariant) graph = g_variant_dict_lookup_value(&d, "graph", G_VARIANT_TYPE_BYTESTRING);
-  g_variant_dict_clear(&d);
-  if (!ok || (t->n_concrete < 1 && !t->error))
-    return NULL;
-  if (graph && !(t->graph = ts_graph_deserialize(g_variant_get_data(graph), g_variant_get_size(graph)))) {
-    ts_error *e = ts_error_take();
-    /* the trace stands without it: the app says the graph did not come */
-    g_message("the worker sent a graph for %s that does not read: %s", t->function,
-              e ? e->message : "?");
-    ts_error_free(e);
-  }
-  return g_steal_pointer(&t);
-}
 
 static void emit_signal(TsWorker *self, const char *name, GVariant *params);
 
@@ -1315,8 +1158,8 @@ static void on_signal(GDBusConnection *connection, const char *sender, const cha
 
 static void emit_signal(TsWorker *self, const char *name, GVariant *params)
 {
-  if (g_strcmp0(name, "Trace") == 0 && g_variant_is_of_type(params, G_VARIANT_TYPE("(ua{sv})"))) {
-    g_autoptr(TsWorkerTrace) t = parse_trace(params);
+  if (g_strcmp0(name, "Trace") == 0) {
+    g_autoptr(TsWorkerTrace) t = ts_worker_read_trace(params);
     if (t)
       g_signal_emit(self, signals[SIGNAL_TRACE], 0, t);
   } else if (g_strcmp0(name, "Warning") == 0 && g_variant_is_of_type(params, G_VARIANT_TYPE("(uusss)"))) {
@@ -1646,15 +1489,7 @@ gboolean ts_worker_open_finish(TsWorker *self, GAsyncResult *result, char **titl
   g_autoptr(GVariant) reply = g_task_propagate_pointer(G_TASK(result), error);
   if (!reply)
     return FALSE;
-  g_autoptr(GVariantIter) iter = NULL;
-  g_variant_get(reply, "(ssa(sasas))", title, path, &iter);
-  *functions = g_ptr_array_new_with_free_func((GDestroyNotify)ts_worker_function_free);
-  TsWorkerFunction fn;
-  while (g_variant_iter_next(iter, "(s^as^as)", &fn.name, &fn.params, &fn.examples)) {
-    if (!*fn.examples)
-      g_clear_pointer(&fn.examples, g_strfreev);
-    g_ptr_array_add(*functions, g_memdup2(&fn, sizeof fn));
-  }
+  *functions = ts_worker_read_functions(reply, title, path);
   return TRUE;
 }
 
@@ -1880,8 +1715,7 @@ static void ts_worker_finalize(GObject *object)
   g_free(self->remote);
   g_clear_object(&self->process);
   for (int s = 0; s < 2; s++) {
-    if (self->out_pending[s])
-      g_string_free(self->out_pending[s], TRUE);
+    ts_output_lines_free(self->out_lines[s]);
     g_clear_object(&self->out_stream[s]);
   }
   g_clear_object(&self->io);
