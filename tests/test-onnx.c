@@ -267,15 +267,15 @@ static void test_unsupported_op_named(void)
 {
   int64_t dims[] = { 3 };
   pb *g = msg();
-  put_msg(g, 1, node("Erf", "my_erf", "x", "y", NULL));
+  put_msg(g, 1, node("Det", "my_det", "x", "y", NULL));
   put_msg(g, 11, value_info("x", 1, 1, dims));
   put_msg(g, 12, value_info("y", 1, 1, dims));
   pb *bytes = model(13, g);
-  char *path = write_file("erf.onnx", bytes);
+  char *path = write_file("det.onnx", bytes);
   g_byte_array_unref(bytes);
-  assert_load_fails(path, TS_ERR_UNIMPLEMENTED, WORDS("Erf", "my_erf", "opset 13"));
+  assert_load_fails(path, TS_ERR_UNIMPLEMENTED, WORDS("Det", "my_det", "opset 13"));
   char *missing = ts_onnx_unsupported(path);
-  g_assert_cmpstr(missing, ==, "Erf");
+  g_assert_cmpstr(missing, ==, "Det");
   free(missing);
   g_free(path);
 }
@@ -634,7 +634,7 @@ static void test_subgraph_unsupported_op(void)
 {
   int64_t dims[] = { 3 };
   pb *then_g = msg();
-  put_msg(then_g, 1, node("Erf", "inner_erf", "x", "t", NULL));
+  put_msg(then_g, 1, node("Det", "inner_det", "x", "t", NULL));
   put_msg(then_g, 12, value_info("t", 1, 1, dims));
   pb *else_g = msg();
   put_msg(else_g, 1, node("Neg", "n", "x", "e", NULL));
@@ -646,11 +646,11 @@ static void test_subgraph_unsupported_op(void)
   put_msg(g, 11, value_info("x", 1, 1, dims));
   put_msg(g, 12, value_info("y", 1, 1, dims));
   pb *bytes = model(16, g);
-  char *path = write_file("if_erf.onnx", bytes);
+  char *path = write_file("if_det.onnx", bytes);
   g_byte_array_unref(bytes);
-  assert_load_fails(path, TS_ERR_UNIMPLEMENTED, WORDS("Erf", "inner_erf"));
+  assert_load_fails(path, TS_ERR_UNIMPLEMENTED, WORDS("Det", "inner_det"));
   char *missing = ts_onnx_unsupported(path);
-  g_assert_cmpstr(missing, ==, "Erf");
+  g_assert_cmpstr(missing, ==, "Det");
   free(missing);
   g_free(path);
 }
@@ -973,17 +973,17 @@ static void test_cli_onnx_test(void)
   char *bad = write_backend_test("test_bad", add_relu_model(false), x, wrong, 6);
   int64_t dims[] = { 2, 3 };
   pb *g = msg();
-  put_msg(g, 1, node("Erf", "e", "x", "y", NULL));
+  put_msg(g, 1, node("Det", "e", "x", "y", NULL));
   put_msg(g, 11, value_info("x", 1, 2, dims));
   put_msg(g, 12, value_info("y", 1, 2, dims));
-  char *skip = write_backend_test("test_erf", model(13, g), x, right, 6);
+  char *skip = write_backend_test("test_det", model(13, g), x, right, 6);
   char *suite = g_path_get_dirname(good);
   int status;
 
   char *out = run_cli(WORDS("onnx-test", good, skip), &status);
   g_assert_cmpint(status, ==, 0);
   g_assert_true(g_str_has_suffix(out, "\n1 passed, 0 failed, 1 skipped\n"));
-  g_assert_nonnull(strstr(out, "skipped by op: Erf 1\n"));
+  g_assert_nonnull(strstr(out, "skipped by op: Det 1\n"));
   g_free(out);
 
   /* a folder of tests; the wrong one fails (exit 1) with a line naming it */
@@ -996,10 +996,10 @@ static void test_cli_onnx_test(void)
 
   /* a test on the expected list that does not pass fails the run */
   char *list = g_build_filename(tmp_dir, "expected.txt", NULL);
-  g_assert_true(g_file_set_contents(list, "# comment\nsuite/test_good\nsuite/test_erf\n", -1, NULL));
+  g_assert_true(g_file_set_contents(list, "# comment\nsuite/test_good\nsuite/test_det\n", -1, NULL));
   out = run_cli(WORDS("onnx-test", "--expected", list, good, skip), &status);
   g_assert_cmpint(status, ==, 1);
-  g_assert_nonnull(strstr(out, "EXPECTED PASS did not pass: suite/test_erf"));
+  g_assert_nonnull(strstr(out, "EXPECTED PASS did not pass: suite/test_det"));
   g_free(out);
 
   /* a model runs as a module function */

@@ -160,6 +160,18 @@ UNARY(op_sign, ts_sub_at(HERE, ts_cast_at(HERE, ts_greater_at(HERE, x, scalar(x,
                          ts_cast_at(HERE, ts_less_at(HERE, x, scalar(x, 0)), ts_tensor_dtype(x))))
 UNARY(op_softsign, ts_div_at(HERE, x, ts_add_at(HERE, scalar(x, 1), ts_abs_at(HERE, x))))
 UNARY(op_softplus, ts_softplus_at(HERE, x)) /* log(1 + exp(x)) without overflow */
+UNARY(op_sin, ts_sin_at(HERE, x))
+UNARY(op_cos, ts_cos_at(HERE, x))
+UNARY(op_tan, ts_tan_at(HERE, x))
+UNARY(op_asin, ts_asin_at(HERE, x))
+UNARY(op_acos, ts_acos_at(HERE, x))
+UNARY(op_atan, ts_atan_at(HERE, x))
+UNARY(op_sinh, ts_sinh_at(HERE, x))
+UNARY(op_cosh, ts_cosh_at(HERE, x))
+UNARY(op_asinh, ts_asinh_at(HERE, x))
+UNARY(op_acosh, ts_acosh_at(HERE, x))
+UNARY(op_atanh, ts_atanh_at(HERE, x))
+UNARY(op_erf, ts_erf_at(HERE, x))
 
 static bool op_leaky_relu(onnx_node_ctx *c)
 {
@@ -2687,6 +2699,18 @@ static const onnx_op_row ROWS[] = {
   { "Unsqueeze", 1, 2, 1, 1, ",axes,", op_unsqueeze, 0, true },
   { "Where", 3, 3, 1, 1, ",", op_where, 0, true },
   { "Xor", 2, 2, 1, 1, ",axis,broadcast,", op_xor, 0, true },
+  { "Sin", 1, 1, 1, 1, ",", op_sin, 0, true },
+  { "Cos", 1, 1, 1, 1, ",", op_cos, 0, true },
+  { "Tan", 1, 1, 1, 1, ",", op_tan, 0, true },
+  { "Asin", 1, 1, 1, 1, ",", op_asin, 0, true },
+  { "Acos", 1, 1, 1, 1, ",", op_acos, 0, true },
+  { "Atan", 1, 1, 1, 1, ",", op_atan, 0, true },
+  { "Sinh", 1, 1, 1, 1, ",", op_sinh, 0, true },
+  { "Cosh", 1, 1, 1, 1, ",", op_cosh, 0, true },
+  { "Asinh", 1, 1, 1, 1, ",", op_asinh, 0, true },
+  { "Acosh", 1, 1, 1, 1, ",", op_acosh, 0, true },
+  { "Atanh", 1, 1, 1, 1, ",", op_atanh, 0, true },
+  { "Erf", 1, 1, 1, 1, ",", op_erf, 0, true },
 };
 
 bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c)
