@@ -451,6 +451,76 @@ static void test_einsum(void)
   }
 }
 
+/* The window functions: a size known only when the model runs, the
+ * periodic and symmetric forms, the output dtype; a negative size is
+ * refused naming the node. */
+static void test_windows(void)
+{
+  int64_t wdims[] = { -1 };
+  pb *g = msg();
+  put_msg(g, 1, node("HannWindow", "hann", "n", "hann", NULL));
+  put_msg(g, 1, node("HammingWindow", "hamming", "n", "hamming", int_attr("periodic", 0)));
+  put_msg(g, 1, node("BlackmanWindow", "blackman", "n", "blackman", int_attr("output_datatype", 11)));
+  put_msg(g, 11, value_info("n", 7, 0, NULL));
+  put_msg(g, 12, value_info("hann", 1, 1, wdims));
+  put_msg(g, 12, value_info("hamming", 1, 1, wdims));
+  put_msg(g, 12, value_info("blackman", 11, 1, wdims));
+  pb *bytes = model(17, g);
+  char *path = write_file("windows.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *n = ts_scalar_i64(4), *y[3];
+  g_assert_true(ts_onnx_model_run(m, &n, 1, y));
+  double hann[] = { 0, 0.5, 1, 0.5 };                         /* periodic: N = 4 */
+  double hamming[] = { 4.0 / 46, 71.0 / 92, 71.0 / 92, 4.0 / 46 }; /* symmetric: N = 3 */
+  double blackman[] = { 0, 0.34, 1, 0.34 };
+  const double *want[] = { hann, hamming, blackman };
+  for (int k = 0; k < 3; k++) {
+    g_assert_cmpint(ts_tensor_dtype(y[k]), ==, k == 2 ? TS_F64 : TS_F32);
+    g_assert_cmpint(ts_tensor_size(y[k]), ==, 4);
+    for (int i = 0; i < 4; i++)
+      g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(y[k], i), want[k][i], 1e-6);
+  }
+  n = ts_scalar_i64(-1);
+  g_assert_false(ts_onnx_model_run(m, &n, 1, y));
+  ts_error *e = ts_error_take();
+  g_assert_cmpint(e->code, ==, TS_ERR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(e->message, "hann"));
+  g_assert_nonnull(strstr(e->message, "size -1"));
+  ts_error_free(e);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
+/* Scatter (opsets 9 and 10) is ScatterElements under its old name. */
+static void test_scatter_old_name(void)
+{
+  int64_t ddims[] = { 2, 3 }, idims[] = { 2, 1 };
+  pb *g = msg();
+  put_msg(g, 1, node("Scatter", "scatter", "data,indices,updates", "y", int_attr("axis", 1)));
+  put_msg(g, 11, value_info("data", 1, 2, ddims));
+  put_msg(g, 11, value_info("indices", 7, 2, idims));
+  put_msg(g, 11, value_info("updates", 1, 2, idims));
+  put_msg(g, 12, value_info("y", 1, 2, ddims));
+  pb *bytes = model(10, g);
+  char *path = write_file("scatter.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *in[3] = { ts_zeros(TS_F32, TS_SHAPE(2, 3)),
+                       ts_constant(TS_I64, TS_SHAPE(2, 1), (int64_t[]){ 1, 0 }),
+                       ts_constant(TS_F32, TS_SHAPE(2, 1), (float[]){ 5, 7 }) }, *y;
+  g_assert_true(ts_onnx_model_run(m, in, 3, &y));
+  float want[] = { 0, 5, 0, 7, 0, 0 };
+  for (int i = 0; i < 6; i++)
+    g_assert_cmpfloat(ts_tensor_get_f64(y, i), ==, want[i]);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
 /* ---- If and Loop ------------------------------------------------------------------ */
 
 /* AttributeProto of type GRAPH, wrapped as a node's field 5; frees graph. */
@@ -1034,6 +1104,8 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/old-opsets", test_old_opsets);
   g_test_add_func("/onnx/import/value-dependent-shapes", test_value_dependent_shapes);
   g_test_add_func("/onnx/import/einsum", test_einsum);
+  g_test_add_func("/onnx/import/windows", test_windows);
+  g_test_add_func("/onnx/import/scatter-old-name", test_scatter_old_name);
   g_test_add_func("/onnx/import/if-reads-outer-values", test_if_reads_outer_values);
   g_test_add_func("/onnx/import/loop-carried-and-scanned", test_loop_carried_and_scanned);
   g_test_add_func("/onnx/import/loop-without-bounds", test_loop_without_bounds);

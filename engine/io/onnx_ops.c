@@ -437,6 +437,45 @@ static bool op_range(onnx_node_ctx *c)
   return out1(c, ts_range_at(HERE, ts_tensor_dtype(IN(0)), start, limit, delta));
 }
 
+/* HannWindow, HammingWindow and BlackmanWindow: a0 - a1 cos(2 pi n / N)
+ * + a2 cos(4 pi n / N) for n = 0 .. size - 1, N the size (periodic) or
+ * one less (symmetric); computed in float64, then cast. */
+static bool window_function(onnx_node_ctx *c, double a0, double a1, double a2)
+{
+  double size;
+  ts_dtype dtype = TS_F32;
+  if (!IN(0) || !host_double(c, 0, &size) || !dtype_of(c, attr_int(c, "output_datatype", 1), &dtype))
+    return false;
+  if (!(size >= 0) || size != floor(size)) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "size %g is not a non-negative integer", size);
+    return false;
+  }
+  if (!check_made(c, size))
+    return false;
+  double period = attr_int(c, "periodic", 1) ? size : size - 1;
+  ts_tensor *phase = ts_mul_at(HERE, ts_range_at(HERE, TS_F64, 0, size, 1), ts_scalar_f64(2 * M_PI / period));
+  ts_tensor *y = ts_sub_at(HERE, ts_scalar_f64(a0), ts_mul_at(HERE, ts_scalar_f64(a1), ts_cos_at(HERE, phase)));
+  if (a2 != 0)
+    y = ts_add_at(HERE, y, ts_mul_at(HERE, ts_scalar_f64(a2),
+                                     ts_cos_at(HERE, ts_mul_at(HERE, phase, ts_scalar_f64(2)))));
+  return out1(c, ts_cast_at(HERE, y, dtype));
+}
+
+static bool op_hann_window(onnx_node_ctx *c)
+{
+  return window_function(c, 0.5, 0.5, 0);
+}
+
+static bool op_hamming_window(onnx_node_ctx *c)
+{
+  return window_function(c, 25.0 / 46, 1 - 25.0 / 46, 0);
+}
+
+static bool op_blackman_window(onnx_node_ctx *c)
+{
+  return window_function(c, 0.42, 0.5, 0.08);
+}
+
 /* ---- shapes ---------------------------------------------------------------------------- */
 
 static bool op_shape(onnx_node_ctx *c)
@@ -2676,6 +2715,7 @@ static const onnx_op_row ROWS[] = {
   { "Relu", 1, 1, 1, 1, ",", op_relu, 0, true },
   { "Reshape", 2, 2, 1, 1, ",allowzero,", op_reshape, 5, true },
   { "ScatterElements", 3, 3, 1, 1, ",axis,reduction,", op_scatter_elements, 0, true },
+  { "Scatter", 3, 3, 1, 1, ",axis,", op_scatter_elements, 9, true }, /* ScatterElements before opset 11 */
   { "ScatterND", 3, 3, 1, 1, ",reduction,", op_scatter_nd, 11, true },
   { "Selu", 1, 1, 1, 1, ",alpha,gamma,", op_selu, 0, true },
   { "Shape", 1, 1, 1, 1, ",start,end,", op_shape, 0, true },
@@ -2711,6 +2751,9 @@ static const onnx_op_row ROWS[] = {
   { "Acosh", 1, 1, 1, 1, ",", op_acosh, 0, true },
   { "Atanh", 1, 1, 1, 1, ",", op_atanh, 0, true },
   { "Erf", 1, 1, 1, 1, ",", op_erf, 0, true },
+  { "HannWindow", 1, 1, 1, 1, ",output_datatype,periodic,", op_hann_window, 17, true },
+  { "HammingWindow", 1, 1, 1, 1, ",output_datatype,periodic,", op_hamming_window, 17, true },
+  { "BlackmanWindow", 1, 1, 1, 1, ",output_datatype,periodic,", op_blackman_window, 17, true },
 };
 
 bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c)
