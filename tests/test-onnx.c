@@ -747,6 +747,66 @@ static void test_subgraphs_too_deep(void)
   g_free(path);
 }
 
+/* AttributeProto of type STRINGS holding one string, wrapped as a node's field 5. */
+static pb *strings_attr(const char *name, const char *v)
+{
+  pb *a = msg();
+  put_str(a, 1, name);
+  put_str(a, 9, v);
+  put_int(a, 20, 8); /* STRINGS */
+  pb *wrapped = msg();
+  put_msg(wrapped, 5, a);
+  return wrapped;
+}
+
+/* RNN step by step: h_t = tanh(x_t W^T + h_{t-1} R^T), forward and
+ * reverse (Y in time order either way, Y_h the last step run); what the
+ * importer does not compute (clip) is refused naming the node. */
+static void test_rnn(void)
+{
+  int64_t xdims[] = { 2, 1, 1 }, wdims[] = { 1, 1, 1 }, ydims[] = { 2, 1, 1, 1 };
+  const char *directions[] = { "forward", "reverse" };
+  double t1 = tanh(1), t2 = tanh(2);
+  double want[2][3] = { { t1, tanh(2 + 0.5 * t1), tanh(2 + 0.5 * t1) },
+                        { tanh(1 + 0.5 * t2), t2, tanh(1 + 0.5 * t2) } };
+  for (int k = 0; k < 3; k++) {
+    pb *attrs = k < 2 ? string_attr("direction", directions[k]) : strings_attr("activations", "Relu");
+    pb *g = msg();
+    put_msg(g, 1, node("RNN", "rnn", "x,w,r", "y,y_h", attrs));
+    put_msg(g, 11, value_info("x", 1, 3, xdims));
+    put_msg(g, 11, value_info("w", 1, 3, wdims));
+    put_msg(g, 11, value_info("r", 1, 3, wdims));
+    put_msg(g, 12, value_info("y", 1, 4, ydims));
+    put_msg(g, 12, value_info("y_h", 1, 3, wdims));
+    pb *bytes = model(14, g);
+    char *path = write_file("rnn.onnx", bytes);
+    g_byte_array_unref(bytes);
+    ts_onnx_model *m = load_ok(path);
+    ts_scope *scope = ts_scope_begin();
+    ts_tensor *in[3] = { ts_constant(TS_F32, TS_SHAPE(2, 1, 1), (float[]){ 1, 2 }),
+                         ts_constant(TS_F32, TS_SHAPE(1, 1, 1), (float[]){ 1 }),
+                         ts_constant(TS_F32, TS_SHAPE(1, 1, 1), (float[]){ 0.5f }) }, *y[2];
+    if (k < 2) {
+      g_assert_true(ts_onnx_model_run(m, in, 3, y));
+      g_assert_true(ts_shape_equal(ts_tensor_shape(y[0]), TS_SHAPE(2, 1, 1, 1)));
+      g_assert_true(ts_shape_equal(ts_tensor_shape(y[1]), TS_SHAPE(1, 1, 1)));
+      g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(y[0], 0), want[k][0], 1e-6);
+      g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(y[0], 1), want[k][1], 1e-6);
+      g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(y[1], 0), want[k][2], 1e-6);
+    } else {
+      g_assert_false(ts_onnx_model_run(m, in, 3, y));
+      ts_error *e = ts_error_take();
+      g_assert_cmpint(e->code, ==, TS_ERR_UNIMPLEMENTED);
+      g_assert_nonnull(strstr(e->message, "rnn"));
+      g_assert_nonnull(strstr(e->message, "activations"));
+      ts_error_free(e);
+    }
+    ts_scope_end(scope);
+    ts_onnx_model_free(m);
+    g_free(path);
+  }
+}
+
 /* ---- hostile files ------------------------------------------------------------- */
 
 static void test_truncated(void)
@@ -1106,6 +1166,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/einsum", test_einsum);
   g_test_add_func("/onnx/import/windows", test_windows);
   g_test_add_func("/onnx/import/scatter-old-name", test_scatter_old_name);
+  g_test_add_func("/onnx/import/rnn", test_rnn);
   g_test_add_func("/onnx/import/if-reads-outer-values", test_if_reads_outer_values);
   g_test_add_func("/onnx/import/loop-carried-and-scanned", test_loop_carried_and_scanned);
   g_test_add_func("/onnx/import/loop-without-bounds", test_loop_without_bounds);
