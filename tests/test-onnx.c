@@ -521,6 +521,57 @@ static void test_scatter_old_name(void)
   g_free(path);
 }
 
+/* BitShift on uint8: wrapping left shifts, right shifts, 0 past the
+ * width; a signed operand is refused naming the node. */
+static void test_bit_shift(void)
+{
+  int64_t dims[] = { 4 };
+  const char *directions[] = { "LEFT", "RIGHT" };
+  uint8_t want[2][4] = { { 32, 16, 0, 128 }, { 8, 1, 0, 0 } };
+  for (int k = 0; k < 2; k++) {
+    pb *g = msg();
+    put_msg(g, 1, node("BitShift", "shift", "x,s", "y", string_attr("direction", directions[k])));
+    put_msg(g, 11, value_info("x", 2, 1, dims));
+    put_msg(g, 11, value_info("s", 2, 1, dims));
+    put_msg(g, 12, value_info("y", 2, 1, dims));
+    pb *bytes = model(11, g);
+    char *path = write_file("bitshift.onnx", bytes);
+    g_byte_array_unref(bytes);
+    ts_onnx_model *m = load_ok(path);
+    ts_scope *scope = ts_scope_begin();
+    ts_tensor *in[2] = { ts_constant(TS_U8, TS_SHAPE(4), (uint8_t[]){ 16, 4, 1, 3 }),
+                         ts_constant(TS_U8, TS_SHAPE(4), (uint8_t[]){ 1, 2, 8, 7 }) }, *y;
+    g_assert_true(ts_onnx_model_run(m, in, 2, &y));
+    g_assert_cmpint(ts_tensor_dtype(y), ==, TS_U8);
+    for (int i = 0; i < 4; i++)
+      g_assert_cmpint(ts_tensor_get_i64(y, i), ==, want[k][i]);
+    ts_scope_end(scope);
+    ts_onnx_model_free(m);
+    g_free(path);
+  }
+  pb *g = msg();
+  put_msg(g, 1, node("Cast", "signed", "x", "xi", int_attr("to", 6)));
+  put_msg(g, 1, node("BitShift", "shift", "xi,s", "y", string_attr("direction", "LEFT")));
+  put_msg(g, 11, value_info("x", 2, 1, dims));
+  put_msg(g, 11, value_info("s", 2, 1, dims));
+  put_msg(g, 12, value_info("y", 6, 1, dims));
+  pb *bytes = model(11, g);
+  char *path = write_file("bitshift_signed.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *in[2] = { ts_zeros(TS_U8, TS_SHAPE(4)), ts_zeros(TS_U8, TS_SHAPE(4)) }, *y;
+  g_assert_false(ts_onnx_model_run(m, in, 2, &y));
+  ts_error *e = ts_error_take();
+  g_assert_cmpint(e->code, ==, TS_ERR_DTYPE);
+  g_assert_nonnull(strstr(e->message, "'shift'"));
+  g_assert_nonnull(strstr(e->message, "unsigned integers, got int32"));
+  ts_error_free(e);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
 /* ---- If and Loop ------------------------------------------------------------------ */
 
 /* AttributeProto of type GRAPH, wrapped as a node's field 5; frees graph. */
@@ -1167,6 +1218,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/windows", test_windows);
   g_test_add_func("/onnx/import/scatter-old-name", test_scatter_old_name);
   g_test_add_func("/onnx/import/rnn", test_rnn);
+  g_test_add_func("/onnx/import/bit-shift", test_bit_shift);
   g_test_add_func("/onnx/import/if-reads-outer-values", test_if_reads_outer_values);
   g_test_add_func("/onnx/import/loop-carried-and-scanned", test_loop_carried_and_scanned);
   g_test_add_func("/onnx/import/loop-without-bounds", test_loop_without_bounds);

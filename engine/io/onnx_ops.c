@@ -173,6 +173,32 @@ UNARY(op_acosh, ts_acosh_at(HERE, x))
 UNARY(op_atanh, ts_atanh_at(HERE, x))
 UNARY(op_erf, ts_erf_at(HERE, x))
 
+/* BitShift on uint8, the engine's one unsigned dtype: x * 2^s or x / 2^s
+ * (wrapping as C's shifts of uint8 do), 0 for a shift past the width as in
+ * NumPy. */
+static bool op_bit_shift(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *s = IN(1);
+  if (!x || !s)
+    return false;
+  if (ts_tensor_dtype(x) != TS_U8 || ts_tensor_dtype(s) != TS_U8) {
+    onnx_node_fail(c, TS_ERR_DTYPE, "BitShift takes unsigned integers, got %s and %s",
+                   ts_dtype_name(ts_tensor_dtype(x)), ts_dtype_name(ts_tensor_dtype(s)));
+    return false;
+  }
+  char buf[8];
+  const char *direction = attr_string(c, "direction", "", buf, sizeof buf);
+  bool left = strcmp(direction, "LEFT") == 0;
+  if (!left && strcmp(direction, "RIGHT") != 0) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "direction must be LEFT or RIGHT, not '%s'", direction);
+    return false;
+  }
+  ts_tensor *p = ts_pow_at(HERE, scalar(x, 2), ts_minimum_at(HERE, s, scalar(s, 7)));
+  ts_tensor *y = left ? ts_mul_at(HERE, x, p) : ts_floordiv_at(HERE, x, p);
+  ts_tensor *past = ts_greater_at(HERE, s, scalar(s, 7));
+  return out1(c, ts_where_at(HERE, past, ts_zeros_like_at(HERE, x), y));
+}
+
 static bool op_leaky_relu(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0);
@@ -2760,6 +2786,7 @@ static const onnx_op_row ROWS[] = {
   { "HannWindow", 1, 1, 1, 1, ",output_datatype,periodic,", op_hann_window, 17, true },
   { "HammingWindow", 1, 1, 1, 1, ",output_datatype,periodic,", op_hamming_window, 17, true },
   { "BlackmanWindow", 1, 1, 1, 1, ",output_datatype,periodic,", op_blackman_window, 17, true },
+  { "BitShift", 2, 2, 1, 1, ",direction,", op_bit_shift, 11, true },
 };
 
 bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c)
