@@ -572,6 +572,40 @@ static void test_bit_shift(void)
   g_free(path);
 }
 
+/* ReverseSequence: each batch entry's first sequence_lens steps
+ * reversed (time on axis 0, batch on axis 1); a length past the
+ * sequence is refused naming the node. */
+static void test_reverse_sequence(void)
+{
+  int64_t xdims[] = { 3, 2 }, ldims[] = { 2 };
+  pb *g = msg();
+  put_msg(g, 1, node("ReverseSequence", "reverse", "x,lens", "y", NULL));
+  put_msg(g, 11, value_info("x", 1, 2, xdims));
+  put_msg(g, 11, value_info("lens", 7, 1, ldims));
+  put_msg(g, 12, value_info("y", 1, 2, xdims));
+  pb *bytes = model(10, g);
+  char *path = write_file("reverse_sequence.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *in[2] = { ts_constant(TS_F32, TS_SHAPE(3, 2), (float[]){ 0, 1, 10, 11, 20, 21 }),
+                       ts_constant(TS_I64, TS_SHAPE(2), (int64_t[]){ 2, 3 }) }, *y;
+  g_assert_true(ts_onnx_model_run(m, in, 2, &y));
+  float want[] = { 10, 21, 0, 11, 20, 1 };
+  for (int i = 0; i < 6; i++)
+    g_assert_cmpfloat(ts_tensor_get_f64(y, i), ==, want[i]);
+  in[1] = ts_constant(TS_I64, TS_SHAPE(2), (int64_t[]){ 4, 1 });
+  g_assert_false(ts_onnx_model_run(m, in, 2, &y));
+  ts_error *e = ts_error_take();
+  g_assert_cmpint(e->code, ==, TS_ERR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(e->message, "'reverse'"));
+  g_assert_nonnull(strstr(e->message, "sequence_lens[0] = 4 is outside 0..3"));
+  ts_error_free(e);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
 /* ---- If and Loop ------------------------------------------------------------------ */
 
 /* AttributeProto of type GRAPH, wrapped as a node's field 5; frees graph. */
@@ -1219,6 +1253,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/scatter-old-name", test_scatter_old_name);
   g_test_add_func("/onnx/import/rnn", test_rnn);
   g_test_add_func("/onnx/import/bit-shift", test_bit_shift);
+  g_test_add_func("/onnx/import/reverse-sequence", test_reverse_sequence);
   g_test_add_func("/onnx/import/if-reads-outer-values", test_if_reads_outer_values);
   g_test_add_func("/onnx/import/loop-carried-and-scanned", test_loop_carried_and_scanned);
   g_test_add_func("/onnx/import/loop-without-bounds", test_loop_without_bounds);

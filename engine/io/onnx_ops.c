@@ -2641,6 +2641,67 @@ static bool op_resize(onnx_node_ctx *c)
   return out1(c, y == x ? ts_identity_at(HERE, x) : y);
 }
 
+/* The permutation that swaps axes 0 and 1 of a rank-n tensor. */
+static ts_ints swap01(int rank)
+{
+  ts_ints perm = { .n = rank };
+  for (int d = 0; d < rank; d++)
+    perm.v[d] = d < 2 ? 1 - d : d;
+  return perm;
+}
+
+/* ReverseSequence: the first sequence_lens[b] steps of each batch entry
+ * reversed, the rest kept: one Gather of the rows of x seen as [B*T, ...]
+ * (batch and time axes moved first), its indices made on the host. */
+static bool op_reverse_sequence(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *lens = c->n_in > 1 ? c->in[1].host : NULL;
+  if (!x || !IN(1))
+    return false;
+  if (!lens) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "sequence_lens must be known when the graph is built");
+    return false;
+  }
+  int rank = ts_tensor_rank(x);
+  int64_t batch_axis = attr_int(c, "batch_axis", 1), time_axis = attr_int(c, "time_axis", 0);
+  ts_shape s = ts_tensor_shape(x);
+  if (rank < 2 || (batch_axis != 0 && batch_axis != 1) || time_axis != 1 - batch_axis) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "batch_axis %" PRId64 " and time_axis %" PRId64
+                   " must be 0 and 1 of an input of rank 2 or more (rank %d)", batch_axis, time_axis, rank);
+    return false;
+  }
+  int64_t batch = s.dim[batch_axis], steps = s.dim[time_axis];
+  if (batch < 0 || steps < 0 || ts_tensor_size(lens) != batch) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "sequence_lens has %" PRId64 " values for a batch of %" PRId64,
+                   ts_tensor_size(lens), batch);
+    return false;
+  }
+  if (!check_made(c, (double)batch * (double)steps))
+    return false;
+  int64_t *idx = g_new(int64_t, batch * steps + 1);
+  for (int64_t b = 0; b < batch; b++) {
+    int64_t len = ts_tensor_get_i64(lens, b);
+    if (len < 0 || len > steps) {
+      g_free(idx);
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "sequence_lens[%" PRId64 "] = %" PRId64 " is outside 0..%" PRId64,
+                     b, len, steps);
+      return false;
+    }
+    for (int64_t t = 0; t < steps; t++)
+      idx[b * steps + t] = b * steps + (t < len ? len - 1 - t : t);
+  }
+  ts_tensor *rows = ts_constant(TS_I64, TS_SHAPE(batch * steps), idx);
+  g_free(idx);
+  ts_tensor *xt = batch_axis == 0 ? x : ts_transpose_at(HERE, x, swap01(rank));
+  ts_shape flat = { .rank = rank - 1 };
+  flat.dim[0] = batch * steps;
+  for (int d = 2; d < rank; d++)
+    flat.dim[d - 1] = s.dim[d];
+  ts_tensor *y = ts_gather_at(HERE, ts_reshape_at(HERE, xt, flat), rows, 0);
+  y = ts_reshape_at(HERE, y, ts_tensor_shape(xt));
+  return out1(c, batch_axis == 0 ? y : ts_transpose_at(HERE, y, swap01(rank)));
+}
+
 /* ---- the table ------------------------------------------------------------------------------ */
 
 #define ANY (-1)
@@ -2787,6 +2848,7 @@ static const onnx_op_row ROWS[] = {
   { "HammingWindow", 1, 1, 1, 1, ",output_datatype,periodic,", op_hamming_window, 17, true },
   { "BlackmanWindow", 1, 1, 1, 1, ",output_datatype,periodic,", op_blackman_window, 17, true },
   { "BitShift", 2, 2, 1, 1, ",direction,", op_bit_shift, 11, true },
+  { "ReverseSequence", 2, 2, 1, 1, ",batch_axis,time_axis,", op_reverse_sequence, 10, true },
 };
 
 bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c)
