@@ -606,6 +606,57 @@ static void test_reverse_sequence(void)
   g_free(path);
 }
 
+/* BatchNormalization in training mode normalizes by the batch's own
+ * statistics and updates the running ones by momentum; asking for them
+ * outside training mode is refused naming the node. */
+static void test_batch_norm_training(void)
+{
+  int64_t xdims[] = { 2, 2 }, cdims[] = { 2 };
+  for (int training = 1; training >= 0; training--) {
+    pb *g = msg();
+    put_msg(g, 1, node("BatchNormalization", "bn", "x,scale,bias,mean,var", "y,running_mean,running_var",
+                       int_attr("training_mode", training)));
+    put_msg(g, 11, value_info("x", 1, 2, xdims));
+    const char *channel_inputs[] = { "scale", "bias", "mean", "var" };
+    for (int k = 0; k < 4; k++)
+      put_msg(g, 11, value_info(channel_inputs[k], 1, 1, cdims));
+    put_msg(g, 12, value_info("y", 1, 2, xdims));
+    put_msg(g, 12, value_info("running_mean", 1, 1, cdims));
+    put_msg(g, 12, value_info("running_var", 1, 1, cdims));
+    pb *bytes = model(15, g);
+    char *path = write_file("bn_training.onnx", bytes);
+    g_byte_array_unref(bytes);
+    ts_onnx_model *m = load_ok(path);
+    ts_scope *scope = ts_scope_begin();
+    ts_tensor *in[5] = { ts_constant(TS_F32, TS_SHAPE(2, 2), (float[]){ 1, 2, 3, 6 }),
+                         ts_constant(TS_F32, TS_SHAPE(2), (float[]){ 1, 1 }),
+                         ts_constant(TS_F32, TS_SHAPE(2), (float[]){ 0, 0 }),
+                         ts_constant(TS_F32, TS_SHAPE(2), (float[]){ 0, 0 }),
+                         ts_constant(TS_F32, TS_SHAPE(2), (float[]){ 1, 1 }) }, *y[3];
+    if (training) {
+      /* channel 0: mean 2, variance 1; channel 1: mean 4, variance 4 */
+      g_assert_true(ts_onnx_model_run(m, in, 5, y));
+      double want_y[] = { -1, -1, 1, 1 }, want_mean[] = { 0.2, 0.4 }, want_var[] = { 1.0, 1.3 };
+      for (int i = 0; i < 4; i++)
+        g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(y[0], i), want_y[i], 1e-4);
+      for (int i = 0; i < 2; i++) {
+        g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(y[1], i), want_mean[i], 1e-6);
+        g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(y[2], i), want_var[i], 1e-6);
+      }
+    } else {
+      g_assert_false(ts_onnx_model_run(m, in, 5, y));
+      ts_error *e = ts_error_take();
+      g_assert_cmpint(e->code, ==, TS_ERR_UNIMPLEMENTED);
+      g_assert_nonnull(strstr(e->message, "'bn'"));
+      g_assert_nonnull(strstr(e->message, "training_mode only"));
+      ts_error_free(e);
+    }
+    ts_scope_end(scope);
+    ts_onnx_model_free(m);
+    g_free(path);
+  }
+}
+
 /* ---- If and Loop ------------------------------------------------------------------ */
 
 /* AttributeProto of type GRAPH, wrapped as a node's field 5; frees graph. */
@@ -1254,6 +1305,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/rnn", test_rnn);
   g_test_add_func("/onnx/import/bit-shift", test_bit_shift);
   g_test_add_func("/onnx/import/reverse-sequence", test_reverse_sequence);
+  g_test_add_func("/onnx/import/batch-norm-training", test_batch_norm_training);
   g_test_add_func("/onnx/import/if-reads-outer-values", test_if_reads_outer_values);
   g_test_add_func("/onnx/import/loop-carried-and-scanned", test_loop_carried_and_scanned);
   g_test_add_func("/onnx/import/loop-without-bounds", test_loop_without_bounds);

@@ -1302,13 +1302,22 @@ static ts_tensor *channel(ts_tensor *v, int rank)
   return reshape(v, s);
 }
 
+/* BatchNormalization: with the running statistics, or (training_mode=1,
+ * opset 14 on) with the batch's mean and population variance over every
+ * axis but the channels', the running ones then updated by momentum as the
+ * second and third outputs. */
 static bool op_batch_norm(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0);
   if (!x)
     return false;
-  if (attr_int(c, "training_mode", 0) || (c->opset < 7 && !attr_int(c, "is_test", 0))) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "training (training_mode=1, or is_test=0 before opset 7) is not supported");
+  bool training = attr_int(c, "training_mode", 0) != 0;
+  if (c->opset < 7 && !attr_int(c, "is_test", 0)) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "training (is_test=0 before opset 7) is not supported");
+    return false;
+  }
+  if (!training && c->n_out > 1) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "the mean and variance outputs are computed in training_mode only");
     return false;
   }
   if (!attr_int(c, "spatial", 1)) {
@@ -1317,9 +1326,27 @@ static bool op_batch_norm(onnx_node_ctx *c)
   }
   int rank = ts_tensor_rank(x);
   double eps = attr_float(c, "epsilon", 1e-5);
+  ts_tensor *mean = IN(3), *var = IN(4);
+  if (training) {
+    ts_ints axes = { .n = rank - 1 };
+    for (int d = 0, k = 0; d < rank; d++)
+      if (d != 1)
+        axes.v[k++] = d;
+    mean = ts_reduce_mean_at(HERE, x, axes, false);
+    ts_tensor *dev = ts_sub_at(HERE, x, channel(mean, rank));
+    var = ts_reduce_mean_at(HERE, ts_mul_at(HERE, dev, dev), axes, false);
+    double momentum = attr_float(c, "momentum", 0.9);
+    ts_tensor *outs[2] = { IN(3), IN(4) }, *batch[2] = { mean, var };
+    for (int k = 0; k < 2 && k + 1 < c->n_out; k++)
+      c->out[k + 1] = ts_add_at(HERE, ts_mul_at(HERE, outs[k], scalar(x, momentum)),
+                                ts_mul_at(HERE, batch[k], scalar(x, 1 - momentum)));
+  }
   ts_tensor *inv = ts_div_at(HERE, channel(IN(1), rank),
-                             ts_sqrt_at(HERE, ts_add_at(HERE, channel(IN(4), rank), scalar(x, eps))));
-  ts_tensor *y = ts_mul_at(HERE, ts_sub_at(HERE, x, channel(IN(3), rank)), inv);
+                             ts_sqrt_at(HERE, ts_add_at(HERE, channel(var, rank), scalar(x, eps))));
+  ts_tensor *y = ts_mul_at(HERE, ts_sub_at(HERE, x, channel(mean, rank)), inv);
+  for (int k = 1; k < c->n_out; k++)
+    if (!c->out[k])
+      return false;
   return out1(c, ts_add_at(HERE, y, channel(IN(2), rank)));
 }
 
@@ -2733,7 +2760,7 @@ static const onnx_op_row ROWS[] = {
   { "And", 2, 2, 1, 1, ",axis,broadcast,", op_and, 0, true },
   { "ArgMax", 1, 1, 1, 1, ",axis,keepdims,select_last_index,", op_argmax, 0, true },
   { "ArgMin", 1, 1, 1, 1, ",axis,keepdims,select_last_index,", op_argmin, 0, true },
-  { "BatchNormalization", 5, 5, 1, 1, ",epsilon,is_test,momentum,spatial,training_mode,", op_batch_norm, 0, false },
+  { "BatchNormalization", 5, 5, 1, 3, ",epsilon,is_test,momentum,spatial,training_mode,", op_batch_norm, 0, false },
   { "Cast", 1, 1, 1, 1, ",to,saturate,", op_cast, 0, true },
   { "CastLike", 2, 2, 1, 1, ",saturate,", op_cast_like, 0, true },
   { "Ceil", 1, 1, 1, 1, ",", op_ceil, 0, true },
