@@ -657,6 +657,63 @@ static void test_batch_norm_training(void)
   }
 }
 
+/* Unique: sorted and in order of first occurrence, of the flattened
+ * input and of slices along an axis, with all four outputs. */
+static void check_i64s(ts_tensor *t, const int64_t *want, int n)
+{
+  g_assert_cmpint(ts_tensor_size(t), ==, n);
+  for (int i = 0; i < n; i++)
+    g_assert_cmpint(ts_tensor_get_i64(t, i), ==, want[i]);
+}
+
+static void test_unique(void)
+{
+  static const struct {
+    int sorted, axis; /* axis -1: none */
+    int64_t rank, dims[2];
+    float x[6];
+    int n_unique;
+    float y[6];
+    int64_t indices[4], inverse[6], counts[4];
+  } CASES[] = {
+    { 1, -1, 1, { 6 }, { 2, 1, 1, 3, 4, 3 }, 4, { 1, 2, 3, 4 }, { 1, 0, 3, 4 }, { 1, 0, 0, 2, 3, 2 }, { 2, 1, 2, 1 } },
+    { 0, -1, 1, { 6 }, { 2, 1, 1, 3, 4, 3 }, 4, { 2, 1, 3, 4 }, { 0, 1, 3, 4 }, { 0, 1, 1, 2, 3, 2 }, { 1, 2, 2, 1 } },
+    { 1, 0, 2, { 3, 2 }, { 1, 0, 0, 1, 1, 0 }, 2, { 0, 1, 1, 0 }, { 1, 0 }, { 1, 0, 1 }, { 1, 2 } },
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS(CASES); k++) {
+    pb *attrs = int_attr("sorted", CASES[k].sorted);
+    if (CASES[k].axis >= 0) {
+      pb *axis = int_attr("axis", CASES[k].axis);
+      g_byte_array_append(attrs, axis->data, axis->len);
+      g_byte_array_unref(axis);
+    }
+    pb *g = msg();
+    put_msg(g, 1, node("Unique", "unique", "x", "y,indices,inverse,counts", attrs));
+    put_msg(g, 11, value_info("x", 1, (int)CASES[k].rank, CASES[k].dims));
+    const char *outputs[] = { "y", "indices", "inverse", "counts" };
+    for (int o = 0; o < 4; o++)
+      put_msg(g, 12, value_info(outputs[o], o ? 7 : 1, 0, NULL));
+    pb *bytes = model(11, g);
+    char *path = write_file("unique.onnx", bytes);
+    g_byte_array_unref(bytes);
+    ts_onnx_model *m = load_ok(path);
+    ts_scope *scope = ts_scope_begin();
+    ts_shape shape = { .rank = (int)CASES[k].rank, .dim = { CASES[k].dims[0], CASES[k].dims[1] } };
+    ts_tensor *x = ts_constant(TS_F32, shape, CASES[k].x), *y[4];
+    g_assert_true(ts_onnx_model_run(m, &x, 1, y));
+    int n = CASES[k].n_unique, slice = CASES[k].axis >= 0 ? (int)CASES[k].dims[1] : 1;
+    g_assert_cmpint(ts_tensor_size(y[0]), ==, n * slice);
+    for (int i = 0; i < n * slice; i++)
+      g_assert_cmpfloat(ts_tensor_get_f64(y[0], i), ==, CASES[k].y[i]);
+    check_i64s(y[1], CASES[k].indices, n);
+    check_i64s(y[2], CASES[k].inverse, (int)CASES[k].dims[0]);
+    check_i64s(y[3], CASES[k].counts, n);
+    ts_scope_end(scope);
+    ts_onnx_model_free(m);
+    g_free(path);
+  }
+}
+
 /* ---- If and Loop ------------------------------------------------------------------ */
 
 /* AttributeProto of type GRAPH, wrapped as a node's field 5; frees graph. */
@@ -1306,6 +1363,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/bit-shift", test_bit_shift);
   g_test_add_func("/onnx/import/reverse-sequence", test_reverse_sequence);
   g_test_add_func("/onnx/import/batch-norm-training", test_batch_norm_training);
+  g_test_add_func("/onnx/import/unique", test_unique);
   g_test_add_func("/onnx/import/if-reads-outer-values", test_if_reads_outer_values);
   g_test_add_func("/onnx/import/loop-carried-and-scanned", test_loop_carried_and_scanned);
   g_test_add_func("/onnx/import/loop-without-bounds", test_loop_without_bounds);

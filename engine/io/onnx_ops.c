@@ -1593,6 +1593,108 @@ static ts_tensor *values_of(const onnx_node_ctx *c, int i)
   return h;
 }
 
+/* Unique: the distinct elements (no axis: of the flattened input) or
+ * slices along axis, sorted (slices lexicographically, as NumPy) or in
+ * the order they first occur, with the index of each one's first
+ * occurrence, every element's or slice's place among them and the
+ * counts.  Y is a Gather of X; the rest come from X's values on the host. */
+typedef struct unique_view {
+  ts_tensor *x;
+  int64_t outer, n, inner; /* x as [outer, n, inner]: n slices */
+  bool is_float;
+} unique_view;
+
+static int unique_compare(gconstpointer pa, gconstpointer pb, gpointer data)
+{
+  const unique_view *v = data;
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  for (int64_t o = 0; o < v->outer; o++)
+    for (int64_t i = 0; i < v->inner; i++) {
+      int64_t ka = (o * v->n + a) * v->inner + i, kb = (o * v->n + b) * v->inner + i;
+      if (v->is_float) {
+        double p = ts_tensor_get_f64(v->x, ka), q = ts_tensor_get_f64(v->x, kb);
+        if (p != q)
+          return p < q ? -1 : 1;
+      } else {
+        int64_t p = ts_tensor_get_i64(v->x, ka), q = ts_tensor_get_i64(v->x, kb);
+        if (p != q)
+          return p < q ? -1 : 1;
+      }
+    }
+  return 0;
+}
+
+static bool op_unique(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *h = values_of(c, 0);
+  if (!x || !h)
+    return false;
+  ts_shape s = ts_tensor_shape(h);
+  bool has_axis = attr(c, "axis") != NULL;
+  int64_t axis = attr_int(c, "axis", 0);
+  unique_view v = { h, 1, ts_tensor_size(h), 1, ts_dtype_is_float(ts_tensor_dtype(h)) };
+  if (has_axis) {
+    if (!norm_axis(c, &axis, s.rank))
+      return false;
+    v.n = s.dim[axis];
+    for (int d = 0; d < s.rank; d++)
+      if (d < axis)
+        v.outer *= s.dim[d];
+      else if (d > axis)
+        v.inner *= s.dim[d];
+  }
+  if (v.n > G_MAXINT) {
+    onnx_node_fail(c, TS_ERR_OUT_OF_RANGE, "%" PRId64 " values or slices to sort (at most %d)", v.n, G_MAXINT);
+    return false;
+  }
+  /* stable: each run of equal slices starts with the first to occur */
+  int64_t *order = g_new(int64_t, v.n + 1), *inverse = g_new(int64_t, v.n + 1);
+  int64_t *first = g_new(int64_t, v.n + 1), *counts = g_new(int64_t, v.n + 1), n_unique = 0;
+  for (int64_t k = 0; k < v.n; k++)
+    order[k] = k;
+  g_qsort_with_data(order, (gint)v.n, sizeof *order, unique_compare, &v);
+  for (int64_t k = 0; k < v.n; k++) {
+    if (k == 0 || unique_compare(&order[k - 1], &order[k], &v) != 0) {
+      first[n_unique] = order[k];
+      counts[n_unique++] = 0;
+    }
+    counts[n_unique - 1]++;
+    inverse[order[k]] = n_unique - 1;
+  }
+  if (!attr_int(c, "sorted", 1)) { /* renumbered in the order they first occur */
+    int64_t *renumber = g_new(int64_t, n_unique + 1), *sorted_first = g_memdup2(first, (n_unique + 1) * sizeof *first);
+    int64_t *sorted_counts = g_memdup2(counts, (n_unique + 1) * sizeof *counts), next = 0;
+    for (int64_t g = 0; g < n_unique; g++)
+      renumber[g] = -1;
+    for (int64_t k = 0; k < v.n; k++) {
+      int64_t g = inverse[k];
+      if (renumber[g] < 0) {
+        renumber[g] = next++;
+        first[renumber[g]] = sorted_first[g];
+        counts[renumber[g]] = sorted_counts[g];
+      }
+      inverse[k] = renumber[g];
+    }
+    g_free(renumber);
+    g_free(sorted_first);
+    g_free(sorted_counts);
+  }
+  ts_tensor *indices = ts_constant(TS_I64, TS_SHAPE(n_unique), first);
+  ts_tensor *outs[4] = {
+    has_axis ? ts_gather_at(HERE, x, indices, (int)axis)
+             : ts_gather_at(HERE, ts_reshape_at(HERE, x, TS_SHAPE(-1)), indices, 0),
+    indices, ts_constant(TS_I64, TS_SHAPE(v.n), inverse), ts_constant(TS_I64, TS_SHAPE(n_unique), counts),
+  };
+  g_free(order);
+  g_free(inverse);
+  g_free(first);
+  g_free(counts);
+  for (int k = 0; k < c->n_out; k++)
+    if (!(c->out[k] = outs[k]))
+      return false;
+  return true;
+}
+
 /* Compress: the slices along axis (of the flattened input without one)
  * whose condition is true; those past the condition's end are dropped. */
 static bool op_compress(onnx_node_ctx *c)
@@ -2777,6 +2879,7 @@ static const onnx_op_row ROWS[] = {
   { "Einsum", 1, -1, 1, 1, ",equation,", op_einsum, 12, true },
   { "Compress", 2, 2, 1, 1, ",axis,", op_compress, 9, true },
   { "NonZero", 1, 1, 1, 1, ",", op_non_zero, 9, true },
+  { "Unique", 1, 1, 1, 4, ",axis,sorted,", op_unique, 11, true },
   { "Elu", 1, 1, 1, 1, ",alpha,", op_elu, 0, true },
   { "Equal", 2, 2, 1, 1, ",axis,broadcast,", op_equal, 0, true },
   { "Exp", 1, 1, 1, 1, ",", op_exp, 0, true },
