@@ -2831,6 +2831,67 @@ static bool op_reverse_sequence(onnx_node_ctx *c)
   return out1(c, batch_axis == 0 ? y : ts_transpose_at(HERE, y, swap01(rank)));
 }
 
+/* Det of [..., n, n] by Leibniz's formula: the signed sum over the n!
+ * permutations p of prod_i x[..., i, p(i)], exact in its operations and
+ * so capped at n = 6 (720 products). */
+#define DET_MAX_N 6
+
+static bool op_det(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  ts_shape s = ts_tensor_shape(x);
+  int64_t n = s.rank >= 2 ? s.dim[s.rank - 1] : -1;
+  if (s.rank < 2 || n < 0 || s.dim[s.rank - 2] != n || n > DET_MAX_N) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "the input must be [..., n, n] with n known and at most %d", DET_MAX_N);
+    return false;
+  }
+  ts_shape batch = { .rank = s.rank - 2 };
+  for (int d = 0; d < batch.rank; d++)
+    batch.dim[d] = s.dim[d];
+  ts_tensor *entry[DET_MAX_N][DET_MAX_N];
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      ts_ints begin = { .n = s.rank }, size = { .n = s.rank };
+      for (int d = 0; d < s.rank; d++)
+        size.v[d] = d < batch.rank ? -1 : 1;
+      begin.v[s.rank - 2] = i;
+      begin.v[s.rank - 1] = j;
+      entry[i][j] = ts_reshape_at(HERE, ts_slice_at(HERE, x, begin, size), batch);
+    }
+  /* the permutations in lexicographic order, each one's sign by its inversions */
+  int p[DET_MAX_N];
+  for (int i = 0; i < n; i++)
+    p[i] = i;
+  ts_tensor *det = n == 0 ? ts_cast_at(HERE, ts_ones_at(HERE, TS_F64, batch), ts_tensor_dtype(x)) : NULL;
+  for (bool more = n > 0; more;) {
+    int inversions = 0;
+    for (int i = 0; i < n; i++)
+      for (int j = i + 1; j < n; j++)
+        inversions += p[i] > p[j];
+    ts_tensor *term = entry[0][p[0]];
+    for (int i = 1; i < n; i++)
+      term = ts_mul_at(HERE, term, entry[i][p[i]]);
+    det = !det ? (inversions % 2 ? ts_neg_at(HERE, term) : term)
+               : (inversions % 2 ? ts_sub_at(HERE, det, term) : ts_add_at(HERE, det, term));
+    int k = n - 2; /* next permutation */
+    while (k >= 0 && p[k] > p[k + 1])
+      k--;
+    if ((more = k >= 0)) {
+      int l = n - 1;
+      while (p[l] < p[k])
+        l--;
+      int t = p[k];
+      p[k] = p[l];
+      p[l] = t;
+      for (int a = k + 1, b = n - 1; a < b; a++, b--)
+        t = p[a], p[a] = p[b], p[b] = t;
+    }
+  }
+  return out1(c, det);
+}
+
 /* ---- the table ------------------------------------------------------------------------------ */
 
 #define ANY (-1)
@@ -2880,6 +2941,7 @@ static const onnx_op_row ROWS[] = {
   { "Compress", 2, 2, 1, 1, ",axis,", op_compress, 9, true },
   { "NonZero", 1, 1, 1, 1, ",", op_non_zero, 9, true },
   { "Unique", 1, 1, 1, 4, ",axis,sorted,", op_unique, 11, true },
+  { "Det", 1, 1, 1, 1, ",", op_det, 11, true },
   { "Elu", 1, 1, 1, 1, ",alpha,", op_elu, 0, true },
   { "Equal", 2, 2, 1, 1, ",axis,broadcast,", op_equal, 0, true },
   { "Exp", 1, 1, 1, 1, ",", op_exp, 0, true },
