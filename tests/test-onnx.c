@@ -752,6 +752,42 @@ static void test_det(void)
   }
 }
 
+/* DFT of a real impulse at 1: e^(-2 pi i k / 4) = 1, -i, -1, i; onesided
+ * keeps three frequencies; a last dim other than 1 or 2 is refused. */
+static void test_dft(void)
+{
+  for (int k = 0; k < 3; k++) {
+    int64_t xdims[] = { 1, 4, k == 2 ? 3 : 1 }, ydims[] = { 1, k == 1 ? 3 : 4, 2 };
+    pb *g = msg();
+    put_msg(g, 1, node("DFT", "dft", "x", "y", k == 1 ? int_attr("onesided", 1) : NULL));
+    put_msg(g, 11, value_info("x", 1, 3, xdims));
+    put_msg(g, 12, value_info("y", 1, 3, ydims));
+    pb *bytes = model(17, g);
+    char *path = write_file("dft.onnx", bytes);
+    g_byte_array_unref(bytes);
+    ts_onnx_model *m = load_ok(path);
+    ts_scope *scope = ts_scope_begin();
+    ts_tensor *y, *x = k == 2 ? ts_zeros(TS_F32, TS_SHAPE(1, 4, 3))
+                              : ts_constant(TS_F32, TS_SHAPE(1, 4, 1), (float[]){ 0, 1, 0, 0 });
+    if (k < 2) {
+      g_assert_true(ts_onnx_model_run(m, &x, 1, &y));
+      double want[] = { 1, 0, 0, -1, -1, 0, 0, 1 }; /* re, im per frequency */
+      g_assert_true(ts_shape_equal(ts_tensor_shape(y), TS_SHAPE(1, k == 1 ? 3 : 4, 2)));
+      for (int i = 0; i < (k == 1 ? 6 : 8); i++)
+        g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(y, i), want[i], 1e-6);
+    } else {
+      g_assert_false(ts_onnx_model_run(m, &x, 1, &y));
+      ts_error *e = ts_error_take();
+      g_assert_cmpint(e->code, ==, TS_ERR_SHAPE);
+      g_assert_nonnull(strstr(e->message, "'dft'"));
+      ts_error_free(e);
+    }
+    ts_scope_end(scope);
+    ts_onnx_model_free(m);
+    g_free(path);
+  }
+}
+
 /* ---- If and Loop ------------------------------------------------------------------ */
 
 /* AttributeProto of type GRAPH, wrapped as a node's field 5; frees graph. */
@@ -1403,6 +1439,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/batch-norm-training", test_batch_norm_training);
   g_test_add_func("/onnx/import/unique", test_unique);
   g_test_add_func("/onnx/import/det", test_det);
+  g_test_add_func("/onnx/import/dft", test_dft);
   g_test_add_func("/onnx/import/if-reads-outer-values", test_if_reads_outer_values);
   g_test_add_func("/onnx/import/loop-carried-and-scanned", test_loop_carried_and_scanned);
   g_test_add_func("/onnx/import/loop-without-bounds", test_loop_without_bounds);

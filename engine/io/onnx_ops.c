@@ -2892,6 +2892,95 @@ static bool op_det(onnx_node_ctx *c)
   return out1(c, det);
 }
 
+/* DFT (opset 17) as two products with cosine and sine tables made on the
+ * host: the signal along axis (its real part, and imaginary part when the
+ * last dim is 2) cut or zero-padded to dft_length, times the tables;
+ * inverse conjugates and divides by the length, onesided keeps the first
+ * length/2 + 1 frequencies.  Output [..., frequencies, ..., 2]. */
+static bool op_dft(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  ts_shape s = ts_tensor_shape(x);
+  int64_t axis = attr_int(c, "axis", 1), parts = s.rank ? s.dim[s.rank - 1] : -1;
+  if (s.rank < 2 || (parts != 1 && parts != 2)) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "the input must end in a dim of 1 (real) or 2 (complex)");
+    return false;
+  }
+  if (!norm_axis(c, &axis, s.rank - 1))
+    return false;
+  int64_t n = s.dim[axis], len = n;
+  double given;
+  if (IN(1) && !host_double(c, 1, &given))
+    return false;
+  if (IN(1))
+    len = (int64_t)given;
+  bool inverse = attr_int(c, "inverse", 0) != 0, onesided = attr_int(c, "onesided", 0) != 0;
+  int64_t freqs = onesided ? len / 2 + 1 : len;
+  if (n < 0 || len < 1 || !check_made(c, (double)len * (double)freqs)) {
+    if (!ts_failed())
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "the signal's length must be known and dft_length at least 1");
+    return false;
+  }
+  /* the signal's parts, the axis last: [..., n] */
+  int r = s.rank - 1;
+  ts_ints perm = { .n = r };
+  for (int d = 0, k = 0; d < r; d++)
+    if (d != axis)
+      perm.v[k++] = d;
+  perm.v[r - 1] = (int)axis;
+  ts_tensor *part[2], *sig[2] = { NULL, NULL };
+  if (parts == 2) {
+    if (ts_split_at(HERE, x, 2, s.rank - 1, part) != 2)
+      return false;
+  } else {
+    part[0] = x;
+  }
+  ts_shape squeezed = { .rank = r };
+  for (int d = 0; d < r; d++)
+    squeezed.dim[d] = s.dim[d];
+  for (int k = 0; k < (int)parts; k++) {
+    sig[k] = ts_transpose_at(HERE, ts_reshape_at(HERE, part[k], squeezed), perm);
+    if (len < n) {
+      ts_ints begin = { .n = r }, size = { .n = r };
+      for (int d = 0; d < r; d++)
+        size.v[d] = d == r - 1 ? len : -1;
+      sig[k] = ts_slice_at(HERE, sig[k], begin, size);
+    }
+  }
+  /* tables [min(n, len), freqs]: zero padding adds nothing to the sums */
+  int64_t rows = MIN(n, len);
+  double *cs = g_new(double, rows * freqs + 1), *sn = g_new(double, rows * freqs + 1);
+  for (int64_t i = 0; i < rows; i++)
+    for (int64_t f = 0; f < freqs; f++) {
+      double t = 2 * G_PI * (double)((i * f) % len) / (double)len;
+      cs[i * freqs + f] = cos(t) / (inverse ? (double)len : 1);
+      sn[i * freqs + f] = (inverse ? 1 : -1) * sin(t) / (inverse ? (double)len : 1);
+    }
+  ts_dtype dt = ts_tensor_dtype(x);
+  ts_tensor *ct = ts_cast_at(HERE, ts_constant(TS_F64, TS_SHAPE(rows, freqs), cs), dt);
+  ts_tensor *st = ts_cast_at(HERE, ts_constant(TS_F64, TS_SHAPE(rows, freqs), sn), dt);
+  g_free(cs);
+  g_free(sn);
+  /* (a + ib)(cos + i sin') = a cos - b sin' + i (a sin' + b cos) */
+  ts_tensor *re = ts_matmul_at(HERE, sig[0], ct, false, false);
+  ts_tensor *im = ts_matmul_at(HERE, sig[0], st, false, false);
+  if (sig[1]) {
+    re = ts_sub_at(HERE, re, ts_matmul_at(HERE, sig[1], st, false, false));
+    im = ts_add_at(HERE, im, ts_matmul_at(HERE, sig[1], ct, false, false));
+  }
+  ts_ints back = { .n = r };
+  for (int d = 0; d < r; d++)
+    back.v[perm.v[d]] = d;
+  ts_shape one = ts_tensor_shape(x);
+  one.dim[axis] = freqs;
+  one.dim[s.rank - 1] = 1;
+  ts_tensor *out[2] = { ts_reshape_at(HERE, ts_transpose_at(HERE, re, back), one),
+                        ts_reshape_at(HERE, ts_transpose_at(HERE, im, back), one) };
+  return out1(c, ts_concat_at(HERE, out, 2, s.rank - 1));
+}
+
 /* ---- the table ------------------------------------------------------------------------------ */
 
 #define ANY (-1)
@@ -2942,6 +3031,7 @@ static const onnx_op_row ROWS[] = {
   { "NonZero", 1, 1, 1, 1, ",", op_non_zero, 9, true },
   { "Unique", 1, 1, 1, 4, ",axis,sorted,", op_unique, 11, true },
   { "Det", 1, 1, 1, 1, ",", op_det, 11, true },
+  { "DFT", 1, 2, 1, 1, ",axis,inverse,onesided,", op_dft, 17, true },
   { "Elu", 1, 1, 1, 1, ",alpha,", op_elu, 0, true },
   { "Equal", 2, 2, 1, 1, ",axis,broadcast,", op_equal, 0, true },
   { "Exp", 1, 1, 1, 1, ",", op_exp, 0, true },
