@@ -788,6 +788,47 @@ static void test_dft(void)
   }
 }
 
+/* STFT: frames of 2 every 2 samples, without and with a window; a step
+ * of 0 is refused naming the node. */
+static void test_stft(void)
+{
+  int64_t xdims[] = { 1, 4, 1 }, wdims[] = { 2 }, ydims[] = { 1, 2, 2, 2 };
+  pb *g = msg();
+  put_msg(g, 1, node("STFT", "stft", "x,step,window,length", "y", NULL));
+  put_msg(g, 11, value_info("x", 1, 3, xdims));
+  put_msg(g, 11, value_info("step", 7, 0, NULL));
+  put_msg(g, 11, value_info("window", 1, 1, wdims));
+  put_msg(g, 11, value_info("length", 7, 0, NULL));
+  put_msg(g, 12, value_info("y", 1, 4, ydims));
+  pb *bytes = model(17, g);
+  char *path = write_file("stft.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *in[4] = { ts_constant(TS_F32, TS_SHAPE(1, 4, 1), (float[]){ 1, 2, 3, 4 }), ts_scalar_i64(2),
+                       ts_constant(TS_F32, TS_SHAPE(2), (float[]){ 1, 1 }), ts_scalar_i64(2) }, *y;
+  /* frames [1, 2] and [3, 4]: sums 3 and 7, differences -1 */
+  double plain[] = { 3, 0, -1, 0, 7, 0, -1, 0 }, windowed[] = { 1, 0, 1, 0, 3, 0, 3, 0 };
+  for (int k = 0; k < 2; k++) {
+    if (k == 1)
+      in[2] = ts_constant(TS_F32, TS_SHAPE(2), (float[]){ 1, 0 });
+    g_assert_true(ts_onnx_model_run(m, in, 4, &y));
+    g_assert_true(ts_shape_equal(ts_tensor_shape(y), TS_SHAPE(1, 2, 2, 2)));
+    for (int i = 0; i < 8; i++)
+      g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(y, i), k ? windowed[i] : plain[i], 1e-6);
+  }
+  in[1] = ts_scalar_i64(0);
+  g_assert_false(ts_onnx_model_run(m, in, 4, &y));
+  ts_error *e = ts_error_take();
+  g_assert_cmpint(e->code, ==, TS_ERR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(e->message, "'stft'"));
+  g_assert_nonnull(strstr(e->message, "frame_step 0"));
+  ts_error_free(e);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
 /* ---- If and Loop ------------------------------------------------------------------ */
 
 /* AttributeProto of type GRAPH, wrapped as a node's field 5; frees graph. */
@@ -1440,6 +1481,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/unique", test_unique);
   g_test_add_func("/onnx/import/det", test_det);
   g_test_add_func("/onnx/import/dft", test_dft);
+  g_test_add_func("/onnx/import/stft", test_stft);
   g_test_add_func("/onnx/import/if-reads-outer-values", test_if_reads_outer_values);
   g_test_add_func("/onnx/import/loop-carried-and-scanned", test_loop_carried_and_scanned);
   g_test_add_func("/onnx/import/loop-without-bounds", test_loop_without_bounds);

@@ -2892,6 +2892,33 @@ static bool op_det(onnx_node_ctx *c)
   return out1(c, det);
 }
 
+/* The DFT of the signal sig[0] + i sig[1] (sig[1] NULL: real), [..., rows],
+ * of length len (rows <= len: the rest zeros) at freqs frequencies, by
+ * products with cosine and sine tables made on the host. */
+static void dft_products(ts_tensor *const *sig, int64_t rows, int64_t len, int64_t freqs, bool inverse,
+                         ts_tensor **re, ts_tensor **im)
+{
+  double *cs = g_new(double, rows * freqs + 1), *sn = g_new(double, rows * freqs + 1);
+  for (int64_t i = 0; i < rows; i++)
+    for (int64_t f = 0; f < freqs; f++) {
+      double t = 2 * G_PI * (double)((i * f) % len) / (double)len;
+      cs[i * freqs + f] = cos(t) / (inverse ? (double)len : 1);
+      sn[i * freqs + f] = (inverse ? 1 : -1) * sin(t) / (inverse ? (double)len : 1);
+    }
+  ts_dtype dt = ts_tensor_dtype(sig[0]);
+  ts_tensor *ct = ts_cast_at(HERE, ts_constant(TS_F64, TS_SHAPE(rows, freqs), cs), dt);
+  ts_tensor *st = ts_cast_at(HERE, ts_constant(TS_F64, TS_SHAPE(rows, freqs), sn), dt);
+  g_free(cs);
+  g_free(sn);
+  /* (a + ib)(cos + i sin') = a cos - b sin' + i (a sin' + b cos) */
+  *re = ts_matmul_at(HERE, sig[0], ct, false, false);
+  *im = ts_matmul_at(HERE, sig[0], st, false, false);
+  if (sig[1]) {
+    *re = ts_sub_at(HERE, *re, ts_matmul_at(HERE, sig[1], st, false, false));
+    *im = ts_add_at(HERE, *im, ts_matmul_at(HERE, sig[1], ct, false, false));
+  }
+}
+
 /* DFT (opset 17) as two products with cosine and sine tables made on the
  * host: the signal along axis (its real part, and imaginary part when the
  * last dim is 2) cut or zero-padded to dft_length, times the tables;
@@ -2950,26 +2977,8 @@ static bool op_dft(onnx_node_ctx *c)
     }
   }
   /* tables [min(n, len), freqs]: zero padding adds nothing to the sums */
-  int64_t rows = MIN(n, len);
-  double *cs = g_new(double, rows * freqs + 1), *sn = g_new(double, rows * freqs + 1);
-  for (int64_t i = 0; i < rows; i++)
-    for (int64_t f = 0; f < freqs; f++) {
-      double t = 2 * G_PI * (double)((i * f) % len) / (double)len;
-      cs[i * freqs + f] = cos(t) / (inverse ? (double)len : 1);
-      sn[i * freqs + f] = (inverse ? 1 : -1) * sin(t) / (inverse ? (double)len : 1);
-    }
-  ts_dtype dt = ts_tensor_dtype(x);
-  ts_tensor *ct = ts_cast_at(HERE, ts_constant(TS_F64, TS_SHAPE(rows, freqs), cs), dt);
-  ts_tensor *st = ts_cast_at(HERE, ts_constant(TS_F64, TS_SHAPE(rows, freqs), sn), dt);
-  g_free(cs);
-  g_free(sn);
-  /* (a + ib)(cos + i sin') = a cos - b sin' + i (a sin' + b cos) */
-  ts_tensor *re = ts_matmul_at(HERE, sig[0], ct, false, false);
-  ts_tensor *im = ts_matmul_at(HERE, sig[0], st, false, false);
-  if (sig[1]) {
-    re = ts_sub_at(HERE, re, ts_matmul_at(HERE, sig[1], st, false, false));
-    im = ts_add_at(HERE, im, ts_matmul_at(HERE, sig[1], ct, false, false));
-  }
+  ts_tensor *re, *im;
+  dft_products(sig, MIN(n, len), len, freqs, inverse, &re, &im);
   ts_ints back = { .n = r };
   for (int d = 0; d < r; d++)
     back.v[perm.v[d]] = d;
@@ -2979,6 +2988,55 @@ static bool op_dft(onnx_node_ctx *c)
   ts_tensor *out[2] = { ts_reshape_at(HERE, ts_transpose_at(HERE, re, back), one),
                         ts_reshape_at(HERE, ts_transpose_at(HERE, im, back), one) };
   return out1(c, ts_concat_at(HERE, out, 2, s.rank - 1));
+}
+
+/* STFT (opset 17): frames of frame_length every frame_step samples
+ * (a Gather of indices made on the host), times the window, each a DFT
+ * (onesided by default).  Output [batch, frames, frequencies, 2]. */
+static bool op_stft(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *taper = IN(2);
+  double step_d, length_d = -1;
+  if (!x || !host_double(c, 1, &step_d) || (IN(3) && !host_double(c, 3, &length_d)))
+    return false;
+  ts_shape s = ts_tensor_shape(x);
+  if (s.rank != 3 || (s.dim[2] != 1 && s.dim[2] != 2) || s.dim[0] < 0 || s.dim[1] < 0) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "the signal must be [batch, length, 1 or 2] with known dims");
+    return false;
+  }
+  int64_t batch = s.dim[0], n = s.dim[1], step = (int64_t)step_d;
+  int64_t len = length_d >= 0 ? (int64_t)length_d : taper ? ts_tensor_dim(taper, 0) : -1;
+  if (step < 1 || len < 1 || len > n || (taper && (ts_tensor_rank(taper) != 1 || ts_tensor_dim(taper, 0) != len))) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "frame_step %" PRId64 ", frame_length %" PRId64
+                   " and the taper do not fit a signal of %" PRId64, step, len, n);
+    return false;
+  }
+  int64_t frames = (n - len) / step + 1, freqs = attr_int(c, "onesided", 1) ? len / 2 + 1 : len;
+  if (!check_made(c, (double)frames * (double)len) || !check_made(c, (double)len * (double)freqs))
+    return false;
+  int64_t *idx = g_new(int64_t, frames * len);
+  for (int64_t f = 0; f < frames; f++)
+    for (int64_t i = 0; i < len; i++)
+      idx[f * len + i] = f * step + i;
+  ts_tensor *at = ts_constant(TS_I64, TS_SHAPE(frames, len), idx);
+  g_free(idx);
+  ts_tensor *part[2], *sig[2] = { NULL, NULL };
+  if (s.dim[2] == 2) {
+    if (ts_split_at(HERE, x, 2, 2, part) != 2)
+      return false;
+  } else {
+    part[0] = x;
+  }
+  for (int k = 0; k < s.dim[2]; k++) {
+    sig[k] = ts_gather_at(HERE, ts_reshape_at(HERE, part[k], TS_SHAPE(batch, n)), at, 1); /* [B, frames, len] */
+    if (taper)
+      sig[k] = ts_mul_at(HERE, sig[k], taper);
+  }
+  ts_tensor *re, *im;
+  dft_products(sig, len, len, freqs, false, &re, &im);
+  ts_tensor *out[2] = { ts_reshape_at(HERE, re, TS_SHAPE(batch, frames, freqs, 1)),
+                        ts_reshape_at(HERE, im, TS_SHAPE(batch, frames, freqs, 1)) };
+  return out1(c, ts_concat_at(HERE, out, 2, 3));
 }
 
 /* ---- the table ------------------------------------------------------------------------------ */
@@ -3032,6 +3090,7 @@ static const onnx_op_row ROWS[] = {
   { "Unique", 1, 1, 1, 4, ",axis,sorted,", op_unique, 11, true },
   { "Det", 1, 1, 1, 1, ",", op_det, 11, true },
   { "DFT", 1, 2, 1, 1, ",axis,inverse,onesided,", op_dft, 17, true },
+  { "STFT", 2, 4, 1, 1, ",onesided,", op_stft, 17, true },
   { "Elu", 1, 1, 1, 1, ",alpha,", op_elu, 0, true },
   { "Equal", 2, 2, 1, 1, ",axis,broadcast,", op_equal, 0, true },
   { "Exp", 1, 1, 1, 1, ",", op_exp, 0, true },
