@@ -829,6 +829,41 @@ static void test_stft(void)
   g_free(path);
 }
 
+/* MelWeightMatrix: one mel bin over 0..3 Hz of an 8-point DFT at 8 Hz
+ * is the triangle on spectrogram bins 0, 1, 2; edges past the spectrogram
+ * are refused naming the node. */
+static void test_mel_weight_matrix(void)
+{
+  pb *g = msg();
+  put_msg(g, 1, node("MelWeightMatrix", "mel", "mels,dft,rate,lo,hi", "w", NULL));
+  const char *names[] = { "mels", "dft", "rate", "lo", "hi" };
+  for (int k = 0; k < 5; k++)
+    put_msg(g, 11, value_info(names[k], k < 3 ? 7 : 1, 0, NULL));
+  int64_t wdims[] = { 5, 1 };
+  put_msg(g, 12, value_info("w", 1, 2, wdims));
+  pb *bytes = model(17, g);
+  char *path = write_file("mel.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *in[5] = { ts_scalar_i64(1), ts_scalar_i64(8), ts_scalar_i64(8), ts_scalar_f32(0), ts_scalar_f32(3) }, *w;
+  g_assert_true(ts_onnx_model_run(m, in, 5, &w));
+  g_assert_true(ts_shape_equal(ts_tensor_shape(w), TS_SHAPE(5, 1)));
+  double want[] = { 0, 1, 0, 0, 0 };
+  for (int i = 0; i < 5; i++)
+    g_assert_cmpfloat(ts_tensor_get_f64(w, i), ==, want[i]);
+  in[4] = ts_scalar_f32(1000);
+  g_assert_false(ts_onnx_model_run(m, in, 5, &w));
+  ts_error *e = ts_error_take();
+  g_assert_cmpint(e->code, ==, TS_ERR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(e->message, "'mel'"));
+  g_assert_nonnull(strstr(e->message, "past the spectrogram"));
+  ts_error_free(e);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
 /* ---- If and Loop ------------------------------------------------------------------ */
 
 /* AttributeProto of type GRAPH, wrapped as a node's field 5; frees graph. */
@@ -1482,6 +1517,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/det", test_det);
   g_test_add_func("/onnx/import/dft", test_dft);
   g_test_add_func("/onnx/import/stft", test_stft);
+  g_test_add_func("/onnx/import/mel-weight-matrix", test_mel_weight_matrix);
   g_test_add_func("/onnx/import/if-reads-outer-values", test_if_reads_outer_values);
   g_test_add_func("/onnx/import/loop-carried-and-scanned", test_loop_carried_and_scanned);
   g_test_add_func("/onnx/import/loop-without-bounds", test_loop_without_bounds);

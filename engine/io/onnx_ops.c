@@ -3039,6 +3039,56 @@ static bool op_stft(onnx_node_ctx *c)
   return out1(c, ts_concat_at(HERE, out, 2, 3));
 }
 
+/* MelWeightMatrix (opset 17), made on the host as ONNX's reference makes
+ * it: num_mel_bins + 2 points evenly spaced in mel between the edges,
+ * moved to spectrogram bins (floored), and a triangle per mel bin rising
+ * from its left point to its centre and falling to its right one.
+ * Output [dft_length / 2 + 1, num_mel_bins]. */
+static bool op_mel_weight_matrix(onnx_node_ctx *c)
+{
+  double mels_d, dft_d, rate, lo, hi;
+  ts_dtype dtype = TS_F32;
+  if (!host_double(c, 0, &mels_d) || !host_double(c, 1, &dft_d) || !host_double(c, 2, &rate) ||
+      !host_double(c, 3, &lo) || !host_double(c, 4, &hi) ||
+      !dtype_of(c, attr_int(c, "output_datatype", 1), &dtype))
+    return false;
+  int64_t mels = (int64_t)mels_d, dft = (int64_t)dft_d, bins = dft / 2 + 1;
+  if (mels < 1 || dft < 1 || !(rate > 0) || !(lo >= 0) || !(hi > lo) || !check_made(c, (double)bins * (double)mels)) {
+    if (!ts_failed())
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "num_mel_bins %" PRId64 ", dft_length %" PRId64
+                     ", sample_rate %g and edges %g..%g make no matrix", mels, dft, rate, lo, hi);
+    return false;
+  }
+  int64_t *point = g_new(int64_t, mels + 2);
+  double lo_mel = 2595 * log10(1 + lo / 700), hi_mel = 2595 * log10(1 + hi / 700);
+  double step = (hi_mel - lo_mel) / (double)(mels + 2);
+  for (int64_t k = 0; k < mels + 2; k++) {
+    double hz = 700 * (pow(10, ((double)k * step + lo_mel) / 2595) - 1);
+    point[k] = (int64_t)floor((double)(dft + 1) * hz / rate);
+  }
+  for (int64_t k = 0; k < mels + 2; k++)
+    if (point[k] < 0 || point[k] >= bins) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "upper_edge_hertz %g is past the spectrogram's %" PRId64 " bins",
+                     hi, bins);
+      g_free(point);
+      return false;
+    }
+  double *w = g_new0(double, bins * mels);
+  for (int64_t m = 0; m < mels; m++) {
+    int64_t left = point[m], centre = point[m + 1], right = point[m + 2];
+    if (centre == left)
+      w[centre * mels + m] = 1;
+    for (int64_t j = left; centre > left && j <= centre; j++)
+      w[j * mels + m] = (double)(j - left) / (double)(centre - left);
+    for (int64_t j = centre; right > centre && j < right; j++)
+      w[j * mels + m] = (double)(right - j) / (double)(right - centre);
+  }
+  ts_tensor *y = ts_cast_at(HERE, ts_constant(TS_F64, TS_SHAPE(bins, mels), w), dtype);
+  g_free(w);
+  g_free(point);
+  return out1(c, y);
+}
+
 /* ---- the table ------------------------------------------------------------------------------ */
 
 #define ANY (-1)
@@ -3091,6 +3141,7 @@ static const onnx_op_row ROWS[] = {
   { "Det", 1, 1, 1, 1, ",", op_det, 11, true },
   { "DFT", 1, 2, 1, 1, ",axis,inverse,onesided,", op_dft, 17, true },
   { "STFT", 2, 4, 1, 1, ",onesided,", op_stft, 17, true },
+  { "MelWeightMatrix", 5, 5, 1, 1, ",output_datatype,", op_mel_weight_matrix, 17, true },
   { "Elu", 1, 1, 1, 1, ",alpha,", op_elu, 0, true },
   { "Equal", 2, 2, 1, 1, ",axis,broadcast,", op_equal, 0, true },
   { "Exp", 1, 1, 1, 1, ",", op_exp, 0, true },
