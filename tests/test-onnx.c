@@ -864,6 +864,63 @@ static void test_mel_weight_matrix(void)
   g_free(path);
 }
 
+/* NonMaxSuppression: the best box first, one overlapping it by IoU 0.82
+ * suppressed at a threshold of 0.5 and kept at 0.9, none without a
+ * maximum; boxes not [batch, boxes, 4] are refused naming the node. */
+static void test_non_max_suppression(void)
+{
+  int64_t bdims[] = { 1, 3, 4 }, sdims[] = { 1, 1, 3 };
+  pb *g = msg();
+  put_msg(g, 1, node("NonMaxSuppression", "nms", "boxes,scores,max,iou", "selected", NULL));
+  put_msg(g, 11, value_info("boxes", 1, 3, bdims));
+  put_msg(g, 11, value_info("scores", 1, 3, sdims));
+  put_msg(g, 11, value_info("max", 7, 0, NULL));
+  put_msg(g, 11, value_info("iou", 1, 0, NULL));
+  put_msg(g, 12, value_info("selected", 7, 0, NULL));
+  pb *bytes = model(11, g);
+  char *path = write_file("nms.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *in[4] = { ts_constant(TS_F32, TS_SHAPE(1, 3, 4), (float[]){ 0, 0, 1, 1, 0, 0.1f, 1, 1.1f, 0, 10, 1, 11 }),
+                       ts_constant(TS_F32, TS_SHAPE(1, 1, 3), (float[]){ 0.9f, 0.95f, 0.5f }), ts_scalar_i64(3),
+                       ts_scalar_f32(0.5f) }, *y;
+  int64_t at_half[] = { 0, 0, 1, 0, 0, 2 }, at_09[] = { 0, 0, 1, 0, 0, 0, 0, 0, 2 };
+  g_assert_true(ts_onnx_model_run(m, in, 4, &y));
+  g_assert_true(ts_shape_equal(ts_tensor_shape(y), TS_SHAPE(2, 3)));
+  check_i64s(y, at_half, 6);
+  in[3] = ts_scalar_f32(0.9f);
+  g_assert_true(ts_onnx_model_run(m, in, 4, &y));
+  check_i64s(y, at_09, 9);
+  in[2] = ts_scalar_i64(0);
+  g_assert_true(ts_onnx_model_run(m, in, 4, &y));
+  g_assert_true(ts_shape_equal(ts_tensor_shape(y), TS_SHAPE(0, 3)));
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+
+  int64_t bad[] = { 1, 3, 3 };
+  g = msg();
+  put_msg(g, 1, node("NonMaxSuppression", "nms", "boxes,scores", "selected", NULL));
+  put_msg(g, 11, value_info("boxes", 1, 3, bad));
+  put_msg(g, 11, value_info("scores", 1, 3, sdims));
+  put_msg(g, 12, value_info("selected", 7, 0, NULL));
+  bytes = model(11, g);
+  path = write_file("nms_bad.onnx", bytes);
+  g_byte_array_unref(bytes);
+  m = load_ok(path);
+  scope = ts_scope_begin();
+  ts_tensor *bad_in[2] = { ts_zeros(TS_F32, TS_SHAPE(1, 3, 3)), ts_zeros(TS_F32, TS_SHAPE(1, 1, 3)) };
+  g_assert_false(ts_onnx_model_run(m, bad_in, 2, &y));
+  ts_error *e = ts_error_take();
+  g_assert_cmpint(e->code, ==, TS_ERR_SHAPE);
+  g_assert_nonnull(strstr(e->message, "'nms'"));
+  ts_error_free(e);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
 /* ---- If and Loop ------------------------------------------------------------------ */
 
 /* AttributeProto of type GRAPH, wrapped as a node's field 5; frees graph. */
@@ -1518,6 +1575,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/dft", test_dft);
   g_test_add_func("/onnx/import/stft", test_stft);
   g_test_add_func("/onnx/import/mel-weight-matrix", test_mel_weight_matrix);
+  g_test_add_func("/onnx/import/non-max-suppression", test_non_max_suppression);
   g_test_add_func("/onnx/import/if-reads-outer-values", test_if_reads_outer_values);
   g_test_add_func("/onnx/import/loop-carried-and-scanned", test_loop_carried_and_scanned);
   g_test_add_func("/onnx/import/loop-without-bounds", test_loop_without_bounds);

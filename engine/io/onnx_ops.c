@@ -1695,6 +1695,94 @@ static bool op_unique(onnx_node_ctx *c)
   return true;
 }
 
+/* NonMaxSuppression, on the host from the boxes' and scores' values: per
+ * batch and class, the boxes scoring above score_threshold from the best
+ * down (ties by index), each kept unless it overlaps one kept before by
+ * an IoU above iou_threshold, at most max_output_boxes_per_class (default
+ * 0: none).  Output [selected, 3]: batch, class, box. */
+typedef struct nms_scored {
+  int64_t box;
+  double score;
+} nms_scored;
+
+static int nms_by_score(gconstpointer pa, gconstpointer pb, gpointer unused)
+{
+  const nms_scored *a = pa, *b = pb;
+  return a->score != b->score ? (a->score > b->score ? -1 : 1) : (a->box > b->box) - (a->box < b->box);
+}
+
+/* Box k of batch b as y1 <= y2, x1 <= x2. */
+static void nms_corners(ts_tensor *boxes, int64_t at, bool centre, double out[4])
+{
+  double v[4];
+  for (int i = 0; i < 4; i++)
+    v[i] = ts_tensor_get_f64(boxes, at + i);
+  if (centre) { /* x centre, y centre, width, height */
+    out[0] = v[1] - v[3] / 2, out[1] = v[0] - v[2] / 2, out[2] = v[1] + v[3] / 2, out[3] = v[0] + v[2] / 2;
+  } else {
+    out[0] = MIN(v[0], v[2]), out[1] = MIN(v[1], v[3]), out[2] = MAX(v[0], v[2]), out[3] = MAX(v[1], v[3]);
+  }
+}
+
+static double nms_iou(const double a[4], const double b[4])
+{
+  double area_a = (a[2] - a[0]) * (a[3] - a[1]), area_b = (b[2] - b[0]) * (b[3] - b[1]);
+  double h = MIN(a[2], b[2]) - MAX(a[0], b[0]), w = MIN(a[3], b[3]) - MAX(a[1], b[1]);
+  if (area_a <= 0 || area_b <= 0 || h <= 0 || w <= 0)
+    return 0;
+  return h * w / (area_a + area_b - h * w);
+}
+
+static bool op_non_max_suppression(onnx_node_ctx *c)
+{
+  ts_tensor *boxes = values_of(c, 0), *scores = boxes ? values_of(c, 1) : NULL;
+  if (!boxes || !scores)
+    return false;
+  double max_out = 0, iou_threshold = 0, score_threshold = -INFINITY;
+  if ((IN(2) && !host_double(c, 2, &max_out)) || (IN(3) && !host_double(c, 3, &iou_threshold)) ||
+      (IN(4) && !host_double(c, 4, &score_threshold)))
+    return false;
+  ts_shape bs = ts_tensor_shape(boxes), ss = ts_tensor_shape(scores);
+  if (bs.rank != 3 || bs.dim[2] != 4 || ss.rank != 3 || ss.dim[0] != bs.dim[0] || ss.dim[2] != bs.dim[1]) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "boxes must be [batch, boxes, 4] and scores [batch, classes, boxes]");
+    return false;
+  }
+  int64_t batches = bs.dim[0], classes = ss.dim[1], n = bs.dim[1];
+  bool centre = attr_int(c, "center_point_box", 0) != 0;
+  if (n > G_MAXINT || !check_made(c, (double)batches * (double)classes * (double)n * 3))
+    return false;
+  GArray *picked = g_array_new(FALSE, FALSE, sizeof(int64_t));
+  nms_scored *cand = g_new(nms_scored, n + 1);
+  double *kept = g_new(double, 4 * (n + 1)); /* the boxes kept of this batch and class */
+  for (int64_t b = 0; b < batches; b++)
+    for (int64_t k = 0; k < classes; k++) {
+      int64_t m = 0, n_kept = 0;
+      for (int64_t i = 0; i < n; i++) {
+        double sc = ts_tensor_get_f64(scores, (b * classes + k) * n + i);
+        if (sc > score_threshold)
+          cand[m++] = (nms_scored){ i, sc };
+      }
+      g_qsort_with_data(cand, (gint)m, sizeof *cand, nms_by_score, NULL);
+      for (int64_t i = 0; i < m && (double)n_kept < max_out; i++) {
+        double box[4];
+        nms_corners(boxes, (b * n + cand[i].box) * 4, centre, box);
+        bool suppressed = false;
+        for (int64_t j = 0; j < n_kept && !suppressed; j++)
+          suppressed = nms_iou(box, kept + 4 * j) > iou_threshold;
+        if (suppressed)
+          continue;
+        memcpy(kept + 4 * n_kept++, box, sizeof box);
+        int64_t row[3] = { b, k, cand[i].box };
+        g_array_append_vals(picked, row, 3);
+      }
+    }
+  ts_tensor *y = ts_constant(TS_I64, TS_SHAPE(picked->len / 3, 3), picked->data);
+  g_array_free(picked, TRUE);
+  g_free(cand);
+  g_free(kept);
+  return out1(c, y);
+}
+
 /* Compress: the slices along axis (of the flattened input without one)
  * whose condition is true; those past the condition's end are dropped. */
 static bool op_compress(onnx_node_ctx *c)
@@ -3138,6 +3226,7 @@ static const onnx_op_row ROWS[] = {
   { "Compress", 2, 2, 1, 1, ",axis,", op_compress, 9, true },
   { "NonZero", 1, 1, 1, 1, ",", op_non_zero, 9, true },
   { "Unique", 1, 1, 1, 4, ",axis,sorted,", op_unique, 11, true },
+  { "NonMaxSuppression", 2, 5, 1, 1, ",center_point_box,", op_non_max_suppression, 11, true },
   { "Det", 1, 1, 1, 1, ",", op_det, 11, true },
   { "DFT", 1, 2, 1, 1, ",axis,inverse,onesided,", op_dft, 17, true },
   { "STFT", 2, 4, 1, 1, ",onesided,", op_stft, 17, true },
