@@ -921,6 +921,49 @@ static void test_non_max_suppression(void)
   g_free(path);
 }
 
+/* GridSample with align_corners on [[1, 2], [3, 4]]: the corners, the
+ * centre (bilinear: the mean; nearest: half to even, pixel (0, 0)) and a
+ * point outside (zeros); an unknown mode is refused naming the node. */
+static void test_grid_sample(void)
+{
+  const char *modes[] = { "bilinear", "nearest", "cubic" };
+  double want[2][4] = { { 1, 4, 2.5, 0 }, { 1, 4, 1, 0 } };
+  for (int k = 0; k < 3; k++) {
+    int64_t xdims[] = { 1, 1, 2, 2 }, gdims[] = { 1, 1, 4, 2 }, ydims[] = { 1, 1, 1, 4 };
+    pb *attrs = int_attr("align_corners", 1), *mode = string_attr("mode", modes[k]);
+    g_byte_array_append(attrs, mode->data, mode->len);
+    g_byte_array_unref(mode);
+    pb *g = msg();
+    put_msg(g, 1, node("GridSample", "sample", "x,grid", "y", attrs));
+    put_msg(g, 11, value_info("x", 1, 4, xdims));
+    put_msg(g, 11, value_info("grid", 1, 4, gdims));
+    put_msg(g, 12, value_info("y", 1, 4, ydims));
+    pb *bytes = model(16, g);
+    char *path = write_file("grid_sample.onnx", bytes);
+    g_byte_array_unref(bytes);
+    ts_onnx_model *m = load_ok(path);
+    ts_scope *scope = ts_scope_begin();
+    ts_tensor *in[2] = { ts_constant(TS_F32, TS_SHAPE(1, 1, 2, 2), (float[]){ 1, 2, 3, 4 }),
+                         ts_constant(TS_F32, TS_SHAPE(1, 1, 4, 2), (float[]){ -1, -1, 1, 1, 0, 0, 3, 0 }) }, *y;
+    if (k < 2) {
+      g_assert_true(ts_onnx_model_run(m, in, 2, &y));
+      g_assert_true(ts_shape_equal(ts_tensor_shape(y), TS_SHAPE(1, 1, 1, 4)));
+      for (int i = 0; i < 4; i++)
+        g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(y, i), want[k][i], 1e-6);
+    } else {
+      g_assert_false(ts_onnx_model_run(m, in, 2, &y));
+      ts_error *e = ts_error_take();
+      g_assert_cmpint(e->code, ==, TS_ERR_INVALID_ARGUMENT);
+      g_assert_nonnull(strstr(e->message, "'sample'"));
+      g_assert_nonnull(strstr(e->message, "mode 'cubic'"));
+      ts_error_free(e);
+    }
+    ts_scope_end(scope);
+    ts_onnx_model_free(m);
+    g_free(path);
+  }
+}
+
 /* ---- If and Loop ------------------------------------------------------------------ */
 
 /* AttributeProto of type GRAPH, wrapped as a node's field 5; frees graph. */
@@ -1576,6 +1619,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/stft", test_stft);
   g_test_add_func("/onnx/import/mel-weight-matrix", test_mel_weight_matrix);
   g_test_add_func("/onnx/import/non-max-suppression", test_non_max_suppression);
+  g_test_add_func("/onnx/import/grid-sample", test_grid_sample);
   g_test_add_func("/onnx/import/if-reads-outer-values", test_if_reads_outer_values);
   g_test_add_func("/onnx/import/loop-carried-and-scanned", test_loop_carried_and_scanned);
   g_test_add_func("/onnx/import/loop-without-bounds", test_loop_without_bounds);

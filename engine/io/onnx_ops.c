@@ -3177,6 +3177,152 @@ static bool op_mel_weight_matrix(onnx_node_ctx *c)
   return out1(c, y);
 }
 
+/* GridSample (opset 16, 4-D): each output point samples X at the grid's
+ * (x, y), from [-1, 1] to pixels (align_corners: the corner pixels'
+ * centres), by its nearest pixel (rounded half to even), 2 x 2 (bilinear)
+ * or 4 x 4 taps (bicubic, A = -0.75); taps outside read zeros, the border
+ * or the image reflected.  The taps are Gathers of X's rows (NHWC) at
+ * indices computed from the grid. */
+typedef struct grid_sampler {
+  ts_tensor *rows, *batch_base; /* X as [N*H*W, C]; n*H*W as [N, 1, 1] */
+  int64_t h, w;
+  int padding;                  /* 0 zeros, 1 border, 2 reflection */
+  double lo[2], hi[2];          /* reflection bounds, x and y */
+} grid_sampler;
+
+static ts_tensor *gs_floor(ts_tensor *x)
+{
+  return ts_floordiv_at(HERE, x, scalar(x, 1));
+}
+
+/* x reflected into [lo, hi], as ONNX's reference reflects it */
+static ts_tensor *gs_reflect(ts_tensor *x, double lo, double hi)
+{
+  ts_tensor *below = ts_less_at(HERE, x, scalar(x, lo)), *above = ts_greater_at(HERE, x, scalar(x, hi));
+  ts_tensor *dx = ts_where_at(HERE, below, ts_sub_at(HERE, scalar(x, lo), x), ts_sub_at(HERE, x, scalar(x, hi)));
+  ts_tensor *k = gs_floor(ts_div_at(HERE, dx, scalar(x, hi - lo)));
+  ts_tensor *r = ts_sub_at(HERE, dx, ts_mul_at(HERE, k, scalar(x, hi - lo)));
+  ts_tensor *even = ts_equal_at(HERE, ts_mod_at(HERE, k, scalar(x, 2)), scalar(x, 0));
+  ts_tensor *y = ts_where_at(HERE, ts_equal_at(HERE, below, even), ts_add_at(HERE, scalar(x, lo), r),
+                             ts_sub_at(HERE, scalar(x, hi), r));
+  return ts_where_at(HERE, ts_logical_or_at(HERE, below, above), y, x);
+}
+
+static ts_tensor *gs_clamp(ts_tensor *x, int64_t size)
+{
+  return ts_minimum_at(HERE, ts_maximum_at(HERE, x, scalar(x, 0)), scalar(x, (double)(size - 1)));
+}
+
+/* weight * X at the integer pixel (px, py) (float tensors [N, Ho, Wo]), padded */
+static ts_tensor *gs_tap(const grid_sampler *g, ts_tensor *px, ts_tensor *py, ts_tensor *weight)
+{
+  if (g->padding == 0) {
+    ts_tensor *inside = ts_logical_and_at(
+      HERE, ts_logical_and_at(HERE, ts_greater_equal_at(HERE, px, scalar(px, 0)), ts_less_at(HERE, px, scalar(px, (double)g->w))),
+      ts_logical_and_at(HERE, ts_greater_equal_at(HERE, py, scalar(py, 0)), ts_less_at(HERE, py, scalar(py, (double)g->h))));
+    weight = ts_mul_at(HERE, weight, ts_cast_at(HERE, inside, ts_tensor_dtype(weight)));
+  } else if (g->padding == 2) {
+    px = ts_cast_at(HERE, ts_cast_at(HERE, gs_reflect(px, g->lo[0], g->hi[0]), TS_I64), ts_tensor_dtype(px));
+    py = ts_cast_at(HERE, ts_cast_at(HERE, gs_reflect(py, g->lo[1], g->hi[1]), TS_I64), ts_tensor_dtype(py));
+  }
+  ts_tensor *at = ts_add_at(HERE, ts_mul_at(HERE, gs_clamp(py, g->h), scalar(py, (double)g->w)), gs_clamp(px, g->w));
+  at = ts_add_at(HERE, ts_cast_at(HERE, at, TS_I64), g->batch_base);
+  ts_tensor *v = ts_gather_at(HERE, g->rows, at, 0); /* [N, Ho, Wo, C] */
+  return ts_mul_at(HERE, v, ts_reshape_at(HERE, weight, TS_SHAPE(ts_tensor_dim(weight, 0), ts_tensor_dim(weight, 1),
+                                                                 ts_tensor_dim(weight, 2), 1)));
+}
+
+/* The taps of one axis at coordinate x: positions and weights. */
+static int gs_taps(ts_tensor *x, int mode, ts_tensor **pos, ts_tensor **weight)
+{
+  if (mode == 0) { /* nearest, half to even */
+    ts_tensor *f = gs_floor(x), *rest = ts_sub_at(HERE, x, f);
+    ts_tensor *odd = ts_not_equal_at(HERE, ts_mod_at(HERE, f, scalar(x, 2)), scalar(x, 0));
+    ts_tensor *up = ts_logical_or_at(HERE, ts_greater_at(HERE, rest, scalar(x, 0.5)),
+                                     ts_logical_and_at(HERE, ts_equal_at(HERE, rest, scalar(x, 0.5)), odd));
+    pos[0] = ts_where_at(HERE, up, ts_add_at(HERE, f, scalar(x, 1)), f);
+    weight[0] = ts_ones_like_at(HERE, x);
+    return 1;
+  }
+  ts_tensor *f = gs_floor(x), *t = ts_sub_at(HERE, x, f);
+  if (mode == 1) { /* bilinear */
+    pos[0] = f;
+    pos[1] = ts_add_at(HERE, f, scalar(x, 1));
+    weight[0] = ts_sub_at(HERE, scalar(x, 1), t);
+    weight[1] = t;
+    return 2;
+  }
+  /* bicubic: taps f-1 .. f+2 at distances t+1, t, 1-t, 2-t */
+  const double a = -0.75;
+  for (int k = 0; k < 4; k++) {
+    pos[k] = ts_add_at(HERE, f, scalar(x, k - 1));
+    ts_tensor *d = ts_abs_at(HERE, ts_sub_at(HERE, t, scalar(x, k - 1)));
+    ts_tensor *d2 = ts_mul_at(HERE, d, d), *d3 = ts_mul_at(HERE, d2, d);
+    if (k == 1 || k == 2) /* (a+2)|d|^3 - (a+3)|d|^2 + 1 */
+      weight[k] = ts_add_at(HERE, ts_sub_at(HERE, ts_mul_at(HERE, scalar(x, a + 2), d3), ts_mul_at(HERE, scalar(x, a + 3), d2)),
+                            scalar(x, 1));
+    else /* a|d|^3 - 5a|d|^2 + 8a|d| - 4a */
+      weight[k] = ts_add_at(HERE, ts_add_at(HERE, ts_mul_at(HERE, scalar(x, a), d3), ts_mul_at(HERE, scalar(x, -5 * a), d2)),
+                            ts_add_at(HERE, ts_mul_at(HERE, scalar(x, 8 * a), d), scalar(x, -4 * a)));
+  }
+  return 4;
+}
+
+static bool op_grid_sample(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *grid = IN(1);
+  if (!x || !grid)
+    return false;
+  ts_shape xs = ts_tensor_shape(x), gs = ts_tensor_shape(grid);
+  if (xs.rank != 4 || gs.rank != 4 || gs.dim[3] != 2 || gs.dim[0] != xs.dim[0] || xs.dim[0] < 0 || xs.dim[1] < 0 ||
+      xs.dim[2] < 1 || xs.dim[3] < 1 || gs.dim[1] < 0 || gs.dim[2] < 0) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "X must be [N, C, H, W] and the grid [N, H_out, W_out, 2], with known dims");
+    return false;
+  }
+  char buf[16], pbuf[16];
+  const char *mode_s = attr_string(c, "mode", "bilinear", buf, sizeof buf);
+  const char *pad_s = attr_string(c, "padding_mode", "zeros", pbuf, sizeof pbuf);
+  int mode = strcmp(mode_s, "nearest") == 0 ? 0 : strcmp(mode_s, "bilinear") == 0 ? 1 : strcmp(mode_s, "bicubic") == 0 ? 2 : -1;
+  int padding = strcmp(pad_s, "zeros") == 0 ? 0 : strcmp(pad_s, "border") == 0 ? 1 : strcmp(pad_s, "reflection") == 0 ? 2 : -1;
+  if (mode < 0 || padding < 0) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "mode '%s' or padding_mode '%s' is not one of ONNX's", mode_s, pad_s);
+    return false;
+  }
+  bool align = attr_int(c, "align_corners", 0) != 0;
+  int64_t n = xs.dim[0], ch = xs.dim[1], h = xs.dim[2], w = xs.dim[3];
+  grid_sampler g = { .h = h, .w = w, .padding = padding };
+  g.rows = ts_reshape_at(HERE, ts_transpose_at(HERE, x, TS_INTS(0, 2, 3, 1)), TS_SHAPE(n * h * w, ch));
+  g.batch_base = ts_reshape_at(HERE, ts_range_at(HERE, TS_I64, 0, (double)(n * h * w), (double)(h * w)),
+                               TS_SHAPE(n, 1, 1));
+  ts_tensor *coord[2];
+  if (ts_split_at(HERE, grid, 2, 3, coord) != 2)
+    return false;
+  int64_t size[2] = { w, h };
+  ts_tensor *pos[2][4], *weight[2][4];
+  int taps = 0;
+  for (int a = 0; a < 2; a++) {
+    ts_tensor *u = ts_reshape_at(HERE, coord[a], TS_SHAPE(n, gs.dim[1], gs.dim[2]));
+    double len = (double)size[a];
+    u = align ? ts_mul_at(HERE, ts_add_at(HERE, u, scalar(u, 1)), scalar(u, (len - 1) / 2))
+              : ts_div_at(HERE, ts_sub_at(HERE, ts_mul_at(HERE, ts_add_at(HERE, u, scalar(u, 1)), scalar(u, len)), scalar(u, 1)),
+                          scalar(u, 2));
+    g.lo[a] = align ? 0 : -0.5;
+    g.hi[a] = align ? len - 1 : len - 0.5;
+    if (padding == 1 && mode != 2)
+      u = ts_minimum_at(HERE, ts_maximum_at(HERE, u, scalar(u, 0)), scalar(u, len - 1));
+    else if (padding == 2 && mode != 2)
+      u = gs_reflect(u, g.lo[a], g.hi[a]);
+    taps = gs_taps(u, mode, pos[a], weight[a]);
+  }
+  ts_tensor *y = NULL;
+  for (int i = 0; i < taps; i++)
+    for (int j = 0; j < taps; j++) {
+      ts_tensor *v = gs_tap(&g, pos[0][j], pos[1][i], ts_mul_at(HERE, weight[0][j], weight[1][i]));
+      y = y ? ts_add_at(HERE, y, v) : v;
+    }
+  return out1(c, ts_transpose_at(HERE, y, TS_INTS(0, 3, 1, 2)));
+}
+
 /* ---- the table ------------------------------------------------------------------------------ */
 
 #define ANY (-1)
@@ -3231,6 +3377,7 @@ static const onnx_op_row ROWS[] = {
   { "DFT", 1, 2, 1, 1, ",axis,inverse,onesided,", op_dft, 17, true },
   { "STFT", 2, 4, 1, 1, ",onesided,", op_stft, 17, true },
   { "MelWeightMatrix", 5, 5, 1, 1, ",output_datatype,", op_mel_weight_matrix, 17, true },
+  { "GridSample", 2, 2, 1, 1, ",align_corners,mode,padding_mode,", op_grid_sample, 16, false },
   { "Elu", 1, 1, 1, 1, ",alpha,", op_elu, 0, true },
   { "Equal", 2, 2, 1, 1, ",axis,broadcast,", op_equal, 0, true },
   { "Exp", 1, 1, 1, 1, ",", op_exp, 0, true },
