@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define TS_ABI_VERSION 7
+#define TS_ABI_VERSION 8
 #define TS_MAX_RANK 8
 #define TS_API __attribute__((visibility("default")))
 
@@ -369,7 +369,19 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(SOFTPLUS, softplus, MATH)                                            \
   X(CONV2D_BACKPROP_INPUT, conv2d_backprop_input, LINALG)                \
   X(CONV2D_BACKPROP_FILTER, conv2d_backprop_filter, LINALG)              \
-  X(MAX_POOL2D_GRAD, max_pool2d_grad, LINALG)
+  X(MAX_POOL2D_GRAD, max_pool2d_grad, LINALG)                            \
+  X(SIN, sin, MATH)                                                      \
+  X(COS, cos, MATH)                                                      \
+  X(TAN, tan, MATH)                                                      \
+  X(ASIN, asin, MATH)                                                    \
+  X(ACOS, acos, MATH)                                                    \
+  X(ATAN, atan, MATH)                                                    \
+  X(SINH, sinh, MATH)                                                    \
+  X(COSH, cosh, MATH)                                                    \
+  X(ASINH, asinh, MATH)                                                  \
+  X(ACOSH, acosh, MATH)                                                  \
+  X(ATANH, atanh, MATH)                                                  \
+  X(ERF, erf, MATH)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -461,7 +473,8 @@ TS_API ts_tensor *ts_gather_at(ts_loc loc, ts_tensor *params, ts_tensor *indices
   X(add) X(sub) X(mul) X(div) X(floordiv) X(mod) X(pow) X(maximum) X(minimum) X(greater) \
   X(greater_equal) X(less) X(less_equal) X(equal) X(not_equal) X(logical_and) X(logical_or)
 #define TS__UNARY(X) \
-  X(neg) X(abs) X(exp) X(log) X(sqrt) X(tanh) X(sigmoid) X(relu) X(logical_not) X(softplus)
+  X(neg) X(abs) X(exp) X(log) X(sqrt) X(tanh) X(sigmoid) X(relu) X(logical_not) X(softplus) \
+  X(sin) X(cos) X(tan) X(asin) X(acos) X(atan) X(sinh) X(cosh) X(asinh) X(acosh) X(atanh) X(erf)
 #define TS__DECL_BINARY(name) TS_API ts_tensor *ts_##name##_at(ts_loc loc, ts_tensor *a, ts_tensor *b);
 #define TS__DECL_UNARY(name) TS_API ts_tensor *ts_##name##_at(ts_loc loc, ts_tensor *x);
 TS__BINARY(TS__DECL_BINARY)
@@ -495,6 +508,18 @@ TS__UNARY(TS__DECL_UNARY)
 #define ts_relu(x) ts_relu_at(TS_HERE, (x))
 #define ts_logical_not(x) ts_logical_not_at(TS_HERE, (x))
 #define ts_softplus(x) ts_softplus_at(TS_HERE, (x)) /* log(1 + exp(x)), without overflow */
+#define ts_sin(x) ts_sin_at(TS_HERE, (x))
+#define ts_cos(x) ts_cos_at(TS_HERE, (x))
+#define ts_tan(x) ts_tan_at(TS_HERE, (x))
+#define ts_asin(x) ts_asin_at(TS_HERE, (x))
+#define ts_acos(x) ts_acos_at(TS_HERE, (x))
+#define ts_atan(x) ts_atan_at(TS_HERE, (x))
+#define ts_sinh(x) ts_sinh_at(TS_HERE, (x))
+#define ts_cosh(x) ts_cosh_at(TS_HERE, (x))
+#define ts_asinh(x) ts_asinh_at(TS_HERE, (x))
+#define ts_acosh(x) ts_acosh_at(TS_HERE, (x))
+#define ts_atanh(x) ts_atanh_at(TS_HERE, (x))
+#define ts_erf(x) ts_erf_at(TS_HERE, (x)) /* the error function */
 TS_API ts_tensor *ts_where_at(ts_loc loc, ts_tensor *cond, ts_tensor *x, ts_tensor *y);
 #define ts_where(cond, x, y) ts_where_at(TS_HERE, (cond), (x), (y))
 

@@ -34,6 +34,19 @@ static ts_tensor *case_math(ts_call *c)
   return ts_add(ts_pow(y, ts_fill(ts_tensor_shape(y), ts_scalar_f32(2))), ts_relu(x));
 }
 
+/* Trigonometry, hyperbolic functions, their inverses and erf, each on
+ * its own part of the result; acosh on 1 + |x|, inside its domain. */
+static ts_tensor *case_trig(ts_call *c)
+{
+  ts_tensor *x = A(0); /* inside (-1, 1) */
+  ts_tensor *parts[12] = {
+    ts_sin(x),   ts_cos(x),   ts_tan(x),   ts_asin(x),  ts_acos(x),  ts_atan(x),
+    ts_sinh(x),  ts_cosh(x),  ts_asinh(x), ts_acosh(ts_add(ts_abs(x), ts_ones_like(x))),
+    ts_atanh(x), ts_erf(x),
+  };
+  return ts_concat(parts, 12, 0);
+}
+
 static ts_tensor *case_shapes(ts_call *c)
 {
   ts_tensor *x = A(0); /* [2,6] */
@@ -113,6 +126,7 @@ static const onnx_op_case ONNX_OP_CASES[] = {
   { "floor_div_mod_i32", case_floor_div_mod, "x, y", { "i32[6]=7,-7,7,-7,6,0", "i32[6]=2,2,-2,-2,-3,5" } },
   { "compare_select", case_compare_select, "a, b", { "f32[5]=1,-2,3,4,-5", "f32[5]=1,2,-3,5,-6" } },
   { "math", case_math, "x", { "f32[2,3]=0.5,-1,2,-3,0.25,4" } },
+  { "trig", case_trig, "x", { "f32[5]=0.5,-0.9,0,0.25,-0.125" } },
   { "shapes", case_shapes, "x", { "f32[2,6]:range" } },
   { "reductions", case_reductions, "x", { "f32[3,4]=1,-2,3,0.5,4,4,-1,2,0.25,-8,6,1" } },
   { "nn", case_nn, "logits", { "f32[4,5]:uniform" } },

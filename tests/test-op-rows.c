@@ -544,6 +544,18 @@ FWD1(tanh, ts_tanh(in[0]))
 FWD1(sigmoid, ts_sigmoid(in[0]))
 FWD1(relu, ts_relu(in[0]))
 FWD1(softplus, ts_softplus(in[0]))
+FWD1(sin, ts_sin(in[0]))
+FWD1(cos, ts_cos(in[0]))
+FWD1(tan, ts_tan(in[0]))
+FWD1(asin, ts_asin(in[0]))
+FWD1(acos, ts_acos(in[0]))
+FWD1(atan, ts_atan(in[0]))
+FWD1(sinh, ts_sinh(in[0]))
+FWD1(cosh, ts_cosh(in[0]))
+FWD1(asinh, ts_asinh(in[0]))
+FWD1(acosh, ts_acosh(in[0]))
+FWD1(atanh, ts_atanh(in[0]))
+FWD1(erf, ts_erf(in[0]))
 FWD1(add, ts_add(in[0], in[1]))
 FWD1(sub, ts_sub(in[0], in[1]))
 FWD1(mul, ts_mul(in[0], in[1]))
@@ -693,6 +705,18 @@ static const grad_case GRAD_CASES[] = {
   { "Relu", TS_OP_RELU, fwd_relu, 1, { S(3, 4) }, 0.1, 2, false },
   { "Relu (negative side)", TS_OP_RELU, fwd_relu, 1, { S(3, 4) }, -2, -0.1, false },
   { "Softplus", TS_OP_SOFTPLUS, fwd_softplus, 1, { S(3, 4) }, -3, 3, false },
+  { "Sin", TS_OP_SIN, fwd_sin, 1, { S(3, 4) }, -2, 2, false },
+  { "Cos", TS_OP_COS, fwd_cos, 1, { S(3, 4) }, -2, 2, false },
+  { "Tan", TS_OP_TAN, fwd_tan, 1, { S(3, 4) }, -1, 1, false },
+  { "Asin", TS_OP_ASIN, fwd_asin, 1, { S(3, 4) }, -0.8, 0.8, false },
+  { "Acos", TS_OP_ACOS, fwd_acos, 1, { S(3, 4) }, -0.8, 0.8, false },
+  { "Atan", TS_OP_ATAN, fwd_atan, 1, { S(3, 4) }, -2, 2, false },
+  { "Sinh", TS_OP_SINH, fwd_sinh, 1, { S(3, 4) }, -2, 2, false },
+  { "Cosh", TS_OP_COSH, fwd_cosh, 1, { S(3, 4) }, -2, 2, false },
+  { "Asinh", TS_OP_ASINH, fwd_asinh, 1, { S(3, 4) }, -2, 2, false },
+  { "Acosh", TS_OP_ACOSH, fwd_acosh, 1, { S(3, 4) }, 1.2, 3, false },
+  { "Atanh", TS_OP_ATANH, fwd_atanh, 1, { S(3, 4) }, -0.8, 0.8, false },
+  { "Erf", TS_OP_ERF, fwd_erf, 1, { S(3, 4) }, -2, 2, false },
   { "Add (broadcast rows)", TS_OP_ADD, fwd_add, 2, { S(3, 4), S(4) }, -2, 2, false },
   { "Add (outer)", TS_OP_ADD, fwd_add, 2, { S(3, 1), S(1, 4) }, -2, 2, false },
   { "Sub (scalar)", TS_OP_SUB, fwd_sub, 2, { TS_SCALAR_SHAPE, S(3, 4) }, -2, 2, false },

@@ -392,6 +392,43 @@ static void test_unary_float(void)
   ts_scope_end(s);
 }
 
+/* Trigonometry, hyperbolic functions, their inverses and erf: values
+ * known in closed form, the domains' edges (nan outside, infinities at
+ * the poles) and nan carried through. */
+static void test_unary_trig(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_shape s4 = TS_SHAPE(4);
+  for (ts_dtype dt = TS_F32; dt <= TS_F64; dt++) {
+#define X4(a, b, c, d) ts_cast(F64(s4, a, b, c, d), dt)
+    CHECK_CLOSE(ts_sin(X4(0, M_PI / 2, M_PI / 6, -M_PI / 6)), dt, s4, 0, 1, 0.5, -0.5);
+    CHECK_CLOSE(ts_cos(X4(0, M_PI / 3, M_PI, -M_PI / 3)), dt, s4, 1, 0.5, -1, 0.5);
+    CHECK_CLOSE(ts_tan(X4(0, M_PI / 4, -M_PI / 4, M_PI / 3)), dt, s4, 0, 1, -1, sqrt(3));
+    CHECK_CLOSE(ts_asin(X4(1, 0.5, -1, 2)), dt, s4, M_PI / 2, M_PI / 6, -M_PI / 2, NAN);
+    CHECK_CLOSE(ts_acos(X4(1, 0.5, -1, -2)), dt, s4, 0, M_PI / 3, M_PI, NAN);
+    CHECK_CLOSE(ts_atan(X4(0, 1, -1, INFINITY)), dt, s4, 0, M_PI / 4, -M_PI / 4, M_PI / 2);
+    CHECK_CLOSE(ts_sinh(X4(0, M_LN2, -M_LN2, 1000)), dt, s4, 0, 0.75, -0.75, INFINITY);
+    CHECK_CLOSE(ts_cosh(X4(0, M_LN2, -M_LN2, -1000)), dt, s4, 1, 1.25, 1.25, INFINITY);
+    CHECK_CLOSE(ts_asinh(X4(0, 0.75, -0.75, -INFINITY)), dt, s4, 0, M_LN2, -M_LN2, -INFINITY);
+    CHECK_CLOSE(ts_acosh(X4(1, 1.25, 0.5, INFINITY)), dt, s4, 0, M_LN2, NAN, INFINITY);
+    CHECK_CLOSE(ts_atanh(X4(0, 0.6, 1, -1)), dt, s4, 0, M_LN2, INFINITY, -INFINITY);
+    CHECK_CLOSE(ts_erf(X4(0, 1, -0.5, INFINITY)), dt, s4, 0, 0.8427007929497149, -0.5204998778130465, 1);
+    CHECK_CLOSE(ts_erf(X4(-INFINITY, 6, NAN, 0)), dt, s4, -1, 1, NAN, 0);
+    CHECK_CLOSE(ts_sin(X4(INFINITY, NAN, 0, 0)), dt, s4, NAN, NAN, 0, 0);
+#undef X4
+  }
+
+  g_assert_null(ts_sin(I32(TS_SHAPE(2), 1, 2)));
+  expect_error(TS_ERR_DTYPE, "Sin", "expected float32 or float64, got int32", "i32[2]", NULL);
+  g_assert_null(ts_acosh(ts_scalar_i64(1)));
+  expect_error(TS_ERR_DTYPE, "Acosh", "int64", NULL);
+  g_assert_null(ts_erf(u8_scalar(1)));
+  expect_error(TS_ERR_DTYPE, "Erf", "uint8", NULL);
+  g_assert_null(ts_atanh(ts_scalar_bool(true)));
+  expect_error(TS_ERR_DTYPE, "Atanh", "bool", NULL);
+  ts_scope_end(s);
+}
+
 /* ---- broadcasting ----------------------------------------------------------------- */
 
 static void test_broadcast_basic(void)
@@ -641,6 +678,7 @@ int main(int argc, char **argv)
   g_test_add_func("/ops/elementwise/logical", test_logical);
   g_test_add_func("/ops/elementwise/unary-numeric", test_unary_numeric);
   g_test_add_func("/ops/elementwise/unary-float", test_unary_float);
+  g_test_add_func("/ops/elementwise/unary-trig", test_unary_trig);
   g_test_add_func("/ops/elementwise/broadcast", test_broadcast_basic);
   g_test_add_func("/ops/elementwise/broadcast-empty", test_broadcast_empty);
   g_test_add_func("/ops/elementwise/broadcast-errors", test_broadcast_errors);

@@ -158,7 +158,8 @@ static const guint32 UNKNOWN_OP[2] = { 0xc8c8c8, 0x8e8e8e };
  * A new op row gets its colour here, as the table's were made: the point
  * of its family's sector (the hues, lightness and chroma its placed
  * colours span) farthest in CIE Lab from every colour placed so far, in
- * both palettes (dark: 10 L darker), inside the sRGB gamut. */
+ * both palettes (dark: 10 L darker), inside the sRGB gamut; a sector
+ * too full for ΔE76 12 widens (place_new_op). */
 
 typedef struct lab {
   double l, a, b;
@@ -252,22 +253,30 @@ static void place_new_op(int op, placed *all)
         spread = MAX(spread, fabs(remainder(atan2(p.b, p.a) - mean, 2 * G_PI)) * 180 / G_PI);
       }
   }
+  /* a sector too full to hold the new colour 12 apart (the maths
+   * family's, with the trigonometric rows) widens until it can: the
+   * lightness and chroma to the table's bounds, the hues by half its
+   * spread a step, up to four times it */
   double best = -1;
   guint32 pick[2] = { 0 };
-  for (double l = ceil(MAX(l0, 20)); l <= l1; l += 1)
-    for (double c = c0; c <= c1; c += 1)
-      for (double h = -spread; h <= spread; h += 1) {
-        double t = mean + h * G_PI / 180;
-        lab p = { l, c * cos(t), c * sin(t) }, dark = { l - 10, p.a, p.b };
-        guint32 hex[2];
-        if (!hex_of(p, &hex[0]) || !hex_of(dark, &hex[1]))
-          continue;
-        double d = clearance(all, lab_of(hex[0]), lab_of(hex[1]));
-        if (d > best) {
-          best = d;
-          pick[0] = hex[0], pick[1] = hex[1];
+  for (double widen = 1; best < 12 && widen <= 4; widen += 0.5) {
+    double lo = widen > 1 ? MIN(l0, 60) : l0, hi = widen > 1 ? MAX(l1, 93) : l1;
+    double clo = widen > 1 ? MIN(c0, 20) : c0, chi = widen > 1 ? MAX(c1, 50) : c1;
+    for (double l = ceil(MAX(lo, 20)); l <= hi; l += 1)
+      for (double c = clo; c <= chi; c += 1)
+        for (double h = -spread * widen; h <= spread * widen; h += 1) {
+          double t = mean + h * G_PI / 180;
+          lab p = { l, c * cos(t), c * sin(t) }, dark = { l - 10, p.a, p.b };
+          guint32 hex[2];
+          if (!hex_of(p, &hex[0]) || !hex_of(dark, &hex[1]))
+            continue;
+          double d = clearance(all, lab_of(hex[0]), lab_of(hex[1]));
+          if (d > best) {
+            best = d;
+            pick[0] = hex[0], pick[1] = hex[1];
+          }
         }
-      }
+  }
   colours[op][0] = pick[0];
   colours[op][1] = pick[1];
   all->light[all->n] = lab_of(pick[0]);

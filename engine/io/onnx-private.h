@@ -110,6 +110,11 @@ bool onnx_build_subgraph(const onnx_node_ctx *c, const Onnx__GraphProto *g, ts_t
 bool onnx_op_if(onnx_node_ctx *c);
 bool onnx_op_loop(onnx_node_ctx *c);
 
+/* RNN, GRU and LSTM (onnx_rnn.c). */
+bool onnx_op_rnn(onnx_node_ctx *c);
+bool onnx_op_gru(onnx_node_ctx *c);
+bool onnx_op_lstm(onnx_node_ctx *c);
+
 /* Records an error naming the node: "Op 'name' (opset N): detail". */
 void onnx_node_fail(const onnx_node_ctx *c, ts_error_code code, const char *fmt, ...)
   __attribute__((format(printf, 3, 4)));

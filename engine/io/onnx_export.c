@@ -363,7 +363,9 @@ SAME(log, "Log") SAME(sqrt, "Sqrt") SAME(tanh, "Tanh") SAME(sigmoid, "Sigmoid") 
 SAME(softplus, "Softplus") SAME(greater, "Greater") SAME(greater_equal, "GreaterOrEqual")
 SAME(less, "Less") SAME(less_equal, "LessOrEqual") SAME(equal, "Equal") SAME(logical_and, "And")
 SAME(logical_or, "Or") SAME(logical_not, "Not") SAME(where, "Where") SAME(identity, "Identity")
-SAME(read_variable, "Identity")
+SAME(read_variable, "Identity") SAME(sin, "Sin") SAME(cos, "Cos") SAME(tan, "Tan") SAME(asin, "Asin")
+SAME(acos, "Acos") SAME(atan, "Atan") SAME(sinh, "Sinh") SAME(cosh, "Cosh") SAME(asinh, "Asinh")
+SAME(acosh, "Acosh") SAME(atanh, "Atanh") SAME(erf, "Erf")
 #undef SAME
 
 static bool emit_not_equal(emit_ctx *c)
@@ -920,7 +922,10 @@ static const struct {
   { TS_OP_FILL, emit_fill }, { TS_OP_ZEROS, emit_zeros }, { TS_OP_ONES, emit_ones },
   { TS_OP_ZEROS_LIKE, emit_zeros_like }, { TS_OP_ONES_LIKE, emit_ones_like }, { TS_OP_EYE, emit_eye },
   { TS_OP_RANGE, emit_range }, { TS_OP_RANDOM_UNIFORM, emit_random }, { TS_OP_RANDOM_NORMAL, emit_random },
-  { TS_OP_IF, emit_if }, { TS_OP_WHILE, emit_while },
+  { TS_OP_IF, emit_if }, { TS_OP_WHILE, emit_while }, { TS_OP_SIN, emit_sin },
+  { TS_OP_COS, emit_cos }, { TS_OP_TAN, emit_tan }, { TS_OP_ASIN, emit_asin }, { TS_OP_ACOS, emit_acos },
+  { TS_OP_ATAN, emit_atan }, { TS_OP_SINH, emit_sinh }, { TS_OP_COSH, emit_cosh }, { TS_OP_ASINH, emit_asinh },
+  { TS_OP_ACOSH, emit_acosh }, { TS_OP_ATANH, emit_atanh }, { TS_OP_ERF, emit_erf },
 };
 
 /* Why an op has none. */

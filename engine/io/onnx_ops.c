@@ -160,6 +160,44 @@ UNARY(op_sign, ts_sub_at(HERE, ts_cast_at(HERE, ts_greater_at(HERE, x, scalar(x,
                          ts_cast_at(HERE, ts_less_at(HERE, x, scalar(x, 0)), ts_tensor_dtype(x))))
 UNARY(op_softsign, ts_div_at(HERE, x, ts_add_at(HERE, scalar(x, 1), ts_abs_at(HERE, x))))
 UNARY(op_softplus, ts_softplus_at(HERE, x)) /* log(1 + exp(x)) without overflow */
+UNARY(op_sin, ts_sin_at(HERE, x))
+UNARY(op_cos, ts_cos_at(HERE, x))
+UNARY(op_tan, ts_tan_at(HERE, x))
+UNARY(op_asin, ts_asin_at(HERE, x))
+UNARY(op_acos, ts_acos_at(HERE, x))
+UNARY(op_atan, ts_atan_at(HERE, x))
+UNARY(op_sinh, ts_sinh_at(HERE, x))
+UNARY(op_cosh, ts_cosh_at(HERE, x))
+UNARY(op_asinh, ts_asinh_at(HERE, x))
+UNARY(op_acosh, ts_acosh_at(HERE, x))
+UNARY(op_atanh, ts_atanh_at(HERE, x))
+UNARY(op_erf, ts_erf_at(HERE, x))
+
+/* BitShift on uint8, the engine's one unsigned dtype: x * 2^s or x / 2^s
+ * (wrapping as C's shifts of uint8 do), 0 for a shift past the width as in
+ * NumPy. */
+static bool op_bit_shift(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *s = IN(1);
+  if (!x || !s)
+    return false;
+  if (ts_tensor_dtype(x) != TS_U8 || ts_tensor_dtype(s) != TS_U8) {
+    onnx_node_fail(c, TS_ERR_DTYPE, "BitShift takes unsigned integers, got %s and %s",
+                   ts_dtype_name(ts_tensor_dtype(x)), ts_dtype_name(ts_tensor_dtype(s)));
+    return false;
+  }
+  char buf[8];
+  const char *direction = attr_string(c, "direction", "", buf, sizeof buf);
+  bool left = strcmp(direction, "LEFT") == 0;
+  if (!left && strcmp(direction, "RIGHT") != 0) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "direction must be LEFT or RIGHT, not '%s'", direction);
+    return false;
+  }
+  ts_tensor *p = ts_pow_at(HERE, scalar(x, 2), ts_minimum_at(HERE, s, scalar(s, 7)));
+  ts_tensor *y = left ? ts_mul_at(HERE, x, p) : ts_floordiv_at(HERE, x, p);
+  ts_tensor *past = ts_greater_at(HERE, s, scalar(s, 7));
+  return out1(c, ts_where_at(HERE, past, ts_zeros_like_at(HERE, x), y));
+}
 
 static bool op_leaky_relu(onnx_node_ctx *c)
 {
@@ -423,6 +461,45 @@ static bool op_range(onnx_node_ctx *c)
   if (!check_made(c, ceil((limit - start) / delta) > 0 ? ceil((limit - start) / delta) : 0))
     return false;
   return out1(c, ts_range_at(HERE, ts_tensor_dtype(IN(0)), start, limit, delta));
+}
+
+/* HannWindow, HammingWindow and BlackmanWindow: a0 - a1 cos(2 pi n / N)
+ * + a2 cos(4 pi n / N) for n = 0 .. size - 1, N the size (periodic) or
+ * one less (symmetric); computed in float64, then cast. */
+static bool window_function(onnx_node_ctx *c, double a0, double a1, double a2)
+{
+  double size;
+  ts_dtype dtype = TS_F32;
+  if (!IN(0) || !host_double(c, 0, &size) || !dtype_of(c, attr_int(c, "output_datatype", 1), &dtype))
+    return false;
+  if (!(size >= 0) || size != floor(size)) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "size %g is not a non-negative integer", size);
+    return false;
+  }
+  if (!check_made(c, size))
+    return false;
+  double period = attr_int(c, "periodic", 1) ? size : size - 1;
+  ts_tensor *phase = ts_mul_at(HERE, ts_range_at(HERE, TS_F64, 0, size, 1), ts_scalar_f64(2 * M_PI / period));
+  ts_tensor *y = ts_sub_at(HERE, ts_scalar_f64(a0), ts_mul_at(HERE, ts_scalar_f64(a1), ts_cos_at(HERE, phase)));
+  if (a2 != 0)
+    y = ts_add_at(HERE, y, ts_mul_at(HERE, ts_scalar_f64(a2),
+                                     ts_cos_at(HERE, ts_mul_at(HERE, phase, ts_scalar_f64(2)))));
+  return out1(c, ts_cast_at(HERE, y, dtype));
+}
+
+static bool op_hann_window(onnx_node_ctx *c)
+{
+  return window_function(c, 0.5, 0.5, 0);
+}
+
+static bool op_hamming_window(onnx_node_ctx *c)
+{
+  return window_function(c, 25.0 / 46, 1 - 25.0 / 46, 0);
+}
+
+static bool op_blackman_window(onnx_node_ctx *c)
+{
+  return window_function(c, 0.42, 0.5, 0.08);
 }
 
 /* ---- shapes ---------------------------------------------------------------------------- */
@@ -1225,13 +1302,22 @@ static ts_tensor *channel(ts_tensor *v, int rank)
   return reshape(v, s);
 }
 
+/* BatchNormalization: with the running statistics, or (training_mode=1,
+ * opset 14 on) with the batch's mean and population variance over every
+ * axis but the channels', the running ones then updated by momentum as the
+ * second and third outputs. */
 static bool op_batch_norm(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0);
   if (!x)
     return false;
-  if (attr_int(c, "training_mode", 0) || (c->opset < 7 && !attr_int(c, "is_test", 0))) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "training (training_mode=1, or is_test=0 before opset 7) is not supported");
+  bool training = attr_int(c, "training_mode", 0) != 0;
+  if (c->opset < 7 && !attr_int(c, "is_test", 0)) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "training (is_test=0 before opset 7) is not supported");
+    return false;
+  }
+  if (!training && c->n_out > 1) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "the mean and variance outputs are computed in training_mode only");
     return false;
   }
   if (!attr_int(c, "spatial", 1)) {
@@ -1240,9 +1326,27 @@ static bool op_batch_norm(onnx_node_ctx *c)
   }
   int rank = ts_tensor_rank(x);
   double eps = attr_float(c, "epsilon", 1e-5);
+  ts_tensor *mean = IN(3), *var = IN(4);
+  if (training) {
+    ts_ints axes = { .n = rank - 1 };
+    for (int d = 0, k = 0; d < rank; d++)
+      if (d != 1)
+        axes.v[k++] = d;
+    mean = ts_reduce_mean_at(HERE, x, axes, false);
+    ts_tensor *dev = ts_sub_at(HERE, x, channel(mean, rank));
+    var = ts_reduce_mean_at(HERE, ts_mul_at(HERE, dev, dev), axes, false);
+    double momentum = attr_float(c, "momentum", 0.9);
+    ts_tensor *outs[2] = { IN(3), IN(4) }, *batch[2] = { mean, var };
+    for (int k = 0; k < 2 && k + 1 < c->n_out; k++)
+      c->out[k + 1] = ts_add_at(HERE, ts_mul_at(HERE, outs[k], scalar(x, momentum)),
+                                ts_mul_at(HERE, batch[k], scalar(x, 1 - momentum)));
+  }
   ts_tensor *inv = ts_div_at(HERE, channel(IN(1), rank),
-                             ts_sqrt_at(HERE, ts_add_at(HERE, channel(IN(4), rank), scalar(x, eps))));
-  ts_tensor *y = ts_mul_at(HERE, ts_sub_at(HERE, x, channel(IN(3), rank)), inv);
+                             ts_sqrt_at(HERE, ts_add_at(HERE, channel(var, rank), scalar(x, eps))));
+  ts_tensor *y = ts_mul_at(HERE, ts_sub_at(HERE, x, channel(mean, rank)), inv);
+  for (int k = 1; k < c->n_out; k++)
+    if (!c->out[k])
+      return false;
   return out1(c, ts_add_at(HERE, y, channel(IN(2), rank)));
 }
 
@@ -1487,6 +1591,196 @@ static ts_tensor *values_of(const onnx_node_ctx *c, int i)
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "input %d must be known when the graph is built "
                    "(the output's shape depends on its values)", i);
   return h;
+}
+
+/* Unique: the distinct elements (no axis: of the flattened input) or
+ * slices along axis, sorted (slices lexicographically, as NumPy) or in
+ * the order they first occur, with the index of each one's first
+ * occurrence, every element's or slice's place among them and the
+ * counts.  Y is a Gather of X; the rest come from X's values on the host. */
+typedef struct unique_view {
+  ts_tensor *x;
+  int64_t outer, n, inner; /* x as [outer, n, inner]: n slices */
+  bool is_float;
+} unique_view;
+
+static int unique_compare(gconstpointer pa, gconstpointer pb, gpointer data)
+{
+  const unique_view *v = data;
+  int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+  for (int64_t o = 0; o < v->outer; o++)
+    for (int64_t i = 0; i < v->inner; i++) {
+      int64_t ka = (o * v->n + a) * v->inner + i, kb = (o * v->n + b) * v->inner + i;
+      if (v->is_float) {
+        double p = ts_tensor_get_f64(v->x, ka), q = ts_tensor_get_f64(v->x, kb);
+        if (p != q)
+          return p < q ? -1 : 1;
+      } else {
+        int64_t p = ts_tensor_get_i64(v->x, ka), q = ts_tensor_get_i64(v->x, kb);
+        if (p != q)
+          return p < q ? -1 : 1;
+      }
+    }
+  return 0;
+}
+
+static bool op_unique(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *h = values_of(c, 0);
+  if (!x || !h)
+    return false;
+  ts_shape s = ts_tensor_shape(h);
+  bool has_axis = attr(c, "axis") != NULL;
+  int64_t axis = attr_int(c, "axis", 0);
+  unique_view v = { h, 1, ts_tensor_size(h), 1, ts_dtype_is_float(ts_tensor_dtype(h)) };
+  if (has_axis) {
+    if (!norm_axis(c, &axis, s.rank))
+      return false;
+    v.n = s.dim[axis];
+    for (int d = 0; d < s.rank; d++)
+      if (d < axis)
+        v.outer *= s.dim[d];
+      else if (d > axis)
+        v.inner *= s.dim[d];
+  }
+  if (v.n > G_MAXINT) {
+    onnx_node_fail(c, TS_ERR_OUT_OF_RANGE, "%" PRId64 " values or slices to sort (at most %d)", v.n, G_MAXINT);
+    return false;
+  }
+  /* stable: each run of equal slices starts with the first to occur */
+  int64_t *order = g_new(int64_t, v.n + 1), *inverse = g_new(int64_t, v.n + 1);
+  int64_t *first = g_new(int64_t, v.n + 1), *counts = g_new(int64_t, v.n + 1), n_unique = 0;
+  for (int64_t k = 0; k < v.n; k++)
+    order[k] = k;
+  g_qsort_with_data(order, (gint)v.n, sizeof *order, unique_compare, &v);
+  for (int64_t k = 0; k < v.n; k++) {
+    if (k == 0 || unique_compare(&order[k - 1], &order[k], &v) != 0) {
+      first[n_unique] = order[k];
+      counts[n_unique++] = 0;
+    }
+    counts[n_unique - 1]++;
+    inverse[order[k]] = n_unique - 1;
+  }
+  if (!attr_int(c, "sorted", 1)) { /* renumbered in the order they first occur */
+    int64_t *renumber = g_new(int64_t, n_unique + 1), *sorted_first = g_memdup2(first, (n_unique + 1) * sizeof *first);
+    int64_t *sorted_counts = g_memdup2(counts, (n_unique + 1) * sizeof *counts), next = 0;
+    for (int64_t g = 0; g < n_unique; g++)
+      renumber[g] = -1;
+    for (int64_t k = 0; k < v.n; k++) {
+      int64_t g = inverse[k];
+      if (renumber[g] < 0) {
+        renumber[g] = next++;
+        first[renumber[g]] = sorted_first[g];
+        counts[renumber[g]] = sorted_counts[g];
+      }
+      inverse[k] = renumber[g];
+    }
+    g_free(renumber);
+    g_free(sorted_first);
+    g_free(sorted_counts);
+  }
+  ts_tensor *indices = ts_constant(TS_I64, TS_SHAPE(n_unique), first);
+  ts_tensor *outs[4] = {
+    has_axis ? ts_gather_at(HERE, x, indices, (int)axis)
+             : ts_gather_at(HERE, ts_reshape_at(HERE, x, TS_SHAPE(-1)), indices, 0),
+    indices, ts_constant(TS_I64, TS_SHAPE(v.n), inverse), ts_constant(TS_I64, TS_SHAPE(n_unique), counts),
+  };
+  g_free(order);
+  g_free(inverse);
+  g_free(first);
+  g_free(counts);
+  for (int k = 0; k < c->n_out; k++)
+    if (!(c->out[k] = outs[k]))
+      return false;
+  return true;
+}
+
+/* NonMaxSuppression, on the host from the boxes' and scores' values: per
+ * batch and class, the boxes scoring above score_threshold from the best
+ * down (ties by index), each kept unless it overlaps one kept before by
+ * an IoU above iou_threshold, at most max_output_boxes_per_class (default
+ * 0: none).  Output [selected, 3]: batch, class, box. */
+typedef struct nms_scored {
+  int64_t box;
+  double score;
+} nms_scored;
+
+static int nms_by_score(gconstpointer pa, gconstpointer pb, gpointer unused)
+{
+  const nms_scored *a = pa, *b = pb;
+  return a->score != b->score ? (a->score > b->score ? -1 : 1) : (a->box > b->box) - (a->box < b->box);
+}
+
+/* Box k of batch b as y1 <= y2, x1 <= x2. */
+static void nms_corners(ts_tensor *boxes, int64_t at, bool centre, double out[4])
+{
+  double v[4];
+  for (int i = 0; i < 4; i++)
+    v[i] = ts_tensor_get_f64(boxes, at + i);
+  if (centre) { /* x centre, y centre, width, height */
+    out[0] = v[1] - v[3] / 2, out[1] = v[0] - v[2] / 2, out[2] = v[1] + v[3] / 2, out[3] = v[0] + v[2] / 2;
+  } else {
+    out[0] = MIN(v[0], v[2]), out[1] = MIN(v[1], v[3]), out[2] = MAX(v[0], v[2]), out[3] = MAX(v[1], v[3]);
+  }
+}
+
+static double nms_iou(const double a[4], const double b[4])
+{
+  double area_a = (a[2] - a[0]) * (a[3] - a[1]), area_b = (b[2] - b[0]) * (b[3] - b[1]);
+  double h = MIN(a[2], b[2]) - MAX(a[0], b[0]), w = MIN(a[3], b[3]) - MAX(a[1], b[1]);
+  if (area_a <= 0 || area_b <= 0 || h <= 0 || w <= 0)
+    return 0;
+  return h * w / (area_a + area_b - h * w);
+}
+
+static bool op_non_max_suppression(onnx_node_ctx *c)
+{
+  ts_tensor *boxes = values_of(c, 0), *scores = boxes ? values_of(c, 1) : NULL;
+  if (!boxes || !scores)
+    return false;
+  double max_out = 0, iou_threshold = 0, score_threshold = -INFINITY;
+  if ((IN(2) && !host_double(c, 2, &max_out)) || (IN(3) && !host_double(c, 3, &iou_threshold)) ||
+      (IN(4) && !host_double(c, 4, &score_threshold)))
+    return false;
+  ts_shape bs = ts_tensor_shape(boxes), ss = ts_tensor_shape(scores);
+  if (bs.rank != 3 || bs.dim[2] != 4 || ss.rank != 3 || ss.dim[0] != bs.dim[0] || ss.dim[2] != bs.dim[1]) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "boxes must be [batch, boxes, 4] and scores [batch, classes, boxes]");
+    return false;
+  }
+  int64_t batches = bs.dim[0], classes = ss.dim[1], n = bs.dim[1];
+  bool centre = attr_int(c, "center_point_box", 0) != 0;
+  if (n > G_MAXINT || !check_made(c, (double)batches * (double)classes * (double)n * 3))
+    return false;
+  GArray *picked = g_array_new(FALSE, FALSE, sizeof(int64_t));
+  nms_scored *cand = g_new(nms_scored, n + 1);
+  double *kept = g_new(double, 4 * (n + 1)); /* the boxes kept of this batch and class */
+  for (int64_t b = 0; b < batches; b++)
+    for (int64_t k = 0; k < classes; k++) {
+      int64_t m = 0, n_kept = 0;
+      for (int64_t i = 0; i < n; i++) {
+        double sc = ts_tensor_get_f64(scores, (b * classes + k) * n + i);
+        if (sc > score_threshold)
+          cand[m++] = (nms_scored){ i, sc };
+      }
+      g_qsort_with_data(cand, (gint)m, sizeof *cand, nms_by_score, NULL);
+      for (int64_t i = 0; i < m && (double)n_kept < max_out; i++) {
+        double box[4];
+        nms_corners(boxes, (b * n + cand[i].box) * 4, centre, box);
+        bool suppressed = false;
+        for (int64_t j = 0; j < n_kept && !suppressed; j++)
+          suppressed = nms_iou(box, kept + 4 * j) > iou_threshold;
+        if (suppressed)
+          continue;
+        memcpy(kept + 4 * n_kept++, box, sizeof box);
+        int64_t row[3] = { b, k, cand[i].box };
+        g_array_append_vals(picked, row, 3);
+      }
+    }
+  ts_tensor *y = ts_constant(TS_I64, TS_SHAPE(picked->len / 3, 3), picked->data);
+  g_array_free(picked, TRUE);
+  g_free(cand);
+  g_free(kept);
+  return out1(c, y);
 }
 
 /* Compress: the slices along axis (of the flattened input without one)
@@ -2564,6 +2858,471 @@ static bool op_resize(onnx_node_ctx *c)
   return out1(c, y == x ? ts_identity_at(HERE, x) : y);
 }
 
+/* The permutation that swaps axes 0 and 1 of a rank-n tensor. */
+static ts_ints swap01(int rank)
+{
+  ts_ints perm = { .n = rank };
+  for (int d = 0; d < rank; d++)
+    perm.v[d] = d < 2 ? 1 - d : d;
+  return perm;
+}
+
+/* ReverseSequence: the first sequence_lens[b] steps of each batch entry
+ * reversed, the rest kept: one Gather of the rows of x seen as [B*T, ...]
+ * (batch and time axes moved first), its indices made on the host. */
+static bool op_reverse_sequence(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *lens = c->n_in > 1 ? c->in[1].host : NULL;
+  if (!x || !IN(1))
+    return false;
+  if (!lens) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "sequence_lens must be known when the graph is built");
+    return false;
+  }
+  int rank = ts_tensor_rank(x);
+  int64_t batch_axis = attr_int(c, "batch_axis", 1), time_axis = attr_int(c, "time_axis", 0);
+  ts_shape s = ts_tensor_shape(x);
+  if (rank < 2 || (batch_axis != 0 && batch_axis != 1) || time_axis != 1 - batch_axis) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "batch_axis %" PRId64 " and time_axis %" PRId64
+                   " must be 0 and 1 of an input of rank 2 or more (rank %d)", batch_axis, time_axis, rank);
+    return false;
+  }
+  int64_t batch = s.dim[batch_axis], steps = s.dim[time_axis];
+  if (batch < 0 || steps < 0 || ts_tensor_size(lens) != batch) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "sequence_lens has %" PRId64 " values for a batch of %" PRId64,
+                   ts_tensor_size(lens), batch);
+    return false;
+  }
+  if (!check_made(c, (double)batch * (double)steps))
+    return false;
+  int64_t *idx = g_new(int64_t, batch * steps + 1);
+  for (int64_t b = 0; b < batch; b++) {
+    int64_t len = ts_tensor_get_i64(lens, b);
+    if (len < 0 || len > steps) {
+      g_free(idx);
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "sequence_lens[%" PRId64 "] = %" PRId64 " is outside 0..%" PRId64,
+                     b, len, steps);
+      return false;
+    }
+    for (int64_t t = 0; t < steps; t++)
+      idx[b * steps + t] = b * steps + (t < len ? len - 1 - t : t);
+  }
+  ts_tensor *rows = ts_constant(TS_I64, TS_SHAPE(batch * steps), idx);
+  g_free(idx);
+  ts_tensor *xt = batch_axis == 0 ? x : ts_transpose_at(HERE, x, swap01(rank));
+  ts_shape flat = { .rank = rank - 1 };
+  flat.dim[0] = batch * steps;
+  for (int d = 2; d < rank; d++)
+    flat.dim[d - 1] = s.dim[d];
+  ts_tensor *y = ts_gather_at(HERE, ts_reshape_at(HERE, xt, flat), rows, 0);
+  y = ts_reshape_at(HERE, y, ts_tensor_shape(xt));
+  return out1(c, batch_axis == 0 ? y : ts_transpose_at(HERE, y, swap01(rank)));
+}
+
+/* Det of [..., n, n] by Leibniz's formula: the signed sum over the n!
+ * permutations p of prod_i x[..., i, p(i)], exact in its operations and
+ * so capped at n = 6 (720 products). */
+#define DET_MAX_N 6
+
+static bool op_det(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  ts_shape s = ts_tensor_shape(x);
+  int64_t n = s.rank >= 2 ? s.dim[s.rank - 1] : -1;
+  if (s.rank < 2 || n < 0 || s.dim[s.rank - 2] != n || n > DET_MAX_N) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "the input must be [..., n, n] with n known and at most %d", DET_MAX_N);
+    return false;
+  }
+  ts_shape batch = { .rank = s.rank - 2 };
+  for (int d = 0; d < batch.rank; d++)
+    batch.dim[d] = s.dim[d];
+  ts_tensor *entry[DET_MAX_N][DET_MAX_N];
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++) {
+      ts_ints begin = { .n = s.rank }, size = { .n = s.rank };
+      for (int d = 0; d < s.rank; d++)
+        size.v[d] = d < batch.rank ? -1 : 1;
+      begin.v[s.rank - 2] = i;
+      begin.v[s.rank - 1] = j;
+      entry[i][j] = ts_reshape_at(HERE, ts_slice_at(HERE, x, begin, size), batch);
+    }
+  /* the permutations in lexicographic order, each one's sign by its inversions */
+  int p[DET_MAX_N];
+  for (int i = 0; i < n; i++)
+    p[i] = i;
+  ts_tensor *det = n == 0 ? ts_cast_at(HERE, ts_ones_at(HERE, TS_F64, batch), ts_tensor_dtype(x)) : NULL;
+  for (bool more = n > 0; more;) {
+    int inversions = 0;
+    for (int i = 0; i < n; i++)
+      for (int j = i + 1; j < n; j++)
+        inversions += p[i] > p[j];
+    ts_tensor *term = entry[0][p[0]];
+    for (int i = 1; i < n; i++)
+      term = ts_mul_at(HERE, term, entry[i][p[i]]);
+    det = !det ? (inversions % 2 ? ts_neg_at(HERE, term) : term)
+               : (inversions % 2 ? ts_sub_at(HERE, det, term) : ts_add_at(HERE, det, term));
+    int k = n - 2; /* next permutation */
+    while (k >= 0 && p[k] > p[k + 1])
+      k--;
+    if ((more = k >= 0)) {
+      int l = n - 1;
+      while (p[l] < p[k])
+        l--;
+      int t = p[k];
+      p[k] = p[l];
+      p[l] = t;
+      for (int a = k + 1, b = n - 1; a < b; a++, b--)
+        t = p[a], p[a] = p[b], p[b] = t;
+    }
+  }
+  return out1(c, det);
+}
+
+/* The DFT of the signal sig[0] + i sig[1] (sig[1] NULL: real), [..., rows],
+ * of length len (rows <= len: the rest zeros) at freqs frequencies, by
+ * products with cosine and sine tables made on the host. */
+static void dft_products(ts_tensor *const *sig, int64_t rows, int64_t len, int64_t freqs, bool inverse,
+                         ts_tensor **re, ts_tensor **im)
+{
+  double *cs = g_new(double, rows * freqs + 1), *sn = g_new(double, rows * freqs + 1);
+  for (int64_t i = 0; i < rows; i++)
+    for (int64_t f = 0; f < freqs; f++) {
+      double t = 2 * G_PI * (double)((i * f) % len) / (double)len;
+      cs[i * freqs + f] = cos(t) / (inverse ? (double)len : 1);
+      sn[i * freqs + f] = (inverse ? 1 : -1) * sin(t) / (inverse ? (double)len : 1);
+    }
+  ts_dtype dt = ts_tensor_dtype(sig[0]);
+  ts_tensor *ct = ts_cast_at(HERE, ts_constant(TS_F64, TS_SHAPE(rows, freqs), cs), dt);
+  ts_tensor *st = ts_cast_at(HERE, ts_constant(TS_F64, TS_SHAPE(rows, freqs), sn), dt);
+  g_free(cs);
+  g_free(sn);
+  /* (a + ib)(cos + i sin') = a cos - b sin' + i (a sin' + b cos) */
+  *re = ts_matmul_at(HERE, sig[0], ct, false, false);
+  *im = ts_matmul_at(HERE, sig[0], st, false, false);
+  if (sig[1]) {
+    *re = ts_sub_at(HERE, *re, ts_matmul_at(HERE, sig[1], st, false, false));
+    *im = ts_add_at(HERE, *im, ts_matmul_at(HERE, sig[1], ct, false, false));
+  }
+}
+
+/* DFT (opset 17) as two products with cosine and sine tables made on the
+ * host: the signal along axis (its real part, and imaginary part when the
+ * last dim is 2) cut or zero-padded to dft_length, times the tables;
+ * inverse conjugates and divides by the length, onesided keeps the first
+ * length/2 + 1 frequencies.  Output [..., frequencies, ..., 2]. */
+static bool op_dft(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  ts_shape s = ts_tensor_shape(x);
+  int64_t axis = attr_int(c, "axis", 1), parts = s.rank ? s.dim[s.rank - 1] : -1;
+  if (s.rank < 2 || (parts != 1 && parts != 2)) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "the input must end in a dim of 1 (real) or 2 (complex)");
+    return false;
+  }
+  if (!norm_axis(c, &axis, s.rank - 1))
+    return false;
+  int64_t n = s.dim[axis], len = n;
+  double given;
+  if (IN(1) && !host_double(c, 1, &given))
+    return false;
+  if (IN(1))
+    len = (int64_t)given;
+  bool inverse = attr_int(c, "inverse", 0) != 0, onesided = attr_int(c, "onesided", 0) != 0;
+  int64_t freqs = onesided ? len / 2 + 1 : len;
+  if (n < 0 || len < 1 || !check_made(c, (double)len * (double)freqs)) {
+    if (!ts_failed())
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "the signal's length must be known and dft_length at least 1");
+    return false;
+  }
+  /* the signal's parts, the axis last: [..., n] */
+  int r = s.rank - 1;
+  ts_ints perm = { .n = r };
+  for (int d = 0, k = 0; d < r; d++)
+    if (d != axis)
+      perm.v[k++] = d;
+  perm.v[r - 1] = (int)axis;
+  ts_tensor *part[2], *sig[2] = { NULL, NULL };
+  if (parts == 2) {
+    if (ts_split_at(HERE, x, 2, s.rank - 1, part) != 2)
+      return false;
+  } else {
+    part[0] = x;
+  }
+  ts_shape squeezed = { .rank = r };
+  for (int d = 0; d < r; d++)
+    squeezed.dim[d] = s.dim[d];
+  for (int k = 0; k < (int)parts; k++) {
+    sig[k] = ts_transpose_at(HERE, ts_reshape_at(HERE, part[k], squeezed), perm);
+    if (len < n) {
+      ts_ints begin = { .n = r }, size = { .n = r };
+      for (int d = 0; d < r; d++)
+        size.v[d] = d == r - 1 ? len : -1;
+      sig[k] = ts_slice_at(HERE, sig[k], begin, size);
+    }
+  }
+  /* tables [min(n, len), freqs]: zero padding adds nothing to the sums */
+  ts_tensor *re, *im;
+  dft_products(sig, MIN(n, len), len, freqs, inverse, &re, &im);
+  ts_ints back = { .n = r };
+  for (int d = 0; d < r; d++)
+    back.v[perm.v[d]] = d;
+  ts_shape one = ts_tensor_shape(x);
+  one.dim[axis] = freqs;
+  one.dim[s.rank - 1] = 1;
+  ts_tensor *out[2] = { ts_reshape_at(HERE, ts_transpose_at(HERE, re, back), one),
+                        ts_reshape_at(HERE, ts_transpose_at(HERE, im, back), one) };
+  return out1(c, ts_concat_at(HERE, out, 2, s.rank - 1));
+}
+
+/* STFT (opset 17): frames of frame_length every frame_step samples
+ * (a Gather of indices made on the host), times the window, each a DFT
+ * (onesided by default).  Output [batch, frames, frequencies, 2]. */
+static bool op_stft(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *taper = IN(2);
+  double step_d, length_d = -1;
+  if (!x || !host_double(c, 1, &step_d) || (IN(3) && !host_double(c, 3, &length_d)))
+    return false;
+  ts_shape s = ts_tensor_shape(x);
+  if (s.rank != 3 || (s.dim[2] != 1 && s.dim[2] != 2) || s.dim[0] < 0 || s.dim[1] < 0) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "the signal must be [batch, length, 1 or 2] with known dims");
+    return false;
+  }
+  int64_t batch = s.dim[0], n = s.dim[1], step = (int64_t)step_d;
+  int64_t len = length_d >= 0 ? (int64_t)length_d : taper ? ts_tensor_dim(taper, 0) : -1;
+  if (step < 1 || len < 1 || len > n || (taper && (ts_tensor_rank(taper) != 1 || ts_tensor_dim(taper, 0) != len))) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "frame_step %" PRId64 ", frame_length %" PRId64
+                   " and the taper do not fit a signal of %" PRId64, step, len, n);
+    return false;
+  }
+  int64_t frames = (n - len) / step + 1, freqs = attr_int(c, "onesided", 1) ? len / 2 + 1 : len;
+  if (!check_made(c, (double)frames * (double)len) || !check_made(c, (double)len * (double)freqs))
+    return false;
+  int64_t *idx = g_new(int64_t, frames * len);
+  for (int64_t f = 0; f < frames; f++)
+    for (int64_t i = 0; i < len; i++)
+      idx[f * len + i] = f * step + i;
+  ts_tensor *at = ts_constant(TS_I64, TS_SHAPE(frames, len), idx);
+  g_free(idx);
+  ts_tensor *part[2], *sig[2] = { NULL, NULL };
+  if (s.dim[2] == 2) {
+    if (ts_split_at(HERE, x, 2, 2, part) != 2)
+      return false;
+  } else {
+    part[0] = x;
+  }
+  for (int k = 0; k < s.dim[2]; k++) {
+    sig[k] = ts_gather_at(HERE, ts_reshape_at(HERE, part[k], TS_SHAPE(batch, n)), at, 1); /* [B, frames, len] */
+    if (taper)
+      sig[k] = ts_mul_at(HERE, sig[k], taper);
+  }
+  ts_tensor *re, *im;
+  dft_products(sig, len, len, freqs, false, &re, &im);
+  ts_tensor *out[2] = { ts_reshape_at(HERE, re, TS_SHAPE(batch, frames, freqs, 1)),
+                        ts_reshape_at(HERE, im, TS_SHAPE(batch, frames, freqs, 1)) };
+  return out1(c, ts_concat_at(HERE, out, 2, 3));
+}
+
+/* MelWeightMatrix (opset 17), made on the host as ONNX's reference makes
+ * it: num_mel_bins + 2 points evenly spaced in mel between the edges,
+ * moved to spectrogram bins (floored), and a triangle per mel bin rising
+ * from its left point to its centre and falling to its right one.
+ * Output [dft_length / 2 + 1, num_mel_bins]. */
+static bool op_mel_weight_matrix(onnx_node_ctx *c)
+{
+  double mels_d, dft_d, rate, lo, hi;
+  ts_dtype dtype = TS_F32;
+  if (!host_double(c, 0, &mels_d) || !host_double(c, 1, &dft_d) || !host_double(c, 2, &rate) ||
+      !host_double(c, 3, &lo) || !host_double(c, 4, &hi) ||
+      !dtype_of(c, attr_int(c, "output_datatype", 1), &dtype))
+    return false;
+  int64_t mels = (int64_t)mels_d, dft = (int64_t)dft_d, bins = dft / 2 + 1;
+  if (mels < 1 || dft < 1 || !(rate > 0) || !(lo >= 0) || !(hi > lo) || !check_made(c, (double)bins * (double)mels)) {
+    if (!ts_failed())
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "num_mel_bins %" PRId64 ", dft_length %" PRId64
+                     ", sample_rate %g and edges %g..%g make no matrix", mels, dft, rate, lo, hi);
+    return false;
+  }
+  int64_t *point = g_new(int64_t, mels + 2);
+  double lo_mel = 2595 * log10(1 + lo / 700), hi_mel = 2595 * log10(1 + hi / 700);
+  double step = (hi_mel - lo_mel) / (double)(mels + 2);
+  for (int64_t k = 0; k < mels + 2; k++) {
+    double hz = 700 * (pow(10, ((double)k * step + lo_mel) / 2595) - 1);
+    point[k] = (int64_t)floor((double)(dft + 1) * hz / rate);
+  }
+  for (int64_t k = 0; k < mels + 2; k++)
+    if (point[k] < 0 || point[k] >= bins) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "upper_edge_hertz %g is past the spectrogram's %" PRId64 " bins",
+                     hi, bins);
+      g_free(point);
+      return false;
+    }
+  double *w = g_new0(double, bins * mels);
+  for (int64_t m = 0; m < mels; m++) {
+    int64_t left = point[m], centre = point[m + 1], right = point[m + 2];
+    if (centre == left)
+      w[centre * mels + m] = 1;
+    for (int64_t j = left; centre > left && j <= centre; j++)
+      w[j * mels + m] = (double)(j - left) / (double)(centre - left);
+    for (int64_t j = centre; right > centre && j < right; j++)
+      w[j * mels + m] = (double)(right - j) / (double)(right - centre);
+  }
+  ts_tensor *y = ts_cast_at(HERE, ts_constant(TS_F64, TS_SHAPE(bins, mels), w), dtype);
+  g_free(w);
+  g_free(point);
+  return out1(c, y);
+}
+
+/* GridSample (opset 16, 4-D): each output point samples X at the grid's
+ * (x, y), from [-1, 1] to pixels (align_corners: the corner pixels'
+ * centres), by its nearest pixel (rounded half to even), 2 x 2 (bilinear)
+ * or 4 x 4 taps (bicubic, A = -0.75); taps outside read zeros, the border
+ * or the image reflected.  The taps are Gathers of X's rows (NHWC) at
+ * indices computed from the grid. */
+typedef struct grid_sampler {
+  ts_tensor *rows, *batch_base; /* X as [N*H*W, C]; n*H*W as [N, 1, 1] */
+  int64_t h, w;
+  int padding;                  /* 0 zeros, 1 border, 2 reflection */
+  double lo[2], hi[2];          /* reflection bounds, x and y */
+} grid_sampler;
+
+static ts_tensor *gs_floor(ts_tensor *x)
+{
+  return ts_floordiv_at(HERE, x, scalar(x, 1));
+}
+
+/* x reflected into [lo, hi], as ONNX's reference reflects it */
+static ts_tensor *gs_reflect(ts_tensor *x, double lo, double hi)
+{
+  ts_tensor *below = ts_less_at(HERE, x, scalar(x, lo)), *above = ts_greater_at(HERE, x, scalar(x, hi));
+  ts_tensor *dx = ts_where_at(HERE, below, ts_sub_at(HERE, scalar(x, lo), x), ts_sub_at(HERE, x, scalar(x, hi)));
+  ts_tensor *k = gs_floor(ts_div_at(HERE, dx, scalar(x, hi - lo)));
+  ts_tensor *r = ts_sub_at(HERE, dx, ts_mul_at(HERE, k, scalar(x, hi - lo)));
+  ts_tensor *even = ts_equal_at(HERE, ts_mod_at(HERE, k, scalar(x, 2)), scalar(x, 0));
+  ts_tensor *y = ts_where_at(HERE, ts_equal_at(HERE, below, even), ts_add_at(HERE, scalar(x, lo), r),
+                             ts_sub_at(HERE, scalar(x, hi), r));
+  return ts_where_at(HERE, ts_logical_or_at(HERE, below, above), y, x);
+}
+
+static ts_tensor *gs_clamp(ts_tensor *x, int64_t size)
+{
+  return ts_minimum_at(HERE, ts_maximum_at(HERE, x, scalar(x, 0)), scalar(x, (double)(size - 1)));
+}
+
+/* weight * X at the integer pixel (px, py) (float tensors [N, Ho, Wo]), padded */
+static ts_tensor *gs_tap(const grid_sampler *g, ts_tensor *px, ts_tensor *py, ts_tensor *weight)
+{
+  if (g->padding == 0) {
+    ts_tensor *inside = ts_logical_and_at(
+      HERE, ts_logical_and_at(HERE, ts_greater_equal_at(HERE, px, scalar(px, 0)), ts_less_at(HERE, px, scalar(px, (double)g->w))),
+      ts_logical_and_at(HERE, ts_greater_equal_at(HERE, py, scalar(py, 0)), ts_less_at(HERE, py, scalar(py, (double)g->h))));
+    weight = ts_mul_at(HERE, weight, ts_cast_at(HERE, inside, ts_tensor_dtype(weight)));
+  } else if (g->padding == 2) {
+    px = ts_cast_at(HERE, ts_cast_at(HERE, gs_reflect(px, g->lo[0], g->hi[0]), TS_I64), ts_tensor_dtype(px));
+    py = ts_cast_at(HERE, ts_cast_at(HERE, gs_reflect(py, g->lo[1], g->hi[1]), TS_I64), ts_tensor_dtype(py));
+  }
+  ts_tensor *at = ts_add_at(HERE, ts_mul_at(HERE, gs_clamp(py, g->h), scalar(py, (double)g->w)), gs_clamp(px, g->w));
+  at = ts_add_at(HERE, ts_cast_at(HERE, at, TS_I64), g->batch_base);
+  ts_tensor *v = ts_gather_at(HERE, g->rows, at, 0); /* [N, Ho, Wo, C] */
+  return ts_mul_at(HERE, v, ts_reshape_at(HERE, weight, TS_SHAPE(ts_tensor_dim(weight, 0), ts_tensor_dim(weight, 1),
+                                                                 ts_tensor_dim(weight, 2), 1)));
+}
+
+/* The taps of one axis at coordinate x: positions and weights. */
+static int gs_taps(ts_tensor *x, int mode, ts_tensor **pos, ts_tensor **weight)
+{
+  if (mode == 0) { /* nearest, half to even */
+    ts_tensor *f = gs_floor(x), *rest = ts_sub_at(HERE, x, f);
+    ts_tensor *odd = ts_not_equal_at(HERE, ts_mod_at(HERE, f, scalar(x, 2)), scalar(x, 0));
+    ts_tensor *up = ts_logical_or_at(HERE, ts_greater_at(HERE, rest, scalar(x, 0.5)),
+                                     ts_logical_and_at(HERE, ts_equal_at(HERE, rest, scalar(x, 0.5)), odd));
+    pos[0] = ts_where_at(HERE, up, ts_add_at(HERE, f, scalar(x, 1)), f);
+    weight[0] = ts_ones_like_at(HERE, x);
+    return 1;
+  }
+  ts_tensor *f = gs_floor(x), *t = ts_sub_at(HERE, x, f);
+  if (mode == 1) { /* bilinear */
+    pos[0] = f;
+    pos[1] = ts_add_at(HERE, f, scalar(x, 1));
+    weight[0] = ts_sub_at(HERE, scalar(x, 1), t);
+    weight[1] = t;
+    return 2;
+  }
+  /* bicubic: taps f-1 .. f+2 at distances t+1, t, 1-t, 2-t */
+  const double a = -0.75;
+  for (int k = 0; k < 4; k++) {
+    pos[k] = ts_add_at(HERE, f, scalar(x, k - 1));
+    ts_tensor *d = ts_abs_at(HERE, ts_sub_at(HERE, t, scalar(x, k - 1)));
+    ts_tensor *d2 = ts_mul_at(HERE, d, d), *d3 = ts_mul_at(HERE, d2, d);
+    if (k == 1 || k == 2) /* (a+2)|d|^3 - (a+3)|d|^2 + 1 */
+      weight[k] = ts_add_at(HERE, ts_sub_at(HERE, ts_mul_at(HERE, scalar(x, a + 2), d3), ts_mul_at(HERE, scalar(x, a + 3), d2)),
+                            scalar(x, 1));
+    else /* a|d|^3 - 5a|d|^2 + 8a|d| - 4a */
+      weight[k] = ts_add_at(HERE, ts_add_at(HERE, ts_mul_at(HERE, scalar(x, a), d3), ts_mul_at(HERE, scalar(x, -5 * a), d2)),
+                            ts_add_at(HERE, ts_mul_at(HERE, scalar(x, 8 * a), d), scalar(x, -4 * a)));
+  }
+  return 4;
+}
+
+static bool op_grid_sample(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *grid = IN(1);
+  if (!x || !grid)
+    return false;
+  ts_shape xs = ts_tensor_shape(x), gs = ts_tensor_shape(grid);
+  if (xs.rank != 4 || gs.rank != 4 || gs.dim[3] != 2 || gs.dim[0] != xs.dim[0] || xs.dim[0] < 0 || xs.dim[1] < 0 ||
+      xs.dim[2] < 1 || xs.dim[3] < 1 || gs.dim[1] < 0 || gs.dim[2] < 0) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "X must be [N, C, H, W] and the grid [N, H_out, W_out, 2], with known dims");
+    return false;
+  }
+  char buf[16], pbuf[16];
+  const char *mode_s = attr_string(c, "mode", "bilinear", buf, sizeof buf);
+  const char *pad_s = attr_string(c, "padding_mode", "zeros", pbuf, sizeof pbuf);
+  int mode = strcmp(mode_s, "nearest") == 0 ? 0 : strcmp(mode_s, "bilinear") == 0 ? 1 : strcmp(mode_s, "bicubic") == 0 ? 2 : -1;
+  int padding = strcmp(pad_s, "zeros") == 0 ? 0 : strcmp(pad_s, "border") == 0 ? 1 : strcmp(pad_s, "reflection") == 0 ? 2 : -1;
+  if (mode < 0 || padding < 0) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "mode '%s' or padding_mode '%s' is not one of ONNX's", mode_s, pad_s);
+    return false;
+  }
+  bool align = attr_int(c, "align_corners", 0) != 0;
+  int64_t n = xs.dim[0], ch = xs.dim[1], h = xs.dim[2], w = xs.dim[3];
+  grid_sampler g = { .h = h, .w = w, .padding = padding };
+  g.rows = ts_reshape_at(HERE, ts_transpose_at(HERE, x, TS_INTS(0, 2, 3, 1)), TS_SHAPE(n * h * w, ch));
+  g.batch_base = ts_reshape_at(HERE, ts_range_at(HERE, TS_I64, 0, (double)(n * h * w), (double)(h * w)),
+                               TS_SHAPE(n, 1, 1));
+  ts_tensor *coord[2];
+  if (ts_split_at(HERE, grid, 2, 3, coord) != 2)
+    return false;
+  int64_t size[2] = { w, h };
+  ts_tensor *pos[2][4], *weight[2][4];
+  int taps = 0;
+  for (int a = 0; a < 2; a++) {
+    ts_tensor *u = ts_reshape_at(HERE, coord[a], TS_SHAPE(n, gs.dim[1], gs.dim[2]));
+    double len = (double)size[a];
+    u = align ? ts_mul_at(HERE, ts_add_at(HERE, u, scalar(u, 1)), scalar(u, (len - 1) / 2))
+              : ts_div_at(HERE, ts_sub_at(HERE, ts_mul_at(HERE, ts_add_at(HERE, u, scalar(u, 1)), scalar(u, len)), scalar(u, 1)),
+                          scalar(u, 2));
+    g.lo[a] = align ? 0 : -0.5;
+    g.hi[a] = align ? len - 1 : len - 0.5;
+    if (padding == 1 && mode != 2)
+      u = ts_minimum_at(HERE, ts_maximum_at(HERE, u, scalar(u, 0)), scalar(u, len - 1));
+    else if (padding == 2 && mode != 2)
+      u = gs_reflect(u, g.lo[a], g.hi[a]);
+    taps = gs_taps(u, mode, pos[a], weight[a]);
+  }
+  ts_tensor *y = NULL;
+  for (int i = 0; i < taps; i++)
+    for (int j = 0; j < taps; j++) {
+      ts_tensor *v = gs_tap(&g, pos[0][j], pos[1][i], ts_mul_at(HERE, weight[0][j], weight[1][i]));
+      y = y ? ts_add_at(HERE, y, v) : v;
+    }
+  return out1(c, ts_transpose_at(HERE, y, TS_INTS(0, 3, 1, 2)));
+}
+
 /* ---- the table ------------------------------------------------------------------------------ */
 
 #define ANY (-1)
@@ -2595,7 +3354,7 @@ static const onnx_op_row ROWS[] = {
   { "And", 2, 2, 1, 1, ",axis,broadcast,", op_and, 0, true },
   { "ArgMax", 1, 1, 1, 1, ",axis,keepdims,select_last_index,", op_argmax, 0, true },
   { "ArgMin", 1, 1, 1, 1, ",axis,keepdims,select_last_index,", op_argmin, 0, true },
-  { "BatchNormalization", 5, 5, 1, 1, ",epsilon,is_test,momentum,spatial,training_mode,", op_batch_norm, 0, false },
+  { "BatchNormalization", 5, 5, 1, 3, ",epsilon,is_test,momentum,spatial,training_mode,", op_batch_norm, 0, false },
   { "Cast", 1, 1, 1, 1, ",to,saturate,", op_cast, 0, true },
   { "CastLike", 2, 2, 1, 1, ",saturate,", op_cast_like, 0, true },
   { "Ceil", 1, 1, 1, 1, ",", op_ceil, 0, true },
@@ -2612,6 +3371,13 @@ static const onnx_op_row ROWS[] = {
   { "Einsum", 1, -1, 1, 1, ",equation,", op_einsum, 12, true },
   { "Compress", 2, 2, 1, 1, ",axis,", op_compress, 9, true },
   { "NonZero", 1, 1, 1, 1, ",", op_non_zero, 9, true },
+  { "Unique", 1, 1, 1, 4, ",axis,sorted,", op_unique, 11, true },
+  { "NonMaxSuppression", 2, 5, 1, 1, ",center_point_box,", op_non_max_suppression, 11, true },
+  { "Det", 1, 1, 1, 1, ",", op_det, 11, true },
+  { "DFT", 1, 2, 1, 1, ",axis,inverse,onesided,", op_dft, 17, true },
+  { "STFT", 2, 4, 1, 1, ",onesided,", op_stft, 17, true },
+  { "MelWeightMatrix", 5, 5, 1, 1, ",output_datatype,", op_mel_weight_matrix, 17, true },
+  { "GridSample", 2, 2, 1, 1, ",align_corners,mode,padding_mode,", op_grid_sample, 16, false },
   { "Elu", 1, 1, 1, 1, ",alpha,", op_elu, 0, true },
   { "Equal", 2, 2, 1, 1, ",axis,broadcast,", op_equal, 0, true },
   { "Exp", 1, 1, 1, 1, ",", op_exp, 0, true },
@@ -2629,6 +3395,12 @@ static const onnx_op_row ROWS[] = {
   { "Identity", 1, 1, 1, 1, ",", op_identity, 0, true },
   { "If", 1, 1, 1, TS_MAX_OUTPUTS, ",then_branch,else_branch,", onnx_op_if, 0, false },
   { "Loop", 2, -1, 1, TS_MAX_OUTPUTS, ",body,", onnx_op_loop, 0, false },
+  { "RNN", 3, 6, 1, 2, ",activation_alpha,activation_beta,activations,clip,direction,hidden_size,layout,",
+    onnx_op_rnn, 7, false },
+  { "GRU", 3, 6, 1, 2, ",activation_alpha,activation_beta,activations,clip,direction,hidden_size,layout,linear_before_reset,",
+    onnx_op_gru, 7, false },
+  { "LSTM", 3, 8, 1, 3, ",activation_alpha,activation_beta,activations,clip,direction,hidden_size,layout,input_forget,",
+    onnx_op_lstm, 7, false },
   { "InstanceNormalization", 3, 3, 1, 1, ",epsilon,", op_instance_norm, 0, false },
   { "IsNaN", 1, 1, 1, 1, ",", op_isnan, 0, true },
   { "LayerNormalization", 2, 3, 1, 3, ",axis,epsilon,stash_type,", op_layer_norm, 0, false },
@@ -2664,6 +3436,7 @@ static const onnx_op_row ROWS[] = {
   { "Relu", 1, 1, 1, 1, ",", op_relu, 0, true },
   { "Reshape", 2, 2, 1, 1, ",allowzero,", op_reshape, 5, true },
   { "ScatterElements", 3, 3, 1, 1, ",axis,reduction,", op_scatter_elements, 0, true },
+  { "Scatter", 3, 3, 1, 1, ",axis,", op_scatter_elements, 9, true }, /* ScatterElements before opset 11 */
   { "ScatterND", 3, 3, 1, 1, ",reduction,", op_scatter_nd, 11, true },
   { "Selu", 1, 1, 1, 1, ",alpha,gamma,", op_selu, 0, true },
   { "Shape", 1, 1, 1, 1, ",start,end,", op_shape, 0, true },
@@ -2687,6 +3460,23 @@ static const onnx_op_row ROWS[] = {
   { "Unsqueeze", 1, 2, 1, 1, ",axes,", op_unsqueeze, 0, true },
   { "Where", 3, 3, 1, 1, ",", op_where, 0, true },
   { "Xor", 2, 2, 1, 1, ",axis,broadcast,", op_xor, 0, true },
+  { "Sin", 1, 1, 1, 1, ",", op_sin, 0, true },
+  { "Cos", 1, 1, 1, 1, ",", op_cos, 0, true },
+  { "Tan", 1, 1, 1, 1, ",", op_tan, 0, true },
+  { "Asin", 1, 1, 1, 1, ",", op_asin, 0, true },
+  { "Acos", 1, 1, 1, 1, ",", op_acos, 0, true },
+  { "Atan", 1, 1, 1, 1, ",", op_atan, 0, true },
+  { "Sinh", 1, 1, 1, 1, ",", op_sinh, 0, true },
+  { "Cosh", 1, 1, 1, 1, ",", op_cosh, 0, true },
+  { "Asinh", 1, 1, 1, 1, ",", op_asinh, 0, true },
+  { "Acosh", 1, 1, 1, 1, ",", op_acosh, 0, true },
+  { "Atanh", 1, 1, 1, 1, ",", op_atanh, 0, true },
+  { "Erf", 1, 1, 1, 1, ",", op_erf, 0, true },
+  { "HannWindow", 1, 1, 1, 1, ",output_datatype,periodic,", op_hann_window, 17, true },
+  { "HammingWindow", 1, 1, 1, 1, ",output_datatype,periodic,", op_hamming_window, 17, true },
+  { "BlackmanWindow", 1, 1, 1, 1, ",output_datatype,periodic,", op_blackman_window, 17, true },
+  { "BitShift", 2, 2, 1, 1, ",direction,", op_bit_shift, 11, true },
+  { "ReverseSequence", 2, 2, 1, 1, ",batch_axis,time_axis,", op_reverse_sequence, 10, true },
 };
 
 bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c)

@@ -128,6 +128,93 @@ static bool grad_softplus(const ts_op_call *c, ts_tensor *const *out, ts_tensor 
   return (gi[0] = ts_mul_at(c->loc, g[0], ts_sigmoid_at(c->loc, c->in[0]))) != NULL;
 }
 
+static bool grad_sin(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return (gi[0] = ts_mul_at(c->loc, g[0], ts_cos_at(c->loc, c->in[0]))) != NULL;
+}
+
+static bool grad_cos(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return (gi[0] = ts_neg_at(c->loc, ts_mul_at(c->loc, g[0], ts_sin_at(c->loc, c->in[0])))) != NULL;
+}
+
+/* tan' = 1 + tan^2 */
+static bool grad_tan(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_tensor *y = out[0];
+  ts_tensor *d = ts_add_at(c->loc, ONE(y), ts_mul_at(c->loc, y, y));
+  return (gi[0] = ts_mul_at(c->loc, g[0], d)) != NULL;
+}
+
+/* a + b x^2, the inverse functions' derivatives are made of */
+static ts_tensor *quadratic(const ts_op_call *c, double a, double b)
+{
+  ts_tensor *x = c->in[0];
+  return ts_add_at(c->loc, ts__grad_scalar(x->dtype, a),
+                   ts_mul_at(c->loc, ts__grad_scalar(x->dtype, b), ts_mul_at(c->loc, x, x)));
+}
+
+/* asin, acos, asinh, acosh: g / sqrt(a + b x^2) */
+static ts_tensor *over_sqrt_quadratic(const ts_op_call *c, ts_tensor *g, double a, double b)
+{
+  return ts_div_at(c->loc, g, ts_sqrt_at(c->loc, quadratic(c, a, b)));
+}
+
+/* atan, atanh: g / (a + b x^2) */
+static ts_tensor *over_quadratic(const ts_op_call *c, ts_tensor *g, double a, double b)
+{
+  return ts_div_at(c->loc, g, quadratic(c, a, b));
+}
+
+static bool grad_asin(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return (gi[0] = over_sqrt_quadratic(c, g[0], 1, -1)) != NULL;
+}
+
+static bool grad_acos(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return (gi[0] = ts_neg_at(c->loc, over_sqrt_quadratic(c, g[0], 1, -1))) != NULL;
+}
+
+static bool grad_atan(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return (gi[0] = over_quadratic(c, g[0], 1, 1)) != NULL;
+}
+
+static bool grad_sinh(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return (gi[0] = ts_mul_at(c->loc, g[0], ts_cosh_at(c->loc, c->in[0]))) != NULL;
+}
+
+static bool grad_cosh(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return (gi[0] = ts_mul_at(c->loc, g[0], ts_sinh_at(c->loc, c->in[0]))) != NULL;
+}
+
+static bool grad_asinh(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return (gi[0] = over_sqrt_quadratic(c, g[0], 1, 1)) != NULL;
+}
+
+static bool grad_acosh(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return (gi[0] = over_sqrt_quadratic(c, g[0], -1, 1)) != NULL;
+}
+
+static bool grad_atanh(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return (gi[0] = over_quadratic(c, g[0], 1, -1)) != NULL;
+}
+
+/* erf' = 2 / sqrt(pi) exp(-x^2) */
+static bool grad_erf(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_tensor *x = c->in[0];
+  ts_tensor *d = ts_mul_at(c->loc, ts__grad_scalar(x->dtype, 1.1283791670955126),
+                           ts_exp_at(c->loc, ts_neg_at(c->loc, ts_mul_at(c->loc, x, x))));
+  return (gi[0] = ts_mul_at(c->loc, g[0], d)) != NULL;
+}
+
 
 #define UNARY_DEF(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32, GRAD)                         \
   LOOPS_##DTYPES(id, F32)                                                                \

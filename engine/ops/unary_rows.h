@@ -28,7 +28,19 @@
   X(SIGMOID, sigmoid, "Sigmoid", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, ARRAY, grad_sigmoid)      \
   X(RELU, relu, "Relu", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR, grad_relu)                   \
   X(LOGICAL_NOT, logical_not, "LogicalNot", BOOL, TS_EW_GRAIN, TS_OPF_NOT_DIFFERENTIABLE, SCALAR, NULL)           \
-  X(SOFTPLUS, softplus, "Softplus", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_softplus)
+  X(SOFTPLUS, softplus, "Softplus", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_softplus) \
+  X(SIN, sin, "Sin", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_sin)                     \
+  X(COS, cos, "Cos", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_cos)                     \
+  X(TAN, tan, "Tan", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_tan)                     \
+  X(ASIN, asin, "Asin", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_asin)                 \
+  X(ACOS, acos, "Acos", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_acos)                 \
+  X(ATAN, atan, "Atan", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_atan)                 \
+  X(SINH, sinh, "Sinh", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_sinh)                 \
+  X(COSH, cosh, "Cosh", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_cosh)                 \
+  X(ASINH, asinh, "Asinh", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_asinh)             \
+  X(ACOSH, acosh, "Acosh", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_acosh)             \
+  X(ATANH, atanh, "Atanh", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_atanh)             \
+  X(ERF, erf, "Erf", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_erf)
 
 /* ---- the formulas: <id>_<dtype>(x) --------------------------------------------- */
 
@@ -57,6 +69,19 @@ FLOAT_FORMULA(sigmoid, 1 / (1 + exp(-x)))
 FLOAT_FORMULA(relu, x < 0 ? 0 : x) /* keeps nan */
 /* log(1 + exp(x)) = log1p(exp(-|x|)) + max(x, 0): exp never overflows */
 FLOAT_FORMULA(softplus, log1p(exp(-fabs(x))) + (x > 0 ? x : 0))
+/* trigonometry, hyperbolic functions and their inverses; erf: the C library's */
+FLOAT_FORMULA(sin, sin(x))
+FLOAT_FORMULA(cos, cos(x))
+FLOAT_FORMULA(tan, tan(x))
+FLOAT_FORMULA(asin, asin(x))
+FLOAT_FORMULA(acos, acos(x))
+FLOAT_FORMULA(atan, atan(x))
+FLOAT_FORMULA(sinh, sinh(x))
+FLOAT_FORMULA(cosh, cosh(x))
+FLOAT_FORMULA(asinh, asinh(x))
+FLOAT_FORMULA(acosh, acosh(x))
+FLOAT_FORMULA(atanh, atanh(x))
+FLOAT_FORMULA(erf, erf(x))
 /* Signed integers negate in U, so -MIN wraps to MIN as in NumPy. */
 SIGNED_FORMULA(neg, (T)-(U)x)
 SIGNED_FORMULA(abs, x < 0 ? (T)-(U)x : x)

@@ -1,0 +1,266 @@
+/* onnx_rnn.c — ONNX's RNN, GRU and LSTM as the engine's ops, step by
+ * step: every step's input projection in one MatMul, then per step the
+ * recurrent MatMul and the gates, as ONNX writes them with their default
+ * activations (RNN tanh; GRU sigmoid, tanh; LSTM sigmoid, tanh, tanh).
+ * Forward, reverse and bidirectional, layouts 0 and 1, biases, initial
+ * states and LSTM peepholes.  Other activations, clip, input_forget and
+ * sequence_lens shorter than the sequence are refused naming the node. */
+#include "onnx-private.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define HERE c->loc
+
+typedef enum cell { CELL_RNN, CELL_GRU, CELL_LSTM } cell;
+
+static const struct {
+  int gates;                 /* blocks of hidden_size rows in W and R */
+  int n_default;             /* default activations, per direction */
+  const char *defaults[3];
+} CELLS[] = {
+  [CELL_RNN] = { 1, 1, { "Tanh" } },
+  [CELL_GRU] = { 3, 2, { "Sigmoid", "Tanh" } },
+  [CELL_LSTM] = { 4, 3, { "Sigmoid", "Tanh", "Tanh" } },
+};
+
+static const Onnx__AttributeProto *find_attr(const onnx_node_ctx *c, const char *name)
+{
+  for (size_t i = 0; i < c->node->n_attribute; i++)
+    if (strcmp(c->node->attribute[i]->name, name) == 0)
+      return c->node->attribute[i];
+  return NULL;
+}
+
+static ts_tensor *in(const onnx_node_ctx *c, int i)
+{
+  return i < c->n_in ? c->in[i].t : NULL;
+}
+
+static bool is_string(const Onnx__AttributeProto *a, const char *s)
+{
+  return a->s.len == strlen(s) && memcmp(a->s.data, s, a->s.len) == 0;
+}
+
+/* What the steps below compute: the attributes, checked. */
+static bool check_attributes(const onnx_node_ctx *c, cell kind, int *directions)
+{
+  const Onnx__AttributeProto *a = find_attr(c, "activations");
+  if (a) {
+    bool same = a->n_strings % CELLS[kind].n_default == 0 && a->n_strings > 0;
+    for (size_t i = 0; same && i < a->n_strings; i++) {
+      const char *want = CELLS[kind].defaults[i % CELLS[kind].n_default];
+      same = a->strings[i].len == strlen(want) && memcmp(a->strings[i].data, want, a->strings[i].len) == 0;
+    }
+    if (!same) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "only the default activations are supported");
+      return false;
+    }
+  }
+  const char *unsupported[] = { "clip", "activation_alpha", "activation_beta" };
+  for (size_t i = 0; i < G_N_ELEMENTS(unsupported); i++)
+    if (find_attr(c, unsupported[i])) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "attribute '%s' is not supported", unsupported[i]);
+      return false;
+    }
+  if ((a = find_attr(c, "input_forget")) && a->i != 0) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "input_forget=%" PRId64 " is not supported", a->i);
+    return false;
+  }
+  *directions = 1;
+  if ((a = find_attr(c, "direction")) && !is_string(a, "forward")) {
+    if (is_string(a, "bidirectional"))
+      *directions = 2;
+    else if (!is_string(a, "reverse")) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "direction must be forward, reverse or bidirectional");
+      return false;
+    }
+  }
+  return true;
+}
+
+/* sequence_lens may only say what the shape says: every batch entry runs
+ * the whole sequence. */
+static bool check_sequence_lens(const onnx_node_ctx *c, int64_t steps)
+{
+  if (!in(c, 4))
+    return true;
+  ts_tensor *h = c->in[4].host;
+  if (!h) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "sequence_lens must be known when the graph is built");
+    return false;
+  }
+  for (int64_t b = 0; b < ts_tensor_size(h); b++)
+    if (ts_tensor_get_i64(h, b) != steps) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "sequence_lens %" PRId64 " (of %" PRId64 " steps) is not supported",
+                     ts_tensor_get_i64(h, b), steps);
+      return false;
+    }
+  return true;
+}
+
+/* Direction d of a [D, ...] weight, bias or state: [...]. */
+static ts_tensor *direction_of(const onnx_node_ctx *c, ts_tensor *w, int d)
+{
+  ts_shape s = ts_tensor_shape(w);
+  ts_ints begin = { .n = s.rank }, size = { .n = s.rank };
+  for (int k = 0; k < s.rank; k++)
+    size.v[k] = k == 0 ? 1 : -1;
+  begin.v[0] = d;
+  ts_shape rest = { .rank = s.rank - 1 };
+  for (int k = 1; k < s.rank; k++)
+    rest.dim[k - 1] = s.dim[k];
+  return ts_reshape_at(HERE, ts_slice_at(HERE, w, begin, size), rest);
+}
+
+/* One direction's weights and state. */
+typedef struct dir_state {
+  ts_tensor *r, *rb; /* R [G*H, H] and its bias [G*H] */
+  ts_tensor *p[3];   /* LSTM peepholes i, o, f [H], or NULL */
+  ts_tensor *h, *cs; /* the hidden and cell states [B, H] */
+} dir_state;
+
+/* One step: xw the input's projection plus its bias [B, G*H]. */
+static void step(const onnx_node_ctx *c, cell kind, dir_state *s, ts_tensor *xw)
+{
+  ts_tensor *hr = ts_add_at(HERE, ts_matmul_at(HERE, s->h, s->r, false, true), s->rb);
+  if (kind == CELL_RNN) {
+    s->h = ts_tanh_at(HERE, ts_add_at(HERE, xw, hr));
+    return;
+  }
+  ts_tensor *x[4], *r[4];
+  int gates = CELLS[kind].gates;
+  if (ts_split_at(HERE, xw, gates, 1, x) != gates || ts_split_at(HERE, hr, gates, 1, r) != gates) {
+    s->h = NULL;
+    return;
+  }
+  if (kind == CELL_GRU) { /* z, r, h */
+    ts_tensor *z = ts_sigmoid_at(HERE, ts_add_at(HERE, x[0], r[0]));
+    ts_tensor *reset = ts_sigmoid_at(HERE, ts_add_at(HERE, x[1], r[1]));
+    ts_tensor *n;
+    const Onnx__AttributeProto *lbr = find_attr(c, "linear_before_reset");
+    if (lbr && lbr->i) { /* r . (h Rh^T + Rbh) */
+      n = ts_tanh_at(HERE, ts_add_at(HERE, x[2], ts_mul_at(HERE, reset, r[2])));
+    } else { /* (r . h) Rh^T + Rbh: Rh and Rbh are the third blocks */
+      ts_tensor *rh[3], *rbh[3];
+      if (ts_split_at(HERE, s->r, 3, 0, rh) != 3 || ts_split_at(HERE, s->rb, 3, 0, rbh) != 3) {
+        s->h = NULL;
+        return;
+      }
+      ts_tensor *g = ts_add_at(HERE, ts_matmul_at(HERE, ts_mul_at(HERE, reset, s->h), rh[2], false, true), rbh[2]);
+      n = ts_tanh_at(HERE, ts_add_at(HERE, x[2], g));
+    }
+    ts_tensor *one = ts_cast_at(HERE, ts_scalar_f64(1), ts_tensor_dtype(z));
+    s->h = ts_add_at(HERE, ts_mul_at(HERE, ts_sub_at(HERE, one, z), n), ts_mul_at(HERE, z, s->h));
+    return;
+  }
+  /* LSTM: i, o, f, c */
+  ts_tensor *g[4];
+  for (int k = 0; k < 4; k++)
+    g[k] = ts_add_at(HERE, x[k], r[k]);
+  if (s->p[0]) {
+    g[0] = ts_add_at(HERE, g[0], ts_mul_at(HERE, s->p[0], s->cs));
+    g[2] = ts_add_at(HERE, g[2], ts_mul_at(HERE, s->p[2], s->cs));
+  }
+  ts_tensor *i = ts_sigmoid_at(HERE, g[0]), *f = ts_sigmoid_at(HERE, g[2]);
+  s->cs = ts_add_at(HERE, ts_mul_at(HERE, f, s->cs), ts_mul_at(HERE, i, ts_tanh_at(HERE, g[3])));
+  if (s->p[0])
+    g[1] = ts_add_at(HERE, g[1], ts_mul_at(HERE, s->p[1], s->cs));
+  s->h = ts_mul_at(HERE, ts_sigmoid_at(HERE, g[1]), ts_tanh_at(HERE, s->cs));
+}
+
+static bool recurrent(onnx_node_ctx *c, cell kind)
+{
+  ts_tensor *x = in(c, 0), *w = in(c, 1), *r = in(c, 2), *b = in(c, 3);
+  int dirs;
+  if (!x || !w || !r || !check_attributes(c, kind, &dirs))
+    return false;
+  const Onnx__AttributeProto *la = find_attr(c, "layout");
+  bool batch_first = la && la->i != 0;
+  if (batch_first)
+    x = ts_transpose_at(HERE, x, TS_INTS(1, 0, 2));
+  ts_shape xs = ts_tensor_shape(x), ws = ts_tensor_shape(w), rs = ts_tensor_shape(r);
+  int gates = CELLS[kind].gates;
+  int64_t steps = xs.dim[0], batch = xs.dim[1], hidden = rs.rank == 3 ? rs.dim[2] : -1;
+  const Onnx__AttributeProto *ha = find_attr(c, "hidden_size");
+  if (xs.rank != 3 || ws.rank != 3 || rs.rank != 3 || steps < 1 || batch < 0 || hidden < 1 ||
+      ws.dim[0] != dirs || rs.dim[0] != dirs || ws.dim[1] != gates * hidden || rs.dim[1] != gates * hidden ||
+      ws.dim[2] != xs.dim[2] || (ha && ha->i != hidden)) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "X, W and R do not fit %d direction(s) of %d gate(s) (hidden_size %" PRId64
+                   "), or the sequence length is unknown or 0", dirs, gates, hidden);
+    return false;
+  }
+  if (!check_sequence_lens(c, steps))
+    return false;
+  ts_dtype dt = ts_tensor_dtype(x);
+  ts_tensor *ys[2], *hs[2], *cs[2];
+  for (int d = 0; d < dirs; d++) {
+    const Onnx__AttributeProto *da = find_attr(c, "direction");
+    bool reverse = d == 1 || (da && is_string(da, "reverse"));
+    ts_tensor *wd = direction_of(c, w, d), *wb = NULL;
+    dir_state s = { .r = direction_of(c, r, d) };
+    if (b) {
+      ts_tensor *halves[2];
+      if (ts_split_at(HERE, direction_of(c, b, d), 2, 0, halves) != 2)
+        return false;
+      wb = halves[0];
+      s.rb = halves[1];
+    } else {
+      s.rb = ts_zeros_at(HERE, dt, TS_SHAPE(gates * hidden));
+    }
+    s.h = in(c, 5) ? direction_of(c, in(c, 5), d) : ts_zeros_at(HERE, dt, TS_SHAPE(batch, hidden));
+    if (kind == CELL_LSTM) {
+      s.cs = in(c, 6) ? direction_of(c, in(c, 6), d) : ts_zeros_at(HERE, dt, TS_SHAPE(batch, hidden));
+      if (in(c, 7) && ts_split_at(HERE, direction_of(c, in(c, 7), d), 3, 0, s.p) != 3)
+        return false;
+    }
+    /* every step's input projection at once: [S*B, I] W^T + Wb */
+    ts_tensor *xw = ts_matmul_at(HERE, ts_reshape_at(HERE, x, TS_SHAPE(steps * batch, -1)), wd, false, true);
+    if (wb)
+      xw = ts_add_at(HERE, xw, wb);
+    xw = ts_reshape_at(HERE, xw, TS_SHAPE(steps, batch, gates * hidden));
+    ts_tensor **outs = g_new0(ts_tensor *, steps);
+    for (int64_t k = 0; k < steps; k++) {
+      int64_t t = reverse ? steps - 1 - k : k;
+      ts_tensor *xt = ts_reshape_at(HERE, ts_slice_at(HERE, xw, TS_INTS(t, 0, 0), TS_INTS(1, -1, -1)),
+                                    TS_SHAPE(batch, gates * hidden));
+      step(c, kind, &s, xt);
+      if (!s.h) {
+        g_free(outs);
+        return false;
+      }
+      outs[t] = ts_reshape_at(HERE, s.h, TS_SHAPE(1, 1, batch, hidden));
+    }
+    ys[d] = ts_concat_at(HERE, outs, (int)steps, 0); /* [S, 1, B, H] */
+    g_free(outs);
+    hs[d] = ts_reshape_at(HERE, s.h, TS_SHAPE(1, batch, hidden));
+    cs[d] = kind == CELL_LSTM ? ts_reshape_at(HERE, s.cs, TS_SHAPE(1, batch, hidden)) : NULL;
+  }
+  ts_tensor *y = ts_concat_at(HERE, ys, dirs, 1), *yh = ts_concat_at(HERE, hs, dirs, 0);
+  ts_tensor *yc = kind == CELL_LSTM ? ts_concat_at(HERE, cs, dirs, 0) : NULL;
+  if (batch_first) {
+    y = ts_transpose_at(HERE, y, TS_INTS(2, 0, 1, 3));
+    yh = ts_transpose_at(HERE, yh, TS_INTS(1, 0, 2));
+    yc = yc ? ts_transpose_at(HERE, yc, TS_INTS(1, 0, 2)) : NULL;
+  }
+  ts_tensor *results[3] = { y, yh, yc };
+  for (int k = 0; k < c->n_out; k++)
+    if (!(c->out[k] = results[k]))
+      return false;
+  return true;
+}
+
+bool onnx_op_rnn(onnx_node_ctx *c)
+{
+  return recurrent(c, CELL_RNN);
+}
+
+bool onnx_op_gru(onnx_node_ctx *c)
+{
+  return recurrent(c, CELL_GRU);
+}
+
+bool onnx_op_lstm(onnx_node_ctx *c)
+{
+  return recurrent(c, CELL_LSTM);
+}
