@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <tracescope-train.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #define FASHION_MNIST "/usr/share/datasets/fashion-mnist"
@@ -815,19 +816,32 @@ static void test_fit_conv(void)
 
 /* ---- the guide's example: tracescope-cli run seeds train ------------------------ */
 
-/* `tracescope-cli run seeds train --mode MODE --arg STEPS`: its stdout (owned). */
-static char *run_train(const char *mode, const char *steps)
+/* `tracescope-cli ARGS...`: its stdout and stderr (owned) and whether it
+ * exited with 0. */
+static bool cli_run(const char *const *args, char **out, char **err)
 {
   const char *exe = g_getenv("TRACESCOPE_CLI");
   g_assert_nonnull(exe);
-  const char *argv[] = { exe, "run", "seeds", "train", "--mode", mode, "--arg", steps, NULL };
-  char *out = NULL, *err = NULL;
+  GPtrArray *argv = g_ptr_array_new();
+  g_ptr_array_add(argv, (char *)exe);
+  for (const char *const *a = args; *a; a++)
+    g_ptr_array_add(argv, (char *)*a);
+  g_ptr_array_add(argv, NULL);
   int status;
   GError *error = NULL;
-  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
-                             &status, &error));
+  g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out,
+                             err, &status, &error));
   g_assert_no_error(error);
-  if (!g_spawn_check_wait_status(status, NULL))
+  g_ptr_array_unref(argv);
+  return g_spawn_check_wait_status(status, NULL);
+}
+
+/* `tracescope-cli run seeds train --mode MODE --arg STEPS`: its stdout (owned). */
+static char *run_train(const char *mode, const char *steps)
+{
+  const char *args[] = { "run", "seeds", "train", "--mode", mode, "--arg", steps, NULL };
+  char *out = NULL, *err = NULL;
+  if (!cli_run(args, &out, &err))
     g_error("tracescope-cli run seeds train --mode %s failed:\n%s%s", mode, out, err);
   g_free(err);
   return out;
@@ -945,6 +959,120 @@ static void test_example_guide(void)
   g_assert_cmpfloat(accuracy, <=, 1);
 }
 
+/* The lines of out that start with prefix, joined (owned). */
+static char *lines_starting(const char *out, const char *prefix)
+{
+  char **lines = g_strsplit(out, "\n", -1);
+  GString *kept = g_string_new(NULL);
+  for (char **l = lines; *l; l++)
+    if (g_str_has_prefix(*l, prefix))
+      g_string_append_printf(kept, "%s\n", *l);
+  g_strfreev(lines);
+  return g_string_free(kept, FALSE);
+}
+
+/* train_rate is train's recipe with the rate given: at the guide's 0.001
+ * it prints train's lines, at another rate others; a second call goes on
+ * training; a second rate in one process, or a rate that is not a finite
+ * number > 0, is an error. */
+static void test_example_rate(void)
+{
+  if (!g_file_test(FASHION_MNIST, G_FILE_TEST_IS_DIR)) {
+    g_test_skip("dataset-fashion-mnist is not installed");
+    return;
+  }
+  char *guide = run_train("graph", "20"), *out = NULL, *err = NULL;
+  const char *same[] = { "run", "seeds", "train_rate", "--arg", "20", "--arg", "0.001", NULL };
+  g_assert_true(cli_run(same, &out, &err));
+  /* the same accuracies; losses to float32's last bits (the kernel a product gets) */
+  int step_a[4], step_b[4];
+  double loss_a[4], loss_b[4], acc_a[4], acc_b[4];
+  g_assert_cmpint(step_lines(guide, step_a, loss_a, acc_a, 4), ==, 3);
+  g_assert_cmpint(step_lines(out, step_b, loss_b, acc_b, 4), ==, 3);
+  for (int i = 0; i < 3; i++) {
+    g_assert_cmpint(step_a[i], ==, step_b[i]);
+    g_assert_cmpfloat(acc_a[i], ==, acc_b[i]);
+    g_assert_cmpfloat_with_epsilon(loss_a[i], loss_b[i], 1e-5 * loss_a[i]);
+  }
+  char *want = lines_starting(guide, "Step ");
+  g_free(out);
+  g_free(err);
+
+  /* another rate: another run; called again it goes on training its model */
+  const char *twice[] = { "run", "seeds", "train_rate", "--call", "--arg", "10", "--arg", "0.01",
+                          "--call", "--arg", "10", "--arg", "0.01", NULL };
+  g_assert_true(cli_run(twice, &out, &err));
+  char *steps = lines_starting(out, "Step ");
+  char **l = g_strsplit(steps, "\n", -1);
+  g_assert_cmpint(g_strv_length(l), ==, 3); /* two lines and the empty tail */
+  char **guide_first = g_strsplit(want, "\n", 2);
+  g_assert_cmpstr(l[0], !=, guide_first[0]);
+  g_strfreev(guide_first);
+  int step;
+  double loss, accuracy, first_accuracy;
+  g_assert_cmpint(sscanf(l[0], "Step %d : loss %lf ; accuracy %lf", &step, &loss, &first_accuracy), ==, 3);
+  g_assert_cmpint(sscanf(l[1], "Step %d : loss %lf ; accuracy %lf", &step, &loss, &accuracy), ==, 3);
+  g_assert_cmpfloat(accuracy, >, first_accuracy); /* the running accuracy of a model learning on */
+  g_strfreev(l);
+  g_free(steps);
+  g_free(out);
+  g_free(err);
+
+  /* a second rate in one process: its variables would be made on a later call */
+  const char *two_rates[] = { "run", "seeds", "train_rate", "--call", "--arg", "10", "--arg", "0.01",
+                              "--call", "--arg", "10", "--arg", "0.1", NULL };
+  g_assert_false(cli_run(two_rates, &out, &err));
+  g_assert_nonnull(strstr(err, "train_rate: its model was made for learning rate 0.01 on the first call, got 0.1"));
+  g_free(out);
+  g_free(err);
+
+  const char *bad[] = { "run", "seeds", "train_rate", "--arg", "10", "--arg", "-1", NULL };
+  g_assert_false(cli_run(bad, &out, &err));
+  g_assert_nonnull(strstr(err, "train_rate: the learning rate must be a finite number > 0, got -1"));
+  g_free(out);
+  g_free(err);
+  g_free(want);
+  g_free(guide);
+}
+
+/* The debugger on a diverging step, eagerly (each backward and optimizer
+ * op its own stop): `--break nan` stops at the first op that made a NaN,
+ * names it by its node in its scope, and `where` shows the loop body and
+ * train_rate; health mode agrees that the step went non-finite. */
+static void test_example_break_nan(void)
+{
+  if (!g_file_test(FASHION_MNIST, G_FILE_TEST_IS_DIR)) {
+    g_test_skip("dataset-fashion-mnist is not installed");
+    return;
+  }
+  char *commands = NULL;
+  int fd = g_file_open_tmp("test-train-XXXXXX", &commands, NULL);
+  g_assert_cmpint(fd, >=, 0);
+  g_assert_true(g_file_set_contents(commands, "print out\nwhere\nquit\n", -1, NULL));
+  close(fd);
+  const char *args[] = { "debug", "seeds", "train_rate", "--arg", "20", "--arg", "1e8",
+                         "--break", "nan", "--commands", commands, NULL };
+  char *out = NULL, *err = NULL;
+  cli_run(args, &out, &err); /* quit cancels the call */
+  const char *stop = strstr(out, "breakpoint 1: nan\n#");
+  if (!stop)
+    g_error("no NaN stop:\n%s%s", out, err);
+  char **line = g_strsplit(stop + strlen("breakpoint 1: nan\n"), "\n", 2);
+  g_test_message("%s", line[0]);
+  char op[64], node[128];
+  int seq;
+  g_assert_cmpint(sscanf(line[0], "#%d %63s %127s at seeds_train.c:", &seq, op, node), ==, 3);
+  g_assert_nonnull(strchr(node, '/')); /* a node in a scope: its twin's name */
+  g_assert_nonnull(strstr(line[0], "(nan "));
+  g_assert_nonnull(strstr(stop, "#0 body at seeds_train.c:"));
+  g_assert_nonnull(strstr(stop, "#1 train_rate"));
+  g_strfreev(line);
+  g_free(out);
+  g_free(err);
+  g_unlink(commands);
+  g_free(commands);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -964,6 +1092,8 @@ int main(int argc, char **argv)
   g_test_add_func("/train/fit/conv-net", test_fit_conv);
   g_test_add_func("/train/example/graph", test_example_graph);
   g_test_add_func("/train/example/guide", test_example_guide);
+  g_test_add_func("/train/example/rate", test_example_rate);
+  g_test_add_func("/train/example/break-nan", test_example_break_nan);
   int rc = g_test_run();
   ts_release_all();
   return rc;
