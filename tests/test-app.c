@@ -687,6 +687,48 @@ static void test_cancel(void)
   g_assert_null(ts_tensor_view_get_tensor(ts_run_panel_get_tensor_view(panel)));
 }
 
+static guint n_step_lines(void)
+{
+  guint n = 0;
+  for (guint i = 0; i < n_lines(); i++)
+    n += g_str_has_prefix(ts_console_line_get_text(console_line(i)), "Step ");
+  return n;
+}
+
+static gboolean step_line_shown(gpointer data)
+{
+  return n_step_lines() > 0;
+}
+
+/* The guide's training loop (seeds train, 200 steps, graph mode): its step
+ * lines reach the console while it runs, not at the end, and Cancel stops
+ * it inside the loop: no final line, fewer than its 20 step lines. */
+static void test_train_streams_and_cancels(void)
+{
+  if (!g_file_test("/usr/share/datasets/fashion-mnist", G_FILE_TEST_IS_DIR)) {
+    g_test_skip("dataset-fashion-mnist is not installed");
+    return;
+  }
+  TsRunPanel *panel = ts_window_get_run_panel(window);
+  clear_logs();
+  select_function("train");
+  ts_run_panel_set_args(panel, (const char *const[]){ "200", NULL });
+  activate("win.run", NULL);
+  test_wait_for(step_line_shown, NULL, "the first step line");
+  g_assert_true(ts_window_get_busy(window)); /* shown while the loop runs on */
+  activate("win.cancel", NULL);
+  wait_idle();
+  g_assert_true(g_str_has_prefix(ts_run_panel_get_error(panel), "Cancelled"));
+  guint steps = n_step_lines();
+  g_test_message("%u step lines when cancelled", steps);
+  g_assert_cmpuint(steps, >=, 1);
+  g_assert_cmpuint(steps, <, 20);
+  for (guint i = 0; i < n_lines(); i++)
+    g_assert_false(g_str_has_prefix(ts_console_line_get_text(console_line(i)), "Final step"));
+  g_assert_true(g_str_has_prefix(ts_console_line_get_text(console_line(0)), "Step 10 : loss "));
+  clear_logs();
+}
+
 static void test_corrupt_module_refused(void)
 {
   g_autofree char *path = g_build_filename(tmp_dir, "corrupt.so", NULL);
@@ -3506,6 +3548,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/session-keeps-view", test_session_keeps_view);
   g_test_add_func("/app/run-errors", test_run_errors);
   g_test_add_func("/app/cancel", test_cancel);
+  g_test_add_func("/app/train-streams-and-cancels", test_train_streams_and_cancels);
   g_test_add_func("/app/corrupt-module-refused", test_corrupt_module_refused);
   g_test_add_func("/app/wrong-abi-refused", test_wrong_abi_refused);
   g_test_add_func("/app/missing-symbol-refused", test_missing_symbol_refused);
