@@ -3513,6 +3513,57 @@ static void test_open_onnx_model(void)
   g_unlink(path);
 }
 
+/* A profiled Run of seeds train: the Op Stats summary splits its op time
+ * into forward, backward and optimizer, all three there and adding up to
+ * the ops' self time; Compare Eager vs Graph runs on it. */
+static void test_profiler_train_step(void)
+{
+  if (!g_file_test("/usr/share/datasets/fashion-mnist", G_FILE_TEST_IS_DIR)) {
+    g_test_skip("dataset-fashion-mnist is not installed");
+    return;
+  }
+  TsProfilerPanel *panel = ts_window_get_profiler_panel(window);
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(TRUE));
+  clear_logs();
+  select_function("train");
+  activate("win.mode", "s", "graph");
+  run_with((const char *const[]){ "3", NULL });
+  wait_idle(); /* the table and its summary are made on a thread */
+  tsp_step_split sp;
+  g_assert_true(ts_profiler_panel_get_step_split(panel, &sp));
+  double sum = 0;
+  for (int p = 0; p < TSP_STEP_N_PARTS; p++) {
+    g_assert_cmpuint(sp.count[p], >, 0);
+    g_assert_cmpfloat(sp.self_ns[p], >, 0);
+    sum += sp.self_ns[p];
+  }
+  g_assert_cmpfloat(fabs(sum - sp.self_total_ns), <=, 1e-6 * sp.self_total_ns);
+  const char *summary = ts_profiler_panel_get_summary(panel);
+  g_test_message("%s", summary);
+  int shares[3];
+  const char *at = strstr(summary, " · step: forward ");
+  g_assert_nonnull(at);
+  g_assert_cmpint(sscanf(at, " · step: forward %d%%, backward %d%%, optimizer %d%%", &shares[0], &shares[1],
+                         &shares[2]), ==, 3);
+  g_assert_cmpint(abs(shares[0] + shares[1] + shares[2] - 100), <=, 2); /* rounded */
+  activate("win.show-panel", "s", "profiler");
+  wait_drawn(GTK_WIDGET(window));
+  save_test_screenshot(GTK_WIDGET(window), "profiler-train.png");
+
+  activate("win.profile-compare", NULL);
+  wait_idle();
+  const tsp_compare *c = ts_profiler_panel_get_compare(panel);
+  g_assert_nonnull(c);
+  g_assert_cmpstr(c->function, ==, "train");
+  gboolean gradient = FALSE;
+  for (int i = 0; i < c->n_rows; i++)
+    gradient = gradient || (g_str_has_prefix(c->rows[i].name, "gradients/") && !c->rows[i].only &&
+                            c->rows[i].eager_ns > 0 && c->rows[i].graph_ns > 0);
+  g_assert_true(gradient); /* a gradient op timed both ways */
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(FALSE));
+  clear_logs();
+}
+
 int main(int argc, char **argv)
 {
   g_setenv("GSETTINGS_BACKEND", "memory", TRUE);
@@ -3549,6 +3600,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/run-errors", test_run_errors);
   g_test_add_func("/app/cancel", test_cancel);
   g_test_add_func("/app/train-streams-and-cancels", test_train_streams_and_cancels);
+  g_test_add_func("/app/profiler-train-step", test_profiler_train_step);
   g_test_add_func("/app/corrupt-module-refused", test_corrupt_module_refused);
   g_test_add_func("/app/wrong-abi-refused", test_wrong_abi_refused);
   g_test_add_func("/app/missing-symbol-refused", test_missing_symbol_refused);
