@@ -1073,6 +1073,49 @@ static void test_example_break_nan(void)
   g_free(commands);
 }
 
+/* The debugger steps through a training step's backward ops eagerly:
+ * a breakpoint on the gradients scope stops at the first, each step after
+ * it is the next gradient op, named by its node and the forward node it is
+ * the gradient of (the loss's first). */
+static void test_example_debug_backward(void)
+{
+  if (!g_file_test(FASHION_MNIST, G_FILE_TEST_IS_DIR)) {
+    g_test_skip("dataset-fashion-mnist is not installed");
+    return;
+  }
+  char *commands = NULL;
+  int fd = g_file_open_tmp("test-train-XXXXXX", &commands, NULL);
+  g_assert_cmpint(fd, >=, 0);
+  g_assert_true(g_file_set_contents(commands, "step\nstep\nstep\nwhere\nquit\n", -1, NULL));
+  close(fd);
+  const char *args[] = { "debug", "seeds", "train", "--arg", "1", "--break", "gradients/*",
+                         "--commands", commands, NULL };
+  char *out = NULL, *err = NULL;
+  cli_run(args, &out, &err); /* quit cancels the call */
+  const char *at = strstr(out, "breakpoint 1: gradients/*\n");
+  if (!at)
+    g_error("no breakpoint:\n%s%s", out, err);
+  char **lines = g_strsplit(at, "\n", -1);
+  int stops = 0, gradient_of = 0, seq = -1;
+  for (char **l = lines + 1; *l && **l == '#'; l++, stops++) {
+    int s;
+    char op[64], node[160];
+    g_assert_cmpint(sscanf(*l, "#%d %63s %159s", &s, op, node), ==, 3);
+    g_assert_true(g_str_has_prefix(node, "gradients/")); /* every stop a backward op */
+    g_assert_cmpint(s, >, seq); /* in the order they run */
+    seq = s;
+    gradient_of += strstr(*l, " (gradient of sparse_categorical_crossentropy/") != NULL;
+  }
+  g_assert_cmpint(stops, ==, 4); /* the breakpoint's and three steps' */
+  g_assert_cmpint(gradient_of, >=, 1);
+  g_assert_nonnull(strstr(at, "#1 train"));
+  g_strfreev(lines);
+  g_free(out);
+  g_free(err);
+  g_unlink(commands);
+  g_free(commands);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -1094,6 +1137,7 @@ int main(int argc, char **argv)
   g_test_add_func("/train/example/guide", test_example_guide);
   g_test_add_func("/train/example/rate", test_example_rate);
   g_test_add_func("/train/example/break-nan", test_example_break_nan);
+  g_test_add_func("/train/example/debug-backward", test_example_debug_backward);
   int rc = g_test_run();
   ts_release_all();
   return rc;
