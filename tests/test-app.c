@@ -3564,6 +3564,41 @@ static void test_profiler_train_step(void)
   clear_logs();
 }
 
+/* Debugging seeds train eagerly: a breakpoint on the gradients scope
+ * stops at the first backward op; a step goes to the next, whose status
+ * names the forward node it is the gradient of. */
+static void test_debug_train_backward(void)
+{
+  if (!g_file_test("/usr/share/datasets/fashion-mnist", G_FILE_TEST_IS_DIR)) {
+    g_test_skip("dataset-fashion-mnist is not installed");
+    return;
+  }
+  TsDebugPanel *panel = ts_window_get_debug_panel(window);
+  select_function("train");
+  ts_run_panel_set_args(ts_window_get_run_panel(window), (const char *const[]){ "1", NULL });
+  activate("win.mode", "s", "debug");
+  g_assert_true(ts_debug_panel_add_breakpoint(panel, "gradients/*", NULL));
+  activate("win.run", NULL);
+  test_wait_for(debug_stopped, NULL, "the first backward op");
+  g_assert_nonnull(strstr(ts_debug_panel_get_status(panel), " gradients/"));
+  g_autofree char *first = g_strdup(ts_debug_panel_get_status(panel));
+  activate("win.debug", "s", "into");
+  test_wait_for(shows_op_seq, first, "a step");
+  test_wait_for(debug_stopped, NULL, "the step's stop");
+  const char *status = ts_debug_panel_get_status(panel);
+  g_test_message("%s", status);
+  g_assert_nonnull(strstr(status, " gradients/"));
+  g_assert_nonnull(strstr(status, " (gradient of sparse_categorical_crossentropy/"));
+  activate("win.debug", "s", "stop");
+  test_wait_for(debug_ended, NULL, "the debug call to end");
+  ts_debug_panel_clear(panel);
+  g_assert_true(ts_debug_panel_remove_breakpoint(panel, "gradients/*"));
+  g_auto(GStrv) left = ts_debug_panel_dup_breakpoints(panel);
+  g_assert_cmpuint(g_strv_length(left), ==, 0);
+  g_assert_false(ts_debug_panel_remove_breakpoint(panel, "gradients/*"));
+  activate("win.mode", "s", "graph");
+}
+
 int main(int argc, char **argv)
 {
   g_setenv("GSETTINGS_BACKEND", "memory", TRUE);
@@ -3601,6 +3636,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/cancel", test_cancel);
   g_test_add_func("/app/train-streams-and-cancels", test_train_streams_and_cancels);
   g_test_add_func("/app/profiler-train-step", test_profiler_train_step);
+  g_test_add_func("/app/debug-train-backward", test_debug_train_backward);
   g_test_add_func("/app/corrupt-module-refused", test_corrupt_module_refused);
   g_test_add_func("/app/wrong-abi-refused", test_wrong_abi_refused);
   g_test_add_func("/app/missing-symbol-refused", test_missing_symbol_refused);
