@@ -1116,6 +1116,104 @@ static void test_example_debug_backward(void)
   g_free(commands);
 }
 
+/* ---- the divergence finder on training steps ------------------------------------- */
+
+/* A training step with a host-side bug: a C counter scales the gradient
+ * (a learning-rate decay kept in host state), which eagerly moves every
+ * call and in the graph stays the constant traced. */
+static struct {
+  ts_layer *layer;
+  ts_optimizer *opt;
+  int calls;
+  bool host_decay;
+} decaying;
+
+static ts_tensor *decaying_step_fn(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *y = ts_arg(call, 1);
+  ts_tape *tape = ts_tape_new(false);
+  ts_tensor *loss = ts_loss_mean_squared_error(y, ts_layer_call(decaying.layer, x, true));
+  ts_tape_stop(tape);
+  ts_tensor *vars[2] = { ts_layer_variable(decaying.layer, 0), ts_layer_variable(decaying.layer, 1) };
+  ts_tensor *grads[2];
+  g_assert_true(ts_tape_gradient(tape, loss, vars, 2, grads, TS_UNCONNECTED_NONE));
+  ts_tape_free(tape);
+  decaying.calls++;
+  if (decaying.host_decay)
+    for (int i = 0; i < 2; i++)
+      grads[i] = ts_mul(grads[i], ts_scalar_f32(1.0f / (float)decaying.calls));
+  g_assert_true(ts_optimizer_apply(decaying.opt, grads, vars, 2));
+  return loss;
+}
+
+static ts_diverge_report *diverge_decaying_step(bool host_decay)
+{
+  decaying.layer = ts_dense_new("dense", 3, TS_ACTIVATION_RELU, 7);
+  decaying.opt = ts_sgd_new(0.1, 0.9);
+  decaying.calls = 0;
+  decaying.host_decay = host_decay;
+  ts_function *fn = ts_function_new("decaying_step", decaying_step_fn, "x, y");
+  ts_value args[2] = { TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(8, 4), -1, 1, 1)),
+                       TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(8, 3), -1, 1, 2)) };
+  for (int k = 0; k < 2; k++) /* two graph calls: traced, then as a program runs on */
+    g_assert_nonnull(ts_function_call(fn, args, 2));
+  ts_diverge_report *rep = NULL;
+  g_assert_true(ts_diverge(fn, args, 2, NULL, &rep));
+  ts_function_free(fn);
+  ts_layer_free(decaying.layer);
+  ts_optimizer_free(decaying.opt);
+  return rep;
+}
+
+/* ts_diverge on training steps: a small step and the guide's loop
+ * (forward, gradients, the optimizer's updates of variables, the metric) run
+ * the same both ways, their ops matched and compared; a step whose gradient
+ * a host counter scales diverges at the update that Mul is fused into, the
+ * cause named at the Mul. */
+static void test_diverge_training_step(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_diverge_report *rep = diverge_decaying_step(false);
+  g_assert_false(rep->diverged);
+  g_assert_cmpint(rep->n_compared, >, 10);
+  ts_diverge_report_free(rep);
+
+  rep = diverge_decaying_step(true);
+  g_assert_true(rep->diverged);
+  g_assert_nonnull(rep->first);
+  char *text = ts_diverge_report_format(rep);
+  g_test_message("%s", text);
+  /* the scaling Mul is fused into the optimizer's update, the first op that
+   * can differ: found there, the cause at the Mul */
+  g_assert_nonnull(rep->first->node);
+  g_assert_true(g_str_has_prefix(rep->first->node, "SGD/"));
+  g_assert_cmpstr(rep->first->loc.func, ==, "decaying_step_fn");
+  g_assert_nonnull(rep->cause);
+  g_assert_nonnull(strstr(rep->cause, "input 1 of Mul at test-train.c:"));
+  g_assert_nonnull(strstr(rep->cause, "constant the graph recorded while tracing (0.5)"));
+  free(text);
+  ts_diverge_report_free(rep);
+
+  if (g_file_test(FASHION_MNIST, G_FILE_TEST_IS_DIR)) {
+    ts_module *m = ts_module_open("seeds");
+    g_assert_nonnull(m);
+    ts_value steps;
+    g_assert_true(ts_value_parse("2", &steps));
+    g_assert_true(ts_diverge(ts_module_lookup(m, "train"), &steps, 1, NULL, &rep));
+    g_assert_false(rep->diverged);
+    int gradient_expected = 0;
+    for (int i = 0; i < rep->n_expected; i++)
+      gradient_expected += rep->expected[i].node && g_str_has_prefix(rep->expected[i].node, "gradients/");
+    g_test_message("train: %d compared, %d expected differences (%d of gradients)", rep->n_compared,
+                   rep->n_expected, gradient_expected);
+    g_assert_cmpint(rep->n_compared, >, 100);
+    ts_diverge_report_free(rep);
+    ts_value_clear(&steps);
+    ts_module_free(m);
+  }
+  ts_scope_end(scope);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -1138,6 +1236,7 @@ int main(int argc, char **argv)
   g_test_add_func("/train/example/rate", test_example_rate);
   g_test_add_func("/train/example/break-nan", test_example_break_nan);
   g_test_add_func("/train/example/debug-backward", test_example_debug_backward);
+  g_test_add_func("/train/diverge", test_diverge_training_step);
   int rc = g_test_run();
   ts_release_all();
   return rc;
