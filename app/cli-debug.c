@@ -66,7 +66,8 @@ static const char *base_name(const char *file)
   return slash ? slash + 1 : file ? file : "?";
 }
 
-/* "#12 MatMul dense_3/MatMul at seeds.c:397" */
+/* "#12 MatMul dense_3/MatMul at seeds.c:397"; a gradient's op:
+ * "#37 Mul gradients/Mul (gradient of sparse_categorical_crossentropy/Sub) at ..." */
 static void print_op(const ts_debug_op *op)
 {
   printf("#%" G_GUINT64_FORMAT " %s", op->seq, op->op_name);
@@ -74,6 +75,8 @@ static void print_op(const ts_debug_op *op)
     printf(" %s", op->node);
   if (op->origins)
     printf(" [%s]", op->origins);
+  if (op->gradient_of)
+    printf(" (gradient of %s)", op->gradient_of);
   if (op->file)
     printf(" at %s:%d", base_name(op->file), op->line);
 }

@@ -50,6 +50,7 @@ static int stats_or_top(const cli_options *o, int limit)
   g_autofree char *title = g_strdup_printf(limit ? "Top %ss by self time" : "%ss by total time", o->by);
   title[0] = g_ascii_toupper(title[0]);
   cli_print_op_table(st, title, o->by, limit);
+  cli_print_step_split(s, &TSP_FILTER_ALL, "all calls");
   GError *error = NULL;
   const tsp_stats *tables[] = { st };
   if (o->csv && !tsp_stats_write_csv(tables, 1, o->csv, &error)) {

@@ -146,6 +146,12 @@ int cli_diff(int argc, char **argv);
  * row with the wall time it spans (cli-profile.c). */
 struct tsp_stats;
 void cli_print_op_table(const struct tsp_stats *st, const char *title, const char *by, int limit);
+/* A training step's forward, backward and optimizer self time (by name
+ * scope) over the ops f accepts; nothing when no op is a gradient's or an
+ * optimizer's (cli-profile.c). */
+struct tsp_session;
+struct tsp_filter;
+void cli_print_step_split(const struct tsp_session *s, const struct tsp_filter *f, const char *mode);
 /* A comparison's last column: "1.25x", or why there is no ratio ("only in A"). */
 void cli_ratio_text(char text[16], const char *only, double ratio);
 /* --by's word as a grouping. */

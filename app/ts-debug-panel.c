@@ -347,10 +347,12 @@ static void take_stop(TsDebugPanel *self, TsDebugStop *stop)
   g_autofree char *where = location_text(stop->op);
   g_autofree char *why = stop->breakpoint ? g_strdup_printf("%s %d", stop->reason, stop->breakpoint)
                                           : g_strdup(stop->reason);
-  g_autofree char *status = g_strdup_printf("Stopped %s #%" G_GUINT64_FORMAT " %s%s%s at %s (%s)",
+  g_autofree char *gradient = stop->op->gradient_of ? g_strdup_printf(" (gradient of %s)", stop->op->gradient_of)
+                                                     : g_strdup("");
+  g_autofree char *status = g_strdup_printf("Stopped %s #%" G_GUINT64_FORMAT " %s%s%s%s at %s (%s)",
                                             stop->after ? "after" : "before", stop->op->seq, stop->op->op,
                                             stop->op->node ? " " : "", stop->op->node ? stop->op->node : "",
-                                            where, why);
+                                            gradient, where, why);
   set_status(self, status);
   set_state(self, TRUE, TRUE);
   show_op(self);
@@ -516,16 +518,29 @@ gboolean ts_debug_panel_get_shown_op(TsDebugPanel *self, const char **op, const 
 
 /* ---- breakpoints ------------------------------------------------------------------------ */
 
-static void on_remove_breakpoint(GtkButton *button, TsDebugPanel *self)
+gboolean ts_debug_panel_remove_breakpoint(TsDebugPanel *self, const char *spec)
 {
-  const char *spec = g_object_get_data(G_OBJECT(button), "spec");
+  g_return_val_if_fail(TS_IS_DEBUG_PANEL(self) && spec != NULL, FALSE);
   for (guint i = 0; i < self->breakpoints->len; i++)
     if (g_str_equal(g_ptr_array_index(self->breakpoints, i), spec)) {
       g_ptr_array_remove_index(self->breakpoints, i);
       break;
     }
-  GtkWidget *row = gtk_widget_get_ancestor(GTK_WIDGET(button), GTK_TYPE_LIST_BOX_ROW);
-  gtk_list_box_remove(self->break_list, row);
+  for (GtkWidget *row = gtk_widget_get_first_child(GTK_WIDGET(self->break_list)); row;
+       row = gtk_widget_get_next_sibling(row)) {
+    GtkWidget *box = GTK_IS_LIST_BOX_ROW(row) ? gtk_list_box_row_get_child(GTK_LIST_BOX_ROW(row)) : NULL;
+    GtkWidget *button = box ? gtk_widget_get_last_child(box) : NULL;
+    if (button && g_strcmp0(g_object_get_data(G_OBJECT(button), "spec"), spec) == 0) {
+      gtk_list_box_remove(self->break_list, row);
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+static void on_remove_breakpoint(GtkButton *button, TsDebugPanel *self)
+{
+  ts_debug_panel_remove_breakpoint(self, g_object_get_data(G_OBJECT(button), "spec"));
 }
 
 static void add_breakpoint_row(TsDebugPanel *self, const char *spec)

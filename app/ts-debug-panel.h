@@ -46,6 +46,8 @@ gboolean ts_debug_panel_command(TsDebugPanel *self, TsDebugCommand command);
  * "dense_1/" glob, "model.c:12", "nan", "max > 1e6"); kept across debug
  * calls.  Added to a running call too.  FALSE + error for a bad one. */
 gboolean ts_debug_panel_add_breakpoint(TsDebugPanel *self, const char *spec, GError **error);
+/* Removes the breakpoint spec (as its row's button does); FALSE if none. */
+gboolean ts_debug_panel_remove_breakpoint(TsDebugPanel *self, const char *spec);
 /* The breakpoints' specs, in order (owned). */
 char **ts_debug_panel_dup_breakpoints(TsDebugPanel *self);
 

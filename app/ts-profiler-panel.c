@@ -210,6 +210,7 @@ struct _TsProfilerPanel {
   uint64_t count;                   /* the session's ops, calls and op time */
   guint n_calls;
   double self_ns, wall_ns;        /* all ops' self time; first op to last */
+  tsp_step_split step;              /* a training step's parts, by scope */
   char *label;
   tsp_session *compare_session;
   tsp_compare *compare;
@@ -374,6 +375,7 @@ typedef struct {
   GPtrArray *rows; /* TsProfileRow */
   uint64_t count;
   double self_ns, wall_ns;
+  tsp_step_split step;
   guint n_calls;
   tsp_stats *node_stats;
   tsp_tree *tree;
@@ -405,6 +407,7 @@ static void make_stats(GTask *task, gpointer source, gpointer data, GCancellable
   job->self_ns = st->self_ns;
   job->wall_ns = st->wall_ns;
   tsp_stats_free(st);
+  job->step = tsp_step_split_compute(s, &job->filter);
   job->tree = tsp_tree_compute(s, &job->filter);
   if (job->baseline)
     job->diff = tsp_diff_compute(job->baseline->session, s, job->by);
@@ -414,6 +417,26 @@ static void make_stats(GTask *task, gpointer source, gpointer data, GCancellable
   if (job->by_node)
     job->node_stats = tsp_stats_compute(s, TSP_BY_NODE, &TSP_FILTER_ALL);
   g_task_return_boolean(task, TRUE);
+}
+
+/* " · step: forward 40%, backward 13%, optimizer 47%" for a training step
+ * (some op a gradient's or an optimizer's), with each part's time too
+ * ("forward 7.22 ms (40%)") for the tooltip; else "" (owned). */
+static char *step_text(const tsp_step_split *sp, gboolean times)
+{
+  if (!sp->count[TSP_STEP_BACKWARD] && !sp->count[TSP_STEP_OPTIMIZER])
+    return g_strdup("");
+  GString *text = g_string_new(" · step:");
+  for (int p = 0; p < TSP_STEP_N_PARTS; p++) {
+    double share = sp->self_total_ns > 0 ? 100 * sp->self_ns[p] / sp->self_total_ns : 0.0;
+    g_autofree char *t = ts_profile_format_ns(sp->self_ns[p]);
+    g_string_append_printf(text, "%s %s ", p ? "," : "", tsp_step_part_name((tsp_step_part)p));
+    if (times)
+      g_string_append_printf(text, "%s (%.0f%%)", t, share);
+    else
+      g_string_append_printf(text, "%.0f%%", share);
+  }
+  return g_string_free(text, FALSE);
 }
 
 static void update_summary(TsProfilerPanel *self)
@@ -428,13 +451,19 @@ static void update_summary(TsProfilerPanel *self)
   /* another tool's trace has no calls of ours: it says nothing of them */
   g_autofree char *calls = self->n_calls ? g_strdup_printf(" · %u call%s", self->n_calls, self->n_calls == 1 ? "" : "s")
                                          : g_strdup("");
-  g_autofree char *text = g_strdup_printf(
-    "%s%s · %" G_GUINT64_FORMAT " ops · %s in ops (self time) over %s%s%s%s%s",
-    self->label ? self->label : "", calls, self->count, time, wall,
-    range ? " · in the timeline's range of " : "",
-    range ? range : "", node ? " · graph selection: " : "", node ? node : "");
-  gtk_label_set_label(self->summary_label, text);
-  gtk_widget_set_tooltip_text(GTK_WIDGET(self->summary_label), text);
+  char *texts[2];
+  for (int long_form = 0; long_form < 2; long_form++) {
+    g_autofree char *step = step_text(&self->step, long_form);
+    texts[long_form] = g_strdup_printf(
+      "%s%s · %" G_GUINT64_FORMAT " ops · %s in ops (self time) over %s%s%s%s%s%s",
+      self->label ? self->label : "", calls, self->count, time, wall,
+      range ? " · in the timeline's range of " : "",
+      range ? range : "", step, node ? " · graph selection: " : "", node ? node : "");
+  }
+  gtk_label_set_label(self->summary_label, texts[0]);
+  gtk_widget_set_tooltip_text(GTK_WIDGET(self->summary_label), texts[1]);
+  g_free(texts[0]);
+  g_free(texts[1]);
 }
 
 static void set_busy(TsProfilerPanel *self, gboolean busy)
@@ -459,6 +488,7 @@ static void on_stats_made(GObject *source, GAsyncResult *result, gpointer data)
   ts_call_tree_set_tree(self->call_tree, g_steal_pointer(&job->tree));
   ts_diff_table_set_diff(self->diff_table, g_steal_pointer(&job->diff), job->baseline_label, self->label);
   self->wall_ns = job->wall_ns;
+  self->step = job->step;
   self->n_calls = job->n_calls;
   update_summary(self);
   if (job->by_node) {
@@ -570,6 +600,19 @@ void ts_profiler_panel_set_session(TsProfilerPanel *self, tsp_session *session, 
   gtk_string_list_append(self->run_names, label ? label : "");
   g_signal_handlers_unblock_by_func(self->run_dropdown, on_run_selected, self);
   show_run(self, self->runs->len - 1);
+}
+
+gboolean ts_profiler_panel_get_step_split(TsProfilerPanel *self, tsp_step_split *out)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self) && out, FALSE);
+  *out = self->step;
+  return self->shared && (self->step.count[TSP_STEP_BACKWARD] || self->step.count[TSP_STEP_OPTIMIZER]);
+}
+
+const char *ts_profiler_panel_get_summary(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), NULL);
+  return gtk_label_get_label(self->summary_label);
 }
 
 guint ts_profiler_panel_get_n_runs(TsProfilerPanel *self)

@@ -50,6 +50,11 @@ void ts_profiler_panel_show_page(TsProfilerPanel *self, const char *name);
 TsTimeline *ts_profiler_panel_get_timeline(TsProfilerPanel *self);
 /* Every recording set is kept (the newest shown): how many, which is shown,
  * and show recording i (also the toolbar's Run dropdown, with two or more). */
+/* The Run's (or the timeline range's) training-step parts, by scope
+ * (tsp_step_split_compute); FALSE when no op is a gradient's or an
+ * optimizer's.  The Op Stats summary line says them. */
+gboolean ts_profiler_panel_get_step_split(TsProfilerPanel *self, tsp_step_split *out);
+const char *ts_profiler_panel_get_summary(TsProfilerPanel *self);
 guint ts_profiler_panel_get_n_runs(TsProfilerPanel *self);
 guint ts_profiler_panel_get_run(TsProfilerPanel *self);
 void ts_profiler_panel_select_run(TsProfilerPanel *self, guint i);

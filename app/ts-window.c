@@ -730,16 +730,15 @@ static void run_debug(TsWindow *self, const char *const *args)
   }
   if (ts_debug_panel_get_active(self->debug_panel) || self->debug_args)
     return;
-  /* the graph the debugger shows its ops in: traced first when missing */
-  TsConcreteInfo *shown = ts_graph_pane_get_concrete(self->graph_pane);
-  if (!shown || g_strcmp0(shown->function, self->current_function) != 0) {
-    g_auto(GStrv) specs = trace_args(args);
-    self->debug_args = g_strdupv((char **)args);
-    ts_engine_worker_run_async(self->worker, self->module, self->current_function, (const char *const *)specs, 1,
-                               FALSE, NULL, on_debug_traced, g_object_ref(self));
-    return;
-  }
-  ts_debug_panel_start(self->debug_panel, self->worker, self->module, self->current_function, args);
+  /* The graph of the debug call's own signature, which the debugger shows
+   * its ops in and matches them to (their node names and scopes: what
+   * breakpoints on a scope test), is traced first; where it is
+   * traced already this finds it.  The graph shown may be another
+   * signature's (train(200) shown, train(1) debugged). */
+  g_auto(GStrv) specs = trace_args(args);
+  self->debug_args = g_strdupv((char **)args);
+  ts_engine_worker_run_async(self->worker, self->module, self->current_function, (const char *const *)specs, 1,
+                             FALSE, NULL, on_debug_traced, g_object_ref(self));
 }
 
 static void action_run(GtkWidget *widget, const char *name, GVariant *param)

@@ -72,6 +72,8 @@ typedef struct ts_debug_op {
   char *scope;             /* that node's name scope; "" if none */
   char *origins;           /* graph mode, a node standing for several traced
                             * nodes (fused): their names, "Sub, Log, Add"; else NULL */
+  char *gradient_of;       /* a gradient's node (ts_node_gradient_of): the forward
+                            * node's name, "dense/MatMul"; else NULL */
   int depth;               /* call-stack depth (n_frames) */
   int n_frames;
   ts_debug_frame *frames;  /* outermost first */

@@ -146,6 +146,9 @@ TS_API bool ts_optimizer_apply_at(ts_loc loc, ts_optimizer *opt, ts_tensor *cons
 #define ts_optimizer_apply(opt, grads, vars, n) \
   ts_optimizer_apply_at(TS_HERE, (opt), (grads), (vars), (n))
 TS_API ts_tensor *ts_optimizer_iterations(const ts_optimizer *opt); /* the variable; borrowed */
+/* Whether a name scope component is an optimizer's ("Adam", "SGD"; a
+ * traced graph's "Adam_1" too): a profiler's split of a training step. */
+TS_API bool ts_optimizer_scope_is(const char *component);
 /* Slot `name` ("momentum", "m", "v") of var; NULL before the first apply. */
 TS_API ts_tensor *ts_optimizer_slot(const ts_optimizer *opt, const ts_tensor *var,
                                     const char *name);

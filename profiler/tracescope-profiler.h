@@ -249,6 +249,31 @@ typedef struct tsp_call_stat {
 /* free with g_array_unref */
 GArray *tsp_call_stats_compute(const tsp_session *s, const tsp_filter *f);
 
+/* ---- training steps ------------------------------------------------------------------------ */
+
+/* The part of a training step an op is, by its name scope: a "gradients"
+ * component (the tape's gradient nodes) is backward, an optimizer's scope
+ * (ts_optimizer_scope_is: "Adam", "SGD") the optimizer, the rest (the
+ * model, the loss, metrics, data, the loop itself) forward. */
+typedef enum tsp_step_part {
+  TSP_STEP_FORWARD,
+  TSP_STEP_BACKWARD,
+  TSP_STEP_OPTIMIZER,
+  TSP_STEP_N_PARTS
+} tsp_step_part;
+const char *tsp_step_part_name(tsp_step_part part); /* "forward", "backward", "optimizer" */
+tsp_step_part tsp_step_part_of_scope(const char *scope); /* "gradients/dense", "Adam", "" */
+
+/* Self time and op count per part of the op events f accepts (their
+ * scopes as TSP_BY_SCOPE finds them: an eager op's is its traced twin's);
+ * the parts add up to the ops' self time. */
+typedef struct tsp_step_split {
+  double self_ns[TSP_STEP_N_PARTS];
+  uint64_t count[TSP_STEP_N_PARTS];
+  double self_total_ns;
+} tsp_step_split;
+tsp_step_split tsp_step_split_compute(const tsp_session *s, const tsp_filter *f);
+
 /* ---- eager against graph ------------------------------------------------------------------ */
 
 typedef struct tsp_compare_row {

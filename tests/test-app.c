@@ -687,6 +687,48 @@ static void test_cancel(void)
   g_assert_null(ts_tensor_view_get_tensor(ts_run_panel_get_tensor_view(panel)));
 }
 
+static guint n_step_lines(void)
+{
+  guint n = 0;
+  for (guint i = 0; i < n_lines(); i++)
+    n += g_str_has_prefix(ts_console_line_get_text(console_line(i)), "Step ");
+  return n;
+}
+
+static gboolean step_line_shown(gpointer data)
+{
+  return n_step_lines() > 0;
+}
+
+/* The guide's training loop (seeds train, 200 steps, graph mode): its step
+ * lines reach the console while it runs, not at the end, and Cancel stops
+ * it inside the loop: no final line, fewer than its 20 step lines. */
+static void test_train_streams_and_cancels(void)
+{
+  if (!g_file_test("/usr/share/datasets/fashion-mnist", G_FILE_TEST_IS_DIR)) {
+    g_test_skip("dataset-fashion-mnist is not installed");
+    return;
+  }
+  TsRunPanel *panel = ts_window_get_run_panel(window);
+  clear_logs();
+  select_function("train");
+  ts_run_panel_set_args(panel, (const char *const[]){ "200", NULL });
+  activate("win.run", NULL);
+  test_wait_for(step_line_shown, NULL, "the first step line");
+  g_assert_true(ts_window_get_busy(window)); /* shown while the loop runs on */
+  activate("win.cancel", NULL);
+  wait_idle();
+  g_assert_true(g_str_has_prefix(ts_run_panel_get_error(panel), "Cancelled"));
+  guint steps = n_step_lines();
+  g_test_message("%u step lines when cancelled", steps);
+  g_assert_cmpuint(steps, >=, 1);
+  g_assert_cmpuint(steps, <, 20);
+  for (guint i = 0; i < n_lines(); i++)
+    g_assert_false(g_str_has_prefix(ts_console_line_get_text(console_line(i)), "Final step"));
+  g_assert_true(g_str_has_prefix(ts_console_line_get_text(console_line(0)), "Step 10 : loss "));
+  clear_logs();
+}
+
 static void test_corrupt_module_refused(void)
 {
   g_autofree char *path = g_build_filename(tmp_dir, "corrupt.so", NULL);
@@ -3470,6 +3512,92 @@ static void test_open_onnx_model(void)
   g_unlink(path);
 }
 
+/* A profiled Run of seeds train: the Op Stats summary splits its op time
+ * into forward, backward and optimizer, all three there and adding up to
+ * the ops' self time; Compare Eager vs Graph runs on it. */
+static void test_profiler_train_step(void)
+{
+  if (!g_file_test("/usr/share/datasets/fashion-mnist", G_FILE_TEST_IS_DIR)) {
+    g_test_skip("dataset-fashion-mnist is not installed");
+    return;
+  }
+  TsProfilerPanel *panel = ts_window_get_profiler_panel(window);
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(TRUE));
+  clear_logs();
+  select_function("train");
+  activate("win.mode", "s", "graph");
+  run_with((const char *const[]){ "3", NULL });
+  wait_idle(); /* the table and its summary are made on a thread */
+  tsp_step_split sp;
+  g_assert_true(ts_profiler_panel_get_step_split(panel, &sp));
+  double sum = 0;
+  for (int p = 0; p < TSP_STEP_N_PARTS; p++) {
+    g_assert_cmpuint(sp.count[p], >, 0);
+    g_assert_cmpfloat(sp.self_ns[p], >, 0);
+    sum += sp.self_ns[p];
+  }
+  g_assert_cmpfloat(fabs(sum - sp.self_total_ns), <=, 1e-6 * sp.self_total_ns);
+  const char *summary = ts_profiler_panel_get_summary(panel);
+  g_test_message("%s", summary);
+  int shares[3];
+  const char *at = strstr(summary, " · step: forward ");
+  g_assert_nonnull(at);
+  g_assert_cmpint(sscanf(at, " · step: forward %d%%, backward %d%%, optimizer %d%%", &shares[0], &shares[1],
+                         &shares[2]), ==, 3);
+  g_assert_cmpint(abs(shares[0] + shares[1] + shares[2] - 100), <=, 2); /* rounded */
+  activate("win.show-panel", "s", "profiler");
+  wait_drawn(GTK_WIDGET(window));
+  save_test_screenshot(GTK_WIDGET(window), "profiler-train.png");
+
+  activate("win.profile-compare", NULL);
+  wait_idle();
+  const tsp_compare *c = ts_profiler_panel_get_compare(panel);
+  g_assert_nonnull(c);
+  g_assert_cmpstr(c->function, ==, "train");
+  gboolean gradient = FALSE;
+  for (int i = 0; i < c->n_rows; i++)
+    gradient = gradient || (g_str_has_prefix(c->rows[i].name, "gradients/") && !c->rows[i].only &&
+                            c->rows[i].eager_ns > 0 && c->rows[i].graph_ns > 0);
+  g_assert_true(gradient); /* a gradient op timed both ways */
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(FALSE));
+  clear_logs();
+}
+
+/* Debugging seeds train eagerly: a breakpoint on the gradients scope
+ * stops at the first backward op; a step goes to the next, whose status
+ * names the forward node it is the gradient of. */
+static void test_debug_train_backward(void)
+{
+  if (!g_file_test("/usr/share/datasets/fashion-mnist", G_FILE_TEST_IS_DIR)) {
+    g_test_skip("dataset-fashion-mnist is not installed");
+    return;
+  }
+  TsDebugPanel *panel = ts_window_get_debug_panel(window);
+  select_function("train");
+  ts_run_panel_set_args(ts_window_get_run_panel(window), (const char *const[]){ "1", NULL });
+  activate("win.mode", "s", "debug");
+  g_assert_true(ts_debug_panel_add_breakpoint(panel, "gradients/*", NULL));
+  activate("win.run", NULL);
+  test_wait_for(debug_stopped, NULL, "the first backward op");
+  g_assert_nonnull(strstr(ts_debug_panel_get_status(panel), " gradients/"));
+  g_autofree char *first = g_strdup(ts_debug_panel_get_status(panel));
+  activate("win.debug", "s", "into");
+  test_wait_for(shows_op_seq, first, "a step");
+  test_wait_for(debug_stopped, NULL, "the step's stop");
+  const char *status = ts_debug_panel_get_status(panel);
+  g_test_message("%s", status);
+  g_assert_nonnull(strstr(status, " gradients/"));
+  g_assert_nonnull(strstr(status, " (gradient of sparse_categorical_crossentropy/"));
+  activate("win.debug", "s", "stop");
+  test_wait_for(debug_ended, NULL, "the debug call to end");
+  ts_debug_panel_clear(panel);
+  g_assert_true(ts_debug_panel_remove_breakpoint(panel, "gradients/*"));
+  g_auto(GStrv) left = ts_debug_panel_dup_breakpoints(panel);
+  g_assert_cmpuint(g_strv_length(left), ==, 0);
+  g_assert_false(ts_debug_panel_remove_breakpoint(panel, "gradients/*"));
+  activate("win.mode", "s", "graph");
+}
+
 int main(int argc, char **argv)
 {
   g_setenv("GSETTINGS_BACKEND", "memory", TRUE);
@@ -3505,6 +3633,9 @@ int main(int argc, char **argv)
   g_test_add_func("/app/session-keeps-view", test_session_keeps_view);
   g_test_add_func("/app/run-errors", test_run_errors);
   g_test_add_func("/app/cancel", test_cancel);
+  g_test_add_func("/app/train-streams-and-cancels", test_train_streams_and_cancels);
+  g_test_add_func("/app/profiler-train-step", test_profiler_train_step);
+  g_test_add_func("/app/debug-train-backward", test_debug_train_backward);
   g_test_add_func("/app/corrupt-module-refused", test_corrupt_module_refused);
   g_test_add_func("/app/wrong-abi-refused", test_wrong_abi_refused);
   g_test_add_func("/app/missing-symbol-refused", test_missing_symbol_refused);

@@ -26,6 +26,7 @@ static const struct {
   { "side_effect", "AssignAddVariableOp" },
   { "square_if_positive_naive", "TensorListReserve" },
   { "train", "AssignAddVariableOp" }, /* the optimizer's and the metric's updates */
+  { "train_rate", "AssignAddVariableOp" },
 };
 
 static const char *inexpressible_op(const char *function)

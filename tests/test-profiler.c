@@ -1124,6 +1124,159 @@ static double column(const char *line, int col)
   return v;
 }
 
+/* ---- a training step split by scope ------------------------------------------------------ */
+
+static void test_step_parts(void)
+{
+  const struct { const char *scope; tsp_step_part part; } cases[] = {
+    { "gradients", TSP_STEP_BACKWARD },      { "gradients/dense", TSP_STEP_BACKWARD },
+    { "train/gradients", TSP_STEP_BACKWARD }, { "Adam/gradients", TSP_STEP_BACKWARD },
+    { "Adam", TSP_STEP_OPTIMIZER },          { "Adam_1", TSP_STEP_OPTIMIZER },
+    { "SGD", TSP_STEP_OPTIMIZER },           { "step/SGD/dense", TSP_STEP_OPTIMIZER },
+    { "Adamant", TSP_STEP_FORWARD },         { "Adam_", TSP_STEP_FORWARD },
+    { "Adam_1x", TSP_STEP_FORWARD },         { "gradients_of", TSP_STEP_FORWARD },
+    { "dense_1", TSP_STEP_FORWARD },         { "", TSP_STEP_FORWARD },
+    { "(top)", TSP_STEP_FORWARD },           { NULL, TSP_STEP_FORWARD },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++)
+    g_assert_cmpstr(tsp_step_part_name(tsp_step_part_of_scope(cases[i].scope)), ==,
+                    tsp_step_part_name(cases[i].part));
+  g_assert_cmpstr(tsp_step_part_name(TSP_STEP_N_PARTS), ==, "?");
+
+  /* after synth's events (0-610), a step of known times: forward 10 + 5
+   * (top), backward 20 + 7, optimizer 30; the While holds a gradient op: its
+   * self time is forward, the op's backward */
+  synth x = synth_new();
+  uint32_t fwd = node(x.s, "dense/MatMul", "dense", TS_OP_MATMUL, x.l10, NULL, 0);
+  uint32_t bwd = node(x.s, "gradients/MatMul", "gradients", TS_OP_MATMUL, x.l11, NULL, 0);
+  uint32_t upd = node(x.s, "Adam/AssignSubVariableOp", "Adam", TS_OP_ASSIGN_SUB_VARIABLE, x.l20, NULL, 0);
+  op(&x, TS_OP_MATMUL, fwd, fwd, x.l10, 3, 1, 0, 1000, 1010);
+  op(&x, TS_OP_MATMUL, bwd, bwd, x.l11, 3, 2, 0, 1010, 1030);
+  op(&x, TS_OP_ASSIGN_SUB_VARIABLE, upd, upd, x.l20, 3, 3, 0, 1030, 1060);
+  op(&x, TS_OP_MATMUL, bwd, bwd, x.l11, 3, 5, 4, 1061, 1068);
+  op(&x, TS_OP_WHILE, x.w, x.w, x.l20, 3, 4, 0, 1060, 1072);
+  tsp_session_stop(x.s);
+  tsp_step_split sp = tsp_step_split_compute(x.s, &(tsp_filter){ TSP_MODE_ALL, 1000, 0 });
+  g_assert_cmpfloat(sp.self_ns[TSP_STEP_FORWARD], ==, 10 + 5);
+  g_assert_cmpfloat(sp.self_ns[TSP_STEP_BACKWARD], ==, 20 + 7);
+  g_assert_cmpfloat(sp.self_ns[TSP_STEP_OPTIMIZER], ==, 30);
+  g_assert_cmpuint(sp.count[TSP_STEP_FORWARD], ==, 2);
+  g_assert_cmpuint(sp.count[TSP_STEP_BACKWARD], ==, 2);
+  g_assert_cmpuint(sp.count[TSP_STEP_OPTIMIZER], ==, 1);
+  g_assert_cmpfloat(sp.self_total_ns, ==, 72);
+  /* a window: only the ops starting in it */
+  tsp_step_split late = tsp_step_split_compute(x.s, &(tsp_filter){ TSP_MODE_ALL, 1030, 0 });
+  g_assert_cmpfloat(late.self_ns[TSP_STEP_FORWARD], ==, 5);
+  g_assert_cmpfloat(late.self_ns[TSP_STEP_BACKWARD], ==, 7);
+  g_assert_cmpfloat(late.self_ns[TSP_STEP_OPTIMIZER], ==, 30);
+  tsp_session_free(x.s);
+}
+
+/* The guide's training loop (two steps), eagerly and traced: each mode's
+ * ops split into all three parts, which add up to its op time; eager ops
+ * find their scopes through their traced twins. */
+static void test_step_split_train(void)
+{
+  ts_module *m = ts_module_open("seeds");
+  g_assert_nonnull(m);
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_module_lookup(m, "train");
+  g_assert_nonnull(fn);
+  ts_value arg;
+  g_assert_true(ts_value_parse("2", &arg));
+  int quiet = test_quiet_begin();
+  tsp_session *s = tsp_session_new();
+  tsp_compare *cmp = tsp_compare_run(s, fn, &arg, 1, 1);
+  test_quiet_end(quiet);
+  if (!cmp)
+    g_error("train: %s", ts_error_peek()->message);
+  const tsp_filter *windows[] = { &cmp->eager_window, &cmp->graph_window };
+  for (int w = 0; w < 2; w++) {
+    tsp_step_split sp = tsp_step_split_compute(s, windows[w]);
+    double sum = 0;
+    for (int p = 0; p < TSP_STEP_N_PARTS; p++) {
+      g_assert_cmpuint(sp.count[p], >, 0);
+      g_assert_cmpfloat(sp.self_ns[p], >, 0);
+      sum += sp.self_ns[p];
+    }
+    g_assert_cmpfloat(fabs(sum - sp.self_total_ns), <=, 1e-6 * sp.self_total_ns);
+    /* the backward ops are those the scope statistics put under gradients */
+    tsp_stats *st = tsp_stats_compute(s, TSP_BY_SCOPE, windows[w]);
+    uint64_t gradients = 0, adam = 0;
+    for (int i = 0; i < st->n; i++) {
+      gradients += g_str_has_prefix(st->rows[i].key, "gradients") ? st->rows[i].count : 0;
+      adam += strcmp(st->rows[i].key, "Adam") == 0 ? st->rows[i].count : 0;
+    }
+    g_assert_cmpuint(sp.count[TSP_STEP_BACKWARD], ==, gradients);
+    g_assert_cmpuint(sp.count[TSP_STEP_OPTIMIZER], ==, adam);
+    tsp_stats_free(st);
+  }
+  tsp_compare_free(cmp);
+  tsp_session_free(s);
+  ts_value_clear(&arg);
+  ts_scope_end(scope);
+  ts_module_free(m);
+}
+
+static char *cli_out(const char *const *argv)
+{
+  char *out = NULL, *err = NULL;
+  int status;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                             &status, NULL));
+  if (!g_spawn_check_wait_status(status, NULL))
+    g_error("%s %s: %s", argv[1], argv[2], err);
+  g_free(err);
+  return out;
+}
+
+/* The step's parts in `profile` (each mode, the eager one traced first so
+ * its ops have scopes) and in `stats` of the trace it wrote; none for a
+ * function that does not train. */
+static void test_cli_step_split(void)
+{
+  const char *cli = g_getenv("TRACESCOPE_CLI");
+  g_assert_nonnull(cli);
+  char *dir = g_dir_make_tmp("test-profiler-XXXXXX", NULL);
+  char *trace = g_build_filename(dir, "t.json.gz", NULL);
+  const char *modes[] = { "eager", "graph" };
+  for (int k = 0; k < 2; k++) {
+    const char *argv[] = { cli, "profile", "seeds", "train", "--arg", "2", "--repeat", "1",
+                           "--mode", modes[k], "--out", trace, NULL };
+    char *out = cli_out(argv);
+    g_autofree char *title = g_strdup_printf("\nTraining step (%s; by name scope", modes[k]);
+    const char *at = strstr(out, title);
+    g_assert_nonnull(at);
+    double share = 0;
+    const char *parts[] = { "\n  forward ", "\n  backward ", "\n  optimizer " };
+    for (int p = 0; p < 3; p++) {
+      const char *line = strstr(at, parts[p]);
+      g_assert_nonnull(line);
+      unsigned long ops;
+      double us, pct;
+      g_assert_cmpint(sscanf(line + strlen(parts[p]), "%lu %lf %lf%%", &ops, &us, &pct), ==, 3);
+      g_assert_cmpuint(ops, >, 0);
+      g_assert_cmpfloat(us, >, 0);
+      share += pct;
+    }
+    g_assert_cmpfloat(fabs(share - 100), <, 0.5);
+    g_free(out);
+  }
+  const char *stats[] = { cli, "stats", trace, NULL };
+  char *out = cli_out(stats);
+  g_assert_nonnull(strstr(out, "\nTraining step (all calls; by name scope"));
+  g_assert_nonnull(strstr(out, "\n  backward "));
+  g_free(out);
+  const char *plain[] = { cli, "profile", "seeds", "simple_nn_layer", "--repeat", "1", NULL };
+  out = cli_out(plain);
+  g_assert_null(strstr(out, "Training step"));
+  g_free(out);
+  g_unlink(trace);
+  g_rmdir(dir);
+  g_free(trace);
+  g_free(dir);
+}
+
 static void test_cli_both(void)
 {
   const char *cli = g_getenv("TRACESCOPE_CLI");
@@ -1301,7 +1454,10 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler/csv", test_csv);
   g_test_add_func("/profiler/serial/round-trip", test_serial_round_trip);
   g_test_add_func("/profiler/serial/corrupt", test_serial_corrupt);
+  g_test_add_func("/profiler/step/parts", test_step_parts);
+  g_test_add_func("/profiler/step/train", test_step_split_train);
   g_test_add_func("/profiler/cli/both", test_cli_both);
+  g_test_add_func("/profiler/cli/step-split", test_cli_step_split);
   g_test_add_func("/profiler/cli/memory", test_cli_memory);
   g_test_add_func("/profiler/cli/errors", test_cli_errors);
   return g_test_run();

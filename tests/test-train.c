@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <tracescope-train.h>
+#include <unistd.h>
 #include <zlib.h>
+
+#include "test-quiet.h"
 
 #define FASHION_MNIST "/usr/share/datasets/fashion-mnist"
 
@@ -815,19 +818,32 @@ static void test_fit_conv(void)
 
 /* ---- the guide's example: tracescope-cli run seeds train ------------------------ */
 
-/* `tracescope-cli run seeds train --mode MODE --arg STEPS`: its stdout (owned). */
-static char *run_train(const char *mode, const char *steps)
+/* `tracescope-cli ARGS...`: its stdout and stderr (owned) and whether it
+ * exited with 0. */
+static bool cli_run(const char *const *args, char **out, char **err)
 {
   const char *exe = g_getenv("TRACESCOPE_CLI");
   g_assert_nonnull(exe);
-  const char *argv[] = { exe, "run", "seeds", "train", "--mode", mode, "--arg", steps, NULL };
-  char *out = NULL, *err = NULL;
+  GPtrArray *argv = g_ptr_array_new();
+  g_ptr_array_add(argv, (char *)exe);
+  for (const char *const *a = args; *a; a++)
+    g_ptr_array_add(argv, (char *)*a);
+  g_ptr_array_add(argv, NULL);
   int status;
   GError *error = NULL;
-  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
-                             &status, &error));
+  g_assert_true(g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, out,
+                             err, &status, &error));
   g_assert_no_error(error);
-  if (!g_spawn_check_wait_status(status, NULL))
+  g_ptr_array_unref(argv);
+  return g_spawn_check_wait_status(status, NULL);
+}
+
+/* `tracescope-cli run seeds train --mode MODE --arg STEPS`: its stdout (owned). */
+static char *run_train(const char *mode, const char *steps)
+{
+  const char *args[] = { "run", "seeds", "train", "--mode", mode, "--arg", steps, NULL };
+  char *out = NULL, *err = NULL;
+  if (!cli_run(args, &out, &err))
     g_error("tracescope-cli run seeds train --mode %s failed:\n%s%s", mode, out, err);
   g_free(err);
   return out;
@@ -945,6 +961,263 @@ static void test_example_guide(void)
   g_assert_cmpfloat(accuracy, <=, 1);
 }
 
+/* The lines of out that start with prefix, joined (owned). */
+static char *lines_starting(const char *out, const char *prefix)
+{
+  char **lines = g_strsplit(out, "\n", -1);
+  GString *kept = g_string_new(NULL);
+  for (char **l = lines; *l; l++)
+    if (g_str_has_prefix(*l, prefix))
+      g_string_append_printf(kept, "%s\n", *l);
+  g_strfreev(lines);
+  return g_string_free(kept, FALSE);
+}
+
+/* train_rate is train's recipe with the rate given: at the guide's 0.001
+ * it prints train's lines, at another rate others; a second call goes on
+ * training; a second rate in one process, or a rate that is not a finite
+ * number > 0, is an error. */
+static void test_example_rate(void)
+{
+  if (!g_file_test(FASHION_MNIST, G_FILE_TEST_IS_DIR)) {
+    g_test_skip("dataset-fashion-mnist is not installed");
+    return;
+  }
+  char *guide = run_train("graph", "20"), *out = NULL, *err = NULL;
+  const char *same[] = { "run", "seeds", "train_rate", "--arg", "20", "--arg", "0.001", NULL };
+  g_assert_true(cli_run(same, &out, &err));
+  /* the same accuracies; losses to float32's last bits (the kernel a product gets) */
+  int step_a[4], step_b[4];
+  double loss_a[4], loss_b[4], acc_a[4], acc_b[4];
+  g_assert_cmpint(step_lines(guide, step_a, loss_a, acc_a, 4), ==, 3);
+  g_assert_cmpint(step_lines(out, step_b, loss_b, acc_b, 4), ==, 3);
+  for (int i = 0; i < 3; i++) {
+    g_assert_cmpint(step_a[i], ==, step_b[i]);
+    g_assert_cmpfloat(acc_a[i], ==, acc_b[i]);
+    g_assert_cmpfloat_with_epsilon(loss_a[i], loss_b[i], 1e-5 * loss_a[i]);
+  }
+  char *want = lines_starting(guide, "Step ");
+  g_free(out);
+  g_free(err);
+
+  /* another rate: another run; called again it goes on training its model */
+  const char *twice[] = { "run", "seeds", "train_rate", "--call", "--arg", "10", "--arg", "0.01",
+                          "--call", "--arg", "10", "--arg", "0.01", NULL };
+  g_assert_true(cli_run(twice, &out, &err));
+  char *steps = lines_starting(out, "Step ");
+  char **l = g_strsplit(steps, "\n", -1);
+  g_assert_cmpint(g_strv_length(l), ==, 3); /* two lines and the empty tail */
+  char **guide_first = g_strsplit(want, "\n", 2);
+  g_assert_cmpstr(l[0], !=, guide_first[0]);
+  g_strfreev(guide_first);
+  int step;
+  double loss, accuracy, first_accuracy;
+  g_assert_cmpint(sscanf(l[0], "Step %d : loss %lf ; accuracy %lf", &step, &loss, &first_accuracy), ==, 3);
+  g_assert_cmpint(sscanf(l[1], "Step %d : loss %lf ; accuracy %lf", &step, &loss, &accuracy), ==, 3);
+  g_assert_cmpfloat(accuracy, >, first_accuracy); /* the running accuracy of a model learning on */
+  g_strfreev(l);
+  g_free(steps);
+  g_free(out);
+  g_free(err);
+
+  /* a second rate in one process: its variables would be made on a later call */
+  const char *two_rates[] = { "run", "seeds", "train_rate", "--call", "--arg", "10", "--arg", "0.01",
+                              "--call", "--arg", "10", "--arg", "0.1", NULL };
+  g_assert_false(cli_run(two_rates, &out, &err));
+  g_assert_nonnull(strstr(err, "train_rate: its model was made for learning rate 0.01 on the first call, got 0.1"));
+  g_free(out);
+  g_free(err);
+
+  const char *bad[] = { "run", "seeds", "train_rate", "--arg", "10", "--arg", "-1", NULL };
+  g_assert_false(cli_run(bad, &out, &err));
+  g_assert_nonnull(strstr(err, "train_rate: the learning rate must be a finite number > 0, got -1"));
+  g_free(out);
+  g_free(err);
+  g_free(want);
+  g_free(guide);
+}
+
+/* The debugger on a diverging step, eagerly (each backward and optimizer
+ * op its own stop): `--break nan` stops at the first op that made a NaN,
+ * names it by its node in its scope, and `where` shows the loop body and
+ * train_rate; health mode agrees that the step went non-finite. */
+static void test_example_break_nan(void)
+{
+  if (!g_file_test(FASHION_MNIST, G_FILE_TEST_IS_DIR)) {
+    g_test_skip("dataset-fashion-mnist is not installed");
+    return;
+  }
+  char *commands = NULL;
+  int fd = g_file_open_tmp("test-train-XXXXXX", &commands, NULL);
+  g_assert_cmpint(fd, >=, 0);
+  g_assert_true(g_file_set_contents(commands, "print out\nwhere\nquit\n", -1, NULL));
+  close(fd);
+  const char *args[] = { "debug", "seeds", "train_rate", "--arg", "20", "--arg", "1e8",
+                         "--break", "nan", "--commands", commands, NULL };
+  char *out = NULL, *err = NULL;
+  cli_run(args, &out, &err); /* quit cancels the call */
+  const char *stop = strstr(out, "breakpoint 1: nan\n#");
+  if (!stop)
+    g_error("no NaN stop:\n%s%s", out, err);
+  char **line = g_strsplit(stop + strlen("breakpoint 1: nan\n"), "\n", 2);
+  g_test_message("%s", line[0]);
+  char op[64], node[128];
+  int seq;
+  g_assert_cmpint(sscanf(line[0], "#%d %63s %127s at seeds_train.c:", &seq, op, node), ==, 3);
+  g_assert_nonnull(strchr(node, '/')); /* a node in a scope: its twin's name */
+  g_assert_nonnull(strstr(line[0], "(nan "));
+  g_assert_nonnull(strstr(stop, "#0 body at seeds_train.c:"));
+  g_assert_nonnull(strstr(stop, "#1 train_rate"));
+  g_strfreev(line);
+  g_free(out);
+  g_free(err);
+  g_unlink(commands);
+  g_free(commands);
+}
+
+/* The debugger steps through a training step's backward ops eagerly:
+ * a breakpoint on the gradients scope stops at the first, each step after
+ * it is the next gradient op, named by its node and the forward node it is
+ * the gradient of (the loss's first). */
+static void test_example_debug_backward(void)
+{
+  if (!g_file_test(FASHION_MNIST, G_FILE_TEST_IS_DIR)) {
+    g_test_skip("dataset-fashion-mnist is not installed");
+    return;
+  }
+  char *commands = NULL;
+  int fd = g_file_open_tmp("test-train-XXXXXX", &commands, NULL);
+  g_assert_cmpint(fd, >=, 0);
+  g_assert_true(g_file_set_contents(commands, "step\nstep\nstep\nwhere\nquit\n", -1, NULL));
+  close(fd);
+  const char *args[] = { "debug", "seeds", "train", "--arg", "1", "--break", "gradients/*",
+                         "--commands", commands, NULL };
+  char *out = NULL, *err = NULL;
+  cli_run(args, &out, &err); /* quit cancels the call */
+  const char *at = strstr(out, "breakpoint 1: gradients/*\n");
+  if (!at)
+    g_error("no breakpoint:\n%s%s", out, err);
+  char **lines = g_strsplit(at, "\n", -1);
+  int stops = 0, gradient_of = 0, seq = -1;
+  for (char **l = lines + 1; *l && **l == '#'; l++, stops++) {
+    int s;
+    char op[64], node[160];
+    g_assert_cmpint(sscanf(*l, "#%d %63s %159s", &s, op, node), ==, 3);
+    g_assert_true(g_str_has_prefix(node, "gradients/")); /* every stop a backward op */
+    g_assert_cmpint(s, >, seq); /* in the order they run */
+    seq = s;
+    gradient_of += strstr(*l, " (gradient of sparse_categorical_crossentropy/") != NULL;
+  }
+  g_assert_cmpint(stops, ==, 4); /* the breakpoint's and three steps' */
+  g_assert_cmpint(gradient_of, >=, 1);
+  g_assert_nonnull(strstr(at, "#1 train"));
+  g_strfreev(lines);
+  g_free(out);
+  g_free(err);
+  g_unlink(commands);
+  g_free(commands);
+}
+
+/* ---- the divergence finder on training steps ------------------------------------- */
+
+/* A training step with a host-side bug: a C counter scales the gradient
+ * (a learning-rate decay kept in host state), which eagerly moves every
+ * call and in the graph stays the constant traced. */
+static struct {
+  ts_layer *layer;
+  ts_optimizer *opt;
+  int calls;
+  bool host_decay;
+} decaying;
+
+static ts_tensor *decaying_step_fn(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *y = ts_arg(call, 1);
+  ts_tape *tape = ts_tape_new(false);
+  ts_tensor *loss = ts_loss_mean_squared_error(y, ts_layer_call(decaying.layer, x, true));
+  ts_tape_stop(tape);
+  ts_tensor *vars[2] = { ts_layer_variable(decaying.layer, 0), ts_layer_variable(decaying.layer, 1) };
+  ts_tensor *grads[2];
+  g_assert_true(ts_tape_gradient(tape, loss, vars, 2, grads, TS_UNCONNECTED_NONE));
+  ts_tape_free(tape);
+  decaying.calls++;
+  if (decaying.host_decay)
+    for (int i = 0; i < 2; i++)
+      grads[i] = ts_mul(grads[i], ts_scalar_f32(1.0f / (float)decaying.calls));
+  g_assert_true(ts_optimizer_apply(decaying.opt, grads, vars, 2));
+  return loss;
+}
+
+static ts_diverge_report *diverge_decaying_step(bool host_decay)
+{
+  decaying.layer = ts_dense_new("dense", 3, TS_ACTIVATION_RELU, 7);
+  decaying.opt = ts_sgd_new(0.1, 0.9);
+  decaying.calls = 0;
+  decaying.host_decay = host_decay;
+  ts_function *fn = ts_function_new("decaying_step", decaying_step_fn, "x, y");
+  ts_value args[2] = { TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(8, 4), -1, 1, 1)),
+                       TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(8, 3), -1, 1, 2)) };
+  for (int k = 0; k < 2; k++) /* two graph calls: traced, then as a program runs on */
+    g_assert_nonnull(ts_function_call(fn, args, 2));
+  ts_diverge_report *rep = NULL;
+  g_assert_true(ts_diverge(fn, args, 2, NULL, &rep));
+  ts_function_free(fn);
+  ts_layer_free(decaying.layer);
+  ts_optimizer_free(decaying.opt);
+  return rep;
+}
+
+/* ts_diverge on training steps: a small step and the guide's loop
+ * (forward, gradients, the optimizer's updates of variables, the metric) run
+ * the same both ways, their ops matched and compared; a step whose gradient
+ * a host counter scales diverges at the update that Mul is fused into, the
+ * cause named at the Mul. */
+static void test_diverge_training_step(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_diverge_report *rep = diverge_decaying_step(false);
+  g_assert_false(rep->diverged);
+  g_assert_cmpint(rep->n_compared, >, 10);
+  ts_diverge_report_free(rep);
+
+  rep = diverge_decaying_step(true);
+  g_assert_true(rep->diverged);
+  g_assert_nonnull(rep->first);
+  char *text = ts_diverge_report_format(rep);
+  g_test_message("%s", text);
+  /* the scaling Mul is fused into the optimizer's update, the first op that
+   * can differ: found there, the cause at the Mul */
+  g_assert_nonnull(rep->first->node);
+  g_assert_true(g_str_has_prefix(rep->first->node, "SGD/"));
+  g_assert_cmpstr(rep->first->loc.func, ==, "decaying_step_fn");
+  g_assert_nonnull(rep->cause);
+  g_assert_nonnull(strstr(rep->cause, "input 1 of Mul at test-train.c:"));
+  g_assert_nonnull(strstr(rep->cause, "constant the graph recorded while tracing (0.5)"));
+  free(text);
+  ts_diverge_report_free(rep);
+
+  if (g_file_test(FASHION_MNIST, G_FILE_TEST_IS_DIR)) {
+    ts_module *m = ts_module_open("seeds");
+    g_assert_nonnull(m);
+    ts_value steps;
+    g_assert_true(ts_value_parse("2", &steps));
+    int quiet = test_quiet_begin(); /* its step lines: not TAP */
+    g_assert_true(ts_diverge(ts_module_lookup(m, "train"), &steps, 1, NULL, &rep));
+    test_quiet_end(quiet);
+    g_assert_false(rep->diverged);
+    int gradient_expected = 0;
+    for (int i = 0; i < rep->n_expected; i++)
+      gradient_expected += rep->expected[i].node && g_str_has_prefix(rep->expected[i].node, "gradients/");
+    g_test_message("train: %d compared, %d expected differences (%d of gradients)", rep->n_compared,
+                   rep->n_expected, gradient_expected);
+    g_assert_cmpint(rep->n_compared, >, 100);
+    ts_diverge_report_free(rep);
+    ts_value_clear(&steps);
+    ts_module_free(m);
+  }
+  ts_scope_end(scope);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -964,6 +1237,10 @@ int main(int argc, char **argv)
   g_test_add_func("/train/fit/conv-net", test_fit_conv);
   g_test_add_func("/train/example/graph", test_example_graph);
   g_test_add_func("/train/example/guide", test_example_guide);
+  g_test_add_func("/train/example/rate", test_example_rate);
+  g_test_add_func("/train/example/break-nan", test_example_break_nan);
+  g_test_add_func("/train/example/debug-backward", test_example_debug_backward);
+  g_test_add_func("/train/diverge", test_diverge_training_step);
   int rc = g_test_run();
   ts_release_all();
   return rc;

@@ -34,6 +34,7 @@ void ts_debug_op_free(TsDebugOp *op)
   g_free(op->func);
   g_free(op->node);
   g_free(op->scope);
+  g_free(op->gradient_of);
   g_ptr_array_unref(op->frames);
   g_ptr_array_unref(op->inputs);
   g_ptr_array_unref(op->outputs);
@@ -107,6 +108,7 @@ TsDebugOp *ts_debug_op_read(GVariant *v, GUnixFDList *fds, GError **error)
   g_variant_dict_lookup(&d, "node", "s", &op->node);
   if (!g_variant_dict_lookup(&d, "scope", "s", &op->scope))
     op->scope = g_strdup("");
+  g_variant_dict_lookup(&d, "gradient-of", "s", &op->gradient_of);
   g_autoptr(GVariant) frames = g_variant_dict_lookup_value(&d, "frames", G_VARIANT_TYPE("a(ssi)"));
   for (gsize i = 0; frames && i < g_variant_n_children(frames); i++) {
     TsDebugFrame *f = g_new0(TsDebugFrame, 1);

@@ -33,6 +33,7 @@ typedef struct {
   int line;
   char *node;           /* the graph node (or eagerly its traced twin); NULL if none */
   char *scope;          /* "" if none */
+  char *gradient_of;    /* a gradient's op: the forward node's name; NULL if not */
   GPtrArray *frames;    /* TsDebugFrame *, outermost first */
   GPtrArray *inputs;    /* TsDebugTensor * */
   GPtrArray *outputs;   /* TsDebugTensor *, empty before the op ran */

@@ -140,6 +140,8 @@ static GVariant *op_variant(const ts_debug_op *op, GUnixFDList *fds, GError **er
   if (op->node)
     g_variant_dict_insert(&d, "node", "s", op->node);
   g_variant_dict_insert(&d, "scope", "s", op->scope ? op->scope : "");
+  if (op->gradient_of)
+    g_variant_dict_insert(&d, "gradient-of", "s", op->gradient_of);
   GVariantBuilder frames;
   g_variant_builder_init(&frames, G_VARIANT_TYPE("a(ssi)"));
   for (int i = 0; i < op->n_frames; i++)

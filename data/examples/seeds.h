@@ -21,5 +21,6 @@ ts_tensor *lstm_fn(ts_call *c);
 ts_tensor *conv_fn(ts_call *c);
 /* The guide's training loop (seeds_train.c). */
 ts_tensor *train(ts_call *c);
+ts_tensor *train_rate(ts_call *c);
 
 #pragma GCC visibility pop

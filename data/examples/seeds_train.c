@@ -40,44 +40,75 @@
  * The final line is printed by the print op after the loop (our function
  * returns one value: the final accuracy).  The model, optimizer and metric
  * are the program's globals, made on the first call, as the guide's are:
- * a second call goes on training them. */
+ * a second call goes on training them.  train_rate(steps, learning_rate)
+ * is the same recipe with Adam's learning rate given (the guide's 0.001 in
+ * train), on a model of its own, so a diverging rate (1e8: a NaN within a
+ * few steps, for the debugger's `--break nan`) leaves train's alone.  Its
+ * model and optimizer are made on its first call, with that call's rate:
+ * variables are made on a function's first call only (as tf.function
+ * has it), so a later call with another rate is an error. */
 #include "seeds.h"
 
+#include <math.h>
 #include <string.h>
 #include <tracescope-train.h>
 
 enum { BATCH = 100, SEED = 42 };
+#define GUIDE_RATE 0.001
 
-static struct {
-  ts_tensor *images, *labels; /* Fashion-MNIST's training split, loaded once */
+/* One learning rate's model, optimizer and metric. */
+typedef struct trainer {
+  double rate;
   ts_sequential *model;
   ts_optimizer *optimizer;
   ts_metric *accuracy;
+} trainer;
+
+static struct {
+  ts_tensor *images, *labels; /* Fashion-MNIST's training split, loaded once */
+  trainer guide, rated;       /* train's, train_rate's */
 } g;
+
+static void trainer_clear(trainer *t)
+{
+  ts_sequential_free(t->model);
+  ts_optimizer_free(t->optimizer);
+  ts_metric_free(t->accuracy);
+  memset(t, 0, sizeof *t);
+}
 
 __attribute__((destructor)) static void train_globals_release(void)
 {
   ts_tensor_unref(g.images);
   ts_tensor_unref(g.labels);
-  ts_sequential_free(g.model);
-  ts_optimizer_free(g.optimizer);
-  ts_metric_free(g.accuracy);
+  trainer_clear(&g.guide);
+  trainer_clear(&g.rated);
 }
 
-/* The globals, made on the first call (eagerly, even while tracing). */
-static bool globals_ready(void)
+/* t, made for learning rate `rate` on its first call (eagerly, even while
+ * tracing); the data is loaded on the first of all. */
+static trainer *trainer_ready(trainer *t, double rate, const char *fn)
 {
-  if (g.model)
-    return true;
+  if (t->model) {
+    if (t->rate == rate)
+      return t;
+    ts_error_set(TS_ERR_INVALID_ARGUMENT, TS_HERE, NULL,
+                 "%s: its model was made for learning rate %g on the first call, got %g "
+                 "(variables are made on the first call only: one rate a process)",
+                 fn, t->rate, rate);
+    return NULL;
+  }
   bool ok = false;
   TS_INIT_SCOPE {
-    ts_scope *scope = ts_scope_begin();
-    ts_tensor *images = NULL, *labels = NULL;
-    if (ts_fashion_mnist_load("train", &images, &labels)) {
-      g.images = ts_tensor_ref(images);
-      g.labels = ts_tensor_ref(labels);
+    if (!g.images) {
+      ts_scope *scope = ts_scope_begin();
+      ts_tensor *images = NULL, *labels = NULL;
+      if (ts_fashion_mnist_load("train", &images, &labels)) {
+        g.images = ts_tensor_ref(images);
+        g.labels = ts_tensor_ref(labels);
+      }
+      ts_scope_end(scope);
     }
-    ts_scope_end(scope);
     /* Keras' names in a fresh session, whatever else the process made */
     ts_layer *layers[] = {
       ts_reshape_layer_new("reshape", TS_SHAPE(28 * 28)),
@@ -85,16 +116,17 @@ static bool globals_ready(void)
       ts_dense_new("dense_1", 100, TS_ACTIVATION_RELU, SEED + 2),
       ts_dense_new("dense_2", 10, TS_ACTIVATION_LINEAR, SEED + 3),
     };
-    g.model = ts_sequential_new(layers, 4);
-    g.optimizer = ts_adam_new(TS_ADAM_DEFAULTS);
-    g.accuracy = ts_accuracy_new(NULL);
-    ok = g.images && g.model && g.optimizer && g.accuracy;
+    t->rate = rate;
+    t->model = ts_sequential_new(layers, 4);
+    t->optimizer = ts_adam_new(rate, 0.9, 0.999, 1e-7);
+    t->accuracy = ts_accuracy_new(NULL);
+    ok = g.images && t->model && t->optimizer && t->accuracy;
   }
   if (!ok) {
-    train_globals_release();
-    memset(&g, 0, sizeof g);
+    trainer_clear(t);
+    return NULL;
   }
-  return ok;
+  return t;
 }
 
 /* prepare_mnist_features_and_labels: x / 255 as f32, y as i64. */
@@ -122,26 +154,28 @@ static ts_dataset *mnist_dataset(int64_t n_examples)
   return ds;
 }
 
-static ts_tensor *train_one_step(ts_tensor *x, ts_tensor *y)
+static ts_tensor *train_one_step(trainer *t, ts_tensor *x, ts_tensor *y)
 {
   ts_tape *tape = ts_tape_new(false);
-  ts_tensor *logits = ts_sequential_call(g.model, x, true);
+  ts_tensor *logits = ts_sequential_call(t->model, x, true);
   ts_tensor *loss = ts_loss_sparse_softmax_cross_entropy(y, logits);
   ts_tape_stop(tape);
-  int n = ts_sequential_n_variables(g.model);
+  int n = ts_sequential_n_variables(t->model);
   ts_tensor *vars[16] = { NULL }, *grads[16] = { NULL };
   for (int i = 0; i < n && i < 16; i++)
-    vars[i] = ts_sequential_variable(g.model, i);
+    vars[i] = ts_sequential_variable(t->model, i);
   if (loss && ts_tape_gradient(tape, loss, vars, n, grads, TS_UNCONNECTED_NONE))
-    ts_optimizer_apply(g.optimizer, grads, vars, n);
+    ts_optimizer_apply(t->optimizer, grads, vars, n);
   ts_tape_free(tape);
-  ts_metric_update(g.accuracy, y, logits);
+  ts_metric_update(t->accuracy, y, logits);
   return ts_failed() ? NULL : loss;
 }
 
-ts_tensor *train(ts_call *c)
+/* The guide's loop: steps batches of `t`'s recipe. */
+static ts_tensor *train_loop(trainer *t, int64_t steps)
 {
-  int64_t steps = arg_count(c, 0, "train");
+  if (!t)
+    return NULL;
   if (steps < 0 || steps > 60000 / BATCH) {
     if (!ts_failed())
       ts_error_set(TS_ERR_INVALID_ARGUMENT, TS_HERE, NULL,
@@ -149,8 +183,6 @@ ts_tensor *train(ts_call *c)
                    60000 / BATCH, BATCH, (long long)steps);
     return NULL;
   }
-  if (!globals_ready())
-    return NULL;
   ts_dataset *train_ds = mnist_dataset(steps * BATCH);
   if (!train_ds)
     return NULL;
@@ -160,13 +192,33 @@ ts_tensor *train(ts_call *c)
     ts_tensor *xy[2];
     ts_dataset_get(train_ds, i, xy); /* on failure NULLs, which the ops below pass on */
     step = ts_add(step, one);
-    loss = train_one_step(xy[0], xy[1]);
+    loss = train_one_step(t, xy[0], xy[1]);
     TS_IF (ts_equal(ts_mod(step, ten), zero)) {
-      ts_print("Step", step, ": loss", loss, "; accuracy", ts_metric_result(g.accuracy));
+      ts_print("Step", step, ": loss", loss, "; accuracy", ts_metric_result(t->accuracy));
     } TS_END_IF;
   }
   ts_dataset_free(train_ds);
-  ts_tensor *accuracy = ts_metric_result(g.accuracy);
+  ts_tensor *accuracy = ts_metric_result(t->accuracy);
   ts_print("Final step", step, ": loss", loss, "; accuracy", accuracy);
   return accuracy;
+}
+
+ts_tensor *train(ts_call *c)
+{
+  int64_t steps = arg_count(c, 0, "train");
+  return steps < 0 ? NULL : train_loop(trainer_ready(&g.guide, GUIDE_RATE, "train"), steps);
+}
+
+ts_tensor *train_rate(ts_call *c)
+{
+  int64_t steps = arg_count(c, 0, "train_rate");
+  double rate = ts_arg_float(c, 1);
+  if (ts_failed())
+    return NULL;
+  if (!(rate > 0) || !isfinite(rate)) {
+    ts_error_set(TS_ERR_INVALID_ARGUMENT, TS_HERE, NULL,
+                 "train_rate: the learning rate must be a finite number > 0, got %g", rate);
+    return NULL;
+  }
+  return steps < 0 ? NULL : train_loop(trainer_ready(&g.rated, rate, "train_rate"), steps);
 }

@@ -56,6 +56,16 @@ char *ts__node_origins(const ts_node *node)
   return g_string_free(s, FALSE);
 }
 
+/* The forward node a gradient op's node stands for: the node run's, or
+ * (an optimized node, an eager op) its traced twin's. */
+static char *gradient_of(const ts_op_event *ev)
+{
+  const ts_node *forward = ev->node ? ts_node_gradient_of(ev->node) : NULL;
+  if (!forward && ev->traced)
+    forward = ts_node_gradient_of(ev->traced);
+  return forward ? g_strdup(ts_node_name(forward)) : NULL;
+}
+
 void ts__debug_op_fill(ts_debug_op *op, const ts_op_event *ev, const ts_debug_frame *cf, int n_cf,
                        size_t *bytes)
 {
@@ -66,6 +76,7 @@ void ts__debug_op_fill(ts_debug_op *op, const ts_op_event *ev, const ts_debug_fr
     .node = node ? g_strdup(ts_node_name(node)) : NULL,
     .scope = g_strdup(node ? ts_node_scope(node) : ""),
     .origins = ts__node_origins(ev->node),
+    .gradient_of = gradient_of(ev),
   };
   ts_debug_frame frames[TS_MAX_PATH + 16];
   int n = path_frames(frames, TS_MAX_PATH);
@@ -99,6 +110,7 @@ void ts__debug_op_copy(ts_debug_op *dst, const ts_debug_op *src)
   dst->node = dup_or_null(src->node);
   dst->scope = dup_or_null(src->scope);
   dst->origins = dup_or_null(src->origins);
+  dst->gradient_of = dup_or_null(src->gradient_of);
   dst->frames = g_new0(ts_debug_frame, src->n_frames > 0 ? src->n_frames : 1);
   for (int i = 0; i < src->n_frames; i++)
     dst->frames[i] = (ts_debug_frame){ g_strdup(src->frames[i].name),
@@ -116,6 +128,7 @@ void ts_debug_op_clear(ts_debug_op *op)
   g_free(op->node);
   g_free(op->scope);
   g_free(op->origins);
+  g_free(op->gradient_of);
   for (int i = 0; i < op->n_frames; i++) {
     g_free(op->frames[i].name);
     g_free(op->frames[i].file);

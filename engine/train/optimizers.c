@@ -203,6 +203,21 @@ static void adam_update(ts_loc loc, const ts_optimizer *o, ts_tensor *g, ts_tens
   ts_assign_sub_at(loc, var, ts_div_at(loc, ts_mul_at(loc, rate, m), denom));
 }
 
+bool ts_optimizer_scope_is(const char *component)
+{
+  if (!component)
+    return false;
+  for (size_t k = 0; k < G_N_ELEMENTS(KINDS); k++) {
+    size_t n = strlen(KINDS[k].name);
+    if (strncmp(component, KINDS[k].name, n) != 0)
+      continue;
+    const char *rest = component + n; /* "", or a graph's "_N" making the name unique */
+    if (!*rest || (rest[0] == '_' && rest[1] && strspn(rest + 1, "0123456789") == strlen(rest + 1)))
+      return true;
+  }
+  return false;
+}
+
 bool ts_optimizer_apply_at(ts_loc loc, ts_optimizer *o, ts_tensor *const *grads,
                            ts_tensor *const *vars, int n)
 {
