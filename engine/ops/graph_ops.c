@@ -57,8 +57,7 @@ const ts_op_def ts__op_identity = {
   .op = TS_OP_IDENTITY, .name = "Identity", .api_name = "identity",
   .n_inputs = 1, .n_outputs = 1, .flags = TS_OPF_ALIAS | TS_OPF_ANY_DTYPE,
   .infer = identity_infer, .kernel[TS_DEVICE_CPU] = identity_cpu,
-  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_identity),
-  .infer = identity_infer, .kernel[TS_DEVICE_CPU] = identity_cpu, .grad = ts__grad_pass,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_identity), .grad = ts__grad_pass,
 };
 
 ts_tensor *ts_identity_at(ts_loc loc, ts_tensor *x)
