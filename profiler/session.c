@@ -488,14 +488,24 @@ int64_t tsp_memory_live(const tsp_event *e)
 }
 
 void tsp_memory_event_init(tsp_event *e, uint64_t time_ns, int64_t delta, int64_t live,
-                           uint8_t device, uint32_t loc)
+                           uint8_t device, ts_memory_kind what, uint32_t loc)
 {
   *e = (tsp_event){
     .start_ns = time_ns, .end_ns = time_ns,
     .seq = (uint32_t)(uint64_t)delta, .parent_seq = (uint32_t)((uint64_t)delta >> 32),
     .node = (uint32_t)(uint64_t)live, .traced = (uint32_t)((uint64_t)live >> 32),
-    .loc = loc, .kind = TSP_EVENT_MEMORY, .device = device,
+    .loc = loc, .op = (uint16_t)what, .kind = TSP_EVENT_MEMORY, .device = device,
   };
+}
+
+static const char *const memory_counters[TS_MEMORY_KIND_COUNT] = {
+  [TS_MEMORY_TENSORS] = "memory",
+  [TS_MEMORY_ARENA] = "arena",
+};
+
+const char *tsp_memory_counter_name(ts_memory_kind what)
+{
+  return (unsigned)what < TS_MEMORY_KIND_COUNT ? memory_counters[what] : NULL;
 }
 
 /* The graph a node is in, named by its top-level graph and whether it is
