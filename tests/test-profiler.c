@@ -1065,6 +1065,8 @@ static void test_threads(void)
     g_thread_join(threads[i]);
   tsp_session_stop(s);
   g_assert_cmpint(tsp_session_n_threads(s), ==, 3);
+  for (int i = 0; i < 3; i++) /* their tracks have the threads' names */
+    g_assert_cmpstr(tsp_session_thread(s, i)->name, ==, "adds");
   tsp_stats *st = tsp_stats_compute(s, TSP_BY_OP, &TSP_FILTER_ALL);
   g_assert_cmpuint(find(st, "Add")->count, ==, 3000);
   tsp_stats_free(st);
@@ -1084,7 +1086,8 @@ static ts_tensor *branches(ts_call *c)
 
 /* Profiling keeps a graph's schedule: its groups run at once on the
  * engine's threads, and the profile has every op of the call once, those
- * that ran on the pool's other thread on that thread's track. */
+ * that ran on the pool's other thread on that thread's track, named for
+ * it ("ts-pool-1", not "thread 4711"). */
 static void test_profiled_schedule(void)
 {
   ts_scope *scope = ts_scope_begin();
@@ -1115,7 +1118,13 @@ static void test_profiled_schedule(void)
         g_assert_cmpuint(e->seq, >=, 1);
         g_assert_cmpuint(e->seq, <=, (uint32_t)ops);
         seen[e->seq]++;
-        elsewhere |= tsp_session_thread(s, t)->tid != (uint64_t)getpid();
+        const tsp_thread_info *info = tsp_session_thread(s, t);
+        if (info->tid != (uint64_t)getpid()) { /* the pool's thread, by its name */
+          elsewhere = true;
+          g_assert_cmpstr(info->name, ==, "ts-pool-1");
+        } else {
+          g_assert_cmpstr(info->name, ==, "main");
+        }
       }
     }
     for (int q = 1; q <= ops; q++)
