@@ -1125,6 +1125,24 @@ static void test_profiler_panel(void)
       phases = t;
   g_assert_cmpint(phases, >=, 0);
   g_assert_cmpint(tsp_lod_n_depths(ts_timeline_get_lod(timeline), phases), >=, 3);
+  /* every track has its thread's name (the worker's "calls", the pool's
+   * "ts-pool-N"), none a bare "thread 4711" */
+  gboolean calls_track = FALSE;
+  for (int t = 0; t < tsp_session_n_threads(s); t++) {
+    const char *track = tsp_session_thread(s, t)->name;
+    g_assert_false(g_str_has_prefix(track, "thread "));
+    tsp_iter it;
+    tsp_iter_init(&it, s, t);
+    for (const tsp_event *e; (e = tsp_iter_next(&it));)
+      calls_track |= e->kind == TSP_EVENT_CALL && g_str_equal(track, "calls");
+  }
+  g_assert_true(calls_track);
+  /* the memory track: tensors, and the graph's memory plan arena */
+  const tsp_lod *run_lod = ts_timeline_get_lod(timeline);
+  g_assert_cmpint(tsp_lod_n_memory(run_lod), ==, 2);
+  g_assert_cmpint(tsp_lod_memory_kind(run_lod, 0), ==, TS_MEMORY_TENSORS);
+  g_assert_cmpint(tsp_lod_memory_kind(run_lod, 1), ==, TS_MEMORY_ARENA);
+  g_assert_cmpint(tsp_lod_memory_peak(run_lod, 1), >, 0);
   GArray *traced = tsp_lod_search(ts_timeline_get_lod(timeline), "sequential_model");
   gboolean trace_span = FALSE;
   for (guint i = 0; i < traced->len; i++) {
