@@ -855,8 +855,33 @@ static void assert_shortcuts_list_graph_keys(GtkWindow *shortcuts)
   g_hash_table_destroy(accels);
 }
 
-/* Preferences, About and the shortcuts window (with the graph's keys) open; the
- * style follows the setting. */
+/* Every key the Timeline binds (its class's shortcuts, read from the
+ * widget) is in the shortcuts window. */
+static void assert_shortcuts_list_timeline_keys(GtkWindow *shortcuts)
+{
+  g_autoptr(GHashTable) accels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  collect_accels(GTK_WIDGET(shortcuts), accels);
+  GtkWidget *timeline = g_object_ref_sink(ts_timeline_new());
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers(timeline);
+  int n_keys = 0;
+  for (guint i = 0; i < g_list_model_get_n_items(controllers); i++) {
+    g_autoptr(GObject) controller = g_list_model_get_item(controllers, i);
+    if (!GTK_IS_SHORTCUT_CONTROLLER(controller))
+      continue;
+    for (guint k = 0; k < g_list_model_get_n_items(G_LIST_MODEL(controller)); k++) {
+      g_autoptr(GtkShortcut) shortcut = g_list_model_get_item(G_LIST_MODEL(controller), k);
+      g_autofree char *key = gtk_shortcut_trigger_to_string(gtk_shortcut_get_trigger(shortcut));
+      if (!g_hash_table_contains(accels, key))
+        g_error("the shortcuts window does not list the Timeline's %s", key);
+      n_keys++;
+    }
+  }
+  g_assert_cmpint(n_keys, >=, 10); /* zoom, fit, pan, search steps, unselect */
+  g_object_unref(timeline);
+}
+
+/* Preferences, About and the shortcuts window (with the graph's and the
+ * Timeline's keys) open; the style follows the setting. */
 static void test_dialogs_and_style(void)
 {
   g_action_group_activate_action(G_ACTION_GROUP(app), "preferences", NULL);
@@ -866,8 +891,9 @@ static void test_dialogs_and_style(void)
   activate("win.show-help-overlay", NULL);
   GtkWindow *shortcuts = find_toplevel(GTK_TYPE_SHORTCUTS_WINDOW);
   assert_shortcuts_list_graph_keys(shortcuts);
-  if (g_getenv("TS_SHORTCUTS_SCREENSHOT")) { /* the graph's page, for the README */
-    g_object_set(shortcuts, "section-name", "graph", NULL);
+  assert_shortcuts_list_timeline_keys(shortcuts);
+  if (g_getenv("TS_SHORTCUTS_SCREENSHOT")) { /* the graph's page (or TS_SHORTCUTS_SECTION's), for the README */
+    g_object_set(shortcuts, "section-name", g_getenv("TS_SHORTCUTS_SECTION") ? g_getenv("TS_SHORTCUTS_SECTION") : "graph", NULL);
     test_wait_for(no_transition, shortcuts, "the shortcuts window to switch pages");
     int frames = 0;
     gtk_widget_add_tick_callback(GTK_WIDGET(shortcuts), count_frame, &frames, NULL);
