@@ -518,8 +518,6 @@ static void make_call(Call *c)
   tsp_session *session = NULL;
   if (c->profile) {
     session = tsp_session_new();
-    /* the Timeline's memory track: tensors and the memory plans' arenas */
-    tsp_session_add_collector(session, &tsp_memory_collector, NULL);
     if (!tsp_session_start(session, &error)) {
       tsp_session_free(session);
       g_variant_dict_clear(&d);
