@@ -687,38 +687,6 @@ static void test_cancel(void)
   g_assert_null(ts_tensor_view_get_tensor(ts_run_panel_get_tensor_view(panel)));
 }
 
-static gboolean trace_logged(gpointer data)
-{
-  return n_items(ts_trace_log_get_entries(ts_window_get_trace_log(window))) > 0;
-}
-
-/* While a long run goes on, its first call's trace shows at once: the
- * trace log's row and the function's graph, never "Not Traced Yet". */
-static void test_traced_while_running(void)
-{
-  activate("win.open-module", "s", seeds_path()); /* a fresh worker: nothing traced */
-  wait_idle();
-  activate("win.mode", "s", "graph");
-  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(TRUE));
-  TsRunPanel *panel = ts_window_get_run_panel(window);
-  select_function("sequential_model");
-  g_assert_null(ts_graph_pane_get_concrete(ts_window_get_graph_pane(window)));
-  ts_run_panel_set_args(panel, (const char *const[]){ "f32[20,28,28]:uniform", NULL });
-  ts_run_panel_set_repeat(panel, 1000000);
-  activate("win.run", NULL);
-  test_wait_for(trace_logged, NULL, "the trace log's row");
-  while (g_main_context_iteration(NULL, FALSE))
-    ;
-  g_assert_true(ts_window_get_busy(window)); /* still running */
-  TsConcreteInfo *cf = ts_graph_pane_get_concrete(ts_window_get_graph_pane(window));
-  g_assert_nonnull(cf);
-  g_assert_cmpstr(cf->function, ==, "sequential_model");
-  activate("win.cancel", NULL);
-  wait_idle();
-  ts_run_panel_set_repeat(panel, 1);
-  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(FALSE));
-}
-
 static void test_corrupt_module_refused(void)
 {
   g_autofree char *path = g_build_filename(tmp_dir, "corrupt.so", NULL);
@@ -3611,7 +3579,6 @@ int main(int argc, char **argv)
   g_test_add_func("/app/source-snippet", test_source_snippet);
   g_test_add_func("/app/node-details-source-missing", test_node_details_source_missing);
   g_test_add_func("/app/profiler-panel", test_profiler_panel);
-  g_test_add_func("/app/traced-while-running", test_traced_while_running);
   g_test_add_func("/app/device-selector", test_device_selector);
   g_test_add_func("/app/device-option", test_device_option);
   g_test_add_func("/app/trace-import-process", test_trace_import_process);
