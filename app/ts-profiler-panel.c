@@ -116,7 +116,7 @@ static const Column COMPARE_COLUMNS[] = {
   { "Eager", CELL_NS, offsetof(tsp_compare_row, eager_ns), FALSE, TRUE },
   { "Graph", CELL_NS, offsetof(tsp_compare_row, graph_ns), FALSE, TRUE },
   { "Eager/Graph", CELL_RATIO, offsetof(tsp_compare_row, ratio), FALSE, TRUE },
-  { "Time per Call", CELL_BARS, 0, FALSE, TRUE },
+  { "Per Call", CELL_BARS, 0, FALSE, TRUE },
 };
 
 static const void *row_base(const TsProfileRow *r, const Column *c)
@@ -270,7 +270,7 @@ static void on_cell_setup(GtkSignalListItemFactory *f, GtkListItem *item, gpoint
   const Column *c = data;
   if (c->kind == CELL_BARS) {
     GtkWidget *area = gtk_drawing_area_new();
-    gtk_drawing_area_set_content_width(GTK_DRAWING_AREA(area), 200);
+    gtk_drawing_area_set_content_width(GTK_DRAWING_AREA(area), 64);
     gtk_drawing_area_set_content_height(GTK_DRAWING_AREA(area), 16);
     gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(area), draw_bars, g_object_get_data(G_OBJECT(f), "panel"), NULL);
     gtk_list_item_set_child(item, area);
@@ -281,8 +281,8 @@ static void on_cell_setup(GtkSignalListItemFactory *f, GtkListItem *item, gpoint
   gtk_label_set_ellipsize(GTK_LABEL(label), c->kind == CELL_TEXT ? PANGO_ELLIPSIZE_MIDDLE : PANGO_ELLIPSIZE_NONE);
   if (c->kind != CELL_TEXT)
     gtk_widget_add_css_class(label, "numeric");
-  else /* the first column names the row: room for "dense_12/ReadVariableOp_1" */
-    gtk_label_set_width_chars(GTK_LABEL(label), c->expand ? 26 : 12);
+  else /* the first column names the row and takes the room left; the others' texts are short ("CPU") */
+    gtk_label_set_width_chars(GTK_LABEL(label), c->expand ? 14 : 6);
   gtk_list_item_set_child(item, label);
 }
 

@@ -59,7 +59,7 @@ static tsp_session *session(uint64_t n)
       int64_t delta = i % 1000 < 500 ? 4096 : -4096;
       live += delta;
       tsp_event m;
-      tsp_memory_event_init(&m, t, delta, live, cpu, 0);
+      tsp_memory_event_init(&m, t, delta, live, cpu, TS_MEMORY_TENSORS, 0);
       tsp_record_on(s, threads[0], &m);
     }
     t += 1200;

@@ -80,9 +80,9 @@ bool ts__tensor_own_copy(ts_tensor *t);
 bool ts__buffer_memset(const struct ts_backend *b, void *dst, int value, size_t bytes);
 bool ts__buffer_copy(const struct ts_backend *to, void *dst, const struct ts_backend *from,
                      const void *src, size_t bytes);
-/* Reports delta bytes of storage on b to the live count and TS_EVENT_MEMORY
- * listeners (tensors, and the memory planner's arenas). */
-void ts__memory_count(const struct ts_backend *b, int64_t delta, ts_loc loc);
+/* Reports delta bytes of storage on b (a tensor's, or a memory planner's
+ * arena) to the live count of that kind and TS_EVENT_MEMORY listeners. */
+void ts__memory_count(const struct ts_backend *b, ts_memory_kind what, int64_t delta, ts_loc loc);
 /* Hands a reference the caller owns to the current scope. */
 void ts__scope_adopt(ts_tensor *t);
 /* A scope entered and left many times without allocating (the executor's

@@ -185,6 +185,10 @@ static void *worker_main(void *arg)
 {
   int index = (int)(intptr_t)arg;
   in_pool = true;
+  /* a name for profilers and debuggers (the main thread is pool thread 0) */
+  char name[16];
+  snprintf(name, sizeof name, "ts-pool-%d", index + 1);
+  pthread_setname_np(pthread_self(), name);
   unsigned seen = 0;
   for (;;) {
     seen = wait_generation(seen);

@@ -46,25 +46,25 @@ static bool shape_check(ts_loc loc, ts_dtype dtype, ts_shape shape, int64_t *siz
   return true;
 }
 
-/* Live tensor bytes per kind of device: one relaxed atomic add per
+/* Live bytes per kind of device and of memory: one relaxed atomic add per
  * allocation and release; an event only when a listener wants one. */
-static int64_t live_bytes[TS_DEVICE_KIND_COUNT];
+static int64_t live_bytes[TS_DEVICE_KIND_COUNT][TS_MEMORY_KIND_COUNT];
 
-void ts__memory_count(const ts_backend *b, int64_t delta, ts_loc loc)
+void ts__memory_count(const ts_backend *b, ts_memory_kind what, int64_t delta, ts_loc loc)
 {
   const ts_backend_i *bi = &b->iface;
-  int64_t live = __atomic_add_fetch(&live_bytes[bi->kind], delta, __ATOMIC_RELAXED);
+  int64_t live = __atomic_add_fetch(&live_bytes[bi->kind][what], delta, __ATOMIC_RELAXED);
   if (!(__atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED) & TS_EVENT_MASK(TS_EVENT_MEMORY)))
     return;
   ts_event ev = { .kind = TS_EVENT_MEMORY };
   ev.memory = (ts_memory_event){ .delta_bytes = delta, .live_bytes = live, .device = bi->name,
-                                 .loc = loc };
+                                 .loc = loc, .what = what };
   ts__listeners_emit(&ev);
 }
 
 static void count_memory(const ts_tensor *t, int64_t delta, ts_loc loc)
 {
-  ts__memory_count(t->backend, delta, loc);
+  ts__memory_count(t->backend, TS_MEMORY_TENSORS, delta, loc);
 }
 
 ts_tensor *ts__tensor_alloc_on(ts_loc loc, const ts_backend *backend, ts_dtype dtype,

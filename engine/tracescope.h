@@ -689,15 +689,25 @@ typedef struct ts_print_event {
   const ts_node *node;           /* NULL when eager */
 } ts_print_event;
 
+/* What a memory event counts: a tensor's own storage, or a memory plan's
+ * arena (exec/planner.c), which the planned values of a graph's calls
+ * share (they add no tensor storage of their own). */
+typedef enum ts_memory_kind {
+  TS_MEMORY_TENSORS,
+  TS_MEMORY_ARENA,
+  TS_MEMORY_KIND_COUNT
+} ts_memory_kind;
+
 /* Tensor storage (a buffer or the bytes inline with the tensor; views add
- * none), reported on the thread that allocates or releases it.  live_bytes
- * counts every tensor's storage on that kind of device since the process
- * started, whether or not anyone listened. */
+ * none) or an arena, reported on the thread that allocates or releases it.
+ * live_bytes counts every allocation of that kind on that kind of device
+ * since the process started, whether or not anyone listened. */
 typedef struct ts_memory_event {
   int64_t delta_bytes;           /* > 0 allocated, < 0 released */
-  int64_t live_bytes;            /* on the device after this change */
+  int64_t live_bytes;            /* of this kind on the device after this change */
   const char *device;            /* the backend: "CPU" */
-  ts_loc loc;                    /* allocations: where (of the op); releases: none */
+  ts_loc loc;                    /* allocations: where (of the op); releases and arenas: none */
+  ts_memory_kind what;
 } ts_memory_event;
 
 /* What the engine does before and around running a graph, each a span

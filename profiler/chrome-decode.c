@@ -177,14 +177,18 @@ static const char *copy_str(decoder *dc, const jvalue *v)
   return s ? g_string_chunk_insert_const(dc->chunk, s) : NULL;
 }
 
-/* A "memory" counter: the args' first member is the series (the device),
- * its value the live bytes; other counters are not kept. */
+/* A "memory" (tensors) or "arena" counter: the args' first member is the
+ * series (the device), its value the live bytes; other counters are not
+ * kept. */
 static bool finish_memory(decoder *dc, tsp_decoded *d, const char *name)
 {
   uint64_t k = dc->k;
   GError **error = &dc->error;
   const jvalue *f = dc->field;
-  if (!name || strcmp(name, "memory") != 0)
+  int what = 0;
+  while (what < TS_MEMORY_KIND_COUNT && g_strcmp0(name, tsp_memory_counter_name(what)) != 0)
+    what++;
+  if (what == TS_MEMORY_KIND_COUNT)
     return true;
   if (f[F_ARGS].type != J_OBJECT || !dc->has_first)
     return tsp__fail(error, "event %" G_GUINT64_FORMAT ": memory counter without a value", k);
@@ -200,6 +204,7 @@ static bool finish_memory(decoder *dc, tsp_decoded *d, const char *name)
     return tsp__fail(error, "event %" G_GUINT64_FORMAT ": memory counter \"%s\" is negative", k,
                      series);
   d->ph = 'C';
+  d->what = (uint8_t)what;
   d->tid = (uint64_t)tid;
   d->device = g_string_chunk_insert_const(dc->chunk, series);
   return true;

@@ -28,6 +28,7 @@ typedef struct tsp_decoded {
   const char *device, *mode, *function, *reason, *signature;
   int64_t run, seq, parent, n, t, l, c, code;
   bool has_delta;     /* 'C': our "delta" (the change) is in code */
+  uint8_t what;       /* 'C': the ts_memory_kind its counter's name says */
 } tsp_decoded;
 
 /* Streams the events text[0, len) — whole elements of a traceEvents array

@@ -222,13 +222,15 @@ static void put_phase(const tsp_session *s, GString *o, const tsp_event *e, uint
   g_string_append_printf(o, ",\"reason_code\":%u,\"seq\":%u}}", e->op, e->seq);
 }
 
-/* Live bytes as a counter track per device (Perfetto draws it as a graph);
- * the change, which threads allocating at once make unrecoverable from the
- * values, rides along outside args where viewers ignore it. */
+/* Live bytes as a counter track per kind of memory ("memory": tensors,
+ * "arena": the memory planner's), a series per device (Perfetto draws
+ * them as graphs); the change, which threads allocating at once make
+ * unrecoverable from the values, rides along outside args where viewers
+ * ignore it. */
 static void put_memory(const tsp_session *s, GString *o, const tsp_event *e, uint64_t base,
                        uint64_t tid)
 {
-  put_event_head(o, "memory", "memory", "C", e->start_ns - base, tid);
+  put_event_head(o, tsp_memory_counter_name(e->op), "memory", "C", e->start_ns - base, tid);
   g_string_append_printf(o, ",\"delta\":%" G_GINT64_FORMAT ",\"args\":{", tsp_memory_delta(e));
   const char *device = tsp_session_device(s, e->device);
   put_str(o, *device ? device : "memory");

@@ -40,7 +40,7 @@ typedef struct reader {
   GStringChunk *text;       /* their strings */
   uint8_t device;           /* the last device named, interned */
   const char *device_name;
-  int64_t live[256];        /* memory counters: the last value per device */
+  int64_t live[256][TS_MEMORY_KIND_COUNT]; /* memory counters: the last value per device and kind */
   uint64_t n;               /* events applied */
   uint64_t queued;          /* events cut out by the scanner */
 } reader;
@@ -177,10 +177,10 @@ static bool add_memory(reader *r, const tsp_decoded *d, uint64_t k, GError **err
   if (d->ts + r->base < d->ts)
     return tsp__fail(error, "event %" G_GUINT64_FORMAT ": \"ts\" out of range", k);
   uint8_t device = tsp_intern_device(r->s, strcmp(d->device, "memory") == 0 ? NULL : d->device);
-  int64_t delta = d->has_delta ? d->code : d->n - r->live[device];
-  r->live[device] = d->n;
+  int64_t delta = d->has_delta ? d->code : d->n - r->live[device][d->what];
+  r->live[device][d->what] = d->n;
   tsp_event e;
-  tsp_memory_event_init(&e, d->ts + r->base, delta, d->n, device, 0);
+  tsp_memory_event_init(&e, d->ts + r->base, delta, d->n, device, d->what, 0);
   return append(r, thread_of(r, d->tid, NULL), &e, k, error);
 }
 

@@ -50,6 +50,8 @@ typedef struct track {
 
 typedef struct memory_series {
   uint8_t device;
+  ts_memory_kind what;
+  uint64_t peak_ns;      /* when it first reached peak */
   tsp_lod_level *steps;  /* by time; max_bytes unused */
   size_t n;
   int64_t *block_max;    /* the most of each MEMORY_BLOCK steps */
@@ -270,41 +272,51 @@ static int cmp_step(const void *pa, const void *pb)
   return (a->time_ns > b->time_ns) - (a->time_ns < b->time_ns);
 }
 
+/* A series per device and kind of memory, devices in order, tensors
+ * before arenas. */
 static void build_memory(tsp_lod *lod)
 {
-  GArray *by_device[256] = { 0 };
+  enum { N_SERIES = 256 * TS_MEMORY_KIND_COUNT };
+  GArray **by_series = g_new0(GArray *, N_SERIES);
   for (int t = 0; t < lod->n_tracks; t++) {
     tsp_iter it;
     tsp_iter_init(&it, lod->session, t);
     for (const tsp_event *e; (e = tsp_iter_next(&it));) {
-      if (e->kind != TSP_EVENT_MEMORY)
+      if (e->kind != TSP_EVENT_MEMORY || e->op >= TS_MEMORY_KIND_COUNT)
         continue;
-      if (!by_device[e->device])
-        by_device[e->device] = g_array_new(FALSE, FALSE, sizeof(tsp_lod_level));
+      GArray **a = &by_series[e->device * TS_MEMORY_KIND_COUNT + e->op];
+      if (!*a)
+        *a = g_array_new(FALSE, FALSE, sizeof(tsp_lod_level));
       tsp_lod_level step = { e->start_ns, tsp_memory_live(e), 0 };
-      g_array_append_val(by_device[e->device], step);
+      g_array_append_val(*a, step);
     }
   }
-  lod->memory = g_new0(memory_series, 256);
-  for (int dev = 0; dev < 256; dev++) {
-    GArray *a = by_device[dev];
+  lod->memory = g_new0(memory_series, N_SERIES);
+  for (int k = 0; k < N_SERIES; k++) {
+    GArray *a = by_series[k];
     if (!a)
       continue;
     g_array_sort(a, (GCompareFunc)cmp_step); /* stable: a thread's order kept at equal times */
     memory_series *m = &lod->memory[lod->n_memory++];
-    m->device = (uint8_t)dev;
+    m->device = (uint8_t)(k / TS_MEMORY_KIND_COUNT);
+    m->what = (ts_memory_kind)(k % TS_MEMORY_KIND_COUNT);
     m->n = a->len;
     m->steps = (tsp_lod_level *)g_array_free(a, FALSE);
+    m->peak_ns = m->steps[0].time_ns;
     size_t n_blocks = (m->n + MEMORY_BLOCK - 1) / MEMORY_BLOCK;
     m->block_max = g_new0(int64_t, MAX(n_blocks, 1));
     for (size_t i = 0; i < m->n; i++) {
       int64_t v = m->steps[i].live_bytes;
       size_t b = i / MEMORY_BLOCK;
       m->block_max[b] = i % MEMORY_BLOCK ? MAX(m->block_max[b], v) : v;
-      m->peak = MAX(m->peak, v);
+      if (v > m->peak) {
+        m->peak = v;
+        m->peak_ns = m->steps[i].time_ns;
+      }
     }
     lod->bytes += m->n * sizeof(tsp_lod_level) + n_blocks * sizeof(int64_t);
   }
+  g_free(by_series);
 }
 
 tsp_lod *tsp_lod_build(const tsp_session *s)
@@ -486,10 +498,22 @@ uint8_t tsp_lod_memory_device(const tsp_lod *lod, int series)
   return m ? m->device : 0;
 }
 
+ts_memory_kind tsp_lod_memory_kind(const tsp_lod *lod, int series)
+{
+  const memory_series *m = series_at(lod, series);
+  return m ? m->what : TS_MEMORY_TENSORS;
+}
+
 int64_t tsp_lod_memory_peak(const tsp_lod *lod, int series)
 {
   const memory_series *m = series_at(lod, series);
   return m ? m->peak : 0;
+}
+
+uint64_t tsp_lod_memory_peak_ns(const tsp_lod *lod, int series)
+{
+  const memory_series *m = series_at(lod, series);
+  return m ? m->peak_ns : 0;
 }
 
 /* The first step after t. */

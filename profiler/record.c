@@ -171,7 +171,7 @@ static void record_memory(tsp_session *s, const ts_memory_event *m)
     c = t->cache = g_new0(struct tsp_cache, 1);
   tsp_event e;
   tsp_memory_event_init(&e, ts_now_ns(), m->delta_bytes, m->live_bytes,
-                        tsp_intern_device(s, m->device), loc_index(s, c, m->loc));
+                        tsp_intern_device(s, m->device), m->what, loc_index(s, c, m->loc));
   tsp__thread_append(t, &e);
 }
 

@@ -191,6 +191,8 @@ static bool event_valid(const tsp_session *s, const tsp_event *e)
     return e->node < n_strings && e->traced < s->concretes->len && e->loc < n_strings;
   case TSP_EVENT_PHASE:
     return e->node < n_strings && e->loc < n_strings && e->op < TS_PHASE_KIND_COUNT;
+  case TSP_EVENT_MEMORY:
+    return e->loc < s->locs->len && e->device < s->devices->len && e->op < TS_MEMORY_KIND_COUNT;
   default: return false;
   }
 }

@@ -3,6 +3,7 @@
  * its collectors. */
 #include "profiler-private.h"
 
+#include <pthread.h>
 #include <stddef.h>
 
 #include <stdlib.h>
@@ -158,13 +159,33 @@ static _Thread_local struct {
   tsp_thread *thread;
 } self;
 
+/* The calling thread's track name: "main", the name the thread was given
+ * (g_thread_new's, pthread_setname_np's: "ts-pool-1"), else "thread TID".
+ * A thread given no name carries its creator's: the process's, for one
+ * the main thread made. */
+static void thread_label(uint64_t tid, char *label, size_t size)
+{
+  if (tid == (uint64_t)getpid()) {
+    g_strlcpy(label, "main", size);
+    return;
+  }
+  char name[16] = "", process[16] = "";
+  g_autofree char *comm = NULL;
+  if (g_file_get_contents("/proc/self/comm", &comm, NULL, NULL))
+    g_strlcpy(process, g_strchomp(comm), sizeof process);
+  if (pthread_getname_np(pthread_self(), name, sizeof name) == 0 && *name && strcmp(name, process) != 0)
+    g_strlcpy(label, name, size);
+  else
+    g_snprintf(label, size, "thread %" G_GUINT64_FORMAT, tid);
+}
+
 tsp_thread *tsp__thread_self(tsp_session *s)
 {
   if (G_LIKELY(self.session == s->id))
     return self.thread;
   uint64_t tid = (uint64_t)syscall(SYS_gettid);
   char label[32];
-  g_snprintf(label, sizeof label, "thread %" G_GUINT64_FORMAT, tid);
+  thread_label(tid, label, sizeof label);
   tsp_thread *t = NULL;
   g_mutex_lock(&s->lock);
   for (guint i = 0; i < s->threads->len && !t; i++) {
@@ -174,7 +195,7 @@ tsp_thread *tsp__thread_self(tsp_session *s)
   }
   g_mutex_unlock(&s->lock);
   if (!t)
-    t = tsp__thread_new(s, tid == (uint64_t)getpid() ? "main" : label, tid);
+    t = tsp__thread_new(s, label, tid);
   self.session = s->id;
   self.thread = t;
   return t;
@@ -488,14 +509,24 @@ int64_t tsp_memory_live(const tsp_event *e)
 }
 
 void tsp_memory_event_init(tsp_event *e, uint64_t time_ns, int64_t delta, int64_t live,
-                           uint8_t device, uint32_t loc)
+                           uint8_t device, ts_memory_kind what, uint32_t loc)
 {
   *e = (tsp_event){
     .start_ns = time_ns, .end_ns = time_ns,
     .seq = (uint32_t)(uint64_t)delta, .parent_seq = (uint32_t)((uint64_t)delta >> 32),
     .node = (uint32_t)(uint64_t)live, .traced = (uint32_t)((uint64_t)live >> 32),
-    .loc = loc, .kind = TSP_EVENT_MEMORY, .device = device,
+    .loc = loc, .op = (uint16_t)what, .kind = TSP_EVENT_MEMORY, .device = device,
   };
+}
+
+static const char *const memory_counters[TS_MEMORY_KIND_COUNT] = {
+  [TS_MEMORY_TENSORS] = "memory",
+  [TS_MEMORY_ARENA] = "arena",
+};
+
+const char *tsp_memory_counter_name(ts_memory_kind what)
+{
+  return (unsigned)what < TS_MEMORY_KIND_COUNT ? memory_counters[what] : NULL;
 }
 
 /* The graph a node is in, named by its top-level graph and whether it is

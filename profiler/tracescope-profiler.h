@@ -67,12 +67,17 @@ typedef struct tsp_event {
 } tsp_event;
 /* MEMORY events are instants (start_ns == end_ns, run_id 0) that keep the
  * change in seq/parent_seq and the live bytes after it in node/traced (low
- * and high halves); loc is where the allocation was.  Read them with: */
+ * and high halves); loc is where the allocation was, op what it counts (a
+ * ts_memory_kind: tensors, or the memory planner's arenas; each kind of
+ * each device is a series of its own).  Read them with: */
 int64_t tsp_memory_delta(const tsp_event *e);
 int64_t tsp_memory_live(const tsp_event *e);
 /* Fills a MEMORY event (for collectors, importers and tests). */
 void tsp_memory_event_init(tsp_event *e, uint64_t time_ns, int64_t delta, int64_t live,
-                           uint8_t device, uint32_t loc);
+                           uint8_t device, ts_memory_kind what, uint32_t loc);
+/* The counter a kind of memory is in Chrome traces ("memory", "arena");
+ * NULL out of range. */
+const char *tsp_memory_counter_name(ts_memory_kind what);
 
 /* ---- the session's tables (index 0 of each is "none") ------------------------ */
 
@@ -465,10 +470,14 @@ int tsp_lod_query(const tsp_lod *lod, int track, int depth, uint64_t from_ns, ui
 /* The TRACE events of a track, by start time (borrowed array of n). */
 const tsp_event *const *tsp_lod_traces(const tsp_lod *lod, int track, int *n);
 
-/* Live tensor bytes over time, one series per device that reported any. */
+/* Live bytes over time, one series per device and kind of memory (tensors,
+ * the memory planner's arenas) that reported any: by device, tensors first. */
 int tsp_lod_n_memory(const tsp_lod *lod);
 uint8_t tsp_lod_memory_device(const tsp_lod *lod, int series);
+ts_memory_kind tsp_lod_memory_kind(const tsp_lod *lod, int series);
+/* The series' highest level, and when it first reached it. */
 int64_t tsp_lod_memory_peak(const tsp_lod *lod, int series);
+uint64_t tsp_lod_memory_peak_ns(const tsp_lod *lod, int series);
 typedef struct tsp_lod_level {
   uint64_t time_ns;
   int64_t live_bytes; /* from time_ns on; max: the most in the pixel it starts */

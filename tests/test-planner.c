@@ -425,20 +425,24 @@ static void test_threads(void)
 
 typedef struct allocations {
   int n;             /* allocations */
-  int64_t arena;     /* an allocation of this many bytes... */
+  int64_t arena;     /* an arena of this many bytes... */
   bool arena_seen;   /* ...was among them */
+  int n_arenas;      /* allocations counted as arenas */
 } allocations;
 
 static void on_memory(const ts_event *ev, void *user_data)
 {
   allocations *a = user_data;
+  bool arena = ev->memory.what == TS_MEMORY_ARENA;
   a->n += ev->memory.delta_bytes > 0;
-  a->arena_seen |= ev->memory.delta_bytes == a->arena;
+  a->n_arenas += arena && ev->memory.delta_bytes > 0;
+  a->arena_seen |= arena && ev->memory.delta_bytes == a->arena;
 }
 
 /* A repeat call allocates storage for its output only: the arena is the
- * first call's (one allocation of the plan's peak, which the profiler's
- * memory track shows), and the values in it need no headers of their own. */
+ * first call's (one allocation of the plan's peak, reported as an arena,
+ * not as tensor storage, for the profiler's memory tracks), and the values
+ * in it need no headers of their own. */
 static void test_repeat_allocates_outputs_only(void)
 {
   setup();
@@ -459,7 +463,9 @@ static void test_repeat_allocates_outputs_only(void)
       call_graph(fns[f], args, n_args);
     ts_listener_remove(id);
     g_assert_true(first.arena_seen);
+    g_assert_cmpint(first.n_arenas, ==, 1);
     g_assert_cmpint(repeat.n, ==, 3);
+    g_assert_cmpint(repeat.n_arenas, ==, 0);
     ts_function_free(fns[f]);
   }
   ts_scope_end(scope);

@@ -152,7 +152,8 @@ static void test_summaries(void)
 }
 
 /* Steps of live bytes: each change when zoomed in, one step a pixel with
- * the pixel's highest level when zoomed out. */
+ * the pixel's highest level when zoomed out; tensors and arenas apart,
+ * each with its peak and when it was reached. */
 static void test_memory(void)
 {
   tsp_session *s = tsp_session_new_empty();
@@ -165,13 +166,30 @@ static void test_memory(void)
     peak = MAX(peak, live);
     lives[i] = live;
     tsp_event e;
-    tsp_memory_event_init(&e, (uint64_t)i * 10, delta, live, cpu, 0);
+    tsp_memory_event_init(&e, (uint64_t)i * 10, delta, live, cpu, TS_MEMORY_TENSORS, 0);
     tsp_record_on(s, t, &e);
   }
+  /* an arena allocated before the tensors and freed at 5000: a series of its own */
+  tsp_event e;
+  tsp_memory_event_init(&e, 5000, -4096, 0, cpu, TS_MEMORY_ARENA, 0);
+  tsp_record_on(s, t, &e);
+  tsp_memory_event_init(&e, 3, 4096, 4096, cpu, TS_MEMORY_ARENA, 0);
+  tsp_record_on(s, t, &e);
   tsp_lod *lod = tsp_lod_build(s);
-  g_assert_cmpint(tsp_lod_n_memory(lod), ==, 1);
+  g_assert_cmpint(tsp_lod_n_memory(lod), ==, 2);
   g_assert_cmpuint(tsp_lod_memory_device(lod, 0), ==, cpu);
+  g_assert_cmpint(tsp_lod_memory_kind(lod, 0), ==, TS_MEMORY_TENSORS);
   g_assert_cmpint(tsp_lod_memory_peak(lod, 0), ==, peak);
+  g_assert_cmpuint(tsp_lod_memory_peak_ns(lod, 0), ==, 9980); /* the saw's last rise */
+  g_assert_cmpuint(tsp_lod_memory_device(lod, 1), ==, cpu);
+  g_assert_cmpint(tsp_lod_memory_kind(lod, 1), ==, TS_MEMORY_ARENA);
+  g_assert_cmpint(tsp_lod_memory_peak(lod, 1), ==, 4096);
+  g_assert_cmpuint(tsp_lod_memory_peak_ns(lod, 1), ==, 3);
+  GArray *arena = g_array_new(FALSE, FALSE, sizeof(tsp_lod_level));
+  g_assert_cmpint(tsp_lod_memory_query(lod, 1, 0, 10000, 1.0, arena), ==, 2);
+  g_assert_cmpuint(g_array_index(arena, tsp_lod_level, 0).time_ns, ==, 3); /* sorted by time */
+  g_assert_cmpint(g_array_index(arena, tsp_lod_level, 1).live_bytes, ==, 0);
+  g_array_unref(arena);
   GArray *out = g_array_new(FALSE, FALSE, sizeof(tsp_lod_level));
   g_assert_cmpint(tsp_lod_memory_query(lod, 0, 0, 10000, 1.0, out), ==, 1000);
   g_assert_cmpint(g_array_index(out, tsp_lod_level, 0).live_bytes, ==, 100);
@@ -307,12 +325,16 @@ static void test_seed_recording(void)
   }
   g_assert_cmpint(n_ops, >, 10);
   g_assert_cmpint(n_memory, >, 10);
-  g_assert_cmpint(tsp_lod_n_memory(lod), ==, 1);
+  /* tensors, and the graph's memory plan arena */
+  g_assert_cmpint(tsp_lod_n_memory(lod), ==, 2);
+  g_assert_cmpint(tsp_lod_memory_kind(lod, 0), ==, TS_MEMORY_TENSORS);
+  g_assert_cmpint(tsp_lod_memory_kind(lod, 1), ==, TS_MEMORY_ARENA);
   g_assert_cmpint(tsp_lod_memory_peak(lod, 0), >, 0);
+  g_assert_cmpint(tsp_lod_memory_peak(lod, 1), >, 0);
   GArray *hits = tsp_lod_search(lod, "sum_even");
   g_assert_cmpuint(hits->len, >=, 4); /* the calls, and its trace */
   g_array_unref(hits);
-  /* memory goes through a Chrome trace as counters and comes back */
+  /* memory goes through a Chrome trace as counters and comes back, each series apart */
   size_t len;
   char *text = tsp_chrome_export_string(s, &len);
   g_assert_nonnull(strstr(text, "\"ph\":\"C\""));
@@ -320,19 +342,22 @@ static void test_seed_recording(void)
   tsp_session *back = tsp_chrome_import_data(text, len, &error);
   g_assert_no_error(error);
   tsp_lod *back_lod = tsp_lod_build(back);
-  g_assert_cmpint(tsp_lod_n_memory(back_lod), ==, 1);
-  g_assert_cmpint(tsp_lod_memory_peak(back_lod, 0), ==, tsp_lod_memory_peak(lod, 0));
-  GArray *a = g_array_new(FALSE, FALSE, sizeof(tsp_lod_level)), *b = g_array_new(FALSE, FALSE, sizeof(tsp_lod_level));
-  uint64_t from, to;
-  tsp_lod_range(lod, &from, &to);
-  tsp_lod_memory_query(lod, 0, from, to + 1, 1.0, a);
-  tsp_lod_range(back_lod, &from, &to);
-  tsp_lod_memory_query(back_lod, 0, from, to + 1, 1.0, b);
-  g_assert_cmpuint(a->len, ==, b->len);
-  for (guint i = 0; i < a->len; i++)
-    g_assert_cmpint(g_array_index(a, tsp_lod_level, i).live_bytes, ==, g_array_index(b, tsp_lod_level, i).live_bytes);
-  g_array_unref(a);
-  g_array_unref(b);
+  g_assert_cmpint(tsp_lod_n_memory(back_lod), ==, 2);
+  for (int series = 0; series < 2; series++) {
+    g_assert_cmpint(tsp_lod_memory_kind(back_lod, series), ==, tsp_lod_memory_kind(lod, series));
+    g_assert_cmpint(tsp_lod_memory_peak(back_lod, series), ==, tsp_lod_memory_peak(lod, series));
+    GArray *a = g_array_new(FALSE, FALSE, sizeof(tsp_lod_level)), *b = g_array_new(FALSE, FALSE, sizeof(tsp_lod_level));
+    uint64_t from, to;
+    tsp_lod_range(lod, &from, &to);
+    tsp_lod_memory_query(lod, series, from, to + 1, 1.0, a);
+    tsp_lod_range(back_lod, &from, &to);
+    tsp_lod_memory_query(back_lod, series, from, to + 1, 1.0, b);
+    g_assert_cmpuint(a->len, ==, b->len);
+    for (guint i = 0; i < a->len; i++)
+      g_assert_cmpint(g_array_index(a, tsp_lod_level, i).live_bytes, ==, g_array_index(b, tsp_lod_level, i).live_bytes);
+    g_array_unref(a);
+    g_array_unref(b);
+  }
   tsp_lod_free(back_lod);
   tsp_session_free(back);
   g_free(text);

@@ -534,6 +534,7 @@ static tsp_session *record_seed(void)
   ts_value x;
   g_assert_true(ts_value_parse("i32[4]=10,12,15,20", &x));
   tsp_session *s = tsp_session_new();
+  tsp_session_add_collector(s, &tsp_memory_collector, NULL);
   int quiet = test_quiet_begin();
   tsp_compare_free(tsp_compare_run(s, fn, &x, 1, 2));
   test_quiet_end(quiet);
@@ -616,10 +617,30 @@ static void assert_same_session(const tsp_session *a, const tsp_session *b)
   }
 }
 
+/* The session's MEMORY events of one kind. */
+static int count_memory(const tsp_session *s, ts_memory_kind what)
+{
+  int n = 0;
+  for (int t = 0; t < tsp_session_n_threads(s); t++) {
+    tsp_iter it;
+    tsp_iter_init(&it, s, t);
+    for (const tsp_event *e; (e = tsp_iter_next(&it));)
+      n += e->kind == TSP_EVENT_MEMORY && e->op == what;
+  }
+  return n;
+}
+
+/* Chrome JSON and back: every event, memory counters ("memory" for
+ * tensors, "arena" for the memory plans' arenas) of each kind kept apart. */
 static void test_round_trip(void)
 {
   tsp_session *s = record_seed();
   g_assert_cmpuint(tsp_session_n_events(s), >, 50);
+  g_assert_cmpint(count_memory(s, TS_MEMORY_TENSORS), >, 0);
+  g_assert_cmpint(count_memory(s, TS_MEMORY_ARENA), >, 0);
+  g_autofree char *json = tsp_chrome_export_string(s, NULL);
+  g_assert_nonnull(strstr(json, "{\"name\":\"arena\""));
+  g_assert_nonnull(strstr(json, "{\"name\":\"memory\""));
   char *dir = g_dir_make_tmp("test-profiler-XXXXXX", NULL);
   const char *names[] = { "trace.json", "trace.json.gz" };
   for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
@@ -1044,6 +1065,8 @@ static void test_threads(void)
     g_thread_join(threads[i]);
   tsp_session_stop(s);
   g_assert_cmpint(tsp_session_n_threads(s), ==, 3);
+  for (int i = 0; i < 3; i++) /* their tracks have the threads' names */
+    g_assert_cmpstr(tsp_session_thread(s, i)->name, ==, "adds");
   tsp_stats *st = tsp_stats_compute(s, TSP_BY_OP, &TSP_FILTER_ALL);
   g_assert_cmpuint(find(st, "Add")->count, ==, 3000);
   tsp_stats_free(st);
@@ -1063,7 +1086,8 @@ static ts_tensor *branches(ts_call *c)
 
 /* Profiling keeps a graph's schedule: its groups run at once on the
  * engine's threads, and the profile has every op of the call once, those
- * that ran on the pool's other thread on that thread's track. */
+ * that ran on the pool's other thread on that thread's track, named for
+ * it ("ts-pool-1", not "thread 4711"). */
 static void test_profiled_schedule(void)
 {
   ts_scope *scope = ts_scope_begin();
@@ -1094,7 +1118,13 @@ static void test_profiled_schedule(void)
         g_assert_cmpuint(e->seq, >=, 1);
         g_assert_cmpuint(e->seq, <=, (uint32_t)ops);
         seen[e->seq]++;
-        elsewhere |= tsp_session_thread(s, t)->tid != (uint64_t)getpid();
+        const tsp_thread_info *info = tsp_session_thread(s, t);
+        if (info->tid != (uint64_t)getpid()) { /* the pool's thread, by its name */
+          elsewhere = true;
+          g_assert_cmpstr(info->name, ==, "ts-pool-1");
+        } else {
+          g_assert_cmpstr(info->name, ==, "main");
+        }
       }
     }
     for (int q = 1; q <= ops; q++)

@@ -477,7 +477,20 @@ static void test_real_recording(void)
   fixture_show(&f, s, 1600, 560);
   const tsp_lod *lod = ts_timeline_get_lod(f.view);
   g_assert_cmpint(tsp_lod_n_depths(lod, 0), >=, 4); /* calls, While, If, the ops inside */
-  g_assert_cmpint(tsp_lod_n_memory(lod), ==, 1);
+  /* tensors, and the arenas of the graph calls' memory plans: the first
+   * arena allocated is sequential_model's, its plan's size */
+  g_assert_cmpint(tsp_lod_n_memory(lod), ==, 2);
+  g_assert_cmpint(tsp_lod_memory_kind(lod, 0), ==, TS_MEMORY_TENSORS);
+  g_assert_cmpint(tsp_lod_memory_kind(lod, 1), ==, TS_MEMORY_ARENA);
+  ts_memory_plan plan;
+  g_assert_true(ts_concrete_memory_plan(ts_function_get_concrete(fn, &arg, 1), &plan));
+  g_assert_cmpint(plan.peak_bytes, >, 0);
+  g_autoptr(GArray) arena = g_array_new(FALSE, FALSE, sizeof(tsp_lod_level));
+  uint64_t from, to;
+  tsp_lod_range(lod, &from, &to);
+  g_assert_cmpint(tsp_lod_memory_query(lod, 1, from, to + 1, 1.0, arena), >, 0);
+  g_assert_cmpint(g_array_index(arena, tsp_lod_level, 0).live_bytes, ==, plan.peak_bytes);
+  g_assert_cmpint(tsp_lod_memory_peak(lod, 1), >=, plan.peak_bytes);
   int n_traces;
   tsp_lod_traces(lod, 0, &n_traces);
   g_assert_cmpint(n_traces, ==, 2); /* each function's first graph call traced */

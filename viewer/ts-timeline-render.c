@@ -40,9 +40,15 @@ double ts_timeline_tracks_height(const tsp_lod *lod)
   return h;
 }
 
+double ts_timeline_memory_height(const tsp_lod *lod)
+{
+  int n = lod ? tsp_lod_n_memory(lod) : 0;
+  return n ? 6 + n * TS_TIMELINE_MEMORY : 0;
+}
+
 static double memory_height(const ts_timeline_view *v)
 {
-  return v->lod && tsp_lod_n_memory(v->lod) ? TS_TIMELINE_MEMORY : 0;
+  return ts_timeline_memory_height(v->lod);
 }
 
 double ts_timeline_row_y(const ts_timeline_view *v, int track, int depth)
@@ -437,25 +443,58 @@ static void draw_tracks(cairo_t *cr, const ts_timeline_view *v, const _ts_palett
 
 /* ---- memory -------------------------------------------------------------------------------- */
 
+/* What a memory series counts, as its row says it. */
+static const char *const memory_kind_label[TS_MEMORY_KIND_COUNT] = {
+  [TS_MEMORY_TENSORS] = "tensors",
+  [TS_MEMORY_ARENA] = "arena",
+};
+
+/* "peak 1.2 MiB" on the graph where the series first reaches it: a tick
+ * at the level, the text beside it (left of it near the right edge). */
+static void draw_memory_peak(cairo_t *cr, const ts_timeline_view *v, const _ts_palette *pal,
+                             int series, double top, double scale, double base)
+{
+  int64_t peak = tsp_lod_memory_peak(v->lod, series);
+  double x = ts_timeline_x_of(v, (double)tsp_lod_memory_peak_ns(v->lod, series));
+  if (peak <= 0 || x < TS_TIMELINE_GUTTER || x > v->width)
+    return;
+  double y = base - (double)peak * scale;
+  g_autofree char *size = g_format_size_full((guint64)peak, G_FORMAT_SIZE_IEC_UNITS);
+  g_autofree char *text = g_strdup_printf("peak %s", size);
+  cairo_text_extents_t ext;
+  cairo_set_font_size(cr, 10);
+  cairo_text_extents(cr, text, &ext);
+  _ts_set_source(cr, pal->accent);
+  cairo_arc(cr, x, y, 2.5, 0, 2 * G_PI);
+  cairo_fill(cr);
+  double tx = x + 5 + ext.x_advance <= v->width ? x + 5 : x - 5 - ext.x_advance;
+  _ts_set_source(cr, pal->text);
+  cairo_move_to(cr, MAX(tx, TS_TIMELINE_GUTTER + 2), MAX(y + 4, top + 10));
+  cairo_show_text(cr, text);
+}
+
+/* One row per series: its name and peak in the gutter, live bytes as a
+ * step graph scaled to the peak. */
 static void draw_memory(cairo_t *cr, const ts_timeline_view *v, const _ts_palette *pal, double top)
 {
   const tsp_session *s = tsp_lod_session(v->lod);
   int n = tsp_lod_n_memory(v->lod);
   if (!n)
     return;
-  double h = (TS_TIMELINE_MEMORY - 6) / n;
+  double h = TS_TIMELINE_MEMORY;
   double t_from = MAX(ts_timeline_time_of(v, TS_TIMELINE_GUTTER), 0);
   double t_to = MAX(ts_timeline_time_of(v, v->width), 0);
   GArray *steps = g_array_new(FALSE, FALSE, sizeof(tsp_lod_level));
   _ts_set_source(cr, pal->header);
-  cairo_rectangle(cr, 0, top, v->width, TS_TIMELINE_MEMORY);
+  cairo_rectangle(cr, 0, top, v->width, ts_timeline_memory_height(v->lod));
   cairo_fill(cr);
   for (int i = 0; i < n; i++) {
-    double y0 = top + 4 + i * h, base = y0 + h;
+    double y0 = top + 4 + i * h, base = y0 + h - 2;
     double peak = (double)MAX(tsp_lod_memory_peak(v->lod, i), 1);
     const char *device = tsp_session_device(s, tsp_lod_memory_device(v->lod, i));
     g_autofree char *peak_text = g_format_size_full((guint64)peak, G_FORMAT_SIZE_IEC_UNITS);
-    g_autofree char *label = g_strdup_printf("%s memory", *device ? device : "tensor");
+    g_autofree char *label = g_strdup_printf("%s %s", *device ? device : "memory",
+                                             memory_kind_label[tsp_lod_memory_kind(v->lod, i)]);
     _ts_set_source(cr, pal->text);
     cairo_set_font_size(cr, 11);
     show_text_in(cr, label, 6, y0 + 12, TS_TIMELINE_GUTTER - 10);
@@ -470,7 +509,7 @@ static void draw_memory(cairo_t *cr, const ts_timeline_view *v, const _ts_palett
     cairo_rectangle(cr, TS_TIMELINE_GUTTER, y0, v->width - TS_TIMELINE_GUTTER, h);
     cairo_clip(cr);
     const tsp_lod_level *st = (const tsp_lod_level *)(void *)steps->data;
-    double scale = (h - 2) / peak;
+    double scale = (h - 4) / peak;
     cairo_move_to(cr, MAX(ts_timeline_x_of(v, (double)st[0].time_ns), TS_TIMELINE_GUTTER), base);
     for (guint k = 0; k < steps->len; k++) {
       double x = MAX(ts_timeline_x_of(v, (double)st[k].time_ns), TS_TIMELINE_GUTTER);
@@ -490,6 +529,7 @@ static void draw_memory(cairo_t *cr, const ts_timeline_view *v, const _ts_palett
     _ts_set_source(cr, pal->accent);
     cairo_set_line_width(cr, 1);
     cairo_stroke(cr);
+    draw_memory_peak(cr, v, pal, i, y0, scale, base);
     cairo_restore(cr);
   }
   g_array_unref(steps);

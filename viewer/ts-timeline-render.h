@@ -15,7 +15,7 @@ G_BEGIN_DECLS
 #define TS_TIMELINE_RULER 26.0    /* the time ruler, top */
 #define TS_TIMELINE_HEADER 16.0   /* a track's name row (its trace markers) */
 #define TS_TIMELINE_ROW 18.0      /* a depth of spans */
-#define TS_TIMELINE_MEMORY 64.0   /* the memory track, bottom */
+#define TS_TIMELINE_MEMORY 36.0   /* a memory series (tensors or arena of a device), bottom */
 
 /* An event where it is drawn. */
 typedef struct ts_timeline_mark {
@@ -45,6 +45,8 @@ double ts_timeline_x_of(const ts_timeline_view *v, double t_ns);
 double ts_timeline_time_of(const ts_timeline_view *v, double x);
 /* The height the tracks need (without ruler and memory track). */
 double ts_timeline_tracks_height(const tsp_lod *lod);
+/* The memory track's height: a row per series, 0 without any. */
+double ts_timeline_memory_height(const tsp_lod *lod);
 /* The top of a depth row of a track on screen (scroll applied); depth -1:
  * the track's header row. */
 double ts_timeline_row_y(const ts_timeline_view *v, int track, int depth);

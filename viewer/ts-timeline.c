@@ -39,8 +39,7 @@ static guint signals[N_SIGNALS];
 
 static double tracks_viewport(TsTimeline *self)
 {
-  double memory = self->lod && tsp_lod_n_memory(self->lod) ? TS_TIMELINE_MEMORY : 0;
-  return MAX(self->v.height - TS_TIMELINE_RULER - memory, 1);
+  return MAX(self->v.height - TS_TIMELINE_RULER - ts_timeline_memory_height(self->lod), 1);
 }
 
 static double tracks_width(TsTimeline *self)
@@ -539,7 +538,7 @@ static void ts_timeline_measure(GtkWidget *w, GtkOrientation o, int for_size, in
   TsTimeline *self = TS_TIMELINE(w);
   *min = o == GTK_ORIENTATION_HORIZONTAL ? 240 : 120;
   double tracks = self->lod ? ts_timeline_tracks_height(self->lod) : 0;
-  *nat = o == GTK_ORIENTATION_HORIZONTAL ? 800 : (int)MAX(300, TS_TIMELINE_RULER + tracks + TS_TIMELINE_MEMORY);
+  *nat = o == GTK_ORIENTATION_HORIZONTAL ? 800 : (int)MAX(300, TS_TIMELINE_RULER + tracks + ts_timeline_memory_height(self->lod));
 }
 
 static void ts_timeline_finalize(GObject *object)

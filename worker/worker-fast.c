@@ -102,7 +102,8 @@ WorkerFast *worker_fast_new(WorkerService *service, GError **error)
   int high = worker_fd_move_high(f->fd);
   if (high >= 0)
     f->fd = high;
-  f->thread = g_thread_new("fast-call", fast_main, f);
+  /* its name is the profiler's track name for the calls it makes */
+  f->thread = g_thread_new("calls", fast_main, f);
   return f;
 }
 

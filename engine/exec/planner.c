@@ -372,7 +372,7 @@ static void arena_free(ts_arena *a)
     for (int v = 0; v < p->n_values; v++)
       ts_tensor_unref(a->hdr[v]);
     if (a->base) {
-      ts__memory_count(b, -a->plan->stats.peak_bytes, (ts_loc){ 0 });
+      ts__memory_count(b, TS_MEMORY_ARENA, -a->plan->stats.peak_bytes, (ts_loc){ 0 });
       b->iface.buffer_free(b, a->base, (size_t)a->plan->stats.peak_bytes);
     }
   }
@@ -424,7 +424,7 @@ static ts_arena *arena_new(ts_planner *p, mem_plan *m, const ts_backend *b)
                    "on %s", m->stats.peak_bytes, ts_backend_name(b));
       return NULL;
     }
-    ts__memory_count(b, m->stats.peak_bytes, (ts_loc){ 0 });
+    ts__memory_count(b, TS_MEMORY_ARENA, m->stats.peak_bytes, (ts_loc){ 0 });
   }
   return a;
 }
