@@ -286,6 +286,15 @@ static void on_warning(const ts_event *ev, void *data)
     g_ptr_array_add(data, g_strdup(ev->warning.message));
 }
 
+/* The training loops' arguments for the all-seeds check (check_seeds). */
+static const struct {
+  const char *function;
+  const char *args[3];
+} TRAINING_SEEDS[] = {
+  { "train", { "5" } },
+  { "train_rate", { "5", "0.001" } },
+};
+
 /* Every seed export, on the example arguments it declares, runs the same
  * both ways, with the optimizer's passes (the default) and without; but
  * for the two the guides show differing on purpose.  Check mode, on the
@@ -308,9 +317,12 @@ static void check_seeds(const char *passes)
     /* A training loop feeds each step's rounding into the next: after a
      * few dozen steps of Adam the products' last bits (fused or not, the
      * kernel tuning picks) have grown past the tolerance, as they would in
-     * TensorFlow.  Its first steps compare op by op. */
-    if (strcmp(name, "train") == 0)
-      g_assert_true(ts_value_parse("5", &args[0]));
+     * TensorFlow, and at train_rate's example rate of 1e4 within two.  Its
+     * first steps, at the guide's rate, compare op by op. */
+    for (size_t t = 0; t < G_N_ELEMENTS(TRAINING_SEEDS); t++)
+      if (strcmp(name, TRAINING_SEEDS[t].function) == 0)
+        for (int k = 0; k < n && TRAINING_SEEDS[t].args[k]; k++)
+          g_assert_true(ts_value_parse(TRAINING_SEEDS[t].args[k], &args[k]));
     ts_diverge_report *rep = NULL;
     int quiet = test_quiet_begin();
     bool ok = ts_diverge(fn, args, n, NULL, &rep);
