@@ -187,7 +187,7 @@ static void *worker_main(void *arg)
   in_pool = true;
   /* a name for profilers and debuggers (the main thread is pool thread 0) */
   char name[16];
-  snprintf(name, sizeof name, "ts-pool-%d", index + 1);
+  snprintf(name, sizeof name, "ts-pool-%u", (unsigned)index % TS_MAX_THREADS + 1u); /* index < TS_MAX_THREADS */
   pthread_setname_np(pthread_self(), name);
   unsigned seen = 0;
   for (;;) {
