@@ -822,7 +822,9 @@ static char *format_values(const ts_tensor *t)
   return g_string_free(format_block(&p, 0, 0), FALSE);
 }
 
-char *ts_tensor_to_string(const ts_tensor *t)
+/* PREFIX(values, shape=..., dtype=...), the values on a line of their own
+ * when they take several (as TensorFlow's numpy_text does). */
+static char *tensor_string(const ts_tensor *t, const char *prefix)
 {
   if (!t)
     return NULL;
@@ -832,7 +834,8 @@ char *ts_tensor_to_string(const ts_tensor *t)
                            t->node_output, ts__shape_str(shape, t->shape),
                            ts_dtype_name(t->dtype));
   char *values = ts_tensor_format_values(t);
-  GString *s = g_string_new("Tensor(");
+  GString *s = g_string_new(prefix);
+  g_string_append_c(s, '(');
   if (strchr(values, '\n'))
     g_string_append_c(s, '\n');
   g_string_append(s, values);
@@ -840,4 +843,14 @@ char *ts_tensor_to_string(const ts_tensor *t)
                          ts_dtype_name(t->dtype));
   g_free(values);
   return g_string_free(s, FALSE);
+}
+
+char *ts_tensor_to_string(const ts_tensor *t)
+{
+  return tensor_string(t, "Tensor");
+}
+
+char *ts_tensor_str(const ts_tensor *t)
+{
+  return tensor_string(t, "tf.Tensor");
 }

@@ -273,6 +273,12 @@ TS_API const ts_backend *ts_current_device(void);
 /* "Tensor([3 5 7], shape=(3,), dtype=int32)", NumPy formatting inside,
  * elided with "..." above 1000 elements.  Owned string (free()). */
 TS_API char *ts_tensor_to_string(const ts_tensor *t);
+/* Python's str() of a TensorFlow eager tensor, as print() shows it:
+ * "tf.Tensor(0.3469261, shape=(), dtype=float32)", the values as NumPy's
+ * str() (on a line of their own when they take several:
+ * "tf.Tensor(\n[[1 2]\n [3 4]], shape=(2, 2), dtype=int32)"); a symbolic
+ * tensor as ts_tensor_to_string.  Owned string (free()). */
+TS_API char *ts_tensor_str(const ts_tensor *t);
 /* The NumPy str() of the values alone: "[3 5 7]".  Owned string (free()). */
 TS_API char *ts_tensor_format_values(const ts_tensor *t);
 /* "f32[2,3]" / "i32[]" / "f32[?,784]".  Owned string (free()). */
@@ -1150,6 +1156,15 @@ TS_API ts_value ts__print_tensor(ts_tensor *t);
 #define ts_print(...)                                                                 \
   ts_print_at(TS_HERE, (const ts_value[]){ TS__MAP(TS__PRINT_ITEM, __VA_ARGS__) },    \
               TS__NARGS(__VA_ARGS__))
+/* Python's print() of eager tensors, as the guides print a traced
+ * function's results: tensors as str() shows them (ts_tensor_str):
+ * ts_print_python("Final step", step) prints "Final step tf.Tensor(200,
+ * shape=(), dtype=int32)".  A Print op like ts_print's (so it prints at
+ * run time, the same eagerly and in a graph). */
+TS_API bool ts_print_python_at(ts_loc loc, const ts_value *items, int n_items);
+#define ts_print_python(...)                                                          \
+  ts_print_python_at(TS_HERE, (const ts_value[]){ TS__MAP(TS__PRINT_ITEM, __VA_ARGS__) }, \
+                     TS__NARGS(__VA_ARGS__))
 
 /* Passes x through (a graph node named for what it is). */
 TS_API ts_tensor *ts_identity_at(ts_loc loc, ts_tensor *x);

@@ -448,6 +448,51 @@ static void test_print_empty_and_symbolic(void)
   g_assert_null(ts_tensor_format_values(NULL));
 }
 
+/* Python's str() of an EagerTensor, as print() shows a traced function's
+ * results: "tf.Tensor(", NumPy's str() of the values (after a newline when
+ * it takes several lines), the shape and the dtype.  Each string is what
+ * TensorFlow's numpy_text makes of NumPy 1.24's str() of the same array. */
+static void check_str(ts_tensor *t, const char *want)
+{
+  char *got = ts_tensor_str(t);
+  g_assert_cmpstr(got, ==, want);
+  free(got);
+}
+
+static void test_print_tensor_str(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  check_str(ts_scalar_i32(200), "tf.Tensor(200, shape=(), dtype=int32)");
+  check_str(ts_scalar_f32(0.3469261f), "tf.Tensor(0.3469261, shape=(), dtype=float32)");
+  check_str(ts_scalar_f32(0.8477f), "tf.Tensor(0.8477, shape=(), dtype=float32)");
+  check_str(ts_scalar_f32(1e8f), "tf.Tensor(100000000.0, shape=(), dtype=float32)");
+  check_str(ts_scalar_f32(NAN), "tf.Tensor(nan, shape=(), dtype=float32)");
+  check_str(ts_scalar_f32(-INFINITY), "tf.Tensor(-inf, shape=(), dtype=float32)");
+  check_str(ts_scalar_f64(0.1), "tf.Tensor(0.1, shape=(), dtype=float64)");
+  check_str(ts_scalar_bool(true), "tf.Tensor(True, shape=(), dtype=bool)");
+  check_str(ts_ones(TS_F32, TS_SHAPE(3)), "tf.Tensor([1. 1. 1.], shape=(3,), dtype=float32)");
+  check_str(make(TS_BOOL, TS_SHAPE(2), NULL, (int64_t[]){ 1, 0 }),
+            "tf.Tensor([ True False], shape=(2,), dtype=bool)");
+  check_str(ts_tensor_new(TS_F32, TS_SHAPE(0)), "tf.Tensor([], shape=(0,), dtype=float32)");
+  check_str(make(TS_I32, TS_SHAPE(2, 2), NULL, (int64_t[]){ 1, 2, 3, 4 }),
+            "tf.Tensor(\n[[1 2]\n [3 4]], shape=(2, 2), dtype=int32)");
+  check_str(generated(TS_I64, TS_SHAPE(2, 2, 3), index_value),
+            "tf.Tensor(\n[[[ 0  1  2]\n  [ 3  4  5]]\n\n [[ 6  7  8]\n  [ 9 10 11]]], "
+            "shape=(2, 2, 3), dtype=int64)");
+  check_str(generated(TS_I32, TS_SHAPE(30), index_value),
+            "tf.Tensor(\n[ 0  1  2  3  4  5  6  7  8  9 10 11 12 13 14 15 16 17 18 19 20 21 22 23\n"
+            " 24 25 26 27 28 29], shape=(30,), dtype=int32)");
+  check_str(ts_div(generated(TS_F32, TS_SHAPE(2, 12), index_value), ts_scalar_f32(7)),
+            "tf.Tensor(\n"
+            "[[0.         0.14285715 0.2857143  0.42857143 0.5714286  0.71428573\n"
+            "  0.85714287 1.         1.1428572  1.2857143  1.4285715  1.5714285 ]\n"
+            " [1.7142857  1.8571428  2.         2.142857   2.2857144  2.4285715\n"
+            "  2.5714285  2.7142856  2.857143   3.         3.142857   3.2857144 ]], "
+            "shape=(2, 12), dtype=float32)");
+  g_assert_null(ts_tensor_str(NULL));
+  ts_scope_end(scope);
+}
+
 /* Inside a trace: the values of a graph's tensors, empty ones too, are symbolic. */
 static char *traced_values[2];
 
@@ -840,6 +885,7 @@ int main(int argc, char **argv)
   g_test_add_func("/print/blocks", test_print_blocks);
   g_test_add_func("/print/empty-and-symbolic", test_print_empty_and_symbolic);
   g_test_add_func("/print/traced-empty", test_print_traced_empty);
+  g_test_add_func("/print/tensor-str", test_print_tensor_str);
   g_test_add_func("/npy/round-trip", test_npy_round_trip);
   g_test_add_func("/npy/numpy-files", test_npy_numpy_files);
   g_test_add_func("/npy/corrupt", test_npy_corrupt);

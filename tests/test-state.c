@@ -571,6 +571,40 @@ static void test_print_in_function(void)
   ts_scope_end(scope);
 }
 
+/* The guide's print('Final step', step, ': loss', loss) of a traced
+ * function's results: ts_print_python prints tensors as Python's str()
+ * does, at run time, the same in a graph and eagerly. */
+static ts_tensor *print_python_results(ts_call *c)
+{
+  ts_tensor *step = ts_add(ts_arg(c, 0), ts_scalar_i32(1));
+  ts_tensor *m = ts_constant(TS_I32, TS_SHAPE(2, 2), (int32_t[]){ 1, 2, 3, 4 });
+  ts_print_python("Final step", step, ": loss", ts_scalar_f32(0.3469261f), "; m", m);
+  return step;
+}
+
+static void test_print_python(void)
+{
+  static const char WANT[] =
+    "Final step tf.Tensor(200, shape=(), dtype=int32) : loss tf.Tensor(0.3469261, shape=(), "
+    "dtype=float32) ; m tf.Tensor(\n[[1 2]\n [3 4]], shape=(2, 2), dtype=int32)\n";
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("f", print_python_results, "step");
+  for (int eager = 0; eager < 2; eager++) {
+    ts_run_functions_eagerly(eager);
+    capture_begin(&pending);
+    g_assert_nonnull(call1(fn, ts_scalar_i32(199)));
+    char *out = capture_end(&pending);
+    ts_run_functions_eagerly(false);
+    g_assert_cmpstr(out, ==, WANT);
+    g_assert_cmpint(pending.n_with_node, ==, eager ? 0 : 1); /* traced: a Print node's */
+    g_free(out);
+    capture_free(&pending);
+  }
+  ts_function_free(fn);
+  g_assert_false(ts_failed());
+  ts_scope_end(scope);
+}
+
 /* Strings alone, and prints in program order with a variable's value. */
 static ts_tensor *var_;
 
@@ -1035,6 +1069,7 @@ int main(int argc, char **argv)
   g_test_add_func("/state/printer/strings-and-variants", test_printer_strings_and_variants);
   g_test_add_func("/state/printer/symbolic", test_printer_symbolic);
   g_test_add_func("/state/traced/print", test_print_in_function);
+  g_test_add_func("/state/traced/print-python", test_print_python);
   g_test_add_func("/state/traced/variables", test_variables_in_function);
   g_test_add_func("/state/traced/side-effect-seed", test_side_effect_seed);
   g_test_add_func("/state/traced/read-then-assign", test_read_then_assign);

@@ -850,15 +850,22 @@ static char *run_train(const char *mode, const char *steps)
 }
 
 /* The numbers of "Step N : loss L ; accuracy A" lines, then the final
- * line's; returns how many lines there were. */
+ * line's, which prints the results as the guide's Python print() does
+ * ("Final step tf.Tensor(200, shape=(), dtype=int32) : loss
+ * tf.Tensor(0.3469261, shape=(), dtype=float32) ; accuracy ..."); returns
+ * how many lines there were. */
 static int step_lines(const char *out, int *step, double *loss, double *accuracy, int max)
 {
+  static const char FINAL[] = "Final step tf.Tensor(%d, shape=(), dtype=int32) : loss "
+                              "tf.Tensor(%lf, shape=(), dtype=float32) ; accuracy "
+                              "tf.Tensor(%lf, shape=(), dtype=float32%c";
   char **lines = g_strsplit(out, "\n", -1);
   int n = 0;
   for (char **l = lines; *l && n < max; l++) {
-    const char *text = g_str_has_prefix(*l, "Final step ") ? *l + strlen("Final ") : *l;
-    if (sscanf(text, "step %d : loss %lf ; accuracy %lf", &step[n], &loss[n], &accuracy[n]) == 3 ||
-        sscanf(text, "Step %d : loss %lf ; accuracy %lf", &step[n], &loss[n], &accuracy[n]) == 3)
+    char close = 0;
+    if (sscanf(*l, "Step %d : loss %lf ; accuracy %lf", &step[n], &loss[n], &accuracy[n]) == 3 ||
+        (sscanf(*l, FINAL, &step[n], &loss[n], &accuracy[n], &close) == 4 && close == ')' &&
+         g_str_has_suffix(*l, "dtype=float32)")))
       n++;
   }
   g_strfreev(lines);

@@ -37,8 +37,12 @@
  *   print('Final step', step, ': loss', loss, '; accuracy', compute_accuracy.result())
  *
  * train(steps) takes steps * 100 examples (the guide: 200 steps, 20,000).
- * The final line is printed by the print op after the loop (our function
- * returns one value: the final accuracy).  The model, optimizer and metric
+ * The final line is Python's print() of the loop's results, as the guide
+ * prints what its traced function returned ("Final step tf.Tensor(200,
+ * shape=(), dtype=int32) : loss tf.Tensor(...)"): a print op after the
+ * loop formatting tensors as str() does (ts_print_python), so it prints
+ * the same eagerly and traced (our function returns one value: the final
+ * accuracy).  The model, optimizer and metric
  * are the program's globals, made on the first call, as the guide's are:
  * a second call goes on training them.  train_rate(steps, learning_rate)
  * is the same recipe with Adam's learning rate given (the guide's 0.001 in
@@ -199,7 +203,7 @@ static ts_tensor *train_loop(trainer *t, int64_t steps)
   }
   ts_dataset_free(train_ds);
   ts_tensor *accuracy = ts_metric_result(t->accuracy);
-  ts_print("Final step", step, ": loss", loss, "; accuracy", accuracy);
+  ts_print_python("Final step", step, ": loss", loss, "; accuracy", accuracy);
   return accuracy;
 }
 

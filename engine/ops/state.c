@@ -7,8 +7,9 @@
  * assign while a read still holds that storage moves the variable to a
  * new one (copy on write), so the read keeps the value it read.
  *
- * Print formats tensors with ts__append_tf_print (print_tf.c); a lone scalar
- * string is printed raw. */
+ * Print formats tensors with ts__append_tf_print (print_tf.c), as tf.print
+ * does, or with its "python" attribute as Python's print() shows eager
+ * tensors (ts_tensor_str); tf.print of a lone scalar string prints it raw. */
 #include "../engine-private.h"
 
 #include <float.h>
@@ -22,11 +23,13 @@
 /* ---- Print ------------------------------------------------------------------ */
 
 /* Attributes: the line with a placeholder where each tensor goes (tf.print's
- * StringFormat template), and the placeholder: "{}", or "{{}}" ... when a
- * printed string contains "{}" itself. */
+ * StringFormat template), the placeholder: "{}", or "{{}}" ... when a
+ * printed string contains "{}" itself, and whether tensors print as
+ * Python's print() shows them (str(), "tf.Tensor(...)") or as tf.print. */
 static const ts_attr_def print_attrs[] = {
   { "template", TS_ATTR_STRING },
   { "placeholder", TS_ATTR_STRING },
+  { "python", TS_ATTR_BOOL },
 };
 
 static int count_occurrences(const char *s, const char *needle)
@@ -65,7 +68,8 @@ static bool print_cpu(ts_kernel_ctx *k)
   const char *tmpl = k->attrs[0].s, *ph = k->attrs[1].s;
   size_t ph_len = strlen(ph);
   GString *s = g_string_new(NULL);
-  if (k->n_in == 1 && strcmp(tmpl, ph) == 0 && k->in[0]->dtype == TS_STRING &&
+  bool python = k->attrs[2].b;
+  if (!python && k->n_in == 1 && strcmp(tmpl, ph) == 0 && k->in[0]->dtype == TS_STRING &&
       k->in[0]->shape.rank == 0) {
     /* tf.print(scalar_string_tensor) prints the string itself */
     const char *str = ((char *const *)k->in[0]->data)[0];
@@ -75,7 +79,13 @@ static bool print_cpu(ts_kernel_ctx *k)
     for (int i = 0; i < k->n_in; i++) {
       const char *at = strstr(p, ph);
       g_string_append_len(s, p, at - p);
-      ts__append_tf_print(s, k->in[i]);
+      if (python) {
+        char *str = ts_tensor_str(k->in[i]);
+        g_string_append(s, str);
+        free(str);
+      } else {
+        ts__append_tf_print(s, k->in[i]);
+      }
       p = at + ph_len;
     }
     g_string_append(s, p);
@@ -120,7 +130,7 @@ static char *print_placeholder(const ts_value *items, int n)
   return g_string_free(ph, FALSE);
 }
 
-bool ts_print_at(ts_loc loc, const ts_value *items, int n_items)
+static bool print_items(ts_loc loc, const ts_value *items, int n_items, bool python)
 {
   const ts_op_def *def = &ts__op_print;
   if (n_items < 0 || (n_items > 0 && !items)) {
@@ -163,12 +173,23 @@ bool ts_print_at(ts_loc loc, const ts_value *items, int n_items)
   ts_attr attrs[] = {
     { .type = TS_ATTR_STRING, .s = tmpl->str },
     { .type = TS_ATTR_STRING, .s = ph },
+    TS_ATTR_B(python),
   };
 
   bool ok = ts__dispatch(loc, TS_OP_PRINT, in, n_in, attrs, NULL) >= 0;
   g_string_free(tmpl, TRUE);
   g_free(ph);
   return ok;
+}
+
+bool ts_print_at(ts_loc loc, const ts_value *items, int n_items)
+{
+  return print_items(loc, items, n_items, false);
+}
+
+bool ts_print_python_at(ts_loc loc, const ts_value *items, int n_items)
+{
+  return print_items(loc, items, n_items, true);
 }
 
 /* ---- variables ------------------------------------------------------------- */
