@@ -292,7 +292,7 @@ static const struct {
   const char *args[3];
 } TRAINING_SEEDS[] = {
   { "train", { "5" } },
-  { "train_rate", { "5", "0.001" } },
+  { "train_rate", { "5", "0.001", "adam" } },
 };
 
 /* Every seed export, on the example arguments it declares, runs the same

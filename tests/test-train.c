@@ -991,7 +991,7 @@ static void test_example_rate(void)
     return;
   }
   char *guide = run_train("graph", "20"), *out = NULL, *err = NULL;
-  const char *same[] = { "run", "seeds", "train_rate", "--arg", "20", "--arg", "0.001", NULL };
+  const char *same[] = { "run", "seeds", "train_rate", "--arg", "20", "--arg", "0.001", "--arg", "adam", NULL };
   g_assert_true(cli_run(same, &out, &err));
   /* the same accuracies; losses to float32's last bits (the kernel a product gets) */
   int step_a[4], step_b[4];
@@ -1009,7 +1009,8 @@ static void test_example_rate(void)
 
   /* another rate: another run; called again it goes on training its model */
   const char *twice[] = { "run", "seeds", "train_rate", "--call", "--arg", "10", "--arg", "0.01",
-                          "--call", "--arg", "10", "--arg", "0.01", NULL };
+                          "--arg", "adam", "--call", "--arg", "10", "--arg", "0.01", "--arg", "adam",
+                          NULL };
   g_assert_true(cli_run(twice, &out, &err));
   char *steps = lines_starting(out, "Step ");
   char **l = g_strsplit(steps, "\n", -1);
@@ -1029,15 +1030,38 @@ static void test_example_rate(void)
 
   /* a second rate in one process: its variables would be made on a later call */
   const char *two_rates[] = { "run", "seeds", "train_rate", "--call", "--arg", "10", "--arg", "0.01",
-                              "--call", "--arg", "10", "--arg", "0.1", NULL };
+                              "--arg", "adam", "--call", "--arg", "10", "--arg", "0.1", "--arg",
+                              "adam", NULL };
   g_assert_false(cli_run(two_rates, &out, &err));
-  g_assert_nonnull(strstr(err, "train_rate: its model was made for learning rate 0.01 on the first call, got 0.1"));
+  g_assert_nonnull(strstr(err, "train_rate: its model was made for learning rate 0.01 with adam on "
+                               "the first call, got 0.1 with adam"));
+  g_free(out);
+  g_free(err);
+  const char *two_optimizers[] = { "run", "seeds", "train_rate", "--call", "--arg", "10", "--arg",
+                                   "0.01", "--arg", "adam", "--call", "--arg", "10", "--arg",
+                                   "0.01", "--arg", "sgd", NULL };
+  g_assert_false(cli_run(two_optimizers, &out, &err));
+  g_assert_nonnull(strstr(err, "got 0.01 with sgd"));
   g_free(out);
   g_free(err);
 
-  const char *bad[] = { "run", "seeds", "train_rate", "--arg", "10", "--arg", "-1", NULL };
+  const char *bad[] = { "run", "seeds", "train_rate", "--arg", "10", "--arg", "-1", "--arg", "adam", NULL };
   g_assert_false(cli_run(bad, &out, &err));
   g_assert_nonnull(strstr(err, "train_rate: the learning rate must be a finite number > 0, got -1"));
+  g_free(out);
+  g_free(err);
+  const char *bad_opt[] = { "run", "seeds", "train_rate", "--arg", "10", "--arg", "1", "--arg", "rmsprop", NULL };
+  g_assert_false(cli_run(bad_opt, &out, &err));
+  g_assert_nonnull(strstr(err, "train_rate: the optimizer must be \"adam\" or \"sgd\", got \"rmsprop\""));
+  g_free(out);
+  g_free(err);
+
+  /* SGD learns at a sound rate (the guide's optimizers are interchangeable) */
+  const char *sgd[] = { "run", "seeds", "train_rate", "--arg", "20", "--arg", "0.1", "--arg", "sgd", NULL };
+  g_assert_true(cli_run(sgd, &out, &err));
+  g_assert_cmpint(step_lines(out, step_b, loss_b, acc_b, 4), ==, 3);
+  g_assert_cmpfloat(loss_b[1], <, loss_b[0]);
+  g_assert_cmpfloat(acc_b[2], >, 0.3);
   g_free(out);
   g_free(err);
   g_free(want);
@@ -1045,7 +1069,8 @@ static void test_example_rate(void)
 }
 
 /* The debugger on a diverging step, eagerly (each backward and optimizer
- * op its own stop): `--break nan` stops at the first op that made a NaN,
+ * op its own stop): `--break nan` stops at the first op that made a NaN
+ * (Adam at 1e8: its second moment's update),
  * names it by its node in its scope, and `where` shows the loop body and
  * train_rate; health mode agrees that the step went non-finite. */
 static void test_example_break_nan(void)
@@ -1059,8 +1084,8 @@ static void test_example_break_nan(void)
   g_assert_cmpint(fd, >=, 0);
   g_assert_true(g_file_set_contents(commands, "print out\nwhere\nquit\n", -1, NULL));
   close(fd);
-  const char *args[] = { "debug", "seeds", "train_rate", "--arg", "20", "--arg", "1e8",
-                         "--break", "nan", "--commands", commands, NULL };
+  const char *args[] = { "debug", "seeds", "train_rate", "--arg", "20", "--arg", "1e8", "--arg",
+                         "adam", "--break", "nan", "--commands", commands, NULL };
   char *out = NULL, *err = NULL;
   cli_run(args, &out, &err); /* quit cancels the call */
   const char *stop = strstr(out, "breakpoint 1: nan\n#");
@@ -1078,6 +1103,37 @@ static void test_example_break_nan(void)
   g_strfreev(line);
   g_free(out);
   g_free(err);
+
+  /* SGD at 1e5: the weights overflow the forward pass first (dense_2's
+   * logits to Inf, the loss to NaN); the first gradient that went NaN is
+   * a stop of its own, named with the forward op it is the gradient of */
+  static const struct {
+    const char *spec, *stop;
+  } SGD_STOPS[] = {
+    { "inf", " MatMul dense_2/MatMul at seeds_train.c:" },
+    { "nan", " SparseSoftmaxCrossEntropyWithLogits "
+             "sparse_categorical_crossentropy/SparseSoftmaxCrossEntropyWithLogits at" },
+    { "gradients/* if nan", " gradients/" },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(SGD_STOPS); i++) {
+    const char *sgd[] = { "debug", "seeds", "train_rate", "--arg", "20", "--arg", "1e5", "--arg",
+                          "sgd", "--break", SGD_STOPS[i].spec, "--commands", commands, NULL };
+    cli_run(sgd, &out, &err);
+    char *head = g_strdup_printf("breakpoint 1: %s\n#", SGD_STOPS[i].spec);
+    stop = strstr(out, head);
+    if (!stop)
+      g_error("no stop at --break '%s':\n%s%s", SGD_STOPS[i].spec, out, err);
+    line = g_strsplit(stop + strlen(head) - 1, "\n", 2);
+    g_test_message("%s", line[0]);
+    g_assert_nonnull(strstr(line[0], SGD_STOPS[i].stop));
+    if (i == 2) /* the gradient's stop names its forward node */
+      g_assert_nonnull(strstr(line[0], "(gradient of "));
+    g_assert_nonnull(strstr(line[0], i ? "(nan " : "(inf "));
+    g_strfreev(line);
+    g_free(head);
+    g_free(out);
+    g_free(err);
+  }
   g_unlink(commands);
   g_free(commands);
 }

@@ -44,25 +44,31 @@
  * the same eagerly and traced (our function returns one value: the final
  * accuracy).  The model, optimizer and metric
  * are the program's globals, made on the first call, as the guide's are:
- * a second call goes on training them.  train_rate(steps, learning_rate)
- * is the same recipe with Adam's learning rate given (the guide's 0.001 in
- * train), on a model of its own, so a diverging rate (1e8: a NaN within a
- * few steps, for the debugger's `--break nan`) leaves train's alone.  Its
- * model and optimizer are made on its first call, with that call's rate:
- * variables are made on a function's first call only (as tf.function
- * has it), so a later call with another rate is an error. */
+ * a second call goes on training them.
+ *
+ * train_rate(steps, learning_rate, optimizer) is the same recipe with the
+ * learning rate and the optimizer given ("adam", as train with 0.001, or
+ * "sgd": tf.keras.optimizers.SGD(learning_rate), as interchangeable in the
+ * guide's apply_gradients), on a model of its own, so a diverging rate
+ * leaves train's alone: SGD at 1e4 sends a gradient to NaN within a few
+ * steps, for the debugger's `--break nan`.  Its model and optimizer are
+ * made on its first call, with that call's rate and optimizer: variables
+ * are made on a function's first call only (as tf.function has it), so a
+ * later call with others is an error. */
 #include "seeds.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <tracescope-train.h>
 
 enum { BATCH = 100, SEED = 42 };
 #define GUIDE_RATE 0.001
 
-/* One learning rate's model, optimizer and metric. */
+/* One learning rate's and optimizer's model, optimizer and metric. */
 typedef struct trainer {
   double rate;
+  char optimizer_name[8]; /* "adam" or "sgd" */
   ts_sequential *model;
   ts_optimizer *optimizer;
   ts_metric *accuracy;
@@ -89,17 +95,23 @@ __attribute__((destructor)) static void train_globals_release(void)
   trainer_clear(&g.rated);
 }
 
-/* t, made for learning rate `rate` on its first call (eagerly, even while
- * tracing); the data is loaded on the first of all. */
-static trainer *trainer_ready(trainer *t, double rate, const char *fn)
+/* t, made for learning rate `rate` with optimizer `opt` ("adam" or "sgd")
+ * on its first call (eagerly, even while tracing); the data is loaded on
+ * the first of all. */
+static trainer *trainer_ready(trainer *t, double rate, const char *opt, const char *fn)
 {
+  if (strcmp(opt, "adam") != 0 && strcmp(opt, "sgd") != 0) {
+    ts_error_set(TS_ERR_INVALID_ARGUMENT, TS_HERE, NULL,
+                 "%s: the optimizer must be \"adam\" or \"sgd\", got \"%s\"", fn, opt);
+    return NULL;
+  }
   if (t->model) {
-    if (t->rate == rate)
+    if (t->rate == rate && strcmp(t->optimizer_name, opt) == 0)
       return t;
     ts_error_set(TS_ERR_INVALID_ARGUMENT, TS_HERE, NULL,
-                 "%s: its model was made for learning rate %g on the first call, got %g "
-                 "(variables are made on the first call only: one rate a process)",
-                 fn, t->rate, rate);
+                 "%s: its model was made for learning rate %g with %s on the first call, got "
+                 "%g with %s (variables are made on the first call only: one rate and "
+                 "optimizer a process)", fn, t->rate, t->optimizer_name, rate, opt);
     return NULL;
   }
   bool ok = false;
@@ -121,8 +133,9 @@ static trainer *trainer_ready(trainer *t, double rate, const char *fn)
       ts_dense_new("dense_2", 10, TS_ACTIVATION_LINEAR, SEED + 3),
     };
     t->rate = rate;
+    snprintf(t->optimizer_name, sizeof t->optimizer_name, "%s", opt);
     t->model = ts_sequential_new(layers, 4);
-    t->optimizer = ts_adam_new(rate, 0.9, 0.999, 1e-7);
+    t->optimizer = strcmp(opt, "sgd") == 0 ? ts_sgd_new(rate, 0) : ts_adam_new(rate, 0.9, 0.999, 1e-7);
     t->accuracy = ts_accuracy_new(NULL);
     ok = g.images && t->model && t->optimizer && t->accuracy;
   }
@@ -210,13 +223,14 @@ static ts_tensor *train_loop(trainer *t, int64_t steps)
 ts_tensor *train(ts_call *c)
 {
   int64_t steps = arg_count(c, 0, "train");
-  return steps < 0 ? NULL : train_loop(trainer_ready(&g.guide, GUIDE_RATE, "train"), steps);
+  return steps < 0 ? NULL : train_loop(trainer_ready(&g.guide, GUIDE_RATE, "adam", "train"), steps);
 }
 
 ts_tensor *train_rate(ts_call *c)
 {
   int64_t steps = arg_count(c, 0, "train_rate");
   double rate = ts_arg_float(c, 1);
+  const char *opt = ts_arg_str(c, 2);
   if (ts_failed())
     return NULL;
   if (!(rate > 0) || !isfinite(rate)) {
@@ -224,5 +238,5 @@ ts_tensor *train_rate(ts_call *c)
                  "train_rate: the learning rate must be a finite number > 0, got %g", rate);
     return NULL;
   }
-  return steps < 0 ? NULL : train_loop(trainer_ready(&g.rated, rate, "train_rate"), steps);
+  return steps < 0 ? NULL : train_loop(trainer_ready(&g.rated, rate, opt, "train_rate"), steps);
 }
