@@ -582,6 +582,15 @@ FWD1(mean, ts_reduce_mean(in[0], TS_AXES(0, 2), false))
 FWD1(max, ts_reduce_max(in[0], TS_AXES(-1), false))
 FWD1(min, ts_reduce_min(in[0], TS_AXES(0), true))
 FWD1(prod, ts_reduce_prod(in[0], TS_AXES(1), false))
+/* Prod at zeros: with every input 1, the factors x - k are 0 where k is 1:
+ * one zero in row 0, two in row 1, none in row 2 (the product of the
+ * others, not y / x, which is 0 / 0 there). */
+static int fwd_prod_zeros(ts_tensor *const *in, ts_tensor **out)
+{
+  static const double K[] = { 1, 0.5, -0.5, 2, 1, 1, 0.25, 3, 0.5, 0.25, -1, 1.5 };
+  out[0] = ts_reduce_prod(ts_sub(in[0], ts_constant(TS_F64, TS_SHAPE(3, 4), K)), TS_AXES(1), false);
+  return 1;
+}
 FWD1(matmul, ts_matmul(in[0], in[1]))
 FWD1(matmul_ta, ts_matmul_t(in[0], in[1], true, false))
 FWD1(matmul_tb, ts_matmul_t(in[0], in[1], false, true))
@@ -744,6 +753,7 @@ static const grad_case GRAD_CASES[] = {
   { "Max", TS_OP_REDUCE_MAX, fwd_max, 1, { S(3, 4) }, -2, 2, false },
   { "Min", TS_OP_REDUCE_MIN, fwd_min, 1, { S(3, 4) }, -2, 2, false },
   { "Prod", TS_OP_REDUCE_PROD, fwd_prod, 1, { S(3, 4) }, 0.5, 1.5, false },
+  { "Prod (at zeros)", TS_OP_REDUCE_PROD, fwd_prod_zeros, 1, { S(3, 4) }, 1, 1, false },
   { "MatMul", TS_OP_MATMUL, fwd_matmul, 2, { S(3, 4), S(4, 2) }, -1, 1, false },
   { "MatMul (transpose_a)", TS_OP_MATMUL, fwd_matmul_ta, 2, { S(4, 3), S(4, 2) }, -1, 1, false },
   { "MatMul (transpose_b)", TS_OP_MATMUL, fwd_matmul_tb, 2, { S(3, 4), S(2, 4) }, -1, 1, false },
@@ -881,7 +891,7 @@ static double grad_error(const ts_tensor *got, const double *num)
       r += num[at] * num[at];
     }
     double e = sqrt(d) / (r > 0 ? sqrt(r) : 1);
-    worst = e > worst ? e : worst;
+    worst = e > worst || isnan(e) ? e : worst; /* a NaN is the worst */
   }
   return worst;
 }
@@ -917,7 +927,7 @@ static void test_gradients(void)
         g_assert_cmpint(ts_tensor_size(got), ==, total);
         double e = grad_error(got, num);
         n_runs_grad++;
-        if (e > GRAD_TOL) {
+        if (!(e <= GRAD_TOL)) { /* a NaN gradient fails too */
           char *s = ts_tensor_to_string(got);
           g_error("gradient of %s, %s on %s: relative error %.3g (tape %s; numeric [%g, %g, ...])",
                   gcase->name, MODE_NAMES[m], ts_backend_name(b), e, s, num[0],

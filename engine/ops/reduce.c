@@ -468,14 +468,25 @@ static bool reduce_extreme_grad(REDUCE_GRAD_ARGS)
   return (gi[0] = ts_div_at(l, ts_mul_at(l, spread, mask), ties)) != NULL;
 }
 
-/* d(prod)/dx = prod / x: inputs holding a zero are not handled (the
- * gradient there is nan). */
+/* d(prod)/dx_i is the product of the others.  Not y / x, which is 0 / 0 at
+ * a zero (TensorFlow takes exclusive cumulative products for the same
+ * reason): with p the product of the nonzero elements and z the number of
+ * zeros in x_i's reduction, it is p / x_i where z = 0, p at the one zero
+ * where z = 1, and 0 elsewhere. */
 static bool reduce_prod_grad(REDUCE_GRAD_ARGS)
 {
   ts_loc l = c->loc;
   ts_tensor *x = c->in[0];
-  ts_tensor *spread = ts__grad_unreduce(l, ts_mul_at(l, g[0], out[0]), x, AXES(c), KEEPDIMS(c));
-  return (gi[0] = ts_div_at(l, spread, x)) != NULL;
+  ts_tensor *zero = ts__grad_scalar(x->dtype, 0), *one = ts__grad_scalar(x->dtype, 1);
+  ts_tensor *is_zero = ts_equal_at(l, x, zero);
+  ts_tensor *nonzero = ts_where_at(l, is_zero, one, x);
+  ts_tensor *p = ts_reduce_prod_at(l, nonzero, AXES(c), true);
+  ts_tensor *zeros = ts_reduce_sum_at(l, ts__grad_mask(l, is_zero, x->dtype), AXES(c), true);
+  ts_tensor *at_zero = ts_where_at(l, ts_equal_at(l, zeros, one), p, zero);
+  ts_tensor *elsewhere = ts_where_at(l, ts_equal_at(l, zeros, zero), ts_div_at(l, p, nonzero), zero);
+  ts_tensor *others = ts_where_at(l, is_zero, at_zero, elsewhere);
+  ts_tensor *spread = ts__grad_unreduce(l, g[0], x, AXES(c), KEEPDIMS(c));
+  return (gi[0] = ts_mul_at(l, spread, others)) != NULL;
 }
 #define reduce_max_grad reduce_extreme_grad
 #define reduce_min_grad reduce_extreme_grad
