@@ -321,8 +321,10 @@ static void check_seeds(const char *passes)
      * first steps, at the guide's rate, compare op by op. */
     for (size_t t = 0; t < G_N_ELEMENTS(TRAINING_SEEDS); t++)
       if (strcmp(name, TRAINING_SEEDS[t].function) == 0)
-        for (int k = 0; k < n && TRAINING_SEEDS[t].args[k]; k++)
+        for (int k = 0; k < n && TRAINING_SEEDS[t].args[k]; k++) {
+          ts_value_clear(&args[k]);
           g_assert_true(ts_value_parse(TRAINING_SEEDS[t].args[k], &args[k]));
+        }
     ts_diverge_report *rep = NULL;
     int quiet = test_quiet_begin();
     bool ok = ts_diverge(fn, args, n, NULL, &rep);
