@@ -603,10 +603,12 @@ pthread_mutex_t *ts__listeners_deliver_under(pthread_mutex_t *lock);
 
 /* A scalar of dtype holding v (a constant: a Const node while tracing). */
 ts_tensor *ts__grad_scalar(ts_dtype dtype, double v);
-/* g summed down to shape `to`, undoing NumPy broadcasting: over the
- * leading axes `to` lacks and the axes where `to` has 1 and g not.  A dim
- * unknown in `to` is taken as not broadcast. */
-ts_tensor *ts__grad_unbroadcast(ts_loc loc, ts_tensor *g, ts_shape to);
+/* g summed down to x's shape, undoing NumPy broadcasting: over the
+ * leading axes x lacks and the axes where x has 1 and g not; when a dim of
+ * x is unknown (tracing) and g's is not 1, by SumTo, which decides when it
+ * runs (TensorFlow's BroadcastGradientArgs).  The last n_core dims never
+ * broadcast (a product's matrices: 2; elementwise ops: 0). */
+ts_tensor *ts__grad_unbroadcast(ts_loc loc, ts_tensor *g, ts_tensor *x, int n_core);
 /* cond (bool) as 0 and 1 of dtype. */
 ts_tensor *ts__grad_mask(ts_loc loc, ts_tensor *cond, ts_dtype dtype);
 /* The gradient that passes through (Identity, ReadVariableOp). */

@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define TS_ABI_VERSION 8
+#define TS_ABI_VERSION 9
 #define TS_MAX_RANK 8
 #define TS_API __attribute__((visibility("default")))
 
@@ -387,7 +387,10 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(ASINH, asinh, MATH)                                                  \
   X(ACOSH, acosh, MATH)                                                  \
   X(ATANH, atanh, MATH)                                                  \
-  X(ERF, erf, MATH)
+  X(ERF, erf, MATH)                                                      \
+  X(STATELESS_RANDOM_UNIFORM, stateless_random_uniform, CREATE)          \
+  X(SHUFFLE_INDICES, shuffle_indices, CREATE)                            \
+  X(SUM_TO, sum_to, REDUCE)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -452,6 +455,30 @@ TS_API ts_tensor *ts_random_normal_at(ts_loc loc, ts_dtype dtype, ts_shape shape
 #define ts_range(dtype, start, limit, delta) ts_range_at(TS_HERE, (dtype), (start), (limit), (delta))
 #define ts_random_uniform(dtype, shape, minval, maxval, seed) \
   ts_random_uniform_at(TS_HERE, (dtype), (shape), (minval), (maxval), (seed))
+/* RandomUniform whose stream is (seed, counter): counter an integer scalar
+ * tensor (a variable's value, so a graph draws anew each run, as Keras'
+ * seed generators and TF's stateless random ops do); counter 0 draws
+ * ts_random_uniform's numbers for the same seed. */
+TS_API ts_tensor *ts_stateless_random_uniform_at(ts_loc loc, ts_dtype dtype, ts_shape shape,
+                                                 double minval, double maxval, uint64_t seed,
+                                                 ts_tensor *counter);
+#define ts_stateless_random_uniform(dtype, shape, minval, maxval, seed, counter) \
+  ts_stateless_random_uniform_at(TS_HERE, (dtype), (shape), (minval), (maxval), (seed), (counter))
+/* tf.data's shuffle order over n elements (i64 [n]): a buffer of the first
+ * buffer_size, each next output drawn from it uniformly (GLib's Mersenne
+ * Twister) and replaced by the next element; its stream is (seed, counter)
+ * as above: counter is the pass over the data (reshuffle_each_iteration). */
+TS_API ts_tensor *ts_shuffle_indices_at(ts_loc loc, int64_t n, int64_t buffer_size, uint64_t seed,
+                                        ts_tensor *counter);
+#define ts_shuffle_indices(n, buffer_size, seed, counter) \
+  ts_shuffle_indices_at(TS_HERE, (n), (buffer_size), (seed), (counter))
+/* g summed down to x's shape, undoing NumPy broadcasting (over the
+ * leading axes x lacks and the axes where x has 1): TensorFlow's gradient
+ * of a broadcast, reduce_sum over BroadcastGradientArgs, decided when it
+ * runs, so a dim unknown while tracing is summed if it turns out to be 1.
+ * Only x's shape is read; g float. */
+TS_API ts_tensor *ts_sum_to_at(ts_loc loc, ts_tensor *g, ts_tensor *x);
+#define ts_sum_to(g, x) ts_sum_to_at(TS_HERE, (g), (x))
 #define ts_random_normal(dtype, shape, mean, stddev, seed) \
   ts_random_normal_at(TS_HERE, (dtype), (shape), (mean), (stddev), (seed))
 
@@ -567,6 +594,12 @@ TS_API ts_tensor *ts_max_pool2d_at(ts_loc loc, ts_tensor *input, int ksize_h, in
  * [0, 1); x float with a fully known shape when training. */
 TS_API ts_tensor *ts_dropout_at(ts_loc loc, ts_tensor *x, double rate, bool training,
                                 uint64_t seed);
+/* ts_dropout with the mask from the stream (seed, counter) (a
+ * StatelessRandomUniform): counter an integer scalar, a variable's value
+ * that the caller advances to draw a new mask on each call (Keras' Dropout
+ * layer does so: ts_dropout_layer_new).  NULL: ts_dropout. */
+TS_API ts_tensor *ts_dropout_stream_at(ts_loc loc, ts_tensor *x, double rate, bool training,
+                                       uint64_t seed, ts_tensor *counter);
 #define ts_softmax(x) ts_softmax_at(TS_HERE, (x))
 #define ts_log_softmax(x) ts_log_softmax_at(TS_HERE, (x))
 #define ts_sparse_softmax_cross_entropy(labels, logits) \

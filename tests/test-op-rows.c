@@ -169,6 +169,11 @@ static ts_tensor *row_body(ts_call *c)
   case TS_OP_RANGE: return ts_range(TS_I32, 2, 11, 3);
   case TS_OP_RANDOM_UNIFORM: return ts_random_uniform(TS_F32, TS_SHAPE(4, 4), -1, 1, 7);
   case TS_OP_RANDOM_NORMAL: return ts_random_normal(TS_F64, TS_SHAPE(8), 0, 2, 9);
+  case TS_OP_STATELESS_RANDOM_UNIFORM: /* the stream's counter from the inputs */
+    return ts_stateless_random_uniform(TS_F32, TS_SHAPE(4, 4), -1, 1, 7,
+                                       ts_reduce_sum(i, TS_ALL_AXES, false));
+  case TS_OP_SHUFFLE_INDICES: return ts_shuffle_indices(10, 4, 5, ts_reduce_max(i, TS_ALL_AXES, false));
+  case TS_OP_SUM_TO: return ts_sum_to(x, ts_reduce_sum(p, TS_AXES(0), true));
   case TS_OP_CAST: return ts_cast(x, TS_I32);
   case TS_OP_RESHAPE: return ts_reshape(x, TS_SHAPE(3, -1));
   case TS_OP_FLATTEN: return ts_flatten(ts_reshape(x, TS_SHAPE(1, 2, 3)));
@@ -582,6 +587,8 @@ FWD1(mean, ts_reduce_mean(in[0], TS_AXES(0, 2), false))
 FWD1(max, ts_reduce_max(in[0], TS_AXES(-1), false))
 FWD1(min, ts_reduce_min(in[0], TS_AXES(0), true))
 FWD1(prod, ts_reduce_prod(in[0], TS_AXES(1), false))
+/* SumTo: g [3,4] down to x's [1,4] (x gives only its shape: gradient 0). */
+FWD1(sum_to, ts_sum_to(in[0], in[1]))
 /* Prod at zeros: with every input 1, the factors x - k are 0 where k is 1:
  * one zero in row 0, two in row 1, none in row 2 (the product of the
  * others, not y / x, which is 0 / 0 there). */
@@ -754,6 +761,7 @@ static const grad_case GRAD_CASES[] = {
   { "Min", TS_OP_REDUCE_MIN, fwd_min, 1, { S(3, 4) }, -2, 2, false },
   { "Prod", TS_OP_REDUCE_PROD, fwd_prod, 1, { S(3, 4) }, 0.5, 1.5, false },
   { "Prod (at zeros)", TS_OP_REDUCE_PROD, fwd_prod_zeros, 1, { S(3, 4) }, 1, 1, false },
+  { "SumTo", TS_OP_SUM_TO, fwd_sum_to, 2, { S(2, 3, 4), S(1, 4) }, -2, 2, false },
   { "MatMul", TS_OP_MATMUL, fwd_matmul, 2, { S(3, 4), S(4, 2) }, -1, 1, false },
   { "MatMul (transpose_a)", TS_OP_MATMUL, fwd_matmul_ta, 2, { S(4, 3), S(4, 2) }, -1, 1, false },
   { "MatMul (transpose_b)", TS_OP_MATMUL, fwd_matmul_tb, 2, { S(3, 4), S(2, 4) }, -1, 1, false },

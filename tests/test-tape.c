@@ -158,6 +158,52 @@ static void test_broadcasting(void)
   ts_scope_end(s);
 }
 
+/* Broadcasting a dim unknown while tracing: x [None, 3] * b [None, 3],
+ * called with b [1, 3] and x [2, 3].  b's gradient must be summed down to
+ * [1, 3] when the graph runs (as TensorFlow's BroadcastGradientArgs), and
+ * x's left as it is. */
+static ts_tensor *unknown_broadcast_grads(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *b = ts_arg(c, 1);
+  ts_tape *tape = ts_tape_new(false);
+  ts_tape_watch(tape, x);
+  ts_tape_watch(tape, b);
+  ts_tensor *y = ts_reduce_sum(ts_mul(x, b), TS_ALL_AXES, false);
+  ts_tensor *g[2] = { NULL, NULL };
+  ts_tape_gradient(tape, y, ((ts_tensor *[]){ x, b }), 2, g, TS_UNCONNECTED_NONE);
+  ts_tape_free(tape);
+  if (!g[0] || !g[1])
+    return NULL;
+  /* both, flattened: b's first */
+  return ts_concat(((ts_tensor *[]){ ts_reshape(g[1], TS_SHAPE(-1)), ts_reshape(g[0], TS_SHAPE(-1)) }),
+                   2, 0);
+}
+
+static void test_broadcasting_unknown_dims(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *fn = ts_function_new("grads", unknown_broadcast_grads, "x, b");
+  ts_spec specs[] = { { TS_F64, TS_SHAPE(-1, 3) }, { TS_F64, TS_SHAPE(-1, 3) } };
+  g_assert_true(ts_function_set_input_signature(fn, specs, 2));
+  ts_tensor *x = ts_constant(TS_F64, TS_SHAPE(2, 3), (double[]){ 1, 2, 3, 4, 5, 6 });
+  ts_tensor *b = ts_constant(TS_F64, TS_SHAPE(1, 3), (double[]){ 10, 20, 30 });
+  for (int eager = 0; eager < 2; eager++) {
+    ts_function_set_run_eagerly(fn, eager);
+    ts_tensor *r = ts_function_call(fn, (ts_value[]){ TS_TENSOR_VALUE(x), TS_TENSOR_VALUE(b) }, 2);
+    g_assert_nonnull(r);
+    /* d/db = column sums of x (shape [1, 3]); d/dx = b broadcast (shape [2, 3]) */
+    assert_values(r, (double[]){ 5, 7, 9, 10, 20, 30, 10, 20, 30 }, 9);
+  }
+  /* the same graph with b as big as x: nothing summed */
+  ts_function_set_run_eagerly(fn, 0);
+  ts_tensor *r = ts_function_call(fn, (ts_value[]){ TS_TENSOR_VALUE(x), TS_TENSOR_VALUE(x) }, 2);
+  assert_values(r, (double[]){ 1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6 }, 12);
+  g_assert_cmpint(ts_function_n_concrete(fn), ==, 1);
+  ts_function_free(fn);
+  g_assert_false(ts_failed());
+  ts_scope_end(s);
+}
+
 /* Nested tapes: the outer one records the inner one's gradient, so
  * d2(x^3)/dx2 = 6x (tf.GradientTape nested). */
 static void test_second_order(void)
@@ -460,6 +506,7 @@ int main(int argc, char **argv)
   g_test_add_func("/tape/stop-gradient-unconnected", test_stop_and_unconnected);
   g_test_add_func("/tape/variables", test_variables);
   g_test_add_func("/tape/broadcasting", test_broadcasting);
+  g_test_add_func("/tape/broadcasting-unknown-dims", test_broadcasting_unknown_dims);
   g_test_add_func("/tape/eager-loop", test_eager_loop);
   g_test_add_func("/tape/second-order", test_second_order);
   g_test_add_func("/tape/traced", test_traced);

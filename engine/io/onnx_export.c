@@ -937,6 +937,8 @@ static const struct {
   { TS_OP_ASSIGN_VARIABLE, "an ONNX graph has no state to assign" },
   { TS_OP_ASSIGN_ADD_VARIABLE, "an ONNX graph has no state to assign" },
   { TS_OP_ASSIGN_SUB_VARIABLE, "an ONNX graph has no state to assign" },
+  { TS_OP_STATELESS_RANDOM_UNIFORM, "ONNX's RandomUniform takes its seed as an attribute, not a tensor" },
+  { TS_OP_SHUFFLE_INDICES, "ONNX has no tf.data shuffle order" },
 };
 
 static emit_fn mapping(ts_op op)

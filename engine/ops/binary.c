@@ -188,8 +188,8 @@ static ts_tensor *binary_at(ts_loc loc, ts_op op, ts_tensor *a, ts_tensor *b)
 
 static bool unbroadcast2(const ts_op_call *c, ts_tensor *ga, ts_tensor *gb, ts_tensor **gi)
 {
-  gi[0] = ts__grad_unbroadcast(c->loc, ga, c->in[0]->shape);
-  gi[1] = ts__grad_unbroadcast(c->loc, gb, c->in[1]->shape);
+  gi[0] = ts__grad_unbroadcast(c->loc, ga, c->in[0], 0);
+  gi[1] = ts__grad_unbroadcast(c->loc, gb, c->in[1], 0);
   return gi[0] && gi[1];
 }
 

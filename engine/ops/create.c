@@ -6,7 +6,10 @@
  * stream on every run and machine (normals go through libm's log, sin and
  * cos).  Element i takes the i-th draw in row-major order.  Floats use the
  * top 53 bits (24 for f32) as a fraction in [0, 1); integers are drawn
- * without bias by rejection; normals come in pairs from Box-Muller. */
+ * without bias by rejection; normals come in pairs from Box-Muller.
+ * StatelessRandomUniform and ShuffleIndices take their stream from an
+ * input too (a counter a variable holds), so a graph can draw anew on each
+ * run. */
 #include "engine-private.h"
 
 #include <float.h>
@@ -364,12 +367,11 @@ static void uniform_int(ts_tensor *y, rng *r, double lo_f, double hi_f)
   }
 }
 
-static bool uniform_cpu(ts_kernel_ctx *k)
+/* y filled with uniform numbers in [lo, hi) from stream `seed`. */
+static void uniform_fill(ts_tensor *y, double lo, double hi, int64_t seed)
 {
-  ts_tensor *y = k->out[0];
-  double lo = k->attrs[2].f, hi = k->attrs[3].f;
   rng r;
-  rng_seed(&r, k->attrs[4].i);
+  rng_seed(&r, seed);
   if (y->dtype == TS_F64) {
     double *p = y->data;
     for (int64_t i = 0; i < y->size; i++) {
@@ -390,6 +392,90 @@ static bool uniform_cpu(ts_kernel_ctx *k)
   } else {
     uniform_int(y, &r, lo, hi);
   }
+}
+
+static bool uniform_cpu(ts_kernel_ctx *k)
+{
+  uniform_fill(k->out[0], k->attrs[2].f, k->attrs[3].f, k->attrs[4].i);
+  return true;
+}
+
+/* The stream of (seed, counter): seed itself at counter 0. */
+static int64_t stream_seed(int64_t seed, const ts_tensor *counter)
+{
+  uint64_t n = (uint64_t)ts__load_i64(counter->dtype, counter->data, 0);
+  return (int64_t)((uint64_t)seed ^ (n * 0x9e3779b97f4a7c15u));
+}
+
+/* The counter: an integer scalar. */
+static bool check_counter(ts_infer_ctx *c)
+{
+  const ts_info *in = &c->in[0];
+  if (ts_dtype_is_integer(in->dtype) && in->shape.rank == 0)
+    return true;
+  char buf[TS_INFO_STR];
+  return ts__infer_fail(c, TS_ERR_DTYPE, "the counter must be an integer scalar, got %s",
+                        ts__info_str(buf, in->dtype, in->shape));
+}
+
+static bool stateless_uniform_infer(ts_infer_ctx *c)
+{
+  return check_counter(c) && uniform_infer(c);
+}
+
+static bool stateless_uniform_cpu(ts_kernel_ctx *k)
+{
+  uniform_fill(k->out[0], k->attrs[2].f, k->attrs[3].f, stream_seed(k->attrs[4].i, k->in[0]));
+  return true;
+}
+
+/* ---- ShuffleIndices: tf.data's shuffle order ----------------------------------- */
+
+static const ts_attr_def shuffle_attrs[] = {
+  { "n", TS_ATTR_INT }, { "buffer_size", TS_ATTR_INT }, { "seed", TS_ATTR_INT },
+};
+
+static bool shuffle_infer(ts_infer_ctx *c)
+{
+  int64_t n = c->attrs[0].i, buffer = c->attrs[1].i;
+  if (!check_counter(c))
+    return false;
+  if (n < 0 || buffer < 1)
+    return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT,
+                          "n must be >= 0 and buffer_size >= 1, got %lld and %lld", (long long)n,
+                          (long long)buffer);
+  return check_shape(c, TS_I64, TS_SHAPE(n)) && set_out(c, TS_I64, TS_SHAPE(n));
+}
+
+/* A buffer of the first buffer_size indices; each output drawn from it
+ * uniformly and replaced by the next index (or, the input spent, by the
+ * buffer's last). */
+static bool shuffle_cpu(ts_kernel_ctx *k)
+{
+  int64_t n = k->attrs[0].i, buffer_size = MIN(k->attrs[1].i, MAX(n, 1));
+  int64_t *order = k->out[0]->data;
+  int64_t *buf = g_try_new(int64_t, buffer_size);
+  if (!buf)
+    return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "no memory for a buffer of %lld indices",
+                           (long long)buffer_size);
+  uint64_t seed = (uint64_t)stream_seed(k->attrs[2].i, k->in[0]);
+  guint32 seeds[2] = { (guint32)seed, (guint32)(seed >> 32) };
+  GRand *rand = g_rand_new_with_seed_array(seeds, 2);
+  int64_t filled = 0, next = 0;
+  for (; next < n && filled < buffer_size; next++)
+    buf[filled++] = next;
+  for (int64_t i = 0; i < n; i++) {
+    int64_t pick = filled > 1 ? (int64_t)g_rand_double_range(rand, 0, (double)filled) : 0;
+    if (pick >= filled)
+      pick = filled - 1;
+    order[i] = buf[pick];
+    if (next < n)
+      buf[pick] = next++;
+    else
+      buf[pick] = buf[--filled];
+  }
+  g_rand_free(rand);
+  g_free(buf);
   return true;
 }
 
@@ -439,6 +525,17 @@ const ts_op_def ts__op_random_uniform = {
   .op = TS_OP_RANDOM_UNIFORM, .name = "RandomUniform", .api_name = "random_uniform",
   .n_inputs = 0, .n_outputs = 1, .flags = TS_OPF_RANDOM | TS_OPF_NOT_DIFFERENTIABLE, ATTRS(uniform_attrs), .infer = uniform_infer,
   .kernel[TS_DEVICE_CPU] = uniform_cpu,
+};
+const ts_op_def ts__op_stateless_random_uniform = {
+  .op = TS_OP_STATELESS_RANDOM_UNIFORM, .name = "StatelessRandomUniform",
+  .api_name = "stateless_random_uniform", .n_inputs = 1, .n_outputs = 1,
+  .flags = TS_OPF_NOT_DIFFERENTIABLE, ATTRS(uniform_attrs), .infer = stateless_uniform_infer,
+  .kernel[TS_DEVICE_CPU] = stateless_uniform_cpu,
+};
+const ts_op_def ts__op_shuffle_indices = {
+  .op = TS_OP_SHUFFLE_INDICES, .name = "ShuffleIndices", .api_name = "shuffle_indices",
+  .n_inputs = 1, .n_outputs = 1, .flags = TS_OPF_NOT_DIFFERENTIABLE, ATTRS(shuffle_attrs),
+  .infer = shuffle_infer, .kernel[TS_DEVICE_CPU] = shuffle_cpu,
 };
 const ts_op_def ts__op_random_normal = {
   .op = TS_OP_RANDOM_NORMAL, .name = "RandomNormal", .api_name = "random_normal",
@@ -502,4 +599,20 @@ ts_tensor *ts_random_normal_at(ts_loc loc, ts_dtype dtype, ts_shape shape, doubl
   ts_attr attrs[] = { TS_ATTR_DT(dtype), TS_ATTR_SH(shape), TS_ATTR_F(mean), TS_ATTR_F(stddev),
                       TS_ATTR_I((int64_t)seed) };
   return ts__dispatch1(loc, TS_OP_RANDOM_NORMAL, NULL, 0, attrs);
+}
+
+ts_tensor *ts_stateless_random_uniform_at(ts_loc loc, ts_dtype dtype, ts_shape shape,
+                                          double minval, double maxval, uint64_t seed,
+                                          ts_tensor *counter)
+{
+  ts_attr attrs[] = { TS_ATTR_DT(dtype), TS_ATTR_SH(shape), TS_ATTR_F(minval),
+                      TS_ATTR_F(maxval), TS_ATTR_I((int64_t)seed) };
+  return ts__dispatch1(loc, TS_OP_STATELESS_RANDOM_UNIFORM, &counter, 1, attrs);
+}
+
+ts_tensor *ts_shuffle_indices_at(ts_loc loc, int64_t n, int64_t buffer_size, uint64_t seed,
+                                 ts_tensor *counter)
+{
+  ts_attr attrs[] = { TS_ATTR_I(n), TS_ATTR_I(buffer_size), TS_ATTR_I((int64_t)seed) };
+  return ts__dispatch1(loc, TS_OP_SHUFFLE_INDICES, &counter, 1, attrs);
 }

@@ -208,8 +208,8 @@ static bool matmul_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *c
     ga = ts_matmul_at(l, b, d, true, true);
     gb = ts_matmul_at(l, d, a, true, true);
   }
-  gi[0] = ts__grad_unbroadcast(l, ga, a->shape);
-  gi[1] = ts__grad_unbroadcast(l, gb, b->shape);
+  gi[0] = ts__grad_unbroadcast(l, ga, a, 2);
+  gi[1] = ts__grad_unbroadcast(l, gb, b, 2);
   return gi[0] && gi[1];
 }
 

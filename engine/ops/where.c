@@ -115,8 +115,8 @@ static bool where_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *co
 {
   ts_loc l = c->loc;
   ts_tensor *zero = ts__grad_scalar(g[0]->dtype, 0);
-  gi[1] = ts__grad_unbroadcast(l, ts_where_at(l, c->in[0], g[0], zero), c->in[1]->shape);
-  gi[2] = ts__grad_unbroadcast(l, ts_where_at(l, c->in[0], zero, g[0]), c->in[2]->shape);
+  gi[1] = ts__grad_unbroadcast(l, ts_where_at(l, c->in[0], g[0], zero), c->in[1], 0);
+  gi[2] = ts__grad_unbroadcast(l, ts_where_at(l, c->in[0], zero, g[0]), c->in[2], 0);
   return gi[1] && gi[2];
 }
 
