@@ -46,8 +46,11 @@ TS_API ts_layer *ts_dense_new(const char *name, int64_t units, ts_activation act
 TS_API ts_layer *ts_flatten_layer_new(const char *name);
 /* [N, ...] -> [N, target...] (target is one example's shape; one dim may be -1). */
 TS_API ts_layer *ts_reshape_layer_new(const char *name, ts_shape target);
-/* Dropout at `rate` when called with training (mask from `seed`: the same
- * mask on every call, eagerly and in a graph); Identity otherwise. */
+/* Dropout at `rate` when called with training, a new mask on each such
+ * call as Keras' (its stream is `seed` and the calls so far, counted in an
+ * i64 variable "NAME/seed_generator_state" that a traced call advances in
+ * the graph: the same seed gives the same masks, eagerly and in a graph);
+ * Identity otherwise. */
 TS_API ts_layer *ts_dropout_layer_new(const char *name, double rate, uint64_t seed);
 /* NHWC input, kernel [kh, kw, in, filters], bias [filters]. */
 TS_API ts_layer *ts_conv2d_layer_new(const char *name, int64_t filters, int kernel_h, int kernel_w,
@@ -180,9 +183,16 @@ TS_API ts_dataset *ts_dataset_from_tensors(ts_tensor *const *components, int n);
 TS_API void ts_dataset_free(ts_dataset *ds);
 TS_API ts_dataset *ts_dataset_take(const ts_dataset *ds, int64_t count);
 /* tf.data's shuffle: a buffer of buffer_size elements, each next one drawn
- * from it at random (a GLib Mersenne Twister seeded with seed); a buffer as
- * big as the dataset is a uniform shuffle.  The order is fixed when the
- * dataset is made (tf.data reshuffles on each iteration by default). */
+ * from it at random (ShuffleIndices: a GLib Mersenne Twister); a buffer as
+ * big as the dataset is a uniform shuffle.  Each pass over the dataset
+ * (ts_dataset_over) has an order of its own, as tf.data's
+ * reshuffle_each_iteration: the stream (seed, passes so far), the passes
+ * counted in an i64 variable that a traced loop advances in its graph, so
+ * the same seed gives the same orders, eagerly and traced.  A dataset made
+ * while a function is traced is made anew on each call, as one made inside
+ * a tf.function: its passes start again at 0 on every call.  Examples are
+ * shuffled before batching (a batched dataset is refused).  Iterating it
+ * without ts_dataset_over (ts_dataset_get first) is a pass too. */
 TS_API ts_dataset *ts_dataset_shuffle(const ts_dataset *ds, int64_t buffer_size, uint64_t seed);
 /* Batches of batch_size; the last, smaller one is dropped (drop_remainder)
  * or kept.  Kept, a traced TS_FOR over the dataset refuses it (a While's
@@ -205,8 +215,8 @@ TS_API int ts_dataset_n_components(const ts_dataset *ds);
  *   }
  * ts_dataset_over is the range of element indices (i64): eagerly a loop,
  * traced a While over the batches, each taken in the body with Gather. */
-TS_API ts_iterable ts_dataset_over(const ts_dataset *ds);
-TS_API bool ts_dataset_get_at(ts_loc loc, const ts_dataset *ds, ts_tensor *index, ts_tensor **out);
+TS_API ts_iterable ts_dataset_over(ts_dataset *ds);
+TS_API bool ts_dataset_get_at(ts_loc loc, ts_dataset *ds, ts_tensor *index, ts_tensor **out);
 #define ts_dataset_get(ds, index, out) ts_dataset_get_at(TS_HERE, (ds), (index), (out))
 
 #ifdef __cplusplus

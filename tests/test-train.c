@@ -143,6 +143,13 @@ static void test_dense(void)
   ts_scope_end(scope);
 }
 
+/* A Dropout layer called with training, as a traced function. */
+static ts_layer *traced_drop;
+static ts_tensor *dropout_call_fn(ts_call *call)
+{
+  return ts_layer_call(traced_drop, ts_ones(TS_F32, TS_SHAPE(100)), true);
+}
+
 static void test_shape_layers(void)
 {
   ts_scope *scope = ts_scope_begin();
@@ -161,21 +168,37 @@ static void test_shape_layers(void)
   for (int i = 0; i < 90; i++)
     g_assert_cmpfloat(fabs(ts_tensor_get_f64(ts_read(ts_layer_variable(conv, 0)), i)), <=, limit);
 
-  /* Dropout: Identity unless training; training, the same seed the same mask */
-  ts_layer *drop = ts_dropout_layer_new(NULL, 0.5, 9);
+  /* Dropout: Identity unless training; training, a new mask on each call
+   * (Keras' seed generator), the same masks for the same seed, eagerly
+   * and traced */
+  ts_layer *drop = ts_dropout_layer_new(NULL, 0.5, 9), *again = ts_dropout_layer_new(NULL, 0.5, 9);
   ts_tensor *ones = ts_ones(TS_F32, TS_SHAPE(100));
   ts_tensor *inference = ts_layer_call(drop, ones, false);
   ts_tensor *t1 = ts_layer_call(drop, ones, true), *t2 = ts_layer_call(drop, ones, true);
-  int zeros = 0;
+  ts_tensor *a1 = ts_layer_call(again, ones, true), *a2 = ts_layer_call(again, ones, true);
+  traced_drop = ts_dropout_layer_new(NULL, 0.5, 9);
+  ts_function *fn = ts_function_new("dropout_call", dropout_call_fn, NULL);
+  ts_tensor *g1 = ts_function_call(fn, NULL, 0), *g2 = ts_function_call(fn, NULL, 0);
+  assert_no_error();
+  g_assert_cmpint(ts_function_n_concrete(fn), ==, 1);
+  int zeros = 0, differ = 0;
   for (int i = 0; i < 100; i++) {
     g_assert_cmpfloat(ts_tensor_get_f64(inference, i), ==, 1);
-    double v = ts_tensor_get_f64(t1, i);
+    double v = ts_tensor_get_f64(t1, i), w = ts_tensor_get_f64(t2, i);
     g_assert_true(v == 0 || v == 2);
-    g_assert_cmpfloat(v, ==, ts_tensor_get_f64(t2, i));
+    g_assert_cmpfloat(v, ==, ts_tensor_get_f64(a1, i));
+    g_assert_cmpfloat(w, ==, ts_tensor_get_f64(a2, i));
+    g_assert_cmpfloat(v, ==, ts_tensor_get_f64(g1, i));
+    g_assert_cmpfloat(w, ==, ts_tensor_get_f64(g2, i));
     zeros += v == 0;
+    differ += v != w;
   }
   g_assert_cmpint(zeros, >, 20);
   g_assert_cmpint(zeros, <, 80);
+  g_assert_cmpint(differ, >, 20); /* another mask */
+  ts_function_free(fn);
+  ts_layer_free(again);
+  g_clear_pointer(&traced_drop, ts_layer_free);
   g_assert_null(ts_dropout_layer_new(NULL, 1.0, 1));
   assert_error(TS_ERR_INVALID_ARGUMENT, "rate");
 
@@ -588,6 +611,62 @@ static void test_dataset_shuffle(void)
   ts_scope_end(scope);
 }
 
+/* tf.data's reshuffle_each_iteration: each pass over a shuffled dataset
+ * has an order of its own, the same for the same seed; a traced loop
+ * reshuffles in its graph (a pass per call), eagerly and traced alike. */
+static ts_dataset *pass_ds;
+static ts_tensor *pass_order_fn(ts_call *call)
+{
+  /* one batch of all 50: the pass's order */
+  ts_tensor *order = ts_zeros(TS_I64, TS_SHAPE(50)), *i = NULL;
+  TS_FOR (i, ts_dataset_over(pass_ds), &order) {
+    ts_tensor *xy[2];
+    ts_dataset_get(pass_ds, i, xy);
+    order = xy[0];
+  }
+  return order;
+}
+
+static void test_dataset_reshuffle(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_dataset *ds = range_dataset(50);
+  ts_dataset *a = ts_dataset_shuffle(ds, 50, 7), *b = ts_dataset_shuffle(ds, 50, 7);
+  int64_t pass[3][50], same[2][50];
+  for (int p = 0; p < 3; p++)
+    element_order(a, pass[p]);
+  for (int p = 0; p < 2; p++)
+    element_order(b, same[p]);
+  int differ[2] = { 0, 0 };
+  for (int i = 0; i < 50; i++) {
+    g_assert_cmpint(pass[0][i], ==, same[0][i]); /* the same seed, the same orders */
+    g_assert_cmpint(pass[1][i], ==, same[1][i]);
+    differ[0] += pass[0][i] != pass[1][i];
+    differ[1] += pass[1][i] != pass[2][i];
+  }
+  g_assert_cmpint(differ[0], >, 10);
+  g_assert_cmpint(differ[1], >, 10);
+
+  /* traced: a pass per call, the eager passes' orders */
+  ts_dataset *shuffled = ts_dataset_shuffle(ds, 50, 7);
+  pass_ds = ts_dataset_batch(shuffled, 50, true);
+  ts_function *fn = ts_function_new("pass_order", pass_order_fn, NULL);
+  for (int p = 0; p < 3; p++) {
+    ts_tensor *order = ts_function_call(fn, NULL, 0);
+    assert_no_error();
+    for (int i = 0; i < 50; i++)
+      g_assert_cmpint(ts_tensor_get_i64(order, i), ==, pass[p][i]);
+  }
+  g_assert_cmpint(ts_function_n_concrete(fn), ==, 1);
+  const ts_graph *g = ts_concrete_graph(ts_function_concrete(fn, 0));
+  g_assert_true(graph_has_op(g, TS_OP_SHUFFLE_INDICES));
+  ts_function_free(fn);
+  ts_dataset *list[] = { ds, a, b, shuffled, pass_ds };
+  for (unsigned i = 0; i < G_N_ELEMENTS(list); i++)
+    ts_dataset_free(list[i]);
+  ts_scope_end(scope);
+}
+
 static bool scale_map(ts_tensor **c, int n, void *user_data)
 {
   c[1] = ts_mul(c[1], ts_scalar_f32(*(float *)user_data));
@@ -624,7 +703,7 @@ static void test_dataset_batch(void)
   g_assert_null(ts_dataset_batch(kept, 2, false));
   assert_error(TS_ERR_UNIMPLEMENTED, "batched already");
   g_assert_null(ts_dataset_shuffle(kept, 10, 1));
-  assert_error(TS_ERR_UNIMPLEMENTED, "smaller", "drop_remainder");
+  assert_error(TS_ERR_UNIMPLEMENTED, "batched already", "before batch");
   g_assert_null(ts_dataset_from_tensors((ts_tensor *[]){ ts_ones(TS_F32, TS_SHAPE(3)),
                                                           ts_ones(TS_F32, TS_SHAPE(4)) }, 2));
   assert_error(TS_ERR_INVALID_ARGUMENT, "component 1");
@@ -1294,6 +1373,7 @@ int main(int argc, char **argv)
   g_test_add_func("/train/idx/fashion-mnist", test_idx_fashion_mnist);
   g_test_add_func("/train/idx/files", test_idx_files);
   g_test_add_func("/train/dataset/shuffle", test_dataset_shuffle);
+  g_test_add_func("/train/dataset/reshuffle", test_dataset_reshuffle);
   g_test_add_func("/train/dataset/batch-take-map", test_dataset_batch);
   g_test_add_func("/train/dataset/traced", test_dataset_traced);
   g_test_add_func("/train/fit/lstm-mse", test_fit_lstm);

@@ -226,6 +226,12 @@ static ts_tensor *float_scalar(ts_dtype dtype, double v)
 
 ts_tensor *ts_dropout_at(ts_loc loc, ts_tensor *x, double rate, bool training, uint64_t seed)
 {
+  return ts_dropout_stream_at(loc, x, rate, training, seed, NULL);
+}
+
+ts_tensor *ts_dropout_stream_at(ts_loc loc, ts_tensor *x, double rate, bool training,
+                                uint64_t seed, ts_tensor *counter)
+{
   if (!x)
     return ts_identity_at(loc, x); /* reports the missing input as every op does */
   char buf[TS_INFO_STR];
@@ -249,7 +255,8 @@ ts_tensor *ts_dropout_at(ts_loc loc, ts_tensor *x, double rate, bool training, u
       return NULL;
     }
   /* keep where uniform [0, 1) >= rate, as tf.nn.dropout does */
-  ts_tensor *noise = ts_random_uniform_at(loc, dt, shape, 0, 1, seed);
+  ts_tensor *noise = counter ? ts_stateless_random_uniform_at(loc, dt, shape, 0, 1, seed, counter)
+                            : ts_random_uniform_at(loc, dt, shape, 0, 1, seed);
   ts_tensor *keep = ts_cast_at(loc, ts_greater_equal_at(loc, noise, float_scalar(dt, rate)), dt);
   return ts_mul_at(loc, ts_mul_at(loc, x, float_scalar(dt, 1 / (1 - rate))), keep);
 }

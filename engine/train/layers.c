@@ -34,6 +34,7 @@ struct ts_layer {
   ts_padding padding;
   ts_tensor *vars[N_VARS]; /* kernel, recurrent kernel (LSTM), bias; NULL until built */
   int n_vars;
+  ts_tensor *seed_state;   /* Dropout: calls with training so far (i64), NULL until the first */
 };
 
 /* Keras' names: "dense", "dense_1", ... per kind, for the process. */
@@ -173,6 +174,7 @@ void ts_layer_free(ts_layer *l)
     return;
   for (int i = 0; i < N_VARS; i++)
     ts_tensor_unref(l->vars[i]);
+  ts_tensor_unref(l->seed_state);
   g_free(l->name);
   g_free(l);
 }
@@ -310,6 +312,31 @@ static ts_tensor *reshape_call(ts_loc loc, ts_layer *l, ts_tensor *x)
   return ts_reshape_at(loc, x, s);
 }
 
+/* Keras' Dropout draws a new mask on each call (its seed generator's state
+ * advances): the mask's stream is (seed, calls so far), the count an i64
+ * variable "NAME/seed_generator_state" (made on the first call), so a
+ * traced call advances it in the graph and the same seed gives the same
+ * masks, eagerly and traced. */
+static ts_tensor *dropout_call(ts_loc loc, ts_layer *l, ts_tensor *x, bool training)
+{
+  if (!training || l->rate == 0)
+    return ts_dropout_at(loc, x, l->rate, false, l->seed);
+  if (!l->seed_state) {
+    char *var = g_strdup_printf("%s/seed_generator_state", l->name);
+    TS_INIT_SCOPE {
+      ts_scope *scope = ts_scope_begin();
+      l->seed_state = ts_variable_new(ts_scalar_i64(0), var);
+      ts_scope_end(scope);
+    }
+    g_free(var);
+    if (!l->seed_state)
+      return NULL;
+  }
+  ts_tensor *counter = ts_read_at(loc, l->seed_state);
+  ts_assign_add_at(loc, l->seed_state, ts_scalar_i64(1));
+  return ts_dropout_stream_at(loc, x, l->rate, true, l->seed, counter);
+}
+
 static ts_tensor *layer_call(ts_loc loc, ts_layer *l, ts_tensor *x, bool training)
 {
   switch (l->kind) {
@@ -320,7 +347,7 @@ static ts_tensor *layer_call(ts_loc loc, ts_layer *l, ts_tensor *x, bool trainin
   }
   case K_FLATTEN: return ts_flatten_at(loc, x);
   case K_RESHAPE: return reshape_call(loc, l, x);
-  case K_DROPOUT: return ts_dropout_at(loc, x, l->rate, training, l->seed);
+  case K_DROPOUT: return dropout_call(loc, l, x, training);
   case K_CONV2D: {
     ts_tensor *y = ts_conv2d_at(loc, x, ts_read_at(loc, l->vars[V_KERNEL]), l->sh, l->sw,
                                 l->padding);
