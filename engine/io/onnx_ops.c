@@ -3323,6 +3323,132 @@ static bool op_grid_sample(onnx_node_ctx *c)
   return out1(c, ts_transpose_at(HERE, y, TS_INTS(0, 3, 1, 2)));
 }
 
+/* ---- ai.onnx.preview.training: one optimizer step ------------------------------------ */
+
+/* The optimizers' inputs: R (the learning rate), T (the update count),
+ * then per_x groups of n tensors (X1..Xn, G1..Gn, ...); their outputs are
+ * (per_x - 1) groups of n (X1_new..Xn_new, then the new states).  n, or
+ * -1 + error when the counts do not fit. */
+static int optimizer_groups(onnx_node_ctx *c, int per_x)
+{
+  int n = (c->n_in - 2) / per_x;
+  if (n < 1 || 2 + n * per_x != c->n_in || c->n_out != n * (per_x - 1)) {
+    onnx_node_fail(c, TS_ERR_FORMAT, "%d inputs and %d outputs: it takes R, T and %d groups of n tensors, "
+                   "and gives %d groups of n", c->n_in, c->n_out, per_x, per_x - 1);
+    return -1;
+  }
+  for (int i = 0; i < c->n_in; i++)
+    if (!IN(i)) {
+      onnx_node_fail(c, TS_ERR_FORMAT, "input %d is omitted", i);
+      return -1;
+    }
+  if (!ts_dtype_is_float(ts_tensor_dtype(IN(2)))) {
+    onnx_node_fail(c, TS_ERR_DTYPE, "it optimizes floating-point tensors, not %s",
+                   ts_dtype_name(ts_tensor_dtype(IN(2))));
+    return -1;
+  }
+  return n;
+}
+
+static bool need_attrs(const onnx_node_ctx *c, const char *const *names)
+{
+  for (int i = 0; names[i]; i++)
+    if (!attr(c, names[i])) {
+      onnx_node_fail(c, TS_ERR_FORMAT, "attribute '%s' is required", names[i]);
+      return false;
+    }
+  return true;
+}
+
+/* ONNX's ADAGRAD: r = R / (1 + T decay_factor), g = norm_coefficient X + G,
+ * H_new = H + g^2, X_new = X - r g / (sqrt(H_new) + epsilon). */
+static bool op_adagrad(onnx_node_ctx *c)
+{
+  int n = optimizer_groups(c, 3);
+  if (n < 0)
+    return false;
+  double decay = attr_float(c, "decay_factor", 0), eps = attr_float(c, "epsilon", 1e-6);
+  double norm = attr_float(c, "norm_coefficient", 0);
+  for (int i = 0; i < n; i++) {
+    ts_tensor *x = IN(2 + i), *g = IN(2 + n + i), *h = IN(2 + 2 * n + i);
+    ts_dtype dt = ts_tensor_dtype(x);
+    ts_tensor *t = ts_cast_at(HERE, IN(1), dt);
+    ts_tensor *r = ts_div_at(HERE, ts_cast_at(HERE, IN(0), dt),
+                             ts_add_at(HERE, scalar(x, 1), ts_mul_at(HERE, t, scalar(x, decay))));
+    g = ts_add_at(HERE, ts_mul_at(HERE, scalar(x, norm), x), g);
+    ts_tensor *h_new = ts_add_at(HERE, h, ts_mul_at(HERE, g, g));
+    ts_tensor *h_sqrt = ts_add_at(HERE, ts_sqrt_at(HERE, h_new), scalar(x, eps));
+    c->out[i] = ts_sub_at(HERE, x, ts_div_at(HERE, ts_mul_at(HERE, r, g), h_sqrt));
+    c->out[n + i] = h_new;
+  }
+  return !ts_failed();
+}
+
+/* ONNX's Momentum: g = norm_coefficient X + G, V_new = alpha V + beta' g
+ * (beta' = 1 at the first update, T = 0), X_new = X - R V_new, or with
+ * mode "nesterov" X - R (g + alpha V_new). */
+static bool op_momentum(onnx_node_ctx *c)
+{
+  static const char *const required[] = { "alpha", "beta", "mode", "norm_coefficient", NULL };
+  int n = optimizer_groups(c, 3);
+  if (n < 0 || !need_attrs(c, required))
+    return false;
+  char buf[16];
+  const char *mode = attr_string(c, "mode", "", buf, sizeof buf);
+  bool nesterov = strcmp(mode, "nesterov") == 0;
+  if (!nesterov && strcmp(mode, "standard") != 0) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "mode must be standard or nesterov, not '%s'", mode);
+    return false;
+  }
+  double alpha = attr_float(c, "alpha", 0), beta = attr_float(c, "beta", 0);
+  double norm = attr_float(c, "norm_coefficient", 0);
+  for (int i = 0; i < n; i++) {
+    ts_tensor *x = IN(2 + i), *g = IN(2 + n + i), *v = IN(2 + 2 * n + i);
+    ts_dtype dt = ts_tensor_dtype(x);
+    ts_tensor *r = ts_cast_at(HERE, IN(0), dt);
+    ts_tensor *first = ts_less_equal_at(HERE, IN(1), ts_zeros_like_at(HERE, IN(1)));
+    ts_tensor *beta_now = ts_where_at(HERE, first, scalar(x, 1), scalar(x, beta));
+    g = ts_add_at(HERE, ts_mul_at(HERE, scalar(x, norm), x), g);
+    ts_tensor *v_new = ts_add_at(HERE, ts_mul_at(HERE, scalar(x, alpha), v), ts_mul_at(HERE, beta_now, g));
+    ts_tensor *step = nesterov ? ts_add_at(HERE, g, ts_mul_at(HERE, scalar(x, alpha), v_new)) : v_new;
+    c->out[i] = ts_sub_at(HERE, x, ts_mul_at(HERE, r, step));
+    c->out[n + i] = v_new;
+  }
+  return !ts_failed();
+}
+
+/* ONNX's Adam: g = norm_coefficient X + G, V_new = alpha V + (1 - alpha) g,
+ * H_new = beta H + (1 - beta) g^2, R' = R sqrt(1 - beta^T) / (1 - alpha^T)
+ * (R at T = 0), X_new = (1 - norm_coefficient_post) (X - R' V_new / (sqrt(H_new) + epsilon)). */
+static bool op_adam(onnx_node_ctx *c)
+{
+  int n = optimizer_groups(c, 4);
+  if (n < 0)
+    return false;
+  double alpha = attr_float(c, "alpha", 0.9), beta = attr_float(c, "beta", 0.999);
+  double eps = attr_float(c, "epsilon", 1e-6), norm = attr_float(c, "norm_coefficient", 0);
+  double post = attr_float(c, "norm_coefficient_post", 0);
+  for (int i = 0; i < n; i++) {
+    ts_tensor *x = IN(2 + i), *g = IN(2 + n + i), *v = IN(2 + 2 * n + i), *h = IN(2 + 3 * n + i);
+    ts_dtype dt = ts_tensor_dtype(x);
+    ts_tensor *r = ts_cast_at(HERE, IN(0), dt), *t = ts_cast_at(HERE, IN(1), dt);
+    g = ts_add_at(HERE, ts_mul_at(HERE, scalar(x, norm), x), g);
+    ts_tensor *v_new = ts_add_at(HERE, ts_mul_at(HERE, scalar(x, alpha), v), ts_mul_at(HERE, scalar(x, 1 - alpha), g));
+    ts_tensor *h_new = ts_add_at(HERE, ts_mul_at(HERE, scalar(x, beta), h),
+                                 ts_mul_at(HERE, scalar(x, 1 - beta), ts_mul_at(HERE, g, g)));
+    ts_tensor *h_sqrt = ts_add_at(HERE, ts_sqrt_at(HERE, h_new), scalar(x, eps));
+    ts_tensor *corrected = ts_div_at(HERE, ts_mul_at(HERE, r, ts_sqrt_at(HERE, ts_sub_at(HERE, scalar(x, 1), ts_pow_at(HERE, scalar(x, beta), t)))),
+                                     ts_sub_at(HERE, scalar(x, 1), ts_pow_at(HERE, scalar(x, alpha), t)));
+    ts_tensor *first = ts_less_equal_at(HERE, t, scalar(x, 0));
+    ts_tensor *r_adj = ts_where_at(HERE, first, r, corrected);
+    ts_tensor *x_new = ts_sub_at(HERE, x, ts_mul_at(HERE, r_adj, ts_div_at(HERE, v_new, h_sqrt)));
+    c->out[i] = ts_mul_at(HERE, scalar(x, 1 - post), x_new);
+    c->out[n + i] = v_new;
+    c->out[2 * n + i] = h_new;
+  }
+  return !ts_failed();
+}
+
 /* ---- the table ------------------------------------------------------------------------------ */
 
 #define ANY (-1)
@@ -3488,10 +3614,22 @@ bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c)
   return ok;
 }
 
-const onnx_op_row *onnx_op_lookup(const char *op)
+/* The ops of the domain ai.onnx.preview.training (its opset 1). */
+static const onnx_op_row TRAINING_ROWS[] = {
+  { "Adagrad", 5, ANY, 2, ANY, ",decay_factor,epsilon,norm_coefficient,", op_adagrad, 1, false },
+  { "Momentum", 5, ANY, 2, ANY, ",alpha,beta,mode,norm_coefficient,", op_momentum, 1, false },
+  { "Adam", 6, ANY, 3, ANY, ",alpha,beta,epsilon,norm_coefficient,norm_coefficient_post,", op_adam, 1, false },
+};
+
+const onnx_op_row *onnx_op_lookup(const char *domain, const char *op)
 {
-  for (size_t i = 0; i < G_N_ELEMENTS(ROWS); i++)
-    if (strcmp(ROWS[i].name, op) == 0)
-      return &ROWS[i];
+  bool training = domain && strcmp(domain, "ai.onnx.preview.training") == 0;
+  if (!training && !onnx_is_default_domain(domain))
+    return NULL;
+  const onnx_op_row *rows = training ? TRAINING_ROWS : ROWS;
+  size_t n = training ? G_N_ELEMENTS(TRAINING_ROWS) : G_N_ELEMENTS(ROWS);
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(rows[i].name, op) == 0)
+      return &rows[i];
   return NULL;
 }
