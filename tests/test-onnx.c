@@ -1578,6 +1578,71 @@ static void test_training_optimizers(void)
   g_free(path);
 }
 
+static pb *ints_attr(const char *name, const int64_t *v, int n)
+{
+  pb *a = msg();
+  put_str(a, 1, name);
+  for (int i = 0; i < n; i++)
+    put_int(a, 8, v[i]);
+  put_int(a, 20, 7); /* INTS */
+  pb *wrapped = msg();
+  put_msg(wrapped, 5, a);
+  return wrapped;
+}
+
+/* The outputs of a one-node pooling model over x (1x1x3x3), eagerly. */
+static void run_pool(const char *op, pb *attrs, int n_out, const float *x, ts_tensor **out)
+{
+  int64_t dims[] = { 1, 1, 3, 3 };
+  pb *g = msg();
+  put_msg(g, 1, node(op, "pool", "x", n_out > 1 ? "y,i" : "y", attrs));
+  put_msg(g, 11, value_info("x", 1, 4, dims));
+  put_msg(g, 12, value_info("y", 1, 0, NULL));
+  if (n_out > 1)
+    put_msg(g, 12, value_info("i", 7, 0, NULL));
+  pb *bytes = model(12, g);
+  char *path = write_file("pool.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  ts_tensor *in = ts_constant(TS_F32, TS_SHAPE(1, 1, 3, 3), x);
+  if (!ts_onnx_model_run(m, &in, 1, out))
+    g_error("%s", ts_error_peek()->message);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
+/* MaxPool's Indices (row- and column-major), dilations; AveragePool's
+ * ceil_mode windows with count_include_pad count the pads, not what lies
+ * past them. */
+static void test_pool_variants(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  float x[] = { 1, 5, 2, 4, 3, 9, 0, 8, 7 };
+  int64_t k2[] = { 2, 2 }, k3[] = { 3, 3 }, s2[] = { 2, 2 }, d2[] = { 2, 2 }, pads[] = { 1, 1, 0, 0 };
+  ts_tensor *out[2];
+  for (int order = 0; order < 2; order++) {
+    run_pool("MaxPool", concat_attrs(ints_attr("kernel_shape", k2, 2), int_attr("storage_order", order)), 2, x, out);
+    float want[] = { 5, 9, 8, 9 };
+    for (int i = 0; i < 4; i++)
+      g_assert_cmpfloat(ts_tensor_get_f64(out[0], i), ==, want[i]);
+    check_i64s(out[1], order ? (const int64_t[]){ 3, 7, 5, 7 } : (const int64_t[]){ 1, 5, 7, 5 }, 4);
+  }
+  /* a 2x2 window dilated by 2 covers the corners */
+  run_pool("MaxPool", concat_attrs(ints_attr("kernel_shape", k2, 2), ints_attr("dilations", d2, 2)), 1, x, out);
+  g_assert_cmpint(ts_tensor_size(out[0]), ==, 1);
+  g_assert_cmpfloat(ts_tensor_get_f64(out[0], 0), ==, 7);
+  float y[] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 };
+  pb *attrs = concat_attrs(concat_attrs(ints_attr("kernel_shape", k3, 2), ints_attr("strides", s2, 2)),
+                           concat_attrs(ints_attr("pads", pads, 4),
+                                        concat_attrs(int_attr("ceil_mode", 1), int_attr("count_include_pad", 1))));
+  run_pool("AveragePool", attrs, 1, y, out);
+  double want[] = { 12.0 / 9, 16.0 / 6, 24.0 / 6, 28.0 / 4 };
+  g_assert_cmpint(ts_tensor_size(out[0]), ==, 4);
+  for (int i = 0; i < 4; i++)
+    g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(out[0], i), want[i], 1e-6);
+  ts_scope_end(scope);
+}
+
 static char *run_cli(const char *const *args, int *status)
 {
   const char *cli = g_getenv("TRACESCOPE_CLI");
@@ -1720,6 +1785,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/loop-without-bounds", test_loop_without_bounds);
   g_test_add_func("/onnx/import/subgraph-unsupported-op", test_subgraph_unsupported_op);
   g_test_add_func("/onnx/import/training-optimizers", test_training_optimizers);
+  g_test_add_func("/onnx/import/pool-variants", test_pool_variants);
   g_test_add_func("/onnx/hostile/subgraphs-too-deep", test_subgraphs_too_deep);
   g_test_add_func("/onnx/hostile/truncated", test_truncated);
   g_test_add_func("/onnx/hostile/random-bytes", test_random_bytes);

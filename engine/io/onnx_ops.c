@@ -1232,15 +1232,134 @@ static bool op_conv(onnx_node_ctx *c)
   return out1(c, y);
 }
 
+/* ceil_mode: a last partial window, its missing part added to pad_end
+ * (filled as the op fills pads), unless it would start past the input
+ * and its begin pad. */
+static void ceil_pads(ts_tensor *x, window *w)
+{
+  for (int i = 0; i < 2; i++) {
+    int64_t in = window_dim(x, i), span_k = (w->k[i] - 1) * w->dilation[i] + 1;
+    int64_t span = in + w->pad_begin[i] + w->pad_end[i] - span_k;
+    if (in < 0 || span < 0)
+      continue;
+    int64_t out = (span + w->stride[i] - 1) / w->stride[i] + 1;
+    if ((out - 1) * w->stride[i] >= in + w->pad_begin[i])
+      out--;
+    int64_t extra = (out - 1) * w->stride[i] + span_k - (in + w->pad_begin[i] + w->pad_end[i]);
+    w->pad_end[i] += extra > 0 ? extra : 0;
+  }
+}
+
+/* The smallest value of dtype: what pads a max (-inf for floats). */
+static double lowest(ts_dtype dtype)
+{
+  if (ts_dtype_is_float(dtype))
+    return -INFINITY;
+  return dtype == TS_U8 || dtype == TS_BOOL ? 0 : -ldexp(1, (int)ts_dtype_size(dtype) * 8 - 1);
+}
+
+static ts_tensor *iota_along(int64_t n, int axis, int rank);
+
+/* Tap t of every window along axis (of a rank-4 x, padded so that the
+ * slice fits): the elements at o stride + t dilation for o < out. */
+static ts_tensor *axis_tap(ts_tensor *x, int axis, int64_t t, int64_t stride, int64_t dilation, int64_t out)
+{
+  ts_shape s = ts_tensor_shape(x);
+  ts_ints begin = TS_INTS(0, 0, 0, 0), size = TS_INTS(-1, -1, -1, -1);
+  begin.v[axis] = t * dilation;
+  size.v[axis] = out * stride;
+  ts_shape split = { .rank = 5 };
+  ts_ints first = TS_INTS(0, 0, 0, 0, 0), one = TS_INTS(-1, -1, -1, -1, -1);
+  for (int d = 0, k = 0; d < 4; d++) {
+    split.dim[k++] = d == axis ? out : s.dim[d];
+    if (d == axis) {
+      one.v[k] = 1;
+      split.dim[k++] = stride;
+    }
+  }
+  s.dim[axis] = out;
+  ts_tensor *y = reshape(ts_slice_at(HERE, x, begin, size), split);
+  return reshape(ts_slice_at(HERE, y, first, one), s);
+}
+
+/* The max over each window along one axis of *v, and beside it (when
+ * *index) the index of the first max, replacing both. */
+static void max_along(ts_tensor **v, ts_tensor **index, int axis, int64_t k, int64_t stride, int64_t dilation,
+                      int64_t out)
+{
+  ts_tensor *best = NULL, *best_index = NULL;
+  for (int64_t t = 0; t < k; t++) {
+    ts_tensor *tv = axis_tap(*v, axis, t, stride, dilation, out);
+    ts_tensor *ti = *index ? axis_tap(*index, axis, t, stride, dilation, out) : NULL;
+    if (!best) {
+      best = tv;
+      best_index = ti;
+    } else if (ti) {
+      ts_tensor *better = ts_greater_at(HERE, tv, best);
+      best_index = ts_where_at(HERE, better, ti, best_index);
+      best = ts_where_at(HERE, better, tv, best);
+    } else
+      best = ts_maximum_at(HERE, best, tv);
+  }
+  *v = best;
+  *index = best_index;
+}
+
+/* MaxPool as maxes over the window's taps, along W and then H, for what
+ * the engine's 2-D pool does not do: dilations, padded integers and the
+ * Indices output (the flat index into x of each max, the first of equals
+ * in row-major window order; storage_order 1 counts H fastest). */
+static bool max_pool_taps(onnx_node_ctx *c, ts_tensor *x, const window *w)
+{
+  int rank = ts_tensor_rank(x);
+  ts_tensor *x4 = rank == 3 ? unsqueeze(x, 2) : x;
+  ts_shape s = ts_tensor_shape(x4);
+  for (int d = 0; d < 4; d++)
+    if (s.dim[d] < 0) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "unknown dims with dilations, Indices or integers");
+      return false;
+    }
+  int64_t out[2];
+  for (int i = 0; i < 2; i++)
+    out[i] = (s.dim[2 + i] + w->pad_begin[i] + w->pad_end[i] - (w->k[i] - 1) * w->dilation[i] - 1) / w->stride[i] + 1;
+  if (out[0] < 1 || out[1] < 1) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "the window is larger than the padded input");
+    return false;
+  }
+  bool column_major = attr_int(c, "storage_order", 0) != 0;
+  ts_tensor *index = NULL;
+  if (c->n_out > 1) {
+    /* ((n C + c) H + h) W + w, or ((n C + c) W + w) H + h */
+    ts_tensor *h = iota_along(s.dim[2], 2, 4), *wd = iota_along(s.dim[3], 3, 4);
+    ts_tensor *nc = ts_mul_at(HERE, iota_along(s.dim[0] * s.dim[1], 0, 4), ts_scalar_i64(s.dim[2] * s.dim[3]));
+    nc = reshape(nc, TS_SHAPE(s.dim[0], s.dim[1], 1, 1));
+    ts_tensor *within = column_major ? ts_add_at(HERE, ts_mul_at(HERE, wd, ts_scalar_i64(s.dim[2])), h)
+                                     : ts_add_at(HERE, ts_mul_at(HERE, h, ts_scalar_i64(s.dim[3])), wd);
+    index = ts_add_at(HERE, nc, within);
+  }
+  /* pads, and stride - 1 more at the end so that each tap's slice fits */
+  double fill = lowest(ts_tensor_dtype(x));
+  ts_tensor *y = x4;
+  for (int i = 0; i < 2; i++) {
+    y = pad_axis(y, 2 + i, w->pad_begin[i], w->pad_end[i] + w->stride[i] - 1, fill);
+    index = pad_axis(index, 2 + i, w->pad_begin[i], w->pad_end[i] + w->stride[i] - 1, -1);
+  }
+  for (int i = 1; i >= 0; i--)
+    max_along(&y, &index, 2 + i, w->k[i], w->stride[i], w->dilation[i], out[i]);
+  ts_shape ys = { .rank = rank };
+  for (int d = 0; d < rank; d++)
+    ys.dim[d] = d < 2 ? s.dim[d] : out[d - 2 + (rank == 3)];
+  c->out[0] = reshape(y, ys);
+  if (c->n_out > 1)
+    c->out[1] = reshape(index, ys);
+  return !ts_failed();
+}
+
 static bool op_max_pool(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0);
   if (!x)
     return false;
-  if (attr_int(c, "storage_order", 0)) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "storage_order=1 is not supported");
-    return false;
-  }
   int64_t kernel[2] = { 1, 1 };
   if (!attr(c, "kernel_shape")) {
     onnx_node_fail(c, TS_ERR_FORMAT, "kernel_shape is required");
@@ -1249,24 +1368,11 @@ static bool op_max_pool(onnx_node_ctx *c)
   window w;
   if (!spatial_attr(c, "kernel_shape", ts_tensor_rank(x) - 2, 1, 1, kernel) || !window_of(c, x, kernel, &w))
     return false;
-  /* ceil_mode: a last partial window, its missing part padded (-inf never wins a max) */
-  for (int i = 0; i < 2 && attr_int(c, "ceil_mode", 0); i++) {
-    int64_t in = window_dim(x, i);
-    int64_t span = in + w.pad_begin[i] + w.pad_end[i] - w.k[i];
-    if (in < 0 || span < 0)
-      continue;
-    int64_t out = (span + w.stride[i] - 1) / w.stride[i] + 1;
-    int64_t extra = (out - 1) * w.stride[i] + w.k[i] - (in + w.pad_begin[i] + w.pad_end[i]);
-    w.pad_end[i] += extra > 0 ? extra : 0;
-  }
-  if (w.dilation[0] != 1 || w.dilation[1] != 1) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "dilations other than 1 are not supported");
-    return false;
-  }
-  if (!ts_dtype_is_float(ts_tensor_dtype(x)) && (w.pad_begin[0] || w.pad_begin[1] || w.pad_end[0] || w.pad_end[1])) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "padded MaxPool of integers");
-    return false;
-  }
+  if (attr_int(c, "ceil_mode", 0))
+    ceil_pads(x, &w);
+  bool padded = w.pad_begin[0] || w.pad_begin[1] || w.pad_end[0] || w.pad_end[1];
+  if (w.dilation[0] != 1 || w.dilation[1] != 1 || c->n_out > 1 || (!ts_dtype_is_float(ts_tensor_dtype(x)) && padded))
+    return max_pool_taps(c, x, &w);
   ts_tensor *y = ts_max_pool2d_at(HERE, to_nhwc_padded(x, &w, -INFINITY), (int)w.k[0], (int)w.k[1],
                                   (int)w.stride[0], (int)w.stride[1], TS_PADDING_VALID);
   return out1(c, from_nhwc(y, ts_tensor_rank(x)));
@@ -2110,16 +2216,14 @@ static bool op_eye_like(onnx_node_ctx *c)
 
 /* AveragePool: each channel's window sums by a convolution with ones (the
  * channels as batch), divided by the window's size, or with
- * count_include_pad=0 by how many input elements each window covers. */
+ * count_include_pad=0 by how many input elements each window covers.
+ * ceil_mode's last partial windows count the input and the pads, not
+ * what lies past them. */
 static bool op_average_pool(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0);
   if (!x)
     return false;
-  if (attr_int(c, "ceil_mode", 0)) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "ceil_mode=1 is not supported");
-    return false;
-  }
   int rank = ts_tensor_rank(x);
   int64_t kernel[2] = { 1, 1 };
   if (!attr(c, "kernel_shape")) {
@@ -2129,6 +2233,10 @@ static bool op_average_pool(onnx_node_ctx *c)
   window w;
   if (!spatial_attr(c, "kernel_shape", rank - 2, 1, 1, kernel) || !window_of(c, x, kernel, &w))
     return false;
+  window explicit_pads = w;
+  if (attr_int(c, "ceil_mode", 0))
+    ceil_pads(x, &w);
+  bool past_pads = w.pad_end[0] != explicit_pads.pad_end[0] || w.pad_end[1] != explicit_pads.pad_end[1];
   if (w.dilation[0] != 1 || w.dilation[1] != 1 || !ts_dtype_is_float(ts_tensor_dtype(x))) {
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "dilations other than 1, or integer input");
     return false;
@@ -2147,13 +2255,18 @@ static bool op_average_pool(onnx_node_ctx *c)
                                 (int)w.stride[1], TS_PADDING_VALID);
   sum = from_nhwc(sum, rank); /* [N*C, 1, spatial...] */
   ts_tensor *count;
-  if (attr_int(c, "count_include_pad", 0))
+  bool include_pad = attr_int(c, "count_include_pad", 0) != 0;
+  if (include_pad && !past_pads)
     count = scalar(x, (double)(w.k[0] * w.k[1]));
   else {
+    /* ones where a window's element counts: the input, and the explicit
+     * pads when they are included */
     ts_shape one = flat;
     one.dim[0] = 1;
-    count = ts_conv2d_at(HERE, to_nhwc_padded(ts_ones_at(HERE, ts_tensor_dtype(x), one), &w, 0), ones,
-                         (int)w.stride[0], (int)w.stride[1], TS_PADDING_VALID);
+    ts_tensor *counted = to_nhwc_padded(ts_ones_at(HERE, ts_tensor_dtype(x), one), &explicit_pads, include_pad);
+    for (int i = 0; i < 2; i++)
+      counted = pad_axis(counted, 1 + i, 0, w.pad_end[i] - explicit_pads.pad_end[i], 0);
+    count = ts_conv2d_at(HERE, counted, ones, (int)w.stride[0], (int)w.stride[1], TS_PADDING_VALID);
     count = from_nhwc(count, rank);
   }
   ts_tensor *y = ts_div_at(HERE, sum, count);
@@ -3537,7 +3650,7 @@ static const onnx_op_row ROWS[] = {
   { "LogSoftmax", 1, 1, 1, 1, ",axis,", op_log_softmax, 0, false },
   { "MatMul", 2, 2, 1, 1, ",", op_matmul, 0, false },
   { "Max", 1, ANY, 1, 1, ",", op_max, 0, true },
-  { "MaxPool", 1, 1, 1, 1, ",auto_pad,ceil_mode,dilations,kernel_shape,pads,storage_order,strides,", op_max_pool, 0, false },
+  { "MaxPool", 1, 1, 1, 2, ",auto_pad,ceil_mode,dilations,kernel_shape,pads,storage_order,strides,", op_max_pool, 0, false },
   { "Mean", 1, ANY, 1, 1, ",", op_mean, 0, true },
   { "Min", 1, ANY, 1, 1, ",", op_min, 0, true },
   { "Mod", 2, 2, 1, 1, ",fmod,", op_mod, 0, true },
