@@ -1643,6 +1643,46 @@ static void test_pool_variants(void)
   ts_scope_end(scope);
 }
 
+/* Upsample before opset 9: scales an attribute; nearest rounds down,
+ * linear maps output i to input i / scale (asymmetric), clamped. */
+static void test_upsample_attribute(void)
+{
+  int64_t dims[] = { 1, 1, 2, 2 };
+  const char *modes[] = { "nearest", "linear" };
+  float want[2][8] = { { 1, 1, 2, 2, 3, 3, 4, 4 }, { 1, 1.5f, 2, 2, 3, 3.5f, 4, 4 } };
+  for (int m = 0; m < 2; m++) {
+    pb *scales = msg();
+    put_str(scales, 1, "scales");
+    float v[] = { 1, 1, 1, 2 };
+    for (int i = 0; i < 4; i++) {
+      put_varint(scales, (7 << 3) | 5); /* floats: fixed32 each */
+      g_byte_array_append(scales, (const guint8 *)&v[i], sizeof v[i]);
+    }
+    put_int(scales, 20, 6); /* FLOATS */
+    pb *attrs = msg();
+    put_msg(attrs, 5, scales);
+    pb *g = msg();
+    put_msg(g, 1, node("Upsample", "up", "x", "y", concat_attrs(attrs, string_attr("mode", modes[m]))));
+    put_msg(g, 11, value_info("x", 1, 4, dims));
+    put_msg(g, 12, value_info("y", 1, 0, NULL));
+    pb *bytes = model(8, g);
+    char *path = write_file("upsample.onnx", bytes);
+    g_byte_array_unref(bytes);
+    ts_onnx_model *model_ = load_ok(path);
+    ts_scope *scope = ts_scope_begin();
+    float x[] = { 1, 2, 3, 4 };
+    ts_tensor *in = ts_constant(TS_F32, TS_SHAPE(1, 1, 2, 2), x), *y;
+    if (!ts_onnx_model_run(model_, &in, 1, &y))
+      g_error("%s", ts_error_peek()->message);
+    g_assert_cmpint(ts_tensor_dim(y, 3), ==, 4);
+    for (int i = 0; i < 8; i++)
+      g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(y, i), want[m][i], 1e-6);
+    ts_scope_end(scope);
+    ts_onnx_model_free(model_);
+    g_free(path);
+  }
+}
+
 static char *run_cli(const char *const *args, int *status)
 {
   const char *cli = g_getenv("TRACESCOPE_CLI");
@@ -1786,6 +1826,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/subgraph-unsupported-op", test_subgraph_unsupported_op);
   g_test_add_func("/onnx/import/training-optimizers", test_training_optimizers);
   g_test_add_func("/onnx/import/pool-variants", test_pool_variants);
+  g_test_add_func("/onnx/import/upsample-attribute", test_upsample_attribute);
   g_test_add_func("/onnx/hostile/subgraphs-too-deep", test_subgraphs_too_deep);
   g_test_add_func("/onnx/hostile/truncated", test_truncated);
   g_test_add_func("/onnx/hostile/random-bytes", test_random_bytes);

@@ -2558,11 +2558,29 @@ static bool op_gather_nd(onnx_node_ctx *c)
   ts_tensor *data = IN(0), *idx = IN(1);
   if (!data || !idx)
     return false;
-  if (attr_int(c, "batch_dims", 0) != 0) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "batch_dims other than 0 are not supported");
+  ts_shape ds = ts_tensor_shape(data), is = ts_tensor_shape(idx);
+  int64_t batch_dims = attr_int(c, "batch_dims", 0);
+  bool batches_match = batch_dims == 0 || (batch_dims > 0 && batch_dims < is.rank && batch_dims < ds.rank);
+  for (int d = 0; batches_match && d < batch_dims; d++)
+    batches_match = is.dim[d] >= 0 && is.dim[d] == ds.dim[d];
+  if (!batches_match) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "batch_dims %" PRId64 " must be leading dims known and equal in data and "
+                   "indices", batch_dims);
     return false;
   }
-  ts_shape ds = ts_tensor_shape(data), is = ts_tensor_shape(idx);
+  idx = ts_cast_at(HERE, idx, TS_I64);
+  if (batch_dims > 0) {
+    /* each tuple gets its batch coordinates in front: then batch_dims is 0 */
+    ts_tensor **parts = g_new0(ts_tensor *, batch_dims + 2);
+    ts_shape one = is;
+    one.dim[is.rank - 1] = 1;
+    for (int d = 0; d < batch_dims; d++)
+      parts[d] = ts_add_at(HERE, iota_along(is.dim[d], d, is.rank), ts_zeros_at(HERE, TS_I64, one));
+    parts[batch_dims] = idx;
+    idx = ts_concat_at(HERE, parts, (int)batch_dims + 1, is.rank - 1);
+    g_free(parts);
+    is = ts_tensor_shape(idx);
+  }
   int64_t q = is.rank > 0 ? is.dim[is.rank - 1] : -1;
   if (q < 1 || q > ds.rank || is.rank - 1 + ds.rank - q > TS_MAX_RANK) {
     onnx_node_fail(c, TS_ERR_SHAPE, "index tuples of %" PRId64 " for data of rank %d", q, ds.rank);
@@ -2574,7 +2592,6 @@ static bool op_gather_nd(onnx_node_ctx *c)
       onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "unknown dims");
       return false;
     }
-  idx = ts_cast_at(HERE, idx, TS_I64);
   ts_tensor *flat = NULL;
   for (int64_t j = q - 1; j >= 0; j--) {
     ts_ints begin = { .n = is.rank }, size = { .n = is.rank };
@@ -2899,6 +2916,9 @@ static ts_tensor *resize_axis(const resize_spec *r, ts_tensor *x, int axis, int6
   return y;
 }
 
+static bool resize_by(onnx_node_ctx *c, const resize_spec *r, ts_tensor *x, ts_tensor *hs, ts_tensor *hz,
+                      bool by_sizes);
+
 static bool op_resize(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0);
@@ -2928,12 +2948,48 @@ static bool op_resize(onnx_node_ctx *c)
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "coordinate_transformation_mode '%s' is not supported", r.transform);
     return false;
   }
+  ts_tensor *hs = c->n_in > 2 ? c->in[2].host : NULL, *hz = c->n_in > 3 ? c->in[3].host : NULL;
+  return resize_by(c, &r, x, hs, hz, IN(3) != NULL);
+}
+
+/* Upsample (opsets 7 to 9): Resize with asymmetric coordinates, nearest
+ * rounding down; its scales an attribute before opset 9, an input after. */
+static bool op_upsample(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  resize_spec r = { .transform = "asymmetric", .nearest = "floor" };
+  char mode[16];
+  attr_string(c, "mode", "nearest", mode, sizeof mode);
+  r.mode = strcmp(mode, "linear") == 0 ? RESIZE_LINEAR : RESIZE_NEAREST;
+  if (r.mode == RESIZE_NEAREST && strcmp(mode, "nearest") != 0) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "mode '%s'", mode);
+    return false;
+  }
+  const Onnx__AttributeProto *a = attr(c, "scales");
+  ts_tensor *hs = c->n_in > 1 ? c->in[1].host : NULL;
+  if (c->opset < 9) {
+    if (!a || a->n_floats > TS_MAX_RANK) {
+      onnx_node_fail(c, TS_ERR_FORMAT, "the scales attribute is required (at most %d values)", TS_MAX_RANK);
+      return false;
+    }
+    hs = ts_constant(TS_F32, TS_SHAPE((int64_t)a->n_floats), a->floats);
+  } else if (!IN(1)) {
+    onnx_node_fail(c, TS_ERR_FORMAT, "the scales input is required");
+    return false;
+  }
+  return resize_by(c, &r, x, hs, NULL, false);
+}
+
+/* Resizes x as r says to the scales hs (host values) or, by_sizes, to the
+ * sizes hz; NULL values are what the graph does not know while built. */
+static bool resize_by(onnx_node_ctx *c, const resize_spec *r, ts_tensor *x, ts_tensor *hs, ts_tensor *hz, bool by_sizes)
+{
   int rank = ts_tensor_rank(x);
   ts_shape s = ts_tensor_shape(x);
   double scales[TS_MAX_RANK];
   int64_t sizes[TS_MAX_RANK];
-  ts_tensor *hs = c->n_in > 2 ? c->in[2].host : NULL, *hz = c->n_in > 3 ? c->in[3].host : NULL;
-  bool by_sizes = IN(3) != NULL;
   if ((by_sizes && !hz) || (!by_sizes && !hs)) {
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "scales or sizes must be known when the graph is built");
     return false;
@@ -2967,7 +3023,7 @@ static bool op_resize(onnx_node_ctx *c)
   ts_tensor *y = x;
   for (int d = 0; d < rank && y; d++)
     if (sizes[d] != s.dim[d] || scales[d] != 1)
-      y = resize_axis(&r, y, d, sizes[d], scales[d]);
+      y = resize_axis(r, y, d, sizes[d], scales[d]);
   return out1(c, y == x ? ts_identity_at(HERE, x) : y);
 }
 
@@ -3716,6 +3772,7 @@ static const onnx_op_row ROWS[] = {
   { "BlackmanWindow", 1, 1, 1, 1, ",output_datatype,periodic,", op_blackman_window, 17, true },
   { "BitShift", 2, 2, 1, 1, ",direction,", op_bit_shift, 11, true },
   { "ReverseSequence", 2, 2, 1, 1, ",batch_axis,time_axis,", op_reverse_sequence, 10, true },
+  { "Upsample", 1, 2, 1, 1, ",mode,scales,", op_upsample, 7, true },
 };
 
 bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c)
