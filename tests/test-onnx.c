@@ -414,7 +414,7 @@ static pb *string_attr(const char *name, const char *v)
 }
 
 /* Einsum: an implicit equation's output is its letters met once, sorted
- * ("kj,ji" is "ik"); an ellipsis or a diagonal is refused by name. */
+ * ("kj,ji" is "ik"); a diagonal of unequal dims is refused by name. */
 static void test_einsum(void)
 {
   int64_t adims[] = { 2, 3 }, bdims[] = { 3, 2 }, ydims[] = { 2, 2 };
@@ -1683,6 +1683,46 @@ static void test_upsample_attribute(void)
   }
 }
 
+/* Einsum's ellipses (broadcast dims named by the equation's unused
+ * letters, first in an implicit output) and repeated letters (diagonals). */
+static void test_einsum_ellipsis_diagonal(void)
+{
+  const char *equations[] = { "...ii->...i", "...j,j", "bij,b...j->b...i" };
+  int64_t adims[3][3] = { { 2, 2, 2 }, { 1, 2, 3 }, { 1, 2, 3 } }, bdims[3][3] = { { 0 }, { 3 }, { 1, 2, 3 } };
+  int brank[] = { 0, 1, 3 };
+  float av[] = { 1, 2, 3, 4, 5, 6, 7, 8 }, bv[] = { 1, 0, 2, 1, 1, 1 };
+  /* the diagonals of a's two 2x2 blocks; a [1, 2, 3] times b [3]; y[b, e, i] = a[b, i, :] . b[b, e, :] */
+  float want[3][4] = { { 1, 4, 5, 8 }, { 7, 16 }, { 7, 16, 6, 15 } };
+  int64_t want_size[] = { 4, 2, 4 };
+  for (int e = 0; e < 3; e++) {
+    pb *g = msg();
+    put_msg(g, 1, node("Einsum", "ein", brank[e] ? "a,b" : "a", "y", string_attr("equation", equations[e])));
+    put_msg(g, 11, value_info("a", 1, 3, adims[e]));
+    if (brank[e])
+      put_msg(g, 11, value_info("b", 1, brank[e], bdims[e]));
+    put_msg(g, 12, value_info("y", 1, 0, NULL));
+    pb *bytes = model(13, g);
+    char *path = write_file("einsum2.onnx", bytes);
+    g_byte_array_unref(bytes);
+    ts_onnx_model *m = load_ok(path);
+    ts_scope *scope = ts_scope_begin();
+    ts_shape as = { .rank = 3 }, bs = { .rank = brank[e] };
+    for (int d = 0; d < 3; d++)
+      as.dim[d] = adims[e][d];
+    for (int d = 0; d < brank[e]; d++)
+      bs.dim[d] = bdims[e][d];
+    ts_tensor *in[2] = { ts_constant(TS_F32, as, av), brank[e] ? ts_constant(TS_F32, bs, bv) : NULL }, *y;
+    if (!ts_onnx_model_run(m, in, brank[e] ? 2 : 1, &y))
+      g_error("%s: %s", equations[e], ts_error_peek()->message);
+    g_assert_cmpint(ts_tensor_size(y), ==, want_size[e]);
+    for (int i = 0; i < want_size[e]; i++)
+      g_assert_cmpfloat(ts_tensor_get_f64(y, i), ==, want[e][i]);
+    ts_scope_end(scope);
+    ts_onnx_model_free(m);
+    g_free(path);
+  }
+}
+
 static char *run_cli(const char *const *args, int *status)
 {
   const char *cli = g_getenv("TRACESCOPE_CLI");
@@ -1807,6 +1847,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/old-opsets", test_old_opsets);
   g_test_add_func("/onnx/import/value-dependent-shapes", test_value_dependent_shapes);
   g_test_add_func("/onnx/import/einsum", test_einsum);
+  g_test_add_func("/onnx/import/einsum-ellipsis-diagonal", test_einsum_ellipsis_diagonal);
   g_test_add_func("/onnx/import/windows", test_windows);
   g_test_add_func("/onnx/import/scatter-old-name", test_scatter_old_name);
   g_test_add_func("/onnx/import/rnn", test_rnn);

@@ -1585,11 +1585,103 @@ static bool op_lrn(onnx_node_ctx *c)
   return out1(c, ts_div_at(HERE, x, ts_pow_at(HERE, scale, scalar(x, attr_float(c, "beta", 0.75)))));
 }
 
-/* Einsum without ellipses or a letter repeated within one operand: every
- * operand moved onto all the equation's letters (missing ones as dims of
- * 1), multiplied with broadcasting, the letters not in the output summed
- * away, the rest transposed into the output's order.  The output of an
- * implicit equation ("ij,jk") is its letters met once, sorted. */
+/* An equation's ellipses spelled out: each "..." becomes its operand's
+ * leading dims, named by letters the equation does not use (aligned from
+ * the right, as they broadcast), and the output made explicit (an implicit
+ * one is the ellipsis's letters, then the letters met once, sorted).
+ * spec (blanks removed) is rewritten in place; false when it does not fit. */
+static bool einsum_expand_ellipses(const onnx_node_ctx *c, char *spec, size_t size)
+{
+  if (!strstr(spec, "..."))
+    return true;
+  char *arrow = strstr(spec, "->");
+  char *lhs = g_strndup(spec, arrow ? (size_t)(arrow - spec) : strlen(spec));
+  char **terms = g_strsplit(lhs, ",", -1);
+  int n_terms = (int)g_strv_length(terms), most = 0;
+  for (int t = 0; t < n_terms && t < c->n_in; t++) {
+    int named = (int)strlen(terms[t]) - (strstr(terms[t], "...") ? 3 : 0);
+    if (strstr(terms[t], "...") && IN(t))
+      most = MAX(most, ts_tensor_rank(IN(t)) - named);
+  }
+  char free_letters[TS_MAX_RANK + 1] = "";
+  int n_free = 0;
+  for (int ch = 'A'; ch <= 'z' && n_free < most && n_free < TS_MAX_RANK; ch++)
+    if (g_ascii_isalpha(ch) && !strchr(spec, ch))
+      free_letters[n_free++] = (char)ch;
+  GString *out = g_string_new(NULL);
+  bool ok = n_free == most;
+  int count[128] = { 0 };
+  for (int t = 0; ok && t < n_terms; t++) {
+    char *dots = strstr(terms[t], "...");
+    int named = (int)strlen(terms[t]) - (dots ? 3 : 0);
+    int e = dots && t < c->n_in && IN(t) ? ts_tensor_rank(IN(t)) - named : 0;
+    ok = e >= 0 && e <= most;
+    if (t)
+      g_string_append_c(out, ',');
+    for (const char *p = terms[t]; ok && *p; p++) {
+      if (p == dots) {
+        g_string_append_len(out, free_letters + most - e, e);
+        p += 2;
+      } else {
+        g_string_append_c(out, *p);
+        count[(int)(unsigned char)*p & 127]++;
+      }
+    }
+  }
+  g_string_append(out, "->");
+  if (arrow) {
+    char *dots = strstr(arrow + 2, "...");
+    for (const char *p = arrow + 2; *p; p++) {
+      if (p == dots) {
+        g_string_append(out, free_letters);
+        p += 2;
+      } else
+        g_string_append_c(out, *p);
+    }
+  } else {
+    g_string_append(out, free_letters);
+    for (int ch = 'A'; ch <= 'z'; ch++)
+      if (count[ch] == 1)
+        g_string_append_c(out, (char)ch);
+  }
+  ok = ok && out->len < size;
+  if (ok)
+    g_strlcpy(spec, out->str, size);
+  g_string_free(out, TRUE);
+  g_strfreev(terms);
+  g_free(lhs);
+  return ok;
+}
+
+/* Each operand's letters repeated within it taken as its diagonal: x
+ * times the identity over the two axes, the second summed away (the
+ * letter dropped from its term).  Terms are the operands' in order. */
+static bool einsum_diagonals(const onnx_node_ctx *c, char **terms, int n_terms, ts_tensor **ops)
+{
+  for (int t = 0; t < n_terms; t++) {
+    char *term = terms[t];
+    for (int a = 0; ops[t] && term[a]; a++) {
+      char *again;
+      while ((again = strchr(term + a + 1, term[a]))) {
+        int b = (int)(again - term), rank = ts_tensor_rank(ops[t]);
+        int64_t n = ts_tensor_dim(ops[t], a);
+        if ((int)strlen(term) != rank || n < 0 || ts_tensor_dim(ops[t], b) != n)
+          return false;
+        ts_tensor *eye = ts_cast_at(HERE, ts_equal_at(HERE, iota_along(n, a, rank), iota_along(n, b, rank)),
+                                    ts_tensor_dtype(ops[t]));
+        ops[t] = ts_reduce_sum_at(HERE, ts_mul_at(HERE, ops[t], eye), TS_INTS(b), false);
+        memmove(again, again + 1, strlen(again));
+      }
+    }
+  }
+  return !ts_failed();
+}
+
+/* Einsum: ellipses spelled out and repeated letters taken as diagonals,
+ * then every operand moved onto all the equation's letters (missing ones
+ * as dims of 1), multiplied with broadcasting, the letters not in the
+ * output summed away, the rest transposed into the output's order.  The
+ * output of an implicit equation ("ij,jk") is its letters met once, sorted. */
 static bool op_einsum(onnx_node_ctx *c)
 {
   char buf[256];
@@ -1600,6 +1692,7 @@ static bool op_einsum(onnx_node_ctx *c)
     if (*p != ' ')
       spec[len++] = *p;
   spec[len] = '\0';
+  bool expanded = einsum_expand_ellipses(c, spec, sizeof spec);
   char *arrow = strstr(spec, "->");
   if (arrow)
     *arrow = '\0';
@@ -1607,9 +1700,12 @@ static bool op_einsum(onnx_node_ctx *c)
   int n_terms = (int)g_strv_length(terms);
   char letters[TS_MAX_RANK + 1] = "", out[TS_MAX_RANK + 1] = "";
   int n_letters = 0, count[128] = { 0 };
-  bool ok = n_terms == c->n_in && !strstr(eq, "...");
+  ts_tensor **ops = g_new0(ts_tensor *, n_terms + 1);
+  for (int t = 0; t < n_terms && t < c->n_in; t++)
+    ops[t] = IN(t);
+  bool ok = expanded && n_terms == c->n_in && !strstr(spec, "...") && einsum_diagonals(c, terms, n_terms, ops);
   for (int t = 0; ok && t < n_terms; t++) {
-    ok = IN(t) && (int)strlen(terms[t]) == ts_tensor_rank(IN(t));
+    ok = ops[t] && (int)strlen(terms[t]) == ts_tensor_rank(ops[t]);
     for (const char *p = terms[t]; ok && *p; p++) {
       ok = g_ascii_isalpha(*p) && !strchr(p + 1, *p);
       if (ok && !strchr(letters, *p)) {
@@ -1634,8 +1730,10 @@ static bool op_einsum(onnx_node_ctx *c)
   }
   if (!ok) {
     g_strfreev(terms);
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "equation '%s': only letters (no ellipsis, none repeated "
-                   "within an operand, at most %d in all) and one term per input", eq, TS_MAX_RANK);
+    g_free(ops);
+    if (!ts_failed())
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "equation '%s': letters and ellipses (at most %d letters in "
+                     "all, a repeated one over equal known dims) and one term per input", eq, TS_MAX_RANK);
     return false;
   }
   /* the broadcast product holds every letter's size: capped as sizes a model computes */
@@ -1645,19 +1743,20 @@ static bool op_einsum(onnx_node_ctx *c)
     for (int t = 0; t < n_terms; t++) {
       const char *at = strchr(terms[t], letters[l]);
       if (at)
-        sizes[l] = MAX(sizes[l], ts_tensor_dim(IN(t), (int)(at - terms[t])));
+        sizes[l] = MAX(sizes[l], ts_tensor_dim(ops[t], (int)(at - terms[t])));
     }
     elements = sizes[l] > 0 && elements > MAX_MADE_ELEMENTS / sizes[l] ? MAX_MADE_ELEMENTS + 1 : elements * MAX(sizes[l], 0);
   }
   if (elements > MAX_MADE_ELEMENTS) {
     g_strfreev(terms);
+    g_free(ops);
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "equation '%s': the product of all its letters' sizes is over "
                    "%" PRId64 " elements (einsum is computed by broadcasting)", eq, MAX_MADE_ELEMENTS);
     return false;
   }
   ts_tensor *product = NULL;
   for (int t = 0; t < n_terms; t++) {
-    ts_tensor *x = IN(t);
+    ts_tensor *x = ops[t];
     ts_shape xs = ts_tensor_shape(x), full = { .rank = n_letters };
     ts_ints perm = { .n = 0 };
     for (int l = 0; l < n_letters; l++) {
@@ -1670,6 +1769,7 @@ static bool op_einsum(onnx_node_ctx *c)
     product = product ? ts_mul_at(HERE, product, x) : x;
   }
   g_strfreev(terms);
+  g_free(ops);
   ts_ints summed = { .n = 0 };
   char kept[TS_MAX_RANK + 1] = "";
   for (int l = 0; l < n_letters; l++) {
