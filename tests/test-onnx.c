@@ -1723,6 +1723,60 @@ static void test_einsum_ellipsis_diagonal(void)
   }
 }
 
+/* Scan (opset 11) along axis 1 of its input, backwards, its output
+ * stacked on axis 1: a running sum of x's columns from the last, eagerly
+ * and as a traced graph. */
+static void test_scan_axes_directions(void)
+{
+  int64_t two[] = { 2 }, xdims[] = { 2, 3 }, one[] = { 1 };
+  pb *body = msg();
+  put_msg(body, 1, node("Add", "add", "s,xt", "s_out", NULL));
+  put_msg(body, 1, node("Identity", "id", "s_out", "y_out", NULL));
+  put_msg(body, 11, value_info("s", 1, 1, two));
+  put_msg(body, 11, value_info("xt", 1, 1, two));
+  put_msg(body, 12, value_info("s_out", 1, 1, two));
+  put_msg(body, 12, value_info("y_out", 1, 1, two));
+  pb *attrs = concat_attrs(concat_attrs(graph_attr("body", body), int_attr("num_scan_inputs", 1)),
+                           concat_attrs(concat_attrs(ints_attr("scan_input_axes", one, 1),
+                                                     ints_attr("scan_input_directions", one, 1)),
+                                        ints_attr("scan_output_axes", one, 1)));
+  pb *g = msg();
+  put_msg(g, 1, node("Scan", "scan", "s0,x", "s_final,y", attrs));
+  put_msg(g, 11, value_info("s0", 1, 1, two));
+  put_msg(g, 11, value_info("x", 1, 2, xdims));
+  put_msg(g, 12, value_info("s_final", 1, 1, two));
+  put_msg(g, 12, value_info("y", 1, 2, xdims));
+  pb *bytes = model(11, g);
+  char *path = write_file("scan.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  float s0[] = { 0, 0 }, x[] = { 1, 2, 3, 4, 5, 6 };
+  float want_final[] = { 6, 15 }, want_y[] = { 3, 5, 6, 6, 11, 15 }; /* in iteration order: columns 2, 1, 0 */
+  for (int graph = 0; graph < 2; graph++) {
+    ts_scope *scope = ts_scope_begin();
+    ts_tensor *in[2] = { ts_constant(TS_F32, TS_SHAPE(2), s0), ts_constant(TS_F32, TS_SHAPE(2, 3), x) };
+    ts_tensor *out[2];
+    if (graph) {
+      ts_value args[2] = { TS_TENSOR_VALUE(in[0]), TS_TENSOR_VALUE(in[1]) };
+      for (int i = 0; i < 2; i++) {
+        out[i] = ts_function_call(ts_onnx_model_function(m, i), args, 2);
+        if (!out[i])
+          g_error("%s", ts_error_peek()->message);
+      }
+    } else if (!ts_onnx_model_run(m, in, 2, out))
+      g_error("%s", ts_error_peek()->message);
+    for (int i = 0; i < 2; i++)
+      g_assert_cmpfloat(ts_tensor_get_f64(out[0], i), ==, want_final[i]);
+    g_assert_cmpint(ts_tensor_dim(out[1], 0), ==, 2);
+    g_assert_cmpint(ts_tensor_dim(out[1], 1), ==, 3);
+    for (int i = 0; i < 6; i++)
+      g_assert_cmpfloat(ts_tensor_get_f64(out[1], i), ==, want_y[i]);
+    ts_scope_end(scope);
+  }
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
 static char *run_cli(const char *const *args, int *status)
 {
   const char *cli = g_getenv("TRACESCOPE_CLI");
@@ -1864,6 +1918,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/if-reads-outer-values", test_if_reads_outer_values);
   g_test_add_func("/onnx/import/loop-carried-and-scanned", test_loop_carried_and_scanned);
   g_test_add_func("/onnx/import/loop-without-bounds", test_loop_without_bounds);
+  g_test_add_func("/onnx/import/scan-axes-directions", test_scan_axes_directions);
   g_test_add_func("/onnx/import/subgraph-unsupported-op", test_subgraph_unsupported_op);
   g_test_add_func("/onnx/import/training-optimizers", test_training_optimizers);
   g_test_add_func("/onnx/import/pool-variants", test_pool_variants);

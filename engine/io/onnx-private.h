@@ -112,9 +112,10 @@ const onnx_op_row *onnx_op_lookup(const char *domain, const char *op);
 bool onnx_build_subgraph(const onnx_node_ctx *c, const Onnx__GraphProto *g, ts_tensor *const *inputs,
                          int n_inputs, ts_tensor **outputs);
 
-/* If and Loop (onnx_control.c). */
+/* If, Loop and Scan (onnx_control.c). */
 bool onnx_op_if(onnx_node_ctx *c);
 bool onnx_op_loop(onnx_node_ctx *c);
+bool onnx_op_scan(onnx_node_ctx *c);
 
 /* RNN, GRU and LSTM (onnx_rnn.c). */
 bool onnx_op_rnn(onnx_node_ctx *c);

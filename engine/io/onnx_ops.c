@@ -3873,6 +3873,8 @@ static const onnx_op_row ROWS[] = {
   { "BitShift", 2, 2, 1, 1, ",direction,", op_bit_shift, 11, true },
   { "ReverseSequence", 2, 2, 1, 1, ",batch_axis,time_axis,", op_reverse_sequence, 10, true },
   { "Upsample", 1, 2, 1, 1, ",mode,scales,", op_upsample, 7, true },
+  { "Scan", 2, ANY, 1, TS_MAX_OUTPUTS, ",body,num_scan_inputs,directions,scan_input_axes,scan_input_directions,"
+    "scan_output_axes,scan_output_directions,", onnx_op_scan, 8, false },
 };
 
 bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c)
