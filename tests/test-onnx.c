@@ -1777,6 +1777,47 @@ static void test_scan_axes_directions(void)
   g_free(path);
 }
 
+/* Resize's tf_crop_and_resize: the region of roi (fractions of in - 1)
+ * sampled at the output size, linear; samples past the input take
+ * extrapolation_value. */
+static void test_resize_crop(void)
+{
+  int64_t xdims[] = { 1, 4 }, four[] = { 4 };
+  float roi[] = { 0, 0.5f, 1, 1.5f };
+  int64_t sizes[] = { 1, 3 };
+  pb *g = msg();
+  pb *attrs = concat_attrs(concat_attrs(string_attr("coordinate_transformation_mode", "tf_crop_and_resize"),
+                                        string_attr("mode", "linear")),
+                           float_attr("extrapolation_value", -1));
+  put_msg(g, 1, node("Resize", "crop", "x,roi,,sizes", "y", attrs));
+  put_msg(g, 5, float_tensor("roi", 1, four, roi, 4));
+  pb *st = msg();
+  put_int(st, 1, 2);
+  put_int(st, 2, 7); /* INT64 */
+  put_str(st, 8, "sizes");
+  put_bytes(st, 9, sizes, sizeof sizes);
+  put_msg(g, 5, st);
+  put_msg(g, 11, value_info("x", 1, 2, xdims));
+  put_msg(g, 12, value_info("y", 1, 0, NULL));
+  pb *bytes = model(13, g);
+  char *path = write_file("crop.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  ts_scope *scope = ts_scope_begin();
+  float x[] = { 0, 10, 20, 30 };
+  ts_tensor *in = ts_constant(TS_F32, TS_SHAPE(1, 4), x), *y;
+  if (!ts_onnx_model_run(m, &in, 1, &y))
+    g_error("%s", ts_error_peek()->message);
+  /* axis 1 samples 1.5, 3 and 4.5 (past the last element, 3) */
+  float want[] = { 15, 30, -1 };
+  g_assert_cmpint(ts_tensor_size(y), ==, 3);
+  for (int i = 0; i < 3; i++)
+    g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(y, i), want[i], 1e-5);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
 static char *run_cli(const char *const *args, int *status)
 {
   const char *cli = g_getenv("TRACESCOPE_CLI");
@@ -1923,6 +1964,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/training-optimizers", test_training_optimizers);
   g_test_add_func("/onnx/import/pool-variants", test_pool_variants);
   g_test_add_func("/onnx/import/upsample-attribute", test_upsample_attribute);
+  g_test_add_func("/onnx/import/resize-crop", test_resize_crop);
   g_test_add_func("/onnx/hostile/subgraphs-too-deep", test_subgraphs_too_deep);
   g_test_add_func("/onnx/hostile/truncated", test_truncated);
   g_test_add_func("/onnx/hostile/random-bytes", test_random_bytes);

@@ -2899,11 +2899,19 @@ typedef struct resize_spec {
   char transform[32], nearest[32];
   double cubic_a;
   bool exclude_outside;
+  /* tf_crop_and_resize: the region per axis (fractions of in - 1), and
+   * the value of outputs that fall outside the input */
+  double roi_start[TS_MAX_RANK], roi_end[TS_MAX_RANK], extrapolation;
 } resize_spec;
 
-static double resize_x_ori(const resize_spec *r, double x, double scale, int64_t in)
+static double resize_x_ori(const resize_spec *r, int axis, double x, double scale, int64_t in)
 {
   double out_width = scale * (double)in;
+  if (strcmp(r->transform, "tf_crop_and_resize") == 0) {
+    double start = r->roi_start[axis], end = r->roi_end[axis];
+    return out_width > 1 ? start * (double)(in - 1) + x * (end - start) * (double)(in - 1) / (out_width - 1)
+                         : 0.5 * (start + end) * (double)(in - 1);
+  }
   if (strcmp(r->transform, "align_corners") == 0)
     return out_width == 1 ? 0 : x * (double)(in - 1) / (out_width - 1);
   if (strcmp(r->transform, "asymmetric") == 0)
@@ -2955,8 +2963,14 @@ static ts_tensor *resize_axis(const resize_spec *r, ts_tensor *x, int axis, int6
   int n = r->mode == RESIZE_CUBIC ? 4 : 2, pad = (n + 1) / 2;
   int64_t *idx = g_new(int64_t, MAX_TAPS * out);
   double *w = g_new(double, MAX_TAPS * out);
+  uint8_t *outside = g_new0(uint8_t, out);
+  bool any_outside = false;
   for (int64_t o = 0; o < out; o++) {
-    double x_ori = resize_x_ori(r, (double)o, scale, in);
+    double x_ori = resize_x_ori(r, axis, (double)o, scale, in);
+    if (strcmp(r->transform, "tf_crop_and_resize") == 0 && (x_ori < 0 || x_ori > (double)(in - 1))) {
+      outside[o] = 1;
+      any_outside = true;
+    }
     double ratio = x_ori == floor(x_ori) ? 1 : x_ori - floor(x_ori);
     double c[MAX_TAPS];
     resize_coeffs(r, ratio, c);
@@ -3011,6 +3025,9 @@ static ts_tensor *resize_axis(const resize_spec *r, ts_tensor *x, int axis, int6
     y = ts_gather_at(HERE, x, ts_constant(TS_I64, TS_SHAPE(out), pick), axis);
     g_free(pick);
   }
+  if (any_outside)
+    y = ts_where_at(HERE, ts_cast_at(HERE, ts_constant(TS_U8, along, outside), TS_BOOL), scalar(x, r->extrapolation), y);
+  g_free(outside);
   g_free(idx);
   g_free(w);
   return y;
@@ -3040,13 +3057,27 @@ static bool op_resize(onnx_node_ctx *c)
     return false;
   }
   static const char *const transforms[] = { "half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel",
-                                            "tf_half_pixel_for_nn" };
+                                            "tf_half_pixel_for_nn", "tf_crop_and_resize" };
   bool known = false;
   for (size_t i = 0; i < G_N_ELEMENTS(transforms); i++)
     known |= strcmp(r.transform, transforms[i]) == 0;
   if (!known) {
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "coordinate_transformation_mode '%s' is not supported", r.transform);
     return false;
+  }
+  if (strcmp(r.transform, "tf_crop_and_resize") == 0) {
+    ts_tensor *roi = c->n_in > 1 ? c->in[1].host : NULL;
+    int rank = ts_tensor_rank(x);
+    if (!roi || ts_tensor_size(roi) != 2 * rank) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "tf_crop_and_resize needs roi (%d values) known when the graph "
+                     "is built", 2 * rank);
+      return false;
+    }
+    for (int d = 0; d < rank; d++) {
+      r.roi_start[d] = ts_tensor_get_f64(roi, d);
+      r.roi_end[d] = ts_tensor_get_f64(roi, rank + d);
+    }
+    r.extrapolation = attr_float(c, "extrapolation_value", 0);
   }
   ts_tensor *hs = c->n_in > 2 ? c->in[2].host : NULL, *hz = c->n_in > 3 ? c->in[3].host : NULL;
   return resize_by(c, &r, x, hs, hz, IN(3) != NULL);
