@@ -1818,6 +1818,48 @@ static void test_resize_crop(void)
   g_free(path);
 }
 
+/* MaxUnpool as ONNX's reference: the last of equal indices wins, in the
+ * inferred shape, which sits at the start of output_shape's zeros. */
+static void test_max_unpool(void)
+{
+  int64_t xdims[] = { 1, 1, 1, 2 }, k[] = { 1, 2 };
+  int64_t shape[] = { 1, 1, 2, 5 };
+  for (int with_shape = 0; with_shape < 2; with_shape++) {
+    pb *g = msg();
+    pb *attrs = concat_attrs(ints_attr("kernel_shape", k, 2), ints_attr("strides", k, 2));
+    put_msg(g, 1, node("MaxUnpool", "unpool", with_shape ? "x,i,shape" : "x,i", "y", attrs));
+    if (with_shape) {
+      pb *st = msg();
+      put_int(st, 1, 4);
+      put_int(st, 2, 7); /* INT64 */
+      put_str(st, 8, "shape");
+      put_bytes(st, 9, shape, sizeof shape);
+      put_msg(g, 5, st);
+    }
+    put_msg(g, 11, value_info("x", 1, 4, xdims));
+    put_msg(g, 11, value_info("i", 7, 4, xdims));
+    put_msg(g, 12, value_info("y", 1, 0, NULL));
+    pb *bytes = model(11, g);
+    char *path = write_file("unpool.onnx", bytes);
+    g_byte_array_unref(bytes);
+    ts_onnx_model *m = load_ok(path);
+    ts_scope *scope = ts_scope_begin();
+    float x[] = { 3, 4 };
+    int64_t idx[] = { 1, 1 };
+    ts_tensor *in[2] = { ts_constant(TS_F32, TS_SHAPE(1, 1, 1, 2), x), ts_constant(TS_I64, TS_SHAPE(1, 1, 1, 2), idx) }, *y;
+    if (!ts_onnx_model_run(m, in, 2, &y))
+      g_error("%s", ts_error_peek()->message);
+    float want[10] = { 0, 4 };
+    g_assert_cmpint(ts_tensor_size(y), ==, with_shape ? 10 : 4);
+    g_assert_cmpint(ts_tensor_dim(y, 3), ==, with_shape ? 5 : 4);
+    for (int i = 0; i < ts_tensor_size(y); i++)
+      g_assert_cmpfloat(ts_tensor_get_f64(y, i), ==, want[i]);
+    ts_scope_end(scope);
+    ts_onnx_model_free(m);
+    g_free(path);
+  }
+}
+
 static char *run_cli(const char *const *args, int *status)
 {
   const char *cli = g_getenv("TRACESCOPE_CLI");
@@ -1965,6 +2007,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/pool-variants", test_pool_variants);
   g_test_add_func("/onnx/import/upsample-attribute", test_upsample_attribute);
   g_test_add_func("/onnx/import/resize-crop", test_resize_crop);
+  g_test_add_func("/onnx/import/max-unpool", test_max_unpool);
   g_test_add_func("/onnx/hostile/subgraphs-too-deep", test_subgraphs_too_deep);
   g_test_add_func("/onnx/hostile/truncated", test_truncated);
   g_test_add_func("/onnx/hostile/random-bytes", test_random_bytes);

@@ -3623,6 +3623,69 @@ static bool op_grid_sample(onnx_node_ctx *c)
   return out1(c, ts_transpose_at(HERE, y, TS_INTS(0, 3, 1, 2)));
 }
 
+/* MaxUnpool as ONNX's reference has it: X's values put at the flat
+ * indices I (the last of equal indices wins) into zeros of the inferred
+ * shape (each spatial dim (in - 1) stride + kernel - pads), which then
+ * sits at the start of output_shape's zeros when that is given.  The puts
+ * are a one-hot of I against every position, so the product of their
+ * counts is capped. */
+static bool op_max_unpool(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *ind = IN(1);
+  if (!x || !ind)
+    return false;
+  int rank = ts_tensor_rank(x), n = rank - 2;
+  ts_ints k = { 0 }, strides = { .n = n }, pads = { .n = 2 * n };
+  for (int i = 0; i < 2 * n; i++) {
+    pads.v[i] = 0;
+    strides.v[i % n] = 1;
+  }
+  if (n < 1 || !attr_ints(c, "kernel_shape", &k) || k.n != n || (attr(c, "strides") && !attr_ints(c, "strides", &strides)) ||
+      strides.n != n || (attr(c, "pads") && !attr_ints(c, "pads", &pads)) || pads.n != 2 * n) {
+    if (!ts_failed())
+      onnx_node_fail(c, TS_ERR_FORMAT, "kernel_shape, strides and pads must have one value per spatial dim "
+                     "(two for pads) of an input of rank 3 or more");
+    return false;
+  }
+  ts_shape xs = ts_tensor_shape(x), inferred = xs;
+  ts_ints given = { 0 };
+  if (IN(2) && (!host_ints(c, 2, &given) || given.n != rank)) {
+    if (!ts_failed())
+      onnx_node_fail(c, TS_ERR_SHAPE, "output_shape has %d values for rank %d", given.n, rank);
+    return false;
+  }
+  double m = 1, p = 1;
+  for (int d = 0; d < rank; d++) {
+    if (xs.dim[d] < 0) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "unknown dims");
+      return false;
+    }
+    if (d >= 2)
+      inferred.dim[d] = (xs.dim[d] - 1) * strides.v[d - 2] + k.v[d - 2] - pads.v[d - 2] - pads.v[d - 2 + n];
+    if (inferred.dim[d] < 0 || (given.n && given.v[d] < inferred.dim[d])) {
+      onnx_node_fail(c, TS_ERR_SHAPE, "output dim %d would be %" PRId64 " (output_shape: %" PRId64 ")", d,
+                     inferred.dim[d], given.n ? given.v[d] : inferred.dim[d]);
+      return false;
+    }
+    m *= (double)xs.dim[d];
+    p *= (double)inferred.dim[d];
+  }
+  if (!check_made(c, m * p) || ts_tensor_size(ind) != (int64_t)m) {
+    if (!ts_failed())
+      onnx_node_fail(c, TS_ERR_SHAPE, "I has %" PRId64 " indices for %.0f values", ts_tensor_size(ind), m);
+    return false;
+  }
+  ts_tensor *rows = reshape(ts_cast_at(HERE, ind, TS_I64), TS_SHAPE((int64_t)m, 1));
+  ts_tensor *hot = ts_equal_at(HERE, rows, iota_along((int64_t)p, 1, 2)); /* [M, P] */
+  ts_tensor *which = ts_where_at(HERE, hot, iota_along((int64_t)m, 0, 2), ts_scalar_i64(-1));
+  ts_tensor *last = ts_reduce_max_at(HERE, which, TS_INTS(0), false); /* [P]: the last put, or -1 */
+  ts_tensor *taken = ts_gather_at(HERE, reshape(x, TS_SHAPE((int64_t)m)), ts_maximum_at(HERE, last, ts_scalar_i64(0)), 0);
+  ts_tensor *y = reshape(ts_where_at(HERE, ts_less_at(HERE, last, ts_scalar_i64(0)), scalar(x, 0), taken), inferred);
+  for (int d = 0; given.n && d < rank; d++)
+    y = pad_axis(y, d, 0, given.v[d] - inferred.dim[d], 0);
+  return out1(c, y);
+}
+
 /* ---- ai.onnx.preview.training: one optimizer step ------------------------------------ */
 
 /* The optimizers' inputs: R (the learning rate), T (the update count),
@@ -3906,6 +3969,7 @@ static const onnx_op_row ROWS[] = {
   { "Upsample", 1, 2, 1, 1, ",mode,scales,", op_upsample, 7, true },
   { "Scan", 2, ANY, 1, TS_MAX_OUTPUTS, ",body,num_scan_inputs,directions,scan_input_axes,scan_input_directions,"
     "scan_output_axes,scan_output_directions,", onnx_op_scan, 8, false },
+  { "MaxUnpool", 2, 3, 1, 1, ",kernel_shape,pads,strides,", op_max_unpool, 9, false },
 };
 
 bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c)
