@@ -1054,7 +1054,18 @@ static void test_if_reads_outer_values(void)
 
 /* Loop(M, cond, v): the body adds `one` (an outer initializer) to v and
  * scans each new v out; stops after M iterations or when v[0] >= limit. */
-static pb *loop_model(bool with_trip_count, bool with_cond)
+/* ValueInfoProto of a name only (no type). */
+static pb *untyped(const char *name)
+{
+  pb *v = msg();
+  put_str(v, 1, name);
+  return v;
+}
+
+/* v_final = v + M ones, scan = each iteration's v; typed: the body's
+ * carried value and scan output have types (else the loop's input's
+ * dtype is followed through Add and Identity). */
+static pb *loop_model(bool with_trip_count, bool with_cond, bool typed)
 {
   int64_t vdims[] = { 2 };
   float one[] = { 1, 1 };
@@ -1065,10 +1076,10 @@ static pb *loop_model(bool with_trip_count, bool with_cond)
   put_str(body, 2, "body");
   put_msg(body, 11, value_info("i", 7, 0, NULL));
   put_msg(body, 11, value_info("cond_in", 9, 0, NULL));
-  put_msg(body, 11, value_info("v_in", 1, 1, vdims));
+  put_msg(body, 11, typed ? value_info("v_in", 1, 1, vdims) : untyped("v_in"));
   put_msg(body, 12, value_info("cond_out", 9, 0, NULL));
-  put_msg(body, 12, value_info("v_out", 1, 1, vdims));
-  put_msg(body, 12, value_info("s", 1, 1, vdims));
+  put_msg(body, 12, typed ? value_info("v_out", 1, 1, vdims) : untyped("v_out"));
+  put_msg(body, 12, typed ? value_info("s", 1, 1, vdims) : untyped("s"));
   pb *g = msg();
   char *inputs = g_strdup_printf("%s,%s,v", with_trip_count ? "M" : "", with_cond ? "c" : "");
   put_msg(g, 1, node("Loop", "/loop/Loop", inputs, "v_final,scan", graph_attr("body", body)));
@@ -1086,9 +1097,9 @@ static pb *loop_model(bool with_trip_count, bool with_cond)
   return model(16, g);
 }
 
-static void test_loop_carried_and_scanned(void)
+static void test_loop_carried_and_scanned(gconstpointer typed)
 {
-  pb *bytes = loop_model(true, true);
+  pb *bytes = loop_model(true, true, GPOINTER_TO_INT(typed));
   char *path = write_file("loop.onnx", bytes);
   g_byte_array_unref(bytes);
   ts_onnx_model *m = load_ok(path);
@@ -1124,7 +1135,7 @@ static void test_loop_carried_and_scanned(void)
 
 static void test_loop_without_bounds(void)
 {
-  pb *bytes = loop_model(false, false);
+  pb *bytes = loop_model(false, false, true);
   char *path = write_file("loop_forever.onnx", bytes);
   g_byte_array_unref(bytes);
   ts_onnx_model *m = load_ok(path);
@@ -1999,7 +2010,8 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/non-max-suppression", test_non_max_suppression);
   g_test_add_func("/onnx/import/grid-sample", test_grid_sample);
   g_test_add_func("/onnx/import/if-reads-outer-values", test_if_reads_outer_values);
-  g_test_add_func("/onnx/import/loop-carried-and-scanned", test_loop_carried_and_scanned);
+  g_test_add_data_func("/onnx/import/loop-carried-and-scanned", GINT_TO_POINTER(1), test_loop_carried_and_scanned);
+  g_test_add_data_func("/onnx/import/loop-untyped-body-values", GINT_TO_POINTER(0), test_loop_carried_and_scanned);
   g_test_add_func("/onnx/import/loop-without-bounds", test_loop_without_bounds);
   g_test_add_func("/onnx/import/scan-axes-directions", test_scan_axes_directions);
   g_test_add_func("/onnx/import/subgraph-unsupported-op", test_subgraph_unsupported_op);

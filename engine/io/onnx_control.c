@@ -101,16 +101,66 @@ static void loop_body(ts_tensor **vars, int n, void *data)
   g_free(out);
 }
 
-/* The dtype of the body's output i, as its type says (a scan output's
- * TensorArray needs it before the body is built).  false + error. */
+static bool tensor_type_dtype(const Onnx__TypeProto *t, ts_dtype *out)
+{
+  return t && t->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && t->tensor_type &&
+         t->tensor_type->has_elem_type && onnx_dtype(t->tensor_type->elem_type, out);
+}
+
+/* ONNX ops whose output 0 has their input 0's type (one type T in their
+ * schemas): what an untyped body value's dtype is followed back through. */
+static const char *const SAME_TYPE_OPS[] = {
+  "Abs", "Add", "Concat", "Div", "Expand", "Flatten", "Gather", "Identity", "Max", "Min", "Mul",
+  "Neg", "Relu", "Reshape", "Slice", "Squeeze", "Sub", "Sum", "Tile", "Transpose", "Unsqueeze", NULL,
+};
+
+/* The dtype of the value `name` of a Loop's body: its type where the body
+ * gives one (output or value_info), the loop's for its inputs (iteration
+ * number, condition, carried values), else followed back through the
+ * node that makes it when that node's op keeps its input's type. */
+static bool body_value_dtype(const onnx_node_ctx *c, const Onnx__GraphProto *body, const char *name, int depth,
+                             ts_dtype *out)
+{
+  for (size_t i = 0; i < body->n_output; i++)
+    if (strcmp(body->output[i]->name, name) == 0 && tensor_type_dtype(body->output[i]->type, out))
+      return true;
+  for (size_t i = 0; i < body->n_value_info; i++)
+    if (strcmp(body->value_info[i]->name, name) == 0 && tensor_type_dtype(body->value_info[i]->type, out))
+      return true;
+  for (size_t i = 0; i < body->n_input; i++)
+    if (strcmp(body->input[i]->name, name) == 0) {
+      if (tensor_type_dtype(body->input[i]->type, out))
+        return true;
+      if (i < 2) {
+        *out = i == 0 ? TS_I64 : TS_BOOL;
+        return true;
+      }
+      if ((int)i < c->n_in && c->in[i].t) {
+        *out = ts_tensor_dtype(c->in[i].t);
+        return true;
+      }
+      return false;
+    }
+  for (size_t n = 0; n < body->n_node && depth < 64; n++) {
+    const Onnx__NodeProto *node = body->node[n];
+    if (node->n_output < 1 || strcmp(node->output[0], name) != 0 || node->n_input < 1 || !node->op_type)
+      continue;
+    for (int k = 0; SAME_TYPE_OPS[k]; k++)
+      if (strcmp(node->op_type, SAME_TYPE_OPS[k]) == 0 && onnx_is_default_domain(node->domain))
+        return body_value_dtype(c, body, node->input[0], depth + 1, out);
+    return false;
+  }
+  return false;
+}
+
+/* The dtype of the body's output i (a scan output's TensorArray needs it
+ * before the body is built).  false + error. */
 static bool body_output_dtype(const onnx_node_ctx *c, const Onnx__GraphProto *body, size_t i, ts_dtype *out)
 {
-  const Onnx__TypeProto *t = body->output[i]->type;
-  if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && t->tensor_type &&
-      t->tensor_type->has_elem_type && onnx_dtype(t->tensor_type->elem_type, out))
+  if (body_value_dtype(c, body, body->output[i]->name, 0, out))
     return true;
   onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "the body's output %zu '%s' (a scan output) has no tensor type "
-                 "of a dtype the engine has", i, body->output[i]->name);
+                 "of a dtype the engine has, nor one its ops keep from a typed value", i, body->output[i]->name);
   return false;
 }
 
