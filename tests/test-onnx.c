@@ -1871,6 +1871,40 @@ static void test_max_unpool(void)
   }
 }
 
+/* RoiAlign (opset 10: output_half_pixel) with an adaptive 2x2 grid over a
+ * 2x2 image: avg is the mean of the four bilinear samples, max the
+ * largest weighted tap. */
+static void test_roi_align(void)
+{
+  int64_t xdims[] = { 1, 1, 2, 2 }, rdims[] = { 1, 4 }, bdims[] = { 1 };
+  const char *modes[] = { "avg", "max" };
+  double want[] = { 3.25, 4 };
+  for (int m = 0; m < 2; m++) {
+    pb *g = msg();
+    put_msg(g, 1, node("RoiAlign", "roi", "x,rois,b", "y", string_attr("mode", modes[m])));
+    put_msg(g, 11, value_info("x", 1, 4, xdims));
+    put_msg(g, 11, value_info("rois", 1, 2, rdims));
+    put_msg(g, 11, value_info("b", 7, 1, bdims));
+    put_msg(g, 12, value_info("y", 1, 0, NULL));
+    pb *bytes = model(10, g);
+    char *path = write_file("roi.onnx", bytes);
+    g_byte_array_unref(bytes);
+    ts_onnx_model *model_ = load_ok(path);
+    ts_scope *scope = ts_scope_begin();
+    float x[] = { 1, 2, 3, 4 }, box[] = { 0, 0, 2, 2 };
+    int64_t b = 0;
+    ts_tensor *in[3] = { ts_constant(TS_F32, TS_SHAPE(1, 1, 2, 2), x), ts_constant(TS_F32, TS_SHAPE(1, 4), box),
+                         ts_constant(TS_I64, TS_SHAPE(1), &b) }, *y;
+    if (!ts_onnx_model_run(model_, in, 3, &y))
+      g_error("%s", ts_error_peek()->message);
+    g_assert_cmpint(ts_tensor_size(y), ==, 1);
+    g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(y, 0), want[m], 1e-6);
+    ts_scope_end(scope);
+    ts_onnx_model_free(model_);
+    g_free(path);
+  }
+}
+
 static char *run_cli(const char *const *args, int *status)
 {
   const char *cli = g_getenv("TRACESCOPE_CLI");
@@ -2020,6 +2054,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/upsample-attribute", test_upsample_attribute);
   g_test_add_func("/onnx/import/resize-crop", test_resize_crop);
   g_test_add_func("/onnx/import/max-unpool", test_max_unpool);
+  g_test_add_func("/onnx/import/roi-align", test_roi_align);
   g_test_add_func("/onnx/hostile/subgraphs-too-deep", test_subgraphs_too_deep);
   g_test_add_func("/onnx/hostile/truncated", test_truncated);
   g_test_add_func("/onnx/hostile/random-bytes", test_random_bytes);

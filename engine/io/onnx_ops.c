@@ -3686,6 +3686,134 @@ static bool op_max_unpool(onnx_node_ctx *c)
   return out1(c, y);
 }
 
+/* One axis of RoiAlign's bilinear taps: coordinates t on an axis of size
+ * n become the low and high indices, their weights, and where t counts
+ * (ONNX's reference: outside [-1, n] a sample is 0; below 0 it is 0; at or
+ * past n - 1 both taps are the last). */
+typedef struct roi_taps {
+  ts_tensor *low, *high, *w_low, *w_high, *valid;
+} roi_taps;
+
+static roi_taps roi_axis(ts_tensor *t, int64_t n)
+{
+  roi_taps a;
+  a.valid = ts_logical_and_at(HERE, ts_greater_equal_at(HERE, t, scalar(t, -1)),
+                              ts_less_equal_at(HERE, t, scalar(t, (double)n)));
+  t = ts_maximum_at(HERE, t, scalar(t, 0));
+  ts_tensor *low = ts_floordiv_at(HERE, t, scalar(t, 1));
+  ts_tensor *at_end = ts_greater_equal_at(HERE, low, scalar(t, (double)(n - 1)));
+  low = ts_where_at(HERE, at_end, scalar(t, (double)(n - 1)), low);
+  t = ts_where_at(HERE, at_end, low, t);
+  ts_tensor *frac = ts_sub_at(HERE, t, low);
+  a.w_high = frac;
+  a.w_low = ts_sub_at(HERE, scalar(t, 1), frac);
+  a.low = ts_cast_at(HERE, low, TS_I64);
+  a.high = ts_cast_at(HERE, ts_where_at(HERE, at_end, low, ts_add_at(HERE, low, scalar(t, 1))), TS_I64);
+  return a;
+}
+
+/* RoiAlign: for each ROI, bin and sample point of a sampling_ratio x
+ * sampling_ratio grid per bin, the bilinear value of X gathered from its
+ * NHWC rows; avg averages the samples, max takes the largest weighted tap
+ * (as ONNX's reference).  An adaptive grid (sampling_ratio 0) needs the
+ * ROIs when the graph is built, and one grid for all of them. */
+static bool op_roi_align(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *rois = IN(1), *batch = IN(2);
+  if (!x || !rois || !batch)
+    return false;
+  ts_shape xs = ts_tensor_shape(x);
+  int64_t r = ts_tensor_dim(rois, 0);
+  bool known = xs.rank == 4 && ts_tensor_rank(rois) == 2 && ts_tensor_dim(rois, 1) == 4 && r >= 0 &&
+               ts_tensor_size(batch) == r && ts_dtype_is_float(ts_tensor_dtype(x));
+  for (int d = 0; known && d < 4; d++)
+    known = xs.dim[d] > 0;
+  if (!known) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "X must be float [N, C, H, W] of known dims, rois [R, 4], batch_indices [R]");
+    return false;
+  }
+  int64_t h = xs.dim[2], w = xs.dim[3], oh = attr_int(c, "output_height", 1), ow = attr_int(c, "output_width", 1);
+  int64_t ratio = attr_int(c, "sampling_ratio", 0);
+  double spatial = attr_float(c, "spatial_scale", 1.0);
+  char mode[8], transform[24];
+  attr_string(c, "mode", "avg", mode, sizeof mode);
+  attr_string(c, "coordinate_transformation_mode", c->opset >= 16 ? "half_pixel" : "output_half_pixel", transform,
+              sizeof transform);
+  bool max_mode = strcmp(mode, "max") == 0, half = strcmp(transform, "half_pixel") == 0;
+  if ((!max_mode && strcmp(mode, "avg") != 0) || (!half && strcmp(transform, "output_half_pixel") != 0) ||
+      oh < 1 || ow < 1 || oh > 4096 || ow > 4096 || ratio < 0 || ratio > 64) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "mode '%s', coordinate_transformation_mode '%s', output %" PRId64
+                   "x%" PRId64 ", sampling_ratio %" PRId64, mode, transform, oh, ow, ratio);
+    return false;
+  }
+  double off = half ? 0.5 : 0;
+  int64_t gh = ratio, gw = ratio;
+  if (ratio == 0) {
+    /* adaptive: ceil(roi size / output size), the same for every ROI */
+    ts_tensor *hr = c->in[1].host;
+    if (!hr) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "sampling_ratio 0 needs the rois when the graph is built");
+      return false;
+    }
+    for (int64_t i = 0; i < r; i++) {
+      double rw = (ts_tensor_get_f64(hr, 4 * i + 2) - ts_tensor_get_f64(hr, 4 * i)) * spatial;
+      double rh = (ts_tensor_get_f64(hr, 4 * i + 3) - ts_tensor_get_f64(hr, 4 * i + 1)) * spatial;
+      if (!half) {
+        rw = MAX(rw, 1);
+        rh = MAX(rh, 1);
+      }
+      int64_t gy = (int64_t)ceil(rh / (double)oh), gx = (int64_t)ceil(rw / (double)ow);
+      if ((i && (gy != gh || gx != gw)) || gy < 1 || gx < 1 || gy > 64 || gx > 64) {
+        onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "sampling_ratio 0 gives the ROIs different grids (or none)");
+        return false;
+      }
+      gh = gy;
+      gw = gx;
+    }
+  }
+  if (!check_made(c, (double)r * (double)oh * (double)ow * (double)gh * (double)gw * (double)xs.dim[1] * 4))
+    return false;
+  /* coordinates [R, oh, 1, gh, 1] and [R, 1, ow, 1, gw] */
+  ts_dtype dt = ts_tensor_dtype(x);
+  ts_tensor *col[4];
+  for (int k = 0; k < 4; k++) {
+    ts_tensor *v = ts_slice_at(HERE, ts_cast_at(HERE, rois, dt), TS_INTS(0, k), TS_INTS(-1, 1));
+    col[k] = ts_sub_at(HERE, ts_mul_at(HERE, reshape(v, TS_SHAPE(r, 1, 1, 1, 1)), scalar(x, spatial)), scalar(x, off));
+  }
+  ts_tensor *rw = ts_sub_at(HERE, col[2], col[0]), *rh = ts_sub_at(HERE, col[3], col[1]);
+  if (!half) {
+    rw = ts_maximum_at(HERE, rw, scalar(x, 1));
+    rh = ts_maximum_at(HERE, rh, scalar(x, 1));
+  }
+  ts_tensor *step_y = ts_add_at(HERE, ts_cast_at(HERE, iota_along(oh, 1, 5), dt),
+                                ts_div_at(HERE, ts_add_at(HERE, ts_cast_at(HERE, iota_along(gh, 3, 5), dt), scalar(x, 0.5)),
+                                          scalar(x, (double)gh)));
+  ts_tensor *step_x = ts_add_at(HERE, ts_cast_at(HERE, iota_along(ow, 2, 5), dt),
+                                ts_div_at(HERE, ts_add_at(HERE, ts_cast_at(HERE, iota_along(gw, 4, 5), dt), scalar(x, 0.5)),
+                                          scalar(x, (double)gw)));
+  ts_tensor *ys = ts_add_at(HERE, col[1], ts_mul_at(HERE, ts_div_at(HERE, rh, scalar(x, (double)oh)), step_y));
+  ts_tensor *xs_ = ts_add_at(HERE, col[0], ts_mul_at(HERE, ts_div_at(HERE, rw, scalar(x, (double)ow)), step_x));
+  roi_taps ty = roi_axis(ys, h), tx = roi_axis(xs_, w);
+  ts_tensor *valid = ts_cast_at(HERE, ts_logical_and_at(HERE, ty.valid, tx.valid), dt);
+  /* rows of X as NHWC: (n H + y) W + x */
+  ts_tensor *rows = reshape(ts_transpose_at(HERE, x, TS_INTS(0, 2, 3, 1)), TS_SHAPE(xs.dim[0] * h * w, xs.dim[1]));
+  ts_tensor *base = ts_mul_at(HERE, reshape(ts_cast_at(HERE, batch, TS_I64), TS_SHAPE(r, 1, 1, 1, 1)),
+                              ts_scalar_i64(h * w));
+  ts_tensor *iy[2] = { ty.low, ty.high }, *wy[2] = { ty.w_low, ty.w_high };
+  ts_tensor *ix[2] = { tx.low, tx.high }, *wx[2] = { tx.w_low, tx.w_high };
+  ts_tensor *y = NULL;
+  for (int a = 0; a < 2; a++)
+    for (int b = 0; b < 2; b++) {
+      ts_tensor *at = ts_add_at(HERE, base, ts_add_at(HERE, ts_mul_at(HERE, iy[a], ts_scalar_i64(w)), ix[b]));
+      ts_tensor *weight = ts_mul_at(HERE, valid, ts_mul_at(HERE, wy[a], wx[b])); /* [R, oh, ow, gh, gw] */
+      ts_tensor *tap = ts_mul_at(HERE, ts_gather_at(HERE, rows, at, 0), unsqueeze(weight, 5));
+      y = !y ? tap : max_mode ? ts_maximum_at(HERE, y, tap) : ts_add_at(HERE, y, tap);
+    }
+  y = max_mode ? ts_reduce_max_at(HERE, y, TS_INTS(3, 4), false)
+               : ts_div_at(HERE, ts_reduce_sum_at(HERE, y, TS_INTS(3, 4), false), scalar(x, (double)(gh * gw)));
+  return out1(c, ts_transpose_at(HERE, y, TS_INTS(0, 3, 1, 2)));
+}
+
 /* ---- ai.onnx.preview.training: one optimizer step ------------------------------------ */
 
 /* The optimizers' inputs: R (the learning rate), T (the update count),
@@ -3970,6 +4098,8 @@ static const onnx_op_row ROWS[] = {
   { "Scan", 2, ANY, 1, TS_MAX_OUTPUTS, ",body,num_scan_inputs,directions,scan_input_axes,scan_input_directions,"
     "scan_output_axes,scan_output_directions,", onnx_op_scan, 8, false },
   { "MaxUnpool", 2, 3, 1, 1, ",kernel_shape,pads,strides,", op_max_unpool, 9, false },
+  { "RoiAlign", 3, 3, 1, 1, ",coordinate_transformation_mode,mode,output_height,output_width,sampling_ratio,"
+    "spatial_scale,", op_roi_align, 10, false },
 };
 
 bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c)
