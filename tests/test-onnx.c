@@ -1905,6 +1905,40 @@ static void test_roi_align(void)
   }
 }
 
+/* 3-D MaxPool and AveragePool: ceil_mode's last window takes the input
+ * past the last full one, and AveragePool (even with count_include_pad)
+ * divides by what lies in the input. */
+static void test_pool_3d(void)
+{
+  int64_t xdims[] = { 1, 1, 1, 1, 3 }, k[] = { 1, 1, 2 };
+  const char *ops[] = { "MaxPool", "AveragePool" };
+  float want[2][2] = { { 2, 3 }, { 1.5f, 3 } };
+  for (int o = 0; o < 2; o++) {
+    pb *attrs = concat_attrs(concat_attrs(ints_attr("kernel_shape", k, 3), ints_attr("strides", k, 3)),
+                             concat_attrs(int_attr("ceil_mode", 1), o ? int_attr("count_include_pad", 1) : msg()));
+    pb *g = msg();
+    put_msg(g, 1, node(ops[o], "pool", "x", "y", attrs));
+    put_msg(g, 11, value_info("x", 1, 5, xdims));
+    put_msg(g, 12, value_info("y", 1, 0, NULL));
+    pb *bytes = model(12, g);
+    char *path = write_file("pool3d.onnx", bytes);
+    g_byte_array_unref(bytes);
+    ts_onnx_model *m = load_ok(path);
+    ts_scope *scope = ts_scope_begin();
+    float x[] = { 1, 2, 3 };
+    ts_tensor *in = ts_constant(TS_F32, TS_SHAPE(1, 1, 1, 1, 3), x), *y;
+    if (!ts_onnx_model_run(m, &in, 1, &y))
+      g_error("%s", ts_error_peek()->message);
+    g_assert_cmpint(ts_tensor_rank(y), ==, 5);
+    g_assert_cmpint(ts_tensor_size(y), ==, 2);
+    for (int i = 0; i < 2; i++)
+      g_assert_cmpfloat(ts_tensor_get_f64(y, i), ==, want[o][i]);
+    ts_scope_end(scope);
+    ts_onnx_model_free(m);
+    g_free(path);
+  }
+}
+
 static char *run_cli(const char *const *args, int *status)
 {
   const char *cli = g_getenv("TRACESCOPE_CLI");
@@ -2051,6 +2085,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/subgraph-unsupported-op", test_subgraph_unsupported_op);
   g_test_add_func("/onnx/import/training-optimizers", test_training_optimizers);
   g_test_add_func("/onnx/import/pool-variants", test_pool_variants);
+  g_test_add_func("/onnx/import/pool-3d", test_pool_3d);
   g_test_add_func("/onnx/import/upsample-attribute", test_upsample_attribute);
   g_test_add_func("/onnx/import/resize-crop", test_resize_crop);
   g_test_add_func("/onnx/import/max-unpool", test_max_unpool);

@@ -1260,17 +1260,25 @@ static double lowest(ts_dtype dtype)
 
 static ts_tensor *iota_along(int64_t n, int axis, int rank);
 
-/* Tap t of every window along axis (of a rank-4 x, padded so that the
- * slice fits): the elements at o stride + t dilation for o < out. */
+/* Tap t of every window along axis (of x, padded so that the slice
+ * fits): the elements at o stride + t dilation for o < out. */
 static ts_tensor *axis_tap(ts_tensor *x, int axis, int64_t t, int64_t stride, int64_t dilation, int64_t out)
 {
   ts_shape s = ts_tensor_shape(x);
-  ts_ints begin = TS_INTS(0, 0, 0, 0), size = TS_INTS(-1, -1, -1, -1);
+  int rank = s.rank;
+  ts_ints begin = { .n = rank }, size = { .n = rank }, first = { .n = rank + 1 }, one = { .n = rank + 1 };
+  for (int d = 0; d <= rank; d++) {
+    if (d < rank) {
+      begin.v[d] = 0;
+      size.v[d] = -1;
+    }
+    first.v[d] = 0;
+    one.v[d] = -1;
+  }
   begin.v[axis] = t * dilation;
   size.v[axis] = out * stride;
-  ts_shape split = { .rank = 5 };
-  ts_ints first = TS_INTS(0, 0, 0, 0, 0), one = TS_INTS(-1, -1, -1, -1, -1);
-  for (int d = 0, k = 0; d < 4; d++) {
+  ts_shape split = { .rank = rank + 1 };
+  for (int d = 0, k = 0; d < rank; d++) {
     split.dim[k++] = d == axis ? out : s.dim[d];
     if (d == axis) {
       one.v[k] = 1;
@@ -1280,6 +1288,17 @@ static ts_tensor *axis_tap(ts_tensor *x, int axis, int64_t t, int64_t stride, in
   s.dim[axis] = out;
   ts_tensor *y = reshape(ts_slice_at(HERE, x, begin, size), split);
   return reshape(ts_slice_at(HERE, y, first, one), s);
+}
+
+/* The sum over each window along one axis of v. */
+static ts_tensor *sum_along(ts_tensor *v, int axis, int64_t k, int64_t stride, int64_t dilation, int64_t out)
+{
+  ts_tensor *sum = NULL;
+  for (int64_t t = 0; t < k; t++) {
+    ts_tensor *tv = axis_tap(v, axis, t, stride, dilation, out);
+    sum = sum ? ts_add_at(HERE, sum, tv) : tv;
+  }
+  return sum;
 }
 
 /* The max over each window along one axis of *v, and beside it (when
@@ -1355,6 +1374,77 @@ static bool max_pool_taps(onnx_node_ctx *c, ts_tensor *x, const window *w)
   return !ts_failed();
 }
 
+/* MaxPool and AveragePool over 3 spatial dims, as maxes or sums over the
+ * window's taps along D, H and W (explicit pads or VALID; ceil_mode as in
+ * 2-D; no Indices).  AveragePool divides by the taps over the input (and
+ * the explicit pads with count_include_pad), never past them. */
+static bool pool3d(onnx_node_ctx *c, ts_tensor *x, bool is_max)
+{
+  enum { N = 3 };
+  ts_ints k = { 0 }, strides = TS_INTS(1, 1, 1), dil = TS_INTS(1, 1, 1), pads = TS_INTS(0, 0, 0, 0, 0, 0);
+  char pad_mode[16];
+  attr_string(c, "auto_pad", "NOTSET", pad_mode, sizeof pad_mode);
+  bool valid = strcmp(pad_mode, "VALID") == 0;
+  if (!attr_ints(c, "kernel_shape", &k) || k.n != N || (attr(c, "strides") && !attr_ints(c, "strides", &strides)) ||
+      strides.n != N || (attr(c, "dilations") && !attr_ints(c, "dilations", &dil)) || dil.n != N ||
+      (attr(c, "pads") && !valid && !attr_ints(c, "pads", &pads)) || pads.n != 2 * N ||
+      (!valid && strcmp(pad_mode, "NOTSET") != 0) || c->n_out > 1 || attr_int(c, "storage_order", 0) ||
+      (!is_max && !ts_dtype_is_float(ts_tensor_dtype(x)))) {
+    if (!ts_failed())
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "3-D windows take kernel_shape, strides, dilations and pads of 3 "
+                     "(6) values, explicit pads or VALID, no Indices output, and AveragePool floats");
+    return false;
+  }
+  ts_shape s = ts_tensor_shape(x);
+  int64_t out[N], extra[N];
+  for (int i = 0; i < N; i++) {
+    int64_t in = s.dim[2 + i], span_k = (k.v[i] - 1) * dil.v[i] + 1;
+    if (in < 0 || k.v[i] < 1 || strides.v[i] < 1 || dil.v[i] < 1 || pads.v[i] < 0 || pads.v[i + N] < 0 ||
+        k.v[i] > 1 << 16 || strides.v[i] > 1 << 20 || dil.v[i] > 1 << 16 || pads.v[i] > 1 << 20 ||
+        pads.v[i + N] > 1 << 20) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "kernel, strides, dilations or pads out of range, or unknown dims");
+      return false;
+    }
+    int64_t span = in + pads.v[i] + pads.v[i + N] - span_k;
+    if (span < 0) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "the window is larger than the padded input");
+      return false;
+    }
+    out[i] = span / strides.v[i] + 1;
+    if (attr_int(c, "ceil_mode", 0)) {
+      int64_t up = (span + strides.v[i] - 1) / strides.v[i] + 1;
+      out[i] = (up - 1) * strides.v[i] >= in + pads.v[i] ? up - 1 : up;
+    }
+    extra[i] = MAX(0, (out[i] - 1) * strides.v[i] + span_k - (in + pads.v[i] + pads.v[i + N]));
+  }
+  double fill = is_max ? lowest(ts_tensor_dtype(x)) : 0;
+  bool include_pad = attr_int(c, "count_include_pad", 0) != 0;
+  ts_tensor *y = x, *count = NULL;
+  if (!is_max) {
+    ts_shape one = s;
+    one.dim[0] = one.dim[1] = 1;
+    count = ts_ones_at(HERE, ts_tensor_dtype(x), one);
+  }
+  for (int i = 0; i < N; i++) {
+    /* pads, ceil_mode's extra, and stride - 1 so that each tap's slice fits */
+    y = pad_axis(y, 2 + i, pads.v[i], pads.v[i + N] + extra[i] + strides.v[i] - 1, fill);
+    if (count) {
+      count = pad_axis(count, 2 + i, pads.v[i], pads.v[i + N], include_pad);
+      count = pad_axis(count, 2 + i, 0, extra[i] + strides.v[i] - 1, 0);
+    }
+  }
+  ts_tensor *none = NULL;
+  for (int i = 0; i < N; i++) {
+    if (is_max)
+      max_along(&y, &none, 2 + i, k.v[i], strides.v[i], dil.v[i], out[i]);
+    else {
+      y = sum_along(y, 2 + i, k.v[i], strides.v[i], dil.v[i], out[i]);
+      count = sum_along(count, 2 + i, k.v[i], strides.v[i], dil.v[i], out[i]);
+    }
+  }
+  return out1(c, is_max ? y : ts_div_at(HERE, y, count));
+}
+
 static bool op_max_pool(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0);
@@ -1365,6 +1455,8 @@ static bool op_max_pool(onnx_node_ctx *c)
     onnx_node_fail(c, TS_ERR_FORMAT, "kernel_shape is required");
     return false;
   }
+  if (ts_tensor_rank(x) == 5)
+    return pool3d(c, x, true);
   window w;
   if (!spatial_attr(c, "kernel_shape", ts_tensor_rank(x) - 2, 1, 1, kernel) || !window_of(c, x, kernel, &w))
     return false;
@@ -2330,6 +2422,8 @@ static bool op_average_pool(onnx_node_ctx *c)
     onnx_node_fail(c, TS_ERR_FORMAT, "kernel_shape is required");
     return false;
   }
+  if (rank == 5)
+    return pool3d(c, x, false);
   window w;
   if (!spatial_attr(c, "kernel_shape", rank - 2, 1, 1, kernel) || !window_of(c, x, kernel, &w))
     return false;
