@@ -1939,6 +1939,42 @@ static void test_pool_3d(void)
   }
 }
 
+/* A 3-D Conv: dilated along D, and padded with a stride of 2 (plus a bias). */
+static void test_conv_3d(void)
+{
+  int64_t xdims[] = { 1, 1, 3, 1, 1 }, wdims[] = { 1, 1, 2, 1, 1 }, one[] = { 1 };
+  int64_t dil[] = { 2, 1, 1 }, strides[] = { 2, 1, 1 }, pads[] = { 1, 0, 0, 1, 0, 0 };
+  float w[] = { 1, 10 }, bias[] = { 100 };
+  float want[2][2] = { { 31 }, { 110, 132 } };
+  for (int v = 0; v < 2; v++) {
+    pb *g = msg();
+    pb *attrs = v ? concat_attrs(ints_attr("strides", strides, 3), ints_attr("pads", pads, 6))
+                  : ints_attr("dilations", dil, 3);
+    put_msg(g, 1, node("Conv", "conv", v ? "x,w,b" : "x,w", "y", attrs));
+    put_msg(g, 5, float_tensor("w", 5, wdims, w, 2));
+    if (v)
+      put_msg(g, 5, float_tensor("b", 1, one, bias, 1));
+    put_msg(g, 11, value_info("x", 1, 5, xdims));
+    put_msg(g, 12, value_info("y", 1, 0, NULL));
+    pb *bytes = model(11, g);
+    char *path = write_file("conv3d.onnx", bytes);
+    g_byte_array_unref(bytes);
+    ts_onnx_model *m = load_ok(path);
+    ts_scope *scope = ts_scope_begin();
+    float x[] = { 1, 2, 3 };
+    ts_tensor *in = ts_constant(TS_F32, TS_SHAPE(1, 1, 3, 1, 1), x), *y;
+    if (!ts_onnx_model_run(m, &in, 1, &y))
+      g_error("%s", ts_error_peek()->message);
+    g_assert_cmpint(ts_tensor_rank(y), ==, 5);
+    g_assert_cmpint(ts_tensor_size(y), ==, v ? 2 : 1);
+    for (int i = 0; i < ts_tensor_size(y); i++)
+      g_assert_cmpfloat(ts_tensor_get_f64(y, i), ==, want[v][i]);
+    ts_scope_end(scope);
+    ts_onnx_model_free(m);
+    g_free(path);
+  }
+}
+
 static char *run_cli(const char *const *args, int *status)
 {
   const char *cli = g_getenv("TRACESCOPE_CLI");
@@ -2086,6 +2122,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/training-optimizers", test_training_optimizers);
   g_test_add_func("/onnx/import/pool-variants", test_pool_variants);
   g_test_add_func("/onnx/import/pool-3d", test_pool_3d);
+  g_test_add_func("/onnx/import/conv-3d", test_conv_3d);
   g_test_add_func("/onnx/import/upsample-attribute", test_upsample_attribute);
   g_test_add_func("/onnx/import/resize-crop", test_resize_crop);
   g_test_add_func("/onnx/import/max-unpool", test_max_unpool);

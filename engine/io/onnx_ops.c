@@ -1174,14 +1174,97 @@ static ts_tensor *dilate(ts_tensor *f, int axis, int64_t dilation)
   return out;
 }
 
+static ts_tensor *axis_tap(ts_tensor *x, int axis, int64_t t, int64_t stride, int64_t dilation, int64_t out);
+
+/* A 3-D Conv as a sum over the kernel's depth taps of 2-D convolutions:
+ * tap t's input planes (at o stride + t dilation for each output depth o)
+ * as a batch of NHWC images, with the filter's plane t (explicit pads or
+ * VALID; groups as splits of the channels). */
+static bool conv3d(onnx_node_ctx *c, ts_tensor *x, ts_tensor *wt, ts_tensor *b)
+{
+  enum { N = 3 };
+  ts_ints strides = TS_INTS(1, 1, 1), dil = TS_INTS(1, 1, 1), pads = TS_INTS(0, 0, 0, 0, 0, 0), ks = { 0 };
+  char pad_mode[16];
+  attr_string(c, "auto_pad", "NOTSET", pad_mode, sizeof pad_mode);
+  bool valid = strcmp(pad_mode, "VALID") == 0;
+  int64_t groups = attr_int(c, "group", 1);
+  ts_shape xs = ts_tensor_shape(x), ws = ts_tensor_shape(wt);
+  bool ok = (!attr(c, "strides") || attr_ints(c, "strides", &strides)) && strides.n == N &&
+            (!attr(c, "dilations") || attr_ints(c, "dilations", &dil)) && dil.n == N &&
+            (valid || !attr(c, "pads") || attr_ints(c, "pads", &pads)) && pads.n == 2 * N &&
+            (valid || strcmp(pad_mode, "NOTSET") == 0) &&
+            (!attr(c, "kernel_shape") || (attr_ints(c, "kernel_shape", &ks) && ks.n == N && ks.v[0] == ws.dim[2] &&
+                                          ks.v[1] == ws.dim[3] && ks.v[2] == ws.dim[4]));
+  for (int d = 0; ok && d < 5; d++)
+    ok = xs.dim[d] > 0 && ws.dim[d] > 0;
+  ok = ok && groups >= 1 && groups <= 4096 && xs.dim[1] % groups == 0 && ws.dim[0] % groups == 0 &&
+       ws.dim[1] * groups == xs.dim[1];
+  for (int i = 0; ok && i < N; i++)
+    ok = strides.v[i] >= 1 && strides.v[i] <= 1 << 20 && dil.v[i] >= 1 && dil.v[i] <= 1 << 16 && pads.v[i] >= 0 &&
+         pads.v[i + N] >= 0 && pads.v[i] <= 1 << 20 && pads.v[i + N] <= 1 << 20 && ws.dim[2 + i] <= 1 << 16;
+  if (!ok) {
+    if (!ts_failed())
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "a 3-D Conv takes known dims, strides, dilations and pads of 3 (6) "
+                     "values, explicit pads or VALID, and a group dividing the channels");
+    return false;
+  }
+  int64_t out[N];
+  ts_tensor *xp = x;
+  for (int i = 0; i < N; i++) {
+    int64_t span = xs.dim[2 + i] + pads.v[i] + pads.v[i + N] - (ws.dim[2 + i] - 1) * dil.v[i] - 1;
+    if (span < 0) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "the kernel is larger than the padded input");
+      return false;
+    }
+    out[i] = span / strides.v[i] + 1;
+    xp = pad_axis(xp, 2 + i, pads.v[i], pads.v[i + N] + (i == 0 ? strides.v[0] - 1 : 0), 0);
+  }
+  ts_shape ps = ts_tensor_shape(xp);
+  ts_tensor *y = NULL;
+  for (int64_t t = 0; t < ws.dim[2] && !ts_failed(); t++) {
+    ts_tensor *planes = axis_tap(xp, 2, t, strides.v[0], dil.v[0], out[0]); /* [N, C, oD, Hp, Wp] */
+    planes = reshape(ts_transpose_at(HERE, planes, TS_INTS(0, 2, 3, 4, 1)),
+                     TS_SHAPE(xs.dim[0] * out[0], ps.dim[3], ps.dim[4], xs.dim[1]));
+    ts_tensor *f = ts_slice_at(HERE, wt, TS_INTS(0, 0, t, 0, 0), TS_INTS(-1, -1, 1, -1, -1));
+    f = ts_transpose_at(HERE, reshape(f, TS_SHAPE(ws.dim[0], ws.dim[1], ws.dim[3], ws.dim[4])), TS_INTS(2, 3, 1, 0));
+    f = dilate(dilate(f, 0, dil.v[1]), 1, dil.v[2]);
+    ts_tensor **xg = g_new0(ts_tensor *, groups), **fg = g_new0(ts_tensor *, groups), **yg = g_new0(ts_tensor *, groups);
+    ts_tensor *part = NULL;
+    if (groups == 1 || (ts_split_at(HERE, planes, (int)groups, 3, xg) == groups &&
+                        ts_split_at(HERE, f, (int)groups, 3, fg) == groups)) {
+      if (groups == 1) {
+        xg[0] = planes;
+        fg[0] = f;
+      }
+      for (int64_t g = 0; g < groups; g++)
+        yg[g] = ts_conv2d_at(HERE, xg[g], fg[g], (int)strides.v[1], (int)strides.v[2], TS_PADDING_VALID);
+      part = groups == 1 ? yg[0] : ts_concat_at(HERE, yg, (int)groups, 3);
+    }
+    g_free(xg);
+    g_free(fg);
+    g_free(yg);
+    y = y ? ts_add_at(HERE, y, part) : part;
+  }
+  if (!y || ts_failed())
+    return false;
+  ts_shape ys = ts_tensor_shape(y); /* [N oD, oH, oW, O] */
+  y = reshape(y, TS_SHAPE(xs.dim[0], out[0], ys.dim[1], ys.dim[2], ws.dim[0]));
+  y = ts_transpose_at(HERE, y, TS_INTS(0, 4, 1, 2, 3));
+  if (b)
+    y = ts_add_at(HERE, y, reshape(b, TS_SHAPE(1, -1, 1, 1, 1)));
+  return out1(c, y);
+}
+
 static bool op_conv(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0), *wt = IN(1), *b = IN(2);
   if (!x || !wt)
     return false;
   int rank = ts_tensor_rank(wt);
+  if (rank == 5 && ts_tensor_rank(x) == 5)
+    return conv3d(c, x, wt, IN(2));
   if (rank != ts_tensor_rank(x) || (rank != 3 && rank != 4)) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "only 1-D and 2-D convolutions are supported");
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "only 1-D, 2-D and 3-D convolutions are supported");
     return false;
   }
   if (rank == 3)
