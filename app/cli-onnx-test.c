@@ -239,7 +239,7 @@ static gint by_count(gconstpointer a, gconstpointer b, gpointer table)
 
 /* The test names of a list file, one a line ('#' comments, and anything
  * after a name's first blank, are ignored). */
-static bool read_expected(const char *path, GHashTable *expected)
+static bool read_test_list(const char *path, GHashTable *names)
 {
   char *text;
   GError *error = NULL;
@@ -252,7 +252,7 @@ static bool read_expected(const char *path, GHashTable *expected)
   for (int i = 0; lines[i]; i++) {
     char *line = g_strstrip(lines[i]);
     if (*line && *line != '#')
-      g_hash_table_add(expected, g_strndup(line, strcspn(line, " \t")));
+      g_hash_table_add(names, g_strndup(line, strcspn(line, " \t")));
   }
   g_strfreev(lines);
   g_free(text);
@@ -280,12 +280,12 @@ int cli_onnx_test(int argc, char **argv)
     } else if (strcmp(argv[i], "--expected") == 0) {
       if (i + 1 >= argc)
         status = cli_fail(CLI_EXIT_USAGE, "onnx-test: --expected needs a FILE");
-      else if (!read_expected(argv[++i], r.expected))
+      else if (!read_test_list(argv[++i], r.expected))
         status = CLI_EXIT_USAGE;
     } else if (strcmp(argv[i], "--wrong-data") == 0) {
       if (i + 1 >= argc)
         status = cli_fail(CLI_EXIT_USAGE, "onnx-test: --wrong-data needs a FILE");
-      else if (!read_expected(argv[++i], r.wrong_data))
+      else if (!read_test_list(argv[++i], r.wrong_data))
         status = CLI_EXIT_USAGE;
     } else if (strcmp(argv[i], "--mode") == 0) {
       const char *mode = i + 1 < argc ? argv[++i] : "";
