@@ -1975,6 +1975,42 @@ static void test_conv_3d(void)
   }
 }
 
+/* A 3-D ConvTranspose along D: each input element spreads the filter at
+ * stride 2; pads crop the start, output_padding adds at the end. */
+static void test_conv_transpose_3d(void)
+{
+  int64_t xdims[] = { 1, 1, 2, 1, 1 }, wdims[] = { 1, 1, 2, 1, 1 };
+  int64_t strides[] = { 2, 1, 1 }, pads[] = { 1, 0, 0, 0, 0, 0 }, outpad[] = { 1, 0, 0 };
+  float w[] = { 1, 10 };
+  float want[2][4] = { { 1, 10, 2, 20 }, { 10, 2, 20, 0 } };
+  for (int v = 0; v < 2; v++) {
+    pb *g = msg();
+    pb *attrs = ints_attr("strides", strides, 3);
+    if (v)
+      attrs = concat_attrs(attrs, concat_attrs(ints_attr("pads", pads, 6), ints_attr("output_padding", outpad, 3)));
+    put_msg(g, 1, node("ConvTranspose", "deconv", "x,w", "y", attrs));
+    put_msg(g, 5, float_tensor("w", 5, wdims, w, 2));
+    put_msg(g, 11, value_info("x", 1, 5, xdims));
+    put_msg(g, 12, value_info("y", 1, 0, NULL));
+    pb *bytes = model(11, g);
+    char *path = write_file("deconv3d.onnx", bytes);
+    g_byte_array_unref(bytes);
+    ts_onnx_model *m = load_ok(path);
+    ts_scope *scope = ts_scope_begin();
+    float x[] = { 1, 2 };
+    ts_tensor *in = ts_constant(TS_F32, TS_SHAPE(1, 1, 2, 1, 1), x), *y;
+    if (!ts_onnx_model_run(m, &in, 1, &y))
+      g_error("%s", ts_error_peek()->message);
+    g_assert_cmpint(ts_tensor_rank(y), ==, 5);
+    g_assert_cmpint(ts_tensor_size(y), ==, 4);
+    for (int i = 0; i < 4; i++)
+      g_assert_cmpfloat(ts_tensor_get_f64(y, i), ==, want[v][i]);
+    ts_scope_end(scope);
+    ts_onnx_model_free(m);
+    g_free(path);
+  }
+}
+
 static char *run_cli(const char *const *args, int *status)
 {
   const char *cli = g_getenv("TRACESCOPE_CLI");
@@ -2123,6 +2159,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/pool-variants", test_pool_variants);
   g_test_add_func("/onnx/import/pool-3d", test_pool_3d);
   g_test_add_func("/onnx/import/conv-3d", test_conv_3d);
+  g_test_add_func("/onnx/import/conv-transpose-3d", test_conv_transpose_3d);
   g_test_add_func("/onnx/import/upsample-attribute", test_upsample_attribute);
   g_test_add_func("/onnx/import/resize-crop", test_resize_crop);
   g_test_add_func("/onnx/import/max-unpool", test_max_unpool);

@@ -1175,6 +1175,8 @@ static ts_tensor *dilate(ts_tensor *f, int axis, int64_t dilation)
 }
 
 static ts_tensor *axis_tap(ts_tensor *x, int axis, int64_t t, int64_t stride, int64_t dilation, int64_t out);
+static bool conv3d_core(onnx_node_ctx *c, ts_tensor *x, ts_tensor *wt, ts_tensor *b, ts_ints strides, ts_ints dil,
+                        ts_ints pads, int64_t groups);
 
 /* A 3-D Conv as a sum over the kernel's depth taps of 2-D convolutions:
  * tap t's input planes (at o stride + t dilation for each output depth o)
@@ -1188,13 +1190,29 @@ static bool conv3d(onnx_node_ctx *c, ts_tensor *x, ts_tensor *wt, ts_tensor *b)
   attr_string(c, "auto_pad", "NOTSET", pad_mode, sizeof pad_mode);
   bool valid = strcmp(pad_mode, "VALID") == 0;
   int64_t groups = attr_int(c, "group", 1);
-  ts_shape xs = ts_tensor_shape(x), ws = ts_tensor_shape(wt);
+  ts_shape ws = ts_tensor_shape(wt);
   bool ok = (!attr(c, "strides") || attr_ints(c, "strides", &strides)) && strides.n == N &&
             (!attr(c, "dilations") || attr_ints(c, "dilations", &dil)) && dil.n == N &&
             (valid || !attr(c, "pads") || attr_ints(c, "pads", &pads)) && pads.n == 2 * N &&
             (valid || strcmp(pad_mode, "NOTSET") == 0) &&
             (!attr(c, "kernel_shape") || (attr_ints(c, "kernel_shape", &ks) && ks.n == N && ks.v[0] == ws.dim[2] &&
                                           ks.v[1] == ws.dim[3] && ks.v[2] == ws.dim[4]));
+  if (!ok) {
+    if (!ts_failed())
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "a 3-D Conv takes kernel_shape, strides, dilations and pads of 3 (6) "
+                     "values, explicit pads or VALID");
+    return false;
+  }
+  return conv3d_core(c, x, wt, b, strides, dil, pads, groups);
+}
+
+/* conv3d for the given strides, dilations, pads (begins, then ends) and groups. */
+static bool conv3d_core(onnx_node_ctx *c, ts_tensor *x, ts_tensor *wt, ts_tensor *b, ts_ints strides, ts_ints dil,
+                        ts_ints pads, int64_t groups)
+{
+  enum { N = 3 };
+  ts_shape xs = ts_tensor_shape(x), ws = ts_tensor_shape(wt);
+  bool ok = true;
   for (int d = 0; ok && d < 5; d++)
     ok = xs.dim[d] > 0 && ws.dim[d] > 0;
   ok = ok && groups >= 1 && groups <= 4096 && xs.dim[1] % groups == 0 && ws.dim[0] % groups == 0 &&
@@ -1203,9 +1221,8 @@ static bool conv3d(onnx_node_ctx *c, ts_tensor *x, ts_tensor *wt, ts_tensor *b)
     ok = strides.v[i] >= 1 && strides.v[i] <= 1 << 20 && dil.v[i] >= 1 && dil.v[i] <= 1 << 16 && pads.v[i] >= 0 &&
          pads.v[i + N] >= 0 && pads.v[i] <= 1 << 20 && pads.v[i + N] <= 1 << 20 && ws.dim[2 + i] <= 1 << 16;
   if (!ok) {
-    if (!ts_failed())
-      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "a 3-D Conv takes known dims, strides, dilations and pads of 3 (6) "
-                     "values, explicit pads or VALID, and a group dividing the channels");
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "a 3-D Conv takes known dims, strides, dilations and pads in range, "
+                   "and a group dividing the channels");
     return false;
   }
   int64_t out[N];
@@ -2715,7 +2732,7 @@ static bool op_cumsum(onnx_node_ctx *c)
   return out1(c, y);
 }
 
-/* x (NHWC) with stride - 1 zeros between its elements on axis (1 or 2). */
+/* x with stride - 1 zeros between its elements on axis. */
 static ts_tensor *spread(ts_tensor *x, int axis, int64_t stride)
 {
   if (!x || stride == 1)
@@ -2729,18 +2746,27 @@ static ts_tensor *spread(ts_tensor *x, int axis, int64_t stride)
   ts_tensor *y = ts_concat_at(HERE, parts, 2, axis + 1);
   s.dim[axis] = n * stride;
   y = reshape(y, s);
-  ts_ints begin = { .n = 4, .v = { 0, 0, 0, 0 } }, size = { .n = 4, .v = { -1, -1, -1, -1 } };
+  ts_ints begin = { .n = s.rank }, size = { .n = s.rank };
+  for (int d = 0; d < s.rank; d++) {
+    begin.v[d] = 0;
+    size.v[d] = -1;
+  }
   size.v[axis] = (n - 1) * stride + 1;
   return ts_slice_at(HERE, y, begin, size);
 }
 
-/* x (NHWC) padded (or, negative, cropped) on axis. */
+/* x padded (or, negative, cropped) on axis. */
 static ts_tensor *pad_or_crop(ts_tensor *x, int axis, int64_t before, int64_t after)
 {
   if (!x)
     return NULL;
   if (before < 0 || after < 0) {
-    ts_ints begin = { .n = 4, .v = { 0, 0, 0, 0 } }, size = { .n = 4, .v = { -1, -1, -1, -1 } };
+    int rank = ts_tensor_rank(x);
+    ts_ints begin = { .n = rank }, size = { .n = rank };
+    for (int d = 0; d < rank; d++) {
+      begin.v[d] = 0;
+      size.v[d] = -1;
+    }
     begin.v[axis] = before < 0 ? -before : 0;
     size.v[axis] = ts_tensor_dim(x, axis) - (before < 0 ? -before : 0) - (after < 0 ? -after : 0);
     if (size.v[axis] < 0)
@@ -2752,20 +2778,66 @@ static ts_tensor *pad_or_crop(ts_tensor *x, int axis, int64_t before, int64_t af
 
 /* ConvTranspose: the input spread by the strides and padded by the
  * kernel's extent less the pads, convolved with the kernel flipped. */
+/* A 3-D ConvTranspose as the 2-D one: the input spread by the strides and
+ * padded (or cropped) by keff - 1 - pads, then a stride-1 3-D Conv with
+ * the filter flipped and its in and out channels swapped (group 1;
+ * explicit pads, output_padding, no output_shape or auto_pad). */
+static bool conv_transpose3d(onnx_node_ctx *c, ts_tensor *x, ts_tensor *wt, ts_tensor *b)
+{
+  enum { N = 3 };
+  ts_ints strides = TS_INTS(1, 1, 1), dil = TS_INTS(1, 1, 1), outpad = TS_INTS(0, 0, 0);
+  ts_ints pads = TS_INTS(0, 0, 0, 0, 0, 0), ks = { 0 };
+  char pad_mode[16];
+  attr_string(c, "auto_pad", "NOTSET", pad_mode, sizeof pad_mode);
+  ts_shape xs = ts_tensor_shape(x), ws = ts_tensor_shape(wt);
+  bool ok = (!attr(c, "strides") || attr_ints(c, "strides", &strides)) && strides.n == N &&
+            (!attr(c, "dilations") || attr_ints(c, "dilations", &dil)) && dil.n == N &&
+            (!attr(c, "output_padding") || attr_ints(c, "output_padding", &outpad)) && outpad.n == N &&
+            (!attr(c, "pads") || attr_ints(c, "pads", &pads)) && pads.n == 2 * N && !attr(c, "output_shape") &&
+            (strcmp(pad_mode, "NOTSET") == 0 || strcmp(pad_mode, "VALID") == 0) &&
+            (!attr(c, "kernel_shape") || (attr_ints(c, "kernel_shape", &ks) && ks.n == N && ks.v[0] == ws.dim[2] &&
+                                          ks.v[1] == ws.dim[3] && ks.v[2] == ws.dim[4]));
+  for (int d = 0; ok && d < 5; d++)
+    ok = xs.dim[d] > 0 && ws.dim[d] > 0;
+  for (int i = 0; ok && i < N; i++)
+    ok = strides.v[i] >= 1 && strides.v[i] <= 1 << 10 && dil.v[i] >= 1 && (ws.dim[2 + i] - 1) * dil.v[i] < 1 << 16 &&
+         outpad.v[i] >= 0 && outpad.v[i] <= 1 << 10 && pads.v[i] >= 0 && pads.v[i + N] >= 0 && pads.v[i] <= 1 << 20 &&
+         pads.v[i + N] <= 1 << 20;
+  if (!ok) {
+    if (!ts_failed())
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "a 3-D ConvTranspose takes known dims, strides, dilations, pads and "
+                     "output_padding of 3 (6) values in range, explicit pads or VALID, and no output_shape");
+    return false;
+  }
+  ts_tensor *y = x;
+  for (int i = 0; i < N; i++) {
+    int64_t keff = (ws.dim[2 + i] - 1) * dil.v[i] + 1;
+    y = spread(y, 2 + i, strides.v[i]);
+    y = pad_or_crop(y, 2 + i, keff - 1 - pads.v[i], keff - 1 - pads.v[i + N] + outpad.v[i]);
+  }
+  /* [C, M, kd, kh, kw] flipped spatially -> [M, C, kd, kh, kw] */
+  ts_tensor *f = ts_transpose_at(HERE, wt, TS_INTS(1, 0, 2, 3, 4));
+  for (int i = 0; i < N; i++)
+    f = ts_gather_at(HERE, f, ts_range_at(HERE, TS_I64, (double)ws.dim[2 + i] - 1, -1, -1), 2 + i);
+  return conv3d_core(c, y, f, b, TS_INTS(1, 1, 1), dil, TS_INTS(0, 0, 0, 0, 0, 0), 1);
+}
+
 static bool op_conv_transpose(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0), *wt = IN(1), *b = IN(2);
   if (!x || !wt)
     return false;
   int rank = ts_tensor_rank(x), n = rank - 2;
-  if (ts_tensor_rank(wt) != rank || (n != 1 && n != 2)) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "only 1-D and 2-D transposed convolutions are supported");
+  if (ts_tensor_rank(wt) != rank || n < 1 || n > 3) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "only 1-D, 2-D and 3-D transposed convolutions are supported");
     return false;
   }
   if (attr_int(c, "group", 1) != 1) {
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "group=%" PRId64 " is not supported (only 1)", attr_int(c, "group", 1));
     return false;
   }
+  if (n == 3)
+    return conv_transpose3d(c, x, wt, b);
   if (n == 1) {
     x = unsqueeze(x, 2);
     wt = unsqueeze(wt, 2);
