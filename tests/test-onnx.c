@@ -2011,6 +2011,53 @@ static void test_conv_transpose_3d(void)
   }
 }
 
+/* TfIdfVectorizer over int64: unigrams count once, the bigram (1, 2) at
+ * each skip distance; TF counts, IDF gives the weight where counted,
+ * TFIDF the weight times the count. */
+static void test_tfidf_vectorizer(void)
+{
+  int64_t xdims[] = { 1, 5 }, pool[] = { 1, 2, 1, 2 }, counts[] = { 0, 2 }, indexes[] = { 0, 1, 2 };
+  const char *modes[] = { "TF", "IDF", "TFIDF" };
+  /* x = 1 2 1 3 2: unigrams 1 and 2 twice each; (1, 2) once adjacent, once two apart */
+  float want[3][3] = { { 2, 2, 2 }, { 0.5f, 1, 2 }, { 1, 2, 4 } };
+  for (int m = 0; m < 3; m++) {
+    pb *weights = msg();
+    put_str(weights, 1, "weights");
+    float wv[] = { 0.5f, 1, 2 };
+    for (int i = 0; i < 3; i++) {
+      put_varint(weights, (7 << 3) | 5); /* floats: fixed32 each */
+      g_byte_array_append(weights, (const guint8 *)&wv[i], sizeof wv[i]);
+    }
+    put_int(weights, 20, 6); /* FLOATS */
+    pb *attrs = msg();
+    put_msg(attrs, 5, weights);
+    attrs = concat_attrs(attrs, concat_attrs(ints_attr("pool_int64s", pool, 4), ints_attr("ngram_counts", counts, 2)));
+    attrs = concat_attrs(attrs, concat_attrs(ints_attr("ngram_indexes", indexes, 3), string_attr("mode", modes[m])));
+    attrs = concat_attrs(attrs, concat_attrs(int_attr("min_gram_length", 1), int_attr("max_gram_length", 2)));
+    attrs = concat_attrs(attrs, int_attr("max_skip_count", 2));
+    pb *g = msg();
+    put_msg(g, 1, node("TfIdfVectorizer", "tfidf", "x", "y", attrs));
+    put_msg(g, 11, value_info("x", 7, 2, xdims));
+    put_msg(g, 12, value_info("y", 1, 0, NULL));
+    pb *bytes = model(9, g);
+    char *path = write_file("tfidf.onnx", bytes);
+    g_byte_array_unref(bytes);
+    ts_onnx_model *model_ = load_ok(path);
+    ts_scope *scope = ts_scope_begin();
+    int64_t x[] = { 1, 2, 1, 3, 2 };
+    ts_tensor *in = ts_constant(TS_I64, TS_SHAPE(1, 5), x), *y;
+    if (!ts_onnx_model_run(model_, &in, 1, &y))
+      g_error("%s", ts_error_peek()->message);
+    g_assert_cmpint(ts_tensor_dtype(y), ==, TS_F32);
+    g_assert_cmpint(ts_tensor_size(y), ==, 3);
+    for (int i = 0; i < 3; i++)
+      g_assert_cmpfloat(ts_tensor_get_f64(y, i), ==, want[m][i]);
+    ts_scope_end(scope);
+    ts_onnx_model_free(model_);
+    g_free(path);
+  }
+}
+
 static char *run_cli(const char *const *args, int *status)
 {
   const char *cli = g_getenv("TRACESCOPE_CLI");
@@ -2164,6 +2211,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/resize-crop", test_resize_crop);
   g_test_add_func("/onnx/import/max-unpool", test_max_unpool);
   g_test_add_func("/onnx/import/roi-align", test_roi_align);
+  g_test_add_func("/onnx/import/tfidf-vectorizer", test_tfidf_vectorizer);
   g_test_add_func("/onnx/hostile/subgraphs-too-deep", test_subgraphs_too_deep);
   g_test_add_func("/onnx/hostile/truncated", test_truncated);
   g_test_add_func("/onnx/hostile/random-bytes", test_random_bytes);

@@ -4063,6 +4063,101 @@ static bool op_roi_align(onnx_node_ctx *c)
   return out1(c, ts_transpose_at(HERE, y, TS_INTS(0, 3, 1, 2)));
 }
 
+/* TfIdfVectorizer over integers: each pool n-gram (of min_gram_length to
+ * max_gram_length items) counted in every row of X at every start and
+ * skip distance 1 .. max_skip_count + 1 (unigrams at distance 1 only), as
+ * ONNX's reference counts them, into its ngram_indexes column; then TF
+ * (counts), IDF (weight, or 1, where counted) or TFIDF (weight times
+ * count).  Each (n-gram, distance) is a few ops, so the pool is capped. */
+static bool op_tfidf_vectorizer(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  const Onnx__AttributeProto *pool = attr(c, "pool_int64s"), *counts = attr(c, "ngram_counts");
+  const Onnx__AttributeProto *indexes = attr(c, "ngram_indexes"), *weights = attr(c, "weights");
+  int64_t min_n = attr_int(c, "min_gram_length", 0), max_n = attr_int(c, "max_gram_length", 0);
+  int64_t skips = attr_int(c, "max_skip_count", 0);
+  char mode[8];
+  attr_string(c, "mode", "", mode, sizeof mode);
+  int rank = ts_tensor_rank(x);
+  int64_t cols = rank ? ts_tensor_dim(x, rank - 1) : 1;
+  if (attr(c, "pool_strings") || !ts_dtype_is_integer(ts_tensor_dtype(x))) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "only integer input and pool_int64s are supported");
+    return false;
+  }
+  bool tf = strcmp(mode, "TF") == 0, idf = strcmp(mode, "IDF") == 0, tfidf = strcmp(mode, "TFIDF") == 0;
+  if (!pool || !counts || !indexes || (!tf && !idf && !tfidf) || rank > 2 || cols < 0 || min_n < 1 ||
+      max_n < min_n || skips < 0 || skips > 64 || pool->n_ints > 4096 || counts->n_ints > 64) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "TfIdfVectorizer needs pool_int64s (at most 4096), ngram_counts, "
+                   "ngram_indexes, mode TF, IDF or TFIDF, 1 <= min_gram_length <= max_gram_length, "
+                   "max_skip_count 0..64, and X [C] or [B, C]");
+    return false;
+  }
+  int64_t out_size = 0;
+  for (size_t i = 0; i < indexes->n_ints; i++) {
+    if (indexes->ints[i] < 0 || indexes->ints[i] >= 1 << 20) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "ngram_indexes value %" PRId64 " is out of range", indexes->ints[i]);
+      return false;
+    }
+    out_size = MAX(out_size, indexes->ints[i] + 1);
+  }
+  if (weights && (int64_t)weights->n_floats < out_size) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%zu weights for %" PRId64 " outputs", weights->n_floats, out_size);
+    return false;
+  }
+  ts_tensor *rows = rank == 2 ? x : reshape(x, TS_SHAPE(1, cols));
+  int64_t batch = ts_tensor_dim(rows, 0);
+  ts_tensor **column = g_new0(ts_tensor *, out_size + 1);
+  size_t gram = 0; /* the pool n-gram's number, what ngram_indexes counts */
+  bool ok = true;
+  for (size_t g = 0; g < counts->n_ints && ok; g++) {
+    int64_t n = (int64_t)g + 1, start = counts->ints[g];
+    int64_t end = g + 1 < counts->n_ints ? counts->ints[g + 1] : (int64_t)pool->n_ints;
+    ok = start >= 0 && end >= start && end <= (int64_t)pool->n_ints && (end - start) % n == 0;
+    for (int64_t at = start; ok && at < end; at += n, gram++) {
+      ok = gram < indexes->n_ints;
+      if (!ok || n < min_n || n > max_n)
+        continue;
+      ts_tensor *count = NULL;
+      for (int64_t d = 1; d <= (n == 1 ? 1 : skips + 1); d++) {
+        int64_t windows = cols - (n - 1) * d;
+        if (windows <= 0)
+          break;
+        ts_tensor *match = NULL;
+        for (int64_t t = 0; t < n; t++) {
+          ts_tensor *v = ts_slice_at(HERE, rows, TS_INTS(0, t * d), TS_INTS(-1, windows));
+          ts_tensor *eq = ts_equal_at(HERE, v, ts_cast_at(HERE, ts_scalar_i64(pool->ints[at + t]), ts_tensor_dtype(x)));
+          match = match ? ts_logical_and_at(HERE, match, eq) : eq;
+        }
+        ts_tensor *hits = ts_reduce_sum_at(HERE, ts_cast_at(HERE, match, TS_F32), TS_INTS(1), true); /* [B, 1] */
+        count = count ? ts_add_at(HERE, count, hits) : hits;
+      }
+      int64_t k = indexes->ints[gram];
+      if (count)
+        column[k] = column[k] ? ts_add_at(HERE, column[k], count) : count;
+    }
+  }
+  if (!ok) {
+    g_free(column);
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "ngram_counts, pool_int64s and ngram_indexes do not agree");
+    return false;
+  }
+  for (int64_t k = 0; k < out_size; k++) {
+    if (!column[k])
+      column[k] = ts_zeros_at(HERE, TS_F32, TS_SHAPE(batch, 1));
+    float wk = weights ? weights->floats[k] : 1;
+    if (idf)
+      column[k] = ts_where_at(HERE, ts_greater_at(HERE, column[k], ts_cast_at(HERE, ts_scalar_f64(0), TS_F32)),
+                              ts_cast_at(HERE, ts_scalar_f64(wk), TS_F32), ts_zeros_at(HERE, TS_F32, TS_SHAPE(batch, 1)));
+    else if (tfidf)
+      column[k] = ts_mul_at(HERE, column[k], ts_cast_at(HERE, ts_scalar_f64(wk), TS_F32));
+  }
+  ts_tensor *y = out_size ? ts_concat_at(HERE, column, (int)out_size, 1) : ts_zeros_at(HERE, TS_F32, TS_SHAPE(batch, 0));
+  g_free(column);
+  return out1(c, rank == 2 ? y : reshape(y, TS_SHAPE(out_size)));
+}
+
 /* ---- ai.onnx.preview.training: one optimizer step ------------------------------------ */
 
 /* The optimizers' inputs: R (the learning rate), T (the update count),
@@ -4349,6 +4444,8 @@ static const onnx_op_row ROWS[] = {
   { "MaxUnpool", 2, 3, 1, 1, ",kernel_shape,pads,strides,", op_max_unpool, 9, false },
   { "RoiAlign", 3, 3, 1, 1, ",coordinate_transformation_mode,mode,output_height,output_width,sampling_ratio,"
     "spatial_scale,", op_roi_align, 10, false },
+  { "TfIdfVectorizer", 1, 1, 1, 1, ",max_gram_length,max_skip_count,min_gram_length,mode,ngram_counts,ngram_indexes,"
+    "pool_int64s,pool_strings,weights,", op_tfidf_vectorizer, 9, false },
 };
 
 bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c)
