@@ -3,7 +3,10 @@
  * input_N.pb and output_N.pb TensorProtos) and compares our outputs with theirs:
  * |ours - theirs| <= atol + rtol * |theirs|, NaN where they have NaN.
  * A test is skipped when its model uses an op, dtype or attribute value
- * the importer has no mapping for, and counted by what is missing. */
+ * the importer has no mapping for, and counted by what is missing; one
+ * named in the --wrong-data file (reference outputs that contradict their
+ * own model, as upstream has acknowledged) is counted as skipped when it
+ * fails. */
 #include "cli.h"
 
 #include <math.h>
@@ -20,6 +23,7 @@ typedef struct run {
   int passed, failed, skipped;
   GHashTable *missing; /* what skipped tests lack -> count */
   GHashTable *expected; /* names that must pass */
+  GHashTable *wrong_data; /* names whose reference outputs contradict their model */
   bool list_passed;
   bool verbose;        /* why each test was skipped */
   bool eager, graph;   /* the modes to run (--mode eager|graph|both) */
@@ -233,12 +237,14 @@ static gint by_count(gconstpointer a, gconstpointer b, gpointer table)
   return na != nb ? nb - na : strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static bool read_expected(const char *path, GHashTable *expected)
+/* The test names of a list file, one a line ('#' comments, and anything
+ * after a name's first blank, are ignored). */
+static bool read_test_list(const char *path, GHashTable *names)
 {
   char *text;
   GError *error = NULL;
   if (!g_file_get_contents(path, &text, NULL, &error)) {
-    cli_fail(CLI_EXIT_USAGE, "onnx-test: --expected: %s", error->message);
+    cli_fail(CLI_EXIT_USAGE, "onnx-test: %s", error->message);
     g_error_free(error);
     return false;
   }
@@ -246,7 +252,7 @@ static bool read_expected(const char *path, GHashTable *expected)
   for (int i = 0; lines[i]; i++) {
     char *line = g_strstrip(lines[i]);
     if (*line && *line != '#')
-      g_hash_table_add(expected, g_strdup(line));
+      g_hash_table_add(names, g_strndup(line, strcspn(line, " \t")));
   }
   g_strfreev(lines);
   g_free(text);
@@ -258,21 +264,28 @@ int cli_onnx_test(int argc, char **argv)
   run r = { .eager = true, .graph = true };
   r.missing = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   r.expected = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  r.wrong_data = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   GPtrArray *tests = g_ptr_array_new_with_free_func(g_free);
   int status = EXIT_SUCCESS;
   for (int i = 0; i < argc && status == EXIT_SUCCESS; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      printf("usage: tracescope-cli onnx-test [--mode eager|graph|both] [--expected FILE] [--list-passed] [--verbose] DIR...\n"
+      printf("usage: tracescope-cli onnx-test [--mode eager|graph|both] [--expected FILE] [--wrong-data FILE] [--list-passed] [--verbose] DIR...\n"
              "  Runs ONNX backend tests (a DIR holding model.onnx and test_data_set_*, or a folder\n"
              "  of them) eagerly and as traced graphs (--mode: one of them), comparing with rtol %g and atol %g.  Prints a line per failure and\n"
              "  'N passed, M failed, K skipped'; skipped tests use an op, dtype or attribute value\n"
-             "  the importer does not map (--verbose: why each was skipped).  Fails when a test fails or one named in FILE does not pass.\n",
+             "  the importer does not map (--verbose: why each was skipped).  Fails when a test fails or one named in FILE does not pass;\n"
+             "  a test named in the --wrong-data FILE (reference outputs that contradict their model) is skipped when it fails.\n",
              RTOL, ATOL);
       status = -1;
     } else if (strcmp(argv[i], "--expected") == 0) {
       if (i + 1 >= argc)
         status = cli_fail(CLI_EXIT_USAGE, "onnx-test: --expected needs a FILE");
-      else if (!read_expected(argv[++i], r.expected))
+      else if (!read_test_list(argv[++i], r.expected))
+        status = CLI_EXIT_USAGE;
+    } else if (strcmp(argv[i], "--wrong-data") == 0) {
+      if (i + 1 >= argc)
+        status = cli_fail(CLI_EXIT_USAGE, "onnx-test: --wrong-data needs a FILE");
+      else if (!read_test_list(argv[++i], r.wrong_data))
         status = CLI_EXIT_USAGE;
     } else if (strcmp(argv[i], "--mode") == 0) {
       const char *mode = i + 1 < argc ? argv[++i] : "";
@@ -308,6 +321,12 @@ int cli_onnx_test(int argc, char **argv)
       r.graph_refused += o == PASS && graph_refused;
       ts_scope_end(scope);
       ts_error_clear();
+      if (o == FAIL && g_hash_table_contains(r.wrong_data, name)) {
+        count_missing(&r, "wrong reference data");
+        if (r.verbose)
+          printf("skip %s: its reference data is listed as wrong: %s\n", name, why);
+        o = SKIP;
+      }
       if (o == PASS) {
         r.passed++;
         if (r.list_passed)
@@ -353,5 +372,6 @@ int cli_onnx_test(int argc, char **argv)
   g_ptr_array_free(tests, TRUE);
   g_hash_table_destroy(r.missing);
   g_hash_table_destroy(r.expected);
+  g_hash_table_destroy(r.wrong_data);
   return status;
 }

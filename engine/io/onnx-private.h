@@ -26,6 +26,11 @@ typedef struct onnx_file {
   int64_t opset; /* of the default domain ("" or "ai.onnx") */
 } onnx_file;
 
+/* Whether domain is ONNX's default one ("" or "ai.onnx"). */
+bool onnx_is_default_domain(const char *domain);
+/* The opset f imports of domain; 0 when it imports none. */
+int64_t onnx_domain_opset(const onnx_file *f, const char *domain);
+
 /* The bytes of the file at path, its size capped (TS_ONNX_MAX_FILE_BYTES):
  * g_free them.  NULL + error naming path. */
 uint8_t *onnx_read_bytes(const char *path, size_t *size);
@@ -71,7 +76,7 @@ typedef struct onnx_node_ctx {
   const onnx_file *file;
   const Onnx__NodeProto *node;
   const char *name;    /* the node's name, or "#i" */
-  int64_t opset;
+  int64_t opset;       /* of the node's domain */
   int n_in;
   onnx_value *in;      /* in[i].t NULL: an omitted optional input */
   int n_out;
@@ -89,15 +94,16 @@ typedef struct onnx_op_row {
   int min_out, max_out;   /* outputs the node may ask for */
   const char *attrs;      /* the attributes it takes, ",a,b," */
   onnx_op_fn build;
-  int since;              /* the first opset whose semantics build handles (0: ONNX_ROW_MIN_OPSET) */
+  int since;              /* the first opset of its domain whose semantics build handles
+                           * (0: ONNX_ROW_MIN_OPSET) */
   bool foldable;          /* computed on the host when every input is known there */
 } onnx_op_row;
 
 /* Runs row's build for the node c, its ops located at c->loc. */
 bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c);
 
-/* The row for op (default domain), NULL if we have none. */
-const onnx_op_row *onnx_op_lookup(const char *op);
+/* The row for op of domain (NULL or "": the default one), NULL if we have none. */
+const onnx_op_row *onnx_op_lookup(const char *domain, const char *op);
 
 /* Builds subgraph g of c's node (an If branch, a Loop body) in the current
  * frame: its inputs bound to inputs[0 .. n_inputs-1], the values of the
@@ -106,9 +112,10 @@ const onnx_op_row *onnx_op_lookup(const char *op);
 bool onnx_build_subgraph(const onnx_node_ctx *c, const Onnx__GraphProto *g, ts_tensor *const *inputs,
                          int n_inputs, ts_tensor **outputs);
 
-/* If and Loop (onnx_control.c). */
+/* If, Loop and Scan (onnx_control.c). */
 bool onnx_op_if(onnx_node_ctx *c);
 bool onnx_op_loop(onnx_node_ctx *c);
+bool onnx_op_scan(onnx_node_ctx *c);
 
 /* RNN, GRU and LSTM (onnx_rnn.c). */
 bool onnx_op_rnn(onnx_node_ctx *c);

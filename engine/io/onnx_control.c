@@ -1,4 +1,4 @@
-/* onnx_control.c — ONNX's If and Loop as the engine's control flow
+/* onnx_control.c — ONNX's If, Loop and Scan as the engine's control flow
  * (ts_cond_at, ts_while_loop_at): eagerly the branch or the iterations
  * run as plain C; while tracing they become If and While nodes whose
  * subgraphs are the ONNX subgraphs built op by op (onnx_build_subgraph),
@@ -101,16 +101,66 @@ static void loop_body(ts_tensor **vars, int n, void *data)
   g_free(out);
 }
 
-/* The dtype of the body's output i, as its type says (a scan output's
- * TensorArray needs it before the body is built).  false + error. */
+static bool tensor_type_dtype(const Onnx__TypeProto *t, ts_dtype *out)
+{
+  return t && t->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && t->tensor_type &&
+         t->tensor_type->has_elem_type && onnx_dtype(t->tensor_type->elem_type, out);
+}
+
+/* ONNX ops whose output 0 has their input 0's type (one type T in their
+ * schemas): what an untyped body value's dtype is followed back through. */
+static const char *const SAME_TYPE_OPS[] = {
+  "Abs", "Add", "Concat", "Div", "Expand", "Flatten", "Gather", "Identity", "Max", "Min", "Mul",
+  "Neg", "Relu", "Reshape", "Slice", "Squeeze", "Sub", "Sum", "Tile", "Transpose", "Unsqueeze", NULL,
+};
+
+/* The dtype of the value `name` of a Loop's body: its type where the body
+ * gives one (output or value_info), the loop's for its inputs (iteration
+ * number, condition, carried values), else followed back through the
+ * node that makes it when that node's op keeps its input's type. */
+static bool body_value_dtype(const onnx_node_ctx *c, const Onnx__GraphProto *body, const char *name, int depth,
+                             ts_dtype *out)
+{
+  for (size_t i = 0; i < body->n_output; i++)
+    if (strcmp(body->output[i]->name, name) == 0 && tensor_type_dtype(body->output[i]->type, out))
+      return true;
+  for (size_t i = 0; i < body->n_value_info; i++)
+    if (strcmp(body->value_info[i]->name, name) == 0 && tensor_type_dtype(body->value_info[i]->type, out))
+      return true;
+  for (size_t i = 0; i < body->n_input; i++)
+    if (strcmp(body->input[i]->name, name) == 0) {
+      if (tensor_type_dtype(body->input[i]->type, out))
+        return true;
+      if (i < 2) {
+        *out = i == 0 ? TS_I64 : TS_BOOL;
+        return true;
+      }
+      if ((int)i < c->n_in && c->in[i].t) {
+        *out = ts_tensor_dtype(c->in[i].t);
+        return true;
+      }
+      return false;
+    }
+  for (size_t n = 0; n < body->n_node && depth < 64; n++) {
+    const Onnx__NodeProto *node = body->node[n];
+    if (node->n_output < 1 || strcmp(node->output[0], name) != 0 || node->n_input < 1 || !node->op_type)
+      continue;
+    for (int k = 0; SAME_TYPE_OPS[k]; k++)
+      if (strcmp(node->op_type, SAME_TYPE_OPS[k]) == 0 && onnx_is_default_domain(node->domain))
+        return body_value_dtype(c, body, node->input[0], depth + 1, out);
+    return false;
+  }
+  return false;
+}
+
+/* The dtype of the body's output i (a scan output's TensorArray needs it
+ * before the body is built).  false + error. */
 static bool body_output_dtype(const onnx_node_ctx *c, const Onnx__GraphProto *body, size_t i, ts_dtype *out)
 {
-  const Onnx__TypeProto *t = body->output[i]->type;
-  if (t && t->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && t->tensor_type &&
-      t->tensor_type->has_elem_type && onnx_dtype(t->tensor_type->elem_type, out))
+  if (body_value_dtype(c, body, body->output[i]->name, 0, out))
     return true;
   onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "the body's output %zu '%s' (a scan output) has no tensor type "
-                 "of a dtype the engine has", i, body->output[i]->name);
+                 "of a dtype the engine has, nor one its ops keep from a typed value", i, body->output[i]->name);
   return false;
 }
 
@@ -161,5 +211,235 @@ bool onnx_op_loop(onnx_node_ctx *c)
     c->out[i] = i < env.n_carried ? vars[V_CARRIED + i]
                                   : ts_tensor_array_stack_at(c->loc, vars[V_CARRIED + i]);
   g_free(vars);
+  return ok && !ts_failed();
+}
+
+/* ---- Scan -------------------------------------------------------------------------- */
+
+/* The loop's variables: the iteration number, the N states, then one
+ * TensorArray per scan output.  Scan inputs are read by the iteration
+ * number along their axis 0 (moved there, and reversed, beforehand). */
+typedef struct scan_env {
+  const onnx_node_ctx *c;
+  const Onnx__GraphProto *body;
+  int n_state, n_in, n_out;
+  ts_tensor **inputs; /* n_in, scanned along axis 0 */
+  ts_tensor *steps, *one;
+} scan_env;
+
+static ts_tensor *scan_cond(ts_tensor *const *vars, int n, void *data)
+{
+  const scan_env *env = data;
+  return ts_less_at(env->c->loc, vars[0], env->steps);
+}
+
+static void scan_body(ts_tensor **vars, int n, void *data)
+{
+  const scan_env *env = data;
+  ts_loc loc = env->c->loc;
+  ts_tensor **in = g_new0(ts_tensor *, env->n_state + env->n_in + 1);
+  ts_tensor **out = g_new0(ts_tensor *, env->n_state + env->n_out + 1);
+  for (int i = 0; i < env->n_state; i++)
+    in[i] = vars[1 + i];
+  for (int k = 0; k < env->n_in; k++)
+    in[env->n_state + k] = ts_gather_at(loc, env->inputs[k], vars[0], 0);
+  if (onnx_build_subgraph(env->c, env->body, in, env->n_state + env->n_in, out)) {
+    ts_tensor *index = ts_cast_at(loc, vars[0], TS_I32);
+    for (int i = 0; i < env->n_state; i++)
+      vars[1 + i] = out[i];
+    for (int k = 0; k < env->n_out; k++)
+      vars[1 + env->n_state + k] = ts_tensor_array_write_at(loc, vars[1 + env->n_state + k], index,
+                                                             out[env->n_state + k]);
+    vars[0] = ts_add_at(loc, vars[0], env->one);
+  }
+  g_free(in);
+  g_free(out);
+}
+
+/* x (its dims known) reversed along axis 0. */
+static ts_tensor *reverse_front(ts_loc loc, ts_tensor *x)
+{
+  int64_t n = ts_tensor_dim(x, 0);
+  return ts_gather_at(loc, x, ts_range_at(loc, TS_I64, (double)n - 1, -1, -1), 0);
+}
+
+/* x with its axis moved to the front (to_front) or its front moved to axis. */
+static ts_tensor *move_axis(ts_loc loc, ts_tensor *x, int axis, bool to_front)
+{
+  int rank = ts_tensor_rank(x);
+  if (axis == 0)
+    return x;
+  ts_ints perm = { .n = rank };
+  for (int d = 0; d < rank; d++)
+    perm.v[d] = to_front ? (d == 0 ? axis : d <= axis ? d - 1 : d) : (d < axis ? d + 1 : d == axis ? 0 : d);
+  return ts_transpose_at(loc, x, perm);
+}
+
+/* An int attribute list of n values (default 0): axes (negatives from
+ * the end of ranks, when given), or directions (0 or 1).  false + error. */
+static bool scan_ints(const onnx_node_ctx *c, const char *name, int n, bool axes, const int *ranks, int64_t *out)
+{
+  const Onnx__AttributeProto *a = NULL;
+  for (size_t i = 0; i < c->node->n_attribute; i++)
+    if (strcmp(c->node->attribute[i]->name, name) == 0)
+      a = c->node->attribute[i];
+  if (a && (int)a->n_ints != n) {
+    onnx_node_fail(c, TS_ERR_FORMAT, "attribute '%s' has %zu values for %d", name, a->n_ints, n);
+    return false;
+  }
+  for (int i = 0; i < n; i++) {
+    out[i] = a ? a->ints[i] : 0;
+    if (axes && !ranks)
+      continue;
+    if (axes && out[i] < 0)
+      out[i] += ranks[i];
+    if (axes ? out[i] < 0 || out[i] >= ranks[i] : out[i] != 0 && out[i] != 1) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "attribute '%s': value %d is out of range", name, i);
+      return false;
+    }
+  }
+  return true;
+}
+
+/* One scan (opset 9 on): states[n_state] and inputs[n_in] (their scan
+ * axis first, in scan order) to the final states and the stacked scan
+ * outputs (axis 0 the iterations), into out.  false + error. */
+static bool scan_run(const onnx_node_ctx *c, const Onnx__GraphProto *body, ts_tensor **states, int n_state,
+                     ts_tensor **inputs, int n_in, ts_tensor **out)
+{
+  int n_out = (int)body->n_output - n_state;
+  int64_t steps = n_in ? ts_tensor_dim(inputs[0], 0) : 0;
+  for (int k = 0; k < n_in; k++)
+    if (steps < 0 || ts_tensor_dim(inputs[k], 0) != steps) {
+      onnx_node_fail(c, TS_ERR_SHAPE, "the scan inputs' lengths must be known and equal");
+      return false;
+    }
+  int64_t zero = 0, one = 1;
+  int32_t none = 0;
+  scan_env env = { c, body, n_state, n_in, n_out, inputs, ts_constant(TS_I64, TS_SCALAR_SHAPE, &steps),
+                   ts_constant(TS_I64, TS_SCALAR_SHAPE, &one) };
+  int n = 1 + n_state + n_out;
+  ts_tensor **vars = g_new0(ts_tensor *, n + 1);
+  vars[0] = ts_constant(TS_I64, TS_SCALAR_SHAPE, &zero);
+  for (int i = 0; i < n_state; i++)
+    vars[1 + i] = states[i];
+  bool ok = !ts_failed();
+  ts_tensor *empty = ts_constant(TS_I32, TS_SCALAR_SHAPE, &none);
+  for (int k = 0; k < n_out && ok; k++) {
+    ts_dtype dt;
+    ok = body_output_dtype(c, body, (size_t)(n_state + k), &dt);
+    if (ok)
+      vars[1 + n_state + k] = ts_tensor_array_at(c->loc, dt, empty);
+  }
+  ok = ok && ts_while_loop_at(c->loc, scan_cond, scan_body, vars, n, &env);
+  for (int i = 0; i < n_state + n_out && ok; i++)
+    out[i] = i < n_state ? vars[1 + i] : ts_tensor_array_stack_at(c->loc, vars[1 + i]);
+  g_free(vars);
+  return ok && !ts_failed();
+}
+
+/* Scan: from opset 9 each scan input and output has its axis and
+ * direction; opset 8's inputs have a batch axis first (each batch entry
+ * scanned apart, sequence_lens absent) and the scan axis second. */
+bool onnx_op_scan(onnx_node_ctx *c)
+{
+  const Onnx__GraphProto *body = need_graph(c, "body");
+  if (!body)
+    return false;
+  bool batched = c->opset < 9;
+  int first = batched ? 1 : 0;
+  if (batched && c->n_in > 0 && c->in[0].t) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "sequence_lens is not supported");
+    return false;
+  }
+  int64_t n_in = -1;
+  for (size_t i = 0; i < c->node->n_attribute; i++)
+    if (strcmp(c->node->attribute[i]->name, "num_scan_inputs") == 0)
+      n_in = c->node->attribute[i]->i;
+  int n_state = c->n_in - first - (int)n_in;
+  if (n_in < 1 || n_state < 0 || (int)body->n_input != n_state + n_in || (int)body->n_output < n_state ||
+      c->n_out != (int)body->n_output) {
+    onnx_node_fail(c, TS_ERR_FORMAT, "num_scan_inputs %" G_GINT64_FORMAT ", %d inputs and %d outputs for a body "
+                   "of %zu inputs and %zu outputs", n_in, c->n_in, c->n_out, body->n_input, body->n_output);
+    return false;
+  }
+  int n_out = c->n_out - n_state;
+  ts_tensor **x = g_new0(ts_tensor *, c->n_in + 1);
+  int *in_ranks = g_new0(int, n_in + 1);
+  int64_t *in_axes = g_new0(int64_t, n_in + 1), *in_dirs = g_new0(int64_t, n_in + 1);
+  int64_t *out_axes = g_new0(int64_t, n_out + 1), *out_dirs = g_new0(int64_t, n_out + 1);
+  bool ok = true;
+  for (int i = 0; i < c->n_in - first && ok; i++) {
+    x[i] = c->in[first + i].t;
+    ok = x[i] != NULL;
+    for (int d = 0; ok && d < ts_tensor_rank(x[i]); d++)
+      ok = ts_tensor_dim(x[i], d) >= 0;
+    if (!ok)
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "input %d must be present with known dims", first + i);
+  }
+  for (int k = 0; k < n_in && ok; k++)
+    in_ranks[k] = ts_tensor_rank(x[n_state + k]) - (batched ? 1 : 0);
+  /* the outputs' axes are checked once their ranks are known */
+  ok = ok && scan_ints(c, batched ? "directions" : "scan_input_directions", (int)n_in, false, NULL, in_dirs) &&
+       (batched || (scan_ints(c, "scan_input_axes", (int)n_in, true, in_ranks, in_axes) &&
+                    scan_ints(c, "scan_output_directions", n_out, false, NULL, out_dirs) &&
+                    scan_ints(c, "scan_output_axes", n_out, true, NULL, out_axes)));
+  int64_t batch = batched && ok ? ts_tensor_dim(x[0] ? x[0] : x[n_state], 0) : 1;
+  ts_tensor ***per_batch = g_new0(ts_tensor **, batch + 1);
+  for (int64_t b = 0; b < batch && ok; b++) {
+    ts_tensor **states = g_new0(ts_tensor *, c->n_in + 1);
+    for (int i = 0; i < n_state + n_in; i++) {
+      ts_tensor *v = x[i];
+      if (batched) {
+        int64_t at = b;
+        v = ts_gather_at(c->loc, v, ts_constant(TS_I64, TS_SCALAR_SHAPE, &at), 0);
+      }
+      if (i >= n_state) {
+        v = move_axis(c->loc, v, (int)in_axes[i - n_state], true);
+        v = in_dirs[i - n_state] ? reverse_front(c->loc, v) : v;
+      }
+      states[i] = v;
+    }
+    per_batch[b] = g_new0(ts_tensor *, c->n_out + 1);
+    ok = scan_run(c, body, states, n_state, states + n_state, (int)n_in, per_batch[b]);
+    g_free(states);
+  }
+  for (int i = 0; i < c->n_out && ok; i++) {
+    ts_tensor *y;
+    if (batched) {
+      ts_tensor **parts = g_new0(ts_tensor *, batch + 1);
+      for (int64_t b = 0; b < batch; b++) {
+        ts_shape s = ts_tensor_shape(per_batch[b][i]), one = { .rank = s.rank + 1 };
+        one.dim[0] = 1;
+        for (int d = 0; d < s.rank; d++)
+          one.dim[d + 1] = s.dim[d];
+        parts[b] = ts_reshape_at(c->loc, per_batch[b][i], one);
+      }
+      y = batch == 1 ? parts[0] : ts_concat_at(c->loc, parts, (int)batch, 0);
+      g_free(parts);
+    } else {
+      y = per_batch[0][i];
+      int k = i - n_state;
+      if (k >= 0 && out_dirs[k])
+        y = reverse_front(c->loc, y);
+      if (k >= 0 && (out_axes[k] < -ts_tensor_rank(y) || out_axes[k] >= ts_tensor_rank(y))) {
+        onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "scan_output_axes value %d is out of range", k);
+        ok = false;
+        break;
+      }
+      if (k >= 0)
+        y = move_axis(c->loc, y, (int)(out_axes[k] < 0 ? out_axes[k] + ts_tensor_rank(y) : out_axes[k]), false);
+    }
+    c->out[i] = y;
+  }
+  for (int64_t b = 0; b < batch; b++)
+    g_free(per_batch[b]);
+  g_free(per_batch);
+  g_free(x);
+  g_free(in_ranks);
+  g_free(in_axes);
+  g_free(in_dirs);
+  g_free(out_axes);
+  g_free(out_dirs);
   return ok && !ts_failed();
 }

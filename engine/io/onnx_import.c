@@ -69,11 +69,6 @@ static const char *node_name(const Onnx__NodeProto *n, int i, char *buf, size_t 
 
 /* ---- checking a model --------------------------------------------------------- */
 
-static bool is_default_domain(const char *domain)
-{
-  return !domain || !*domain || strcmp(domain, "ai.onnx") == 0;
-}
-
 /* The spec of a graph input: its tensor type's dtype and dims (-1 where
  * symbolic or missing).  false + error. */
 static bool input_spec(const onnx_file *f, const Onnx__ValueInfoProto *v, ts_spec *out)
@@ -200,19 +195,25 @@ static bool check_graph(ts_onnx_model *m, const Onnx__GraphProto *g, const name_
 static const onnx_op_row *check_node(const onnx_file *f, const Onnx__NodeProto *n, int i)
 {
   char buf[32];
-  onnx_node_ctx c = { .file = f, .node = n, .name = node_name(n, i, buf, sizeof buf), .opset = f->opset };
+  onnx_node_ctx c = { .file = f, .node = n, .name = node_name(n, i, buf, sizeof buf),
+                      .opset = onnx_domain_opset(f, n->domain) };
   if (!n->op_type) {
     ts_error_set(TS_ERR_FORMAT, (ts_loc){ 0 }, NULL, "%s: node '%s' has no op_type", f->path, c.name);
     return NULL;
   }
-  const onnx_op_row *row = is_default_domain(n->domain) ? onnx_op_lookup(n->op_type) : NULL;
+  const onnx_op_row *row = onnx_op_lookup(n->domain, n->op_type);
   if (!row) {
     onnx_node_fail(&c, TS_ERR_UNIMPLEMENTED, "the importer has no mapping for op %s%s%s", n->domain && *n->domain ? n->domain : "",
                    n->domain && *n->domain ? "." : "", n->op_type);
     return NULL;
   }
+  if (c.opset == 0) {
+    onnx_node_fail(&c, TS_ERR_FORMAT, "the model imports no opset of the domain '%s'",
+                   n->domain && *n->domain ? n->domain : "ai.onnx");
+    return NULL;
+  }
   int since = row->since ? row->since : ONNX_ROW_MIN_OPSET;
-  if (since > f->opset) {
+  if (since > c.opset) {
     onnx_node_fail(&c, TS_ERR_UNIMPLEMENTED, "the importer maps %s from opset %d on", n->op_type, since);
     return NULL;
   }
@@ -221,8 +222,9 @@ static const onnx_op_row *check_node(const onnx_file *f, const Onnx__NodeProto *
                    row->min_in, row->max_in);
     return NULL;
   }
-  if ((int)n->n_output < row->min_out || (int)n->n_output > row->max_out) {
-    onnx_node_fail(&c, (int)n->n_output > row->max_out ? TS_ERR_UNIMPLEMENTED : TS_ERR_FORMAT,
+  bool too_many = row->max_out >= 0 && (int)n->n_output > row->max_out;
+  if ((int)n->n_output < row->min_out || too_many) {
+    onnx_node_fail(&c, too_many ? TS_ERR_UNIMPLEMENTED : TS_ERR_FORMAT,
                    "%zu outputs; the importer computes %d to %d", n->n_output, row->min_out, row->max_out);
     return NULL;
   }
@@ -251,7 +253,9 @@ static const onnx_op_row *check_node(const onnx_file *f, const Onnx__NodeProto *
 static bool check_model(ts_onnx_model *m)
 {
   const onnx_file *f = &m->file;
-  if (f->opset < ONNX_MIN_OPSET || f->opset > ONNX_MAX_OPSET) {
+  /* opset 0: the model imports none of the default domain (it may use only
+   * others, as the training ops do); a node of it is refused by check_node */
+  if (f->opset != 0 && (f->opset < ONNX_MIN_OPSET || f->opset > ONNX_MAX_OPSET)) {
     ts_error_set(TS_ERR_UNIMPLEMENTED, (ts_loc){ 0 }, NULL,
                  "%s: opset %" PRId64 " of the default domain: the importer reads opsets %d to %d",
                  f->path, f->opset, ONNX_MIN_OPSET, ONNX_MAX_OPSET);
@@ -435,7 +439,7 @@ static bool build_nodes(ts_onnx_model *m, const Onnx__GraphProto *g, onnx_values
       in[k] = v ? *v : (onnx_value){ 0 };
       all_host = all_host && (!v || v->host);
     }
-    onnx_node_ctx c = { f, n, node_name(n, (int)i, buf, sizeof buf), f->opset, (int)n->n_input, in,
+    onnx_node_ctx c = { f, n, node_name(n, (int)i, buf, sizeof buf), onnx_domain_opset(f, n->domain), (int)n->n_input, in,
                         (int)n->n_output, out, { f->path, NULL, (int)i + 1 }, m, vals };
     c.loc.func = c.name;
     int n_scopes;
@@ -762,7 +766,7 @@ static void nodes_missing(GPtrArray *missing, const Onnx__GraphProto *g)
 {
   for (size_t i = 0; i < g->n_node; i++) {
     const Onnx__NodeProto *n = g->node[i];
-    if (n->op_type && !(is_default_domain(n->domain) && onnx_op_lookup(n->op_type)))
+    if (n->op_type && !onnx_op_lookup(n->domain, n->op_type))
       add_missing(missing, n->op_type);
     for (size_t a = 0; a < n->n_attribute; a++)
       if (n->attribute[a] && n->attribute[a]->g)
@@ -777,7 +781,7 @@ char *ts_onnx_unsupported(const char *path)
     return NULL;
   GPtrArray *missing = g_ptr_array_new_with_free_func(g_free);
   const Onnx__GraphProto *g = f.model->graph;
-  if (f.opset < ONNX_MIN_OPSET || f.opset > ONNX_MAX_OPSET) {
+  if (f.opset != 0 && (f.opset < ONNX_MIN_OPSET || f.opset > ONNX_MAX_OPSET)) {
     char *what = g_strdup_printf("opset %" PRId64, f.opset);
     add_missing(missing, what);
     g_free(what);

@@ -1174,14 +1174,114 @@ static ts_tensor *dilate(ts_tensor *f, int axis, int64_t dilation)
   return out;
 }
 
+static ts_tensor *axis_tap(ts_tensor *x, int axis, int64_t t, int64_t stride, int64_t dilation, int64_t out);
+static bool conv3d_core(onnx_node_ctx *c, ts_tensor *x, ts_tensor *wt, ts_tensor *b, ts_ints strides, ts_ints dil,
+                        ts_ints pads, int64_t groups);
+
+/* A 3-D Conv as a sum over the kernel's depth taps of 2-D convolutions:
+ * tap t's input planes (at o stride + t dilation for each output depth o)
+ * as a batch of NHWC images, with the filter's plane t (explicit pads or
+ * VALID; groups as splits of the channels). */
+static bool conv3d(onnx_node_ctx *c, ts_tensor *x, ts_tensor *wt, ts_tensor *b)
+{
+  enum { N = 3 };
+  ts_ints strides = TS_INTS(1, 1, 1), dil = TS_INTS(1, 1, 1), pads = TS_INTS(0, 0, 0, 0, 0, 0), ks = { 0 };
+  char pad_mode[16];
+  attr_string(c, "auto_pad", "NOTSET", pad_mode, sizeof pad_mode);
+  bool valid = strcmp(pad_mode, "VALID") == 0;
+  int64_t groups = attr_int(c, "group", 1);
+  ts_shape ws = ts_tensor_shape(wt);
+  bool ok = (!attr(c, "strides") || attr_ints(c, "strides", &strides)) && strides.n == N &&
+            (!attr(c, "dilations") || attr_ints(c, "dilations", &dil)) && dil.n == N &&
+            (valid || !attr(c, "pads") || attr_ints(c, "pads", &pads)) && pads.n == 2 * N &&
+            (valid || strcmp(pad_mode, "NOTSET") == 0) &&
+            (!attr(c, "kernel_shape") || (attr_ints(c, "kernel_shape", &ks) && ks.n == N && ks.v[0] == ws.dim[2] &&
+                                          ks.v[1] == ws.dim[3] && ks.v[2] == ws.dim[4]));
+  if (!ok) {
+    if (!ts_failed())
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "a 3-D Conv takes kernel_shape, strides, dilations and pads of 3 (6) "
+                     "values, explicit pads or VALID");
+    return false;
+  }
+  return conv3d_core(c, x, wt, b, strides, dil, pads, groups);
+}
+
+/* conv3d for the given strides, dilations, pads (begins, then ends) and groups. */
+static bool conv3d_core(onnx_node_ctx *c, ts_tensor *x, ts_tensor *wt, ts_tensor *b, ts_ints strides, ts_ints dil,
+                        ts_ints pads, int64_t groups)
+{
+  enum { N = 3 };
+  ts_shape xs = ts_tensor_shape(x), ws = ts_tensor_shape(wt);
+  bool ok = true;
+  for (int d = 0; ok && d < 5; d++)
+    ok = xs.dim[d] > 0 && ws.dim[d] > 0;
+  ok = ok && groups >= 1 && groups <= 4096 && xs.dim[1] % groups == 0 && ws.dim[0] % groups == 0 &&
+       ws.dim[1] * groups == xs.dim[1];
+  for (int i = 0; ok && i < N; i++)
+    ok = strides.v[i] >= 1 && strides.v[i] <= 1 << 20 && dil.v[i] >= 1 && dil.v[i] <= 1 << 16 && pads.v[i] >= 0 &&
+         pads.v[i + N] >= 0 && pads.v[i] <= 1 << 20 && pads.v[i + N] <= 1 << 20 && ws.dim[2 + i] <= 1 << 16;
+  if (!ok) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "a 3-D Conv takes known dims, strides, dilations and pads in range, "
+                   "and a group dividing the channels");
+    return false;
+  }
+  int64_t out[N];
+  ts_tensor *xp = x;
+  for (int i = 0; i < N; i++) {
+    int64_t span = xs.dim[2 + i] + pads.v[i] + pads.v[i + N] - (ws.dim[2 + i] - 1) * dil.v[i] - 1;
+    if (span < 0) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "the kernel is larger than the padded input");
+      return false;
+    }
+    out[i] = span / strides.v[i] + 1;
+    xp = pad_axis(xp, 2 + i, pads.v[i], pads.v[i + N] + (i == 0 ? strides.v[0] - 1 : 0), 0);
+  }
+  ts_shape ps = ts_tensor_shape(xp);
+  ts_tensor *y = NULL;
+  for (int64_t t = 0; t < ws.dim[2] && !ts_failed(); t++) {
+    ts_tensor *planes = axis_tap(xp, 2, t, strides.v[0], dil.v[0], out[0]); /* [N, C, oD, Hp, Wp] */
+    planes = reshape(ts_transpose_at(HERE, planes, TS_INTS(0, 2, 3, 4, 1)),
+                     TS_SHAPE(xs.dim[0] * out[0], ps.dim[3], ps.dim[4], xs.dim[1]));
+    ts_tensor *f = ts_slice_at(HERE, wt, TS_INTS(0, 0, t, 0, 0), TS_INTS(-1, -1, 1, -1, -1));
+    f = ts_transpose_at(HERE, reshape(f, TS_SHAPE(ws.dim[0], ws.dim[1], ws.dim[3], ws.dim[4])), TS_INTS(2, 3, 1, 0));
+    f = dilate(dilate(f, 0, dil.v[1]), 1, dil.v[2]);
+    ts_tensor **xg = g_new0(ts_tensor *, groups), **fg = g_new0(ts_tensor *, groups), **yg = g_new0(ts_tensor *, groups);
+    ts_tensor *part = NULL;
+    if (groups == 1 || (ts_split_at(HERE, planes, (int)groups, 3, xg) == groups &&
+                        ts_split_at(HERE, f, (int)groups, 3, fg) == groups)) {
+      if (groups == 1) {
+        xg[0] = planes;
+        fg[0] = f;
+      }
+      for (int64_t g = 0; g < groups; g++)
+        yg[g] = ts_conv2d_at(HERE, xg[g], fg[g], (int)strides.v[1], (int)strides.v[2], TS_PADDING_VALID);
+      part = groups == 1 ? yg[0] : ts_concat_at(HERE, yg, (int)groups, 3);
+    }
+    g_free(xg);
+    g_free(fg);
+    g_free(yg);
+    y = y ? ts_add_at(HERE, y, part) : part;
+  }
+  if (!y || ts_failed())
+    return false;
+  ts_shape ys = ts_tensor_shape(y); /* [N oD, oH, oW, O] */
+  y = reshape(y, TS_SHAPE(xs.dim[0], out[0], ys.dim[1], ys.dim[2], ws.dim[0]));
+  y = ts_transpose_at(HERE, y, TS_INTS(0, 4, 1, 2, 3));
+  if (b)
+    y = ts_add_at(HERE, y, reshape(b, TS_SHAPE(1, -1, 1, 1, 1)));
+  return out1(c, y);
+}
+
 static bool op_conv(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0), *wt = IN(1), *b = IN(2);
   if (!x || !wt)
     return false;
   int rank = ts_tensor_rank(wt);
+  if (rank == 5 && ts_tensor_rank(x) == 5)
+    return conv3d(c, x, wt, IN(2));
   if (rank != ts_tensor_rank(x) || (rank != 3 && rank != 4)) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "only 1-D and 2-D convolutions are supported");
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "only 1-D, 2-D and 3-D convolutions are supported");
     return false;
   }
   if (rank == 3)
@@ -1232,41 +1332,239 @@ static bool op_conv(onnx_node_ctx *c)
   return out1(c, y);
 }
 
+/* ceil_mode: a last partial window, its missing part added to pad_end
+ * (filled as the op fills pads), unless it would start past the input
+ * and its begin pad. */
+static void ceil_pads(ts_tensor *x, window *w)
+{
+  for (int i = 0; i < 2; i++) {
+    int64_t in = window_dim(x, i), span_k = (w->k[i] - 1) * w->dilation[i] + 1;
+    int64_t span = in + w->pad_begin[i] + w->pad_end[i] - span_k;
+    if (in < 0 || span < 0)
+      continue;
+    int64_t out = (span + w->stride[i] - 1) / w->stride[i] + 1;
+    if ((out - 1) * w->stride[i] >= in + w->pad_begin[i])
+      out--;
+    int64_t extra = (out - 1) * w->stride[i] + span_k - (in + w->pad_begin[i] + w->pad_end[i]);
+    w->pad_end[i] += extra > 0 ? extra : 0;
+  }
+}
+
+/* The smallest value of dtype: what pads a max (-inf for floats). */
+static double lowest(ts_dtype dtype)
+{
+  if (ts_dtype_is_float(dtype))
+    return -INFINITY;
+  return dtype == TS_U8 || dtype == TS_BOOL ? 0 : -ldexp(1, (int)ts_dtype_size(dtype) * 8 - 1);
+}
+
+static ts_tensor *iota_along(int64_t n, int axis, int rank);
+
+/* Tap t of every window along axis (of x, padded so that the slice
+ * fits): the elements at o stride + t dilation for o < out. */
+static ts_tensor *axis_tap(ts_tensor *x, int axis, int64_t t, int64_t stride, int64_t dilation, int64_t out)
+{
+  ts_shape s = ts_tensor_shape(x);
+  int rank = s.rank;
+  ts_ints begin = { .n = rank }, size = { .n = rank }, first = { .n = rank + 1 }, one = { .n = rank + 1 };
+  for (int d = 0; d <= rank; d++) {
+    if (d < rank) {
+      begin.v[d] = 0;
+      size.v[d] = -1;
+    }
+    first.v[d] = 0;
+    one.v[d] = -1;
+  }
+  begin.v[axis] = t * dilation;
+  size.v[axis] = out * stride;
+  ts_shape split = { .rank = rank + 1 };
+  for (int d = 0, k = 0; d < rank; d++) {
+    split.dim[k++] = d == axis ? out : s.dim[d];
+    if (d == axis) {
+      one.v[k] = 1;
+      split.dim[k++] = stride;
+    }
+  }
+  s.dim[axis] = out;
+  ts_tensor *y = reshape(ts_slice_at(HERE, x, begin, size), split);
+  return reshape(ts_slice_at(HERE, y, first, one), s);
+}
+
+/* The sum over each window along one axis of v. */
+static ts_tensor *sum_along(ts_tensor *v, int axis, int64_t k, int64_t stride, int64_t dilation, int64_t out)
+{
+  ts_tensor *sum = NULL;
+  for (int64_t t = 0; t < k; t++) {
+    ts_tensor *tv = axis_tap(v, axis, t, stride, dilation, out);
+    sum = sum ? ts_add_at(HERE, sum, tv) : tv;
+  }
+  return sum;
+}
+
+/* The max over each window along one axis of *v, and beside it (when
+ * *index) the index of the first max, replacing both. */
+static void max_along(ts_tensor **v, ts_tensor **index, int axis, int64_t k, int64_t stride, int64_t dilation,
+                      int64_t out)
+{
+  ts_tensor *best = NULL, *best_index = NULL;
+  for (int64_t t = 0; t < k; t++) {
+    ts_tensor *tv = axis_tap(*v, axis, t, stride, dilation, out);
+    ts_tensor *ti = *index ? axis_tap(*index, axis, t, stride, dilation, out) : NULL;
+    if (!best) {
+      best = tv;
+      best_index = ti;
+    } else if (ti) {
+      ts_tensor *better = ts_greater_at(HERE, tv, best);
+      best_index = ts_where_at(HERE, better, ti, best_index);
+      best = ts_where_at(HERE, better, tv, best);
+    } else
+      best = ts_maximum_at(HERE, best, tv);
+  }
+  *v = best;
+  *index = best_index;
+}
+
+/* MaxPool as maxes over the window's taps, along W and then H, for what
+ * the engine's 2-D pool does not do: dilations, padded integers and the
+ * Indices output (the flat index into x of each max, the first of equals
+ * in row-major window order; storage_order 1 counts H fastest). */
+static bool max_pool_taps(onnx_node_ctx *c, ts_tensor *x, const window *w)
+{
+  int rank = ts_tensor_rank(x);
+  ts_tensor *x4 = rank == 3 ? unsqueeze(x, 2) : x;
+  ts_shape s = ts_tensor_shape(x4);
+  for (int d = 0; d < 4; d++)
+    if (s.dim[d] < 0) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "unknown dims with dilations, Indices or integers");
+      return false;
+    }
+  int64_t out[2];
+  for (int i = 0; i < 2; i++)
+    out[i] = (s.dim[2 + i] + w->pad_begin[i] + w->pad_end[i] - (w->k[i] - 1) * w->dilation[i] - 1) / w->stride[i] + 1;
+  if (out[0] < 1 || out[1] < 1) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "the window is larger than the padded input");
+    return false;
+  }
+  bool column_major = attr_int(c, "storage_order", 0) != 0;
+  ts_tensor *index = NULL;
+  if (c->n_out > 1) {
+    /* ((n C + c) H + h) W + w, or ((n C + c) W + w) H + h */
+    ts_tensor *h = iota_along(s.dim[2], 2, 4), *wd = iota_along(s.dim[3], 3, 4);
+    ts_tensor *nc = ts_mul_at(HERE, iota_along(s.dim[0] * s.dim[1], 0, 4), ts_scalar_i64(s.dim[2] * s.dim[3]));
+    nc = reshape(nc, TS_SHAPE(s.dim[0], s.dim[1], 1, 1));
+    ts_tensor *within = column_major ? ts_add_at(HERE, ts_mul_at(HERE, wd, ts_scalar_i64(s.dim[2])), h)
+                                     : ts_add_at(HERE, ts_mul_at(HERE, h, ts_scalar_i64(s.dim[3])), wd);
+    index = ts_add_at(HERE, nc, within);
+  }
+  /* pads, and stride - 1 more at the end so that each tap's slice fits */
+  double fill = lowest(ts_tensor_dtype(x));
+  ts_tensor *y = x4;
+  for (int i = 0; i < 2; i++) {
+    y = pad_axis(y, 2 + i, w->pad_begin[i], w->pad_end[i] + w->stride[i] - 1, fill);
+    index = pad_axis(index, 2 + i, w->pad_begin[i], w->pad_end[i] + w->stride[i] - 1, -1);
+  }
+  for (int i = 1; i >= 0; i--)
+    max_along(&y, &index, 2 + i, w->k[i], w->stride[i], w->dilation[i], out[i]);
+  ts_shape ys = { .rank = rank };
+  for (int d = 0; d < rank; d++)
+    ys.dim[d] = d < 2 ? s.dim[d] : out[d - 2 + (rank == 3)];
+  c->out[0] = reshape(y, ys);
+  if (c->n_out > 1)
+    c->out[1] = reshape(index, ys);
+  return !ts_failed();
+}
+
+/* MaxPool and AveragePool over 3 spatial dims, as maxes or sums over the
+ * window's taps along D, H and W (explicit pads or VALID; ceil_mode as in
+ * 2-D; no Indices).  AveragePool divides by the taps over the input (and
+ * the explicit pads with count_include_pad), never past them. */
+static bool pool3d(onnx_node_ctx *c, ts_tensor *x, bool is_max)
+{
+  enum { N = 3 };
+  ts_ints k = { 0 }, strides = TS_INTS(1, 1, 1), dil = TS_INTS(1, 1, 1), pads = TS_INTS(0, 0, 0, 0, 0, 0);
+  char pad_mode[16];
+  attr_string(c, "auto_pad", "NOTSET", pad_mode, sizeof pad_mode);
+  bool valid = strcmp(pad_mode, "VALID") == 0;
+  if (!attr_ints(c, "kernel_shape", &k) || k.n != N || (attr(c, "strides") && !attr_ints(c, "strides", &strides)) ||
+      strides.n != N || (attr(c, "dilations") && !attr_ints(c, "dilations", &dil)) || dil.n != N ||
+      (attr(c, "pads") && !valid && !attr_ints(c, "pads", &pads)) || pads.n != 2 * N ||
+      (!valid && strcmp(pad_mode, "NOTSET") != 0) || c->n_out > 1 || attr_int(c, "storage_order", 0) ||
+      (!is_max && !ts_dtype_is_float(ts_tensor_dtype(x)))) {
+    if (!ts_failed())
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "3-D windows take kernel_shape, strides, dilations and pads of 3 "
+                     "(6) values, explicit pads or VALID, no Indices output, and AveragePool floats");
+    return false;
+  }
+  ts_shape s = ts_tensor_shape(x);
+  int64_t out[N], extra[N];
+  for (int i = 0; i < N; i++) {
+    int64_t in = s.dim[2 + i], span_k = (k.v[i] - 1) * dil.v[i] + 1;
+    if (in < 0 || k.v[i] < 1 || strides.v[i] < 1 || dil.v[i] < 1 || pads.v[i] < 0 || pads.v[i + N] < 0 ||
+        k.v[i] > 1 << 16 || strides.v[i] > 1 << 20 || dil.v[i] > 1 << 16 || pads.v[i] > 1 << 20 ||
+        pads.v[i + N] > 1 << 20) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "kernel, strides, dilations or pads out of range, or unknown dims");
+      return false;
+    }
+    int64_t span = in + pads.v[i] + pads.v[i + N] - span_k;
+    if (span < 0) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "the window is larger than the padded input");
+      return false;
+    }
+    out[i] = span / strides.v[i] + 1;
+    if (attr_int(c, "ceil_mode", 0)) {
+      int64_t up = (span + strides.v[i] - 1) / strides.v[i] + 1;
+      out[i] = (up - 1) * strides.v[i] >= in + pads.v[i] ? up - 1 : up;
+    }
+    extra[i] = MAX(0, (out[i] - 1) * strides.v[i] + span_k - (in + pads.v[i] + pads.v[i + N]));
+  }
+  double fill = is_max ? lowest(ts_tensor_dtype(x)) : 0;
+  bool include_pad = attr_int(c, "count_include_pad", 0) != 0;
+  ts_tensor *y = x, *count = NULL;
+  if (!is_max) {
+    ts_shape one = s;
+    one.dim[0] = one.dim[1] = 1;
+    count = ts_ones_at(HERE, ts_tensor_dtype(x), one);
+  }
+  for (int i = 0; i < N; i++) {
+    /* pads, ceil_mode's extra, and stride - 1 so that each tap's slice fits */
+    y = pad_axis(y, 2 + i, pads.v[i], pads.v[i + N] + extra[i] + strides.v[i] - 1, fill);
+    if (count) {
+      count = pad_axis(count, 2 + i, pads.v[i], pads.v[i + N], include_pad);
+      count = pad_axis(count, 2 + i, 0, extra[i] + strides.v[i] - 1, 0);
+    }
+  }
+  ts_tensor *none = NULL;
+  for (int i = 0; i < N; i++) {
+    if (is_max)
+      max_along(&y, &none, 2 + i, k.v[i], strides.v[i], dil.v[i], out[i]);
+    else {
+      y = sum_along(y, 2 + i, k.v[i], strides.v[i], dil.v[i], out[i]);
+      count = sum_along(count, 2 + i, k.v[i], strides.v[i], dil.v[i], out[i]);
+    }
+  }
+  return out1(c, is_max ? y : ts_div_at(HERE, y, count));
+}
+
 static bool op_max_pool(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0);
   if (!x)
     return false;
-  if (attr_int(c, "storage_order", 0)) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "storage_order=1 is not supported");
-    return false;
-  }
   int64_t kernel[2] = { 1, 1 };
   if (!attr(c, "kernel_shape")) {
     onnx_node_fail(c, TS_ERR_FORMAT, "kernel_shape is required");
     return false;
   }
+  if (ts_tensor_rank(x) == 5)
+    return pool3d(c, x, true);
   window w;
   if (!spatial_attr(c, "kernel_shape", ts_tensor_rank(x) - 2, 1, 1, kernel) || !window_of(c, x, kernel, &w))
     return false;
-  /* ceil_mode: a last partial window, its missing part padded (-inf never wins a max) */
-  for (int i = 0; i < 2 && attr_int(c, "ceil_mode", 0); i++) {
-    int64_t in = window_dim(x, i);
-    int64_t span = in + w.pad_begin[i] + w.pad_end[i] - w.k[i];
-    if (in < 0 || span < 0)
-      continue;
-    int64_t out = (span + w.stride[i] - 1) / w.stride[i] + 1;
-    int64_t extra = (out - 1) * w.stride[i] + w.k[i] - (in + w.pad_begin[i] + w.pad_end[i]);
-    w.pad_end[i] += extra > 0 ? extra : 0;
-  }
-  if (w.dilation[0] != 1 || w.dilation[1] != 1) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "dilations other than 1 are not supported");
-    return false;
-  }
-  if (!ts_dtype_is_float(ts_tensor_dtype(x)) && (w.pad_begin[0] || w.pad_begin[1] || w.pad_end[0] || w.pad_end[1])) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "padded MaxPool of integers");
-    return false;
-  }
+  if (attr_int(c, "ceil_mode", 0))
+    ceil_pads(x, &w);
+  bool padded = w.pad_begin[0] || w.pad_begin[1] || w.pad_end[0] || w.pad_end[1];
+  if (w.dilation[0] != 1 || w.dilation[1] != 1 || c->n_out > 1 || (!ts_dtype_is_float(ts_tensor_dtype(x)) && padded))
+    return max_pool_taps(c, x, &w);
   ts_tensor *y = ts_max_pool2d_at(HERE, to_nhwc_padded(x, &w, -INFINITY), (int)w.k[0], (int)w.k[1],
                                   (int)w.stride[0], (int)w.stride[1], TS_PADDING_VALID);
   return out1(c, from_nhwc(y, ts_tensor_rank(x)));
@@ -1479,11 +1777,103 @@ static bool op_lrn(onnx_node_ctx *c)
   return out1(c, ts_div_at(HERE, x, ts_pow_at(HERE, scale, scalar(x, attr_float(c, "beta", 0.75)))));
 }
 
-/* Einsum without ellipses or a letter repeated within one operand: every
- * operand moved onto all the equation's letters (missing ones as dims of
- * 1), multiplied with broadcasting, the letters not in the output summed
- * away, the rest transposed into the output's order.  The output of an
- * implicit equation ("ij,jk") is its letters met once, sorted. */
+/* An equation's ellipses spelled out: each "..." becomes its operand's
+ * leading dims, named by letters the equation does not use (aligned from
+ * the right, as they broadcast), and the output made explicit (an implicit
+ * one is the ellipsis's letters, then the letters met once, sorted).
+ * spec (blanks removed) is rewritten in place; false when it does not fit. */
+static bool einsum_expand_ellipses(const onnx_node_ctx *c, char *spec, size_t size)
+{
+  if (!strstr(spec, "..."))
+    return true;
+  char *arrow = strstr(spec, "->");
+  char *lhs = g_strndup(spec, arrow ? (size_t)(arrow - spec) : strlen(spec));
+  char **terms = g_strsplit(lhs, ",", -1);
+  int n_terms = (int)g_strv_length(terms), most = 0;
+  for (int t = 0; t < n_terms && t < c->n_in; t++) {
+    int named = (int)strlen(terms[t]) - (strstr(terms[t], "...") ? 3 : 0);
+    if (strstr(terms[t], "...") && IN(t))
+      most = MAX(most, ts_tensor_rank(IN(t)) - named);
+  }
+  char free_letters[TS_MAX_RANK + 1] = "";
+  int n_free = 0;
+  for (int ch = 'A'; ch <= 'z' && n_free < most && n_free < TS_MAX_RANK; ch++)
+    if (g_ascii_isalpha(ch) && !strchr(spec, ch))
+      free_letters[n_free++] = (char)ch;
+  GString *out = g_string_new(NULL);
+  bool ok = n_free == most;
+  int count[128] = { 0 };
+  for (int t = 0; ok && t < n_terms; t++) {
+    char *dots = strstr(terms[t], "...");
+    int named = (int)strlen(terms[t]) - (dots ? 3 : 0);
+    int e = dots && t < c->n_in && IN(t) ? ts_tensor_rank(IN(t)) - named : 0;
+    ok = e >= 0 && e <= most;
+    if (t)
+      g_string_append_c(out, ',');
+    for (const char *p = terms[t]; ok && *p; p++) {
+      if (p == dots) {
+        g_string_append_len(out, free_letters + most - e, e);
+        p += 2;
+      } else {
+        g_string_append_c(out, *p);
+        count[(int)(unsigned char)*p & 127]++;
+      }
+    }
+  }
+  g_string_append(out, "->");
+  if (arrow) {
+    char *dots = strstr(arrow + 2, "...");
+    for (const char *p = arrow + 2; *p; p++) {
+      if (p == dots) {
+        g_string_append(out, free_letters);
+        p += 2;
+      } else
+        g_string_append_c(out, *p);
+    }
+  } else {
+    g_string_append(out, free_letters);
+    for (int ch = 'A'; ch <= 'z'; ch++)
+      if (count[ch] == 1)
+        g_string_append_c(out, (char)ch);
+  }
+  ok = ok && out->len < size;
+  if (ok)
+    g_strlcpy(spec, out->str, size);
+  g_string_free(out, TRUE);
+  g_strfreev(terms);
+  g_free(lhs);
+  return ok;
+}
+
+/* Each operand's letters repeated within it taken as its diagonal: x
+ * times the identity over the two axes, the second summed away (the
+ * letter dropped from its term).  Terms are the operands' in order. */
+static bool einsum_diagonals(const onnx_node_ctx *c, char **terms, int n_terms, ts_tensor **ops)
+{
+  for (int t = 0; t < n_terms; t++) {
+    char *term = terms[t];
+    for (int a = 0; ops[t] && term[a]; a++) {
+      char *again;
+      while ((again = strchr(term + a + 1, term[a]))) {
+        int b = (int)(again - term), rank = ts_tensor_rank(ops[t]);
+        int64_t n = ts_tensor_dim(ops[t], a);
+        if ((int)strlen(term) != rank || n < 0 || ts_tensor_dim(ops[t], b) != n)
+          return false;
+        ts_tensor *eye = ts_cast_at(HERE, ts_equal_at(HERE, iota_along(n, a, rank), iota_along(n, b, rank)),
+                                    ts_tensor_dtype(ops[t]));
+        ops[t] = ts_reduce_sum_at(HERE, ts_mul_at(HERE, ops[t], eye), TS_INTS(b), false);
+        memmove(again, again + 1, strlen(again));
+      }
+    }
+  }
+  return !ts_failed();
+}
+
+/* Einsum: ellipses spelled out and repeated letters taken as diagonals,
+ * then every operand moved onto all the equation's letters (missing ones
+ * as dims of 1), multiplied with broadcasting, the letters not in the
+ * output summed away, the rest transposed into the output's order.  The
+ * output of an implicit equation ("ij,jk") is its letters met once, sorted. */
 static bool op_einsum(onnx_node_ctx *c)
 {
   char buf[256];
@@ -1494,6 +1884,7 @@ static bool op_einsum(onnx_node_ctx *c)
     if (*p != ' ')
       spec[len++] = *p;
   spec[len] = '\0';
+  bool expanded = einsum_expand_ellipses(c, spec, sizeof spec);
   char *arrow = strstr(spec, "->");
   if (arrow)
     *arrow = '\0';
@@ -1501,9 +1892,12 @@ static bool op_einsum(onnx_node_ctx *c)
   int n_terms = (int)g_strv_length(terms);
   char letters[TS_MAX_RANK + 1] = "", out[TS_MAX_RANK + 1] = "";
   int n_letters = 0, count[128] = { 0 };
-  bool ok = n_terms == c->n_in && !strstr(eq, "...");
+  ts_tensor **ops = g_new0(ts_tensor *, n_terms + 1);
+  for (int t = 0; t < n_terms && t < c->n_in; t++)
+    ops[t] = IN(t);
+  bool ok = expanded && n_terms == c->n_in && !strstr(spec, "...") && einsum_diagonals(c, terms, n_terms, ops);
   for (int t = 0; ok && t < n_terms; t++) {
-    ok = IN(t) && (int)strlen(terms[t]) == ts_tensor_rank(IN(t));
+    ok = ops[t] && (int)strlen(terms[t]) == ts_tensor_rank(ops[t]);
     for (const char *p = terms[t]; ok && *p; p++) {
       ok = g_ascii_isalpha(*p) && !strchr(p + 1, *p);
       if (ok && !strchr(letters, *p)) {
@@ -1528,8 +1922,10 @@ static bool op_einsum(onnx_node_ctx *c)
   }
   if (!ok) {
     g_strfreev(terms);
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "equation '%s': only letters (no ellipsis, none repeated "
-                   "within an operand, at most %d in all) and one term per input", eq, TS_MAX_RANK);
+    g_free(ops);
+    if (!ts_failed())
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "equation '%s': letters and ellipses (at most %d letters in "
+                     "all, a repeated one over equal known dims) and one term per input", eq, TS_MAX_RANK);
     return false;
   }
   /* the broadcast product holds every letter's size: capped as sizes a model computes */
@@ -1539,19 +1935,20 @@ static bool op_einsum(onnx_node_ctx *c)
     for (int t = 0; t < n_terms; t++) {
       const char *at = strchr(terms[t], letters[l]);
       if (at)
-        sizes[l] = MAX(sizes[l], ts_tensor_dim(IN(t), (int)(at - terms[t])));
+        sizes[l] = MAX(sizes[l], ts_tensor_dim(ops[t], (int)(at - terms[t])));
     }
     elements = sizes[l] > 0 && elements > MAX_MADE_ELEMENTS / sizes[l] ? MAX_MADE_ELEMENTS + 1 : elements * MAX(sizes[l], 0);
   }
   if (elements > MAX_MADE_ELEMENTS) {
     g_strfreev(terms);
+    g_free(ops);
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "equation '%s': the product of all its letters' sizes is over "
                    "%" PRId64 " elements (einsum is computed by broadcasting)", eq, MAX_MADE_ELEMENTS);
     return false;
   }
   ts_tensor *product = NULL;
   for (int t = 0; t < n_terms; t++) {
-    ts_tensor *x = IN(t);
+    ts_tensor *x = ops[t];
     ts_shape xs = ts_tensor_shape(x), full = { .rank = n_letters };
     ts_ints perm = { .n = 0 };
     for (int l = 0; l < n_letters; l++) {
@@ -1564,6 +1961,7 @@ static bool op_einsum(onnx_node_ctx *c)
     product = product ? ts_mul_at(HERE, product, x) : x;
   }
   g_strfreev(terms);
+  g_free(ops);
   ts_ints summed = { .n = 0 };
   char kept[TS_MAX_RANK + 1] = "";
   for (int l = 0; l < n_letters; l++) {
@@ -2110,25 +2508,29 @@ static bool op_eye_like(onnx_node_ctx *c)
 
 /* AveragePool: each channel's window sums by a convolution with ones (the
  * channels as batch), divided by the window's size, or with
- * count_include_pad=0 by how many input elements each window covers. */
+ * count_include_pad=0 by how many input elements each window covers.
+ * ceil_mode's last partial windows count the input and the pads, not
+ * what lies past them. */
 static bool op_average_pool(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0);
   if (!x)
     return false;
-  if (attr_int(c, "ceil_mode", 0)) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "ceil_mode=1 is not supported");
-    return false;
-  }
   int rank = ts_tensor_rank(x);
   int64_t kernel[2] = { 1, 1 };
   if (!attr(c, "kernel_shape")) {
     onnx_node_fail(c, TS_ERR_FORMAT, "kernel_shape is required");
     return false;
   }
+  if (rank == 5)
+    return pool3d(c, x, false);
   window w;
   if (!spatial_attr(c, "kernel_shape", rank - 2, 1, 1, kernel) || !window_of(c, x, kernel, &w))
     return false;
+  window explicit_pads = w;
+  if (attr_int(c, "ceil_mode", 0))
+    ceil_pads(x, &w);
+  bool past_pads = w.pad_end[0] != explicit_pads.pad_end[0] || w.pad_end[1] != explicit_pads.pad_end[1];
   if (w.dilation[0] != 1 || w.dilation[1] != 1 || !ts_dtype_is_float(ts_tensor_dtype(x))) {
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "dilations other than 1, or integer input");
     return false;
@@ -2147,13 +2549,18 @@ static bool op_average_pool(onnx_node_ctx *c)
                                 (int)w.stride[1], TS_PADDING_VALID);
   sum = from_nhwc(sum, rank); /* [N*C, 1, spatial...] */
   ts_tensor *count;
-  if (attr_int(c, "count_include_pad", 0))
+  bool include_pad = attr_int(c, "count_include_pad", 0) != 0;
+  if (include_pad && !past_pads)
     count = scalar(x, (double)(w.k[0] * w.k[1]));
   else {
+    /* ones where a window's element counts: the input, and the explicit
+     * pads when they are included */
     ts_shape one = flat;
     one.dim[0] = 1;
-    count = ts_conv2d_at(HERE, to_nhwc_padded(ts_ones_at(HERE, ts_tensor_dtype(x), one), &w, 0), ones,
-                         (int)w.stride[0], (int)w.stride[1], TS_PADDING_VALID);
+    ts_tensor *counted = to_nhwc_padded(ts_ones_at(HERE, ts_tensor_dtype(x), one), &explicit_pads, include_pad);
+    for (int i = 0; i < 2; i++)
+      counted = pad_axis(counted, 1 + i, 0, w.pad_end[i] - explicit_pads.pad_end[i], 0);
+    count = ts_conv2d_at(HERE, counted, ones, (int)w.stride[0], (int)w.stride[1], TS_PADDING_VALID);
     count = from_nhwc(count, rank);
   }
   ts_tensor *y = ts_div_at(HERE, sum, count);
@@ -2325,7 +2732,7 @@ static bool op_cumsum(onnx_node_ctx *c)
   return out1(c, y);
 }
 
-/* x (NHWC) with stride - 1 zeros between its elements on axis (1 or 2). */
+/* x with stride - 1 zeros between its elements on axis. */
 static ts_tensor *spread(ts_tensor *x, int axis, int64_t stride)
 {
   if (!x || stride == 1)
@@ -2339,18 +2746,27 @@ static ts_tensor *spread(ts_tensor *x, int axis, int64_t stride)
   ts_tensor *y = ts_concat_at(HERE, parts, 2, axis + 1);
   s.dim[axis] = n * stride;
   y = reshape(y, s);
-  ts_ints begin = { .n = 4, .v = { 0, 0, 0, 0 } }, size = { .n = 4, .v = { -1, -1, -1, -1 } };
+  ts_ints begin = { .n = s.rank }, size = { .n = s.rank };
+  for (int d = 0; d < s.rank; d++) {
+    begin.v[d] = 0;
+    size.v[d] = -1;
+  }
   size.v[axis] = (n - 1) * stride + 1;
   return ts_slice_at(HERE, y, begin, size);
 }
 
-/* x (NHWC) padded (or, negative, cropped) on axis. */
+/* x padded (or, negative, cropped) on axis. */
 static ts_tensor *pad_or_crop(ts_tensor *x, int axis, int64_t before, int64_t after)
 {
   if (!x)
     return NULL;
   if (before < 0 || after < 0) {
-    ts_ints begin = { .n = 4, .v = { 0, 0, 0, 0 } }, size = { .n = 4, .v = { -1, -1, -1, -1 } };
+    int rank = ts_tensor_rank(x);
+    ts_ints begin = { .n = rank }, size = { .n = rank };
+    for (int d = 0; d < rank; d++) {
+      begin.v[d] = 0;
+      size.v[d] = -1;
+    }
     begin.v[axis] = before < 0 ? -before : 0;
     size.v[axis] = ts_tensor_dim(x, axis) - (before < 0 ? -before : 0) - (after < 0 ? -after : 0);
     if (size.v[axis] < 0)
@@ -2362,20 +2778,66 @@ static ts_tensor *pad_or_crop(ts_tensor *x, int axis, int64_t before, int64_t af
 
 /* ConvTranspose: the input spread by the strides and padded by the
  * kernel's extent less the pads, convolved with the kernel flipped. */
+/* A 3-D ConvTranspose as the 2-D one: the input spread by the strides and
+ * padded (or cropped) by keff - 1 - pads, then a stride-1 3-D Conv with
+ * the filter flipped and its in and out channels swapped (group 1;
+ * explicit pads, output_padding, no output_shape or auto_pad). */
+static bool conv_transpose3d(onnx_node_ctx *c, ts_tensor *x, ts_tensor *wt, ts_tensor *b)
+{
+  enum { N = 3 };
+  ts_ints strides = TS_INTS(1, 1, 1), dil = TS_INTS(1, 1, 1), outpad = TS_INTS(0, 0, 0);
+  ts_ints pads = TS_INTS(0, 0, 0, 0, 0, 0), ks = { 0 };
+  char pad_mode[16];
+  attr_string(c, "auto_pad", "NOTSET", pad_mode, sizeof pad_mode);
+  ts_shape xs = ts_tensor_shape(x), ws = ts_tensor_shape(wt);
+  bool ok = (!attr(c, "strides") || attr_ints(c, "strides", &strides)) && strides.n == N &&
+            (!attr(c, "dilations") || attr_ints(c, "dilations", &dil)) && dil.n == N &&
+            (!attr(c, "output_padding") || attr_ints(c, "output_padding", &outpad)) && outpad.n == N &&
+            (!attr(c, "pads") || attr_ints(c, "pads", &pads)) && pads.n == 2 * N && !attr(c, "output_shape") &&
+            (strcmp(pad_mode, "NOTSET") == 0 || strcmp(pad_mode, "VALID") == 0) &&
+            (!attr(c, "kernel_shape") || (attr_ints(c, "kernel_shape", &ks) && ks.n == N && ks.v[0] == ws.dim[2] &&
+                                          ks.v[1] == ws.dim[3] && ks.v[2] == ws.dim[4]));
+  for (int d = 0; ok && d < 5; d++)
+    ok = xs.dim[d] > 0 && ws.dim[d] > 0;
+  for (int i = 0; ok && i < N; i++)
+    ok = strides.v[i] >= 1 && strides.v[i] <= 1 << 10 && dil.v[i] >= 1 && (ws.dim[2 + i] - 1) * dil.v[i] < 1 << 16 &&
+         outpad.v[i] >= 0 && outpad.v[i] <= 1 << 10 && pads.v[i] >= 0 && pads.v[i + N] >= 0 && pads.v[i] <= 1 << 20 &&
+         pads.v[i + N] <= 1 << 20;
+  if (!ok) {
+    if (!ts_failed())
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "a 3-D ConvTranspose takes known dims, strides, dilations, pads and "
+                     "output_padding of 3 (6) values in range, explicit pads or VALID, and no output_shape");
+    return false;
+  }
+  ts_tensor *y = x;
+  for (int i = 0; i < N; i++) {
+    int64_t keff = (ws.dim[2 + i] - 1) * dil.v[i] + 1;
+    y = spread(y, 2 + i, strides.v[i]);
+    y = pad_or_crop(y, 2 + i, keff - 1 - pads.v[i], keff - 1 - pads.v[i + N] + outpad.v[i]);
+  }
+  /* [C, M, kd, kh, kw] flipped spatially -> [M, C, kd, kh, kw] */
+  ts_tensor *f = ts_transpose_at(HERE, wt, TS_INTS(1, 0, 2, 3, 4));
+  for (int i = 0; i < N; i++)
+    f = ts_gather_at(HERE, f, ts_range_at(HERE, TS_I64, (double)ws.dim[2 + i] - 1, -1, -1), 2 + i);
+  return conv3d_core(c, y, f, b, TS_INTS(1, 1, 1), dil, TS_INTS(0, 0, 0, 0, 0, 0), 1);
+}
+
 static bool op_conv_transpose(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0), *wt = IN(1), *b = IN(2);
   if (!x || !wt)
     return false;
   int rank = ts_tensor_rank(x), n = rank - 2;
-  if (ts_tensor_rank(wt) != rank || (n != 1 && n != 2)) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "only 1-D and 2-D transposed convolutions are supported");
+  if (ts_tensor_rank(wt) != rank || n < 1 || n > 3) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "only 1-D, 2-D and 3-D transposed convolutions are supported");
     return false;
   }
   if (attr_int(c, "group", 1) != 1) {
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "group=%" PRId64 " is not supported (only 1)", attr_int(c, "group", 1));
     return false;
   }
+  if (n == 3)
+    return conv_transpose3d(c, x, wt, b);
   if (n == 1) {
     x = unsqueeze(x, 2);
     wt = unsqueeze(wt, 2);
@@ -2445,11 +2907,29 @@ static bool op_gather_nd(onnx_node_ctx *c)
   ts_tensor *data = IN(0), *idx = IN(1);
   if (!data || !idx)
     return false;
-  if (attr_int(c, "batch_dims", 0) != 0) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "batch_dims other than 0 are not supported");
+  ts_shape ds = ts_tensor_shape(data), is = ts_tensor_shape(idx);
+  int64_t batch_dims = attr_int(c, "batch_dims", 0);
+  bool batches_match = batch_dims == 0 || (batch_dims > 0 && batch_dims < is.rank && batch_dims < ds.rank);
+  for (int d = 0; batches_match && d < batch_dims; d++)
+    batches_match = is.dim[d] >= 0 && is.dim[d] == ds.dim[d];
+  if (!batches_match) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "batch_dims %" PRId64 " must be leading dims known and equal in data and "
+                   "indices", batch_dims);
     return false;
   }
-  ts_shape ds = ts_tensor_shape(data), is = ts_tensor_shape(idx);
+  idx = ts_cast_at(HERE, idx, TS_I64);
+  if (batch_dims > 0) {
+    /* each tuple gets its batch coordinates in front: then batch_dims is 0 */
+    ts_tensor **parts = g_new0(ts_tensor *, batch_dims + 2);
+    ts_shape one = is;
+    one.dim[is.rank - 1] = 1;
+    for (int d = 0; d < batch_dims; d++)
+      parts[d] = ts_add_at(HERE, iota_along(is.dim[d], d, is.rank), ts_zeros_at(HERE, TS_I64, one));
+    parts[batch_dims] = idx;
+    idx = ts_concat_at(HERE, parts, (int)batch_dims + 1, is.rank - 1);
+    g_free(parts);
+    is = ts_tensor_shape(idx);
+  }
   int64_t q = is.rank > 0 ? is.dim[is.rank - 1] : -1;
   if (q < 1 || q > ds.rank || is.rank - 1 + ds.rank - q > TS_MAX_RANK) {
     onnx_node_fail(c, TS_ERR_SHAPE, "index tuples of %" PRId64 " for data of rank %d", q, ds.rank);
@@ -2461,7 +2941,6 @@ static bool op_gather_nd(onnx_node_ctx *c)
       onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "unknown dims");
       return false;
     }
-  idx = ts_cast_at(HERE, idx, TS_I64);
   ts_tensor *flat = NULL;
   for (int64_t j = q - 1; j >= 0; j--) {
     ts_ints begin = { .n = is.rank }, size = { .n = is.rank };
@@ -2669,11 +3148,19 @@ typedef struct resize_spec {
   char transform[32], nearest[32];
   double cubic_a;
   bool exclude_outside;
+  /* tf_crop_and_resize: the region per axis (fractions of in - 1), and
+   * the value of outputs that fall outside the input */
+  double roi_start[TS_MAX_RANK], roi_end[TS_MAX_RANK], extrapolation;
 } resize_spec;
 
-static double resize_x_ori(const resize_spec *r, double x, double scale, int64_t in)
+static double resize_x_ori(const resize_spec *r, int axis, double x, double scale, int64_t in)
 {
   double out_width = scale * (double)in;
+  if (strcmp(r->transform, "tf_crop_and_resize") == 0) {
+    double start = r->roi_start[axis], end = r->roi_end[axis];
+    return out_width > 1 ? start * (double)(in - 1) + x * (end - start) * (double)(in - 1) / (out_width - 1)
+                         : 0.5 * (start + end) * (double)(in - 1);
+  }
   if (strcmp(r->transform, "align_corners") == 0)
     return out_width == 1 ? 0 : x * (double)(in - 1) / (out_width - 1);
   if (strcmp(r->transform, "asymmetric") == 0)
@@ -2725,8 +3212,14 @@ static ts_tensor *resize_axis(const resize_spec *r, ts_tensor *x, int axis, int6
   int n = r->mode == RESIZE_CUBIC ? 4 : 2, pad = (n + 1) / 2;
   int64_t *idx = g_new(int64_t, MAX_TAPS * out);
   double *w = g_new(double, MAX_TAPS * out);
+  uint8_t *outside = g_new0(uint8_t, out);
+  bool any_outside = false;
   for (int64_t o = 0; o < out; o++) {
-    double x_ori = resize_x_ori(r, (double)o, scale, in);
+    double x_ori = resize_x_ori(r, axis, (double)o, scale, in);
+    if (strcmp(r->transform, "tf_crop_and_resize") == 0 && (x_ori < 0 || x_ori > (double)(in - 1))) {
+      outside[o] = 1;
+      any_outside = true;
+    }
     double ratio = x_ori == floor(x_ori) ? 1 : x_ori - floor(x_ori);
     double c[MAX_TAPS];
     resize_coeffs(r, ratio, c);
@@ -2781,10 +3274,16 @@ static ts_tensor *resize_axis(const resize_spec *r, ts_tensor *x, int axis, int6
     y = ts_gather_at(HERE, x, ts_constant(TS_I64, TS_SHAPE(out), pick), axis);
     g_free(pick);
   }
+  if (any_outside)
+    y = ts_where_at(HERE, ts_cast_at(HERE, ts_constant(TS_U8, along, outside), TS_BOOL), scalar(x, r->extrapolation), y);
+  g_free(outside);
   g_free(idx);
   g_free(w);
   return y;
 }
+
+static bool resize_by(onnx_node_ctx *c, const resize_spec *r, ts_tensor *x, ts_tensor *hs, ts_tensor *hz,
+                      bool by_sizes);
 
 static bool op_resize(onnx_node_ctx *c)
 {
@@ -2807,7 +3306,7 @@ static bool op_resize(onnx_node_ctx *c)
     return false;
   }
   static const char *const transforms[] = { "half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel",
-                                            "tf_half_pixel_for_nn" };
+                                            "tf_half_pixel_for_nn", "tf_crop_and_resize" };
   bool known = false;
   for (size_t i = 0; i < G_N_ELEMENTS(transforms); i++)
     known |= strcmp(r.transform, transforms[i]) == 0;
@@ -2815,12 +3314,62 @@ static bool op_resize(onnx_node_ctx *c)
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "coordinate_transformation_mode '%s' is not supported", r.transform);
     return false;
   }
+  if (strcmp(r.transform, "tf_crop_and_resize") == 0) {
+    ts_tensor *roi = c->n_in > 1 ? c->in[1].host : NULL;
+    int rank = ts_tensor_rank(x);
+    if (!roi || ts_tensor_size(roi) != 2 * rank) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "tf_crop_and_resize needs roi (%d values) known when the graph "
+                     "is built", 2 * rank);
+      return false;
+    }
+    for (int d = 0; d < rank; d++) {
+      r.roi_start[d] = ts_tensor_get_f64(roi, d);
+      r.roi_end[d] = ts_tensor_get_f64(roi, rank + d);
+    }
+    r.extrapolation = attr_float(c, "extrapolation_value", 0);
+  }
+  ts_tensor *hs = c->n_in > 2 ? c->in[2].host : NULL, *hz = c->n_in > 3 ? c->in[3].host : NULL;
+  return resize_by(c, &r, x, hs, hz, IN(3) != NULL);
+}
+
+/* Upsample (opsets 7 to 9): Resize with asymmetric coordinates, nearest
+ * rounding down; its scales an attribute before opset 9, an input after. */
+static bool op_upsample(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  resize_spec r = { .transform = "asymmetric", .nearest = "floor" };
+  char mode[16];
+  attr_string(c, "mode", "nearest", mode, sizeof mode);
+  r.mode = strcmp(mode, "linear") == 0 ? RESIZE_LINEAR : RESIZE_NEAREST;
+  if (r.mode == RESIZE_NEAREST && strcmp(mode, "nearest") != 0) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "mode '%s'", mode);
+    return false;
+  }
+  const Onnx__AttributeProto *a = attr(c, "scales");
+  ts_tensor *hs = c->n_in > 1 ? c->in[1].host : NULL;
+  if (c->opset < 9) {
+    if (!a || a->n_floats > TS_MAX_RANK) {
+      onnx_node_fail(c, TS_ERR_FORMAT, "the scales attribute is required (at most %d values)", TS_MAX_RANK);
+      return false;
+    }
+    hs = ts_constant(TS_F32, TS_SHAPE((int64_t)a->n_floats), a->floats);
+  } else if (!IN(1)) {
+    onnx_node_fail(c, TS_ERR_FORMAT, "the scales input is required");
+    return false;
+  }
+  return resize_by(c, &r, x, hs, NULL, false);
+}
+
+/* Resizes x as r says to the scales hs (host values) or, by_sizes, to the
+ * sizes hz; NULL values are what the graph does not know while built. */
+static bool resize_by(onnx_node_ctx *c, const resize_spec *r, ts_tensor *x, ts_tensor *hs, ts_tensor *hz, bool by_sizes)
+{
   int rank = ts_tensor_rank(x);
   ts_shape s = ts_tensor_shape(x);
   double scales[TS_MAX_RANK];
   int64_t sizes[TS_MAX_RANK];
-  ts_tensor *hs = c->n_in > 2 ? c->in[2].host : NULL, *hz = c->n_in > 3 ? c->in[3].host : NULL;
-  bool by_sizes = IN(3) != NULL;
   if ((by_sizes && !hz) || (!by_sizes && !hs)) {
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "scales or sizes must be known when the graph is built");
     return false;
@@ -2854,7 +3403,7 @@ static bool op_resize(onnx_node_ctx *c)
   ts_tensor *y = x;
   for (int d = 0; d < rank && y; d++)
     if (sizes[d] != s.dim[d] || scales[d] != 1)
-      y = resize_axis(&r, y, d, sizes[d], scales[d]);
+      y = resize_axis(r, y, d, sizes[d], scales[d]);
   return out1(c, y == x ? ts_identity_at(HERE, x) : y);
 }
 
@@ -3323,6 +3872,418 @@ static bool op_grid_sample(onnx_node_ctx *c)
   return out1(c, ts_transpose_at(HERE, y, TS_INTS(0, 3, 1, 2)));
 }
 
+/* MaxUnpool as ONNX's reference has it: X's values put at the flat
+ * indices I (the last of equal indices wins) into zeros of the inferred
+ * shape (each spatial dim (in - 1) stride + kernel - pads), which then
+ * sits at the start of output_shape's zeros when that is given.  The puts
+ * are a one-hot of I against every position, so the product of their
+ * counts is capped. */
+static bool op_max_unpool(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *ind = IN(1);
+  if (!x || !ind)
+    return false;
+  int rank = ts_tensor_rank(x), n = rank - 2;
+  ts_ints k = { 0 }, strides = { .n = n }, pads = { .n = 2 * n };
+  for (int i = 0; i < 2 * n; i++) {
+    pads.v[i] = 0;
+    strides.v[i % n] = 1;
+  }
+  if (n < 1 || !attr_ints(c, "kernel_shape", &k) || k.n != n || (attr(c, "strides") && !attr_ints(c, "strides", &strides)) ||
+      strides.n != n || (attr(c, "pads") && !attr_ints(c, "pads", &pads)) || pads.n != 2 * n) {
+    if (!ts_failed())
+      onnx_node_fail(c, TS_ERR_FORMAT, "kernel_shape, strides and pads must have one value per spatial dim "
+                     "(two for pads) of an input of rank 3 or more");
+    return false;
+  }
+  ts_shape xs = ts_tensor_shape(x), inferred = xs;
+  ts_ints given = { 0 };
+  if (IN(2) && (!host_ints(c, 2, &given) || given.n != rank)) {
+    if (!ts_failed())
+      onnx_node_fail(c, TS_ERR_SHAPE, "output_shape has %d values for rank %d", given.n, rank);
+    return false;
+  }
+  double m = 1, p = 1;
+  for (int d = 0; d < rank; d++) {
+    if (xs.dim[d] < 0) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "unknown dims");
+      return false;
+    }
+    if (d >= 2)
+      inferred.dim[d] = (xs.dim[d] - 1) * strides.v[d - 2] + k.v[d - 2] - pads.v[d - 2] - pads.v[d - 2 + n];
+    if (inferred.dim[d] < 0 || (given.n && given.v[d] < inferred.dim[d])) {
+      onnx_node_fail(c, TS_ERR_SHAPE, "output dim %d would be %" PRId64 " (output_shape: %" PRId64 ")", d,
+                     inferred.dim[d], given.n ? given.v[d] : inferred.dim[d]);
+      return false;
+    }
+    m *= (double)xs.dim[d];
+    p *= (double)inferred.dim[d];
+  }
+  if (!check_made(c, m * p) || ts_tensor_size(ind) != (int64_t)m) {
+    if (!ts_failed())
+      onnx_node_fail(c, TS_ERR_SHAPE, "I has %" PRId64 " indices for %.0f values", ts_tensor_size(ind), m);
+    return false;
+  }
+  ts_tensor *rows = reshape(ts_cast_at(HERE, ind, TS_I64), TS_SHAPE((int64_t)m, 1));
+  ts_tensor *hot = ts_equal_at(HERE, rows, iota_along((int64_t)p, 1, 2)); /* [M, P] */
+  ts_tensor *which = ts_where_at(HERE, hot, iota_along((int64_t)m, 0, 2), ts_scalar_i64(-1));
+  ts_tensor *last = ts_reduce_max_at(HERE, which, TS_INTS(0), false); /* [P]: the last put, or -1 */
+  ts_tensor *taken = ts_gather_at(HERE, reshape(x, TS_SHAPE((int64_t)m)), ts_maximum_at(HERE, last, ts_scalar_i64(0)), 0);
+  ts_tensor *y = reshape(ts_where_at(HERE, ts_less_at(HERE, last, ts_scalar_i64(0)), scalar(x, 0), taken), inferred);
+  for (int d = 0; given.n && d < rank; d++)
+    y = pad_axis(y, d, 0, given.v[d] - inferred.dim[d], 0);
+  return out1(c, y);
+}
+
+/* One axis of RoiAlign's bilinear taps: coordinates t on an axis of size
+ * n become the low and high indices, their weights, and where t counts
+ * (ONNX's reference: outside [-1, n] a sample is 0; below 0 it is 0; at or
+ * past n - 1 both taps are the last). */
+typedef struct roi_taps {
+  ts_tensor *low, *high, *w_low, *w_high, *valid;
+} roi_taps;
+
+static roi_taps roi_axis(ts_tensor *t, int64_t n)
+{
+  roi_taps a;
+  a.valid = ts_logical_and_at(HERE, ts_greater_equal_at(HERE, t, scalar(t, -1)),
+                              ts_less_equal_at(HERE, t, scalar(t, (double)n)));
+  t = ts_maximum_at(HERE, t, scalar(t, 0));
+  ts_tensor *low = ts_floordiv_at(HERE, t, scalar(t, 1));
+  ts_tensor *at_end = ts_greater_equal_at(HERE, low, scalar(t, (double)(n - 1)));
+  low = ts_where_at(HERE, at_end, scalar(t, (double)(n - 1)), low);
+  t = ts_where_at(HERE, at_end, low, t);
+  ts_tensor *frac = ts_sub_at(HERE, t, low);
+  a.w_high = frac;
+  a.w_low = ts_sub_at(HERE, scalar(t, 1), frac);
+  a.low = ts_cast_at(HERE, low, TS_I64);
+  a.high = ts_cast_at(HERE, ts_where_at(HERE, at_end, low, ts_add_at(HERE, low, scalar(t, 1))), TS_I64);
+  return a;
+}
+
+/* RoiAlign: for each ROI, bin and sample point of a sampling_ratio x
+ * sampling_ratio grid per bin, the bilinear value of X gathered from its
+ * NHWC rows; avg averages the samples, max takes the largest weighted tap
+ * (as ONNX's reference).  An adaptive grid (sampling_ratio 0) needs the
+ * ROIs when the graph is built, and one grid for all of them. */
+static bool op_roi_align(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *rois = IN(1), *batch = IN(2);
+  if (!x || !rois || !batch)
+    return false;
+  ts_shape xs = ts_tensor_shape(x);
+  int64_t r = ts_tensor_dim(rois, 0);
+  bool known = xs.rank == 4 && ts_tensor_rank(rois) == 2 && ts_tensor_dim(rois, 1) == 4 && r >= 0 &&
+               ts_tensor_size(batch) == r && ts_dtype_is_float(ts_tensor_dtype(x));
+  for (int d = 0; known && d < 4; d++)
+    known = xs.dim[d] > 0;
+  if (!known) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "X must be float [N, C, H, W] of known dims, rois [R, 4], batch_indices [R]");
+    return false;
+  }
+  int64_t h = xs.dim[2], w = xs.dim[3], oh = attr_int(c, "output_height", 1), ow = attr_int(c, "output_width", 1);
+  int64_t ratio = attr_int(c, "sampling_ratio", 0);
+  double spatial = attr_float(c, "spatial_scale", 1.0);
+  char mode[8], transform[24];
+  attr_string(c, "mode", "avg", mode, sizeof mode);
+  attr_string(c, "coordinate_transformation_mode", c->opset >= 16 ? "half_pixel" : "output_half_pixel", transform,
+              sizeof transform);
+  bool max_mode = strcmp(mode, "max") == 0, half = strcmp(transform, "half_pixel") == 0;
+  if ((!max_mode && strcmp(mode, "avg") != 0) || (!half && strcmp(transform, "output_half_pixel") != 0) ||
+      oh < 1 || ow < 1 || oh > 4096 || ow > 4096 || ratio < 0 || ratio > 64) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "mode '%s', coordinate_transformation_mode '%s', output %" PRId64
+                   "x%" PRId64 ", sampling_ratio %" PRId64, mode, transform, oh, ow, ratio);
+    return false;
+  }
+  double off = half ? 0.5 : 0;
+  int64_t gh = ratio, gw = ratio;
+  if (ratio == 0) {
+    /* adaptive: ceil(roi size / output size), the same for every ROI */
+    ts_tensor *hr = c->in[1].host;
+    if (!hr) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "sampling_ratio 0 needs the rois when the graph is built");
+      return false;
+    }
+    for (int64_t i = 0; i < r; i++) {
+      double rw = (ts_tensor_get_f64(hr, 4 * i + 2) - ts_tensor_get_f64(hr, 4 * i)) * spatial;
+      double rh = (ts_tensor_get_f64(hr, 4 * i + 3) - ts_tensor_get_f64(hr, 4 * i + 1)) * spatial;
+      if (!half) {
+        rw = MAX(rw, 1);
+        rh = MAX(rh, 1);
+      }
+      int64_t gy = (int64_t)ceil(rh / (double)oh), gx = (int64_t)ceil(rw / (double)ow);
+      if ((i && (gy != gh || gx != gw)) || gy < 1 || gx < 1 || gy > 64 || gx > 64) {
+        onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "sampling_ratio 0 gives the ROIs different grids (or none)");
+        return false;
+      }
+      gh = gy;
+      gw = gx;
+    }
+  }
+  if (!check_made(c, (double)r * (double)oh * (double)ow * (double)gh * (double)gw * (double)xs.dim[1] * 4))
+    return false;
+  /* coordinates [R, oh, 1, gh, 1] and [R, 1, ow, 1, gw] */
+  ts_dtype dt = ts_tensor_dtype(x);
+  ts_tensor *col[4];
+  for (int k = 0; k < 4; k++) {
+    ts_tensor *v = ts_slice_at(HERE, ts_cast_at(HERE, rois, dt), TS_INTS(0, k), TS_INTS(-1, 1));
+    col[k] = ts_sub_at(HERE, ts_mul_at(HERE, reshape(v, TS_SHAPE(r, 1, 1, 1, 1)), scalar(x, spatial)), scalar(x, off));
+  }
+  ts_tensor *rw = ts_sub_at(HERE, col[2], col[0]), *rh = ts_sub_at(HERE, col[3], col[1]);
+  if (!half) {
+    rw = ts_maximum_at(HERE, rw, scalar(x, 1));
+    rh = ts_maximum_at(HERE, rh, scalar(x, 1));
+  }
+  ts_tensor *step_y = ts_add_at(HERE, ts_cast_at(HERE, iota_along(oh, 1, 5), dt),
+                                ts_div_at(HERE, ts_add_at(HERE, ts_cast_at(HERE, iota_along(gh, 3, 5), dt), scalar(x, 0.5)),
+                                          scalar(x, (double)gh)));
+  ts_tensor *step_x = ts_add_at(HERE, ts_cast_at(HERE, iota_along(ow, 2, 5), dt),
+                                ts_div_at(HERE, ts_add_at(HERE, ts_cast_at(HERE, iota_along(gw, 4, 5), dt), scalar(x, 0.5)),
+                                          scalar(x, (double)gw)));
+  ts_tensor *ys = ts_add_at(HERE, col[1], ts_mul_at(HERE, ts_div_at(HERE, rh, scalar(x, (double)oh)), step_y));
+  ts_tensor *xs_ = ts_add_at(HERE, col[0], ts_mul_at(HERE, ts_div_at(HERE, rw, scalar(x, (double)ow)), step_x));
+  roi_taps ty = roi_axis(ys, h), tx = roi_axis(xs_, w);
+  ts_tensor *valid = ts_cast_at(HERE, ts_logical_and_at(HERE, ty.valid, tx.valid), dt);
+  /* rows of X as NHWC: (n H + y) W + x */
+  ts_tensor *rows = reshape(ts_transpose_at(HERE, x, TS_INTS(0, 2, 3, 1)), TS_SHAPE(xs.dim[0] * h * w, xs.dim[1]));
+  ts_tensor *base = ts_mul_at(HERE, reshape(ts_cast_at(HERE, batch, TS_I64), TS_SHAPE(r, 1, 1, 1, 1)),
+                              ts_scalar_i64(h * w));
+  ts_tensor *iy[2] = { ty.low, ty.high }, *wy[2] = { ty.w_low, ty.w_high };
+  ts_tensor *ix[2] = { tx.low, tx.high }, *wx[2] = { tx.w_low, tx.w_high };
+  ts_tensor *y = NULL;
+  for (int a = 0; a < 2; a++)
+    for (int b = 0; b < 2; b++) {
+      ts_tensor *at = ts_add_at(HERE, base, ts_add_at(HERE, ts_mul_at(HERE, iy[a], ts_scalar_i64(w)), ix[b]));
+      ts_tensor *weight = ts_mul_at(HERE, valid, ts_mul_at(HERE, wy[a], wx[b])); /* [R, oh, ow, gh, gw] */
+      ts_tensor *tap = ts_mul_at(HERE, ts_gather_at(HERE, rows, at, 0), unsqueeze(weight, 5));
+      y = !y ? tap : max_mode ? ts_maximum_at(HERE, y, tap) : ts_add_at(HERE, y, tap);
+    }
+  y = max_mode ? ts_reduce_max_at(HERE, y, TS_INTS(3, 4), false)
+               : ts_div_at(HERE, ts_reduce_sum_at(HERE, y, TS_INTS(3, 4), false), scalar(x, (double)(gh * gw)));
+  return out1(c, ts_transpose_at(HERE, y, TS_INTS(0, 3, 1, 2)));
+}
+
+/* TfIdfVectorizer over integers: each pool n-gram (of min_gram_length to
+ * max_gram_length items) counted in every row of X at every start and
+ * skip distance 1 .. max_skip_count + 1 (unigrams at distance 1 only), as
+ * ONNX's reference counts them, into its ngram_indexes column; then TF
+ * (counts), IDF (weight, or 1, where counted) or TFIDF (weight times
+ * count).  Each (n-gram, distance) is a few ops, so the pool is capped. */
+static bool op_tfidf_vectorizer(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x)
+    return false;
+  const Onnx__AttributeProto *pool = attr(c, "pool_int64s"), *counts = attr(c, "ngram_counts");
+  const Onnx__AttributeProto *indexes = attr(c, "ngram_indexes"), *weights = attr(c, "weights");
+  int64_t min_n = attr_int(c, "min_gram_length", 0), max_n = attr_int(c, "max_gram_length", 0);
+  int64_t skips = attr_int(c, "max_skip_count", 0);
+  char mode[8];
+  attr_string(c, "mode", "", mode, sizeof mode);
+  int rank = ts_tensor_rank(x);
+  int64_t cols = rank ? ts_tensor_dim(x, rank - 1) : 1;
+  if (attr(c, "pool_strings") || !ts_dtype_is_integer(ts_tensor_dtype(x))) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "only integer input and pool_int64s are supported");
+    return false;
+  }
+  bool tf = strcmp(mode, "TF") == 0, idf = strcmp(mode, "IDF") == 0, tfidf = strcmp(mode, "TFIDF") == 0;
+  if (!pool || !counts || !indexes || (!tf && !idf && !tfidf) || rank > 2 || cols < 0 || min_n < 1 ||
+      max_n < min_n || skips < 0 || skips > 64 || pool->n_ints > 4096 || counts->n_ints > 64) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "TfIdfVectorizer needs pool_int64s (at most 4096), ngram_counts, "
+                   "ngram_indexes, mode TF, IDF or TFIDF, 1 <= min_gram_length <= max_gram_length, "
+                   "max_skip_count 0..64, and X [C] or [B, C]");
+    return false;
+  }
+  int64_t out_size = 0;
+  for (size_t i = 0; i < indexes->n_ints; i++) {
+    if (indexes->ints[i] < 0 || indexes->ints[i] >= 1 << 20) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "ngram_indexes value %" PRId64 " is out of range", indexes->ints[i]);
+      return false;
+    }
+    out_size = MAX(out_size, indexes->ints[i] + 1);
+  }
+  if (weights && (int64_t)weights->n_floats < out_size) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%zu weights for %" PRId64 " outputs", weights->n_floats, out_size);
+    return false;
+  }
+  ts_tensor *rows = rank == 2 ? x : reshape(x, TS_SHAPE(1, cols));
+  int64_t batch = ts_tensor_dim(rows, 0);
+  ts_tensor **column = g_new0(ts_tensor *, out_size + 1);
+  size_t gram = 0; /* the pool n-gram's number, what ngram_indexes counts */
+  bool ok = true;
+  for (size_t g = 0; g < counts->n_ints && ok; g++) {
+    int64_t n = (int64_t)g + 1, start = counts->ints[g];
+    int64_t end = g + 1 < counts->n_ints ? counts->ints[g + 1] : (int64_t)pool->n_ints;
+    ok = start >= 0 && end >= start && end <= (int64_t)pool->n_ints && (end - start) % n == 0;
+    for (int64_t at = start; ok && at < end; at += n, gram++) {
+      ok = gram < indexes->n_ints;
+      if (!ok || n < min_n || n > max_n)
+        continue;
+      ts_tensor *count = NULL;
+      for (int64_t d = 1; d <= (n == 1 ? 1 : skips + 1); d++) {
+        int64_t windows = cols - (n - 1) * d;
+        if (windows <= 0)
+          break;
+        ts_tensor *match = NULL;
+        for (int64_t t = 0; t < n; t++) {
+          ts_tensor *v = ts_slice_at(HERE, rows, TS_INTS(0, t * d), TS_INTS(-1, windows));
+          ts_tensor *eq = ts_equal_at(HERE, v, ts_cast_at(HERE, ts_scalar_i64(pool->ints[at + t]), ts_tensor_dtype(x)));
+          match = match ? ts_logical_and_at(HERE, match, eq) : eq;
+        }
+        ts_tensor *hits = ts_reduce_sum_at(HERE, ts_cast_at(HERE, match, TS_F32), TS_INTS(1), true); /* [B, 1] */
+        count = count ? ts_add_at(HERE, count, hits) : hits;
+      }
+      int64_t k = indexes->ints[gram];
+      if (count)
+        column[k] = column[k] ? ts_add_at(HERE, column[k], count) : count;
+    }
+  }
+  if (!ok) {
+    g_free(column);
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "ngram_counts, pool_int64s and ngram_indexes do not agree");
+    return false;
+  }
+  for (int64_t k = 0; k < out_size; k++) {
+    if (!column[k])
+      column[k] = ts_zeros_at(HERE, TS_F32, TS_SHAPE(batch, 1));
+    float wk = weights ? weights->floats[k] : 1;
+    if (idf)
+      column[k] = ts_where_at(HERE, ts_greater_at(HERE, column[k], ts_cast_at(HERE, ts_scalar_f64(0), TS_F32)),
+                              ts_cast_at(HERE, ts_scalar_f64(wk), TS_F32), ts_zeros_at(HERE, TS_F32, TS_SHAPE(batch, 1)));
+    else if (tfidf)
+      column[k] = ts_mul_at(HERE, column[k], ts_cast_at(HERE, ts_scalar_f64(wk), TS_F32));
+  }
+  ts_tensor *y = out_size ? ts_concat_at(HERE, column, (int)out_size, 1) : ts_zeros_at(HERE, TS_F32, TS_SHAPE(batch, 0));
+  g_free(column);
+  return out1(c, rank == 2 ? y : reshape(y, TS_SHAPE(out_size)));
+}
+
+/* ---- ai.onnx.preview.training: one optimizer step ------------------------------------ */
+
+/* The optimizers' inputs: R (the learning rate), T (the update count),
+ * then per_x groups of n tensors (X1..Xn, G1..Gn, ...); their outputs are
+ * (per_x - 1) groups of n (X1_new..Xn_new, then the new states).  n, or
+ * -1 + error when the counts do not fit. */
+static int optimizer_groups(onnx_node_ctx *c, int per_x)
+{
+  int n = (c->n_in - 2) / per_x;
+  if (n < 1 || 2 + n * per_x != c->n_in || c->n_out != n * (per_x - 1)) {
+    onnx_node_fail(c, TS_ERR_FORMAT, "%d inputs and %d outputs: it takes R, T and %d groups of n tensors, "
+                   "and gives %d groups of n", c->n_in, c->n_out, per_x, per_x - 1);
+    return -1;
+  }
+  for (int i = 0; i < c->n_in; i++)
+    if (!IN(i)) {
+      onnx_node_fail(c, TS_ERR_FORMAT, "input %d is omitted", i);
+      return -1;
+    }
+  if (!ts_dtype_is_float(ts_tensor_dtype(IN(2)))) {
+    onnx_node_fail(c, TS_ERR_DTYPE, "it optimizes floating-point tensors, not %s",
+                   ts_dtype_name(ts_tensor_dtype(IN(2))));
+    return -1;
+  }
+  return n;
+}
+
+static bool need_attrs(const onnx_node_ctx *c, const char *const *names)
+{
+  for (int i = 0; names[i]; i++)
+    if (!attr(c, names[i])) {
+      onnx_node_fail(c, TS_ERR_FORMAT, "attribute '%s' is required", names[i]);
+      return false;
+    }
+  return true;
+}
+
+/* ONNX's ADAGRAD: r = R / (1 + T decay_factor), g = norm_coefficient X + G,
+ * H_new = H + g^2, X_new = X - r g / (sqrt(H_new) + epsilon). */
+static bool op_adagrad(onnx_node_ctx *c)
+{
+  int n = optimizer_groups(c, 3);
+  if (n < 0)
+    return false;
+  double decay = attr_float(c, "decay_factor", 0), eps = attr_float(c, "epsilon", 1e-6);
+  double norm = attr_float(c, "norm_coefficient", 0);
+  for (int i = 0; i < n; i++) {
+    ts_tensor *x = IN(2 + i), *g = IN(2 + n + i), *h = IN(2 + 2 * n + i);
+    ts_dtype dt = ts_tensor_dtype(x);
+    ts_tensor *t = ts_cast_at(HERE, IN(1), dt);
+    ts_tensor *r = ts_div_at(HERE, ts_cast_at(HERE, IN(0), dt),
+                             ts_add_at(HERE, scalar(x, 1), ts_mul_at(HERE, t, scalar(x, decay))));
+    g = ts_add_at(HERE, ts_mul_at(HERE, scalar(x, norm), x), g);
+    ts_tensor *h_new = ts_add_at(HERE, h, ts_mul_at(HERE, g, g));
+    ts_tensor *h_sqrt = ts_add_at(HERE, ts_sqrt_at(HERE, h_new), scalar(x, eps));
+    c->out[i] = ts_sub_at(HERE, x, ts_div_at(HERE, ts_mul_at(HERE, r, g), h_sqrt));
+    c->out[n + i] = h_new;
+  }
+  return !ts_failed();
+}
+
+/* ONNX's Momentum: g = norm_coefficient X + G, V_new = alpha V + beta' g
+ * (beta' = 1 at the first update, T = 0), X_new = X - R V_new, or with
+ * mode "nesterov" X - R (g + alpha V_new). */
+static bool op_momentum(onnx_node_ctx *c)
+{
+  static const char *const required[] = { "alpha", "beta", "mode", "norm_coefficient", NULL };
+  int n = optimizer_groups(c, 3);
+  if (n < 0 || !need_attrs(c, required))
+    return false;
+  char buf[16];
+  const char *mode = attr_string(c, "mode", "", buf, sizeof buf);
+  bool nesterov = strcmp(mode, "nesterov") == 0;
+  if (!nesterov && strcmp(mode, "standard") != 0) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "mode must be standard or nesterov, not '%s'", mode);
+    return false;
+  }
+  double alpha = attr_float(c, "alpha", 0), beta = attr_float(c, "beta", 0);
+  double norm = attr_float(c, "norm_coefficient", 0);
+  for (int i = 0; i < n; i++) {
+    ts_tensor *x = IN(2 + i), *g = IN(2 + n + i), *v = IN(2 + 2 * n + i);
+    ts_dtype dt = ts_tensor_dtype(x);
+    ts_tensor *r = ts_cast_at(HERE, IN(0), dt);
+    ts_tensor *first = ts_less_equal_at(HERE, IN(1), ts_zeros_like_at(HERE, IN(1)));
+    ts_tensor *beta_now = ts_where_at(HERE, first, scalar(x, 1), scalar(x, beta));
+    g = ts_add_at(HERE, ts_mul_at(HERE, scalar(x, norm), x), g);
+    ts_tensor *v_new = ts_add_at(HERE, ts_mul_at(HERE, scalar(x, alpha), v), ts_mul_at(HERE, beta_now, g));
+    ts_tensor *step = nesterov ? ts_add_at(HERE, g, ts_mul_at(HERE, scalar(x, alpha), v_new)) : v_new;
+    c->out[i] = ts_sub_at(HERE, x, ts_mul_at(HERE, r, step));
+    c->out[n + i] = v_new;
+  }
+  return !ts_failed();
+}
+
+/* ONNX's Adam: g = norm_coefficient X + G, V_new = alpha V + (1 - alpha) g,
+ * H_new = beta H + (1 - beta) g^2, R' = R sqrt(1 - beta^T) / (1 - alpha^T)
+ * (R at T = 0), X_new = (1 - norm_coefficient_post) (X - R' V_new / (sqrt(H_new) + epsilon)). */
+static bool op_adam(onnx_node_ctx *c)
+{
+  int n = optimizer_groups(c, 4);
+  if (n < 0)
+    return false;
+  double alpha = attr_float(c, "alpha", 0.9), beta = attr_float(c, "beta", 0.999);
+  double eps = attr_float(c, "epsilon", 1e-6), norm = attr_float(c, "norm_coefficient", 0);
+  double post = attr_float(c, "norm_coefficient_post", 0);
+  for (int i = 0; i < n; i++) {
+    ts_tensor *x = IN(2 + i), *g = IN(2 + n + i), *v = IN(2 + 2 * n + i), *h = IN(2 + 3 * n + i);
+    ts_dtype dt = ts_tensor_dtype(x);
+    ts_tensor *r = ts_cast_at(HERE, IN(0), dt), *t = ts_cast_at(HERE, IN(1), dt);
+    g = ts_add_at(HERE, ts_mul_at(HERE, scalar(x, norm), x), g);
+    ts_tensor *v_new = ts_add_at(HERE, ts_mul_at(HERE, scalar(x, alpha), v), ts_mul_at(HERE, scalar(x, 1 - alpha), g));
+    ts_tensor *h_new = ts_add_at(HERE, ts_mul_at(HERE, scalar(x, beta), h),
+                                 ts_mul_at(HERE, scalar(x, 1 - beta), ts_mul_at(HERE, g, g)));
+    ts_tensor *h_sqrt = ts_add_at(HERE, ts_sqrt_at(HERE, h_new), scalar(x, eps));
+    ts_tensor *corrected = ts_div_at(HERE, ts_mul_at(HERE, r, ts_sqrt_at(HERE, ts_sub_at(HERE, scalar(x, 1), ts_pow_at(HERE, scalar(x, beta), t)))),
+                                     ts_sub_at(HERE, scalar(x, 1), ts_pow_at(HERE, scalar(x, alpha), t)));
+    ts_tensor *first = ts_less_equal_at(HERE, t, scalar(x, 0));
+    ts_tensor *r_adj = ts_where_at(HERE, first, r, corrected);
+    ts_tensor *x_new = ts_sub_at(HERE, x, ts_mul_at(HERE, r_adj, ts_div_at(HERE, v_new, h_sqrt)));
+    c->out[i] = ts_mul_at(HERE, scalar(x, 1 - post), x_new);
+    c->out[n + i] = v_new;
+    c->out[2 * n + i] = h_new;
+  }
+  return !ts_failed();
+}
+
 /* ---- the table ------------------------------------------------------------------------------ */
 
 #define ANY (-1)
@@ -3411,7 +4372,7 @@ static const onnx_op_row ROWS[] = {
   { "LogSoftmax", 1, 1, 1, 1, ",axis,", op_log_softmax, 0, false },
   { "MatMul", 2, 2, 1, 1, ",", op_matmul, 0, false },
   { "Max", 1, ANY, 1, 1, ",", op_max, 0, true },
-  { "MaxPool", 1, 1, 1, 1, ",auto_pad,ceil_mode,dilations,kernel_shape,pads,storage_order,strides,", op_max_pool, 0, false },
+  { "MaxPool", 1, 1, 1, 2, ",auto_pad,ceil_mode,dilations,kernel_shape,pads,storage_order,strides,", op_max_pool, 0, false },
   { "Mean", 1, ANY, 1, 1, ",", op_mean, 0, true },
   { "Min", 1, ANY, 1, 1, ",", op_min, 0, true },
   { "Mod", 2, 2, 1, 1, ",fmod,", op_mod, 0, true },
@@ -3477,6 +4438,14 @@ static const onnx_op_row ROWS[] = {
   { "BlackmanWindow", 1, 1, 1, 1, ",output_datatype,periodic,", op_blackman_window, 17, true },
   { "BitShift", 2, 2, 1, 1, ",direction,", op_bit_shift, 11, true },
   { "ReverseSequence", 2, 2, 1, 1, ",batch_axis,time_axis,", op_reverse_sequence, 10, true },
+  { "Upsample", 1, 2, 1, 1, ",mode,scales,", op_upsample, 7, true },
+  { "Scan", 2, ANY, 1, TS_MAX_OUTPUTS, ",body,num_scan_inputs,directions,scan_input_axes,scan_input_directions,"
+    "scan_output_axes,scan_output_directions,", onnx_op_scan, 8, false },
+  { "MaxUnpool", 2, 3, 1, 1, ",kernel_shape,pads,strides,", op_max_unpool, 9, false },
+  { "RoiAlign", 3, 3, 1, 1, ",coordinate_transformation_mode,mode,output_height,output_width,sampling_ratio,"
+    "spatial_scale,", op_roi_align, 10, false },
+  { "TfIdfVectorizer", 1, 1, 1, 1, ",max_gram_length,max_skip_count,min_gram_length,mode,ngram_counts,ngram_indexes,"
+    "pool_int64s,pool_strings,weights,", op_tfidf_vectorizer, 9, false },
 };
 
 bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c)
@@ -3488,10 +4457,22 @@ bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c)
   return ok;
 }
 
-const onnx_op_row *onnx_op_lookup(const char *op)
+/* The ops of the domain ai.onnx.preview.training (its opset 1). */
+static const onnx_op_row TRAINING_ROWS[] = {
+  { "Adagrad", 5, ANY, 2, ANY, ",decay_factor,epsilon,norm_coefficient,", op_adagrad, 1, false },
+  { "Momentum", 5, ANY, 2, ANY, ",alpha,beta,mode,norm_coefficient,", op_momentum, 1, false },
+  { "Adam", 6, ANY, 3, ANY, ",alpha,beta,epsilon,norm_coefficient,norm_coefficient_post,", op_adam, 1, false },
+};
+
+const onnx_op_row *onnx_op_lookup(const char *domain, const char *op)
 {
-  for (size_t i = 0; i < G_N_ELEMENTS(ROWS); i++)
-    if (strcmp(ROWS[i].name, op) == 0)
-      return &ROWS[i];
+  bool training = domain && strcmp(domain, "ai.onnx.preview.training") == 0;
+  if (!training && !onnx_is_default_domain(domain))
+    return NULL;
+  const onnx_op_row *rows = training ? TRAINING_ROWS : ROWS;
+  size_t n = training ? G_N_ELEMENTS(TRAINING_ROWS) : G_N_ELEMENTS(ROWS);
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(rows[i].name, op) == 0)
+      return &rows[i];
   return NULL;
 }

@@ -151,14 +151,25 @@ static void budget_free(void *data, void *p)
 
 /* ---- the file ------------------------------------------------------------------ */
 
-static int64_t default_opset(const Onnx__ModelProto *m)
+bool onnx_is_default_domain(const char *domain)
 {
+  return !domain || !*domain || strcmp(domain, "ai.onnx") == 0;
+}
+
+static int64_t opset_of(const Onnx__ModelProto *m, const char *domain)
+{
+  bool want_default = onnx_is_default_domain(domain);
   for (size_t i = 0; i < m->n_opset_import; i++) {
     const Onnx__OperatorSetIdProto *o = m->opset_import[i];
-    if (o && (!o->domain || !*o->domain || strcmp(o->domain, "ai.onnx") == 0))
+    if (o && (want_default ? onnx_is_default_domain(o->domain) : o->domain && strcmp(o->domain, domain) == 0))
       return o->has_version ? o->version : 0;
   }
   return 0;
+}
+
+int64_t onnx_domain_opset(const onnx_file *f, const char *domain)
+{
+  return onnx_is_default_domain(domain) ? f->opset : opset_of(f->model, domain);
 }
 
 uint8_t *onnx_read_bytes(const char *path, size_t *size_out)
@@ -234,7 +245,7 @@ bool onnx_file_read(const char *path, onnx_file *out)
   out->model = m;
   out->path = g_strdup(path);
   out->dir = g_path_get_dirname(path);
-  out->opset = default_opset(m);
+  out->opset = opset_of(m, "");
   if (!m->graph) {
     ts_error_set(TS_ERR_FORMAT, (ts_loc){ 0 }, NULL, "%s: the model has no graph", path);
     onnx_file_clear(out);
