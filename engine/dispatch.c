@@ -150,16 +150,21 @@ bool ts__dispatch_infer(const ts_op_call *call, ts_info *out_info, int *n_out)
 
 /* ---- placement ----------------------------------------------------------------------- */
 
-static bool backend_runs(const ts_backend *b, const ts_op_call *call)
+bool ts__backend_runs(const ts_backend *b, const ts_op_def *def, ts_tensor *const *in, int n_in,
+                      const ts_attr *attrs)
 {
   const ts_backend_i *bi = &b->iface;
-  if (!call->def->kernel[bi->kind])
+  if (!def->kernel[bi->kind])
     return false;
   if (!bi->supports_op)
     return true;
-  ts_kernel_ctx k = { .def = call->def, .loc = call->loc, .backend = b, .n_in = call->n_in,
-                      .in = call->in, .attrs = call->attrs };
+  ts_kernel_ctx k = { .def = def, .backend = b, .n_in = n_in, .in = in, .attrs = attrs };
   return bi->supports_op(b, &k);
+}
+
+static bool backend_runs(const ts_backend *b, const ts_op_call *call)
+{
+  return ts__backend_runs(b, call->def, call->in, call->n_in, call->attrs);
 }
 
 /* Soft placement is visible: the op event says CPU, and the first time an
@@ -193,13 +198,16 @@ static void warn_fallback(const ts_op_call *call, const ts_backend *device)
 }
 
 /* The backend that runs call: the thread's device, or the CPU when the
- * device cannot (soft placement).  Ops on a variable run where it lives. */
+ * device cannot (soft placement).  Ops on a variable run where it lives,
+ * whatever the device (TF's placer colocates them with the resource): a
+ * variable never moves, and a variable lives only where its ops run
+ * (tensor.c's variable_home). */
 static const ts_backend *place(ts_context *c, const ts_op_call *call)
 {
   const ts_backend *cpu = c->cpu;
   const ts_backend *b = c->device ? c->device : cpu;
   if ((call->def->flags & TS_OPF_VARIABLE) && call->n_in > 0 && call->in[0]->backend)
-    b = call->in[0]->backend;
+    return call->in[0]->backend;
   if (b == cpu || backend_runs(b, call))
     return b;
   if (!(call->def->flags & TS_OPF_CONTROL_FLOW)) /* If and While run on the host anyway */

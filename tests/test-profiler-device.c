@@ -29,11 +29,12 @@ static gboolean key_equal(gconstpointer a, gconstpointer b)
   return x->run_id == y->run_id && x->seq == y->seq;
 }
 
-/* The views sequential_model makes: headers over device memory, made on
- * the host, launch nothing. */
+/* The views sequential_model makes (its variables' reads among them):
+ * headers over device memory, made on the host, launch nothing. */
 static bool is_view(const char *op)
 {
-  return !strcmp(op, "Reshape") || !strcmp(op, "Flatten") || !strcmp(op, "Identity");
+  return !strcmp(op, "Reshape") || !strcmp(op, "Flatten") || !strcmp(op, "Identity") ||
+         !strcmp(op, "ReadVariableOp");
 }
 
 /* The copies on the stream's track: spans of their own (TSP_OP_OTHER,
@@ -208,6 +209,64 @@ static void test_serialized(void)
   g_bytes_unref(bytes);
 }
 
+/* Bytes copied into SIM:0 from the host, as its activity records say. */
+static void count_uploads(const ts_activity *records, int n, void *data)
+{
+  for (int i = 0; i < n; i++)
+    if (records[i].kind == TS_ACTIVITY_COPY && !strcmp(records[i].device, "SIM:0") &&
+        !strcmp(records[i].name, "host to device"))
+      *(uint64_t *)data += records[i].bytes;
+}
+
+/* The weights live on the device they were made on: after the first call
+ * (which makes them there), a call copies in its argument only, eagerly
+ * and in graph mode; the reads of the variables run on SIM:0. */
+static void test_weights_stay(void)
+{
+  ts_module *m = ts_module_open("seeds");
+  assert_no_error();
+  ts_function *fn = ts_module_lookup(m, "sequential_model");
+  ts_value x;
+  g_assert_true(ts_value_parse("f32[4,28,28]:uniform", &x));
+  const uint64_t arg_bytes = 4 * 28 * 28 * sizeof(float);
+  uint64_t uploaded = 0;
+  g_assert_true(ts_activity_subscribe(count_uploads, &uploaded));
+  tsp_session *s = tsp_session_new();
+  g_assert_true(tsp_session_start(s, NULL));
+  for (int graph = 0; graph < 2; graph++) {
+    ts_run_functions_eagerly(!graph);
+    TS_DEVICE_SCOPE(ts_backend_by_name("SIM:0")) {
+      for (int i = 0; i < 3; i++) {
+        ts_scope *scope = ts_scope_begin();
+        g_assert_nonnull(ts_function_call(fn, &x, 1));
+        ts_scope_end(scope);
+        ts_activity_flush();
+        if (i > 0 || graph)
+          g_assert_cmpuint(uploaded, ==, arg_bytes);
+        uploaded = 0;
+      }
+    }
+  }
+  ts_run_functions_eagerly(false);
+  tsp_session_stop(s);
+  int reads = 0;
+  for (int t = 0; t < tsp_session_n_threads(s); t++) {
+    tsp_iter it;
+    tsp_iter_init(&it, s, t);
+    for (const tsp_event *e; (e = tsp_iter_next(&it));)
+      if (e->kind == TSP_EVENT_OP && !strcmp(tsp_event_op_name(s, e), "ReadVariableOp")) {
+        g_assert_cmpstr(tsp_session_device(s, e->device), ==, "SIM:0");
+        reads++;
+      }
+  }
+  g_assert_cmpint(reads, >, 0);
+  tsp_session_free(s);
+  ts_activity_unsubscribe(count_uploads, &uploaded);
+  assert_no_error();
+  ts_value_clear(&x);
+  ts_module_free(m);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -215,5 +274,6 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler-device/graph-replayed", test_graph_replayed);
   g_test_add_func("/profiler-device/stream-track", test_stream_track);
   g_test_add_func("/profiler-device/serialized", test_serialized);
+  g_test_add_func("/profiler-device/weights-stay", test_weights_stay);
   return g_test_run();
 }

@@ -384,6 +384,70 @@ static void test_function_placement(void)
   ts_scope_end(scope);
 }
 
+/* A step of state on the variables the call captures (step_v, step_w):
+ * v += x; v -= 0.5 * x; w = v; returns read(v) * 2. */
+static ts_tensor *step_v, *step_w;
+
+static ts_tensor *var_step(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  ts_assign_add(step_v, x);
+  ts_assign_sub(step_v, ts_mul(x, ts_scalar_f32(0.5f)));
+  ts_assign(step_w, ts_read(step_v));
+  return ts_mul(ts_read(step_v), ts_scalar_f32(2));
+}
+
+/* A variable made on SIM:0 lives there (as a tf.Variable made under
+ * tf.device): its reads and assigns run there, eagerly and as a graph,
+ * with the values the CPU gives; one made on the CPU stays there, and
+ * ops on it run there whatever the device. */
+static void test_variables_live_on_device(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = matrix(3, 5, 1.0f);
+  ts_value arg = TS_TENSOR_VALUE(x);
+  ts_tensor *cpu_v = ts_variable_new(matrix(3, 5, 0.25f), "v");
+  ts_tensor *cpu_w = ts_variable_new(matrix(3, 5, 0), "w");
+  ts_tensor *dev_v = NULL, *dev_w = NULL;
+  TS_DEVICE_SCOPE(sim()) {
+    dev_v = ts_variable_new(matrix(3, 5, 0.25f), "v");
+    dev_w = ts_variable_new(matrix(3, 5, 0), "w");
+  }
+  g_assert_true(ts_tensor_backend(cpu_v) == ts_backend_cpu());
+  g_assert_true(ts_tensor_backend(dev_v) == sim());
+  /* one function per set of variables: each traces its own captures */
+  ts_function *on_cpu = ts_function_new("var_step", var_step, "x");
+  ts_function *on_dev = ts_function_new("var_step", var_step, "x");
+  for (int eager = 0; eager < 2; eager++) {
+    ts_function_set_run_eagerly(on_cpu, eager);
+    ts_function_set_run_eagerly(on_dev, eager);
+    for (int i = 0; i < 2; i++) {
+      step_v = cpu_v, step_w = cpu_w;
+      ts_tensor *want = ts_function_call(on_cpu, &arg, 1);
+      step_v = dev_v, step_w = dev_w;
+      ts_tensor *got = NULL;
+      TS_DEVICE_SCOPE(sim()) got = ts_function_call(on_dev, &arg, 1);
+      assert_no_error();
+      g_assert_true(ts_tensor_backend(got) == sim());
+      assert_close(want, got);
+      assert_close(ts_read(cpu_v), ts_read(dev_v));
+      assert_close(ts_read(cpu_w), ts_read(dev_w));
+      g_assert_true(ts_tensor_backend(dev_v) == sim());
+      g_assert_true(ts_tensor_backend(ts_read(dev_v)) == sim()); /* read where it lives */
+    }
+  }
+  /* a CPU variable's read inside a device scope still runs on the CPU */
+  TS_DEVICE_SCOPE(sim()) g_assert_true(ts_tensor_backend(ts_read(cpu_v)) == ts_backend_cpu());
+  assert_no_error();
+  ts_function_free(on_cpu);
+  ts_function_free(on_dev);
+  ts_tensor_unref(cpu_v);
+  ts_tensor_unref(cpu_w);
+  ts_tensor_unref(dev_v);
+  ts_tensor_unref(dev_w);
+  ts_scope_end(scope);
+}
+
 /* ---- what a backend is asked ------------------------------------------------------------ */
 
 /* A backend of kind CPU (host memory) that refuses MatMul with
@@ -462,6 +526,7 @@ int main(int argc, char **argv)
   g_test_add_func("/sim/eager-activity", test_eager_activity);
   g_test_add_func("/sim/plan-replay", test_plan_replay);
   g_test_add_func("/sim/function-placement", test_function_placement);
+  g_test_add_func("/sim/variables-live-on-device", test_variables_live_on_device);
   g_test_add_func("/sim/supports-op-sees-shapes-and-attrs", test_supports_op_sees_shapes_and_attrs);
   return g_test_run();
 }

@@ -350,14 +350,15 @@ static bool sim_memory_info(const ts_backend *b, size_t *free_bytes, size_t *tot
 /* The CPU kernels, on tensors the stream can reach: never strings or
  * variants (they live on the host: ops that may make them, such as the
  * TensorList ops, run there; a view of a number tensor is no such op),
- * never ops that run subgraphs, read or write variables, or have effects
- * on the host (print). */
+ * never ops that run subgraphs or have effects on the host (print).  The
+ * variable ops run here (state.c reads with views and writes through the
+ * backend's copies and kernels), so variables made on SIM:0 live here. */
 static bool sim_supports_op(const ts_backend *b, const ts_kernel_ctx *k)
 {
   const ts_op_def *def = k->def;
   if (!def->kernel[TS_DEVICE_CPU] ||
-      (def->flags & (TS_OPF_CONTROL_FLOW | TS_OPF_VARIABLE | TS_OPF_STATEFUL | TS_OPF_INPUT |
-                     TS_OPF_VALUE)) ||
+      (def->flags & (TS_OPF_CONTROL_FLOW | TS_OPF_INPUT | TS_OPF_VALUE)) ||
+      ((def->flags & TS_OPF_STATEFUL) && !(def->flags & TS_OPF_VARIABLE)) ||
       (def->flags & (TS_OPF_ANY_DTYPE | TS_OPF_ALIAS)) == TS_OPF_ANY_DTYPE)
     return false;
   for (int i = 0; i < k->n_in; i++)
