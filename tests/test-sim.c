@@ -291,6 +291,62 @@ static void test_eager_activity(void)
   collect_clear(&c);
 }
 
+/* Copies are the op's that needed them, both ways: MatMul's inputs go to
+ * SIM:0 under MatMul's correlation id, and Print (on the CPU) takes the
+ * product back to the host under its own; the op events say how many
+ * inputs each had copied. */
+static GHashTable *copied; /* op name -> its inputs copied (OP_END's n_copied) */
+
+static void on_copied(const ts_event *ev, void *data)
+{
+  on_op(ev, data);
+  g_hash_table_insert(copied, (gpointer)ev->op.op_name, GUINT_TO_POINTER(ev->op.n_copied));
+}
+
+static void test_copies_carry_correlation(void)
+{
+  collected c;
+  collect_begin(&c);
+  copied = g_hash_table_new(g_str_hash, g_str_equal);
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_copied, &c);
+  ts_scope *scope = ts_scope_begin();
+  fflush(stdout);
+  int saved = dup(STDOUT_FILENO), null = open("/dev/null", O_WRONLY);
+  dup2(null, STDOUT_FILENO); /* what it prints is not TAP */
+  TS_DEVICE_SCOPE(sim()) ts_print(ts_matmul(matrix(8, 8, 1), matrix(8, 8, 2)));
+  fflush(stdout);
+  dup2(saved, STDOUT_FILENO);
+  close(saved);
+  close(null);
+  ts_scope_end(scope);
+  ts_listener_remove(id);
+  collect_end(&c);
+  assert_no_error();
+  int up = 0, down = 0;
+  for (guint i = 0; i < c.records->len; i++) {
+    const ts_activity *r = &g_array_index(c.records, ts_activity, i);
+    if (r->kind != TS_ACTIVITY_COPY)
+      continue;
+    const char *op = g_hash_table_lookup(c.names, GSIZE_TO_POINTER(r->correlation));
+    g_assert_cmpuint(r->bytes, ==, 8 * 8 * sizeof(float));
+    g_assert_cmpuint(r->end_ns, >=, r->start_ns);
+    if (!strcmp(r->name, "host to device")) {
+      g_assert_cmpstr(op, ==, "MatMul");
+      up++;
+    } else {
+      g_assert_cmpstr(r->name, ==, "device to host");
+      g_assert_cmpstr(op, ==, "PrintV2");
+      down++;
+    }
+  }
+  g_assert_cmpint(up, ==, 2);
+  g_assert_cmpint(down, ==, 1);
+  g_assert_cmpuint(GPOINTER_TO_UINT(g_hash_table_lookup(copied, "MatMul")), ==, 2);
+  g_assert_cmpuint(GPOINTER_TO_UINT(g_hash_table_lookup(copied, "PrintV2")), ==, 1);
+  g_hash_table_unref(copied);
+  collect_clear(&c);
+}
+
 static ts_tensor *layers(ts_call *call)
 {
   ts_tensor *x = ts_arg(call, 0), *w = ts_arg(call, 1);
@@ -524,6 +580,7 @@ int main(int argc, char **argv)
   g_test_add_func("/sim/late-error", test_late_error);
   g_test_add_func("/sim/visible-fallback", test_visible_fallback);
   g_test_add_func("/sim/eager-activity", test_eager_activity);
+  g_test_add_func("/sim/copies-carry-correlation", test_copies_carry_correlation);
   g_test_add_func("/sim/plan-replay", test_plan_replay);
   g_test_add_func("/sim/function-placement", test_function_placement);
   g_test_add_func("/sim/variables-live-on-device", test_variables_live_on_device);

@@ -398,6 +398,8 @@ static bool take_error(sim *s)
   return wait_idle(s, true);
 }
 
+/* On the caller's thread once the stream is idle, recorded as the copy
+ * it is (the op's whose input it is, if any). */
 static bool sim_to_host(const ts_backend *b, void *host_dst, const void *src, size_t bytes)
 {
   sim *s = get();
@@ -405,7 +407,9 @@ static bool sim_to_host(const ts_backend *b, void *host_dst, const void *src, si
     break_capture(s);
   if (!take_error(s))
     return false;
+  uint64_t start = ts__op_now_ns();
   memcpy(host_dst, host_of(src), bytes);
+  record_span(s, TS_ACTIVITY_COPY, "device to host", ts_activity_correlation(), 0, start, bytes);
   return true;
 }
 
@@ -421,6 +425,7 @@ static bool sim_from_host(const ts_backend *b, void *dst, const void *host_src, 
   memcpy(w->staged, host_src, bytes);
   w->dst = dst;
   w->bytes = bytes;
+  w->correlation = ts_activity_correlation();
   submit(s, w); /* fresh buffers only: never one the capture's launches use */
   return true;
 }
@@ -436,6 +441,7 @@ static bool sim_memset(const ts_backend *b, void *dst, int value, size_t bytes)
   w->dst = dst;
   w->value = value;
   w->bytes = bytes;
+  w->correlation = ts_activity_correlation();
   submit(s, w);
   return true;
 }
@@ -449,6 +455,7 @@ static bool sim_copy(const ts_backend *b, void *dst, const ts_backend *src_b, co
   if (capturing) { /* a node of the plan */
     launch *l = g_new0(launch, 1);
     l->bytes = bytes;
+    l->correlation = ts_activity_correlation();
     l->n_in = l->n_out = 1;
     l->in[0].data = (void *)src;
     l->out[0].data = dst;
@@ -459,6 +466,7 @@ static bool sim_copy(const ts_backend *b, void *dst, const ts_backend *src_b, co
   w->dst = dst;
   w->src = src;
   w->bytes = bytes;
+  w->correlation = ts_activity_correlation();
   submit(s, w);
   return true;
 }
