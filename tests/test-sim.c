@@ -8,6 +8,7 @@
 #include <glib.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
 #include <tracescope-backend.h>
@@ -492,6 +493,19 @@ static void test_variables_live_on_device(void)
       g_assert_true(ts_tensor_backend(ts_read(dev_v)) == sim()); /* read where it lives */
     }
   }
+  /* its graph, serialized (as the worker sends it), keeps the variables'
+   * names: read back, they are variables again */
+  ts_concrete *cf = NULL;
+  TS_DEVICE_SCOPE(sim()) cf = ts_function_get_concrete(on_dev, &arg, 1);
+  g_assert_nonnull(cf);
+  size_t size;
+  void *bytes = ts_graph_serialize(ts_concrete_graph(cf), &size);
+  g_assert_nonnull(bytes);
+  ts_graph *back = ts_graph_deserialize(bytes, size);
+  assert_no_error();
+  g_assert_nonnull(back);
+  ts_graph_free(back);
+  free(bytes);
   /* a CPU variable's read inside a device scope still runs on the CPU */
   TS_DEVICE_SCOPE(sim()) g_assert_true(ts_tensor_backend(ts_read(cpu_v)) == ts_backend_cpu());
   assert_no_error();
