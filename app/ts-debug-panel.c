@@ -349,10 +349,13 @@ static void take_stop(TsDebugPanel *self, TsDebugStop *stop)
                                           : g_strdup(stop->reason);
   g_autofree char *gradient = stop->op->gradient_of ? g_strdup_printf(" (gradient of %s)", stop->op->gradient_of)
                                                      : g_strdup("");
-  g_autofree char *status = g_strdup_printf("Stopped %s #%" G_GUINT64_FORMAT " %s%s%s%s at %s (%s)",
+  /* the device, where it is not the CPU */
+  g_autofree char *device = g_strcmp0(stop->op->device, "CPU") != 0 ? g_strdup_printf(" on %s", stop->op->device)
+                                                                      : g_strdup("");
+  g_autofree char *status = g_strdup_printf("Stopped %s #%" G_GUINT64_FORMAT " %s%s%s%s%s at %s (%s)",
                                             stop->after ? "after" : "before", stop->op->seq, stop->op->op,
                                             stop->op->node ? " " : "", stop->op->node ? stop->op->node : "",
-                                            gradient, where, why);
+                                            gradient, device, where, why);
   set_status(self, status);
   set_state(self, TRUE, TRUE);
   show_op(self);
@@ -460,7 +463,8 @@ void ts_debug_panel_start(TsDebugPanel *self, TsEngineWorker *engine, TsLoadedMo
   /* with breakpoints set, run to the first; else stop before the first op */
   gboolean run = self->breakpoints->len > 1;
   ts_worker_debug_start_async(worker, ts_engine_worker_reserve_call_id(engine, function, args), function, args,
-                              (const char *const *)self->breakpoints->pdata, TRUE, run, self->cancellable,
+                              (const char *const *)self->breakpoints->pdata, TRUE,
+                              ts_engine_worker_get_device(engine), run, self->cancellable,
                               on_started, self);
   g_ptr_array_remove_index(self->breakpoints, self->breakpoints->len - 1);
 }

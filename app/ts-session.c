@@ -48,6 +48,7 @@ void ts_session_free(TsSession *s)
   g_free(s->module);
   g_free(s->function);
   g_free(s->mode);
+  g_free(s->device);
   g_ptr_array_unref(s->args);
   g_ptr_array_unref(s->traces);
   g_free(s->view_function);
@@ -186,6 +187,8 @@ gboolean ts_session_save(const TsSession *s, const char *path, GError **error)
   add_string(b, "module", s->module);
   add_string(b, "function", s->function);
   add_string(b, "mode", s->mode);
+  if (s->device)
+    add_string(b, "device", s->device);
   json_builder_set_member_name(b, "arguments");
   json_builder_begin_array(b);
   for (guint i = 0; i < s->args->len; i++) {
@@ -430,6 +433,10 @@ static gboolean read_session(Reader *r, TsSession *s, JsonNode *root)
     g_free(s->mode);
     s->mode = g_steal_pointer(&mode);
   }
+  if (!get_string(r, o, "the file", "device", TRUE, &s->device))
+    return FALSE;
+  if (s->device && (!*s->device || strlen(s->device) > 64 || !g_str_is_ascii(s->device)))
+    return bad(r, "device '%.64s' is not a device's name (\"CPU\", \"SIM:0\", \"CUDA:0\")", s->device);
   JsonArray *args = get_array(r, o, "arguments");
   if (!args && json_object_has_member(o, "arguments"))
     return FALSE;

@@ -34,7 +34,8 @@ typedef struct {
 typedef struct {
   char *module;        /* what was opened: "seeds" or a path */
   char *function;      /* selected, or NULL */
-  char *mode;          /* "graph" or "eager" */
+  char *mode;          /* "graph", "eager" or "debug" */
+  char *device;        /* where the calls ran ("SIM:0"), or NULL: the CPU */
   GPtrArray *args;     /* TsSessionArgs * */
   GPtrArray *traces;   /* TsSessionTrace * */
   /* the graph view: the graph it shows, which groups are open, where it looks */

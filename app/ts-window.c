@@ -1052,6 +1052,7 @@ static void save_session(TsWindow *self, const char *path)
   g_autoptr(TsSession) session =
     ts_session_new(ts_loaded_module_get_source(self->module),
                    item ? ts_sidebar_item_get_function_name(item) : NULL, is_debug(self) ? "debug" : is_eager(self) ? "eager" : "graph");
+  session->device = g_strdup(ts_engine_worker_get_device(self->worker));
   ts_run_panel_foreach_remembered(self->run_panel, ts_loaded_module_get_source(self->module), remember_into,
                                   session);
   GListModel *log = ts_trace_log_get_entries(self->trace_log);
@@ -1100,11 +1101,17 @@ static void restore_view(TsWindow *self, const TsSession *session)
                           session->centre_y);
 }
 
-/* Once the session's module is open: its arguments, mode, selection and log. */
+/* Once the session's module is open: its arguments, mode, device, selection and log. */
 static void apply_session(TsWindow *self)
 {
   g_autoptr(TsSession) session = g_steal_pointer(&self->session);
   const char *source = ts_loaded_module_get_source(self->module);
+  g_autoptr(GError) device_error = NULL;
+  if (session->device && !ts_window_set_device(self, session->device, &device_error)) {
+    g_autofree char *text = g_strdup_printf("The session's device: %s; the calls run on %s", device_error->message,
+                                            ts_engine_worker_get_device(self->worker));
+    toast(self, text);
+  }
   for (guint i = 0; i < session->args->len; i++) {
     const TsSessionArgs *a = g_ptr_array_index(session->args, i);
     ts_run_panel_remember(self->run_panel, source, a->function, (const char *const *)a->specs, a->repeat);

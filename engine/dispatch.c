@@ -152,14 +152,7 @@ bool ts__dispatch_infer(const ts_op_call *call, ts_info *out_info, int *n_out)
 
 static bool backend_runs(const ts_backend *b, const ts_op_call *call)
 {
-  const ts_backend_i *bi = &b->iface;
-  if (!call->def->kernel[bi->kind])
-    return false;
-  if (!bi->supports_op)
-    return true;
-  ts_kernel_ctx k = { .def = call->def, .loc = call->loc, .backend = b, .n_in = call->n_in,
-                      .in = call->in, .attrs = call->attrs };
-  return bi->supports_op(b, &k);
+  return ts__backend_runs(b, call->def, call->in, call->n_in, call->attrs);
 }
 
 /* Soft placement is visible: the op event says CPU, and the first time an
@@ -193,13 +186,16 @@ static void warn_fallback(const ts_op_call *call, const ts_backend *device)
 }
 
 /* The backend that runs call: the thread's device, or the CPU when the
- * device cannot (soft placement).  Ops on a variable run where it lives. */
+ * device cannot (soft placement).  Ops on a variable run where it lives,
+ * whatever the device (TF's placer colocates them with the resource): a
+ * variable never moves, and a variable lives only where its ops run
+ * (tensor.c's variable_home). */
 static const ts_backend *place(ts_context *c, const ts_op_call *call)
 {
   const ts_backend *cpu = c->cpu;
   const ts_backend *b = c->device ? c->device : cpu;
   if ((call->def->flags & TS_OPF_VARIABLE) && call->n_in > 0 && call->in[0]->backend)
-    b = call->in[0]->backend;
+    return call->in[0]->backend;
   if (b == cpu || backend_runs(b, call))
     return b;
   if (!(call->def->flags & TS_OPF_CONTROL_FLOW)) /* If and While run on the host anyway */
@@ -224,8 +220,8 @@ static uint64_t next_correlation(ts_context *c)
 
 static void emit_op(ts_context *c, ts_event_kind kind, const ts_op_call *call,
                     const ts_backend *b, const ts_run_site *site, const ts_node *twin,
-                    uint64_t seq, uint64_t correlation, ts_tensor *const *out, int n_out,
-                    uint64_t start_ns, uint64_t end_ns)
+                    uint64_t seq, uint64_t correlation, uint32_t n_copied, ts_tensor *const *out,
+                    int n_out, uint64_t start_ns, uint64_t end_ns)
 {
   ts_event ev; /* not zeroed as a whole: the union is larger than the op event */
   ev.kind = kind;
@@ -249,6 +245,7 @@ static void emit_op(ts_context *c, ts_event_kind kind, const ts_op_call *call,
     .concrete = c->run.concrete,
     .traced = site ? site->traced : twin,
     .correlation = correlation,
+    .n_copied = n_copied,
   };
   ts__listeners_emit(&ev);
 }
@@ -286,29 +283,37 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
   if (!infer(call, site, out_info, &n_out))
     return -1;
 
-  /* Inputs move to the backend that runs the op (strings and variants stay home). */
+  /* Inputs move to the backend that runs the op (strings and variants stay
+   * home); the copies, and those its kernel makes, are the op's. */
   const ts_backend *b = place(c, call);
+  uint64_t correlation = next_correlation(c);
+  uint64_t outer = ts__activity_correlation_set(correlation);
   ts_tensor *placed[TS_MAX_INPUTS];
   ts_op_call here = *call;
+  uint32_t n_copied = 0;
   for (int i = 0; i < call->n_in; i++) {
     placed[i] = call->in[i];
     if (G_UNLIKELY(placed[i]->backend != b) &&
-        !(placed[i] = ts__tensor_on(call->loc, placed[i], b)))
+        !(placed[i] = ts__tensor_on(call->loc, placed[i], b))) {
+      ts__activity_correlation_set(outer);
       return -1;
+    }
+    n_copied += placed[i] != call->in[i];
     here.in = placed;
   }
 
   if (!(def->flags & TS_OPF_ALIAS)) {
     for (int i = 0; i < n_out; i++)
       if (!(planned && (out[i] = planned->take(planned, i, b, &out_info[i]))) &&
-          !(out[i] = ts__tensor_alloc_on(call->loc, b, out_info[i].dtype, out_info[i].shape)))
+          !(out[i] = ts__tensor_alloc_on(call->loc, b, out_info[i].dtype, out_info[i].shape))) {
+        ts__activity_correlation_set(outer);
         return -1;
+      }
   } else if (planned) {
     c->planned_view = planned->view(planned); /* the header the view kernel takes */
   }
 
   uint64_t seq = ++c->run.seq;
-  uint64_t correlation = next_correlation(c);
   if (G_UNLIKELY(c->op_watch)) {
     ts_op_watch *w = c->op_watch;
     *w = (ts_op_watch){ def->op, call->loc.line, call->loc.file, call->loc.func,
@@ -322,8 +327,8 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
     if (!site)
       twin = eager_twin(c, call->loc);
     if (mask & TS_EVENT_MASK(TS_EVENT_OP_BEGIN))
-      emit_op(c, TS_EVENT_OP_BEGIN, &here, b, site, twin, seq, correlation, out, n_out,
-              start_ns, 0);
+      emit_op(c, TS_EVENT_OP_BEGIN, &here, b, site, twin, seq, correlation, n_copied, out,
+              n_out, start_ns, 0);
   }
 
   ts_kernel_ctx kc = {
@@ -334,10 +339,11 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
   const ts_backend_i *bi = &b->iface;
   bool ok = bi->run_op ? bi->run_op(b, &kc) : def->kernel[bi->kind](&kc);
   c->planned_view = NULL;
+  ts__activity_correlation_set(outer);
 
   if (G_UNLIKELY(mask & TS_EVENT_MASK(TS_EVENT_OP_END)))
-    emit_op(c, TS_EVENT_OP_END, &here, b, site, twin, seq, correlation, out, ok ? n_out : 0,
-            start_ns, ts__op_now_ns());
+    emit_op(c, TS_EVENT_OP_END, &here, b, site, twin, seq, correlation, n_copied, out,
+            ok ? n_out : 0, start_ns, ts__op_now_ns());
   if (G_UNLIKELY(c->observer) && ok && !c->mute)
     c->observer->op_end(c->observer, &here, site, seq, out, n_out);
   return ok ? n_out : -1;
@@ -355,9 +361,9 @@ void ts__announce(const ts_op_call *call, const ts_run_site *site, ts_tensor *co
   if (mask) {
     uint64_t now = ts__op_now_ns(); /* one reading: it took no time */
     if (mask & TS_EVENT_MASK(TS_EVENT_OP_BEGIN))
-      emit_op(c, TS_EVENT_OP_BEGIN, call, b, site, NULL, seq, 0, out, n_out, now, 0);
+      emit_op(c, TS_EVENT_OP_BEGIN, call, b, site, NULL, seq, 0, 0, out, n_out, now, 0);
     if (mask & TS_EVENT_MASK(TS_EVENT_OP_END))
-      emit_op(c, TS_EVENT_OP_END, call, b, site, NULL, seq, 0, out, n_out, now, now);
+      emit_op(c, TS_EVENT_OP_END, call, b, site, NULL, seq, 0, 0, out, n_out, now, now);
   }
   if (c->observer)
     c->observer->op_end(c->observer, call, site, seq, out, n_out);

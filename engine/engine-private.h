@@ -432,6 +432,13 @@ ts_op_handler *ts__handler_top(void);
 int ts__handler_next(ts_op_handler *self, const ts_op_call *call, ts_tensor **out);
 /* Eager execution of call on the current device, whatever handlers are pushed. */
 int ts__run_eager(const ts_op_call *call, ts_tensor **out);
+/* Sets the calling thread's ts_activity_correlation; returns the one it
+ * replaces (activity.c). */
+uint64_t ts__activity_correlation_set(uint64_t correlation);
+/* Can b run def on these inputs (a kernel for its kind, and its
+ * supports_op)?  backend.c */
+bool ts__backend_runs(const ts_backend *b, const ts_op_def *def, ts_tensor *const *in, int n_in,
+                      const ts_attr *attrs);
 
 /* ---- running one op -------------------------------------------------------------- */
 

@@ -341,6 +341,24 @@ ts_tensor *ts_scalar_string(const char *s)
   return ts_constant(TS_STRING, TS_SCALAR_SHAPE, &s);
 }
 
+/* Where a variable lives: on the device it is made under (as a tf.Variable
+ * under tf.device), when that device runs the variable ops; else on the
+ * CPU.  Its reads and assigns run there (dispatch.c's place), so a call on
+ * the device never copies its weights in. */
+static const ts_backend *variable_home(ts_context *c, ts_tensor *initial)
+{
+  const ts_backend *b = c->device;
+  if (!b || b == c->cpu)
+    return c->cpu;
+  static const ts_op ops[] = { TS_OP_READ_VARIABLE, TS_OP_ASSIGN_VARIABLE,
+                               TS_OP_ASSIGN_ADD_VARIABLE, TS_OP_ASSIGN_SUB_VARIABLE };
+  ts_tensor *in[2] = { initial, initial };
+  for (size_t i = 0; i < G_N_ELEMENTS(ops); i++)
+    if (!ts__backend_runs(b, ts__op_def(ops[i]), in, ops[i] == TS_OP_READ_VARIABLE ? 1 : 2, NULL))
+      return c->cpu;
+  return b;
+}
+
 ts_tensor *ts_variable_new(ts_tensor *initial, const char *name)
 {
   if (!initial) {
@@ -366,9 +384,10 @@ ts_tensor *ts_variable_new(ts_tensor *initial, const char *name)
                  name ? name : "Variable", c->trace_chain[0]);
     return NULL;
   }
-  ts_tensor *host = ts__tensor_host((ts_loc){ 0 }, initial);
-  ts_tensor *v = host ? ts_constant(host->dtype, host->shape, host->data) : NULL;
-  if (!v)
+  /* a fresh tensor: never the caller's, which it copies */
+  ts_tensor *v = ts__tensor_alloc_on((ts_loc){ 0 }, variable_home(c, initial), initial->dtype,
+                                     initial->shape);
+  if (!v || !copy_data((ts_loc){ 0 }, v, initial))
     return NULL;
   /* Out of the scope that ts_constant put it in: the caller owns it. */
   ts_tensor_ref(v);

@@ -160,7 +160,8 @@ typedef struct ts_activity {
   ts_activity_kind kind;
   const char *device;      /* the backend's name */
   uint32_t stream;
-  uint64_t correlation;    /* the op's (ts_kernel_correlation), or a plan launch's */
+  uint64_t correlation;    /* the op's (ts_kernel_correlation; copies and memsets:
+                              ts_activity_correlation, 0 for none), or a plan launch's */
   uint64_t graph_node;     /* replayed from a plan: the captured node; else 0 */
   uint64_t start_ns, end_ns; /* device time on CLOCK_MONOTONIC (the op events' clock) */
   uint64_t bytes;          /* copies and memsets */
@@ -183,6 +184,13 @@ TS_API void ts_activity_deliver(const ts_activity *records, int n);
 TS_API uint64_t ts_activity_dropped(void);
 /* Is anything collecting?  A backend records activity only then. */
 TS_API bool ts_activity_wanted(void);
+/* The correlation id of the op the calling thread is placing or running
+ * now (ts_kernel_correlation), 0 outside ops: the copies and memsets a
+ * backend makes meanwhile (an input copied to where the op runs, in either
+ * direction, a variable's storage) are that op's, and their records carry
+ * it, as kernels carry theirs.  A backend reads it when the copy is asked
+ * for (not when its stream runs it). */
+TS_API uint64_t ts_activity_correlation(void);
 
 /* The engine's thread pool, for kernels: runs fn(ctx, i) for every i in
  * [0, n) on up to ts_get_threads() threads, the caller among them, and

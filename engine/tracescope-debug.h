@@ -66,6 +66,7 @@ typedef struct ts_debug_op {
   uint64_t run_id, seq;    /* as in ts_op_event */
   ts_op op;
   const char *op_name;     /* static: "MatMul" */
+  const char *device;      /* static: the device it runs on, "CPU", "SIM:0" */
   char *file, *func;       /* NULL when the engine made the op */
   int line;
   char *node;              /* graph mode: the node run; eagerly its traced twin; NULL if none */

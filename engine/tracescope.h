@@ -678,6 +678,8 @@ typedef struct ts_op_event {
   const ts_concrete *concrete;   /* see above; NULL if none */
   const ts_node *traced;         /* see above; NULL if none */
   uint32_t stream;               /* the device's stream that ran it (0: its only one) */
+  uint32_t n_copied;             /* inputs copied to its device first (their copies' activity
+                                    records carry its correlation) */
   uint64_t correlation;          /* ties the device activity it caused to it (ts_activity) */
   /* Its time on the device (CLOCK_MONOTONIC), 0 until known: the backend's
    * activity records bring it to a collector later (a profiler's). */

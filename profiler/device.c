@@ -3,12 +3,14 @@
  * and graph nodes that caused them, as DEVICE events on a track per
  * device stream, with the copies and memsets between them.
  *
- * The CPU collector hands over each op that ran on a device (its event,
- * with the session's indexes, under its correlation id).  A kernel record
- * names its op by that correlation id; a kernel replayed from a captured
- * plan names a graph node instead, and the plan's GRAPH_NODE records say
- * which op of the run each node stood for.  Records whose op is not known
- * yet (a batch delivered before the op's event) wait for the next flush. */
+ * The CPU collector hands over each op that ran on a device or had
+ * inputs copied to where it ran (its event, with the session's indexes,
+ * under its correlation id).  A kernel or copy record names its op by that
+ * correlation id; one replayed from a captured plan names a graph node
+ * instead, and the plan's GRAPH_NODE records say which op of the run each
+ * node stood for.  Records whose op is not known yet (a batch delivered
+ * before the op's event) wait for the next flush; copies whose op never
+ * came (none ran on a device or copied) are kept uncharged at the end. */
 #include "profiler-private.h"
 
 #include <tracescope-backend.h>
@@ -24,10 +26,10 @@ struct tsp_devices {
 };
 
 /* s->device_state is set while the CPU collector's listener may already run. */
-bool tsp__device_op_wanted(const tsp_session *s, const char *device)
+bool tsp__device_op_wanted(const tsp_session *s, const ts_op_event *op)
 {
   const struct tsp_devices *d = __atomic_load_n(&s->device_state, __ATOMIC_ACQUIRE);
-  return d && device != d->cpu;
+  return d && (op->device != d->cpu || op->n_copied);
 }
 
 void tsp__device_op(tsp_session *s, uint64_t correlation, const tsp_event *e)
@@ -51,9 +53,11 @@ static tsp_thread *stream_of(tsp_session *s, struct tsp_devices *d, const char *
 }
 
 /* A copy or memset on its stream's track, a span named for what it is
- * ("host to device"): none is charged to an op yet (the copies placement
- * makes carry no op's correlation id). */
-static void record_transfer(tsp_session *s, struct tsp_devices *d, const ts_activity *r)
+ * ("host to device": op TSP_OP_OTHER, traced that name's node), charged to
+ * the op that needed it (its run, seq and location; the op's event, found
+ * by run and seq, has its node), or to none. */
+static void record_transfer(tsp_session *s, struct tsp_devices *d, const ts_activity *r,
+                            const tsp_event *op)
 {
   const char *name = r->name ? r->name : r->kind == TS_ACTIVITY_COPY ? "copy" : "memset";
   gpointer v = g_hash_table_lookup(d->transfers, name);
@@ -65,7 +69,18 @@ static void record_transfer(tsp_session *s, struct tsp_devices *d, const ts_acti
   }
   tsp_event e = { .start_ns = r->start_ns, .end_ns = r->end_ns, .traced = node, .op = TSP_OP_OTHER,
                   .kind = TSP_EVENT_DEVICE, .device = tsp_intern_device(s, r->device) };
+  if (op) {
+    e.run_id = op->run_id;
+    e.seq = op->seq;
+    e.parent_seq = op->parent_seq;
+    e.loc = op->loc; /* node stays 0: an OTHER event's name is its node's */
+  }
   tsp__thread_append(stream_of(s, d, r->device), &e);
+}
+
+static bool is_transfer(const ts_activity *r)
+{
+  return r->kind == TS_ACTIVITY_COPY || r->kind == TS_ACTIVITY_MEMSET;
 }
 
 /* Charges one record (lock held); false if its op is not known yet. */
@@ -76,18 +91,22 @@ static bool charge(tsp_session *s, struct tsp_devices *d, const ts_activity *r)
                         GSIZE_TO_POINTER(r->correlation));
     return true;
   }
-  if (r->kind == TS_ACTIVITY_COPY || r->kind == TS_ACTIVITY_MEMSET) {
-    record_transfer(s, d, r);
-    return true;
-  }
-  if (r->kind != TS_ACTIVITY_KERNEL)
+  if (r->kind != TS_ACTIVITY_KERNEL && !is_transfer(r))
     return true; /* syncs */
   uint64_t corr = r->graph_node
                     ? GPOINTER_TO_SIZE(g_hash_table_lookup(d->nodes, GSIZE_TO_POINTER(r->graph_node)))
                     : r->correlation;
+  if (is_transfer(r) && !corr) {
+    record_transfer(s, d, r, NULL); /* no op's: a host read of a result, a variable made */
+    return true;
+  }
   const tsp_event *op = g_hash_table_lookup(d->ops, GSIZE_TO_POINTER(corr));
   if (!op)
     return false;
+  if (is_transfer(r)) {
+    record_transfer(s, d, r, op);
+    return true;
+  }
   tsp_event e = *op;
   e.kind = TSP_EVENT_DEVICE;
   e.start_ns = r->start_ns;
@@ -160,6 +179,9 @@ static void device_stop(tsp_session *s, void *data)
 {
   ts_activity_unsubscribe(on_activity, s);
   struct tsp_devices *d = s->device_state;
+  for (guint i = 0; i < d->pending->len; i++) /* copies whose op never came: kept */
+    if (is_transfer(&g_array_index(d->pending, ts_activity, i)))
+      record_transfer(s, d, &g_array_index(d->pending, ts_activity, i), NULL);
   __atomic_store_n(&s->device_state, NULL, __ATOMIC_RELEASE);
   devices_free(d);
 }

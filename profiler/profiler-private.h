@@ -71,10 +71,10 @@ struct tsp_session {
   tsp_thread *phases;      /* that track, made with the first phase */
 };
 
-/* The device collector (device.c): does it want the ops of this device
- * (any but the CPU, while it records), and an op's event under its
- * correlation id. */
-bool tsp__device_op_wanted(const tsp_session *s, const char *device);
+/* The device collector (device.c): does it want this op (one that ran on
+ * a device, or had inputs copied to where it ran, while it records), and
+ * an op's event under its correlation id. */
+bool tsp__device_op_wanted(const tsp_session *s, const ts_op_event *op);
 void tsp__device_op(tsp_session *s, uint64_t correlation, const tsp_event *e);
 
 tsp_thread *tsp__thread_new(tsp_session *s, const char *name, uint64_t tid);

@@ -115,7 +115,7 @@ static void record_op(tsp_session *s, const ts_op_event *op)
     .device = c->device_index,
   };
   tsp__thread_append(t, &e);
-  if (G_UNLIKELY(tsp__device_op_wanted(s, op->device)))
+  if (G_UNLIKELY(tsp__device_op_wanted(s, op)))
     tsp__device_op(s, op->correlation, &e);
   if (op->run_id) {
     t->last_run = op->run_id;

@@ -39,7 +39,12 @@ typedef enum tsp_kind {
   TSP_EVENT_TRACE, /* a function was traced */
   TSP_EVENT_MEMORY, /* tensor storage allocated or released (an instant) */
   TSP_EVENT_DEVICE, /* an op's kernel on a device: its OP event's fields, device times,
-                       on the device stream's thread ("SIM:0 stream") */
+                       on the device stream's thread ("SIM:0 stream"); or a copy or
+                       memset there: op TSP_OP_OTHER, traced the node named for it ("host
+                       to device", "device to host", "device to device", "memset"),
+                       run_id, seq, parent_seq and loc those of the op that needed it
+                       (an input copied to where it ran; its OP event has the same run_id
+                       and seq), 0 for none */
   TSP_EVENT_PHASE,  /* the engine preparing a call (ts_phase_event): on a track of their
                        own (TSP_PHASE_TRACK); node: name, loc: detail (strings), op:
                        ts_phase_kind, seq: depth */

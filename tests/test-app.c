@@ -1005,9 +1005,10 @@ static char *profiled_devices(const char *op, const char **op_device, gboolean *
 /* TRACESCOPE_DEVICES=sim (the tests' environment): the device menu lists
  * the worker's devices, SIM:0 among them, says why there is no CUDA
  * device, and choosing SIM:0 runs the calls there: the products say SIM:0
- * in the profile (the variables' reads stay on the CPU, where the
- * variables live), its kernels have a stream track, the graph's device
- * colouring has SIM:0.  Back on the CPU, every op says CPU. */
+ * in the profile (the variables, made on the first call there, live there
+ * and are read there), its kernels have a stream track, the graph's device
+ * colouring has SIM:0.  Back on the CPU, every op but the variables'
+ * reads says CPU. */
 static void test_device_selector(void)
 {
   activate("win.open-module", "s", seeds_path());
@@ -1090,9 +1091,64 @@ static void test_device_selector(void)
   activate("win.device", "s", "CPU");
   run_with((const char *const[]){ "f32[4,28,28]:uniform", NULL });
   g_autofree char *on_cpu = profiled_devices("_FusedMatMul", &matmul, &stream);
-  g_assert_cmpstr(on_cpu, ==, "CPU");
-  g_assert_false(stream);
+  g_assert_cmpstr(matmul, ==, "CPU");
+  /* the variables stay where they were made: their reads, on SIM:0, are
+   * all that runs there (their values copied to the host, on its stream) */
+  const char *read;
+  g_autofree char *again = profiled_devices("ReadVariableOp", &read, &stream);
+  g_assert_cmpstr(on_cpu, ==, "CPU,SIM:0");
+  g_assert_cmpstr(read, ==, "SIM:0");
+  g_assert_true(stream);
   g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(FALSE));
+}
+
+/* A session keeps the device the calls ran on: saved on SIM:0, opened
+ * again while on the CPU, the calls run on SIM:0 again; the file names
+ * it.  A session naming a device this engine lacks opens on the device
+ * the window has (a toast says so), and a name that is no device's is
+ * refused naming it. */
+static void test_session_keeps_device(void)
+{
+  select_function("deep_net");
+  activate("win.device", "s", "SIM:0");
+  g_autofree char *path = g_build_filename(tmp_dir, "device-session.json", NULL);
+  activate("win.save-session-to", "s", path);
+  g_autofree char *text = NULL;
+  g_assert_true(g_file_get_contents(path, &text, NULL, NULL));
+  g_assert_nonnull(strstr(text, "\"device\" : \"SIM:0\""));
+
+  activate("win.device", "s", "CPU");
+  activate("win.open-session-from", "s", path);
+  wait_idle();
+  g_assert_null(ts_window_get_error_dialog(window));
+  g_autofree char *restored = device_state();
+  g_assert_cmpstr(restored, ==, "SIM:0");
+  g_assert_cmpstr(ts_engine_worker_get_device(ts_window_get_engine(window)), ==, "SIM:0");
+
+  /* a device this engine lacks: opened on the one the window has */
+  activate("win.device", "s", "CPU");
+  g_autofree char *elsewhere = g_strdup(text);
+  char *at = strstr(elsewhere, "\"SIM:0\"");
+  memcpy(at, "\"GPU:9\"", strlen("\"GPU:9\"")); /* as long: the JSON stays whole */
+  g_assert_true(g_file_set_contents(path, elsewhere, -1, NULL));
+  activate("win.open-session-from", "s", path);
+  wait_idle();
+  g_assert_null(ts_window_get_error_dialog(window));
+  g_autofree char *kept = device_state();
+  g_assert_cmpstr(kept, ==, "CPU");
+
+  /* not a device's name: refused, naming it */
+  g_assert_true(g_file_set_contents(path,
+                                    "{\"format\": \"tracescope-session\", \"version\": 1, \"module\": \"seeds\", "
+                                    "\"device\": \"\"}",
+                                    -1, NULL));
+  activate("win.open-session-from", "s", path);
+  GtkWindow *dialog = ts_window_get_error_dialog(window);
+  g_assert_nonnull(dialog);
+  g_assert_nonnull(strstr(ts_window_get_error(window), "device '' is not a device's name"));
+  gtk_window_destroy(dialog);
+  wait_idle();
+  g_unlink(path);
 }
 
 /* Profile on, a Run of sequential_model: the Profiler panel's table counts
@@ -3710,6 +3766,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/node-details-source-missing", test_node_details_source_missing);
   g_test_add_func("/app/profiler-panel", test_profiler_panel);
   g_test_add_func("/app/device-selector", test_device_selector);
+  g_test_add_func("/app/session-keeps-device", test_session_keeps_device);
   g_test_add_func("/app/device-option", test_device_option);
   g_test_add_func("/app/trace-import-process", test_trace_import_process);
   g_test_add_func("/app/check-eagerly", test_check_eagerly);

@@ -4,7 +4,8 @@
  * number and graph node) with device times inside the op's call, on the
  * device stream's own track; eagerly and in graph mode, where the kernels
  * come from the replayed plan; the copies into the device are spans of
- * their own there.  Serialized and read back, they stay. */
+ * their own there, each charged to the op that needed it.  Serialized and
+ * read back, they stay.  The weights stay on the device between calls. */
 #include <glib.h>
 #include <string.h>
 #include <tracescope-backend.h>
@@ -29,25 +30,40 @@ static gboolean key_equal(gconstpointer a, gconstpointer b)
   return x->run_id == y->run_id && x->seq == y->seq;
 }
 
-/* The views sequential_model makes: headers over device memory, made on
- * the host, launch nothing. */
+/* The views sequential_model makes (its variables' reads among them):
+ * headers over device memory, made on the host, launch nothing. */
 static bool is_view(const char *op)
 {
-  return !strcmp(op, "Reshape") || !strcmp(op, "Flatten") || !strcmp(op, "Identity");
+  return !strcmp(op, "Reshape") || !strcmp(op, "Flatten") || !strcmp(op, "Identity") ||
+         !strcmp(op, "ReadVariableOp");
 }
 
 /* The copies on the stream's track: spans of their own (TSP_OP_OTHER,
- * named for what they are), charged to no op. */
+ * named for what they are), each charged to the op whose input it moved
+ * (its run, seq and location: ops, all ops of the session by key), except a
+ * variable's first value, copied outside any op. */
 static int n_transfers;
 
-static bool is_transfer(const tsp_session *s, const tsp_event *e)
+static bool is_transfer(const tsp_session *s, const tsp_event *e, GHashTable *ops)
 {
   if (e->op != TSP_OP_OTHER)
     return false;
   const char *name = tsp_event_op_name(s, e);
-  g_assert_true(!strcmp(name, "host to device") || !strcmp(name, "device to device") || !strcmp(name, "memset"));
-  g_assert_cmpuint(e->run_id, ==, 0);
+  g_assert_true(!strcmp(name, "host to device") || !strcmp(name, "device to host") ||
+                !strcmp(name, "device to device") || !strcmp(name, "memset"));
   g_assert_cmpuint(e->end_ns, >=, e->start_ns);
+  if (!e->run_id && !e->seq) { /* no op's: a variable made from a value on the device */
+    g_assert_cmpstr(name, ==, "device to device");
+    return true;
+  }
+  op_key k = { e->run_id, e->seq };
+  const tsp_event *op = g_hash_table_lookup(ops, &k);
+  if (!op)
+    g_error("a copy (%s) is charged to no op (run %" G_GUINT64_FORMAT ", seq %u)", name,
+            e->run_id, e->seq);
+  g_assert_cmpuint(e->loc, ==, op->loc);
+  if (!strcmp(name, "host to device")) /* into the device where the op ran */
+    g_assert_cmpstr(tsp_session_device(s, op->device), ==, "SIM:0");
   return true;
 }
 
@@ -59,13 +75,19 @@ static int check_charged(const tsp_session *s, bool graph)
   n_transfers = 0;
   GHashTable *ops = g_hash_table_new_full(key_hash, key_equal, g_free,
                                           (GDestroyNotify)g_ptr_array_unref);
+  GHashTable *all_ops = g_hash_table_new_full(key_hash, key_equal, g_free, NULL);
   int stream = -1, n_device = 0, n_sim_ops = 0, n_nodes = 0;
   for (int t = 0; t < tsp_session_n_threads(s); t++) {
     if (strcmp(tsp_session_thread(s, t)->name, "SIM:0 stream") == 0)
       stream = t;
     tsp_iter it;
     tsp_iter_init(&it, s, t);
-    for (const tsp_event *e; (e = tsp_iter_next(&it));)
+    for (const tsp_event *e; (e = tsp_iter_next(&it));) {
+      if (e->kind == TSP_EVENT_OP) {
+        op_key *k = g_new(op_key, 1);
+        *k = (op_key){ e->run_id, e->seq };
+        g_hash_table_insert(all_ops, k, (gpointer)e);
+      }
       if (e->kind == TSP_EVENT_OP && strcmp(tsp_session_device(s, e->device), "SIM:0") == 0 &&
           !is_view(tsp_event_op_name(s, e))) {
         op_key *k = g_new(op_key, 1);
@@ -80,6 +102,7 @@ static int check_charged(const tsp_session *s, bool graph)
         g_ptr_array_add(same, (gpointer)e);
         n_sim_ops++;
       }
+    }
   }
   g_assert_cmpint(stream, >=, 0);
   g_assert_cmpint(n_sim_ops, >, 3);
@@ -87,7 +110,7 @@ static int check_charged(const tsp_session *s, bool graph)
   tsp_iter_init(&it, s, stream);
   for (const tsp_event *e; (e = tsp_iter_next(&it));) {
     g_assert_cmpint(e->kind, ==, TSP_EVENT_DEVICE);
-    if (is_transfer(s, e)) {
+    if (is_transfer(s, e, all_ops)) {
       n_transfers++;
       continue;
     }
@@ -119,6 +142,7 @@ static int check_charged(const tsp_session *s, bool graph)
       g_error("%s on SIM:0 has no device event",
               tsp_event_op_name(s, g_ptr_array_index((GPtrArray *)left, 0)));
   g_hash_table_unref(ops);
+  g_hash_table_unref(all_ops);
   return n_device;
 }
 
@@ -208,6 +232,64 @@ static void test_serialized(void)
   g_bytes_unref(bytes);
 }
 
+/* Bytes copied into SIM:0 from the host, as its activity records say. */
+static void count_uploads(const ts_activity *records, int n, void *data)
+{
+  for (int i = 0; i < n; i++)
+    if (records[i].kind == TS_ACTIVITY_COPY && !strcmp(records[i].device, "SIM:0") &&
+        !strcmp(records[i].name, "host to device"))
+      *(uint64_t *)data += records[i].bytes;
+}
+
+/* The weights live on the device they were made on: after the first call
+ * (which makes them there), a call copies in its argument only, eagerly
+ * and in graph mode; the reads of the variables run on SIM:0. */
+static void test_weights_stay(void)
+{
+  ts_module *m = ts_module_open("seeds");
+  assert_no_error();
+  ts_function *fn = ts_module_lookup(m, "sequential_model");
+  ts_value x;
+  g_assert_true(ts_value_parse("f32[4,28,28]:uniform", &x));
+  const uint64_t arg_bytes = 4 * 28 * 28 * sizeof(float);
+  uint64_t uploaded = 0;
+  g_assert_true(ts_activity_subscribe(count_uploads, &uploaded));
+  tsp_session *s = tsp_session_new();
+  g_assert_true(tsp_session_start(s, NULL));
+  for (int graph = 0; graph < 2; graph++) {
+    ts_run_functions_eagerly(!graph);
+    TS_DEVICE_SCOPE(ts_backend_by_name("SIM:0")) {
+      for (int i = 0; i < 3; i++) {
+        ts_scope *scope = ts_scope_begin();
+        g_assert_nonnull(ts_function_call(fn, &x, 1));
+        ts_scope_end(scope);
+        ts_activity_flush();
+        if (i > 0 || graph)
+          g_assert_cmpuint(uploaded, ==, arg_bytes);
+        uploaded = 0;
+      }
+    }
+  }
+  ts_run_functions_eagerly(false);
+  tsp_session_stop(s);
+  int reads = 0;
+  for (int t = 0; t < tsp_session_n_threads(s); t++) {
+    tsp_iter it;
+    tsp_iter_init(&it, s, t);
+    for (const tsp_event *e; (e = tsp_iter_next(&it));)
+      if (e->kind == TSP_EVENT_OP && !strcmp(tsp_event_op_name(s, e), "ReadVariableOp")) {
+        g_assert_cmpstr(tsp_session_device(s, e->device), ==, "SIM:0");
+        reads++;
+      }
+  }
+  g_assert_cmpint(reads, >, 0);
+  tsp_session_free(s);
+  ts_activity_unsubscribe(count_uploads, &uploaded);
+  assert_no_error();
+  ts_value_clear(&x);
+  ts_module_free(m);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -215,5 +297,6 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler-device/graph-replayed", test_graph_replayed);
   g_test_add_func("/profiler-device/stream-track", test_stream_track);
   g_test_add_func("/profiler-device/serialized", test_serialized);
+  g_test_add_func("/profiler-device/weights-stay", test_weights_stay);
   return g_test_run();
 }

@@ -8,6 +8,7 @@
 #include <glib.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
 #include <tracescope-backend.h>
@@ -291,6 +292,62 @@ static void test_eager_activity(void)
   collect_clear(&c);
 }
 
+/* Copies are the op's that needed them, both ways: MatMul's inputs go to
+ * SIM:0 under MatMul's correlation id, and Print (on the CPU) takes the
+ * product back to the host under its own; the op events say how many
+ * inputs each had copied. */
+static GHashTable *copied; /* op name -> its inputs copied (OP_END's n_copied) */
+
+static void on_copied(const ts_event *ev, void *data)
+{
+  on_op(ev, data);
+  g_hash_table_insert(copied, (gpointer)ev->op.op_name, GUINT_TO_POINTER(ev->op.n_copied));
+}
+
+static void test_copies_carry_correlation(void)
+{
+  collected c;
+  collect_begin(&c);
+  copied = g_hash_table_new(g_str_hash, g_str_equal);
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_copied, &c);
+  ts_scope *scope = ts_scope_begin();
+  fflush(stdout);
+  int saved = dup(STDOUT_FILENO), null = open("/dev/null", O_WRONLY);
+  dup2(null, STDOUT_FILENO); /* what it prints is not TAP */
+  TS_DEVICE_SCOPE(sim()) ts_print(ts_matmul(matrix(8, 8, 1), matrix(8, 8, 2)));
+  fflush(stdout);
+  dup2(saved, STDOUT_FILENO);
+  close(saved);
+  close(null);
+  ts_scope_end(scope);
+  ts_listener_remove(id);
+  collect_end(&c);
+  assert_no_error();
+  int up = 0, down = 0;
+  for (guint i = 0; i < c.records->len; i++) {
+    const ts_activity *r = &g_array_index(c.records, ts_activity, i);
+    if (r->kind != TS_ACTIVITY_COPY)
+      continue;
+    const char *op = g_hash_table_lookup(c.names, GSIZE_TO_POINTER(r->correlation));
+    g_assert_cmpuint(r->bytes, ==, 8 * 8 * sizeof(float));
+    g_assert_cmpuint(r->end_ns, >=, r->start_ns);
+    if (!strcmp(r->name, "host to device")) {
+      g_assert_cmpstr(op, ==, "MatMul");
+      up++;
+    } else {
+      g_assert_cmpstr(r->name, ==, "device to host");
+      g_assert_cmpstr(op, ==, "PrintV2");
+      down++;
+    }
+  }
+  g_assert_cmpint(up, ==, 2);
+  g_assert_cmpint(down, ==, 1);
+  g_assert_cmpuint(GPOINTER_TO_UINT(g_hash_table_lookup(copied, "MatMul")), ==, 2);
+  g_assert_cmpuint(GPOINTER_TO_UINT(g_hash_table_lookup(copied, "PrintV2")), ==, 1);
+  g_hash_table_unref(copied);
+  collect_clear(&c);
+}
+
 static ts_tensor *layers(ts_call *call)
 {
   ts_tensor *x = ts_arg(call, 0), *w = ts_arg(call, 1);
@@ -384,6 +441,83 @@ static void test_function_placement(void)
   ts_scope_end(scope);
 }
 
+/* A step of state on the variables the call captures (step_v, step_w):
+ * v += x; v -= 0.5 * x; w = v; returns read(v) * 2. */
+static ts_tensor *step_v, *step_w;
+
+static ts_tensor *var_step(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  ts_assign_add(step_v, x);
+  ts_assign_sub(step_v, ts_mul(x, ts_scalar_f32(0.5f)));
+  ts_assign(step_w, ts_read(step_v));
+  return ts_mul(ts_read(step_v), ts_scalar_f32(2));
+}
+
+/* A variable made on SIM:0 lives there (as a tf.Variable made under
+ * tf.device): its reads and assigns run there, eagerly and as a graph,
+ * with the values the CPU gives; one made on the CPU stays there, and
+ * ops on it run there whatever the device. */
+static void test_variables_live_on_device(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = matrix(3, 5, 1.0f);
+  ts_value arg = TS_TENSOR_VALUE(x);
+  ts_tensor *cpu_v = ts_variable_new(matrix(3, 5, 0.25f), "v");
+  ts_tensor *cpu_w = ts_variable_new(matrix(3, 5, 0), "w");
+  ts_tensor *dev_v = NULL, *dev_w = NULL;
+  TS_DEVICE_SCOPE(sim()) {
+    dev_v = ts_variable_new(matrix(3, 5, 0.25f), "v");
+    dev_w = ts_variable_new(matrix(3, 5, 0), "w");
+  }
+  g_assert_true(ts_tensor_backend(cpu_v) == ts_backend_cpu());
+  g_assert_true(ts_tensor_backend(dev_v) == sim());
+  /* one function per set of variables: each traces its own captures */
+  ts_function *on_cpu = ts_function_new("var_step", var_step, "x");
+  ts_function *on_dev = ts_function_new("var_step", var_step, "x");
+  for (int eager = 0; eager < 2; eager++) {
+    ts_function_set_run_eagerly(on_cpu, eager);
+    ts_function_set_run_eagerly(on_dev, eager);
+    for (int i = 0; i < 2; i++) {
+      step_v = cpu_v, step_w = cpu_w;
+      ts_tensor *want = ts_function_call(on_cpu, &arg, 1);
+      step_v = dev_v, step_w = dev_w;
+      ts_tensor *got = NULL;
+      TS_DEVICE_SCOPE(sim()) got = ts_function_call(on_dev, &arg, 1);
+      assert_no_error();
+      g_assert_true(ts_tensor_backend(got) == sim());
+      assert_close(want, got);
+      assert_close(ts_read(cpu_v), ts_read(dev_v));
+      assert_close(ts_read(cpu_w), ts_read(dev_w));
+      g_assert_true(ts_tensor_backend(dev_v) == sim());
+      g_assert_true(ts_tensor_backend(ts_read(dev_v)) == sim()); /* read where it lives */
+    }
+  }
+  /* its graph, serialized (as the worker sends it), keeps the variables'
+   * names: read back, they are variables again */
+  ts_concrete *cf = NULL;
+  TS_DEVICE_SCOPE(sim()) cf = ts_function_get_concrete(on_dev, &arg, 1);
+  g_assert_nonnull(cf);
+  size_t size;
+  void *bytes = ts_graph_serialize(ts_concrete_graph(cf), &size);
+  g_assert_nonnull(bytes);
+  ts_graph *back = ts_graph_deserialize(bytes, size);
+  assert_no_error();
+  g_assert_nonnull(back);
+  ts_graph_free(back);
+  free(bytes);
+  /* a CPU variable's read inside a device scope still runs on the CPU */
+  TS_DEVICE_SCOPE(sim()) g_assert_true(ts_tensor_backend(ts_read(cpu_v)) == ts_backend_cpu());
+  assert_no_error();
+  ts_function_free(on_cpu);
+  ts_function_free(on_dev);
+  ts_tensor_unref(cpu_v);
+  ts_tensor_unref(cpu_w);
+  ts_tensor_unref(dev_v);
+  ts_tensor_unref(dev_w);
+  ts_scope_end(scope);
+}
+
 /* ---- what a backend is asked ------------------------------------------------------------ */
 
 /* A backend of kind CPU (host memory) that refuses MatMul with
@@ -460,8 +594,10 @@ int main(int argc, char **argv)
   g_test_add_func("/sim/late-error", test_late_error);
   g_test_add_func("/sim/visible-fallback", test_visible_fallback);
   g_test_add_func("/sim/eager-activity", test_eager_activity);
+  g_test_add_func("/sim/copies-carry-correlation", test_copies_carry_correlation);
   g_test_add_func("/sim/plan-replay", test_plan_replay);
   g_test_add_func("/sim/function-placement", test_function_placement);
+  g_test_add_func("/sim/variables-live-on-device", test_variables_live_on_device);
   g_test_add_func("/sim/supports-op-sees-shapes-and-attrs", test_supports_op_sees_shapes_and_attrs);
   return g_test_run();
 }

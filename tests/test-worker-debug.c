@@ -45,11 +45,14 @@ static void stop_worker(TsWorker *w)
   g_object_unref(w);
 }
 
+static const char *debug_device; /* where debug_start runs the call; NULL: the CPU */
+
 static GArray *debug_start(TsWorker *w, const char *function, const char *const *args,
                            const char *const *breakpoints, gboolean run, GError **error)
 {
   GAsyncResult *res = NULL;
-  ts_worker_debug_start_async(w, 7, function, args, breakpoints, TRUE, run, NULL, store_result, &res);
+  ts_worker_debug_start_async(w, 7, function, args, breakpoints, TRUE, debug_device, run, NULL, store_result,
+                              &res);
   g_autoptr(GAsyncResult) done = take_result(&res, "DebugStart");
   return ts_worker_debug_start_finish(w, done, error);
 }
@@ -110,6 +113,7 @@ static void test_breakpoints(void)
     g_assert_cmpint(stop->breakpoint, ==, id);
     g_assert_nonnull(stop->op);
     g_assert_cmpstr(stop->op->op, ==, "MatMul");
+    g_assert_cmpstr(stop->op->device, ==, debug_device ? debug_device : "CPU");
     g_assert_nonnull(stop->op->file);
     g_assert_cmpuint(stop->op->inputs->len, ==, 2);
     g_assert_cmpuint(stop->op->outputs->len, ==, 0);
@@ -209,11 +213,32 @@ static void test_close_while_stopped(void)
   stop_worker(w);
 }
 
+/* A call debugged on SIM:0 runs each op there: the stops say so, and
+ * their tensors (on the device) come to the app as host copies; the same
+ * stops and values as on the CPU.  A device the worker lacks is refused,
+ * naming it. */
+static void test_on_device(void)
+{
+  debug_device = "SIM:0";
+  test_breakpoints();
+  debug_device = "GPU:9";
+  TsWorker *w = start_worker();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GArray) ids = debug_start(w, "power", (const char *const[]){ "f32[10,10]:ones", "3", NULL }, NULL,
+                                      TRUE, &error);
+  g_assert_null(ids);
+  g_assert_nonnull(error);
+  g_assert_nonnull(strstr(error->message, "no device 'GPU:9' in this worker"));
+  debug_device = NULL;
+  stop_worker(w);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/worker-debug/breakpoints", test_breakpoints);
   g_test_add_func("/worker-debug/step-and-stop", test_step_and_stop);
   g_test_add_func("/worker-debug/close-while-stopped", test_close_while_stopped);
+  g_test_add_func("/worker-debug/on-device", test_on_device);
   return g_test_run();
 }

@@ -518,7 +518,7 @@ static void test_debug(void)
   open_misbehave_remotely(&f);
   GAsyncResult *res = NULL;
   ts_worker_debug_start_async(f.worker, 7, "good", (const char *const[]){ "f32[20000]:ones", NULL },
-                              (const char *const[]){ NULL }, TRUE, FALSE, NULL, store_result, &res);
+                              (const char *const[]){ NULL }, TRUE, NULL, FALSE, NULL, store_result, &res);
   test_wait_for(test_has_result, &res, "DebugStart");
   g_autoptr(GArray) ids = ts_worker_debug_start_finish(f.worker, res, &error);
   g_object_unref(res);

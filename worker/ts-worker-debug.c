@@ -30,6 +30,7 @@ void ts_debug_op_free(TsDebugOp *op)
   if (!op)
     return;
   g_free(op->op);
+  g_free(op->device);
   g_free(op->file);
   g_free(op->func);
   g_free(op->node);
@@ -102,6 +103,8 @@ TsDebugOp *ts_debug_op_read(GVariant *v, GUnixFDList *fds, GError **error)
                   ? TRUE
                   : bad(error, "an op without seq or op");
   g_variant_dict_lookup(&d, "run-id", "t", &op->run_id);
+  if (!g_variant_dict_lookup(&d, "device", "s", &op->device))
+    op->device = g_strdup("CPU");
   g_variant_dict_lookup(&d, "file", "s", &op->file);
   g_variant_dict_lookup(&d, "func", "s", &op->func);
   g_variant_dict_lookup(&d, "line", "i", &op->line);
@@ -200,13 +203,13 @@ static Reply *finish(TsWorker *self, GAsyncResult *result, gpointer tag, GError 
 
 void ts_worker_debug_start_async(TsWorker *self, guint call_id, const char *function,
                                  const char *const *args, const char *const *breakpoints, gboolean eager,
-                                 gboolean run, GCancellable *cancellable, GAsyncReadyCallback callback,
-                                 gpointer user_data)
+                                 const char *device, gboolean run, GCancellable *cancellable,
+                                 GAsyncReadyCallback callback, gpointer user_data)
 {
   static const char *const none[] = { NULL };
   call(self, "DebugStart",
-       g_variant_new("(us^as^asbb)", call_id, function, args ? args : none, breakpoints ? breakpoints : none,
-                     eager, run),
+       g_variant_new("(us^as^asbsb)", call_id, function, args ? args : none, breakpoints ? breakpoints : none,
+                     eager, device ? device : "", run),
        G_VARIANT_TYPE("(ai)"), cancellable, callback, user_data, ts_worker_debug_start_async);
 }
 

@@ -29,6 +29,7 @@ typedef struct {
 typedef struct {
   guint64 run_id, seq;
   char *op;             /* "MatMul" */
+  char *device;         /* where it runs: "CPU", "SIM:0" */
   char *file, *func;    /* NULL when the engine made the op */
   int line;
   char *node;           /* the graph node (or eagerly its traced twin); NULL if none */
@@ -64,13 +65,14 @@ TsDebugOp *ts_debug_op_read(GVariant *dict, GUnixFDList *fds, GError **error);
 
 /* Starts debugging a call of function (arguments as for a call), with
  * breakpoints (ts_debug_break_add's text), stopped before its first op
- * (run FALSE) or running to the first breakpoint.  The breakpoints' ids
+ * (run FALSE) or running to the first breakpoint, its ops on device (a
+ * name of ts_worker_list_devices; NULL: the CPU).  The breakpoints' ids
  * come back in order.  The worker refuses calls until the debug call has
  * finished. */
 void ts_worker_debug_start_async(TsWorker *self, guint call_id, const char *function,
                                  const char *const *args, const char *const *breakpoints, gboolean eager,
-                                 gboolean run, GCancellable *cancellable, GAsyncReadyCallback callback,
-                                 gpointer user_data);
+                                 const char *device, gboolean run, GCancellable *cancellable,
+                                 GAsyncReadyCallback callback, gpointer user_data);
 GArray *ts_worker_debug_start_finish(TsWorker *self, GAsyncResult *result, GError **error);
 
 /* The next stop (a long poll: completes when the debuggee stops). */

@@ -61,8 +61,26 @@ int ts_worker_memfd_copy(const void *data, size_t size, GError **error)
 /* Bytes at offset of a memfd, mapped read-only; NULL with an error. */
 static GBytes *map_fd(int fd, guint64 offset, guint64 size, const char *what, GError **error);
 
+static gboolean write_host(GVariantDict *d, const ts_tensor *out, GUnixFDList *fds, TsBlobStore *blobs,
+                           GError **error);
+
+/* A tensor on a device the host cannot read goes as a host copy of it. */
 gboolean ts_worker_tensor_write(GVariantDict *d, const ts_tensor *out, GUnixFDList *fds, TsBlobStore *blobs,
                                 GError **error)
+{
+  if (ts_tensor_data(out) || ts_tensor_size(out) <= 0 || ts_tensor_dtype(out) == TS_STRING ||
+      ts_tensor_dtype(out) == TS_VARIANT)
+    return write_host(d, out, fds, blobs, error);
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *host = ts_tensor_to_backend((ts_tensor *)out, ts_backend_cpu());
+  ts_error_clear(); /* none to send: the printed value says it all */
+  gboolean ok = write_host(d, host ? host : out, fds, blobs, error);
+  ts_scope_end(scope);
+  return ok;
+}
+
+static gboolean write_host(GVariantDict *d, const ts_tensor *out, GUnixFDList *fds, TsBlobStore *blobs,
+                           GError **error)
 {
   ts_dtype dtype = ts_tensor_dtype(out);
   ts_shape shape = ts_tensor_shape(out);

@@ -28,6 +28,7 @@ static const char introspection_xml[] =
   "   <arg direction='in' type='as' name='args'/>"
   "   <arg direction='in' type='as' name='breakpoints'/>"
   "   <arg direction='in' type='b' name='eager'/>"
+  "   <arg direction='in' type='s' name='device'/>"
   "   <arg direction='in' type='b' name='run'/>"
   "   <arg direction='out' type='ai' name='breakpoint_ids'/>"
   "  </method>"
@@ -67,6 +68,7 @@ struct WorkerDebug {
   /* the call, set up by the main thread before the debuggee starts */
   guint call_id;
   gboolean eager;
+  const ts_backend *device;  /* its ops run there; NULL: the CPU */
   ts_function *fn;
   ts_value *values;
   int n_values;
@@ -132,6 +134,8 @@ static GVariant *op_variant(const ts_debug_op *op, GUnixFDList *fds, GError **er
   g_variant_dict_insert(&d, "run-id", "t", (guint64)op->run_id);
   g_variant_dict_insert(&d, "seq", "t", (guint64)op->seq);
   g_variant_dict_insert(&d, "op", "s", op->op_name ? op->op_name : "?");
+  if (op->device)
+    g_variant_dict_insert(&d, "device", "s", op->device);
   if (op->file)
     g_variant_dict_insert(&d, "file", "s", op->file);
   if (op->func)
@@ -173,7 +177,8 @@ static gpointer debuggee_main(gpointer data)
   ts_watch_cancel_flag(worker_service_cancel_flag(d->service));
   ts_run_functions_eagerly(d->eager);
   ts_scope *scope = ts_scope_begin();
-  ts_tensor *out = ts_debug_call(d->session, d->fn, d->values, d->n_values);
+  ts_tensor *out = NULL;
+  TS_DEVICE_SCOPE(d->device) out = ts_debug_call(d->session, d->fn, d->values, d->n_values);
   if (out) {
     d->result_text = ts_tensor_to_string(out);
     d->result = ts_tensor_ref(out);
@@ -297,9 +302,17 @@ static void handle_start(WorkerDebug *d, GVariant *params, GDBusMethodInvocation
   const char *function;
   g_autofree const char **args = NULL, **breakpoints = NULL;
   gboolean eager, run;
-  g_variant_get(params, "(u&s^a&s^a&sbb)", &call_id, &function, &args, &breakpoints, &eager, &run);
+  const char *device_name;
+  g_variant_get(params, "(u&s^a&s^a&sb&sb)", &call_id, &function, &args, &breakpoints, &eager, &device_name,
+                &run);
   ts_module *module = worker_service_module(d->service);
   ts_function *fn = module ? ts_module_lookup(module, function) : NULL;
+  const ts_backend *device;
+  g_autofree char *no_device = NULL;
+  if (!worker_find_device(device_name, &device, &no_device)) {
+    g_dbus_method_invocation_return_error_literal(inv, TS_ENGINE_ERROR, TS_ERR_INVALID_ARGUMENT, no_device);
+    return;
+  }
   if (!fn) {
     g_dbus_method_invocation_return_error(inv, TS_ENGINE_ERROR, TS_ERR_NOT_FOUND,
                                           module ? "the module has no function '%s'"
@@ -355,6 +368,7 @@ static void handle_start(WorkerDebug *d, GVariant *params, GDBusMethodInvocation
   d->fn = fn;
   d->call_id = call_id;
   d->eager = eager;
+  d->device = device;
   worker_service_set_call(d->service, call_id);
   d->debuggee_done = FALSE;
   d->debuggee = g_thread_new("debuggee", debuggee_main, d);

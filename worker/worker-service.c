@@ -593,13 +593,11 @@ static void handle_call(WorkerService *s, GVariant *params, WorkerAnswer *a)
   c.repeat = MAX(c.repeat, 1);
   if (!(c.fn = lookup(s, a, c.function)))
     goto out;
-  const ts_backend *device = device_name ? ts_backend_by_name(device_name) : NULL;
-  if (device_name && !device) {
-    g_autoptr(GString) names = g_string_new(NULL);
-    for (int i = 0; i < ts_backend_count(); i++)
-      g_string_append_printf(names, "%s%s", i ? ", " : "", ts_backend_name(ts_backend_get(i)));
-    answer_error(a, TS_ENGINE_ERROR, TS_ERR_INVALID_ARGUMENT, "no device '%s' in this worker (it has %s; %s)",
-                 device_name, names->str, ts_backend_devices_note());
+  const ts_backend *device;
+  char *no_device = NULL; /* not g_autofree: the gotos above jump past it */
+  if (!worker_find_device(device_name, &device, &no_device)) {
+    answer_error(a, TS_ENGINE_ERROR, TS_ERR_INVALID_ARGUMENT, "%s", no_device);
+    g_free(no_device);
     goto out;
   }
   int n_params = ts_function_n_params(c.fn);
@@ -646,6 +644,19 @@ out:
   /* every call has its mark, also one refused before it ran */
   worker_mark_end(c.call_id);
   g_free(c.args);
+}
+
+gboolean worker_find_device(const char *name, const ts_backend **device, char **message)
+{
+  *device = name && *name ? ts_backend_by_name(name) : NULL;
+  if (*device || !name || !*name)
+    return TRUE;
+  g_autoptr(GString) names = g_string_new(NULL);
+  for (int i = 0; i < ts_backend_count(); i++)
+    g_string_append_printf(names, "%s%s", i ? ", " : "", ts_backend_name(ts_backend_get(i)));
+  *message = g_strdup_printf("no device '%s' in this worker (it has %s; %s)", name, names->str,
+                             ts_backend_devices_note());
+  return FALSE;
 }
 
 /* ListDevices: the engine's devices (name, description, free and total

@@ -28,6 +28,10 @@ const ts_op_watch *worker_service_last_op(WorkerService *s);
 void worker_mark_end(guint call_id);
 /* The module open, NULL if none. */
 ts_module *worker_service_module(WorkerService *s);
+/* The device named (NULL or "": none, the CPU) in *device; FALSE with
+ * *message (owned) naming it and the devices there are when there is
+ * none of that name (Call's option "device", DebugStart's device). */
+gboolean worker_find_device(const char *name, const ts_backend **device, char **message);
 
 /* ---- for the fast call channel (worker-fast.c) ---- */
 

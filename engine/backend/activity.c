@@ -59,6 +59,22 @@ uint64_t ts_activity_dropped(void)
 #endif
 }
 
+/* The op this thread is placing or running (its correlation id), for the
+ * copies made on its behalf. */
+static _Thread_local uint64_t current_correlation;
+
+uint64_t ts_activity_correlation(void)
+{
+  return current_correlation;
+}
+
+uint64_t ts__activity_correlation_set(uint64_t correlation)
+{
+  uint64_t outer = current_correlation;
+  current_correlation = correlation;
+  return outer;
+}
+
 bool ts_activity_wanted(void)
 {
   return __atomic_load_n(&n_collectors, __ATOMIC_ACQUIRE) > 0;

@@ -182,6 +182,18 @@ bool ts__buffer_memset(const ts_backend *b, void *dst, int value, size_t bytes)
   return ok;
 }
 
+bool ts__backend_runs(const ts_backend *b, const ts_op_def *def, ts_tensor *const *in, int n_in,
+                      const ts_attr *attrs)
+{
+  const ts_backend_i *bi = &b->iface;
+  if (!def->kernel[bi->kind])
+    return false;
+  if (!bi->supports_op)
+    return true;
+  ts_kernel_ctx k = { .def = def, .backend = b, .n_in = n_in, .in = in, .attrs = attrs };
+  return bi->supports_op(b, &k);
+}
+
 bool ts__buffer_copy(const ts_backend *to, void *dst, const ts_backend *from, const void *src,
                      size_t bytes)
 {

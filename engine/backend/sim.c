@@ -350,14 +350,15 @@ static bool sim_memory_info(const ts_backend *b, size_t *free_bytes, size_t *tot
 /* The CPU kernels, on tensors the stream can reach: never strings or
  * variants (they live on the host: ops that may make them, such as the
  * TensorList ops, run there; a view of a number tensor is no such op),
- * never ops that run subgraphs, read or write variables, or have effects
- * on the host (print). */
+ * never ops that run subgraphs or have effects on the host (print).  The
+ * variable ops run here (state.c reads with views and writes through the
+ * backend's copies and kernels), so variables made on SIM:0 live here. */
 static bool sim_supports_op(const ts_backend *b, const ts_kernel_ctx *k)
 {
   const ts_op_def *def = k->def;
   if (!def->kernel[TS_DEVICE_CPU] ||
-      (def->flags & (TS_OPF_CONTROL_FLOW | TS_OPF_VARIABLE | TS_OPF_STATEFUL | TS_OPF_INPUT |
-                     TS_OPF_VALUE)) ||
+      (def->flags & (TS_OPF_CONTROL_FLOW | TS_OPF_INPUT | TS_OPF_VALUE)) ||
+      ((def->flags & TS_OPF_STATEFUL) && !(def->flags & TS_OPF_VARIABLE)) ||
       (def->flags & (TS_OPF_ANY_DTYPE | TS_OPF_ALIAS)) == TS_OPF_ANY_DTYPE)
     return false;
   for (int i = 0; i < k->n_in; i++)
@@ -397,6 +398,8 @@ static bool take_error(sim *s)
   return wait_idle(s, true);
 }
 
+/* On the caller's thread once the stream is idle, recorded as the copy
+ * it is (the op's whose input it is, if any). */
 static bool sim_to_host(const ts_backend *b, void *host_dst, const void *src, size_t bytes)
 {
   sim *s = get();
@@ -404,7 +407,9 @@ static bool sim_to_host(const ts_backend *b, void *host_dst, const void *src, si
     break_capture(s);
   if (!take_error(s))
     return false;
+  uint64_t start = ts__op_now_ns();
   memcpy(host_dst, host_of(src), bytes);
+  record_span(s, TS_ACTIVITY_COPY, "device to host", ts_activity_correlation(), 0, start, bytes);
   return true;
 }
 
@@ -420,6 +425,7 @@ static bool sim_from_host(const ts_backend *b, void *dst, const void *host_src, 
   memcpy(w->staged, host_src, bytes);
   w->dst = dst;
   w->bytes = bytes;
+  w->correlation = ts_activity_correlation();
   submit(s, w); /* fresh buffers only: never one the capture's launches use */
   return true;
 }
@@ -435,6 +441,7 @@ static bool sim_memset(const ts_backend *b, void *dst, int value, size_t bytes)
   w->dst = dst;
   w->value = value;
   w->bytes = bytes;
+  w->correlation = ts_activity_correlation();
   submit(s, w);
   return true;
 }
@@ -448,6 +455,7 @@ static bool sim_copy(const ts_backend *b, void *dst, const ts_backend *src_b, co
   if (capturing) { /* a node of the plan */
     launch *l = g_new0(launch, 1);
     l->bytes = bytes;
+    l->correlation = ts_activity_correlation();
     l->n_in = l->n_out = 1;
     l->in[0].data = (void *)src;
     l->out[0].data = dst;
@@ -458,6 +466,7 @@ static bool sim_copy(const ts_backend *b, void *dst, const ts_backend *src_b, co
   w->dst = dst;
   w->src = src;
   w->bytes = bytes;
+  w->correlation = ts_activity_correlation();
   submit(s, w);
   return true;
 }

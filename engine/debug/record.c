@@ -12,18 +12,20 @@ ts_tensor *ts__debug_keep(ts_tensor *t, size_t *bytes)
 {
   size_t n = t->size > 0 ? (size_t)t->size * ts_dtype_size(t->dtype) : 0;
   *bytes += n;
-  bool host = t->data && (!t->backend || t->backend == ts_backend_cpu());
-  if (!is_mutable(t) || !host || t->dtype == TS_STRING || t->dtype == TS_VARIANT)
+  if (!is_mutable(t) || !t->data || t->dtype == TS_STRING || t->dtype == TS_VARIANT)
     return ts_tensor_ref(t);
-  /* A variable's storage changes in place: keep its value as it is now.
-   * Allocated in the current scope, which drops its reference in time;
-   * ours keeps the copy. */
-  ts_tensor *copy = ts__tensor_alloc((ts_loc){ 0 }, t->dtype, t->shape);
+  /* A variable's storage changes in place: keep its value as it is now
+   * (one on a device, copied out).  Allocated in the current scope, which
+   * drops its reference in time; ours keeps the copy. */
+  bool host = !t->backend || t->backend == ts_backend_cpu();
+  ts_tensor *copy = host ? ts__tensor_alloc((ts_loc){ 0 }, t->dtype, t->shape)
+                         : ts__tensor_on((ts_loc){ 0 }, t, ts_backend_cpu());
   if (!copy) {
     ts_error_clear(); /* out of memory: keep the reference */
     return ts_tensor_ref(t);
   }
-  memcpy(copy->data, t->data, n);
+  if (host)
+    memcpy(copy->data, t->data, n);
   return ts_tensor_ref(copy);
 }
 
@@ -72,6 +74,7 @@ void ts__debug_op_fill(ts_debug_op *op, const ts_op_event *ev, const ts_debug_fr
   const ts_node *node = ev->node ? ev->node : ev->traced;
   *op = (ts_debug_op){
     .run_id = ev->run_id, .seq = ev->seq, .op = ev->op, .op_name = ev->op_name,
+    .device = ev->device,
     .file = dup_or_null(ev->loc.file), .func = dup_or_null(ev->loc.func), .line = ev->loc.line,
     .node = node ? g_strdup(ts_node_name(node)) : NULL,
     .scope = g_strdup(node ? ts_node_scope(node) : ""),

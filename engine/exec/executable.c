@@ -175,12 +175,16 @@ static bool tuned_op(ts_op op)
  * shapes now, with the plan, rather than on their first call: each runs
  * once on zeros of its shapes, unseen by listeners, and only a shape the
  * tuner has not met yet costs more than a lookup.  A failing op is left
- * to fail when it runs. */
+ * to fail when it runs.  On the CPU, whatever the device: the choices are
+ * the CPU kernels' (a device of kind CPU runs them too), and zeros copied
+ * to a device would be copies the call never asked for. */
 static void choose_kernels(const ts_graph *g, const plan *p)
 {
   ts_context *c = ts__context();
   if (c->error)
     return; /* the caller's, to keep */
+  const ts_backend *device = c->device;
+  c->device = NULL;
   for (int s = 0; s < p->n_steps; s++) {
     const ts_node *n = ts__graph_node(g, p->steps[s]);
     if (!tuned_op(n->op) || n->n_outputs != 1 || n->outputs[0].dtype != TS_F32)
@@ -207,6 +211,7 @@ static void choose_kernels(const ts_graph *g, const plan *p)
     ts_error_clear();
     ts_scope_end(scope);
   }
+  c->device = device;
 }
 
 static ts_executable *executable_plan(ts_graph *g, bool owns)

@@ -229,7 +229,7 @@ static GVariant *value_variant(writer *w, const ts_node *n)
     "(s@ax@ay@aay@ms)", ts_dtype_name(host->dtype), dims_variant(host->shape.dim, host->shape.rank),
     data_variant(host->data, strings ? 0 : (size_t)host->size * size, size),
     g_variant_builder_end(&elements),
-    maybe_string_variant(w, host->is_variable ? host->name : NULL, "the variable's name"));
+    maybe_string_variant(w, n->value->is_variable ? n->value->name : NULL, "the variable's name"));
   return g_variant_new_maybe(type, value);
 }
 

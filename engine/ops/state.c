@@ -348,6 +348,32 @@ static void combine(ts_dtype dt, void *dst, const void *src, int64_t n, bool sub
   }
 }
 
+/* var = src, var += src or var -= src: on the host directly; on a device
+ * (a variable lives where it was made, tensor.c) through its copy, or its
+ * Add or Sub kernel in place on the storage, queued on its stream. */
+static bool write_value(ts_kernel_ctx *k, ts_tensor *var, const ts_tensor *value, const void *src,
+                        bool set)
+{
+  const ts_backend *b = var->backend;
+  bool sub = k->def->op == TS_OP_ASSIGN_SUB_VARIABLE;
+  if (b->iface.host_visible) {
+    if (set)
+      memmove(var->data, src, (size_t)var->size * ts_dtype_size(var->dtype));
+    else
+      combine(var->dtype, var->data, src, var->size, sub);
+    return true;
+  }
+  if (set)
+    return copy_value(k, var, var->data, src);
+  ts_tensor operand = { .refcount = 1, .dtype = value->dtype, .shape = var->shape,
+                        .size = var->size, .data = (void *)src, .backend = b };
+  ts_tensor *in[2] = { var->base, &operand }, *out[1] = { var->base };
+  ts_kernel_ctx op = { .def = ts__op_def(sub ? TS_OP_SUB : TS_OP_ADD), .loc = k->loc,
+                       .backend = b, .seq = k->seq, .n_in = 2, .in = in, .n_out = 1,
+                       .out = out, .correlation = k->correlation };
+  return b->iface.run_op ? b->iface.run_op(b, &op) : ts_kernel_run(&op, b->iface.kind);
+}
+
 static bool assign_cpu(ts_kernel_ctx *k)
 {
   ts_tensor *var = k->in[0];
@@ -362,12 +388,8 @@ static bool assign_cpu(ts_kernel_ctx *k)
   const void *src = value->data;
   if (!variable_writable(k, var, !set))
     return false;
-  size_t bytes = (size_t)var->size * ts_dtype_size(var->dtype);
-  if (set)
-    memmove(var->data, src, bytes);
-  else
-    combine(var->dtype, var->data, src, var->size,
-            k->def->op == TS_OP_ASSIGN_SUB_VARIABLE);
+  if (!write_value(k, var, value, src, set))
+    return false;
   /* the new value, shared like a read's */
   k->out[0] = ts__tensor_view(var, var->shape);
   return k->out[0] || ts__kernel_fail(k, TS_ERR_NO_MEMORY, "out of memory");
