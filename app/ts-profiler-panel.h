@@ -6,7 +6,10 @@
  * and can be shown again, and the Diff page compares it with the one
  * before (or a trace read as the baseline).
  *
- * The tables are made on a thread: "busy" (read-only) is true meanwhile.
+ * The tables are made on a thread: "busy" (read-only) is true meanwhile,
+ * and while the Op Stats table fits its columns to its width (where they
+ * do not all fit, the least important hide, a priority level a frame; the
+ * op name ellipsizes, whole in its tooltip).
  * Signals: "node-selected" (const char *name): a row of one traced node
  * was selected (grouped by node); name is the node's.  "session-ready": a
  * new session's tables are in (ts_profiler_panel_get_node_stats). */

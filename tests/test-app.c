@@ -3311,8 +3311,6 @@ static void test_graph_walk(void)
 /* The window's width while its layout is judged.  The op statistics'
  * twelve columns need about 850 px: they fit from the default 1280 px
  * window on, and scroll sideways in the smallest. */
-static int layout_width;
-#define LAYOUT_WIDE_TABLES 1280
 
 /* Widgets that do not get the room they need: allocated less than their
  * minimum size (cut, or drawn over by a neighbour), labels and buttons
@@ -3361,8 +3359,7 @@ static void find_cramped(GtkWidget *widget, GString *problems)
                            G_OBJECT_TYPE_NAME(parent), box.origin.x, box.origin.y, box.size.width, box.size.height,
                            gtk_widget_get_width(parent), gtk_widget_get_height(parent));
   /* a table needing more than its width: columns out of sight */
-  if (GTK_IS_COLUMN_VIEW(widget) && !gtk_widget_get_ancestor(widget, TS_TYPE_TENSOR_VIEW) &&
-      (layout_width >= LAYOUT_WIDE_TABLES || g_strcmp0(gtk_widget_get_name(widget), "stats-view") != 0)) {
+  if (GTK_IS_COLUMN_VIEW(widget) && !gtk_widget_get_ancestor(widget, TS_TYPE_TENSOR_VIEW)) {
     GtkWidget *scroll = gtk_widget_get_ancestor(widget, GTK_TYPE_SCROLLED_WINDOW);
     int need = 0;
     gtk_widget_measure(widget, GTK_ORIENTATION_HORIZONTAL, -1, &need, NULL, NULL, NULL);
@@ -3398,6 +3395,27 @@ static void find_hidden_arguments(GString *problems)
   }
 }
 
+/* The titles of the table's columns shown, in order, space-separated (owned). */
+static char *stats_columns_shown(GtkColumnView *view)
+{
+  GListModel *columns = gtk_column_view_get_columns(view);
+  g_autoptr(GString) shown = g_string_new(NULL);
+  for (guint i = 0; i < g_list_model_get_n_items(columns); i++) {
+    g_autoptr(GtkColumnViewColumn) col = g_list_model_get_item(columns, i);
+    if (gtk_column_view_column_get_visible(col))
+      g_string_append_printf(shown, "%s%s", shown->len ? " " : "", gtk_column_view_column_get_title(col));
+  }
+  return g_string_free(g_steal_pointer(&shown), FALSE);
+}
+
+static void resize_and_draw(int width, int height)
+{
+  gtk_window_set_default_size(GTK_WINDOW(window), width, height);
+  wait_drawn(GTK_WIDGET(window));
+  wait_idle();
+  wait_drawn(GTK_WIDGET(window));
+}
+
 static const int LAYOUT_SIZES[][2] = { { 1280, 800 }, { 1024, 700 } };
 static const char *const LAYOUT_THEMES[] = { "light", "dark" };
 
@@ -3409,7 +3427,6 @@ static void check_layout(const char *state, GString *problems)
     g_settings_set_string(settings, "theme", LAYOUT_THEMES[t]);
     for (guint i = 0; i < G_N_ELEMENTS(LAYOUT_SIZES); i++) {
       gtk_window_set_default_size(GTK_WINDOW(window), LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1]);
-      layout_width = LAYOUT_SIZES[i][0];
       wait_drawn(GTK_WIDGET(window));
       wait_idle();
       wait_drawn(GTK_WIDGET(window));
@@ -3480,6 +3497,18 @@ static void test_layout_fits(void)
   activate("win.show-panel", "s", "profiler");
   ts_profiler_panel_show_page(profiler, "stats");
   check_layout("profiler-stats", problems);
+  /* at the default size every column shows; at the smallest the least
+   * important hide and the op's time (Total, Self, Median) stays */
+  GtkWidget *stats = find_named(GTK_WIDGET(profiler), "stats-view");
+  g_assert_nonnull(stats);
+  resize_and_draw(1280, 800);
+  g_autofree char *wide = stats_columns_shown(GTK_COLUMN_VIEW(stats));
+  g_assert_cmpstr(wide, ==, "Key Count Total Self Median Min p95 Max Mean Share Mode Device");
+  resize_and_draw(1024, 700);
+  g_autofree char *narrow = stats_columns_shown(GTK_COLUMN_VIEW(stats));
+  g_assert_true(g_str_has_prefix(narrow, "Key "));
+  g_assert_nonnull(strstr(narrow, "Total Self Median"));
+  g_assert_null(strstr(narrow, "Mean"));
   ts_profiler_panel_show_page(profiler, "timeline");
   check_layout("profiler-timeline", problems);
   activate("win.profile-compare", NULL);
