@@ -197,6 +197,10 @@ struct _TsProfilerPanel {
   GtkWidget *compare_button, *page_controls;
   GtkColumnView *stats_view, *compare_view;
   GtkScrolledWindow *stats_scroll;
+  GtkWidget *timeline_page;
+  GtkRevealer *timeline_search_revealer;
+  GtkSearchEntry *timeline_search_entry;
+  GtkLabel *timeline_search_status;
   guint fit_id;    /* the tick fitting the statistics' columns to the width */
   guint fit_level; /* the columns of this priority and above are hidden */
   int fitted_width;
@@ -637,6 +641,86 @@ static void update_toolbar(TsProfilerPanel *self)
   gtk_widget_set_visible(self->page_controls, runs || grouped || compare);
 }
 
+/* ---- the Timeline's Find bar ---------------------------------------------------------- */
+
+/* "N of M", "no match", or nothing before a query. */
+static void update_timeline_search_status(TsProfilerPanel *self)
+{
+  const char *query = gtk_editable_get_text(GTK_EDITABLE(self->timeline_search_entry));
+  int n = 0;
+  int i = ts_timeline_get_match(self->timeline, &n);
+  g_autofree char *text = n > 0 ? g_strdup_printf("%d of %d", i + 1, n) : g_strdup(*query ? "no match" : "");
+  gtk_label_set_text(self->timeline_search_status, text);
+  if (*query && n == 0)
+    gtk_widget_add_css_class(GTK_WIDGET(self->timeline_search_entry), "error");
+  else
+    gtk_widget_remove_css_class(GTK_WIDGET(self->timeline_search_entry), "error");
+}
+
+/* As you type: every span searched, the first match brought into view. */
+static void on_timeline_search_changed(TsProfilerPanel *self)
+{
+  ts_timeline_search(self->timeline, gtk_editable_get_text(GTK_EDITABLE(self->timeline_search_entry)));
+  update_timeline_search_status(self);
+}
+
+static void on_timeline_search_next(TsProfilerPanel *self)
+{
+  ts_timeline_search_next(self->timeline, FALSE);
+}
+
+static void on_timeline_search_previous(TsProfilerPanel *self)
+{
+  ts_timeline_search_next(self->timeline, TRUE);
+}
+
+/* Escape or the close button: the bar goes, the timeline takes the keys again. */
+static void on_timeline_search_stop(TsProfilerPanel *self)
+{
+  gtk_revealer_set_reveal_child(self->timeline_search_revealer, FALSE);
+  gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
+}
+
+static void close_timeline_search(TsProfilerPanel *self)
+{
+  gtk_revealer_set_reveal_child(self->timeline_search_revealer, FALSE);
+  gtk_editable_set_text(GTK_EDITABLE(self->timeline_search_entry), "");
+}
+
+static void action_timeline_find(GtkWidget *widget, const char *name, GVariant *param)
+{
+  TsProfilerPanel *self = TS_PROFILER_PANEL(widget);
+  gtk_revealer_set_reveal_child(self->timeline_search_revealer, TRUE);
+  gtk_widget_grab_focus(GTK_WIDGET(self->timeline_search_entry));
+}
+
+static void action_timeline_find_step(GtkWidget *widget, const char *name, GVariant *param)
+{
+  ts_timeline_search_next(TS_PROFILER_PANEL(widget)->timeline, g_str_equal(name, "profiler.find-previous"));
+}
+
+/* Ctrl+F, F3 and Shift+F3 where the focus is in the Timeline's page (the
+ * timeline steps on F3 itself when it has the focus). */
+static void add_timeline_search_keys(TsProfilerPanel *self)
+{
+  static const struct {
+    guint key;
+    GdkModifierType mods;
+    const char *action;
+  } keys[] = {
+    { GDK_KEY_f, GDK_CONTROL_MASK, "profiler.find" },
+    { GDK_KEY_F3, 0, "profiler.find-next" },
+    { GDK_KEY_F3, GDK_SHIFT_MASK, "profiler.find-previous" },
+  };
+  GtkEventController *controller = gtk_shortcut_controller_new();
+  for (size_t i = 0; i < G_N_ELEMENTS(keys); i++)
+    gtk_shortcut_controller_add_shortcut(GTK_SHORTCUT_CONTROLLER(controller),
+                                         gtk_shortcut_new(gtk_keyval_trigger_new(keys[i].key, keys[i].mods),
+                                                          gtk_named_action_new(keys[i].action)));
+  gtk_widget_add_controller(self->timeline_page, controller);
+  g_signal_connect_swapped(self->timeline, "match-shown", G_CALLBACK(update_timeline_search_status), self);
+}
+
 /* Shows recording i of the runs (none if out of range). */
 static void show_run(TsProfilerPanel *self, guint i)
 {
@@ -649,6 +733,7 @@ static void show_run(TsProfilerPanel *self, guint i)
   self->range_from = self->range_to = 0;
   ts_timeline_set_session(self->timeline, run ? run->shared->session : NULL);
   g_clear_pointer(&old, shared_unref);
+  close_timeline_search(self); /* its matches were the old recording's */
   g_free(self->label);
   self->label = g_strdup(run ? run->label : NULL);
   update_toolbar(self);
@@ -1000,6 +1085,17 @@ static void ts_profiler_panel_class_init(TsProfilerPanelClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_view);
   gtk_widget_class_bind_template_callback(widget_class, on_group_selected);
   gtk_widget_class_bind_template_callback(widget_class, on_filter_changed);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, timeline_page);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, timeline_search_revealer);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, timeline_search_entry);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, timeline_search_status);
+  gtk_widget_class_bind_template_callback(widget_class, on_timeline_search_changed);
+  gtk_widget_class_bind_template_callback(widget_class, on_timeline_search_next);
+  gtk_widget_class_bind_template_callback(widget_class, on_timeline_search_previous);
+  gtk_widget_class_bind_template_callback(widget_class, on_timeline_search_stop);
+  gtk_widget_class_install_action(widget_class, "profiler.find", NULL, action_timeline_find);
+  gtk_widget_class_install_action(widget_class, "profiler.find-next", NULL, action_timeline_find_step);
+  gtk_widget_class_install_action(widget_class, "profiler.find-previous", NULL, action_timeline_find_step);
   gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name(widget_class, "tsprofilerpanel");
 }
@@ -1029,6 +1125,7 @@ static void ts_profiler_panel_init(TsProfilerPanel *self)
   update_toolbar(self);
   g_signal_connect(self->timeline, "span-selected", G_CALLBACK(on_span_selected), self);
   g_signal_connect(self->timeline, "range-selected", G_CALLBACK(on_range_selected), self);
+  add_timeline_search_keys(self);
   self->rows = g_list_store_new(TS_TYPE_PROFILE_ROW);
   self->compare_rows = g_list_store_new(TS_TYPE_PROFILE_ROW);
 

@@ -4,7 +4,10 @@
  * with a bar per op.  Each profiled Run is one recording (as a capture is
  * in Nsight Systems or Perfetto): the newest is shown, every one is kept
  * and can be shown again, and the Diff page compares it with the one
- * before (or a trace read as the baseline).
+ * before (or a trace read as the baseline).  The Timeline has a Find bar
+ * (Ctrl+F there, profiler.find): matches as you type, the first revealed
+ * and centred, Enter or F3 the next, Shift+F3 the previous, "N of M",
+ * Escape closes it.
  *
  * The tables are made on a thread: "busy" (read-only) is true meanwhile,
  * and while the Op Stats table fits its columns to its width (where they

@@ -888,6 +888,23 @@ static void assert_shortcuts_list_timeline_keys(GtkWindow *shortcuts)
   }
   g_assert_cmpint(n_keys, >=, 10); /* zoom, fit, pan, search steps, unselect */
   g_object_unref(timeline);
+  /* and the Profiler's keys around it: Ctrl+F opens its Find bar */
+  GtkWidget *panel = g_object_ref_sink(g_object_new(TS_TYPE_PROFILER_PANEL, NULL));
+  GtkWidget *page = gtk_widget_get_parent(GTK_WIDGET(ts_profiler_panel_get_timeline(TS_PROFILER_PANEL(panel))));
+  g_autoptr(GListModel) page_controllers = gtk_widget_observe_controllers(page);
+  gboolean find_key = FALSE;
+  for (guint i = 0; i < g_list_model_get_n_items(page_controllers); i++) {
+    g_autoptr(GObject) controller = g_list_model_get_item(page_controllers, i);
+    for (guint k = 0; GTK_IS_SHORTCUT_CONTROLLER(controller) && k < g_list_model_get_n_items(G_LIST_MODEL(controller)); k++) {
+      g_autoptr(GtkShortcut) shortcut = g_list_model_get_item(G_LIST_MODEL(controller), k);
+      g_autofree char *key = gtk_shortcut_trigger_to_string(gtk_shortcut_get_trigger(shortcut));
+      if (!g_hash_table_contains(accels, key))
+        g_error("the shortcuts window does not list the Timeline page's %s", key);
+      find_key |= g_str_equal(key, "<Control>f");
+    }
+  }
+  g_assert_true(find_key);
+  g_object_unref(panel);
 }
 
 /* Preferences, About and the shortcuts window (with the graph's and the
@@ -3545,6 +3562,82 @@ static void test_layout_fits(void)
     g_error("the window does not fit:\n%s", problems->str);
 }
 
+static gboolean search_status_set(gpointer label)
+{
+  return *gtk_label_get_text(label) != '\0';
+}
+
+/* Issue 23: the Timeline's Find bar.  Ctrl+F in the Timeline opens it with
+ * the focus in its entry; typing finds spans, the first revealed in view
+ * with "1 of N"; Enter and F3 step on, Shift+F3 back (F3 in the timeline
+ * too); a query that finds nothing says so; Escape closes the bar and gives
+ * the timeline the keys again. */
+static void test_timeline_search(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  activate("win.mode", "s", "graph");
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(TRUE));
+  select_function("get_MSE");
+  run_with((const char *const[]){ "f32[4]:uniform", "f32[4]:uniform", NULL });
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(FALSE));
+  TsProfilerPanel *panel = ts_window_get_profiler_panel(window);
+  activate("win.show-panel", "s", "profiler");
+  ts_profiler_panel_show_page(panel, "timeline");
+  wait_drawn(GTK_WIDGET(window));
+  GtkWidget *timeline = GTK_WIDGET(ts_profiler_panel_get_timeline(panel));
+  GtkWidget *entry = find_named(GTK_WIDGET(panel), "timeline-search");
+  GtkWidget *status = find_named(GTK_WIDGET(panel), "timeline-search-status");
+  GtkRevealer *bar = GTK_REVEALER(gtk_widget_get_ancestor(entry, GTK_TYPE_REVEALER));
+  g_assert_false(gtk_revealer_get_reveal_child(bar));
+
+  /* Ctrl+F (the page's shortcut, checked with the shortcuts window) from the timeline */
+  gtk_widget_grab_focus(timeline);
+  g_assert_true(gtk_widget_activate_action(timeline, "profiler.find", NULL));
+  g_assert_true(gtk_revealer_get_reveal_child(bar));
+  GtkWidget *focus = gtk_root_get_focus(GTK_ROOT(window));
+  g_assert_true(focus == entry || gtk_widget_is_ancestor(focus, entry));
+
+  gtk_editable_set_text(GTK_EDITABLE(entry), "get_MSE");
+  test_wait_for(search_status_set, status, "the search to run");
+  int n = 0;
+  g_assert_cmpint(ts_timeline_get_match(TS_TIMELINE(timeline), &n), ==, 0);
+  g_assert_cmpint(n, >=, 2); /* the call, its trace */
+  g_autofree char *first = g_strdup_printf("1 of %d", n), *second = g_strdup_printf("2 of %d", n);
+  g_assert_cmpstr(gtk_label_get_text(GTK_LABEL(status)), ==, first);
+  /* the match is in view, the bar above the timeline, not over it */
+  wait_drawn(GTK_WIDGET(window));
+  graphene_rect_t area;
+  g_assert_true(ts_timeline_get_span_area(TS_TIMELINE(timeline), ts_timeline_get_found(TS_TIMELINE(timeline)), &area));
+  double mid = area.origin.x + area.size.width / 2;
+  g_assert_cmpfloat(mid, >=, 0);
+  g_assert_cmpfloat(mid, <=, gtk_widget_get_width(timeline));
+  graphene_rect_t bar_box;
+  g_assert_true(gtk_widget_compute_bounds(GTK_WIDGET(bar), timeline, &bar_box));
+  g_assert_cmpfloat(bar_box.origin.y + bar_box.size.height, <=, 0.5);
+  save_test_screenshot(GTK_WIDGET(window), "timeline-search.png");
+
+  g_signal_emit_by_name(entry, "activate"); /* Enter */
+  g_assert_cmpstr(gtk_label_get_text(GTK_LABEL(status)), ==, second);
+  g_assert_true(gtk_widget_activate_action(entry, "profiler.find-previous", NULL)); /* Shift+F3 */
+  g_assert_cmpstr(gtk_label_get_text(GTK_LABEL(status)), ==, first);
+  g_assert_true(gtk_widget_activate_action(entry, "profiler.find-next", NULL)); /* F3 */
+  g_assert_cmpstr(gtk_label_get_text(GTK_LABEL(status)), ==, second);
+  g_assert_true(gtk_widget_activate_action(timeline, "timeline.search-previous", NULL)); /* Shift+F3 there */
+  g_assert_cmpstr(gtk_label_get_text(GTK_LABEL(status)), ==, first);
+
+  gtk_editable_set_text(GTK_EDITABLE(entry), "no such span anywhere");
+  test_wait_for(search_status_set, status, "the search to run");
+  while (g_strcmp0(gtk_label_get_text(GTK_LABEL(status)), "no match") != 0)
+    g_main_context_iteration(NULL, TRUE);
+  g_assert_true(gtk_widget_has_css_class(entry, "error"));
+
+  g_signal_emit_by_name(entry, "stop-search"); /* Escape */
+  g_assert_false(gtk_revealer_get_reveal_child(bar));
+  g_assert_true(gtk_root_get_focus(GTK_ROOT(window)) == timeline);
+  activate("win.show-panel", "s", "trace-log");
+}
+
 /* A model file opens like a module (File › Open, `tracescope model.onnx`):
  * its function runs through the worker, traces, and its graph keeps the
  * name scopes of the ONNX node names. */
@@ -3748,6 +3841,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/graph-walk", test_graph_walk);
   g_test_add_func("/app/layout-fits", test_layout_fits);
   g_test_add_func("/app/open-onnx-model", test_open_onnx_model);
+  g_test_add_func("/app/timeline-search", test_timeline_search);
   int status = g_test_run();
 
   g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&window);
