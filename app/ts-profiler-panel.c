@@ -237,7 +237,7 @@ struct _TsProfilerPanel {
 enum { SIGNAL_NODE_SELECTED, SIGNAL_SESSION_READY, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
-enum { PROP_0, PROP_BUSY, N_PROPS };
+enum { PROP_0, PROP_BUSY, PROP_FITTING, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
 G_DEFINE_FINAL_TYPE(TsProfilerPanel, ts_profiler_panel, GTK_TYPE_WIDGET)
@@ -273,7 +273,7 @@ static gboolean fit_stat_columns_step(GtkWidget *widget, GdkFrameClock *clock, g
     return G_SOURCE_CONTINUE;
   }
   self->fit_id = 0;
-  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_BUSY]);
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_FITTING]);
   return G_SOURCE_REMOVE;
 }
 
@@ -289,9 +289,9 @@ static void refit_stat_columns(TsProfilerPanel *self)
   self->fit_level = STAT_MAX_PRIORITY + 2;
   if (self->fit_id)
     return;
-  /* busy meanwhile: a screenshot or a test sees the table fitted */
+  /* "fitting" meanwhile: a screenshot or a test sees the table fitted */
   self->fit_id = gtk_widget_add_tick_callback(GTK_WIDGET(self->stats_view), fit_stat_columns_step, self, NULL);
-  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_BUSY]);
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_FITTING]);
 }
 
 static void stop_fitting(TsProfilerPanel *self)
@@ -301,7 +301,7 @@ static void stop_fitting(TsProfilerPanel *self)
   gtk_widget_remove_tick_callback(GTK_WIDGET(self->stats_view), self->fit_id);
   self->fit_id = 0;
   self->fitted_width = 0;
-  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_BUSY]);
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_FITTING]);
 }
 
 /* The table's width changed. */
@@ -851,7 +851,13 @@ const tsp_stats *ts_profiler_panel_get_node_stats(TsProfilerPanel *self)
 gboolean ts_profiler_panel_get_busy(TsProfilerPanel *self)
 {
   g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), FALSE);
-  return self->busy || self->fit_id != 0;
+  return self->busy;
+}
+
+gboolean ts_profiler_panel_get_fitting(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), FALSE);
+  return self->fit_id != 0;
 }
 
 void ts_profiler_panel_set_group_by(TsProfilerPanel *self, tsp_group_by by)
@@ -1041,6 +1047,7 @@ static void ts_profiler_panel_get_property(GObject *object, guint prop_id, GValu
 {
   switch (prop_id) {
   case PROP_BUSY: g_value_set_boolean(value, ts_profiler_panel_get_busy(TS_PROFILER_PANEL(object))); break;
+  case PROP_FITTING: g_value_set_boolean(value, ts_profiler_panel_get_fitting(TS_PROFILER_PANEL(object))); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
   }
 }
@@ -1054,6 +1061,8 @@ static void ts_profiler_panel_class_init(TsProfilerPanelClass *klass)
   object_class->get_property = ts_profiler_panel_get_property;
   properties[PROP_BUSY] = g_param_spec_boolean("busy", NULL, NULL, FALSE,
                                                G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_FITTING] = g_param_spec_boolean("fitting", NULL, NULL, FALSE,
+                                                  G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties(object_class, N_PROPS, properties);
   signals[SIGNAL_SESSION_READY] = g_signal_new("session-ready", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
                                                NULL, NULL, NULL, G_TYPE_NONE, 0);

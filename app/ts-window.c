@@ -914,7 +914,7 @@ gboolean ts_window_get_busy(TsWindow *self)
 {
   g_return_val_if_fail(TS_IS_WINDOW(self), FALSE);
   return self->loading || self->importing > 0 || self->fetching > 0 || ts_run_controller_get_busy(self->runs) ||
-         ts_profiler_panel_get_busy(self->profiler_panel);
+         ts_profiler_panel_get_busy(self->profiler_panel) || ts_profiler_panel_get_fitting(self->profiler_panel);
 }
 
 void ts_window_set_remote(TsWindow *self, const char *target)
@@ -1177,6 +1177,7 @@ static void ts_window_init(TsWindow *self)
   g_signal_connect_swapped(self->profiler_panel, "session-ready", G_CALLBACK(update_compute_times), self);
   g_signal_connect_swapped(self->profiler_panel, "session-ready", G_CALLBACK(update_details_extras), self);
   g_signal_connect_swapped(self->profiler_panel, "notify::busy", G_CALLBACK(_ts_window_notify_busy), self);
+  g_signal_connect_swapped(self->profiler_panel, "notify::fitting", G_CALLBACK(_ts_window_notify_busy), self);
   g_signal_connect(ts_graph_pane_get_view(self->graph_pane), "node-selected", G_CALLBACK(on_graph_node_selected),
                    self);
   for (int side = 0; side < 2; side++)
