@@ -21,6 +21,8 @@ struct _TsStartupScript {
   guint step_id;
   int frames;
   gint64 shot_deadline;
+  GtkSettings *settings;  /* animations off for a screenshot, as they were again when done */
+  gboolean animations;
 };
 
 /* ---- the command line ----------------------------------------------------------------- */
@@ -297,6 +299,13 @@ TsStartupScript *ts_startup_script_new(GApplication *app, const TsStartup *start
   self->startup = startup;
   self->window = window;
   g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&self->window);
+  if (startup->screenshot) {
+    /* the theme's transitions (a tab's background fades over 200 ms) would
+     * be caught half way: a screenshot shows where each one ends */
+    self->settings = g_object_ref(gtk_widget_get_settings(GTK_WIDGET(window)));
+    g_object_get(self->settings, "gtk-enable-animations", &self->animations, NULL);
+    g_object_set(self->settings, "gtk-enable-animations", FALSE, NULL);
+  }
   g_signal_connect(window, "notify::busy", G_CALLBACK(on_window_busy), self);
   script_step(self);
   return self;
@@ -310,6 +319,10 @@ void ts_startup_script_free(TsStartupScript *self)
   if (self->window) {
     g_signal_handlers_disconnect_by_data(self->window, self);
     g_object_remove_weak_pointer(G_OBJECT(self->window), (gpointer *)&self->window);
+  }
+  if (self->settings) {
+    g_object_set(self->settings, "gtk-enable-animations", self->animations, NULL);
+    g_object_unref(self->settings);
   }
   g_free(self);
 }

@@ -40,7 +40,9 @@ gboolean ts_startup_has_script(const TsStartup *startup);
 
 /* The script of startup (borrowed: it outlives the script) played in
  * window: each step once the window is idle again (notify::busy); app
- * quits once the screenshot asked for is saved. */
+ * quits once the screenshot asked for is saved.  For a screenshot the
+ * window's animations are off (until the script is freed): the picture
+ * shows where each transition ends, never half way. */
 typedef struct _TsStartupScript TsStartupScript;
 TsStartupScript *ts_startup_script_new(GApplication *app, const TsStartup *startup, TsWindow *window);
 void ts_startup_script_free(TsStartupScript *script);

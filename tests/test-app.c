@@ -3638,6 +3638,81 @@ static void test_timeline_search(void)
   activate("win.show-panel", "s", "trace-log");
 }
 
+/* The mean brightness (0-255) of rect in the ARGB32 texture. */
+static double mean_brightness(GdkTexture *texture, const graphene_rect_t *rect)
+{
+  int width = gdk_texture_get_width(texture), height = gdk_texture_get_height(texture);
+  gsize stride = (gsize)width * 4;
+  g_autofree guchar *pixels = g_malloc(stride * (gsize)height);
+  gdk_texture_download(texture, pixels, stride);
+  double sum = 0;
+  int n = 0;
+  for (int y = MAX((int)rect->origin.y, 0); y < MIN((int)(rect->origin.y + rect->size.height), height); y++)
+    for (int x = MAX((int)rect->origin.x, 0); x < MIN((int)(rect->origin.x + rect->size.width), width); x++) {
+      const guchar *p = pixels + (gsize)y * stride + (gsize)x * 4;
+      sum += (p[0] + p[1] + p[2]) / 3.0;
+      n++;
+    }
+  return n ? sum / n : 0;
+}
+
+/* The stack switcher of stack under widget, or NULL. */
+static GtkWidget *switcher_of(GtkWidget *widget, GtkStack *stack)
+{
+  if (GTK_IS_STACK_SWITCHER(widget) && gtk_stack_switcher_get_stack(GTK_STACK_SWITCHER(widget)) == stack)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child)) {
+    GtkWidget *found = switcher_of(child, stack);
+    if (found)
+      return found;
+  }
+  return NULL;
+}
+
+/* Issue 23: a screenshot shows the panel asked for with its tab selected,
+ * and only that tab: "--screenshot --panel profiler" right after a Run once
+ * caught the Trace Log's tab still fading out (the theme's buttons change
+ * background over 200 ms, longer than the frames the screenshot waits). */
+static void test_screenshot_panel_tab(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  activate("win.show-panel", "s", "trace-log");
+  wait_drawn(GTK_WIDGET(window));
+  wait_drawn(GTK_WIDGET(window));
+  g_autoptr(TsStartup) startup = g_new0(TsStartup, 1);
+  startup->calls = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
+  startup->compare[0] = startup->compare[1] = -1;
+  startup->panel = g_strdup("profiler");
+  startup->screenshot = g_build_filename(tmp_dir, "panel-tab.png", NULL);
+  TsStartupScript *script = ts_startup_script_new(G_APPLICATION(app), startup, window);
+  test_wait_for(file_exists, startup->screenshot, "the screenshot");
+  ts_startup_script_free(script);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GdkTexture) texture = gdk_texture_new_from_filename(startup->screenshot, &error);
+  g_assert_no_error(error);
+  g_unlink(startup->screenshot);
+  /* the tabs in order: Trace Log, Profiler, Console, Debugger */
+  GtkWidget *panels = gtk_widget_get_ancestor(GTK_WIDGET(ts_window_get_trace_log(window)), GTK_TYPE_STACK);
+  GtkWidget *switcher = switcher_of(GTK_WIDGET(window), GTK_STACK(panels));
+  g_assert_nonnull(switcher);
+  double tab[4] = { 0 };
+  int i = 0;
+  for (GtkWidget *b = gtk_widget_get_first_child(switcher); b && i < 4; b = gtk_widget_get_next_sibling(b), i++) {
+    graphene_rect_t box;
+    g_assert_true(gtk_widget_compute_bounds(b, GTK_WIDGET(window), &box));
+    graphene_rect_t inside; /* the background, not the label */
+    graphene_rect_inset_r(&box, 4, 2, &inside);
+    inside.size.width = 10;
+    tab[i] = mean_brightness(texture, &inside);
+  }
+  g_assert_cmpint(i, ==, 4);
+  /* the Profiler's tab darker (selected); the Trace Log's as the Console's */
+  g_assert_cmpfloat(tab[1], <, tab[2] - 10);
+  g_assert_cmpfloat(fabs(tab[0] - tab[2]), <, 2);
+  activate("win.show-panel", "s", "trace-log");
+}
+
 /* A model file opens like a module (File › Open, `tracescope model.onnx`):
  * its function runs through the worker, traces, and its graph keeps the
  * name scopes of the ONNX node names. */
@@ -3842,6 +3917,7 @@ int main(int argc, char **argv)
   g_test_add_func("/app/layout-fits", test_layout_fits);
   g_test_add_func("/app/open-onnx-model", test_open_onnx_model);
   g_test_add_func("/app/timeline-search", test_timeline_search);
+  g_test_add_func("/app/screenshot-panel-tab", test_screenshot_panel_tab);
   int status = g_test_run();
 
   g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&window);
