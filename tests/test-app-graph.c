@@ -1,6 +1,165 @@
 /* test-app-graph.c — GUI tests of the graph pane and the node details: header, details, subgraphs, provenance, source lines, passes, walking. */
 #include "test-app.h"
 
+static GtkWidget *button_for(GtkWidget *widget, const char *action)
+{
+  if (GTK_IS_ACTIONABLE(widget) && g_strcmp0(gtk_actionable_get_action_name(GTK_ACTIONABLE(widget)), action) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c)) {
+    GtkWidget *found = button_for(c, action);
+    if (found)
+      return found;
+  }
+  return NULL;
+}
+
+/* The label follows the zoom (after an idle: see ts-graph-pane.c). */
+static void assert_zoom_shown(GtkWidget *zoom_button, TsViewport *vp)
+{
+  shown_viewport = vp;
+  shown_zoom_button = zoom_button;
+  test_wait_for(zoom_shown, NULL, "the zoom level to show");
+}
+
+static void assert_shows(const char *text, const char *const *wanted)
+{
+  for (; *wanted; wanted++)
+    if (!strstr(text, *wanted))
+      g_error("the node details do not show '%s':\n%s", *wanted, text);
+}
+
+/* The activatable row titled title under widget (a producer, consumer, origin or subgraph). */
+static GtkWidget *row_titled(GtkWidget *widget, const char *title)
+{
+  if (ADW_IS_ACTION_ROW(widget) && gtk_widget_get_visible(widget) &&
+      g_strcmp0(adw_preferences_row_get_title(ADW_PREFERENCES_ROW(widget)), title) == 0)
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c)) {
+    GtkWidget *found = row_titled(c, title);
+    if (found)
+      return found;
+  }
+  return NULL;
+}
+
+static gboolean not_animating(gpointer data)
+{
+  return !ts_graph_view_get_animating(shown_view());
+}
+
+static gboolean item_visible(gpointer data)
+{
+  ts_view_model *model = ts_graph_view_get_model(shown_view());
+  return ts_view_model_is_visible(model, NULL, GPOINTER_TO_INT(data));
+}
+
+/* g as it would read back if node `id` stood for the nodes `origins` (an
+ * optimized node): its serialized form with that node's origins rewritten. */
+static ts_graph *with_origins(const ts_graph *g, int id, const int *origins, int n_origins)
+{
+  size_t size = 0;
+  void *bytes = ts_graph_serialize(g, &size);
+  g_assert_nonnull(bytes);
+  g_autoptr(GVariant) whole = g_variant_ref_sink(g_variant_new_from_data(G_VARIANT_TYPE("(suv)"), bytes, size,
+                                                                          FALSE, free, bytes));
+  const char *magic;
+  guint32 version;
+  g_autoptr(GVariant) body = NULL;
+  g_variant_get(whole, "(&suv)", &magic, &version, &body);
+  GVariantBuilder graphs;
+  g_variant_builder_init(&graphs, g_variant_get_type(body));
+  for (gsize gi = 0; gi < g_variant_n_children(body); gi++) {
+    g_autoptr(GVariant) graph = g_variant_get_child_value(body, gi);
+    if (gi > 0) {
+      g_variant_builder_add_value(&graphs, graph);
+      continue;
+    }
+    g_autoptr(GVariant) nodes = g_variant_get_child_value(graph, 3);
+    GVariantBuilder new_nodes;
+    g_variant_builder_init(&new_nodes, g_variant_get_type(nodes));
+    for (gsize ni = 0; ni < g_variant_n_children(nodes); ni++) {
+      g_autoptr(GVariant) node = g_variant_get_child_value(nodes, ni);
+      if ((int)ni != id) {
+        g_variant_builder_add_value(&new_nodes, node);
+        continue;
+      }
+      enum { ORIGINS = 13 }; /* the node's field (docs/graph-format.md) */
+      GVariant *fields[16];
+      gsize n_fields = g_variant_n_children(node);
+      g_assert_cmpuint(n_fields, <=, G_N_ELEMENTS(fields));
+      for (gsize f = 0; f < n_fields; f++)
+        fields[f] = f == ORIGINS ? NULL : g_variant_get_child_value(node, f);
+      GVariantBuilder list;
+      g_variant_builder_init(&list, G_VARIANT_TYPE("a(is)"));
+      for (int o = 0; o < n_origins; o++)
+        g_variant_builder_add(&list, "(is)", origins[o], "");
+      fields[ORIGINS] = g_variant_builder_end(&list);
+      g_variant_builder_add_value(&new_nodes, g_variant_new_tuple(fields, n_fields));
+      for (gsize f = 0; f < n_fields; f++)
+        if (f != ORIGINS)
+          g_variant_unref(fields[f]);
+    }
+    GVariant *parts[4];
+    for (gsize f = 0; f < 3; f++)
+      parts[f] = g_variant_get_child_value(graph, f);
+    parts[3] = g_variant_builder_end(&new_nodes);
+    g_variant_builder_add_value(&graphs, g_variant_new_tuple(parts, 4));
+    for (gsize f = 0; f < 3; f++)
+      g_variant_unref(parts[f]);
+  }
+  g_autoptr(GVariant) rewritten =
+    g_variant_ref_sink(g_variant_new("(suv)", magic, version, g_variant_builder_end(&graphs)));
+  g_autoptr(GVariant) normal = g_variant_get_normal_form(rewritten);
+  ts_graph *out = ts_graph_deserialize(g_variant_get_data(normal), g_variant_get_size(normal));
+  g_assert_nonnull(out);
+  return out;
+}
+
+static void on_activate_node(TsNodeDetails *details, gpointer node, gpointer data)
+{
+  *(const ts_node **)data = node;
+}
+
+/* A node standing for other nodes (as an optimized one does) lists them,
+ * and their rows ask for them; timing and value rows take what they are
+ * given and go back when the node changes. */
+/* x^T-free square: y = x x under "dense_3"; returns dsum(y)/dx from a tape. */
+static ts_tensor *gradient_model(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *y = NULL, *g = NULL;
+  ts_tape *tape = ts_tape_new(false);
+  ts_tape_watch(tape, x);
+  TS_NAME_SCOPE("dense_3") { y = ts_matmul(x, x); }
+  ts_tape_gradient(tape, ts_reduce_sum(y, TS_ALL_AXES, false), &x, 1, &g, TS_UNCONNECTED_NONE);
+  ts_tape_free(tape);
+  return g;
+}
+
+/* The op of a graph's node, by name. */
+static const char *op_of(const ts_node *n)
+{
+  return ts_op_name(ts_node_op(n));
+}
+
+static gboolean compare_selected_is(gpointer data)
+{
+  TsGraphView *view = TS_GRAPH_VIEW(ts_compare_pane_get_view(ts_window_get_compare_pane(window), FALSE));
+  int item = ts_graph_view_get_selected_item(view);
+  ts_view_model *model = ts_graph_view_get_model(view);
+  return item >= 0 && model && ts_view_item_node(model, item) == data;
+}
+
+static gboolean not_animating_right(gpointer data)
+{
+  return !ts_graph_view_get_animating(TS_GRAPH_VIEW(ts_compare_pane_get_view(ts_window_get_compare_pane(window), TRUE)));
+}
+
+static const ts_node *view_selected_node(TsGraphView *view)
+{
+  int item = ts_graph_view_get_selected_item(view);
+  return item >= 0 ? ts_view_item_node(ts_graph_view_get_model(view), item) : NULL;
+}
+
 /* The graph pane's header: zoom out, the zoom level (a click: 100 %), zoom
  * in, fit; its menu expands and collapses every group. */
 static void test_graph_header(void)

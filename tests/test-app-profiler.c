@@ -1,6 +1,72 @@
 /* test-app-profiler.c — GUI tests of the Profiler, device and debugger panels: tables, timeline, traces read, check mode, debugging. */
 #include "test-app.h"
 
+static char *device_state(void)
+{
+  g_autoptr(GVariant) state = g_action_group_get_action_state(G_ACTION_GROUP(window), "device");
+  return g_variant_dup_string(state, NULL);
+}
+
+/* The devices of the last profile's op rows, joined; the device of op's
+ * row in *op_device (borrowed); and whether the session has a stream track. */
+static char *profiled_devices(const char *op, const char **op_device, gboolean *stream)
+{
+  TsProfilerPanel *panel = ts_window_get_profiler_panel(window);
+  const tsp_session *s = ts_profiler_panel_get_session(panel);
+  g_assert_nonnull(s);
+  ts_profiler_panel_set_group_by(panel, TSP_BY_OP);
+  wait_idle();
+  g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
+  *op_device = NULL;
+  for (guint i = 0; i < ts_profiler_panel_get_n_rows(panel); i++) {
+    const tsp_stat *row = ts_profiler_panel_get_row(panel, i);
+    g_hash_table_add(seen, (gpointer)row->device);
+    if (g_str_equal(row->key, op))
+      *op_device = row->device;
+  }
+  g_autofree const char **keys = (const char **)g_hash_table_get_keys_as_array(seen, NULL);
+  qsort(keys, g_hash_table_size(seen), sizeof *keys, cmp_strings);
+  char *joined = g_strjoinv(",", (char **)keys);
+  *stream = FALSE;
+  for (int t = 0; t < tsp_session_n_threads(s); t++)
+    *stream |= g_str_has_suffix(tsp_session_thread(s, t)->name, " stream");
+  return joined;
+}
+
+static gboolean import_reported(gpointer data)
+{
+  return ts_window_get_import_progress(window) >= 0.5;
+}
+
+/* Writes an executable script to stand in for tracescope-import. */
+static char *fake_importer(const char *name, const char *body)
+{
+  char *path = g_build_filename(tmp_dir, name, NULL);
+  g_autofree char *text = g_strdup_printf("#!/bin/sh\n%s\n", body);
+  g_assert_true(g_file_set_contents(path, text, -1, NULL));
+  g_assert_cmpint(g_chmod(path, 0755), ==, 0);
+  return path;
+}
+
+/* ---- the debugger ---------------------------------------------------------------- */
+
+static gboolean graph_selects(gpointer name)
+{
+  TsGraphView *view = TS_GRAPH_VIEW(ts_graph_pane_get_view(ts_window_get_graph_pane(window)));
+  int item = ts_graph_view_get_selected_item(view);
+  return item >= 0 && g_strcmp0(ts_node_name(ts_view_item_node(ts_graph_view_get_model(view), item)), name) == 0;
+}
+
+static gboolean has_last_output(gpointer panel)
+{
+  return ts_debug_panel_get_last_output(panel, "MatMul") != NULL;
+}
+
+static gboolean search_status_set(gpointer label)
+{
+  return *gtk_label_get_text(label) != '\0';
+}
+
 /* A profiled Run of seeds train: the Op Stats summary splits its op time
  * into forward, backward and optimizer, all three there and adding up to
  * the ops' self time; Compare Eager vs Graph runs on it. */

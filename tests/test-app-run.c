@@ -1,6 +1,49 @@
 /* test-app-run.c — GUI tests of running functions, modules and the trace log: open, run, eager, retraces, sessions, cancel, refused modules, reload. */
 #include "test-app.h"
 
+static TsGraphView *graph_view(void)
+{
+  return TS_GRAPH_VIEW(ts_graph_pane_get_view(ts_window_get_graph_pane(window)));
+}
+
+static GtkWidget *find_search_entry(GtkWidget *widget)
+{
+  return find_widget(widget, GTK_TYPE_SEARCH_ENTRY);
+}
+
+static void send_key(GtkWidget *target, guint keyval)
+{
+  /* through the widget's key controllers, as a key press would go */
+  for (guint i = 0; i < g_list_model_get_n_items(gtk_widget_observe_controllers(target)); i++) {
+    g_autoptr(GtkEventController) c = g_list_model_get_item(gtk_widget_observe_controllers(target), i);
+    if (GTK_IS_EVENT_CONTROLLER_KEY(c)) {
+      gboolean handled = FALSE;
+      g_signal_emit_by_name(c, "key-pressed", keyval, 0, 0, &handled);
+      if (handled)
+        return;
+    }
+  }
+}
+
+static gboolean counting_calls(gpointer panel)
+{
+  const char *text = ts_run_panel_get_progress_text(panel);
+  return text && g_str_has_prefix(text, "call ") && strstr(text, " of 1000000 · ");
+}
+
+static guint n_step_lines(void)
+{
+  guint n = 0;
+  for (guint i = 0; i < n_lines(); i++)
+    n += g_str_has_prefix(ts_console_line_get_text(console_line(i)), "Step ");
+  return n;
+}
+
+static gboolean step_line_shown(gpointer data)
+{
+  return n_step_lines() > 0;
+}
+
 /* ---- tests ------------------------------------------------------------------- */
 
 static void test_open_seeds(void)

@@ -1,6 +1,275 @@
 /* test-app-window.c — GUI tests of the window as a whole: dialogs, style, shortcuts, screenshots, the command line, layout at the default and smallest sizes. */
 #include "test-app.h"
 
+/* The toplevel of type `type` other than the main window, or NULL (borrowed). */
+static GtkWindow *find_toplevel(GType type)
+{
+  GListModel *toplevels = gtk_window_get_toplevels(); /* borrowed */
+  for (guint i = 0; i < n_items(toplevels); i++) {
+    g_autoptr(GtkWindow) w = g_list_model_get_item(toplevels, i);
+    if (G_TYPE_CHECK_INSTANCE_TYPE(w, type) && gtk_widget_get_visible(GTK_WIDGET(w)))
+      return w;
+  }
+  return NULL;
+}
+
+static void close_toplevel(GType type)
+{
+  GtkWindow *w = find_toplevel(type);
+  g_assert_nonnull(w);
+  gtk_window_destroy(w);
+  wait_idle();
+}
+
+static gboolean no_transition(gpointer data)
+{
+  return !transition_running(data);
+}
+
+static void assert_shortcuts_list_graph_keys(GtkWindow *shortcuts)
+{
+  GHashTable *accels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  collect_accels(GTK_WIDGET(shortcuts), accels);
+  static const char *const graph_keys[] = {
+    "<Control>f", "F3", "<Shift>F3", "<Control>g", "plus", "minus", "0", "<Control>0", "w", "f",
+    "Left", "Right", "Up", "Down", "Return", "Escape", "e", "c", "l", "<Shift>l", "<Control>i",
+    "<Alt>bracketleft", "<Alt>bracketright", "<Alt>Up", "<Alt>Down",
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(graph_keys); i++)
+    if (!g_hash_table_contains(accels, graph_keys[i]))
+      g_error("the shortcuts window does not list %s", graph_keys[i]);
+  g_hash_table_destroy(accels);
+}
+
+/* Every key the Timeline binds (its class's shortcuts, read from the
+ * widget) is in the shortcuts window. */
+static void assert_shortcuts_list_timeline_keys(GtkWindow *shortcuts)
+{
+  g_autoptr(GHashTable) accels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  collect_accels(GTK_WIDGET(shortcuts), accels);
+  GtkWidget *timeline = g_object_ref_sink(ts_timeline_new());
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers(timeline);
+  int n_keys = 0;
+  for (guint i = 0; i < g_list_model_get_n_items(controllers); i++) {
+    g_autoptr(GObject) controller = g_list_model_get_item(controllers, i);
+    if (!GTK_IS_SHORTCUT_CONTROLLER(controller))
+      continue;
+    for (guint k = 0; k < g_list_model_get_n_items(G_LIST_MODEL(controller)); k++) {
+      g_autoptr(GtkShortcut) shortcut = g_list_model_get_item(G_LIST_MODEL(controller), k);
+      g_autofree char *key = gtk_shortcut_trigger_to_string(gtk_shortcut_get_trigger(shortcut));
+      if (!g_hash_table_contains(accels, key))
+        g_error("the shortcuts window does not list the Timeline's %s", key);
+      n_keys++;
+    }
+  }
+  g_assert_cmpint(n_keys, >=, 10); /* zoom, fit, pan, search steps, unselect */
+  g_object_unref(timeline);
+  /* and the Profiler's keys around it: Ctrl+F opens its Find bar */
+  GtkWidget *panel = g_object_ref_sink(g_object_new(TS_TYPE_PROFILER_PANEL, NULL));
+  GtkWidget *page = gtk_widget_get_parent(GTK_WIDGET(ts_profiler_panel_get_timeline(TS_PROFILER_PANEL(panel))));
+  g_autoptr(GListModel) page_controllers = gtk_widget_observe_controllers(page);
+  gboolean find_key = FALSE;
+  for (guint i = 0; i < g_list_model_get_n_items(page_controllers); i++) {
+    g_autoptr(GObject) controller = g_list_model_get_item(page_controllers, i);
+    for (guint k = 0; GTK_IS_SHORTCUT_CONTROLLER(controller) && k < g_list_model_get_n_items(G_LIST_MODEL(controller)); k++) {
+      g_autoptr(GtkShortcut) shortcut = g_list_model_get_item(G_LIST_MODEL(controller), k);
+      g_autofree char *key = gtk_shortcut_trigger_to_string(gtk_shortcut_get_trigger(shortcut));
+      if (!g_hash_table_contains(accels, key))
+        g_error("the shortcuts window does not list the Timeline page's %s", key);
+      find_key |= g_str_equal(key, "<Control>f");
+    }
+  }
+  g_assert_true(find_key);
+  g_object_unref(panel);
+}
+
+static gboolean file_exists(gpointer data)
+{
+  return g_file_test(data, G_FILE_TEST_EXISTS);
+}
+
+/* Pixels of a colour (not grey) inside rect of the ARGB32 texture: the op
+ * colours of a drawn graph; the "Not Traced Yet" page has none. */
+static int coloured_pixels(GdkTexture *texture, const graphene_rect_t *rect)
+{
+  int width = gdk_texture_get_width(texture), height = gdk_texture_get_height(texture);
+  gsize stride = (gsize)width * 4;
+  g_autofree guchar *pixels = g_malloc(stride * (gsize)height);
+  gdk_texture_download(texture, pixels, stride);
+  int n = 0;
+  for (int y = MAX((int)rect->origin.y, 0); y < MIN((int)(rect->origin.y + rect->size.height), height); y++)
+    for (int x = MAX((int)rect->origin.x, 0); x < MIN((int)(rect->origin.x + rect->size.width), width); x++) {
+      const guchar *p = pixels + (gsize)y * stride + (gsize)x * 4;
+      int hi = MAX(p[0], MAX(p[1], p[2])), lo = MIN(p[0], MIN(p[1], p[2]));
+      n += hi - lo > 60;
+    }
+  return n;
+}
+
+static gboolean find_label(GtkWidget *widget, const char *text);
+
+static gboolean diff_shown(gpointer data)
+{
+  return ts_diff_table_get_diff(data) != NULL;
+}
+
+static void remove_tree(const char *path)
+{
+  GDir *dir = g_dir_open(path, 0, NULL);
+  for (const char *name; dir && (name = g_dir_read_name(dir));) {
+    g_autofree char *child = g_build_filename(path, name, NULL);
+    remove_tree(child);
+  }
+  if (dir)
+    g_dir_close(dir);
+  g_remove(path);
+}
+
+static gboolean find_label(GtkWidget *widget, const char *text)
+{
+  if (GTK_IS_LABEL(widget) && g_strcmp0(gtk_label_get_text(GTK_LABEL(widget)), text) == 0)
+    return TRUE;
+  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child))
+    if (find_label(child, text))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean popover_drawn(gpointer data)
+{
+  return gtk_widget_get_mapped(data) && *(int *)g_object_get_data(data, "frames") >= 2;
+}
+
+static void find_cut_labels(GtkWidget *widget, GString *problems)
+{
+  if (!gtk_widget_get_mapped(widget) || !gtk_widget_get_child_visible(widget))
+    return;
+  if (GTK_IS_LABEL(widget))
+    find_cut_labels_one(widget, problems);
+  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child))
+    find_cut_labels(child, problems);
+}
+
+/* Labels wrapped anywhere but between arguments (after ", " outside a
+ * shape, or after " · "): each line that does not start a paragraph must
+ * follow a breakable space.  Returns how many labels hold `needle`. */
+static int find_badly_wrapped_labels(GtkWidget *widget, const char *needle, GString *problems)
+{
+  if (!gtk_widget_get_mapped(widget))
+    return 0;
+  int found = 0;
+  if (GTK_IS_LABEL(widget)) {
+    const char *text = gtk_label_get_text(GTK_LABEL(widget));
+    PangoLayout *layout = gtk_label_get_layout(GTK_LABEL(widget));
+    const char *layout_text = pango_layout_get_text(layout);
+    for (GSList *l = pango_layout_get_lines_readonly(layout); l; l = l->next) {
+      int start = ((PangoLayoutLine *)l->data)->start_index;
+      if (start == 0 || layout_text[start - 1] == '\n')
+        continue;
+      gboolean ok = start >= 2 && layout_text[start - 1] == ' ' &&
+                    (layout_text[start - 2] == ',' || (start >= 3 && g_str_has_prefix(layout_text + start - 3, "·")));
+      if (!ok) {
+        g_autofree char *plain = plain_text(text);
+        g_string_append_printf(problems, "wrapped inside an argument: '%s' at byte %d\n", plain, start);
+      }
+    }
+    g_autofree char *plain = plain_text(text);
+    found += strstr(plain, needle) != NULL;
+  }
+  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child))
+    found += find_badly_wrapped_labels(child, needle, problems);
+  return found;
+}
+
+/* The titles of the table's columns shown, in order, space-separated (owned). */
+static char *stats_columns_shown(GtkColumnView *view)
+{
+  GListModel *columns = gtk_column_view_get_columns(view);
+  g_autoptr(GString) shown = g_string_new(NULL);
+  for (guint i = 0; i < g_list_model_get_n_items(columns); i++) {
+    g_autoptr(GtkColumnViewColumn) col = g_list_model_get_item(columns, i);
+    if (gtk_column_view_column_get_visible(col))
+      g_string_append_printf(shown, "%s%s", shown->len ? " " : "", gtk_column_view_column_get_title(col));
+  }
+  return g_string_free(g_steal_pointer(&shown), FALSE);
+}
+
+static void resize_and_draw(int width, int height)
+{
+  gtk_window_set_default_size(GTK_WINDOW(window), width, height);
+  wait_drawn(GTK_WIDGET(window));
+  wait_idle();
+  wait_drawn(GTK_WIDGET(window));
+}
+
+/* The window as it is now, at each size and in each theme: every panel fits. */
+static void check_layout(const char *state, GString *problems)
+{
+  GSettings *settings = ts_application_get_settings(app);
+  for (guint t = 0; t < G_N_ELEMENTS(LAYOUT_THEMES); t++) {
+    g_settings_set_string(settings, "theme", LAYOUT_THEMES[t]);
+    for (guint i = 0; i < G_N_ELEMENTS(LAYOUT_SIZES); i++) {
+      gtk_window_set_default_size(GTK_WINDOW(window), LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1]);
+      wait_drawn(GTK_WIDGET(window));
+      wait_idle();
+      wait_drawn(GTK_WIDGET(window));
+      GString *found = g_string_new(NULL);
+      if (i == 0) /* at the default size all of a function's arguments show; at the smallest they scroll */
+        find_hidden_arguments(found);
+      /* a window bigger than asked for: its panels need more */
+      if (gtk_widget_get_width(GTK_WIDGET(window)) > LAYOUT_SIZES[i][0] ||
+          gtk_widget_get_height(GTK_WIDGET(window)) > LAYOUT_SIZES[i][1]) {
+        int min_w = 0, min_h = 0;
+        gtk_widget_measure(GTK_WIDGET(window), GTK_ORIENTATION_HORIZONTAL, -1, &min_w, NULL, NULL, NULL);
+        gtk_widget_measure(GTK_WIDGET(window), GTK_ORIENTATION_VERTICAL, -1, &min_h, NULL, NULL, NULL);
+        g_string_append_printf(found, "the window is %dx%d (its content needs at least %dx%d)\n",
+                               gtk_widget_get_width(GTK_WIDGET(window)), gtk_widget_get_height(GTK_WIDGET(window)),
+                               min_w, min_h);
+      }
+      find_cramped(GTK_WIDGET(window), found);
+      if (found->len)
+        g_string_append_printf(problems, "-- %s at %dx%d, %s:\n%s", state, LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1],
+                               LAYOUT_THEMES[t], found->str);
+      g_string_free(found, TRUE);
+      g_autofree char *name = g_strdup_printf("layout-%s-%dx%d-%s.png", state, LAYOUT_SIZES[i][0],
+                                              LAYOUT_SIZES[i][1], LAYOUT_THEMES[t]);
+      save_test_screenshot(GTK_WIDGET(window), name);
+    }
+  }
+  g_settings_reset(settings, "theme");
+}
+
+/* The mean brightness (0-255) of rect in the ARGB32 texture. */
+static double mean_brightness(GdkTexture *texture, const graphene_rect_t *rect)
+{
+  int width = gdk_texture_get_width(texture), height = gdk_texture_get_height(texture);
+  gsize stride = (gsize)width * 4;
+  g_autofree guchar *pixels = g_malloc(stride * (gsize)height);
+  gdk_texture_download(texture, pixels, stride);
+  double sum = 0;
+  int n = 0;
+  for (int y = MAX((int)rect->origin.y, 0); y < MIN((int)(rect->origin.y + rect->size.height), height); y++)
+    for (int x = MAX((int)rect->origin.x, 0); x < MIN((int)(rect->origin.x + rect->size.width), width); x++) {
+      const guchar *p = pixels + (gsize)y * stride + (gsize)x * 4;
+      sum += (p[0] + p[1] + p[2]) / 3.0;
+      n++;
+    }
+  return n ? sum / n : 0;
+}
+
+/* The stack switcher of stack under widget, or NULL. */
+static GtkWidget *switcher_of(GtkWidget *widget, GtkStack *stack)
+{
+  if (GTK_IS_STACK_SWITCHER(widget) && gtk_stack_switcher_get_stack(GTK_STACK_SWITCHER(widget)) == stack)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child)) {
+    GtkWidget *found = switcher_of(child, stack);
+    if (found)
+      return found;
+  }
+  return NULL;
+}
+
 /* The command line of `tracescope`: --compare needs two indexes and --function. */
 static void test_startup_options(void)
 {

@@ -1,6 +1,88 @@
 /* test-app-worker.c — GUI tests of the worker process seen from the window: deaths, floods, descriptors, remote connections. */
 #include "test-app.h"
 
+/* The first console line holding text (borrowed), or NULL. */
+static TsConsoleLine *console_find(const char *text)
+{
+  for (guint i = 0; i < n_lines(); i++)
+    if (strstr(ts_console_line_get_text(console_line(i)), text))
+      return console_line(i);
+  return NULL;
+}
+
+static gboolean console_has(const char *text)
+{
+  return console_find(text) != NULL;
+}
+
+static gboolean console_holds(gpointer text)
+{
+  return console_has(text);
+}
+
+static gboolean tick_on(gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+/* The worker has started the call (not merely received it). */
+static gboolean call_running(gpointer data)
+{
+  return ts_engine_worker_get_running(ts_window_get_engine(window)) != 0;
+}
+
+static void open_hostile(void)
+{
+  g_autofree char *path = g_build_filename(TS_TEST_MODULES_DIR, "hostile.so", NULL);
+  activate("win.open-module", "s", path);
+  wait_idle();
+  g_assert_cmpstr(ts_loaded_module_get_title(ts_window_get_module(window)), ==, "hostile test module");
+}
+
+static gboolean count_frames(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  (*(guint *)data)++;
+  return G_SOURCE_CONTINUE;
+}
+
+static void add_console_lines(guint from, guint to)
+{
+  for (guint i = from; i < to; i++) {
+    g_autofree char *text = g_strdup_printf("line %u", i);
+    ts_console_add_output(ts_window_get_console(window), 0, "", g_get_real_time(), TS_CONSOLE_SOURCE_HOST, text);
+  }
+}
+
+/* The worker dies between calls (killed here with SIGSEGV): the fresh
+ * worker takes over, and the last result and its graph stay on screen. */
+static gboolean connect_dialog_shown(gpointer data)
+{
+  GListModel *toplevels = gtk_window_get_toplevels(); /* GTK's */
+  for (guint i = 0; i < g_list_model_get_n_items(toplevels); i++) {
+    g_autoptr(GObject) w = g_list_model_get_item(toplevels, i);
+    if (ADW_IS_MESSAGE_DIALOG(w) &&
+        g_strcmp0(adw_message_dialog_get_heading(ADW_MESSAGE_DIALOG(w)), "Connect to Remote") == 0 &&
+        gtk_widget_get_mapped(GTK_WIDGET(w))) {
+      *(AdwMessageDialog **)data = ADW_MESSAGE_DIALOG(w);
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+static void on_transfer_shown(TsEngineWorker *engine, guint call_id, guint64 received, guint64 total,
+                              GPtrArray *texts)
+{
+  g_ptr_array_add(texts, g_strdup(ts_run_panel_get_progress_text(ts_window_get_run_panel(window))));
+  const char *shot = g_getenv("TS_TEST_TRANSFER_SCREENSHOT"); /* to look at it, halfway */
+  if (shot && received * 2 == total) {
+    wait_drawn(GTK_WIDGET(window));
+    g_autoptr(GError) error = NULL;
+    ts_screenshot_save(GTK_WIDGET(window), shot, &error);
+    g_assert_no_error(error);
+  }
+}
+
 /* Whatever a module does to its process, the window stays, says what
  * happened, keeps its trace log, and the next Run works in a fresh worker. */
 static void test_worker_survives(void)

@@ -159,11 +159,6 @@ static inline gboolean compare_laid_out(gpointer data)
 /* Bad inputs and failing calls are messages, not crashes. */
 static inline gboolean graph_drawn(gpointer data);
 
-static inline TsGraphView *graph_view(void)
-{
-  return TS_GRAPH_VIEW(ts_graph_pane_get_view(ts_window_get_graph_pane(window)));
-}
-
 static inline gboolean view_still(gpointer view)
 {
   return !ts_graph_view_get_animating(view);
@@ -171,67 +166,9 @@ static inline gboolean view_still(gpointer view)
 
 static inline GtkWidget *find_widget(GtkWidget *widget, GType type);
 
-static inline GtkWidget *find_search_entry(GtkWidget *widget)
-{
-  return find_widget(widget, GTK_TYPE_SEARCH_ENTRY);
-}
-
-static inline void send_key(GtkWidget *target, guint keyval)
-{
-  /* through the widget's key controllers, as a key press would go */
-  for (guint i = 0; i < g_list_model_get_n_items(gtk_widget_observe_controllers(target)); i++) {
-    g_autoptr(GtkEventController) c = g_list_model_get_item(gtk_widget_observe_controllers(target), i);
-    if (GTK_IS_EVENT_CONTROLLER_KEY(c)) {
-      gboolean handled = FALSE;
-      g_signal_emit_by_name(c, "key-pressed", keyval, 0, 0, &handled);
-      if (handled)
-        return;
-    }
-  }
-}
-
-static inline gboolean counting_calls(gpointer panel)
-{
-  const char *text = ts_run_panel_get_progress_text(panel);
-  return text && g_str_has_prefix(text, "call ") && strstr(text, " of 1000000 · ");
-}
-
-static inline guint n_step_lines(void)
-{
-  guint n = 0;
-  for (guint i = 0; i < n_lines(); i++)
-    n += g_str_has_prefix(ts_console_line_get_text(console_line(i)), "Step ");
-  return n;
-}
-
-static inline gboolean step_line_shown(gpointer data)
-{
-  return n_step_lines() > 0;
-}
-
 static inline gboolean module_changed(gpointer data)
 {
   return ts_window_get_module(window) != data && !ts_window_get_busy(window);
-}
-
-/* The toplevel of type `type` other than the main window, or NULL (borrowed). */
-static inline GtkWindow *find_toplevel(GType type)
-{
-  GListModel *toplevels = gtk_window_get_toplevels(); /* borrowed */
-  for (guint i = 0; i < n_items(toplevels); i++) {
-    g_autoptr(GtkWindow) w = g_list_model_get_item(toplevels, i);
-    if (G_TYPE_CHECK_INSTANCE_TYPE(w, type) && gtk_widget_get_visible(GTK_WIDGET(w)))
-      return w;
-  }
-  return NULL;
-}
-
-static inline void close_toplevel(GType type)
-{
-  GtkWindow *w = find_toplevel(type);
-  g_assert_nonnull(w);
-  gtk_window_destroy(w);
-  wait_idle();
 }
 
 static inline gboolean count_frame(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
@@ -254,11 +191,6 @@ static inline gboolean transition_running(GtkWidget *widget)
   return FALSE;
 }
 
-static inline gboolean no_transition(gpointer data)
-{
-  return !transition_running(data);
-}
-
 /* Every key TsGraphView binds is in the shortcuts window. */
 static inline void collect_accels(GtkWidget *widget, GHashTable *accels)
 {
@@ -271,63 +203,6 @@ static inline void collect_accels(GtkWidget *widget, GHashTable *accels)
   }
   for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c))
     collect_accels(c, accels);
-}
-
-static inline void assert_shortcuts_list_graph_keys(GtkWindow *shortcuts)
-{
-  GHashTable *accels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-  collect_accels(GTK_WIDGET(shortcuts), accels);
-  static const char *const graph_keys[] = {
-    "<Control>f", "F3", "<Shift>F3", "<Control>g", "plus", "minus", "0", "<Control>0", "w", "f",
-    "Left", "Right", "Up", "Down", "Return", "Escape", "e", "c", "l", "<Shift>l", "<Control>i",
-    "<Alt>bracketleft", "<Alt>bracketright", "<Alt>Up", "<Alt>Down",
-  };
-  for (size_t i = 0; i < G_N_ELEMENTS(graph_keys); i++)
-    if (!g_hash_table_contains(accels, graph_keys[i]))
-      g_error("the shortcuts window does not list %s", graph_keys[i]);
-  g_hash_table_destroy(accels);
-}
-
-/* Every key the Timeline binds (its class's shortcuts, read from the
- * widget) is in the shortcuts window. */
-static inline void assert_shortcuts_list_timeline_keys(GtkWindow *shortcuts)
-{
-  g_autoptr(GHashTable) accels = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-  collect_accels(GTK_WIDGET(shortcuts), accels);
-  GtkWidget *timeline = g_object_ref_sink(ts_timeline_new());
-  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers(timeline);
-  int n_keys = 0;
-  for (guint i = 0; i < g_list_model_get_n_items(controllers); i++) {
-    g_autoptr(GObject) controller = g_list_model_get_item(controllers, i);
-    if (!GTK_IS_SHORTCUT_CONTROLLER(controller))
-      continue;
-    for (guint k = 0; k < g_list_model_get_n_items(G_LIST_MODEL(controller)); k++) {
-      g_autoptr(GtkShortcut) shortcut = g_list_model_get_item(G_LIST_MODEL(controller), k);
-      g_autofree char *key = gtk_shortcut_trigger_to_string(gtk_shortcut_get_trigger(shortcut));
-      if (!g_hash_table_contains(accels, key))
-        g_error("the shortcuts window does not list the Timeline's %s", key);
-      n_keys++;
-    }
-  }
-  g_assert_cmpint(n_keys, >=, 10); /* zoom, fit, pan, search steps, unselect */
-  g_object_unref(timeline);
-  /* and the Profiler's keys around it: Ctrl+F opens its Find bar */
-  GtkWidget *panel = g_object_ref_sink(g_object_new(TS_TYPE_PROFILER_PANEL, NULL));
-  GtkWidget *page = gtk_widget_get_parent(GTK_WIDGET(ts_profiler_panel_get_timeline(TS_PROFILER_PANEL(panel))));
-  g_autoptr(GListModel) page_controllers = gtk_widget_observe_controllers(page);
-  gboolean find_key = FALSE;
-  for (guint i = 0; i < g_list_model_get_n_items(page_controllers); i++) {
-    g_autoptr(GObject) controller = g_list_model_get_item(page_controllers, i);
-    for (guint k = 0; GTK_IS_SHORTCUT_CONTROLLER(controller) && k < g_list_model_get_n_items(G_LIST_MODEL(controller)); k++) {
-      g_autoptr(GtkShortcut) shortcut = g_list_model_get_item(G_LIST_MODEL(controller), k);
-      g_autofree char *key = gtk_shortcut_trigger_to_string(gtk_shortcut_get_trigger(shortcut));
-      if (!g_hash_table_contains(accels, key))
-        g_error("the shortcuts window does not list the Timeline page's %s", key);
-      find_key |= g_str_equal(key, "<Control>f");
-    }
-  }
-  g_assert_true(find_key);
-  g_object_unref(panel);
 }
 
 
@@ -357,41 +232,9 @@ static inline GtkWidget *find_named(GtkWidget *widget, const char *name)
   return NULL;
 }
 
-static inline char *device_state(void)
-{
-  g_autoptr(GVariant) state = g_action_group_get_action_state(G_ACTION_GROUP(window), "device");
-  return g_variant_dup_string(state, NULL);
-}
-
 static inline int cmp_strings(const void *a, const void *b)
 {
   return g_strcmp0(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* The devices of the last profile's op rows, joined; the device of op's
- * row in *op_device (borrowed); and whether the session has a stream track. */
-static inline char *profiled_devices(const char *op, const char **op_device, gboolean *stream)
-{
-  TsProfilerPanel *panel = ts_window_get_profiler_panel(window);
-  const tsp_session *s = ts_profiler_panel_get_session(panel);
-  g_assert_nonnull(s);
-  ts_profiler_panel_set_group_by(panel, TSP_BY_OP);
-  wait_idle();
-  g_autoptr(GHashTable) seen = g_hash_table_new(g_str_hash, g_str_equal);
-  *op_device = NULL;
-  for (guint i = 0; i < ts_profiler_panel_get_n_rows(panel); i++) {
-    const tsp_stat *row = ts_profiler_panel_get_row(panel, i);
-    g_hash_table_add(seen, (gpointer)row->device);
-    if (g_str_equal(row->key, op))
-      *op_device = row->device;
-  }
-  g_autofree const char **keys = (const char **)g_hash_table_get_keys_as_array(seen, NULL);
-  qsort(keys, g_hash_table_size(seen), sizeof *keys, cmp_strings);
-  char *joined = g_strjoinv(",", (char **)keys);
-  *stream = FALSE;
-  for (int t = 0; t < tsp_session_n_threads(s); t++)
-    *stream |= g_str_has_suffix(tsp_session_thread(s, t)->name, " stream");
-  return joined;
 }
 
 /* Profile on, a Run of sequential_model: the Profiler panel's table counts
@@ -399,81 +242,9 @@ static inline char *profiled_devices(const char *op, const char **op_device, gbo
  * compute-time colouring has the times; Compare fills the compare view. */
 static inline char *details_text(void);
 
-static inline gboolean import_reported(gpointer data)
-{
-  return ts_window_get_import_progress(window) >= 0.5;
-}
-
-/* Writes an executable script to stand in for tracescope-import. */
-static inline char *fake_importer(const char *name, const char *body)
-{
-  char *path = g_build_filename(tmp_dir, name, NULL);
-  g_autofree char *text = g_strdup_printf("#!/bin/sh\n%s\n", body);
-  g_assert_true(g_file_set_contents(path, text, -1, NULL));
-  g_assert_cmpint(g_chmod(path, 0755), ==, 0);
-  return path;
-}
-
-static inline gboolean file_exists(gpointer data)
-{
-  return g_file_test(data, G_FILE_TEST_EXISTS);
-}
-
-/* Pixels of a colour (not grey) inside rect of the ARGB32 texture: the op
- * colours of a drawn graph; the "Not Traced Yet" page has none. */
-static inline int coloured_pixels(GdkTexture *texture, const graphene_rect_t *rect)
-{
-  int width = gdk_texture_get_width(texture), height = gdk_texture_get_height(texture);
-  gsize stride = (gsize)width * 4;
-  g_autofree guchar *pixels = g_malloc(stride * (gsize)height);
-  gdk_texture_download(texture, pixels, stride);
-  int n = 0;
-  for (int y = MAX((int)rect->origin.y, 0); y < MIN((int)(rect->origin.y + rect->size.height), height); y++)
-    for (int x = MAX((int)rect->origin.x, 0); x < MIN((int)(rect->origin.x + rect->size.width), width); x++) {
-      const guchar *p = pixels + (gsize)y * stride + (gsize)x * 4;
-      int hi = MAX(p[0], MAX(p[1], p[2])), lo = MIN(p[0], MIN(p[1], p[2]));
-      n += hi - lo > 60;
-    }
-  return n;
-}
-
 static inline gboolean graph_drawn(gpointer data)
 {
   return ts_window_get_graph_drawn(data);
-}
-
-static inline gboolean find_label(GtkWidget *widget, const char *text);
-
-static inline gboolean diff_shown(gpointer data)
-{
-  return ts_diff_table_get_diff(data) != NULL;
-}
-
-static inline void remove_tree(const char *path)
-{
-  GDir *dir = g_dir_open(path, 0, NULL);
-  for (const char *name; dir && (name = g_dir_read_name(dir));) {
-    g_autofree char *child = g_build_filename(path, name, NULL);
-    remove_tree(child);
-  }
-  if (dir)
-    g_dir_close(dir);
-  g_remove(path);
-}
-
-static inline gboolean find_label(GtkWidget *widget, const char *text)
-{
-  if (GTK_IS_LABEL(widget) && g_strcmp0(gtk_label_get_text(GTK_LABEL(widget)), text) == 0)
-    return TRUE;
-  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child))
-    if (find_label(child, text))
-      return TRUE;
-  return FALSE;
-}
-
-static inline gboolean popover_drawn(gpointer data)
-{
-  return gtk_widget_get_mapped(data) && *(int *)g_object_get_data(data, "frames") >= 2;
 }
 
 /* The text as read: no-break spaces as spaces, no word joiners.  Owned. */
@@ -509,47 +280,6 @@ static inline void find_cut_labels_one(GtkWidget *widget, GString *problems)
   }
 }
 
-static inline void find_cut_labels(GtkWidget *widget, GString *problems)
-{
-  if (!gtk_widget_get_mapped(widget) || !gtk_widget_get_child_visible(widget))
-    return;
-  if (GTK_IS_LABEL(widget))
-    find_cut_labels_one(widget, problems);
-  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child))
-    find_cut_labels(child, problems);
-}
-
-/* Labels wrapped anywhere but between arguments (after ", " outside a
- * shape, or after " · "): each line that does not start a paragraph must
- * follow a breakable space.  Returns how many labels hold `needle`. */
-static inline int find_badly_wrapped_labels(GtkWidget *widget, const char *needle, GString *problems)
-{
-  if (!gtk_widget_get_mapped(widget))
-    return 0;
-  int found = 0;
-  if (GTK_IS_LABEL(widget)) {
-    const char *text = gtk_label_get_text(GTK_LABEL(widget));
-    PangoLayout *layout = gtk_label_get_layout(GTK_LABEL(widget));
-    const char *layout_text = pango_layout_get_text(layout);
-    for (GSList *l = pango_layout_get_lines_readonly(layout); l; l = l->next) {
-      int start = ((PangoLayoutLine *)l->data)->start_index;
-      if (start == 0 || layout_text[start - 1] == '\n')
-        continue;
-      gboolean ok = start >= 2 && layout_text[start - 1] == ' ' &&
-                    (layout_text[start - 2] == ',' || (start >= 3 && g_str_has_prefix(layout_text + start - 3, "·")));
-      if (!ok) {
-        g_autofree char *plain = plain_text(text);
-        g_string_append_printf(problems, "wrapped inside an argument: '%s' at byte %d\n", plain, start);
-      }
-    }
-    g_autofree char *plain = plain_text(text);
-    found += strstr(plain, needle) != NULL;
-  }
-  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child))
-    found += find_badly_wrapped_labels(child, needle, problems);
-  return found;
-}
-
 static inline GtkWidget *find_widget(GtkWidget *widget, GType type)
 {
   if (G_TYPE_CHECK_INSTANCE_TYPE(widget, type))
@@ -579,82 +309,12 @@ static inline void wait_drawn(GtkWidget *widget)
   test_wait_for(two_frames, &frames, "a window to draw");
 }
 
-
-/* The first console line holding text (borrowed), or NULL. */
-static inline TsConsoleLine *console_find(const char *text)
-{
-  for (guint i = 0; i < n_lines(); i++)
-    if (strstr(ts_console_line_get_text(console_line(i)), text))
-      return console_line(i);
-  return NULL;
-}
-
-static inline gboolean console_has(const char *text)
-{
-  return console_find(text) != NULL;
-}
-
-static inline gboolean console_holds(gpointer text)
-{
-  return console_has(text);
-}
-
-static inline gboolean tick_on(gpointer data)
-{
-  return G_SOURCE_CONTINUE;
-}
-
-/* The worker has started the call (not merely received it). */
-static inline gboolean call_running(gpointer data)
-{
-  return ts_engine_worker_get_running(ts_window_get_engine(window)) != 0;
-}
-
 typedef struct {
   const char *function;
   const char *error;     /* what the run panel says */
   gboolean cancel;       /* Cancel the run once it is under way */
   gboolean eager;
 } Misbehaviour;
-
-static inline void open_hostile(void)
-{
-  g_autofree char *path = g_build_filename(TS_TEST_MODULES_DIR, "hostile.so", NULL);
-  activate("win.open-module", "s", path);
-  wait_idle();
-  g_assert_cmpstr(ts_loaded_module_get_title(ts_window_get_module(window)), ==, "hostile test module");
-}
-
-static inline gboolean count_frames(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
-{
-  (*(guint *)data)++;
-  return G_SOURCE_CONTINUE;
-}
-
-static inline void add_console_lines(guint from, guint to)
-{
-  for (guint i = from; i < to; i++) {
-    g_autofree char *text = g_strdup_printf("line %u", i);
-    ts_console_add_output(ts_window_get_console(window), 0, "", g_get_real_time(), TS_CONSOLE_SOURCE_HOST, text);
-  }
-}
-
-/* The worker dies between calls (killed here with SIGSEGV): the fresh
- * worker takes over, and the last result and its graph stay on screen. */
-static inline gboolean connect_dialog_shown(gpointer data)
-{
-  GListModel *toplevels = gtk_window_get_toplevels(); /* GTK's */
-  for (guint i = 0; i < g_list_model_get_n_items(toplevels); i++) {
-    g_autoptr(GObject) w = g_list_model_get_item(toplevels, i);
-    if (ADW_IS_MESSAGE_DIALOG(w) &&
-        g_strcmp0(adw_message_dialog_get_heading(ADW_MESSAGE_DIALOG(w)), "Connect to Remote") == 0 &&
-        gtk_widget_get_mapped(GTK_WIDGET(w))) {
-      *(AdwMessageDialog **)data = ADW_MESSAGE_DIALOG(w);
-      return TRUE;
-    }
-  }
-  return FALSE;
-}
 
 static inline gboolean window_gone(gpointer data)
 {
@@ -665,18 +325,6 @@ static inline gboolean window_gone(gpointer data)
 static inline gboolean fatal_filter(const char *domain, GLogLevelFlags level, const char *message, gpointer data)
 {
   return !(message && strstr(message, "session bus"));
-}
-
-static inline GtkWidget *button_for(GtkWidget *widget, const char *action)
-{
-  if (GTK_IS_ACTIONABLE(widget) && g_strcmp0(gtk_actionable_get_action_name(GTK_ACTIONABLE(widget)), action) == 0)
-    return widget;
-  for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c)) {
-    GtkWidget *found = button_for(c, action);
-    if (found)
-      return found;
-  }
-  return NULL;
 }
 
 static inline gboolean pane_drawn(gpointer data)
@@ -691,14 +339,6 @@ static inline gboolean zoom_shown(gpointer data)
 {
   g_autofree char *want = g_strdup_printf("%.0f%%", 100 * ts_viewport_get_zoom(shown_viewport));
   return g_strcmp0(gtk_button_get_label(GTK_BUTTON(shown_zoom_button)), want) == 0;
-}
-
-/* The label follows the zoom (after an idle: see ts-graph-pane.c). */
-static inline void assert_zoom_shown(GtkWidget *zoom_button, TsViewport *vp)
-{
-  shown_viewport = vp;
-  shown_zoom_button = zoom_button;
-  test_wait_for(zoom_shown, NULL, "the zoom level to show");
 }
 
 /* ---- the node details panel ---------------------------------------------------- */
@@ -736,27 +376,6 @@ static inline char *details_text(void)
   GString *text = g_string_new(NULL);
   collect_text(GTK_WIDGET(ts_window_get_node_details(window)), text);
   return g_string_free(text, FALSE);
-}
-
-static inline void assert_shows(const char *text, const char *const *wanted)
-{
-  for (; *wanted; wanted++)
-    if (!strstr(text, *wanted))
-      g_error("the node details do not show '%s':\n%s", *wanted, text);
-}
-
-/* The activatable row titled title under widget (a producer, consumer, origin or subgraph). */
-static inline GtkWidget *row_titled(GtkWidget *widget, const char *title)
-{
-  if (ADW_IS_ACTION_ROW(widget) && gtk_widget_get_visible(widget) &&
-      g_strcmp0(adw_preferences_row_get_title(ADW_PREFERENCES_ROW(widget)), title) == 0)
-    return widget;
-  for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c)) {
-    GtkWidget *found = row_titled(c, title);
-    if (found)
-      return found;
-  }
-  return NULL;
 }
 
 static inline gboolean details_read(gpointer data)
@@ -804,126 +423,6 @@ static inline char *seeds_line(int number)
   return g_strdup(lines[number - 1]);
 }
 
-static inline gboolean not_animating(gpointer data)
-{
-  return !ts_graph_view_get_animating(shown_view());
-}
-
-static inline gboolean item_visible(gpointer data)
-{
-  ts_view_model *model = ts_graph_view_get_model(shown_view());
-  return ts_view_model_is_visible(model, NULL, GPOINTER_TO_INT(data));
-}
-
-static inline void on_transfer_shown(TsEngineWorker *engine, guint call_id, guint64 received, guint64 total,
-                              GPtrArray *texts)
-{
-  g_ptr_array_add(texts, g_strdup(ts_run_panel_get_progress_text(ts_window_get_run_panel(window))));
-  const char *shot = g_getenv("TS_TEST_TRANSFER_SCREENSHOT"); /* to look at it, halfway */
-  if (shot && received * 2 == total) {
-    wait_drawn(GTK_WIDGET(window));
-    g_autoptr(GError) error = NULL;
-    ts_screenshot_save(GTK_WIDGET(window), shot, &error);
-    g_assert_no_error(error);
-  }
-}
-
-/* g as it would read back if node `id` stood for the nodes `origins` (an
- * optimized node): its serialized form with that node's origins rewritten. */
-static inline ts_graph *with_origins(const ts_graph *g, int id, const int *origins, int n_origins)
-{
-  size_t size = 0;
-  void *bytes = ts_graph_serialize(g, &size);
-  g_assert_nonnull(bytes);
-  g_autoptr(GVariant) whole = g_variant_ref_sink(g_variant_new_from_data(G_VARIANT_TYPE("(suv)"), bytes, size,
-                                                                          FALSE, free, bytes));
-  const char *magic;
-  guint32 version;
-  g_autoptr(GVariant) body = NULL;
-  g_variant_get(whole, "(&suv)", &magic, &version, &body);
-  GVariantBuilder graphs;
-  g_variant_builder_init(&graphs, g_variant_get_type(body));
-  for (gsize gi = 0; gi < g_variant_n_children(body); gi++) {
-    g_autoptr(GVariant) graph = g_variant_get_child_value(body, gi);
-    if (gi > 0) {
-      g_variant_builder_add_value(&graphs, graph);
-      continue;
-    }
-    g_autoptr(GVariant) nodes = g_variant_get_child_value(graph, 3);
-    GVariantBuilder new_nodes;
-    g_variant_builder_init(&new_nodes, g_variant_get_type(nodes));
-    for (gsize ni = 0; ni < g_variant_n_children(nodes); ni++) {
-      g_autoptr(GVariant) node = g_variant_get_child_value(nodes, ni);
-      if ((int)ni != id) {
-        g_variant_builder_add_value(&new_nodes, node);
-        continue;
-      }
-      enum { ORIGINS = 13 }; /* the node's field (docs/graph-format.md) */
-      GVariant *fields[16];
-      gsize n_fields = g_variant_n_children(node);
-      g_assert_cmpuint(n_fields, <=, G_N_ELEMENTS(fields));
-      for (gsize f = 0; f < n_fields; f++)
-        fields[f] = f == ORIGINS ? NULL : g_variant_get_child_value(node, f);
-      GVariantBuilder list;
-      g_variant_builder_init(&list, G_VARIANT_TYPE("a(is)"));
-      for (int o = 0; o < n_origins; o++)
-        g_variant_builder_add(&list, "(is)", origins[o], "");
-      fields[ORIGINS] = g_variant_builder_end(&list);
-      g_variant_builder_add_value(&new_nodes, g_variant_new_tuple(fields, n_fields));
-      for (gsize f = 0; f < n_fields; f++)
-        if (f != ORIGINS)
-          g_variant_unref(fields[f]);
-    }
-    GVariant *parts[4];
-    for (gsize f = 0; f < 3; f++)
-      parts[f] = g_variant_get_child_value(graph, f);
-    parts[3] = g_variant_builder_end(&new_nodes);
-    g_variant_builder_add_value(&graphs, g_variant_new_tuple(parts, 4));
-    for (gsize f = 0; f < 3; f++)
-      g_variant_unref(parts[f]);
-  }
-  g_autoptr(GVariant) rewritten =
-    g_variant_ref_sink(g_variant_new("(suv)", magic, version, g_variant_builder_end(&graphs)));
-  g_autoptr(GVariant) normal = g_variant_get_normal_form(rewritten);
-  ts_graph *out = ts_graph_deserialize(g_variant_get_data(normal), g_variant_get_size(normal));
-  g_assert_nonnull(out);
-  return out;
-}
-
-static inline void on_activate_node(TsNodeDetails *details, gpointer node, gpointer data)
-{
-  *(const ts_node **)data = node;
-}
-
-/* A node standing for other nodes (as an optimized one does) lists them,
- * and their rows ask for them; timing and value rows take what they are
- * given and go back when the node changes. */
-/* x^T-free square: y = x x under "dense_3"; returns dsum(y)/dx from a tape. */
-static inline ts_tensor *gradient_model(ts_call *call)
-{
-  ts_tensor *x = ts_arg(call, 0), *y = NULL, *g = NULL;
-  ts_tape *tape = ts_tape_new(false);
-  ts_tape_watch(tape, x);
-  TS_NAME_SCOPE("dense_3") { y = ts_matmul(x, x); }
-  ts_tape_gradient(tape, ts_reduce_sum(y, TS_ALL_AXES, false), &x, 1, &g, TS_UNCONNECTED_NONE);
-  ts_tape_free(tape);
-  return g;
-}
-
-/* ---- the debugger ---------------------------------------------------------------- */
-
-static inline gboolean graph_selects(gpointer name)
-{
-  TsGraphView *view = TS_GRAPH_VIEW(ts_graph_pane_get_view(ts_window_get_graph_pane(window)));
-  int item = ts_graph_view_get_selected_item(view);
-  return item >= 0 && g_strcmp0(ts_node_name(ts_view_item_node(ts_graph_view_get_model(view), item)), name) == 0;
-}
-
-static inline gboolean has_last_output(gpointer panel)
-{
-  return ts_debug_panel_get_last_output(panel, "MatMul") != NULL;
-}
-
 static inline gboolean debug_stopped(gpointer data)
 {
   return ts_debug_panel_get_stopped(ts_window_get_debug_panel(window));
@@ -940,31 +439,6 @@ static inline gboolean shows_op_seq(gpointer data)
   int line;
   return ts_debug_panel_get_shown_op(ts_window_get_debug_panel(window), &op, &node, &file, &line) &&
          strstr(ts_debug_panel_get_status(ts_window_get_debug_panel(window)), data) == NULL;
-}
-
-/* The op of a graph's node, by name. */
-static inline const char *op_of(const ts_node *n)
-{
-  return ts_op_name(ts_node_op(n));
-}
-
-static inline gboolean compare_selected_is(gpointer data)
-{
-  TsGraphView *view = TS_GRAPH_VIEW(ts_compare_pane_get_view(ts_window_get_compare_pane(window), FALSE));
-  int item = ts_graph_view_get_selected_item(view);
-  ts_view_model *model = ts_graph_view_get_model(view);
-  return item >= 0 && model && ts_view_item_node(model, item) == data;
-}
-
-static inline gboolean not_animating_right(gpointer data)
-{
-  return !ts_graph_view_get_animating(TS_GRAPH_VIEW(ts_compare_pane_get_view(ts_window_get_compare_pane(window), TRUE)));
-}
-
-static inline const ts_node *view_selected_node(TsGraphView *view)
-{
-  int item = ts_graph_view_get_selected_item(view);
-  return item >= 0 ? ts_view_item_node(ts_graph_view_get_model(view), item) : NULL;
 }
 
 static inline gboolean reads(const ts_node *consumer, const ts_node *producer)
@@ -1064,102 +538,8 @@ static inline void find_hidden_arguments(GString *problems)
   }
 }
 
-/* The titles of the table's columns shown, in order, space-separated (owned). */
-static inline char *stats_columns_shown(GtkColumnView *view)
-{
-  GListModel *columns = gtk_column_view_get_columns(view);
-  g_autoptr(GString) shown = g_string_new(NULL);
-  for (guint i = 0; i < g_list_model_get_n_items(columns); i++) {
-    g_autoptr(GtkColumnViewColumn) col = g_list_model_get_item(columns, i);
-    if (gtk_column_view_column_get_visible(col))
-      g_string_append_printf(shown, "%s%s", shown->len ? " " : "", gtk_column_view_column_get_title(col));
-  }
-  return g_string_free(g_steal_pointer(&shown), FALSE);
-}
-
-static inline void resize_and_draw(int width, int height)
-{
-  gtk_window_set_default_size(GTK_WINDOW(window), width, height);
-  wait_drawn(GTK_WIDGET(window));
-  wait_idle();
-  wait_drawn(GTK_WIDGET(window));
-}
-
 G_GNUC_UNUSED static const int LAYOUT_SIZES[][2] = { { 1280, 800 }, { 1024, 700 } };
 G_GNUC_UNUSED static const char *const LAYOUT_THEMES[] = { "light", "dark" };
-
-/* The window as it is now, at each size and in each theme: every panel fits. */
-static inline void check_layout(const char *state, GString *problems)
-{
-  GSettings *settings = ts_application_get_settings(app);
-  for (guint t = 0; t < G_N_ELEMENTS(LAYOUT_THEMES); t++) {
-    g_settings_set_string(settings, "theme", LAYOUT_THEMES[t]);
-    for (guint i = 0; i < G_N_ELEMENTS(LAYOUT_SIZES); i++) {
-      gtk_window_set_default_size(GTK_WINDOW(window), LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1]);
-      wait_drawn(GTK_WIDGET(window));
-      wait_idle();
-      wait_drawn(GTK_WIDGET(window));
-      GString *found = g_string_new(NULL);
-      if (i == 0) /* at the default size all of a function's arguments show; at the smallest they scroll */
-        find_hidden_arguments(found);
-      /* a window bigger than asked for: its panels need more */
-      if (gtk_widget_get_width(GTK_WIDGET(window)) > LAYOUT_SIZES[i][0] ||
-          gtk_widget_get_height(GTK_WIDGET(window)) > LAYOUT_SIZES[i][1]) {
-        int min_w = 0, min_h = 0;
-        gtk_widget_measure(GTK_WIDGET(window), GTK_ORIENTATION_HORIZONTAL, -1, &min_w, NULL, NULL, NULL);
-        gtk_widget_measure(GTK_WIDGET(window), GTK_ORIENTATION_VERTICAL, -1, &min_h, NULL, NULL, NULL);
-        g_string_append_printf(found, "the window is %dx%d (its content needs at least %dx%d)\n",
-                               gtk_widget_get_width(GTK_WIDGET(window)), gtk_widget_get_height(GTK_WIDGET(window)),
-                               min_w, min_h);
-      }
-      find_cramped(GTK_WIDGET(window), found);
-      if (found->len)
-        g_string_append_printf(problems, "-- %s at %dx%d, %s:\n%s", state, LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1],
-                               LAYOUT_THEMES[t], found->str);
-      g_string_free(found, TRUE);
-      g_autofree char *name = g_strdup_printf("layout-%s-%dx%d-%s.png", state, LAYOUT_SIZES[i][0],
-                                              LAYOUT_SIZES[i][1], LAYOUT_THEMES[t]);
-      save_test_screenshot(GTK_WIDGET(window), name);
-    }
-  }
-  g_settings_reset(settings, "theme");
-}
-
-static inline gboolean search_status_set(gpointer label)
-{
-  return *gtk_label_get_text(label) != '\0';
-}
-
-/* The mean brightness (0-255) of rect in the ARGB32 texture. */
-static inline double mean_brightness(GdkTexture *texture, const graphene_rect_t *rect)
-{
-  int width = gdk_texture_get_width(texture), height = gdk_texture_get_height(texture);
-  gsize stride = (gsize)width * 4;
-  g_autofree guchar *pixels = g_malloc(stride * (gsize)height);
-  gdk_texture_download(texture, pixels, stride);
-  double sum = 0;
-  int n = 0;
-  for (int y = MAX((int)rect->origin.y, 0); y < MIN((int)(rect->origin.y + rect->size.height), height); y++)
-    for (int x = MAX((int)rect->origin.x, 0); x < MIN((int)(rect->origin.x + rect->size.width), width); x++) {
-      const guchar *p = pixels + (gsize)y * stride + (gsize)x * 4;
-      sum += (p[0] + p[1] + p[2]) / 3.0;
-      n++;
-    }
-  return n ? sum / n : 0;
-}
-
-/* The stack switcher of stack under widget, or NULL. */
-static inline GtkWidget *switcher_of(GtkWidget *widget, GtkStack *stack)
-{
-  if (GTK_IS_STACK_SWITCHER(widget) && gtk_stack_switcher_get_stack(GTK_STACK_SWITCHER(widget)) == stack)
-    return widget;
-  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child)) {
-    GtkWidget *found = switcher_of(child, stack);
-    if (found)
-      return found;
-  }
-  return NULL;
-}
 
 typedef struct {
   const char *path;
