@@ -1,32 +1,17 @@
-/* ts-application.c — application actions, style, and the startup script. */
+/* ts-application.c — application actions, style, windows for files and the command line. */
 #include "ts-application.h"
 
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "ts-compare-pane.h"
-#include "ts-graph-pane.h"
-#include "ts-graph-view.h"
 #include "ts-preferences-window.h"
 #include "ts-resources.h"
-#include "ts-screenshot.h"
 #include "ts-window.h"
-
-#define SCREENSHOT_FRAMES 3 /* frames drawn settled before the window is captured */
-#define SCREENSHOT_GIVE_UP_S 120 /* a safety net: the window never settled */
 
 struct _TsApplication {
   AdwApplication parent_instance;
   GSettings *settings;
   TsStartup *startup;
-  /* the script's progress */
-  TsWindow *window;
-  gboolean module_requested, function_selected, panel_shown, compare_shown, expanded, shot_requested;
-  guint next_call;
-  guint step_id;
-  int frames;
-  gint64 shot_deadline;
+  TsStartupScript *script; /* the startup's, in the first window made */
 };
 
 G_DEFINE_FINAL_TYPE(TsApplication, ts_application, ADW_TYPE_APPLICATION)
@@ -63,266 +48,6 @@ static gboolean theme_to_scheme(GValue *value, GVariant *variant, gpointer user_
     scheme = ADW_COLOR_SCHEME_FORCE_DARK;
   g_value_set_enum(value, scheme);
   return TRUE;
-}
-
-/* ---- the command line ----------------------------------------------------------------- */
-
-void ts_startup_free(TsStartup *s)
-{
-  if (!s)
-    return;
-  g_free(s->module);
-  g_free(s->remote);
-  g_free(s->function);
-  if (s->calls)
-    g_ptr_array_unref(s->calls);
-  g_free(s->mode);
-  g_free(s->panel);
-  g_free(s->colour);
-  g_free(s->device);
-  g_free(s->screenshot);
-  g_free(s);
-}
-
-static gboolean on_call_option(const char *name, const char *value, gpointer data, GError **error)
-{
-  TsStartup *s = data;
-  g_ptr_array_add(s->calls, g_new0(char *, 1));
-  return TRUE;
-}
-
-static gboolean on_arg_option(const char *name, const char *value, gpointer data, GError **error)
-{
-  TsStartup *s = data;
-  if (s->calls->len == 0)
-    g_ptr_array_add(s->calls, g_new0(char *, 1));
-  char ***call = (char ***)&s->calls->pdata[s->calls->len - 1];
-  guint n = g_strv_length(*call);
-  *call = g_renew(char *, *call, n + 2);
-  (*call)[n] = g_strdup(value);
-  (*call)[n + 1] = NULL;
-  return TRUE;
-}
-
-static gboolean on_size_option(const char *name, const char *value, gpointer data, GError **error)
-{
-  TsStartup *s = data;
-  if (sscanf(value, "%dx%d", &s->width, &s->height) != 2 || s->width < 200 || s->height < 200) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--size takes WIDTHxHEIGHT (at least 200x200), got '%s'", value);
-    return FALSE;
-  }
-  return TRUE;
-}
-
-TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
-{
-  g_autoptr(TsStartup) s = g_new0(TsStartup, 1);
-  s->calls = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
-  s->compare[0] = s->compare[1] = -1;
-  g_autofree char *compare = NULL;
-  const GOptionEntry entries[] = {
-    { "module", 'm', 0, G_OPTION_ARG_FILENAME, &s->module, "Open MODULE (a .so, or seeds for the bundled examples)", "MODULE" },
-    { "remote", 0, 0, G_OPTION_ARG_STRING, &s->remote, "Run the module on HOST, in its tracescope-worker through ssh (MODULE is a path there)", "[USER@]HOST[:PORT]" },
-    { "function", 'f', 0, G_OPTION_ARG_STRING, &s->function, "Select FUNCTION", "FUNCTION" },
-    { "arg", 'a', 0, G_OPTION_ARG_CALLBACK, (gpointer)on_arg_option, "An argument of the call, as tracescope-cli takes it (f32[3]:uniform, i32[2]=1,2, npy:x.npy, 2)", "SPEC" },
-    { "call", 'c', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer)on_call_option, "Start another call (its --arg options follow)", NULL },
-    { "mode", 0, 0, G_OPTION_ARG_STRING, &s->mode, "Run in graph or eager mode", "graph|eager" },
-    { "panel", 0, 0, G_OPTION_ARG_STRING, &s->panel, "Show the trace-log, the console or the profiler panel", "trace-log|console|profiler" },
-    { "profile", 0, 0, G_OPTION_ARG_NONE, &s->profile, "Turn Profile on: the calls record op timings", NULL },
-    { "colour", 0, 0, G_OPTION_ARG_STRING, &s->colour, "Colour graph nodes by op type, device or compute time", "op-type|device|compute-time" },
-    { "device", 0, 0, G_OPTION_ARG_STRING, &s->device, "Run the calls on DEVICE (CPU, SIM:0 with TRACESCOPE_DEVICES=sim, CUDA:0): one of the device menu's", "DEVICE" },
-    { "compare", 0, 0, G_OPTION_ARG_STRING, &compare, "Show concrete functions I and J of FUNCTION side by side", "I,J" },
-    { "expand-all", 0, 0, G_OPTION_ARG_NONE, &s->expand_all, "Open every group of the graph shown", NULL },
-    { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, &s->screenshot, "Save the window as PNG FILE once the calls are made, then quit", "FILE" },
-    { "size", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_size_option, "Window size for --screenshot", "WIDTHxHEIGHT" },
-    { "version", 0, 0, G_OPTION_ARG_NONE, &s->version, "Print the version and exit", NULL },
-    { NULL },
-  };
-  g_autoptr(GOptionContext) context = g_option_context_new("[FILE]");
-  g_option_context_set_summary(context, "Tracescope: run traced tensor programs in graph or eager mode and see why they retrace.");
-  g_option_context_set_description(
-    context, "FILE is one of:\n"
-             "  MODULE.so            a module built against libtracescope (as --module),\n"
-             "                       or `seeds` for the bundled examples\n"
-             "  MODEL.onnx           an ONNX model: one function per output\n"
-             "  SESSION.json         a saved session (main menu, Save Session): its module,\n"
-             "                       selection, arguments and trace log\n"
-             "  TRACE.json[.gz]      a Chrome trace: tracescope-cli profile --out, PyTorch's\n"
-             "                       profiler, any tool's trace events; shown in the\n"
-             "                       Profiler panel's Timeline\n"
-             "--screenshot works with each (tracescope --screenshot t.png TRACE.json).\n");
-  GOptionGroup *group = g_option_group_new("tracescope", "Tracescope", "Tracescope options", s, NULL);
-  g_option_group_add_entries(group, entries);
-  g_option_context_set_main_group(context, group);
-  if (!g_option_context_parse(context, argc, argv, error))
-    return NULL;
-  /* tracescope --remote HOST MODULE: the module is a path there, not a file here */
-  if (s->remote && !s->module && *argc == 2) {
-    s->module = g_strdup((*argv)[1]);
-    (*argv)[1] = NULL;
-    *argc = 1;
-  }
-  if (s->mode && g_strcmp0(s->mode, "graph") != 0 && g_strcmp0(s->mode, "eager") != 0) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--mode takes graph or eager, got '%s'", s->mode);
-    return NULL;
-  }
-  if (compare && (sscanf(compare, "%d,%d", &s->compare[0], &s->compare[1]) != 2 ||
-                  s->compare[0] < 0 || s->compare[1] < 0 || !s->function)) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--compare takes two concrete function indexes I,J and needs --function, got '%s'", compare);
-    return NULL;
-  }
-  if (s->panel && g_strcmp0(s->panel, "trace-log") != 0 && g_strcmp0(s->panel, "console") != 0 &&
-      g_strcmp0(s->panel, "profiler") != 0) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--panel takes trace-log, console or profiler, got '%s'", s->panel);
-    return NULL;
-  }
-  if (s->colour && !g_strv_contains((const char *const[]){ "op-type", "device", "compute-time", NULL }, s->colour)) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--colour takes op-type, device or compute-time, got '%s'", s->colour);
-    return NULL;
-  }
-  if ((s->function || s->calls->len) && !s->module) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--function and --arg need --module");
-    return NULL;
-  }
-  if (s->calls->len && !s->function) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--arg needs --function");
-    return NULL;
-  }
-  return g_steal_pointer(&s);
-}
-
-/* ---- the startup script ----------------------------------------------------------------- */
-
-static void script_step(TsApplication *self);
-
-/* Whether the window shows, in full, what the script asked for: nothing is
- * running (a trace file being read included), and a module's graph that is
- * to be seen is laid out and drawn (a trace alone has none).  After
- * graph-mode calls that traced the function, its graph must be what the
- * graph pane shows (never "Not Traced Yet"). */
-static gboolean window_settled(TsApplication *self)
-{
-  TsStartup *s = self->startup;
-  TsWindow *w = self->window;
-  if (!gtk_widget_get_mapped(GTK_WIDGET(w)) || ts_window_get_busy(w))
-    return FALSE;
-  if (ts_window_get_module(w) && !ts_window_get_graph_drawn(w))
-    return FALSE;
-  if (ts_window_get_comparing(w))
-    return TRUE;
-  TsGraphPane *pane = ts_window_get_graph_pane(w);
-  TsLoadedModule *module = ts_window_get_module(w);
-  TsModuleFunction *fn = module && s->function ? ts_loaded_module_lookup(module, s->function) : NULL;
-  gboolean eager = g_strcmp0(s->mode, "eager") == 0;
-  if (fn && !eager && s->calls->len > 0 && fn->concrete->len > 0 &&
-      !ts_graph_pane_get_concrete(pane))
-    return FALSE;
-  return TRUE;
-}
-
-static gboolean save_when_settled(GtkWidget *widget, GdkFrameClock *clock, gpointer user_data)
-{
-  TsApplication *self = user_data;
-  if (g_get_monotonic_time() > self->shot_deadline) {
-    g_printerr("tracescope: screenshot: the window did not settle in %d s\n", SCREENSHOT_GIVE_UP_S);
-    exit(EXIT_FAILURE);
-  }
-  if (!window_settled(self)) {
-    self->frames = 0; /* count the frames drawn once settled */
-    return G_SOURCE_CONTINUE;
-  }
-  if (++self->frames < SCREENSHOT_FRAMES) {
-    gtk_widget_queue_draw(widget);
-    return G_SOURCE_CONTINUE;
-  }
-  g_autoptr(GError) error = NULL;
-  if (!ts_screenshot_save(widget, self->startup->screenshot, &error)) {
-    /* not drawn yet: try on the next frames (until the deadline) */
-    gtk_widget_queue_draw(widget);
-    return G_SOURCE_CONTINUE;
-  }
-  g_application_quit(G_APPLICATION(self));
-  return G_SOURCE_REMOVE;
-}
-
-static gboolean script_step_idle(gpointer user_data)
-{
-  TsApplication *self = user_data;
-  self->step_id = 0;
-  script_step(self);
-  return G_SOURCE_REMOVE;
-}
-
-static void on_window_busy(TsWindow *window, GParamSpec *pspec, TsApplication *self)
-{
-  if (!ts_window_get_busy(window) && !self->step_id)
-    self->step_id = g_idle_add(script_step_idle, self);
-}
-
-/* Does the next thing the command line asked for; returns while the window works. */
-static void script_step(TsApplication *self)
-{
-  TsStartup *s = self->startup;
-  TsWindow *w = self->window;
-  if (!w || ts_window_get_busy(w)) /* closed: nothing left to do */
-    return;
-  if (s->module && !self->module_requested) {
-    self->module_requested = TRUE;
-    ts_window_open_module(w, s->module);
-    return;
-  }
-  if (s->screenshot && ts_window_get_error(w)) {
-    g_printerr("tracescope: %s\n", ts_window_get_error(w));
-    exit(EXIT_FAILURE);
-  }
-  if (!self->function_selected) {
-    self->function_selected = TRUE;
-    if (s->mode)
-      gtk_widget_activate_action(GTK_WIDGET(w), "win.mode", "s", s->mode);
-    /* for this window: a scripted run changes no saved setting */
-    if (s->profile)
-      ts_window_set_profiling_once(w, TRUE);
-    if (s->colour)
-      ts_graph_pane_set_colour_mode(ts_window_get_graph_pane(w), s->colour);
-    g_autoptr(GError) error = NULL;
-    if (s->device && !ts_window_set_device(w, s->device, &error)) {
-      g_printerr("tracescope: --device: %s\n", error->message);
-      exit(EXIT_FAILURE);
-    }
-    if (s->function)
-      gtk_widget_activate_action(GTK_WIDGET(w), "win.select-function", "s", s->function);
-  }
-  if (s->function && self->next_call < s->calls->len) {
-    const char *const *args = s->calls->pdata[self->next_call++];
-    ts_run_panel_set_args(ts_window_get_run_panel(w), args);
-    gtk_widget_activate_action(GTK_WIDGET(w), "win.run", NULL);
-    if (!ts_window_get_busy(w)) /* it did not start (bad arguments): go on */
-      script_step(self);
-    return;
-  }
-  if (!self->panel_shown) {
-    self->panel_shown = TRUE;
-    if (s->panel)
-      gtk_widget_activate_action(GTK_WIDGET(w), "win.show-panel", "s", s->panel);
-  }
-  if (s->compare[0] >= 0 && !self->compare_shown) {
-    self->compare_shown = TRUE;
-    gtk_widget_activate_action(GTK_WIDGET(w), "win.compare-concrete", "(sii)", s->function,
-                               s->compare[0], s->compare[1]);
-  }
-  if (s->expand_all && !self->expanded) {
-    self->expanded = TRUE;
-    gtk_widget_activate_action(GTK_WIDGET(ts_window_get_graph_pane(w)), "graph.expand-all", NULL);
-  }
-  if (s->screenshot && !self->shot_requested) {
-    self->shot_requested = TRUE;
-    self->shot_deadline = g_get_monotonic_time() + SCREENSHOT_GIVE_UP_S * G_USEC_PER_SEC;
-    gtk_widget_add_tick_callback(GTK_WIDGET(w), save_when_settled, self, NULL);
-  }
 }
 
 /* ---- actions ---------------------------------------------------------------------------- */
@@ -402,12 +127,8 @@ static TsWindow *new_window(TsApplication *self)
  * in the first window made, whether for a file or not. */
 static void start_script(TsApplication *self, TsWindow *window)
 {
-  if (!self->startup || self->window)
-    return;
-  self->window = window;
-  g_object_add_weak_pointer(G_OBJECT(window), (gpointer *)&self->window);
-  g_signal_connect_object(window, "notify::busy", G_CALLBACK(on_window_busy), self, 0);
-  script_step(self);
+  if (self->startup && !self->script)
+    self->script = ts_startup_script_new(G_APPLICATION(self), self->startup, window);
 }
 
 static void ts_application_activate(GApplication *app)
@@ -458,7 +179,7 @@ static void ts_application_open(GApplication *app, GFile **files, int n_files, c
 static void ts_application_dispose(GObject *object)
 {
   TsApplication *self = TS_APPLICATION(object);
-  g_clear_handle_id(&self->step_id, g_source_remove);
+  g_clear_pointer(&self->script, ts_startup_script_free);
   g_clear_object(&self->settings);
   g_clear_pointer(&self->startup, ts_startup_free);
   G_OBJECT_CLASS(ts_application_parent_class)->dispose(object);
@@ -501,8 +222,7 @@ TsApplication *ts_application_new(TsStartup *startup)
   TsApplication *self = g_object_new(TS_TYPE_APPLICATION, "application-id", TS_APPLICATION_ID,
                                      "flags", flags, "resource-base-path",
                                      "/io/github/tracescope/Tracescope", NULL);
-  if (startup && (startup->module || startup->screenshot || startup->mode || startup->panel || startup->profile ||
-                  startup->colour || startup->device))
+  if (ts_startup_has_script(startup))
     self->startup = startup;
   else
     ts_startup_free(startup);

@@ -89,34 +89,40 @@ typedef struct {
   size_t offset;
   gboolean expand;
   gboolean compare; /* of the comparison's rows */
+  guint priority;   /* which hide first where the table is narrow (STAT_COLUMNS) */
 } Column;
 
+/* priority: 0 always shows; at a width the table does not fit, the
+ * columns of the highest priority number hide first (as Sysprof's and
+ * Nsight's tables drop theirs), while the Key ellipsizes with its text in a
+ * tooltip: the median, Total and Self stay longest. */
 static const Column STAT_COLUMNS[] = {
-  { "Key", CELL_TEXT, offsetof(tsp_stat, key), TRUE, FALSE },
-  { "Count", CELL_COUNT, offsetof(tsp_stat, count), FALSE, FALSE },
-  { "Total", CELL_NS, offsetof(tsp_stat, total_ns), FALSE, FALSE },
-  { "Self", CELL_NS, offsetof(tsp_stat, self_ns), FALSE, FALSE },
+  { "Key", CELL_TEXT, offsetof(tsp_stat, key), TRUE, FALSE, 0 },
+  { "Count", CELL_COUNT, offsetof(tsp_stat, count), FALSE, FALSE, 2 },
+  { "Total", CELL_NS, offsetof(tsp_stat, total_ns), FALSE, FALSE, 0 },
+  { "Self", CELL_NS, offsetof(tsp_stat, self_ns), FALSE, FALSE, 0 },
   /* one op's time: the median first, min and p95 beside it (a mean moves with one slow run) */
-  { "Median", CELL_NS, offsetof(tsp_stat, p50_ns), FALSE, FALSE },
-  { "Min", CELL_NS, offsetof(tsp_stat, min_ns), FALSE, FALSE },
-  { "p95", CELL_NS, offsetof(tsp_stat, p95_ns), FALSE, FALSE },
-  { "Max", CELL_NS, offsetof(tsp_stat, max_ns), FALSE, FALSE },
-  { "Mean", CELL_NS, offsetof(tsp_stat, mean_ns), FALSE, FALSE },
-  { "Share", CELL_SHARE, offsetof(tsp_stat, share), FALSE, FALSE }, /* of the wall time */
-  { "Mode", CELL_MODES, offsetof(tsp_stat, modes), FALSE, FALSE },
-  { "Device", CELL_TEXT, offsetof(tsp_stat, device), FALSE, FALSE },
+  { "Median", CELL_NS, offsetof(tsp_stat, p50_ns), FALSE, FALSE, 0 },
+  { "Min", CELL_NS, offsetof(tsp_stat, min_ns), FALSE, FALSE, 3 },
+  { "p95", CELL_NS, offsetof(tsp_stat, p95_ns), FALSE, FALSE, 3 },
+  { "Max", CELL_NS, offsetof(tsp_stat, max_ns), FALSE, FALSE, 5 },
+  { "Mean", CELL_NS, offsetof(tsp_stat, mean_ns), FALSE, FALSE, 6 },
+  { "Share", CELL_SHARE, offsetof(tsp_stat, share), FALSE, FALSE, 1 }, /* of the wall time */
+  { "Mode", CELL_MODES, offsetof(tsp_stat, modes), FALSE, FALSE, 4 },
+  { "Device", CELL_TEXT, offsetof(tsp_stat, device), FALSE, FALSE, 4 },
 };
+#define STAT_MAX_PRIORITY 6
 #define STAT_SORT_COLUMN 2 /* Total, largest first */
 
 static const Column COMPARE_COLUMNS[] = {
-  { "Op", CELL_TEXT, offsetof(tsp_compare_row, name), TRUE, TRUE },
-  { "Type", CELL_TEXT, offsetof(tsp_compare_row, op), FALSE, TRUE },
-  { "Source", CELL_TEXT, offsetof(tsp_compare_row, source), FALSE, TRUE },
-  { "Runs/Call", CELL_CALLS, offsetof(tsp_compare_row, graph_count), FALSE, TRUE },
-  { "Eager", CELL_NS, offsetof(tsp_compare_row, eager_ns), FALSE, TRUE },
-  { "Graph", CELL_NS, offsetof(tsp_compare_row, graph_ns), FALSE, TRUE },
-  { "Eager/Graph", CELL_RATIO, offsetof(tsp_compare_row, ratio), FALSE, TRUE },
-  { "Per Call", CELL_BARS, 0, FALSE, TRUE },
+  { "Op", CELL_TEXT, offsetof(tsp_compare_row, name), TRUE, TRUE, 0 },
+  { "Type", CELL_TEXT, offsetof(tsp_compare_row, op), FALSE, TRUE, 0 },
+  { "Source", CELL_TEXT, offsetof(tsp_compare_row, source), FALSE, TRUE, 0 },
+  { "Runs/Call", CELL_CALLS, offsetof(tsp_compare_row, graph_count), FALSE, TRUE, 0 },
+  { "Eager", CELL_NS, offsetof(tsp_compare_row, eager_ns), FALSE, TRUE, 0 },
+  { "Graph", CELL_NS, offsetof(tsp_compare_row, graph_ns), FALSE, TRUE, 0 },
+  { "Eager/Graph", CELL_RATIO, offsetof(tsp_compare_row, ratio), FALSE, TRUE, 0 },
+  { "Per Call", CELL_BARS, 0, FALSE, TRUE, 0 },
 };
 
 static const void *row_base(const TsProfileRow *r, const Column *c)
@@ -190,6 +196,14 @@ struct _TsProfilerPanel {
   GtkSpinButton *calls_spin;
   GtkWidget *compare_button, *page_controls;
   GtkColumnView *stats_view, *compare_view;
+  GtkScrolledWindow *stats_scroll;
+  GtkWidget *timeline_page;
+  GtkRevealer *timeline_search_revealer;
+  GtkSearchEntry *timeline_search_entry;
+  GtkLabel *timeline_search_status;
+  guint fit_id;    /* the tick fitting the statistics' columns to the width */
+  guint fit_level; /* the columns of this priority and above are hidden */
+  int fitted_width;
   TsTimeline *timeline;
   TsCallTree *call_tree;
   TsDiffTable *diff_table;
@@ -223,13 +237,85 @@ struct _TsProfilerPanel {
 enum { SIGNAL_NODE_SELECTED, SIGNAL_SESSION_READY, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
-enum { PROP_0, PROP_BUSY, N_PROPS };
+enum { PROP_0, PROP_BUSY, PROP_FITTING, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
 G_DEFINE_FINAL_TYPE(TsProfilerPanel, ts_profiler_panel, GTK_TYPE_WIDGET)
 
 static void on_cell_setup(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data);
 static void on_cell_bind(GtkSignalListItemFactory *f, GtkListItem *item, gpointer data);
+
+/* Fitting the statistics' columns to the table's width: all shown where
+ * they fit, else the least important hidden, a priority level a frame
+ * (the table's width is measured once laid out: a column hidden does not
+ * show in a measure until then). */
+static gboolean fit_stat_columns_step(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  TsProfilerPanel *self = data;
+  GListModel *columns = gtk_column_view_get_columns(self->stats_view);
+  if (self->fit_level > STAT_MAX_PRIORITY + 1) { /* from all of them */
+    self->fit_level = STAT_MAX_PRIORITY + 1;
+    for (guint i = 0; i < G_N_ELEMENTS(STAT_COLUMNS); i++) {
+      g_autoptr(GtkColumnViewColumn) col = g_list_model_get_item(columns, i);
+      gtk_column_view_column_set_visible(col, TRUE);
+    }
+    return G_SOURCE_CONTINUE;
+  }
+  int width = gtk_widget_get_width(GTK_WIDGET(self->stats_scroll));
+  int need = 0;
+  gtk_widget_measure(GTK_WIDGET(self->stats_view), GTK_ORIENTATION_HORIZONTAL, -1, &need, NULL, NULL, NULL);
+  if (width > 0 && need > width && self->fit_level > 1) {
+    self->fit_level--;
+    for (guint i = 0; i < G_N_ELEMENTS(STAT_COLUMNS); i++) {
+      g_autoptr(GtkColumnViewColumn) col = g_list_model_get_item(columns, i);
+      gtk_column_view_column_set_visible(col, STAT_COLUMNS[i].priority < self->fit_level);
+    }
+    return G_SOURCE_CONTINUE;
+  }
+  self->fit_id = 0;
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_FITTING]);
+  return G_SOURCE_REMOVE;
+}
+
+/* Fits the columns again from all of them shown, in the frames to come
+ * (the width changes in an allocation, where no column may change). */
+static void refit_stat_columns(TsProfilerPanel *self)
+{
+  if (!gtk_widget_get_mapped(GTK_WIDGET(self->stats_view))) { /* fitted once shown (::map) */
+    self->fitted_width = 0;
+    return;
+  }
+  self->fitted_width = gtk_widget_get_width(GTK_WIDGET(self->stats_scroll));
+  self->fit_level = STAT_MAX_PRIORITY + 2;
+  if (self->fit_id)
+    return;
+  /* "fitting" meanwhile: a screenshot or a test sees the table fitted */
+  self->fit_id = gtk_widget_add_tick_callback(GTK_WIDGET(self->stats_view), fit_stat_columns_step, self, NULL);
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_FITTING]);
+}
+
+static void stop_fitting(TsProfilerPanel *self)
+{
+  if (!self->fit_id)
+    return;
+  gtk_widget_remove_tick_callback(GTK_WIDGET(self->stats_view), self->fit_id);
+  self->fit_id = 0;
+  self->fitted_width = 0;
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_FITTING]);
+}
+
+/* The table's width changed. */
+static void on_stats_width(GtkAdjustment *adjustment, GParamSpec *pspec, TsProfilerPanel *self)
+{
+  if (gtk_widget_get_width(GTK_WIDGET(self->stats_scroll)) != self->fitted_width)
+    refit_stat_columns(self);
+}
+
+/* Other rows, other widths (a longer key, a bigger count). */
+static void on_stats_rows_changed(TsProfilerPanel *self)
+{
+  refit_stat_columns(self);
+}
 
 static void add_columns(TsProfilerPanel *self, GtkColumnView *view, const Column *columns, guint n)
 {
@@ -555,6 +641,86 @@ static void update_toolbar(TsProfilerPanel *self)
   gtk_widget_set_visible(self->page_controls, runs || grouped || compare);
 }
 
+/* ---- the Timeline's Find bar ---------------------------------------------------------- */
+
+/* "N of M", "no match", or nothing before a query. */
+static void update_timeline_search_status(TsProfilerPanel *self)
+{
+  const char *query = gtk_editable_get_text(GTK_EDITABLE(self->timeline_search_entry));
+  int n = 0;
+  int i = ts_timeline_get_match(self->timeline, &n);
+  g_autofree char *text = n > 0 ? g_strdup_printf("%d of %d", i + 1, n) : g_strdup(*query ? "no match" : "");
+  gtk_label_set_text(self->timeline_search_status, text);
+  if (*query && n == 0)
+    gtk_widget_add_css_class(GTK_WIDGET(self->timeline_search_entry), "error");
+  else
+    gtk_widget_remove_css_class(GTK_WIDGET(self->timeline_search_entry), "error");
+}
+
+/* As you type: every span searched, the first match brought into view. */
+static void on_timeline_search_changed(TsProfilerPanel *self)
+{
+  ts_timeline_search(self->timeline, gtk_editable_get_text(GTK_EDITABLE(self->timeline_search_entry)));
+  update_timeline_search_status(self);
+}
+
+static void on_timeline_search_next(TsProfilerPanel *self)
+{
+  ts_timeline_search_next(self->timeline, FALSE);
+}
+
+static void on_timeline_search_previous(TsProfilerPanel *self)
+{
+  ts_timeline_search_next(self->timeline, TRUE);
+}
+
+/* Escape or the close button: the bar goes, the timeline takes the keys again. */
+static void on_timeline_search_stop(TsProfilerPanel *self)
+{
+  gtk_revealer_set_reveal_child(self->timeline_search_revealer, FALSE);
+  gtk_widget_grab_focus(GTK_WIDGET(self->timeline));
+}
+
+static void close_timeline_search(TsProfilerPanel *self)
+{
+  gtk_revealer_set_reveal_child(self->timeline_search_revealer, FALSE);
+  gtk_editable_set_text(GTK_EDITABLE(self->timeline_search_entry), "");
+}
+
+static void action_timeline_find(GtkWidget *widget, const char *name, GVariant *param)
+{
+  TsProfilerPanel *self = TS_PROFILER_PANEL(widget);
+  gtk_revealer_set_reveal_child(self->timeline_search_revealer, TRUE);
+  gtk_widget_grab_focus(GTK_WIDGET(self->timeline_search_entry));
+}
+
+static void action_timeline_find_step(GtkWidget *widget, const char *name, GVariant *param)
+{
+  ts_timeline_search_next(TS_PROFILER_PANEL(widget)->timeline, g_str_equal(name, "profiler.find-previous"));
+}
+
+/* Ctrl+F, F3 and Shift+F3 where the focus is in the Timeline's page (the
+ * timeline steps on F3 itself when it has the focus). */
+static void add_timeline_search_keys(TsProfilerPanel *self)
+{
+  static const struct {
+    guint key;
+    GdkModifierType mods;
+    const char *action;
+  } keys[] = {
+    { GDK_KEY_f, GDK_CONTROL_MASK, "profiler.find" },
+    { GDK_KEY_F3, 0, "profiler.find-next" },
+    { GDK_KEY_F3, GDK_SHIFT_MASK, "profiler.find-previous" },
+  };
+  GtkEventController *controller = gtk_shortcut_controller_new();
+  for (size_t i = 0; i < G_N_ELEMENTS(keys); i++)
+    gtk_shortcut_controller_add_shortcut(GTK_SHORTCUT_CONTROLLER(controller),
+                                         gtk_shortcut_new(gtk_keyval_trigger_new(keys[i].key, keys[i].mods),
+                                                          gtk_named_action_new(keys[i].action)));
+  gtk_widget_add_controller(self->timeline_page, controller);
+  g_signal_connect_swapped(self->timeline, "match-shown", G_CALLBACK(update_timeline_search_status), self);
+}
+
 /* Shows recording i of the runs (none if out of range). */
 static void show_run(TsProfilerPanel *self, guint i)
 {
@@ -567,6 +733,7 @@ static void show_run(TsProfilerPanel *self, guint i)
   self->range_from = self->range_to = 0;
   ts_timeline_set_session(self->timeline, run ? run->shared->session : NULL);
   g_clear_pointer(&old, shared_unref);
+  close_timeline_search(self); /* its matches were the old recording's */
   g_free(self->label);
   self->label = g_strdup(run ? run->label : NULL);
   update_toolbar(self);
@@ -685,6 +852,12 @@ gboolean ts_profiler_panel_get_busy(TsProfilerPanel *self)
 {
   g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), FALSE);
   return self->busy;
+}
+
+gboolean ts_profiler_panel_get_fitting(TsProfilerPanel *self)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), FALSE);
+  return self->fit_id != 0;
 }
 
 void ts_profiler_panel_set_group_by(TsProfilerPanel *self, tsp_group_by by)
@@ -842,6 +1015,9 @@ static void ts_profiler_panel_dispose(GObject *object)
   if (self->stats_cancellable)
     g_cancellable_cancel(self->stats_cancellable);
   g_clear_object(&self->stats_cancellable);
+  if (self->fit_id)
+    gtk_widget_remove_tick_callback(GTK_WIDGET(self->stats_view), self->fit_id);
+  self->fit_id = 0; /* no notify: going */
   gtk_widget_dispose_template(GTK_WIDGET(self), TS_TYPE_PROFILER_PANEL);
   for (GtkWidget *child; (child = gtk_widget_get_first_child(GTK_WIDGET(self)));)
     gtk_widget_unparent(child);
@@ -870,7 +1046,8 @@ static void ts_profiler_panel_finalize(GObject *object)
 static void ts_profiler_panel_get_property(GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
   switch (prop_id) {
-  case PROP_BUSY: g_value_set_boolean(value, TS_PROFILER_PANEL(object)->busy); break;
+  case PROP_BUSY: g_value_set_boolean(value, ts_profiler_panel_get_busy(TS_PROFILER_PANEL(object))); break;
+  case PROP_FITTING: g_value_set_boolean(value, ts_profiler_panel_get_fitting(TS_PROFILER_PANEL(object))); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
   }
 }
@@ -884,6 +1061,8 @@ static void ts_profiler_panel_class_init(TsProfilerPanelClass *klass)
   object_class->get_property = ts_profiler_panel_get_property;
   properties[PROP_BUSY] = g_param_spec_boolean("busy", NULL, NULL, FALSE,
                                                G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_FITTING] = g_param_spec_boolean("fitting", NULL, NULL, FALSE,
+                                                  G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties(object_class, N_PROPS, properties);
   signals[SIGNAL_SESSION_READY] = g_signal_new("session-ready", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
                                                NULL, NULL, NULL, G_TYPE_NONE, 0);
@@ -911,9 +1090,21 @@ static void ts_profiler_panel_class_init(TsProfilerPanelClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_button);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, page_controls);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, stats_view);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, stats_scroll);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_view);
   gtk_widget_class_bind_template_callback(widget_class, on_group_selected);
   gtk_widget_class_bind_template_callback(widget_class, on_filter_changed);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, timeline_page);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, timeline_search_revealer);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, timeline_search_entry);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, timeline_search_status);
+  gtk_widget_class_bind_template_callback(widget_class, on_timeline_search_changed);
+  gtk_widget_class_bind_template_callback(widget_class, on_timeline_search_next);
+  gtk_widget_class_bind_template_callback(widget_class, on_timeline_search_previous);
+  gtk_widget_class_bind_template_callback(widget_class, on_timeline_search_stop);
+  gtk_widget_class_install_action(widget_class, "profiler.find", NULL, action_timeline_find);
+  gtk_widget_class_install_action(widget_class, "profiler.find-next", NULL, action_timeline_find_step);
+  gtk_widget_class_install_action(widget_class, "profiler.find-previous", NULL, action_timeline_find_step);
   gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name(widget_class, "tsprofilerpanel");
 }
@@ -943,10 +1134,15 @@ static void ts_profiler_panel_init(TsProfilerPanel *self)
   update_toolbar(self);
   g_signal_connect(self->timeline, "span-selected", G_CALLBACK(on_span_selected), self);
   g_signal_connect(self->timeline, "range-selected", G_CALLBACK(on_range_selected), self);
+  add_timeline_search_keys(self);
   self->rows = g_list_store_new(TS_TYPE_PROFILE_ROW);
   self->compare_rows = g_list_store_new(TS_TYPE_PROFILE_ROW);
 
   add_columns(self, self->stats_view, STAT_COLUMNS, G_N_ELEMENTS(STAT_COLUMNS));
+  g_signal_connect(gtk_scrolled_window_get_hadjustment(self->stats_scroll), "notify::page-size",
+                   G_CALLBACK(on_stats_width), self);
+  g_signal_connect_swapped(self->stats_view, "map", G_CALLBACK(refit_stat_columns), self);
+  g_signal_connect_swapped(self->stats_view, "unmap", G_CALLBACK(stop_fitting), self);
   self->filter = gtk_custom_filter_new(keep_row, self, NULL);
   GtkFilterListModel *filtered = gtk_filter_list_model_new(G_LIST_MODEL(g_object_ref(self->rows)), GTK_FILTER(self->filter));
   GtkSortListModel *sorted = gtk_sort_list_model_new(G_LIST_MODEL(filtered),
@@ -956,6 +1152,7 @@ static void ts_profiler_panel_init(TsProfilerPanel *self)
   gtk_single_selection_set_can_unselect(self->selection, TRUE);
   gtk_column_view_set_model(self->stats_view, GTK_SELECTION_MODEL(self->selection));
   g_signal_connect_swapped(self->selection, "notify::selected-item", G_CALLBACK(on_selection_changed), self);
+  g_signal_connect_swapped(self->selection, "items-changed", G_CALLBACK(on_stats_rows_changed), self);
   GListModel *stat_columns = gtk_column_view_get_columns(self->stats_view);
   g_autoptr(GtkColumnViewColumn) total = g_list_model_get_item(stat_columns, STAT_SORT_COLUMN);
   gtk_column_view_sort_by_column(self->stats_view, total, GTK_SORT_DESCENDING);

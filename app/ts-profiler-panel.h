@@ -4,9 +4,15 @@
  * with a bar per op.  Each profiled Run is one recording (as a capture is
  * in Nsight Systems or Perfetto): the newest is shown, every one is kept
  * and can be shown again, and the Diff page compares it with the one
- * before (or a trace read as the baseline).
+ * before (or a trace read as the baseline).  The Timeline has a Find bar
+ * (Ctrl+F there, profiler.find): matches as you type, the first revealed
+ * and centred, Enter or F3 the next, Shift+F3 the previous, "N of M",
+ * Escape closes it.
  *
  * The tables are made on a thread: "busy" (read-only) is true meanwhile.
+ * The Op Stats table fits its columns to its width: where they do not all
+ * fit, the least important hide, a priority level a frame, "fitting"
+ * (read-only) true meanwhile; the op name ellipsizes, whole in its tooltip.
  * Signals: "node-selected" (const char *name): a row of one traced node
  * was selected (grouped by node); name is the node's.  "session-ready": a
  * new session's tables are in (ts_profiler_panel_get_node_stats). */
@@ -32,6 +38,7 @@ const tsp_session *ts_profiler_panel_get_session(TsProfilerPanel *self);
 /* The session's statistics by node once "session-ready" came (borrowed), else NULL. */
 const tsp_stats *ts_profiler_panel_get_node_stats(TsProfilerPanel *self);
 gboolean ts_profiler_panel_get_busy(TsProfilerPanel *self);
+gboolean ts_profiler_panel_get_fitting(TsProfilerPanel *self);
 /* Shows compare, made from session (taking both), on the compare page. */
 void ts_profiler_panel_set_compare(TsProfilerPanel *self, tsp_session *session, tsp_compare *compare);
 const tsp_compare *ts_profiler_panel_get_compare(TsProfilerPanel *self);

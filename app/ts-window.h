@@ -31,7 +31,8 @@ TsWindow *ts_window_new(GtkApplication *application);
 void ts_window_open_module(TsWindow *self, const char *source);
 /* The module shown (borrowed), or NULL. */
 TsLoadedModule *ts_window_get_module(TsWindow *self);
-/* Whether a load or a call is in progress (notify::busy). */
+/* Whether a load, a call, a file being read or a table being made or fitted
+ * is in progress (notify::busy). */
 gboolean ts_window_get_busy(TsWindow *self);
 /* The message of the last module error shown in a dialog, or NULL. */
 /* Modules opened from now on run on target ("[user@]host[:port]", over

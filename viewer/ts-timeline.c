@@ -32,7 +32,7 @@ struct _TsTimeline {
 
 G_DEFINE_FINAL_TYPE(TsTimeline, ts_timeline, GTK_TYPE_WIDGET)
 
-enum { SPAN_SELECTED, RANGE_SELECTED, N_SIGNALS };
+enum { SPAN_SELECTED, RANGE_SELECTED, MATCH_SHOWN, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 /* ---- the view ----------------------------------------------------------------------------- */
@@ -189,6 +189,7 @@ static void show_hit(TsTimeline *self)
   const tsp_lod_hit *h = &g_array_index(self->hits, tsp_lod_hit, self->hit);
   self->v.found = (ts_timeline_mark){ h->event, h->track, h->depth };
   reveal(self, &self->v.found);
+  g_signal_emit(self, signals[MATCH_SHOWN], 0);
 }
 
 int ts_timeline_search(TsTimeline *self, const char *text)
@@ -215,6 +216,15 @@ gboolean ts_timeline_search_next(TsTimeline *self, gboolean backward)
   self->hit = (self->hit + (backward ? n - 1 : 1)) % n;
   show_hit(self);
   return TRUE;
+}
+
+int ts_timeline_get_match(TsTimeline *self, int *n_matches)
+{
+  g_return_val_if_fail(TS_IS_TIMELINE(self), -1);
+  int n = self->hits ? (int)self->hits->len : 0;
+  if (n_matches)
+    *n_matches = n;
+  return n > 0 ? (int)self->hit : -1;
 }
 
 void ts_timeline_select_node(TsTimeline *self, guint node)
@@ -563,6 +573,8 @@ static void ts_timeline_class_init(TsTimelineClass *klass)
                                         0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_POINTER, G_TYPE_UINT);
   signals[RANGE_SELECTED] = g_signal_new("range-selected", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
                                          0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_UINT64, G_TYPE_UINT64);
+  signals[MATCH_SHOWN] = g_signal_new("match-shown", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                      NULL, G_TYPE_NONE, 0);
 
   gtk_widget_class_install_action(widget_class, "timeline.zoom-in", NULL, action_zoom);
   gtk_widget_class_install_action(widget_class, "timeline.zoom-out", NULL, action_zoom);

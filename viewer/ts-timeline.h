@@ -22,6 +22,8 @@
  *   "range-selected" (TsTimeline *self, guint64 from_ns, guint64 to_ns): a
  *                    range was selected; [from_ns, to_ns) as a tsp_filter
  *                    window takes that range's statistics.
+ *   "match-shown"    (TsTimeline *self): a match of the search was brought
+ *                    into view (ts_timeline_get_match says which).
  * Actions (for keys, menus and tests): timeline.zoom-in, timeline.zoom-out,
  * timeline.zoom-fit, timeline.pan (dd: fractions of the width and of a
  * row), timeline.zoom-at (dd: x, factor; the time at x stays put),
@@ -54,6 +56,9 @@ void ts_timeline_zoom_to_fit(TsTimeline *self);
 int ts_timeline_search(TsTimeline *self, const char *text);
 /* Moves to the next (or previous) match, wrapping; false if none. */
 gboolean ts_timeline_search_next(TsTimeline *self, gboolean backward);
+/* The index of the match shown (-1: none) and, in n_matches, how many the
+ * last search found. */
+int ts_timeline_get_match(TsTimeline *self, int *n_matches);
 /* Marks the spans of session node `node` (0: none) and brings the first into view. */
 void ts_timeline_select_node(TsTimeline *self, guint node);
 /* Dark colours; until set, the theme decides. */

@@ -1,0 +1,425 @@
+/* ts-run-controller.c — runs, comparisons, debug calls and the worker's signals. */
+#include "ts-run-controller.h"
+
+#include "ts-spec-text.h"
+
+struct _TsRunController {
+  GObject parent_instance;
+  TsEngineWorker *worker;
+  TsWorkspace *workspace;
+  TsRunPanel *run_panel;
+  TsTraceLog *trace_log;
+  TsConsole *console;
+  TsFunctionList *function_list;
+  TsDebugPanel *debug_panel;
+  TsProfilerPanel *profiler_panel;
+  GtkStack *bottom_stack;
+  gboolean shut_down;
+  GCancellable *run_cancellable;
+  guint run_id;          /* the call the run panel waits for */
+  guint run_repeat;
+  gboolean run_eager;
+  GStrv debug_args;       /* a debug call waiting for its graph to be traced */
+  char *death;            /* how the last run ended its worker, shown again after the restart */
+  GHashTable *trace_errors; /* function -> why its last trace failed (none once one worked) */
+};
+
+enum { PROP_0, PROP_RUNNING, PROP_BUSY, N_PROPS };
+static GParamSpec *properties[N_PROPS];
+
+enum { SIGNAL_SELECTION_OUTDATED, SIGNAL_WORKER_DIED, SIGNAL_MESSAGE, N_SIGNALS };
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE(TsRunController, ts_run_controller, G_TYPE_OBJECT)
+
+static void notify_busy(TsRunController *self)
+{
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_RUNNING]);
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_BUSY]);
+}
+
+static void message(TsRunController *self, const char *text)
+{
+  g_signal_emit(self, signals[SIGNAL_MESSAGE], 0, text);
+}
+
+static void on_compare_done(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(TsRunController) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsRunResult) r = ts_engine_worker_run_finish(TS_ENGINE_WORKER(source), result, &error);
+  g_clear_object(&self->run_cancellable);
+  if (self->shut_down) /* the window went */
+    return;
+  ts_run_panel_set_running(self->run_panel, FALSE);
+  if (r && r->compare) {
+    ts_profiler_panel_set_compare(self->profiler_panel, g_steal_pointer(&r->profile), g_steal_pointer(&r->compare));
+    gtk_stack_set_visible_child_name(self->bottom_stack, "profiler");
+  } else if (r) { /* traced only: the worker made no calls to compare */
+    message(self, "Nothing to compare: an argument is a bare spec, so the function was traced, not run");
+  } else if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED)) {
+    g_autofree char *text = g_strdup_printf("Cannot compare: %s", error->message);
+    message(self, text);
+  }
+  notify_busy(self);
+}
+
+/* The run panel's arguments for a run of the selected function; NULL when
+ * there is nothing to run now, or they do not read (the panel says why). */
+static GStrv run_args(TsRunController *self)
+{
+  if (!ts_workspace_get_module(self->workspace) || !ts_workspace_get_function(self->workspace) || self->run_cancellable)
+    return NULL;
+  g_autoptr(GError) error = NULL;
+  GStrv args = ts_run_panel_dup_args(self->run_panel, &error);
+  if (!args)
+    ts_run_panel_show_error(self->run_panel, error->message);
+  return args;
+}
+
+/* The selected function with the run panel's arguments, eagerly and as a
+ * graph, compared op by op in the Profiler panel. */
+void ts_run_controller_compare(TsRunController *self)
+{
+  g_return_if_fail(TS_IS_RUN_CONTROLLER(self));
+  g_auto(GStrv) args = run_args(self);
+  if (!args)
+    return;
+  self->run_cancellable = g_cancellable_new();
+  self->run_repeat = 1;
+  ts_run_panel_set_running(self->run_panel, TRUE);
+  self->run_id = ts_engine_worker_compare_async(self->worker, ts_workspace_get_module(self->workspace), ts_workspace_get_function(self->workspace),
+                                                (const char *const *)args,
+                                                ts_profiler_panel_get_compare_calls(self->profiler_panel),
+                                                self->run_cancellable, on_compare_done, g_object_ref(self));
+  notify_busy(self);
+}
+
+static void on_run_done(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(TsRunController) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsRunResult) r = ts_engine_worker_run_finish(TS_ENGINE_WORKER(source), result, &error);
+  g_clear_object(&self->run_cancellable);
+  if (self->shut_down) /* the window went */
+    return;
+  ts_run_panel_set_running(self->run_panel, FALSE);
+  if (r)
+    ts_run_panel_show_result(self->run_panel, r, self->run_eager);
+  else if (g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    ts_run_panel_show_error(self->run_panel, "Cancelled: the calls left were not made and the result of the one running is dropped.");
+  else
+    ts_run_panel_show_error(self->run_panel, error->message);
+  if (g_error_matches(error, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED)) {
+    g_free(self->death);
+    self->death = g_strdup(error->message);
+  }
+  if (r && r->profile) /* the colouring follows once its tables are in (session-ready) */
+    ts_profiler_panel_set_session(self->profiler_panel, g_steal_pointer(&r->profile), r->label);
+  notify_busy(self);
+}
+
+/* The debug call starts once its graph is traced: its ops are matched to
+ * the graph's nodes when the call begins (a graph traced meanwhile would
+ * find them unmatched), and the worker may run the two at once. */
+static void on_debug_traced(GObject *source, GAsyncResult *res, gpointer user_data)
+{
+  g_autoptr(TsRunController) self = user_data;
+  g_autoptr(TsRunResult) r = ts_engine_worker_run_finish(TS_ENGINE_WORKER(source), res, NULL);
+  g_auto(GStrv) args = g_steal_pointer(&self->debug_args);
+  if (self->shut_down || !args)
+    return;
+  if (r)
+    g_signal_emit(self, signals[SIGNAL_SELECTION_OUTDATED], 0);
+  ts_debug_panel_start(self->debug_panel, self->worker, ts_workspace_get_module(self->workspace), ts_workspace_get_function(self->workspace),
+                       (const char *const *)args);
+}
+
+/* A debug call's arguments as a trace-only call takes them: a tensor's
+ * values become its bare spec ("f32[10,10]:ones" -> "f32[10,10]"), so the
+ * worker traces the same signature without running anything. */
+static GStrv trace_args(const char *const *args)
+{
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new();
+  for (const char *const *a = args; *a; a++) {
+    g_autofree char *head = g_strndup(*a, strcspn(*a, ":="));
+    ts_spec spec;
+    g_strv_builder_add(b, ts_spec_parse(head, &spec) ? head : *a);
+  }
+  return g_strv_builder_end(b);
+}
+
+static void run_debug(TsRunController *self, const char *const *args)
+{
+  gtk_stack_set_visible_child_name(self->bottom_stack, "debugger");
+  if (ts_debug_panel_get_stopped(self->debug_panel)) {
+    ts_debug_panel_command(self->debug_panel, TS_DEBUG_COMMAND_CONTINUE);
+    return;
+  }
+  if (ts_debug_panel_get_active(self->debug_panel) || self->debug_args)
+    return;
+  /* The graph of the debug call's own signature, which the debugger shows
+   * its ops in and matches them to (their node names and scopes: what
+   * breakpoints on a scope test), is traced first; where it is
+   * traced already this finds it.  The graph shown may be another
+   * signature's (train(200) shown, train(1) debugged). */
+  g_auto(GStrv) specs = trace_args(args);
+  self->debug_args = g_strdupv((char **)args);
+  ts_engine_worker_run_async(self->worker, ts_workspace_get_module(self->workspace), ts_workspace_get_function(self->workspace), (const char *const *)specs, 1,
+                             FALSE, NULL, on_debug_traced, g_object_ref(self));
+}
+
+void ts_run_controller_run(TsRunController *self)
+{
+  g_return_if_fail(TS_IS_RUN_CONTROLLER(self));
+  g_auto(GStrv) args = run_args(self);
+  if (!args)
+    return;
+  if (ts_workspace_is_debug(self->workspace)) {
+    run_debug(self, (const char *const *)args);
+    return;
+  }
+  self->run_cancellable = g_cancellable_new();
+  self->run_repeat = ts_run_panel_get_repeat(self->run_panel);
+  self->run_eager = ts_workspace_is_eager(self->workspace);
+  ts_run_panel_set_running(self->run_panel, TRUE);
+  self->run_id = ts_engine_worker_run_async(self->worker, ts_workspace_get_module(self->workspace), ts_workspace_get_function(self->workspace),
+                                            (const char *const *)args, self->run_repeat,
+                                            self->run_eager, self->run_cancellable, on_run_done,
+                                            g_object_ref(self));
+  notify_busy(self);
+}
+
+void ts_run_controller_cancel(TsRunController *self)
+{
+  g_return_if_fail(TS_IS_RUN_CONTROLLER(self));
+  if (self->run_cancellable)
+    g_cancellable_cancel(self->run_cancellable);
+}
+
+static void on_progress(TsEngineWorker *worker, guint call_id, double fraction, TsRunController *self)
+{
+  if (call_id == self->run_id && self->run_cancellable && self->run_repeat > 1)
+    ts_run_panel_set_progress(self->run_panel, fraction);
+}
+
+static void on_transfer(TsEngineWorker *worker, guint call_id, guint64 received, guint64 total, TsRunController *self)
+{
+  if (call_id == self->run_id && self->run_cancellable)
+    ts_run_panel_set_transfer(self->run_panel, received, total);
+}
+
+static void on_trace(TsEngineWorker *worker, TsTraceEntry *entry, TsRunController *self)
+{
+  ts_trace_log_add(self->trace_log, entry);
+  const char *function = ts_trace_entry_get_function(entry);
+  if (ts_trace_entry_get_failed(entry)) {
+    g_hash_table_replace(self->trace_errors, g_strdup(function), g_strdup(ts_trace_entry_get_reason(entry)));
+    TsSidebarItem *selected = ts_function_list_get_selected(self->function_list);
+    if (selected && g_strcmp0(ts_sidebar_item_get_function_name(selected), function) == 0)
+      g_signal_emit(self, signals[SIGNAL_SELECTION_OUTDATED], 0);
+    return;
+  }
+  g_hash_table_remove(self->trace_errors, function);
+  ts_function_list_add_trace(self->function_list, entry);
+  TsSidebarItem *item = ts_function_list_get_selected(self->function_list);
+  if (ts_trace_entry_get_module(entry) == ts_workspace_get_module(self->workspace) && item &&
+      g_strcmp0(ts_sidebar_item_get_function_name(item), ts_trace_entry_get_function(entry)) == 0)
+    ts_function_list_select(self->function_list, ts_trace_entry_get_function(entry),
+                            ts_trace_entry_get_concrete_index(entry));
+}
+
+static void on_warning(TsEngineWorker *worker, guint kind, const char *function,
+                       const char *message, const char *arguments, TsRunController *self)
+{
+  /* retracing warnings have a fix to apply (the suggested input signature); a divergence has none */
+  ts_trace_log_show_warning(self->trace_log, function, message, kind != TS_WARNING_DIVERGENCE);
+}
+
+static void on_output(TsEngineWorker *worker, guint call_id, const char *label, gint64 time_us, int source,
+                      const char *text, TsRunController *self)
+{
+  ts_console_add_output(self->console, call_id, label, time_us, source, text);
+}
+
+static void on_print(TsEngineWorker *worker, guint call_id, const char *text, TsRunController *self)
+{
+  ts_console_note_print(self->console, call_id, text);
+}
+
+static void console_note(TsRunController *self, guint call_id, const char *label, const char *text)
+{
+  g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+  for (char **l = lines; *l; l++) {
+    if (!**l && !l[1])
+      break;
+    ts_console_add_output(self->console, call_id, label, g_get_real_time(), TS_CONSOLE_SOURCE_WORKER, *l);
+  }
+}
+
+/* The worker ended on its own: what happened goes to the console (the run
+ * that was running fails with the summary), and a fresh worker opens the
+ * module again so that the next Run can start. */
+static void on_worker_died(TsEngineWorker *worker, TsWorkerDeath *death, const char *label,
+                           TsRunController *self)
+{
+  g_autofree char *what = g_strdup_printf("%s%s%s", label ? label : "the worker", label ? " " : " ",
+                                          death->summary);
+  console_note(self, death->call_id, label, what);
+  if (death->last_op) {
+    g_autofree char *op = g_strdup_printf("last op started: %s", death->last_op);
+    console_note(self, death->call_id, label, op);
+  }
+  if (death->backtrace) {
+    console_note(self, death->call_id, label, "backtrace of the worker:");
+    console_note(self, death->call_id, label, death->backtrace);
+  }
+  g_signal_emit(self, signals[SIGNAL_WORKER_DIED], 0);
+}
+
+static void on_worker_busy(TsEngineWorker *worker, GParamSpec *pspec, TsRunController *self)
+{
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_BUSY]);
+}
+
+static const struct {
+  const char *name;
+  TsDebugCommand command;
+} DEBUG_COMMANDS[] = {
+  { "continue", TS_DEBUG_COMMAND_CONTINUE }, { "over", TS_DEBUG_COMMAND_STEP_OVER },
+  { "into", TS_DEBUG_COMMAND_STEP_INTO },    { "out", TS_DEBUG_COMMAND_STEP_OUT },
+  { "pause", TS_DEBUG_COMMAND_PAUSE },       { "stop", TS_DEBUG_COMMAND_STOP },
+};
+
+/* Steps through the history of the ops that ran (the stop stays where it is). */
+static const struct {
+  const char *name;
+  int delta;
+} HISTORY_STEPS[] = { { "back", -1 }, { "forward", 1 } };
+
+void ts_run_controller_debug(TsRunController *self, const char *which)
+{
+  g_return_if_fail(TS_IS_RUN_CONTROLLER(self) && which != NULL);
+  for (size_t i = 0; i < G_N_ELEMENTS(DEBUG_COMMANDS); i++)
+    if (g_str_equal(which, DEBUG_COMMANDS[i].name))
+      ts_debug_panel_command(self->debug_panel, DEBUG_COMMANDS[i].command);
+  for (size_t i = 0; i < G_N_ELEMENTS(HISTORY_STEPS); i++)
+    if (g_str_equal(which, HISTORY_STEPS[i].name))
+      ts_debug_panel_step_history(self->debug_panel, HISTORY_STEPS[i].delta);
+}
+
+gboolean ts_run_controller_get_running(TsRunController *self)
+{
+  g_return_val_if_fail(TS_IS_RUN_CONTROLLER(self), FALSE);
+  return self->run_cancellable != NULL;
+}
+
+gboolean ts_run_controller_get_busy(TsRunController *self)
+{
+  g_return_val_if_fail(TS_IS_RUN_CONTROLLER(self), FALSE);
+  return self->run_cancellable != NULL || ts_engine_worker_get_busy(self->worker);
+}
+
+const char *ts_run_controller_get_trace_error(TsRunController *self, const char *function)
+{
+  g_return_val_if_fail(TS_IS_RUN_CONTROLLER(self), NULL);
+  return function ? g_hash_table_lookup(self->trace_errors, function) : NULL;
+}
+
+void ts_run_controller_forget_trace_errors(TsRunController *self)
+{
+  g_return_if_fail(TS_IS_RUN_CONTROLLER(self));
+  g_hash_table_remove_all(self->trace_errors);
+}
+
+char *ts_run_controller_take_death(TsRunController *self)
+{
+  g_return_val_if_fail(TS_IS_RUN_CONTROLLER(self), NULL);
+  return g_steal_pointer(&self->death);
+}
+
+void ts_run_controller_shut_down(TsRunController *self)
+{
+  g_return_if_fail(TS_IS_RUN_CONTROLLER(self));
+  self->shut_down = TRUE;
+  if (self->run_cancellable)
+    g_cancellable_cancel(self->run_cancellable);
+  g_signal_handlers_disconnect_by_data(self->worker, self);
+}
+
+TsRunController *ts_run_controller_new(TsEngineWorker *worker, TsWorkspace *workspace, const TsRunPanels *panels)
+{
+  g_return_val_if_fail(TS_IS_ENGINE_WORKER(worker) && TS_IS_WORKSPACE(workspace) && panels != NULL, NULL);
+  TsRunController *self = g_object_new(TS_TYPE_RUN_CONTROLLER, NULL);
+  self->worker = g_object_ref(worker);
+  self->workspace = g_object_ref(workspace);
+  self->run_panel = panels->run_panel;
+  self->trace_log = panels->trace_log;
+  self->console = panels->console;
+  self->function_list = panels->function_list;
+  self->debug_panel = panels->debug_panel;
+  self->profiler_panel = panels->profiler_panel;
+  self->bottom_stack = panels->panels;
+  g_signal_connect(worker, "trace", G_CALLBACK(on_trace), self);
+  g_signal_connect(worker, "warning", G_CALLBACK(on_warning), self);
+  g_signal_connect(worker, "output", G_CALLBACK(on_output), self);
+  g_signal_connect(worker, "print", G_CALLBACK(on_print), self);
+  g_signal_connect(worker, "progress", G_CALLBACK(on_progress), self);
+  g_signal_connect(worker, "transfer", G_CALLBACK(on_transfer), self);
+  g_signal_connect(worker, "notify::busy", G_CALLBACK(on_worker_busy), self);
+  g_signal_connect(worker, "died", G_CALLBACK(on_worker_died), self);
+  return self;
+}
+
+static void ts_run_controller_get_property(GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  TsRunController *self = TS_RUN_CONTROLLER(object);
+  switch (prop_id) {
+  case PROP_RUNNING: g_value_set_boolean(value, ts_run_controller_get_running(self)); break;
+  case PROP_BUSY: g_value_set_boolean(value, ts_run_controller_get_busy(self)); break;
+  default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+  }
+}
+
+static void ts_run_controller_dispose(GObject *object)
+{
+  TsRunController *self = TS_RUN_CONTROLLER(object);
+  if (self->worker && !self->shut_down)
+    ts_run_controller_shut_down(self);
+  g_clear_object(&self->run_cancellable);
+  g_clear_object(&self->worker);
+  g_clear_object(&self->workspace);
+  G_OBJECT_CLASS(ts_run_controller_parent_class)->dispose(object);
+}
+
+static void ts_run_controller_finalize(GObject *object)
+{
+  TsRunController *self = TS_RUN_CONTROLLER(object);
+  g_strfreev(self->debug_args);
+  g_free(self->death);
+  g_hash_table_unref(self->trace_errors);
+  G_OBJECT_CLASS(ts_run_controller_parent_class)->finalize(object);
+}
+
+static void ts_run_controller_class_init(TsRunControllerClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS(klass);
+  object_class->get_property = ts_run_controller_get_property;
+  object_class->dispose = ts_run_controller_dispose;
+  object_class->finalize = ts_run_controller_finalize;
+  GParamFlags flags = G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
+  properties[PROP_RUNNING] = g_param_spec_boolean("running", NULL, NULL, FALSE, flags);
+  properties[PROP_BUSY] = g_param_spec_boolean("busy", NULL, NULL, FALSE, flags);
+  g_object_class_install_properties(object_class, N_PROPS, properties);
+  signals[SIGNAL_SELECTION_OUTDATED] = g_signal_new("selection-outdated", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
+                                                    0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_WORKER_DIED] = g_signal_new("worker-died", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                             NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_MESSAGE] = g_signal_new("message", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                         NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
+}
+
+static void ts_run_controller_init(TsRunController *self)
+{
+  self->trace_errors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+}

@@ -1,0 +1,37 @@
+/* ts-workspace.h — what a window is working on, apart from its widgets (as
+ * Sysprof's SysprofSession): the module open, the function selected, the
+ * mode (graph, eager or debug), the device runs go to, and whether they
+ * record a profile.  Each is a property with notify; the window's actions
+ * (win.mode, win.device, win.profile) set them, and the window's template
+ * and the run controller bind to them. */
+#pragma once
+
+#include <glib-object.h>
+
+#include "ts-loaded-module.h"
+
+G_BEGIN_DECLS
+
+#define TS_TYPE_WORKSPACE (ts_workspace_get_type())
+G_DECLARE_FINAL_TYPE(TsWorkspace, ts_workspace, TS, WORKSPACE, GObject)
+
+TsWorkspace *ts_workspace_new(void);
+
+/* The module open (borrowed), or NULL. */
+TsLoadedModule *ts_workspace_get_module(TsWorkspace *self);
+void ts_workspace_set_module(TsWorkspace *self, TsLoadedModule *module);
+/* The function the run panel is for (borrowed), or NULL. */
+const char *ts_workspace_get_function(TsWorkspace *self);
+void ts_workspace_set_function(TsWorkspace *self, const char *function);
+/* "graph", "eager" or "debug"; another value is refused (FALSE). */
+const char *ts_workspace_get_mode(TsWorkspace *self);
+gboolean ts_workspace_set_mode(TsWorkspace *self, const char *mode);
+gboolean ts_workspace_is_eager(TsWorkspace *self);
+gboolean ts_workspace_is_debug(TsWorkspace *self);
+/* The device runs go to ("CPU", "SIM:0", ...). */
+const char *ts_workspace_get_device(TsWorkspace *self);
+void ts_workspace_set_device(TsWorkspace *self, const char *device);
+gboolean ts_workspace_get_profile(TsWorkspace *self);
+void ts_workspace_set_profile(TsWorkspace *self, gboolean profile);
+
+G_END_DECLS

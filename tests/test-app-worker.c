@@ -1,0 +1,423 @@
+/* test-app-worker.c — GUI tests of the worker process seen from the window: deaths, floods, descriptors, remote connections. */
+#include "test-app.h"
+
+/* The first console line holding text (borrowed), or NULL. */
+static TsConsoleLine *console_find(const char *text)
+{
+  for (guint i = 0; i < n_lines(); i++)
+    if (strstr(ts_console_line_get_text(console_line(i)), text))
+      return console_line(i);
+  return NULL;
+}
+
+static gboolean console_has(const char *text)
+{
+  return console_find(text) != NULL;
+}
+
+static gboolean console_holds(gpointer text)
+{
+  return console_has(text);
+}
+
+static gboolean tick_on(gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+/* The worker has started the call (not merely received it). */
+static gboolean call_running(gpointer data)
+{
+  return ts_engine_worker_get_running(ts_window_get_engine(window)) != 0;
+}
+
+static void open_hostile(void)
+{
+  g_autofree char *path = g_build_filename(TS_TEST_MODULES_DIR, "hostile.so", NULL);
+  activate("win.open-module", "s", path);
+  wait_idle();
+  g_assert_cmpstr(ts_loaded_module_get_title(ts_window_get_module(window)), ==, "hostile test module");
+}
+
+static gboolean count_frames(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  (*(guint *)data)++;
+  return G_SOURCE_CONTINUE;
+}
+
+static void add_console_lines(guint from, guint to)
+{
+  for (guint i = from; i < to; i++) {
+    g_autofree char *text = g_strdup_printf("line %u", i);
+    ts_console_add_output(ts_window_get_console(window), 0, "", g_get_real_time(), TS_CONSOLE_SOURCE_HOST, text);
+  }
+}
+
+/* The worker dies between calls (killed here with SIGSEGV): the fresh
+ * worker takes over, and the last result and its graph stay on screen. */
+static gboolean connect_dialog_shown(gpointer data)
+{
+  GListModel *toplevels = gtk_window_get_toplevels(); /* GTK's */
+  for (guint i = 0; i < g_list_model_get_n_items(toplevels); i++) {
+    g_autoptr(GObject) w = g_list_model_get_item(toplevels, i);
+    if (ADW_IS_MESSAGE_DIALOG(w) &&
+        g_strcmp0(adw_message_dialog_get_heading(ADW_MESSAGE_DIALOG(w)), "Connect to Remote") == 0 &&
+        gtk_widget_get_mapped(GTK_WIDGET(w))) {
+      *(AdwMessageDialog **)data = ADW_MESSAGE_DIALOG(w);
+      return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+static void on_transfer_shown(TsEngineWorker *engine, guint call_id, guint64 received, guint64 total,
+                              GPtrArray *texts)
+{
+  g_ptr_array_add(texts, g_strdup(ts_run_panel_get_progress_text(ts_window_get_run_panel(window))));
+  const char *shot = g_getenv("TS_TEST_TRANSFER_SCREENSHOT"); /* to look at it, halfway */
+  if (shot && received * 2 == total) {
+    wait_drawn(GTK_WIDGET(window));
+    g_autoptr(GError) error = NULL;
+    ts_screenshot_save(GTK_WIDGET(window), shot, &error);
+    g_assert_no_error(error);
+  }
+}
+
+/* Whatever a module does to its process, the window stays, says what
+ * happened, keeps its trace log, and the next Run works in a fresh worker. */
+static void test_worker_survives(void)
+{
+  static const Misbehaviour cases[] = {
+    { "segv", "segv crashed: SIGSEGV (segmentation fault", FALSE, FALSE },
+    { "abort_call", "abort_call crashed: SIGABRT (aborted)", FALSE, FALSE },
+    { "exit_call", "exit_call called exit(3)", FALSE, FALSE },
+    { "overflow", "overflow crashed: SIGSEGV (stack overflow)", FALSE, FALSE },
+    { "hog", "hog ran out of memory: the worker reached its limit of 1.0", FALSE, FALSE },
+    { "spin", "spin did not stop within 2 s of Cancel: the worker was killed", TRUE, FALSE },
+    { "endless", "Cancelled", TRUE, FALSE },
+    /* eagerly the crash comes after an op ran (traced, it comes while tracing) */
+    { "segv", "segv crashed: SIGSEGV (segmentation fault", FALSE, TRUE },
+  };
+  GSettings *settings = ts_application_get_settings(app);
+  g_settings_set_uint(settings, "worker-memory-limit", 1024);
+  g_autofree char *path = g_build_filename(TS_TEST_MODULES_DIR, "misbehave.so", NULL);
+  activate("win.open-module", "s", path);
+  wait_idle();
+  TsRunPanel *panel = ts_window_get_run_panel(window);
+  select_function("good");
+  run_with((const char *const[]){ "f32[2]=1,2", NULL });
+  guint traces = n_traces();
+  g_assert_cmpuint(traces, >, 0);
+  TsTraceEntry *first = trace_row(0);
+  for (guint i = 0; i < G_N_ELEMENTS(cases); i++) {
+    const Misbehaviour *c = &cases[i];
+    select_function(c->function);
+    activate("win.mode", "s", c->eager ? "eager" : "graph");
+    ts_run_panel_set_args(panel, (const char *const[]){ "f32[2]=1,-1", NULL });
+    activate("win.run", NULL);
+    if (c->cancel) {
+      /* the worker's status page sends no event: turn the loop every few ms */
+      guint tick = g_timeout_add(5, tick_on, NULL);
+      test_wait_for(call_running, NULL, "the call to be under way");
+      g_source_remove(tick);
+      activate("win.cancel", NULL);
+    }
+    wait_idle();
+    const char *error = ts_run_panel_get_error(panel);
+    g_assert_nonnull(error);
+    g_test_message("%s: %s", c->function, error);
+    g_assert_true(g_str_has_prefix(error, c->error));
+    /* the cause, in the console too; and a crash's backtrace with its file and line (the
+     * worker's death may be told after its call failed: wait on the lines, not on the clock) */
+    if (!c->cancel || strcmp(c->function, "spin") == 0)
+      test_wait_for(console_holds, (gpointer)(error + strlen(c->function) + 1), "the cause in the console");
+    if (strcmp(c->function, "segv") == 0) {
+      test_wait_for(console_holds, "backtrace of the worker:", "the worker's backtrace in the console");
+      test_wait_for(console_holds, "segv (misbehave.c:", "the crashing function's line in the backtrace");
+    }
+    /* the log keeps what it had (a call that traced before it went wrong adds its trace) */
+    g_assert_cmpuint(n_traces(), >=, traces);
+    g_assert_true(trace_row(0) == first);
+    select_function("good");
+    run_with((const char *const[]){ "f32[]=1", NULL });
+    g_autofree char *text = result_text();
+    g_assert_cmpstr(text, ==, "Tensor(2.0, shape=(), dtype=float32)");
+    traces = n_traces();
+  }
+  TsConsoleLine *backtrace = console_find("backtrace of the worker:");
+  g_assert_nonnull(backtrace);
+  g_assert_cmpint(ts_console_line_get_source(backtrace), ==, TS_CONSOLE_SOURCE_WORKER);
+  g_assert_true(console_has("segv (misbehave.c:"));
+  g_assert_true(console_has("last op started: Relu at "));
+  activate("win.mode", "s", "graph");
+  g_settings_reset(settings, "worker-memory-limit");
+  activate("win.open-module", "s", "seeds");
+  wait_idle();
+}
+
+/* The console keeps its last lines after one saying how many went, also
+ * when more than it keeps come between two batches, and over batches. */
+static void test_console_keeps_last_lines(void)
+{
+  ts_console_clear(ts_window_get_console(window));
+  guint n = 2 * TS_CONSOLE_MAX_LINES + 5000;
+  add_console_lines(0, n);
+  g_assert_cmpuint(n_lines(), ==, TS_CONSOLE_MAX_LINES + 1);
+  g_autofree char *dropped = g_strdup_printf("… %u lines dropped", n - TS_CONSOLE_MAX_LINES);
+  assert_line(0, dropped, TS_CONSOLE_SOURCE_WORKER, NULL);
+  g_autofree char *first = g_strdup_printf("line %u", n - TS_CONSOLE_MAX_LINES);
+  assert_line(1, first, TS_CONSOLE_SOURCE_HOST, NULL);
+  add_console_lines(n, n + 10);
+  g_assert_cmpuint(n_lines(), ==, TS_CONSOLE_MAX_LINES + 1);
+  g_autofree char *more = g_strdup_printf("… %u lines dropped", n + 10 - TS_CONSOLE_MAX_LINES);
+  assert_line(0, more, TS_CONSOLE_SOURCE_WORKER, NULL);
+  g_autofree char *last = g_strdup_printf("line %u", n + 9);
+  assert_line(TS_CONSOLE_MAX_LINES, last, TS_CONSOLE_SOURCE_HOST, NULL);
+  ts_console_clear(ts_window_get_console(window));
+  g_assert_cmpuint(n_lines(), ==, 0);
+}
+
+/* 50000 lines on stderr (a million in test-worker-hostile): the window
+ * keeps drawing frames while they come, and the console keeps the last TS_CONSOLE_MAX_LINES of them after
+ * a line saying how many it dropped. */
+static void test_output_flood(void)
+{
+  open_hostile();
+  clear_logs();
+  select_function("flood");
+  activate("win.mode", "s", "eager");
+  guint frames = 0;
+  guint ticker = gtk_widget_add_tick_callback(GTK_WIDGET(window), count_frames, &frames, NULL);
+  run_with((const char *const[]){ "50000", NULL });
+  gtk_widget_remove_tick_callback(GTK_WIDGET(window), ticker);
+  g_autofree char *text = result_text();
+  g_assert_cmpstr(text, ==, "Tensor(50000, shape=(), dtype=int32)");
+  g_test_message("%u frames while 50000 lines came", frames);
+  g_assert_cmpuint(frames, >, 1);
+  g_assert_cmpuint(n_lines(), ==, TS_CONSOLE_MAX_LINES + 1);
+  g_autofree char *dropped = g_strdup_printf("… %u lines dropped", 50000 - TS_CONSOLE_MAX_LINES);
+  assert_line(0, dropped, TS_CONSOLE_SOURCE_WORKER, NULL);
+  assert_line(1, "flood line 40000", TS_CONSOLE_SOURCE_STDERR, NULL);
+  assert_line(TS_CONSOLE_MAX_LINES, "flood line 49999", TS_CONSOLE_SOURCE_STDERR, NULL);
+
+  /* one 64 MiB line: cut, saying so */
+  select_function("long_line");
+  run_with((const char *const[]){ "64", NULL });
+  TsConsoleLine *line = console_line(n_lines() - 1);
+  g_autofree char *said = g_strdup_printf(" … (%u more bytes not shown)", (64u << 20) - (16u << 10));
+  g_assert_true(g_str_has_suffix(ts_console_line_get_text(line), said));
+  g_assert_cmpuint(strlen(ts_console_line_get_text(line)), ==, (16u << 10) + strlen(said));
+  activate("win.mode", "s", "graph");
+}
+
+/* Closing or writing over the worker's fds changes nothing; a crash after
+ * forking a child that never exits is reported as any crash. */
+static void test_worker_fds_and_children(void)
+{
+  open_hostile();
+  activate("win.mode", "s", "eager");
+  TsRunPanel *panel = ts_window_get_run_panel(window);
+  static const char *const survived[] = { "close_std", "close_fds", "scribble_fds" };
+  for (guint i = 0; i < G_N_ELEMENTS(survived); i++) {
+    select_function(survived[i]);
+    run_with((const char *const[]){ "f32[]=1", NULL });
+    g_autofree char *text = result_text();
+    g_assert_cmpstr(text, ==, "Tensor(2.0, shape=(), dtype=float32)");
+    clear_logs();
+    select_function("say");
+    run_with((const char *const[]){ "f32[]=1", NULL });
+    g_autofree char *again = result_text();
+    g_assert_cmpstr(again, ==, "Tensor(2.0, shape=(), dtype=float32)");
+    g_assert_true(console_has("said out"));
+    g_assert_true(console_has("said err"));
+  }
+  select_function("fork_segv");
+  run_with((const char *const[]){ "f32[]=1", NULL });
+  const char *error = ts_run_panel_get_error(panel);
+  g_assert_nonnull(error);
+  g_assert_true(g_str_has_prefix(error, "fork_segv crashed: SIGSEGV (segmentation fault"));
+  g_assert_true(console_has("fork_segv (hostile.c:"));
+  wait_idle(); /* the fresh worker */
+  activate("win.mode", "s", "graph");
+}
+
+/* A module whose constructor crashes: the dialog says it crashed while
+ * loading, with the backtrace. */
+static void test_crash_while_loading(void)
+{
+  g_autofree char *path = g_build_filename(TS_TEST_MODULES_DIR, "ctor-crash.so", NULL);
+  const char *error = open_refused(path);
+  g_test_message("%s", error);
+  g_assert_true(g_str_has_prefix(error, "ctor-crash.so crashed while loading the module: SIGSEGV (segmentation fault"));
+  g_assert_nonnull(strstr(error, "\n\nbacktrace of the worker:\n#0  crash_on_load (ctor-crash.c:"));
+}
+
+static void test_crash_keeps_result(void)
+{
+  open_hostile();
+  select_function("say");
+  run_with((const char *const[]){ "f32[]=1", NULL });
+  g_autofree char *text = result_text();
+  g_assert_cmpstr(text, ==, "Tensor(2.0, shape=(), dtype=float32)");
+  TsConcreteInfo *shown = ts_graph_pane_get_concrete(ts_window_get_graph_pane(window));
+  g_assert_nonnull(shown);
+  TsLoadedModule *before = ts_window_get_module(window);
+  GPid pid = ts_worker_get_pid(ts_engine_worker_get_worker(ts_window_get_engine(window)));
+  g_assert_cmpint(pid, >, 0);
+  g_assert_cmpint(kill(pid, SIGSEGV), ==, 0);
+  test_wait_for(module_changed, before, "the fresh worker");
+  g_assert_true(console_has("the worker crashed: SIGSEGV"));
+  g_autofree char *after = result_text();
+  g_assert_cmpstr(after, ==, text);
+  g_assert_null(ts_run_panel_get_error(ts_window_get_run_panel(window)));
+  g_assert_true(ts_graph_pane_get_concrete(ts_window_get_graph_pane(window)) == shown);
+}
+
+/* A worker on another machine (the test's sshd) whose ssh is killed
+ * mid-call: the Run fails at once saying the connection was lost, the
+ * window goes on, and the module is opened there again for the next Run. */
+static void test_remote_connection_lost(void)
+{
+  if (sshd_skip_reason) {
+    g_test_skip(sshd_skip_reason);
+    return;
+  }
+  g_autofree char *path = g_build_filename(TS_TEST_MODULES_DIR, "misbehave.so", NULL);
+  activate("win.connect-remote-to", "(ss)", sshd_target, path); /* File › Connect to Remote's Connect */
+  wait_idle();
+  g_assert_cmpstr(ts_loaded_module_get_title(ts_window_get_module(window)), ==, "misbehaving test module");
+  select_function("good");
+  run_with((const char *const[]){ "f32[]=1", NULL });
+  g_autofree char *first = result_text();
+  g_assert_cmpstr(first, ==, "Tensor(2.0, shape=(), dtype=float32)");
+
+  TsRunPanel *panel = ts_window_get_run_panel(window);
+  select_function("spin");
+  activate("win.mode", "s", "eager");
+  ts_run_panel_set_args(panel, (const char *const[]){ "f32[2]=1,-1", NULL });
+  activate("win.run", NULL);
+  guint tick = g_timeout_add(5, tick_on, NULL); /* the status page comes every 50 ms, with no event here */
+  test_wait_for(call_running, NULL, "the call to be under way");
+  g_source_remove(tick);
+  TsLoadedModule *before = ts_window_get_module(window);
+  GPid ssh = ts_worker_get_pid(ts_engine_worker_get_worker(ts_window_get_engine(window)));
+  g_assert_cmpint(kill(ssh, SIGKILL), ==, 0);
+  test_wait_for(module_changed, before, "the module opened there again");
+  const char *error = ts_run_panel_get_error(panel);
+  g_assert_nonnull(error);
+  if (!g_str_has_prefix(error, "spin connection lost: ssh to 127.0.0.1 was ended by SIGKILL"))
+    g_error("not a lost connection: %s", error);
+  g_assert_true(console_has("connection lost: ssh to 127.0.0.1"));
+
+  activate("win.mode", "s", "graph");
+  select_function("good");
+  run_with((const char *const[]){ "f32[]=1", NULL });
+  g_autofree char *again = result_text();
+  g_assert_cmpstr(again, ==, "Tensor(2.0, shape=(), dtype=float32)");
+
+  /* File › Connect to Remote… offers the host and module in use */
+  activate("win.connect-remote", NULL);
+  AdwMessageDialog *dialog = NULL;
+  test_wait_for(connect_dialog_shown, &dialog, "the Connect to Remote dialog");
+  GtkWidget *box = adw_message_dialog_get_extra_child(dialog);
+  GtkWidget *host = gtk_widget_get_next_sibling(gtk_widget_get_first_child(box));
+  g_assert_cmpstr(gtk_editable_get_text(GTK_EDITABLE(host)), ==, sshd_target);
+  const char *shot = g_getenv("TS_TEST_CONNECT_SCREENSHOT"); /* to look at it */
+  if (shot) {
+    wait_idle();
+    g_autoptr(GError) shot_error = NULL;
+    g_assert_true(ts_screenshot_save(GTK_WIDGET(dialog), shot, &shot_error));
+  }
+  adw_message_dialog_response(dialog, "cancel");
+  gtk_window_destroy(GTK_WINDOW(dialog));
+  activate("win.connect-remote-to", "(ss)", "", "seeds"); /* here again */
+  wait_idle();
+  g_assert_null(ts_engine_worker_get_remote(ts_window_get_engine(window)));
+}
+
+/* A remote module's source lines are read there and shown as a local
+ * one's; a remote module rebuilt there reloads (its worker watches the
+ * file there), keeping the function selected. */
+static void test_remote_source_reload(void)
+{
+  if (sshd_skip_reason) {
+    g_test_skip(sshd_skip_reason);
+    return;
+  }
+  activate("win.connect-remote-to", "(ss)", sshd_target, "seeds");
+  wait_idle();
+  g_assert_cmpstr(ts_engine_worker_get_remote(ts_window_get_engine(window)), ==, sshd_target);
+  select_function("lstm_fn");
+  run_with((const char *const[]){ "f32[10,10]:zeros", "f32[10,10]:zeros", "f32[10,10]:zeros", NULL });
+  test_wait_for(pane_drawn, NULL, "the graph to be drawn");
+  const ts_node *matmul = node_named(ts_graph_view_get_graph(shown_view()), "lstm_cell/MatMul_1");
+  select_node(matmul);
+  int index = 0, n_lines = 0;
+  g_autofree char *line = highlighted_line(&index, &n_lines);
+  g_autofree char *want = seeds_line(ts_node_loc(matmul).line);
+  g_assert_cmpstr(g_strstrip(line), ==, g_strstrip(want));
+  g_assert_cmpint(n_lines, ==, 2 * TS_NODE_DETAILS_CONTEXT + 1);
+  ts_graph_view_select_item(shown_view(), -1);
+
+  g_autofree char *path = g_build_filename(tmp_dir, "remote-tiny.so", NULL);
+  g_autofree char *src = g_build_filename(TS_TEST_MODULES_DIR, "tiny.so", NULL);
+  g_autofree char *contents = NULL;
+  gsize length;
+  g_assert_true(g_file_get_contents(src, &contents, &length, NULL));
+  g_assert_true(g_file_set_contents(path, contents, (gssize)length, NULL));
+  activate("win.connect-remote-to", "(ss)", sshd_target, path);
+  wait_idle();
+  TsLoadedModule *old = ts_window_get_module(window);
+  g_assert_cmpstr(ts_loaded_module_get_source(old), ==, path);
+  select_function("scale");
+  g_assert_true(g_file_set_contents(path, contents, (gssize)length, NULL)); /* "rebuilt" there */
+  test_wait_for(module_changed, old, "the remote module to reload");
+  g_assert_cmpstr(ts_engine_worker_get_remote(ts_window_get_engine(window)), ==, sshd_target);
+  TsSidebarItem *item = ts_function_list_get_selected(ts_window_get_function_list(window));
+  g_assert_nonnull(item);
+  g_assert_cmpstr(ts_sidebar_item_get_function_name(item), ==, "scale");
+  activate("win.connect-remote-to", "(ss)", "", "seeds"); /* here again */
+  wait_idle();
+  g_unlink(path);
+}
+
+/* A remote worker's large result comes in chunks, and the Run panel says
+ * how much of it is in as it comes; the result is whole. */
+static void test_remote_transfer_progress(void)
+{
+  if (sshd_skip_reason) {
+    g_test_skip(sshd_skip_reason);
+    return;
+  }
+  g_autofree char *path = g_build_filename(TS_TEST_MODULES_DIR, "misbehave.so", NULL);
+  activate("win.connect-remote-to", "(ss)", sshd_target, path);
+  wait_idle();
+  select_function("big");
+  g_autoptr(GPtrArray) texts = g_ptr_array_new_with_free_func(g_free);
+  gulong h = g_signal_connect_after(ts_window_get_engine(window), "transfer", G_CALLBACK(on_transfer_shown), texts);
+  run_with((const char *const[]){ "4194304", NULL }); /* 16 MiB of ones */
+  g_signal_handler_disconnect(ts_window_get_engine(window), h);
+  g_assert_cmpuint(texts->len, ==, 16); /* one a 1 MiB chunk */
+  g_assert_true(g_str_has_prefix(g_ptr_array_index(texts, 0), "receiving the result · 1.0 of 16.8 MB · "));
+  g_assert_true(g_str_has_prefix(g_ptr_array_index(texts, 15), "receiving the result · 16.8 of 16.8 MB · "));
+  g_assert_null(ts_run_panel_get_error(ts_window_get_run_panel(window)));
+  g_assert_nonnull(strstr(ts_run_panel_get_meta(ts_window_get_run_panel(window)), "f32[4194304]"));
+  activate("win.connect-remote-to", "(ss)", "", "seeds"); /* here again */
+  wait_idle();
+}
+
+int main(int argc, char **argv)
+{
+  return test_app_run(&argc, &argv, TRUE, (const TestAppCase[]){
+    { "/app/worker-survives", test_worker_survives },
+    { "/app/console-keeps-last-lines", test_console_keeps_last_lines },
+    { "/app/worker/output-flood", test_output_flood },
+    { "/app/worker/fds-and-children", test_worker_fds_and_children },
+    { "/app/worker/crash-while-loading", test_crash_while_loading },
+    { "/app/worker/crash-keeps-result", test_crash_keeps_result },
+    { "/app/worker/remote-connection-lost", test_remote_connection_lost },
+    { "/app/worker/remote-source-reload", test_remote_source_reload },
+    { "/app/worker/remote-transfer-progress", test_remote_transfer_progress },
+    { NULL, NULL },
+  });
+}
