@@ -74,6 +74,22 @@ static bool check_exponent(ts_kernel_ctx *k)
 #define CHECK_ENTRY(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS, GRAD) [TS_OP_##ID] = CHECK,
 static bool (*const checks[TS_OP_COUNT])(ts_kernel_ctx *k) = { BINARY_ROWS(CHECK_ENTRY) };
 
+/* The row's check of b (above) on a host copy of it when the backend's
+ * memory is not the host's: a device kernel of an integer FloorDiv,
+ * FloorMod or Pow fails as the CPU's does (the copy waits for b). */
+bool ts__binary_check(ts_kernel_ctx *k)
+{
+  bool (*check)(ts_kernel_ctx *k) = checks[k->def->op];
+  if (!check || !ts_dtype_is_integer(k->in[1]->dtype) || k->out[0]->size == 0)
+    return true;
+  ts_tensor *in[2] = { k->in[0], ts__tensor_host(k->loc, k->in[1]) };
+  if (!in[1])
+    return false;
+  ts_kernel_ctx host = *k;
+  host.in = in;
+  return check(&host);
+}
+
 /* ---- inference and kernel ------------------------------------------------------- */
 
 static bool binary_infer(ts_infer_ctx *c)
