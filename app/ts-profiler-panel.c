@@ -105,6 +105,9 @@ static const Column STAT_COLUMNS[] = {
   { "Share", CELL_SHARE, offsetof(tsp_stat, share), FALSE, FALSE }, /* of the wall time */
   { "Mode", CELL_MODES, offsetof(tsp_stat, modes), FALSE, FALSE },
   { "Device", CELL_TEXT, offsetof(tsp_stat, device), FALSE, FALSE },
+  /* ops on a device: their kernels' time there (the times above are the host's launch) */
+  { "Kernels", CELL_NS, offsetof(tsp_stat, device_ns), FALSE, FALSE },
+  { "Kernel Median", CELL_NS, offsetof(tsp_stat, device_p50_ns), FALSE, FALSE },
 };
 #define STAT_SORT_COLUMN 2 /* Total, largest first */
 
@@ -117,6 +120,9 @@ static const Column COMPARE_COLUMNS[] = {
   { "Graph", CELL_NS, offsetof(tsp_compare_row, graph_ns), FALSE, TRUE },
   { "Eager/Graph", CELL_RATIO, offsetof(tsp_compare_row, ratio), FALSE, TRUE },
   { "Per Call", CELL_BARS, 0, FALSE, TRUE },
+  /* on a device Eager and Graph are kernel times: the host's launch beside them */
+  { "Eager Host", CELL_NS, offsetof(tsp_compare_row, eager_host_ns), FALSE, TRUE },
+  { "Graph Host", CELL_NS, offsetof(tsp_compare_row, graph_host_ns), FALSE, TRUE },
 };
 
 static const void *row_base(const TsProfileRow *r, const Column *c)

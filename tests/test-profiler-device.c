@@ -122,7 +122,7 @@ static int check_charged(const tsp_session *s, bool graph)
   return n_device;
 }
 
-static tsp_session *profile(bool graph, int calls)
+static tsp_session *profile_on(const char *device, bool graph, int calls)
 {
   ts_module *m = ts_module_open("seeds");
   assert_no_error();
@@ -132,7 +132,7 @@ static tsp_session *profile(bool graph, int calls)
   tsp_session *s = tsp_session_new();
   g_assert_true(tsp_session_start(s, NULL));
   ts_run_functions_eagerly(!graph);
-  TS_DEVICE_SCOPE(ts_backend_by_name("SIM:0")) {
+  TS_DEVICE_SCOPE(ts_backend_by_name(device)) {
     for (int i = 0; i < calls; i++) {
       ts_scope *scope = ts_scope_begin();
       uint64_t t0 = tsp_call_begin(s);
@@ -147,6 +147,77 @@ static tsp_session *profile(bool graph, int calls)
   ts_value_clear(&x);
   ts_module_free(m);
   return s;
+}
+
+static tsp_session *profile(bool graph, int calls)
+{
+  return profile_on("SIM:0", graph, calls);
+}
+
+/* Op statistics of ops on a device take their kernels' time (one kernel
+ * an op on SIM:0), the host's launch beside it; comparisons use it. */
+static void test_stats_device_time(void)
+{
+  tsp_session *s = profile(true, 3);
+  tsp_stats *st = tsp_stats_compute(s, TSP_BY_NODE, &TSP_FILTER_ALL);
+  int on_device = 0;
+  for (int i = 0; i < st->n; i++) {
+    const tsp_stat *r = &st->rows[i];
+    if (strcmp(r->device, "SIM:0") != 0) {
+      g_assert_cmpuint(r->device_count, ==, 0);
+      g_assert_cmpfloat(tsp_stat_time_p50_ns(r), ==, r->self_p50_ns);
+      continue;
+    }
+    if (r->device_count == 0) { /* a view (Reshape): no kernel, its host time stays */
+      g_assert_true(r->op >= 0 && is_view(ts_op_name((ts_op)r->op)));
+      g_assert_cmpfloat(tsp_stat_time_p50_ns(r), ==, r->self_p50_ns);
+      continue;
+    }
+    on_device++;
+    g_assert_cmpuint(r->device_count, ==, r->count);
+    g_assert_cmpfloat(r->device_ns, >, 0);
+    g_assert_cmpfloat(r->device_min_ns, <=, r->device_p50_ns);
+    g_assert_cmpfloat(tsp_stat_time_p50_ns(r), ==, r->device_p50_ns);
+    g_assert_cmpfloat(tsp_stat_time_ns(r), ==, r->device_ns);
+    g_assert_cmpfloat(tsp_stat_time_p50_ns(r), !=, r->self_p50_ns); /* not the launch */
+  }
+  g_assert_cmpint(on_device, >, 3);
+  tsp_stats_free(st);
+  tsp_session_free(s);
+}
+
+/* The same function on the CPU and on SIM:0, op by op: rows meet by node,
+ * each side says where it ran, the device's time is its kernels' with the
+ * launch beside it. */
+static void test_cpu_against_device(void)
+{
+  tsp_session *cpu = profile_on("CPU", true, 2), *sim = profile(true, 2);
+  tsp_diff *d = tsp_diff_compute(cpu, sim, TSP_BY_NODE);
+  tsp_stats *st = tsp_stats_compute(sim, TSP_BY_NODE, &TSP_FILTER_ALL);
+  int met = 0;
+  for (int i = 0; i < d->n; i++) {
+    const tsp_diff_row *r = &d->rows[i];
+    if (r->only)
+      continue;
+    g_assert_cmpstr(r->device[0], ==, "CPU");
+    g_assert_false(r->device_ran[0]);
+    g_assert_cmpfloat(r->host_p50_ns[0], ==, r->p50_ns[0]);
+    const tsp_stat *k = NULL;
+    for (int j = 0; j < st->n && !k; j++)
+      if (strcmp(st->rows[j].key, r->key) == 0)
+        k = &st->rows[j];
+    g_assert_nonnull(k);
+    g_assert_cmpstr(r->device[1], ==, k->device);
+    g_assert_true(r->device_ran[1] == (k->device_count > 0));
+    g_assert_cmpfloat(r->p50_ns[1], ==, tsp_stat_time_p50_ns(k));
+    g_assert_cmpfloat(r->host_p50_ns[1], ==, k->self_p50_ns);
+    met += r->device_ran[1];
+  }
+  g_assert_cmpint(met, >, 3);
+  tsp_stats_free(st);
+  tsp_diff_free(d);
+  tsp_session_free(cpu);
+  tsp_session_free(sim);
 }
 
 static void test_eager(void)
@@ -215,5 +286,7 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler-device/graph-replayed", test_graph_replayed);
   g_test_add_func("/profiler-device/stream-track", test_stream_track);
   g_test_add_func("/profiler-device/serialized", test_serialized);
+  g_test_add_func("/profiler-device/stats-device-time", test_stats_device_time);
+  g_test_add_func("/profiler-device/cpu-against-device", test_cpu_against_device);
   return g_test_run();
 }
