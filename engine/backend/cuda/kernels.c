@@ -297,7 +297,7 @@ bool ts__cuda_where(ts_kernel_ctx *k)
  * As the CPU kernels, an index out of range is an error naming it (TF's
  * GPU kernels instead give zeros, or NaN losses): the indices are read on
  * a host copy first, which waits for them (and so breaks a CUDA Graph's
- * capture: docs/gpu.md). */
+ * capture: docs/engine.md, "Placement"). */
 
 /* The first of t's n integer values outside [0, n), or -1; -2 + error
  * when it cannot be read. */
