@@ -172,15 +172,20 @@ static group *group_of(const tsp_session *s, GHashTable *groups, tsp_group_by by
 }
 
 /* Each kernel (a DEVICE event charged to an op: a copy of the op's event)
- * to its op's group; copies and memsets (TSP_OP_OTHER) are no op's. */
+ * to its op's group; copies and memsets (TSP_OP_OTHER) are no op's.  A
+ * kernel runs after its launch, perhaps past the window: those of the
+ * runs whose ops the window holds (runs) count, and by their own start
+ * those of ops in no run. */
 static void add_kernels(const tsp_session *s, GHashTable *groups, tsp_group_by by,
-                        const tsp_filter *f)
+                        const tsp_filter *f, GHashTable *runs)
 {
   for (int t = 0; t < tsp_session_n_threads(s); t++) {
     tsp_iter it;
     tsp_iter_init(&it, s, t);
     for (const tsp_event *e; (e = tsp_iter_next(&it));) {
-      if (e->kind != TSP_EVENT_DEVICE || e->op == TSP_OP_OTHER || !tsp__filter_accepts(f, e))
+      if (e->kind != TSP_EVENT_DEVICE || e->op == TSP_OP_OTHER || !(f->modes & tsp__event_mode(e)))
+        continue;
+      if (e->run_id ? !g_hash_table_contains(runs, &e->run_id) : !tsp__filter_accepts(f, e))
         continue;
       group *g = group_of(s, groups, by, e, false);
       double ns = (double)(e->end_ns - e->start_ns);
@@ -235,6 +240,7 @@ tsp_stats *tsp_stats_compute(const tsp_session *s, tsp_group_by by, const tsp_fi
 {
   GHashTable *groups = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, group_free);
   tsp_stats *st = g_new0(tsp_stats, 1);
+  GHashTable *runs = g_hash_table_new(g_int64_hash, g_int64_equal); /* of the ops taken */
   uint64_t first = UINT64_MAX, last = 0;
   for (int t = 0; t < tsp_session_n_threads(s); t++) {
     GArray *ops = tsp__thread_op_times(s, t);
@@ -248,10 +254,13 @@ tsp_stats *tsp_stats_compute(const tsp_session *s, tsp_group_by by, const tsp_fi
       last = MAX(last, o->e->end_ns);
       group_add(group_of(s, groups, by, o->e, true), o->e,
                 (double)(o->e->end_ns - o->e->start_ns), o->self_ns);
+      if (o->e->run_id)
+        g_hash_table_add(runs, (gpointer)&o->e->run_id); /* the session holds the event */
     }
     g_array_unref(ops);
   }
-  add_kernels(s, groups, by, f);
+  add_kernels(s, groups, by, f, runs);
+  g_hash_table_unref(runs);
   st->wall_ns = st->count ? (double)(last - first) : 0;
   st->n = (int)g_hash_table_size(groups);
   st->rows = g_new0(tsp_stat, st->n > 0 ? st->n : 1);

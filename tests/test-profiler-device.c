@@ -186,6 +186,43 @@ static void test_stats_device_time(void)
   tsp_session_free(s);
 }
 
+/* A window of one call (as the profiler's run selector makes) holds its
+ * ops' kernels, even those that ran on the device after the call returned
+ * on the host. */
+static void test_stats_window_kernels(void)
+{
+  tsp_session *s = profile(true, 3);
+  GArray *calls = tsp_session_calls(s, &TSP_FILTER_ALL);
+  g_assert_cmpuint(calls->len, ==, 3);
+  const tsp_call *last = &g_array_index(calls, tsp_call, 2);
+  tsp_filter window = { TSP_MODE_ALL, last->start_ns, last->end_ns };
+  /* SIM:0's stream runs behind its host: its last kernel ends after the call */
+  uint64_t device_end = 0;
+  for (int t = 0; t < tsp_session_n_threads(s); t++) {
+    tsp_iter it;
+    tsp_iter_init(&it, s, t);
+    for (const tsp_event *e; (e = tsp_iter_next(&it));)
+      if (e->kind == TSP_EVENT_DEVICE && e->run_id == last->run_id)
+        device_end = MAX(device_end, e->start_ns);
+  }
+  tsp_stats *st = tsp_stats_compute(s, TSP_BY_NODE, &window);
+  int on_device = 0;
+  for (int i = 0; i < st->n; i++) {
+    const tsp_stat *r = &st->rows[i];
+    g_assert_cmpuint(r->count, ==, 1);
+    if (strcmp(r->device, "SIM:0") == 0 && !is_view(ts_op_name((ts_op)r->op))) {
+      g_assert_cmpuint(r->device_count, ==, 1);
+      on_device++;
+    }
+  }
+  g_assert_cmpint(on_device, >, 3);
+  g_test_message("the call ends at %" G_GUINT64_FORMAT ", its last kernel starts at %" G_GUINT64_FORMAT,
+                 last->end_ns, device_end);
+  tsp_stats_free(st);
+  g_array_unref(calls);
+  tsp_session_free(s);
+}
+
 /* The same function on the CPU and on SIM:0, op by op: rows meet by node,
  * each side says where it ran, the device's time is its kernels' with the
  * launch beside it. */
@@ -288,5 +325,6 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler-device/serialized", test_serialized);
   g_test_add_func("/profiler-device/stats-device-time", test_stats_device_time);
   g_test_add_func("/profiler-device/cpu-against-device", test_cpu_against_device);
+  g_test_add_func("/profiler-device/stats-window-kernels", test_stats_window_kernels);
   return g_test_run();
 }
