@@ -41,7 +41,7 @@ static void ts_diff_row_init(TsDiffRow *self) {}
 
 /* ---- columns ------------------------------------------------------------------------- */
 
-typedef enum { COL_KEY, COL_RUNS, COL_MEDIAN, COL_MIN, COL_RATIO } ColumnKind;
+typedef enum { COL_KEY, COL_RUNS, COL_MEDIAN, COL_MIN, COL_RATIO, COL_DEVICE, COL_LAUNCH } ColumnKind;
 
 static const struct {
   const char *title;
@@ -51,6 +51,9 @@ static const struct {
   { "Key", COL_KEY, 0 },       { "A Runs", COL_RUNS, 0 }, { "B Runs", COL_RUNS, 1 },
   { "A Median", COL_MEDIAN, 0 }, { "B Median", COL_MEDIAN, 1 }, { "A Min", COL_MIN, 0 },
   { "B Min", COL_MIN, 1 },     { "B/A", COL_RATIO, 0 },
+  /* where each ran; on a device the times above are its kernels', the host's launch here */
+  { "A On", COL_DEVICE, 0 },   { "B On", COL_DEVICE, 1 },
+  { "A Launch", COL_LAUNCH, 0 }, { "B Launch", COL_LAUNCH, 1 },
 };
 
 static void setup_cell(GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
@@ -82,6 +85,10 @@ static void bind_cell(GtkSignalListItemFactory *factory, GtkListItem *item, gpoi
   case COL_RUNS: text = g_strdup_printf("%" G_GUINT64_FORMAT, r->count[side]); break;
   case COL_MEDIAN: text = r->count[side] ? ts_profile_format_ns(r->p50_ns[side]) : g_strdup(""); break;
   case COL_MIN: text = r->count[side] ? ts_profile_format_ns(r->min_ns[side]) : g_strdup(""); break;
+  case COL_DEVICE: text = g_strdup(r->device[side] ? r->device[side] : ""); break;
+  case COL_LAUNCH:
+    text = r->device_ran[side] ? ts_profile_format_ns(r->host_p50_ns[side]) : g_strdup("");
+    break;
   case COL_RATIO:
     text = r->only ? g_strdup(r->only) : g_strdup_printf("%.2f×", r->ratio);
     if (!r->only && r->ratio >= 1.1) /* slower in B */
@@ -127,8 +134,8 @@ void ts_diff_table_set_diff(TsDiffTable *self, tsp_diff *diff, const char *label
   g_autofree char *ops_a = ts_profile_format_ns(diff->self_ns[0]), *wall_a = ts_profile_format_ns(diff->wall_ns[0]);
   g_autofree char *ops_b = ts_profile_format_ns(diff->self_ns[1]), *wall_b = ts_profile_format_ns(diff->wall_ns[1]);
   g_autofree char *text = g_strdup_printf("A (baseline): %s · %s in ops over %s\nB: %s · %s in ops over %s\n"
-                                          "By one op's self time (median and min), the largest change first; "
-                                          "B/A above 1: slower in B",
+                                          "By one op's time (median and min; on a device its kernels', the host's "
+                                          "launch beside it), the largest change first; B/A above 1: slower in B",
                                           label_a ? label_a : "", ops_a, wall_a, label_b ? label_b : "", ops_b, wall_b);
   gtk_label_set_label(self->summary, text);
 }

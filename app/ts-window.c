@@ -56,6 +56,9 @@ struct _TsWindow {
   guint run_id;          /* the call the run panel waits for */
   guint run_repeat;
   gboolean run_eager;
+  char *against;          /* Compare with the CPU: the device of its second run, while the CPU's runs */
+  GStrv against_args;     /* and the arguments both take */
+  gboolean against_profiling; /* Profile as it was before */
   gboolean loading;
   char *error;
   GtkWindow *error_dialog;
@@ -98,6 +101,7 @@ static void update_actions(TsWindow *self)
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.run", item != NULL && !running);
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.cancel", running);
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.profile-compare", item != NULL && !running);
+  gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.profile-devices", item != NULL && !running);
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.reload", self->module != NULL && !self->loading);
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.apply-signature",
                                 self->module != NULL && !ts_engine_worker_get_busy(self->worker));
@@ -659,6 +663,83 @@ static void action_profile_compare(GtkWidget *widget, const char *name, GVariant
                                                 (const char *const *)args,
                                                 ts_profiler_panel_get_compare_calls(self->profiler_panel),
                                                 self->run_cancellable, on_compare_done, g_object_ref(self));
+  notify_busy(self);
+}
+
+/* ---- the CPU against the device ----------------------------------------------------
+ * The selected function with the run panel's arguments profiled on the
+ * CPU, then on the chosen device: the CPU's run is the Diff page's
+ * baseline, the device's the run shown, so the Diff page compares them op
+ * by op (on the device its kernels' time, the host's launch beside it). */
+
+static void on_run_done(GObject *source, GAsyncResult *result, gpointer user_data);
+
+static void against_end(TsWindow *self)
+{
+  ts_engine_worker_set_profiling(self->worker, self->against_profiling);
+  g_clear_pointer(&self->against, g_free);
+  g_clear_pointer(&self->against_args, g_strfreev);
+}
+
+static void on_device_run_done(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(TsWindow) self = g_object_ref(user_data); /* on_run_done drops user_data's */
+  against_end(self);
+  on_run_done(source, result, user_data); /* shows it; the Diff page compares it with the CPU's */
+  if (self->profiler_panel && ts_profiler_panel_get_session(self->profiler_panel))
+    ts_profiler_panel_show_page(self->profiler_panel, "diff");
+}
+
+static void on_cpu_run_done(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(TsWindow) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsRunResult) r = ts_engine_worker_run_finish(TS_ENGINE_WORKER(source), result, &error);
+  if (!r || !r->profile) {
+    g_clear_object(&self->run_cancellable);
+    ts_run_panel_set_running(self->run_panel, FALSE);
+    if (r)
+      toast(self, "Nothing to compare: an argument is a bare spec, so the function was traced, not run");
+    else if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+      ts_run_panel_show_error(self->run_panel, error->message);
+    against_end(self);
+    notify_busy(self);
+    return;
+  }
+  g_autofree char *label = g_strdup_printf("the same calls on the CPU, %s", r->label ? r->label : "");
+  ts_profiler_panel_set_baseline(self->profiler_panel, g_steal_pointer(&r->profile), label);
+  ts_engine_worker_set_device(self->worker, self->against);
+  self->run_id = ts_engine_worker_run_async(self->worker, self->module, self->current_function,
+                                            (const char *const *)self->against_args, self->run_repeat,
+                                            self->run_eager, self->run_cancellable, on_device_run_done,
+                                            g_object_ref(self));
+}
+
+static void action_profile_devices(GtkWidget *widget, const char *name, GVariant *param)
+{
+  TsWindow *self = TS_WINDOW(widget);
+  const char *device = ts_engine_worker_get_device(self->worker);
+  if (g_str_equal(device, "CPU")) {
+    toast(self, "Choose a device to compare with the CPU first (the device menu)");
+    return;
+  }
+  g_auto(GStrv) args = run_args(self);
+  if (!args || is_debug(self))
+    return;
+  self->against = g_strdup(device);
+  self->against_args = g_steal_pointer(&args);
+  self->against_profiling = ts_engine_worker_get_profiling(self->worker);
+  ts_engine_worker_set_profiling(self->worker, TRUE);
+  self->run_cancellable = g_cancellable_new();
+  self->run_repeat = ts_run_panel_get_repeat(self->run_panel);
+  self->run_eager = is_eager(self);
+  ts_run_panel_set_running(self->run_panel, TRUE);
+  ts_engine_worker_set_device(self->worker, "CPU"); /* for this run: each takes the device it starts with */
+  self->run_id = ts_engine_worker_run_async(self->worker, self->module, self->current_function,
+                                            (const char *const *)self->against_args, self->run_repeat,
+                                            self->run_eager, self->run_cancellable, on_cpu_run_done,
+                                            g_object_ref(self));
+  ts_engine_worker_set_device(self->worker, self->against);
   notify_busy(self);
 }
 
@@ -1697,6 +1778,8 @@ static void ts_window_finalize(GObject *object)
   g_free(self->current_function);
   g_free(self->death);
   g_strfreev(self->debug_args);
+  g_free(self->against);
+  g_strfreev(self->against_args);
   g_clear_pointer(&self->session, ts_session_free);
   g_hash_table_unref(self->trace_errors);
   G_OBJECT_CLASS(ts_window_parent_class)->finalize(object);
@@ -1776,6 +1859,7 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_install_action(widget_class, "win.cancel-import", NULL, action_cancel_import);
   gtk_widget_class_install_action(widget_class, "win.export-graph-to", "s", action_export_graph_to);
   gtk_widget_class_install_action(widget_class, "win.profile-compare", NULL, action_profile_compare);
+  gtk_widget_class_install_action(widget_class, "win.profile-devices", NULL, action_profile_devices);
 
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.run", NULL);

@@ -47,7 +47,7 @@ tsp_diff *tsp_diff_compute(const tsp_session *a, const tsp_session *b, tsp_group
       row->min_ns[side] = tsp_stat_time_min_ns(r);
       row->self_ns[side] = tsp_stat_time_ns(r);
       row->host_p50_ns[side] = r->self_p50_ns;
-      row->device[side] = r->device;
+      row->device[side] = g_strdup(r->device);
       row->device_ran[side] = r->device_count > 0;
     }
   }
@@ -70,8 +70,11 @@ void tsp_diff_free(tsp_diff *d)
 {
   if (!d)
     return;
-  for (int i = 0; i < d->n; i++)
+  for (int i = 0; i < d->n; i++) {
     g_free(d->rows[i].key);
+    g_free(d->rows[i].device[0]);
+    g_free(d->rows[i].device[1]);
+  }
   g_free(d->rows);
   g_free(d);
 }

@@ -372,8 +372,8 @@ typedef struct tsp_diff_row {
                                 * device, else the host's self time); 0 where it did not run */
   double self_ns[2];           /* all its time, the same way */
   double host_p50_ns[2];       /* of one op's host self time (on a device: the launch) */
-  const char *device[2];       /* where it ran: "CPU", "SIM:0", "mixed" (its session's
-                                * strings); NULL where it did not */
+  char *device[2];             /* where it ran: "CPU", "SIM:0", "mixed" (owned); NULL where
+                                * it did not */
   bool device_ran[2];          /* its kernels' times are the side's p50_ns, min_ns */
   double ratio;                /* B's median / A's (above 1: slower in B); 0 if one side lacks it */
   const char *only;            /* NULL, "only in A" or "only in B" */

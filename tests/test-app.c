@@ -1008,6 +1008,8 @@ static char *profiled_devices(const char *op, const char **op_device, gboolean *
  * in the profile (the variables' reads stay on the CPU, where the
  * variables live), its kernels have a stream track, the graph's device
  * colouring has SIM:0.  Back on the CPU, every op says CPU. */
+static gboolean diff_shown(gpointer data);
+
 static void test_device_selector(void)
 {
   activate("win.open-module", "s", seeds_path());
@@ -1086,6 +1088,43 @@ static void test_device_selector(void)
     save_test_screenshot(GTK_WIDGET(window), "device-timeline.png");
     ts_profiler_panel_show_page(panel, "stats");
   }
+
+  /* Compare CPU vs Device: the same calls on the CPU, then on SIM:0, op by
+   * op on the Diff page (the CPU's run its baseline); SIM:0 stays chosen */
+  TsProfilerPanel *panel = ts_window_get_profiler_panel(window);
+  TsDiffTable *diff_view = ts_profiler_panel_get_diff_table(panel);
+  activate("win.profile-devices", NULL);
+  wait_idle();
+  test_wait_for(diff_shown, diff_view, "the CPU against SIM:0");
+  const tsp_diff *diff = ts_diff_table_get_diff(diff_view);
+  int both = 0;
+  for (int i = 0; i < diff->n; i++) {
+    const tsp_diff_row *r = &diff->rows[i];
+    if (!r->device[0] || !r->device[1] || !strstr(r->key, "MatMul"))
+      continue;
+    g_assert_cmpstr(r->device[0], ==, "CPU");
+    g_assert_false(r->device_ran[0]);
+    g_assert_cmpstr(r->device[1], ==, "SIM:0");
+    g_assert_true(r->device_ran[1]); /* its kernels' time, the launch beside it */
+    g_assert_cmpfloat(r->p50_ns[1], >, 0);
+    g_assert_cmpfloat(r->host_p50_ns[1], >, 0);
+    both++;
+  }
+  g_assert_cmpint(both, >, 0);
+  g_autofree char *kept = device_state();
+  g_assert_cmpstr(kept, ==, "SIM:0");
+  if (g_getenv("TS_TEST_SCREENSHOTS")) {
+    activate("win.show-panel", "s", "profiler");
+    wait_drawn(GTK_WIDGET(window));
+    save_test_screenshot(GTK_WIDGET(window), "device-diff.png");
+  }
+  ts_profiler_panel_set_baseline(panel, NULL, NULL);
+  wait_idle();
+  /* on the CPU there is nothing to compare the CPU with: no run starts */
+  activate("win.device", "s", "CPU");
+  activate("win.profile-devices", NULL);
+  g_assert_false(ts_engine_worker_get_busy(ts_window_get_engine(window)));
+  g_assert_false(ts_window_get_busy(window));
 
   activate("win.device", "s", "CPU");
   run_with((const char *const[]){ "f32[4,28,28]:uniform", NULL });
