@@ -171,14 +171,43 @@ static group *group_of(const tsp_session *s, GHashTable *groups, tsp_group_by by
   return g;
 }
 
-/* Each kernel (a DEVICE event charged to an op: a copy of the op's event)
- * to its op's group; copies and memsets (TSP_OP_OTHER) are no op's.  A
- * kernel runs after its launch, perhaps past the window: those of the
- * runs whose ops the window holds (runs) count, and by their own start
- * those of ops in no run. */
+/* The kernels of one op's run: their time summed (an op may launch
+ * several: im2col and a product). */
+typedef struct op_kernels {
+  const tsp_event *e; /* the first, standing for the op */
+  double ns;
+} op_kernels;
+
+static guint run_seq_hash(gconstpointer k)
+{
+  const tsp_event *e = k;
+  return g_int64_hash(&e->run_id) ^ e->seq;
+}
+
+static gboolean run_seq_equal(gconstpointer a, gconstpointer b)
+{
+  const tsp_event *x = a, *y = b;
+  return x->run_id == y->run_id && x->seq == y->seq;
+}
+
+static void add_op_kernels(const tsp_session *s, GHashTable *groups, tsp_group_by by,
+                           const tsp_event *e, double ns)
+{
+  group *g = group_of(s, groups, by, e, false);
+  if (g)
+    g_array_append_val(g->kernels, ns);
+}
+
+/* The kernels (DEVICE events charged to an op: copies of the op's event)
+ * to their op's group, one time per op run (the sum of its kernels);
+ * copies and memsets (TSP_OP_OTHER) are no op's.  A kernel runs after its
+ * launch, perhaps past the window: those of the runs whose ops the window
+ * holds (runs) count, and by their own start those of ops in no run. */
 static void add_kernels(const tsp_session *s, GHashTable *groups, tsp_group_by by,
                         const tsp_filter *f, GHashTable *runs)
 {
+  GHashTable *ops = g_hash_table_new_full(run_seq_hash, run_seq_equal, NULL, g_free);
+  GPtrArray *order = g_ptr_array_new(); /* op_kernels, as first met */
   for (int t = 0; t < tsp_session_n_threads(s); t++) {
     tsp_iter it;
     tsp_iter_init(&it, s, t);
@@ -187,12 +216,27 @@ static void add_kernels(const tsp_session *s, GHashTable *groups, tsp_group_by b
         continue;
       if (e->run_id ? !g_hash_table_contains(runs, &e->run_id) : !tsp__filter_accepts(f, e))
         continue;
-      group *g = group_of(s, groups, by, e, false);
       double ns = (double)(e->end_ns - e->start_ns);
-      if (g)
-        g_array_append_val(g->kernels, ns);
+      if (!e->run_id) { /* outside a run (seq may repeat): each kernel its own */
+        add_op_kernels(s, groups, by, e, ns);
+        continue;
+      }
+      op_kernels *k = g_hash_table_lookup(ops, e);
+      if (!k) {
+        k = g_new0(op_kernels, 1);
+        k->e = e;
+        g_hash_table_insert(ops, (gpointer)e, k);
+        g_ptr_array_add(order, k);
+      }
+      k->ns += ns;
     }
   }
+  for (guint i = 0; i < order->len; i++) {
+    const op_kernels *k = order->pdata[i];
+    add_op_kernels(s, groups, by, k->e, k->ns);
+  }
+  g_ptr_array_unref(order);
+  g_hash_table_unref(ops);
 }
 
 static char *group_key(const tsp_session *s, tsp_group_by by, const group *g)

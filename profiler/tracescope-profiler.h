@@ -212,8 +212,9 @@ typedef struct tsp_stat {
   double self_p50_ns, self_min_ns; /* of one op's self time: what comparisons use */
   double share;          /* self_ns / wall_ns */
   /* Ops that ran on a device: their kernels' time there (the DEVICE events
-   * charged to them, profiler/device.c); the op times above are then the
-   * host's launch.  0 for ops on the CPU. */
+   * charged to them, profiler/device.c; an op's several kernels summed);
+   * the op times above are then the host's launch.  device_count: the op
+   * runs with kernels.  0 for ops on the CPU. */
   uint64_t device_count;
   double device_ns, device_p50_ns, device_min_ns;
 } tsp_stat;

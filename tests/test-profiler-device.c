@@ -186,6 +186,35 @@ static void test_stats_device_time(void)
   tsp_session_free(s);
 }
 
+/* On a GPU (suite gpu: scripts/gpu-check): the op statistics of a graph
+ * replayed from its CUDA Graph take every kernel op's time from CUPTI's
+ * records, charged through the graph nodes; skips without one. */
+static void test_cuda_kernels_charged(void)
+{
+  if (!ts_backend_by_name("CUDA:0")) {
+    g_test_skip(ts_backend_devices_note());
+    return;
+  }
+  tsp_session *s = profile_on("CUDA:0", true, 3);
+  tsp_stats *st = tsp_stats_compute(s, TSP_BY_NODE, &TSP_FILTER_ALL);
+  int on_device = 0;
+  for (int i = 0; i < st->n; i++) {
+    const tsp_stat *r = &st->rows[i];
+    if (strcmp(r->device, "CUDA:0") != 0 || (r->op >= 0 && is_view(ts_op_name((ts_op)r->op))))
+      continue;
+    if (r->device_count != r->count)
+      g_error("%s: %" G_GUINT64_FORMAT " of its %" G_GUINT64_FORMAT " runs have kernel times",
+              r->key, r->device_count, r->count);
+    g_assert_cmpfloat(r->device_ns, >, 0);
+    on_device++;
+  }
+  g_assert_cmpint(on_device, >, 3);
+  g_test_message("%d nodes on CUDA:0 with kernel times; %" G_GUINT64_FORMAT " records dropped",
+                 on_device, ts_activity_dropped());
+  tsp_stats_free(st);
+  tsp_session_free(s);
+}
+
 /* A window of one call (as the profiler's run selector makes) holds its
  * ops' kernels, even those that ran on the device after the call returned
  * on the host. */
@@ -326,5 +355,6 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler-device/stats-device-time", test_stats_device_time);
   g_test_add_func("/profiler-device/cpu-against-device", test_cpu_against_device);
   g_test_add_func("/profiler-device/stats-window-kernels", test_stats_window_kernels);
+  g_test_add_func("/profiler-device/cuda-kernels-charged", test_cuda_kernels_charged);
   return g_test_run();
 }
