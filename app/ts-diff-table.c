@@ -3,6 +3,7 @@
 #include "ts-diff-table.h"
 
 #include <adwaita.h>
+#include <string.h>
 
 #include "ts-profile-values.h"
 
@@ -106,6 +107,7 @@ struct _TsDiffTable {
   GtkWidget parent_instance;
   GtkStack *stack;
   GtkLabel *summary;
+  GtkColumnView *view;
   GListStore *rows;
   DiffRef *ref;
 };
@@ -131,13 +133,31 @@ void ts_diff_table_set_diff(TsDiffTable *self, tsp_diff *diff, const char *label
     g_ptr_array_add(rows, r);
   }
   g_list_store_splice(self->rows, 0, 0, rows->pdata, rows->len);
+  /* where each side ran, and the launches: when a side ran somewhere else than the other, or
+   * on a device (a CPU against a CPU keeps the table as it was) */
+  gboolean devices = FALSE;
+  for (int i = 0; i < diff->n && !devices; i++) {
+    const tsp_diff_row *r = &diff->rows[i];
+    devices = r->device_ran[0] || r->device_ran[1] ||
+              (r->device[0] && r->device[1] && strcmp(r->device[0], r->device[1]) != 0);
+  }
+  GListModel *cols = gtk_column_view_get_columns(self->view);
+  for (guint i = 0; i < g_list_model_get_n_items(cols); i++) {
+    g_autoptr(GtkColumnViewColumn) col = g_list_model_get_item(cols, i);
+    if (COLUMNS[i].kind == COL_DEVICE || COLUMNS[i].kind == COL_LAUNCH)
+      gtk_column_view_column_set_visible(col, devices);
+  }
   g_autofree char *ops_a = ts_profile_format_ns(diff->self_ns[0]), *wall_a = ts_profile_format_ns(diff->wall_ns[0]);
   g_autofree char *ops_b = ts_profile_format_ns(diff->self_ns[1]), *wall_b = ts_profile_format_ns(diff->wall_ns[1]);
   g_autofree char *text = g_strdup_printf("A (baseline): %s · %s in ops over %s\nB: %s · %s in ops over %s\n"
-                                          "By one op's time (median and min; on a device its kernels', the host's "
-                                          "launch beside it), the largest change first; B/A above 1: slower in B",
+                                          "By one op's time (median and min), the largest change first; "
+                                          "B/A above 1: slower in B",
                                           label_a ? label_a : "", ops_a, wall_a, label_b ? label_b : "", ops_b, wall_b);
   gtk_label_set_label(self->summary, text);
+  gtk_widget_set_tooltip_text(GTK_WIDGET(self->summary),
+                              devices ? "On a device an op's time is its kernels' time there; the host's "
+                                        "launch is in the Launch columns"
+                                      : NULL);
 }
 
 const tsp_diff *ts_diff_table_get_diff(TsDiffTable *self)
@@ -189,6 +209,7 @@ static void ts_diff_table_init(TsDiffTable *self)
   gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->summary));
   GtkNoSelection *none = gtk_no_selection_new(G_LIST_MODEL(g_object_ref(self->rows)));
   GtkColumnView *view = GTK_COLUMN_VIEW(gtk_column_view_new(GTK_SELECTION_MODEL(none)));
+  self->view = view;
   gtk_widget_add_css_class(GTK_WIDGET(view), "data-table");
   for (size_t i = 0; i < G_N_ELEMENTS(COLUMNS); i++) {
     GtkListItemFactory *factory = gtk_signal_list_item_factory_new();
@@ -197,6 +218,7 @@ static void ts_diff_table_init(TsDiffTable *self)
     GtkColumnViewColumn *col = gtk_column_view_column_new(COLUMNS[i].title, factory);
     gtk_column_view_column_set_expand(col, COLUMNS[i].kind == COL_KEY);
     gtk_column_view_column_set_resizable(col, TRUE);
+    gtk_column_view_column_set_visible(col, COLUMNS[i].kind != COL_DEVICE && COLUMNS[i].kind != COL_LAUNCH);
     gtk_column_view_append_column(view, col);
     g_object_unref(col);
   }

@@ -89,40 +89,41 @@ typedef struct {
   size_t offset;
   gboolean expand;
   gboolean compare; /* of the comparison's rows */
+  gboolean device;  /* shown only when some op ran on a device (show_device_columns) */
 } Column;
 
 static const Column STAT_COLUMNS[] = {
-  { "Key", CELL_TEXT, offsetof(tsp_stat, key), TRUE, FALSE },
-  { "Count", CELL_COUNT, offsetof(tsp_stat, count), FALSE, FALSE },
-  { "Total", CELL_NS, offsetof(tsp_stat, total_ns), FALSE, FALSE },
-  { "Self", CELL_NS, offsetof(tsp_stat, self_ns), FALSE, FALSE },
+  { "Key", CELL_TEXT, offsetof(tsp_stat, key), TRUE, FALSE, FALSE },
+  { "Count", CELL_COUNT, offsetof(tsp_stat, count), FALSE, FALSE, FALSE },
+  { "Total", CELL_NS, offsetof(tsp_stat, total_ns), FALSE, FALSE, FALSE },
+  { "Self", CELL_NS, offsetof(tsp_stat, self_ns), FALSE, FALSE, FALSE },
   /* one op's time: the median first, min and p95 beside it (a mean moves with one slow run) */
-  { "Median", CELL_NS, offsetof(tsp_stat, p50_ns), FALSE, FALSE },
-  { "Min", CELL_NS, offsetof(tsp_stat, min_ns), FALSE, FALSE },
-  { "p95", CELL_NS, offsetof(tsp_stat, p95_ns), FALSE, FALSE },
-  { "Max", CELL_NS, offsetof(tsp_stat, max_ns), FALSE, FALSE },
-  { "Mean", CELL_NS, offsetof(tsp_stat, mean_ns), FALSE, FALSE },
-  { "Share", CELL_SHARE, offsetof(tsp_stat, share), FALSE, FALSE }, /* of the wall time */
-  { "Mode", CELL_MODES, offsetof(tsp_stat, modes), FALSE, FALSE },
-  { "Device", CELL_TEXT, offsetof(tsp_stat, device), FALSE, FALSE },
+  { "Median", CELL_NS, offsetof(tsp_stat, p50_ns), FALSE, FALSE, FALSE },
+  { "Min", CELL_NS, offsetof(tsp_stat, min_ns), FALSE, FALSE, FALSE },
+  { "p95", CELL_NS, offsetof(tsp_stat, p95_ns), FALSE, FALSE, FALSE },
+  { "Max", CELL_NS, offsetof(tsp_stat, max_ns), FALSE, FALSE, FALSE },
+  { "Mean", CELL_NS, offsetof(tsp_stat, mean_ns), FALSE, FALSE, FALSE },
+  { "Share", CELL_SHARE, offsetof(tsp_stat, share), FALSE, FALSE, FALSE }, /* of the wall time */
+  { "Mode", CELL_MODES, offsetof(tsp_stat, modes), FALSE, FALSE, FALSE },
+  { "Device", CELL_TEXT, offsetof(tsp_stat, device), FALSE, FALSE, FALSE },
   /* ops on a device: their kernels' time there (the times above are the host's launch) */
-  { "Kernels", CELL_NS, offsetof(tsp_stat, device_ns), FALSE, FALSE },
-  { "Kernel Median", CELL_NS, offsetof(tsp_stat, device_p50_ns), FALSE, FALSE },
+  { "Kernels", CELL_NS, offsetof(tsp_stat, device_ns), FALSE, FALSE, TRUE },
+  { "Kernel Median", CELL_NS, offsetof(tsp_stat, device_p50_ns), FALSE, FALSE, TRUE },
 };
 #define STAT_SORT_COLUMN 2 /* Total, largest first */
 
 static const Column COMPARE_COLUMNS[] = {
-  { "Op", CELL_TEXT, offsetof(tsp_compare_row, name), TRUE, TRUE },
-  { "Type", CELL_TEXT, offsetof(tsp_compare_row, op), FALSE, TRUE },
-  { "Source", CELL_TEXT, offsetof(tsp_compare_row, source), FALSE, TRUE },
-  { "Runs/Call", CELL_CALLS, offsetof(tsp_compare_row, graph_count), FALSE, TRUE },
-  { "Eager", CELL_NS, offsetof(tsp_compare_row, eager_ns), FALSE, TRUE },
-  { "Graph", CELL_NS, offsetof(tsp_compare_row, graph_ns), FALSE, TRUE },
-  { "Eager/Graph", CELL_RATIO, offsetof(tsp_compare_row, ratio), FALSE, TRUE },
-  { "Per Call", CELL_BARS, 0, FALSE, TRUE },
+  { "Op", CELL_TEXT, offsetof(tsp_compare_row, name), TRUE, TRUE, FALSE },
+  { "Type", CELL_TEXT, offsetof(tsp_compare_row, op), FALSE, TRUE, FALSE },
+  { "Source", CELL_TEXT, offsetof(tsp_compare_row, source), FALSE, TRUE, FALSE },
+  { "Runs/Call", CELL_CALLS, offsetof(tsp_compare_row, graph_count), FALSE, TRUE, FALSE },
+  { "Eager", CELL_NS, offsetof(tsp_compare_row, eager_ns), FALSE, TRUE, FALSE },
+  { "Graph", CELL_NS, offsetof(tsp_compare_row, graph_ns), FALSE, TRUE, FALSE },
+  { "Eager/Graph", CELL_RATIO, offsetof(tsp_compare_row, ratio), FALSE, TRUE, FALSE },
+  { "Per Call", CELL_BARS, 0, FALSE, TRUE, FALSE },
   /* on a device Eager and Graph are kernel times: the host's launch beside them */
-  { "Eager Host", CELL_NS, offsetof(tsp_compare_row, eager_host_ns), FALSE, TRUE },
-  { "Graph Host", CELL_NS, offsetof(tsp_compare_row, graph_host_ns), FALSE, TRUE },
+  { "Eager Host", CELL_NS, offsetof(tsp_compare_row, eager_host_ns), FALSE, TRUE, TRUE },
+  { "Graph Host", CELL_NS, offsetof(tsp_compare_row, graph_host_ns), FALSE, TRUE, TRUE },
 };
 
 static const void *row_base(const TsProfileRow *r, const Column *c)
@@ -194,7 +195,8 @@ struct _TsProfilerPanel {
   GtkSearchEntry *filter_entry;
   GtkLabel *summary_label, *compare_summary;
   GtkSpinButton *calls_spin;
-  GtkWidget *compare_button, *page_controls;
+  GtkWidget *compare_button, *devices_button, *page_controls;
+  char *device; /* the device runs are made on, NULL for the CPU: the Diff page compares it with the CPU */
   GtkColumnView *stats_view, *compare_view;
   TsTimeline *timeline;
   TsCallTree *call_tree;
@@ -250,6 +252,18 @@ static void add_columns(TsProfilerPanel *self, GtkColumnView *view, const Column
     gtk_column_view_column_set_sorter(col, GTK_SORTER(gtk_custom_sorter_new(compare_cells, (gpointer)&columns[i], NULL)));
     gtk_column_view_append_column(view, col);
     g_object_unref(col);
+  }
+}
+
+/* The columns of device times (Column.device), shown only when some op of
+ * the rows ran on a device: a CPU profile's tables stay as they were. */
+static void show_device_columns(GtkColumnView *view, const Column *columns, gboolean shown)
+{
+  GListModel *cols = gtk_column_view_get_columns(view);
+  for (guint i = 0; i < g_list_model_get_n_items(cols); i++) {
+    g_autoptr(GtkColumnViewColumn) col = g_list_model_get_item(cols, i);
+    if (columns[i].device)
+      gtk_column_view_column_set_visible(col, shown);
   }
 }
 
@@ -489,6 +503,10 @@ static void on_stats_made(GObject *source, GAsyncResult *result, gpointer data)
   g_clear_object(&self->stats_cancellable);
   g_list_store_splice(self->rows, 0, g_list_model_get_n_items(G_LIST_MODEL(self->rows)), job->rows->pdata,
                       job->rows->len);
+  gboolean on_device = FALSE;
+  for (guint i = 0; i < job->rows->len && !on_device; i++)
+    on_device = ((TsProfileRow *)job->rows->pdata[i])->stat.device_count > 0;
+  show_device_columns(self->stats_view, STAT_COLUMNS, on_device);
   self->count = job->count;
   self->self_ns = job->self_ns;
   ts_call_tree_set_tree(self->call_tree, g_steal_pointer(&job->tree));
@@ -557,8 +575,10 @@ static void update_toolbar(TsProfilerPanel *self)
   gtk_widget_set_visible(GTK_WIDGET(self->filter_entry), stats);
   gtk_widget_set_visible(GTK_WIDGET(self->calls_spin), compare);
   gtk_widget_set_visible(self->compare_button, compare);
+  gboolean devices = self->device && g_strcmp0(page, "diff") == 0;
+  gtk_widget_set_visible(self->devices_button, devices);
   /* none: no empty place on the toolbar's line, or a line of its own */
-  gtk_widget_set_visible(self->page_controls, runs || grouped || compare);
+  gtk_widget_set_visible(self->page_controls, runs || grouped || compare || devices);
 }
 
 /* Shows recording i of the runs (none if out of range). */
@@ -649,6 +669,18 @@ TsTimeline *ts_profiler_panel_get_timeline(TsProfilerPanel *self)
 {
   g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), NULL);
   return self->timeline;
+}
+
+void ts_profiler_panel_set_device(TsProfilerPanel *self, const char *device)
+{
+  g_return_if_fail(TS_IS_PROFILER_PANEL(self));
+  g_clear_pointer(&self->device, g_free);
+  if (device && g_strcmp0(device, "CPU") != 0) {
+    self->device = g_strdup(device);
+    g_autofree char *label = g_strdup_printf("Compare CPU vs %s", device);
+    gtk_button_set_label(GTK_BUTTON(self->devices_button), label);
+  }
+  update_toolbar(self);
 }
 
 void ts_profiler_panel_set_baseline(TsProfilerPanel *self, tsp_session *session, const char *label)
@@ -813,10 +845,14 @@ void ts_profiler_panel_set_compare(TsProfilerPanel *self, tsp_session *session, 
   if (!compare)
     return;
   g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(g_object_unref);
+  gboolean on_device = FALSE; /* a time that is not the host's */
   for (int i = 0; i < compare->n_rows; i++) {
-    g_ptr_array_add(rows, row_of_compare(&compare->rows[i]));
-    self->compare_max = MAX(self->compare_max, MAX(compare->rows[i].eager_ns, compare->rows[i].graph_ns));
+    const tsp_compare_row *c = &compare->rows[i];
+    g_ptr_array_add(rows, row_of_compare(c));
+    self->compare_max = MAX(self->compare_max, MAX(c->eager_ns, c->graph_ns));
+    on_device |= c->eager_host_ns != c->eager_ns || c->graph_host_ns != c->graph_ns;
   }
+  show_device_columns(self->compare_view, COMPARE_COLUMNS, on_device);
   g_list_store_splice(self->compare_rows, 0, 0, rows->pdata, rows->len);
   update_compare_summary(self);
   gtk_stack_set_visible_child_name(self->stack, "compare");
@@ -864,6 +900,7 @@ static void ts_profiler_panel_finalize(GObject *object)
   g_ptr_array_unref(self->runs);
   shared_unref(self->baseline);
   g_free(self->baseline_label);
+  g_free(self->device);
   tsp_stats_free(self->node_stats);
   tsp_compare_free(self->compare);
   tsp_session_free(self->compare_session);
@@ -915,6 +952,7 @@ static void ts_profiler_panel_class_init(TsProfilerPanelClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_summary);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, calls_spin);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_button);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, devices_button);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, page_controls);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, stats_view);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_view);
@@ -953,6 +991,7 @@ static void ts_profiler_panel_init(TsProfilerPanel *self)
   self->compare_rows = g_list_store_new(TS_TYPE_PROFILE_ROW);
 
   add_columns(self, self->stats_view, STAT_COLUMNS, G_N_ELEMENTS(STAT_COLUMNS));
+  show_device_columns(self->stats_view, STAT_COLUMNS, FALSE);
   self->filter = gtk_custom_filter_new(keep_row, self, NULL);
   GtkFilterListModel *filtered = gtk_filter_list_model_new(G_LIST_MODEL(g_object_ref(self->rows)), GTK_FILTER(self->filter));
   GtkSortListModel *sorted = gtk_sort_list_model_new(G_LIST_MODEL(filtered),
@@ -967,6 +1006,7 @@ static void ts_profiler_panel_init(TsProfilerPanel *self)
   gtk_column_view_sort_by_column(self->stats_view, total, GTK_SORT_DESCENDING);
 
   add_columns(self, self->compare_view, COMPARE_COLUMNS, G_N_ELEMENTS(COMPARE_COLUMNS));
+  show_device_columns(self->compare_view, COMPARE_COLUMNS, FALSE);
   GtkSortListModel *compare_sorted = gtk_sort_list_model_new(G_LIST_MODEL(g_object_ref(self->compare_rows)),
                                                              g_object_ref(gtk_column_view_get_sorter(self->compare_view)));
   GtkNoSelection *none = gtk_no_selection_new(G_LIST_MODEL(compare_sorted));

@@ -1583,6 +1583,7 @@ static void on_device_changed(GSimpleAction *action, GVariant *value, gpointer u
   g_simple_action_set_state(action, value);
   ts_engine_worker_set_device(self->worker, name);
   gtk_menu_button_set_label(self->device_button, name);
+  ts_profiler_panel_set_device(self->profiler_panel, name);
 }
 
 /* A new worker's devices: the menu lists them; a device it lacks is
