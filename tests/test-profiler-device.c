@@ -345,6 +345,38 @@ static void test_serialized(void)
   g_bytes_unref(bytes);
 }
 
+/* Written as a Chrome trace (profile --out) and read back, the kernels
+ * stay kernels charged to their ops (not ops of their own), so diff of two
+ * such files compares the device's kernel times. */
+static void test_chrome_round_trip(void)
+{
+  tsp_session *s = profile(true, 2);
+  int n = check_charged(s, true), transfers = n_transfers;
+  size_t len = 0;
+  char *json = tsp_chrome_export_string(s, &len);
+  GError *error = NULL;
+  tsp_session *back = tsp_chrome_import_data(json, len, &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(check_charged(back, true), ==, n);
+  g_assert_cmpint(n_transfers, ==, transfers);
+  tsp_stats *st[2] = { tsp_stats_compute(s, TSP_BY_NODE, &TSP_FILTER_ALL),
+                       tsp_stats_compute(back, TSP_BY_NODE, &TSP_FILTER_ALL) };
+  uint64_t ops[2] = { 0, 0 }, kernels[2] = { 0, 0 };
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < st[k]->n; i++) {
+      ops[k] += st[k]->rows[i].count;
+      kernels[k] += st[k]->rows[i].device_count;
+    }
+  g_assert_cmpuint(ops[1], ==, ops[0]); /* the kernels did not come back as ops */
+  g_assert_cmpuint(kernels[1], ==, kernels[0]);
+  g_assert_cmpuint(kernels[0], >, 3);
+  tsp_stats_free(st[0]);
+  tsp_stats_free(st[1]);
+  tsp_session_free(back);
+  g_free(json);
+  tsp_session_free(s);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -356,5 +388,6 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler-device/cpu-against-device", test_cpu_against_device);
   g_test_add_func("/profiler-device/stats-window-kernels", test_stats_window_kernels);
   g_test_add_func("/profiler-device/cuda-kernels-charged", test_cuda_kernels_charged);
+  g_test_add_func("/profiler-device/chrome-round-trip", test_chrome_round_trip);
   return g_test_run();
 }
