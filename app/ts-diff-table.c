@@ -3,7 +3,6 @@
 #include "ts-diff-table.h"
 
 #include <adwaita.h>
-#include <string.h>
 
 #include "ts-profile-values.h"
 
@@ -133,14 +132,11 @@ void ts_diff_table_set_diff(TsDiffTable *self, tsp_diff *diff, const char *label
     g_ptr_array_add(rows, r);
   }
   g_list_store_splice(self->rows, 0, 0, rows->pdata, rows->len);
-  /* where each side ran, and the launches: when a side ran somewhere else than the other, or
-   * on a device (a CPU against a CPU keeps the table as it was) */
+  /* where each side ran, and the launches: when a side ran on a device (a CPU against a CPU
+   * keeps the table as it was) */
   gboolean devices = FALSE;
-  for (int i = 0; i < diff->n && !devices; i++) {
-    const tsp_diff_row *r = &diff->rows[i];
-    devices = r->device_ran[0] || r->device_ran[1] ||
-              (r->device[0] && r->device[1] && strcmp(r->device[0], r->device[1]) != 0);
-  }
+  for (int i = 0; i < diff->n && !devices; i++)
+    devices = diff->rows[i].device_ran[0] || diff->rows[i].device_ran[1];
   GListModel *cols = gtk_column_view_get_columns(self->view);
   for (guint i = 0; i < g_list_model_get_n_items(cols); i++) {
     g_autoptr(GtkColumnViewColumn) col = g_list_model_get_item(cols, i);
