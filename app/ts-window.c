@@ -706,7 +706,7 @@ static void on_cpu_run_done(GObject *source, GAsyncResult *result, gpointer user
     notify_busy(self);
     return;
   }
-  g_autofree char *label = g_strdup_printf("the same calls on the CPU, %s", r->label ? r->label : "");
+  g_autofree char *label = g_strdup_printf("the CPU, %s", r->label ? r->label : "");
   ts_profiler_panel_set_baseline(self->profiler_panel, g_steal_pointer(&r->profile), label);
   ts_engine_worker_set_device(self->worker, self->against);
   self->run_id = ts_engine_worker_run_async(self->worker, self->module, self->current_function,
