@@ -322,11 +322,6 @@ bool ts__cuda_op_supported(const ts_kernel_ctx *k);
  * engine's own ops, so that it runs eagerly and records graph nodes while
  * tracing (trace/tape.c).  false + error.  A row with none either is
  * TS_OPF_NOT_DIFFERENTIABLE or still lacks it (ts_op_gradient_kind). */
-/* A binary row's check of its operands (ops/binary.c: integer division by
- * zero, negative integer powers), on a host copy of b where needed: for
- * the kernels of devices.  true when it passes or the row has none. */
-bool ts__binary_check(ts_kernel_ctx *k);
-
 typedef bool (*ts_grad_fn)(const ts_op_call *call, ts_tensor *const *outputs,
                            ts_tensor *const *grad_out, ts_tensor **grad_in);
 

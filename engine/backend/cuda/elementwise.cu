@@ -4,7 +4,7 @@
  * functions), and the FusedElementwise interpreter over the fusible float
  * rows.  Binary rows whose CPU kernel checks its operands (integer
  * division by zero, negative integer powers) run the same check on a host
- * copy of the operand first (kernels.c, ts__binary_check). */
+ * copy of the operand first (ops/binary.c, binary_cuda). */
 #include "kernels.h"
 
 #include "../../ops/unary_rows.h"

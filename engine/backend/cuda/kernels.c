@@ -48,8 +48,6 @@ bool ts__cuda_unary(ts_kernel_ctx *k)
 bool ts__cuda_binary(ts_kernel_ctx *k)
 {
   ts_tensor *o = k->out[0];
-  if (!ts__binary_check(k)) /* integer divisors and exponents, on a host copy */
-    return false;
   ts_cu_bcast s;
   bcast_of(&s, o->shape, 2, k->in);
   return ts__cu_binary(k->def->op, k->in[0]->dtype, o->size, &s, k->in[0]->data, k->in[1]->data,
