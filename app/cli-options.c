@@ -74,19 +74,30 @@ static int opt_threads(parser *p, const char *value)
   return 0;
 }
 
-static int opt_device(parser *p, const char *value)
+/* The device option names (--device, --against) into *out. */
+static int device_named(const char *option, const char *value, const ts_backend **out)
 {
   const ts_backend *b = ts_backend_by_name(value);
   if (!b) {
     GString *names = g_string_new(NULL);
     for (int i = 0; i < ts_backend_count(); i++)
       g_string_append_printf(names, "%s%s", i ? ", " : "", ts_backend_name(ts_backend_get(i)));
-    int ret = cli_fail(CLI_EXIT_USAGE, "--device needs one of %s, not '%s'", names->str, value);
+    int ret = cli_fail(CLI_EXIT_USAGE, "%s needs one of %s, not '%s'", option, names->str, value);
     g_string_free(names, TRUE);
     return ret;
   }
-  p->o->device = b;
+  *out = b;
   return 0;
+}
+
+static int opt_device(parser *p, const char *value)
+{
+  return device_named("--device", value, &p->o->device);
+}
+
+static int opt_against(parser *p, const char *value)
+{
+  return device_named("--against", value, &p->o->against);
 }
 
 static int opt_concrete(parser *p, const char *value)
@@ -296,6 +307,7 @@ static const struct option {
   { "--repeat", "a count", CLI_RUN | CLI_PROFILE, opt_repeat },
   { "--threads", "a count", CLI_RUN | CLI_PROFILE | CLI_DIVERGE | CLI_DEBUG | CLI_HEALTH, opt_threads },
   { "--device", "a device name", CLI_RUN | CLI_PROFILE | CLI_DEBUG, opt_device },
+  { "--against", "a device name", CLI_PROFILE, opt_against },
   { "--concrete", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_EXPORT, opt_concrete },
   { "--input-signature", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_EXPORT | CLI_DIVERGE | CLI_DEBUG | CLI_HEALTH, opt_input_signature },
   { "--reduce-retracing", NULL, CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_EXPORT, opt_reduce_retracing },

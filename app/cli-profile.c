@@ -160,6 +160,29 @@ static int write_files(const cli_options *o, const tsp_session *s, const tsp_sta
 
 static void print_device_table(const tsp_session *s, const tsp_filter *window, const char *mode);
 
+/* --against: the same calls on the other device, in a session of their
+ * own, then both op by op (the other device as A). */
+static int profile_against(const cli_options *o, const tsp_session *s, ts_function *fn,
+                           const cli_args *a)
+{
+  tsp_session *other = tsp_session_new();
+  tsp_filter window;
+  uint64_t first = 0;
+  int ret = 0;
+  TS_DEVICE_SCOPE(o->against) { ret = profile_one(o, other, fn, a, &window, &first); }
+  if (ret == 0) {
+    const char *here = o->device ? ts_backend_name(o->device) : ts_backend_name(ts_backend_cpu());
+    const char *there = ts_backend_name(o->against);
+    printf("\nOn %s against %s, the same %" G_GINT64_FORMAT " calls after warm-up\n", here, there,
+           o->repeat);
+    tsp_diff *d = tsp_diff_compute(other, s, (tsp_group_by)cli_group_by(o->by));
+    cli_print_diff(d, o->by, there, here);
+    tsp_diff_free(d);
+  }
+  tsp_session_free(other);
+  return ret;
+}
+
 static int profile(const cli_options *o)
 {
   cli_args a = { 0 };
@@ -173,6 +196,10 @@ static int profile(const cli_options *o)
   int ret = CLI_EXIT_USAGE;
   if (o->calls->len > 1) {
     ret = cli_fail(CLI_EXIT_USAGE, "profile makes one call (with --arg), --repeat times");
+    goto out;
+  }
+  if (o->against && o->both) {
+    ret = cli_fail(CLI_EXIT_USAGE, "--against compares one mode on two devices: not with --mode both");
     goto out;
   }
   if (!cli_args_parse(o->calls->len ? g_ptr_array_index(o->calls, 0) : none, &a))
@@ -236,6 +263,8 @@ static int profile(const cli_options *o)
       ret = write_files(o, s, &st, 1);
       print_device_table(s, &window, mode);
       tsp_stats_free((tsp_stats *)st);
+      if (ret == 0 && o->against)
+        ret = profile_against(o, s, fn, &a);
     }
   }
   ts_listener_remove(listener);

@@ -72,8 +72,43 @@ static int top(const cli_options *o)
   return stats_or_top(o, TOP_ROWS);
 }
 
-/* Two recordings group by group: median and min of one op's self time in
- * each, B's median over A's (above 1: slower in B). */
+void cli_print_diff(const tsp_diff *d, const char *by, const char *a, const char *b)
+{
+  const char *side[2] = { a, b };
+  char head[10][32];
+  for (int k = 0; k < 2; k++) {
+    g_snprintf(head[k], sizeof head[k], "%s runs", side[k]);
+    g_snprintf(head[2 + k], sizeof head[2 + k], "%s median µs", side[k]);
+    g_snprintf(head[4 + k], sizeof head[4 + k], "%s min µs", side[k]);
+    g_snprintf(head[6 + k], sizeof head[6 + k], "%s launch µs", side[k]);
+    g_snprintf(head[8 + k], sizeof head[8 + k], "%s on", side[k]);
+  }
+  char ratio_head[40];
+  g_snprintf(ratio_head, sizeof ratio_head, "%s/%s", b, a);
+  printf("\nBy %s, largest change first (one op's time: median and min; on a device its\n"
+         "kernel's, the host's launch median beside it)\n", by);
+  printf("  %-32s %9s %9s %15s %15s %13s %13s %11s  %-8s %-8s %15s %15s\n", by, head[0], head[1],
+         head[2], head[3], head[4], head[5], ratio_head, head[8], head[9], head[6], head[7]);
+  for (int i = 0; i < d->n; i++) {
+    const tsp_diff_row *r = &d->rows[i];
+    char ratio[16], launch[2][16], only[16];
+    g_snprintf(only, sizeof only, "only %s", r->count[0] ? a : b); /* "only in A" */
+    cli_ratio_text(ratio, r->only ? only : NULL, r->ratio);
+    for (int k = 0; k < 2; k++) /* the host's time beside a device's kernel time */
+      g_snprintf(launch[k], sizeof launch[k], "%.3f", r->host_p50_ns[k] / 1e3);
+    printf("  %-32.32s %9" G_GUINT64_FORMAT " %9" G_GUINT64_FORMAT
+           " %15.3f %15.3f %13.3f %13.3f %11s  %-8.8s %-8.8s %15s %15s\n",
+           r->key, r->count[0], r->count[1], r->p50_ns[0] / 1e3, r->p50_ns[1] / 1e3,
+           r->min_ns[0] / 1e3, r->min_ns[1] / 1e3, ratio, r->device[0] ? r->device[0] : "-",
+           r->device[1] ? r->device[1] : "-", r->device_ran[0] ? launch[0] : "-",
+           r->device_ran[1] ? launch[1] : "-");
+  }
+}
+
+/* Two recordings group by group: median and min of one op's time in each
+ * (on a device its kernels', the host's launch beside it), B's median over
+ * A's (above 1: slower in B).  A profile on the CPU against one on a device
+ * compares them op by op. */
 static int diff(const cli_options *o)
 {
   int ret = 0;
@@ -84,17 +119,7 @@ static int diff(const cli_options *o)
     tsp_diff *d = tsp_diff_compute(s[0], s[1], (tsp_group_by)cli_group_by(o->by));
     printf("A: %s: %.3f ms in ops over %.3f ms\n", o->traces[0], d->self_ns[0] / 1e6, d->wall_ns[0] / 1e6);
     printf("B: %s: %.3f ms in ops over %.3f ms\n", o->traces[1], d->self_ns[1] / 1e6, d->wall_ns[1] / 1e6);
-    printf("\nBy %s, largest change first (one op's self time: median and min)\n", o->by);
-    printf("  %-32s %7s %7s %11s %11s %10s %10s %10s\n", o->by, "A runs", "B runs", "A median µs",
-           "B median µs", "A min µs", "B min µs", "B/A");
-    for (int i = 0; i < d->n; i++) {
-      const tsp_diff_row *r = &d->rows[i];
-      char ratio[16];
-      cli_ratio_text(ratio, r->only, r->ratio);
-      printf("  %-32.32s %7" G_GUINT64_FORMAT " %7" G_GUINT64_FORMAT " %11.3f %11.3f %10.3f %10.3f %10s\n",
-             r->key, r->count[0], r->count[1], r->p50_ns[0] / 1e3, r->p50_ns[1] / 1e3,
-             r->min_ns[0] / 1e3, r->min_ns[1] / 1e3, ratio);
-    }
+    cli_print_diff(d, o->by, "A", "B");
     tsp_diff_free(d);
   }
   tsp_session_free(s[0]);

@@ -57,6 +57,7 @@ typedef struct cli_options {
   int64_t repeat;
   int threads;                /* --threads (0: every core), applied by the parser; -1 if not given */
   const ts_backend *device;   /* --device, opened on the parsing thread by the parser; NULL: CPU */
+  const ts_backend *against;  /* profile --against: the device the same calls run on too, compared */
   const char *format;         /* graph: "text" or "dot" */
   const char *passes;         /* graph: the optimizer passes to run first, or NULL */
   const char *out;            /* render, profile: the file to write */
@@ -152,6 +153,10 @@ void cli_print_op_table(const struct tsp_stats *st, const char *title, const cha
 struct tsp_session;
 struct tsp_filter;
 void cli_print_step_split(const struct tsp_session *s, const struct tsp_filter *f, const char *mode);
+/* Two recordings group by group (tsp_diff_compute), A and B named so, as
+ * diff and profile --against print them (cli-trace.c). */
+struct tsp_diff;
+void cli_print_diff(const struct tsp_diff *d, const char *by, const char *a, const char *b);
 /* A comparison's last column: "1.25x", or why there is no ratio ("only in A"). */
 void cli_ratio_text(char text[16], const char *only, double ratio);
 /* --by's word as a grouping. */

@@ -41,7 +41,7 @@ static void ts_diff_row_init(TsDiffRow *self) {}
 
 /* ---- columns ------------------------------------------------------------------------- */
 
-typedef enum { COL_KEY, COL_RUNS, COL_MEDIAN, COL_MIN, COL_RATIO } ColumnKind;
+typedef enum { COL_KEY, COL_RUNS, COL_MEDIAN, COL_MIN, COL_RATIO, COL_DEVICE, COL_LAUNCH } ColumnKind;
 
 static const struct {
   const char *title;
@@ -51,6 +51,9 @@ static const struct {
   { "Key", COL_KEY, 0 },       { "A Runs", COL_RUNS, 0 }, { "B Runs", COL_RUNS, 1 },
   { "A Median", COL_MEDIAN, 0 }, { "B Median", COL_MEDIAN, 1 }, { "A Min", COL_MIN, 0 },
   { "B Min", COL_MIN, 1 },     { "B/A", COL_RATIO, 0 },
+  /* where each ran; on a device the times above are its kernels', the host's launch here */
+  { "A On", COL_DEVICE, 0 },   { "B On", COL_DEVICE, 1 },
+  { "A Launch", COL_LAUNCH, 0 }, { "B Launch", COL_LAUNCH, 1 },
 };
 
 static void setup_cell(GtkSignalListItemFactory *factory, GtkListItem *item, gpointer data)
@@ -82,6 +85,10 @@ static void bind_cell(GtkSignalListItemFactory *factory, GtkListItem *item, gpoi
   case COL_RUNS: text = g_strdup_printf("%" G_GUINT64_FORMAT, r->count[side]); break;
   case COL_MEDIAN: text = r->count[side] ? ts_profile_format_ns(r->p50_ns[side]) : g_strdup(""); break;
   case COL_MIN: text = r->count[side] ? ts_profile_format_ns(r->min_ns[side]) : g_strdup(""); break;
+  case COL_DEVICE: text = g_strdup(r->device[side] ? r->device[side] : ""); break;
+  case COL_LAUNCH:
+    text = r->device_ran[side] ? ts_profile_format_ns(r->host_p50_ns[side]) : g_strdup("");
+    break;
   case COL_RATIO:
     text = r->only ? g_strdup(r->only) : g_strdup_printf("%.2f×", r->ratio);
     if (!r->only && r->ratio >= 1.1) /* slower in B */
@@ -99,6 +106,7 @@ struct _TsDiffTable {
   GtkWidget parent_instance;
   GtkStack *stack;
   GtkLabel *summary;
+  GtkColumnView *view;
   GListStore *rows;
   DiffRef *ref;
 };
@@ -124,13 +132,28 @@ void ts_diff_table_set_diff(TsDiffTable *self, tsp_diff *diff, const char *label
     g_ptr_array_add(rows, r);
   }
   g_list_store_splice(self->rows, 0, 0, rows->pdata, rows->len);
+  /* where each side ran, and the launches: when a side ran on a device (a CPU against a CPU
+   * keeps the table as it was) */
+  gboolean devices = FALSE;
+  for (int i = 0; i < diff->n && !devices; i++)
+    devices = diff->rows[i].device_ran[0] || diff->rows[i].device_ran[1];
+  GListModel *cols = gtk_column_view_get_columns(self->view);
+  for (guint i = 0; i < g_list_model_get_n_items(cols); i++) {
+    g_autoptr(GtkColumnViewColumn) col = g_list_model_get_item(cols, i);
+    if (COLUMNS[i].kind == COL_DEVICE || COLUMNS[i].kind == COL_LAUNCH)
+      gtk_column_view_column_set_visible(col, devices);
+  }
   g_autofree char *ops_a = ts_profile_format_ns(diff->self_ns[0]), *wall_a = ts_profile_format_ns(diff->wall_ns[0]);
   g_autofree char *ops_b = ts_profile_format_ns(diff->self_ns[1]), *wall_b = ts_profile_format_ns(diff->wall_ns[1]);
   g_autofree char *text = g_strdup_printf("A (baseline): %s · %s in ops over %s\nB: %s · %s in ops over %s\n"
-                                          "By one op's self time (median and min), the largest change first; "
+                                          "By one op's time (median and min), the largest change first; "
                                           "B/A above 1: slower in B",
                                           label_a ? label_a : "", ops_a, wall_a, label_b ? label_b : "", ops_b, wall_b);
   gtk_label_set_label(self->summary, text);
+  gtk_widget_set_tooltip_text(GTK_WIDGET(self->summary),
+                              devices ? "On a device an op's time is its kernels' time there; the host's "
+                                        "launch is in the Launch columns"
+                                      : NULL);
 }
 
 const tsp_diff *ts_diff_table_get_diff(TsDiffTable *self)
@@ -182,6 +205,7 @@ static void ts_diff_table_init(TsDiffTable *self)
   gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->summary));
   GtkNoSelection *none = gtk_no_selection_new(G_LIST_MODEL(g_object_ref(self->rows)));
   GtkColumnView *view = GTK_COLUMN_VIEW(gtk_column_view_new(GTK_SELECTION_MODEL(none)));
+  self->view = view;
   gtk_widget_add_css_class(GTK_WIDGET(view), "data-table");
   for (size_t i = 0; i < G_N_ELEMENTS(COLUMNS); i++) {
     GtkListItemFactory *factory = gtk_signal_list_item_factory_new();
@@ -190,6 +214,7 @@ static void ts_diff_table_init(TsDiffTable *self)
     GtkColumnViewColumn *col = gtk_column_view_column_new(COLUMNS[i].title, factory);
     gtk_column_view_column_set_expand(col, COLUMNS[i].kind == COL_KEY);
     gtk_column_view_column_set_resizable(col, TRUE);
+    gtk_column_view_column_set_visible(col, COLUMNS[i].kind != COL_DEVICE && COLUMNS[i].kind != COL_LAUNCH);
     gtk_column_view_append_column(view, col);
     g_object_unref(col);
   }

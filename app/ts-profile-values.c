@@ -69,11 +69,18 @@ ts_render_values *ts_profile_compute_times(const tsp_session *session, const tsp
   for (int i = 0; i < st->n; i++) {
     const tsp_stat *r = &st->rows[i];
     const ts_node *n = module_node(session, graphs, r->node);
-    g_autofree char *total = ts_profile_format_ns(r->total_ns), *median = ts_profile_format_ns(r->p50_ns);
-    g_autofree char *note = g_strdup_printf("%" G_GUINT64_FORMAT " run%s · %s total · %s median · %.1f %% of the wall time",
-                                            r->count, r->count == 1 ? "" : "s", total, median, 100 * r->share);
+    /* on a device, its kernels' time, the host's launch beside it */
+    double time_ns = r->device_count ? r->device_ns : r->total_ns;
+    g_autofree char *total = ts_profile_format_ns(time_ns), *median = ts_profile_format_ns(tsp_stat_time_p50_ns(r));
+    g_autofree char *launch = ts_profile_format_ns(r->total_ns);
+    g_autofree char *note =
+      r->device_count
+        ? g_strdup_printf("%" G_GUINT64_FORMAT " run%s on %s · %s in kernels · %s median kernel · %s host launch",
+                          r->count, r->count == 1 ? "" : "s", r->device, total, median, launch)
+        : g_strdup_printf("%" G_GUINT64_FORMAT " run%s · %s total · %s median · %.1f %% of the wall time",
+                          r->count, r->count == 1 ? "" : "s", total, median, 100 * r->share);
     if (n) {
-      ts_render_values_set(values, n, r->total_ns / 1e6);
+      ts_render_values_set(values, n, time_ns / 1e6);
       ts_render_values_set_note(values, n, note);
       ts_render_values_set_category(values, n, r->device);
       continue;
@@ -87,7 +94,7 @@ ts_render_values *ts_profile_compute_times(const tsp_session *session, const tsp
       if (!o)
         continue;
       ts_render_values_lookup(values, o, &before);
-      ts_render_values_set(values, o, before + r->total_ns / info->n_origins / 1e6);
+      ts_render_values_set(values, o, before + time_ns / info->n_origins / 1e6);
       g_autofree char *part = g_strdup_printf("fused into %s: %s", info->name, note);
       ts_render_values_set_note(values, o, part);
       ts_render_values_set_category(values, o, r->device);

@@ -90,6 +90,7 @@ typedef struct {
   gboolean expand;
   gboolean compare; /* of the comparison's rows */
   guint priority;   /* which hide first where the table is narrow (STAT_COLUMNS) */
+  gboolean device;  /* shown only when some op ran on a device (show_device_columns) */
 } Column;
 
 /* priority: 0 always shows; at a width the table does not fit, the
@@ -97,32 +98,38 @@ typedef struct {
  * Nsight's tables drop theirs), while the Key ellipsizes with its text in a
  * tooltip: the median, Total and Self stay longest. */
 static const Column STAT_COLUMNS[] = {
-  { "Key", CELL_TEXT, offsetof(tsp_stat, key), TRUE, FALSE, 0 },
-  { "Count", CELL_COUNT, offsetof(tsp_stat, count), FALSE, FALSE, 2 },
-  { "Total", CELL_NS, offsetof(tsp_stat, total_ns), FALSE, FALSE, 0 },
-  { "Self", CELL_NS, offsetof(tsp_stat, self_ns), FALSE, FALSE, 0 },
+  { "Key", CELL_TEXT, offsetof(tsp_stat, key), TRUE, FALSE, 0, FALSE },
+  { "Count", CELL_COUNT, offsetof(tsp_stat, count), FALSE, FALSE, 2, FALSE },
+  { "Total", CELL_NS, offsetof(tsp_stat, total_ns), FALSE, FALSE, 0, FALSE },
+  { "Self", CELL_NS, offsetof(tsp_stat, self_ns), FALSE, FALSE, 0, FALSE },
   /* one op's time: the median first, min and p95 beside it (a mean moves with one slow run) */
-  { "Median", CELL_NS, offsetof(tsp_stat, p50_ns), FALSE, FALSE, 0 },
-  { "Min", CELL_NS, offsetof(tsp_stat, min_ns), FALSE, FALSE, 3 },
-  { "p95", CELL_NS, offsetof(tsp_stat, p95_ns), FALSE, FALSE, 3 },
-  { "Max", CELL_NS, offsetof(tsp_stat, max_ns), FALSE, FALSE, 5 },
-  { "Mean", CELL_NS, offsetof(tsp_stat, mean_ns), FALSE, FALSE, 6 },
-  { "Share", CELL_SHARE, offsetof(tsp_stat, share), FALSE, FALSE, 1 }, /* of the wall time */
-  { "Mode", CELL_MODES, offsetof(tsp_stat, modes), FALSE, FALSE, 4 },
-  { "Device", CELL_TEXT, offsetof(tsp_stat, device), FALSE, FALSE, 4 },
+  { "Median", CELL_NS, offsetof(tsp_stat, p50_ns), FALSE, FALSE, 0, FALSE },
+  { "Min", CELL_NS, offsetof(tsp_stat, min_ns), FALSE, FALSE, 3, FALSE },
+  { "p95", CELL_NS, offsetof(tsp_stat, p95_ns), FALSE, FALSE, 3, FALSE },
+  { "Max", CELL_NS, offsetof(tsp_stat, max_ns), FALSE, FALSE, 5, FALSE },
+  { "Mean", CELL_NS, offsetof(tsp_stat, mean_ns), FALSE, FALSE, 6, FALSE },
+  { "Share", CELL_SHARE, offsetof(tsp_stat, share), FALSE, FALSE, 1, FALSE }, /* of the wall time */
+  { "Mode", CELL_MODES, offsetof(tsp_stat, modes), FALSE, FALSE, 4, FALSE },
+  { "Device", CELL_TEXT, offsetof(tsp_stat, device), FALSE, FALSE, 4, FALSE },
+  /* ops on a device: their kernels' time there (the times above are the host's launch) */
+  { "Kernels", CELL_NS, offsetof(tsp_stat, device_ns), FALSE, FALSE, 0, TRUE },
+  { "Kernel Median", CELL_NS, offsetof(tsp_stat, device_p50_ns), FALSE, FALSE, 2, TRUE },
 };
 #define STAT_MAX_PRIORITY 6
 #define STAT_SORT_COLUMN 2 /* Total, largest first */
 
 static const Column COMPARE_COLUMNS[] = {
-  { "Op", CELL_TEXT, offsetof(tsp_compare_row, name), TRUE, TRUE, 0 },
-  { "Type", CELL_TEXT, offsetof(tsp_compare_row, op), FALSE, TRUE, 0 },
-  { "Source", CELL_TEXT, offsetof(tsp_compare_row, source), FALSE, TRUE, 0 },
-  { "Runs/Call", CELL_CALLS, offsetof(tsp_compare_row, graph_count), FALSE, TRUE, 0 },
-  { "Eager", CELL_NS, offsetof(tsp_compare_row, eager_ns), FALSE, TRUE, 0 },
-  { "Graph", CELL_NS, offsetof(tsp_compare_row, graph_ns), FALSE, TRUE, 0 },
-  { "Eager/Graph", CELL_RATIO, offsetof(tsp_compare_row, ratio), FALSE, TRUE, 0 },
-  { "Per Call", CELL_BARS, 0, FALSE, TRUE, 0 },
+  { "Op", CELL_TEXT, offsetof(tsp_compare_row, name), TRUE, TRUE, 0, FALSE },
+  { "Type", CELL_TEXT, offsetof(tsp_compare_row, op), FALSE, TRUE, 0, FALSE },
+  { "Source", CELL_TEXT, offsetof(tsp_compare_row, source), FALSE, TRUE, 0, FALSE },
+  { "Runs/Call", CELL_CALLS, offsetof(tsp_compare_row, graph_count), FALSE, TRUE, 0, FALSE },
+  { "Eager", CELL_NS, offsetof(tsp_compare_row, eager_ns), FALSE, TRUE, 0, FALSE },
+  { "Graph", CELL_NS, offsetof(tsp_compare_row, graph_ns), FALSE, TRUE, 0, FALSE },
+  { "Eager/Graph", CELL_RATIO, offsetof(tsp_compare_row, ratio), FALSE, TRUE, 0, FALSE },
+  { "Per Call", CELL_BARS, 0, FALSE, TRUE, 0, FALSE },
+  /* on a device Eager and Graph are kernel times: the host's launch beside them */
+  { "Eager Host", CELL_NS, offsetof(tsp_compare_row, eager_host_ns), FALSE, TRUE, 0, TRUE },
+  { "Graph Host", CELL_NS, offsetof(tsp_compare_row, graph_host_ns), FALSE, TRUE, 0, TRUE },
 };
 
 static const void *row_base(const TsProfileRow *r, const Column *c)
@@ -194,7 +201,8 @@ struct _TsProfilerPanel {
   GtkSearchEntry *filter_entry;
   GtkLabel *summary_label, *compare_summary;
   GtkSpinButton *calls_spin;
-  GtkWidget *compare_button, *page_controls;
+  GtkWidget *compare_button, *devices_button, *page_controls;
+  char *device; /* the device runs are made on, NULL for the CPU: the Diff page compares it with the CPU */
   GtkColumnView *stats_view, *compare_view;
   GtkScrolledWindow *stats_scroll;
   GtkWidget *timeline_page;
@@ -203,6 +211,7 @@ struct _TsProfilerPanel {
   GtkLabel *timeline_search_status;
   guint fit_id;    /* the tick fitting the statistics' columns to the width */
   guint fit_level; /* the columns of this priority and above are hidden */
+  gboolean stats_on_device; /* some op of the statistics ran on a device: its columns may show */
   int fitted_width;
   TsTimeline *timeline;
   TsCallTree *call_tree;
@@ -257,7 +266,7 @@ static gboolean fit_stat_columns_step(GtkWidget *widget, GdkFrameClock *clock, g
     self->fit_level = STAT_MAX_PRIORITY + 1;
     for (guint i = 0; i < G_N_ELEMENTS(STAT_COLUMNS); i++) {
       g_autoptr(GtkColumnViewColumn) col = g_list_model_get_item(columns, i);
-      gtk_column_view_column_set_visible(col, TRUE);
+      gtk_column_view_column_set_visible(col, !STAT_COLUMNS[i].device || self->stats_on_device);
     }
     return G_SOURCE_CONTINUE;
   }
@@ -268,7 +277,8 @@ static gboolean fit_stat_columns_step(GtkWidget *widget, GdkFrameClock *clock, g
     self->fit_level--;
     for (guint i = 0; i < G_N_ELEMENTS(STAT_COLUMNS); i++) {
       g_autoptr(GtkColumnViewColumn) col = g_list_model_get_item(columns, i);
-      gtk_column_view_column_set_visible(col, STAT_COLUMNS[i].priority < self->fit_level);
+      gtk_column_view_column_set_visible(col, (!STAT_COLUMNS[i].device || self->stats_on_device) &&
+                                                STAT_COLUMNS[i].priority < self->fit_level);
     }
     return G_SOURCE_CONTINUE;
   }
@@ -330,6 +340,18 @@ static void add_columns(TsProfilerPanel *self, GtkColumnView *view, const Column
     gtk_column_view_column_set_sorter(col, GTK_SORTER(gtk_custom_sorter_new(compare_cells, (gpointer)&columns[i], NULL)));
     gtk_column_view_append_column(view, col);
     g_object_unref(col);
+  }
+}
+
+/* The columns of device times (Column.device), shown only when some op of
+ * the rows ran on a device: a CPU profile's tables stay as they were. */
+static void show_device_columns(GtkColumnView *view, const Column *columns, gboolean shown)
+{
+  GListModel *cols = gtk_column_view_get_columns(view);
+  for (guint i = 0; i < g_list_model_get_n_items(cols); i++) {
+    g_autoptr(GtkColumnViewColumn) col = g_list_model_get_item(cols, i);
+    if (columns[i].device)
+      gtk_column_view_column_set_visible(col, shown);
   }
 }
 
@@ -569,6 +591,11 @@ static void on_stats_made(GObject *source, GAsyncResult *result, gpointer data)
   g_clear_object(&self->stats_cancellable);
   g_list_store_splice(self->rows, 0, g_list_model_get_n_items(G_LIST_MODEL(self->rows)), job->rows->pdata,
                       job->rows->len);
+  gboolean on_device = FALSE;
+  for (guint i = 0; i < job->rows->len && !on_device; i++)
+    on_device = ((TsProfileRow *)job->rows->pdata[i])->stat.device_count > 0;
+  self->stats_on_device = on_device; /* and the columns fitted again (on_stats_rows_changed) */
+  show_device_columns(self->stats_view, STAT_COLUMNS, on_device);
   self->count = job->count;
   self->self_ns = job->self_ns;
   ts_call_tree_set_tree(self->call_tree, g_steal_pointer(&job->tree));
@@ -637,8 +664,10 @@ static void update_toolbar(TsProfilerPanel *self)
   gtk_widget_set_visible(GTK_WIDGET(self->filter_entry), stats);
   gtk_widget_set_visible(GTK_WIDGET(self->calls_spin), compare);
   gtk_widget_set_visible(self->compare_button, compare);
+  gboolean devices = self->device && g_strcmp0(page, "diff") == 0;
+  gtk_widget_set_visible(self->devices_button, devices);
   /* none: no empty place on the toolbar's line, or a line of its own */
-  gtk_widget_set_visible(self->page_controls, runs || grouped || compare);
+  gtk_widget_set_visible(self->page_controls, runs || grouped || compare || devices);
 }
 
 /* ---- the Timeline's Find bar ---------------------------------------------------------- */
@@ -812,6 +841,18 @@ TsTimeline *ts_profiler_panel_get_timeline(TsProfilerPanel *self)
   return self->timeline;
 }
 
+void ts_profiler_panel_set_device(TsProfilerPanel *self, const char *device)
+{
+  g_return_if_fail(TS_IS_PROFILER_PANEL(self));
+  g_clear_pointer(&self->device, g_free);
+  if (device && g_strcmp0(device, "CPU") != 0) {
+    self->device = g_strdup(device);
+    g_autofree char *label = g_strdup_printf("Compare CPU vs %s", device);
+    gtk_button_set_label(GTK_BUTTON(self->devices_button), label);
+  }
+  update_toolbar(self);
+}
+
 void ts_profiler_panel_set_baseline(TsProfilerPanel *self, tsp_session *session, const char *label)
 {
   g_return_if_fail(TS_IS_PROFILER_PANEL(self));
@@ -980,10 +1021,14 @@ void ts_profiler_panel_set_compare(TsProfilerPanel *self, tsp_session *session, 
   if (!compare)
     return;
   g_autoptr(GPtrArray) rows = g_ptr_array_new_with_free_func(g_object_unref);
+  gboolean on_device = FALSE; /* a time that is not the host's */
   for (int i = 0; i < compare->n_rows; i++) {
-    g_ptr_array_add(rows, row_of_compare(&compare->rows[i]));
-    self->compare_max = MAX(self->compare_max, MAX(compare->rows[i].eager_ns, compare->rows[i].graph_ns));
+    const tsp_compare_row *c = &compare->rows[i];
+    g_ptr_array_add(rows, row_of_compare(c));
+    self->compare_max = MAX(self->compare_max, MAX(c->eager_ns, c->graph_ns));
+    on_device |= c->eager_host_ns != c->eager_ns || c->graph_host_ns != c->graph_ns;
   }
+  show_device_columns(self->compare_view, COMPARE_COLUMNS, on_device);
   g_list_store_splice(self->compare_rows, 0, 0, rows->pdata, rows->len);
   update_compare_summary(self);
   gtk_stack_set_visible_child_name(self->stack, "compare");
@@ -1034,6 +1079,7 @@ static void ts_profiler_panel_finalize(GObject *object)
   g_ptr_array_unref(self->runs);
   shared_unref(self->baseline);
   g_free(self->baseline_label);
+  g_free(self->device);
   tsp_stats_free(self->node_stats);
   tsp_compare_free(self->compare);
   tsp_session_free(self->compare_session);
@@ -1088,6 +1134,7 @@ static void ts_profiler_panel_class_init(TsProfilerPanelClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_summary);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, calls_spin);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, compare_button);
+  gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, devices_button);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, page_controls);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, stats_view);
   gtk_widget_class_bind_template_child(widget_class, TsProfilerPanel, stats_scroll);
@@ -1143,6 +1190,7 @@ static void ts_profiler_panel_init(TsProfilerPanel *self)
                    G_CALLBACK(on_stats_width), self);
   g_signal_connect_swapped(self->stats_view, "map", G_CALLBACK(refit_stat_columns), self);
   g_signal_connect_swapped(self->stats_view, "unmap", G_CALLBACK(stop_fitting), self);
+  show_device_columns(self->stats_view, STAT_COLUMNS, FALSE);
   self->filter = gtk_custom_filter_new(keep_row, self, NULL);
   GtkFilterListModel *filtered = gtk_filter_list_model_new(G_LIST_MODEL(g_object_ref(self->rows)), GTK_FILTER(self->filter));
   GtkSortListModel *sorted = gtk_sort_list_model_new(G_LIST_MODEL(filtered),
@@ -1158,6 +1206,7 @@ static void ts_profiler_panel_init(TsProfilerPanel *self)
   gtk_column_view_sort_by_column(self->stats_view, total, GTK_SORT_DESCENDING);
 
   add_columns(self, self->compare_view, COMPARE_COLUMNS, G_N_ELEMENTS(COMPARE_COLUMNS));
+  show_device_columns(self->compare_view, COMPARE_COLUMNS, FALSE);
   GtkSortListModel *compare_sorted = gtk_sort_list_model_new(G_LIST_MODEL(g_object_ref(self->compare_rows)),
                                                              g_object_ref(gtk_column_view_get_sorter(self->compare_view)));
   GtkNoSelection *none = gtk_no_selection_new(G_LIST_MODEL(compare_sorted));

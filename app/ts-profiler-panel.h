@@ -69,6 +69,9 @@ void ts_profiler_panel_select_run(TsProfilerPanel *self, guint i);
  * recording (A; owned, NULL: none, then the Run before the one shown), with
  * the Op Stats' grouping; shows it. */
 void ts_profiler_panel_set_baseline(TsProfilerPanel *self, tsp_session *session, const char *label);
+/* The device the runs are made on ("CPU" or NULL: the CPU): with another,
+ * the Diff page offers Compare CPU vs it (win.profile-devices). */
+void ts_profiler_panel_set_device(TsProfilerPanel *self, const char *device);
 TsDiffTable *ts_profiler_panel_get_diff_table(TsProfilerPanel *self);
 /* The Call Tree page: the spans by their path of names (the Op Stats' window). */
 TsCallTree *ts_profiler_panel_get_call_tree(TsProfilerPanel *self);

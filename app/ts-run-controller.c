@@ -20,6 +20,9 @@ struct _TsRunController {
   guint run_repeat;
   gboolean run_eager;
   GStrv debug_args;       /* a debug call waiting for its graph to be traced */
+  char *against;          /* Compare CPU vs device: the device of its second run, while the CPU's runs */
+  GStrv against_args;     /* and the arguments both take */
+  gboolean against_profiling; /* Profile as it was before */
   char *death;            /* how the last run ended its worker, shown again after the restart */
   GHashTable *trace_errors; /* function -> why its last trace failed (none once one worked) */
 };
@@ -187,6 +190,87 @@ void ts_run_controller_run(TsRunController *self)
                                             (const char *const *)args, self->run_repeat,
                                             self->run_eager, self->run_cancellable, on_run_done,
                                             g_object_ref(self));
+  notify_busy(self);
+}
+
+/* ---- the CPU against the device ----------------------------------------------------
+ * The selected function with the run panel's arguments profiled on the
+ * CPU, then on the chosen device: the CPU's run is the Diff page's
+ * baseline, the device's the run shown, so the Diff page compares them op
+ * by op (on the device its kernels' time, the host's launch beside it). */
+
+static void against_end(TsRunController *self)
+{
+  ts_engine_worker_set_profiling(self->worker, self->against_profiling);
+  g_clear_pointer(&self->against, g_free);
+  g_clear_pointer(&self->against_args, g_strfreev);
+}
+
+static void on_device_run_done(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(TsRunController) self = g_object_ref(user_data); /* on_run_done drops user_data's */
+  against_end(self);
+  on_run_done(source, result, user_data); /* shows it; the Diff page compares it with the CPU's */
+  if (!self->shut_down && ts_profiler_panel_get_session(self->profiler_panel))
+    ts_profiler_panel_show_page(self->profiler_panel, "diff");
+}
+
+static void on_cpu_run_done(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  g_autoptr(TsRunController) self = user_data;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsRunResult) r = ts_engine_worker_run_finish(TS_ENGINE_WORKER(source), result, &error);
+  if (self->shut_down || !r || !r->profile) {
+    g_clear_object(&self->run_cancellable);
+    against_end(self);
+    if (self->shut_down) /* the window went */
+      return;
+    ts_run_panel_set_running(self->run_panel, FALSE);
+    if (r)
+      message(self, "Nothing to compare: an argument is a bare spec, so the function was traced, not run");
+    else if (!g_error_matches(error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+      ts_run_panel_show_error(self->run_panel, error->message);
+    notify_busy(self);
+    return;
+  }
+  g_autofree char *label = g_strdup_printf("the CPU, %s", r->label ? r->label : "");
+  ts_profiler_panel_set_baseline(self->profiler_panel, g_steal_pointer(&r->profile), label);
+  ts_engine_worker_set_device(self->worker, self->against);
+  self->run_id = ts_engine_worker_run_async(self->worker, ts_workspace_get_module(self->workspace),
+                                            ts_workspace_get_function(self->workspace),
+                                            (const char *const *)self->against_args, self->run_repeat,
+                                            self->run_eager, self->run_cancellable, on_device_run_done,
+                                            g_object_ref(self));
+}
+
+void ts_run_controller_compare_devices(TsRunController *self)
+{
+  g_return_if_fail(TS_IS_RUN_CONTROLLER(self));
+  const char *device = ts_engine_worker_get_device(self->worker);
+  if (g_str_equal(device, "CPU")) {
+    message(self, "Choose a device to compare with the CPU first (the device menu)");
+    return;
+  }
+  if (ts_workspace_is_debug(self->workspace))
+    return;
+  g_auto(GStrv) args = run_args(self);
+  if (!args)
+    return;
+  self->against = g_strdup(device);
+  self->against_args = g_steal_pointer(&args);
+  self->against_profiling = ts_engine_worker_get_profiling(self->worker);
+  ts_engine_worker_set_profiling(self->worker, TRUE);
+  self->run_cancellable = g_cancellable_new();
+  self->run_repeat = ts_run_panel_get_repeat(self->run_panel);
+  self->run_eager = ts_workspace_is_eager(self->workspace);
+  ts_run_panel_set_running(self->run_panel, TRUE);
+  ts_engine_worker_set_device(self->worker, "CPU"); /* for this run: each takes the device it starts with */
+  self->run_id = ts_engine_worker_run_async(self->worker, ts_workspace_get_module(self->workspace),
+                                            ts_workspace_get_function(self->workspace),
+                                            (const char *const *)self->against_args, self->run_repeat,
+                                            self->run_eager, self->run_cancellable, on_cpu_run_done,
+                                            g_object_ref(self));
+  ts_engine_worker_set_device(self->worker, self->against);
   notify_busy(self);
 }
 
@@ -396,6 +480,8 @@ static void ts_run_controller_finalize(GObject *object)
 {
   TsRunController *self = TS_RUN_CONTROLLER(object);
   g_strfreev(self->debug_args);
+  g_free(self->against);
+  g_strfreev(self->against_args);
   g_free(self->death);
   g_hash_table_unref(self->trace_errors);
   G_OBJECT_CLASS(ts_run_controller_parent_class)->finalize(object);

@@ -48,6 +48,9 @@ void ts_run_controller_shut_down(TsRunController *self);
 void ts_run_controller_run(TsRunController *self);
 /* The same call eagerly and as a graph, compared op by op in the Profiler. */
 void ts_run_controller_compare(TsRunController *self);
+/* The same calls profiled on the CPU, then on the chosen device, compared
+ * op by op on the Profiler's Diff page. */
+void ts_run_controller_compare_devices(TsRunController *self);
 void ts_run_controller_cancel(TsRunController *self);
 /* A debugger command: continue, over, into, out, pause, stop, back, forward. */
 void ts_run_controller_debug(TsRunController *self, const char *command);

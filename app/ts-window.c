@@ -39,6 +39,7 @@ static void update_actions(TsWindow *self)
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.run", item != NULL && !running);
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.cancel", running);
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.profile-compare", item != NULL && !running);
+  gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.profile-devices", item != NULL && !running);
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.reload", ts_workspace_get_module(self->workspace) != NULL && !self->loading);
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.apply-signature",
                                 ts_workspace_get_module(self->workspace) != NULL && !ts_engine_worker_get_busy(self->worker));
@@ -577,6 +578,11 @@ static void action_profile_compare(GtkWidget *widget, const char *name, GVariant
   ts_run_controller_compare(TS_WINDOW(widget)->runs);
 }
 
+static void action_profile_devices(GtkWidget *widget, const char *name, GVariant *param)
+{
+  ts_run_controller_compare_devices(TS_WINDOW(widget)->runs);
+}
+
 static void action_debug(GtkWidget *widget, const char *name, GVariant *param)
 {
   ts_run_controller_debug(TS_WINDOW(widget)->runs, g_variant_get_string(param, NULL));
@@ -859,6 +865,7 @@ static void on_workspace_device(TsWindow *self)
   const char *name = ts_workspace_get_device(self->workspace);
   set_action_state(self, "device", g_variant_new_string(name));
   ts_engine_worker_set_device(self->worker, name);
+  ts_profiler_panel_set_device(self->profiler_panel, name);
 }
 
 /* A new worker's devices: the menu lists them; a device it lacks is
@@ -1117,6 +1124,7 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_install_action(widget_class, "win.close-compare", NULL, action_close_compare);
   gtk_widget_class_install_action(widget_class, "win.compare-passes", NULL, action_compare_passes);
   gtk_widget_class_install_action(widget_class, "win.profile-compare", NULL, action_profile_compare);
+  gtk_widget_class_install_action(widget_class, "win.profile-devices", NULL, action_profile_devices);
   _ts_window_class_add_file_actions(widget_class);
 
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_o, GDK_CONTROL_MASK, "win.open", NULL);

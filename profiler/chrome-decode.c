@@ -251,6 +251,7 @@ static bool finish_event(decoder *dc, tsp_decoded *d)
   d->cat = cat && strcmp(cat, "call") == 0    ? TSP_CAT_CALL
            : cat && strcmp(cat, "trace") == 0 ? TSP_CAT_TRACE
            : cat && strcmp(cat, "phase") == 0 ? TSP_CAT_PHASE
+           : cat && strcmp(cat, "device") == 0 ? TSP_CAT_DEVICE
                                               : TSP_CAT_OP;
   d->ours = has_args; /* and the file has our tables: see the importer */
   if (!d->ours)

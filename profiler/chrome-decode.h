@@ -15,7 +15,7 @@ bool tsp__json_int(JsonObject *o, const char *key, int64_t *out, bool required, 
                    uint64_t k);
 const char *tsp__json_str(JsonObject *o, const char *key);
 
-enum { TSP_CAT_OP, TSP_CAT_CALL, TSP_CAT_TRACE, TSP_CAT_PHASE };
+enum { TSP_CAT_OP, TSP_CAT_CALL, TSP_CAT_TRACE, TSP_CAT_PHASE, TSP_CAT_DEVICE };
 
 /* One event as the importer needs it, nothing borrowed from the parser. */
 typedef struct tsp_decoded {

@@ -129,7 +129,9 @@ static void put_op(const tsp_session *s, GString *o, const tsp_event *e, uint64_
 {
   const tsp_node_info *node = tsp_session_node(s, e->node), *traced = tsp_session_node(s, e->traced);
   const tsp_node_info *named = node ? node : traced;
-  put_event_head(o, tsp_event_op_name(s, e), "op", "X", e->start_ns - base, tid);
+  /* a kernel (DEVICE: the op's fields, the device's times) is read back as one */
+  put_event_head(o, tsp_event_op_name(s, e), e->kind == TSP_EVENT_DEVICE ? "device" : "op", "X",
+                 e->start_ns - base, tid);
   g_string_append(o, ",\"dur\":");
   put_us(o, e->end_ns - e->start_ns);
   g_string_append(o, ",\"args\":{\"mode\":");

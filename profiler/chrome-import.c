@@ -147,6 +147,8 @@ static bool add_complete(reader *r, const tsp_decoded *d, uint64_t start, uint64
       return false;
     int op = op_of(r, d->name);
     if (ours) {
+      if (d->cat == TSP_CAT_DEVICE) /* a kernel, a copy or a memset on a device's stream */
+        e.kind = TSP_EVENT_DEVICE;
       e.run_id = (uint64_t)d->run;
       e.seq = (uint32_t)d->seq;
       e.parent_seq = (uint32_t)d->parent;

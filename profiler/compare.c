@@ -74,8 +74,9 @@ static void add_rows(const tsp_session *s, const tsp_stats *st, bool graph, int 
     tsp_compare_row *row = &g_array_index(rows, tsp_compare_row, k);
     double per_call = (double)r->count / n_calls;
     *(graph ? &row->graph_count : &row->eager_count) += per_call;
-    *(graph ? &row->graph_ns : &row->eager_ns) += r->self_p50_ns * per_call;
-    *(graph ? &row->graph_min_ns : &row->eager_min_ns) += r->self_min_ns * per_call;
+    *(graph ? &row->graph_ns : &row->eager_ns) += tsp_stat_time_p50_ns(r) * per_call;
+    *(graph ? &row->graph_min_ns : &row->eager_min_ns) += tsp_stat_time_min_ns(r) * per_call;
+    *(graph ? &row->graph_host_ns : &row->eager_host_ns) += r->self_p50_ns * per_call;
   }
 }
 
@@ -103,6 +104,7 @@ static void gather_fused(const tsp_session *s, GHashTable *index, GArray *rows)
       f->eager_count += o->eager_count;
       f->eager_ns += o->eager_ns;
       f->eager_min_ns += o->eager_min_ns;
+      f->eager_host_ns += o->eager_host_ns;
     }
   }
 }

@@ -18,7 +18,8 @@
 struct tsp_devices {
   GMutex lock;              /* the tables: ops come from the engine's threads */
   const char *cpu;          /* the CPU backend's name: its ops have no records */
-  GHashTable *ops;          /* correlation -> tsp_event * (the op's, owned) */
+  GHashTable *ops;          /* correlation -> tsp_event * (the op's, owned), until stop: an op
+                             * may launch several kernels */
   GHashTable *nodes;        /* graph node id -> correlation */
   GHashTable *streams;      /* device name -> tsp_thread * */
   GHashTable *transfers;    /* a copy's or memset's name -> its node (TSP_OP_OTHER) */
@@ -112,8 +113,7 @@ static bool charge(tsp_session *s, struct tsp_devices *d, const ts_activity *r)
   e.start_ns = r->start_ns;
   e.end_ns = r->end_ns;
   tsp__thread_append(stream_of(s, d, r->device), &e);
-  g_hash_table_remove(d->ops, GSIZE_TO_POINTER(corr)); /* one kernel an op */
-  return true;
+  return true; /* the op stays: it may launch more kernels (im2col, then a product) */
 }
 
 static void on_activity(const ts_activity *records, int n, void *data)

@@ -43,9 +43,12 @@ tsp_diff *tsp_diff_compute(const tsp_session *a, const tsp_session *b, tsp_group
       }
       tsp_diff_row *row = &g_array_index(rows, tsp_diff_row, k - 1);
       row->count[side] = r->count;
-      row->p50_ns[side] = r->self_p50_ns;
-      row->min_ns[side] = r->self_min_ns;
-      row->self_ns[side] = r->self_ns;
+      row->p50_ns[side] = tsp_stat_time_p50_ns(r);
+      row->min_ns[side] = tsp_stat_time_min_ns(r);
+      row->self_ns[side] = tsp_stat_time_ns(r);
+      row->host_p50_ns[side] = r->self_p50_ns;
+      row->device[side] = g_strdup(r->device);
+      row->device_ran[side] = r->device_count > 0;
     }
   }
   for (guint k = 0; k < rows->len; k++) {
@@ -67,8 +70,11 @@ void tsp_diff_free(tsp_diff *d)
 {
   if (!d)
     return;
-  for (int i = 0; i < d->n; i++)
+  for (int i = 0; i < d->n; i++) {
     g_free(d->rows[i].key);
+    g_free(d->rows[i].device[0]);
+    g_free(d->rows[i].device[1]);
+  }
   g_free(d->rows);
   g_free(d);
 }

@@ -86,6 +86,7 @@ typedef struct group {
   uint64_t count;
   double total, self;
   GArray *durations, *selfs; /* double, per op */
+  GArray *kernels;           /* double, per DEVICE event charged to the group's ops */
 } group;
 
 /* The node an op event's time goes to, 0 for none: a graph node standing
@@ -101,15 +102,16 @@ uint32_t tsp__event_identity(const tsp_session *s, const tsp_event *e)
   return e->traced ? e->traced : e->node;
 }
 
-static group *group_get(GHashTable *groups, uint64_t id)
+static group *group_get(GHashTable *groups, uint64_t id, bool create)
 {
   group *g = g_hash_table_lookup(groups, &id);
-  if (!g) {
+  if (!g && create) {
     g = g_new0(group, 1);
     g->id = id;
     g->device = -2;
     g->durations = g_array_new(FALSE, FALSE, sizeof(double));
     g->selfs = g_array_new(FALSE, FALSE, sizeof(double));
+    g->kernels = g_array_new(FALSE, FALSE, sizeof(double));
     g_hash_table_insert(groups, &g->id, g);
   }
   return g;
@@ -132,37 +134,109 @@ static void group_add(group *g, const tsp_event *e, double total, double self)
 static const char TOP[] = ""; /* the group of ops in no name scope */
 
 /* Group ids: an op, a node index, a source location index, or the address
- * of a string the session holds (a TSP_OP_OTHER op's name, a scope). */
-static void add_event(const tsp_session *s, GHashTable *groups, tsp_group_by by,
-                      const tsp_event *e, double total, double self)
+ * of a string the session holds (a TSP_OP_OTHER op's name, a scope).  The
+ * group of op event e, made if create (else NULL when there is none). */
+static group *group_of(const tsp_session *s, GHashTable *groups, tsp_group_by by,
+                       const tsp_event *e, bool create)
 {
   if (by == TSP_BY_OP) {
     uint64_t id = e->op == TSP_OP_OTHER ? (uint64_t)(uintptr_t)tsp_event_op_name(s, e) : e->op;
-    group *g = group_get(groups, id);
-    g->node = e->node ? e->node : e->traced; /* names a TSP_OP_OTHER op */
-    group_add(g, e, total, self);
-    return;
+    group *g = group_get(groups, id, create);
+    if (g)
+      g->node = e->node ? e->node : e->traced; /* names a TSP_OP_OTHER op */
+    return g;
   }
   uint32_t node = tsp__event_identity(s, e);
   if (!node) { /* eager, no twin: its own op and line */
     uint64_t id = by == TSP_BY_NODE ? EAGER_KEY | ((uint64_t)e->op << 32) | e->loc
                   : by == TSP_BY_LINE ? e->loc
                                       : (uint64_t)(uintptr_t)TOP;
-    group *g = group_get(groups, id);
-    g->loc = e->loc;
-    g->scope = TOP;
-    group_add(g, e, total, self);
-    return;
+    group *g = group_get(groups, id, create);
+    if (g) {
+      g->loc = e->loc;
+      g->scope = TOP;
+    }
+    return g;
   }
   const tsp_node_info *o = tsp_session_node(s, node);
   uint32_t loc = o && o->loc ? o->loc : e->loc;
   const char *scope = o && *o->scope ? o->scope : TOP;
   uint64_t id = by == TSP_BY_NODE ? node : by == TSP_BY_LINE ? loc : (uint64_t)(uintptr_t)scope;
-  group *g = group_get(groups, id);
-  g->node = node;
-  g->loc = loc;
-  g->scope = scope;
-  group_add(g, e, total, self);
+  group *g = group_get(groups, id, create);
+  if (g) {
+    g->node = node;
+    g->loc = loc;
+    g->scope = scope;
+  }
+  return g;
+}
+
+/* The kernels of one op's run: their time summed (an op may launch
+ * several: im2col and a product). */
+typedef struct op_kernels {
+  const tsp_event *e; /* the first, standing for the op */
+  double ns;
+} op_kernels;
+
+static guint run_seq_hash(gconstpointer k)
+{
+  const tsp_event *e = k;
+  return g_int64_hash(&e->run_id) ^ e->seq;
+}
+
+static gboolean run_seq_equal(gconstpointer a, gconstpointer b)
+{
+  const tsp_event *x = a, *y = b;
+  return x->run_id == y->run_id && x->seq == y->seq;
+}
+
+static void add_op_kernels(const tsp_session *s, GHashTable *groups, tsp_group_by by,
+                           const tsp_event *e, double ns)
+{
+  group *g = group_of(s, groups, by, e, false);
+  if (g)
+    g_array_append_val(g->kernels, ns);
+}
+
+/* The kernels (DEVICE events charged to an op: copies of the op's event)
+ * to their op's group, one time per op run (the sum of its kernels);
+ * copies and memsets (TSP_OP_OTHER) are no op's.  A kernel runs after its
+ * launch, perhaps past the window: those of the runs whose ops the window
+ * holds (runs) count, and by their own start those of ops in no run. */
+static void add_kernels(const tsp_session *s, GHashTable *groups, tsp_group_by by,
+                        const tsp_filter *f, GHashTable *runs)
+{
+  GHashTable *ops = g_hash_table_new_full(run_seq_hash, run_seq_equal, NULL, g_free);
+  GPtrArray *order = g_ptr_array_new(); /* op_kernels, as first met */
+  for (int t = 0; t < tsp_session_n_threads(s); t++) {
+    tsp_iter it;
+    tsp_iter_init(&it, s, t);
+    for (const tsp_event *e; (e = tsp_iter_next(&it));) {
+      if (e->kind != TSP_EVENT_DEVICE || e->op == TSP_OP_OTHER || !(f->modes & tsp__event_mode(e)))
+        continue;
+      if (e->run_id ? !g_hash_table_contains(runs, &e->run_id) : !tsp__filter_accepts(f, e))
+        continue;
+      double ns = (double)(e->end_ns - e->start_ns);
+      if (!e->run_id) { /* outside a run (seq may repeat): each kernel its own */
+        add_op_kernels(s, groups, by, e, ns);
+        continue;
+      }
+      op_kernels *k = g_hash_table_lookup(ops, e);
+      if (!k) {
+        k = g_new0(op_kernels, 1);
+        k->e = e;
+        g_hash_table_insert(ops, (gpointer)e, k);
+        g_ptr_array_add(order, k);
+      }
+      k->ns += ns;
+    }
+  }
+  for (guint i = 0; i < order->len; i++) {
+    const op_kernels *k = order->pdata[i];
+    add_op_kernels(s, groups, by, k->e, k->ns);
+  }
+  g_ptr_array_unref(order);
+  g_hash_table_unref(ops);
 }
 
 static char *group_key(const tsp_session *s, tsp_group_by by, const group *g)
@@ -202,6 +276,7 @@ static void group_free(gpointer p)
   group *g = p;
   g_array_unref(g->durations);
   g_array_unref(g->selfs);
+  g_array_unref(g->kernels);
   g_free(g);
 }
 
@@ -209,6 +284,7 @@ tsp_stats *tsp_stats_compute(const tsp_session *s, tsp_group_by by, const tsp_fi
 {
   GHashTable *groups = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, group_free);
   tsp_stats *st = g_new0(tsp_stats, 1);
+  GHashTable *runs = g_hash_table_new(g_int64_hash, g_int64_equal); /* of the ops taken */
   uint64_t first = UINT64_MAX, last = 0;
   for (int t = 0; t < tsp_session_n_threads(s); t++) {
     GArray *ops = tsp__thread_op_times(s, t);
@@ -220,10 +296,15 @@ tsp_stats *tsp_stats_compute(const tsp_session *s, tsp_group_by by, const tsp_fi
       st->count++;
       first = MIN(first, o->e->start_ns);
       last = MAX(last, o->e->end_ns);
-      add_event(s, groups, by, o->e, (double)(o->e->end_ns - o->e->start_ns), o->self_ns);
+      group_add(group_of(s, groups, by, o->e, true), o->e,
+                (double)(o->e->end_ns - o->e->start_ns), o->self_ns);
+      if (o->e->run_id)
+        g_hash_table_add(runs, (gpointer)&o->e->run_id); /* the session holds the event */
     }
     g_array_unref(ops);
   }
+  add_kernels(s, groups, by, f, runs);
+  g_hash_table_unref(runs);
   st->wall_ns = st->count ? (double)(last - first) : 0;
   st->n = (int)g_hash_table_size(groups);
   st->rows = g_new0(tsp_stat, st->n > 0 ? st->n : 1);
@@ -237,6 +318,12 @@ tsp_stats *tsp_stats_compute(const tsp_session *s, tsp_group_by by, const tsp_fi
     qsort(d, n, sizeof *d, cmp_double);
     double *sd = (double *)g->selfs->data;
     qsort(sd, n, sizeof *sd, cmp_double);
+    double *kd = (double *)g->kernels->data, kernel_ns = 0;
+    size_t nk = g->kernels->len;
+    if (nk)
+      qsort(kd, nk, sizeof *kd, cmp_double);
+    for (size_t i = 0; i < nk; i++)
+      kernel_ns += kd[i];
     st->rows[k++] = (tsp_stat){
       .key = group_key(s, by, g),
       .op = g->op,
@@ -254,12 +341,31 @@ tsp_stats *tsp_stats_compute(const tsp_session *s, tsp_group_by by, const tsp_fi
       .self_p50_ns = tsp_percentile(sd, n, 50),
       .self_min_ns = sd[0],
       .share = st->wall_ns > 0 ? g->self / st->wall_ns : 0,
+      .device_count = nk,
+      .device_ns = kernel_ns,
+      .device_p50_ns = tsp_percentile(kd, nk, 50),
+      .device_min_ns = nk ? kd[0] : 0,
     };
   }
   if (st->n > 1) /* none: rows may be NULL, which qsort must not get */
     qsort(st->rows, (size_t)st->n, sizeof *st->rows, cmp_stat);
   g_hash_table_unref(groups);
   return st;
+}
+
+double tsp_stat_time_ns(const tsp_stat *r)
+{
+  return r->device_count ? r->device_ns : r->self_ns;
+}
+
+double tsp_stat_time_p50_ns(const tsp_stat *r)
+{
+  return r->device_count ? r->device_p50_ns : r->self_p50_ns;
+}
+
+double tsp_stat_time_min_ns(const tsp_stat *r)
+{
+  return r->device_count ? r->device_min_ns : r->self_min_ns;
 }
 
 void tsp_stats_free(tsp_stats *st)

@@ -216,7 +216,20 @@ typedef struct tsp_stat {
   double mean_ns, min_ns, max_ns, p50_ns, p95_ns; /* of one op's total */
   double self_p50_ns, self_min_ns; /* of one op's self time: what comparisons use */
   double share;          /* self_ns / wall_ns */
+  /* Ops that ran on a device: their kernels' time there (the DEVICE events
+   * charged to them, profiler/device.c; an op's several kernels summed);
+   * the op times above are then the host's launch.  device_count: the op
+   * runs with kernels.  0 for ops on the CPU. */
+  uint64_t device_count;
+  double device_ns, device_p50_ns, device_min_ns;
 } tsp_stat;
+
+/* The time a row is compared and coloured by: the kernels' time on the
+ * device where its ops ran on one, else the host's self time (total, one
+ * op's median, one op's least). */
+double tsp_stat_time_ns(const tsp_stat *r);
+double tsp_stat_time_p50_ns(const tsp_stat *r);
+double tsp_stat_time_min_ns(const tsp_stat *r);
 
 typedef struct tsp_stats {
   tsp_stat *rows; /* by total_ns, largest first */
@@ -291,8 +304,11 @@ typedef struct tsp_compare_row {
   char *op, *source; /* "MatMul", "model.c:12" */
   uint32_t node;     /* the traced node, 0 if none */
   double eager_count, graph_count; /* per call */
-  double eager_ns, graph_ns;       /* self time per call: the median run's times runs per call */
+  double eager_ns, graph_ns;       /* time per call: the median run's times runs per call (on a
+                                    * device the kernels' time, tsp_stat_time_p50_ns) */
   double eager_min_ns, graph_min_ns; /* the same from the fastest run */
+  double eager_host_ns, graph_host_ns; /* the host's self time per call beside it (on a device
+                                        * the launch; else the same as eager_ns, graph_ns) */
   double ratio;                    /* eager_ns / graph_ns; 0 if either is 0 */
   const char *only;                /* NULL, "eager only", "graph only", or "fused": an
                                     * eager op that a fused node stands for */
@@ -358,8 +374,13 @@ void tsp_tree_free(tsp_tree *tree);
 typedef struct tsp_diff_row {
   char *key;
   uint64_t count[2];
-  double p50_ns[2], min_ns[2]; /* of one op's self time; 0 where it did not run */
-  double self_ns[2];           /* all its self time */
+  double p50_ns[2], min_ns[2]; /* of one op's time (tsp_stat_time_p50_ns: the kernels' on a
+                                * device, else the host's self time); 0 where it did not run */
+  double self_ns[2];           /* all its time, the same way */
+  double host_p50_ns[2];       /* of one op's host self time (on a device: the launch) */
+  char *device[2];             /* where it ran: "CPU", "SIM:0", "mixed" (owned); NULL where
+                                * it did not */
+  bool device_ran[2];          /* its kernels' times are the side's p50_ns, min_ns */
   double ratio;                /* B's median / A's (above 1: slower in B); 0 if one side lacks it */
   const char *only;            /* NULL, "only in A" or "only in B" */
 } tsp_diff_row;

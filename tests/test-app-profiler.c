@@ -818,6 +818,57 @@ static void test_timeline_search(void)
   activate("win.show-panel", "s", "trace-log");
 }
 
+/* Compare CPU vs Device (win.profile-devices): with SIM:0 chosen, the
+ * selected function profiled on the CPU, then on SIM:0, op by op on the
+ * Diff page (the CPU's run its baseline); SIM:0 stays chosen.  (Last: the
+ * runs it leaves in the shared window's profiler change what later tests
+ * see.) */
+static void test_device_compare(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  activate("win.device", "s", "SIM:0");
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(TRUE));
+  select_function("sequential_model");
+  activate("win.mode", "s", "graph");
+  ts_run_panel_set_args(ts_window_get_run_panel(window), (const char *const[]){ "f32[4,28,28]:uniform", NULL });
+  TsProfilerPanel *panel = ts_window_get_profiler_panel(window);
+  TsDiffTable *diff_view = ts_profiler_panel_get_diff_table(panel);
+  activate("win.profile-devices", NULL);
+  wait_idle();
+  test_wait_for(diff_shown, diff_view, "the CPU against SIM:0");
+  const tsp_diff *diff = ts_diff_table_get_diff(diff_view);
+  int both = 0;
+  for (int i = 0; i < diff->n; i++) {
+    const tsp_diff_row *r = &diff->rows[i];
+    if (!r->device[0] || !r->device[1] || !strstr(r->key, "MatMul"))
+      continue;
+    g_assert_cmpstr(r->device[0], ==, "CPU");
+    g_assert_false(r->device_ran[0]);
+    g_assert_cmpstr(r->device[1], ==, "SIM:0");
+    g_assert_true(r->device_ran[1]); /* its kernels' time, the launch beside it */
+    g_assert_cmpfloat(r->p50_ns[1], >, 0);
+    g_assert_cmpfloat(r->host_p50_ns[1], >, 0);
+    both++;
+  }
+  g_assert_cmpint(both, >, 0);
+  g_autofree char *kept = device_state();
+  g_assert_cmpstr(kept, ==, "SIM:0");
+  if (g_getenv("TS_TEST_SCREENSHOTS")) {
+    activate("win.show-panel", "s", "profiler");
+    wait_drawn(GTK_WIDGET(window));
+    save_test_screenshot(GTK_WIDGET(window), "device-diff.png");
+  }
+  ts_profiler_panel_set_baseline(panel, NULL, NULL);
+  wait_idle();
+  /* on the CPU there is nothing to compare the CPU with: no run starts */
+  activate("win.device", "s", "CPU");
+  activate("win.profile-devices", NULL);
+  g_assert_false(ts_engine_worker_get_busy(ts_window_get_engine(window)));
+  g_assert_false(ts_window_get_busy(window));
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(FALSE));
+}
+
 int main(int argc, char **argv)
 {
   return test_app_run(&argc, &argv, TRUE, (const TestAppCase[]){
@@ -831,6 +882,7 @@ int main(int argc, char **argv)
     { "/app/check-eagerly", test_check_eagerly },
     { "/app/debugger", test_debugger },
     { "/app/timeline-search", test_timeline_search },
+    { "/app/device-compare", test_device_compare },
     { NULL, NULL },
   });
 }

@@ -108,11 +108,6 @@ static int coloured_pixels(GdkTexture *texture, const graphene_rect_t *rect)
 
 static gboolean find_label(GtkWidget *widget, const char *text);
 
-static gboolean diff_shown(gpointer data)
-{
-  return ts_diff_table_get_diff(data) != NULL;
-}
-
 static void remove_tree(const char *path)
 {
   GDir *dir = g_dir_open(path, 0, NULL);

@@ -211,6 +211,12 @@ static inline void collect_accels(GtkWidget *widget, GHashTable *accels)
 static inline void save_test_screenshot(GtkWidget *widget, const char *name);
 static inline void wait_drawn(GtkWidget *widget);
 
+/* The Diff page has its table (data: its TsDiffTable). */
+static inline gboolean diff_shown(gpointer data)
+{
+  return ts_diff_table_get_diff(data) != NULL;
+}
+
 static inline gboolean selected_node_is(gpointer data)
 {
   TsGraphView *view = TS_GRAPH_VIEW(ts_graph_pane_get_view(ts_window_get_graph_pane(window)));

@@ -863,6 +863,27 @@ static void test_device(void)
                  "--device needs one of CPU, SIM:0");
 }
 
+/* profile --against: the same calls on the CPU and on SIM:0, op by op;
+ * the device's side is its kernels' time, the host's launch beside it. */
+static void test_device_against(void)
+{
+  cli_result prof = cli("profile", "seeds", "sequential_model", "--repeat", "2", "--device", "SIM:0",
+                        "--against", "CPU", "--by", "node", NULL);
+  g_assert_cmpint(prof.status, ==, 0);
+  const char *table = strstr(prof.out, "On SIM:0 against CPU, the same 2 calls after warm-up");
+  g_assert_nonnull(table);
+  g_assert_nonnull(strstr(table, "CPU median µs SIM:0 median µs"));
+  /* a node of both: runs on each side, where it ran, a launch time on the device's side only */
+  g_assert_true(g_regex_match_simple("\\n  dense_1/MatMul +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ "
+                                     "+[0-9.]+ +[0-9.]+x +CPU +SIM:0 +- +[0-9.]+\\n",
+                                     table, 0, 0));
+  cli_result_clear(&prof);
+  expect_failure(cli("profile", "seeds", "sequential_model", "--against", "GPU:7", NULL), 2,
+                 "--against needs one of CPU, SIM:0");
+  expect_failure(cli("profile", "seeds", "sequential_model", "--mode", "both", "--against", "CPU",
+                     NULL), 2, "--against compares one mode on two devices");
+}
+
 static char *debuggee_module(void)
 {
   return g_build_filename(TS_TEST_MODULES_DIR, "debuggee.so", NULL);
@@ -1111,6 +1132,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cli/run/retracing-warning", test_retracing_warning);
   g_test_add_func("/cli/run/modes", test_modes);
   g_test_add_func("/cli/run/device", test_device);
+  g_test_add_func("/cli/profile/device-against", test_device_against);
   g_test_add_func("/cli/run/concrete", test_concrete);
   g_test_add_func("/cli/signatures", test_signatures);
   g_test_add_func("/cli/graph", test_graph);

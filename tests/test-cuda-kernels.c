@@ -18,33 +18,29 @@
 #define DT_ALL (DT_NUMERIC | BIT(TS_BOOL))
 #define DT_BOOL BIT(TS_BOOL)
 
-/* Rows whose CPU kernel checks integer operands on the host keep their
- * integer cases on the CPU (elementwise.cu). */
-#define HOST_CHECKED_NULL 0u
-#define HOST_CHECKED_check_divisor (DT_NUMERIC & ~DT_FLOAT)
-#define HOST_CHECKED_check_exponent (DT_NUMERIC & ~DT_FLOAT)
-
 typedef struct row {
   ts_op op;
   const char *name;
-  unsigned dtypes, host_checked;
+  unsigned dtypes;
   bool binary;
 } row;
 
 #define UNARY_ROW(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32, GRAD) \
-  { TS_OP_##ID, NAME, DT_##DTYPES, 0, false },
+  { TS_OP_##ID, NAME, DT_##DTYPES, false },
 #define BINARY_ROW(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS, GRAD) \
-  { TS_OP_##ID, NAME, DT_##DTYPES, HOST_CHECKED_##CHECK, true },
+  { TS_OP_##ID, NAME, DT_##DTYPES, true },
 static const row ROWS[] = { UNARY_ROWS(UNARY_ROW) BINARY_ROWS(BINARY_ROW) };
 
-/* Every elementwise row has a launcher per dtype its formulas take; the
- * arithmetic rows are in the FusedElementwise interpreter. */
+/* Every elementwise row has a launcher per dtype its formulas take (the
+ * integer FloorDiv, FloorMod and Pow too: their operand checks run on the
+ * host first); the arithmetic rows are in the FusedElementwise
+ * interpreter. */
 static void test_elementwise_launchers(void)
 {
   for (size_t i = 0; i < G_N_ELEMENTS(ROWS); i++) {
     const row *r = &ROWS[i];
     for (ts_dtype dt = 0; dt < TS_NUMERIC_DTYPE_COUNT; dt++) {
-      bool want = (r->dtypes & BIT(dt)) && !(r->host_checked & BIT(dt));
+      bool want = (r->dtypes & BIT(dt)) != 0;
       bool has = r->binary ? ts__cu_has_binary(r->op, dt) : ts__cu_has_unary(r->op, dt);
       if (has != want)
         g_error("%s on %s: a CUDA launcher %s, expected %s", r->name, ts_dtype_name(dt),
@@ -82,7 +78,24 @@ static const ts_op MUST[] = {
   TS_OP_REDUCE_SUM, TS_OP_REDUCE_MEAN, TS_OP_REDUCE_MAX, TS_OP_REDUCE_MIN, TS_OP_REDUCE_PROD,
   TS_OP_ARGMAX, TS_OP_SOFTMAX, TS_OP_LOG_SOFTMAX, TS_OP_MATMUL, TS_OP_FUSED_ELEMENTWISE,
   TS_OP_FUSED_MATMUL, TS_OP_CONV2D, TS_OP_FUSED_CONV2D, TS_OP_MAX_POOL2D,
+  TS_OP_GATHER, TS_OP_SPARSE_SOFTMAX_CROSS_ENTROPY, TS_OP_RANDOM_UNIFORM, TS_OP_RANDOM_NORMAL,
+  TS_OP_CONV2D_BACKPROP_INPUT, TS_OP_CONV2D_BACKPROP_FILTER, TS_OP_MAX_POOL2D_GRAD,
 };
+
+/* The reductions take every numeric dtype (sums and products wrapping,
+ * integer means exact, as on the CPU), bool for Max and Min only. */
+static void test_reduce_dtypes(void)
+{
+  static const ts_op ops[] = { TS_OP_REDUCE_SUM, TS_OP_REDUCE_MEAN, TS_OP_REDUCE_MAX,
+                               TS_OP_REDUCE_MIN, TS_OP_REDUCE_PROD, TS_OP_ARGMAX };
+  for (size_t i = 0; i < G_N_ELEMENTS(ops); i++) {
+    for (ts_dtype dt = 0; dt < TS_BOOL; dt++)
+      g_assert_true(ts__cu_has_reduce(ops[i], dt));
+    g_assert_true(ts__cu_has_reduce(ops[i], TS_BOOL) ==
+                  (ops[i] == TS_OP_REDUCE_MAX || ops[i] == TS_OP_REDUCE_MIN));
+  }
+  g_assert_false(ts__cu_has_reduce(TS_OP_ADD, TS_F32));
+}
 
 static void test_rows_listed(void)
 {
@@ -113,5 +126,6 @@ int main(int argc, char **argv)
   g_test_add_func("/cuda-kernels/elementwise-launchers", test_elementwise_launchers);
   g_test_add_func("/cuda-kernels/fused-refuses", test_fused_refuses);
   g_test_add_func("/cuda-kernels/rows-listed", test_rows_listed);
+  g_test_add_func("/cuda-kernels/reduce-dtypes", test_reduce_dtypes);
   return g_test_run();
 }

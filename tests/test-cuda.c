@@ -2,7 +2,9 @@
  * registration with the device's name and memory, memory that moves only
  * through its copies, memsets, device-to-device copies, events, and ops
  * that have no CUDA kernel falling back to the CPU visibly, and a
- * function's ops running there in both modes with the CPU's results.  Without a GPU
+ * function's ops running there in both modes with the CPU's results, a
+ * training step's rows (the gradients of a convolution and a pool, Gather,
+ * the cross entropy, random numbers) among them.  Without a GPU
  * (or without the driver) every test skips, saying why. */
 #include <glib.h>
 #include <math.h>
@@ -119,6 +121,7 @@ static ts_tensor *layers(ts_call *call)
 
 typedef struct seen {
   int fallbacks, ops, on_cpu;
+  bool on_cuda[TS_OP_COUNT];
 } seen;
 
 static void on_event(const ts_event *ev, void *data)
@@ -129,6 +132,8 @@ static void on_event(const ts_event *ev, void *data)
   if (ev->kind == TS_EVENT_OP_END) {
     s->ops++;
     s->on_cpu += strcmp(ev->op.device, "CPU") == 0;
+    if ((unsigned)ev->op.op < TS_OP_COUNT && g_str_has_prefix(ev->op.device, "CUDA:"))
+      s->on_cuda[ev->op.op] = true;
   }
 }
 
@@ -172,6 +177,80 @@ static void test_kernels_on_device(void)
   ts_scope_end(scope);
 }
 
+/* A classifier's step: conv, pool, a gather of its features, the sparse
+ * cross entropy, the gradients of the image and the filter, plus random
+ * numbers; all of it, flattened. */
+static ts_tensor *train_step(ts_call *call)
+{
+  ts_tensor *image = ts_arg(call, 0), *filter = ts_arg(call, 1), *labels = ts_arg(call, 2);
+  ts_tape *tape = ts_tape_new(false);
+  ts_tape_watch(tape, image);
+  ts_tape_watch(tape, filter);
+  ts_tensor *y = ts_max_pool2d(ts_conv2d(image, filter, 1, 1, TS_PADDING_SAME), 2, 2, 2, 2,
+                               TS_PADDING_VALID); /* [2, 3, 3, 4] */
+  ts_tensor *features = ts_gather(ts_reshape(y, TS_SHAPE(2, 36)),
+                                  ts_constant(TS_I32, TS_SHAPE(5), (int32_t[]){ 0, 5, 7, 35, 5 }), 1);
+  ts_tensor *loss = ts_reduce_mean(ts_sparse_softmax_cross_entropy(labels, features),
+                                   TS_ALL_AXES, false);
+  ts_tensor *g[2];
+  bool ok = ts_tape_gradient(tape, loss, ((ts_tensor *[]){ image, filter }), 2, g,
+                             TS_UNCONNECTED_NONE);
+  ts_tape_free(tape);
+  if (!ok)
+    return NULL;
+  ts_tensor *noise = ts_random_uniform(TS_F32, TS_SHAPE(3), -1, 1, 5);
+  return ts_concat(((ts_tensor *[]){ ts_reshape(loss, TS_SHAPE(1)), ts_reshape(g[0], TS_SHAPE(-1)),
+                                     ts_reshape(g[1], TS_SHAPE(-1)), noise }), 4, 0);
+}
+
+/* Its rows run on the GPU in both modes with the CPU's results (random
+ * numbers the same: the CPU's generator, uploaded; a graph has them
+ * folded into a constant). */
+static void test_training_rows_on_device(void)
+{
+  const ts_backend *b = cuda_or_skip();
+  if (!b)
+    return;
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("train_step", train_step, "image, filter, labels");
+  ts_value args[3] = {
+    TS_TENSOR_VALUE(ts_random_normal(TS_F32, TS_SHAPE(2, 6, 6, 3), 0, 1, 3)),
+    TS_TENSOR_VALUE(ts_random_normal(TS_F32, TS_SHAPE(3, 3, 3, 4), 0, 0.5, 4)),
+    TS_TENSOR_VALUE(ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 4, 1 })),
+  };
+  ts_tensor *want = ts_function_call(fn, args, 3);
+  assert_no_error();
+  static const ts_op rows[] = { TS_OP_CONV2D_BACKPROP_INPUT, TS_OP_CONV2D_BACKPROP_FILTER,
+                                TS_OP_MAX_POOL2D_GRAD, TS_OP_GATHER,
+                                TS_OP_SPARSE_SOFTMAX_CROSS_ENTROPY, TS_OP_RANDOM_UNIFORM };
+  for (int eager = 0; eager < 2; eager++)
+    for (int call = 0; call < 2; call++) {
+      seen s = { 0 };
+      int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING) | TS_EVENT_MASK(TS_EVENT_OP_END),
+                               on_event, &s);
+      ts_run_functions_eagerly(eager);
+      ts_tensor *got = NULL;
+      TS_DEVICE_SCOPE(b) { got = ts_function_call(fn, args, 3); }
+      ts_run_functions_eagerly(false);
+      ts_listener_remove(id);
+      assert_no_error();
+      got = ts_tensor_to_backend(got, ts_backend_cpu());
+      g_assert_cmpint(ts_tensor_size(got), ==, ts_tensor_size(want));
+      for (int64_t k = 0; k < ts_tensor_size(want); k++) {
+        double w = ts_tensor_get_f64(want, k), v = ts_tensor_get_f64(got, k);
+        if (fabs(v - w) > 1e-4 * (1 + fabs(w)))
+          g_error("%s, call %d: element %" G_GINT64_FORMAT ": %g on the GPU, %g on the CPU",
+                  eager ? "eager" : "graph", call, k, v, w);
+      }
+      for (size_t r = 0; r < G_N_ELEMENTS(rows); r++)
+        if (!s.on_cuda[rows[r]] && (eager || rows[r] != TS_OP_RANDOM_UNIFORM)) /* folded */
+          g_error("%s, call %d: %s did not run on %s", eager ? "eager" : "graph", call,
+                  ts_op_name(rows[r]), ts_backend_name(b));
+    }
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -180,6 +259,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cuda/events", test_events);
   g_test_add_func("/cuda/tensor-round-trip", test_tensor_round_trip);
   g_test_add_func("/cuda/kernels-on-device", test_kernels_on_device);
+  g_test_add_func("/cuda/training-rows-on-device", test_training_rows_on_device);
   int rc = g_test_run();
   ts_release_all();
   return rc;

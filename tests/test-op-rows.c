@@ -39,6 +39,7 @@ typedef struct op_case {
   unary_fn unary; /* generated elementwise cases */
   binary_fn binary;
   ts_op op;       /* hand-written cases: the row they are for */
+  int edge;       /* edge cases: which (EDGES) */
 } op_case;
 
 /* The case being run: what the bodies read while they run or trace. */
@@ -292,6 +293,17 @@ static bool is_elementwise(ts_op op)
   return (ts_op_traits(op) & TS_OP_TRAIT_ELEMENTWISE) != 0;
 }
 
+/* x f32[2,3], p (positive) f32[2,3], i i32[2,3], b bool[2,3] */
+static void row_args(op_case *c)
+{
+  c->n_args = 4;
+  c->args[0] = ts_constant(TS_F32, TS_SHAPE(2, 3), (float[]){ 1.5f, -2, 3, 0.25f, 5, -6 });
+  c->args[1] = ts_constant(TS_F32, TS_SHAPE(2, 3), (float[]){ 1.5f, 2, 3, 0.25f, 5, 6 });
+  c->args[2] = ts_constant(TS_I32, TS_SHAPE(2, 3), (int32_t[]){ 7, -2, 3, 4, 5, -6 });
+  c->args[3] = ts_constant(TS_BOOL, TS_SHAPE(2, 3),
+                           (bool[]){ true, false, true, false, false, true });
+}
+
 static int row_cases(op_case *out)
 {
   int n = 0;
@@ -302,14 +314,84 @@ static int row_cases(op_case *out)
     snprintf(c->name, sizeof c->name, "%s", ts_op_name(op));
     c->body = row_body;
     c->op = op;
-    c->n_args = 4;
-    c->args[0] = ts_constant(TS_F32, TS_SHAPE(2, 3), (float[]){ 1.5f, -2, 3, 0.25f, 5, -6 });
-    c->args[1] = ts_constant(TS_F32, TS_SHAPE(2, 3), (float[]){ 1.5f, 2, 3, 0.25f, 5, 6 });
-    c->args[2] = ts_constant(TS_I32, TS_SHAPE(2, 3), (int32_t[]){ 7, -2, 3, 4, 5, -6 });
-    c->args[3] = ts_constant(TS_BOOL, TS_SHAPE(2, 3),
-                             (bool[]){ true, false, true, false, false, true });
+    row_args(c);
   }
   return n;
+}
+
+/* ---- edge cases: where a device's kernel differs from a loop on the host --------------
+ * Operands a kernel must check before it runs (out-of-range indices and
+ * labels, integer division by zero, negative integer powers: errors on
+ * every backend, as on the CPU), integer reductions that wrap or need 128
+ * bits, bool's any/all, integer random numbers.  Made from the arguments
+ * (x, p, i, b as the row cases have them), so that no pass folds them. */
+
+#define I64_NEAR_MAX (INT64_MAX - 10)
+
+static ts_tensor *edge_body(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *i = ts_arg(c, 2), *b = ts_arg(c, 3);
+  ts_tensor *big = ts_add(ts_cast(i, TS_I64), ts_scalar_i64(I64_NEAR_MAX)); /* sums wrap */
+  switch (current->edge) {
+  case 0: return ts_gather(x, ts_add(ts_reshape(ts_slice(i, TS_INTS(0, 1), TS_INTS(1, 2)),
+                                                TS_SHAPE(2)), ts_scalar_i32(-2)), 1); /* 3: out */
+  case 1: return ts_sparse_softmax_cross_entropy(ts_reshape(ts_slice(i, TS_INTS(0, 2), TS_INTS(2, 1)),
+                                                            TS_SHAPE(2)), x); /* 3, 5: out */
+  case 2: return ts_floordiv(i, ts_sub(i, ts_scalar_i32(3))); /* 3 - 3: by zero */
+  case 3: return ts_mod(ts_cast(i, TS_I64), ts_cast(ts_sub(i, ts_scalar_i32(5)), TS_I64));
+  case 4: return ts_pow(i, ts_sub(i, ts_scalar_i32(2))); /* exponents -4, 1, ...: negative */
+  case 5: return ts_floordiv(ts_neg(i), ts_add(ts_abs(i), ts_scalar_i32(1))); /* no error */
+  case 6: return ts_reduce_sum(big, TS_AXES(1), false);
+  case 7: return ts_reduce_mean(big, TS_AXES(1), true);
+  case 8: return ts_reduce_mean(ts_neg(i), TS_AXES(1), false); /* truncates toward zero */
+  case 9: return ts_reduce_prod(ts_cast(ts_add(ts_abs(i), ts_scalar_i32(100)), TS_U8), TS_AXES(0), false);
+  case 10: return ts_reduce_sum(ts_cast(ts_add(ts_abs(i), ts_scalar_i32(120)), TS_U8), TS_ALL_AXES, false);
+  case 11: return ts_reduce_max(big, TS_ALL_AXES, false);
+  case 12: return ts_reduce_min(i, TS_AXES(0), false);
+  case 13: return ts_argmax(ts_cast(ts_floordiv(ts_abs(i), ts_scalar_i32(4)), TS_I64), 1);
+  case 14: return ts_concat(((ts_tensor *[]){ ts_reduce_max(b, TS_AXES(0), false),
+                                              ts_reduce_min(b, TS_AXES(0), false),
+                                              ts_reduce_max(b, TS_AXES(1), false) }), 3, 0);
+  case 15: return ts_add(ts_random_uniform(TS_I32, TS_SHAPE(2, 3), -50, 50, 11), i);
+  case 16: return ts_add(ts_random_uniform(TS_F64, TS_SHAPE(2, 3), -1, 1, 12), ts_cast(x, TS_F64));
+  default: return NULL;
+  }
+}
+
+static const struct {
+  const char *name;
+  ts_op op;
+} EDGES[] = {
+  { "Gather, an index out of range", TS_OP_GATHER },
+  { "SparseSoftmaxCrossEntropyWithLogits, labels out of range", TS_OP_SPARSE_SOFTMAX_CROSS_ENTROPY },
+  { "FloorDiv int32 by zero", TS_OP_FLOORDIV },
+  { "FloorMod int64 by zero", TS_OP_MOD },
+  { "Pow int32 to a negative power", TS_OP_POW },
+  { "FloorDiv int32, negative quotients", TS_OP_FLOORDIV },
+  { "Sum int64, wrapping", TS_OP_REDUCE_SUM },
+  { "Mean int64 near its largest (128-bit sum)", TS_OP_REDUCE_MEAN },
+  { "Mean int32 of negative sums", TS_OP_REDUCE_MEAN },
+  { "Prod uint8, wrapping", TS_OP_REDUCE_PROD },
+  { "Sum uint8, wrapping", TS_OP_REDUCE_SUM },
+  { "Max int64", TS_OP_REDUCE_MAX },
+  { "Min int32", TS_OP_REDUCE_MIN },
+  { "ArgMax int64, ties", TS_OP_ARGMAX },
+  { "Max and Min of bool (any, all)", TS_OP_REDUCE_MAX },
+  { "RandomUniform int32", TS_OP_RANDOM_UNIFORM },
+  { "RandomUniform float64", TS_OP_RANDOM_UNIFORM },
+};
+
+static int edge_cases(op_case *out)
+{
+  for (size_t k = 0; k < G_N_ELEMENTS(EDGES); k++) {
+    op_case *c = &out[k];
+    row_args(c);
+    snprintf(c->name, sizeof c->name, "%s", EDGES[k].name);
+    c->body = edge_body;
+    c->op = EDGES[k].op;
+    c->edge = (int)k;
+  }
+  return (int)G_N_ELEMENTS(EDGES);
 }
 
 /* ---- running and comparing ------------------------------------------------------------ */
@@ -468,11 +550,13 @@ static void test_every_row(void)
 {
   char *passes = ts_get_passes();
   ts_scope *scope = ts_scope_begin();
-  int cap = (int)(G_N_ELEMENTS(UNARY) * 24 + G_N_ELEMENTS(BINARY) * 42) + TS_OP_COUNT;
+  int cap = (int)(G_N_ELEMENTS(UNARY) * 24 + G_N_ELEMENTS(BINARY) * 42) + TS_OP_COUNT +
+            (int)G_N_ELEMENTS(EDGES);
   op_case *cases = g_new0(op_case, cap);
   int n = unary_cases(cases);
   n += binary_cases(cases + n);
   n += row_cases(cases + n);
+  n += edge_cases(cases + n);
   g_assert_cmpint(n, <=, cap);
   for (int k = 0; k < n; k++) {
     ts_scope *inner = ts_scope_begin();

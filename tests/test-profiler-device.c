@@ -146,7 +146,7 @@ static int check_charged(const tsp_session *s, bool graph)
   return n_device;
 }
 
-static tsp_session *profile(bool graph, int calls)
+static tsp_session *profile_on(const char *device, bool graph, int calls)
 {
   ts_module *m = ts_module_open("seeds");
   assert_no_error();
@@ -156,7 +156,7 @@ static tsp_session *profile(bool graph, int calls)
   tsp_session *s = tsp_session_new();
   g_assert_true(tsp_session_start(s, NULL));
   ts_run_functions_eagerly(!graph);
-  TS_DEVICE_SCOPE(ts_backend_by_name("SIM:0")) {
+  TS_DEVICE_SCOPE(ts_backend_by_name(device)) {
     for (int i = 0; i < calls; i++) {
       ts_scope *scope = ts_scope_begin();
       uint64_t t0 = tsp_call_begin(s);
@@ -171,6 +171,143 @@ static tsp_session *profile(bool graph, int calls)
   ts_value_clear(&x);
   ts_module_free(m);
   return s;
+}
+
+static tsp_session *profile(bool graph, int calls)
+{
+  return profile_on("SIM:0", graph, calls);
+}
+
+/* Op statistics of ops on a device take their kernels' time (one kernel
+ * an op on SIM:0), the host's launch beside it; comparisons use it. */
+static void test_stats_device_time(void)
+{
+  tsp_session *s = profile(true, 3);
+  tsp_stats *st = tsp_stats_compute(s, TSP_BY_NODE, &TSP_FILTER_ALL);
+  int on_device = 0;
+  for (int i = 0; i < st->n; i++) {
+    const tsp_stat *r = &st->rows[i];
+    if (strcmp(r->device, "SIM:0") != 0) {
+      g_assert_cmpuint(r->device_count, ==, 0);
+      g_assert_cmpfloat(tsp_stat_time_p50_ns(r), ==, r->self_p50_ns);
+      continue;
+    }
+    if (r->device_count == 0) { /* a view (Reshape): no kernel, its host time stays */
+      g_assert_true(r->op >= 0 && is_view(ts_op_name((ts_op)r->op)));
+      g_assert_cmpfloat(tsp_stat_time_p50_ns(r), ==, r->self_p50_ns);
+      continue;
+    }
+    on_device++;
+    g_assert_cmpuint(r->device_count, ==, r->count);
+    g_assert_cmpfloat(r->device_ns, >, 0);
+    g_assert_cmpfloat(r->device_min_ns, <=, r->device_p50_ns);
+    g_assert_cmpfloat(tsp_stat_time_p50_ns(r), ==, r->device_p50_ns);
+    g_assert_cmpfloat(tsp_stat_time_ns(r), ==, r->device_ns);
+    g_assert_cmpfloat(tsp_stat_time_p50_ns(r), !=, r->self_p50_ns); /* not the launch */
+  }
+  g_assert_cmpint(on_device, >, 3);
+  tsp_stats_free(st);
+  tsp_session_free(s);
+}
+
+/* On a GPU (suite gpu: scripts/gpu-check): the op statistics of a graph
+ * replayed from its CUDA Graph take every kernel op's time from CUPTI's
+ * records, charged through the graph nodes; skips without one. */
+static void test_cuda_kernels_charged(void)
+{
+  if (!ts_backend_by_name("CUDA:0")) {
+    g_test_skip(ts_backend_devices_note());
+    return;
+  }
+  tsp_session *s = profile_on("CUDA:0", true, 3);
+  tsp_stats *st = tsp_stats_compute(s, TSP_BY_NODE, &TSP_FILTER_ALL);
+  int on_device = 0;
+  for (int i = 0; i < st->n; i++) {
+    const tsp_stat *r = &st->rows[i];
+    if (strcmp(r->device, "CUDA:0") != 0 || (r->op >= 0 && is_view(ts_op_name((ts_op)r->op))))
+      continue;
+    if (r->device_count != r->count)
+      g_error("%s: %" G_GUINT64_FORMAT " of its %" G_GUINT64_FORMAT " runs have kernel times",
+              r->key, r->device_count, r->count);
+    g_assert_cmpfloat(r->device_ns, >, 0);
+    on_device++;
+  }
+  g_assert_cmpint(on_device, >, 3);
+  g_test_message("%d nodes on CUDA:0 with kernel times; %" G_GUINT64_FORMAT " records dropped",
+                 on_device, ts_activity_dropped());
+  tsp_stats_free(st);
+  tsp_session_free(s);
+}
+
+/* A window of one call (as the profiler's run selector makes) holds its
+ * ops' kernels, even those that ran on the device after the call returned
+ * on the host. */
+static void test_stats_window_kernels(void)
+{
+  tsp_session *s = profile(true, 3);
+  GArray *calls = tsp_session_calls(s, &TSP_FILTER_ALL);
+  g_assert_cmpuint(calls->len, ==, 3);
+  const tsp_call *last = &g_array_index(calls, tsp_call, 2);
+  tsp_filter window = { TSP_MODE_ALL, last->start_ns, last->end_ns };
+  /* SIM:0's stream runs behind its host: its last kernel ends after the call */
+  uint64_t device_end = 0;
+  for (int t = 0; t < tsp_session_n_threads(s); t++) {
+    tsp_iter it;
+    tsp_iter_init(&it, s, t);
+    for (const tsp_event *e; (e = tsp_iter_next(&it));)
+      if (e->kind == TSP_EVENT_DEVICE && e->run_id == last->run_id)
+        device_end = MAX(device_end, e->start_ns);
+  }
+  tsp_stats *st = tsp_stats_compute(s, TSP_BY_NODE, &window);
+  int on_device = 0;
+  for (int i = 0; i < st->n; i++) {
+    const tsp_stat *r = &st->rows[i];
+    g_assert_cmpuint(r->count, ==, 1);
+    if (strcmp(r->device, "SIM:0") == 0 && !is_view(ts_op_name((ts_op)r->op))) {
+      g_assert_cmpuint(r->device_count, ==, 1);
+      on_device++;
+    }
+  }
+  g_assert_cmpint(on_device, >, 3);
+  g_test_message("the call ends at %" G_GUINT64_FORMAT ", its last kernel starts at %" G_GUINT64_FORMAT,
+                 last->end_ns, device_end);
+  tsp_stats_free(st);
+  g_array_unref(calls);
+  tsp_session_free(s);
+}
+
+/* The same function on the CPU and on SIM:0, op by op: rows meet by node,
+ * each side says where it ran, the device's time is its kernels' with the
+ * launch beside it. */
+static void test_cpu_against_device(void)
+{
+  tsp_session *cpu = profile_on("CPU", true, 2), *sim = profile(true, 2);
+  tsp_diff *d = tsp_diff_compute(cpu, sim, TSP_BY_NODE);
+  tsp_stats *st = tsp_stats_compute(sim, TSP_BY_NODE, &TSP_FILTER_ALL);
+  int met = 0;
+  for (int i = 0; i < d->n; i++) {
+    const tsp_diff_row *r = &d->rows[i];
+    if (r->only)
+      continue;
+    g_assert_cmpstr(r->device[0], ==, "CPU");
+    g_assert_false(r->device_ran[0]);
+    g_assert_cmpfloat(r->host_p50_ns[0], ==, r->p50_ns[0]);
+    const tsp_stat *k = NULL;
+    for (int j = 0; j < st->n && !k; j++)
+      if (strcmp(st->rows[j].key, r->key) == 0)
+        k = &st->rows[j];
+    g_assert_nonnull(k);
+    g_assert_cmpstr(r->device[1], ==, k->device);
+    g_assert_true(r->device_ran[1] == (k->device_count > 0));
+    g_assert_cmpfloat(r->p50_ns[1], ==, tsp_stat_time_p50_ns(k));
+    g_assert_cmpfloat(r->host_p50_ns[1], ==, k->self_p50_ns);
+    met += r->device_ran[1];
+  }
+  g_assert_cmpint(met, >, 3);
+  tsp_stats_free(st);
+  tsp_diff_free(d);
+  tsp_session_free(cpu);
+  tsp_session_free(sim);
 }
 
 static void test_eager(void)
@@ -290,6 +427,38 @@ static void test_weights_stay(void)
   ts_module_free(m);
 }
 
+/* Written as a Chrome trace (profile --out) and read back, the kernels
+ * stay kernels charged to their ops (not ops of their own), so diff of two
+ * such files compares the device's kernel times. */
+static void test_chrome_round_trip(void)
+{
+  tsp_session *s = profile(true, 2);
+  int n = check_charged(s, true), transfers = n_transfers;
+  size_t len = 0;
+  char *json = tsp_chrome_export_string(s, &len);
+  GError *error = NULL;
+  tsp_session *back = tsp_chrome_import_data(json, len, &error);
+  g_assert_no_error(error);
+  g_assert_cmpint(check_charged(back, true), ==, n);
+  g_assert_cmpint(n_transfers, ==, transfers);
+  tsp_stats *st[2] = { tsp_stats_compute(s, TSP_BY_NODE, &TSP_FILTER_ALL),
+                       tsp_stats_compute(back, TSP_BY_NODE, &TSP_FILTER_ALL) };
+  uint64_t ops[2] = { 0, 0 }, kernels[2] = { 0, 0 };
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < st[k]->n; i++) {
+      ops[k] += st[k]->rows[i].count;
+      kernels[k] += st[k]->rows[i].device_count;
+    }
+  g_assert_cmpuint(ops[1], ==, ops[0]); /* the kernels did not come back as ops */
+  g_assert_cmpuint(kernels[1], ==, kernels[0]);
+  g_assert_cmpuint(kernels[0], >, 3);
+  tsp_stats_free(st[0]);
+  tsp_stats_free(st[1]);
+  tsp_session_free(back);
+  g_free(json);
+  tsp_session_free(s);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -298,5 +467,10 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler-device/stream-track", test_stream_track);
   g_test_add_func("/profiler-device/serialized", test_serialized);
   g_test_add_func("/profiler-device/weights-stay", test_weights_stay);
+  g_test_add_func("/profiler-device/stats-device-time", test_stats_device_time);
+  g_test_add_func("/profiler-device/cpu-against-device", test_cpu_against_device);
+  g_test_add_func("/profiler-device/stats-window-kernels", test_stats_window_kernels);
+  g_test_add_func("/profiler-device/cuda-kernels-charged", test_cuda_kernels_charged);
+  g_test_add_func("/profiler-device/chrome-round-trip", test_chrome_round_trip);
   return g_test_run();
 }

@@ -74,6 +74,24 @@ static bool check_exponent(ts_kernel_ctx *k)
 #define CHECK_ENTRY(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS, GRAD) [TS_OP_##ID] = CHECK,
 static bool (*const checks[TS_OP_COUNT])(ts_kernel_ctx *k) = { BINARY_ROWS(CHECK_ENTRY) };
 
+#ifdef TS_HAVE_CUDA
+/* On CUDA: the row's check of b (above) on a host copy of it first, so
+ * that an integer FloorDiv, FloorMod or Pow fails as the CPU's does (the
+ * copy waits for b), then the row's kernel (backend/cuda/kernels.c). */
+static bool binary_cuda(ts_kernel_ctx *k)
+{
+  bool (*check)(ts_kernel_ctx *k) = checks[k->def->op];
+  if (!check || !ts_dtype_is_integer(k->in[1]->dtype) || k->out[0]->size == 0)
+    return ts__cuda_binary(k);
+  ts_tensor *in[2] = { k->in[0], ts__tensor_host(k->loc, k->in[1]) };
+  if (!in[1])
+    return false;
+  ts_kernel_ctx host = *k;
+  host.in = in;
+  return check(&host) && ts__cuda_binary(k);
+}
+#endif
+
 /* ---- inference and kernel ------------------------------------------------------- */
 
 static bool binary_infer(ts_infer_ctx *c)
@@ -266,7 +284,7 @@ static bool grad_minimum(const ts_op_call *c, ts_tensor *const *out, ts_tensor *
                                   .n_inputs = 2, .n_outputs = 1, .n_promote = -1,        \
                                   .flags = TS_OPF_ELEMENTWISE | (FLAGS),                 \
                                   .infer = binary_infer, .kernel[TS_DEVICE_CPU] = binary_cpu, \
-                                  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_binary), \
+                                  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(binary_cuda), \
                                   .grad = GRAD,                                          \
                                   .dtypes = TS_DTYPES_##DTYPES, .formula = &id##_formula }; \
   ts_tensor *ts_##id##_at(ts_loc loc, ts_tensor *a, ts_tensor *b)                        \

@@ -557,6 +557,22 @@ static bool conv_backprop_cpu(ts_kernel_ctx *k)
   return true;
 }
 
+#ifdef TS_HAVE_CUDA
+static bool conv_backprop_cuda(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0], *f = k->in[1], *dy = k->in[2];
+  window g = window_init(x->shape, f->shape.dim[0], f->shape.dim[1], k->attrs[CONV_STRIDES].ints,
+                         k->attrs[CONV_PADDING].i);
+  ts_cu_window w = cu_window(&g);
+  void *stream = ts__cuda_stream(k->backend);
+  int64_t o = f->shape.dim[3];
+  return k->def->op == TS_OP_CONV2D_BACKPROP_INPUT
+           ? ts__cu_conv_backprop_input(x->dtype, &w, o, f->data, dy->data, k->out[0]->data, stream)
+           : ts__cu_conv_backprop_filter(x->dtype, &w, o, x->data, dy->data, k->out[0]->data,
+                                         stream);
+}
+#endif
+
 static bool conv2d_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
                         ts_tensor **gi)
 {
@@ -647,6 +663,19 @@ static bool max_pool2d_grad_cpu(ts_kernel_ctx *k)
   return true;
 }
 
+#ifdef TS_HAVE_CUDA
+static bool max_pool2d_grad_cuda(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0];
+  ts_ints ksize = k->attrs[POOL_KSIZE].ints;
+  window g = window_init(x->shape, ksize.v[0], ksize.v[1], k->attrs[POOL_STRIDES].ints,
+                         k->attrs[POOL_PADDING].i);
+  ts_cu_window w = cu_window(&g);
+  return ts__cu_max_pool_grad(x->dtype, &w, x->data, k->in[1]->data, k->in[2]->data,
+                              k->out[0]->data, ts__cuda_stream(k->backend));
+}
+#endif
+
 static bool max_pool2d_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
                             ts_tensor **gi)
 {
@@ -664,6 +693,7 @@ const ts_op_def ts__op_conv2d_backprop_input = {
   .attrs = conv_attrs,
   .infer = conv_backprop_infer,
   .kernel[TS_DEVICE_CPU] = conv_backprop_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(conv_backprop_cuda),
   .grad = conv2d_backprop_input_grad,
 };
 
@@ -677,6 +707,7 @@ const ts_op_def ts__op_conv2d_backprop_filter = {
   .attrs = conv_attrs,
   .infer = conv_backprop_infer,
   .kernel[TS_DEVICE_CPU] = conv_backprop_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(conv_backprop_cuda),
   .grad = conv2d_backprop_filter_grad,
 };
 
@@ -690,6 +721,7 @@ const ts_op_def ts__op_max_pool2d_grad = {
   .attrs = pool_attrs,
   .infer = max_pool2d_grad_infer,
   .kernel[TS_DEVICE_CPU] = max_pool2d_grad_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(max_pool2d_grad_cuda),
 };
 
 const ts_op_def ts__op_conv2d = {

@@ -524,7 +524,7 @@ static const ts_attr_def normal_attrs[] = {
 const ts_op_def ts__op_random_uniform = {
   .op = TS_OP_RANDOM_UNIFORM, .name = "RandomUniform", .api_name = "random_uniform",
   .n_inputs = 0, .n_outputs = 1, .flags = TS_OPF_RANDOM | TS_OPF_NOT_DIFFERENTIABLE, ATTRS(uniform_attrs), .infer = uniform_infer,
-  .kernel[TS_DEVICE_CPU] = uniform_cpu,
+  .kernel[TS_DEVICE_CPU] = uniform_cpu, .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_random),
 };
 const ts_op_def ts__op_stateless_random_uniform = {
   .op = TS_OP_STATELESS_RANDOM_UNIFORM, .name = "StatelessRandomUniform",
@@ -540,7 +540,7 @@ const ts_op_def ts__op_shuffle_indices = {
 const ts_op_def ts__op_random_normal = {
   .op = TS_OP_RANDOM_NORMAL, .name = "RandomNormal", .api_name = "random_normal",
   .n_inputs = 0, .n_outputs = 1, .flags = TS_OPF_RANDOM | TS_OPF_NOT_DIFFERENTIABLE, ATTRS(normal_attrs), .infer = normal_infer,
-  .kernel[TS_DEVICE_CPU] = normal_cpu,
+  .kernel[TS_DEVICE_CPU] = normal_cpu, .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_random),
 };
 
 /* ---- public wrappers ------------------------------------------------------------ */

@@ -207,7 +207,8 @@ static bool xent_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *con
 const ts_op_def ts__op_sparse_softmax_cross_entropy = {
   .op = TS_OP_SPARSE_SOFTMAX_CROSS_ENTROPY, .name = "SparseSoftmaxCrossEntropyWithLogits",
   .api_name = "sparse_softmax_cross_entropy", .n_inputs = 2, .n_outputs = 1,
-  .infer = xent_infer, .kernel[TS_DEVICE_CPU] = xent_cpu, .grad = xent_grad,
+  .infer = xent_infer, .kernel[TS_DEVICE_CPU] = xent_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_xent), .grad = xent_grad,
 };
 
 ts_tensor *ts_sparse_softmax_cross_entropy_at(ts_loc loc, ts_tensor *labels, ts_tensor *logits)

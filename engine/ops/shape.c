@@ -653,6 +653,7 @@ static const ts_attr_def gather_attrs[] = { { "axis", TS_ATTR_INT } };
 const ts_op_def ts__op_gather = {
   .op = TS_OP_GATHER, .name = "Gather", .api_name = "gather", .n_inputs = 2, .n_outputs = 1,
   ATTRS(gather_attrs), .infer = gather_infer, .kernel[TS_DEVICE_CPU] = gather_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_gather),
   .grad = gather_grad,
 };
 

@@ -2,7 +2,10 @@
  * im2col (each output position's patch as one row of a [rows, kh*kw*c]
  * matrix, zeros where the window hangs over the padding), which
  * cuda/gemm.c multiplies by the HWIO filter, and max pooling (the window's
- * largest element inside the input; NaN wins, as on the CPU). */
+ * largest element inside the input; NaN wins, as on the CPU), and their
+ * gradients (Conv2DBackpropInput, Conv2DBackpropFilter, MaxPoolGrad):
+ * each output element gathers its terms and sums them in f64, as the CPU
+ * loops do, so no atomics and the same sums on every run. */
 #include "kernels.h"
 
 #include <cuda_runtime.h>
@@ -89,5 +92,140 @@ extern "C" bool ts__cu_max_pool(ts_dtype dtype, const ts_cu_window *g, const voi
   case TS_U8: max_pool_kernel<uint8_t><<<blocks_for(n), THREADS, 0, s>>>(*g, (const uint8_t *)x, (uint8_t *)y); break;
   default: return false;
   }
+  return true;
+}
+
+/* The first of the windows covering cell i (and past the last): the
+ * windows whose rows [o * s - pad, o * s - pad + k) hold i, clipped to
+ * [0, out). */
+__device__ __forceinline__ void covering(int64_t i, int64_t k, int64_t st, int64_t pad,
+                                         int64_t out, int64_t *first, int64_t *end)
+{
+  int64_t lo = i + pad - k + 1; /* o * st >= lo */
+  int64_t a = lo <= 0 ? 0 : (lo + st - 1) / st;
+  int64_t b = (i + pad) / st + 1; /* o * st <= i + pad */
+  *first = a;
+  *end = b < out ? b : out;
+}
+
+template <class T>
+__global__ void max_pool_grad_kernel(ts_cu_window g, const T *x, const T *y, const T *dy, T *dx)
+{
+  int64_t n = g.n * g.h * g.w * g.c;
+  FOR_EACH(idx, n)
+  {
+    int64_t ch = idx % g.c, cx = (idx / g.c) % g.w, cy = (idx / (g.c * g.w)) % g.h;
+    int64_t b = idx / (g.c * g.w * g.h);
+    int64_t oy0, oy1, ox0, ox1;
+    covering(cy, g.kh, g.sh, g.top, g.oh, &oy0, &oy1);
+    covering(cx, g.kw, g.sw, g.left, g.ow, &ox0, &ox1);
+    double acc = 0;
+    for (int64_t oy = oy0; oy < oy1; oy++)
+      for (int64_t ox = ox0; ox < ox1; ox++) {
+        int64_t at = ((b * g.oh + oy) * g.ow + ox) * g.c + ch, from = -1;
+        T best = y[at];
+        int64_t y0 = oy * g.sh - g.top, x0 = ox * g.sw - g.left;
+        for (int64_t iy = y0 < 0 ? 0 : y0; from < 0 && iy < y0 + g.kh && iy < g.h; iy++)
+          for (int64_t ix = x0 < 0 ? 0 : x0; from < 0 && ix < x0 + g.kw && ix < g.w; ix++) {
+            int64_t cell = ((b * g.h + iy) * g.w + ix) * g.c + ch;
+            T v = x[cell];
+            if (v == best || (is_nan(v) && is_nan(best)))
+              from = cell;
+          }
+        if (from == idx)
+          acc += (double)dy[at];
+      }
+    dx[idx] = (T)acc;
+  }
+}
+
+template <class T>
+__global__ void conv_backprop_input_kernel(ts_cu_window g, int64_t o, const T *f, const T *dy,
+                                           T *dx)
+{
+  int64_t n = g.n * g.h * g.w * g.c;
+  FOR_EACH(idx, n)
+  {
+    int64_t c = idx % g.c, cx = (idx / g.c) % g.w, cy = (idx / (g.c * g.w)) % g.h;
+    int64_t b = idx / (g.c * g.w * g.h);
+    int64_t oy0, oy1, ox0, ox1;
+    covering(cy, g.kh, g.sh, g.top, g.oh, &oy0, &oy1);
+    covering(cx, g.kw, g.sw, g.left, g.ow, &ox0, &ox1);
+    double acc = 0;
+    for (int64_t oy = oy0; oy < oy1; oy++)
+      for (int64_t ox = ox0; ox < ox1; ox++) {
+        int64_t ky = cy - (oy * g.sh - g.top), kx = cx - (ox * g.sw - g.left);
+        const T *frow = f + ((ky * g.kw + kx) * g.c + c) * o;
+        const T *drow = dy + ((b * g.oh + oy) * g.ow + ox) * o;
+        for (int64_t k = 0; k < o; k++)
+          acc += (double)frow[k] * (double)drow[k];
+      }
+    dx[idx] = (T)acc;
+  }
+}
+
+/* One block per filter element, its threads striding over the output
+ * positions and summing in shared memory. */
+template <class T>
+__global__ void conv_backprop_filter_kernel(ts_cu_window g, int64_t o, const T *x, const T *dy,
+                                            T *df)
+{
+  __shared__ double part[THREADS];
+  int64_t idx = blockIdx.x;
+  int64_t k = idx % o, c = (idx / o) % g.c, kx = (idx / (o * g.c)) % g.kw;
+  int64_t ky = idx / (o * g.c * g.kw);
+  int64_t positions = g.n * g.oh * g.ow;
+  double acc = 0;
+  for (int64_t p = threadIdx.x; p < positions; p += blockDim.x) {
+    int64_t ox = p % g.ow, oy = (p / g.ow) % g.oh, b = p / (g.ow * g.oh);
+    int64_t iy = oy * g.sh - g.top + ky, ix = ox * g.sw - g.left + kx;
+    if (iy >= 0 && iy < g.h && ix >= 0 && ix < g.w)
+      acc += (double)x[((b * g.h + iy) * g.w + ix) * g.c + c] * (double)dy[p * o + k];
+  }
+  part[threadIdx.x] = acc;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w)
+      part[threadIdx.x] += part[threadIdx.x + w];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    df[idx] = (T)part[0];
+}
+
+#define FLOATS(dtype, ...)                                  \
+  switch (dtype) {                                          \
+  case TS_F32: { typedef float T; __VA_ARGS__; } break;     \
+  case TS_F64: { typedef double T; __VA_ARGS__; } break;    \
+  default: return false;                                    \
+  }
+
+extern "C" bool ts__cu_max_pool_grad(ts_dtype dtype, const ts_cu_window *g, const void *x,
+                                     const void *y, const void *dy, void *dx, void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  int64_t n = g->n * g->h * g->w * g->c;
+  FLOATS(dtype, if (n > 0) max_pool_grad_kernel<T><<<blocks_for(n), THREADS, 0, s>>>(
+                  *g, (const T *)x, (const T *)y, (const T *)dy, (T *)dx))
+  return true;
+}
+
+extern "C" bool ts__cu_conv_backprop_input(ts_dtype dtype, const ts_cu_window *g, int64_t o,
+                                           const void *f, const void *dy, void *dx, void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  int64_t n = g->n * g->h * g->w * g->c;
+  FLOATS(dtype, if (n > 0) conv_backprop_input_kernel<T><<<blocks_for(n), THREADS, 0, s>>>(
+                  *g, o, (const T *)f, (const T *)dy, (T *)dx))
+  return true;
+}
+
+extern "C" bool ts__cu_conv_backprop_filter(ts_dtype dtype, const ts_cu_window *g, int64_t o,
+                                            const void *x, const void *dy, void *df, void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  int64_t n = g->kh * g->kw * g->c * o;
+  FLOATS(dtype, if (n > 0) conv_backprop_filter_kernel<T><<<(unsigned)n, THREADS, 0, s>>>(
+                  *g, o, (const T *)x, (const T *)dy, (T *)df))
   return true;
 }

@@ -2,9 +2,9 @@
  * from the rows and formulas of ops/unary_rows.h and ops/binary_rows.h
  * (the same text the CPU loops are made from, compiled here as device
  * functions), and the FusedElementwise interpreter over the fusible float
- * rows.  Binary rows whose CPU kernel checks its operands on the host
- * (integer division by zero, negative integer powers) have float kernels
- * only: their integer cases fall back to the CPU, visibly. */
+ * rows.  Binary rows whose CPU kernel checks its operands (integer
+ * division by zero, negative integer powers) run the same check on a host
+ * copy of the operand first (ops/binary.c, binary_cuda). */
 #include "kernels.h"
 
 #include "../../ops/unary_rows.h"
@@ -126,26 +126,19 @@ static void launch_binary(int64_t n, const ts_cu_bcast *s, const void *a, const 
 #define B_FNS(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS, GRAD) B_FNS_##DTYPES(id)
 BINARY_ROWS(B_FNS)
 
-/* Rows with a host-side check (binary.c) keep their integer kernels out. */
-#define INTEGERS_NULL 1
-#define INTEGERS_check_divisor 0
-#define INTEGERS_check_exponent 0
-
 #define B_SET(ID, id, DT, sfx, T, O) t[TS_OP_##ID][DT] = launch_binary<id##_##sfx##_b, T, O>;
-#define B_SET_FLOAT(ID, id, INTS) \
+#define B_SET_FLOAT(ID, id) \
   B_SET(ID, id, TS_F32, f32, float, float) B_SET(ID, id, TS_F64, f64, double, double)
-#define B_SET_NUMERIC(ID, id, INTS)                                             \
-  B_SET_FLOAT(ID, id, INTS)                                                     \
-  if (INTS) {                                                                   \
-    B_SET(ID, id, TS_I32, i32, int32_t, int32_t) B_SET(ID, id, TS_I64, i64, int64_t, int64_t) \
-    B_SET(ID, id, TS_U8, u8, uint8_t, uint8_t)                                  \
-  }
-#define B_SET_ALL(ID, id, INTS)                                                           \
+#define B_SET_NUMERIC(ID, id)                                                   \
+  B_SET_FLOAT(ID, id)                                                           \
+  B_SET(ID, id, TS_I32, i32, int32_t, int32_t) B_SET(ID, id, TS_I64, i64, int64_t, int64_t) \
+  B_SET(ID, id, TS_U8, u8, uint8_t, uint8_t)
+#define B_SET_ALL(ID, id)                                                           \
   B_SET(ID, id, TS_F32, f32, float, bool) B_SET(ID, id, TS_F64, f64, double, bool)        \
   B_SET(ID, id, TS_I32, i32, int32_t, bool) B_SET(ID, id, TS_I64, i64, int64_t, bool)     \
   B_SET(ID, id, TS_U8, u8, uint8_t, bool) B_SET(ID, id, TS_BOOL, b, bool, bool)
-#define B_SET_BOOL(ID, id, INTS) B_SET(ID, id, TS_BOOL, b, bool, bool)
-#define B_SETS(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS, GRAD) B_SET_##DTYPES(ID, id, INTEGERS_##CHECK)
+#define B_SET_BOOL(ID, id) B_SET(ID, id, TS_BOOL, b, bool, bool)
+#define B_SETS(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS, GRAD) B_SET_##DTYPES(ID, id)
 
 static const struct binary_table {
   binary_launch t[TS_OP_COUNT][TS_NUMERIC_DTYPE_COUNT];

@@ -291,6 +291,88 @@ bool ts__cuda_where(ts_kernel_ctx *k)
          no_launcher(k);
 }
 
+/* ---- rows that index: their indices checked on the host ---------------------------
+ * As the CPU kernels, an index out of range is an error naming it (TF's
+ * GPU kernels instead give zeros, or NaN losses): the indices are read on
+ * a host copy first, which waits for them (and so breaks a CUDA Graph's
+ * capture: docs/engine.md, "Placement"). */
+
+/* The first of t's n integer values outside [0, n), or -1; -2 + error
+ * when it cannot be read. */
+static int64_t first_outside(ts_kernel_ctx *k, const ts_tensor *t, int64_t n, int64_t *value)
+{
+  const ts_tensor *h = ts__tensor_host(k->loc, t);
+  if (!h)
+    return -2;
+  for (int64_t j = 0; j < h->size; j++) {
+    *value = ts__load_i64(h->dtype, h->data, j);
+    if (*value < 0 || *value >= n)
+      return j;
+  }
+  return -1;
+}
+
+bool ts__cuda_gather(ts_kernel_ctx *k)
+{
+  const ts_tensor *p = k->in[0], *ix = k->in[1];
+  ts_tensor *y = k->out[0];
+  int axis = 0;
+  ts__axis(k->attrs[0].i, p->shape.rank, &axis); /* inference checked it */
+  int64_t n = p->shape.dim[axis], v = 0, bad = first_outside(k, ix, n, &v);
+  if (bad == -2)
+    return false;
+  if (bad >= 0)
+    return ts__kernel_fail(k, TS_ERR_OUT_OF_RANGE, "indices[%lld] = %lld is not in [0, %lld)",
+                           (long long)bad, (long long)v, (long long)n);
+  return ts__cu_gather(ts_dtype_size(p->dtype), ix->dtype, dims_prod(p->shape, 0, axis), n,
+                       ix->size, dims_prod(p->shape, axis + 1, p->shape.rank), p->data, ix->data,
+                       y->data, stream_of(k)) ||
+         no_launcher(k);
+}
+
+bool ts__cuda_xent(ts_kernel_ctx *k)
+{
+  const ts_tensor *labels = k->in[0], *logits = k->in[1];
+  int64_t cols = logits->shape.dim[logits->shape.rank - 1], v = 0;
+  int64_t bad = first_outside(k, labels, cols, &v);
+  if (bad == -2)
+    return false;
+  if (bad >= 0) {
+    char buf[TS_INFO_STR];
+    return ts__kernel_fail(k, TS_ERR_OUT_OF_RANGE,
+                           "Received a label value of %lld which is outside the valid range of "
+                           "[0, %lld) (element %lld of labels %s)",
+                           (long long)v, (long long)cols, (long long)bad,
+                           ts__info_str(buf, labels->dtype, labels->shape));
+  }
+  return ts__cu_xent(logits->dtype, labels->dtype, labels->size, cols, logits->data,
+                     labels->data, k->out[0]->data, stream_of(k)) ||
+         no_launcher(k);
+}
+
+/* ---- random: the CPU's numbers, uploaded ----------------------------------------
+ * The CPU draws from xoshiro256**, one sequential stream per op (ops/
+ * create.c), which has no counter form to split across threads; so that a
+ * seed gives the same numbers on every device, the row's CPU kernel fills
+ * a host buffer and it is uploaded (a node of a captured CUDA Graph, its
+ * values fixed by the seed as they are). */
+bool ts__cuda_random(ts_kernel_ctx *k)
+{
+  ts_tensor *y = k->out[0];
+  size_t bytes = (size_t)y->size * ts_dtype_size(y->dtype);
+  if (bytes == 0)
+    return true;
+  ts_tensor *host = ts__tensor_alloc(k->loc, y->dtype, y->shape);
+  if (!host)
+    return false;
+  ts_kernel_ctx on_host = *k;
+  ts_tensor *out[1] = { host };
+  on_host.out = out;
+  on_host.backend = ts_backend_cpu();
+  return k->def->kernel[TS_DEVICE_CPU](&on_host) &&
+         ts__buffer_copy(k->backend, y->data, ts_backend_cpu(), host->data, bytes);
+}
+
 /* ---- products (cuda/gemm.c) ------------------------------------------------------ */
 
 static int64_t batch_of(const ts_tensor *t)
@@ -419,6 +501,10 @@ bool ts__cuda_op_supported(const ts_kernel_ctx *k)
            k->in[0]->shape.dim[k->attrs[0].b ? 0 : 1] > 0;
   case TS_OP_FUSED_ELEMENTWISE:
     return k->n_in <= TS_CU_MAX_IN; /* the program's rows: checked as it launches */
+  case TS_OP_SPARSE_SOFTMAX_CROSS_ENTROPY:
+    return k->in[1]->dtype == TS_F32 || k->in[1]->dtype == TS_F64;
+  case TS_OP_CONV2D_BACKPROP_INPUT: case TS_OP_CONV2D_BACKPROP_FILTER: case TS_OP_MAX_POOL2D_GRAD:
+    return dt == TS_F32 || dt == TS_F64;
   default:
     if (k->def->n_inputs == 1 && (k->def->flags & TS_OPF_ELEMENTWISE))
       return ts__cu_has_unary(op, dt);

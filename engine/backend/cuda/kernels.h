@@ -59,7 +59,8 @@ bool ts__cu_eye(ts_dtype dtype, int64_t rows, int64_t cols, void *out, void *str
 bool ts__cu_range(ts_dtype dtype, int64_t n, double start, double delta, void *out, void *stream);
 
 /* Reductions over x viewed as [outer, len, inner], reducing the middle:
- * op REDUCE_SUM/MEAN/MAX/MIN/PROD (out: x's dtype) or ARGMAX (out: i64). */
+ * op REDUCE_SUM/MEAN/MAX/MIN/PROD (out: x's dtype) or ARGMAX (out: i64),
+ * every numeric dtype (bool: Max and Min). */
 bool ts__cu_has_reduce(ts_op op, ts_dtype dtype);
 bool ts__cu_reduce(ts_op op, ts_dtype dtype, int64_t outer, int64_t len, int64_t inner,
                    const void *x, void *out, void *stream);
@@ -76,6 +77,18 @@ bool ts__cu_strided(size_t elem_size, int64_t n, const ts_cu_bcast *s, int64_t b
 bool ts__cu_where(size_t elem_size, int64_t n, const ts_cu_bcast *s, const void *cond,
                   const void *x, const void *y, void *out, void *stream);
 
+/* Gather: out [outer, n_idx, row] = params [outer, n, row] at the rows
+ * indices (int32 or int64, n_idx of them, already checked in [0, n)) name;
+ * elements of elem_size bytes. */
+bool ts__cu_gather(size_t elem_size, ts_dtype index_dtype, int64_t outer, int64_t n,
+                   int64_t n_idx, int64_t row, const void *params, const void *indices,
+                   void *out, void *stream);
+/* SparseSoftmaxCrossEntropyWithLogits: out[r] = the loss of logits row r
+ * ([rows, len], f32 or f64) at labels[r] (int32 or int64, already checked
+ * in [0, len)). */
+bool ts__cu_xent(ts_dtype dtype, ts_dtype label_dtype, int64_t rows, int64_t len, const void *x,
+                 const void *labels, void *out, void *stream);
+
 /* A 2-D window over an NHWC input (cuda/conv.cu): input [n, h, w, c],
  * window kh x kw, strides, output oh x ow, padding before the first row
  * and column. */
@@ -86,6 +99,19 @@ typedef struct ts_cu_window {
 bool ts__cu_im2col(ts_dtype dtype, const ts_cu_window *g, const void *x, void *col, void *stream);
 /* y [n, oh, ow, c]: each window's largest element (numeric dtypes but bool). */
 bool ts__cu_max_pool(ts_dtype dtype, const ts_cu_window *g, const void *x, void *y, void *stream);
+/* MaxPoolGrad: dx [n, h, w, c] = the sum of dy [n, oh, ow, c] over the
+ * windows whose max y came from that cell (the first of equal ones, as
+ * the CPU picks).  f32 and f64. */
+bool ts__cu_max_pool_grad(ts_dtype dtype, const ts_cu_window *g, const void *x, const void *y,
+                          const void *dy, void *dx, void *stream);
+/* Conv2DBackpropInput (dx [n, h, w, c] from the HWIO filter f [kh, kw, c,
+ * o] and dy [n, oh, ow, o]) and Conv2DBackpropFilter (df from x and dy):
+ * each output element summed in f64 over the windows, as the CPU does.
+ * f32 and f64. */
+bool ts__cu_conv_backprop_input(ts_dtype dtype, const ts_cu_window *g, int64_t o, const void *f,
+                                const void *dy, void *dx, void *stream);
+bool ts__cu_conv_backprop_filter(ts_dtype dtype, const ts_cu_window *g, int64_t o,
+                                 const void *x, const void *dy, void *df, void *stream);
 
 /* A product (cuda/gemm.c, cuBLASLt): row-major c [batch, m, n] =
  * op(a) op(b), a [m, k] ([k, m] when ta), b [k, n] ([n, k] when tb),

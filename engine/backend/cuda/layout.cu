@@ -1,7 +1,8 @@
 /* cuda/layout.cu — the CUDA kernels of the rows that move elements:
  * Transpose and Slice as one strided gather (output index -> input
  * offset through per-dim strides), and Where (a select over three
- * broadcast operands).  Elements move as 1-, 2-, 4- or 8-byte words, so
+ * broadcast operands), and Gather (rows of params picked by indices).
+ * Elements move as 1-, 2-, 4- or 8-byte words, so
  * one kernel serves every dtype of that size. */
 #include "kernels.h"
 
@@ -67,5 +68,40 @@ extern "C" bool ts__cu_where(size_t elem_size, int64_t n, const ts_cu_bcast *s, 
   cudaStream_t st = (cudaStream_t)stream;
   BY_WIDTH(elem_size, if (n > 0) where_kernel<W><<<blocks_for(n), THREADS, 0, st>>>(
                         n, *s, (const bool *)cond, (const W *)x, (const W *)y, (W *)out))
+  return true;
+}
+
+/* out [outer, n_idx, row] = params [outer, n, row] at rows idx[j] (checked
+ * to be in [0, n) on the host). */
+template <class W, class I>
+__global__ void gather_kernel(int64_t total, int64_t n, int64_t n_idx, int64_t row, const W *p,
+                              const I *idx, W *o)
+{
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    int64_t r = i % row, j = (i / row) % n_idx, outer = i / (row * n_idx);
+    o[i] = p[(outer * n + (int64_t)idx[j]) * row + r];
+  }
+}
+
+extern "C" bool ts__cu_gather(size_t elem_size, ts_dtype index_dtype, int64_t outer, int64_t n,
+                              int64_t n_idx, int64_t row, const void *params, const void *indices,
+                              void *out, void *stream)
+{
+  cudaStream_t st = (cudaStream_t)stream;
+  int64_t total = outer * n_idx * row;
+  if (index_dtype != TS_I32 && index_dtype != TS_I64)
+    return false;
+  if (total <= 0)
+    return true;
+  if (index_dtype == TS_I32) {
+    BY_WIDTH(elem_size, (gather_kernel<W, int32_t><<<blocks_for(total), THREADS, 0, st>>>(
+                          total, n, n_idx, row, (const W *)params, (const int32_t *)indices,
+                          (W *)out)))
+  } else {
+    BY_WIDTH(elem_size, (gather_kernel<W, int64_t><<<blocks_for(total), THREADS, 0, st>>>(
+                          total, n, n_idx, row, (const W *)params, (const int64_t *)indices,
+                          (W *)out)))
+  }
   return true;
 }

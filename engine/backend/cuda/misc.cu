@@ -1,9 +1,10 @@
 /* cuda/misc.cu — the CUDA kernels of the non-elementwise rows that need no
  * library: Cast, Fill/Zeros/Ones(-like), Eye, Range, the reductions (sum,
  * mean, max, min, prod, argmax over one run of axes) and Softmax /
- * LogSoftmax over the last dim.  Reductions accumulate in f64 (as the
- * CPU's f32 sums and products do; max, min and argmax compare exactly in
- * it), one thread block per output. */
+ * LogSoftmax over the last dim, SparseSoftmaxCrossEntropyWithLogits.
+ * Float reductions accumulate in f64 (as the CPU's f32 sums and products
+ * do; max, min and argmax compare exactly in it), one thread block per
+ * output; integer ones as reduce_int_kernel says. */
 #include "kernels.h"
 
 #include "../../ops/cast_formulas.h"
@@ -207,6 +208,55 @@ __global__ void reduce_kernel(int kind, int64_t len, int64_t inner, const T *x, 
   }
 }
 
+/* Integers (and bool's Max/Min, its any/all) as the CPU's reduce.c:
+ * sums and products wrap (in 64-bit unsigned, truncated to T: the same
+ * residue), means sum exactly in 128 bits and truncate toward zero, max,
+ * min and argmax compare exactly. */
+template <class T>
+__device__ __forceinline__ void combine_int(int kind, __int128 &acc, int64_t &at, __int128 v,
+                                            int64_t i)
+{
+  switch (kind) {
+  case R_SUM: acc = (__int128)(uint64_t)((uint64_t)acc + (uint64_t)v); break;
+  case R_PROD: acc = (__int128)(uint64_t)((uint64_t)acc * (uint64_t)v); break;
+  case R_MEAN: acc += v; break;
+  case R_MAX: if (v > acc) acc = v; break;
+  case R_MIN: if (v < acc) acc = v; break;
+  case R_ARGMAX: if (v > acc || (v == acc && i < at)) { acc = v; at = i; } break;
+  }
+}
+
+template <class T>
+__global__ void reduce_int_kernel(int kind, int64_t len, int64_t inner, __int128 lo, __int128 hi,
+                                  const T *x, void *out)
+{
+  __shared__ __int128 acc_s[THREADS];
+  __shared__ int64_t at_s[THREADS];
+  int64_t b = blockIdx.x;
+  int64_t o = b / inner, j = b % inner;
+  const T *row = x + o * len * inner + j;
+  __int128 acc = kind == R_PROD ? 1 : kind == R_MAX || kind == R_ARGMAX ? lo
+               : kind == R_MIN ? hi : 0;
+  int64_t at = INT64_MAX;
+  for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
+    combine_int<T>(kind, acc, at, (__int128)row[i * inner], i);
+  acc_s[threadIdx.x] = acc;
+  at_s[threadIdx.x] = at;
+  __syncthreads();
+  for (int w = blockDim.x / 2; w > 0; w /= 2) {
+    if (threadIdx.x < w)
+      combine_int<T>(kind, acc_s[threadIdx.x], at_s[threadIdx.x], acc_s[threadIdx.x + w],
+                     at_s[threadIdx.x + w]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    if (kind == R_ARGMAX)
+      ((int64_t *)out)[b] = at_s[0] == INT64_MAX ? 0 : at_s[0];
+    else
+      ((T *)out)[b] = (T)(kind == R_MEAN ? acc_s[0] / (__int128)len : acc_s[0]);
+  }
+}
+
 static int reduce_kind_of(ts_op op)
 {
   switch (op) {
@@ -222,7 +272,19 @@ static int reduce_kind_of(ts_op op)
 
 extern "C" bool ts__cu_has_reduce(ts_op op, ts_dtype dtype)
 {
-  return reduce_kind_of(op) >= 0 && (dtype == TS_F32 || dtype == TS_F64);
+  int kind = reduce_kind_of(op);
+  if (kind < 0)
+    return false;
+  if (dtype == TS_BOOL) /* Max and Min (any, all) only, as on the CPU */
+    return kind == R_MAX || kind == R_MIN;
+  return (unsigned)dtype < TS_NUMERIC_DTYPE_COUNT;
+}
+
+template <class T>
+static void reduce_int(int kind, unsigned n_out, int64_t len, int64_t inner, __int128 lo,
+                       __int128 hi, const void *x, void *out, cudaStream_t s)
+{
+  reduce_int_kernel<T><<<n_out, THREADS, 0, s>>>(kind, len, inner, lo, hi, (const T *)x, out);
 }
 
 extern "C" bool ts__cu_reduce(ts_op op, ts_dtype dtype, int64_t outer, int64_t len, int64_t inner,
@@ -235,11 +297,20 @@ extern "C" bool ts__cu_reduce(ts_op op, ts_dtype dtype, int64_t outer, int64_t l
   if (n_out <= 0)
     return true;
   cudaStream_t s = (cudaStream_t)stream;
-  if (dtype == TS_F32)
-    reduce_kernel<float><<<(unsigned)n_out, THREADS, 0, s>>>(kind, len, inner, (const float *)x, out);
-  else
-    reduce_kernel<double><<<(unsigned)n_out, THREADS, 0, s>>>(kind, len, inner, (const double *)x,
-                                                               out);
+  unsigned nb = (unsigned)n_out;
+  switch (dtype) {
+  case TS_F32:
+    reduce_kernel<float><<<nb, THREADS, 0, s>>>(kind, len, inner, (const float *)x, out);
+    break;
+  case TS_F64:
+    reduce_kernel<double><<<nb, THREADS, 0, s>>>(kind, len, inner, (const double *)x, out);
+    break;
+  case TS_I32: reduce_int<int32_t>(kind, nb, len, inner, INT32_MIN, INT32_MAX, x, out, s); break;
+  case TS_I64: reduce_int<int64_t>(kind, nb, len, inner, INT64_MIN, INT64_MAX, x, out, s); break;
+  case TS_U8: reduce_int<uint8_t>(kind, nb, len, inner, 0, UINT8_MAX, x, out, s); break;
+  case TS_BOOL: reduce_int<bool>(kind, nb, len, inner, 0, 1, x, out, s); break;
+  default: return false;
+  }
   return true;
 }
 
@@ -298,4 +369,53 @@ extern "C" bool ts__cu_softmax(bool log_out, ts_dtype dtype, int64_t rows, int64
     softmax_kernel<double><<<(unsigned)rows, THREADS, 0, s>>>(log_out, len, (const double *)x,
                                                                (double *)out);
   return true;
+}
+
+/* The loss of each row at its label: log(sum exp(x - m)) - (x[label] - m),
+ * exps summed in f64 as on the CPU (ops/nn.c).  The labels were checked
+ * to be in [0, len) on the host. */
+template <class T, class L>
+__global__ void xent_kernel(int64_t len, const T *x, const L *labels, T *o)
+{
+  __shared__ T shared[THREADS];
+  __shared__ double shared_sum[THREADS];
+  const T *row = x + blockIdx.x * len;
+  T m = row[0];
+  for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
+    m = row[i] > m ? row[i] : m;
+  m = block_reduce(m, true, shared);
+  double sum = 0;
+  for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
+    sum += (double)exp(row[i] - m);
+  sum = block_reduce(sum, false, shared_sum);
+  if (threadIdx.x == 0)
+    o[blockIdx.x] = (T)(log(sum) - (double)(row[labels[blockIdx.x]] - m));
+}
+
+template <class T>
+static bool xent_of(ts_dtype label_dtype, int64_t rows, int64_t len, const void *x,
+                    const void *labels, void *out, cudaStream_t s)
+{
+  if (label_dtype == TS_I32)
+    xent_kernel<T, int32_t><<<(unsigned)rows, THREADS, 0, s>>>(len, (const T *)x,
+                                                                (const int32_t *)labels, (T *)out);
+  else if (label_dtype == TS_I64)
+    xent_kernel<T, int64_t><<<(unsigned)rows, THREADS, 0, s>>>(len, (const T *)x,
+                                                                (const int64_t *)labels, (T *)out);
+  else
+    return false;
+  return true;
+}
+
+extern "C" bool ts__cu_xent(ts_dtype dtype, ts_dtype label_dtype, int64_t rows, int64_t len,
+                            const void *x, const void *labels, void *out, void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  if (rows <= 0)
+    return dtype == TS_F32 || dtype == TS_F64;
+  if (dtype == TS_F32)
+    return xent_of<float>(label_dtype, rows, len, x, labels, out, s);
+  if (dtype == TS_F64)
+    return xent_of<double>(label_dtype, rows, len, x, labels, out, s);
+  return false;
 }
