@@ -10,6 +10,10 @@ static void test_dtype_names(void)
     { TS_F32, "float32", "f32", 4 }, { TS_F64, "float64", "f64", 8 },
     { TS_I32, "int32", "i32", 4 },   { TS_I64, "int64", "i64", 8 },
     { TS_U8, "uint8", "u8", 1 },     { TS_BOOL, "bool", "bool", 1 },
+    { TS_I8, "int8", "i8", 1 },      { TS_I16, "int16", "i16", 2 },
+    { TS_U16, "uint16", "u16", 2 },  { TS_U32, "uint32", "u32", 4 },
+    { TS_U64, "uint64", "u64", 8 },  { TS_F16, "float16", "f16", 2 },
+    { TS_BF16, "bfloat16", "bf16", 2 },
     { TS_STRING, "string", "str", sizeof(char *) }, { TS_VARIANT, "variant", "variant", sizeof(void *) },
   };
   g_assert_cmpint(G_N_ELEMENTS(rows), ==, TS_DTYPE_COUNT);
@@ -25,6 +29,8 @@ static void test_dtype_names(void)
   g_assert_false(ts_dtype_from_name("complex64", &unused));
   g_assert_false(ts_dtype_from_name(NULL, &unused));
   g_assert_true(ts_dtype_is_float(TS_F64) && !ts_dtype_is_float(TS_I32));
+  g_assert_true(ts_dtype_is_float(TS_F16) && ts_dtype_is_float(TS_BF16));
+  g_assert_true(ts_dtype_is_integer(TS_I8) && ts_dtype_is_integer(TS_U64));
   g_assert_true(ts_dtype_is_integer(TS_U8) && !ts_dtype_is_integer(TS_BOOL));
 }
 
@@ -38,6 +44,19 @@ static void test_dtype_promotion(void)
   g_assert_cmpint(ts_dtype_promote(TS_I32, TS_F32), ==, TS_F32);
   g_assert_cmpint(ts_dtype_promote(TS_I64, TS_F32), ==, TS_F32);
   g_assert_cmpint(ts_dtype_promote(TS_U8, TS_I64), ==, TS_I64);
+  /* the newer dtypes promote as NumPy's np.promote_types (checked there) */
+  static const struct { ts_dtype a, b, want; } numpy[] = {
+    { TS_I8, TS_U8, TS_I16 },    { TS_I8, TS_I16, TS_I16 },   { TS_U16, TS_I16, TS_I32 },
+    { TS_U16, TS_I32, TS_I32 },  { TS_U32, TS_I32, TS_I64 },  { TS_U32, TS_U64, TS_U64 },
+    { TS_U64, TS_I64, TS_F64 },  { TS_U64, TS_I8, TS_F64 },   { TS_U8, TS_U16, TS_U16 },
+    { TS_F16, TS_F32, TS_F32 },  { TS_F16, TS_F64, TS_F64 },  { TS_BF16, TS_F32, TS_F32 },
+    { TS_F16, TS_I8, TS_F16 },   { TS_BOOL, TS_U16, TS_U16 }, { TS_BOOL, TS_F16, TS_F16 },
+    { TS_F16, TS_BF16, TS_F32 }, /* ml_dtypes: float16 with bfloat16 is float32 */
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(numpy); i++) {
+    g_assert_cmpint(ts_dtype_promote(numpy[i].a, numpy[i].b), ==, numpy[i].want);
+    g_assert_cmpint(ts_dtype_promote(numpy[i].b, numpy[i].a), ==, numpy[i].want);
+  }
   g_assert_cmpint(ts_dtype_promote(TS_BOOL, TS_U8), ==, TS_U8);
 }
 

@@ -93,27 +93,27 @@ static void test_dtype_messages(void)
   ts_scope *scope = ts_scope_begin();
   ts_tensor *b = ts_scalar_bool(true), *str = ts_scalar_string("a");
   g_assert_null(ts_add(b, b));
-  expect_dtype_error("Add", "expected float32, float64, int32, int64 or uint8, got bool", "bool");
+  expect_dtype_error("Add", "expected float32, float64, int32, int64, uint8, int8, int16, uint16, uint32, uint64, float16 or bfloat16, got bool", "bool");
   g_assert_null(ts_neg(b));
-  expect_dtype_error("Neg", "expected float32, float64, int32, int64 or uint8, got bool", "bool");
+  expect_dtype_error("Neg", "expected float32, float64, int32, int64, uint8, int8, int16, uint16, uint32, uint64, float16 or bfloat16, got bool", "bool");
   g_assert_null(ts_add(str, ts_scalar_i32(1)));
-  expect_dtype_error("Add", "takes numeric tensors (float32, float64, int32, int64, uint8 or "
-                            "bool), got string", "string");
+  expect_dtype_error("Add", "takes numeric tensors (float32, float64, int32, int64, uint8, bool, "
+                            "int8, int16, uint16, uint32, uint64, float16 or bfloat16), got string", "string");
   g_assert_null(ts_greater(str, str));
   expect_dtype_error("Greater", "takes numeric tensors", "string");
   g_assert_null(ts_matmul(ts_ones(TS_BOOL, TS_SHAPE(2, 2)), ts_ones(TS_BOOL, TS_SHAPE(2, 2))));
-  expect_dtype_error("MatMul", "takes float32, float64, int32, int64 or uint8 tensors, got bool",
+  expect_dtype_error("MatMul", "takes float32, float64, int32, int64, uint8, int8, int16, uint16, uint32, uint64, float16 or bfloat16 tensors, got bool",
                      "bool");
   g_assert_null(ts_max_pool2d(ts_ones(TS_BOOL, TS_SHAPE(1, 2, 2, 1)), 1, 1, 1, 1,
                               TS_PADDING_VALID));
   expect_dtype_error("MaxPool", "takes float32, float64, int32, int64 or uint8 tensors, got bool",
                      "bool");
   g_assert_null(ts_range(TS_BOOL, 0, 2, 1));
-  expect_dtype_error("Range", "takes float32, float64, int32, int64 or uint8, got dtype bool",
+  expect_dtype_error("Range", "takes float32, float64, int32, int64, uint8, int8, int16, uint16, uint32, uint64, float16 or bfloat16, got dtype bool",
                      "bool");
   g_assert_null(ts_zeros(TS_STRING, TS_SHAPE(2)));
-  expect_dtype_error("Zeros", "takes a numeric dtype (float32, float64, int32, int64, uint8 or "
-                              "bool), got string", "string");
+  expect_dtype_error("Zeros", "takes a numeric dtype (float32, float64, int32, int64, uint8, bool, "
+                              "int8, int16, uint16, uint32, uint64, float16 or bfloat16), got string", "string");
   ts_scope_end(scope);
 }
 
@@ -378,7 +378,7 @@ static void test_unary_float(void)
   }
 
   g_assert_null(ts_exp(I32(TS_SHAPE(2, 3), 1, 2, 3, 4, 5, 6)));
-  expect_error(TS_ERR_DTYPE, "Exp", "expected float32 or float64, got int32", "i32[2,3]", NULL);
+  expect_error(TS_ERR_DTYPE, "Exp", "expected float32, float64, float16 or bfloat16, got int32", "i32[2,3]", NULL);
   g_assert_null(ts_sqrt(u8_scalar(4)));
   expect_error(TS_ERR_DTYPE, "Sqrt", "uint8", NULL);
   g_assert_null(ts_sigmoid(ts_scalar_bool(true)));
@@ -419,7 +419,7 @@ static void test_unary_trig(void)
   }
 
   g_assert_null(ts_sin(I32(TS_SHAPE(2), 1, 2)));
-  expect_error(TS_ERR_DTYPE, "Sin", "expected float32 or float64, got int32", "i32[2]", NULL);
+  expect_error(TS_ERR_DTYPE, "Sin", "expected float32, float64, float16 or bfloat16, got int32", "i32[2]", NULL);
   g_assert_null(ts_acosh(ts_scalar_i64(1)));
   expect_error(TS_ERR_DTYPE, "Acosh", "int64", NULL);
   g_assert_null(ts_erf(u8_scalar(1)));
