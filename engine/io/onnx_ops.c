@@ -3479,6 +3479,13 @@ static const onnx_op_row ROWS[] = {
   { "BlackmanWindow", 1, 1, 1, 1, ",output_datatype,periodic,", op_blackman_window, 17, true },
   { "BitShift", 2, 2, 1, 1, ",direction,", op_bit_shift, 11, true },
   { "ReverseSequence", 2, 2, 1, 1, ",batch_axis,time_axis,", op_reverse_sequence, 10, true },
+  { "QuantizeLinear", 2, 3, 1, 1, ",axis,saturate,", onnx_op_quantize_linear, 10, true },
+  { "DequantizeLinear", 2, 3, 1, 1, ",axis,", onnx_op_dequantize_linear, 10, true },
+  { "DynamicQuantizeLinear", 1, 1, 1, 3, ",", onnx_op_dynamic_quantize_linear, 11, true },
+  { "MatMulInteger", 2, 4, 1, 1, ",", onnx_op_matmul_integer, 10, true },
+  { "ConvInteger", 2, 4, 1, 1, ",auto_pad,dilations,group,kernel_shape,pads,strides,", onnx_op_conv_integer, 10, false },
+  { "QLinearMatMul", 8, 8, 1, 1, ",", onnx_op_qlinear_matmul, 10, true },
+  { "QLinearConv", 8, 9, 1, 1, ",auto_pad,dilations,group,kernel_shape,pads,strides,", onnx_op_qlinear_conv, 10, false },
 };
 
 bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c)
