@@ -1508,7 +1508,8 @@ TS_API const char *ts_diverge_expected_name(ts_diverge_expected why); /* "folded
 
 /* ---- argument specs (engine/io/arg_spec.c) ------------------------------
  * Parses one argument as `tracescope-cli run --arg SPEC` gives it:
- *   f32[2,3]=1,2,3,4,5,6   a tensor: dtype, shape, one value per element
+ *   f32[2,3]=1,2,3,4,5,6   a tensor: dtype (any numeric: f16, bf16, i8, u64, ...),
+ *                          shape, one value per element (floats rounded)
  *   f32[]=2.5              a scalar tensor
  *   f32[20,28,28]:uniform  generated: uniform ([0,1) floats, [0,10) integers)
  *                          and normal (seeded; `:uniform@7` picks seed 7),

@@ -34,6 +34,34 @@ static void test_dtype_names(void)
   g_assert_true(ts_dtype_is_integer(TS_U8) && !ts_dtype_is_integer(TS_BOOL));
 }
 
+/* Argument specs give the newer dtypes: values in range, floats rounded. */
+static void test_value_parse_new_dtypes(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_value v;
+  g_assert_true(ts_value_parse("f16[3]=0.1,65520,-2", &v));
+  g_assert_cmpint(ts_tensor_dtype(v.tensor), ==, TS_F16);
+  const uint16_t *h = ts_tensor_data(v.tensor);
+  g_assert_cmpuint(h[0], ==, 0x2e66); /* numpy: np.float16(0.1) */
+  g_assert_cmpuint(h[1], ==, 0x7c00); /* rounds up past 65504: inf */
+  g_assert_cmpfloat(ts_tensor_get_f64(v.tensor, 2), ==, -2);
+  g_assert_true(ts_value_parse("bf16[2,2]:uniform", &v));
+  g_assert_cmpint(ts_tensor_dtype(v.tensor), ==, TS_BF16);
+  for (int i = 0; i < 4; i++) /* [0, 1): rounding to bfloat16 never reaches 1 */
+    g_assert_true(ts_tensor_get_f64(v.tensor, i) >= 0 && ts_tensor_get_f64(v.tensor, i) < 1);
+  g_assert_true(ts_value_parse("u16[2]=0,65535", &v));
+  g_assert_cmpint(ts_tensor_get_i64(v.tensor, 1), ==, 65535);
+  g_assert_true(ts_value_parse("i8[2]:range(-128)", &v));
+  g_assert_cmpint(ts_tensor_get_i64(v.tensor, 0), ==, -128);
+  g_assert_false(ts_value_parse("i8[1]=128", &v));
+  g_assert_nonnull(strstr(ts_error_peek()->message, "128 is out of range for i8"));
+  ts_error_clear();
+  g_assert_false(ts_value_parse("u32[1]=-1", &v));
+  g_assert_nonnull(strstr(ts_error_peek()->message, "out of range for u32"));
+  ts_error_clear();
+  ts_scope_end(scope);
+}
+
 /* The promotion chain bool < u8 < i32 < i64 < f32 < f64, written out. */
 static void test_dtype_promotion(void)
 {
@@ -363,6 +391,7 @@ int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/core/dtype/names", test_dtype_names);
+  g_test_add_func("/core/value-parse/new-dtypes", test_value_parse_new_dtypes);
   g_test_add_func("/core/dtype/promotion", test_dtype_promotion);
   g_test_add_func("/core/shape/basics", test_shapes);
   g_test_add_func("/core/tensor/basics", test_tensor_basics);

@@ -277,9 +277,11 @@ typedef void (*permute_fn)(void *dst, const void *src, int n, const int64_t *dim
     }                                                                                     \
   }
 DEF_PERMUTE(permute_1, uint8_t)
+DEF_PERMUTE(permute_2, uint16_t)
 DEF_PERMUTE(permute_4, uint32_t)
 DEF_PERMUTE(permute_8, uint64_t)
-static const permute_fn PERMUTE_FNS[9] = { [1] = permute_1, [4] = permute_4, [8] = permute_8 };
+static const permute_fn PERMUTE_FNS[9] = { [1] = permute_1, [2] = permute_2, [4] = permute_4,
+                                           [8] = permute_8 };
 
 /* Views non-empty x as [outer, r, inner].  Dims of size 1 are dropped and
  * neighbours of the same kind merged; if the reduced dims still form more
