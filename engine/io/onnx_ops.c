@@ -2447,46 +2447,58 @@ static bool op_gather_nd(onnx_node_ctx *c)
   ts_tensor *data = IN(0), *idx = IN(1);
   if (!data || !idx)
     return false;
-  if (attr_int(c, "batch_dims", 0) != 0) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "batch_dims other than 0 are not supported");
+  ts_shape ds = ts_tensor_shape(data), is = ts_tensor_shape(idx);
+  int64_t b = attr_int(c, "batch_dims", 0); /* leading dims data and indices share */
+  int64_t q = is.rank > 0 ? is.dim[is.rank - 1] : -1;
+  if (b < 0 || b >= is.rank || b >= ds.rank) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "batch_dims=%" PRId64 " for data of rank %d and indices of rank %d",
+                   b, ds.rank, is.rank);
     return false;
   }
-  ts_shape ds = ts_tensor_shape(data), is = ts_tensor_shape(idx);
-  int64_t q = is.rank > 0 ? is.dim[is.rank - 1] : -1;
-  if (q < 1 || q > ds.rank || is.rank - 1 + ds.rank - q > TS_MAX_RANK) {
+  if (q < 1 || q > ds.rank - b || is.rank - 1 + ds.rank - q - b > TS_MAX_RANK) {
     onnx_node_fail(c, TS_ERR_SHAPE, "index tuples of %" PRId64 " for data of rank %d", q, ds.rank);
     return false;
   }
-  int64_t lead = 1;
   for (int d = 0; d < ds.rank; d++)
-    if (ds.dim[d] < 0) {
-      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "unknown dims");
+    if (ds.dim[d] < 0 || (d < b && is.dim[d] != ds.dim[d])) {
+      onnx_node_fail(c, ds.dim[d] < 0 ? TS_ERR_UNIMPLEMENTED : TS_ERR_SHAPE,
+                     ds.dim[d] < 0 ? "unknown dims" : "the batch dims of data and indices differ");
       return false;
     }
   idx = ts_cast_at(HERE, idx, TS_I64);
   ts_tensor *flat = NULL;
+  int64_t lead = 1; /* elements of data per batch entry, up to the gathered slices */
   for (int64_t j = q - 1; j >= 0; j--) {
     ts_ints begin = { .n = is.rank }, size = { .n = is.rank };
     for (int d = 0; d < is.rank; d++) {
       begin.v[d] = d == is.rank - 1 ? j : 0;
       size.v[d] = d == is.rank - 1 ? 1 : -1;
     }
+    int64_t dim = ds.dim[b + j];
     ts_tensor *part = ts_slice_at(HERE, idx, begin, size);
-    part = ts_where_at(HERE, ts_less_at(HERE, part, ts_scalar_i64(0)), ts_add_at(HERE, part, ts_scalar_i64(ds.dim[j])), part);
+    part = ts_where_at(HERE, ts_less_at(HERE, part, ts_scalar_i64(0)), ts_add_at(HERE, part, ts_scalar_i64(dim)), part);
     part = ts_mul_at(HERE, part, ts_scalar_i64(lead));
     flat = flat ? ts_add_at(HERE, flat, part) : part;
-    lead *= ds.dim[j];
+    lead *= dim;
   }
-  ts_shape rows = { .rank = 1 + ds.rank - (int)q }, fs = { .rank = is.rank - 1 }, out = { .rank = 0 };
-  rows.dim[0] = lead;
-  for (int d = (int)q; d < ds.rank; d++)
-    rows.dim[1 + d - q] = ds.dim[d];
+  int64_t batch = 1;
+  ts_shape bs = { .rank = is.rank }; /* the batch entry of each index tuple, broadcast */
+  for (int d = 0; d < is.rank; d++) {
+    bs.dim[d] = d < b ? ds.dim[d] : 1;
+    batch *= bs.dim[d];
+  }
+  if (b > 0)
+    flat = ts_add_at(HERE, flat, reshape(ts_range_at(HERE, TS_I64, 0, (double)(batch * lead), (double)lead), bs));
+  ts_shape rows = { .rank = 1 + ds.rank - (int)(q + b) }, fs = { .rank = is.rank - 1 }, out = { .rank = 0 };
+  rows.dim[0] = batch * lead;
+  for (int d = (int)(b + q); d < ds.rank; d++)
+    rows.dim[1 + d - q - b] = ds.dim[d];
   for (int d = 0; d < is.rank - 1; d++)
     fs.dim[d] = is.dim[d];
   ts_tensor *y = ts_gather_at(HERE, reshape(data, rows), reshape(flat, fs), 0);
   for (int d = 0; d < is.rank - 1; d++)
     out.dim[out.rank++] = is.dim[d];
-  for (int d = (int)q; d < ds.rank; d++)
+  for (int d = (int)(b + q); d < ds.rank; d++)
     out.dim[out.rank++] = ds.dim[d];
   return out1(c, reshape(y, out));
 }
@@ -2788,6 +2800,18 @@ static ts_tensor *resize_axis(const resize_spec *r, ts_tensor *x, int axis, int6
   return y;
 }
 
+/* x resized axis by axis to sizes (by scales): c's output. */
+static bool resize_axes(onnx_node_ctx *c, const resize_spec *r, ts_tensor *x, const int64_t *sizes,
+                        const double *scales)
+{
+  ts_shape s = ts_tensor_shape(x);
+  ts_tensor *y = x;
+  for (int d = 0; d < s.rank && y; d++)
+    if (sizes[d] != s.dim[d] || scales[d] != 1)
+      y = resize_axis(r, y, d, sizes[d], scales[d]);
+  return out1(c, y == x ? ts_identity_at(HERE, x) : y);
+}
+
 static bool op_resize(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0);
@@ -2851,13 +2875,48 @@ static bool op_resize(onnx_node_ctx *c)
     }
     made *= (double)sizes[d];
   }
-  if (!check_made(c, made))
+  return check_made(c, made) && resize_axes(c, &r, x, sizes, scales);
+}
+
+/* Upsample (opsets 7 to 9, Resize's forerunner): nearest or linear on
+ * asymmetric coordinates, nearest taking the floor, by the scales of the
+ * attribute (opset 7) or the second input (opset 9). */
+static bool op_upsample(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *hs = c->n_in > 1 ? c->in[1].host : NULL;
+  const Onnx__AttributeProto *a = attr(c, "scales");
+  if (!x)
     return false;
-  ts_tensor *y = x;
-  for (int d = 0; d < rank && y; d++)
-    if (sizes[d] != s.dim[d] || scales[d] != 1)
-      y = resize_axis(&r, y, d, sizes[d], scales[d]);
-  return out1(c, y == x ? ts_identity_at(HERE, x) : y);
+  resize_spec r = { .cubic_a = -0.75, .transform = "asymmetric", .nearest = "floor" };
+  char mode[16];
+  attr_string(c, "mode", "nearest", mode, sizeof mode);
+  r.mode = strcmp(mode, "linear") == 0 || strcmp(mode, "bilinear") == 0 ? RESIZE_LINEAR : RESIZE_NEAREST;
+  if (r.mode == RESIZE_NEAREST && strcmp(mode, "nearest") != 0) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "mode '%s'", mode);
+    return false;
+  }
+  int rank = ts_tensor_rank(x);
+  ts_shape s = ts_tensor_shape(x);
+  int64_t n = hs ? ts_tensor_size(hs) : a ? (int64_t)a->n_floats : -1;
+  if (n != rank) {
+    onnx_node_fail(c, n < 0 ? TS_ERR_UNIMPLEMENTED : TS_ERR_INVALID_ARGUMENT,
+                   n < 0 ? "scales must be known when the graph is built" : "%" PRId64 " scales for rank %d",
+                   n, rank);
+    return false;
+  }
+  double scales[TS_MAX_RANK], made = 1;
+  int64_t sizes[TS_MAX_RANK];
+  for (int d = 0; d < rank; d++) {
+    scales[d] = hs ? ts_tensor_get_f64(hs, d) : a->floats[d];
+    if (s.dim[d] < 0 || !(scales[d] >= 1) || !(scales[d] < 1e6)) {
+      onnx_node_fail(c, s.dim[d] < 0 ? TS_ERR_UNIMPLEMENTED : TS_ERR_INVALID_ARGUMENT,
+                     "scale %g on axis %d of %s", scales[d], d, s.dim[d] < 0 ? "an unknown dim" : "the input");
+      return false;
+    }
+    sizes[d] = (int64_t)floor((double)s.dim[d] * scales[d]);
+    made *= (double)sizes[d];
+  }
+  return check_made(c, made) && resize_axes(c, &r, x, sizes, scales);
 }
 
 /* The permutation that swaps axes 0 and 1 of a rank-n tensor. */
@@ -3479,6 +3538,7 @@ static const onnx_op_row ROWS[] = {
   { "BlackmanWindow", 1, 1, 1, 1, ",output_datatype,periodic,", op_blackman_window, 17, true },
   { "BitShift", 2, 2, 1, 1, ",direction,", op_bit_shift, 11, true },
   { "ReverseSequence", 2, 2, 1, 1, ",batch_axis,time_axis,", op_reverse_sequence, 10, true },
+  { "Upsample", 1, 2, 1, 1, ",mode,scales,", op_upsample, 7, false },
   { "QuantizeLinear", 2, 3, 1, 1, ",axis,saturate,", onnx_op_quantize_linear, 10, true },
   { "DequantizeLinear", 2, 3, 1, 1, ",axis,", onnx_op_dequantize_linear, 10, true },
   { "DynamicQuantizeLinear", 1, 1, 1, 3, ",", onnx_op_dynamic_quantize_linear, 11, true },
