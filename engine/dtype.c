@@ -6,24 +6,31 @@
 #include <stdlib.h>
 
 static const struct {
-  const char *name;       /* NumPy's */
+  const char *name;       /* NumPy's (bfloat16: ml_dtypes', as TensorFlow's) */
   const char *short_name; /* ours */
   size_t size;
   bool is_float;
   bool is_integer;
-  int rank;               /* position in the promotion chain */
+  bool is_signed;
 } dtype_info[TS_DTYPE_COUNT] = {
-  [TS_F32] = { "float32", "f32", 4, true, false, 4 },
-  [TS_F64] = { "float64", "f64", 8, true, false, 5 },
-  [TS_I32] = { "int32", "i32", 4, false, true, 2 },
-  [TS_I64] = { "int64", "i64", 8, false, true, 3 },
-  [TS_U8] = { "uint8", "u8", 1, false, true, 1 },
-  [TS_BOOL] = { "bool", "bool", sizeof(bool), false, false, 0 },
-  [TS_STRING] = { "string", "str", sizeof(char *), false, false, 6 },
-  [TS_VARIANT] = { "variant", "variant", sizeof(void *), false, false, 7 },
+  [TS_F32] = { "float32", "f32", 4, true, false, true },
+  [TS_F64] = { "float64", "f64", 8, true, false, true },
+  [TS_I32] = { "int32", "i32", 4, false, true, true },
+  [TS_I64] = { "int64", "i64", 8, false, true, true },
+  [TS_U8] = { "uint8", "u8", 1, false, true, false },
+  [TS_BOOL] = { "bool", "bool", sizeof(bool), false, false, false },
+  [TS_I8] = { "int8", "i8", 1, false, true, true },
+  [TS_I16] = { "int16", "i16", 2, false, true, true },
+  [TS_U16] = { "uint16", "u16", 2, false, true, false },
+  [TS_U32] = { "uint32", "u32", 4, false, true, false },
+  [TS_U64] = { "uint64", "u64", 8, false, true, false },
+  [TS_F16] = { "float16", "f16", 2, true, false, true },
+  [TS_BF16] = { "bfloat16", "bf16", 2, true, false, true },
+  [TS_STRING] = { "string", "str", sizeof(char *), false, false, false },
+  [TS_VARIANT] = { "variant", "variant", sizeof(void *), false, false, false },
 };
 
-_Static_assert(TS_DTYPE_COUNT == 8, "dtype_info needs a row for every dtype");
+_Static_assert(TS_DTYPE_COUNT == 15, "dtype_info needs a row for every dtype");
 _Static_assert(sizeof(bool) == 1, "bool tensors are stored one byte per element");
 
 static bool dtype_valid(ts_dtype dtype)
@@ -107,13 +114,55 @@ bool ts_dtype_from_name(const char *name, ts_dtype *out)
   return false;
 }
 
+/* The integer dtype of a signedness and width in bytes (1, 2, 4, 8). */
+static ts_dtype int_dtype(bool is_signed, size_t size)
+{
+  static const ts_dtype sint[] = { TS_I8, TS_I16, TS_I32, TS_I64 }, uint[] = { TS_U8, TS_U16, TS_U32, TS_U64 };
+  int k = size == 1 ? 0 : size == 2 ? 1 : size == 4 ? 2 : 3;
+  return is_signed ? sint[k] : uint[k];
+}
+
+/* NumPy's promotion, where the engine promotes at all (TS_OPF_PROMOTE):
+ * string and variant win, then floats over integers (the engine's one
+ * departure: int32 with float32 gives float32), the wider of two floats
+ * (float16 with bfloat16: float32), the wider of two integers of a
+ * signedness, a signed integer wider than the unsigned one, else the next
+ * wider signed one (uint64 with a signed integer: float64); bool loses. */
 ts_dtype ts_dtype_promote(ts_dtype a, ts_dtype b)
 {
   if (!dtype_valid(a))
     return b;
-  if (!dtype_valid(b))
+  if (!dtype_valid(b) || a == b)
     return a;
-  return dtype_info[a].rank >= dtype_info[b].rank ? a : b;
+  if (a == TS_VARIANT || b == TS_VARIANT)
+    return TS_VARIANT;
+  if (a == TS_STRING || b == TS_STRING)
+    return TS_STRING;
+  if (a == TS_BOOL || b == TS_BOOL)
+    return a == TS_BOOL ? b : a;
+  bool fa = dtype_info[a].is_float, fb = dtype_info[b].is_float;
+  size_t sa = dtype_info[a].size, sb = dtype_info[b].size;
+  if (fa != fb)
+    return fa ? a : b;
+  if (fa)
+    return sa != sb ? (sa > sb ? a : b) : TS_F32; /* f16 and bf16 */
+  bool ia = dtype_info[a].is_signed, ib = dtype_info[b].is_signed;
+  if (ia == ib)
+    return sa >= sb ? a : b;
+  size_t s_signed = ia ? sa : sb, s_unsigned = ia ? sb : sa;
+  if (s_signed > s_unsigned)
+    return ia ? a : b;
+  return s_unsigned == 8 ? TS_F64 : int_dtype(true, 2 * s_unsigned);
+}
+
+float ts_f16_bits_to_float(uint16_t bits)
+{
+  return ts__f16_to_f32((ts_f16){ bits });
+}
+
+float ts_bf16_bits_to_float(uint16_t bits)
+{
+  return ts__bf16_to_f32((ts_bf16){ bits });
 }
 
 bool ts__shape_product(const int64_t *dims, int n, int64_t *out)

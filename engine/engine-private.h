@@ -5,6 +5,7 @@
 #include "tracescope.h"
 #include "tracescope-backend.h"
 #include "phase.h"
+#include "half.h"
 
 #include <glib.h>
 #include <pthread.h>
@@ -158,7 +159,7 @@ void ts__arg_error(const char *func, const char *what);
 
 /* The dtypes whose bits (1 << dtype) are set in mask, as messages list what
  * an op takes: "float32, float64 or int32".  Into buf; returns buf. */
-#define TS_DTYPE_NAMES_STR 96
+#define TS_DTYPE_NAMES_STR 160
 char *ts__dtype_names(char *buf, unsigned mask);
 /* "takes float32 or float64 tensors, got int32" into buf; returns buf. */
 #define TS_TAKES_STR (TS_DTYPE_NAMES_STR + 48)
@@ -666,10 +667,18 @@ static inline double ts__load_f64(ts_dtype dt, const void *p, int64_t i)
   case TS_I64: return (double)((const int64_t *)p)[i];
   case TS_U8: return ((const uint8_t *)p)[i];
   case TS_BOOL: return ((const bool *)p)[i];
+  case TS_I8: return ((const int8_t *)p)[i];
+  case TS_I16: return ((const int16_t *)p)[i];
+  case TS_U16: return ((const uint16_t *)p)[i];
+  case TS_U32: return ((const uint32_t *)p)[i];
+  case TS_U64: return (double)((const uint64_t *)p)[i];
+  case TS_F16: return ts__f16_to_f32(((const ts_f16 *)p)[i]);
+  case TS_BF16: return ts__bf16_to_f32(((const ts_bf16 *)p)[i]);
   default: return 0;
   }
 }
 
+/* uint64 elements over INT64_MAX wrap to negative values. */
 static inline int64_t ts__load_i64(ts_dtype dt, const void *p, int64_t i)
 {
   switch (dt) {
@@ -679,6 +688,13 @@ static inline int64_t ts__load_i64(ts_dtype dt, const void *p, int64_t i)
   case TS_I64: return ((const int64_t *)p)[i];
   case TS_U8: return ((const uint8_t *)p)[i];
   case TS_BOOL: return ((const bool *)p)[i];
+  case TS_I8: return ((const int8_t *)p)[i];
+  case TS_I16: return ((const int16_t *)p)[i];
+  case TS_U16: return ((const uint16_t *)p)[i];
+  case TS_U32: return ((const uint32_t *)p)[i];
+  case TS_U64: return (int64_t)((const uint64_t *)p)[i];
+  case TS_F16:
+  case TS_BF16: return (int64_t)ts__load_f64(dt, p, i);
   default: return 0;
   }
 }
@@ -693,6 +709,13 @@ static inline void ts__store_f64(ts_dtype dt, void *p, int64_t i, double v)
   case TS_I64: ((int64_t *)p)[i] = (int64_t)v; break;
   case TS_U8: ((uint8_t *)p)[i] = (uint8_t)v; break;
   case TS_BOOL: ((bool *)p)[i] = v != 0; break;
+  case TS_I8: ((int8_t *)p)[i] = (int8_t)v; break;
+  case TS_I16: ((int16_t *)p)[i] = (int16_t)v; break;
+  case TS_U16: ((uint16_t *)p)[i] = (uint16_t)v; break;
+  case TS_U32: ((uint32_t *)p)[i] = (uint32_t)v; break;
+  case TS_U64: ((uint64_t *)p)[i] = (uint64_t)v; break;
+  case TS_F16: ((ts_f16 *)p)[i] = ts__f64_to_f16(v); break;
+  case TS_BF16: ((ts_bf16 *)p)[i] = ts__f64_to_bf16(v); break;
   default: break;
   }
 }
@@ -705,6 +728,11 @@ static inline void ts__store_i64(ts_dtype dt, void *p, int64_t i, int64_t v)
   case TS_I64: ((int64_t *)p)[i] = v; break;
   case TS_U8: ((uint8_t *)p)[i] = (uint8_t)v; break;
   case TS_BOOL: ((bool *)p)[i] = v != 0; break;
+  case TS_I8: ((int8_t *)p)[i] = (int8_t)v; break;
+  case TS_I16: ((int16_t *)p)[i] = (int16_t)v; break;
+  case TS_U16: ((uint16_t *)p)[i] = (uint16_t)v; break;
+  case TS_U32: ((uint32_t *)p)[i] = (uint32_t)v; break;
+  case TS_U64: ((uint64_t *)p)[i] = (uint64_t)v; break;
   default: ts__store_f64(dt, p, i, (double)v); break;
   }
 }

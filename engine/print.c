@@ -183,6 +183,18 @@ static fparts fparts_f32(float v)
   return fparts_from(bits, 23, 8, 127);
 }
 
+/* float16 (NumPy's Dragon4 has it) and bfloat16 (as ml_dtypes prints it:
+ * the shortest digits among bfloat16s) */
+static fparts fparts_f16(ts_f16 v)
+{
+  return fparts_from(v.bits, 10, 5, 15);
+}
+
+static fparts fparts_bf16(ts_bf16 v)
+{
+  return fparts_from(v.bits, 7, 8, 127);
+}
+
 static fparts fparts_f64(double v)
 {
   uint64_t bits;
@@ -469,14 +481,26 @@ static void format_float(const fparts *v, const fopts *f, out *o)
 
 static fparts elem_fparts(const ts_tensor *t, int64_t i)
 {
-  return t->dtype == TS_F32 ? fparts_f32(((const float *)t->data)[i])
-                            : fparts_f64(((const double *)t->data)[i]);
+  switch (t->dtype) {
+  case TS_F32: return fparts_f32(((const float *)t->data)[i]);
+  case TS_F16: return fparts_f16(((const ts_f16 *)t->data)[i]);
+  case TS_BF16: return fparts_bf16(((const ts_bf16 *)t->data)[i]);
+  default: return fparts_f64(((const double *)t->data)[i]);
+  }
 }
 
 /* The float as a double (exact for f32). */
 static double elem_f64(const ts_tensor *t, int64_t i)
 {
   return ts__load_f64(t->dtype, t->data, i);
+}
+
+/* An integer element right-aligned in width (uint64 past INT64_MAX too). */
+static int format_int(char *buf, size_t size, int width, const ts_tensor *t, int64_t i)
+{
+  if (t->dtype == TS_U64)
+    return snprintf(buf, size, "%*" PRIu64, width, ((const uint64_t *)t->data)[i]);
+  return snprintf(buf, size, "%*" PRId64, width, ts__load_i64(t->dtype, t->data, i));
 }
 
 /* ---- strings and variants ------------------------------------------------------ */
@@ -532,7 +556,9 @@ static char *scalar_str(const ts_tensor *t)
   }
   switch (t->dtype) {
   case TS_F32:
-  case TS_F64: {
+  case TS_F64:
+  case TS_F16:
+  case TS_BF16: {
     long double a = fabsl((long double)elem_f64(t, 0));
     bool positional = a == 0 || (1.e-4L <= a && a < 1.e16L);
     fopts f = { .scientific = !positional, .mode = CUT_TOTAL, .precision = -1, .min_digits = -1,
@@ -546,7 +572,11 @@ static char *scalar_str(const ts_tensor *t)
   case TS_BOOL:
     return g_strdup(((const bool *)t->data)[0] ? "True" : "False");
   default:
-    return g_strdup_printf("%" PRId64, ts__load_i64(t->dtype, t->data, 0));
+  {
+    char buf[32];
+    format_int(buf, sizeof buf, 0, t, 0);
+    return g_strdup(buf);
+  }
   }
 }
 
@@ -592,7 +622,7 @@ static void visit_shown(printer *p, int axis, int64_t offset, visit_fn fn)
 static void scan_int(printer *p, int64_t i)
 {
   char buf[32];
-  int len = snprintf(buf, sizeof buf, "%" PRId64, ts__load_i64(p->t->dtype, p->t->data, i));
+  int len = format_int(buf, sizeof buf, 0, p->t, i);
   p->int_width = MAX(p->int_width, len);
 }
 
@@ -638,6 +668,17 @@ static void scan_float_widths(printer *p, int64_t i)
   p->ff.pad_left = MAX(p->ff.pad_left, n_int);
 }
 
+/* max / min in the array's dtype, as NumPy divides */
+static double dtype_ratio(ts_dtype dt, double max, double min)
+{
+  if (dt == TS_F64)
+    return max / min;
+  if (dt == TS_F32)
+    return (double)((float)max / (float)min);
+  double q = (float)max / (float)min;
+  return dt == TS_F16 ? ts__f16_to_f32(ts__f64_to_f16(q)) : ts__bf16_to_f32(ts__f64_to_bf16(q));
+}
+
 static void float_format_fill(printer *p)
 {
   float_format *ff = &p->ff;
@@ -645,8 +686,7 @@ static void float_format_fill(printer *p)
   visit_shown(p, 0, 0, scan_float_range);
   if (p->any_nonzero) {
     /* NumPy divides in the array's dtype */
-    double ratio = p->t->dtype == TS_F32 ? (double)((float)p->max_abs / (float)p->min_abs)
-                                         : p->max_abs / p->min_abs;
+    double ratio = dtype_ratio(p->t->dtype, p->max_abs, p->min_abs);
     exp_format = p->max_abs >= 1.e8 || p->min_abs < 0.0001 || ratio > 1000.;
   }
   *ff = (float_format){ .exp_format = exp_format, .exp_size = -1, .trim = TRIM_ZEROS,
@@ -674,7 +714,7 @@ static void format_number(const printer *p, int64_t i, out *o)
   if (t->dtype == TS_BOOL) {
     o->len = snprintf(o->s, FMT_MAX, "%s", ((const bool *)t->data)[i] ? " True" : "False");
   } else if (!ts_dtype_is_float(t->dtype)) {
-    o->len = snprintf(o->s, FMT_MAX, "%*" PRId64, p->int_width, ts__load_i64(t->dtype, t->data, i));
+    o->len = format_int(o->s, FMT_MAX, p->int_width, t, i);
   } else {
     const float_format *ff = &p->ff;
     fparts v = elem_fparts(t, i);

@@ -41,8 +41,10 @@ static void append_element(GString *s, const ts_tensor *t, int64_t i)
 {
   char buf[40];
   switch (t->dtype) {
-  case TS_F32: {
-    float v = ((const float *)t->data)[i];
+  case TS_F32:
+  case TS_F16: /* Eigen::half and bfloat16 print as the float they widen to */
+  case TS_BF16: {
+    float v = (float)ts__load_f64(t->dtype, t->data, i);
     if (isnan(v)) {
       g_string_append(s, signbit(v) ? "-nan" : "nan");
       return;
@@ -73,6 +75,9 @@ static void append_element(GString *s, const ts_tensor *t, int64_t i)
   case TS_VARIANT:
     g_string_append(s, "<TensorList>");
     return;
+  case TS_U64:
+    snprintf(buf, sizeof buf, "%" PRIu64, ((const uint64_t *)t->data)[i]);
+    break;
   default: /* integers, and bools as 1 / 0 */
     snprintf(buf, sizeof buf, "%" PRId64, ts__load_i64(t->dtype, t->data, i));
   }

@@ -43,14 +43,21 @@ typedef enum ts_dtype {
   TS_I64,
   TS_U8,
   TS_BOOL,
+  TS_I8,
+  TS_I16,
+  TS_U16,
+  TS_U32,
+  TS_U64,
+  TS_F16,     /* IEEE 754 half */
+  TS_BF16,    /* bfloat16: float32's top 16 bits */
   TS_STRING,  /* byte strings (element: char *, owned by the tensor) */
   TS_VARIANT, /* an opaque value per element: a TensorArray's list */
   TS_DTYPE_COUNT
 } ts_dtype;
 
-/* The numeric dtypes (f32 ... bool) come first; ops take only these unless
+/* The numeric dtypes (f32 ... bf16) come first; ops take only these unless
  * they say otherwise. */
-#define TS_NUMERIC_DTYPE_COUNT (TS_BOOL + 1)
+#define TS_NUMERIC_DTYPE_COUNT TS_STRING
 
 /* A shape; a dimension of -1 is unknown (only in traced graphs). */
 typedef struct ts_shape {
@@ -101,6 +108,9 @@ TS_API bool ts_dtype_is_integer(ts_dtype dtype);
 TS_API bool ts_dtype_from_name(const char *name, ts_dtype *out);
 /* The promoted dtype of a and b (see the rules above). */
 TS_API ts_dtype ts_dtype_promote(ts_dtype a, ts_dtype b);
+/* The value of a float16 / bfloat16 element from its bits (exact). */
+TS_API float ts_f16_bits_to_float(uint16_t bits);
+TS_API float ts_bf16_bits_to_float(uint16_t bits);
 
 /* A symbolic tensor's rank when it is not known (the output of an If whose
  * branches give ranks that differ, as tf.cond's shape is then <unknown>). */
@@ -1548,7 +1558,8 @@ TS_API const char *ts_diverge_expected_name(ts_diverge_expected why); /* "folded
 
 /* ---- argument specs (engine/io/arg_spec.c) ------------------------------
  * Parses one argument as `tracescope-cli run --arg SPEC` gives it:
- *   f32[2,3]=1,2,3,4,5,6   a tensor: dtype, shape, one value per element
+ *   f32[2,3]=1,2,3,4,5,6   a tensor: dtype (any numeric: f16, bf16, i8, u64, ...),
+ *                          shape, one value per element (floats rounded)
  *   f32[]=2.5              a scalar tensor
  *   f32[20,28,28]:uniform  generated: uniform ([0,1) floats, [0,10) integers)
  *                          and normal (seeded; `:uniform@7` picks seed 7),

@@ -10,6 +10,10 @@ static void test_dtype_names(void)
     { TS_F32, "float32", "f32", 4 }, { TS_F64, "float64", "f64", 8 },
     { TS_I32, "int32", "i32", 4 },   { TS_I64, "int64", "i64", 8 },
     { TS_U8, "uint8", "u8", 1 },     { TS_BOOL, "bool", "bool", 1 },
+    { TS_I8, "int8", "i8", 1 },      { TS_I16, "int16", "i16", 2 },
+    { TS_U16, "uint16", "u16", 2 },  { TS_U32, "uint32", "u32", 4 },
+    { TS_U64, "uint64", "u64", 8 },  { TS_F16, "float16", "f16", 2 },
+    { TS_BF16, "bfloat16", "bf16", 2 },
     { TS_STRING, "string", "str", sizeof(char *) }, { TS_VARIANT, "variant", "variant", sizeof(void *) },
   };
   g_assert_cmpint(G_N_ELEMENTS(rows), ==, TS_DTYPE_COUNT);
@@ -25,7 +29,37 @@ static void test_dtype_names(void)
   g_assert_false(ts_dtype_from_name("complex64", &unused));
   g_assert_false(ts_dtype_from_name(NULL, &unused));
   g_assert_true(ts_dtype_is_float(TS_F64) && !ts_dtype_is_float(TS_I32));
+  g_assert_true(ts_dtype_is_float(TS_F16) && ts_dtype_is_float(TS_BF16));
+  g_assert_true(ts_dtype_is_integer(TS_I8) && ts_dtype_is_integer(TS_U64));
   g_assert_true(ts_dtype_is_integer(TS_U8) && !ts_dtype_is_integer(TS_BOOL));
+}
+
+/* Argument specs give the newer dtypes: values in range, floats rounded. */
+static void test_value_parse_new_dtypes(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_value v;
+  g_assert_true(ts_value_parse("f16[3]=0.1,65520,-2", &v));
+  g_assert_cmpint(ts_tensor_dtype(v.tensor), ==, TS_F16);
+  const uint16_t *h = ts_tensor_data(v.tensor);
+  g_assert_cmpuint(h[0], ==, 0x2e66); /* numpy: np.float16(0.1) */
+  g_assert_cmpuint(h[1], ==, 0x7c00); /* rounds up past 65504: inf */
+  g_assert_cmpfloat(ts_tensor_get_f64(v.tensor, 2), ==, -2);
+  g_assert_true(ts_value_parse("bf16[2,2]:uniform", &v));
+  g_assert_cmpint(ts_tensor_dtype(v.tensor), ==, TS_BF16);
+  for (int i = 0; i < 4; i++) /* [0, 1): rounding to bfloat16 never reaches 1 */
+    g_assert_true(ts_tensor_get_f64(v.tensor, i) >= 0 && ts_tensor_get_f64(v.tensor, i) < 1);
+  g_assert_true(ts_value_parse("u16[2]=0,65535", &v));
+  g_assert_cmpint(ts_tensor_get_i64(v.tensor, 1), ==, 65535);
+  g_assert_true(ts_value_parse("i8[2]:range(-128)", &v));
+  g_assert_cmpint(ts_tensor_get_i64(v.tensor, 0), ==, -128);
+  g_assert_false(ts_value_parse("i8[1]=128", &v));
+  g_assert_nonnull(strstr(ts_error_peek()->message, "128 is out of range for i8"));
+  ts_error_clear();
+  g_assert_false(ts_value_parse("u32[1]=-1", &v));
+  g_assert_nonnull(strstr(ts_error_peek()->message, "out of range for u32"));
+  ts_error_clear();
+  ts_scope_end(scope);
 }
 
 /* The promotion chain bool < u8 < i32 < i64 < f32 < f64, written out. */
@@ -38,6 +72,19 @@ static void test_dtype_promotion(void)
   g_assert_cmpint(ts_dtype_promote(TS_I32, TS_F32), ==, TS_F32);
   g_assert_cmpint(ts_dtype_promote(TS_I64, TS_F32), ==, TS_F32);
   g_assert_cmpint(ts_dtype_promote(TS_U8, TS_I64), ==, TS_I64);
+  /* the newer dtypes promote as NumPy's np.promote_types (checked there) */
+  static const struct { ts_dtype a, b, want; } numpy[] = {
+    { TS_I8, TS_U8, TS_I16 },    { TS_I8, TS_I16, TS_I16 },   { TS_U16, TS_I16, TS_I32 },
+    { TS_U16, TS_I32, TS_I32 },  { TS_U32, TS_I32, TS_I64 },  { TS_U32, TS_U64, TS_U64 },
+    { TS_U64, TS_I64, TS_F64 },  { TS_U64, TS_I8, TS_F64 },   { TS_U8, TS_U16, TS_U16 },
+    { TS_F16, TS_F32, TS_F32 },  { TS_F16, TS_F64, TS_F64 },  { TS_BF16, TS_F32, TS_F32 },
+    { TS_F16, TS_I8, TS_F16 },   { TS_BOOL, TS_U16, TS_U16 }, { TS_BOOL, TS_F16, TS_F16 },
+    { TS_F16, TS_BF16, TS_F32 }, /* ml_dtypes: float16 with bfloat16 is float32 */
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(numpy); i++) {
+    g_assert_cmpint(ts_dtype_promote(numpy[i].a, numpy[i].b), ==, numpy[i].want);
+    g_assert_cmpint(ts_dtype_promote(numpy[i].b, numpy[i].a), ==, numpy[i].want);
+  }
   g_assert_cmpint(ts_dtype_promote(TS_BOOL, TS_U8), ==, TS_U8);
 }
 
@@ -344,6 +391,7 @@ int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/core/dtype/names", test_dtype_names);
+  g_test_add_func("/core/value-parse/new-dtypes", test_value_parse_new_dtypes);
   g_test_add_func("/core/dtype/promotion", test_dtype_promotion);
   g_test_add_func("/core/shape/basics", test_shapes);
   g_test_add_func("/core/tensor/basics", test_tensor_basics);

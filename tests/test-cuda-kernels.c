@@ -17,6 +17,7 @@
 #define DT_NUMERIC (DT_FLOAT | BIT(TS_I32) | BIT(TS_I64) | BIT(TS_U8))
 #define DT_ALL (DT_NUMERIC | BIT(TS_BOOL))
 #define DT_BOOL BIT(TS_BOOL)
+/* the dtypes past bool (int8 ... bfloat16) have no launcher: TS_CU_DTYPE_COUNT */
 
 typedef struct row {
   ts_op op;

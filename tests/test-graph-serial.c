@@ -297,6 +297,40 @@ static void test_strings_and_large_values(void)
   ts_tensor_unref(big);
 }
 
+/* A graph of the newer dtypes: an int8 input, a float16 constant, a
+ * bfloat16 cast; the format names the dtypes and keeps the constant's bits. */
+static ts_tensor *narrow_fn(ts_call *c)
+{
+  ts_tensor *half = ts_cast(ts_scalar_f32(0.1f), TS_F16);
+  return ts_cast(ts_mul(ts_cast(ts_arg(c, 0), TS_F16), half), TS_BF16);
+}
+
+static void test_new_dtypes(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("narrow_fn", narrow_fn, "x");
+  ts_value x = TS_SPEC_VALUE(TS_I8, TS_SHAPE(3));
+  ts_concrete *cf = ts_function_get_concrete(fn, &x, 1);
+  assert_no_error();
+  ts_graph *back = round_trip(ts_concrete_graph(cf));
+  int halves = 0;
+  for (int id = 0; id < ts_graph_n_nodes(back); id++) {
+    const ts_tensor *v = ts_node_value(ts_graph_node(back, id));
+    if (v && ts_tensor_dtype(v) == TS_F16) {
+      g_assert_cmpuint(*(const uint16_t *)ts_tensor_data(v), ==, 0x2e66); /* np.float16(0.1) */
+      halves++;
+    }
+  }
+  g_assert_cmpint(halves, <=, 1); /* folded into the product, or kept */
+  char *text = ts_graph_to_text(back);
+  g_assert_nonnull(strstr(text, "i8[3]"));
+  g_assert_nonnull(strstr(text, "bf16[3]"));
+  free(text);
+  ts_graph_free(back);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 /* What the format cannot hold is an error, not a crash. */
 static void test_unwritable(void)
 {
@@ -607,6 +641,7 @@ int main(int argc, char **argv)
   g_test_add_func("/graph-serial/seeds", test_seeds);
   g_test_add_func("/graph-serial/shapes-past-int64", test_shapes_past_int64);
   g_test_add_func("/graph-serial/strings-and-large-values", test_strings_and_large_values);
+  g_test_add_func("/graph-serial/new-dtypes", test_new_dtypes);
   g_test_add_func("/graph-serial/unwritable", test_unwritable);
   g_test_add_func("/graph-serial/damaged-header", test_damaged_header);
   g_test_add_func("/graph-serial/damaged-nodes", test_damaged_nodes);

@@ -93,27 +93,27 @@ static void test_dtype_messages(void)
   ts_scope *scope = ts_scope_begin();
   ts_tensor *b = ts_scalar_bool(true), *str = ts_scalar_string("a");
   g_assert_null(ts_add(b, b));
-  expect_dtype_error("Add", "expected float32, float64, int32, int64 or uint8, got bool", "bool");
+  expect_dtype_error("Add", "expected float32, float64, int32, int64, uint8, int8, int16, uint16, uint32, uint64, float16 or bfloat16, got bool", "bool");
   g_assert_null(ts_neg(b));
-  expect_dtype_error("Neg", "expected float32, float64, int32, int64 or uint8, got bool", "bool");
+  expect_dtype_error("Neg", "expected float32, float64, int32, int64, uint8, int8, int16, uint16, uint32, uint64, float16 or bfloat16, got bool", "bool");
   g_assert_null(ts_add(str, ts_scalar_i32(1)));
-  expect_dtype_error("Add", "takes numeric tensors (float32, float64, int32, int64, uint8 or "
-                            "bool), got string", "string");
+  expect_dtype_error("Add", "takes numeric tensors (float32, float64, int32, int64, uint8, bool, "
+                            "int8, int16, uint16, uint32, uint64, float16 or bfloat16), got string", "string");
   g_assert_null(ts_greater(str, str));
   expect_dtype_error("Greater", "takes numeric tensors", "string");
   g_assert_null(ts_matmul(ts_ones(TS_BOOL, TS_SHAPE(2, 2)), ts_ones(TS_BOOL, TS_SHAPE(2, 2))));
-  expect_dtype_error("MatMul", "takes float32, float64, int32, int64 or uint8 tensors, got bool",
+  expect_dtype_error("MatMul", "takes float32, float64, int32, int64, uint8, int8, int16, uint16, uint32, uint64, float16 or bfloat16 tensors, got bool",
                      "bool");
   g_assert_null(ts_max_pool2d(ts_ones(TS_BOOL, TS_SHAPE(1, 2, 2, 1)), 1, 1, 1, 1,
                               TS_PADDING_VALID));
   expect_dtype_error("MaxPool", "takes float32, float64, int32, int64 or uint8 tensors, got bool",
                      "bool");
   g_assert_null(ts_range(TS_BOOL, 0, 2, 1));
-  expect_dtype_error("Range", "takes float32, float64, int32, int64 or uint8, got dtype bool",
+  expect_dtype_error("Range", "takes float32, float64, int32, int64, uint8, int8, int16, uint16, uint32, uint64, float16 or bfloat16, got dtype bool",
                      "bool");
   g_assert_null(ts_zeros(TS_STRING, TS_SHAPE(2)));
-  expect_dtype_error("Zeros", "takes a numeric dtype (float32, float64, int32, int64, uint8 or "
-                              "bool), got string", "string");
+  expect_dtype_error("Zeros", "takes a numeric dtype (float32, float64, int32, int64, uint8, bool, "
+                              "int8, int16, uint16, uint32, uint64, float16 or bfloat16), got string", "string");
   ts_scope_end(scope);
 }
 
@@ -378,7 +378,7 @@ static void test_unary_float(void)
   }
 
   g_assert_null(ts_exp(I32(TS_SHAPE(2, 3), 1, 2, 3, 4, 5, 6)));
-  expect_error(TS_ERR_DTYPE, "Exp", "expected float32 or float64, got int32", "i32[2,3]", NULL);
+  expect_error(TS_ERR_DTYPE, "Exp", "expected float32, float64, float16 or bfloat16, got int32", "i32[2,3]", NULL);
   g_assert_null(ts_sqrt(u8_scalar(4)));
   expect_error(TS_ERR_DTYPE, "Sqrt", "uint8", NULL);
   g_assert_null(ts_sigmoid(ts_scalar_bool(true)));
@@ -419,7 +419,7 @@ static void test_unary_trig(void)
   }
 
   g_assert_null(ts_sin(I32(TS_SHAPE(2), 1, 2)));
-  expect_error(TS_ERR_DTYPE, "Sin", "expected float32 or float64, got int32", "i32[2]", NULL);
+  expect_error(TS_ERR_DTYPE, "Sin", "expected float32, float64, float16 or bfloat16, got int32", "i32[2]", NULL);
   g_assert_null(ts_acosh(ts_scalar_i64(1)));
   expect_error(TS_ERR_DTYPE, "Acosh", "int64", NULL);
   g_assert_null(ts_erf(u8_scalar(1)));
@@ -636,6 +636,121 @@ static void test_cast_all_pairs(void)
   ts_scope_end(s);
 }
 
+/* ---- the 8- to 64-bit integers and the 16-bit floats -------------------------------------- */
+
+/* The bits of a 16-bit float tensor's elements. */
+static void check_bits(const ts_tensor *t, ts_dtype dtype, const uint16_t *want, int n)
+{
+  g_assert_nonnull(t);
+  g_assert_cmpint(ts_tensor_dtype(t), ==, dtype);
+  g_assert_cmpint(ts_tensor_size(t), ==, n);
+  const uint16_t *got = ts_tensor_data(t);
+  for (int i = 0; i < n; i++)
+    if (got[i] != want[i])
+      g_error("%s element %d: bits 0x%04x, expected 0x%04x", ts_dtype_name(dtype), i, got[i], want[i]);
+}
+
+/* float32 to float16 and bfloat16 round to nearest, ties to even: the bits
+ * numpy 1.24 gives (bfloat16: float32's bits rounded as ml_dtypes does),
+ * overflow to Inf, underflow through subnormals to a signed zero. */
+static void test_cast_half_rounding(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_tensor *x = F32(TS_SHAPE(16), 0.1f, 1.0f / 3, 65504, 65520, 65519.99f, 6e-8f, 2.98e-8f, 2.99e-8f,
+                     1e-9f, -0.0f, 1.00048828125f, 1.00146484375f, 3.14159f, 1.00390625f,
+                     1.01171875f, -INFINITY);
+  check_bits(ts_cast(x, TS_F16), TS_F16,
+             (const uint16_t[]){ 0x2e66, 0x3555, 0x7bff, 0x7c00, 0x7bff, 0x0001, 0x0000, 0x0001, 0x0000,
+                                 0x8000, 0x3c00, 0x3c02, 0x4248, 0x3c04, 0x3c0c, 0xfc00 }, 16);
+  check_bits(ts_cast(x, TS_BF16), TS_BF16,
+             (const uint16_t[]){ 0x3dcd, 0x3eab, 0x4780, 0x4780, 0x4780, 0x3381, 0x3300, 0x3300, 0x3089,
+                                 0x8000, 0x3f80, 0x3f80, 0x4049, 0x3f80, 0x3f82, 0xff80 }, 16);
+  /* NaN stays NaN, its sign kept */
+  ts_tensor *nan = F32(TS_SHAPE(2), NAN, -NAN);
+  for (int k = 0; k < 2; k++) {
+    ts_tensor *h = ts_cast(nan, k ? TS_BF16 : TS_F16);
+    g_assert_true(isnan(ts_tensor_get_f64(h, 0)) && isnan(ts_tensor_get_f64(h, 1)));
+    g_assert_false(signbit(ts_tensor_get_f64(h, 0)));
+    g_assert_true(signbit(ts_tensor_get_f64(ts_cast(h, TS_F32), 1)));
+  }
+  /* float64 rounds once: 1 + 2^-11 + 2^-40 is above the tie, so it rounds up */
+  check_bits(ts_cast(F64(TS_SHAPE(1), 1 + 0x1p-11 + 0x1p-40), TS_F16), TS_F16, (const uint16_t[]){ 0x3c01 }, 1);
+  ts_scope_end(s);
+}
+
+/* Every float16 and bfloat16 widens exactly and narrows back to itself. */
+static void test_cast_half_round_trip(void)
+{
+  ts_scope *s = ts_scope_begin();
+  uint16_t *bits = g_new(uint16_t, 65536);
+  for (int i = 0; i < 65536; i++)
+    bits[i] = (uint16_t)i;
+  for (int k = 0; k < 2; k++) {
+    ts_dtype dt = k ? TS_BF16 : TS_F16;
+    ts_tensor *h = ts_constant(dt, TS_SHAPE(65536), bits);
+    ts_tensor *back = ts_cast(ts_cast(h, TS_F32), dt), *back64 = ts_cast(ts_cast(h, TS_F64), dt);
+    const uint16_t *b = ts_tensor_data(back), *b64 = ts_tensor_data(back64);
+    for (int i = 0; i < 65536; i++) {
+      bool is_nan = isnan(ts_tensor_get_f64(h, i));
+      g_assert_true(is_nan ? isnan(ts_tensor_get_f64(back, i)) : b[i] == i);
+      g_assert_true(is_nan ? isnan(ts_tensor_get_f64(back64, i)) : b64[i] == i);
+    }
+    /* two values (numpy: bits viewed as float16, or shifted into float32's) */
+    g_assert_cmpfloat(ts_tensor_get_f64(h, 1), ==, k ? 0x1p-133 : 0x1p-24);
+    g_assert_cmpfloat(ts_tensor_get_f64(h, 0x3c00), ==, k ? 0.0078125 : 1.0);
+  }
+  g_free(bits);
+  ts_scope_end(s);
+}
+/* The integer rows wrap as NumPy's (int8 127 + 1 is -128), the 16-bit
+ * floats compute in float32 and round back, reductions, ArgMax, MatMul and
+ * Where take the new dtypes; a row that does not take one says so. */
+static void test_new_dtypes_ops(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_tensor *i8 = ts_cast(I32(TS_SHAPE(3), 127, -128, 5), TS_I8);
+  CHECK_I64(ts_add(i8, ts_cast(I32(TS_SHAPE(3), 1, -1, 3), TS_I8)), TS_I8, TS_SHAPE(3), -128, 127, 8);
+  CHECK_I64(ts_neg(i8), TS_I8, TS_SHAPE(3), -127, -128, -5);
+  ts_tensor *u16 = ts_cast(I32(TS_SHAPE(2), 300, 65535), TS_U16);
+  CHECK_I64(ts_mul(u16, u16), TS_U16, TS_SHAPE(2), 24464, 1); /* (300 * 300) % 65536 */
+  CHECK_I64(ts_floordiv(u16, ts_cast(I32(TS_SHAPE(2), 7, 2), TS_U16)), TS_U16, TS_SHAPE(2), 42, 32767);
+  ts_tensor *u64 = ts_cast(F64(TS_SHAPE(2), 0x1p63, 1), TS_U64);
+  ts_tensor *sum = ts_add(u64, u64); /* 2^64 wraps to 0 */
+  g_assert_cmpuint(((const uint64_t *)ts_tensor_data(sum))[0], ==, 0);
+  g_assert_cmpuint(((const uint64_t *)ts_tensor_data(sum))[1], ==, 2);
+  g_assert_cmpuint(((const uint64_t *)ts_tensor_data(ts_cast(F64(TS_SHAPE(1), 0x1p63), TS_U64)))[0], ==,
+                   UINT64_C(1) << 63);
+  CHECK_I64(ts_greater(ts_cast(I32(TS_SHAPE(2), -1, 2), TS_I16), ts_cast(I32(TS_SHAPE(2), 0, 1), TS_I16)),
+            TS_BOOL, TS_SHAPE(2), 0, 1);
+
+  /* float16: 2048 + 1 is 2049 in float32, a tie between 2048 and 2050: 2048 */
+  ts_tensor *h = ts_cast(F32(TS_SHAPE(3), 2048, 0.5f, -3), TS_F16);
+  CHECK(ts_add(h, ts_cast(F32(TS_SHAPE(3), 1, 0.25f, 1), TS_F16)), TS_F16, TS_SHAPE(3), 2048, 0.75, -2);
+  CHECK(ts_sqrt(ts_cast(F32(TS_SHAPE(1), 2), TS_BF16)), TS_BF16, TS_SHAPE(1), 1.4140625);
+  CHECK(ts_reduce_sum(h, TS_INTS(0), false), TS_F16, TS_SCALAR_SHAPE, 2046);
+  CHECK(ts_reduce_max(h, TS_INTS(0), false), TS_F16, TS_SCALAR_SHAPE, 2048);
+  CHECK_I64(ts_argmax(ts_cast(F32(TS_SHAPE(3), 1, NAN, 2), TS_BF16), 0), TS_I64, TS_SCALAR_SHAPE, 1);
+  CHECK_I64(ts_reduce_sum(ts_cast(I32(TS_SHAPE(3), 100, 100, 100), TS_I8), TS_INTS(0), false), TS_I8,
+            TS_SCALAR_SHAPE, 44);
+  ts_tensor *a = ts_cast(F32(TS_SHAPE(2, 2), 1, 2, 3, 4), TS_F16);
+  CHECK(ts_matmul(a, a), TS_F16, TS_SHAPE(2, 2), 7, 10, 15, 22);
+  CHECK_I64(ts_matmul(ts_cast(a, TS_U32), ts_cast(a, TS_U32)), TS_U32, TS_SHAPE(2, 2), 7, 10, 15, 22);
+  CHECK(ts_where(BOOL(TS_SHAPE(2), true, false), ts_cast(F32(TS_SHAPE(2), 1, 2), TS_BF16),
+                 ts_cast(F32(TS_SHAPE(2), 3, 4), TS_BF16)), TS_BF16, TS_SHAPE(2), 1, 4);
+  CHECK(ts_reshape(a, TS_SHAPE(4)), TS_F16, TS_SHAPE(4), 1, 2, 3, 4);
+  CHECK(ts_transpose(a, TS_INTS(1, 0)), TS_F16, TS_SHAPE(2, 2), 1, 3, 2, 4);
+
+  /* rows that do not take a dtype say so */
+  g_assert_null(ts_exp(i8));
+  expect_error(TS_ERR_DTYPE, "Exp", "expected float32, float64, float16 or bfloat16, got int8", "i8[3]", NULL);
+  g_assert_null(ts_logical_not(h));
+  expect_error(TS_ERR_DTYPE, "LogicalNot", "expected bool, got float16", "f16[3]", NULL);
+  /* float16 with bfloat16 promotes to float32 (ml_dtypes' rule) */
+  CHECK(ts_add(ts_cast(F32(TS_SHAPE(1), 1), TS_F16), ts_cast(F32(TS_SHAPE(1), 2), TS_BF16)), TS_F32,
+        TS_SHAPE(1), 3);
+  ts_scope_end(s);
+}
+
 /* ---- NULL propagation ---------------------------------------------------------------------- */
 
 static void test_null_propagation(void)
@@ -687,6 +802,9 @@ int main(int argc, char **argv)
   g_test_add_func("/ops/elementwise/cast-float-to-int", test_cast_float_to_int);
   g_test_add_func("/ops/elementwise/cast-other", test_cast_other);
   g_test_add_func("/ops/elementwise/cast-all-pairs", test_cast_all_pairs);
+  g_test_add_func("/ops/elementwise/cast-half-rounding", test_cast_half_rounding);
+  g_test_add_func("/ops/elementwise/cast-half-round-trip", test_cast_half_round_trip);
+  g_test_add_func("/ops/elementwise/new-dtypes", test_new_dtypes_ops);
   g_test_add_func("/ops/elementwise/null-propagation", test_null_propagation);
   g_test_add_func("/ops/elementwise/dtype-messages", test_dtype_messages);
   int rc = g_test_run();

@@ -12,12 +12,22 @@ static double load_i32(const void *d, int64_t i) { return ((const int32_t *)d)[i
 static double load_i64(const void *d, int64_t i) { return (double)((const int64_t *)d)[i]; }
 static double load_u8(const void *d, int64_t i) { return ((const uint8_t *)d)[i]; }
 static double load_bool(const void *d, int64_t i) { return ((const bool *)d)[i] ? 1 : 0; }
+static double load_i8(const void *d, int64_t i) { return ((const int8_t *)d)[i]; }
+static double load_i16(const void *d, int64_t i) { return ((const int16_t *)d)[i]; }
+static double load_u16(const void *d, int64_t i) { return ((const uint16_t *)d)[i]; }
+static double load_u32(const void *d, int64_t i) { return ((const uint32_t *)d)[i]; }
+static double load_u64(const void *d, int64_t i) { return (double)((const uint64_t *)d)[i]; }
+static double load_f16(const void *d, int64_t i) { return ts_f16_bits_to_float(((const uint16_t *)d)[i]); }
+static double load_bf16(const void *d, int64_t i) { return ts_bf16_bits_to_float(((const uint16_t *)d)[i]); }
 
 static const ts_element_loader LOADERS[TS_DTYPE_COUNT] = {
   [TS_F32] = load_f32, [TS_F64] = load_f64, [TS_I32] = load_i32,
   [TS_I64] = load_i64, [TS_U8] = load_u8,   [TS_BOOL] = load_bool,
+  [TS_I8] = load_i8,   [TS_I16] = load_i16, [TS_U16] = load_u16,
+  [TS_U32] = load_u32, [TS_U64] = load_u64, [TS_F16] = load_f16,
+  [TS_BF16] = load_bf16,
 };
-static_assert(TS_DTYPE_COUNT == 8, "a new dtype needs a loader (or NULL: not numeric)");
+static_assert(TS_DTYPE_COUNT == 15, "a new dtype needs a loader (or NULL: not numeric)");
 
 ts_element_loader ts_tensor_element_loader(ts_dtype dtype)
 {
@@ -88,14 +98,15 @@ typedef struct {
 
 /* Locals in the loops: with -fno-strict-aliasing a store through p could
  * change x[], which would keep every sum in memory. */
-#define TS_STATS_KERNELS(name, ctype)                                                   \
+/* VALUE(x) is element x as a double: the 16-bit floats from their bits */
+#define TS_STATS_KERNELS(name, ctype, VALUE)                                         \
   static void first_##name(const void *data, int64_t n, first_pass *p)                  \
   {                                                                                     \
     const ctype *x = data;                                                              \
     double sum = 0, lo = INFINITY, hi = -INFINITY;                                      \
     int64_t n_nan = 0, n_pos = 0, n_neg = 0, n_zero = 0;                                \
     for (int64_t i = 0; i < n; i++) {                                                   \
-      double v = (double)x[i];                                                          \
+      double v = VALUE(x[i]);                                                           \
       if (G_LIKELY(isfinite(v))) {                                                      \
         n_zero += v == 0;                                                               \
         lo = v < lo ? v : lo;                                                           \
@@ -115,7 +126,7 @@ typedef struct {
     const ctype *x = data;                                                              \
     double m2 = 0;                                                                      \
     for (int64_t i = 0; i < n; i++) {                                                   \
-      double d = (double)x[i] - mean;                                                   \
+      double d = VALUE(x[i]) - mean;                                                    \
       m2 += isfinite(d) ? d * d : 0;                                                    \
     }                                                                                   \
     return m2;                                                                          \
@@ -126,7 +137,7 @@ typedef struct {
     double lo2 = b->lo2, width2 = b->width2, n_bins = b->last + 1.0;                    \
     int last = b->last;                                                                 \
     for (int64_t i = 0; i < n; i++) {                                                   \
-      double f = ((double)x[i] / 2 - lo2) / width2 * n_bins;                            \
+      double f = (VALUE(x[i]) / 2 - lo2) / width2 * n_bins;                             \
       if (f >= 0 && f < n_bins)                                                         \
         counts[(int)f]++;                                                               \
       else if (f >= n_bins && isfinite(f))                                              \
@@ -134,12 +145,19 @@ typedef struct {
     }                                                                                   \
   }
 
-TS_STATS_KERNELS(f32, float)
-TS_STATS_KERNELS(f64, double)
-TS_STATS_KERNELS(i32, int32_t)
-TS_STATS_KERNELS(i64, int64_t)
-TS_STATS_KERNELS(u8, uint8_t)
-TS_STATS_KERNELS(bool, bool)
+TS_STATS_KERNELS(f32, float, (double))
+TS_STATS_KERNELS(f64, double, (double))
+TS_STATS_KERNELS(i32, int32_t, (double))
+TS_STATS_KERNELS(i64, int64_t, (double))
+TS_STATS_KERNELS(u8, uint8_t, (double))
+TS_STATS_KERNELS(bool, bool, (double))
+TS_STATS_KERNELS(i8, int8_t, (double))
+TS_STATS_KERNELS(i16, int16_t, (double))
+TS_STATS_KERNELS(u16, uint16_t, (double))
+TS_STATS_KERNELS(u32, uint32_t, (double))
+TS_STATS_KERNELS(u64, uint64_t, (double))
+TS_STATS_KERNELS(f16, uint16_t, (double)ts_f16_bits_to_float)
+TS_STATS_KERNELS(bf16, uint16_t, (double)ts_bf16_bits_to_float)
 
 typedef struct {
   void (*first)(const void *data, int64_t n, first_pass *p);
@@ -151,6 +169,9 @@ typedef struct {
 static const stats_kernels KERNELS[TS_DTYPE_COUNT] = {
   [TS_F32] = TS_KERNEL_ROW(f32), [TS_F64] = TS_KERNEL_ROW(f64), [TS_I32] = TS_KERNEL_ROW(i32),
   [TS_I64] = TS_KERNEL_ROW(i64), [TS_U8] = TS_KERNEL_ROW(u8),   [TS_BOOL] = TS_KERNEL_ROW(bool),
+  [TS_I8] = TS_KERNEL_ROW(i8),   [TS_I16] = TS_KERNEL_ROW(i16), [TS_U16] = TS_KERNEL_ROW(u16),
+  [TS_U32] = TS_KERNEL_ROW(u32), [TS_U64] = TS_KERNEL_ROW(u64), [TS_F16] = TS_KERNEL_ROW(f16),
+  [TS_BF16] = TS_KERNEL_ROW(bf16),
 };
 
 static const stats_kernels *kernels_for(const ts_tensor *t)

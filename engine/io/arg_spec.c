@@ -100,6 +100,13 @@ static const struct {
   [TS_I64] = { true, INT64_MIN, INT64_MAX },
   [TS_U8] = { true, 0, UINT8_MAX },
   [TS_BOOL] = { true, 0, 1 },
+  [TS_I8] = { true, INT8_MIN, INT8_MAX },
+  [TS_I16] = { true, INT16_MIN, INT16_MAX },
+  [TS_U16] = { true, 0, UINT16_MAX },
+  [TS_U32] = { true, 0, UINT32_MAX },
+  [TS_U64] = { true, 0, INT64_MAX }, /* as far as an int64 literal goes */
+  [TS_F16] = { true, 0, 0 },
+  [TS_BF16] = { true, 0, 0 },
 };
 
 static bool parse_element(const char *spec, ts_dtype dtype, const char *text, number *out)
@@ -230,7 +237,7 @@ static bool parse_tensor(const char *spec, const char *bracket, ts_value *out)
   bool known = ts_dtype_from_name(dtype_name, &dtype);
   bool ok = known && spec_dtypes[dtype].ok;
   if (!ok)
-    spec_fail(spec, "%s dtype '%s' (f32, f64, i32, i64, u8, bool)",
+    spec_fail(spec, "%s dtype '%s' (f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64, bool)",
               known ? "a spec cannot give" : "unknown", dtype_name);
   g_free(dtype_name);
   if (!ok)

@@ -25,9 +25,10 @@ static const struct {
   char code[3];
   ts_dtype dtype;
 } DESCRS[] = {
-  { "f4", TS_F32 }, { "f8", TS_F64 }, { "i4", TS_I32 },
-  { "i8", TS_I64 }, { "u1", TS_U8 },  { "b1", TS_BOOL },
-};
+  { "f4", TS_F32 }, { "f8", TS_F64 }, { "i4", TS_I32 }, { "i8", TS_I64 }, { "u1", TS_U8 },
+  { "b1", TS_BOOL }, { "i1", TS_I8 },  { "i2", TS_I16 }, { "u2", TS_U16 }, { "u4", TS_U32 },
+  { "u8", TS_U64 },  { "f2", TS_F16 },
+}; /* bfloat16 has no code: NumPy has no such dtype (ml_dtypes' is a void type) */
 
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define HOST_ORDER '<'
@@ -219,7 +220,7 @@ static bool parse_descr(const char *path, const char *descr, ts_dtype *dtype, bo
       }
     }
   }
-  format_error("%s: unsupported dtype '%s' (supported: f4 f8 i4 i8 u1 b1)", path, descr);
+  format_error("%s: unsupported dtype '%s' (supported: f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 u8 b1)", path, descr);
   return false;
 }
 
@@ -402,14 +403,18 @@ ts_tensor *ts_npy_load(const char *path)
 
 /* ---- saving --------------------------------------------------------------------- */
 
+static const char *descr_code(ts_dtype dtype)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS(DESCRS); i++)
+    if (DESCRS[i].dtype == dtype)
+      return DESCRS[i].code;
+  return NULL;
+}
+
 /* The header numpy.save writes, magic to the final '\n'. */
-static GString *make_header(const ts_tensor *t)
+static GString *make_header(const ts_tensor *t, const char *code)
 {
   GString *dict = g_string_new(NULL);
-  const char *code = NULL;
-  for (size_t i = 0; i < G_N_ELEMENTS(DESCRS); i++)
-    if (DESCRS[i].dtype == t->dtype)
-      code = DESCRS[i].code;
   g_string_append_printf(dict, "{'descr': '%c%s', 'fortran_order': False, 'shape': (",
                          ts_dtype_size(t->dtype) > 1 ? HOST_ORDER : '|', code);
   for (int a = 0; a < t->shape.rank; a++)
@@ -457,12 +462,20 @@ bool ts_npy_save(const char *path, const ts_tensor *t)
     return ok;
   }
 
+  const char *code = descr_code(t->dtype);
+  if (!code) {
+    ts_error_set(TS_ERR_DTYPE, NO_LOC, NULL,
+                 "cannot save a %s tensor to '%s': .npy has no type for %s%s", ts_dtype_name(t->dtype),
+                 path, ts_dtype_name(t->dtype),
+                 t->dtype == TS_BF16 ? " (NumPy has no bfloat16; cast to float32 first)" : "");
+    return false;
+  }
   FILE *f = fopen(path, "wb");
   if (!f) {
     io_error("open", path, errno);
     return false;
   }
-  GString *hdr = make_header(t);
+  GString *hdr = make_header(t, code);
   size_t nbytes = (size_t)t->size * ts_dtype_size(t->dtype);
   bool ok = fwrite(hdr->str, 1, hdr->len, f) == hdr->len &&
             (nbytes == 0 || fwrite(t->data, 1, nbytes, f) == nbytes);

@@ -122,6 +122,15 @@ bool onnx_op_rnn(onnx_node_ctx *c);
 bool onnx_op_gru(onnx_node_ctx *c);
 bool onnx_op_lstm(onnx_node_ctx *c);
 
+/* The linear quantization ops (onnx_quant.c). */
+bool onnx_op_quantize_linear(onnx_node_ctx *c);
+bool onnx_op_dequantize_linear(onnx_node_ctx *c);
+bool onnx_op_dynamic_quantize_linear(onnx_node_ctx *c);
+bool onnx_op_matmul_integer(onnx_node_ctx *c);
+bool onnx_op_conv_integer(onnx_node_ctx *c);
+bool onnx_op_qlinear_matmul(onnx_node_ctx *c);
+bool onnx_op_qlinear_conv(onnx_node_ctx *c);
+
 /* Records an error naming the node: "Op 'name' (opset N): detail". */
 void onnx_node_fail(const onnx_node_ctx *c, ts_error_code code, const char *fmt, ...)
   __attribute__((format(printf, 3, 4)));

@@ -197,15 +197,7 @@ static const char *const_i64(emit_ctx *c, const char *what, const int64_t *v, in
 static void *scalar_bytes(exporter *ex, ts_dtype dtype, double x)
 {
   void *p = keep(ex, g_malloc0(8));
-  switch (dtype) {
-  case TS_F32: *(float *)p = (float)x; break;
-  case TS_F64: *(double *)p = x; break;
-  case TS_I32: *(int32_t *)p = (int32_t)x; break;
-  case TS_I64: *(int64_t *)p = (int64_t)x; break;
-  case TS_U8: *(uint8_t *)p = (uint8_t)x; break;
-  case TS_BOOL: *(uint8_t *)p = x != 0; break;
-  default: break;
-  }
+  ts__store_f64(dtype, p, 0, x);
   return p;
 }
 

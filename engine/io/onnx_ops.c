@@ -173,15 +173,16 @@ UNARY(op_acosh, ts_acosh_at(HERE, x))
 UNARY(op_atanh, ts_atanh_at(HERE, x))
 UNARY(op_erf, ts_erf_at(HERE, x))
 
-/* BitShift on uint8, the engine's one unsigned dtype: x * 2^s or x / 2^s
- * (wrapping as C's shifts of uint8 do), 0 for a shift past the width as in
- * NumPy. */
+/* BitShift on the unsigned integers: x * 2^s or x / 2^s (wrapping as C's
+ * shifts do), 0 for a shift past the width as in NumPy. */
 static bool op_bit_shift(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0), *s = IN(1);
   if (!x || !s)
     return false;
-  if (ts_tensor_dtype(x) != TS_U8 || ts_tensor_dtype(s) != TS_U8) {
+  ts_dtype dt = ts_tensor_dtype(x);
+  bool is_unsigned = dt == TS_U8 || dt == TS_U16 || dt == TS_U32 || dt == TS_U64;
+  if (!is_unsigned || ts_tensor_dtype(s) != dt) {
     onnx_node_fail(c, TS_ERR_DTYPE, "BitShift takes unsigned integers, got %s and %s",
                    ts_dtype_name(ts_tensor_dtype(x)), ts_dtype_name(ts_tensor_dtype(s)));
     return false;
@@ -193,9 +194,10 @@ static bool op_bit_shift(onnx_node_ctx *c)
     onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "direction must be LEFT or RIGHT, not '%s'", direction);
     return false;
   }
-  ts_tensor *p = ts_pow_at(HERE, scalar(x, 2), ts_minimum_at(HERE, s, scalar(s, 7)));
+  double top = (double)(ts_dtype_size(dt) * 8 - 1); /* the widest shift that keeps a bit */
+  ts_tensor *p = ts_pow_at(HERE, scalar(x, 2), ts_minimum_at(HERE, s, scalar(s, top)));
   ts_tensor *y = left ? ts_mul_at(HERE, x, p) : ts_floordiv_at(HERE, x, p);
-  ts_tensor *past = ts_greater_at(HERE, s, scalar(s, 7));
+  ts_tensor *past = ts_greater_at(HERE, s, scalar(s, top));
   return out1(c, ts_where_at(HERE, past, ts_zeros_like_at(HERE, x), y));
 }
 
@@ -4446,6 +4448,13 @@ static const onnx_op_row ROWS[] = {
     "spatial_scale,", op_roi_align, 10, false },
   { "TfIdfVectorizer", 1, 1, 1, 1, ",max_gram_length,max_skip_count,min_gram_length,mode,ngram_counts,ngram_indexes,"
     "pool_int64s,pool_strings,weights,", op_tfidf_vectorizer, 9, false },
+  { "QuantizeLinear", 2, 3, 1, 1, ",axis,saturate,", onnx_op_quantize_linear, 10, true },
+  { "DequantizeLinear", 2, 3, 1, 1, ",axis,", onnx_op_dequantize_linear, 10, true },
+  { "DynamicQuantizeLinear", 1, 1, 1, 3, ",", onnx_op_dynamic_quantize_linear, 11, true },
+  { "MatMulInteger", 2, 4, 1, 1, ",", onnx_op_matmul_integer, 10, true },
+  { "ConvInteger", 2, 4, 1, 1, ",auto_pad,dilations,group,kernel_shape,pads,strides,", onnx_op_conv_integer, 10, false },
+  { "QLinearMatMul", 8, 8, 1, 1, ",", onnx_op_qlinear_matmul, 10, true },
+  { "QLinearConv", 8, 9, 1, 1, ",auto_pad,dilations,group,kernel_shape,pads,strides,", onnx_op_qlinear_conv, 10, false },
 };
 
 bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c)

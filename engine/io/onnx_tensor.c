@@ -21,10 +21,12 @@ static const struct {
   ts_dtype dtype;
   const char *name;
 } DTYPES[] = {
-  { 1, TS_F32, "float" },  { 2, TS_U8, "uint8" },    { 3, -1, "int8" },     { 4, -1, "uint16" },
-  { 5, -1, "int16" },      { 6, TS_I32, "int32" },   { 7, TS_I64, "int64" }, { 8, -1, "string" },
-  { 9, TS_BOOL, "bool" },  { 10, -1, "float16" },    { 11, TS_F64, "double" }, { 12, -1, "uint32" },
-  { 13, -1, "uint64" },    { 14, -1, "complex64" },  { 15, -1, "complex128" }, { 16, -1, "bfloat16" },
+  { 1, TS_F32, "float" },    { 2, TS_U8, "uint8" },    { 3, TS_I8, "int8" },
+  { 4, TS_U16, "uint16" },   { 5, TS_I16, "int16" },   { 6, TS_I32, "int32" },
+  { 7, TS_I64, "int64" },    { 8, -1, "string" },      { 9, TS_BOOL, "bool" },
+  { 10, TS_F16, "float16" }, { 11, TS_F64, "double" }, { 12, TS_U32, "uint32" },
+  { 13, TS_U64, "uint64" },  { 14, -1, "complex64" },  { 15, -1, "complex128" },
+  { 16, TS_BF16, "bfloat16" },
 };
 
 bool onnx_dtype(int32_t data_type, ts_dtype *out)
@@ -137,16 +139,21 @@ out:
   return data;
 }
 
-/* Copies n elements of a typed field into data (converting to dtype). */
+/* Copies n elements of a typed field into data (converting to dtype).
+ * As onnx.proto says: int32_data holds the integers up to 32 bits signed,
+ * bool, and float16 and bfloat16 as their bits; uint64_data uint32 and
+ * uint64. */
 static bool typed_field(const Onnx__TensorProto *t, ts_dtype dtype, void *data, int64_t n,
                         const onnx_file *f, const char *what)
 {
   size_t have = 0;
-  switch (t->data_type) {
-  case 1: have = t->n_float_data; break;
-  case 11: have = t->n_double_data; break;
-  case 7: have = t->n_int64_data; break;
-  default: have = t->n_int32_data; break; /* int32, uint8, bool */
+  switch (dtype) {
+  case TS_F32: have = t->n_float_data; break;
+  case TS_F64: have = t->n_double_data; break;
+  case TS_I64: have = t->n_int64_data; break;
+  case TS_U32:
+  case TS_U64: have = t->n_uint64_data; break;
+  default: have = t->n_int32_data; break;
   }
   if ((uint64_t)n != have) {
     tensor_fail(TS_ERR_FORMAT, "%s: %s: its shape has %" PRId64 " elements but its data %zu",
@@ -161,6 +168,13 @@ static bool typed_field(const Onnx__TensorProto *t, ts_dtype dtype, void *data, 
     case TS_I32: ((int32_t *)data)[i] = t->int32_data[i]; break;
     case TS_U8: ((uint8_t *)data)[i] = (uint8_t)t->int32_data[i]; break;
     case TS_BOOL: ((bool *)data)[i] = t->int32_data[i] != 0; break;
+    case TS_I8: ((int8_t *)data)[i] = (int8_t)t->int32_data[i]; break;
+    case TS_I16: ((int16_t *)data)[i] = (int16_t)t->int32_data[i]; break;
+    case TS_U16: ((uint16_t *)data)[i] = (uint16_t)t->int32_data[i]; break;
+    case TS_F16: ((ts_f16 *)data)[i] = (ts_f16){ (uint16_t)t->int32_data[i] }; break;
+    case TS_BF16: ((ts_bf16 *)data)[i] = (ts_bf16){ (uint16_t)t->int32_data[i] }; break;
+    case TS_U32: ((uint32_t *)data)[i] = (uint32_t)t->uint64_data[i]; break;
+    case TS_U64: ((uint64_t *)data)[i] = t->uint64_data[i]; break;
     default: return false;
     }
   }

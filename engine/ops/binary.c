@@ -10,41 +10,63 @@
 
 /* ---- made from the rows -------------------------------------------------------- */
 
-#define BINARY_LOOPS(op, sfx, T, O)                                                    \
+/* The loops of one dtype: sfx the loops', fsfx the formula's (f32 for the
+ * 16-bit floats), V an element to the formula's type, R its result to O. */
+#define BINARY_LOOPS_AS(op, sfx, fsfx, T, O, V, R)                                     \
   static void op##_##sfx##_vv(int64_t n, const void *pa, const void *pb, void *po)     \
   {                                                                                    \
     const T *a = pa, *b = pb;                                                          \
     O *o = po;                                                                         \
-    TS_EW_FOR(n, i, o[i] = op##_##sfx(a[i], b[i]));                                    \
+    TS_EW_FOR(n, i, o[i] = R(op##_##fsfx(V(a[i]), V(b[i]))));                          \
   }                                                                                    \
   static void op##_##sfx##_sv(int64_t n, const void *pa, const void *pb, void *po)     \
   {                                                                                    \
     const T x = *(const T *)pa, *b = pb;                                               \
     O *o = po;                                                                         \
-    TS_EW_FOR(n, i, o[i] = op##_##sfx(x, b[i]));                                       \
+    TS_EW_FOR(n, i, o[i] = R(op##_##fsfx(V(x), V(b[i]))));                             \
   }                                                                                    \
   static void op##_##sfx##_vs(int64_t n, const void *pa, const void *pb, void *po)     \
   {                                                                                    \
     const T *a = pa, y = *(const T *)pb;                                               \
     O *o = po;                                                                         \
-    TS_EW_FOR(n, i, o[i] = op##_##sfx(a[i], y));                                       \
+    TS_EW_FOR(n, i, o[i] = R(op##_##fsfx(V(a[i]), V(y))));                             \
   }
+#define AS_IS(x) (x)
+#define BINARY_LOOPS(op, sfx, T, O) BINARY_LOOPS_AS(op, sfx, sfx, T, O, AS_IS, AS_IS)
+/* 16-bit floats: arithmetic rounds the f32 result back, comparisons give bool */
+#define HALF_LOOPS(op, R16, RBF16)                                                   \
+  BINARY_LOOPS_AS(op, f16, f32, ts_f16, R16, ts__f16_to_f32, R16##_RESULT)          \
+  BINARY_LOOPS_AS(op, bf16, f32, ts_bf16, RBF16, ts__bf16_to_f32, RBF16##_RESULT)
+#define ts_f16_RESULT ts__f64_to_f16
+#define ts_bf16_RESULT ts__f64_to_bf16
+#define bool_RESULT AS_IS
 
 #define LOOPS(op, sfx) { op##_##sfx##_vv, op##_##sfx##_sv, op##_##sfx##_vs }
 
-#define LOOPS_FLOAT(op) BINARY_LOOPS(op, f32, float, float) BINARY_LOOPS(op, f64, double, double)
+#define LOOPS_FLOAT(op)                                                                   \
+  BINARY_LOOPS(op, f32, float, float) BINARY_LOOPS(op, f64, double, double)               \
+  HALF_LOOPS(op, ts_f16, ts_bf16)
+#define LOOPS_INT(op, O8, O16, OU8, OU16, OU32, OU64, O32, O64)                           \
+  BINARY_LOOPS(op, i32, int32_t, O32) BINARY_LOOPS(op, i64, int64_t, O64)                 \
+  BINARY_LOOPS(op, u8, uint8_t, OU8) BINARY_LOOPS(op, i8, int8_t, O8)                     \
+  BINARY_LOOPS(op, i16, int16_t, O16) BINARY_LOOPS(op, u16, uint16_t, OU16)               \
+  BINARY_LOOPS(op, u32, uint32_t, OU32) BINARY_LOOPS(op, u64, uint64_t, OU64)
 #define LOOPS_NUMERIC(op)                                                                 \
-  LOOPS_FLOAT(op) BINARY_LOOPS(op, i32, int32_t, int32_t)                                 \
-  BINARY_LOOPS(op, i64, int64_t, int64_t) BINARY_LOOPS(op, u8, uint8_t, uint8_t)
+  LOOPS_FLOAT(op)                                                                         \
+  LOOPS_INT(op, int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t)
 #define LOOPS_ALL(op)                                                                     \
   BINARY_LOOPS(op, f32, float, bool) BINARY_LOOPS(op, f64, double, bool)                  \
-  BINARY_LOOPS(op, i32, int32_t, bool) BINARY_LOOPS(op, i64, int64_t, bool)               \
-  BINARY_LOOPS(op, u8, uint8_t, bool) BINARY_LOOPS(op, b, bool, bool)
+  HALF_LOOPS(op, bool, bool) LOOPS_INT(op, bool, bool, bool, bool, bool, bool, bool, bool) \
+  BINARY_LOOPS(op, b, bool, bool)
 #define LOOPS_BOOL(op) BINARY_LOOPS(op, b, bool, bool)
 
-#define TABLE_FLOAT(op) [TS_F32] = LOOPS(op, f32), [TS_F64] = LOOPS(op, f64)
-#define TABLE_NUMERIC(op) \
-  TABLE_FLOAT(op), [TS_I32] = LOOPS(op, i32), [TS_I64] = LOOPS(op, i64), [TS_U8] = LOOPS(op, u8)
+#define TABLE_FLOAT(op)                                                                   \
+  [TS_F32] = LOOPS(op, f32), [TS_F64] = LOOPS(op, f64), [TS_F16] = LOOPS(op, f16),        \
+  [TS_BF16] = LOOPS(op, bf16)
+#define TABLE_NUMERIC(op)                                                                 \
+  TABLE_FLOAT(op), [TS_I32] = LOOPS(op, i32), [TS_I64] = LOOPS(op, i64),                  \
+  [TS_U8] = LOOPS(op, u8), [TS_I8] = LOOPS(op, i8), [TS_I16] = LOOPS(op, i16),            \
+  [TS_U16] = LOOPS(op, u16), [TS_U32] = LOOPS(op, u32), [TS_U64] = LOOPS(op, u64)
 #define TABLE_ALL(op) TABLE_NUMERIC(op), [TS_BOOL] = LOOPS(op, b)
 #define TABLE_BOOL(op) [TS_BOOL] = LOOPS(op, b)
 

@@ -8,7 +8,8 @@
 
 /* ---- the rows ---------------------------------------------------------------
  * X(ID, id, Name, dtypes, grain, check, flags, grad):
- *   dtypes  FLOAT, NUMERIC (arithmetic: the output has the inputs' dtype),
+ *   dtypes  FLOAT (f16 and bf16 through the f32 formula, rounded back),
+ *           NUMERIC (arithmetic: the output has the inputs' dtype),
  *           ALL (comparisons) or BOOL (logic): an op taking bool gives bool;
  *   grain   TS_EW_GRAIN, or TS_EW_GRAIN_COSTLY for a costly element;
  *   check   NULL, or what rejects operands the formula cannot take;
@@ -115,22 +116,24 @@
   TS_EW_FN T maximum_##sfx(T x, T y) { return x > y ? x : y; }                      \
   TS_EW_FN T minimum_##sfx(T x, T y) { return x < y ? x : y; }
 
-/* uint8 arithmetic runs in int and wraps on the store. */
-TS_EW_FN uint8_t add_u8(uint8_t x, uint8_t y) { return (uint8_t)(x + y); }
-TS_EW_FN uint8_t sub_u8(uint8_t x, uint8_t y) { return (uint8_t)(x - y); }
-TS_EW_FN uint8_t mul_u8(uint8_t x, uint8_t y) { return (uint8_t)(x * y); }
-TS_EW_FN uint8_t floordiv_u8(uint8_t x, uint8_t y) { return x / y; }
-TS_EW_FN uint8_t mod_u8(uint8_t x, uint8_t y) { return x % y; }
-TS_EW_FN uint8_t maximum_u8(uint8_t x, uint8_t y) { return x > y ? x : y; }
-TS_EW_FN uint8_t minimum_u8(uint8_t x, uint8_t y) { return x < y ? x : y; }
-TS_EW_FN uint8_t pow_u8(uint8_t x, uint8_t y)
-{
-  unsigned r = 1, b = x;
-  for (; y > 0; y >>= 1, b *= b)
-    if (y & 1)
-      r *= b;
-  return (uint8_t)r;
-}
+/* Unsigned integers: the arithmetic runs in W (unsigned, never promoted
+ * to int) and wraps on the store. */
+#define UNSIGNED_ELEMS(sfx, T, W)                                                   \
+  TS_EW_FN T add_##sfx(T x, T y) { return (T)((W)x + (W)y); }                       \
+  TS_EW_FN T sub_##sfx(T x, T y) { return (T)((W)x - (W)y); }                       \
+  TS_EW_FN T mul_##sfx(T x, T y) { return (T)((W)x * (W)y); }                       \
+  TS_EW_FN T floordiv_##sfx(T x, T y) { return (T)(x / y); }                        \
+  TS_EW_FN T mod_##sfx(T x, T y) { return (T)(x % y); }                             \
+  TS_EW_FN T maximum_##sfx(T x, T y) { return x > y ? x : y; }                      \
+  TS_EW_FN T minimum_##sfx(T x, T y) { return x < y ? x : y; }                      \
+  TS_EW_FN T pow_##sfx(T x, T y)                                                    \
+  {                                                                                 \
+    W r = 1, b = x;                                                                 \
+    for (; y > 0; y >>= 1, b *= b)                                                  \
+      if (y & 1)                                                                    \
+        r *= b;                                                                     \
+    return (T)r;                                                                    \
+  }
 
 #define COMPARE_ELEMS(sfx, T)                                            \
   TS_EW_FN bool greater_##sfx(T x, T y) { return x > y; }           \
@@ -147,9 +150,20 @@ FLOAT_ELEMS(f32, float)
 FLOAT_ELEMS(f64, double)
 SIGNED_ELEMS(i32, int32_t, uint32_t)
 SIGNED_ELEMS(i64, int64_t, uint64_t)
+SIGNED_ELEMS(i8, int8_t, uint32_t) /* U wider than T: never promoted to int */
+SIGNED_ELEMS(i16, int16_t, uint32_t)
+UNSIGNED_ELEMS(u8, uint8_t, uint32_t)
+UNSIGNED_ELEMS(u16, uint16_t, uint32_t)
+UNSIGNED_ELEMS(u32, uint32_t, uint32_t)
+UNSIGNED_ELEMS(u64, uint64_t, uint64_t)
 COMPARE_ELEMS(f32, float)
 COMPARE_ELEMS(f64, double)
 COMPARE_ELEMS(i32, int32_t)
 COMPARE_ELEMS(i64, int64_t)
 COMPARE_ELEMS(u8, uint8_t)
 COMPARE_ELEMS(b, bool)
+COMPARE_ELEMS(i8, int8_t)
+COMPARE_ELEMS(i16, int16_t)
+COMPARE_ELEMS(u16, uint16_t)
+COMPARE_ELEMS(u32, uint32_t)
+COMPARE_ELEMS(u64, uint64_t)

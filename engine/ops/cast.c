@@ -7,43 +7,76 @@
 
 #include "cast_formulas.h"
 
+/* A value (a C number) to each dtype; 16-bit floats round from double. */
+#define SATURATE(x, sat, T) _Generic((x), float: sat(x), double: sat(x), default: (T)(x))
 #define TO_F32(x) ((float)(x))
 #define TO_F64(x) ((double)(x))
-#define TO_I32(x) _Generic((x), float: saturate_i32(x), double: saturate_i32(x), default: (int32_t)(x))
-#define TO_I64(x) _Generic((x), float: saturate_i64(x), double: saturate_i64(x), default: (int64_t)(x))
-#define TO_U8(x) _Generic((x), float: saturate_u8(x), double: saturate_u8(x), default: (uint8_t)(x))
+#define TO_I32(x) SATURATE(x, saturate_i32, int32_t)
+#define TO_I64(x) SATURATE(x, saturate_i64, int64_t)
+#define TO_U8(x) SATURATE(x, saturate_u8, uint8_t)
 #define TO_BOOL(x) ((x) != 0)
+#define TO_I8(x) SATURATE(x, saturate_i8, int8_t)
+#define TO_I16(x) SATURATE(x, saturate_i16, int16_t)
+#define TO_U16(x) SATURATE(x, saturate_u16, uint16_t)
+#define TO_U32(x) SATURATE(x, saturate_u32, uint32_t)
+#define TO_U64(x) SATURATE(x, saturate_u64, uint64_t)
+#define TO_F16(x) ts__f64_to_f16((double)(x))
+#define TO_BF16(x) ts__f64_to_bf16((double)(x))
+
+/* An element to a C number: 16-bit floats widen to float (exactly). */
+#define AS_IS(x) (x)
+#define F16_VALUE(x) ts__f16_to_f32(x)
+#define BF16_VALUE(x) ts__bf16_to_f32(x)
 
 typedef void (*cast_loop)(int64_t n, const void *x, void *out);
 
-#define CAST_LOOP(fs, F, ts, T, CONVERT)                                               \
+#define CAST_LOOP(fs, F, VALUE, ts, T, CONVERT)                                        \
   static void cast_##fs##_##ts(int64_t n, const void *restrict px, void *restrict po) \
   {                                                                                   \
     const F *x = px;                                                                  \
     T *o = po;                                                                        \
-    TS_EW_FOR(n, i, o[i] = CONVERT(x[i]));                                            \
+    TS_EW_FOR(n, i, o[i] = CONVERT(VALUE(x[i])));                                     \
   }
 
-#define CAST_FROM(fs, F)                                                         \
-  CAST_LOOP(fs, F, f32, float, TO_F32) CAST_LOOP(fs, F, f64, double, TO_F64)     \
-  CAST_LOOP(fs, F, i32, int32_t, TO_I32) CAST_LOOP(fs, F, i64, int64_t, TO_I64)  \
-  CAST_LOOP(fs, F, u8, uint8_t, TO_U8) CAST_LOOP(fs, F, b, bool, TO_BOOL)
+#define CAST_FROM(fs, F, V)                                                                      \
+  CAST_LOOP(fs, F, V, f32, float, TO_F32) CAST_LOOP(fs, F, V, f64, double, TO_F64)               \
+  CAST_LOOP(fs, F, V, i32, int32_t, TO_I32) CAST_LOOP(fs, F, V, i64, int64_t, TO_I64)            \
+  CAST_LOOP(fs, F, V, u8, uint8_t, TO_U8) CAST_LOOP(fs, F, V, b, bool, TO_BOOL)                  \
+  CAST_LOOP(fs, F, V, i8, int8_t, TO_I8) CAST_LOOP(fs, F, V, i16, int16_t, TO_I16)               \
+  CAST_LOOP(fs, F, V, u16, uint16_t, TO_U16) CAST_LOOP(fs, F, V, u32, uint32_t, TO_U32)          \
+  CAST_LOOP(fs, F, V, u64, uint64_t, TO_U64) CAST_LOOP(fs, F, V, f16, ts_f16, TO_F16)            \
+  CAST_LOOP(fs, F, V, bf16, ts_bf16, TO_BF16)
 
-CAST_FROM(f32, float)
-CAST_FROM(f64, double)
-CAST_FROM(i32, int32_t)
-CAST_FROM(i64, int64_t)
-CAST_FROM(u8, uint8_t)
-CAST_FROM(b, bool)
+CAST_FROM(f32, float, AS_IS)
+CAST_FROM(f64, double, AS_IS)
+CAST_FROM(i32, int32_t, AS_IS)
+CAST_FROM(i64, int64_t, AS_IS)
+CAST_FROM(u8, uint8_t, AS_IS)
+CAST_FROM(b, bool, AS_IS)
+CAST_FROM(i8, int8_t, AS_IS)
+CAST_FROM(i16, int16_t, AS_IS)
+CAST_FROM(u16, uint16_t, AS_IS)
+CAST_FROM(u32, uint32_t, AS_IS)
+CAST_FROM(u64, uint64_t, AS_IS)
+CAST_FROM(f16, ts_f16, F16_VALUE)
+CAST_FROM(bf16, ts_bf16, BF16_VALUE)
 
 #define CAST_ROW(fs)                                                        \
   { [TS_F32] = cast_##fs##_f32, [TS_F64] = cast_##fs##_f64,                 \
     [TS_I32] = cast_##fs##_i32, [TS_I64] = cast_##fs##_i64,                 \
-    [TS_U8] = cast_##fs##_u8, [TS_BOOL] = cast_##fs##_b }
+    [TS_U8] = cast_##fs##_u8, [TS_BOOL] = cast_##fs##_b,                    \
+    [TS_I8] = cast_##fs##_i8, [TS_I16] = cast_##fs##_i16,                   \
+    [TS_U16] = cast_##fs##_u16, [TS_U32] = cast_##fs##_u32,                 \
+    [TS_U64] = cast_##fs##_u64, [TS_F16] = cast_##fs##_f16,                 \
+    [TS_BF16] = cast_##fs##_bf16 }
 
+/* Every pair of numeric dtypes; string and variant tensors cast to nothing. */
 static const cast_loop cast_loops[TS_DTYPE_COUNT][TS_DTYPE_COUNT] = {
   [TS_F32] = CAST_ROW(f32), [TS_F64] = CAST_ROW(f64), [TS_I32] = CAST_ROW(i32),
   [TS_I64] = CAST_ROW(i64), [TS_U8] = CAST_ROW(u8),   [TS_BOOL] = CAST_ROW(b),
+  [TS_I8] = CAST_ROW(i8),   [TS_I16] = CAST_ROW(i16), [TS_U16] = CAST_ROW(u16),
+  [TS_U32] = CAST_ROW(u32), [TS_U64] = CAST_ROW(u64), [TS_F16] = CAST_ROW(f16),
+  [TS_BF16] = CAST_ROW(bf16),
 };
 
 static bool cast_infer(ts_infer_ctx *c)
@@ -83,7 +116,7 @@ static bool cast_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *con
                       ts_tensor **gi)
 {
   ts_dtype dt = c->in[0]->dtype;
-  if (dt != TS_F32 && dt != TS_F64)
+  if (!ts_dtype_is_float(dt))
     return true;
   return (gi[0] = ts_cast_at(c->loc, g[0], dt)) != NULL;
 }

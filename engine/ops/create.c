@@ -17,13 +17,18 @@
 
 #define ATTRS(a) .n_attrs = (int)(sizeof(a) / sizeof((a)[0])), .attrs = (a)
 
-/* Inclusive value range of each integer dtype (i64's top is 2^63, exclusive). */
+/* Inclusive value range of each integer dtype (i64's top is 2^63 and u64's 2^64, exclusive). */
 static const struct {
   double lo, hi;
 } INT_RANGE[TS_DTYPE_COUNT] = {
   [TS_I32] = { INT32_MIN, INT32_MAX },
   [TS_I64] = { -0x1p63, 0x1p63 },
   [TS_U8] = { 0, UINT8_MAX },
+  [TS_I8] = { INT8_MIN, INT8_MAX },
+  [TS_I16] = { INT16_MIN, INT16_MAX },
+  [TS_U16] = { 0, UINT16_MAX },
+  [TS_U32] = { 0, UINT32_MAX },
+  [TS_U64] = { 0, 0x1p64 },
 };
 
 static bool check_dtype(ts_infer_ctx *c, ts_dtype dt)
@@ -53,6 +58,14 @@ static bool check_shape(ts_infer_ctx *c, ts_dtype dt, ts_shape s)
                           ts__info_str(buf, dt, s));
   }
   return true;
+}
+
+/* Range and RandomUniform take every numeric dtype but bool. */
+static bool refuse_bool(ts_infer_ctx *c)
+{
+  char ok[TS_DTYPE_NAMES_STR];
+  return ts__infer_fail(c, TS_ERR_DTYPE, "takes %s, got dtype bool",
+                        ts__dtype_names(ok, TS_NUMERIC_DTYPES & ~(1u << TS_BOOL)));
 }
 
 static bool set_out(ts_infer_ctx *c, ts_dtype dt, ts_shape s)
@@ -245,8 +258,7 @@ static bool range_infer(ts_infer_ctx *c)
   if (!check_dtype(c, dt))
     return false;
   if (dt == TS_BOOL)
-    return ts__infer_fail(c, TS_ERR_DTYPE, "takes float32, float64, int32, int64 or uint8, "
-                                           "got dtype bool");
+    return refuse_bool(c);
   if (!isfinite(start) || !isfinite(limit) || !isfinite(delta))
     return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT,
                           "start, limit and delta must be finite, got %g, %g, %g", start, limit,
@@ -336,8 +348,7 @@ static bool uniform_infer(ts_infer_ctx *c)
   if (!check_dtype(c, dt) || !check_shape(c, dt, c->attrs[1].shape))
     return false;
   if (dt == TS_BOOL)
-    return ts__infer_fail(c, TS_ERR_DTYPE, "takes float32, float64, int32, int64 or uint8, "
-                                           "got dtype bool");
+    return refuse_bool(c);
   if (!isfinite(lo) || !isfinite(hi) || !isfinite(hi - lo))
     return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT,
                           "minval and maxval must be finite, got %g and %g", lo, hi);
@@ -388,6 +399,14 @@ static void uniform_fill(ts_tensor *y, double lo, double hi, int64_t seed)
       while (v >= hi)
         v = nextafterf(v, -INFINITY);
       p[i] = v;
+    }
+  } else if (ts_dtype_is_float(y->dtype)) { /* 16-bit: rounded from double, kept below hi */
+    for (int64_t i = 0; i < y->size; i++) {
+      double v = lo + (double)(rng_next(&r) >> 11) * 0x1p-53 * (hi - lo);
+      ts__store_f64(y->dtype, y->data, i, v);
+      uint16_t *bits = (uint16_t *)y->data + i;
+      while (ts__load_f64(y->dtype, y->data, i) >= hi) /* the next 16-bit float down */
+        *bits = *bits == 0 ? 0x8001 : *bits & 0x8000 ? *bits + 1 : *bits - 1;
     }
   } else {
     uniform_int(y, &r, lo, hi);

@@ -36,8 +36,11 @@
 #define TS_EW_FUSE (TS_OPF_FUSIBLE | TS_OPF_INPLACE)
 
 #define TS_DTYPE_BIT(dt) (1u << (dt))
-#define TS_DTYPES_FLOAT (TS_DTYPE_BIT(TS_F32) | TS_DTYPE_BIT(TS_F64))
-/* Every numeric dtype (f32 ... bool): string and variant tensors never reach
+/* float and double, what kernels written in C floats take (fused programs) */
+#define TS_DTYPES_C_FLOAT (TS_DTYPE_BIT(TS_F32) | TS_DTYPE_BIT(TS_F64))
+/* every float: the 16-bit ones computed in float and rounded back */
+#define TS_DTYPES_FLOAT (TS_DTYPES_C_FLOAT | TS_DTYPE_BIT(TS_F16) | TS_DTYPE_BIT(TS_BF16))
+/* Every numeric dtype (f32 ... bf16): string and variant tensors never reach
  * elementwise ops, and messages must not offer them. */
 #define TS_DTYPES_ALL ((1u << TS_NUMERIC_DTYPE_COUNT) - 1)
 #define TS_DTYPES_NUMERIC (TS_DTYPES_ALL & ~TS_DTYPE_BIT(TS_BOOL))

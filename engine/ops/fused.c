@@ -148,7 +148,7 @@ static bool fused_ew_infer(ts_infer_ctx *c)
   if (prog->n_inputs != c->n_in)
     return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT, "the program reads %d inputs, got %d",
                           prog->n_inputs, c->n_in);
-  if (!ts__ew_check_dtypes(c, TS_DTYPES_FLOAT))
+  if (!ts__ew_check_dtypes(c, TS_DTYPES_C_FLOAT))
     return false;
   ts_shape out = c->in[0].shape;
   for (int i = 0; i < c->n_in; i++) {
@@ -317,7 +317,7 @@ static bool fused_mm_infer(ts_infer_ctx *c)
   if (ts__act_from_name(c->attrs[ATTR_ACTIVATION].s) < 0)
     return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT, "unknown activation \"%s\"",
                           c->attrs[ATTR_ACTIVATION].s);
-  if (!ts__ew_check_dtypes(c, TS_DTYPES_FLOAT))
+  if (!ts__ew_check_dtypes(c, TS_DTYPES_C_FLOAT))
     return false;
   const ts_info *a = &c->in[0], *b = &c->in[1];
   bool ta = c->attrs[ATTR_TRANSPOSE_A].b, tb = c->attrs[ATTR_TRANSPOSE_B].b;

@@ -23,21 +23,49 @@ typedef struct mm_dims {
   bool ta, tb;
 } mm_dims;
 
-typedef void (*gemm_fn)(const mm_dims *d, const void *a, const void *b, void *c);
+/* false: out of memory (the 16-bit floats' scratch) */
+typedef bool (*gemm_fn)(const mm_dims *d, const void *a, const void *b, void *c);
 
-static void gemm_f32(const mm_dims *d, const void *a, const void *b, void *c)
+static bool gemm_f32(const mm_dims *d, const void *a, const void *b, void *c)
 {
   ts__gemm_f32(&(ts_gemm){ d->m, d->n, d->k, d->ta, d->tb, a, b, NULL, c, TS_ACT_NONE });
+  return true;
 }
 
-static void gemm_f64(const mm_dims *d, const void *a, const void *b, void *c)
+static bool gemm_f64(const mm_dims *d, const void *a, const void *b, void *c)
 {
   ts__gemm_f64(&(ts_gemm){ d->m, d->n, d->k, d->ta, d->tb, a, b, NULL, c, TS_ACT_NONE });
+  return true;
 }
+
+/* 16-bit floats: widened to float32, multiplied there (float accumulation),
+ * rounded back once. */
+#define GEMM_HALF(name, T, WIDEN, NARROW)                                                 \
+  static bool name(const mm_dims *d, const void *a_, const void *b_, void *c_)          \
+  {                                                                                      \
+    const T *a = a_, *b = b_;                                                            \
+    T *c = c_;                                                                           \
+    int64_t na = d->m * d->k, nb = d->k * d->n, nc = d->m * d->n;                        \
+    float *fa = g_try_malloc_n((gsize)(na + nb + nc), sizeof(float));                    \
+    if (!fa)                                                                             \
+      return false;                                                                      \
+    float *fb = fa + na, *fc = fb + nb;                                                  \
+    for (int64_t i = 0; i < na; i++)                                                     \
+      fa[i] = WIDEN(a[i]);                                                               \
+    for (int64_t i = 0; i < nb; i++)                                                     \
+      fb[i] = WIDEN(b[i]);                                                               \
+    gemm_f32(d, fa, fb, fc);                                                             \
+    for (int64_t i = 0; i < nc; i++)                                                     \
+      c[i] = NARROW(fc[i]);                                                              \
+    g_free(fa);                                                                          \
+    return true;                                                                         \
+  }
+GEMM_HALF(gemm_f16, ts_f16, ts__f16_to_f32, ts__f64_to_f16)
+GEMM_HALF(gemm_bf16, ts_bf16, ts__bf16_to_f32, ts__f64_to_bf16)
 
 /* Integer products wrap: the arithmetic runs in the unsigned type U. */
 #define GEMM_INT(name, T, U)                                                      \
-  static void name(const mm_dims *d, const void *a_, const void *b_, void *c_)   \
+  static bool name(const mm_dims *d, const void *a_, const void *b_, void *c_)   \
   {                                                                               \
     const T *a = a_, *b = b_;                                                     \
     T *c = c_;                                                                    \
@@ -53,15 +81,23 @@ static void gemm_f64(const mm_dims *d, const void *a, const void *b, void *c)
           cr[j] = (T)((U)cr[j] + av * (U)br[j * b_col]);                          \
       }                                                                           \
     }                                                                             \
+    return true;                                                                  \
   }
 
 GEMM_INT(gemm_i32, int32_t, uint32_t)
 GEMM_INT(gemm_i64, int64_t, uint64_t)
 GEMM_INT(gemm_u8, uint8_t, uint32_t)
+GEMM_INT(gemm_i8, int8_t, uint32_t)
+GEMM_INT(gemm_i16, int16_t, uint32_t)
+GEMM_INT(gemm_u16, uint16_t, uint32_t)
+GEMM_INT(gemm_u32, uint32_t, uint32_t)
+GEMM_INT(gemm_u64, uint64_t, uint64_t)
 
 static const gemm_fn gemm_table[TS_DTYPE_COUNT] = {
   [TS_F32] = gemm_f32, [TS_F64] = gemm_f64, [TS_I32] = gemm_i32,
-  [TS_I64] = gemm_i64, [TS_U8] = gemm_u8,
+  [TS_I64] = gemm_i64, [TS_U8] = gemm_u8,   [TS_I8] = gemm_i8,
+  [TS_I16] = gemm_i16, [TS_U16] = gemm_u16, [TS_U32] = gemm_u32,
+  [TS_U64] = gemm_u64, [TS_F16] = gemm_f16, [TS_BF16] = gemm_bf16,
 };
 
 static ts_shape batch_shape(ts_shape s)
@@ -172,7 +208,10 @@ static bool matmul_cpu(ts_kernel_ctx *k)
   char *pc = c->data;
   int64_t idx[TS_MAX_RANK] = { 0 }, oa = 0, obb = 0;
   for (int64_t i = 0; i < nbatch; i++) {
-    gemm(&d, pa + (size_t)oa * esize, pb + (size_t)obb * esize, pc + (size_t)(i * d.m * d.n) * esize);
+    if (!gemm(&d, pa + (size_t)oa * esize, pb + (size_t)obb * esize,
+              pc + (size_t)(i * d.m * d.n) * esize))
+      return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "no memory for the float32 copies of %s operands",
+                             ts_dtype_name(dt));
     for (int dim = ob.rank - 1; dim >= 0; dim--) {
       oa += sa[dim];
       obb += sb[dim];

@@ -31,7 +31,11 @@ typedef struct reduce_impl {
   size_t acc_size;
 } reduce_impl;
 
-#define DEF_REDUCE(name, T, A, INIT, STEP, FINISH)                                        \
+/* T the element, C the C number it is (V(x) widens it, N(c) narrows back:
+ * the 16-bit floats; else both as is), A the accumulator. */
+#define DEF_REDUCE(name, T, A, INIT, STEP, FINISH) DEF_REDUCE_AS(name, T, T, A, INIT, STEP, FINISH, AS_IS, AS_IS)
+#define AS_IS(x) (x)
+#define DEF_REDUCE_AS(name, T, C, A, INIT, STEP, FINISH, V, N)                             \
   static void name##_part(const void *xv, void *accv, int64_t inner, int64_t j0,         \
                           int64_t j1, int64_t i0, int64_t i1)                             \
   {                                                                                       \
@@ -41,13 +45,13 @@ typedef struct reduce_impl {
       A a0 = (INIT), a1 = a0, a2 = a0, a3 = a0;                                           \
       int64_t j = j0;                                                                     \
       for (; j + 4 <= j1; j += 4) {                                                       \
-        STEP(A, a0, x[j]);                                                                \
-        STEP(A, a1, x[j + 1]);                                                            \
-        STEP(A, a2, x[j + 2]);                                                            \
-        STEP(A, a3, x[j + 3]);                                                            \
+        STEP(A, a0, V(x[j]));                                                             \
+        STEP(A, a1, V(x[j + 1]));                                                         \
+        STEP(A, a2, V(x[j + 2]));                                                         \
+        STEP(A, a3, V(x[j + 3]));                                                         \
       }                                                                                   \
       for (; j < j1; j++)                                                                 \
-        STEP(A, a0, x[j]);                                                                \
+        STEP(A, a0, V(x[j]));                                                             \
       STEP(A, a0, a1);                                                                    \
       STEP(A, a2, a3);                                                                    \
       STEP(A, a0, a2);                                                                    \
@@ -59,7 +63,7 @@ typedef struct reduce_impl {
     for (int64_t j = j0; j < j1; j++) {                                                   \
       const T *row = x + j * inner;                                                       \
       for (int64_t i = i0; i < i1; i++)                                                   \
-        STEP(A, acc[i - i0], row[i]);                                                     \
+        STEP(A, acc[i - i0], V(row[i]));                                                  \
     }                                                                                     \
   }                                                                                       \
   static void name##_finish(const void *accv, void *yv, int64_t n, int64_t n_parts,      \
@@ -71,7 +75,7 @@ typedef struct reduce_impl {
       A a = acc[k];                                                                       \
       for (int64_t p = 1; p < n_parts; p++)                                               \
         STEP(A, a, acc[p * stride + k]);                                                  \
-      y[k] = FINISH(T, a, count);                                                         \
+      y[k] = N(FINISH(C, a, count));                                                      \
     }                                                                                     \
   }                                                                                       \
   _Static_assert(sizeof(A) <= ACC_BYTES, "accumulator too large");                       \
@@ -98,7 +102,16 @@ __extension__ typedef __int128 wide_int;
 #define INT_TYPES(X)                                                                      \
   X(i32, int32_t, uint32_t, INT32_MIN, INT32_MAX)                                         \
   X(i64, int64_t, uint64_t, INT64_MIN, INT64_MAX)                                         \
-  X(u8, uint8_t, uint32_t, 0, UINT8_MAX)
+  X(u8, uint8_t, uint32_t, 0, UINT8_MAX)                                                  \
+  X(i8, int8_t, uint32_t, INT8_MIN, INT8_MAX)                                             \
+  X(i16, int16_t, uint32_t, INT16_MIN, INT16_MAX)                                         \
+  X(u16, uint16_t, uint32_t, 0, UINT16_MAX)                                               \
+  X(u32, uint32_t, uint32_t, 0, UINT32_MAX)                                               \
+  X(u64, uint64_t, uint64_t, 0, UINT64_MAX)
+/* suffix, type, widen to float, round back: computed as float32 (sums in f64) */
+#define HALF_TYPES(X)                                                                     \
+  X(f16, ts_f16, ts__f16_to_f32, ts__f64_to_f16)                                          \
+  X(bf16, ts_bf16, ts__bf16_to_f32, ts__f64_to_bf16)
 
 #define DEF_FLOAT(sfx, T, LO, HI)                                                         \
   DEF_REDUCE(sum_##sfx, T, double, 0, STEP_ADD, FINISH_PLAIN)                             \
@@ -112,15 +125,24 @@ __extension__ typedef __int128 wide_int;
   DEF_REDUCE(max_##sfx, T, T, LO, STEP_MAXI, FINISH_PLAIN)                                \
   DEF_REDUCE(min_##sfx, T, T, HI, STEP_MINI, FINISH_PLAIN)                                \
   DEF_REDUCE(prod_##sfx, T, U, 1, STEP_MUL, FINISH_PLAIN)
+#define DEF_HALF(sfx, T, V, N)                                                            \
+  DEF_REDUCE_AS(sum_##sfx, T, float, double, 0, STEP_ADD, FINISH_PLAIN, V, N)             \
+  DEF_REDUCE_AS(mean_##sfx, T, float, double, 0, STEP_ADD, FINISH_MEANF, V, N)            \
+  DEF_REDUCE_AS(max_##sfx, T, float, float, -INFINITY, STEP_MAXF, FINISH_PLAIN, V, N)     \
+  DEF_REDUCE_AS(min_##sfx, T, float, float, INFINITY, STEP_MINF, FINISH_PLAIN, V, N)      \
+  DEF_REDUCE_AS(prod_##sfx, T, float, double, 1, STEP_MUL, FINISH_PLAIN, V, N)
 FLOAT_TYPES(DEF_FLOAT)
 INT_TYPES(DEF_INT)
+HALF_TYPES(DEF_HALF)
 /* Max/Min of bool are any/all; Sum, Mean and Prod of bool are refused. */
 DEF_REDUCE(max_bool, bool, bool, false, STEP_MAXI, FINISH_PLAIN)
 DEF_REDUCE(min_bool, bool, bool, true, STEP_MINI, FINISH_PLAIN)
 
 #define ROW(kind, fn)                                                                     \
   [kind] = { [TS_F32] = &fn##_f32, [TS_F64] = &fn##_f64, [TS_I32] = &fn##_i32,            \
-             [TS_I64] = &fn##_i64, [TS_U8] = &fn##_u8 }
+             [TS_I64] = &fn##_i64, [TS_U8] = &fn##_u8, [TS_I8] = &fn##_i8,                \
+             [TS_I16] = &fn##_i16, [TS_U16] = &fn##_u16, [TS_U32] = &fn##_u32,              \
+             [TS_U64] = &fn##_u64, [TS_F16] = &fn##_f16, [TS_BF16] = &fn##_bf16 }
 static const reduce_impl *const REDUCE_FNS[K_COUNT][TS_DTYPE_COUNT] = {
   ROW(K_SUM, sum), ROW(K_MEAN, mean), ROW(K_MAX, max), ROW(K_MIN, min), ROW(K_PROD, prod),
 };
@@ -255,9 +277,11 @@ typedef void (*permute_fn)(void *dst, const void *src, int n, const int64_t *dim
     }                                                                                     \
   }
 DEF_PERMUTE(permute_1, uint8_t)
+DEF_PERMUTE(permute_2, uint16_t)
 DEF_PERMUTE(permute_4, uint32_t)
 DEF_PERMUTE(permute_8, uint64_t)
-static const permute_fn PERMUTE_FNS[9] = { [1] = permute_1, [4] = permute_4, [8] = permute_8 };
+static const permute_fn PERMUTE_FNS[9] = { [1] = permute_1, [2] = permute_2, [4] = permute_4,
+                                           [8] = permute_8 };
 
 /* Views non-empty x as [outer, r, inner].  Dims of size 1 are dropped and
  * neighbours of the same kind merged; if the reduced dims still form more
@@ -516,22 +540,24 @@ DEF_REDUCE_OP(REDUCE_PROD, reduce_prod, "Prod")
 typedef void (*argmax_fn)(const void *x, int64_t *y, void *best, int64_t outer, int64_t n,
                           int64_t inner);
 
-#define DEF_ARGMAX(name, T, BETTER)                                                       \
+/* best holds C numbers (8 bytes at most): V(x) widens a 16-bit float */
+#define DEF_ARGMAX(name, T, BETTER) DEF_ARGMAX_AS(name, T, T, AS_IS, BETTER)
+#define DEF_ARGMAX_AS(name, T, C, V, BETTER)                                              \
   static void name(const void *xv, int64_t *y, void *bestv, int64_t outer, int64_t n,    \
                    int64_t inner)                                                         \
   {                                                                                       \
     const T *restrict x = xv;                                                             \
-    T *restrict best = bestv;                                                             \
+    C *restrict best = bestv;                                                             \
     for (int64_t o = 0; o < outer; o++) {                                                 \
       const T *xo = x + o * n * inner;                                                    \
       int64_t *yo = y + o * inner;                                                        \
       for (int64_t i = 0; i < inner; i++)                                                 \
-        best[i] = xo[i], yo[i] = 0;                                                       \
+        best[i] = V(xo[i]), yo[i] = 0;                                                    \
       for (int64_t j = 1; j < n; j++) {                                                   \
         const T *row = xo + j * inner;                                                    \
         for (int64_t i = 0; i < inner; i++)                                               \
-          if (BETTER(row[i], best[i]))                                                    \
-            best[i] = row[i], yo[i] = j;                                                  \
+          if (BETTER(V(row[i]), best[i]))                                                 \
+            best[i] = V(row[i]), yo[i] = j;                                               \
       }                                                                                   \
     }                                                                                     \
   }
@@ -543,9 +569,19 @@ DEF_ARGMAX(argmax_i32, int32_t, BETTER_I)
 DEF_ARGMAX(argmax_i64, int64_t, BETTER_I)
 DEF_ARGMAX(argmax_u8, uint8_t, BETTER_I)
 DEF_ARGMAX(argmax_bool, bool, BETTER_I)
+DEF_ARGMAX(argmax_i8, int8_t, BETTER_I)
+DEF_ARGMAX(argmax_i16, int16_t, BETTER_I)
+DEF_ARGMAX(argmax_u16, uint16_t, BETTER_I)
+DEF_ARGMAX(argmax_u32, uint32_t, BETTER_I)
+DEF_ARGMAX(argmax_u64, uint64_t, BETTER_I)
+DEF_ARGMAX_AS(argmax_f16, ts_f16, float, ts__f16_to_f32, BETTER_F)
+DEF_ARGMAX_AS(argmax_bf16, ts_bf16, float, ts__bf16_to_f32, BETTER_F)
 static const argmax_fn ARGMAX_FNS[TS_DTYPE_COUNT] = {
   [TS_F32] = argmax_f32, [TS_F64] = argmax_f64, [TS_I32] = argmax_i32,
   [TS_I64] = argmax_i64, [TS_U8] = argmax_u8,   [TS_BOOL] = argmax_bool,
+  [TS_I8] = argmax_i8,   [TS_I16] = argmax_i16, [TS_U16] = argmax_u16,
+  [TS_U32] = argmax_u32, [TS_U64] = argmax_u64, [TS_F16] = argmax_f16,
+  [TS_BF16] = argmax_bf16,
 };
 
 /* The normalised axis, or -1 after an error (bad axis, empty axis). */

@@ -219,6 +219,7 @@ typedef void (*transpose2d_fn)(const void *src, void *dst, int64_t rows, int64_t
             dst[c * rows + r] = src[r * cols + c];                                            \
   }
 DEFINE_PERMUTE(uint8_t)
+DEFINE_PERMUTE(uint16_t)
 DEFINE_PERMUTE(uint32_t)
 DEFINE_PERMUTE(uint64_t)
 
@@ -228,6 +229,7 @@ static const struct {
   transpose2d_fn transpose2d;
 } PERMUTE[9] = {
   [1] = { permute_uint8_t, transpose2d_uint8_t },
+  [2] = { permute_uint16_t, transpose2d_uint16_t },
   [4] = { permute_uint32_t, transpose2d_uint32_t },
   [8] = { permute_uint64_t, transpose2d_uint64_t },
 };

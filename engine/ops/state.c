@@ -343,7 +343,19 @@ static void combine(ts_dtype dt, void *dst, const void *src, int64_t n, bool sub
   case TS_F64: COMBINE_LOOP(double, double); break;
   case TS_I32: COMBINE_LOOP(int32_t, uint32_t); break;
   case TS_I64: COMBINE_LOOP(int64_t, uint64_t); break;
-  case TS_U8: COMBINE_LOOP(uint8_t, uint8_t); break;
+  case TS_U8: COMBINE_LOOP(uint8_t, uint32_t); break;
+  case TS_I8: COMBINE_LOOP(int8_t, uint32_t); break;
+  case TS_I16: COMBINE_LOOP(int16_t, uint32_t); break;
+  case TS_U16: COMBINE_LOOP(uint16_t, uint32_t); break;
+  case TS_U32: COMBINE_LOOP(uint32_t, uint32_t); break;
+  case TS_U64: COMBINE_LOOP(uint64_t, uint64_t); break;
+  case TS_F16:
+  case TS_BF16: /* in float32, rounded back */
+    for (int64_t i = 0; i < n; i++) {
+      double a = ts__load_f64(dt, dst, i), b = ts__load_f64(dt, src, i);
+      ts__store_f64(dt, dst, i, (float)(sub ? a - b : a + b));
+    }
+    break;
   default: g_assert_not_reached(); /* bool and the rest fail in inference */
   }
 }

@@ -24,14 +24,32 @@
   {                                                                                          \
     ts__v##id##_f32(x, o, n);                                                                \
   }
-#define LOOPS_FLOAT(id, f32) F32_LOOP_##f32(id) LOOP(id, f64, double)
-#define LOOPS_NUMERIC(id, f32) \
-  LOOPS_FLOAT(id, f32) LOOP(id, i32, int32_t) LOOP(id, i64, int64_t) LOOP(id, u8, uint8_t)
+/* 16-bit floats: the f32 formula, rounded back */
+#define HALF_LOOP(id, sfx, T, WIDEN, NARROW)                                     \
+  static void id##_##sfx##_loop(int64_t n, const void *px, const void *unused,   \
+                                void *po)                                        \
+  {                                                                              \
+    const T *x = px;                                                             \
+    T *o = po;                                                                   \
+    TS_EW_FOR(n, i, o[i] = NARROW(id##_f32(WIDEN(x[i]))));                       \
+  }
+#define LOOPS_FLOAT(id, f32)                                                     \
+  F32_LOOP_##f32(id) LOOP(id, f64, double)                                       \
+  HALF_LOOP(id, f16, ts_f16, ts__f16_to_f32, ts__f64_to_f16)                     \
+  HALF_LOOP(id, bf16, ts_bf16, ts__bf16_to_f32, ts__f64_to_bf16)
+#define LOOPS_NUMERIC(id, f32)                                                             \
+  LOOPS_FLOAT(id, f32) LOOP(id, i32, int32_t) LOOP(id, i64, int64_t) LOOP(id, u8, uint8_t) \
+  LOOP(id, i8, int8_t) LOOP(id, i16, int16_t) LOOP(id, u16, uint16_t)                      \
+  LOOP(id, u32, uint32_t) LOOP(id, u64, uint64_t)
 #define LOOPS_BOOL(id, f32) LOOP(id, b, bool)
 
-#define TABLE_FLOAT(id) [TS_F32] = { id##_f32_loop }, [TS_F64] = { id##_f64_loop }
-#define TABLE_NUMERIC(id) \
-  TABLE_FLOAT(id), [TS_I32] = { id##_i32_loop }, [TS_I64] = { id##_i64_loop }, [TS_U8] = { id##_u8_loop }
+#define TABLE_FLOAT(id)                                                   \
+  [TS_F32] = { id##_f32_loop }, [TS_F64] = { id##_f64_loop },             \
+  [TS_F16] = { id##_f16_loop }, [TS_BF16] = { id##_bf16_loop }
+#define TABLE_NUMERIC(id)                                                                          \
+  TABLE_FLOAT(id), [TS_I32] = { id##_i32_loop }, [TS_I64] = { id##_i64_loop },                     \
+  [TS_U8] = { id##_u8_loop }, [TS_I8] = { id##_i8_loop }, [TS_I16] = { id##_i16_loop },            \
+  [TS_U16] = { id##_u16_loop }, [TS_U32] = { id##_u32_loop }, [TS_U64] = { id##_u64_loop }
 #define TABLE_BOOL(id) [TS_BOOL] = { id##_b_loop }
 
 static bool unary_infer(ts_infer_ctx *c)

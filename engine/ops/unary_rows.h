@@ -8,8 +8,9 @@
 
 /* ---- the rows ---------------------------------------------------------------
  * X(ID, id, Name, dtypes, grain, flags, f32, grad):
- *   dtypes  the input dtypes it takes: FLOAT (f32, f64), NUMERIC (and i32,
- *           i64, u8) or BOOL; the formulas below exist for those;
+ *   dtypes  the input dtypes it takes: FLOAT (f32, f64, and f16 and bf16
+ *           through the f32 formula), NUMERIC (and the integers) or BOOL;
+ *           the formulas below exist for those;
  *   grain   TS_EW_GRAIN, or TS_EW_GRAIN_COSTLY for a costly element;
  *   flags   TS_EW_FUSE (TS_OPF_FUSIBLE | TS_OPF_INPLACE) for an op
  *           FusedElementwise programs hold and the planner runs in place;
@@ -49,13 +50,24 @@
   TS_EW_FN float id##_f32(float x) { return (expr); }       \
   TS_EW_FN double id##_f64(double x) { return (expr); }
 /* Signed integers: T the type, U its unsigned twin (arithmetic that wraps). */
-#define SIGNED_FORMULA(id, expr) \
-  SIGNED_ONE(id, i32, int32_t, uint32_t, expr) SIGNED_ONE(id, i64, int64_t, uint64_t, expr)
+#define SIGNED_FORMULA(id, expr)                                                          \
+  SIGNED_ONE(id, i32, int32_t, uint32_t, expr) SIGNED_ONE(id, i64, int64_t, uint64_t, expr) \
+  SIGNED_ONE(id, i8, int8_t, uint8_t, expr) SIGNED_ONE(id, i16, int16_t, uint16_t, expr)
 #define SIGNED_ONE(id, sfx, TT, UU, expr)                                  \
   TS_EW_FN TT id##_##sfx(TT x)                                        \
   {                                                                        \
     typedef TT T __attribute__((unused));                                  \
     typedef UU U __attribute__((unused));                                  \
+    return (expr);                                                         \
+  }
+/* Unsigned integers: T the type. */
+#define UNSIGNED_FORMULA(id, expr)                                                          \
+  UNSIGNED_ONE(id, u8, uint8_t, expr) UNSIGNED_ONE(id, u16, uint16_t, expr)                 \
+  UNSIGNED_ONE(id, u32, uint32_t, expr) UNSIGNED_ONE(id, u64, uint64_t, expr)
+#define UNSIGNED_ONE(id, sfx, TT, expr)                                    \
+  TS_EW_FN TT id##_##sfx(TT x)                                             \
+  {                                                                        \
+    typedef TT T __attribute__((unused));                                  \
     return (expr);                                                         \
   }
 
@@ -86,7 +98,8 @@ FLOAT_FORMULA(erf, erf(x))
 SIGNED_FORMULA(neg, (T)-(U)x)
 SIGNED_FORMULA(abs, x < 0 ? (T)-(U)x : x)
 SIGNED_FORMULA(relu, x < 0 ? 0 : x)
-TS_EW_FN uint8_t neg_u8(uint8_t x) { return (uint8_t)-x; }
-TS_EW_FN uint8_t abs_u8(uint8_t x) { return x; }
-TS_EW_FN uint8_t relu_u8(uint8_t x) { return x; }
+/* Unsigned integers negate modulo 2^bits, as NumPy. */
+UNSIGNED_FORMULA(neg, (T)(0 - (uint64_t)x))
+UNSIGNED_FORMULA(abs, x)
+UNSIGNED_FORMULA(relu, x)
 TS_EW_FN bool logical_not_b(bool x) { return !x; }

@@ -27,12 +27,16 @@ typedef void (*where_loop)(int64_t n, const bool *c, int64_t sc, const void *x, 
   }
 
 WHERE_LOOP(uint8_t)
+WHERE_LOOP(uint16_t)
 WHERE_LOOP(uint32_t)
 WHERE_LOOP(uint64_t)
 
 static const where_loop where_loops[TS_DTYPE_COUNT] = {
   [TS_F32] = where_uint32_t, [TS_F64] = where_uint64_t, [TS_I32] = where_uint32_t,
   [TS_I64] = where_uint64_t, [TS_U8] = where_uint8_t,   [TS_BOOL] = where_uint8_t,
+  [TS_I8] = where_uint8_t,   [TS_I16] = where_uint16_t, [TS_U16] = where_uint16_t,
+  [TS_U32] = where_uint32_t, [TS_U64] = where_uint64_t, [TS_F16] = where_uint16_t,
+  [TS_BF16] = where_uint16_t,
 };
 
 static bool where_infer(ts_infer_ctx *c)

@@ -453,9 +453,10 @@ bool ts__cuda_fused_matmul(ts_kernel_ctx *k)
 
 /* ---- what each kernel takes ----------------------------------------------------- */
 
+/* a dtype the kernels are built for */
 static bool numeric(ts_dtype dt)
 {
-  return (unsigned)dt < TS_NUMERIC_DTYPE_COUNT;
+  return (unsigned)dt < TS_CU_DTYPE_COUNT;
 }
 
 bool ts__cuda_op_supported(const ts_kernel_ctx *k)
@@ -478,8 +479,10 @@ bool ts__cuda_op_supported(const ts_kernel_ctx *k)
     return dt == TS_BOOL;
   case TS_OP_RESHAPE: case TS_OP_FLATTEN:
   case TS_OP_TRANSPOSE: case TS_OP_SLICE: case TS_OP_CONCAT: case TS_OP_SPLIT:
-  case TS_OP_CAST: case TS_OP_FILL: case TS_OP_ZEROS_LIKE: case TS_OP_ONES_LIKE:
+  case TS_OP_FILL: case TS_OP_ZEROS_LIKE: case TS_OP_ONES_LIKE:
     return true;
+  case TS_OP_CAST:
+    return numeric(k->attrs[0].dtype);
   case TS_OP_IDENTITY:
     return true; /* numeric, checked above */
   case TS_OP_ZEROS: case TS_OP_ONES: case TS_OP_RANGE: case TS_OP_EYE:

@@ -15,6 +15,12 @@ extern "C" {
 /* An output of up to TS_MAX_RANK dims and where each input is read for
  * each output index: element strides, 0 along the dims it broadcasts. */
 #define TS_CU_MAX_IN 8
+
+/* The dtypes the CUDA kernels are built for: f32 ... bool.  The 8- and
+ * 16-bit integers, uint32, uint64 and the 16-bit floats have none: ops on
+ * them are not supported on CUDA, so they run on the CPU (device placement
+ * shows it). */
+#define TS_CU_DTYPE_COUNT (TS_BOOL + 1)
 typedef struct ts_cu_bcast {
   int rank;
   int n_in;

@@ -74,7 +74,7 @@ extern "C" bool ts__cu_cast(ts_dtype from, ts_dtype to, int64_t n, const void *x
                             void *stream)
 {
   if (n <= 0)
-    return (unsigned)from < TS_NUMERIC_DTYPE_COUNT && (unsigned)to < TS_NUMERIC_DTYPE_COUNT;
+    return (unsigned)from < TS_CU_DTYPE_COUNT && (unsigned)to < TS_CU_DTYPE_COUNT;
   cudaStream_t s = (cudaStream_t)stream;
   DISPATCH(from, return cast_from<T>(to, n, x, out, s))
   return true;
