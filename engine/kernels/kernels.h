@@ -56,6 +56,17 @@ int ts__act_from_name(const char *name);
 void ts__act_f32(ts_act act, float *x, int64_t n);
 void ts__act_f64(ts_act act, double *x, int64_t n);
 
+/* ---- Adam's update (adam.c) ---------------------------------------------- */
+
+/* ResourceApplyAdam's f32 loop over elements [begin, end) (ops/apply.c
+ * gives the formula): m, v and var updated in place from grad. */
+typedef struct ts_adam_f32 {
+  float *var, *m, *v;
+  const float *grad;
+  float lr_t, one_minus_beta1, one_minus_beta2, epsilon;
+} ts_adam_f32;
+void ts__adam_f32(const ts_adam_f32 *a, int64_t begin, int64_t end);
+
 /* ---- f32 exp, tanh and sigmoid over arrays (vmath*.c) ------------------- */
 
 /* y[i] = f(x[i]) for i < n, x == y allowed: computed in double and rounded

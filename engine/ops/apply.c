@@ -13,6 +13,7 @@
  * times.  Inputs 0-2 are the variables themselves (TS_OPF_VARIABLE: a
  * traced step captures their handles); the rest are values. */
 #include "../engine-private.h"
+#include "../kernels/kernels.h"
 #include "elementwise.h"
 
 #include <math.h>
@@ -72,8 +73,16 @@ typedef struct adam_job {
     }                                                                                 \
   }
 
-ADAM_RANGE(adam_f32, float, sqrtf)
 ADAM_RANGE(adam_f64, double, sqrt)
+
+/* f32 on the widest vectors the CPU has (kernels/adam.c). */
+static void adam_f32(void *ctx, int64_t begin, int64_t end)
+{
+  const adam_job *j = ctx;
+  ts_adam_f32 a = { j->var, j->m, j->v, j->grad, (float)j->lr_t, (float)j->one_minus_beta1,
+                    (float)j->one_minus_beta2, (float)j->epsilon };
+  ts__adam_f32(&a, begin, end);
+}
 
 static bool apply_adam_cpu(ts_kernel_ctx *k)
 {
