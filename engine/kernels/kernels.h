@@ -97,15 +97,18 @@ void ts__vsigmoid_f32(const float *x, float *y, int64_t n);
 
 /* One tile of C, at most the kernel's rows x cols:
  *   C(i, j) = act(bias(j) + sum over segments s, p < k of A_s(i, p) B_s(p, j))
- * with A_s(i, p) = a[s * TS_TILE_MAX_ROWS + i][p] (a row pointer per row
- * and segment) and B_s(p, j) = b[s * b_seg + p * ldb + j], both read in
- * place: a plain GEMM has one segment, a convolution one per filter tap
- * (its rows point into the input, or at zeros over the padding). */
+ * with A_s(i, p) = a[s * TS_TILE_MAX_ROWS + i][p * a_step] (a row pointer
+ * per row and segment; a_step 1 for rows in place, M to read a transposed
+ * A [K, M] down its columns) and B_s(p, j) = b[s * b_seg + p * ldb + j],
+ * both read in place: a plain GEMM has one segment, a convolution one per
+ * filter tap (its rows point into the input, or at zeros over the
+ * padding). */
 typedef struct ts_tile {
   int rows, cols;
   int n_seg;
   int64_t k;
   const float *const *a;
+  int64_t a_step;
   const float *b;
   int64_t ldb, b_seg;
   float *c;
