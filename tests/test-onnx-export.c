@@ -25,8 +25,8 @@ static const struct {
   { "find_next_odd", "AssignVariableOp" },
   { "side_effect", "AssignAddVariableOp" },
   { "square_if_positive_naive", "TensorListReserve" },
-  { "train", "AssignAddVariableOp" }, /* the optimizer's and the metric's updates */
-  { "train_rate", "AssignAddVariableOp" },
+  { "train", "ResourceApplyAdam" }, /* the optimizer's updates, first of the state ops */
+  { "train_rate", "ResourceApplyAdam" },
 };
 
 static const char *inexpressible_op(const char *function)
