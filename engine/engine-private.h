@@ -378,6 +378,10 @@ ts_tensor *ts__dispatch1(ts_loc loc, ts_op op, ts_tensor *const *in, int n_in,
  * reference to it holds the value read as the read's view would: an
  * assign meanwhile moves the variable to a copy. */
 ts_tensor *ts__variable_read_storage(ts_tensor *var);
+/* Before a kernel changes var's value (ops/state.c): var gets a storage of
+ * its own that no read holds (a read keeps the value it read), holding the
+ * old value when copy_old.  false + error (out of memory). */
+bool ts__variable_writable(ts_kernel_ctx *k, ts_tensor *var, bool copy_old);
 /* Makes e (taken on another thread: ts_error_take) this thread's error. */
 void ts__error_put(ts_error *e);
 void ts__op_fail(ts_loc loc, const ts_op_def *def, ts_error_code code, const char *fmt, ...)

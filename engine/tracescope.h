@@ -400,7 +400,8 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(ERF, erf, MATH)                                                      \
   X(STATELESS_RANDOM_UNIFORM, stateless_random_uniform, CREATE)          \
   X(SHUFFLE_INDICES, shuffle_indices, CREATE)                            \
-  X(SUM_TO, sum_to, REDUCE)
+  X(SUM_TO, sum_to, REDUCE)                                              \
+  X(APPLY_ADAM, apply_adam, STATE)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -1186,6 +1187,16 @@ TS_API ts_tensor *ts_assign_sub_at(ts_loc loc, ts_tensor *var, ts_tensor *value)
 #define ts_assign(var, value) ts_assign_at(TS_HERE, (var), (value))
 #define ts_assign_add(var, value) ts_assign_add_at(TS_HERE, (var), (value))
 #define ts_assign_sub(var, value) ts_assign_sub_at(TS_HERE, (var), (value))
+/* tf.raw_ops.ResourceApplyAdam: Adam's update of var and its slots m and v
+ * (three variables) from grad, in one pass (ops/apply.c gives the formula);
+ * the rest are scalars of var's dtype.  false + error. */
+TS_API bool ts_apply_adam_at(ts_loc loc, ts_tensor *var, ts_tensor *m, ts_tensor *v,
+                             ts_tensor *beta1_power, ts_tensor *beta2_power, ts_tensor *lr,
+                             ts_tensor *beta1, ts_tensor *beta2, ts_tensor *epsilon,
+                             ts_tensor *grad);
+#define ts_apply_adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad)    \
+  ts_apply_adam_at(TS_HERE, (var), (m), (v), (beta1_power), (beta2_power), (lr), (beta1),     \
+                   (beta2), (epsilon), (grad))
 
 /* tf.print: a graph op that prints on every call, in program order.  Items
  * are strings or tensors (formatted as tf.print does: [1 2 3]), joined by

@@ -152,8 +152,9 @@ static int binary_cases(op_case *out)
 
 /* ---- the other rows: one case each ---------------------------------------------------- */
 
-/* A variable the state cases use: made afresh before every run. */
-static ts_tensor *variable;
+/* A variable the state cases use, and Adam's slots for it: made afresh
+ * before every run. */
+static ts_tensor *variable, *slot[2];
 
 /* The arguments of every hand-written case: x f32[2,3], p (positive)
  * f32[2,3], i i32[2,3], b bool[2,3].  Several outputs: concatenated. */
@@ -255,6 +256,15 @@ static ts_tensor *row_body(ts_call *c)
                    : current->op == TS_OP_ASSIGN_ADD_VARIABLE ? ts_assign_add(variable, p)
                                                               : ts_assign_sub(variable, p);
     return ts_add(r, ts_read(variable)); /* the variable itself changed */
+  }
+  case TS_OP_APPLY_ADAM: { /* one Adam step: the variable and both slots change */
+    ts_tensor *f[6];
+    const float values[6] = { 0.9f, 0.999f, 0.5f, 0.9f, 0.999f, 1e-7f };
+    for (int k = 0; k < 6; k++)
+      f[k] = ts_scalar_f32(values[k]);
+    if (!ts_apply_adam(variable, slot[0], slot[1], f[0], f[1], f[2], f[3], f[4], f[5], ts_mul(x, p)))
+      return NULL;
+    return ts_concat(((ts_tensor *[]){ ts_read(variable), ts_read(slot[0]), ts_read(slot[1]) }), 3, 0);
   }
   case TS_OP_IF: { /* a tensor condition: an If node in a graph */
     ts_tensor *y = x;
@@ -426,8 +436,11 @@ static outcome run_case(const op_case *c, mode m, const ts_backend *b, bool *ran
   n_runs++;
   if (c->body == row_body && (c->op == TS_OP_VAR_HANDLE || c->op == TS_OP_READ_VARIABLE ||
                               c->op == TS_OP_ASSIGN_VARIABLE || c->op == TS_OP_ASSIGN_ADD_VARIABLE ||
-                              c->op == TS_OP_ASSIGN_SUB_VARIABLE))
+                              c->op == TS_OP_ASSIGN_SUB_VARIABLE || c->op == TS_OP_APPLY_ADAM))
     variable = ts_variable_new(c->args[0], "v"); /* afresh: every run starts from x */
+  if (c->body == row_body && c->op == TS_OP_APPLY_ADAM)
+    for (int k = 0; k < 2; k++)
+      slot[k] = ts_variable_new(c->args[1], k ? "v" : "m"); /* v must be >= 0 */
   g_assert_true(ts_set_passes(m == MODE_GRAPH ? "none" : ALL_PASSES));
   ts_function *fn = ts_function_new("op_row", c->body, NULL);
   ts_function_set_run_eagerly(fn, m == MODE_EAGER ? 1 : 0);
@@ -474,6 +487,8 @@ static outcome run_case(const op_case *c, mode m, const ts_backend *b, bool *ran
   }
   ts_function_free(fn);
   g_clear_pointer(&variable, ts_tensor_unref);
+  g_clear_pointer(&slot[0], ts_tensor_unref);
+  g_clear_pointer(&slot[1], ts_tensor_unref);
   return o;
 }
 
@@ -1066,10 +1081,107 @@ static void test_gradients(void)
   free(passes);
 }
 
+/* ---- ResourceApplyAdam against the update written as separate ops ---------------------- */
+
+static ts_tensor *random_values(GRand *rng, ts_dtype dt, ts_shape shape, double lo, double hi)
+{
+  int64_t n = ts_shape_size(shape);
+  double *v = g_new(double, n);
+  for (int64_t k = 0; k < n; k++)
+    v[k] = g_rand_double_range(rng, lo, hi);
+  ts_tensor *t = ts_cast(ts_constant(TS_F64, shape, v), dt);
+  g_free(v);
+  return t;
+}
+
+static ts_tensor *scalar_of(ts_dtype dt, double v)
+{
+  return ts_cast(ts_scalar_f64(v), dt);
+}
+
+/* Three steps of Adam on 1000 random numbers (a size the pool splits) in
+ * each float dtype: ResourceApplyAdam gives what the dozen ops of its
+ * formula (ops/apply.c) give, op by op, for var, m and v. */
+static void test_apply_adam_reference(void)
+{
+  GRand *rng = g_rand_new_with_seed(7);
+  const double lr = 0.01, b1 = 0.9, b2 = 0.999, eps = 1e-7;
+  for (ts_dtype dt = TS_F32; dt <= TS_F64; dt++) {
+    g_assert_true(dt == TS_F32 || dt == TS_F64);
+    ts_scope *scope = ts_scope_begin();
+    ts_shape shape = TS_SHAPE(10, 100);
+    ts_tensor *init[3] = { random_values(rng, dt, shape, -1, 1), random_values(rng, dt, shape, -0.1, 0.1),
+                           random_values(rng, dt, shape, 0, 0.01) };
+    ts_tensor *fused[3], *ops[3];
+    for (int k = 0; k < 3; k++) {
+      fused[k] = ts_variable_new(init[k], "fused");
+      ops[k] = ts_variable_new(init[k], "ops");
+    }
+    ts_tensor *one = scalar_of(dt, 1);
+    for (int t = 1; t <= 3; t++) {
+      ts_tensor *g = random_values(rng, dt, shape, -2, 2);
+      ts_tensor *p1 = ts_pow(scalar_of(dt, b1), scalar_of(dt, t));
+      ts_tensor *p2 = ts_pow(scalar_of(dt, b2), scalar_of(dt, t));
+      g_assert_true(ts_apply_adam(fused[0], fused[1], fused[2], p1, p2, scalar_of(dt, lr), scalar_of(dt, b1),
+                                  scalar_of(dt, b2), scalar_of(dt, eps), g));
+      ts_tensor *lr_t = ts_div(ts_mul(scalar_of(dt, lr), ts_sqrt(ts_sub(one, p2))), ts_sub(one, p1));
+      ts_tensor *m = ts_assign_add(ops[1], ts_mul(ts_sub(g, ts_read(ops[1])),
+                                                  ts_sub(one, scalar_of(dt, b1))));
+      ts_tensor *v = ts_assign_add(ops[2], ts_mul(ts_sub(ts_mul(g, g), ts_read(ops[2])),
+                                                  ts_sub(one, scalar_of(dt, b2))));
+      ts_assign_sub(ops[0], ts_div(ts_mul(lr_t, m), ts_add(ts_sqrt(v), scalar_of(dt, eps))));
+    }
+    for (int k = 0; k < 3; k++) {
+      double err = 0;
+      ts_tensor *want = ts_read(ops[k]), *got = ts_read(fused[k]);
+      if (!same_result(want, got, &err) || err != 0)
+        g_error("ResourceApplyAdam, %s, %s: normalised error %g against the ops",
+                ts_dtype_name(dt), k == 0 ? "var" : k == 1 ? "m" : "v", err);
+      ts_tensor_unref(fused[k]);
+      ts_tensor_unref(ops[k]);
+    }
+    ts_scope_end(scope);
+  }
+  g_rand_free(rng);
+}
+
+/* What is not three variables of var's dtype and shape is refused, naming it. */
+static void test_apply_adam_refuses(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_zeros(TS_F32, TS_SHAPE(2, 3)), *s = ts_scalar_f32(0.5f);
+  ts_tensor *var = ts_variable_new(x, "var"), *m = ts_variable_new(x, "m"), *v = ts_variable_new(x, "v");
+  g_assert_false(ts_apply_adam(var, x, v, s, s, s, s, s, s, x));
+  ts_error *e = ts_error_take();
+  g_assert_cmpint(e->code, ==, TS_ERR_INVALID_ARGUMENT);
+  g_assert_nonnull(strstr(e->message, "m is not a variable"));
+  ts_error_free(e);
+  g_assert_false(ts_apply_adam(var, m, v, s, s, s, s, s, s, ts_zeros(TS_F32, TS_SHAPE(3, 2))));
+  e = ts_error_take();
+  g_assert_cmpint(e->code, ==, TS_ERR_SHAPE);
+  g_assert_nonnull(strstr(e->message, "grad is f32[3,2]"));
+  ts_error_free(e);
+  g_assert_false(ts_apply_adam(var, m, v, s, s, ts_scalar_f64(0.5), s, s, s, x));
+  e = ts_error_take();
+  g_assert_cmpint(e->code, ==, TS_ERR_SHAPE);
+  g_assert_nonnull(strstr(e->message, "lr is f64[]"));
+  ts_error_free(e);
+  g_assert_false(ts_apply_adam(var, var, v, s, s, s, s, s, s, x));
+  e = ts_error_take();
+  g_assert_nonnull(strstr(e->message, "three variables"));
+  ts_error_free(e);
+  ts_tensor_unref(var);
+  ts_tensor_unref(m);
+  ts_tensor_unref(v);
+  ts_scope_end(scope);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/op-rows/every-row-mode-backend", test_every_row);
   g_test_add_func("/op-rows/gradients", test_gradients);
+  g_test_add_func("/op-rows/apply-adam-reference", test_apply_adam_reference);
+  g_test_add_func("/op-rows/apply-adam-refuses", test_apply_adam_refuses);
   return g_test_run();
 }

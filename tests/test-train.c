@@ -382,8 +382,11 @@ static void run_steps(ts_optimizer *opt, bool traced, const double want_w[2][2],
     assert_no_error();
     assert_values(ts_read(var), want_w[step], 2, 1e-6);
     assert_values(ts_read(ts_optimizer_slot(opt, var, slot)), want_slot[step], 2, 1e-7);
+    /* Adam's v: 1 - beta_2 is taken in f32 as TensorFlow's ResourceApplyAdam
+     * takes it (1 - 0.999f = 0.00099998713), 1.3e-5 relative off the float64
+     * hand computation */
     if (slot2)
-      assert_values(ts_read(ts_optimizer_slot(opt, var, slot2)), want_slot2[step], 2, 1e-8);
+      assert_values(ts_read(ts_optimizer_slot(opt, var, slot2)), want_slot2[step], 2, 1e-7);
     g_assert_cmpint(ts_tensor_get_i64(ts_read(ts_optimizer_iterations(opt)), 0), ==, step + 1);
   }
   if (traced) {
@@ -391,8 +394,8 @@ static void run_steps(ts_optimizer *opt, bool traced, const double want_w[2][2],
     const ts_graph *g = ts_concrete_graph(ts_function_concrete(fn, 0));
     /* the updates are the graph's, under the optimizer's name scope */
     const char *opt_scope = slot2 ? "Adam" : "SGD";
-    g_assert_true(graph_has_op_in(g, slot2 ? TS_OP_ASSIGN_SUB_VARIABLE : TS_OP_ASSIGN_ADD_VARIABLE, opt_scope));
-    g_assert_true(graph_has_op_in(g, TS_OP_ASSIGN_ADD_VARIABLE, opt_scope)); /* iterations, slots */
+    g_assert_true(graph_has_op_in(g, slot2 ? TS_OP_APPLY_ADAM : TS_OP_ASSIGN_ADD_VARIABLE, opt_scope));
+    g_assert_true(graph_has_op_in(g, TS_OP_ASSIGN_ADD_VARIABLE, opt_scope)); /* iterations */
   }
   ts_function_free(fn);
   ts_tensor_unref(var);
@@ -1026,7 +1029,7 @@ static void test_example_graph(void)
   for (unsigned i = 0; i < G_N_ELEMENTS(SCOPES); i++)
     if (scope_nodes(body, SCOPES[i], &unused) == 0)
       g_error("the loop's body has no node in scope %s", SCOPES[i]);
-  g_assert_true(graph_has_op_in(body, TS_OP_ASSIGN_SUB_VARIABLE, "Adam"));
+  g_assert_true(graph_has_op_in(body, TS_OP_APPLY_ADAM, "Adam"));
   g_assert_true(graph_has_node(body, "dense_2/MatMul"));
   g_assert_true(graph_has_node(g, "PrintV2") || graph_has_node(body, "PrintV2"));
   ts_module_free(m);

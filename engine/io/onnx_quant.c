@@ -39,7 +39,7 @@ static ts_tensor *build(const onnx_node_ctx *c, const char *op, ts_tensor *const
   for (int i = 0; i < n; i++)
     if (!ins[i])
       return NULL;
-  return onnx_op_build(onnx_op_lookup(op), &sub) ? out : NULL;
+  return onnx_op_build(onnx_op_lookup(NULL, op), &sub) ? out : NULL;
 }
 
 static ts_tensor *scalar(const onnx_node_ctx *c, ts_dtype dtype, double v)

@@ -28,7 +28,7 @@ static void conv_part(void *ctx, int64_t part)
   const float *x = cv->x, *bias = cv->bias;
   float *y = cv->y;
   const float **rows = g_new(const float *, (size_t)(taps * TS_TILE_MAX_ROWS));
-  ts_tile t = { .n_seg = (int)taps, .k = cv->c, .a = rows, .ldb = cv->o, .b_seg = cv->c * cv->o,
+  ts_tile t = { .n_seg = (int)taps, .k = cv->c, .a = rows, .a_step = 1, .ldb = cv->o, .b_seg = cv->c * cv->o,
                 .ldc = cv->o, .act = cv->act };
   for (int64_t i0 = r0; i0 < r1; i0 += kern->rows) {
     t.rows = (int)MIN(kern->rows, r1 - i0);

@@ -185,7 +185,7 @@ static void gemm(const wino_job *job, int64_t rows, int64_t c, int64_t o, const 
   }
   const ts_tile_kernel *kern = job->kern;
   const float *row[TS_TILE_MAX_ROWS];
-  ts_tile t = { .n_seg = 1, .k = c, .a = row, .ldb = o, .ldc = o, .act = TS_ACT_NONE };
+  ts_tile t = { .n_seg = 1, .k = c, .a = row, .a_step = 1, .ldb = o, .ldc = o, .act = TS_ACT_NONE };
   for (int64_t j0 = 0; j0 < o; j0 += kern->cols) {
     t.cols = (int)MIN(kern->cols, o - j0);
     t.b = b + j0;

@@ -105,7 +105,8 @@ FILL_BIAS(double, f64)
 typedef struct gemm_job {
   const ts_tile_kernel *kern;
   const ts_gemm *g;
-  const float *a, *b;   /* op(A) [m,k] and op(B) [k,n], rows contiguous */
+  const float *a, *b;   /* A, and op(B) [k,n] rows contiguous */
+  int64_t a_row, a_step; /* op(A)(i, p) at a[i * a_row + p * a_step] */
   int64_t chunk;        /* columns per chunk */
   int64_t n_chunks, n_blocks;
 } gemm_job;
@@ -122,11 +123,12 @@ static void gemm_part(void *ctx, int64_t part)
   int64_t i_start = part % job->n_blocks * ROW_BLOCK, i_end = MIN(g->m, i_start + ROW_BLOCK);
   const float *bias = g->bias;
   const float *rows[TS_TILE_MAX_ROWS];
-  ts_tile t = { .n_seg = 1, .k = k, .a = rows, .ldb = n, .ldc = n, .act = g->act };
+  ts_tile t = { .n_seg = 1, .k = k, .a = rows, .a_step = job->a_step, .ldb = n, .ldc = n,
+                .act = g->act };
   for (int64_t i0 = i_start; i0 < i_end; i0 += kern->rows) {
     t.rows = (int)MIN(kern->rows, i_end - i0);
     for (int i = 0; i < t.rows; i++)
-      rows[i] = job->a + (i0 + i) * k;
+      rows[i] = job->a + (i0 + i) * job->a_row;
     for (int64_t j0 = j_start; j0 < j_end; j0 += kern->cols) {
       t.cols = (int)MIN(kern->cols, j_end - j0);
       t.b = job->b + j0;
@@ -135,6 +137,22 @@ static void gemm_part(void *ctx, int64_t part)
       kern->run(&t);
     }
   }
+}
+
+/* dst [cols, rows] = src [rows, cols] transposed, in square blocks whose
+ * source and destination lines both stay in L1: element by element down
+ * whole columns, every store of a wide matrix went to a line of its own
+ * (dX = dY W^T's W^T in a training step's backward pass). */
+#define TRANSPOSE_BLOCK 16
+static void transpose_f32(const float *restrict src, float *restrict dst, int64_t rows, int64_t cols)
+{
+  for (int64_t r0 = 0; r0 < rows; r0 += TRANSPOSE_BLOCK)
+    for (int64_t c0 = 0; c0 < cols; c0 += TRANSPOSE_BLOCK) {
+      int64_t r1 = MIN(rows, r0 + TRANSPOSE_BLOCK), c1 = MIN(cols, c0 + TRANSPOSE_BLOCK);
+      for (int64_t c = c0; c < c1; c++)
+        for (int64_t r = r0; r < r1; r++)
+          dst[c * rows + r] = src[r * cols + c];
+    }
 }
 
 void ts__gemm_f32_with(const ts_tile_kernel *kern, const ts_gemm *g)
@@ -147,21 +165,14 @@ void ts__gemm_f32_with(const ts_tile_kernel *kern, const ts_gemm *g)
     ts__act_f32(g->act, c, m * n);
     return;
   }
-  /* the tiles read rows of op(A) and of op(B): a transposed one is copied */
-  float *at = NULL, *bt = NULL;
-  if (g->ta) {
-    a = at = g_new(float, (size_t)(m * k));
-    for (int64_t p = 0; p < k; p++)
-      for (int64_t i = 0; i < m; i++)
-        at[i * k + p] = ((const float *)g->a)[p * m + i];
-  }
+  /* the tiles read a transposed A down its columns, and rows of op(B): a
+   * transposed B is copied */
+  float *bt = NULL;
   if (g->tb) {
     b = bt = g_new(float, (size_t)(k * n));
-    for (int64_t j = 0; j < n; j++)
-      for (int64_t p = 0; p < k; p++)
-        bt[p * n + j] = ((const float *)g->b)[j * k + p];
+    transpose_f32(g->b, bt, n, k);
   }
-  gemm_job job = { kern, g, a, b, 0, 0, 0 };
+  gemm_job job = { kern, g, a, b, g->ta ? 1 : k, g->ta ? m : 1, 0, 0, 0 };
   /* columns in chunks whose K x chunk of B stays in L2 while every row block passes */
   int64_t fit = B_CHUNK_BYTES / (k * (int64_t)sizeof(float)) / kern->cols * kern->cols;
   job.chunk = MAX(fit, kern->cols);
@@ -173,7 +184,6 @@ void ts__gemm_f32_with(const ts_tile_kernel *kern, const ts_gemm *g)
   else
     for (int64_t part = 0; part < parts; part++)
       gemm_part(&job, part);
-  g_free(at);
   g_free(bt);
 }
 

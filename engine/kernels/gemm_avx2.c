@@ -33,12 +33,12 @@ static TARGET inline __attribute__((always_inline)) void tile(const ts_tile *t, 
     const float *b = t->b + s * t->b_seg;
 #define ROW_PTR(I) const float *a##I = t->a[s * TS_TILE_MAX_ROWS + (I < ROWS ? I : 0)];
     EACH_ROW(ROW_PTR)
-    for (int64_t p = 0; p < t->k; p++, b += t->ldb) {
+    for (int64_t p = 0, pa = 0; p < t->k; p++, pa += t->a_step, b += t->ldb) {
       __m256 b0 = NV > 1 ? _mm256_loadu_ps(b) : _mm256_maskload_ps(b, mask[0]); /* full if NV 2 */
       __m256 b1 = NV > 1 ? _mm256_maskload_ps(b + W, mask[1]) : b0;
 #define STEP(I)                                                               \
       if (I < ROWS) {                                                         \
-        __m256 av = _mm256_broadcast_ss(a##I + p);                            \
+        __m256 av = _mm256_broadcast_ss(a##I + pa);                           \
         c##I##_0 = _mm256_fmadd_ps(av, b0, c##I##_0);                         \
         if (NV > 1)                                                           \
           c##I##_1 = _mm256_fmadd_ps(av, b1, c##I##_1);                       \

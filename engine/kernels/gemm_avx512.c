@@ -42,7 +42,7 @@ static TARGET inline __attribute__((always_inline)) void tile(const ts_tile *t, 
     const float *b = t->b + s * t->b_seg;
 #define ROW_PTR(I) const float *a##I = t->a[s * TS_TILE_MAX_ROWS + (I < ROWS ? I : 0)];
     EACH_ROW(ROW_PTR)
-    for (int64_t p = 0; p < t->k; p++, b += t->ldb) {
+    for (int64_t p = 0, pa = 0; p < t->k; p++, pa += t->a_step, b += t->ldb) {
       /* vectors before the last are full (NV says how many there are) */
       __m512 b0 = NV > 1 ? _mm512_loadu_ps(b) : _mm512_maskz_loadu_ps(mask[0], b);
       __m512 b1 = NV > 2 ? _mm512_loadu_ps(b + W) : NV > 1 ? _mm512_maskz_loadu_ps(mask[1], b + W) : b0;
@@ -51,7 +51,7 @@ static TARGET inline __attribute__((always_inline)) void tile(const ts_tile *t, 
       __m512 b3 = NV > 3 ? _mm512_maskz_loadu_ps(mask[3], b + 3 * W) : b0;
 #define STEP(I)                                                               \
       if (I < ROWS) {                                                         \
-        __m512 av = _mm512_set1_ps(a##I[p]);                                  \
+        __m512 av = _mm512_set1_ps(a##I[pa]);                                 \
         c##I##_0 = _mm512_fmadd_ps(av, b0, c##I##_0);                         \
         if (NV > 1)                                                           \
           c##I##_1 = _mm512_fmadd_ps(av, b1, c##I##_1);                       \

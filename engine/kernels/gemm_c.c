@@ -15,7 +15,7 @@ static void run(const ts_tile *t)
       const float *a = t->a[s * TS_TILE_MAX_ROWS + i];
       for (int64_t p = 0; p < t->k; p++)
         for (int j = 0; j < t->cols; j++)
-          acc[i][j] += a[p] * b[p * t->ldb + j];
+          acc[i][j] += a[p * t->a_step] * b[p * t->ldb + j];
     }
   }
   for (int i = 0; i < t->rows; i++) {

@@ -56,6 +56,17 @@ int ts__act_from_name(const char *name);
 void ts__act_f32(ts_act act, float *x, int64_t n);
 void ts__act_f64(ts_act act, double *x, int64_t n);
 
+/* ---- Adam's update (adam.c) ---------------------------------------------- */
+
+/* ResourceApplyAdam's f32 loop over elements [begin, end) (ops/apply.c
+ * gives the formula): m, v and var updated in place from grad. */
+typedef struct ts_adam_f32 {
+  float *var, *m, *v;
+  const float *grad;
+  float lr_t, one_minus_beta1, one_minus_beta2, epsilon;
+} ts_adam_f32;
+void ts__adam_f32(const ts_adam_f32 *a, int64_t begin, int64_t end);
+
 /* ---- f32 exp, tanh and sigmoid over arrays (vmath*.c) ------------------- */
 
 /* y[i] = f(x[i]) for i < n, x == y allowed: computed in double and rounded
@@ -86,15 +97,18 @@ void ts__vsigmoid_f32(const float *x, float *y, int64_t n);
 
 /* One tile of C, at most the kernel's rows x cols:
  *   C(i, j) = act(bias(j) + sum over segments s, p < k of A_s(i, p) B_s(p, j))
- * with A_s(i, p) = a[s * TS_TILE_MAX_ROWS + i][p] (a row pointer per row
- * and segment) and B_s(p, j) = b[s * b_seg + p * ldb + j], both read in
- * place: a plain GEMM has one segment, a convolution one per filter tap
- * (its rows point into the input, or at zeros over the padding). */
+ * with A_s(i, p) = a[s * TS_TILE_MAX_ROWS + i][p * a_step] (a row pointer
+ * per row and segment; a_step 1 for rows in place, M to read a transposed
+ * A [K, M] down its columns) and B_s(p, j) = b[s * b_seg + p * ldb + j],
+ * both read in place: a plain GEMM has one segment, a convolution one per
+ * filter tap (its rows point into the input, or at zeros over the
+ * padding). */
 typedef struct ts_tile {
   int rows, cols;
   int n_seg;
   int64_t k;
   const float *const *a;
+  int64_t a_step;
   const float *b;
   int64_t ldb, b_seg;
   float *c;

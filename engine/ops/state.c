@@ -248,8 +248,9 @@ static bool variable_storage(ts_kernel_ctx *k, ts_tensor *var)
 
 /* Before var's value changes: a storage that reads still hold is theirs
  * (they keep the value they read); the variable moves to a fresh copy,
- * copying the old value only when copy_old (add/sub read it). */
-static bool variable_writable(ts_kernel_ctx *k, ts_tensor *var, bool copy_old)
+ * copying the old value only when copy_old (add/sub read it).  Gives var
+ * a storage of its own first (ts_variable_new's inline data). */
+bool ts__variable_writable(ts_kernel_ctx *k, ts_tensor *var, bool copy_old)
 {
   if (!variable_storage(k, var))
     return false;
@@ -398,7 +399,7 @@ static bool assign_cpu(ts_kernel_ctx *k)
   if (!variable_storage(k, var))
     return false;
   const void *src = value->data;
-  if (!variable_writable(k, var, !set))
+  if (!ts__variable_writable(k, var, !set))
     return false;
   if (!write_value(k, var, value, src, set))
     return false;

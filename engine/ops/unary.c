@@ -135,8 +135,11 @@ static bool grad_sigmoid(const ts_op_call *c, ts_tensor *const *out, ts_tensor *
 
 static bool grad_relu(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
 {
-  ts_tensor *x = c->in[0];
-  ts_tensor *mask = ts__grad_mask(c->loc, ts_greater_at(c->loc, x, ZERO(x)), x->dtype);
+  /* from the output, as TensorFlow's ReluGrad (y > 0 exactly where x > 0):
+   * the input then has the Relu as its one user, and the fusion pass can
+   * make it a MatMul's epilogue in a training step too */
+  ts_tensor *y = out[0];
+  ts_tensor *mask = ts__grad_mask(c->loc, ts_greater_at(c->loc, y, ZERO(y)), y->dtype);
   return (gi[0] = ts_mul_at(c->loc, g[0], mask)) != NULL;
 }
 

@@ -180,27 +180,27 @@ static void sgd_update(ts_loc loc, const ts_optimizer *o, ts_tensor *g, ts_tenso
   ts_assign_add_at(loc, var, ts_assign_at(loc, s->s[0], v));
 }
 
-/* lr_t = lr * sqrt(1 - beta_2^t) / (1 - beta_1^t), t = iterations + 1, in dtype dt. */
-static ts_tensor *adam_rate(ts_loc loc, const ts_optimizer *o, ts_dtype dt)
+/* Adam's step count as the update sees it: beta_1^t and beta_2^t, t =
+ * iterations + 1, in dtype dt. */
+typedef struct adam_powers {
+  ts_tensor *beta_1, *beta_2;
+} adam_powers;
+
+static adam_powers adam_powers_of(ts_loc loc, const ts_optimizer *o, ts_dtype dt)
 {
   ts_tensor *t = ts_cast_at(loc, ts_add_at(loc, ts_read_at(loc, o->iterations), ts_scalar_i64(1)), dt);
-  ts_tensor *one = num(dt, 1);
-  ts_tensor *c2 = ts_sqrt_at(loc, ts_sub_at(loc, one, ts_pow_at(loc, num(dt, o->beta_2), t)));
-  ts_tensor *c1 = ts_sub_at(loc, one, ts_pow_at(loc, num(dt, o->beta_1), t));
-  return ts_div_at(loc, ts_mul_at(loc, num(dt, o->lr), c2), c1);
+  return (adam_powers){ ts_pow_at(loc, num(dt, o->beta_1), t), ts_pow_at(loc, num(dt, o->beta_2), t) };
 }
 
+/* One ResourceApplyAdam per variable (ops/apply.c), as TensorFlow's
+ * optimizer does: var, m and v updated in one pass, where the same update
+ * written as separate ops would take a dozen passes over the data. */
 static void adam_update(ts_loc loc, const ts_optimizer *o, ts_tensor *g, ts_tensor *var,
-                        slots *s, ts_tensor *rate)
+                        slots *s, adam_powers p)
 {
   ts_dtype dt = var->dtype;
-  ts_tensor *dm = ts_mul_at(loc, ts_sub_at(loc, g, ts_read_at(loc, s->s[0])), num(dt, 1 - o->beta_1));
-  ts_tensor *m = ts_assign_add_at(loc, s->s[0], dm);
-  ts_tensor *dv = ts_mul_at(loc, ts_sub_at(loc, ts_mul_at(loc, g, g), ts_read_at(loc, s->s[1])),
-                            num(dt, 1 - o->beta_2));
-  ts_tensor *v = ts_assign_add_at(loc, s->s[1], dv);
-  ts_tensor *denom = ts_add_at(loc, ts_sqrt_at(loc, v), num(dt, o->epsilon));
-  ts_assign_sub_at(loc, var, ts_div_at(loc, ts_mul_at(loc, rate, m), denom));
+  ts_apply_adam_at(loc, var, s->s[0], s->s[1], p.beta_1, p.beta_2, num(dt, o->lr),
+                   num(dt, o->beta_1), num(dt, o->beta_2), num(dt, o->epsilon), g);
 }
 
 bool ts_optimizer_scope_is(const char *component)
@@ -235,7 +235,7 @@ bool ts_optimizer_apply_at(ts_loc loc, ts_optimizer *o, ts_tensor *const *grads,
   }
   ts_scope *scope = ts_scope_begin();
   TS_NAME_SCOPE(name) {
-    ts_tensor *rate[TS_DTYPE_COUNT] = { NULL }; /* Adam's, per dtype */
+    adam_powers powers[TS_DTYPE_COUNT] = { { NULL, NULL } }; /* Adam's, per dtype */
     for (int i = 0; i < n; i++) {
       if (!grads[i])
         continue;
@@ -244,9 +244,9 @@ bool ts_optimizer_apply_at(ts_loc loc, ts_optimizer *o, ts_tensor *const *grads,
         continue;
       }
       ts_dtype dt = vars[i]->dtype;
-      if (!rate[dt])
-        rate[dt] = adam_rate(loc, o, dt);
-      adam_update(loc, o, grads[i], vars[i], per_var[i], rate[dt]);
+      if (!powers[dt].beta_1)
+        powers[dt] = adam_powers_of(loc, o, dt);
+      adam_update(loc, o, grads[i], vars[i], per_var[i], powers[dt]);
     }
     ts_assign_add_at(loc, o->iterations, ts_scalar_i64(1));
   }
