@@ -17,6 +17,7 @@
 #include "ts-worker-messages.h"
 #include "ts-worker-optimized.h"
 #include "ts-worker-origins.h"
+#include "ts-worker-tensor.h"
 
 /* ---- the status page ------------------------------------------------------------------ */
 
@@ -61,11 +62,69 @@ static void test_status_not_utf8(void)
 
 /* ---- replies naming fds ----------------------------------------------------------------- */
 
+/* A memfd of size bytes, sealed against shrinking when `sealed`. */
+static GUnixFDList *memfd_list(gsize size, gboolean sealed)
+{
+  int fd = memfd_create("test", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  g_assert_cmpint(ftruncate(fd, (off_t)size), ==, 0);
+  if (sealed)
+    g_assert_cmpint(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), ==, 0);
+  return g_unix_fd_list_new_from_array(&fd, 1);
+}
+
 static GUnixFDList *one_memfd(gsize size)
 {
-  int fd = memfd_create("test", MFD_CLOEXEC);
-  g_assert_cmpint(ftruncate(fd, (off_t)size), ==, 0);
-  return g_unix_fd_list_new_from_array(&fd, 1);
+  return memfd_list(size, TRUE);
+}
+
+/* Bytes in an fd that could shrink under the mapping (an unsealed memfd,
+ * a pipe) are refused, naming what they were (a worker's ftruncate would
+ * raise SIGBUS in the app); sealed ones map, as the worker's copies and
+ * its fast channel (sealed where they are made) do. */
+static void test_map_fd_needs_seal(void)
+{
+  g_autoptr(GUnixFDList) unsealed = memfd_list(4096, FALSE);
+  g_autoptr(GError) error = NULL;
+  g_assert_null(ts_worker_map_fd(unsealed, 0, 0, 4096, "a Call result", &error));
+  g_assert_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL);
+  g_assert_nonnull(strstr(error->message, "a Call result is in an fd that can shrink (no F_SEAL_SHRINK)"));
+  g_clear_error(&error);
+
+  int p[2];
+  g_assert_cmpint(pipe(p), ==, 0);
+  close(p[1]);
+  g_autoptr(GUnixFDList) pipe_list = g_unix_fd_list_new_from_array(p, 1);
+  g_assert_null(ts_worker_map_fd(pipe_list, 0, 0, 1, "a profile", &error));
+  g_assert_nonnull(strstr(error->message, "a profile is in an fd that can shrink (not a sealable memfd)"));
+  g_clear_error(&error);
+
+  int fast_fd = memfd_create("fast", MFD_CLOEXEC);
+  g_assert_cmpint(ftruncate(fast_fd, (off_t)ts_fast_channel_size()), ==, 0);
+  g_assert_null(ts_fast_channel_map(fast_fd, &error));
+  g_assert_nonnull(strstr(error->message, "the fast call channel is in an fd that can shrink"));
+  g_clear_error(&error);
+  close(fast_fd);
+
+  g_autoptr(GUnixFDList) sealed = one_memfd(4096);
+  g_autoptr(GBytes) bytes = ts_worker_map_fd(sealed, 0, 100, 200, "a Call result", &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(g_bytes_get_size(bytes), ==, 200);
+
+  /* what the worker makes is sealed */
+  guint8 data[5000] = { 7 };
+  int copy = ts_worker_memfd_copy(data, sizeof data, &error);
+  g_assert_no_error(error);
+  g_assert_true(fcntl(copy, F_GET_SEALS) & F_SEAL_SHRINK);
+  close(copy);
+  int channel_fd;
+  TsFastHeader *h = ts_fast_channel_create(&channel_fd, &error);
+  g_assert_no_error(error);
+  g_assert_true(fcntl(channel_fd, F_GET_SEALS) & F_SEAL_SHRINK);
+  TsFastHeader *mapped = ts_fast_channel_map(channel_fd, &error);
+  g_assert_no_error(error);
+  ts_fast_channel_unmap(mapped);
+  ts_fast_channel_unmap(h);
+  close(channel_fd);
 }
 
 static ts_tensor *traced_body(ts_call *call)
@@ -411,6 +470,7 @@ int main(int argc, char **argv)
   g_test_add_func("/worker-messages/status/not-utf8", test_status_not_utf8);
   g_test_add_func("/worker-messages/optimized/fd-out-of-list", test_optimized_fd_out_of_list);
   g_test_add_func("/worker-messages/result/profile-past-fd", test_result_profile_past_fd);
+  g_test_add_func("/worker-messages/map-fd/needs-seal", test_map_fd_needs_seal);
   g_test_add_func("/worker-messages/fast-reply", test_fast_reply);
   g_test_add_func("/worker-messages/output/lines", test_output_lines);
   g_test_add_func("/worker-messages/output/mark-parse", test_mark_parse);
