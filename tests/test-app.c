@@ -11,6 +11,7 @@
 #include "tracescope-onnx.h"
 #include "ts-application.h"
 #include "ts-arg-row.h"
+#include "ts-console-lines.h"
 #include "ts-preferences-window.h"
 #include "ts-graph-view.h"
 #include "ts-profile-values.h"
@@ -79,11 +80,18 @@ static TsTraceEntry *trace_row(guint i) /* borrowed */
   return entry;
 }
 
-static TsConsoleLine *console_line(guint i) /* borrowed */
+/* A new reference: the console makes its items when asked, and lets them go. */
+static TsConsoleLine *console_line(guint i)
 {
-  g_autoptr(TsConsoleLine) line = g_list_model_get_item(ts_console_get_lines(ts_window_get_console(window)), i);
+  TsConsoleLine *line = g_list_model_get_item(ts_console_get_lines(ts_window_get_console(window)), i);
   g_assert_nonnull(line);
   return line;
+}
+
+static gboolean console_line_has_prefix(guint i, const char *prefix)
+{
+  g_autoptr(TsConsoleLine) line = console_line(i);
+  return g_str_has_prefix(ts_console_line_get_text(line), prefix);
 }
 
 static guint n_traces(void)
@@ -98,7 +106,7 @@ static guint n_lines(void)
 
 static void assert_line(guint i, const char *text, TsConsoleSource source, const char *call)
 {
-  TsConsoleLine *line = console_line(i);
+  g_autoptr(TsConsoleLine) line = console_line(i);
   g_assert_cmpstr(ts_console_line_get_text(line), ==, text);
   g_assert_cmpint(ts_console_line_get_source(line), ==, source);
   if (call)
@@ -691,7 +699,7 @@ static guint n_step_lines(void)
 {
   guint n = 0;
   for (guint i = 0; i < n_lines(); i++)
-    n += g_str_has_prefix(ts_console_line_get_text(console_line(i)), "Step ");
+    n += console_line_has_prefix(i, "Step ");
   return n;
 }
 
@@ -724,8 +732,8 @@ static void test_train_streams_and_cancels(void)
   g_assert_cmpuint(steps, >=, 1);
   g_assert_cmpuint(steps, <, 20);
   for (guint i = 0; i < n_lines(); i++)
-    g_assert_false(g_str_has_prefix(ts_console_line_get_text(console_line(i)), "Final step"));
-  g_assert_true(g_str_has_prefix(ts_console_line_get_text(console_line(0)), "Step 10 : loss "));
+    g_assert_false(console_line_has_prefix(i, "Final step"));
+  g_assert_true(console_line_has_prefix(0, "Step 10 : loss "));
   clear_logs();
 }
 
@@ -1966,18 +1974,22 @@ static void test_input_error_message(void)
 }
 
 
-/* The first console line holding text (borrowed), or NULL. */
+/* The first console line holding text (a new reference), or NULL. */
 static TsConsoleLine *console_find(const char *text)
 {
-  for (guint i = 0; i < n_lines(); i++)
-    if (strstr(ts_console_line_get_text(console_line(i)), text))
-      return console_line(i);
+  for (guint i = 0; i < n_lines(); i++) {
+    TsConsoleLine *line = console_line(i);
+    if (strstr(ts_console_line_get_text(line), text))
+      return line;
+    g_object_unref(line);
+  }
   return NULL;
 }
 
 static gboolean console_has(const char *text)
 {
-  return console_find(text) != NULL;
+  g_autoptr(TsConsoleLine) line = console_find(text);
+  return line != NULL;
 }
 
 static gboolean console_holds(gpointer text)
@@ -2064,7 +2076,7 @@ static void test_worker_survives(void)
     g_assert_cmpstr(text, ==, "Tensor(2.0, shape=(), dtype=float32)");
     traces = n_traces();
   }
-  TsConsoleLine *backtrace = console_find("backtrace of the worker:");
+  g_autoptr(TsConsoleLine) backtrace = console_find("backtrace of the worker:");
   g_assert_nonnull(backtrace);
   g_assert_cmpint(ts_console_line_get_source(backtrace), ==, TS_CONSOLE_SOURCE_WORKER);
   g_assert_true(console_has("segv (misbehave.c:"));
@@ -2089,6 +2101,14 @@ static gboolean count_frames(GtkWidget *widget, GdkFrameClock *clock, gpointer d
   return G_SOURCE_CONTINUE;
 }
 
+static void add_console_lines(guint from, guint to)
+{
+  for (guint i = from; i < to; i++) {
+    g_autofree char *text = g_strdup_printf("line %u", i);
+    ts_console_add_output(ts_window_get_console(window), 0, "", g_get_real_time(), TS_CONSOLE_SOURCE_HOST, text);
+  }
+}
+
 /* 50000 lines on stderr (a million in test-worker-hostile): the window
  * keeps drawing frames while they come, and the console keeps the last TS_CONSOLE_MAX_LINES of them after
  * a line saying how many it dropped. */
@@ -2099,6 +2119,9 @@ static void test_output_flood(void)
   select_function("flood");
   activate("win.mode", "s", "eager");
   guint frames = 0;
+  activate("win.show-panel", "s", "console");
+  TsConsoleLines *lines = TS_CONSOLE_LINES(ts_console_get_lines(ts_window_get_console(window)));
+  guint made = ts_console_lines_get_n_made(lines);
   guint ticker = gtk_widget_add_tick_callback(GTK_WIDGET(window), count_frames, &frames, NULL);
   run_with((const char *const[]){ "50000", NULL });
   gtk_widget_remove_tick_callback(GTK_WIDGET(window), ticker);
@@ -2107,27 +2130,34 @@ static void test_output_flood(void)
   g_test_message("%u frames while 50000 lines came", frames);
   g_assert_cmpuint(frames, >, 1);
   g_assert_cmpuint(n_lines(), ==, TS_CONSOLE_MAX_LINES + 1);
+  g_test_message("%u console items made for the rows shown", ts_console_lines_get_n_made(lines) - made);
   g_autofree char *dropped = g_strdup_printf("… %u lines dropped", 50000 - TS_CONSOLE_MAX_LINES);
   assert_line(0, dropped, TS_CONSOLE_SOURCE_WORKER, NULL);
   assert_line(1, "flood line 40000", TS_CONSOLE_SOURCE_STDERR, NULL);
   assert_line(TS_CONSOLE_MAX_LINES, "flood line 49999", TS_CONSOLE_SOURCE_STDERR, NULL);
+  /* a whole console of new lines at once: the list view asks for the rows
+   * it shows, not for every line kept */
+  made = ts_console_lines_get_n_made(lines);
+  add_console_lines(0, TS_CONSOLE_MAX_LINES);
+  g_assert_cmpuint(n_lines(), ==, TS_CONSOLE_MAX_LINES + 1);
+  frames = 0;
+  ticker = gtk_widget_add_tick_callback(GTK_WIDGET(window), count_frames, &frames, NULL);
+  while (frames < 3)
+    g_main_context_iteration(NULL, TRUE);
+  gtk_widget_remove_tick_callback(GTK_WIDGET(window), ticker);
+  made = ts_console_lines_get_n_made(lines) - made;
+  g_test_message("%u console items made for %u new lines", made, TS_CONSOLE_MAX_LINES);
+  g_assert_cmpuint(made, >, 0);
+  g_assert_cmpuint(made, <, TS_CONSOLE_MAX_LINES / 10);
 
   /* one 64 MiB line: cut, saying so */
   select_function("long_line");
   run_with((const char *const[]){ "64", NULL });
-  TsConsoleLine *line = console_line(n_lines() - 1);
+  g_autoptr(TsConsoleLine) line = console_line(n_lines() - 1);
   g_autofree char *said = g_strdup_printf(" … (%u more bytes not shown)", (64u << 20) - (16u << 10));
   g_assert_true(g_str_has_suffix(ts_console_line_get_text(line), said));
   g_assert_cmpuint(strlen(ts_console_line_get_text(line)), ==, (16u << 10) + strlen(said));
   activate("win.mode", "s", "graph");
-}
-
-static void add_console_lines(guint from, guint to)
-{
-  for (guint i = from; i < to; i++) {
-    g_autofree char *text = g_strdup_printf("line %u", i);
-    ts_console_add_output(ts_window_get_console(window), 0, "", g_get_real_time(), TS_CONSOLE_SOURCE_HOST, text);
-  }
 }
 
 /* The console keeps its last lines after one saying how many went, also
