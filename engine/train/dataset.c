@@ -248,12 +248,12 @@ ts_dataset *ts_dataset_map(const ts_dataset *ds, ts_dataset_map_fn fn, void *use
 ts_iterable ts_dataset_over(const ts_dataset *ds)
 {
   if (!check_dataset(ds, "iteration"))
-    return (ts_iterable){ NULL };
+    return (ts_iterable){ 0 };
   if (ds->tail[0] && ts_tracing()) {
     train_error(TS_ERR_SHAPE, "dataset iteration: traced, a loop's batches must have one shape, "
                 "but the last batch has %lld of %lld (batch with drop_remainder)",
                 (long long)ts_tensor_dim(ds->tail[0], 0), (long long)ts_tensor_dim(ds->full[0], 1));
-    return (ts_iterable){ NULL };
+    return (ts_iterable){ 0 };
   }
   return TS_RANGE(ts_scalar_i64(0), ts_scalar_i64(ts_dataset_cardinality(ds)), ts_scalar_i64(1));
 }
