@@ -12,6 +12,9 @@
 #include <unistd.h>
 
 #include "../fuzz/fuzz-worker-messages.h"
+#include "../fuzz/fuzz-worker-requests.h"
+#include "ts-remote-link.h"
+#include "ts-worker-protocol.h"
 #include "ts-fast-channel.h"
 #include "ts-output-lines.h"
 #include "ts-worker-messages.h"
@@ -328,7 +331,7 @@ static void test_mark_parse(void)
 
 /* ---- seeds for fuzz-worker-messages --------------------------------------------------- */
 
-static void put(const char *dir, const char *name, FuzzMessage kind, const void *bytes, gsize size)
+static void put(const char *dir, const char *name, guint kind, const void *bytes, gsize size)
 {
   g_autofree char *path = g_strdup_printf("%s/seed-%s", dir, name);
   g_autoptr(GByteArray) a = g_byte_array_new();
@@ -340,7 +343,7 @@ static void put(const char *dir, const char *name, FuzzMessage kind, const void 
     g_error("%s", error->message);
 }
 
-static void put_variant(const char *dir, const char *name, FuzzMessage kind, GVariant *v)
+static void put_variant(const char *dir, const char *name, guint kind, GVariant *v)
 {
   g_variant_ref_sink(v);
   put(dir, name, kind, g_variant_get_data(v), g_variant_get_size(v));
@@ -461,10 +464,50 @@ static int write_seeds(const char *dir)
   return 0;
 }
 
+/* fuzz-worker-requests' seeds: each method with arguments the app sends
+ * the test module (tests/modules/tiny.c), and a remote link's frames. */
+static int write_request_seeds(const char *dir)
+{
+  g_mkdir_with_parents(dir, 0755);
+  put_variant(dir, "hello", FUZZ_REQ_HELLO, g_variant_new("(u)", TS_WORKER_PROTOCOL_VERSION));
+  const char *const specs[] = { "f32[2,?]", NULL };
+  put_variant(dir, "set-input-signature", FUZZ_REQ_SET_INPUT_SIGNATURE,
+              g_variant_new("(s^as)", "self_matmul", specs));
+  GVariantDict options;
+  g_variant_dict_init(&options, NULL);
+  g_variant_dict_insert(&options, "compare", "u", 1u);
+  g_variant_dict_insert(&options, "check-eagerly", "b", TRUE);
+  const char *const args[] = { "f32[2,2]:ones", "2.5", NULL };
+  put_variant(dir, "call-graph", FUZZ_REQ_CALL,
+              g_variant_new("(us^asub@a{sv})", 1u, "scale", args, 2u, FALSE, g_variant_dict_end(&options)));
+  g_variant_dict_init(&options, NULL);
+  g_variant_dict_insert(&options, "profile", "b", TRUE);
+  g_variant_dict_insert(&options, "device", "s", "CPU");
+  const char *const fill[] = { "ones", "4", NULL };
+  put_variant(dir, "call-eager", FUZZ_REQ_CALL,
+              g_variant_new("(us^asub@a{sv})", 2u, "fill_named", fill, 1u, TRUE, g_variant_dict_end(&options)));
+  put_variant(dir, "get-optimized", FUZZ_REQ_GET_OPTIMIZED, g_variant_new("(ss)", "scale", "(x: f32[2,2], k: 2.5)"));
+  put_variant(dir, "list-devices", FUZZ_REQ_LIST_DEVICES, g_variant_new("()"));
+  put_variant(dir, "take-fast-reply", FUZZ_REQ_TAKE_FAST_REPLY, g_variant_new("(u)", 3u));
+  put_variant(dir, "cancel", FUZZ_REQ_CANCEL, g_variant_new("(u)", 4u));
+  /* a D-Bus frame, a kill, an empty frame (the app closed), then one cut short */
+  g_autoptr(GByteArray) frames = g_byte_array_new();
+  const TsRemoteFrame heads[] = { { TS_REMOTE_DBUS, 5 }, { TS_REMOTE_KILL, 0 }, { TS_REMOTE_DBUS, 0 },
+                                  { TS_REMOTE_STDOUT, 100 } };
+  for (guint i = 0; i < G_N_ELEMENTS(heads); i++) {
+    g_byte_array_append(frames, (const guint8 *)&heads[i], sizeof heads[i]);
+    g_byte_array_append(frames, (const guint8 *)"hello", MIN(heads[i].length, 5));
+  }
+  put(dir, "frames", FUZZ_REQ_FRAMES, frames->data, frames->len);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc == 3 && strcmp(argv[1], "--write-seeds") == 0)
     return write_seeds(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "--write-request-seeds") == 0)
+    return write_request_seeds(argv[2]);
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/worker-messages/status/fields-without-nul", test_status_fields_without_nul);
   g_test_add_func("/worker-messages/status/not-utf8", test_status_not_utf8);
