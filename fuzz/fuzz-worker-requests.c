@@ -10,8 +10,10 @@
  * for frames, the rest is the link's bytes.  Every call must be answered
  * with a value or an error with a message, never a crash, a GLib critical
  * or a hang; every frame read must lie within the bounds the reader
- * promises.  A Call repeats at most a few times here: the app asks for
- * as many repeats as the user did, and the worker is meant to make them. */
+ * promises.  A Call repeats (and compares) at most a few times here, and
+ * its arguments ask for at most FUZZ_MAX_ELEMENTS elements (or for more
+ * than the engine allocates): the app asks for what the user did, and
+ * the worker is meant to do it, in the time and memory that takes. */
 #include <gio/gio.h>
 #include <stdint.h>
 #include <string.h>
@@ -175,6 +177,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gboolean eager;
     g_autoptr(GVariant) options = NULL;
     g_variant_get(params, "(u&s^a&sub@a{sv})", &call_id, &function, &args, &repeat, &eager, &options);
+    for (guint i = 0; args[i]; i++)
+      if (fuzz_spec_too_big(args[i]))
+        return 0;
+    guint32 compare = 0;
+    if (g_variant_lookup(options, "compare", "u", &compare) && compare > MAX_REPEAT)
+      return 0;
     GVariant *bounded = g_variant_new("(us^asub@a{sv})", call_id, function, args, MIN(repeat, MAX_REPEAT), eager,
                                       options);
     call(requests[r].method, bounded);
