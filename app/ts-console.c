@@ -140,6 +140,7 @@ void ts_console_clear(TsConsole *self)
 {
   g_return_if_fail(TS_IS_CONSOLE(self));
   g_clear_handle_id(&self->flush_id, g_source_remove);
+  self->flooded = FALSE;
   ts_console_lines_clear(self->lines);
   g_queue_clear_full(&self->pending, pending_free);
   gtk_stack_set_visible_child_name(self->stack, "empty");
