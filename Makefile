@@ -6,7 +6,7 @@ TSAN_BUILD ?= build-tsan
 MESON_TEST_ARGS ?=
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 300
-FUZZ_TARGETS ?= fuzz-npy fuzz-arg-spec fuzz-module-spec fuzz-ops fuzz-control-flow fuzz-graph-serial fuzz-chrome-import fuzz-session fuzz-onnx fuzz-worker-messages
+FUZZ_TARGETS ?= fuzz-npy fuzz-arg-spec fuzz-module-spec fuzz-ops fuzz-control-flow fuzz-graph-serial fuzz-chrome-import fuzz-session fuzz-onnx fuzz-worker-messages fuzz-worker-requests
 
 .PHONY: all deps fuzz-deps build run test tsan bench fuzz clean
 

@@ -17,8 +17,8 @@ G_DECLARE_FINAL_TYPE(TsConsole, ts_console, TS, CONSOLE, GtkWidget)
 #define TS_CONSOLE_MAX_LINES 10000
 
 /* A line of the module's output (or the app's about the worker).  Lines
- * wait as plain data and join the list in batches, at most once a frame;
- * of a flood between two batches only the last TS_CONSOLE_MAX_LINES wait
+ * wait as plain data and are announced to the list at most once a frame;
+ * of a flood between two only the last TS_CONSOLE_MAX_LINES wait
  * (ts_console_get_lines has them all). */
 void ts_console_add_output(TsConsole *self, guint call_id, const char *call_label, gint64 time_us,
                            TsConsoleSource source, const char *text);
@@ -26,7 +26,7 @@ void ts_console_add_output(TsConsole *self, guint call_id, const char *call_labe
  * still to come) is marked as a Print op's. */
 void ts_console_note_print(TsConsole *self, guint call_id, const char *text);
 void ts_console_clear(TsConsole *self);
-/* The lines (borrowed), those still to join it included. */
+/* The lines (borrowed, a TsConsoleLines), those still to join it included. */
 GListModel *ts_console_get_lines(TsConsole *self);
 
 G_END_DECLS

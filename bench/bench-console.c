@@ -9,9 +9,11 @@
  *   xvfb-run -a build/bench/tracescope-bench-console [N] */
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include "ts-application.h"
 #include "ts-console.h"
+#include "ts-console-lines.h"
 #include "ts-function-list.h"
 #include "ts-loaded-module.h"
 #include "ts-run-panel.h"
@@ -20,7 +22,8 @@
 typedef struct {
   guint frames;
   gint64 last_frame, longest_frame_gap;
-  gint64 last_tick, longest_loop_gap;
+  gint64 last_tick, longest_loop_gap, longest_loop_gap_at; /* when it ended */
+  gint64 last_tick_cpu, longest_loop_gap_cpu; /* the main thread's CPU time then, and spent in that gap */
   gint64 paint_start, longest_paint; /* a frame's layout and paint */
 } Watch;
 
@@ -47,13 +50,25 @@ static gboolean on_frame(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
   return G_SOURCE_CONTINUE;
 }
 
+/* The calling thread's CPU time, in µs. */
+static gint64 thread_cpu_us(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (gint64)ts.tv_sec * G_USEC_PER_SEC + ts.tv_nsec / 1000;
+}
+
 static gboolean on_tick(gpointer data)
 {
   Watch *w = data;
-  gint64 now = g_get_monotonic_time();
-  if (w->last_tick)
-    w->longest_loop_gap = MAX(w->longest_loop_gap, now - w->last_tick);
+  gint64 now = g_get_monotonic_time(), cpu = thread_cpu_us();
+  if (w->last_tick && now - w->last_tick > w->longest_loop_gap) {
+    w->longest_loop_gap = now - w->last_tick;
+    w->longest_loop_gap_at = now;
+    w->longest_loop_gap_cpu = cpu - w->last_tick_cpu;
+  }
   w->last_tick = now;
+  w->last_tick_cpu = cpu;
   return G_SOURCE_CONTINUE;
 }
 
@@ -117,12 +132,17 @@ int main(int argc, char **argv)
   g_autofree char *result = ts_run_panel_dup_result_text(ts_window_get_run_panel(window));
   if (!result || !*result)
     g_error("the call failed: %s", ts_run_panel_get_error(ts_window_get_run_panel(window)));
-  guint lines = g_list_model_get_n_items(ts_console_get_lines(ts_window_get_console(window)));
+  GListModel *console_lines = ts_console_get_lines(ts_window_get_console(window));
+  guint lines = g_list_model_get_n_items(console_lines);
   printf("flood(%s): %.2f s from Run to the result (%s), the app's CPU time %.2f s\n", n, seconds, result, cpu);
   printf("  %u frames drawn meanwhile (%.1f per second), longest gap between two %.0f ms\n", w.frames,
          w.frames / seconds, (double)w.longest_frame_gap / 1e3);
-  printf("  the longest frame took %.0f ms; the main loop away at most %.0f ms; %u console lines kept\n",
-         (double)w.longest_paint / 1e3, (double)w.longest_loop_gap / 1e3, lines);
+  printf("  the longest frame took %.0f ms; the main loop away at most %.0f ms (ending %.2f s after Run, "
+         "%.0f ms of it on the CPU: the rest waiting for one); %u console lines kept\n",
+         (double)w.longest_paint / 1e3, (double)w.longest_loop_gap / 1e3,
+         (double)(w.longest_loop_gap_at - start) / 1e6, (double)w.longest_loop_gap_cpu / 1e3, lines);
+  printf("  %u console items made (rows the list view asked for)\n",
+         ts_console_lines_get_n_made(TS_CONSOLE_LINES(console_lines)));
   gtk_window_destroy(GTK_WINDOW(window));
   while (g_main_context_iteration(NULL, FALSE))
     ;

@@ -248,7 +248,8 @@ TS_API void ts_cpu_share_buffers(bool share);
 /* A new fd (the caller closes it) for the memory holding t's elements,
  * which then start *offset bytes in; -1 if t is not in such memory.  The
  * memory is never reused by the engine afterwards: the other process's
- * mapping stays valid after t is gone. */
+ * mapping stays valid after t is gone.  The memfd is sealed against
+ * shrinking and growing (F_SEAL_SHRINK, F_SEAL_GROW). */
 TS_API int ts_tensor_export_fd(const ts_tensor *t, size_t *offset);
 
 /* Threads: how many the engine uses at once, the calling thread included:

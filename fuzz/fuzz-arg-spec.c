@@ -14,33 +14,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define MAX_ELEMENTS ((int64_t)1 << 22)
-#define ALWAYS_REFUSED ((int64_t)1 << 36) /* more bytes than the engine allocates */
-
-/* The element count a "DTYPE[d0,d1,...]" prefix asks for (saturating), or 0. */
-static int64_t spec_elements(const char *spec)
-{
-  const char *open = strchr(spec, '['), *close = open ? strchr(open, ']') : NULL;
-  if (!open || !close)
-    return 0;
-  int64_t n = 1;
-  for (const char *p = open + 1; p < close;) {
-    char *end;
-    long long d = strtoll(p, &end, 10);
-    if (end == p)
-      return 0;
-    if (d > 0 && __builtin_mul_overflow(n, (int64_t)d, &n))
-      return INT64_MAX;
-    if (d == 0)
-      n = 0;
-    p = strchr(end, ',');
-    if (!p || p > close)
-      break;
-    p++;
-  }
-  return n;
-}
-
 static void inspect_value(const ts_value *v, int depth)
 {
   switch (v->kind) {
@@ -96,8 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   if (op >= 0)
     (void)strlen(ts_op_name((ts_op)op));
 
-  int64_t n = spec_elements(spec);
-  if (n <= MAX_ELEMENTS || n >= ALWAYS_REFUSED) {
+  if (!fuzz_spec_too_big(spec)) {
     ts_scope *scope = ts_scope_begin();
     ts_value v;
     if (fuzz_check_ok(ts_value_parse(spec, &v), "ts_value_parse"))

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tracescope.h"
 
@@ -125,4 +126,43 @@ static inline void fuzz_inspect(const ts_tensor *t)
     double sum = ts_tensor_get_f64(t, 0) + ts_tensor_get_f64(t, n - 1);
     (void)sum;
   }
+}
+
+/* Specs that ask for more elements than this are left out, unless they
+ * ask for more bytes than the engine allocates (refused at once): they
+ * would be made, and be slow or out of memory for nothing but their size. */
+#define FUZZ_MAX_ELEMENTS ((int64_t)1 << 22)
+#define FUZZ_ALWAYS_REFUSED ((int64_t)1 << 36)
+
+/* The element count a "DTYPE[d0,d1,...]" prefix asks for (saturating), or 0. */
+static inline int64_t fuzz_spec_elements(const char *spec)
+{
+  const char *open = strchr(spec, '['), *close = open ? strchr(open, ']') : NULL;
+  if (!open || !close)
+    return 0;
+  int64_t n = 1;
+  for (const char *p = open + 1; p < close;) {
+    char *end;
+    long long d = strtoll(p, &end, 10);
+    if (end == p)
+      return 0;
+    if (d > 0 && __builtin_mul_overflow(n, (int64_t)d, &n))
+      return INT64_MAX;
+    if (d == 0)
+      n = 0;
+    p = strchr(end, ',');
+    if (!p || p > close)
+      break;
+    p++;
+  }
+  return n;
+}
+
+/* A spec (or a host integer: a size a module may use) too big to try. */
+static inline bool fuzz_spec_too_big(const char *spec)
+{
+  char *end;
+  long long k = strtoll(spec, &end, 10);
+  int64_t n = end != spec && *end == '\0' ? (int64_t)llabs(k) : fuzz_spec_elements(spec);
+  return n > FUZZ_MAX_ELEMENTS && n < FUZZ_ALWAYS_REFUSED;
 }

@@ -9,6 +9,7 @@
  *   bad-channel  gives a fast call channel and answers each request on it
  *                wrongly in its own way (by call id); Calls over D-Bus
  *                as bad-replies */
+#include <fcntl.h>
 #include <gio/gio.h>
 #include <gio/gunixfdlist.h>
 #include <math.h>
@@ -93,8 +94,8 @@ static void bad_call(guint32 id, GDBusMethodInvocation *inv)
     break;
   case 6:
   case 7: {
-    int fd = memfd_create("small", 0);
-    if (ftruncate(fd, 4096) != 0)
+    int fd = memfd_create("small", MFD_ALLOW_SEALING); /* sealed: its size is what is wrong */
+    if (ftruncate(fd, 4096) != 0 || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) != 0)
       return;
     fds = g_unix_fd_list_new_from_array(&fd, 1);
     guint64 offset = id == 6 ? 0 : G_MAXUINT64 - 10;
@@ -125,6 +126,15 @@ static void bad_call(guint32 id, GDBusMethodInvocation *inv)
     reply = dict("value-text", text, "profile-blob", g_variant_new_uint32(1), "profile-size",
                  g_variant_new_uint64(1ull << 40), NULL);
     break;
+  case 13: { /* the right size, but not sealed: the worker could shrink it under the app's mapping */
+    int fd = memfd_create("unsealed", 0);
+    if (ftruncate(fd, 4 << 20) != 0)
+      return;
+    fds = g_unix_fd_list_new_from_array(&fd, 1);
+    reply = dict("value-text", text, "dtype", g_variant_new_string("f32"), "shape", shape(1 << 20),
+                 "data-fd", g_variant_new_handle(0), "data-size", g_variant_new_uint64(4 << 20), NULL);
+    break;
+  }
   default: {
     /* malformed signals first, then a good answer */
     guint8 junk[64];

@@ -35,7 +35,7 @@ static guint n_step_lines(void)
 {
   guint n = 0;
   for (guint i = 0; i < n_lines(); i++)
-    n += g_str_has_prefix(ts_console_line_get_text(console_line(i)), "Step ");
+    n += console_line_has_prefix(i, "Step ");
   return n;
 }
 
@@ -539,8 +539,8 @@ static void test_train_streams_and_cancels(void)
   g_assert_cmpuint(steps, >=, 1);
   g_assert_cmpuint(steps, <, 20);
   for (guint i = 0; i < n_lines(); i++)
-    g_assert_false(g_str_has_prefix(ts_console_line_get_text(console_line(i)), "Final step"));
-  g_assert_true(g_str_has_prefix(ts_console_line_get_text(console_line(0)), "Step 10 : loss "));
+    g_assert_false(console_line_has_prefix(i, "Final step"));
+  g_assert_true(console_line_has_prefix(0, "Step 10 : loss "));
   clear_logs();
 }
 

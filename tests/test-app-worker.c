@@ -1,18 +1,22 @@
 /* test-app-worker.c — GUI tests of the worker process seen from the window: deaths, floods, descriptors, remote connections. */
 #include "test-app.h"
 
-/* The first console line holding text (borrowed), or NULL. */
+/* The first console line holding text (a new reference), or NULL. */
 static TsConsoleLine *console_find(const char *text)
 {
-  for (guint i = 0; i < n_lines(); i++)
-    if (strstr(ts_console_line_get_text(console_line(i)), text))
-      return console_line(i);
+  for (guint i = 0; i < n_lines(); i++) {
+    TsConsoleLine *line = console_line(i);
+    if (strstr(ts_console_line_get_text(line), text))
+      return line;
+    g_object_unref(line);
+  }
   return NULL;
 }
 
 static gboolean console_has(const char *text)
 {
-  return console_find(text) != NULL;
+  g_autoptr(TsConsoleLine) line = console_find(text);
+  return line != NULL;
 }
 
 static gboolean console_holds(gpointer text)
@@ -144,7 +148,7 @@ static void test_worker_survives(void)
     g_assert_cmpstr(text, ==, "Tensor(2.0, shape=(), dtype=float32)");
     traces = n_traces();
   }
-  TsConsoleLine *backtrace = console_find("backtrace of the worker:");
+  g_autoptr(TsConsoleLine) backtrace = console_find("backtrace of the worker:");
   g_assert_nonnull(backtrace);
   g_assert_cmpint(ts_console_line_get_source(backtrace), ==, TS_CONSOLE_SOURCE_WORKER);
   g_assert_true(console_has("segv (misbehave.c:"));
@@ -187,6 +191,9 @@ static void test_output_flood(void)
   select_function("flood");
   activate("win.mode", "s", "eager");
   guint frames = 0;
+  activate("win.show-panel", "s", "console");
+  TsConsoleLines *lines = TS_CONSOLE_LINES(ts_console_get_lines(ts_window_get_console(window)));
+  guint made = ts_console_lines_get_n_made(lines);
   guint ticker = gtk_widget_add_tick_callback(GTK_WIDGET(window), count_frames, &frames, NULL);
   run_with((const char *const[]){ "50000", NULL });
   gtk_widget_remove_tick_callback(GTK_WIDGET(window), ticker);
@@ -195,15 +202,30 @@ static void test_output_flood(void)
   g_test_message("%u frames while 50000 lines came", frames);
   g_assert_cmpuint(frames, >, 1);
   g_assert_cmpuint(n_lines(), ==, TS_CONSOLE_MAX_LINES + 1);
+  g_test_message("%u console items made for the rows shown", ts_console_lines_get_n_made(lines) - made);
   g_autofree char *dropped = g_strdup_printf("… %u lines dropped", 50000 - TS_CONSOLE_MAX_LINES);
   assert_line(0, dropped, TS_CONSOLE_SOURCE_WORKER, NULL);
   assert_line(1, "flood line 40000", TS_CONSOLE_SOURCE_STDERR, NULL);
   assert_line(TS_CONSOLE_MAX_LINES, "flood line 49999", TS_CONSOLE_SOURCE_STDERR, NULL);
+  /* a whole console of new lines at once: the list view asks for the rows
+   * it shows, not for every line kept */
+  made = ts_console_lines_get_n_made(lines);
+  add_console_lines(0, TS_CONSOLE_MAX_LINES);
+  g_assert_cmpuint(n_lines(), ==, TS_CONSOLE_MAX_LINES + 1);
+  frames = 0;
+  ticker = gtk_widget_add_tick_callback(GTK_WIDGET(window), count_frames, &frames, NULL);
+  while (frames < 3)
+    g_main_context_iteration(NULL, TRUE);
+  gtk_widget_remove_tick_callback(GTK_WIDGET(window), ticker);
+  made = ts_console_lines_get_n_made(lines) - made;
+  g_test_message("%u console items made for %u new lines", made, TS_CONSOLE_MAX_LINES);
+  g_assert_cmpuint(made, >, 0);
+  g_assert_cmpuint(made, <, TS_CONSOLE_MAX_LINES / 10);
 
   /* one 64 MiB line: cut, saying so */
   select_function("long_line");
   run_with((const char *const[]){ "64", NULL });
-  TsConsoleLine *line = console_line(n_lines() - 1);
+  g_autoptr(TsConsoleLine) line = console_line(n_lines() - 1);
   g_autofree char *said = g_strdup_printf(" … (%u more bytes not shown)", (64u << 20) - (16u << 10));
   g_assert_true(g_str_has_suffix(ts_console_line_get_text(line), said));
   g_assert_cmpuint(strlen(ts_console_line_get_text(line)), ==, (16u << 10) + strlen(said));

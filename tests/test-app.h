@@ -14,6 +14,7 @@
 #include "tracescope-onnx.h"
 #include "ts-application.h"
 #include "ts-arg-row.h"
+#include "ts-console-lines.h"
 #include "ts-preferences-window.h"
 #include "ts-graph-view.h"
 #include "ts-profile-values.h"
@@ -82,11 +83,18 @@ static inline TsTraceEntry *trace_row(guint i) /* borrowed */
   return entry;
 }
 
-static inline TsConsoleLine *console_line(guint i) /* borrowed */
+/* A new reference: the console makes its items when asked, and lets them go. */
+static inline TsConsoleLine *console_line(guint i)
 {
-  g_autoptr(TsConsoleLine) line = g_list_model_get_item(ts_console_get_lines(ts_window_get_console(window)), i);
+  TsConsoleLine *line = g_list_model_get_item(ts_console_get_lines(ts_window_get_console(window)), i);
   g_assert_nonnull(line);
   return line;
+}
+
+static inline gboolean console_line_has_prefix(guint i, const char *prefix)
+{
+  g_autoptr(TsConsoleLine) line = console_line(i);
+  return g_str_has_prefix(ts_console_line_get_text(line), prefix);
 }
 
 static inline guint n_traces(void)
@@ -101,7 +109,7 @@ static inline guint n_lines(void)
 
 static inline void assert_line(guint i, const char *text, TsConsoleSource source, const char *call)
 {
-  TsConsoleLine *line = console_line(i);
+  g_autoptr(TsConsoleLine) line = console_line(i);
   g_assert_cmpstr(ts_console_line_get_text(line), ==, text);
   g_assert_cmpint(ts_console_line_get_source(line), ==, source);
   if (call)

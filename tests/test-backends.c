@@ -194,6 +194,9 @@ static void test_export_fd(void)
   int fd = ts_tensor_export_fd(big, &offset);
   g_assert_cmpint(fd, >=, 0);
   g_assert_cmpuint(offset, ==, 0);
+  /* its size sealed: the other process maps it without fear of SIGBUS */
+  g_assert_cmpint(fcntl(fd, F_GET_SEALS) & (F_SEAL_SHRINK | F_SEAL_GROW), ==, F_SEAL_SHRINK | F_SEAL_GROW);
+  g_assert_cmpint(ftruncate(fd, 0), ==, -1);
   size_t bytes = (size_t)4 << 20;
   const float *seen = mmap(NULL, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
   g_assert_true(seen != MAP_FAILED);

@@ -12,11 +12,15 @@
 #include <unistd.h>
 
 #include "../fuzz/fuzz-worker-messages.h"
+#include "../fuzz/fuzz-worker-requests.h"
+#include "ts-remote-link.h"
+#include "ts-worker-protocol.h"
 #include "ts-fast-channel.h"
 #include "ts-output-lines.h"
 #include "ts-worker-messages.h"
 #include "ts-worker-optimized.h"
 #include "ts-worker-origins.h"
+#include "ts-worker-tensor.h"
 
 /* ---- the status page ------------------------------------------------------------------ */
 
@@ -61,11 +65,69 @@ static void test_status_not_utf8(void)
 
 /* ---- replies naming fds ----------------------------------------------------------------- */
 
+/* A memfd of size bytes, sealed against shrinking when `sealed`. */
+static GUnixFDList *memfd_list(gsize size, gboolean sealed)
+{
+  int fd = memfd_create("test", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  g_assert_cmpint(ftruncate(fd, (off_t)size), ==, 0);
+  if (sealed)
+    g_assert_cmpint(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), ==, 0);
+  return g_unix_fd_list_new_from_array(&fd, 1);
+}
+
 static GUnixFDList *one_memfd(gsize size)
 {
-  int fd = memfd_create("test", MFD_CLOEXEC);
-  g_assert_cmpint(ftruncate(fd, (off_t)size), ==, 0);
-  return g_unix_fd_list_new_from_array(&fd, 1);
+  return memfd_list(size, TRUE);
+}
+
+/* Bytes in an fd that could shrink under the mapping (an unsealed memfd,
+ * a pipe) are refused, naming what they were (a worker's ftruncate would
+ * raise SIGBUS in the app); sealed ones map, as the worker's copies and
+ * its fast channel (sealed where they are made) do. */
+static void test_map_fd_needs_seal(void)
+{
+  g_autoptr(GUnixFDList) unsealed = memfd_list(4096, FALSE);
+  g_autoptr(GError) error = NULL;
+  g_assert_null(ts_worker_map_fd(unsealed, 0, 0, 4096, "a Call result", &error));
+  g_assert_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL);
+  g_assert_nonnull(strstr(error->message, "a Call result is in an fd that can shrink (no F_SEAL_SHRINK)"));
+  g_clear_error(&error);
+
+  int p[2];
+  g_assert_cmpint(pipe(p), ==, 0);
+  close(p[1]);
+  g_autoptr(GUnixFDList) pipe_list = g_unix_fd_list_new_from_array(p, 1);
+  g_assert_null(ts_worker_map_fd(pipe_list, 0, 0, 1, "a profile", &error));
+  g_assert_nonnull(strstr(error->message, "a profile is in an fd that can shrink (not a sealable memfd)"));
+  g_clear_error(&error);
+
+  int fast_fd = memfd_create("fast", MFD_CLOEXEC);
+  g_assert_cmpint(ftruncate(fast_fd, (off_t)ts_fast_channel_size()), ==, 0);
+  g_assert_null(ts_fast_channel_map(fast_fd, &error));
+  g_assert_nonnull(strstr(error->message, "the fast call channel is in an fd that can shrink"));
+  g_clear_error(&error);
+  close(fast_fd);
+
+  g_autoptr(GUnixFDList) sealed = one_memfd(4096);
+  g_autoptr(GBytes) bytes = ts_worker_map_fd(sealed, 0, 100, 200, "a Call result", &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(g_bytes_get_size(bytes), ==, 200);
+
+  /* what the worker makes is sealed */
+  guint8 data[5000] = { 7 };
+  int copy = ts_worker_memfd_copy(data, sizeof data, &error);
+  g_assert_no_error(error);
+  g_assert_true(fcntl(copy, F_GET_SEALS) & F_SEAL_SHRINK);
+  close(copy);
+  int channel_fd;
+  TsFastHeader *h = ts_fast_channel_create(&channel_fd, &error);
+  g_assert_no_error(error);
+  g_assert_true(fcntl(channel_fd, F_GET_SEALS) & F_SEAL_SHRINK);
+  TsFastHeader *mapped = ts_fast_channel_map(channel_fd, &error);
+  g_assert_no_error(error);
+  ts_fast_channel_unmap(mapped);
+  ts_fast_channel_unmap(h);
+  close(channel_fd);
 }
 
 static ts_tensor *traced_body(ts_call *call)
@@ -269,7 +331,7 @@ static void test_mark_parse(void)
 
 /* ---- seeds for fuzz-worker-messages --------------------------------------------------- */
 
-static void put(const char *dir, const char *name, FuzzMessage kind, const void *bytes, gsize size)
+static void put(const char *dir, const char *name, guint kind, const void *bytes, gsize size)
 {
   g_autofree char *path = g_strdup_printf("%s/seed-%s", dir, name);
   g_autoptr(GByteArray) a = g_byte_array_new();
@@ -281,7 +343,7 @@ static void put(const char *dir, const char *name, FuzzMessage kind, const void 
     g_error("%s", error->message);
 }
 
-static void put_variant(const char *dir, const char *name, FuzzMessage kind, GVariant *v)
+static void put_variant(const char *dir, const char *name, guint kind, GVariant *v)
 {
   g_variant_ref_sink(v);
   put(dir, name, kind, g_variant_get_data(v), g_variant_get_size(v));
@@ -402,15 +464,56 @@ static int write_seeds(const char *dir)
   return 0;
 }
 
+/* fuzz-worker-requests' seeds: each method with arguments the app sends
+ * the test module (tests/modules/tiny.c), and a remote link's frames. */
+static int write_request_seeds(const char *dir)
+{
+  g_mkdir_with_parents(dir, 0755);
+  put_variant(dir, "hello", FUZZ_REQ_HELLO, g_variant_new("(u)", TS_WORKER_PROTOCOL_VERSION));
+  const char *const specs[] = { "f32[2,?]", NULL };
+  put_variant(dir, "set-input-signature", FUZZ_REQ_SET_INPUT_SIGNATURE,
+              g_variant_new("(s^as)", "self_matmul", specs));
+  GVariantDict options;
+  g_variant_dict_init(&options, NULL);
+  g_variant_dict_insert(&options, "compare", "u", 1u);
+  g_variant_dict_insert(&options, "check-eagerly", "b", TRUE);
+  const char *const args[] = { "f32[2,2]:ones", "2.5", NULL };
+  put_variant(dir, "call-graph", FUZZ_REQ_CALL,
+              g_variant_new("(us^asub@a{sv})", 1u, "scale", args, 2u, FALSE, g_variant_dict_end(&options)));
+  g_variant_dict_init(&options, NULL);
+  g_variant_dict_insert(&options, "profile", "b", TRUE);
+  g_variant_dict_insert(&options, "device", "s", "CPU");
+  const char *const fill[] = { "ones", "4", NULL };
+  put_variant(dir, "call-eager", FUZZ_REQ_CALL,
+              g_variant_new("(us^asub@a{sv})", 2u, "fill_named", fill, 1u, TRUE, g_variant_dict_end(&options)));
+  put_variant(dir, "get-optimized", FUZZ_REQ_GET_OPTIMIZED, g_variant_new("(ss)", "scale", "(x: f32[2,2], k: 2.5)"));
+  put_variant(dir, "list-devices", FUZZ_REQ_LIST_DEVICES, g_variant_new("()"));
+  put_variant(dir, "take-fast-reply", FUZZ_REQ_TAKE_FAST_REPLY, g_variant_new("(u)", 3u));
+  put_variant(dir, "cancel", FUZZ_REQ_CANCEL, g_variant_new("(u)", 4u));
+  /* a D-Bus frame, a kill, an empty frame (the app closed), then one cut short */
+  g_autoptr(GByteArray) frames = g_byte_array_new();
+  const TsRemoteFrame heads[] = { { TS_REMOTE_DBUS, 5 }, { TS_REMOTE_KILL, 0 }, { TS_REMOTE_DBUS, 0 },
+                                  { TS_REMOTE_STDOUT, 100 } };
+  for (guint i = 0; i < G_N_ELEMENTS(heads); i++) {
+    g_byte_array_append(frames, (const guint8 *)&heads[i], sizeof heads[i]);
+    g_byte_array_append(frames, (const guint8 *)"hello", MIN(heads[i].length, 5));
+  }
+  put(dir, "frames", FUZZ_REQ_FRAMES, frames->data, frames->len);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc == 3 && strcmp(argv[1], "--write-seeds") == 0)
     return write_seeds(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "--write-request-seeds") == 0)
+    return write_request_seeds(argv[2]);
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/worker-messages/status/fields-without-nul", test_status_fields_without_nul);
   g_test_add_func("/worker-messages/status/not-utf8", test_status_not_utf8);
   g_test_add_func("/worker-messages/optimized/fd-out-of-list", test_optimized_fd_out_of_list);
   g_test_add_func("/worker-messages/result/profile-past-fd", test_result_profile_past_fd);
+  g_test_add_func("/worker-messages/map-fd/needs-seal", test_map_fd_needs_seal);
   g_test_add_func("/worker-messages/fast-reply", test_fast_reply);
   g_test_add_func("/worker-messages/output/lines", test_output_lines);
   g_test_add_func("/worker-messages/output/mark-parse", test_mark_parse);

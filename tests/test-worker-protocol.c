@@ -352,6 +352,7 @@ static void test_worker_wrong_answers(void)
     "a Call result with a secret of 5242880 bytes to read: not one it may have",
     "the worker sent 10 bytes of data at 0 where 1048576 were asked for",
     "a Call result with a profile of 1099511627776 bytes to read: not one it may have",
+    "a Call result is in an fd that can shrink (no F_SEAL_SHRINK)",
   };
   g_autoptr(GError) error = NULL;
   TsWorker *w = fake("bad-replies", &error);

@@ -2,6 +2,7 @@
 #include "ts-fast-channel.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "ts-worker-error.h"
+#include "ts-worker-tensor.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define CPU_RELAX() __builtin_ia32_pause()
@@ -40,8 +42,10 @@ static TsFastHeader *map(int fd, GError **error)
 
 TsFastHeader *ts_fast_channel_create(int *fd, GError **error)
 {
-  *fd = memfd_create("tracescope-fast-call", MFD_CLOEXEC);
-  if (*fd < 0 || ftruncate(*fd, (off_t)ts_fast_channel_size()) != 0) {
+  *fd = memfd_create("tracescope-fast-call", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  /* its size sealed: the app maps it (both sides write, so not F_SEAL_WRITE) */
+  if (*fd < 0 || ftruncate(*fd, (off_t)ts_fast_channel_size()) != 0 ||
+      fcntl(*fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
     g_set_error(error, G_IO_ERROR, g_io_error_from_errno(errno), "cannot make the fast call channel: %s",
                 g_strerror(errno));
     if (*fd >= 0)
@@ -64,6 +68,8 @@ TsFastHeader *ts_fast_channel_create(int *fd, GError **error)
 TsFastHeader *ts_fast_channel_map(int fd, GError **error)
 {
   struct stat st;
+  if (!ts_worker_fd_check_sealed(fd, "the fast call channel", error))
+    return NULL;
   if (fstat(fd, &st) != 0 || (guint64)st.st_size != ts_fast_channel_size()) {
     g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
                 "the fast call channel is %jd bytes, not %zu", (intmax_t)st.st_size, ts_fast_channel_size());

@@ -47,9 +47,11 @@ typedef struct {
 
 typedef enum { TS_FAST_REQUEST, TS_FAST_REPLY } TsFastArea;
 
-/* The worker's side: a new channel in a memfd (*fd, close-on-exec), mapped. */
+/* The worker's side: a new channel in a memfd (*fd, close-on-exec, its
+ * size sealed), mapped. */
 TsFastHeader *ts_fast_channel_create(int *fd, GError **error);
-/* The app's side: the channel in fd, mapped after its size and header are checked. */
+/* The app's side: the channel in fd, mapped after its seals (F_SEAL_SHRINK),
+ * size and header are checked. */
 TsFastHeader *ts_fast_channel_map(int fd, GError **error);
 void ts_fast_channel_unmap(TsFastHeader *h);
 /* The whole mapping's size. */

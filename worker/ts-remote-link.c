@@ -36,3 +36,9 @@ gboolean ts_remote_write_frame(int fd, TsRemoteChannel channel, const void *data
   TsRemoteFrame f = { .channel = channel, .length = (uint32_t)len };
   return ts_remote_write_all(fd, &f, sizeof f) && (len == 0 || ts_remote_write_all(fd, data, len));
 }
+
+gboolean ts_remote_read_frame(int fd, TsRemoteFrame *f, void *buf)
+{
+  return ts_remote_read_all(fd, f, sizeof *f) && f->length <= TS_REMOTE_FRAME_MAX &&
+         ts_remote_read_all(fd, buf, f->length);
+}

@@ -39,3 +39,8 @@ gboolean ts_remote_write_all(int fd, const void *data, gsize len);
 gboolean ts_remote_read_all(int fd, void *data, gsize len);
 /* One frame; FALSE when fd failed. */
 gboolean ts_remote_write_frame(int fd, TsRemoteChannel channel, const void *data, gsize len);
+/* The next frame from fd: its header in *f and its bytes in buf (room
+ * for TS_REMOTE_FRAME_MAX); FALSE at the end, an error, a frame cut short
+ * or one longer than TS_REMOTE_FRAME_MAX (the link cannot be trusted
+ * after it).  The channel is the caller's to check. */
+gboolean ts_remote_read_frame(int fd, TsRemoteFrame *f, void *buf);

@@ -175,8 +175,7 @@ static gpointer in_thread_main(gpointer data)
   gboolean ok = link->banner_error == NULL;
   g_autofree char *buf = g_malloc(TS_REMOTE_FRAME_MAX);
   TsRemoteFrame f;
-  while (ok && ts_remote_read_all(link->ssh_out, &f, sizeof f) && f.length <= TS_REMOTE_FRAME_MAX &&
-         ts_remote_read_all(link->ssh_out, buf, f.length)) {
+  while (ok && ts_remote_read_frame(link->ssh_out, &f, buf)) {
     switch (f.channel) {
     case TS_REMOTE_DBUS:
       ok = send_all(link->dbus_link, buf, f.length);

@@ -220,12 +220,25 @@ GBytes *ts_worker_map_fd(GUnixFDList *fds, gint32 index, guint64 offset, guint64
   return bytes;
 }
 
+gboolean ts_worker_fd_check_sealed(int fd, const char *what, GError **error)
+{
+  int seals = fcntl(fd, F_GET_SEALS);
+  if (seals >= 0 && (seals & F_SEAL_SHRINK))
+    return TRUE;
+  g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+              "%s is in an fd that can shrink (%s): the worker must seal it (F_SEAL_SHRINK) before passing it",
+              what, seals < 0 ? "not a sealable memfd" : "no F_SEAL_SHRINK");
+  return FALSE;
+}
+
 static GBytes *map_fd(int fd, guint64 offset, guint64 size, const char *what, GError **error)
 {
   /* mapped from the page the bytes start in */
   guint64 page = (guint64)sysconf(_SC_PAGESIZE), start = offset / page * page, end;
   struct stat st;
   void *map = MAP_FAILED;
+  if (!ts_worker_fd_check_sealed(fd, what, error))
+    return NULL;
   if (!g_uint64_checked_add(&end, offset, size) || fstat(fd, &st) != 0 || (guint64)st.st_size < end)
     g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
                 "%s (%" G_GUINT64_FORMAT " bytes at %" G_GUINT64_FORMAT

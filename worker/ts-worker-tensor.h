@@ -41,8 +41,15 @@ gboolean ts_worker_inline_fits(gsize size, const char *what, GError **error);
 /* A sealed memfd holding a copy of data, or -1 with an error. */
 int ts_worker_memfd_copy(const void *data, size_t size, GError **error);
 /* size bytes at offset of the memfd fds[index], mapped read-only (checked
- * against the file's size); NULL with an error naming `what`. */
+ * against the file's size, and refused unless sealed against shrinking:
+ * a worker shrinking it under the mapping would raise SIGBUS in the app);
+ * NULL with an error naming `what`. */
 GBytes *ts_worker_map_fd(GUnixFDList *fds, gint32 index, guint64 offset, guint64 size, const char *what,
                          GError **error);
+
+/* TRUE when fd is sealed against shrinking (F_SEAL_SHRINK), which
+ * mapping another process's memfd needs; else FALSE with an error naming
+ * `what`. */
+gboolean ts_worker_fd_check_sealed(int fd, const char *what, GError **error);
 
 G_END_DECLS

@@ -91,11 +91,9 @@ static gboolean forward(Relay *r, int src, gsize max)
 /* A frame from the app; FALSE at the link's end. */
 static gboolean take_frame(Relay *r)
 {
+  static char data[TS_REMOTE_FRAME_MAX];
   TsRemoteFrame f;
-  if (!ts_remote_read_all(r->link_in, &f, sizeof f) || f.length > TS_REMOTE_FRAME_MAX)
-    return FALSE;
-  g_autofree char *data = g_malloc(MAX(f.length, 1));
-  if (!ts_remote_read_all(r->link_in, data, f.length))
+  if (!ts_remote_read_frame(r->link_in, &f, data))
     return FALSE;
   if (f.channel == TS_REMOTE_KILL)
     kill(-r->child, SIGKILL);

@@ -11,6 +11,7 @@
  * memory itself over, and an exported buffer is never handed out again. */
 #include "../engine-private.h"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -42,11 +43,14 @@ static GHashTable *shared;   /* base address -> shared_buf * (under lock) */
 /* A memfd of size bytes mapped here, or NULL (the caller falls back to malloc). */
 static void *shared_alloc(size_t size)
 {
-  int fd = memfd_create("tracescope-tensor", MFD_CLOEXEC);
+  int fd = memfd_create("tracescope-tensor", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0)
     return NULL;
-  void *p = ftruncate(fd, (off_t)size) == 0 ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
-                                             : MAP_FAILED;
+  /* its size sealed: a process it is exported to maps it without fear of
+   * SIGBUS (written here, so not F_SEAL_WRITE) */
+  void *p = ftruncate(fd, (off_t)size) == 0 && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0
+              ? mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+              : MAP_FAILED;
   if (p == MAP_FAILED) {
     close(fd);
     return NULL;

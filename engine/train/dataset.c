@@ -286,15 +286,15 @@ ts_dataset *ts_dataset_map(const ts_dataset *ds, ts_dataset_map_fn fn, void *use
 ts_iterable ts_dataset_over(ts_dataset *ds)
 {
   if (!check_dataset(ds, "iteration"))
-    return (ts_iterable){ NULL };
+    return (ts_iterable){ 0 };
   if (has_tail(ds) && ts_tracing()) {
     train_error(TS_ERR_SHAPE, "dataset iteration: traced, a loop's batches must have one shape, "
                 "but the last batch has %lld of %lld (batch with drop_remainder)",
                 (long long)(ds->count % ds->batch), (long long)ds->batch);
-    return (ts_iterable){ NULL };
+    return (ts_iterable){ 0 };
   }
   if (ds->shuffled && !pass_make(ds)) /* a new pass: shuffled anew */
-    return (ts_iterable){ NULL };
+    return (ts_iterable){ 0 };
   return TS_RANGE(ts_scalar_i64(0), ts_scalar_i64(ts_dataset_cardinality(ds)), ts_scalar_i64(1));
 }
 
