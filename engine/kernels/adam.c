@@ -24,7 +24,14 @@
     }                                                                                          \
   }
 
-ADAM_LOOP(avx512, __attribute__((target("avx512f,prefer-vector-width=512"))))
+/* GCC takes the vector width in the target attribute, clang does not */
+#if defined(__clang__)
+#define AVX512_TARGET __attribute__((target("avx512f")))
+#else
+#define AVX512_TARGET __attribute__((target("avx512f,prefer-vector-width=512")))
+#endif
+
+ADAM_LOOP(avx512, AVX512_TARGET)
 ADAM_LOOP(avx2, __attribute__((target("avx2"))))
 ADAM_LOOP(c, )
 
