@@ -53,6 +53,19 @@ class Lstm(nn.Module):
         return self.head(y)
 
 
+class LstmState(nn.Module):
+    """Lstm with its initial state given: no Shape/Expand to make zeros."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(32, 64, batch_first=True)
+        self.head = nn.Linear(64, 8)
+
+    def forward(self, x, h0, c0):
+        y, _ = self.lstm(x, (h0, c0))
+        return self.head(y)
+
+
 class Encoder(nn.Module):
     """One transformer encoder layer (4 heads, d_model 64, post-norm)."""
 
@@ -64,39 +77,66 @@ class Encoder(nn.Module):
         return self.layer(x)
 
 
-# key: (label, model class, input shape)
+class FixedEncoder(nn.Module):
+    """Encoder's computation written out with fixed shapes (reshapes by
+    constants, not by Shape ops): post-norm self-attention, 4 heads, and a
+    relu feed-forward."""
+
+    def __init__(self, b=4, t=32, d=64, h=4, ff=256):
+        super().__init__()
+        self.b, self.t, self.d, self.h = b, t, d, h
+        self.qkv = nn.Linear(d, 3 * d)
+        self.out = nn.Linear(d, d)
+        self.norm1, self.norm2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.ff = nn.Sequential(nn.Linear(d, ff), nn.ReLU(), nn.Linear(ff, d))
+
+    def forward(self, x):
+        b, t, d, h = self.b, self.t, self.d, self.h
+        q, k, v = self.qkv(x).reshape(b, t, 3, h, d // h).permute(2, 0, 3, 1, 4).unbind(0)
+        a = torch.softmax(q @ k.transpose(-1, -2) * (d // h) ** -0.5, dim=-1) @ v
+        x = self.norm1(x + self.out(a.transpose(1, 2).reshape(b, t, d)))
+        return self.norm2(x + self.ff(x))
+
+
+# key: (label, model class, input shapes)
 MODELS = {
-    "mlp": ("MLP 784-128-10 b=60", Mlp, (60, 28, 28)),
-    "cnn": ("CNN 2x(conv3x3+bn+relu+pool) b=8 32x32", SmallCnn, (8, 3, 32, 32)),
-    "lstm": ("LSTM(32->64)+Linear b=8 t=16", Lstm, (8, 16, 32)),
-    "encoder": ("TransformerEncoderLayer d=64 h=4 b=4 t=32", Encoder, (4, 32, 64)),
+    "mlp": ("MLP 784-128-10 b=60", Mlp, [(60, 28, 28)]),
+    "cnn": ("CNN 2x(conv3x3+bn+relu+pool) b=8 32x32", SmallCnn, [(8, 3, 32, 32)]),
+    "lstm": ("nn.LSTM(32->64)+Linear b=8 t=16", Lstm, [(8, 16, 32)]),
+    "lstm_state": ("nn.LSTM(32->64)+Linear, h0/c0 given", LstmState, [(8, 16, 32), (1, 8, 64), (1, 8, 64)]),
+    "encoder": ("nn.TransformerEncoderLayer d=64 h=4 b=4 t=32", Encoder, [(4, 32, 64)]),
+    "encoder_fixed": ("encoder layer, fixed reshapes d=64 h=4 b=4 t=32", FixedEncoder, [(4, 32, 64)]),
 }
 
 
-def export(out, key, label, cls, shape):
+def export(out, key, label, cls, shapes):
     torch.manual_seed(0)
     model = cls().eval()
     for m in model.modules():  # batchnorm statistics that are not the identity
         if isinstance(m, nn.BatchNorm2d):
             m.running_mean.uniform_(-0.5, 0.5)
             m.running_var.uniform_(0.5, 1.5)
-    x = torch.from_numpy(np.random.default_rng(0).standard_normal(shape).astype(np.float32))
+    rng = np.random.default_rng(0)
+    xs = [torch.from_numpy(rng.standard_normal(s).astype(np.float32)) for s in shapes]
     folder = os.path.join(out, key)
     os.makedirs(folder, exist_ok=True)
     # with autograd on: in eval mode under no_grad, TransformerEncoderLayer
     # takes a fused fast path that torch.onnx cannot export
-    torch.onnx.export(model, (x,), os.path.join(folder, "model.onnx"), opset_version=17,
-                      do_constant_folding=True, input_names=["x"], output_names=["y"])
-    np.save(os.path.join(folder, "input_0.npy"), x.numpy())
-    return [key, label, os.path.join(folder, "model.onnx"), os.path.join(folder, "input_0.npy")]
+    torch.onnx.export(model, tuple(xs), os.path.join(folder, "model.onnx"), opset_version=17,
+                      do_constant_folding=True, input_names=[f"x{i}" for i in range(len(xs))],
+                      output_names=["y"])
+    inputs = [os.path.join(folder, f"input_{i}.npy") for i in range(len(xs))]
+    for path, x in zip(inputs, xs):
+        np.save(path, x.numpy())
+    return [key, label, os.path.join(folder, "model.onnx"), " ".join(inputs)]
 
 
 def main():
     out = sys.argv[1]
     with open(os.path.join(out, "models.tsv"), "w") as f:
-        for key, (label, cls, shape) in MODELS.items():
+        for key, (label, cls, shapes) in MODELS.items():
             try:
-                print("\t".join(export(out, key, label, cls, shape)), file=f)
+                print("\t".join(export(out, key, label, cls, shapes)), file=f)
             except Exception as e:  # one failing export leaves the others
                 print(f"onnx_models: {key}: export failed: {e}", file=sys.stderr)
 
