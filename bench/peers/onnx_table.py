@@ -39,8 +39,8 @@ def main():
                 ratio = ours_ms / ort_ms if ours_ms and ort_ms else None
                 agree = "-" if not ort else ("yes" if ort["agrees"] else f"NO ({ort['max_abs_diff']:.2g})")
                 target = "-" if ratio is None else ("ok" if ratio <= TARGET else "MISSED")
-                rows.append((label, str(n), f"{ours_ms:.3f}" if ours_ms else "failed",
-                             f"{ort_ms:.3f}" if ort_ms else "-",
+                rows.append((label, str(n), f"{ours_ms:.4g}" if ours_ms else "failed",
+                             f"{ort_ms:.4g}" if ort_ms else "-",
                              f"{ratio:.2f}x" if ratio else "-", agree, target))
     head = ("model", "threads", "ours ms", "ORT ms", "ours/ORT", "outputs agree", f"≤ {TARGET:.1f}x")
     widths = [max(len(r[i]) for r in rows + [head]) for i in range(len(head))]
