@@ -49,9 +49,11 @@ def main():
     print(fmt.format(*head))
     for r in rows:
         print(fmt.format(*r))
+    compared = sum(r[-1] != "-" for r in rows)
     missed = sum(r[-1] == "MISSED" for r in rows)
     disagree = sum(r[5].startswith("NO") for r in rows)
-    print(f"target missed on {missed} of {len(rows)} rows; outputs disagree on {disagree}")
+    print(f"target missed on {missed} of {compared} rows compared ({len(rows)} in all); "
+          f"outputs disagree on {disagree}")
     for name in ("machine.txt", "missing.txt"):
         path = os.path.join(results, name)
         if os.path.exists(path):
