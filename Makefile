@@ -65,6 +65,7 @@ bench: build
 	if [ -x $(BUILD)/bench/tracescope-bench-gpu ]; then $(BUILD)/bench/tracescope-bench-gpu; \
 	else echo "bench-gpu: skipped: not built (no CUDA toolkit, or -Dcuda=disabled)"; fi
 	scripts/bench-peers $(BUILD)
+	scripts/bench-onnx $(BUILD)
 	scripts/bench-train $(BUILD)
 
 # libFuzzer (clang), each target for FUZZ_SECONDS; fails on a finding.
