@@ -47,12 +47,26 @@ void onnx_node_fail(const onnx_node_ctx *c, ts_error_code code, const char *fmt,
   g_free(detail);
 }
 
-/* An engine op failed inside a node's mapping: the error names the node. */
+/* An engine op failed inside a node's mapping: the error names the node.
+ * A mapping that stopped without one found no tensor for an input it
+ * needs: one the model left out (an empty name, which marks an optional
+ * input absent). */
 static void name_failed_node(const onnx_node_ctx *c)
 {
   const ts_error *e = ts_error_peek();
-  if (!e || (e->op && strcmp(e->op, c->node->op_type) == 0))
-    return; /* none, or the row's own (onnx_node_fail) */
+  if (!e) {
+    size_t i = 0;
+    while (i < c->node->n_input && c->node->input[i] && *c->node->input[i])
+      i++;
+    if (i < c->node->n_input)
+      onnx_node_fail(c, TS_ERR_FORMAT, "input %zu is left out (an empty name), but %s needs it", i,
+                     c->node->op_type);
+    else
+      onnx_node_fail(c, TS_ERR_INTERNAL, "the mapping of %s failed without saying why", c->node->op_type);
+    return;
+  }
+  if (e->op && strcmp(e->op, c->node->op_type) == 0)
+    return; /* the row's own (onnx_node_fail) */
   ts_error *taken = ts_error_take();
   const char *op = taken->op ? taken->op : "";
   onnx_node_fail(c, taken->code, "%s%s%s", op, *op ? ": " : "", taken->detail ? taken->detail : taken->message);
