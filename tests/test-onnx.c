@@ -2169,6 +2169,38 @@ static void test_cli_onnx_test(void)
   g_free(skip);
 }
 
+/* A value expanded to the shape of an input (PyTorch's exports make an
+ * LSTM's zero state this way): Shape of a known shape is known when the
+ * graph is built, so Expand, which needs its shape then, traces.
+ * Eagerly and as a graph. */
+static void test_shape_known_when_built(void)
+{
+  int64_t dims[] = { 2, 3 }, one = 1;
+  float five = 5;
+  pb *g = msg();
+  put_msg(g, 1, node("Shape", "shape", "x", "s", NULL));
+  put_msg(g, 1, node("Expand", "expand", "c,s", "y", NULL));
+  put_msg(g, 5, float_tensor("c", 1, &one, &five, 1));
+  put_msg(g, 11, value_info("x", 1, 2, dims));
+  put_msg(g, 12, value_info("y", 1, 0, NULL));
+  pb *bytes = model(13, g);
+  char *path = write_file("shape-known.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  for (int graph = 0; graph < 2; graph++) {
+    ts_scope *scope = ts_scope_begin();
+    ts_tensor *x = ts_zeros(TS_F32, TS_SHAPE(2, 3));
+    ts_tensor *y = run1(m, &x, 1, graph);
+    g_assert_cmpint(ts_tensor_dim(y, 0), ==, 2);
+    g_assert_cmpint(ts_tensor_dim(y, 1), ==, 3);
+    for (int i = 0; i < 6; i++)
+      g_assert_cmpfloat(ts_tensor_get_f64(y, i), ==, 5);
+    ts_scope_end(scope);
+  }
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -2222,6 +2254,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/hostile/not-a-file", test_not_a_file);
   g_test_add_func("/onnx/hostile/oversized", test_oversized);
   g_test_add_func("/onnx/cli/onnx-test-run-list", test_cli_onnx_test);
+  g_test_add_func("/onnx/shape-known-when-built", test_shape_known_when_built);
   int ret = g_test_run();
   char *cmd = g_strdup_printf("rm -rf '%s'", tmp_dir);
   g_assert_cmpint(system(cmd), ==, 0);

@@ -99,6 +99,10 @@ typedef struct onnx_op_row {
   bool foldable;          /* computed on the host when every input is known there */
 } onnx_op_row;
 
+/* Shape's or Size's value on the host where the input's shape is known
+ * when the graph is built, else NULL (onnx_ops.c). */
+ts_tensor *onnx_shape_host(const onnx_node_ctx *c);
+
 /* Runs row's build for the node c, its ops located at c->loc. */
 bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c);
 

@@ -470,7 +470,11 @@ static bool build_nodes(ts_onnx_model *m, const Onnx__GraphProto *g, onnx_values
     bool need_host = false;
     for (size_t k = 0; k < n->n_output && ok; k++)
       need_host |= !(host[k] = host_of(out[k]));
-    if (ok && need_host && all_host && row->foldable && ts_tracing()) {
+    if (ok && need_host && !all_host && ts_tracing() && n->n_output == 1) {
+      ts_init_scope_begin();
+      host[0] = onnx_shape_host(&c); /* Shape and Size of a known shape */
+      ts_init_scope_end();
+    } else if (ok && need_host && all_host && row->foldable && ts_tracing()) {
       /* the same node on the host values, so that later shape inputs are known */
       for (size_t k = 0; k < n->n_input; k++)
         in[k].t = in[k].host;

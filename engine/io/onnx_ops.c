@@ -525,6 +525,35 @@ static bool op_shape(onnx_node_ctx *c)
   return out1(c, s);
 }
 
+/* Shape and Size read only their input's shape: where it is known when
+ * the graph is built, their value on the host (NULL where it is not), so
+ * that the shapes later nodes compute from it (an LSTM's zero state
+ * expanded to the batch, a reshape's target) are known too, as PyTorch's
+ * exports need. */
+ts_tensor *onnx_shape_host(const onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  if (!x || c->n_out < 1)
+    return NULL;
+  ts_shape s = ts_tensor_shape(x);
+  for (int d = 0; d < s.rank; d++)
+    if (s.dim[d] < 0)
+      return NULL;
+  if (strcmp(c->node->op_type, "Size") == 0) {
+    int64_t n = ts_shape_size(s);
+    return n < 0 ? NULL : ts_constant(TS_I64, TS_SHAPE(), &n);
+  }
+  if (strcmp(c->node->op_type, "Shape") != 0)
+    return NULL;
+  int rank = s.rank;
+  int64_t start = attr_int(c, "start", 0), end = attr_int(c, "end", rank);
+  start += start < 0 ? rank : 0;
+  end += end < 0 ? rank : 0;
+  start = start < 0 ? 0 : start > rank ? rank : start;
+  end = end < start ? start : end > rank ? rank : end;
+  return ts_constant(TS_I64, TS_SHAPE(end - start), s.dim + start);
+}
+
 static bool op_size(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0);
