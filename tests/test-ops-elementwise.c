@@ -777,6 +777,22 @@ static void test_null_propagation(void)
   ts_scope_end(s);
 }
 
+/* The 16-bit floats are floats, but the rows whose loops exist only for
+ * f32 and f64 (convolution, softmax) refuse them by name, never run a
+ * loop of the wrong width (a float16 Conv2D wrote f64 results past its
+ * output: fuzz-onnx, through AveragePool). */
+static void test_f16_refused_by_f32_f64_rows(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_tensor *x = ts_cast(ts_ones(TS_F32, TS_SHAPE(1, 4, 4, 1)), TS_F16);
+  ts_tensor *f = ts_cast(ts_ones(TS_F32, TS_SHAPE(3, 3, 1, 1)), TS_F16);
+  g_assert_null(ts_conv2d(x, f, 1, 1, TS_PADDING_VALID));
+  expect_error(TS_ERR_DTYPE, "Conv2D", "f32 or both f64", "f16", NULL);
+  g_assert_null(ts_softmax(ts_cast(ts_ones(TS_F32, TS_SHAPE(2, 3)), TS_BF16)));
+  expect_error(TS_ERR_DTYPE, "Softmax", "float32 or float64", NULL);
+  ts_scope_end(s);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -807,6 +823,7 @@ int main(int argc, char **argv)
   g_test_add_func("/ops/elementwise/new-dtypes", test_new_dtypes_ops);
   g_test_add_func("/ops/elementwise/null-propagation", test_null_propagation);
   g_test_add_func("/ops/elementwise/dtype-messages", test_dtype_messages);
+  g_test_add_func("/ops/elementwise/f16-refused-by-f32-f64-rows", test_f16_refused_by_f32_f64_rows);
   int rc = g_test_run();
   ts_release_all();
   return rc;

@@ -126,7 +126,7 @@ static bool conv2d_infer(ts_infer_ctx *c)
   ts_ints strides = c->attrs[CONV_STRIDES].ints;
   int64_t padding = c->attrs[CONV_PADDING].i;
 
-  if (!ts_dtype_is_float(x->dtype) || f->dtype != x->dtype)
+  if ((x->dtype != TS_F32 && x->dtype != TS_F64) || f->dtype != x->dtype)
     return window_fail(c, TS_ERR_DTYPE, "input and filter must both be f32 or both f64", "");
   if (x->shape.rank != 4 || f->shape.rank != 4)
     return window_fail(c, TS_ERR_SHAPE,
