@@ -1150,6 +1150,26 @@ static void test_op_palette(void)
   }
 }
 
+/* Another tool's op names take colours of their own: each of them at
+ * least ΔE76 10 from every engine op's colour, in both modes, however the
+ * name hashes; neighbouring hues tell apart side by side (>= 6). */
+static void test_foreign_palette(void)
+{
+  for (int dark = 0; dark < 2; dark++) {
+    const _ts_palette *pal = _ts_palette_get(dark);
+    double least = G_MAXDOUBLE;
+    for (guint k = 0; k < TS_FOREIGN_HUES; k++) {
+      _ts_rgba c = _ts_foreign_colour(pal, k);
+      for (int op = 0; op < TS_OP_COUNT; op++)
+        least = MIN(least, delta_e(c, _ts_op_colour(pal, op)));
+      g_assert_cmpfloat(delta_e(c, _ts_foreign_colour(pal, k + 1)), >=, 6);
+      g_assert_cmpfloat(delta_e(c, _ts_foreign_colour(pal, k + TS_FOREIGN_HUES)), ==, 0);
+    }
+    g_test_message("%s: foreign names at least ΔE76 %.2f from every op", dark ? "dark" : "light", least);
+    g_assert_cmpfloat(least, >=, 10);
+  }
+}
+
 /* Nested group boxes step visibly (ΔE76 >= 6) from each other and stand
  * apart from the background (>= 3: they have an outline too), in both
  * modes; collapsed groups stand out of them (>= 10). */
@@ -1346,6 +1366,7 @@ int main(int argc, char **argv)
   g_test_add_func("/render/errors", test_errors);
   g_test_add_func("/render/cli", test_cli_render);
   g_test_add_func("/render/op-palette", test_op_palette);
+  g_test_add_func("/render/foreign-palette", test_foreign_palette);
   g_test_add_func("/render/group-tones", test_group_tones);
   g_test_add_func("/render/legend", test_legend);
   g_test_add_func("/render/legend-follows-expansion", test_legend_follows_expansion);

@@ -335,31 +335,40 @@ static guint32 pixel_at(cairo_surface_t *surface, double x, double y)
 
 /* Another tool's op names (the engine knows none of them) get colours by
  * name, not all the one grey of an unknown op: the same name the same
- * colour, different names different ones. */
+ * colour, different names different ones, and none an engine op's colour
+ * (drawn after them: a span of every op the engine has). */
 static void test_foreign_colours(void)
 {
-  const char *json =
-    "[{\"ph\":\"X\",\"name\":\"aten::addmm\",\"tid\":1,\"ts\":0,\"dur\":100},"
-    "{\"ph\":\"X\",\"name\":\"aten::relu\",\"tid\":1,\"ts\":100,\"dur\":100},"
-    "{\"ph\":\"X\",\"name\":\"aten::addmm\",\"tid\":1,\"ts\":200,\"dur\":100},"
-    "{\"ph\":\"X\",\"name\":\"Add\",\"tid\":1,\"ts\":300,\"dur\":100}]"; /* an engine op */
+  const char *foreign[] = { "aten::addmm", "aten::relu", "aten::addmm" };
+  int n = G_N_ELEMENTS(foreign) + TS_OP_COUNT;
+  GString *json = g_string_new("[");
+  for (int i = 0; i < n; i++)
+    g_string_append_printf(json, "%s{\"ph\":\"X\",\"name\":\"%s\",\"tid\":1,\"ts\":%d,\"dur\":100}", i ? "," : "",
+                           i < (int)G_N_ELEMENTS(foreign) ? foreign[i] : ts_op_name(i - (int)G_N_ELEMENTS(foreign)),
+                           i * 100);
+  g_string_append(json, "]");
   GError *error = NULL;
-  tsp_session *s = tsp_chrome_import_data(json, strlen(json), &error);
+  tsp_session *s = tsp_chrome_import_data(json->str, json->len, &error);
   g_assert_no_error(error);
+  g_string_free(json, TRUE);
   tsp_lod *lod = tsp_lod_build(s);
-  ts_timeline_view v = { .lod = lod, .width = 600, .height = 200 };
-  v.ns_per_px = 400e3 / (v.width - TS_TIMELINE_GUTTER);
+  ts_timeline_view v = { .lod = lod, .width = TS_TIMELINE_GUTTER + 20 * n, .height = 200 };
+  v.ns_per_px = 5e3; /* a span 20 px */
   cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, v.width, v.height);
   cairo_t *cr = cairo_create(surface);
   ts_timeline_render(cr, &v);
   double y = ts_timeline_row_y(&v, 0, 0) + 4;
-  guint32 c[4];
-  for (int i = 0; i < 4; i++)
+  g_autofree guint32 *c = g_new(guint32, n);
+  for (int i = 0; i < n; i++)
     c[i] = pixel_at(surface, ts_timeline_x_of(&v, i * 100e3) + 3, y);
   g_assert_cmphex(c[0], ==, c[2]);
   g_assert_cmphex(c[0], !=, c[1]);
-  g_assert_cmphex(c[0], !=, c[3]);
-  g_assert_cmphex(c[1], !=, c[3]);
+  for (int op = 0; op < TS_OP_COUNT; op++) {
+    guint32 engine = c[G_N_ELEMENTS(foreign) + op];
+    if (engine == c[0] || engine == c[1])
+      g_error("a foreign name has %s's colour %06x", ts_op_name(op), engine);
+  }
+  g_assert_cmphex(c[G_N_ELEMENTS(foreign) + TS_OP_ADD], !=, c[G_N_ELEMENTS(foreign) + TS_OP_MATMUL]);
   cairo_destroy(cr);
   cairo_surface_destroy(surface);
   tsp_lod_free(lod);

@@ -317,6 +317,25 @@ _ts_op_family _ts_op_family_of(int op)
   return op < 0 || op >= TS_OP_COUNT ? TS_OP_FAMILY_OTHER : (_ts_op_family)OP_FAMILIES[op];
 }
 
+/* ---- other tools' ops --------------------------------------------------------------
+ * Names the engine does not know (a PyTorch trace's aten::addmm) take a
+ * colour by name from a band of their own: TS_FOREIGN_HUES hues around the
+ * circle at L 42 (dark 32), below every op colour (L 60-93, dark 50-83),
+ * so that no name can take an engine op's colour whatever the op rows. */
+
+#define FOREIGN_L 42
+#define FOREIGN_CHROMA 36
+
+_ts_rgba _ts_foreign_colour(const _ts_palette *palette, guint hash)
+{
+  double t = (hash % TS_FOREIGN_HUES) * 2 * G_PI / TS_FOREIGN_HUES;
+  guint32 hex = 0;
+  for (double c = FOREIGN_CHROMA; c > 0; c -= 1) /* less chroma where the hue is out of gamut */
+    if (hex_of((lab){ FOREIGN_L - (palette->dark ? 10 : 0), c * cos(t), c * sin(t) }, &hex))
+      break;
+  return from_hex(hex);
+}
+
 /* ---- groups, categories, heat ------------------------------------------------------ */
 
 /* Tints for collapsed groups, picked by structure: alike groups look

@@ -58,6 +58,10 @@ typedef enum _ts_op_family {
 /* op: a ts_op, or -1 for none (a neutral grey, as for ops newer than the table). */
 _ts_rgba _ts_op_colour(const _ts_palette *palette, int op);
 _ts_op_family _ts_op_family_of(int op);
+/* An op name the engine does not know, by its hash: one of TS_FOREIGN_HUES
+ * colours darker than every op's, so never an op's colour. */
+#define TS_FOREIGN_HUES 18
+_ts_rgba _ts_foreign_colour(const _ts_palette *palette, guint hash);
 /* Collapsed groups, by structure (ts_view_item_template). */
 _ts_rgba _ts_group_colour(const _ts_palette *palette, int template_id);
 /* Categories (devices, functions): k from 0; compute time: t in [0, 1]. */

@@ -204,22 +204,17 @@ static void show_text_in(cairo_t *cr, const char *text, double x, double y, doub
 /* ---- spans --------------------------------------------------------------------------------- */
 
 /* Ops take their op's colour; ops the engine does not know (another
- * tool's: aten::addmm) one picked by their name, so that a name keeps its
- * colour and neighbours differ. */
+ * tool's: aten::addmm) one picked by their name from colours of their own,
+ * so that a name keeps its colour, neighbours differ, and none looks like
+ * an engine op. */
 static _ts_rgba span_colour(const _ts_palette *pal, const tsp_session *s, const tsp_event *e, int op)
 {
   if (e->kind == TSP_EVENT_CALL)
     return _ts_mix(_ts_category_colour(pal, e->op == TSP_MODE_GRAPH ? 0 : 1), pal->background, 0.45);
   if (e->kind == TSP_EVENT_PHASE) /* a colour per kind of phase, after the calls' two */
     return _ts_mix(_ts_category_colour(pal, 2 + e->op), pal->background, 0.3);
-  if (op == TSP_OP_OTHER && e->op == TSP_OP_OTHER) {
-    guint h = g_str_hash(tsp_event_op_name(s, e));
-    for (int k = 0; k < TS_OP_COUNT; k++) {
-      int pick = (int)((h + (guint)k) % TS_OP_COUNT);
-      if (_ts_op_family_of(pick) != TS_OP_FAMILY_OTHER)
-        return _ts_op_colour(pal, pick);
-    }
-  }
+  if (op == TSP_OP_OTHER && e->op == TSP_OP_OTHER)
+    return _ts_foreign_colour(pal, g_str_hash(tsp_event_op_name(s, e)));
   return _ts_op_colour(pal, op == TSP_OP_OTHER ? -1 : op);
 }
 
