@@ -499,8 +499,10 @@ static launch *launch_new(const ts_kernel_ctx *k)
 
 static bool sim_run_op(const ts_backend *b, ts_kernel_ctx *k)
 {
-  /* Views only make headers: on the caller's thread, over device addresses. */
-  if (k->def->flags & TS_OPF_ALIAS)
+  /* Views only make headers, and the variable ops keep the variables'
+   * bookkeeping (launching their writes here): on the caller's thread,
+   * over device addresses. */
+  if (k->def->flags & (TS_OPF_ALIAS | TS_OPF_VARIABLE))
     return ts_kernel_run(k, TS_DEVICE_CPU);
   for (int i = 0; i < k->n_in; i++)
     if (k->in[i]->backend != b)

@@ -84,19 +84,11 @@ static void adam_f32(void *ctx, int64_t begin, int64_t end)
   ts__adam_f32(&a, begin, end);
 }
 
-static bool apply_adam_cpu(ts_kernel_ctx *k)
+/* The update itself, over the tensors' data: what the device the
+ * variables live on runs (on a device's stream, where the data is). */
+static bool apply_adam_update(ts_kernel_ctx *k)
 {
   ts_tensor *const *in = k->in;
-  for (int i = IN_VAR; i <= IN_V; i++)
-    if (!in[i]->is_variable)
-      return ts__kernel_fail(k, TS_ERR_INVALID_ARGUMENT, "%s is not a variable", IN_NAMES[i]);
-  if (in[IN_M] == in[IN_VAR] || in[IN_V] == in[IN_VAR] || in[IN_M] == in[IN_V])
-    return ts__kernel_fail(k, TS_ERR_INVALID_ARGUMENT, "var, m and v must be three variables");
-  /* grad may be a read of one of them: its data stays where it is */
-  const void *grad = in[IN_GRAD]->data;
-  for (int i = IN_VAR; i <= IN_V; i++)
-    if (!ts__variable_writable(k, in[i], true))
-      return false;
   ts_dtype dt = in[IN_VAR]->dtype;
   /* the scalars as the dtype holds them, combined in it as the ops would */
 #define SCALAR(T, i) (*(const T *)in[i]->data)
@@ -109,7 +101,8 @@ static bool apply_adam_cpu(ts_kernel_ctx *k)
     j.one_minus_beta2 = (T)(one - SCALAR(T, IN_BETA2));                                    \
     j.epsilon = SCALAR(T, IN_EPSILON);                                                     \
   } while (0)
-  adam_job j = { in[IN_VAR]->data, in[IN_M]->data, in[IN_V]->data, grad, 0, 0, 0, 0 };
+  adam_job j = { in[IN_VAR]->data, in[IN_M]->data, in[IN_V]->data, in[IN_GRAD]->data,
+                 0, 0, 0, 0 };
   if (dt == TS_F32)
     RATES(float, sqrtf);
   else
@@ -118,6 +111,34 @@ static bool apply_adam_cpu(ts_kernel_ctx *k)
 #undef SCALAR
   ts__parallel_range(in[IN_VAR]->size, TS_EW_GRAIN_COSTLY, dt == TS_F32 ? adam_f32 : adam_f64, &j);
   return true;
+}
+
+static const ts_op_def apply_adam_update_def = {
+  .op = TS_OP_APPLY_ADAM, .name = "ResourceApplyAdam", .api_name = "apply_adam",
+  .n_inputs = N_IN, .n_outputs = 0, .flags = TS_OPF_STATEFUL | TS_OPF_NOT_DIFFERENTIABLE,
+  .kernel[TS_DEVICE_CPU] = apply_adam_update,
+};
+
+/* On the caller's thread, as the other variable ops' kernels: the
+ * variables' storage is made writable here (a read still holding it gets
+ * it to itself), then the update runs where the variables live. */
+static bool apply_adam_cpu(ts_kernel_ctx *k)
+{
+  ts_tensor *const *in = k->in;
+  for (int i = IN_VAR; i <= IN_V; i++)
+    if (!in[i]->is_variable)
+      return ts__kernel_fail(k, TS_ERR_INVALID_ARGUMENT, "%s is not a variable", IN_NAMES[i]);
+  if (in[IN_M] == in[IN_VAR] || in[IN_V] == in[IN_VAR] || in[IN_M] == in[IN_V])
+    return ts__kernel_fail(k, TS_ERR_INVALID_ARGUMENT, "var, m and v must be three variables");
+  /* grad may be a read of one of them: its data stays where it is */
+  for (int i = IN_VAR; i <= IN_V; i++)
+    if (!ts__variable_writable(k, in[i], true))
+      return false;
+  const ts_backend *b = in[IN_VAR]->backend;
+  ts_kernel_ctx update = *k;
+  update.def = &apply_adam_update_def;
+  update.backend = b;
+  return b->iface.run_op ? b->iface.run_op(b, &update) : ts_kernel_run(&update, b->iface.kind);
 }
 
 const ts_op_def ts__op_apply_adam = {
