@@ -293,6 +293,7 @@ static const struct {
 } TRAINING_SEEDS[] = {
   { "train", { "5" } },
   { "train_rate", { "5", "0.001", "adam" } },
+  { "train_where_log", { "5", "0.001" } },
 };
 
 /* Every seed export, on the example arguments it declares, runs the same

@@ -114,6 +114,7 @@ static void test_seeds_list(void)
     "a_function_with_python_side_effect", "shape_retrace", "poly_func", "find_next_odd",
     "side_effect", "unused_return", "custom_model", "square_if_positive_naive",
     "sequential_model", "dense_128_model", "lstm_fn", "conv_fn", "train", "train_rate",
+    "train_where_log",
   };
   g_assert_cmpint(ts_module_n_functions(m), ==, G_N_ELEMENTS(names));
   for (int i = 0; i < (int)G_N_ELEMENTS(names); i++) {

@@ -27,6 +27,7 @@ static const struct {
   { "square_if_positive_naive", "TensorListReserve" },
   { "train", "ShuffleIndices" }, /* the dataset's order for the pass; then the updates */
   { "train_rate", "ShuffleIndices" },
+  { "train_where_log", "ShuffleIndices" },
 };
 
 static const char *inexpressible_op(const char *function)

@@ -1257,6 +1257,29 @@ static void test_example_break_nan(void)
     g_free(out);
     g_free(err);
   }
+
+  /* Adam at the issue's 1e4 with the cross-entropy written by hand, its
+   * log guarded by a where: the softmax saturates, the loss stays finite,
+   * and the first NaN of the run is a gradient's, the log's, eagerly and
+   * traced */
+  for (int m = 0; m < 2; m++) {
+    const char *where_log[] = { "debug", "seeds", "train_where_log", "--arg", "20", "--arg", "1e4",
+                                "--mode", m ? "graph" : "eager", "--break", "nan", "--commands",
+                                commands, NULL };
+    cli_run(where_log, &out, &err);
+    stop = strstr(out, "breakpoint 1: nan\n#");
+    if (!stop)
+      g_error("no NaN stop in train_where_log (%s):\n%s%s", where_log[8], out, err);
+    line = g_strsplit(stop + strlen("breakpoint 1: nan\n"), "\n", 2);
+    g_test_message("%s", line[0]);
+    g_assert_nonnull(strstr(line[0], " gradients/"));
+    g_assert_nonnull(strstr(line[0], "(gradient of where_log_crossentropy/Log) at seeds_train.c:"));
+    g_assert_nonnull(strstr(line[0], "(nan "));
+    g_assert_null(strstr(out, "Step 10")); /* quit cancelled the call at the stop */
+    g_strfreev(line);
+    g_free(out);
+    g_free(err);
+  }
   g_unlink(commands);
   g_free(commands);
 }

@@ -489,4 +489,5 @@ TS_MODULE("seeds",
   TS_EXPORT_WITH(TS_EXAMPLE("f32[10,10]:zeros", "f32[10,10]:zeros", "f32[10,10]:zeros"), lstm_fn, input, state_h, state_c),
   TS_EXPORT_WITH(TS_EXAMPLE("f32[1,32,32,100]:zeros"), conv_fn, image),
   TS_EXPORT_WITH(TS_EXAMPLE("200"), train, steps),
-  TS_EXPORT_WITH(TS_EXAMPLE("20", "1e4", "adam"), train_rate, steps, learning_rate, optimizer));
+  TS_EXPORT_WITH(TS_EXAMPLE("20", "1e4", "adam"), train_rate, steps, learning_rate, optimizer),
+  TS_EXPORT_WITH(TS_EXAMPLE("20", "1e4"), train_where_log, steps, learning_rate));

@@ -22,5 +22,6 @@ ts_tensor *conv_fn(ts_call *c);
 /* The guide's training loop (seeds_train.c). */
 ts_tensor *train(ts_call *c);
 ts_tensor *train_rate(ts_call *c);
+ts_tensor *train_where_log(ts_call *c);
 
 #pragma GCC visibility pop

@@ -50,11 +50,16 @@
  * learning rate and the optimizer given ("adam", as train with 0.001, or
  * "sgd": tf.keras.optimizers.SGD(learning_rate), as interchangeable in the
  * guide's apply_gradients), on a model of its own, so a diverging rate
- * leaves train's alone: SGD at 1e4 sends a gradient to NaN within a few
- * steps, for the debugger's `--break nan`.  Its model and optimizer are
- * made on its first call, with that call's rate and optimizer: variables
- * are made on a function's first call only (as tf.function has it), so a
- * later call with others is an error. */
+ * leaves train's alone.  Its model and optimizer are made on its first
+ * call, with that call's rate and optimizer: variables are made on a
+ * function's first call only (as tf.function has it), so a later call with
+ * others is an error.
+ *
+ * train_where_log(steps, learning_rate) is train_rate with Adam and the
+ * cross-entropy written by hand, as users write it, with the log guarded
+ * by a where (where_log_loss below): at a large rate (1e4) the softmax
+ * saturates, the loss stays finite, and a gradient goes NaN first, which
+ * the debugger's `--break nan` finds. */
 #include "seeds.h"
 
 #include <math.h>
@@ -69,6 +74,7 @@ enum { BATCH = 100, SEED = 42 };
 typedef struct trainer {
   double rate;
   char optimizer_name[8]; /* "adam" or "sgd" */
+  bool where_log;         /* where_log_loss instead of the built-in loss */
   ts_sequential *model;
   ts_optimizer *optimizer;
   ts_metric *accuracy;
@@ -76,7 +82,7 @@ typedef struct trainer {
 
 static struct {
   ts_tensor *images, *labels; /* Fashion-MNIST's training split, loaded once */
-  trainer guide, rated;       /* train's, train_rate's */
+  trainer guide, rated, where_log; /* train's, train_rate's, train_where_log's */
 } g;
 
 static void trainer_clear(trainer *t)
@@ -93,6 +99,7 @@ __attribute__((destructor)) static void train_globals_release(void)
   ts_tensor_unref(g.labels);
   trainer_clear(&g.guide);
   trainer_clear(&g.rated);
+  trainer_clear(&g.where_log);
 }
 
 /* t, made for learning rate `rate` with optimizer `opt` ("adam" or "sgd")
@@ -171,11 +178,32 @@ static ts_dataset *mnist_dataset(int64_t n_examples)
   return ds;
 }
 
+/* Sparse cross-entropy as it is often written by hand, the log of the
+ * softmax guarded so that a probability that underflowed to 0 adds 0, not
+ * -inf:  -mean(sum(onehot(labels) * where(p > 0, log(p), 0), axis=1)).
+ * The loss stays finite, its gradient does not: the where hands log's
+ * gradient a 0 where p is 0, which it divides by p (tf.where's documented
+ * trap). */
+static ts_tensor *where_log_loss(ts_tensor *labels, ts_tensor *logits)
+{
+  ts_tensor *loss = NULL;
+  TS_NAME_SCOPE ("where_log_crossentropy") {
+    ts_tensor *p = ts_softmax(logits);
+    ts_tensor *log_p = ts_where(ts_greater(p, ts_scalar_f32(0)), ts_log(p), ts_zeros_like(p));
+    ts_tensor *classes = ts_range(TS_I64, 0, 10, 1);
+    ts_tensor *onehot = ts_cast(ts_equal(ts_reshape(labels, TS_SHAPE(-1, 1)), classes), TS_F32);
+    ts_tensor *per_example = ts_reduce_sum(ts_mul(onehot, log_p), TS_AXES(1), false);
+    loss = ts_neg(ts_reduce_mean(per_example, TS_ALL_AXES, false));
+  }
+  return loss;
+}
+
 static ts_tensor *train_one_step(trainer *t, ts_tensor *x, ts_tensor *y)
 {
   ts_tape *tape = ts_tape_new(false);
   ts_tensor *logits = ts_sequential_call(t->model, x, true);
-  ts_tensor *loss = ts_loss_sparse_softmax_cross_entropy(y, logits);
+  ts_tensor *loss = t->where_log ? where_log_loss(y, logits)
+                                 : ts_loss_sparse_softmax_cross_entropy(y, logits);
   ts_tape_stop(tape);
   int n = ts_sequential_n_variables(t->model);
   ts_tensor *vars[16] = { NULL }, *grads[16] = { NULL };
@@ -239,4 +267,20 @@ ts_tensor *train_rate(ts_call *c)
     return NULL;
   }
   return steps < 0 ? NULL : train_loop(trainer_ready(&g.rated, rate, opt, "train_rate"), steps);
+}
+
+ts_tensor *train_where_log(ts_call *c)
+{
+  int64_t steps = arg_count(c, 0, "train_where_log");
+  double rate = ts_arg_float(c, 1);
+  if (ts_failed())
+    return NULL;
+  if (!(rate > 0) || !isfinite(rate)) {
+    ts_error_set(TS_ERR_INVALID_ARGUMENT, TS_HERE, NULL,
+                 "train_where_log: the learning rate must be a finite number > 0, got %g", rate);
+    return NULL;
+  }
+  g.where_log.where_log = true;
+  return steps < 0 ? NULL
+                   : train_loop(trainer_ready(&g.where_log, rate, "adam", "train_where_log"), steps);
 }
