@@ -445,6 +445,41 @@ static void test_layout_stays(void)
   assert_same_both_ways(layout_stays, "x, m, v", args, 3, 0);
 }
 
+/* Products by weights stored [N, K]: x [3, 4] by a constant w [5, 4] twice
+ * (one transpose of w serves both), and by an argument v [5, 4], which stays. */
+static ts_tensor *dense_tb(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *v = ts_arg(c, 1), *w = ramp(TS_F32, TS_SHAPE(5, 4), -1, 0.125);
+  ts_tensor *y = ts_add(ts_matmul_t(x, w, false, true), ts_matmul_t(ts_neg(x), w, false, true));
+  return ts_add(y, ts_matmul_t(x, v, false, true));
+}
+
+static void test_layout_weights(void)
+{
+  ts_function *fn = ts_function_new("dense_tb", dense_tb, "x, v");
+  ts_value spec[2] = { TS_SPEC_VALUE(TS_F32, TS_SHAPE(3, 4)), TS_SPEC_VALUE(TS_F32, TS_SHAPE(5, 4)) };
+  ts_graph *g = optimize(trace(fn, spec, 2), "layout,fold,dce", "layout: rewrote 2 nodes");
+  g_assert_cmpint(count_op(g, TS_OP_MATMUL), ==, 3);
+  g_assert_cmpint(count_op(g, TS_OP_TRANSPOSE), ==, 0);
+  int plain = 0, weights = 0;
+  for (int id = 0; id < ts_graph_n_nodes(g); id++) {
+    const ts_node *n = ts_graph_node(g, id);
+    if (ts_node_op(n) == TS_OP_MATMUL) {
+      char *tb = ts_node_attr_to_string(n, 1);
+      plain += strcmp(tb, "false") == 0;
+      free(tb);
+    }
+    weights += ts_node_op(n) == TS_OP_CONST && ts_shape_equal(ts_node_output_shape(n, 0), TS_SHAPE(4, 5));
+  }
+  g_assert_cmpint(plain, ==, 2);
+  g_assert_cmpint(weights, ==, 1);
+  ts_graph_free(g);
+  ts_function_free(fn);
+  ts_value args[2] = { TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(3, 4), -2, 0.25)),
+                       TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(5, 4), 1, -0.125)) };
+  assert_same_both_ways(dense_tb, "x, v", args, 2, 1e-6);
+}
+
 /* ---- what a pass finds only inside a branch ------------------------------------------ */
 
 /* Passes are skipped when a scan says they could change nothing; the
@@ -731,6 +766,7 @@ int main(int argc, char **argv)
   g_test_add_func("/passes/layout/cancels", test_layout_cancels);
   g_test_add_func("/passes/layout/composes", test_layout_composes);
   g_test_add_func("/passes/layout/stays", test_layout_stays);
+  g_test_add_func("/passes/layout/weights", test_layout_weights);
   g_test_add_func("/passes/inside-branches", test_inside_branches);
   g_test_add_func("/passes/dce", test_dce);
   g_test_add_func("/passes/fuse/elementwise", test_fuse_elementwise);

@@ -142,7 +142,8 @@ ts_node *ts__pass_copy(ts_rewrite *rw, const ts_node *n, ts_pass_fn pass, ts_pas
  * alone (their other operands brought into the order of its input) until
  * it meets another transpose, and the two become one, or none when they
  * cancel (the NCHW <-> NHWC pairs around the ONNX importer's convolutions
- * and poolings).  First, so that fold folds the operands it reorders. */
+ * and poolings); a MatMul by constant weights with transpose_b reads them
+ * transposed once instead.  First, so that fold folds what it reorders. */
 ts_graph *ts__pass_layout(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats);
 bool ts__layout_might_change(const ts_graph *g);
 /* Grappler's constant folding: stateless nodes fed by constants only

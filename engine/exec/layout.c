@@ -2,6 +2,7 @@
  * care about the order of dims, until they meet another transpose:
  *   ew(transpose(x, p), c, ...)   -> transpose(ew(x, c', ...), p)
  *   transpose(transpose(x, p), q) -> transpose(x, p∘q), or x (simplify's rule)
+ *   matmul(a, b, transpose_b) with b constant -> matmul(a, transpose(b))
  * ew: an elementwise op (broadcasting, TS_OPF_ELEMENTWISE) or a cast, the
  * only user of the transpose, whose output has the transpose's shape.  Its
  * other operands are brought into x's order: c' is y for c = transpose(y, p)
@@ -11,8 +12,13 @@
  * anything else stops the transpose there.  The ONNX importer runs Conv and
  * MaxPool in NHWC between a transpose from NCHW and one back
  * (io/onnx_ops.c): between two of them the bias add, the batch norm and the
- * activation run in NCHW, and the pair around them cancels here. */
+ * activation run in NCHW, and the pair around them cancels here.  A
+ * product by constant weights stored [N, K] (ONNX's Gemm with transB, as
+ * PyTorch's Linear exports) reads them transposed once, not copied into
+ * [K, N] by the GEMM on every call. */
 #include "exec.h"
+
+#include <limits.h>
 
 static bool is_agnostic(ts_op op)
 {
@@ -149,19 +155,62 @@ static bool sink(ts_rewrite *rw, const int *user, const ts_node *n, ts_pass_stat
   return true;
 }
 
+/* MatMul(a, b, transpose_b) with b constant -> MatMul(a, transpose(b)):
+ * the GEMM copies a transposed B on every call, fold transposes it once.
+ * pretransposed maps b's port (node * TS_MAX_OUTPUTS + index) to the
+ * transpose's node, one for all the products reading b. */
+static bool pretranspose_b(ts_rewrite *rw, GHashTable *pretransposed, const ts_node *n,
+                           ts_pass_stats *stats)
+{
+  ts_graph *dst = ts__rewrite_graph(rw);
+  ts_port bp = ts__rewrite_port(rw, n->inputs[1]);
+  if (!n->attrs[1].b || bp.node < 0 || bp.node >= INT_MAX / TS_MAX_OUTPUTS ||
+      !constant_valued(dst, bp, 8))
+    return false;
+  ts_info bi = ts__graph_node(dst, bp.node)->outputs[bp.index];
+  int r = bi.shape.rank;
+  if (r < 2)
+    return false;
+  gpointer key = GINT_TO_POINTER(bp.node * TS_MAX_OUTPUTS + bp.index);
+  int t = GPOINTER_TO_INT(g_hash_table_lookup(pretransposed, key)) - 1;
+  if (t < 0) {
+    ts_ints perm = { .n = r };
+    for (int i = 0; i < r; i++)
+      perm.v[i] = i < r - 2 ? i : 2 * r - 3 - i; /* the last two swapped */
+    ts_info ti = bi;
+    ti.shape.dim[r - 2] = bi.shape.dim[r - 1];
+    ti.shape.dim[r - 1] = bi.shape.dim[r - 2];
+    ts_attr attr = TS_ATTR_INTS_(perm);
+    ts_node *tn = ts__rewrite_add(rw, ts__graph_node(dst, bp.node), TS_OP_TRANSPOSE, &bp, 1, &attr, 1, &ti, 1);
+    ts__node_add_origins_of(tn, ts__graph_node(dst, bp.node));
+    t = tn->id;
+    g_hash_table_insert(pretransposed, key, GINT_TO_POINTER(t + 1));
+  }
+  ts_port in[2] = { ts__rewrite_port(rw, n->inputs[0]), { t, 0 } };
+  ts_attr attrs[2] = { n->attrs[0], TS_ATTR_B(false) };
+  ts_node *mm = ts__rewrite_add(rw, n, TS_OP_MATMUL, in, 2, attrs, 2, n->outputs, 1);
+  ts__node_add_origins_of(mm, n);
+  ts__rewrite_map(rw, (ts_port){ n->id, 0 }, (ts_port){ mm->id, 0 });
+  stats->count++;
+  return true;
+}
+
 ts_graph *ts__pass_layout(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats)
 {
   ts_rewrite *rw = ts__rewrite_begin(g, parent);
   int *user = ts__single_users(g);
+  GHashTable *pretransposed = g_hash_table_new(NULL, NULL);
   for (guint id = 0; id < g->nodes->len; id++) {
     const ts_node *n = ts__graph_node(g, (int)id);
     bool plain = !n->stateful && !n->n_control && n->n_outputs == 1 && !n->n_subgraphs;
     bool done = plain && (n->op == TS_OP_TRANSPOSE ? ts__simplify_transposes(rw, n, stats)
+                          : n->op == TS_OP_MATMUL  ? pretranspose_b(rw, pretransposed, n, stats)
                           : is_agnostic(n->op)     ? sink(rw, user, n, stats)
                                                    : false);
     if (!done)
       ts__pass_copy(rw, n, ts__pass_layout, stats);
   }
+  g_hash_table_destroy(pretransposed);
   g_free(user);
   return ts__rewrite_finish(rw, false);
 }
@@ -170,7 +219,7 @@ bool ts__layout_might_change(const ts_graph *g)
 {
   for (guint id = 0; id < g->nodes->len; id++) {
     const ts_node *n = ts__graph_node(g, (int)id);
-    if (n->op == TS_OP_TRANSPOSE)
+    if (n->op == TS_OP_TRANSPOSE || (n->op == TS_OP_MATMUL && n->attrs[1].b))
       return true;
     for (int s = 0; s < n->n_subgraphs; s++)
       if (ts__layout_might_change(n->subgraphs[s]))
