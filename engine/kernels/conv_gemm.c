@@ -29,11 +29,26 @@ typedef struct conv_job {
  * mostly loop overhead), each the kw taps of a filter row: a window row,
  * kw * c values in place in NHWC; one hanging over the left or right
  * padding is copied, zeros and all, into scratch. */
-static void pixel_segments(const conv_job *job, int64_t r, int i, const float **rows, float *scratch)
+typedef struct pixel {
+  int64_t n, oy, ox;
+} pixel;
+
+static void next_pixel(const ts_conv *cv, pixel *p)
+{
+  if (++p->ox < cv->ow)
+    return;
+  p->ox = 0;
+  if (++p->oy < cv->oh)
+    return;
+  p->oy = 0;
+  p->n++;
+}
+
+static void pixel_segments(const conv_job *job, pixel px, int i, const float **rows, float *scratch)
 {
   const ts_conv *cv = job->cv;
   const float *x = cv->x;
-  int64_t ox = r % cv->ow, oy = r / cv->ow % cv->oh, n = r / cv->ow / cv->oh;
+  int64_t ox = px.ox, oy = px.oy, n = px.n;
   int64_t y0 = oy * cv->sh - cv->top, x0 = ox * cv->sw - cv->left;
   for (int64_t ky = 0; ky < cv->kh; ky++) {
     int64_t iy = y0 + ky;
@@ -79,10 +94,13 @@ static void conv_part(void *ctx, int64_t part)
   float *scratch = job->merged ? g_new(float, (size_t)(job->n_seg * TS_TILE_MAX_ROWS * job->seg_k)) : NULL;
   ts_tile t = { .n_seg = (int)job->n_seg, .k = job->seg_k, .a = rows, .a_step = 1, .ldb = cv->o,
                 .b_seg = job->seg_k * cv->o, .ldc = cv->o, .act = cv->act };
+  /* the pixel of each row by counting (a division per row cost as much as
+   * the tile's products for a few input channels) */
+  pixel px = { r0 / cv->ow / cv->oh, r0 / cv->ow % cv->oh, r0 % cv->ow };
   for (int64_t i0 = r0; i0 < r1; i0 += kern->rows) {
     t.rows = (int)MIN(kern->rows, r1 - i0);
-    for (int i = 0; i < t.rows; i++)
-      pixel_segments(job, i0 + i, i, rows, scratch);
+    for (int i = 0; i < t.rows; i++, next_pixel(cv, &px))
+      pixel_segments(job, px, i, rows, scratch);
     for (int64_t j0 = 0; j0 < cv->o; j0 += kern->cols) {
       t.cols = (int)MIN(kern->cols, cv->o - j0);
       t.b = (const float *)cv->f + j0;
