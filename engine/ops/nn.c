@@ -2,6 +2,7 @@
  * all over the last axis.  Each row subtracts its maximum before exp so
  * large logits do not overflow; exps are summed in f64. */
 #include "engine-private.h"
+#include "kernels/kernels.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -14,6 +15,19 @@ typedef void (*softmax_fn)(const void *x, void *y, int64_t rows, int64_t c, bool
 typedef int64_t (*xent_fn)(const void *x, const ts_tensor *labels, void *y, int64_t rows,
                            int64_t c);
 
+/* exp over a row: f32 on the vector path (kernels/vmath.c: within an ulp,
+ * the same bits on every ISA), f64 by libm. */
+static void row_exp_f32(float *y, int64_t c)
+{
+  ts__vexp_f32(y, y, c);
+}
+
+static void row_exp_f64(double *y, int64_t c)
+{
+  for (int64_t j = 0; j < c; j++)
+    y[j] = exp(y[j]);
+}
+
 #define DEF_NN(sfx, T, EXP)                                                               \
   static T row_max_##sfx(const T *x, int64_t c)                                           \
   {                                                                                       \
@@ -22,6 +36,19 @@ typedef int64_t (*xent_fn)(const void *x, const ts_tensor *labels, void *y, int6
       m = x[j] > m ? x[j] : m;                                                            \
     return m;                                                                             \
   }                                                                                       \
+  /* four running sums in f64, not one: a chain of dependent adds was most \
+   * of a short row's time */                                                           \
+  static double row_sum_##sfx(const T *y, int64_t c)                                      \
+  {                                                                                       \
+    double s[4] = { 0, 0, 0, 0 };                                                         \
+    int64_t j = 0;                                                                        \
+    for (; j + 4 <= c; j += 4)                                                            \
+      for (int k = 0; k < 4; k++)                                                         \
+        s[k] += y[j + k];                                                                 \
+    for (; j < c; j++)                                                                    \
+      s[0] += y[j];                                                                       \
+    return (s[0] + s[1]) + (s[2] + s[3]);                                                 \
+  }                                                                                       \
   static void softmax_##sfx(const void *xv, void *yv, int64_t rows, int64_t c,          \
                             bool log_out)                                                 \
   {                                                                                       \
@@ -29,14 +56,18 @@ typedef int64_t (*xent_fn)(const void *x, const ts_tensor *labels, void *y, int6
     T *restrict y = yv;                                                                   \
     for (int64_t r = 0; r < rows; r++, x += c, y += c) {                                  \
       T m = row_max_##sfx(x, c);                                                          \
-      double s = 0;                                                                       \
-      for (int64_t j = 0; j < c; j++) {                                                   \
-        y[j] = EXP(x[j] - m);                                                             \
-        s += y[j];                                                                        \
+      for (int64_t j = 0; j < c; j++)                                                     \
+        y[j] = x[j] - m;                                                                  \
+      row_exp_##sfx(y, c);                                                                \
+      double s = row_sum_##sfx(y, c);                                                     \
+      if (!log_out) {                                                                     \
+        for (int64_t j = 0; j < c; j++)                                                   \
+          y[j] = (T)(y[j] / s);                                                           \
+        continue;                                                                         \
       }                                                                                   \
       T ls = (T)log(s);                                                                   \
       for (int64_t j = 0; j < c; j++)                                                     \
-        y[j] = log_out ? x[j] - m - ls : (T)(y[j] / s);                                   \
+        y[j] = x[j] - m - ls;                                                             \
     }                                                                                     \
   }                                                                                       \
   static int64_t xent_##sfx(const void *xv, const ts_tensor *labels, void *yv,           \
