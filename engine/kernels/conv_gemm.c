@@ -24,11 +24,7 @@ typedef struct conv_job {
   int64_t n_seg, seg_k;
 } conv_job;
 
-/* The segments of output pixel r at tile row i.  Per tap, each a pixel's
- * c channels in place.  Merged (few channels, where a segment per tap is
- * mostly loop overhead), each the kw taps of a filter row: a window row,
- * kw * c values in place in NHWC; one hanging over the left or right
- * padding is copied, zeros and all, into scratch. */
+/* An output pixel: image, row, column. */
 typedef struct pixel {
   int64_t n, oy, ox;
 } pixel;
@@ -44,6 +40,11 @@ static void next_pixel(const ts_conv *cv, pixel *p)
   p->n++;
 }
 
+/* The segments of output pixel px at tile row i.  Per tap, each a pixel's
+ * c channels in place.  Merged (few channels, where a segment per tap is
+ * mostly loop overhead), each the kw taps of a filter row: a window row,
+ * kw * c values in place in NHWC; one hanging over the left or right
+ * padding is copied, zeros and all, into scratch. */
 static void pixel_segments(const conv_job *job, pixel px, int i, const float **rows, float *scratch)
 {
   const ts_conv *cv = job->cv;
@@ -81,6 +82,41 @@ static void pixel_segments(const conv_job *job, pixel px, int i, const float **r
   }
 }
 
+/* The segments of a tile's n pixels from px when they lie on one output
+ * row: those whose windows are inside the input's width a step of sw
+ * pixels apart in each segment (the per-pixel arithmetic cost more than
+ * the products for a few channels), the others by pixel_segments.  false:
+ * the pixels span rows. */
+static bool row_segments(const conv_job *job, pixel px, int n, const float **rows, float *scratch)
+{
+  const ts_conv *cv = job->cv;
+  if (px.ox + n > cv->ow)
+    return false;
+  int ia = 0, ib = n; /* the pixels whose windows are inside, [ia, ib) */
+  while (ia < n && (px.ox + ia) * cv->sw - cv->left < 0)
+    ia++;
+  while (ib > ia && (px.ox + ib - 1) * cv->sw - cv->left + cv->kw > cv->w)
+    ib--;
+  int64_t y0 = px.oy * cv->sh - cv->top, step = cv->sw * cv->c;
+  int64_t taps = job->merged ? 1 : cv->kw; /* segments per filter row */
+  for (int64_t ky = 0; ky < cv->kh && ia < ib; ky++) {
+    int64_t iy = y0 + ky;
+    bool inside = iy >= 0 && iy < cv->h;
+    const float *at = inside ? (const float *)cv->x +
+                                 ((px.n * cv->h + iy) * cv->w + (px.ox + ia) * cv->sw - cv->left) * cv->c
+                             : NULL;
+    for (int64_t kx = 0; kx < taps; kx++) {
+      const float **seg = rows + (ky * taps + kx) * TS_TILE_MAX_ROWS;
+      for (int i = ia; i < ib; i++)
+        seg[i] = inside ? at + kx * cv->c + (i - ia) * step : job->zeros;
+    }
+  }
+  for (int i = 0; i < n; i++)
+    if (i < ia || i >= ib)
+      pixel_segments(job, (pixel){ px.n, px.oy, px.ox + i }, i, rows, scratch);
+  return true;
+}
+
 static void conv_part(void *ctx, int64_t part)
 {
   const conv_job *job = ctx;
@@ -99,8 +135,16 @@ static void conv_part(void *ctx, int64_t part)
   pixel px = { r0 / cv->ow / cv->oh, r0 / cv->ow % cv->oh, r0 % cv->ow };
   for (int64_t i0 = r0; i0 < r1; i0 += kern->rows) {
     t.rows = (int)MIN(kern->rows, r1 - i0);
-    for (int i = 0; i < t.rows; i++, next_pixel(cv, &px))
-      pixel_segments(job, px, i, rows, scratch);
+    if (row_segments(job, px, t.rows, rows, scratch)) {
+      px.ox += t.rows;
+      if (px.ox == cv->ow) {
+        px.ox--;
+        next_pixel(cv, &px);
+      }
+    } else {
+      for (int i = 0; i < t.rows; i++, next_pixel(cv, &px))
+        pixel_segments(job, px, i, rows, scratch);
+    }
     for (int64_t j0 = 0; j0 < cv->o; j0 += kern->cols) {
       t.cols = (int)MIN(kern->cols, cv->o - j0);
       t.b = (const float *)cv->f + j0;
