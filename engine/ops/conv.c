@@ -265,6 +265,15 @@ static bool conv_run(ts_kernel_ctx *k, const void *bias, ts_act act)
     return true;
   }
 
+  ts_tune_key key = { "conv", { g->n, g->h, g->w, g->c, g->kh, g->kw, n_out, g->sh, g->sw,
+                                g->top, g->left } };
+  const ts_tune_fn cands[] = { conv_implicit, conv_im2col, conv_winograd };
+  int known = own ? ts__tune_known(&key) : -1;
+  if (known >= 0 && cands[known] != conv_im2col) { /* no im2col scratch to make */
+    if (!ts__tune_only) /* a plan choosing kernels: known already */
+      cands[known](&op);
+    return true;
+  }
   int64_t line = patch * (int64_t)esize, budget = SCRATCH_BYTES / line;
   op.chunk = chunk > budget ? MAX(budget, 1) : chunk;
   op.col = malloc((size_t)(op.chunk * line));
@@ -274,9 +283,6 @@ static bool conv_run(ts_kernel_ctx *k, const void *bias, ts_act act)
   if (!own) {
     conv_im2col(&op);
   } else {
-    ts_tune_key key = { "conv", { g->n, g->h, g->w, g->c, g->kh, g->kw, n_out, g->sh, g->sw,
-                                  g->top, g->left } };
-    const ts_tune_fn cands[] = { conv_implicit, conv_im2col, conv_winograd };
     const char *names[] = { ts__own_label(), "im2col + OpenBLAS", "winograd F(2x2,3x3)" };
     bool ran;
     int n_cands = ts__conv_winograd_fits(&op.cv) ? 3 : 2; /* Winograd: 3x3 stride 1 only */
