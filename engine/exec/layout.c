@@ -215,15 +215,20 @@ ts_graph *ts__pass_layout(const ts_graph *g, ts_graph *parent, ts_pass_stats *st
   return ts__rewrite_finish(rw, false);
 }
 
+/* A transpose read by an op it could move past or merge with alone, or a
+ * product with transpose_b, in g or a subgraph. */
 bool ts__layout_might_change(const ts_graph *g)
 {
-  for (guint id = 0; id < g->nodes->len; id++) {
+  int *user = ts__single_users(g);
+  bool might = false;
+  for (guint id = 0; id < g->nodes->len && !might; id++) {
     const ts_node *n = ts__graph_node(g, (int)id);
-    if (n->op == TS_OP_TRANSPOSE || (n->op == TS_OP_MATMUL && n->attrs[1].b))
-      return true;
-    for (int s = 0; s < n->n_subgraphs; s++)
-      if (ts__layout_might_change(n->subgraphs[s]))
-        return true;
+    const ts_node *u = n->op == TS_OP_TRANSPOSE && user[id] >= 0 ? ts__graph_node(g, user[id]) : NULL;
+    might = (u && (u->op == TS_OP_TRANSPOSE || is_agnostic(u->op))) ||
+            (n->op == TS_OP_MATMUL && n->attrs[1].b);
+    for (int s = 0; s < n->n_subgraphs && !might; s++)
+      might = ts__layout_might_change(n->subgraphs[s]);
   }
-  return false;
+  g_free(user);
+  return might;
 }
