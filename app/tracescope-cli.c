@@ -85,7 +85,7 @@ static const char usage[] =
   "C code prints while tracing goes to stderr.  Both take --concrete,\n"
   "--input-signature and --reduce-retracing; signatures takes --trace-log.\n"
   "  --passes LIST    print the graph after the optimizer's passes (all, none\n"
-  "                   or some of fold,cse,simplify,dce,fuse), what each node\n"
+  "                   or some of layout,fold,cse,simplify,dce,fuse), what each node\n"
   "                   made by them stands for, and one line per pass\n"
   "                   (\"cse: removed 12 nodes\"; on stderr with --format dot)\n"
   "\n"

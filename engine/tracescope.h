@@ -1113,16 +1113,16 @@ TS_API char *ts_concrete_schedule_describe(const ts_concrete *cf);
 TS_API void ts_memory_plan_set_poison(bool poison);
 
 /* ---- optimizer passes (docs/passes.md) ----
- * Passes: fold (constant folding), cse (common subexpressions), simplify
- * (arithmetic), dce (dead code), fuse (elementwise chains; MatMul + bias +
- * activation).  A list is "all", "none" or names joined by commas
+ * Passes: layout (transposes moved past elementwise ops to cancel), fold
+ * (constant folding), cse (common subexpressions), simplify (arithmetic),
+ * dce (dead code), fuse (elementwise chains; MatMul + bias + activation).  A list is "all", "none" or names joined by commas
  * ("fold,cse,dce"); the passes always run in the order above. */
 
 /* Chooses the passes for concrete functions traced from now on (those
  * made before keep theirs).  Until called, TRACESCOPE_PASSES says, else
  * all.  false + error naming what is not a pass. */
 TS_API bool ts_set_passes(const char *list);
-/* The passes chosen now, as a list ("fold,cse,simplify,dce,fuse", "none").
+/* The passes chosen now, as a list ("layout,fold,cse,simplify,dce,fuse", "none").
  * Owned (free()). */
 TS_API char *ts_get_passes(void);
 /* Runs passes (a list as above; NULL: the ones chosen now) on a copy of g

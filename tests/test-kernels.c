@@ -342,6 +342,10 @@ static void test_conv_kernels(void)
     { 1, 5, 5, 1, 3, 3, 1, 1, 1, false }, { 2, 7, 6, 3, 3, 3, 5, 1, 1, true },
     { 1, 9, 8, 4, 3, 2, 17, 2, 2, true }, { 1, 6, 7, 16, 5, 5, 33, 1, 2, true },
     { 3, 4, 4, 2, 1, 1, 9, 1, 1, false }, { 1, 12, 10, 10, 3, 3, 40, 2, 1, false },
+    /* 64 channels and more: a segment per tap, not per filter row */
+    { 1, 6, 5, 70, 3, 3, 20, 1, 1, true }, { 2, 9, 9, 66, 3, 2, 12, 2, 2, true },
+    /* tiles of one output row: wide rows, strides, pads on both sides */
+    { 1, 3, 21, 3, 3, 3, 16, 1, 1, true }, { 2, 4, 40, 5, 3, 5, 7, 1, 3, true },
   };
   const ts_tile_kernel *const *all = ALL_TILES;
   for (size_t k = 0; k < G_N_ELEMENTS(ALL_TILES); k++) {

@@ -1975,6 +1975,62 @@ static void test_conv_3d(void)
   }
 }
 
+/* Conv and MaxPool with TensorFlow's SAME pads (3x3, stride 1, pads of 1)
+ * run as the ops' own SAME padding, with no Concat of fills in the graph;
+ * the results are the padded window's: zeros count in the sum, never in
+ * the max (x is negative). */
+static void test_conv_same_pads(void)
+{
+  int64_t xdims[] = { 1, 1, 3, 3 }, wdims[] = { 1, 1, 3, 3 }, k[] = { 3, 3 }, pads[] = { 1, 1, 1, 1 };
+  float w[9], x[9];
+  for (int i = 0; i < 9; i++) {
+    w[i] = 1;
+    x[i] = -(float)(i + 1);
+  }
+  pb *g = msg();
+  put_msg(g, 1, node("Conv", "conv", "x,w", "sum", ints_attr("pads", pads, 4)));
+  put_msg(g, 1, node("MaxPool", "pool", "x", "max", concat_attrs(ints_attr("kernel_shape", k, 2), ints_attr("pads", pads, 4))));
+  put_msg(g, 5, float_tensor("w", 4, wdims, w, 9));
+  put_msg(g, 11, value_info("x", 1, 4, xdims));
+  put_msg(g, 12, value_info("sum", 1, 0, NULL));
+  put_msg(g, 12, value_info("max", 1, 0, NULL));
+  pb *bytes = model(13, g);
+  char *path = write_file("same_pads.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  ts_scope *scope = ts_scope_begin();
+  ts_value arg = TS_TENSOR_VALUE(ts_constant(TS_F32, TS_SHAPE(1, 1, 3, 3), x));
+  for (int out = 0; out < 2; out++) {
+    ts_function *fn = ts_onnx_model_function(m, out);
+    ts_tensor *y = ts_function_call(fn, &arg, 1);
+    g_assert_nonnull(y);
+    for (int i = 0; i < 3; i++)
+      for (int j = 0; j < 3; j++) {
+        double want = out ? -INFINITY : 0;
+        for (int a = i - 1; a <= i + 1; a++)
+          for (int b = j - 1; b <= j + 1; b++)
+            if (a >= 0 && a < 3 && b >= 0 && b < 3)
+              want = out ? fmax(want, x[a * 3 + b]) : want + x[a * 3 + b];
+        g_assert_cmpfloat(ts_tensor_get_f64(y, i * 3 + j), ==, want);
+      }
+    const ts_graph *traced = ts_concrete_graph(ts_function_concrete(fn, 0));
+    bool same = false;
+    for (int i = 0; i < ts_graph_n_nodes(traced); i++) {
+      const ts_node *n = ts_graph_node(traced, i);
+      g_assert_cmpint(ts_node_op(n), !=, TS_OP_CONCAT);
+      if (ts_node_op(n) == TS_OP_CONV2D || ts_node_op(n) == TS_OP_MAX_POOL2D) {
+        char *padding = ts_node_attr_to_string(n, ts_node_op(n) == TS_OP_CONV2D ? 1 : 2);
+        same = strcmp(padding, "1") == 0; /* TS_PADDING_SAME */
+        free(padding);
+      }
+    }
+    g_assert_true(same);
+  }
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
 /* A 3-D ConvTranspose along D: each input element spreads the filter at
  * stride 2; pads crop the start, output_padding adds at the end. */
 static void test_conv_transpose_3d(void)
@@ -2238,6 +2294,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/pool-variants", test_pool_variants);
   g_test_add_func("/onnx/import/pool-3d", test_pool_3d);
   g_test_add_func("/onnx/import/conv-3d", test_conv_3d);
+  g_test_add_func("/onnx/import/conv-same-pads", test_conv_same_pads);
   g_test_add_func("/onnx/import/conv-transpose-3d", test_conv_transpose_3d);
   g_test_add_func("/onnx/import/upsample-attribute", test_upsample_attribute);
   g_test_add_func("/onnx/import/resize-crop", test_resize_crop);

@@ -21,7 +21,7 @@
 
 #include "test-quiet.h"
 
-#define ALL_PASSES "fold,cse,simplify,dce,fuse"
+#define ALL_PASSES "layout,fold,cse,simplify,dce,fuse"
 #define MAX_ARGS 4
 
 typedef enum mode { MODE_EAGER, MODE_GRAPH, MODE_PASSES, MODE_UNKNOWN_DIMS, N_MODES } mode;

@@ -510,6 +510,55 @@ static void test_transpose_2d(void)
   ts_scope_end(scope);
 }
 
+/* Every permutation of [2, 1, 3, 4, 5] (a dim of 1 to drop, runs of dims
+ * that stay together to merge, batches of 2-D transposes such as NCHW ->
+ * NHWC) against index arithmetic. */
+static void test_transpose_merged_dims(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  enum { R = 5 };
+  static const int64_t dims[R] = { 2, 1, 3, 4, 5 };
+  float v[120];
+  for (int i = 0; i < 120; i++)
+    v[i] = (float)i;
+  ts_tensor *x = ts_constant(TS_F32, TS_SHAPE(2, 1, 3, 4, 5), v);
+  int pm[R] = { 0, 1, 2, 3, 4 };
+  for (int n = 0; n < 120; n++) {
+    /* the next permutation in lexicographic order (the first is the identity) */
+    if (n > 0) {
+      int i = R - 2;
+      while (pm[i] > pm[i + 1])
+        i--;
+      int j = R - 1;
+      while (pm[j] < pm[i])
+        j--;
+      int t = pm[i];
+      pm[i] = pm[j];
+      pm[j] = t;
+      for (int a = i + 1, b = R - 1; a < b; a++, b--) {
+        t = pm[a];
+        pm[a] = pm[b];
+        pm[b] = t;
+      }
+    }
+    ts_tensor *y = ts_transpose(x, TS_INTS(pm[0], pm[1], pm[2], pm[3], pm[4]));
+    assert_info(y, TS_F32, TS_SHAPE(dims[pm[0]], dims[pm[1]], dims[pm[2]], dims[pm[3]], dims[pm[4]]));
+    for (int64_t at = 0; at < 120; at++) {
+      int64_t idx[R], rest = at, src = 0;
+      for (int d = R - 1; d >= 0; d--) {
+        idx[pm[d]] = rest % dims[pm[d]];
+        rest /= dims[pm[d]];
+      }
+      for (int d = 0; d < R; d++)
+        src = src * dims[d] + idx[d];
+      if (ts_tensor_get_f64(y, at) != (double)src)
+        g_error("perm [%d,%d,%d,%d,%d], element %" G_GINT64_FORMAT ": %g, want %" G_GINT64_FORMAT,
+                pm[0], pm[1], pm[2], pm[3], pm[4], at, ts_tensor_get_f64(y, at), src);
+    }
+  }
+  ts_scope_end(scope);
+}
+
 static void test_transpose_3d(void)
 {
   ts_scope *scope = ts_scope_begin();
@@ -786,6 +835,7 @@ int main(int argc, char **argv)
   g_test_add_func("/shape/flatten", test_flatten);
   g_test_add_func("/shape/transpose-2d", test_transpose_2d);
   g_test_add_func("/shape/transpose-3d", test_transpose_3d);
+  g_test_add_func("/shape/transpose-merged-dims", test_transpose_merged_dims);
   g_test_add_func("/shape/concat", test_concat);
   g_test_add_func("/shape/split", test_split);
   g_test_add_func("/shape/slice", test_slice);

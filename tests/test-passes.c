@@ -128,7 +128,7 @@ static void test_choose(void)
   g_assert_cmpstr((s = ts_get_passes()), ==, "none");
   free(s);
   g_assert_true(ts_set_passes("all"));
-  g_assert_cmpstr((s = ts_get_passes()), ==, "fold,cse,simplify,dce,fuse");
+  g_assert_cmpstr((s = ts_get_passes()), ==, "layout,fold,cse,simplify,dce,fuse");
   free(s);
 }
 
@@ -353,6 +353,131 @@ static void test_simplify_identity(void)
   ts_function_free(fn);
   ts_value x = TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(4), -1.5, 0.75));
   assert_same_both_ways(identities, "x", &x, 1, 0);
+}
+
+/* ---- layout ---------------------------------------------------------------------- */
+
+/* The ONNX importer's convolution block: x [2, 4, 5, 3] (NHWC) to NCHW, a
+ * bias along C (b [1, 3, 1, 1], an argument), a constant scale along C and
+ * H ([3, 4, 1]: its dims change order in NHWC), relu, a cast, and back to
+ * NHWC; and two transposes of one perm meeting in a subtraction. */
+static ts_tensor *nchw_block(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *b = ts_arg(c, 1);
+  ts_tensor *y = ts_transpose(x, TS_INTS(0, 3, 1, 2));
+  y = ts_relu(ts_mul(ts_add(y, b), ramp(TS_F32, TS_SHAPE(3, 4, 1), -0.5, 0.125)));
+  y = ts_transpose(ts_cast(y, TS_F64), TS_INTS(0, 2, 3, 1));
+  ts_tensor *z = ts_sub(ts_transpose(x, TS_INTS(0, 3, 1, 2)), ts_transpose(ts_exp(x), TS_INTS(0, 3, 1, 2)));
+  return ts_add(y, ts_cast(ts_transpose(z, TS_INTS(0, 2, 3, 1)), TS_F64));
+}
+
+static void test_layout_cancels(void)
+{
+  ts_function *fn = ts_function_new("nchw_block", nchw_block, "x, b");
+  ts_value spec[2] = { TS_SPEC_VALUE(TS_F32, TS_SHAPE(2, 4, 5, 3)), TS_SPEC_VALUE(TS_F32, TS_SHAPE(1, 3, 1, 1)) };
+  const ts_graph *traced = trace(fn, spec, 2);
+  g_assert_cmpint(count_op(traced, TS_OP_TRANSPOSE), ==, 5);
+  /* add, mul, relu and cast take the first transpose to its inverse, sub
+   * takes both of the second pair to theirs */
+  ts_graph *g = optimize(traced, "layout,fold,dce", "layout: rewrote 7 nodes");
+  g_assert_cmpint(count_op(g, TS_OP_TRANSPOSE), ==, 0);
+  g_assert_cmpint(ts_graph_n_nodes(g), ==, ts_graph_n_nodes(traced) - 5); /* the bias reshaped, the scale folded */
+  assert_origins(find_op(g, TS_OP_RELU), "Relu");
+  assert_origins(find_op(g, TS_OP_SUB), "Sub");
+  const ts_node *relu = find_op(g, TS_OP_RELU); /* computed in NHWC now */
+  g_assert_true(ts_shape_equal(ts_node_output_shape(relu, 0), TS_SHAPE(2, 4, 5, 3)));
+  ts_graph_free(g);
+  ts_function_free(fn);
+  ts_value args[2] = { TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(2, 4, 5, 3), -3, 0.05)),
+                       TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(1, 3, 1, 1), -1, 1)) };
+  assert_same_both_ways(nchw_block, "x, b", args, 2, 0);
+}
+
+/* A transpose past exp meets one that is not its inverse: one transpose. */
+static ts_tensor *turn_twice(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0); /* [2, 3, 4] */
+  return ts_transpose(ts_exp(ts_transpose(x, TS_INTS(1, 2, 0))), TS_INTS(1, 2, 0));
+}
+
+static void test_layout_composes(void)
+{
+  ts_function *fn = ts_function_new("turn_twice", turn_twice, "x");
+  ts_value spec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(2, 3, 4));
+  ts_graph *g = optimize(trace(fn, &spec, 1), "layout,dce", "layout: rewrote 2 nodes");
+  g_assert_cmpint(count_op(g, TS_OP_TRANSPOSE), ==, 1);
+  const ts_node *t = find_op(g, TS_OP_TRANSPOSE);
+  g_assert_cmpint(ts_node_op(ts_graph_node(g, ts_node_input(t, 0).node)), ==, TS_OP_EXP);
+  assert_origins(t, "Transpose, Transpose");
+  ts_graph_free(g);
+  ts_function_free(fn);
+  ts_value x = TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(2, 3, 4), -2, 0.125));
+  assert_same_both_ways(turn_twice, "x", &x, 1, 0);
+}
+
+/* Transposes that must stay where they are: one read twice, one whose
+ * other operand is not a constant and would need a transpose of its own
+ * (m [5, 4]), one that the other operand broadcasts to a larger shape. */
+static ts_tensor *layout_stays(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *m = ts_arg(c, 1), *v = ts_arg(c, 2); /* [4, 5], [5, 4], [1, 5] */
+  ts_tensor *twice = ts_transpose(x, TS_INTS(1, 0));
+  ts_tensor *a = ts_add(ts_relu(twice), ts_reduce_sum(twice, TS_INTS(0), false)); /* [5, 4] + [4] */
+  ts_tensor *b = ts_mul(ts_transpose(x, TS_INTS(1, 0)), m);
+  ts_tensor *d = ts_add(ts_transpose(v, TS_INTS(1, 0)), m); /* [5, 1] + [5, 4] */
+  ts_tensor *parts[3] = { a, b, d };
+  return ts_concat(parts, 3, 0);
+}
+
+static void test_layout_stays(void)
+{
+  ts_function *fn = ts_function_new("layout_stays", layout_stays, "x, m, v");
+  ts_value spec[3] = { TS_SPEC_VALUE(TS_F32, TS_SHAPE(4, 5)), TS_SPEC_VALUE(TS_F32, TS_SHAPE(5, 4)),
+                       TS_SPEC_VALUE(TS_F32, TS_SHAPE(1, 5)) };
+  const ts_graph *traced = trace(fn, spec, 3);
+  ts_graph *g = optimize(traced, "layout,dce", "layout: rewrote 0 nodes");
+  g_assert_cmpint(count_op(g, TS_OP_TRANSPOSE), ==, 3);
+  ts_graph_free(g);
+  ts_function_free(fn);
+  ts_value args[3] = { TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(4, 5), -2, 0.25)),
+                       TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(5, 4), 1, -0.5)),
+                       TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(1, 5), 3, 1)) };
+  assert_same_both_ways(layout_stays, "x, m, v", args, 3, 0);
+}
+
+/* Products by weights stored [N, K]: x [3, 4] by a constant w [5, 4] twice
+ * (one transpose of w serves both), and by an argument v [5, 4], which stays. */
+static ts_tensor *dense_tb(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *v = ts_arg(c, 1), *w = ramp(TS_F32, TS_SHAPE(5, 4), -1, 0.125);
+  ts_tensor *y = ts_add(ts_matmul_t(x, w, false, true), ts_matmul_t(ts_neg(x), w, false, true));
+  return ts_add(y, ts_matmul_t(x, v, false, true));
+}
+
+static void test_layout_weights(void)
+{
+  ts_function *fn = ts_function_new("dense_tb", dense_tb, "x, v");
+  ts_value spec[2] = { TS_SPEC_VALUE(TS_F32, TS_SHAPE(3, 4)), TS_SPEC_VALUE(TS_F32, TS_SHAPE(5, 4)) };
+  ts_graph *g = optimize(trace(fn, spec, 2), "layout,fold,dce", "layout: rewrote 2 nodes");
+  g_assert_cmpint(count_op(g, TS_OP_MATMUL), ==, 3);
+  g_assert_cmpint(count_op(g, TS_OP_TRANSPOSE), ==, 0);
+  int plain = 0, weights = 0;
+  for (int id = 0; id < ts_graph_n_nodes(g); id++) {
+    const ts_node *n = ts_graph_node(g, id);
+    if (ts_node_op(n) == TS_OP_MATMUL) {
+      char *tb = ts_node_attr_to_string(n, 1);
+      plain += strcmp(tb, "false") == 0;
+      free(tb);
+    }
+    weights += ts_node_op(n) == TS_OP_CONST && ts_shape_equal(ts_node_output_shape(n, 0), TS_SHAPE(4, 5));
+  }
+  g_assert_cmpint(plain, ==, 2);
+  g_assert_cmpint(weights, ==, 1);
+  ts_graph_free(g);
+  ts_function_free(fn);
+  ts_value args[2] = { TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(3, 4), -2, 0.25)),
+                       TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(5, 4), 1, -0.125)) };
+  assert_same_both_ways(dense_tb, "x, v", args, 2, 1e-6);
 }
 
 /* ---- what a pass finds only inside a branch ------------------------------------------ */
@@ -638,6 +763,10 @@ int main(int argc, char **argv)
   g_test_add_func("/passes/simplify/layout", test_simplify_layout);
   g_test_add_func("/passes/simplify/pow", test_simplify_pow);
   g_test_add_func("/passes/simplify/identity", test_simplify_identity);
+  g_test_add_func("/passes/layout/cancels", test_layout_cancels);
+  g_test_add_func("/passes/layout/composes", test_layout_composes);
+  g_test_add_func("/passes/layout/stays", test_layout_stays);
+  g_test_add_func("/passes/layout/weights", test_layout_weights);
   g_test_add_func("/passes/inside-branches", test_inside_branches);
   g_test_add_func("/passes/dce", test_dce);
   g_test_add_func("/passes/fuse/elementwise", test_fuse_elementwise);

@@ -114,6 +114,7 @@ int ts__row_runs(const ts_graph *g, const ts_exec_layout *l, const bool *fast_re
  * Passes other than dce leave what they made dead in place (dce drops it). */
 
 typedef enum ts_pass_id {
+  TS_PASS_LAYOUT,
   TS_PASS_FOLD,
   TS_PASS_CSE,
   TS_PASS_SIMPLIFY,
@@ -137,6 +138,14 @@ typedef bool (*ts_pass_might_fn)(const ts_graph *g);
 /* Copies src node n into rw with its subgraphs run through pass. */
 ts_node *ts__pass_copy(ts_rewrite *rw, const ts_node *n, ts_pass_fn pass, ts_pass_stats *stats);
 
+/* Layout: a transpose moves past the elementwise ops and casts it feeds
+ * alone (their other operands brought into the order of its input) until
+ * it meets another transpose, and the two become one, or none when they
+ * cancel (the NCHW <-> NHWC pairs around the ONNX importer's convolutions
+ * and poolings); a MatMul by constant weights with transpose_b reads them
+ * transposed once instead.  First, so that fold folds what it reorders. */
+ts_graph *ts__pass_layout(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats);
+bool ts__layout_might_change(const ts_graph *g);
 /* Grappler's constant folding: stateless nodes fed by constants only
  * become Const nodes holding their value; a node whose evaluation fails is
  * left to fail at run time.  Subgraphs are folded too. */
@@ -151,6 +160,15 @@ bool ts__cse_might_change(const ts_graph *g);
  * transposes, reshapes of reshapes, casts to the same dtype, small integer
  * powers). */
 ts_graph *ts__pass_simplify(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats);
+/* Simplify's rule for src node n, a Transpose: transpose(transpose(x, p), q)
+ * in rw becomes transpose(x, p∘q), or x; false: n's input is no transpose. */
+bool ts__simplify_transposes(ts_rewrite *rw, const ts_node *n, ts_pass_stats *stats);
+/* A Transpose node's perm resolved against rank (its TS_ALL_AXES reverses);
+ * false if it is not one. */
+bool ts__transpose_perm(const ts_node *transpose, int rank, int *perm);
+/* Broadcasting c against x leaves x's shape as it is (for every value of
+ * x's unknown dims). */
+bool ts__fits_into(ts_shape c, ts_shape x);
 /* Dead-code elimination: drops what neither the outputs nor a stateful
  * node need. */
 ts_graph *ts__pass_dce(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats);
@@ -168,6 +186,9 @@ unsigned ts__passes_current(void);
  * needs; the new graph (NULL when nothing changed: g is fine as it is) and
  * the summary (owned) come back. */
 ts_graph *ts__passes_run(const ts_graph *g, unsigned mask, char **summary);
+/* Per node of g: the one node using its outputs (-1: none, -2: several,
+ * a graph output or a control edge); g_free() it. */
+int *ts__single_users(const ts_graph *g);
 /* Nodes in g and its subgraphs. */
 int ts__graph_count_nodes(const ts_graph *g);
 /* Are s's rank and every dim known? */

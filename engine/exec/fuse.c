@@ -19,28 +19,6 @@
 
 #define FUSE_MAX_INSTRS 32
 
-/* Per node of g: the one node using its outputs (-1: none, -2: several,
- * a graph output or a control edge). */
-static int *single_users(const ts_graph *g)
-{
-  int n = (int)g->nodes->len;
-  int *user = g_new(int, n ? n : 1);
-  for (int id = 0; id < n; id++)
-    user[id] = -1;
-  for (int id = 0; id < n; id++) {
-    const ts_node *node = ts__graph_node(g, id);
-    for (int i = 0; i < node->n_inputs; i++) {
-      int *u = &user[node->inputs[i].node];
-      *u = *u == -1 || *u == id ? id : -2;
-    }
-    for (int i = 0; i < node->n_control; i++)
-      user[node->control[i]] = -2;
-  }
-  for (guint i = 0; i < g->outputs->len; i++)
-    user[g_array_index(g->outputs, ts_port, i).node] = -2;
-  return user;
-}
-
 static ts_info port_info(const ts_graph *g, ts_port p)
 {
   return ts__graph_node(g, p.node)->outputs[p.index];
@@ -133,7 +111,7 @@ static void emit_chain(ts_rewrite *rw, const mm_chain *ch, ts_pass_stats *stats)
 static ts_graph *fuse_matmul(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats)
 {
   int n = (int)g->nodes->len;
-  int *user = single_users(g);
+  int *user = ts__single_users(g);
   /* per node: the chain it ends (emitted there), or it is part of one (skipped) */
   mm_chain *ends = g_new0(mm_chain, n ? n : 1);
   bool *inside = g_new0(bool, n ? n : 1);
@@ -230,7 +208,7 @@ static char *cluster_program(const ts_graph *g, cluster *cl)
 static ts_graph *fuse_elementwise(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats)
 {
   int n = (int)g->nodes->len;
-  int *user = single_users(g);
+  int *user = ts__single_users(g);
   bool *fusible = g_new0(bool, n ? n : 1), *absorbed = g_new0(bool, n ? n : 1);
   for (int id = 0; id < n; id++)
     fusible[id] = ew_fusible(g, ts__graph_node(g, id));

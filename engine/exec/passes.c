@@ -14,6 +14,7 @@ static const struct pass_row {
   const char *did;  /* "<name>: <did> N nodes" */
   const char *into; /* " into M <into>", or NULL */
 } PASSES[TS_PASS_COUNT] = {
+  [TS_PASS_LAYOUT] = { "layout", ts__pass_layout, ts__layout_might_change, "rewrote", NULL },
   [TS_PASS_FOLD] = { "fold", ts__pass_fold_constants, ts__fold_might_change, "folded", "constants" },
   [TS_PASS_CSE] = { "cse", ts__pass_cse, ts__cse_might_change, "removed", NULL },
   [TS_PASS_SIMPLIFY] = { "simplify", ts__pass_simplify, NULL, "simplified", NULL },
@@ -47,8 +48,8 @@ bool ts__passes_parse(const char *list, unsigned *mask)
         found = p;
     if (found < 0) {
       ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
-                   "unknown pass '%s' in \"%s\" (passes: all, none or a list of fold, cse, "
-                   "simplify, dce, fuse)", name, list);
+                   "unknown pass '%s' in \"%s\" (passes: all, none or a list of layout, fold, "
+                   "cse, simplify, dce, fuse)", name, list);
       ok = false;
     }
     *mask |= found >= 0 ? 1u << found : 0;
@@ -114,6 +115,26 @@ ts_node *ts__pass_copy(ts_rewrite *rw, const ts_node *n, ts_pass_fn pass, ts_pas
 {
   pass_sub ps = { pass, stats };
   return ts__rewrite_copy(rw, n, run_sub, &ps);
+}
+
+int *ts__single_users(const ts_graph *g)
+{
+  int n = (int)g->nodes->len;
+  int *user = g_new(int, n ? n : 1);
+  for (int id = 0; id < n; id++)
+    user[id] = -1;
+  for (int id = 0; id < n; id++) {
+    const ts_node *node = ts__graph_node(g, id);
+    for (int i = 0; i < node->n_inputs; i++) {
+      int *u = &user[node->inputs[i].node];
+      *u = *u == -1 || *u == id ? id : -2;
+    }
+    for (int i = 0; i < node->n_control; i++)
+      user[node->control[i]] = -2;
+  }
+  for (guint i = 0; i < g->outputs->len; i++)
+    user[g_array_index(g->outputs, ts_port, i).node] = -2;
+  return user;
 }
 
 bool ts__shape_known(ts_shape s)

@@ -46,9 +46,7 @@ static bool all_equal(const ts_tensor *t, double v)
   return true;
 }
 
-/* Broadcasting c against x leaves x's shape as it is (for every value of
- * x's unknown dims). */
-static bool fits_into(ts_shape c, ts_shape x)
+bool ts__fits_into(ts_shape c, ts_shape x)
 {
   if (c.rank > x.rank)
     return false;
@@ -101,7 +99,7 @@ static bool drop_unit(simplifier *s, double unit, bool commutes)
       return false;
     const ts_tensor *c = ts__rewrite_const(s->rw, n->inputs[1 - side]);
     if (c && all_equal(c, unit) && xi.dtype == n->outputs[0].dtype &&
-        fits_into(ci.shape, xi.shape)) {
+        ts__fits_into(ci.shape, xi.shape)) {
       forward(s, xp);
       return true;
     }
@@ -138,9 +136,9 @@ static bool simplify_sub(simplifier *s)
   return ok;
 }
 
-/* perm resolved against rank (TS_ALL_AXES reverses); false if it is not one. */
-static bool resolve_perm(ts_ints perm, int rank, int *out)
+bool ts__transpose_perm(const ts_node *transpose, int rank, int *out)
 {
+  ts_ints perm = transpose->attrs[0].ints;
   if (perm.n < 0) {
     for (int i = 0; i < rank; i++)
       out[i] = rank - 1 - i;
@@ -163,7 +161,7 @@ static bool simplify_transpose(simplifier *s)
     return false;
   ts_info xi = port_info(s->rw, inner->inputs[0]);
   int rank = xi.shape.rank, p[TS_MAX_RANK], q[TS_MAX_RANK];
-  if (!resolve_perm(inner->attrs[0].ints, rank, p) || !resolve_perm(s->n->attrs[0].ints, rank, q))
+  if (!ts__transpose_perm(inner, rank, p) || !ts__transpose_perm(s->n, rank, q))
     return false;
   ts_ints composed = { .n = rank };
   bool identity = true;
@@ -219,7 +217,7 @@ static bool simplify_pow(simplifier *s)
   const ts_tensor *e = ts__rewrite_const(s->rw, n->inputs[1]);
   if (!e || e->size != 1 || !dst_node(s->rw, n->inputs[0], &xp, &xi) ||
       !dst_node(s->rw, n->inputs[1], &ep, &ei) || xi.dtype != n->outputs[0].dtype ||
-      !fits_into(ei.shape, xi.shape) || xi.dtype == TS_BOOL)
+      !ts__fits_into(ei.shape, xi.shape) || xi.dtype == TS_BOOL)
     return false;
   double k = ts_tensor_get_f64(e, 0); /* through its backend: folding may run on a device */
   if (k == 1) {
@@ -245,6 +243,12 @@ static bool simplify_identity(simplifier *s)
     return false;
   forward(s, xp);
   return true;
+}
+
+bool ts__simplify_transposes(ts_rewrite *rw, const ts_node *n, ts_pass_stats *stats)
+{
+  simplifier s = { rw, n, stats };
+  return simplify_transpose(&s);
 }
 
 static bool simplify_mul(simplifier *s)

@@ -1106,6 +1106,18 @@ static int64_t window_dim(ts_tensor *x, int i)
   return n == 1 && i == 0 ? 1 : ts_tensor_dim(x, 2 + i - (2 - n));
 }
 
+/* The total of TensorFlow's SAME pads (ONNX's SAME_UPPER) on spatial dim i
+ * of x for w's kernel, stride and dilation; -1 when the dim is unknown. */
+static int64_t same_total(ts_tensor *x, const window *w, int i)
+{
+  int64_t in = window_dim(x, i);
+  if (in < 0)
+    return -1;
+  int64_t outd = (in + w->stride[i] - 1) / w->stride[i];
+  int64_t total = (outd - 1) * w->stride[i] + (w->k[i] - 1) * w->dilation[i] + 1 - in;
+  return total < 0 ? 0 : total;
+}
+
 /* Kernel, strides, dilations and pads of a window op on input x (N, C and
  * one or two spatial dims), as 2-D.  false + error. */
 static bool window_of(onnx_node_ctx *c, ts_tensor *x, const int64_t kernel[2], window *w)
@@ -1133,14 +1145,11 @@ static bool window_of(onnx_node_ctx *c, ts_tensor *x, const int64_t kernel[2], w
     }
   } else if (strcmp(auto_pad, "SAME_UPPER") == 0 || strcmp(auto_pad, "SAME_LOWER") == 0) {
     for (int i = 2 - n; i < 2; i++) {
-      int64_t in = window_dim(x, i);
-      if (in < 0) {
+      int64_t total = same_total(x, w, i);
+      if (total < 0) {
         onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "auto_pad on an unknown spatial dim");
         return false;
       }
-      int64_t outd = (in + w->stride[i] - 1) / w->stride[i];
-      int64_t total = (outd - 1) * w->stride[i] + (w->k[i] - 1) * w->dilation[i] + 1 - in;
-      total = total < 0 ? 0 : total;
       bool upper = auto_pad[5] == 'U';
       w->pad_begin[i] = upper ? total / 2 : total - total / 2;
       w->pad_end[i] = total - w->pad_begin[i];
@@ -1168,6 +1177,25 @@ static ts_tensor *to_nhwc_padded(ts_tensor *x, const window *w, double value)
   for (int i = 0; i < 2; i++)
     y = pad_axis(y, 1 + i, w->pad_begin[i], w->pad_end[i], value);
   return y;
+}
+
+/* x in NHWC for Conv2D or MaxPool over w: when w's pads are TensorFlow's
+ * SAME pads, unpadded with *padding SAME (the kernels pad as they read: a
+ * zero row, a tap left out of the max), else padded with value and VALID. */
+static ts_tensor *to_nhwc_for(ts_tensor *x, const window *w, double value, int *padding)
+{
+  bool same = x != NULL, padded = false;
+  for (int i = 0; i < 2 && same; i++) {
+    int64_t total = same_total(x, w, i);
+    same = total >= 0 && w->pad_begin[i] == total / 2 && w->pad_end[i] == total - total / 2;
+    padded |= total > 0;
+  }
+  same &= padded;
+  window unpadded = *w;
+  for (int i = 0; i < 2 && same; i++)
+    unpadded.pad_begin[i] = unpadded.pad_end[i] = 0;
+  *padding = same ? TS_PADDING_SAME : TS_PADDING_VALID;
+  return to_nhwc_padded(x, same ? &unpadded : w, value);
 }
 
 /* NHWC back to N, C, spatial... (rank 3 for a 1-D op). */
@@ -1336,7 +1364,8 @@ static bool op_conv(onnx_node_ctx *c)
   }
   ts_tensor *filter = ts_transpose_at(HERE, wt, TS_INTS(2, 3, 1, 0)); /* OIHW -> HWIO */
   filter = dilate(dilate(filter, 0, w.dilation[0]), 1, w.dilation[1]);
-  ts_tensor *in = to_nhwc_padded(x, &w, 0);
+  int padding;
+  ts_tensor *in = to_nhwc_for(x, &w, 0, &padding);
   /* groups: each slice of channels by its slice of filters */
   ts_tensor **xs = g_new0(ts_tensor *, groups), **fs = g_new0(ts_tensor *, groups), **ys = g_new0(ts_tensor *, groups);
   ts_tensor *y = NULL;
@@ -1347,7 +1376,7 @@ static bool op_conv(onnx_node_ctx *c)
       fs[0] = filter;
     }
     for (int64_t g = 0; g < groups; g++)
-      ys[g] = ts_conv2d_at(HERE, xs[g], fs[g], (int)w.stride[0], (int)w.stride[1], TS_PADDING_VALID);
+      ys[g] = ts_conv2d_at(HERE, xs[g], fs[g], (int)w.stride[0], (int)w.stride[1], padding);
     y = groups == 1 ? ys[0] : ts_concat_at(HERE, ys, (int)groups, 3);
   }
   g_free(xs);
@@ -1596,8 +1625,9 @@ static bool op_max_pool(onnx_node_ctx *c)
   bool padded = w.pad_begin[0] || w.pad_begin[1] || w.pad_end[0] || w.pad_end[1];
   if (w.dilation[0] != 1 || w.dilation[1] != 1 || c->n_out > 1 || (!ts_dtype_is_float(ts_tensor_dtype(x)) && padded))
     return max_pool_taps(c, x, &w);
-  ts_tensor *y = ts_max_pool2d_at(HERE, to_nhwc_padded(x, &w, -INFINITY), (int)w.k[0], (int)w.k[1],
-                                  (int)w.stride[0], (int)w.stride[1], TS_PADDING_VALID);
+  int padding;
+  ts_tensor *in = to_nhwc_for(x, &w, -INFINITY, &padding);
+  ts_tensor *y = ts_max_pool2d_at(HERE, in, (int)w.k[0], (int)w.k[1], (int)w.stride[0], (int)w.stride[1], padding);
   return out1(c, from_nhwc(y, ts_tensor_rank(x)));
 }
 

@@ -265,6 +265,15 @@ static bool conv_run(ts_kernel_ctx *k, const void *bias, ts_act act)
     return true;
   }
 
+  ts_tune_key key = { "conv", { g->n, g->h, g->w, g->c, g->kh, g->kw, n_out, g->sh, g->sw,
+                                g->top, g->left } };
+  const ts_tune_fn cands[] = { conv_implicit, conv_im2col, conv_winograd };
+  int known = own ? ts__tune_known(&key) : -1;
+  if (known >= 0 && cands[known] != conv_im2col) { /* no im2col scratch to make */
+    if (!ts__tune_only) /* a plan choosing kernels: known already */
+      cands[known](&op);
+    return true;
+  }
   int64_t line = patch * (int64_t)esize, budget = SCRATCH_BYTES / line;
   op.chunk = chunk > budget ? MAX(budget, 1) : chunk;
   op.col = malloc((size_t)(op.chunk * line));
@@ -274,9 +283,6 @@ static bool conv_run(ts_kernel_ctx *k, const void *bias, ts_act act)
   if (!own) {
     conv_im2col(&op);
   } else {
-    ts_tune_key key = { "conv", { g->n, g->h, g->w, g->c, g->kh, g->kw, n_out, g->sh, g->sw,
-                                  g->top, g->left } };
-    const ts_tune_fn cands[] = { conv_implicit, conv_im2col, conv_winograd };
     const char *names[] = { ts__own_label(), "im2col + OpenBLAS", "winograd F(2x2,3x3)" };
     bool ran;
     int n_cands = ts__conv_winograd_fits(&op.cv) ? 3 : 2; /* Winograd: 3x3 stride 1 only */
@@ -338,12 +344,22 @@ static bool fused_conv2d_cpu(ts_kernel_ctx *k)
 #define NEVER_NAN(v) false
 #define FLOAT_NAN(v) ((v) != (v))
 
+/* Cloned for AVX-512 and AVX2 where the CPU has them (the build targets
+ * plain x86-64, where a channel loop of 16 floats is four SSE vectors);
+ * not under sanitizers, whose set-up runs after the clones' ifunc resolvers. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+  !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
+#define POOL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define POOL_CLONES
+#endif
+
 /* Each output pixel starts as the window's first in-bounds cell and takes
  * the max over the rest, channels innermost; NaN wins, as in NumPy.  The
  * select has no branch, so the channel loop vectorises (a branch on random
  * data mispredicted half the time). */
 #define MAX_POOL(name, T, IS_NAN)                                                        \
-  static void name(const window *g, const void *x_, void *y_)                            \
+  POOL_CLONES static void name(const window *g, const void *x_, void *y_)                \
   {                                                                                      \
     const T *restrict x = x_;                                                            \
     T *restrict y = y_;                                                                  \
@@ -354,7 +370,9 @@ static bool fused_conv2d_cpu(ts_kernel_ctx *k)
           int64_t y0 = oy * w.sh - w.top, x0 = ox * w.sw - w.left;                   \
           int64_t ya = y0 > 0 ? y0 : 0, yb = y0 + w.kh < w.h ? y0 + w.kh : w.h;      \
           int64_t xa = x0 > 0 ? x0 : 0, xb = x0 + w.kw < w.w ? x0 + w.kw : w.w;      \
-          memcpy(y, x + ((n * w.h + ya) * w.w + xa) * w.c, sizeof(T) * (size_t)w.c); \
+          const T *restrict first = x + ((n * w.h + ya) * w.w + xa) * w.c;            \
+          for (int64_t ch = 0; ch < w.c; ch++)                                           \
+            y[ch] = first[ch];                                                           \
           for (int64_t iy = ya; iy < yb; iy++)                                           \
             for (int64_t ix = xa; ix < xb; ix++) {                                       \
               const T *restrict src = x + ((n * w.h + iy) * w.w + ix) * w.c;          \

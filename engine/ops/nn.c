@@ -2,6 +2,7 @@
  * all over the last axis.  Each row subtracts its maximum before exp so
  * large logits do not overflow; exps are summed in f64. */
 #include "engine-private.h"
+#include "kernels/kernels.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -14,6 +15,24 @@ typedef void (*softmax_fn)(const void *x, void *y, int64_t rows, int64_t c, bool
 typedef int64_t (*xent_fn)(const void *x, const ts_tensor *labels, void *y, int64_t rows,
                            int64_t c);
 
+/* Softmax's block: rows of SOFTMAX_BLOCK elements together, at most
+ * SOFTMAX_BLOCK_ROWS (a row longer than the block is a block alone). */
+#define SOFTMAX_BLOCK 4096
+#define SOFTMAX_BLOCK_ROWS 256
+
+/* exp over rows: f32 on the vector path (kernels/vmath.c: within an ulp,
+ * the same bits on every ISA), f64 by libm. */
+static void row_exp_f32(float *y, int64_t c)
+{
+  ts__vexp_f32(y, y, c);
+}
+
+static void row_exp_f64(double *y, int64_t c)
+{
+  for (int64_t j = 0; j < c; j++)
+    y[j] = exp(y[j]);
+}
+
 #define DEF_NN(sfx, T, EXP)                                                               \
   static T row_max_##sfx(const T *x, int64_t c)                                           \
   {                                                                                       \
@@ -22,21 +41,52 @@ typedef int64_t (*xent_fn)(const void *x, const ts_tensor *labels, void *y, int6
       m = x[j] > m ? x[j] : m;                                                            \
     return m;                                                                             \
   }                                                                                       \
+  /* four running sums in f64, not one: a chain of dependent adds was most \
+   * of a short row's time */                                                           \
+  static double row_sum_##sfx(const T *y, int64_t c)                                      \
+  {                                                                                       \
+    double s[4] = { 0, 0, 0, 0 };                                                         \
+    int64_t j = 0;                                                                        \
+    for (; j + 4 <= c; j += 4)                                                            \
+      for (int k = 0; k < 4; k++)                                                         \
+        s[k] += y[j + k];                                                                 \
+    for (; j < c; j++)                                                                    \
+      s[0] += y[j];                                                                       \
+    return (s[0] + s[1]) + (s[2] + s[3]);                                                 \
+  }                                                                                       \
+  /* rows a block at a time: each row less its max, then one exp over the  \
+   * block (a call per short row cost more than its exps), then each row's \
+   * sum */                                                                             \
   static void softmax_##sfx(const void *xv, void *yv, int64_t rows, int64_t c,          \
                             bool log_out)                                                 \
   {                                                                                       \
     const T *restrict x = xv;                                                             \
     T *restrict y = yv;                                                                   \
-    for (int64_t r = 0; r < rows; r++, x += c, y += c) {                                  \
-      T m = row_max_##sfx(x, c);                                                          \
-      double s = 0;                                                                       \
-      for (int64_t j = 0; j < c; j++) {                                                   \
-        y[j] = EXP(x[j] - m);                                                             \
-        s += y[j];                                                                        \
+    T m[SOFTMAX_BLOCK_ROWS];                                                              \
+    int64_t block = MAX(1, MIN(SOFTMAX_BLOCK_ROWS, SOFTMAX_BLOCK / c));                   \
+    for (int64_t r0 = 0; r0 < rows; r0 += block) {                                        \
+      int64_t n = MIN(block, rows - r0);                                                  \
+      for (int64_t r = 0; r < n; r++) {                                                   \
+        const T *xr = x + (r0 + r) * c;                                                   \
+        T *yr = y + (r0 + r) * c;                                                         \
+        m[r] = row_max_##sfx(xr, c);                                                      \
+        for (int64_t j = 0; j < c; j++)                                                   \
+          yr[j] = xr[j] - m[r];                                                           \
       }                                                                                   \
-      T ls = (T)log(s);                                                                   \
-      for (int64_t j = 0; j < c; j++)                                                     \
-        y[j] = log_out ? x[j] - m - ls : (T)(y[j] / s);                                   \
+      row_exp_##sfx(y + r0 * c, n * c);                                                   \
+      for (int64_t r = 0; r < n; r++) {                                                   \
+        const T *xr = x + (r0 + r) * c;                                                   \
+        T *yr = y + (r0 + r) * c;                                                         \
+        double s = row_sum_##sfx(yr, c);                                                  \
+        if (!log_out) {                                                                   \
+          for (int64_t j = 0; j < c; j++)                                                 \
+            yr[j] = (T)(yr[j] / s);                                                       \
+          continue;                                                                       \
+        }                                                                                 \
+        T ls = (T)log(s);                                                                 \
+        for (int64_t j = 0; j < c; j++)                                                   \
+          yr[j] = xr[j] - m[r] - ls;                                                      \
+      }                                                                                   \
     }                                                                                     \
   }                                                                                       \
   static int64_t xent_##sfx(const void *xv, const ts_tensor *labels, void *yv,           \

@@ -234,39 +234,81 @@ static const struct {
   [8] = { permute_uint64_t, transpose2d_uint64_t },
 };
 
+/* The same permutation over fewer dims: dims of 1 dropped, and input dims
+ * that stay next to each other in the output merged into one.  NCHW ->
+ * NHWC is [N, C, H*W] -> [N, H*W, C] then, a batch of 2-D transposes.
+ * dim: the merged input dims; perm as the op's.  Returns their count. */
+static int merge_dims(ts_shape x, const int *perm, int64_t *dim, int *out_perm)
+{
+  int rank = x.rank, renum[TS_MAX_RANK], kept = 0, q[TS_MAX_RANK], n = 0;
+  for (int a = 0; a < rank; a++)
+    renum[a] = x.dim[a] == 1 ? -1 : kept++;
+  for (int i = 0; i < rank; i++)
+    if (renum[perm[i]] >= 0)
+      q[n++] = renum[perm[i]];
+  /* groups of consecutive output positions reading consecutive input dims */
+  int group_of[TS_MAX_RANK], groups = 0, first[TS_MAX_RANK];
+  for (int i = 0; i < n; i++) {
+    if (i == 0 || q[i] != q[i - 1] + 1)
+      first[groups++] = q[i];
+    group_of[q[i]] = groups - 1;
+  }
+  int64_t kept_dim[TS_MAX_RANK];
+  for (int a = 0; a < rank; a++)
+    if (renum[a] >= 0)
+      kept_dim[renum[a]] = x.dim[a];
+  /* the groups in input order: their rank among the groups' first dims */
+  int order[TS_MAX_RANK];
+  for (int g = 0; g < groups; g++) {
+    order[g] = 0;
+    for (int h = 0; h < groups; h++)
+      order[g] += first[h] < first[g];
+  }
+  for (int g = 0; g < groups; g++) {
+    dim[order[g]] = 1;
+    out_perm[g] = order[g];
+  }
+  for (int a = 0; a < kept; a++)
+    dim[order[group_of[a]]] *= kept_dim[a];
+  return groups;
+}
+
 static bool transpose_cpu(ts_kernel_ctx *k)
 {
   ts_tensor *x = k->in[0], *y = k->out[0];
   size_t es = ts_dtype_size(x->dtype);
   int rank = x->shape.rank, perm[TS_MAX_RANK];
-  int64_t in_stride[TS_MAX_RANK], stride[TS_MAX_RANK];
-  bool identity = true;
+  int64_t dim[TS_MAX_RANK], in_stride[TS_MAX_RANK], stride[TS_MAX_RANK], out_dim[TS_MAX_RANK];
   if (y->size == 0)
     return true;
   for (int i = 0; i < rank; i++) {
     perm[i] = rank - 1 - i;
     if (k->attrs[0].ints.n >= 0)
       ts__axis(k->attrs[0].ints.v[i], rank, &perm[i]); /* inference checked it */
-    identity &= perm[i] == i;
   }
-  if (identity) {
+  int mp[TS_MAX_RANK], m = merge_dims(x->shape, perm, dim, mp);
+  if (m <= 1) {
     memcpy(y->data, x->data, (size_t)x->size * es);
     return true;
   }
-  if (rank == 2) {
-    PERMUTE[es].transpose2d(x->data, y->data, x->shape.dim[0], x->shape.dim[1]);
+  if (m == 2 || (m == 3 && mp[0] == 0 && mp[1] == 2)) { /* a batch of 2-D transposes */
+    int64_t rows = dim[m - 2], cols = dim[m - 1], batch = m == 3 ? dim[0] : 1;
+    for (int64_t b = 0; b < batch; b++)
+      PERMUTE[es].transpose2d((const char *)x->data + (size_t)(b * rows * cols) * es,
+                              (char *)y->data + (size_t)(b * rows * cols) * es, rows, cols);
     return true;
   }
-  in_stride[rank - 1] = 1;
-  for (int i = rank - 2; i >= 0; i--)
-    in_stride[i] = in_stride[i + 1] * x->shape.dim[i + 1];
-  for (int i = 0; i < rank; i++)
-    stride[i] = in_stride[perm[i]];
-  PERMUTE[es].permute(x->data, y->data, rank, y->shape.dim, stride);
+  in_stride[m - 1] = 1;
+  for (int i = m - 2; i >= 0; i--)
+    in_stride[i] = in_stride[i + 1] * dim[i + 1];
+  for (int i = 0; i < m; i++) {
+    stride[i] = in_stride[mp[i]];
+    out_dim[i] = dim[mp[i]];
+  }
+  PERMUTE[es].permute(x->data, y->data, m, out_dim, stride);
   return true;
 }
 
-/* The inverse permutation (the reversal is its own). */
 static bool transpose_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
                            ts_tensor **gi)
 {
