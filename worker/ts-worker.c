@@ -48,7 +48,7 @@
 #define CRASH_MAX (4u << 20) /* a crash report is cut at 4 MiB */
 #define FAST_SPIN_NS 100000u /* a fast call's reply is spun for at most this long before sleeping */
 #define FAST_SLICE_MS 20     /* asleep, a waiter looks this often whether the worker died */
-#define PIPE_SLICE_US 4000   /* the pipes are read at most this long at a time: a flood waits its turn */
+#define CRASH_READ_MAX (64u << 10) /* a dispatch reads at most this much of the crash pipe */
 /* at the worker's death a pipe is read up to this: what a pipe holds at most (pipe-max-size) */
 #define DEATH_DRAIN_MAX (1u << 20)
 
@@ -430,7 +430,7 @@ static gboolean on_sync_timer(gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-static gboolean drain_output(TsWorker *self, int stream, gint64 slice_us, gsize max_bytes);
+static gboolean drain_output(TsWorker *self, int stream, gsize max_bytes);
 
 /* Main thread: the fast reply of the call in flight (or why it is not one). */
 static void fast_reply_arrived(TsWorker *self, GVariant *reply, GError *error)
@@ -466,10 +466,11 @@ static void fast_reply_arrived(TsWorker *self, GVariant *reply, GError *error)
   }
   pc->result = answer.result;
   pc->error = answer.error;
-  /* its lines and marks are in the pipes already: no need to wait for the loop */
+  /* its lines and marks are in the pipes already: no need to wait for the
+   * loop (after a flood, the watch reads the rest a dispatch at a time) */
   for (int s = 0; s < 2; s++)
     if (!pc->ended[s] && self->out_watch[s])
-      drain_output(self, s, PIPE_SLICE_US, 0);
+      drain_output(self, s, TS_WORKER_OUTPUT_READ_MAX);
   if (g_queue_find(&self->calls, pc)) {
     pc->replied = TRUE;
     call_maybe_done(self, pc);
@@ -953,17 +954,14 @@ static void on_link_ended(gpointer data)
     process_gone(self);
 }
 
-/* Reads what fd holds without blocking, at most slice_us long (0: no
- * limit) and max_bytes (0: no limit), handing each chunk to take.  FALSE
- * at its end (an error ends it too). */
-static gboolean drain_fd(TsWorker *self, int fd, gint64 slice_us, gsize max_bytes,
+/* Reads what fd holds without blocking, at most max_bytes, handing each
+ * chunk to take.  FALSE at its end (an error ends it too). */
+static gboolean drain_fd(TsWorker *self, int fd, gsize max_bytes,
                          void (*take)(TsWorker *self, int stream, const char *data, gsize n), int stream)
 {
   char buf[16384];
-  gint64 end = slice_us > 0 ? g_get_monotonic_time() + slice_us : 0;
-  gsize total = 0;
-  for (;;) {
-    ssize_t n = read(fd, buf, sizeof buf);
+  for (gsize total = 0; total < max_bytes;) {
+    ssize_t n = read(fd, buf, MIN(sizeof buf, max_bytes - total));
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0 && errno == EAGAIN)
@@ -972,9 +970,8 @@ static gboolean drain_fd(TsWorker *self, int fd, gint64 slice_us, gsize max_byte
       return FALSE;
     take(self, stream, buf, (gsize)n);
     total += (gsize)n;
-    if ((max_bytes && total >= max_bytes) || (end && g_get_monotonic_time() >= end))
-      return TRUE; /* more may wait: the next dispatch reads on */
   }
+  return TRUE; /* more may wait: the next dispatch reads on */
 }
 
 static void take_crash(TsWorker *self, int stream, const char *data, gsize n)
@@ -995,7 +992,7 @@ static void close_crash(TsWorker *self)
 static gboolean on_crash_ready(int fd, GIOCondition condition, gpointer data)
 {
   TsWorker *self = data;
-  if (drain_fd(self, fd, PIPE_SLICE_US, 0, take_crash, 0) && !g_cancellable_is_cancelled(self->io))
+  if (drain_fd(self, fd, CRASH_READ_MAX, take_crash, 0) && !g_cancellable_is_cancelled(self->io))
     return G_SOURCE_CONTINUE;
   self->crash_watch = 0; /* removed by returning */
   close_crash(self);
@@ -1066,13 +1063,13 @@ static void take_output(TsWorker *self, int stream, const char *data, gsize n)
   ts_output_lines_feed(self->out_lines[stream], data, n);
 }
 
-/* Reads what the pipe holds (it does not block), a slice at a time, and
+/* Reads what the pipe holds (it does not block), up to max_bytes, and
  * hands on its lines; at the pipe's end the last unfinished line too.
  * FALSE at the end.  A fast call's reply drains the pipes too: its marks
  * are in them already. */
-static gboolean drain_output(TsWorker *self, int stream, gint64 slice_us, gsize max_bytes)
+static gboolean drain_output(TsWorker *self, int stream, gsize max_bytes)
 {
-  if (drain_fd(self, self->out_fd[stream], slice_us, max_bytes, take_output, stream))
+  if (drain_fd(self, self->out_fd[stream], max_bytes, take_output, stream))
     return TRUE;
   ts_output_lines_end(self->out_lines[stream]);
   return FALSE;
@@ -1087,7 +1084,7 @@ static void close_output(TsWorker *self, int stream)
 
 static gboolean on_output_ready(TsWorker *self, int stream)
 {
-  if (drain_output(self, stream, PIPE_SLICE_US, 0) && !g_cancellable_is_cancelled(self->io))
+  if (drain_output(self, stream, TS_WORKER_OUTPUT_READ_MAX) && !g_cancellable_is_cancelled(self->io))
     return G_SOURCE_CONTINUE;
   self->out_watch[stream] = 0; /* removed by returning */
   self->out_done[stream] = TRUE;
@@ -1127,13 +1124,13 @@ static void read_output(TsWorker *self, int stream, GInputStream *pipe)
 static void finish_pipes(TsWorker *self)
 {
   if (self->crash_fd >= 0) {
-    drain_fd(self, self->crash_fd, 0, DEATH_DRAIN_MAX, take_crash, 0);
+    drain_fd(self, self->crash_fd, DEATH_DRAIN_MAX, take_crash, 0);
     close_crash(self);
   }
   for (int s = 0; s < 2; s++) {
     if (!self->out_watch[s])
       continue;
-    if (drain_output(self, s, 0, DEATH_DRAIN_MAX))
+    if (drain_output(self, s, DEATH_DRAIN_MAX))
       ts_output_lines_end(self->out_lines[s]);
     close_output(self, s);
   }
