@@ -177,6 +177,56 @@ static void test_console_keeps_last_lines(void)
   g_assert_cmpuint(n_lines(), ==, 0);
 }
 
+static void wait_frames(guint n)
+{
+  int frames = 0;
+  for (guint i = 0; i < n; i++) {
+    frames = 0;
+    gtk_widget_add_tick_callback(GTK_WIDGET(window), count_frame, &frames, NULL);
+    test_wait_for(two_frames, &frames, "two frames");
+  }
+}
+
+/* The console's view follows the end while at the end; scrolled up, it
+ * stays on its lines as the oldest go (the rows above it that went are
+ * taken off its place) and new lines do not move it. */
+static void test_console_view_keeps_place(void)
+{
+  TsConsole *console = ts_window_get_console(window);
+  ts_console_clear(console);
+  activate("win.show-panel", "s", "console");
+  TsConsoleView *view = TS_CONSOLE_VIEW(find_widget(GTK_WIDGET(console), TS_TYPE_CONSOLE_VIEW));
+  GtkAdjustment *adj = gtk_scrollable_get_vadjustment(GTK_SCROLLABLE(view));
+  add_console_lines(0, TS_CONSOLE_MAX_LINES / 2);
+  wait_frames(1);
+  g_assert_true(ts_console_view_get_at_end(view));
+  double row = gtk_adjustment_get_step_increment(adj), page = gtk_adjustment_get_page_size(adj);
+  g_assert_cmpfloat(row, >, 0);
+  g_assert_cmpfloat(page, >, 0);
+  g_assert_cmpfloat(gtk_adjustment_get_value(adj), ==, gtk_adjustment_get_upper(adj) - page);
+  g_assert_cmpfloat(gtk_adjustment_get_upper(adj), ==, row * (TS_CONSOLE_MAX_LINES / 2));
+  /* more lines: still at the end */
+  add_console_lines(TS_CONSOLE_MAX_LINES / 2, TS_CONSOLE_MAX_LINES);
+  wait_frames(1);
+  g_assert_true(ts_console_view_get_at_end(view));
+  g_assert_cmpfloat(gtk_adjustment_get_value(adj), ==, gtk_adjustment_get_upper(adj) - page);
+  /* scrolled up to line 3000: new lines push 500 out, the marker comes first */
+  gtk_adjustment_set_value(adj, 3000 * row);
+  g_assert_false(ts_console_view_get_at_end(view));
+  add_console_lines(TS_CONSOLE_MAX_LINES, TS_CONSOLE_MAX_LINES + 500);
+  wait_frames(1);
+  g_assert_false(ts_console_view_get_at_end(view));
+  g_assert_cmpfloat(gtk_adjustment_get_value(adj), ==, (3000 - 500 + 1) * row);
+  g_assert_cmpuint(n_lines(), ==, TS_CONSOLE_MAX_LINES + 1);
+  /* back at the end, it follows again */
+  gtk_adjustment_set_value(adj, gtk_adjustment_get_upper(adj) - page);
+  g_assert_true(ts_console_view_get_at_end(view));
+  add_console_lines(0, 10);
+  wait_frames(1);
+  g_assert_cmpfloat(gtk_adjustment_get_value(adj), ==, gtk_adjustment_get_upper(adj) - page);
+  ts_console_clear(console);
+}
+
 /* What a flood costs the main loop: the lines handled in one iteration
  * (counted from one preparation of this source, which comes first, to the
  * next), the console's changes and the rows drawn in one frame. */
@@ -520,6 +570,7 @@ int main(int argc, char **argv)
   return test_app_run(&argc, &argv, TRUE, (const TestAppCase[]){
     { "/app/worker-survives", test_worker_survives },
     { "/app/console-keeps-last-lines", test_console_keeps_last_lines },
+    { "/app/console-view-keeps-place", test_console_view_keeps_place },
     { "/app/worker/output-flood", test_output_flood },
     { "/app/worker/fds-and-children", test_worker_fds_and_children },
     { "/app/worker/crash-while-loading", test_crash_while_loading },
