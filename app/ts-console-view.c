@@ -63,8 +63,9 @@ static int text_width(TsConsoleView *self, const char *text)
   return width;
 }
 
-/* The row height and the columns' places for this width and font. */
-static void measure_columns(TsConsoleView *self, int width)
+/* The row height and where the columns start, for this font; the row's
+ * width (x[N_COLUMNS]) is the allocation's. */
+static void measure_columns(TsConsoleView *self)
 {
   PangoLayout *layout = layout_of(self);
   pango_layout_set_text(layout, "Ag", -1);
@@ -79,7 +80,6 @@ static void measure_columns(TsConsoleView *self, int width)
     else
       x += COLUMNS[c].width;
   }
-  self->x[N_COLUMNS] = MAX(width, x);
 }
 
 static double page_height(TsConsoleView *self)
@@ -257,17 +257,20 @@ static void ts_console_view_measure(GtkWidget *widget, GtkOrientation orientatio
                                     int *natural, int *minimum_baseline, int *natural_baseline)
 {
   TsConsoleView *self = TS_CONSOLE_VIEW(widget);
-  measure_columns(self, 0);
-  if (orientation == GTK_ORIENTATION_HORIZONTAL)
-    *minimum = *natural = self->x[COL_OUTPUT] + CALL_WIDTH;
-  else
+  measure_columns(self);
+  if (orientation == GTK_ORIENTATION_HORIZONTAL) { /* narrower, the last columns are cut */
+    *minimum = self->x[COL_CALL];
+    *natural = self->x[COL_OUTPUT] + CALL_WIDTH;
+  } else {
     *minimum = *natural = 4 * self->row_height;
+  }
 }
 
 static void ts_console_view_size_allocate(GtkWidget *widget, int width, int height, int baseline)
 {
   TsConsoleView *self = TS_CONSOLE_VIEW(widget);
-  measure_columns(self, width);
+  measure_columns(self);
+  self->x[N_COLUMNS] = MAX(width, self->x[COL_OUTPUT]);
   update_adjustments(self, gtk_adjustment_get_value(self->adjustment[GTK_ORIENTATION_VERTICAL]));
 }
 
