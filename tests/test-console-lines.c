@@ -135,7 +135,9 @@ static void test_peek(void)
   g_assert_cmpuint(ts_console_lines_get_n_made(lines), ==, made);
 }
 
-/* A print marks its stdout line, waiting or shown; a shown item notifies. */
+/* A print marks its stdout line, waiting or shown; a shown item notifies,
+ * and the list says the shown line changed (a view drawing lines as data
+ * redraws it); a peek sees the mark, a waiting line's too. */
 static void on_notify(GObject *object, GParamSpec *pspec, gpointer data)
 {
   (*(guint *)data)++;
@@ -149,9 +151,19 @@ static void test_mark_print(void)
   g_autoptr(TsConsoleLine) shown = g_list_model_get_item(G_LIST_MODEL(lines), 3);
   guint notified = 0;
   g_signal_connect(shown, "notify::is-print", G_CALLBACK(on_notify), &notified);
+  Changes c = { .n_items = 5 };
+  g_signal_connect(lines, "items-changed", G_CALLBACK(on_items_changed), &c);
   g_assert_true(ts_console_lines_mark_print(lines, 1, "line 3", 64));
   g_assert_cmpint(ts_console_line_get_source(shown), ==, TS_CONSOLE_SOURCE_PRINT);
   g_assert_cmpuint(notified, ==, 1);
+  g_assert_cmpuint(c.emissions, ==, 1);
+  g_assert_cmpuint(c.most_added, ==, 1);
+  g_assert_cmpuint(c.most_removed, ==, 1);
+  TsConsoleRow row;
+  g_assert_true(ts_console_lines_peek(lines, 2, &row));
+  g_assert_cmpint(row.source, ==, TS_CONSOLE_SOURCE_HOST);
+  g_assert_true(ts_console_lines_peek(lines, 3, &row));
+  g_assert_cmpint(row.source, ==, TS_CONSOLE_SOURCE_PRINT);
   g_assert_false(ts_console_lines_mark_print(lines, 1, "line 3", 64)); /* already a print's */
   g_assert_false(ts_console_lines_mark_print(lines, 2, "line 4", 64)); /* another call's */
 
@@ -161,6 +173,8 @@ static void test_mark_print(void)
   ts_console_lines_flush(lines);
   g_autoptr(TsConsoleLine) waited = g_list_model_get_item(G_LIST_MODEL(lines), 8);
   g_assert_cmpint(ts_console_line_get_source(waited), ==, TS_CONSOLE_SOURCE_PRINT);
+  g_assert_true(ts_console_lines_peek(lines, 8, &row));
+  g_assert_cmpint(row.source, ==, TS_CONSOLE_SOURCE_PRINT);
 }
 
 int main(int argc, char **argv)
