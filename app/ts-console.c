@@ -13,7 +13,7 @@
 #include "ts-console-lines.h"
 #include "ts-console-view.h"
 
-#define MATCH_WINDOW 64 /* how far back a print looks for its line */
+#define MATCH_WINDOW 64 /* how far back a print looks for its line, and how many prints wait for theirs */
 
 typedef struct {
   guint call_id;
@@ -92,6 +92,10 @@ void ts_console_note_print(TsConsole *self, guint call_id, const char *text)
       p->call_id = call_id;
       p->text = g_strdup(*part);
       g_queue_push_tail(&self->pending, p);
+      /* a flood of prints whose lines went before they came: the oldest
+       * wait no longer (each line coming looks through those waiting) */
+      if (self->pending.length > MATCH_WINDOW)
+        pending_free(g_queue_pop_head(&self->pending));
     }
   }
 }

@@ -187,6 +187,24 @@ static void wait_frames(guint n)
   }
 }
 
+/* A print waits for its line among the last 64 prints: a flood of prints
+ * whose lines never come does not make every line look through all of
+ * them; a recent one still finds its line. */
+static void test_console_prints_wait_bounded(void)
+{
+  TsConsole *console = ts_window_get_console(window);
+  ts_console_clear(console);
+  for (guint i = 0; i < 10000; i++) {
+    g_autofree char *text = g_strdup_printf("print %u", i);
+    ts_console_note_print(console, 7, text);
+  }
+  ts_console_add_output(console, 7, "f()", g_get_real_time(), TS_CONSOLE_SOURCE_HOST, "print 0");
+  ts_console_add_output(console, 7, "f()", g_get_real_time(), TS_CONSOLE_SOURCE_HOST, "print 9990");
+  assert_line(0, "print 0", TS_CONSOLE_SOURCE_HOST, NULL);
+  assert_line(1, "print 9990", TS_CONSOLE_SOURCE_PRINT, NULL);
+  ts_console_clear(console);
+}
+
 /* The console's view follows the end while at the end; scrolled up, it
  * stays on its lines as the oldest go (the rows above it that went are
  * taken off its place) and new lines do not move it. */
@@ -571,6 +589,7 @@ int main(int argc, char **argv)
     { "/app/worker-survives", test_worker_survives },
     { "/app/console-keeps-last-lines", test_console_keeps_last_lines },
     { "/app/console-view-keeps-place", test_console_view_keeps_place },
+    { "/app/console-prints-wait-bounded", test_console_prints_wait_bounded },
     { "/app/worker/output-flood", test_output_flood },
     { "/app/worker/fds-and-children", test_worker_fds_and_children },
     { "/app/worker/crash-while-loading", test_crash_while_loading },
