@@ -6,7 +6,7 @@ struct _TsConsoleLine {
   guint call_id;
   char *call_label;
   char *text;
-  char *time_text;
+  char time_text[16]; /* made when first shown: most lines of a flood never are */
   gint64 time_us;
   TsConsoleSource source;
 };
@@ -29,18 +29,32 @@ static void ts_console_line_finalize(GObject *object)
   TsConsoleLine *self = TS_CONSOLE_LINE(object);
   g_free(self->call_label);
   g_free(self->text);
-  g_free(self->time_text);
   G_OBJECT_CLASS(ts_console_line_parent_class)->finalize(object);
 }
 
-/* "12:34:56.789", made when first shown: most lines of a flood never are. */
+const char *ts_console_source_name(TsConsoleSource source)
+{
+  static const char *const NAMES[] = {
+    [TS_CONSOLE_SOURCE_HOST] = "stdout",
+    [TS_CONSOLE_SOURCE_PRINT] = "ts_print",
+    [TS_CONSOLE_SOURCE_STDERR] = "stderr",
+    [TS_CONSOLE_SOURCE_WORKER] = "worker",
+  };
+  g_return_val_if_fail(source < G_N_ELEMENTS(NAMES), "");
+  return NAMES[source];
+}
+
+void ts_console_format_time(gint64 time_us, char buf[16])
+{
+  g_autoptr(GDateTime) dt = g_date_time_new_from_unix_local(time_us / G_USEC_PER_SEC);
+  g_snprintf(buf, 16, "%02d:%02d:%02d.%03d", g_date_time_get_hour(dt), g_date_time_get_minute(dt),
+             g_date_time_get_second(dt), (int)(time_us % G_USEC_PER_SEC / 1000));
+}
+
 static const char *time_text(TsConsoleLine *self)
 {
-  if (!self->time_text) {
-    g_autoptr(GDateTime) dt = g_date_time_new_from_unix_local(self->time_us / G_USEC_PER_SEC);
-    g_autofree char *hms = g_date_time_format(dt, "%H:%M:%S");
-    self->time_text = g_strdup_printf("%s.%03d", hms, (int)(self->time_us % G_USEC_PER_SEC / 1000));
-  }
+  if (!self->time_text[0])
+    ts_console_format_time(self->time_us, self->time_text);
   return self->time_text;
 }
 
@@ -52,16 +66,7 @@ static void ts_console_line_get_property(GObject *object, guint prop_id, GValue 
   case PROP_CALL_LABEL: g_value_set_string(value, self->call_label); break;
   case PROP_TEXT: g_value_set_string(value, self->text); break;
   case PROP_TIME_TEXT: g_value_set_string(value, time_text(self)); break;
-  case PROP_SOURCE_TEXT: {
-    static const char *const NAMES[] = {
-      [TS_CONSOLE_SOURCE_HOST] = "stdout",
-      [TS_CONSOLE_SOURCE_PRINT] = "ts_print",
-      [TS_CONSOLE_SOURCE_STDERR] = "stderr",
-      [TS_CONSOLE_SOURCE_WORKER] = "worker",
-    };
-    g_value_set_string(value, NAMES[self->source]);
-    break;
-  }
+  case PROP_SOURCE_TEXT: g_value_set_string(value, ts_console_source_name(self->source)); break;
   case PROP_IS_PRINT: g_value_set_boolean(value, self->source == TS_CONSOLE_SOURCE_PRINT); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
   }

@@ -15,6 +15,11 @@ typedef enum {
   TS_CONSOLE_SOURCE_WORKER, /* the app, about the worker process */
 } TsConsoleSource;
 
+/* "stdout", "ts_print", "stderr", "worker": the Source column. */
+const char *ts_console_source_name(TsConsoleSource source);
+/* "12:34:56.789" (local time) into buf. */
+void ts_console_format_time(gint64 time_us, char buf[16]);
+
 #define TS_TYPE_CONSOLE_LINE (ts_console_line_get_type())
 G_DECLARE_FINAL_TYPE(TsConsoleLine, ts_console_line, TS, CONSOLE_LINE, GObject)
 

@@ -28,6 +28,8 @@ struct _TsConsoleLines {
   guint64 n_dropped;      /* announced: what the marker says */
   guint64 dropped_waiting; /* waiting lines pushed out before a flush */
   gboolean has_marker;    /* item 0 is the marker */
+  char *marker_text;      /* "… 12 lines dropped" */
+  gint64 marker_time;
   TsConsoleLine *marker;  /* made when first asked for */
   guint n_made;
 };
@@ -84,8 +86,7 @@ static gpointer get_item(GListModel *model, guint position)
   TsConsoleLines *self = TS_CONSOLE_LINES(model);
   if (self->has_marker && position == 0) {
     if (!self->marker) {
-      g_autofree char *text = g_strdup_printf("… %" G_GUINT64_FORMAT " lines dropped", self->n_dropped);
-      self->marker = ts_console_line_new(0, "", g_get_real_time(), TS_CONSOLE_SOURCE_WORKER, text);
+      self->marker = ts_console_line_new(0, "", self->marker_time, TS_CONSOLE_SOURCE_WORKER, self->marker_text);
       self->n_made++;
     }
     return g_object_ref(self->marker);
@@ -141,10 +142,10 @@ guint ts_console_lines_get_n_waiting(TsConsoleLines *self)
   return self->waiting.len;
 }
 
-gboolean ts_console_lines_flush(TsConsoleLines *self, guint max_lines)
+gboolean ts_console_lines_flush(TsConsoleLines *self)
 {
   g_return_val_if_fail(TS_IS_CONSOLE_LINES(self), FALSE);
-  guint n_new = MIN(self->waiting.len, max_lines);
+  guint n_new = self->waiting.len;
   if (n_new == 0)
     return FALSE;
   /* the front: the oldest lines shown that the new ones push out, and the
@@ -159,9 +160,12 @@ gboolean ts_console_lines_flush(TsConsoleLines *self, guint max_lines)
   if (marker_changed) {
     self->n_dropped = dropped;
     self->has_marker = TRUE;
+    g_free(self->marker_text);
+    self->marker_text = g_strdup_printf("… %" G_GUINT64_FORMAT " lines dropped", dropped);
+    self->marker_time = g_get_real_time();
     g_clear_object(&self->marker);
   }
-  /* the oldest waiting lines at the end: moved, nothing made */
+  /* the waiting lines at the end: moved, nothing made */
   for (guint i = 0; i < n_new; i++) {
     *ring_at(self, &self->shown, self->shown.len++) = *ring_at(self, &self->waiting, i);
     *ring_at(self, &self->waiting, i) = (Entry){ 0 };
@@ -181,30 +185,50 @@ gboolean ts_console_lines_flush(TsConsoleLines *self, guint max_lines)
   return TRUE;
 }
 
-/* The newest entry of ring r (of the last *budget looked at) that is
- * call_id's stdout line with text. */
-static Entry *find_host_line(TsConsoleLines *self, Ring *r, guint call_id, const char *text, guint *budget)
+gboolean ts_console_lines_peek(TsConsoleLines *self, guint position, TsConsoleRow *row)
+{
+  g_return_val_if_fail(TS_IS_CONSOLE_LINES(self) && row != NULL, FALSE);
+  if (self->has_marker && position == 0) {
+    *row = (TsConsoleRow){ "", self->marker_text, self->marker_time, TS_CONSOLE_SOURCE_WORKER };
+    return TRUE;
+  }
+  guint i = position - self->has_marker;
+  if (i >= self->shown.len)
+    return FALSE;
+  const Entry *e = ring_at(self, &self->shown, i);
+  *row = (TsConsoleRow){ e->label, e->text, e->time_us, e->source };
+  return TRUE;
+}
+
+/* The index in ring r of its newest entry (of the last *budget looked at)
+ * that is call_id's stdout line with text; -1 when none. */
+static gint64 find_host_line(TsConsoleLines *self, Ring *r, guint call_id, const char *text, guint *budget)
 {
   for (guint i = r->len; i-- > 0 && *budget > 0; (*budget)--) {
     Entry *e = ring_at(self, r, i);
     if (e->call_id == call_id && e->source == TS_CONSOLE_SOURCE_HOST && strcmp(e->text, text) == 0)
-      return e;
+      return i;
   }
-  return NULL;
+  return -1;
 }
 
 gboolean ts_console_lines_mark_print(TsConsoleLines *self, guint call_id, const char *text, guint window)
 {
   g_return_val_if_fail(TS_IS_CONSOLE_LINES(self) && text != NULL, FALSE);
   guint budget = window;
-  Entry *e = find_host_line(self, &self->waiting, call_id, text, &budget);
-  if (!e)
-    e = find_host_line(self, &self->shown, call_id, text, &budget);
-  if (!e)
+  gint64 i = find_host_line(self, &self->waiting, call_id, text, &budget);
+  if (i >= 0) {
+    ring_at(self, &self->waiting, (guint)i)->source = TS_CONSOLE_SOURCE_PRINT;
+    return TRUE;
+  }
+  if ((i = find_host_line(self, &self->shown, call_id, text, &budget)) < 0)
     return FALSE;
+  Entry *e = ring_at(self, &self->shown, (guint)i);
   e->source = TS_CONSOLE_SOURCE_PRINT;
   if (e->item)
     ts_console_line_set_source(e->item, TS_CONSOLE_SOURCE_PRINT);
+  /* for a view drawing the lines as data */
+  g_list_model_items_changed(G_LIST_MODEL(self), self->has_marker + (guint)i, 1, 1);
   return TRUE;
 }
 
@@ -228,6 +252,7 @@ void ts_console_lines_clear(TsConsoleLines *self)
   ring_clear(self, &self->shown);
   self->n_dropped = self->dropped_waiting = 0;
   self->has_marker = FALSE;
+  g_clear_pointer(&self->marker_text, g_free);
   g_clear_object(&self->marker);
   if (n)
     g_list_model_items_changed(G_LIST_MODEL(self), 0, n, 0);
@@ -240,6 +265,7 @@ static void ts_console_lines_finalize(GObject *object)
   ring_clear(self, &self->shown);
   g_free(self->waiting.at);
   g_free(self->shown.at);
+  g_free(self->marker_text);
   g_clear_object(&self->marker);
   G_OBJECT_CLASS(ts_console_lines_parent_class)->finalize(object);
 }

@@ -1,27 +1,19 @@
 /* ts-console.c — console lines; stdout and print events arrive on two
  * paths, so a print is matched to its line whichever comes first.  Lines
- * wait as plain data in the list's ring (ts-console-lines.h) and are
- * announced to the list view at most once a frame, at most FRAME_LINES at
- * a time: a module printing without end costs the app a bounded ring, an
- * object only for a row the view keeps, and a bounded piece of each frame. */
+ * wait as plain data in the list's ring (ts-console-lines.h) and join the
+ * list once a frame, in the frame clock's update (a tick callback), all
+ * of those waiting at once: a module printing without end costs the app
+ * a bounded ring and, each frame, moving what came into it and drawing
+ * the rows in view (ts-console-view.h), however much came. */
 #include "ts-console.h"
 
 #include <adwaita.h>
 #include <string.h>
 
 #include "ts-console-lines.h"
+#include "ts-console-view.h"
 
-#define MATCH_WINDOW 64 /* how far back a print looks for its line */
-#define FLUSH_MS 16     /* lines join the list at most this often: once a frame */
-/* and at most this many at a time: GTK's list view (4.8) spends about
- * 8 µs (a release build) on each line that joins or leaves it, and binds
- * the couple of hundred rows it keeps near the end anew after each
- * flush (tens of ms); a flood brings thousands of lines a frame, of which
- * the oldest waiting go */
-#define FRAME_LINES 1000
-/* While a flood goes on (the last flush was full and lines keep coming),
- * flushes are this far apart: the rows' binding leaves frames their time */
-#define FLOOD_MS 250
+#define MATCH_WINDOW 64 /* how far back a print looks for its line, and how many prints wait for theirs */
 
 typedef struct {
   guint call_id;
@@ -31,14 +23,10 @@ typedef struct {
 struct _TsConsole {
   GtkWidget parent_instance;
   GtkStack *stack;
-  GtkScrolledWindow *scrolled;
-  GtkColumnView *column_view;
+  TsConsoleView *view;
   TsConsoleLines *lines;
-  GtkNoSelection *selection;
   GQueue pending; /* PendingPrint: prints whose line has not arrived */
-  guint scroll_id;
-  guint flush_id;
-  gboolean flooded; /* the last flush left lines waiting, and more came since */
+  guint tick_id;  /* the next frame's flush */
 };
 
 G_DEFINE_FINAL_TYPE(TsConsole, ts_console, GTK_TYPE_WIDGET)
@@ -50,45 +38,21 @@ static void pending_free(gpointer data)
   g_free(p);
 }
 
-static gboolean scroll_to_end(gpointer user_data)
+/* The lines that came join the list. */
+static void flush_incoming(TsConsole *self)
 {
-  TsConsole *self = user_data;
-  self->scroll_id = 0;
-  guint n = g_list_model_get_n_items(G_LIST_MODEL(self->lines));
-  if (n)
-    gtk_widget_activate_action(GTK_WIDGET(self->column_view), "list.scroll-to-item", "u", n - 1);
-  return G_SOURCE_REMOVE;
+  if (self->tick_id)
+    gtk_widget_remove_tick_callback(GTK_WIDGET(self), self->tick_id);
+  self->tick_id = 0;
+  if (ts_console_lines_flush(self->lines))
+    gtk_stack_set_visible_child_name(self->stack, "lines");
 }
 
-static gboolean on_flush(gpointer data);
-
-static void schedule_flush(TsConsole *self)
+static gboolean on_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
 {
-  if (!self->flush_id)
-    self->flush_id = g_timeout_add_full(G_PRIORITY_DEFAULT_IDLE, self->flooded ? FLOOD_MS : FLUSH_MS, on_flush,
-                                        self, NULL);
-}
-
-/* Up to max_lines of the lines that came join the list, the view scrolled
- * to its end; the rest in the next frames. */
-static void flush_incoming(TsConsole *self, guint max_lines)
-{
-  g_clear_handle_id(&self->flush_id, g_source_remove);
-  self->flooded = FALSE;
-  if (!ts_console_lines_flush(self->lines, max_lines))
-    return;
-  if (ts_console_lines_get_n_waiting(self->lines))
-    schedule_flush(self); /* the rest once a frame, unless more come meanwhile */
-  gtk_stack_set_visible_child_name(self->stack, "lines");
-  if (!self->scroll_id)
-    self->scroll_id = g_idle_add(scroll_to_end, self);
-}
-
-static gboolean on_flush(gpointer data)
-{
-  TsConsole *self = data;
-  self->flush_id = 0;
-  flush_incoming(self, FRAME_LINES);
+  TsConsole *self = TS_CONSOLE(widget);
+  self->tick_id = 0; /* removed by returning */
+  flush_incoming(self);
   return G_SOURCE_REMOVE;
 }
 
@@ -112,13 +76,9 @@ void ts_console_add_output(TsConsole *self, guint call_id, const char *call_labe
   g_return_if_fail(TS_IS_CONSOLE(self) && text != NULL);
   if (self->pending.length > 0 && take_pending_print(self, call_id, text))
     source = TS_CONSOLE_SOURCE_PRINT;
-  /* lines still waiting after a flush, and more coming: a flood */
-  if (!self->flooded && ts_console_lines_get_n_waiting(self->lines) >= FRAME_LINES && self->flush_id) {
-    self->flooded = TRUE;
-    g_clear_handle_id(&self->flush_id, g_source_remove);
-  }
   ts_console_lines_append(self->lines, call_id, call_label, time_us, source, text);
-  schedule_flush(self);
+  if (!self->tick_id)
+    self->tick_id = gtk_widget_add_tick_callback(GTK_WIDGET(self), on_tick, NULL, NULL);
 }
 
 void ts_console_note_print(TsConsole *self, guint call_id, const char *text)
@@ -132,6 +92,10 @@ void ts_console_note_print(TsConsole *self, guint call_id, const char *text)
       p->call_id = call_id;
       p->text = g_strdup(*part);
       g_queue_push_tail(&self->pending, p);
+      /* a flood of prints whose lines went before they came: the oldest
+       * wait no longer (each line coming looks through those waiting) */
+      if (self->pending.length > MATCH_WINDOW)
+        pending_free(g_queue_pop_head(&self->pending));
     }
   }
 }
@@ -139,8 +103,9 @@ void ts_console_note_print(TsConsole *self, guint call_id, const char *text)
 void ts_console_clear(TsConsole *self)
 {
   g_return_if_fail(TS_IS_CONSOLE(self));
-  g_clear_handle_id(&self->flush_id, g_source_remove);
-  self->flooded = FALSE;
+  if (self->tick_id)
+    gtk_widget_remove_tick_callback(GTK_WIDGET(self), self->tick_id);
+  self->tick_id = 0;
   ts_console_lines_clear(self->lines);
   g_queue_clear_full(&self->pending, pending_free);
   gtk_stack_set_visible_child_name(self->stack, "empty");
@@ -149,20 +114,21 @@ void ts_console_clear(TsConsole *self)
 GListModel *ts_console_get_lines(TsConsole *self)
 {
   g_return_val_if_fail(TS_IS_CONSOLE(self), NULL);
-  flush_incoming(self, G_MAXUINT);
+  flush_incoming(self);
   return G_LIST_MODEL(self->lines);
 }
 
 static void ts_console_dispose(GObject *object)
 {
   TsConsole *self = TS_CONSOLE(object);
-  g_clear_handle_id(&self->scroll_id, g_source_remove);
-  g_clear_handle_id(&self->flush_id, g_source_remove);
   gtk_widget_dispose_template(GTK_WIDGET(self), TS_TYPE_CONSOLE);
   /* the template's unnamed root is not among the children it clears */
   for (GtkWidget *child; (child = gtk_widget_get_first_child(GTK_WIDGET(self)));)
     gtk_widget_unparent(child);
-  g_clear_object(&self->selection);
+  if (self->tick_id)
+    gtk_widget_remove_tick_callback(GTK_WIDGET(self), self->tick_id);
+  self->tick_id = 0;
+  g_clear_object(&self->lines);
   g_queue_clear_full(&self->pending, pending_free);
   G_OBJECT_CLASS(ts_console_parent_class)->dispose(object);
 }
@@ -171,12 +137,11 @@ static void ts_console_class_init(TsConsoleClass *klass)
 {
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
   G_OBJECT_CLASS(klass)->dispose = ts_console_dispose;
-  g_type_ensure(TS_TYPE_CONSOLE_LINE);
+  g_type_ensure(TS_TYPE_CONSOLE_VIEW);
   gtk_widget_class_set_template_from_resource(widget_class,
                                               "/io/github/tracescope/Tracescope/ts-console.ui");
   gtk_widget_class_bind_template_child(widget_class, TsConsole, stack);
-  gtk_widget_class_bind_template_child(widget_class, TsConsole, scrolled);
-  gtk_widget_class_bind_template_child(widget_class, TsConsole, column_view);
+  gtk_widget_class_bind_template_child(widget_class, TsConsole, view);
   gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name(widget_class, "tsconsole");
 }
@@ -185,7 +150,6 @@ static void ts_console_init(TsConsole *self)
 {
   gtk_widget_init_template(GTK_WIDGET(self));
   self->lines = ts_console_lines_new(TS_CONSOLE_MAX_LINES);
-  self->selection = gtk_no_selection_new(G_LIST_MODEL(self->lines)); /* takes the lines */
-  gtk_column_view_set_model(self->column_view, GTK_SELECTION_MODEL(self->selection));
+  ts_console_view_set_lines(self->view, self->lines);
   g_queue_init(&self->pending);
 }

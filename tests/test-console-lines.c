@@ -58,10 +58,10 @@ static void test_flood(void)
   /* a few lines: announced at the flush, not before */
   append(lines, 0, 10);
   g_assert_cmpuint(g_list_model_get_n_items(G_LIST_MODEL(lines)), ==, 0);
-  g_assert_true(ts_console_lines_flush(lines, G_MAXUINT));
+  g_assert_true(ts_console_lines_flush(lines));
   g_assert_cmpuint(c.emissions, ==, 1);
   g_assert_cmpuint(g_list_model_get_n_items(G_LIST_MODEL(lines)), ==, 10);
-  g_assert_false(ts_console_lines_flush(lines, G_MAXUINT));
+  g_assert_false(ts_console_lines_flush(lines));
 
   /* a flood of 25 times what it keeps between two flushes: one flush
    * moves at most KEEP lines, in at most two changes, and makes no item */
@@ -70,7 +70,7 @@ static void test_flood(void)
   g_assert_cmpuint(ts_console_lines_get_n_waiting(lines), ==, KEEP);
   c.emissions = c.most_added = 0;
   guint made = ts_console_lines_get_n_made(lines);
-  g_assert_true(ts_console_lines_flush(lines, G_MAXUINT));
+  g_assert_true(ts_console_lines_flush(lines));
   g_assert_cmpuint(c.emissions, <=, 2);
   g_assert_cmpuint(c.most_added, <=, KEEP + 1);
   g_assert_cmpuint(g_list_model_get_n_items(G_LIST_MODEL(lines)), ==, KEEP + 1);
@@ -97,7 +97,7 @@ static void test_flood(void)
    * the new ones at the end in another */
   c.emissions = 0;
   append(lines, n, n + 7);
-  g_assert_true(ts_console_lines_flush(lines, G_MAXUINT));
+  g_assert_true(ts_console_lines_flush(lines));
   g_assert_cmpuint(c.emissions, ==, 2);
   g_autofree char *more = g_strdup_printf("… %u lines dropped", n + 7 - KEEP);
   assert_text(lines, 0, more);
@@ -113,41 +113,31 @@ static void test_flood(void)
   g_assert_cmpuint(ts_console_lines_get_n_dropped(lines), ==, 0);
 }
 
-/* A flush bounded to a frame's share announces at most that many lines
- * and drops at most that many (and the marker), whatever waits; flushes
- * of that size catch up with the last lines, as one whole flush would. */
-static void test_bounded_flush(void)
+/* Peeking gives each item's fields, the marker's too, and makes no object. */
+static void test_peek(void)
 {
   g_autoptr(TsConsoleLines) lines = ts_console_lines_new(KEEP);
-  Changes c = { 0 };
-  g_signal_connect(lines, "items-changed", G_CALLBACK(on_items_changed), &c);
-  append(lines, 0, KEEP);
-  g_assert_true(ts_console_lines_flush(lines, G_MAXUINT));
-  guint n = 7 * KEEP + 3;
-  append(lines, KEEP, n);
-  guint frame = KEEP / 8, flushes = 0;
-  c.most_added = c.most_removed = c.emissions = 0;
-  while (ts_console_lines_get_n_waiting(lines) > 0) {
-    guint waiting = ts_console_lines_get_n_waiting(lines);
-    g_assert_true(ts_console_lines_flush(lines, frame));
-    g_assert_cmpuint(ts_console_lines_get_n_waiting(lines), ==, waiting - MIN(waiting, frame));
-    flushes++;
-  }
-  g_assert_cmpuint(flushes, ==, (KEEP + frame - 1) / frame);
-  g_assert_cmpuint(c.emissions, <=, 2 * flushes);
-  g_assert_cmpuint(c.most_added, <=, frame);
-  g_assert_cmpuint(c.most_removed, <=, frame + 1);
-  g_assert_false(ts_console_lines_flush(lines, frame));
-  g_assert_cmpuint(g_list_model_get_n_items(G_LIST_MODEL(lines)), ==, KEEP + 1);
+  guint n = 3 * KEEP + 5;
+  append(lines, 0, n);
+  g_assert_true(ts_console_lines_flush(lines));
+  guint made = ts_console_lines_get_n_made(lines);
+  TsConsoleRow row;
+  g_assert_true(ts_console_lines_peek(lines, 0, &row));
   g_autofree char *marker = g_strdup_printf("… %u lines dropped", n - KEEP);
-  assert_text(lines, 0, marker);
-  for (guint i = 1; i <= KEEP; i += 7) {
+  g_assert_cmpstr(row.text, ==, marker);
+  g_assert_cmpint(row.source, ==, TS_CONSOLE_SOURCE_WORKER);
+  for (guint i = 1; i <= KEEP; i++) {
+    g_assert_true(ts_console_lines_peek(lines, i, &row));
     g_autofree char *text = g_strdup_printf("line %u", n - KEEP + i - 1);
-    assert_text(lines, i, text);
+    g_assert_cmpstr(row.text, ==, text);
   }
+  g_assert_false(ts_console_lines_peek(lines, KEEP + 1, &row));
+  g_assert_cmpuint(ts_console_lines_get_n_made(lines), ==, made);
 }
 
-/* A print marks its stdout line, waiting or shown; a shown item notifies. */
+/* A print marks its stdout line, waiting or shown; a shown item notifies,
+ * and the list says the shown line changed (a view drawing lines as data
+ * redraws it); a peek sees the mark, a waiting line's too. */
 static void on_notify(GObject *object, GParamSpec *pspec, gpointer data)
 {
   (*(guint *)data)++;
@@ -157,29 +147,41 @@ static void test_mark_print(void)
 {
   g_autoptr(TsConsoleLines) lines = ts_console_lines_new(KEEP);
   append(lines, 0, 5);
-  ts_console_lines_flush(lines, G_MAXUINT);
+  ts_console_lines_flush(lines);
   g_autoptr(TsConsoleLine) shown = g_list_model_get_item(G_LIST_MODEL(lines), 3);
   guint notified = 0;
   g_signal_connect(shown, "notify::is-print", G_CALLBACK(on_notify), &notified);
+  Changes c = { .n_items = 5 };
+  g_signal_connect(lines, "items-changed", G_CALLBACK(on_items_changed), &c);
   g_assert_true(ts_console_lines_mark_print(lines, 1, "line 3", 64));
   g_assert_cmpint(ts_console_line_get_source(shown), ==, TS_CONSOLE_SOURCE_PRINT);
   g_assert_cmpuint(notified, ==, 1);
+  g_assert_cmpuint(c.emissions, ==, 1);
+  g_assert_cmpuint(c.most_added, ==, 1);
+  g_assert_cmpuint(c.most_removed, ==, 1);
+  TsConsoleRow row;
+  g_assert_true(ts_console_lines_peek(lines, 2, &row));
+  g_assert_cmpint(row.source, ==, TS_CONSOLE_SOURCE_HOST);
+  g_assert_true(ts_console_lines_peek(lines, 3, &row));
+  g_assert_cmpint(row.source, ==, TS_CONSOLE_SOURCE_PRINT);
   g_assert_false(ts_console_lines_mark_print(lines, 1, "line 3", 64)); /* already a print's */
   g_assert_false(ts_console_lines_mark_print(lines, 2, "line 4", 64)); /* another call's */
 
   append(lines, 5, 10);
   g_assert_true(ts_console_lines_mark_print(lines, 1, "line 8", 64));
   g_assert_false(ts_console_lines_mark_print(lines, 1, "line 0", 3)); /* past the window */
-  ts_console_lines_flush(lines, G_MAXUINT);
+  ts_console_lines_flush(lines);
   g_autoptr(TsConsoleLine) waited = g_list_model_get_item(G_LIST_MODEL(lines), 8);
   g_assert_cmpint(ts_console_line_get_source(waited), ==, TS_CONSOLE_SOURCE_PRINT);
+  g_assert_true(ts_console_lines_peek(lines, 8, &row));
+  g_assert_cmpint(row.source, ==, TS_CONSOLE_SOURCE_PRINT);
 }
 
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/console-lines/flood", test_flood);
-  g_test_add_func("/console-lines/bounded-flush", test_bounded_flush);
+  g_test_add_func("/console-lines/peek", test_peek);
   g_test_add_func("/console-lines/mark-print", test_mark_print);
   return g_test_run();
 }

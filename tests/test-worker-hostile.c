@@ -225,6 +225,62 @@ static void test_flood(void)
   fixture_stop(&f);
 }
 
+/* The lines one main-loop iteration handled at most: counted from one
+ * preparation of this source (it comes first) to the next. */
+typedef struct {
+  GSource source;
+  Fixture *f;
+  guint seen, most;
+} Iterations;
+
+static gboolean iterations_prepare(GSource *source, int *timeout)
+{
+  Iterations *it = (Iterations *)source;
+  guint seen = it->f->n_lines[1] + it->f->n_lines[2];
+  it->most = MAX(it->most, seen - it->seen);
+  it->seen = seen;
+  *timeout = -1;
+  return FALSE;
+}
+
+static gboolean iterations_dispatch(GSource *source, GSourceFunc callback, gpointer data)
+{
+  return G_SOURCE_CONTINUE;
+}
+
+static GSourceFuncs iterations_funcs = { iterations_prepare, NULL, iterations_dispatch, NULL, NULL, NULL };
+
+/* A module prints 3000 lines on stderr (48 KB: its pipe holds them) and
+ * segfaults while the app waits for its fast reply, not reading: every
+ * line arrives before the death is told, and each main-loop iteration
+ * handles at most what one read of each pipe holds (each line here takes
+ * at least 13 of its TS_WORKER_OUTPUT_READ_MAX bytes), also what the pipe
+ * held at the death. */
+static void test_flood_then_crash(void)
+{
+  Fixture f = { 0 };
+  fixture_start(&f);
+  Iterations *it = (Iterations *)g_source_new(&iterations_funcs, sizeof(Iterations));
+  it->f = &f;
+  g_source_set_priority(&it->source, G_PRIORITY_HIGH);
+  g_source_attach(&it->source, NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsCallResult) r =
+    ts_worker_call_sync(f.worker, 5, "flood_segv", (const char *const[]){ "3000", NULL }, 1, TRUE, NULL, NULL, &error);
+  g_assert_null(r);
+  g_assert_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED);
+  test_wait_for(death_known, &f, "the death to be told");
+  g_assert_nonnull(strstr(f.death->summary, "crashed: SIGSEGV"));
+  g_assert_cmpuint(f.n_lines[2], ==, 3000);
+  g_assert_true(has_line(&f, "2:5:flood line 0"));
+  g_test_message("at most %u lines in one iteration", it->most);
+  g_assert_cmpuint(it->most, >, 0);
+  g_assert_cmpuint(it->most, <=, 2 * (TS_WORKER_OUTPUT_READ_MAX / strlen("flood line 0\n") + 1));
+  g_source_destroy(&it->source);
+  g_source_unref(&it->source);
+  fixture_stop(&f);
+}
+
 /* One 64 MiB line arrives cut, saying how much was left out; the call's
  * mark after it is still seen. */
 static void test_long_line(void)
@@ -296,6 +352,7 @@ int main(int argc, char **argv)
   g_test_add_func("/worker/hostile/scribble-fds", test_scribble_fds);
   g_test_add_func("/worker/hostile/fork-then-crash", test_fork_then_crash);
   g_test_add_func("/worker/hostile/flood", test_flood);
+  g_test_add_func("/worker/hostile/flood-then-crash", test_flood_then_crash);
   g_test_add_func("/worker/hostile/long-line", test_long_line);
   g_test_add_func("/worker/hostile/crash-while-loading", test_crash_while_loading);
   g_test_add_func("/worker/hostile/inherited-memory-limit", test_inherited_memory_limit);

@@ -336,6 +336,39 @@ static void test_compare(void)
   fixture_stop(&f);
 }
 
+/* A request for more calls than TS_WORKER_REPEAT_MAX, as a repeat count or
+ * as compare's N, is refused before any call, naming the count and the
+ * limit; the worker takes the next call as ever. */
+static void test_repeat_capped(void)
+{
+  Fixture f = { 0 };
+  fixture_start(&f, 0);
+  const char *const args[] = { "f32[2]=1,2", NULL };
+  static const struct {
+    guint repeat;
+    const char *options;
+    const char *message;
+  } refused[] = {
+    { TS_WORKER_REPEAT_MAX + 1, "@a{sv} {}", "repeat 1000001 is more calls than one call request makes (at most 1000000)" },
+    { G_MAXUINT32, "{'profile': <true>}", "repeat 4294967295 is more calls" },
+    { 1, "{'compare': <uint32 4294967295>}", "compare 4294967295 is more calls" },
+    { 1, "{'compare': <uint32 1000001>}", "compare 1000001 is more calls" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(refused); i++) {
+    g_autoptr(GError) error = NULL;
+    g_autoptr(TsCallResult) r = call_with(&f, i + 1, "good", args, refused[i].repeat,
+                                          g_variant_new_parsed(refused[i].options), &error);
+    g_assert_null(r);
+    g_assert_error(error, TS_ENGINE_ERROR, TS_ERR_INVALID_ARGUMENT);
+    g_assert_nonnull(strstr(error->message, refused[i].message));
+  }
+  g_autoptr(GError) error = NULL;
+  g_autoptr(TsCallResult) r = call_with(&f, 9, "good", args, 3, NULL, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(r->n_calls, ==, 3);
+  fixture_stop(&f);
+}
+
 /* ---- deaths --------------------------------------------------------------------- */
 
 typedef struct {
@@ -929,6 +962,7 @@ int main(int argc, char **argv)
   g_test_add_func("/worker/large-result", test_large_result);
   g_test_add_func("/worker/profile", test_profile);
   g_test_add_func("/worker/compare", test_compare);
+  g_test_add_func("/worker/repeat-capped", test_repeat_capped);
   g_test_add_func("/worker/devices", test_devices);
   g_test_add_func("/worker/optimized-graph", test_optimized_graph);
   for (guint i = 0; i < G_N_ELEMENTS(crashes); i++) {

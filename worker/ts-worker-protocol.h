@@ -44,6 +44,12 @@
  * newline on the same line. */
 #define TS_WORKER_MARK "\x1etracescope-call "
 
+/* The most calls one Call request makes: its repeat, and its compare
+ * option's N (each way); more is InvalidArgument.  A profiled call's
+ * session grows with its calls, and a call without ops never sees a
+ * cancel.  The run panel's Calls field stops there too. */
+#define TS_WORKER_REPEAT_MAX 1000000u
+
 /* Results at least this big travel in a sealed memfd passed with the
  * reply instead of inside the message. */
 #define TS_WORKER_FD_THRESHOLD (64u * 1024u)

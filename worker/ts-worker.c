@@ -48,7 +48,7 @@
 #define CRASH_MAX (4u << 20) /* a crash report is cut at 4 MiB */
 #define FAST_SPIN_NS 100000u /* a fast call's reply is spun for at most this long before sleeping */
 #define FAST_SLICE_MS 20     /* asleep, a waiter looks this often whether the worker died */
-#define PIPE_SLICE_US 4000   /* the pipes are read at most this long at a time: a flood waits its turn */
+#define CRASH_READ_MAX (64u << 10) /* a dispatch reads at most this much of the crash pipe */
 /* at the worker's death a pipe is read up to this: what a pipe holds at most (pipe-max-size) */
 #define DEATH_DRAIN_MAX (1u << 20)
 
@@ -102,6 +102,9 @@ struct _TsWorker {
   GCancellable *io;              /* the pipe readers, until dispose */
   int out_fd[2];                 /* stdout, stderr: the pipes' read ends (the process's) */
   guint out_watch[2];
+  guint death_drain;             /* after the death, the pipes are read from an idle (finish_pipes) */
+  gboolean death_reads[2];       /* this pipe is (it was open at the death) */
+  gsize death_left[2];           /* what each may still give then */
   OutStream out_ctx[2];          /* what the line readers are given */
   TsOutputLines *out_lines[2];   /* the pipes' lines and marks */
   gboolean out_opened[2];        /* Open's mark seen on stdout, stderr */
@@ -430,7 +433,7 @@ static gboolean on_sync_timer(gpointer data)
   return G_SOURCE_REMOVE;
 }
 
-static gboolean drain_output(TsWorker *self, int stream, gint64 slice_us, gsize max_bytes);
+static gboolean drain_output(TsWorker *self, int stream, gsize max_bytes, gsize *total);
 
 /* Main thread: the fast reply of the call in flight (or why it is not one). */
 static void fast_reply_arrived(TsWorker *self, GVariant *reply, GError *error)
@@ -466,10 +469,13 @@ static void fast_reply_arrived(TsWorker *self, GVariant *reply, GError *error)
   }
   pc->result = answer.result;
   pc->error = answer.error;
-  /* its lines and marks are in the pipes already: no need to wait for the loop */
+  /* its lines and marks are in the pipes already: no need to wait for the
+   * loop (after a flood, the watch reads the rest a dispatch at a time) */
   for (int s = 0; s < 2; s++)
-    if (!pc->ended[s] && self->out_watch[s])
-      drain_output(self, s, PIPE_SLICE_US, 0);
+    if (!pc->ended[s] && self->out_watch[s]) {
+      gsize n;
+      drain_output(self, s, TS_WORKER_OUTPUT_READ_MAX, &n);
+    }
   if (g_queue_find(&self->calls, pc)) {
     pc->replied = TRUE;
     call_maybe_done(self, pc);
@@ -953,17 +959,15 @@ static void on_link_ended(gpointer data)
     process_gone(self);
 }
 
-/* Reads what fd holds without blocking, at most slice_us long (0: no
- * limit) and max_bytes (0: no limit), handing each chunk to take.  FALSE
- * at its end (an error ends it too). */
-static gboolean drain_fd(TsWorker *self, int fd, gint64 slice_us, gsize max_bytes,
+/* Reads what fd holds without blocking, at most max_bytes, handing each
+ * chunk to take; *total: the bytes read.  FALSE at its end (an error ends
+ * it too). */
+static gboolean drain_fd(TsWorker *self, int fd, gsize max_bytes, gsize *total,
                          void (*take)(TsWorker *self, int stream, const char *data, gsize n), int stream)
 {
   char buf[16384];
-  gint64 end = slice_us > 0 ? g_get_monotonic_time() + slice_us : 0;
-  gsize total = 0;
-  for (;;) {
-    ssize_t n = read(fd, buf, sizeof buf);
+  for (*total = 0; *total < max_bytes;) {
+    ssize_t n = read(fd, buf, MIN(sizeof buf, max_bytes - *total));
     if (n < 0 && errno == EINTR)
       continue;
     if (n < 0 && errno == EAGAIN)
@@ -971,10 +975,9 @@ static gboolean drain_fd(TsWorker *self, int fd, gint64 slice_us, gsize max_byte
     if (n <= 0)
       return FALSE;
     take(self, stream, buf, (gsize)n);
-    total += (gsize)n;
-    if ((max_bytes && total >= max_bytes) || (end && g_get_monotonic_time() >= end))
-      return TRUE; /* more may wait: the next dispatch reads on */
+    *total += (gsize)n;
   }
+  return TRUE; /* more may wait: the next dispatch reads on */
 }
 
 static void take_crash(TsWorker *self, int stream, const char *data, gsize n)
@@ -995,7 +998,8 @@ static void close_crash(TsWorker *self)
 static gboolean on_crash_ready(int fd, GIOCondition condition, gpointer data)
 {
   TsWorker *self = data;
-  if (drain_fd(self, fd, PIPE_SLICE_US, 0, take_crash, 0) && !g_cancellable_is_cancelled(self->io))
+  gsize n;
+  if (drain_fd(self, fd, CRASH_READ_MAX, &n, take_crash, 0) && !g_cancellable_is_cancelled(self->io))
     return G_SOURCE_CONTINUE;
   self->crash_watch = 0; /* removed by returning */
   close_crash(self);
@@ -1066,13 +1070,13 @@ static void take_output(TsWorker *self, int stream, const char *data, gsize n)
   ts_output_lines_feed(self->out_lines[stream], data, n);
 }
 
-/* Reads what the pipe holds (it does not block), a slice at a time, and
+/* Reads what the pipe holds (it does not block), up to max_bytes, and
  * hands on its lines; at the pipe's end the last unfinished line too.
  * FALSE at the end.  A fast call's reply drains the pipes too: its marks
  * are in them already. */
-static gboolean drain_output(TsWorker *self, int stream, gint64 slice_us, gsize max_bytes)
+static gboolean drain_output(TsWorker *self, int stream, gsize max_bytes, gsize *total)
 {
-  if (drain_fd(self, self->out_fd[stream], slice_us, max_bytes, take_output, stream))
+  if (drain_fd(self, self->out_fd[stream], max_bytes, total, take_output, stream))
     return TRUE;
   ts_output_lines_end(self->out_lines[stream]);
   return FALSE;
@@ -1087,7 +1091,8 @@ static void close_output(TsWorker *self, int stream)
 
 static gboolean on_output_ready(TsWorker *self, int stream)
 {
-  if (drain_output(self, stream, PIPE_SLICE_US, 0) && !g_cancellable_is_cancelled(self->io))
+  gsize n;
+  if (drain_output(self, stream, TS_WORKER_OUTPUT_READ_MAX, &n) && !g_cancellable_is_cancelled(self->io))
     return G_SOURCE_CONTINUE;
   self->out_watch[stream] = 0; /* removed by returning */
   self->out_done[stream] = TRUE;
@@ -1121,21 +1126,54 @@ static void read_output(TsWorker *self, int stream, GInputStream *pipe)
                                                g_object_ref(self), g_object_unref);
 }
 
-/* The worker is reaped: everything it wrote is in its pipes now.  What
- * they hold is read and they are closed, without waiting for their ends
- * (a descendant may hold them open). */
+/* After the worker's death: a dispatch's share of what each pipe holds,
+ * as during a flood, until it is empty or gave DEATH_DRAIN_MAX; then it
+ * is closed, and the death told once both are. */
+static gboolean on_death_drain(gpointer data)
+{
+  TsWorker *self = data;
+  gboolean more = FALSE;
+  for (int s = 0; s < 2; s++) {
+    if (!self->death_reads[s] || self->out_done[s])
+      continue;
+    gsize max = MIN(TS_WORKER_OUTPUT_READ_MAX, self->death_left[s]), n;
+    gboolean open = drain_output(self, s, max, &n);
+    self->death_left[s] -= n;
+    if (open && n == max && self->death_left[s] > 0) {
+      more = TRUE;
+      continue;
+    }
+    if (open) /* emptied, or it gave all it may: its unfinished line too */
+      ts_output_lines_end(self->out_lines[s]);
+    close_output(self, s);
+  }
+  if (more)
+    return G_SOURCE_CONTINUE;
+  self->death_drain = 0;
+  maybe_dead(self);
+  return G_SOURCE_REMOVE;
+}
+
+/* The worker is reaped: everything it wrote is in its pipes now.  The
+ * crash report is read at once; stdout and stderr from an idle, a
+ * dispatch's share at a time (on_death_drain), and closed once empty,
+ * without waiting for their ends (a descendant may hold them open). */
 static void finish_pipes(TsWorker *self)
 {
   if (self->crash_fd >= 0) {
-    drain_fd(self, self->crash_fd, 0, DEATH_DRAIN_MAX, take_crash, 0);
+    gsize n;
+    drain_fd(self, self->crash_fd, DEATH_DRAIN_MAX, &n, take_crash, 0);
     close_crash(self);
   }
   for (int s = 0; s < 2; s++) {
     if (!self->out_watch[s])
       continue;
-    if (drain_output(self, s, 0, DEATH_DRAIN_MAX))
-      ts_output_lines_end(self->out_lines[s]);
-    close_output(self, s);
+    g_clear_handle_id(&self->out_watch[s], g_source_remove); /* the idle reads on */
+    self->death_reads[s] = TRUE;
+    self->death_left[s] = DEATH_DRAIN_MAX;
+    if (!self->death_drain)
+      self->death_drain =
+        g_idle_add_full(G_PRIORITY_DEFAULT_IDLE, on_death_drain, g_object_ref(self), g_object_unref);
   }
 }
 
@@ -1700,6 +1738,7 @@ static void ts_worker_dispose(GObject *object)
   fast_close(self);
   g_cancellable_cancel(self->io);
   g_clear_handle_id(&self->watch, g_source_remove);
+  g_clear_handle_id(&self->death_drain, g_source_remove);
   if (self->subscription)
     g_dbus_connection_signal_unsubscribe(self->connection, self->subscription);
   self->subscription = 0;

@@ -83,6 +83,12 @@ typedef struct {
   char **examples;        /* its example arguments (argument specs), or NULL */
 } TsWorkerFunction;
 
+/* A dispatch reads at most this much of a worker's stdout or stderr: at
+ * most 4096 lines (a line ends in a byte), about 200 of a flood of short
+ * lines, so a module printing without end takes a bounded share of each
+ * frame (the rest waits in the pipe, the module on the full pipe). */
+#define TS_WORKER_OUTPUT_READ_MAX 4096u
+
 #define TS_TYPE_WORKER (ts_worker_get_type())
 G_DECLARE_FINAL_TYPE(TsWorker, ts_worker, TS, WORKER, GObject)
 

@@ -591,6 +591,13 @@ static void handle_call(WorkerService *s, GVariant *params, WorkerAnswer *a)
   g_variant_lookup(options, "device", "&s", &device_name);
   c.n_args = (int)g_strv_length((char **)c.args);
   c.repeat = MAX(c.repeat, 1);
+  if (c.repeat > TS_WORKER_REPEAT_MAX || c.compare > TS_WORKER_REPEAT_MAX) {
+    gboolean repeat = c.repeat > TS_WORKER_REPEAT_MAX;
+    answer_error(a, TS_ENGINE_ERROR, TS_ERR_INVALID_ARGUMENT,
+                 "%s %u is more calls than one call request makes (at most %u)", repeat ? "repeat" : "compare",
+                 repeat ? c.repeat : c.compare, TS_WORKER_REPEAT_MAX);
+    goto out;
+  }
   if (!(c.fn = lookup(s, a, c.function)))
     goto out;
   const ts_backend *device;

@@ -72,6 +72,16 @@ static ts_tensor *flood(ts_call *c)
   return ts_scalar_i32((int)n);
 }
 
+/* flood_segv(n): n lines on stderr, then segfaults. */
+static ts_tensor *flood_segv(ts_call *c)
+{
+  long n = (long)ts_arg_int(c, 0);
+  for (long i = 0; i < n; i++)
+    fprintf(stderr, "flood line %ld\n", i);
+  *nowhere = 42;
+  return NULL;
+}
+
 /* long_line(n): one line of n MiB of 'x' on stdout, returns n. */
 static ts_tensor *long_line(ts_call *c)
 {
@@ -91,4 +101,5 @@ TS_MODULE("hostile test module",
   TS_EXPORT(scribble_fds, x),
   TS_EXPORT(fork_segv, x),
   TS_EXPORT(flood, n),
-  TS_EXPORT(long_line, n));
+  TS_EXPORT(long_line, n),
+  TS_EXPORT(flood_segv, n));
