@@ -357,7 +357,7 @@ static const ts_node *traced_of(const ts_node *n)
   return o && o->op == n->op ? o : NULL;
 }
 
-/* Where node runs (dispatch.c's ts_run_site). */
+/* Where node runs (the step runner's ts_run_site, execute.c). */
 static ts_run_site step_site(const ts_executable *e, const ts_node *node, const ts_node *parent,
                              uint64_t parent_seq)
 {
