@@ -443,6 +443,8 @@ int ts__run_eager(const ts_op_call *call, ts_tensor **out);
 /* Sets the calling thread's ts_activity_correlation; returns the one it
  * replaces (activity.c). */
 uint64_t ts__activity_correlation_set(uint64_t correlation);
+/* Sets the calling thread's ts_activity_operand (activity.c). */
+void ts__activity_operand_set(uint32_t operand);
 /* Can b run def on these inputs (a kernel for its kind, and its
  * supports_op)?  backend.c */
 bool ts__backend_runs(const ts_backend *b, const ts_op_def *def, ts_tensor *const *in, int n_in,

@@ -201,10 +201,14 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
   uint32_t n_copied = 0;
   for (int i = 0; i < call->n_in; i++) {
     placed[i] = call->in[i];
-    if (G_UNLIKELY(placed[i]->backend != b) &&
-        !(placed[i] = ts__tensor_on(call->loc, placed[i], b))) {
-      ts__activity_correlation_set(outer);
-      return -1;
+    if (G_UNLIKELY(placed[i]->backend != b)) {
+      ts__activity_operand_set((uint32_t)i + 1); /* the copy's record says which input */
+      placed[i] = ts__tensor_on(call->loc, placed[i], b);
+      ts__activity_operand_set(0);
+      if (!placed[i]) {
+        ts__activity_correlation_set(outer);
+        return -1;
+      }
     }
     n_copied += placed[i] != call->in[i];
     here.in = placed;

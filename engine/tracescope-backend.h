@@ -160,6 +160,8 @@ typedef struct ts_activity {
   ts_activity_kind kind;
   const char *device;      /* the backend's name */
   uint32_t stream;
+  uint32_t operand;        /* a copy of an op's input to where the op runs
+                              (ts_activity_operand): the input's index + 1; else 0 */
   uint64_t correlation;    /* the op's (ts_kernel_correlation; copies and memsets:
                               ts_activity_correlation, 0 for none), or a plan launch's */
   uint64_t graph_node;     /* replayed from a plan: the captured node; else 0 */
@@ -191,6 +193,12 @@ TS_API bool ts_activity_wanted(void);
  * it, as kernels carry theirs.  A backend reads it when the copy is asked
  * for (not when its stream runs it). */
 TS_API uint64_t ts_activity_correlation(void);
+/* The input of that op the calling thread is copying to where the op
+ * runs now, as its index + 1; 0 otherwise (a kernel's own copies, a
+ * variable's storage, a result read by the host).  A copy's record carries
+ * it (ts_activity.operand), so a collector can tell which edge of the
+ * graph a copy crossed. */
+TS_API uint32_t ts_activity_operand(void);
 
 /* The engine's thread pool, for kernels: runs fn(ctx, i) for every i in
  * [0, n) on up to ts_get_threads() threads, the caller among them, and

@@ -294,7 +294,8 @@ static void test_eager_activity(void)
 
 /* Copies are the op's that needed them, both ways: MatMul's inputs go to
  * SIM:0 under MatMul's correlation id, and Print (on the CPU) takes the
- * product back to the host under its own; the op events say how many
+ * product back to the host under its own; each copy says which input of
+ * its op it carried (operand: index + 1); the op events say how many
  * inputs each had copied. */
 static GHashTable *copied; /* op name -> its inputs copied (OP_END's n_copied) */
 
@@ -324,6 +325,7 @@ static void test_copies_carry_correlation(void)
   collect_end(&c);
   assert_no_error();
   int up = 0, down = 0;
+  uint32_t operands = 0; /* bit i: a copy carried input i of MatMul */
   for (guint i = 0; i < c.records->len; i++) {
     const ts_activity *r = &g_array_index(c.records, ts_activity, i);
     if (r->kind != TS_ACTIVITY_COPY)
@@ -333,14 +335,19 @@ static void test_copies_carry_correlation(void)
     g_assert_cmpuint(r->end_ns, >=, r->start_ns);
     if (!strcmp(r->name, "host to device")) {
       g_assert_cmpstr(op, ==, "MatMul");
+      g_assert_cmpuint(r->operand, >=, 1);
+      g_assert_cmpuint(r->operand, <=, 2);
+      operands |= 1u << (r->operand - 1);
       up++;
     } else {
       g_assert_cmpstr(r->name, ==, "device to host");
       g_assert_cmpstr(op, ==, "PrintV2");
+      g_assert_cmpuint(r->operand, ==, 1);
       down++;
     }
   }
   g_assert_cmpint(up, ==, 2);
+  g_assert_cmpuint(operands, ==, 3);
   g_assert_cmpint(down, ==, 1);
   g_assert_cmpuint(GPOINTER_TO_UINT(g_hash_table_lookup(copied, "MatMul")), ==, 2);
   g_assert_cmpuint(GPOINTER_TO_UINT(g_hash_table_lookup(copied, "PrintV2")), ==, 1);
