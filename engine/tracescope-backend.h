@@ -87,9 +87,12 @@ typedef struct ts_backend_i {
    * same launches, perhaps other buffers), then every step as usual, whose
    * run_op calls the backend records instead of running, then
    * graph_plan_compute, which submits them as one (a CUDA Graph launched,
-   * updated in place when only the buffers changed).  A host copy of the
+   * updated in place when only the buffers changed).  A graph with If or
+   * While nodes (their conditions are read on the host) is recorded as a
+   * plan per run of steps between them, each submitted before the node
+   * runs; their subgraphs record plans of their own.  A host copy of the
    * backend while a plan records is an error of the plan: the executor
-   * runs such graphs step by step. */
+   * runs such a plan's steps step by step from then on. */
   ts_graph_plan *(*graph_plan_create)(const ts_backend *b);
   bool (*graph_plan_update)(const ts_backend *b, ts_graph_plan *plan);
   bool (*graph_plan_compute)(const ts_backend *b, ts_graph_plan *plan);
