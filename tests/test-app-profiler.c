@@ -476,6 +476,11 @@ static void test_device_selector(void)
     wait_drawn(GTK_WIDGET(window));
     save_test_screenshot(GTK_WIDGET(window), "device-timeline.png");
     ts_profiler_panel_show_page(panel, "stats");
+    /* the graph coloured by device, the argument's copy tagged */
+    g_settings_set_string(ts_application_get_settings(app), "colour-mode", "device");
+    wait_drawn(GTK_WIDGET(window));
+    save_test_screenshot(GTK_WIDGET(window), "device-graph.png");
+    g_settings_set_string(ts_application_get_settings(app), "colour-mode", "op-type");
   }
 
   activate("win.device", "s", "CPU");
