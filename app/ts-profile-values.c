@@ -100,5 +100,12 @@ ts_render_values *ts_profile_compute_times(const tsp_session *session, const tsp
       ts_render_values_set_category(values, o, r->device);
     }
   }
+  g_autoptr(GArray) copies = tsp_copies_compute(session);
+  for (guint i = 0; i < copies->len; i++) {
+    const tsp_copy *c = &g_array_index(copies, tsp_copy, i);
+    const ts_node *n = module_node(session, graphs, c->node);
+    if (n && c->input < ts_node_n_inputs(n))
+      ts_render_values_add_copy(values, n, c->input, tsp_session_device(session, c->device));
+  }
   return values;
 }

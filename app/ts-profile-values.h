@@ -17,7 +17,9 @@ char *ts_profile_format_ns(double ns);
 /* Values for the nodes of every graph of module that session timed, from
  * its statistics by node (TSP_BY_NODE: ops run eagerly charged to the
  * traced nodes they stand for; a fused node, which the traced graph
- * lacks, shares its time among the nodes it stands for).  Owned. */
+ * lacks, shares its time among the nodes it stands for), with the inputs
+ * the session's device copies carried (tsp_copies_compute: the edges the
+ * device colouring tags; those into a fused node are left out).  Owned. */
 ts_render_values *ts_profile_compute_times(const tsp_session *session, const tsp_stats *by_node,
                                            TsLoadedModule *module);
 

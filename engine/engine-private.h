@@ -443,6 +443,8 @@ int ts__run_eager(const ts_op_call *call, ts_tensor **out);
 /* Sets the calling thread's ts_activity_correlation; returns the one it
  * replaces (activity.c). */
 uint64_t ts__activity_correlation_set(uint64_t correlation);
+/* Sets the calling thread's ts_activity_operand (activity.c). */
+void ts__activity_operand_set(uint32_t operand);
 /* Can b run def on these inputs (a kernel for its kind, and its
  * supports_op)?  backend.c */
 bool ts__backend_runs(const ts_backend *b, const ts_op_def *def, ts_tensor *const *in, int n_in,
@@ -463,7 +465,7 @@ struct ts_run_site {
   /* Per input: the info its producer recorded, when those and the outputs'
    * dims are all known (NULL otherwise).  Inputs that match them are what
    * inference saw when the graph was traced: the recorded outputs stand for
-   * its answer (dispatch.c skips it). */
+   * its answer (execute.c skips it). */
   const ts_info *const *in_recorded;
   int n_subgraphs;
   /* Runs subgraph i on in[] (n_in values); its outputs go to out[] (at most
@@ -606,7 +608,7 @@ void ts__append_tf_print(GString *s, const ts_tensor *t);
 /* Emits a TS_EVENT_PRINT to listeners (and nothing else). */
 void ts__emit_print(const char *text, const struct ts_node *node);
 
-/* Listener delivery (dispatch.c asks; listener.c owns the list). */
+/* Listener delivery (execute.c asks; listener.c owns the list). */
 extern int ts__listener_mask; /* atomic OR of every listener's mask */
 void ts__listeners_emit(const ts_event *event);
 /* While this thread runs a piece of a call shared across the pool

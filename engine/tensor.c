@@ -343,7 +343,7 @@ ts_tensor *ts_scalar_string(const char *s)
 
 /* Where a variable lives: on the device it is made under (as a tf.Variable
  * under tf.device), when that device runs the variable ops; else on the
- * CPU.  Its reads and assigns run there (dispatch.c's place), so a call on
+ * CPU.  Its reads and assigns run there (execute.c's place), so a call on
  * the device never copies its weights in. */
 static const ts_backend *variable_home(ts_context *c, ts_tensor *initial)
 {

@@ -87,9 +87,12 @@ typedef struct ts_backend_i {
    * same launches, perhaps other buffers), then every step as usual, whose
    * run_op calls the backend records instead of running, then
    * graph_plan_compute, which submits them as one (a CUDA Graph launched,
-   * updated in place when only the buffers changed).  A host copy of the
+   * updated in place when only the buffers changed).  A graph with If or
+   * While nodes (their conditions are read on the host) is recorded as a
+   * plan per run of steps between them, each submitted before the node
+   * runs; their subgraphs record plans of their own.  A host copy of the
    * backend while a plan records is an error of the plan: the executor
-   * runs such graphs step by step. */
+   * runs such a plan's steps step by step from then on. */
   ts_graph_plan *(*graph_plan_create)(const ts_backend *b);
   bool (*graph_plan_update)(const ts_backend *b, ts_graph_plan *plan);
   bool (*graph_plan_compute)(const ts_backend *b, ts_graph_plan *plan);
@@ -160,6 +163,8 @@ typedef struct ts_activity {
   ts_activity_kind kind;
   const char *device;      /* the backend's name */
   uint32_t stream;
+  uint32_t operand;        /* a copy of an op's input to where the op runs
+                              (ts_activity_operand): the input's index + 1; else 0 */
   uint64_t correlation;    /* the op's (ts_kernel_correlation; copies and memsets:
                               ts_activity_correlation, 0 for none), or a plan launch's */
   uint64_t graph_node;     /* replayed from a plan: the captured node; else 0 */
@@ -191,6 +196,12 @@ TS_API bool ts_activity_wanted(void);
  * it, as kernels carry theirs.  A backend reads it when the copy is asked
  * for (not when its stream runs it). */
 TS_API uint64_t ts_activity_correlation(void);
+/* The input of that op the calling thread is copying to where the op
+ * runs now, as its index + 1; 0 otherwise (a kernel's own copies, a
+ * variable's storage, a result read by the host).  A copy's record carries
+ * it (ts_activity.operand), so a collector can tell which edge of the
+ * graph a copy crossed. */
+TS_API uint32_t ts_activity_operand(void);
 
 /* The engine's thread pool, for kernels: runs fn(ctx, i) for every i in
  * [0, n) on up to ts_get_threads() threads, the caller among them, and

@@ -22,7 +22,7 @@ struct tsp_devices {
                              * may launch several kernels */
   GHashTable *nodes;        /* graph node id -> correlation */
   GHashTable *streams;      /* device name -> tsp_thread * */
-  GHashTable *transfers;    /* a copy's or memset's name -> its node (TSP_OP_OTHER) */
+  GHashTable *transfers;    /* a copy's or memset's name and operand -> its node (TSP_OP_OTHER) */
   GArray *pending;          /* ts_activity whose op was not known */
 };
 
@@ -54,19 +54,24 @@ static tsp_thread *stream_of(tsp_session *s, struct tsp_devices *d, const char *
 }
 
 /* A copy or memset on its stream's track, a span named for what it is
- * ("host to device": op TSP_OP_OTHER, traced that name's node), charged to
- * the op that needed it (its run, seq and location; the op's event, found
- * by run and seq, has its node), or to none. */
+ * ("host to device": op TSP_OP_OTHER, traced that name's node, whose id is
+ * the input of its op the copy carried, -1 for none), charged to the op
+ * that needed it (its run, seq and location; the op's event, found by run
+ * and seq, has its node), or to none. */
 static void record_transfer(tsp_session *s, struct tsp_devices *d, const ts_activity *r,
                             const tsp_event *op)
 {
   const char *name = r->name ? r->name : r->kind == TS_ACTIVITY_COPY ? "copy" : "memset";
-  gpointer v = g_hash_table_lookup(d->transfers, name);
+  int input = r->kind == TS_ACTIVITY_COPY ? (int)r->operand - 1 : -1;
+  char *key = g_strdup_printf("%s#%d", name, input);
+  gpointer v = g_hash_table_lookup(d->transfers, key);
   uint32_t node = GPOINTER_TO_UINT(v);
   if (!v) {
-    tsp_node_info info = { .name = name, .op = TSP_OP_OTHER };
+    tsp_node_info info = { .name = name, .op = TSP_OP_OTHER, .id = input };
     node = tsp_add_node(s, &info);
-    g_hash_table_insert(d->transfers, g_strdup(name), GUINT_TO_POINTER(node));
+    g_hash_table_insert(d->transfers, key, GUINT_TO_POINTER(node));
+  } else {
+    g_free(key);
   }
   tsp_event e = { .start_ns = r->start_ns, .end_ns = r->end_ns, .traced = node, .op = TSP_OP_OTHER,
                   .kind = TSP_EVENT_DEVICE, .device = tsp_intern_device(s, r->device) };

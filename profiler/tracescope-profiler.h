@@ -91,7 +91,8 @@ typedef struct tsp_node_info {
   int op;                           /* ts_op, or TSP_OP_OTHER */
   uint32_t loc;                     /* source location */
   uint32_t concrete;                /* the concrete function whose graph holds it */
-  int id;                           /* ts_node_id in its graph */
+  int id;                           /* ts_node_id in its graph; a device copy's node (op
+                                       TSP_OP_OTHER): the input of its op it carried, -1 none */
   uint32_t graph;                   /* the graph's name (string): which graph it is in */
   bool optimized;                   /* of an executable's optimized graph (not the traced one) */
   bool has_eager_twin;
@@ -191,6 +192,22 @@ uint64_t tsp_session_n_events(const tsp_session *s);
 /* Bytes of the session's event memory, for the memory bench (each 4 MiB
  * chunk's 24-byte header lives apart and is not counted). */
 size_t tsp_session_event_bytes(const tsp_session *s);
+
+/* ---- copies at device boundaries (copies.c) ---------------------------------------- */
+
+/* An input of an op that the run copied to where the op ran. */
+typedef struct tsp_copy {
+  uint32_t node;   /* the op: its node (graph mode), or its traced twin (eagerly) */
+  int input;       /* which of its inputs */
+  uint8_t device;  /* where it was copied to: the device the op ran on */
+  uint64_t count;  /* copies recorded */
+} tsp_copy;
+/* The inputs s's recorded device copies carried (the device collector's
+ * spans, each charged to its op), one entry per (node, input, device) in
+ * the order first seen: the edges of the graph that crossed a device
+ * boundary.  Copies of no op's input, of an op not in s, or of one with
+ * neither node nor twin are left out.  Owned GArray of tsp_copy. */
+GArray *tsp_copies_compute(const tsp_session *s);
 
 /* ---- statistics ----------------------------------------------------------------------- */
 

@@ -456,6 +456,19 @@ static void test_device_selector(void)
     on_device += g_strcmp0(category, "SIM:0") == 0;
   }
   g_assert_cmpint(on_device, >, 0);
+  /* and which edges the run copied to SIM:0: the argument into flatten
+   * (the weights live there) */
+  g_assert_cmpint(ts_render_values_n_copies(values), >=, 1);
+  gboolean into_flatten = FALSE;
+  for (int i = 0; i < ts_render_values_n_copies(values); i++) {
+    int input;
+    const char *to;
+    const ts_node *n = ts_render_values_copy(values, i, &input, &to);
+    g_assert_false(g_str_has_prefix(ts_node_name(n), "dense"));
+    into_flatten |= g_str_has_prefix(ts_node_name(n), "flatten/") && input == 0 &&
+                    !g_strcmp0(to, "SIM:0");
+  }
+  g_assert_true(into_flatten);
   if (g_getenv("TS_TEST_SCREENSHOTS")) { /* the Run's Timeline: its trace and plan, SIM:0's stream */
     TsProfilerPanel *panel = ts_window_get_profiler_panel(window);
     activate("win.show-panel", "s", "profiler");
@@ -463,6 +476,11 @@ static void test_device_selector(void)
     wait_drawn(GTK_WIDGET(window));
     save_test_screenshot(GTK_WIDGET(window), "device-timeline.png");
     ts_profiler_panel_show_page(panel, "stats");
+    /* the graph coloured by device, the argument's copy tagged */
+    g_settings_set_string(ts_application_get_settings(app), "colour-mode", "device");
+    wait_drawn(GTK_WIDGET(window));
+    save_test_screenshot(GTK_WIDGET(window), "device-graph.png");
+    g_settings_set_string(ts_application_get_settings(app), "colour-mode", "op-type");
   }
 
   activate("win.device", "s", "CPU");

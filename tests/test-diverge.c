@@ -578,6 +578,71 @@ static void test_check_mode(void)
   ts_module_free(m);
 }
 
+/* Every way to call a function resolves the call on one path: a host list
+ * given for the tensor of its input signature is converted, and the graph
+ * call, the check-mode call (both its runs), ts_diverge and the eager call
+ * agree, on the one concrete function traced for it; past the retrace
+ * limit the check-mode call runs eagerly and ts_diverge says there is no
+ * graph. */
+static void test_one_resolution(void)
+{
+  ts_module *m = open_module("diverge");
+  ts_function *fn = lookup(m, "listed_loop_var");
+  ts_spec spec = { TS_F32, TS_SHAPE(3) };
+  g_assert_true(ts_function_set_input_signature(fn, &spec, 1));
+  ts_value list;
+  g_assert_true(ts_value_parse("[1.0, 2.0, 3.0]", &list));
+  GPtrArray *warnings = g_ptr_array_new_with_free_func(g_free);
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING), on_warning, warnings);
+  ts_scope *scope = ts_scope_begin();
+
+  assert_values(ts_function_call(fn, &list, 1), "[14. 28. 42.]");
+  assert_values(ts_function_call_eager(fn, &list, 1), "[14. 28. 42.]");
+  ts_function_set_check_eagerly(fn, true);
+  assert_values(ts_function_call(fn, &list, 1), "[14. 28. 42.]");
+  g_assert_cmpuint(warnings->len, ==, 0);
+  ts_diverge_report *rep = NULL;
+  g_assert_true(ts_diverge(fn, &list, 1, NULL, &rep));
+  assert_no_error();
+  g_assert_false(rep->diverged);
+  assert_values(rep->result.graph, "[14. 28. 42.]");
+  ts_diverge_report_free(rep);
+  g_assert_cmpint(ts_function_trace_count(fn), ==, 1);
+  g_assert_cmpint(ts_function_n_concrete(fn), ==, 1);
+  /* a bad argument is refused once, with the same words on every path */
+  ts_value word = TS_STRING_VALUE("no tensor");
+  g_assert_null(ts_function_call(fn, &word, 1));
+  expect_error_containing("listed_loop_var: arg 0 (x) must be a f32[3] tensor (input signature)");
+  g_assert_false(ts_diverge(fn, &word, 1, NULL, &rep));
+  expect_error_containing("listed_loop_var: arg 0 (x) must be a f32[3] tensor (input signature)");
+  ts_function_set_check_eagerly(fn, false);
+  g_assert_null(ts_function_call(fn, &word, 1));
+  expect_error_containing("listed_loop_var: arg 0 (x) must be a f32[3] tensor (input signature)");
+
+  /* past the retrace limit (0 more traces): a new signature runs eagerly */
+  ts_function *other = lookup(m, "unlisted_loop_var");
+  ts_function_set_retrace_limit(other, 0);
+  ts_function_set_check_eagerly(other, true);
+  ts_value x;
+  g_assert_true(ts_value_parse("f32[3]=1,2,3", &x));
+  int quiet = test_quiet_begin();
+  ts_tensor *eager = ts_function_call(other, &x, 1);
+  test_quiet_end(quiet);
+  assert_no_error();
+  g_assert_nonnull(eager);
+  g_assert_cmpint(ts_function_n_concrete(other), ==, 0);
+  g_assert_false(ts_diverge(other, &x, 1, NULL, &rep));
+  g_assert_null(rep);
+  expect_error_containing("past its retrace limit, this call would run eagerly");
+  ts_value_clear(&x);
+
+  ts_scope_end(scope);
+  ts_listener_remove(id);
+  g_ptr_array_unref(warnings);
+  ts_value_clear(&list);
+  ts_module_free(m);
+}
+
 /* ---- bad input ---------------------------------------------------------------------------- */
 
 static void test_errors(void)
@@ -615,6 +680,7 @@ int main(int argc, char **argv)
   g_test_add_func("/diverge/state", test_state);
   g_test_add_func("/diverge/loop-variable", test_loop_variable);
   g_test_add_func("/diverge/check-mode", test_check_mode);
+  g_test_add_func("/diverge/one-resolution", test_one_resolution);
   g_test_add_func("/diverge/errors", test_errors);
   return g_test_run();
 }

@@ -867,11 +867,31 @@ static int count_copies(drawn *d)
   return stats.copies;
 }
 
-/* The device colouring with where each node ran (a profile's categories):
- * an edge between nodes that ran on different devices is tagged as the
- * copy it is, the call's argument (a Placeholder: on the host) into a
- * device op too; nothing is tagged within one device, where a group's ops
- * ran on several, or in the other colourings. */
+/* The consumer of a value whose producer's name starts with `from` and
+ * whose own name starts with `to`, and which input it is. */
+static const ts_node *consumer_of(const ts_graph *g, const char *from, const char *to, int *input)
+{
+  for (int i = 0; i < ts_graph_n_nodes(g); i++) {
+    const ts_node *n = ts_graph_node(g, i);
+    if (!g_str_has_prefix(ts_node_name(n), to))
+      continue;
+    for (int k = 0; k < ts_node_n_inputs(n); k++) {
+      const ts_node *p = ts_graph_node(g, ts_node_input(n, k).node);
+      if (g_str_has_prefix(ts_node_name(p), from)) {
+        *input = k;
+        return n;
+      }
+    }
+  }
+  g_assert_not_reached();
+}
+
+/* The device colouring tags an edge with the copy a run recorded of an
+ * input it carries ("copy to SIM:0"), not from where its ends ran: the
+ * call's argument copied into flatten is the one tag while every op ran on
+ * SIM:0; with flatten on the CPU its output copied into dense_1 is, even
+ * where the ends' groups ran on both devices; nothing is tagged without a
+ * recorded copy, or in the other colourings. */
 static void test_device_copies(void)
 {
   drawn d = draw_sequential();
@@ -882,8 +902,15 @@ static void test_device_copies(void)
     if (!(ts_op_traits(ts_node_op(n)) & TS_OP_TRAIT_INPUT))
       ts_render_values_set_category(devices, n, "SIM:0");
   }
+  /* where ops ran alone tags nothing */
   ts_render_set_colouring(d.render, TS_RENDER_COLOUR_DEVICE, devices);
-  /* collapsed: x -> flatten is the one boundary (the dense blocks follow on the device) */
+  g_assert_cmpint(count_copies(&d), ==, 0);
+  int input;
+  const ts_node *flatten = consumer_of(g, "x", "flatten/", &input);
+  ts_render_values_add_copy(devices, flatten, input, "SIM:0");
+  g_assert_cmpint(ts_render_values_n_copies(devices), ==, 1);
+  ts_render_set_colouring(d.render, TS_RENDER_COLOUR_DEVICE, devices);
+  /* collapsed: x -> flatten carries it */
   g_assert_cmpint(count_copies(&d), ==, 1);
   g_autofree char *svg = temp_path("copies.svg");
   g_assert_true(ts_render_export(d.render, svg, NULL, 1, NULL));
@@ -891,27 +918,30 @@ static void test_device_copies(void)
   assert_has_text(&s, "copy to SIM:0");
   svg_scan_clear(&s);
   g_unlink(svg);
+  /* expanded, the edge into the op itself */
+  ts_view_model_expand_all(d.model);
+  lay_out(&d);
+  g_assert_cmpint(count_copies(&d), ==, 1);
+  ts_view_model_collapse_all(d.model);
+  lay_out(&d);
 
-  /* flatten on the CPU: the argument stays on the host, flatten's output
-   * goes to the device */
+  /* flatten on the CPU, its output copied into dense_1 (and the argument
+   * copied nowhere): one tag, on flatten -> dense_1 */
+  ts_render_values_unref(devices);
+  devices = ts_render_values_new(NULL);
   for (int i = 0; i < ts_graph_n_nodes(g); i++) {
     const ts_node *n = ts_graph_node(g, i);
-    if (g_str_has_prefix(ts_node_name(n), "flatten/"))
-      ts_render_values_set_category(devices, n, "CPU");
+    if (!(ts_op_traits(ts_node_op(n)) & TS_OP_TRAIT_INPUT))
+      ts_render_values_set_category(devices, n, g_str_has_prefix(ts_node_name(n), "flatten/") ||
+                                                        ts_node_op(n) == TS_OP_READ_VARIABLE
+                                                      ? "CPU" : "SIM:0");
   }
+  const ts_node *dense = consumer_of(g, "flatten/", "dense_1/", &input);
+  ts_render_values_add_copy(devices, dense, input, "SIM:0");
   ts_render_set_colouring(d.render, TS_RENDER_COLOUR_DEVICE, devices);
   g_assert_cmpint(count_copies(&d), ==, 1);
-  /* the variables read on the CPU too: the blocks ran on both, and where
-   * inside them is not known at this level */
-  for (int i = 0; i < ts_graph_n_nodes(g); i++) {
-    const ts_node *n = ts_graph_node(g, i);
-    if (ts_node_op(n) == TS_OP_READ_VARIABLE)
-      ts_render_values_set_category(devices, n, "CPU");
-  }
-  ts_render_set_colouring(d.render, TS_RENDER_COLOUR_DEVICE, devices);
-  g_assert_cmpint(count_copies(&d), ==, 0);
 
-  ts_render_set_colouring(d.render, TS_RENDER_COLOUR_OP_TYPE, NULL);
+  ts_render_set_colouring(d.render, TS_RENDER_COLOUR_OP_TYPE, devices);
   g_assert_cmpint(count_copies(&d), ==, 0);
   ts_render_values_unref(devices);
   drawn_clear(&d);

@@ -380,7 +380,8 @@ static void count_uploads(const ts_activity *records, int n, void *data)
 
 /* The weights live on the device they were made on: after the first call
  * (which makes them there), a call copies in its argument only, eagerly
- * and in graph mode; the reads of the variables run on SIM:0. */
+ * and in graph mode; the reads of the variables run on SIM:0; the copies
+ * recorded say which edge crossed to the device (tsp_copies_compute). */
 static void test_weights_stay(void)
 {
   ts_module *m = ts_module_open("seeds");
@@ -391,6 +392,9 @@ static void test_weights_stay(void)
   const uint64_t arg_bytes = 4 * 28 * 28 * sizeof(float);
   uint64_t uploaded = 0;
   g_assert_true(ts_activity_subscribe(count_uploads, &uploaded));
+  /* traced first (its variables made on SIM:0), so that eager ops have twins */
+  TS_DEVICE_SCOPE(ts_backend_by_name("SIM:0")) g_assert_nonnull(ts_function_get_concrete(fn, &x, 1));
+  uploaded = 0;
   tsp_session *s = tsp_session_new();
   g_assert_true(tsp_session_start(s, NULL));
   for (int graph = 0; graph < 2; graph++) {
@@ -420,6 +424,23 @@ static void test_weights_stay(void)
       }
   }
   g_assert_cmpint(reads, >, 0);
+  /* the edges that crossed to the device: the argument into flatten, on
+   * every call of both modes; no weight into a dense layer */
+  GArray *copies = tsp_copies_compute(s);
+  uint64_t into_flatten = 0;
+  for (guint i = 0; i < copies->len; i++) {
+    const tsp_copy *c = &g_array_index(copies, tsp_copy, i);
+    const tsp_node_info *n = tsp_session_node(s, c->node);
+    g_assert_nonnull(n);
+    g_assert_false(g_str_has_prefix(n->name, "dense"));
+    if (g_str_has_prefix(n->name, "flatten/")) {
+      g_assert_cmpint(c->input, ==, 0);
+      g_assert_cmpstr(tsp_session_device(s, c->device), ==, "SIM:0");
+      into_flatten += c->count;
+    }
+  }
+  g_assert_cmpuint(into_flatten, ==, 6);
+  g_array_unref(copies);
   tsp_session_free(s);
   ts_activity_unsubscribe(count_uploads, &uploaded);
   assert_no_error();

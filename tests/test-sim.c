@@ -294,7 +294,8 @@ static void test_eager_activity(void)
 
 /* Copies are the op's that needed them, both ways: MatMul's inputs go to
  * SIM:0 under MatMul's correlation id, and Print (on the CPU) takes the
- * product back to the host under its own; the op events say how many
+ * product back to the host under its own; each copy says which input of
+ * its op it carried (operand: index + 1); the op events say how many
  * inputs each had copied. */
 static GHashTable *copied; /* op name -> its inputs copied (OP_END's n_copied) */
 
@@ -324,6 +325,7 @@ static void test_copies_carry_correlation(void)
   collect_end(&c);
   assert_no_error();
   int up = 0, down = 0;
+  uint32_t operands = 0; /* bit i: a copy carried input i of MatMul */
   for (guint i = 0; i < c.records->len; i++) {
     const ts_activity *r = &g_array_index(c.records, ts_activity, i);
     if (r->kind != TS_ACTIVITY_COPY)
@@ -333,14 +335,19 @@ static void test_copies_carry_correlation(void)
     g_assert_cmpuint(r->end_ns, >=, r->start_ns);
     if (!strcmp(r->name, "host to device")) {
       g_assert_cmpstr(op, ==, "MatMul");
+      g_assert_cmpuint(r->operand, >=, 1);
+      g_assert_cmpuint(r->operand, <=, 2);
+      operands |= 1u << (r->operand - 1);
       up++;
     } else {
       g_assert_cmpstr(r->name, ==, "device to host");
       g_assert_cmpstr(op, ==, "PrintV2");
+      g_assert_cmpuint(r->operand, ==, 1);
       down++;
     }
   }
   g_assert_cmpint(up, ==, 2);
+  g_assert_cmpuint(operands, ==, 3);
   g_assert_cmpint(down, ==, 1);
   g_assert_cmpuint(GPOINTER_TO_UINT(g_hash_table_lookup(copied, "MatMul")), ==, 2);
   g_assert_cmpuint(GPOINTER_TO_UINT(g_hash_table_lookup(copied, "PrintV2")), ==, 1);
@@ -409,6 +416,79 @@ static void test_plan_replay(void)
     collect_clear(&c);
   }
   g_hash_table_unref(first_nodes);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+/* Dense layers in a loop, then a branch on the sign of their sum. */
+static ts_tensor *looped_layers(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *w = ts_arg(call, 1), *i = ts_scalar_i32(0);
+  TS_WHILE (ts_less(i, ts_scalar_i32(3)), &x, &i) {
+    x = ts_tanh(ts_add(ts_matmul(x, w), ts_scalar_f32(0.1f)));
+    i = ts_add(i, ts_scalar_i32(1));
+  }
+  ts_tensor *sum = ts_reduce_sum(ts_exp(x), TS_ALL_AXES, false);
+  TS_IF (ts_greater(sum, ts_scalar_f32(0)), &sum) {
+    sum = ts_mul(sum, ts_scalar_f32(2));
+  } TS_ELSE {
+    sum = ts_neg(sum);
+  } TS_END_IF;
+  return sum;
+}
+
+/* A graph with While and If nodes (whose conditions the host reads
+ * mid-run) is captured in segments on SIM: the steps before and after
+ * each such node are plans of their own, submitted before it runs, and
+ * its subgraphs (the loop's condition and body, the branch taken) capture
+ * theirs, replayed on every iteration and call.  Every kernel of every
+ * call comes from a plan (Sum and Exp between the loop and the branch
+ * among them), charged to its op of that call through its node, and the
+ * result is the CPU's. */
+static void test_plan_control_flow(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("looped_layers", looped_layers, "x, w");
+  ts_tensor *x = matrix(8, 16, 0.5f), *w = matrix(16, 16, -0.25f);
+  ts_value args[2] = { TS_TENSOR_VALUE(x), TS_TENSOR_VALUE(w) };
+  ts_tensor *want = ts_function_call(fn, args, 2);
+  assert_no_error();
+  for (int call = 0; call < 3; call++) {
+    collected c;
+    collect_begin(&c);
+    int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_op, &c);
+    ts_tensor *got;
+    TS_DEVICE_SCOPE(sim()) {
+      got = ts_function_call(fn, args, 2);
+    }
+    ts_listener_remove(id);
+    assert_no_error();
+    assert_close(want, got);
+    collect_end(&c);
+    for (guint i = 0; i < c.records->len; i++) {
+      const ts_activity *r = &g_array_index(c.records, ts_activity, i);
+      if (r->kind == TS_ACTIVITY_GRAPH_NODE)
+        g_hash_table_insert(c.corr_of_node, GSIZE_TO_POINTER(r->graph_node),
+                            GSIZE_TO_POINTER(r->correlation));
+    }
+    int kernels = 0, matmuls = 0, sums = 0;
+    for (guint i = 0; i < c.records->len; i++) {
+      const ts_activity *r = &g_array_index(c.records, ts_activity, i);
+      if (r->kind != TS_ACTIVITY_KERNEL)
+        continue;
+      kernels++;
+      g_assert_cmpuint(r->graph_node, !=, 0); /* from a plan */
+      gpointer corr = g_hash_table_lookup(c.corr_of_node, GSIZE_TO_POINTER(r->graph_node));
+      g_assert_nonnull(corr);
+      g_assert_cmpstr(g_hash_table_lookup(c.names, corr), ==, r->name);
+      matmuls += g_str_has_suffix(r->name, "MatMul");
+      sums += !strcmp(r->name, "Sum");
+    }
+    g_assert_cmpint(kernels, ==, c.sim_ops);
+    g_assert_cmpint(matmuls, ==, 3); /* one per iteration */
+    g_assert_cmpint(sums, ==, 1);
+    collect_clear(&c);
+  }
   ts_function_free(fn);
   ts_scope_end(scope);
 }
@@ -596,6 +676,7 @@ int main(int argc, char **argv)
   g_test_add_func("/sim/eager-activity", test_eager_activity);
   g_test_add_func("/sim/copies-carry-correlation", test_copies_carry_correlation);
   g_test_add_func("/sim/plan-replay", test_plan_replay);
+  g_test_add_func("/sim/plan-control-flow", test_plan_control_flow);
   g_test_add_func("/sim/function-placement", test_function_placement);
   g_test_add_func("/sim/variables-live-on-device", test_variables_live_on_device);
   g_test_add_func("/sim/supports-op-sees-shapes-and-attrs", test_supports_op_sees_shapes_and_attrs);

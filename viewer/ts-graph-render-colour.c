@@ -19,12 +19,20 @@ typedef struct value_entry {
   char *note;   /* for the tooltip, or NULL */
 } value_entry;
 
+/* An input a run copied to the device its node ran on. */
+typedef struct value_copy {
+  const ts_node *node;
+  int input;
+  int category; /* the device copied to */
+} value_copy;
+
 struct ts_render_values {
   gint refcount;
   char *unit;
   GHashTable *entries;        /* const ts_node * -> value_entry */
   GPtrArray *categories;      /* names, first seen first */
   GHashTable *category_index; /* name -> index + 1 */
+  GArray *copies;             /* value_copy, one per (node, input) */
 };
 
 static void entry_free(gpointer data)
@@ -42,6 +50,7 @@ ts_render_values *ts_render_values_new(const char *unit)
   v->entries = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, entry_free);
   v->categories = g_ptr_array_new_with_free_func(g_free);
   v->category_index = g_hash_table_new(g_str_hash, g_str_equal);
+  v->copies = g_array_new(FALSE, FALSE, sizeof(value_copy));
   return v;
 }
 
@@ -59,6 +68,7 @@ void ts_render_values_unref(ts_render_values *values)
   g_hash_table_destroy(values->entries);
   g_hash_table_destroy(values->category_index);
   g_ptr_array_unref(values->categories);
+  g_array_unref(values->copies);
   g_free(values->unit);
   g_free(values);
 }
@@ -82,9 +92,8 @@ void ts_render_values_set(ts_render_values *values, const ts_node *node, double 
   e->has_value = isfinite(value);
 }
 
-void ts_render_values_set_category(ts_render_values *values, const ts_node *node, const char *category)
+static int category_index(ts_render_values *values, const char *category)
 {
-  g_return_if_fail(values != NULL && node != NULL && category != NULL);
   int index = GPOINTER_TO_INT(g_hash_table_lookup(values->category_index, category)) - 1;
   if (index < 0) {
     char *name = g_strdup(category);
@@ -92,7 +101,50 @@ void ts_render_values_set_category(ts_render_values *values, const ts_node *node
     index = (int)values->categories->len - 1;
     g_hash_table_insert(values->category_index, name, GINT_TO_POINTER(index + 1));
   }
-  entry_for(values, node)->category = index;
+  return index;
+}
+
+void ts_render_values_set_category(ts_render_values *values, const ts_node *node, const char *category)
+{
+  g_return_if_fail(values != NULL && node != NULL && category != NULL);
+  entry_for(values, node)->category = category_index(values, category);
+}
+
+void ts_render_values_add_copy(ts_render_values *values, const ts_node *node, int input,
+                               const char *device)
+{
+  g_return_if_fail(values != NULL && node != NULL && device != NULL);
+  g_return_if_fail(input >= 0 && input < ts_node_n_inputs(node));
+  int category = category_index(values, device);
+  for (guint i = 0; i < values->copies->len; i++) {
+    value_copy *k = &g_array_index(values->copies, value_copy, i);
+    if (k->node == node && k->input == input) {
+      k->category = category;
+      return;
+    }
+  }
+  value_copy k = { node, input, category };
+  g_array_append_val(values->copies, k);
+}
+
+int ts_render_values_n_copies(const ts_render_values *values)
+{
+  g_return_val_if_fail(values != NULL, 0);
+  return (int)values->copies->len;
+}
+
+const ts_node *ts_render_values_copy(const ts_render_values *values, int i, int *input,
+                                     const char **device)
+{
+  g_return_val_if_fail(values != NULL, NULL);
+  if (i < 0 || i >= (int)values->copies->len)
+    return NULL;
+  const value_copy *k = &g_array_index(values->copies, value_copy, i);
+  if (input)
+    *input = k->input;
+  if (device)
+    *device = g_ptr_array_index(values->categories, k->category);
+  return k->node;
 }
 
 void ts_render_values_set_note(ts_render_values *values, const ts_node *node, const char *note)
@@ -147,6 +199,7 @@ static void drop_rollups(_ts_colours *c)
   g_clear_pointer(&c->op, g_free);
   g_clear_pointer(&c->sum, g_free);
   g_clear_pointer(&c->counts, g_free);
+  g_clear_pointer(&c->copies, g_array_unref);
   g_clear_pointer(&c->model, ts_view_model_unref);
   c->n_items = 0;
 }
@@ -192,6 +245,23 @@ static int category_of(const _ts_colours *c, const ts_node *node)
   return MIN(e->category, TS_MAX_STRIPES - 1);
 }
 
+/* The model's items at both ends of each copied input (its producer's
+ * and its node's), for the edges that carry them. */
+static void build_copies(_ts_colours *c, ts_view_model *model)
+{
+  c->copies = g_array_new(FALSE, FALSE, sizeof(_ts_copy));
+  for (guint i = 0; i < c->values->copies->len; i++) {
+    const value_copy *k = &g_array_index(c->values->copies, value_copy, i);
+    const ts_graph *g = ts_node_graph(k->node);
+    ts_port from = ts_node_input(k->node, k->input);
+    _ts_copy e = { ts_view_model_item_for_node(model, g, from.node),
+                   ts_view_model_item_for_node(model, g, ts_node_id(k->node)),
+                   MIN(k->category, TS_MAX_STRIPES - 1) };
+    if (e.src >= 0 && e.dst >= 0)
+      g_array_append_val(c->copies, e);
+  }
+}
+
 static void build_rollups(_ts_colours *c, ts_view_model *model)
 {
   c->model = ts_view_model_ref(model);
@@ -227,39 +297,22 @@ static void build_rollups(_ts_colours *c, ts_view_model *model)
       c->counts[(gsize)up * (gsize)stride + (gsize)cat]++;
     }
   }
-}
-
-/* The one category of item's ops, n_cat for the host (a graph input with
- * nothing timed), or -1: mixed, or unknown. */
-static int item_device(const _ts_colours *c, int item)
-{
-  if (item < 0 || item >= c->n_items)
-    return -1;
-  int stride = c->n_cat + 1, found = -1;
-  const int *row = &c->counts[(gsize)item * (gsize)stride];
-  for (int k = 0; k < c->n_cat; k++)
-    if (row[k] > 0) {
-      if (found >= 0)
-        return -1;
-      found = k;
-    }
-  if (found >= 0)
-    return row[c->n_cat] == 0 ? found : -1;
-  const ts_node *node = ts_view_item_node(c->model, item);
-  if (!node || !(ts_op_traits(ts_node_op(node)) & TS_OP_TRAIT_INPUT))
-    return -1;
-  for (int k = 0; k < c->n_cat; k++)
-    if (strcmp(c->cat_name[k], "CPU") == 0)
-      return k;
-  return c->n_cat;
+  if (c->mode == TS_RENDER_COLOUR_DEVICE && c->values)
+    build_copies(c, model);
 }
 
 int _ts_colours_copy_to(const _ts_colours *c, const ts_view_edge *edge)
 {
-  if (c->mode != TS_RENDER_COLOUR_DEVICE || !c->values || !c->counts || edge->control)
+  if (c->mode != TS_RENDER_COLOUR_DEVICE || !c->copies || edge->control)
     return -1;
-  int src = item_device(c, edge->src), dst = item_device(c, edge->dst);
-  return src >= 0 && dst >= 0 && dst < c->n_cat && src != dst ? dst : -1;
+  for (guint i = 0; i < c->copies->len; i++) {
+    const _ts_copy *k = &g_array_index(c->copies, _ts_copy, i);
+    if (k->category < c->n_cat &&
+        ts_view_model_representative(c->model, NULL, k->src) == edge->src &&
+        ts_view_model_representative(c->model, NULL, k->dst) == edge->dst)
+      return k->category;
+  }
+  return -1;
 }
 
 /* By family, so that the legend's colours run in related runs, then by name. */

@@ -118,6 +118,12 @@ typedef struct _ts_op_count {
   int count;
 } _ts_op_count;
 
+/* A copied input between the items holding its two ends (device colouring). */
+typedef struct _ts_copy {
+  int src, dst;   /* the producer's item and the consumer's */
+  int category;   /* the device copied to */
+} _ts_copy;
+
 typedef struct _ts_colours {
   ts_render_colouring mode;
   ts_render_values *values;
@@ -131,6 +137,7 @@ typedef struct _ts_colours {
   double max;                 /* the largest value shown */
   bool shown_no_data;         /* some shown item has no value or category */
   GArray *ops;                /* _ts_op_count of the shown ops, by family then name */
+  GArray *copies;             /* _ts_copy: the values' copied inputs (device colouring) */
 } _ts_colours;
 
 _ts_colours *_ts_colours_new(void);
@@ -142,10 +149,9 @@ void _ts_colours_update(_ts_colours *c, ts_view_model *model, const ts_view_layo
 void _ts_colours_fill(const _ts_colours *c, const _ts_palette *palette, const ts_view_box *box,
                       _ts_fill *out);
 /* In the device colouring: the category of the device an edge's tensors
- * are copied to, when its two ends ran on different devices (a call's
- * arguments, Placeholders, are made on the host: "CPU"); -1 when it
- * crosses no boundary or that is not known (an end's ops ran on several
- * devices, or none was timed). */
+ * were copied to, when the run recorded a copy of an input it carries
+ * (ts_render_values_add_copy); -1 when none was recorded, whatever
+ * devices its ends ran on. */
 int _ts_colours_copy_to(const _ts_colours *c, const ts_view_edge *edge);
 /* The unit values are in ("ms"), or NULL. */
 const char *_ts_render_values_unit(const ts_render_values *values);

@@ -50,6 +50,17 @@ void ts_render_values_set_note(ts_render_values *values, const ts_node *node, co
 const char *ts_render_values_note(const ts_render_values *values, const ts_node *node);
 /* The node's category; NULL if none.  Borrowed. */
 const char *ts_render_values_category(const ts_render_values *values, const ts_node *node);
+/* The run copied input `input` of node to `device` (where node ran): in
+ * the device colouring the edge that carries it is tagged "copy to
+ * <device>" (edges are tagged from the copies a run recorded, never from
+ * where their ends ran).  The device is a category too. */
+void ts_render_values_add_copy(ts_render_values *values, const ts_node *node, int input,
+                               const char *device);
+int ts_render_values_n_copies(const ts_render_values *values);
+/* Copy i: the node, its input copied (*input) and where to (*device,
+ * borrowed); NULL out of range. */
+const ts_node *ts_render_values_copy(const ts_render_values *values, int i, int *input,
+                                     const char **device);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(ts_render_values, ts_render_values_unref)
 
 /* ---- the renderer -------------------------------------------------------------- */

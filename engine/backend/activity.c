@@ -75,6 +75,19 @@ uint64_t ts__activity_correlation_set(uint64_t correlation)
   return outer;
 }
 
+/* The input of that op being copied to where it runs: its index + 1, or 0. */
+static _Thread_local uint32_t current_operand;
+
+uint32_t ts_activity_operand(void)
+{
+  return current_operand;
+}
+
+void ts__activity_operand_set(uint32_t operand)
+{
+  current_operand = operand;
+}
+
 bool ts_activity_wanted(void)
 {
   return __atomic_load_n(&n_collectors, __ATOMIC_ACQUIRE) > 0;

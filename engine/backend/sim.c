@@ -51,6 +51,7 @@ typedef struct launch {
   size_t bytes;
   ts_loc loc;
   uint64_t seq, correlation;
+  uint32_t operand;    /* a copy: ts_activity_operand when it was asked for */
   uint64_t graph_node; /* captured: its node's id */
   int n_in, n_out;
   ts_tensor in[TS_MAX_INPUTS], out[TS_MAX_OUTPUTS];
@@ -69,6 +70,7 @@ typedef struct work {
   struct work *next;
   work_kind kind;
   uint64_t correlation;
+  uint32_t operand;               /* W_COPY: ts_activity_operand when it was asked for */
   launch *kernel;                 /* W_KERNEL (owned) */
   void *dst;                      /* W_COPY, W_MEMSET: a device address; W_FREE: host */
   const void *src;                /* W_COPY: device address, or staged host memory */
@@ -139,12 +141,12 @@ static void record(sim *s, const ts_activity *a)
 }
 
 static void record_span(sim *s, ts_activity_kind kind, const char *name, uint64_t correlation,
-                        uint64_t graph_node, uint64_t start, size_t bytes)
+                        uint32_t operand, uint64_t graph_node, uint64_t start, size_t bytes)
 {
   if (!ts_activity_wanted())
     return;
   record(s, &(ts_activity){ .kind = kind, .device = "SIM:0", .correlation = correlation,
-                            .graph_node = graph_node, .start_ns = start,
+                            .operand = operand, .graph_node = graph_node, .start_ns = start,
                             .end_ns = ts__op_now_ns(), .bytes = bytes, .name = name });
 }
 
@@ -164,7 +166,7 @@ static void run_kernel(sim *s, launch *l, uint64_t correlation)
   if (!l->def) {
     uint64_t start = ts__op_now_ns();
     memmove(host_of(l->out[0].data), host_of(l->in[0].data), l->bytes);
-    record_span(s, TS_ACTIVITY_COPY, "device to device", correlation, l->graph_node, start,
+    record_span(s, TS_ACTIVITY_COPY, "device to device", correlation, l->operand, l->graph_node, start,
                 l->bytes);
     return;
   }
@@ -190,7 +192,7 @@ static void run_kernel(sim *s, launch *l, uint64_t correlation)
   ts_scope *scope = ts_scope_begin();
   bool ok = l->def->kernel[TS_DEVICE_CPU](&k);
   ts_scope_end(scope);
-  record_span(s, TS_ACTIVITY_KERNEL, l->def->name, correlation, l->graph_node, start, 0);
+  record_span(s, TS_ACTIVITY_KERNEL, l->def->name, correlation, 0, l->graph_node, start, 0);
   if (!ok)
     fail(s, ts_error_take());
 }
@@ -214,11 +216,11 @@ static void run_work(sim *s, work *w)
   case W_COPY:
     memmove(host_of(w->dst), w->staged ? w->staged : host_of(w->src), w->bytes);
     record_span(s, TS_ACTIVITY_COPY, w->staged ? "host to device" : "device to device",
-                w->correlation, 0, start, w->bytes);
+                w->correlation, w->operand, 0, start, w->bytes);
     break;
   case W_MEMSET:
     memset(host_of(w->dst), w->value, w->bytes);
-    record_span(s, TS_ACTIVITY_MEMSET, "memset", w->correlation, 0, start, w->bytes);
+    record_span(s, TS_ACTIVITY_MEMSET, "memset", w->correlation, 0, 0, start, w->bytes);
     break;
   case W_FREE: free(w->dst); break;
   case W_EVENT:
@@ -409,7 +411,8 @@ static bool sim_to_host(const ts_backend *b, void *host_dst, const void *src, si
     return false;
   uint64_t start = ts__op_now_ns();
   memcpy(host_dst, host_of(src), bytes);
-  record_span(s, TS_ACTIVITY_COPY, "device to host", ts_activity_correlation(), 0, start, bytes);
+  record_span(s, TS_ACTIVITY_COPY, "device to host", ts_activity_correlation(),
+              ts_activity_operand(), 0, start, bytes);
   return true;
 }
 
@@ -426,6 +429,7 @@ static bool sim_from_host(const ts_backend *b, void *dst, const void *host_src, 
   w->dst = dst;
   w->bytes = bytes;
   w->correlation = ts_activity_correlation();
+  w->operand = ts_activity_operand();
   submit(s, w); /* fresh buffers only: never one the capture's launches use */
   return true;
 }
@@ -456,6 +460,7 @@ static bool sim_copy(const ts_backend *b, void *dst, const ts_backend *src_b, co
     launch *l = g_new0(launch, 1);
     l->bytes = bytes;
     l->correlation = ts_activity_correlation();
+    l->operand = ts_activity_operand();
     l->n_in = l->n_out = 1;
     l->in[0].data = (void *)src;
     l->out[0].data = dst;
@@ -467,6 +472,7 @@ static bool sim_copy(const ts_backend *b, void *dst, const ts_backend *src_b, co
   w->src = src;
   w->bytes = bytes;
   w->correlation = ts_activity_correlation();
+  w->operand = ts_activity_operand();
   submit(s, w);
   return true;
 }
@@ -531,7 +537,7 @@ static bool sim_synchronize(const ts_backend *b)
   sim *s = get();
   uint64_t start = ts__op_now_ns();
   bool ok = take_error(s);
-  record_span(s, TS_ACTIVITY_SYNC, "synchronize", 0, 0, start, 0);
+  record_span(s, TS_ACTIVITY_SYNC, "synchronize", 0, 0, 0, start, 0);
   return ok;
 }
 

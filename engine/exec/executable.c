@@ -224,6 +224,7 @@ static ts_executable *executable_plan(ts_graph *g, bool owns)
   p->steps = g_new(int, n ? n : 1);
   p->offset = g_new(int, n ? n : 1);
   e->subs = g_new0(ts_executable **, n ? n : 1);
+  e->n_segments = 1;
   for (int id = 0; id < n; id++) {
     p->offset[id] = p->n_values;
     p->n_values += ts__graph_node(g, id)->n_outputs;
@@ -237,12 +238,13 @@ static ts_executable *executable_plan(ts_graph *g, bool owns)
     else
       p->steps[p->n_steps++] = id;
     if (node->n_subgraphs) {
-      e->has_subgraphs = true;
+      e->n_segments++;
       e->subs[id] = g_new(ts_executable *, node->n_subgraphs);
       for (int s = 0; s < node->n_subgraphs; s++)
         e->subs[id][s] = executable_plan(node->subgraphs[s], false);
     }
   }
+  e->device_plans = g_new0(ts_device_plan *, e->n_segments);
   plan_groups(g, p);
   plan_releases(g, p);
   plan_fast_reads(g, p);
@@ -357,7 +359,7 @@ static const ts_node *traced_of(const ts_node *n)
   return o && o->op == n->op ? o : NULL;
 }
 
-/* Where node runs (dispatch.c's ts_run_site). */
+/* Where node runs (the step runner's ts_run_site, execute.c). */
 static ts_run_site step_site(const ts_executable *e, const ts_node *node, const ts_node *parent,
                              uint64_t parent_seq)
 {
@@ -451,9 +453,17 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
   bool ok = true, serial = serial_only(c), seen = watched(c);
   bool share = !serial && (p->n_groups || p->n_runs) && ts__pool_width() > 1;
   ts_tensor *store;
-  ts_device_plan *dp = ts__device_plan_begin((ts_executable *)e); /* its own atomics */
+  int segment = 0; /* the device plan's: a step that runs subgraphs ends one */
+  ts_device_plan *dp = ts__device_plan_begin((ts_executable *)e, 0); /* its own atomics */
   for (int s = 0; s < p->n_steps && ok; s++) {
     int from = s; /* releases after steps from .. s */
+    const ts_node *runs_subgraphs = e->subs[p->steps[s]] ? ts__graph_node(g, p->steps[s]) : NULL;
+    if (runs_subgraphs) { /* what came before goes out; its subgraphs capture their own */
+      ok = ts__device_plan_end((ts_executable *)e, segment, dp);
+      dp = NULL;
+      if (!ok)
+        break;
+    }
     if (share && p->run_at[s]) {
       const row_run *run = &p->runs[p->run_at[s] - 1];
       ok = ts__exec_rows(e, arena, values, inputs, run, step_scope, seen, parent, parent_seq);
@@ -471,13 +481,15 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
                          ts__arena_step(arena, 0, base, p->step_n[s]), &values[base], parent,
                          parent_seq);
     }
+    if (runs_subgraphs && ok)
+      dp = ts__device_plan_begin((ts_executable *)e, ++segment);
     for (int r = p->rel_start[from]; r < p->rel_start[s + 1]; r++) {
       int v = p->rel_values[r];
       ts__arena_release(arena, v, values[v]);
       values[v] = NULL;
     }
   }
-  ok = ts__device_plan_end((ts_executable *)e, dp) && ok;
+  ok = ts__device_plan_end((ts_executable *)e, segment, dp) && ok;
   int n_out = (int)g->outputs->len;
   for (int i = 0; i < n_out; i++) {
     ts_port port = g_array_index(g->outputs, ts_port, i);

@@ -54,8 +54,11 @@ struct ts_executable {
   char *summary;         /* the passes' (top level only) */
   int64_t n_shared;      /* atomic: group steps and row run parts run on another thread
                             than their call's */
-  bool has_subgraphs;    /* a node runs subgraphs: never captured as a device plan */
-  ts_device_plan *device_plan; /* atomic: the backend's plan of it, when idle (device_plan.c) */
+  /* The runs of steps between the steps that run subgraphs (If, While,
+   * whose conditions the host reads mid-run): each is captured as a device
+   * plan of its own, and the subgraphs' executables capture theirs. */
+  int n_segments;
+  ts_device_plan **device_plans; /* per segment, atomic: the backend's plan, when idle */
 };
 
 /* Runs one step; its outputs land in out[] as references the run owns. */
@@ -70,11 +73,13 @@ ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, 
 
 /* ---- device_plan.c ---- */
 
-/* Starts capturing this run's launches into the executable's plan on the
- * thread's device, when it has the whole-plan entry; NULL: run as usual. */
-ts_device_plan *ts__device_plan_begin(ts_executable *e);
-/* Submits what the run captured (NULL: nothing); false + error. */
-bool ts__device_plan_end(ts_executable *e, ts_device_plan *dp);
+/* Starts capturing this run's launches of segment `segment` into the
+ * executable's plan of it on the thread's device, when it has the
+ * whole-plan entry; NULL: run as usual. */
+ts_device_plan *ts__device_plan_begin(ts_executable *e, int segment);
+/* Submits what the run captured of the segment (NULL: nothing); false +
+ * error. */
+bool ts__device_plan_end(ts_executable *e, int segment, ts_device_plan *dp);
 void ts__device_plan_free(ts_executable *e);
 
 /* ---- parallel.c ---- */

@@ -801,14 +801,16 @@ static void recorder_clear(recorder *s)
   g_ptr_array_unref(s->eager);
 }
 
-/* Both runs of f through cf on args (converted already).  *graph_out
- * gets the graph's result (current scope) and *out the report; when the
- * eager run fails the graph still runs and *eager_error (owned) says why,
- * with no report.  false + error when the graph run fails. */
-static bool diverge_run(ts_function *f, ts_concrete *cf, const ts_value *args, int n_args,
-                        const ts_diverge_options *opt, ts_diverge_report **out,
-                        ts_tensor **graph_out, char **eager_error)
+/* Both runs of a call resolved to its graph: eagerly and through its
+ * concrete function.  *graph_out gets the graph's result (current scope)
+ * and *out the report; when the eager run fails the graph still runs and
+ * *eager_error (owned) says why, with no report.  false + error when the
+ * graph run fails. */
+static bool diverge_run(const ts__call *call, const ts_diverge_options *opt,
+                        ts_diverge_report **out, ts_tensor **graph_out, char **eager_error)
 {
+  ts_function *f = call->f;
+  ts_concrete *cf = call->cf;
   *out = NULL;
   *eager_error = NULL;
   GArray *vars = g_array_new(FALSE, FALSE, sizeof(saved_var));
@@ -823,7 +825,7 @@ static bool diverge_run(ts_function *f, ts_concrete *cf, const ts_value *args, i
    * tf.config.run_functions_eagerly is). */
   bool was_eager = ts_functions_run_eagerly();
   ts_run_functions_eagerly(true);
-  ts_tensor *eager = ts__function_run_eager(f, args, n_args);
+  ts_tensor *eager = ts__call_run(call, TS__CALL_EAGER);
   ts_run_functions_eagerly(was_eager);
   ts_tensor *eager_copy = eager ? keep_eager(eager) : NULL;
   if (!eager) {
@@ -835,7 +837,7 @@ static bool diverge_run(ts_function *f, ts_concrete *cf, const ts_value *args, i
   vars_restore(vars);
   s.graph = true;
   ts__context()->serial++; /* whole values on this thread, to compare with the eager ones */
-  ts_tensor *graph = ts__concrete_call(cf, args, n_args);
+  ts_tensor *graph = ts__call_run(call, TS__CALL_GRAPH);
   ts__context()->serial--;
   ts_listener_remove(id);
   vars_free(vars);
@@ -885,24 +887,27 @@ bool ts_diverge(ts_function *fn, const ts_value *args, int n_args, const ts_dive
                  opt->atol, opt->rtol);
     return false;
   }
-  if (!ts__values_check(ts_function_name(fn), args, n_args))
+  ts__call call;
+  if (!ts__call_begin(&call, fn, args, n_args))
     return false;
   ts_scope *scope = ts_scope_begin();
-  ts_value *converted = NULL;
   ts__context()->carried_ok++; /* what the modes make of an unlisted loop value is compared */
-  ts_concrete *cf = ts__function_resolve(fn, &args, n_args, &converted);
-  if (!cf && !ts_failed())
+  bool ok = ts__call_resolve(&call, TS__CALL_GRAPH);
+  if (ok && call.how != TS__CALL_GRAPH) {
     ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                  "%s: past its retrace limit, this call would run eagerly: no graph to compare",
                  ts_function_name(fn));
+    ok = false;
+  }
+  bool resolved = ok;
   ts_tensor *graph = NULL;
   char *eager_error = NULL;
-  bool ok = cf && diverge_run(fn, cf, args, n_args, opt, out, &graph, &eager_error);
+  ok = ok && diverge_run(&call, opt, out, &graph, &eager_error);
   if (eager_error) { /* the eager run's error wins: it came first */
     ts_error_clear();
     ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL, "eager run: %s", eager_error);
     ok = false;
-  } else if (!ok && cf) {
+  } else if (!ok && resolved) {
     ts_error *e = ts_error_take();
     ts_error_set(e ? e->code : TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL, "graph run: %s",
                  e && e->message ? e->message : "failed");
@@ -910,32 +915,34 @@ bool ts_diverge(ts_function *fn, const ts_value *args, int n_args, const ts_dive
   }
   ts__context()->carried_ok--;
   g_free(eager_error);
-  g_free(converted);
+  ts__call_clear(&call);
   ts_scope_end(scope);
   return ok;
 }
 
 /* ---- check mode ------------------------------------------------------------------------ */
 
-/* Check mode's call hook: both runs compared, a warning when they differ;
- * returns the graph's result (current scope).  NULL + error. */
-static ts_tensor *check_call(ts_function *f, const ts_value *args, int n_args)
+/* Check mode's call hook: the call resolved as graph mode resolves it,
+ * then both runs compared, a warning when they differ; returns the
+ * graph's result (current scope).  NULL + error. */
+static ts_tensor *check_call(ts__call *call)
 {
-  ts_value *converted = NULL;
+  ts_function *f = call->f;
   ts__context()->carried_ok++; /* as in ts_diverge */
-  ts_concrete *cf = ts__function_resolve(f, &args, n_args, &converted);
   ts_tensor *graph = NULL;
   ts_diverge_report *rep = NULL;
   char *eager_error = NULL;
-  if (!cf && !ts_failed()) /* past the retrace limit: an eager call, nothing to compare */
-    graph = ts__function_run_eager(f, args, n_args);
-  else if (cf)
-    diverge_run(f, cf, args, n_args, NULL, &rep, &graph, &eager_error);
+  if (ts__call_resolve(call, TS__CALL_GRAPH)) {
+    if (call->how != TS__CALL_GRAPH) /* past the retrace limit: eagerly, nothing to compare */
+      graph = ts__call_run(call, call->how);
+    else
+      diverge_run(call, NULL, &rep, &graph, &eager_error);
+  }
   ts__context()->carried_ok--;
   GString *msg = g_string_new(NULL);
   if (graph && eager_error)
     g_string_append_printf(msg, "%s%s: the eager run failed where the graph ran (check mode): %s",
-                           ts_function_name(f), ts_concrete_signature(cf), eager_error);
+                           ts_function_name(f), ts_concrete_signature(call->cf), eager_error);
   if (rep && rep->diverged) {
     g_string_append_printf(msg, "%s%s: eager and graph differ (check mode): ", rep->function,
                            rep->signature);
@@ -948,7 +955,6 @@ static ts_tensor *check_call(ts_function *f, const ts_value *args, int n_args)
   g_string_free(msg, TRUE);
   g_free(eager_error);
   ts_diverge_report_free(rep);
-  g_free(converted);
   return graph;
 }
 

@@ -59,25 +59,59 @@ struct ts_call {
   int n_args;
 };
 
+/* ---- a call, checked once and resolved once (function.c) --------------------------- */
+
+/* How a call runs. */
+typedef enum ts__call_how {
+  TS__CALL_AUTO,   /* to resolve: as f and the thread say (the mode, tracing or not) */
+  TS__CALL_EAGER,  /* f's C code on the arguments */
+  TS__CALL_GRAPH,  /* a concrete function's graph (traced first if need be) */
+  TS__CALL_INLINE, /* a call while another function is traced: into its graph */
+} ts__call_how;
+
+/* A call of f.  ts__call_begin checks the arguments (the only check a
+ * call's runs make); ts__call_resolve converts them for f's input
+ * signature and finds how the call runs and on which concrete function
+ * (the one path from arguments to signature, cache and trace); then
+ * ts__call_run runs it; ts__call_clear frees what resolving made. */
+typedef struct ts__call {
+  ts_function *f;
+  const ts_value *args; /* as given, or `converted` */
+  int n_args;
+  ts__call_how how;
+  /* GRAPH: what runs (graph-mode calls past the retrace limit resolve to
+   * EAGER with `limited` set).  EAGER: the concrete function traced for
+   * these arguments, whose nodes name the eager ops (when someone listens
+   * for ops), or NULL. */
+  ts_concrete *cf;
+  bool limited;
+  ts_value *converted;  /* owned, or NULL */
+} ts__call;
+
+/* false + error for a bad argument (an enum, a length, a NULL tensor). */
+bool ts__call_begin(ts__call *call, ts_function *f, const ts_value *args, int n_args);
+/* Resolves call as `want` says (TS__CALL_GRAPH: a concrete function even
+ * for a function that runs eagerly; it must not be tracing).  false +
+ * error. */
+bool ts__call_resolve(ts__call *call, ts__call_how want);
+/* Runs a resolved call as `how` says: its own how, or, for a call resolved
+ * to GRAPH, EAGER on the same arguments (its concrete function naming the
+ * ops).  The result belongs to the current scope; NULL + error. */
+ts_tensor *ts__call_run(const ts__call *call, ts__call_how how);
+void ts__call_clear(ts__call *call);
+
+/* A hook that runs f's graph-mode calls instead of the usual path (not
+ * while tracing, nor inside another run), given the call checked but not
+ * resolved: it resolves it, with whatever the trace should know set, and
+ * runs it.  Check-eagerly's is the divergence finder's (diverge.c).  NULL:
+ * none. */
+typedef ts_tensor *(*ts__call_hook)(ts__call *call);
+void ts__function_set_call_hook(ts_function *f, ts__call_hook hook);
+ts__call_hook ts__function_call_hook(const ts_function *f);
+
 /* ---- for the divergence finder (diverge.c) ---------------------------------------- */
 
-/* The concrete function a graph-mode call of f runs for *args (traced if
- * need be), *args converted for f's input signature (*converted: owned, or
- * NULL).  NULL + error; NULL without an error when the retrace limit sends
- * the call to eager execution. */
-ts_concrete *ts__function_resolve(ts_function *f, const ts_value **args, int n_args,
-                                  ts_value **converted);
 /* The optimized graph cf runs (the traced one when no pass changed it). */
 const ts_graph *ts__concrete_exec_graph(const ts_concrete *cf);
 /* A TS_EVENT_WARNING about f. */
 void ts__function_warn(ts_function *f, ts_warning_kind kind, const char *message);
-/* A hook that runs f's graph-mode calls instead of the usual path (the
- * arguments checked; not while tracing, nor inside another run):
- * check-eagerly's is the divergence finder's (diverge.c).  NULL: none. */
-typedef ts_tensor *(*ts__call_hook)(ts_function *f, const ts_value *args, int n_args);
-void ts__function_set_call_hook(ts_function *f, ts__call_hook hook);
-ts__call_hook ts__function_call_hook(const ts_function *f);
-/* f run eagerly, and cf run on its graph, without checking the arguments
- * again (cf checks they fit its signature). */
-ts_tensor *ts__function_run_eager(ts_function *f, const ts_value *args, int n_args);
-ts_tensor *ts__concrete_call(ts_concrete *cf, const ts_value *args, int n_args);

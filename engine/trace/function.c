@@ -299,9 +299,10 @@ static ts_tensor *run_c(const char *name, ts_fn fn, char *const *params, int n_p
 
 static ts_concrete *lookup(ts_function *f, const ts_signature *sig);
 
-/* An eager run of f: its ops are matched to the concrete function traced
- * for the same signature, if there is one and someone listens. */
-static ts_tensor *run_eager(ts_function *f, const ts_value *args, int n_args)
+/* The concrete function traced for args whose nodes an eager run's ops
+ * are (see ts_op_event), when someone listens for ops and the call starts
+ * a run; else NULL. */
+static ts_concrete *eager_twin(ts_function *f, const ts_value *args, int n_args)
 {
   ts_concrete *twin = NULL;
   uint32_t op_events = TS_EVENT_MASK(TS_EVENT_OP_BEGIN) | TS_EVENT_MASK(TS_EVENT_OP_END);
@@ -316,6 +317,12 @@ static ts_tensor *run_eager(ts_function *f, const ts_value *args, int n_args)
     pthread_mutex_unlock(&f->lock);
     ts_error_clear(); /* a bad argument fails in the call itself */
   }
+  return twin;
+}
+
+/* An eager run of f, its ops matched to twin's nodes. */
+static ts_tensor *run_eager(ts_function *f, ts_concrete *twin, const ts_value *args, int n_args)
+{
   bool started = run_begin(twin, twin ? twin->twins : NULL);
   int base = started ? ts__path_rebase() : -1;
   ts_tensor *out = run_c(f->name, f->fn, f->params, f->n_params, args, n_args);
@@ -323,19 +330,6 @@ static ts_tensor *run_eager(ts_function *f, const ts_value *args, int n_args)
     ts__path_restore(base);
   run_end(started);
   return out;
-}
-
-ts_tensor *ts_function_call_eager(ts_function *f, const ts_value *args, int n_args)
-{
-  TS_CHECK_ARG(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
-  if (!ts__values_check(f->name, args, n_args))
-    return NULL;
-  return run_eager(f, args, n_args);
-}
-
-ts_tensor *ts__function_run_eager(ts_function *f, const ts_value *args, int n_args)
-{
-  return run_eager(f, args, n_args);
 }
 
 /* The functions being traced on this thread, outermost first: a function
@@ -943,33 +937,101 @@ static bool convert_args(const ts_function *f, const ts_value **args, int n_args
   return true;
 }
 
+/* ---- calls: checked once, resolved once, run ---------------------------------------- */
+
+bool ts__call_begin(ts__call *call, ts_function *f, const ts_value *args, int n_args)
+{
+  *call = (ts__call){ .f = f, .args = args, .n_args = n_args, .how = TS__CALL_AUTO };
+  return ts__values_check(f->name, args, n_args);
+}
+
 /* A call while another function is traced, as tf.function does it: the
  * arguments are checked against the callee's own input signature, and the
  * callee is traced once per signature into a concrete function of its own
  * (its cache, its trace count), on its own, outside the caller's graph;
  * later direct calls reuse it.  The caller's graph inlines the callee: its
- * C code runs again under its name scope, so that its nodes keep the op
- * paths an eager run gives its ops (see ts_op_event). */
-static ts_tensor *call_while_tracing(ts_function *f, const ts_value *args, int n_args)
+ * C code runs again under its name scope (ts__call_run), so that its nodes
+ * keep the op paths an eager run gives its ops (see ts_op_event). */
+static bool resolve_inline(ts__call *call)
 {
-  ts_value *converted = NULL;
+  ts_function *f = call->f;
+  if (runs_eagerly(f))
+    return true;
   ts_op_handler isolate;
   ts__trace_isolate_begin(&isolate);
-  bool ok = runs_eagerly(f) || convert_args(f, &args, n_args, &converted);
-  if (ok && !runs_eagerly(f)) {
+  bool ok = convert_args(f, &call->args, call->n_args, &call->converted);
+  if (ok) {
     bool eager;
     pthread_mutex_lock(&f->lock);
-    ok = resolve(f, args, n_args, false, &eager) || eager;
+    ok = resolve(f, call->args, call->n_args, false, &eager) || eager;
     pthread_mutex_unlock(&f->lock);
   }
   ts__trace_isolate_end(&isolate);
-  ts_tensor *out =
-    ok ? trace_inline((ts_loc){ 0 }, f->name, f->fn, f->params, f->n_params, args, n_args) : NULL;
-  g_free(converted);
-  return out;
+  return ok;
 }
 
-static ts_tensor *function_call(ts_function *f, const ts_value *args, int n_args);
+bool ts__call_resolve(ts__call *call, ts__call_how want)
+{
+  ts_function *f = call->f;
+  if (want == TS__CALL_AUTO)
+    want = ts_tracing() ? TS__CALL_INLINE : runs_eagerly(f) ? TS__CALL_EAGER : TS__CALL_GRAPH;
+  call->how = want;
+  switch (want) {
+  case TS__CALL_INLINE:
+    return resolve_inline(call);
+  case TS__CALL_EAGER:
+    call->cf = eager_twin(f, call->args, call->n_args);
+    return true;
+  case TS__CALL_GRAPH:
+  default:
+    if (!convert_args(f, &call->args, call->n_args, &call->converted))
+      return false;
+    pthread_mutex_lock(&f->lock);
+    call->cf = resolve(f, call->args, call->n_args, false, &call->limited);
+    pthread_mutex_unlock(&f->lock);
+    if (call->limited) { /* past the retrace limit: eagerly */
+      call->how = TS__CALL_EAGER;
+      call->cf = eager_twin(f, call->args, call->n_args);
+    }
+    return call->cf || call->limited;
+  }
+}
+
+ts_tensor *ts__call_run(const ts__call *call, ts__call_how how)
+{
+  ts_function *f = call->f;
+  switch (how) {
+  case TS__CALL_INLINE:
+    return trace_inline((ts_loc){ 0 }, f->name, f->fn, f->params, f->n_params, call->args,
+                        call->n_args);
+  case TS__CALL_GRAPH:
+    return run_concrete(call->cf, call->args, call->n_args);
+  case TS__CALL_EAGER:
+  default:
+    return run_eager(f, call->cf, call->args, call->n_args);
+  }
+}
+
+void ts__call_clear(ts__call *call)
+{
+  g_free(call->converted);
+  call->converted = NULL;
+}
+
+static ts_tensor *call_as(ts_function *f, const ts_value *args, int n_args, ts__call_how want)
+{
+  ts__call call;
+  ts_tensor *out = NULL;
+  if (!ts__call_begin(&call, f, args, n_args))
+    return NULL;
+  if (want == TS__CALL_AUTO && f->call_hook && !ts_tracing() && !runs_eagerly(f) &&
+      !ts__context()->run.run_id)
+    out = f->call_hook(&call);
+  else if (ts__call_resolve(&call, want))
+    out = ts__call_run(&call, call.how);
+  ts__call_clear(&call);
+  return out;
+}
 
 /* A function placed on a device runs its calls there (not calls traced
  * into another graph: graphs run where their caller runs them). */
@@ -977,46 +1039,17 @@ ts_tensor *ts_function_call(ts_function *f, const ts_value *args, int n_args)
 {
   TS_CHECK_ARG(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
   if (!f->device || ts_tracing())
-    return function_call(f, args, n_args);
+    return call_as(f, args, n_args, TS__CALL_AUTO);
   ts_device_scope_begin(f->device);
-  ts_tensor *out = function_call(f, args, n_args);
+  ts_tensor *out = call_as(f, args, n_args, TS__CALL_AUTO);
   ts_device_scope_end();
   return out;
 }
 
-static ts_tensor *function_call(ts_function *f, const ts_value *args, int n_args)
+ts_tensor *ts_function_call_eager(ts_function *f, const ts_value *args, int n_args)
 {
-  if (!ts__values_check(f->name, args, n_args))
-    return NULL;
-  if (ts_tracing())
-    return call_while_tracing(f, args, n_args);
-  if (runs_eagerly(f))
-    return run_eager(f, args, n_args);
-  if (f->call_hook && !ts__context()->run.run_id)
-    return f->call_hook(f, args, n_args);
-
-  ts_value *converted;
-  if (!convert_args(f, &args, n_args, &converted))
-    return NULL;
-  bool eager;
-  pthread_mutex_lock(&f->lock);
-  ts_concrete *cf = resolve(f, args, n_args, false, &eager);
-  pthread_mutex_unlock(&f->lock);
-  ts_tensor *out = eager ? run_eager(f, args, n_args) : cf ? run_concrete(cf, args, n_args) : NULL;
-  g_free(converted);
-  return out;
-}
-
-ts_concrete *ts__function_resolve(ts_function *f, const ts_value **args, int n_args,
-                                  ts_value **converted)
-{
-  if (!convert_args(f, args, n_args, converted))
-    return NULL;
-  bool eager;
-  pthread_mutex_lock(&f->lock);
-  ts_concrete *cf = resolve(f, *args, n_args, false, &eager);
-  pthread_mutex_unlock(&f->lock);
-  return cf;
+  TS_CHECK_ARG(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
+  return call_as(f, args, n_args, TS__CALL_EAGER);
 }
 
 const ts_graph *ts__concrete_exec_graph(const ts_concrete *cf)
@@ -1041,17 +1074,14 @@ ts_concrete *ts_function_get_concrete(ts_function *f, const ts_value *args, int 
   return cf;
 }
 
+/* A concrete function called directly: its arguments checked against its
+ * signature (a call of the function is checked when it is resolved). */
 ts_tensor *ts_concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
 {
   TS_CHECK_ARG(cf != NULL && n_args >= 0 && (args || n_args == 0), NULL);
-  if (!ts__values_check(cf->fn->name, args, n_args))
-    return NULL;
-  return ts__concrete_call(cf, args, n_args);
-}
-
-ts_tensor *ts__concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
-{
   const ts_function *f = cf->fn;
+  if (!ts__values_check(f->name, args, n_args))
+    return NULL;
   char label[128], want[TS_INFO_STR], got[TS_INFO_STR];
   if (n_args != cf->sig.n) {
     ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
@@ -1103,6 +1133,7 @@ ts_tensor *ts__concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
   }
   return run_concrete(cf, args, n_args);
 }
+
 
 /* ---- pretty-printed signatures --------------------------------------------------- */
 

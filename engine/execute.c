@@ -1,0 +1,292 @@
+/* execute.c — the step runner: runs one op, an eager op or a graph's
+ * step, on concrete inputs (no validation, promotion or handlers: those
+ * are dispatch.c's).  It places the op on a backend (copying its inputs
+ * there), infers its outputs (or takes those the graph recorded), takes
+ * its planned buffers or allocates, numbers it in the run, tells the op
+ * watch, listeners and the observer, and runs the backend's kernel.  The
+ * executor (exec/) reaches it through ts__execute with a run site; If and
+ * While reach their subgraphs back through the site's pointers, so nothing
+ * here calls up the layers. */
+#include "engine-private.h"
+#include "op_clock.h"
+
+/* Are a graph step's inputs those its outputs were inferred from when traced? */
+static bool inputs_as_recorded(const ts_op_call *call, const ts_run_site *site)
+{
+  if (!site || !site->in_recorded || site->n_recorded > TS_MAX_OUTPUTS)
+    return false;
+  for (int i = 0; i < call->n_in; i++) {
+    const ts_info *r = site->in_recorded[i];
+    const ts_tensor *t = call->in[i];
+    if (t->dtype != r->dtype || t->shape.rank != r->shape.rank)
+      return false;
+    for (int d = 0; d < r->shape.rank; d++)
+      if (t->shape.dim[d] != r->shape.dim[d])
+        return false;
+  }
+  return true;
+}
+
+static bool infer(const ts_op_call *call, const ts_run_site *site, ts_info *out_info, int *n_out)
+{
+  if (inputs_as_recorded(call, site)) {
+    memcpy(out_info, site->recorded, sizeof *out_info * (size_t)site->n_recorded);
+    *n_out = site->n_recorded;
+    return true;
+  }
+  ts_info in_info[TS_MAX_INPUTS];
+  for (int i = 0; i < call->n_in; i++)
+    in_info[i] = (ts_info){ call->in[i]->dtype, call->in[i]->shape };
+  ts_infer_ctx ic = {
+    .def = call->def, .loc = call->loc, .site = site, .n_in = call->n_in, .in = in_info,
+    .attrs = call->attrs, .n_out = call->def->n_outputs, .out = out_info,
+  };
+  if (!call->def->infer(&ic))
+    return false;
+  if (ic.n_out < 0 || ic.n_out > TS_MAX_OUTPUTS) {
+    ts__op_fail(call->loc, call->def, TS_ERR_INTERNAL, "inferred %d outputs", ic.n_out);
+    return false;
+  }
+  *n_out = ic.n_out;
+  return true;
+}
+
+bool ts__dispatch_infer(const ts_op_call *call, ts_info *out_info, int *n_out)
+{
+  return infer(call, NULL, out_info, n_out);
+}
+
+/* ---- placement ----------------------------------------------------------------------- */
+
+static bool backend_runs(const ts_backend *b, const ts_op_call *call)
+{
+  return ts__backend_runs(b, call->def, call->in, call->n_in, call->attrs);
+}
+
+/* Soft placement is visible: the op event says CPU, and the first time an
+ * op falls back from a device a warning says so. */
+static void warn_fallback(const ts_op_call *call, const ts_backend *device)
+{
+  static uint64_t warned[(TS_OP_COUNT + 63) / 64];
+  uint64_t bit = (uint64_t)1 << (call->def->op % 64);
+  if (__atomic_fetch_or(&warned[call->def->op / 64], bit, __ATOMIC_RELAXED) & bit)
+    return;
+  /* a row with a kernel for the device's kind that the device does not
+   * take with these inputs: say so, with their dtypes */
+  GString *given = g_string_new(NULL);
+  if (call->def->kernel[device->iface.kind]) {
+    g_string_append(given, " (it has one, but not for ");
+    for (int i = 0; i < call->n_in; i++)
+      g_string_append_printf(given, "%s%s", i ? ", " : "",
+                             call->in[i] ? ts_dtype_name(call->in[i]->dtype) : "?");
+    g_string_append(given, call->n_in ? " there)" : "these attributes there)");
+  }
+  char *message = g_strdup_printf("%s:%d: %s has no kernel on %s: it runs on the CPU, its "
+                                  "inputs copied there and back%s",
+                                  call->loc.file ? call->loc.file : "?", call->loc.line,
+                                  call->def->name, ts_backend_name(device), given->str);
+  g_string_free(given, TRUE);
+  ts_event ev = { .kind = TS_EVENT_WARNING };
+  ev.warning = (ts_warning_event){ .kind = TS_WARNING_DEVICE_FALLBACK, .function_name = "",
+                                   .message = message };
+  ts__listeners_emit(&ev);
+  g_free(message);
+}
+
+/* The backend that runs call: the thread's device, or the CPU when the
+ * device cannot (soft placement).  Ops on a variable run where it lives,
+ * whatever the device (TF's placer colocates them with the resource): a
+ * variable never moves, and a variable lives only where its ops run
+ * (tensor.c's variable_home). */
+static const ts_backend *place(ts_context *c, const ts_op_call *call)
+{
+  const ts_backend *cpu = c->cpu;
+  const ts_backend *b = c->device ? c->device : cpu;
+  if ((call->def->flags & TS_OPF_VARIABLE) && call->n_in > 0 && call->in[0]->backend)
+    return call->in[0]->backend;
+  if (b == cpu || backend_runs(b, call))
+    return b;
+  if (!(call->def->flags & TS_OPF_CONTROL_FLOW)) /* If and While run on the host anyway */
+    warn_fallback(call, b);
+  return cpu;
+}
+
+/* Correlation ids: unique in the process, handed out to each thread in
+ * blocks so that an op takes one without touching a shared counter. */
+static uint64_t next_correlation(ts_context *c)
+{
+  enum { BLOCK = 4096 };
+  static uint64_t next_block = 1;
+  if (G_UNLIKELY(c->corr_next == c->corr_end)) {
+    c->corr_next = __atomic_fetch_add(&next_block, BLOCK, __ATOMIC_RELAXED);
+    c->corr_end = c->corr_next + BLOCK;
+  }
+  return c->corr_next++;
+}
+
+/* ---- events -------------------------------------------------------------------------- */
+
+static void emit_op(ts_context *c, ts_event_kind kind, const ts_op_call *call,
+                    const ts_backend *b, const ts_run_site *site, const ts_node *twin,
+                    uint64_t seq, uint64_t correlation, uint32_t n_copied, ts_tensor *const *out,
+                    int n_out, uint64_t start_ns, uint64_t end_ns)
+{
+  ts_event ev; /* not zeroed as a whole: the union is larger than the op event */
+  ev.kind = kind;
+  bool end = kind == TS_EVENT_OP_END;
+  ev.op = (ts_op_event){
+    .op = call->def->op,
+    .op_name = call->def->name,
+    .loc = call->loc,
+    .device = ts_backend_name(b),
+    .n_inputs = call->n_in,
+    .inputs = call->in,
+    .n_outputs = end ? n_out : 0,
+    .outputs = end ? out : NULL,
+    .start_ns = start_ns,
+    .end_ns = end_ns,
+    .node = site ? site->node : NULL,
+    .run_id = c->run.run_id,
+    .seq = seq,
+    .parent = site ? site->parent : NULL,
+    .parent_seq = site ? site->parent_seq : 0,
+    .concrete = c->run.concrete,
+    .traced = site ? site->traced : twin,
+    .correlation = correlation,
+    .n_copied = n_copied,
+  };
+  ts__listeners_emit(&ev);
+}
+
+/* The traced node an eager op is, when the run has a concrete function to
+ * match against (see ts_op_event in tracescope.h). */
+static const ts_node *eager_twin(ts_context *c, ts_loc loc)
+{
+  uint64_t site;
+  int occurrence;
+  if (!c->run.twins || !ts__site_next(loc, &site, &occurrence))
+    return NULL;
+  return ts__twin_lookup(c->run.twins, site, occurrence);
+}
+
+/* ---- execution ----------------------------------------------------------------------- */
+
+static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *site,
+                   ts_tensor **out)
+{
+  const ts_op_def *def = call->def;
+  /* Meant for this op only: ops its kernel runs allocate as usual. */
+  ts_planned *planned = c->planned;
+  c->planned = NULL;
+  if (G_UNLIKELY(c->cancel_flag) && __atomic_load_n(c->cancel_flag, __ATOMIC_RELAXED)) {
+    ts__op_fail(call->loc, def, TS_ERR_CANCELLED, "cancelled");
+    return -1;
+  }
+  if (!def->infer) {
+    ts__op_fail(call->loc, def, TS_ERR_UNIMPLEMENTED, "runs only as a node of a traced graph");
+    return -1;
+  }
+  ts_info out_info[TS_MAX_OUTPUTS];
+  int n_out;
+  if (!infer(call, site, out_info, &n_out))
+    return -1;
+
+  /* Inputs move to the backend that runs the op (strings and variants stay
+   * home); the copies, and those its kernel makes, are the op's. */
+  const ts_backend *b = place(c, call);
+  uint64_t correlation = next_correlation(c);
+  uint64_t outer = ts__activity_correlation_set(correlation);
+  ts_tensor *placed[TS_MAX_INPUTS];
+  ts_op_call here = *call;
+  uint32_t n_copied = 0;
+  for (int i = 0; i < call->n_in; i++) {
+    placed[i] = call->in[i];
+    if (G_UNLIKELY(placed[i]->backend != b)) {
+      ts__activity_operand_set((uint32_t)i + 1); /* the copy's record says which input */
+      placed[i] = ts__tensor_on(call->loc, placed[i], b);
+      ts__activity_operand_set(0);
+      if (!placed[i]) {
+        ts__activity_correlation_set(outer);
+        return -1;
+      }
+    }
+    n_copied += placed[i] != call->in[i];
+    here.in = placed;
+  }
+
+  if (!(def->flags & TS_OPF_ALIAS)) {
+    for (int i = 0; i < n_out; i++)
+      if (!(planned && (out[i] = planned->take(planned, i, b, &out_info[i]))) &&
+          !(out[i] = ts__tensor_alloc_on(call->loc, b, out_info[i].dtype, out_info[i].shape))) {
+        ts__activity_correlation_set(outer);
+        return -1;
+      }
+  } else if (planned) {
+    c->planned_view = planned->view(planned); /* the header the view kernel takes */
+  }
+
+  uint64_t seq = ++c->run.seq;
+  if (G_UNLIKELY(c->op_watch)) {
+    ts_op_watch *w = c->op_watch;
+    *w = (ts_op_watch){ def->op, call->loc.line, call->loc.file, call->loc.func,
+                        site ? site->node : NULL, seq };
+  }
+  int mask = c->mute ? 0 : __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED);
+  uint64_t start_ns = 0;
+  const ts_node *twin = NULL;
+  if (G_UNLIKELY(mask)) {
+    start_ns = ts__op_now_ns();
+    if (!site)
+      twin = eager_twin(c, call->loc);
+    if (mask & TS_EVENT_MASK(TS_EVENT_OP_BEGIN))
+      emit_op(c, TS_EVENT_OP_BEGIN, &here, b, site, twin, seq, correlation, n_copied, out,
+              n_out, start_ns, 0);
+  }
+
+  ts_kernel_ctx kc = {
+    .def = def, .loc = call->loc, .site = site, .backend = b, .seq = seq, .n_in = here.n_in,
+    .in = here.in, .attrs = call->attrs, .n_out = n_out, .out = out,
+    .correlation = correlation,
+  };
+  const ts_backend_i *bi = &b->iface;
+  bool ok = bi->run_op ? bi->run_op(b, &kc) : def->kernel[bi->kind](&kc);
+  c->planned_view = NULL;
+  ts__activity_correlation_set(outer);
+
+  if (G_UNLIKELY(mask & TS_EVENT_MASK(TS_EVENT_OP_END)))
+    emit_op(c, TS_EVENT_OP_END, &here, b, site, twin, seq, correlation, n_copied, out,
+            ok ? n_out : 0, start_ns, ts__op_now_ns());
+  if (G_UNLIKELY(c->observer) && ok && !c->mute)
+    c->observer->op_end(c->observer, &here, site, seq, out, n_out);
+  return ok ? n_out : -1;
+}
+
+void ts__announce(const ts_op_call *call, const ts_run_site *site, ts_tensor *const *out,
+                  int n_out)
+{
+  ts_context *c = ts__context();
+  uint64_t seq = ++c->run.seq;
+  if (c->mute)
+    return;
+  int mask = __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED);
+  const ts_backend *b = n_out > 0 && out[0]->backend ? out[0]->backend : c->cpu;
+  if (mask) {
+    uint64_t now = ts__op_now_ns(); /* one reading: it took no time */
+    if (mask & TS_EVENT_MASK(TS_EVENT_OP_BEGIN))
+      emit_op(c, TS_EVENT_OP_BEGIN, call, b, site, NULL, seq, 0, 0, out, n_out, now, 0);
+    if (mask & TS_EVENT_MASK(TS_EVENT_OP_END))
+      emit_op(c, TS_EVENT_OP_END, call, b, site, NULL, seq, 0, 0, out, n_out, now, now);
+  }
+  if (c->observer)
+    c->observer->op_end(c->observer, call, site, seq, out, n_out);
+}
+
+int ts__execute(const ts_op_call *call, const ts_run_site *site, ts_tensor **out)
+{
+  return execute(ts__context(), call, site, out);
+}
+
+int ts__run_eager(const ts_op_call *call, ts_tensor **out)
+{
+  return execute(ts__context(), call, NULL, out);
+}
