@@ -285,12 +285,6 @@ typedef struct ts_ew_formula {
   ts_ew_loop loop[TS_DTYPE_COUNT][TS_EW_FORMS];
 } ts_ew_formula;
 
-/* ResourceApplyAdam's checks (ops/apply.c): var, m and v three variables,
- * each with a storage of its own to write (ts__variable_writable); false
- * + error.  Its inputs keep their order: var, m, v, beta1_power,
- * beta2_power, lr, beta1, beta2, epsilon, grad. */
-bool ts__apply_adam_writable(ts_kernel_ctx *k);
-
 /* StatelessRandomUniform's stream parameters from its attributes (ops/
  * create.c), for its CPU loop and its CUDA kernel alike (ops/philox.h). */
 struct ts_philox_params;
@@ -323,7 +317,6 @@ bool ts__cuda_xent(ts_kernel_ctx *k);
 bool ts__cuda_random(ts_kernel_ctx *k);
 bool ts__cuda_stateless_uniform(ts_kernel_ctx *k);
 bool ts__cuda_sum_to(ts_kernel_ctx *k);
-bool ts__cuda_apply_adam(ts_kernel_ctx *k);
 /* Does the op's CUDA kernel take these inputs (dtypes, axes)? */
 bool ts__cuda_op_supported(const ts_kernel_ctx *k);
 #else

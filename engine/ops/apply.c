@@ -84,7 +84,7 @@ static void adam_f32(void *ctx, int64_t begin, int64_t end)
   ts__adam_f32(&a, begin, end);
 }
 
-bool ts__apply_adam_writable(ts_kernel_ctx *k)
+static bool apply_adam_cpu(ts_kernel_ctx *k)
 {
   ts_tensor *const *in = k->in;
   for (int i = IN_VAR; i <= IN_V; i++)
@@ -92,19 +92,11 @@ bool ts__apply_adam_writable(ts_kernel_ctx *k)
       return ts__kernel_fail(k, TS_ERR_INVALID_ARGUMENT, "%s is not a variable", IN_NAMES[i]);
   if (in[IN_M] == in[IN_VAR] || in[IN_V] == in[IN_VAR] || in[IN_M] == in[IN_V])
     return ts__kernel_fail(k, TS_ERR_INVALID_ARGUMENT, "var, m and v must be three variables");
+  /* grad may be a read of one of them: its data stays where it is */
+  const void *grad = in[IN_GRAD]->data;
   for (int i = IN_VAR; i <= IN_V; i++)
     if (!ts__variable_writable(k, in[i], true))
       return false;
-  return true;
-}
-
-static bool apply_adam_cpu(ts_kernel_ctx *k)
-{
-  ts_tensor *const *in = k->in;
-  /* grad may be a read of one of them: its data stays where it is */
-  const void *grad = in[IN_GRAD]->data;
-  if (!ts__apply_adam_writable(k))
-    return false;
   ts_dtype dt = in[IN_VAR]->dtype;
   /* the scalars as the dtype holds them, combined in it as the ops would */
 #define SCALAR(T, i) (*(const T *)in[i]->data)
@@ -133,7 +125,6 @@ const ts_op_def ts__op_apply_adam = {
   .n_inputs = N_IN, .n_outputs = 0,
   .flags = TS_OPF_STATEFUL | TS_OPF_VARIABLE | TS_OPF_NOT_DIFFERENTIABLE,
   .infer = apply_adam_infer, .kernel[TS_DEVICE_CPU] = apply_adam_cpu,
-  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_apply_adam),
 };
 
 bool ts_apply_adam_at(ts_loc loc, ts_tensor *var, ts_tensor *m, ts_tensor *v,

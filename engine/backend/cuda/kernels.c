@@ -386,8 +386,6 @@ bool ts__cuda_stateless_uniform(ts_kernel_ctx *k)
          no_launcher(k);
 }
 
-/* ---- the rows of a training step ------------------------------------------------ */
-
 /* SumTo: g's dims split into those y keeps (x's dim equal to g's) and
  * those summed (leading, or 1 in x), as the CPU's ystride does. */
 bool ts__cuda_sum_to(ts_kernel_ctx *k)
@@ -414,21 +412,6 @@ bool ts__cuda_sum_to(ts_kernel_ctx *k)
     }
   }
   return ts__cu_sum_to(g->dtype, &s, g->data, y->data, stream_of(k)) || no_launcher(k);
-}
-
-bool ts__cuda_apply_adam(ts_kernel_ctx *k)
-{
-  ts_tensor *const *in = k->in;
-  /* grad may be a read of var, m or v: its data stays where it is */
-  ts_cu_adam a = { .grad = in[9]->data, .beta1_power = in[3]->data, .beta2_power = in[4]->data,
-                   .lr = in[5]->data, .beta1 = in[6]->data, .beta2 = in[7]->data,
-                   .epsilon = in[8]->data };
-  if (!ts__apply_adam_writable(k))
-    return false;
-  a.var = in[0]->data;
-  a.m = in[1]->data;
-  a.v = in[2]->data;
-  return ts__cu_adam(in[0]->dtype, in[0]->size, &a, stream_of(k)) || no_launcher(k);
 }
 
 /* ---- products (cuda/gemm.c) ------------------------------------------------------ */
@@ -568,8 +551,6 @@ bool ts__cuda_op_supported(const ts_kernel_ctx *k)
     return k->attrs[0].dtype != TS_BOOL && numeric(k->attrs[0].dtype);
   case TS_OP_SUM_TO:
     return dt == TS_F32 || dt == TS_F64 || dt == TS_F16 || dt == TS_BF16;
-  case TS_OP_APPLY_ADAM:
-    return dt == TS_F32 || dt == TS_F64;
   case TS_OP_FUSED_MATMUL:
     return (dt == TS_F32 || dt == TS_F64) && ts__cuda_gemm_available(NULL) &&
            k->in[0]->shape.dim[k->attrs[0].b ? 0 : 1] > 0;

@@ -102,7 +102,7 @@ bool ts__cu_stateless_uniform(ts_dtype dtype, int64_t n, const ts_philox_params 
                               ts_dtype counter_dtype, const void *counter, void *out,
                               void *stream);
 
-/* SumTo (cuda/train.cu): y [n_out, row-major over the kept dims] = the sum
+/* SumTo (cuda/sum_to.cu): y [n_out, row-major over the kept dims] = the sum
  * of g over the summed dims; both lists give g's element strides.  Float
  * dtypes (f32, f64, f16, bf16). */
 typedef struct ts_cu_sum_to {
@@ -112,14 +112,6 @@ typedef struct ts_cu_sum_to {
   int64_t summed_dim[TS_MAX_RANK], summed_stride[TS_MAX_RANK];
 } ts_cu_sum_to;
 bool ts__cu_sum_to(ts_dtype dtype, const ts_cu_sum_to *s, const void *g, void *y, void *stream);
-
-/* ResourceApplyAdam (cuda/train.cu): var, m and v (n elements of f32 or
- * f64) updated in place from grad, the scalars read on the device. */
-typedef struct ts_cu_adam {
-  void *var, *m, *v;
-  const void *grad, *beta1_power, *beta2_power, *lr, *beta1, *beta2, *epsilon;
-} ts_cu_adam;
-bool ts__cu_adam(ts_dtype dtype, int64_t n, const ts_cu_adam *a, void *stream);
 
 /* A 2-D window over an NHWC input (cuda/conv.cu): input [n, h, w, c],
  * window kh x kw, strides, output oh x ow, padding before the first row
