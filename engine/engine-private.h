@@ -285,11 +285,6 @@ typedef struct ts_ew_formula {
   ts_ew_loop loop[TS_DTYPE_COUNT][TS_EW_FORMS];
 } ts_ew_formula;
 
-/* StatelessRandomUniform's stream parameters from its attributes (ops/
- * create.c), for its CPU loop and its CUDA kernel alike (ops/philox.h). */
-struct ts_philox_params;
-void ts__stateless_uniform_params(const ts_kernel_ctx *k, struct ts_philox_params *p);
-
 /* The op rows' kernels for TS_DEVICE_CUDA (backend/cuda/kernels.c, over
  * the .cu launchers); TS_CUDA_KERNEL(fn) is NULL in a build without CUDA,
  * so a row names its CUDA kernel the same way in both. */

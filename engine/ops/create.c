@@ -341,13 +341,6 @@ static uint64_t rng_next(rng *r)
   return result;
 }
 
-/* The smallest float32 >= v. */
-static float f32_ceil(double v)
-{
-  float f = (float)v;
-  return f < v ? nextafterf(f, INFINITY) : f;
-}
-
 static bool uniform_infer(ts_infer_ctx *c)
 {
   ts_dtype dt = c->attrs[0].dtype;
@@ -366,23 +359,15 @@ static bool uniform_infer(ts_infer_ctx *c)
     return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT,
                           "minval and maxval must be integers with [%g, %g) inside %s", lo, hi,
                           ts_dtype_name(dt));
-  if (dt == TS_F32 && (fabs(lo) > FLT_MAX || fabs(hi) > FLT_MAX || !(f32_ceil(lo) < hi)))
+  if (dt == TS_F32 && (fabs(lo) > FLT_MAX || fabs(hi) > FLT_MAX || !(ts_f32_ceil(lo) < hi)))
     return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT, "no float32 value in [%g, %g)", lo, hi);
   return set_out(c, dt, c->attrs[1].shape);
-}
-
-/* An integer uniform's lowest value and span (0: all 2^64 values). */
-static void int_span(double lo_f, double hi_f, uint64_t *lo, uint64_t *span)
-{
-  uint64_t hi_excl = hi_f >= 0x1p63 ? (uint64_t)INT64_MAX + 1 : (uint64_t)(int64_t)hi_f;
-  *lo = (uint64_t)(int64_t)lo_f;
-  *span = hi_excl - *lo;
 }
 
 static void uniform_int(ts_tensor *y, rng *r, double lo_f, double hi_f)
 {
   uint64_t lo, span; /* span 0 means all 2^64 values */
-  int_span(lo_f, hi_f, &lo, &span);
+  ts_uniform_int_span(lo_f, hi_f, &lo, &span);
   uint64_t reject_below = span ? (0 - span) % span : 0;
   for (int64_t i = 0; i < y->size; i++) {
     uint64_t x = rng_next(r);
@@ -406,7 +391,7 @@ static void uniform_fill(ts_tensor *y, double lo, double hi, int64_t seed)
       p[i] = v;
     }
   } else if (y->dtype == TS_F32) {
-    float *p = y->data, lo32 = f32_ceil(lo);
+    float *p = y->data, lo32 = ts_f32_ceil(lo);
     for (int64_t i = 0; i < y->size; i++) {
       float v = (float)(lo + (double)(rng_next(&r) >> 40) * 0x1p-24 * (hi - lo));
       v = v < lo32 ? lo32 : v;
@@ -456,15 +441,6 @@ static bool stateless_uniform_infer(ts_infer_ctx *c)
   return check_counter(c) && uniform_infer(c);
 }
 
-void ts__stateless_uniform_params(const ts_kernel_ctx *k, ts_philox_params *p)
-{
-  *p = (ts_philox_params){ .seed = (uint64_t)k->attrs[4].i, .lo = k->attrs[2].f,
-                           .hi = k->attrs[3].f };
-  p->lo32 = f32_ceil(p->lo);
-  if (ts_dtype_is_integer(k->attrs[0].dtype))
-    int_span(p->lo, p->hi, &p->ilo, &p->span);
-}
-
 /* Elements [begin, end) of the Philox stream (seed, counter) (ops/philox.h). */
 typedef struct stateless_job {
   ts_tensor *y;
@@ -497,9 +473,11 @@ static void stateless_range(void *ctx, int64_t begin, int64_t end)
 
 static bool stateless_uniform_cpu(ts_kernel_ctx *k)
 {
-  stateless_job j = { .y = k->out[0],
-                      .counter = (uint64_t)ts__load_i64(k->in[0]->dtype, k->in[0]->data, 0) };
-  ts__stateless_uniform_params(k, &j.p);
+  stateless_job j = {
+    .y = k->out[0], .counter = (uint64_t)ts__load_i64(k->in[0]->dtype, k->in[0]->data, 0),
+    .p = ts_philox_params_of((uint64_t)k->attrs[4].i, k->attrs[2].f, k->attrs[3].f,
+                             ts_dtype_is_integer(k->out[0]->dtype)),
+  };
   ts__parallel_range(j.y->size, TS_EW_GRAIN_COSTLY, stateless_range, &j);
   return true;
 }

@@ -25,13 +25,41 @@ __extension__ typedef unsigned __int128 ts_philox_u128;
 #define PHILOX_ADD(a, b) ((a) + (b))
 #endif
 
-/* What a stream draws with (ops/create.c's ts__stateless_uniform_params). */
+/* What a stream draws with (ts_philox_params_of). */
 typedef struct ts_philox_params {
   uint64_t seed;
   uint64_t ilo, span; /* integers: the lowest value and the span (0: all 2^64) */
   double lo, hi;      /* floats: [lo, hi) */
   float lo32;         /* f32: the least float32 >= lo */
 } ts_philox_params;
+
+#ifndef __CUDACC__
+/* The least float32 >= v (RandomUniform's lowest f32 too). */
+static inline float ts_f32_ceil(double v)
+{
+  float f = (float)v;
+  return f < v ? nextafterf(f, INFINITY) : f;
+}
+
+/* An integer uniform over [lo, hi) (whole numbers, inference checked):
+ * its lowest value and span, modulo 2^64 (0: all 2^64 values). */
+static inline void ts_uniform_int_span(double lo, double hi, uint64_t *ilo, uint64_t *span)
+{
+  uint64_t hi_excl = hi >= 0x1p63 ? (uint64_t)INT64_MAX + 1 : (uint64_t)(int64_t)hi;
+  *ilo = (uint64_t)(int64_t)lo;
+  *span = hi_excl - *ilo;
+}
+
+/* A stream's parameters, for the CPU loop and the CUDA launcher alike. */
+static inline ts_philox_params ts_philox_params_of(uint64_t seed, double lo, double hi,
+                                                   bool integer)
+{
+  ts_philox_params p = { .seed = seed, .lo = lo, .hi = hi, .lo32 = ts_f32_ceil(lo) };
+  if (integer)
+    ts_uniform_int_span(lo, hi, &p.ilo, &p.span);
+  return p;
+}
+#endif
 
 /* The block of element i in stream (seed, counter): w[0..3]. */
 TS_EW_FN void ts_philox_block(uint64_t seed, uint64_t counter, uint64_t i, uint32_t w[4])

@@ -62,7 +62,12 @@ template <> struct narrow<__half> {
       return __ushort_as_half((unsigned short)(signbit(v) ? 0xfe00 : 0x7e00));
     return __double2half(v);
   }
-  static __device__ __forceinline__ __half from(float v) { return from((double)v); }
+  static __device__ __forceinline__ __half from(float v)
+  {
+    if (isnan(v)) /* the sign from the float itself */
+      return __ushort_as_half((unsigned short)(signbit(v) ? 0xfe00 : 0x7e00));
+    return __double2half((double)v);
+  }
 };
 template <> struct narrow<__nv_bfloat16> {
   static __device__ __forceinline__ __nv_bfloat16 from(double v)

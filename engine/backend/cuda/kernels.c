@@ -379,8 +379,8 @@ bool ts__cuda_stateless_uniform(ts_kernel_ctx *k)
 {
   ts_tensor *y = k->out[0];
   const ts_tensor *counter = k->in[0];
-  ts_philox_params p;
-  ts__stateless_uniform_params(k, &p);
+  ts_philox_params p = ts_philox_params_of((uint64_t)k->attrs[4].i, k->attrs[2].f,
+                                           k->attrs[3].f, ts_dtype_is_integer(y->dtype));
   return ts__cu_stateless_uniform(y->dtype, y->size, &p, counter->dtype, counter->data, y->data,
                                   stream_of(k)) ||
          no_launcher(k);
@@ -500,9 +500,8 @@ static bool numeric(ts_dtype dt)
   return (unsigned)dt < TS_NUMERIC_DTYPE_COUNT;
 }
 
-/* the dtypes of the 32- and 64-bit kernels written before the others
- * (conv.cu's pooling) */
-static bool wide_or_u8(ts_dtype dt)
+/* the dtypes conv.cu's MaxPool is built for */
+static bool max_pool_dtype(ts_dtype dt)
 {
   return dt == TS_F32 || dt == TS_F64 || dt == TS_I32 || dt == TS_I64 || dt == TS_U8;
 }
@@ -546,7 +545,7 @@ bool ts__cuda_op_supported(const ts_kernel_ctx *k)
            k->in[1]->shape.rank == 4 && k->in[1]->shape.dim[0] * k->in[1]->shape.dim[1] *
                                           k->in[1]->shape.dim[2] > 0;
   case TS_OP_MAX_POOL2D:
-    return wide_or_u8(dt);
+    return max_pool_dtype(dt);
   case TS_OP_STATELESS_RANDOM_UNIFORM:
     return k->attrs[0].dtype != TS_BOOL && numeric(k->attrs[0].dtype);
   case TS_OP_SUM_TO:

@@ -3,8 +3,9 @@
  * mean, max, min, prod, argmax over one run of axes) and Softmax /
  * LogSoftmax over the last dim, SparseSoftmaxCrossEntropyWithLogits.
  * Float reductions accumulate in f64 (as the CPU's f32 sums and products
- * do; max, min and argmax compare exactly in it), one thread block per
- * output; integer ones as reduce_int_kernel says. */
+ * do; max, min and argmax compare exactly in it; the 16-bit floats widened
+ * and the result rounded back once), one thread block per output; integer
+ * ones as reduce_int_kernel says.  Every numeric dtype (cuda/dtypes.cuh). */
 #include "dtypes.cuh"
 
 #include "../../ops/cast_formulas.h"
@@ -45,7 +46,11 @@ template <class V> struct convert<V, __nv_bfloat16> {
     return narrow<__nv_bfloat16>::from((double)x);
   }
 };
-/* float's NaN payload reaches bf16 as the CPU's (double) cast keeps it */
+/* a float NaN's sign and payload reach the 16-bit floats as the CPU's
+ * (double) cast keeps them */
+template <> struct convert<float, __half> {
+  static __device__ __forceinline__ __half f(float x) { return narrow<__half>::from(x); }
+};
 template <> struct convert<float, __nv_bfloat16> {
   static __device__ __forceinline__ __nv_bfloat16 f(float x)
   {
