@@ -310,6 +310,8 @@ bool ts__cuda_fused_matmul(ts_kernel_ctx *k);
 bool ts__cuda_gather(ts_kernel_ctx *k);
 bool ts__cuda_xent(ts_kernel_ctx *k);
 bool ts__cuda_random(ts_kernel_ctx *k);
+bool ts__cuda_stateless_uniform(ts_kernel_ctx *k);
+bool ts__cuda_sum_to(ts_kernel_ctx *k);
 /* Does the op's CUDA kernel take these inputs (dtypes, axes)? */
 bool ts__cuda_op_supported(const ts_kernel_ctx *k);
 #else

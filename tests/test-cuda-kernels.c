@@ -13,11 +13,14 @@
 #include "../engine/ops/binary_rows.h"
 
 #define BIT(dt) (1u << (dt))
-#define DT_FLOAT (BIT(TS_F32) | BIT(TS_F64))
-#define DT_NUMERIC (DT_FLOAT | BIT(TS_I32) | BIT(TS_I64) | BIT(TS_U8))
+/* as the rows' dtypes say (unary_rows.h): the 16-bit floats with the
+ * floats, the small and unsigned integers with the numeric */
+#define DT_FLOAT (BIT(TS_F32) | BIT(TS_F64) | BIT(TS_F16) | BIT(TS_BF16))
+#define DT_NUMERIC                                                                          \
+  (DT_FLOAT | BIT(TS_I32) | BIT(TS_I64) | BIT(TS_U8) | BIT(TS_I8) | BIT(TS_I16) | BIT(TS_U16) | \
+   BIT(TS_U32) | BIT(TS_U64))
 #define DT_ALL (DT_NUMERIC | BIT(TS_BOOL))
 #define DT_BOOL BIT(TS_BOOL)
-/* the dtypes past bool (int8 ... bfloat16) have no launcher: TS_CU_DTYPE_COUNT */
 
 typedef struct row {
   ts_op op;
@@ -81,7 +84,19 @@ static const ts_op MUST[] = {
   TS_OP_FUSED_MATMUL, TS_OP_CONV2D, TS_OP_FUSED_CONV2D, TS_OP_MAX_POOL2D,
   TS_OP_GATHER, TS_OP_SPARSE_SOFTMAX_CROSS_ENTROPY, TS_OP_RANDOM_UNIFORM, TS_OP_RANDOM_NORMAL,
   TS_OP_CONV2D_BACKPROP_INPUT, TS_OP_CONV2D_BACKPROP_FILTER, TS_OP_MAX_POOL2D_GRAD,
+  TS_OP_STATELESS_RANDOM_UNIFORM, TS_OP_SUM_TO,
 };
+
+/* Rows that stay on the host on purpose: ShuffleIndices (tf.data's
+ * shuffle, on the host in TensorFlow too: one sequential walk over its
+ * buffer; its order feeds a Gather, whose CUDA kernel checks the indices
+ * on the host anyway), and the rows on variables, which live on the host
+ * with the CUDA backend (cuda.c's supports_op refuses variable and
+ * stateful rows; a captured graph uploads their values as nodes), so
+ * ResourceApplyAdam runs where its variables are. */
+static const ts_op HOST[] = { TS_OP_SHUFFLE_INDICES, TS_OP_READ_VARIABLE, TS_OP_ASSIGN_VARIABLE,
+                              TS_OP_ASSIGN_ADD_VARIABLE, TS_OP_ASSIGN_SUB_VARIABLE,
+                              TS_OP_APPLY_ADAM };
 
 /* The reductions take every numeric dtype (sums and products wrapping,
  * integer means exact, as on the CPU), bool for Max and Min only. */
@@ -90,8 +105,9 @@ static void test_reduce_dtypes(void)
   static const ts_op ops[] = { TS_OP_REDUCE_SUM, TS_OP_REDUCE_MEAN, TS_OP_REDUCE_MAX,
                                TS_OP_REDUCE_MIN, TS_OP_REDUCE_PROD, TS_OP_ARGMAX };
   for (size_t i = 0; i < G_N_ELEMENTS(ops); i++) {
-    for (ts_dtype dt = 0; dt < TS_BOOL; dt++)
-      g_assert_true(ts__cu_has_reduce(ops[i], dt));
+    for (ts_dtype dt = 0; dt < TS_NUMERIC_DTYPE_COUNT; dt++)
+      if (dt != TS_BOOL)
+        g_assert_true(ts__cu_has_reduce(ops[i], dt));
     g_assert_true(ts__cu_has_reduce(ops[i], TS_BOOL) ==
                   (ops[i] == TS_OP_REDUCE_MAX || ops[i] == TS_OP_REDUCE_MIN));
   }
@@ -113,12 +129,33 @@ static void test_rows_listed(void)
   for (size_t i = 0; i < G_N_ELEMENTS(MUST); i++)
     if (!ts_op_has_kernel(MUST[i], TS_DEVICE_CUDA))
       g_error("%s has no CUDA kernel", ts_op_name(MUST[i]));
+  for (size_t i = 0; i < G_N_ELEMENTS(HOST); i++)
+    g_assert_false(ts_op_has_kernel(HOST[i], TS_DEVICE_CUDA));
   g_test_message("%d of %d rows have a CUDA kernel:%s", n_with, (int)TS_OP_COUNT, with->str);
   g_test_message("on the CPU only (they fall back, with a warning):%s", without->str);
   g_assert_false(ts_op_has_kernel(TS_OP_COUNT, TS_DEVICE_CUDA));
   g_assert_false(ts_op_has_kernel(TS_OP_ADD, TS_DEVICE_KIND_COUNT));
   g_string_free(with, TRUE);
   g_string_free(without, TRUE);
+}
+
+/* The launchers take every numeric dtype their rows take on the CPU, and
+ * refuse the rest before launching (n = 0: nothing is queued). */
+static void test_dtype_launchers(void)
+{
+  for (ts_dtype a = 0; a < TS_DTYPE_COUNT; a++) {
+    bool numeric = a < TS_NUMERIC_DTYPE_COUNT, is_float = (DT_FLOAT & BIT(a)) != 0;
+    for (ts_dtype b = 0; b < TS_DTYPE_COUNT; b++)
+      g_assert_true(ts__cu_cast(a, b, 0, NULL, NULL, NULL) ==
+                    (numeric && b < TS_NUMERIC_DTYPE_COUNT));
+    g_assert_true(ts__cu_fill(a, 0, 1, NULL, NULL) == numeric);
+    g_assert_true(ts__cu_eye(a, 0, 0, NULL, NULL) == numeric);
+    ts_philox_params p = { 0 };
+    g_assert_true(ts__cu_stateless_uniform(a, 0, &p, TS_I64, NULL, NULL, NULL) ==
+                  (numeric && a != TS_BOOL));
+    ts_cu_sum_to s = { 0 };
+    g_assert_true(ts__cu_sum_to(a, &s, NULL, NULL, NULL) == is_float);
+  }
 }
 
 int main(int argc, char **argv)
@@ -128,5 +165,6 @@ int main(int argc, char **argv)
   g_test_add_func("/cuda-kernels/fused-refuses", test_fused_refuses);
   g_test_add_func("/cuda-kernels/rows-listed", test_rows_listed);
   g_test_add_func("/cuda-kernels/reduce-dtypes", test_reduce_dtypes);
+  g_test_add_func("/cuda-kernels/dtype-launchers", test_dtype_launchers);
   return g_test_run();
 }

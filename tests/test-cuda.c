@@ -4,7 +4,9 @@
  * that have no CUDA kernel falling back to the CPU visibly, and a
  * function's ops running there in both modes with the CPU's results, a
  * training step's rows (the gradients of a convolution and a pool, Gather,
- * the cross entropy, random numbers) among them.  Without a GPU
+ * the cross entropy, random numbers) among them; StatelessRandomUniform
+ * with the CPU's bits, and the 16-bit floats and small integers staying
+ * on the GPU.  Without a GPU
  * (or without the driver) every test skips, saying why. */
 #include <glib.h>
 #include <math.h>
@@ -251,6 +253,118 @@ static void test_training_rows_on_device(void)
   ts_scope_end(scope);
 }
 
+/* The bytes of t, on the CPU. */
+static ts_tensor *on_cpu(ts_tensor *t)
+{
+  g_assert_nonnull(t);
+  ts_tensor *h = ts_tensor_to_backend(t, ts_backend_cpu());
+  assert_no_error();
+  return h;
+}
+
+static void assert_same_bytes(const char *what, ts_tensor *want, ts_tensor *got)
+{
+  want = on_cpu(want);
+  got = on_cpu(got);
+  g_assert_cmpint(ts_tensor_dtype(got), ==, ts_tensor_dtype(want));
+  g_assert_cmpint(ts_tensor_size(got), ==, ts_tensor_size(want));
+  size_t bytes = (size_t)ts_tensor_size(want) * ts_dtype_size(ts_tensor_dtype(want));
+  if (memcmp(ts_tensor_data(want), ts_tensor_data(got), bytes) != 0)
+    for (int64_t k = 0; k < ts_tensor_size(want); k++)
+      if (ts_tensor_get_f64(want, k) != ts_tensor_get_f64(got, k))
+        g_error("%s: element %" G_GINT64_FORMAT " is %.17g on the GPU, %.17g on the CPU", what,
+                k, ts_tensor_get_f64(got, k), ts_tensor_get_f64(want, k));
+}
+
+/* StatelessRandomUniform runs on the GPU and draws the CPU's bits, in
+ * every dtype, its counter on the device. */
+static void test_stateless_uniform_bits(void)
+{
+  const ts_backend *b = cuda_or_skip();
+  if (!b)
+    return;
+  ts_scope *scope = ts_scope_begin();
+  static const struct {
+    ts_dtype dtype;
+    double lo, hi;
+  } CASES[] = { { TS_F32, -2, 3 }, { TS_F64, -2, 3 }, { TS_F16, 0, 1 }, { TS_BF16, -1, 1 },
+                { TS_I32, -50, 50 }, { TS_U8, 0, 256 }, { TS_I64, -0x1p63, 0x1p63 },
+                { TS_U16, 3, 40000 } };
+  ts_tensor *counter_cpu = ts_scalar_i64(41);
+  ts_tensor *counter = ts_tensor_to_backend(counter_cpu, b); /* read by the kernel there */
+  assert_no_error();
+  for (size_t c = 0; c < G_N_ELEMENTS(CASES); c++) {
+    ts_tensor *want = ts_stateless_random_uniform(CASES[c].dtype, TS_SHAPE(100003), CASES[c].lo,
+                                                  CASES[c].hi, 77, counter_cpu);
+    seen s = { 0 };
+    int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING) | TS_EVENT_MASK(TS_EVENT_OP_END),
+                             on_event, &s);
+    ts_tensor *got = NULL;
+    TS_DEVICE_SCOPE(b)
+    {
+      got = ts_stateless_random_uniform(CASES[c].dtype, TS_SHAPE(100003), CASES[c].lo,
+                                        CASES[c].hi, 77, counter);
+    }
+    ts_listener_remove(id);
+    assert_no_error();
+    g_assert_true(ts_tensor_backend(got) == b);
+    g_assert_true(s.on_cuda[TS_OP_STATELESS_RANDOM_UNIFORM]);
+    g_assert_cmpint(s.fallbacks, ==, 0);
+    assert_same_bytes(ts_dtype_name(CASES[c].dtype), want, got);
+  }
+  ts_scope_end(scope);
+}
+
+/* float16 and bfloat16 (an ONNX model's) and the small integers stay on
+ * the GPU: elementwise rows, Cast, a reduction and a fused program, with
+ * the CPU's results within the 16-bit floats' rounding. */
+static ts_tensor *half_body(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0);
+  ts_tensor *h = ts_cast(x, TS_F16), *bf = ts_cast(x, TS_BF16);
+  ts_tensor *y = ts_tanh(ts_sub(ts_mul(h, h), ts_cast(ts_scalar_f32(0.5f), TS_F16)));
+  ts_tensor *z = ts_reduce_sum(ts_exp(ts_mul(bf, ts_cast(ts_scalar_f32(0.5f), TS_BF16))),
+                               TS_AXES(1), false);
+  ts_tensor *q = ts_cast(ts_add(ts_cast(x, TS_I8), ts_cast(ts_scalar_f32(3), TS_I8)), TS_U16);
+  return ts_concat(((ts_tensor *[]){ ts_cast(ts_reshape(y, TS_SHAPE(-1)), TS_F32),
+                                     ts_cast(z, TS_F32), ts_cast(ts_reshape(q, TS_SHAPE(-1)), TS_F32) }),
+                   3, 0);
+}
+
+static void test_half_on_device(void)
+{
+  const ts_backend *b = cuda_or_skip();
+  if (!b)
+    return;
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("halves", half_body, "x");
+  ts_value args[1] = { TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(32, 40), -3, 3, 10)) };
+  ts_tensor *want = ts_function_call(fn, args, 1);
+  assert_no_error();
+  for (int eager = 0; eager < 2; eager++) {
+    seen s = { 0 };
+    int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING) | TS_EVENT_MASK(TS_EVENT_OP_END),
+                             on_event, &s);
+    ts_run_functions_eagerly(eager);
+    ts_tensor *got = NULL;
+    TS_DEVICE_SCOPE(b) { got = ts_function_call(fn, args, 1); }
+    ts_run_functions_eagerly(false);
+    ts_listener_remove(id);
+    assert_no_error();
+    g_assert_cmpint(s.fallbacks, ==, 0);
+    g_assert_cmpint(s.on_cpu, ==, 0);
+    got = on_cpu(got);
+    for (int64_t k = 0; k < ts_tensor_size(want); k++) {
+      double w = ts_tensor_get_f64(want, k), v = ts_tensor_get_f64(got, k);
+      if (fabs(v - w) > 8e-3 * (1 + fabs(w)))
+        g_error("%s: element %" G_GINT64_FORMAT ": %g on the GPU, %g on the CPU",
+                eager ? "eager" : "graph", k, v, w);
+    }
+  }
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -260,6 +374,8 @@ int main(int argc, char **argv)
   g_test_add_func("/cuda/tensor-round-trip", test_tensor_round_trip);
   g_test_add_func("/cuda/kernels-on-device", test_kernels_on_device);
   g_test_add_func("/cuda/training-rows-on-device", test_training_rows_on_device);
+  g_test_add_func("/cuda/stateless-uniform-bits", test_stateless_uniform_bits);
+  g_test_add_func("/cuda/half-on-device", test_half_on_device);
   int rc = g_test_run();
   ts_release_all();
   return rc;

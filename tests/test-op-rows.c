@@ -89,7 +89,7 @@ static ts_tensor *values(ts_dtype dt, ts_shape shape, int seed, bool positive)
     double x = MIXED[(k + seed) % G_N_ELEMENTS(MIXED)];
     if (positive)
       x = 1 + (k + seed) % 7;
-    else if (dt == TS_U8)
+    else if (dt == TS_U8 || dt == TS_U16 || dt == TS_U32 || dt == TS_U64)
       x = fabs(x) * 30; /* wraps in arithmetic */
     else if (dt == TS_BOOL)
       x = (k + seed) % 3 != 0;
@@ -100,7 +100,8 @@ static ts_tensor *values(ts_dtype dt, ts_shape shape, int seed, bool positive)
   return t;
 }
 
-static const ts_dtype DTYPES[] = { TS_F32, TS_F64, TS_I32, TS_I64, TS_U8, TS_BOOL };
+static const ts_dtype DTYPES[] = { TS_F32, TS_F64, TS_I32, TS_I64, TS_U8, TS_BOOL, TS_I8,
+                                   TS_I16, TS_U16, TS_U32, TS_U64, TS_F16, TS_BF16 };
 
 static int unary_cases(op_case *out)
 {
@@ -342,6 +343,7 @@ static ts_tensor *edge_body(ts_call *c)
 {
   ts_tensor *x = ts_arg(c, 0), *i = ts_arg(c, 2), *b = ts_arg(c, 3);
   ts_tensor *big = ts_add(ts_cast(i, TS_I64), ts_scalar_i64(I64_NEAR_MAX)); /* sums wrap */
+  ts_tensor *counter = ts_reduce_sum(i, TS_ALL_AXES, false);
   switch (current->edge) {
   case 0: return ts_gather(x, ts_add(ts_reshape(ts_slice(i, TS_INTS(0, 1), TS_INTS(1, 2)),
                                                 TS_SHAPE(2)), ts_scalar_i32(-2)), 1); /* 3: out */
@@ -364,6 +366,15 @@ static ts_tensor *edge_body(ts_call *c)
                                               ts_reduce_max(b, TS_AXES(1), false) }), 3, 0);
   case 15: return ts_add(ts_random_uniform(TS_I32, TS_SHAPE(2, 3), -50, 50, 11), i);
   case 16: return ts_add(ts_random_uniform(TS_F64, TS_SHAPE(2, 3), -1, 1, 12), ts_cast(x, TS_F64));
+  case 17: return ts_add(ts_stateless_random_uniform(TS_I32, TS_SHAPE(2, 3), -50, 50, 13, counter), i);
+  case 18: return ts_stateless_random_uniform(TS_F64, TS_SHAPE(40), -1, 1, 14, counter);
+  case 19: return ts_stateless_random_uniform(TS_F16, TS_SHAPE(40), 0, 1, 15, counter);
+  case 20: return ts_stateless_random_uniform(TS_BF16, TS_SHAPE(40), -3, 1, 15, counter);
+  case 21: return ts_stateless_random_uniform(TS_U8, TS_SHAPE(40), 0, 256, 16, counter);
+  case 22: return ts_sum_to(ts_cast(x, TS_F16), ts_reduce_sum(x, TS_AXES(0), true));
+  case 23: return ts_sum_to(ts_cast(x, TS_F64), ts_reduce_sum(x, TS_AXES(1), true));
+  case 24: return ts_cast(ts_cast(ts_mul(x, ts_scalar_f32(100)), TS_BF16), TS_I8); /* saturates */
+  case 25: return ts_cast(ts_mul(ts_cast(x, TS_F16), ts_cast(x, TS_F16)), TS_U16);
   default: return NULL;
   }
 }
@@ -389,6 +400,15 @@ static const struct {
   { "Max and Min of bool (any, all)", TS_OP_REDUCE_MAX },
   { "RandomUniform int32", TS_OP_RANDOM_UNIFORM },
   { "RandomUniform float64", TS_OP_RANDOM_UNIFORM },
+  { "StatelessRandomUniform int32", TS_OP_STATELESS_RANDOM_UNIFORM },
+  { "StatelessRandomUniform float64", TS_OP_STATELESS_RANDOM_UNIFORM },
+  { "StatelessRandomUniform float16", TS_OP_STATELESS_RANDOM_UNIFORM },
+  { "StatelessRandomUniform bfloat16", TS_OP_STATELESS_RANDOM_UNIFORM },
+  { "StatelessRandomUniform uint8", TS_OP_STATELESS_RANDOM_UNIFORM },
+  { "SumTo float16, a leading 1", TS_OP_SUM_TO },
+  { "SumTo float64, a trailing 1", TS_OP_SUM_TO },
+  { "Cast float32 to bfloat16 to int8", TS_OP_CAST },
+  { "Mul float16, Cast to uint16", TS_OP_MUL },
 };
 
 static int edge_cases(op_case *out)
@@ -493,9 +513,13 @@ static outcome run_case(const op_case *c, mode m, const ts_backend *b, bool *ran
 }
 
 /* Are got and want the same result: dtype, shape, and values within a
- * normalised error of 1e-6 (nan where nan, infinities equal)? */
+ * normalised error of 1e-6 (nan where nan, infinities equal)?  The 16-bit
+ * floats, computed in f32 and rounded back, within a few of their ulps: a
+ * device's f32 exp or tanh an ulp from the CPU's can round the other way. */
 static bool same_result(const ts_tensor *want, const ts_tensor *got, double *err)
 {
+  ts_dtype dt = ts_tensor_dtype(want);
+  double tolerance = dt == TS_F16 ? 2e-3 : dt == TS_BF16 ? 1e-2 : 1e-6;
   *err = 0;
   if (ts_tensor_dtype(got) != ts_tensor_dtype(want) ||
       !ts_shape_equal(ts_tensor_shape(got), ts_tensor_shape(want)))
@@ -513,7 +537,7 @@ static bool same_result(const ts_tensor *want, const ts_tensor *got, double *err
     den += w * w;
   }
   *err = sqrt(num / (den > 0 ? den : 1));
-  return *err <= 1e-6;
+  return *err <= tolerance;
 }
 
 static char *describe(const outcome *o)
@@ -565,8 +589,8 @@ static void test_every_row(void)
 {
   char *passes = ts_get_passes();
   ts_scope *scope = ts_scope_begin();
-  int cap = (int)(G_N_ELEMENTS(UNARY) * 24 + G_N_ELEMENTS(BINARY) * 42) + TS_OP_COUNT +
-            (int)G_N_ELEMENTS(EDGES);
+  int cap = (int)((G_N_ELEMENTS(UNARY) * 4 + G_N_ELEMENTS(BINARY) * 7) * G_N_ELEMENTS(DTYPES)) +
+            TS_OP_COUNT + (int)G_N_ELEMENTS(EDGES);
   op_case *cases = g_new0(op_case, cap);
   int n = unary_cases(cases);
   n += binary_cases(cases + n);

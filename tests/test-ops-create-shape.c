@@ -7,6 +7,8 @@
 #include <string.h>
 #include <tracescope.h>
 
+#include "../engine/ops/philox.h"
+
 static void assert_info(ts_tensor *t, ts_dtype dtype, ts_shape shape)
 {
   g_assert_nonnull(t);
@@ -291,6 +293,63 @@ static void test_random_uniform(void)
                "bool", NULL);
   assert_error(ts_random_uniform(TS_F32, TS_SHAPE(-2), 0, 1, 0), TS_ERR_SHAPE, "RandomUniform",
                NULL);
+  ts_scope_end(scope);
+}
+
+/* StatelessRandomUniform draws element i from Philox4x32-10 block i of
+ * (seed, counter), the bits the CUDA kernel draws too: the generator is
+ * Random123's (its known answers), and every element is the formula's. */
+static void test_stateless_uniform(void)
+{
+  static const struct {
+    uint64_t seed, counter, i;
+    uint32_t want[4];
+  } KAT[] = { /* Random123's kat_vectors, philox4x32_10 (key, counter) */
+    { 0, 0, 0, { 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8 } },
+    { UINT64_MAX, UINT64_MAX, UINT64_MAX, { 0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd } },
+    { 0x299f31d0a4093822, 0x0370734413198a2e, 0x85a308d3243f6a88,
+      { 0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1 } },
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS(KAT); k++) {
+    uint32_t w[4];
+    ts_philox_block(KAT[k].seed, KAT[k].counter, KAT[k].i, w);
+    g_assert_cmpmem(w, sizeof w, KAT[k].want, sizeof w);
+  }
+
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *counter = ts_scalar_i64(5), *other = ts_scalar_i64(6);
+  const uint64_t seed = 0x123456789;
+  ts_tensor *f32 = ts_stateless_random_uniform(TS_F32, TS_SHAPE(5000), -2, 3, seed, counter);
+  ts_tensor *f64 = ts_stateless_random_uniform(TS_F64, TS_SHAPE(5000), -2, 3, seed, counter);
+  ts_tensor *i32 = ts_stateless_random_uniform(TS_I32, TS_SHAPE(5000), -3, 4, seed, counter);
+  ts_tensor *u64 = ts_stateless_random_uniform(TS_U64, TS_SHAPE(5000), 10, 1000, seed, counter);
+  g_assert_true(f32 && f64 && i32 && u64);
+  for (int64_t i = 0; i < 5000; i++) {
+    uint32_t w[4];
+    ts_philox_block(seed, 5, (uint64_t)i, w);
+    g_assert_cmpfloat(ts_tensor_get_f64(f32, i), ==, ts_philox_f32(w, -2, 3, -2.0f));
+    g_assert_cmpfloat(ts_tensor_get_f64(f64, i), ==, ts_philox_f64(w, -2, 3));
+    g_assert_cmpint(ts_tensor_get_i64(i32, i), ==, (int32_t)ts_philox_int(w, (uint64_t)-3, 7));
+    g_assert_cmpuint(((const uint64_t *)ts_tensor_data(u64))[i], ==, ts_philox_int(w, 10, 990));
+  }
+  assert_within(f32, -2, 3);
+  assert_within(i32, -3, 4);
+  /* another counter, another stream; the same one, the same numbers */
+  g_assert_cmpint(count_differences(f32, ts_stateless_random_uniform(TS_F32, TS_SHAPE(5000), -2,
+                                                                     3, seed, other)), >, 4990);
+  g_assert_cmpint(count_differences(f64, ts_stateless_random_uniform(TS_F64, TS_SHAPE(5000), -2,
+                                                                     3, seed, counter)), ==, 0);
+  /* 16-bit floats: rounded from the double, never up to maxval (1 - 2^-12
+   * and above round to 1 in f16, to 1 in bf16 from 1 - 2^-9) */
+  static const ts_dtype halves[] = { TS_F16, TS_BF16 };
+  for (size_t d = 0; d < G_N_ELEMENTS(halves); d++) {
+    ts_tensor *h = ts_stateless_random_uniform(halves[d], TS_SHAPE(20000), 0, 1, seed, counter);
+    assert_within(h, 0, 1);
+    double top = 0;
+    for (int64_t i = 0; i < 20000; i++)
+      top = MAX(top, ts_tensor_get_f64(h, i));
+    g_assert_cmpfloat(top, >, 0.99);
+  }
   ts_scope_end(scope);
 }
 
@@ -829,6 +888,7 @@ int main(int argc, char **argv)
   g_test_add_func("/create/range", test_range);
   g_test_add_func("/create/random-uniform", test_random_uniform);
   g_test_add_func("/create/random-normal", test_random_normal);
+  g_test_add_func("/create/stateless-uniform", test_stateless_uniform);
   g_test_add_func("/create/huge-shapes", test_huge_shapes);
   g_test_add_func("/shape/overflowing-empty", test_overflowing_empty_shapes);
   g_test_add_func("/shape/reshape", test_reshape);

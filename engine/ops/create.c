@@ -9,8 +9,15 @@
  * without bias by rejection; normals come in pairs from Box-Muller.
  * StatelessRandomUniform and ShuffleIndices take their stream from an
  * input too (a counter a variable holds), so a graph can draw anew on each
- * run. */
+ * run.  StatelessRandomUniform draws from Philox4x32-10 instead (ops/
+ * philox.h): element i is a function of (seed, counter, i), so the CUDA
+ * kernel draws the same bits in parallel, with the counter read on the
+ * device.  ShuffleIndices has a CPU kernel only (on a GPU it falls back,
+ * saying so), as tf.data's shuffle runs on the host in TensorFlow: its
+ * buffer is one sequential walk, its output a few indices. */
 #include "engine-private.h"
+#include "ops/elementwise.h"
+#include "ops/philox.h"
 
 #include <float.h>
 #include <math.h>
@@ -334,13 +341,6 @@ static uint64_t rng_next(rng *r)
   return result;
 }
 
-/* The smallest float32 >= v. */
-static float f32_ceil(double v)
-{
-  float f = (float)v;
-  return f < v ? nextafterf(f, INFINITY) : f;
-}
-
 static bool uniform_infer(ts_infer_ctx *c)
 {
   ts_dtype dt = c->attrs[0].dtype;
@@ -359,22 +359,21 @@ static bool uniform_infer(ts_infer_ctx *c)
     return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT,
                           "minval and maxval must be integers with [%g, %g) inside %s", lo, hi,
                           ts_dtype_name(dt));
-  if (dt == TS_F32 && (fabs(lo) > FLT_MAX || fabs(hi) > FLT_MAX || !(f32_ceil(lo) < hi)))
+  if (dt == TS_F32 && (fabs(lo) > FLT_MAX || fabs(hi) > FLT_MAX || !(ts_f32_ceil(lo) < hi)))
     return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT, "no float32 value in [%g, %g)", lo, hi);
   return set_out(c, dt, c->attrs[1].shape);
 }
 
 static void uniform_int(ts_tensor *y, rng *r, double lo_f, double hi_f)
 {
-  int64_t lo = (int64_t)lo_f;
-  uint64_t hi_excl = hi_f >= 0x1p63 ? (uint64_t)INT64_MAX + 1 : (uint64_t)(int64_t)hi_f;
-  uint64_t span = hi_excl - (uint64_t)lo; /* 0 means all 2^64 values */
+  uint64_t lo, span; /* span 0 means all 2^64 values */
+  ts_uniform_int_span(lo_f, hi_f, &lo, &span);
   uint64_t reject_below = span ? (0 - span) % span : 0;
   for (int64_t i = 0; i < y->size; i++) {
     uint64_t x = rng_next(r);
     while (x < reject_below)
       x = rng_next(r);
-    ts__store_i64(y->dtype, y->data, i, (int64_t)((uint64_t)lo + (span ? x % span : x)));
+    ts__store_i64(y->dtype, y->data, i, (int64_t)(lo + (span ? x % span : x)));
   }
 }
 
@@ -392,7 +391,7 @@ static void uniform_fill(ts_tensor *y, double lo, double hi, int64_t seed)
       p[i] = v;
     }
   } else if (y->dtype == TS_F32) {
-    float *p = y->data, lo32 = f32_ceil(lo);
+    float *p = y->data, lo32 = ts_f32_ceil(lo);
     for (int64_t i = 0; i < y->size; i++) {
       float v = (float)(lo + (double)(rng_next(&r) >> 40) * 0x1p-24 * (hi - lo));
       v = v < lo32 ? lo32 : v;
@@ -442,9 +441,44 @@ static bool stateless_uniform_infer(ts_infer_ctx *c)
   return check_counter(c) && uniform_infer(c);
 }
 
+/* Elements [begin, end) of the Philox stream (seed, counter) (ops/philox.h). */
+typedef struct stateless_job {
+  ts_tensor *y;
+  uint64_t counter;
+  ts_philox_params p;
+} stateless_job;
+
+static void stateless_range(void *ctx, int64_t begin, int64_t end)
+{
+  const stateless_job *j = ctx;
+  const ts_philox_params *p = &j->p;
+  ts_tensor *y = j->y;
+  for (int64_t i = begin; i < end; i++) {
+    uint32_t w[4];
+    ts_philox_block(p->seed, j->counter, (uint64_t)i, w);
+    if (y->dtype == TS_F32) {
+      ((float *)y->data)[i] = ts_philox_f32(w, p->lo, p->hi, p->lo32);
+    } else if (y->dtype == TS_F64) {
+      ((double *)y->data)[i] = ts_philox_f64(w, p->lo, p->hi);
+    } else if (ts_dtype_is_float(y->dtype)) { /* 16-bit: rounded, kept below hi */
+      ts__store_f64(y->dtype, y->data, i, ts_philox_f64(w, p->lo, p->hi));
+      uint16_t *bits = (uint16_t *)y->data + i;
+      while (ts__load_f64(y->dtype, y->data, i) >= p->hi) /* the next 16-bit float down */
+        *bits = *bits == 0 ? 0x8001 : *bits & 0x8000 ? *bits + 1 : *bits - 1;
+    } else {
+      ts__store_i64(y->dtype, y->data, i, (int64_t)ts_philox_int(w, p->ilo, p->span));
+    }
+  }
+}
+
 static bool stateless_uniform_cpu(ts_kernel_ctx *k)
 {
-  uniform_fill(k->out[0], k->attrs[2].f, k->attrs[3].f, stream_seed(k->attrs[4].i, k->in[0]));
+  stateless_job j = {
+    .y = k->out[0], .counter = (uint64_t)ts__load_i64(k->in[0]->dtype, k->in[0]->data, 0),
+    .p = ts_philox_params_of((uint64_t)k->attrs[4].i, k->attrs[2].f, k->attrs[3].f,
+                             ts_dtype_is_integer(k->out[0]->dtype)),
+  };
+  ts__parallel_range(j.y->size, TS_EW_GRAIN_COSTLY, stateless_range, &j);
   return true;
 }
 
@@ -550,6 +584,7 @@ const ts_op_def ts__op_stateless_random_uniform = {
   .api_name = "stateless_random_uniform", .n_inputs = 1, .n_outputs = 1,
   .flags = TS_OPF_NOT_DIFFERENTIABLE, ATTRS(uniform_attrs), .infer = stateless_uniform_infer,
   .kernel[TS_DEVICE_CPU] = stateless_uniform_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_stateless_uniform),
 };
 const ts_op_def ts__op_shuffle_indices = {
   .op = TS_OP_SHUFFLE_INDICES, .name = "ShuffleIndices", .api_name = "shuffle_indices",

@@ -81,7 +81,7 @@ static bool sum_to_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *c
 const ts_op_def ts__op_sum_to = {
   .op = TS_OP_SUM_TO, .name = "SumTo", .api_name = "sum_to", .n_inputs = 2, .n_outputs = 1,
   .flags = TS_OPF_ANY_DTYPE, .infer = sum_to_infer, .kernel[TS_DEVICE_CPU] = sum_to_cpu,
-  .grad = sum_to_grad,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_sum_to), .grad = sum_to_grad,
 };
 
 ts_tensor *ts_sum_to_at(ts_loc loc, ts_tensor *g, ts_tensor *x)

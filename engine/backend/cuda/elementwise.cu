@@ -2,10 +2,12 @@
  * from the rows and formulas of ops/unary_rows.h and ops/binary_rows.h
  * (the same text the CPU loops are made from, compiled here as device
  * functions), and the FusedElementwise interpreter over the fusible float
- * rows.  Binary rows whose CPU kernel checks its operands (integer
+ * rows.  The 16-bit floats run the f32 formula on their widened values
+ * and round the result back, as the CPU loops do.  Binary rows whose CPU
+ * kernel checks its operands (integer
  * division by zero, negative integer powers) run the same check on a host
  * copy of the operand first (ops/binary.c, binary_cuda). */
-#include "kernels.h"
+#include "dtypes.cuh"
 
 #include "../../ops/unary_rows.h"
 #include "../../ops/binary_rows.h"
@@ -54,18 +56,30 @@ static void launch_unary(int64_t n, const void *x, void *o, cudaStream_t s)
   struct id##_##sfx##_u {                                   \
     static __device__ __forceinline__ T f(T x) { return id##_##sfx(x); } \
   };
-#define U_FNS_FLOAT(id) U_FN(id, f32, float) U_FN(id, f64, double)
-#define U_FNS_NUMERIC(id) \
-  U_FNS_FLOAT(id) U_FN(id, i32, int32_t) U_FN(id, i64, int64_t) U_FN(id, u8, uint8_t)
+/* a 16-bit float H through the f32 formula, rounded back */
+#define U_FN_HALF(id, sfx, H)                                                              \
+  struct id##_##sfx##_u {                                                                  \
+    static __device__ __forceinline__ H f(H x) { return narrow<H>::from(id##_f32(widen(x))); } \
+  };
+#define U_FNS_FLOAT(id) \
+  U_FN(id, f32, float) U_FN(id, f64, double) U_FN_HALF(id, f16, __half) U_FN_HALF(id, bf16, __nv_bfloat16)
+#define U_FNS_NUMERIC(id)                                                                  \
+  U_FNS_FLOAT(id) U_FN(id, i32, int32_t) U_FN(id, i64, int64_t) U_FN(id, u8, uint8_t)      \
+  U_FN(id, i8, int8_t) U_FN(id, i16, int16_t) U_FN(id, u16, uint16_t) U_FN(id, u32, uint32_t) \
+  U_FN(id, u64, uint64_t)
 #define U_FNS_BOOL(id) U_FN(id, b, bool)
 #define U_FNS(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32, GRAD) U_FNS_##DTYPES(id)
 UNARY_ROWS(U_FNS)
 
 #define U_SET(ID, id, DT, sfx, T) t[TS_OP_##ID][DT] = launch_unary<id##_##sfx##_u, T>;
-#define U_SET_FLOAT(ID, id) U_SET(ID, id, TS_F32, f32, float) U_SET(ID, id, TS_F64, f64, double)
+#define U_SET_FLOAT(ID, id)                                                            \
+  U_SET(ID, id, TS_F32, f32, float) U_SET(ID, id, TS_F64, f64, double)                 \
+  U_SET(ID, id, TS_F16, f16, __half) U_SET(ID, id, TS_BF16, bf16, __nv_bfloat16)
 #define U_SET_NUMERIC(ID, id)                                                          \
   U_SET_FLOAT(ID, id) U_SET(ID, id, TS_I32, i32, int32_t) U_SET(ID, id, TS_I64, i64, int64_t) \
-  U_SET(ID, id, TS_U8, u8, uint8_t)
+  U_SET(ID, id, TS_U8, u8, uint8_t) U_SET(ID, id, TS_I8, i8, int8_t)                   \
+  U_SET(ID, id, TS_I16, i16, int16_t) U_SET(ID, id, TS_U16, u16, uint16_t)             \
+  U_SET(ID, id, TS_U32, u32, uint32_t) U_SET(ID, id, TS_U64, u64, uint64_t)
 #define U_SET_BOOL(ID, id) U_SET(ID, id, TS_BOOL, b, bool)
 #define U_SETS(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32, GRAD) U_SET_##DTYPES(ID, id)
 
@@ -115,28 +129,50 @@ static void launch_binary(int64_t n, const ts_cu_bcast *s, const void *a, const 
   struct id##_##sfx##_b {                                              \
     static __device__ __forceinline__ O f(T x, T y) { return id##_##sfx(x, y); } \
   };
-#define B_FNS_FLOAT(id) B_FN(id, f32, float, float) B_FN(id, f64, double, double)
+/* a 16-bit float H through the f32 formula: arithmetic rounded back to
+ * H, comparisons bool */
+#define B_FN_HALF(id, sfx, H, O)                                                      \
+  struct id##_##sfx##_b {                                                             \
+    static __device__ __forceinline__ O f(H x, H y) { return result(id##_f32(widen(x), widen(y))); } \
+    static __device__ __forceinline__ H result(float r) { return narrow<H>::from(r); } \
+    static __device__ __forceinline__ bool result(bool r) { return r; }             \
+  };
+#define B_FNS_FLOAT(id)                                                               \
+  B_FN(id, f32, float, float) B_FN(id, f64, double, double)                           \
+  B_FN_HALF(id, f16, __half, __half) B_FN_HALF(id, bf16, __nv_bfloat16, __nv_bfloat16)
+#define B_FNS_INTS(id, O8, O16, OU8, OU16, OU32, OU64, O32, O64)                      \
+  B_FN(id, i32, int32_t, O32) B_FN(id, i64, int64_t, O64) B_FN(id, u8, uint8_t, OU8)  \
+  B_FN(id, i8, int8_t, O8) B_FN(id, i16, int16_t, O16) B_FN(id, u16, uint16_t, OU16)  \
+  B_FN(id, u32, uint32_t, OU32) B_FN(id, u64, uint64_t, OU64)
 #define B_FNS_NUMERIC(id)                                                             \
-  B_FNS_FLOAT(id) B_FN(id, i32, int32_t, int32_t) B_FN(id, i64, int64_t, int64_t)     \
-  B_FN(id, u8, uint8_t, uint8_t)
+  B_FNS_FLOAT(id)                                                                     \
+  B_FNS_INTS(id, int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t)
 #define B_FNS_ALL(id)                                                                 \
-  B_FN(id, f32, float, bool) B_FN(id, f64, double, bool) B_FN(id, i32, int32_t, bool) \
-  B_FN(id, i64, int64_t, bool) B_FN(id, u8, uint8_t, bool) B_FN(id, b, bool, bool)
+  B_FN(id, f32, float, bool) B_FN(id, f64, double, bool)                              \
+  B_FN_HALF(id, f16, __half, bool) B_FN_HALF(id, bf16, __nv_bfloat16, bool)           \
+  B_FNS_INTS(id, bool, bool, bool, bool, bool, bool, bool, bool) B_FN(id, b, bool, bool)
 #define B_FNS_BOOL(id) B_FN(id, b, bool, bool)
 #define B_FNS(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS, GRAD) B_FNS_##DTYPES(id)
 BINARY_ROWS(B_FNS)
 
 #define B_SET(ID, id, DT, sfx, T, O) t[TS_OP_##ID][DT] = launch_binary<id##_##sfx##_b, T, O>;
-#define B_SET_FLOAT(ID, id) \
-  B_SET(ID, id, TS_F32, f32, float, float) B_SET(ID, id, TS_F64, f64, double, double)
-#define B_SET_NUMERIC(ID, id)                                                   \
-  B_SET_FLOAT(ID, id)                                                           \
-  B_SET(ID, id, TS_I32, i32, int32_t, int32_t) B_SET(ID, id, TS_I64, i64, int64_t, int64_t) \
-  B_SET(ID, id, TS_U8, u8, uint8_t, uint8_t)
-#define B_SET_ALL(ID, id)                                                           \
+#define B_SET_FLOAT(ID, id)                                                               \
+  B_SET(ID, id, TS_F32, f32, float, float) B_SET(ID, id, TS_F64, f64, double, double)     \
+  B_SET(ID, id, TS_F16, f16, __half, __half)                                              \
+  B_SET(ID, id, TS_BF16, bf16, __nv_bfloat16, __nv_bfloat16)
+#define B_SET_INTS(ID, id, O8, O16, OU8, OU16, OU32, OU64, O32, O64)                      \
+  B_SET(ID, id, TS_I32, i32, int32_t, O32) B_SET(ID, id, TS_I64, i64, int64_t, O64)       \
+  B_SET(ID, id, TS_U8, u8, uint8_t, OU8) B_SET(ID, id, TS_I8, i8, int8_t, O8)             \
+  B_SET(ID, id, TS_I16, i16, int16_t, O16) B_SET(ID, id, TS_U16, u16, uint16_t, OU16)     \
+  B_SET(ID, id, TS_U32, u32, uint32_t, OU32) B_SET(ID, id, TS_U64, u64, uint64_t, OU64)
+#define B_SET_NUMERIC(ID, id)                                                             \
+  B_SET_FLOAT(ID, id)                                                                     \
+  B_SET_INTS(ID, id, int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t)
+#define B_SET_ALL(ID, id)                                                                 \
   B_SET(ID, id, TS_F32, f32, float, bool) B_SET(ID, id, TS_F64, f64, double, bool)        \
-  B_SET(ID, id, TS_I32, i32, int32_t, bool) B_SET(ID, id, TS_I64, i64, int64_t, bool)     \
-  B_SET(ID, id, TS_U8, u8, uint8_t, bool) B_SET(ID, id, TS_BOOL, b, bool, bool)
+  B_SET(ID, id, TS_F16, f16, __half, bool) B_SET(ID, id, TS_BF16, bf16, __nv_bfloat16, bool) \
+  B_SET_INTS(ID, id, bool, bool, bool, bool, bool, bool, bool, bool)                      \
+  B_SET(ID, id, TS_BOOL, b, bool, bool)
 #define B_SET_BOOL(ID, id) B_SET(ID, id, TS_BOOL, b, bool, bool)
 #define B_SETS(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS, GRAD) B_SET_##DTYPES(ID, id)
 
@@ -209,14 +245,18 @@ struct fused_args {
   const void *in[TS_CU_MAX_IN];
 };
 
-template <class T>
-__global__ void fused_kernel(int64_t n, fused_args a, T *o)
+/* S the stored dtype, T the one computed in (value_of: float for the
+ * 16-bit floats, each instruction's result rounded to S as the CPU's
+ * fused loops round each op's). */
+template <class S>
+__global__ void fused_kernel(int64_t n, fused_args a, S *o)
 {
+  typedef typename value_of<S>::type T;
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x) {
     T in[TS_CU_MAX_IN], t[TS_CU_FUSED_MAX];
     for (int k = 0; k < a.s.n_in; k++)
-      in[k] = ((const T *)a.in[k])[offset_of(a.s, k, i)];
+      in[k] = value_of<S>::get(((const S *)a.in[k])[offset_of(a.s, k, i)]);
     bool ok = true;
     for (int k = 0; k < a.p.n; k++) {
       const ts_cu_instr c = a.p.code[k];
@@ -227,8 +267,9 @@ __global__ void fused_kernel(int64_t n, fused_args a, T *o)
         ok = true;
         t[k] = instr_of<T>::unary(c.op, x, &ok);
       }
+      t[k] = rounded<S>(t[k]);
     }
-    o[i] = t[a.p.n - 1];
+    o[i] = store_f64<S>(t[a.p.n - 1]);
   }
 }
 
@@ -267,14 +308,18 @@ extern "C" bool ts__cu_fused(const ts_cu_program *p, ts_dtype dtype, int64_t n,
   a.s = *s;
   for (int k = 0; k < s->n_in; k++)
     a.in[k] = in[k];
-  if (n <= 0)
-    return dtype == TS_F32 || dtype == TS_F64;
-  cudaStream_t st = (cudaStream_t)stream;
-  if (dtype == TS_F32)
-    fused_kernel<float><<<blocks_for(n), THREADS, 0, st>>>(n, a, (float *)out);
-  else if (dtype == TS_F64)
-    fused_kernel<double><<<blocks_for(n), THREADS, 0, st>>>(n, a, (double *)out);
-  else
+  if (dtype != TS_F32 && dtype != TS_F64 && dtype != TS_F16 && dtype != TS_BF16)
     return false;
+  if (n <= 0)
+    return true;
+  cudaStream_t st = (cudaStream_t)stream;
+  switch (dtype) {
+  case TS_F32: fused_kernel<float><<<blocks_for(n), THREADS, 0, st>>>(n, a, (float *)out); break;
+  case TS_F64: fused_kernel<double><<<blocks_for(n), THREADS, 0, st>>>(n, a, (double *)out); break;
+  case TS_F16: fused_kernel<__half><<<blocks_for(n), THREADS, 0, st>>>(n, a, (__half *)out); break;
+  default:
+    fused_kernel<__nv_bfloat16><<<blocks_for(n), THREADS, 0, st>>>(n, a, (__nv_bfloat16 *)out);
+    break;
+  }
   return true;
 }

@@ -373,6 +373,47 @@ bool ts__cuda_random(ts_kernel_ctx *k)
          ts__buffer_copy(k->backend, y->data, ts_backend_cpu(), host->data, bytes);
 }
 
+/* StatelessRandomUniform: the CPU's Philox stream, drawn on the device from
+ * the counter there (ops/philox.h). */
+bool ts__cuda_stateless_uniform(ts_kernel_ctx *k)
+{
+  ts_tensor *y = k->out[0];
+  const ts_tensor *counter = k->in[0];
+  ts_philox_params p = ts_philox_params_of((uint64_t)k->attrs[4].i, k->attrs[2].f,
+                                           k->attrs[3].f, ts_dtype_is_integer(y->dtype));
+  return ts__cu_stateless_uniform(y->dtype, y->size, &p, counter->dtype, counter->data, y->data,
+                                  stream_of(k)) ||
+         no_launcher(k);
+}
+
+/* SumTo: g's dims split into those y keeps (x's dim equal to g's) and
+ * those summed (leading, or 1 in x), as the CPU's ystride does. */
+bool ts__cuda_sum_to(ts_kernel_ctx *k)
+{
+  const ts_tensor *g = k->in[0], *x = k->in[1];
+  ts_tensor *y = k->out[0];
+  int rank = g->shape.rank, lead = rank - x->shape.rank;
+  for (int d = 0; d < x->shape.rank; d++)
+    if (x->shape.dim[d] != g->shape.dim[lead + d] && x->shape.dim[d] != 1)
+      return ts__kernel_fail(k, TS_ERR_SHAPE, "dim %d: %lld does not broadcast to %lld", d,
+                             (long long)x->shape.dim[d], (long long)g->shape.dim[lead + d]);
+  int64_t stride[TS_MAX_RANK];
+  contiguous_strides(g->shape, stride);
+  ts_cu_sum_to s = { .n_out = y->size, .n_summed_elems = 1 };
+  for (int d = 0; d < rank; d++) {
+    int64_t gd = g->shape.dim[d];
+    if (d >= lead && x->shape.dim[d - lead] == gd) {
+      s.kept_dim[s.n_kept] = gd;
+      s.kept_stride[s.n_kept++] = stride[d];
+    } else {
+      s.summed_dim[s.n_summed] = gd;
+      s.summed_stride[s.n_summed++] = stride[d];
+      s.n_summed_elems *= gd;
+    }
+  }
+  return ts__cu_sum_to(g->dtype, &s, g->data, y->data, stream_of(k)) || no_launcher(k);
+}
+
 /* ---- products (cuda/gemm.c) ------------------------------------------------------ */
 
 static int64_t batch_of(const ts_tensor *t)
@@ -456,7 +497,13 @@ bool ts__cuda_fused_matmul(ts_kernel_ctx *k)
 /* a dtype the kernels are built for */
 static bool numeric(ts_dtype dt)
 {
-  return (unsigned)dt < TS_CU_DTYPE_COUNT;
+  return (unsigned)dt < TS_NUMERIC_DTYPE_COUNT;
+}
+
+/* the dtypes conv.cu's MaxPool is built for */
+static bool max_pool_dtype(ts_dtype dt)
+{
+  return dt == TS_F32 || dt == TS_F64 || dt == TS_I32 || dt == TS_I64 || dt == TS_U8;
 }
 
 bool ts__cuda_op_supported(const ts_kernel_ctx *k)
@@ -498,12 +545,17 @@ bool ts__cuda_op_supported(const ts_kernel_ctx *k)
            k->in[1]->shape.rank == 4 && k->in[1]->shape.dim[0] * k->in[1]->shape.dim[1] *
                                           k->in[1]->shape.dim[2] > 0;
   case TS_OP_MAX_POOL2D:
-    return dt != TS_BOOL;
+    return max_pool_dtype(dt);
+  case TS_OP_STATELESS_RANDOM_UNIFORM:
+    return k->attrs[0].dtype != TS_BOOL && numeric(k->attrs[0].dtype);
+  case TS_OP_SUM_TO:
+    return dt == TS_F32 || dt == TS_F64 || dt == TS_F16 || dt == TS_BF16;
   case TS_OP_FUSED_MATMUL:
     return (dt == TS_F32 || dt == TS_F64) && ts__cuda_gemm_available(NULL) &&
            k->in[0]->shape.dim[k->attrs[0].b ? 0 : 1] > 0;
-  case TS_OP_FUSED_ELEMENTWISE:
-    return k->n_in <= TS_CU_MAX_IN; /* the program's rows: checked as it launches */
+  case TS_OP_FUSED_ELEMENTWISE: /* the program's rows: checked as it launches */
+    return k->n_in <= TS_CU_MAX_IN &&
+           (dt == TS_F32 || dt == TS_F64 || dt == TS_F16 || dt == TS_BF16);
   case TS_OP_SPARSE_SOFTMAX_CROSS_ENTROPY:
     return k->in[1]->dtype == TS_F32 || k->in[1]->dtype == TS_F64;
   case TS_OP_CONV2D_BACKPROP_INPUT: case TS_OP_CONV2D_BACKPROP_FILTER: case TS_OP_MAX_POOL2D_GRAD:

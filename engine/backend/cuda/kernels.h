@@ -7,6 +7,7 @@
 #pragma once
 
 #include "../../tracescope.h"
+#include "../../ops/philox.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -16,11 +17,10 @@ extern "C" {
  * each output index: element strides, 0 along the dims it broadcasts. */
 #define TS_CU_MAX_IN 8
 
-/* The dtypes the CUDA kernels are built for: f32 ... bool.  The 8- and
- * 16-bit integers, uint32, uint64 and the 16-bit floats have none: ops on
- * them are not supported on CUDA, so they run on the CPU (device placement
- * shows it). */
-#define TS_CU_DTYPE_COUNT (TS_BOOL + 1)
+/* The kernels are built for every numeric dtype (f32 ... bfloat16,
+ * TS_NUMERIC_DTYPE_COUNT) where the CPU's loops take it, the 16-bit floats
+ * computed in f32 and rounded back as on the CPU (cuda/dtypes.cuh); the
+ * `has` functions and ts__cuda_op_supported say which. */
 typedef struct ts_cu_bcast {
   int rank;
   int n_in;
@@ -94,6 +94,24 @@ bool ts__cu_gather(size_t elem_size, ts_dtype index_dtype, int64_t outer, int64_
  * in [0, len)). */
 bool ts__cu_xent(ts_dtype dtype, ts_dtype label_dtype, int64_t rows, int64_t len, const void *x,
                  const void *labels, void *out, void *stream);
+
+/* StatelessRandomUniform (cuda/random.cu): n elements of dtype from the
+ * Philox stream (p->seed, the counter scalar of counter_dtype at the
+ * device address counter), as the CPU draws them. */
+bool ts__cu_stateless_uniform(ts_dtype dtype, int64_t n, const ts_philox_params *p,
+                              ts_dtype counter_dtype, const void *counter, void *out,
+                              void *stream);
+
+/* SumTo (cuda/sum_to.cu): y [n_out, row-major over the kept dims] = the sum
+ * of g over the summed dims; both lists give g's element strides.  Float
+ * dtypes (f32, f64, f16, bf16). */
+typedef struct ts_cu_sum_to {
+  int n_kept, n_summed;
+  int64_t n_out, n_summed_elems;
+  int64_t kept_dim[TS_MAX_RANK], kept_stride[TS_MAX_RANK];
+  int64_t summed_dim[TS_MAX_RANK], summed_stride[TS_MAX_RANK];
+} ts_cu_sum_to;
+bool ts__cu_sum_to(ts_dtype dtype, const ts_cu_sum_to *s, const void *g, void *y, void *stream);
 
 /* A 2-D window over an NHWC input (cuda/conv.cu): input [n, h, w, c],
  * window kh x kw, strides, output oh x ow, padding before the first row

@@ -3,9 +3,10 @@
  * mean, max, min, prod, argmax over one run of axes) and Softmax /
  * LogSoftmax over the last dim, SparseSoftmaxCrossEntropyWithLogits.
  * Float reductions accumulate in f64 (as the CPU's f32 sums and products
- * do; max, min and argmax compare exactly in it), one thread block per
- * output; integer ones as reduce_int_kernel says. */
-#include "kernels.h"
+ * do; max, min and argmax compare exactly in it; the 16-bit floats widened
+ * and the result rounded back once), one thread block per output; integer
+ * ones as reduce_int_kernel says.  Every numeric dtype (cuda/dtypes.cuh). */
+#include "dtypes.cuh"
 
 #include "../../ops/cast_formulas.h"
 
@@ -24,43 +25,59 @@ static unsigned blocks_for(int64_t n)
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);      \
        i += (int64_t)gridDim.x * blockDim.x)
 
-/* Calls F<T> with T the C type of dtype; false for dtypes without one. */
-#define DISPATCH(dtype, ...)                                           \
-  switch (dtype) {                                                      \
-  case TS_F32: { typedef float T; __VA_ARGS__; } break;                        \
-  case TS_F64: { typedef double T; __VA_ARGS__; } break;                       \
-  case TS_I32: { typedef int32_t T; __VA_ARGS__; } break;                      \
-  case TS_I64: { typedef int64_t T; __VA_ARGS__; } break;                      \
-  case TS_U8: { typedef uint8_t T; __VA_ARGS__; } break;                       \
-  case TS_BOOL: { typedef bool T; __VA_ARGS__; } break;                        \
-  default: return false;                                                \
-  }
-
 /* ---- Cast ------------------------------------------------------------------------ */
 
-/* As the CPU's loops (ops/cast.c): floats to integers through
- * ops/cast_formulas.h, anything to bool as x != 0, the rest as C casts. */
-template <class F, class T> struct convert {
-  static __device__ __forceinline__ T f(F x) { return (T)x; }
+/* As the CPU's loops (ops/cast.c), from an element's value V (a 16-bit
+ * float widened to float): floats to integers through
+ * ops/cast_formulas.h, anything to bool as x != 0, anything to a 16-bit
+ * float rounded once from double, the rest as C casts. */
+template <class V, class T> struct convert {
+  static __device__ __forceinline__ T f(V x) { return (T)x; }
 };
-template <class F> struct convert<F, bool> {
-  static __device__ __forceinline__ bool f(F x) { return x != (F)0; }
+template <class V> struct convert<V, bool> {
+  static __device__ __forceinline__ bool f(V x) { return x != (V)0; }
 };
-#define SATURATE(F, T, sat)                                                    \
-  template <> struct convert<F, T> {                                           \
-    static __device__ __forceinline__ T f(F x) { return sat((double)x); }      \
+template <class V> struct convert<V, __half> {
+  static __device__ __forceinline__ __half f(V x) { return narrow<__half>::from((double)x); }
+};
+template <class V> struct convert<V, __nv_bfloat16> {
+  static __device__ __forceinline__ __nv_bfloat16 f(V x)
+  {
+    return narrow<__nv_bfloat16>::from((double)x);
+  }
+};
+/* a float NaN's sign and payload reach the 16-bit floats as the CPU's
+ * (double) cast keeps them */
+template <> struct convert<float, __half> {
+  static __device__ __forceinline__ __half f(float x) { return narrow<__half>::from(x); }
+};
+template <> struct convert<float, __nv_bfloat16> {
+  static __device__ __forceinline__ __nv_bfloat16 f(float x)
+  {
+    return narrow<__nv_bfloat16>::from(x);
+  }
+};
+#define SATURATE(T, sat)                                                       \
+  template <> struct convert<float, T> {                                       \
+    static __device__ __forceinline__ T f(float x) { return sat((double)x); }  \
+  };                                                                           \
+  template <> struct convert<double, T> {                                      \
+    static __device__ __forceinline__ T f(double x) { return sat(x); }         \
   };
-SATURATE(float, int32_t, saturate_i32)
-SATURATE(double, int32_t, saturate_i32)
-SATURATE(float, int64_t, saturate_i64)
-SATURATE(double, int64_t, saturate_i64)
-SATURATE(float, uint8_t, saturate_u8)
-SATURATE(double, uint8_t, saturate_u8)
+SATURATE(int32_t, saturate_i32)
+SATURATE(int64_t, saturate_i64)
+SATURATE(uint8_t, saturate_u8)
+SATURATE(int8_t, saturate_i8)
+SATURATE(int16_t, saturate_i16)
+SATURATE(uint16_t, saturate_u16)
+SATURATE(uint32_t, saturate_u32)
+SATURATE(uint64_t, saturate_u64)
 
 template <class F, class T>
 __global__ void cast_kernel(int64_t n, const F *x, T *o)
 {
-  FOR_EACH(i, n) o[i] = convert<F, T>::f(x[i]);
+  typedef typename value_of<F>::type V;
+  FOR_EACH(i, n) o[i] = convert<V, T>::f(value_of<F>::get(x[i]));
 }
 
 template <class F>
@@ -74,7 +91,7 @@ extern "C" bool ts__cu_cast(ts_dtype from, ts_dtype to, int64_t n, const void *x
                             void *stream)
 {
   if (n <= 0)
-    return (unsigned)from < TS_CU_DTYPE_COUNT && (unsigned)to < TS_CU_DTYPE_COUNT;
+    return (unsigned)from < TS_NUMERIC_DTYPE_COUNT && (unsigned)to < TS_NUMERIC_DTYPE_COUNT;
   cudaStream_t s = (cudaStream_t)stream;
   DISPATCH(from, return cast_from<T>(to, n, x, out, s))
   return true;
@@ -82,10 +99,12 @@ extern "C" bool ts__cu_cast(ts_dtype from, ts_dtype to, int64_t n, const void *x
 
 /* ---- Fill, Range ------------------------------------------------------------------ */
 
+/* value stored as the CPU's ts__store_f64 would (Zeros, Ones: exact) */
 template <class T>
-__global__ void fill_kernel(int64_t n, T v, T *o)
+__global__ void fill_kernel(int64_t n, double v, T *o)
 {
-  FOR_EACH(i, n) o[i] = v;
+  T t = store_f64<T>(v);
+  FOR_EACH(i, n) o[i] = t;
 }
 
 template <class T>
@@ -97,7 +116,7 @@ __global__ void fill_from_kernel(int64_t n, const T *v, T *o)
 extern "C" bool ts__cu_fill(ts_dtype dtype, int64_t n, double value, void *out, void *stream)
 {
   cudaStream_t s = (cudaStream_t)stream;
-  DISPATCH(dtype, if (n > 0) fill_kernel<T><<<blocks_for(n), THREADS, 0, s>>>(n, (T)value, (T *)out))
+  DISPATCH(dtype, if (n > 0) fill_kernel<T><<<blocks_for(n), THREADS, 0, s>>>(n, value, (T *)out))
   return true;
 }
 
@@ -113,7 +132,7 @@ extern "C" bool ts__cu_fill_from(ts_dtype dtype, int64_t n, const void *value_at
 template <class T>
 __global__ void eye_kernel(int64_t n, int64_t cols, T *o)
 {
-  FOR_EACH(i, n) o[i] = (T)(i / cols == i % cols ? 1 : 0);
+  FOR_EACH(i, n) o[i] = store_f64<T>(i / cols == i % cols ? 1 : 0);
 }
 
 extern "C" bool ts__cu_eye(ts_dtype dtype, int64_t rows, int64_t cols, void *out, void *stream)
@@ -127,7 +146,7 @@ extern "C" bool ts__cu_eye(ts_dtype dtype, int64_t rows, int64_t cols, void *out
 template <class T>
 __global__ void range_float_kernel(int64_t n, double start, double delta, T *o)
 {
-  FOR_EACH(i, n) o[i] = (T)(start + (double)i * delta);
+  FOR_EACH(i, n) o[i] = store_f64<T>(__dadd_rn(start, __dmul_rn((double)i, delta)));
 }
 
 template <class T>
@@ -142,7 +161,7 @@ extern "C" bool ts__cu_range(ts_dtype dtype, int64_t n, double start, double del
   cudaStream_t s = (cudaStream_t)stream;
   if (n <= 0)
     return true;
-  if (dtype == TS_F32 || dtype == TS_F64) {
+  if (dtype == TS_F32 || dtype == TS_F64 || dtype == TS_F16 || dtype == TS_BF16) {
     DISPATCH(dtype, (range_float_kernel<T><<<blocks_for(n), THREADS, 0, s>>>(n, start, delta,
                                                                              (T *)out)))
     return true;
@@ -190,7 +209,7 @@ __global__ void reduce_kernel(int kind, int64_t len, int64_t inner, const T *x, 
              : kind == R_MIN ? INFINITY : 0;
   int64_t at = kind == R_ARGMAX ? INT64_MAX : 0;
   for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
-    combine(kind, acc, at, (double)row[i * inner], i);
+    combine(kind, acc, at, (double)value_of<T>::get(row[i * inner]), i);
   acc_s[threadIdx.x] = acc;
   at_s[threadIdx.x] = at;
   __syncthreads();
@@ -204,7 +223,7 @@ __global__ void reduce_kernel(int kind, int64_t len, int64_t inner, const T *x, 
     if (kind == R_ARGMAX)
       ((int64_t *)out)[b] = at_s[0] == INT64_MAX ? 0 : at_s[0];
     else
-      ((T *)out)[b] = (T)(kind == R_MEAN ? acc_s[0] / (double)len : acc_s[0]);
+      ((T *)out)[b] = store_f64<T>(kind == R_MEAN ? acc_s[0] / (double)len : acc_s[0]);
   }
 }
 
@@ -305,10 +324,22 @@ extern "C" bool ts__cu_reduce(ts_op op, ts_dtype dtype, int64_t outer, int64_t l
   case TS_F64:
     reduce_kernel<double><<<nb, THREADS, 0, s>>>(kind, len, inner, (const double *)x, out);
     break;
+  case TS_F16:
+    reduce_kernel<__half><<<nb, THREADS, 0, s>>>(kind, len, inner, (const __half *)x, out);
+    break;
+  case TS_BF16:
+    reduce_kernel<__nv_bfloat16><<<nb, THREADS, 0, s>>>(kind, len, inner,
+                                                         (const __nv_bfloat16 *)x, out);
+    break;
   case TS_I32: reduce_int<int32_t>(kind, nb, len, inner, INT32_MIN, INT32_MAX, x, out, s); break;
   case TS_I64: reduce_int<int64_t>(kind, nb, len, inner, INT64_MIN, INT64_MAX, x, out, s); break;
   case TS_U8: reduce_int<uint8_t>(kind, nb, len, inner, 0, UINT8_MAX, x, out, s); break;
   case TS_BOOL: reduce_int<bool>(kind, nb, len, inner, 0, 1, x, out, s); break;
+  case TS_I8: reduce_int<int8_t>(kind, nb, len, inner, INT8_MIN, INT8_MAX, x, out, s); break;
+  case TS_I16: reduce_int<int16_t>(kind, nb, len, inner, INT16_MIN, INT16_MAX, x, out, s); break;
+  case TS_U16: reduce_int<uint16_t>(kind, nb, len, inner, 0, UINT16_MAX, x, out, s); break;
+  case TS_U32: reduce_int<uint32_t>(kind, nb, len, inner, 0, UINT32_MAX, x, out, s); break;
+  case TS_U64: reduce_int<uint64_t>(kind, nb, len, inner, 0, UINT64_MAX, x, out, s); break;
   default: return false;
   }
   return true;
