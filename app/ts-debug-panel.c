@@ -217,6 +217,19 @@ static void show_stack(TsDebugPanel *self, const TsDebugOp *op)
   }
 }
 
+/* The view lays new text out, and makes a scroll asked for, when it is
+ * next allocated; text the size of the last (the same snippet, or lines
+ * as long) asks for no new size, and GTK 4.8's text view then does both
+ * while the frame is drawn: it moves its adjustment there, and its scroll
+ * bar, drawn after it, is drawn unallocated ("Trying to snapshot GtkGizmo
+ * without a current allocation", the line a frame late).  A resize asked
+ * for makes the scrolled window allocate the view again, then its scroll
+ * bars, in the frame's layout. */
+static void settle_source(TsDebugPanel *self)
+{
+  gtk_widget_queue_resize(GTK_WIDGET(self->source_view));
+}
+
 static void on_source_read(GObject *source, GAsyncResult *res, gpointer user_data)
 {
   g_autoptr(GError) error = NULL;
@@ -228,6 +241,7 @@ static void on_source_read(GObject *source, GAsyncResult *res, gpointer user_dat
   if (!snippet) {
     gtk_label_set_text(self->source_label, error->message);
     gtk_text_buffer_set_text(buffer, "", 0);
+    settle_source(self);
     return;
   }
   g_autofree char *base = g_path_get_basename(snippet->path);
@@ -245,6 +259,7 @@ static void on_source_read(GObject *source, GAsyncResult *res, gpointer user_dat
   GtkTextMark *mark = gtk_text_buffer_create_mark(buffer, NULL, &start, TRUE);
   gtk_text_view_scroll_to_mark(self->source_view, mark, 0.1, TRUE, 0, 0.5);
   gtk_text_buffer_delete_mark(buffer, mark);
+  settle_source(self);
 }
 
 static void show_source(TsDebugPanel *self, const TsDebugOp *op)
@@ -255,6 +270,7 @@ static void show_source(TsDebugPanel *self, const TsDebugOp *op)
   if (!op || !op->file) {
     gtk_label_set_text(self->source_label, op ? "This op was made by the engine: it has no source line" : "");
     gtk_text_buffer_set_text(buffer, "", 0);
+    settle_source(self);
     return;
   }
   self->source_cancellable = g_cancellable_new();

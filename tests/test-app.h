@@ -341,35 +341,6 @@ static inline gboolean fatal_filter(const char *domain, GLogLevelFlags level, co
   return !(message && strstr(message, "session bus"));
 }
 
-static inline gboolean is_unallocated_gizmo(const GLogField *fields, gsize n_fields)
-{
-  for (gsize i = 0; i < n_fields; i++)
-    if (g_str_equal(fields[i].key, "MESSAGE") && fields[i].length < 0) {
-      const char *m = fields[i].value;
-      return strstr(m, "Trying to snapshot GtkGizmo") && strstr(m, "without a current allocation");
-    }
-  return FALSE;
-}
-
-/* Nor is GTK 4.8's "Trying to snapshot GtkGizmo … without a current
- * allocation": under load, the Debugger's source view lays its new text
- * out while a frame is drawn, and its scrollbar's trough is drawn before
- * it is allocated again (2 runs in 10 of test-app-window on a busy
- * machine, always that trough; drawn right on the next frame).  A
- * workaround, not a fix.  GTK logs it through the structured API, which
- * asks no fatal handler: this writer prints it without making it fatal
- * and hands every other message to GLib's own writer. */
-static inline GLogWriterOutput gizmo_tolerant_writer(GLogLevelFlags level, const GLogField *fields, gsize n_fields,
-                                                     gpointer data)
-{
-  if ((level & G_LOG_LEVEL_WARNING) && is_unallocated_gizmo(fields, n_fields)) {
-    g_autofree char *line = g_log_writer_format_fields(level, fields, n_fields, FALSE);
-    g_printerr("(not fatal) %s\n", line);
-    return G_LOG_WRITER_HANDLED;
-  }
-  return g_log_writer_default(level, fields, n_fields, data);
-}
-
 static inline gboolean pane_drawn(gpointer data)
 {
   return ts_graph_pane_get_drawn(ts_window_get_graph_pane(window));
@@ -594,7 +565,6 @@ typedef struct {
 static inline int test_app_run(int *argc, char ***argv, gboolean open_seeds, const TestAppCase *cases)
 {
   g_setenv("GSETTINGS_BACKEND", "memory", TRUE);
-  g_log_set_writer_func(gizmo_tolerant_writer, NULL, NULL); /* before anything logs */
   test_sshd_start(TS_TEST_WORKER); /* it sets variables: before any thread */
   gtk_test_init(argc, argv, NULL);
   g_test_log_set_fatal_handler(fatal_filter, NULL);
