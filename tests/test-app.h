@@ -515,6 +515,17 @@ static inline void find_cramped(GtkWidget *widget, GString *problems)
                            GTK_IS_LABEL(widget) ? gtk_label_get_text(GTK_LABEL(widget)) : "",
                            G_OBJECT_TYPE_NAME(parent), box.origin.x, box.origin.y, box.size.width, box.size.height,
                            gtk_widget_get_width(parent), gtk_widget_get_height(parent));
+  /* a stack's page that needs more width at the stack's height than the
+   * stack has: GtkStack allocates its page that wide, centred, past its
+   * edges (measured here as GtkStack measures it) */
+  GtkWidget *page = GTK_IS_STACK(widget) ? gtk_stack_get_visible_child(GTK_STACK(widget)) : NULL;
+  if (page) {
+    int need = 0;
+    gtk_widget_measure(page, GTK_ORIENTATION_HORIZONTAL, gtk_widget_get_height(widget), &need, NULL, NULL, NULL);
+    if (need > gtk_widget_get_width(widget) + 2)
+      g_string_append_printf(problems, "%s in a GtkStack: %d px wide at the stack's height of %d px, in %d px\n",
+                             G_OBJECT_TYPE_NAME(page), need, gtk_widget_get_height(widget), gtk_widget_get_width(widget));
+  }
   /* a table needing more than its width: columns out of sight */
   if (GTK_IS_COLUMN_VIEW(widget) && !gtk_widget_get_ancestor(widget, TS_TYPE_TENSOR_VIEW)) {
     GtkWidget *scroll = gtk_widget_get_ancestor(widget, GTK_TYPE_SCROLLED_WINDOW);
