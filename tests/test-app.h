@@ -563,6 +563,24 @@ static inline void find_hidden_arguments(GString *problems)
   }
 }
 
+/* The run result's statistics (a tensor's min, max, mean ...) not whole in
+ * sight: cut by the scrolled window around the result (a scroll away is not
+ * in sight).  Nothing when the result is no tensor. */
+static inline void find_hidden_result_stats(GString *problems)
+{
+  GtkWidget *view = GTK_WIDGET(ts_run_panel_get_tensor_view(ts_window_get_run_panel(window)));
+  GtkWidget *stats = find_named(view, "tensor-stats");
+  g_assert_nonnull(stats);
+  if (!gtk_widget_get_mapped(stats) || !*gtk_label_get_text(GTK_LABEL(stats)))
+    return;
+  GtkWidget *scroll = gtk_widget_get_ancestor(view, GTK_TYPE_SCROLLED_WINDOW);
+  graphene_rect_t b;
+  g_assert_true(gtk_widget_compute_bounds(stats, scroll, &b));
+  if (b.origin.y < 0 || b.origin.y + b.size.height > gtk_widget_get_height(scroll) + 0.5)
+    g_string_append_printf(problems, "the result's statistics out of sight: %.0f to %.0f px of a %d px result\n",
+                           b.origin.y, b.origin.y + b.size.height, gtk_widget_get_height(scroll));
+}
+
 G_GNUC_UNUSED static const int LAYOUT_SIZES[][2] = { { 1280, 800 }, { 1024, 700 } };
 G_GNUC_UNUSED static const char *const LAYOUT_THEMES[] = { "light", "dark" };
 
