@@ -81,10 +81,7 @@ void _ts_window_show_selection(TsWindow *self)
     return;
   }
   const char *name = ts_sidebar_item_get_function_name(item);
-  ts_workspace_set_function(self->workspace, name); /* the run panel follows it */
-  /* what the debugger showed was another function's */
-  if (ts_debug_panel_get_function(self->debug_panel) && g_strcmp0(ts_debug_panel_get_function(self->debug_panel), name) != 0)
-    ts_debug_panel_clear(self->debug_panel);
+  ts_workspace_set_function(self->workspace, name); /* the run and debug panels follow it */
   TsConcreteInfo *cf = ts_sidebar_item_get_concrete(item);
   if (!cf) {
     GListModel *children = ts_sidebar_item_get_children(item);
