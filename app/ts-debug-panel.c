@@ -14,6 +14,7 @@
 #include "ts-source-snippet.h"
 #include "ts-tensor-view.h"
 #include "ts-worker-debug.h"
+#include "ts-workspace.h"
 
 #define SOURCE_CONTEXT 6 /* lines either side of the op's */
 #define INTRO "Debug mode: Run steps through the selected function op by op."
@@ -42,6 +43,8 @@ struct _TsDebugPanel {
   GtkStringList *tensor_names;
   TsTensorView *inspector;
 
+  TsWorkspace *workspace; /* another function selected there: what the panel shows goes */
+
   /* the debug call */
   TsEngineWorker *engine;
   TsWorker *worker;      /* the process the call runs in */
@@ -62,7 +65,7 @@ struct _TsDebugPanel {
 
 G_DEFINE_FINAL_TYPE(TsDebugPanel, ts_debug_panel, GTK_TYPE_WIDGET)
 
-enum { PROP_0, PROP_ACTIVE, PROP_STOPPED, N_PROPS };
+enum { PROP_0, PROP_ACTIVE, PROP_STOPPED, PROP_WORKSPACE, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 enum { SIGNAL_OP_SHOWN, SIGNAL_FINISHED, N_SIGNALS };
 static guint signals[N_SIGNALS];
@@ -217,6 +220,19 @@ static void show_stack(TsDebugPanel *self, const TsDebugOp *op)
   }
 }
 
+/* The view lays new text out, and makes a scroll asked for, when it is
+ * next allocated; text the size of the last (the same snippet, or lines
+ * as long) asks for no new size, and GTK 4.8's text view then does both
+ * while the frame is drawn: it moves its adjustment there, and its scroll
+ * bar, drawn after it, is drawn unallocated ("Trying to snapshot GtkGizmo
+ * without a current allocation", the line a frame late).  A resize asked
+ * for makes the scrolled window allocate the view again, then its scroll
+ * bars, in the frame's layout. */
+static void settle_source(TsDebugPanel *self)
+{
+  gtk_widget_queue_resize(GTK_WIDGET(self->source_view));
+}
+
 static void on_source_read(GObject *source, GAsyncResult *res, gpointer user_data)
 {
   g_autoptr(GError) error = NULL;
@@ -228,6 +244,7 @@ static void on_source_read(GObject *source, GAsyncResult *res, gpointer user_dat
   if (!snippet) {
     gtk_label_set_text(self->source_label, error->message);
     gtk_text_buffer_set_text(buffer, "", 0);
+    settle_source(self);
     return;
   }
   g_autofree char *base = g_path_get_basename(snippet->path);
@@ -245,6 +262,7 @@ static void on_source_read(GObject *source, GAsyncResult *res, gpointer user_dat
   GtkTextMark *mark = gtk_text_buffer_create_mark(buffer, NULL, &start, TRUE);
   gtk_text_view_scroll_to_mark(self->source_view, mark, 0.1, TRUE, 0, 0.5);
   gtk_text_buffer_delete_mark(buffer, mark);
+  settle_source(self);
 }
 
 static void show_source(TsDebugPanel *self, const TsDebugOp *op)
@@ -255,6 +273,7 @@ static void show_source(TsDebugPanel *self, const TsDebugOp *op)
   if (!op || !op->file) {
     gtk_label_set_text(self->source_label, op ? "This op was made by the engine: it has no source line" : "");
     gtk_text_buffer_set_text(buffer, "", 0);
+    settle_source(self);
     return;
   }
   self->source_cancellable = g_cancellable_new();
@@ -692,6 +711,28 @@ void ts_debug_panel_clear(TsDebugPanel *self)
   set_state(self, FALSE, FALSE);
 }
 
+/* ---- the workspace ---------------------------------------------------------------------- */
+
+/* Another function selected: what the debugger shows was the last one's. */
+static void on_workspace_function(TsDebugPanel *self)
+{
+  const char *function = ts_workspace_get_function(self->workspace);
+  if (function && self->function && !g_str_equal(function, self->function))
+    ts_debug_panel_clear(self);
+}
+
+static void set_workspace(TsDebugPanel *self, TsWorkspace *workspace)
+{
+  if (self->workspace == workspace)
+    return;
+  if (self->workspace)
+    g_signal_handlers_disconnect_by_func(self->workspace, on_workspace_function, self);
+  g_set_object(&self->workspace, workspace);
+  if (workspace)
+    g_signal_connect_swapped(workspace, "notify::function", G_CALLBACK(on_workspace_function), self);
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_WORKSPACE]);
+}
+
 static void on_history_moved(GtkRange *range, TsDebugPanel *self)
 {
   if (self->setting_scale)
@@ -861,6 +902,7 @@ static void ts_debug_panel_dispose(GObject *object)
   if (self->worker)
     g_signal_handlers_disconnect_by_func(self->worker, on_worker_died, self);
   g_clear_object(&self->worker);
+  set_workspace(self, NULL);
   G_OBJECT_CLASS(ts_debug_panel_parent_class)->dispose(object);
 }
 
@@ -886,6 +928,15 @@ static void ts_debug_panel_get_property(GObject *object, guint id, GValue *value
   switch (id) {
   case PROP_ACTIVE: g_value_set_boolean(value, self->active); break;
   case PROP_STOPPED: g_value_set_boolean(value, self->stopped); break;
+  case PROP_WORKSPACE: g_value_set_object(value, self->workspace); break;
+  default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+  }
+}
+
+static void ts_debug_panel_set_property(GObject *object, guint id, const GValue *value, GParamSpec *pspec)
+{
+  switch (id) {
+  case PROP_WORKSPACE: set_workspace(TS_DEBUG_PANEL(object), g_value_get_object(value)); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
   }
 }
@@ -896,8 +947,12 @@ static void ts_debug_panel_class_init(TsDebugPanelClass *klass)
   object_class->dispose = ts_debug_panel_dispose;
   object_class->finalize = ts_debug_panel_finalize;
   object_class->get_property = ts_debug_panel_get_property;
+  object_class->set_property = ts_debug_panel_set_property;
   properties[PROP_ACTIVE] = g_param_spec_boolean("active", NULL, NULL, FALSE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   properties[PROP_STOPPED] = g_param_spec_boolean("stopped", NULL, NULL, FALSE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  /* the window's template binds it */
+  properties[PROP_WORKSPACE] = g_param_spec_object("workspace", NULL, NULL, TS_TYPE_WORKSPACE,
+                                                   G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties(object_class, N_PROPS, properties);
   signals[SIGNAL_OP_SHOWN] = g_signal_new("op-shown", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                           NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);

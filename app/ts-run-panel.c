@@ -7,6 +7,7 @@
 
 #include "ts-arg-row.h"
 #include "ts-tensor-view.h"
+#include "ts-workspace.h"
 
 #define PULSE_MS 120
 
@@ -30,6 +31,7 @@ struct _TsRunPanel {
   GtkStack *result_stack;             /* the text, or the tensor view for a tensor of rank 1 and up */
   TsTensorView *result_tensor_view;
 
+  TsWorkspace *workspace; /* the panel shows its function's arguments */
   TsLoadedModule *module;
   char *function;
   gboolean unnamed;      /* no named parameters: rows are added by hand */
@@ -43,6 +45,9 @@ struct _TsRunPanel {
 };
 
 G_DEFINE_FINAL_TYPE(TsRunPanel, ts_run_panel, GTK_TYPE_WIDGET)
+
+enum { PROP_0, PROP_WORKSPACE, N_PROPS };
+static GParamSpec *properties[N_PROPS];
 
 static void remembered_free(gpointer data)
 {
@@ -402,6 +407,42 @@ char *ts_run_panel_dup_result_text(TsRunPanel *self)
   return gtk_text_buffer_get_text(buffer, &start, &end, FALSE);
 }
 
+/* ---- the workspace ---------------------------------------------------------------- */
+
+static void on_workspace_function(TsRunPanel *self)
+{
+  const char *function = ts_workspace_get_function(self->workspace);
+  ts_run_panel_set_function(self, function ? ts_workspace_get_module(self->workspace) : NULL, function);
+}
+
+static void set_workspace(TsRunPanel *self, TsWorkspace *workspace)
+{
+  if (self->workspace == workspace)
+    return;
+  if (self->workspace)
+    g_signal_handlers_disconnect_by_func(self->workspace, on_workspace_function, self);
+  g_set_object(&self->workspace, workspace);
+  if (workspace)
+    g_signal_connect_swapped(workspace, "notify::function", G_CALLBACK(on_workspace_function), self);
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_WORKSPACE]);
+}
+
+static void ts_run_panel_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec)
+{
+  switch (id) {
+  case PROP_WORKSPACE: g_value_set_object(value, TS_RUN_PANEL(object)->workspace); break;
+  default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+  }
+}
+
+static void ts_run_panel_set_property(GObject *object, guint id, const GValue *value, GParamSpec *pspec)
+{
+  switch (id) {
+  case PROP_WORKSPACE: set_workspace(TS_RUN_PANEL(object), g_value_get_object(value)); break;
+  default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+  }
+}
+
 static void ts_run_panel_dispose(GObject *object)
 {
   TsRunPanel *self = TS_RUN_PANEL(object);
@@ -411,6 +452,7 @@ static void ts_run_panel_dispose(GObject *object)
   for (GtkWidget *child; (child = gtk_widget_get_first_child(GTK_WIDGET(self)));)
     gtk_widget_unparent(child);
   g_clear_object(&self->module);
+  set_workspace(self, NULL);
   G_OBJECT_CLASS(ts_run_panel_parent_class)->dispose(object);
 }
 
@@ -429,6 +471,12 @@ static void ts_run_panel_class_init(TsRunPanelClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
   object_class->dispose = ts_run_panel_dispose;
   object_class->finalize = ts_run_panel_finalize;
+  object_class->get_property = ts_run_panel_get_property;
+  object_class->set_property = ts_run_panel_set_property;
+  /* the window's template binds it: the panel follows the function selected */
+  properties[PROP_WORKSPACE] = g_param_spec_object("workspace", NULL, NULL, TS_TYPE_WORKSPACE,
+                                                   G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties(object_class, N_PROPS, properties);
   gtk_widget_class_set_template_from_resource(widget_class,
                                               "/io/github/tracescope/Tracescope/ts-run-panel.ui");
   gtk_widget_class_bind_template_child(widget_class, TsRunPanel, function_label);

@@ -15,7 +15,9 @@ G_BEGIN_DECLS
 G_DECLARE_FINAL_TYPE(TsRunPanel, ts_run_panel, TS, RUN_PANEL, GtkWidget)
 
 /* Shows the arguments of module's function (NULL: none), restoring the
- * inputs last used with it. */
+ * inputs last used with it.  With a "workspace" (TsWorkspace, as the
+ * window's template binds it), the panel does so whenever the workspace's
+ * function changes. */
 void ts_run_panel_set_function(TsRunPanel *self, TsLoadedModule *module, const char *function);
 /* The argument specs, remembered for the function; NULL with an error
  * naming the argument if one is not valid. */

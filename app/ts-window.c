@@ -81,13 +81,7 @@ void _ts_window_show_selection(TsWindow *self)
     return;
   }
   const char *name = ts_sidebar_item_get_function_name(item);
-  if (g_strcmp0(name, ts_workspace_get_function(self->workspace)) != 0) {
-    ts_workspace_set_function(self->workspace, name);
-    ts_run_panel_set_function(self->run_panel, ts_workspace_get_module(self->workspace), name);
-  }
-  /* what the debugger showed was another function's */
-  if (ts_debug_panel_get_function(self->debug_panel) && g_strcmp0(ts_debug_panel_get_function(self->debug_panel), name) != 0)
-    ts_debug_panel_clear(self->debug_panel);
+  ts_workspace_set_function(self->workspace, name); /* the run and debug panels follow it */
   TsConcreteInfo *cf = ts_sidebar_item_get_concrete(item);
   if (!cf) {
     GListModel *children = ts_sidebar_item_get_children(item);
@@ -312,10 +306,8 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep, gb
     ts_profiler_panel_set_session(self->profiler_panel, NULL, NULL);
     ts_profiler_panel_set_compare(self->profiler_panel, NULL, NULL);
   }
-  if (!restart) {
+  if (!restart)
     ts_workspace_set_function(self->workspace, NULL);
-    ts_run_panel_set_function(self->run_panel, NULL, NULL);
-  }
   ts_function_list_set_module(self->function_list, module);
   adw_window_title_set_title(self->window_title, ts_loaded_module_get_title(module));
   const char *remote = ts_engine_worker_get_remote(self->worker);

@@ -207,6 +207,19 @@ static void test_graph_header(void)
 /* Selecting an op of lstm_fn shows what it is, where its tensors come from
  * and go, and the line that wrote it; a producer's row selects that
  * producer in the graph; Ctrl+I hides and shows the panel. */
+/* The source snippet as tall as its lines: GTK lays a text view's lines
+ * out in an idle, the view growing as it goes (a line not laid out yet
+ * has no height). */
+static gboolean snippet_laid_out(gpointer data)
+{
+  GtkWidget *view = find_widget(GTK_WIDGET(ts_window_get_node_details(window)), GTK_TYPE_TEXT_VIEW);
+  GtkTextIter last;
+  gtk_text_buffer_get_end_iter(gtk_text_view_get_buffer(GTK_TEXT_VIEW(view)), &last);
+  int y = 0, height = 0;
+  gtk_text_view_get_line_yrange(GTK_TEXT_VIEW(view), &last, &y, &height);
+  return height > 0 && gtk_widget_get_height(view) >= y + height;
+}
+
 static void test_node_details(void)
 {
   select_function("lstm_fn");
@@ -235,14 +248,13 @@ static void test_node_details(void)
   g_assert_cmpstr(g_strstrip(line), ==, g_strstrip(want)); /* dedented */
   g_assert_cmpint(index, ==, TS_NODE_DETAILS_CONTEXT);
   g_assert_cmpint(n_lines, ==, 2 * TS_NODE_DETAILS_CONTEXT + 1);
-  if (g_getenv("TS_TEST_SCREENSHOTS")) { /* for the README: the panel given room down to its source lines */
-    gtk_window_set_default_size(GTK_WINDOW(window), 1440, 960);
+  if (g_getenv("TS_TEST_SCREENSHOTS")) { /* for the README, at the default size: the panel given room down to its source lines */
     gtk_paned_set_position(GTK_PANED(gtk_widget_get_parent(GTK_WIDGET(details))), 170);
     test_wait_for(pane_drawn, NULL, "the opened group to be drawn");
     test_wait_for(not_animating, NULL, "the fly-to the node");
+    test_wait_for(snippet_laid_out, NULL, "every line of the snippet to be laid out");
     wait_drawn(GTK_WIDGET(window));
     save_test_screenshot(GTK_WIDGET(window), "node-details.png");
-    gtk_window_set_default_size(GTK_WINDOW(window), 1280, 800);
   }
 
   /* a producer's row selects it in the graph, and the panel follows */
@@ -564,15 +576,13 @@ static void test_compare_passes(void)
   test_wait_for(details_read, NULL, "the kernel's source to be read");
   test_wait_for(graph_drawn, window, "both graphs to be drawn");
   test_wait_for(not_animating_right, NULL, "the fly-to the kernel");
-  if (g_getenv("TS_TEST_SCREENSHOTS")) { /* for the README: room for both graphs, each fitted */
-    gtk_window_set_default_size(GTK_WINDOW(window), 1600, 1000);
+  if (g_getenv("TS_TEST_SCREENSHOTS")) { /* for the README, at the default size: both graphs, each fitted */
     wait_drawn(GTK_WIDGET(window));
     ts_graph_view_zoom_to_fit(left);
     ts_graph_view_zoom_to_fit(right);
     test_wait_for(graph_drawn, window, "both graphs to be drawn");
     wait_drawn(GTK_WIDGET(window));
     save_test_screenshot(GTK_WIDGET(window), "passes-compare.png");
-    gtk_window_set_default_size(GTK_WINDOW(window), 1280, 800);
   }
 
   /* back to one graph, its selection in the details again */

@@ -704,12 +704,10 @@ static void test_debugger(void)
   test_wait_for(shows_op_seq, first, "the second breakpoint");
   test_wait_for(debug_stopped, NULL, "the second stop");
   g_assert_nonnull(strstr(ts_debug_panel_get_status(panel), "MatMul"));
-  if (g_getenv("TS_TEST_SCREENSHOTS")) {
-    gtk_window_set_default_size(GTK_WINDOW(window), 1440, 960);
+  if (g_getenv("TS_TEST_SCREENSHOTS")) { /* for the README, at the default size */
     wait_drawn(GTK_WIDGET(window));
     test_wait_for(view_still, view, "the graph to reach the op");
     save_test_screenshot(GTK_WIDGET(window), "debugger.png");
-    gtk_window_set_default_size(GTK_WINDOW(window), 1280, 800);
   }
   /* Alt+[ steps back an op, Alt+] forward again to the live stop */
   activate("win.debug", "s", "back");

@@ -1,5 +1,6 @@
 /* test-app-run.c — GUI tests of running functions, modules and the trace log: open, run, eager, retraces, sessions, cancel, refused modules, reload. */
 #include "test-app.h"
+#include "ts-workspace.h"
 
 static TsGraphView *graph_view(void)
 {
@@ -59,6 +60,27 @@ static void test_open_seeds(void)
   g_assert_cmpuint(n_items(functions), ==, (guint)n);
   g_assert_nonnull(ts_loaded_module_lookup(module, SIDE_EFFECT));
   g_assert_null(ts_function_list_get_selected(ts_window_get_function_list(window)));
+}
+
+/* A run panel follows its workspace's function, as the window's template
+ * binds it: the function's arguments when one is selected, nothing when
+ * none is. */
+static void test_run_panel_follows_workspace(void)
+{
+  TsLoadedModule *module = ts_window_get_module(window);
+  g_assert_nonnull(module);
+  g_autoptr(TsWorkspace) workspace = ts_workspace_new();
+  ts_workspace_set_module(workspace, module);
+  GtkWidget *panel = g_object_ref_sink(g_object_new(TS_TYPE_RUN_PANEL, "workspace", workspace, NULL));
+  g_assert_false(gtk_widget_get_sensitive(panel));
+  ts_workspace_set_function(workspace, "power");
+  g_assert_true(gtk_widget_get_sensitive(panel));
+  g_auto(GStrv) args = ts_run_panel_dup_args(TS_RUN_PANEL(panel), NULL);
+  g_assert_nonnull(args);
+  g_assert_cmpuint(g_strv_length(args), ==, 2); /* power(x, n) */
+  ts_workspace_set_function(workspace, NULL);
+  g_assert_false(gtk_widget_get_sensitive(panel));
+  g_object_unref(panel);
 }
 
 /* The guide: host 2 then host 3 trace twice and print "Tracing!" twice. */
@@ -671,6 +693,7 @@ int main(int argc, char **argv)
 {
   return test_app_run(&argc, &argv, FALSE, (const TestAppCase[]){
     { "/app/open-seeds", test_open_seeds },
+    { "/app/run-panel-follows-workspace", test_run_panel_follows_workspace },
     { "/app/host-values-retrace", test_host_values_retrace },
     { "/app/tensors-share-a-graph", test_tensors_share_a_graph },
     { "/app/eager-mode", test_eager_mode },

@@ -211,6 +211,7 @@ static void check_layout(const char *state, GString *problems)
       GString *found = g_string_new(NULL);
       if (i == 0) /* at the default size all of a function's arguments show; at the smallest they scroll */
         find_hidden_arguments(found);
+      find_hidden_result_stats(found); /* the arguments scroll first */
       /* a window bigger than asked for: its panels need more */
       if (gtk_widget_get_width(GTK_WIDGET(window)) > LAYOUT_SIZES[i][0] ||
           gtk_widget_get_height(GTK_WIDGET(window)) > LAYOUT_SIZES[i][1]) {

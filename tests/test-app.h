@@ -341,35 +341,6 @@ static inline gboolean fatal_filter(const char *domain, GLogLevelFlags level, co
   return !(message && strstr(message, "session bus"));
 }
 
-static inline gboolean is_unallocated_gizmo(const GLogField *fields, gsize n_fields)
-{
-  for (gsize i = 0; i < n_fields; i++)
-    if (g_str_equal(fields[i].key, "MESSAGE") && fields[i].length < 0) {
-      const char *m = fields[i].value;
-      return strstr(m, "Trying to snapshot GtkGizmo") && strstr(m, "without a current allocation");
-    }
-  return FALSE;
-}
-
-/* Nor is GTK 4.8's "Trying to snapshot GtkGizmo … without a current
- * allocation": under load, the Debugger's source view lays its new text
- * out while a frame is drawn, and its scrollbar's trough is drawn before
- * it is allocated again (2 runs in 10 of test-app-window on a busy
- * machine, always that trough; drawn right on the next frame).  A
- * workaround, not a fix.  GTK logs it through the structured API, which
- * asks no fatal handler: this writer prints it without making it fatal
- * and hands every other message to GLib's own writer. */
-static inline GLogWriterOutput gizmo_tolerant_writer(GLogLevelFlags level, const GLogField *fields, gsize n_fields,
-                                                     gpointer data)
-{
-  if ((level & G_LOG_LEVEL_WARNING) && is_unallocated_gizmo(fields, n_fields)) {
-    g_autofree char *line = g_log_writer_format_fields(level, fields, n_fields, FALSE);
-    g_printerr("(not fatal) %s\n", line);
-    return G_LOG_WRITER_HANDLED;
-  }
-  return g_log_writer_default(level, fields, n_fields, data);
-}
-
 static inline gboolean pane_drawn(gpointer data)
 {
   return ts_graph_pane_get_drawn(ts_window_get_graph_pane(window));
@@ -544,6 +515,17 @@ static inline void find_cramped(GtkWidget *widget, GString *problems)
                            GTK_IS_LABEL(widget) ? gtk_label_get_text(GTK_LABEL(widget)) : "",
                            G_OBJECT_TYPE_NAME(parent), box.origin.x, box.origin.y, box.size.width, box.size.height,
                            gtk_widget_get_width(parent), gtk_widget_get_height(parent));
+  /* a stack's page that needs more width at the stack's height than the
+   * stack has: GtkStack allocates its page that wide, centred, past its
+   * edges (measured here as GtkStack measures it) */
+  GtkWidget *page = GTK_IS_STACK(widget) ? gtk_stack_get_visible_child(GTK_STACK(widget)) : NULL;
+  if (page) {
+    int need = 0;
+    gtk_widget_measure(page, GTK_ORIENTATION_HORIZONTAL, gtk_widget_get_height(widget), &need, NULL, NULL, NULL);
+    if (need > gtk_widget_get_width(widget) + 2)
+      g_string_append_printf(problems, "%s in a GtkStack: %d px wide at the stack's height of %d px, in %d px\n",
+                             G_OBJECT_TYPE_NAME(page), need, gtk_widget_get_height(widget), gtk_widget_get_width(widget));
+  }
   /* a table needing more than its width: columns out of sight */
   if (GTK_IS_COLUMN_VIEW(widget) && !gtk_widget_get_ancestor(widget, TS_TYPE_TENSOR_VIEW)) {
     GtkWidget *scroll = gtk_widget_get_ancestor(widget, GTK_TYPE_SCROLLED_WINDOW);
@@ -581,6 +563,24 @@ static inline void find_hidden_arguments(GString *problems)
   }
 }
 
+/* The run result's statistics (a tensor's min, max, mean ...) not whole in
+ * sight: cut by the scrolled window around the result (a scroll away is not
+ * in sight).  Nothing when the result is no tensor. */
+static inline void find_hidden_result_stats(GString *problems)
+{
+  GtkWidget *view = GTK_WIDGET(ts_run_panel_get_tensor_view(ts_window_get_run_panel(window)));
+  GtkWidget *stats = find_named(view, "tensor-stats");
+  g_assert_nonnull(stats);
+  if (!gtk_widget_get_mapped(stats) || !*gtk_label_get_text(GTK_LABEL(stats)))
+    return;
+  GtkWidget *scroll = gtk_widget_get_ancestor(view, GTK_TYPE_SCROLLED_WINDOW);
+  graphene_rect_t b;
+  g_assert_true(gtk_widget_compute_bounds(stats, scroll, &b));
+  if (b.origin.y < 0 || b.origin.y + b.size.height > gtk_widget_get_height(scroll) + 0.5)
+    g_string_append_printf(problems, "the result's statistics out of sight: %.0f to %.0f px of a %d px result\n",
+                           b.origin.y, b.origin.y + b.size.height, gtk_widget_get_height(scroll));
+}
+
 G_GNUC_UNUSED static const int LAYOUT_SIZES[][2] = { { 1280, 800 }, { 1024, 700 } };
 G_GNUC_UNUSED static const char *const LAYOUT_THEMES[] = { "light", "dark" };
 
@@ -594,7 +594,6 @@ typedef struct {
 static inline int test_app_run(int *argc, char ***argv, gboolean open_seeds, const TestAppCase *cases)
 {
   g_setenv("GSETTINGS_BACKEND", "memory", TRUE);
-  g_log_set_writer_func(gizmo_tolerant_writer, NULL, NULL); /* before anything logs */
   test_sshd_start(TS_TEST_WORKER); /* it sets variables: before any thread */
   gtk_test_init(argc, argv, NULL);
   g_test_log_set_fatal_handler(fatal_filter, NULL);

@@ -116,10 +116,14 @@ static gboolean map_geometry(TsTensorHeatMap *self, double *x0, double *y0, doub
   if (rows <= 0 || cols <= 0 || aw < 1 || ah < 1)
     return FALSE;
   double cell = MIN(aw / (double)cols, ah / (double)rows);
-  *cw = MAX(cell, MIN(aw, MIN_SIDE) / (double)cols);
-  *ch = MAX(cell, MIN(ah, MIN_SIDE) / (double)rows);
-  *x0 = PAD + (aw - *cw * (double)cols) / 2;
-  *y0 = PAD + (ah - *ch * (double)rows) / 2;
+  /* on whole pixels, from and to: a map edge mid-pixel has its first or
+   * last row and column blended into the background */
+  *cw = floor(MAX(cell, MIN(aw, MIN_SIDE) / (double)cols) * (double)cols) / (double)cols;
+  *ch = floor(MAX(cell, MIN(ah, MIN_SIDE) / (double)rows) * (double)rows) / (double)rows;
+  if (*cw <= 0 || *ch <= 0)
+    return FALSE;
+  *x0 = PAD + floor((aw - *cw * (double)cols) / 2);
+  *y0 = PAD + floor((ah - *ch * (double)rows) / 2);
   return TRUE;
 }
 

@@ -72,7 +72,10 @@ static void set_busy(TsTensorView *self, gboolean busy)
   }
 }
 
-/* "min -1 · max 3 · mean 0.5 · std 1.2 · NaN 0 · +Inf 0 · −Inf 0 · zeros 4" */
+/* "min -1 · max 3 · mean 0.5 · std 1.2 · NaN 0 · +Inf 0 · −Inf 0 · zeros 4",
+ * each name and its value joined by a no-break space: the line wraps
+ * between two of them, never inside one ("std" at a line's end, its value
+ * on the next) */
 static void update_stats_text(TsTensorView *self)
 {
   if (!self->have_stats) {
@@ -90,11 +93,11 @@ static void update_stats_text(TsTensorView *self)
     char d[2][32];
     ts_format_value(self->max_abs, d[0], sizeof d[0]);
     ts_format_value(self->max_rel, d[1], sizeof d[1]);
-    g_string_append_printf(text, _("max |a−b| %s · max rel %s\n"), d[0], d[1]);
+    g_string_append_printf(text, _("max\u00a0|a−b|\u00a0%s · max\u00a0rel\u00a0%s\n"), d[0], d[1]);
   }
   g_string_append_printf(text,
-                         _("min %s · max %s · mean %s · std %s · NaN %" G_GINT64_FORMAT " · +Inf %" G_GINT64_FORMAT
-                           " · −Inf %" G_GINT64_FORMAT " · zeros %" G_GINT64_FORMAT),
+                         _("min\u00a0%s · max\u00a0%s · mean\u00a0%s · std\u00a0%s · NaN\u00a0%" G_GINT64_FORMAT
+                           " · +Inf\u00a0%" G_GINT64_FORMAT " · −Inf\u00a0%" G_GINT64_FORMAT " · zeros\u00a0%" G_GINT64_FORMAT),
                          v[0], v[1], v[2], v[3], s->n_nan, s->n_pos_inf, s->n_neg_inf, s->n_zero);
   gtk_label_set_label(self->stats_label, text->str);
   g_string_free(text, TRUE);
@@ -169,6 +172,13 @@ void _ts_tensor_view_set_message(TsTensorView *self, const char *message)
   gtk_widget_set_visible(GTK_WIDGET(self->message_label), message != NULL);
 }
 
+/* The title row, shown only with a title. */
+static void show_title(TsTensorView *self, const char *title)
+{
+  gtk_label_set_label(self->title_label, title ? title : "");
+  gtk_widget_set_visible(GTK_WIDGET(self->title_label), title && *title);
+}
+
 static void clear(TsTensorView *self)
 {
   self->serial++;
@@ -184,7 +194,7 @@ static void clear(TsTensorView *self)
   self->numeric = FALSE;
   set_busy(self, FALSE);
   _ts_tensor_view_set_message(self, NULL);
-  gtk_label_set_label(self->title_label, "");
+  show_title(self, NULL);
   gtk_label_set_label(self->summary_label, "");
   gtk_label_set_label(self->stats_label, "");
   ts_tensor_table_set_slice(self->table, NULL, NULL);
@@ -196,19 +206,19 @@ static void clear(TsTensorView *self)
   gtk_widget_set_sensitive(self->export_button, FALSE);
 }
 
-/* "f32[1,8,8,3] · CPU · 192 elements" */
+/* "f32[1,8,8,3] · CPU · 192 elements" (the count and its word kept together) */
 static void update_summary(TsTensorView *self, ts_tensor *t)
 {
   char *desc = ts_shape_dtype_string(ts_tensor_dtype(t), ts_tensor_shape(t));
   const ts_backend *backend = ts_tensor_backend(t);
   int64_t n = ts_tensor_size(t);
-  g_autofree char *text = g_strdup_printf(_("%s%s · %s · %" G_GINT64_FORMAT " element%s"),
+  g_autofree char *text = g_strdup_printf(_("%s%s · %s · %" G_GINT64_FORMAT "\u00a0element%s"),
                                           self->b ? _("a − b · ") : "", desc,
                                           backend ? ts_backend_name(backend) : _("symbolic"), n,
                                           n == 1 ? "" : "s");
   free(desc);
   gtk_label_set_label(self->summary_label, text);
-  gtk_label_set_label(self->title_label, self->title ? self->title : "");
+  show_title(self, self->title);
 }
 
 /* Shows self->host (and self->b): summary, slice, statistics. */
@@ -276,7 +286,7 @@ gboolean ts_tensor_view_set_diff(TsTensorView *self, ts_tensor *a, ts_tensor *b,
   if (!ok) {
     ts_tensor_unref(ha);
     ts_tensor_unref(hb);
-    gtk_label_set_label(self->title_label, self->title);
+    show_title(self, self->title);
     _ts_tensor_view_set_message(self, local->message);
     g_propagate_error(error, g_steal_pointer(&local));
     return FALSE;
