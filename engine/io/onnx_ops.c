@@ -4484,6 +4484,18 @@ static const onnx_op_row ROWS[] = {
   { "ConvInteger", 2, 4, 1, 1, ",auto_pad,dilations,group,kernel_shape,pads,strides,", onnx_op_conv_integer, 10, false },
   { "QLinearMatMul", 8, 8, 1, 1, ",", onnx_op_qlinear_matmul, 10, true },
   { "QLinearConv", 8, 9, 1, 1, ",auto_pad,dilations,group,kernel_shape,pads,strides,", onnx_op_qlinear_conv, 10, false },
+  { "SequenceEmpty", 0, 0, 1, 1, ",dtype,", onnx_op_sequence_empty, 11, false },
+  { "SequenceConstruct", 1, ANY, 1, 1, ",", onnx_op_sequence_construct, 11, false },
+  { "SequenceInsert", 2, 3, 1, 1, ",", onnx_op_sequence_insert, 11, false },
+  { "SequenceErase", 1, 2, 1, 1, ",", onnx_op_sequence_erase, 11, false },
+  { "SequenceAt", 2, 2, 1, 1, ",", onnx_op_sequence_at, 11, false },
+  { "SequenceLength", 1, 1, 1, 1, ",", onnx_op_sequence_length, 11, false },
+  { "SplitToSequence", 1, 2, 1, 1, ",axis,keepdims,", onnx_op_split_to_sequence, 11, false },
+  { "ConcatFromSequence", 1, 1, 1, 1, ",axis,new_axis,", onnx_op_concat_from_sequence, 11, false },
+  { "SequenceMap", 1, ANY, 1, ANY, ",body,", onnx_op_sequence_map, 17, false },
+  { "Optional", 0, 1, 1, 1, ",type,", onnx_op_optional, 15, false },
+  { "OptionalHasElement", 1, 1, 1, 1, ",", onnx_op_optional_has_element, 15, false },
+  { "OptionalGetElement", 1, 1, 1, 1, ",", onnx_op_optional_get_element, 15, false },
 };
 
 bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c)
