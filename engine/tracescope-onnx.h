@@ -64,7 +64,8 @@ TS_API ts_function *ts_onnx_model_function(ts_onnx_model *model, int output);
 
 /* The model as a module (the functions ts_onnx_model_function makes, one
  * per output, without their input signatures; example arguments from the
- * inputs' specs: uniform values, unknown dims 1), for tools that run
+ * inputs' specs: uniform values, unknown dims 1; none when an input is a
+ * sequence or an optional, which no argument spec makes), for tools that run
  * modules (tracescope-cli run model.onnx ...).  Owned (ts_module_free);
  * the model must outlive it.  NULL + error. */
 TS_API ts_module *ts_onnx_model_module(ts_onnx_model *model);

@@ -2302,6 +2302,11 @@ static void test_sequence_data(void)
   g_byte_array_unref(bytes);
   ts_onnx_model *m = load_ok(path);
   g_assert_cmpint(ts_onnx_model_input_spec(m, 0).dtype, ==, TS_VARIANT);
+  /* a module of it has no example arguments (no spec makes a sequence) */
+  ts_module *module = ts_onnx_model_module(m);
+  if (!module)
+    g_error("%s", ts_error_peek()->message);
+  ts_module_free(module);
 
   float a[] = { 1, 2 }, b[] = { 3 };
   int64_t two = 2;

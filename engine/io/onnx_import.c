@@ -756,9 +756,13 @@ ts_module *ts_onnx_model_module(ts_onnx_model *m)
   int n = ts_onnx_model_n_outputs(m);
   ts_export *exports = g_new0(ts_export, n + 1);
   char **specs = g_new0(char *, n + 1);
-  /* example arguments: uniform values of each input's dtype and shape, unknown dims 1 */
+  /* example arguments: uniform values of each input's dtype and shape, unknown dims 1;
+   * none where an input is a sequence or an optional (no argument spec makes one) */
   char **examples = g_new0(char *, m->n_inputs + 1);
-  for (int i = 0; i < m->n_inputs; i++) {
+  bool has_examples = true;
+  for (int i = 0; i < m->n_inputs; i++)
+    has_examples &= m->specs[i].dtype != TS_VARIANT;
+  for (int i = 0; i < m->n_inputs && has_examples; i++) {
     ts_shape shape = m->specs[i].shape;
     for (int d = 0; d < shape.rank; d++)
       shape.dim[d] = shape.dim[d] < 0 ? 1 : shape.dim[d];
@@ -774,7 +778,7 @@ ts_module *ts_onnx_model_module(ts_onnx_model *m)
     char *name = function_name(m, i);
     specs[i] = g_strdup_printf("%s%s%s", name, *params ? ", " : "", params);
     g_free(name);
-    exports[i] = (ts_export){ ok ? SLOT_FNS[slot] : NULL, specs[i], (const char *const *)examples };
+    exports[i] = (ts_export){ ok ? SLOT_FNS[slot] : NULL, specs[i], has_examples ? (const char *const *)examples : NULL };
   }
   char *title = g_strdup_printf("ONNX model %s (opset %" PRId64 ")", m->name, m->file.opset);
   ts_module_info info = { TS_ABI_VERSION, title, exports, n };
