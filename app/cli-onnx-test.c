@@ -104,6 +104,14 @@ static char *compare(const ts_tensor *got, const ts_tensor *want)
     return msg;
   }
   int64_t n = ts_tensor_size(want);
+  if (ts_tensor_dtype(want) == TS_STRING) {
+    char *const *a = ts_tensor_data(got), *const *b = ts_tensor_data(want);
+    for (int64_t i = 0; i < n; i++)
+      if (strcmp(a[i] ? a[i] : "", b[i] ? b[i] : "") != 0)
+        return g_strdup_printf("element %" G_GINT64_FORMAT " is '%s', expected '%s'", i, a[i] ? a[i] : "",
+                               b[i] ? b[i] : "");
+    return NULL;
+  }
   bool is_float = ts_dtype_is_float(ts_tensor_dtype(want));
   double rtol = ts_tensor_dtype(want) == TS_BF16 ? 0x1p-7 : RTOL; /* one unit of its last bit */
   for (int64_t i = 0; i < n; i++) {

@@ -410,7 +410,11 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(OPTIONAL_FROM_VALUE, optional_from_value, STATE)                     \
   X(OPTIONAL_NONE, optional_none, STATE)                                 \
   X(OPTIONAL_HAS_VALUE, optional_has_value, STATE)                       \
-  X(OPTIONAL_GET_VALUE, optional_get_value, STATE)
+  X(OPTIONAL_GET_VALUE, optional_get_value, STATE)                       \
+  X(AS_STRING, as_string, SHAPE)                                         \
+  X(STRING_TO_NUMBER, string_to_number, SHAPE)                           \
+  X(STRING_LOWER, string_lower, SHAPE)                                   \
+  X(STRING_UPPER, string_upper, SHAPE)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -1517,6 +1521,18 @@ TS_API ts_tensor *ts_optional_get_value_at(ts_loc loc, ts_tensor *opt);
 #define ts_optional_none() ts_optional_none_at(TS_HERE)
 #define ts_optional_has_value(opt) ts_optional_has_value_at(TS_HERE, (opt))
 #define ts_optional_get_value(opt) ts_optional_get_value_at(TS_HERE, (opt))
+/* Strings (ops/strings.c): numbers as NumPy's str() writes them (floats the
+ * shortest text that reads back the same), text read as numbers of
+ * out_type (an element that is none fails), UTF-8 text in lower or upper case. */
+TS_API ts_tensor *ts_as_string_at(ts_loc loc, ts_tensor *x);
+TS_API ts_tensor *ts_string_to_number_at(ts_loc loc, ts_tensor *x, ts_dtype out_type);
+TS_API ts_tensor *ts_string_lower_at(ts_loc loc, ts_tensor *x);
+TS_API ts_tensor *ts_string_upper_at(ts_loc loc, ts_tensor *x);
+#define ts_as_string(x) ts_as_string_at(TS_HERE, (x))
+#define ts_string_to_number(x, out_type) ts_string_to_number_at(TS_HERE, (x), (out_type))
+#define ts_string_lower(x) ts_string_lower_at(TS_HERE, (x))
+#define ts_string_upper(x) ts_string_upper_at(TS_HERE, (x))
+
 /* An optional value: 1 and *value its content (borrowed), 0 when it holds
  * nothing, -1 when t is no optional value. */
 TS_API int ts_optional_value(const ts_tensor *t, ts_tensor **value);

@@ -2364,6 +2364,88 @@ static void test_sequence_data(void)
   g_free(none_path);
 }
 
+/* Strings: x (floats) as text, joined by the initializer w's words, the
+ * stopword "b" dropped whatever its case, the rest upper case; a NUL byte
+ * inside a string tensor is refused naming it. */
+static void test_strings(void)
+{
+  int64_t three = 3, two = 2;
+  pb *w = msg();
+  put_int(w, 1, 2);
+  put_int(w, 2, 8); /* STRING */
+  put_str(w, 6, "B");
+  put_str(w, 6, "d\xc3\xa9j\xc3\xa0");
+  put_str(w, 8, "w");
+  pb *g = msg();
+  put_msg(g, 1, node("Cast", "text", "x", "t", int_attr("to", 8)));
+  put_msg(g, 1, node("Concat", "join", "t,w", "all", int_attr("axis", 0)));
+  put_msg(g, 1, node("StringNormalizer", "norm", "all", "y",
+                     concat_attrs(string_attr("case_change_action", "UPPER"), strings_attr("stopwords", "b"))));
+  put_msg(g, 5, w);
+  put_msg(g, 11, value_info("x", 1, 1, &three));
+  put_msg(g, 12, value_info("y", 8, 1, &two));
+  pb *bytes = model(13, g);
+  char *path = write_file("strings.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = ts_onnx_load(path);
+  /* Concat takes no strings: the error says where (the node's index) and why */
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_constant(TS_F32, TS_SHAPE(3), (float[]){ 0.5f, 2, -1e-5f }), *y;
+  g_assert_nonnull(m);
+  g_assert_false(ts_onnx_model_run(m, &x, 1, &y));
+  ts_error *e = ts_error_take();
+  g_test_message("%s", e->message);
+  g_assert_nonnull(strstr(e->message, "strings.onnx:2"));
+  g_assert_nonnull(strstr(e->message, "got string"));
+  ts_error_free(e);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+
+  /* the words alone: Cast's text, then the normalizer */
+  g = msg();
+  put_msg(g, 1, node("Cast", "text", "x", "t", int_attr("to", 8)));
+  put_msg(g, 1, node("StringNormalizer", "norm", "t", "y",
+                     concat_attrs(string_attr("case_change_action", "UPPER"), strings_attr("stopwords", "inf"))));
+  put_msg(g, 1, node("Cast", "number", "y", "z", int_attr("to", 1)));
+  put_msg(g, 11, value_info("x", 1, 1, &three));
+  put_msg(g, 12, value_info("z", 1, 1, &two));
+  bytes = model(13, g);
+  path = write_file("strings2.onnx", bytes);
+  g_byte_array_unref(bytes);
+  m = load_ok(path);
+  scope = ts_scope_begin();
+  x = ts_constant(TS_F32, TS_SHAPE(3), (float[]){ 0.5f, INFINITY, -1e-5f });
+  g_assert_true(ts_onnx_model_run(m, &x, 1, &y));
+  g_assert_true(ts_shape_equal(ts_tensor_shape(y), TS_SHAPE(2)));
+  g_assert_cmpfloat(ts_tensor_get_f64(y, 0), ==, 0.5f);
+  g_assert_cmpfloat(ts_tensor_get_f64(y, 1), ==, -1e-5f); /* "-1E-05" reads back */
+  /* which strings stay depends on x: a trace of it is refused, naming the node */
+  ts_value arg = TS_TENSOR_VALUE(x);
+  g_assert_null(ts_function_call(ts_onnx_model_function(m, 0), &arg, 1));
+  e = ts_error_take();
+  g_assert_cmpint(e->code, ==, TS_ERR_UNIMPLEMENTED);
+  g_assert_nonnull(strstr(e->message, "node 'norm'"));
+  ts_error_free(e);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+
+  /* a NUL byte inside a string */
+  pb *t = msg();
+  put_int(t, 1, 1);
+  put_int(t, 2, 8);
+  put_bytes(t, 6, "a\0b", 3);
+  char *tpath = write_file("nul.pb", t);
+  g_byte_array_unref(t);
+  g_assert_null(ts_onnx_tensor_load(tpath));
+  e = ts_error_take();
+  g_assert_cmpint(e->code, ==, TS_ERR_FORMAT);
+  g_assert_nonnull(strstr(e->message, "string element 0 holds a NUL byte"));
+  ts_error_free(e);
+  g_free(tpath);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -2371,6 +2453,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/run-eager-and-graph", test_run_eager_and_graph);
   g_test_add_func("/onnx/import/sequences", test_sequences);
   g_test_add_func("/onnx/import/sequence-data", test_sequence_data);
+  g_test_add_func("/onnx/import/strings", test_strings);
   g_test_add_func("/onnx/import/symbolic-dims", test_symbolic_dims);
   g_test_add_func("/onnx/import/unsupported-op-named", test_unsupported_op_named);
   g_test_add_func("/onnx/import/unsupported-attribute-named", test_unsupported_attribute_named);

@@ -314,6 +314,14 @@ static ts_tensor *row_body(ts_call *c)
                                     ts_logical_not(ts_optional_has_value(none)));
     return ts_where(has, ts_optional_get_value(some), p);
   }
+  case TS_OP_AS_STRING:
+  case TS_OP_STRING_TO_NUMBER:
+  case TS_OP_STRING_LOWER:
+  case TS_OP_STRING_UPPER: { /* numbers to text and back (the text's case changed) */
+    ts_tensor *text = ts_string_upper(ts_string_lower(ts_as_string(ts_div(x, p))));
+    return ts_add(ts_string_to_number(text, TS_F32),
+                  ts_cast(ts_string_to_number(ts_as_string(i), TS_I64), TS_F32));
+  }
   default: /* a row with no case yet */
     no_case = true;
     return NULL;

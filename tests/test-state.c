@@ -893,6 +893,59 @@ static void test_optional_ops(void)
   ts_scope_end(scope);
 }
 
+/* ---- strings ------------------------------------------------------------------------ */
+
+static void assert_strings(ts_tensor *t, int n, const char *const *want)
+{
+  g_assert_nonnull(t);
+  g_assert_cmpint(ts_tensor_dtype(t), ==, TS_STRING);
+  g_assert_cmpint(ts_tensor_size(t), ==, n);
+  char *const *got = ts_tensor_data(t);
+  for (int i = 0; i < n; i++)
+    g_assert_cmpstr(got[i], ==, want[i]);
+}
+
+static void test_string_ops(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  /* floats: the shortest text that reads back the same, as NumPy's str() */
+  float f[] = { 0.1f, 1, -2.5f, 0.039187793f, 1e-5f, NAN, INFINITY, -INFINITY };
+  ts_tensor *text = ts_as_string(ts_constant(TS_F32, TS_SHAPE(8), f));
+  assert_strings(text, 8, (const char *const[]){ "0.1", "1.0", "-2.5", "0.039187793", "1e-05", "nan", "inf", "-inf" });
+  ts_tensor *back = ts_string_to_number(text, TS_F32);
+  for (int i = 0; i < 8; i++)
+    g_assert_true(isnan(f[i]) ? isnan(ts_tensor_get_f64(back, i)) : ts_tensor_get_f64(back, i) == f[i]);
+  assert_strings(ts_as_string(ts_constant(TS_F64, TS_SHAPE(1), (double[]){ 0.1 })), 1, (const char *const[]){ "0.1" });
+  assert_strings(ts_as_string(i32_vector(2, (int32_t[]){ -7, 12 })), 2, (const char *const[]){ "-7", "12" });
+  assert_strings(ts_as_string(ts_constant(TS_BOOL, TS_SHAPE(2), (bool[]){ true, false })), 2,
+                 (const char *const[]){ "True", "False" });
+
+  /* text to numbers: strtod's forms, the whole string */
+  const char *in[] = { "NaN", "INF", "+INF", "-INF", "2.5e1" };
+  ts_tensor *parsed = ts_string_to_number(ts_constant(TS_STRING, TS_SHAPE(5), in), TS_F64);
+  g_assert_true(isnan(ts_tensor_get_f64(parsed, 0)));
+  g_assert_cmpfloat(ts_tensor_get_f64(parsed, 1), ==, INFINITY);
+  g_assert_cmpfloat(ts_tensor_get_f64(parsed, 2), ==, INFINITY);
+  g_assert_cmpfloat(ts_tensor_get_f64(parsed, 3), ==, -INFINITY);
+  g_assert_cmpfloat(ts_tensor_get_f64(parsed, 4), ==, 25);
+  ts_tensor *words = ts_constant(TS_STRING, TS_SHAPE(2), (const char *[]){ "Monday", "ÉTÉ" });
+  assert_strings(ts_string_upper(words), 2, (const char *const[]){ "MONDAY", "ÉTÉ" });
+  assert_strings(ts_string_lower(words), 2, (const char *const[]){ "monday", "été" });
+
+  g_assert_null(ts_string_to_number(ts_constant(TS_STRING, TS_SHAPE(2), (const char *[]){ "1", "1x" }), TS_F32));
+  assert_error("StringToNumber", "element 1 '1x' is not a float32");
+  g_assert_null(ts_string_to_number(ts_constant(TS_STRING, TS_SHAPE(1), (const char *[]){ "300" }), TS_U8));
+  assert_error("StringToNumber", "element 0 '300' is not a uint8");
+  g_assert_null(ts_string_lower(ts_constant(TS_STRING, TS_SHAPE(1), (const char *[]){ "\xff" })));
+  assert_error("StringLower", "element 0 is not UTF-8 text");
+  g_assert_null(ts_as_string(words));
+  assert_error("AsString", "not numbers");
+  g_assert_null(ts_string_upper(i32_vector(1, (int32_t[]){ 1 })));
+  assert_error("StringUpper", "not strings");
+  g_assert_false(ts_failed());
+  ts_scope_end(scope);
+}
+
 /* Traced: the element types come from what made the list or the optional. */
 static ts_tensor *sequence_and_optional(ts_call *c)
 {
@@ -1203,6 +1256,7 @@ int main(int argc, char **argv)
   g_test_add_func("/state/sequence/ops", test_sequence_ops);
   g_test_add_func("/state/sequence/errors", test_sequence_errors);
   g_test_add_func("/state/optional/ops", test_optional_ops);
+  g_test_add_func("/state/strings/ops", test_string_ops);
   g_test_add_func("/state/traced/sequence-and-optional", test_sequence_in_function);
   g_test_add_func("/state/printer/strings-and-variants", test_printer_strings_and_variants);
   g_test_add_func("/state/printer/symbolic", test_printer_symbolic);

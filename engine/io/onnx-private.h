@@ -50,8 +50,9 @@ void onnx_file_clear(onnx_file *f);
 
 /* The engine dtype of an ONNX TensorProto.DataType; false if we have none. */
 bool onnx_dtype(int32_t data_type, ts_dtype *out);
-/* The TensorProto.DataType of an engine dtype; 0 for those ONNX has none
- * of (variant; string, which no mapped op takes). */
+/* The TensorProto.DataType of an engine dtype, as the exporter writes it
+ * (raw bytes); 0 for variant and string (read from string_data, never
+ * written). */
 int32_t onnx_data_type(ts_dtype dtype);
 const char *onnx_dtype_name(int32_t data_type);
 
@@ -142,6 +143,11 @@ bool onnx_op_if(onnx_node_ctx *c);
 bool onnx_op_loop(onnx_node_ctx *c);
 bool onnx_op_scan(onnx_node_ctx *c);
 bool onnx_op_sequence_map(onnx_node_ctx *c);
+
+/* Cast's and CastLike's x as `to`: with strings, the string rows (numbers
+ * as NumPy's str() writes them, text read as numbers) (onnx_strings.c). */
+ts_tensor *onnx_cast(ts_loc loc, ts_tensor *x, ts_dtype to);
+bool onnx_op_string_normalizer(onnx_node_ctx *c);
 
 /* The sequence and optional ops (onnx_seq.c). */
 bool onnx_op_sequence_empty(onnx_node_ctx *c);

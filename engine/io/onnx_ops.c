@@ -379,12 +379,12 @@ static bool dtype_of(const onnx_node_ctx *c, int64_t onnx, ts_dtype *out)
 static bool op_cast(onnx_node_ctx *c)
 {
   ts_dtype to;
-  return dtype_of(c, attr_int(c, "to", 0), &to) && out1(c, ts_cast_at(HERE, IN(0), to));
+  return dtype_of(c, attr_int(c, "to", 0), &to) && out1(c, onnx_cast(HERE, IN(0), to));
 }
 
 static bool op_cast_like(onnx_node_ctx *c)
 {
-  return IN(1) && out1(c, ts_cast_at(HERE, IN(0), ts_tensor_dtype(IN(1))));
+  return IN(1) && out1(c, onnx_cast(HERE, IN(0), ts_tensor_dtype(IN(1))));
 }
 
 static bool op_constant(onnx_node_ctx *c)
@@ -4496,6 +4496,8 @@ static const onnx_op_row ROWS[] = {
   { "Optional", 0, 1, 1, 1, ",type,", onnx_op_optional, 15, false },
   { "OptionalHasElement", 1, 1, 1, 1, ",", onnx_op_optional_has_element, 15, false },
   { "OptionalGetElement", 1, 1, 1, 1, ",", onnx_op_optional_get_element, 15, false },
+  { "StringNormalizer", 1, 1, 1, 1, ",case_change_action,is_case_sensitive,locale,stopwords,",
+    onnx_op_string_normalizer, 10, false },
 };
 
 bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c)
