@@ -857,6 +857,12 @@ static void test_sequence_errors(void)
   g_assert_null(ts_tensor_list_concat(
     ts_tensor_array_write(ts_tensor_array(TS_I32, at(2)), at(1), i32_vector(1, (int32_t[]){ 1 })), 0));
   assert_error("TensorListConcat", "element 0 of the TensorArray (size 2) was never written");
+  /* elements of no size, their dims huge: the concatenated dim would overflow */
+  ts_tensor *huge = ts_zeros(TS_F32, TS_SHAPE(0, (int64_t)1 << 62)), *big = ts_tensor_array(TS_F32, at(0));
+  for (int k = 0; k < 2; k++)
+    big = ts_tensor_list_insert(big, at(0), huge);
+  g_assert_null(ts_tensor_list_concat(big, 1));
+  assert_error("TensorListConcat", "the concatenated axis 1 overflows");
   ts_scope_end(scope);
 }
 

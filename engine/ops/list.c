@@ -520,6 +520,8 @@ static bool concat_cpu(ts_kernel_ctx *k)
                              "axis %" PRId64 " needs the other dims equal",
                              i, ts__shape_str(a, s), ts__shape_str(b, l->items[0]->shape), axis);
     }
+    if (s.dim[axis] > INT64_MAX - shape.dim[axis]) /* elements of no size may have any dims */
+      return ts__kernel_fail(k, TS_ERR_SHAPE, "the concatenated axis %" PRId64 " overflows", axis);
     shape.dim[axis] += s.dim[axis];
   }
   ts_tensor *out = ts__tensor_alloc_on(k->loc, k->backend, l->dtype, shape);
