@@ -2203,11 +2203,11 @@ static void test_shape_known_when_built(void)
 
 /* ---- sequences and optionals ------------------------------------------------------- */
 
-/* ValueInfoProto of a sequence of float tensors (optional: of an optional of one). */
-static pb *sequence_info(const char *name, bool optional)
+/* ValueInfoProto of a sequence of tensors of elem_type (optional: of an optional of one). */
+static pb *sequence_info_of(const char *name, int elem_type, bool optional)
 {
   pb *tensor_type = msg();
-  put_int(tensor_type, 1, 1); /* FLOAT, no shape */
+  put_int(tensor_type, 1, elem_type); /* no shape */
   pb *elem = msg();
   put_msg(elem, 1, tensor_type);
   pb *seq = msg();
@@ -2224,6 +2224,59 @@ static pb *sequence_info(const char *name, bool optional)
   put_str(v, 1, name);
   put_msg(v, 2, type);
   return v;
+}
+
+static pb *sequence_info(const char *name, bool optional)
+{
+  return sequence_info_of(name, 1 /* FLOAT */, optional);
+}
+
+/* A Loop carrying a sequence (the iteration numbers appended) and an
+ * optional whose body gives the sequence it holds with the number
+ * appended (ONNX reads that as the optional holding it): eagerly and as
+ * one traced While, the carried values variants. */
+static void test_loop_carries_sequences(void)
+{
+  pb *body = msg();
+  put_msg(body, 1, node("Identity", "/body/Cond", "cond_in", "cond_out", NULL));
+  put_msg(body, 1, node("SequenceInsert", "/body/Append", "s_in,i", "s_out", NULL));
+  put_msg(body, 1, node("OptionalGetElement", "/body/Get", "o_in", "held", NULL));
+  put_msg(body, 1, node("SequenceInsert", "/body/AppendHeld", "held,i", "o_out", NULL));
+  put_str(body, 2, "body");
+  put_msg(body, 11, value_info("i", 7, 0, NULL));
+  put_msg(body, 11, value_info("cond_in", 9, 0, NULL));
+  put_msg(body, 11, sequence_info_of("s_in", 7, false));
+  put_msg(body, 11, sequence_info_of("o_in", 7, true));
+  put_msg(body, 12, value_info("cond_out", 9, 0, NULL));
+  put_msg(body, 12, sequence_info_of("s_out", 7, false));
+  put_msg(body, 12, sequence_info_of("o_out", 7, false));
+  pb *g = msg();
+  put_msg(g, 1, node("SequenceEmpty", "empty", "", "e", int_attr("dtype", 7)));
+  put_msg(g, 1, node("Optional", "wrap", "e", "o", NULL));
+  put_msg(g, 1, node("Loop", "loop", "M,,e,o", "s_final,o_final", graph_attr("body", body)));
+  put_msg(g, 1, node("ConcatFromSequence", "join", "s_final", "y",
+                     concat_attrs(int_attr("axis", 0), int_attr("new_axis", 1))));
+  put_msg(g, 1, node("ConcatFromSequence", "join_held", "o_final", "z",
+                     concat_attrs(int_attr("axis", -1), int_attr("new_axis", 1))));
+  put_msg(g, 1, node("Add", "sum", "y,z", "w", NULL));
+  put_msg(g, 11, value_info("M", 7, 0, NULL));
+  int64_t n = -1;
+  put_msg(g, 12, value_info("w", 7, 1, &n));
+  pb *bytes = model(16, g);
+  char *path = write_file("loop-sequences.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  for (int graph = 0; graph < 2; graph++) {
+    ts_scope *scope = ts_scope_begin();
+    ts_tensor *trips = ts_scalar_i64(4);
+    ts_tensor *w = run1(m, &trips, 1, graph);
+    g_assert_true(ts_shape_equal(ts_tensor_shape(w), TS_SHAPE(4)));
+    for (int i = 0; i < 4; i++)
+      g_assert_cmpint(ts_tensor_get_i64(w, i), ==, 2 * i);
+    ts_scope_end(scope);
+  }
+  ts_onnx_model_free(m);
+  g_free(path);
 }
 
 /* x [4,2] split into rows; y = row i (from the end when negative), z the
@@ -2452,6 +2505,7 @@ int main(int argc, char **argv)
   tmp_dir = g_dir_make_tmp("tracescope-onnx-XXXXXX", NULL);
   g_test_add_func("/onnx/import/run-eager-and-graph", test_run_eager_and_graph);
   g_test_add_func("/onnx/import/sequences", test_sequences);
+  g_test_add_func("/onnx/import/loop-carries-sequences", test_loop_carries_sequences);
   g_test_add_func("/onnx/import/sequence-data", test_sequence_data);
   g_test_add_func("/onnx/import/strings", test_strings);
   g_test_add_func("/onnx/import/symbolic-dims", test_symbolic_dims);
