@@ -2226,6 +2226,13 @@ static pb *sequence_info_of(const char *name, int elem_type, bool optional)
   return v;
 }
 
+static pb *msg_copy(const pb *b)
+{
+  pb *c = msg();
+  g_byte_array_append(c, b->data, b->len);
+  return c;
+}
+
 static pb *sequence_info(const char *name, bool optional)
 {
   return sequence_info_of(name, 1 /* FLOAT */, optional);
@@ -2253,12 +2260,19 @@ static void test_loop_carries_sequences(void)
   pb *g = msg();
   put_msg(g, 1, node("SequenceEmpty", "empty", "", "e", int_attr("dtype", 7)));
   put_msg(g, 1, node("Optional", "wrap", "e", "o", NULL));
+  /* the optional given as it is, and the sequence given where the body takes an optional */
+  pb *body2 = msg_copy(body);
   put_msg(g, 1, node("Loop", "loop", "M,,e,o", "s_final,o_final", graph_attr("body", body)));
+  put_msg(g, 1, node("Loop", "loop_plain", "M,,e,e", "s_final2,o_final2", graph_attr("body", body2)));
+  put_msg(g, 1, node("ConcatFromSequence", "join2", "o_final2", "z2",
+                     concat_attrs(int_attr("axis", 0), int_attr("new_axis", 1))));
+  put_msg(g, 13, sequence_info_of("e", 7, false));
   put_msg(g, 1, node("ConcatFromSequence", "join", "s_final", "y",
                      concat_attrs(int_attr("axis", 0), int_attr("new_axis", 1))));
   put_msg(g, 1, node("ConcatFromSequence", "join_held", "o_final", "z",
                      concat_attrs(int_attr("axis", -1), int_attr("new_axis", 1))));
-  put_msg(g, 1, node("Add", "sum", "y,z", "w", NULL));
+  put_msg(g, 1, node("Add", "sum", "y,z", "yz", NULL));
+  put_msg(g, 1, node("Add", "sum2", "yz,z2", "w", NULL));
   put_msg(g, 11, value_info("M", 7, 0, NULL));
   int64_t n = -1;
   put_msg(g, 12, value_info("w", 7, 1, &n));
@@ -2272,7 +2286,7 @@ static void test_loop_carries_sequences(void)
     ts_tensor *w = run1(m, &trips, 1, graph);
     g_assert_true(ts_shape_equal(ts_tensor_shape(w), TS_SHAPE(4)));
     for (int i = 0; i < 4; i++)
-      g_assert_cmpint(ts_tensor_get_i64(w, i), ==, 2 * i);
+      g_assert_cmpint(ts_tensor_get_i64(w, i), ==, 3 * i);
     ts_scope_end(scope);
   }
   ts_onnx_model_free(m);

@@ -215,8 +215,12 @@ bool onnx_op_loop(onnx_node_ctx *c)
     env.trip_count = ts_reshape_at(c->loc, env.trip_count, TS_SCALAR_SHAPE);
   vars[V_COND] = env.has_cond ? ts_reshape_at(c->loc, c->in[1].t, TS_SCALAR_SHAPE)
                               : ts_constant(TS_BOOL, TS_SCALAR_SHAPE, &yes);
-  for (int i = 0; i < env.n_carried; i++)
-    vars[V_CARRIED + i] = c->in[2 + i].t;
+  for (int i = 0; i < env.n_carried; i++) {
+    /* a plain value given for a carried optional: the optional holding it */
+    const Onnx__TypeProto *given = c->in[2 + i].type;
+    bool wrap = env.wrap[i] && c->in[2 + i].t && given && !is_optional(given);
+    vars[V_CARRIED + i] = wrap ? ts_optional_from_value_at(c->loc, c->in[2 + i].t) : c->in[2 + i].t;
+  }
   bool ok = !ts_failed();
   int32_t none = 0;
   ts_tensor *empty = ts_constant(TS_I32, TS_SCALAR_SHAPE, &none);
