@@ -9,7 +9,9 @@
  * --wrong-data file (reference outputs that contradict their own model,
  * as upstream has acknowledged) is counted as skipped when it fails.
  * Floats compare to no finer than the output dtype's precision
- * (bfloat16's 8 bits). */
+ * (bfloat16's 8 bits); strings exactly; sequences element by element and
+ * optionals by their values, read as the model declares each input and
+ * output (ts_onnx_model_value_load). */
 #include "cli.h"
 
 #include <math.h>
