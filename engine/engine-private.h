@@ -51,11 +51,16 @@ struct ts_tensor {
   const char *carried_kind;
 };
 
-/* A TS_VARIANT element: a reference-counted object (a TensorArray's list). */
+/* A TS_VARIANT element: a reference-counted object (a TensorArray's list,
+ * an optional, a traced statement's state); `kind` is how it prints
+ * ("TensorList": <TensorList>). */
 typedef struct ts_variant {
   int refcount;
   void (*destroy)(struct ts_variant *v);
+  const char *kind;
 } ts_variant;
+/* "<KIND>" for variant element i of t ("<variant>" when it holds none). */
+void ts__variant_append_name(GString *s, const ts_tensor *t, int64_t i);
 ts_variant *ts__variant_ref(ts_variant *v);
 void ts__variant_unref(ts_variant *v);
 

@@ -878,6 +878,7 @@ static void test_optional_ops(void)
   assert_i32_values(value, 2, (int32_t[]){ 7, 8 });
   g_assert_cmpint(ts_optional_value(none, &value), ==, 0);
   g_assert_cmpint(ts_optional_value(at(1), &value), ==, -1);
+  assert_string(ts_tensor_to_string(some), "Tensor(<Optional>, shape=(), dtype=variant)");
 
   /* an optional of a list; a variable's value as it was */
   ts_tensor *seq = ts_tensor_list_insert(ts_tensor_array(TS_I32, at(0)), at(0), at(5));

@@ -39,7 +39,7 @@ static void list_destroy(ts_variant *v)
 static ta_list *list_new(ts_kernel_ctx *k, ts_dtype dtype, int64_t n)
 {
   ta_list *l = g_new0(ta_list, 1);
-  l->base = (ts_variant){ .refcount = 1, .destroy = list_destroy };
+  l->base = (ts_variant){ .refcount = 1, .destroy = list_destroy, .kind = "TensorList" };
   l->dtype = dtype;
   l->items = n ? g_try_new0(ts_tensor *, (gsize)n) : NULL;
   if (n && !l->items) {

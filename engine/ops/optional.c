@@ -42,7 +42,7 @@ static const optional *input_optional(ts_kernel_ctx *k)
 static bool put_optional(ts_kernel_ctx *k, ts_tensor *value)
 {
   optional *o = g_new0(optional, 1);
-  o->base = (ts_variant){ .refcount = 1, .destroy = optional_destroy };
+  o->base = (ts_variant){ .refcount = 1, .destroy = optional_destroy, .kind = "Optional" };
   o->value = value;
   ((ts_variant **)k->out[0]->data)[0] = &o->base;
   return true;
