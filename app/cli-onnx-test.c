@@ -9,7 +9,9 @@
  * --wrong-data file (reference outputs that contradict their own model,
  * as upstream has acknowledged) is counted as skipped when it fails.
  * Floats compare to no finer than the output dtype's precision
- * (bfloat16's 8 bits). */
+ * (bfloat16's 8 bits); strings exactly; sequences element by element and
+ * optionals by their values, read as the model declares each input and
+ * output (ts_onnx_model_value_load). */
 #include "cli.h"
 
 #include <math.h>
@@ -51,9 +53,47 @@ static char *test_name(const char *dir)
   return name;
 }
 
+static char *compare(const ts_tensor *got, const ts_tensor *want);
+
+/* Sequences element by element, optionals by their values: NULL if equal,
+ * else what differs (owned). */
+static char *compare_variant(const ts_tensor *got, const ts_tensor *want)
+{
+  int64_t n = ts_tensor_list_size(want);
+  if (n >= 0) {
+    int64_t m = ts_tensor_list_size(got);
+    if (m != n)
+      return m < 0 ? g_strdup("not a sequence, expected one")
+                   : g_strdup_printf("a sequence of %" G_GINT64_FORMAT " elements, expected %" G_GINT64_FORMAT, m, n);
+    for (int64_t i = 0; i < n; i++) {
+      const ts_tensor *a = ts_tensor_list_item(got, i), *b = ts_tensor_list_item(want, i);
+      char *diff = a ? compare(a, b) : g_strdup("never written");
+      if (diff) {
+        char *msg = g_strdup_printf("sequence element %" G_GINT64_FORMAT ": %s", i, diff);
+        g_free(diff);
+        return msg;
+      }
+    }
+    return NULL;
+  }
+  ts_tensor *want_value = NULL, *got_value = NULL;
+  int want_has = ts_optional_value(want, &want_value), got_has = ts_optional_value(got, &got_value);
+  if (want_has < 0)
+    return g_strdup("the expected value is neither a tensor, a sequence nor an optional");
+  if (got_has != want_has)
+    return g_strdup_printf("%s, expected %s", got_has < 0 ? "not an optional" : got_has ? "an optional with a value" : "an empty optional",
+                           want_has ? "an optional with a value" : "an empty optional");
+  char *diff = want_has ? compare(got_value, want_value) : NULL;
+  char *msg = diff ? g_strdup_printf("the optional's value: %s", diff) : NULL;
+  g_free(diff);
+  return msg;
+}
+
 /* NULL if equal, else what differs (owned). */
 static char *compare(const ts_tensor *got, const ts_tensor *want)
 {
+  if (ts_tensor_dtype(want) == TS_VARIANT && ts_tensor_dtype(got) == TS_VARIANT)
+    return compare_variant(got, want);
   if (ts_tensor_dtype(got) != ts_tensor_dtype(want))
     return g_strdup_printf("dtype %s, expected %s", ts_dtype_name(ts_tensor_dtype(got)),
                            ts_dtype_name(ts_tensor_dtype(want)));
@@ -66,6 +106,14 @@ static char *compare(const ts_tensor *got, const ts_tensor *want)
     return msg;
   }
   int64_t n = ts_tensor_size(want);
+  if (ts_tensor_dtype(want) == TS_STRING) {
+    char *const *a = ts_tensor_data(got), *const *b = ts_tensor_data(want);
+    for (int64_t i = 0; i < n; i++)
+      if (strcmp(a[i] ? a[i] : "", b[i] ? b[i] : "") != 0)
+        return g_strdup_printf("element %" G_GINT64_FORMAT " is '%s', expected '%s'", i, a[i] ? a[i] : "",
+                               b[i] ? b[i] : "");
+    return NULL;
+  }
   bool is_float = ts_dtype_is_float(ts_tensor_dtype(want));
   double rtol = ts_tensor_dtype(want) == TS_BF16 ? 0x1p-7 : RTOL; /* one unit of its last bit */
   for (int64_t i = 0; i < n; i++) {
@@ -80,14 +128,17 @@ static char *compare(const ts_tensor *got, const ts_tensor *want)
   return NULL;
 }
 
-/* The tensors dir/PREFIX_0.pb, _1, ... into out; their count, -1 + error. */
-static int load_tensors(const char *dir, const char *prefix, ts_tensor **out)
+/* The values dir/PREFIX_0.pb, _1, ... (inputs or outputs of model: tensors,
+ * sequences or optionals as it declares them) into out; their count, -1 + error. */
+static int load_tensors(const ts_onnx_model *model, const char *dir, bool outputs, ts_tensor **out)
 {
-  int n = 0;
+  int n = 0, n_model = outputs ? ts_onnx_model_n_outputs(model) : ts_onnx_model_n_inputs(model);
   for (; n < MAX_TENSORS; n++) {
-    char *path = g_strdup_printf("%s/%s_%d.pb", dir, prefix, n);
+    char *path = g_strdup_printf("%s/%s_%d.pb", dir, outputs ? "output" : "input", n);
     bool exists = g_file_test(path, G_FILE_TEST_EXISTS);
-    out[n] = exists ? ts_onnx_tensor_load(path) : NULL;
+    out[n] = !exists       ? NULL
+             : n < n_model ? ts_onnx_model_value_load(model, outputs, n, path)
+                           : ts_onnx_tensor_load(path);
     g_free(path);
     if (!exists)
       break;
@@ -140,7 +191,7 @@ static outcome run_data_set(run *r, ts_onnx_model *model, const char *set, const
                             bool *graph_refused)
 {
   ts_tensor *inputs[MAX_TENSORS], *wants[MAX_TENSORS];
-  int n_in = load_tensors(set, "input", inputs), n_want = n_in < 0 ? -1 : load_tensors(set, "output", wants);
+  int n_in = load_tensors(model, set, false, inputs), n_want = n_in < 0 ? -1 : load_tensors(model, set, true, wants);
   if (n_in < 0 || n_want < 0)
     return error_outcome(r, name, why);
   for (int i = 0; i < n_in && i < ts_onnx_model_n_inputs(model); i++) {

@@ -51,11 +51,16 @@ struct ts_tensor {
   const char *carried_kind;
 };
 
-/* A TS_VARIANT element: a reference-counted object (a TensorArray's list). */
+/* A TS_VARIANT element: a reference-counted object (a TensorArray's list,
+ * an optional, a traced statement's state); `kind` is how it prints
+ * ("TensorList": <TensorList>). */
 typedef struct ts_variant {
   int refcount;
   void (*destroy)(struct ts_variant *v);
+  const char *kind;
 } ts_variant;
+/* "<KIND>" for variant element i of t ("<variant>" when it holds none). */
+void ts__variant_append_name(GString *s, const ts_tensor *t, int64_t i);
 ts_variant *ts__variant_ref(ts_variant *v);
 void ts__variant_unref(ts_variant *v);
 
@@ -403,8 +408,19 @@ typedef struct ts_list_elem {
 /* Adds what one item says: its dtype (the first wins) and shape (dims that
  * differ become unknown); shape may be NULL. */
 void ts__list_elem_merge(ts_list_elem *e, ts_dtype dtype, const ts_shape *shape);
-/* From a concrete list value; false if it is not one. */
+/* From a concrete list value (or an optional's: its value's dtype and
+ * shape); false if it is neither. */
 bool ts__list_elem_of_value(const ts_tensor *list, ts_list_elem *e);
+bool ts__optional_elem_of_value(const ts_tensor *opt, ts_list_elem *e); /* ops/optional.c */
+/* What a list's elements or an optional's value are, as far as is known:
+ * from the value itself, or while tracing from the handler that knows the
+ * graph (the tracer). */
+ts_list_elem ts__variant_elem_type(const ts_tensor *v);
+/* Dispatches op (TensorListGetItem, TensorListStack, TensorListConcat with
+ * axis, OptionalGetValue) with its element type as attributes: what the
+ * graph says, hint (NULL: none) filling in what it does not. */
+ts_tensor *ts__element_op(ts_loc loc, ts_op op, ts_tensor *const *in, int n_in,
+                          const ts_list_elem *hint, int64_t axis);
 
 /* ---- op handlers ------------------------------------------------------------------
  * Dispatch validates and promotes, then hands the op to the calling thread's

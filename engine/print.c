@@ -3,8 +3,9 @@
  * 1.24's str() of the array (array2string with the default print options).
  * Floats go through a port of NumPy's Dragon4 (shortest unique digits per
  * dtype, unbiased rounding), so every digit and pad matches NumPy's.
- * Strings print as bytes reprs ("[b'a' b'bc']"), variants as <TensorList>,
- * and symbolic tensors as TensorFlow prints graph tensors:
+ * Strings print as bytes reprs ("[b'a' b'bc']"), variants by their kind
+ * (<TensorList>, <Optional>), and symbolic tensors as TensorFlow prints
+ * graph tensors:
  * Tensor("a:0", shape=(None, 3), dtype=float32). */
 #include "engine-private.h"
 
@@ -537,7 +538,7 @@ static void append_object(GString *s, const ts_tensor *t, int64_t i)
   if (t->dtype == TS_STRING)
     append_bytes_repr(s, ((char *const *)t->data)[i]);
   else
-    g_string_append(s, "<TensorList>"); /* the variants users hold are TensorArrays */
+    ts__variant_append_name(s, t, i);
 }
 
 static bool is_object(ts_dtype dt)

@@ -73,7 +73,7 @@ static void append_element(GString *s, const ts_tensor *t, int64_t i)
     return;
   }
   case TS_VARIANT:
-    g_string_append(s, "<TensorList>");
+    ts__variant_append_name(s, t, i);
     return;
   case TS_U64:
     snprintf(buf, sizeof buf, "%" PRIu64, ((const uint64_t *)t->data)[i]);

@@ -207,6 +207,12 @@ ts_variant *ts__variant_ref(ts_variant *v)
   return v;
 }
 
+void ts__variant_append_name(GString *s, const ts_tensor *t, int64_t i)
+{
+  const ts_variant *v = t->data ? ((ts_variant *const *)t->data)[i] : NULL;
+  g_string_append_printf(s, "<%s>", v && v->kind ? v->kind : "variant");
+}
+
 void ts__variant_unref(ts_variant *v)
 {
   if (v && __atomic_sub_fetch(&v->refcount, 1, __ATOMIC_ACQ_REL) == 0)

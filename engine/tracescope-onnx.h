@@ -64,7 +64,8 @@ TS_API ts_function *ts_onnx_model_function(ts_onnx_model *model, int output);
 
 /* The model as a module (the functions ts_onnx_model_function makes, one
  * per output, without their input signatures; example arguments from the
- * inputs' specs: uniform values, unknown dims 1), for tools that run
+ * inputs' specs: uniform values, unknown dims 1; none when an input is a
+ * sequence or an optional, which no argument spec makes), for tools that run
  * modules (tracescope-cli run model.onnx ...).  Owned (ts_module_free);
  * the model must outlive it.  NULL + error. */
 TS_API ts_module *ts_onnx_model_module(ts_onnx_model *model);
@@ -72,6 +73,14 @@ TS_API ts_module *ts_onnx_model_module(ts_onnx_model *model);
 /* A serialized TensorProto (the input_0.pb of ONNX's backend tests), as a
  * tensor in the current scope.  NULL + error naming the file. */
 TS_API ts_tensor *ts_onnx_tensor_load(const char *path);
+
+/* A serialized value of the model's input or output i (the input_N.pb and
+ * output_N.pb of ONNX's backend tests) read as the model declares it: a
+ * TensorProto for a tensor, a SequenceProto for a sequence (a TensorList:
+ * ts_tensor_list_size), an OptionalProto for an optional
+ * (ts_optional_value).  In the current scope; NULL + error naming the file. */
+TS_API ts_tensor *ts_onnx_model_value_load(const ts_onnx_model *model, bool output, int i,
+                                           const char *path);
 
 /* ts_onnx_load's check alone, for tools that sort models before running
  * them: the ONNX ops (and "dtype NAME" for tensor types) of the file at

@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define TS_ABI_VERSION 9
+#define TS_ABI_VERSION 10
 #define TS_MAX_RANK 8
 #define TS_API __attribute__((visibility("default")))
 
@@ -402,7 +402,19 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(STATELESS_RANDOM_UNIFORM, stateless_random_uniform, CREATE)          \
   X(SHUFFLE_INDICES, shuffle_indices, CREATE)                            \
   X(SUM_TO, sum_to, REDUCE)                                              \
-  X(APPLY_ADAM, apply_adam, STATE)
+  X(APPLY_ADAM, apply_adam, STATE)                                       \
+  X(TENSOR_LIST_LENGTH, tensor_list_length, STATE)                       \
+  X(TENSOR_LIST_INSERT, tensor_list_insert, STATE)                       \
+  X(TENSOR_LIST_ERASE, tensor_list_erase, STATE)                         \
+  X(TENSOR_LIST_CONCAT, tensor_list_concat, STATE)                       \
+  X(OPTIONAL_FROM_VALUE, optional_from_value, STATE)                     \
+  X(OPTIONAL_NONE, optional_none, STATE)                                 \
+  X(OPTIONAL_HAS_VALUE, optional_has_value, STATE)                       \
+  X(OPTIONAL_GET_VALUE, optional_get_value, STATE)                       \
+  X(AS_STRING, as_string, SHAPE)                                         \
+  X(STRING_TO_NUMBER, string_to_number, SHAPE)                           \
+  X(STRING_LOWER, string_lower, SHAPE)                                   \
+  X(STRING_UPPER, string_upper, SHAPE)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -1474,6 +1486,56 @@ TS_API ts_tensor *ts_tensor_array_stack_at(ts_loc loc, ts_tensor *ta);
   ts_tensor_array_write_at(TS_HERE, (ta), (index), (value))
 #define ts_tensor_array_read(ta, index) ts_tensor_array_read_at(TS_HERE, (ta), (index))
 #define ts_tensor_array_stack(ta) ts_tensor_array_stack_at(TS_HERE, (ta))
+
+/* TensorLists as sequences (ONNX's Sequence ops): an index counts from the
+ * end when negative (-1 the last element).  Length is an int64 scalar;
+ * insert puts value before element `index` (the length appends); erase
+ * removes one; concat joins the elements along axis (their other dims
+ * equal; an empty list gives the element shape the trace knows, axis 0). */
+TS_API ts_tensor *ts_tensor_list_length_at(ts_loc loc, ts_tensor *ta);
+TS_API ts_tensor *ts_tensor_list_insert_at(ts_loc loc, ts_tensor *ta, ts_tensor *index,
+                                           ts_tensor *value);
+TS_API ts_tensor *ts_tensor_list_erase_at(ts_loc loc, ts_tensor *ta, ts_tensor *index);
+TS_API ts_tensor *ts_tensor_list_concat_at(ts_loc loc, ts_tensor *ta, int axis);
+#define ts_tensor_list_length(ta) ts_tensor_list_length_at(TS_HERE, (ta))
+#define ts_tensor_list_insert(ta, index, value) \
+  ts_tensor_list_insert_at(TS_HERE, (ta), (index), (value))
+#define ts_tensor_list_erase(ta, index) ts_tensor_list_erase_at(TS_HERE, (ta), (index))
+#define ts_tensor_list_concat(ta, axis) ts_tensor_list_concat_at(TS_HERE, (ta), (axis))
+
+/* A list value's elements (a TensorArray, an ONNX sequence): their count,
+ * -1 when t holds no list (a tensor, an optional, a symbolic value). */
+TS_API int64_t ts_tensor_list_size(const ts_tensor *t);
+/* Element i of a list value, borrowed (the list owns it); NULL where never
+ * written or out of range. */
+TS_API ts_tensor *ts_tensor_list_item(const ts_tensor *t, int64_t i);
+
+/* Optionals (tf.experimental.Optional, ONNX's optional type): a variant
+ * scalar holding a tensor (a list among them) or nothing.  get_value
+ * fails on an optional that holds nothing. */
+TS_API ts_tensor *ts_optional_from_value_at(ts_loc loc, ts_tensor *value);
+TS_API ts_tensor *ts_optional_none_at(ts_loc loc);
+TS_API ts_tensor *ts_optional_has_value_at(ts_loc loc, ts_tensor *opt);
+TS_API ts_tensor *ts_optional_get_value_at(ts_loc loc, ts_tensor *opt);
+#define ts_optional_from_value(value) ts_optional_from_value_at(TS_HERE, (value))
+#define ts_optional_none() ts_optional_none_at(TS_HERE)
+#define ts_optional_has_value(opt) ts_optional_has_value_at(TS_HERE, (opt))
+#define ts_optional_get_value(opt) ts_optional_get_value_at(TS_HERE, (opt))
+/* Strings (ops/strings.c): numbers as NumPy's str() writes them (floats the
+ * shortest text that reads back the same), text read as numbers of
+ * out_type (an element that is none fails), UTF-8 text in lower or upper case. */
+TS_API ts_tensor *ts_as_string_at(ts_loc loc, ts_tensor *x);
+TS_API ts_tensor *ts_string_to_number_at(ts_loc loc, ts_tensor *x, ts_dtype out_type);
+TS_API ts_tensor *ts_string_lower_at(ts_loc loc, ts_tensor *x);
+TS_API ts_tensor *ts_string_upper_at(ts_loc loc, ts_tensor *x);
+#define ts_as_string(x) ts_as_string_at(TS_HERE, (x))
+#define ts_string_to_number(x, out_type) ts_string_to_number_at(TS_HERE, (x), (out_type))
+#define ts_string_lower(x) ts_string_lower_at(TS_HERE, (x))
+#define ts_string_upper(x) ts_string_upper_at(TS_HERE, (x))
+
+/* An optional value: 1 and *value its content (borrowed), 0 when it holds
+ * nothing, -1 when t is no optional value. */
+TS_API int ts_optional_value(const ts_tensor *t, ts_tensor **value);
 
 /* ---- the divergence finder (engine/trace/diverge.c) --------------------------
  * Runs a function eagerly and as a graph on the same inputs, matches every

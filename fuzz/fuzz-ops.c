@@ -5,9 +5,9 @@
  * each an op (creation, cast, reshape, transpose, concat, split, slice,
  * gather, every binary and unary op, where, reductions, argmax, matmul,
  * softmax, cross entropy, conv2d, max_pool2d, print, variables, tensor
- * arrays, cond, while) on registers, with random attributes: dtypes
- * including invalid numbers, ranks 0-8 and invalid, dims 0-5 and huge,
- * strides, axes, NULL inputs.
+ * arrays and their sequence ops, optionals, cond, while) on registers,
+ * with random attributes: dtypes including invalid numbers, ranks 0-8 and
+ * invalid, dims 0-5 and huge, strides, axes, NULL inputs.
  *
  * Every program runs eagerly; then (chosen by the header) as the body of a
  * ts_function called in graph mode, traced with an input signature whose
@@ -740,22 +740,32 @@ static void run_op(fuzz_state *st, reader *r)
       out = fuzz_check(ts_tensor_array(dtype, n), "tensor_array");
     break;
   }
-  case 27: {
+  case 27: { /* a write, or (odd sub) an insert: a list grows by one per instruction */
     ts_tensor *index = ta_index(st, r);
     int64_t e = mul_sat(elements_of(y), TA_MAX_INDEX + 1);
     if (fits(st, x && y, e, e))
-      out = fuzz_check(ts_tensor_array_write(x, index, y), "tensor_array_write");
+      out = sub & 1 ? fuzz_check(ts_tensor_list_insert(x, index, y), "tensor_list_insert")
+                    : fuzz_check(ts_tensor_array_write(x, index, y), "tensor_array_write");
     break;
   }
-  case 28: {
+  case 28: { /* a read, an erase, or an optional made, tested or read */
     ts_tensor *index = ta_index(st, r);
-    if (fits(st, x != NULL, 0, 0))
-      out = fuzz_check(ts_tensor_array_read(x, index), "tensor_array_read");
+    if (!fits(st, x != NULL, 0, 0))
+      break;
+    switch (sub % 6) {
+    case 1: out = fuzz_check(ts_tensor_list_erase(x, index), "tensor_list_erase"); break;
+    case 2: out = fuzz_check(ts_optional_from_value(x), "optional_from_value"); break;
+    case 3: out = fuzz_check(ts_optional_has_value(x), "optional_has_value"); break;
+    case 4: out = fuzz_check(ts_optional_get_value(sub & 8 ? ts_optional_none() : x), "optional_get_value"); break;
+    default: out = fuzz_check(ts_tensor_array_read(x, index), "tensor_array_read"); break;
+    }
     break;
   }
-  case 29:
+  case 29: /* a stack, a concat along an axis (-2 .. 5), or the length */
     if (fits(st, x != NULL, 0, 0))
-      out = fuzz_check(ts_tensor_array_stack(x), "tensor_array_stack");
+      out = sub % 3 == 1 ? fuzz_check(ts_tensor_list_concat(x, (int)(sub / 3 % 8) - 2), "tensor_list_concat")
+            : sub % 3 == 2 ? fuzz_check(ts_tensor_list_length(x), "tensor_list_length")
+                           : fuzz_check(ts_tensor_array_stack(x), "tensor_array_stack");
     break;
   case 30: {
     ts_tensor *vars[3] = { y, z, x };

@@ -2257,11 +2257,327 @@ static void test_shape_known_when_built(void)
   g_free(path);
 }
 
+/* ---- sequences and optionals ------------------------------------------------------- */
+
+/* ValueInfoProto of a sequence of tensors of elem_type (optional: of an optional of one). */
+static pb *sequence_info_of(const char *name, int elem_type, bool optional)
+{
+  pb *tensor_type = msg();
+  put_int(tensor_type, 1, elem_type); /* no shape */
+  pb *elem = msg();
+  put_msg(elem, 1, tensor_type);
+  pb *seq = msg();
+  put_msg(seq, 1, elem);
+  pb *type = msg();
+  put_msg(type, 4, seq);
+  if (optional) {
+    pb *opt = msg();
+    put_msg(opt, 1, type);
+    type = msg();
+    put_msg(type, 9, opt);
+  }
+  pb *v = msg();
+  put_str(v, 1, name);
+  put_msg(v, 2, type);
+  return v;
+}
+
+static pb *msg_copy(const pb *b)
+{
+  pb *c = msg();
+  g_byte_array_append(c, b->data, b->len);
+  return c;
+}
+
+static pb *sequence_info(const char *name, bool optional)
+{
+  return sequence_info_of(name, 1 /* FLOAT */, optional);
+}
+
+/* A Loop carrying a sequence (the iteration numbers appended) and an
+ * optional whose body gives the sequence it holds with the number
+ * appended (ONNX reads that as the optional holding it): eagerly and as
+ * one traced While, the carried values variants. */
+static void test_loop_carries_sequences(void)
+{
+  pb *body = msg();
+  put_msg(body, 1, node("Identity", "/body/Cond", "cond_in", "cond_out", NULL));
+  put_msg(body, 1, node("SequenceInsert", "/body/Append", "s_in,i", "s_out", NULL));
+  put_msg(body, 1, node("OptionalGetElement", "/body/Get", "o_in", "held", NULL));
+  put_msg(body, 1, node("SequenceInsert", "/body/AppendHeld", "held,i", "o_out", NULL));
+  put_str(body, 2, "body");
+  put_msg(body, 11, value_info("i", 7, 0, NULL));
+  put_msg(body, 11, value_info("cond_in", 9, 0, NULL));
+  put_msg(body, 11, sequence_info_of("s_in", 7, false));
+  put_msg(body, 11, sequence_info_of("o_in", 7, true));
+  put_msg(body, 12, value_info("cond_out", 9, 0, NULL));
+  put_msg(body, 12, sequence_info_of("s_out", 7, false));
+  put_msg(body, 12, sequence_info_of("o_out", 7, false));
+  pb *g = msg();
+  put_msg(g, 1, node("SequenceEmpty", "empty", "", "e", int_attr("dtype", 7)));
+  put_msg(g, 1, node("Optional", "wrap", "e", "o", NULL));
+  /* the optional given as it is, and the sequence given where the body takes an optional */
+  pb *body2 = msg_copy(body);
+  put_msg(g, 1, node("Loop", "loop", "M,,e,o", "s_final,o_final", graph_attr("body", body)));
+  put_msg(g, 1, node("Loop", "loop_plain", "M,,e,e", "s_final2,o_final2", graph_attr("body", body2)));
+  put_msg(g, 1, node("ConcatFromSequence", "join2", "o_final2", "z2",
+                     concat_attrs(int_attr("axis", 0), int_attr("new_axis", 1))));
+  put_msg(g, 13, sequence_info_of("e", 7, false));
+  put_msg(g, 1, node("ConcatFromSequence", "join", "s_final", "y",
+                     concat_attrs(int_attr("axis", 0), int_attr("new_axis", 1))));
+  put_msg(g, 1, node("ConcatFromSequence", "join_held", "o_final", "z",
+                     concat_attrs(int_attr("axis", -1), int_attr("new_axis", 1))));
+  put_msg(g, 1, node("Add", "sum", "y,z", "yz", NULL));
+  put_msg(g, 1, node("Add", "sum2", "yz,z2", "w", NULL));
+  put_msg(g, 11, value_info("M", 7, 0, NULL));
+  int64_t n = -1;
+  put_msg(g, 12, value_info("w", 7, 1, &n));
+  pb *bytes = model(16, g);
+  char *path = write_file("loop-sequences.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  for (int graph = 0; graph < 2; graph++) {
+    ts_scope *scope = ts_scope_begin();
+    ts_tensor *trips = ts_scalar_i64(4);
+    ts_tensor *w = run1(m, &trips, 1, graph);
+    g_assert_true(ts_shape_equal(ts_tensor_shape(w), TS_SHAPE(4)));
+    for (int i = 0; i < 4; i++)
+      g_assert_cmpint(ts_tensor_get_i64(w, i), ==, 3 * i);
+    ts_scope_end(scope);
+  }
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
+/* x [4,2] split into rows; y = row i (from the end when negative), z the
+ * rows stacked on axis 1 (x transposed), n the length after an erase:
+ * eagerly and as traced functions; a position out of range names its node. */
+static void test_sequences(void)
+{
+  int64_t xdims[] = { 4, 2 }, ydims[] = { 2 }, zdims[] = { 2, 4 };
+  pb *g = msg();
+  put_msg(g, 1, node("SplitToSequence", "split", "x", "seq", int_attr("keepdims", 0)));
+  put_msg(g, 1, node("SequenceAt", "at", "seq,i", "y", NULL));
+  put_msg(g, 1, node("ConcatFromSequence", "stack", "seq", "z",
+                     concat_attrs(int_attr("axis", 1), int_attr("new_axis", 1))));
+  put_msg(g, 1, node("SequenceErase", "erase", "seq", "shorter", NULL));
+  put_msg(g, 1, node("SequenceLength", "len", "shorter", "n", NULL));
+  put_msg(g, 11, value_info("x", 1, 2, xdims));
+  put_msg(g, 11, value_info("i", 7, 0, NULL));
+  put_msg(g, 12, value_info("y", 1, 1, ydims));
+  put_msg(g, 12, value_info("z", 1, 2, zdims));
+  put_msg(g, 12, value_info("n", 7, 0, NULL));
+  pb *bytes = model(13, g);
+  char *path = write_file("sequences.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  float x[] = { 0, 1, 10, 11, 20, 21, 30, 31 };
+  for (int graph = 0; graph < 2; graph++) {
+    ts_scope *scope = ts_scope_begin();
+    ts_tensor *in[2] = { ts_constant(TS_F32, TS_SHAPE(4, 2), x), ts_scalar_i64(graph ? -4 : -1) };
+    ts_tensor *y = run1(m, in, 2, graph);
+    int row = graph ? 0 : 3;
+    g_assert_true(ts_shape_equal(ts_tensor_shape(y), TS_SHAPE(2)));
+    g_assert_cmpfloat(ts_tensor_get_f64(y, 0), ==, x[2 * row]);
+    g_assert_cmpfloat(ts_tensor_get_f64(y, 1), ==, x[2 * row + 1]);
+    ts_tensor *outs[3];
+    g_assert_true(ts_onnx_model_run(m, in, 2, outs));
+    ts_tensor *z = graph ? ts_function_call(ts_onnx_model_function(m, 1),
+                                            (ts_value[]){ TS_TENSOR_VALUE(in[0]), TS_TENSOR_VALUE(in[1]) }, 2)
+                         : outs[1];
+    g_assert_true(ts_shape_equal(ts_tensor_shape(z), TS_SHAPE(2, 4)));
+    for (int r = 0; r < 2; r++)
+      for (int c = 0; c < 4; c++)
+        g_assert_cmpfloat(ts_tensor_get_f64(z, r * 4 + c), ==, x[c * 2 + r]);
+    g_assert_cmpint(ts_tensor_get_i64(outs[2], 0), ==, 3);
+    ts_scope_end(scope);
+  }
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *in[2] = { ts_constant(TS_F32, TS_SHAPE(4, 2), x), ts_scalar_i64(4) }, *outs[3];
+  g_assert_false(ts_onnx_model_run(m, in, 2, outs));
+  ts_error *e = ts_error_take();
+  g_test_message("%s", e->message);
+  g_assert_cmpint(e->code, ==, TS_ERR_OUT_OF_RANGE);
+  g_assert_nonnull(strstr(e->message, "node 'at'"));
+  g_assert_nonnull(strstr(e->message, "index 4 is out of range for a TensorArray of size 4"));
+  ts_error_free(e);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
+/* A model of a sequence input and an optional one reads its backend test
+ * data (SequenceProto, OptionalProto) as the model declares them; a
+ * truncated one is an error naming the file. */
+static void test_sequence_data(void)
+{
+  pb *g = msg();
+  put_msg(g, 1, node("SequenceInsert", "insert", "seq,t", "out", NULL));
+  put_msg(g, 1, node("OptionalHasElement", "has", "opt", "has_value", NULL));
+  int64_t one = 1;
+  put_msg(g, 11, sequence_info("seq", false));
+  put_msg(g, 11, value_info("t", 1, 1, &one));
+  put_msg(g, 11, sequence_info("opt", true));
+  put_msg(g, 12, sequence_info("out", false));
+  put_msg(g, 12, value_info("has_value", 9, 0, NULL));
+  pb *bytes = model(16, g);
+  char *path = write_file("sequence-data.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  g_assert_cmpint(ts_onnx_model_input_spec(m, 0).dtype, ==, TS_VARIANT);
+  /* a module of it has no example arguments (no spec makes a sequence) */
+  ts_module *module = ts_onnx_model_module(m);
+  if (!module)
+    g_error("%s", ts_error_peek()->message);
+  ts_module_free(module);
+
+  float a[] = { 1, 2 }, b[] = { 3 };
+  int64_t two = 2;
+  pb *seq = msg();
+  put_str(seq, 1, "seq");
+  put_int(seq, 2, 1); /* TENSOR */
+  put_msg(seq, 3, float_tensor("", 1, &two, a, 2));
+  put_msg(seq, 3, float_tensor("", 1, &one, b, 1));
+  char *seq_path = write_file("seq.pb", seq);
+  pb *truncated = g_byte_array_new();
+  g_byte_array_append(truncated, seq->data, seq->len - 3);
+  char *truncated_path = write_file("truncated.pb", truncated);
+  pb *none = msg();
+  put_str(none, 1, "opt");
+  put_int(none, 2, 0); /* UNDEFINED: holds nothing */
+  char *none_path = write_file("none.pb", none);
+  g_byte_array_unref(seq);
+  g_byte_array_unref(truncated);
+  g_byte_array_unref(none);
+
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *in[3] = { ts_onnx_model_value_load(m, false, 0, seq_path),
+                       ts_constant(TS_F32, TS_SHAPE(1), (float[]){ 4 }),
+                       ts_onnx_model_value_load(m, false, 2, none_path) }, *outs[2];
+  g_assert_nonnull(in[0]);
+  g_assert_nonnull(in[2]);
+  g_assert_cmpint(ts_tensor_list_size(in[0]), ==, 2);
+  g_assert_cmpint(ts_optional_value(in[2], NULL), ==, 0);
+  for (int graph = 0; graph < 2; graph++) {
+    ts_tensor *out = NULL, *has = NULL;
+    if (graph) {
+      ts_value args[3] = { TS_TENSOR_VALUE(in[0]), TS_TENSOR_VALUE(in[1]), TS_TENSOR_VALUE(in[2]) };
+      out = ts_function_call(ts_onnx_model_function(m, 0), args, 3);
+      has = ts_function_call(ts_onnx_model_function(m, 1), args, 3);
+    } else {
+      g_assert_true(ts_onnx_model_run(m, in, 3, outs));
+      out = outs[0];
+      has = outs[1];
+    }
+    g_assert_nonnull(out);
+    g_assert_cmpint(ts_tensor_list_size(out), ==, 3);
+    g_assert_cmpfloat(ts_tensor_get_f64(ts_tensor_list_item(out, 2), 0), ==, 4);
+    g_assert_cmpint(ts_tensor_get_i64(has, 0), ==, 0);
+  }
+  g_assert_null(ts_onnx_model_value_load(m, false, 0, truncated_path));
+  ts_error *e = ts_error_take();
+  g_assert_cmpint(e->code, ==, TS_ERR_FORMAT);
+  g_assert_nonnull(strstr(e->message, truncated_path));
+  ts_error_free(e);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+  g_free(seq_path);
+  g_free(truncated_path);
+  g_free(none_path);
+}
+
+/* Strings: x (floats) as text, joined by the initializer w's words, the
+ * stopword "b" dropped whatever its case, the rest upper case; a NUL byte
+ * inside a string tensor is refused naming it. */
+static void test_strings(void)
+{
+  int64_t three = 3, two = 2;
+  pb *w = msg();
+  put_int(w, 1, 2);
+  put_int(w, 2, 8); /* STRING */
+  put_str(w, 6, "B");
+  put_str(w, 6, "d\xc3\xa9j\xc3\xa0");
+  put_str(w, 8, "w");
+  pb *g = msg();
+  put_msg(g, 1, node("Cast", "text", "x", "t", int_attr("to", 8)));
+  put_msg(g, 1, node("Concat", "join", "t,w", "all", int_attr("axis", 0)));
+  put_msg(g, 1, node("StringNormalizer", "norm", "all", "y",
+                     concat_attrs(string_attr("case_change_action", "UPPER"), strings_attr("stopwords", "b"))));
+  put_msg(g, 5, w);
+  put_msg(g, 11, value_info("x", 1, 1, &three));
+  put_msg(g, 12, value_info("y", 8, 1, &two));
+  pb *bytes = model(13, g);
+  char *path = write_file("strings.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = ts_onnx_load(path);
+  /* Concat takes no strings: the error says where (the node's index) and why */
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_constant(TS_F32, TS_SHAPE(3), (float[]){ 0.5f, 2, -1e-5f }), *y;
+  g_assert_nonnull(m);
+  g_assert_false(ts_onnx_model_run(m, &x, 1, &y));
+  ts_error *e = ts_error_take();
+  g_test_message("%s", e->message);
+  g_assert_nonnull(strstr(e->message, "strings.onnx:2"));
+  g_assert_nonnull(strstr(e->message, "got string"));
+  ts_error_free(e);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+
+  /* the words alone: Cast's text, then the normalizer */
+  g = msg();
+  put_msg(g, 1, node("Cast", "text", "x", "t", int_attr("to", 8)));
+  put_msg(g, 1, node("StringNormalizer", "norm", "t", "y",
+                     concat_attrs(string_attr("case_change_action", "UPPER"), strings_attr("stopwords", "inf"))));
+  put_msg(g, 1, node("Cast", "number", "y", "z", int_attr("to", 1)));
+  put_msg(g, 11, value_info("x", 1, 1, &three));
+  put_msg(g, 12, value_info("z", 1, 1, &two));
+  bytes = model(13, g);
+  path = write_file("strings2.onnx", bytes);
+  g_byte_array_unref(bytes);
+  m = load_ok(path);
+  scope = ts_scope_begin();
+  x = ts_constant(TS_F32, TS_SHAPE(3), (float[]){ 0.5f, INFINITY, -1e-5f });
+  g_assert_true(ts_onnx_model_run(m, &x, 1, &y));
+  g_assert_true(ts_shape_equal(ts_tensor_shape(y), TS_SHAPE(2)));
+  g_assert_cmpfloat(ts_tensor_get_f64(y, 0), ==, 0.5f);
+  g_assert_cmpfloat(ts_tensor_get_f64(y, 1), ==, -1e-5f); /* "-1E-05" reads back */
+  /* which strings stay depends on x: a trace of it is refused, naming the node */
+  ts_value arg = TS_TENSOR_VALUE(x);
+  g_assert_null(ts_function_call(ts_onnx_model_function(m, 0), &arg, 1));
+  e = ts_error_take();
+  g_assert_cmpint(e->code, ==, TS_ERR_UNIMPLEMENTED);
+  g_assert_nonnull(strstr(e->message, "node 'norm'"));
+  ts_error_free(e);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+
+  /* a NUL byte inside a string */
+  pb *t = msg();
+  put_int(t, 1, 1);
+  put_int(t, 2, 8);
+  put_bytes(t, 6, "a\0b", 3);
+  char *tpath = write_file("nul.pb", t);
+  g_byte_array_unref(t);
+  g_assert_null(ts_onnx_tensor_load(tpath));
+  e = ts_error_take();
+  g_assert_cmpint(e->code, ==, TS_ERR_FORMAT);
+  g_assert_nonnull(strstr(e->message, "string element 0 holds a NUL byte"));
+  ts_error_free(e);
+  g_free(tpath);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   tmp_dir = g_dir_make_tmp("tracescope-onnx-XXXXXX", NULL);
   g_test_add_func("/onnx/import/run-eager-and-graph", test_run_eager_and_graph);
+  g_test_add_func("/onnx/import/sequences", test_sequences);
+  g_test_add_func("/onnx/import/loop-carries-sequences", test_loop_carries_sequences);
+  g_test_add_func("/onnx/import/sequence-data", test_sequence_data);
+  g_test_add_func("/onnx/import/strings", test_strings);
   g_test_add_func("/onnx/import/symbolic-dims", test_symbolic_dims);
   g_test_add_func("/onnx/import/unsupported-op-named", test_unsupported_op_named);
   g_test_add_func("/onnx/import/unsupported-attribute-named", test_unsupported_attribute_named);

@@ -293,6 +293,36 @@ static ts_tensor *row_body(ts_call *c)
     return ts_add(ts_reshape(ts_tensor_array_stack(ta), TS_SHAPE(2, 2, 3)),
                   ts_tensor_array_read(ta, ts_scalar_i32(1)));
   }
+  case TS_OP_TENSOR_LIST_LENGTH:
+  case TS_OP_TENSOR_LIST_INSERT:
+  case TS_OP_TENSOR_LIST_ERASE:
+  case TS_OP_TENSOR_LIST_CONCAT: { /* a sequence: inserts at both ends and inside, an erase */
+    ts_tensor *ta = ts_tensor_array(TS_F32, ts_scalar_i32(0));
+    ta = ts_tensor_list_insert(ta, ts_scalar_i32(0), x);
+    ta = ts_tensor_list_insert(ta, ts_scalar_i64(0), p);            /* p x */
+    ta = ts_tensor_list_insert(ta, ts_scalar_i32(-1), ts_mul(x, p)); /* p xp x */
+    ta = ts_tensor_list_insert(ta, ts_scalar_i32(3), ts_neg(x));     /* p xp x -x */
+    ta = ts_tensor_list_erase(ta, ts_scalar_i32(-4));               /* xp x -x */
+    ts_tensor *n = ts_cast(ts_tensor_list_length(ta), TS_F32);
+    return ts_add(ts_tensor_list_concat(ta, -1), n);
+  }
+  case TS_OP_OPTIONAL_FROM_VALUE:
+  case TS_OP_OPTIONAL_NONE:
+  case TS_OP_OPTIONAL_HAS_VALUE:
+  case TS_OP_OPTIONAL_GET_VALUE: { /* an optional with a value, one without */
+    ts_tensor *some = ts_optional_from_value(x), *none = ts_optional_none();
+    ts_tensor *has = ts_logical_and(ts_optional_has_value(some),
+                                    ts_logical_not(ts_optional_has_value(none)));
+    return ts_where(has, ts_optional_get_value(some), p);
+  }
+  case TS_OP_AS_STRING:
+  case TS_OP_STRING_TO_NUMBER:
+  case TS_OP_STRING_LOWER:
+  case TS_OP_STRING_UPPER: { /* numbers to text and back (the text's case changed) */
+    ts_tensor *text = ts_string_upper(ts_string_lower(ts_as_string(ts_div(x, p))));
+    return ts_add(ts_string_to_number(text, TS_F32),
+                  ts_cast(ts_string_to_number(ts_as_string(i), TS_I64), TS_F32));
+  }
   default: /* a row with no case yet */
     no_case = true;
     return NULL;

@@ -796,6 +796,200 @@ static ts_tensor *squares_unrolled(ts_call *c)
   return ts_tensor_array_stack(ta);
 }
 
+/* ---- lists as sequences, optionals ------------------------------------------------ */
+
+static void test_sequence_ops(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *seq = ts_tensor_array(TS_I32, at(0));
+  g_assert_cmpint(ts_tensor_get_i64(ts_tensor_list_length(seq), 0), ==, 0);
+  seq = ts_tensor_list_insert(seq, at(0), i32_vector(2, (int32_t[]){ 1, 2 }));     /* [1 2] */
+  seq = ts_tensor_list_insert(seq, ts_scalar_i64(1), i32_vector(1, (int32_t[]){ 3 })); /* append */
+  seq = ts_tensor_list_insert(seq, at(-1), i32_vector(3, (int32_t[]){ 4, 5, 6 })); /* before the last */
+  seq = ts_tensor_list_insert(seq, at(-3), i32_vector(1, (int32_t[]){ 0 }));       /* the front */
+  ts_tensor *n = ts_tensor_list_length(seq);
+  g_assert_cmpint(ts_tensor_dtype(n), ==, TS_I64);
+  g_assert_cmpint(ts_tensor_get_i64(n, 0), ==, 4);
+  g_assert_cmpint(ts_tensor_list_size(seq), ==, 4);
+  assert_i32_values(ts_tensor_list_concat(seq, 0), 7, (int32_t[]){ 0, 1, 2, 4, 5, 6, 3 });
+  ts_tensor *erased = ts_tensor_list_erase(ts_tensor_list_erase(seq, at(-1)), at(1));
+  assert_i32_values(ts_tensor_list_concat(erased, -1), 4, (int32_t[]){ 0, 4, 5, 6 });
+  /* the list erased from is unchanged */
+  g_assert_cmpint(ts_tensor_list_size(seq), ==, 4);
+  assert_i32_values(ts_tensor_list_item(seq, 3), 1, (int32_t[]){ 3 });
+  g_assert_null(ts_tensor_list_item(seq, 4));
+  g_assert_cmpint(ts_tensor_list_size(at(1)), ==, -1);
+
+  /* concat along an inner axis; an empty list by its element shape */
+  ts_tensor *rows = ts_tensor_array(TS_F32, at(0));
+  rows = ts_tensor_list_insert(rows, at(0), ts_constant(TS_F32, TS_SHAPE(2, 1), (float[]){ 1, 2 }));
+  rows = ts_tensor_list_insert(rows, at(1), ts_constant(TS_F32, TS_SHAPE(2, 2), (float[]){ 3, 4, 5, 6 }));
+  ts_tensor *joined = ts_tensor_list_concat(rows, 1);
+  g_assert_true(ts_shape_equal(ts_tensor_shape(joined), TS_SHAPE(2, 3)));
+  float want[] = { 1, 3, 4, 2, 5, 6 };
+  for (int i = 0; i < 6; i++)
+    g_assert_cmpfloat(ts_tensor_get_f64(joined, i), ==, want[i]);
+  g_assert_false(ts_failed());
+  ts_scope_end(scope);
+}
+
+static void test_sequence_errors(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *seq = ts_tensor_list_insert(ts_tensor_array(TS_I32, at(0)), at(0), at(1));
+  g_assert_null(ts_tensor_list_insert(seq, at(2), at(2)));
+  assert_error("TensorListInsert", "index 2 is out of range for a list of 1 elements (from -1 to 1)");
+  g_assert_null(ts_tensor_list_insert(seq, at(0), ts_scalar_f32(2)));
+  assert_error("TensorListInsert", "cannot write a float32 tensor to a TensorArray of int32");
+  g_assert_null(ts_tensor_list_erase(seq, at(-2)));
+  assert_error("TensorListErase", "index -2 is out of range for a list of 1 elements (from -1 to 0)");
+  g_assert_null(ts_tensor_list_erase(ts_tensor_array(TS_I32, at(0)), at(0)));
+  assert_error("TensorListErase", "index 0 is out of range: the list is empty");
+  g_assert_null(ts_tensor_list_length(at(1)));
+  assert_error("TensorListLength", "input 0 is i32[], not a TensorArray");
+  g_assert_null(ts_tensor_list_concat(seq, 0));
+  assert_error("TensorListConcat", "axis 0 is out of range for elements of rank 0");
+  ts_tensor *mixed = ts_tensor_list_insert(ts_tensor_list_insert(ts_tensor_array(TS_I32, at(0)), at(0),
+                                                                 i32_vector(2, (int32_t[]){ 1, 2 })),
+                                           at(1), ts_constant(TS_I32, TS_SHAPE(1, 1), (int32_t[]){ 3 }));
+  g_assert_null(ts_tensor_list_concat(mixed, 0));
+  assert_error("TensorListConcat", "element 1 has shape (1, 1) but element 0 has (2,)");
+  g_assert_null(ts_tensor_list_concat(
+    ts_tensor_array_write(ts_tensor_array(TS_I32, at(2)), at(1), i32_vector(1, (int32_t[]){ 1 })), 0));
+  assert_error("TensorListConcat", "element 0 of the TensorArray (size 2) was never written");
+  /* elements of no size, their dims huge: the concatenated dim would overflow */
+  ts_tensor *huge = ts_zeros(TS_F32, TS_SHAPE(0, (int64_t)1 << 62)), *big = ts_tensor_array(TS_F32, at(0));
+  for (int k = 0; k < 2; k++)
+    big = ts_tensor_list_insert(big, at(0), huge);
+  g_assert_null(ts_tensor_list_concat(big, 1));
+  assert_error("TensorListConcat", "the concatenated axis 1 overflows");
+  ts_scope_end(scope);
+}
+
+static void test_optional_ops(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *some = ts_optional_from_value(i32_vector(2, (int32_t[]){ 7, 8 })), *none = ts_optional_none();
+  g_assert_cmpint(ts_tensor_get_i64(ts_optional_has_value(some), 0), ==, 1);
+  g_assert_cmpint(ts_tensor_get_i64(ts_optional_has_value(none), 0), ==, 0);
+  assert_i32_values(ts_optional_get_value(some), 2, (int32_t[]){ 7, 8 });
+  ts_tensor *value = NULL;
+  g_assert_cmpint(ts_optional_value(some, &value), ==, 1);
+  assert_i32_values(value, 2, (int32_t[]){ 7, 8 });
+  g_assert_cmpint(ts_optional_value(none, &value), ==, 0);
+  g_assert_cmpint(ts_optional_value(at(1), &value), ==, -1);
+  assert_string(ts_tensor_to_string(some), "Tensor(<Optional>, shape=(), dtype=variant)");
+
+  /* an optional of a list; a variable's value as it was */
+  ts_tensor *seq = ts_tensor_list_insert(ts_tensor_array(TS_I32, at(0)), at(0), at(5));
+  ts_tensor *inner = ts_optional_get_value(ts_optional_from_value(seq));
+  g_assert_cmpint(ts_tensor_list_size(inner), ==, 1);
+  ts_tensor *v = ts_variable_new(ts_scalar_i32(1), "v");
+  ts_tensor *held = ts_optional_from_value(v);
+  ts_assign(v, ts_scalar_i32(2));
+  g_assert_cmpint(ts_tensor_get_i64(ts_optional_get_value(held), 0), ==, 1);
+  ts_tensor_unref(v);
+
+  g_assert_null(ts_optional_get_value(none));
+  assert_error("OptionalGetValue", "the optional holds no value");
+  g_assert_null(ts_optional_has_value(seq));
+  assert_error("OptionalHasValue", "a variant that holds no optional");
+  g_assert_null(ts_optional_has_value(at(1)));
+  assert_error("OptionalHasValue", "input 0 is i32[], not an optional");
+  g_assert_false(ts_failed());
+  ts_scope_end(scope);
+}
+
+/* ---- strings ------------------------------------------------------------------------ */
+
+static void assert_strings(ts_tensor *t, int n, const char *const *want)
+{
+  g_assert_nonnull(t);
+  g_assert_cmpint(ts_tensor_dtype(t), ==, TS_STRING);
+  g_assert_cmpint(ts_tensor_size(t), ==, n);
+  char *const *got = ts_tensor_data(t);
+  for (int i = 0; i < n; i++)
+    g_assert_cmpstr(got[i], ==, want[i]);
+}
+
+static void test_string_ops(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  /* floats: the shortest text that reads back the same, as NumPy's str() */
+  float f[] = { 0.1f, 1, -2.5f, 0.039187793f, 1e-5f, NAN, INFINITY, -INFINITY };
+  ts_tensor *text = ts_as_string(ts_constant(TS_F32, TS_SHAPE(8), f));
+  assert_strings(text, 8, (const char *const[]){ "0.1", "1.0", "-2.5", "0.039187793", "1e-05", "nan", "inf", "-inf" });
+  ts_tensor *back = ts_string_to_number(text, TS_F32);
+  for (int i = 0; i < 8; i++)
+    g_assert_true(isnan(f[i]) ? isnan(ts_tensor_get_f64(back, i)) : ts_tensor_get_f64(back, i) == f[i]);
+  assert_strings(ts_as_string(ts_constant(TS_F64, TS_SHAPE(1), (double[]){ 0.1 })), 1, (const char *const[]){ "0.1" });
+  assert_strings(ts_as_string(i32_vector(2, (int32_t[]){ -7, 12 })), 2, (const char *const[]){ "-7", "12" });
+  assert_strings(ts_as_string(ts_constant(TS_BOOL, TS_SHAPE(2), (bool[]){ true, false })), 2,
+                 (const char *const[]){ "True", "False" });
+
+  /* text to numbers: strtod's forms, the whole string */
+  const char *in[] = { "NaN", "INF", "+INF", "-INF", "2.5e1" };
+  ts_tensor *parsed = ts_string_to_number(ts_constant(TS_STRING, TS_SHAPE(5), in), TS_F64);
+  g_assert_true(isnan(ts_tensor_get_f64(parsed, 0)));
+  g_assert_cmpfloat(ts_tensor_get_f64(parsed, 1), ==, INFINITY);
+  g_assert_cmpfloat(ts_tensor_get_f64(parsed, 2), ==, INFINITY);
+  g_assert_cmpfloat(ts_tensor_get_f64(parsed, 3), ==, -INFINITY);
+  g_assert_cmpfloat(ts_tensor_get_f64(parsed, 4), ==, 25);
+  ts_tensor *words = ts_constant(TS_STRING, TS_SHAPE(2), (const char *[]){ "Monday", "ÉTÉ" });
+  assert_strings(ts_string_upper(words), 2, (const char *const[]){ "MONDAY", "ÉTÉ" });
+  assert_strings(ts_string_lower(words), 2, (const char *const[]){ "monday", "été" });
+
+  g_assert_null(ts_string_to_number(ts_constant(TS_STRING, TS_SHAPE(2), (const char *[]){ "1", "1x" }), TS_F32));
+  assert_error("StringToNumber", "element 1 '1x' is not a float32");
+  g_assert_null(ts_string_to_number(ts_constant(TS_STRING, TS_SHAPE(1), (const char *[]){ "300" }), TS_U8));
+  assert_error("StringToNumber", "element 0 '300' is not a uint8");
+  g_assert_null(ts_string_lower(ts_constant(TS_STRING, TS_SHAPE(1), (const char *[]){ "\xff" })));
+  assert_error("StringLower", "element 0 is not UTF-8 text");
+  g_assert_null(ts_as_string(words));
+  assert_error("AsString", "not numbers");
+  g_assert_null(ts_string_upper(i32_vector(1, (int32_t[]){ 1 })));
+  assert_error("StringUpper", "not strings");
+  g_assert_false(ts_failed());
+  ts_scope_end(scope);
+}
+
+/* Traced: the element types come from what made the list or the optional. */
+static ts_tensor *sequence_and_optional(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  ts_tensor *seq = ts_tensor_list_insert(ts_tensor_array(TS_F32, at(0)), at(0), x);
+  seq = ts_tensor_list_insert(seq, at(0), ts_neg(x));
+  ts_tensor *opt = ts_optional_from_value(ts_tensor_list_erase(seq, at(0)));
+  ts_tensor *first = ts_tensor_array_read(ts_optional_get_value(opt), at(0));
+  return ts_add(ts_add(ts_tensor_list_concat(seq, 0), ts_concat(((ts_tensor *[]){ first, first }), 2, 0)),
+                ts_cast(ts_tensor_list_length(seq), TS_F32));
+}
+
+static void test_sequence_in_function(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("seq", sequence_and_optional, "x");
+  ts_tensor *x = ts_constant(TS_F32, TS_SHAPE(2), (float[]){ 1, 2 });
+  ts_value arg = TS_TENSOR_VALUE(x);
+  ts_tensor *r = ts_function_call(fn, &arg, 1);
+  g_assert_nonnull(r);
+  g_assert_true(ts_shape_equal(ts_tensor_shape(r), TS_SHAPE(4)));
+  float want[] = { -1 + 1 + 2, -2 + 2 + 2, 1 + 1 + 2, 2 + 2 + 2 };
+  for (int i = 0; i < 4; i++)
+    g_assert_cmpfloat(ts_tensor_get_f64(r, i), ==, want[i]);
+  const ts_graph *g = ts_concrete_graph(ts_function_concrete(fn, 0));
+  for (int i = 0; i < ts_graph_n_nodes(g); i++) {
+    const ts_node *n = ts_graph_node(g, i);
+    if (ts_node_op(n) == TS_OP_TENSOR_LIST_CONCAT || ts_node_op(n) == TS_OP_TENSOR_LIST_GET_ITEM)
+      g_assert_cmpint(ts_node_output_dtype(n, 0), ==, TS_F32);
+    if (ts_node_op(n) == TS_OP_OPTIONAL_GET_VALUE)
+      g_assert_cmpint(ts_node_output_dtype(n, 0), ==, TS_VARIANT);
+  }
+  ts_function_free(fn);
+  g_assert_false(ts_failed());
+  ts_scope_end(scope);
+}
+
 static void test_tensor_array_in_function(void)
 {
   ts_scope *scope = ts_scope_begin();
@@ -1066,6 +1260,11 @@ int main(int argc, char **argv)
   g_test_add_func("/state/tensor-array/ops", test_tensor_array);
   g_test_add_func("/state/tensor-array/copy-on-write", test_tensor_array_copy_on_write);
   g_test_add_func("/state/tensor-array/errors", test_tensor_array_errors);
+  g_test_add_func("/state/sequence/ops", test_sequence_ops);
+  g_test_add_func("/state/sequence/errors", test_sequence_errors);
+  g_test_add_func("/state/optional/ops", test_optional_ops);
+  g_test_add_func("/state/strings/ops", test_string_ops);
+  g_test_add_func("/state/traced/sequence-and-optional", test_sequence_in_function);
   g_test_add_func("/state/printer/strings-and-variants", test_printer_strings_and_variants);
   g_test_add_func("/state/printer/symbolic", test_printer_symbolic);
   g_test_add_func("/state/traced/print", test_print_in_function);

@@ -50,8 +50,9 @@ void onnx_file_clear(onnx_file *f);
 
 /* The engine dtype of an ONNX TensorProto.DataType; false if we have none. */
 bool onnx_dtype(int32_t data_type, ts_dtype *out);
-/* The TensorProto.DataType of an engine dtype; 0 for those ONNX has none
- * of (variant; string, which no mapped op takes). */
+/* The TensorProto.DataType of an engine dtype, as the exporter writes it
+ * (raw bytes); 0 for variant and string (read from string_data, never
+ * written). */
 int32_t onnx_data_type(ts_dtype dtype);
 const char *onnx_dtype_name(int32_t data_type);
 
@@ -68,6 +69,10 @@ ts_tensor *onnx_tensor_decode(const onnx_file *f, const Onnx__TensorProto *t, co
 typedef struct onnx_value {
   ts_tensor *t;
   ts_tensor *host;
+  const Onnx__TypeProto *type; /* its ONNX type where the model says (graph inputs, value_info,
+                                * outputs) or the importer knows it; NULL else.  What a
+                                * sequence's elements or an optional's value are while
+                                * tracing when the graph cannot tell (onnx_elem_hint). */
 } onnx_value;
 
 typedef struct onnx_values onnx_values; /* the values of the graphs being built (onnx_import.c) */
@@ -103,6 +108,23 @@ typedef struct onnx_op_row {
  * when the graph is built, else NULL (onnx_ops.c). */
 ts_tensor *onnx_shape_host(const onnx_node_ctx *c);
 
+/* What t (a sequence or an optional type) holds: a sequence's element
+ * tensor type, an optional's tensor or (a variant) sequence; dims unknown
+ * where symbolic, the rank unknown without a shape.  false when t says
+ * nothing of it. */
+bool onnx_elem_hint(const Onnx__TypeProto *t, ts_list_elem *out);
+/* What a value of type t is: a tensor's dtype and shape, a variant
+ * scalar for a sequence or an optional.  false when t says nothing. */
+bool onnx_value_hint(const Onnx__TypeProto *t, ts_list_elem *out);
+
+/* Whether an input's or output's type is one the importer runs: a tensor
+ * of an engine dtype, a sequence of such tensors, an optional of either.
+ * false: *what says what is missing ("non-tensor type", "dtype string"). */
+bool onnx_type_supported(const Onnx__TypeProto *t, const char **what, int32_t *data_type);
+
+/* The type the model declares for its input or output i (NULL: none). */
+const Onnx__TypeProto *onnx_model_value_type(const ts_onnx_model *m, bool output, int i);
+
 /* Runs row's build for the node c, its ops located at c->loc. */
 bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c);
 
@@ -116,10 +138,29 @@ const onnx_op_row *onnx_op_lookup(const char *domain, const char *op);
 bool onnx_build_subgraph(const onnx_node_ctx *c, const Onnx__GraphProto *g, ts_tensor *const *inputs,
                          int n_inputs, ts_tensor **outputs);
 
-/* If, Loop and Scan (onnx_control.c). */
+/* If, Loop, Scan and SequenceMap (onnx_control.c). */
 bool onnx_op_if(onnx_node_ctx *c);
 bool onnx_op_loop(onnx_node_ctx *c);
 bool onnx_op_scan(onnx_node_ctx *c);
+bool onnx_op_sequence_map(onnx_node_ctx *c);
+
+/* Cast's and CastLike's x as `to`: with strings, the string rows (numbers
+ * as NumPy's str() writes them, text read as numbers) (onnx_strings.c). */
+ts_tensor *onnx_cast(ts_loc loc, ts_tensor *x, ts_dtype to);
+bool onnx_op_string_normalizer(onnx_node_ctx *c);
+
+/* The sequence and optional ops (onnx_seq.c). */
+bool onnx_op_sequence_empty(onnx_node_ctx *c);
+bool onnx_op_sequence_construct(onnx_node_ctx *c);
+bool onnx_op_sequence_insert(onnx_node_ctx *c);
+bool onnx_op_sequence_erase(onnx_node_ctx *c);
+bool onnx_op_sequence_at(onnx_node_ctx *c);
+bool onnx_op_sequence_length(onnx_node_ctx *c);
+bool onnx_op_split_to_sequence(onnx_node_ctx *c);
+bool onnx_op_concat_from_sequence(onnx_node_ctx *c);
+bool onnx_op_optional(onnx_node_ctx *c);
+bool onnx_op_optional_has_element(onnx_node_ctx *c);
+bool onnx_op_optional_get_element(onnx_node_ctx *c);
 
 /* RNN, GRU and LSTM (onnx_rnn.c). */
 bool onnx_op_rnn(onnx_node_ctx *c);

@@ -70,7 +70,24 @@ typedef struct loop_env {
   bool has_cond;
   int n_carried, n_scan;
   ts_tensor *one;
+  bool *wrap;             /* per carried value: the body takes an optional and gives its value */
 } loop_env;
+
+static bool is_optional(const Onnx__TypeProto *t)
+{
+  return t && t->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE;
+}
+
+/* A carried value the body takes as an optional and gives as a plain value
+ * (a sequence where optional(sequence) is declared: ONNX's reading of a
+ * value as the optional holding it).  Such values are carried as
+ * optionals, the body's each iteration wrapped, and the loop's output is
+ * the last one's value, of the body's output type. */
+static bool wraps_carried(const Onnx__GraphProto *body, int i)
+{
+  const Onnx__ValueInfoProto *in = body->input[2 + i], *out = body->output[1 + i];
+  return is_optional(in->type) && out->type && !is_optional(out->type);
+}
 
 static ts_tensor *loop_cond(ts_tensor *const *vars, int n, void *data)
 {
@@ -96,7 +113,7 @@ static void loop_body(ts_tensor **vars, int n, void *data)
     vars[V_ITER] = ts_add_at(loc, vars[V_ITER], env->one);
     vars[V_COND] = ts_reshape_at(loc, out[0], TS_SCALAR_SHAPE);
     for (int i = 0; i < env->n_carried; i++)
-      vars[V_CARRIED + i] = out[1 + i];
+      vars[V_CARRIED + i] = env->wrap[i] ? ts_optional_from_value_at(loc, out[1 + i]) : out[1 + i];
   }
   g_free(out);
 }
@@ -166,7 +183,7 @@ static bool body_output_dtype(const onnx_node_ctx *c, const Onnx__GraphProto *bo
 
 bool onnx_op_loop(onnx_node_ctx *c)
 {
-  loop_env env = { c, need_graph(c, "body"), c->in[0].t, c->n_in > 1 && c->in[1].t, c->n_in - 2, 0, NULL };
+  loop_env env = { c, need_graph(c, "body"), c->in[0].t, c->n_in > 1 && c->in[1].t, c->n_in - 2, 0, NULL, NULL };
   if (!env.body)
     return false;
   if (!env.trip_count && !env.has_cond) {
@@ -187,6 +204,9 @@ bool onnx_op_loop(onnx_node_ctx *c)
   }
   int n = V_CARRIED + env.n_carried + env.n_scan;
   ts_tensor **vars = g_new0(ts_tensor *, n + 1);
+  env.wrap = g_new0(bool, env.n_carried + 1);
+  for (int i = 0; i < env.n_carried; i++)
+    env.wrap[i] = wraps_carried(env.body, i);
   int64_t zero = 0, one = 1;
   uint8_t yes = 1;
   vars[V_ITER] = ts_constant(TS_I64, TS_SCALAR_SHAPE, &zero);
@@ -195,8 +215,12 @@ bool onnx_op_loop(onnx_node_ctx *c)
     env.trip_count = ts_reshape_at(c->loc, env.trip_count, TS_SCALAR_SHAPE);
   vars[V_COND] = env.has_cond ? ts_reshape_at(c->loc, c->in[1].t, TS_SCALAR_SHAPE)
                               : ts_constant(TS_BOOL, TS_SCALAR_SHAPE, &yes);
-  for (int i = 0; i < env.n_carried; i++)
-    vars[V_CARRIED + i] = c->in[2 + i].t;
+  for (int i = 0; i < env.n_carried; i++) {
+    /* a plain value given for a carried optional: the optional holding it */
+    const Onnx__TypeProto *given = c->in[2 + i].type;
+    bool wrap = env.wrap[i] && c->in[2 + i].t && given && !is_optional(given);
+    vars[V_CARRIED + i] = wrap ? ts_optional_from_value_at(c->loc, c->in[2 + i].t) : c->in[2 + i].t;
+  }
   bool ok = !ts_failed();
   int32_t none = 0;
   ts_tensor *empty = ts_constant(TS_I32, TS_SCALAR_SHAPE, &none);
@@ -207,10 +231,19 @@ bool onnx_op_loop(onnx_node_ctx *c)
       vars[V_CARRIED + env.n_carried + k] = ts_tensor_array_at(c->loc, dt, empty);
   }
   ok = ok && ts_while_loop_at(c->loc, loop_cond, loop_body, vars, n, &env);
-  for (int i = 0; i < c->n_out && ok; i++)
-    c->out[i] = i < env.n_carried ? vars[V_CARRIED + i]
-                                  : ts_tensor_array_stack_at(c->loc, vars[V_CARRIED + i]);
+  for (int i = 0; i < c->n_out && ok; i++) {
+    ts_tensor *v = vars[V_CARRIED + i];
+    ts_list_elem hint;
+    if (i >= env.n_carried)
+      c->out[i] = ts_tensor_array_stack_at(c->loc, v);
+    else if (env.wrap[i]) /* the optional's value, of the body's output type */
+      c->out[i] = ts__element_op(c->loc, TS_OP_OPTIONAL_GET_VALUE, &v, 1,
+                                 onnx_value_hint(env.body->output[1 + i]->type, &hint) ? &hint : NULL, 0);
+    else
+      c->out[i] = v;
+  }
   g_free(vars);
+  g_free(env.wrap);
   return ok && !ts_failed();
 }
 
@@ -441,5 +474,96 @@ bool onnx_op_scan(onnx_node_ctx *c)
   g_free(in_dirs);
   g_free(out_axes);
   g_free(out_dirs);
+  return ok && !ts_failed();
+}
+
+/* ---- SequenceMap -------------------------------------------------------------------- */
+
+/* The loop's variables: the position, then one TensorList per output.
+ * Each iteration gives the body element i of every sequence input and
+ * every tensor input whole, and writes its outputs at i. */
+typedef struct map_env {
+  const onnx_node_ctx *c;
+  const Onnx__GraphProto *body;
+  ts_tensor *length, *one;
+} map_env;
+
+static ts_tensor *map_cond(ts_tensor *const *vars, int n, void *data)
+{
+  const map_env *env = data;
+  return ts_less_at(env->c->loc, vars[0], env->length);
+}
+
+static void map_body(ts_tensor **vars, int n, void *data)
+{
+  const map_env *env = data;
+  const onnx_node_ctx *c = env->c;
+  ts_tensor **in = g_new0(ts_tensor *, c->n_in + 1), **out = g_new0(ts_tensor *, c->n_out + 1);
+  for (int i = 0; i < c->n_in; i++) {
+    in[i] = c->in[i].t;
+    if (ts_tensor_dtype(in[i]) != TS_VARIANT)
+      continue;
+    /* the body's input type says what the element is where the graph cannot */
+    ts_list_elem hint = { 0 };
+    bool hinted = onnx_elem_hint(c->in[i].type, &hint);
+    ts_tensor *read[2] = { in[i], vars[0] };
+    in[i] = ts__element_op(c->loc, TS_OP_TENSOR_LIST_GET_ITEM, read, 2, hinted ? &hint : NULL, 0);
+  }
+  if (!ts_failed() && onnx_build_subgraph(c, env->body, in, c->n_in, out)) {
+    for (int k = 0; k < c->n_out; k++)
+      vars[1 + k] = ts_tensor_array_write_at(c->loc, vars[1 + k], vars[0], out[k]);
+    vars[0] = ts_add_at(c->loc, vars[0], env->one);
+  }
+  g_free(in);
+  g_free(out);
+}
+
+/* SequenceMap: the body run on each element of the first input (a
+ * sequence), and of the other sequences at the same position (their
+ * lengths must match), the tensors among the other inputs given whole;
+ * each output a sequence of what the body gave. */
+bool onnx_op_sequence_map(onnx_node_ctx *c)
+{
+  map_env env = { c, need_graph(c, "body"), NULL, NULL };
+  if (!env.body)
+    return false;
+  if ((int)env.body->n_input != c->n_in || (int)env.body->n_output != c->n_out) {
+    onnx_node_fail(c, TS_ERR_FORMAT, "the body has %zu inputs and %zu outputs; the node %d and %d",
+                   env.body->n_input, env.body->n_output, c->n_in, c->n_out);
+    return false;
+  }
+  for (int i = 0; i < c->n_in; i++)
+    if (!c->in[i].t || (i == 0 && ts_tensor_dtype(c->in[0].t) != TS_VARIANT)) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, i ? "input %d is missing" : "input %d must be a sequence", i);
+      return false;
+    }
+  int64_t zero = 0, one = 1;
+  env.length = ts_tensor_list_length_at(c->loc, c->in[0].t);
+  env.one = ts_constant(TS_I64, TS_SCALAR_SHAPE, &one);
+  /* the other sequences must be as long: a shorter one's read fails past
+   * its end; a longer one is refused where the lengths are known */
+  int64_t n0 = ts_tensor_list_size(c->in[0].t);
+  for (int i = 1; i < c->n_in; i++) {
+    int64_t ni = ts_tensor_list_size(c->in[i].t);
+    if (n0 >= 0 && ni >= 0 && ni != n0) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "input %d is a sequence of %" G_GINT64_FORMAT
+                     " elements, input 0 of %" G_GINT64_FORMAT, i, ni, n0);
+      return false;
+    }
+  }
+  int n = 1 + c->n_out;
+  ts_tensor **vars = g_new0(ts_tensor *, n + 1);
+  vars[0] = ts_constant(TS_I64, TS_SCALAR_SHAPE, &zero);
+  bool ok = !ts_failed();
+  for (int k = 0; k < c->n_out && ok; k++) {
+    ts_dtype dt;
+    ok = body_output_dtype(c, env.body, (size_t)k, &dt);
+    if (ok)
+      vars[1 + k] = ts_tensor_array_at(c->loc, dt, env.length);
+  }
+  ok = ok && ts_while_loop_at(c->loc, map_cond, map_body, vars, n, &env);
+  for (int k = 0; k < c->n_out && ok; k++)
+    c->out[k] = vars[1 + k];
+  g_free(vars);
   return ok && !ts_failed();
 }

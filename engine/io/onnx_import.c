@@ -88,10 +88,19 @@ static const char *node_name(const Onnx__NodeProto *n, int i, char *buf, size_t 
 static bool input_spec(const onnx_file *f, const Onnx__ValueInfoProto *v, ts_spec *out)
 {
   const Onnx__TypeProto *type = v->type;
+  const char *what;
+  int32_t data_type;
+  bool is_variant = type && (type->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ||
+                             type->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE);
+  if (is_variant && onnx_type_supported(type, &what, &data_type)) {
+    *out = (ts_spec){ TS_VARIANT, TS_SCALAR_SHAPE }; /* a TensorList or an optional */
+    return true;
+  }
   if (!type || type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !type->tensor_type ||
       !type->tensor_type->has_elem_type) {
     ts_error_set(TS_ERR_UNIMPLEMENTED, (ts_loc){ 0 }, NULL,
-                 "%s: input '%s' is not a tensor (sequences, maps and optionals are not supported)",
+                 "%s: input '%s' is not a tensor, a sequence of tensors or an optional of either "
+                 "(maps, sparse tensors and nested sequences are not supported)",
                  f->path, v->name);
     return false;
   }
@@ -427,11 +436,53 @@ static const onnx_value *value_lookup(const onnx_values *vals, const char *name)
   return NULL;
 }
 
-static void value_bind(onnx_values *vals, const char *name, ts_tensor *t, ts_tensor *host)
+static void value_bind(onnx_values *vals, const char *name, ts_tensor *t, ts_tensor *host,
+                       const Onnx__TypeProto *type)
 {
   onnx_value *v = g_new(onnx_value, 1);
-  *v = (onnx_value){ t, host };
+  *v = (onnx_value){ t, host, type };
   g_hash_table_insert(vals->map, (char *)name, v);
+}
+
+/* The type g states for its value `name` (an output or value_info); NULL. */
+static const Onnx__TypeProto *declared_type(const Onnx__GraphProto *g, const char *name)
+{
+  for (size_t i = 0; i < g->n_output; i++)
+    if (g->output[i]->name && strcmp(g->output[i]->name, name) == 0 && g->output[i]->type)
+      return g->output[i]->type;
+  for (size_t i = 0; i < g->n_value_info; i++)
+    if (g->value_info[i]->name && strcmp(g->value_info[i]->name, name) == 0 && g->value_info[i]->type)
+      return g->value_info[i]->type;
+  return NULL;
+}
+
+static const Onnx__GraphProto *graph_attr(const Onnx__NodeProto *n, const char *name)
+{
+  for (size_t i = 0; i < n->n_attribute; i++)
+    if (n->attribute[i]->name && strcmp(n->attribute[i]->name, name) == 0)
+      return n->attribute[i]->g;
+  return NULL;
+}
+
+/* The type of a sequence or optional output k of node n that the graph
+ * does not state: as its input's through the ops that keep it, an
+ * optional's value's, or what the subgraph says of its output. */
+static const Onnx__TypeProto *derived_type(const Onnx__NodeProto *n, size_t k, const onnx_value *in)
+{
+  const char *op = n->op_type;
+  if (!onnx_is_default_domain(n->domain))
+    return NULL;
+  if (strcmp(op, "Identity") == 0 || strcmp(op, "SequenceInsert") == 0 || strcmp(op, "SequenceErase") == 0)
+    return n->n_input ? in[0].type : NULL;
+  if (strcmp(op, "OptionalGetElement") == 0) {
+    const Onnx__TypeProto *t = n->n_input ? in[0].type : NULL;
+    return t && t->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE && t->optional_type
+             ? t->optional_type->elem_type : NULL;
+  }
+  const Onnx__GraphProto *g = strcmp(op, "If") == 0 ? graph_attr(n, "then_branch")
+                              : strcmp(op, "Loop") == 0 ? graph_attr(n, "body") : NULL;
+  size_t at = strcmp(op, "Loop") == 0 ? k + 1 : k; /* a Loop body's output 0 is its condition */
+  return g && at < g->n_output ? g->output[at]->type : NULL;
 }
 
 /* Builds g's nodes on the values bound in vals (and those around it);
@@ -484,9 +535,14 @@ static bool build_nodes(ts_onnx_model *m, const Onnx__GraphProto *g, onnx_values
       ok = onnx_op_build(row, &hc);
       ts_init_scope_end();
     }
-    for (size_t k = 0; k < n->n_output && ok; k++)
-      if (*n->output[k])
-        value_bind(vals, n->output[k], out[k], host[k]);
+    for (size_t k = 0; k < n->n_output && ok; k++) {
+      if (!*n->output[k])
+        continue;
+      const Onnx__TypeProto *type = NULL;
+      if (ts_tensor_dtype(out[k]) == TS_VARIANT && !(type = declared_type(g, n->output[k])))
+        type = derived_type(n, k, in);
+      value_bind(vals, n->output[k], out[k], host[k], type);
+    }
     g_free(in);
     g_free(out);
     g_free(host);
@@ -502,9 +558,9 @@ static bool build(ts_onnx_model *m, ts_tensor *const *inputs, ts_tensor **output
   const Onnx__GraphProto *g = m->file.model->graph;
   onnx_values vals = { g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free), NULL };
   for (int i = 0; i < m->n_inputs; i++)
-    value_bind(&vals, m->inputs[i]->name, inputs[i], host_of(inputs[i]));
+    value_bind(&vals, m->inputs[i]->name, inputs[i], host_of(inputs[i]), m->inputs[i]->type);
   for (int i = 0; i < m->n_inits; i++)
-    value_bind(&vals, g->initializer[i]->name, m->inits[i], m->inits[i]);
+    value_bind(&vals, g->initializer[i]->name, m->inits[i], m->inits[i], NULL);
   bool ok = build_nodes(m, g, &vals, outputs);
   g_hash_table_destroy(vals.map);
   return ok;
@@ -520,7 +576,7 @@ bool onnx_build_subgraph(const onnx_node_ctx *c, const Onnx__GraphProto *g, ts_t
   }
   onnx_values vals = { g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free), c->values };
   for (int i = 0; i < n_inputs; i++)
-    value_bind(&vals, g->input[i]->name, inputs[i], host_of(inputs[i]));
+    value_bind(&vals, g->input[i]->name, inputs[i], host_of(inputs[i]), g->input[i]->type);
   bool ok = true;
   for (size_t i = 0; i < g->n_initializer && ok; i++) {
     char *what = g_strdup_printf("initializer '%s' of subgraph '%s'", g->initializer[i]->name,
@@ -528,7 +584,7 @@ bool onnx_build_subgraph(const onnx_node_ctx *c, const Onnx__GraphProto *g, ts_t
     ts_tensor *t = onnx_tensor_decode(c->file, g->initializer[i], what);
     g_free(what);
     if ((ok = t != NULL))
-      value_bind(&vals, g->initializer[i]->name, t, t);
+      value_bind(&vals, g->initializer[i]->name, t, t, NULL);
   }
   ok = ok && build_nodes(c->model, g, &vals, outputs);
   g_hash_table_destroy(vals.map);
@@ -700,9 +756,13 @@ ts_module *ts_onnx_model_module(ts_onnx_model *m)
   int n = ts_onnx_model_n_outputs(m);
   ts_export *exports = g_new0(ts_export, n + 1);
   char **specs = g_new0(char *, n + 1);
-  /* example arguments: uniform values of each input's dtype and shape, unknown dims 1 */
+  /* example arguments: uniform values of each input's dtype and shape, unknown dims 1;
+   * none where an input is a sequence or an optional (no argument spec makes one) */
   char **examples = g_new0(char *, m->n_inputs + 1);
-  for (int i = 0; i < m->n_inputs; i++) {
+  bool has_examples = true;
+  for (int i = 0; i < m->n_inputs; i++)
+    has_examples &= m->specs[i].dtype != TS_VARIANT;
+  for (int i = 0; i < m->n_inputs && has_examples; i++) {
     ts_shape shape = m->specs[i].shape;
     for (int d = 0; d < shape.rank; d++)
       shape.dim[d] = shape.dim[d] < 0 ? 1 : shape.dim[d];
@@ -718,7 +778,7 @@ ts_module *ts_onnx_model_module(ts_onnx_model *m)
     char *name = function_name(m, i);
     specs[i] = g_strdup_printf("%s%s%s", name, *params ? ", " : "", params);
     g_free(name);
-    exports[i] = (ts_export){ ok ? SLOT_FNS[slot] : NULL, specs[i], (const char *const *)examples };
+    exports[i] = (ts_export){ ok ? SLOT_FNS[slot] : NULL, specs[i], has_examples ? (const char *const *)examples : NULL };
   }
   char *title = g_strdup_printf("ONNX model %s (opset %" PRId64 ")", m->name, m->file.opset);
   ts_module_info info = { TS_ABI_VERSION, title, exports, n };
@@ -757,6 +817,12 @@ const char *ts_onnx_model_output_name(const ts_onnx_model *m, int i)
   return i >= 0 && i < ts_onnx_model_n_outputs(m) ? m->file.model->graph->output[i]->name : NULL;
 }
 
+const Onnx__TypeProto *onnx_model_value_type(const ts_onnx_model *m, bool output, int i)
+{
+  const Onnx__ValueInfoProto *v = output ? m->file.model->graph->output[i] : m->inputs[i];
+  return v ? v->type : NULL;
+}
+
 static void add_missing(GPtrArray *missing, const char *what)
 {
   for (guint i = 0; i < missing->len; i++)
@@ -767,14 +833,14 @@ static void add_missing(GPtrArray *missing, const char *what)
 
 static void type_missing(GPtrArray *missing, const Onnx__ValueInfoProto *v)
 {
-  ts_dtype dtype;
-  const Onnx__TypeProto *t = v ? v->type : NULL;
-  if (!t || t->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE)
+  const char *what;
+  int32_t data_type;
+  if (!v || !v->type)
     add_missing(missing, "non-tensor type");
-  else if (t->tensor_type && t->tensor_type->has_elem_type && !onnx_dtype(t->tensor_type->elem_type, &dtype)) {
-    char *what = g_strdup_printf("dtype %s", onnx_dtype_name(t->tensor_type->elem_type));
-    add_missing(missing, what);
-    g_free(what);
+  else if (!onnx_type_supported(v->type, &what, &data_type)) {
+    char *item = data_type ? g_strdup_printf("%s %s", what, onnx_dtype_name(data_type)) : g_strdup(what);
+    add_missing(missing, item);
+    g_free(item);
   }
 }
 

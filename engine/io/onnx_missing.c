@@ -26,6 +26,11 @@ bool ts_onnx_model_run(ts_onnx_model *model, ts_tensor *const *inputs, int n_inp
 }
 ts_function *ts_onnx_model_function(ts_onnx_model *model, int output) { disabled(); return NULL; }
 ts_tensor *ts_onnx_tensor_load(const char *path) { disabled(); return NULL; }
+ts_tensor *ts_onnx_model_value_load(const ts_onnx_model *model, bool output, int i, const char *path)
+{
+  disabled();
+  return NULL;
+}
 ts_module *ts_onnx_model_module(ts_onnx_model *model) { disabled(); return NULL; }
 bool ts_onnx_available(void) { return false; }
 bool ts_concrete_save_onnx(const ts_concrete *cf, const char *path) { disabled(); return false; }

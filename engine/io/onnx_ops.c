@@ -379,12 +379,12 @@ static bool dtype_of(const onnx_node_ctx *c, int64_t onnx, ts_dtype *out)
 static bool op_cast(onnx_node_ctx *c)
 {
   ts_dtype to;
-  return dtype_of(c, attr_int(c, "to", 0), &to) && out1(c, ts_cast_at(HERE, IN(0), to));
+  return dtype_of(c, attr_int(c, "to", 0), &to) && out1(c, onnx_cast(HERE, IN(0), to));
 }
 
 static bool op_cast_like(onnx_node_ctx *c)
 {
-  return IN(1) && out1(c, ts_cast_at(HERE, IN(0), ts_tensor_dtype(IN(1))));
+  return IN(1) && out1(c, onnx_cast(HERE, IN(0), ts_tensor_dtype(IN(1))));
 }
 
 static bool op_constant(onnx_node_ctx *c)
@@ -4514,6 +4514,20 @@ static const onnx_op_row ROWS[] = {
   { "ConvInteger", 2, 4, 1, 1, ",auto_pad,dilations,group,kernel_shape,pads,strides,", onnx_op_conv_integer, 10, false },
   { "QLinearMatMul", 8, 8, 1, 1, ",", onnx_op_qlinear_matmul, 10, true },
   { "QLinearConv", 8, 9, 1, 1, ",auto_pad,dilations,group,kernel_shape,pads,strides,", onnx_op_qlinear_conv, 10, false },
+  { "SequenceEmpty", 0, 0, 1, 1, ",dtype,", onnx_op_sequence_empty, 11, false },
+  { "SequenceConstruct", 1, ANY, 1, 1, ",", onnx_op_sequence_construct, 11, false },
+  { "SequenceInsert", 2, 3, 1, 1, ",", onnx_op_sequence_insert, 11, false },
+  { "SequenceErase", 1, 2, 1, 1, ",", onnx_op_sequence_erase, 11, false },
+  { "SequenceAt", 2, 2, 1, 1, ",", onnx_op_sequence_at, 11, false },
+  { "SequenceLength", 1, 1, 1, 1, ",", onnx_op_sequence_length, 11, false },
+  { "SplitToSequence", 1, 2, 1, 1, ",axis,keepdims,", onnx_op_split_to_sequence, 11, false },
+  { "ConcatFromSequence", 1, 1, 1, 1, ",axis,new_axis,", onnx_op_concat_from_sequence, 11, false },
+  { "SequenceMap", 1, ANY, 1, ANY, ",body,", onnx_op_sequence_map, 17, false },
+  { "Optional", 0, 1, 1, 1, ",type,", onnx_op_optional, 15, false },
+  { "OptionalHasElement", 1, 1, 1, 1, ",", onnx_op_optional_has_element, 15, false },
+  { "OptionalGetElement", 1, 1, 1, 1, ",", onnx_op_optional_get_element, 15, false },
+  { "StringNormalizer", 1, 1, 1, 1, ",case_change_action,is_case_sensitive,locale,stopwords,",
+    onnx_op_string_normalizer, 10, false },
 };
 
 bool onnx_op_build(const onnx_op_row *row, onnx_node_ctx *c)

@@ -29,7 +29,7 @@ static int64_t attr_int(const onnx_node_ctx *c, const char *name, int64_t fallba
  * node's attributes: its one output. */
 static ts_tensor *build(const onnx_node_ctx *c, const char *op, ts_tensor *const *ins, int n)
 {
-  onnx_value values[2] = { { ins[0], NULL }, { n > 1 ? ins[1] : NULL, NULL } };
+  onnx_value values[2] = { { ins[0], NULL, NULL }, { n > 1 ? ins[1] : NULL, NULL, NULL } };
   ts_tensor *out = NULL;
   onnx_node_ctx sub = *c;
   sub.in = values;

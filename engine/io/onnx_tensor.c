@@ -23,7 +23,7 @@ static const struct {
 } DTYPES[] = {
   { 1, TS_F32, "float" },    { 2, TS_U8, "uint8" },    { 3, TS_I8, "int8" },
   { 4, TS_U16, "uint16" },   { 5, TS_I16, "int16" },   { 6, TS_I32, "int32" },
-  { 7, TS_I64, "int64" },    { 8, -1, "string" },      { 9, TS_BOOL, "bool" },
+  { 7, TS_I64, "int64" },    { 8, TS_STRING, "string" }, { 9, TS_BOOL, "bool" },
   { 10, TS_F16, "float16" }, { 11, TS_F64, "double" }, { 12, TS_U32, "uint32" },
   { 13, TS_U64, "uint64" },  { 14, -1, "complex64" },  { 15, -1, "complex128" },
   { 16, TS_BF16, "bfloat16" },
@@ -41,6 +41,8 @@ bool onnx_dtype(int32_t data_type, ts_dtype *out)
 
 int32_t onnx_data_type(ts_dtype dtype)
 {
+  if (dtype == TS_STRING)
+    return 0; /* the exporter writes raw bytes: strings have none */
   for (size_t i = 0; i < G_N_ELEMENTS(DTYPES); i++)
     if ((int)DTYPES[i].dtype == (int)dtype)
       return DTYPES[i].onnx;
@@ -181,6 +183,36 @@ static bool typed_field(const Onnx__TensorProto *t, ts_dtype dtype, void *data, 
   return true;
 }
 
+/* Strings come only in string_data (never raw or external): one entry per
+ * element, each a C string (a NUL byte inside one is refused). */
+static ts_tensor *string_field(const Onnx__TensorProto *t, ts_shape shape, int64_t n, const onnx_file *f,
+                               const char *what)
+{
+  if (t->has_raw_data || (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)) {
+    tensor_fail(TS_ERR_FORMAT, "%s: %s: strings must be in string_data, not raw or external data", f->path, what);
+    return NULL;
+  }
+  if ((uint64_t)n != t->n_string_data) {
+    tensor_fail(TS_ERR_FORMAT, "%s: %s: its shape has %" PRId64 " elements but its data %zu", f->path, what, n,
+                t->n_string_data);
+    return NULL;
+  }
+  char **strs = g_try_new0(char *, n + 1);
+  bool ok = strs != NULL;
+  if (!ok)
+    tensor_fail(TS_ERR_NO_MEMORY, "%s: %s: cannot allocate %" PRId64 " strings", f->path, what, n);
+  for (int64_t i = 0; i < n && ok; i++) {
+    const ProtobufCBinaryData *b = &t->string_data[i];
+    if ((ok = !b->len || !memchr(b->data, 0, b->len)))
+      strs[i] = g_strndup((const char *)b->data, b->len);
+    else
+      tensor_fail(TS_ERR_FORMAT, "%s: %s: string element %" PRId64 " holds a NUL byte", f->path, what, i);
+  }
+  ts_tensor *out = ok ? ts_constant(TS_STRING, shape, (const void *)strs) : NULL;
+  g_strfreev(strs);
+  return out;
+}
+
 ts_tensor *onnx_tensor_decode(const onnx_file *f, const Onnx__TensorProto *t, const char *what)
 {
   ts_dtype dtype;
@@ -211,6 +243,8 @@ ts_tensor *onnx_tensor_decode(const onnx_file *f, const Onnx__TensorProto *t, co
     return NULL;
   }
   size_t bytes = (size_t)n * esize;
+  if (dtype == TS_STRING)
+    return string_field(t, shape, n, f, what);
   if (t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
     void *data = read_external(f, t, what, bytes);
     if (!data)

@@ -275,7 +275,7 @@ static cf_state *state_new(ts_cf_block *b, ts_frame *outer, ts_tensor *counter)
   if (!holder)
     return NULL;
   cf_state *st = g_new0(cf_state, 1);
-  st->base = (ts_variant){ .refcount = 1, .destroy = state_destroy };
+  st->base = (ts_variant){ .refcount = 1, .destroy = state_destroy, .kind = "ControlFlowState" };
   ((ts_variant **)holder->data)[0] = &st->base;
   st->holder = holder;
   st->outer = outer;
