@@ -2067,6 +2067,69 @@ static void test_conv_transpose_3d(void)
   }
 }
 
+/* ConvTranspose is a convolution over its input spread by the strides and
+ * padded by the kernel, which multiplies every tap at every output pixel:
+ * the 3x3 input, 49x67 kernel and strides 8x2 fuzz-onnx found (a 200-byte
+ * model) would have it do 470 times the op's own multiply-adds (27.7
+ * million for a 9-pixel input, seconds in the fuzz build).  Refused,
+ * naming the node; a 1x1 input grown to the 4x4 kernel (16 times, as a
+ * DCGAN's first layer) still runs. */
+static void test_conv_transpose_work_bounded(void)
+{
+  struct {
+    int64_t in, kh, kw, strides[2], pads[4];
+    bool runs;
+  } cases[] = {
+    { 3, 49, 67, { 8, 2 }, { 1, 2, 1, 2 }, false },
+    { 1, 4, 4, { 1, 1 }, { 0, 0, 0, 0 }, true },
+  };
+  for (size_t v = 0; v < G_N_ELEMENTS(cases); v++) {
+    int64_t xdims[] = { 1, 1, cases[v].in, cases[v].in }, wdims[] = { 1, 2, cases[v].kh, cases[v].kw };
+    size_t nw = (size_t)(2 * cases[v].kh * cases[v].kw), nx = (size_t)(cases[v].in * cases[v].in);
+    float *w = g_new(float, nw), *x = g_new(float, nx);
+    for (size_t i = 0; i < nw; i++)
+      w[i] = (float)i;
+    for (size_t i = 0; i < nx; i++)
+      x[i] = 1;
+    pb *g = msg();
+    pb *attrs = concat_attrs(ints_attr("strides", cases[v].strides, 2), ints_attr("pads", cases[v].pads, 4));
+    put_msg(g, 1, node("ConvTranspose", "deconv", "x,w", "y", attrs));
+    put_msg(g, 5, float_tensor("w", 4, wdims, w, nw));
+    put_msg(g, 11, value_info("x", 1, 4, xdims));
+    put_msg(g, 12, value_info("y", 1, 0, NULL));
+    pb *bytes = model(11, g);
+    char *path = write_file("deconv_work.onnx", bytes);
+    g_byte_array_unref(bytes);
+    ts_onnx_model *m = ts_onnx_load(path);
+    ts_scope *scope = ts_scope_begin();
+    ts_tensor *in = ts_constant(TS_F32, TS_SHAPE(1, 1, cases[v].in, cases[v].in), x), *y = NULL;
+    bool ran = m && ts_onnx_model_run(m, &in, 1, &y);
+    if (cases[v].runs) {
+      if (!ran)
+        g_error("%s", ts_error_peek()->message);
+      g_assert_cmpint(ts_tensor_size(y), ==, (int64_t)nw); /* x = 1: the kernel itself */
+      for (size_t i = 0; i < nw; i++)
+        g_assert_cmpfloat(ts_tensor_get_f64(y, (int64_t)i), ==, w[i]);
+    } else {
+      g_assert_false(ran);
+      ts_error *e = ts_error_take();
+      g_assert_nonnull(e);
+      g_test_message("%s", e->message);
+      g_assert_cmpstr(ts_error_code_name(e->code), ==, ts_error_code_name(TS_ERR_UNIMPLEMENTED));
+      const char *const *words = WORDS("ConvTranspose", "'deconv'", "27715086 multiply-adds", "469 times");
+      for (int i = 0; words[i]; i++)
+        if (!strstr(e->message, words[i]))
+          g_error("'%s' not in: %s", words[i], e->message);
+      ts_error_free(e);
+    }
+    ts_scope_end(scope);
+    ts_onnx_model_free(m);
+    g_free(path);
+    g_free(w);
+    g_free(x);
+  }
+}
+
 /* TfIdfVectorizer over int64: unigrams count once, the bigram (1, 2) at
  * each skip distance; TF counts, IDF gives the weight where counted,
  * TFIDF the weight times the count. */
@@ -2626,6 +2689,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/hostile/external-data", test_external_data);
   g_test_add_func("/onnx/hostile/not-a-file", test_not_a_file);
   g_test_add_func("/onnx/hostile/oversized", test_oversized);
+  g_test_add_func("/onnx/hostile/conv-transpose-work-bounded", test_conv_transpose_work_bounded);
   g_test_add_func("/onnx/cli/onnx-test-run-list", test_cli_onnx_test);
   g_test_add_func("/onnx/shape-known-when-built", test_shape_known_when_built);
   int ret = g_test_run();

@@ -2838,7 +2838,36 @@ static ts_tensor *pad_or_crop(ts_tensor *x, int axis, int64_t before, int64_t af
 }
 
 /* ConvTranspose: the input spread by the strides and padded by the
- * kernel's extent less the pads, convolved with the kernel flipped. */
+ * kernel's extent less the pads, convolved with the kernel flipped.
+ * That convolution multiplies every tap of the dilated kernel at every
+ * output pixel, where the op itself needs every tap at every input pixel
+ * only: strides, dilations and a kernel larger than the input multiply
+ * the work without bound (a 3x3 input, a 49x67 kernel and strides 8x2:
+ * 470 times the op's own).  Past LOWERING_WASTE times the op's own
+ * multiply-adds, and past LOWERING_FREE_MACS, which any shape may spend,
+ * the node is refused: a small file must not ask for any amount of work
+ * that is ours, not the model's. */
+#define LOWERING_WASTE 64.0
+#define LOWERING_FREE_MACS ((double)(1 << 22))
+
+/* n spatial dims: in (the input's), k and keff (the kernel's, plain and
+ * dilated), out (the output's); macs_per_tap: batch x in x out channels. */
+static bool conv_transpose_work_ok(onnx_node_ctx *c, int n, const int64_t *in, const int64_t *k, const int64_t *keff,
+                                   const int64_t *out, double macs_per_tap)
+{
+  double own = macs_per_tap, lowered = macs_per_tap;
+  for (int i = 0; i < n; i++) {
+    own *= (double)in[i] * (double)k[i];
+    lowered *= (double)MAX(out[i], 0) * (double)keff[i];
+  }
+  if (lowered <= LOWERING_FREE_MACS || lowered <= LOWERING_WASTE * own)
+    return true;
+  onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "its strides, dilations and kernel would have the importer's "
+                 "convolution do %.0f multiply-adds, %.0f times the op's own (at most %.0f times)",
+                 lowered, lowered / MAX(own, 1), LOWERING_WASTE);
+  return false;
+}
+
 /* A 3-D ConvTranspose as the 2-D one: the input spread by the strides and
  * padded (or cropped) by keff - 1 - pads, then a stride-1 3-D Conv with
  * the filter flipped and its in and out channels swapped (group 1;
@@ -2870,11 +2899,19 @@ static bool conv_transpose3d(onnx_node_ctx *c, ts_tensor *x, ts_tensor *wt, ts_t
                      "output_padding of 3 (6) values in range, explicit pads or VALID, and no output_shape");
     return false;
   }
+  int64_t in[N], k[N], keff[N], out[N];
+  for (int i = 0; i < N; i++) {
+    in[i] = xs.dim[2 + i];
+    k[i] = ws.dim[2 + i];
+    keff[i] = (k[i] - 1) * dil.v[i] + 1;
+    out[i] = strides.v[i] * (in[i] - 1) + keff[i] - pads.v[i] - pads.v[i + N] + outpad.v[i];
+  }
+  if (!conv_transpose_work_ok(c, N, in, k, keff, out, (double)xs.dim[0] * (double)xs.dim[1] * (double)ws.dim[1]))
+    return false;
   ts_tensor *y = x;
   for (int i = 0; i < N; i++) {
-    int64_t keff = (ws.dim[2 + i] - 1) * dil.v[i] + 1;
     y = spread(y, 2 + i, strides.v[i]);
-    y = pad_or_crop(y, 2 + i, keff - 1 - pads.v[i], keff - 1 - pads.v[i + N] + outpad.v[i]);
+    y = pad_or_crop(y, 2 + i, keff[i] - 1 - pads.v[i], keff[i] - 1 - pads.v[i + N] + outpad.v[i]);
   }
   /* [C, M, kd, kh, kw] flipped spatially -> [M, C, kd, kh, kw] */
   ts_tensor *f = ts_transpose_at(HERE, wt, TS_INTS(1, 0, 2, 3, 4));
@@ -2941,6 +2978,14 @@ static bool op_conv_transpose(onnx_node_ctx *c)
       end[i] = total - begin[i];
     }
   }
+  int64_t out[2];
+  for (int i = 0; i < 2; i++)
+    out[i] = stride[i] * (in[i] - 1) + keff[i] - begin[i] - end[i] + outpad[i];
+  int64_t batch = ts_tensor_dim(x, 0);
+  if (!conv_transpose_work_ok(c, 2, in, k, keff, out,
+                              (double)MAX(batch, 1) * (double)MAX(ts_tensor_dim(x, 1), 1) *
+                                (double)MAX(ts_tensor_dim(wt, 1), 1)))
+    return false;
   ts_tensor *y = ts_transpose_at(HERE, x, TS_INTS(0, 2, 3, 1));
   for (int i = 0; i < 2; i++) {
     y = spread(y, 1 + i, stride[i]);
