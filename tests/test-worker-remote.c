@@ -328,6 +328,26 @@ static TsSourceSnippet *read_source(Fixture *f, const char *file, int line, int 
   return s;
 }
 
+/* path as meson hands it to the compiler: relative to the build root
+ * (TS_TEST_MODULES_DIR is BUILD/tests/modules), "../" up to the two
+ * directories' common ancestor, wherever the build directory is. */
+static char *build_relative(const char *path)
+{
+  g_autofree char *build = g_canonicalize_filename(TS_TEST_MODULES_DIR "/../..", NULL);
+  g_autofree char *target = g_canonicalize_filename(path, NULL);
+  g_auto(GStrv) b = g_strsplit(build, "/", -1), t = g_strsplit(target, "/", -1);
+  guint common = 0;
+  while (b[common] && t[common] && strcmp(b[common], t[common]) == 0)
+    common++;
+  GString *rel = g_string_new(NULL);
+  for (guint i = common; b[i]; i++)
+    if (*b[i])
+      g_string_append(rel, "../");
+  for (guint i = common; t[i]; i++)
+    g_string_append_printf(rel, "%s%s", t[i], t[i + 1] ? "/" : "");
+  return g_string_free(rel, FALSE);
+}
+
 /* Source lines read where the module is, found under its directories
  * there as the app finds them here; a file not there says where it
  * looked; a context over the most is cut to it. */
@@ -338,7 +358,7 @@ static void test_source(void)
   g_autoptr(GError) error = NULL;
   open_misbehave_remotely(&f);
   /* the name as the compiler saw it, relative to the build directory */
-  const char *file = "../tests/modules/misbehave.c";
+  g_autofree char *file = build_relative(g_test_get_filename(G_TEST_DIST, "modules", "misbehave.c", NULL));
   g_autoptr(TsSourceSnippet) there = read_source(&f, file, 10, 1, &error);
   g_assert_no_error(error);
   g_auto(GStrv) dirs = ts_source_search_dirs(misbehave_path);
