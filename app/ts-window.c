@@ -511,8 +511,7 @@ static void on_profile_changed(GSimpleAction *action, GVariant *value, gpointer 
 static void on_workspace_profile(TsWindow *self)
 {
   gboolean profile = ts_workspace_get_profile(self->workspace);
-  set_action_state(self, "profile", g_variant_new_boolean(profile));
-  ts_engine_worker_set_profiling(self->worker, profile);
+  set_action_state(self, "profile", g_variant_new_boolean(profile)); /* the run controller binds the worker to it */
   if (self->settings && !self->profile_once)
     g_settings_set_boolean(self->settings, "profile", profile);
 }
