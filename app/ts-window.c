@@ -776,9 +776,7 @@ static void action_close_compare(GtkWidget *widget, const char *name, GVariant *
 static void on_workspace_mode(TsWindow *self)
 {
   const char *mode = ts_workspace_get_mode(self->workspace);
-  set_action_state(self, "mode", g_variant_new_string(mode));
-  if (g_str_equal(mode, "debug"))
-    gtk_stack_set_visible_child_name(self->bottom_stack, "debugger");
+  set_action_state(self, "mode", g_variant_new_string(mode)); /* the debug panel shows itself in Debug mode */
   _ts_window_show_selection(self);
 }
 
@@ -787,8 +785,8 @@ static void on_mode_changed(GSimpleAction *action, GVariant *value, gpointer use
   TsWindow *self = user_data;
   const char *mode = g_variant_get_string(value, NULL);
   gboolean same = g_strcmp0(mode, ts_workspace_get_mode(self->workspace)) == 0;
-  if (ts_workspace_set_mode(self->workspace, mode) && same)
-    on_workspace_mode(self); /* asked for again: the debugger and the selection shown again */
+  if (ts_workspace_set_mode(self->workspace, mode) && same) /* asked for again: what follows it shows it again */
+    g_object_notify(G_OBJECT(self->workspace), "mode");
 }
 
 /* ---- the debugger ---------------------------------------------------------------- */
