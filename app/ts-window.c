@@ -91,21 +91,10 @@ void _ts_window_show_selection(TsWindow *self)
       cf = ts_sidebar_item_get_concrete(last);
     }
   }
-  if (cf) {
+  if (cf)
     ts_graph_pane_show_concrete(self->graph_pane, ts_sidebar_item_get_module(item), cf);
-    return;
-  }
-  const char *failure = ts_run_controller_get_trace_error(self->runs, name);
-  if (failure && !ts_workspace_is_eager(self->workspace)) {
-    g_autofree char *failed = g_strdup_printf("Tracing %s Failed", name);
-    ts_graph_pane_show_status(self->graph_pane, "dialog-error-symbolic", failed, failure);
-    return;
-  }
-  g_autofree char *title = g_strdup_printf("%s Is Not Traced Yet", name);
-  ts_graph_pane_show_status(self->graph_pane, "system-run-symbolic", title,
-                            ts_workspace_is_eager(self->workspace)
-                              ? "Eager mode runs the C code op by op: no graph is made. Switch to Graph and run it."
-                              : "Run it in graph mode: the first call traces its graph.");
+  else /* its page follows the mode */
+    ts_graph_pane_show_untraced(self->graph_pane, name, ts_run_controller_get_trace_error(self->runs, name));
 }
 
 static void on_selected_changed(TsFunctionList *list, GParamSpec *pspec, TsWindow *self)

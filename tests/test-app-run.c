@@ -525,6 +525,12 @@ static void test_run_errors(void)
   g_assert_cmpstr(ts_trace_entry_get_reason(failed), ==, ts_run_panel_get_error(panel));
   g_assert_cmpstr(ts_graph_pane_get_status_title(ts_window_get_graph_pane(window)), ==,
                   "Tracing get_MSE Failed");
+  /* eager mode makes no graph: the page says so instead (the pane follows the window's workspace) */
+  activate("win.mode", "s", "eager");
+  g_assert_cmpstr(ts_graph_pane_get_status_title(ts_window_get_graph_pane(window)), ==, "get_MSE Is Not Traced Yet");
+  activate("win.mode", "s", "graph");
+  g_assert_cmpstr(ts_graph_pane_get_status_title(ts_window_get_graph_pane(window)), ==,
+                  "Tracing get_MSE Failed");
   g_autoptr(GError) error = NULL;
   ts_run_panel_set_args(panel, (const char *const[]){ "f32[2,x]:ones", "1", NULL });
   g_assert_null(ts_run_panel_dup_args(panel, &error));
