@@ -721,15 +721,28 @@ static void on_workspace_function(TsDebugPanel *self)
     ts_debug_panel_clear(self);
 }
 
+/* Debug mode (chosen, or asked for again): the panel shows itself among
+ * the panels of the stack it is a page of. */
+static void on_workspace_mode(TsDebugPanel *self)
+{
+  GtkWidget *stack = gtk_widget_get_parent(GTK_WIDGET(self));
+  if (ts_workspace_is_debug(self->workspace) && GTK_IS_STACK(stack))
+    gtk_stack_set_visible_child(GTK_STACK(stack), GTK_WIDGET(self));
+}
+
 static void set_workspace(TsDebugPanel *self, TsWorkspace *workspace)
 {
   if (self->workspace == workspace)
     return;
-  if (self->workspace)
+  if (self->workspace) {
     g_signal_handlers_disconnect_by_func(self->workspace, on_workspace_function, self);
+    g_signal_handlers_disconnect_by_func(self->workspace, on_workspace_mode, self);
+  }
   g_set_object(&self->workspace, workspace);
-  if (workspace)
+  if (workspace) {
     g_signal_connect_swapped(workspace, "notify::function", G_CALLBACK(on_workspace_function), self);
+    g_signal_connect_swapped(workspace, "notify::mode", G_CALLBACK(on_workspace_mode), self);
+  }
   g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_WORKSPACE]);
 }
 

@@ -23,7 +23,7 @@ struct _TsEngineWorker {
   char *device;            /* where runs go ("SIM:0"); NULL: the CPU */
 };
 
-enum { PROP_0, PROP_BUSY, PROP_DEVICES, N_PROPS };
+enum { PROP_0, PROP_BUSY, PROP_DEVICES, PROP_PROFILING, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
 enum { SIGNAL_TRACE, SIGNAL_WARNING, SIGNAL_OUTPUT, SIGNAL_PRINT, SIGNAL_PROGRESS, SIGNAL_TRANSFER,
@@ -507,7 +507,10 @@ guint ts_engine_worker_compare_async(TsEngineWorker *self, TsLoadedModule *modul
 void ts_engine_worker_set_profiling(TsEngineWorker *self, gboolean profiling)
 {
   g_return_if_fail(TS_IS_ENGINE_WORKER(self));
-  self->profiling = profiling;
+  if (self->profiling == !!profiling)
+    return;
+  self->profiling = !!profiling;
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_PROFILING]);
 }
 
 GPtrArray *ts_engine_worker_get_devices(TsEngineWorker *self, const char **note)
@@ -719,6 +722,16 @@ static void ts_engine_worker_get_property(GObject *object, guint prop_id, GValue
   switch (prop_id) {
   case PROP_BUSY: g_value_set_boolean(value, ts_engine_worker_get_busy(TS_ENGINE_WORKER(object))); break;
   case PROP_DEVICES: g_value_set_boxed(value, TS_ENGINE_WORKER(object)->devices); break;
+  case PROP_PROFILING: g_value_set_boolean(value, TS_ENGINE_WORKER(object)->profiling); break;
+  default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+  }
+}
+
+static void ts_engine_worker_set_property(GObject *object, guint prop_id, const GValue *value,
+                                          GParamSpec *pspec)
+{
+  switch (prop_id) {
+  case PROP_PROFILING: ts_engine_worker_set_profiling(TS_ENGINE_WORKER(object), g_value_get_boolean(value)); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
   }
 }
@@ -729,6 +742,7 @@ static void ts_engine_worker_class_init(TsEngineWorkerClass *klass)
   object_class->dispose = ts_engine_worker_dispose;
   object_class->finalize = ts_engine_worker_finalize;
   object_class->get_property = ts_engine_worker_get_property;
+  object_class->set_property = ts_engine_worker_set_property;
 
   properties[PROP_BUSY] = g_param_spec_boolean("busy", NULL, NULL, FALSE,
                                                G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY |
@@ -737,6 +751,10 @@ static void ts_engine_worker_class_init(TsEngineWorkerClass *klass)
   properties[PROP_DEVICES] = g_param_spec_boxed("devices", NULL, NULL, G_TYPE_PTR_ARRAY,
                                                 G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY |
                                                   G_PARAM_STATIC_STRINGS);
+  /* whether runs record a profile; the run controller binds it to the workspace's "profile" */
+  properties[PROP_PROFILING] = g_param_spec_boolean("profiling", NULL, NULL, FALSE,
+                                                    G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
+                                                      G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties(object_class, N_PROPS, properties);
 
   GType type = G_TYPE_FROM_CLASS(klass);

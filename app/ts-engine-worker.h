@@ -92,7 +92,8 @@ guint ts_engine_worker_run_async(TsEngineWorker *self, TsLoadedModule *module,
 TsRunResult *ts_engine_worker_run_finish(TsEngineWorker *self, GAsyncResult *result,
                                          GError **error);
 
-/* Whether runs started from now record a profiling session (TsRunResult.profile). */
+/* Whether runs started from now record a profiling session (TsRunResult.profile):
+ * the "profiling" property, which the run controller binds to the workspace. */
 void ts_engine_worker_set_profiling(TsEngineWorker *self, gboolean profiling);
 gboolean ts_engine_worker_get_profiling(TsEngineWorker *self);
 /* The devices of the loaded module's worker (TsWorkerDevice, borrowed;

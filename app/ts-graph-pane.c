@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ts-graph-view.h"
+#include "ts-workspace.h"
 
 struct _TsGraphPane {
   GtkWidget parent_instance;
@@ -23,9 +24,15 @@ struct _TsGraphPane {
   TsConcreteInfo *concrete;
   char *colour_mode;            /* the GSettings nick */
   ts_render_values *compute_times;
+  TsWorkspace *workspace;       /* its mode says what an untraced function's page asks for */
+  char *untraced;               /* the function whose untraced page shows, or NULL */
+  char *untraced_failure;       /* and why its last trace failed, or NULL */
 };
 
 G_DEFINE_FINAL_TYPE(TsGraphPane, ts_graph_pane, GTK_TYPE_WIDGET)
+
+enum { PROP_0, PROP_WORKSPACE, N_PROPS };
+static GParamSpec *properties[N_PROPS];
 
 static GtkWidget *graph_view_new(void)
 {
@@ -154,10 +161,8 @@ void ts_graph_pane_show_concrete(TsGraphPane *self, TsLoadedModule *module, TsCo
   gtk_stack_set_visible_child_name(self->stack, "graph");
 }
 
-void ts_graph_pane_show_status(TsGraphPane *self, const char *icon_name, const char *title,
-                               const char *description)
+static void set_status(TsGraphPane *self, const char *icon_name, const char *title, const char *description)
 {
-  g_return_if_fail(TS_IS_GRAPH_PANE(self));
   graph_view_set(self->graph_view, NULL);
   g_clear_pointer(&self->concrete, ts_concrete_info_unref);
   g_clear_object(&self->module);
@@ -167,6 +172,64 @@ void ts_graph_pane_show_status(TsGraphPane *self, const char *icon_name, const c
   adw_status_page_set_title(self->status_page, title ? title : "No Function Selected");
   adw_status_page_set_description(self->status_page, description);
   gtk_stack_set_visible_child_name(self->stack, "status");
+}
+
+static void forget_untraced(TsGraphPane *self)
+{
+  g_clear_pointer(&self->untraced, g_free);
+  g_clear_pointer(&self->untraced_failure, g_free);
+}
+
+void ts_graph_pane_show_status(TsGraphPane *self, const char *icon_name, const char *title,
+                               const char *description)
+{
+  g_return_if_fail(TS_IS_GRAPH_PANE(self));
+  forget_untraced(self);
+  set_status(self, icon_name, title, description);
+}
+
+/* The untraced function's page for the workspace's mode: its failed trace
+ * where a graph is wanted, else what to do to get a graph. */
+static void show_untraced_page(TsGraphPane *self)
+{
+  gboolean eager = self->workspace && ts_workspace_is_eager(self->workspace);
+  if (self->untraced_failure && !eager) {
+    g_autofree char *failed = g_strdup_printf("Tracing %s Failed", self->untraced);
+    set_status(self, "dialog-error-symbolic", failed, self->untraced_failure);
+    return;
+  }
+  g_autofree char *title = g_strdup_printf("%s Is Not Traced Yet", self->untraced);
+  set_status(self, "system-run-symbolic", title,
+             eager ? "Eager mode runs the C code op by op: no graph is made. Switch to Graph and run it."
+                   : "Run it in graph mode: the first call traces its graph.");
+}
+
+void ts_graph_pane_show_untraced(TsGraphPane *self, const char *function, const char *failure)
+{
+  g_return_if_fail(TS_IS_GRAPH_PANE(self) && function != NULL);
+  g_autofree char *name = g_strdup(function), *why = g_strdup(failure); /* they may be ours */
+  forget_untraced(self);
+  self->untraced = g_steal_pointer(&name);
+  self->untraced_failure = g_steal_pointer(&why);
+  show_untraced_page(self);
+}
+
+static void on_workspace_mode(TsGraphPane *self)
+{
+  if (self->untraced)
+    show_untraced_page(self);
+}
+
+static void set_workspace(TsGraphPane *self, TsWorkspace *workspace)
+{
+  if (self->workspace == workspace)
+    return;
+  if (self->workspace)
+    g_signal_handlers_disconnect_by_func(self->workspace, on_workspace_mode, self);
+  g_set_object(&self->workspace, workspace);
+  if (workspace)
+    g_signal_connect_swapped(workspace, "notify::mode", G_CALLBACK(on_workspace_mode), self);
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_WORKSPACE]);
 }
 
 ts_render_values *ts_graph_pane_get_compute_times(TsGraphPane *self)
@@ -204,13 +267,38 @@ static void ts_graph_pane_dispose(GObject *object)
   g_clear_object(&self->module);
   g_clear_pointer(&self->colour_mode, g_free);
   g_clear_pointer(&self->compute_times, ts_render_values_unref);
+  set_workspace(self, NULL);
+  forget_untraced(self);
   G_OBJECT_CLASS(ts_graph_pane_parent_class)->dispose(object);
+}
+
+static void ts_graph_pane_get_property(GObject *object, guint id, GValue *value, GParamSpec *pspec)
+{
+  switch (id) {
+  case PROP_WORKSPACE: g_value_set_object(value, TS_GRAPH_PANE(object)->workspace); break;
+  default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+  }
+}
+
+static void ts_graph_pane_set_property(GObject *object, guint id, const GValue *value, GParamSpec *pspec)
+{
+  switch (id) {
+  case PROP_WORKSPACE: set_workspace(TS_GRAPH_PANE(object), g_value_get_object(value)); break;
+  default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+  }
 }
 
 static void ts_graph_pane_class_init(TsGraphPaneClass *klass)
 {
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS(klass);
-  G_OBJECT_CLASS(klass)->dispose = ts_graph_pane_dispose;
+  GObjectClass *object_class = G_OBJECT_CLASS(klass);
+  object_class->dispose = ts_graph_pane_dispose;
+  object_class->get_property = ts_graph_pane_get_property;
+  object_class->set_property = ts_graph_pane_set_property;
+  /* the window's template binds it */
+  properties[PROP_WORKSPACE] = g_param_spec_object("workspace", NULL, NULL, TS_TYPE_WORKSPACE,
+                                                   G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties(object_class, N_PROPS, properties);
   gtk_widget_class_set_template_from_resource(widget_class,
                                               "/io/github/tracescope/Tracescope/ts-graph-pane.ui");
   gtk_widget_class_bind_template_child(widget_class, TsGraphPane, stack);

@@ -25,6 +25,11 @@ void ts_graph_pane_show_concrete(TsGraphPane *self, TsLoadedModule *module, TsCo
 /* Shows a status page: title and description (NULL: nothing selected). */
 void ts_graph_pane_show_status(TsGraphPane *self, const char *icon_name, const char *title,
                                const char *description);
+/* Shows that function has no graph yet, and why its last trace failed
+ * (failure; NULL: it is not traced yet): the page says what to do in the
+ * mode of the pane's "workspace" (the window's template binds it), and
+ * follows that mode while it shows. */
+void ts_graph_pane_show_untraced(TsGraphPane *self, const char *function, const char *failure);
 /* What node colours show: "op-type", "device" or "compute-time" (the
  * GSettings colour-mode nicks). */
 void ts_graph_pane_set_colour_mode(TsGraphPane *self, const char *mode);

@@ -38,7 +38,8 @@ G_DECLARE_FINAL_TYPE(TsRunController, ts_run_controller, TS, RUN_CONTROLLER, GOb
 /* Signals: ::selection-outdated (the selected function's graph changed:
  * its trace failed, or a debug call's graph came), ::worker-died (after
  * the console has said how: the module wants opening in a fresh worker),
- * ::message (a line for a toast). */
+ * ::message (a line for a toast).  The worker records a profile while the
+ * workspace's "profile" is on (a binding). */
 TsRunController *ts_run_controller_new(TsEngineWorker *worker, TsWorkspace *workspace, const TsRunPanels *panels);
 void ts_run_controller_shut_down(TsRunController *self);
 

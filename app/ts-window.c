@@ -91,21 +91,10 @@ void _ts_window_show_selection(TsWindow *self)
       cf = ts_sidebar_item_get_concrete(last);
     }
   }
-  if (cf) {
+  if (cf)
     ts_graph_pane_show_concrete(self->graph_pane, ts_sidebar_item_get_module(item), cf);
-    return;
-  }
-  const char *failure = ts_run_controller_get_trace_error(self->runs, name);
-  if (failure && !ts_workspace_is_eager(self->workspace)) {
-    g_autofree char *failed = g_strdup_printf("Tracing %s Failed", name);
-    ts_graph_pane_show_status(self->graph_pane, "dialog-error-symbolic", failed, failure);
-    return;
-  }
-  g_autofree char *title = g_strdup_printf("%s Is Not Traced Yet", name);
-  ts_graph_pane_show_status(self->graph_pane, "system-run-symbolic", title,
-                            ts_workspace_is_eager(self->workspace)
-                              ? "Eager mode runs the C code op by op: no graph is made. Switch to Graph and run it."
-                              : "Run it in graph mode: the first call traces its graph.");
+  else /* its page follows the mode */
+    ts_graph_pane_show_untraced(self->graph_pane, name, ts_run_controller_get_trace_error(self->runs, name));
 }
 
 static void on_selected_changed(TsFunctionList *list, GParamSpec *pspec, TsWindow *self)
@@ -511,8 +500,7 @@ static void on_profile_changed(GSimpleAction *action, GVariant *value, gpointer 
 static void on_workspace_profile(TsWindow *self)
 {
   gboolean profile = ts_workspace_get_profile(self->workspace);
-  set_action_state(self, "profile", g_variant_new_boolean(profile));
-  ts_engine_worker_set_profiling(self->worker, profile);
+  set_action_state(self, "profile", g_variant_new_boolean(profile)); /* the run controller binds the worker to it */
   if (self->settings && !self->profile_once)
     g_settings_set_boolean(self->settings, "profile", profile);
 }
@@ -777,9 +765,7 @@ static void action_close_compare(GtkWidget *widget, const char *name, GVariant *
 static void on_workspace_mode(TsWindow *self)
 {
   const char *mode = ts_workspace_get_mode(self->workspace);
-  set_action_state(self, "mode", g_variant_new_string(mode));
-  if (g_str_equal(mode, "debug"))
-    gtk_stack_set_visible_child_name(self->bottom_stack, "debugger");
+  set_action_state(self, "mode", g_variant_new_string(mode)); /* the debug panel shows itself in Debug mode */
   _ts_window_show_selection(self);
 }
 
@@ -788,8 +774,8 @@ static void on_mode_changed(GSimpleAction *action, GVariant *value, gpointer use
   TsWindow *self = user_data;
   const char *mode = g_variant_get_string(value, NULL);
   gboolean same = g_strcmp0(mode, ts_workspace_get_mode(self->workspace)) == 0;
-  if (ts_workspace_set_mode(self->workspace, mode) && same)
-    on_workspace_mode(self); /* asked for again: the debugger and the selection shown again */
+  if (ts_workspace_set_mode(self->workspace, mode) && same) /* asked for again: what follows it shows it again */
+    g_object_notify(G_OBJECT(self->workspace), "mode");
 }
 
 /* ---- the debugger ---------------------------------------------------------------- */

@@ -3,7 +3,8 @@
  * mode (graph, eager or debug), the device runs go to, and whether they
  * record a profile.  Each is a property with notify; the window's actions
  * (win.mode, win.device, win.profile) set them, and the window's template
- * (the device button, the run panel) and the run controller bind to them. */
+ * (the device button, the run, debug and graph panes) and the run
+ * controller bind to them. */
 #pragma once
 
 #include <glib-object.h>

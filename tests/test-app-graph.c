@@ -1,5 +1,6 @@
 /* test-app-graph.c — GUI tests of the graph pane and the node details: header, details, subgraphs, provenance, source lines, passes, walking. */
 #include "test-app.h"
+#include "ts-workspace.h"
 
 static GtkWidget *button_for(GtkWidget *widget, const char *action)
 {
@@ -645,10 +646,30 @@ static void test_graph_walk(void)
   g_assert_false(gtk_revealer_get_reveal_child(GTK_REVEALER(find_widget(GTK_WIDGET(shown_view()), GTK_TYPE_REVEALER))));
 }
 
+/* A graph pane bound to a workspace: an untraced function's page follows
+ * the workspace's mode (its failed trace in graph and debug mode, "not
+ * traced" in eager mode, where no graph is made); another page does not. */
+static void test_graph_pane_follows_mode(void)
+{
+  g_autoptr(TsWorkspace) workspace = ts_workspace_new();
+  GtkWidget *pane = g_object_ref_sink(g_object_new(TS_TYPE_GRAPH_PANE, "workspace", workspace, NULL));
+  ts_graph_pane_show_untraced(TS_GRAPH_PANE(pane), "f", "no op named 'x'");
+  g_assert_cmpstr(ts_graph_pane_get_status_title(TS_GRAPH_PANE(pane)), ==, "Tracing f Failed");
+  ts_workspace_set_mode(workspace, "eager");
+  g_assert_cmpstr(ts_graph_pane_get_status_title(TS_GRAPH_PANE(pane)), ==, "f Is Not Traced Yet");
+  ts_workspace_set_mode(workspace, "debug");
+  g_assert_cmpstr(ts_graph_pane_get_status_title(TS_GRAPH_PANE(pane)), ==, "Tracing f Failed");
+  ts_graph_pane_show_status(TS_GRAPH_PANE(pane), NULL, NULL, NULL);
+  ts_workspace_set_mode(workspace, "eager");
+  g_assert_cmpstr(ts_graph_pane_get_status_title(TS_GRAPH_PANE(pane)), ==, "No Function Selected");
+  g_object_unref(pane);
+}
+
 int main(int argc, char **argv)
 {
   return test_app_run(&argc, &argv, TRUE, (const TestAppCase[]){
     { "/app/graph-header", test_graph_header },
+    { "/app/graph-pane-follows-mode", test_graph_pane_follows_mode },
     { "/app/node-details", test_node_details },
     { "/app/node-details-subgraphs", test_node_details_subgraphs },
     { "/app/node-details-provenance", test_node_details_provenance },

@@ -1,5 +1,6 @@
 /* test-app-profiler.c — GUI tests of the Profiler, device and debugger panels: tables, timeline, traces read, check mode, debugging. */
 #include "test-app.h"
+#include "ts-workspace.h"
 
 static char *device_state(void)
 {
@@ -668,6 +669,32 @@ static void test_check_eagerly(void)
 /* Debug mode: a breakpoint on MatMul stops power at each one, with the
  * op's tensors in the inspector and its line in the source; F11 steps,
  * the history shows an earlier op, F5 continues, and the call finishes. */
+/* A debug panel bound to a workspace shows itself among the pages of its
+ * stack when the workspace's mode becomes "debug", and again when Debug
+ * mode is asked for again (the window notifies "mode"); other modes leave
+ * the page shown as it is. */
+static void test_debug_panel_follows_mode(void)
+{
+  g_autoptr(TsWorkspace) workspace = ts_workspace_new();
+  GtkStack *stack = GTK_STACK(g_object_ref_sink(gtk_stack_new()));
+  GtkWidget *other = gtk_label_new("profiler");
+  gtk_stack_add_named(stack, other, "profiler");
+  GtkWidget *panel = g_object_new(TS_TYPE_DEBUG_PANEL, "workspace", workspace, NULL);
+  gtk_stack_add_named(stack, panel, "debugger");
+  gtk_stack_set_visible_child(stack, other);
+  ts_workspace_set_mode(workspace, "eager");
+  g_assert_true(gtk_stack_get_visible_child(stack) == other);
+  ts_workspace_set_mode(workspace, "debug");
+  g_assert_true(gtk_stack_get_visible_child(stack) == panel);
+  gtk_stack_set_visible_child(stack, other);
+  g_object_notify(G_OBJECT(workspace), "mode");
+  g_assert_true(gtk_stack_get_visible_child(stack) == panel);
+  gtk_stack_set_visible_child(stack, other);
+  ts_workspace_set_mode(workspace, "graph");
+  g_assert_true(gtk_stack_get_visible_child(stack) == other);
+  g_object_unref(stack);
+}
+
 static void test_debugger(void)
 {
   activate("win.open-module", "s", seeds_path());
@@ -896,6 +923,7 @@ int main(int argc, char **argv)
     { "/app/device-option", test_device_option },
     { "/app/trace-import-process", test_trace_import_process },
     { "/app/check-eagerly", test_check_eagerly },
+    { "/app/debug-panel-follows-mode", test_debug_panel_follows_mode },
     { "/app/debugger", test_debugger },
     { "/app/timeline-search", test_timeline_search },
     { "/app/device-compare", test_device_compare },

@@ -1,5 +1,6 @@
 /* test-app-run.c — GUI tests of running functions, modules and the trace log: open, run, eager, retraces, sessions, cancel, refused modules, reload. */
 #include "test-app.h"
+#include "ts-run-controller.h"
 #include "ts-workspace.h"
 
 static TsGraphView *graph_view(void)
@@ -81,6 +82,23 @@ static void test_run_panel_follows_workspace(void)
   ts_workspace_set_function(workspace, NULL);
   g_assert_false(gtk_widget_get_sensitive(panel));
   g_object_unref(panel);
+}
+
+/* A run controller binds its worker's profiling to its workspace's
+ * "profile" (what win.profile sets): from the start and on each change. */
+static void test_run_controller_binds_profile(void)
+{
+  g_autoptr(TsEngineWorker) worker = ts_engine_worker_new();
+  g_autoptr(TsWorkspace) workspace = ts_workspace_new();
+  ts_workspace_set_profile(workspace, TRUE);
+  const TsRunPanels panels = { 0 }; /* none: no call is made */
+  g_autoptr(TsRunController) runs = ts_run_controller_new(worker, workspace, &panels);
+  g_assert_true(ts_engine_worker_get_profiling(worker));
+  ts_workspace_set_profile(workspace, FALSE);
+  g_assert_false(ts_engine_worker_get_profiling(worker));
+  ts_workspace_set_profile(workspace, TRUE);
+  g_assert_true(ts_engine_worker_get_profiling(worker));
+  ts_run_controller_shut_down(runs);
 }
 
 /* The guide: host 2 then host 3 trace twice and print "Tracing!" twice. */
@@ -507,6 +525,12 @@ static void test_run_errors(void)
   g_assert_cmpstr(ts_trace_entry_get_reason(failed), ==, ts_run_panel_get_error(panel));
   g_assert_cmpstr(ts_graph_pane_get_status_title(ts_window_get_graph_pane(window)), ==,
                   "Tracing get_MSE Failed");
+  /* eager mode makes no graph: the page says so instead (the pane follows the window's workspace) */
+  activate("win.mode", "s", "eager");
+  g_assert_cmpstr(ts_graph_pane_get_status_title(ts_window_get_graph_pane(window)), ==, "get_MSE Is Not Traced Yet");
+  activate("win.mode", "s", "graph");
+  g_assert_cmpstr(ts_graph_pane_get_status_title(ts_window_get_graph_pane(window)), ==,
+                  "Tracing get_MSE Failed");
   g_autoptr(GError) error = NULL;
   ts_run_panel_set_args(panel, (const char *const[]){ "f32[2,x]:ones", "1", NULL });
   g_assert_null(ts_run_panel_dup_args(panel, &error));
@@ -694,6 +718,7 @@ int main(int argc, char **argv)
   return test_app_run(&argc, &argv, FALSE, (const TestAppCase[]){
     { "/app/open-seeds", test_open_seeds },
     { "/app/run-panel-follows-workspace", test_run_panel_follows_workspace },
+    { "/app/run-controller-binds-profile", test_run_controller_binds_profile },
     { "/app/host-values-retrace", test_host_values_retrace },
     { "/app/tensors-share-a-graph", test_tensors_share_a_graph },
     { "/app/eager-mode", test_eager_mode },
