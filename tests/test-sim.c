@@ -363,6 +363,22 @@ static ts_tensor *layers(ts_call *call)
   return ts_reduce_sum(x, TS_ALL_AXES, false);
 }
 
+/* Calls fn on SIM:0 with its activity collected in *c (the kernels have
+ * reported: collect_end), and checks the result against the CPU's. */
+static void call_on_sim(ts_function *fn, ts_value *args, int n, ts_tensor *want, collected *c)
+{
+  collect_begin(c);
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_op, c);
+  ts_tensor *got;
+  TS_DEVICE_SCOPE(sim()) {
+    got = ts_function_call(fn, args, n);
+  }
+  ts_listener_remove(id);
+  assert_no_error();
+  assert_close(want, got);
+  collect_end(c);
+}
+
 /* A graph run on SIM is captured once and replayed: kernels of a replay
  * carry their node's id (stable across calls) and the plan launch's
  * correlation; GRAPH_NODE records tie each node to this call's op. */
@@ -377,15 +393,7 @@ static void test_plan_replay(void)
   GHashTable *first_nodes = g_hash_table_new(g_direct_hash, g_direct_equal);
   for (int call = 0; call < 3; call++) {
     collected c;
-    collect_begin(&c);
-    int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_op, &c);
-    ts_tensor *got;
-    TS_DEVICE_SCOPE(sim()) {
-      got = ts_function_call(fn, args, 2);
-    }
-    ts_listener_remove(id);
-    assert_close(want, got);
-    collect_end(&c);
+    call_on_sim(fn, args, 2, want, &c);
     int kernels = 0, nodes = 0;
     uint64_t plan_launch = 0;
     for (guint i = 0; i < c.records->len; i++) {
@@ -455,16 +463,7 @@ static void test_plan_control_flow(void)
   assert_no_error();
   for (int call = 0; call < 3; call++) {
     collected c;
-    collect_begin(&c);
-    int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_op, &c);
-    ts_tensor *got;
-    TS_DEVICE_SCOPE(sim()) {
-      got = ts_function_call(fn, args, 2);
-    }
-    ts_listener_remove(id);
-    assert_no_error();
-    assert_close(want, got);
-    collect_end(&c);
+    call_on_sim(fn, args, 2, want, &c);
     for (guint i = 0; i < c.records->len; i++) {
       const ts_activity *r = &g_array_index(c.records, ts_activity, i);
       if (r->kind == TS_ACTIVITY_GRAPH_NODE)

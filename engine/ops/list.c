@@ -610,19 +610,26 @@ ts_tensor *ts_tensor_array_at(ts_loc loc, ts_dtype dtype, ts_tensor *size)
   return ts__dispatch1(loc, TS_OP_TENSOR_LIST_RESERVE, &size, 1, attrs);
 }
 
-ts_tensor *ts_tensor_array_write_at(ts_loc loc, ts_tensor *ta, ts_tensor *index, ts_tensor *value)
+/* A set or an insert of value at index: while tracing, a dtype mismatch
+ * is caught now rather than at run time. */
+static ts_tensor *put_item(ts_loc loc, const ts_op_def *def, ts_tensor *ta, ts_tensor *index,
+                           ts_tensor *value)
 {
   if (ta && value) {
-    /* while tracing, catch a dtype mismatch now rather than at run time */
     ts_list_elem e = ts__variant_elem_type(ta);
     if (e.has_dtype && e.dtype != value->dtype) {
-      ts__op_fail(loc, &ts__op_tensor_list_set_item, TS_ERR_DTYPE, DTYPE_MISMATCH,
-                  ts_dtype_name(value->dtype), ts_dtype_name(e.dtype));
+      ts__op_fail(loc, def, TS_ERR_DTYPE, DTYPE_MISMATCH, ts_dtype_name(value->dtype),
+                  ts_dtype_name(e.dtype));
       return NULL;
     }
   }
   ts_tensor *in[3] = { ta, index, value };
-  return ts__dispatch1(loc, TS_OP_TENSOR_LIST_SET_ITEM, in, 3, NULL);
+  return ts__dispatch1(loc, def->op, in, 3, NULL);
+}
+
+ts_tensor *ts_tensor_array_write_at(ts_loc loc, ts_tensor *ta, ts_tensor *index, ts_tensor *value)
+{
+  return put_item(loc, &ts__op_tensor_list_set_item, ta, index, value);
 }
 
 /* Dispatches a read, a stack, a concat (axis) or an optional's get with
@@ -676,16 +683,7 @@ ts_tensor *ts_tensor_list_length_at(ts_loc loc, ts_tensor *ta)
 
 ts_tensor *ts_tensor_list_insert_at(ts_loc loc, ts_tensor *ta, ts_tensor *index, ts_tensor *value)
 {
-  if (ta && value) {
-    ts_list_elem e = ts__variant_elem_type(ta);
-    if (e.has_dtype && e.dtype != value->dtype) {
-      ts__op_fail(loc, &ts__op_tensor_list_insert, TS_ERR_DTYPE, DTYPE_MISMATCH,
-                  ts_dtype_name(value->dtype), ts_dtype_name(e.dtype));
-      return NULL;
-    }
-  }
-  ts_tensor *in[3] = { ta, index, value };
-  return ts__dispatch1(loc, TS_OP_TENSOR_LIST_INSERT, in, 3, NULL);
+  return put_item(loc, &ts__op_tensor_list_insert, ta, index, value);
 }
 
 ts_tensor *ts_tensor_list_erase_at(ts_loc loc, ts_tensor *ta, ts_tensor *index)
