@@ -84,9 +84,15 @@ ts_tensor *ts__tensor_alloc_on(ts_loc loc, const ts_backend *backend, ts_dtype d
   if (!inline_data) {
     size_t need;
     const ts_buffer_type *bt = &backend->buffer_type;
+    bool erred = ts_failed();
     if (!ts_buffer_type_alloc_size(bt, dtype, shape, &need) ||
         !(buffer = ts_buffer_alloc(bt, need, TS_BUFFER_USAGE_TENSOR))) {
-      ts__error_locate(loc);
+      ts_error *why = erred ? NULL : ts_error_take(); /* said again with the tensor */
+      char buf[TS_INFO_STR];
+      ts_error_set(why ? why->code : TS_ERR_NO_MEMORY, loc, NULL, "cannot allocate %s on %s: %s",
+                   ts__info_str(buf, dtype, shape), backend->iface.name,
+                   why && why->detail ? why->detail : "out of memory");
+      ts_error_free(why);
       return NULL;
     }
   }

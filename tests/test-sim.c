@@ -154,6 +154,7 @@ static void test_buffer_type_and_copies(void)
   g_assert_nonnull(e);
   g_assert_nonnull(strstr(e->message, "largest buffer of SIM:0"));
   g_assert_nonnull(strstr(e->message, "test-sim.c"));
+  g_assert_nonnull(strstr(e->message, "cannot allocate f32[1073741824,2] on SIM:0"));
   ts_error_free(e);
   ts_scope_end(scope);
 
