@@ -74,12 +74,13 @@ ts_tensor *ts__tensor_alloc_on(ts_loc loc, const ts_backend *backend, ts_dtype d
   if (!shape_check(loc, dtype, shape, &size))
     return NULL;
   size_t bytes = (size_t)size * ts_dtype_size(dtype);
-  bool host = ts__host_visible(backend);
-  /* Strings and variants own what their elements point to: host only. */
-  bool inline_data = host && backend->iface.kind == TS_DEVICE_CPU &&
-                     (bytes < TS_CPU_CACHE_MIN || dtype == TS_STRING || dtype == TS_VARIANT);
-  if (!host && (dtype == TS_STRING || dtype == TS_VARIANT))
-    backend = ts_backend_cpu(), inline_data = true;
+  /* Strings and variants own what their elements point to: host only,
+   * inline.  Small CPU tensors are inline too; the rest is a buffer of the
+   * backend's type. */
+  bool owning = dtype == TS_STRING || dtype == TS_VARIANT;
+  bool inline_data = owning || (backend == ts_backend_cpu() && bytes < TS_CPU_CACHE_MIN);
+  if (owning && !ts__host_visible(backend))
+    backend = ts_backend_cpu();
   ts_buffer *buffer = NULL;
   if (!inline_data) {
     size_t need;

@@ -369,6 +369,86 @@ static void test_tensor_buffer(void)
   g_assert_cmpint(n_live, ==, live);
 }
 
+/* A buffer type whose tensors need 64 bytes past their elements (kernels
+ * that read a vector past the end): each tensor's buffer has them, and the
+ * memory planner, whose slots do not, gives such tensors buffers of their
+ * own instead of arena offsets. */
+static size_t padded(const ts_buffer_type *bt, ts_dtype dtype, ts_shape shape, size_t bytes)
+{
+  return bytes + 64;
+}
+
+static const ts_backend *padded_backend(void)
+{
+  static const ts_backend *b;
+  if (!b) {
+    ts_backend_i iface = {
+      .name = "CPU-padded", .kind = TS_DEVICE_CPU,
+      .buffer_type = { .alignment = 64, .is_host = true, .get_alloc_size = padded,
+                       .alloc_buffer = test_alloc },
+    };
+    b = ts_backend_register(&iface);
+    g_assert_nonnull(b);
+  }
+  return b;
+}
+
+static int n_arena_outputs, n_own_outputs;
+static void count_output_buffers(const ts_event *ev, void *data)
+{
+  for (int i = 0; i < ev->op.n_outputs; i++) {
+    ts_buffer *buf = ts_tensor_buffer(ev->op.outputs[i], NULL);
+    if (buf && ts_buffer_get_usage(buf) == TS_BUFFER_USAGE_ARENA)
+      n_arena_outputs++;
+    else if (buf)
+      n_own_outputs++;
+  }
+}
+
+static ts_tensor *three_ops(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0);
+  return ts_reduce_sum(ts_exp(ts_neg(ts_sin(x))), TS_ALL_AXES, false);
+}
+
+static void test_alloc_size(void)
+{
+  const ts_backend *b = padded_backend();
+  const ts_buffer_type *bt = ts_backend_buffer_type(b);
+  size_t bytes = 0;
+  g_assert_true(ts_buffer_type_alloc_size(bt, TS_F32, TS_SHAPE(2, 3), &bytes));
+  g_assert_cmpuint(bytes, ==, 6 * 4 + 64);
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_range(TS_F32, 0, 64 * 64, 1);
+  x = ts_reshape(x, TS_SHAPE(64, 64));
+  ts_tensor *y = NULL;
+  TS_DEVICE_SCOPE(b) { y = ts_sin(x); }
+  g_assert_cmpuint(ts_buffer_size(ts_tensor_buffer(y, NULL)), ==, 64 * 64 * 4 + 64);
+  /* in a graph: the CPU's intermediate values are in its arena, the padded
+   * backend's in buffers of their own */
+  ts_function *f = ts_function_new("three_ops", three_ops, "x");
+  ts_value args[1] = { TS_TENSOR_VALUE(x) };
+  ts_tensor *want = ts_function_call(f, args, 1);
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), count_output_buffers, NULL);
+  for (int i = 0; i < 2; i++) {
+    n_arena_outputs = n_own_outputs = 0;
+    ts_function_call(f, args, 1);
+  }
+  g_assert_cmpint(n_arena_outputs, >, 0);
+  ts_tensor *got = NULL;
+  for (int i = 0; i < 2; i++) {
+    n_arena_outputs = n_own_outputs = 0;
+    TS_DEVICE_SCOPE(b) { got = ts_function_call(f, args, 1); }
+  }
+  ts_listener_remove(id);
+  g_assert_false(ts_failed());
+  g_assert_cmpint(n_arena_outputs, ==, 0);
+  g_assert_cmpint(n_own_outputs, >=, 2); /* the fused elementwise ops, the sum */
+  g_assert_cmpfloat(ts_tensor_get_f64(got, 0), ==, ts_tensor_get_f64(want, 0));
+  ts_function_free(f);
+  ts_scope_end(scope);
+}
+
 /* With shared buffers, a large result's own memory can go to another
  * process: the fd maps the same values, and the engine never reuses it. */
 static void test_export_fd(void)
@@ -410,6 +490,7 @@ int main(int argc, char **argv)
   g_test_add_func("/backends/buffer-types", test_buffer_types);
   g_test_add_func("/backends/buffer-ops", test_buffer_ops);
   g_test_add_func("/backends/tensor-buffer", test_tensor_buffer);
+  g_test_add_func("/backends/alloc-size", test_alloc_size);
   g_test_add_func("/backends/export-fd", test_export_fd);
   return g_test_run();
 }
