@@ -103,7 +103,7 @@ typedef struct ts_backend_i {
   bool (*supports_op)(const ts_backend *b, const ts_kernel_ctx *k);
 
   /* ---- memory ---- */
-  /* Its one kind of buffer (see ts_buffer_type_i below). */
+  /* Its one kind of buffer (ts_buffer_type_i above). */
   ts_buffer_type_i buffer_type;
 
   /* ---- the stream ---- */
