@@ -20,10 +20,33 @@
  * ones come from the CPU backend's buffer cache. */
 #define TS_CPU_CACHE_MIN ((size_t)64 << 10)
 
+/* A backend's buffer type (backend/buffer.c): its table is the backend's. */
+struct ts_buffer_type {
+  const ts_buffer_type_i *iface;
+  const struct ts_backend *backend;
+};
+
 /* A registered backend (backend/backend.c); its table read inline on hot paths. */
 struct ts_backend {
   ts_backend_i iface;
+  ts_buffer_type buffer_type;
 };
+
+/* An allocation of a backend's memory (backend/buffer.c). */
+struct ts_buffer {
+  const ts_buffer_i *iface;
+  const ts_buffer_type *type;
+  char *base;
+  size_t size;
+  ts_buffer_usage usage;
+  void *context;
+};
+
+/* Can the host read and write b's buffers directly? */
+static inline bool ts__host_visible(const struct ts_backend *b)
+{
+  return b->iface.buffer_type.is_host;
+}
 
 typedef struct ts_op_call ts_op_call;
 typedef struct ts_run_site ts_run_site;
@@ -37,7 +60,10 @@ struct ts_tensor {
   int64_t size;          /* elements; -1 if a dim is unknown (symbolic only) */
   void *data;            /* row-major, in backend's memory; NULL when symbolic */
   const ts_backend *backend; /* where data lives; NULL when symbolic */
-  bool owns_buffer;      /* data came from backend's buffer_alloc (else inline or a view) */
+  /* The buffer data is in (data - buffer->base its offset), or NULL where
+   * data is host memory of the tensor's own (inline) or it has none. */
+  ts_buffer *buffer;
+  bool owns_buffer;      /* buffer is its own (else inline, a view's or an arena's) */
   bool counted;          /* its storage is in the live bytes of TS_EVENT_MEMORY */
   ts_tensor *base;       /* a view shares base's data and holds a ref on it */
   struct ts_node *node;  /* symbolic tensors: the graph node making them */
@@ -81,11 +107,10 @@ ts_tensor *ts__tensor_view(ts_tensor *x, ts_shape shape);
  * its current elements, so that the memory it shared can be reused; a view
  * drops its base.  false if out of memory (t is unchanged). */
 bool ts__tensor_own_copy(ts_tensor *t);
-/* Through a backend (backend.c): memset, and a copy between buffers of
- * any two backends, directly when the destination's backend can. */
-bool ts__buffer_memset(const struct ts_backend *b, void *dst, int value, size_t bytes);
-bool ts__buffer_copy(const struct ts_backend *to, void *dst, const struct ts_backend *from,
-                     const void *src, size_t bytes);
+/* Copies `bytes` from src's data to dst's, tensors of any backends:
+ * through their buffers (backend/buffer.c), host memory directly.  false +
+ * error. */
+bool ts__data_copy(const ts_tensor *dst, const ts_tensor *src, size_t bytes);
 /* Reports delta bytes of storage on b (a tensor's, or a memory planner's
  * arena) to the live count of that kind and TS_EVENT_MEMORY listeners. */
 void ts__memory_count(const struct ts_backend *b, ts_memory_kind what, int64_t delta, ts_loc loc);
@@ -391,6 +416,9 @@ ts_tensor *ts__variable_read_storage(ts_tensor *var);
 bool ts__variable_writable(ts_kernel_ctx *k, ts_tensor *var, bool copy_old);
 /* Makes e (taken on another thread: ts_error_take) this thread's error. */
 void ts__error_put(ts_error *e);
+/* Gives the pending error the caller's location loc where it has none
+ * (a buffer's error, reported by the op that allocated). */
+void ts__error_locate(ts_loc loc);
 void ts__op_fail(ts_loc loc, const ts_op_def *def, ts_error_code code, const char *fmt, ...)
   __attribute__((format(printf, 4, 5)));
 #define ts__infer_fail(c, code, ...) (ts__op_fail((c)->loc, (c)->def, (code), __VA_ARGS__), false)

@@ -67,6 +67,17 @@ void ts__error_put(ts_error *e)
   c->error = e;
 }
 
+void ts__error_locate(ts_loc loc)
+{
+  ts_context *c = ts__context();
+  ts_error *e = c->error;
+  if (!e || e->file || !loc.file)
+    return;
+  c->error = NULL;
+  ts_error_set(e->code, loc, e->op, "%s", e->detail ? e->detail : e->message);
+  ts_error_free(e);
+}
+
 static char *dup_or_null(const char *s)
 {
   return s ? strdup(s) : NULL;

@@ -836,7 +836,7 @@ char *ts_tensor_format_values(const ts_tensor *t)
     return NULL;
   if (is_symbolic(t))
     return g_strdup("<symbolic>");
-  if (t->backend->iface.host_visible)
+  if (ts__host_visible(t->backend))
     return format_values(t);
   /* on a device the host cannot read: print a host copy */
   ts_scope *scope = ts_scope_begin();

@@ -74,27 +74,44 @@ ts_tensor *ts__tensor_alloc_on(ts_loc loc, const ts_backend *backend, ts_dtype d
   if (!shape_check(loc, dtype, shape, &size))
     return NULL;
   size_t bytes = (size_t)size * ts_dtype_size(dtype);
-  const ts_backend_i *bi = &backend->iface;
-  /* Strings and variants own what their elements point to: host only. */
-  bool inline_data = bi->host_visible && bi->kind == TS_DEVICE_CPU &&
-                     (bytes < TS_CPU_CACHE_MIN || dtype == TS_STRING || dtype == TS_VARIANT);
-  if (!bi->host_visible && (dtype == TS_STRING || dtype == TS_VARIANT))
-    backend = ts_backend_cpu(), inline_data = true;
-  ts_tensor *t = header_new(dtype, shape, size, inline_data ? TS_DATA_ALIGN + bytes : 0);
-  if (t && inline_data) {
-    uintptr_t p = (uintptr_t)(t + 1);
-    t->data = (void *)((p + TS_DATA_ALIGN - 1) & ~(uintptr_t)(TS_DATA_ALIGN - 1));
-  } else if (t) {
-    t->data = bi->buffer_alloc(backend, bytes);
-    t->owns_buffer = true;
-    if (!t->data)
-      g_clear_pointer(&t, free);
+  /* Strings and variants own what their elements point to: host only,
+   * inline.  Small CPU tensors are inline too; the rest is a buffer of the
+   * backend's type. */
+  bool owning = dtype == TS_STRING || dtype == TS_VARIANT;
+  bool inline_data = owning || (backend == ts_backend_cpu() && bytes < TS_CPU_CACHE_MIN);
+  if (owning && !ts__host_visible(backend))
+    backend = ts_backend_cpu();
+  ts_buffer *buffer = NULL;
+  if (!inline_data) {
+    size_t need;
+    const ts_buffer_type *bt = &backend->buffer_type;
+    bool erred = ts_failed();
+    if (!ts_buffer_type_alloc_size(bt, dtype, shape, &need) ||
+        !(buffer = ts_buffer_alloc(bt, need, TS_BUFFER_USAGE_TENSOR))) {
+      ts_error *why = erred ? NULL : ts_error_take(); /* said again with the tensor */
+      char buf[TS_INFO_STR];
+      ts_error_set(why ? why->code : TS_ERR_NO_MEMORY, loc, NULL, "cannot allocate %s on %s: %s",
+                   ts__info_str(buf, dtype, shape), backend->iface.name,
+                   why && why->detail ? why->detail : "out of memory");
+      ts_error_free(why);
+      return NULL;
+    }
   }
+  ts_tensor *t = header_new(dtype, shape, size, inline_data ? TS_DATA_ALIGN + bytes : 0);
   if (!t) {
+    ts_buffer_free(buffer);
     char buf[TS_INFO_STR];
     ts_error_set(TS_ERR_NO_MEMORY, loc, NULL, "out of memory allocating %s on %s",
-                 ts__info_str(buf, dtype, shape), bi->name);
+                 ts__info_str(buf, dtype, shape), backend->iface.name);
     return NULL;
+  }
+  if (inline_data) {
+    uintptr_t p = (uintptr_t)(t + 1);
+    t->data = (void *)((p + TS_DATA_ALIGN - 1) & ~(uintptr_t)(TS_DATA_ALIGN - 1));
+  } else {
+    t->buffer = buffer;
+    t->data = buffer->base;
+    t->owns_buffer = true;
   }
   t->backend = backend;
   if (dtype == TS_STRING || dtype == TS_VARIANT)
@@ -115,14 +132,7 @@ ts_tensor *ts__tensor_alloc(ts_loc loc, ts_dtype dtype, ts_shape shape)
 static bool copy_data(ts_loc loc, ts_tensor *dst, const ts_tensor *src)
 {
   size_t bytes = (size_t)src->size * ts_dtype_size(src->dtype);
-  bool ok = ts__buffer_copy(dst->backend, dst->data, src->backend, src->data, bytes);
-  if (!ok && !ts_failed()) {
-    char buf[TS_INFO_STR];
-    ts_error_set(TS_ERR_INTERNAL, loc, NULL, "copying %s from %s to %s failed",
-                 ts__info_str(buf, src->dtype, src->shape), ts_backend_name(src->backend),
-                 ts_backend_name(dst->backend));
-  }
-  return ok;
+  return ts__data_copy(dst, src, bytes) || (ts__error_locate(loc), false);
 }
 
 ts_tensor *ts__tensor_on(ts_loc loc, ts_tensor *t, const ts_backend *backend)
@@ -142,7 +152,7 @@ ts_tensor *ts__tensor_on(ts_loc loc, ts_tensor *t, const ts_backend *backend)
 
 ts_tensor *ts__tensor_host(ts_loc loc, const ts_tensor *t)
 {
-  if (!t->data || t->backend->iface.host_visible)
+  if (!t->data || ts__host_visible(t->backend))
     return (ts_tensor *)t;
   return ts__tensor_on(loc, (ts_tensor *)t, ts_backend_cpu());
 }
@@ -169,6 +179,7 @@ ts_tensor *ts__tensor_view(ts_tensor *x, ts_shape shape)
   ts_tensor *base = x->base ? x->base : x;
   t->data = x->data;
   t->backend = x->backend;
+  t->buffer = x->buffer;
   t->base = ts_tensor_ref(base);
   ts__scope_adopt(t);
   return t;
@@ -176,16 +187,21 @@ ts_tensor *ts__tensor_view(ts_tensor *x, ts_shape shape)
 
 bool ts__tensor_own_copy(ts_tensor *t)
 {
-  size_t bytes = (size_t)t->size * ts_dtype_size(t->dtype);
-  const ts_backend_i *bi = &t->backend->iface;
-  void *data = bi->buffer_alloc(t->backend, bytes);
-  if (!data)
-    return false;
-  if (!ts__buffer_copy(t->backend, data, t->backend, t->data, bytes)) {
-    bi->buffer_free(t->backend, data, bytes);
+  size_t bytes = (size_t)t->size * ts_dtype_size(t->dtype), need;
+  const ts_buffer_type *bt = &t->backend->buffer_type;
+  bool erred = ts_failed();
+  ts_buffer *buf = ts_buffer_type_alloc_size(bt, t->dtype, t->shape, &need)
+                     ? ts_buffer_alloc(bt, need, TS_BUFFER_USAGE_TENSOR)
+                     : NULL;
+  ts_tensor copy = { .data = buf ? buf->base : NULL, .buffer = buf };
+  if (!buf || !ts__data_copy(&copy, t, bytes)) {
+    ts_buffer_free(buf);
+    if (!erred)
+      ts_error_clear(); /* the caller says what it could not do */
     return false;
   }
-  t->data = data;
+  t->data = buf->base;
+  t->buffer = buf;
   t->owns_buffer = true;
   t->counted = true;
   count_memory(t, (int64_t)bytes, (ts_loc){ 0 });
@@ -240,8 +256,7 @@ void ts_tensor_unref(ts_tensor *t)
   if (t->counted)
     count_memory(t, -(int64_t)((size_t)t->size * ts_dtype_size(t->dtype)), (ts_loc){ 0 });
   if (t->owns_buffer)
-    t->backend->iface.buffer_free(t->backend, t->data,
-                                              (size_t)t->size * ts_dtype_size(t->dtype));
+    ts_buffer_free(t->buffer);
   ts_tensor_unref(t->base);
   free(t->name);
   free(t);
@@ -281,17 +296,17 @@ int64_t ts_tensor_size(const ts_tensor *t)
 void *ts_tensor_data(const ts_tensor *t)
 {
   TS_CHECK_ARG(t != NULL, NULL);
-  return t->backend && t->backend->iface.host_visible ? t->data : NULL;
+  return t->backend && ts__host_visible(t->backend) ? t->data : NULL;
 }
 
 /* Element i's bytes, through the backend when the host cannot read them. */
 static const void *element(const ts_tensor *t, int64_t i, void *buf)
 {
-  size_t size = ts_dtype_size(t->dtype);
-  const ts_backend_i *bi = &t->backend->iface;
-  if (bi->host_visible)
+  size_t size = ts_dtype_size(t->dtype), offset = 0;
+  if (ts__host_visible(t->backend))
     return (const char *)t->data + (size_t)i * size;
-  if (!bi->copy_to_host(t->backend, buf, (const char *)t->data + (size_t)i * size, size))
+  ts_buffer *b = ts_tensor_buffer(t, &offset);
+  if (!ts_buffer_get(b, offset + (size_t)i * size, buf, size))
     memset(buf, 0, size);
   return buf;
 }

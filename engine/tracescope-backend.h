@@ -8,8 +8,9 @@
  * Kernels are per kind of device (ts_device_kind): every op's row in the
  * op table holds one kernel per kind, so a backend of kind CPU runs the CPU
  * kernels on its own buffers.  A backend whose buffers the host cannot read
- * (host_visible false) is reached only through its copies: the engine
- * copies tensors in and out for printing, .npy, host values and placement.
+ * (its buffer type not is_host) is reached only through its buffers'
+ * copies: the engine copies tensors in and out for printing, .npy, host
+ * values and placement.
  *
  * Each backend has one stream: the work queued on it (launches, device
  * copies, memsets, stream-ordered frees) runs in order, and a backend with
@@ -28,12 +29,72 @@ typedef struct ts_kernel_ctx ts_kernel_ctx;
 typedef struct ts_device_event ts_device_event; /* a backend's own */
 typedef struct ts_graph_plan ts_graph_plan;     /* a backend's own */
 
+typedef struct ts_buffer ts_buffer;
+typedef struct ts_buffer_type ts_buffer_type;
+
+/* ---- buffers (as ggml's buffer types and buffers: learned from
+ * ggml-backend-impl.h, written for this engine) ----------------------------------------
+ *
+ * A buffer is one allocation of a backend's memory: a base address (a
+ * device address, which the host may dereference only where the type
+ * is_host), a size, and operations on byte ranges of it.  Tensors on a
+ * device reference a buffer and an offset in it: their own buffer, or a
+ * sub-allocation of a larger one (the memory planner's arena is one buffer
+ * from the step's backend).  The engine checks every range against the
+ * buffer's size before it calls a backend's entry. */
+
+typedef enum ts_buffer_usage {
+  TS_BUFFER_USAGE_TENSOR,  /* one tensor's own storage */
+  TS_BUFFER_USAGE_ARENA,   /* a memory plan's arena: tensors sub-allocated by offset */
+  TS_BUFFER_USAGE_SCRATCH, /* a kernel's workspace (im2col columns) */
+  TS_BUFFER_USAGE_COUNT
+} ts_buffer_usage;
+
+/* What a buffer does (ggml_backend_buffer_i): given by the buffer type's
+ * alloc_buffer to ts_buffer_new.  Ranges are within the buffer. */
+typedef struct ts_buffer_i {
+  /* Releases the memory, stream-ordered: it is reused only after the work
+   * queued before the free has run.  (ts_buffer_free frees the object.) */
+  void (*free_buffer)(ts_buffer *buf);
+  /* Host copies: wait for the work queued before them; set returns once
+   * the caller may reuse host_src. */
+  bool (*set)(ts_buffer *buf, size_t offset, const void *host_src, size_t bytes);
+  bool (*get)(const ts_buffer *buf, size_t offset, void *host_dst, size_t bytes);
+  /* (optional) Sets bytes to value (queued).  NULL: through set. */
+  bool (*memset)(ts_buffer *buf, size_t offset, int value, size_t bytes);
+  /* (optional) Copies from src (a buffer of this backend, or of one it can
+   * reach) into buf without the host (queued); false, with no error set,
+   * when it cannot reach src (the engine goes through the host).  NULL:
+   * through the host always. */
+  bool (*copy_from)(ts_buffer *buf, size_t offset, const ts_buffer *src, size_t src_offset,
+                    size_t bytes);
+} ts_buffer_i;
+
+/* A backend's kind of buffer (ggml_backend_buffer_type_i). */
+typedef struct ts_buffer_type_i {
+  const char *name;   /* (optional) "CUDA:0 pool"; NULL: the backend's name */
+  size_t alignment;   /* of every buffer's base: a power of two, at most TS_BUFFER_MAX_ALIGNMENT */
+  size_t max_size;    /* the largest one buffer; 0: no limit but memory */
+  bool is_host;       /* the host may read and write its buffers directly */
+  /* (optional) Bytes a tensor of dtype and shape, whose elements take
+   * `bytes`, needs in a buffer (kernels that read past the end); at least
+   * bytes.  NULL: bytes. */
+  size_t (*get_alloc_size)(const ts_buffer_type *bt, ts_dtype dtype, ts_shape shape, size_t bytes);
+  /* A buffer of `size` bytes, made with ts_buffer_new; NULL if out of
+   * memory.  Its base is never NULL, for 0 bytes too (an empty tensor
+   * has data all the same). */
+  ts_buffer *(*alloc_buffer)(const ts_buffer_type *bt, size_t size);
+} ts_buffer_type_i;
+
+/* The largest alignment a buffer type may ask for: the memory planner
+ * places tensors in its arena at multiples of it. */
+#define TS_BUFFER_MAX_ALIGNMENT 64
+
 typedef struct ts_backend_i {
   /* ---- the device ---- */
   const char *name;           /* "CPU", "SIM:0", "CUDA:0": what op events report as device */
   const char *description;    /* (optional) what it is, for device menus: "NVIDIA H100 80GB HBM3" */
   ts_device_kind kind;        /* which kernels it runs */
-  bool host_visible;          /* the host may read and write its buffers directly */
   /* (optional) Free and total bytes of its memory; false if unknown. */
   bool (*memory_info)(const ts_backend *b, size_t *free_bytes, size_t *total_bytes);
   /* (optional) Can it run the op of k: ts_kernel_op, the inputs' dtypes
@@ -41,26 +102,9 @@ typedef struct ts_backend_i {
    * every op with a kernel for kind. */
   bool (*supports_op)(const ts_backend *b, const ts_kernel_ctx *k);
 
-  /* ---- buffers ---- */
-  /* At least `bytes` bytes, 64-byte aligned; NULL if out of memory.  A
-   * buffer may be sub-allocated: base + offset is a buffer address of the
-   * same backend (the memory planner's arena is one buffer). */
-  void *(*buffer_alloc)(const ts_backend *b, size_t bytes);
-  /* Stream-ordered: the memory is reused only after the work queued
-   * before the free has run. */
-  void (*buffer_free)(const ts_backend *b, void *ptr, size_t bytes);
-  /* Host copies: wait for the work queued before them. */
-  bool (*copy_to_host)(const ts_backend *b, void *host_dst, const void *src, size_t bytes);
-  bool (*copy_from_host)(const ts_backend *b, void *dst, const void *host_src, size_t bytes);
-  /* (optional) Sets bytes of a buffer to value (queued).  NULL: through
-   * copy_from_host. */
-  bool (*memset)(const ts_backend *b, void *dst, int value, size_t bytes);
-  /* (optional) Copies between buffers without the host (queued): dst is
-   * b's, src is src_b's (b itself, or another backend b can reach);
-   * false, with no error set, when it cannot (the engine goes through the
-   * host).  NULL: through the host always. */
-  bool (*copy)(const ts_backend *b, void *dst, const ts_backend *src_b, const void *src,
-               size_t bytes);
+  /* ---- memory ---- */
+  /* Its one kind of buffer (ts_buffer_type_i above). */
+  ts_buffer_type_i buffer_type;
 
   /* ---- the stream ---- */
   /* (optional) Runs or queues one op whose inputs and outputs are on this
@@ -120,6 +164,55 @@ TS_API const char *ts_backend_description(const ts_backend *b);
 TS_API bool ts_backend_synchronize(const ts_backend *b);
 /* b's free and total memory; false if it does not say. */
 TS_API bool ts_backend_memory_info(const ts_backend *b, size_t *free_bytes, size_t *total_bytes);
+
+/* ---- buffer types and buffers ---- */
+
+/* b's buffer type. */
+TS_API const ts_buffer_type *ts_backend_buffer_type(const ts_backend *b);
+TS_API const ts_backend *ts_buffer_type_backend(const ts_buffer_type *bt);
+TS_API const char *ts_buffer_type_name(const ts_buffer_type *bt);
+TS_API size_t ts_buffer_type_alignment(const ts_buffer_type *bt);
+/* The largest one buffer; SIZE_MAX where the type has no limit. */
+TS_API size_t ts_buffer_type_max_size(const ts_buffer_type *bt);
+TS_API bool ts_buffer_type_is_host(const ts_buffer_type *bt);
+/* Bytes a tensor of dtype and shape needs in a buffer of bt; false +
+ * error on a bad shape or one whose size overflows. */
+TS_API bool ts_buffer_type_alloc_size(const ts_buffer_type *bt, ts_dtype dtype, ts_shape shape,
+                                      size_t *bytes);
+/* A buffer of bt of `size` bytes; NULL + error (over the type's max_size,
+ * out of memory, a NULL or unaligned base). */
+TS_API ts_buffer *ts_buffer_alloc(const ts_buffer_type *bt, size_t size, ts_buffer_usage usage);
+/* For a buffer type's alloc_buffer: the buffer object over memory it has
+ * allocated (context: its own); NULL if out of memory (the memory is
+ * then the caller's to release). */
+TS_API ts_buffer *ts_buffer_new(const ts_buffer_type *bt, const ts_buffer_i *iface, void *base,
+                                size_t size, void *context);
+/* Releases the buffer (stream-ordered) and frees the object; NULL is fine. */
+TS_API void ts_buffer_free(ts_buffer *buf);
+TS_API const ts_buffer_type *ts_buffer_get_type(const ts_buffer *buf);
+/* A device address (host-readable only where the type is_host). */
+TS_API void *ts_buffer_base(const ts_buffer *buf);
+TS_API size_t ts_buffer_size(const ts_buffer *buf);
+TS_API ts_buffer_usage ts_buffer_get_usage(const ts_buffer *buf);
+TS_API void *ts_buffer_context(const ts_buffer *buf);
+/* Sub-allocation: the device address of offset in buf, for `bytes` bytes
+ * aligned to `alignment` (a power of two; 1: any); NULL + error if the
+ * range is not within the buffer or the offset not aligned. */
+TS_API void *ts_buffer_at(const ts_buffer *buf, size_t offset, size_t bytes, size_t alignment);
+/* Operations on a range of buf, [offset, offset + bytes): false + error
+ * if it is not within the buffer or the backend failed.  memset and copy
+ * are queued on the backend's stream; set and get wait for it. */
+TS_API bool ts_buffer_memset(ts_buffer *buf, size_t offset, int value, size_t bytes);
+TS_API bool ts_buffer_set(ts_buffer *buf, size_t offset, const void *host_src, size_t bytes);
+TS_API bool ts_buffer_get(const ts_buffer *buf, size_t offset, void *host_dst, size_t bytes);
+/* Between buffers of any backends: directly where dst's backend reaches
+ * src's, else through the host. */
+TS_API bool ts_buffer_copy(ts_buffer *dst, size_t dst_offset, const ts_buffer *src,
+                           size_t src_offset, size_t bytes);
+
+/* The buffer t's data is in and its offset there; NULL where t has none
+ * (host memory of its own, inline after its header, or no data). */
+TS_API ts_buffer *ts_tensor_buffer(const ts_tensor *t, size_t *offset);
 
 /* What a kernel is given (for run_op and supports_op). */
 TS_API ts_op ts_kernel_op(const ts_kernel_ctx *k);

@@ -41,8 +41,8 @@ static void test_memory(void)
   const ts_backend *b = cuda_or_skip();
   if (!b)
     return;
-  const ts_backend_i *bi = ts_backend_iface(b);
-  g_assert_false(bi->host_visible);
+  const ts_buffer_type *bt = ts_backend_buffer_type(b);
+  g_assert_false(ts_buffer_type_is_host(bt));
   size_t free_bytes = 0, total = 0;
   g_assert_true(ts_backend_memory_info(b, &free_bytes, &total));
   g_assert_cmpuint(free_bytes, <=, total);
@@ -52,23 +52,25 @@ static void test_memory(void)
   float *host = g_new(float, N), *back = g_new0(float, N);
   for (int i = 0; i < N; i++)
     host[i] = (float)i * 0.5f;
-  void *a = bi->buffer_alloc(b, N * sizeof(float)), *c = bi->buffer_alloc(b, N * sizeof(float));
+  ts_buffer *a = ts_buffer_alloc(bt, N * sizeof(float), TS_BUFFER_USAGE_TENSOR);
+  ts_buffer *c = ts_buffer_alloc(bt, N * sizeof(float), TS_BUFFER_USAGE_TENSOR);
   g_assert_nonnull(a);
   g_assert_nonnull(c);
-  g_assert_true(bi->copy_from_host(b, a, host, N * sizeof(float)));
-  g_assert_true(bi->copy(b, c, b, a, N * sizeof(float)));
-  g_assert_true(bi->copy_to_host(b, back, c, N * sizeof(float)));
+  g_assert_true(ts_buffer_set(a, 0, host, N * sizeof(float)));
+  g_assert_true(ts_buffer_copy(c, 0, a, 0, N * sizeof(float)));
+  g_assert_true(ts_buffer_get(c, 0, back, N * sizeof(float)));
   g_assert_cmpmem(back, N * sizeof(float), host, N * sizeof(float));
-  g_assert_true(bi->memset(b, c, 0, N * sizeof(float)));
-  g_assert_true(bi->copy_to_host(b, back, c, N * sizeof(float)));
+  g_assert_true(ts_buffer_memset(c, 0, 0, N * sizeof(float)));
+  g_assert_true(ts_buffer_get(c, 0, back, N * sizeof(float)));
   for (int i = 0; i < N; i++)
     g_assert_cmpfloat(back[i], ==, 0);
-  bi->buffer_free(b, a, N * sizeof(float));
+  void *base = ts_buffer_base(a);
+  ts_buffer_free(a);
   /* the cache hands the block back for the same size */
-  void *again = bi->buffer_alloc(b, N * sizeof(float));
-  g_assert_true(again == a);
-  bi->buffer_free(b, again, N * sizeof(float));
-  bi->buffer_free(b, c, N * sizeof(float));
+  ts_buffer *again = ts_buffer_alloc(bt, N * sizeof(float), TS_BUFFER_USAGE_TENSOR);
+  g_assert_true(ts_buffer_base(again) == base);
+  ts_buffer_free(again);
+  ts_buffer_free(c);
   g_assert_true(ts_backend_synchronize(b));
   g_free(host);
   g_free(back);
@@ -83,15 +85,15 @@ static void test_events(void)
   ts_device_event *start = bi->event_new(b), *end = bi->event_new(b);
   g_assert_true(bi->event_record(b, start));
   enum { BYTES = 64 << 20 };
-  void *buf = bi->buffer_alloc(b, BYTES);
-  g_assert_true(bi->memset(b, buf, 1, BYTES));
+  ts_buffer *buf = ts_buffer_alloc(ts_backend_buffer_type(b), BYTES, TS_BUFFER_USAGE_TENSOR);
+  g_assert_true(ts_buffer_memset(buf, 0, 1, BYTES));
   g_assert_true(bi->event_record(b, end));
   g_assert_true(ts_backend_synchronize(b));
   g_assert_true(bi->event_query(b, end));
   uint64_t ns = 0;
   g_assert_true(bi->event_elapsed_ns(b, start, end, &ns));
   g_assert_cmpuint(ns, >, 0);
-  bi->buffer_free(b, buf, BYTES);
+  ts_buffer_free(buf);
   bi->event_free(b, start);
   bi->event_free(b, end);
 }

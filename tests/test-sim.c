@@ -48,7 +48,7 @@ static void test_registered(void)
 {
   const ts_backend *b = sim();
   const ts_backend_i *bi = ts_backend_iface(b);
-  g_assert_false(bi->host_visible);
+  g_assert_false(ts_buffer_type_is_host(ts_backend_buffer_type(b)));
   g_assert_nonnull(bi->graph_plan_create);
   g_assert_nonnull(bi->event_new);
   size_t free_bytes = 0, total = 0;
@@ -84,7 +84,8 @@ static void test_host_dereference_crashes(void)
 {
   if (g_test_subprocess()) {
     const ts_backend *b = sim();
-    volatile float *p = ts_backend_iface(b)->buffer_alloc(b, 64);
+    ts_buffer *buf = ts_buffer_alloc(ts_backend_buffer_type(b), 64, TS_BUFFER_USAGE_TENSOR);
+    volatile float *p = ts_buffer_base(buf);
     g_assert_nonnull((void *)p);
     p[0] = 1; /* must fault */
     return;
@@ -103,23 +104,150 @@ static void test_copies(void)
   g_assert_true(ts_tensor_backend(d) == b);
   assert_close(x, d);
   /* device to device, on the stream, and back */
-  const ts_backend_i *bi = ts_backend_iface(b);
-  void *buf = bi->buffer_alloc(b, 15 * 4);
-  g_assert_true(bi->copy(b, buf, b, NULL, 0)); /* 0 bytes: nothing */
+  const ts_buffer_type *bt = ts_backend_buffer_type(b);
+  ts_buffer *buf = ts_buffer_alloc(bt, 15 * 4, TS_BUFFER_USAGE_TENSOR);
+  g_assert_true(ts_buffer_copy(buf, 0, buf, 0, 0)); /* 0 bytes: nothing */
   ts_tensor *back = ts_tensor_to_backend(d, ts_backend_cpu());
   float host[15];
-  g_assert_true(bi->copy_from_host(b, buf, ts_tensor_data(back), sizeof host));
-  void *buf2 = bi->buffer_alloc(b, sizeof host);
-  g_assert_true(bi->copy(b, buf2, b, buf, sizeof host));
-  g_assert_true(bi->memset(b, buf, 0, sizeof host));
-  g_assert_true(bi->copy_to_host(b, host, buf2, sizeof host));
+  g_assert_true(ts_buffer_set(buf, 0, ts_tensor_data(back), sizeof host));
+  ts_buffer *buf2 = ts_buffer_alloc(bt, sizeof host, TS_BUFFER_USAGE_TENSOR);
+  g_assert_true(ts_buffer_copy(buf2, 0, buf, 0, sizeof host));
+  g_assert_true(ts_buffer_memset(buf, 0, 0, sizeof host));
+  g_assert_true(ts_buffer_get(buf2, 0, host, sizeof host));
   g_assert_cmpmem(host, sizeof host, ts_tensor_data(x), sizeof host);
-  g_assert_true(bi->copy_to_host(b, host, buf, sizeof host));
+  g_assert_true(ts_buffer_get(buf, 0, host, sizeof host));
   for (int i = 0; i < 15; i++)
     g_assert_cmpfloat(host[i], ==, 0);
-  bi->buffer_free(b, buf, sizeof host);
-  bi->buffer_free(b, buf2, sizeof host);
+  ts_buffer_free(buf);
+  ts_buffer_free(buf2);
   ts_scope_end(scope);
+}
+
+/* SIM:0's buffer type: device memory with a largest buffer, 64-byte
+ * aligned; a sub-allocated range moves between SIM:0 and the CPU only
+ * through the buffers' copies, each on its stream, each recorded. */
+static int n_copy_records;
+static void count_copies(const ts_activity *records, int n, void *data)
+{
+  for (int i = 0; i < n; i++)
+    n_copy_records += records[i].kind == TS_ACTIVITY_COPY || records[i].kind == TS_ACTIVITY_MEMSET;
+}
+
+static void test_buffer_type_and_copies(void)
+{
+  const ts_backend *b = sim();
+  const ts_buffer_type *bt = ts_backend_buffer_type(b), *cpu = ts_backend_buffer_type(ts_backend_cpu());
+  g_assert_cmpstr(ts_buffer_type_name(bt), ==, "SIM:0");
+  g_assert_true(ts_buffer_type_backend(bt) == b);
+  g_assert_cmpuint(ts_buffer_type_alignment(bt), ==, 64);
+  g_assert_cmpuint(ts_buffer_type_max_size(bt), ==, (size_t)4 << 30);
+  /* over its largest buffer: an error, as a GPU's allocator refuses */
+  g_assert_null(ts_buffer_alloc(bt, ((size_t)4 << 30) + 1, TS_BUFFER_USAGE_TENSOR));
+  ts_error *e = ts_error_take();
+  g_assert_nonnull(e);
+  g_assert_nonnull(strstr(e->message, "largest buffer of SIM:0"));
+  ts_error_free(e);
+  /* and a tensor that large says so where it was made */
+  ts_scope *scope = ts_scope_begin();
+  TS_DEVICE_SCOPE(b) { g_assert_null(ts_zeros(TS_F32, TS_SHAPE(1 << 30, 2))); }
+  e = ts_error_take();
+  g_assert_nonnull(e);
+  g_assert_nonnull(strstr(e->message, "largest buffer of SIM:0"));
+  g_assert_nonnull(strstr(e->message, "test-sim.c"));
+  g_assert_nonnull(strstr(e->message, "cannot allocate f32[1073741824,2] on SIM:0"));
+  ts_error_free(e);
+  ts_scope_end(scope);
+
+  g_assert_true(ts_activity_subscribe(count_copies, NULL));
+  ts_buffer *d = ts_buffer_alloc(bt, 1024, TS_BUFFER_USAGE_ARENA);
+  ts_buffer *h = ts_buffer_alloc(cpu, 1024, TS_BUFFER_USAGE_TENSOR);
+  g_assert_nonnull(d);
+  g_assert_nonnull(h);
+  g_assert_cmpuint((uintptr_t)ts_buffer_base(d) % 64, ==, 0);
+  /* two sub-allocations of one buffer: [256, 512) and [512, 768) */
+  double *lo = ts_buffer_at(d, 256, 256, 64), *hi = ts_buffer_at(d, 512, 256, 64);
+  g_assert_true((char *)hi - (char *)lo == 256);
+  n_copy_records = 0;
+  double vals[32];
+  for (int i = 0; i < 32; i++)
+    vals[i] = i * 0.5;
+  memcpy(ts_buffer_base(h), vals, sizeof vals);
+  g_assert_true(ts_buffer_copy(d, 256, h, 0, sizeof vals));  /* CPU -> SIM */
+  g_assert_true(ts_buffer_copy(d, 512, d, 256, sizeof vals)); /* SIM -> SIM */
+  g_assert_true(ts_buffer_memset(d, 256, 0, 8));              /* the first double of lo */
+  g_assert_true(ts_buffer_copy(h, 512, d, 256, sizeof vals)); /* SIM -> CPU */
+  double *got = (double *)((char *)ts_buffer_base(h) + 512);
+  g_assert_cmpfloat(got[0], ==, 0);
+  g_assert_cmpmem(got + 1, sizeof vals - 8, vals + 1, sizeof vals - 8);
+  double back[32];
+  g_assert_true(ts_buffer_get(d, 512, back, sizeof back));
+  g_assert_cmpmem(back, sizeof back, vals, sizeof vals);
+  ts_activity_flush();
+  g_assert_cmpint(n_copy_records, ==, 5); /* in, device to device, memset, out, out */
+  /* a range past the end or overflowing never reaches the stream */
+  g_assert_false(ts_buffer_set(d, 1000, vals, 32));
+  g_assert_false(ts_buffer_copy(d, SIZE_MAX - 8, h, 0, 16));
+  g_assert_false(ts_buffer_memset(d, 8, 0, SIZE_MAX));
+  e = ts_error_take();
+  g_assert_nonnull(strstr(e->message, "outside the 1024-byte buffer of SIM:0"));
+  ts_error_free(e);
+  ts_activity_flush();
+  g_assert_cmpint(n_copy_records, ==, 5);
+  ts_activity_unsubscribe(count_copies, NULL);
+  ts_buffer_free(d);
+  ts_buffer_free(h);
+}
+
+/* The memory planner's arena on SIM:0 is one SIM:0 buffer: a graph's
+ * intermediate values are sub-allocations of it. */
+static ts_buffer *seen_buffer[4];
+static size_t seen_offset[4];
+static int n_seen;
+static void on_op_end(const ts_event *ev, void *data)
+{
+  for (int i = 0; i < ev->op.n_outputs && n_seen < 4; i++) {
+    size_t offset = 0;
+    ts_buffer *buf = ts_tensor_buffer(ev->op.outputs[i], &offset);
+    if (buf && ts_buffer_get_usage(buf) == TS_BUFFER_USAGE_ARENA) {
+      seen_buffer[n_seen] = buf;
+      seen_offset[n_seen++] = offset;
+    }
+  }
+}
+
+static ts_tensor *chain(ts_call *call)
+{
+  ts_tensor *a = ts_exp(ts_arg(call, 0)), *b = ts_neg(a), *c = ts_sin(b);
+  return ts_reduce_sum(ts_add(ts_mul(c, a), b), TS_ALL_AXES, false);
+}
+
+static void test_arena_is_one_buffer(void)
+{
+  const ts_backend *b = sim();
+  ts_function *f = ts_function_new("chain", chain, "x");
+  ts_scope *scope = ts_scope_begin();
+  ts_value args[1] = { TS_TENSOR_VALUE(matrix(64, 64, 1)) };
+  ts_tensor *want = ts_function_call(f, args, 1);
+  assert_no_error();
+  ts_tensor *got = NULL;
+  for (int call = 0; call < 2; call++) { /* the second runs on the plan the first made */
+    int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_op_end, NULL);
+    n_seen = 0;
+    TS_DEVICE_SCOPE(b) { got = ts_function_call(f, args, 1); }
+    assert_no_error();
+    ts_listener_remove(id);
+    assert_close(want, got);
+  }
+  g_assert_cmpint(n_seen, >=, 2);
+  for (int i = 1; i < n_seen; i++)
+    g_assert_true(seen_buffer[i] == seen_buffer[0]);
+  for (int i = 0; i < n_seen; i++) {
+    g_assert_true(ts_buffer_get_type(seen_buffer[i]) == ts_backend_buffer_type(b));
+    g_assert_cmpuint(seen_offset[i] % 64, ==, 0);
+    g_assert_cmpuint(seen_offset[i] + 64 * 64 * 4, <=, ts_buffer_size(seen_buffer[i]));
+  }
+  ts_scope_end(scope);
+  ts_function_free(f);
 }
 
 /* ---- the stream ------------------------------------------------------------------------ */
@@ -616,20 +744,32 @@ static bool picky_supports(const ts_backend *b, const ts_kernel_ctx *k)
   return ok;
 }
 
-static void *picky_alloc(const ts_backend *b, size_t bytes)
+/* picky's memory: host memory of its own */
+static void picky_free(ts_buffer *buf)
 {
-  return ts_backend_iface(ts_backend_cpu())->buffer_alloc(ts_backend_cpu(), bytes);
+  free(ts_buffer_base(buf));
 }
 
-static void picky_free(const ts_backend *b, void *p, size_t bytes)
+static bool picky_set(ts_buffer *buf, size_t offset, const void *src, size_t bytes)
 {
-  ts_backend_iface(ts_backend_cpu())->buffer_free(ts_backend_cpu(), p, bytes);
-}
-
-static bool picky_copy(const ts_backend *b, void *dst, const void *src, size_t bytes)
-{
-  memcpy(dst, src, bytes);
+  memcpy((char *)ts_buffer_base(buf) + offset, src, bytes);
   return true;
+}
+
+static bool picky_get(const ts_buffer *buf, size_t offset, void *dst, size_t bytes)
+{
+  memcpy(dst, (char *)ts_buffer_base(buf) + offset, bytes);
+  return true;
+}
+
+static const ts_buffer_i PICKY_BUFFER = { .free_buffer = picky_free, .set = picky_set,
+                                          .get = picky_get };
+
+static ts_buffer *picky_alloc(const ts_buffer_type *bt, size_t bytes)
+{
+  void *p = NULL;
+  g_assert_cmpint(posix_memalign(&p, 64, bytes ? bytes : 1), ==, 0);
+  return ts_buffer_new(bt, &PICKY_BUFFER, p, bytes, NULL);
 }
 
 static ts_graph_plan *no_plan(const ts_backend *b)
@@ -639,10 +779,9 @@ static ts_graph_plan *no_plan(const ts_backend *b)
 
 static void test_supports_op_sees_shapes_and_attrs(void)
 {
-  ts_backend_i iface = { .name = "picky", .kind = TS_DEVICE_CPU, .host_visible = true,
-                         .supports_op = picky_supports, .buffer_alloc = picky_alloc,
-                         .buffer_free = picky_free, .copy_to_host = picky_copy,
-                         .copy_from_host = picky_copy };
+  ts_backend_i iface = { .name = "picky", .kind = TS_DEVICE_CPU, .supports_op = picky_supports,
+                         .buffer_type = { .alignment = 64, .is_host = true,
+                                          .alloc_buffer = picky_alloc } };
   const ts_backend *b = ts_backend_register(&iface);
   g_assert_nonnull(b);
   ts_scope *scope = ts_scope_begin();
@@ -669,6 +808,8 @@ int main(int argc, char **argv)
   g_test_add_func("/sim/only-when-named", test_only_when_named);
   g_test_add_func("/sim/host-dereference-crashes", test_host_dereference_crashes);
   g_test_add_func("/sim/copies", test_copies);
+  g_test_add_func("/sim/buffer-type-and-copies", test_buffer_type_and_copies);
+  g_test_add_func("/sim/arena-is-one-buffer", test_arena_is_one_buffer);
   g_test_add_func("/sim/ops-and-events", test_ops_and_events);
   g_test_add_func("/sim/late-error", test_late_error);
   g_test_add_func("/sim/visible-fallback", test_visible_fallback);

@@ -1,5 +1,5 @@
 /* backend.c — the backend registry and the engine's calls into backends
- * (buffers, copies, streams). */
+ * (streams, what they run). */
 #include "../engine-private.h"
 #ifdef TS_HAVE_CUDA
 #include "cuda/cuda_backend.h"
@@ -29,6 +29,13 @@ static bool sim_wanted(void)
   return wanted;
 }
 
+/* Entry i holding iface, with its buffer type pointing at its own table. */
+static void put(int i, const ts_backend_i *iface)
+{
+  backends[i].iface = *iface;
+  backends[i].buffer_type = (ts_buffer_type){ &backends[i].iface.buffer_type, &backends[i] };
+}
+
 static void ensure_cpu(void)
 {
   if (G_LIKELY(__atomic_load_n(&n_backends, __ATOMIC_ACQUIRE) > 0))
@@ -36,9 +43,9 @@ static void ensure_cpu(void)
   pthread_mutex_lock(&register_lock);
   if (n_backends == 0) {
     int n = 0;
-    backends[n++].iface = ts__cpu_backend_iface;
+    put(n++, &ts__cpu_backend_iface);
     if (sim_wanted())
-      backends[n++].iface = ts__sim_backend_iface;
+      put(n++, &ts__sim_backend_iface);
     __atomic_store_n(&n_backends, n, __ATOMIC_RELEASE);
   }
   pthread_mutex_unlock(&register_lock);
@@ -119,9 +126,12 @@ const ts_backend *ts_backend_register(const ts_backend_i *iface)
     why = "no name";
   else if ((unsigned)iface->kind >= TS_DEVICE_KIND_COUNT)
     why = "invalid device kind";
-  else if (!iface->buffer_alloc || !iface->buffer_free || !iface->copy_to_host ||
-           !iface->copy_from_host)
-    why = "buffer_alloc, buffer_free, copy_to_host and copy_from_host are required";
+  else if (!iface->buffer_type.alloc_buffer)
+    why = "its buffer type has no alloc_buffer";
+  else if (!iface->buffer_type.alignment ||
+           (iface->buffer_type.alignment & (iface->buffer_type.alignment - 1)) ||
+           iface->buffer_type.alignment > TS_BUFFER_MAX_ALIGNMENT)
+    why = "its buffer type's alignment is not a power of two up to TS_BUFFER_MAX_ALIGNMENT";
   else if ((!iface->graph_plan_create + !iface->graph_plan_update + !iface->graph_plan_compute +
             !iface->graph_plan_free) % 4 != 0)
     why = "graph_plan_create, _update, _compute and _free come together";
@@ -142,7 +152,7 @@ const ts_backend *ts_backend_register(const ts_backend_i *iface)
   else if (n_backends == MAX_BACKENDS)
     why = "too many backends";
   if (!why) {
-    backends[n_backends].iface = *iface;
+    put(n_backends, iface);
     b = &backends[n_backends];
     __atomic_store_n(&n_backends, n_backends + 1, __ATOMIC_RELEASE);
   }
@@ -167,21 +177,6 @@ bool ts_backend_memory_info(const ts_backend *b, size_t *free_bytes, size_t *tot
 
 /* ---- the engine's calls into a backend ---------------------------------------------- */
 
-bool ts__buffer_memset(const ts_backend *b, void *dst, int value, size_t bytes)
-{
-  const ts_backend_i *bi = &b->iface;
-  if (bi->host_visible && !bi->memset) {
-    memset(dst, value, bytes);
-    return true;
-  }
-  if (bi->memset)
-    return bi->memset(b, dst, value, bytes);
-  void *tmp = g_try_malloc(bytes ? bytes : 1);
-  bool ok = tmp && (memset(tmp, value, bytes), bi->copy_from_host(b, dst, tmp, bytes));
-  g_free(tmp);
-  return ok;
-}
-
 bool ts__backend_runs(const ts_backend *b, const ts_op_def *def, ts_tensor *const *in, int n_in,
                       const ts_attr *attrs)
 {
@@ -192,26 +187,4 @@ bool ts__backend_runs(const ts_backend *b, const ts_op_def *def, ts_tensor *cons
     return true;
   ts_kernel_ctx k = { .def = def, .backend = b, .n_in = n_in, .in = in, .attrs = attrs };
   return bi->supports_op(b, &k);
-}
-
-bool ts__buffer_copy(const ts_backend *to, void *dst, const ts_backend *from, const void *src,
-                     size_t bytes)
-{
-  const ts_backend_i *fi = &from->iface, *ti = &to->iface;
-  if (ti->copy && ti->copy(to, dst, from, src, bytes))
-    return true;
-  if (fi->host_visible && ti->host_visible) {
-    memmove(dst, src, bytes);
-    return true;
-  }
-  if (fi->host_visible)
-    return ti->copy_from_host(to, dst, src, bytes);
-  if (ti->host_visible)
-    return fi->copy_to_host(from, dst, src, bytes);
-  /* two devices that cannot reach each other */
-  void *tmp = g_try_malloc(bytes ? bytes : 1);
-  bool ok = tmp && fi->copy_to_host(from, tmp, src, bytes) &&
-            ti->copy_from_host(to, dst, tmp, bytes);
-  g_free(tmp);
-  return ok;
 }

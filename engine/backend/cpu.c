@@ -112,7 +112,7 @@ static size_t round_up(size_t bytes)
   return (bytes + CLASS_BYTES - 1) / CLASS_BYTES * CLASS_BYTES;
 }
 
-static void *cpu_alloc(const ts_backend *b, size_t bytes)
+static void *cpu_alloc(size_t bytes)
 {
   if (bytes < TS_CPU_CACHE_MIN) {
     void *p = NULL;
@@ -141,7 +141,7 @@ static void release(void *ptr)
     free(ptr);
 }
 
-static void cpu_free(const ts_backend *b, void *ptr, size_t bytes)
+static void cpu_free(void *ptr, size_t bytes)
 {
   if (!ptr)
     return;
@@ -202,11 +202,45 @@ __attribute__((destructor)) static void cpu_backend_unload(void)
   release_cache();
 }
 
-static bool cpu_copy(const ts_backend *b, void *dst, const void *src, size_t bytes)
+/* ---- its buffers: host memory, read and written in place ---- */
+
+static void cpu_buffer_free(ts_buffer *buf)
 {
-  if (bytes)
-    memcpy(dst, src, bytes);
+  cpu_free(buf->base, buf->size);
+}
+
+static bool cpu_buffer_set(ts_buffer *buf, size_t offset, const void *host_src, size_t bytes)
+{
+  memcpy(buf->base + offset, host_src, bytes);
   return true;
+}
+
+static bool cpu_buffer_get(const ts_buffer *buf, size_t offset, void *host_dst, size_t bytes)
+{
+  memcpy(host_dst, buf->base + offset, bytes);
+  return true;
+}
+
+static bool cpu_buffer_memset(ts_buffer *buf, size_t offset, int value, size_t bytes)
+{
+  memset(buf->base + offset, value, bytes);
+  return true;
+}
+
+static const ts_buffer_i CPU_BUFFER = {
+  .free_buffer = cpu_buffer_free,
+  .set = cpu_buffer_set,
+  .get = cpu_buffer_get,
+  .memset = cpu_buffer_memset,
+};
+
+static ts_buffer *cpu_alloc_buffer(const ts_buffer_type *bt, size_t size)
+{
+  void *p = cpu_alloc(size);
+  ts_buffer *buf = p ? ts_buffer_new(bt, &CPU_BUFFER, p, size, NULL) : NULL;
+  if (p && !buf)
+    cpu_free(p, size);
+  return buf;
 }
 
 static bool cpu_memory_info(const ts_backend *b, size_t *free_bytes, size_t *total_bytes)
@@ -225,10 +259,6 @@ const ts_backend_i ts__cpu_backend_iface = {
   .name = "CPU",
   .description = "the host's cores",
   .kind = TS_DEVICE_CPU,
-  .host_visible = true,
   .memory_info = cpu_memory_info,
-  .buffer_alloc = cpu_alloc,
-  .buffer_free = cpu_free,
-  .copy_to_host = cpu_copy,
-  .copy_from_host = cpu_copy,
+  .buffer_type = { .alignment = ALIGN, .is_host = true, .alloc_buffer = cpu_alloc_buffer },
 };

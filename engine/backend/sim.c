@@ -1,7 +1,7 @@
 /* sim.c — SIM:0, a simulated discrete GPU, so that everything on the
  * device path that is not a CUDA kernel runs in every build and in CI.
  *
- * - Its buffers are not host addresses: host memory with a bit set that
+ * - Its buffers' bases are not host addresses: host memory with a bit set that
  *   makes the address non-canonical (TAG), so a host dereference faults at
  *   once (under ASan too).  The backend translates them on its thread;
  *   base + offset stays a buffer address (the planner's arena).
@@ -33,6 +33,7 @@
 
 #define TAG ((uintptr_t)1 << 62)
 #define RECORDS 256 /* activity records held before a batch goes out */
+#define SIM_MAX_BUFFER ((size_t)4 << 30) /* one buffer at most, as a GPU's allocator caps */
 
 static void *host_of(const void *dev)
 {
@@ -369,23 +370,13 @@ static bool sim_supports_op(const ts_backend *b, const ts_kernel_ctx *k)
   return true;
 }
 
-static void *sim_alloc(const ts_backend *b, size_t bytes)
-{
-  sim *s = get();
-  void *p = NULL;
-  if (posix_memalign(&p, 64, bytes ? bytes : 1) != 0)
-    return NULL;
-  __atomic_add_fetch(&s->live_bytes, (int64_t)bytes, __ATOMIC_RELAXED);
-  return dev_of(p);
-}
+/* ---- its buffers ---- */
 
-static void sim_free(const ts_backend *b, void *ptr, size_t bytes)
+static void sim_free(ts_buffer *buf)
 {
-  if (!ptr)
-    return;
   sim *s = get();
-  __atomic_sub_fetch(&s->live_bytes, (int64_t)bytes, __ATOMIC_RELAXED);
-  void *host = host_of(ptr);
+  __atomic_sub_fetch(&s->live_bytes, (int64_t)buf->size, __ATOMIC_RELAXED);
+  void *host = host_of(buf->base);
   if (capturing) { /* the plan's launches may still use it */
     g_array_append_val(capturing->deferred, host);
     return;
@@ -402,9 +393,10 @@ static bool take_error(sim *s)
 
 /* On the caller's thread once the stream is idle, recorded as the copy
  * it is (the op's whose input it is, if any). */
-static bool sim_to_host(const ts_backend *b, void *host_dst, const void *src, size_t bytes)
+static bool sim_get(const ts_buffer *buf, size_t offset, void *host_dst, size_t bytes)
 {
   sim *s = get();
+  const void *src = buf->base + offset;
   if (capturing)
     break_capture(s);
   if (!take_error(s))
@@ -416,17 +408,17 @@ static bool sim_to_host(const ts_backend *b, void *host_dst, const void *src, si
   return true;
 }
 
-static bool sim_from_host(const ts_backend *b, void *dst, const void *host_src, size_t bytes)
+static bool sim_set(ts_buffer *buf, size_t offset, const void *host_src, size_t bytes)
 {
   sim *s = get();
   work *w = work_new(W_COPY);
-  w->staged = g_try_malloc(bytes ? bytes : 1);
+  w->staged = g_try_malloc(bytes);
   if (!w->staged) {
     g_free(w);
     return false;
   }
   memcpy(w->staged, host_src, bytes);
-  w->dst = dst;
+  w->dst = buf->base + offset;
   w->bytes = bytes;
   w->correlation = ts_activity_correlation();
   w->operand = ts_activity_operand();
@@ -436,13 +428,13 @@ static bool sim_from_host(const ts_backend *b, void *dst, const void *host_src, 
 
 /* Queued; while a plan captures, after what it captured (the capture is
  * broken: the planner's poisoning is the only memset in a run). */
-static bool sim_memset(const ts_backend *b, void *dst, int value, size_t bytes)
+static bool sim_memset(ts_buffer *buf, size_t offset, int value, size_t bytes)
 {
   sim *s = get();
   if (capturing)
     break_capture(s);
   work *w = work_new(W_MEMSET);
-  w->dst = dst;
+  w->dst = buf->base + offset;
   w->value = value;
   w->bytes = bytes;
   w->correlation = ts_activity_correlation();
@@ -450,12 +442,14 @@ static bool sim_memset(const ts_backend *b, void *dst, int value, size_t bytes)
   return true;
 }
 
-static bool sim_copy(const ts_backend *b, void *dst, const ts_backend *src_b, const void *src,
-                     size_t bytes)
+static bool sim_copy_from(ts_buffer *buf, size_t offset, const ts_buffer *src_buf,
+                          size_t src_offset, size_t bytes)
 {
-  if (src_b != b)
-    return false; /* from the host: copy_from_host stages it */
+  if (src_buf->type != buf->type)
+    return false; /* from the host: set stages it */
   sim *s = get();
+  void *dst = buf->base + offset;
+  const void *src = src_buf->base + src_offset;
   if (capturing) { /* a node of the plan */
     launch *l = g_new0(launch, 1);
     l->bytes = bytes;
@@ -476,6 +470,31 @@ static bool sim_copy(const ts_backend *b, void *dst, const ts_backend *src_b, co
   submit(s, w);
   return true;
 }
+
+static const ts_buffer_i SIM_BUFFER = {
+  .free_buffer = sim_free,
+  .set = sim_set,
+  .get = sim_get,
+  .memset = sim_memset,
+  .copy_from = sim_copy_from,
+};
+
+static ts_buffer *sim_alloc_buffer(const ts_buffer_type *bt, size_t size)
+{
+  sim *s = get();
+  void *p = NULL;
+  if (posix_memalign(&p, 64, size ? size : 1) != 0)
+    return NULL;
+  ts_buffer *buf = ts_buffer_new(bt, &SIM_BUFFER, dev_of(p), size, NULL);
+  if (!buf) {
+    free(p);
+    return NULL;
+  }
+  __atomic_add_fetch(&s->live_bytes, (int64_t)size, __ATOMIC_RELAXED);
+  return buf;
+}
+
+/* ---- launches ---- */
 
 static ts_attr *attrs_copy(const ts_op_def *def, const ts_attr *attrs)
 {
@@ -726,15 +745,9 @@ const ts_backend_i ts__sim_backend_iface = {
   .name = "SIM:0",
   .description = "simulated GPU: CPU kernels on a stream thread, memory the host cannot read",
   .kind = TS_DEVICE_CPU,
-  .host_visible = false,
   .memory_info = sim_memory_info,
   .supports_op = sim_supports_op,
-  .buffer_alloc = sim_alloc,
-  .buffer_free = sim_free,
-  .copy_to_host = sim_to_host,
-  .copy_from_host = sim_from_host,
-  .memset = sim_memset,
-  .copy = sim_copy,
+  .buffer_type = { .alignment = 64, .max_size = SIM_MAX_BUFFER, .alloc_buffer = sim_alloc_buffer },
   .run_op = sim_run_op,
   .synchronize = sim_synchronize,
   .event_new = sim_event_new,

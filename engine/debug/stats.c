@@ -100,7 +100,7 @@ bool ts_tensor_stats_compute(const ts_tensor *t, ts_tensor_stats *out)
   *out = (ts_tensor_stats){ 0 };
   if (t->dtype == TS_STRING || t->dtype == TS_VARIANT || !t->data)
     return false;
-  if (!t->backend || t->backend->iface.host_visible)
+  if (!t->backend || ts__host_visible(t->backend))
     return stats_on_host(t, out);
   /* on a device: from a host copy (waits for the device's work) */
   ts_scope *scope = ts_scope_begin();

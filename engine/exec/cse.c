@@ -109,7 +109,7 @@ static char *node_key(const key_view *view, const ts_node *n)
   const ts_tensor *v = n->value;
   if (v) {
     size_t bytes = (size_t)v->size * ts_dtype_size(v->dtype);
-    bool by_value = n->op == TS_OP_CONST && v->data && v->backend->iface.host_visible &&
+    bool by_value = n->op == TS_OP_CONST && v->data && ts__host_visible(v->backend) &&
                     v->dtype != TS_STRING && bytes <= CSE_VALUE_BYTES;
     if (by_value)
       for (size_t i = 0; i < bytes; i++)

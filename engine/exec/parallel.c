@@ -293,7 +293,8 @@ static bool run_part(rows_job *job, int part, ts_arena *pa)
     int64_t line = row_bytes(full, run->rows);
     slice[i] = (ts_tensor){ .refcount = 1, .dtype = full->dtype, .shape = full->shape,
                             .size = full->size / run->rows * (r1 - r0),
-                            .data = (char *)full->data + r0 * line, .backend = full->backend };
+                            .data = (char *)full->data + r0 * line, .backend = full->backend,
+                            .buffer = full->buffer };
     slice[i].shape.dim[0] = r1 - r0;
     pv[run->sliced[i]] = &slice[i];
   }

@@ -23,7 +23,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#define ALIGN 64
+#define ALIGN TS_BUFFER_MAX_ALIGNMENT /* every buffer type's alignment divides it */
 #define POISON 0xff /* every float and double with these bytes is a NaN */
 
 static bool poison;
@@ -88,8 +88,8 @@ struct ts_arena {
   ts_arena *next;        /* in the pool */
   ts_planner *owner;
   mem_plan *plan;        /* NULL: the run records sizes only */
-  const ts_backend *backend; /* whose buffer base is: the device the run places steps on */
-  char *base;
+  const ts_backend *backend; /* the device the run places steps on */
+  ts_buffer *buffer;     /* of backend's buffer type: the plan's values at their offsets */
   ts_tensor **hdr;       /* per planned value and view: its header (the arena holds a reference) */
   int64_t *seen;         /* per value: its bytes in this run */
   bool mismatch;         /* a value's size was not the plan's */
@@ -371,9 +371,9 @@ static void arena_free(ts_arena *a)
   if (a->plan) {
     for (int v = 0; v < p->n_values; v++)
       ts_tensor_unref(a->hdr[v]);
-    if (a->base) {
+    if (a->buffer) {
       ts__memory_count(b, TS_MEMORY_ARENA, -a->plan->stats.peak_bytes, (ts_loc){ 0 });
-      b->iface.buffer_free(b, a->base, (size_t)a->plan->stats.peak_bytes);
+      ts_buffer_free(a->buffer);
     }
   }
   g_free(a->hdr);
@@ -413,15 +413,20 @@ static ts_arena *arena_new(ts_planner *p, mem_plan *m, const ts_backend *b)
     if (m->offset[v] >= 0 || p->view[v])
       a->hdr[v] = header_new();
   if (m->stats.peak_bytes) {
-    a->base = b->iface.buffer_alloc(b, (size_t)m->stats.peak_bytes);
-    if (!a->base) {
+    bool erred = ts_failed();
+    a->buffer = ts_buffer_alloc(&b->buffer_type, (size_t)m->stats.peak_bytes,
+                                TS_BUFFER_USAGE_ARENA);
+    if (!a->buffer) {
       a->plan = NULL;
       for (int v = 0; v < p->n_values; v++)
         ts_tensor_unref(a->hdr[v]);
       arena_free(a);
+      ts_error *why = erred ? NULL : ts_error_take();
       ts_error_set(TS_ERR_NO_MEMORY, (ts_loc){ 0 }, NULL,
-                   "out of memory allocating a %" G_GINT64_FORMAT "-byte memory plan arena "
-                   "on %s", m->stats.peak_bytes, ts_backend_name(b));
+                   "cannot allocate a %" G_GINT64_FORMAT "-byte memory plan arena on %s: %s",
+                   m->stats.peak_bytes, ts_backend_name(b),
+                   why && why->detail ? why->detail : "out of memory");
+      ts_error_free(why);
       return NULL;
     }
     ts__memory_count(b, TS_MEMORY_ARENA, m->stats.peak_bytes, (ts_loc){ 0 });
@@ -543,10 +548,9 @@ ts_planned *ts__arena_step(ts_arena *a, int slot, int first_value, int n)
 
 /* ---- a run ------------------------------------------------------------------------- */
 
-static bool in_arena(const ts_arena *a, const void *data)
+static bool in_arena(const ts_arena *a, const ts_tensor *t)
 {
-  uintptr_t p = (uintptr_t)data, base = (uintptr_t)a->base;
-  return a->plan && a->base && p >= base && p < base + (uintptr_t)a->plan->stats.peak_bytes;
+  return a->plan && a->buffer && t->buffer == a->buffer;
 }
 
 /* t (value v) is held by someone besides the run: if its data is in the
@@ -554,12 +558,12 @@ static bool in_arena(const ts_arena *a, const void *data)
  * the arena makes itself another. */
 static void detach(ts_arena *a, int v, ts_tensor *t)
 {
-  if (in_arena(a, t->data) && !ts__tensor_own_copy(t)) {
+  if (in_arena(a, t) && !ts__tensor_own_copy(t)) {
     /* What they hold would be overwritten: keep this arena's memory alive instead. */
     g_warning("memory planner: out of memory copying a tensor still referenced; "
               "leaking its arena");
     a->plan = NULL;
-    a->base = NULL;
+    a->buffer = NULL;
     return;
   }
   if (a->hdr[v] == t) {
@@ -611,6 +615,12 @@ static ts_tensor *planned_take(ts_planned *p, int i, const ts_backend *b, const 
       __atomic_store_n(&a->mismatch, true, __ATOMIC_RELAXED); /* steps of a group at once */
     return NULL;
   }
+  /* a type that pads its tensors past the plan's slot: a buffer of their own */
+  const ts_buffer_type *bt = &b->buffer_type;
+  if (bt->iface->get_alloc_size &&
+      bt->iface->get_alloc_size(bt, info->dtype, info->shape, (size_t)bytes) >
+        (size_t)(bytes + ALIGN - 1) / ALIGN * ALIGN)
+    return NULL;
   int src = a->owner->inplace_src[v];
   if (src >= 0 && m->inherited[src] && m->offset[v] == m->offset[src] && !inplace_ok(a, v))
     return NULL;
@@ -622,7 +632,8 @@ static ts_tensor *planned_take(ts_planned *p, int i, const ts_backend *b, const 
   t->dtype = info->dtype;
   t->shape = info->shape;
   t->size = bytes / (int64_t)ts_dtype_size(info->dtype);
-  t->data = a->base + m->offset[v];
+  t->buffer = a->buffer; /* NULL where the plan's values are all empty */
+  t->data = a->buffer ? a->buffer->base + m->offset[v] : NULL;
   t->backend = b;
   ts_tensor_ref(t);
   ts__scope_adopt(t);
@@ -637,17 +648,18 @@ void ts__arena_release(ts_arena *a, int v, ts_tensor *t)
     a->seen[v] = t->size * (int64_t)ts_dtype_size(t->dtype);
   const mem_plan *m = a->plan;
   bool own = m && t == a->hdr[v]; /* the arena's header: it holds a reference too */
-  if (m && (own || in_arena(a, t->data))) {
-    bool in_slot = m->offset[v] >= 0 && t->data == a->base + m->offset[v];
+  if (m && (own || in_arena(a, t))) {
+    bool in_slot = m->offset[v] >= 0 && a->buffer && t->data == a->buffer->base + m->offset[v];
     if (__atomic_load_n(&t->refcount, __ATOMIC_ACQUIRE) > (own ? 2 : 1))
       detach(a, v, t);
     if (in_slot && a->plan && !m->inherited[v] && __atomic_load_n(&poison, __ATOMIC_RELAXED))
-      ts__buffer_memset(a->backend, a->base + m->offset[v], POISON, (size_t)m->bytes[v]);
+      ts_buffer_memset(a->buffer, (size_t)m->offset[v], POISON, (size_t)m->bytes[v]);
     if (t == a->hdr[v]) {
       /* back to the arena's reference alone; a view lets go of what it viewed */
       ts_tensor_unref(t);
       g_clear_pointer(&t->base, ts_tensor_unref);
       t->data = NULL;
+      t->buffer = NULL;
       return;
     }
   }

@@ -37,7 +37,7 @@ static ts_info port_info(const ts_rewrite *rw, ts_port dp)
 /* Does every element of t equal v? */
 static bool all_equal(const ts_tensor *t, double v)
 {
-  if (!t || !t->data || !t->backend->iface.host_visible || t->dtype >= TS_NUMERIC_DTYPE_COUNT ||
+  if (!t || !t->data || !ts__host_visible(t->backend) || t->dtype >= TS_NUMERIC_DTYPE_COUNT ||
       t->size <= 0)
     return false;
   for (int64_t i = 0; i < t->size; i++)

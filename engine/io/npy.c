@@ -453,7 +453,7 @@ bool ts_npy_save(const char *path, const ts_tensor *t)
                  "cannot save a symbolic tensor to '%s' (it has no values)", path);
     return false;
   }
-  if (t->data && !t->backend->iface.host_visible) {
+  if (t->data && !ts__host_visible(t->backend)) {
     /* on a device the host cannot read: save a host copy */
     ts_scope *scope = ts_scope_begin();
     const ts_tensor *host = ts__tensor_host(NO_LOC, t);

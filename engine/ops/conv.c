@@ -459,21 +459,26 @@ static bool conv_cuda(ts_kernel_ctx *k, const void *bias, int act)
                          k->attrs[CONV_PADDING].i);
   int64_t patch = g.kh * g.kw * g.c, rows = g.n * g.oh * g.ow;
   void *stream = ts__cuda_stream(k->backend);
-  const ts_backend_i *bi = ts_backend_iface(k->backend);
   bool direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1;
   size_t col_bytes = direct ? 0 : (size_t)(rows * patch) * ts_dtype_size(x->dtype);
-  void *col = direct ? NULL : bi->buffer_alloc(k->backend, col_bytes);
-  if (!direct && !col)
-    return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "cannot allocate %zu bytes of im2col scratch on %s",
-                           col_bytes, ts_backend_name(k->backend));
+  ts_buffer *scratch = direct ? NULL
+                              : ts_buffer_alloc(ts_backend_buffer_type(k->backend), col_bytes,
+                                                TS_BUFFER_USAGE_SCRATCH);
+  if (!direct && !scratch) {
+    ts_error *why = ts_error_take(); /* the op's error says it */
+    bool ok = ts__kernel_fail(k, TS_ERR_NO_MEMORY, "im2col scratch: %s",
+                              why && why->detail ? why->detail : "out of memory");
+    ts_error_free(why);
+    return ok;
+  }
+  void *col = scratch ? ts_buffer_base(scratch) : NULL;
   ts_cu_window w = cu_window(&g);
   ts_cu_gemm gm = { .dtype = x->dtype, .m = rows, .n = f->shape.dim[3], .k = patch, .batch = 1,
                     .act = act, .a = direct ? x->data : col, .b = f->data, .bias = bias,
                     .c = y->data };
   bool ok = (direct || ts__cu_im2col(x->dtype, &w, x->data, col, stream)) &&
             ts__cuda_gemm(&gm, stream);
-  if (col)
-    bi->buffer_free(k->backend, col, col_bytes); /* stream-ordered: after the product */
+  ts_buffer_free(scratch); /* stream-ordered: after the product */
   return ok;
 }
 

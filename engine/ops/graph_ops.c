@@ -39,8 +39,7 @@ static bool identity_cpu(ts_kernel_ctx *k)
   else if (x->dtype == TS_VARIANT)
     for (int64_t i = 0; i < x->size; i++)
       ((ts_variant **)y->data)[i] = ts__variant_ref(((ts_variant **)x->data)[i]);
-  else if (!ts__buffer_copy(y->backend, y->data, x->backend, x->data,
-                            (size_t)x->size * ts_dtype_size(x->dtype)))
+  else if (!ts__data_copy(y, x, (size_t)x->size * ts_dtype_size(x->dtype)))
     return ts__kernel_fail(k, TS_ERR_INTERNAL, "copying the variable on %s failed",
                            ts_backend_name(x->backend));
   k->out[0] = y;

@@ -213,11 +213,12 @@ static bool read_infer(ts_infer_ctx *c)
   return true;
 }
 
-/* Copies var's value from src to dst, both on var's backend. */
-static bool copy_value(ts_kernel_ctx *k, const ts_tensor *var, void *dst, const void *src)
+/* Copies var's value from src's data to dst's, both on var's backend. */
+static bool copy_value(ts_kernel_ctx *k, const ts_tensor *var, const ts_tensor *dst,
+                       const ts_tensor *src)
 {
   size_t bytes = (size_t)var->size * ts_dtype_size(var->dtype);
-  return ts__buffer_copy(var->backend, dst, var->backend, src, bytes) ||
+  return ts__data_copy(dst, src, bytes) ||
          ts__kernel_fail(k, TS_ERR_INTERNAL, "copying the variable's value on %s failed",
                          ts_backend_name(var->backend));
 }
@@ -232,15 +233,15 @@ static bool variable_storage(ts_kernel_ctx *k, ts_tensor *var)
     return true;
   ts_scope *scope = ts_scope_begin();
   ts_tensor *store = ts__tensor_alloc_on(k->loc, var->backend, var->dtype, var->shape);
-  if (store && !copy_value(k, var, store->data, var->data))
+  if (store && !copy_value(k, var, store, var))
     store = NULL;
   if (store) {
     if (var->owns_buffer)
-      var->backend->iface.buffer_free(var->backend, var->data,
-                                      (size_t)var->size * ts_dtype_size(var->dtype));
+      ts_buffer_free(var->buffer);
     var->owns_buffer = false;
     var->base = ts_tensor_ref(store);
     var->data = store->data;
+    var->buffer = store->buffer;
   }
   ts_scope_end(scope);
   return store != NULL;
@@ -259,11 +260,12 @@ bool ts__variable_writable(ts_kernel_ctx *k, ts_tensor *var, bool copy_old)
     return true; /* only the variable holds it: write in place */
   ts_scope *scope = ts_scope_begin();
   ts_tensor *fresh = ts__tensor_alloc_on(k->loc, var->backend, var->dtype, var->shape);
-  if (fresh && copy_old && !copy_value(k, var, fresh->data, old->data))
+  if (fresh && copy_old && !copy_value(k, var, fresh, old))
     fresh = NULL;
   if (fresh) {
     var->base = ts_tensor_ref(fresh);
     var->data = fresh->data;
+    var->buffer = fresh->buffer;
     ts_tensor_unref(old);
   }
   ts_scope_end(scope);
@@ -361,26 +363,24 @@ static void combine(ts_dtype dt, void *dst, const void *src, int64_t n, bool sub
   }
 }
 
-/* var = src, var += src or var -= src: on the host directly; on a device
- * (a variable lives where it was made, tensor.c) through its copy, or its
- * Add or Sub kernel in place on the storage, queued on its stream. */
-static bool write_value(ts_kernel_ctx *k, ts_tensor *var, const ts_tensor *value, const void *src,
-                        bool set)
+/* var = src, var += src or var -= src (src: a header of the value's data
+ * in var's shape): on the host directly; on a device (a variable lives
+ * where it was made, tensor.c) through its copy, or its Add or Sub kernel
+ * in place on the storage, queued on its stream. */
+static bool write_value(ts_kernel_ctx *k, ts_tensor *var, ts_tensor *src, bool set)
 {
   const ts_backend *b = var->backend;
   bool sub = k->def->op == TS_OP_ASSIGN_SUB_VARIABLE;
-  if (b->iface.host_visible) {
+  if (ts__host_visible(b)) {
     if (set)
-      memmove(var->data, src, (size_t)var->size * ts_dtype_size(var->dtype));
+      memmove(var->data, src->data, (size_t)var->size * ts_dtype_size(var->dtype));
     else
-      combine(var->dtype, var->data, src, var->size, sub);
+      combine(var->dtype, var->data, src->data, var->size, sub);
     return true;
   }
   if (set)
-    return copy_value(k, var, var->data, src);
-  ts_tensor operand = { .refcount = 1, .dtype = value->dtype, .shape = var->shape,
-                        .size = var->size, .data = (void *)src, .backend = b };
-  ts_tensor *in[2] = { var->base, &operand }, *out[1] = { var->base };
+    return copy_value(k, var, var, src);
+  ts_tensor *in[2] = { var->base, src }, *out[1] = { var->base };
   ts_kernel_ctx op = { .def = ts__op_def(sub ? TS_OP_SUB : TS_OP_ADD), .loc = k->loc,
                        .backend = b, .seq = k->seq, .n_in = 2, .in = in, .n_out = 1,
                        .out = out, .correlation = k->correlation };
@@ -398,10 +398,12 @@ static bool assign_cpu(ts_kernel_ctx *k)
    * (a storage moved away from is held by whoever made the move needed) */
   if (!variable_storage(k, var))
     return false;
-  const void *src = value->data;
+  ts_tensor src = { .refcount = 1, .dtype = value->dtype, .shape = var->shape,
+                    .size = var->size, .data = value->data, .backend = value->backend,
+                    .buffer = value->buffer };
   if (!ts__variable_writable(k, var, !set))
     return false;
-  if (!write_value(k, var, value, src, set))
+  if (!write_value(k, var, &src, set))
     return false;
   /* the new value, shared like a read's */
   k->out[0] = ts__tensor_view(var, var->shape);

@@ -88,7 +88,7 @@ static ts_tensor *keep_eager(ts_tensor *t)
   if (!t || !t->data || t->dtype == TS_VARIANT)
     return NULL;
   const ts_tensor *root = t->base ? t->base : t;
-  if (root->is_variable || !t->backend->iface.host_visible)
+  if (root->is_variable || !ts__host_visible(t->backend))
     return copy_out(t);
   return ts_tensor_ref(t);
 }
@@ -436,6 +436,7 @@ static void vars_restore(GArray *vars)
     if (fresh) {
       var->base = ts_tensor_ref(fresh);
       var->data = fresh->data;
+      var->buffer = fresh->buffer;
       ts_tensor_unref(old);
     } else { /* out of memory: in place, the kept eager values may change */
       ts_error_clear();

@@ -384,9 +384,10 @@ static bool cuda_memory_info(const ts_backend *b, size_t *free_bytes, size_t *to
 
 static void break_capture(device *d);
 
-static bool cuda_to_host(const ts_backend *b, void *host_dst, const void *src, size_t bytes)
+static bool cuda_get(const ts_buffer *buf, size_t offset, void *host_dst, size_t bytes)
 {
-  device *d = dev_of(b);
+  device *d = dev_of(ts_buffer_type_backend(ts_buffer_get_type(buf)));
+  const char *src = (const char *)ts_buffer_base(buf) + offset;
   if (d->capturing)
     break_capture(d);
   return use(d) &&
@@ -424,9 +425,10 @@ static void *staging_take(ts_graph_plan *p, size_t bytes)
 /* Mid-capture, through the plan's staging (a node of its graph);
  * otherwise from pageable host memory: the runtime stages it before
  * returning, so the caller may reuse its memory at once. */
-static bool cuda_from_host(const ts_backend *b, void *dst, const void *host_src, size_t bytes)
+static bool cuda_set(ts_buffer *buf, size_t offset, const void *host_src, size_t bytes)
 {
-  device *d = dev_of(b);
+  device *d = dev_of(ts_buffer_type_backend(ts_buffer_get_type(buf)));
+  char *dst = (char *)ts_buffer_base(buf) + offset;
   if (!use(d))
     return false;
   if (d->capturing) {
@@ -440,16 +442,21 @@ static bool cuda_from_host(const ts_backend *b, void *dst, const void *host_src,
                     "copy from the host");
 }
 
-static bool cuda_memset(const ts_backend *b, void *dst, int value, size_t bytes)
+static bool cuda_memset(ts_buffer *buf, size_t offset, int value, size_t bytes)
 {
-  device *d = dev_of(b);
+  device *d = dev_of(ts_buffer_type_backend(ts_buffer_get_type(buf)));
+  char *dst = (char *)ts_buffer_base(buf) + offset;
   return use(d) && ok_or_fail(cudaMemsetAsync(dst, value, bytes, d->stream), "cudaMemsetAsync");
 }
 
-static bool cuda_copy(const ts_backend *b, void *dst, const ts_backend *src_b, const void *src,
-                      size_t bytes)
+static bool cuda_copy_from(ts_buffer *buf, size_t offset, const ts_buffer *src_buf,
+                           size_t src_offset, size_t bytes)
 {
+  const ts_backend *b = ts_buffer_type_backend(ts_buffer_get_type(buf));
+  const ts_backend *src_b = ts_buffer_type_backend(ts_buffer_get_type(src_buf));
   device *d = dev_of(b);
+  char *dst = (char *)ts_buffer_base(buf) + offset;
+  const char *src = (const char *)ts_buffer_base(src_buf) + src_offset;
   if (src_b == b)
     return use(d) && ok_or_fail(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
                                                 d->stream),
@@ -461,7 +468,31 @@ static bool cuda_copy(const ts_backend *b, void *dst, const ts_backend *src_b, c
                                                       bytes, d->stream),
                                   "peer copy");
     }
-  return false; /* the host: copy_from_host */
+  return false; /* the host: set */
+}
+
+static void cuda_buffer_free(ts_buffer *buf)
+{
+  cuda_free(ts_buffer_type_backend(ts_buffer_get_type(buf)), ts_buffer_base(buf),
+            ts_buffer_size(buf));
+}
+
+static const ts_buffer_i CUDA_BUFFER = {
+  .free_buffer = cuda_buffer_free,
+  .set = cuda_set,
+  .get = cuda_get,
+  .memset = cuda_memset,
+  .copy_from = cuda_copy_from,
+};
+
+static ts_buffer *cuda_alloc_buffer(const ts_buffer_type *bt, size_t size)
+{
+  const ts_backend *b = ts_buffer_type_backend(bt);
+  void *p = cuda_alloc(b, size);
+  ts_buffer *buf = p ? ts_buffer_new(bt, &CUDA_BUFFER, p, size, NULL) : NULL;
+  if (p && !buf)
+    cuda_free(b, p, size);
+  return buf;
 }
 
 bool ts__cuda_copy_2d(const ts_backend *b, void *dst, size_t dst_pitch, const void *src,
@@ -702,15 +733,10 @@ static void cuda_plan_free(const ts_backend *b, ts_graph_plan *p)
 
 static const ts_backend_i CUDA_IFACE = {
   .kind = TS_DEVICE_CUDA,
-  .host_visible = false,
   .memory_info = cuda_memory_info,
   .supports_op = cuda_supports_op,
-  .buffer_alloc = cuda_alloc,
-  .buffer_free = cuda_free,
-  .copy_to_host = cuda_to_host,
-  .copy_from_host = cuda_from_host,
-  .memset = cuda_memset,
-  .copy = cuda_copy,
+  /* cudaMalloc gives 256-byte aligned blocks; tensors in an arena are 64-byte aligned */
+  .buffer_type = { .alignment = 64, .alloc_buffer = cuda_alloc_buffer },
   .run_op = cuda_run_op,
   .synchronize = cuda_synchronize,
   .event_new = cuda_event_new,

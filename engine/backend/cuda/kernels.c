@@ -370,7 +370,7 @@ bool ts__cuda_random(ts_kernel_ctx *k)
   on_host.out = out;
   on_host.backend = ts_backend_cpu();
   return k->def->kernel[TS_DEVICE_CPU](&on_host) &&
-         ts__buffer_copy(k->backend, y->data, ts_backend_cpu(), host->data, bytes);
+         ts__data_copy(y, host, bytes);
 }
 
 /* StatelessRandomUniform: the CPU's Philox stream, drawn on the device from
