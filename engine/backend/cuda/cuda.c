@@ -19,7 +19,7 @@
  * - Plans: graph_plan_create/update begin a stream capture, the steps'
  *   launches are captured, graph_plan_compute ends it and updates the
  *   instantiated CUDA Graph in place (cudaGraphExecUpdate) or instantiates
- *   it anew, then launches it.  Uploads mid-capture (variables and
+ *   it anew, then launches it.  Uploads mid-capture (arguments and
  *   constants the host holds) are nodes of the graph, from pinned staging
  *   the plan owns.  A copy to the host mid-capture breaks the plan: what
  *   was captured is launched at once and the graph runs step by step from
@@ -475,10 +475,15 @@ bool ts__cuda_copy_2d(const ts_backend *b, void *dst, size_t dst_pitch, const vo
 
 /* ---- the stream ---------------------------------------------------------------------------- */
 
+/* The rows with a CUDA kernel for these inputs, never one with effects on
+ * the host; the variable rows run here (their bookkeeping on the caller's
+ * thread, their writes queued on the stream: ops/state.c), so a variable
+ * made on the GPU lives there and a step never uploads it. */
 static bool cuda_supports_op(const ts_backend *b, const ts_kernel_ctx *k)
 {
+  unsigned flags = k->def->flags;
   return k->def->kernel[TS_DEVICE_CUDA] &&
-         !(k->def->flags & (TS_OPF_VARIABLE | TS_OPF_STATEFUL)) && ts__cuda_op_supported(k);
+         (!(flags & TS_OPF_STATEFUL) || (flags & TS_OPF_VARIABLE)) && ts__cuda_op_supported(k);
 }
 
 static bool cuda_run_op(const ts_backend *b, ts_kernel_ctx *k)
@@ -491,11 +496,12 @@ static bool cuda_run_op(const ts_backend *b, ts_kernel_ctx *k)
   if (push)
     cupti.api->ActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0,
                                                  k->correlation);
+  uint64_t outer = launching; /* a variable row's kernel runs the write's op inside */
   launching = k->correlation;
   bool ok = ts_kernel_run(k, TS_DEVICE_CUDA);
   if (ok)
     ok = ok_or_fail(cudaGetLastError(), k->def->name);
-  launching = 0;
+  launching = outer;
   if (push) {
     uint64_t id;
     cupti.api->ActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &id);
