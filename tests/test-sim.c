@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <string.h>
 #include <tracescope-backend.h>
-#include <tracescope-train.h>
 
+#include "test-device-step.h"
 #include "test-errors.h"
 
 static const ts_backend *sim(void)
@@ -598,118 +598,13 @@ static void test_variables_live_on_device(void)
   ts_scope_end(scope);
 }
 
-/* A training step as a graph (a dense net, the sparse cross entropy, Adam)
- * on the CPU [0] and on SIM:0 [1], the net and the optimizer made under
- * the device, its batch placed there once: the weights, Adam's slots and
- * its step count are made on the device by the first call and stay there,
- * so later calls copy none of them from the host (a step that uploaded
- * its weights would copy each of them every call; what still comes from
- * the host is the graph's scalar constants: the rates, the step's 1), and
- * give the CPU's losses and weights. */
-static ts_sequential *step_nets[2];
-static ts_optimizer *step_opts[2];
-static ts_tensor *step_x[2], *step_y[2];
-
-static ts_tensor *train_step(int k)
-{
-  ts_tape *tape = ts_tape_new(false);
-  ts_tensor *logits = ts_sequential_call(step_nets[k], step_x[k], true);
-  ts_tensor *loss = ts_loss_sparse_softmax_cross_entropy(step_y[k], logits);
-  ts_tape_stop(tape);
-  int n = ts_sequential_n_variables(step_nets[k]);
-  ts_tensor *vars[4], *grads[4];
-  g_assert_cmpint(n, ==, 4);
-  for (int i = 0; i < n; i++)
-    vars[i] = ts_sequential_variable(step_nets[k], i);
-  g_assert_true(ts_tape_gradient(tape, loss, vars, n, grads, TS_UNCONNECTED_NONE));
-  ts_tape_free(tape);
-  g_assert_true(ts_optimizer_apply(step_opts[k], grads, vars, n));
-  return loss;
-}
-
-static ts_tensor *train_step_cpu(ts_call *call)
-{
-  return train_step(0);
-}
-
-static ts_tensor *train_step_sim(ts_call *call)
-{
-  return train_step(1);
-}
-
+/* test-device-step.h's training step on SIM:0: the weights stay on the
+ * device, only scalar constants come from the host after the first call,
+ * with the CPU's losses and weights (the same kernels: within float32's
+ * last bits). */
 static void test_training_step_keeps_weights(void)
 {
-  ts_scope *scope = ts_scope_begin();
-  ts_tensor *x = ts_random_uniform(TS_F32, TS_SHAPE(32, 10), -1, 1, 5);
-  int32_t labels[32];
-  for (int i = 0; i < 32; i++)
-    labels[i] = (i * 7) % 4;
-  ts_tensor *y = ts_constant(TS_I32, TS_SHAPE(32), labels);
-  for (int k = 0; k < 2; k++) {
-    ts_layer_names_reset();
-    TS_DEVICE_SCOPE(k ? sim() : ts_backend_cpu()) {
-      ts_layer *layers[] = { ts_dense_new(NULL, 16, TS_ACTIVATION_RELU, 1),
-                             ts_dense_new(NULL, 4, TS_ACTIVATION_LINEAR, 2) };
-      step_nets[k] = ts_sequential_new(layers, 2);
-      step_opts[k] = ts_adam_new(0.01, 0.9, 0.999, 1e-7);
-    }
-    step_x[k] = k ? ts_tensor_to_backend(x, sim()) : x;
-    step_y[k] = k ? ts_tensor_to_backend(y, sim()) : y;
-  }
-  assert_no_error();
-  ts_function *on_cpu = ts_function_new("train_step", train_step_cpu, NULL);
-  ts_function *on_dev = ts_function_new("train_step", train_step_sim, NULL);
-  for (int call = 0; call < 4; call++) {
-    ts_scope *s = ts_scope_begin();
-    ts_tensor *want = ts_function_call(on_cpu, NULL, 0);
-    collected c;
-    collect_begin(&c);
-    int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_op, &c);
-    ts_tensor *got = NULL;
-    TS_DEVICE_SCOPE(sim()) got = ts_function_call(on_dev, NULL, 0);
-    ts_listener_remove(id);
-    collect_end(&c);
-    assert_no_error();
-    g_assert_true(ts_tensor_backend(got) == sim());
-    int uploads = 0, kernels = 0;
-    uint64_t uploaded = 0, largest = 0;
-    for (guint i = 0; i < c.records->len; i++) {
-      const ts_activity *r = &g_array_index(c.records, ts_activity, i);
-      kernels += r->kind == TS_ACTIVITY_KERNEL;
-      if (r->kind != TS_ACTIVITY_COPY || strcmp(r->name, "host to device"))
-        continue;
-      uploads++;
-      uploaded += r->bytes;
-      largest = MAX(largest, r->bytes);
-    }
-    g_test_message("call %d: %d copies from the host (%" G_GUINT64_FORMAT " bytes), %d kernels",
-                   call, uploads, uploaded, kernels);
-    /* the smallest variable is the last bias (4 floats); scalars are 4 or 8 bytes */
-    if (call > 0)
-      g_assert_cmpuint(largest, <=, sizeof(double));
-    g_assert_cmpint(kernels, >, 0);
-    g_assert_cmpint(c.sim_ops, >, 0);
-    collect_clear(&c);
-    /* the CPU's loss: the same kernels, the same order */
-    assert_close(want, ts_tensor_to_backend(got, ts_backend_cpu()));
-    ts_scope_end(s);
-  }
-  g_assert_cmpint(ts_function_trace_count(on_dev), ==, 1);
-  for (int i = 0; i < 4; i++) {
-    ts_tensor *w = ts_sequential_variable(step_nets[1], i);
-    g_assert_true(ts_tensor_backend(w) == sim());
-    g_assert_true(ts_tensor_backend(ts_optimizer_slot(step_opts[1], w, "m")) == sim());
-    assert_close(ts_read(ts_sequential_variable(step_nets[0], i)),
-                 ts_tensor_to_backend(ts_read(w), ts_backend_cpu()));
-  }
-  g_assert_true(ts_tensor_backend(ts_optimizer_iterations(step_opts[1])) == sim());
-  ts_function_free(on_cpu);
-  ts_function_free(on_dev);
-  for (int k = 0; k < 2; k++) {
-    ts_sequential_free(step_nets[k]);
-    ts_optimizer_free(step_opts[k]);
-  }
-  ts_scope_end(scope);
+  device_step_check(sim(), 4, 1e-6);
 }
 
 /* ---- what a backend is asked ------------------------------------------------------------ */
