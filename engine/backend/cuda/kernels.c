@@ -565,10 +565,10 @@ bool ts__cuda_op_supported(const ts_kernel_ctx *k)
    * or subtract in place, ResourceApplyAdam's update (cuda/adam.cu) */
   case TS_OP_READ_VARIABLE: case TS_OP_ASSIGN_VARIABLE:
     return true;
-  case TS_OP_ASSIGN_ADD_VARIABLE:
-    return ts__cu_has_binary(TS_OP_ADD, dt);
+  case TS_OP_ASSIGN_ADD_VARIABLE: /* bool: refused by inference, wherever it lives */
+    return dt == TS_BOOL || ts__cu_has_binary(TS_OP_ADD, dt);
   case TS_OP_ASSIGN_SUB_VARIABLE:
-    return ts__cu_has_binary(TS_OP_SUB, dt);
+    return dt == TS_BOOL || ts__cu_has_binary(TS_OP_SUB, dt);
   case TS_OP_APPLY_ADAM:
     return dt == TS_F32 || dt == TS_F64;
   case TS_OP_FUSED_MATMUL:
