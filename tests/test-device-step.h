@@ -11,6 +11,7 @@
 #pragma once
 
 #include <glib.h>
+#include <math.h>
 #include <string.h>
 #include <tracescope-backend.h>
 #include <tracescope-train.h>
