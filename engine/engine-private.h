@@ -342,6 +342,8 @@ bool ts__cuda_xent(ts_kernel_ctx *k);
 bool ts__cuda_random(ts_kernel_ctx *k);
 bool ts__cuda_stateless_uniform(ts_kernel_ctx *k);
 bool ts__cuda_sum_to(ts_kernel_ctx *k);
+/* ResourceApplyAdam's update where its variables live (ops/apply.c). */
+bool ts__cuda_apply_adam_update(ts_kernel_ctx *k);
 /* Does the op's CUDA kernel take these inputs (dtypes, axes)? */
 bool ts__cuda_op_supported(const ts_kernel_ctx *k);
 #else

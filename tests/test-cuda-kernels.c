@@ -84,19 +84,15 @@ static const ts_op MUST[] = {
   TS_OP_FUSED_MATMUL, TS_OP_CONV2D, TS_OP_FUSED_CONV2D, TS_OP_MAX_POOL2D,
   TS_OP_GATHER, TS_OP_SPARSE_SOFTMAX_CROSS_ENTROPY, TS_OP_RANDOM_UNIFORM, TS_OP_RANDOM_NORMAL,
   TS_OP_CONV2D_BACKPROP_INPUT, TS_OP_CONV2D_BACKPROP_FILTER, TS_OP_MAX_POOL2D_GRAD,
-  TS_OP_STATELESS_RANDOM_UNIFORM, TS_OP_SUM_TO,
+  TS_OP_STATELESS_RANDOM_UNIFORM, TS_OP_SUM_TO, TS_OP_READ_VARIABLE, TS_OP_ASSIGN_VARIABLE,
+  TS_OP_ASSIGN_ADD_VARIABLE, TS_OP_ASSIGN_SUB_VARIABLE, TS_OP_APPLY_ADAM,
 };
 
 /* Rows that stay on the host on purpose: ShuffleIndices (tf.data's
  * shuffle, on the host in TensorFlow too: one sequential walk over its
  * buffer; its order feeds a Gather, whose CUDA kernel checks the indices
- * on the host anyway), and the rows on variables, which live on the host
- * with the CUDA backend (cuda.c's supports_op refuses variable and
- * stateful rows; a captured graph uploads their values as nodes), so
- * ResourceApplyAdam runs where its variables are. */
-static const ts_op HOST[] = { TS_OP_SHUFFLE_INDICES, TS_OP_READ_VARIABLE, TS_OP_ASSIGN_VARIABLE,
-                              TS_OP_ASSIGN_ADD_VARIABLE, TS_OP_ASSIGN_SUB_VARIABLE,
-                              TS_OP_APPLY_ADAM };
+ * on the host anyway). */
+static const ts_op HOST[] = { TS_OP_SHUFFLE_INDICES };
 
 /* The reductions take every numeric dtype (sums and products wrapping,
  * integer means exact, as on the CPU), bool for Max and Min only. */
@@ -155,6 +151,8 @@ static void test_dtype_launchers(void)
                   (numeric && a != TS_BOOL));
     ts_cu_sum_to s = { 0 };
     g_assert_true(ts__cu_sum_to(a, &s, NULL, NULL, NULL) == is_float);
+    ts_cu_adam adam = { 0 };
+    g_assert_true(ts__cu_adam(a, 0, &adam, NULL) == (a == TS_F32 || a == TS_F64));
   }
 }
 

@@ -6,13 +6,15 @@
  * training step's rows (the gradients of a convolution and a pool, Gather,
  * the cross entropy, random numbers) among them; StatelessRandomUniform
  * with the CPU's bits, and the 16-bit floats and small integers staying
- * on the GPU.  Without a GPU
+ * on the GPU; a training step's weights staying there, and copies charged
+ * to their op and operand from CUPTI's records.  Without a GPU
  * (or without the driver) every test skips, saying why. */
 #include <glib.h>
 #include <math.h>
 #include <string.h>
 #include <tracescope-backend.h>
 
+#include "test-device-step.h"
 #include "test-errors.h"
 
 static const ts_backend *cuda_or_skip(void)
@@ -367,6 +369,102 @@ static void test_half_on_device(void)
   ts_scope_end(scope);
 }
 
+/* A training step as a graph on the GPU (test-device-step.h): its weights
+ * and Adam's slots live there, so after the first call only scalar
+ * constants come from the host (counted from CUPTI's copy records), with
+ * the CPU's losses and weights within cuBLAS's other rounding. */
+static void test_training_step_keeps_weights(void)
+{
+  const ts_backend *b = cuda_or_skip();
+  if (!b)
+    return;
+  device_step_check(b, 4, 1e-4);
+}
+
+/* Copies of an op's inputs to the GPU are charged to the op and say which
+ * input they carried, from CUPTI's records as from SIM:0's: eagerly
+ * through the op's id and the operand pushed around the copy, and in
+ * graph mode (the arguments uploaded as nodes of the captured graph)
+ * through the node, whose GRAPH_NODE record names the op. */
+typedef struct charged {
+  GArray *records;        /* ts_activity */
+  GHashTable *names;      /* correlation -> op name */
+} charged;
+
+static void charged_activity(const ts_activity *r, int n, void *data)
+{
+  charged *c = data;
+  g_array_append_vals(c->records, r, (guint)n);
+}
+
+static void charged_op(const ts_event *ev, void *data)
+{
+  charged *c = data;
+  g_hash_table_insert(c->names, GSIZE_TO_POINTER(ev->op.correlation), (gpointer)ev->op.op_name);
+}
+
+static ts_tensor *product(ts_call *call)
+{
+  return ts_matmul(ts_arg(call, 0), ts_arg(call, 1));
+}
+
+static void test_copies_carry_operand(void)
+{
+  const ts_backend *b = cuda_or_skip();
+  if (!b)
+    return;
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_random_uniform(TS_F32, TS_SHAPE(8, 8), -1, 1, 1);
+  ts_tensor *w = ts_random_uniform(TS_F32, TS_SHAPE(8, 8), -1, 1, 2);
+  ts_value args[2] = { TS_TENSOR_VALUE(x), TS_TENSOR_VALUE(w) };
+  ts_function *fn = ts_function_new("product", product, "x, w");
+  for (int eager = 1; eager >= 0; eager--)
+    for (int call = 0; call < 2; call++) {
+      charged c = { g_array_new(FALSE, FALSE, sizeof(ts_activity)),
+                    g_hash_table_new(g_direct_hash, g_direct_equal) };
+      g_assert_true(ts_activity_subscribe(charged_activity, &c));
+      int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), charged_op, &c);
+      ts_function_set_run_eagerly(fn, eager);
+      TS_DEVICE_SCOPE(b) g_assert_nonnull(ts_function_call(fn, args, 2));
+      ts_listener_remove(id);
+      ts_activity_flush();
+      ts_activity_unsubscribe(charged_activity, &c);
+      assert_no_error();
+      GHashTable *node_op = g_hash_table_new(g_direct_hash, g_direct_equal);
+      for (guint i = 0; i < c.records->len; i++) {
+        const ts_activity *r = &g_array_index(c.records, ts_activity, i);
+        if (r->kind == TS_ACTIVITY_GRAPH_NODE)
+          g_hash_table_insert(node_op, GSIZE_TO_POINTER(r->graph_node),
+                              GSIZE_TO_POINTER(r->correlation));
+      }
+      uint32_t operands = 0; /* bit i: a copy carried input i of MatMul */
+      for (guint i = 0; i < c.records->len; i++) {
+        const ts_activity *r = &g_array_index(c.records, ts_activity, i);
+        if (r->kind != TS_ACTIVITY_COPY || strcmp(r->name, "copy host to device"))
+          continue;
+        uint64_t corr = r->graph_node ? GPOINTER_TO_SIZE(g_hash_table_lookup(
+                                          node_op, GSIZE_TO_POINTER(r->graph_node)))
+                                      : r->correlation;
+        const char *op = g_hash_table_lookup(c.names, GSIZE_TO_POINTER(corr));
+        if (!op || !g_str_has_suffix(op, "MatMul")) /* _FusedMatMul, if a pass made it one */
+          g_error("a copy of %" G_GUINT64_FORMAT " bytes is charged to %s", r->bytes,
+                  op ? op : "no op");
+        g_assert_cmpuint(r->operand, >=, 1);
+        g_assert_cmpuint(r->operand, <=, 2);
+        g_assert_cmpuint(r->bytes, ==, 8 * 8 * sizeof(float));
+        operands |= 1u << (r->operand - 1);
+      }
+      g_test_message("%s call %d: MatMul's inputs copied: %#x", eager ? "eager" : "graph", call,
+                     operands);
+      g_assert_cmpuint(operands, ==, 3);
+      g_hash_table_unref(node_op);
+      g_hash_table_unref(c.names);
+      g_array_unref(c.records);
+    }
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -378,6 +476,8 @@ int main(int argc, char **argv)
   g_test_add_func("/cuda/training-rows-on-device", test_training_rows_on_device);
   g_test_add_func("/cuda/stateless-uniform-bits", test_stateless_uniform_bits);
   g_test_add_func("/cuda/half-on-device", test_half_on_device);
+  g_test_add_func("/cuda/training-step-keeps-weights", test_training_step_keeps_weights);
+  g_test_add_func("/cuda/copies-carry-operand", test_copies_carry_operand);
   int rc = g_test_run();
   ts_release_all();
   return rc;

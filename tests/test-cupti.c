@@ -4,7 +4,8 @@
  * cuptiActivityGetNextRecord (loaded as the backend loads it), then
  * correlated to ops as the profiler needs: eager kernels through the
  * external correlation id pushed around their launch, kernels replayed
- * from a CUDA Graph through their graph node. */
+ * from a CUDA Graph through their graph node; copies charged to their op
+ * and to the input they carried (operand) as SIM:0's copies are. */
 #include <glib.h>
 #include <string.h>
 
@@ -44,13 +45,32 @@ static void put_kernel(buffer *b, const char *name, uint32_t corr, uint64_t node
   k->end = end;
 }
 
-static void put_external(buffer *b, uint32_t corr, uint64_t ours)
+static void put_external_kind(buffer *b, CUpti_ExternalCorrelationKind kind, uint32_t corr,
+                              uint64_t ours)
 {
   CUpti_ActivityExternalCorrelation *e =
     put(b, sizeof *e, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
-  e->externalKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
+  e->externalKind = kind;
   e->correlationId = corr;
   e->externalId = ours;
+}
+
+/* The op's id, pushed around its launches and copies. */
+static void put_external(buffer *b, uint32_t corr, uint64_t ours)
+{
+  put_external_kind(b, CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, corr, ours);
+}
+
+static void put_copy(buffer *b, uint8_t copy_kind, uint32_t corr, uint64_t node, uint64_t bytes)
+{
+  CUpti_ActivityMemcpy6 *c = put(b, sizeof *c, CUPTI_ACTIVITY_KIND_MEMCPY);
+  c->copyKind = copy_kind;
+  c->correlationId = corr;
+  c->graphNodeId = node;
+  c->bytes = bytes;
+  c->streamId = 7;
+  c->start = 5;
+  c->end = 6;
 }
 
 static const ts_cupti_api *cupti_or_skip(void)
@@ -182,6 +202,104 @@ static void test_copies_memsets_syncs(void)
   ts__cupti_records_clear(&r);
 }
 
+/* Copies issued for an op: charged to it through the op's id pushed
+ * around them, and to the input they carried through the operand pushed
+ * beside it (TS_CUPTI_OPERAND_KIND), whichever buffer brings those
+ * records; a copy that carried no input (a result read by the host, a
+ * variable's storage) says 0, and so do kernels, whatever else their
+ * launch carried. */
+static void test_copies_carry_operand(void)
+{
+  const ts_cupti_api *api = cupti_or_skip();
+  if (!api)
+    return;
+  ts_cupti_records r;
+  ts__cupti_records_init(&r, "CUDA:0");
+  buffer one, two;
+  buffer_init(&one);
+  buffer_init(&two);
+  put_external(&one, 21, 3001);
+  put_external_kind(&one, TS_CUPTI_OPERAND_KIND, 21, 2); /* MatMul's input 1 */
+  put_copy(&one, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 21, 0, 256);
+  put_copy(&one, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 22, 0, 256); /* its records come later */
+  put_copy(&one, CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, 23, 0, 64);
+  put_external(&one, 23, 3002); /* Print's read of the product: the op's, no input's */
+  put_external(&one, 24, 3001);
+  put_external_kind(&one, TS_CUPTI_OPERAND_KIND, 24, 9); /* never a kernel's */
+  put_kernel(&one, "gemm", 24, 0, 10, 20);
+  put_external(&two, 22, 3001);
+  put_external_kind(&two, TS_CUPTI_OPERAND_KIND, 22, 1);
+  g_assert_cmpint(add(&r, api, &one), ==, 9);
+  g_assert_cmpint(add(&r, api, &two), ==, 2);
+
+  const ts_activity *a;
+  g_assert_cmpint(ts__cupti_records_take(&r, &a), ==, 4);
+  g_assert_cmpint(a[0].kind, ==, TS_ACTIVITY_COPY);
+  g_assert_cmpstr(a[0].name, ==, "copy host to device");
+  g_assert_cmpuint(a[0].correlation, ==, 3001);
+  g_assert_cmpuint(a[0].operand, ==, 2);
+  g_assert_cmpuint(a[0].bytes, ==, 256);
+  g_assert_cmpuint(a[1].correlation, ==, 3001);
+  g_assert_cmpuint(a[1].operand, ==, 1);
+  g_assert_cmpstr(a[2].name, ==, "copy device to host");
+  g_assert_cmpuint(a[2].correlation, ==, 3002);
+  g_assert_cmpuint(a[2].operand, ==, 0);
+  g_assert_cmpint(a[3].kind, ==, TS_ACTIVITY_KERNEL);
+  g_assert_cmpuint(a[3].correlation, ==, 3001);
+  g_assert_cmpuint(a[3].operand, ==, 0);
+  /* the operands were this stretch's: a later record with a reused id has none */
+  two.used = 0;
+  put_copy(&two, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 21, 0, 8);
+  g_assert_cmpint(add(&r, api, &two), ==, 1);
+  g_assert_cmpint(ts__cupti_records_take(&r, &a), ==, 1);
+  g_assert_cmpuint(a[0].correlation, ==, 0);
+  g_assert_cmpuint(a[0].operand, ==, 0);
+  g_free(one.data);
+  g_free(two.data);
+  ts__cupti_records_clear(&r);
+}
+
+/* A copy replayed from a CUDA Graph carries the graph launch's
+ * correlation and its node; the operand is the one the capture recorded
+ * for that node (the backend tells the records), and a node told 0 no
+ * longer has one. */
+static void test_replayed_copy_operand(void)
+{
+  const ts_cupti_api *api = cupti_or_skip();
+  if (!api)
+    return;
+  ts_cupti_records r;
+  ts__cupti_records_init(&r, "CUDA:0");
+  ts__cupti_records_node_operand(&r, 9100, 3);
+  ts__cupti_records_node_operand(&r, 9101, 1);
+  ts__cupti_records_node_operand(&r, 9101, 0);
+  buffer b;
+  buffer_init(&b);
+  put_copy(&b, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 40, 9100, 4);
+  put_copy(&b, CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, 40, 9101, 640);
+  put_kernel(&b, "adam", 40, 9102, 30, 40);
+  put_external(&b, 40, 555); /* the plan launch's id */
+  g_assert_cmpint(add(&r, api, &b), ==, 4);
+  const ts_activity *a;
+  for (int pass = 0; pass < 2; pass++) { /* node operands outlive a take: each replay has them */
+    g_assert_cmpint(ts__cupti_records_take(&r, &a), ==, 3);
+    g_assert_cmpuint(a[0].graph_node, ==, 9100);
+    g_assert_cmpuint(a[0].correlation, ==, 555);
+    g_assert_cmpuint(a[0].operand, ==, 3);
+    g_assert_cmpuint(a[1].graph_node, ==, 9101);
+    g_assert_cmpuint(a[1].operand, ==, 0);
+    g_assert_cmpuint(a[2].operand, ==, 0);
+    b.used = 0;
+    put_copy(&b, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 41, 9100, 4);
+    put_copy(&b, CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, 41, 9101, 640);
+    put_kernel(&b, "adam", 41, 9102, 50, 60);
+    put_external(&b, 41, 555);
+    g_assert_cmpint(add(&r, api, &b), ==, 4);
+  }
+  g_free(b.data);
+  ts__cupti_records_clear(&r);
+}
+
 /* An empty or unfilled buffer reads as nothing. */
 static void test_empty_buffer(void)
 {
@@ -220,6 +338,8 @@ int main(int argc, char **argv)
   g_test_add_func("/cupti/eager-correlation", test_eager_correlation);
   g_test_add_func("/cupti/graph-replay", test_graph_replay);
   g_test_add_func("/cupti/copies-memsets-syncs", test_copies_memsets_syncs);
+  g_test_add_func("/cupti/copies-carry-operand", test_copies_carry_operand);
+  g_test_add_func("/cupti/replayed-copy-operand", test_replayed_copy_operand);
   g_test_add_func("/cupti/empty-buffer", test_empty_buffer);
   g_test_add_func("/cupti/missing", test_missing_cupti);
   return g_test_run();

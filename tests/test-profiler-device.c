@@ -369,45 +369,55 @@ static void test_serialized(void)
   g_bytes_unref(bytes);
 }
 
-/* Bytes copied into SIM:0 from the host, as its activity records say. */
+/* Bytes copied into a device from the host, as its activity records say
+ * (SIM:0 names them "host to device", CUPTI "copy host to device"). */
+typedef struct uploads {
+  const char *device;
+  uint64_t bytes;
+} uploads;
+
 static void count_uploads(const ts_activity *records, int n, void *data)
 {
+  uploads *u = data;
   for (int i = 0; i < n; i++)
-    if (records[i].kind == TS_ACTIVITY_COPY && !strcmp(records[i].device, "SIM:0") &&
-        !strcmp(records[i].name, "host to device"))
-      *(uint64_t *)data += records[i].bytes;
+    if (records[i].kind == TS_ACTIVITY_COPY && !strcmp(records[i].device, u->device) &&
+        strstr(records[i].name, "host to device"))
+      u->bytes += records[i].bytes;
 }
 
 /* The weights live on the device they were made on: after the first call
  * (which makes them there), a call copies in its argument only, eagerly
- * and in graph mode; the reads of the variables run on SIM:0; the copies
- * recorded say which edge crossed to the device (tsp_copies_compute). */
-static void test_weights_stay(void)
+ * and in graph mode; the reads of the variables run on the device; the
+ * copies recorded say which edge crossed to the device
+ * (tsp_copies_compute): on SIM:0 here, on CUDA:0 from CUPTI's records. */
+static void weights_stay_on(const char *device)
 {
+  const ts_backend *dev = ts_backend_by_name(device);
   ts_module *m = ts_module_open("seeds");
   assert_no_error();
   ts_function *fn = ts_module_lookup(m, "sequential_model");
   ts_value x;
   g_assert_true(ts_value_parse("f32[4,28,28]:uniform", &x));
   const uint64_t arg_bytes = 4 * 28 * 28 * sizeof(float);
-  uint64_t uploaded = 0;
+  uploads uploaded = { device, 0 };
   g_assert_true(ts_activity_subscribe(count_uploads, &uploaded));
-  /* traced first (its variables made on SIM:0), so that eager ops have twins */
-  TS_DEVICE_SCOPE(ts_backend_by_name("SIM:0")) g_assert_nonnull(ts_function_get_concrete(fn, &x, 1));
-  uploaded = 0;
+  /* traced first (its variables made on the device), so that eager ops have twins */
+  TS_DEVICE_SCOPE(dev) g_assert_nonnull(ts_function_get_concrete(fn, &x, 1));
+  ts_activity_flush();
+  uploaded.bytes = 0;
   tsp_session *s = tsp_session_new();
   g_assert_true(tsp_session_start(s, NULL));
   for (int graph = 0; graph < 2; graph++) {
     ts_run_functions_eagerly(!graph);
-    TS_DEVICE_SCOPE(ts_backend_by_name("SIM:0")) {
+    TS_DEVICE_SCOPE(dev) {
       for (int i = 0; i < 3; i++) {
         ts_scope *scope = ts_scope_begin();
         g_assert_nonnull(ts_function_call(fn, &x, 1));
         ts_scope_end(scope);
         ts_activity_flush();
         if (i > 0 || graph)
-          g_assert_cmpuint(uploaded, ==, arg_bytes);
-        uploaded = 0;
+          g_assert_cmpuint(uploaded.bytes, ==, arg_bytes);
+        uploaded.bytes = 0;
       }
     }
   }
@@ -419,7 +429,7 @@ static void test_weights_stay(void)
     tsp_iter_init(&it, s, t);
     for (const tsp_event *e; (e = tsp_iter_next(&it));)
       if (e->kind == TSP_EVENT_OP && !strcmp(tsp_event_op_name(s, e), "ReadVariableOp")) {
-        g_assert_cmpstr(tsp_session_device(s, e->device), ==, "SIM:0");
+        g_assert_cmpstr(tsp_session_device(s, e->device), ==, device);
         reads++;
       }
   }
@@ -435,7 +445,7 @@ static void test_weights_stay(void)
     g_assert_false(g_str_has_prefix(n->name, "dense"));
     if (g_str_has_prefix(n->name, "flatten/")) {
       g_assert_cmpint(c->input, ==, 0);
-      g_assert_cmpstr(tsp_session_device(s, c->device), ==, "SIM:0");
+      g_assert_cmpstr(tsp_session_device(s, c->device), ==, device);
       into_flatten += c->count;
     }
   }
@@ -446,6 +456,20 @@ static void test_weights_stay(void)
   assert_no_error();
   ts_value_clear(&x);
   ts_module_free(m);
+}
+
+static void test_weights_stay(void)
+{
+  weights_stay_on("SIM:0");
+}
+
+static void test_cuda_weights_stay(void)
+{
+  if (!ts_backend_by_name("CUDA:0")) {
+    g_test_skip(ts_backend_devices_note());
+    return;
+  }
+  weights_stay_on("CUDA:0");
 }
 
 /* Written as a Chrome trace (profile --out) and read back, the kernels
@@ -492,6 +516,7 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler-device/cpu-against-device", test_cpu_against_device);
   g_test_add_func("/profiler-device/stats-window-kernels", test_stats_window_kernels);
   g_test_add_func("/profiler-device/cuda-kernels-charged", test_cuda_kernels_charged);
+  g_test_add_func("/profiler-device/cuda-weights-stay", test_cuda_weights_stay);
   g_test_add_func("/profiler-device/chrome-round-trip", test_chrome_round_trip);
   return g_test_run();
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <tracescope-backend.h>
 
+#include "test-device-step.h"
 #include "test-errors.h"
 
 static const ts_backend *sim(void)
@@ -725,6 +726,15 @@ static void test_variables_live_on_device(void)
   ts_scope_end(scope);
 }
 
+/* test-device-step.h's training step on SIM:0: the weights stay on the
+ * device, only scalar constants come from the host after the first call,
+ * with the CPU's losses and weights (the same kernels: within float32's
+ * last bits). */
+static void test_training_step_keeps_weights(void)
+{
+  device_step_check(sim(), 4, 1e-6);
+}
+
 /* ---- what a backend is asked ------------------------------------------------------------ */
 
 /* A backend of kind CPU (host memory) that refuses MatMul with
@@ -819,6 +829,7 @@ int main(int argc, char **argv)
   g_test_add_func("/sim/plan-control-flow", test_plan_control_flow);
   g_test_add_func("/sim/function-placement", test_function_placement);
   g_test_add_func("/sim/variables-live-on-device", test_variables_live_on_device);
+  g_test_add_func("/sim/training-step-keeps-weights", test_training_step_keeps_weights);
   g_test_add_func("/sim/supports-op-sees-shapes-and-attrs", test_supports_op_sees_shapes_and_attrs);
   return g_test_run();
 }

@@ -117,12 +117,13 @@ static const ts_op_def apply_adam_update_def = {
   .op = TS_OP_APPLY_ADAM, .name = "ResourceApplyAdam", .api_name = "apply_adam",
   .n_inputs = N_IN, .n_outputs = 0, .flags = TS_OPF_STATEFUL | TS_OPF_NOT_DIFFERENTIABLE,
   .kernel[TS_DEVICE_CPU] = apply_adam_update,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_apply_adam_update),
 };
 
 /* On the caller's thread, as the other variable ops' kernels: the
  * variables' storage is made writable here (a read still holding it gets
  * it to itself), then the update runs where the variables live. */
-static bool apply_adam_cpu(ts_kernel_ctx *k)
+static bool apply_adam_kernel(ts_kernel_ctx *k)
 {
   ts_tensor *const *in = k->in;
   for (int i = IN_VAR; i <= IN_V; i++)
@@ -145,7 +146,8 @@ const ts_op_def ts__op_apply_adam = {
   .op = TS_OP_APPLY_ADAM, .name = "ResourceApplyAdam", .api_name = "apply_adam",
   .n_inputs = N_IN, .n_outputs = 0,
   .flags = TS_OPF_STATEFUL | TS_OPF_VARIABLE | TS_OPF_NOT_DIFFERENTIABLE,
-  .infer = apply_adam_infer, .kernel[TS_DEVICE_CPU] = apply_adam_cpu,
+  .infer = apply_adam_infer, .kernel[TS_DEVICE_CPU] = apply_adam_kernel,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(apply_adam_kernel),
 };
 
 bool ts_apply_adam_at(ts_loc loc, ts_tensor *var, ts_tensor *m, ts_tensor *v,

@@ -284,7 +284,11 @@ ts_tensor *ts__variable_read_storage(ts_tensor *var)
   return store;
 }
 
-static bool read_cpu(ts_kernel_ctx *k)
+/* Read and the assigns run where the variable lives, on the caller's
+ * thread: the host, or a device through its copies and kernels
+ * (write_value), the same code on each, so that a variable on a GPU never
+ * leaves it. */
+static bool read_kernel(ts_kernel_ctx *k)
 {
   ts_tensor *var = k->in[0];
   if (!is_variable(var))
@@ -299,7 +303,8 @@ const ts_op_def ts__op_read_variable = {
   .op = TS_OP_READ_VARIABLE, .name = "ReadVariableOp", .api_name = "read_variable",
   .n_inputs = 1, .n_outputs = 1,
   .flags = TS_OPF_STATEFUL | TS_OPF_VARIABLE | TS_OPF_AUXILIARY | TS_OPF_ALIAS,
-  .infer = read_infer, .kernel[TS_DEVICE_CPU] = read_cpu, .grad = ts__grad_pass,
+  .infer = read_infer, .kernel[TS_DEVICE_CPU] = read_kernel,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(read_kernel), .grad = ts__grad_pass,
 };
 
 /* Dims of -1 (a traced value) fit any size. */
@@ -387,7 +392,7 @@ static bool write_value(ts_kernel_ctx *k, ts_tensor *var, ts_tensor *src, bool s
   return b->iface.run_op ? b->iface.run_op(b, &op) : ts_kernel_run(&op, b->iface.kind);
 }
 
-static bool assign_cpu(ts_kernel_ctx *k)
+static bool assign_kernel(ts_kernel_ctx *k)
 {
   ts_tensor *var = k->in[0];
   const ts_tensor *value = k->in[1];
@@ -414,7 +419,8 @@ static bool assign_cpu(ts_kernel_ctx *k)
   const ts_op_def ts__op_##id = {                                                          \
     .op = TS_OP_##ID, .name = display, .api_name = #id, .n_inputs = 2, .n_outputs = 1,     \
     .flags = TS_OPF_STATEFUL | TS_OPF_VARIABLE | TS_OPF_ALIAS | TS_OPF_NOT_DIFFERENTIABLE, .infer = assign_infer,            \
-    .kernel[TS_DEVICE_CPU] = assign_cpu,                                                   \
+    .kernel[TS_DEVICE_CPU] = assign_kernel,                                                \
+    .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(assign_kernel),                               \
   };
 ASSIGN_DEF(ASSIGN_VARIABLE, assign_variable, "AssignVariableOp")
 ASSIGN_DEF(ASSIGN_ADD_VARIABLE, assign_add_variable, "AssignAddVariableOp")

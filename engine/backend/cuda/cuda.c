@@ -19,7 +19,7 @@
  * - Plans: graph_plan_create/update begin a stream capture, the steps'
  *   launches are captured, graph_plan_compute ends it and updates the
  *   instantiated CUDA Graph in place (cudaGraphExecUpdate) or instantiates
- *   it anew, then launches it.  Uploads mid-capture (variables and
+ *   it anew, then launches it.  Uploads mid-capture (arguments and
  *   constants the host holds) are nodes of the graph, from pinned staging
  *   the plan owns.  A copy to the host mid-capture breaks the plan: what
  *   was captured is launched at once and the graph runs step by step from
@@ -48,10 +48,15 @@ typedef struct block {
 
 /* Which op each of the exec's nodes stands for: CUPTI reports the exec's
  * nodes (clones of the captured ones).  A capture numbers the nodes its
- * launches make (positions: captured node id -> k, corrs[k] the op); the
- * instantiation says which clone each became (clones).  An update keeps
- * the exec's nodes and so their positions: this run's corrs[k] is what
- * they stand for now. */
+ * launches and copies make (positions: captured node id -> k, ops[k] the
+ * op, and the input a copy carried); the instantiation says which clone
+ * each became (clones).  An update keeps the exec's nodes and so their
+ * positions: this run's ops[k] is what they stand for now. */
+typedef struct node_op {
+  uint64_t correlation; /* the op's (ts_kernel_correlation) */
+  uint32_t operand;     /* a copy of its input: ts_activity_operand; else 0 */
+} node_op;
+
 typedef struct node_clone {
   uint64_t node_id;
   guint position;
@@ -71,7 +76,7 @@ struct ts_graph_plan {
   cudaGraphExec_t exec;
   bool broken;
   GHashTable *positions; /* captured node id -> its launch's position, this capture */
-  GArray *corrs;         /* this capture's op correlation per position */
+  GArray *ops;           /* node_op, this capture's per position */
   GArray *clones;        /* node_clone, the exec's kernel nodes */
   GArray *staging;       /* staging, reused by each capture in order */
   guint n_staged;        /* used by this capture */
@@ -151,7 +156,7 @@ typedef struct done_buffer {
   size_t valid;
 } done_buffer;
 
-static _Thread_local uint64_t launching; /* the op whose launch is being captured */
+static _Thread_local uint64_t launching; /* the op whose kernel is being launched */
 static _Thread_local ts_graph_plan *capture_plan;
 
 static uint64_t cupti_now(void)
@@ -178,8 +183,10 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
   g_async_queue_push(cupti.done_buffers, d);
 }
 
-/* Graph nodes made while a plan captures: which op each stands for; their
- * clones (the instantiated graph's nodes, which kernels report) follow. */
+/* Graph nodes made while a plan captures: which op each stands for (the
+ * op launching, or the one whose input or storage is being copied), and
+ * the input a copy node carries; their clones (the instantiated graph's
+ * nodes, which kernels and copies report) follow. */
 static void CUPTIAPI on_callback(void *data, CUpti_CallbackDomain domain, CUpti_CallbackId id,
                                  const void *info)
 {
@@ -191,10 +198,11 @@ static void CUPTIAPI on_callback(void *data, CUpti_CallbackDomain domain, CUpti_
   if (!g || cupti.api->GetGraphNodeId(g->node, &node_id) != CUPTI_SUCCESS)
     return;
   ts_graph_plan *p = capture_plan;
-  if (id == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED && launching) {
+  node_op op = { launching ? launching : ts_activity_correlation(), ts_activity_operand() };
+  if (id == CUPTI_CBID_RESOURCE_GRAPHNODE_CREATED && op.correlation) {
     g_hash_table_insert(p->positions, GSIZE_TO_POINTER((gsize)node_id),
-                        GUINT_TO_POINTER(p->corrs->len));
-    g_array_append_val(p->corrs, launching);
+                        GUINT_TO_POINTER(p->ops->len));
+    g_array_append_val(p->ops, op);
   } else if (id == CUPTI_CBID_RESOURCE_GRAPHNODE_CLONED) {
     uint64_t original = 0;
     gpointer k;
@@ -382,6 +390,41 @@ static bool cuda_memory_info(const ts_backend *b, size_t *free_bytes, size_t *to
 
 /* ---- copies ------------------------------------------------------------------------------ */
 
+/* A copy or memset asked for while an op is placed or runs is that op's
+ * (ts_activity_correlation), and a copy of one of its inputs to where it
+ * runs says which (ts_activity_operand): both pushed as CUPTI external
+ * correlation ids around the call (CUSTOM0 the op, as around its
+ * launches; CUSTOM1 the input's index + 1), so that CUPTI's MEMCPY record
+ * comes with the records that charge it to the op and the graph edge
+ * (cupti_records.c). */
+typedef struct copy_tags {
+  bool op, operand;
+} copy_tags;
+
+static copy_tags tags_push(void)
+{
+  copy_tags t = { false, false };
+  cupti_follow_wanted();
+  if (!cupti.api || !cupti.enabled)
+    return t;
+  uint64_t corr = ts_activity_correlation();
+  uint32_t operand = ts_activity_operand();
+  t.op = corr && cupti.api->ActivityPushExternalCorrelationId(
+                   CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, corr) == CUPTI_SUCCESS;
+  t.operand = operand && cupti.api->ActivityPushExternalCorrelationId(
+                           TS_CUPTI_OPERAND_KIND, operand) == CUPTI_SUCCESS;
+  return t;
+}
+
+static void tags_pop(copy_tags t)
+{
+  uint64_t id;
+  if (t.operand)
+    cupti.api->ActivityPopExternalCorrelationId(TS_CUPTI_OPERAND_KIND, &id);
+  if (t.op)
+    cupti.api->ActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &id);
+}
+
 static void break_capture(device *d);
 
 static bool cuda_get(const ts_buffer *buf, size_t offset, void *host_dst, size_t bytes)
@@ -390,10 +433,13 @@ static bool cuda_get(const ts_buffer *buf, size_t offset, void *host_dst, size_t
   const char *src = (const char *)ts_buffer_base(buf) + offset;
   if (d->capturing)
     break_capture(d);
-  return use(d) &&
-         ok_or_fail(cudaMemcpyAsync(host_dst, src, bytes, cudaMemcpyDeviceToHost, d->stream),
-                    "copy to the host") &&
-         ok_or_fail(cudaStreamSynchronize(d->stream), "copy to the host");
+  if (!use(d))
+    return false;
+  copy_tags t = tags_push();
+  bool ok = ok_or_fail(cudaMemcpyAsync(host_dst, src, bytes, cudaMemcpyDeviceToHost, d->stream),
+                       "copy to the host");
+  tags_pop(t);
+  return ok && ok_or_fail(cudaStreamSynchronize(d->stream), "copy to the host");
 }
 
 /* The next staging buffer of the capturing plan p, of at least bytes;
@@ -438,15 +484,23 @@ static bool cuda_set(ts_buffer *buf, size_t offset, const void *host_src, size_t
     memcpy(staged, host_src, bytes);
     host_src = staged;
   }
-  return ok_or_fail(cudaMemcpyAsync(dst, host_src, bytes, cudaMemcpyHostToDevice, d->stream),
-                    "copy from the host");
+  copy_tags t = tags_push();
+  bool ok = ok_or_fail(cudaMemcpyAsync(dst, host_src, bytes, cudaMemcpyHostToDevice, d->stream),
+                       "copy from the host");
+  tags_pop(t);
+  return ok;
 }
 
 static bool cuda_memset(ts_buffer *buf, size_t offset, int value, size_t bytes)
 {
   device *d = dev_of(ts_buffer_type_backend(ts_buffer_get_type(buf)));
   char *dst = (char *)ts_buffer_base(buf) + offset;
-  return use(d) && ok_or_fail(cudaMemsetAsync(dst, value, bytes, d->stream), "cudaMemsetAsync");
+  if (!use(d))
+    return false;
+  copy_tags t = tags_push();
+  bool ok = ok_or_fail(cudaMemsetAsync(dst, value, bytes, d->stream), "cudaMemsetAsync");
+  tags_pop(t);
+  return ok;
 }
 
 static bool cuda_copy_from(ts_buffer *buf, size_t offset, const ts_buffer *src_buf,
@@ -457,18 +511,25 @@ static bool cuda_copy_from(ts_buffer *buf, size_t offset, const ts_buffer *src_b
   device *d = dev_of(b);
   char *dst = (char *)ts_buffer_base(buf) + offset;
   const char *src = (const char *)ts_buffer_base(src_buf) + src_offset;
-  if (src_b == b)
-    return use(d) && ok_or_fail(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
-                                                d->stream),
-                                "device-to-device copy");
-  for (int i = 0; i < n_devices; i++)
-    if (devices[i].backend == src_b) { /* another GPU: peer to peer */
-      cudaStreamSynchronize(devices[i].stream);
-      return use(d) && ok_or_fail(cudaMemcpyPeerAsync(dst, d->ordinal, src, devices[i].ordinal,
+  int from = -1; /* another GPU's index: peer to peer */
+  for (int i = 0; src_b != b && i < n_devices; i++)
+    if (devices[i].backend == src_b)
+      from = i;
+  if (src_b != b && from < 0)
+    return false; /* the host: set */
+  if (from >= 0)
+    cudaStreamSynchronize(devices[from].stream);
+  if (!use(d))
+    return false;
+  copy_tags t = tags_push();
+  bool ok = from < 0 ? ok_or_fail(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
+                                                  d->stream),
+                                  "device-to-device copy")
+                     : ok_or_fail(cudaMemcpyPeerAsync(dst, d->ordinal, src, devices[from].ordinal,
                                                       bytes, d->stream),
                                   "peer copy");
-    }
-  return false; /* the host: set */
+  tags_pop(t);
+  return ok;
 }
 
 static void cuda_buffer_free(ts_buffer *buf)
@@ -506,10 +567,15 @@ bool ts__cuda_copy_2d(const ts_backend *b, void *dst, size_t dst_pitch, const vo
 
 /* ---- the stream ---------------------------------------------------------------------------- */
 
+/* The rows with a CUDA kernel for these inputs, never one with effects on
+ * the host; the variable rows run here (their bookkeeping on the caller's
+ * thread, their writes queued on the stream: ops/state.c), so a variable
+ * made on the GPU lives there and a step never uploads it. */
 static bool cuda_supports_op(const ts_backend *b, const ts_kernel_ctx *k)
 {
+  unsigned flags = k->def->flags;
   return k->def->kernel[TS_DEVICE_CUDA] &&
-         !(k->def->flags & (TS_OPF_VARIABLE | TS_OPF_STATEFUL)) && ts__cuda_op_supported(k);
+         (!(flags & TS_OPF_STATEFUL) || (flags & TS_OPF_VARIABLE)) && ts__cuda_op_supported(k);
 }
 
 static bool cuda_run_op(const ts_backend *b, ts_kernel_ctx *k)
@@ -522,11 +588,12 @@ static bool cuda_run_op(const ts_backend *b, ts_kernel_ctx *k)
   if (push)
     cupti.api->ActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0,
                                                  k->correlation);
+  uint64_t outer = launching; /* a variable row's kernel runs the write's op inside */
   launching = k->correlation;
   bool ok = ts_kernel_run(k, TS_DEVICE_CUDA);
   if (ok)
     ok = ok_or_fail(cudaGetLastError(), k->def->name);
-  launching = 0;
+  launching = outer;
   if (push) {
     uint64_t id;
     cupti.api->ActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &id);
@@ -601,7 +668,7 @@ static bool begin_capture(device *d, ts_graph_plan *p)
       !ok_or_fail(cudaStreamBeginCapture(d->stream, cudaStreamCaptureModeThreadLocal),
                   "cudaStreamBeginCapture"))
     return false;
-  g_array_set_size(p->corrs, 0);
+  g_array_set_size(p->ops, 0);
   g_hash_table_remove_all(p->positions);
   d->capturing = p;
   capture_plan = p; /* for CUPTI's node callbacks on this thread */
@@ -616,7 +683,7 @@ static void plan_free(ts_graph_plan *p)
   if (p->done)
     cudaEventDestroy(p->done);
   g_hash_table_unref(p->positions);
-  g_array_unref(p->corrs);
+  g_array_unref(p->ops);
   g_array_unref(p->clones);
   g_free(p);
 }
@@ -625,7 +692,7 @@ static ts_graph_plan *cuda_plan_create(const ts_backend *b)
 {
   ts_graph_plan *p = g_new0(ts_graph_plan, 1);
   p->positions = g_hash_table_new(g_direct_hash, g_direct_equal);
-  p->corrs = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+  p->ops = g_array_new(FALSE, FALSE, sizeof(node_op));
   p->clones = g_array_new(FALSE, FALSE, sizeof(node_clone));
   p->staging = g_array_new(FALSE, FALSE, sizeof(staging));
   if (!begin_capture(dev_of(b), p))
@@ -665,20 +732,29 @@ static void break_capture(device *d)
     cudaGraphDestroy(g);
 }
 
-/* The exec's nodes stand for this run's ops, in capture order. */
+/* The exec's nodes stand for this run's ops, in capture order; CUPTI's
+ * records of the copies they replay are told the input each carried. */
 static void report_nodes(device *d, ts_graph_plan *p)
 {
   if (!ts_activity_wanted())
     return;
   ts_activity *recs = g_new0(ts_activity, MAX(p->clones->len, 1));
   int n = 0;
+  bool cupti_on = cupti.api && cupti.enabled;
+  if (cupti_on)
+    pthread_mutex_lock(&cupti.lock);
   for (guint i = 0; i < p->clones->len; i++) {
     const node_clone *c = &g_array_index(p->clones, node_clone, i);
-    if (c->position < p->corrs->len)
-      recs[n++] = (ts_activity){ .kind = TS_ACTIVITY_GRAPH_NODE, .device = d->name,
-                                 .graph_node = c->node_id,
-                                 .correlation = g_array_index(p->corrs, uint64_t, c->position) };
+    if (c->position >= p->ops->len)
+      continue;
+    const node_op *op = &g_array_index(p->ops, node_op, c->position);
+    recs[n++] = (ts_activity){ .kind = TS_ACTIVITY_GRAPH_NODE, .device = d->name,
+                               .graph_node = c->node_id, .correlation = op->correlation };
+    if (cupti_on)
+      ts__cupti_records_node_operand(&cupti.records, c->node_id, op->operand);
   }
+  if (cupti_on)
+    pthread_mutex_unlock(&cupti.lock);
   ts_activity_deliver(recs, n);
   g_free(recs);
 }

@@ -10,7 +10,15 @@
  * graph launch's correlation and its graph node id; the node ids were
  * tied to ops when the plan was captured (TS_ACTIVITY_GRAPH_NODE records,
  * from the graph-node-created callback), so the profiler charges replays
- * to ops too. */
+ * to ops too.
+ *
+ * Copies: the backend pushes the op's id (CUSTOM0) around the copies and
+ * memsets issued for an op too, and around a copy of one of the op's
+ * inputs the input's index + 1 as a second external id
+ * (TS_CUPTI_OPERAND_KIND), so a MEMCPY record is charged to its op and
+ * says which input it carried (ts_activity.operand), as SIM:0's copies
+ * do.  A copy replayed from a CUDA Graph carries its node instead, whose
+ * operand the backend recorded at capture (ts__cupti_records_node_operand). */
 #pragma once
 
 #include <cupti.h>
@@ -48,6 +56,9 @@ typedef struct ts_cupti_api {
  * process), or NULL with *why set (static text or owned by the loader). */
 const ts_cupti_api *ts__cupti_load(const char **why);
 
+/* The external correlation kind that carries a copy's operand. */
+#define TS_CUPTI_OPERAND_KIND CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM1
+
 /* CUPTI's records of one profiled stretch, made into ts_activity.  Kernel
  * records may arrive before the external correlation record of their
  * launch (buffers complete per thread, in any order), so records wait in
@@ -55,6 +66,8 @@ const ts_cupti_api *ts__cupti_load(const char **why);
 typedef struct ts_cupti_records {
   const char *device;        /* "CUDA:0", for the records */
   GHashTable *external;      /* CUPTI correlation id -> the op's correlation */
+  GHashTable *operands;      /* CUPTI correlation id -> a copy's operand (TS_CUPTI_OPERAND_KIND) */
+  GHashTable *node_operands; /* graph node id -> the operand its copy carries (nonzero only) */
   GArray *pending;           /* ts_activity, correlation still CUPTI's */
   GArray *taken;             /* what the last take returned */
   GStringChunk *names;       /* kernel names, kept as long as the records */
@@ -68,9 +81,13 @@ void ts__cupti_records_clear(ts_cupti_records *r);
 int ts__cupti_records_add(ts_cupti_records *r,
                           CUptiResult (*next)(uint8_t *, size_t, CUpti_Activity **),
                           uint8_t *buffer, size_t valid);
+/* A CUDA Graph's node (an exec's, as records name it) replays a copy of
+ * an op's input: operand is that input's index + 1 (0: none). */
+void ts__cupti_records_node_operand(ts_cupti_records *r, uint64_t node, uint32_t operand);
 /* The records added since the last take, their correlation the engine's
  * id that the external correlation record of their launch names (an op's,
  * or a plan launch's for kernels replayed from a CUDA Graph, charged
- * through graph_node), 0 where none does.
+ * through graph_node), 0 where none does; a copy's operand that of its
+ * call's TS_CUPTI_OPERAND_KIND record, or of its graph node.
  * Returns their number; *out is valid until the next take or clear. */
 int ts__cupti_records_take(ts_cupti_records *r, const ts_activity **out);

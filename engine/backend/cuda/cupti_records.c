@@ -10,6 +10,8 @@ void ts__cupti_records_init(ts_cupti_records *r, const char *device)
   *r = (ts_cupti_records){
     .device = device,
     .external = g_hash_table_new(g_direct_hash, g_direct_equal),
+    .operands = g_hash_table_new(g_direct_hash, g_direct_equal),
+    .node_operands = g_hash_table_new(g_direct_hash, g_direct_equal),
     .pending = g_array_new(FALSE, FALSE, sizeof(ts_activity)),
     .taken = g_array_new(FALSE, FALSE, sizeof(ts_activity)),
     .names = g_string_chunk_new(4096),
@@ -19,6 +21,8 @@ void ts__cupti_records_init(ts_cupti_records *r, const char *device)
 void ts__cupti_records_clear(ts_cupti_records *r)
 {
   g_clear_pointer(&r->external, g_hash_table_unref);
+  g_clear_pointer(&r->operands, g_hash_table_unref);
+  g_clear_pointer(&r->node_operands, g_hash_table_unref);
   g_clear_pointer(&r->pending, g_array_unref);
   g_clear_pointer(&r->taken, g_array_unref);
   g_clear_pointer(&r->names, g_string_chunk_free);
@@ -93,6 +97,9 @@ static bool activity_of(ts_cupti_records *r, const CUpti_Activity *rec, ts_activ
     if (e->externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0)
       g_hash_table_insert(r->external, GUINT_TO_POINTER(e->correlationId),
                           GSIZE_TO_POINTER((gsize)e->externalId));
+    else if (e->externalKind == TS_CUPTI_OPERAND_KIND && e->externalId <= UINT32_MAX)
+      g_hash_table_insert(r->operands, GUINT_TO_POINTER(e->correlationId),
+                          GUINT_TO_POINTER((guint)e->externalId));
     return false;
   }
   default:
@@ -116,6 +123,14 @@ int ts__cupti_records_add(ts_cupti_records *r,
   return n;
 }
 
+void ts__cupti_records_node_operand(ts_cupti_records *r, uint64_t node, uint32_t operand)
+{
+  if (operand)
+    g_hash_table_insert(r->node_operands, GSIZE_TO_POINTER((gsize)node), GUINT_TO_POINTER(operand));
+  else
+    g_hash_table_remove(r->node_operands, GSIZE_TO_POINTER((gsize)node));
+}
+
 int ts__cupti_records_take(ts_cupti_records *r, const ts_activity **out)
 {
   g_array_set_size(r->taken, 0);
@@ -125,11 +140,16 @@ int ts__cupti_records_take(ts_cupti_records *r, const ts_activity **out)
      * the launch carried one of ours */
     gpointer op = NULL;
     g_hash_table_lookup_extended(r->external, GUINT_TO_POINTER((guint)a.correlation), NULL, &op);
+    if (a.kind == TS_ACTIVITY_COPY) /* which input of its op it carried, if any */
+      a.operand = GPOINTER_TO_UINT(
+        a.graph_node ? g_hash_table_lookup(r->node_operands, GSIZE_TO_POINTER((gsize)a.graph_node))
+                     : g_hash_table_lookup(r->operands, GUINT_TO_POINTER((guint)a.correlation)));
     a.correlation = (uint64_t)GPOINTER_TO_SIZE(op);
     g_array_append_val(r->taken, a);
   }
   g_array_set_size(r->pending, 0);
   g_hash_table_remove_all(r->external);
+  g_hash_table_remove_all(r->operands);
   *out = (const ts_activity *)(void *)r->taken->data;
   return (int)r->taken->len;
 }

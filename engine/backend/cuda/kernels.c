@@ -414,6 +414,16 @@ bool ts__cuda_sum_to(ts_kernel_ctx *k)
   return ts__cu_sum_to(g->dtype, &s, g->data, y->data, stream_of(k)) || no_launcher(k);
 }
 
+/* The variables' storage was made writable on the caller's thread
+ * (ops/apply.c); grad may be a read of one of them. */
+bool ts__cuda_apply_adam_update(ts_kernel_ctx *k)
+{
+  ts_tensor *const *in = k->in;
+  ts_cu_adam a = { in[0]->data, in[1]->data, in[2]->data, in[9]->data, in[3]->data, in[4]->data,
+                   in[5]->data, in[6]->data, in[7]->data, in[8]->data };
+  return ts__cu_adam(in[0]->dtype, in[0]->size, &a, stream_of(k)) || no_launcher(k);
+}
+
 /* ---- products (cuda/gemm.c) ------------------------------------------------------ */
 
 static int64_t batch_of(const ts_tensor *t)
@@ -550,6 +560,17 @@ bool ts__cuda_op_supported(const ts_kernel_ctx *k)
     return k->attrs[0].dtype != TS_BOOL && numeric(k->attrs[0].dtype);
   case TS_OP_SUM_TO:
     return dt == TS_F32 || dt == TS_F64 || dt == TS_F16 || dt == TS_BF16;
+  /* the variable rows keep their bookkeeping on the caller's thread and
+   * write through the device's copies and kernels (ops/state.c): an add
+   * or subtract in place, ResourceApplyAdam's update (cuda/adam.cu) */
+  case TS_OP_READ_VARIABLE: case TS_OP_ASSIGN_VARIABLE:
+    return true;
+  case TS_OP_ASSIGN_ADD_VARIABLE: /* bool: refused by inference, wherever it lives */
+    return dt == TS_BOOL || ts__cu_has_binary(TS_OP_ADD, dt);
+  case TS_OP_ASSIGN_SUB_VARIABLE:
+    return dt == TS_BOOL || ts__cu_has_binary(TS_OP_SUB, dt);
+  case TS_OP_APPLY_ADAM:
+    return dt == TS_F32 || dt == TS_F64;
   case TS_OP_FUSED_MATMUL:
     return (dt == TS_F32 || dt == TS_F64) && ts__cuda_gemm_available(NULL) &&
            k->in[0]->shape.dim[k->attrs[0].b ? 0 : 1] > 0;

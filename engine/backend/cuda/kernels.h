@@ -113,6 +113,14 @@ typedef struct ts_cu_sum_to {
 } ts_cu_sum_to;
 bool ts__cu_sum_to(ts_dtype dtype, const ts_cu_sum_to *s, const void *g, void *y, void *stream);
 
+/* ResourceApplyAdam's update (cuda/adam.cu): var, m and v (n elements of
+ * f32 or f64) updated in place from grad, the scalars read on the device. */
+typedef struct ts_cu_adam {
+  void *var, *m, *v;
+  const void *grad, *beta1_power, *beta2_power, *lr, *beta1, *beta2, *epsilon;
+} ts_cu_adam;
+bool ts__cu_adam(ts_dtype dtype, int64_t n, const ts_cu_adam *a, void *stream);
+
 /* A 2-D window over an NHWC input (cuda/conv.cu): input [n, h, w, c],
  * window kh x kw, strides, output oh x ow, padding before the first row
  * and column. */
