@@ -1,68 +1,81 @@
 /* kernels/vmath_c.c — exp, tanh and sigmoid of f32 arrays (vmath_body.h) a
- * double at a time in plain C, for CPUs without AVX2: the same IEEE
+ * float at a time in plain C, for CPUs without AVX2: the same IEEE
  * operations as the vector paths, so their bits. */
 #include "kernels.h"
 
 #include <math.h>
 #include <string.h>
 
-#define VD double
-#define VD_LANES 1
-#define VD_TARGET
+#define VF float
+#define VF_LANES 1
+#define VF_TARGET
 
-#define vd_set(c) ((double)(c))
-#define vd_add(a, b) ((a) + (b))
-#define vd_sub(a, b) ((a) - (b))
-#define vd_mul(a, b) ((a) * (b))
-#define vd_div(a, b) ((a) / (b))
+#define vf_set(c) ((float)(c))
+#define vf_add(a, b) ((a) + (b))
+#define vf_sub(a, b) ((a) - (b))
+#define vf_mul(a, b) ((a) * (b))
+#define vf_div(a, b) ((a) / (b))
 
-/* As minpd/maxpd: the second operand unless the first is smaller (larger). */
-static inline double vd_min(double a, double b)
+/* As minps/maxps: the second operand unless the first is smaller (larger). */
+static inline float vf_min(float a, float b)
 {
   return a < b ? a : b;
 }
 
-static inline double vd_max(double a, double b)
+static inline float vf_max(float a, float b)
 {
   return a > b ? a : b;
 }
 
-#define vd_abs fabs
-#define vd_copysign copysign
+#define vf_abs fabsf
+#define vf_copysign copysignf
 
-static inline uint64_t bits_of(double t)
+static inline float vf_lt_select(float a, float b, float p, float q)
 {
-  uint64_t bits;
-  memcpy(&bits, &t, sizeof bits);
-  return bits;
+  return a < b ? p : q;
 }
 
-static inline double vd_pow2_16(double t)
+/* n = t's bits - s's; 2^k = (k + 127) << 23 */
+static inline int32_t n_of(float t, float s)
 {
-  uint64_t bits = ((bits_of(t) >> 4) + 1023) << 52;
-  double p;
+  uint32_t bits, shifter;
+  memcpy(&bits, &t, sizeof bits);
+  memcpy(&shifter, &s, sizeof shifter);
+  return (int32_t)(bits - shifter);
+}
+
+static inline float pow2(int32_t k)
+{
+  uint32_t bits = (uint32_t)(k + 127) << 23;
+  float p;
   memcpy(&p, &bits, sizeof p);
   return p;
 }
 
-static inline double vd_exp2_16(const double *tab, double t)
+static inline float vf_pow2_lo(float t, float s)
 {
-  return tab[bits_of(t) & 15];
+  return pow2(n_of(t, s) >> 1);
 }
 
-static inline double vd_keep_nan(double x, double r)
+static inline float vf_pow2_hi(float t, float s)
+{
+  int32_t n = n_of(t, s);
+  return pow2(n - (n >> 1));
+}
+
+static inline float vf_keep_nan(float x, float r)
 {
   return isnan(x) ? x + x : r;
 }
 
-static inline double vd_load(const float *p)
+static inline float vf_load(const float *p)
 {
   return *p;
 }
 
-static inline void vd_store(float *p, double v)
+static inline void vf_store(float *p, float v)
 {
-  *p = (float)v;
+  *p = v;
 }
 
 #include "vmath_body.h"
