@@ -1,10 +1,10 @@
 /* test-vmath.c — the f32 exp, tanh and sigmoid kernels (engine/kernels/
- * vmath*.c): within 1 ulp of the correctly rounded value on a dense sweep
- * of all floats plus every float of the ranges where they are delicate
- * (`-m slow`: all 2^32 floats), libm's special values, the same bits on
- * every path this CPU runs whatever the split of the array (`-m slow`:
- * for every float), and the ops,
- * fused chains and GEMM epilogues computing with them. */
+ * vmath*.c): within their ulp bound (exp and tanh 1, sigmoid 2) of the
+ * correctly rounded value (libm's double, rounded) on a dense sweep of all
+ * floats plus every float of the ranges where they are delicate (`-m slow`:
+ * all 2^32 floats), libm's special values, the same bits on every path this
+ * CPU runs whatever the split of the array (`-m slow`: for every float), and
+ * the ops, fused chains and GEMM epilogues computing with them. */
 #include <glib.h>
 #include <math.h>
 #include <string.h>
@@ -29,12 +29,13 @@ typedef struct vm_fn {
   const char *name;
   size_t at; /* of its ts_vmath_fn in ts_vmath_kernel */
   double (*ref)(double x);
+  int64_t max_ulp; /* from the correctly rounded value (vmath_body.h) */
 } vm_fn;
 
 static const vm_fn FNS[] = {
-  { "exp", offsetof(ts_vmath_kernel, vexp), exp_ref },
-  { "tanh", offsetof(ts_vmath_kernel, vtanh), tanh },
-  { "sigmoid", offsetof(ts_vmath_kernel, vsigmoid), sigmoid_ref },
+  { "exp", offsetof(ts_vmath_kernel, vexp), exp_ref, 1 },
+  { "tanh", offsetof(ts_vmath_kernel, vtanh), tanh, 1 },
+  { "sigmoid", offsetof(ts_vmath_kernel, vsigmoid), sigmoid_ref, 2 },
 };
 
 static ts_vmath_fn fn_of(const ts_vmath_kernel *k, const vm_fn *f)
@@ -72,7 +73,8 @@ typedef struct sweep {
   ts_vmath_fn run;
   float x[CHUNK], y[CHUNK];
   int n;
-  int64_t checked, inexact; /* inexact: 1 ulp from the correctly rounded value */
+  int64_t checked, inexact; /* inexact: not the correctly rounded value */
+  int64_t worst;            /* ulps from it */
 } sweep;
 
 static void flush(sweep *s)
@@ -86,10 +88,12 @@ static void flush(sweep *s)
       continue;
     }
     int64_t d = ordered(got) - ordered(want);
-    if (d > 1 || d < -1 || (d != 0 && isinf(want)))
+    d = d < 0 ? -d : d;
+    if (d > s->fn->max_ulp || (d != 0 && isinf(want)))
       g_error("%s(%a = %.9g): got %a, want %a (%" G_GINT64_FORMAT " ulp)", s->fn->name, x, x,
               got, want, d);
     s->inexact += d != 0;
+    s->worst = MAX(s->worst, d);
   }
   s->checked += s->n;
   s->n = 0;
@@ -112,9 +116,9 @@ static void add_range(sweep *s, float lo, float hi)
 }
 
 /* Where each is delicate: exp's underflow to denormals and 0, its overflow,
- * and 1 + x near 0; tanh near 0 (|x| < 1e-3: x - x^3/3), where its range
- * reduction first takes n = 1, and where it reaches 1; sigmoid's denormals
- * and where it reaches 1. */
+ * and 1 + x near 0; tanh near 0 (|x| < 1e-3: x - x^3/3), where it turns
+ * from its polynomial to e^2x (0.625), and where it reaches 1; sigmoid's
+ * denormals, where it reaches 1, and around -1.1 (its largest error). */
 static void add_delicate(sweep *s)
 {
   if (strcmp(s->fn->name, "exp") == 0) {
@@ -124,11 +128,12 @@ static void add_delicate(sweep *s)
     add_range(s, 0x1p-13f, 1e-3f);
     for (uint32_t b = 0; b < bits_of(0x1p-13f); b += 61)
       add(s, from_bits(b));
-    add_range(s, 0.125f, 0.25f);
+    add_range(s, 0.5f, 0.75f);
     add_range(s, 8.0f, 10.5f);
   } else {
     add_range(s, 85.0f, 104.0f);
     add_range(s, 15.0f, 18.0f);
+    add_range(s, 1.0f, 1.25f);
   }
 }
 
@@ -146,8 +151,8 @@ static void test_accuracy(void)
       add_delicate(s);
     flush(s);
     g_test_message("%s on %s: %" G_GINT64_FORMAT " floats, %" G_GINT64_FORMAT
-                   " one ulp from the correctly rounded value, the rest exact",
-                   FNS[f].name, ts__vmath_best()->name, s->checked, s->inexact);
+                   " not the correctly rounded value, at most %" G_GINT64_FORMAT " ulp from it",
+                   FNS[f].name, ts__vmath_best()->name, s->checked, s->inexact, s->worst);
   }
   g_free(s);
 }
@@ -197,7 +202,7 @@ static void test_special(void)
     for (size_t f = 0; f < G_N_ELEMENTS(FNS); f++) {
       float want = (float)FNS[f].ref(edges[i]), got = one(fn_of(k, &FNS[f]), edges[i]);
       int64_t d = ordered(got) - ordered(want);
-      if (d > 1 || d < -1 || (d && (isinf(want) || want == 0)))
+      if (d > FNS[f].max_ulp || d < -FNS[f].max_ulp || (d && (isinf(want) || want == 0)))
         g_error("%s(%a): got %a, want %a", FNS[f].name, edges[i], got, want);
     }
 }

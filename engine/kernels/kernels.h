@@ -69,9 +69,10 @@ void ts__adam_f32(const ts_adam_f32 *a, int64_t begin, int64_t end);
 
 /* ---- f32 exp, tanh and sigmoid over arrays (vmath*.c) ------------------- */
 
-/* y[i] = f(x[i]) for i < n, x == y allowed: computed in double and rounded
- * once, within 1 ulp of the correctly rounded result; NaN, infinities,
- * overflow and underflow as libm.  Every path gives the same bits. */
+/* y[i] = f(x[i]) for i < n, x == y allowed: computed in float with exactly
+ * rounded operations only, exp and tanh within 1 ulp of the correctly
+ * rounded result, sigmoid within 2; NaN, infinities, overflow and underflow
+ * as libm.  Every path gives the same bits (vmath_body.h). */
 typedef void (*ts_vmath_fn)(const float *x, float *y, int64_t n);
 
 typedef struct ts_vmath_kernel {

@@ -1,60 +1,68 @@
 /* kernels/vmath_avx2.c — exp, tanh and sigmoid of f32 arrays (vmath_body.h)
- * four doubles a ymm.  Built for avx2 whatever the compiler's target;
+ * eight floats a ymm.  Built for avx2 whatever the compiler's target;
  * run only where cpuid says so. */
 #include "kernels.h"
 
 #include <immintrin.h>
 
-#define VD __m256d
-#define VD_LANES 4
-#define VD_TARGET __attribute__((target("avx2")))
+#define VF __m256
+#define VF_LANES 8
+#define VF_TARGET __attribute__((target("avx2")))
 
-#define vd_set(c) _mm256_set1_pd(c)
-#define vd_add _mm256_add_pd
-#define vd_sub _mm256_sub_pd
-#define vd_mul _mm256_mul_pd
-#define vd_div _mm256_div_pd
-#define vd_min _mm256_min_pd
-#define vd_max _mm256_max_pd
+#define vf_set(c) _mm256_set1_ps(c)
+#define vf_add _mm256_add_ps
+#define vf_sub _mm256_sub_ps
+#define vf_mul _mm256_mul_ps
+#define vf_div _mm256_div_ps
+#define vf_min _mm256_min_ps
+#define vf_max _mm256_max_ps
 
-#define SIGN_BIT _mm256_set1_pd(-0.0)
+#define SIGN_BIT _mm256_set1_ps(-0.0f)
 
-static VD_TARGET inline VD vd_abs(VD a)
+static VF_TARGET inline VF vf_abs(VF a)
 {
-  return _mm256_andnot_pd(SIGN_BIT, a);
+  return _mm256_andnot_ps(SIGN_BIT, a);
 }
 
-static VD_TARGET inline VD vd_copysign(VD m, VD s)
+static VF_TARGET inline VF vf_copysign(VF m, VF s)
 {
-  return _mm256_or_pd(_mm256_and_pd(SIGN_BIT, s), vd_abs(m));
+  return _mm256_or_ps(_mm256_and_ps(SIGN_BIT, s), vf_abs(m));
 }
 
-static VD_TARGET inline VD vd_pow2_16(VD t)
+static VF_TARGET inline VF vf_lt_select(VF a, VF b, VF p, VF q)
 {
-  __m256i m = _mm256_srli_epi64(_mm256_castpd_si256(t), 4);
-  return _mm256_castsi256_pd(_mm256_slli_epi64(_mm256_add_epi64(m, _mm256_set1_epi64x(1023)), 52));
+  return _mm256_blendv_ps(q, p, _mm256_cmp_ps(a, b, _CMP_LT_OQ));
 }
 
-static VD_TARGET inline VD vd_exp2_16(const double *tab, VD t)
+/* n = t's bits - s's; 2^k = (k + 127) << 23 */
+static VF_TARGET inline __m256i n_of(VF t, VF s)
 {
-  __m256i j = _mm256_and_si256(_mm256_castpd_si256(t), _mm256_set1_epi64x(15));
-  return _mm256_i64gather_pd(tab, j, 8);
+  return _mm256_sub_epi32(_mm256_castps_si256(t), _mm256_castps_si256(s));
 }
 
-static VD_TARGET inline VD vd_keep_nan(VD x, VD r)
+static VF_TARGET inline VF pow2(__m256i k)
 {
-  return _mm256_blendv_pd(r, _mm256_add_pd(x, x), _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(k, _mm256_set1_epi32(127)), 23));
 }
 
-static VD_TARGET inline VD vd_load(const float *p)
+static VF_TARGET inline VF vf_pow2_lo(VF t, VF s)
 {
-  return _mm256_cvtps_pd(_mm_loadu_ps(p));
+  return pow2(_mm256_srai_epi32(n_of(t, s), 1));
 }
 
-static VD_TARGET inline void vd_store(float *p, VD v)
+static VF_TARGET inline VF vf_pow2_hi(VF t, VF s)
 {
-  _mm_storeu_ps(p, _mm256_cvtpd_ps(v));
+  __m256i n = n_of(t, s);
+  return pow2(_mm256_sub_epi32(n, _mm256_srai_epi32(n, 1)));
 }
+
+static VF_TARGET inline VF vf_keep_nan(VF x, VF r)
+{
+  return _mm256_blendv_ps(r, _mm256_add_ps(x, x), _mm256_cmp_ps(x, x, _CMP_UNORD_Q));
+}
+
+#define vf_load _mm256_loadu_ps
+#define vf_store _mm256_storeu_ps
 
 #include "vmath_body.h"
 

@@ -1,62 +1,69 @@
 /* kernels/vmath_avx512.c — exp, tanh and sigmoid of f32 arrays (vmath_body.h)
- * eight doubles a zmm.  Built for avx512f whatever the compiler's target;
+ * sixteen floats a zmm.  Built for avx512f whatever the compiler's target;
  * run only where cpuid says so. */
 #include "kernels.h"
 
 #include <immintrin.h>
 
-#define VD __m512d
-#define VD_LANES 8
-#define VD_TARGET __attribute__((target("avx512f")))
+#define VF __m512
+#define VF_LANES 16
+#define VF_TARGET __attribute__((target("avx512f")))
 
-#define vd_set(c) _mm512_set1_pd(c)
-#define vd_add _mm512_add_pd
-#define vd_sub _mm512_sub_pd
-#define vd_mul _mm512_mul_pd
-#define vd_div _mm512_div_pd
-#define vd_min _mm512_min_pd
-#define vd_max _mm512_max_pd
+#define vf_set(c) _mm512_set1_ps(c)
+#define vf_add _mm512_add_ps
+#define vf_sub _mm512_sub_ps
+#define vf_mul _mm512_mul_ps
+#define vf_div _mm512_div_ps
+#define vf_min _mm512_min_ps
+#define vf_max _mm512_max_ps
 
-#define SIGN_BIT _mm512_set1_epi64((long long)0x8000000000000000ull)
+#define SIGN_BIT _mm512_set1_epi32((int)0x80000000u)
 
-static VD_TARGET inline VD vd_abs(VD a)
+static VF_TARGET inline VF vf_abs(VF a)
 {
-  return _mm512_castsi512_pd(_mm512_andnot_epi64(SIGN_BIT, _mm512_castpd_si512(a)));
+  return _mm512_castsi512_ps(_mm512_andnot_epi32(SIGN_BIT, _mm512_castps_si512(a)));
 }
 
-static VD_TARGET inline VD vd_copysign(VD m, VD s)
+static VF_TARGET inline VF vf_copysign(VF m, VF s)
 {
-  __m512i sign = _mm512_and_epi64(SIGN_BIT, _mm512_castpd_si512(s));
-  return _mm512_castsi512_pd(_mm512_or_epi64(sign, _mm512_castpd_si512(vd_abs(m))));
+  __m512i sign = _mm512_and_epi32(SIGN_BIT, _mm512_castps_si512(s));
+  return _mm512_castsi512_ps(_mm512_or_epi32(sign, _mm512_castps_si512(vf_abs(m))));
 }
 
-static VD_TARGET inline VD vd_pow2_16(VD t)
+static VF_TARGET inline VF vf_lt_select(VF a, VF b, VF p, VF q)
 {
-  __m512i m = _mm512_srli_epi64(_mm512_castpd_si512(t), 4);
-  return _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_add_epi64(m, _mm512_set1_epi64(1023)), 52));
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, b, _CMP_LT_OQ), q, p);
 }
 
-/* The table is two zmm; t's low 4 bits pick one of their 16 lanes. */
-static VD_TARGET inline VD vd_exp2_16(const double *tab, VD t)
+/* n = t's bits - s's; 2^k = (k + 127) << 23 */
+static VF_TARGET inline __m512i n_of(VF t, VF s)
 {
-  return _mm512_permutex2var_pd(_mm512_loadu_pd(tab), _mm512_castpd_si512(t), _mm512_loadu_pd(tab + 8));
+  return _mm512_sub_epi32(_mm512_castps_si512(t), _mm512_castps_si512(s));
 }
 
-static VD_TARGET inline VD vd_keep_nan(VD x, VD r)
+static VF_TARGET inline VF pow2(__m512i k)
 {
-  return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, x, _CMP_UNORD_Q), r, _mm512_add_pd(x, x));
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_add_epi32(k, _mm512_set1_epi32(127)), 23));
 }
 
-static VD_TARGET inline VD vd_load(const float *p)
+static VF_TARGET inline VF vf_pow2_lo(VF t, VF s)
 {
-  return _mm512_cvtps_pd(_mm256_loadu_ps(p));
+  return pow2(_mm512_srai_epi32(n_of(t, s), 1));
 }
 
-static VD_TARGET inline void vd_store(float *p, VD v)
+static VF_TARGET inline VF vf_pow2_hi(VF t, VF s)
 {
-  _mm256_storeu_ps(p, _mm512_cvtpd_ps(v));
+  __m512i n = n_of(t, s);
+  return pow2(_mm512_sub_epi32(n, _mm512_srai_epi32(n, 1)));
 }
 
+static VF_TARGET inline VF vf_keep_nan(VF x, VF r)
+{
+  return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), r, _mm512_add_ps(x, x));
+}
+
+#define vf_load _mm512_loadu_ps
+#define vf_store _mm512_storeu_ps
 
 #include "vmath_body.h"
 
