@@ -2189,6 +2189,37 @@ static void test_conv_transpose_large(void)
   }
 }
 
+/* ConvTranspose's output_shape may ask for any size: past the importer's
+ * cap on sizes a model computes, the node is refused by name. */
+static void test_conv_transpose_output_capped(void)
+{
+  int64_t xdims[] = { 1, 1, 2, 2 }, wdims[] = { 1, 1, 2, 2 }, oshape[] = { 100000, 100000 };
+  float w[4] = { 1, 2, 3, 4 }, x[4] = { 1, 1, 1, 1 };
+  pb *g = msg();
+  put_msg(g, 1, node("ConvTranspose", "deconv", "x,w", "y", ints_attr("output_shape", oshape, 2)));
+  put_msg(g, 5, float_tensor("w", 4, wdims, w, 4));
+  put_msg(g, 11, value_info("x", 1, 4, xdims));
+  put_msg(g, 12, value_info("y", 1, 0, NULL));
+  pb *bytes = model(11, g);
+  char *path = write_file("deconv_huge.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = ts_onnx_load(path);
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *in = ts_constant(TS_F32, TS_SHAPE(1, 1, 2, 2), x), *y = NULL;
+  g_assert_false(m && ts_onnx_model_run(m, &in, 1, &y));
+  ts_error *e = ts_error_take();
+  g_assert_nonnull(e);
+  g_test_message("%s", e->message);
+  const char *const *words = WORDS("ConvTranspose", "'deconv'", "10000000000 elements");
+  for (int i = 0; words[i]; i++)
+    if (!strstr(e->message, words[i]))
+      g_error("'%s' not in: %s", words[i], e->message);
+  ts_error_free(e);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
 /* TfIdfVectorizer over int64: unigrams count once, the bigram (1, 2) at
  * each skip distance; TF counts, IDF gives the weight where counted,
  * TFIDF the weight times the count. */
@@ -2749,6 +2780,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/hostile/not-a-file", test_not_a_file);
   g_test_add_func("/onnx/hostile/oversized", test_oversized);
   g_test_add_func("/onnx/conv-transpose-large", test_conv_transpose_large);
+  g_test_add_func("/onnx/hostile/conv-transpose-output-capped", test_conv_transpose_output_capped);
   g_test_add_func("/onnx/cli/onnx-test-run-list", test_cli_onnx_test);
   g_test_add_func("/onnx/shape-known-when-built", test_shape_known_when_built);
   int ret = g_test_run();

@@ -2895,6 +2895,11 @@ static bool op_conv_transpose(onnx_node_ctx *c)
       return false;
     }
   }
+  double made = (double)MAX(ts_tensor_dim(x, 0), 1) * (double)MAX(ts_tensor_dim(wt, 1), 1) * (double)group;
+  for (int i = 0; i < n; i++)
+    made *= (double)out.v[i];
+  if (!check_made(c, made)) /* output_shape asks for any size */
+    return false;
   return out1(c, ts_conv_transpose_at(HERE, x, wt, b, strides, dil, begin, out, (int)group));
 }
 
