@@ -667,7 +667,8 @@ static ts_tensor *conv_same(ts_call *c)
   return ts_conv2d(ts_arg(c, 0), ts_arg(c, 1), 1, 1, TS_PADDING_SAME);
 }
 
-/* Conv2D offers it to the choice for 3x3 stride-1 f32 shapes, by name.
+/* Conv2D offers it to the choice for 3x3 stride-1 f32 shapes, by name,
+ * and the direct strips for at most 64 output channels (not for 65).
  * The choices asked of the engine's library: this binary links its own
  * copy of the kernels, whose ts_kernel_choices() would shadow it. */
 static void test_winograd_candidate(void)
@@ -687,10 +688,26 @@ static void test_winograd_candidate(void)
   ts_tensor *y = ts_function_call(f, args, 2);
   assert_no_error();
   g_assert_nonnull(y);
+  ts_value wide[] = { args[0], TS_TENSOR_VALUE(tensor_of(TS_F32, TS_SHAPE(3, 3, 24, 65), 33)) };
+  g_assert_nonnull(ts_function_call(f, wide, 2));
+  assert_no_error();
   char *choices = engine_choices();
-  const char *line = strstr(choices, "conv 1x10x13x24 * 3x3->20 stride 1,1 pad 1,1: ");
-  g_assert_nonnull(line);
-  g_assert_nonnull(strstr(line, "winograd F(2x2,3x3) "));
+  g_auto(GStrv) lines = g_strsplit(choices, "\n", -1);
+  char *direct = g_strdup_printf("%s ", ts__strip_best()->label);
+  int seen = 0;
+  for (char **l = lines; *l; l++) {
+    if (g_str_has_prefix(*l, "conv 1x10x13x24 * 3x3->20 stride 1,1 pad 1,1: ")) {
+      g_assert_nonnull(strstr(*l, "winograd F(2x2,3x3) "));
+      g_assert_nonnull(strstr(*l, direct));
+      seen++;
+    } else if (g_str_has_prefix(*l, "conv 1x10x13x24 * 3x3->65 stride 1,1 pad 1,1: ")) {
+      g_assert_nonnull(strstr(*l, "winograd F(2x2,3x3) "));
+      g_assert_null(strstr(*l, direct));
+      seen++;
+    }
+  }
+  g_assert_cmpint(seen, ==, 2);
+  g_free(direct);
   free(choices);
   ts_function_free(f);
   ts_scope_end(scope);
