@@ -251,6 +251,7 @@ static const struct conv_cand {
   { conv_winograd, winograd_label, ts__conv_winograd_fits }, /* 3x3 stride 1 */
   { conv_direct, direct_label, ts__conv_direct_fits },       /* few output channels */
 };
+_Static_assert(G_N_ELEMENTS(conv_cands) <= TS_TUNE_MAX, "more conv candidates than the choice takes");
 
 /* The candidates that fit cv, in conv_cands' order; how many. */
 static int conv_fitting(const ts_conv *cv, ts_tune_fn *fns, const char **names)
