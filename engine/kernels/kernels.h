@@ -289,11 +289,10 @@ const ts_conv_strip_kernel *ts__strip_best(void);
 
 /* Whether ts__conv_f32_direct takes cv: few output channels (its strips
  * fill their registers where a GEMM tile of 32 or 64 columns runs half
- * empty), and where it pads, a padded copy of a piece of work's input rows
- * under 64 MiB. */
+ * empty) and a padded input copy under 64 MiB. */
 bool ts__conv_direct_fits(const ts_conv *cv);
-/* f32 by strips of output pixels, all output channels in registers; runs
- * of output rows of one image on the engine's pool, each over a
- * zero-padded copy of the input rows it spans where cv pads, so the strips
- * have no bounds to check.  Only where ts__conv_direct_fits(cv). */
+/* f32 by strips of output pixels, all output channels in registers, over
+ * a zero-padded copy of the input (made per call where cv pads), so the
+ * strips have no bounds to check; output rows on the engine's pool.  Only
+ * where ts__conv_direct_fits(cv). */
 void ts__conv_f32_direct(const ts_conv_strip_kernel *kern, const ts_conv *cv);
