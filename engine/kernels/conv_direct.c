@@ -104,16 +104,21 @@ void ts__conv_f32_direct(const ts_conv_strip_kernel *kern, const ts_conv *cv)
   if (pads(cv)) {
     /* rows and columns from (-top, -left) for as far as the windows reach */
     int64_t hp = span_h(cv), wp = span_w(cv), c = cv->c;
-    copy = g_new0(float, (size_t)MAX(cv->n * hp * wp * c, 1));
-    int64_t x0 = MAX(cv->left, 0), x1 = MIN(wp, cv->w + cv->left); /* columns of the copy from x */
+    copy = g_new(float, (size_t)MAX(cv->n * hp * wp * c, 1));
+    /* columns [x0, x1) of the copy come from x, the rest are zeros */
+    int64_t x0 = MIN(cv->left, wp), x1 = MAX(MIN(wp, cv->w + cv->left), x0);
     for (int64_t n = 0; n < cv->n; n++)
       for (int64_t py = 0; py < hp; py++) {
+        float *row = copy + (n * hp + py) * wp * c;
         int64_t iy = py - cv->top;
-        if (iy < 0 || iy >= cv->h || x1 <= x0)
+        if (iy < 0 || iy >= cv->h) {
+          memset(row, 0, sizeof(float) * (size_t)(wp * c));
           continue;
-        memcpy(copy + ((n * hp + py) * wp + x0) * c,
-               (const float *)cv->x + ((n * cv->h + iy) * cv->w + x0 - cv->left) * c,
+        }
+        memset(row, 0, sizeof(float) * (size_t)(x0 * c));
+        memcpy(row + x0 * c, (const float *)cv->x + ((n * cv->h + iy) * cv->w + x0 - cv->left) * c,
                sizeof(float) * (size_t)((x1 - x0) * c));
+        memset(row + x1 * c, 0, sizeof(float) * (size_t)((wp - x1) * c));
       }
     job = (direct_job){ cv, kern, copy, hp, wp, 1 };
   }
