@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define TS_ABI_VERSION 10
+#define TS_ABI_VERSION 11
 #define TS_MAX_RANK 8
 #define TS_API __attribute__((visibility("default")))
 
@@ -414,7 +414,8 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(AS_STRING, as_string, SHAPE)                                         \
   X(STRING_TO_NUMBER, string_to_number, SHAPE)                           \
   X(STRING_LOWER, string_lower, SHAPE)                                   \
-  X(STRING_UPPER, string_upper, SHAPE)
+  X(STRING_UPPER, string_upper, SHAPE)                                   \
+  X(CONV_TRANSPOSE, conv_transpose, LINALG)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -611,6 +612,15 @@ TS_API ts_tensor *ts_conv2d_at(ts_loc loc, ts_tensor *input, ts_tensor *filter, 
                                int stride_w, ts_padding padding);
 TS_API ts_tensor *ts_max_pool2d_at(ts_loc loc, ts_tensor *input, int ksize_h, int ksize_w,
                                    int stride_h, int stride_w, ts_padding padding);
+/* ONNX's ConvTranspose: input NCHW-like [N, C, 1 to 3 spatial dims], filter
+ * [C, M/group, taps...], bias NULL or [M] -> [N, M, output_shape...]; each
+ * input pixel i and tap k add input x filter into the output at
+ * i * strides + k * dilations - pads (pads before each spatial dim, may be
+ * negative; strides, dilations, pads and output_shape one value per
+ * spatial dim). */
+TS_API ts_tensor *ts_conv_transpose_at(ts_loc loc, ts_tensor *input, ts_tensor *filter, ts_tensor *bias,
+                                       ts_ints strides, ts_ints dilations, ts_ints pads, ts_ints output_shape,
+                                       int group);
 /* Keras' Dropout.  Not training: Identity (as Keras at inference).
  * Training: each element kept with probability 1 - rate and scaled by
  * 1 / (1 - rate), else 0; the mask comes from RandomUniform with `seed`,
@@ -632,6 +642,8 @@ TS_API ts_tensor *ts_dropout_stream_at(ts_loc loc, ts_tensor *x, double rate, bo
   ts_conv2d_at(TS_HERE, (input), (filter), (stride_h), (stride_w), (padding))
 #define ts_max_pool2d(input, kh, kw, sh, sw, padding) \
   ts_max_pool2d_at(TS_HERE, (input), (kh), (kw), (sh), (sw), (padding))
+#define ts_conv_transpose(input, filter, bias, strides, dilations, pads, output_shape, group)                    \
+  ts_conv_transpose_at(TS_HERE, (input), (filter), (bias), (strides), (dilations), (pads), (output_shape), (group))
 #define ts_dropout(x, rate, training, seed) \
   ts_dropout_at(TS_HERE, (x), (rate), (training), (seed))
 

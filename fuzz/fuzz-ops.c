@@ -4,10 +4,10 @@
  * and 0-2 variables; the rest is a program of up to MAX_OPS instructions,
  * each an op (creation, cast, reshape, transpose, concat, split, slice,
  * gather, every binary and unary op, where, reductions, argmax, matmul,
- * softmax, cross entropy, conv2d, max_pool2d, print, variables, tensor
- * arrays and their sequence ops, optionals, cond, while) on registers,
- * with random attributes: dtypes including invalid numbers, ranks 0-8 and
- * invalid, dims 0-5 and huge, strides, axes, NULL inputs.
+ * softmax, cross entropy, conv2d, conv_transpose, max_pool2d, print,
+ * variables, tensor arrays and their sequence ops, optionals, cond, while)
+ * on registers, with random attributes: dtypes including invalid numbers,
+ * ranks 0-8 and invalid, dims 0-5 and huge, strides, axes, NULL inputs.
  *
  * Every program runs eagerly; then (chosen by the header) as the body of a
  * ts_function called in graph mode, traced with an input signature whose
@@ -515,6 +515,47 @@ static ts_tensor *ta_index(fuzz_state *st, reader *r)
 
 /* Runs one instruction.  Every argument is read before anything runs, so
  * the eager and the traced runs read the program the same way. */
+/* ConvTranspose of x [N, C, spatial], filter y [C, M/group, taps] and
+ * bias z (or none), with random strides, dilations, pads, output shape and
+ * group: bounded by its output's elements and its multiply-adds
+ * (N x C x M/group x input pixels x taps). */
+static ts_tensor *conv_transpose_op(fuzz_state *st, reader *r, ts_tensor *x, ts_tensor *y, ts_tensor *z)
+{
+  ts_ints strides = rd_ints(r), dilations = rd_ints(r), pads = rd_ints(r), out_shape = rd_ints(r);
+  int group = rd_int(r);
+  uint8_t how = rd_u8(r);
+  bool bias = how & 1;
+  if (x && how & 6) { /* mostly: one value per spatial dim of x, the missing ones plain */
+    int n = ts_tensor_rank(x) - 2;
+    ts_ints *each[] = { &strides, &dilations, &pads, &out_shape };
+    static const int64_t plain[] = { 1, 1, 0, 3 };
+    for (int a = 0; a < 4 && n >= 1 && n <= 3; a++) {
+      for (int i = each[a]->n < 0 ? 0 : each[a]->n; i < n; i++)
+        each[a]->v[i] = plain[a];
+      each[a]->n = n;
+    }
+  }
+  int64_t e = 0, work = 0;
+  if (x && y) {
+    ts_shape xs = ts_tensor_shape(x), ws = ts_tensor_shape(y);
+    if (xs.rank >= 3 && xs.rank == ws.rank && out_shape.n == xs.rank - 2) {
+      e = mul_sat(xs.dim[0] < 0 ? UNKNOWN : xs.dim[0], mul_sat(ws.dim[1], group > 0 ? group : 1));
+      work = mul_sat(mul_sat(xs.dim[0], xs.dim[1]), ws.dim[1]);
+      for (int i = 2; i < xs.rank; i++) {
+        e = mul_sat(e, out_shape.v[i - 2] < 0 ? 0 : out_shape.v[i - 2]);
+        work = mul_sat(work, mul_sat(xs.dim[i], ws.dim[i]));
+      }
+      for (int d = 0; d < xs.rank; d++)
+        if (xs.dim[d] < 0 || ws.dim[d] < 0)
+          e = work = UNKNOWN;
+    }
+  }
+  if (!fits(st, x && y, e, work))
+    return NULL;
+  return fuzz_check(ts_conv_transpose(x, y, bias ? z : NULL, strides, dilations, pads, out_shape, group),
+                    "conv_transpose");
+}
+
 static void run_op(fuzz_state *st, reader *r)
 {
   uint8_t code = rd_u8(r) % 32;
@@ -670,6 +711,10 @@ static void run_op(fuzz_state *st, reader *r)
     break;
   }
   case 22: {
+    if (sub % 4 == 3) {
+      out = conv_transpose_op(st, r, x, y, z);
+      break;
+    }
     int sh = rd_int(r), sw = rd_int(r);
     ts_padding padding = rd_padding(r);
     int64_t e = 0, work = 0;

@@ -101,6 +101,19 @@ static ts_tensor *case_windows(ts_call *c)
   return ts_add(p, q);
 }
 
+/* ConvTranspose of 2 groups with strides, dilations and a bias: one
+ * output cropped by pads at both ends, one grown past the taps' extent
+ * (ONNX's output_padding). */
+static ts_tensor *case_conv_transpose(ts_call *c)
+{
+  ts_tensor *x = A(0); /* [2,4,3,5] */
+  ts_tensor *w = ts_random_normal(TS_F32, TS_SHAPE(4, 3, 3, 2), 0, 1, 13);
+  ts_tensor *b = ts_random_normal(TS_F32, TS_SHAPE(6), 0, 1, 17);
+  ts_tensor *y = ts_conv_transpose(x, w, b, TS_INTS(2, 3), TS_INTS(1, 2), TS_INTS(1, 0), TS_INTS(7, 16), 2);
+  ts_tensor *v = ts_conv_transpose(x, w, NULL, TS_INTS(2, 3), TS_INTS(1, 2), TS_INTS(1, 2), TS_INTS(5, 12), 2);
+  return ts_add(ts_reduce_sum(y, TS_INTS(2, 3), false), ts_reduce_sum(v, TS_INTS(2, 3), false)); /* [2,6] */
+}
+
 static ts_tensor *case_creation(ts_call *c)
 {
   ts_tensor *x = A(0); /* i32[3] */
@@ -132,5 +145,6 @@ static const onnx_op_case ONNX_OP_CASES[] = {
   { "nn", case_nn, "logits", { "f32[4,5]:uniform" } },
   { "products", case_products, "a, b", { "f32[2,3,4]:uniform", "f32[2,5,3]:uniform@3" } },
   { "windows", case_windows, "x", { "f32[1,7,7,2]:uniform" } },
+  { "conv_transpose", case_conv_transpose, "x", { "f32[2,4,3,5]:uniform" } },
   { "creation", case_creation, "x", { "i32[3]=4,-1,7" } },
 };

@@ -333,50 +333,93 @@ static void conv_pad(ts_conv *cv, bool same)
   cv->left = same ? pw / 2 : 0;
 }
 
+static const struct conv_case {
+  int64_t n, h, w, c, kh, kw, o, sh, sw;
+  bool same;
+} CONV_CASES[] = {
+  { 1, 5, 5, 1, 3, 3, 1, 1, 1, false }, { 2, 7, 6, 3, 3, 3, 5, 1, 1, true },
+  { 1, 9, 8, 4, 3, 2, 17, 2, 2, true }, { 1, 6, 7, 16, 5, 5, 33, 1, 2, true },
+  { 3, 4, 4, 2, 1, 1, 9, 1, 1, false }, { 1, 12, 10, 10, 3, 3, 40, 2, 1, false },
+  /* 64 channels and more: a segment per tap, not per filter row */
+  { 1, 6, 5, 70, 3, 3, 20, 1, 1, true }, { 2, 9, 9, 66, 3, 2, 12, 2, 2, true },
+  /* tiles of one output row: wide rows, strides, pads on both sides */
+  { 1, 3, 21, 3, 3, 3, 16, 1, 1, true }, { 2, 4, 40, 5, 3, 5, 7, 1, 3, true },
+  /* few output channels (the direct strips): a CNN's first layer, rows
+   * longer than a strip, 32 and 64 channels (two vectors, two blocks),
+   * VALID windows that leave the input's last rows and columns unread */
+  { 2, 11, 50, 3, 3, 3, 16, 1, 1, true }, { 1, 7, 29, 2, 3, 3, 32, 2, 2, true },
+  { 1, 5, 30, 1, 2, 4, 64, 1, 1, false }, { 2, 10, 13, 3, 4, 3, 24, 3, 2, false },
+};
+
+typedef void (*conv_fn)(const void *kern, const ts_conv *cv);
+
+static void conv_on_tile(const void *kern, const ts_conv *cv)
+{
+  ts__conv_f32_with(kern, cv);
+}
+
+static void conv_on_strip(const void *kern, const ts_conv *cv)
+{
+  g_assert_true(ts__conv_direct_fits(cv));
+  ts__conv_f32_direct(kern, cv);
+}
+
+/* Case i of CONV_CASES by run on kern against the reference; the bias and
+ * activation vary with i. */
+static void check_conv_case(size_t i, conv_fn run, const void *kern, const char *name)
+{
+  const struct conv_case *cc = &CONV_CASES[i];
+  ts_conv cv = { .n = cc->n, .h = cc->h, .w = cc->w, .c = cc->c, .kh = cc->kh, .kw = cc->kw, .o = cc->o,
+                 .sh = cc->sh, .sw = cc->sw };
+  conv_pad(&cv, cc->same);
+  float *x = filled(cv.n * cv.h * cv.w * cv.c, (uint32_t)i), *f = filled(cv.kh * cv.kw * cv.c * cv.o, 7);
+  float *bias = filled(cv.o, 9);
+  int64_t size = cv.n * cv.oh * cv.ow * cv.o;
+  float *y = g_new(float, (size_t)size);
+  cv.x = x;
+  cv.f = f;
+  cv.bias = i % 2 ? bias : NULL;
+  cv.y = y;
+  cv.act = (ts_act)(i % 4);
+  run(kern, &cv);
+  double *want = conv_ref(&cv);
+  char *what = g_strdup_printf("%s conv case %zu", name, i);
+  assert_close(y, want, size, cv.kh * cv.kw * cv.c, what);
+  g_free(what);
+  g_free(want);
+  g_free(x);
+  g_free(f);
+  g_free(bias);
+  g_free(y);
+}
+
 static void test_conv_kernels(void)
 {
-  static const struct {
-    int64_t n, h, w, c, kh, kw, o, sh, sw;
-    bool same;
-  } cases[] = {
-    { 1, 5, 5, 1, 3, 3, 1, 1, 1, false }, { 2, 7, 6, 3, 3, 3, 5, 1, 1, true },
-    { 1, 9, 8, 4, 3, 2, 17, 2, 2, true }, { 1, 6, 7, 16, 5, 5, 33, 1, 2, true },
-    { 3, 4, 4, 2, 1, 1, 9, 1, 1, false }, { 1, 12, 10, 10, 3, 3, 40, 2, 1, false },
-    /* 64 channels and more: a segment per tap, not per filter row */
-    { 1, 6, 5, 70, 3, 3, 20, 1, 1, true }, { 2, 9, 9, 66, 3, 2, 12, 2, 2, true },
-    /* tiles of one output row: wide rows, strides, pads on both sides */
-    { 1, 3, 21, 3, 3, 3, 16, 1, 1, true }, { 2, 4, 40, 5, 3, 5, 7, 1, 3, true },
-  };
   const ts_tile_kernel *const *all = ALL_TILES;
-  for (size_t k = 0; k < G_N_ELEMENTS(ALL_TILES); k++) {
-    if (!all[k]->usable(ts__cpu()))
-      continue;
-    for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-      ts_conv cv = { .n = cases[i].n, .h = cases[i].h, .w = cases[i].w, .c = cases[i].c,
-                     .kh = cases[i].kh, .kw = cases[i].kw, .o = cases[i].o, .sh = cases[i].sh,
-                     .sw = cases[i].sw };
-      conv_pad(&cv, cases[i].same);
-      float *x = filled(cv.n * cv.h * cv.w * cv.c, (uint32_t)i), *f = filled(cv.kh * cv.kw * cv.c * cv.o, 7);
-      float *bias = filled(cv.o, 9);
-      int64_t size = cv.n * cv.oh * cv.ow * cv.o;
-      float *y = g_new(float, (size_t)size);
-      cv.x = x;
-      cv.f = f;
-      cv.bias = i % 2 ? bias : NULL;
-      cv.y = y;
-      cv.act = (ts_act)(i % 4);
-      ts__conv_f32_with(all[k], &cv);
-      double *want = conv_ref(&cv);
-      char *what = g_strdup_printf("%s conv case %zu", all[k]->name, i);
-      assert_close(y, want, size, cv.kh * cv.kw * cv.c, what);
-      g_free(what);
-      g_free(want);
-      g_free(x);
-      g_free(f);
-      g_free(bias);
-      g_free(y);
-    }
-  }
+  for (size_t k = 0; k < G_N_ELEMENTS(ALL_TILES); k++)
+    for (size_t i = 0; all[k]->usable(ts__cpu()) && i < G_N_ELEMENTS(CONV_CASES); i++)
+      check_conv_case(i, conv_on_tile, all[k], all[k]->name);
+}
+
+/* The direct strips, each this CPU runs, on every case of few output
+ * channels. */
+static void test_conv_direct(void)
+{
+  static const ts_conv_strip_kernel *const strips[] = { &ts__strip_avx512, &ts__strip_avx2, &ts__strip_c };
+  int ran = 0;
+  for (size_t k = 0; k < G_N_ELEMENTS(strips); k++)
+    for (size_t i = 0; strips[k]->usable(ts__cpu()) && i < G_N_ELEMENTS(CONV_CASES); i++)
+      if (CONV_CASES[i].o <= 64) {
+        check_conv_case(i, conv_on_strip, strips[k], strips[k]->label);
+        ran++;
+      }
+  g_assert_cmpint(ran, >=, 12);
+  g_assert_true(ts__strip_best()->usable(ts__cpu()));
+  /* more output channels fill the GEMM tiles: not a candidate */
+  ts_conv many = { .n = 1, .h = 8, .w = 8, .c = 4, .kh = 3, .kw = 3, .o = 65, .sh = 1, .sw = 1, .oh = 6, .ow = 6 };
+  g_assert_false(ts__conv_direct_fits(&many));
+  many.o = 64;
+  g_assert_true(ts__conv_direct_fits(&many));
 }
 
 /* ---- Winograd F(2x2,3x3) -------------------------------------------------------- */
@@ -624,7 +667,8 @@ static ts_tensor *conv_same(ts_call *c)
   return ts_conv2d(ts_arg(c, 0), ts_arg(c, 1), 1, 1, TS_PADDING_SAME);
 }
 
-/* Conv2D offers it to the choice for 3x3 stride-1 f32 shapes, by name.
+/* Conv2D offers it to the choice for 3x3 stride-1 f32 shapes, by name,
+ * and the direct strips for at most 64 output channels (not for 65).
  * The choices asked of the engine's library: this binary links its own
  * copy of the kernels, whose ts_kernel_choices() would shadow it. */
 static void test_winograd_candidate(void)
@@ -644,10 +688,26 @@ static void test_winograd_candidate(void)
   ts_tensor *y = ts_function_call(f, args, 2);
   assert_no_error();
   g_assert_nonnull(y);
+  ts_value wide[] = { args[0], TS_TENSOR_VALUE(tensor_of(TS_F32, TS_SHAPE(3, 3, 24, 65), 33)) };
+  g_assert_nonnull(ts_function_call(f, wide, 2));
+  assert_no_error();
   char *choices = engine_choices();
-  const char *line = strstr(choices, "conv 1x10x13x24 * 3x3->20 stride 1,1 pad 1,1: ");
-  g_assert_nonnull(line);
-  g_assert_nonnull(strstr(line, "winograd F(2x2,3x3) "));
+  g_auto(GStrv) lines = g_strsplit(choices, "\n", -1);
+  char *direct = g_strdup_printf("%s ", ts__strip_best()->label);
+  int seen = 0;
+  for (char **l = lines; *l; l++) {
+    if (g_str_has_prefix(*l, "conv 1x10x13x24 * 3x3->20 stride 1,1 pad 1,1: ")) {
+      g_assert_nonnull(strstr(*l, "winograd F(2x2,3x3) "));
+      g_assert_nonnull(strstr(*l, direct));
+      seen++;
+    } else if (g_str_has_prefix(*l, "conv 1x10x13x24 * 3x3->65 stride 1,1 pad 1,1: ")) {
+      g_assert_nonnull(strstr(*l, "winograd F(2x2,3x3) "));
+      g_assert_null(strstr(*l, direct));
+      seen++;
+    }
+  }
+  g_assert_cmpint(seen, ==, 2);
+  g_free(direct);
   free(choices);
   ts_function_free(f);
   ts_scope_end(scope);
@@ -666,6 +726,7 @@ int main(int argc, char **argv)
   g_test_add_func("/kernels/blas-core-for", test_blas_core_for);
   g_test_add_func("/kernels/blas-loaded", test_blas_loaded);
   g_test_add_func("/kernels/conv", test_conv_kernels);
+  g_test_add_func("/kernels/conv-direct", test_conv_direct);
   g_test_add_func("/kernels/fused-conv", test_fused_conv);
   g_test_add_func("/kernels/winograd", test_winograd);
   g_test_add_func("/kernels/winograd-threads", test_winograd_threads);

@@ -323,6 +323,12 @@ static ts_tensor *row_body(ts_call *c)
     return ts_add(ts_string_to_number(text, TS_F32),
                   ts_cast(ts_string_to_number(ts_as_string(i), TS_I64), TS_F32));
   }
+  case TS_OP_CONV_TRANSPOSE: { /* 2 images of 2 channels, 2 groups, strides, dilations, a pad */
+    ts_tensor *image = ts_reshape(ts_concat(((ts_tensor *[]){ x, p, x, p }), 4, 0), TS_SHAPE(2, 2, 2, 3));
+    ts_tensor *filter = ts_reshape(ts_range(TS_F32, -4, 4, 1), TS_SHAPE(2, 1, 2, 2));
+    ts_tensor *bias = ts_constant(TS_F32, TS_SHAPE(2), (float[]){ 0.5f, -1 });
+    return ts_conv_transpose(image, filter, bias, TS_INTS(2, 1), TS_INTS(1, 2), TS_INTS(1, 0), TS_INTS(4, 6), 2);
+  }
   default: /* a row with no case yet */
     no_case = true;
     return NULL;

@@ -16,6 +16,7 @@
 #include "graph-private.h"
 #include "onnx-private.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 #define EXPORT_OPSET 17
@@ -618,6 +619,35 @@ static bool emit_max_pool2d(emit_ctx *c)
   return true;
 }
 
+/* Our ConvTranspose row as ONNX's: pads before each dim as ours, after it
+ * what makes the output's dims (output_padding where the output outgrows
+ * the taps' extent). */
+static bool emit_conv_transpose(emit_ctx *c)
+{
+  ts_shape x = input_info(c->n, 0).shape, w = input_info(c->n, 1).shape;
+  ts_ints strides = attr(c->n, 0)->ints, dil = attr(c->n, 1)->ints, begin = attr(c->n, 2)->ints;
+  ts_ints out = attr(c->n, 3)->ints;
+  int n = out.n;
+  int64_t pads[2 * TS_MAX_RANK] = { 0 }, outpad[TS_MAX_RANK] = { 0 };
+  for (int i = 0; i < n; i++) {
+    int64_t in = x.dim[2 + i], k = w.dim[2 + i];
+    if (in < 0 || begin.v[i] < 0)
+      return export_fail(c->ex, c->n, TS_ERR_UNIMPLEMENTED, "spatial dim %d: an unknown input dim or a "
+                         "negative pad (%" PRId64 ") has no ConvTranspose attribute", i, begin.v[i]);
+    int64_t end = strides.v[i] * (in - 1) + (k - 1) * dil.v[i] + 1 - begin.v[i] - out.v[i];
+    pads[i] = begin.v[i];
+    pads[n + i] = MAX(end, 0);
+    outpad[i] = MAX(-end, 0);
+  }
+  Onnx__NodeProto *node = add_node(c, "ConvTranspose", c->in, c->n->n_inputs, c->out, 1);
+  attr_ints(c, node, "strides", strides.v, n);
+  attr_ints(c, node, "dilations", dil.v, n);
+  attr_ints(c, node, "pads", pads, 2 * n);
+  attr_ints(c, node, "output_padding", outpad, n);
+  attr_int(c, node, "group", attr(c->n, 4)->i);
+  return true;
+}
+
 /* ONNX's Shape is i64, ours i32. */
 static bool emit_shape(emit_ctx *c)
 {
@@ -918,6 +948,7 @@ static const struct {
   { TS_OP_COS, emit_cos }, { TS_OP_TAN, emit_tan }, { TS_OP_ASIN, emit_asin }, { TS_OP_ACOS, emit_acos },
   { TS_OP_ATAN, emit_atan }, { TS_OP_SINH, emit_sinh }, { TS_OP_COSH, emit_cosh }, { TS_OP_ASINH, emit_asinh },
   { TS_OP_ACOSH, emit_acosh }, { TS_OP_ATANH, emit_atanh }, { TS_OP_ERF, emit_erf },
+  { TS_OP_CONV_TRANSPOSE, emit_conv_transpose },
 };
 
 /* Why an op has none. */

@@ -5,6 +5,7 @@
 #include "onnx-private.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -2793,133 +2794,32 @@ static bool op_cumsum(onnx_node_ctx *c)
   return out1(c, y);
 }
 
-/* x with stride - 1 zeros between its elements on axis. */
-static ts_tensor *spread(ts_tensor *x, int axis, int64_t stride)
+/* attribute name's count values (each unit where it is absent); false
+ * after an error. */
+static bool nd_attr(onnx_node_ctx *c, const char *name, int count, int64_t unit, ts_ints *out)
 {
-  if (!x || stride == 1)
-    return x;
-  ts_shape s = ts_tensor_shape(x);
-  int64_t n = s.dim[axis];
-  ts_tensor *u = unsqueeze(x, axis + 1);
-  ts_shape zs = ts_tensor_shape(u);
-  zs.dim[axis + 1] = stride - 1;
-  ts_tensor *parts[2] = { u, ts_zeros_at(HERE, ts_tensor_dtype(x), zs) };
-  ts_tensor *y = ts_concat_at(HERE, parts, 2, axis + 1);
-  s.dim[axis] = n * stride;
-  y = reshape(y, s);
-  ts_ints begin = { .n = s.rank }, size = { .n = s.rank };
-  for (int d = 0; d < s.rank; d++) {
-    begin.v[d] = 0;
-    size.v[d] = -1;
-  }
-  size.v[axis] = (n - 1) * stride + 1;
-  return ts_slice_at(HERE, y, begin, size);
-}
-
-/* x padded (or, negative, cropped) on axis. */
-static ts_tensor *pad_or_crop(ts_tensor *x, int axis, int64_t before, int64_t after)
-{
-  if (!x)
-    return NULL;
-  if (before < 0 || after < 0) {
-    int rank = ts_tensor_rank(x);
-    ts_ints begin = { .n = rank }, size = { .n = rank };
-    for (int d = 0; d < rank; d++) {
-      begin.v[d] = 0;
-      size.v[d] = -1;
-    }
-    begin.v[axis] = before < 0 ? -before : 0;
-    size.v[axis] = ts_tensor_dim(x, axis) - (before < 0 ? -before : 0) - (after < 0 ? -after : 0);
-    if (size.v[axis] < 0)
-      size.v[axis] = 0;
-    x = ts_slice_at(HERE, x, begin, size);
-  }
-  return pad_axis(x, axis, before > 0 ? before : 0, after > 0 ? after : 0, 0);
-}
-
-/* ConvTranspose: the input spread by the strides and padded by the
- * kernel's extent less the pads, convolved with the kernel flipped.
- * That convolution multiplies every tap of the dilated kernel at every
- * output pixel, where the op itself needs every tap at every input pixel
- * only: strides, dilations and a kernel larger than the input multiply
- * the work without bound (a 3x3 input, a 49x67 kernel and strides 8x2:
- * 470 times the op's own).  Past LOWERING_WASTE times the op's own
- * multiply-adds, and past LOWERING_FREE_MACS, which any shape may spend,
- * the node is refused: a small file must not ask for any amount of work
- * that is ours, not the model's. */
-#define LOWERING_WASTE 64.0
-#define LOWERING_FREE_MACS ((double)(1 << 22))
-
-/* n spatial dims: in (the input's), k and keff (the kernel's, plain and
- * dilated), out (the output's); macs_per_tap: batch x in x out channels. */
-static bool conv_transpose_work_ok(onnx_node_ctx *c, int n, const int64_t *in, const int64_t *k, const int64_t *keff,
-                                   const int64_t *out, double macs_per_tap)
-{
-  double own = macs_per_tap, lowered = macs_per_tap;
-  for (int i = 0; i < n; i++) {
-    own *= (double)in[i] * (double)k[i];
-    lowered *= (double)MAX(out[i], 0) * (double)keff[i];
-  }
-  if (lowered <= LOWERING_FREE_MACS || lowered <= LOWERING_WASTE * own)
-    return true;
-  onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "its strides, dilations and kernel would have the importer's "
-                 "convolution do %.0f multiply-adds, %.0f times the op's own (at most %.0f times)",
-                 lowered, lowered / MAX(own, 1), LOWERING_WASTE);
-  return false;
-}
-
-/* A 3-D ConvTranspose as the 2-D one: the input spread by the strides and
- * padded (or cropped) by keff - 1 - pads, then a stride-1 3-D Conv with
- * the filter flipped and its in and out channels swapped (group 1;
- * explicit pads, output_padding, no output_shape or auto_pad). */
-static bool conv_transpose3d(onnx_node_ctx *c, ts_tensor *x, ts_tensor *wt, ts_tensor *b)
-{
-  enum { N = 3 };
-  ts_ints strides = TS_INTS(1, 1, 1), dil = TS_INTS(1, 1, 1), outpad = TS_INTS(0, 0, 0);
-  ts_ints pads = TS_INTS(0, 0, 0, 0, 0, 0), ks = { 0 };
-  char pad_mode[16];
-  attr_string(c, "auto_pad", "NOTSET", pad_mode, sizeof pad_mode);
-  ts_shape xs = ts_tensor_shape(x), ws = ts_tensor_shape(wt);
-  bool ok = (!attr(c, "strides") || attr_ints(c, "strides", &strides)) && strides.n == N &&
-            (!attr(c, "dilations") || attr_ints(c, "dilations", &dil)) && dil.n == N &&
-            (!attr(c, "output_padding") || attr_ints(c, "output_padding", &outpad)) && outpad.n == N &&
-            (!attr(c, "pads") || attr_ints(c, "pads", &pads)) && pads.n == 2 * N && !attr(c, "output_shape") &&
-            (strcmp(pad_mode, "NOTSET") == 0 || strcmp(pad_mode, "VALID") == 0) &&
-            (!attr(c, "kernel_shape") || (attr_ints(c, "kernel_shape", &ks) && ks.n == N && ks.v[0] == ws.dim[2] &&
-                                          ks.v[1] == ws.dim[3] && ks.v[2] == ws.dim[4]));
-  for (int d = 0; ok && d < 5; d++)
-    ok = xs.dim[d] > 0 && ws.dim[d] > 0;
-  for (int i = 0; ok && i < N; i++)
-    ok = strides.v[i] >= 1 && strides.v[i] <= 1 << 10 && dil.v[i] >= 1 && (ws.dim[2 + i] - 1) * dil.v[i] < 1 << 16 &&
-         outpad.v[i] >= 0 && outpad.v[i] <= 1 << 10 && pads.v[i] >= 0 && pads.v[i + N] >= 0 && pads.v[i] <= 1 << 20 &&
-         pads.v[i + N] <= 1 << 20;
-  if (!ok) {
-    if (!ts_failed())
-      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "a 3-D ConvTranspose takes known dims, strides, dilations, pads and "
-                     "output_padding of 3 (6) values in range, explicit pads or VALID, and no output_shape");
+  out->n = count;
+  for (int i = 0; i < count; i++)
+    out->v[i] = unit;
+  ts_ints v;
+  if (!attr_ints(c, name, &v))
+    return !ts_failed();
+  if (v.n != count) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%d values in '%s' (%d expected)", v.n, name, count);
     return false;
   }
-  int64_t in[N], k[N], keff[N], out[N];
-  for (int i = 0; i < N; i++) {
-    in[i] = xs.dim[2 + i];
-    k[i] = ws.dim[2 + i];
-    keff[i] = (k[i] - 1) * dil.v[i] + 1;
-    out[i] = strides.v[i] * (in[i] - 1) + keff[i] - pads.v[i] - pads.v[i + N] + outpad.v[i];
-  }
-  if (!conv_transpose_work_ok(c, N, in, k, keff, out, (double)xs.dim[0] * (double)xs.dim[1] * (double)ws.dim[1]))
-    return false;
-  ts_tensor *y = x;
-  for (int i = 0; i < N; i++) {
-    y = spread(y, 2 + i, strides.v[i]);
-    y = pad_or_crop(y, 2 + i, keff[i] - 1 - pads.v[i], keff[i] - 1 - pads.v[i + N] + outpad.v[i]);
-  }
-  /* [C, M, kd, kh, kw] flipped spatially -> [M, C, kd, kh, kw] */
-  ts_tensor *f = ts_transpose_at(HERE, wt, TS_INTS(1, 0, 2, 3, 4));
-  for (int i = 0; i < N; i++)
-    f = ts_gather_at(HERE, f, ts_range_at(HERE, TS_I64, (double)ws.dim[2 + i] - 1, -1, -1), 2 + i);
-  return conv3d_core(c, y, f, b, TS_INTS(1, 1, 1), dil, TS_INTS(0, 0, 0, 0, 0, 0), 1);
+  *out = v;
+  return true;
 }
 
+/* ConvTranspose: our ConvTranspose row (ops/conv_transpose.c: a GEMM and
+ * col2im per group, the op's own work whatever the strides and
+ * dilations), its pads before each dim and the output's dims as ONNX
+ * sizes them from pads, output_padding, auto_pad or output_shape.  Where
+ * output_shape or SAME_* fixes the output, the total padding is split as
+ * ONNX Runtime splits it (the odd one at the end, SAME_LOWER at the
+ * start; none where the output outgrows the taps, which output_padding
+ * then fills at the end). */
 static bool op_conv_transpose(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0), *wt = IN(1), *b = IN(2);
@@ -2930,80 +2830,77 @@ static bool op_conv_transpose(onnx_node_ctx *c)
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "only 1-D, 2-D and 3-D transposed convolutions are supported");
     return false;
   }
-  if (attr_int(c, "group", 1) != 1) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "group=%" PRId64 " is not supported (only 1)", attr_int(c, "group", 1));
+  int64_t group = attr_int(c, "group", 1);
+  if (group < 1 || group > INT_MAX) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "group %" PRId64, group);
     return false;
   }
-  if (n == 3)
-    return conv_transpose3d(c, x, wt, b);
-  if (n == 1) {
-    x = unsqueeze(x, 2);
-    wt = unsqueeze(wt, 2);
-  }
-  int64_t k[2] = { ts_tensor_dim(wt, 2), ts_tensor_dim(wt, 3) }, in[2] = { ts_tensor_dim(x, 2), ts_tensor_dim(x, 3) };
-  int64_t stride[2] = { 1, 1 }, dil[2] = { 1, 1 }, outpad[2] = { 0, 0 }, pads[4] = { 0, 0, 0, 0 }, oshape[2] = { -1, -1 };
-  int64_t ks[2] = { k[0], k[1] };
-  if (!spatial_attr(c, "strides", n, 1, 1, stride) || !spatial_attr(c, "dilations", n, 1, 1, dil) ||
-      !spatial_attr(c, "output_padding", n, 1, 0, outpad) || !spatial_attr(c, "pads", n, 2, 0, pads) ||
-      !spatial_attr(c, "output_shape", n, 1, 1, oshape) || !spatial_attr(c, "kernel_shape", n, 1, 1, ks))
+  ts_ints strides, dil, outpad, pads, ks, oshape = { 0 };
+  if (!nd_attr(c, "strides", n, 1, &strides) || !nd_attr(c, "dilations", n, 1, &dil) ||
+      !nd_attr(c, "output_padding", n, 0, &outpad) || !nd_attr(c, "pads", 2 * n, 0, &pads) ||
+      !nd_attr(c, "kernel_shape", n, -1, &ks))
     return false;
-  if (ks[0] != k[0] || ks[1] != k[1] || in[0] < 0 || in[1] < 0) {
-    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "kernel_shape differs from the weights', or unknown spatial dims");
-    return false;
+  bool given = attr(c, "output_shape") != NULL;
+  if (given) {
+    ts_ints v;
+    if (!attr_ints(c, "output_shape", &v))
+      return false;
+    if (v.n != n && v.n != n + 2) { /* the spatial dims, or all of them */
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%d values in 'output_shape' for %d spatial dims", v.n, n);
+      return false;
+    }
+    oshape.n = n;
+    for (int i = 0; i < n; i++)
+      oshape.v[i] = v.v[v.n - n + i];
   }
   char buf[32];
   const char *auto_pad = attr_string(c, "auto_pad", "NOTSET", buf, sizeof buf);
-  bool same = strncmp(auto_pad, "SAME_", 5) == 0;
-  if (!same && strcmp(auto_pad, "NOTSET") != 0 && strcmp(auto_pad, "VALID") != 0) {
+  bool same = strncmp(auto_pad, "SAME_", 5) == 0, lower = strcmp(auto_pad, "SAME_LOWER") == 0;
+  bool valid = strcmp(auto_pad, "VALID") == 0;
+  if (!same && !valid && strcmp(auto_pad, "NOTSET") != 0) {
     onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "auto_pad '%s'", auto_pad);
     return false;
   }
-  int64_t begin[2], end[2], keff[2];
-  for (int i = 0; i < 2; i++) {
-    if (stride[i] <= 0 || stride[i] > 1 << 10 || dil[i] <= 0 || (k[i] - 1) * dil[i] >= 1 << 16 || outpad[i] < 0 ||
-        outpad[i] > 1 << 10 || pads[i] < 0 || pads[i + 2] < 0 || pads[i] > 1 << 20 || pads[i + 2] > 1 << 20) {
-      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "strides, dilations, pads or output_padding out of range");
+  ts_ints begin = { .n = n }, out = { .n = n };
+  for (int i = 0; i < n; i++) {
+    int64_t in = ts_tensor_dim(x, 2 + i), k = ts_tensor_dim(wt, 2 + i);
+    int64_t s = strides.v[i], d = dil.v[i], op = outpad.v[i], pb = valid ? 0 : pads.v[i];
+    int64_t pe = valid ? 0 : pads.v[i + n];
+    if (in < 0 || k < 0 || (ks.v[i] != -1 && ks.v[i] != k)) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "spatial dim %d: input %" PRId64 " (known), kernel %" PRId64
+                     " (kernel_shape %" PRId64 ")", i, in, k, ks.v[i]);
       return false;
     }
-    keff[i] = (k[i] - 1) * dil[i] + 1;
-    begin[i] = pads[i];
-    end[i] = pads[i + 2];
-    bool given = attr(c, "output_shape") != NULL;
+    if (s < 1 || s > 1 << 20 || d < 1 || d > 1 << 20 || op < 0 || op > 1 << 20 || pb < 0 || pb > 1 << 30 ||
+        pe < 0 || pe > 1 << 30 || in > (int64_t)1 << 40 || k > (int64_t)1 << 20) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "spatial dim %d: stride %" PRId64 ", dilation %" PRId64
+                     ", output_padding %" PRId64 " or pads %" PRId64 ", %" PRId64 " out of range", i, s, d, op, pb,
+                     pe);
+      return false;
+    }
+    /* the taps' extent: the input spread by the strides, the dilated kernel */
+    int64_t extent = s * (MAX(in, 1) - 1) + (MAX(k, 1) - 1) * d + 1 + op;
     if (given || same) {
-      int64_t want = given ? oshape[i] : in[i] * stride[i];
-      /* negative: the output grows at the end, as output_padding does */
-      int64_t total = stride[i] * (in[i] - 1) + outpad[i] + keff[i] - want;
-      bool lower = strcmp(auto_pad, "SAME_LOWER") == 0;
-      begin[i] = lower ? total - total / 2 : total / 2;
-      end[i] = total - begin[i];
+      int64_t want = given ? oshape.v[i] : in * s;
+      int64_t total = MAX(extent - want, 0);
+      pb = lower ? total - total / 2 : total / 2;
+      out.v[i] = want;
+    } else {
+      out.v[i] = extent - pb - pe;
+    }
+    begin.v[i] = pb;
+    if (out.v[i] < 0) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "spatial dim %d: an output of %" PRId64 " (pads larger than "
+                     "the taps' extent)", i, out.v[i]);
+      return false;
     }
   }
-  int64_t out[2];
-  for (int i = 0; i < 2; i++)
-    out[i] = stride[i] * (in[i] - 1) + keff[i] - begin[i] - end[i] + outpad[i];
-  int64_t batch = ts_tensor_dim(x, 0);
-  if (!conv_transpose_work_ok(c, 2, in, k, keff, out,
-                              (double)MAX(batch, 1) * (double)MAX(ts_tensor_dim(x, 1), 1) *
-                                (double)MAX(ts_tensor_dim(wt, 1), 1)))
+  double made = (double)MAX(ts_tensor_dim(x, 0), 1) * (double)MAX(ts_tensor_dim(wt, 1), 1) * (double)group;
+  for (int i = 0; i < n; i++)
+    made *= (double)out.v[i];
+  if (!check_made(c, made)) /* output_shape asks for any size */
     return false;
-  ts_tensor *y = ts_transpose_at(HERE, x, TS_INTS(0, 2, 3, 1));
-  for (int i = 0; i < 2; i++) {
-    y = spread(y, 1 + i, stride[i]);
-    y = pad_or_crop(y, 1 + i, keff[i] - 1 - begin[i], keff[i] - 1 - end[i] + outpad[i]);
-  }
-  /* [C, M, kh, kw] flipped spatially -> HWIO [kh, kw, C, M] */
-  ts_tensor *f = ts_transpose_at(HERE, wt, TS_INTS(2, 3, 0, 1));
-  f = ts_gather_at(HERE, f, ts_range_at(HERE, TS_I64, (double)k[0] - 1, -1, -1), 0);
-  f = ts_gather_at(HERE, f, ts_range_at(HERE, TS_I64, (double)k[1] - 1, -1, -1), 1);
-  f = dilate(dilate(f, 0, dil[0]), 1, dil[1]);
-  y = from_nhwc(ts_conv2d_at(HERE, y, f, 1, 1, TS_PADDING_VALID), rank);
-  if (y && b) {
-    ts_shape bs = { .rank = rank };
-    for (int d = 0; d < rank; d++)
-      bs.dim[d] = d == 1 ? -1 : 1;
-    y = ts_add_at(HERE, y, reshape(b, bs));
-  }
-  return out1(c, y);
+  return out1(c, ts_conv_transpose_at(HERE, x, wt, b, strides, dil, begin, out, (int)group));
 }
 
 /* GatherND (batch_dims 0): the index tuples flattened to offsets into the

@@ -245,3 +245,55 @@ bool ts__conv_winograd_fits(const ts_conv *cv);
  * padding (cv->top, left; taps outside read as zero), bias and act applied
  * on the output transform.  Only where ts__conv_winograd_fits(cv). */
 void ts__conv_f32_winograd(const ts_tile_kernel *kern, const ts_conv *cv);
+
+/* ---- direct convolution for few channels (conv_direct*.c) ----------------- */
+
+/* A strip of output pixels along one output row, at most rows x cols:
+ *   y(i, j) = act(bias(j) + sum over l < lines, p < k of
+ *                 x[i * x_step + l * x_line + p] f[(l * k + p) * ldf + j])
+ * x: the first pixel's window in a padded copy of the input, where each of
+ * the kh window lines is kw * c values in place (k), the next pixel's
+ * window sw * c values on (x_step) and the next line a padded input row on
+ * (x_line); f the HWIO filter at the strip's first column. */
+typedef struct ts_conv_strip {
+  int rows, cols;
+  int64_t lines, k;
+  const float *x;
+  int64_t x_step, x_line;
+  const float *f;
+  int64_t ldf;
+  float *y;
+  int64_t ldy;
+  const float *bias; /* at the strip's first column; NULL for none */
+  ts_act act;
+} ts_conv_strip;
+
+typedef void (*ts_conv_strip_fn)(const ts_conv_strip *s);
+
+/* Sigmoid or tanh over a strip's stored rows (the SIMD strips apply relu
+ * in their registers, these after the store). */
+void ts__strip_act_rows(const ts_conv_strip *s);
+
+/* A strip kernel holds accs accumulators of vec channels: strips of accs
+ * pixels x vec channels, or accs / 2 pixels x 2 vec channels. */
+typedef struct ts_conv_strip_kernel {
+  const char *name;  /* "avx512", "avx2", "c" */
+  const char *label; /* as the choices name it: "direct avx512" */
+  int vec, accs;
+  ts_conv_strip_fn run;
+  bool (*usable)(const ts_cpu_features *f);
+} ts_conv_strip_kernel;
+
+extern const ts_conv_strip_kernel ts__strip_avx512, ts__strip_avx2, ts__strip_c;
+/* The best strip kernel this CPU runs (the portable one at worst). */
+const ts_conv_strip_kernel *ts__strip_best(void);
+
+/* Whether ts__conv_f32_direct takes cv: few output channels (its strips
+ * fill their registers where a GEMM tile of 32 or 64 columns runs half
+ * empty) and a padded input copy under 64 MiB. */
+bool ts__conv_direct_fits(const ts_conv *cv);
+/* f32 by strips of output pixels, all output channels in registers, over
+ * a zero-padded copy of the input (made per call where cv pads), so the
+ * strips have no bounds to check; output rows on the engine's pool.  Only
+ * where ts__conv_direct_fits(cv). */
+void ts__conv_f32_direct(const ts_conv_strip_kernel *kern, const ts_conv *cv);

@@ -3,7 +3,8 @@
  * GEMM as is (kernels/gemm.c picks its kernel); any other runs either as
  * an implicit GEMM on our tile kernels (kernels/conv_gemm.c, f32), as
  * im2col plus one OpenBLAS gemm per chunk of output pixels, or for 3x3
- * stride-1 f32 by Winograd F(2x2,3x3) (kernels/conv_winograd.c),
+ * stride-1 f32 by Winograd F(2x2,3x3) (kernels/conv_winograd.c), or
+ * for few output channels f32 by strips of pixels (kernels/conv_direct.c),
  * whichever was faster when the shape was first met (kernels/tune.c).
  * _FusedConv2D, made by the fusion pass (exec/fuse.c), adds a bias and
  * applies an activation as the tiles are stored. */
@@ -207,6 +208,21 @@ static void conv_im2col(const void *op_)
   }
 }
 
+static const char *im2col_label(void)
+{
+  return "im2col + OpenBLAS";
+}
+
+static const char *winograd_label(void)
+{
+  return "winograd F(2x2,3x3)";
+}
+
+static const char *direct_label(void)
+{
+  return ts__strip_best()->label;
+}
+
 static void conv_implicit(const void *op_)
 {
   ts__conv_f32_with(ts__tile_best(), &((const conv_op *)op_)->cv);
@@ -215,6 +231,38 @@ static void conv_implicit(const void *op_)
 static void conv_winograd(const void *op_)
 {
   ts__conv_f32_winograd(NULL, &((const conv_op *)op_)->cv);
+}
+
+static void conv_direct(const void *op_)
+{
+  ts__conv_f32_direct(ts__strip_best(), &((const conv_op *)op_)->cv);
+}
+
+/* The f32 candidates, those that fit a convolution timed against each
+ * other (kernels/tune.c): the choice is an index into the ones that fit,
+ * the same for every convolution of a shape. */
+static const struct conv_cand {
+  ts_tune_fn run;
+  const char *(*label)(void);
+  bool (*fits)(const ts_conv *cv); /* NULL: any */
+} conv_cands[] = {
+  { conv_implicit, ts__own_label, NULL },
+  { conv_im2col, im2col_label, NULL },
+  { conv_winograd, winograd_label, ts__conv_winograd_fits }, /* 3x3 stride 1 */
+  { conv_direct, direct_label, ts__conv_direct_fits },       /* few output channels */
+};
+_Static_assert(G_N_ELEMENTS(conv_cands) <= TS_TUNE_MAX, "more conv candidates than the choice takes");
+
+/* The candidates that fit cv, in conv_cands' order; how many. */
+static int conv_fitting(const ts_conv *cv, ts_tune_fn *fns, const char **names)
+{
+  int n = 0;
+  for (size_t i = 0; i < G_N_ELEMENTS(conv_cands); i++)
+    if (!conv_cands[i].fits || conv_cands[i].fits(cv)) {
+      fns[n] = conv_cands[i].run;
+      names[n++] = conv_cands[i].label();
+    }
+  return n;
 }
 
 /* "conv 1x64x64x100 * 3x3->100 stride 1,1 pad 0,0" */
@@ -267,7 +315,9 @@ static bool conv_run(ts_kernel_ctx *k, const void *bias, ts_act act)
 
   ts_tune_key key = { "conv", { g->n, g->h, g->w, g->c, g->kh, g->kw, n_out, g->sh, g->sw,
                                 g->top, g->left } };
-  const ts_tune_fn cands[] = { conv_implicit, conv_im2col, conv_winograd };
+  ts_tune_fn cands[TS_TUNE_MAX];
+  const char *names[TS_TUNE_MAX];
+  int n_cands = conv_fitting(&op.cv, cands, names);
   int known = own ? ts__tune_known(&key) : -1;
   if (known >= 0 && cands[known] != conv_im2col) { /* no im2col scratch to make */
     if (!ts__tune_only) /* a plan choosing kernels: known already */
@@ -283,9 +333,7 @@ static bool conv_run(ts_kernel_ctx *k, const void *bias, ts_act act)
   if (!own) {
     conv_im2col(&op);
   } else {
-    const char *names[] = { ts__own_label(), "im2col + OpenBLAS", "winograd F(2x2,3x3)" };
     bool ran;
-    int n_cands = ts__conv_winograd_fits(&op.cv) ? 3 : 2; /* Winograd: 3x3 stride 1 only */
     int pick = ts__tune(&key, conv_label, cands, names, n_cands, &op, &ran);
     if (!ran)
       cands[pick](&op);
