@@ -10,6 +10,7 @@
 #define TSP_CHUNK_BYTES ((size_t)4 << 20)
 #define TSP_CHUNK_EVENTS (TSP_CHUNK_BYTES / sizeof(tsp_event))
 #define TSP_CHUNK_MIN_EVENTS ((size_t)8)
+#define TSP_HUGE_PAGE ((size_t)2 << 20)
 
 #define TSP_CACHE_LINE 64
 #define TSP_LINES(bytes) (((bytes) + TSP_CACHE_LINE - 1) / TSP_CACHE_LINE * TSP_CACHE_LINE)
@@ -17,12 +18,14 @@
 typedef struct tsp_chunk {
   struct tsp_chunk *next;
   uint32_t n;
-  uint32_t cap;  /* events it has room for: TSP_CHUNK_EVENTS, or n once trimmed */
+  uint32_t cap;  /* events it has room for: TSP_CHUNK_EVENTS, or less once trimmed */
+  bool huge;     /* made full-size, in huge pages */
   tsp_event *ev;
 } tsp_chunk;
 
 /* When recording stops (or a file has been read): each thread's last
- * chunk shrinks to what it holds. */
+ * chunk shrinks to what it holds (a full-size one to the end of the huge
+ * page its last event is in). */
 void tsp__trim_chunks(tsp_session *s);
 
 /* A thread's events: only that thread appends (no lock), into its last chunk. */
@@ -33,6 +36,7 @@ typedef struct tsp_thread {
   uint64_t n_events;
   uint64_t last_run;       /* run of the last op recorded (for tsp_call_end) */
   uint32_t last_concrete;
+  bool live;               /* records as it runs (tsp__thread_self's): full-size chunks */
   struct tsp_cache *cache; /* the CPU collector's lookups (record.c), owned */
   tsp_thread_info info;
 } tsp_thread;

@@ -196,6 +196,7 @@ tsp_thread *tsp__thread_self(tsp_session *s)
   g_mutex_unlock(&s->lock);
   if (!t)
     t = tsp__thread_new(s, label, tid);
+  t->live = true;
   self.session = s->id;
   self.thread = t;
   return t;
@@ -208,7 +209,7 @@ static tsp_chunk *chunk_new(size_t n)
   void *p = NULL;
   size_t bytes = n * sizeof(tsp_event);
   if (n == TSP_CHUNK_EVENTS) {
-    if (posix_memalign(&p, (size_t)2 << 20, bytes) != 0)
+    if (posix_memalign(&p, TSP_HUGE_PAGE, bytes) != 0)
       return NULL;
     madvise(p, bytes, MADV_HUGEPAGE); /* a hint: fine if refused */
   } else if (!(p = malloc(bytes))) {
@@ -221,7 +222,7 @@ static tsp_chunk *chunk_new(size_t n)
     return NULL;
   }
   tsp_chunk *c = header;
-  *c = (tsp_chunk){ .next = NULL, .n = 0, .cap = (uint32_t)n, .ev = p };
+  *c = (tsp_chunk){ .next = NULL, .n = 0, .cap = (uint32_t)n, .huge = n == TSP_CHUNK_EVENTS, .ev = p };
   return c;
 }
 
@@ -229,10 +230,13 @@ bool tsp__thread_try_append(tsp_thread *t, const tsp_event *e)
 {
   tsp_chunk *c = t->last;
   if (G_UNLIKELY(!c || c->n == c->cap)) {
-    /* as many events again as the thread has, so that a thread's memory
-     * follows its events (a trace of 100,000 threads of a few events
-     * each), up to a full chunk */
-    size_t n = CLAMP(t->n_events, TSP_CHUNK_MIN_EVENTS, TSP_CHUNK_EVENTS);
+    /* A thread recording as it runs takes full-size chunks from its
+     * first event: small ones would each be new memory, a page fault
+     * every 85 events (most of what recording a graph's op cost).  A
+     * file's threads take as many events again as they have, so that a
+     * thread's memory follows its events (a trace of 100,000 threads of a
+     * few events each), up to a full chunk. */
+    size_t n = t->live ? TSP_CHUNK_EVENTS : CLAMP(t->n_events, TSP_CHUNK_MIN_EVENTS, TSP_CHUNK_EVENTS);
     tsp_chunk *fresh = chunk_new(n);
     if (!fresh)
       return false;
@@ -320,15 +324,23 @@ void tsp__trim_chunks(tsp_session *s)
   for (guint i = 0; i < s->threads->len; i++) {
     tsp_thread *t = s->threads->pdata[i];
     tsp_chunk *c = t->last;
-    /* chunks grow with the thread's events, so a session stopped and
-     * started again pays at most one small chunk a round for this */
     if (!c || c->n == c->cap || c->n == 0)
       continue;
-    tsp_event *trimmed = realloc(c->ev, (size_t)c->n * sizeof(tsp_event)); /* the events may move */
+    /* A full-size chunk keeps the rest of the huge page its last event is
+     * in (resident anyway): a session started again goes on filling it,
+     * where a new chunk would cost a fresh page each time. */
+    size_t keep = c->n;
+    if (c->huge) {
+      size_t bytes = ((size_t)c->n * sizeof(tsp_event) + TSP_HUGE_PAGE - 1) / TSP_HUGE_PAGE * TSP_HUGE_PAGE;
+      keep = MIN(bytes / sizeof(tsp_event), (size_t)c->cap);
+    }
+    if (keep == c->cap)
+      continue;
+    tsp_event *trimmed = realloc(c->ev, keep * sizeof(tsp_event)); /* the events may move */
     if (!trimmed)
       continue; /* they keep their room */
     c->ev = trimmed;
-    c->cap = c->n;
+    c->cap = (uint32_t)keep;
   }
 }
 
