@@ -82,10 +82,48 @@ bool tsp__device_op_wanted(const tsp_session *s, const ts_op_event *op);
 void tsp__device_op(tsp_session *s, uint64_t correlation, const tsp_event *e);
 
 tsp_thread *tsp__thread_new(tsp_session *s, const char *name, uint64_t tid);
-/* The calling thread's record in s (made on first use). */
-tsp_thread *tsp__thread_self(tsp_session *s);
-void tsp__thread_append(tsp_thread *t, const tsp_event *e); /* aborts without memory */
-bool tsp__thread_try_append(tsp_thread *t, const tsp_event *e); /* false without memory */
+
+/* The session id and record of the calling thread's last session: the id
+ * is checked first, so a freed session's record is never touched. */
+typedef struct tsp__self_record {
+  uint64_t session;
+  tsp_thread *thread;
+} tsp__self_record;
+extern _Thread_local tsp__self_record tsp__self __attribute__((tls_model("initial-exec")));
+tsp_thread *tsp__thread_self_first(tsp_session *s);
+
+/* The calling thread's record in s (made on first use).  Inline, as the
+ * append: both run per event recorded. */
+static inline tsp_thread *tsp__thread_self(tsp_session *s)
+{
+  if (G_LIKELY(tsp__self.session == s->id))
+    return tsp__self.thread;
+  return tsp__thread_self_first(s);
+}
+
+/* Gives t a new last chunk; false without memory. */
+bool tsp__thread_grow(tsp_thread *t);
+
+static inline bool tsp__thread_try_append(tsp_thread *t, const tsp_event *e) /* false without memory */
+{
+  tsp_chunk *c = t->last;
+  if (G_UNLIKELY(!c || c->n == c->cap)) {
+    if (!tsp__thread_grow(t))
+      return false;
+    c = t->last;
+  }
+  c->ev[c->n++] = *e;
+  t->n_events++;
+  return true;
+}
+
+void tsp__no_memory(void) G_GNUC_NORETURN;
+
+static inline void tsp__thread_append(tsp_thread *t, const tsp_event *e) /* aborts without memory */
+{
+  if (G_UNLIKELY(!tsp__thread_try_append(t, e)))
+    tsp__no_memory();
+}
 
 /* The mode of an op event. */
 static inline tsp_mode tsp__event_mode(const tsp_event *e)

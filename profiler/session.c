@@ -152,12 +152,7 @@ tsp_thread *tsp__thread_new(tsp_session *s, const char *name, uint64_t tid)
   return t;
 }
 
-/* The session id and record of the calling thread's last session: the id
- * is checked first, so a freed session's record is never touched. */
-static _Thread_local struct {
-  uint64_t session;
-  tsp_thread *thread;
-} self;
+_Thread_local tsp__self_record tsp__self __attribute__((tls_model("initial-exec")));
 
 /* The calling thread's track name: "main", the name the thread was given
  * (g_thread_new's, pthread_setname_np's: "ts-pool-1"), else "thread TID".
@@ -179,10 +174,8 @@ static void thread_label(uint64_t tid, char *label, size_t size)
     g_snprintf(label, size, "thread %" G_GUINT64_FORMAT, tid);
 }
 
-tsp_thread *tsp__thread_self(tsp_session *s)
+tsp_thread *tsp__thread_self_first(tsp_session *s)
 {
-  if (G_LIKELY(self.session == s->id))
-    return self.thread;
   uint64_t tid = (uint64_t)syscall(SYS_gettid);
   char label[32];
   thread_label(tid, label, sizeof label);
@@ -197,8 +190,8 @@ tsp_thread *tsp__thread_self(tsp_session *s)
   if (!t)
     t = tsp__thread_new(s, label, tid);
   t->live = true;
-  self.session = s->id;
-  self.thread = t;
+  tsp__self.session = s->id;
+  tsp__self.thread = t;
   return t;
 }
 
@@ -226,10 +219,10 @@ static tsp_chunk *chunk_new(size_t n)
   return c;
 }
 
-bool tsp__thread_try_append(tsp_thread *t, const tsp_event *e)
+bool tsp__thread_grow(tsp_thread *t)
 {
   tsp_chunk *c = t->last;
-  if (G_UNLIKELY(!c || c->n == c->cap)) {
+  {
     /* A thread recording as it runs takes full-size chunks from its
      * first event: small ones would each be new memory, a page fault
      * every 85 events (most of what recording a graph's op cost).  A
@@ -244,17 +237,14 @@ bool tsp__thread_try_append(tsp_thread *t, const tsp_event *e)
       c->next = fresh;
     else
       t->first = fresh;
-    t->last = c = fresh;
+    t->last = fresh;
   }
-  c->ev[c->n++] = *e;
-  t->n_events++;
   return true;
 }
 
-void tsp__thread_append(tsp_thread *t, const tsp_event *e)
+void tsp__no_memory(void)
 {
-  if (G_UNLIKELY(!tsp__thread_try_append(t, e)))
-    g_error("tracescope-profiler: out of memory for an event chunk");
+  g_error("tracescope-profiler: out of memory for an event chunk");
 }
 
 void tsp_record(tsp_session *s, const tsp_event *e)
