@@ -55,6 +55,8 @@ static void caller_init(caller *k)
 static void caller_done(caller *k, int n)
 {
   ts__context()->run.seq = k->seq + (uint64_t)n;
+  if (k->observer && k->observer->pieces_done)
+    k->observer->pieces_done(k->observer);
   pthread_mutex_destroy(&k->lock);
 }
 
