@@ -593,6 +593,10 @@ typedef struct ts_op_observer ts_op_observer;
 struct ts_op_observer {
   void (*op_end)(ts_op_observer *self, const ts_op_call *call, const ts_run_site *site,
                  uint64_t seq, ts_tensor *const *out, int n_out);
+  /* Optional: on the calling thread, once the pieces of a call it gave
+   * the pool are done (what op_end kept aside on their threads may be
+   * filed now). */
+  void (*pieces_done)(ts_op_observer *self);
 };
 
 typedef struct ts_context {

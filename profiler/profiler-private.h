@@ -10,6 +10,7 @@
 #define TSP_CHUNK_BYTES ((size_t)4 << 20)
 #define TSP_CHUNK_EVENTS (TSP_CHUNK_BYTES / sizeof(tsp_event))
 #define TSP_CHUNK_MIN_EVENTS ((size_t)8)
+#define TSP_HUGE_PAGE ((size_t)2 << 20)
 
 #define TSP_CACHE_LINE 64
 #define TSP_LINES(bytes) (((bytes) + TSP_CACHE_LINE - 1) / TSP_CACHE_LINE * TSP_CACHE_LINE)
@@ -17,12 +18,14 @@
 typedef struct tsp_chunk {
   struct tsp_chunk *next;
   uint32_t n;
-  uint32_t cap;  /* events it has room for: TSP_CHUNK_EVENTS, or n once trimmed */
+  uint32_t cap;  /* events it has room for: TSP_CHUNK_EVENTS, or less once trimmed */
+  bool huge;     /* made full-size, in huge pages */
   tsp_event *ev;
 } tsp_chunk;
 
 /* When recording stops (or a file has been read): each thread's last
- * chunk shrinks to what it holds. */
+ * chunk shrinks to what it holds (a full-size one to the end of the huge
+ * page its last event is in). */
 void tsp__trim_chunks(tsp_session *s);
 
 /* A thread's events: only that thread appends (no lock), into its last chunk. */
@@ -33,6 +36,7 @@ typedef struct tsp_thread {
   uint64_t n_events;
   uint64_t last_run;       /* run of the last op recorded (for tsp_call_end) */
   uint32_t last_concrete;
+  bool live;               /* records as it runs (tsp__thread_self's): full-size chunks */
   struct tsp_cache *cache; /* the CPU collector's lookups (record.c), owned */
   tsp_thread_info info;
 } tsp_thread;
@@ -78,10 +82,48 @@ bool tsp__device_op_wanted(const tsp_session *s, const ts_op_event *op);
 void tsp__device_op(tsp_session *s, uint64_t correlation, const tsp_event *e);
 
 tsp_thread *tsp__thread_new(tsp_session *s, const char *name, uint64_t tid);
-/* The calling thread's record in s (made on first use). */
-tsp_thread *tsp__thread_self(tsp_session *s);
-void tsp__thread_append(tsp_thread *t, const tsp_event *e); /* aborts without memory */
-bool tsp__thread_try_append(tsp_thread *t, const tsp_event *e); /* false without memory */
+
+/* The session id and record of the calling thread's last session: the id
+ * is checked first, so a freed session's record is never touched. */
+typedef struct tsp__self_record {
+  uint64_t session;
+  tsp_thread *thread;
+} tsp__self_record;
+extern _Thread_local tsp__self_record tsp__self __attribute__((tls_model("initial-exec")));
+tsp_thread *tsp__thread_self_first(tsp_session *s);
+
+/* The calling thread's record in s (made on first use).  Inline, as the
+ * append: both run per event recorded. */
+static inline tsp_thread *tsp__thread_self(tsp_session *s)
+{
+  if (G_LIKELY(tsp__self.session == s->id))
+    return tsp__self.thread;
+  return tsp__thread_self_first(s);
+}
+
+/* Gives t a new last chunk; false without memory. */
+bool tsp__thread_grow(tsp_thread *t);
+
+static inline bool tsp__thread_try_append(tsp_thread *t, const tsp_event *e) /* false without memory */
+{
+  tsp_chunk *c = t->last;
+  if (G_UNLIKELY(!c || c->n == c->cap)) {
+    if (!tsp__thread_grow(t))
+      return false;
+    c = t->last;
+  }
+  c->ev[c->n++] = *e;
+  t->n_events++;
+  return true;
+}
+
+void tsp__no_memory(void) G_GNUC_NORETURN;
+
+static inline void tsp__thread_append(tsp_thread *t, const tsp_event *e) /* aborts without memory */
+{
+  if (G_UNLIKELY(!tsp__thread_try_append(t, e)))
+    tsp__no_memory();
+}
 
 /* The mode of an op event. */
 static inline tsp_mode tsp__event_mode(const tsp_event *e)

@@ -152,12 +152,7 @@ tsp_thread *tsp__thread_new(tsp_session *s, const char *name, uint64_t tid)
   return t;
 }
 
-/* The session id and record of the calling thread's last session: the id
- * is checked first, so a freed session's record is never touched. */
-static _Thread_local struct {
-  uint64_t session;
-  tsp_thread *thread;
-} self;
+_Thread_local tsp__self_record tsp__self __attribute__((tls_model("initial-exec")));
 
 /* The calling thread's track name: "main", the name the thread was given
  * (g_thread_new's, pthread_setname_np's: "ts-pool-1"), else "thread TID".
@@ -179,10 +174,8 @@ static void thread_label(uint64_t tid, char *label, size_t size)
     g_snprintf(label, size, "thread %" G_GUINT64_FORMAT, tid);
 }
 
-tsp_thread *tsp__thread_self(tsp_session *s)
+tsp_thread *tsp__thread_self_first(tsp_session *s)
 {
-  if (G_LIKELY(self.session == s->id))
-    return self.thread;
   uint64_t tid = (uint64_t)syscall(SYS_gettid);
   char label[32];
   thread_label(tid, label, sizeof label);
@@ -196,8 +189,9 @@ tsp_thread *tsp__thread_self(tsp_session *s)
   g_mutex_unlock(&s->lock);
   if (!t)
     t = tsp__thread_new(s, label, tid);
-  self.session = s->id;
-  self.thread = t;
+  t->live = true;
+  tsp__self.session = s->id;
+  tsp__self.thread = t;
   return t;
 }
 
@@ -208,7 +202,7 @@ static tsp_chunk *chunk_new(size_t n)
   void *p = NULL;
   size_t bytes = n * sizeof(tsp_event);
   if (n == TSP_CHUNK_EVENTS) {
-    if (posix_memalign(&p, (size_t)2 << 20, bytes) != 0)
+    if (posix_memalign(&p, TSP_HUGE_PAGE, bytes) != 0)
       return NULL;
     madvise(p, bytes, MADV_HUGEPAGE); /* a hint: fine if refused */
   } else if (!(p = malloc(bytes))) {
@@ -221,18 +215,21 @@ static tsp_chunk *chunk_new(size_t n)
     return NULL;
   }
   tsp_chunk *c = header;
-  *c = (tsp_chunk){ .next = NULL, .n = 0, .cap = (uint32_t)n, .ev = p };
+  *c = (tsp_chunk){ .next = NULL, .n = 0, .cap = (uint32_t)n, .huge = n == TSP_CHUNK_EVENTS, .ev = p };
   return c;
 }
 
-bool tsp__thread_try_append(tsp_thread *t, const tsp_event *e)
+bool tsp__thread_grow(tsp_thread *t)
 {
   tsp_chunk *c = t->last;
-  if (G_UNLIKELY(!c || c->n == c->cap)) {
-    /* as many events again as the thread has, so that a thread's memory
-     * follows its events (a trace of 100,000 threads of a few events
-     * each), up to a full chunk */
-    size_t n = CLAMP(t->n_events, TSP_CHUNK_MIN_EVENTS, TSP_CHUNK_EVENTS);
+  {
+    /* A thread recording as it runs takes full-size chunks from its
+     * first event: small ones would each be new memory, a page fault
+     * every 85 events (most of what recording a graph's op cost).  A
+     * file's threads take as many events again as they have, so that a
+     * thread's memory follows its events (a trace of 100,000 threads of a
+     * few events each), up to a full chunk. */
+    size_t n = t->live ? TSP_CHUNK_EVENTS : CLAMP(t->n_events, TSP_CHUNK_MIN_EVENTS, TSP_CHUNK_EVENTS);
     tsp_chunk *fresh = chunk_new(n);
     if (!fresh)
       return false;
@@ -240,17 +237,14 @@ bool tsp__thread_try_append(tsp_thread *t, const tsp_event *e)
       c->next = fresh;
     else
       t->first = fresh;
-    t->last = c = fresh;
+    t->last = fresh;
   }
-  c->ev[c->n++] = *e;
-  t->n_events++;
   return true;
 }
 
-void tsp__thread_append(tsp_thread *t, const tsp_event *e)
+void tsp__no_memory(void)
 {
-  if (G_UNLIKELY(!tsp__thread_try_append(t, e)))
-    g_error("tracescope-profiler: out of memory for an event chunk");
+  g_error("tracescope-profiler: out of memory for an event chunk");
 }
 
 void tsp_record(tsp_session *s, const tsp_event *e)
@@ -320,15 +314,23 @@ void tsp__trim_chunks(tsp_session *s)
   for (guint i = 0; i < s->threads->len; i++) {
     tsp_thread *t = s->threads->pdata[i];
     tsp_chunk *c = t->last;
-    /* chunks grow with the thread's events, so a session stopped and
-     * started again pays at most one small chunk a round for this */
     if (!c || c->n == c->cap || c->n == 0)
       continue;
-    tsp_event *trimmed = realloc(c->ev, (size_t)c->n * sizeof(tsp_event)); /* the events may move */
+    /* A full-size chunk keeps the rest of the huge page its last event is
+     * in (resident anyway): a session started again goes on filling it,
+     * where a new chunk would cost a fresh page each time. */
+    size_t keep = c->n;
+    if (c->huge) {
+      size_t bytes = ((size_t)c->n * sizeof(tsp_event) + TSP_HUGE_PAGE - 1) / TSP_HUGE_PAGE * TSP_HUGE_PAGE;
+      keep = MIN(bytes / sizeof(tsp_event), (size_t)c->cap);
+    }
+    if (keep == c->cap)
+      continue;
+    tsp_event *trimmed = realloc(c->ev, keep * sizeof(tsp_event)); /* the events may move */
     if (!trimmed)
       continue; /* they keep their room */
     c->ev = trimmed;
-    c->cap = c->n;
+    c->cap = (uint32_t)keep;
   }
 }
 

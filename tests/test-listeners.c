@@ -170,6 +170,89 @@ static void test_blocking_listener(void)
   pthread_cond_destroy(&p.cond);
 }
 
+/* ---- callbacks inside callbacks ---------------------------------------------------------- */
+
+#define NEST_DEPTH 7 /* deeper than a thread's record holds (listener.c's NEST) */
+
+typedef struct nesting {
+  pause_state p;
+  ts_tensor *x;
+  int depth;  /* the op thread's only */
+  bool done;  /* the op thread's only */
+} nesting;
+
+/* Runs an op from its callback, whose event calls it again, NEST_DEPTH
+ * deep; pauses at the bottom; says `finished` as the outermost returns. */
+static void nesting_listener(const ts_event *ev, void *data)
+{
+  nesting *n = data;
+  if (n->done)
+    return;
+  if (n->depth < NEST_DEPTH) {
+    n->depth++;
+    ts_scope *s = ts_scope_begin();
+    ts_relu(n->x);
+    ts_scope_end(s);
+    if (--n->depth == 0) {
+      n->done = true;
+      pthread_mutex_lock(&n->p.lock);
+      n->p.finished = true;
+      pthread_mutex_unlock(&n->p.lock);
+    }
+    return;
+  }
+  pthread_mutex_lock(&n->p.lock);
+  n->p.paused = true;
+  pthread_cond_broadcast(&n->p.cond);
+  while (!n->p.resume)
+    pthread_cond_wait(&n->p.cond, &n->p.lock);
+  pthread_mutex_unlock(&n->p.lock);
+}
+
+/* A callback whose ops call it again, deeper than the thread's record of
+ * the listeners it is inside: removal from another thread still waits for
+ * the outermost call to return. */
+static void test_nested_removal(void)
+{
+  nesting n = { .p = { .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER },
+                .x = ts_ones(TS_F32, TS_SHAPE(2)) };
+  n.p.pauser_id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), nesting_listener, &n);
+  GThread *paused = g_thread_new("nested", one_op, NULL);
+  g_assert_true(wait_for(&n.p, &n.p.paused));
+  removal r = { n.p.pauser_id, &n.p, false };
+  GThread *remover = g_thread_new("remover", remove_listener, &r);
+  pthread_mutex_lock(&n.p.lock);
+  n.p.resume = true;
+  pthread_cond_broadcast(&n.p.cond);
+  pthread_mutex_unlock(&n.p.lock);
+  g_thread_join(remover);
+  g_assert_true(r.callback_finished_first);
+  g_thread_join(paused);
+  pthread_mutex_destroy(&n.p.lock);
+  pthread_cond_destroy(&n.p.cond);
+  ts_release_all();
+}
+
+/* ---- threads that come and go --------------------------------------------------------- */
+
+/* Each thread that hears events takes a record of the listeners it is
+ * inside and gives it back as it ends: many short threads later, every
+ * op was heard and removal does not wait for any of them. */
+static void test_threads_come_and_go(void)
+{
+  int heard = 0;
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), count_event, &heard);
+  for (int round = 0; round < 8; round++) {
+    GThread *threads[8];
+    for (int i = 0; i < 8; i++)
+      threads[i] = g_thread_new("short", one_op, NULL);
+    for (int i = 0; i < 8; i++)
+      g_thread_join(threads[i]);
+  }
+  ts_listener_remove(id);
+  g_assert_cmpint(heard, ==, 64 * 2); /* ones and relu */
+}
+
 /* ---- a listener removing itself ----------------------------------------------------------- */
 
 static int self_id, self_calls;
@@ -346,6 +429,8 @@ int main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/listeners/add-remove-while-emitting", test_add_remove_while_emitting);
   g_test_add_func("/listeners/blocking-listener", test_blocking_listener);
+  g_test_add_func("/listeners/nested-removal", test_nested_removal);
+  g_test_add_func("/listeners/threads-come-and-go", test_threads_come_and_go);
   g_test_add_func("/listeners/remove-self", test_remove_self);
   g_test_add_func("/listeners/slots-reused", test_slots_reused);
   g_test_add_func("/listeners/op-times", test_op_times);

@@ -12,6 +12,7 @@
 #include <tracescope.h>
 
 #include "test-quiet.h"
+#include "profiler-private.h" /* the chunks a thread's events are in */
 
 static void test_event_size(void)
 {
@@ -1073,6 +1074,39 @@ static void test_threads(void)
   tsp_session_free(s);
 }
 
+/* A recording stopped and started again goes on in the chunk it was
+ * filling: each start taking a new one touched fresh memory (page faults
+ * that cost more than recording the events), once per thread per start.
+ * A file's thread still takes room as its events come. */
+static void test_restart_same_chunk(void)
+{
+  tsp_session *s = tsp_session_new_empty();
+  for (int round = 0; round < 20; round++) {
+    g_assert_true(tsp_session_start(s, NULL));
+    for (int i = 0; i < 500; i++)
+      tsp_record(s, &(tsp_event){ .start_ns = 1000 * (uint64_t)(round * 500 + i) + 1,
+                                 .end_ns = 1000 * (uint64_t)(round * 500 + i) + 900,
+                                 .kind = TSP_EVENT_OP });
+    tsp_session_stop(s);
+  }
+  g_assert_cmpint(tsp_session_n_threads(s), ==, 1);
+  const tsp_thread *t = s->threads->pdata[0];
+  g_assert_true(t->first == t->last);
+  g_assert_cmpuint(t->first->n, ==, 10000);
+  tsp_iter it; /* in order, none lost */
+  tsp_iter_init(&it, s, 0);
+  uint64_t n = 0, last = 0;
+  for (const tsp_event *e; (e = tsp_iter_next(&it)); n++) {
+    g_assert_cmpuint(e->start_ns, >, last);
+    last = e->start_ns;
+  }
+  g_assert_cmpuint(n, ==, 10000);
+  int file = tsp_session_add_thread(s, "imported", 4711);
+  tsp_record_on(s, file, &(tsp_event){ .start_ns = 1, .end_ns = 2, .kind = TSP_EVENT_OP });
+  g_assert_cmpuint(((const tsp_thread *)s->threads->pdata[file])->last->cap, <=, TSP_CHUNK_MIN_EVENTS);
+  tsp_session_free(s);
+}
+
 /* Three branches of two matmuls each, summed: two groups run at once. */
 static ts_tensor *branches(ts_call *c)
 {
@@ -1473,6 +1507,7 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler/compare/fused", test_compare_fused);
   g_test_add_func("/profiler/diff", test_diff);
   g_test_add_func("/profiler/threads", test_threads);
+  g_test_add_func("/profiler/restart-same-chunk", test_restart_same_chunk);
   g_test_add_func("/profiler/profiled-schedule", test_profiled_schedule);
   g_test_add_func("/profiler/seeds-compare", test_seeds_compare);
   g_test_add_func("/profiler/chrome/round-trip", test_round_trip);

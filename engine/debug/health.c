@@ -13,17 +13,36 @@
  * The counts are made where the values are: groups of a graph's ops and
  * the parts of its row runs run on the pool's threads (exec/parallel.c),
  * which tell the observer of what they made, so each thread scans its
- * own outputs (a part its rows) and takes the lock only to file the
- * record.  Records stay in each run's seq order (a group's steps may end
- * in any order), and a row run's parts of one step add up to one record
- * of the whole step. */
+ * own outputs (a part its rows).  A pool thread keeps its records aside,
+ * under a lock of its own (the parts of a row run end each step together:
+ * one shared lock had them queue on it, and sleep, every step), and the
+ * calling thread files them once the pieces are done.  Records stay in
+ * each run's seq order (a group's steps may end in any order), and a row
+ * run's parts of one step add up to one record of the whole step. */
 #include "debug-private.h"
 
 #include <pthread.h>
 
+/* A record made on a pool's thread, to be filed. */
+typedef struct pending {
+  ts_health_op r;
+  ts_loc loc;
+  const ts_node *node, *traced;
+} pending;
+
+/* A pool thread's records kept aside. */
+typedef struct aside {
+  pthread_mutex_t lock; /* its thread's and the filer's only */
+  pthread_t thread;
+  GArray *records;      /* pending */
+} aside;
+
 struct ts_health {
   ts_op_observer observer; /* first: the engine hands it back */
   ts_op_observer *outer;   /* the thread's observer before start */
+  pthread_t owner;         /* the thread that started it */
+  uint64_t id;             /* unique: a pool thread's cached aside checks it */
+  GPtrArray *asides;       /* aside *, under lock */
   pthread_mutex_t lock;    /* guards what follows, from the pool's threads */
   bool recording;
   ts_health_level level;
@@ -64,8 +83,8 @@ static void merge_part(ts_health_op *r, const ts_health_op *part)
 
 /* Files r (names not yet interned) in its run's seq order, or into the
  * record of its step when another part of it is there.  Under h->lock. */
-static void file_record(ts_health *h, ts_health_op *r, const ts_op_call *call,
-                        const ts_run_site *site)
+static void file_record(ts_health *h, ts_health_op *r, ts_loc loc, const ts_node *run,
+                        const ts_node *traced)
 {
   int64_t at = (int64_t)h->ops->len;
   while (r->run_id && at > 0) {
@@ -82,16 +101,16 @@ static void file_record(ts_health *h, ts_health_op *r, const ts_op_call *call,
     }
     at--;
   }
-  if (call->loc.file != h->last_file) {
-    h->last_file = call->loc.file;
-    h->last_file_copy = intern(h, call->loc.file);
+  if (loc.file != h->last_file) {
+    h->last_file = loc.file;
+    h->last_file_copy = intern(h, loc.file);
   }
-  const ts_node *node = site ? (site->traced ? site->traced : site->node) : NULL;
+  const ts_node *node = traced ? traced : run;
   r->node = node ? intern(h, ts_node_name(node)) : NULL;
   r->file = h->last_file_copy;
-  r->func = intern(h, call->loc.func);
+  r->func = intern(h, loc.func);
   if (r->n_nan > 0 || r->n_inf > 0) {
-    char *origins = ts__node_origins(site ? site->node : NULL);
+    char *origins = ts__node_origins(run);
     if (origins) {
       g_ptr_array_add(h->owned, origins);
       r->origins = origins;
@@ -102,6 +121,43 @@ static void file_record(ts_health *h, ts_health_op *r, const ts_op_call *call,
     h->first++;
   if ((r->n_nan > 0 || r->n_inf > 0) && (h->first < 0 || at < h->first))
     h->first = at;
+}
+
+/* A pool thread's aside in h: the last one it used, else one it had (it
+ * served another thread's health between), else a new one. */
+static aside *aside_of(ts_health *h)
+{
+  static _Thread_local struct {
+    uint64_t id;
+    aside *a;
+  } mine;
+  if (mine.id == h->id)
+    return mine.a;
+  pthread_t self = pthread_self();
+  aside *a = NULL;
+  pthread_mutex_lock(&h->lock);
+  for (guint i = 0; i < h->asides->len && !a; i++)
+    if (pthread_equal(((aside *)h->asides->pdata[i])->thread, self))
+      a = h->asides->pdata[i];
+  if (!a) {
+    a = g_new0(aside, 1);
+    pthread_mutex_init(&a->lock, NULL);
+    a->thread = self;
+    a->records = g_array_new(FALSE, FALSE, sizeof(pending));
+    g_ptr_array_add(h->asides, a);
+  }
+  pthread_mutex_unlock(&h->lock);
+  mine.id = h->id;
+  mine.a = a;
+  return a;
+}
+
+static void aside_free(gpointer p)
+{
+  aside *a = p;
+  g_array_unref(a->records);
+  pthread_mutex_destroy(&a->lock);
+  g_free(a);
 }
 
 static void on_op_end(ts_op_observer *self, const ts_op_call *call, const ts_run_site *site,
@@ -135,15 +191,51 @@ static void on_op_end(ts_op_observer *self, const ts_op_call *call, const ts_run
     r.n_nan += nan;
     r.n_inf += inf;
   }
+  const ts_node *run = site ? site->node : NULL, *traced = site ? site->traced : NULL;
+  if (pthread_equal(pthread_self(), h->owner)) {
+    pthread_mutex_lock(&h->lock);
+    file_record(h, &r, call->loc, run, traced);
+    pthread_mutex_unlock(&h->lock);
+    return;
+  }
+  aside *a = aside_of(h);
+  pending p = { r, call->loc, run, traced };
+  pthread_mutex_lock(&a->lock);
+  g_array_append_val(a->records, p);
+  pthread_mutex_unlock(&a->lock);
+}
+
+/* Files what the pool's threads kept aside (on the calling thread). */
+static void file_asides(ts_health *h)
+{
   pthread_mutex_lock(&h->lock);
-  file_record(h, &r, call, site);
+  for (guint i = 0; i < h->asides->len; i++) {
+    aside *a = h->asides->pdata[i];
+    pthread_mutex_lock(&a->lock);
+    for (guint k = 0; k < a->records->len; k++) {
+      pending *p = &g_array_index(a->records, pending, k);
+      file_record(h, &p->r, p->loc, p->node, p->traced);
+    }
+    g_array_set_size(a->records, 0);
+    pthread_mutex_unlock(&a->lock);
+  }
   pthread_mutex_unlock(&h->lock);
+}
+
+static void on_pieces_done(ts_op_observer *self)
+{
+  file_asides((ts_health *)self);
 }
 
 ts_health *ts_health_start(ts_health_level level)
 {
+  static uint64_t next_id = 1;
   ts_health *h = g_new0(ts_health, 1);
   h->observer.op_end = on_op_end;
+  h->observer.pieces_done = on_pieces_done;
+  h->owner = pthread_self();
+  h->id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
+  h->asides = g_ptr_array_new_with_free_func(aside_free);
   pthread_mutexattr_t attr; /* spins a little before sleeping: filing a record is short */
   pthread_mutexattr_init(&attr);
   pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
@@ -177,6 +269,7 @@ void ts_health_free(ts_health *h)
   if (!h)
     return;
   ts_health_stop(h);
+  g_ptr_array_unref(h->asides);
   g_array_unref(h->ops);
   g_hash_table_unref(h->strings);
   g_ptr_array_unref(h->owned);

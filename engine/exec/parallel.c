@@ -14,8 +14,8 @@
  * reserved for it: a group's step i the i-th after the call's last, a row
  * run's k-th row step the k-th in every part) and the calling thread's
  * observer, and the thread that runs it delivers its events, under the
- * call's lock (listener.c), so a listener hears one call's events one at
- * a time.  A row run's step is an event per part, each on the thread that
+ * call's lock (listener.c) where pieces may run at once, so a listener
+ * hears one call's events one at a time.  A row run's step is an event per part, each on the thread that
  * ran it with that part's rows as outputs, all with the step's seq and
  * node: a profile shows the parts side by side on their threads.  What
  * still runs every step on the calling thread, one by one (executable.c):
@@ -35,7 +35,7 @@ typedef struct caller {
   pthread_mutex_t *deliver; /* it, or the one the calling thread delivers under already */
 } caller;
 
-static void caller_init(caller *k)
+static void caller_init(caller *k, int64_t n_pieces)
 {
   ts_context *c = ts__context();
   *k = (caller){ .thread = pthread_self(), .run_id = c->run.run_id, .seq = c->run.seq,
@@ -47,7 +47,11 @@ static void caller_init(caller *k)
   pthread_mutexattr_destroy(&attr);
   pthread_mutex_t *outer = ts__listeners_deliver_under(NULL); /* read, then put back */
   ts__listeners_deliver_under(outer);
-  k->deliver = outer ? outer : &k->lock;
+  /* Pieces that will run one after another on this thread (one, or no
+   * pool to share them: ts__parallel_for runs them inline) deliver as
+   * the call does, without the lock. */
+  bool at_once = n_pieces > 1 && ts__pool_width() > 1;
+  k->deliver = outer ? outer : at_once ? &k->lock : NULL;
 }
 
 /* After the pieces: the calling thread's numbering goes on after the n
@@ -55,6 +59,8 @@ static void caller_init(caller *k)
 static void caller_done(caller *k, int n)
 {
   ts__context()->run.seq = k->seq + (uint64_t)n;
+  if (k->observer && k->observer->pieces_done)
+    k->observer->pieces_done(k->observer);
   pthread_mutex_destroy(&k->lock);
 }
 
@@ -248,7 +254,7 @@ bool ts__exec_group(const ts_executable *e, ts_arena *arena, ts_tensor **values,
 {
   group_run r = { .e = (ts_executable *)e, .arena = arena, .values = values, .inputs = inputs,
                   .first = first, .parent = parent, .parent_seq = parent_seq };
-  caller_init(&r.call);
+  caller_init(&r.call, end - first);
   ts__parallel_for(end - first, group_item, &r);
   caller_done(&r.call, end - first);
   return items_done(end - first, r.ok, r.error);
@@ -401,7 +407,7 @@ bool ts__exec_rows(const ts_executable *e, ts_arena *arena, ts_tensor **values,
   rows_job job = { .e = e, .run = run, .values = values, .inputs = inputs, .parent = parent,
                    .parent_seq = parent_seq,
                    .parts = (int)MIN(ts__pool_width(), run->rows / TS_MIN_PART_ROWS) };
-  caller_init(&job.call);
+  caller_init(&job.call, job.parts);
   ts__parallel_for(job.parts, rows_item, &job);
   caller_done(&job.call, n_row);
   return items_done(job.parts, job.ok, job.error);
