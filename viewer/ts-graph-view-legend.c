@@ -117,3 +117,14 @@ void _ts_graph_view_place_legend(TsGraphView *self)
   }
   _ts_graph_view_move_legend(self, best);
 }
+
+void _ts_graph_view_clear_legend(TsGraphView *self)
+{
+  if (!_ts_graph_view_legend_shown(self))
+    return;
+  _ts_graph_view_place_legend(self);
+  if (self->legend_collapsed || self->legend_collapse_chosen || cover_now(self, self->legend_placed) == 0)
+    return;
+  _ts_graph_view_set_legend_collapsed(self, TRUE, FALSE); /* no room: its header will do */
+  _ts_graph_view_place_legend(self);
+}
