@@ -783,7 +783,7 @@ static void test_legend(void)
  * graph: lstm_fn open in a pane of the app's size, at 125 %, its
  * lstm_cell/MatMul_1 revealed (what the node details' screenshot shows):
  * the legend, open after the fit, moves to a clear corner or collapses to
- * its header, and covers nothing. */
+ * its header, and covers nothing, the minimap's corner left to it. */
 static void test_legend_clear_after_reveal(void)
 {
   if (!have_display) {
@@ -809,6 +809,10 @@ static void test_legend_clear_after_reveal(void)
   wait_for(laid_out, f.view);
   g_assert_cmpfloat(ts_viewport_get_zoom(vp), ==, 1.25);
   g_assert_cmpfloat(legend_cover(f.view), ==, 0);
+  /* nor did it push the minimap out of its corner (bottom right) onto the graph */
+  graphene_rect_t map;
+  g_assert_true(ts_graph_view_get_minimap_area(f.view, &map));
+  g_assert_cmpfloat(map.origin.x, >, gtk_widget_get_width(GTK_WIDGET(f.view)) / 2);
   fixture_clear(&f);
 }
 

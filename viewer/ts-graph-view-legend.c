@@ -85,10 +85,15 @@ double _ts_graph_view_cover(TsGraphView *self, const graphene_rect_t *rect, doub
   return covered;
 }
 
+/* What the legend in that corner would hide of the graph as shown now;
+ * where it would push the minimap out of its corner onto the graph, as
+ * good as all of it. */
 static double cover_now(TsGraphView *self, TsLegendCorner corner)
 {
-  graphene_rect_t r;
+  graphene_rect_t r, map;
   _ts_graph_view_legend_rect(self, corner, &r);
+  if (_ts_graph_view_minimap_home(self, &map) && graphene_rect_intersection(&r, &map, NULL))
+    return G_MAXDOUBLE;
   return _ts_graph_view_cover(self, &r, ts_viewport_get_zoom(self->viewport), ts_viewport_get_x(self->viewport),
                               ts_viewport_get_y(self->viewport));
 }

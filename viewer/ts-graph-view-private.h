@@ -132,6 +132,9 @@ void _ts_graph_view_place_legend(TsGraphView *self);
  * and, if it still covers some of the graph, collapsed to its header
  * (unless the user opened or closed it), which is placed again. */
 void _ts_graph_view_clear_legend(TsGraphView *self);
+/* Where the minimap goes unless the legend was put there (bottom right),
+ * while it shows. */
+gboolean _ts_graph_view_minimap_home(TsGraphView *self, graphene_rect_t *area);
 /* Places the legend where it was set, or where it was dragged to. */
 void _ts_graph_view_move_legend(TsGraphView *self, TsLegendCorner corner);
 
