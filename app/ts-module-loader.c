@@ -134,6 +134,8 @@ TsModuleLoader *ts_module_loader_new(TsEngineWorker *worker, TsWorkspace *worksp
   g_signal_connect_swapped(self->watch, "file-changed", G_CALLBACK(ts_module_loader_reload), self);
   /* a remote module rebuilt there */
   g_signal_connect_swapped(worker, "module-changed", G_CALLBACK(ts_module_loader_reload), self);
+  /* after the run controller, connected first, has said how in the console */
+  g_signal_connect_swapped(worker, "died", G_CALLBACK(ts_module_loader_restart), self);
   g_signal_connect(settings, "changed::worker-memory-limit", G_CALLBACK(on_memory_limit_changed), self);
   on_memory_limit_changed(settings, "worker-memory-limit", self);
   return self;

@@ -31,7 +31,7 @@ struct _TsRunController {
 enum { PROP_0, PROP_RUNNING, PROP_BUSY, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
-enum { SIGNAL_SELECTION_OUTDATED, SIGNAL_WORKER_DIED, SIGNAL_MESSAGE, N_SIGNALS };
+enum { SIGNAL_SELECTION_OUTDATED, SIGNAL_MESSAGE, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE(TsRunController, ts_run_controller, G_TYPE_OBJECT)
@@ -411,7 +411,6 @@ static void on_worker_died(TsEngineWorker *worker, TsWorkerDeath *death, const c
     console_note(self, death->call_id, label, "backtrace of the worker:");
     console_note(self, death->call_id, label, death->backtrace);
   }
-  g_signal_emit(self, signals[SIGNAL_WORKER_DIED], 0);
 }
 
 static void on_worker_busy(TsEngineWorker *worker, GParamSpec *pspec, TsRunController *self)
@@ -556,8 +555,6 @@ static void ts_run_controller_class_init(TsRunControllerClass *klass)
   g_object_class_install_properties(object_class, N_PROPS, properties);
   signals[SIGNAL_SELECTION_OUTDATED] = g_signal_new("selection-outdated", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
                                                     0, NULL, NULL, NULL, G_TYPE_NONE, 0);
-  signals[SIGNAL_WORKER_DIED] = g_signal_new("worker-died", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
-                                             NULL, NULL, G_TYPE_NONE, 0);
   signals[SIGNAL_MESSAGE] = g_signal_new("message", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                          NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }

@@ -36,9 +36,9 @@ typedef struct {
 G_DECLARE_FINAL_TYPE(TsRunController, ts_run_controller, TS, RUN_CONTROLLER, GObject)
 
 /* Signals: ::selection-outdated (the selected function's graph changed:
- * its trace failed, or a debug call's graph came), ::worker-died (after
- * the console has said how: the module wants opening in a fresh worker),
- * ::message (a line for a toast).  The worker records a profile while the
+ * its trace failed, or a debug call's graph came), ::message (a line for
+ * a toast).  A worker's death is said in the console (the module loader
+ * opens the module in a fresh one).  The worker records a profile while the
  * workspace's "profile" is on, and runs on its "device" (bindings). */
 TsRunController *ts_run_controller_new(TsEngineWorker *worker, TsWorkspace *workspace, const TsRunPanels *panels);
 void ts_run_controller_shut_down(TsRunController *self);

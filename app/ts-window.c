@@ -275,8 +275,6 @@ static void ts_window_constructed(GObject *object)
   _ts_window_follow_loader(self);
   g_signal_connect_object(self->loader, "notify::loading", G_CALLBACK(_ts_window_notify_busy), self,
                           G_CONNECT_SWAPPED);
-  g_signal_connect_object(self->runs, "worker-died", G_CALLBACK(ts_module_loader_restart), self->loader,
-                          G_CONNECT_SWAPPED);
 }
 
 static void ts_window_dispose(GObject *object)
