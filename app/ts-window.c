@@ -267,7 +267,8 @@ static void ts_window_constructed(GObject *object)
                                      g_variant_new_boolean(g_settings_get_boolean(self->settings, "profile")));
   g_autofree char *mode = g_settings_get_string(self->settings, "default-mode");
   g_action_group_change_action_state(G_ACTION_GROUP(self), "mode", g_variant_new_string(mode));
-  g_settings_bind(self->settings, "colour-mode", self->graph_pane, "colour-mode", G_SETTINGS_BIND_GET);
+  g_settings_bind(self->settings, "colour-mode", self->graph_pane, "colour-mode",
+                  G_SETTINGS_BIND_GET | G_SETTINGS_BIND_NO_SENSITIVITY);
   ts_recent_menu_follow(self->recent_menu, self->settings);
   ts_run_panel_set_settings(self->run_panel, self->settings);
 
