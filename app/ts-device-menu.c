@@ -83,3 +83,18 @@ void ts_device_menu_fill(GtkBox *box, const GPtrArray *devices, const char *note
     gtk_box_append(box, line);
   }
 }
+
+gboolean ts_device_menu_has(const GPtrArray *devices, const char *note, const char *name, GError **error)
+{
+  for (guint i = 0; devices && i < devices->len; i++)
+    if (g_str_equal(((TsWorkerDevice *)g_ptr_array_index((GPtrArray *)devices, i))->name, name))
+      return TRUE;
+  if (g_str_equal(name, "CPU"))
+    return TRUE;
+  g_autoptr(GString) names = g_string_new("CPU");
+  for (guint i = 1; devices && i < devices->len; i++)
+    g_string_append_printf(names, ", %s", ((TsWorkerDevice *)g_ptr_array_index((GPtrArray *)devices, i))->name);
+  g_set_error(error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "no device '%s' (there are %s%s%s%s)", name, names->str,
+              note ? "; " : "", note ? note : "", devices ? "" : "; no module is open");
+  return FALSE;
+}

@@ -19,5 +19,8 @@ char *ts_device_menu_missing(const GPtrArray *devices, const char *note);
 /* Fills box (emptied first) for devices (TsWorkerDevice; NULL: the CPU
  * alone) and note. */
 void ts_device_menu_fill(GtkBox *box, const GPtrArray *devices, const char *note);
+/* Whether devices (as for ts_device_menu_fill) has one named name (the CPU
+ * is always there); FALSE + an error naming the devices there are. */
+gboolean ts_device_menu_has(const GPtrArray *devices, const char *note, const char *name, GError **error);
 
 G_END_DECLS

@@ -23,7 +23,7 @@ struct _TsEngineWorker {
   char *device;            /* where runs go ("SIM:0"); NULL: the CPU */
 };
 
-enum { PROP_0, PROP_BUSY, PROP_DEVICES, PROP_PROFILING, N_PROPS };
+enum { PROP_0, PROP_BUSY, PROP_DEVICES, PROP_PROFILING, PROP_DEVICE, PROP_CHECK_EAGERLY, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
 enum { SIGNAL_TRACE, SIGNAL_WARNING, SIGNAL_OUTPUT, SIGNAL_PRINT, SIGNAL_PROGRESS, SIGNAL_TRANSFER,
@@ -524,8 +524,11 @@ GPtrArray *ts_engine_worker_get_devices(TsEngineWorker *self, const char **note)
 void ts_engine_worker_set_device(TsEngineWorker *self, const char *device)
 {
   g_return_if_fail(TS_IS_ENGINE_WORKER(self));
+  if (g_strcmp0(device, ts_engine_worker_get_device(self)) == 0 || (!device && !self->device))
+    return;
   g_free(self->device);
   self->device = g_strcmp0(device, "CPU") == 0 ? NULL : g_strdup(device);
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_DEVICE]);
 }
 
 const char *ts_engine_worker_get_device(TsEngineWorker *self)
@@ -537,7 +540,16 @@ const char *ts_engine_worker_get_device(TsEngineWorker *self)
 void ts_engine_worker_set_check_eagerly(TsEngineWorker *self, gboolean check)
 {
   g_return_if_fail(TS_IS_ENGINE_WORKER(self));
-  self->check_eagerly = check;
+  if (self->check_eagerly == !!check)
+    return;
+  self->check_eagerly = !!check;
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_CHECK_EAGERLY]);
+}
+
+gboolean ts_engine_worker_get_check_eagerly(TsEngineWorker *self)
+{
+  g_return_val_if_fail(TS_IS_ENGINE_WORKER(self), FALSE);
+  return self->check_eagerly;
 }
 
 gboolean ts_engine_worker_get_profiling(TsEngineWorker *self)
@@ -723,6 +735,8 @@ static void ts_engine_worker_get_property(GObject *object, guint prop_id, GValue
   case PROP_BUSY: g_value_set_boolean(value, ts_engine_worker_get_busy(TS_ENGINE_WORKER(object))); break;
   case PROP_DEVICES: g_value_set_boxed(value, TS_ENGINE_WORKER(object)->devices); break;
   case PROP_PROFILING: g_value_set_boolean(value, TS_ENGINE_WORKER(object)->profiling); break;
+  case PROP_DEVICE: g_value_set_string(value, ts_engine_worker_get_device(TS_ENGINE_WORKER(object))); break;
+  case PROP_CHECK_EAGERLY: g_value_set_boolean(value, TS_ENGINE_WORKER(object)->check_eagerly); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
   }
 }
@@ -732,6 +746,8 @@ static void ts_engine_worker_set_property(GObject *object, guint prop_id, const 
 {
   switch (prop_id) {
   case PROP_PROFILING: ts_engine_worker_set_profiling(TS_ENGINE_WORKER(object), g_value_get_boolean(value)); break;
+  case PROP_DEVICE: ts_engine_worker_set_device(TS_ENGINE_WORKER(object), g_value_get_string(value)); break;
+  case PROP_CHECK_EAGERLY: ts_engine_worker_set_check_eagerly(TS_ENGINE_WORKER(object), g_value_get_boolean(value)); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
   }
 }
@@ -755,6 +771,13 @@ static void ts_engine_worker_class_init(TsEngineWorkerClass *klass)
   properties[PROP_PROFILING] = g_param_spec_boolean("profiling", NULL, NULL, FALSE,
                                                     G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
                                                       G_PARAM_STATIC_STRINGS);
+  /* the run controller binds it to the workspace's "device" */
+  properties[PROP_DEVICE] = g_param_spec_string("device", NULL, NULL, "CPU",
+                                                G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* win.check-eagerly is a property action over it */
+  properties[PROP_CHECK_EAGERLY] = g_param_spec_boolean("check-eagerly", NULL, NULL, FALSE,
+                                                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY |
+                                                          G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties(object_class, N_PROPS, properties);
 
   GType type = G_TYPE_FROM_CLASS(klass);

@@ -104,11 +104,13 @@ GPtrArray *ts_engine_worker_get_devices(TsEngineWorker *self, const char **note)
 /* Runs and comparisons started from now run their calls on device (a
  * name of the list; "CPU" or NULL: the CPU).  Debugging runs on the CPU. */
 void ts_engine_worker_set_device(TsEngineWorker *self, const char *device);
+/* ("device" property, notified) */
 const char *ts_engine_worker_get_device(TsEngineWorker *self);
 
 /* Check mode: every graph-mode call also runs eagerly and a divergence
  * comes as a warning (ts_function_set_check_eagerly), in the trace log. */
 void ts_engine_worker_set_check_eagerly(TsEngineWorker *self, gboolean check);
+gboolean ts_engine_worker_get_check_eagerly(TsEngineWorker *self);
 
 /* Runs function eagerly and as a graph, a warm-up and then n_calls times
  * each way, recorded; finish with ts_engine_worker_run_finish: the result

@@ -31,7 +31,7 @@ struct _TsGraphPane {
 
 G_DEFINE_FINAL_TYPE(TsGraphPane, ts_graph_pane, GTK_TYPE_WIDGET)
 
-enum { PROP_0, PROP_WORKSPACE, N_PROPS };
+enum { PROP_0, PROP_WORKSPACE, PROP_COLOUR_MODE, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
 static GtkWidget *graph_view_new(void)
@@ -105,6 +105,7 @@ void ts_graph_pane_set_colour_mode(TsGraphPane *self, const char *mode)
   g_free(self->colour_mode);
   self->colour_mode = g_strdup(mode);
   graph_view_set_colour_mode(self->graph_view, mode, self->compute_times);
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_COLOUR_MODE]);
 }
 
 void ts_graph_pane_set_compute_times(TsGraphPane *self, ts_render_values *values)
@@ -276,6 +277,7 @@ static void ts_graph_pane_get_property(GObject *object, guint id, GValue *value,
 {
   switch (id) {
   case PROP_WORKSPACE: g_value_set_object(value, TS_GRAPH_PANE(object)->workspace); break;
+  case PROP_COLOUR_MODE: g_value_set_string(value, TS_GRAPH_PANE(object)->colour_mode); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
   }
 }
@@ -284,6 +286,7 @@ static void ts_graph_pane_set_property(GObject *object, guint id, const GValue *
 {
   switch (id) {
   case PROP_WORKSPACE: set_workspace(TS_GRAPH_PANE(object), g_value_get_object(value)); break;
+  case PROP_COLOUR_MODE: ts_graph_pane_set_colour_mode(TS_GRAPH_PANE(object), g_value_get_string(value)); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
   }
 }
@@ -298,6 +301,9 @@ static void ts_graph_pane_class_init(TsGraphPaneClass *klass)
   /* the window's template binds it */
   properties[PROP_WORKSPACE] = g_param_spec_object("workspace", NULL, NULL, TS_TYPE_WORKSPACE,
                                                    G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* the window binds it to the colour-mode setting */
+  properties[PROP_COLOUR_MODE] = g_param_spec_string("colour-mode", NULL, NULL, NULL,
+                                                     G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties(object_class, N_PROPS, properties);
   gtk_widget_class_set_template_from_resource(widget_class,
                                               "/io/github/tracescope/Tracescope/ts-graph-pane.ui");

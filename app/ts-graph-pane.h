@@ -31,7 +31,7 @@ void ts_graph_pane_show_status(TsGraphPane *self, const char *icon_name, const c
  * follows that mode while it shows. */
 void ts_graph_pane_show_untraced(TsGraphPane *self, const char *function, const char *failure);
 /* What node colours show: "op-type", "device" or "compute-time" (the
- * GSettings colour-mode nicks). */
+ * GSettings colour-mode nicks; the "colour-mode" property). */
 void ts_graph_pane_set_colour_mode(TsGraphPane *self, const char *mode);
 /* The last profile's values (ts_profile_compute_times): the times the
  * "compute-time" mode shows, the devices the "device" mode shows (a

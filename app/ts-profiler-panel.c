@@ -246,7 +246,7 @@ struct _TsProfilerPanel {
 enum { SIGNAL_NODE_SELECTED, SIGNAL_SESSION_READY, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
-enum { PROP_0, PROP_BUSY, PROP_FITTING, N_PROPS };
+enum { PROP_0, PROP_BUSY, PROP_FITTING, PROP_DEVICE, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
 G_DEFINE_FINAL_TYPE(TsProfilerPanel, ts_profiler_panel, GTK_TYPE_WIDGET)
@@ -851,6 +851,7 @@ void ts_profiler_panel_set_device(TsProfilerPanel *self, const char *device)
     gtk_button_set_label(GTK_BUTTON(self->devices_button), label);
   }
   update_toolbar(self);
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_DEVICE]);
 }
 
 void ts_profiler_panel_set_baseline(TsProfilerPanel *self, tsp_session *session, const char *label)
@@ -1094,6 +1095,15 @@ static void ts_profiler_panel_get_property(GObject *object, guint prop_id, GValu
   switch (prop_id) {
   case PROP_BUSY: g_value_set_boolean(value, ts_profiler_panel_get_busy(TS_PROFILER_PANEL(object))); break;
   case PROP_FITTING: g_value_set_boolean(value, ts_profiler_panel_get_fitting(TS_PROFILER_PANEL(object))); break;
+  case PROP_DEVICE: g_value_set_string(value, TS_PROFILER_PANEL(object)->device); break;
+  default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+  }
+}
+
+static void ts_profiler_panel_set_property(GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  switch (prop_id) {
+  case PROP_DEVICE: ts_profiler_panel_set_device(TS_PROFILER_PANEL(object), g_value_get_string(value)); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
   }
 }
@@ -1105,10 +1115,14 @@ static void ts_profiler_panel_class_init(TsProfilerPanelClass *klass)
   object_class->dispose = ts_profiler_panel_dispose;
   object_class->finalize = ts_profiler_panel_finalize;
   object_class->get_property = ts_profiler_panel_get_property;
+  object_class->set_property = ts_profiler_panel_set_property;
   properties[PROP_BUSY] = g_param_spec_boolean("busy", NULL, NULL, FALSE,
                                                G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_FITTING] = g_param_spec_boolean("fitting", NULL, NULL, FALSE,
                                                   G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* the device Compare CPU vs runs on (NULL: the CPU); the window's template binds it to the workspace's */
+  properties[PROP_DEVICE] = g_param_spec_string("device", NULL, NULL, NULL,
+                                                G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties(object_class, N_PROPS, properties);
   signals[SIGNAL_SESSION_READY] = g_signal_new("session-ready", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0,
                                                NULL, NULL, NULL, G_TYPE_NONE, 0);

@@ -1,6 +1,7 @@
 /* ts-run-controller.c — runs, comparisons, debug calls and the worker's signals. */
 #include "ts-run-controller.h"
 
+#include "ts-input-signature.h"
 #include "ts-spec-text.h"
 
 struct _TsRunController {
@@ -30,7 +31,7 @@ struct _TsRunController {
 enum { PROP_0, PROP_RUNNING, PROP_BUSY, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
-enum { SIGNAL_SELECTION_OUTDATED, SIGNAL_WORKER_DIED, SIGNAL_MESSAGE, N_SIGNALS };
+enum { SIGNAL_SELECTION_OUTDATED, SIGNAL_MESSAGE, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE(TsRunController, ts_run_controller, G_TYPE_OBJECT)
@@ -274,6 +275,58 @@ void ts_run_controller_compare_devices(TsRunController *self)
   notify_busy(self);
 }
 
+typedef struct {
+  TsRunController *self;
+  char *text; /* "f now has the input signature (x: f32[?])" */
+} SignatureRequest;
+
+static void on_signature_applied(GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  SignatureRequest *req = user_data;
+  g_autoptr(GError) error = NULL;
+  gboolean applied = ts_engine_worker_set_input_signature_finish(TS_ENGINE_WORKER(source), result, &error);
+  if (req->self->shut_down) { /* the window went */
+  } else if (applied) {
+    message(req->self, req->text);
+    ts_trace_log_hide_warning(req->self->trace_log);
+  } else {
+    g_autofree char *text = g_strdup_printf("Cannot apply the input signature: %s", error->message);
+    message(req->self, text);
+  }
+  g_object_unref(req->self);
+  g_free(req->text);
+  g_free(req);
+}
+
+void ts_run_controller_apply_signature(TsRunController *self, const char *function)
+{
+  g_return_if_fail(TS_IS_RUN_CONTROLLER(self) && function != NULL);
+  TsLoadedModule *module = ts_workspace_get_module(self->workspace);
+  TsModuleFunction *fn = module ? ts_loaded_module_lookup(module, function) : NULL;
+  if (!fn || ts_engine_worker_get_busy(self->worker))
+    return;
+  g_autoptr(GError) error = NULL;
+  g_autofree ts_spec *specs = NULL;
+  int n = 0;
+  if (!ts_input_signature_relaxed(fn, &specs, &n, &error)) {
+    g_autofree char *text = g_strdup_printf("Cannot apply an input signature: %s", error->message);
+    message(self, text);
+    return;
+  }
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new();
+  for (int i = 0; i < n; i++) {
+    g_autofree char *text = ts_spec_to_string(&specs[i]);
+    g_strv_builder_add(b, text);
+  }
+  g_auto(GStrv) texts = g_strv_builder_end(b);
+  g_autofree char *sig = ts_input_signature_to_string(fn, specs, n);
+  SignatureRequest *req = g_new0(SignatureRequest, 1);
+  req->self = g_object_ref(self);
+  req->text = g_strdup_printf("%s now has the input signature %s", function, sig);
+  ts_engine_worker_set_input_signature_async(self->worker, function, (const char *const *)texts,
+                                             on_signature_applied, req);
+}
+
 void ts_run_controller_cancel(TsRunController *self)
 {
   g_return_if_fail(TS_IS_RUN_CONTROLLER(self));
@@ -358,7 +411,6 @@ static void on_worker_died(TsEngineWorker *worker, TsWorkerDeath *death, const c
     console_note(self, death->call_id, label, "backtrace of the worker:");
     console_note(self, death->call_id, label, death->backtrace);
   }
-  g_signal_emit(self, signals[SIGNAL_WORKER_DIED], 0);
 }
 
 static void on_worker_busy(TsEngineWorker *worker, GParamSpec *pspec, TsRunController *self)
@@ -454,6 +506,8 @@ TsRunController *ts_run_controller_new(TsEngineWorker *worker, TsWorkspace *work
   g_signal_connect(worker, "died", G_CALLBACK(on_worker_died), self);
   /* runs record a profile while the workspace asks for one (win.profile) */
   g_object_bind_property(workspace, "profile", worker, "profiling", G_BINDING_SYNC_CREATE);
+  /* and go to the workspace's device (win.device) */
+  g_object_bind_property(workspace, "device", worker, "device", G_BINDING_SYNC_CREATE);
   return self;
 }
 
@@ -501,8 +555,6 @@ static void ts_run_controller_class_init(TsRunControllerClass *klass)
   g_object_class_install_properties(object_class, N_PROPS, properties);
   signals[SIGNAL_SELECTION_OUTDATED] = g_signal_new("selection-outdated", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
                                                     0, NULL, NULL, NULL, G_TYPE_NONE, 0);
-  signals[SIGNAL_WORKER_DIED] = g_signal_new("worker-died", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL,
-                                             NULL, NULL, G_TYPE_NONE, 0);
   signals[SIGNAL_MESSAGE] = g_signal_new("message", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                          NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }

@@ -36,10 +36,10 @@ typedef struct {
 G_DECLARE_FINAL_TYPE(TsRunController, ts_run_controller, TS, RUN_CONTROLLER, GObject)
 
 /* Signals: ::selection-outdated (the selected function's graph changed:
- * its trace failed, or a debug call's graph came), ::worker-died (after
- * the console has said how: the module wants opening in a fresh worker),
- * ::message (a line for a toast).  The worker records a profile while the
- * workspace's "profile" is on (a binding). */
+ * its trace failed, or a debug call's graph came), ::message (a line for
+ * a toast).  A worker's death is said in the console (the module loader
+ * opens the module in a fresh one).  The worker records a profile while the
+ * workspace's "profile" is on, and runs on its "device" (bindings). */
 TsRunController *ts_run_controller_new(TsEngineWorker *worker, TsWorkspace *workspace, const TsRunPanels *panels);
 void ts_run_controller_shut_down(TsRunController *self);
 
@@ -53,6 +53,10 @@ void ts_run_controller_compare(TsRunController *self);
  * op by op on the Profiler's Diff page. */
 void ts_run_controller_compare_devices(TsRunController *self);
 void ts_run_controller_cancel(TsRunController *self);
+/* Gives function the relaxed input signature its trace warning suggests
+ * (win.apply-signature): ::message says so or why not, and the trace
+ * log's warning goes. */
+void ts_run_controller_apply_signature(TsRunController *self, const char *function);
 /* A debugger command: continue, over, into, out, pause, stop, back, forward. */
 void ts_run_controller_debug(TsRunController *self, const char *command);
 /* Whether a Run or a comparison is in progress (notify::running). */

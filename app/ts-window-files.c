@@ -113,7 +113,7 @@ void ts_window_open_session(TsWindow *self, const char *path)
   }
   g_clear_pointer(&self->session, ts_session_free);
   self->session = session;
-  _ts_window_load(self, session->module, LOAD_OPEN);
+  ts_module_loader_load(self->loader, session->module, TS_LOAD_OPEN);
 }
 
 static void action_save_session_to(GtkWidget *widget, const char *name, GVariant *param)

@@ -1,10 +1,12 @@
 /* ts-window-private.h — what the units of TsWindow share: its fields, and
- * the few helpers the files unit (ts-window-files.c) calls back into. */
+ * the few helpers its units (ts-window-modules.c, ts-window-workspace.c,
+ * ts-window-compare.c, ts-window-files.c) call across. */
 #pragma once
 
 #include "ts-window.h"
 
-#include "ts-module-watch.h"
+#include "ts-module-loader.h"
+#include "ts-node-focus.h"
 #include "ts-run-controller.h"
 #include "ts-session.h"
 #include "ts-workspace.h"
@@ -38,22 +40,16 @@ struct _TsWindow {
   GtkBox *device_box;
 
   GSettings *settings;
-  TsModuleWatch *watch;
   TsEngineWorker *worker;
-  TsRunController *runs; /* the calls into the worker, and what it says back */
   TsWorkspace *workspace; /* the module, selection, mode, device and profile */
-  GCancellable *load_cancellable;
-  gboolean loading;
+  TsRunController *runs;  /* the calls into the worker, and what it says back */
+  TsModuleLoader *loader; /* the module into the worker */
+  TsNodeFocus *focus;     /* the node looked at, across the panels */
   char *error;
   GtkWindow *error_dialog;
   TsSession *session;     /* a session being opened: applied once its module is */
-  gboolean revealing;     /* a profiler row's node is being revealed: not a filter for the table */
   gboolean profile_once;  /* Profile is being set for this window only: not saved */
 };
-
-/* How a module is opened: asked for, reloaded as it changed, or again in a
- * fresh worker after a death. */
-typedef enum { LOAD_OPEN, LOAD_RELOAD, LOAD_RESTART } LoadKind;
 
 void _ts_window_toast(TsWindow *self, const char *text);
 /* An error dialog, its message kept for ts_window_get_error. */
@@ -61,9 +57,21 @@ void _ts_window_show_error_dialog(TsWindow *self, const char *heading, const cha
 void _ts_window_notify_busy(TsWindow *self);
 /* The graph, run panel and debugger for the function selected. */
 void _ts_window_show_selection(TsWindow *self);
+
+/* ts-window-modules.c: the module opened, reloaded and shown. */
 /* The sidebar and run panel: hidden while a trace is shown with no module. */
 void _ts_window_show_module_panes(TsWindow *self, gboolean shown);
-void _ts_window_load(TsWindow *self, const char *source, LoadKind kind);
+/* What the window shows of each module its loader loads. */
+void _ts_window_follow_loader(TsWindow *self);
+void _ts_window_class_add_module_actions(GtkWidgetClass *widget_class);
+
+/* ts-window-workspace.c: win.mode, win.device and win.profile, and the
+ * device menu following the worker's devices. */
+void _ts_window_add_workspace_actions(TsWindow *self);
+
+/* ts-window-compare.c: the graph area's compare page. */
+void _ts_window_close_compare(TsWindow *self);
+void _ts_window_class_add_compare_actions(GtkWidgetClass *widget_class);
 
 /* ts-window-files.c: sessions, trace files and export. */
 void _ts_window_apply_session(TsWindow *self);

@@ -833,6 +833,64 @@ static void test_screenshot_panel_tab(void)
   activate("win.show-panel", "s", "trace-log");
 }
 
+static gboolean view_has_graph(gpointer view)
+{
+  return ts_graph_view_get_graph(view) != NULL;
+}
+
+/* What the window binds rather than relays, each seen failing with its
+ * binding removed: the graph pane's colour mode follows the colour-mode
+ * setting; the worker's device and the profiler's follow the workspace's
+ * (win.device); the check-eagerly action is the worker's property; the
+ * node details show while a node is selected unless win.show-node-details
+ * (the node focus's "details-wanted") is off. */
+static void test_window_bindings(void)
+{
+  GSettings *settings = ts_application_get_settings(app);
+  TsGraphPane *pane = ts_window_get_graph_pane(window);
+  g_autofree char *before = g_settings_get_string(settings, "colour-mode");
+  g_settings_set_string(settings, "colour-mode", "compute-time");
+  g_autofree char *colour = NULL;
+  g_object_get(pane, "colour-mode", &colour, NULL);
+  g_assert_cmpstr(colour, ==, "compute-time");
+  g_settings_set_string(settings, "colour-mode", before);
+
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  TsEngineWorker *worker = ts_window_get_engine(window);
+  TsProfilerPanel *profiler = ts_window_get_profiler_panel(window);
+  activate("win.device", "s", "SIM:0");
+  g_autofree char *profiler_device = NULL;
+  g_object_get(profiler, "device", &profiler_device, NULL);
+  g_assert_cmpstr(profiler_device, ==, "SIM:0");
+  g_assert_cmpstr(ts_engine_worker_get_device(worker), ==, "SIM:0");
+  activate("win.device", "s", "CPU");
+  g_assert_cmpstr(ts_engine_worker_get_device(worker), ==, "CPU");
+  g_clear_pointer(&profiler_device, g_free);
+  g_object_get(profiler, "device", &profiler_device, NULL);
+  g_assert_null(profiler_device);
+
+  g_assert_false(ts_engine_worker_get_check_eagerly(worker));
+  activate("win.check-eagerly", NULL);
+  g_assert_true(ts_engine_worker_get_check_eagerly(worker));
+  activate("win.check-eagerly", NULL);
+  g_assert_false(ts_engine_worker_get_check_eagerly(worker));
+
+  activate("win.mode", "s", "graph");
+  select_function("power");
+  run_with((const char *const[]){ "f32[10,10]:ones", "3", NULL });
+  TsGraphView *view = TS_GRAPH_VIEW(ts_graph_pane_get_view(pane));
+  test_wait_for(view_has_graph, view, "power's graph");
+  ts_graph_view_reveal(view, ts_graph_node(ts_graph_view_get_graph(view), 0));
+  GtkWidget *details = GTK_WIDGET(ts_window_get_node_details(window));
+  g_assert_nonnull(ts_node_details_get_node(TS_NODE_DETAILS(details)));
+  g_assert_true(gtk_widget_get_visible(details));
+  activate("win.show-node-details", NULL);
+  g_assert_false(gtk_widget_get_visible(details));
+  activate("win.show-node-details", NULL);
+  g_assert_true(gtk_widget_get_visible(details));
+}
+
 int main(int argc, char **argv)
 {
   return test_app_run(&argc, &argv, TRUE, (const TestAppCase[]){
@@ -849,6 +907,7 @@ int main(int argc, char **argv)
     { "/app/version", test_version },
     { "/app/layout-fits", test_layout_fits },
     { "/app/screenshot-panel-tab", test_screenshot_panel_tab },
+    { "/app/window-bindings", test_window_bindings },
     { NULL, NULL },
   });
 }

@@ -1382,6 +1382,54 @@ static void test_legend_follows_expansion(void)
   drawn_clear(&d);
 }
 
+/* In the dark palette every text of the legend is drawn in the theme's
+ * foreground (#eeeeee) with sharp strokes: along the text's x-height band,
+ * every run of inked pixel columns (a glyph, or a stroke of one) reaches
+ * close to it.  The shapes' rows were a muted grey, and unhinted at
+ * fractional positions the left stem of the "u" of "input" fell between
+ * two pixel columns and all but vanished. */
+static void test_legend_text_contrast(void)
+{
+  drawn d = draw_many_ops();
+  ts_render_set_dark(d.render, true);
+  double w, h;
+  ts_render_legend_size(d.render, 0, false, &w, &h);
+  cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)w + 1, (int)h + 1);
+  cairo_t *cr = cairo_create(surface);
+  GPtrArray *written = g_ptr_array_new_with_free_func(legend_text_free);
+  _ts_render_set_text_sink(d.render, collect_text, written);
+  ts_render_draw_legend(d.render, cr, 0, 0, 0, false);
+  _ts_render_set_text_sink(d.render, NULL, NULL);
+  cairo_surface_flush(surface);
+  const unsigned char *px = cairo_image_surface_get_data(surface);
+  int stride = cairo_image_surface_get_stride(surface), width = cairo_image_surface_get_width(surface);
+  enum { INK = 0x50, SHARP = 0xb0 }; /* the ground is about 0x28, the old muted grey 0xa8 */
+  for (guint i = 0; i < written->len; i++) {
+    const legend_text *t = g_ptr_array_index(written, i);
+    int runs = 0, run_peak = 0;
+    for (int x = (int)t->x; x <= width; x++) {
+      int peak = 0;
+      for (int y = (int)(t->baseline - t->size * 0.45); x < width && y < (int)t->baseline; y++)
+        peak = MAX(peak, px[y * stride + x * 4 + 1]); /* green: the text's grey */
+      if (peak >= INK) {
+        run_peak = MAX(run_peak, peak);
+        continue;
+      }
+      if (run_peak > 0 && run_peak < SHARP)
+        g_error("the legend's '%s' has a faint stroke at x=%d (%#x)", t->str, x, run_peak);
+      runs += run_peak > 0;
+      run_peak = 0;
+      if (x > t->x + t->size * (double)strlen(t->str))
+        break; /* past its end */
+    }
+    g_assert_cmpint(runs, >, 0);
+  }
+  g_ptr_array_unref(written);
+  cairo_destroy(cr);
+  cairo_surface_destroy(surface);
+  drawn_clear(&d);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -1399,6 +1447,7 @@ int main(int argc, char **argv)
   g_test_add_func("/render/foreign-palette", test_foreign_palette);
   g_test_add_func("/render/group-tones", test_group_tones);
   g_test_add_func("/render/legend", test_legend);
+  g_test_add_func("/render/legend-text-contrast", test_legend_text_contrast);
   g_test_add_func("/render/legend-follows-expansion", test_legend_follows_expansion);
   g_test_add_func("/render/edge-crossings", test_edge_crossings);
   g_test_add_func("/render/if-edges-inside", test_if_edges_inside);

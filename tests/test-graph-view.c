@@ -779,6 +779,43 @@ static void test_legend(void)
   fixture_clear(&small);
 }
 
+/* A reveal moves the view on its own, so it keeps the legend off the
+ * graph: lstm_fn open in a pane of the app's size, at 125 %, its
+ * lstm_cell/MatMul_1 revealed (what the node details' screenshot shows):
+ * the legend, open after the fit, moves to a clear corner or collapses to
+ * its header, and covers nothing, the minimap's corner left to it. */
+static void test_legend_clear_after_reveal(void)
+{
+  if (!have_display) {
+    g_test_skip("no display");
+    return;
+  }
+  fixture f = { 0 };
+  f.module = ts_module_open("seeds");
+  g_assert_nonnull(f.module);
+  ts_function *fn = ts_module_lookup(f.module, "lstm_fn");
+  ts_value args[3] = { TS_SPEC_VALUE(TS_F32, TS_SHAPE(10, 10)), TS_SPEC_VALUE(TS_F32, TS_SHAPE(10, 10)),
+                       TS_SPEC_VALUE(TS_F32, TS_SHAPE(10, 10)) };
+  ts_concrete *cf = ts_function_get_concrete(fn, args, 3);
+  g_assert_nonnull(cf);
+  fixture_show_sized(&f, ts_concrete_graph(cf), 556, 400);
+  ts_graph_view_expand_all(f.view);
+  wait_for(laid_out, f.view);
+  ts_graph_view_zoom_to_fit(f.view);
+  g_assert_false(ts_graph_view_get_legend_collapsed(f.view));
+  TsViewport *vp = ts_graph_view_get_viewport(f.view);
+  ts_viewport_set(vp, 1.25, ts_viewport_get_x(vp), ts_viewport_get_y(vp));
+  ts_graph_view_reveal_item(f.view, item_named(f.view, "lstm_cell/MatMul_1"));
+  wait_for(laid_out, f.view);
+  g_assert_cmpfloat(ts_viewport_get_zoom(vp), ==, 1.25);
+  g_assert_cmpfloat(legend_cover(f.view), ==, 0);
+  /* nor did it push the minimap out of its corner (bottom right) onto the graph */
+  graphene_rect_t map;
+  g_assert_true(ts_graph_view_get_minimap_area(f.view, &map));
+  g_assert_cmpfloat(map.origin.x, >, gtk_widget_get_width(GTK_WIDGET(f.view)) / 2);
+  fixture_clear(&f);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -793,6 +830,7 @@ int main(int argc, char **argv)
   g_test_add_func("/view/export", test_export);
   g_test_add_func("/view/fly-to", test_fly_to);
   g_test_add_func("/view/legend", test_legend);
+  g_test_add_func("/view/legend-clear-after-reveal", test_legend_clear_after_reveal);
   int ret = g_test_run();
   ts_release_all();
   return ret;

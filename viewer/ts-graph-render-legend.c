@@ -15,7 +15,6 @@ typedef struct entry {
   swatch_kind kind;
   _ts_rgba fill;
   const char *text; /* borrowed */
-  bool muted;
   bool gap;         /* a gap above it, unless it starts a column */
   double x, y;      /* placed: its top-left */
 } entry;
@@ -27,9 +26,9 @@ static const char *const TITLES[TS_RENDER_COLOUR_COUNT] = {
   [TS_RENDER_COLOUR_FUNCTION] = "Function",
 };
 
-static void add(GArray *entries, swatch_kind kind, _ts_rgba fill, const char *text, bool muted)
+static void add(GArray *entries, swatch_kind kind, _ts_rgba fill, const char *text)
 {
-  g_array_append_val(entries, ((entry){ .kind = kind, .fill = fill, .text = text, .muted = muted }));
+  g_array_append_val(entries, ((entry){ .kind = kind, .fill = fill, .text = text }));
 }
 
 /* What the legend lists for the active mode, then the shapes. */
@@ -38,23 +37,23 @@ static void list_entries(_ts_colours *c, const _ts_palette *palette, GArray *ent
   if (c->mode == TS_RENDER_COLOUR_OP_TYPE) {
     for (guint i = 0; i < c->ops->len; i++) {
       const _ts_op_count *oc = &g_array_index(c->ops, _ts_op_count, i);
-      add(entries, SWATCH_ELLIPSE, _ts_op_colour(palette, oc->op), oc->name, false);
+      add(entries, SWATCH_ELLIPSE, _ts_op_colour(palette, oc->op), oc->name);
     }
   } else if (c->mode == TS_RENDER_COLOUR_COMPUTE_TIME) {
-    add(entries, SWATCH_HEAT, palette->no_data, NULL, false);
+    add(entries, SWATCH_HEAT, palette->no_data, NULL);
     if (c->shown_no_data)
-      add(entries, SWATCH_BOX, palette->no_data, "no data", true);
+      add(entries, SWATCH_BOX, palette->no_data, "no data");
   } else {
     for (int k = 0; k < c->n_cat; k++)
-      add(entries, SWATCH_BOX, _ts_category_colour(palette, k), c->cat_name[k], false);
+      add(entries, SWATCH_BOX, _ts_category_colour(palette, k), c->cat_name[k]);
     if (c->shown_no_data || c->n_cat == 0)
-      add(entries, SWATCH_BOX, palette->no_data, "no data", true);
+      add(entries, SWATCH_BOX, palette->no_data, "no data");
   }
   guint first_shape = entries->len;
   _ts_rgba shape_fill = palette->container_fill[1];
-  add(entries, SWATCH_BOX, shape_fill, "name scope", true);
-  add(entries, SWATCH_SERIES, shape_fill, "series of alike scopes", true);
-  add(entries, SWATCH_DOT, palette->text_muted, "constant or shared input", true);
+  add(entries, SWATCH_BOX, shape_fill, "name scope");
+  add(entries, SWATCH_SERIES, shape_fill, "series of alike scopes");
+  add(entries, SWATCH_DOT, palette->text_muted, "constant or shared input");
   g_array_index(entries, entry, first_shape).gap = first_shape > 0;
 }
 
@@ -89,12 +88,19 @@ static void swatch_path(cairo_t *cr, swatch_kind kind, double x, double y)
   }
 }
 
+/* On whole pixels of the target, where the legend is drawn unzoomed: its
+ * hinted glyphs stay sharp. */
 static void text_at(_ts_text *text, cairo_t *cr, _ts_font font, const char *str, double x, double y_row,
                     _ts_rgba colour)
 {
   const _ts_label *label = _ts_text_get(text, font, str);
+  double dx = x, dy = y_row + (ROW - label->height) / 2;
+  cairo_user_to_device(cr, &dx, &dy);
+  dx = round(dx);
+  dy = round(dy);
+  cairo_device_to_user(cr, &dx, &dy);
   _ts_set_source(cr, colour);
-  _ts_text_draw(text, cr, font, str, x, y_row + (ROW - label->height) / 2);
+  _ts_text_draw(text, cr, font, str, dx, dy);
 }
 
 static void draw_heat(_ts_text *text, const _ts_palette *palette, cairo_t *cr, const char *hi,
@@ -110,9 +116,8 @@ static void draw_heat(_ts_text *text, const _ts_palette *palette, cairo_t *cr, c
   cairo_fill(cr);
   cairo_pattern_destroy(grad);
   const _ts_label *label = _ts_text_get(text, TS_FONT_LEGEND, hi);
-  text_at(text, cr, TS_FONT_LEGEND, "0", x, y + SWATCH + GAP, palette->text_muted);
-  text_at(text, cr, TS_FONT_LEGEND, hi, x + MAX(HEAT_WIDTH - label->width, 16), y + SWATCH + GAP,
-          palette->text_muted);
+  text_at(text, cr, TS_FONT_LEGEND, "0", x, y + SWATCH + GAP, palette->text);
+  text_at(text, cr, TS_FONT_LEGEND, hi, x + MAX(HEAT_WIDTH - label->width, 16), y + SWATCH + GAP, palette->text);
 }
 
 /* The disclosure triangle: pointing right when collapsed, down when open. */
@@ -196,8 +201,8 @@ void _ts_legend_run(_ts_colours *c, _ts_text *text, const _ts_palette *palette, 
       _ts_set_source(cr, palette->stroke);
       cairo_set_line_width(cr, 1);
       cairo_stroke(cr);
-      text_at(text, cr, TS_FONT_LEGEND, e->text, e->x + SWATCH + 6, e->y,
-              e->muted ? palette->text_muted : palette->text);
+      /* the theme's foreground: a muted grey was faint on the dark ground */
+      text_at(text, cr, TS_FONT_LEGEND, e->text, e->x + SWATCH + 6, e->y, palette->text);
     }
     cairo_restore(cr);
   }

@@ -5,15 +5,17 @@
 
 #include <math.h>
 
-/* Absolute sizes: canvas units at zoom 1, whatever the screen. */
+/* Absolute sizes: canvas units at zoom 1, whatever the screen.  The
+ * legend's fonts are drawn in screen pixels, never zoomed: hinted. */
 static const struct {
   const char *description;
   double size;
+  bool screen;
 } FONTS[TS_FONT_COUNT] = {
-  [TS_FONT_LABEL] = { "Sans 11px", 11 },
-  [TS_FONT_SMALL] = { "Sans 9px", 9 },
-  [TS_FONT_LEGEND] = { "Sans 11px", 11 },
-  [TS_FONT_TITLE] = { "Sans Bold 11px", 11 },
+  [TS_FONT_LABEL] = { "Sans 11px", 11, false },
+  [TS_FONT_SMALL] = { "Sans 9px", 9, false },
+  [TS_FONT_LEGEND] = { "Sans 11px", 11, true },
+  [TS_FONT_TITLE] = { "Sans Bold 11px", 11, true },
 };
 
 /* Too many layouts cost memory for little: past this the cache starts over. */
@@ -37,6 +39,23 @@ static PangoContext *context_new(PangoFontMap *map)
   cairo_font_options_destroy(fo);
   pango_cairo_context_set_resolution(ctx, 96);
   pango_context_set_round_glyph_positions(ctx, FALSE);
+  return ctx;
+}
+
+/* Text that stays at one size on screen (the legend): glyphs hinted to the
+ * pixel grid at whole-pixel positions, as GTK draws its labels.  Unhinted
+ * at 11 px, a light stem on a dark ground fell between two pixel columns
+ * and all but vanished (the "u" of "input"). */
+static PangoContext *screen_context_new(PangoFontMap *map)
+{
+  PangoContext *ctx = pango_font_map_create_context(map);
+  cairo_font_options_t *fo = cairo_font_options_create();
+  cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_SLIGHT);
+  cairo_font_options_set_hint_metrics(fo, CAIRO_HINT_METRICS_ON);
+  cairo_font_options_set_antialias(fo, CAIRO_ANTIALIAS_GRAY);
+  pango_cairo_context_set_font_options(ctx, fo);
+  cairo_font_options_destroy(fo);
+  pango_cairo_context_set_resolution(ctx, 96);
   return ctx;
 }
 
@@ -111,6 +130,7 @@ ts_view_layout_options ts_render_layout_options(void)
 
 struct _ts_text {
   PangoContext *ctx;
+  PangoContext *screen_ctx; /* the FONTS[].screen ones' */
   PangoFontDescription *fonts[TS_FONT_COUNT];
   GHashTable *cache[TS_FONT_COUNT]; /* text -> _ts_label */
   int n_cached;
@@ -129,6 +149,7 @@ _ts_text *_ts_text_new(void)
 {
   _ts_text *t = g_new0(_ts_text, 1);
   t->ctx = context_new(pango_cairo_font_map_get_default());
+  t->screen_ctx = screen_context_new(pango_cairo_font_map_get_default());
   for (int f = 0; f < TS_FONT_COUNT; f++) {
     t->fonts[f] = pango_font_description_from_string(FONTS[f].description);
     t->cache[f] = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, label_free);
@@ -145,6 +166,7 @@ void _ts_text_free(_ts_text *text)
     pango_font_description_free(text->fonts[f]);
   }
   g_object_unref(text->ctx);
+  g_object_unref(text->screen_ctx);
   g_free(text);
 }
 
@@ -159,7 +181,7 @@ const _ts_label *_ts_text_get(_ts_text *text, _ts_font font, const char *str)
     text->n_cached = 0;
   }
   label = g_new0(_ts_label, 1);
-  label->layout = layout_new(text->ctx, text->fonts[font], str);
+  label->layout = layout_new(FONTS[font].screen ? text->screen_ctx : text->ctx, text->fonts[font], str);
   logical_size(label->layout, &label->width, &label->height);
   label->baseline = (double)pango_layout_get_baseline(label->layout) / PANGO_SCALE;
   g_hash_table_insert(text->cache[font], g_strdup(str), label);

@@ -24,9 +24,9 @@ typedef struct minimap_geometry {
   double inset_x, inset_y;    /* from the box's top-left to the graph's */
 } minimap_geometry;
 
-/* Where the minimap goes (bottom right, or bottom left when the legend
- * reaches there); false when it is off or the graph fits the view. */
-static gboolean minimap_place(TsGraphView *self, minimap_geometry *g)
+/* Where the minimap goes when nothing is in its way: bottom right; false
+ * when it is off or the graph fits the view. */
+static gboolean minimap_home(TsGraphView *self, minimap_geometry *g)
 {
   if (!self->show_minimap || !self->layout)
     return FALSE;
@@ -54,6 +54,24 @@ static gboolean minimap_place(TsGraphView *self, minimap_geometry *g)
     return FALSE; /* it would hide what it maps */
   g->x = floor(w - g->width - TS_OVERLAY_MARGIN);
   g->y = floor(h - g->height - TS_OVERLAY_MARGIN);
+  return TRUE;
+}
+
+gboolean _ts_graph_view_minimap_home(TsGraphView *self, graphene_rect_t *area)
+{
+  minimap_geometry g;
+  if (!minimap_home(self, &g))
+    return FALSE;
+  graphene_rect_init(area, (float)g.x, (float)g.y, (float)g.width, (float)g.height);
+  return TRUE;
+}
+
+/* Where the minimap goes: its home, or bottom left when the legend was
+ * put there. */
+static gboolean minimap_place(TsGraphView *self, minimap_geometry *g)
+{
+  if (!minimap_home(self, g))
+    return FALSE;
   graphene_rect_t legend, map = GRAPHENE_RECT_INIT((float)g->x, (float)g->y, (float)g->width, (float)g->height);
   if (ts_graph_view_get_legend_area(self, &legend) && graphene_rect_intersection(&legend, &map, NULL))
     g->x = TS_OVERLAY_MARGIN; /* the legend is in the way: bottom left */

@@ -170,6 +170,7 @@ void ts_graph_view_zoom_to_selection(TsGraphView *self)
     return;
   _ts_graph_view_stop_flight(self);
   centre_on(self, zoom_for_box(self, box, 2), box->x + box->width / 2, box->y + box->height / 2);
+  _ts_graph_view_clear_legend(self);
 }
 
 void _ts_graph_view_stop_flight(TsGraphView *self)
@@ -195,6 +196,7 @@ static gboolean fly_step(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
   if (t >= 1) {
     self->fly_tick = 0;
     centre_on(self, self->fly_to[0], self->fly_to[1], self->fly_to[2]);
+    _ts_graph_view_clear_legend(self);
     _ts_graph_view_notify_animating(self);
     return G_SOURCE_REMOVE;
   }
@@ -230,6 +232,7 @@ void _ts_graph_view_fly_to(TsGraphView *self, int item)
   g_object_get(gtk_widget_get_settings(GTK_WIDGET(self)), "gtk-enable-animations", &animate, NULL);
   if (!animate || !gtk_widget_get_mapped(GTK_WIDGET(self))) {
     centre_on(self, target, cx, cy);
+    _ts_graph_view_clear_legend(self);
     return;
   }
   double w = widget_width(self), h = widget_height(self);

@@ -85,10 +85,15 @@ double _ts_graph_view_cover(TsGraphView *self, const graphene_rect_t *rect, doub
   return covered;
 }
 
+/* What the legend in that corner would hide of the graph as shown now;
+ * where it would push the minimap out of its corner onto the graph, as
+ * good as all of it. */
 static double cover_now(TsGraphView *self, TsLegendCorner corner)
 {
-  graphene_rect_t r;
+  graphene_rect_t r, map;
   _ts_graph_view_legend_rect(self, corner, &r);
+  if (_ts_graph_view_minimap_home(self, &map) && graphene_rect_intersection(&r, &map, NULL))
+    return G_MAXDOUBLE;
   return _ts_graph_view_cover(self, &r, ts_viewport_get_zoom(self->viewport), ts_viewport_get_x(self->viewport),
                               ts_viewport_get_y(self->viewport));
 }
@@ -116,4 +121,15 @@ void _ts_graph_view_place_legend(TsGraphView *self)
     }
   }
   _ts_graph_view_move_legend(self, best);
+}
+
+void _ts_graph_view_clear_legend(TsGraphView *self)
+{
+  if (!_ts_graph_view_legend_shown(self))
+    return;
+  _ts_graph_view_place_legend(self);
+  if (self->legend_collapsed || self->legend_collapse_chosen || cover_now(self, self->legend_placed) == 0)
+    return;
+  _ts_graph_view_set_legend_collapsed(self, TRUE, FALSE); /* no room: its header will do */
+  _ts_graph_view_place_legend(self);
 }

@@ -128,6 +128,13 @@ double _ts_graph_view_cover(TsGraphView *self, const graphene_rect_t *rect, doub
 /* With the corner AUTO: moves the legend to the corner covering least of
  * the graph as shown now, if its own covers some. */
 void _ts_graph_view_place_legend(TsGraphView *self);
+/* After the view moved on its own (a reveal): the legend placed as above
+ * and, if it still covers some of the graph, collapsed to its header
+ * (unless the user opened or closed it), which is placed again. */
+void _ts_graph_view_clear_legend(TsGraphView *self);
+/* Where the minimap goes unless the legend was put there (bottom right),
+ * while it shows. */
+gboolean _ts_graph_view_minimap_home(TsGraphView *self, graphene_rect_t *area);
 /* Places the legend where it was set, or where it was dragged to. */
 void _ts_graph_view_move_legend(TsGraphView *self, TsLegendCorner corner);
 

@@ -1,0 +1,170 @@
+/* ts-window-modules.c — the window's module: opened from the Open chooser,
+ * the bundled, recent and remote items (win.open, win.open-module,
+ * win.connect-remote, win.reload), loaded by its TsModuleLoader, and shown
+ * once loaded: the sidebar's functions, the title, the selection kept
+ * across a reload. */
+#include "ts-window-private.h"
+
+#include "ts-connect-dialog.h"
+
+/* A trace file with no module has no functions, graph or arguments to
+ * show: the profiler (its timeline first) takes the whole window. */
+void _ts_window_show_module_panes(TsWindow *self, gboolean shown)
+{
+  gtk_widget_set_visible(self->sidebar_split, shown);
+  gtk_widget_set_visible(self->run_paned, shown);
+}
+
+/* keep: the function selected stays selected; restart: the same module in
+ * a fresh worker after a death, and the result and graph shown stay too. */
+static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep, gboolean restart)
+{
+  g_autofree char *function = NULL;
+  TsSidebarItem *item = ts_function_list_get_selected(self->function_list);
+  if (keep && item)
+    function = g_strdup(ts_sidebar_item_get_function_name(item));
+  TsConcreteInfo *shown = restart ? ts_graph_pane_get_concrete(self->graph_pane) : NULL;
+  g_autoptr(TsConcreteInfo) shown_ref = shown ? ts_concrete_info_ref(shown) : NULL;
+  TsLoadedModule *before = ts_workspace_get_module(self->workspace);
+  g_autoptr(TsLoadedModule) shown_module = shown && before ? g_object_ref(before) : NULL;
+  ts_workspace_set_module(self->workspace, module);
+  ts_run_controller_forget_trace_errors(self->runs);
+  if (!keep) { /* another module: the last one's debug call and timings are no use here */
+    ts_debug_panel_clear(self->debug_panel);
+    ts_profiler_panel_set_session(self->profiler_panel, NULL, NULL);
+    ts_profiler_panel_set_compare(self->profiler_panel, NULL, NULL);
+  }
+  if (!restart)
+    ts_workspace_set_function(self->workspace, NULL);
+  ts_function_list_set_module(self->function_list, module);
+  adw_window_title_set_title(self->window_title, ts_loaded_module_get_title(module));
+  const char *remote = ts_engine_worker_get_remote(self->worker);
+  g_autofree char *where = remote ? g_strdup_printf("%s on %s", ts_loaded_module_get_file(module), remote) : NULL;
+  const char *subtitle = where ? where : ts_loaded_module_get_file(module);
+  adw_window_title_set_subtitle(self->window_title, subtitle);
+  gtk_widget_set_tooltip_text(GTK_WIDGET(self->window_title), subtitle);
+  gtk_stack_set_visible_child_name(self->main_stack, "main");
+  _ts_window_show_module_panes(self, TRUE);
+  ts_node_details_set_source(self->node_details, self->worker, ts_loaded_module_get_file(module));
+  /* a reloaded module starts untraced: the function stays selected, not its old graphs */
+  if (!function || !ts_function_list_select(self->function_list, function, -1))
+    _ts_window_show_selection(self);
+  if (shown_module) /* the graph of the worker before, as a trace log row shows it */
+    ts_graph_pane_show_concrete(self->graph_pane, shown_module, shown);
+  g_object_notify(G_OBJECT(self), "module");
+}
+
+static void on_loaded(TsModuleLoader *loader, TsLoadedModule *module, TsLoadKind kind, TsWindow *self)
+{
+  static const char *const DONE[] = { NULL, "Module reloaded: it changed on disk",
+                                      "A fresh worker has the module open again" };
+  set_module(self, module, kind != TS_LOAD_OPEN, kind == TS_LOAD_RESTART);
+  if (kind == TS_LOAD_OPEN && self->session)
+    _ts_window_apply_session(self);
+  /* the run panel starts afresh with the module: what ended the last run stays said */
+  g_autofree char *death = ts_run_controller_take_death(self->runs);
+  if (kind == TS_LOAD_RESTART && death)
+    ts_run_panel_show_error(self->run_panel, death);
+  if (kind != TS_LOAD_OPEN)
+    _ts_window_toast(self, DONE[kind]);
+}
+
+static void on_load_failed(TsModuleLoader *loader, TsLoadKind kind, const char *message, TsWindow *self)
+{
+  static const char *const FAILED[] = { NULL, "Reload failed", "The worker could not be restarted" };
+  if (kind == TS_LOAD_OPEN) {
+    g_clear_pointer(&self->session, ts_session_free); /* its module did not open */
+    _ts_window_show_error_dialog(self, "Cannot Open Module", message);
+  } else {
+    g_autofree char *text = g_strdup_printf("%s: %s", FAILED[kind], message);
+    _ts_window_toast(self, text);
+  }
+}
+
+void _ts_window_follow_loader(TsWindow *self)
+{
+  g_signal_connect_object(self->loader, "loaded", G_CALLBACK(on_loaded), self, 0);
+  g_signal_connect_object(self->loader, "failed", G_CALLBACK(on_load_failed), self, 0);
+}
+
+void ts_window_open_module(TsWindow *self, const char *source)
+{
+  g_return_if_fail(TS_IS_WINDOW(self) && source != NULL);
+  g_clear_pointer(&self->session, ts_session_free); /* a module asked for is not a session's */
+  ts_module_loader_load(self->loader, source, TS_LOAD_OPEN);
+}
+
+void ts_window_set_remote(TsWindow *self, const char *target)
+{
+  g_return_if_fail(TS_IS_WINDOW(self));
+  ts_engine_worker_set_remote(self->worker, target);
+}
+
+static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  TsWindow *self = user_data;
+  if (response == GTK_RESPONSE_ACCEPT) {
+    g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
+    g_autofree char *path = file ? g_file_get_path(file) : NULL;
+    if (path)
+      ts_window_open_module(self, path);
+  }
+  g_object_unref(dialog);
+}
+
+static void action_open(GtkWidget *widget, const char *name, GVariant *param)
+{
+  GtkFileChooserNative *chooser =
+    gtk_file_chooser_native_new("Open Module", GTK_WINDOW(widget), GTK_FILE_CHOOSER_ACTION_OPEN,
+                                "_Open", "_Cancel");
+  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new();
+  gtk_file_filter_set_name(filter, "Tracescope modules and ONNX models (.so, .onnx)");
+  gtk_file_filter_add_pattern(filter, "*.so");
+  gtk_file_filter_add_pattern(filter, "*.onnx");
+  gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(chooser), filter);
+  g_signal_connect(chooser, "response", G_CALLBACK(on_chooser_response), widget);
+  gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
+}
+
+static void action_open_module(GtkWidget *widget, const char *name, GVariant *param)
+{
+  ts_window_open_module(TS_WINDOW(widget), g_variant_get_string(param, NULL));
+}
+
+/* Connect to Remote: modules from now on run on host (empty: here), module opened there. */
+static void connect_remote(const char *host, const char *module, gpointer data)
+{
+  TsWindow *self = data;
+  ts_window_set_remote(self, *host ? host : NULL);
+  ts_window_open_module(self, module);
+}
+
+static void action_connect_remote(GtkWidget *widget, const char *name, GVariant *param)
+{
+  TsWindow *self = TS_WINDOW(widget);
+  TsLoadedModule *module = ts_workspace_get_module(self->workspace);
+  ts_connect_dialog_present(GTK_WINDOW(self), ts_engine_worker_get_remote(self->worker),
+                            module ? ts_loaded_module_get_source(module) : NULL, connect_remote, self);
+}
+
+/* win.connect-remote-to (host, module): what the dialog's Connect does. */
+static void action_connect_remote_to(GtkWidget *widget, const char *name, GVariant *param)
+{
+  const char *host, *module;
+  g_variant_get(param, "(&s&s)", &host, &module);
+  connect_remote(host, module, widget);
+}
+
+static void action_reload(GtkWidget *widget, const char *name, GVariant *param)
+{
+  ts_module_loader_reload(TS_WINDOW(widget)->loader);
+}
+
+void _ts_window_class_add_module_actions(GtkWidgetClass *widget_class)
+{
+  gtk_widget_class_install_action(widget_class, "win.open", NULL, action_open);
+  gtk_widget_class_install_action(widget_class, "win.open-module", "s", action_open_module);
+  gtk_widget_class_install_action(widget_class, "win.connect-remote", NULL, action_connect_remote);
+  gtk_widget_class_install_action(widget_class, "win.connect-remote-to", "(ss)", action_connect_remote_to);
+  gtk_widget_class_install_action(widget_class, "win.reload", NULL, action_reload);
+}
