@@ -262,10 +262,11 @@ static void bench_memory(void)
   char m[64];
   g_snprintf(m, sizeof m, "%.1f B", resident);
   row("memory per event, 10M synthetic op events (resident)", m, "<= 48 B", resident <= 48);
-  g_snprintf(m, sizeof m, "%.1f B", allocated);
+  g_snprintf(m, sizeof m, "%.2f B", allocated);
   row("memory per event, 10M synthetic op events (allocated)", m, "<= 48 B", allocated <= 48);
-  printf("  %-58s %16s   (%zu chunks of 4 MiB, the last one trimmed to its events)\n", "", "",
-         (bytes + ((size_t)4 << 20) - 1) / ((size_t)4 << 20));
+  printf("  %-58s %16s   (%zu chunks of 4 MiB, the last one trimmed to the end of the 2 MiB\n"
+         "  %-58s %16s    page its last event is in: room for a recording started again)\n",
+         "", "", (bytes + ((size_t)4 << 20) - 1) / ((size_t)4 << 20), "", "");
   tsp_session_free(s);
 }
 
