@@ -621,6 +621,119 @@ static void test_plan_control_flow(void)
   ts_scope_end(scope);
 }
 
+/* ---- what a replay must not skip ----------------------------------------------------- */
+
+/* A dense layer on a captured variable: tanh(x @ w + bias). */
+static ts_tensor *dense_bias;
+
+static ts_tensor *dense(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *w = ts_arg(call, 1);
+  return ts_tanh(ts_add(ts_matmul(x, w), ts_read(dense_bias)));
+}
+
+/* dense() on the CPU, eagerly, with the bias given. */
+static ts_tensor *dense_on_cpu(ts_tensor *x, ts_tensor *w, ts_tensor *bias)
+{
+  return ts_tanh(ts_add(ts_matmul(x, w), bias));
+}
+
+static ts_tensor *dense_on_sim(ts_function *fn, ts_tensor *x, ts_tensor *w)
+{
+  ts_value args[2] = { TS_TENSOR_VALUE(x), TS_TENSOR_VALUE(w) };
+  ts_tensor *got = NULL;
+  TS_DEVICE_SCOPE(sim()) got = ts_function_call(fn, args, 2);
+  assert_no_error();
+  g_assert_true(ts_tensor_backend(got) == sim());
+  return got;
+}
+
+/* Repeated graph calls on SIM:0 (captured once, then replayed) each see
+ * their own inputs, whether they come from the host or already live on
+ * the device, and the variables' values at the call; a result stays the
+ * caller's after later calls of the same plan; a call with other shapes
+ * gets its own answer and the first shapes theirs again after it. */
+static void test_plan_replay_inputs_and_results(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *bias_host = matrix(1, 16, 0.1f);
+  TS_DEVICE_SCOPE(sim()) dense_bias = ts_variable_new(bias_host, "bias");
+  g_assert_true(ts_tensor_backend(dense_bias) == sim());
+  ts_function *fn = ts_function_new("dense", dense, "x, w");
+  ts_tensor *w = matrix(16, 16, -0.25f);
+  ts_tensor *xs[3] = { matrix(4, 16, 0.5f), matrix(4, 16, -1.5f), matrix(4, 16, 2.0f) };
+  ts_tensor *on_dev = ts_tensor_to_backend(xs[2], sim());
+  g_assert_true(ts_tensor_backend(on_dev) == sim());
+  for (int call = 0; call < 3; call++) {
+    ts_tensor *want[3], *got[3];
+    for (int i = 0; i < 3; i++)
+      want[i] = dense_on_cpu(xs[i], w, bias_host);
+    for (int i = 0; i < 2; i++)
+      got[i] = dense_on_sim(fn, xs[i], w);
+    got[2] = dense_on_sim(fn, on_dev, w);
+    for (int i = 0; i < 3; i++) /* all of them, after the last call */
+      assert_close(want[i], got[i]);
+  }
+  /* other shapes, then the first ones again */
+  ts_tensor *tall = matrix(7, 16, 0.75f);
+  assert_close(dense_on_cpu(tall, w, bias_host), dense_on_sim(fn, tall, w));
+  ts_tensor *again = dense_on_sim(fn, xs[0], w);
+  assert_close(dense_on_cpu(xs[0], w, bias_host), again);
+  /* the variable assigned between calls: the next call reads the new value */
+  ts_tensor *before = dense_on_sim(fn, xs[1], w);
+  bias_host = matrix(1, 16, -0.6f);
+  TS_DEVICE_SCOPE(sim()) ts_assign(dense_bias, bias_host);
+  assert_no_error();
+  ts_tensor *after = dense_on_sim(fn, xs[1], w);
+  assert_close(dense_on_cpu(xs[1], w, bias_host), after);
+  assert_close(dense_on_cpu(xs[1], w, matrix(1, 16, 0.1f)), before);
+  ts_function_free(fn);
+  ts_tensor_unref(dense_bias);
+  dense_bias = NULL;
+  ts_scope_end(scope);
+}
+
+/* Doubles x when its sum is positive, else negates it. */
+static ts_tensor *sign_branch(ts_call *call)
+{
+  ts_tensor *x = ts_mul(ts_arg(call, 0), ts_scalar_f32(1.5f));
+  TS_IF (ts_greater(ts_reduce_sum(x, TS_ALL_AXES, false), ts_scalar_f32(0)), &x) {
+    x = ts_mul(x, ts_scalar_f32(2));
+  } TS_ELSE {
+    x = ts_neg(x);
+  } TS_END_IF;
+  return ts_add(x, ts_scalar_f32(1));
+}
+
+/* A segmented plan (an If between two captured runs of steps) called on
+ * SIM:0 with inputs that take one branch, then the other, alternately:
+ * each call's result is the CPU's, and stays so after the later calls. */
+static void test_plan_replay_branch_changes(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("sign_branch", sign_branch, "x");
+  ts_tensor *xs[2] = { matrix(5, 6, 1.0f), matrix(5, 6, -2.0f) };
+  ts_tensor *want[2], *got[4];
+  for (int i = 0; i < 2; i++) {
+    ts_value arg = TS_TENSOR_VALUE(xs[i]);
+    want[i] = ts_function_call(fn, &arg, 1);
+    assert_no_error();
+  }
+  for (int call = 0; call < 4; call++) {
+    ts_value arg = TS_TENSOR_VALUE(xs[call % 2]);
+    TS_DEVICE_SCOPE(sim()) got[call] = ts_function_call(fn, &arg, 1);
+    assert_no_error();
+    g_assert_true(ts_tensor_backend(got[call]) == sim());
+  }
+  for (int call = 0; call < 4; call++)
+    assert_close(want[call % 2], got[call]);
+  /* the two branches really differ: x doubled, or negated */
+  g_assert_cmpfloat(ts_tensor_get_f64(got[0], 1), ==, 1.0 + 1.5 * 2 * ts_tensor_get_f64(xs[0], 1));
+  g_assert_cmpfloat(ts_tensor_get_f64(got[1], 1), ==, 1.0 - 1.5 * ts_tensor_get_f64(xs[1], 1));
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 /* Placement per function: its calls run on its device wherever the
  * caller is; per scope and per call (TS_DEVICE_SCOPE) otherwise. */
 static void test_function_placement(void)
@@ -827,6 +940,8 @@ int main(int argc, char **argv)
   g_test_add_func("/sim/copies-carry-correlation", test_copies_carry_correlation);
   g_test_add_func("/sim/plan-replay", test_plan_replay);
   g_test_add_func("/sim/plan-control-flow", test_plan_control_flow);
+  g_test_add_func("/sim/plan-replay-inputs-and-results", test_plan_replay_inputs_and_results);
+  g_test_add_func("/sim/plan-replay-branch-changes", test_plan_replay_branch_changes);
   g_test_add_func("/sim/function-placement", test_function_placement);
   g_test_add_func("/sim/variables-live-on-device", test_variables_live_on_device);
   g_test_add_func("/sim/training-step-keeps-weights", test_training_step_keeps_weights);
