@@ -3,7 +3,7 @@
  * recurrent MatMul and the gates, as ONNX writes them with their default
  * activations (RNN tanh; GRU sigmoid, tanh; LSTM sigmoid, tanh, tanh).
  * Forward, reverse and bidirectional, layouts 0 and 1, biases, initial
- * states and LSTM peepholes.  Other activations, clip, input_forget and
+ * states and LSTM peepholes, sequences of any length.  Other activations, clip, input_forget and
  * sequence_lens shorter than the sequence are refused naming the node. */
 #include "onnx-private.h"
 
@@ -207,6 +207,21 @@ static bool steps_of(const onnx_node_ctx *c, ts_tensor *x, int64_t steps, int64_
   return true;
 }
 
+/* The steps' outputs [B, H] as one [S*B, H], by Concats of at most
+ * TS_MAX_INPUTS each. */
+static ts_tensor *concat_steps(const onnx_node_ctx *c, ts_tensor **xs, int64_t n)
+{
+  if (n <= TS_MAX_INPUTS)
+    return ts_concat_at(HERE, xs, (int)n, 0);
+  int64_t groups = (n + TS_MAX_INPUTS - 1) / TS_MAX_INPUTS;
+  ts_tensor **parts = g_new(ts_tensor *, groups);
+  for (int64_t k = 0; k < groups; k++)
+    parts[k] = ts_concat_at(HERE, xs + k * TS_MAX_INPUTS, (int)MIN(TS_MAX_INPUTS, n - k * TS_MAX_INPUTS), 0);
+  ts_tensor *all = concat_steps(c, parts, groups);
+  g_free(parts);
+  return all;
+}
+
 /* One direction's Y [S, 1, B, H], its last states in s. */
 static ts_tensor *direction(onnx_node_ctx *c, cell kind, ts_tensor *x, int d, bool reverse, dir_state *s)
 {
@@ -253,8 +268,7 @@ static ts_tensor *direction(onnx_node_ctx *c, cell kind, ts_tensor *x, int d, bo
       goto out;
     outs[t] = s->h;
   }
-  /* [S*B, H] by one Concat, then [S, 1, B, H] */
-  y = ts_reshape_at(HERE, ts_concat_at(HERE, outs, (int)steps, 0), TS_SHAPE(steps, 1, batch, hidden));
+  y = ts_reshape_at(HERE, concat_steps(c, outs, steps), TS_SHAPE(steps, 1, batch, hidden));
 out:
   g_free(pieces);
   return y;
