@@ -1,10 +1,11 @@
 /* onnx_rnn.c — ONNX's RNN, GRU and LSTM as the engine's ops, step by
- * step: every step's input projection in one MatMul, then per step the
+ * step: every step's input projection in one MatMul per gate, then per step the
  * recurrent MatMul and the gates, as ONNX writes them with their default
  * activations (RNN tanh; GRU sigmoid, tanh; LSTM sigmoid, tanh, tanh).
  * Forward, reverse and bidirectional, layouts 0 and 1, biases, initial
- * states and LSTM peepholes, sequences of any length.  Other activations, clip, input_forget and
- * sequence_lens shorter than the sequence are refused naming the node. */
+ * states and LSTM peepholes, sequences of any length.  Other
+ * activations, clip, input_forget and sequence_lens shorter than the
+ * sequence are refused naming the node. */
 #include "onnx-private.h"
 
 #include <inttypes.h>
@@ -193,11 +194,9 @@ static ts_tensor *input_bias(const onnx_node_ctx *c, cell kind, ts_tensor *b, in
   return ts_add_at(HERE, halves[0], rfold);
 }
 
-/* x [S, B, H] as S tensors [B, H]: split along the steps, as [S*B, H] so
- * that no piece needs a Reshape (at most TS_MAX_OUTPUTS pieces a Split). */
+/* x [S*B, H] as S tensors [B, H] (at most TS_MAX_OUTPUTS pieces a Split). */
 static bool steps_of(const onnx_node_ctx *c, ts_tensor *x, int64_t steps, int64_t batch, ts_tensor **out)
 {
-  x = ts_reshape_at(HERE, x, TS_SHAPE(steps * batch, -1));
   for (int64_t t0 = 0; t0 < steps; t0 += TS_MAX_OUTPUTS) {
     int n = (int)MIN(TS_MAX_OUTPUTS, steps - t0);
     ts_tensor *part = steps <= TS_MAX_OUTPUTS ? x : ts_slice_at(HERE, x, TS_INTS(t0 * batch, 0), TS_INTS(n * batch, -1));
@@ -245,19 +244,21 @@ static ts_tensor *direction(onnx_node_ctx *c, cell kind, ts_tensor *x, int d, bo
     if (in(c, 7) && ts_split_at(HERE, direction_of(c, in(c, 7), d), 3, 0, s->p) != 3)
       return NULL;
   }
-  /* every step's input projection at once, [S*B, I] W^T + bias, cut into
-   * gates and steps before the loop: the steps only read their pieces */
-  ts_tensor *xw = ts_matmul_at(HERE, ts_reshape_at(HERE, x, TS_SHAPE(steps * batch, -1)),
-                               direction_of(c, w, d), false, true);
-  if (bias)
-    xw = ts_add_at(HERE, xw, bias);
-  ts_tensor *xg[4], **pieces = g_new0(ts_tensor *, gates * steps + steps), **outs = pieces + gates * steps;
+  /* every step's input projection at once, per gate [S*B, I] W_k^T + its
+   * bias (contiguous, where one MatMul's [S*B, G*H] would need a Split
+   * of short rows), cut into steps before the loop: the steps only read
+   * their pieces */
+  ts_tensor *x2 = ts_reshape_at(HERE, x, TS_SHAPE(steps * batch, -1)), *wg[4], *bg[4];
+  ts_tensor **pieces = g_new0(ts_tensor *, gates * steps + steps), **outs = pieces + gates * steps;
   ts_tensor *y = NULL;
-  if (ts_split_at(HERE, ts_reshape_at(HERE, xw, TS_SHAPE(steps, batch, gates * hidden)), gates, 2, xg) != gates)
+  if (ts_split_at(HERE, direction_of(c, w, d), gates, 0, wg) != gates ||
+      (bias && ts_split_at(HERE, bias, gates, 0, bg) != gates))
     goto out;
-  for (int k = 0; k < gates; k++)
-    if (!steps_of(c, xg[k], steps, batch, pieces + k * steps))
+  for (int k = 0; k < gates; k++) {
+    ts_tensor *xw = ts_matmul_at(HERE, x2, wg[k], false, true);
+    if (!steps_of(c, bias ? ts_add_at(HERE, xw, bg[k]) : xw, steps, batch, pieces + k * steps))
       goto out;
+  }
   for (int64_t k = 0; k < steps; k++) {
     int64_t t = reverse ? steps - 1 - k : k;
     ts_tensor *xt[4];
