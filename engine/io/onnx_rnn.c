@@ -129,7 +129,8 @@ static bool linear_before_reset(const onnx_node_ctx *c)
   return a && a->i;
 }
 
-/* One step: x[k] gate k's input projection with its biases [B, H]. */
+/* One step: x[k] gate k's input projection with its biases [B, H]
+ * (input_biases). */
 static void step(const onnx_node_ctx *c, cell kind, dir_state *s, ts_tensor **x)
 {
   ts_tensor *hr = ts_matmul_at(HERE, s->h, s->r, false, false);
@@ -173,25 +174,20 @@ static void step(const onnx_node_ctx *c, cell kind, dir_state *s, ts_tensor **x)
   s->h = ts_mul_at(HERE, ts_sigmoid_at(HERE, g[1]), ts_tanh_at(HERE, s->cs));
 }
 
-/* The biases of one direction's input projection [G*H] (Wb + Rb, but for
- * GRU's h gate, whose Rb goes inside the reset: s->rbh), or NULL. */
-static ts_tensor *input_bias(const onnx_node_ctx *c, cell kind, ts_tensor *b, int d, int64_t hidden,
-                             dir_state *s)
+/* Per gate, the bias of one direction's input projection [H] into bias[]:
+ * Wb + Rb, but for GRU's h gate, whose Rb goes inside the reset (s->rbh). */
+static bool input_biases(const onnx_node_ctx *c, cell kind, int d, dir_state *s, ts_tensor **bias)
 {
-  if (!b)
-    return NULL;
-  ts_tensor *halves[2], *rb[3];
-  if (ts_split_at(HERE, direction_of(c, b, d), 2, 0, halves) != 2)
-    return NULL;
-  ts_tensor *rfold = halves[1];
-  if (kind == CELL_GRU) {
-    if (ts_split_at(HERE, rfold, 3, 0, rb) != 3)
-      return NULL;
+  int gates = CELLS[kind].gates;
+  ts_tensor *halves[2], *wb[4], *rb[4];
+  if (ts_split_at(HERE, direction_of(c, in(c, 3), d), 2, 0, halves) != 2 ||
+      ts_split_at(HERE, halves[0], gates, 0, wb) != gates || ts_split_at(HERE, halves[1], gates, 0, rb) != gates)
+    return false;
+  for (int k = 0; k < gates; k++)
+    bias[k] = kind == CELL_GRU && k == 2 ? wb[k] : ts_add_at(HERE, wb[k], rb[k]);
+  if (kind == CELL_GRU)
     s->rbh = rb[2];
-    rb[2] = ts_zeros_at(HERE, ts_tensor_dtype(rb[0]), TS_SHAPE(hidden));
-    rfold = ts_concat_at(HERE, rb, 3, 0);
-  }
-  return ts_add_at(HERE, halves[0], rfold);
+  return true;
 }
 
 /* x [S*B, H] as S tensors [B, H] (at most TS_MAX_OUTPUTS pieces a Split). */
@@ -199,7 +195,8 @@ static bool steps_of(const onnx_node_ctx *c, ts_tensor *x, int64_t steps, int64_
 {
   for (int64_t t0 = 0; t0 < steps; t0 += TS_MAX_OUTPUTS) {
     int n = (int)MIN(TS_MAX_OUTPUTS, steps - t0);
-    ts_tensor *part = steps <= TS_MAX_OUTPUTS ? x : ts_slice_at(HERE, x, TS_INTS(t0 * batch, 0), TS_INTS(n * batch, -1));
+    ts_tensor *part = steps <= TS_MAX_OUTPUTS ? x
+                                              : ts_slice_at(HERE, x, TS_INTS(t0 * batch, 0), TS_INTS(n * batch, -1));
     if (ts_split_at(HERE, part, n, 0, out + t0) != n)
       return false;
   }
@@ -235,8 +232,10 @@ static ts_tensor *direction(onnx_node_ctx *c, cell kind, ts_tensor *x, int d, bo
     s->rh = ts_slice_at(HERE, s->r, TS_INTS(0, 2 * hidden), TS_INTS(-1, hidden));
     s->r = ts_slice_at(HERE, s->r, TS_INTS(0, 0), TS_INTS(-1, 2 * hidden));
   }
-  ts_tensor *bias = input_bias(c, kind, in(c, 3), d, hidden, s);
-  if (in(c, 3) && !bias)
+  ts_tensor *wg[4], *bg[4];
+  bool biased = in(c, 3) != NULL;
+  if ((biased && !input_biases(c, kind, d, s, bg)) ||
+      ts_split_at(HERE, direction_of(c, w, d), gates, 0, wg) != gates)
     return NULL;
   s->h = in(c, 5) ? direction_of(c, in(c, 5), d) : ts_zeros_at(HERE, dt, TS_SHAPE(batch, hidden));
   if (kind == CELL_LSTM) {
@@ -248,15 +247,12 @@ static ts_tensor *direction(onnx_node_ctx *c, cell kind, ts_tensor *x, int d, bo
    * bias (contiguous, where one MatMul's [S*B, G*H] would need a Split
    * of short rows), cut into steps before the loop: the steps only read
    * their pieces */
-  ts_tensor *x2 = ts_reshape_at(HERE, x, TS_SHAPE(steps * batch, -1)), *wg[4], *bg[4];
+  ts_tensor *x2 = ts_reshape_at(HERE, x, TS_SHAPE(steps * batch, -1));
   ts_tensor **pieces = g_new0(ts_tensor *, gates * steps + steps), **outs = pieces + gates * steps;
   ts_tensor *y = NULL;
-  if (ts_split_at(HERE, direction_of(c, w, d), gates, 0, wg) != gates ||
-      (bias && ts_split_at(HERE, bias, gates, 0, bg) != gates))
-    goto out;
   for (int k = 0; k < gates; k++) {
     ts_tensor *xw = ts_matmul_at(HERE, x2, wg[k], false, true);
-    if (!steps_of(c, bias ? ts_add_at(HERE, xw, bg[k]) : xw, steps, batch, pieces + k * steps))
+    if (!steps_of(c, biased ? ts_add_at(HERE, xw, bg[k]) : xw, steps, batch, pieces + k * steps))
       goto out;
   }
   for (int64_t k = 0; k < steps; k++) {
