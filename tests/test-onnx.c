@@ -1261,6 +1261,41 @@ static void test_rnn(void)
   }
 }
 
+/* A sequence longer than one Split or Concat takes (TS_MAX_OUTPUTS,
+ * TS_MAX_INPUTS): h_t = tanh(x_t + 0.5 h_{t-1}) over 150 steps. */
+static void test_rnn_long_sequence(void)
+{
+  enum { STEPS = 150 };
+  int64_t xdims[] = { STEPS, 1, 1 }, wdims[] = { 1, 1, 1 }, ydims[] = { STEPS, 1, 1, 1 };
+  pb *g = msg();
+  put_msg(g, 1, node("RNN", "rnn", "x,w,r", "y", NULL));
+  put_msg(g, 11, value_info("x", 1, 3, xdims));
+  put_msg(g, 11, value_info("w", 1, 3, wdims));
+  put_msg(g, 11, value_info("r", 1, 3, wdims));
+  put_msg(g, 12, value_info("y", 1, 4, ydims));
+  pb *bytes = model(14, g);
+  char *path = write_file("rnn_long.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  ts_scope *scope = ts_scope_begin();
+  float x[STEPS];
+  for (int t = 0; t < STEPS; t++)
+    x[t] = (float)((t % 7) - 3) / 3;
+  ts_tensor *in[3] = { ts_constant(TS_F32, TS_SHAPE(STEPS, 1, 1), x),
+                       ts_constant(TS_F32, TS_SHAPE(1, 1, 1), (float[]){ 1 }),
+                       ts_constant(TS_F32, TS_SHAPE(1, 1, 1), (float[]){ 0.5f }) }, *y;
+  g_assert_true(ts_onnx_model_run(m, in, 3, &y));
+  g_assert_true(ts_shape_equal(ts_tensor_shape(y), TS_SHAPE(STEPS, 1, 1, 1)));
+  double h = 0;
+  for (int t = 0; t < STEPS; t++) {
+    h = tanh(x[t] + 0.5 * h);
+    g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(y, t), h, 1e-5);
+  }
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
 /* ---- hostile files ------------------------------------------------------------- */
 
 static void test_truncated(void)
@@ -2743,6 +2778,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/windows", test_windows);
   g_test_add_func("/onnx/import/scatter-old-name", test_scatter_old_name);
   g_test_add_func("/onnx/import/rnn", test_rnn);
+  g_test_add_func("/onnx/import/rnn-long-sequence", test_rnn_long_sequence);
   g_test_add_func("/onnx/import/bit-shift", test_bit_shift);
   g_test_add_func("/onnx/import/reverse-sequence", test_reverse_sequence);
   g_test_add_func("/onnx/import/batch-norm-training", test_batch_norm_training);

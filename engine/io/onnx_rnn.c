@@ -1,10 +1,11 @@
 /* onnx_rnn.c — ONNX's RNN, GRU and LSTM as the engine's ops, step by
- * step: every step's input projection in one MatMul, then per step the
+ * step: every step's input projection in one MatMul per gate, then per step the
  * recurrent MatMul and the gates, as ONNX writes them with their default
  * activations (RNN tanh; GRU sigmoid, tanh; LSTM sigmoid, tanh, tanh).
  * Forward, reverse and bidirectional, layouts 0 and 1, biases, initial
- * states and LSTM peepholes.  Other activations, clip, input_forget and
- * sequence_lens shorter than the sequence are refused naming the node. */
+ * states and LSTM peepholes, sequences of any length.  Other
+ * activations, clip, input_forget and sequence_lens shorter than the
+ * sequence are refused naming the node. */
 #include "onnx-private.h"
 
 #include <inttypes.h>
@@ -115,41 +116,45 @@ static ts_tensor *direction_of(const onnx_node_ctx *c, ts_tensor *w, int d)
 
 /* One direction's weights and state. */
 typedef struct dir_state {
-  ts_tensor *r, *rb; /* R [G*H, H] and its bias [G*H] */
+  ts_tensor *r;      /* R^T [H, G*H]; GRU without linear_before_reset: its z and r blocks [H, 2H] */
+  ts_tensor *rh;     /* GRU without linear_before_reset: R's h block, transposed [H, H] */
+  ts_tensor *rbh;    /* GRU: Rb's h block [H], or NULL (the other biases go with the input's) */
   ts_tensor *p[3];   /* LSTM peepholes i, o, f [H], or NULL */
   ts_tensor *h, *cs; /* the hidden and cell states [B, H] */
 } dir_state;
 
-/* One step: xw the input's projection plus its bias [B, G*H]. */
-static void step(const onnx_node_ctx *c, cell kind, dir_state *s, ts_tensor *xw)
+static bool linear_before_reset(const onnx_node_ctx *c)
 {
-  ts_tensor *hr = ts_add_at(HERE, ts_matmul_at(HERE, s->h, s->r, false, true), s->rb);
+  const Onnx__AttributeProto *a = find_attr(c, "linear_before_reset");
+  return a && a->i;
+}
+
+/* One step: x[k] gate k's input projection with its biases [B, H]
+ * (input_biases). */
+static void step(const onnx_node_ctx *c, cell kind, dir_state *s, ts_tensor **x)
+{
+  ts_tensor *hr = ts_matmul_at(HERE, s->h, s->r, false, false);
   if (kind == CELL_RNN) {
-    s->h = ts_tanh_at(HERE, ts_add_at(HERE, xw, hr));
+    s->h = ts_tanh_at(HERE, ts_add_at(HERE, x[0], hr));
     return;
   }
-  ts_tensor *x[4], *r[4];
-  int gates = CELLS[kind].gates;
-  if (ts_split_at(HERE, xw, gates, 1, x) != gates || ts_split_at(HERE, hr, gates, 1, r) != gates) {
+  ts_tensor *r[4];
+  int blocks = s->rh ? 2 : CELLS[kind].gates;
+  if (ts_split_at(HERE, hr, blocks, 1, r) != blocks) {
     s->h = NULL;
     return;
   }
   if (kind == CELL_GRU) { /* z, r, h */
     ts_tensor *z = ts_sigmoid_at(HERE, ts_add_at(HERE, x[0], r[0]));
     ts_tensor *reset = ts_sigmoid_at(HERE, ts_add_at(HERE, x[1], r[1]));
-    ts_tensor *n;
-    const Onnx__AttributeProto *lbr = find_attr(c, "linear_before_reset");
-    if (lbr && lbr->i) { /* r . (h Rh^T + Rbh) */
-      n = ts_tanh_at(HERE, ts_add_at(HERE, x[2], ts_mul_at(HERE, reset, r[2])));
-    } else { /* (r . h) Rh^T + Rbh: Rh and Rbh are the third blocks */
-      ts_tensor *rh[3], *rbh[3];
-      if (ts_split_at(HERE, s->r, 3, 0, rh) != 3 || ts_split_at(HERE, s->rb, 3, 0, rbh) != 3) {
-        s->h = NULL;
-        return;
-      }
-      ts_tensor *g = ts_add_at(HERE, ts_matmul_at(HERE, ts_mul_at(HERE, reset, s->h), rh[2], false, true), rbh[2]);
-      n = ts_tanh_at(HERE, ts_add_at(HERE, x[2], g));
-    }
+    ts_tensor *g;
+    if (!s->rh) /* r . (h Rh^T + Rbh) */
+      g = ts_mul_at(HERE, reset, s->rbh ? ts_add_at(HERE, r[2], s->rbh) : r[2]);
+    else /* (r . h) Rh^T + Rbh */
+      g = ts_matmul_at(HERE, ts_mul_at(HERE, reset, s->h), s->rh, false, false);
+    if (s->rh && s->rbh)
+      g = ts_add_at(HERE, g, s->rbh);
+    ts_tensor *n = ts_tanh_at(HERE, ts_add_at(HERE, x[2], g));
     ts_tensor *one = ts_cast_at(HERE, ts_scalar_f64(1), ts_tensor_dtype(z));
     s->h = ts_add_at(HERE, ts_mul_at(HERE, ts_sub_at(HERE, one, z), n), ts_mul_at(HERE, z, s->h));
     return;
@@ -169,9 +174,106 @@ static void step(const onnx_node_ctx *c, cell kind, dir_state *s, ts_tensor *xw)
   s->h = ts_mul_at(HERE, ts_sigmoid_at(HERE, g[1]), ts_tanh_at(HERE, s->cs));
 }
 
+/* Per gate, the bias of one direction's input projection [H] into bias[]:
+ * Wb + Rb, but for GRU's h gate, whose Rb goes inside the reset (s->rbh). */
+static bool input_biases(const onnx_node_ctx *c, cell kind, int d, dir_state *s, ts_tensor **bias)
+{
+  int gates = CELLS[kind].gates;
+  ts_tensor *halves[2], *wb[4], *rb[4];
+  if (ts_split_at(HERE, direction_of(c, in(c, 3), d), 2, 0, halves) != 2 ||
+      ts_split_at(HERE, halves[0], gates, 0, wb) != gates || ts_split_at(HERE, halves[1], gates, 0, rb) != gates)
+    return false;
+  for (int k = 0; k < gates; k++)
+    bias[k] = kind == CELL_GRU && k == 2 ? wb[k] : ts_add_at(HERE, wb[k], rb[k]);
+  if (kind == CELL_GRU)
+    s->rbh = rb[2];
+  return true;
+}
+
+/* x [S*B, H] as S tensors [B, H] (at most TS_MAX_OUTPUTS pieces a Split). */
+static bool steps_of(const onnx_node_ctx *c, ts_tensor *x, int64_t steps, int64_t batch, ts_tensor **out)
+{
+  for (int64_t t0 = 0; t0 < steps; t0 += TS_MAX_OUTPUTS) {
+    int n = (int)MIN(TS_MAX_OUTPUTS, steps - t0);
+    ts_tensor *part = steps <= TS_MAX_OUTPUTS ? x
+                                              : ts_slice_at(HERE, x, TS_INTS(t0 * batch, 0), TS_INTS(n * batch, -1));
+    if (ts_split_at(HERE, part, n, 0, out + t0) != n)
+      return false;
+  }
+  return true;
+}
+
+/* The steps' outputs [B, H] as one [S*B, H], by Concats of at most
+ * TS_MAX_INPUTS each. */
+static ts_tensor *concat_steps(const onnx_node_ctx *c, ts_tensor **xs, int64_t n)
+{
+  if (n <= TS_MAX_INPUTS)
+    return ts_concat_at(HERE, xs, (int)n, 0);
+  int64_t groups = (n + TS_MAX_INPUTS - 1) / TS_MAX_INPUTS;
+  ts_tensor **parts = g_new(ts_tensor *, groups);
+  for (int64_t k = 0; k < groups; k++)
+    parts[k] = ts_concat_at(HERE, xs + k * TS_MAX_INPUTS, (int)MIN(TS_MAX_INPUTS, n - k * TS_MAX_INPUTS), 0);
+  ts_tensor *all = concat_steps(c, parts, groups);
+  g_free(parts);
+  return all;
+}
+
+/* One direction's Y [S, 1, B, H], its last states in s. */
+static ts_tensor *direction(onnx_node_ctx *c, cell kind, ts_tensor *x, int d, bool reverse, dir_state *s)
+{
+  ts_tensor *w = in(c, 1), *r = in(c, 2);
+  ts_shape xs = ts_tensor_shape(x), rs = ts_tensor_shape(r);
+  int gates = CELLS[kind].gates;
+  int64_t steps = xs.dim[0], batch = xs.dim[1], hidden = rs.dim[2];
+  ts_dtype dt = ts_tensor_dtype(x);
+  /* R transposed once here, not by every step's MatMul */
+  s->r = ts_transpose_at(HERE, direction_of(c, r, d), TS_INTS(1, 0));
+  if (kind == CELL_GRU && !linear_before_reset(c)) {
+    s->rh = ts_slice_at(HERE, s->r, TS_INTS(0, 2 * hidden), TS_INTS(-1, hidden));
+    s->r = ts_slice_at(HERE, s->r, TS_INTS(0, 0), TS_INTS(-1, 2 * hidden));
+  }
+  ts_tensor *wg[4], *bg[4];
+  bool biased = in(c, 3) != NULL;
+  if ((biased && !input_biases(c, kind, d, s, bg)) ||
+      ts_split_at(HERE, direction_of(c, w, d), gates, 0, wg) != gates)
+    return NULL;
+  s->h = in(c, 5) ? direction_of(c, in(c, 5), d) : ts_zeros_at(HERE, dt, TS_SHAPE(batch, hidden));
+  if (kind == CELL_LSTM) {
+    s->cs = in(c, 6) ? direction_of(c, in(c, 6), d) : ts_zeros_at(HERE, dt, TS_SHAPE(batch, hidden));
+    if (in(c, 7) && ts_split_at(HERE, direction_of(c, in(c, 7), d), 3, 0, s->p) != 3)
+      return NULL;
+  }
+  /* every step's input projection at once, per gate [S*B, I] W_k^T + its
+   * bias (contiguous, where one MatMul's [S*B, G*H] would need a Split
+   * of short rows), cut into steps before the loop: the steps only read
+   * their pieces */
+  ts_tensor *x2 = ts_reshape_at(HERE, x, TS_SHAPE(steps * batch, -1));
+  ts_tensor **pieces = g_new0(ts_tensor *, gates * steps + steps), **outs = pieces + gates * steps;
+  ts_tensor *y = NULL;
+  for (int k = 0; k < gates; k++) {
+    ts_tensor *xw = ts_matmul_at(HERE, x2, wg[k], false, true);
+    if (!steps_of(c, biased ? ts_add_at(HERE, xw, bg[k]) : xw, steps, batch, pieces + k * steps))
+      goto out;
+  }
+  for (int64_t k = 0; k < steps; k++) {
+    int64_t t = reverse ? steps - 1 - k : k;
+    ts_tensor *xt[4];
+    for (int j = 0; j < gates; j++)
+      xt[j] = pieces[j * steps + t];
+    step(c, kind, s, xt);
+    if (!s->h)
+      goto out;
+    outs[t] = s->h;
+  }
+  y = ts_reshape_at(HERE, concat_steps(c, outs, steps), TS_SHAPE(steps, 1, batch, hidden));
+out:
+  g_free(pieces);
+  return y;
+}
+
 static bool recurrent(onnx_node_ctx *c, cell kind)
 {
-  ts_tensor *x = in(c, 0), *w = in(c, 1), *r = in(c, 2), *b = in(c, 3);
+  ts_tensor *x = in(c, 0), *w = in(c, 1), *r = in(c, 2);
   int dirs;
   if (!x || !w || !r || !check_attributes(c, kind, &dirs))
     return false;
@@ -192,47 +294,12 @@ static bool recurrent(onnx_node_ctx *c, cell kind)
   }
   if (!check_sequence_lens(c, steps))
     return false;
-  ts_dtype dt = ts_tensor_dtype(x);
   ts_tensor *ys[2], *hs[2], *cs[2];
   for (int d = 0; d < dirs; d++) {
     const Onnx__AttributeProto *da = find_attr(c, "direction");
-    bool reverse = d == 1 || (da && is_string(da, "reverse"));
-    ts_tensor *wd = direction_of(c, w, d), *wb = NULL;
-    dir_state s = { .r = direction_of(c, r, d) };
-    if (b) {
-      ts_tensor *halves[2];
-      if (ts_split_at(HERE, direction_of(c, b, d), 2, 0, halves) != 2)
-        return false;
-      wb = halves[0];
-      s.rb = halves[1];
-    } else {
-      s.rb = ts_zeros_at(HERE, dt, TS_SHAPE(gates * hidden));
-    }
-    s.h = in(c, 5) ? direction_of(c, in(c, 5), d) : ts_zeros_at(HERE, dt, TS_SHAPE(batch, hidden));
-    if (kind == CELL_LSTM) {
-      s.cs = in(c, 6) ? direction_of(c, in(c, 6), d) : ts_zeros_at(HERE, dt, TS_SHAPE(batch, hidden));
-      if (in(c, 7) && ts_split_at(HERE, direction_of(c, in(c, 7), d), 3, 0, s.p) != 3)
-        return false;
-    }
-    /* every step's input projection at once: [S*B, I] W^T + Wb */
-    ts_tensor *xw = ts_matmul_at(HERE, ts_reshape_at(HERE, x, TS_SHAPE(steps * batch, -1)), wd, false, true);
-    if (wb)
-      xw = ts_add_at(HERE, xw, wb);
-    xw = ts_reshape_at(HERE, xw, TS_SHAPE(steps, batch, gates * hidden));
-    ts_tensor **outs = g_new0(ts_tensor *, steps);
-    for (int64_t k = 0; k < steps; k++) {
-      int64_t t = reverse ? steps - 1 - k : k;
-      ts_tensor *xt = ts_reshape_at(HERE, ts_slice_at(HERE, xw, TS_INTS(t, 0, 0), TS_INTS(1, -1, -1)),
-                                    TS_SHAPE(batch, gates * hidden));
-      step(c, kind, &s, xt);
-      if (!s.h) {
-        g_free(outs);
-        return false;
-      }
-      outs[t] = ts_reshape_at(HERE, s.h, TS_SHAPE(1, 1, batch, hidden));
-    }
-    ys[d] = ts_concat_at(HERE, outs, (int)steps, 0); /* [S, 1, B, H] */
-    g_free(outs);
+    dir_state s = { 0 };
+    if (!(ys[d] = direction(c, kind, x, d, d == 1 || (da && is_string(da, "reverse")), &s)))
+      return false;
     hs[d] = ts_reshape_at(HERE, s.h, TS_SHAPE(1, batch, hidden));
     cs[d] = kind == CELL_LSTM ? ts_reshape_at(HERE, s.cs, TS_SHAPE(1, batch, hidden)) : NULL;
   }
