@@ -1,6 +1,8 @@
 /* ts-graph-pane.h — the selected concrete function: its signature over its
  * graph (the viewer's TsGraphView), or a status page saying why there is
- * no graph to show.  The header's zoom buttons, zoom level and menu
+ * no graph to show.  It follows the selection of its "workspace" (the
+ * window's template binds it): a concrete function's graph, a function's
+ * last concrete function's, or its untraced page.  The header's zoom buttons, zoom level and menu
  * (expand or collapse all, fit width) use the pane's "graph." actions,
  * which run the view's own: graph.zoom-in, graph.zoom-out, graph.zoom-fit,
  * graph.zoom-width, graph.zoom-reset, graph.expand-all, graph.collapse-all;
@@ -33,7 +35,9 @@ void ts_graph_pane_show_untraced(TsGraphPane *self, const char *function, const 
 /* What node colours show: "op-type", "device" or "compute-time" (the
  * GSettings colour-mode nicks; the "colour-mode" property). */
 void ts_graph_pane_set_colour_mode(TsGraphPane *self, const char *mode);
-/* The last profile's values (ts_profile_compute_times): the times the
+/* The last profile's values (ts_profile_compute_times; set from each
+ * session of the pane's "profiler", a TsProfilerPanel the window's
+ * template binds, when it is ready): the times the
  * "compute-time" mode shows, the devices the "device" mode shows (a
  * reference is taken; NULL: none, "no data" and "CPU"). */
 void ts_graph_pane_set_compute_times(TsGraphPane *self, ts_render_values *values);

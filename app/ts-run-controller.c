@@ -25,13 +25,12 @@ struct _TsRunController {
   GStrv against_args;     /* and the arguments both take */
   gboolean against_profiling; /* Profile as it was before */
   char *death;            /* how the last run ended its worker, shown again after the restart */
-  GHashTable *trace_errors; /* function -> why its last trace failed (none once one worked) */
 };
 
 enum { PROP_0, PROP_RUNNING, PROP_BUSY, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
-enum { SIGNAL_SELECTION_OUTDATED, SIGNAL_MESSAGE, N_SIGNALS };
+enum { SIGNAL_MESSAGE, N_SIGNALS };
 static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE(TsRunController, ts_run_controller, G_TYPE_OBJECT)
@@ -134,7 +133,7 @@ static void on_debug_traced(GObject *source, GAsyncResult *res, gpointer user_da
   if (self->shut_down || !args)
     return;
   if (r)
-    g_signal_emit(self, signals[SIGNAL_SELECTION_OUTDATED], 0);
+    ts_workspace_selection_changed(self->workspace);
   ts_debug_panel_start(self->debug_panel, self->worker, ts_workspace_get_module(self->workspace), ts_workspace_get_function(self->workspace),
                        (const char *const *)args);
 }
@@ -351,13 +350,10 @@ static void on_trace(TsEngineWorker *worker, TsTraceEntry *entry, TsRunControlle
   ts_trace_log_add(self->trace_log, entry);
   const char *function = ts_trace_entry_get_function(entry);
   if (ts_trace_entry_get_failed(entry)) {
-    g_hash_table_replace(self->trace_errors, g_strdup(function), g_strdup(ts_trace_entry_get_reason(entry)));
-    TsSidebarItem *selected = ts_function_list_get_selected(self->function_list);
-    if (selected && g_strcmp0(ts_sidebar_item_get_function_name(selected), function) == 0)
-      g_signal_emit(self, signals[SIGNAL_SELECTION_OUTDATED], 0);
+    ts_workspace_set_trace_error(self->workspace, function, ts_trace_entry_get_reason(entry));
     return;
   }
-  g_hash_table_remove(self->trace_errors, function);
+  ts_workspace_set_trace_error(self->workspace, function, NULL);
   ts_function_list_add_trace(self->function_list, entry);
   TsSidebarItem *item = ts_function_list_get_selected(self->function_list);
   if (ts_trace_entry_get_module(entry) == ts_workspace_get_module(self->workspace) && item &&
@@ -456,18 +452,6 @@ gboolean ts_run_controller_get_busy(TsRunController *self)
   return self->run_cancellable != NULL || ts_engine_worker_get_busy(self->worker);
 }
 
-const char *ts_run_controller_get_trace_error(TsRunController *self, const char *function)
-{
-  g_return_val_if_fail(TS_IS_RUN_CONTROLLER(self), NULL);
-  return function ? g_hash_table_lookup(self->trace_errors, function) : NULL;
-}
-
-void ts_run_controller_forget_trace_errors(TsRunController *self)
-{
-  g_return_if_fail(TS_IS_RUN_CONTROLLER(self));
-  g_hash_table_remove_all(self->trace_errors);
-}
-
 char *ts_run_controller_take_death(TsRunController *self)
 {
   g_return_val_if_fail(TS_IS_RUN_CONTROLLER(self), NULL);
@@ -539,7 +523,6 @@ static void ts_run_controller_finalize(GObject *object)
   g_free(self->against);
   g_strfreev(self->against_args);
   g_free(self->death);
-  g_hash_table_unref(self->trace_errors);
   G_OBJECT_CLASS(ts_run_controller_parent_class)->finalize(object);
 }
 
@@ -553,13 +536,10 @@ static void ts_run_controller_class_init(TsRunControllerClass *klass)
   properties[PROP_RUNNING] = g_param_spec_boolean("running", NULL, NULL, FALSE, flags);
   properties[PROP_BUSY] = g_param_spec_boolean("busy", NULL, NULL, FALSE, flags);
   g_object_class_install_properties(object_class, N_PROPS, properties);
-  signals[SIGNAL_SELECTION_OUTDATED] = g_signal_new("selection-outdated", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST,
-                                                    0, NULL, NULL, NULL, G_TYPE_NONE, 0);
   signals[SIGNAL_MESSAGE] = g_signal_new("message", G_TYPE_FROM_CLASS(klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                          NULL, G_TYPE_NONE, 1, G_TYPE_STRING);
 }
 
 static void ts_run_controller_init(TsRunController *self)
 {
-  self->trace_errors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 }

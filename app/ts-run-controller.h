@@ -35,9 +35,9 @@ typedef struct {
 #define TS_TYPE_RUN_CONTROLLER (ts_run_controller_get_type())
 G_DECLARE_FINAL_TYPE(TsRunController, ts_run_controller, TS, RUN_CONTROLLER, GObject)
 
-/* Signals: ::selection-outdated (the selected function's graph changed:
- * its trace failed, or a debug call's graph came), ::message (a line for
- * a toast).  A worker's death is said in the console (the module loader
+/* Signals: ::message (a line for a toast).  Why a trace failed, and that
+ * a debug call's graph came, go to the workspace (its selection shows
+ * them).  A worker's death is said in the console (the module loader
  * opens the module in a fresh one).  The worker records a profile while the
  * workspace's "profile" is on, and runs on its "device" (bindings). */
 TsRunController *ts_run_controller_new(TsEngineWorker *worker, TsWorkspace *workspace, const TsRunPanels *panels);
@@ -63,9 +63,6 @@ void ts_run_controller_debug(TsRunController *self, const char *command);
 gboolean ts_run_controller_get_running(TsRunController *self);
 /* running, or the worker busy (notify::busy). */
 gboolean ts_run_controller_get_busy(TsRunController *self);
-/* Why function's last trace failed (borrowed), or NULL once one worked. */
-const char *ts_run_controller_get_trace_error(TsRunController *self, const char *function);
-void ts_run_controller_forget_trace_errors(TsRunController *self);
 /* How the last run ended its worker (owned), or NULL; said once. */
 char *ts_run_controller_take_death(TsRunController *self);
 

@@ -97,7 +97,7 @@ void _ts_window_apply_session(TsWindow *self)
     ts_function_list_select(self->function_list, session->function, -1);
   /* the run panel shows the remembered arguments of the selection */
   ts_workspace_set_function(self->workspace, NULL);
-  _ts_window_show_selection(self);
+  ts_workspace_selection_changed(self->workspace);
   if (session->expanded)
     restore_view(self, session);
 }

@@ -28,7 +28,7 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep, gb
   TsLoadedModule *before = ts_workspace_get_module(self->workspace);
   g_autoptr(TsLoadedModule) shown_module = shown && before ? g_object_ref(before) : NULL;
   ts_workspace_set_module(self->workspace, module);
-  ts_run_controller_forget_trace_errors(self->runs);
+  ts_workspace_forget_trace_errors(self->workspace);
   if (!keep) { /* another module: the last one's debug call and timings are no use here */
     ts_debug_panel_clear(self->debug_panel);
     ts_profiler_panel_set_session(self->profiler_panel, NULL, NULL);
@@ -48,7 +48,7 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep, gb
   ts_node_details_set_source(self->node_details, self->worker, ts_loaded_module_get_file(module));
   /* a reloaded module starts untraced: the function stays selected, not its old graphs */
   if (!function || !ts_function_list_select(self->function_list, function, -1))
-    _ts_window_show_selection(self);
+    ts_workspace_selection_changed(self->workspace);
   if (shown_module) /* the graph of the worker before, as a trace log row shows it */
     ts_graph_pane_show_concrete(self->graph_pane, shown_module, shown);
   g_object_notify(G_OBJECT(self), "module");

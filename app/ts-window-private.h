@@ -55,8 +55,6 @@ void _ts_window_toast(TsWindow *self, const char *text);
 /* An error dialog, its message kept for ts_window_get_error. */
 void _ts_window_show_error_dialog(TsWindow *self, const char *heading, const char *message);
 void _ts_window_notify_busy(TsWindow *self);
-/* The graph, run panel and debugger for the function selected. */
-void _ts_window_show_selection(TsWindow *self);
 
 /* ts-window-modules.c: the module opened, reloaded and shown. */
 /* The sidebar and run panel: hidden while a trace is shown with no module. */

@@ -17,7 +17,7 @@ static void on_mode_changed(GSimpleAction *action, GVariant *value, gpointer use
   g_simple_action_set_state(action, value);
   if (same) /* asked for again: what follows it (the debugger's page) shows it again */
     g_object_notify(G_OBJECT(self->workspace), "mode");
-  _ts_window_show_selection(self);
+  ts_workspace_selection_changed(self->workspace);
 }
 
 /* A device the worker has: the device button's label, the worker and the

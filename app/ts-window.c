@@ -1,17 +1,16 @@
 /* ts-window.c — the main window: a shell around its panels, as Sysprof's
  * window around its session.  It builds its template and the objects that
- * do the work: what it works on is its TsWorkspace (module, function,
+ * do the work: what it works on is its TsWorkspace (module, selection,
  * mode, device, profile; the panels bind to it in ts-window.ui, and
  * ts-window-workspace.c's actions set it), its calls go through its
  * TsRunController, its module through its TsModuleLoader (shown by
  * ts-window-modules.c), the node looked at is its TsNodeFocus's, its
  * compare page is ts-window-compare.c's and its files ts-window-files.c's.
- * Here are the selection's graph, the window's other actions and what it
- * says (toasts, the error dialog, busy). */
+ * Here are the window's other actions and what it says (toasts, the error
+ * dialog, busy). */
 #include "ts-window-private.h"
 
 #include "ts-application.h"
-#include "ts-profile-values.h"
 #include "ts-recent-menu.h"
 
 enum { PROP_0, PROP_MODULE, PROP_BUSY, N_PROPS };
@@ -46,7 +45,7 @@ static gboolean loading(TsWindow *self)
 
 static void update_actions(TsWindow *self)
 {
-  gboolean selected = ts_function_list_get_selected(self->function_list) != NULL;
+  gboolean selected = ts_workspace_get_selected(self->workspace) != NULL;
   gboolean running = ts_run_controller_get_running(self->runs);
   gboolean module = ts_workspace_get_module(self->workspace) != NULL;
   gtk_widget_action_set_enabled(GTK_WIDGET(self), "win.run", selected && !running);
@@ -64,33 +63,11 @@ void _ts_window_notify_busy(TsWindow *self)
   g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_BUSY]);
 }
 
-/* ---- the selection's graph ---------------------------------------------------------- */
-
-void _ts_window_show_selection(TsWindow *self)
+/* A selection shown (again: the graph pane follows the workspace's): one graph, not a comparison. */
+static void on_selected(TsWindow *self)
 {
-  TsSidebarItem *item = ts_function_list_get_selected(self->function_list);
   update_actions(self);
   _ts_window_close_compare(self);
-  if (!item) {
-    ts_graph_pane_show_status(self->graph_pane, NULL, NULL,
-                              "Pick a function in the sidebar, then run it to see its graph.");
-    return;
-  }
-  const char *name = ts_sidebar_item_get_function_name(item);
-  ts_workspace_set_function(self->workspace, name); /* the run and debug panels follow it */
-  TsConcreteInfo *cf = ts_sidebar_item_get_concrete(item);
-  if (!cf) {
-    GListModel *children = ts_sidebar_item_get_children(item);
-    guint n = g_list_model_get_n_items(children);
-    if (n > 0) {
-      g_autoptr(TsSidebarItem) last = g_list_model_get_item(children, n - 1);
-      cf = ts_sidebar_item_get_concrete(last);
-    }
-  }
-  if (cf)
-    ts_graph_pane_show_concrete(self->graph_pane, ts_sidebar_item_get_module(item), cf);
-  else /* its page follows the mode */
-    ts_graph_pane_show_untraced(self->graph_pane, name, ts_run_controller_get_trace_error(self->runs, name));
 }
 
 /* A trace log row: its function and concrete function selected, or, for a
@@ -105,17 +82,6 @@ static void on_entry_activated(TsTraceLog *log, TsTraceEntry *entry, TsWindow *s
   TsConcreteInfo *cf = (TsConcreteInfo *)ts_trace_entry_get_concrete(entry);
   if (cf)
     ts_graph_pane_show_concrete(self->graph_pane, ts_trace_entry_get_module(entry), cf);
-}
-
-/* The graph's compute-time colouring from the Profiler panel's session. */
-static void update_compute_times(TsWindow *self)
-{
-  const tsp_session *session = ts_profiler_panel_get_session(self->profiler_panel);
-  const tsp_stats *by_node = ts_profiler_panel_get_node_stats(self->profiler_panel);
-  TsLoadedModule *module = ts_workspace_get_module(self->workspace);
-  g_autoptr(ts_render_values) values =
-    session && by_node && module ? ts_profile_compute_times(session, by_node, module) : NULL;
-  ts_graph_pane_set_compute_times(self->graph_pane, values);
 }
 
 /* ---- actions ---------------------------------------------------------------------- */
@@ -421,17 +387,14 @@ static void ts_window_init(TsWindow *self)
   g_action_map_add_action(G_ACTION_MAP(self), G_ACTION(check));
 
   g_signal_connect_object(self->runs, "notify::busy", G_CALLBACK(_ts_window_notify_busy), self, G_CONNECT_SWAPPED);
-  g_signal_connect_object(self->runs, "selection-outdated", G_CALLBACK(_ts_window_show_selection), self,
-                          G_CONNECT_SWAPPED);
   g_signal_connect_object(self->runs, "message", G_CALLBACK(_ts_window_toast), self, G_CONNECT_SWAPPED);
   g_signal_connect_object(self->focus, "message", G_CALLBACK(_ts_window_toast), self, G_CONNECT_SWAPPED);
-  g_signal_connect_swapped(self->function_list, "notify::selected", G_CALLBACK(_ts_window_show_selection), self);
+  g_signal_connect_swapped(self->workspace, "notify::selected", G_CALLBACK(on_selected), self);
   ts_function_list_capture_keys(self->function_list, GTK_WIDGET(self)); /* type anywhere to filter */
   g_signal_connect(self->trace_log, "entry-activated", G_CALLBACK(on_entry_activated), self);
-  g_signal_connect_swapped(self->profiler_panel, "session-ready", G_CALLBACK(update_compute_times), self);
   g_signal_connect_swapped(self->profiler_panel, "notify::busy", G_CALLBACK(_ts_window_notify_busy), self);
   g_signal_connect_swapped(self->profiler_panel, "notify::fitting", G_CALLBACK(_ts_window_notify_busy), self);
-  _ts_window_show_selection(self);
+  on_selected(self);
 }
 
 TsWindow *ts_window_new(GtkApplication *application)

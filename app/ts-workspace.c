@@ -1,16 +1,19 @@
-/* ts-workspace.c — a window's module, selection, mode, device and profile. */
+/* ts-workspace.c — a window's module, selection, mode, device and profile,
+ * and why its functions' last traces failed. */
 #include "ts-workspace.h"
 
 struct _TsWorkspace {
   GObject parent_instance;
   TsLoadedModule *module;
+  TsSidebarItem *selected;
+  GHashTable *trace_errors; /* function -> why its last trace failed (none once one worked) */
   char *function;
   char *mode;
   char *device;
   gboolean profile;
 };
 
-enum { PROP_0, PROP_MODULE, PROP_FUNCTION, PROP_MODE, PROP_DEVICE, PROP_PROFILE, N_PROPS };
+enum { PROP_0, PROP_MODULE, PROP_SELECTED, PROP_FUNCTION, PROP_MODE, PROP_DEVICE, PROP_PROFILE, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
 G_DEFINE_FINAL_TYPE(TsWorkspace, ts_workspace, G_TYPE_OBJECT)
@@ -43,6 +46,51 @@ void ts_workspace_set_module(TsWorkspace *self, TsLoadedModule *module)
   g_return_if_fail(TS_IS_WORKSPACE(self) && (!module || TS_IS_LOADED_MODULE(module)));
   if (g_set_object(&self->module, module))
     g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_MODULE]);
+}
+
+TsSidebarItem *ts_workspace_get_selected(TsWorkspace *self)
+{
+  g_return_val_if_fail(TS_IS_WORKSPACE(self), NULL);
+  return self->selected;
+}
+
+void ts_workspace_set_selected(TsWorkspace *self, TsSidebarItem *item)
+{
+  g_return_if_fail(TS_IS_WORKSPACE(self) && (!item || TS_IS_SIDEBAR_ITEM(item)));
+  g_set_object(&self->selected, item);
+  if (item) /* the run and debug panels follow it */
+    ts_workspace_set_function(self, ts_sidebar_item_get_function_name(item));
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_SELECTED]);
+}
+
+void ts_workspace_selection_changed(TsWorkspace *self)
+{
+  g_return_if_fail(TS_IS_WORKSPACE(self));
+  ts_workspace_set_selected(self, self->selected);
+}
+
+const char *ts_workspace_get_trace_error(TsWorkspace *self, const char *function)
+{
+  g_return_val_if_fail(TS_IS_WORKSPACE(self), NULL);
+  return function ? g_hash_table_lookup(self->trace_errors, function) : NULL;
+}
+
+void ts_workspace_set_trace_error(TsWorkspace *self, const char *function, const char *reason)
+{
+  g_return_if_fail(TS_IS_WORKSPACE(self) && function != NULL);
+  if (!reason) {
+    g_hash_table_remove(self->trace_errors, function);
+    return;
+  }
+  g_hash_table_replace(self->trace_errors, g_strdup(function), g_strdup(reason));
+  if (self->selected && g_strcmp0(ts_sidebar_item_get_function_name(self->selected), function) == 0)
+    ts_workspace_selection_changed(self); /* its page says why */
+}
+
+void ts_workspace_forget_trace_errors(TsWorkspace *self)
+{
+  g_return_if_fail(TS_IS_WORKSPACE(self));
+  g_hash_table_remove_all(self->trace_errors);
 }
 
 const char *ts_workspace_get_function(TsWorkspace *self)
@@ -117,6 +165,7 @@ static void ts_workspace_get_property(GObject *object, guint prop_id, GValue *va
   TsWorkspace *self = TS_WORKSPACE(object);
   switch (prop_id) {
   case PROP_MODULE: g_value_set_object(value, self->module); break;
+  case PROP_SELECTED: g_value_set_object(value, self->selected); break;
   case PROP_FUNCTION: g_value_set_string(value, self->function); break;
   case PROP_MODE: g_value_set_string(value, self->mode); break;
   case PROP_DEVICE: g_value_set_string(value, self->device); break;
@@ -130,6 +179,7 @@ static void ts_workspace_set_property(GObject *object, guint prop_id, const GVal
   TsWorkspace *self = TS_WORKSPACE(object);
   switch (prop_id) {
   case PROP_MODULE: ts_workspace_set_module(self, g_value_get_object(value)); break;
+  case PROP_SELECTED: ts_workspace_set_selected(self, g_value_get_object(value)); break;
   case PROP_FUNCTION: ts_workspace_set_function(self, g_value_get_string(value)); break;
   case PROP_MODE: ts_workspace_set_mode(self, g_value_get_string(value)); break;
   case PROP_DEVICE: ts_workspace_set_device(self, g_value_get_string(value)); break;
@@ -141,12 +191,14 @@ static void ts_workspace_set_property(GObject *object, guint prop_id, const GVal
 static void ts_workspace_dispose(GObject *object)
 {
   g_clear_object(&TS_WORKSPACE(object)->module);
+  g_clear_object(&TS_WORKSPACE(object)->selected);
   G_OBJECT_CLASS(ts_workspace_parent_class)->dispose(object);
 }
 
 static void ts_workspace_finalize(GObject *object)
 {
   TsWorkspace *self = TS_WORKSPACE(object);
+  g_hash_table_unref(self->trace_errors);
   g_free(self->function);
   g_free(self->mode);
   g_free(self->device);
@@ -162,6 +214,7 @@ static void ts_workspace_class_init(TsWorkspaceClass *klass)
   object_class->finalize = ts_workspace_finalize;
   GParamFlags flags = G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
   properties[PROP_MODULE] = g_param_spec_object("module", NULL, NULL, TS_TYPE_LOADED_MODULE, flags);
+  properties[PROP_SELECTED] = g_param_spec_object("selected", NULL, NULL, TS_TYPE_SIDEBAR_ITEM, flags);
   properties[PROP_FUNCTION] = g_param_spec_string("function", NULL, NULL, NULL, flags);
   properties[PROP_MODE] = g_param_spec_string("mode", NULL, NULL, "graph", flags);
   properties[PROP_DEVICE] = g_param_spec_string("device", NULL, NULL, "CPU", flags);
@@ -171,6 +224,7 @@ static void ts_workspace_class_init(TsWorkspaceClass *klass)
 
 static void ts_workspace_init(TsWorkspace *self)
 {
+  self->trace_errors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   self->mode = g_strdup("graph");
   self->device = g_strdup("CPU");
 }

@@ -1,15 +1,16 @@
 /* ts-workspace.h — what a window is working on, apart from its widgets (as
- * Sysprof's SysprofSession): the module open, the function selected, the
- * mode (graph, eager or debug), the device runs go to, and whether they
- * record a profile.  Each is a property with notify; the window's actions
- * (win.mode, win.device, win.profile) set them, and the window's template
- * (the device button, the run, debug and graph panes) and the run
- * controller bind to them. */
+ * Sysprof's SysprofSession): the module open, the sidebar row selected and
+ * its function, the mode (graph, eager or debug), the device runs go to,
+ * and whether they record a profile.  Each is a property with notify; the
+ * window's actions (win.mode, win.device, win.profile) set them, and the
+ * window's template (the function list's selection, the device button, the
+ * run, debug and graph panes) and the run controller bind to them. */
 #pragma once
 
 #include <glib-object.h>
 
 #include "ts-loaded-module.h"
+#include "ts-sidebar-item.h"
 
 G_BEGIN_DECLS
 
@@ -21,6 +22,21 @@ TsWorkspace *ts_workspace_new(void);
 /* The module open (borrowed), or NULL. */
 TsLoadedModule *ts_workspace_get_module(TsWorkspace *self);
 void ts_workspace_set_module(TsWorkspace *self, TsLoadedModule *module);
+/* The sidebar row selected (borrowed), or NULL; the window's template binds
+ * it to the function list's.  Setting it sets the function to the row's
+ * and notifies "selected" even when it is the same row: what follows the
+ * selection (the graph pane) shows it again. */
+TsSidebarItem *ts_workspace_get_selected(TsWorkspace *self);
+void ts_workspace_set_selected(TsWorkspace *self, TsSidebarItem *item);
+/* The selection's graph or page changed (a debug call traced it, the mode
+ * changed, a session was applied): the function is the row's again, and
+ * what follows the selection shows it again. */
+void ts_workspace_selection_changed(TsWorkspace *self);
+/* Why function's last trace failed (borrowed), or NULL: none failed, or one
+ * worked since.  Setting the selected function's notifies "selected". */
+const char *ts_workspace_get_trace_error(TsWorkspace *self, const char *function);
+void ts_workspace_set_trace_error(TsWorkspace *self, const char *function, const char *reason);
+void ts_workspace_forget_trace_errors(TsWorkspace *self);
 /* The function the run panel is for (borrowed), or NULL. */
 const char *ts_workspace_get_function(TsWorkspace *self);
 void ts_workspace_set_function(TsWorkspace *self, const char *function);

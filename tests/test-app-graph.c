@@ -665,11 +665,65 @@ static void test_graph_pane_follows_mode(void)
   g_object_unref(pane);
 }
 
+static gboolean pane_shows_graph(gpointer data)
+{
+  return ts_graph_pane_get_concrete(ts_window_get_graph_pane(window)) && pane_drawn(NULL);
+}
+
+static const char *pane_title(GtkWidget *pane)
+{
+  return ts_graph_pane_get_status_title(TS_GRAPH_PANE(pane));
+}
+
+/* A graph pane shows its workspace's selection: nothing, an untraced
+ * function, its failed trace once the workspace has it (another
+ * function's does not change the page), its graph once traced; setting a
+ * row sets the workspace's function.  The window's template binds its
+ * workspace's selection to the function list's. */
+static void test_graph_pane_follows_selection(void)
+{
+  select_function("power");
+  TsSidebarItem *item = ts_function_list_get_selected(ts_window_get_function_list(window));
+  g_assert_nonnull(item);
+  g_assert_cmpstr(pane_title(GTK_WIDGET(ts_window_get_graph_pane(window))), ==, "power Is Not Traced Yet");
+
+  g_autoptr(TsWorkspace) workspace = ts_workspace_new();
+  GtkWidget *pane = g_object_ref_sink(g_object_new(TS_TYPE_GRAPH_PANE, "workspace", workspace, NULL));
+  g_assert_cmpstr(pane_title(pane), ==, "No Function Selected");
+  ts_workspace_set_selected(workspace, item);
+  g_assert_cmpstr(ts_workspace_get_function(workspace), ==, "power");
+  g_assert_cmpstr(pane_title(pane), ==, "power Is Not Traced Yet");
+  ts_workspace_set_trace_error(workspace, "power", "no op named 'x'");
+  g_assert_cmpstr(pane_title(pane), ==, "Tracing power Failed");
+  g_assert_cmpstr(ts_workspace_get_trace_error(workspace, "power"), ==, "no op named 'x'");
+  ts_workspace_set_trace_error(workspace, "power", NULL);
+  ts_workspace_set_trace_error(workspace, "lstm_fn", "no op named 'y'");
+  g_assert_cmpstr(pane_title(pane), ==, "Tracing power Failed"); /* another function's: not shown again */
+  ts_workspace_selection_changed(workspace);
+  g_assert_cmpstr(pane_title(pane), ==, "power Is Not Traced Yet");
+
+  /* the window's: a failed trace (power's matrix does not fit the variable it multiplies) says why */
+  run_with((const char *const[]){ "f32[2,2]:ones", "2", NULL });
+  g_assert_cmpstr(pane_title(GTK_WIDGET(ts_window_get_graph_pane(window))), ==, "Tracing power Failed");
+  /* traced: the window's pane shows its graph, and this one once told the row's graph changed */
+  run_with((const char *const[]){ "f32[10,10]:ones", "2", NULL });
+  test_wait_for(pane_shows_graph, NULL, "power's graph");
+  TsConcreteInfo *cf = ts_graph_pane_get_concrete(ts_window_get_graph_pane(window));
+  g_assert_nonnull(cf);
+  ts_workspace_set_selected(workspace, ts_function_list_get_selected(ts_window_get_function_list(window)));
+  g_assert_null(pane_title(pane));
+  g_assert_true(ts_graph_pane_get_concrete(TS_GRAPH_PANE(pane)) == cf);
+  ts_workspace_set_selected(workspace, NULL);
+  g_assert_cmpstr(pane_title(pane), ==, "No Function Selected");
+  g_object_unref(pane);
+}
+
 int main(int argc, char **argv)
 {
   return test_app_run(&argc, &argv, TRUE, (const TestAppCase[]){
     { "/app/graph-header", test_graph_header },
     { "/app/graph-pane-follows-mode", test_graph_pane_follows_mode },
+    { "/app/graph-pane-follows-selection", test_graph_pane_follows_selection },
     { "/app/node-details", test_node_details },
     { "/app/node-details-subgraphs", test_node_details_subgraphs },
     { "/app/node-details-provenance", test_node_details_provenance },
