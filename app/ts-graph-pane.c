@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "ts-graph-view.h"
+#include "ts-profile-values.h"
+#include "ts-profiler-panel.h"
 #include "ts-workspace.h"
 
 struct _TsGraphPane {
@@ -25,13 +27,14 @@ struct _TsGraphPane {
   char *colour_mode;            /* the GSettings nick */
   ts_render_values *compute_times;
   TsWorkspace *workspace;       /* its mode says what an untraced function's page asks for */
+  TsProfilerPanel *profiler;    /* its sessions' times colour the graph */
   char *untraced;               /* the function whose untraced page shows, or NULL */
   char *untraced_failure;       /* and why its last trace failed, or NULL */
 };
 
 G_DEFINE_FINAL_TYPE(TsGraphPane, ts_graph_pane, GTK_TYPE_WIDGET)
 
-enum { PROP_0, PROP_WORKSPACE, PROP_COLOUR_MODE, N_PROPS };
+enum { PROP_0, PROP_WORKSPACE, PROP_PROFILER, PROP_COLOUR_MODE, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
 static GtkWidget *graph_view_new(void)
@@ -233,6 +236,29 @@ static void set_workspace(TsGraphPane *self, TsWorkspace *workspace)
   g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_WORKSPACE]);
 }
 
+/* The profiler's new session: its times by node, over the workspace's module. */
+static void on_session_ready(TsGraphPane *self)
+{
+  const tsp_session *session = ts_profiler_panel_get_session(self->profiler);
+  const tsp_stats *by_node = ts_profiler_panel_get_node_stats(self->profiler);
+  TsLoadedModule *module = self->workspace ? ts_workspace_get_module(self->workspace) : NULL;
+  g_autoptr(ts_render_values) values =
+    session && by_node && module ? ts_profile_compute_times(session, by_node, module) : NULL;
+  ts_graph_pane_set_compute_times(self, values);
+}
+
+static void set_profiler(TsGraphPane *self, TsProfilerPanel *profiler)
+{
+  if (self->profiler == profiler)
+    return;
+  if (self->profiler)
+    g_signal_handlers_disconnect_by_func(self->profiler, on_session_ready, self);
+  g_set_object(&self->profiler, profiler);
+  if (profiler)
+    g_signal_connect_swapped(profiler, "session-ready", G_CALLBACK(on_session_ready), self);
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_PROFILER]);
+}
+
 ts_render_values *ts_graph_pane_get_compute_times(TsGraphPane *self)
 {
   g_return_val_if_fail(TS_IS_GRAPH_PANE(self), NULL);
@@ -269,6 +295,7 @@ static void ts_graph_pane_dispose(GObject *object)
   g_clear_pointer(&self->colour_mode, g_free);
   g_clear_pointer(&self->compute_times, ts_render_values_unref);
   set_workspace(self, NULL);
+  set_profiler(self, NULL);
   forget_untraced(self);
   G_OBJECT_CLASS(ts_graph_pane_parent_class)->dispose(object);
 }
@@ -277,6 +304,7 @@ static void ts_graph_pane_get_property(GObject *object, guint id, GValue *value,
 {
   switch (id) {
   case PROP_WORKSPACE: g_value_set_object(value, TS_GRAPH_PANE(object)->workspace); break;
+  case PROP_PROFILER: g_value_set_object(value, TS_GRAPH_PANE(object)->profiler); break;
   case PROP_COLOUR_MODE: g_value_set_string(value, TS_GRAPH_PANE(object)->colour_mode); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
   }
@@ -286,6 +314,7 @@ static void ts_graph_pane_set_property(GObject *object, guint id, const GValue *
 {
   switch (id) {
   case PROP_WORKSPACE: set_workspace(TS_GRAPH_PANE(object), g_value_get_object(value)); break;
+  case PROP_PROFILER: set_profiler(TS_GRAPH_PANE(object), g_value_get_object(value)); break;
   case PROP_COLOUR_MODE: ts_graph_pane_set_colour_mode(TS_GRAPH_PANE(object), g_value_get_string(value)); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
   }
@@ -301,6 +330,9 @@ static void ts_graph_pane_class_init(TsGraphPaneClass *klass)
   /* the window's template binds it */
   properties[PROP_WORKSPACE] = g_param_spec_object("workspace", NULL, NULL, TS_TYPE_WORKSPACE,
                                                    G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* the window's template binds it: each new session's times colour the graph */
+  properties[PROP_PROFILER] = g_param_spec_object("profiler", NULL, NULL, TS_TYPE_PROFILER_PANEL,
+                                                  G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   /* the window binds it to the colour-mode setting */
   properties[PROP_COLOUR_MODE] = g_param_spec_string("colour-mode", NULL, NULL, NULL,
                                                      G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);

@@ -1,17 +1,18 @@
 /* ts-window.c — the main window: a shell around its panels, as Sysprof's
  * window around its session.  It builds its template and the objects that
  * do the work: what it works on is its TsWorkspace (module, function,
- * mode, device, profile; the panels bind to it in ts-window.ui, and
+ * mode, device, profile, and whether the loader, the run controller or the
+ * profiler is busy; the panels bind to it in ts-window.ui, and
  * ts-window-workspace.c's actions set it), its calls go through its
  * TsRunController, its module through its TsModuleLoader (shown by
  * ts-window-modules.c), the node looked at is its TsNodeFocus's, its
  * compare page is ts-window-compare.c's and its files ts-window-files.c's.
  * Here are the selection's graph, the window's other actions and what it
- * says (toasts, the error dialog, busy). */
+ * says (toasts, the error dialog, busy: its workspace's, or a trace file
+ * or optimized graph being read). */
 #include "ts-window-private.h"
 
 #include "ts-application.h"
-#include "ts-profile-values.h"
 #include "ts-recent-menu.h"
 
 enum { PROP_0, PROP_MODULE, PROP_BUSY, N_PROPS };
@@ -107,17 +108,6 @@ static void on_entry_activated(TsTraceLog *log, TsTraceEntry *entry, TsWindow *s
     ts_graph_pane_show_concrete(self->graph_pane, ts_trace_entry_get_module(entry), cf);
 }
 
-/* The graph's compute-time colouring from the Profiler panel's session. */
-static void update_compute_times(TsWindow *self)
-{
-  const tsp_session *session = ts_profiler_panel_get_session(self->profiler_panel);
-  const tsp_stats *by_node = ts_profiler_panel_get_node_stats(self->profiler_panel);
-  TsLoadedModule *module = ts_workspace_get_module(self->workspace);
-  g_autoptr(ts_render_values) values =
-    session && by_node && module ? ts_profile_compute_times(session, by_node, module) : NULL;
-  ts_graph_pane_set_compute_times(self->graph_pane, values);
-}
-
 /* ---- actions ---------------------------------------------------------------------- */
 
 static void action_run(GtkWidget *widget, const char *name, GVariant *param)
@@ -200,8 +190,7 @@ TsLoadedModule *ts_window_get_module(TsWindow *self)
 gboolean ts_window_get_busy(TsWindow *self)
 {
   g_return_val_if_fail(TS_IS_WINDOW(self), FALSE);
-  return loading(self) || self->importing > 0 || self->fetching > 0 || ts_run_controller_get_busy(self->runs) ||
-         ts_profiler_panel_get_busy(self->profiler_panel) || ts_profiler_panel_get_fitting(self->profiler_panel);
+  return (self->workspace && ts_workspace_get_busy(self->workspace)) || self->importing > 0 || self->fetching > 0;
 }
 
 const char *ts_window_get_error(TsWindow *self)
@@ -274,8 +263,6 @@ static void ts_window_constructed(GObject *object)
 
   self->loader = ts_module_loader_new(self->worker, self->workspace, self->settings);
   _ts_window_follow_loader(self);
-  g_signal_connect_object(self->loader, "notify::loading", G_CALLBACK(_ts_window_notify_busy), self,
-                          G_CONNECT_SWAPPED);
 }
 
 static void ts_window_dispose(GObject *object)
@@ -294,6 +281,8 @@ static void ts_window_dispose(GObject *object)
   /* property actions hold their objects */
   g_action_map_remove_action(G_ACTION_MAP(self), "show-node-details");
   g_action_map_remove_action(G_ACTION_MAP(self), "check-eagerly");
+  if (self->workspace) /* the loader and run controller hold it past the template */
+    g_signal_handlers_disconnect_by_data(self->workspace, self);
   gtk_widget_dispose_template(GTK_WIDGET(self), TS_TYPE_WINDOW);
   if (self->worker)
     g_signal_handlers_disconnect_by_data(self->worker, self);
@@ -420,7 +409,6 @@ static void ts_window_init(TsWindow *self)
   g_autoptr(GPropertyAction) check = g_property_action_new("check-eagerly", self->worker, "check-eagerly");
   g_action_map_add_action(G_ACTION_MAP(self), G_ACTION(check));
 
-  g_signal_connect_object(self->runs, "notify::busy", G_CALLBACK(_ts_window_notify_busy), self, G_CONNECT_SWAPPED);
   g_signal_connect_object(self->runs, "selection-outdated", G_CALLBACK(_ts_window_show_selection), self,
                           G_CONNECT_SWAPPED);
   g_signal_connect_object(self->runs, "message", G_CALLBACK(_ts_window_toast), self, G_CONNECT_SWAPPED);
@@ -428,9 +416,10 @@ static void ts_window_init(TsWindow *self)
   g_signal_connect_swapped(self->function_list, "notify::selected", G_CALLBACK(_ts_window_show_selection), self);
   ts_function_list_capture_keys(self->function_list, GTK_WIDGET(self)); /* type anywhere to filter */
   g_signal_connect(self->trace_log, "entry-activated", G_CALLBACK(on_entry_activated), self);
-  g_signal_connect_swapped(self->profiler_panel, "session-ready", G_CALLBACK(update_compute_times), self);
-  g_signal_connect_swapped(self->profiler_panel, "notify::busy", G_CALLBACK(_ts_window_notify_busy), self);
-  g_signal_connect_swapped(self->profiler_panel, "notify::fitting", G_CALLBACK(_ts_window_notify_busy), self);
+  /* the loader and the run controller say when they are busy to the workspace themselves */
+  ts_workspace_add_busy_source(self->workspace, G_OBJECT(self->profiler_panel), "busy");
+  ts_workspace_add_busy_source(self->workspace, G_OBJECT(self->profiler_panel), "fitting");
+  g_signal_connect_swapped(self->workspace, "notify::busy", G_CALLBACK(_ts_window_notify_busy), self);
   _ts_window_show_selection(self);
 }
 
