@@ -131,6 +131,7 @@ TsModuleLoader *ts_module_loader_new(TsEngineWorker *worker, TsWorkspace *worksp
   self->workspace = g_object_ref(workspace);
   self->settings = g_object_ref(settings);
   self->watch = ts_module_watch_new();
+  ts_workspace_add_busy_source(workspace, G_OBJECT(self), "loading");
   g_signal_connect_swapped(self->watch, "file-changed", G_CALLBACK(ts_module_loader_reload), self);
   /* a remote module rebuilt there */
   g_signal_connect_swapped(worker, "module-changed", G_CALLBACK(ts_module_loader_reload), self);

@@ -488,6 +488,7 @@ TsRunController *ts_run_controller_new(TsEngineWorker *worker, TsWorkspace *work
   g_signal_connect(worker, "transfer", G_CALLBACK(on_transfer), self);
   g_signal_connect(worker, "notify::busy", G_CALLBACK(on_worker_busy), self);
   g_signal_connect(worker, "died", G_CALLBACK(on_worker_died), self);
+  ts_workspace_add_busy_source(workspace, G_OBJECT(self), "busy");
   /* runs record a profile while the workspace asks for one (win.profile) */
   g_object_bind_property(workspace, "profile", worker, "profiling", G_BINDING_SYNC_CREATE);
   /* and go to the workspace's device (win.device) */

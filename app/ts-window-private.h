@@ -54,6 +54,7 @@ struct _TsWindow {
 void _ts_window_toast(TsWindow *self, const char *text);
 /* An error dialog, its message kept for ts_window_get_error. */
 void _ts_window_show_error_dialog(TsWindow *self, const char *heading, const char *message);
+/* "busy" changed (the workspace's, importing or fetching): the actions follow. */
 void _ts_window_notify_busy(TsWindow *self);
 
 /* ts-window-modules.c: the module opened, reloaded and shown. */

@@ -1,13 +1,15 @@
 /* ts-window.c — the main window: a shell around its panels, as Sysprof's
  * window around its session.  It builds its template and the objects that
  * do the work: what it works on is its TsWorkspace (module, selection,
- * mode, device, profile; the panels bind to it in ts-window.ui, and
+ * mode, device, profile, and whether the loader, the run controller or the
+ * profiler is busy; the panels bind to it in ts-window.ui, and
  * ts-window-workspace.c's actions set it), its calls go through its
  * TsRunController, its module through its TsModuleLoader (shown by
  * ts-window-modules.c), the node looked at is its TsNodeFocus's, its
  * compare page is ts-window-compare.c's and its files ts-window-files.c's.
  * Here are the window's other actions and what it says (toasts, the error
- * dialog, busy). */
+ * dialog, busy: its workspace's, or a trace file or optimized graph being
+ * read). */
 #include "ts-window-private.h"
 
 #include "ts-application.h"
@@ -166,8 +168,7 @@ TsLoadedModule *ts_window_get_module(TsWindow *self)
 gboolean ts_window_get_busy(TsWindow *self)
 {
   g_return_val_if_fail(TS_IS_WINDOW(self), FALSE);
-  return loading(self) || self->importing > 0 || self->fetching > 0 || ts_run_controller_get_busy(self->runs) ||
-         ts_profiler_panel_get_busy(self->profiler_panel) || ts_profiler_panel_get_fitting(self->profiler_panel);
+  return (self->workspace && ts_workspace_get_busy(self->workspace)) || self->importing > 0 || self->fetching > 0;
 }
 
 const char *ts_window_get_error(TsWindow *self)
@@ -240,8 +241,6 @@ static void ts_window_constructed(GObject *object)
 
   self->loader = ts_module_loader_new(self->worker, self->workspace, self->settings);
   _ts_window_follow_loader(self);
-  g_signal_connect_object(self->loader, "notify::loading", G_CALLBACK(_ts_window_notify_busy), self,
-                          G_CONNECT_SWAPPED);
 }
 
 static void ts_window_dispose(GObject *object)
@@ -260,6 +259,8 @@ static void ts_window_dispose(GObject *object)
   /* property actions hold their objects */
   g_action_map_remove_action(G_ACTION_MAP(self), "show-node-details");
   g_action_map_remove_action(G_ACTION_MAP(self), "check-eagerly");
+  if (self->workspace) /* the loader and run controller hold it past the template */
+    g_signal_handlers_disconnect_by_data(self->workspace, self);
   gtk_widget_dispose_template(GTK_WIDGET(self), TS_TYPE_WINDOW);
   if (self->worker)
     g_signal_handlers_disconnect_by_data(self->worker, self);
@@ -386,14 +387,15 @@ static void ts_window_init(TsWindow *self)
   g_autoptr(GPropertyAction) check = g_property_action_new("check-eagerly", self->worker, "check-eagerly");
   g_action_map_add_action(G_ACTION_MAP(self), G_ACTION(check));
 
-  g_signal_connect_object(self->runs, "notify::busy", G_CALLBACK(_ts_window_notify_busy), self, G_CONNECT_SWAPPED);
   g_signal_connect_object(self->runs, "message", G_CALLBACK(_ts_window_toast), self, G_CONNECT_SWAPPED);
   g_signal_connect_object(self->focus, "message", G_CALLBACK(_ts_window_toast), self, G_CONNECT_SWAPPED);
   g_signal_connect_swapped(self->workspace, "notify::selected", G_CALLBACK(on_selected), self);
   ts_function_list_capture_keys(self->function_list, GTK_WIDGET(self)); /* type anywhere to filter */
   g_signal_connect(self->trace_log, "entry-activated", G_CALLBACK(on_entry_activated), self);
-  g_signal_connect_swapped(self->profiler_panel, "notify::busy", G_CALLBACK(_ts_window_notify_busy), self);
-  g_signal_connect_swapped(self->profiler_panel, "notify::fitting", G_CALLBACK(_ts_window_notify_busy), self);
+  /* the loader and the run controller say when they are busy to the workspace themselves */
+  ts_workspace_add_busy_source(self->workspace, G_OBJECT(self->profiler_panel), "busy");
+  ts_workspace_add_busy_source(self->workspace, G_OBJECT(self->profiler_panel), "fitting");
+  g_signal_connect_swapped(self->workspace, "notify::busy", G_CALLBACK(_ts_window_notify_busy), self);
   on_selected(self);
 }
 

@@ -1,5 +1,6 @@
 /* ts-workspace.c — a window's module, selection, mode, device and profile,
- * and why its functions' last traces failed. */
+ * why its functions' last traces failed, and whether what works for it is
+ * busy. */
 #include "ts-workspace.h"
 
 struct _TsWorkspace {
@@ -11,9 +12,15 @@ struct _TsWorkspace {
   char *mode;
   char *device;
   gboolean profile;
+  GArray *busy_sources; /* BusySource: what "busy" is the OR of */
 };
 
-enum { PROP_0, PROP_MODULE, PROP_SELECTED, PROP_FUNCTION, PROP_MODE, PROP_DEVICE, PROP_PROFILE, N_PROPS };
+typedef struct {
+  GWeakRef object;
+  const char *property; /* interned */
+} BusySource;
+
+enum { PROP_0, PROP_MODULE, PROP_SELECTED, PROP_FUNCTION, PROP_MODE, PROP_DEVICE, PROP_PROFILE, PROP_BUSY, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
 G_DEFINE_FINAL_TYPE(TsWorkspace, ts_workspace, G_TYPE_OBJECT)
@@ -160,6 +167,45 @@ void ts_workspace_set_profile(TsWorkspace *self, gboolean profile)
   g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_PROFILE]);
 }
 
+gboolean ts_workspace_get_busy(TsWorkspace *self)
+{
+  g_return_val_if_fail(TS_IS_WORKSPACE(self), FALSE);
+  for (guint i = 0; i < self->busy_sources->len; i++) {
+    BusySource *source = &g_array_index(self->busy_sources, BusySource, i);
+    g_autoptr(GObject) object = g_weak_ref_get(&source->object);
+    gboolean busy = FALSE;
+    if (object)
+      g_object_get(object, source->property, &busy, NULL);
+    if (busy)
+      return TRUE;
+  }
+  return FALSE;
+}
+
+/* Each notify of a source's property, as the source notifies it (some say
+ * "busy" again to mean "look at me again"): the window's actions follow. */
+static void on_source_busy(TsWorkspace *self)
+{
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_BUSY]);
+}
+
+void ts_workspace_add_busy_source(TsWorkspace *self, GObject *source, const char *property)
+{
+  g_return_if_fail(TS_IS_WORKSPACE(self) && G_IS_OBJECT(source) && property != NULL);
+  GParamSpec *pspec = g_object_class_find_property(G_OBJECT_GET_CLASS(source), property);
+  g_return_if_fail(pspec != NULL && pspec->value_type == G_TYPE_BOOLEAN);
+  BusySource entry = { .property = g_intern_string(property) };
+  g_weak_ref_init(&entry.object, source);
+  g_array_append_val(self->busy_sources, entry);
+  g_autofree char *signal = g_strconcat("notify::", property, NULL);
+  g_signal_connect_object(source, signal, G_CALLBACK(on_source_busy), self, G_CONNECT_SWAPPED);
+}
+
+static void clear_busy_source(gpointer data)
+{
+  g_weak_ref_clear(&((BusySource *)data)->object);
+}
+
 static void ts_workspace_get_property(GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
   TsWorkspace *self = TS_WORKSPACE(object);
@@ -170,6 +216,7 @@ static void ts_workspace_get_property(GObject *object, guint prop_id, GValue *va
   case PROP_MODE: g_value_set_string(value, self->mode); break;
   case PROP_DEVICE: g_value_set_string(value, self->device); break;
   case PROP_PROFILE: g_value_set_boolean(value, self->profile); break;
+  case PROP_BUSY: g_value_set_boolean(value, ts_workspace_get_busy(self)); break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
   }
 }
@@ -192,6 +239,7 @@ static void ts_workspace_dispose(GObject *object)
 {
   g_clear_object(&TS_WORKSPACE(object)->module);
   g_clear_object(&TS_WORKSPACE(object)->selected);
+  g_array_set_size(TS_WORKSPACE(object)->busy_sources, 0);
   G_OBJECT_CLASS(ts_workspace_parent_class)->dispose(object);
 }
 
@@ -202,6 +250,7 @@ static void ts_workspace_finalize(GObject *object)
   g_free(self->function);
   g_free(self->mode);
   g_free(self->device);
+  g_array_unref(self->busy_sources);
   G_OBJECT_CLASS(ts_workspace_parent_class)->finalize(object);
 }
 
@@ -219,6 +268,8 @@ static void ts_workspace_class_init(TsWorkspaceClass *klass)
   properties[PROP_MODE] = g_param_spec_string("mode", NULL, NULL, "graph", flags);
   properties[PROP_DEVICE] = g_param_spec_string("device", NULL, NULL, "CPU", flags);
   properties[PROP_PROFILE] = g_param_spec_boolean("profile", NULL, NULL, FALSE, flags);
+  properties[PROP_BUSY] = g_param_spec_boolean("busy", NULL, NULL, FALSE,
+                                               G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties(object_class, N_PROPS, properties);
 }
 
@@ -227,4 +278,6 @@ static void ts_workspace_init(TsWorkspace *self)
   self->trace_errors = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
   self->mode = g_strdup("graph");
   self->device = g_strdup("CPU");
+  self->busy_sources = g_array_new(FALSE, TRUE, sizeof(BusySource));
+  g_array_set_clear_func(self->busy_sources, clear_busy_source);
 }

@@ -1,10 +1,12 @@
 /* ts-workspace.h — what a window is working on, apart from its widgets (as
  * Sysprof's SysprofSession): the module open, the sidebar row selected and
  * its function, the mode (graph, eager or debug), the device runs go to,
- * and whether they record a profile.  Each is a property with notify; the
- * window's actions (win.mode, win.device, win.profile) set them, and the
- * window's template (the function list's selection, the device button, the
- * run, debug and graph panes) and the run controller bind to them. */
+ * and whether they record a profile; and whether what works for it (loading
+ * the module, running, the profiler's tables) is busy.  Each is a property
+ * with notify; the window's actions (win.mode, win.device, win.profile) set
+ * them, and the window's template (the function list's selection, the
+ * device button, the run, debug and graph panes) and the run controller
+ * bind to them. */
 #pragma once
 
 #include <glib-object.h>
@@ -50,5 +52,10 @@ const char *ts_workspace_get_device(TsWorkspace *self);
 void ts_workspace_set_device(TsWorkspace *self, const char *device);
 gboolean ts_workspace_get_profile(TsWorkspace *self);
 void ts_workspace_set_profile(TsWorkspace *self, gboolean profile);
+/* "busy" (read-only): whether one of the sources' boolean properties is
+ * true; notified whenever a source notifies its property.  A source is
+ * not kept alive (a weak reference). */
+gboolean ts_workspace_get_busy(TsWorkspace *self);
+void ts_workspace_add_busy_source(TsWorkspace *self, GObject *source, const char *property);
 
 G_END_DECLS

@@ -843,7 +843,15 @@ static gboolean view_has_graph(gpointer view)
  * setting; the worker's device and the profiler's follow the workspace's
  * (win.device); the check-eagerly action is the worker's property; the
  * node details show while a node is selected unless win.show-node-details
- * (the node focus's "details-wanted") is off. */
+ * (the node focus's "details-wanted") is off; the graph pane follows the
+ * Profiler panel's sessions (its "profiler"); the window's busy is its
+ * workspace's, which the loader, the run controller and the profiler's
+ * "busy" and "fitting" feed. */
+static void count_notify(gpointer data)
+{
+  (*(guint *)data)++;
+}
+
 static void test_window_bindings(void)
 {
   GSettings *settings = ts_application_get_settings(app);
@@ -889,6 +897,27 @@ static void test_window_bindings(void)
   g_assert_false(gtk_widget_get_visible(details));
   activate("win.show-node-details", NULL);
   g_assert_true(gtk_widget_get_visible(details));
+
+  TsProfilerPanel *followed = NULL;
+  g_object_get(pane, "profiler", &followed, NULL);
+  g_assert_true(followed == profiler);
+  g_clear_object(&followed);
+
+  guint busy_notes = 0;
+  gulong handler = g_signal_connect_swapped(window, "notify::busy", G_CALLBACK(count_notify), &busy_notes);
+  g_object_notify(G_OBJECT(profiler), "busy");
+  g_assert_cmpuint(busy_notes, ==, 1);
+  g_object_notify(G_OBJECT(profiler), "fitting");
+  g_assert_cmpuint(busy_notes, ==, 2);
+  g_signal_handler_disconnect(window, handler);
+  g_assert_false(ts_window_get_busy(window));
+  activate("win.reload", NULL); /* the loader's */
+  g_assert_true(ts_window_get_busy(window));
+  wait_idle();
+  select_function("power");
+  activate("win.run", NULL); /* the run controller's */
+  g_assert_true(ts_window_get_busy(window));
+  wait_idle();
 }
 
 int main(int argc, char **argv)
