@@ -39,10 +39,7 @@ void ts_graph_pane_set_colour_mode(TsGraphPane *self, const char *mode);
  * session of the pane's "profiler", a TsProfilerPanel the window's
  * template binds, when it is ready): the times the
  * "compute-time" mode shows, the devices the "device" mode shows (a
- * reference is taken; NULL: none, "no data" and "CPU").  The pane sets
- * them itself from each "session-ready" of its "profiler" property (a
- * TsProfilerPanel; the window's template binds it), over its workspace's
- * module. */
+ * reference is taken; NULL: none, "no data" and "CPU"). */
 void ts_graph_pane_set_compute_times(TsGraphPane *self, ts_render_values *values);
 ts_render_values *ts_graph_pane_get_compute_times(TsGraphPane *self); /* borrowed */
 /* The status page's title when it shows instead of a graph, else NULL. */
