@@ -339,6 +339,49 @@ static void test_screenshot(void)
   g_unlink(path);
 }
 
+static void draw_one_line(GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
+{
+  cairo_set_source_rgb(cr, 1, 1, 1);
+  cairo_paint(cr);
+  cairo_set_source_rgb(cr, 0, 0, 0);
+  cairo_set_line_width(cr, 1);
+  cairo_move_to(cr, 60.5, 0);
+  cairo_line_to(cr, 60.5, height);
+  cairo_stroke(cr);
+}
+
+/* A screenshot is the window pixel for pixel: a window with a header bar
+ * draws a frame around itself, and squeezing it all into the window's
+ * size resampled every pixel (a 1 px line became two grey ones, and small
+ * glyphs lost their stems). */
+static void test_screenshot_pixel_for_pixel(void)
+{
+  GtkWindow *frame = GTK_WINDOW(gtk_window_new());
+  gtk_window_set_titlebar(frame, gtk_header_bar_new());
+  GtkWidget *area = gtk_drawing_area_new();
+  gtk_drawing_area_set_content_width(GTK_DRAWING_AREA(area), 200);
+  gtk_drawing_area_set_content_height(GTK_DRAWING_AREA(area), 120);
+  gtk_drawing_area_set_draw_func(GTK_DRAWING_AREA(area), draw_one_line, NULL, NULL);
+  gtk_window_set_child(frame, area);
+  gtk_window_present(frame);
+  wait_drawn(area);
+  wait_drawn(area);
+  g_autofree char *path = g_build_filename(tmp_dir, "line.png", NULL);
+  g_autoptr(GError) error = NULL;
+  g_assert_true(ts_screenshot_save(GTK_WIDGET(frame), path, &error));
+  g_assert_no_error(error);
+  g_autoptr(GdkTexture) texture = gdk_texture_new_from_filename(path, &error);
+  g_assert_no_error(error);
+  g_unlink(path);
+  graphene_rect_t box;
+  g_assert_true(gtk_widget_compute_bounds(area, GTK_WIDGET(frame), &box));
+  double x = box.origin.x + 60, y = box.origin.y + 20;
+  g_assert_cmpfloat(mean_brightness(texture, &GRAPHENE_RECT_INIT(x, y, 1, 60)), <, 40);
+  g_assert_cmpfloat(mean_brightness(texture, &GRAPHENE_RECT_INIT(x - 1, y, 1, 60)), >, 215);
+  g_assert_cmpfloat(mean_brightness(texture, &GRAPHENE_RECT_INIT(x + 1, y, 1, 60)), >, 215);
+  gtk_window_destroy(frame);
+}
+
 /* `tracescope --screenshot` with a single --call: the script waits until
  * the graph is laid out and drawn, so the PNG shows the graph, never the
  * "Not Traced Yet" page.  Runs the script of a second application, in
@@ -926,6 +969,7 @@ int main(int argc, char **argv)
     { "/app/startup-options", test_startup_options },
     { "/app/dialogs-and-style", test_dialogs_and_style },
     { "/app/screenshot", test_screenshot },
+    { "/app/screenshot-pixel-for-pixel", test_screenshot_pixel_for_pixel },
     { "/app/screenshot-waits-for-graph", test_screenshot_waits_for_graph },
     { "/app/screenshot-trace", test_screenshot_trace },
     { "/app/help-files", test_help_files },
