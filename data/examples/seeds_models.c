@@ -93,7 +93,7 @@ static void layer_clear(layer *l)
   ts_tensor_unref(l->kernel);
   ts_tensor_unref(l->recurrent_kernel);
   ts_tensor_unref(l->bias);
-  *l = (layer){ NULL };
+  *l = (layer){ 0 };
 }
 
 __attribute__((destructor)) static void layers_release(void)
