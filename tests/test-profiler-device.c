@@ -184,7 +184,7 @@ static void test_stats_device_time(void)
 {
   tsp_session *s = profile(true, 3);
   tsp_stats *st = tsp_stats_compute(s, TSP_BY_NODE, &TSP_FILTER_ALL);
-  int on_device = 0;
+  int on_device = 0, not_launch = 0;
   for (int i = 0; i < st->n; i++) {
     const tsp_stat *r = &st->rows[i];
     if (strcmp(r->device, "SIM:0") != 0) {
@@ -203,9 +203,12 @@ static void test_stats_device_time(void)
     g_assert_cmpfloat(r->device_min_ns, <=, r->device_p50_ns);
     g_assert_cmpfloat(tsp_stat_time_p50_ns(r), ==, r->device_p50_ns);
     g_assert_cmpfloat(tsp_stat_time_ns(r), ==, r->device_ns);
-    g_assert_cmpfloat(tsp_stat_time_p50_ns(r), !=, r->self_p50_ns); /* not the launch */
+    not_launch += tsp_stat_time_p50_ns(r) != r->self_p50_ns;
   }
   g_assert_cmpint(on_device, >, 3);
+  /* not the launch: a row's kernel and launch medians may match to the ns
+   * by chance (841 == 841 was seen), never every row's */
+  g_assert_cmpint(not_launch, >, 0);
   tsp_stats_free(st);
   tsp_session_free(s);
 }
