@@ -2,6 +2,7 @@
  * called as graphs, eagerly, in check mode (both runs and the comparison
  * on every call) and through ts_diverge (with its report).  A benchmark,
  * not a test: warm-up runs, then the median of several timed repeats. */
+#include <errno.h>
 #include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +90,8 @@ int main(void)
   fflush(stdout);
   int table = dup(STDOUT_FILENO);
   FILE *out = fdopen(table, "w");
-  freopen("/dev/null", "w", stdout);
+  if (!freopen("/dev/null", "w", stdout))
+    g_error("bench-diverge: cannot send the seeds' prints to /dev/null: %s", g_strerror(errno));
   fprintf(out, "\nThe divergence finder (µs per call, median of %d)\n  %-18s", REPEATS, "workload");
   for (int h = 0; h < N_HOW; h++)
     fprintf(out, " %12s", HOW_NAMES[h]);
