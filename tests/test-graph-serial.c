@@ -29,7 +29,8 @@ static int export_index(ts_module *m, const char *name)
 }
 
 /* The concrete graph of seed export i for the example arguments the
- * module declares (borrowed from the module). */
+ * module declares (borrowed from the module); NULL where it needs a
+ * dataset this machine lacks. */
 static const ts_graph *seed_graph(ts_module *m, int i)
 {
   ts_function *fn = ts_module_function(m, i);
@@ -42,10 +43,12 @@ static const ts_graph *seed_graph(ts_module *m, int i)
   int quiet = test_quiet_begin(); /* the seeds print while tracing */
   ts_concrete *cf = ts_function_get_concrete(fn, args, n);
   test_quiet_end(quiet);
-  assert_no_error();
   for (int k = 0; k < n; k++)
     ts_value_clear(&args[k]);
   g_free(args);
+  if (!cf && take_missing_dataset(ts_function_name(fn)))
+    return NULL;
+  assert_no_error();
   return ts_concrete_graph(cf);
 }
 
@@ -225,6 +228,10 @@ static void test_seeds(void)
   for (int i = 0; i < ts_module_n_functions(m); i++) { /* every export */
     ts_scope *scope = ts_scope_begin();
     const ts_graph *g = seed_graph(m, i);
+    if (!g) {
+      ts_scope_end(scope);
+      continue;
+    }
     ts_graph_free(round_trip(g));
     n_if += count_op(g, TS_OP_IF);
     n_while += count_op(g, TS_OP_WHILE);
