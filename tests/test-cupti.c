@@ -184,7 +184,9 @@ static void test_copies_memsets_syncs(void)
   api_rec->correlationId = 3;
   put_external(&b, 3, 77);
   g_assert_cmpint(add(&r, api, &b), ==, 5);
-  g_assert_cmpuint(r.unknown, ==, 1); /* the runtime API record */
+  /* the runtime API record: there only for its external correlation,
+   * read and left out, not counted among the unknown kinds */
+  g_assert_cmpuint(r.unknown, ==, 0);
 
   const ts_activity *a;
   g_assert_cmpint(ts__cupti_records_take(&r, &a), ==, 3);
@@ -259,43 +261,62 @@ static void test_copies_carry_operand(void)
   ts__cupti_records_clear(&r);
 }
 
-/* A copy replayed from a CUDA Graph carries the graph launch's
- * correlation and its node; the operand is the one the capture recorded
- * for that node (the backend tells the records), and a node told 0 no
- * longer has one. */
-static void test_replayed_copy_operand(void)
+/* Two launches of one updated exec: the same node ids stand for other
+ * ops and carry other inputs in each.  A take puts each launch's node
+ * records just before its first replayed record, so a consumer charging
+ * nodes in order charges each replay to its own launch's ops, and a
+ * replayed copy's operand is the one its launch recorded for the node. */
+static void test_launches_of_one_exec(void)
 {
   const ts_cupti_api *api = cupti_or_skip();
   if (!api)
     return;
   ts_cupti_records r;
   ts__cupti_records_init(&r, "CUDA:0");
-  ts__cupti_records_node_operand(&r, 9100, 3);
-  ts__cupti_records_node_operand(&r, 9101, 1);
-  ts__cupti_records_node_operand(&r, 9101, 0);
+  uint64_t launch[2];
+  for (int k = 0; k < 2; k++) {
+    ts_activity nodes[3];
+    for (int i = 0; i < 3; i++)
+      nodes[i] = (ts_activity){ .kind = TS_ACTIVITY_GRAPH_NODE, .device = "CUDA:0",
+                                .graph_node = 9100 + (uint64_t)i, .correlation = 100 * (k + 1) + i };
+    const uint32_t operands[2][3] = { { 3, 0, 0 }, { 0, 1, 0 } };
+    launch[k] = ts__cupti_records_launch(&r, nodes, operands[k], 3);
+    g_assert_true(launch[k] & TS_CUPTI_LAUNCH_BIT);
+  }
+  g_assert_cmpuint(launch[0], !=, launch[1]);
   buffer b;
   buffer_init(&b);
-  put_copy(&b, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 40, 9100, 4);
-  put_copy(&b, CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, 40, 9101, 640);
-  put_kernel(&b, "adam", 40, 9102, 30, 40);
-  put_external(&b, 40, 555); /* the plan launch's id */
-  g_assert_cmpint(add(&r, api, &b), ==, 4);
-  const ts_activity *a;
-  for (int pass = 0; pass < 2; pass++) { /* node operands outlive a take: each replay has them */
-    g_assert_cmpint(ts__cupti_records_take(&r, &a), ==, 3);
-    g_assert_cmpuint(a[0].graph_node, ==, 9100);
-    g_assert_cmpuint(a[0].correlation, ==, 555);
-    g_assert_cmpuint(a[0].operand, ==, 3);
-    g_assert_cmpuint(a[1].graph_node, ==, 9101);
-    g_assert_cmpuint(a[1].operand, ==, 0);
-    g_assert_cmpuint(a[2].operand, ==, 0);
-    b.used = 0;
-    put_copy(&b, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 41, 9100, 4);
-    put_copy(&b, CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, 41, 9101, 640);
-    put_kernel(&b, "adam", 41, 9102, 50, 60);
-    put_external(&b, 41, 555);
-    g_assert_cmpint(add(&r, api, &b), ==, 4);
+  for (int k = 0; k < 2; k++) { /* CUPTI's ids 40 and 41 for the two cudaGraphLaunch calls */
+    put_copy(&b, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 40 + k, 9100, 4);
+    put_copy(&b, CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, 40 + k, 9101, 640);
+    put_kernel(&b, "adam", 40 + k, 9102, 30 + 20 * k, 40 + 20 * k);
+    put_external(&b, 40 + k, launch[k]);
   }
+  g_assert_cmpint(add(&r, api, &b), ==, 8);
+  const ts_activity *a;
+  g_assert_cmpint(ts__cupti_records_take(&r, &a), ==, 12);
+  for (int k = 0; k < 2; k++) {
+    const ts_activity *n = a + 6 * k, *rec = n + 3;
+    for (int i = 0; i < 3; i++) {
+      g_assert_cmpint(n[i].kind, ==, TS_ACTIVITY_GRAPH_NODE);
+      g_assert_cmpuint(n[i].graph_node, ==, 9100 + (uint64_t)i);
+      g_assert_cmpuint(n[i].correlation, ==, 100 * (k + 1) + (uint64_t)i);
+      g_assert_cmpuint(rec[i].graph_node, ==, 9100 + (uint64_t)i);
+      g_assert_cmpuint(rec[i].correlation, ==, launch[k]);
+    }
+    g_assert_cmpint(rec[0].kind, ==, TS_ACTIVITY_COPY);
+    g_assert_cmpint(rec[2].kind, ==, TS_ACTIVITY_KERNEL);
+    g_assert_cmpuint(rec[0].operand, ==, k == 0 ? 3 : 0);
+    g_assert_cmpuint(rec[1].operand, ==, k == 0 ? 0 : 1);
+    g_assert_cmpuint(rec[2].operand, ==, 0);
+  }
+  /* both launches are done with: a stray record of one later has no nodes */
+  b.used = 0;
+  put_kernel(&b, "adam", 41, 9102, 90, 95);
+  put_external(&b, 41, launch[1]);
+  g_assert_cmpint(add(&r, api, &b), ==, 2);
+  g_assert_cmpint(ts__cupti_records_take(&r, &a), ==, 1);
+  g_assert_cmpint(a[0].kind, ==, TS_ACTIVITY_KERNEL);
   g_free(b.data);
   ts__cupti_records_clear(&r);
 }
@@ -339,7 +360,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cupti/graph-replay", test_graph_replay);
   g_test_add_func("/cupti/copies-memsets-syncs", test_copies_memsets_syncs);
   g_test_add_func("/cupti/copies-carry-operand", test_copies_carry_operand);
-  g_test_add_func("/cupti/replayed-copy-operand", test_replayed_copy_operand);
+  g_test_add_func("/cupti/launches-of-one-exec", test_launches_of_one_exec);
   g_test_add_func("/cupti/empty-buffer", test_empty_buffer);
   g_test_add_func("/cupti/missing", test_missing_cupti);
   return g_test_run();

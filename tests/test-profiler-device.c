@@ -216,6 +216,38 @@ static void test_stats_device_time(void)
 /* On a GPU (suite gpu: scripts/gpu-check): the op statistics of a graph
  * replayed from its CUDA Graph take every kernel op's time from CUPTI's
  * records, charged through the graph nodes; skips without one. */
+/* An op on CUDA:0 that launches no kernel: a view, or a random op (its
+ * numbers are the CPU's, uploaded: a copy, cuda/kernels.c). */
+static bool no_kernel_on_cuda(const tsp_stat *r)
+{
+  if (r->op < 0)
+    return false;
+  const char *op = ts_op_name((ts_op)r->op);
+  return is_view(op) || !strcmp(op, "RandomUniform") || !strcmp(op, "RandomNormal");
+}
+
+/* For a failure's message: each call's nodes on CUDA:0 that ran without
+ * a kernel time (no_kernel_on_cuda aside). */
+static const char *uncharged_by_call(tsp_session *s)
+{
+  GString *out = g_string_new(NULL);
+  GArray *calls = tsp_session_calls(s, &TSP_FILTER_ALL);
+  for (guint c = 0; c < calls->len; c++) {
+    const tsp_call *call = &g_array_index(calls, tsp_call, c);
+    tsp_filter window = { TSP_MODE_ALL, call->start_ns, call->end_ns };
+    tsp_stats *st = tsp_stats_compute(s, TSP_BY_NODE, &window);
+    g_string_append_printf(out, "%scall %u without:", c ? "; " : "", c);
+    for (int i = 0; i < st->n; i++) {
+      const tsp_stat *r = &st->rows[i];
+      if (strcmp(r->device, "CUDA:0") == 0 && r->device_count < r->count && !no_kernel_on_cuda(r))
+        g_string_append_printf(out, " %s", r->key);
+    }
+    tsp_stats_free(st);
+  }
+  g_array_unref(calls);
+  return g_string_free(out, FALSE); /* the test ends on it */
+}
+
 static void test_cuda_kernels_charged(void)
 {
   if (!ts_backend_by_name("CUDA:0")) {
@@ -227,11 +259,11 @@ static void test_cuda_kernels_charged(void)
   int on_device = 0;
   for (int i = 0; i < st->n; i++) {
     const tsp_stat *r = &st->rows[i];
-    if (strcmp(r->device, "CUDA:0") != 0 || (r->op >= 0 && is_view(ts_op_name((ts_op)r->op))))
+    if (strcmp(r->device, "CUDA:0") != 0 || no_kernel_on_cuda(r))
       continue;
     if (r->device_count != r->count)
-      g_error("%s: %" G_GUINT64_FORMAT " of its %" G_GUINT64_FORMAT " runs have kernel times",
-              r->key, r->device_count, r->count);
+      g_error("%s: %" G_GUINT64_FORMAT " of its %" G_GUINT64_FORMAT " runs have kernel times "
+              "(%s)", r->key, r->device_count, r->count, uncharged_by_call(s));
     g_assert_cmpfloat(r->device_ns, >, 0);
     on_device++;
   }

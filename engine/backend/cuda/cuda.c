@@ -39,7 +39,8 @@
 #define MAX_DEVICES 8
 #define CACHE_ALIGN 512          /* sizes rounded up to this */
 #define ACTIVITY_BUFFER (1 << 20)
-#define ACTIVITY_BUFFERS 16      /* preallocated: CUPTI drops records past them (counted) */
+#define ACTIVITY_BUFFERS 16      /* preallocated; more are made as CUPTI asks, */
+#define ACTIVITY_BUFFERS_MAX 256 /* up to these: past them CUPTI drops records (counted) */
 
 typedef struct block {
   struct block *next;
@@ -149,6 +150,7 @@ static struct {
   GAsyncQueue *free_buffers, *done_buffers; /* uint8_t[ACTIVITY_BUFFER]; done: with valid bytes */
   ts_cupti_records records;
   uint64_t dropped;
+  int buffers; /* made, all told (ACTIVITY_BUFFERS_MAX) */
 } cupti = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 typedef struct done_buffer {
@@ -166,7 +168,11 @@ static uint64_t cupti_now(void)
 
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-  *buffer = g_async_queue_try_pop(cupti.free_buffers); /* NULL: CUPTI drops, and counts */
+  /* a run that flushes seldom (a bench's thousands of launches) needs
+   * more than the preallocated ones; NULL past the cap: CUPTI drops, and counts */
+  *buffer = g_async_queue_try_pop(cupti.free_buffers);
+  if (!*buffer && __atomic_fetch_add(&cupti.buffers, 1, __ATOMIC_RELAXED) < ACTIVITY_BUFFERS_MAX)
+    *buffer = g_try_malloc(ACTIVITY_BUFFER); /* 16-aligned: CUPTI asks 8 */
   *size = *buffer ? ACTIVITY_BUFFER : 0;
   *max_records = 0;
 }
@@ -218,6 +224,12 @@ static const CUpti_ActivityKind ACTIVITY_KINDS[] = {
   CUPTI_ACTIVITY_KIND_MEMSET,
   CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
   CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
+  /* CUPTI writes an EXTERNAL_CORRELATION record only beside the API record
+   * of the call made under the pushed id (seen on an H200: none came
+   * without these), so the runtime's and the driver's (cuBLAS launches
+   * through it) are recorded too, and dropped when read */
+  CUPTI_ACTIVITY_KIND_RUNTIME,
+  CUPTI_ACTIVITY_KIND_DRIVER,
 };
 
 /* Starts CUPTI on first need; false (with a warning once) if it cannot. */
@@ -235,6 +247,7 @@ static bool cupti_start(void)
   }
   cupti.free_buffers = g_async_queue_new();
   cupti.done_buffers = g_async_queue_new();
+  cupti.buffers = ACTIVITY_BUFFERS;
   for (int i = 0; i < ACTIVITY_BUFFERS; i++)
     g_async_queue_push(cupti.free_buffers, g_aligned_alloc(ACTIVITY_BUFFER, 1, 8));
   ts__cupti_records_init(&cupti.records, devices[0].name);
@@ -716,47 +729,76 @@ static cudaGraph_t end_capture(device *d)
   return g;
 }
 
+static uint64_t report_nodes(device *d, ts_graph_plan *p);
+static bool launch_graph(device *d, ts_graph_plan *p, cudaGraphExec_t exec);
+
 /* A host copy mid-capture: what was captured goes out now, the rest step
- * by step. */
+ * by step.  Its one-off exec's nodes are named to their ops like a plan's
+ * (the plan's own clones put aside meanwhile), so the kernels captured so
+ * far are charged too. */
 static void break_capture(device *d)
 {
   ts_graph_plan *p = d->capturing;
   p->broken = true;
   cudaGraph_t g = end_capture(d);
   cudaGraphExec_t exec = NULL;
-  if (g && ok_or_fail(cudaGraphInstantiate(&exec, g, 0), "cudaGraphInstantiate"))
-    ok_or_fail(cudaGraphLaunch(exec, d->stream), "cudaGraphLaunch");
+  GArray *kept = p->clones;
+  p->clones = g_array_new(FALSE, FALSE, sizeof(node_clone));
+  capture_plan = p;
+  bool ok = g && ok_or_fail(cudaGraphInstantiate(&exec, g, 0), "cudaGraphInstantiate");
+  capture_plan = NULL;
+  if (ok)
+    launch_graph(d, p, exec);
+  g_array_unref(p->clones);
+  p->clones = kept;
   if (exec)
     cudaGraphExecDestroy(exec);
   if (g)
     cudaGraphDestroy(g);
 }
 
-/* The exec's nodes stand for this run's ops, in capture order; CUPTI's
- * records of the copies they replay are told the input each carried. */
-static void report_nodes(device *d, ts_graph_plan *p)
+/* The exec's nodes stand for this run's ops, in capture order, and its
+ * copies carry these inputs: handed to the CUPTI records as this launch's
+ * (an updated exec keeps its node ids while each run's ops are new, so a
+ * node means another op in each launch).  Returns the launch's id, 0 when
+ * nothing is recorded. */
+static uint64_t report_nodes(device *d, ts_graph_plan *p)
 {
-  if (!ts_activity_wanted())
-    return;
-  ts_activity *recs = g_new0(ts_activity, MAX(p->clones->len, 1));
+  if (!ts_activity_wanted() || !cupti.api || !cupti.enabled)
+    return 0;
+  guint n_max = MAX(p->clones->len, 1);
+  ts_activity *recs = g_new0(ts_activity, n_max);
+  uint32_t *operands = g_new0(uint32_t, n_max);
   int n = 0;
-  bool cupti_on = cupti.api && cupti.enabled;
-  if (cupti_on)
-    pthread_mutex_lock(&cupti.lock);
   for (guint i = 0; i < p->clones->len; i++) {
     const node_clone *c = &g_array_index(p->clones, node_clone, i);
     if (c->position >= p->ops->len)
       continue;
     const node_op *op = &g_array_index(p->ops, node_op, c->position);
+    operands[n] = op->operand;
     recs[n++] = (ts_activity){ .kind = TS_ACTIVITY_GRAPH_NODE, .device = d->name,
                                .graph_node = c->node_id, .correlation = op->correlation };
-    if (cupti_on)
-      ts__cupti_records_node_operand(&cupti.records, c->node_id, op->operand);
   }
-  if (cupti_on)
-    pthread_mutex_unlock(&cupti.lock);
-  ts_activity_deliver(recs, n);
+  pthread_mutex_lock(&cupti.lock);
+  uint64_t launch = ts__cupti_records_launch(&cupti.records, recs, operands, n);
+  pthread_mutex_unlock(&cupti.lock);
+  g_free(operands);
   g_free(recs);
+  return launch;
+}
+
+/* Launches exec for p's run, under its launch id (CUSTOM0, as an op's id
+ * around its launches): CUPTI's records of the replay name the launch,
+ * and the take puts its nodes' records before them. */
+static bool launch_graph(device *d, ts_graph_plan *p, cudaGraphExec_t exec)
+{
+  uint64_t launch = report_nodes(d, p), id;
+  if (launch)
+    cupti.api->ActivityPushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, launch);
+  bool ok = ok_or_fail(cudaGraphLaunch(exec, d->stream), "cudaGraphLaunch");
+  if (launch)
+    cupti.api->ActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &id);
+  return ok;
 }
 
 static bool cuda_plan_compute(const ts_backend *b, ts_graph_plan *p)
@@ -783,10 +825,8 @@ static bool cuda_plan_compute(const ts_backend *b, ts_graph_plan *p)
     capture_plan = NULL;
   }
   cudaGraphDestroy(g);
-  if (ok) {
-    report_nodes(d, p);
-    ok = ok_or_fail(cudaGraphLaunch(p->exec, d->stream), "cudaGraphLaunch");
-  }
+  if (ok)
+    ok = launch_graph(d, p, p->exec);
   if (ok && !p->done)
     ok = ok_or_fail(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming), "cudaEventCreate");
   if (ok)

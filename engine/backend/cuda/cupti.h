@@ -67,7 +67,8 @@ typedef struct ts_cupti_records {
   const char *device;        /* "CUDA:0", for the records */
   GHashTable *external;      /* CUPTI correlation id -> the op's correlation */
   GHashTable *operands;      /* CUPTI correlation id -> a copy's operand (TS_CUPTI_OPERAND_KIND) */
-  GHashTable *node_operands; /* graph node id -> the operand its copy carries (nonzero only) */
+  GHashTable *launches;      /* a CUDA Graph launch's id -> its cupti_launch */
+  uint64_t next_launch;
   GArray *pending;           /* ts_activity, correlation still CUPTI's */
   GArray *taken;             /* what the last take returned */
   GStringChunk *names;       /* kernel names, kept as long as the records */
@@ -81,13 +82,22 @@ void ts__cupti_records_clear(ts_cupti_records *r);
 int ts__cupti_records_add(ts_cupti_records *r,
                           CUptiResult (*next)(uint8_t *, size_t, CUpti_Activity **),
                           uint8_t *buffer, size_t valid);
-/* A CUDA Graph's node (an exec's, as records name it) replays a copy of
- * an op's input: operand is that input's index + 1 (0: none). */
-void ts__cupti_records_node_operand(ts_cupti_records *r, uint64_t node, uint32_t operand);
+/* A CUDA Graph launch about to go out: its exec's nodes as
+ * TS_ACTIVITY_GRAPH_NODE records (the op each stands for in this launch)
+ * and, for each, the input its copy carries (index + 1; 0: none).
+ * Returns the launch's id (TS_CUPTI_LAUNCH_BIT set: never an op's), to
+ * push as CUSTOM0 around cudaGraphLaunch.  The take puts these records
+ * just before the launch's first replayed record: the next launch of an
+ * updated exec has the same node ids for other ops, and a consumer
+ * charging nodes in order charges each replay to its own launch's ops. */
+#define TS_CUPTI_LAUNCH_BIT (UINT64_C(1) << 63)
+uint64_t ts__cupti_records_launch(ts_cupti_records *r, const ts_activity *nodes,
+                                  const uint32_t *operands, int n);
 /* The records added since the last take, their correlation the engine's
  * id that the external correlation record of their launch names (an op's,
  * or a plan launch's for kernels replayed from a CUDA Graph, charged
- * through graph_node), 0 where none does; a copy's operand that of its
- * call's TS_CUPTI_OPERAND_KIND record, or of its graph node.
+ * through graph_node, the launch's node records put before its first),
+ * 0 where none does; a copy's operand that of its call's
+ * TS_CUPTI_OPERAND_KIND record, or of its node in its launch.
  * Returns their number; *out is valid until the next take or clear. */
 int ts__cupti_records_take(ts_cupti_records *r, const ts_activity **out);

@@ -5,13 +5,28 @@
  * (cuptiActivityRegisterTimestampCallback). */
 #include "cupti.h"
 
+/* One CUDA Graph launch's nodes (ts__cupti_records_launch). */
+typedef struct cupti_launch {
+  GArray *nodes;        /* ts_activity, TS_ACTIVITY_GRAPH_NODE */
+  GHashTable *operands; /* graph node id -> the input its copy carries (nonzero only) */
+  bool put;             /* its nodes went out before its first record */
+} cupti_launch;
+
+static void launch_free(gpointer data)
+{
+  cupti_launch *l = data;
+  g_array_unref(l->nodes);
+  g_hash_table_unref(l->operands);
+  g_free(l);
+}
+
 void ts__cupti_records_init(ts_cupti_records *r, const char *device)
 {
   *r = (ts_cupti_records){
     .device = device,
     .external = g_hash_table_new(g_direct_hash, g_direct_equal),
     .operands = g_hash_table_new(g_direct_hash, g_direct_equal),
-    .node_operands = g_hash_table_new(g_direct_hash, g_direct_equal),
+    .launches = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, launch_free),
     .pending = g_array_new(FALSE, FALSE, sizeof(ts_activity)),
     .taken = g_array_new(FALSE, FALSE, sizeof(ts_activity)),
     .names = g_string_chunk_new(4096),
@@ -22,7 +37,7 @@ void ts__cupti_records_clear(ts_cupti_records *r)
 {
   g_clear_pointer(&r->external, g_hash_table_unref);
   g_clear_pointer(&r->operands, g_hash_table_unref);
-  g_clear_pointer(&r->node_operands, g_hash_table_unref);
+  g_clear_pointer(&r->launches, g_hash_table_unref);
   g_clear_pointer(&r->pending, g_array_unref);
   g_clear_pointer(&r->taken, g_array_unref);
   g_clear_pointer(&r->names, g_string_chunk_free);
@@ -102,6 +117,9 @@ static bool activity_of(ts_cupti_records *r, const CUpti_Activity *rec, ts_activ
                           GUINT_TO_POINTER((guint)e->externalId));
     return false;
   }
+  case CUPTI_ACTIVITY_KIND_RUNTIME:
+  case CUPTI_ACTIVITY_KIND_DRIVER: /* only there for their external correlations */
+    return false;
   default:
     r->unknown++;
     return false;
@@ -123,31 +141,57 @@ int ts__cupti_records_add(ts_cupti_records *r,
   return n;
 }
 
-void ts__cupti_records_node_operand(ts_cupti_records *r, uint64_t node, uint32_t operand)
+uint64_t ts__cupti_records_launch(ts_cupti_records *r, const ts_activity *nodes,
+                                  const uint32_t *operands, int n)
 {
-  if (operand)
-    g_hash_table_insert(r->node_operands, GSIZE_TO_POINTER((gsize)node), GUINT_TO_POINTER(operand));
-  else
-    g_hash_table_remove(r->node_operands, GSIZE_TO_POINTER((gsize)node));
+  cupti_launch *l = g_new0(cupti_launch, 1);
+  l->nodes = g_array_sized_new(FALSE, FALSE, sizeof(ts_activity), (guint)n);
+  g_array_append_vals(l->nodes, nodes, (guint)n);
+  l->operands = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (int i = 0; i < n; i++)
+    if (operands[i])
+      g_hash_table_insert(l->operands, GSIZE_TO_POINTER((gsize)nodes[i].graph_node),
+                          GUINT_TO_POINTER(operands[i]));
+  uint64_t *id = g_new(uint64_t, 1);
+  *id = TS_CUPTI_LAUNCH_BIT | ++r->next_launch;
+  g_hash_table_insert(r->launches, id, l);
+  return *id;
+}
+
+/* Launches whose nodes went out, and those before the newest of them
+ * (one stream: their records, if any, came first), are done with. */
+static gboolean launch_done(gpointer key, gpointer value, gpointer newest)
+{
+  const cupti_launch *l = value;
+  return l->put || *(const uint64_t *)key < *(const uint64_t *)newest;
 }
 
 int ts__cupti_records_take(ts_cupti_records *r, const ts_activity **out)
 {
   g_array_set_size(r->taken, 0);
+  uint64_t newest = 0;
   for (guint i = 0; i < r->pending->len; i++) {
     ts_activity a = g_array_index(r->pending, ts_activity, i);
     /* CUPTI's own ids would collide with the engine's: 0 (no op) unless
      * the launch carried one of ours */
     gpointer op = NULL;
     g_hash_table_lookup_extended(r->external, GUINT_TO_POINTER((guint)a.correlation), NULL, &op);
+    uint64_t id = (uint64_t)GPOINTER_TO_SIZE(op);
+    cupti_launch *l = a.graph_node ? g_hash_table_lookup(r->launches, &id) : NULL;
+    if (l && !l->put) { /* its launch's nodes first */
+      g_array_append_vals(r->taken, l->nodes->data, l->nodes->len);
+      l->put = true;
+      newest = MAX(newest, id);
+    }
     if (a.kind == TS_ACTIVITY_COPY) /* which input of its op it carried, if any */
       a.operand = GPOINTER_TO_UINT(
-        a.graph_node ? g_hash_table_lookup(r->node_operands, GSIZE_TO_POINTER((gsize)a.graph_node))
+        a.graph_node ? (l ? g_hash_table_lookup(l->operands, GSIZE_TO_POINTER((gsize)a.graph_node)) : NULL)
                      : g_hash_table_lookup(r->operands, GUINT_TO_POINTER((guint)a.correlation)));
-    a.correlation = (uint64_t)GPOINTER_TO_SIZE(op);
+    a.correlation = id;
     g_array_append_val(r->taken, a);
   }
   g_array_set_size(r->pending, 0);
+  g_hash_table_foreach_remove(r->launches, launch_done, &newest);
   g_hash_table_remove_all(r->external);
   g_hash_table_remove_all(r->operands);
   *out = (const ts_activity *)(void *)r->taken->data;
