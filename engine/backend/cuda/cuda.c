@@ -124,13 +124,26 @@ static device *dev_of(const ts_backend *b)
 
 /* Makes d current on this thread; its context and stream are made on the
  * first use (not at registration: listing devices costs no GPU memory). */
+/* The device this thread made current: every switch goes through use(),
+ * so an op does not pay a cudaSetDevice (and, under CUPTI, its API
+ * record) when it runs where the last one did. */
+static _Thread_local int current_ordinal = -1;
+
 static bool use(device *d)
 {
-  if (!ok_or_fail(cudaSetDevice(d->ordinal), "cudaSetDevice"))
-    return false;
+  if (current_ordinal != d->ordinal) {
+    if (!ok_or_fail(cudaSetDevice(d->ordinal), "cudaSetDevice"))
+      return false;
+    current_ordinal = d->ordinal;
+  }
+  if (__atomic_load_n(&d->stream, __ATOMIC_ACQUIRE))
+    return true;
   pthread_mutex_lock(&d->lock);
-  bool ok = d->stream || ok_or_fail(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking),
+  cudaStream_t made = NULL;
+  bool ok = d->stream || ok_or_fail(cudaStreamCreateWithFlags(&made, cudaStreamNonBlocking),
                                     "cudaStreamCreateWithFlags");
+  if (made)
+    __atomic_store_n(&d->stream, made, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&d->lock);
   return ok;
 }
