@@ -809,6 +809,33 @@ static void test_plan_replays_without_capture(void)
   ts_scope_end(scope);
 }
 
+/* One concrete function for every batch (its signature's first dim
+ * unknown): a call of another batch captures anew, with its own result,
+ * and the first batch, back, captures on the plan's inputs and replays. */
+static void test_plan_replay_shape_change(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("layers", layers, "x, w");
+  ts_spec specs[2] = { { TS_F32, TS_SHAPE(-1, 16) }, { TS_F32, TS_SHAPE(16, 16) } };
+  g_assert_true(ts_function_set_input_signature(fn, specs, 2));
+  ts_tensor *w = matrix(16, 16, -0.25f);
+  const int rows[] = { 8, 8, 8, 5, 8, 8, 5 };
+  const int captures[] = { 1, 2, 2, 3, 4, 4, 5 }, replays[] = { 0, 0, 1, 1, 1, 2, 2 };
+  for (int call = 0; call < (int)G_N_ELEMENTS(rows); call++) {
+    ts_value args[2] = { TS_TENSOR_VALUE(matrix(rows[call], 16, 0.5f - (float)call)),
+                         TS_TENSOR_VALUE(w) };
+    ts_tensor *want = ts_function_call(fn, args, 2), *got = NULL;
+    TS_DEVICE_SCOPE(sim()) got = ts_function_call(fn, args, 2);
+    assert_close(want, got);
+    ts_schedule sched = schedule_of(fn, args, 2);
+    g_assert_cmpint(sched.n_captures, ==, captures[call]);
+    g_assert_cmpint(sched.n_replays, ==, replays[call]);
+  }
+  g_assert_cmpint(ts_function_trace_count(fn), ==, 1);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 /* Adds x * x to a variable and returns x times its new value. */
 static ts_tensor *accumulated;
 
@@ -1072,6 +1099,7 @@ int main(int argc, char **argv)
   g_test_add_func("/sim/plan-replay-inputs-and-results", test_plan_replay_inputs_and_results);
   g_test_add_func("/sim/plan-replay-branch-changes", test_plan_replay_branch_changes);
   g_test_add_func("/sim/plan-replays-without-capture", test_plan_replays_without_capture);
+  g_test_add_func("/sim/plan-replay-shape-change", test_plan_replay_shape_change);
   g_test_add_func("/sim/plan-replay-variables", test_plan_replay_variables);
   g_test_add_func("/sim/function-placement", test_function_placement);
   g_test_add_func("/sim/variables-live-on-device", test_variables_live_on_device);
