@@ -283,6 +283,35 @@ void ts__announce(const ts_op_call *call, const ts_run_site *site, ts_tensor *co
     c->observer->op_end(c->observer, call, site, seq, out, n_out);
 }
 
+/* ---- a device plan's capture (exec/device_plan.c replays it) ------------------- */
+
+void ts__plan_record_op(ts_plan_record *r, const ts_op_call *call, const ts_run_site *site,
+                        const ts_backend *b, uint64_t correlation, uint32_t n_copied)
+{
+  const ts_op_def *def = call->def;
+  if (b != ts__context()->device || (def->flags & TS_OPF_RANDOM))
+    r->host_work = true;
+  ts_plan_op op = { def, call->loc, site ? site->node : NULL, site ? site->traced : NULL, b,
+                    correlation, n_copied };
+  g_array_append_val(r->ops, op);
+  if (!(def->flags & TS_OPF_VARIABLE))
+    return;
+  bool writes = def->op != TS_OP_READ_VARIABLE;
+  for (int i = 0; i < call->n_in; i++) {
+    ts_tensor *var = call->in[i];
+    if (!var->is_variable)
+      continue;
+    guint k = 0;
+    while (k < r->vars->len && g_array_index(r->vars, ts_plan_var, k).var != var)
+      k++;
+    if (k == r->vars->len) {
+      ts_plan_var v = { ts_tensor_ref(var), var->data, false };
+      g_array_append_val(r->vars, v);
+    }
+    g_array_index(r->vars, ts_plan_var, k).written |= writes && i == 0;
+  }
+}
+
 void ts__correlations_take(uint64_t *out, int n)
 {
   ts_context *c = ts__context();

@@ -722,9 +722,9 @@ static bool sim_plan_compute(const ts_backend *b, ts_graph_plan *p)
     submit(s, w);
   }
   /* the plan's until its next capture: replays use them */
-  GArray *t2 = p->held;
+  GArray *held = p->held;
   p->held = p->deferred;
-  p->deferred = t2;
+  p->deferred = held;
   return true;
 }
 
@@ -741,9 +741,9 @@ static bool sim_plan_replay(const ts_backend *b, ts_graph_plan *p, const uint64_
   if (ts_activity_wanted())
     for (guint i = 0; i < p->nodes->len; i++) {
       const launch *l = g_ptr_array_index(p->nodes, i);
+      uint64_t corr = ts__correlation_recharged(l->correlation, captured, fresh, n);
       record(s, &(ts_activity){ .kind = TS_ACTIVITY_GRAPH_NODE, .device = "SIM:0",
-                                .correlation = ts__correlation_recharged(l->correlation, captured, fresh, n),
-                                .graph_node = l->graph_node,
+                                .correlation = corr, .graph_node = l->graph_node,
                                 .name = l->def ? l->def->name : "copy" });
     }
   spend_launch_cost(s);
