@@ -65,8 +65,13 @@ static double diff_from_cpu(ts_function *fn, const ts_value *cpu_args, const ts_
 {
   ts_scope *scope = ts_scope_begin();
   ts_run_functions_eagerly(eager);
-  ts_tensor *want = ts_function_call(fn, cpu_args, n), *got = NULL;
+  /* the GPU first: a model's layers make their variables where they first
+   * run, and the GPU reading the CPU's would copy every weight in on every
+   * call (a graph doing so cannot be replayed as captured); the CPU reads
+   * the GPU's through copies */
+  ts_tensor *got = NULL;
   TS_DEVICE_SCOPE(gpu) { got = ts_function_call(fn, args, n); }
+  ts_tensor *want = ts_function_call(fn, cpu_args, n);
   ts_run_functions_eagerly(false);
   got = got ? ts_tensor_to_backend(got, ts_backend_cpu()) : NULL;
   double worst = INFINITY;

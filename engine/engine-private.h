@@ -549,6 +549,53 @@ int ts__execute(const ts_op_call *call, const ts_run_site *site, ts_tensor **out
  * without making it dispatch ops it does not. */
 void ts__announce(const ts_op_call *call, const ts_run_site *site, ts_tensor *const *out,
                   int n_out);
+
+/* ---- a device plan's capture, recorded for replaying it as is ------------------------
+ * While a run of a graph without If or While captures its launches on a
+ * device (exec/device_plan.c), the thread's context points at one of these:
+ * the ops the run placed, in order (their op events on a replay), the
+ * variables they touched (where their storage was), and whether anything
+ * happened that launching the capture again would not redo (host work). */
+typedef struct ts_plan_op {
+  const ts_op_def *def;
+  ts_loc loc;
+  const struct ts_node *node, *traced;
+  const struct ts_backend *backend;
+  uint64_t correlation;  /* 0: a step the executor did itself (ts__announce) */
+  uint32_t n_copied;
+} ts_plan_op;
+
+typedef struct ts_plan_var {
+  ts_tensor *var;        /* a reference */
+  void *data;            /* its storage when the run first touched it */
+  bool written;
+} ts_plan_var;
+
+typedef struct ts_plan_record {
+  GArray *ops;           /* ts_plan_op */
+  GArray *vars;          /* ts_plan_var */
+  /* An op ran on the host (a fallback, random numbers, an effect), or the
+   * host read the device: its work is not in the plan's launches. */
+  bool host_work;
+} ts_plan_record;
+
+/* Records op `call`, placed on b (the thread's device or not), with the
+ * correlation it was given and the inputs copied to b for it. */
+void ts__plan_record_op(ts_plan_record *r, const ts_op_call *call, const ts_run_site *site,
+                        const struct ts_backend *b, uint64_t correlation, uint32_t n_copied);
+/* For a backend's graph_plan_replay: the correlation a node captured for
+ * the op of correlation c stands for now, fresh[i] where captured[i] == c
+ * (captured increasing); c if none. */
+uint64_t ts__correlation_recharged(uint64_t c, const uint64_t *captured, const uint64_t *fresh,
+                                   int n);
+/* Fresh correlation ids for n ops of this thread, increasing. */
+void ts__correlations_take(uint64_t *out, int n);
+/* A replayed plan's ops told to listeners as they were recorded, each
+ * with this call's correlation (fresh[j] for the j-th op that has one),
+ * as ops of no host time: the device ran them. */
+void ts__replay_events(const ts_plan_op *ops, int n, const uint64_t *fresh,
+                       const struct ts_node *parent, uint64_t parent_seq);
+
 /* Infers call's outputs (the tracer records them without running). */
 bool ts__dispatch_infer(const ts_op_call *call, ts_info *out_info, int *n_out);
 
@@ -624,6 +671,7 @@ typedef struct ts_context {
                                * (the divergence finder shows where the modes part then) */
   uint64_t corr_next, corr_end; /* correlation ids this thread may hand out */
   bool plan_recording;        /* a run's launches go into a device plan (exec/device_plan.c) */
+  ts_plan_record *plan_rec;   /* what the capture runs, for a replay; NULL: not recorded */
   int tape_pause;             /* > 0: gradient tapes record nothing (ts_stop_gradient) */
   const struct ts_node *grad_of; /* while a tape takes a gradient in a trace: the forward
                                   * node whose gradient is being recorded (ts_node_gradient_of) */

@@ -248,6 +248,8 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
     .in = here.in, .attrs = call->attrs, .n_out = n_out, .out = out,
     .correlation = correlation,
   };
+  if (G_UNLIKELY(c->plan_rec))
+    ts__plan_record_op(c->plan_rec, call, site, b, correlation, n_copied);
   const ts_backend_i *bi = &b->iface;
   bool ok = bi->run_op ? bi->run_op(b, &kc) : def->kernel[bi->kind](&kc);
   c->planned_view = NULL;
@@ -279,6 +281,66 @@ void ts__announce(const ts_op_call *call, const ts_run_site *site, ts_tensor *co
   }
   if (c->observer)
     c->observer->op_end(c->observer, call, site, seq, out, n_out);
+}
+
+/* ---- a device plan's capture (exec/device_plan.c replays it) ------------------- */
+
+void ts__plan_record_op(ts_plan_record *r, const ts_op_call *call, const ts_run_site *site,
+                        const ts_backend *b, uint64_t correlation, uint32_t n_copied)
+{
+  const ts_op_def *def = call->def;
+  if (b != ts__context()->device || (def->flags & TS_OPF_RANDOM))
+    r->host_work = true;
+  ts_plan_op op = { def, call->loc, site ? site->node : NULL, site ? site->traced : NULL, b,
+                    correlation, n_copied };
+  g_array_append_val(r->ops, op);
+  if (!(def->flags & TS_OPF_VARIABLE))
+    return;
+  bool writes = def->op != TS_OP_READ_VARIABLE;
+  for (int i = 0; i < call->n_in; i++) {
+    ts_tensor *var = call->in[i];
+    if (!var->is_variable)
+      continue;
+    guint k = 0;
+    while (k < r->vars->len && g_array_index(r->vars, ts_plan_var, k).var != var)
+      k++;
+    if (k == r->vars->len) {
+      ts_plan_var v = { ts_tensor_ref(var), var->data, false };
+      g_array_append_val(r->vars, v);
+    }
+    g_array_index(r->vars, ts_plan_var, k).written |= writes && i == 0;
+  }
+}
+
+void ts__correlations_take(uint64_t *out, int n)
+{
+  ts_context *c = ts__context();
+  for (int i = 0; i < n; i++)
+    out[i] = next_correlation(c);
+}
+
+void ts__replay_events(const ts_plan_op *ops, int n, const uint64_t *fresh,
+                       const ts_node *parent, uint64_t parent_seq)
+{
+  ts_context *c = ts__context();
+  int mask = __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED);
+  uint64_t now = mask ? ts__op_now_ns() : 0;
+  for (int k = 0, j = 0; k < n; k++) {
+    const ts_plan_op *op = &ops[k];
+    uint64_t seq = ++c->run.seq, corr = op->correlation ? fresh[j++] : 0;
+    if (!mask)
+      continue;
+    /* the tensors are the device's, inside the plan: the events carry none */
+    ts_op_call call = { op->loc, op->def, NULL, 0, NULL };
+    ts_run_site site = { .node = op->node, .traced = op->traced, .parent = parent,
+                         .parent_seq = parent_seq };
+    if (mask & TS_EVENT_MASK(TS_EVENT_OP_BEGIN))
+      emit_op(c, TS_EVENT_OP_BEGIN, &call, op->backend, &site, NULL, seq, corr, op->n_copied,
+              NULL, 0, now, 0);
+    if (mask & TS_EVENT_MASK(TS_EVENT_OP_END))
+      emit_op(c, TS_EVENT_OP_END, &call, op->backend, &site, NULL, seq, corr, op->n_copied,
+              NULL, 0, now, now);
+  }
 }
 
 int ts__execute(const ts_op_call *call, const ts_run_site *site, ts_tensor **out)

@@ -136,11 +136,26 @@ typedef struct ts_backend_i {
    * plan per run of steps between them, each submitted before the node
    * runs; their subgraphs record plans of their own.  A host copy of the
    * backend while a plan records is an error of the plan: the executor
-   * runs such a plan's steps step by step from then on. */
+   * runs such a plan's steps step by step from then on.  Buffers freed
+   * while a plan captured are the plan's until its next capture or its
+   * free (released then, stream-ordered): its launches may run again. */
   ts_graph_plan *(*graph_plan_create)(const ts_backend *b);
   bool (*graph_plan_update)(const ts_backend *b, ts_graph_plan *plan);
   bool (*graph_plan_compute)(const ts_backend *b, ts_graph_plan *plan);
   void (*graph_plan_free)(const ts_backend *b, ts_graph_plan *plan);
+  /* (optional) Launches the plan's last capture again as it is, queued
+   * after the work before it: the same launches on the same buffers, with
+   * no host work per launch (a CUDA Graph launched again).  The engine
+   * calls it only where those buffers hold this call's data (the inputs
+   * and outputs are tensors the engine keeps for the plan, the rest
+   * buffers the plan holds or variables it checked).  Its nodes are
+   * charged to this call's ops: the node captured for the op of
+   * correlation captured[i] stands for the op of fresh[i] now (n of each,
+   * captured increasing).  false with no error set: there is no whole
+   * capture to replay (a host copy broke it); false + error: the launch
+   * failed. */
+  bool (*graph_plan_replay)(const ts_backend *b, ts_graph_plan *plan, const uint64_t *captured,
+                            const uint64_t *fresh, int n);
 
   /* ---- device activity ---- */
   /* (optional) Hands the activity records it holds to the collectors now

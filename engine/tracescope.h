@@ -1126,6 +1126,11 @@ typedef struct ts_schedule {
   int n_row_ops;    /* ops in those runs */
   int64_t n_shared; /* grouped ops and parts of row runs run so far on another
                        thread than their call's */
+  int64_t n_captures; /* device plans captured by its calls on a device so far
+                         (one per run of steps between If and While nodes;
+                         their subgraphs' own not counted) */
+  int64_t n_replays;  /* calls on a device that launched the plan captured
+                         before as it was, without running the ops, so far */
 } ts_schedule;
 /* false + error on a bad argument. */
 TS_API bool ts_concrete_schedule(const ts_concrete *cf, ts_schedule *schedule);

@@ -83,8 +83,11 @@ static void assert_near(ts_tensor *want, ts_tensor *got, double rel)
 }
 
 /* Runs the step `calls` times on the CPU and on dev, checking as above;
- * rel: the relative tolerance against the CPU (0 for the same kernels). */
-static void device_step_check(const ts_backend *dev, int calls, double rel)
+ * rel: the relative tolerance against the CPU (0 for the same kernels);
+ * min_replays: calls on dev that must have launched the plan captured
+ * before as it was (ts_schedule's n_replays), the weights updated all the
+ * same. */
+static void device_step_check(const ts_backend *dev, int calls, double rel, int min_replays)
 {
   const ts_backend *cpu = ts_backend_cpu();
   ts_scope *scope = ts_scope_begin();
@@ -129,6 +132,13 @@ static void device_step_check(const ts_backend *dev, int calls, double rel)
     ts_scope_end(s);
   }
   g_assert_cmpint(ts_function_trace_count(on_dev), ==, 1);
+  ts_schedule sched;
+  g_assert_true(ts_concrete_schedule(ts_function_get_concrete(on_dev, NULL, 0), &sched));
+  g_test_message("%s: %" G_GINT64_FORMAT " captures, %" G_GINT64_FORMAT " replays in %d calls",
+                 ts_backend_name(dev), sched.n_captures, sched.n_replays, calls);
+  g_assert_cmpint(sched.n_replays, >=, min_replays);
+  if (min_replays) /* every other call captured */
+    g_assert_cmpint(sched.n_captures + sched.n_replays, ==, calls);
   for (int i = 0; i < 4; i++) {
     ts_tensor *w = ts_sequential_variable(step_nets[1], i);
     g_assert_true(ts_tensor_backend(w) == dev);

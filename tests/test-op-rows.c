@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <tracescope-backend.h>
 #include <tracescope.h>
 
 #include "test-quiet.h"
@@ -486,6 +487,37 @@ typedef struct outcome {
 } outcome;
 
 /* Runs c once in mode m on backend b.  The rows it ran go to ran[]. */
+static bool same_result(const ts_tensor *want, const ts_tensor *got, double *err);
+
+/* On a device that replays plans as they were captured: the graph called
+ * twice more on the same arguments (the second capture, on the plan's own
+ * inputs, and a replay where the capture allows it) gives the first call's
+ * result again.  Not for cases with variables: each call changes them. */
+static int n_replayed; /* graph cases whose third call replayed its plan */
+
+static void replay_check(const op_case *c, mode m, const ts_backend *b, ts_function *fn,
+                         ts_value *args, const ts_tensor *first)
+{
+  if (!ts_backend_iface(b)->graph_plan_replay || variable || slot[0])
+    return;
+  for (int k = 0; k < 2; k++) {
+    int quiet = test_quiet_begin();
+    ts_tensor *r = NULL;
+    TS_DEVICE_SCOPE(b) { r = ts_function_call(fn, args, c->n_args); }
+    test_quiet_end(quiet);
+    if (!r)
+      g_error("%s, %s on %s: call %d of the graph failed: %s", c->name, MODE_NAMES[m],
+              ts_backend_name(b), k + 2, ts_error_peek() ? ts_error_peek()->message : "?");
+    double err;
+    if (!same_result(first, ts_tensor_to_backend(r, ts_backend_cpu()), &err))
+      g_error("%s, %s on %s: call %d of the graph differs from the first (error %g)", c->name,
+              MODE_NAMES[m], ts_backend_name(b), k + 2, err);
+  }
+  ts_schedule sched;
+  if (ts_concrete_schedule(ts_function_concrete(fn, 0), &sched) && sched.n_replays)
+    n_replayed++;
+}
+
 static outcome run_case(const op_case *c, mode m, const ts_backend *b, bool *ran)
 {
   current = c;
@@ -531,6 +563,7 @@ static outcome run_case(const op_case *c, mode m, const ts_backend *b, bool *ran
     o.message = g_strdup(e ? e->message : "no case");
     ts_error_free(e);
   } else if (m != MODE_EAGER) {
+    replay_check(c, m, b, fn, args, o.value);
     g_assert_cmpint(ts_function_n_concrete(fn), ==, 1);
     const ts_graph *g = ts_concrete_optimized_graph(ts_function_concrete(fn, 0));
     graph_ops(g, ran);
@@ -650,6 +683,7 @@ static void test_every_row(void)
   g_test_message("coverage: %d of %d rows, %d cases, %d runs on %d backends; without cases:%s",
                  n_covered, (int)TS_OP_COUNT, n, n_runs, ts_backend_count(),
                  missing->len ? missing->str : " none");
+  g_test_message("graph runs on devices replayed as captured: %d", n_replayed);
   if (missing->len)
     g_error("rows without cases:%s", missing->str);
   g_string_free(missing, TRUE);

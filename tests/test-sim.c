@@ -738,6 +738,157 @@ static void test_plan_replay_branch_changes(void)
   ts_scope_end(scope);
 }
 
+static ts_schedule schedule_of(ts_function *fn, ts_value *args, int n)
+{
+  ts_schedule s;
+  g_assert_true(ts_concrete_schedule(ts_function_get_concrete(fn, args, n), &s));
+  assert_no_error();
+  return s;
+}
+
+/* layers() on SIM:0 with new values in x each call: the first call
+ * captures, the second captures on the plan's own inputs, and every later
+ * call only launches that capture again (no op runs on the host, nothing
+ * is captured), each with the CPU's result for its own x; what each call
+ * returned is unchanged by the calls after it.  Other shapes capture
+ * anew (another concrete function here) and the first shapes replay
+ * again after them; a listener hears every op of every replay, and
+ * arguments already on the device replay too. */
+static void test_plan_replays_without_capture(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("layers", layers, "x, w");
+  ts_tensor *w = matrix(16, 16, -0.25f);
+  enum { CALLS = 6 };
+  ts_tensor *want[CALLS], *got[CALLS];
+  ts_value args[2] = { TS_TENSOR_VALUE(NULL), TS_TENSOR_VALUE(w) };
+  for (int call = 0; call < CALLS; call++) {
+    ts_tensor *x = matrix(8, 16, 0.5f - 0.375f * (float)call);
+    args[0] = TS_TENSOR_VALUE(x);
+    want[call] = ts_function_call(fn, args, 2);
+    assert_no_error();
+    collected c;
+    call_on_sim(fn, args, 2, want[call], &c);
+    ts_schedule sched = schedule_of(fn, args, 2);
+    int sim_calls = 2 * call + 1;
+    g_assert_cmpint(sched.n_captures, ==, MIN(sim_calls, 2));
+    g_assert_cmpint(sched.n_replays, ==, MAX(sim_calls - 2, 0));
+    int kernels = 0;
+    for (guint i = 0; i < c.records->len; i++)
+      kernels += g_array_index(c.records, ts_activity, i).kind == TS_ACTIVITY_KERNEL;
+    g_assert_cmpint(c.sim_ops, ==, kernels); /* every op told, replayed or not */
+    collect_clear(&c);
+    TS_DEVICE_SCOPE(sim()) got[call] = ts_function_call(fn, args, 2);
+    assert_no_error();
+    g_assert_true(ts_tensor_backend(got[call]) == sim());
+    /* its kernels run before the next collection begins */
+    g_assert_true(ts_backend_synchronize(sim()));
+  }
+  g_assert_cmpint(schedule_of(fn, args, 2).n_replays, ==, 2 * CALLS - 2);
+  for (int call = 0; call < CALLS; call++) /* held from each call, after all of them */
+    assert_close(want[call], got[call]);
+  for (int call = 1; call < CALLS; call++) /* really other values each call */
+    g_assert_cmpfloat(ts_tensor_get_f64(want[call], 0), !=, ts_tensor_get_f64(want[0], 0));
+  /* another shape: its own concrete function captures; the first replays on */
+  ts_tensor *tall = matrix(5, 16, 0.25f);
+  ts_value tall_args[2] = { TS_TENSOR_VALUE(tall), TS_TENSOR_VALUE(w) };
+  ts_tensor *tall_want = ts_function_call(fn, tall_args, 2), *tall_got = NULL;
+  TS_DEVICE_SCOPE(sim()) tall_got = ts_function_call(fn, tall_args, 2);
+  assert_close(tall_want, tall_got);
+  g_assert_cmpint(schedule_of(fn, tall_args, 2).n_replays, ==, 0);
+  ts_tensor *on_dev = ts_tensor_to_backend(matrix(8, 16, 3.0f), sim());
+  args[0] = TS_TENSOR_VALUE(on_dev);
+  ts_tensor *dev_got = NULL;
+  TS_DEVICE_SCOPE(sim()) dev_got = ts_function_call(fn, args, 2);
+  args[0] = TS_TENSOR_VALUE(matrix(8, 16, 3.0f));
+  assert_close(ts_function_call(fn, args, 2), dev_got);
+  g_assert_cmpint(schedule_of(fn, args, 2).n_replays, ==, 2 * CALLS - 1);
+  for (int call = 0; call < CALLS; call++)
+    assert_close(want[call], got[call]);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+/* One concrete function for every batch (its signature's first dim
+ * unknown): a call of another batch captures anew, with its own result,
+ * and the first batch, back, captures on the plan's inputs and replays. */
+static void test_plan_replay_shape_change(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("layers", layers, "x, w");
+  ts_spec specs[2] = { { TS_F32, TS_SHAPE(-1, 16) }, { TS_F32, TS_SHAPE(16, 16) } };
+  g_assert_true(ts_function_set_input_signature(fn, specs, 2));
+  ts_tensor *w = matrix(16, 16, -0.25f);
+  const int rows[] = { 8, 8, 8, 5, 8, 8, 5 };
+  const int captures[] = { 1, 2, 2, 3, 4, 4, 5 }, replays[] = { 0, 0, 1, 1, 1, 2, 2 };
+  for (int call = 0; call < (int)G_N_ELEMENTS(rows); call++) {
+    ts_value args[2] = { TS_TENSOR_VALUE(matrix(rows[call], 16, 0.5f - (float)call)),
+                         TS_TENSOR_VALUE(w) };
+    ts_tensor *want = ts_function_call(fn, args, 2), *got = NULL;
+    TS_DEVICE_SCOPE(sim()) got = ts_function_call(fn, args, 2);
+    assert_close(want, got);
+    ts_schedule sched = schedule_of(fn, args, 2);
+    g_assert_cmpint(sched.n_captures, ==, captures[call]);
+    g_assert_cmpint(sched.n_replays, ==, replays[call]);
+  }
+  g_assert_cmpint(ts_function_trace_count(fn), ==, 1);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+/* Adds x * x to a variable and returns x times its new value. */
+static ts_tensor *accumulated;
+
+static ts_tensor *accumulate(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0);
+  ts_assign_add(accumulated, ts_mul(x, x));
+  return ts_mul(ts_read(accumulated), x);
+}
+
+/* A plan that writes a variable and reads it replays with the variable's
+ * value at each call and leaves it updated, as the CPU does; an eager
+ * read held across a call (its storage shared) makes that call capture
+ * anew, so that the held read keeps the value it read.  (A plan whose
+ * read outlives its own assign moves the variable every call, copy on
+ * write, and so captures every call.) */
+static void test_plan_replay_variables(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *start = matrix(3, 4, 0.5f);
+  ts_tensor *on_cpu = ts_variable_new(start, "acc_cpu");
+  TS_DEVICE_SCOPE(sim()) accumulated = ts_variable_new(start, "acc");
+  ts_function *fn = ts_function_new("accumulate", accumulate, "x");
+  for (int call = 0; call < 8; call++) {
+    ts_scope *each = ts_scope_begin(); /* the reads below let go of the storage after it */
+    ts_tensor *x = matrix(3, 4, 0.25f * (float)call - 1.0f);
+    ts_assign_add(on_cpu, ts_mul(x, x));
+    ts_tensor *want = ts_mul(ts_read(on_cpu), x);
+    ts_value arg = TS_TENSOR_VALUE(x);
+    ts_tensor *held = call == 4 ? ts_tensor_to_backend(ts_read(on_cpu), ts_backend_cpu()) : NULL;
+    ts_tensor *held_read = NULL;
+    if (call == 4) /* a read of the device variable kept across the call */
+      TS_DEVICE_SCOPE(sim()) held_read = ts_read(accumulated);
+    ts_tensor *got = NULL;
+    TS_DEVICE_SCOPE(sim()) got = ts_function_call(fn, &arg, 1);
+    assert_close(want, got);
+    assert_close(ts_read(on_cpu), ts_read(accumulated));
+    if (held_read) /* the value before the call, not after it */
+      assert_close(ts_sub(held, ts_mul(x, x)), held_read);
+    ts_scope_end(each);
+  }
+  ts_schedule sched = schedule_of(fn, &TS_TENSOR_VALUE(start), 1);
+  /* captured: the first call (the variable got its storage), the second
+   * (on the plan's inputs), the held read's, the two after it */
+  g_assert_cmpint(sched.n_replays, ==, 2);
+  g_assert_cmpint(sched.n_captures, ==, 6);
+  ts_function_free(fn);
+  ts_tensor_unref(on_cpu);
+  ts_tensor_unref(accumulated);
+  accumulated = NULL;
+  ts_scope_end(scope);
+}
+
 /* Placement per function: its calls run on its device wherever the
  * caller is; per scope and per call (TS_DEVICE_SCOPE) otherwise. */
 static void test_function_placement(void)
@@ -846,10 +997,11 @@ static void test_variables_live_on_device(void)
 /* test-device-step.h's training step on SIM:0: the weights stay on the
  * device, only scalar constants come from the host after the first call,
  * with the CPU's losses and weights (the same kernels: within float32's
- * last bits). */
+ * last bits), the later calls replaying the captured step as it was
+ * (Adam's updates of the variables in place among its launches). */
 static void test_training_step_keeps_weights(void)
 {
-  device_step_check(sim(), 4, 1e-6);
+  device_step_check(sim(), 6, 1e-6, 3); /* replayed once the variables settled */
 }
 
 /* ---- what a backend is asked ------------------------------------------------------------ */
@@ -946,6 +1098,9 @@ int main(int argc, char **argv)
   g_test_add_func("/sim/plan-control-flow", test_plan_control_flow);
   g_test_add_func("/sim/plan-replay-inputs-and-results", test_plan_replay_inputs_and_results);
   g_test_add_func("/sim/plan-replay-branch-changes", test_plan_replay_branch_changes);
+  g_test_add_func("/sim/plan-replays-without-capture", test_plan_replays_without_capture);
+  g_test_add_func("/sim/plan-replay-shape-change", test_plan_replay_shape_change);
+  g_test_add_func("/sim/plan-replay-variables", test_plan_replay_variables);
   g_test_add_func("/sim/function-placement", test_function_placement);
   g_test_add_func("/sim/variables-live-on-device", test_variables_live_on_device);
   g_test_add_func("/sim/training-step-keeps-weights", test_training_step_keeps_weights);

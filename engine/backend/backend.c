@@ -135,6 +135,8 @@ const ts_backend *ts_backend_register(const ts_backend_i *iface)
   else if ((!iface->graph_plan_create + !iface->graph_plan_update + !iface->graph_plan_compute +
             !iface->graph_plan_free) % 4 != 0)
     why = "graph_plan_create, _update, _compute and _free come together";
+  else if (iface->graph_plan_replay && !iface->graph_plan_create)
+    why = "graph_plan_replay needs the other whole-plan entries";
   else if ((iface->event_new || iface->event_record) && !(iface->event_new && iface->event_free &&
                                                            iface->event_record &&
                                                            iface->event_query))
@@ -187,4 +189,18 @@ bool ts__backend_runs(const ts_backend *b, const ts_op_def *def, ts_tensor *cons
     return true;
   ts_kernel_ctx k = { .def = def, .backend = b, .n_in = n_in, .in = in, .attrs = attrs };
   return bi->supports_op(b, &k);
+}
+
+uint64_t ts__correlation_recharged(uint64_t c, const uint64_t *captured, const uint64_t *fresh,
+                                   int n)
+{
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (captured[mid] < c)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && captured[lo] == c ? fresh[lo] : c;
 }

@@ -196,6 +196,9 @@ bool ts_buffer_get(const ts_buffer *buf, size_t offset, void *host_dst, size_t b
   TS_CHECK_ARG(buf != NULL && (host_dst != NULL || bytes == 0), false);
   if (!in_range("ts_buffer_get", buf, offset, bytes))
     return false;
+  ts_plan_record *rec = ts__context()->plan_rec;
+  if (rec) /* the host reads a capture's value: what it does with it is not in the plan */
+    rec->host_work = true;
   return !bytes || buf->iface->get(buf, offset, host_dst, bytes) ||
          failed("a copy to the host", buf);
 }

@@ -19,7 +19,9 @@
  *   launches are those of its last run (same ops and shapes) keeps its
  *   graph-node ids and only takes the new buffers, as cudaGraphExecUpdate.
  *   Replayed kernels report the node's id and the plan launch's
- *   correlation; the capture reports which op each node stands for.
+ *   correlation; the capture reports which op each node stands for.  A
+ *   whole capture can be launched again as it is (graph_plan_replay): the
+ *   buffers freed while it captured stay its own until the next capture.
  * - Activity records (device times on CLOCK_MONOTONIC) are kept in a
  *   buffer and handed to the collectors in batches, when it fills or on
  *   ts_activity_flush, as CUPTI's activity API does.
@@ -86,8 +88,9 @@ struct ts_graph_plan {
   GPtrArray *nodes;      /* the launches it replays (launch *, owned) */
   GPtrArray *capture;    /* what this run captured (launch *, owned) */
   GArray *deferred;      /* buffers freed while capturing (void *, host addresses) */
+  GArray *held;          /* those of the capture in nodes: its launches use them */
   bool broken;           /* a host copy interrupted the capture: not replayable */
-  bool running;          /* submitted and not yet done (under the stream lock) */
+  int running;           /* submissions not yet done (under the stream lock) */
 };
 
 typedef struct sim {
@@ -258,7 +261,7 @@ static void *stream_main(void *data)
     run_work(s, w);
     pthread_mutex_lock(&s->lock);
     if (w->kind == W_PLAN)
-      w->plan->running = false;
+      w->plan->running--;
     work_free(w);
     s->completed++;
     pthread_cond_broadcast(&s->idle);
@@ -338,6 +341,7 @@ static void spend_launch_cost(sim *s)
 /* A capture stops being replayable when the host must see its results:
  * what it holds goes out launch by launch. */
 static void break_capture(sim *s);
+static void release(sim *s, GArray *buffers);
 
 /* ---- the interface -------------------------------------------------------------------- */
 
@@ -621,6 +625,7 @@ static ts_graph_plan *sim_plan_create(const ts_backend *b)
   p->nodes = g_ptr_array_new_with_free_func((GDestroyNotify)launch_free);
   p->capture = g_ptr_array_new_with_free_func((GDestroyNotify)launch_free);
   p->deferred = g_array_new(FALSE, FALSE, sizeof(void *));
+  p->held = g_array_new(FALSE, FALSE, sizeof(void *));
   capturing = p;
   return p;
 }
@@ -635,19 +640,20 @@ static bool sim_plan_update(const ts_backend *b, ts_graph_plan *p)
   while (p->running)
     pthread_cond_wait(&s->idle, &s->lock);
   pthread_mutex_unlock(&s->lock);
+  release(s, p->held);
   capturing = p;
   return true;
 }
 
-/* Frees what the capture deferred, after the work queued so far. */
-static void release_deferred(sim *s, ts_graph_plan *p)
+/* Frees the buffers (host addresses), after the work queued so far. */
+static void release(sim *s, GArray *buffers)
 {
-  for (guint i = 0; i < p->deferred->len; i++) {
+  for (guint i = 0; i < buffers->len; i++) {
     work *w = work_new(W_FREE);
-    w->dst = g_array_index(p->deferred, void *, i);
+    w->dst = g_array_index(buffers, void *, i);
     submit(s, w);
   }
-  g_array_set_size(p->deferred, 0);
+  g_array_set_size(buffers, 0);
 }
 
 static void break_capture(sim *s)
@@ -661,7 +667,7 @@ static void break_capture(sim *s)
     w->correlation = w->kernel->correlation;
     submit(s, w);
   }
-  release_deferred(s, p);
+  release(s, p->deferred);
 }
 
 /* Do the captured launches match the plan's nodes (the same ops on the same
@@ -711,11 +717,43 @@ static bool sim_plan_compute(const ts_backend *b, ts_graph_plan *p)
     /* the plan launch's own correlation id, as cudaGraphLaunch's */
     w->correlation = __atomic_fetch_add(&s->next_graph_node, 1, __ATOMIC_RELAXED) | (1ull << 63);
     pthread_mutex_lock(&s->lock);
-    p->running = true;
+    p->running++;
     pthread_mutex_unlock(&s->lock);
     submit(s, w);
   }
-  release_deferred(s, p);
+  /* the plan's until its next capture: replays use them */
+  GArray *held = p->held;
+  p->held = p->deferred;
+  p->deferred = held;
+  return true;
+}
+
+/* The last whole capture submitted again, one submission: its nodes
+ * first say which of this call's ops they stand for. */
+static bool sim_plan_replay(const ts_backend *b, ts_graph_plan *p, const uint64_t *captured,
+                            const uint64_t *fresh, int n)
+{
+  sim *s = get();
+  if (p->broken || capturing)
+    return false;
+  if (!p->nodes->len)
+    return true;
+  if (ts_activity_wanted())
+    for (guint i = 0; i < p->nodes->len; i++) {
+      const launch *l = g_ptr_array_index(p->nodes, i);
+      uint64_t corr = ts__correlation_recharged(l->correlation, captured, fresh, n);
+      record(s, &(ts_activity){ .kind = TS_ACTIVITY_GRAPH_NODE, .device = "SIM:0",
+                                .correlation = corr, .graph_node = l->graph_node,
+                                .name = l->def ? l->def->name : "copy" });
+    }
+  spend_launch_cost(s);
+  work *w = work_new(W_PLAN);
+  w->plan = p;
+  w->correlation = __atomic_fetch_add(&s->next_graph_node, 1, __ATOMIC_RELAXED) | (1ull << 63);
+  pthread_mutex_lock(&s->lock);
+  p->running++;
+  pthread_mutex_unlock(&s->lock);
+  submit(s, w);
   return true;
 }
 
@@ -728,9 +766,11 @@ static void sim_plan_free(const ts_backend *b, ts_graph_plan *p)
   while (p->running)
     pthread_cond_wait(&s->idle, &s->lock);
   pthread_mutex_unlock(&s->lock);
+  release(s, p->held);
   g_ptr_array_unref(p->nodes);
   g_ptr_array_unref(p->capture);
   g_array_unref(p->deferred);
+  g_array_unref(p->held);
   g_free(p);
 }
 
@@ -760,5 +800,6 @@ const ts_backend_i ts__sim_backend_iface = {
   .graph_plan_update = sim_plan_update,
   .graph_plan_compute = sim_plan_compute,
   .graph_plan_free = sim_plan_free,
+  .graph_plan_replay = sim_plan_replay,
   .activity_flush = sim_activity_flush,
 };

@@ -422,6 +422,12 @@ ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, 
   const ts_node *node = ts__graph_node(e->graph, p->steps[s]);
   ts_tensor *var = values[p->offset[node->inputs[0].node] + node->inputs[0].index];
   ts_tensor *store = ts__variable_read_storage(var);
+  ts_plan_record *rec = ts__context()->plan_rec;
+  if (store && rec) {
+    ts_op_call call = { node->loc, ts__op_def(node->op), &var, 1, node->attrs };
+    ts_run_site site = step_site(e, node, parent, parent_seq);
+    ts__plan_record_op(rec, &call, &site, store->backend, 0, 0);
+  }
   if (store && announce) {
     ts_op_call call = { node->loc, ts__op_def(node->op), &var, 1, node->attrs };
     ts_run_site site = step_site(e, node, parent, parent_seq);
@@ -440,6 +446,14 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
                  g->name, g->inputs->len, n_inputs);
     return false;
   }
+  int replayed = ts__device_plan_replay((ts_executable *)e, inputs, n_inputs, outputs, parent,
+                                        parent_seq); /* its own atomics */
+  if (replayed >= 0) {
+    for (int i = 0; i < (int)g->outputs->len; i++)
+      if (outputs[i])
+        ts__scope_adopt(outputs[i]);
+    return replayed;
+  }
   ts_arena *arena = ts__planner_take(e->planner);
   if (!arena) {
     memset(outputs, 0, sizeof *outputs * g->outputs->len);
@@ -454,7 +468,7 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
   bool share = !serial && (p->n_groups || p->n_runs) && ts__pool_width() > 1;
   ts_tensor *store;
   int segment = 0; /* the device plan's: a step that runs subgraphs ends one */
-  ts_device_plan *dp = ts__device_plan_begin((ts_executable *)e, 0); /* its own atomics */
+  ts_device_plan *dp = ts__device_plan_begin((ts_executable *)e, 0, &inputs, n_inputs);
   for (int s = 0; s < p->n_steps && ok; s++) {
     int from = s; /* releases after steps from .. s */
     const ts_node *runs_subgraphs = e->subs[p->steps[s]] ? ts__graph_node(g, p->steps[s]) : NULL;
@@ -482,27 +496,31 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
                          parent_seq);
     }
     if (runs_subgraphs && ok)
-      dp = ts__device_plan_begin((ts_executable *)e, ++segment);
+      dp = ts__device_plan_begin((ts_executable *)e, ++segment, NULL, 0);
     for (int r = p->rel_start[from]; r < p->rel_start[s + 1]; r++) {
       int v = p->rel_values[r];
       ts__arena_release(arena, v, values[v]);
       values[v] = NULL;
     }
   }
-  ok = ts__device_plan_end((ts_executable *)e, segment, dp) && ok;
+  ok = ts__device_plan_compute(dp) && ok;
   int n_out = (int)g->outputs->len;
   for (int i = 0; i < n_out; i++) {
     ts_port port = g_array_index(g->outputs, ts_port, i);
     outputs[i] = ok ? ts_tensor_ref(values[p->offset[port.node] + port.index]) : NULL;
-    if (outputs[i])
-      ts__scope_adopt(outputs[i]);
   }
   for (int v = p->n_values - 1; v >= 0; v--) /* views before their bases */
     if (values[v]) {
       ts__arena_release(arena, v, values[v]);
       values[v] = NULL;
     }
-  ts__planner_give(e->planner, arena, ok);
+  /* a capture to replay keeps the arena and the outputs (the caller gets copies) */
+  ok = ts__device_plan_close((ts_executable *)e, segment, dp, ok, outputs, n_out, &arena);
+  for (int i = 0; i < n_out; i++)
+    if (outputs[i])
+      ts__scope_adopt(outputs[i]);
+  if (arena)
+    ts__planner_give(e->planner, arena, ok);
   return ok;
 }
 
@@ -518,7 +536,9 @@ void ts__executable_schedule(const ts_executable *e, ts_schedule *out)
   for (int s = 0; s < p->n_steps; s++)
     row_ops += p->row_step[s];
   *out = (ts_schedule){ p->n_steps, p->n_groups, p->n_grouped, p->n_runs, row_ops,
-                        __atomic_load_n(&e->n_shared, __ATOMIC_RELAXED) };
+                        __atomic_load_n(&e->n_shared, __ATOMIC_RELAXED),
+                        __atomic_load_n(&e->n_captures, __ATOMIC_RELAXED),
+                        __atomic_load_n(&e->n_replays, __ATOMIC_RELAXED) };
 }
 
 char *ts__executable_schedule_describe(const ts_executable *e)

@@ -59,6 +59,7 @@ struct ts_executable {
    * plan of its own, and the subgraphs' executables capture theirs. */
   int n_segments;
   ts_device_plan **device_plans; /* per segment, atomic: the backend's plan, when idle */
+  int64_t n_captures, n_replays;  /* atomic: ts_schedule's */
 };
 
 /* Runs one step; its outputs land in out[] as references the run owns. */
@@ -75,11 +76,27 @@ ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, 
 
 /* Starts capturing this run's launches of segment `segment` into the
  * executable's plan of it on the thread's device, when it has the
- * whole-plan entry; NULL: run as usual. */
-ts_device_plan *ts__device_plan_begin(ts_executable *e, int segment);
-/* Submits what the run captured of the segment (NULL: nothing); false +
- * error. */
+ * whole-plan entry; NULL: run as usual.  inputs (segment 0, else NULL):
+ * the run's, which it may point at the plan's own inputs holding the same
+ * values (a capture to be replayed as is). */
+ts_device_plan *ts__device_plan_begin(ts_executable *e, int segment, ts_tensor *const **inputs,
+                                      int n_inputs);
+/* Submits what the run captured (NULL: nothing); false + error. */
+bool ts__device_plan_compute(ts_device_plan *dp);
+/* After the run of a submitted capture (ok: it succeeded): a whole-graph
+ * capture on the plan's inputs keeps its outputs (each replaced by a copy
+ * of the caller's own) and its arena (*arena set NULL: the plan gives it
+ * back to the planner), to be replayed as is; the plan goes back to its
+ * slot.  Returns ok, false + error if a copy failed (outputs NULL then). */
+bool ts__device_plan_close(ts_executable *e, int segment, ts_device_plan *dp, bool ok,
+                           ts_tensor **outputs, int n_out, ts_arena **arena);
+/* Compute and close, for a segment before an If or While node. */
 bool ts__device_plan_end(ts_executable *e, int segment, ts_device_plan *dp);
+/* Launches the executable's last whole capture again for this call, when
+ * it may (see device_plan.c): 1 done (outputs set, references the caller
+ * owns), 0 failed (+ error, outputs NULL), -1 not possible: run it. */
+int ts__device_plan_replay(ts_executable *e, ts_tensor *const *inputs, int n_inputs,
+                           ts_tensor **outputs, const ts_node *parent, uint64_t parent_seq);
 void ts__device_plan_free(ts_executable *e);
 
 /* ---- parallel.c ---- */

@@ -23,7 +23,9 @@
  *   constants the host holds) are nodes of the graph, from pinned staging
  *   the plan owns.  A copy to the host mid-capture breaks the plan: what
  *   was captured is launched at once and the graph runs step by step from
- *   then on.
+ *   then on.  Blocks freed mid-capture are the plan's until its next
+ *   capture (the cache does not hand them out), so a whole capture can be
+ *   launched again as it is (graph_plan_replay), without capturing.
  * - Device activity: CUPTI's activity API when a collector wants it
  *   (cupti.h), flushed by activity_flush. */
 #include "../../engine-private.h"
@@ -73,9 +75,20 @@ typedef struct staging {
   size_t bytes;
 } staging;
 
+/* A block freed while the plan captured: its launches may use it again. */
+typedef struct held_block {
+  void *ptr;
+  size_t size; /* rounded */
+} held_block;
+
 struct ts_graph_plan {
   cudaGraphExec_t exec;
   bool broken;
+  GArray *held;          /* held_block, under the device's lock */
+  /* a replay's: the node captured for the op of correlation captured[i]
+   * stands for the op of fresh[i] (report_nodes) */
+  const uint64_t *captured, *fresh;
+  int n_fresh;
   GHashTable *positions; /* captured node id -> its launch's position, this capture */
   GArray *ops;           /* node_op, this capture's per position */
   GArray *clones;        /* node_clone, the exec's kernel nodes */
@@ -398,10 +411,31 @@ static void cuda_free(const ts_backend *b, void *ptr, size_t bytes)
   device *d = dev_of(b);
   size_t size = rounded(bytes);
   pthread_mutex_lock(&d->lock);
+  if (d->capturing) { /* the plan's launches may run again: not reused meanwhile */
+    g_array_append_val(d->capturing->held, ((held_block){ ptr, size }));
+    pthread_mutex_unlock(&d->lock);
+    return;
+  }
   block *bl = g_new(block, 1);
   *bl = (block){ g_hash_table_lookup(d->cache, GSIZE_TO_POINTER(size)), ptr };
   g_hash_table_replace(d->cache, GSIZE_TO_POINTER(size), bl);
   d->cached_bytes += size;
+  pthread_mutex_unlock(&d->lock);
+}
+
+/* The blocks p held go back to the cache, stream-ordered: work queued
+ * after this may reuse them. */
+static void release_held(device *d, ts_graph_plan *p)
+{
+  pthread_mutex_lock(&d->lock);
+  for (guint i = 0; i < p->held->len; i++) {
+    const held_block *h = &g_array_index(p->held, held_block, i);
+    block *bl = g_new(block, 1);
+    *bl = (block){ g_hash_table_lookup(d->cache, GSIZE_TO_POINTER(h->size)), h->ptr };
+    g_hash_table_replace(d->cache, GSIZE_TO_POINTER(h->size), bl);
+    d->cached_bytes += h->size;
+  }
+  g_array_set_size(p->held, 0);
   pthread_mutex_unlock(&d->lock);
 }
 
@@ -689,6 +723,7 @@ static bool begin_capture(device *d, ts_graph_plan *p)
   /* the last launch may still read the staging this capture refills */
   if (p->done && !ok_or_fail(cudaEventSynchronize(p->done), "the plan's last launch"))
     return false;
+  release_held(d, p); /* the last capture's: never launched again */
   p->n_staged = 0;
   if (!use(d) ||
       !ok_or_fail(cudaStreamBeginCapture(d->stream, cudaStreamCaptureModeThreadLocal),
@@ -706,6 +741,7 @@ static void plan_free(ts_graph_plan *p)
   for (guint i = 0; i < p->staging->len; i++)
     cudaFreeHost(g_array_index(p->staging, staging, i).host);
   g_array_unref(p->staging);
+  g_array_unref(p->held);
   if (p->done)
     cudaEventDestroy(p->done);
   g_hash_table_unref(p->positions);
@@ -721,6 +757,7 @@ static ts_graph_plan *cuda_plan_create(const ts_backend *b)
   p->ops = g_array_new(FALSE, FALSE, sizeof(node_op));
   p->clones = g_array_new(FALSE, FALSE, sizeof(node_clone));
   p->staging = g_array_new(FALSE, FALSE, sizeof(staging));
+  p->held = g_array_new(FALSE, FALSE, sizeof(held_block));
   if (!begin_capture(dev_of(b), p))
     g_clear_pointer(&p, plan_free);
   return p;
@@ -768,6 +805,7 @@ static void break_capture(device *d)
     cudaGraphExecDestroy(exec);
   if (g)
     cudaGraphDestroy(g);
+  release_held(d, p); /* after the launch, stream-ordered: it is not launched again */
 }
 
 /* The exec's nodes stand for this run's ops, in capture order, and its
@@ -789,8 +827,10 @@ static uint64_t report_nodes(device *d, ts_graph_plan *p)
       continue;
     const node_op *op = &g_array_index(p->ops, node_op, c->position);
     operands[n] = op->operand;
-    recs[n++] = (ts_activity){ .kind = TS_ACTIVITY_GRAPH_NODE, .device = d->name,
-                               .graph_node = c->node_id, .correlation = op->correlation };
+    recs[n++] = (ts_activity){
+      .kind = TS_ACTIVITY_GRAPH_NODE, .device = d->name, .graph_node = c->node_id,
+      .correlation = ts__correlation_recharged(op->correlation, p->captured, p->fresh, p->n_fresh),
+    };
   }
   pthread_mutex_lock(&cupti.lock);
   uint64_t launch = ts__cupti_records_launch(&cupti.records, recs, operands, n);
@@ -812,6 +852,15 @@ static bool launch_graph(device *d, ts_graph_plan *p, cudaGraphExec_t exec)
   if (launch)
     cupti.api->ActivityPopExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &id);
   return ok;
+}
+
+/* Records the plan's done event after its launch. */
+static bool record_done(device *d, ts_graph_plan *p)
+{
+  if (!p->done &&
+      !ok_or_fail(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming), "cudaEventCreate"))
+    return false;
+  return ok_or_fail(cudaEventRecord(p->done, d->stream), "cudaEventRecord");
 }
 
 static bool cuda_plan_compute(const ts_backend *b, ts_graph_plan *p)
@@ -840,11 +889,27 @@ static bool cuda_plan_compute(const ts_backend *b, ts_graph_plan *p)
   cudaGraphDestroy(g);
   if (ok)
     ok = launch_graph(d, p, p->exec);
-  if (ok && !p->done)
-    ok = ok_or_fail(cudaEventCreateWithFlags(&p->done, cudaEventDisableTiming), "cudaEventCreate");
-  if (ok)
-    ok = ok_or_fail(cudaEventRecord(p->done, d->stream), "cudaEventRecord");
-  return ok;
+  return ok && record_done(d, p);
+}
+
+/* The exec of the last whole capture launched again: its uploads from the
+ * plan's staging, its kernels on the buffers it holds and those the
+ * engine keeps for it.  No capture, no update, no host work per launch. */
+static bool cuda_plan_replay(const ts_backend *b, ts_graph_plan *p, const uint64_t *captured,
+                             const uint64_t *fresh, int n)
+{
+  device *d = dev_of(b);
+  if (p->broken || !p->exec || d->capturing)
+    return false;
+  if (!use(d))
+    return false;
+  p->captured = captured;
+  p->fresh = fresh;
+  p->n_fresh = n;
+  bool ok = launch_graph(d, p, p->exec);
+  p->n_fresh = 0;
+  p->captured = p->fresh = NULL;
+  return ok && record_done(d, p);
 }
 
 static void cuda_plan_free(const ts_backend *b, ts_graph_plan *p)
@@ -853,6 +918,7 @@ static void cuda_plan_free(const ts_backend *b, ts_graph_plan *p)
   if (d->capturing == p)
     break_capture(d);
   cudaStreamSynchronize(d->stream); /* its launches, and their staging, are done */
+  release_held(d, p);
   if (p->exec)
     cudaGraphExecDestroy(p->exec);
   plan_free(p);
@@ -878,6 +944,7 @@ static const ts_backend_i CUDA_IFACE = {
   .graph_plan_update = cuda_plan_update,
   .graph_plan_compute = cuda_plan_compute,
   .graph_plan_free = cuda_plan_free,
+  .graph_plan_replay = cuda_plan_replay,
   .activity_flush = cuda_activity_flush,
 };
 
