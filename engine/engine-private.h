@@ -69,6 +69,13 @@ struct ts_tensor {
   struct ts_node *node;  /* symbolic tensors: the graph node making them */
   int node_output;
   bool is_variable;      /* assign ops write into it (ts_variable_new) */
+  /* A graph's constant (exec/executable.c marks its Const values; set and
+   * read atomically): its data never changes, so the copy that an op on
+   * another backend needs is made once and kept in `kept` (its backend's;
+   * one at a time; under tensor.c's lock), not made again on every call
+   * (ts__tensor_on_kept). */
+  bool constant;
+  struct ts_tensor *kept;
   char *name;            /* variables: their name; symbolic tensors: their node's; else NULL */
   /* Made by an iteration of an eager TS_WHILE/TS_FOR (the statement at
    * carried_loop) that has ended while the loop goes on: an op given it is
@@ -99,6 +106,13 @@ ts_tensor *ts__tensor_alloc_on(ts_loc loc, const ts_backend *backend, ts_dtype d
 /* t itself when its data is on backend, else a copy there (current scope).
  * NULL + error. */
 ts_tensor *ts__tensor_on(ts_loc loc, ts_tensor *t, const ts_backend *backend);
+/* t on backend as ts__tensor_on, but a constant (ts_tensor.constant)
+ * reuses the copy it keeps there, and keeps the one made now; *copied
+ * says whether this call copied.  The result is in the current scope. */
+ts_tensor *ts__tensor_on_kept(ts_loc loc, ts_tensor *t, const ts_backend *backend, bool *copied);
+/* Forgets the copy a constant keeps (a run that failed may not have
+ * filled it): the next op that needs one copies again. */
+void ts__tensor_drop_kept(ts_tensor *t);
 /* t itself when the host can read its data, else a host copy (current scope). */
 ts_tensor *ts__tensor_host(ts_loc loc, const ts_tensor *t);
 /* A tensor of `shape` sharing x's data (sizes must match), in the current scope. */

@@ -150,6 +150,43 @@ ts_tensor *ts__tensor_on(ts_loc loc, ts_tensor *t, const ts_backend *backend)
   return copy;
 }
 
+/* The constants' kept copies: taken (and referenced) or replaced under it. */
+G_LOCK_DEFINE_STATIC(kept);
+
+ts_tensor *ts__tensor_on_kept(ts_loc loc, ts_tensor *t, const ts_backend *backend, bool *copied)
+{
+  *copied = false;
+  bool constant = __atomic_load_n(&t->constant, __ATOMIC_RELAXED);
+  ts_tensor *kept = NULL;
+  if (constant && t->backend != backend) {
+    G_LOCK(kept);
+    kept = t->kept && t->kept->backend == backend ? ts_tensor_ref(t->kept) : NULL;
+    G_UNLOCK(kept);
+  }
+  if (kept) {
+    ts__scope_adopt(kept); /* the op's reference: a failed run may drop the kept one */
+    return kept;
+  }
+  ts_tensor *on = ts__tensor_on(loc, t, backend);
+  *copied = on && on != t;
+  if (*copied && constant) { /* kept for the next op, unless another backend's copy is */
+    G_LOCK(kept);
+    if (!t->kept)
+      t->kept = ts_tensor_ref(on);
+    G_UNLOCK(kept);
+  }
+  return on;
+}
+
+void ts__tensor_drop_kept(ts_tensor *t)
+{
+  G_LOCK(kept);
+  ts_tensor *kept = t->kept;
+  t->kept = NULL;
+  G_UNLOCK(kept);
+  ts_tensor_unref(kept);
+}
+
 ts_tensor *ts__tensor_host(ts_loc loc, const ts_tensor *t)
 {
   if (!t->data || ts__host_visible(t->backend))
@@ -258,6 +295,7 @@ void ts_tensor_unref(ts_tensor *t)
   if (t->owns_buffer)
     ts_buffer_free(t->buffer);
   ts_tensor_unref(t->base);
+  ts_tensor_unref(t->kept);
   free(t->name);
   free(t);
 }

@@ -233,9 +233,11 @@ static ts_executable *executable_plan(ts_graph *g, bool owns)
   p->presets = g_new(int, p->n_values ? p->n_values : 1);
   for (int id = 0; id < n; id++) {
     const ts_node *node = ts__graph_node(g, id);
-    if (ts__op_def(node->op)->flags & TS_OPF_VALUE)
+    if (ts__op_def(node->op)->flags & TS_OPF_VALUE) {
       p->preset[p->offset[id]] = ts_tensor_ref(node->value), p->presets[p->n_presets++] = p->offset[id];
-    else
+      if (node->op == TS_OP_CONST && !node->value->is_variable) /* its copies on devices are kept */
+        __atomic_store_n(&node->value->constant, true, __ATOMIC_RELAXED);
+    } else
       p->steps[p->n_steps++] = id;
     if (node->n_subgraphs) {
       e->n_segments++;
@@ -490,6 +492,9 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
     }
   }
   ok = ts__device_plan_end((ts_executable *)e, segment, dp) && ok;
+  if (!ok) /* a copy of a constant made now may never have been filled */
+    for (int i = 0; i < p->n_presets; i++)
+      ts__tensor_drop_kept(p->preset[p->presets[i]]);
   int n_out = (int)g->outputs->len;
   for (int i = 0; i < n_out; i++) {
     ts_port port = g_array_index(g->outputs, ts_port, i);
