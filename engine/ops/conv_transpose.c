@@ -238,10 +238,10 @@ static bool conv_transpose_cpu(ts_kernel_ctx *k)
 
 #ifdef TS_HAVE_CUDA
 /* On CUDA the same two steps: the columns W_g^T X of a chunk of images
- * by cuBLASLt (cuda/gemm.c) into a scratch buffer of the device, every
- * group of every image in one strided batch where the filter's group is
- * the batch's (one group: the same filter for all images; else one batch
- * of groups per image), then col2im gathering them into the output
+ * by cuBLASLt (cuda/gemm.c) into a scratch buffer of the device, as
+ * strided batches (with one group, one product per chunk: its images
+ * against the same filter; with several, one per image: its groups
+ * against theirs), then col2im gathering them into the output
  * (cuda/conv.cu).  Chunks of images keep the columns under
  * CUDA_SCRATCH_BYTES, one image at least (an image's columns past the
  * device's memory: an error saying so). */
