@@ -150,41 +150,68 @@ ts_tensor *ts__tensor_on(ts_loc loc, ts_tensor *t, const ts_backend *backend)
   return copy;
 }
 
-/* The constants' kept copies: taken (and referenced) or replaced under it. */
+/* The constants' copies (ts_tensor.kept): taken (and referenced) or set
+ * under this lock.  A copy made while the thread's run records a device
+ * plan is filled only when the plan is launched (a CUDA Graph's copy
+ * node), so until the run settles it (ts__kept_settle) it waits on the
+ * thread's list, where only that thread's ops find it. */
 G_LOCK_DEFINE_STATIC(kept);
+
+static void keep(ts_tensor *t, ts_tensor *copy)
+{
+  G_LOCK(kept);
+  if (!t->kept) /* one backend's at a time: the first stays */
+    t->kept = ts_tensor_ref(copy);
+  G_UNLOCK(kept);
+}
 
 ts_tensor *ts__tensor_on_kept(ts_loc loc, ts_tensor *t, const ts_backend *backend, bool *copied)
 {
   *copied = false;
-  bool constant = __atomic_load_n(&t->constant, __ATOMIC_RELAXED);
-  ts_tensor *kept = NULL;
-  if (constant && t->backend != backend) {
-    G_LOCK(kept);
-    kept = t->kept && t->kept->backend == backend ? ts_tensor_ref(t->kept) : NULL;
-    G_UNLOCK(kept);
+  if (t->backend == backend || !__atomic_load_n(&t->constant, __ATOMIC_RELAXED)) {
+    ts_tensor *on = ts__tensor_on(loc, t, backend);
+    *copied = on && on != t;
+    return on;
   }
-  if (kept) {
-    ts__scope_adopt(kept); /* the op's reference: a failed run may drop the kept one */
-    return kept;
+  ts_context *c = ts__context();
+  G_LOCK(kept);
+  ts_tensor *reuse = t->kept && t->kept->backend == backend ? ts_tensor_ref(t->kept) : NULL;
+  G_UNLOCK(kept);
+  GPtrArray *pending = c->kept_pending; /* pairs: constant, copy */
+  for (guint i = 0; !reuse && pending && i < pending->len; i += 2)
+    if (pending->pdata[i] == t && ((ts_tensor *)pending->pdata[i + 1])->backend == backend)
+      reuse = ts_tensor_ref(pending->pdata[i + 1]);
+  if (reuse) {
+    ts__scope_adopt(reuse); /* the op's reference */
+    return reuse;
   }
   ts_tensor *on = ts__tensor_on(loc, t, backend);
   *copied = on && on != t;
-  if (*copied && constant) { /* kept for the next op, unless another backend's copy is */
-    G_LOCK(kept);
-    if (!t->kept)
-      t->kept = ts_tensor_ref(on);
-    G_UNLOCK(kept);
+  if (!*copied)
+    return on;
+  if (c->plan_recording) {
+    if (!pending)
+      pending = c->kept_pending = g_ptr_array_new();
+    g_ptr_array_add(pending, ts_tensor_ref(t));
+    g_ptr_array_add(pending, ts_tensor_ref(on));
+  } else {
+    keep(t, on); /* queued on the backend's stream already */
   }
   return on;
 }
 
-void ts__tensor_drop_kept(ts_tensor *t)
+void ts__kept_settle(ts_context *c, bool ok)
 {
-  G_LOCK(kept);
-  ts_tensor *kept = t->kept;
-  t->kept = NULL;
-  G_UNLOCK(kept);
-  ts_tensor_unref(kept);
+  GPtrArray *pending = c->kept_pending;
+  if (!pending || c->plan_recording) /* the plan that copies them is an outer run's */
+    return;
+  for (guint i = 0; i < pending->len; i += 2) {
+    if (ok)
+      keep(pending->pdata[i], pending->pdata[i + 1]);
+    ts_tensor_unref(pending->pdata[i]);
+    ts_tensor_unref(pending->pdata[i + 1]);
+  }
+  g_ptr_array_set_size(pending, 0);
 }
 
 ts_tensor *ts__tensor_host(ts_loc loc, const ts_tensor *t)

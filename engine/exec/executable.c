@@ -462,6 +462,7 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
     const ts_node *runs_subgraphs = e->subs[p->steps[s]] ? ts__graph_node(g, p->steps[s]) : NULL;
     if (runs_subgraphs) { /* what came before goes out; its subgraphs capture their own */
       ok = ts__device_plan_end((ts_executable *)e, segment, dp);
+      ts__kept_settle(ts__context(), ok);
       dp = NULL;
       if (!ok)
         break;
@@ -492,9 +493,7 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
     }
   }
   ok = ts__device_plan_end((ts_executable *)e, segment, dp) && ok;
-  if (!ok) /* a copy of a constant made now may never have been filled */
-    for (int i = 0; i < p->n_presets; i++)
-      ts__tensor_drop_kept(p->preset[p->presets[i]]);
+  ts__kept_settle(ts__context(), ok);
   int n_out = (int)g->outputs->len;
   for (int i = 0; i < n_out; i++) {
     ts_port port = g_array_index(g->outputs, ts_port, i);
