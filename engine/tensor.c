@@ -1,6 +1,7 @@
 /* tensor.c — tensor storage, reference counting and host constructors. */
 #include "engine-private.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #define TS_DATA_ALIGN 64
@@ -155,14 +156,14 @@ ts_tensor *ts__tensor_on(ts_loc loc, ts_tensor *t, const ts_backend *backend)
  * plan is filled only when the plan is launched (a CUDA Graph's copy
  * node), so until the run settles it (ts__kept_settle) it waits on the
  * thread's list, where only that thread's ops find it. */
-G_LOCK_DEFINE_STATIC(kept);
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void keep(ts_tensor *t, ts_tensor *copy)
 {
-  G_LOCK(kept);
+  pthread_mutex_lock(&kept_lock);
   if (!t->kept) /* one backend's at a time: the first stays */
     t->kept = ts_tensor_ref(copy);
-  G_UNLOCK(kept);
+  pthread_mutex_unlock(&kept_lock);
 }
 
 ts_tensor *ts__tensor_on_kept(ts_loc loc, ts_tensor *t, const ts_backend *backend, bool *copied)
@@ -174,9 +175,9 @@ ts_tensor *ts__tensor_on_kept(ts_loc loc, ts_tensor *t, const ts_backend *backen
     return on;
   }
   ts_context *c = ts__context();
-  G_LOCK(kept);
+  pthread_mutex_lock(&kept_lock);
   ts_tensor *reuse = t->kept && t->kept->backend == backend ? ts_tensor_ref(t->kept) : NULL;
-  G_UNLOCK(kept);
+  pthread_mutex_unlock(&kept_lock);
   GPtrArray *pending = c->kept_pending; /* pairs: constant, copy */
   for (guint i = 0; !reuse && pending && i < pending->len; i += 2)
     if (pending->pdata[i] == t && ((ts_tensor *)pending->pdata[i + 1])->backend == backend)

@@ -910,6 +910,43 @@ static void test_graph_constants_copied_once(void)
   ts_scope_end(scope);
 }
 
+/* Threads calling it at once on SIM:0 (one records the plan, the others
+ * go step by step meanwhile) share the kept copies safely: each call
+ * gives the CPU's result (ThreadSanitizer checks the sharing in CI). */
+static ts_function *shared_fn;
+static ts_value shared_args[2];
+
+static gpointer call_scaled(gpointer data)
+{
+  ts_tensor *want = data;
+  for (int i = 0; i < 10; i++) {
+    ts_scope *s = ts_scope_begin();
+    ts_tensor *got = NULL;
+    TS_DEVICE_SCOPE(sim()) { got = ts_function_call(shared_fn, shared_args, 2); }
+    assert_close(want, ts_tensor_to_backend(got, ts_backend_cpu()));
+    ts_scope_end(s);
+  }
+  return NULL;
+}
+
+static void test_graph_constants_shared_by_threads(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_constant(TS_F32, TS_SHAPE(1, 4), (float[]){ 1, -1, 0.5f, 2 });
+  shared_args[0] = TS_TENSOR_VALUE(ts_tensor_to_backend(x, sim()));
+  shared_args[1] = TS_TENSOR_VALUE(ts_scalar_string("0.25"));
+  ts_tensor *want = ts_constant(TS_F32, TS_SHAPE(1, 1), (float[]){ 9.25f });
+  shared_fn = ts_function_new("scaled", scaled, "x, text");
+  GThread *threads[4];
+  for (int i = 0; i < 4; i++)
+    threads[i] = g_thread_new("caller", call_scaled, want);
+  for (int i = 0; i < 4; i++)
+    g_thread_join(threads[i]);
+  assert_no_error();
+  ts_function_free(shared_fn);
+  ts_scope_end(scope);
+}
+
 /* ---- what a backend is asked ------------------------------------------------------------ */
 
 /* A backend of kind CPU (host memory) that refuses MatMul with
@@ -1008,6 +1045,7 @@ int main(int argc, char **argv)
   g_test_add_func("/sim/variables-live-on-device", test_variables_live_on_device);
   g_test_add_func("/sim/training-step-keeps-weights", test_training_step_keeps_weights);
   g_test_add_func("/sim/graph-constants-copied-once", test_graph_constants_copied_once);
+  g_test_add_func("/sim/graph-constants-shared-by-threads", test_graph_constants_shared_by_threads);
   g_test_add_func("/sim/supports-op-sees-shapes-and-attrs", test_supports_op_sees_shapes_and_attrs);
   return g_test_run();
 }
