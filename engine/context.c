@@ -10,6 +10,9 @@ static _Thread_local ts_context context;
 
 static void context_release(ts_context *c)
 {
+  c->plan_recording = false;
+  ts__kept_settle(c, false);
+  g_clear_pointer(&c->kept_pending, g_ptr_array_unref);
   ts_release_all();
   ts__scope_free(c->root);
   ts_error_free(c->error);

@@ -69,6 +69,13 @@ struct ts_tensor {
   struct ts_node *node;  /* symbolic tensors: the graph node making them */
   int node_output;
   bool is_variable;      /* assign ops write into it (ts_variable_new) */
+  /* A graph's constant (exec/executable.c marks its Const values; set and
+   * read atomically): its data never changes, so the copy that an op on
+   * another backend needs is made once and kept in `kept` (one backend's;
+   * under tensor.c's lock), not made again on every call
+   * (ts__tensor_on_kept). */
+  bool constant;
+  struct ts_tensor *kept;
   char *name;            /* variables: their name; symbolic tensors: their node's; else NULL */
   /* Made by an iteration of an eager TS_WHILE/TS_FOR (the statement at
    * carried_loop) that has ended while the loop goes on: an op given it is
@@ -99,6 +106,11 @@ ts_tensor *ts__tensor_alloc_on(ts_loc loc, const ts_backend *backend, ts_dtype d
 /* t itself when its data is on backend, else a copy there (current scope).
  * NULL + error. */
 ts_tensor *ts__tensor_on(ts_loc loc, ts_tensor *t, const ts_backend *backend);
+/* t on backend as ts__tensor_on, but a constant (ts_tensor.constant)
+ * reuses the copy it keeps there, and keeps the one made now (once the
+ * run that made it settles, when a device plan was recording); *copied
+ * says whether this call copied.  The result is in the current scope. */
+ts_tensor *ts__tensor_on_kept(ts_loc loc, ts_tensor *t, const ts_backend *backend, bool *copied);
 /* t itself when the host can read its data, else a host copy (current scope). */
 ts_tensor *ts__tensor_host(ts_loc loc, const ts_tensor *t);
 /* A tensor of `shape` sharing x's data (sizes must match), in the current scope. */
@@ -672,12 +684,19 @@ typedef struct ts_context {
   uint64_t corr_next, corr_end; /* correlation ids this thread may hand out */
   bool plan_recording;        /* a run's launches go into a device plan (exec/device_plan.c) */
   ts_plan_record *plan_rec;   /* what the capture runs, for a replay; NULL: not recorded */
+  GPtrArray *kept_pending;    /* constants' copies made while recording, paired with their
+                               * constant, kept once the run settles (ts__kept_settle) */
   int tape_pause;             /* > 0: gradient tapes record nothing (ts_stop_gradient) */
   const struct ts_node *grad_of; /* while a tape takes a gradient in a trace: the forward
                                   * node whose gradient is being recorded (ts_node_gradient_of) */
 } ts_context;
 
 ts_context *ts__context(void);
+/* After a run ended the device plan it recorded (exec/executable.c): the
+ * constants' copies made meanwhile are kept if it went well (the plan was
+ * launched: they are filled in stream order), else dropped.  Inside an
+ * outer run's recording, nothing yet: that run settles them. */
+void ts__kept_settle(ts_context *c, bool ok);
 
 /* Path entries (nested calls, control-flow blocks).  A block remembers the
  * depth it began at and truncates back to it, so an inner block left by

@@ -202,15 +202,17 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
   for (int i = 0; i < call->n_in; i++) {
     placed[i] = call->in[i];
     if (G_UNLIKELY(placed[i]->backend != b)) {
+      /* a graph's constant is copied to a backend once, then reused */
+      bool copied;
       ts__activity_operand_set((uint32_t)i + 1); /* the copy's record says which input */
-      placed[i] = ts__tensor_on(call->loc, placed[i], b);
+      placed[i] = ts__tensor_on_kept(call->loc, placed[i], b, &copied);
       ts__activity_operand_set(0);
       if (!placed[i]) {
         ts__activity_correlation_set(outer);
         return -1;
       }
+      n_copied += copied;
     }
-    n_copied += placed[i] != call->in[i];
     here.in = placed;
   }
 

@@ -1,6 +1,7 @@
 /* tensor.c — tensor storage, reference counting and host constructors. */
 #include "engine-private.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #define TS_DATA_ALIGN 64
@@ -150,6 +151,70 @@ ts_tensor *ts__tensor_on(ts_loc loc, ts_tensor *t, const ts_backend *backend)
   return copy;
 }
 
+/* The constants' copies (ts_tensor.kept): taken (and referenced) or set
+ * under this lock.  A copy made while the thread's run records a device
+ * plan is filled only when the plan is launched (a CUDA Graph's copy
+ * node), so until the run settles it (ts__kept_settle) it waits on the
+ * thread's list, where only that thread's ops find it. */
+static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void keep(ts_tensor *t, ts_tensor *copy)
+{
+  pthread_mutex_lock(&kept_lock);
+  if (!t->kept) /* one backend's at a time: the first stays */
+    t->kept = ts_tensor_ref(copy);
+  pthread_mutex_unlock(&kept_lock);
+}
+
+ts_tensor *ts__tensor_on_kept(ts_loc loc, ts_tensor *t, const ts_backend *backend, bool *copied)
+{
+  *copied = false;
+  if (t->backend == backend || !__atomic_load_n(&t->constant, __ATOMIC_RELAXED)) {
+    ts_tensor *on = ts__tensor_on(loc, t, backend);
+    *copied = on && on != t;
+    return on;
+  }
+  ts_context *c = ts__context();
+  pthread_mutex_lock(&kept_lock);
+  ts_tensor *reuse = t->kept && t->kept->backend == backend ? ts_tensor_ref(t->kept) : NULL;
+  pthread_mutex_unlock(&kept_lock);
+  GPtrArray *pending = c->kept_pending; /* pairs: constant, copy */
+  for (guint i = 0; !reuse && pending && i < pending->len; i += 2)
+    if (pending->pdata[i] == t && ((ts_tensor *)pending->pdata[i + 1])->backend == backend)
+      reuse = ts_tensor_ref(pending->pdata[i + 1]);
+  if (reuse) {
+    ts__scope_adopt(reuse); /* the op's reference */
+    return reuse;
+  }
+  ts_tensor *on = ts__tensor_on(loc, t, backend);
+  *copied = on && on != t;
+  if (!*copied)
+    return on;
+  if (c->plan_recording) {
+    if (!pending)
+      pending = c->kept_pending = g_ptr_array_new();
+    g_ptr_array_add(pending, ts_tensor_ref(t));
+    g_ptr_array_add(pending, ts_tensor_ref(on));
+  } else {
+    keep(t, on); /* queued on the backend's stream already */
+  }
+  return on;
+}
+
+void ts__kept_settle(ts_context *c, bool ok)
+{
+  GPtrArray *pending = c->kept_pending;
+  if (!pending || c->plan_recording) /* the plan that copies them is an outer run's */
+    return;
+  for (guint i = 0; i < pending->len; i += 2) {
+    if (ok)
+      keep(pending->pdata[i], pending->pdata[i + 1]);
+    ts_tensor_unref(pending->pdata[i]);
+    ts_tensor_unref(pending->pdata[i + 1]);
+  }
+  g_ptr_array_set_size(pending, 0);
+}
+
 ts_tensor *ts__tensor_host(ts_loc loc, const ts_tensor *t)
 {
   if (!t->data || ts__host_visible(t->backend))
@@ -258,6 +323,7 @@ void ts_tensor_unref(ts_tensor *t)
   if (t->owns_buffer)
     ts_buffer_free(t->buffer);
   ts_tensor_unref(t->base);
+  ts_tensor_unref(t->kept);
   free(t->name);
   free(t);
 }

@@ -4,7 +4,8 @@
  * that have no CUDA kernel falling back to the CPU visibly, and a
  * function's ops running there in both modes with the CPU's results, a
  * training step's rows (the gradients of a convolution and a pool, Gather,
- * the cross entropy, random numbers) among them; StatelessRandomUniform
+ * the cross entropy, random numbers) among them; ConvTranspose over its
+ * geometries; StatelessRandomUniform
  * with the CPU's bits, and the 16-bit floats and small integers staying
  * on the GPU; a training step's weights staying there, and copies charged
  * to their op and operand from CUPTI's records.  Without a GPU
@@ -257,6 +258,70 @@ static void test_training_rows_on_device(void)
   ts_scope_end(scope);
 }
 
+/* ConvTranspose on the GPU (cuBLASLt's columns, col2im there) gives the
+ * CPU's results over the geometries its two paths take: one group (the
+ * images one strided batch) and several (a batch of groups per image),
+ * 1 to 3 spatial dims, strides, dilations, negative pads, output shapes
+ * that cut taps off or leave cells no tap reaches, a bias or none, f64,
+ * and no taps at all (the output is the bias). */
+static void test_conv_transpose_on_device(void)
+{
+  const ts_backend *b = cuda_or_skip();
+  if (!b)
+    return;
+  static const struct {
+    ts_dtype dt;
+    int64_t n, c, mg, group;
+    int rank; /* spatial dims */
+    int64_t in[3], k[3], s[3], d[3], p[3], out[3];
+    bool bias;
+  } cases[] = {
+    { TS_F32, 3, 4, 5, 1, 1, { 7 }, { 3 }, { 2 }, { 1 }, { 1 }, { 14 }, false },
+    { TS_F32, 2, 6, 2, 3, 2, { 4, 5 }, { 3, 2 }, { 2, 1 }, { 1, 2 }, { 1, 0 }, { 9, 7 }, true },
+    { TS_F32, 4, 3, 8, 1, 2, { 6, 6 }, { 3, 3 }, { 2, 2 }, { 1, 1 }, { -1, 2 }, { 15, 9 }, true },
+    { TS_F64, 2, 4, 3, 2, 3, { 3, 4, 2 }, { 2, 3, 2 }, { 1, 2, 3 }, { 2, 1, 1 }, { 0, 1, 0 }, { 5, 8, 6 }, true },
+    { TS_F32, 2, 2, 3, 1, 2, { 5, 5 }, { 0, 3 }, { 1, 1 }, { 1, 1 }, { 0, 0 }, { 5, 7 }, true },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    ts_scope *scope = ts_scope_begin();
+    ts_shape xs = { .rank = cases[i].rank + 2, .dim = { cases[i].n, cases[i].c } };
+    ts_shape ws = { .rank = cases[i].rank + 2, .dim = { cases[i].c, cases[i].mg } };
+    ts_ints s = { .n = cases[i].rank }, d = s, p = s, out = s;
+    for (int j = 0; j < cases[i].rank; j++) {
+      xs.dim[2 + j] = cases[i].in[j];
+      ws.dim[2 + j] = cases[i].k[j];
+      s.v[j] = cases[i].s[j];
+      d.v[j] = cases[i].d[j];
+      p.v[j] = cases[i].p[j];
+      out.v[j] = cases[i].out[j];
+    }
+    ts_tensor *x = ts_random_normal(cases[i].dt, xs, 0, 1, 10 + (int)i);
+    ts_tensor *w = ts_random_normal(cases[i].dt, ws, 0, 1, 20 + (int)i);
+    ts_tensor *bias = cases[i].bias
+                        ? ts_random_normal(cases[i].dt, TS_SHAPE(cases[i].mg * cases[i].group), 0, 1, 30)
+                        : NULL;
+    ts_tensor *want = ts_conv_transpose(x, w, bias, s, d, p, out, (int)cases[i].group);
+    assert_no_error();
+    seen e = { 0 };
+    int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING) | TS_EVENT_MASK(TS_EVENT_OP_END),
+                             on_event, &e);
+    ts_tensor *got = NULL;
+    TS_DEVICE_SCOPE(b) { got = ts_conv_transpose(x, w, bias, s, d, p, out, (int)cases[i].group); }
+    ts_listener_remove(id);
+    assert_no_error();
+    g_assert_cmpint(e.fallbacks, ==, 0);
+    g_assert_true(e.on_cuda[TS_OP_CONV_TRANSPOSE]);
+    got = ts_tensor_to_backend(got, ts_backend_cpu());
+    g_assert_cmpint(ts_tensor_size(got), ==, ts_tensor_size(want));
+    for (int64_t k = 0; k < ts_tensor_size(want); k++) {
+      double wv = ts_tensor_get_f64(want, k), v = ts_tensor_get_f64(got, k);
+      if (fabs(v - wv) > 1e-4 * (1 + fabs(wv)))
+        g_error("case %zu: element %" G_GINT64_FORMAT ": %g on the GPU, %g on the CPU", i, k, v, wv);
+    }
+    ts_scope_end(scope);
+  }
+}
+
 /* The bytes of t, on the CPU. */
 static ts_tensor *on_cpu(ts_tensor *t)
 {
@@ -476,6 +541,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cuda/training-rows-on-device", test_training_rows_on_device);
   g_test_add_func("/cuda/stateless-uniform-bits", test_stateless_uniform_bits);
   g_test_add_func("/cuda/half-on-device", test_half_on_device);
+  g_test_add_func("/cuda/conv-transpose-on-device", test_conv_transpose_on_device);
   g_test_add_func("/cuda/training-step-keeps-weights", test_training_step_keeps_weights);
   g_test_add_func("/cuda/copies-carry-operand", test_copies_carry_operand);
   int rc = g_test_run();

@@ -1004,6 +1004,101 @@ static void test_training_step_keeps_weights(void)
   device_step_check(sim(), 6, 1e-6, 3); /* replayed once the variables settled */
 }
 
+/* A graph's constants go to the device once: x [1, 4] times the constant
+ * [4, 1] + 0.5 + (the number its text says) on SIM:0 copies its two
+ * constants from the host on its first call that goes well, and after
+ * that only the number (read on the host, a new one each call): the
+ * constants' copies are kept.  A first run that fails (on its text:
+ * StringToNumber, on the host) after the product copied its constant
+ * keeps nothing (the copy is filled when the run's plan is launched);
+ * one that fails later leaves the kept copies be.  The CPU's results
+ * each time. */
+static int uploads;
+static void count_uploads(const ts_activity *r, int n, void *data)
+{
+  for (int i = 0; i < n; i++)
+    uploads += r[i].kind == TS_ACTIVITY_COPY && strcmp(r[i].name, "host to device") == 0;
+}
+
+static ts_tensor *scaled(ts_call *call)
+{
+  ts_tensor *y = ts_matmul(ts_arg(call, 0), ts_constant(TS_F32, TS_SHAPE(4, 1), (float[]){ 1, 2, 3, 4 }));
+  y = ts_add(y, ts_scalar_f32(0.5f));
+  return ts_add(y, ts_string_to_number(ts_arg(call, 1), TS_F32));
+}
+
+static void test_graph_constants_copied_once(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_constant(TS_F32, TS_SHAPE(1, 4), (float[]){ 1, -1, 0.5f, 2 });
+  ts_value good[2] = { TS_TENSOR_VALUE(ts_tensor_to_backend(x, sim())),
+                       TS_TENSOR_VALUE(ts_scalar_string("0.25")) };
+  ts_value bad[2] = { good[0], TS_TENSOR_VALUE(ts_scalar_string("not a number")) };
+  ts_tensor *want = ts_constant(TS_F32, TS_SHAPE(1, 1), (float[]){ 9.25f });
+  ts_function *fn = ts_function_new("scaled", scaled, "x, text");
+  g_assert_true(ts_backend_synchronize(sim())); /* x's copy is no call's */
+  g_assert_true(ts_activity_subscribe(count_uploads, NULL));
+  /* the calls, and how many copies from the host each makes (-1: fails) */
+  static const int expect[] = { -1, 3, 1, 1, -1, 1 };
+  for (size_t call = 0; call < G_N_ELEMENTS(expect); call++) {
+    ts_scope *s = ts_scope_begin();
+    uploads = 0;
+    ts_tensor *got = NULL;
+    TS_DEVICE_SCOPE(sim()) { got = ts_function_call(fn, expect[call] < 0 ? bad : good, 2); }
+    ts_activity_flush();
+    if (expect[call] < 0) {
+      g_assert_null(got);
+      expect_error_containing("StringToNumber");
+    } else {
+      g_assert_true(ts_tensor_backend(got) == sim());
+      assert_close(want, ts_tensor_to_backend(got, ts_backend_cpu()));
+      g_assert_cmpint(uploads, ==, expect[call]);
+    }
+    ts_scope_end(s);
+  }
+  ts_activity_unsubscribe(count_uploads, NULL);
+  g_assert_cmpint(ts_function_trace_count(fn), ==, 1);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+/* Threads calling it at once on SIM:0 (one records the plan, the others
+ * go step by step meanwhile) share the kept copies safely: each call
+ * gives the CPU's result (ThreadSanitizer checks the sharing in CI). */
+static ts_function *shared_fn;
+static ts_value shared_args[2];
+
+static gpointer call_scaled(gpointer data)
+{
+  ts_tensor *want = data;
+  for (int i = 0; i < 10; i++) {
+    ts_scope *s = ts_scope_begin();
+    ts_tensor *got = NULL;
+    TS_DEVICE_SCOPE(sim()) { got = ts_function_call(shared_fn, shared_args, 2); }
+    assert_close(want, ts_tensor_to_backend(got, ts_backend_cpu()));
+    ts_scope_end(s);
+  }
+  return NULL;
+}
+
+static void test_graph_constants_shared_by_threads(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_constant(TS_F32, TS_SHAPE(1, 4), (float[]){ 1, -1, 0.5f, 2 });
+  shared_args[0] = TS_TENSOR_VALUE(ts_tensor_to_backend(x, sim()));
+  shared_args[1] = TS_TENSOR_VALUE(ts_scalar_string("0.25"));
+  ts_tensor *want = ts_constant(TS_F32, TS_SHAPE(1, 1), (float[]){ 9.25f });
+  shared_fn = ts_function_new("scaled", scaled, "x, text");
+  GThread *threads[4];
+  for (int i = 0; i < 4; i++)
+    threads[i] = g_thread_new("caller", call_scaled, want);
+  for (int i = 0; i < 4; i++)
+    g_thread_join(threads[i]);
+  assert_no_error();
+  ts_function_free(shared_fn);
+  ts_scope_end(scope);
+}
+
 /* ---- what a backend is asked ------------------------------------------------------------ */
 
 /* A backend of kind CPU (host memory) that refuses MatMul with
@@ -1104,6 +1199,8 @@ int main(int argc, char **argv)
   g_test_add_func("/sim/function-placement", test_function_placement);
   g_test_add_func("/sim/variables-live-on-device", test_variables_live_on_device);
   g_test_add_func("/sim/training-step-keeps-weights", test_training_step_keeps_weights);
+  g_test_add_func("/sim/graph-constants-copied-once", test_graph_constants_copied_once);
+  g_test_add_func("/sim/graph-constants-shared-by-threads", test_graph_constants_shared_by_threads);
   g_test_add_func("/sim/supports-op-sees-shapes-and-attrs", test_supports_op_sees_shapes_and_attrs);
   return g_test_run();
 }

@@ -233,9 +233,11 @@ static ts_executable *executable_plan(ts_graph *g, bool owns)
   p->presets = g_new(int, p->n_values ? p->n_values : 1);
   for (int id = 0; id < n; id++) {
     const ts_node *node = ts__graph_node(g, id);
-    if (ts__op_def(node->op)->flags & TS_OPF_VALUE)
+    if (ts__op_def(node->op)->flags & TS_OPF_VALUE) {
       p->preset[p->offset[id]] = ts_tensor_ref(node->value), p->presets[p->n_presets++] = p->offset[id];
-    else
+      if (node->op == TS_OP_CONST && !node->value->is_variable) /* its copies on devices are kept */
+        __atomic_store_n(&node->value->constant, true, __ATOMIC_RELAXED);
+    } else
       p->steps[p->n_steps++] = id;
     if (node->n_subgraphs) {
       e->n_segments++;
@@ -474,6 +476,7 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
     const ts_node *runs_subgraphs = e->subs[p->steps[s]] ? ts__graph_node(g, p->steps[s]) : NULL;
     if (runs_subgraphs) { /* what came before goes out; its subgraphs capture their own */
       ok = ts__device_plan_end((ts_executable *)e, segment, dp);
+      ts__kept_settle(ts__context(), ok);
       dp = NULL;
       if (!ok)
         break;
@@ -504,6 +507,7 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
     }
   }
   ok = ts__device_plan_compute(dp) && ok;
+  ts__kept_settle(ts__context(), ok);
   int n_out = (int)g->outputs->len;
   for (int i = 0; i < n_out; i++) {
     ts_port port = g_array_index(g->outputs, ts_port, i);

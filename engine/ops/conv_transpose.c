@@ -9,6 +9,11 @@
 #include "engine-private.h"
 #include "kernels/kernels.h"
 
+#ifdef TS_HAVE_CUDA
+#include "backend/cuda/cuda_backend.h"
+#include "backend/cuda/kernels.h"
+#endif
+
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +236,92 @@ static bool conv_transpose_cpu(ts_kernel_ctx *k)
   return true;
 }
 
+#ifdef TS_HAVE_CUDA
+/* On CUDA the same two steps: the columns W_g^T X of a chunk of images
+ * by cuBLASLt (cuda/gemm.c) into a scratch buffer of the device, as
+ * strided batches (with one group, one product per chunk: its images
+ * against the same filter; with several, one per image: its groups
+ * against theirs), then col2im gathering them into the output
+ * (cuda/conv.cu).  Chunks of images keep the columns under
+ * CUDA_SCRATCH_BYTES, one image at least (an image's columns past the
+ * device's memory: an error saying so). */
+#define CUDA_SCRATCH_BYTES ((int64_t)256 << 20)
+
+static bool conv_transpose_cuda(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0], *w = k->in[1], *bias = k->n_in == 3 ? k->in[2] : NULL;
+  ts_tensor *y = k->out[0];
+  if (y->size == 0)
+    return true;
+  geometry g = geometry_of(k);
+  if (bias && bias->size != g.m)
+    return ts__kernel_fail(k, TS_ERR_SHAPE, "the bias has %" PRId64 " elements for %" PRId64 " output channels",
+                           bias->size, g.m);
+  ts_dtype dt = x->dtype;
+  size_t es = ts_dtype_size(dt);
+  void *stream = ts__cuda_stream(k->backend);
+  ts_cu_col2im c = { .group = g.group, .mg = g.mg };
+  for (int i = 0; i < SPATIAL_MAX; i++) {
+    c.in[i] = g.in[i];
+    c.k[i] = g.k[i];
+    c.out[i] = g.out[i];
+    c.s[i] = g.s[i];
+    c.d[i] = g.d[i];
+    c.p[i] = g.p[i];
+  }
+  const void *b = bias ? bias->data : NULL;
+  int64_t rows = g.mg * g.taps;
+  if (rows == 0 || g.pixels == 0 || g.cg == 0) { /* no taps: the bias (or zeros) */
+    c.n = g.n;
+    return ts__cu_col2im(dt, &c, NULL, b, y->data, stream) ||
+           ts__kernel_fail(k, TS_ERR_UNIMPLEMENTED, "no CUDA kernel for %s", ts_dtype_name(dt));
+  }
+  int64_t image_bytes;
+  if (__builtin_mul_overflow(g.group * rows, g.pixels * (int64_t)es, &image_bytes))
+    return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "the columns of one image (%" PRId64 " x %" PRId64
+                           " x %" PRId64 ") overflow", g.group, rows, g.pixels);
+  int64_t chunk = MIN(g.n, MAX(CUDA_SCRATCH_BYTES / image_bytes, 1));
+  ts_buffer *scratch = ts_buffer_alloc(ts_backend_buffer_type(k->backend), (size_t)(chunk * image_bytes),
+                                       TS_BUFFER_USAGE_SCRATCH);
+  if (!scratch) {
+    ts_error *why = ts_error_take(); /* the op's error says it */
+    bool ok = ts__kernel_fail(k, TS_ERR_NO_MEMORY, "%" PRId64 " bytes of columns: %s", chunk * image_bytes,
+                              why && why->detail ? why->detail : "out of memory");
+    ts_error_free(why);
+    return ok;
+  }
+  char *col = ts_buffer_base(scratch);
+  bool ok = true;
+  for (int64_t n0 = 0; ok && n0 < g.n; n0 += chunk) {
+    int64_t nc = MIN(chunk, g.n - n0);
+    const char *xs = (const char *)x->data + (size_t)(n0 * g.c * g.pixels) * es;
+    /* image j, group gi: a = W's rows [gi * cg, +cg) [cg, rows] transposed,
+     * b = its channels [cg, pixels], c = its columns [rows, pixels] */
+    ts_cu_gemm gm = { .dtype = dt, .m = rows, .n = g.pixels, .k = g.cg, .ta = true, .a = w->data,
+                      .stride_b = g.cg * g.pixels };
+    if (g.group == 1) {
+      gm.batch = nc;
+      gm.stride_a = 0;
+      gm.b = xs;
+      gm.c = col;
+      ok = ts__cuda_gemm(&gm, stream);
+    } else {
+      gm.batch = g.group;
+      gm.stride_a = g.cg * rows;
+      for (int64_t j = 0; ok && j < nc; j++) {
+        gm.b = xs + (size_t)(j * g.c * g.pixels) * es;
+        gm.c = col + (size_t)(j * image_bytes);
+        ok = ts__cuda_gemm(&gm, stream);
+      }
+    }
+    c.n = nc;
+    ok = ok && ts__cu_col2im(dt, &c, col, b, (char *)y->data + (size_t)(n0 * g.m * g.out_pixels) * es, stream);
+  }
+  ts_buffer_free(scratch); /* stream-ordered: after the kernels */
+  return ok;
+}
+#endif
+
 const ts_op_def ts__op_conv_transpose = {
   .op = TS_OP_CONV_TRANSPOSE,
   .name = "ConvTranspose",
@@ -242,6 +333,7 @@ const ts_op_def ts__op_conv_transpose = {
   .attrs = conv_transpose_attrs,
   .infer = conv_transpose_infer,
   .kernel[TS_DEVICE_CPU] = conv_transpose_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(conv_transpose_cuda),
 };
 
 ts_tensor *ts_conv_transpose_at(ts_loc loc, ts_tensor *input, ts_tensor *filter, ts_tensor *bias, ts_ints strides,

@@ -5,7 +5,8 @@
  * largest element inside the input; NaN wins, as on the CPU), and their
  * gradients (Conv2DBackpropInput, Conv2DBackpropFilter, MaxPoolGrad):
  * each output element gathers its terms and sums them in f64, as the CPU
- * loops do, so no atomics and the same sums on every run. */
+ * loops do, so no atomics and the same sums on every run; and
+ * ConvTranspose's col2im, over the columns cuda/gemm.c made. */
 #include "kernels.h"
 
 #include <cuda_runtime.h>
@@ -227,5 +228,57 @@ extern "C" bool ts__cu_conv_backprop_filter(ts_dtype dtype, const ts_cu_window *
   int64_t n = g->kh * g->kw * g->c * o;
   FLOATS(dtype, if (n > 0) conv_backprop_filter_kernel<T><<<(unsigned)n, THREADS, 0, s>>>(
                   *g, o, (const T *)x, (const T *)dy, (T *)df))
+  return true;
+}
+
+/* ConvTranspose's col2im, gathering: each output element of the chunk's
+ * images is its channel's bias (or 0) plus its column entries, one per
+ * tap that lands on it from an input pixel, added in the taps' order as
+ * the CPU's scatter adds them (no atomics, the same sums on every run). */
+template <class T>
+__global__ void col2im_kernel(ts_cu_col2im g, const T *col, const T *bias, T *y)
+{
+  int64_t taps = g.k[0] * g.k[1] * g.k[2], pixels = g.in[0] * g.in[1] * g.in[2];
+  int64_t out_pixels = g.out[0] * g.out[1] * g.out[2], m = g.group * g.mg;
+  int64_t n = g.n * m * out_pixels;
+  FOR_EACH(idx, n)
+  {
+    int64_t o[3] = { (idx / (g.out[2] * g.out[1])) % g.out[0], (idx / g.out[2]) % g.out[1],
+                     idx % g.out[2] };
+    int64_t ch = (idx / out_pixels) % m, b = idx / (out_pixels * m);
+    T acc = bias ? bias[ch] : (T)0;
+    if (col) {
+      /* the rows [mg * taps, pixels] of image b's group, this channel's taps */
+      const T *rows = col + ((b * g.group + ch / g.mg) * g.mg + ch % g.mg) * taps * pixels;
+      for (int64_t k0 = 0; k0 < g.k[0]; k0++) {
+        int64_t v0 = o[0] + g.p[0] - k0 * g.d[0]; /* = i0 * s0 */
+        if (v0 < 0 || v0 % g.s[0] || v0 / g.s[0] >= g.in[0])
+          continue;
+        for (int64_t k1 = 0; k1 < g.k[1]; k1++) {
+          int64_t v1 = o[1] + g.p[1] - k1 * g.d[1];
+          if (v1 < 0 || v1 % g.s[1] || v1 / g.s[1] >= g.in[1])
+            continue;
+          for (int64_t k2 = 0; k2 < g.k[2]; k2++) {
+            int64_t v2 = o[2] + g.p[2] - k2 * g.d[2];
+            if (v2 < 0 || v2 % g.s[2] || v2 / g.s[2] >= g.in[2])
+              continue;
+            int64_t t = (k0 * g.k[1] + k1) * g.k[2] + k2;
+            int64_t pixel = (v0 / g.s[0] * g.in[1] + v1 / g.s[1]) * g.in[2] + v2 / g.s[2];
+            acc += rows[t * pixels + pixel];
+          }
+        }
+      }
+    }
+    y[idx] = acc;
+  }
+}
+
+extern "C" bool ts__cu_col2im(ts_dtype dtype, const ts_cu_col2im *g, const void *col,
+                              const void *bias, void *y, void *stream)
+{
+  cudaStream_t s = (cudaStream_t)stream;
+  int64_t n = g->n * g->group * g->mg * g->out[0] * g->out[1] * g->out[2];
+  FLOATS(dtype, if (n > 0) col2im_kernel<T><<<blocks_for(n), THREADS, 0, s>>>(
+                  *g, (const T *)col, (const T *)bias, (T *)y))
   return true;
 }

@@ -581,6 +581,8 @@ bool ts__cuda_op_supported(const ts_kernel_ctx *k)
     return k->in[1]->dtype == TS_F32 || k->in[1]->dtype == TS_F64;
   case TS_OP_CONV2D_BACKPROP_INPUT: case TS_OP_CONV2D_BACKPROP_FILTER: case TS_OP_MAX_POOL2D_GRAD:
     return dt == TS_F32 || dt == TS_F64;
+  case TS_OP_CONV_TRANSPOSE: /* its columns by cuBLASLt (ops/conv_transpose.c) */
+    return (dt == TS_F32 || dt == TS_F64) && ts__cuda_gemm_available(NULL);
   default:
     if (k->def->n_inputs == 1 && (k->def->flags & TS_OPF_ELEMENTWISE))
       return ts__cu_has_unary(op, dt);

@@ -145,6 +145,19 @@ bool ts__cu_conv_backprop_input(ts_dtype dtype, const ts_cu_window *g, int64_t o
 bool ts__cu_conv_backprop_filter(ts_dtype dtype, const ts_cu_window *g, int64_t o,
                                  const void *x, const void *dy, void *df, void *stream);
 
+/* ConvTranspose's col2im (cuda/conv.cu), over n images of NC + 3 spatial
+ * dims (leading ones of 1 where the op has fewer): col holds, per image
+ * and group, the rows [mg * taps, pixels] of W_g^T X (taps row-major over
+ * k, pixels over in); y [n, group * mg, out] = bias [group * mg] (or 0)
+ * + at each output position, the entries of the taps i * s + k * d - p
+ * places there.  col NULL: no taps (y is the bias).  f32 and f64. */
+typedef struct ts_cu_col2im {
+  int64_t n, group, mg;
+  int64_t in[3], k[3], out[3], s[3], d[3], p[3];
+} ts_cu_col2im;
+bool ts__cu_col2im(ts_dtype dtype, const ts_cu_col2im *g, const void *col, const void *bias,
+                   void *y, void *stream);
+
 /* A product (cuda/gemm.c, cuBLASLt): row-major c [batch, m, n] =
  * op(a) op(b), a [m, k] ([k, m] when ta), b [k, n] ([n, k] when tb),
  * batch matrices stride_a / stride_b elements apart (0: one for all),
