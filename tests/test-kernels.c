@@ -424,8 +424,8 @@ static void test_conv_direct(void)
 
 /* The direct strips split between 2 threads: parts of rows inside one
  * image (37 rows in parts of 5, the last of 2, each padding its own rows),
- * whole images, strides and VALID windows; against the reference, and the
- * same bits as on 1 thread. */
+ * parts of 4 rows across images of 10 (stride 2), VALID windows; against
+ * the reference, and the same bits as on 1 thread. */
 static void test_conv_direct_threads(void)
 {
   static const struct {

@@ -18,8 +18,8 @@
 #define MAX_COPY_BYTES ((int64_t)64 << 20)
 /* Multiply-adds per piece of work shared between threads, at least. */
 #define MACS_PER_PART 65536
-/* Pieces of work per thread, at most (but for whole images): enough to
- * even out a thread that falls behind on a shared machine. */
+/* Pieces of work per thread, at most: enough to even out a thread that
+ * falls behind on a shared machine. */
 #define PARTS_PER_THREAD 4
 
 static const ts_conv_strip_kernel *const strip_kernels[] = { &ts__strip_avx512, &ts__strip_avx2, &ts__strip_c };
@@ -66,10 +66,9 @@ bool ts__conv_direct_fits(const ts_conv *cv)
 typedef struct direct_job {
   const ts_conv *cv;
   const ts_conv_strip_kernel *kern;
-  bool pad;                /* windows reach past the input: read a padded copy */
-  int64_t wp;              /* the copy's columns */
-  int64_t parts_per_image; /* parts of one image's output rows, */
-  int64_t rows_per_part;   /* each this many (the last fewer) */
+  bool pad;              /* windows reach past the input: read a padded copy */
+  int64_t wp;            /* the copy's columns */
+  int64_t rows_per_part; /* output rows, flat over n and oh */
 } direct_job;
 
 /* Rows [py, py + count) of image n as the windows see them (row 0 at -top,
@@ -93,28 +92,14 @@ static void pad_rows(const ts_conv *cv, int64_t n, int64_t py, int64_t count, in
   }
 }
 
-/* Output rows of one image; a part that pads copies the input rows its
- * windows read first (on the thread that reads them, while they are in
- * its cache). */
-static void direct_part(void *ctx, int64_t part)
+/* Output rows [oy0, oy1) of image n, their windows' first row at x, in
+ * rows of wx columns. */
+static void direct_rows(const direct_job *job, int64_t n, int64_t oy0, int64_t oy1, const float *x, int64_t wx)
 {
-  const direct_job *job = ctx;
   const ts_conv *cv = job->cv;
   const ts_conv_strip_kernel *kern = job->kern;
   int nv = cv->o > kern->vec ? 2 : 1, most = kern->accs / nv;
   int64_t strips = (cv->ow + most - 1) / most, per = (cv->ow + strips - 1) / strips;
-  int64_t n = part / job->parts_per_image, oy0 = part % job->parts_per_image * job->rows_per_part;
-  int64_t oy1 = MIN(oy0 + job->rows_per_part, cv->oh);
-  /* the first row of oy0's windows, in rows of wx columns */
-  const float *x = (const float *)cv->x + (n * cv->h + oy0 * cv->sh) * cv->w * cv->c;
-  int64_t wx = cv->w;
-  float *copy = NULL;
-  if (job->pad) {
-    int64_t count = (oy1 - oy0 - 1) * cv->sh + cv->kh;
-    x = copy = g_new(float, (size_t)(count * job->wp * cv->c));
-    pad_rows(cv, n, oy0 * cv->sh, count, job->wp, copy);
-    wx = job->wp;
-  }
   ts_conv_strip s = { .lines = cv->kh, .k = cv->kw * cv->c, .x_step = cv->sw * cv->c, .x_line = wx * cv->c,
                       .ldf = cv->o, .ldy = cv->o, .act = cv->act };
   for (int64_t oy = oy0; oy < oy1; oy++) {
@@ -132,20 +117,41 @@ static void direct_part(void *ctx, int64_t part)
       }
     }
   }
+}
+
+/* Output rows, flat over n and oh, image by image; where the convolution
+ * pads, each image's share first copies the input rows its windows read
+ * (on the thread that reads them, while they are in its cache). */
+static void direct_part(void *ctx, int64_t part)
+{
+  const direct_job *job = ctx;
+  const ts_conv *cv = job->cv;
+  int64_t r0 = part * job->rows_per_part, r1 = MIN(r0 + job->rows_per_part, cv->n * cv->oh);
+  float *copy = NULL;
+  if (job->pad) /* for the most rows of one image a part runs */
+    copy = g_new(float, (size_t)(((MIN(job->rows_per_part, cv->oh) - 1) * cv->sh + cv->kh) * job->wp * cv->c));
+  for (int64_t r = r0; r < r1;) {
+    int64_t n = r / cv->oh, oy0 = r % cv->oh, oy1 = MIN(cv->oh, oy0 + r1 - r);
+    if (job->pad) {
+      pad_rows(cv, n, oy0 * cv->sh, (oy1 - oy0 - 1) * cv->sh + cv->kh, job->wp, copy);
+      direct_rows(job, n, oy0, oy1, copy, job->wp);
+    } else {
+      direct_rows(job, n, oy0, oy1, (const float *)cv->x + (n * cv->h + oy0 * cv->sh) * cv->w * cv->c, cv->w);
+    }
+    r += oy1 - oy0;
+  }
   g_free(copy);
 }
 
-/* Parts of whole output rows of one image: a few per thread (each claim
- * of a part is an atomic the threads share), of MACS_PER_PART at least. */
+/* Parts of at least MACS_PER_PART, at most PARTS_PER_THREAD per thread
+ * (each claim of a part is an atomic the threads share). */
 void ts__conv_f32_direct(const ts_conv_strip_kernel *kern, const ts_conv *cv)
 {
   if (cv->n * cv->oh * cv->ow * cv->o == 0)
     return;
-  int64_t macs_per_row = MAX(cv->ow * cv->o * cv->kh * cv->kw * cv->c, 1);
+  int64_t rows = cv->n * cv->oh, macs_per_row = MAX(cv->ow * cv->o * cv->kh * cv->kw * cv->c, 1);
   int64_t want_parts = (int64_t)MAX(ts_get_threads(), 1) * PARTS_PER_THREAD;
-  int64_t rows = MAX(MACS_PER_PART / macs_per_row, (cv->n * cv->oh + want_parts - 1) / want_parts);
-  int64_t parts_per_image = (cv->oh + MIN(MAX(rows, 1), cv->oh) - 1) / MIN(MAX(rows, 1), cv->oh);
-  direct_job job = { cv, kern, pads(cv), span_w(cv), parts_per_image,
-                     (cv->oh + parts_per_image - 1) / parts_per_image };
-  ts_parallel_for(cv->n * parts_per_image, direct_part, &job);
+  int64_t per = MAX(MAX(MACS_PER_PART / macs_per_row, (rows + want_parts - 1) / want_parts), 1);
+  direct_job job = { cv, kern, pads(cv), span_w(cv), per };
+  ts_parallel_for((rows + per - 1) / per, direct_part, &job);
 }
