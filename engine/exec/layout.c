@@ -159,6 +159,18 @@ static bool sink(ts_rewrite *rw, const int *user, const ts_node *n, ts_pass_stat
   return true;
 }
 
+/* MatMul n (old graph) as a product of a and b without transpose_b. */
+static bool product(ts_rewrite *rw, const ts_node *n, ts_port a, ts_port b, ts_pass_stats *stats)
+{
+  ts_port in[2] = { a, b };
+  ts_attr attrs[2] = { n->attrs[0], TS_ATTR_B(false) };
+  ts_node *mm = ts__rewrite_add(rw, n, TS_OP_MATMUL, in, 2, attrs, 2, n->outputs, 1);
+  ts__node_add_origins_of(mm, n);
+  ts__rewrite_map(rw, (ts_port){ n->id, 0 }, (ts_port){ mm->id, 0 });
+  stats->count++;
+  return true;
+}
+
 /* MatMul(a, b, transpose_b) with b constant -> MatMul(a, transpose(b)):
  * the GEMM copies a transposed B on every call, fold transposes it once.
  * pretransposed maps b's port (node * TS_MAX_OUTPUTS + index) to the
@@ -190,17 +202,11 @@ static bool pretranspose_b(ts_rewrite *rw, GHashTable *pretransposed, const ts_n
     t = tn->id;
     g_hash_table_insert(pretransposed, key, GINT_TO_POINTER(t + 1));
   }
-  ts_port in[2] = { ts__rewrite_port(rw, n->inputs[0]), { t, 0 } };
-  ts_attr attrs[2] = { n->attrs[0], TS_ATTR_B(false) };
-  ts_node *mm = ts__rewrite_add(rw, n, TS_OP_MATMUL, in, 2, attrs, 2, n->outputs, 1);
-  ts__node_add_origins_of(mm, n);
-  ts__rewrite_map(rw, (ts_port){ n->id, 0 }, (ts_port){ mm->id, 0 });
-  stats->count++;
-  return true;
+  return product(rw, n, ts__rewrite_port(rw, n->inputs[0]), (ts_port){ t, 0 }, stats);
 }
 
-/* A node of the new graph made from rw's copy of an old node's port, and
- * that port as it is now. */
+/* op(in) {attr} -> info in the new graph, named and placed as `like`,
+ * with like's origins. */
 static ts_node *add_like(ts_rewrite *rw, const ts_node *like, ts_op op, ts_port in, ts_attr attr,
                          ts_info info)
 {
@@ -242,6 +248,8 @@ static bool flatten_into_weights(ts_rewrite *rw, const ts_graph *g, const int *u
     if (j == rank || p[j] != j || (m *= tshape.dim[j]) > rs.dim[0])
       return false;
   }
+  if (rank - j + 1 > TS_MAX_RANK) /* the weights' rows as dims, and their columns */
+    return false;
   ts_shape rows = { .rank = rank - j + 1 }, turned = rows;
   ts_ints inv = { .n = rank - j + 1 };
   for (int i = j; i < rank; i++) { /* p[i] >= j: p keeps those below */
@@ -265,13 +273,7 @@ static bool flatten_into_weights(ts_rewrite *rw, const ts_graph *g, const int *u
   w = (ts_port){ add_like(rw, like, TS_OP_RESHAPE, w, TS_ATTR_SH(TS_SHAPE(k, cols)),
                           (ts_info){ dt, TS_SHAPE(k, cols) })->id, 0 };
   ts_port a = { add_like(rw, r, TS_OP_RESHAPE, t->inputs[0], TS_ATTR_SH(rs), r->outputs[0])->id, 0 };
-  ts_port in[2] = { a, w };
-  ts_attr attrs[2] = { n->attrs[0], TS_ATTR_B(false) };
-  ts_node *mm = ts__rewrite_add(rw, n, TS_OP_MATMUL, in, 2, attrs, 2, n->outputs, 1);
-  ts__node_add_origins_of(mm, n);
-  ts__rewrite_map(rw, (ts_port){ n->id, 0 }, (ts_port){ mm->id, 0 });
-  stats->count++;
-  return true;
+  return product(rw, n, a, w, stats);
 }
 
 ts_graph *ts__pass_layout(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats)
