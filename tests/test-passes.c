@@ -514,6 +514,26 @@ static void test_layout_flatten(void)
   assert_same_both_ways(flatten_head, "x, y", args, 2, 1e-5);
 }
 
+/* The Flatten rule alone (no product with transpose_b to make the pass
+ * run): the scan that decides whether layout runs sees it. */
+static ts_tensor *flatten_only(ts_call *c)
+{
+  ts_tensor *a = ts_reshape(ts_transpose(ts_arg(c, 0), TS_INTS(0, 3, 1, 2)), TS_SHAPE(2, 60));
+  return ts_matmul(a, ramp(TS_F32, TS_SHAPE(60, 3), 0.5, -0.015625));
+}
+
+static void test_layout_flatten_only(void)
+{
+  ts_function *fn = ts_function_new("flatten_only", flatten_only, "x");
+  ts_value spec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(2, 4, 5, 3));
+  ts_graph *g = optimize(trace(fn, &spec, 1), "layout,fold,dce", "layout: rewrote 1 node");
+  g_assert_cmpint(count_op(g, TS_OP_TRANSPOSE), ==, 0);
+  ts_graph_free(g);
+  ts_function_free(fn);
+  ts_value x = TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(2, 4, 5, 3), 1, -0.02));
+  assert_same_both_ways(flatten_only, "x", &x, 1, 1e-5);
+}
+
 /* ---- what a pass finds only inside a branch ------------------------------------------ */
 
 /* Passes are skipped when a scan says they could change nothing; the
@@ -802,6 +822,7 @@ int main(int argc, char **argv)
   g_test_add_func("/passes/layout/stays", test_layout_stays);
   g_test_add_func("/passes/layout/weights", test_layout_weights);
   g_test_add_func("/passes/layout/flatten", test_layout_flatten);
+  g_test_add_func("/passes/layout/flatten-only", test_layout_flatten_only);
   g_test_add_func("/passes/inside-branches", test_inside_branches);
   g_test_add_func("/passes/dce", test_dce);
   g_test_add_func("/passes/fuse/elementwise", test_fuse_elementwise);
