@@ -422,6 +422,57 @@ static void test_conv_direct(void)
   g_assert_true(ts__conv_direct_fits(&many));
 }
 
+/* The direct strips split between 2 threads: parts of rows inside one
+ * image (37 rows in parts of 5, the last of 2, each padding its own rows),
+ * parts of 4 rows across images of 10 (stride 2), VALID windows; against
+ * the reference, and the same bits as on 1 thread. */
+static void test_conv_direct_threads(void)
+{
+  static const struct {
+    int64_t n, h, w, c, kh, kw, o, sh, sw;
+    bool same;
+  } cases[] = {
+    { 1, 37, 29, 3, 3, 3, 16, 1, 1, true },
+    { 3, 20, 18, 16, 3, 3, 32, 2, 2, true },
+    { 2, 15, 40, 5, 4, 3, 24, 3, 2, false },
+  };
+  static const ts_conv_strip_kernel *const strips[] = { &ts__strip_avx512, &ts__strip_avx2, &ts__strip_c };
+  int before = ts_get_threads();
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    ts_conv cv = { .n = cases[i].n, .h = cases[i].h, .w = cases[i].w, .c = cases[i].c, .kh = cases[i].kh,
+                   .kw = cases[i].kw, .o = cases[i].o, .sh = cases[i].sh, .sw = cases[i].sw, .act = TS_ACT_RELU };
+    conv_pad(&cv, cases[i].same);
+    cv.x = filled(cv.n * cv.h * cv.w * cv.c, 31 + (uint32_t)i);
+    cv.f = filled(cv.kh * cv.kw * cv.c * cv.o, 32 + (uint32_t)i);
+    cv.bias = filled(cv.o, 33 + (uint32_t)i);
+    int64_t size = cv.n * cv.oh * cv.ow * cv.o;
+    size_t bytes = sizeof(float) * (size_t)size;
+    cv.y = g_malloc(bytes);
+    float *one = g_malloc(bytes);
+    double *want = conv_ref(&cv);
+    g_assert_true(ts__conv_direct_fits(&cv));
+    for (size_t k = 0; k < G_N_ELEMENTS(strips); k++) {
+      if (!strips[k]->usable(ts__cpu()))
+        continue;
+      g_assert_true(ts_set_threads(1));
+      ts__conv_f32_direct(strips[k], &cv);
+      memcpy(one, cv.y, bytes);
+      assert_close(one, want, size, cv.kh * cv.kw * cv.c, strips[k]->label);
+      g_assert_true(ts_set_threads(2));
+      memset(cv.y, 0, bytes);
+      ts__conv_f32_direct(strips[k], &cv);
+      g_assert_cmpmem(one, bytes, cv.y, bytes);
+    }
+    g_free(want);
+    g_free(one);
+    g_free((void *)cv.x);
+    g_free((void *)cv.f);
+    g_free((void *)cv.bias);
+    g_free(cv.y);
+  }
+  g_assert_true(ts_set_threads(before));
+}
+
 /* ---- Winograd F(2x2,3x3) -------------------------------------------------------- */
 
 /* A 3x3 stride-1 convolution of values in [-1, 1) (the bias too). */
@@ -727,6 +778,7 @@ int main(int argc, char **argv)
   g_test_add_func("/kernels/blas-loaded", test_blas_loaded);
   g_test_add_func("/kernels/conv", test_conv_kernels);
   g_test_add_func("/kernels/conv-direct", test_conv_direct);
+  g_test_add_func("/kernels/conv-direct-threads", test_conv_direct_threads);
   g_test_add_func("/kernels/fused-conv", test_fused_conv);
   g_test_add_func("/kernels/winograd", test_winograd);
   g_test_add_func("/kernels/winograd-threads", test_winograd_threads);

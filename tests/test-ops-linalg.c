@@ -411,6 +411,76 @@ static void test_max_pool2d(void)
   ts_scope_end(s);
 }
 
+/* Each window's max by its definition: the in-bounds cells of an NHWC
+ * input (SAME pads as TensorFlow splits them), NaN winning. */
+static double pool_ref(const float *x, ts_shape xs, int kh, int kw, int sh, int sw, int64_t top,
+                       int64_t left, int64_t n, int64_t oy, int64_t ox, int64_t ch)
+{
+  double m = -INFINITY;
+  bool nan = false;
+  for (int64_t iy = oy * sh - top; iy < oy * sh - top + kh; iy++)
+    for (int64_t ix = ox * sw - left; ix < ox * sw - left + kw; ix++)
+      if (iy >= 0 && iy < xs.dim[1] && ix >= 0 && ix < xs.dim[2]) {
+        double v = x[((n * xs.dim[1] + iy) * xs.dim[2] + ix) * xs.dim[3] + ch];
+        nan |= isnan(v);
+        m = fmax(m, v);
+      }
+  return nan ? NAN : m;
+}
+
+/* The kernel's paths (2x2 and 3x3 windows unrolled, any other, windows
+ * clipped by SAME's padding) on odd sizes and channel counts, against the
+ * definition, and split between 2 threads the same bits as on 1. */
+static void test_max_pool2d_shapes(void)
+{
+  static const struct {
+    int64_t n, h, w, c;
+    int kh, kw, sh, sw, padding;
+  } cases[] = {
+    { 4, 64, 61, 17, 2, 2, 2, 2, TS_PADDING_VALID }, { 4, 63, 61, 16, 2, 2, 2, 2, TS_PADDING_SAME },
+    { 3, 33, 35, 5, 3, 3, 2, 2, TS_PADDING_SAME },   { 2, 31, 30, 33, 3, 3, 1, 1, TS_PADDING_VALID },
+    { 2, 29, 40, 3, 2, 3, 1, 2, TS_PADDING_SAME },   { 1, 7, 9, 1, 5, 4, 3, 2, TS_PADDING_SAME },
+    { 3, 40, 41, 32, 1, 1, 2, 2, TS_PADDING_VALID },
+  };
+  int threads = ts_get_threads();
+  for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+    ts_scope *s = ts_scope_begin();
+    ts_shape xs = TS_SHAPE(cases[i].n, cases[i].h, cases[i].w, cases[i].c);
+    int64_t size = ts_shape_size(xs);
+    float *v = g_new(float, size);
+    guint32 r = 12345 + (guint32)i;
+    for (int64_t j = 0; j < size; j++) {
+      r = r * 1664525u + 1013904223u;
+      v[j] = j % 997 == 3 ? NAN : (float)(r >> 8) / (float)(1 << 24) * 4 - 2;
+    }
+    ts_tensor *x = ts_constant(TS_F32, xs, v);
+    ts_tensor *y[2];
+    for (int t = 0; t < 2; t++) {
+      g_assert_true(ts_set_threads(t + 1));
+      y[t] = ts_max_pool2d(x, cases[i].kh, cases[i].kw, cases[i].sh, cases[i].sw, cases[i].padding);
+      g_assert_nonnull(y[t]);
+    }
+    ts_shape ys = ts_tensor_shape(y[0]);
+    bool same = cases[i].padding == TS_PADDING_SAME;
+    int64_t top = same ? MAX((ys.dim[1] - 1) * cases[i].sh + cases[i].kh - xs.dim[1], 0) / 2 : 0;
+    int64_t left = same ? MAX((ys.dim[2] - 1) * cases[i].sw + cases[i].kw - xs.dim[2], 0) / 2 : 0;
+    const float *got = ts_tensor_data(y[0]);
+    for (int64_t n = 0, j = 0; n < ys.dim[0]; n++)
+      for (int64_t oy = 0; oy < ys.dim[1]; oy++)
+        for (int64_t ox = 0; ox < ys.dim[2]; ox++)
+          for (int64_t ch = 0; ch < ys.dim[3]; ch++, j++) {
+            double want = pool_ref(v, xs, cases[i].kh, cases[i].kw, cases[i].sh, cases[i].sw, top, left, n, oy,
+                                   ox, ch);
+            if (!(isnan(want) ? isnan(got[j]) : got[j] == want))
+              g_error("case %zu, output %" G_GINT64_FORMAT ": %g, want %g", i, j, got[j], want);
+          }
+    g_assert_cmpmem(ts_tensor_data(y[1]), ts_tensor_size(y[1]) * 4, got, ts_tensor_size(y[0]) * 4);
+    g_free(v);
+    ts_scope_end(s);
+  }
+  g_assert_true(ts_set_threads(threads));
+}
+
 static void test_max_pool2d_errors(void)
 {
   ts_scope *s = ts_scope_begin();
@@ -445,6 +515,7 @@ int main(int argc, char **argv)
   g_test_add_func("/conv2d/errors", test_conv2d_errors);
   g_test_add_func("/max-pool2d/values", test_max_pool2d);
   g_test_add_func("/max-pool2d/errors", test_max_pool2d_errors);
+  g_test_add_func("/max-pool2d/shapes", test_max_pool2d_shapes);
   int rc = g_test_run();
   ts_release_all();
   return rc;

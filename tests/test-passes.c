@@ -480,6 +480,60 @@ static void test_layout_weights(void)
   assert_same_both_ways(dense_tb, "x, v", args, 2, 1e-6);
 }
 
+/* The ONNX importer's classifier head: NHWC x [2, 4, 5, 3] back to NCHW,
+ * flattened, by constant weights stored [N, K] (a Gemm with transB) and
+ * [K, N]; the transposes go into the weights' rows.  One whose perm moves
+ * the batch dim (y [3, 2, 4] to [2, 3, 4], flattened to [2, 12]) stays. */
+static ts_tensor *flatten_head(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *y = ts_arg(c, 1);
+  ts_tensor *a = ts_reshape(ts_transpose(x, TS_INTS(0, 3, 1, 2)), TS_SHAPE(2, 60));
+  ts_tensor *b = ts_reshape(ts_transpose(ts_exp(x), TS_INTS(0, 3, 1, 2)), TS_SHAPE(2, 60));
+  ts_tensor *d = ts_reshape(ts_transpose(y, TS_INTS(1, 0, 2)), TS_SHAPE(2, 12));
+  ts_tensor *ya = ts_matmul_t(a, ramp(TS_F32, TS_SHAPE(7, 60), -1, 0.03125), false, true);
+  ts_tensor *yb = ts_matmul(b, ramp(TS_F32, TS_SHAPE(60, 7), 1, -0.0078125));
+  ts_tensor *yd = ts_matmul(d, ramp(TS_F32, TS_SHAPE(12, 7), -2, 0.25));
+  return ts_add(ts_add(ya, yb), yd);
+}
+
+static void test_layout_flatten(void)
+{
+  ts_function *fn = ts_function_new("flatten_head", flatten_head, "x, y");
+  ts_value spec[2] = { TS_SPEC_VALUE(TS_F32, TS_SHAPE(2, 4, 5, 3)), TS_SPEC_VALUE(TS_F32, TS_SHAPE(3, 2, 4)) };
+  const ts_graph *traced = trace(fn, spec, 2);
+  g_assert_cmpint(count_op(traced, TS_OP_TRANSPOSE), ==, 3);
+  ts_graph *g = optimize(traced, "layout,fold,dce", "layout: rewrote 2 nodes");
+  g_assert_cmpint(count_op(g, TS_OP_TRANSPOSE), ==, 1); /* y's */
+  const ts_node *t = find_op(g, TS_OP_TRANSPOSE);
+  g_assert_cmpint(ts_node_op(ts_graph_node(g, ts_node_input(t, 0).node)), ==, TS_OP_PLACEHOLDER);
+  g_assert_true(ts_shape_equal(ts_node_output_shape(t, 0), TS_SHAPE(2, 3, 4)));
+  ts_graph_free(g);
+  ts_function_free(fn);
+  ts_value args[2] = { TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(2, 4, 5, 3), -1, 0.017)),
+                       TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(3, 2, 4), 2, -0.125)) };
+  assert_same_both_ways(flatten_head, "x, y", args, 2, 1e-5);
+}
+
+/* The Flatten rule alone (no product with transpose_b to make the pass
+ * run): the scan that decides whether layout runs sees it. */
+static ts_tensor *flatten_only(ts_call *c)
+{
+  ts_tensor *a = ts_reshape(ts_transpose(ts_arg(c, 0), TS_INTS(0, 3, 1, 2)), TS_SHAPE(2, 60));
+  return ts_matmul(a, ramp(TS_F32, TS_SHAPE(60, 3), 0.5, -0.015625));
+}
+
+static void test_layout_flatten_only(void)
+{
+  ts_function *fn = ts_function_new("flatten_only", flatten_only, "x");
+  ts_value spec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(2, 4, 5, 3));
+  ts_graph *g = optimize(trace(fn, &spec, 1), "layout,fold,dce", "layout: rewrote 1 node");
+  g_assert_cmpint(count_op(g, TS_OP_TRANSPOSE), ==, 0);
+  ts_graph_free(g);
+  ts_function_free(fn);
+  ts_value x = TS_TENSOR_VALUE(ramp(TS_F32, TS_SHAPE(2, 4, 5, 3), 1, -0.02));
+  assert_same_both_ways(flatten_only, "x", &x, 1, 1e-5);
+}
+
 /* ---- what a pass finds only inside a branch ------------------------------------------ */
 
 /* Passes are skipped when a scan says they could change nothing; the
@@ -767,6 +821,8 @@ int main(int argc, char **argv)
   g_test_add_func("/passes/layout/composes", test_layout_composes);
   g_test_add_func("/passes/layout/stays", test_layout_stays);
   g_test_add_func("/passes/layout/weights", test_layout_weights);
+  g_test_add_func("/passes/layout/flatten", test_layout_flatten);
+  g_test_add_func("/passes/layout/flatten-only", test_layout_flatten_only);
   g_test_add_func("/passes/inside-branches", test_inside_branches);
   g_test_add_func("/passes/dce", test_dce);
   g_test_add_func("/passes/fuse/elementwise", test_fuse_elementwise);

@@ -3,6 +3,8 @@
  *   ew(transpose(x, p), c, ...)   -> transpose(ew(x, c', ...), p)
  *   transpose(transpose(x, p), q) -> transpose(x, p∘q), or x (simplify's rule)
  *   matmul(a, b, transpose_b) with b constant -> matmul(a, transpose(b))
+ *   matmul(reshape(transpose(x, p), [M, K]), b) with b constant
+ *                                 -> matmul(reshape(x, [M, K]), b's rows permuted)
  * ew: an elementwise op (broadcasting, TS_OPF_ELEMENTWISE) or a cast, the
  * only user of the transpose, whose output has the transpose's shape.  Its
  * other operands are brought into x's order: c' is y for c = transpose(y, p)
@@ -15,7 +17,9 @@
  * activation run in NCHW, and the pair around them cancels here.  A
  * product by constant weights stored [N, K] (ONNX's Gemm with transB, as
  * PyTorch's Linear exports) reads them transposed once, not copied into
- * [K, N] by the GEMM on every call. */
+ * [K, N] by the GEMM on every call.  A Flatten of NCHW before a Gemm
+ * (PyTorch's classifier head) then reads the last pooling's NHWC output
+ * as it is, its weights' rows put in that order once. */
 #include "exec.h"
 
 #include <limits.h>
@@ -155,6 +159,18 @@ static bool sink(ts_rewrite *rw, const int *user, const ts_node *n, ts_pass_stat
   return true;
 }
 
+/* MatMul n (old graph) as a product of a and b without transpose_b. */
+static bool product(ts_rewrite *rw, const ts_node *n, ts_port a, ts_port b, ts_pass_stats *stats)
+{
+  ts_port in[2] = { a, b };
+  ts_attr attrs[2] = { n->attrs[0], TS_ATTR_B(false) };
+  ts_node *mm = ts__rewrite_add(rw, n, TS_OP_MATMUL, in, 2, attrs, 2, n->outputs, 1);
+  ts__node_add_origins_of(mm, n);
+  ts__rewrite_map(rw, (ts_port){ n->id, 0 }, (ts_port){ mm->id, 0 });
+  stats->count++;
+  return true;
+}
+
 /* MatMul(a, b, transpose_b) with b constant -> MatMul(a, transpose(b)):
  * the GEMM copies a transposed B on every call, fold transposes it once.
  * pretransposed maps b's port (node * TS_MAX_OUTPUTS + index) to the
@@ -186,13 +202,78 @@ static bool pretranspose_b(ts_rewrite *rw, GHashTable *pretransposed, const ts_n
     t = tn->id;
     g_hash_table_insert(pretransposed, key, GINT_TO_POINTER(t + 1));
   }
-  ts_port in[2] = { ts__rewrite_port(rw, n->inputs[0]), { t, 0 } };
-  ts_attr attrs[2] = { n->attrs[0], TS_ATTR_B(false) };
-  ts_node *mm = ts__rewrite_add(rw, n, TS_OP_MATMUL, in, 2, attrs, 2, n->outputs, 1);
-  ts__node_add_origins_of(mm, n);
-  ts__rewrite_map(rw, (ts_port){ n->id, 0 }, (ts_port){ mm->id, 0 });
-  stats->count++;
-  return true;
+  return product(rw, n, ts__rewrite_port(rw, n->inputs[0]), (ts_port){ t, 0 }, stats);
+}
+
+/* op(in) {attr} -> info in the new graph, named and placed as `like`,
+ * with like's origins. */
+static ts_node *add_like(ts_rewrite *rw, const ts_node *like, ts_op op, ts_port in, ts_attr attr,
+                         ts_info info)
+{
+  ts_node *c = ts__rewrite_add(rw, like, op, &in, 1, &attr, 1, &info, 1);
+  ts__node_add_origins_of(c, like);
+  return c;
+}
+
+/* MatMul(reshape(transpose(x, p), [M, K]), b) with b constant, where p
+ * keeps the dims that make M and permutes only those that make K (the
+ * ONNX importer's NHWC back to NCHW before a Flatten and a Gemm):
+ *   -> MatMul(reshape(x, [M, K]), b')
+ * b' the rows of b in x's order, reshape(transpose(reshape(b, [T..., N]),
+ * p⁻¹), [K, N]) over the permuted dims T, which fold computes once: the
+ * transpose of the activations on every call goes. */
+static bool flatten_into_weights(ts_rewrite *rw, const ts_graph *g, const int *user, const ts_node *n,
+                                 ts_pass_stats *stats)
+{
+  ts_graph *dst = ts__rewrite_graph(rw);
+  const ts_node *r = ts__graph_node(g, n->inputs[0].node);
+  if (n->attrs[0].b || r->op != TS_OP_RESHAPE || r->n_control || user[r->id] != n->id)
+    return false;
+  const ts_node *t = lone_transpose(rw, user, r, r->inputs[0]);
+  ts_port bp = ts__rewrite_port(rw, n->inputs[1]);
+  if (!t || bp.node < 0 || !constant_valued(dst, bp, 8))
+    return false;
+  ts_info bi = ts__graph_node(dst, bp.node)->outputs[bp.index];
+  ts_shape tshape = t->outputs[0].shape, rs = r->outputs[0].shape;
+  int rank = tshape.rank, p[TS_MAX_RANK];
+  if (rs.rank != 2 || bi.shape.rank != 2 || !ts__shape_known(tshape) || !ts__shape_known(rs) ||
+      !ts__shape_known(bi.shape) || !ts__transpose_perm(t, rank, p))
+    return false;
+  bool tb = n->attrs[1].b;
+  int64_t k = rs.dim[1], cols = bi.shape.dim[tb ? 0 : 1];
+  if (bi.shape.dim[tb ? 1 : 0] != k)
+    return false;
+  int j = 0; /* the dims before j make M, p keeps them */
+  for (int64_t m = 1; m != rs.dim[0]; j++) {
+    if (j == rank || p[j] != j || (m *= tshape.dim[j]) > rs.dim[0])
+      return false;
+  }
+  if (rank - j + 1 > TS_MAX_RANK) /* the weights' rows as dims, and their columns */
+    return false;
+  ts_shape rows = { .rank = rank - j + 1 }, turned = rows;
+  ts_ints inv = { .n = rank - j + 1 };
+  for (int i = j; i < rank; i++) { /* p[i] >= j: p keeps those below */
+    rows.dim[i - j] = tshape.dim[i];
+    inv.v[p[i] - j] = i - j;
+  }
+  for (int i = 0; i < rank - j; i++)
+    turned.dim[i] = rows.dim[inv.v[i]];
+  rows.dim[rank - j] = turned.dim[rank - j] = cols;
+  inv.v[rank - j] = rank - j;
+
+  ts_port w = bp;
+  ts_dtype dt = bi.dtype;
+  const ts_node *like = ts__graph_node(g, n->inputs[1].node);
+  if (tb) {
+    ts_info ti = { dt, TS_SHAPE(k, cols) };
+    w = (ts_port){ add_like(rw, like, TS_OP_TRANSPOSE, w, TS_ATTR_INTS_(TS_INTS(1, 0)), ti)->id, 0 };
+  }
+  w = (ts_port){ add_like(rw, like, TS_OP_RESHAPE, w, TS_ATTR_SH(rows), (ts_info){ dt, rows })->id, 0 };
+  w = (ts_port){ add_like(rw, like, TS_OP_TRANSPOSE, w, TS_ATTR_INTS_(inv), (ts_info){ dt, turned })->id, 0 };
+  w = (ts_port){ add_like(rw, like, TS_OP_RESHAPE, w, TS_ATTR_SH(TS_SHAPE(k, cols)),
+                          (ts_info){ dt, TS_SHAPE(k, cols) })->id, 0 };
+  ts_port a = { add_like(rw, r, TS_OP_RESHAPE, t->inputs[0], TS_ATTR_SH(rs), r->outputs[0])->id, 0 };
+  return product(rw, n, a, w, stats);
 }
 
 ts_graph *ts__pass_layout(const ts_graph *g, ts_graph *parent, ts_pass_stats *stats)
@@ -204,7 +285,8 @@ ts_graph *ts__pass_layout(const ts_graph *g, ts_graph *parent, ts_pass_stats *st
     const ts_node *n = ts__graph_node(g, (int)id);
     bool plain = !n->stateful && !n->n_control && n->n_outputs == 1 && !n->n_subgraphs;
     bool done = plain && (n->op == TS_OP_TRANSPOSE ? ts__simplify_transposes(rw, n, stats)
-                          : n->op == TS_OP_MATMUL  ? pretranspose_b(rw, pretransposed, n, stats)
+                          : n->op == TS_OP_MATMUL  ? flatten_into_weights(rw, g, user, n, stats) ||
+                                                       pretranspose_b(rw, pretransposed, n, stats)
                           : is_agnostic(n->op)     ? sink(rw, user, n, stats)
                                                    : false);
     if (!done)
@@ -215,8 +297,9 @@ ts_graph *ts__pass_layout(const ts_graph *g, ts_graph *parent, ts_pass_stats *st
   return ts__rewrite_finish(rw, false);
 }
 
-/* A transpose read by an op it could move past or merge with alone, or a
- * product with transpose_b, in g or a subgraph. */
+/* A transpose read by an op it could move past or merge with alone, or by
+ * a reshape read by a product alone, or a product with transpose_b, in g
+ * or a subgraph. */
 bool ts__layout_might_change(const ts_graph *g)
 {
   int *user = ts__single_users(g);
@@ -224,8 +307,9 @@ bool ts__layout_might_change(const ts_graph *g)
   for (guint id = 0; id < g->nodes->len && !might; id++) {
     const ts_node *n = ts__graph_node(g, (int)id);
     const ts_node *u = n->op == TS_OP_TRANSPOSE && user[id] >= 0 ? ts__graph_node(g, user[id]) : NULL;
+    const ts_node *uu = u && u->op == TS_OP_RESHAPE && user[u->id] >= 0 ? ts__graph_node(g, user[u->id]) : NULL;
     might = (u && (u->op == TS_OP_TRANSPOSE || is_agnostic(u->op))) ||
-            (n->op == TS_OP_MATMUL && n->attrs[1].b);
+            (uu && uu->op == TS_OP_MATMUL) || (n->op == TS_OP_MATMUL && n->attrs[1].b);
     for (int s = 0; s < n->n_subgraphs && !might; s++)
       might = ts__layout_might_change(n->subgraphs[s]);
   }

@@ -4,19 +4,12 @@
  * Channels past the strip's edge are masked (vmaskmovps touches no memory
  * under a clear mask bit).  Built for avx2,fma whatever the compiler's
  * target; run only where cpuid says so. */
-#include "kernels.h"
+#include "epilogue_avx2.h"
 
-#include <immintrin.h>
-
-#define W 8
+#define W TS_AVX2_W
 #define ACCS 12
 
-#define TARGET __attribute__((target("avx2,fma")))
-
-static TARGET inline __m256i cols_mask(int cols)
-{
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(cols), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
+#define TARGET TS_AVX2_TARGET
 
 #define EACH_ROW(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
 
@@ -25,7 +18,7 @@ static TARGET inline __attribute__((always_inline)) void strip(const ts_conv_str
 {
 #define DECLARE(I) __m256 c##I##_0 = _mm256_setzero_ps(), c##I##_1 = _mm256_setzero_ps();
   EACH_ROW(DECLARE)
-  __m256i mask[2] = { cols_mask(s->cols), cols_mask(s->cols - W) };
+  __m256i mask[2] = { ts__avx2_cols_mask(s->cols), ts__avx2_cols_mask(s->cols - W) };
   for (int64_t l = 0; l < s->lines; l++) {
     const float *x = s->x + l * s->x_line, *f = s->f + l * s->k * s->ldf;
     for (int64_t p = 0; p < s->k; p++, x++, f += s->ldf) {
@@ -41,16 +34,9 @@ static TARGET inline __attribute__((always_inline)) void strip(const ts_conv_str
       EACH_ROW(STEP)
     }
   }
-  __m256 zero = _mm256_setzero_ps();
-  __m256 bias0 = s->bias ? _mm256_maskload_ps(s->bias, mask[0]) : zero;
-  __m256 bias1 = s->bias && NV > 1 ? _mm256_maskload_ps(s->bias + W, mask[1]) : zero;
-#define STORE_ONE(I, VEC, acc, bias)                                          \
-  do {                                                                        \
-    __m256 v = _mm256_add_ps(acc, bias);                                      \
-    if (s->act == TS_ACT_RELU)                                                \
-      v = _mm256_max_ps(v, zero);                                             \
-    _mm256_maskstore_ps(s->y + I * s->ldy + VEC * W, mask[VEC], v);           \
-  } while (0)
+  __m256 bias0 = ts__avx2_bias(s->bias, mask[0]);
+  __m256 bias1 = ts__avx2_bias(s->bias && NV > 1 ? s->bias + W : NULL, mask[1]);
+#define STORE_ONE(I, VEC, acc, bias) ts__avx2_store(s->y + I * s->ldy + VEC * W, mask[VEC], acc, bias, s->act)
 #define STORE(I)                                                              \
   if (I < ROWS) {                                                             \
     STORE_ONE(I, 0, c##I##_0, bias0);                                         \

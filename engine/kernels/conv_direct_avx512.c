@@ -5,19 +5,12 @@
  * broadcast into the multiply-add.  Channels past the strip's edge are
  * masked on load and store.  Built for avx512f whatever the compiler's
  * target; run only where cpuid says so. */
-#include "kernels.h"
+#include "epilogue_avx512.h"
 
-#include <immintrin.h>
-
-#define W 16
+#define W TS_AVX512_W
 #define ACCS 24
 
-#define TARGET __attribute__((target("avx512f,fma")))
-
-static TARGET inline __mmask16 cols_mask(int cols)
-{
-  return cols <= 0 ? 0 : cols >= W ? (__mmask16)0xffff : (__mmask16)((1u << cols) - 1);
-}
+#define TARGET TS_AVX512_TARGET
 
 /* Named accumulators (GCC keeps an array in memory); ROWS and NV are
  * constants at each call site, so the rows past ROWS fold away. */
@@ -30,7 +23,7 @@ static TARGET inline __attribute__((always_inline)) void strip(const ts_conv_str
 {
 #define DECLARE(I) __m512 c##I##_0 = _mm512_setzero_ps(), c##I##_1 = _mm512_setzero_ps();
   EACH_ROW(DECLARE)
-  __mmask16 mask[2] = { cols_mask(s->cols), cols_mask(s->cols - W) };
+  __mmask16 mask[2] = { ts__avx512_cols_mask(s->cols), ts__avx512_cols_mask(s->cols - W) };
   for (int64_t l = 0; l < s->lines; l++) {
     const float *x = s->x + l * s->x_line, *f = s->f + l * s->k * s->ldf;
     for (int64_t p = 0; p < s->k; p++, x++, f += s->ldf) {
@@ -46,16 +39,9 @@ static TARGET inline __attribute__((always_inline)) void strip(const ts_conv_str
       EACH_ROW(STEP)
     }
   }
-  __m512 zero = _mm512_setzero_ps();
-  __m512 bias0 = s->bias ? _mm512_maskz_loadu_ps(mask[0], s->bias) : zero;
-  __m512 bias1 = s->bias && NV > 1 ? _mm512_maskz_loadu_ps(mask[1], s->bias + W) : zero;
-#define STORE_ONE(I, VEC, acc, bias)                                          \
-  do {                                                                        \
-    __m512 v = _mm512_add_ps(acc, bias);                                      \
-    if (s->act == TS_ACT_RELU)                                                \
-      v = _mm512_max_ps(v, zero);                                             \
-    _mm512_mask_storeu_ps(s->y + I * s->ldy + VEC * W, mask[VEC], v);         \
-  } while (0)
+  __m512 bias0 = ts__avx512_bias(s->bias, mask[0]);
+  __m512 bias1 = ts__avx512_bias(s->bias && NV > 1 ? s->bias + W : NULL, mask[1]);
+#define STORE_ONE(I, VEC, acc, bias) ts__avx512_store(s->y + I * s->ldy + VEC * W, mask[VEC], acc, bias, s->act)
 #define STORE(I)                                                              \
   if (I < ROWS) {                                                             \
     STORE_ONE(I, 0, c##I##_0, bias0);                                         \

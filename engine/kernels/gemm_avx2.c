@@ -3,19 +3,12 @@
  * each row, B read in place as rows of two vectors.  Columns past the tile's edge are masked
  * (vmaskmovps touches no memory under a clear mask bit).  Built for
  * avx2,fma whatever the compiler's target; run only where cpuid says so. */
-#include "kernels.h"
+#include "epilogue_avx2.h"
 
-#include <immintrin.h>
-
-#define W 8
+#define W TS_AVX2_W
 #define ROWS_MAX 6
 
-#define TARGET __attribute__((target("avx2,fma")))
-
-static TARGET inline __m256i cols_mask(int cols)
-{
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(cols), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
+#define TARGET TS_AVX2_TARGET
 
 /* The accumulators are named variables, not an array: GCC keeps an array
  * in memory across the unrolled loop, named ones live in registers.  ROWS
@@ -28,7 +21,7 @@ static TARGET inline __attribute__((always_inline)) void tile(const ts_tile *t, 
 {
 #define DECLARE(I) __m256 c##I##_0 = _mm256_setzero_ps(), c##I##_1 = _mm256_setzero_ps();
   EACH_ROW(DECLARE)
-  __m256i mask[2] = { cols_mask(t->cols), cols_mask(t->cols - W) };
+  __m256i mask[2] = { ts__avx2_cols_mask(t->cols), ts__avx2_cols_mask(t->cols - W) };
   for (int s = 0; s < t->n_seg; s++) {
     const float *b = t->b + s * t->b_seg;
 #define ROW_PTR(I) const float *a##I = t->a[s * TS_TILE_MAX_ROWS + (I < ROWS ? I : 0)];
@@ -46,19 +39,9 @@ static TARGET inline __attribute__((always_inline)) void tile(const ts_tile *t, 
       EACH_ROW(STEP)
     }
   }
-  __m256 bias0 = _mm256_setzero_ps(), bias1 = _mm256_setzero_ps(), zero = _mm256_setzero_ps();
-  if (t->bias) {
-    bias0 = _mm256_maskload_ps(t->bias, mask[0]);
-    if (NV > 1)
-      bias1 = _mm256_maskload_ps(t->bias + W, mask[1]);
-  }
-#define STORE_ONE(I, VEC, acc, bias)                                          \
-  do {                                                                        \
-    __m256 x = _mm256_add_ps(acc, bias);                                      \
-    if (t->act == TS_ACT_RELU)                                                \
-      x = _mm256_max_ps(x, zero);                                             \
-    _mm256_maskstore_ps(t->c + I * t->ldc + VEC * W, mask[VEC], x);           \
-  } while (0)
+  __m256 bias0 = ts__avx2_bias(t->bias, mask[0]);
+  __m256 bias1 = ts__avx2_bias(t->bias && NV > 1 ? t->bias + W : NULL, mask[1]);
+#define STORE_ONE(I, VEC, acc, bias) ts__avx2_store(t->c + I * t->ldc + VEC * W, mask[VEC], acc, bias, t->act)
 #define STORE(I)                                                              \
   if (I < ROWS) {                                                             \
     STORE_ONE(I, 0, c##I##_0, bias0);                                         \

@@ -7,20 +7,13 @@
  * columns past the tile's edge are masked off on load and store, so
  * nothing outside the operands is touched.  Built for avx512f whatever the
  * compiler's target; run only where cpuid says so. */
-#include "kernels.h"
+#include "epilogue_avx512.h"
 
-#include <immintrin.h>
-
-#define W 16
+#define W TS_AVX512_W
 #define ROWS_MAX 8
 #define WIDE_ROWS 5
 
-#define TARGET __attribute__((target("avx512f,fma")))
-
-static TARGET inline __mmask16 cols_mask(int cols)
-{
-  return cols <= 0 ? 0 : cols >= W ? (__mmask16)0xffff : (__mmask16)((1u << cols) - 1);
-}
+#define TARGET TS_AVX512_TARGET
 
 /* The accumulators are named variables, not an array: GCC keeps an array
  * in memory across the unrolled loop, named ones live in registers.  ROWS
@@ -36,8 +29,8 @@ static TARGET inline __attribute__((always_inline)) void tile(const ts_tile *t, 
   __m512 c##I##_0 = _mm512_setzero_ps(), c##I##_1 = _mm512_setzero_ps(),      \
          c##I##_2 = _mm512_setzero_ps(), c##I##_3 = _mm512_setzero_ps();
   EACH_ROW(DECLARE)
-  __mmask16 mask[4] = { cols_mask(t->cols), cols_mask(t->cols - W), cols_mask(t->cols - 2 * W),
-                        cols_mask(t->cols - 3 * W) };
+  __mmask16 mask[4] = { ts__avx512_cols_mask(t->cols), ts__avx512_cols_mask(t->cols - W),
+                        ts__avx512_cols_mask(t->cols - 2 * W), ts__avx512_cols_mask(t->cols - 3 * W) };
   for (int s = 0; s < t->n_seg; s++) {
     const float *b = t->b + s * t->b_seg;
 #define ROW_PTR(I) const float *a##I = t->a[s * TS_TILE_MAX_ROWS + (I < ROWS ? I : 0)];
@@ -63,17 +56,10 @@ static TARGET inline __attribute__((always_inline)) void tile(const ts_tile *t, 
       EACH_ROW(STEP)
     }
   }
-  __m512 bias[4] = { _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
-                     _mm512_setzero_ps() }, zero = _mm512_setzero_ps();
-  for (int v = 0; t->bias && v < NV; v++)
-    bias[v] = _mm512_maskz_loadu_ps(mask[v], t->bias + v * W);
-#define STORE_ONE(I, VEC, acc)                                                \
-  do {                                                                        \
-    __m512 x = _mm512_add_ps(acc, bias[VEC]);                                 \
-    if (t->act == TS_ACT_RELU)                                                \
-      x = _mm512_max_ps(x, zero);                                             \
-    _mm512_mask_storeu_ps(t->c + I * t->ldc + VEC * W, mask[VEC], x);         \
-  } while (0)
+  __m512 bias[4];
+  for (int v = 0; v < NV; v++)
+    bias[v] = ts__avx512_bias(t->bias ? t->bias + v * W : NULL, mask[v]);
+#define STORE_ONE(I, VEC, acc) ts__avx512_store(t->c + I * t->ldc + VEC * W, mask[VEC], acc, bias[VEC], t->act)
 #define STORE(I)                                                              \
   if (I < ROWS) {                                                             \
     STORE_ONE(I, 0, c##I##_0);                                                \

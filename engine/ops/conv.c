@@ -402,34 +402,62 @@ static bool fused_conv2d_cpu(ts_kernel_ctx *k)
 #define POOL_CLONES
 #endif
 
-/* Each output pixel starts as the window's first in-bounds cell and takes
- * the max over the rest, channels innermost; NaN wins, as in NumPy.  The
- * select has no branch, so the channel loop vectorises (a branch on random
- * data mispredicted half the time). */
+/* Output rows (over N and OH) per part shared between threads: parts of
+ * at least this many input values read (a part's set-up and a thread's
+ * wake-up cost about as much as a few thousand maxes). */
+#define POOL_VALUES_PER_PART 32768
+
+/* One output pixel's channels, the max over KH x KW cells from p (its
+ * window's first in-bounds cell; line: values per input row).  KH and KW
+ * are constants where they are 2 or 3 (MAX_POOL's calls), so the taps
+ * unroll inside the channel loop, which vectorises with the running max
+ * in a register. */
+#define POOL_PIXEL(T, IS_NAN)                                                            \
+  static inline __attribute__((always_inline)) void pool_pixel_##T(                    \
+    const T *restrict p, int64_t line, int64_t c, int64_t KH, int64_t KW, T *restrict y) \
+  {                                                                                      \
+    for (int64_t ch = 0; ch < c; ch++) {                                                 \
+      T m = p[ch];                                                                       \
+      for (int64_t i = 0; i < KH; i++)                                                   \
+        for (int64_t j = 0; j < KW; j++) {                                               \
+          T v = p[i * line + j * c + ch];                                                \
+          m = v > m || IS_NAN(v) ? v : m;                                                \
+        }                                                                                \
+      y[ch] = m;                                                                         \
+    }                                                                                    \
+  }
+
+/* Each output pixel is the max over its window's in-bounds cells, from
+ * the first, in row-major order, channels innermost; NaN wins, as in
+ * NumPy.  The select has no branch, so the channel loop vectorises (a
+ * branch on random data mispredicted half the time).  The first cell is
+ * taken twice (the same max). */
 #define MAX_POOL(name, T, IS_NAN)                                                        \
-  POOL_CLONES static void name(const window *g, const void *x_, void *y_)                \
+  POOL_PIXEL(T, IS_NAN)                                                                  \
+  POOL_CLONES static void name(const window *g, const void *x_, void *y_, int64_t r0,    \
+                               int64_t r1)                                               \
   {                                                                                      \
     const T *restrict x = x_;                                                            \
-    T *restrict y = y_;                                                                  \
     const window w = *g; /* a local: stores to y might otherwise change *g */            \
-    for (int64_t n = 0; n < w.n; n++)                                                   \
-      for (int64_t oy = 0; oy < w.oh; oy++)                                             \
-        for (int64_t ox = 0; ox < w.ow; ox++, y += w.c) {                              \
-          int64_t y0 = oy * w.sh - w.top, x0 = ox * w.sw - w.left;                   \
-          int64_t ya = y0 > 0 ? y0 : 0, yb = y0 + w.kh < w.h ? y0 + w.kh : w.h;      \
-          int64_t xa = x0 > 0 ? x0 : 0, xb = x0 + w.kw < w.w ? x0 + w.kw : w.w;      \
-          const T *restrict first = x + ((n * w.h + ya) * w.w + xa) * w.c;            \
-          for (int64_t ch = 0; ch < w.c; ch++)                                           \
-            y[ch] = first[ch];                                                           \
-          for (int64_t iy = ya; iy < yb; iy++)                                           \
-            for (int64_t ix = xa; ix < xb; ix++) {                                       \
-              const T *restrict src = x + ((n * w.h + iy) * w.w + ix) * w.c;          \
-              for (int64_t ch = 0; ch < w.c; ch++) {                                       \
-                T v = src[ch], m = y[ch];                                                \
-                y[ch] = v > m || IS_NAN(v) ? v : m;                                      \
-              }                                                                          \
-            }                                                                            \
-        }                                                                                \
+    int64_t line = w.w * w.c;                                                            \
+    for (int64_t r = r0; r < r1; r++) {                                                  \
+      int64_t n = r / w.oh, oy = r % w.oh;                                               \
+      T *restrict y = (T *)y_ + r * w.ow * w.c;                                          \
+      int64_t y0 = oy * w.sh - w.top;                                                    \
+      int64_t ya = y0 > 0 ? y0 : 0, yb = y0 + w.kh < w.h ? y0 + w.kh : w.h;              \
+      for (int64_t ox = 0; ox < w.ow; ox++, y += w.c) {                                  \
+        int64_t x0 = ox * w.sw - w.left;                                                 \
+        int64_t xa = x0 > 0 ? x0 : 0, xb = x0 + w.kw < w.w ? x0 + w.kw : w.w;            \
+        const T *restrict first = x + ((n * w.h + ya) * w.w + xa) * w.c;                 \
+        int64_t kh = yb - ya, kw = xb - xa;                                              \
+        if (kh == 2 && kw == 2)                                                          \
+          pool_pixel_##T(first, line, w.c, 2, 2, y);                                     \
+        else if (kh == 3 && kw == 3)                                                     \
+          pool_pixel_##T(first, line, w.c, 3, 3, y);                                     \
+        else                                                                             \
+          pool_pixel_##T(first, line, w.c, kh, kw, y);                                   \
+      }                                                                                  \
+    }                                                                                    \
   }
 
 MAX_POOL(max_pool_f32, float, FLOAT_NAN)
@@ -438,7 +466,8 @@ MAX_POOL(max_pool_i32, int32_t, NEVER_NAN)
 MAX_POOL(max_pool_i64, int64_t, NEVER_NAN)
 MAX_POOL(max_pool_u8, uint8_t, NEVER_NAN)
 
-typedef void (*pool_fn)(const window *g, const void *x, void *y);
+/* Output rows [r0, r1) (flat over N and OH). */
+typedef void (*pool_fn)(const window *g, const void *x, void *y, int64_t r0, int64_t r1);
 
 static const pool_fn max_pool_table[TS_DTYPE_COUNT] = {
   [TS_F32] = max_pool_f32, [TS_F64] = max_pool_f64, [TS_I32] = max_pool_i32,
@@ -472,6 +501,21 @@ static bool max_pool2d_infer(ts_infer_ctx *c)
   return true;
 }
 
+typedef struct pool_job {
+  const window *g;
+  pool_fn fn;
+  const void *x;
+  void *y;
+} pool_job;
+
+static void pool_part(void *ctx, int64_t r0, int64_t r1)
+{
+  const pool_job *job = ctx;
+  job->fn(job->g, job->x, job->y, r0, r1);
+}
+
+/* Output rows split between the pool's threads; each pixel's max is the
+ * same wherever its row runs. */
 static bool max_pool2d_cpu(ts_kernel_ctx *k)
 {
   const ts_tensor *x = k->in[0];
@@ -481,7 +525,9 @@ static bool max_pool2d_cpu(ts_kernel_ctx *k)
   ts_ints ksize = k->attrs[POOL_KSIZE].ints;
   window g = window_init(x->shape, ksize.v[0], ksize.v[1], k->attrs[POOL_STRIDES].ints,
                          k->attrs[POOL_PADDING].i);
-  max_pool_table[x->dtype](&g, x->data, y->data);
+  pool_job job = { &g, max_pool_table[x->dtype], x->data, y->data };
+  int64_t per_row = MAX(g.ow * g.kh * g.kw * g.c, 1);
+  ts__parallel_range(g.n * g.oh, MAX(POOL_VALUES_PER_PART / per_row, 1), pool_part, &job);
   return true;
 }
 
