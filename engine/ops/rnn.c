@@ -1,0 +1,165 @@
+/* ops/rnn.c — LSTMSequence: a whole LSTM direction in one op, as ONNX's LSTM
+ * computes it with its default activations (engine/io/onnx_rnn.c lowers
+ * it here): per step, the recurrent product h R^T (kernels/gemm.c) and the
+ * cell (kernels/lstm.c), with no op, split or executor step between them.
+ * Batch rows are independent, so blocks of them run the whole sequence
+ * each on the pool; f32 products run on our tiles, which compute each row
+ * as in a product of fewer rows, so every thread count gives the same bits. */
+#include "engine-private.h"
+#include "kernels/kernels.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define ATTRS(a) .n_attrs = (int)(sizeof(a) / sizeof((a)[0])), .attrs = (a)
+
+enum { ATTR_REVERSE };
+
+static const ts_attr_def lstm_attrs[] = {
+  [ATTR_REVERSE] = { "reverse", TS_ATTR_BOOL },
+};
+
+/* A block of batch rows is worth a thread from this many multiply-adds of
+ * its recurrent products on. */
+#define LSTM_GRAIN (INT64_C(1) << 17)
+
+static bool dims_fit(int64_t a, int64_t b)
+{
+  return a < 0 || b < 0 || a == b;
+}
+
+/* xw [S, B, 4H] (the input's projection with its biases, gate blocks i, o,
+ * f, c), r [H, 4H] (R^T), h0 and c0 [B, H], peepholes [3, H] (i, o, f) or
+ * none -> y [S, B, H], h and c [B, H] (the last step's). */
+static bool lstm_infer(ts_infer_ctx *c)
+{
+  if (c->n_in > 5)
+    return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT, "takes xw, r, h0, c0 and peepholes, got %d inputs",
+                          c->n_in);
+  const ts_info *xw = &c->in[0], *r = &c->in[1], *h0 = &c->in[2], *c0 = &c->in[3];
+  for (int i = 0; i < c->n_in; i++)
+    if ((c->in[i].dtype != TS_F32 && c->in[i].dtype != TS_F64) || c->in[i].dtype != xw->dtype) {
+      char s[TS_INFO_STR];
+      return ts__infer_fail(c, TS_ERR_DTYPE, "takes f32 or f64 inputs of one dtype, got %s for input %d",
+                            ts__info_str(s, c->in[i].dtype, c->in[i].shape), i);
+    }
+  char sx[TS_INFO_STR], sr[TS_INFO_STR];
+  ts__info_str(sx, xw->dtype, xw->shape);
+  ts__info_str(sr, r->dtype, r->shape);
+  if (xw->shape.rank != 3 || r->shape.rank != 2 || h0->shape.rank != 2 || c0->shape.rank != 2 ||
+      (c->n_in == 5 && c->in[4].shape.rank != 2))
+    return ts__infer_fail(c, TS_ERR_SHAPE, "expected xw [S, B, 4H], r [H, 4H], h0 and c0 [B, H], peepholes "
+                          "[3, H]: xw %s, r %s", sx, sr);
+  int64_t steps = xw->shape.dim[0], batch = xw->shape.dim[1], hidden = r->shape.dim[0];
+  int64_t gates = r->shape.dim[1];
+  if (hidden < 0 && gates >= 0)
+    hidden = gates / 4;
+  if (batch < 0)
+    batch = h0->shape.dim[0] >= 0 ? h0->shape.dim[0] : c0->shape.dim[0];
+  bool fit = (gates < 0 || hidden < 0 || gates == 4 * hidden) && dims_fit(xw->shape.dim[2], gates) &&
+             dims_fit(xw->shape.dim[2], hidden < 0 ? -1 : 4 * hidden);
+  const ts_info *states[] = { h0, c0 };
+  for (int i = 0; i < 2; i++)
+    fit = fit && dims_fit(states[i]->shape.dim[0], batch) && dims_fit(states[i]->shape.dim[1], hidden);
+  if (c->n_in == 5)
+    fit = fit && dims_fit(c->in[4].shape.dim[0], 3) && dims_fit(c->in[4].shape.dim[1], hidden);
+  if (!fit) {
+    char sh[TS_INFO_STR], sc[TS_INFO_STR], sp[TS_INFO_STR] = "none";
+    if (c->n_in == 5)
+      ts__info_str(sp, c->in[4].dtype, c->in[4].shape);
+    return ts__infer_fail(c, TS_ERR_SHAPE, "expected xw [S, B, 4H], r [H, 4H], h0 and c0 [B, H], peepholes "
+                          "[3, H]: xw %s, r %s, h0 %s, c0 %s, peepholes %s", sx, sr,
+                          ts__info_str(sh, h0->dtype, h0->shape), ts__info_str(sc, c0->dtype, c0->shape), sp);
+  }
+  c->out[0] = (ts_info){ xw->dtype, TS_SHAPE(steps, batch, hidden) };
+  c->out[1] = c->out[2] = (ts_info){ xw->dtype, TS_SHAPE(batch, hidden) };
+  return true;
+}
+
+typedef struct lstm_run {
+  const ts_tensor *xw, *r, *h0, *c0, *peep;
+  ts_tensor *y, *h, *c;
+  int64_t steps, batch, hidden, parts;
+  bool reverse;
+  int failed; /* atomic: a block could not get its scratch */
+} lstm_run;
+
+/* Block `part` of the batch rows through every step. */
+static void lstm_block(void *ctx, int64_t part)
+{
+  const lstm_run *run = ctx;
+  int64_t b0 = part * run->batch / run->parts, b1 = (part + 1) * run->batch / run->parts;
+  int64_t rows = b1 - b0, h = run->hidden;
+  bool f32 = run->xw->dtype == TS_F32;
+  size_t es = f32 ? sizeof(float) : sizeof(double);
+  char *gates = g_try_malloc((size_t)(rows * 4 * h) * es);
+  if (!gates) {
+    __atomic_store_n(&((lstm_run *)ctx)->failed, 1, __ATOMIC_RELAXED);
+    return;
+  }
+#define AT(t, row, width) ((char *)(t)->data + (size_t)((row) * (width)) * es)
+  memcpy(AT(run->c, b0, h), AT(run->c0, b0, h), (size_t)(rows * h) * es);
+  const void *prev = AT(run->h0, b0, h);
+  for (int64_t k = 0; k < run->steps; k++) {
+    int64_t t = run->reverse ? run->steps - 1 - k : k;
+    ts_gemm g = { rows, 4 * h, h, false, false, prev, run->r->data, NULL, gates, TS_ACT_NONE };
+    ts_lstm_cell cell = { rows, h, gates, AT(run->xw, t * run->batch + b0, 4 * h), AT(run->c, b0, h),
+                          AT(run->y, t * run->batch + b0, h), run->peep ? run->peep->data : NULL };
+    if (f32) {
+      ts__gemm_f32_with(ts__tile_best(), &g);
+      ts__lstm_cell_f32(&cell);
+    } else {
+      ts__gemm_f64(&g);
+      ts__lstm_cell_f64(&cell);
+    }
+    prev = cell.h;
+  }
+  memcpy(AT(run->h, b0, h), prev, (size_t)(rows * h) * es);
+#undef AT
+  g_free(gates);
+}
+
+static bool lstm_cpu(ts_kernel_ctx *k)
+{
+  lstm_run run = {
+    .xw = k->in[0], .r = k->in[1], .h0 = k->in[2], .c0 = k->in[3], .peep = k->n_in == 5 ? k->in[4] : NULL,
+    .y = k->out[0], .h = k->out[1], .c = k->out[2], .steps = k->out[0]->shape.dim[0],
+    .batch = k->out[0]->shape.dim[1], .hidden = k->out[0]->shape.dim[2],
+    .reverse = k->attrs[ATTR_REVERSE].b,
+  };
+  if (run.batch == 0 || run.hidden == 0)
+    return true;
+  /* blocks by the work and the pool's width; f64 in one (its products may
+   * be OpenBLAS's, whose rows depend on the block) */
+  int64_t work = run.steps * run.batch * 4 * run.hidden * run.hidden;
+  run.parts = run.xw->dtype == TS_F32 ? MAX(1, MIN(MIN(run.batch, ts__pool_width()), work / LSTM_GRAIN)) : 1;
+  if (run.parts > 1)
+    ts__parallel_for(run.parts, lstm_block, &run);
+  else
+    lstm_block(&run, 0);
+  if (run.failed)
+    return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "cannot allocate the gates of %" PRId64 " batch rows",
+                           run.batch);
+  return true;
+}
+
+const ts_op_def ts__op_lstm_sequence = {
+  .op = TS_OP_LSTM_SEQUENCE, .name = "LSTMSequence", .api_name = "lstm_sequence",
+  .n_inputs = -1, .min_inputs = 4, .n_outputs = 3, ATTRS(lstm_attrs),
+  .infer = lstm_infer, .kernel[TS_DEVICE_CPU] = lstm_cpu,
+};
+
+bool ts_lstm_sequence_at(ts_loc loc, ts_tensor *xw, ts_tensor *r, ts_tensor *h0, ts_tensor *c0,
+                         ts_tensor *peepholes, bool reverse, ts_tensor **y, ts_tensor **h, ts_tensor **c)
+{
+  ts_tensor *in[] = { xw, r, h0, c0, peepholes }, *out[3] = { NULL, NULL, NULL };
+  ts_attr attrs[] = { TS_ATTR_B(reverse) };
+  bool ok = ts__dispatch(loc, TS_OP_LSTM_SEQUENCE, in, peepholes ? 5 : 4, attrs, out) == 3;
+  if (y)
+    *y = out[0];
+  if (h)
+    *h = out[1];
+  if (c)
+    *c = out[2];
+  return ok;
+}
