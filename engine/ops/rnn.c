@@ -20,7 +20,7 @@ static const ts_attr_def lstm_attrs[] = {
 };
 
 /* A block of batch rows is worth a thread from this many multiply-adds of
- * its recurrent products on. */
+ * its recurrent products on (counted in double: no overflow). */
 #define LSTM_GRAIN (INT64_C(1) << 17)
 
 static bool dims_fit(int64_t a, int64_t b)
@@ -92,8 +92,8 @@ static void lstm_block(void *ctx, int64_t part)
   int64_t rows = b1 - b0, h = run->hidden;
   bool f32 = run->xw->dtype == TS_F32;
   size_t es = f32 ? sizeof(float) : sizeof(double);
-  char *gates = g_try_malloc((size_t)(rows * 4 * h) * es);
-  if (!gates) {
+  char *gates = run->steps ? g_try_malloc((size_t)(rows * 4 * h) * es) : NULL;
+  if (run->steps && !gates) {
     __atomic_store_n(&((lstm_run *)ctx)->failed, 1, __ATOMIC_RELAXED);
     return;
   }
@@ -131,8 +131,8 @@ static bool lstm_cpu(ts_kernel_ctx *k)
     return true;
   /* blocks by the work and the pool's width; f64 in one (its products may
    * be OpenBLAS's, whose rows depend on the block) */
-  int64_t work = run.steps * run.batch * 4 * run.hidden * run.hidden;
-  run.parts = run.xw->dtype == TS_F32 ? MAX(1, MIN(MIN(run.batch, ts__pool_width()), work / LSTM_GRAIN)) : 1;
+  double blocks = (double)run.steps * (double)run.batch * 4 * (double)run.hidden * (double)run.hidden / LSTM_GRAIN;
+  run.parts = run.xw->dtype == TS_F32 ? (int64_t)MAX(1, MIN(MIN(run.batch, ts__pool_width()), blocks)) : 1;
   if (run.parts > 1)
     ts__parallel_for(run.parts, lstm_block, &run);
   else
