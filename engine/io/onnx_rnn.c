@@ -321,8 +321,10 @@ static bool recurrent(onnx_node_ctx *c, cell kind)
     hs[d] = ts_reshape_at(HERE, s.h, TS_SHAPE(1, batch, hidden));
     cs[d] = kind == CELL_LSTM ? ts_reshape_at(HERE, s.cs, TS_SHAPE(1, batch, hidden)) : NULL;
   }
-  ts_tensor *y = ts_concat_at(HERE, ys, dirs, 1), *yh = ts_concat_at(HERE, hs, dirs, 0);
-  ts_tensor *yc = kind == CELL_LSTM ? ts_concat_at(HERE, cs, dirs, 0) : NULL;
+  /* one direction: its results themselves (a Concat of one would copy) */
+  ts_tensor *y = dirs == 1 ? ys[0] : ts_concat_at(HERE, ys, dirs, 1);
+  ts_tensor *yh = dirs == 1 ? hs[0] : ts_concat_at(HERE, hs, dirs, 0);
+  ts_tensor *yc = kind != CELL_LSTM ? NULL : dirs == 1 ? cs[0] : ts_concat_at(HERE, cs, dirs, 0);
   if (batch_first) {
     y = ts_transpose_at(HERE, y, TS_INTS(2, 0, 1, 3));
     yh = ts_transpose_at(HERE, yh, TS_INTS(1, 0, 2));
