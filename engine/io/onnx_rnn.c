@@ -220,9 +220,10 @@ static ts_tensor *lstm_direction(onnx_node_ctx *c, ts_tensor *x, int d, bool rev
   ts_tensor *v[8]; /* the inputs of direction d, in the dtype the op runs in */
   for (int k = 1; k < 8; k++)
     v[k] = !in(c, k) || k == 4 ? NULL : as_dtype(c, direction_of(c, in(c, k), d), run);
-  /* every step's projection [S*B, I] W^T + Wb + Rb in one MatMul */
+  /* every step's projection [S*B, I] W^T + Wb + Rb in one MatMul, W
+   * transposed here (folded with the weights), not by every call's MatMul */
   ts_tensor *xw = ts_matmul_at(HERE, ts_reshape_at(HERE, as_dtype(c, x, run), TS_SHAPE(steps * batch, -1)),
-                               v[1], false, true);
+                               ts_transpose_at(HERE, v[1], TS_INTS(1, 0)), false, false);
   if (v[3]) {
     ts_tensor *halves[2];
     if (ts_split_at(HERE, v[3], 2, 0, halves) != 2)
