@@ -623,17 +623,17 @@ TS_API ts_tensor *ts_conv_transpose_at(ts_loc loc, ts_tensor *input, ts_tensor *
                                        ts_ints strides, ts_ints dilations, ts_ints pads, ts_ints output_shape,
                                        int group);
 /* An LSTM over a sequence, as ONNX's LSTM computes one direction with its
- * default activations: xw [S, B, 4H] the input's projection x W^T plus
- * both biases (gate blocks i, o, f, c), r [H, 4H] the recurrence R^T, h0
- * and c0 [B, H], peepholes NULL or [3, H] (i, o, f); the steps from the
- * last when reverse.  *y [S, B, H] the hidden state of each step, *h and
- * *c [B, H] the states after the last step run.  f32 or f64.  false +
- * error (the outputs NULL). */
-TS_API bool ts_lstm_sequence_at(ts_loc loc, ts_tensor *xw, ts_tensor *r, ts_tensor *h0, ts_tensor *c0,
-                                ts_tensor *peepholes, bool reverse, ts_tensor **y, ts_tensor **h,
+ * default activations: x [S, B, I], w [I, 4H] and r [H, 4H] the input and
+ * recurrence weights transposed (W^T, R^T: gate blocks i, o, f, c), b [4H]
+ * both biases added (Wb + Rb), h0 and c0 [B, H], peepholes NULL or [3, H]
+ * (i, o, f); the steps from the last when reverse.  *y [S, B, H] the
+ * hidden state of each step, *h and *c [B, H] the states after the last
+ * step run.  f32 or f64.  false + error (the outputs NULL). */
+TS_API bool ts_lstm_sequence_at(ts_loc loc, ts_tensor *x, ts_tensor *w, ts_tensor *r, ts_tensor *b, ts_tensor *h0,
+                                ts_tensor *c0, ts_tensor *peepholes, bool reverse, ts_tensor **y, ts_tensor **h,
                                 ts_tensor **c);
-#define ts_lstm_sequence(xw, r, h0, c0, peepholes, reverse, y, h, c) \
-  ts_lstm_sequence_at(TS_HERE, (xw), (r), (h0), (c0), (peepholes), (reverse), (y), (h), (c))
+#define ts_lstm_sequence(x, w, r, b, h0, c0, peepholes, reverse, y, h, c) \
+  ts_lstm_sequence_at(TS_HERE, (x), (w), (r), (b), (h0), (c0), (peepholes), (reverse), (y), (h), (c))
 /* Keras' Dropout.  Not training: Identity (as Keras at inference).
  * Training: each element kept with probability 1 - rate and scaled by
  * 1 / (1 - rate), else 0; the mask comes from RandomUniform with `seed`,

@@ -1,6 +1,6 @@
 /* Tests for LSTMSequence (engine/ops/rnn.c, engine/kernels/lstm.c): a whole
  * LSTM direction in one op, against the same LSTM written with the unfused
- * ops (MatMul, Split, Add, Sigmoid, Tanh, Mul) step by step. */
+ * ops (MatMul, Add, Split, Sigmoid, Tanh, Mul) step by step. */
 #include <tracescope.h>
 
 #include <glib.h>
@@ -11,19 +11,20 @@ typedef struct lstm_out {
   ts_tensor *y, *h, *c;
 } lstm_out;
 
-/* The unfused LSTM: xw [S, B, 4H], r [H, 4H], h0 and c0 [B, H], peep NULL
- * or [3, H]. */
-static lstm_out unfused(ts_tensor *xw, ts_tensor *r, ts_tensor *h, ts_tensor *c, ts_tensor *peep, bool reverse)
+/* The unfused LSTM: x [S, B, I], w [I, 4H], r [H, 4H], b [4H], h0 and c0
+ * [B, H], peep NULL or [3, H]. */
+static lstm_out unfused(ts_tensor *x, ts_tensor *w, ts_tensor *r, ts_tensor *b, ts_tensor *h, ts_tensor *c,
+                        ts_tensor *peep, bool reverse)
 {
-  ts_shape xs = ts_tensor_shape(xw);
-  int64_t steps = xs.dim[0], batch = xs.dim[1], gates = xs.dim[2];
+  ts_shape xs = ts_tensor_shape(x);
+  int64_t steps = xs.dim[0], batch = xs.dim[1], input = xs.dim[2];
   ts_tensor **ys = g_new0(ts_tensor *, steps), *p[3] = { NULL, NULL, NULL };
   if (peep)
     g_assert_cmpint(ts_split(ts_reshape(peep, TS_SHAPE(-1)), 3, 0, p), ==, 3);
   for (int64_t k = 0; k < steps; k++) {
     int64_t t = reverse ? steps - 1 - k : k;
-    ts_tensor *xt = ts_reshape(ts_slice(xw, TS_INTS(t, 0, 0), TS_INTS(1, batch, gates)), TS_SHAPE(batch, gates));
-    ts_tensor *g = ts_add(xt, ts_matmul(h, r)), *gk[4];
+    ts_tensor *xt = ts_reshape(ts_slice(x, TS_INTS(t, 0, 0), TS_INTS(1, batch, input)), TS_SHAPE(batch, input));
+    ts_tensor *g = ts_add(ts_add(ts_matmul(xt, w), b), ts_matmul(h, r)), *gk[4];
     g_assert_cmpint(ts_split(g, 4, 1, gk), ==, 4);
     if (peep) {
       gk[0] = ts_add(gk[0], ts_mul(p[0], c));
@@ -36,16 +37,26 @@ static lstm_out unfused(ts_tensor *xw, ts_tensor *r, ts_tensor *h, ts_tensor *c,
     h = ts_mul(ts_sigmoid(gk[1]), ts_tanh(c));
     ys[t] = ts_reshape(h, TS_SHAPE(1, batch, -1));
   }
-  lstm_out o = { ts_concat(ys, (int)steps, 0), h, c };
+  lstm_out o = { steps ? ts_concat(ys, (int)steps, 0) : NULL, h, c };
   g_free(ys);
   return o;
 }
 
-static lstm_out fused(ts_tensor *xw, ts_tensor *r, ts_tensor *h0, ts_tensor *c0, ts_tensor *peep, bool reverse)
+typedef struct inputs {
+  ts_tensor *x, *w, *r, *b, *h0, *c0, *peep;
+} inputs;
+
+static lstm_out fused(const inputs *in, bool with_peep, bool reverse)
 {
   lstm_out o;
-  g_assert_true(ts_lstm_sequence(xw, r, h0, c0, peep, reverse, &o.y, &o.h, &o.c));
+  g_assert_true(ts_lstm_sequence(in->x, in->w, in->r, in->b, in->h0, in->c0, with_peep ? in->peep : NULL, reverse,
+                                 &o.y, &o.h, &o.c));
   return o;
+}
+
+static lstm_out ops(const inputs *in, bool with_peep, bool reverse)
+{
+  return unfused(in->x, in->w, in->r, in->b, in->h0, in->c0, with_peep ? in->peep : NULL, reverse);
 }
 
 static void assert_close(ts_tensor *got, ts_tensor *want, double tol)
@@ -65,18 +76,17 @@ static void assert_same_bits(ts_tensor *a, ts_tensor *b)
   g_assert_cmpint(memcmp(ts_tensor_data(a), ts_tensor_data(b), bytes), ==, 0);
 }
 
-typedef struct inputs {
-  ts_tensor *xw, *r, *h0, *c0, *peep;
-} inputs;
-
-static inputs random_inputs(ts_dtype dt, int64_t steps, int64_t batch, int64_t hidden, uint64_t seed)
+static inputs random_inputs(ts_dtype dt, int64_t steps, int64_t batch, int64_t input, int64_t hidden,
+                            uint64_t seed)
 {
   return (inputs){
-    ts_random_uniform(dt, TS_SHAPE(steps, batch, 4 * hidden), -2, 2, seed),
-    ts_random_uniform(dt, TS_SHAPE(hidden, 4 * hidden), -0.5, 0.5, seed + 1),
-    ts_random_uniform(dt, TS_SHAPE(batch, hidden), -1, 1, seed + 2),
-    ts_random_uniform(dt, TS_SHAPE(batch, hidden), -1, 1, seed + 3),
-    ts_random_uniform(dt, TS_SHAPE(3, hidden), -1, 1, seed + 4),
+    ts_random_uniform(dt, TS_SHAPE(steps, batch, input), -2, 2, seed),
+    ts_random_uniform(dt, TS_SHAPE(input, 4 * hidden), -0.5, 0.5, seed + 1),
+    ts_random_uniform(dt, TS_SHAPE(hidden, 4 * hidden), -0.5, 0.5, seed + 2),
+    ts_random_uniform(dt, TS_SHAPE(4 * hidden), -1, 1, seed + 3),
+    ts_random_uniform(dt, TS_SHAPE(batch, hidden), -1, 1, seed + 4),
+    ts_random_uniform(dt, TS_SHAPE(batch, hidden), -1, 1, seed + 5),
+    ts_random_uniform(dt, TS_SHAPE(3, hidden), -1, 1, seed + 6),
   };
 }
 
@@ -89,10 +99,8 @@ static void test_matches_unfused(void)
     for (int reverse = 0; reverse < 2; reverse++)
       for (int with_peep = 0; with_peep < 2; with_peep++) {
         ts_scope *s = ts_scope_begin();
-        inputs in = random_inputs(dts[d], 5, 3, 7, 11 + 10 * d);
-        ts_tensor *peep = with_peep ? in.peep : NULL;
-        lstm_out a = fused(in.xw, in.r, in.h0, in.c0, peep, reverse);
-        lstm_out b = unfused(in.xw, in.r, in.h0, in.c0, peep, reverse);
+        inputs in = random_inputs(dts[d], 5, 3, 4, 7, 11 + 10 * d);
+        lstm_out a = fused(&in, with_peep, reverse), b = ops(&in, with_peep, reverse);
         double tol = dts[d] == TS_F32 ? 1e-5 : 1e-13;
         assert_close(a.y, b.y, tol);
         assert_close(a.h, b.h, tol);
@@ -107,17 +115,16 @@ static void test_threads(void)
 {
   int threads = ts_get_threads();
   ts_scope *s = ts_scope_begin();
-  inputs in = random_inputs(TS_F32, 8, 5, 64, 7);
+  inputs in = random_inputs(TS_F32, 8, 5, 16, 64, 7);
   g_assert_true(ts_set_threads(1));
-  lstm_out one = fused(in.xw, in.r, in.h0, in.c0, in.peep, false);
+  lstm_out one = fused(&in, true, false);
   g_assert_true(ts_set_threads(2));
-  lstm_out two = fused(in.xw, in.r, in.h0, in.c0, in.peep, false);
+  lstm_out two = fused(&in, true, false);
   g_assert_true(ts_set_threads(threads));
   assert_same_bits(one.y, two.y);
   assert_same_bits(one.h, two.h);
   assert_same_bits(one.c, two.c);
-  lstm_out ops = unfused(in.xw, in.r, in.h0, in.c0, in.peep, false);
-  assert_close(two.y, ops.y, 1e-5);
+  assert_close(two.y, ops(&in, true, false).y, 1e-5);
   ts_scope_end(s);
 }
 
@@ -125,19 +132,18 @@ static void test_threads(void)
 static void test_no_steps(void)
 {
   ts_scope *s = ts_scope_begin();
-  inputs in = random_inputs(TS_F32, 0, 2, 3, 5);
-  lstm_out o = fused(in.xw, in.r, in.h0, in.c0, NULL, false);
+  inputs in = random_inputs(TS_F32, 0, 2, 4, 3, 5);
+  lstm_out o = fused(&in, false, false);
   g_assert_true(ts_shape_equal(ts_tensor_shape(o.y), TS_SHAPE(0, 2, 3)));
   assert_same_bits(o.h, in.h0);
   assert_same_bits(o.c, in.c0);
   ts_scope_end(s);
 }
 
-static void assert_refused(ts_tensor *xw, ts_tensor *r, ts_tensor *h0, ts_tensor *c0, ts_tensor *peep,
-                           ts_error_code code, const char *needle)
+static void assert_refused(inputs in, ts_error_code code, const char *needle)
 {
-  ts_tensor *y = xw, *h = xw, *c = xw;
-  g_assert_false(ts_lstm_sequence(xw, r, h0, c0, peep, false, &y, &h, &c));
+  ts_tensor *y = in.x, *h = in.x, *c = in.x;
+  g_assert_false(ts_lstm_sequence(in.x, in.w, in.r, in.b, in.h0, in.c0, in.peep, false, &y, &h, &c));
   g_assert_null(y);
   g_assert_null(h);
   g_assert_null(c);
@@ -155,16 +161,28 @@ static void assert_refused(ts_tensor *xw, ts_tensor *r, ts_tensor *h0, ts_tensor
 static void test_refused(void)
 {
   ts_scope *s = ts_scope_begin();
-  inputs in = random_inputs(TS_F32, 2, 2, 3, 5);
-  ts_tensor *r_wide = ts_random_uniform(TS_F32, TS_SHAPE(3, 13), -1, 1, 1);
-  assert_refused(in.xw, r_wide, in.h0, in.c0, NULL, TS_ERR_SHAPE, "f32[3,13]");
-  ts_tensor *h_short = ts_random_uniform(TS_F32, TS_SHAPE(1, 3), -1, 1, 1);
-  assert_refused(in.xw, in.r, h_short, in.c0, NULL, TS_ERR_SHAPE, "f32[1,3]");
-  ts_tensor *peep_bad = ts_random_uniform(TS_F32, TS_SHAPE(2, 3), -1, 1, 1);
-  assert_refused(in.xw, in.r, in.h0, in.c0, peep_bad, TS_ERR_SHAPE, "peepholes f32[2,3]");
-  assert_refused(in.xw, in.r, in.h0, ts_cast(in.c0, TS_F64), NULL, TS_ERR_DTYPE, "f64[2,3]");
-  assert_refused(ts_cast(in.xw, TS_I32), ts_cast(in.r, TS_I32), ts_cast(in.h0, TS_I32), ts_cast(in.c0, TS_I32),
-                 NULL, TS_ERR_DTYPE, "i32");
+  const inputs ok = random_inputs(TS_F32, 2, 2, 4, 3, 5);
+  inputs in = ok;
+  in.r = ts_random_uniform(TS_F32, TS_SHAPE(3, 13), -1, 1, 1);
+  assert_refused(in, TS_ERR_SHAPE, "r f32[3,13]");
+  in = ok;
+  in.w = ts_random_uniform(TS_F32, TS_SHAPE(5, 12), -1, 1, 1);
+  assert_refused(in, TS_ERR_SHAPE, "w f32[5,12]");
+  in = ok;
+  in.b = ts_random_uniform(TS_F32, TS_SHAPE(8), -1, 1, 1);
+  assert_refused(in, TS_ERR_SHAPE, "b f32[8]");
+  in = ok;
+  in.h0 = ts_random_uniform(TS_F32, TS_SHAPE(1, 3), -1, 1, 1);
+  assert_refused(in, TS_ERR_SHAPE, "h0 f32[1,3]");
+  in = ok;
+  in.peep = ts_random_uniform(TS_F32, TS_SHAPE(2, 3), -1, 1, 1);
+  assert_refused(in, TS_ERR_SHAPE, "peepholes f32[2,3]");
+  in = ok;
+  in.c0 = ts_cast(ok.c0, TS_F64);
+  assert_refused(in, TS_ERR_DTYPE, "f64[2,3]");
+  in = (inputs){ ts_cast(ok.x, TS_I32), ts_cast(ok.w, TS_I32), ts_cast(ok.r, TS_I32), ts_cast(ok.b, TS_I32),
+                 ts_cast(ok.h0, TS_I32), ts_cast(ok.c0, TS_I32), NULL };
+  assert_refused(in, TS_ERR_DTYPE, "i32");
   ts_scope_end(s);
 }
 

@@ -2,10 +2,9 @@
  * step by step: every step's input projection in one MatMul per gate, then
  * per step the recurrent MatMul and the gates, as ONNX writes them with
  * their default activations (RNN tanh; GRU sigmoid, tanh).  LSTM (sigmoid,
- * tanh, tanh) as one LSTMSequence per direction (ops/rnn.c) after one
- * MatMul for every step's input projection: its steps run inside the op,
- * with no executor step, split or copy between them (float16 runs it in
- * float32).  Forward, reverse and bidirectional, layouts 0 and 1, biases,
+ * tanh, tanh) as one LSTMSequence per direction (ops/rnn.c): its steps,
+ * each input projection included, run inside the op, with no executor
+ * step, split or copy between them (float16 runs it in float32).  Forward, reverse and bidirectional, layouts 0 and 1, biases,
  * initial states and LSTM peepholes, sequences of any length.  Other
  * activations, clip, input_forget and sequence_lens shorter than the
  * sequence are refused naming the node. */
@@ -220,21 +219,20 @@ static ts_tensor *lstm_direction(onnx_node_ctx *c, ts_tensor *x, int d, bool rev
   ts_tensor *v[8]; /* the inputs of direction d, in the dtype the op runs in */
   for (int k = 1; k < 8; k++)
     v[k] = !in(c, k) || k == 4 ? NULL : as_dtype(c, direction_of(c, in(c, k), d), run);
-  /* every step's projection [S*B, I] W^T + Wb + Rb in one MatMul, W
-   * transposed here (folded with the weights), not by every call's MatMul */
-  ts_tensor *xw = ts_matmul_at(HERE, ts_reshape_at(HERE, as_dtype(c, x, run), TS_SHAPE(steps * batch, -1)),
-                               ts_transpose_at(HERE, v[1], TS_INTS(1, 0)), false, false);
+  /* W and R transposed here (folded with the weights); both biases in one */
+  ts_tensor *bias = ts_zeros_at(HERE, run, TS_SHAPE(4 * hidden));
   if (v[3]) {
     ts_tensor *halves[2];
     if (ts_split_at(HERE, v[3], 2, 0, halves) != 2)
       return NULL;
-    xw = ts_add_at(HERE, xw, ts_add_at(HERE, halves[0], halves[1]));
+    bias = ts_add_at(HERE, halves[0], halves[1]);
   }
   ts_tensor *h0 = v[5] ? v[5] : ts_zeros_at(HERE, run, TS_SHAPE(batch, hidden));
   ts_tensor *c0 = v[6] ? v[6] : ts_zeros_at(HERE, run, TS_SHAPE(batch, hidden));
   ts_tensor *y, *peep = v[7] ? ts_reshape_at(HERE, v[7], TS_SHAPE(3, hidden)) : NULL;
-  if (!ts_lstm_sequence_at(HERE, ts_reshape_at(HERE, xw, TS_SHAPE(steps, batch, 4 * hidden)),
-                           ts_transpose_at(HERE, v[2], TS_INTS(1, 0)), h0, c0, peep, reverse, &y, &s->h, &s->cs))
+  if (!ts_lstm_sequence_at(HERE, as_dtype(c, x, run), ts_transpose_at(HERE, v[1], TS_INTS(1, 0)),
+                           ts_transpose_at(HERE, v[2], TS_INTS(1, 0)), bias, h0, c0, peep, reverse, &y, &s->h,
+                           &s->cs))
     return NULL;
   s->h = as_dtype(c, s->h, dt);
   s->cs = as_dtype(c, s->cs, dt);
