@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define TS_ABI_VERSION 11
+#define TS_ABI_VERSION 12
 #define TS_MAX_RANK 8
 #define TS_API __attribute__((visibility("default")))
 
@@ -415,7 +415,8 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(STRING_TO_NUMBER, string_to_number, SHAPE)                           \
   X(STRING_LOWER, string_lower, SHAPE)                                   \
   X(STRING_UPPER, string_upper, SHAPE)                                   \
-  X(CONV_TRANSPOSE, conv_transpose, LINALG)
+  X(CONV_TRANSPOSE, conv_transpose, LINALG)                              \
+  X(LSTM_SEQUENCE, lstm_sequence, LINALG)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -621,6 +622,18 @@ TS_API ts_tensor *ts_max_pool2d_at(ts_loc loc, ts_tensor *input, int ksize_h, in
 TS_API ts_tensor *ts_conv_transpose_at(ts_loc loc, ts_tensor *input, ts_tensor *filter, ts_tensor *bias,
                                        ts_ints strides, ts_ints dilations, ts_ints pads, ts_ints output_shape,
                                        int group);
+/* An LSTM over a sequence, as ONNX's LSTM computes one direction with its
+ * default activations: x [S, B, I], w [I, 4H] and r [H, 4H] the input and
+ * recurrence weights transposed (W^T, R^T: gate blocks i, o, f, c), b [4H]
+ * both biases added (Wb + Rb), h0 and c0 [B, H], peepholes NULL or [3, H]
+ * (i, o, f); the steps from the last when reverse.  *y [S, B, H] the
+ * hidden state of each step, *h and *c [B, H] the states after the last
+ * step run.  f32 or f64.  false + error (the outputs NULL). */
+TS_API bool ts_lstm_sequence_at(ts_loc loc, ts_tensor *x, ts_tensor *w, ts_tensor *r, ts_tensor *b, ts_tensor *h0,
+                                ts_tensor *c0, ts_tensor *peepholes, bool reverse, ts_tensor **y, ts_tensor **h,
+                                ts_tensor **c);
+#define ts_lstm_sequence(x, w, r, b, h0, c0, peepholes, reverse, y, h, c) \
+  ts_lstm_sequence_at(TS_HERE, (x), (w), (r), (b), (h0), (c0), (peepholes), (reverse), (y), (h), (c))
 /* Keras' Dropout.  Not training: Identity (as Keras at inference).
  * Training: each element kept with probability 1 - rate and scaled by
  * 1 / (1 - rate), else 0; the mask comes from RandomUniform with `seed`,

@@ -114,6 +114,29 @@ static ts_tensor *case_conv_transpose(ts_call *c)
   return ts_add(ts_reduce_sum(y, TS_INTS(2, 3), false), ts_reduce_sum(v, TS_INTS(2, 3), false)); /* [2,6] */
 }
 
+/* LSTMSequence forward with peepholes and reverse without, every output:
+ * ONNX's LSTM with W and R transposed, the bias beside zeros. */
+static ts_tensor *case_lstm_sequence(ts_call *c)
+{
+  ts_tensor *x = A(0), *h0 = A(1); /* [3,2,3], [2,2]: hidden 2 */
+  ts_tensor *w = ts_random_normal(TS_F32, TS_SHAPE(3, 8), 0, 1, 17);
+  ts_tensor *r = ts_random_normal(TS_F32, TS_SHAPE(2, 8), 0, 1, 19);
+  ts_tensor *b = ts_random_normal(TS_F32, TS_SHAPE(8), 0, 1, 21);
+  ts_tensor *c0 = ts_random_normal(TS_F32, TS_SHAPE(2, 2), 0, 1, 23);
+  ts_tensor *peep = ts_random_normal(TS_F32, TS_SHAPE(3, 2), 0, 1, 29);
+  ts_tensor *y[2], *h[2], *cs[2];
+  if (!ts_lstm_sequence(x, w, r, b, h0, c0, peep, false, &y[0], &h[0], &cs[0]) ||
+      !ts_lstm_sequence(x, w, r, b, h0, c0, NULL, true, &y[1], &h[1], &cs[1]))
+    return NULL;
+  ts_tensor *parts[6];
+  for (int i = 0; i < 2; i++) {
+    parts[3 * i] = ts_reshape(y[i], TS_SHAPE(-1));
+    parts[3 * i + 1] = ts_reshape(h[i], TS_SHAPE(-1));
+    parts[3 * i + 2] = ts_reshape(cs[i], TS_SHAPE(-1));
+  }
+  return ts_concat(parts, 6, 0);
+}
+
 static ts_tensor *case_creation(ts_call *c)
 {
   ts_tensor *x = A(0); /* i32[3] */
@@ -147,4 +170,5 @@ static const onnx_op_case ONNX_OP_CASES[] = {
   { "windows", case_windows, "x", { "f32[1,7,7,2]:uniform" } },
   { "conv_transpose", case_conv_transpose, "x", { "f32[2,4,3,5]:uniform" } },
   { "creation", case_creation, "x", { "i32[3]=4,-1,7" } },
+  { "lstm_sequence", case_lstm_sequence, "x, h0", { "f32[3,2,3]:uniform", "f32[2,2]:uniform@5" } },
 };

@@ -1503,6 +1503,59 @@ static void test_not_a_file(void)
 
 /* ---- ONNX's own test data ------------------------------------------------------ */
 
+/* ONNX's LSTM (test_lstm_defaults of the test data) is one LSTMSequence,
+ * its steps and their products inside the op (no MatMul), and gives ONNX's
+ * expected output as a graph. */
+static void test_lstm_one_op(void)
+{
+  char *dir = g_build_filename(TS_ONNX_TESTDATA, "node", "test_lstm_defaults", NULL);
+  if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+    g_test_skip("libonnx-testdata is not installed");
+    g_free(dir);
+    return;
+  }
+  char *model_path = g_build_filename(dir, "model.onnx", NULL);
+  ts_onnx_model *m = load_ok(model_path);
+  ts_scope *scope = ts_scope_begin();
+  int n = ts_onnx_model_n_inputs(m);
+  g_assert_cmpint(n, <=, 8);
+  ts_value args[8];
+  for (int i = 0; i < n; i++) {
+    char *name = g_strdup_printf("input_%d.pb", i);
+    char *path = g_build_filename(dir, "test_data_set_0", name, NULL);
+    ts_tensor *t = ts_onnx_tensor_load(path);
+    g_assert_nonnull(t);
+    args[i] = TS_TENSOR_VALUE(t);
+    g_free(path);
+    g_free(name);
+  }
+  char *out0 = g_build_filename(dir, "test_data_set_0", "output_0.pb", NULL);
+  ts_tensor *want = ts_onnx_tensor_load(out0);
+  ts_function *fn = ts_onnx_model_function(m, 0);
+  ts_tensor *y = ts_function_call(fn, args, n);
+  if (!y)
+    g_error("%s", ts_error_peek()->message);
+  g_assert_true(ts_shape_equal(ts_tensor_shape(y), ts_tensor_shape(want)));
+  for (int64_t i = 0; i < ts_tensor_size(want); i++)
+    g_assert_cmpfloat(fabs(ts_tensor_get_f64(y, i) - ts_tensor_get_f64(want, i)), <=,
+                      1e-7 + 1e-3 * fabs(ts_tensor_get_f64(want, i)));
+  const ts_graph *g = ts_concrete_graph(ts_function_concrete(fn, 0));
+  int lstm = 0, matmul = 0;
+  for (int i = 0; i < ts_graph_n_nodes(g); i++) {
+    ts_op op = ts_node_op(ts_graph_node(g, i));
+    lstm += op == TS_OP_LSTM_SEQUENCE;
+    matmul += op == TS_OP_MATMUL;
+  }
+  g_assert_cmpint(lstm, ==, 1);
+  g_assert_cmpint(matmul, ==, 0);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(out0);
+  g_free(model_path);
+  g_free(dir);
+}
+
+
 static void test_backend_tensor_files(void)
 {
   char *dir = g_build_filename(TS_ONNX_TESTDATA, "node", "test_add", NULL);
@@ -2819,6 +2872,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/hostile/conv-transpose-output-capped", test_conv_transpose_output_capped);
   g_test_add_func("/onnx/cli/onnx-test-run-list", test_cli_onnx_test);
   g_test_add_func("/onnx/shape-known-when-built", test_shape_known_when_built);
+  g_test_add_func("/onnx/lstm-one-op", test_lstm_one_op);
   int ret = g_test_run();
   char *cmd = g_strdup_printf("rm -rf '%s'", tmp_dir);
   g_assert_cmpint(system(cmd), ==, 0);

@@ -330,6 +330,18 @@ static ts_tensor *row_body(ts_call *c)
     ts_tensor *bias = ts_constant(TS_F32, TS_SHAPE(2), (float[]){ 0.5f, -1 });
     return ts_conv_transpose(image, filter, bias, TS_INTS(2, 1), TS_INTS(1, 2), TS_INTS(1, 0), TS_INTS(4, 6), 2);
   }
+  case TS_OP_LSTM_SEQUENCE: { /* 2 steps of 2 rows, I 3, H 3, peepholes, from the last step */
+    ts_tensor *seq = ts_reshape(ts_concat(((ts_tensor *[]){ x, p }), 2, 0), TS_SHAPE(2, 2, 3));
+    ts_tensor *w = ts_reshape(ts_mul(ts_range(TS_F32, -18, 18, 1), ts_scalar_f32(0.05f)), TS_SHAPE(3, 12));
+    ts_tensor *r = ts_reshape(ts_mul(ts_range(TS_F32, 18, -18, -1), ts_scalar_f32(0.04f)), TS_SHAPE(3, 12));
+    ts_tensor *bias = ts_mul(ts_range(TS_F32, -6, 6, 1), ts_scalar_f32(0.1f));
+    ts_tensor *peep = ts_reshape(ts_mul(ts_range(TS_F32, -4, 5, 1), ts_scalar_f32(0.1f)), TS_SHAPE(3, 3));
+    ts_tensor *y, *h, *cs;
+    if (!ts_lstm_sequence(seq, w, r, bias, x, p, peep, true, &y, &h, &cs))
+      return NULL;
+    return ts_concat(((ts_tensor *[]){ ts_reshape(y, TS_SHAPE(-1)), ts_reshape(h, TS_SHAPE(-1)),
+                                       ts_reshape(cs, TS_SHAPE(-1)) }), 3, 0);
+  }
   default: /* a row with no case yet */
     no_case = true;
     return NULL;

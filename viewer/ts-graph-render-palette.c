@@ -214,6 +214,12 @@ static double lab_distance(lab p, lab q)
 
 static guint32 colours[TS_OP_COUNT][2]; /* OP_COLOURS, new ops placed */
 
+/* Other tools' ops take the band at L 42 (dark 32, below); a new op's
+ * colour stays 10 lighter, so that no name can take its colour either. */
+#define FOREIGN_L 42
+#define FOREIGN_CHROMA 36
+#define FOREIGN_CLEARANCE 10
+
 typedef struct placed {
   int n;
   lab light[TS_OP_COUNT], dark[TS_OP_COUNT];
@@ -262,7 +268,7 @@ static void place_new_op(int op, placed *all)
   for (double widen = 1; best < 12 && widen <= 4; widen += 0.5) {
     double lo = widen > 1 ? MIN(l0, 60) : l0, hi = widen > 1 ? MAX(l1, 93) : l1;
     double clo = widen > 1 ? MIN(c0, 20) : c0, chi = widen > 1 ? MAX(c1, 50) : c1;
-    for (double l = ceil(MAX(lo, 20)); l <= hi; l += 1)
+    for (double l = ceil(MAX(lo, FOREIGN_L + FOREIGN_CLEARANCE)); l <= hi; l += 1)
       for (double c = clo; c <= chi; c += 1)
         for (double h = -spread * widen; h <= spread * widen; h += 1) {
           double t = mean + h * G_PI / 180;
@@ -323,8 +329,6 @@ _ts_op_family _ts_op_family_of(int op)
  * circle at L 42 (dark 32), below every op colour (L 60-93, dark 50-83),
  * so that no name can take an engine op's colour whatever the op rows. */
 
-#define FOREIGN_L 42
-#define FOREIGN_CHROMA 36
 
 _ts_rgba _ts_foreign_colour(const _ts_palette *palette, guint hash)
 {

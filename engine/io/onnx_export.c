@@ -648,6 +648,49 @@ static bool emit_conv_transpose(emit_ctx *c)
   return true;
 }
 
+/* x with a dim of 1 inserted at axis, or removed there (Unsqueeze/Squeeze). */
+static const char *axis_op(emit_ctx *c, const char *op, const char *x, int64_t axis, const char *out,
+                           const char *what)
+{
+  const char *t = out ? out : temp(c, what);
+  node1(c, op, t, 2, x, const_i64(c, "axes", &axis, 1, false));
+  return t;
+}
+
+/* LSTMSequence as ONNX's LSTM: W and R are w and r transposed, B the
+ * op's bias beside zeros (ONNX adds Wb and Rb), the states and Y with the
+ * direction's dim of 1. */
+static bool emit_lstm_sequence(emit_ctx *c)
+{
+  int64_t hidden = c->n->outputs[0].shape.dim[2], gates = 4 * hidden;
+  if (hidden < 0)
+    return export_fail(c->ex, c->n, TS_ERR_UNIMPLEMENTED, "the hidden size is unknown (LSTM needs it)");
+  const int64_t perm[2] = { 1, 0 };
+  const char *w_t = temp(c, "w_t"), *r_t = temp(c, "r_t"), *zeros = temp(c, "rb"), *b = temp(c, "wb_rb");
+  attr_ints(c, node1(c, "Transpose", w_t, 1, c->in[1]), "perm", perm, 2);
+  attr_ints(c, node1(c, "Transpose", r_t, 1, c->in[2]), "perm", perm, 2);
+  attr_scalar(c, node1(c, "ConstantOfShape", zeros, 1, const_i64(c, "rb_shape", &gates, 1, false)), "value",
+              c->n->outputs[0].dtype, 0);
+  attr_int(c, node1(c, "Concat", b, 2, c->in[3], zeros), "axis", 0);
+  const char *in[8] = { c->in[0], axis_op(c, "Unsqueeze", w_t, 0, NULL, "w"),
+                        axis_op(c, "Unsqueeze", r_t, 0, NULL, "r"), axis_op(c, "Unsqueeze", b, 0, NULL, "b"), "",
+                        axis_op(c, "Unsqueeze", c->in[4], 0, NULL, "initial_h"),
+                        axis_op(c, "Unsqueeze", c->in[5], 0, NULL, "initial_c"), NULL };
+  if (c->n->n_inputs == 7) {
+    const char *p = temp(c, "p");
+    node1(c, "Reshape", p, 2, c->in[6], const_i64(c, "p_shape", (int64_t[]){ 1, 3 * hidden }, 2, false));
+    in[7] = p;
+  }
+  const char *out[3] = { temp(c, "y"), temp(c, "y_h"), temp(c, "y_c") };
+  Onnx__NodeProto *node = add_node(c, "LSTM", in, c->n->n_inputs == 7 ? 8 : 7, out, 3);
+  attr_int(c, node, "hidden_size", hidden);
+  attr_string(c, node, "direction", attr(c->n, 0)->b ? "reverse" : "forward");
+  axis_op(c, "Squeeze", out[0], 1, c->out[0], NULL);
+  axis_op(c, "Squeeze", out[1], 0, c->out[1], NULL);
+  axis_op(c, "Squeeze", out[2], 0, c->out[2], NULL);
+  return true;
+}
+
 /* ONNX's Shape is i64, ours i32. */
 static bool emit_shape(emit_ctx *c)
 {
@@ -948,7 +991,7 @@ static const struct {
   { TS_OP_COS, emit_cos }, { TS_OP_TAN, emit_tan }, { TS_OP_ASIN, emit_asin }, { TS_OP_ACOS, emit_acos },
   { TS_OP_ATAN, emit_atan }, { TS_OP_SINH, emit_sinh }, { TS_OP_COSH, emit_cosh }, { TS_OP_ASINH, emit_asinh },
   { TS_OP_ACOSH, emit_acosh }, { TS_OP_ATANH, emit_atanh }, { TS_OP_ERF, emit_erf },
-  { TS_OP_CONV_TRANSPOSE, emit_conv_transpose },
+  { TS_OP_CONV_TRANSPOSE, emit_conv_transpose }, { TS_OP_LSTM_SEQUENCE, emit_lstm_sequence },
 };
 
 /* Why an op has none. */

@@ -1,9 +1,11 @@
-/* onnx_rnn.c — ONNX's RNN, GRU and LSTM as the engine's ops, step by
- * step: every step's input projection in one MatMul per gate, then per step the
- * recurrent MatMul and the gates, as ONNX writes them with their default
- * activations (RNN tanh; GRU sigmoid, tanh; LSTM sigmoid, tanh, tanh).
- * Forward, reverse and bidirectional, layouts 0 and 1, biases, initial
- * states and LSTM peepholes, sequences of any length.  Other
+/* onnx_rnn.c — ONNX's RNN, GRU and LSTM as the engine's ops.  RNN and GRU
+ * step by step: every step's input projection in one MatMul per gate, then
+ * per step the recurrent MatMul and the gates, as ONNX writes them with
+ * their default activations (RNN tanh; GRU sigmoid, tanh).  LSTM (sigmoid,
+ * tanh, tanh) as one LSTMSequence per direction (ops/rnn.c): its steps,
+ * each input projection included, run inside the op, with no executor
+ * step, split or copy between them (float16 runs it in float32).  Forward, reverse and bidirectional, layouts 0 and 1, biases,
+ * initial states and LSTM peepholes, sequences of any length.  Other
  * activations, clip, input_forget and sequence_lens shorter than the
  * sequence are refused naming the node. */
 #include "onnx-private.h"
@@ -119,8 +121,7 @@ typedef struct dir_state {
   ts_tensor *r;      /* R^T [H, G*H]; GRU without linear_before_reset: its z and r blocks [H, 2H] */
   ts_tensor *rh;     /* GRU without linear_before_reset: R's h block, transposed [H, H] */
   ts_tensor *rbh;    /* GRU: Rb's h block [H], or NULL (the other biases go with the input's) */
-  ts_tensor *p[3];   /* LSTM peepholes i, o, f [H], or NULL */
-  ts_tensor *h, *cs; /* the hidden and cell states [B, H] */
+  ts_tensor *h, *cs; /* the hidden and cell states [B, H] (cs: LSTM's) */
 } dir_state;
 
 static bool linear_before_reset(const onnx_node_ctx *c)
@@ -144,34 +145,19 @@ static void step(const onnx_node_ctx *c, cell kind, dir_state *s, ts_tensor **x)
     s->h = NULL;
     return;
   }
-  if (kind == CELL_GRU) { /* z, r, h */
-    ts_tensor *z = ts_sigmoid_at(HERE, ts_add_at(HERE, x[0], r[0]));
-    ts_tensor *reset = ts_sigmoid_at(HERE, ts_add_at(HERE, x[1], r[1]));
-    ts_tensor *g;
-    if (!s->rh) /* r . (h Rh^T + Rbh) */
-      g = ts_mul_at(HERE, reset, s->rbh ? ts_add_at(HERE, r[2], s->rbh) : r[2]);
-    else /* (r . h) Rh^T + Rbh */
-      g = ts_matmul_at(HERE, ts_mul_at(HERE, reset, s->h), s->rh, false, false);
-    if (s->rh && s->rbh)
-      g = ts_add_at(HERE, g, s->rbh);
-    ts_tensor *n = ts_tanh_at(HERE, ts_add_at(HERE, x[2], g));
-    ts_tensor *one = ts_cast_at(HERE, ts_scalar_f64(1), ts_tensor_dtype(z));
-    s->h = ts_add_at(HERE, ts_mul_at(HERE, ts_sub_at(HERE, one, z), n), ts_mul_at(HERE, z, s->h));
-    return;
-  }
-  /* LSTM: i, o, f, c */
-  ts_tensor *g[4];
-  for (int k = 0; k < 4; k++)
-    g[k] = ts_add_at(HERE, x[k], r[k]);
-  if (s->p[0]) {
-    g[0] = ts_add_at(HERE, g[0], ts_mul_at(HERE, s->p[0], s->cs));
-    g[2] = ts_add_at(HERE, g[2], ts_mul_at(HERE, s->p[2], s->cs));
-  }
-  ts_tensor *i = ts_sigmoid_at(HERE, g[0]), *f = ts_sigmoid_at(HERE, g[2]);
-  s->cs = ts_add_at(HERE, ts_mul_at(HERE, f, s->cs), ts_mul_at(HERE, i, ts_tanh_at(HERE, g[3])));
-  if (s->p[0])
-    g[1] = ts_add_at(HERE, g[1], ts_mul_at(HERE, s->p[1], s->cs));
-  s->h = ts_mul_at(HERE, ts_sigmoid_at(HERE, g[1]), ts_tanh_at(HERE, s->cs));
+  /* GRU: z, r, h */
+  ts_tensor *z = ts_sigmoid_at(HERE, ts_add_at(HERE, x[0], r[0]));
+  ts_tensor *reset = ts_sigmoid_at(HERE, ts_add_at(HERE, x[1], r[1]));
+  ts_tensor *g;
+  if (!s->rh) /* r . (h Rh^T + Rbh) */
+    g = ts_mul_at(HERE, reset, s->rbh ? ts_add_at(HERE, r[2], s->rbh) : r[2]);
+  else /* (r . h) Rh^T + Rbh */
+    g = ts_matmul_at(HERE, ts_mul_at(HERE, reset, s->h), s->rh, false, false);
+  if (s->rh && s->rbh)
+    g = ts_add_at(HERE, g, s->rbh);
+  ts_tensor *n = ts_tanh_at(HERE, ts_add_at(HERE, x[2], g));
+  ts_tensor *one = ts_cast_at(HERE, ts_scalar_f64(1), ts_tensor_dtype(z));
+  s->h = ts_add_at(HERE, ts_mul_at(HERE, ts_sub_at(HERE, one, z), n), ts_mul_at(HERE, z, s->h));
 }
 
 /* Per gate, the bias of one direction's input projection [H] into bias[]:
@@ -218,7 +204,42 @@ static ts_tensor *concat_steps(const onnx_node_ctx *c, ts_tensor **xs, int64_t n
   return all;
 }
 
-/* One direction's Y [S, 1, B, H], its last states in s. */
+/* t in dtype dt (itself when it is). */
+static ts_tensor *as_dtype(const onnx_node_ctx *c, ts_tensor *t, ts_dtype dt)
+{
+  return t && ts_tensor_dtype(t) != dt ? ts_cast_at(HERE, t, dt) : t;
+}
+
+/* LSTM's direction d: Y [S, 1, B, H], its last states in s.  x [S, B, I]. */
+static ts_tensor *lstm_direction(onnx_node_ctx *c, ts_tensor *x, int d, bool reverse, dir_state *s)
+{
+  ts_shape xs = ts_tensor_shape(x), rs = ts_tensor_shape(in(c, 2));
+  int64_t steps = xs.dim[0], batch = xs.dim[1], hidden = rs.dim[2];
+  ts_dtype dt = ts_tensor_dtype(x), run = dt == TS_F64 ? TS_F64 : TS_F32;
+  ts_tensor *v[8]; /* the inputs of direction d, in the dtype the op runs in */
+  for (int k = 1; k < 8; k++)
+    v[k] = !in(c, k) || k == 4 ? NULL : as_dtype(c, direction_of(c, in(c, k), d), run);
+  /* W and R transposed here (folded with the weights); both biases in one */
+  ts_tensor *bias = ts_zeros_at(HERE, run, TS_SHAPE(4 * hidden));
+  if (v[3]) {
+    ts_tensor *halves[2];
+    if (ts_split_at(HERE, v[3], 2, 0, halves) != 2)
+      return NULL;
+    bias = ts_add_at(HERE, halves[0], halves[1]);
+  }
+  ts_tensor *h0 = v[5] ? v[5] : ts_zeros_at(HERE, run, TS_SHAPE(batch, hidden));
+  ts_tensor *c0 = v[6] ? v[6] : ts_zeros_at(HERE, run, TS_SHAPE(batch, hidden));
+  ts_tensor *y, *peep = v[7] ? ts_reshape_at(HERE, v[7], TS_SHAPE(3, hidden)) : NULL;
+  if (!ts_lstm_sequence_at(HERE, as_dtype(c, x, run), ts_transpose_at(HERE, v[1], TS_INTS(1, 0)),
+                           ts_transpose_at(HERE, v[2], TS_INTS(1, 0)), bias, h0, c0, peep, reverse, &y, &s->h,
+                           &s->cs))
+    return NULL;
+  s->h = as_dtype(c, s->h, dt);
+  s->cs = as_dtype(c, s->cs, dt);
+  return ts_reshape_at(HERE, as_dtype(c, y, dt), TS_SHAPE(steps, 1, batch, hidden));
+}
+
+/* RNN's or GRU's direction d: Y [S, 1, B, H], its last state in s. */
 static ts_tensor *direction(onnx_node_ctx *c, cell kind, ts_tensor *x, int d, bool reverse, dir_state *s)
 {
   ts_tensor *w = in(c, 1), *r = in(c, 2);
@@ -238,11 +259,6 @@ static ts_tensor *direction(onnx_node_ctx *c, cell kind, ts_tensor *x, int d, bo
       ts_split_at(HERE, direction_of(c, w, d), gates, 0, wg) != gates)
     return NULL;
   s->h = in(c, 5) ? direction_of(c, in(c, 5), d) : ts_zeros_at(HERE, dt, TS_SHAPE(batch, hidden));
-  if (kind == CELL_LSTM) {
-    s->cs = in(c, 6) ? direction_of(c, in(c, 6), d) : ts_zeros_at(HERE, dt, TS_SHAPE(batch, hidden));
-    if (in(c, 7) && ts_split_at(HERE, direction_of(c, in(c, 7), d), 3, 0, s->p) != 3)
-      return NULL;
-  }
   /* every step's input projection at once, per gate [S*B, I] W_k^T + its
    * bias (contiguous, where one MatMul's [S*B, G*H] would need a Split
    * of short rows), cut into steps before the loop: the steps only read
@@ -298,13 +314,16 @@ static bool recurrent(onnx_node_ctx *c, cell kind)
   for (int d = 0; d < dirs; d++) {
     const Onnx__AttributeProto *da = find_attr(c, "direction");
     dir_state s = { 0 };
-    if (!(ys[d] = direction(c, kind, x, d, d == 1 || (da && is_string(da, "reverse")), &s)))
+    bool reverse = d == 1 || (da && is_string(da, "reverse"));
+    if (!(ys[d] = kind == CELL_LSTM ? lstm_direction(c, x, d, reverse, &s) : direction(c, kind, x, d, reverse, &s)))
       return false;
     hs[d] = ts_reshape_at(HERE, s.h, TS_SHAPE(1, batch, hidden));
     cs[d] = kind == CELL_LSTM ? ts_reshape_at(HERE, s.cs, TS_SHAPE(1, batch, hidden)) : NULL;
   }
-  ts_tensor *y = ts_concat_at(HERE, ys, dirs, 1), *yh = ts_concat_at(HERE, hs, dirs, 0);
-  ts_tensor *yc = kind == CELL_LSTM ? ts_concat_at(HERE, cs, dirs, 0) : NULL;
+  /* one direction: its results themselves (a Concat of one would copy) */
+  ts_tensor *y = dirs == 1 ? ys[0] : ts_concat_at(HERE, ys, dirs, 1);
+  ts_tensor *yh = dirs == 1 ? hs[0] : ts_concat_at(HERE, hs, dirs, 0);
+  ts_tensor *yc = kind != CELL_LSTM ? NULL : dirs == 1 ? cs[0] : ts_concat_at(HERE, cs, dirs, 0);
   if (batch_first) {
     y = ts_transpose_at(HERE, y, TS_INTS(2, 0, 1, 3));
     yh = ts_transpose_at(HERE, yh, TS_INTS(1, 0, 2));

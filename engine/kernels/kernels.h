@@ -92,6 +92,23 @@ void ts__vtanh_f32(const float *x, float *y, int64_t n);
 /* 1 / (1 + e^-x) */
 void ts__vsigmoid_f32(const float *x, float *y, int64_t n);
 
+/* ---- an LSTM cell's elementwise part (lstm.c) ------------------------------ */
+
+/* One step of `rows` batch rows: gates [rows, 4H] holds h_prev R^T (gate
+ * blocks i, o, f, c) and is overwritten; x [rows, 4H] the input's
+ * projection with its biases; c [rows, H] the cell state, updated in
+ * place; h [rows, H] receives the new hidden state; peep NULL or the
+ * peepholes i, o, f [3H].  The dtype's pointers (float or double). */
+typedef struct ts_lstm_cell {
+  int64_t rows, hidden;
+  void *gates;
+  const void *x;
+  void *c, *h;
+  const void *peep;
+} ts_lstm_cell;
+void ts__lstm_cell_f32(const ts_lstm_cell *s);
+void ts__lstm_cell_f64(const ts_lstm_cell *s);
+
 /* ---- micro-kernels (gemm_*.c) -------------------------------------------- */
 
 #define TS_TILE_MAX_ROWS 8
