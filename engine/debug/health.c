@@ -47,6 +47,7 @@ struct ts_health {
   bool recording;
   ts_health_level level;
   GArray *ops;          /* ts_health_op */
+  guint run_start;      /* where the records of the last one's run begin (they are in seq order) */
   int64_t first;        /* index of the first op with a NaN or Inf; -1 */
   GHashTable *strings;  /* borrowed pointer -> owned copy */
   GPtrArray *owned;     /* origins strings */
@@ -82,24 +83,35 @@ static void merge_part(ts_health_op *r, const ts_health_op *part)
 }
 
 /* Files r (names not yet interned) in its run's seq order, or into the
- * record of its step when another part of it is there.  Under h->lock. */
+ * record of its step when another part of it is there.  The run's records
+ * are the last ones (a call's pieces are filed before it goes on): a
+ * binary search among them, as a row run's parts of a hundred steps each
+ * would otherwise walk back over the whole run per record.  Under h->lock. */
 static void file_record(ts_health *h, ts_health_op *r, ts_loc loc, const ts_node *run,
                         const ts_node *traced)
 {
-  int64_t at = (int64_t)h->ops->len;
-  while (r->run_id && at > 0) {
-    const ts_health_op *before = &g_array_index(h->ops, ts_health_op, at - 1);
-    if (before->run_id != r->run_id || before->seq < r->seq)
-      break;
-    if (before->seq == r->seq) { /* a row run's part: its step's record */
-      ts_health_op *step = &g_array_index(h->ops, ts_health_op, at - 1);
+  guint len = h->ops->len, at = len;
+  bool same_run = r->run_id && len > 0 && g_array_index(h->ops, ts_health_op, len - 1).run_id == r->run_id;
+  if (same_run) {
+    guint lo = h->run_start, hi = len; /* the first record of the run with a seq >= r's */
+    while (lo < hi) {
+      guint mid = lo + (hi - lo) / 2;
+      if (g_array_index(h->ops, ts_health_op, mid).seq < r->seq)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    at = lo;
+    ts_health_op *step = at < len ? &g_array_index(h->ops, ts_health_op, at) : NULL;
+    if (step && step->seq == r->seq) { /* a row run's part: its step's record */
       bool was_finite = step->n_nan == 0 && step->n_inf == 0;
       merge_part(step, r);
-      if (was_finite && (step->n_nan > 0 || step->n_inf > 0) && (h->first < 0 || at - 1 < h->first))
-        h->first = at - 1;
+      if (was_finite && (step->n_nan > 0 || step->n_inf > 0) && (h->first < 0 || at < h->first))
+        h->first = at;
       return;
     }
-    at--;
+  } else {
+    h->run_start = len;
   }
   if (loc.file != h->last_file) {
     h->last_file = loc.file;
@@ -299,5 +311,6 @@ void ts_health_reset(ts_health *h)
 {
   g_return_if_fail(h != NULL);
   g_array_set_size(h->ops, 0);
+  h->run_start = 0;
   h->first = -1;
 }
