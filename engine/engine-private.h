@@ -549,6 +549,9 @@ int ts__execute(const ts_op_call *call, const ts_run_site *site, ts_tensor **out
  * without making it dispatch ops it does not. */
 void ts__announce(const ts_op_call *call, const ts_run_site *site, ts_tensor *const *out,
                   int n_out);
+/* After this thread waited (for a call's pieces on other threads): the
+ * next step it announces reads the clock, not the end of its last op. */
+void ts__op_stamp_forget(void);
 /* Infers call's outputs (the tracer records them without running). */
 bool ts__dispatch_infer(const ts_op_call *call, ts_info *out_info, int *n_out);
 

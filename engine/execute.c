@@ -176,7 +176,9 @@ static const ts_node *eager_twin(ts_context *c, ts_loc loc)
  * a variable read, which takes no time) is stamped with that end instead
  * of reading the clock again: nothing ran between but the run's own
  * bookkeeping, and a clock reading (tens of ns under a hypervisor) was
- * most of what announcing a read cost, two thirds of a model's events. */
+ * most of what announcing a read cost, two thirds of a model's events.
+ * Waiting for a call's pieces on other threads forgets it
+ * (ts__op_stamp_forget). */
 static _Thread_local struct {
   uint64_t run_id, seq, ns;
 } last_stamp __attribute__((tls_model("initial-exec")));
@@ -274,6 +276,11 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
   if (G_UNLIKELY(c->observer) && ok && !c->mute)
     c->observer->op_end(c->observer, &here, site, seq, out, n_out);
   return ok ? n_out : -1;
+}
+
+void ts__op_stamp_forget(void)
+{
+  last_stamp.run_id = 0;
 }
 
 void ts__announce(const ts_op_call *call, const ts_run_site *site, ts_tensor *const *out,
