@@ -665,6 +665,7 @@ void ts__emit_print(const char *text, const struct ts_node *node);
 
 /* Listener delivery (execute.c asks; listener.c owns the list). */
 extern int ts__listener_mask; /* atomic OR of every listener's mask */
+#define TS__OP_EVENTS ((int)(TS_EVENT_MASK(TS_EVENT_OP_BEGIN) | TS_EVENT_MASK(TS_EVENT_OP_END)))
 void ts__listeners_emit(const ts_event *event);
 /* While this thread runs a piece of a call shared across the pool
  * (exec/parallel.c), the call's lock: the call's events are delivered one

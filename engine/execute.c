@@ -243,7 +243,9 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
     *w = (ts_op_watch){ def->op, call->loc.line, call->loc.file, call->loc.func,
                         site ? site->node : NULL, seq };
   }
-  int mask = c->mute ? 0 : __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED);
+  /* op events only: a listener of other kinds (traces, memory, phases)
+   * costs an op nothing, not even a clock reading */
+  int mask = c->mute ? 0 : __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED) & TS__OP_EVENTS;
   uint64_t start_ns = 0;
   const ts_node *twin = NULL;
   if (G_UNLIKELY(mask)) {
@@ -290,7 +292,7 @@ void ts__announce(const ts_op_call *call, const ts_run_site *site, ts_tensor *co
   uint64_t seq = ++c->run.seq;
   if (c->mute)
     return;
-  int mask = __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED);
+  int mask = __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED) & TS__OP_EVENTS;
   const ts_backend *b = n_out > 0 && out[0]->backend ? out[0]->backend : c->cpu;
   if (mask) {
     /* it took no time: one reading, or the end of the step just before it here */
