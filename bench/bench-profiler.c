@@ -652,7 +652,7 @@ int main(int argc, char **argv)
   }
   ts_set_threads(saved);
   if (!models_only)
-    bench_model(seeds, "conv_fn", ts_zeros(TS_F32, TS_SHAPE(1, 64, 64, 100)), 3,
+    bench_model(seeds, "conv_fn", ts_zeros(TS_F32, TS_SHAPE(1, 64, 64, 100)), 1,
                 "overhead, conv_fn, graph, f32[1,64,64,100]", 2);
   ts_scope_end(scope);
   ts_module_free(seeds);
