@@ -608,6 +608,9 @@ void ts__correlations_take(uint64_t *out, int n);
 void ts__replay_events(const ts_plan_op *ops, int n, const uint64_t *fresh,
                        const struct ts_node *parent, uint64_t parent_seq);
 
+/* After this thread waited (for a call's pieces on other threads): the
+ * next step it announces reads the clock, not the end of its last op. */
+void ts__op_stamp_forget(void);
 /* Infers call's outputs (the tracer records them without running). */
 bool ts__dispatch_infer(const ts_op_call *call, ts_info *out_info, int *n_out);
 
@@ -729,6 +732,7 @@ void ts__emit_print(const char *text, const struct ts_node *node);
 
 /* Listener delivery (execute.c asks; listener.c owns the list). */
 extern int ts__listener_mask; /* atomic OR of every listener's mask */
+#define TS__OP_EVENTS ((int)(TS_EVENT_MASK(TS_EVENT_OP_BEGIN) | TS_EVENT_MASK(TS_EVENT_OP_END)))
 void ts__listeners_emit(const ts_event *event);
 /* While this thread runs a piece of a call shared across the pool
  * (exec/parallel.c), the call's lock: the call's events are delivered one

@@ -113,6 +113,10 @@ static inline bool tsp__thread_try_append(tsp_thread *t, const tsp_event *e) /* 
     c = t->last;
   }
   c->ev[c->n++] = *e;
+  /* the line a few events on, for writing: a recording fills fresh memory,
+   * and each new line's read for ownership stalled the store */
+  if (G_LIKELY(c->n + 8 < c->cap))
+    __builtin_prefetch(&c->ev[c->n + 8], 1, 0);
   t->n_events++;
   return true;
 }

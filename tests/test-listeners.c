@@ -367,6 +367,84 @@ static void test_op_times(void)
   ts_release_all();
 }
 
+/* ---- a run's own reads -------------------------------------------------------------------- */
+
+typedef struct stamps {
+  int n;
+  pthread_t thread[64];
+  uint64_t seq[64], start[64], end[64];
+  int op[64];
+} stamps;
+
+static void keep_stamps(const ts_event *ev, void *data)
+{
+  stamps *t = data;
+  if (t->n < 64) {
+    t->thread[t->n] = pthread_self();
+    t->seq[t->n] = ev->op.seq;
+    t->op[t->n] = ev->op.op;
+    t->start[t->n] = ev->op.start_ns;
+    t->end[t->n++] = ev->op.end_ns;
+  }
+}
+
+static ts_tensor *read_w, *read_b;
+
+static ts_tensor *dense_twice(ts_call *c)
+{
+  ts_tensor *h = ts_arg(c, 0);
+  for (int i = 0; i < 2; i++)
+    h = ts_relu(ts_add(ts_matmul(h, ts_read(read_w)), ts_read(read_b)));
+  return h;
+}
+
+/* A variable read the run makes itself takes no time: right after a step
+ * of the same run on the same thread it is stamped with that step's end
+ * (no clock reading), else with a reading of its own, never with a stamp
+ * left from an earlier call. */
+static void test_read_stamps(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  int threads = ts_get_threads();
+  ts_set_threads(1);
+  read_w = ts_variable_new(ts_ones(TS_F32, TS_SHAPE(8, 8)), "w");
+  read_b = ts_variable_new(ts_ones(TS_F32, TS_SHAPE(8)), "b");
+  ts_function *fn = ts_function_new("dense_twice", dense_twice, "x");
+  ts_value arg = TS_TENSOR_VALUE(ts_ones(TS_F32, TS_SHAPE(4, 8)));
+  g_assert_nonnull(ts_function_call(fn, &arg, 1)); /* traced */
+  static stamps t;
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), keep_stamps, &t);
+  int reads = 0, following = 0;
+  for (int call = 0; call < 2; call++) {
+    t.n = 0;
+    uint64_t before = ts_now_ns();
+    g_assert_nonnull(ts_function_call(fn, &arg, 1));
+    uint64_t after = ts_now_ns();
+    g_assert_cmpint(t.n, >, 0);
+    for (int i = 0; i < t.n; i++) {
+      g_assert_cmpuint(t.start[i], >=, before - 1000); /* the op clock's slack, as above */
+      g_assert_cmpuint(t.end[i], <=, after + 1000);
+      if (t.op[i] != TS_OP_READ_VARIABLE)
+        continue;
+      reads++;
+      g_assert_cmpuint(t.start[i], ==, t.end[i]);
+      if (i > 0 && t.seq[i - 1] + 1 == t.seq[i] && pthread_equal(t.thread[i - 1], t.thread[i])) {
+        following++;
+        g_assert_cmpuint(t.start[i], ==, t.end[i - 1]);
+      }
+    }
+  }
+  ts_listener_remove(id);
+  g_assert_cmpint(reads, ==, 8);
+  g_assert_cmpint(following, >, 0);
+  ts_function_free(fn);
+  ts_tensor_unref(read_w);
+  ts_tensor_unref(read_b);
+  ts_set_threads(threads);
+  ts_scope_end(scope);
+  ts_release_all();
+}
+
 static void test_bad_arguments(void)
 {
   g_assert_cmpint(ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), NULL, NULL), ==, 0);
@@ -434,6 +512,7 @@ int main(int argc, char **argv)
   g_test_add_func("/listeners/remove-self", test_remove_self);
   g_test_add_func("/listeners/slots-reused", test_slots_reused);
   g_test_add_func("/listeners/op-times", test_op_times);
+  g_test_add_func("/listeners/read-stamps", test_read_stamps);
   g_test_add_func("/listeners/bad-arguments", test_bad_arguments);
   g_test_add_func("/listeners/memory-balances", test_memory_balances);
   return g_test_run();

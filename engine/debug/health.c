@@ -23,6 +23,8 @@
 
 #include <pthread.h>
 
+#define INTERN_CACHE 1024 /* direct-mapped */
+
 /* A record made on a pool's thread, to be filed. */
 typedef struct pending {
   ts_health_op r;
@@ -43,12 +45,18 @@ struct ts_health {
   pthread_t owner;         /* the thread that started it */
   uint64_t id;             /* unique: a pool thread's cached aside checks it */
   GPtrArray *asides;       /* aside *, under lock */
-  pthread_mutex_t lock;    /* guards what follows, from the pool's threads */
+  pthread_mutex_t lock;    /* guards asides: pool threads add theirs */
+  /* The rest is the owner's alone: only it files records (its own, and
+   * the pool threads' once their pieces are done). */
   bool recording;
   ts_health_level level;
   GArray *ops;          /* ts_health_op */
+  guint run_start;      /* where the records of the last one's run begin (they are in seq order) */
   int64_t first;        /* index of the first op with a NaN or Inf; -1 */
   GHashTable *strings;  /* borrowed pointer -> owned copy */
+  struct {
+    const char *key, *copy;
+  } recent[INTERN_CACHE]; /* in front of strings: a model's names, without hashing */
   GPtrArray *owned;     /* origins strings */
   const char *last_file, *last_file_copy; /* most ops share their neighbour's file */
 };
@@ -58,11 +66,16 @@ static const char *intern(ts_health *h, const char *s)
 {
   if (!s)
     return NULL;
+  size_t slot = (size_t)(((uintptr_t)s * 0x9e3779b97f4a7c15ull) >> 54); /* 10 bits */
+  if (h->recent[slot].key == s)
+    return h->recent[slot].copy;
   char *copy = g_hash_table_lookup(h->strings, s);
   if (!copy) {
     copy = g_strdup(s);
     g_hash_table_insert(h->strings, (gpointer)s, copy);
   }
+  h->recent[slot].key = s;
+  h->recent[slot].copy = copy;
   return copy;
 }
 
@@ -82,24 +95,35 @@ static void merge_part(ts_health_op *r, const ts_health_op *part)
 }
 
 /* Files r (names not yet interned) in its run's seq order, or into the
- * record of its step when another part of it is there.  Under h->lock. */
+ * record of its step when another part of it is there.  The run's records
+ * are the last ones (a call's pieces are filed before it goes on): a
+ * binary search among them, as a row run's parts of a hundred steps each
+ * would otherwise walk back over the whole run per record.  On the owner. */
 static void file_record(ts_health *h, ts_health_op *r, ts_loc loc, const ts_node *run,
                         const ts_node *traced)
 {
-  int64_t at = (int64_t)h->ops->len;
-  while (r->run_id && at > 0) {
-    const ts_health_op *before = &g_array_index(h->ops, ts_health_op, at - 1);
-    if (before->run_id != r->run_id || before->seq < r->seq)
-      break;
-    if (before->seq == r->seq) { /* a row run's part: its step's record */
-      ts_health_op *step = &g_array_index(h->ops, ts_health_op, at - 1);
+  guint len = h->ops->len, at = len;
+  bool same_run = r->run_id && len > 0 && g_array_index(h->ops, ts_health_op, len - 1).run_id == r->run_id;
+  if (same_run) {
+    guint lo = h->run_start, hi = len; /* the first record of the run with a seq >= r's */
+    while (lo < hi) {
+      guint mid = lo + (hi - lo) / 2;
+      if (g_array_index(h->ops, ts_health_op, mid).seq < r->seq)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    at = lo;
+    ts_health_op *step = at < len ? &g_array_index(h->ops, ts_health_op, at) : NULL;
+    if (step && step->seq == r->seq) { /* a row run's part: its step's record */
       bool was_finite = step->n_nan == 0 && step->n_inf == 0;
       merge_part(step, r);
-      if (was_finite && (step->n_nan > 0 || step->n_inf > 0) && (h->first < 0 || at - 1 < h->first))
-        h->first = at - 1;
+      if (was_finite && (step->n_nan > 0 || step->n_inf > 0) && (h->first < 0 || at < h->first))
+        h->first = at;
       return;
     }
-    at--;
+  } else {
+    h->run_start = len;
   }
   if (loc.file != h->last_file) {
     h->last_file = loc.file;
@@ -192,10 +216,8 @@ static void on_op_end(ts_op_observer *self, const ts_op_call *call, const ts_run
     r.n_inf += inf;
   }
   const ts_node *run = site ? site->node : NULL, *traced = site ? site->traced : NULL;
-  if (pthread_equal(pthread_self(), h->owner)) {
-    pthread_mutex_lock(&h->lock);
+  if (pthread_equal(pthread_self(), h->owner)) { /* the report is this thread's alone */
     file_record(h, &r, call->loc, run, traced);
-    pthread_mutex_unlock(&h->lock);
     return;
   }
   aside *a = aside_of(h);
@@ -222,9 +244,14 @@ static void file_asides(ts_health *h)
   pthread_mutex_unlock(&h->lock);
 }
 
+/* A call's pieces are done: the owner files what they kept aside.  (A
+ * pool thread whose piece shared pieces of its own leaves them there for
+ * the owner's call to file when all its pieces are done.) */
 static void on_pieces_done(ts_op_observer *self)
 {
-  file_asides((ts_health *)self);
+  ts_health *h = (ts_health *)self;
+  if (pthread_equal(pthread_self(), h->owner))
+    file_asides(h);
 }
 
 ts_health *ts_health_start(ts_health_level level)
@@ -299,5 +326,6 @@ void ts_health_reset(ts_health *h)
 {
   g_return_if_fail(h != NULL);
   g_array_set_size(h->ops, 0);
+  h->run_start = 0;
   h->first = -1;
 }

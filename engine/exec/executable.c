@@ -414,7 +414,7 @@ static bool serial_only(const ts_context *c)
 /* Does anything see this thread's ops? */
 static bool watched(const ts_context *c)
 {
-  return c->observer || __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED);
+  return c->observer || (__atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED) & TS__OP_EVENTS);
 }
 
 ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, int s,

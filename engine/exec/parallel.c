@@ -59,6 +59,7 @@ static void caller_init(caller *k, int64_t n_pieces)
 static void caller_done(caller *k, int n)
 {
   ts__context()->run.seq = k->seq + (uint64_t)n;
+  ts__op_stamp_forget(); /* it may have waited for the others' pieces since its own last op */
   if (k->observer && k->observer->pieces_done)
     k->observer->pieces_done(k->observer);
   pthread_mutex_destroy(&k->lock);
