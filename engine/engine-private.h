@@ -754,14 +754,17 @@ ts_tensor *ts__grad_mask(ts_loc loc, ts_tensor *cond, ts_dtype dtype);
 /* The gradient that passes through (Identity, ReadVariableOp). */
 bool ts__grad_pass(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
                    ts_tensor **gi);
-/* The gradients of If and While replay their subgraphs, which needs the
- * tracer (trace/tape_control.c, a layer above the ops): it sets these
- * when the first tape is made; the rows' grad functions call them. */
-typedef struct ts_cf_grads {
+/* Gradients that run a forward again under a tape of their own need the
+ * tracer, a layer above the ops: If and While replay their subgraphs
+ * (trace/tape_control.c), LSTMSequence its steps as unfused ops
+ * (trace/tape_rnn.c).  It sets these when the first tape is made; the
+ * rows' grad functions call them. */
+typedef struct ts_tape_grads {
   ts_grad_fn if_grad;
   ts_grad_fn while_grad;
-} ts_cf_grads;
-extern ts_cf_grads ts__cf_grads;
+  ts_grad_fn lstm_sequence_grad;
+} ts_tape_grads;
+extern ts_tape_grads ts__tape_grads;
 /* g reshaped to shape, whose unknown dims (at most one) become -1. */
 ts_tensor *ts__grad_reshape(ts_loc loc, ts_tensor *g, ts_shape shape);
 /* g of a reduction's output with the reduced axes of `in` kept as 1

@@ -715,7 +715,7 @@ static void test_every_row(void)
  * norm of the difference at most 1e-6 of the norm of the numeric
  * gradient (each input on its own). */
 
-#define GRAD_MAX_IN 6
+#define GRAD_MAX_IN 7
 #define GRAD_MAX_OUT 4
 #define FD_STEP 1e-5
 #define GRAD_TOL 1e-6
@@ -914,6 +914,20 @@ static int fwd_lstm(ts_tensor *const *in, ts_tensor **out)
   return 2;
 }
 
+/* LSTMSequence of 3 steps, 2 rows, I 3, H 3: x, w, r, b, h0, c0 (and
+ * peepholes) -> y, h, c; forwards with peepholes, in reverse without. */
+static int fwd_lstm_sequence(ts_tensor *const *in, ts_tensor **out)
+{
+  return ts_lstm_sequence(in[0], in[1], in[2], in[3], in[4], in[5], in[6], false, &out[0], &out[1],
+                          &out[2]) ? 3 : -1;
+}
+
+static int fwd_lstm_sequence_reverse(ts_tensor *const *in, ts_tensor **out)
+{
+  return ts_lstm_sequence(in[0], in[1], in[2], in[3], in[4], in[5], NULL, true, &out[0], &out[1],
+                          &out[2]) ? 3 : -1;
+}
+
 #define S(...) TS_SHAPE(__VA_ARGS__)
 static const grad_case GRAD_CASES[] = {
   { "Neg", TS_OP_NEG, fwd_neg, 1, { S(3, 4) }, -2, 2, false },
@@ -992,6 +1006,10 @@ static const grad_case GRAD_CASES[] = {
   { "Conv2DBackpropInput, Conv2DBackpropFilter (second order)", TS_OP_CONV2D_BACKPROP_INPUT,
     fwd_conv_grads, 2, { S(1, 5, 4, 2), S(3, 2, 2, 3) }, -1, 1, false },
   { "dense MLP", TS_OP_COUNT, fwd_mlp, 5, { S(4, 3), S(3, 5), S(5), S(5, 3), S(3) }, -1, 1, false },
+  { "LSTMSequence (peepholes)", TS_OP_LSTM_SEQUENCE, fwd_lstm_sequence, 7,
+    { S(3, 2, 3), S(3, 12), S(3, 12), S(12), S(2, 3), S(2, 3), S(3, 3) }, -1, 1, false },
+  { "LSTMSequence (reverse)", TS_OP_LSTM_SEQUENCE, fwd_lstm_sequence_reverse, 6,
+    { S(3, 2, 3), S(3, 12), S(3, 12), S(12), S(2, 3), S(2, 3) }, -1, 1, false },
   { "LSTM cell", TS_OP_COUNT, fwd_lstm, 6, { S(2, 3), S(2, 4), S(2, 4), S(3, 16), S(4, 16), S(16) },
     -1, 1, false },
 };

@@ -66,9 +66,9 @@ static bool if_cpu(ts_kernel_ctx *k)
   return true;
 }
 
-ts_cf_grads ts__cf_grads;
+ts_tape_grads ts__tape_grads;
 
-/* Through the tracer's gradients (ts_cf_grads). */
+/* Through the tracer's gradients (ts_tape_grads). */
 static bool cf_grad(ts_grad_fn fn, const ts_op_call *call, ts_tensor *const *out,
                     ts_tensor *const *grad_out, ts_tensor **grad_in)
 {
@@ -82,14 +82,14 @@ static bool cf_grad(ts_grad_fn fn, const ts_op_call *call, ts_tensor *const *out
 static bool if_grad(const ts_op_call *call, ts_tensor *const *out, ts_tensor *const *grad_out,
                     ts_tensor **grad_in)
 {
-  return cf_grad(__atomic_load_n(&ts__cf_grads.if_grad, __ATOMIC_ACQUIRE), call, out, grad_out,
+  return cf_grad(__atomic_load_n(&ts__tape_grads.if_grad, __ATOMIC_ACQUIRE), call, out, grad_out,
                  grad_in);
 }
 
 static bool while_grad(const ts_op_call *call, ts_tensor *const *out, ts_tensor *const *grad_out,
                        ts_tensor **grad_in)
 {
-  return cf_grad(__atomic_load_n(&ts__cf_grads.while_grad, __ATOMIC_ACQUIRE), call, out, grad_out,
+  return cf_grad(__atomic_load_n(&ts__tape_grads.while_grad, __ATOMIC_ACQUIRE), call, out, grad_out,
                  grad_in);
 }
 

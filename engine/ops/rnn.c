@@ -163,10 +163,22 @@ static bool lstm_cpu(ts_kernel_ctx *k)
   return true;
 }
 
+/* Through the tracer's (ts_tape_grads: trace/tape_rnn.c). */
+static bool lstm_grad(const ts_op_call *call, ts_tensor *const *out, ts_tensor *const *g,
+                      ts_tensor **gi)
+{
+  ts_grad_fn fn = __atomic_load_n(&ts__tape_grads.lstm_sequence_grad, __ATOMIC_ACQUIRE);
+  if (!fn) {
+    ts_error_set(TS_ERR_UNIMPLEMENTED, call->loc, call->def->name, "no gradient is defined for it");
+    return false;
+  }
+  return fn(call, out, g, gi);
+}
+
 const ts_op_def ts__op_lstm_sequence = {
   .op = TS_OP_LSTM_SEQUENCE, .name = "LSTMSequence", .api_name = "lstm_sequence",
   .n_inputs = -1, .min_inputs = 6, .n_outputs = 3, ATTRS(lstm_attrs),
-  .infer = lstm_infer, .kernel[TS_DEVICE_CPU] = lstm_cpu,
+  .infer = lstm_infer, .kernel[TS_DEVICE_CPU] = lstm_cpu, .grad = lstm_grad,
 };
 
 bool ts_lstm_sequence_at(ts_loc loc, ts_tensor *x, ts_tensor *w, ts_tensor *r, ts_tensor *b, ts_tensor *h0,

@@ -180,6 +180,7 @@ ts_tape *ts_tape_new(bool persistent)
   tape->entries = g_ptr_array_new_with_free_func(entry_free);
   tape->ports = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, ports_free);
   ts__tape_control_init();
+  ts__tape_rnn_init();
   tape->handler = (ts_op_handler){ .name = "tape", .run = tape_run, .data = tape };
   ts__handler_push(&tape->handler);
   return tape;

@@ -3,7 +3,7 @@
  * above it, unseen); their gradient is a new node of the same kind whose
  * subgraphs replay the forward subgraph's ops under a tape of their own
  * and take its gradient there.  Reached from the rows' ts_grad_fn through
- * ts__cf_grads (ops/control.c), as the tracer sits above the ops. */
+ * ts__tape_grads (ops/control.c), as the tracer sits above the ops. */
 #include "trace-private.h"
 
 /* Runs g's nodes as ops (dispatched: nodes of the frame being traced) on
@@ -287,6 +287,6 @@ static bool while_gradient(const ts_op_call *call, ts_tensor *const *out,
 
 void ts__tape_control_init(void)
 {
-  __atomic_store_n(&ts__cf_grads.if_grad, if_gradient, __ATOMIC_RELEASE);
-  __atomic_store_n(&ts__cf_grads.while_grad, while_gradient, __ATOMIC_RELEASE);
+  __atomic_store_n(&ts__tape_grads.if_grad, if_gradient, __ATOMIC_RELEASE);
+  __atomic_store_n(&ts__tape_grads.while_grad, while_gradient, __ATOMIC_RELEASE);
 }

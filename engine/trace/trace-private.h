@@ -85,8 +85,10 @@ void ts__tape_record(const ts_op_call *call, ts_tensor *const *out, int n_out);
 void ts__tape_record_node(ts_node *node, const ts_source *sources, int n_sources,
                           ts_tensor *const *out, int n_out);
 
-/* Fills ts__cf_grads (tape_control.c). */
+/* Fill ts__tape_grads: If's and While's (tape_control.c), LSTMSequence's
+ * (tape_rnn.c). */
 void ts__tape_control_init(void);
+void ts__tape_rnn_init(void);
 
 /* Chains n after the frame's previous stateful node when n is stateful
  * (record_node does it; If/While once their subgraphs are attached). */
