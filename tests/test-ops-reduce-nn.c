@@ -434,6 +434,29 @@ static void test_softmax(void)
   ts_scope_end(scope);
 }
 
+/* Rows enough to split across the pool: the same bits at 1 and 2 threads,
+ * softmax and log-softmax, rows long and short. */
+static void test_softmax_threads(void)
+{
+  int threads = ts_get_threads();
+  static const int64_t shapes[][2] = { { 512, 32 }, { 64, 1000 }, { 5000, 3 } };
+  for (size_t i = 0; i < G_N_ELEMENTS(shapes); i++)
+    for (int log_out = 0; log_out < 2; log_out++) {
+      ts_scope *scope = ts_scope_begin();
+      ts_tensor *x = ts_random_uniform(TS_F32, TS_SHAPE(shapes[i][0], shapes[i][1]), -8, 8, 5 + i);
+      ts_tensor *y[2];
+      for (int t = 0; t < 2; t++) {
+        g_assert_true(ts_set_threads(t + 1));
+        y[t] = log_out ? ts_log_softmax(x) : ts_softmax(x);
+        g_assert_nonnull(y[t]);
+      }
+      g_assert_true(ts_set_threads(threads));
+      g_assert_cmpint(memcmp(ts_tensor_data(y[0]), ts_tensor_data(y[1]),
+                             (size_t)ts_tensor_size(x) * sizeof(float)), ==, 0);
+      ts_scope_end(scope);
+    }
+}
+
 static void test_log_softmax(void)
 {
   ts_scope *scope = ts_scope_begin();
@@ -662,6 +685,7 @@ int main(int argc, char **argv)
   g_test_add_func("/nn/softmax-errors", test_softmax_errors);
   g_test_add_func("/nn/sparse-softmax-cross-entropy", test_xent);
   g_test_add_func("/nn/sparse-softmax-cross-entropy-errors", test_xent_errors);
+  g_test_add_func("/nn/softmax-threads", test_softmax_threads);
   g_test_add_func("/nn/dropout-inactive", test_dropout_inactive);
   g_test_add_func("/nn/dropout-training", test_dropout_training);
   g_test_add_func("/nn/dropout-errors", test_dropout_errors);

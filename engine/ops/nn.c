@@ -1,6 +1,7 @@
 /* ops/nn.c — Softmax, LogSoftmax and SparseSoftmaxCrossEntropyWithLogits,
  * all over the last axis.  Each row subtracts its maximum before exp so
  * large logits do not overflow; exps are summed in f64. */
+#include "elementwise.h"
 #include "engine-private.h"
 #include "kernels/kernels.h"
 
@@ -136,13 +137,34 @@ static bool softmax_infer(ts_infer_ctx *c)
   return true;
 }
 
+typedef struct softmax_job {
+  softmax_fn fn;
+  const char *x;
+  char *y;
+  int64_t cols;
+  size_t row_bytes;
+  bool log_out;
+} softmax_job;
+
+static void softmax_range(void *ctx, int64_t begin, int64_t end)
+{
+  const softmax_job *j = ctx;
+  j->fn(j->x + (size_t)begin * j->row_bytes, j->y + (size_t)begin * j->row_bytes, end - begin,
+        j->cols, j->log_out);
+}
+
+/* Rows are independent and each row's exps the same wherever a block
+ * starts (vmath's are per lane), so ranges of rows run on the pool as an
+ * exp-costly elementwise op's would, with the same bits at every width. */
 static bool softmax_cpu(ts_kernel_ctx *k)
 {
   const ts_tensor *x = k->in[0];
   int64_t cols = x->shape.dim[x->shape.rank - 1];
-  if (x->size > 0)
-    SOFTMAX_FNS[x->dtype](x->data, k->out[0]->data, x->size / cols, cols,
-                          k->def->op == TS_OP_LOG_SOFTMAX);
+  if (x->size == 0)
+    return true;
+  softmax_job j = { SOFTMAX_FNS[x->dtype], x->data, k->out[0]->data, cols,
+                    (size_t)cols * ts_dtype_size(x->dtype), k->def->op == TS_OP_LOG_SOFTMAX };
+  ts__parallel_range(x->size / cols, MAX(1, TS_EW_GRAIN_COSTLY / cols), softmax_range, &j);
   return true;
 }
 
