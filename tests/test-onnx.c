@@ -1503,17 +1503,26 @@ static void test_not_a_file(void)
 
 /* ---- ONNX's own test data ------------------------------------------------------ */
 
+/* The folder of one of ONNX's node tests, or NULL (the test skipped)
+ * where libonnx-testdata is not installed. */
+static char *testdata_node_or_skip(const char *node)
+{
+  char *dir = g_build_filename(TS_ONNX_TESTDATA, "node", node, NULL);
+  if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
+    g_test_skip("libonnx-testdata is not installed");
+    g_clear_pointer(&dir, g_free);
+  }
+  return dir;
+}
+
 /* ONNX's LSTM (test_lstm_defaults of the test data) is one LSTMSequence,
  * its steps and their products inside the op (no MatMul), and gives ONNX's
  * expected output as a graph. */
 static void test_lstm_one_op(void)
 {
-  char *dir = g_build_filename(TS_ONNX_TESTDATA, "node", "test_lstm_defaults", NULL);
-  if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
-    g_test_skip("libonnx-testdata is not installed");
-    g_free(dir);
+  char *dir = testdata_node_or_skip("test_lstm_defaults");
+  if (!dir)
     return;
-  }
   char *model_path = g_build_filename(dir, "model.onnx", NULL);
   ts_onnx_model *m = load_ok(model_path);
   ts_scope *scope = ts_scope_begin();
@@ -1558,12 +1567,9 @@ static void test_lstm_one_op(void)
 
 static void test_backend_tensor_files(void)
 {
-  char *dir = g_build_filename(TS_ONNX_TESTDATA, "node", "test_add", NULL);
-  if (!g_file_test(dir, G_FILE_TEST_IS_DIR)) {
-    g_test_skip("libonnx-testdata is not installed");
-    g_free(dir);
+  char *dir = testdata_node_or_skip("test_add");
+  if (!dir)
     return;
-  }
   char *model_path = g_build_filename(dir, "model.onnx", NULL);
   char *in0 = g_build_filename(dir, "test_data_set_0", "input_0.pb", NULL);
   char *in1 = g_build_filename(dir, "test_data_set_0", "input_1.pb", NULL);

@@ -690,6 +690,20 @@ static bool same_launches(const ts_graph_plan *p)
   return true;
 }
 
+/* p's nodes go out as one submission, under the plan launch's own
+ * correlation id, as cudaGraphLaunch's. */
+static void submit_plan(sim *s, ts_graph_plan *p)
+{
+  spend_launch_cost(s);
+  work *w = work_new(W_PLAN);
+  w->plan = p;
+  w->correlation = __atomic_fetch_add(&s->next_graph_node, 1, __ATOMIC_RELAXED) | (1ull << 63);
+  pthread_mutex_lock(&s->lock);
+  p->running++;
+  pthread_mutex_unlock(&s->lock);
+  submit(s, w);
+}
+
 static bool sim_plan_compute(const ts_backend *b, ts_graph_plan *p)
 {
   sim *s = get();
@@ -710,17 +724,8 @@ static bool sim_plan_compute(const ts_backend *b, ts_graph_plan *p)
   p->nodes = p->capture;
   p->capture = t;
   g_ptr_array_set_size(p->capture, 0);
-  if (p->nodes->len) {
-    spend_launch_cost(s);
-    work *w = work_new(W_PLAN);
-    w->plan = p;
-    /* the plan launch's own correlation id, as cudaGraphLaunch's */
-    w->correlation = __atomic_fetch_add(&s->next_graph_node, 1, __ATOMIC_RELAXED) | (1ull << 63);
-    pthread_mutex_lock(&s->lock);
-    p->running++;
-    pthread_mutex_unlock(&s->lock);
-    submit(s, w);
-  }
+  if (p->nodes->len)
+    submit_plan(s, p);
   /* the plan's until its next capture: replays use them */
   GArray *held = p->held;
   p->held = p->deferred;
@@ -746,14 +751,7 @@ static bool sim_plan_replay(const ts_backend *b, ts_graph_plan *p, const uint64_
                                 .correlation = corr, .graph_node = l->graph_node,
                                 .name = l->def ? l->def->name : "copy" });
     }
-  spend_launch_cost(s);
-  work *w = work_new(W_PLAN);
-  w->plan = p;
-  w->correlation = __atomic_fetch_add(&s->next_graph_node, 1, __ATOMIC_RELAXED) | (1ull << 63);
-  pthread_mutex_lock(&s->lock);
-  p->running++;
-  pthread_mutex_unlock(&s->lock);
-  submit(s, w);
+  submit_plan(s, p);
   return true;
 }
 

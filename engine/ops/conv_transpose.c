@@ -174,16 +174,26 @@ static void columns(ts_dtype dt, const geometry *g, const void *wg, const void *
     ts__gemm_f64(&gm);
 }
 
+/* k's geometry; false (+ error) where its bias does not fit it. */
+static bool geometry_checked(ts_kernel_ctx *k, geometry *g)
+{
+  *g = geometry_of(k);
+  const ts_tensor *bias = k->n_in == 3 ? k->in[2] : NULL;
+  if (bias && bias->size != g->m)
+    return ts__kernel_fail(k, TS_ERR_SHAPE, "the bias has %" PRId64 " elements for %" PRId64 " output channels",
+                           bias->size, g->m);
+  return true;
+}
+
 static bool conv_transpose_cpu(ts_kernel_ctx *k)
 {
   const ts_tensor *x = k->in[0], *w = k->in[1], *bias = k->n_in == 3 ? k->in[2] : NULL;
   ts_tensor *y = k->out[0];
+  geometry g;
   if (y->size == 0)
     return true;
-  geometry g = geometry_of(k);
-  if (bias && bias->size != g.m)
-    return ts__kernel_fail(k, TS_ERR_SHAPE, "the bias has %" PRId64 " elements for %" PRId64 " output channels",
-                           bias->size, g.m);
+  if (!geometry_checked(k, &g))
+    return false;
   ts_dtype dt = x->dtype;
   size_t es = ts_dtype_size(dt);
   /* the output starts as the bias (or zero); the taps add into it */
@@ -251,12 +261,11 @@ static bool conv_transpose_cuda(ts_kernel_ctx *k)
 {
   const ts_tensor *x = k->in[0], *w = k->in[1], *bias = k->n_in == 3 ? k->in[2] : NULL;
   ts_tensor *y = k->out[0];
+  geometry g;
   if (y->size == 0)
     return true;
-  geometry g = geometry_of(k);
-  if (bias && bias->size != g.m)
-    return ts__kernel_fail(k, TS_ERR_SHAPE, "the bias has %" PRId64 " elements for %" PRId64 " output channels",
-                           bias->size, g.m);
+  if (!geometry_checked(k, &g))
+    return false;
   ts_dtype dt = x->dtype;
   size_t es = ts_dtype_size(dt);
   void *stream = ts__cuda_stream(k->backend);
