@@ -186,6 +186,56 @@ static void test_refused(void)
   ts_scope_end(s);
 }
 
+static inputs grad_in;
+
+/* The gradient of sum(y) for w, through LSTMSequence; x the argument. */
+static ts_tensor *w_gradient(ts_call *call)
+{
+  ts_tape *tape = ts_tape_new(false);
+  ts_tape_watch(tape, grad_in.w);
+  ts_tensor *y = NULL, *g = NULL;
+  if (ts_lstm_sequence(ts_arg(call, 0), grad_in.w, grad_in.r, grad_in.b, grad_in.h0, grad_in.c0, NULL, false,
+                       &y, NULL, NULL))
+    ts_tape_gradient(tape, ts_reduce_sum(y, TS_ALL_AXES, false), &grad_in.w, 1, &g, TS_UNCONNECTED_ZERO);
+  ts_tape_free(tape);
+  return g;
+}
+
+/* The gradient runs the steps again as ops, unrolled: eagerly, and traced
+ * with the steps known, it is the unfused LSTM's; traced with their number
+ * unknown it is an error saying so, not a crash. */
+static void test_gradient_steps(void)
+{
+  ts_scope *s = ts_scope_begin();
+  grad_in = random_inputs(TS_F64, 3, 2, 4, 3, 9);
+  ts_tape *tape = ts_tape_new(false);
+  ts_tape_watch(tape, grad_in.w);
+  ts_tensor *want = NULL;
+  ts_tape_gradient(tape, ts_reduce_sum(ops(&grad_in, false, false).y, TS_ALL_AXES, false), &grad_in.w, 1,
+                   &want, TS_UNCONNECTED_ZERO);
+  ts_tape_free(tape);
+  ts_value x = TS_TENSOR_VALUE(grad_in.x);
+  for (int eager = 1; eager >= 0; eager--) {
+    ts_function *fn = ts_function_new("w_gradient", w_gradient, "x");
+    ts_function_set_run_eagerly(fn, eager);
+    assert_close(ts_function_call(fn, &x, 1), want, 1e-12);
+    ts_function_free(fn);
+  }
+  ts_function *fn = ts_function_new("w_gradient", w_gradient, "x");
+  ts_spec spec = { TS_F64, TS_SHAPE(-1, 2, 4) };
+  g_assert_true(ts_function_set_input_signature(fn, &spec, 1));
+  g_assert_null(ts_function_call(fn, &x, 1));
+  ts_error *e = ts_error_take();
+  g_assert_nonnull(e);
+  g_assert_cmpint(e->code, ==, TS_ERR_SHAPE);
+  if (!strstr(e->message, "LSTMSequence: its gradient unrolls the steps: their number (x's first dim) "
+                           "must be known, got x (None, 2, 4)"))
+    g_error("unexpected message: %s", e->message);
+  ts_error_free(e);
+  ts_function_free(fn);
+  ts_scope_end(s);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -193,5 +243,6 @@ int main(int argc, char **argv)
   g_test_add_func("/lstm/threads", test_threads);
   g_test_add_func("/lstm/no-steps", test_no_steps);
   g_test_add_func("/lstm/refused", test_refused);
+  g_test_add_func("/lstm/gradient-steps", test_gradient_steps);
   return g_test_run();
 }
