@@ -505,6 +505,12 @@ int ts__run_eager(const ts_op_call *call, ts_tensor **out);
 uint64_t ts__activity_correlation_set(uint64_t correlation);
 /* Sets the calling thread's ts_activity_operand (activity.c). */
 void ts__activity_operand_set(uint32_t operand);
+/* A correlation for copies whose op is not known yet, each copy keyed by
+ * the operand it is made under; ts__activity_recharge later names the op
+ * (and its input) the copy of that key was for (activity.c). */
+uint64_t ts__activity_placeholder(void);
+void ts__activity_recharge(uint64_t placeholder, uint32_t key, uint64_t correlation,
+                           uint32_t operand);
 /* Can b run def on these inputs (a kernel for its kind, and its
  * supports_op)?  backend.c */
 bool ts__backend_runs(const ts_backend *b, const ts_op_def *def, ts_tensor *const *in, int n_in,
@@ -661,6 +667,14 @@ struct ts_op_observer {
   void (*pieces_done)(ts_op_observer *self);
 };
 
+/* The op during which the host read a device value while a plan was
+ * recorded (engine-made ops have no node). */
+typedef struct ts_plan_break {
+  const char *op_name;
+  const struct ts_node *node; /* NULL for an engine-made op */
+  ts_loc loc;
+} ts_plan_break;
+
 typedef struct ts_context {
   ts_scope *top, *root;
   ts_error *error;            /* pending, owned */
@@ -686,6 +700,11 @@ typedef struct ts_context {
                                * (the divergence finder shows where the modes part then) */
   uint64_t corr_next, corr_end; /* correlation ids this thread may hand out */
   bool plan_recording;        /* a run's launches go into a device plan (exec/device_plan.c) */
+  bool plan_host_read;        /* the host read a buffer of that device meanwhile: the
+                               * capture broke (the backend ran the rest step by step) */
+  const ts_op_call *plan_op;  /* while recording: the op dispatched last (valid during it) */
+  const ts_run_site *plan_site;
+  ts_plan_break plan_break;   /* the op that broke it, if plan_host_read */
   ts_plan_record *plan_rec;   /* what the capture runs, for a replay; NULL: not recorded */
   GPtrArray *kept_pending;    /* constants' copies made while recording, paired with their
                                * constant, kept once the run settles (ts__kept_settle) */

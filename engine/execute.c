@@ -205,6 +205,10 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
 
   /* Inputs move to the backend that runs the op (strings and variants stay
    * home); the copies, and those its kernel makes, are the op's. */
+  if (G_UNLIKELY(c->plan_recording)) { /* a host read now breaks the capture: whose */
+    c->plan_op = call;
+    c->plan_site = site;
+  }
   const ts_backend *b = place(c, call);
   uint64_t correlation = next_correlation(c);
   uint64_t outer = ts__activity_correlation_set(correlation);

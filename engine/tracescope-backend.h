@@ -135,8 +135,10 @@ typedef struct ts_backend_i {
    * While nodes (their conditions are read on the host) is recorded as a
    * plan per run of steps between them, each submitted before the node
    * runs; their subgraphs record plans of their own.  A host copy of the
-   * backend while a plan records is an error of the plan: the executor
-   * runs such a plan's steps step by step from then on.  Buffers freed
+   * backend while a plan records breaks that capture: what was recorded
+   * goes out, the rest of the run step by step; graph_plan_update then
+   * captures anew (the engine stops asking after two broken captures in a
+   * row and warns, TS_WARNING_DEVICE_STEPWISE).  Buffers freed
    * while a plan captured are the plan's until its next capture or its
    * free (released then, stream-ordered): its launches may run again. */
   ts_graph_plan *(*graph_plan_create)(const ts_backend *b);

@@ -763,6 +763,8 @@ typedef enum ts_warning_kind {
   TS_WARNING_RETRACE_LIMIT,      /* calls now run eagerly */
   TS_WARNING_DIVERGENCE,         /* check mode: eager and graph results differ */
   TS_WARNING_DEVICE_FALLBACK,    /* an op the device cannot run ran on the CPU */
+  TS_WARNING_DEVICE_STEPWISE,    /* a graph on a device runs op by op: the host kept reading
+                                    its values mid-run, breaking the captures */
   TS_WARNING_KIND_COUNT
 } ts_warning_kind;
 

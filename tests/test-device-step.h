@@ -71,6 +71,13 @@ static void step_on_activity(const ts_activity *r, int n, void *data)
   }
 }
 
+/* What the engine warned of on the device (a fallback, a graph run op by
+ * op), shown with the test's messages. */
+static void step_on_warning(const ts_event *ev, void *data)
+{
+  g_test_message("warning: %s", ev->warning.message);
+}
+
 static void assert_near(ts_tensor *want, ts_tensor *got, double rel)
 {
   assert_no_error();
@@ -116,7 +123,9 @@ static void device_step_check(const ts_backend *dev, int calls, double rel, int 
     step_activity a = { ts_backend_name(dev), 0, 0, 0 };
     g_assert_true(ts_activity_subscribe(step_on_activity, &a));
     ts_tensor *got = NULL;
+    int warned = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING), step_on_warning, NULL);
     TS_DEVICE_SCOPE(dev) got = ts_function_call(on_dev, NULL, 0);
+    ts_listener_remove(warned);
     ts_activity_flush();
     ts_activity_unsubscribe(step_on_activity, &a);
     assert_no_error();

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "onnx-op-cases.h"
+#include "test-errors.h"
 
 static char *tmp_dir;
 
@@ -67,7 +68,9 @@ static void assert_same(const ts_tensor *want, const ts_tensor *got, const char 
 /* Exports fn's concrete function for `examples` (argument specs) and runs
  * the model it wrote on the same tensors; false (error pending) if the
  * export failed. */
-static bool round_trip(ts_function *fn, const char *const *examples)
+/* 1: exported, imported and ran alike; 0: the export refused (the error
+ * set); -1: left out (a dataset it reads is not installed). */
+static int round_trip(ts_function *fn, const char *const *examples)
 {
   const char *name = ts_function_name(fn);
   ts_value args[8];
@@ -79,6 +82,11 @@ static bool round_trip(ts_function *fn, const char *const *examples)
       tensors[n_tensors++] = args[n].tensor;
   }
   ts_concrete *cf = ts_function_get_concrete(fn, args, n);
+  if (!cf && take_missing_dataset(name)) {
+    for (int i = 0; i < n; i++)
+      ts_value_clear(&args[i]);
+    return -1;
+  }
   if (!cf)
     g_error("%s: %s", name, ts_error_peek()->message);
   ts_tensor *want = ts_concrete_call(cf, args, n);
@@ -116,14 +124,14 @@ static bool round_trip(ts_function *fn, const char *const *examples)
   for (int i = 0; i < n; i++)
     ts_value_clear(&args[i]);
   g_free(path);
-  return saved;
+  return saved ? 1 : 0;
 }
 
 static void test_seeds_round_trip(void)
 {
   ts_module *module = ts_module_open("seeds");
   g_assert_nonnull(module);
-  int n_exported = 0, n_refused = 0;
+  int n_exported = 0, n_refused = 0, n_left_out = 0; /* refusals not seen: no dataset */
   for (int i = 0; i < ts_module_n_functions(module); i++) {
     if (!ts_module_examples(module, i) && ts_function_n_params(ts_module_function(module, i)) > 0)
       continue; /* no arguments to trace it for */
@@ -133,12 +141,16 @@ static void test_seeds_round_trip(void)
     fflush(stdout);
     int saved_stdout = dup(1);
     dup2(2, 1);
-    bool saved = round_trip(ts_module_function(module, i), ts_module_examples(module, i));
+    int saved = round_trip(ts_module_function(module, i), ts_module_examples(module, i));
     fflush(stdout);
     dup2(saved_stdout, 1);
     close(saved_stdout);
     ts_scope_end(scope);
     const char *op = inexpressible_op(name);
+    if (saved < 0) { /* its dataset is not installed: take_missing_dataset said so */
+      n_left_out += op != NULL;
+      continue;
+    }
     if (saved) {
       g_test_message("%s: exported, imported and ran alike", name);
       if (op)
@@ -162,7 +174,7 @@ static void test_seeds_round_trip(void)
     n_refused++;
   }
   ts_module_free(module);
-  g_assert_cmpint(n_refused, ==, G_N_ELEMENTS(INEXPRESSIBLE));
+  g_assert_cmpint(n_refused + n_left_out, ==, G_N_ELEMENTS(INEXPRESSIBLE));
   g_assert_cmpint(n_exported, >=, 20);
 }
 
@@ -173,7 +185,7 @@ static void test_op_cases_round_trip(void)
     const onnx_op_case *oc = &ONNX_OP_CASES[i];
     ts_function *fn = ts_function_new(oc->name, oc->fn, oc->params);
     ts_scope *scope = ts_scope_begin();
-    if (!round_trip(fn, oc->args))
+    if (round_trip(fn, oc->args) != 1)
       g_error("%s: %s", oc->name, ts_error_peek()->message);
     ts_scope_end(scope);
     ts_function_free(fn);

@@ -488,6 +488,107 @@ static void test_copies_carry_correlation(void)
   collect_clear(&c);
 }
 
+static ts_tensor *product(ts_call *call)
+{
+  return ts_matmul(ts_arg(call, 0), ts_arg(call, 1));
+}
+
+/* In graph mode too, every call: the first captures with the arguments
+ * copied as MatMul's inputs, the second copies them into the plan's
+ * inputs before its capture begins (the op that reads each known only
+ * once it ran), later ones replay it, and each copy is MatMul's, saying
+ * which input it carried. */
+static void test_plan_copies_carry_correlation(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_value args[2] = { TS_TENSOR_VALUE(matrix(8, 8, 1)), TS_TENSOR_VALUE(matrix(8, 8, 2)) };
+  ts_function *fn = ts_function_new("product", product, "x, w");
+  for (int call = 0; call < 4; call++) {
+    collected c;
+    collect_begin(&c);
+    int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_op, &c);
+    TS_DEVICE_SCOPE(sim()) g_assert_nonnull(ts_function_call(fn, args, 2));
+    ts_listener_remove(id);
+    collect_end(&c);
+    assert_no_error();
+    uint32_t operands = 0; /* bit i: a copy carried input i of MatMul */
+    for (guint i = 0; i < c.records->len; i++) {
+      const ts_activity *r = &g_array_index(c.records, ts_activity, i);
+      if (r->kind != TS_ACTIVITY_COPY || strcmp(r->name, "host to device"))
+        continue;
+      const char *op = g_hash_table_lookup(c.names, GSIZE_TO_POINTER(r->correlation));
+      if (g_strcmp0(op, "MatMul"))
+        g_error("call %d: a copy of %" G_GUINT64_FORMAT " bytes is charged to %s", call, r->bytes,
+                op ? op : "no op");
+      g_assert_cmpuint(r->operand, >=, 1);
+      g_assert_cmpuint(r->operand, <=, 2);
+      operands |= 1u << (r->operand - 1);
+    }
+    g_assert_cmpuint(operands, ==, 3);
+    collect_clear(&c);
+  }
+  ts_schedule sched;
+  g_assert_true(ts_concrete_schedule(ts_function_get_concrete(fn, args, 2), &sched));
+  g_assert_cmpint(sched.n_captures, ==, 2); /* the second on the plan's inputs */
+  g_assert_cmpint(sched.n_replays, ==, 2);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+static ts_tensor *printed_tanh(ts_call *call)
+{
+  ts_tensor *y = ts_matmul(ts_arg(call, 0), ts_arg(call, 0));
+  ts_print(y); /* on the CPU: it reads the product back mid-run */
+  return ts_tanh(y);
+}
+
+static int stepwise_warnings;
+
+static void on_stepwise(const ts_event *ev, void *data)
+{
+  if (ev->warning.kind != TS_WARNING_DEVICE_STEPWISE)
+    return;
+  stepwise_warnings++;
+  g_assert_nonnull(strstr(ev->warning.message, "printed_tanh: its graph runs op by op on SIM:0"));
+  g_assert_nonnull(strstr(ev->warning.message, "mid-run in 2 calls in a row, the last time in "
+                                               "PrintV2 ("));
+}
+
+/* A capture the host breaks by reading a value mid-run is captured again
+ * on the next call (a first call making its variables reads them back, a
+ * later one need not); after two broken in a row the graph runs op by op,
+ * said once by a warning, with the same results. */
+static void test_plan_broken_captures_again(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_value args[1] = { TS_TENSOR_VALUE(matrix(4, 4, 1)) };
+  ts_function *fn = ts_function_new("printed_tanh", printed_tanh, "x");
+  ts_tensor *want = ts_function_call(fn, args, 1);
+  stepwise_warnings = 0;
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING), on_stepwise, NULL);
+  fflush(stdout);
+  int saved = dup(STDOUT_FILENO), null = open("/dev/null", O_WRONLY);
+  dup2(null, STDOUT_FILENO); /* what it prints is not TAP */
+  ts_tensor *got[5];
+  for (int call = 0; call < 5; call++)
+    TS_DEVICE_SCOPE(sim()) got[call] = ts_function_call(fn, args, 1);
+  fflush(stdout);
+  dup2(saved, STDOUT_FILENO);
+  close(saved);
+  close(null);
+  ts_listener_remove(id);
+  assert_no_error();
+  for (int call = 0; call < 5; call++)
+    assert_close(want, ts_tensor_to_backend(got[call], ts_backend_cpu()));
+  ts_schedule sched;
+  g_assert_true(ts_concrete_schedule(ts_function_get_concrete(fn, args, 1), &sched));
+  g_assert_cmpint(sched.n_captures, ==, 2);
+  g_assert_cmpint(sched.n_replays, ==, 0);
+  g_assert_cmpint(stepwise_warnings, ==, 1);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 static ts_tensor *layers(ts_call *call)
 {
   ts_tensor *x = ts_arg(call, 0), *w = ts_arg(call, 1);
@@ -1189,6 +1290,8 @@ int main(int argc, char **argv)
   g_test_add_func("/sim/visible-fallback", test_visible_fallback);
   g_test_add_func("/sim/eager-activity", test_eager_activity);
   g_test_add_func("/sim/copies-carry-correlation", test_copies_carry_correlation);
+  g_test_add_func("/sim/plan-copies-carry-correlation", test_plan_copies_carry_correlation);
+  g_test_add_func("/sim/plan-broken-captures-again", test_plan_broken_captures_again);
   g_test_add_func("/sim/plan-replay", test_plan_replay);
   g_test_add_func("/sim/plan-control-flow", test_plan_control_flow);
   g_test_add_func("/sim/plan-replay-inputs-and-results", test_plan_replay_inputs_and_results);

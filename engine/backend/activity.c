@@ -93,14 +93,70 @@ bool ts_activity_wanted(void)
   return __atomic_load_n(&n_collectors, __ATOMIC_ACQUIRE) > 0;
 }
 
+/* Copies made before the op they serve is known (a plan's inputs staged
+ * before its capture runs, which numbers its ops) go under a placeholder
+ * correlation, each with a key (operand); once the run says which op read
+ * each, ts__activity_recharge says so and deliveries charge them to it.
+ * The last RECHARGES are remembered: records of an older placeholder, or
+ * delivered before their op was known, are charged to no op. */
+#define PLACEHOLDER_BIT (1ull << 62)
+#define RECHARGES 256
+
+typedef struct {
+  uint64_t placeholder, correlation;
+  uint32_t key, operand;
+} recharge;
+
+static recharge recharges[RECHARGES]; /* under lock */
+static unsigned n_recharges;
+
+uint64_t ts__activity_placeholder(void)
+{
+  static uint64_t next = 1;
+  return PLACEHOLDER_BIT | __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
+}
+
+void ts__activity_recharge(uint64_t placeholder, uint32_t key, uint64_t correlation,
+                           uint32_t operand)
+{
+  pthread_mutex_lock(&lock);
+  recharges[n_recharges++ % RECHARGES] = (recharge){ placeholder, correlation, key, operand };
+  pthread_mutex_unlock(&lock);
+}
+
+/* r charged to the op its placeholder stands for (under lock). */
+static void recharged(ts_activity *r)
+{
+  uint64_t placeholder = r->correlation;
+  uint32_t key = r->operand;
+  r->correlation = 0;
+  r->operand = 0;
+  for (unsigned i = 0; i < MIN(n_recharges, RECHARGES); i++)
+    if (recharges[i].placeholder == placeholder && recharges[i].key == key) {
+      r->correlation = recharges[i].correlation;
+      r->operand = recharges[i].operand;
+      return;
+    }
+}
+
 void ts_activity_deliver(const ts_activity *records, int n)
 {
   if (n <= 0 || !records)
     return;
   pthread_mutex_lock(&lock);
+  ts_activity *copy = NULL;
+  for (int i = 0; i < n; i++)
+    if ((records[i].correlation & PLACEHOLDER_BIT) && !(records[i].correlation >> 63)) {
+      if (!copy && (copy = g_try_malloc(sizeof *records * (size_t)n)))
+        memcpy(copy, records, sizeof *records * (size_t)n);
+      if (!copy)
+        break; /* out of memory: delivered as they are */
+      recharged(&copy[i]);
+    }
   for (int i = 0; i < n_collectors; i++)
-    collectors[i].fn(records, n, collectors[i].data);
+    collectors[i].fn(copy ? copy : records, n, collectors[i].data);
   pthread_mutex_unlock(&lock);
+  g_free(copy);
 }
 
 void ts_activity_flush(void)

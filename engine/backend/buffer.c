@@ -196,9 +196,18 @@ bool ts_buffer_get(const ts_buffer *buf, size_t offset, void *host_dst, size_t b
   TS_CHECK_ARG(buf != NULL && (host_dst != NULL || bytes == 0), false);
   if (!in_range("ts_buffer_get", buf, offset, bytes))
     return false;
-  ts_plan_record *rec = ts__context()->plan_rec;
-  if (rec) /* the host reads a capture's value: what it does with it is not in the plan */
-    rec->host_work = true;
+  ts_context *c = ts__context();
+  if (c->plan_rec) /* the host reads a capture's value: what it does with it is not in the plan */
+    c->plan_rec->host_work = true;
+  if (c->plan_recording && !c->plan_host_read &&
+      ts_buffer_type_backend(ts_buffer_get_type(buf)) == c->device) {
+    c->plan_host_read = true;
+    const ts_op_call *op = c->plan_op;
+    c->plan_break = (ts_plan_break){
+      op ? op->def->name : "(no op)",
+      op && c->plan_site ? c->plan_site->node : NULL,
+      op ? op->loc : (ts_loc){ 0 } };
+  }
   return !bytes || buf->iface->get(buf, offset, host_dst, bytes) ||
          failed("a copy to the host", buf);
 }

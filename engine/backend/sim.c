@@ -89,7 +89,7 @@ struct ts_graph_plan {
   GPtrArray *capture;    /* what this run captured (launch *, owned) */
   GArray *deferred;      /* buffers freed while capturing (void *, host addresses) */
   GArray *held;          /* those of the capture in nodes: its launches use them */
-  bool broken;           /* a host copy interrupted the capture: not replayable */
+  bool broken;           /* a host copy interrupted this capture: not replayable */
   int running;           /* submissions not yet done (under the stream lock) */
 };
 
@@ -633,14 +633,13 @@ static ts_graph_plan *sim_plan_create(const ts_backend *b)
 static bool sim_plan_update(const ts_backend *b, ts_graph_plan *p)
 {
   sim *s = get();
-  if (p->broken)
-    return false;
   /* the last replay may still be reading the launches this capture replaces */
   pthread_mutex_lock(&s->lock);
   while (p->running)
     pthread_cond_wait(&s->idle, &s->lock);
   pthread_mutex_unlock(&s->lock);
   release(s, p->held);
+  p->broken = false;
   capturing = p;
   return true;
 }

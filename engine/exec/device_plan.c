@@ -33,11 +33,16 @@
 struct ts_device_plan {
   const ts_backend *backend;
   ts_graph_plan *plan;
+  const ts_graph *graph;  /* whose plan it is (its name for a warning) */
+  bool top;               /* the function's own graph, not an If's or a While's */
   /* ---- replaying as is (an executable of one segment) ---- */
   ts_plan_record rec;     /* what the last capture ran */
   bool candidate;         /* that capture could be replayed, were its inputs the plan's */
   bool staged;            /* the capture running now runs on the plan's inputs */
+  uint64_t staged_as;     /* their copies' placeholder correlation (ts__activity_placeholder):
+                             the ops that read them are known once the capture ran */
   bool replayable;        /* the last capture did, and its outputs and arena are kept */
+  int n_broken;           /* captures in a row the host broke (ts_context's plan_host_read) */
   int n_in, n_out;
   ts_tensor **in;         /* the plan's inputs, on the device */
   ts_tensor **out;        /* the last capture's outputs */
@@ -52,6 +57,36 @@ struct ts_device_plan {
   int *in_reader;
   uint32_t *in_operand;
 };
+
+/* A capture the host broke by reading one of the device's values mid-run
+ * (a print, an op on the CPU) ran the rest step by step; the next call
+ * captures again (a first call making its variables reads them back, a
+ * later one need not), until this many in a row broke. */
+#define BROKEN_LIMIT 2
+
+/* The graph will run step by step from now on: said once, as a fallback
+ * is (not of a branch or a loop body, whose host reads, a print, are
+ * their reason to be one). */
+static void warn_stepwise(const ts_device_plan *dp, const ts_plan_break *at)
+{
+  const char *file = at->loc.file ? at->loc.file : "?";
+  const char *node = at->node ? ts_node_name(at->node) : NULL;
+  char *where = node && strcmp(node, at->op_name) ? g_strdup_printf("%s (%s, %s:%d)", node, at->op_name,
+                                                file, at->loc.line)
+                              : g_strdup_printf("%s (%s:%d)", at->op_name, file, at->loc.line);
+  char *message = g_strdup_printf(
+    "%s: its graph runs op by op on %s, without capturing: the host read one of its "
+    "values on the device mid-run in %d calls in a row, the last time in %s (an op on "
+    "the CPU reading a tensor of the device, or a print); keep such reads out of the "
+    "function to have it launched whole",
+    dp->graph->name, ts_backend_name(dp->backend), BROKEN_LIMIT, where);
+  g_free(where);
+  ts_event ev = { .kind = TS_EVENT_WARNING };
+  ev.warning = (ts_warning_event){ .kind = TS_WARNING_DEVICE_STEPWISE,
+                                   .function_name = dp->graph->name, .message = message };
+  ts__listeners_emit(&ev);
+  g_free(message);
+}
 
 /* The replay state goes: the outputs let go, the arena back to the pool. */
 static void replay_drop(ts_device_plan *dp)
@@ -126,6 +161,8 @@ static bool stage_inputs(ts_device_plan *dp, ts_tensor *const *inputs, int n)
   }
   bool erred = ts_failed(), ok = true;
   ts_scope *scope = ts_scope_begin();
+  dp->staged_as = ts__activity_placeholder();
+  uint64_t outer = ts__activity_correlation_set(dp->staged_as);
   for (int i = 0; i < n && ok; i++) {
     ts_tensor *have = dp->in[i];
     if (!have || have->dtype != inputs[i]->dtype ||
@@ -135,8 +172,11 @@ static bool stage_inputs(ts_device_plan *dp, ts_tensor *const *inputs, int n)
       ts_tensor_unref(have);
       dp->in[i] = made ? ts_tensor_ref(made) : NULL;
     }
+    ts__activity_operand_set((uint32_t)i + 1);
     ok = dp->in[i] && ts__data_copy(dp->in[i], inputs[i], data_bytes(inputs[i]));
+    ts__activity_operand_set(0);
   }
+  ts__activity_correlation_set(outer);
   ts_scope_end(scope);
   if (!ok && !erred)
     ts_error_clear(); /* the run goes on with the caller's tensors */
@@ -159,8 +199,8 @@ ts_device_plan *ts__device_plan_begin(ts_executable *e, int segment, ts_tensor *
   /* the arguments go into the plan's inputs before the capture begins */
   bool whole = e->n_segments == 1 && inputs && b->iface.graph_plan_replay;
   bool staged = whole && dp && dp->candidate && stage_inputs(dp, *inputs, n_inputs);
-  if (dp && !b->iface.graph_plan_update(b, dp->plan)) {
-    /* not replayable (the host read its results mid-run): step by step */
+  if (dp && (dp->n_broken >= BROKEN_LIMIT || !b->iface.graph_plan_update(b, dp->plan))) {
+    /* the host keeps reading its values mid-run: step by step */
     dp->candidate = false;
     device_plan_free(__atomic_exchange_n(slot, dp, __ATOMIC_ACQ_REL));
     return NULL;
@@ -176,12 +216,17 @@ ts_device_plan *ts__device_plan_begin(ts_executable *e, int segment, ts_tensor *
     dp->rec.vars = g_array_new(FALSE, FALSE, sizeof(ts_plan_var));
   }
   __atomic_add_fetch(&e->n_captures, 1, __ATOMIC_RELAXED);
+  dp->graph = e->graph;
+  dp->top = e->top;
   dp->staged = staged;
   if (staged)
     *inputs = dp->in;
   record_clear(&dp->rec);
   c->plan_rec = whole ? &dp->rec : NULL;
   c->plan_recording = true;
+  c->plan_host_read = false;
+  c->plan_op = NULL;
+  c->plan_site = NULL;
   return dp;
 }
 
@@ -192,6 +237,11 @@ bool ts__device_plan_compute(ts_device_plan *dp)
   ts_context *c = ts__context();
   c->plan_recording = false;
   c->plan_rec = NULL;
+  dp->n_broken = c->plan_host_read ? dp->n_broken + 1 : 0;
+  if (dp->n_broken == BROKEN_LIMIT && dp->top) /* a branch's print says so itself */
+    warn_stepwise(dp, &c->plan_break);
+  c->plan_op = NULL;
+  c->plan_site = NULL;
   return dp->backend->iface.graph_plan_compute(dp->backend, dp->plan);
 }
 
@@ -234,7 +284,8 @@ static bool capture_replayable(ts_device_plan *dp, ts_tensor *const *outputs, in
   return true;
 }
 
-/* Which recorded op reads each graph input first, and as which input. */
+/* Which recorded op reads each graph input first, and as which input;
+ * the copies that staged the inputs for this capture are charged to it. */
 static void find_readers(ts_device_plan *dp, const ts_graph *g)
 {
   int n = (int)g->inputs->len;
@@ -251,6 +302,8 @@ static void find_readers(ts_device_plan *dp, const ts_graph *g)
           dp->in_reader[i] < 0) {
         dp->in_reader[i] = (int)f, dp->in_operand[i] = (uint32_t)j + 1;
         op->n_copied++; /* its events on a replay say so */
+        if (dp->staged)
+          ts__activity_recharge(dp->staged_as, (uint32_t)i + 1, op->correlation, (uint32_t)j + 1);
       }
     }
     f += op->correlation != 0;
@@ -278,6 +331,8 @@ bool ts__device_plan_close(ts_executable *e, int segment, ts_device_plan *dp, bo
     return ok;
   if (ok && outputs && e->n_segments == 1 && dp->backend->iface.graph_plan_replay) {
     bool can = capture_replayable(dp, outputs, n_out);
+    if (dp->staged)
+      find_readers(dp, e->graph);
     if (can && dp->staged) {
       /* the outputs are the plan's; the caller gets copies */
       dp->out = g_new(ts_tensor *, MAX(n_out, 1));
@@ -288,7 +343,6 @@ bool ts__device_plan_close(ts_executable *e, int segment, ts_device_plan *dp, bo
         ok = outputs[i] != NULL;
       }
       if (ok) {
-        find_readers(dp, e->graph);
         dp->arena = *arena;
         dp->planner = e->planner;
         *arena = NULL;

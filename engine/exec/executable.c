@@ -276,6 +276,7 @@ ts_executable *ts__executable_new(const ts_graph *traced)
   ts_executable *e = optimized ? executable_plan(optimized, true)
                                : executable_plan((ts_graph *)traced, false);
   ts__phase_end(&planning, NULL);
+  e->top = true;
   e->summary = summary;
   return e;
 }

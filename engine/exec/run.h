@@ -48,6 +48,7 @@ typedef struct plan {
 struct ts_executable {
   ts_graph *graph;       /* owned by the top-level executable only */
   bool owns_graph;
+  bool top;              /* the function's own, not a subgraph's (an If's, a While's) */
   plan plan;
   ts_planner *planner;
   ts_executable ***subs; /* per node id: executables of its subgraphs, or NULL */

@@ -731,6 +731,7 @@ static bool begin_capture(device *d, ts_graph_plan *p)
     return false;
   g_array_set_size(p->ops, 0);
   g_hash_table_remove_all(p->positions);
+  p->broken = false; /* the last capture's exec, if any, is updated or made anew */
   d->capturing = p;
   capture_plan = p; /* for CUPTI's node callbacks on this thread */
   return true;
@@ -765,7 +766,7 @@ static ts_graph_plan *cuda_plan_create(const ts_backend *b)
 
 static bool cuda_plan_update(const ts_backend *b, ts_graph_plan *p)
 {
-  return !p->broken && begin_capture(dev_of(b), p);
+  return begin_capture(dev_of(b), p);
 }
 
 /* Ends the capture; the captured graph, or NULL (+ error). */
