@@ -530,6 +530,53 @@ static void test_copies_carry_operand(void)
   ts_scope_end(scope);
 }
 
+static ts_tensor *gathered(ts_call *call)
+{
+  return ts_mul(ts_gather(ts_arg(call, 0), ts_arg(call, 1), 0), ts_scalar_f32(2));
+}
+
+/* Gather's indices are checked on the device in a graph, so its capture
+ * is not broken by a host read (the calls replay), and an index out of
+ * range is still the op's error: eagerly at the op, in a graph by the
+ * next host copy (the launch already went out), once. */
+static void test_indices_checked_in_graphs(void)
+{
+  const ts_backend *b = cuda_or_skip();
+  if (!b)
+    return;
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *params = ts_random_uniform(TS_F32, TS_SHAPE(4, 3), -1, 1, 3);
+  ts_tensor *good = ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 3, 0 });
+  ts_tensor *bad = ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 1, 9 });
+  ts_function *fn = ts_function_new("gathered", gathered, "params, indices");
+  ts_value args[2] = { TS_TENSOR_VALUE(params), TS_TENSOR_VALUE(good) };
+  ts_tensor *want = ts_function_call(fn, args, 2);
+  for (int call = 0; call < 4; call++)
+    TS_DEVICE_SCOPE(b) assert_same_bytes("gathered", want, ts_function_call(fn, args, 2));
+  ts_schedule sched;
+  g_assert_true(ts_concrete_schedule(ts_function_get_concrete(fn, args, 2), &sched));
+  g_test_message("CUDA:0: %" G_GINT64_FORMAT " captures, %" G_GINT64_FORMAT " replays",
+                 sched.n_captures, sched.n_replays);
+  g_assert_cmpint(sched.n_replays, >=, 1);
+
+  args[1] = TS_TENSOR_VALUE(bad);
+  ts_tensor *late = NULL;
+  TS_DEVICE_SCOPE(b) late = ts_function_call(fn, args, 2);
+  if (late) /* queued: the host copy finds it */
+    g_assert_null(ts_tensor_to_backend(late, ts_backend_cpu()));
+  expect_error_containing("Gather: indices[1] = 9 is not in [0, 4)");
+  args[1] = TS_TENSOR_VALUE(good); /* said once: the next call is clean */
+  TS_DEVICE_SCOPE(b) assert_same_bytes("gathered", want, ts_function_call(fn, args, 2));
+
+  ts_run_functions_eagerly(true); /* at the op, on a host copy of the indices */
+  args[1] = TS_TENSOR_VALUE(bad);
+  TS_DEVICE_SCOPE(b) g_assert_null(ts_function_call(fn, args, 2));
+  ts_run_functions_eagerly(false);
+  expect_error_containing("Gather: indices[1] = 9 is not in [0, 4)");
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -544,6 +591,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cuda/conv-transpose-on-device", test_conv_transpose_on_device);
   g_test_add_func("/cuda/training-step-keeps-weights", test_training_step_keeps_weights);
   g_test_add_func("/cuda/copies-carry-operand", test_copies_carry_operand);
+  g_test_add_func("/cuda/indices-checked-in-graphs", test_indices_checked_in_graphs);
   int rc = g_test_run();
   ts_release_all();
   return rc;

@@ -32,6 +32,7 @@
 #include "../../op_clock.h"
 #include "cuda_backend.h"
 #include "cupti.h"
+#include "kernels.h"
 
 #include <cuda_runtime_api.h>
 #include <pthread.h>
@@ -95,11 +96,19 @@ struct ts_graph_plan {
   GArray *staging;       /* staging, reused by each capture in order */
   guint n_staged;        /* used by this capture */
   cudaEvent_t done;      /* recorded after each launch; NULL until the first */
+  guint n_index_checks;  /* launches of this capture that check their indices */
 };
 
 struct ts_device_event {
   cudaEvent_t event;
 };
+
+#define INDEX_CHECKS 256
+
+typedef struct index_check {
+  uint64_t correlation;
+  ts_cuda_index_check check;
+} index_check;
 
 typedef struct device {
   int ordinal;
@@ -112,6 +121,13 @@ typedef struct device {
   size_t cached_bytes;
   ts_graph_plan *capturing; /* the plan the stream is capturing into */
   const ts_backend *backend;
+  /* index faults: where launches record an index out of range (made with
+   * the stream), whether one may have since the host last looked, and the
+   * last INDEX_CHECKS ops that could have (under lock) to name it */
+  ts_cu_index_fault *fault;
+  bool fault_pending;
+  index_check checks[INDEX_CHECKS];
+  unsigned n_checks;
 } device;
 
 static device devices[MAX_DEVICES];
@@ -153,8 +169,12 @@ static bool use(device *d)
     return true;
   pthread_mutex_lock(&d->lock);
   cudaStream_t made = NULL;
-  bool ok = d->stream || ok_or_fail(cudaStreamCreateWithFlags(&made, cudaStreamNonBlocking),
-                                    "cudaStreamCreateWithFlags");
+  bool ok = d->stream ||
+            ((d->fault ||
+              (ok_or_fail(cudaMalloc((void **)&d->fault, sizeof *d->fault), "cudaMalloc") &&
+               ok_or_fail(cudaMemset(d->fault, 0, sizeof *d->fault), "cudaMemset"))) &&
+             ok_or_fail(cudaStreamCreateWithFlags(&made, cudaStreamNonBlocking),
+                        "cudaStreamCreateWithFlags"));
   if (made)
     __atomic_store_n(&d->stream, made, __ATOMIC_RELEASE);
   pthread_mutex_unlock(&d->lock);
@@ -487,6 +507,51 @@ static void tags_pop(copy_tags t)
 
 static void break_capture(device *d);
 
+/* ---- index faults (cuda_backend.h) ----------------------------------------------------- */
+
+ts_cu_index_fault *ts__cuda_index_fault(const ts_backend *b, uint64_t correlation,
+                                        const ts_cuda_index_check *c)
+{
+  device *d = dev_of(b);
+  if (!d->capturing)
+    return NULL;
+  pthread_mutex_lock(&d->lock);
+  d->checks[d->n_checks++ % INDEX_CHECKS] = (index_check){ correlation, *c };
+  pthread_mutex_unlock(&d->lock);
+  d->capturing->n_index_checks++;
+  __atomic_store_n(&d->fault_pending, true, __ATOMIC_RELEASE);
+  return d->fault;
+}
+
+/* After the stream went idle: the index fault a launch recorded since the
+ * last look, as its op's error (false); true when there is none. */
+static bool index_faults_taken(device *d)
+{
+  if (!__atomic_exchange_n(&d->fault_pending, false, __ATOMIC_ACQ_REL))
+    return true;
+  ts_cu_index_fault f;
+  if (!ok_or_fail(cudaMemcpy(&f, d->fault, sizeof f, cudaMemcpyDeviceToHost),
+                  "reading the index faults"))
+    return false;
+  if (!f.flag)
+    return true;
+  if (!ok_or_fail(cudaMemset(d->fault, 0, sizeof f), "clearing the index faults"))
+    return false;
+  pthread_mutex_lock(&d->lock);
+  const index_check *found = NULL;
+  for (unsigned i = 0; i < MIN(d->n_checks, INDEX_CHECKS) && !found; i++)
+    if (d->checks[i].correlation == f.correlation)
+      found = &d->checks[i];
+  index_check named = found ? *found : (index_check){ 0 };
+  pthread_mutex_unlock(&d->lock);
+  if (found)
+    return ts__cuda_index_fail(&named.check, f.at, f.value);
+  ts_error_set(TS_ERR_OUT_OF_RANGE, (ts_loc){ 0 }, NULL,
+               "%s: an index out of range (element %lld, %lld) in a CUDA Graph launch of op %llu",
+               d->name, f.at, f.value, f.correlation);
+  return false;
+}
+
 static bool cuda_get(const ts_buffer *buf, size_t offset, void *host_dst, size_t bytes)
 {
   device *d = dev_of(ts_buffer_type_backend(ts_buffer_get_type(buf)));
@@ -499,7 +564,8 @@ static bool cuda_get(const ts_buffer *buf, size_t offset, void *host_dst, size_t
   bool ok = ok_or_fail(cudaMemcpyAsync(host_dst, src, bytes, cudaMemcpyDeviceToHost, d->stream),
                        "copy to the host");
   tags_pop(t);
-  return ok && ok_or_fail(cudaStreamSynchronize(d->stream), "copy to the host");
+  return ok && ok_or_fail(cudaStreamSynchronize(d->stream), "copy to the host") &&
+         index_faults_taken(d);
 }
 
 /* The next staging buffer of the capturing plan p, of at least bytes;
@@ -666,7 +732,8 @@ static bool cuda_synchronize(const ts_backend *b)
   device *d = dev_of(b);
   if (d->capturing)
     break_capture(d);
-  return use(d) && ok_or_fail(cudaStreamSynchronize(d->stream), "synchronize");
+  return use(d) && ok_or_fail(cudaStreamSynchronize(d->stream), "synchronize") &&
+         index_faults_taken(d);
 }
 
 /* ---- events ----------------------------------------------------------------------------------- */
@@ -731,6 +798,7 @@ static bool begin_capture(device *d, ts_graph_plan *p)
     return false;
   g_array_set_size(p->ops, 0);
   g_hash_table_remove_all(p->positions);
+  p->n_index_checks = 0;
   p->broken = false; /* the last capture's exec, if any, is updated or made anew */
   d->capturing = p;
   capture_plan = p; /* for CUPTI's node callbacks on this thread */
@@ -907,6 +975,8 @@ static bool cuda_plan_replay(const ts_backend *b, ts_graph_plan *p, const uint64
   p->captured = captured;
   p->fresh = fresh;
   p->n_fresh = n;
+  if (p->n_index_checks) /* its kernels may record a fault again, under the captured ids */
+    __atomic_store_n(&d->fault_pending, true, __ATOMIC_RELEASE);
   bool ok = launch_graph(d, p, p->exec);
   p->n_fresh = 0;
   p->captured = p->fresh = NULL;

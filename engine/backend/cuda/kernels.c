@@ -291,25 +291,47 @@ bool ts__cuda_where(ts_kernel_ctx *k)
          no_launcher(k);
 }
 
-/* ---- rows that index: their indices checked on the host ---------------------------
+/* ---- rows that index: an index out of range is an error ------------------------------
  * As the CPU kernels, an index out of range is an error naming it (TF's
- * GPU kernels instead give zeros, or NaN losses): the indices are read on
- * a host copy first, which waits for them (and so breaks a CUDA Graph's
- * capture: docs/engine.md, "Placement"). */
+ * GPU kernels instead give zeros, or NaN losses).  Eagerly the indices
+ * are read on a host copy first, which waits for them; while a CUDA Graph
+ * is captured (a host read would break it) the kernel records the first
+ * it meets and the next host copy or synchronize fails with the same
+ * error (cuda.c's index faults): docs/engine.md, "Placement". */
 
-/* The first of t's n integer values outside [0, n), or -1; -2 + error
- * when it cannot be read. */
-static int64_t first_outside(ts_kernel_ctx *k, const ts_tensor *t, int64_t n, int64_t *value)
+bool ts__cuda_index_fail(const ts_cuda_index_check *c, int64_t at, int64_t value)
 {
+  if (c->def->op == TS_OP_GATHER)
+    return ts__op_fail(c->loc, c->def, TS_ERR_OUT_OF_RANGE, "indices[%lld] = %lld is not in [0, %lld)",
+                       (long long)at, (long long)value, (long long)c->limit),
+           false;
+  char buf[TS_INFO_STR];
+  return ts__op_fail(c->loc, c->def, TS_ERR_OUT_OF_RANGE,
+                     "Received a label value of %lld which is outside the valid range of "
+                     "[0, %lld) (element %lld of labels %s)",
+                     (long long)value, (long long)c->limit, (long long)at,
+                     ts__info_str(buf, c->dtype, c->shape)),
+         false;
+}
+
+/* Where k's kernel records a fault (NULL: none, the indices t were all in
+ * [0, limit) on the host); false + error when one was out of range or
+ * could not be read. */
+static bool index_check(ts_kernel_ctx *k, const ts_tensor *t, int64_t limit,
+                        ts_cu_index_fault **fault)
+{
+  ts_cuda_index_check c = { k->def, k->loc, limit, t->dtype, t->shape };
+  if ((*fault = ts__cuda_index_fault(k->backend, k->correlation, &c)))
+    return true;
   const ts_tensor *h = ts__tensor_host(k->loc, t);
   if (!h)
-    return -2;
+    return false;
   for (int64_t j = 0; j < h->size; j++) {
-    *value = ts__load_i64(h->dtype, h->data, j);
-    if (*value < 0 || *value >= n)
-      return j;
+    int64_t v = ts__load_i64(h->dtype, h->data, j);
+    if (v < 0 || v >= limit)
+      return ts__cuda_index_fail(&c, j, v);
   }
-  return -1;
+  return true;
 }
 
 bool ts__cuda_gather(ts_kernel_ctx *k)
@@ -318,35 +340,25 @@ bool ts__cuda_gather(ts_kernel_ctx *k)
   ts_tensor *y = k->out[0];
   int axis = 0;
   ts__axis(k->attrs[0].i, p->shape.rank, &axis); /* inference checked it */
-  int64_t n = p->shape.dim[axis], v = 0, bad = first_outside(k, ix, n, &v);
-  if (bad == -2)
+  int64_t n = p->shape.dim[axis];
+  ts_cu_index_fault *fault;
+  if (!index_check(k, ix, n, &fault))
     return false;
-  if (bad >= 0)
-    return ts__kernel_fail(k, TS_ERR_OUT_OF_RANGE, "indices[%lld] = %lld is not in [0, %lld)",
-                           (long long)bad, (long long)v, (long long)n);
   return ts__cu_gather(ts_dtype_size(p->dtype), ix->dtype, dims_prod(p->shape, 0, axis), n,
                        ix->size, dims_prod(p->shape, axis + 1, p->shape.rank), p->data, ix->data,
-                       y->data, stream_of(k)) ||
+                       y->data, fault, k->correlation, stream_of(k)) ||
          no_launcher(k);
 }
 
 bool ts__cuda_xent(ts_kernel_ctx *k)
 {
   const ts_tensor *labels = k->in[0], *logits = k->in[1];
-  int64_t cols = logits->shape.dim[logits->shape.rank - 1], v = 0;
-  int64_t bad = first_outside(k, labels, cols, &v);
-  if (bad == -2)
+  ts_cu_index_fault *fault;
+  if (!index_check(k, labels, logits->shape.dim[logits->shape.rank - 1], &fault))
     return false;
-  if (bad >= 0) {
-    char buf[TS_INFO_STR];
-    return ts__kernel_fail(k, TS_ERR_OUT_OF_RANGE,
-                           "Received a label value of %lld which is outside the valid range of "
-                           "[0, %lld) (element %lld of labels %s)",
-                           (long long)v, (long long)cols, (long long)bad,
-                           ts__info_str(buf, labels->dtype, labels->shape));
-  }
-  return ts__cu_xent(logits->dtype, labels->dtype, labels->size, cols, logits->data,
-                     labels->data, k->out[0]->data, stream_of(k)) ||
+  return ts__cu_xent(logits->dtype, labels->dtype, labels->size,
+                     logits->shape.dim[logits->shape.rank - 1], logits->data, labels->data,
+                     k->out[0]->data, fault, k->correlation, stream_of(k)) ||
          no_launcher(k);
 }
 

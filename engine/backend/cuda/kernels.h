@@ -83,17 +83,31 @@ bool ts__cu_strided(size_t elem_size, int64_t n, const ts_cu_bcast *s, int64_t b
 bool ts__cu_where(size_t elem_size, int64_t n, const ts_cu_bcast *s, const void *cond,
                   const void *x, const void *y, void *out, void *stream);
 
+/* The first index out of range a launch met, recorded on the device by
+ * the kernels that index when their indices were not checked on the host
+ * (while a CUDA Graph is captured: cuda.c's index faults).  One thread
+ * claims flag, then writes the rest; the host reads it after the stream
+ * is idle. */
+typedef struct ts_cu_index_fault {
+  unsigned int flag;    /* 0: none yet */
+  unsigned int pad;
+  long long at, value;  /* the index's position among the indices, its value */
+  unsigned long long correlation; /* the launching op's */
+} ts_cu_index_fault;
+
 /* Gather: out [outer, n_idx, row] = params [outer, n, row] at the rows
- * indices (int32 or int64, n_idx of them, already checked in [0, n)) name;
- * elements of elem_size bytes. */
+ * indices (int32 or int64, n_idx of them) name; elements of elem_size
+ * bytes.  Indices outside [0, n) give zeros and, with fault, are recorded
+ * there under correlation (NULL: checked on the host before). */
 bool ts__cu_gather(size_t elem_size, ts_dtype index_dtype, int64_t outer, int64_t n,
                    int64_t n_idx, int64_t row, const void *params, const void *indices,
-                   void *out, void *stream);
+                   void *out, ts_cu_index_fault *fault, uint64_t correlation, void *stream);
 /* SparseSoftmaxCrossEntropyWithLogits: out[r] = the loss of logits row r
- * ([rows, len], f32 or f64) at labels[r] (int32 or int64, already checked
- * in [0, len)). */
+ * ([rows, len], f32 or f64) at labels[r] (int32 or int64); a label
+ * outside [0, len) gives NaN and is recorded as Gather's are. */
 bool ts__cu_xent(ts_dtype dtype, ts_dtype label_dtype, int64_t rows, int64_t len, const void *x,
-                 const void *labels, void *out, void *stream);
+                 const void *labels, void *out, ts_cu_index_fault *fault, uint64_t correlation,
+                 void *stream);
 
 /* StatelessRandomUniform (cuda/random.cu): n elements of dtype from the
  * Philox stream (p->seed, the counter scalar of counter_dtype at the
@@ -176,5 +190,16 @@ bool ts__cuda_gemm(const ts_cu_gemm *g, void *stream);
 bool ts__cuda_gemm_available(const char **why);
 
 #ifdef __cplusplus
+}
+#endif
+
+#ifdef __CUDACC__
+/* What a kernel records once it claimed fault->flag (atomicCAS 0 -> 1). */
+static __device__ inline void index_fault_fill(ts_cu_index_fault *f, int64_t at, int64_t value,
+                                               unsigned long long correlation)
+{
+  f->at = at;
+  f->value = value;
+  f->correlation = correlation;
 }
 #endif

@@ -71,22 +71,31 @@ extern "C" bool ts__cu_where(size_t elem_size, int64_t n, const ts_cu_bcast *s, 
   return true;
 }
 
-/* out [outer, n_idx, row] = params [outer, n, row] at rows idx[j] (checked
- * to be in [0, n) on the host). */
+/* out [outer, n_idx, row] = params [outer, n, row] at rows idx[j]; a row
+ * outside [0, n) gives zeros and is recorded in fault (kernels.h). */
 template <class W, class I>
 __global__ void gather_kernel(int64_t total, int64_t n, int64_t n_idx, int64_t row, const W *p,
-                              const I *idx, W *o)
+                              const I *idx, W *o, ts_cu_index_fault *fault,
+                              unsigned long long correlation)
 {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
        i += (int64_t)gridDim.x * blockDim.x) {
     int64_t r = i % row, j = (i / row) % n_idx, outer = i / (row * n_idx);
-    o[i] = p[(outer * n + (int64_t)idx[j]) * row + r];
+    int64_t at = (int64_t)idx[j];
+    if (at >= 0 && at < n) {
+      o[i] = p[(outer * n + at) * row + r];
+      continue;
+    }
+    o[i] = W{};
+    if (fault && r == 0 && outer == 0 && atomicCAS(&fault->flag, 0u, 1u) == 0u)
+      index_fault_fill(fault, j, at, correlation);
   }
 }
 
 extern "C" bool ts__cu_gather(size_t elem_size, ts_dtype index_dtype, int64_t outer, int64_t n,
                               int64_t n_idx, int64_t row, const void *params, const void *indices,
-                              void *out, void *stream)
+                              void *out, ts_cu_index_fault *fault, uint64_t correlation,
+                              void *stream)
 {
   cudaStream_t st = (cudaStream_t)stream;
   int64_t total = outer * n_idx * row;
@@ -97,11 +106,11 @@ extern "C" bool ts__cu_gather(size_t elem_size, ts_dtype index_dtype, int64_t ou
   if (index_dtype == TS_I32) {
     BY_WIDTH(elem_size, (gather_kernel<W, int32_t><<<blocks_for(total), THREADS, 0, st>>>(
                           total, n, n_idx, row, (const W *)params, (const int32_t *)indices,
-                          (W *)out)))
+                          (W *)out, fault, correlation)))
   } else {
     BY_WIDTH(elem_size, (gather_kernel<W, int64_t><<<blocks_for(total), THREADS, 0, st>>>(
                           total, n, n_idx, row, (const W *)params, (const int64_t *)indices,
-                          (W *)out)))
+                          (W *)out, fault, correlation)))
   }
   return true;
 }

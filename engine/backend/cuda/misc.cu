@@ -403,11 +403,21 @@ extern "C" bool ts__cu_softmax(bool log_out, ts_dtype dtype, int64_t rows, int64
 }
 
 /* The loss of each row at its label: log(sum exp(x - m)) - (x[label] - m),
- * exps summed in f64 as on the CPU (ops/nn.c).  The labels were checked
- * to be in [0, len) on the host. */
+ * exps summed in f64 as on the CPU (ops/nn.c).  A label outside [0, len)
+ * gives NaN and is recorded in fault (kernels.h). */
 template <class T, class L>
-__global__ void xent_kernel(int64_t len, const T *x, const L *labels, T *o)
+__global__ void xent_kernel(int64_t len, const T *x, const L *labels, T *o,
+                            ts_cu_index_fault *fault, unsigned long long correlation)
 {
+  int64_t label = (int64_t)labels[blockIdx.x];
+  if (label < 0 || label >= len) { /* the whole block: no reduction to join */
+    if (threadIdx.x == 0) {
+      o[blockIdx.x] = (T)NAN;
+      if (fault && atomicCAS(&fault->flag, 0u, 1u) == 0u)
+        index_fault_fill(fault, blockIdx.x, label, correlation);
+    }
+    return;
+  }
   __shared__ T shared[THREADS];
   __shared__ double shared_sum[THREADS];
   const T *row = x + blockIdx.x * len;
@@ -420,33 +430,35 @@ __global__ void xent_kernel(int64_t len, const T *x, const L *labels, T *o)
     sum += (double)exp(row[i] - m);
   sum = block_reduce(sum, false, shared_sum);
   if (threadIdx.x == 0)
-    o[blockIdx.x] = (T)(log(sum) - (double)(row[labels[blockIdx.x]] - m));
+    o[blockIdx.x] = (T)(log(sum) - (double)(row[label] - m));
 }
 
 template <class T>
 static bool xent_of(ts_dtype label_dtype, int64_t rows, int64_t len, const void *x,
-                    const void *labels, void *out, cudaStream_t s)
+                    const void *labels, void *out, ts_cu_index_fault *fault,
+                    uint64_t correlation, cudaStream_t s)
 {
   if (label_dtype == TS_I32)
-    xent_kernel<T, int32_t><<<(unsigned)rows, THREADS, 0, s>>>(len, (const T *)x,
-                                                                (const int32_t *)labels, (T *)out);
+    xent_kernel<T, int32_t><<<(unsigned)rows, THREADS, 0, s>>>(
+      len, (const T *)x, (const int32_t *)labels, (T *)out, fault, correlation);
   else if (label_dtype == TS_I64)
-    xent_kernel<T, int64_t><<<(unsigned)rows, THREADS, 0, s>>>(len, (const T *)x,
-                                                                (const int64_t *)labels, (T *)out);
+    xent_kernel<T, int64_t><<<(unsigned)rows, THREADS, 0, s>>>(
+      len, (const T *)x, (const int64_t *)labels, (T *)out, fault, correlation);
   else
     return false;
   return true;
 }
 
 extern "C" bool ts__cu_xent(ts_dtype dtype, ts_dtype label_dtype, int64_t rows, int64_t len,
-                            const void *x, const void *labels, void *out, void *stream)
+                            const void *x, const void *labels, void *out,
+                            ts_cu_index_fault *fault, uint64_t correlation, void *stream)
 {
   cudaStream_t s = (cudaStream_t)stream;
   if (rows <= 0)
     return dtype == TS_F32 || dtype == TS_F64;
   if (dtype == TS_F32)
-    return xent_of<float>(label_dtype, rows, len, x, labels, out, s);
+    return xent_of<float>(label_dtype, rows, len, x, labels, out, fault, correlation, s);
   if (dtype == TS_F64)
-    return xent_of<double>(label_dtype, rows, len, x, labels, out, s);
+    return xent_of<double>(label_dtype, rows, len, x, labels, out, fault, correlation, s);
   return false;
 }
