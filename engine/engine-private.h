@@ -507,10 +507,13 @@ uint64_t ts__activity_correlation_set(uint64_t correlation);
 void ts__activity_operand_set(uint32_t operand);
 /* A correlation for copies whose op is not known yet, each copy keyed by
  * the operand it is made under; ts__activity_recharge later names the op
- * (and its input) the copy of that key was for (activity.c). */
+ * (and its input) the copy of that key was for, and ts__activity_settle
+ * says no more will come: the records held back meanwhile go out
+ * (activity.c).  Every placeholder is settled. */
 uint64_t ts__activity_placeholder(void);
 void ts__activity_recharge(uint64_t placeholder, uint32_t key, uint64_t correlation,
                            uint32_t operand);
+void ts__activity_settle(uint64_t placeholder);
 /* Can b run def on these inputs (a kernel for its kind, and its
  * supports_op)?  backend.c */
 bool ts__backend_runs(const ts_backend *b, const ts_op_def *def, ts_tensor *const *in, int n_in,

@@ -95,25 +95,86 @@ bool ts_activity_wanted(void)
 
 /* Copies made before the op they serve is known (a plan's inputs staged
  * before its capture runs, which numbers its ops) go under a placeholder
- * correlation, each with a key (operand); once the run says which op read
- * each, ts__activity_recharge says so and deliveries charge them to it.
- * The last RECHARGES are remembered: records of an older placeholder, or
- * delivered before their op was known, are charged to no op. */
+ * correlation, each keyed by the operand it was made under.  Until the
+ * placeholder is settled (the run said which op read each key:
+ * ts__activity_recharge) its records wait here, so that a collector never
+ * sees them charged to no op because a flush came first; settled, they
+ * go out charged to their op (or to none, for a key no op read), as do
+ * those a device reports later (the last RECHARGES are remembered). */
 #define PLACEHOLDER_BIT (1ull << 62)
-#define RECHARGES 256
+#define OPEN_MAX 64 /* placeholders unsettled at once; past it the oldest settles */
+#define RECHARGES 1024
 
 typedef struct {
   uint64_t placeholder, correlation;
   uint32_t key, operand;
 } recharge;
 
-static recharge recharges[RECHARGES]; /* under lock */
+/* under lock */
+static uint64_t open_placeholders[OPEN_MAX];
+static int n_open;
+static recharge recharges[RECHARGES];
 static unsigned n_recharges;
+static GArray *waiting;   /* ts_activity, of the open placeholders */
+
+static bool is_placeholder(uint64_t correlation)
+{
+  return (correlation & PLACEHOLDER_BIT) && !(correlation >> 63);
+}
+
+static void deliver_locked(const ts_activity *records, int n)
+{
+  for (int i = 0; i < n_collectors; i++)
+    collectors[i].fn(records, n, collectors[i].data);
+}
+
+/* Charges r to the op its key was read by (under lock). */
+static void recharged(ts_activity *r)
+{
+  uint64_t placeholder = r->correlation;
+  uint32_t key = r->operand;
+  r->correlation = 0;
+  r->operand = 0;
+  for (unsigned i = 0; i < MIN(n_recharges, RECHARGES); i++) {
+    const recharge *c = &recharges[i];
+    if (c->placeholder == placeholder && c->key == key) {
+      r->correlation = c->correlation;
+      r->operand = c->operand;
+      return;
+    }
+  }
+}
+
+/* Its waiting records go out charged (under lock). */
+static void settle_locked(int k)
+{
+  uint64_t p = open_placeholders[k];
+  open_placeholders[k] = open_placeholders[--n_open];
+  GArray *out = g_array_new(FALSE, FALSE, sizeof(ts_activity));
+  for (guint i = 0; waiting && i < waiting->len;) {
+    ts_activity *r = &g_array_index(waiting, ts_activity, i);
+    if (r->correlation != p) {
+      i++;
+      continue;
+    }
+    recharged(r);
+    g_array_append_val(out, *r);
+    g_array_remove_index_fast(waiting, i);
+  }
+  deliver_locked((const ts_activity *)(void *)out->data, (int)out->len);
+  g_array_unref(out);
+}
 
 uint64_t ts__activity_placeholder(void)
 {
   static uint64_t next = 1;
-  return PLACEHOLDER_BIT | __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
+  uint64_t p = PLACEHOLDER_BIT | __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
+  pthread_mutex_lock(&lock);
+  if (n_open == OPEN_MAX)
+    settle_locked(0);
+  open_placeholders[n_open++] = p;
+  pthread_mutex_unlock(&lock);
+  return p;
 }
 
 void ts__activity_recharge(uint64_t placeholder, uint32_t key, uint64_t correlation,
@@ -124,19 +185,23 @@ void ts__activity_recharge(uint64_t placeholder, uint32_t key, uint64_t correlat
   pthread_mutex_unlock(&lock);
 }
 
-/* r charged to the op its placeholder stands for (under lock). */
-static void recharged(ts_activity *r)
+void ts__activity_settle(uint64_t placeholder)
 {
-  uint64_t placeholder = r->correlation;
-  uint32_t key = r->operand;
-  r->correlation = 0;
-  r->operand = 0;
-  for (unsigned i = 0; i < MIN(n_recharges, RECHARGES); i++)
-    if (recharges[i].placeholder == placeholder && recharges[i].key == key) {
-      r->correlation = recharges[i].correlation;
-      r->operand = recharges[i].operand;
-      return;
+  pthread_mutex_lock(&lock);
+  for (int k = 0; k < n_open; k++)
+    if (open_placeholders[k] == placeholder) {
+      settle_locked(k);
+      break;
     }
+  pthread_mutex_unlock(&lock);
+}
+
+static bool open_locked(uint64_t placeholder)
+{
+  for (int k = 0; k < n_open; k++)
+    if (open_placeholders[k] == placeholder)
+      return true;
+  return false;
 }
 
 void ts_activity_deliver(const ts_activity *records, int n)
@@ -144,19 +209,34 @@ void ts_activity_deliver(const ts_activity *records, int n)
   if (n <= 0 || !records)
     return;
   pthread_mutex_lock(&lock);
-  ts_activity *copy = NULL;
-  for (int i = 0; i < n; i++)
-    if ((records[i].correlation & PLACEHOLDER_BIT) && !(records[i].correlation >> 63)) {
-      if (!copy && (copy = g_try_malloc(sizeof *records * (size_t)n)))
-        memcpy(copy, records, sizeof *records * (size_t)n);
-      if (!copy)
-        break; /* out of memory: delivered as they are */
-      recharged(&copy[i]);
+  GArray *rest = NULL; /* records, less those that wait */
+  for (int i = 0; i < n; i++) {
+    if (!is_placeholder(records[i].correlation)) {
+      if (rest)
+        g_array_append_val(rest, records[i]);
+      continue;
     }
-  for (int i = 0; i < n_collectors; i++)
-    collectors[i].fn(copy ? copy : records, n, collectors[i].data);
+    if (!rest) {
+      rest = g_array_sized_new(FALSE, FALSE, sizeof(ts_activity), (guint)n);
+      g_array_append_vals(rest, records, (guint)i);
+    }
+    ts_activity r = records[i];
+    if (open_locked(r.correlation)) {
+      if (!waiting)
+        waiting = g_array_new(FALSE, FALSE, sizeof(ts_activity));
+      g_array_append_val(waiting, r);
+      continue;
+    }
+    recharged(&r); /* settled already: no op read it */
+    g_array_append_val(rest, r);
+  }
+  if (rest)
+    deliver_locked((const ts_activity *)(void *)rest->data, (int)rest->len);
+  else
+    deliver_locked(records, n);
   pthread_mutex_unlock(&lock);
-  g_free(copy);
+  if (rest)
+    g_array_unref(rest);
 }
 
 void ts_activity_flush(void)

@@ -116,7 +116,8 @@ static void device_plan_free(ts_device_plan *dp)
 {
   if (!dp)
     return;
-  dp->backend->iface.graph_plan_free(dp->backend, dp->plan); /* waits for its launches */
+  if (dp->plan)
+    dp->backend->iface.graph_plan_free(dp->backend, dp->plan); /* waits for its launches */
   replay_drop(dp);
   for (int i = 0; i < dp->n_in; i++)
     ts_tensor_unref(dp->in[i]);
@@ -178,6 +179,8 @@ static bool stage_inputs(ts_device_plan *dp, ts_tensor *const *inputs, int n)
   }
   ts__activity_correlation_set(outer);
   ts_scope_end(scope);
+  if (!ok)
+    ts__activity_settle(dp->staged_as); /* no op of this run reads what it copied */
   if (!ok && !erred)
     ts_error_clear(); /* the run goes on with the caller's tensors */
   return ok;
@@ -196,24 +199,32 @@ ts_device_plan *ts__device_plan_begin(ts_executable *e, int segment, ts_tensor *
     g_clear_pointer(&dp, device_plan_free);
   if (dp)
     replay_drop(dp); /* this run captures anew */
-  /* the arguments go into the plan's inputs before the capture begins */
+  bool first = !dp;
+  if (first) {
+    dp = g_new0(ts_device_plan, 1);
+    dp->backend = b;
+    dp->candidate = true; /* until its first capture says otherwise */
+    dp->rec.ops = g_array_new(FALSE, FALSE, sizeof(ts_plan_op));
+    dp->rec.vars = g_array_new(FALSE, FALSE, sizeof(ts_plan_var));
+  }
+  /* the arguments go into the plan's inputs before the capture begins, so
+   * that a capture that can be launched again as it is (the first one,
+   * most often) is replayed by the next call */
   bool whole = e->n_segments == 1 && inputs && b->iface.graph_plan_replay;
-  bool staged = whole && dp && dp->candidate && stage_inputs(dp, *inputs, n_inputs);
-  if (dp && (dp->n_broken >= BROKEN_LIMIT || !b->iface.graph_plan_update(b, dp->plan))) {
+  bool staged = whole && dp->candidate && stage_inputs(dp, *inputs, n_inputs);
+  if (first && !(dp->plan = b->iface.graph_plan_create(b))) {
+    if (staged)
+      ts__activity_settle(dp->staged_as);
+    device_plan_free(dp);
+    return NULL;
+  }
+  if (!first && (dp->n_broken >= BROKEN_LIMIT || !b->iface.graph_plan_update(b, dp->plan))) {
     /* the host keeps reading its values mid-run: step by step */
+    if (staged)
+      ts__activity_settle(dp->staged_as);
     dp->candidate = false;
     device_plan_free(__atomic_exchange_n(slot, dp, __ATOMIC_ACQ_REL));
     return NULL;
-  }
-  if (!dp) {
-    ts_graph_plan *gp = b->iface.graph_plan_create(b);
-    if (!gp)
-      return NULL;
-    dp = g_new0(ts_device_plan, 1);
-    dp->backend = b;
-    dp->plan = gp;
-    dp->rec.ops = g_array_new(FALSE, FALSE, sizeof(ts_plan_op));
-    dp->rec.vars = g_array_new(FALSE, FALSE, sizeof(ts_plan_var));
   }
   __atomic_add_fetch(&e->n_captures, 1, __ATOMIC_RELAXED);
   dp->graph = e->graph;
@@ -355,6 +366,8 @@ bool ts__device_plan_close(ts_executable *e, int segment, ts_device_plan *dp, bo
     }
     dp->candidate = can;
   }
+  if (dp->staged) /* its copies' ops are known now, if it ran */
+    ts__activity_settle(dp->staged_as);
   dp->staged = false;
   device_plan_free(__atomic_exchange_n(&e->device_plans[segment], dp, __ATOMIC_ACQ_REL));
   return ok;

@@ -290,6 +290,7 @@ void ts__executable_free(ts_executable *e)
 {
   if (!e)
     return;
+  ts__device_plan_free(e); /* a replayable one gives its arena back through the plan */
   plan *p = &e->plan;
   for (guint id = 0; id < e->graph->nodes->len; id++) {
     if (!e->subs[id])
@@ -322,7 +323,6 @@ void ts__executable_free(ts_executable *e)
   g_free(p->step_n);
   g_free(p->rel_start);
   g_free(p->rel_values);
-  ts__device_plan_free(e);
   ts__planner_free(e->planner);
   if (e->owns_graph)
     ts__graph_free(e->graph);
