@@ -75,7 +75,7 @@ static void step_on_activity(const ts_activity *r, int n, void *data)
  * op), shown with the test's messages. */
 static void step_on_warning(const ts_event *ev, void *data)
 {
-  g_test_message("warning: %s", ev->warning.message);
+  g_test_message("warned: %s", ev->warning.message);
 }
 
 static void assert_near(ts_tensor *want, ts_tensor *got, double rel)
