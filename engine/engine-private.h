@@ -713,7 +713,19 @@ typedef struct ts_context {
                                   * node whose gradient is being recorded (ts_node_gradient_of) */
 } ts_context;
 
-ts_context *ts__context(void);
+/* The calling thread's context: its address is kept in a word of static
+ * TLS (initial-exec), so that an op's many lookups are a load each rather
+ * than a __tls_get_addr call (the context itself is too large for static
+ * TLS in a library that may be loaded late); NULL until the first lookup
+ * and once the thread's context is released. */
+extern _Thread_local ts_context *ts__context_here __attribute__((tls_model("initial-exec")));
+ts_context *ts__context_first(void);
+
+static inline ts_context *ts__context(void)
+{
+  ts_context *c = ts__context_here;
+  return G_LIKELY(c) ? c : ts__context_first();
+}
 /* After a run ended the device plan it recorded (exec/executable.c): the
  * constants' copies made meanwhile are kept if it went well (the plan was
  * launched: they are filled in stream order), else dropped.  Inside an
