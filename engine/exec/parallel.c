@@ -385,19 +385,25 @@ bool ts__exec_rows(const ts_executable *e, ts_arena *arena, ts_tensor **values,
 {
   const plan *p = &e->plan;
   ts_tensor *store;
+  ts_announcements reads; /* told together, before the exits are made */
+  reads.n = 0;
   int n_row = 0;
   for (int s = run->first; s < run->end; s++) {
     n_row += p->row_step[s];
     if (p->row_step[s])
       continue;
     int base = p->step_first[s];
-    if ((store = ts__exec_fast_read(e, values, s, watched, parent, parent_seq)))
+    if ((store = ts__exec_fast_read(e, values, s, watched ? &reads : NULL, parent, parent_seq))) {
       values[base] = ts_tensor_ref(store);
-    else if (!ts__exec_step(e, ts__graph_node(e->graph, p->steps[s]), values, inputs, scope,
-                            ts__arena_step(arena, 0, base, p->step_n[s]), &values[base], parent,
-                            parent_seq))
+      continue;
+    }
+    ts__announce_flush(&reads);
+    if (!ts__exec_step(e, ts__graph_node(e->graph, p->steps[s]), values, inputs, scope,
+                       ts__arena_step(arena, 0, base, p->step_n[s]), &values[base], parent,
+                       parent_seq))
       return false;
   }
+  ts__announce_flush(&reads);
   for (int i = 0; i < run->n_exits; i++) {
     int v = run->exits[i], s = run->first;
     while (p->step_first[s] + p->step_n[s] <= v)
