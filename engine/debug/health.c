@@ -96,15 +96,20 @@ static void merge_part(ts_health_op *r, const ts_health_op *part)
 
 /* Files r (names not yet interned) in its run's seq order, or into the
  * record of its step when another part of it is there.  The run's records
- * are the last ones (a call's pieces are filed before it goes on): a
- * binary search among them, as a row run's parts of a hundred steps each
- * would otherwise walk back over the whole run per record.  On the owner. */
+ * are the last ones (a call's pieces are filed before it goes on): one
+ * after the last is appended (the owner's own records come in seq order),
+ * else a binary search among them, as a row run's parts of a hundred steps
+ * each would otherwise walk back over the whole run per record.  On the
+ * owner. */
 static void file_record(ts_health *h, ts_health_op *r, ts_loc loc, const ts_node *run,
                         const ts_node *traced)
 {
   guint len = h->ops->len, at = len;
-  bool same_run = r->run_id && len > 0 && g_array_index(h->ops, ts_health_op, len - 1).run_id == r->run_id;
-  if (same_run) {
+  const ts_health_op *last = len > 0 ? &g_array_index(h->ops, ts_health_op, len - 1) : NULL;
+  bool same_run = r->run_id && last && last->run_id == r->run_id;
+  if (!same_run) {
+    h->run_start = len;
+  } else if (last->seq >= r->seq) { /* (after the last, as the owner's own come: no search) */
     guint lo = h->run_start, hi = len; /* the first record of the run with a seq >= r's */
     while (lo < hi) {
       guint mid = lo + (hi - lo) / 2;
@@ -122,8 +127,6 @@ static void file_record(ts_health *h, ts_health_op *r, ts_loc loc, const ts_node
         h->first = at;
       return;
     }
-  } else {
-    h->run_start = len;
   }
   if (loc.file != h->last_file) {
     h->last_file = loc.file;
