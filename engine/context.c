@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 static _Thread_local ts_context context;
+_Thread_local ts_context *ts__context_here __attribute__((tls_model("initial-exec")));
 
 static void context_release(ts_context *c)
 {
@@ -20,6 +21,7 @@ static void context_release(ts_context *c)
     g_clear_pointer(&c->run.path[i].counts, g_hash_table_unref);
   g_slist_free(c->device_stack);
   *c = (ts_context){ 0 };
+  ts__context_here = NULL; /* on its own thread: the next lookup sets it up again */
 }
 
 /* The context outlives user code and is released with its thread: by a
@@ -37,9 +39,9 @@ static void main_release(void)
   context_release(&context);
 }
 
-ts_context *ts__context(void)
+ts_context *ts__context_first(void)
 {
-  if (G_UNLIKELY(!context.root)) {
+  if (!context.root) {
     context.root = ts__scope_new();
     context.top = context.root;
     context.cpu = ts_backend_cpu();
@@ -48,7 +50,7 @@ ts_context *ts__context(void)
     else
       g_private_set(&context_key, &context);
   }
-  return &context;
+  return ts__context_here = &context;
 }
 
 /* ---- cancellation ------------------------------------------------------------------ */

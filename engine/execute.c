@@ -126,35 +126,51 @@ static uint64_t next_correlation(ts_context *c)
 
 /* ---- events -------------------------------------------------------------------------- */
 
+/* Every field set one by one: a compound literal would have the compiler
+ * clear the whole event first (a rep stos, half of what building one cost).
+ * The size check makes a field added to ts_op_event come here too. */
+_Static_assert(sizeof(void *) != 8 || sizeof(ts_op_event) == 184, "emit_op sets every field of ts_op_event");
+
+static void fill_op(ts_event *ev, ts_context *c, ts_event_kind kind, const ts_op_call *call,
+                    const ts_backend *b, const ts_run_site *site, const ts_node *twin,
+                    uint64_t seq, uint64_t correlation, uint32_t n_copied, ts_tensor *const *out,
+                    int n_out, uint64_t start_ns, uint64_t end_ns)
+{
+  ev->kind = kind; /* the rest of the union (larger than the op event) is not cleared */
+  bool end = kind == TS_EVENT_OP_END;
+  ts_op_event *o = &ev->op;
+  o->op = call->def->op;
+  o->op_name = call->def->name;
+  o->loc = call->loc;
+  o->device = ts_backend_name(b);
+  o->n_inputs = call->n_in;
+  o->inputs = call->in;
+  o->n_outputs = end ? n_out : 0;
+  o->outputs = end ? out : NULL;
+  o->start_ns = start_ns;
+  o->end_ns = end_ns;
+  o->node = site ? site->node : NULL;
+  o->run_id = c->run.run_id;
+  o->seq = seq;
+  o->parent = site ? site->parent : NULL;
+  o->parent_seq = site ? site->parent_seq : 0;
+  o->concrete = c->run.concrete;
+  o->traced = site ? site->traced : twin;
+  o->stream = 0;
+  o->n_copied = n_copied;
+  o->correlation = correlation;
+  o->device_start_ns = 0;
+  o->device_end_ns = 0;
+}
+
 static void emit_op(ts_context *c, ts_event_kind kind, const ts_op_call *call,
                     const ts_backend *b, const ts_run_site *site, const ts_node *twin,
                     uint64_t seq, uint64_t correlation, uint32_t n_copied, ts_tensor *const *out,
                     int n_out, uint64_t start_ns, uint64_t end_ns)
 {
-  ts_event ev; /* not zeroed as a whole: the union is larger than the op event */
-  ev.kind = kind;
-  bool end = kind == TS_EVENT_OP_END;
-  ev.op = (ts_op_event){
-    .op = call->def->op,
-    .op_name = call->def->name,
-    .loc = call->loc,
-    .device = ts_backend_name(b),
-    .n_inputs = call->n_in,
-    .inputs = call->in,
-    .n_outputs = end ? n_out : 0,
-    .outputs = end ? out : NULL,
-    .start_ns = start_ns,
-    .end_ns = end_ns,
-    .node = site ? site->node : NULL,
-    .run_id = c->run.run_id,
-    .seq = seq,
-    .parent = site ? site->parent : NULL,
-    .parent_seq = site ? site->parent_seq : 0,
-    .concrete = c->run.concrete,
-    .traced = site ? site->traced : twin,
-    .correlation = correlation,
-    .n_copied = n_copied,
-  };
+  ts_event ev;
+  fill_op(&ev, c, kind, call, b, site, twin, seq, correlation, n_copied, out, n_out, start_ns,
+          end_ns);
   ts__listeners_emit(&ev);
 }
 
@@ -172,8 +188,8 @@ static const ts_node *eager_twin(ts_context *c, ts_loc loc)
 /* ---- execution ----------------------------------------------------------------------- */
 
 /* The last op event this thread stamped in a run: its run, seq and end.
- * A step the run makes itself right after it on this thread (ts__announce:
- * a variable read, which takes no time) is stamped with that end instead
+ * Steps the run makes itself right after it on this thread (ts__announce_flush:
+ * variable reads, which take no time) is stamped with that end instead
  * of reading the clock again: nothing ran between but the run's own
  * bookkeeping, and a clock reading (tens of ns under a hypervisor) was
  * most of what announcing a read cost, two thirds of a model's events.
@@ -293,29 +309,57 @@ void ts__op_stamp_forget(void)
   last_stamp.run_id = 0;
 }
 
-void ts__announce(const ts_op_call *call, const ts_run_site *site, ts_tensor *const *out,
-                  int n_out)
+void ts__announce_later(ts_announcements *q, const ts_op_call *call, const ts_run_site *site,
+                        ts_tensor *out)
 {
+  if (q->n == TS_ANNOUNCE_BATCH)
+    ts__announce_flush(q);
+  ts_announced *a = &q->a[q->n++];
+  a->in = call->in[0];
+  a->out = out;
+  a->call = *call;
+  a->call.in = &a->in;
+  a->call.n_in = 1;
+  a->site = *site;
+  a->seq = ++ts__context()->run.seq;
+}
+
+void ts__announce_flush(ts_announcements *q)
+{
+  int n = q->n;
+  if (!n)
+    return;
+  q->n = 0;
   ts_context *c = ts__context();
-  uint64_t seq = ++c->run.seq;
   if (c->mute)
     return;
   int mask = __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED) & TS__OP_EVENTS;
-  const ts_backend *b = n_out > 0 && out[0]->backend ? out[0]->backend : c->cpu;
   if (mask) {
-    /* it took no time: one reading, or the end of the step just before it here */
-    bool follows = c->run.run_id && last_stamp.run_id == c->run.run_id && last_stamp.seq + 1 == seq;
+    /* They took no time: one reading, or the end of the step just before
+     * them here.  Nothing was told between them: they follow one another. */
+    bool follows = c->run.run_id && last_stamp.run_id == c->run.run_id &&
+                   last_stamp.seq + 1 == q->a[0].seq;
     uint64_t now = follows ? last_stamp.ns : ts__op_now_ns();
     last_stamp.run_id = c->run.run_id;
-    last_stamp.seq = seq;
+    last_stamp.seq = q->a[n - 1].seq;
     last_stamp.ns = now;
-    if (mask & TS_EVENT_MASK(TS_EVENT_OP_BEGIN))
-      emit_op(c, TS_EVENT_OP_BEGIN, call, b, site, NULL, seq, 0, 0, out, n_out, now, 0);
-    if (mask & TS_EVENT_MASK(TS_EVENT_OP_END))
-      emit_op(c, TS_EVENT_OP_END, call, b, site, NULL, seq, 0, 0, out, n_out, now, now);
+    ts_event ev[2 * TS_ANNOUNCE_BATCH];
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+      const ts_announced *a = &q->a[i];
+      const ts_backend *b = a->out->backend ? a->out->backend : c->cpu;
+      if (mask & TS_EVENT_MASK(TS_EVENT_OP_BEGIN))
+        fill_op(&ev[k++], c, TS_EVENT_OP_BEGIN, &a->call, b, &a->site, NULL, a->seq, 0, 0,
+                &a->out, 1, now, 0);
+      if (mask & TS_EVENT_MASK(TS_EVENT_OP_END))
+        fill_op(&ev[k++], c, TS_EVENT_OP_END, &a->call, b, &a->site, NULL, a->seq, 0, 0,
+                &a->out, 1, now, now);
+    }
+    ts__listeners_emit_n(ev, k);
   }
   if (c->observer)
-    c->observer->op_end(c->observer, call, site, seq, out, n_out);
+    for (int i = 0; i < n; i++)
+      c->observer->op_end(c->observer, &q->a[i].call, &q->a[i].site, q->a[i].seq, &q->a[i].out, 1);
 }
 
 /* ---- a device plan's capture (exec/device_plan.c replays it) ------------------- */

@@ -247,37 +247,44 @@ void ts_listener_remove(int id)
   pthread_mutex_unlock(&lock);
 }
 
-void ts__listeners_emit(const ts_event *event)
+/* Delivers events[0..n) (in that order) to each listener in turn: one
+ * entry into its slot, and one hold of the call's lock, for all of them. */
+static inline __attribute__((always_inline)) void deliver(const ts_event *events, int n)
 {
-  uint32_t bit = TS_EVENT_MASK(event->kind);
-  int n = __atomic_load_n(&n_slots, __ATOMIC_ACQUIRE);
+  uint32_t bits = 0;
+  for (int j = 0; j < n; j++)
+    bits |= TS_EVENT_MASK(events[j].kind);
+  int n_live = __atomic_load_n(&n_slots, __ATOMIC_ACQUIRE);
   const slot *outer = calling;
-  pthread_mutex_t *deliver = deliver_lock; /* a call's piece on the pool */
+  pthread_mutex_t *deliver_under = deliver_lock; /* a call's piece on the pool */
   reader *r = me;
-  if (G_UNLIKELY(!r) && n > 0 && !ended && !calling)
+  if (G_UNLIKELY(!r) && n_live > 0 && !ended && !calling)
     r = take_reader();
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < n_live; i++) {
     slot *s = &slots[i];
     uint32_t mask = __atomic_load_n(&s->mask, __ATOMIC_RELAXED);
-    if (!(mask & bit))
+    if (!(mask & bits))
       continue;
     /* The call's lock before entering: a thread waiting for it is in no
      * slot, so a callback holding it may remove any listener. */
-    bool wait = deliver && !(mask & TS_LISTENER_CONCURRENT);
+    bool wait = deliver_under && !(mask & TS_LISTENER_CONCURRENT);
     if (wait)
-      pthread_mutex_lock(deliver);
+      pthread_mutex_lock(deliver_under);
     /* Entering before looking at the state: either we see the removal
      * and leave, or the remover sees us and waits. */
     bool recorded = enter(s, r);
     mask = __atomic_load_n(&s->mask, __ATOMIC_RELAXED); /* the slot may have been reused */
-    if (__atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == LIVE && /* a plain load on x86 */
-        (mask & bit) && (wait || !deliver || (mask & TS_LISTENER_CONCURRENT))) {
+    if (wait || !deliver_under || (mask & TS_LISTENER_CONCURRENT)) {
       calling = s;
-      s->fn(event, s->user_data);
+      /* the state again before each: a callback may remove its listener */
+      for (int j = 0; j < n; j++)
+        if ((mask & TS_EVENT_MASK(events[j].kind)) &&
+            __atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == LIVE) /* a plain load on x86 */
+          s->fn(&events[j], s->user_data);
     }
     leave(s, r, recorded);
     if (wait)
-      pthread_mutex_unlock(deliver);
+      pthread_mutex_unlock(deliver_under);
     if (G_UNLIKELY(__atomic_load_n(&s->state, __ATOMIC_SEQ_CST) == REMOVED)) {
       pthread_mutex_lock(&lock); /* a remover waiting for us */
       pthread_cond_broadcast(&idle);
@@ -285,6 +292,16 @@ void ts__listeners_emit(const ts_event *event)
     }
   }
   calling = outer;
+}
+
+void ts__listeners_emit(const ts_event *event)
+{
+  deliver(event, 1);
+}
+
+void ts__listeners_emit_n(const ts_event *events, int n)
+{
+  deliver(events, n);
 }
 
 uint64_t ts_now_ns(void)

@@ -445,6 +445,91 @@ static void test_read_stamps(void)
   ts_release_all();
 }
 
+/* Reads a run makes itself one after another reach each listener together
+ * (ts__announce_flush): still every one, a begin before its end, in seq
+ * order, with the variable as input and a value as output; a listener
+ * that removes itself on the first hears no more of them, the others all. */
+static ts_tensor *read_vars[4];
+
+static ts_tensor *sum_of_reads(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  ts_tensor *a = ts_add(ts_read(read_vars[0]), ts_read(read_vars[1]));
+  ts_tensor *b = ts_add(ts_read(read_vars[2]), ts_read(read_vars[3]));
+  return ts_add(x, ts_add(a, b));
+}
+
+typedef struct heard {
+  int n;
+  int kind[64];
+  uint64_t seq[64];
+  const void *data[64]; /* a read's output's */
+} heard;
+
+static void keep_reads(const ts_event *ev, void *data)
+{
+  heard *h = data;
+  if (ev->op.op != TS_OP_READ_VARIABLE || h->n == 64)
+    return;
+  g_assert_cmpint(ev->op.n_inputs, ==, 1);
+  bool variable = false;
+  for (int v = 0; v < 4; v++)
+    variable |= ev->op.inputs[0] == read_vars[v];
+  g_assert_true(variable);
+  h->kind[h->n] = ev->kind;
+  h->seq[h->n] = ev->op.seq;
+  h->data[h->n++] = ev->kind == TS_EVENT_OP_END ? ts_tensor_data(ev->op.outputs[0]) : NULL;
+  g_assert_cmpint(ev->op.n_outputs, ==, ev->kind == TS_EVENT_OP_END ? 1 : 0);
+}
+
+static int quitter_id, quitter_calls;
+
+static void quit_on_read(const ts_event *ev, void *data)
+{
+  if (ev->op.op == TS_OP_READ_VARIABLE && quitter_calls++ == 0)
+    ts_listener_remove(quitter_id);
+}
+
+static void test_read_batches(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  int threads = ts_get_threads();
+  ts_set_threads(1);
+  for (int i = 0; i < 4; i++)
+    read_vars[i] = ts_variable_new(ts_ones(TS_F32, TS_SHAPE(3)), NULL);
+  ts_function *fn = ts_function_new("sum_of_reads", sum_of_reads, "x");
+  ts_value arg = TS_TENSOR_VALUE(ts_ones(TS_F32, TS_SHAPE(3)));
+  g_assert_nonnull(ts_function_call(fn, &arg, 1)); /* traced */
+  static heard both, ends;
+  quitter_calls = 0;
+  quitter_id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), quit_on_read, NULL);
+  int id_both = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_BEGIN) | TS_EVENT_MASK(TS_EVENT_OP_END),
+                                keep_reads, &both);
+  int id_ends = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), keep_reads, &ends);
+  g_assert_nonnull(ts_function_call(fn, &arg, 1));
+  ts_listener_remove(id_both);
+  ts_listener_remove(id_ends);
+  g_assert_cmpint(quitter_calls, ==, 1);
+  g_assert_cmpint(both.n, ==, 8);
+  g_assert_cmpint(ends.n, ==, 4);
+  for (int i = 0; i < 4; i++) {
+    g_assert_cmpint(both.kind[2 * i], ==, TS_EVENT_OP_BEGIN);
+    g_assert_cmpint(both.kind[2 * i + 1], ==, TS_EVENT_OP_END);
+    g_assert_cmpuint(both.seq[2 * i], ==, both.seq[2 * i + 1]);
+    g_assert_cmpuint(ends.seq[i], ==, both.seq[2 * i]);
+    g_assert_true(ends.data[i] == both.data[2 * i + 1]);
+    if (i > 0)
+      g_assert_cmpuint(ends.seq[i - 1], <, ends.seq[i]);
+    g_assert_nonnull(ends.data[i]);
+  }
+  ts_function_free(fn);
+  for (int i = 0; i < 4; i++)
+    ts_tensor_unref(read_vars[i]);
+  ts_set_threads(threads);
+  ts_scope_end(scope);
+  ts_release_all();
+}
+
 static void test_bad_arguments(void)
 {
   g_assert_cmpint(ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), NULL, NULL), ==, 0);
@@ -513,6 +598,7 @@ int main(int argc, char **argv)
   g_test_add_func("/listeners/slots-reused", test_slots_reused);
   g_test_add_func("/listeners/op-times", test_op_times);
   g_test_add_func("/listeners/read-stamps", test_read_stamps);
+  g_test_add_func("/listeners/read-batches", test_read_batches);
   g_test_add_func("/listeners/bad-arguments", test_bad_arguments);
   g_test_add_func("/listeners/memory-balances", test_memory_balances);
   return g_test_run();

@@ -405,12 +405,17 @@ static void test_kernels_chosen_with_plan(void)
 #define MAX_SEQ 256
 
 /* A listener counting one call's op events per seq, and whether any came
- * from another thread than the caller's or while another was delivered. */
+ * from another thread than the caller's or while another was delivered;
+ * the reads the run makes itself come from the caller (with its part of
+ * a row run, rows_item), its events in time order. */
 typedef struct heard {
   pthread_t caller;
   int inside;          /* atomic: callbacks running */
   bool overlapped;     /* two at once */
   bool other_thread;
+  bool read_elsewhere; /* a read the run made itself heard from another thread */
+  uint64_t caller_last; /* the start of the caller's last event: they come in time order */
+  bool caller_back;
   int count[MAX_SEQ];
   int64_t elements[MAX_SEQ];
 } heard;
@@ -425,7 +430,13 @@ static void on_op(const ts_event *ev, void *data)
     h->count[op->seq]++;
     for (int i = 0; i < op->n_outputs; i++)
       h->elements[op->seq] += ts_tensor_size(op->outputs[i]);
-    h->other_thread |= !pthread_equal(pthread_self(), h->caller);
+    bool caller = pthread_equal(pthread_self(), h->caller);
+    h->other_thread |= !caller;
+    h->read_elsewhere |= op->op == TS_OP_READ_VARIABLE && !caller;
+    if (caller) {
+      h->caller_back |= op->start_ns < h->caller_last;
+      h->caller_last = op->start_ns;
+    }
   }
   __atomic_sub_fetch(&h->inside, 1, __ATOMIC_SEQ_CST);
 }
@@ -462,6 +473,8 @@ static bool watched_call(ts_function *fn, ts_value *args, int n, int n_inputs, i
   int ops = s.n_ops - n_inputs;
   if (id) {
     g_assert_false(h->overlapped);
+    g_assert_false(h->read_elsewhere);
+    g_assert_false(h->caller_back);
     int per_part = 0;
     for (int seq = 1; seq <= ops; seq++) {
       g_assert_true(h->count[seq] == 1 || h->count[seq] == parts);

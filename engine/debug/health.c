@@ -52,6 +52,7 @@ struct ts_health {
   ts_health_level level;
   GArray *ops;          /* ts_health_op */
   guint run_start;      /* where the records of the last one's run begin (they are in seq order) */
+  guint merged;         /* where the last part was merged into its step's record */
   int64_t first;        /* index of the first op with a NaN or Inf; -1 */
   GHashTable *strings;  /* borrowed pointer -> owned copy */
   struct {
@@ -96,34 +97,44 @@ static void merge_part(ts_health_op *r, const ts_health_op *part)
 
 /* Files r (names not yet interned) in its run's seq order, or into the
  * record of its step when another part of it is there.  The run's records
- * are the last ones (a call's pieces are filed before it goes on): a
- * binary search among them, as a row run's parts of a hundred steps each
- * would otherwise walk back over the whole run per record.  On the owner. */
+ * are the last ones (a call's pieces are filed before it goes on): one
+ * after the last is appended (the owner's own records come in seq order),
+ * a part of the step after the one the last part merged into goes there,
+ * else a binary search among them, as a row run's parts of a hundred steps
+ * each would otherwise walk back over the whole run per record.  On the
+ * owner. */
 static void file_record(ts_health *h, ts_health_op *r, ts_loc loc, const ts_node *run,
                         const ts_node *traced)
 {
   guint len = h->ops->len, at = len;
-  bool same_run = r->run_id && len > 0 && g_array_index(h->ops, ts_health_op, len - 1).run_id == r->run_id;
-  if (same_run) {
-    guint lo = h->run_start, hi = len; /* the first record of the run with a seq >= r's */
-    while (lo < hi) {
-      guint mid = lo + (hi - lo) / 2;
-      if (g_array_index(h->ops, ts_health_op, mid).seq < r->seq)
-        lo = mid + 1;
-      else
-        hi = mid;
+  const ts_health_op *last = len > 0 ? &g_array_index(h->ops, ts_health_op, len - 1) : NULL;
+  bool same_run = r->run_id && last && last->run_id == r->run_id;
+  if (!same_run) {
+    h->run_start = len;
+  } else if (last->seq >= r->seq) { /* (after the last, as the owner's own come: no search) */
+    guint next = h->merged + 1; /* a part's steps come in seq order: often the next record */
+    if (next > h->run_start && next < len && g_array_index(h->ops, ts_health_op, next).seq == r->seq) {
+      at = next;
+    } else {
+      guint lo = h->run_start, hi = len; /* the first record of the run with a seq >= r's */
+      while (lo < hi) {
+        guint mid = lo + (hi - lo) / 2;
+        if (g_array_index(h->ops, ts_health_op, mid).seq < r->seq)
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      at = lo;
     }
-    at = lo;
     ts_health_op *step = at < len ? &g_array_index(h->ops, ts_health_op, at) : NULL;
     if (step && step->seq == r->seq) { /* a row run's part: its step's record */
       bool was_finite = step->n_nan == 0 && step->n_inf == 0;
+      h->merged = at;
       merge_part(step, r);
       if (was_finite && (step->n_nan > 0 || step->n_inf > 0) && (h->first < 0 || at < h->first))
         h->first = at;
       return;
     }
-  } else {
-    h->run_start = len;
   }
   if (loc.file != h->last_file) {
     h->last_file = loc.file;

@@ -14,7 +14,7 @@
  * read's view would hold, so an assign meanwhile copies on write just the
  * same) instead of a dispatched op: models read every weight on every
  * call.  Listeners and an observer hear of it as an op of no time
- * (ts__announce); op handlers and the like (serial_only) see it run. */
+ * (ts__announce_later, told before the run's next step); op handlers and the like (serial_only) see it run. */
 #include "run.h"
 
 #include <stdlib.h>
@@ -358,7 +358,9 @@ static bool run_subgraph(const ts_run_site *site, uint64_t seq, int i, ts_tensor
  * the same op (a Mul made from a Pow is not that Pow: ts_node_origin says). */
 static const ts_node *traced_of(const ts_node *n)
 {
-  const ts_node *o = ts_node_n_origins(n) == 1 ? ts_node_origin(n, 0) : NULL;
+  /* ts_node_origin's rule read in place (no origins: n itself), per step
+   * and per announced read without two calls through the PLT */
+  const ts_node *o = n->n_origins == 0 ? n : n->n_origins == 1 ? n->origins[0] : NULL;
   return o && o->op == n->op ? o : NULL;
 }
 
@@ -419,7 +421,8 @@ static bool watched(const ts_context *c)
 }
 
 ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, int s,
-                              bool announce, const ts_node *parent, uint64_t parent_seq)
+                              ts_announcements *announce, const ts_node *parent,
+                              uint64_t parent_seq)
 {
   const plan *p = &e->plan;
   const ts_node *node = ts__graph_node(e->graph, p->steps[s]);
@@ -434,7 +437,7 @@ ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, 
   if (store && announce) {
     ts_op_call call = { node->loc, ts__op_def(node->op), &var, 1, node->attrs };
     ts_run_site site = step_site(e, node, parent, parent_seq);
-    ts__announce(&call, &site, &store, 1);
+    ts__announce_later(announce, &call, &site, store);
   }
   return store;
 }
@@ -469,12 +472,20 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
   const ts_context *c = ts__context();
   bool ok = true, serial = serial_only(c), seen = watched(c);
   bool share = !serial && (p->n_groups || p->n_runs) && ts__pool_width() > 1;
+  ts_announcements reads; /* the reads made since the last step that ran */
+  reads.n = 0;
   ts_tensor *store;
   int segment = 0; /* the device plan's: a step that runs subgraphs ends one */
   ts_device_plan *dp = ts__device_plan_begin((ts_executable *)e, 0, &inputs, n_inputs);
   for (int s = 0; s < p->n_steps && ok; s++) {
     int from = s; /* releases after steps from .. s */
     const ts_node *runs_subgraphs = e->subs[p->steps[s]] ? ts__graph_node(g, p->steps[s]) : NULL;
+    bool rows = share && p->run_at[s];
+    store = !rows && !serial && p->fast_read[s]
+                ? ts__exec_fast_read(e, values, s, seen ? &reads : NULL, parent, parent_seq)
+                : NULL;
+    if (!store) /* the reads are told before anything else of the run */
+      ts__announce_flush(&reads);
     if (runs_subgraphs) { /* what came before goes out; its subgraphs capture their own */
       ok = ts__device_plan_end((ts_executable *)e, segment, dp);
       ts__kept_settle(ts__context(), ok);
@@ -482,12 +493,11 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
       if (!ok)
         break;
     }
-    if (share && p->run_at[s]) {
+    if (rows) {
       const row_run *run = &p->runs[p->run_at[s] - 1];
       ok = ts__exec_rows(e, arena, values, inputs, run, step_scope, seen, parent, parent_seq);
       s = run->end - 1;
-    } else if (!serial && p->fast_read[s] &&
-               (store = ts__exec_fast_read(e, values, s, seen, parent, parent_seq))) {
+    } else if (store) {
       values[p->step_first[s]] = ts_tensor_ref(store);
     } else if (share && p->group_end[s]) {
       ok = ts__exec_group(e, arena, values, inputs, s, p->group_end[s], parent, parent_seq);
@@ -507,6 +517,7 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
       values[v] = NULL;
     }
   }
+  ts__announce_flush(&reads);
   ok = ts__device_plan_compute(dp) && ok;
   ts__kept_settle(ts__context(), ok);
   int n_out = (int)g->outputs->len;

@@ -17,7 +17,9 @@
  * call's lock (listener.c) where pieces may run at once, so a listener
  * hears one call's events one at a time.  A row run's step is an event per part, each on the thread that
  * ran it with that part's rows as outputs, all with the step's seq and
- * node: a profile shows the parts side by side on their threads.  What
+ * node: a profile shows the parts side by side on their threads.  The
+ * reads a row run makes itself are told by the calling thread once the
+ * parts are out, before its own part: the pool's thread starts meanwhile.  What
  * still runs every step on the calling thread, one by one (executable.c):
  * op handlers, an op watch, a device scope, muted ops, and whatever asks
  * for it (ts_context.serial: a debug session, the divergence finder). */
@@ -271,6 +273,9 @@ typedef struct rows_job {
   const ts_node *parent;
   uint64_t parent_seq;
   caller call;
+  /* The run's reads, told by the calling thread once the parts are out,
+   * before its own part: its share of the wait for the pool's parts */
+  ts_announcements *reads;
   int parts;
   bool ok[TS_MAX_THREADS];
   ts_error *error[TS_MAX_THREADS];
@@ -352,6 +357,8 @@ static void rows_item(void *ctx, int64_t part)
   bool ok = pa != NULL;
   if (pa) {
     acting was = act_for(&job->call);
+    if (pthread_equal(pthread_self(), job->call.thread)) /* under the call's lock, as its parts */
+      ts__announce_flush(job->reads);
     ts__arena_set_part(pa);
     ok = run_part(job, (int)part, pa);
     act_done(&was);
@@ -385,31 +392,39 @@ bool ts__exec_rows(const ts_executable *e, ts_arena *arena, ts_tensor **values,
 {
   const plan *p = &e->plan;
   ts_tensor *store;
+  ts_announcements reads; /* told together, with the parts (rows_item) */
+  reads.n = 0;
   int n_row = 0;
   for (int s = run->first; s < run->end; s++) {
     n_row += p->row_step[s];
     if (p->row_step[s])
       continue;
     int base = p->step_first[s];
-    if ((store = ts__exec_fast_read(e, values, s, watched, parent, parent_seq)))
+    if ((store = ts__exec_fast_read(e, values, s, watched ? &reads : NULL, parent, parent_seq))) {
       values[base] = ts_tensor_ref(store);
-    else if (!ts__exec_step(e, ts__graph_node(e->graph, p->steps[s]), values, inputs, scope,
-                            ts__arena_step(arena, 0, base, p->step_n[s]), &values[base], parent,
-                            parent_seq))
+      continue;
+    }
+    ts__announce_flush(&reads);
+    if (!ts__exec_step(e, ts__graph_node(e->graph, p->steps[s]), values, inputs, scope,
+                       ts__arena_step(arena, 0, base, p->step_n[s]), &values[base], parent,
+                       parent_seq))
       return false;
   }
   for (int i = 0; i < run->n_exits; i++) {
     int v = run->exits[i], s = run->first;
     while (p->step_first[s] + p->step_n[s] <= v)
       s++;
-    if (!(values[v] = exit_tensor(e, arena, scope, s, v - p->step_first[s])))
+    if (!(values[v] = exit_tensor(e, arena, scope, s, v - p->step_first[s]))) {
+      ts__announce_flush(&reads);
       return false;
+    }
   }
   rows_job job = { .e = e, .run = run, .values = values, .inputs = inputs, .parent = parent,
-                   .parent_seq = parent_seq,
+                   .parent_seq = parent_seq, .reads = &reads,
                    .parts = (int)MIN(ts__pool_width(), run->rows / TS_MIN_PART_ROWS) };
   caller_init(&job.call, job.parts);
   ts__parallel_for(job.parts, rows_item, &job);
+  ts__announce_flush(&reads); /* this thread took no part (or could not): now */
   caller_done(&job.call, n_row);
   return items_done(job.parts, job.ok, job.error);
 }

@@ -68,10 +68,12 @@ bool ts__exec_step(const ts_executable *e, const ts_node *node, ts_tensor **valu
                    ts_tensor *const *inputs, ts_scope *scope, ts_planned *planned,
                    ts_tensor **out, const ts_node *parent, uint64_t parent_seq);
 /* Step s (a read) made by the run itself: the variable's storage, or NULL
- * to run the op; announced (ts__announce) to listeners and the observer
- * when `announce`. */
+ * to run the op; queued in `announce` for listeners and the observer
+ * (ts__announce_later) unless that is NULL.  The caller flushes the queue
+ * (ts__announce_flush) before anything else of its run is told or run. */
 ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, int s,
-                              bool announce, const ts_node *parent, uint64_t parent_seq);
+                              ts_announcements *announce, const ts_node *parent,
+                              uint64_t parent_seq);
 
 /* ---- device_plan.c ---- */
 
