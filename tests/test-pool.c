@@ -305,6 +305,78 @@ static void test_fused(void)
   ts_scope_end(scope);
 }
 
+/* A layer norm's shape of program: (x - m) / sqrt(v + eps) + exp(v) * x with
+ * m and v one value per row, eps a scalar; the instructions on v alone run
+ * once per row (ops/fused.c), the others on every element. */
+static ts_tensor *row_invariant_fn(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *m = ts_arg(call, 1), *v = ts_arg(call, 2);
+  ts_tensor *eps = ts_arg(call, 3);
+  return ts_add(ts_div(ts_sub(x, m), ts_sqrt(ts_add(v, eps))), ts_mul(ts_exp(v), x));
+}
+
+/* exp(s) * x, s a scalar: one flat row with a scalar operand. */
+static ts_tensor *scalar_invariant_fn(ts_call *call)
+{
+  return ts_mul(ts_exp(ts_arg(call, 1)), ts_arg(call, 0));
+}
+
+/* Calls fn at each of COUNTS: one FusedElementwise node, the same bits at
+ * every count, and the same bits as the ops run one by one (eager). */
+static void assert_fused_same_bits(const char *what, ts_tensor *(*fn)(ts_call *), ts_value *args,
+                                   int n_args, const char *names)
+{
+  ts_function *f = ts_function_new(what, fn, names);
+  ts_concrete *cf = ts_function_get_concrete(f, args, n_args);
+  g_assert_nonnull(cf);
+  const ts_graph *g = ts_concrete_optimized_graph(cf);
+  int fused = 0;
+  for (int id = 0; id < ts_graph_n_nodes(g); id++)
+    fused += ts_node_op(ts_graph_node(g, id)) == TS_OP_FUSED_ELEMENTWISE;
+  g_assert_cmpint(fused, ==, 1);
+
+  ts_run_functions_eagerly(true);
+  ts_tensor *eager = ts_function_call(f, args, n_args);
+  ts_run_functions_eagerly(false);
+  g_assert_nonnull(eager);
+  size_t bytes = (size_t)ts_tensor_size(eager) * 4;
+  for (size_t t = 0; t < G_N_ELEMENTS(COUNTS); t++) {
+    g_assert_true(ts_set_threads(COUNTS[t]));
+    ts_tensor *out = ts_function_call(f, args, n_args);
+    g_assert_nonnull(out);
+    if (memcmp(ts_tensor_data(out), ts_tensor_data(eager), bytes) != 0)
+      g_error("%s: %d threads differ from the ops one by one", what, COUNTS[t]);
+  }
+  g_assert_true(ts_set_threads(0));
+  ts_function_free(f);
+}
+
+static void test_fused_row_invariant(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_value rows[] = {
+    TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(257, 1001), -1, 1, 8)),
+    TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(257, 1), -1, 1, 9)),
+    TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(257, 1), 0.5, 2, 10)),
+    TS_TENSOR_VALUE(ts_scalar_f32(1e-5f)),
+  };
+  assert_fused_same_bits("row_invariant", row_invariant_fn, rows, 4, "x, m, v, eps");
+  /* rows shorter than a block, fewer elements than the elementwise grain */
+  ts_value short_rows[] = {
+    TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(4, 32, 64), -1, 1, 11)),
+    TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(4, 32, 1), -1, 1, 12)),
+    TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(4, 32, 1), 0.5, 2, 13)),
+    TS_TENSOR_VALUE(ts_scalar_f32(1e-5f)),
+  };
+  assert_fused_same_bits("row_invariant_short", row_invariant_fn, short_rows, 4, "x, m, v, eps");
+  ts_value flat[] = {
+    TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(100003), -1, 1, 14)),
+    TS_TENSOR_VALUE(ts_scalar_f32(0.75f)),
+  };
+  assert_fused_same_bits("scalar_invariant", scalar_invariant_fn, flat, 2, "x, s");
+  ts_scope_end(scope);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -317,6 +389,7 @@ int main(int argc, char **argv)
   g_test_add_func("/pool/reduction-values", test_reduction_values);
   g_test_add_func("/pool/elementwise-same-bits", test_elementwise);
   g_test_add_func("/pool/fused-same-bits", test_fused);
+  g_test_add_func("/pool/fused-row-invariant-same-bits", test_fused_row_invariant);
   int rc = g_test_run();
   ts_release_all();
   return rc;
