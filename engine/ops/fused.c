@@ -284,8 +284,8 @@ static bool fused_ew_cpu(ts_kernel_ctx *k)
     j.in_varies[i] = j.flat ? k->in[i]->size != 1 : j.ops[i].inner;
   }
   /* The grain follows the work per element: the instructions that run on
-   * every element, each weighed by its op's own grain (an exp as many
-   * adds as TS_EW_GRAIN / TS_EW_GRAIN_COSTLY). */
+   * every element, each weighed by its op's own grain (an exp counts
+   * TS_EW_GRAIN / TS_EW_GRAIN_COSTLY adds). */
   int64_t cost = 0;
   for (int i = 0; i < j.prog->n; i++) {
     const instr *c = &j.prog->code[i];
