@@ -161,6 +161,38 @@ static void test_rows_exact(void)
   }
 }
 
+/* Our tiles' products split between threads (from 1M multiply-adds: the
+ * encoder's 128x64x192, 128x64x256 and a product in several column
+ * chunks): the same bits as on 1 thread, each element one tile's sum. */
+static void test_gemm_threads(void)
+{
+  static const int64_t shapes[][3] = { { 128, 64, 192 }, { 129, 64, 130 }, { 128, 64, 256 }, { 70, 1100, 100 } };
+  int before = ts_get_threads();
+  for (size_t s = 0; s < G_N_ELEMENTS(shapes); s++) {
+    int64_t m = shapes[s][0], k = shapes[s][1], n = shapes[s][2];
+    float *a = filled(m * k, 41), *b = filled(k * n, 42), *bias = filled(n, 43);
+    size_t bytes = sizeof(float) * (size_t)(m * n);
+    float *one = g_malloc(bytes), *two = g_malloc(bytes);
+    for (size_t t = 0; t < G_N_ELEMENTS(ALL_TILES); t++) {
+      if (!ALL_TILES[t]->usable(ts__cpu()))
+        continue;
+      g_assert_true(ts_set_threads(1));
+      ts_gemm g = { m, n, k, false, false, a, b, bias, one, TS_ACT_RELU };
+      ts__gemm_f32_with(ALL_TILES[t], &g);
+      g_assert_true(ts_set_threads(2));
+      g.c = two;
+      ts__gemm_f32_with(ALL_TILES[t], &g);
+      g_assert_cmpmem(one, bytes, two, bytes);
+    }
+    g_free(one);
+    g_free(two);
+    g_free(a);
+    g_free(b);
+    g_free(bias);
+  }
+  g_assert_true(ts_set_threads(before));
+}
+
 static void test_act_from_name(void)
 {
   g_assert_cmpint(ts__act_from_name(NULL), ==, TS_ACT_NONE);
@@ -770,6 +802,7 @@ int main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/kernels/tiles", test_tile_kernels);
   g_test_add_func("/kernels/rows-exact", test_rows_exact);
+  g_test_add_func("/kernels/gemm-threads", test_gemm_threads);
   g_test_add_func("/kernels/act-from-name", test_act_from_name);
   g_test_add_func("/kernels/chosen-and-blas", test_chosen_and_blas);
   g_test_add_func("/kernels/k-zero", test_k_zero);

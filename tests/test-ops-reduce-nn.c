@@ -436,6 +436,34 @@ static void test_softmax(void)
 
 /* Rows enough to split across the pool: the same bits at 1 and 2 threads,
  * softmax and log-softmax, rows long and short. */
+/* Rows reduced several at once (ops/reduce.c's rows()) give each row the
+ * bits it has reduced alone: every kind on [11, 67] (a group of 8 rows and
+ * 3 left over) of values over 40 binades, against each row as [1, 67]. */
+static void test_rows_at_once(void)
+{
+  typedef ts_tensor *(*reduce_fn)(ts_loc, ts_tensor *, ts_ints, bool);
+  static const reduce_fn kinds[] = { ts_reduce_sum_at, ts_reduce_mean_at, ts_reduce_max_at,
+                                     ts_reduce_min_at, ts_reduce_prod_at };
+  static const ts_dtype dtypes[] = { TS_F32, TS_F64, TS_F16, TS_I32 };
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *wide = ts_mul(ts_exp(ts_random_uniform(TS_F64, SH(11, 67), -14, 14, 21)),
+                           ts_random_uniform(TS_F64, SH(11, 67), -1, 1, 22));
+  for (size_t d = 0; d < G_N_ELEMENTS(dtypes); d++) {
+    ts_tensor *x = ts_cast(dtypes[d] == TS_I32 ? ts_mul(wide, ts_scalar_f64(100)) : wide, dtypes[d]);
+    for (size_t k = 0; k < G_N_ELEMENTS(kinds); k++) {
+      ts_tensor *all = kinds[k](TS_HERE, x, TS_AXES(-1), false);
+      g_assert_nonnull(all);
+      size_t es = ts_dtype_size(dtypes[d]);
+      for (int64_t r = 0; r < 11; r++) {
+        ts_tensor *one = kinds[k](TS_HERE, ts_slice(x, TS_INTS(r, 0), TS_INTS(1, -1)), TS_AXES(-1), false);
+        g_assert_nonnull(one);
+        g_assert_cmpmem((const char *)ts_tensor_data(all) + r * es, es, ts_tensor_data(one), es);
+      }
+    }
+  }
+  ts_scope_end(scope);
+}
+
 static void test_softmax_threads(void)
 {
   int threads = ts_get_threads();
@@ -680,6 +708,7 @@ int main(int argc, char **argv)
   g_test_add_func("/reduce/empty", test_empty);
   g_test_add_func("/reduce/errors", test_reduce_errors);
   g_test_add_func("/reduce/argmax", test_argmax);
+  g_test_add_func("/reduce/rows-at-once", test_rows_at_once);
   g_test_add_func("/nn/softmax", test_softmax);
   g_test_add_func("/nn/log-softmax", test_log_softmax);
   g_test_add_func("/nn/softmax-errors", test_softmax_errors);

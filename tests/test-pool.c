@@ -2,7 +2,7 @@
  * every item runs once (nested, from several threads at once, while the
  * thread count changes), the thread-count setting, and ops giving the same
  * bits at 1, 2 and 4 threads on sizes that split unevenly (elementwise,
- * reductions, FusedElementwise). */
+ * reductions, transposes, FusedElementwise). */
 #include <tracescope.h>
 #include <tracescope-backend.h>
 
@@ -262,6 +262,55 @@ static void test_elementwise(void)
   ts_scope_end(scope);
 }
 
+static ts_tensor *transpose_lines(ts_tensor *const *in)
+{
+  return ts_transpose(in[0], TS_INTS(2, 0, 3, 1, 4));
+}
+static ts_tensor *transpose_nhwc(ts_tensor *const *in)
+{
+  return ts_transpose(in[1], TS_INTS(0, 2, 3, 1));
+}
+static ts_tensor *transpose_2d(ts_tensor *const *in) { return ts_transpose(in[2], TS_INTS(1, 0)); }
+static ts_tensor *transpose_f64(ts_tensor *const *in)
+{
+  return ts_transpose(ts_cast(in[0], TS_F64), TS_INTS(4, 3, 2, 1, 0));
+}
+
+/* Transposes split by lines of the output and by bands of columns. */
+static void test_transpose(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *in[] = {
+    ts_random_uniform(TS_F32, TS_SHAPE(7, 33, 3, 5, 17), -3, 3, 15),
+    ts_random_uniform(TS_F32, TS_SHAPE(9, 3, 37, 29), -3, 3, 16),
+    ts_random_uniform(TS_F32, TS_SHAPE(301, 1001), -3, 3, 17),
+  };
+  assert_same_bits("transpose [7,33,3,5,17] by [2,0,3,1,4]", transpose_lines, in);
+  assert_same_bits("transpose [9,3,37,29] NCHW to NHWC", transpose_nhwc, in);
+  assert_same_bits("transpose [301,1001]", transpose_2d, in);
+  assert_same_bits("transpose f64 [7,33,3,5,17] reversed", transpose_f64, in);
+
+  /* split results against the elements themselves */
+  g_assert_true(ts_set_threads(4));
+  const float *a = ts_tensor_data(in[0]), *b = ts_tensor_data(in[1]);
+  const float *ta = ts_tensor_data(transpose_lines(in)), *tb = ts_tensor_data(transpose_nhwc(in));
+  int64_t at = 0;
+  for (int64_t i2 = 0; i2 < 3; i2++)
+    for (int64_t i0 = 0; i0 < 7; i0++)
+      for (int64_t i3 = 0; i3 < 5; i3++)
+        for (int64_t i1 = 0; i1 < 33; i1++)
+          for (int64_t i4 = 0; i4 < 17; i4++)
+            g_assert_cmpfloat(ta[at++], ==, a[(((i0 * 33 + i1) * 3 + i2) * 5 + i3) * 17 + i4]);
+  at = 0;
+  for (int64_t n = 0; n < 9; n++)
+    for (int64_t h = 0; h < 37; h++)
+      for (int64_t w = 0; w < 29; w++)
+        for (int64_t c = 0; c < 3; c++)
+          g_assert_cmpfloat(tb[at++], ==, b[((n * 3 + c) * 37 + h) * 29 + w]);
+  g_assert_true(ts_set_threads(0));
+  ts_scope_end(scope);
+}
+
 /* relu(x * y + z) with y and z broadcast: one FusedElementwise node. */
 static ts_tensor *fused_fn(ts_call *call)
 {
@@ -305,6 +354,78 @@ static void test_fused(void)
   ts_scope_end(scope);
 }
 
+/* A layer norm's shape of program: (x - m) / sqrt(v + eps) + exp(v) * x with
+ * m and v one value per row, eps a scalar; the instructions on v alone run
+ * once per row (ops/fused.c), the others on every element. */
+static ts_tensor *row_invariant_fn(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *m = ts_arg(call, 1), *v = ts_arg(call, 2);
+  ts_tensor *eps = ts_arg(call, 3);
+  return ts_add(ts_div(ts_sub(x, m), ts_sqrt(ts_add(v, eps))), ts_mul(ts_exp(v), x));
+}
+
+/* exp(s) * x, s a scalar: one flat row with a scalar operand. */
+static ts_tensor *scalar_invariant_fn(ts_call *call)
+{
+  return ts_mul(ts_exp(ts_arg(call, 1)), ts_arg(call, 0));
+}
+
+/* Calls fn at each of COUNTS: one FusedElementwise node, the same bits at
+ * every count, and the same bits as the ops run one by one (eager). */
+static void assert_fused_same_bits(const char *what, ts_tensor *(*fn)(ts_call *), ts_value *args,
+                                   int n_args, const char *names)
+{
+  ts_function *f = ts_function_new(what, fn, names);
+  ts_concrete *cf = ts_function_get_concrete(f, args, n_args);
+  g_assert_nonnull(cf);
+  const ts_graph *g = ts_concrete_optimized_graph(cf);
+  int fused = 0;
+  for (int id = 0; id < ts_graph_n_nodes(g); id++)
+    fused += ts_node_op(ts_graph_node(g, id)) == TS_OP_FUSED_ELEMENTWISE;
+  g_assert_cmpint(fused, ==, 1);
+
+  ts_run_functions_eagerly(true);
+  ts_tensor *eager = ts_function_call(f, args, n_args);
+  ts_run_functions_eagerly(false);
+  g_assert_nonnull(eager);
+  size_t bytes = (size_t)ts_tensor_size(eager) * 4;
+  for (size_t t = 0; t < G_N_ELEMENTS(COUNTS); t++) {
+    g_assert_true(ts_set_threads(COUNTS[t]));
+    ts_tensor *out = ts_function_call(f, args, n_args);
+    g_assert_nonnull(out);
+    if (memcmp(ts_tensor_data(out), ts_tensor_data(eager), bytes) != 0)
+      g_error("%s: %d threads differ from the ops one by one", what, COUNTS[t]);
+  }
+  g_assert_true(ts_set_threads(0));
+  ts_function_free(f);
+}
+
+static void test_fused_row_invariant(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_value rows[] = {
+    TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(257, 1001), -1, 1, 8)),
+    TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(257, 1), -1, 1, 9)),
+    TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(257, 1), 0.5, 2, 10)),
+    TS_TENSOR_VALUE(ts_scalar_f32(1e-5f)),
+  };
+  assert_fused_same_bits("row_invariant", row_invariant_fn, rows, 4, "x, m, v, eps");
+  /* rows shorter than a block, fewer elements than the elementwise grain */
+  ts_value short_rows[] = {
+    TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(4, 32, 64), -1, 1, 11)),
+    TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(4, 32, 1), -1, 1, 12)),
+    TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(4, 32, 1), 0.5, 2, 13)),
+    TS_TENSOR_VALUE(ts_scalar_f32(1e-5f)),
+  };
+  assert_fused_same_bits("row_invariant_short", row_invariant_fn, short_rows, 4, "x, m, v, eps");
+  ts_value flat[] = {
+    TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(100003), -1, 1, 14)),
+    TS_TENSOR_VALUE(ts_scalar_f32(0.75f)),
+  };
+  assert_fused_same_bits("scalar_invariant", scalar_invariant_fn, flat, 2, "x, s");
+  ts_scope_end(scope);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -316,7 +437,9 @@ int main(int argc, char **argv)
   g_test_add_func("/pool/reductions-same-bits", test_reductions);
   g_test_add_func("/pool/reduction-values", test_reduction_values);
   g_test_add_func("/pool/elementwise-same-bits", test_elementwise);
+  g_test_add_func("/pool/transpose-same-bits", test_transpose);
   g_test_add_func("/pool/fused-same-bits", test_fused);
+  g_test_add_func("/pool/fused-row-invariant-same-bits", test_fused_row_invariant);
   int rc = g_test_run();
   ts_release_all();
   return rc;

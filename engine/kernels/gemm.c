@@ -97,10 +97,13 @@ FILL_BIAS(double, f64)
 
 /* Rows per piece of work, columns of B kept in L2 together, and the size
  * from which the pieces go to the pool (ts_parallel_for: each C element is
- * one tile's, summed in one order, so the bits never depend on threads). */
+ * one tile's, summed in one order, so the bits never depend on threads).
+ * 1M multiply-adds take ~8 µs on one core, the pool's hand-off about one:
+ * a transformer layer's 128x64x192 projection takes 13 µs on one thread,
+ * 8.5 on two. */
 #define ROW_BLOCK 64
 #define B_CHUNK_BYTES ((int64_t)256 << 10)
-#define PARALLEL_MACS ((int64_t)1 << 21)
+#define PARALLEL_MACS ((int64_t)1 << 20)
 
 typedef struct gemm_job {
   const ts_tile_kernel *kern;

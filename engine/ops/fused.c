@@ -183,7 +183,15 @@ static void operand_of(const ts_tensor *t, ts_shape out, operand *o)
 /* prog over the output: a row (of the last dim) at a time, in blocks of
  * FUSED_BLOCK elements; an input the same shape as the output (or a
  * scalar) everywhere makes the whole output one row.  The pool runs
- * ranges of output elements (a range may start and end inside a row). */
+ * ranges of output elements (a range may start and end inside a row).
+ *
+ * An operand "varies" when it differs along a row: an input that does
+ * not (a per-row mean, a scalar) is read as its one element, and an
+ * instruction reading only such operands (a layer norm's add, sqrt and
+ * div of the row's variance) runs once per block on that element; an
+ * instruction mixing the two runs its op's vector-scalar loop.  Each
+ * element still comes from the op's own formula, so the bits are those of
+ * the unfused ops. */
 typedef struct fused_job {
   const program *prog;
   ts_tensor *const *in;
@@ -191,7 +199,9 @@ typedef struct fused_job {
   ts_tensor *y;
   bool flat;
   int64_t row;
-  operand ops[TS_MAX_INPUTS]; /* unless flat */
+  operand ops[TS_MAX_INPUTS];           /* unless flat */
+  bool in_varies[TS_MAX_INPUTS];        /* per input */
+  bool varies[FUSED_MAX_INSTRS];        /* per instruction's result */
 } fused_job;
 
 #define FUSED_RUN(T, DT, sfx)                                                                \
@@ -205,8 +215,7 @@ typedef struct fused_job {
     int n_in = j->n_in;                                                                    \
     bool flat = j->flat;                                                                   \
     int64_t row = j->row, r = begin / row, at = begin % row;                               \
-    T *scratch = g_new(T, (size_t)(prog->n + n_in) * FUSED_BLOCK);                         \
-    T *regs = scratch, *bcast = scratch + (size_t)prog->n * FUSED_BLOCK;                   \
+    T *regs = g_new(T, (size_t)prog->n * FUSED_BLOCK);                                     \
     int64_t idx[TS_MAX_RANK] = { 0 }, base[TS_MAX_INPUTS] = { 0 };                         \
     const T *src[TS_MAX_INPUTS];                                                           \
     for (int64_t d = s.rank - 2, q = r; d >= 0 && !flat; d--) {                            \
@@ -220,26 +229,25 @@ typedef struct fused_job {
       begin += stop - at;                                                                  \
       for (; at < stop; at += FUSED_BLOCK) {                                               \
         int n = (int)MIN(FUSED_BLOCK, stop - at);                                          \
-        for (int i = 0; i < n_in; i++) {                                                   \
-          const T *x = in[i]->data;                                                        \
-          bool varies = flat ? in[i]->size != 1 : ops[i].inner;                            \
-          if (varies) {                                                                    \
-            src[i] = x + base[i] + at;                                                     \
-          } else {                                                                         \
-            T v = x[flat ? 0 : base[i]];                                                   \
-            T *b = bcast + (size_t)i * FUSED_BLOCK;                                        \
-            for (int k = 0; k < n; k++)                                                    \
-              b[k] = v;                                                                    \
-            src[i] = b;                                                                    \
-          }                                                                                \
-        }                                                                                  \
+        for (int i = 0; i < n_in; i++)                                                     \
+          src[i] = (const T *)in[i]->data + (flat ? 0 : base[i]) + (j->in_varies[i] ? at : 0); \
         for (int k = 0; k < prog->n; k++) {                                                \
           const instr *c = &prog->code[k];                                                 \
           const T *a = c->a >= 0 ? src[c->a] : regs + (size_t)(-c->a - 1) * FUSED_BLOCK;   \
           const T *b = c->b >= 0 ? src[c->b] : regs + (size_t)(-c->b - 1) * FUSED_BLOCK;   \
-          T *res = k == prog->n - 1 ? (T *)j->y->data + r * row + at                       \
-                                    : regs + (size_t)k * FUSED_BLOCK;                      \
-          c->f->loop[DT][TS_EW_VV](n, a, b, res);                                          \
+          bool last = k == prog->n - 1;                                                    \
+          T *res = last && j->varies[k] ? (T *)j->y->data + r * row + at                   \
+                                        : regs + (size_t)k * FUSED_BLOCK;                  \
+          if (!j->varies[k]) {                                                             \
+            c->f->loop[DT][TS_EW_VV](1, a, b, res);                                        \
+            for (int e = 0; last && e < n; e++)                                            \
+              ((T *)j->y->data)[r * row + at + e] = res[0];                                \
+            continue;                                                                      \
+          }                                                                                \
+          bool av = c->a >= 0 ? j->in_varies[c->a] : j->varies[-c->a - 1];                 \
+          bool bv = c->b >= 0 ? j->in_varies[c->b] : j->varies[-c->b - 1];                 \
+          int form = c->arity == 1 || (av && bv) ? TS_EW_VV : av ? TS_EW_VS : TS_EW_SV;    \
+          c->f->loop[DT][form](n, a, b, res);                                              \
         }                                                                                  \
       }                                                                                    \
       /* the next row: each input's offset follows the output's index */                   \
@@ -255,7 +263,7 @@ typedef struct fused_job {
         idx[d] = 0;                                                                        \
       }                                                                                    \
     }                                                                                      \
-    g_free(scratch);                                                                       \
+    g_free(regs);                                                                          \
   }
 FUSED_RUN(float, TS_F32, f32)
 FUSED_RUN(double, TS_F64, f64)
@@ -270,10 +278,23 @@ static bool fused_ew_cpu(ts_kernel_ctx *k)
   for (int i = 0; i < k->n_in; i++)
     j.flat &= k->in[i]->size == y->size || k->in[i]->size == 1;
   j.row = j.flat || y->shape.rank == 0 ? y->size : y->shape.dim[y->shape.rank - 1];
-  for (int i = 0; i < k->n_in && !j.flat; i++)
-    operand_of(k->in[i], y->shape, &j.ops[i]);
-  /* a program of several instructions pays off split sooner */
-  int64_t grain = MAX(TS_EW_GRAIN / j.prog->n, TS_EW_GRAIN_COSTLY);
+  for (int i = 0; i < k->n_in; i++) {
+    if (!j.flat)
+      operand_of(k->in[i], y->shape, &j.ops[i]);
+    j.in_varies[i] = j.flat ? k->in[i]->size != 1 : j.ops[i].inner;
+  }
+  /* The grain follows the work per element: the instructions that run on
+   * every element, each weighed by its op's own grain (an exp counts
+   * TS_EW_GRAIN / TS_EW_GRAIN_COSTLY adds). */
+  int64_t cost = 0;
+  for (int i = 0; i < j.prog->n; i++) {
+    const instr *c = &j.prog->code[i];
+    j.varies[i] = (c->a >= 0 ? j.in_varies[c->a] : j.varies[-c->a - 1]) ||
+                  (c->b >= 0 ? j.in_varies[c->b] : j.varies[-c->b - 1]);
+    if (j.varies[i])
+      cost += TS_EW_GRAIN / c->f->grain;
+  }
+  int64_t grain = MAX(TS_EW_GRAIN / MAX(cost, 1), TS_EW_GRAIN_COSTLY);
   ts__parallel_range(y->size, grain, y->dtype == TS_F32 ? run_f32 : run_f64, &j);
   return true;
 }

@@ -178,44 +178,50 @@ static bool transpose_infer(ts_infer_ctx *c)
   return true;
 }
 
-/* Copies src into dst in the order of dst's dims, where moving one step
- * along dst axis a moves stride[a] elements in src.  Typed per element size. */
+/* Copies lines [begin, end) of dst (its last dim) from src, in the order
+ * of dst's dims, where moving one step along dst axis a moves stride[a]
+ * elements in src.  Typed per element size. */
 typedef void (*permute_fn)(const void *src, void *dst, int rank, const int64_t *dim,
-                           const int64_t *stride);
-/* dst[c][r] = src[r][c] for an r x c matrix, in cache-sized tiles. */
-typedef void (*transpose2d_fn)(const void *src, void *dst, int64_t rows, int64_t cols);
+                           const int64_t *stride, int64_t begin, int64_t end);
+/* dst[c][r] = src[r][c] for columns [c0, c1) of an r x c matrix, in
+ * cache-sized tiles. */
+typedef void (*transpose2d_fn)(const void *src, void *dst, int64_t rows, int64_t cols,
+                               int64_t c0, int64_t c1);
 
 #define TILE 32
 #define DEFINE_PERMUTE(T)                                                                     \
   static void permute_##T(const void *src_, void *dst_, int rank, const int64_t *dim,         \
-                          const int64_t *stride)                                              \
+                          const int64_t *stride, int64_t begin, int64_t end)                  \
   {                                                                                           \
     const T *src = src_;                                                                      \
-    T *dst = dst_;                                                                            \
     int64_t idx[TS_MAX_RANK] = { 0 }, off = 0, n = dim[rank - 1], step = stride[rank - 1];    \
-    for (;;) {                                                                                \
+    T *dst = (T *)dst_ + begin * n;                                                           \
+    for (int64_t a = rank - 2, q = begin; a >= 0; a--) {                                      \
+      idx[a] = q % dim[a];                                                                    \
+      q /= dim[a];                                                                            \
+      off += idx[a] * stride[a];                                                              \
+    }                                                                                         \
+    for (int64_t line = begin; line < end; line++) {                                          \
       for (int64_t i = 0; i < n; i++)                                                         \
         *dst++ = src[off + i * step];                                                         \
-      int a = rank - 2;                                                                       \
-      for (; a >= 0; a--) {                                                                   \
+      for (int a = rank - 2; a >= 0; a--) {                                                   \
         off += stride[a];                                                                     \
         if (++idx[a] < dim[a])                                                                \
           break;                                                                              \
         off -= stride[a] * dim[a];                                                            \
         idx[a] = 0;                                                                           \
       }                                                                                       \
-      if (a < 0)                                                                              \
-        return;                                                                               \
     }                                                                                         \
   }                                                                                           \
-  static void transpose2d_##T(const void *src_, void *dst_, int64_t rows, int64_t cols)       \
+  static void transpose2d_##T(const void *src_, void *dst_, int64_t rows, int64_t cols,       \
+                              int64_t c_begin, int64_t c_end)                                 \
   {                                                                                           \
     const T *src = src_;                                                                      \
     T *dst = dst_;                                                                            \
     for (int64_t r0 = 0; r0 < rows; r0 += TILE)                                               \
-      for (int64_t c0 = 0; c0 < cols; c0 += TILE)                                             \
+      for (int64_t c0 = c_begin; c0 < c_end; c0 += TILE)                                      \
         for (int64_t r = r0; r < r0 + TILE && r < rows; r++)                                  \
-          for (int64_t c = c0; c < c0 + TILE && c < cols; c++)                                \
+          for (int64_t c = c0; c < c0 + TILE && c < c_end; c++)                               \
             dst[c * rows + r] = src[r * cols + c];                                            \
   }
 DEFINE_PERMUTE(uint8_t)
@@ -273,12 +279,46 @@ static int merge_dims(ts_shape x, const int *perm, int64_t *dim, int *out_perm)
   return groups;
 }
 
+/* A transpose splits across the pool from TRANSPOSE_GRAIN elements: by
+ * bands of TILE source columns of each matrix of a batch of 2-D
+ * transposes, else by lines of the output.  A strided copy costs a few
+ * adds an element (a CNN's NCHW input of 24K elements: ~7 µs on one
+ * thread), so it splits sooner than elementwise ops.  Each element is
+ * copied, whichever thread does it: the same bytes at every count. */
+#define TRANSPOSE_GRAIN ((int64_t)1 << 13)
+
+typedef struct transpose_job {
+  const char *src;
+  char *dst;
+  size_t es;
+  int64_t rows, cols, bands; /* a batch of 2-D transposes: bands of TILE columns each */
+  int m;                     /* else: the merged output dims and their source strides */
+  int64_t dim[TS_MAX_RANK], stride[TS_MAX_RANK];
+} transpose_job;
+
+static void bands_range(void *ctx, int64_t begin, int64_t end)
+{
+  const transpose_job *j = ctx;
+  for (int64_t i = begin; i < end; i++) {
+    size_t at = (size_t)(i / j->bands * j->rows * j->cols) * j->es;
+    int64_t c0 = i % j->bands * TILE;
+    PERMUTE[j->es].transpose2d(j->src + at, j->dst + at, j->rows, j->cols, c0,
+                               MIN(j->cols, c0 + TILE));
+  }
+}
+
+static void lines_range(void *ctx, int64_t begin, int64_t end)
+{
+  const transpose_job *j = ctx;
+  PERMUTE[j->es].permute(j->src, j->dst, j->m, j->dim, j->stride, begin, end);
+}
+
 static bool transpose_cpu(ts_kernel_ctx *k)
 {
   ts_tensor *x = k->in[0], *y = k->out[0];
   size_t es = ts_dtype_size(x->dtype);
   int rank = x->shape.rank, perm[TS_MAX_RANK];
-  int64_t dim[TS_MAX_RANK], in_stride[TS_MAX_RANK], stride[TS_MAX_RANK], out_dim[TS_MAX_RANK];
+  int64_t dim[TS_MAX_RANK], in_stride[TS_MAX_RANK];
   if (y->size == 0)
     return true;
   for (int i = 0; i < rank; i++) {
@@ -291,21 +331,23 @@ static bool transpose_cpu(ts_kernel_ctx *k)
     memcpy(y->data, x->data, (size_t)x->size * es);
     return true;
   }
+  transpose_job j = { .src = x->data, .dst = y->data, .es = es, .m = m };
   if (m == 2 || (m == 3 && mp[0] == 0 && mp[1] == 2)) { /* a batch of 2-D transposes */
-    int64_t rows = dim[m - 2], cols = dim[m - 1], batch = m == 3 ? dim[0] : 1;
-    for (int64_t b = 0; b < batch; b++)
-      PERMUTE[es].transpose2d((const char *)x->data + (size_t)(b * rows * cols) * es,
-                              (char *)y->data + (size_t)(b * rows * cols) * es, rows, cols);
+    j.rows = dim[m - 2];
+    j.cols = dim[m - 1];
+    j.bands = (j.cols + TILE - 1) / TILE;
+    int64_t batch = m == 3 ? dim[0] : 1;
+    ts__parallel_range(batch * j.bands, MAX(TRANSPOSE_GRAIN / (j.rows * TILE), 1), bands_range, &j);
     return true;
   }
   in_stride[m - 1] = 1;
   for (int i = m - 2; i >= 0; i--)
     in_stride[i] = in_stride[i + 1] * dim[i + 1];
   for (int i = 0; i < m; i++) {
-    stride[i] = in_stride[mp[i]];
-    out_dim[i] = dim[mp[i]];
+    j.stride[i] = in_stride[mp[i]];
+    j.dim[i] = dim[mp[i]];
   }
-  PERMUTE[es].permute(x->data, y->data, m, out_dim, stride);
+  ts__parallel_range(y->size / j.dim[m - 1], MAX(TRANSPOSE_GRAIN / j.dim[m - 1], 1), lines_range, &j);
   return true;
 }
 
