@@ -75,6 +75,16 @@ static void test_fused_refuses(void)
   g_assert_false(ts__cu_fused(&p, TS_F32, 0, &s, in, NULL, NULL));
 }
 
+/* LSTMSequence's cell takes f32 and f64 only, refused before it
+ * launches; no elements launch nothing. */
+static void test_lstm_cell_dtypes(void)
+{
+  g_assert_false(ts__cu_lstm_cell(TS_I32, 2, 3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+  g_assert_false(ts__cu_lstm_cell(TS_F16, 2, 3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+  g_assert_true(ts__cu_lstm_cell(TS_F32, 0, 3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+  g_assert_true(ts__cu_lstm_cell(TS_F64, 2, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL));
+}
+
 /* Which rows have a CUDA kernel, listed; these must. */
 static const ts_op MUST[] = {
   TS_OP_CAST, TS_OP_FILL, TS_OP_ZEROS, TS_OP_ONES, TS_OP_ZEROS_LIKE, TS_OP_ONES_LIKE,
@@ -86,6 +96,7 @@ static const ts_op MUST[] = {
   TS_OP_CONV2D_BACKPROP_INPUT, TS_OP_CONV2D_BACKPROP_FILTER, TS_OP_MAX_POOL2D_GRAD,
   TS_OP_STATELESS_RANDOM_UNIFORM, TS_OP_SUM_TO, TS_OP_READ_VARIABLE, TS_OP_ASSIGN_VARIABLE,
   TS_OP_ASSIGN_ADD_VARIABLE, TS_OP_ASSIGN_SUB_VARIABLE, TS_OP_APPLY_ADAM, TS_OP_CONV_TRANSPOSE,
+  TS_OP_LSTM_SEQUENCE,
 };
 
 /* Rows that stay on the host on purpose: ShuffleIndices (tf.data's
@@ -164,6 +175,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cuda-kernels/elementwise-launchers", test_elementwise_launchers);
   g_test_add_func("/cuda-kernels/fused-refuses", test_fused_refuses);
   g_test_add_func("/cuda-kernels/rows-listed", test_rows_listed);
+  g_test_add_func("/cuda-kernels/lstm-cell-dtypes", test_lstm_cell_dtypes);
   g_test_add_func("/cuda-kernels/reduce-dtypes", test_reduce_dtypes);
   g_test_add_func("/cuda-kernels/dtype-launchers", test_dtype_launchers);
   return g_test_run();

@@ -7,6 +7,10 @@
  * as in a product of fewer rows, so every thread count gives the same bits. */
 #include "engine-private.h"
 #include "kernels/kernels.h"
+#ifdef TS_HAVE_CUDA
+#include "backend/cuda/cuda_backend.h"
+#include "backend/cuda/kernels.h"
+#endif
 
 #include <inttypes.h>
 #include <string.h>
@@ -163,6 +167,56 @@ static bool lstm_cpu(ts_kernel_ctx *k)
   return true;
 }
 
+#ifdef TS_HAVE_CUDA
+/* On CUDA, all on the stream (capturable): the projection x W^T + b of
+ * every step as one product into a scratch buffer, then per step the
+ * recurrent product h R^T and the cell (cuda/rnn.cu), which reads c0 at
+ * the first step and writes the last step's h beside y.  An input of
+ * width 0 stays on the CPU (ts__cuda_op_supported). */
+static bool lstm_cuda(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[IN_X], *peep = k->n_in == 7 ? k->in[IN_P] : NULL;
+  ts_tensor *y = k->out[0], *hn = k->out[1], *cn = k->out[2];
+  int64_t steps = y->shape.dim[0], batch = y->shape.dim[1], h = y->shape.dim[2];
+  size_t es = ts_dtype_size(x->dtype), state = (size_t)(batch * h) * es;
+  if (batch == 0 || h == 0)
+    return true;
+  if (steps == 0)
+    return ts__cuda_copy_2d(k->backend, hn->data, state, k->in[IN_H0]->data, state, state, 1) &&
+           ts__cuda_copy_2d(k->backend, cn->data, state, k->in[IN_C0]->data, state, state, 1);
+  size_t bytes;
+  if (__builtin_mul_overflow((size_t)(steps + 1), (size_t)(4 * batch * h) * es, &bytes))
+    return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "the gates of %" PRId64 " steps overflow", steps);
+  ts_buffer *scratch = ts_buffer_alloc(ts_backend_buffer_type(k->backend), bytes, TS_BUFFER_USAGE_SCRATCH);
+  if (!scratch) {
+    ts_error *why = ts_error_take(); /* the op's error says it */
+    bool ok = ts__kernel_fail(k, TS_ERR_NO_MEMORY, "LSTM gates scratch: %s",
+                              why && why->detail ? why->detail : "out of memory");
+    ts_error_free(why);
+    return ok;
+  }
+  char *proj = ts_buffer_base(scratch), *hr = proj + (size_t)(steps * batch * 4 * h) * es;
+  void *stream = ts__cuda_stream(k->backend);
+  ts_cu_gemm xw = { .dtype = x->dtype, .m = steps * batch, .n = 4 * h, .k = x->shape.dim[2], .batch = 1,
+                    .a = x->data, .b = k->in[IN_W]->data, .bias = k->in[IN_B]->data, .c = proj };
+  bool ok = ts__cuda_gemm(&xw, stream);
+  const void *prev = k->in[IN_H0]->data;
+  for (int64_t s = 0; ok && s < steps; s++) {
+    int64_t t = k->attrs[ATTR_REVERSE].b ? steps - 1 - s : s;
+    char *yt = (char *)y->data + (size_t)(t * batch * h) * es;
+    ts_cu_gemm rec = { .dtype = x->dtype, .m = batch, .n = 4 * h, .k = h, .batch = 1,
+                       .a = prev, .b = k->in[IN_R]->data, .c = hr };
+    ok = ts__cuda_gemm(&rec, stream) &&
+         ts__cu_lstm_cell(x->dtype, batch, h, proj + (size_t)(t * batch * 4 * h) * es, hr,
+                          peep ? peep->data : NULL, s ? cn->data : k->in[IN_C0]->data, cn->data, yt,
+                          s == steps - 1 ? hn->data : NULL, stream);
+    prev = yt;
+  }
+  ts_buffer_free(scratch); /* stream-ordered: after the steps */
+  return ok;
+}
+#endif
+
 /* Through the tracer's (ts_tape_grads: trace/tape_rnn.c). */
 static bool lstm_grad(const ts_op_call *call, ts_tensor *const *out, ts_tensor *const *g,
                       ts_tensor **gi)
@@ -178,7 +232,8 @@ static bool lstm_grad(const ts_op_call *call, ts_tensor *const *out, ts_tensor *
 const ts_op_def ts__op_lstm_sequence = {
   .op = TS_OP_LSTM_SEQUENCE, .name = "LSTMSequence", .api_name = "lstm_sequence",
   .n_inputs = -1, .min_inputs = 6, .n_outputs = 3, ATTRS(lstm_attrs),
-  .infer = lstm_infer, .kernel[TS_DEVICE_CPU] = lstm_cpu, .grad = lstm_grad,
+  .infer = lstm_infer, .kernel[TS_DEVICE_CPU] = lstm_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(lstm_cuda), .grad = lstm_grad,
 };
 
 bool ts_lstm_sequence_at(ts_loc loc, ts_tensor *x, ts_tensor *w, ts_tensor *r, ts_tensor *b, ts_tensor *h0,

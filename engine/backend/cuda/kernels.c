@@ -568,6 +568,9 @@ bool ts__cuda_op_supported(const ts_kernel_ctx *k)
                                           k->in[1]->shape.dim[2] > 0;
   case TS_OP_MAX_POOL2D:
     return max_pool_dtype(dt);
+  case TS_OP_LSTM_SEQUENCE: /* a product over inputs of width 0 stays the CPU's */
+    return (dt == TS_F32 || dt == TS_F64) && ts__cuda_gemm_available(NULL) &&
+           k->in[0]->shape.rank == 3 && k->in[0]->shape.dim[2] > 0;
   case TS_OP_STATELESS_RANDOM_UNIFORM:
     return k->attrs[0].dtype != TS_BOOL && numeric(k->attrs[0].dtype);
   case TS_OP_SUM_TO:

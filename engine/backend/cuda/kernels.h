@@ -71,6 +71,14 @@ bool ts__cu_has_reduce(ts_op op, ts_dtype dtype);
 bool ts__cu_reduce(ts_op op, ts_dtype dtype, int64_t outer, int64_t len, int64_t inner,
                    const void *x, void *out, void *stream);
 
+/* LSTMSequence's cell (cuda/rnn.cu), f32 or f64: rows x hidden elements
+ * from the step's projection and recurrent product ([rows, 4H], gate
+ * blocks i, o, f, c), peepholes [3, H] or NULL, c_in -> c_out and h_out
+ * (and h_last when not NULL), as kernels/lstm.c. */
+bool ts__cu_lstm_cell(ts_dtype dtype, int64_t rows, int64_t hidden, const void *proj, const void *hr,
+                      const void *peep, const void *c_in, void *c_out, void *h_out, void *h_last,
+                      void *stream);
+
 /* Softmax / LogSoftmax over the last dim of x viewed as [rows, len]. */
 bool ts__cu_softmax(bool log, ts_dtype dtype, int64_t rows, int64_t len, const void *x, void *out,
                     void *stream);
