@@ -267,6 +267,10 @@ static int profile(const cli_options *o)
         ret = profile_against(o, s, fn, &a);
     }
   }
+  char *lost = tsp_session_losses_text(s);
+  if (lost)
+    fprintf(stderr, "tracescope-cli: warning: %s\n", lost);
+  g_free(lost);
   ts_listener_remove(listener);
 out:
   tsp_session_free(s);

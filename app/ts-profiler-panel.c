@@ -547,6 +547,19 @@ static char *step_text(const tsp_step_split *sp, gboolean times)
   return g_string_free(text, FALSE);
 }
 
+/* What the recording could not keep, counted for the summary (the reasons
+ * are in its tooltip): "" when nothing was lost. */
+static char *losses_text(const tsp_session *s)
+{
+  tsp_losses lost = tsp_session_losses(s);
+  GString *text = g_string_new(NULL);
+  if (lost.events)
+    g_string_append_printf(text, " · %" G_GUINT64_FORMAT " events lost", lost.events);
+  if (lost.device_records)
+    g_string_append_printf(text, " · %" G_GUINT64_FORMAT " device records dropped", lost.device_records);
+  return g_string_free(text, FALSE);
+}
+
 static void update_summary(TsProfilerPanel *self)
 {
   if (!self->shared) {
@@ -559,14 +572,17 @@ static void update_summary(TsProfilerPanel *self)
   /* another tool's trace has no calls of ours: it says nothing of them */
   g_autofree char *calls = self->n_calls ? g_strdup_printf(" · %u call%s", self->n_calls, self->n_calls == 1 ? "" : "s")
                                          : g_strdup("");
+  g_autofree char *losses[2] = { losses_text(self->shared->session),
+                                 tsp_session_losses_text(self->shared->session) };
   char *texts[2];
   for (int long_form = 0; long_form < 2; long_form++) {
     g_autofree char *step = step_text(&self->step, long_form);
     texts[long_form] = g_strdup_printf(
-      "%s%s · %" G_GUINT64_FORMAT " ops · %s in ops (self time) over %s%s%s%s%s%s",
+      "%s%s · %" G_GUINT64_FORMAT " ops · %s in ops (self time) over %s%s%s%s%s%s%s%s",
       self->label ? self->label : "", calls, self->count, time, wall,
       range ? " · in the timeline's range of " : "",
-      range ? range : "", step, node ? " · graph selection: " : "", node ? node : "");
+      range ? range : "", step, node ? " · graph selection: " : "", node ? node : "",
+      long_form && losses[1] ? " · " : "", long_form ? (losses[1] ? losses[1] : "") : losses[0]);
   }
   gtk_label_set_label(self->summary_label, texts[0]);
   gtk_widget_set_tooltip_text(GTK_WIDGET(self->summary_label), texts[1]);

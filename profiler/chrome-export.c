@@ -82,6 +82,11 @@ static void put_tables(const tsp_session *s, GString *o, uint64_t base)
 {
   g_string_append(o, "\"tracescope\":{\"version\":1,\"base_ns\":\"");
   put_u64(o, base);
+  tsp_losses lost = tsp_session_losses(s);
+  g_string_append(o, "\",\"lost_events\":\"");
+  put_u64(o, lost.events);
+  g_string_append(o, "\",\"dropped_device_records\":\"");
+  put_u64(o, lost.device_records);
   g_string_append(o, "\",\n\"locs\":[");
   for (guint i = 1; i < s->locs->len; i++) {
     const tsp_loc_info *l = &g_array_index(s->locs, tsp_loc_info, i);

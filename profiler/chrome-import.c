@@ -254,6 +254,18 @@ static bool read_tables(reader *r, const char *text, size_t len, GError **error)
     json_node_unref(root);
     return tsp__fail(error, "\"tracescope\": no valid \"base_ns\"");
   }
+  /* what the recording could not keep (optional: files before them lack them) */
+  uint64_t *counts[] = { &r->s->losses.events, &r->s->losses.device_records };
+  const char *count_names[] = { "lost_events", "dropped_device_records" };
+  for (int i = 0; i < 2; i++) {
+    const char *count = json_object_has_member(t, count_names[i]) ? tsp__json_str(t, count_names[i]) : "0";
+    guint64 value = 0;
+    if (!count || !g_ascii_string_to_unsigned(count, 10, 0, G_MAXUINT64, &value, NULL)) {
+      json_node_unref(root);
+      return tsp__fail(error, "\"tracescope\": \"%s\" is not a count in a string", count_names[i]);
+    }
+    *counts[i] = value;
+  }
   JsonNode *locs = json_object_get_member(t, "locs"), *concretes = json_object_get_member(t, "concretes"),
            *nodes = json_object_get_member(t, "nodes");
   if (!locs || !JSON_NODE_HOLDS_ARRAY(locs) || !concretes || !JSON_NODE_HOLDS_ARRAY(concretes) ||

@@ -24,6 +24,7 @@ struct tsp_devices {
   GHashTable *streams;      /* device name -> tsp_thread * */
   GHashTable *transfers;    /* a copy's or memset's name and operand -> its node (TSP_OP_OTHER) */
   GArray *pending;          /* ts_activity whose op was not known */
+  uint64_t dropped_before;  /* ts_activity_dropped() at start: the backends count since start-up */
 };
 
 /* s->device_state is set while the CPU collector's listener may already run. */
@@ -153,6 +154,7 @@ static bool device_start(tsp_session *s, void *data, GError **error)
   d->streams = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   d->transfers = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   d->pending = g_array_new(FALSE, FALSE, sizeof(ts_activity));
+  d->dropped_before = ts_activity_dropped();
   __atomic_store_n(&s->device_state, d, __ATOMIC_RELEASE);
   if (!ts_activity_subscribe(on_activity, s)) {
     ts_error *e = ts_error_take();
@@ -187,6 +189,7 @@ static void device_stop(tsp_session *s, void *data)
   for (guint i = 0; i < d->pending->len; i++) /* copies whose op never came: kept */
     if (is_transfer(&g_array_index(d->pending, ts_activity, i)))
       record_transfer(s, d, &g_array_index(d->pending, ts_activity, i), NULL);
+  s->losses.device_records += ts_activity_dropped() - d->dropped_before;
   __atomic_store_n(&s->device_state, NULL, __ATOMIC_RELEASE);
   devices_free(d);
 }

@@ -73,6 +73,9 @@ struct tsp_session {
   struct tsp_devices *device_state; /* the device collector's, while it records (atomic) */
   GMutex phase_lock;       /* phases: every thread's onto one track (tid TSP__PHASE_TID) */
   tsp_thread *phases;      /* that track, made with the first phase */
+  size_t max_bytes;        /* the cap on recording threads' chunks (tsp_session_set_max_bytes) */
+  size_t live_bytes;       /* their chunks' bytes (atomic: threads grow at once) */
+  tsp_losses losses;       /* events: atomic; device_records: the device collector's, at stop */
 };
 
 /* The device collector (device.c): does it want this op (one that ran on
@@ -121,12 +124,13 @@ static inline bool tsp__thread_try_append(tsp_thread *t, const tsp_event *e) /* 
   return true;
 }
 
-void tsp__no_memory(void) G_GNUC_NORETURN;
+/* Counts an event a recording could not keep (tsp_losses). */
+void tsp__event_lost(tsp_session *s);
 
-static inline void tsp__thread_append(tsp_thread *t, const tsp_event *e) /* aborts without memory */
+static inline void tsp__thread_append(tsp_thread *t, const tsp_event *e) /* counted as lost without memory */
 {
   if (G_UNLIKELY(!tsp__thread_try_append(t, e)))
-    tsp__no_memory();
+    tsp__event_lost(t->session);
 }
 
 /* The mode of an op event. */

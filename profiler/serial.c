@@ -7,11 +7,11 @@
 
 #include <string.h>
 
-#define SERIAL_VERSION 1u
-/* version, strings, locs (file, func, line), concretes (function,
+#define SERIAL_VERSION 2u
+/* version, losses (events, device records), strings, locs (file, func, line), concretes (function,
  * signature), devices, nodes (name, scope, shape, op, loc, concrete, id,
  * graph, optimized, has_eager_twin, origins), threads (name, tid, events) */
-#define SESSION_TYPE "(uasa(uui)a(uu)asa(uuuiuuiubbau)a(stay))"
+#define SESSION_TYPE "(u(tt)asa(uui)a(uu)asa(uuuiuuiubbau)a(stay))"
 
 /* The string table index of a string the session interned (0: ""). */
 static uint32_t string_index(const tsp_session *s, const char *str)
@@ -25,6 +25,7 @@ GBytes *tsp_session_serialize(const tsp_session *s)
   GVariantBuilder b;
   g_variant_builder_init(&b, G_VARIANT_TYPE(SESSION_TYPE));
   g_variant_builder_add(&b, "u", SERIAL_VERSION);
+  g_variant_builder_add(&b, "(tt)", s->losses.events, s->losses.device_records);
 
   g_variant_builder_open(&b, G_VARIANT_TYPE("as"));
   for (guint i = 1; i < s->strings->len; i++)
@@ -106,7 +107,7 @@ static bool op_valid(int op)
 
 static bool read_tables(tsp_session *s, GVariant *v, GError **error)
 {
-  g_autoptr(GVariant) strings = g_variant_get_child_value(v, 1);
+  g_autoptr(GVariant) strings = g_variant_get_child_value(v, 2);
   gsize n_strings = g_variant_n_children(strings) + 1;
   for (gsize i = 1; i < n_strings; i++) {
     const char *str;
@@ -115,7 +116,7 @@ static bool read_tables(tsp_session *s, GVariant *v, GError **error)
       return bad(error, "string %zu is empty or repeats an earlier one", i);
   }
 
-  g_autoptr(GVariant) locs = g_variant_get_child_value(v, 2);
+  g_autoptr(GVariant) locs = g_variant_get_child_value(v, 3);
   for (gsize i = 1; i <= g_variant_n_children(locs); i++) {
     guint32 file, func;
     gint32 line;
@@ -126,7 +127,7 @@ static bool read_tables(tsp_session *s, GVariant *v, GError **error)
       return bad(error, "source location %zu repeats an earlier one", i);
   }
 
-  g_autoptr(GVariant) concretes = g_variant_get_child_value(v, 3);
+  g_autoptr(GVariant) concretes = g_variant_get_child_value(v, 4);
   for (gsize i = 1; i <= g_variant_n_children(concretes); i++) {
     guint32 fn, sig;
     g_variant_get_child(concretes, i - 1, "(uu)", &fn, &sig);
@@ -136,7 +137,7 @@ static bool read_tables(tsp_session *s, GVariant *v, GError **error)
       return bad(error, "concrete function %zu repeats an earlier one", i);
   }
 
-  g_autoptr(GVariant) devices = g_variant_get_child_value(v, 4);
+  g_autoptr(GVariant) devices = g_variant_get_child_value(v, 5);
   for (gsize i = 1; i <= g_variant_n_children(devices); i++) {
     const char *name;
     g_variant_get_child(devices, i - 1, "&s", &name);
@@ -144,7 +145,7 @@ static bool read_tables(tsp_session *s, GVariant *v, GError **error)
       return bad(error, "device %zu is empty, repeats an earlier one or is one too many", i);
   }
 
-  g_autoptr(GVariant) nodes = g_variant_get_child_value(v, 5);
+  g_autoptr(GVariant) nodes = g_variant_get_child_value(v, 6);
   gsize n_nodes = g_variant_n_children(nodes) + 1;
   for (gsize i = 1; i < n_nodes; i++) {
     g_autoptr(GVariant) node = g_variant_get_child_value(nodes, i - 1);
@@ -199,7 +200,7 @@ static bool event_valid(const tsp_session *s, const tsp_event *e)
 
 static bool read_threads(tsp_session *s, GVariant *v, GError **error)
 {
-  g_autoptr(GVariant) threads = g_variant_get_child_value(v, 6);
+  g_autoptr(GVariant) threads = g_variant_get_child_value(v, 7);
   for (gsize i = 0; i < g_variant_n_children(threads); i++) {
     const char *name;
     guint64 tid;
@@ -237,6 +238,7 @@ tsp_session *tsp_session_deserialize(GBytes *bytes, GError **error)
     return NULL;
   }
   tsp_session *s = tsp_session_new_empty();
+  g_variant_get_child(v, 1, "(tt)", &s->losses.events, &s->losses.device_records);
   if (!read_tables(s, v, error) || !read_threads(s, v, error)) {
     tsp_session_free(s);
     return NULL;

@@ -41,7 +41,41 @@ tsp_session *tsp_session_new_empty(void)
   s->concrete_ptrs = g_hash_table_new(NULL, NULL);
   s->devices = g_ptr_array_new();
   g_ptr_array_add(s->devices, "");
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  s->max_bytes = pages > 0 && page > 0 ? (size_t)pages / 4 * (size_t)page : SIZE_MAX;
   return s;
+}
+
+void tsp_session_set_max_bytes(tsp_session *s, size_t bytes)
+{
+  s->max_bytes = bytes;
+}
+
+tsp_losses tsp_session_losses(const tsp_session *s)
+{
+  return (tsp_losses){ .events = __atomic_load_n(&s->losses.events, __ATOMIC_RELAXED),
+                       .device_records = s->losses.device_records };
+}
+
+char *tsp_session_losses_text(const tsp_session *s)
+{
+  tsp_losses l = tsp_session_losses(s);
+  if (!l.events && !l.device_records)
+    return NULL;
+  GString *text = g_string_new(NULL);
+  if (l.events)
+    g_string_append_printf(text, "%" G_GUINT64_FORMAT " event%s lost: the recording's memory ran out",
+                           l.events, l.events == 1 ? "" : "s");
+  if (l.device_records)
+    g_string_append_printf(text, "%s%" G_GUINT64_FORMAT " device record%s dropped: the device's activity "
+                           "buffers were full", text->len ? "; " : "", l.device_records,
+                           l.device_records == 1 ? "" : "s");
+  return g_string_free(text, FALSE);
+}
+
+void tsp__event_lost(tsp_session *s)
+{
+  __atomic_add_fetch(&s->losses.events, 1, __ATOMIC_RELAXED);
 }
 
 tsp_session *tsp_session_new(void)
@@ -230,9 +264,18 @@ bool tsp__thread_grow(tsp_thread *t)
      * thread's memory follows its events (a trace of 100,000 threads of a
      * few events each), up to a full chunk. */
     size_t n = t->live ? TSP_CHUNK_EVENTS : CLAMP(t->n_events, TSP_CHUNK_MIN_EVENTS, TSP_CHUNK_EVENTS);
-    tsp_chunk *fresh = chunk_new(n);
-    if (!fresh)
+    size_t bytes = n * sizeof(tsp_event);
+    tsp_session *s = t->session;
+    if (t->live && __atomic_add_fetch(&s->live_bytes, bytes, __ATOMIC_RELAXED) > s->max_bytes) {
+      __atomic_sub_fetch(&s->live_bytes, bytes, __ATOMIC_RELAXED);
       return false;
+    }
+    tsp_chunk *fresh = chunk_new(n);
+    if (!fresh) {
+      if (t->live)
+        __atomic_sub_fetch(&s->live_bytes, bytes, __ATOMIC_RELAXED);
+      return false;
+    }
     if (c)
       c->next = fresh;
     else
@@ -240,11 +283,6 @@ bool tsp__thread_grow(tsp_thread *t)
     t->last = fresh;
   }
   return true;
-}
-
-void tsp__no_memory(void)
-{
-  g_error("tracescope-profiler: out of memory for an event chunk");
 }
 
 void tsp_record(tsp_session *s, const tsp_event *e)
@@ -329,6 +367,8 @@ void tsp__trim_chunks(tsp_session *s)
     tsp_event *trimmed = realloc(c->ev, keep * sizeof(tsp_event)); /* the events may move */
     if (!trimmed)
       continue; /* they keep their room */
+    if (t->live)
+      __atomic_sub_fetch(&s->live_bytes, (c->cap - keep) * sizeof(tsp_event), __ATOMIC_RELAXED);
     c->ev = trimmed;
     c->cap = (uint32_t)keep;
   }

@@ -181,6 +181,21 @@ void tsp_record_on(tsp_session *s, int thread, const tsp_event *e);
 uint64_t tsp_call_begin(tsp_session *s);
 void tsp_call_end(tsp_session *s, uint64_t start_ns, const char *function, tsp_mode mode);
 
+/* What a recording could not keep, both 0 normally: its own events lost
+ * (its memory cap reached, or no memory left: the recording goes on
+ * without them, never aborts), and device activity records the backends
+ * dropped while it recorded (CUPTI's buffers full: ts_activity_dropped). */
+typedef struct tsp_losses {
+  uint64_t events;
+  uint64_t device_records;
+} tsp_losses;
+tsp_losses tsp_session_losses(const tsp_session *s);
+/* Says them in a sentence ("12 events lost: ..."), NULL when none. */
+char *tsp_session_losses_text(const tsp_session *s);
+/* Caps the memory a recording's events take (a quarter of the machine's
+ * by default): past it, events are lost and counted. */
+void tsp_session_set_max_bytes(tsp_session *s, size_t bytes);
+
 /* Events of thread i in recording order. */
 typedef struct tsp_iter {
   const void *chunk;

@@ -378,6 +378,21 @@ static void test_profiler_panel(void)
   wait_idle();
   g_unlink(bad);
   g_unlink(trace);
+
+  /* what a recording could not keep is said in the summary, its reasons in
+   * the tooltip (a Run that lost nothing says nothing of it) */
+  g_assert_null(strstr(ts_profiler_panel_get_summary(panel), "lost"));
+  g_autofree char *json = tsp_chrome_export_string(run, NULL);
+  g_autoptr(GString) lossy = g_string_new(json);
+  g_string_replace(lossy, "\"lost_events\":\"0\"", "\"lost_events\":\"12\"", 1);
+  g_string_replace(lossy, "\"dropped_device_records\":\"0\"", "\"dropped_device_records\":\"3\"", 1);
+  g_autofree char *lossy_path = g_build_filename(tmp_dir, "lossy.json", NULL);
+  g_assert_true(g_file_set_contents(lossy_path, lossy->str, (gssize)lossy->len, NULL));
+  activate("win.open-trace-from", "s", lossy_path);
+  wait_idle();
+  g_assert_null(ts_window_get_error_dialog(window));
+  g_assert_nonnull(strstr(ts_profiler_panel_get_summary(panel), " · 12 events lost · 3 device records dropped"));
+  g_unlink(lossy_path);
 }
 
 /* TRACESCOPE_DEVICES=sim (the tests' environment): the device menu lists

@@ -961,6 +961,10 @@ static void test_hostile(void)
   BAD("{\"tracescope\":{\"version\":2,\"epoch\":\"0\"},\"traceEvents\":[]}",
       "version 2 is not one this Tracescope knows (it reads version 1)");
   BAD("{\"tracescope\":{\"version\":\"two\"},\"traceEvents\":[]}", "version \"two\" is not one");
+  BAD("{\"tracescope\":{\"base_ns\":\"0\",\"lost_events\":\"-1\"},\"traceEvents\":[]}",
+      "\"lost_events\" is not a count");
+  BAD("{\"tracescope\":{\"base_ns\":\"0\",\"dropped_device_records\":7},\"traceEvents\":[]}",
+      "\"dropped_device_records\" is not a count");
   BAD("{\"tracescope\":{\"base_ns\":\"0\",\"locs\":[],\"concretes\":[],\"nodes\":[{\"name\":\"a\"}]},"
       "\"traceEvents\":[]}", "nodes[0]");
   BAD("{\"tracescope\":{\"base_ns\":\"0\",\"locs\":[],\"concretes\":[],\"nodes\":[]},"
@@ -1104,6 +1108,50 @@ static void test_restart_same_chunk(void)
   int file = tsp_session_add_thread(s, "imported", 4711);
   tsp_record_on(s, file, &(tsp_event){ .start_ns = 1, .end_ns = 2, .kind = TSP_EVENT_OP });
   g_assert_cmpuint(((const tsp_thread *)s->threads->pdata[file])->last->cap, <=, TSP_CHUNK_MIN_EVENTS);
+  tsp_session_free(s);
+}
+
+/* A recording past its memory cap goes on without the events it cannot
+ * keep, counts them and says so; the count travels with the session to
+ * the app (serial) and into files (Chrome), as do device records the
+ * backends dropped. */
+static void test_losses(void)
+{
+  tsp_session *s = tsp_session_new_empty();
+  g_assert_null(tsp_session_losses_text(s));
+  tsp_session_set_max_bytes(s, TSP_CHUNK_BYTES); /* one chunk */
+  g_assert_true(tsp_session_start(s, NULL));
+  const uint64_t n = TSP_CHUNK_EVENTS + 1000;
+  for (uint64_t i = 0; i < n; i++)
+    tsp_record(s, &(tsp_event){ .start_ns = 10 * i + 1, .end_ns = 10 * i + 5, .kind = TSP_EVENT_OP });
+  tsp_session_stop(s);
+  g_assert_cmpuint(tsp_session_n_events(s), ==, TSP_CHUNK_EVENTS);
+  g_assert_cmpuint(tsp_session_losses(s).events, ==, 1000);
+  g_assert_cmpuint(tsp_session_losses(s).device_records, ==, 0);
+  g_autofree char *text = tsp_session_losses_text(s);
+  g_assert_cmpstr(text, ==, "1000 events lost: the recording's memory ran out");
+
+  GError *error = NULL;
+  GBytes *bytes = tsp_session_serialize(s);
+  tsp_session *back = tsp_session_deserialize(bytes, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(tsp_session_losses(back).events, ==, 1000);
+  tsp_session_free(back);
+  g_bytes_unref(bytes);
+
+  size_t len = 0;
+  g_autofree char *json = tsp_chrome_export_string(s, &len);
+  g_autoptr(GString) edited = g_string_new(json);
+  g_assert_cmpuint(g_string_replace(edited, "\"dropped_device_records\":\"0\"",
+                                    "\"dropped_device_records\":\"3\"", 1), ==, 1);
+  back = tsp_chrome_import_data(edited->str, edited->len, &error);
+  g_assert_no_error(error);
+  g_assert_cmpuint(tsp_session_losses(back).events, ==, 1000);
+  g_assert_cmpuint(tsp_session_losses(back).device_records, ==, 3);
+  g_autofree char *both = tsp_session_losses_text(back);
+  g_assert_cmpstr(both, ==, "1000 events lost: the recording's memory ran out; "
+                            "3 device records dropped: the device's activity buffers were full");
+  tsp_session_free(back);
   tsp_session_free(s);
 }
 
@@ -1508,6 +1556,7 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler/diff", test_diff);
   g_test_add_func("/profiler/threads", test_threads);
   g_test_add_func("/profiler/restart-same-chunk", test_restart_same_chunk);
+  g_test_add_func("/profiler/losses", test_losses);
   g_test_add_func("/profiler/profiled-schedule", test_profiled_schedule);
   g_test_add_func("/profiler/seeds-compare", test_seeds_compare);
   g_test_add_func("/profiler/chrome/round-trip", test_round_trip);
