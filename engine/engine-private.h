@@ -614,7 +614,7 @@ typedef struct ts_plan_var {
 typedef struct ts_plan_record {
   GArray *ops;           /* ts_plan_op */
   GArray *vars;          /* ts_plan_var */
-  /* An op ran on the host (a fallback, random numbers, an effect), or the
+  /* An op ran on the host (a fallback, an effect), or the
    * host read the device: its work is not in the plan's launches. */
   bool host_work;
 } ts_plan_record;
