@@ -397,8 +397,9 @@ bool ts__cuda_xent(ts_kernel_ctx *k)
  * The CPU draws from xoshiro256**, one sequential stream per op (ops/
  * create.c), which has no counter form to split across threads; so that a
  * seed gives the same numbers on every device, the row's CPU kernel fills
- * a host buffer and it is uploaded (a node of a captured CUDA Graph, its
- * values fixed by the seed as they are). */
+ * a host buffer and it is uploaded (in a capture, a node copying from the
+ * plan's pinned staging, cuda.c: its values are fixed by the seed, so a
+ * replay of the graph uploads what the op would draw again). */
 bool ts__cuda_random(ts_kernel_ctx *k)
 {
   ts_tensor *y = k->out[0];
