@@ -335,6 +335,13 @@ typedef struct ts_ew_formula {
 struct ts_cu_program;
 bool ts__cuda_unary(ts_kernel_ctx *k);
 bool ts__cuda_binary(ts_kernel_ctx *k);
+/* An integer FloorDiv, FloorMod or Pow (ops/binary.c) while its device
+ * captures a CUDA Graph, which a host read of the operand would break:
+ * launched with the operand check refuses recorded on the device, the
+ * op's error then raised by the next host copy or synchronize (1; 0 +
+ * error if it could not be launched); -1 when the device is not
+ * capturing: the caller checks on a host copy first. */
+int ts__cuda_binary_captured(ts_kernel_ctx *k, bool (*check)(ts_kernel_ctx *k));
 bool ts__cuda_fused(ts_kernel_ctx *k, const struct ts_cu_program *p);
 bool ts__cuda_cast(ts_kernel_ctx *k);
 bool ts__cuda_fill(ts_kernel_ctx *k);
@@ -614,7 +621,7 @@ typedef struct ts_plan_var {
 typedef struct ts_plan_record {
   GArray *ops;           /* ts_plan_op */
   GArray *vars;          /* ts_plan_var */
-  /* An op ran on the host (a fallback, random numbers, an effect), or the
+  /* An op ran on the host (a fallback, an effect), or the
    * host read the device: its work is not in the plan's launches. */
   bool host_work;
 } ts_plan_record;

@@ -368,7 +368,10 @@ void ts__plan_record_op(ts_plan_record *r, const ts_op_call *call, const ts_run_
                         const ts_backend *b, uint64_t correlation, uint32_t n_copied)
 {
   const ts_op_def *def = call->def;
-  if (b != ts__context()->device || (def->flags & TS_OPF_RANDOM))
+  /* RandomUniform and RandomNormal replay as they are: their numbers are
+   * a function of the op's seed alone (ops/create.c), drawn again by a
+   * replay on SIM:0 and uploaded from the plan's staging on CUDA */
+  if (b != ts__context()->device)
     r->host_work = true;
   ts_plan_op op = { def, call->loc, site ? site->node : NULL, site ? site->traced : NULL, b,
                     correlation, n_copied };

@@ -8,7 +8,9 @@
  * geometries; StatelessRandomUniform
  * with the CPU's bits, and the 16-bit floats and small integers staying
  * on the GPU; a training step's weights staying there, and copies charged
- * to their op and operand from CUPTI's records.  Without a GPU
+ * to their op and operand from CUPTI's records; graphs with Gather's
+ * indices, integer FloorDiv/FloorMod/Pow or random numbers captured and
+ * replayed, with the CPU's values and errors.  Without a GPU
  * (or without the driver) every test skips, saying why. */
 #include <glib.h>
 #include <math.h>
@@ -577,6 +579,124 @@ static void test_indices_checked_in_graphs(void)
   ts_scope_end(scope);
 }
 
+/* x scaled by uniform numbers plus normal ones and small integers, each
+ * from its op's seed (uploaded from the CPU's generator). */
+static ts_tensor *noisy(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0);
+  ts_tensor *u = ts_random_uniform(TS_F32, TS_SHAPE(8, 16), -1, 1, 7);
+  ts_tensor *n = ts_random_normal(TS_F32, TS_SHAPE(8, 16), 0, 0.5, 11);
+  ts_tensor *k = ts_cast(ts_random_uniform(TS_I32, TS_SHAPE(8, 16), 0, 5, 3), TS_F32);
+  return ts_add(ts_mul(x, u), ts_add(n, k));
+}
+
+/* A graph with RandomUniform and RandomNormal (passes off, or fold would
+ * make their numbers constants) is replayed as it was captured: each
+ * launch uploads its numbers from the plan's pinned staging, and every
+ * call gives the CPU's values, eagerly and in graph mode. */
+static void test_random_replays(void)
+{
+  const ts_backend *b = cuda_or_skip();
+  if (!b)
+    return;
+  ts_scope *scope = ts_scope_begin();
+  char *passes = ts_get_passes();
+  g_assert_true(ts_set_passes("none"));
+  ts_function *fn = ts_function_new("noisy", noisy, "x");
+  ts_value args[1];
+  for (int call = 0; call < 5; call++) {
+    ts_tensor *x = ts_random_uniform(TS_F32, TS_SHAPE(8, 16), -2, 2, 100 + (uint64_t)call);
+    args[0] = TS_TENSOR_VALUE(x);
+    ts_run_functions_eagerly(true);
+    ts_tensor *eager = ts_function_call(fn, args, 1);
+    ts_run_functions_eagerly(false);
+    assert_same_bytes("noisy in graph mode", eager, ts_function_call(fn, args, 1));
+    ts_tensor *got = NULL;
+    TS_DEVICE_SCOPE(b) got = ts_function_call(fn, args, 1);
+    assert_no_error();
+    g_assert_true(ts_tensor_backend(got) == b);
+    assert_same_bytes("noisy on CUDA:0", eager, got);
+  }
+  ts_schedule sched;
+  g_assert_true(ts_concrete_schedule(ts_function_get_concrete(fn, args, 1), &sched));
+  g_test_message("CUDA:0: %" G_GINT64_FORMAT " captures, %" G_GINT64_FORMAT " replays",
+                 sched.n_captures, sched.n_replays);
+  g_assert_cmpint(sched.n_replays, >=, 3);
+  ts_function_free(fn);
+  g_assert_true(ts_set_passes(passes));
+  free(passes);
+  ts_scope_end(scope);
+}
+
+static ts_op checked_op; /* the row checked_row traces */
+
+static ts_tensor *checked_row(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *y = ts_arg(call, 1);
+  ts_tensor *z = checked_op == TS_OP_FLOORDIV ? ts_floordiv(x, y)
+                 : checked_op == TS_OP_MOD    ? ts_mod(x, y)
+                                              : ts_pow(x, y);
+  return ts_add(z, x);
+}
+
+/* Integer FloorDiv, FloorMod and Pow check their divisor or exponent on
+ * the device in a graph, so the capture is not broken by a host read (the
+ * calls replay), and a zero divisor or a negative exponent is still the
+ * CPU's error: eagerly at the op, in a graph by the next host copy (the
+ * launch already went out), once. */
+static void test_integer_checks_in_graphs(void)
+{
+  const ts_backend *b = cuda_or_skip();
+  if (!b)
+    return;
+  static const struct {
+    ts_op op;
+    int32_t refused;
+    const char *error;
+  } ROWS[] = {
+    { TS_OP_FLOORDIV, 0, "FloorDiv: Integer division by zero" },
+    { TS_OP_MOD, 0, "FloorMod: Integer division by zero" },
+    { TS_OP_POW, -1, "Pow: Integers to negative integer powers are not allowed" },
+  };
+  for (size_t r = 0; r < G_N_ELEMENTS(ROWS); r++) {
+    ts_scope *scope = ts_scope_begin();
+    ts_tensor *x = ts_constant(TS_I32, TS_SHAPE(3), (int32_t[]){ 7, -7, 9 });
+    ts_tensor *good = ts_constant(TS_I32, TS_SHAPE(3), (int32_t[]){ 2, 3, 1 });
+    ts_tensor *bad = ts_constant(TS_I32, TS_SHAPE(3), (int32_t[]){ 2, ROWS[r].refused, 1 });
+    checked_op = ROWS[r].op;
+    ts_function *fn = ts_function_new("checked_row", checked_row, "x, y");
+    ts_value args[2] = { TS_TENSOR_VALUE(x), TS_TENSOR_VALUE(bad) };
+    g_assert_null(ts_function_call(fn, args, 2)); /* the CPU's error */
+    expect_error_containing(ROWS[r].error);
+    args[1] = TS_TENSOR_VALUE(good);
+    ts_tensor *want = ts_function_call(fn, args, 2);
+    for (int call = 0; call < 4; call++)
+      TS_DEVICE_SCOPE(b) assert_same_bytes(ROWS[r].error, want, ts_function_call(fn, args, 2));
+    ts_schedule sched;
+    g_assert_true(ts_concrete_schedule(ts_function_get_concrete(fn, args, 2), &sched));
+    g_test_message("%s on CUDA:0: %" G_GINT64_FORMAT " captures, %" G_GINT64_FORMAT " replays",
+                   ROWS[r].error, sched.n_captures, sched.n_replays);
+    g_assert_cmpint(sched.n_replays, >=, 1);
+
+    args[1] = TS_TENSOR_VALUE(bad);
+    ts_tensor *late = NULL;
+    TS_DEVICE_SCOPE(b) late = ts_function_call(fn, args, 2);
+    if (late) /* queued: the host copy finds it */
+      g_assert_null(ts_tensor_to_backend(late, ts_backend_cpu()));
+    expect_error_containing(ROWS[r].error);
+    args[1] = TS_TENSOR_VALUE(good); /* said once: the next call is clean */
+    TS_DEVICE_SCOPE(b) assert_same_bytes(ROWS[r].error, want, ts_function_call(fn, args, 2));
+
+    ts_run_functions_eagerly(true); /* at the op, on a host copy of the operand */
+    args[1] = TS_TENSOR_VALUE(bad);
+    TS_DEVICE_SCOPE(b) g_assert_null(ts_function_call(fn, args, 2));
+    ts_run_functions_eagerly(false);
+    expect_error_containing(ROWS[r].error);
+    ts_function_free(fn);
+    ts_scope_end(scope);
+  }
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -592,6 +712,8 @@ int main(int argc, char **argv)
   g_test_add_func("/cuda/training-step-keeps-weights", test_training_step_keeps_weights);
   g_test_add_func("/cuda/copies-carry-operand", test_copies_carry_operand);
   g_test_add_func("/cuda/indices-checked-in-graphs", test_indices_checked_in_graphs);
+  g_test_add_func("/cuda/random-replays", test_random_replays);
+  g_test_add_func("/cuda/integer-checks-in-graphs", test_integer_checks_in_graphs);
   int rc = g_test_run();
   ts_release_all();
   return rc;

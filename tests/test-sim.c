@@ -947,6 +947,107 @@ static void test_plan_replay_shape_change(void)
   ts_scope_end(scope);
 }
 
+/* x scaled by uniform numbers plus normal ones and small integers, each
+ * from its op's seed. */
+static ts_tensor *noisy(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0);
+  ts_tensor *u = ts_random_uniform(TS_F32, TS_SHAPE(8, 16), -1, 1, 7);
+  ts_tensor *n = ts_random_normal(TS_F32, TS_SHAPE(8, 16), 0, 0.5, 11);
+  ts_tensor *k = ts_cast(ts_random_uniform(TS_I32, TS_SHAPE(8, 16), 0, 5, 3), TS_F32);
+  return ts_add(ts_mul(x, u), ts_add(n, k));
+}
+
+static void assert_same_values(ts_tensor *want, ts_tensor *got)
+{
+  assert_no_error();
+  g_assert_nonnull(got);
+  g_assert_true(ts_shape_equal(ts_tensor_shape(want), ts_tensor_shape(got)));
+  for (int64_t i = 0; i < ts_tensor_size(want); i++)
+    g_assert_cmpfloat(ts_tensor_get_f64(got, i), ==, ts_tensor_get_f64(want, i));
+}
+
+/* A graph with random ops on SIM:0 (passes off, or fold would make their
+ * numbers constants) captures once and replays from then on, each replay
+ * drawing the numbers its seeds give, as every CPU call does: the same
+ * values as the CPU's, eagerly and in graph mode, call after call. */
+static void test_plan_replays_random(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  char *passes = ts_get_passes();
+  g_assert_true(ts_set_passes("none"));
+  ts_function *fn = ts_function_new("noisy", noisy, "x");
+  enum { CALLS = 5 };
+  ts_value args[1];
+  for (int call = 0; call < CALLS; call++) {
+    args[0] = TS_TENSOR_VALUE(matrix(8, 16, 0.25f * (float)call));
+    ts_run_functions_eagerly(true);
+    ts_tensor *eager = ts_function_call(fn, args, 1);
+    ts_run_functions_eagerly(false);
+    ts_tensor *graph = ts_function_call(fn, args, 1), *got = NULL;
+    assert_same_values(eager, graph);
+    TS_DEVICE_SCOPE(sim()) got = ts_function_call(fn, args, 1);
+    assert_no_error();
+    g_assert_true(ts_tensor_backend(got) == sim());
+    assert_same_values(eager, ts_tensor_to_backend(got, ts_backend_cpu()));
+    ts_schedule sched = schedule_of(fn, args, 1);
+    g_assert_cmpint(sched.n_captures, ==, 1);
+    g_assert_cmpint(sched.n_replays, ==, call);
+  }
+  ts_function_free(fn);
+  g_assert_true(ts_set_passes(passes));
+  free(passes);
+  ts_scope_end(scope);
+}
+
+static ts_tensor *floor_divided(ts_call *call)
+{
+  return ts_add(ts_floordiv(ts_arg(call, 0), ts_arg(call, 1)), ts_arg(call, 0));
+}
+
+/* An integer division by zero in a captured graph on SIM:0 is the CPU's
+ * error (its kernel fails on the stream's thread; the call, or the host
+ * copy after it, reports it), once: the graph captured and replayed
+ * before it and replays after it. */
+static void test_plan_floordiv_by_zero(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_constant(TS_I32, TS_SHAPE(3), (int32_t[]){ 7, -7, 9 });
+  ts_tensor *good = ts_constant(TS_I32, TS_SHAPE(3), (int32_t[]){ 2, 2, -4 });
+  ts_tensor *zero = ts_constant(TS_I32, TS_SHAPE(3), (int32_t[]){ 2, 0, 1 });
+  ts_function *fn = ts_function_new("floor_divided", floor_divided, "x, y");
+  ts_value args[2] = { TS_TENSOR_VALUE(x), TS_TENSOR_VALUE(zero) };
+  g_assert_null(ts_function_call(fn, args, 2));
+  ts_error *cpu = ts_error_take();
+  g_assert_nonnull(cpu);
+  g_assert_nonnull(strstr(cpu->message, "FloorDiv: Integer division by zero"));
+  args[1] = TS_TENSOR_VALUE(good);
+  ts_tensor *want = ts_function_call(fn, args, 2), *got = NULL;
+  for (int call = 0; call < 3; call++) {
+    TS_DEVICE_SCOPE(sim()) got = ts_function_call(fn, args, 2);
+    assert_same_values(want, ts_tensor_to_backend(got, ts_backend_cpu()));
+  }
+  g_assert_cmpint(schedule_of(fn, args, 2).n_replays, ==, 2);
+  args[1] = TS_TENSOR_VALUE(zero);
+  TS_DEVICE_SCOPE(sim()) got = ts_function_call(fn, args, 2);
+  if (got) /* queued: the host copy finds it */
+    g_assert_null(ts_tensor_to_backend(got, ts_backend_cpu()));
+  ts_error *e = ts_error_take();
+  g_assert_nonnull(e);
+  g_assert_cmpint(e->code, ==, cpu->code);
+  g_assert_cmpstr(e->op, ==, cpu->op);
+  g_assert_cmpstr(e->detail, ==, cpu->detail);
+  g_assert_cmpint(e->line, ==, cpu->line);
+  ts_error_free(e);
+  args[1] = TS_TENSOR_VALUE(good); /* said once: the next call is clean */
+  TS_DEVICE_SCOPE(sim()) got = ts_function_call(fn, args, 2);
+  assert_same_values(want, ts_tensor_to_backend(got, ts_backend_cpu()));
+  g_assert_cmpint(schedule_of(fn, args, 2).n_replays, >=, 3);
+  ts_error_free(cpu);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 /* Adds x * x to a variable and returns x times its new value. */
 static ts_tensor *accumulated;
 
@@ -1310,6 +1411,8 @@ int main(int argc, char **argv)
   g_test_add_func("/sim/plan-replays-without-capture", test_plan_replays_without_capture);
   g_test_add_func("/sim/plan-replay-shape-change", test_plan_replay_shape_change);
   g_test_add_func("/sim/plan-replay-variables", test_plan_replay_variables);
+  g_test_add_func("/sim/plan-replays-random", test_plan_replays_random);
+  g_test_add_func("/sim/plan-floordiv-by-zero", test_plan_floordiv_by_zero);
   g_test_add_func("/sim/function-placement", test_function_placement);
   g_test_add_func("/sim/variables-live-on-device", test_variables_live_on_device);
   g_test_add_func("/sim/training-step-keeps-weights", test_training_step_keeps_weights);

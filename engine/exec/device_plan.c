@@ -9,16 +9,19 @@
  *
  * Replay as is: a graph without If or While whose capture did nothing a
  * launch would not redo (no op on the host, no host read of the device,
- * no random numbers, no variable moved to a new storage) is captured once
- * more on inputs of the plan's own (device tensors the arguments are
- * copied into) with the arena of that run kept out of the planner's pool
- * and its outputs kept; from then on a call whose arguments fit those
+ * no variable moved to a new storage) is captured once more on inputs of
+ * the plan's own (device tensors the arguments are copied into) with the
+ * arena of that run kept out of the planner's pool and its outputs kept;
+ * from then on a call whose arguments fit those
  * inputs (dtypes and shapes), while the variables the plan touched are
  * where they were (and those it writes held by nobody else), only copies
  * its arguments in, launches the capture again (graph_plan_replay), tells
  * listeners of the recorded ops with fresh correlation ids, and copies the
  * outputs out to tensors of the caller's own, so a later replay never
- * writes what a caller holds.  Anything else captures again.
+ * writes what a caller holds.  Anything else captures again.  Random
+ * numbers (RandomUniform, RandomNormal) do not stop a replay: they are a
+ * function of the op's seed alone (ops/create.c), drawn again by a
+ * replay on SIM:0 and uploaded from the plan's staging on CUDA.
  *
  * A graph with If or While nodes, whose conditions are read on the host
  * mid-run, is captured in segments: the steps before such a node are one

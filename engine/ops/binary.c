@@ -97,14 +97,19 @@ static bool check_exponent(ts_kernel_ctx *k)
 static bool (*const checks[TS_OP_COUNT])(ts_kernel_ctx *k) = { BINARY_ROWS(CHECK_ENTRY) };
 
 #ifdef TS_HAVE_CUDA
-/* On CUDA: the row's check of b (above) on a host copy of it first, so
- * that an integer FloorDiv, FloorMod or Pow fails as the CPU's does (the
- * copy waits for b), then the row's kernel (backend/cuda/kernels.c). */
+/* On CUDA an integer FloorDiv, FloorMod or Pow fails as the CPU's does:
+ * in a CUDA Graph's capture its kernel checks b on the device (the next
+ * host copy or synchronize raises the check's error), else the row's
+ * check of b (above) runs on a host copy of it first (the copy waits for
+ * b), then the row's kernel (backend/cuda/kernels.c). */
 static bool binary_cuda(ts_kernel_ctx *k)
 {
   bool (*check)(ts_kernel_ctx *k) = checks[k->def->op];
   if (!check || !ts_dtype_is_integer(k->in[1]->dtype) || k->out[0]->size == 0)
     return ts__cuda_binary(k);
+  int captured = ts__cuda_binary_captured(k, check);
+  if (captured >= 0)
+    return captured;
   ts_tensor *in[2] = { k->in[0], ts__tensor_host(k->loc, k->in[1]) };
   if (!in[1])
     return false;

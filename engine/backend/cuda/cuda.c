@@ -523,8 +523,9 @@ ts_cu_index_fault *ts__cuda_index_fault(const ts_backend *b, uint64_t correlatio
   return d->fault;
 }
 
-/* After the stream went idle: the index fault a launch recorded since the
- * last look, as its op's error (false); true when there is none. */
+/* After the stream went idle: the index fault (or refused divisor or
+ * exponent) a launch recorded since the last look, as its op's error
+ * (false); true when there is none. */
 static bool index_faults_taken(device *d)
 {
   if (!__atomic_exchange_n(&d->fault_pending, false, __ATOMIC_ACQ_REL))
@@ -547,7 +548,7 @@ static bool index_faults_taken(device *d)
   if (found)
     return ts__cuda_index_fail(&named.check, f.at, f.value);
   ts_error_set(TS_ERR_OUT_OF_RANGE, (ts_loc){ 0 }, NULL,
-               "%s: an index out of range (element %lld, %lld) in a CUDA Graph launch of op %llu",
+               "%s: an operand out of range (element %lld, %lld) in a CUDA Graph launch of op %llu",
                d->name, f.at, f.value, f.correlation);
   return false;
 }

@@ -14,26 +14,31 @@ const char *ts__cuda_note(void);
 const char *ts__cuda_device_label(const ts_backend *b);
 /* The stream a kernel of b launches on (a cudaStream_t). */
 void *ts__cuda_stream(const ts_backend *b);
-/* An op that indexes (Gather, the sparse cross entropy) as an index out
- * of range names it: the op, its site, the range, its indices' info. */
+/* An op whose kernel may refuse an operand, as its CPU kernel does, says
+ * so by this: one that indexes (Gather, the sparse cross entropy) names
+ * an index out of range: the op, its site, the range, its indices' info;
+ * an integer FloorDiv, FloorMod or Pow its row's check (ops/binary.c),
+ * run again on the divisor or exponent it refused. */
 typedef struct ts_cuda_index_check {
   const ts_op_def *def;
   ts_loc loc;
   int64_t limit; /* indices in [0, limit) */
   ts_dtype dtype;
   ts_shape shape;
+  bool (*check)(ts_kernel_ctx *k); /* a binary row's check of in[1]; NULL: indices */
 } ts_cuda_index_check;
 struct ts_cu_index_fault;
-/* Where the kernel of the op of this correlation records its first index
- * out of range on the device (cuda/kernels.h), while b captures a CUDA
- * Graph, which a host check would break: the next host copy or
- * synchronize of b fails with the op's error, as SIM:0 reports a
- * kernel's.  NULL when b is not capturing: the caller checks on the host,
- * at the op. */
+/* Where the kernel of the op of this correlation records the first
+ * operand it refuses on the device (an index out of range, a zero
+ * divisor: cuda/kernels.h), while b captures a CUDA Graph, which a host
+ * check would break: the next host copy or synchronize of b fails with
+ * the op's error, as SIM:0 reports a kernel's.  NULL when b is not
+ * capturing: the caller checks on the host, at the op. */
 struct ts_cu_index_fault *ts__cuda_index_fault(const ts_backend *b, uint64_t correlation,
                                                const ts_cuda_index_check *c);
-/* The op's error for indices[at] = value outside [0, c->limit): false
- * (kernels.c; the host's check and the device's say it alike). */
+/* The op's error for the operand element at (indices[at] = value outside
+ * [0, c->limit), or what c->check refuses): false (kernels.c; the host's
+ * check and the device's say it alike). */
 bool ts__cuda_index_fail(const ts_cuda_index_check *c, int64_t at, int64_t value);
 /* Activity records CUPTI dropped for want of buffers, since start-up. */
 uint64_t ts__cuda_dropped_records(void);

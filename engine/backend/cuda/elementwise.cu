@@ -4,15 +4,17 @@
  * functions), and the FusedElementwise interpreter over the fusible float
  * rows.  The 16-bit floats run the f32 formula on their widened values
  * and round the result back, as the CPU loops do.  Binary rows whose CPU
- * kernel checks its operands (integer
- * division by zero, negative integer powers) run the same check on a host
- * copy of the operand first (ops/binary.c, binary_cuda). */
+ * kernel checks its operands (integer division by zero, negative integer
+ * powers) run the same check on a host copy of the operand first, or,
+ * while a CUDA Graph is captured, have their kernel check it on the device
+ * (ts__cu_binary_checked; ops/binary.c, binary_cuda). */
 #include "dtypes.cuh"
 
 #include "../../ops/unary_rows.h"
 #include "../../ops/binary_rows.h"
 
 #include <cuda_runtime.h>
+#include <type_traits>
 
 #define THREADS 256
 
@@ -194,6 +196,81 @@ extern "C" bool ts__cu_binary(ts_op op, ts_dtype dtype, int64_t n, const ts_cu_b
     return false;
   if (n > 0)
     binary.t[op][dtype](n, s, a, b, out, (cudaStream_t)stream);
+  return true;
+}
+
+/* ---- binary rows with a check, in a captured graph ------------------------------
+ * What the check column of ops/binary_rows.h refuses in an integer b
+ * (check_divisor and check_exponent in ops/binary.c, on the host). */
+struct refuse_zero {
+  template <class T> static __device__ __forceinline__ bool refuses(T y) { return y == 0; }
+};
+struct refuse_negative {
+  template <class T> static __device__ __forceinline__ bool refuses(T y)
+  {
+    if constexpr (std::is_signed<T>::value)
+      return y < 0;
+    return false;
+  }
+};
+
+template <class F, class R, class T>
+__global__ void checked_kernel(int64_t n, ts_cu_bcast s, const T *a, const T *b, T *o,
+                               ts_cu_index_fault *fault, unsigned long long correlation)
+{
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    int64_t j = offset_of(s, 1, i);
+    T y = b[j];
+    if (R::refuses(y)) {
+      o[i] = 0;
+      if (atomicCAS(&fault->flag, 0u, 1u) == 0u)
+        index_fault_fill(fault, j, (int64_t)y, correlation);
+      continue;
+    }
+    o[i] = F::f(a[offset_of(s, 0, i)], y);
+  }
+}
+
+typedef void (*checked_launch)(int64_t n, const ts_cu_bcast *s, const void *a, const void *b,
+                               void *o, ts_cu_index_fault *fault,
+                               unsigned long long correlation, cudaStream_t st);
+
+template <class F, class R, class T>
+static void launch_checked(int64_t n, const ts_cu_bcast *s, const void *a, const void *b, void *o,
+                           ts_cu_index_fault *fault, unsigned long long correlation,
+                           cudaStream_t st)
+{
+  checked_kernel<F, R, T><<<blocks_for(n), THREADS, 0, st>>>(n, *s, (const T *)a, (const T *)b,
+                                                             (T *)o, fault, correlation);
+}
+
+#define C_SET(ID, id, DT, sfx, T, R) t[TS_OP_##ID][DT] = launch_checked<id##_##sfx##_b, R, T>;
+#define C_SET_INTS(ID, id, R)                                                                  \
+  C_SET(ID, id, TS_I32, i32, int32_t, R) C_SET(ID, id, TS_I64, i64, int64_t, R)               \
+  C_SET(ID, id, TS_U8, u8, uint8_t, R) C_SET(ID, id, TS_I8, i8, int8_t, R)                    \
+  C_SET(ID, id, TS_I16, i16, int16_t, R) C_SET(ID, id, TS_U16, u16, uint16_t, R)              \
+  C_SET(ID, id, TS_U32, u32, uint32_t, R) C_SET(ID, id, TS_U64, u64, uint64_t, R)
+#define C_SETS_NULL(ID, id)
+#define C_SETS_check_divisor(ID, id) C_SET_INTS(ID, id, refuse_zero)
+#define C_SETS_check_exponent(ID, id) C_SET_INTS(ID, id, refuse_negative)
+#define C_SETS(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS, GRAD) C_SETS_##CHECK(ID, id)
+
+static const struct checked_table {
+  checked_launch t[TS_OP_COUNT][TS_NUMERIC_DTYPE_COUNT];
+  checked_table() : t() { BINARY_ROWS(C_SETS) }
+} checked;
+
+extern "C" bool ts__cu_binary_checked(ts_op op, ts_dtype dtype, int64_t n, const ts_cu_bcast *s,
+                                      const void *a, const void *b, void *out,
+                                      ts_cu_index_fault *fault, uint64_t correlation,
+                                      void *stream)
+{
+  if ((unsigned)op >= TS_OP_COUNT || (unsigned)dtype >= TS_NUMERIC_DTYPE_COUNT ||
+      !checked.t[op][dtype])
+    return false;
+  if (n > 0)
+    checked.t[op][dtype](n, s, a, b, out, fault, correlation, (cudaStream_t)stream);
   return true;
 }
 

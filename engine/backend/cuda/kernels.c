@@ -301,6 +301,19 @@ bool ts__cuda_where(ts_kernel_ctx *k)
 
 bool ts__cuda_index_fail(const ts_cuda_index_check *c, int64_t at, int64_t value)
 {
+  if (c->check) { /* the row's own check on the element refused: the CPU's error */
+    uint64_t element = 0;
+    ts__store_i64(c->dtype, &element, 0, value);
+    ts_tensor refused = { .dtype = c->dtype, .size = 1, .data = &element };
+    ts_tensor *in[2] = { NULL, &refused };
+    ts_kernel_ctx k = { .def = c->def, .loc = c->loc, .n_in = 2, .in = in };
+    if (!c->check(&k))
+      return false;
+    return ts__op_fail(c->loc, c->def, TS_ERR_INTERNAL,
+                       "the CUDA kernel refused element %lld (%lld) of its second operand",
+                       (long long)at, (long long)value),
+           false;
+  }
   if (c->def->op == TS_OP_GATHER)
     return ts__op_fail(c->loc, c->def, TS_ERR_OUT_OF_RANGE, "indices[%lld] = %lld is not in [0, %lld)",
                        (long long)at, (long long)value, (long long)c->limit),
@@ -320,7 +333,7 @@ bool ts__cuda_index_fail(const ts_cuda_index_check *c, int64_t at, int64_t value
 static bool index_check(ts_kernel_ctx *k, const ts_tensor *t, int64_t limit,
                         ts_cu_index_fault **fault)
 {
-  ts_cuda_index_check c = { k->def, k->loc, limit, t->dtype, t->shape };
+  ts_cuda_index_check c = { k->def, k->loc, limit, t->dtype, t->shape, NULL };
   if ((*fault = ts__cuda_index_fault(k->backend, k->correlation, &c)))
     return true;
   const ts_tensor *h = ts__tensor_host(k->loc, t);
@@ -350,6 +363,24 @@ bool ts__cuda_gather(ts_kernel_ctx *k)
          no_launcher(k);
 }
 
+/* Integer FloorDiv, FloorMod and Pow while a CUDA Graph is captured: the
+ * kernel records the first divisor or exponent that check refuses, and
+ * the next host copy or synchronize fails with check's error. */
+int ts__cuda_binary_captured(ts_kernel_ctx *k, bool (*check)(ts_kernel_ctx *k))
+{
+  const ts_tensor *b = k->in[1];
+  ts_tensor *o = k->out[0];
+  ts_cuda_index_check c = { k->def, k->loc, 0, b->dtype, b->shape, check };
+  ts_cu_index_fault *fault = ts__cuda_index_fault(k->backend, k->correlation, &c);
+  if (!fault)
+    return -1;
+  ts_cu_bcast s;
+  bcast_of(&s, o->shape, 2, k->in);
+  return ts__cu_binary_checked(k->def->op, b->dtype, o->size, &s, k->in[0]->data, b->data,
+                               o->data, fault, k->correlation, stream_of(k)) ||
+         no_launcher(k);
+}
+
 bool ts__cuda_xent(ts_kernel_ctx *k)
 {
   const ts_tensor *labels = k->in[0], *logits = k->in[1];
@@ -366,8 +397,9 @@ bool ts__cuda_xent(ts_kernel_ctx *k)
  * The CPU draws from xoshiro256**, one sequential stream per op (ops/
  * create.c), which has no counter form to split across threads; so that a
  * seed gives the same numbers on every device, the row's CPU kernel fills
- * a host buffer and it is uploaded (a node of a captured CUDA Graph, its
- * values fixed by the seed as they are). */
+ * a host buffer and it is uploaded (in a capture, a node copying from the
+ * plan's pinned staging, cuda.c: its values are fixed by the seed, so a
+ * replay of the graph uploads what the op would draw again). */
 bool ts__cuda_random(ts_kernel_ctx *k)
 {
   ts_tensor *y = k->out[0];

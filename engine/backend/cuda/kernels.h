@@ -110,6 +110,14 @@ typedef struct ts_cu_index_fault {
 bool ts__cu_gather(size_t elem_size, ts_dtype index_dtype, int64_t outer, int64_t n,
                    int64_t n_idx, int64_t row, const void *params, const void *indices,
                    void *out, ts_cu_index_fault *fault, uint64_t correlation, void *stream);
+/* An integer FloorDiv, FloorMod or Pow (the rows whose check column in
+ * ops/binary_rows.h is not NULL) as ts__cu_binary, except that an element
+ * of b the row's check refuses (a zero divisor, a negative exponent)
+ * gives 0 and is recorded in fault under correlation, its position in b
+ * and its value. */
+bool ts__cu_binary_checked(ts_op op, ts_dtype dtype, int64_t n, const ts_cu_bcast *s,
+                           const void *a, const void *b, void *out, ts_cu_index_fault *fault,
+                           uint64_t correlation, void *stream);
 /* SparseSoftmaxCrossEntropyWithLogits: out[r] = the loss of logits row r
  * ([rows, len], f32 or f64) at labels[r] (int32 or int64); a label
  * outside [0, len) gives NaN and is recorded as Gather's are. */
