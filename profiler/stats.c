@@ -280,29 +280,66 @@ static void group_free(gpointer p)
   g_free(g);
 }
 
-tsp_stats *tsp_stats_compute(const tsp_session *s, tsp_group_by by, const tsp_filter *f)
+/* One run of an op.  A row run's op is an event per part, each on the
+ * thread that ran it, with the same run and seq (tracescope.h): it ran
+ * once, and its time is its parts' together (the parts of a row run go
+ * through its ops each at its own pace, so an op's parts need not overlap:
+ * the threads' time on it, not a span from the first part to the last). */
+typedef struct op_run {
+  const tsp_event *e; /* its first part met, standing for it */
+  uint64_t start, end; /* its first part's start, its last part's end */
+  double total, self;
+} op_run;
+
+/* The op runs of the events f accepts, every thread's. */
+static GArray *op_runs(const tsp_session *s, const tsp_filter *f)
 {
-  GHashTable *groups = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, group_free);
-  tsp_stats *st = g_new0(tsp_stats, 1);
-  GHashTable *runs = g_hash_table_new(g_int64_hash, g_int64_equal); /* of the ops taken */
-  uint64_t first = UINT64_MAX, last = 0;
+  GArray *runs = g_array_new(FALSE, FALSE, sizeof(op_run));
+  GHashTable *index = g_hash_table_new(run_seq_hash, run_seq_equal); /* event -> its run + 1 */
   for (int t = 0; t < tsp_session_n_threads(s); t++) {
     GArray *ops = tsp__thread_op_times(s, t);
     for (guint i = 0; i < ops->len; i++) {
       const tsp__op_time *o = &g_array_index(ops, tsp__op_time, i);
       if (!tsp__filter_accepts(f, o->e))
         continue;
-      st->self_ns += o->self_ns;
-      st->count++;
-      first = MIN(first, o->e->start_ns);
-      last = MAX(last, o->e->end_ns);
-      group_add(group_of(s, groups, by, o->e, true), o->e,
-                (double)(o->e->end_ns - o->e->start_ns), o->self_ns);
-      if (o->e->run_id)
-        g_hash_table_add(runs, (gpointer)&o->e->run_id); /* the session holds the event */
+      double total = (double)(o->e->end_ns - o->e->start_ns);
+      guint at = o->e->run_id ? GPOINTER_TO_UINT(g_hash_table_lookup(index, o->e)) : 0;
+      if (at) { /* another part of an op run */
+        op_run *r = &g_array_index(runs, op_run, at - 1);
+        r->start = MIN(r->start, o->e->start_ns);
+        r->end = MAX(r->end, o->e->end_ns);
+        r->total += total;
+        r->self += o->self_ns;
+        continue;
+      }
+      g_array_append_val(runs, ((op_run){ o->e, o->e->start_ns, o->e->end_ns, total, o->self_ns }));
+      if (o->e->run_id) /* outside a run, seq may repeat: each event an op run */
+        g_hash_table_insert(index, (gpointer)o->e, GUINT_TO_POINTER(runs->len));
     }
     g_array_unref(ops);
   }
+  g_hash_table_unref(index);
+  return runs;
+}
+
+tsp_stats *tsp_stats_compute(const tsp_session *s, tsp_group_by by, const tsp_filter *f)
+{
+  GHashTable *groups = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, group_free);
+  tsp_stats *st = g_new0(tsp_stats, 1);
+  GHashTable *runs = g_hash_table_new(g_int64_hash, g_int64_equal); /* of the ops taken */
+  uint64_t first = UINT64_MAX, last = 0;
+  GArray *ops = op_runs(s, f);
+  for (guint i = 0; i < ops->len; i++) {
+    const op_run *o = &g_array_index(ops, op_run, i);
+    st->self_ns += o->self;
+    st->count++;
+    first = MIN(first, o->start);
+    last = MAX(last, o->end);
+    group_add(group_of(s, groups, by, o->e, true), o->e, o->total, o->self);
+    if (o->e->run_id)
+      g_hash_table_add(runs, (gpointer)&o->e->run_id); /* the session holds the event */
+  }
+  g_array_unref(ops);
   add_kernels(s, groups, by, f, runs);
   g_hash_table_unref(runs);
   st->wall_ns = st->count ? (double)(last - first) : 0;

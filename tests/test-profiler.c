@@ -1220,6 +1220,69 @@ static void test_profiled_schedule(void)
   ts_scope_end(scope);
 }
 
+/* A row run's op is an event per part, on each thread that ran one: the
+ * statistics count it once, its time its parts' together. */
+static void test_row_run_counted_once(void)
+{
+  ts_module *m = ts_module_open("seeds");
+  ts_function *fn = ts_module_lookup(m, "sequential_model");
+  g_assert_nonnull(fn);
+  ts_scope *scope = ts_scope_begin();
+  ts_value x = TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(20, 28, 28), 0, 1, 3));
+  g_assert_true(ts_set_threads(2));
+  ts_schedule sched;
+  g_assert_true(ts_concrete_schedule(ts_function_get_concrete(fn, &x, 1), &sched));
+  g_assert_cmpint(sched.n_row_runs, >, 0);
+  bool split = false;
+  for (int i = 0; i < 1000 && !split; i++) { /* the bound is only a safety net */
+    tsp_session *s = tsp_session_new();
+    g_assert_true(tsp_session_start(s, NULL));
+    ts_scope *call_scope = ts_scope_begin();
+    g_assert_nonnull(ts_function_call(fn, &x, 1));
+    ts_scope_end(call_scope);
+    tsp_session_stop(s);
+    /* the events of each (run, seq), and their time */
+    GHashTable *parts = g_hash_table_new(g_int64_hash, g_int64_equal);
+    uint64_t keys[4096];
+    int n_keys = 0;
+    double time_ns = 0;
+    for (int t = 0; t < tsp_session_n_threads(s); t++) {
+      tsp_iter it;
+      tsp_iter_init(&it, s, t);
+      for (const tsp_event *e; (e = tsp_iter_next(&it));) {
+        if (e->kind != TSP_EVENT_OP || !e->run_id || e->op == TS_OP_READ_VARIABLE)
+          continue;
+        g_assert_cmpint(n_keys, <, (int)G_N_ELEMENTS(keys));
+        keys[n_keys] = e->seq;
+        int seen = GPOINTER_TO_INT(g_hash_table_lookup(parts, &keys[n_keys]));
+        g_hash_table_insert(parts, &keys[n_keys++], GINT_TO_POINTER(seen + 1));
+        split |= seen > 0;
+        time_ns += (double)(e->end_ns - e->start_ns);
+      }
+    }
+    tsp_filter graph = { TSP_MODE_GRAPH, 0, 0 };
+    tsp_stats *st = tsp_stats_compute(s, TSP_BY_NODE, &graph);
+    uint64_t count = 0;
+    double self_ns = 0;
+    for (int r = 0; r < st->n; r++) {
+      if (st->rows[r].op == TS_OP_READ_VARIABLE)
+        continue;
+      g_assert_cmpuint(st->rows[r].count, ==, 1); /* one call: each node ran once */
+      count += st->rows[r].count;
+      self_ns += st->rows[r].self_ns;
+    }
+    g_assert_cmpuint(count, ==, g_hash_table_size(parts));
+    g_assert_cmpfloat(fabs(self_ns - time_ns), <=, 1e-6 * time_ns + 1); /* leaf ops: self = total */
+    tsp_stats_free(st);
+    g_hash_table_unref(parts);
+    tsp_session_free(s);
+  }
+  g_assert_true(split);
+  ts_set_threads(0);
+  ts_scope_end(scope);
+  ts_module_free(m);
+}
+
 /* ---- the CLI ------------------------------------------------------------------------------- */
 
 /* "  NAME ... a b" rows of a table: the number in column `col` (from the right, 1 = last). */
@@ -1558,6 +1621,7 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler/restart-same-chunk", test_restart_same_chunk);
   g_test_add_func("/profiler/losses", test_losses);
   g_test_add_func("/profiler/profiled-schedule", test_profiled_schedule);
+  g_test_add_func("/profiler/row-run-counted-once", test_row_run_counted_once);
   g_test_add_func("/profiler/seeds-compare", test_seeds_compare);
   g_test_add_func("/profiler/chrome/round-trip", test_round_trip);
   g_test_add_func("/profiler/chrome/foreign", test_foreign);
