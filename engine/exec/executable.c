@@ -442,6 +442,17 @@ ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, 
   return store;
 }
 
+void ts__exec_tell_read(const ts_executable *e, ts_tensor *const *values, int s, uint64_t seq,
+                        ts_announcements *q, const ts_node *parent, uint64_t parent_seq)
+{
+  const plan *p = &e->plan;
+  const ts_node *node = ts__graph_node(e->graph, p->steps[s]);
+  ts_tensor *var = values[p->offset[node->inputs[0].node] + node->inputs[0].index];
+  ts_op_call call = { node->loc, ts__op_def(node->op), &var, 1, node->attrs };
+  ts_run_site site = step_site(e, node, parent, parent_seq);
+  ts__announce_at(q, &call, &site, values[p->step_first[s]], seq);
+}
+
 bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_inputs,
                         ts_tensor **outputs, const ts_node *parent, uint64_t parent_seq)
 {
@@ -473,7 +484,7 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
   bool ok = true, serial = serial_only(c), seen = watched(c);
   bool share = !serial && (p->n_groups || p->n_runs) && ts__pool_width() > 1;
   ts_announcements reads; /* the reads made since the last step that ran */
-  reads.n = 0;
+  ts__announce_init(&reads, TS_TELL_ALL);
   ts_tensor *store;
   int segment = 0; /* the device plan's: a step that runs subgraphs ends one */
   ts_device_plan *dp = ts__device_plan_begin((ts_executable *)e, 0, &inputs, n_inputs);

@@ -74,6 +74,10 @@ bool ts__exec_step(const ts_executable *e, const ts_node *node, ts_tensor **valu
 ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, int s,
                               ts_announcements *announce, const ts_node *parent,
                               uint64_t parent_seq);
+/* Queues read step s, made earlier by the run itself and numbered seq
+ * (its output in values), in q. */
+void ts__exec_tell_read(const ts_executable *e, ts_tensor *const *values, int s, uint64_t seq,
+                        ts_announcements *q, const ts_node *parent, uint64_t parent_seq);
 
 /* ---- device_plan.c ---- */
 
