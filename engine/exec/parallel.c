@@ -283,11 +283,13 @@ typedef struct rows_job {
   uint64_t parent_seq;
   caller call;
   /* The reads the run made itself, not yet told (read steps and their
-   * seqs): each part tells the listeners its share of them before its
-   * rows, and the calling thread tells the observer (which files them on
-   * it, in order) before its own part */
+   * seqs): the parts tell the listeners of them before their rows, taking
+   * READS_TAKEN at a time while any are left (the calling thread starts
+   * on them while the pool's wakes up), and the calling thread tells the
+   * observer (which files them on it, in order) before its own part */
   const run_read *reads;
   int n_reads;
+  int next_read;      /* atomic: the first not taken */
   bool observer_told; /* the calling thread's alone */
   int parts;
   bool ok[TS_MAX_THREADS];
@@ -363,9 +365,19 @@ static bool run_part(rows_job *job, int part, ts_arena *pa)
   return ok;
 }
 
-/* Tells reads [from, to) of the run to whom `to_whom` says. */
+#define READS_TAKEN 16
+
+/* Tells reads [from, to) of the run to whom `to_whom` says, if anyone
+ * there wants them. */
 static void tell_reads(const rows_job *job, int from, int to, int to_whom)
 {
+  const ts_context *c = ts__context();
+  if (c->mute || !c->observer)
+    to_whom &= ~TS_TELL_OBSERVER;
+  if (c->mute || !(__atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED) & TS__OP_EVENTS))
+    to_whom &= ~TS_TELL_LISTENERS;
+  if (!to_whom || from >= to)
+    return;
   ts_announcements q;
   ts__announce_init(&q, to_whom);
   for (int i = from; i < to; i++)
@@ -383,8 +395,8 @@ static void rows_item(void *ctx, int64_t part)
     tell_reads(job, 0, job->n_reads, TS_TELL_OBSERVER);
   }
   /* under the call's lock, as the part's own events */
-  tell_reads(job, (int)(job->n_reads * part / job->parts),
-             (int)(job->n_reads * (part + 1) / job->parts), TS_TELL_LISTENERS);
+  for (int from; (from = __atomic_fetch_add(&job->next_read, READS_TAKEN, __ATOMIC_RELAXED)) < job->n_reads;)
+    tell_reads(job, from, MIN(from + READS_TAKEN, job->n_reads), TS_TELL_LISTENERS);
   ts_arena *pa = ts__planner_take(job->e->planner);
   bool ok = pa != NULL;
   if (pa) {
