@@ -376,6 +376,16 @@ static ts_run_site step_site(const ts_executable *e, const ts_node *node, const 
   };
 }
 
+/* Where a read the run made itself ran, as told (execute.c's
+ * ts__announce_flush): the node, its traced node and the parent, all that
+ * events and the observer take of a site; the rest is for running an op
+ * (and a row run's part telling a hundred reads would fetch it cold). */
+static ts_run_site told_site(const ts_node *node, const ts_node *parent, uint64_t parent_seq)
+{
+  return (ts_run_site){ .node = node, .traced = traced_of(node), .parent = parent,
+                        .parent_seq = parent_seq };
+}
+
 bool ts__exec_step(const ts_executable *e, const ts_node *node, ts_tensor **values,
                    ts_tensor *const *inputs, ts_scope *scope, ts_planned *planned,
                    ts_tensor **out, const ts_node *parent, uint64_t parent_seq)
@@ -436,7 +446,7 @@ ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, 
   }
   if (store && announce) {
     ts_op_call call = { node->loc, ts__op_def(node->op), &var, 1, node->attrs };
-    ts_run_site site = step_site(e, node, parent, parent_seq);
+    ts_run_site site = told_site(node, parent, parent_seq);
     ts__announce_later(announce, &call, &site, store);
   }
   return store;
@@ -449,7 +459,7 @@ void ts__exec_tell_read(const ts_executable *e, ts_tensor *const *values, int s,
   const ts_node *node = ts__graph_node(e->graph, p->steps[s]);
   ts_tensor *var = values[p->offset[node->inputs[0].node] + node->inputs[0].index];
   ts_op_call call = { node->loc, ts__op_def(node->op), &var, 1, node->attrs };
-  ts_run_site site = step_site(e, node, parent, parent_seq);
+  ts_run_site site = told_site(node, parent, parent_seq);
   ts__announce_at(q, &call, &site, values[p->step_first[s]], seq);
 }
 
