@@ -29,6 +29,7 @@ typedef struct plan {
   int *group_end;      /* per step: a group [s, group_end[s]) starts here, else 0 */
   bool *fast_read;     /* per step: a variable read the run may make itself */
   const ts_info ***in_recorded; /* per node id: ts_run_site's in_recorded, or NULL */
+  const ts_node **traced;       /* per node id of a step: its traced node (ts_run_site's), or NULL */
   const ts_info **recorded_infos; /* what those point into */
   bool *row_step;      /* per step: a row step of a row run */
   int *run_at;         /* per step: a row run starts here (its index + 1), else 0 */
