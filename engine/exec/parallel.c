@@ -19,9 +19,9 @@
  * ran it with that part's rows as outputs, all with the step's seq and
  * node: a profile shows the parts side by side on their threads.  The
  * reads a row run makes itself are numbered as made and told once the
- * parts are out: to listeners by the parts, each its share before its
- * rows (a model's reads are two thirds of its events: told by the calling
- * thread alone, they had the parts wait for it), to the observer by the
+ * parts are out: to listeners by the parts, which share them out before
+ * their rows (a model's reads are two thirds of its events: told by the
+ * calling thread alone, they had the parts wait for it), to the observer by the
  * calling thread before its part, where it files them in order.  What
  * still runs every step on the calling thread, one by one (executable.c):
  * op handlers, an op watch, a device scope, muted ops, and whatever asks
@@ -395,7 +395,8 @@ static void rows_item(void *ctx, int64_t part)
     tell_reads(job, 0, job->n_reads, TS_TELL_OBSERVER);
   }
   /* under the call's lock, as the part's own events */
-  for (int from; (from = __atomic_fetch_add(&job->next_read, READS_TAKEN, __ATOMIC_RELAXED)) < job->n_reads;)
+  int from;
+  while ((from = __atomic_fetch_add(&job->next_read, READS_TAKEN, __ATOMIC_RELAXED)) < job->n_reads)
     tell_reads(job, from, MIN(from + READS_TAKEN, job->n_reads), TS_TELL_LISTENERS);
   ts_arena *pa = ts__planner_take(job->e->planner);
   bool ok = pa != NULL;
