@@ -23,6 +23,14 @@ typedef struct row_run {
 
 typedef struct ts_device_plan ts_device_plan;
 
+/* What telling a read the run made itself takes of its node, by step,
+ * in one place (ts__exec_tell_read). */
+typedef struct told_read {
+  ts_op_call call; /* in: none */
+  int var;         /* the variable's value */
+  const ts_node *node, *traced;
+} told_read;
+
 typedef struct plan {
   int n_steps;
   int *steps;          /* node ids to run, topological (not Const/VarHandle) */
@@ -30,6 +38,7 @@ typedef struct plan {
   bool *fast_read;     /* per step: a variable read the run may make itself */
   const ts_info ***in_recorded; /* per node id: ts_run_site's in_recorded, or NULL */
   const ts_node **traced;       /* per node id of a step: its traced node (ts_run_site's), or NULL */
+  told_read *told;              /* per step, for fast reads */
   const ts_info **recorded_infos; /* what those point into */
   bool *row_step;      /* per step: a row step of a row run */
   int *run_at;         /* per step: a row run starts here (its index + 1), else 0 */
