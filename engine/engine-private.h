@@ -587,14 +587,29 @@ typedef struct ts_announced {
   uint64_t seq;
 } ts_announced;
 
+/* Whom a queue tells: a row run's reads reach the listeners from the
+ * parts, each its share, and the observer from the calling thread
+ * (exec/parallel.c). */
+enum { TS_TELL_LISTENERS = 1, TS_TELL_OBSERVER = 2, TS_TELL_ALL = 3 };
+
 typedef struct ts_announcements {
   int n;
+  int to; /* TS_TELL_* */
   ts_announced a[TS_ANNOUNCE_BATCH];
 } ts_announcements;
 
-/* call has one input; out its output. */
+static inline void ts__announce_init(ts_announcements *q, int to)
+{
+  q->n = 0;
+  q->to = to;
+}
+
+/* call has one input; out its output.  _later numbers it (the thread's
+ * next seq), _at gives it the seq it was numbered with before. */
 void ts__announce_later(ts_announcements *q, const ts_op_call *call, const ts_run_site *site,
                         ts_tensor *out);
+void ts__announce_at(ts_announcements *q, const ts_op_call *call, const ts_run_site *site,
+                     ts_tensor *out, uint64_t seq);
 void ts__announce_flush(ts_announcements *q);
 
 /* ---- a device plan's capture, recorded for replaying it as is ------------------------

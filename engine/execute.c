@@ -312,6 +312,12 @@ void ts__op_stamp_forget(void)
 void ts__announce_later(ts_announcements *q, const ts_op_call *call, const ts_run_site *site,
                         ts_tensor *out)
 {
+  ts__announce_at(q, call, site, out, ++ts__context()->run.seq);
+}
+
+void ts__announce_at(ts_announcements *q, const ts_op_call *call, const ts_run_site *site,
+                     ts_tensor *out, uint64_t seq)
+{
   if (q->n == TS_ANNOUNCE_BATCH)
     ts__announce_flush(q);
   ts_announced *a = &q->a[q->n++];
@@ -321,7 +327,7 @@ void ts__announce_later(ts_announcements *q, const ts_op_call *call, const ts_ru
   a->call.in = &a->in;
   a->call.n_in = 1;
   a->site = *site;
-  a->seq = ++ts__context()->run.seq;
+  a->seq = seq;
 }
 
 void ts__announce_flush(ts_announcements *q)
@@ -333,7 +339,9 @@ void ts__announce_flush(ts_announcements *q)
   ts_context *c = ts__context();
   if (c->mute)
     return;
-  int mask = __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED) & TS__OP_EVENTS;
+  int mask = q->to & TS_TELL_LISTENERS
+               ? __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED) & TS__OP_EVENTS
+               : 0;
   if (mask) {
     /* They took no time: one reading, or the end of the step just before
      * them here.  Nothing was told between them: they follow one another. */
@@ -357,7 +365,7 @@ void ts__announce_flush(ts_announcements *q)
     }
     ts__listeners_emit_n(ev, k);
   }
-  if (c->observer)
+  if (c->observer && (q->to & TS_TELL_OBSERVER))
     for (int i = 0; i < n; i++)
       c->observer->op_end(c->observer, &q->a[i].call, &q->a[i].site, q->a[i].seq, &q->a[i].out, 1);
 }

@@ -306,6 +306,48 @@ static void test_health(void)
   ts_scope_end(scope);
 }
 
+/* More named ops than the report's table of names has slots (1024), each
+ * node's name its own pointer: most meet another in their slot. */
+#define MANY_NAMES 3000
+
+static ts_tensor *many_names(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  for (int i = 0; i < MANY_NAMES && x; i++) {
+    char name[16];
+    g_snprintf(name, sizeof name, "n%d", i);
+    TS_NAME_SCOPE(name) x = ts_neg(x);
+  }
+  return x;
+}
+
+/* Health mode's names are its own copies, each record its node's, however
+ * many names share a slot, and still there once the function is freed. */
+static void test_health_names(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  char *passes = ts_get_passes();
+  g_assert_true(ts_set_passes("none")); /* the Negs stay apart */
+  ts_function *fn = ts_function_new("many_names", many_names, "x");
+  ts_value arg = TS_TENSOR_VALUE(ts_constant(TS_F32, TS_SHAPE(2), (float[]){ 1, 3 }));
+  ts_health *h = ts_health_start(TS_HEALTH_COUNTS);
+  for (int call = 0; call < 2; call++) /* the second finds the names copied */
+    g_assert_nonnull(ts_function_call(fn, &arg, 1));
+  ts_health_stop(h);
+  ts_function_free(fn);
+  g_assert_cmpint(ts_health_n_ops(h), ==, 2 * MANY_NAMES);
+  for (int64_t i = 0; i < 2 * MANY_NAMES; i++) {
+    char want[32];
+    g_snprintf(want, sizeof want, "n%d/Neg", (int)(i % MANY_NAMES));
+    g_assert_cmpstr(ts_health_get(h, i)->node, ==, want);
+    g_assert_cmpstr(ts_health_get(h, i)->func, ==, "many_names");
+  }
+  ts_health_free(h);
+  g_assert_true(ts_set_passes(passes));
+  free(passes);
+  ts_scope_end(scope);
+}
+
 static ts_op stop_op(ts_debug_stop *stop)
 {
   return (ts_op)ts_op_from_name(stop->op.op_name);
@@ -638,6 +680,7 @@ int main(int argc, char **argv)
   g_test_add_func("/debug/power-graph-mode", test_power_graph_mode);
   g_test_add_func("/debug/break-on-nan", test_break_on_nan);
   g_test_add_func("/debug/health", test_health);
+  g_test_add_func("/debug/health-names", test_health_names);
   g_test_add_func("/debug/stepping", test_stepping);
   g_test_add_func("/debug/history", test_history);
   g_test_add_func("/debug/history-budget", test_history_budget);

@@ -5,7 +5,11 @@
  * listener: event delivery takes a lock and reads the clock twice per op,
  * which alone costs more than the 1.3x the 100-layer model allows.  Names
  * and locations are copied once per distinct pointer, so a record costs no
- * allocation.
+ * allocation; the copies go into one string chunk, and a pointer's first
+ * sight takes a slot of a direct-mapped table (a hash table only for the
+ * pointers whose slot is taken): a recording's first call of a model
+ * meets hundreds of names, and a malloc and a hash insertion each were
+ * half of what health mode cost a two-call recording.
  * Constants and variable reads (auxiliary ops) are recorded but not
  * scanned: they pass on a value some earlier op made, and scanning every
  * weight on every read would cost more than the layers' own work.
@@ -23,7 +27,7 @@
 
 #include <pthread.h>
 
-#define INTERN_CACHE 1024 /* direct-mapped */
+#define INTERN_SLOTS 1024 /* direct-mapped */
 
 /* A record made on a pool's thread, to be filed. */
 typedef struct pending {
@@ -54,10 +58,11 @@ struct ts_health {
   guint run_start;      /* where the records of the last one's run begin (they are in seq order) */
   guint merged;         /* where the last part was merged into its step's record */
   int64_t first;        /* index of the first op with a NaN or Inf; -1 */
-  GHashTable *strings;  /* borrowed pointer -> owned copy */
+  GStringChunk *copies; /* the report's copies of the names */
   struct {
     const char *key, *copy;
-  } recent[INTERN_CACHE]; /* in front of strings: a model's names, without hashing */
+  } slots[INTERN_SLOTS]; /* borrowed pointer -> its copy, the first pointer to hash there */
+  GHashTable *strings;  /* borrowed pointer -> its copy, for the others (NULL until one) */
   GPtrArray *owned;     /* origins strings */
   const char *last_file, *last_file_copy; /* most ops share their neighbour's file */
 };
@@ -68,15 +73,19 @@ static const char *intern(ts_health *h, const char *s)
   if (!s)
     return NULL;
   size_t slot = (size_t)(((uintptr_t)s * 0x9e3779b97f4a7c15ull) >> 54); /* 10 bits */
-  if (h->recent[slot].key == s)
-    return h->recent[slot].copy;
-  char *copy = g_hash_table_lookup(h->strings, s);
-  if (!copy) {
-    copy = g_strdup(s);
-    g_hash_table_insert(h->strings, (gpointer)s, copy);
+  if (G_LIKELY(h->slots[slot].key == s))
+    return h->slots[slot].copy;
+  if (!h->slots[slot].key) { /* never evicted: a pointer is copied once */
+    h->slots[slot].key = s;
+    return h->slots[slot].copy = g_string_chunk_insert(h->copies, s);
   }
-  h->recent[slot].key = s;
-  h->recent[slot].copy = copy;
+  if (!h->strings)
+    h->strings = g_hash_table_new(g_direct_hash, g_direct_equal);
+  const char *copy = g_hash_table_lookup(h->strings, s);
+  if (!copy) {
+    copy = g_string_chunk_insert(h->copies, s);
+    g_hash_table_insert(h->strings, (gpointer)s, (gpointer)copy);
+  }
   return copy;
 }
 
@@ -282,7 +291,7 @@ ts_health *ts_health_start(ts_health_level level)
   h->level = level;
   h->ops = g_array_sized_new(FALSE, FALSE, sizeof(ts_health_op), 1024);
   h->first = -1;
-  h->strings = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+  h->copies = g_string_chunk_new(4096);
   h->owned = g_ptr_array_new_with_free_func(g_free);
   ts_context *c = ts__context();
   h->outer = c->observer;
@@ -309,7 +318,9 @@ void ts_health_free(ts_health *h)
   ts_health_stop(h);
   g_ptr_array_unref(h->asides);
   g_array_unref(h->ops);
-  g_hash_table_unref(h->strings);
+  g_string_chunk_free(h->copies);
+  if (h->strings)
+    g_hash_table_unref(h->strings);
   g_ptr_array_unref(h->owned);
   pthread_mutex_destroy(&h->lock);
   g_free(h);

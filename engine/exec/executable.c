@@ -89,6 +89,34 @@ static void plan_releases(const ts_graph *g, plan *p)
   g_free(group_of);
 }
 
+/* The traced node an optimized node stands for when it is exactly one of
+ * the same op (a Mul made from a Pow is not that Pow: ts_node_origin says). */
+static const ts_node *traced_of(const ts_node *n)
+{
+  /* ts_node_origin's rule read in place (no origins: n itself) */
+  const ts_node *o = n->n_origins == 0 ? n : n->n_origins == 1 ? n->origins[0] : NULL;
+  return o && o->op == n->op ? o : NULL;
+}
+
+/* Each step's traced node, found once: every op's site and every told read
+ * names it, and reading it from the origin (a node of the traced graph,
+ * cold) was half of what telling a read cost.  And what telling a fast
+ * read takes of its node, side by side: a row run's part telling a
+ * hundred of them read each node's lines cold. */
+static void plan_traced(const ts_graph *g, plan *p)
+{
+  p->traced = g_new0(const ts_node *, g->nodes->len ? g->nodes->len : 1);
+  p->told = g_new0(told_read, p->n_steps ? p->n_steps : 1);
+  for (int s = 0; s < p->n_steps; s++) {
+    const ts_node *node = ts__graph_node(g, p->steps[s]);
+    p->traced[node->id] = traced_of(node);
+    if (p->fast_read[s])
+      p->told[s] = (told_read){ { node->loc, ts__op_def(node->op), NULL, 1, node->attrs },
+                                p->offset[node->inputs[0].node] + node->inputs[0].index, node,
+                                p->traced[node->id] };
+  }
+}
+
 /* Reads whose value only compute ops take (no graph output, view,
  * Identity or subgraph passes the storage on). */
 /* The recorded infos of each step's inputs where every dim of its inputs
@@ -251,6 +279,7 @@ static ts_executable *executable_plan(ts_graph *g, bool owns)
   plan_releases(g, p);
   plan_fast_reads(g, p);
   plan_recorded_inputs(g, p);
+  plan_traced(g, p);
   ts_exec_layout layout = {
     .n_steps = p->n_steps, .n_values = p->n_values, .steps = p->steps, .offset = p->offset,
     .step_first = p->step_first, .step_n = p->step_n, .rel_start = p->rel_start,
@@ -308,6 +337,8 @@ void ts__executable_free(ts_executable *e)
   g_free(p->group_end);
   g_free(p->fast_read);
   g_free(p->in_recorded);
+  g_free(p->traced);
+  g_free(p->told);
   g_free(p->recorded_infos);
   for (int r = 0; r < p->n_runs; r++) {
     g_free(p->runs[r].borrowed);
@@ -354,26 +385,27 @@ static bool run_subgraph(const ts_run_site *site, uint64_t seq, int i, ts_tensor
   return ts__executable_run(sub, in, n_in, out, site->traced ? site->traced : site->node, seq);
 }
 
-/* The traced node an optimized node stands for when it is exactly one of
- * the same op (a Mul made from a Pow is not that Pow: ts_node_origin says). */
-static const ts_node *traced_of(const ts_node *n)
-{
-  /* ts_node_origin's rule read in place (no origins: n itself), per step
-   * and per announced read without two calls through the PLT */
-  const ts_node *o = n->n_origins == 0 ? n : n->n_origins == 1 ? n->origins[0] : NULL;
-  return o && o->op == n->op ? o : NULL;
-}
 
 /* Where node runs (the step runner's ts_run_site, execute.c). */
 static ts_run_site step_site(const ts_executable *e, const ts_node *node, const ts_node *parent,
                              uint64_t parent_seq)
 {
   return (ts_run_site){
-    .node = node, .traced = traced_of(node), .parent = parent, .parent_seq = parent_seq,
+    .node = node, .traced = e->plan.traced[node->id], .parent = parent, .parent_seq = parent_seq,
     .recorded = node->outputs, .n_recorded = node->n_outputs,
     .in_recorded = (const ts_info *const *)e->plan.in_recorded[node->id],
     .n_subgraphs = node->n_subgraphs, .run_subgraph = run_subgraph, .exec = e->subs[node->id],
   };
+}
+
+/* Where a read the run made itself ran, as told (execute.c's
+ * ts__announce_flush): the node, its traced node and the parent, all that
+ * events and the observer take of a site; the rest is for running an op
+ * (and a row run's part telling a hundred reads would fetch it cold). */
+static ts_run_site told_site(const ts_node *node, const ts_node *traced, const ts_node *parent,
+                             uint64_t parent_seq)
+{
+  return (ts_run_site){ .node = node, .traced = traced, .parent = parent, .parent_seq = parent_seq };
 }
 
 bool ts__exec_step(const ts_executable *e, const ts_node *node, ts_tensor **values,
@@ -436,10 +468,22 @@ ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, 
   }
   if (store && announce) {
     ts_op_call call = { node->loc, ts__op_def(node->op), &var, 1, node->attrs };
-    ts_run_site site = step_site(e, node, parent, parent_seq);
+    ts_run_site site = told_site(node, e->plan.traced[node->id], parent, parent_seq);
     ts__announce_later(announce, &call, &site, store);
   }
   return store;
+}
+
+void ts__exec_tell_read(const ts_executable *e, ts_tensor *const *values, int s, uint64_t seq,
+                        ts_announcements *q, const ts_node *parent, uint64_t parent_seq)
+{
+  const plan *p = &e->plan;
+  const told_read *t = &p->told[s];
+  ts_tensor *var = values[t->var];
+  ts_op_call call = t->call;
+  call.in = &var;
+  ts_run_site site = told_site(t->node, t->traced, parent, parent_seq);
+  ts__announce_at(q, &call, &site, values[p->step_first[s]], seq);
 }
 
 bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_inputs,
@@ -473,7 +517,7 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
   bool ok = true, serial = serial_only(c), seen = watched(c);
   bool share = !serial && (p->n_groups || p->n_runs) && ts__pool_width() > 1;
   ts_announcements reads; /* the reads made since the last step that ran */
-  reads.n = 0;
+  ts__announce_init(&reads, TS_TELL_ALL);
   ts_tensor *store;
   int segment = 0; /* the device plan's: a step that runs subgraphs ends one */
   ts_device_plan *dp = ts__device_plan_begin((ts_executable *)e, 0, &inputs, n_inputs);

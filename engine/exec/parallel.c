@@ -18,8 +18,11 @@
  * hears one call's events one at a time.  A row run's step is an event per part, each on the thread that
  * ran it with that part's rows as outputs, all with the step's seq and
  * node: a profile shows the parts side by side on their threads.  The
- * reads a row run makes itself are told by the calling thread once the
- * parts are out, before its own part: the pool's thread starts meanwhile.  What
+ * reads a row run makes itself are numbered as made and told once the
+ * parts are out: to listeners by the parts, which share them out before
+ * their rows (a model's reads are two thirds of its events: told by the
+ * calling thread alone, they had the parts wait for it), to the observer by the
+ * calling thread before its part, where it files them in order.  What
  * still runs every step on the calling thread, one by one (executable.c):
  * op handlers, an op watch, a device scope, muted ops, and whatever asks
  * for it (ts_context.serial: a debug session, the divergence finder). */
@@ -80,6 +83,7 @@ static acting act_for(const caller *k)
   ts_context *c = ts__context();
   acting was = { c->run.run_id, c->run.seq, c->run.concrete, c->observer,
                  ts__listeners_deliver_under(k->deliver) };
+  ts__op_stamp_forget(); /* its piece does not follow what it ran before */
   c->run.run_id = k->run_id;
   c->run.concrete = k->concrete;
   c->observer = k->observer;
@@ -265,6 +269,11 @@ bool ts__exec_group(const ts_executable *e, ts_arena *arena, ts_tensor **values,
 
 /* ---- row runs ----------------------------------------------------------------------- */
 
+typedef struct run_read {
+  int step;
+  uint64_t seq;
+} run_read;
+
 typedef struct rows_job {
   const ts_executable *e;
   const row_run *run;
@@ -273,9 +282,15 @@ typedef struct rows_job {
   const ts_node *parent;
   uint64_t parent_seq;
   caller call;
-  /* The run's reads, told by the calling thread once the parts are out,
-   * before its own part: its share of the wait for the pool's parts */
-  ts_announcements *reads;
+  /* The reads the run made itself, not yet told (read steps and their
+   * seqs): the parts tell the listeners of them before their rows, taking
+   * READS_TAKEN at a time while any are left (the calling thread starts
+   * on them while the pool's wakes up), and the calling thread tells the
+   * observer (which files them on it, in order) before its own part */
+  const run_read *reads;
+  int n_reads;
+  int next_read;      /* atomic: the first not taken */
+  bool observer_told; /* the calling thread's alone */
   int parts;
   bool ok[TS_MAX_THREADS];
   ts_error *error[TS_MAX_THREADS];
@@ -350,20 +365,47 @@ static bool run_part(rows_job *job, int part, ts_arena *pa)
   return ok;
 }
 
+#define READS_TAKEN 16
+
+/* Tells reads [from, to) of the run to whom `to_whom` says, if anyone
+ * there wants them. */
+static void tell_reads(const rows_job *job, int from, int to, int to_whom)
+{
+  const ts_context *c = ts__context();
+  if (c->mute || !c->observer)
+    to_whom &= ~TS_TELL_OBSERVER;
+  if (c->mute || !(__atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED) & TS__OP_EVENTS))
+    to_whom &= ~TS_TELL_LISTENERS;
+  if (!to_whom || from >= to)
+    return;
+  ts_announcements q;
+  ts__announce_init(&q, to_whom);
+  for (int i = from; i < to; i++)
+    ts__exec_tell_read(job->e, job->values, job->reads[i].step, job->reads[i].seq, &q,
+                       job->parent, job->parent_seq);
+  ts__announce_flush(&q);
+}
+
 static void rows_item(void *ctx, int64_t part)
 {
   rows_job *job = ctx;
+  acting was = act_for(&job->call);
+  if (pthread_equal(pthread_self(), job->call.thread) && !job->observer_told) {
+    job->observer_told = true;
+    tell_reads(job, 0, job->n_reads, TS_TELL_OBSERVER);
+  }
+  /* under the call's lock, as the part's own events */
+  int from;
+  while ((from = __atomic_fetch_add(&job->next_read, READS_TAKEN, __ATOMIC_RELAXED)) < job->n_reads)
+    tell_reads(job, from, MIN(from + READS_TAKEN, job->n_reads), TS_TELL_LISTENERS);
   ts_arena *pa = ts__planner_take(job->e->planner);
   bool ok = pa != NULL;
   if (pa) {
-    acting was = act_for(&job->call);
-    if (pthread_equal(pthread_self(), job->call.thread)) /* under the call's lock, as its parts */
-      ts__announce_flush(job->reads);
     ts__arena_set_part(pa);
     ok = run_part(job, (int)part, pa);
-    act_done(&was);
     ts__planner_give(job->e->planner, pa, ok);
   }
+  act_done(&was);
   job->ok[part] = ok;
   if (!ok)
     job->error[part] = ts_error_take();
@@ -392,40 +434,48 @@ bool ts__exec_rows(const ts_executable *e, ts_arena *arena, ts_tensor **values,
 {
   const plan *p = &e->plan;
   ts_tensor *store;
-  ts_announcements reads; /* told together, with the parts (rows_item) */
-  reads.n = 0;
+  /* The reads made here, numbered as made and told with the parts
+   * (rows_item), or before a step that runs here */
+  run_read *reads = watched ? g_new(run_read, run->end - run->first) : NULL;
+  rows_job job = { .e = e, .run = run, .values = values, .inputs = inputs, .parent = parent,
+                   .parent_seq = parent_seq, .reads = reads,
+                   .parts = (int)MIN(ts__pool_width(), run->rows / TS_MIN_PART_ROWS) };
   int n_row = 0;
-  for (int s = run->first; s < run->end; s++) {
+  bool ok = true;
+  for (int s = run->first; s < run->end && ok; s++) {
     n_row += p->row_step[s];
     if (p->row_step[s])
       continue;
     int base = p->step_first[s];
-    if ((store = ts__exec_fast_read(e, values, s, watched ? &reads : NULL, parent, parent_seq))) {
+    if ((store = ts__exec_fast_read(e, values, s, NULL, parent, parent_seq))) {
       values[base] = ts_tensor_ref(store);
+      if (reads)
+        reads[job.n_reads++] = (run_read){ s, ++ts__context()->run.seq };
       continue;
     }
-    ts__announce_flush(&reads);
-    if (!ts__exec_step(e, ts__graph_node(e->graph, p->steps[s]), values, inputs, scope,
+    tell_reads(&job, 0, job.n_reads, TS_TELL_ALL);
+    job.n_reads = 0;
+    ok = ts__exec_step(e, ts__graph_node(e->graph, p->steps[s]), values, inputs, scope,
                        ts__arena_step(arena, 0, base, p->step_n[s]), &values[base], parent,
-                       parent_seq))
-      return false;
+                       parent_seq);
   }
-  for (int i = 0; i < run->n_exits; i++) {
+  for (int i = 0; i < run->n_exits && ok; i++) {
     int v = run->exits[i], s = run->first;
     while (p->step_first[s] + p->step_n[s] <= v)
       s++;
-    if (!(values[v] = exit_tensor(e, arena, scope, s, v - p->step_first[s]))) {
-      ts__announce_flush(&reads);
-      return false;
-    }
+    ok = (values[v] = exit_tensor(e, arena, scope, s, v - p->step_first[s])) != NULL;
   }
-  rows_job job = { .e = e, .run = run, .values = values, .inputs = inputs, .parent = parent,
-                   .parent_seq = parent_seq, .reads = &reads,
-                   .parts = (int)MIN(ts__pool_width(), run->rows / TS_MIN_PART_ROWS) };
+  if (!ok) {
+    tell_reads(&job, 0, job.n_reads, TS_TELL_ALL);
+    g_free(reads);
+    return false;
+  }
   caller_init(&job.call, job.parts);
   ts__parallel_for(job.parts, rows_item, &job);
-  ts__announce_flush(&reads); /* this thread took no part (or could not): now */
+  if (!job.observer_told) /* this thread took no part: now */
+    tell_reads(&job, 0, job.n_reads, TS_TELL_OBSERVER);
   caller_done(&job.call, n_row);
+  g_free(reads);
   return items_done(job.parts, job.ok, job.error);
 }
 

@@ -23,12 +23,22 @@ typedef struct row_run {
 
 typedef struct ts_device_plan ts_device_plan;
 
+/* What telling a read the run made itself takes of its node, by step,
+ * in one place (ts__exec_tell_read). */
+typedef struct told_read {
+  ts_op_call call; /* in: none */
+  int var;         /* the variable's value */
+  const ts_node *node, *traced;
+} told_read;
+
 typedef struct plan {
   int n_steps;
   int *steps;          /* node ids to run, topological (not Const/VarHandle) */
   int *group_end;      /* per step: a group [s, group_end[s]) starts here, else 0 */
   bool *fast_read;     /* per step: a variable read the run may make itself */
   const ts_info ***in_recorded; /* per node id: ts_run_site's in_recorded, or NULL */
+  const ts_node **traced;       /* per node id of a step: its traced node (ts_run_site's), or NULL */
+  told_read *told;              /* per step, for fast reads */
   const ts_info **recorded_infos; /* what those point into */
   bool *row_step;      /* per step: a row step of a row run */
   int *run_at;         /* per step: a row run starts here (its index + 1), else 0 */
@@ -74,6 +84,10 @@ bool ts__exec_step(const ts_executable *e, const ts_node *node, ts_tensor **valu
 ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, int s,
                               ts_announcements *announce, const ts_node *parent,
                               uint64_t parent_seq);
+/* Queues read step s, made earlier by the run itself and numbered seq
+ * (its output in values), in q. */
+void ts__exec_tell_read(const ts_executable *e, ts_tensor *const *values, int s, uint64_t seq,
+                        ts_announcements *q, const ts_node *parent, uint64_t parent_seq);
 
 /* ---- device_plan.c ---- */
 
