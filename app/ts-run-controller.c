@@ -20,6 +20,7 @@ struct _TsRunController {
   guint run_id;          /* the call the run panel waits for */
   guint run_repeat;
   gboolean run_eager;
+  char *run_tracing;      /* the function the run's first call traces (graph mode, none traced yet), or NULL */
   GStrv debug_args;       /* a debug call waiting for its graph to be traced */
   char *against;          /* Compare CPU vs device: the device of its second run, while the CPU's runs */
   GStrv against_args;     /* and the arguments both take */
@@ -116,7 +117,12 @@ static void on_run_done(GObject *source, GAsyncResult *result, gpointer user_dat
   if (g_error_matches(error, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED)) {
     g_free(self->death);
     self->death = g_strdup(error->message);
+    /* in graph mode the module's code runs only while tracing: the graph
+     * pane says that tracing failed, and how, not "Not Traced Yet" */
+    if (self->run_tracing)
+      ts_workspace_set_trace_error(self->workspace, self->run_tracing, error->message);
   }
+  g_clear_pointer(&self->run_tracing, g_free);
   if (r && r->profile) /* the colouring follows once its tables are in (session-ready) */
     ts_profiler_panel_set_session(self->profiler_panel, g_steal_pointer(&r->profile), r->label);
   notify_busy(self);
@@ -185,8 +191,13 @@ void ts_run_controller_run(TsRunController *self)
   self->run_cancellable = g_cancellable_new();
   self->run_repeat = ts_run_panel_get_repeat(self->run_panel);
   self->run_eager = ts_workspace_is_eager(self->workspace);
+  TsLoadedModule *module = ts_workspace_get_module(self->workspace);
+  const char *function = ts_workspace_get_function(self->workspace);
+  TsModuleFunction *fn = module && function ? ts_loaded_module_lookup(module, function) : NULL;
+  g_free(self->run_tracing);
+  self->run_tracing = fn && !self->run_eager && fn->concrete->len == 0 ? g_strdup(function) : NULL;
   ts_run_panel_set_running(self->run_panel, TRUE);
-  self->run_id = ts_engine_worker_run_async(self->worker, ts_workspace_get_module(self->workspace), ts_workspace_get_function(self->workspace),
+  self->run_id = ts_engine_worker_run_async(self->worker, module, function,
                                             (const char *const *)args, self->run_repeat,
                                             self->run_eager, self->run_cancellable, on_run_done,
                                             g_object_ref(self));
@@ -524,6 +535,7 @@ static void ts_run_controller_finalize(GObject *object)
   g_free(self->against);
   g_strfreev(self->against_args);
   g_free(self->death);
+  g_free(self->run_tracing);
   G_OBJECT_CLASS(ts_run_controller_parent_class)->finalize(object);
 }
 

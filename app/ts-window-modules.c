@@ -28,7 +28,8 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep, gb
   TsLoadedModule *before = ts_workspace_get_module(self->workspace);
   g_autoptr(TsLoadedModule) shown_module = shown && before ? g_object_ref(before) : NULL;
   ts_workspace_set_module(self->workspace, module);
-  ts_workspace_forget_trace_errors(self->workspace);
+  if (!restart) /* the same code in a fresh worker: why its traces failed still holds */
+    ts_workspace_forget_trace_errors(self->workspace);
   if (!keep) { /* another module: the last one's debug call and timings are no use here */
     ts_debug_panel_clear(self->debug_panel);
     ts_profiler_panel_set_session(self->profiler_panel, NULL, NULL);
