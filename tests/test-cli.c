@@ -247,6 +247,33 @@ static void test_help(void)
   cli_result_clear(&r);
 }
 
+/* --help's list of the dtypes an argument spec takes is the list the
+ * parser takes: each one a spec can give, none it refuses. */
+static void test_help_dtypes(void)
+{
+  cli_result r = cli("--help", NULL);
+  const char *at = strstr(r.out, "dtypes ");
+  g_assert_nonnull(at);
+  const char *end = strstr(at, "\n  f32[]=2.5");
+  g_assert_nonnull(end);
+  g_autofree char *text = g_strndup(at + strlen("dtypes "), (gsize)(end - at) - strlen("dtypes "));
+  g_auto(GStrv) listed = g_regex_split_simple("\\s+", g_strstrip(text), 0, 0);
+  for (int d = 0; d < TS_DTYPE_COUNT; d++) {
+    const char *name = ts_dtype_short_name((ts_dtype)d);
+    g_autofree char *spec = g_strdup_printf("%s[]=1", name);
+    ts_value v;
+    bool takes = ts_value_parse(spec, &v);
+    if (takes)
+      ts_value_clear(&v);
+    else
+      ts_error_clear();
+    if (takes != g_strv_contains((const char *const *)listed, name))
+      g_error("--help %s dtype %s, which a spec %s", takes ? "does not list" : "lists", name,
+              takes ? "takes" : "cannot give");
+  }
+  cli_result_clear(&r);
+}
+
 /* The words of the row of `key` in a table printed by stats, top or diff. */
 static char **row_words(const char *out, const char *key)
 {
@@ -1118,6 +1145,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cli/run/save", test_save_results);
   g_test_add_func("/cli/list", test_list);
   g_test_add_func("/cli/help", test_help);
+  g_test_add_func("/cli/help-dtypes", test_help_dtypes);
   g_test_add_func("/cli/trace-files", test_trace_files);
   g_test_add_func("/cli/version", test_version);
 #ifdef TS_CLI_RENDER
