@@ -112,18 +112,24 @@ static void print_values(const char *label, int i, const ts_tensor *t)
   free(text);
 }
 
-/* `print`/`values` [in|out] [i] on op. */
+/* `print`/`values` [in|out] [i] on op; a word it does not take, or an
+ * index the op has not, is said on stderr (the session goes on). */
 static void show_tensors(const ts_debug_op *op, char **words, int n_words, bool values)
 {
   bool in = true, out = true;
   int only = -1;
   for (int w = 1; w < n_words; w++) {
+    gint64 index = 0;
     if (strcmp(words[w], "in") == 0)
       out = false;
     else if (strcmp(words[w], "out") == 0)
       in = false;
-    else
-      only = atoi(words[w]);
+    else if (g_ascii_string_to_signed(words[w], 10, 0, G_MAXINT, &index, NULL))
+      only = (int)index;
+    else {
+      cli_fail(0, "%s: expected in, out or an index, not '%s'", words[0], words[w]);
+      return;
+    }
   }
   for (int side = 0; side < 2; side++) {
     if (!(side == 0 ? in : out))
@@ -131,11 +137,23 @@ static void show_tensors(const ts_debug_op *op, char **words, int n_words, bool 
     const char *label = side == 0 ? "in" : "out";
     int n = side == 0 ? op->n_inputs : op->n_outputs;
     ts_tensor **t = side == 0 ? op->inputs : op->outputs;
-    if (side == 1 && n == 0)
+    if (side == 1 && n == 0) {
       printf("  out: not computed yet (stopped before the op)\n");
+      continue;
+    }
+    if (only >= n && !(in && out)) /* with neither side named, the other side may have it */
+      cli_fail(0, "%s %s %d: %s has %d %s%s", words[0], label, only, op->op_name, n,
+               side == 0 ? "input" : "output", n == 1 ? "" : "s");
     for (int i = 0; i < n; i++)
       if (only < 0 || only == i)
         (values ? print_values : print_stats)(label, i, t[i]);
+  }
+  if (in && out && only >= op->n_inputs && only >= op->n_outputs) {
+    g_autofree char *outs = op->n_outputs ? g_strdup_printf(" and %d output%s", op->n_outputs,
+                                                            op->n_outputs == 1 ? "" : "s")
+                                          : NULL;
+    cli_fail(0, "%s %d: %s has %d input%s%s", words[0], only, op->op_name, op->n_inputs,
+             op->n_inputs == 1 ? "" : "s", outs ? outs : "");
   }
 }
 

@@ -942,6 +942,23 @@ static void test_debug_power(void)
   remove_commands(commands);
 }
 
+/* print and values say what they cannot show, rather than nothing: an
+ * index past the op's inputs or outputs, a word that is not in, out or an
+ * index (the session goes on). */
+static void test_debug_print_refuses(void)
+{
+  char *commands = write_commands("print in 5\nvalues 3\nprint bogus\nprint in 0\nc\n");
+  cli_result r = cli("debug", "seeds", "simple_nn_layer", "--break", "Relu", "--commands", commands, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.err, "error: print in 5: Relu has 1 input\n"));
+  g_assert_nonnull(strstr(r.err, "error: values 3: Relu has 1 input\n"));
+  g_assert_nonnull(strstr(r.err, "error: print: expected in, out or an index, not 'bogus'\n"));
+  g_assert_nonnull(strstr(r.out, "  in[0] f32[3,3] min "));
+  g_assert_nonnull(strstr(r.out, "finished: Tensor("));
+  cli_result_clear(&r);
+  remove_commands(commands);
+}
+
 /* Break on NaN stops after the Log; step back shows the Sub before it;
  * quit cancels the call.  In graph mode the fuse pass ran Sub, Log and Add
  * as one node: the stop names what it stands for. */
@@ -1146,6 +1163,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cli/list", test_list);
   g_test_add_func("/cli/help", test_help);
   g_test_add_func("/cli/help-dtypes", test_help_dtypes);
+  g_test_add_func("/cli/debug-print-refuses", test_debug_print_refuses);
   g_test_add_func("/cli/trace-files", test_trace_files);
   g_test_add_func("/cli/version", test_version);
 #ifdef TS_CLI_RENDER
