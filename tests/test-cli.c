@@ -415,6 +415,9 @@ static void test_bad_arguments(void)
   g_autofree char *tiny = g_build_filename(TS_TEST_MODULES_DIR, "tiny.so", NULL);
   expect_failure(cli("signatures", tiny, "identity", NULL), 2,
                  "signatures needs arguments to trace identity with");
+  expect_failure(cli("run", tiny, "scale", NULL), 2,
+                 "scale(x, k) takes 2 arguments, 0 given with --arg (and the module gives no example "
+                 "arguments: TS_EXPORT_WITH)");
   expect_output(cli("signatures", "seeds", "deep_net", NULL),
                 "deep_net(x)\n  Args:\n    x: int32 Tensor, shape=(3,)\n  Returns:\n    int32 Tensor, shape=(3,)\n");
   expect_failure(cli("graph", "seeds", "deep_net", "--call", "--arg", "i32[]=1", "--call", "--arg",
