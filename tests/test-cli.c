@@ -247,6 +247,25 @@ static void test_help(void)
   cli_result_clear(&r);
 }
 
+/* The main --help names every option onnx-test's own usage line does. */
+static void test_help_onnx_test_options(void)
+{
+  cli_result main_help = cli("--help", NULL);
+  cli_result own = cli("onnx-test", "--help", NULL);
+  g_assert_cmpint(own.status, ==, 0);
+  g_autoptr(GRegex) option = g_regex_new("\\[(--[a-z-]+)", 0, 0, NULL);
+  g_autoptr(GMatchInfo) m = NULL;
+  int n = 0;
+  for (g_regex_match(option, own.out, 0, &m); g_match_info_matches(m); g_match_info_next(m, NULL), n++) {
+    g_autofree char *name = g_match_info_fetch(m, 1);
+    if (!strstr(main_help.out, name))
+      g_error("tracescope-cli --help does not name onnx-test's %s", name);
+  }
+  g_assert_cmpint(n, >=, 5);
+  cli_result_clear(&main_help);
+  cli_result_clear(&own);
+}
+
 /* --help's list of the dtypes an argument spec takes is the list the
  * parser takes: each one a spec can give, none it refuses. */
 static void test_help_dtypes(void)
@@ -1166,6 +1185,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cli/list", test_list);
   g_test_add_func("/cli/help", test_help);
   g_test_add_func("/cli/help-dtypes", test_help_dtypes);
+  g_test_add_func("/cli/help-onnx-test-options", test_help_onnx_test_options);
   g_test_add_func("/cli/debug-print-refuses", test_debug_print_refuses);
   g_test_add_func("/cli/trace-files", test_trace_files);
   g_test_add_func("/cli/version", test_version);
