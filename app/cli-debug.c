@@ -178,7 +178,50 @@ typedef struct controller {
   FILE *in;
   char **script;       /* --commands lines, or NULL for `in` */
   int next_line;
+  GArray *breaks;      /* breakpoint: the breakpoints set, by when */
 } controller;
+
+/* A breakpoint set and whether the call stopped at it. */
+typedef struct {
+  int id;
+  char *spec;
+  bool hit;
+} breakpoint;
+
+static void add_break(controller *c, const char *spec)
+{
+  int id = ts_debug_break_add(c->s, spec);
+  if (!id) {
+    cli_fail_engine(0);
+    return;
+  }
+  printf("breakpoint %d: %s\n", id, spec);
+  g_array_append_val(c->breaks, ((breakpoint){ id, g_strdup(spec), false }));
+}
+
+static void note_hit(controller *c, int id)
+{
+  for (guint i = 0; i < c->breaks->len; i++)
+    if (g_array_index(c->breaks, breakpoint, i).id == id)
+      g_array_index(c->breaks, breakpoint, i).hit = true;
+}
+
+/* After a call that ran to its end: a breakpoint it never stopped at is
+ * said (a FILE:LINE of a file the module was not built from, an op type
+ * it does not run), not left for the user to wonder about. */
+static void say_never_hit(controller *c)
+{
+  for (guint i = 0; i < c->breaks->len; i++) {
+    const breakpoint *b = &g_array_index(c->breaks, breakpoint, i);
+    if (!b->hit)
+      printf("breakpoint %d (%s) was never hit\n", b->id, b->spec);
+  }
+}
+
+static void clear_break(gpointer data)
+{
+  g_free(((breakpoint *)data)->spec);
+}
 
 /* The next command line (owned), or NULL at the end. */
 static char *next_command(controller *c)
@@ -245,14 +288,15 @@ static bool run_commands(controller *c, bool *quit)
     } else if (strcmp(w, "where") == 0 || strcmp(w, "bt") == 0) {
       show_frames(cursor_op(c));
     } else if (strcmp(w, "break") == 0 || strcmp(w, "b") == 0) {
-      int id = ts_debug_break_add(c->s, rest);
-      if (id)
-        printf("breakpoint %d: %s\n", id, rest);
-      else
-        cli_fail_engine(0);
+      add_break(c, rest);
     } else if (strcmp(w, "delete") == 0) {
-      if (n < 2 || !ts_debug_break_remove(c->s, atoi(words[1])))
+      int id = n > 1 ? atoi(words[1]) : 0;
+      if (n < 2 || !ts_debug_break_remove(c->s, id))
         cli_fail(0, "no breakpoint '%s'", n > 1 ? words[1] : "");
+      else
+        for (guint i = 0; i < c->breaks->len; i++)
+          if (g_array_index(c->breaks, breakpoint, i).id == id)
+            g_array_remove_index(c->breaks, i--);
     } else {
       bool known = false;
       for (size_t i = 0; i < G_N_ELEMENTS(RESUME) && !known; i++)
@@ -282,7 +326,8 @@ static int debug(const cli_options *o)
   /* Eagerly, ops know their nodes (names, scopes) when the function is traced for the call. */
   if (ret == 0 && o->eager && !cli_trace_aside(fn, &args))
     ret = cli_fail_engine(CLI_EXIT_FAILED);
-  controller c = { .in = stdin };
+  controller c = { .in = stdin, .breaks = g_array_new(FALSE, FALSE, sizeof(breakpoint)) };
+  g_array_set_clear_func(c.breaks, clear_break);
   g_autofree char *script_text = NULL;
   if (ret == 0 && o->commands) {
     GError *error = NULL;
@@ -300,8 +345,7 @@ static int debug(const cli_options *o)
   ts_debug_options options = { .start = o->breaks->len ? TS_DEBUG_START_RUNNING : TS_DEBUG_START_STOPPED };
   c.s = ts_debug_new(&options);
   for (guint i = 0; i < o->breaks->len; i++)
-    printf("breakpoint %d: %s\n", ts_debug_break_add(c.s, g_ptr_array_index(o->breaks, i)),
-           (const char *)g_ptr_array_index(o->breaks, i));
+    add_break(&c, g_ptr_array_index(o->breaks, i));
   debuggee d = { .s = c.s, .fn = fn, .args = &args, .graph = !o->eager, .device = o->device };
   GThread *thread = g_thread_new("debuggee", debuggee_run, &d);
   bool quit = false, finished = false;
@@ -313,6 +357,7 @@ static int debug(const cli_options *o)
       break;
     }
     print_stop(&c.stop);
+    note_hit(&c, c.stop.breakpoint);
     c.cursor = 0;
     ts_debug_op_clear(&c.shown);
     if (!run_commands(&c, &quit))
@@ -328,6 +373,7 @@ static int debug(const cli_options *o)
   if (d.result) {
     printf("finished: %s\n", d.result);
     free(d.result);
+    say_never_hit(&c);
   } else if (quit) {
     printf("quit: the call was cancelled\n");
   } else {
@@ -335,6 +381,7 @@ static int debug(const cli_options *o)
   }
   ts_error_free(d.error);
 out:
+  g_array_unref(c.breaks);
   g_strfreev(c.script);
   cli_args_clear(&args);
   ts_module_free(module);

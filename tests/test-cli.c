@@ -981,6 +981,26 @@ static void test_debug_print_refuses(void)
   remove_commands(commands);
 }
 
+/* A call that runs to its end says which breakpoints it never stopped at
+ * (a line of a file the module is not built from, an op it does not run);
+ * one it stopped at, or one deleted, is not named. */
+static void test_debug_never_hit(void)
+{
+  char *commands = write_commands("break Softmax\nbreak Relu\ndelete 3\nc\nc\n");
+  cli_result r = cli("debug", "seeds", "simple_nn_layer", "--break", "MatMul", "--break", "nosuch.c:3",
+                     "--commands", commands, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_cmpstr(r.err, ==, "");
+  g_assert_nonnull(strstr(r.out, "(breakpoint 1)\n"));
+  g_assert_nonnull(strstr(r.out, "(breakpoint 4)\n"));
+  const char *finished = strstr(r.out, "finished: Tensor(");
+  g_assert_nonnull(finished);
+  g_assert_true(g_str_has_suffix(finished, "\nbreakpoint 2 (nosuch.c:3) was never hit\n"));
+  g_assert_null(strstr(finished, "(Softmax)"));
+  cli_result_clear(&r);
+  remove_commands(commands);
+}
+
 /* Break on NaN stops after the Log; step back shows the Sub before it;
  * quit cancels the call.  In graph mode the fuse pass ran Sub, Log and Add
  * as one node: the stop names what it stands for. */
@@ -1029,7 +1049,8 @@ static void test_debug_stepping(void)
                   "  #1 nested\n"
                   "#9 Abs Abs at debuggee.c:31 (step)\n"
                   "breakpoint 1: Sqrt\n"
-                  "finished: Tensor([0.36787945 0.00247875], shape=(2,), dtype=float32)\n");
+                  "finished: Tensor([0.36787945 0.00247875], shape=(2,), dtype=float32)\n"
+                  "breakpoint 1 (Sqrt) was never hit\n"); /* it came after the call's only Sqrt */
   g_assert_nonnull(strstr(r.err, "breakpoint 'max >> 1': expected a number"));
   g_assert_nonnull(strstr(r.err, "no breakpoint '7'"));
   cli_result_clear(&r);
@@ -1187,6 +1208,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cli/help-dtypes", test_help_dtypes);
   g_test_add_func("/cli/help-onnx-test-options", test_help_onnx_test_options);
   g_test_add_func("/cli/debug-print-refuses", test_debug_print_refuses);
+  g_test_add_func("/cli/debug-never-hit", test_debug_never_hit);
   g_test_add_func("/cli/trace-files", test_trace_files);
   g_test_add_func("/cli/version", test_version);
 #ifdef TS_CLI_RENDER
