@@ -451,8 +451,9 @@ static void test_crash_keeps_result(void)
 }
 
 /* A function whose C code crashes the worker while its first call traces
- * it: the graph pane says tracing failed (not "Not Traced Yet: run it in
- * graph mode", which the user just did), and still does in the fresh worker. */
+ * it: the trace log and the graph pane say tracing failed (not "Not Traced
+ * Yet: run it in graph mode", which the user just did); the pane still
+ * does in the fresh worker. */
 static void test_crash_while_tracing(void)
 {
   g_autofree char *path = g_build_filename(TS_TEST_MODULES_DIR, "misbehave.so", NULL);
@@ -461,12 +462,21 @@ static void test_crash_while_tracing(void)
   activate("win.mode", "s", "graph");
   TsGraphPane *pane = ts_window_get_graph_pane(window);
   TsLoadedModule *before = ts_window_get_module(window);
+  guint traces = n_traces();
   select_function("segv");
   ts_run_panel_set_args(ts_window_get_run_panel(window), (const char *const[]){ "f32[2]=1,-1", NULL });
   activate("win.run", NULL);
   wait_idle();
   g_assert_true(g_str_has_prefix(ts_run_panel_get_error(ts_window_get_run_panel(window)),
                                  "segv crashed: SIGSEGV (segmentation fault"));
+  /* the trace log has the trace that failed, as for one that failed with an error */
+  g_assert_cmpuint(n_traces(), ==, traces + 1);
+  TsTraceEntry *failed = trace_row(traces);
+  g_assert_true(ts_trace_entry_get_failed(failed));
+  g_assert_cmpstr(ts_trace_entry_get_function(failed), ==, "segv");
+  g_assert_cmpstr(ts_trace_entry_get_signature(failed), ==, "(x: f32[2]=1,-1)");
+  g_assert_cmpstr(ts_trace_entry_get_kind(failed), ==, "tracing failed");
+  g_assert_true(g_str_has_prefix(ts_trace_entry_get_reason(failed), "segv crashed: SIGSEGV"));
   test_wait_for(module_changed, before, "the fresh worker");
   wait_idle();
   g_assert_cmpstr(ts_graph_pane_get_status_title(pane), ==, "Tracing segv Failed");
