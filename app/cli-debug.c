@@ -281,8 +281,11 @@ static bool run_commands(controller *c, bool *quit)
     } else if (strcmp(w, "quit") == 0 || strcmp(w, "q") == 0) {
       *quit = done = true;
     } else if (strcmp(w, "back") == 0 || strcmp(w, "forward") == 0) {
-      int k = n > 1 ? atoi(words[1]) : 1;
-      move_cursor(c, strcmp(w, "back") == 0 ? k : -k);
+      gint64 k = 1;
+      if (n > 1 && !g_ascii_string_to_signed(words[1], 10, 0, G_MAXINT, &k, NULL))
+        cli_fail(0, "%s: expected a count of ops, not '%s'", w, words[1]);
+      else
+        move_cursor(c, strcmp(w, "back") == 0 ? (int)k : -(int)k);
     } else if (strcmp(w, "print") == 0 || strcmp(w, "p") == 0 || strcmp(w, "values") == 0) {
       show_tensors(cursor_op(c), words, n, strcmp(w, "values") == 0);
     } else if (strcmp(w, "where") == 0 || strcmp(w, "bt") == 0) {

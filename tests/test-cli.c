@@ -966,15 +966,17 @@ static void test_debug_power(void)
 
 /* print and values say what they cannot show, rather than nothing: an
  * index past the op's inputs or outputs, a word that is not in, out or an
- * index (the session goes on). */
+ * index; back and forward a count that is not one (the session goes on). */
 static void test_debug_print_refuses(void)
 {
-  char *commands = write_commands("print in 5\nvalues 3\nprint bogus\nprint in 0\nc\n");
+  char *commands = write_commands("print in 5\nvalues 3\nprint bogus\nback two\nprint in 0\nc\n");
   cli_result r = cli("debug", "seeds", "simple_nn_layer", "--break", "Relu", "--commands", commands, NULL);
   g_assert_cmpint(r.status, ==, 0);
   g_assert_nonnull(strstr(r.err, "error: print in 5: Relu has 1 input\n"));
   g_assert_nonnull(strstr(r.err, "error: values 3: Relu has 1 input\n"));
   g_assert_nonnull(strstr(r.err, "error: print: expected in, out or an index, not 'bogus'\n"));
+  g_assert_nonnull(strstr(r.err, "error: back: expected a count of ops, not 'two'\n"));
+  g_assert_null(strstr(r.out, "(the stop)")); /* back two is not back 0 */
   g_assert_nonnull(strstr(r.out, "  in[0] f32[3,3] min "));
   g_assert_nonnull(strstr(r.out, "finished: Tensor("));
   cli_result_clear(&r);
