@@ -112,18 +112,24 @@ static void print_values(const char *label, int i, const ts_tensor *t)
   free(text);
 }
 
-/* `print`/`values` [in|out] [i] on op. */
+/* `print`/`values` [in|out] [i] on op; a word it does not take, or an
+ * index the op has not, is said on stderr (the session goes on). */
 static void show_tensors(const ts_debug_op *op, char **words, int n_words, bool values)
 {
   bool in = true, out = true;
   int only = -1;
   for (int w = 1; w < n_words; w++) {
+    gint64 index = 0;
     if (strcmp(words[w], "in") == 0)
       out = false;
     else if (strcmp(words[w], "out") == 0)
       in = false;
-    else
-      only = atoi(words[w]);
+    else if (g_ascii_string_to_signed(words[w], 10, 0, G_MAXINT, &index, NULL))
+      only = (int)index;
+    else {
+      cli_fail(0, "%s: expected in, out or an index, not '%s'", words[0], words[w]);
+      return;
+    }
   }
   for (int side = 0; side < 2; side++) {
     if (!(side == 0 ? in : out))
@@ -131,11 +137,23 @@ static void show_tensors(const ts_debug_op *op, char **words, int n_words, bool 
     const char *label = side == 0 ? "in" : "out";
     int n = side == 0 ? op->n_inputs : op->n_outputs;
     ts_tensor **t = side == 0 ? op->inputs : op->outputs;
-    if (side == 1 && n == 0)
+    if (side == 1 && n == 0) {
       printf("  out: not computed yet (stopped before the op)\n");
+      continue;
+    }
+    if (only >= n && !(in && out)) /* with neither side named, the other side may have it */
+      cli_fail(0, "%s %s %d: %s has %d %s%s", words[0], label, only, op->op_name, n,
+               side == 0 ? "input" : "output", n == 1 ? "" : "s");
     for (int i = 0; i < n; i++)
       if (only < 0 || only == i)
         (values ? print_values : print_stats)(label, i, t[i]);
+  }
+  if (in && out && only >= op->n_inputs && only >= op->n_outputs) {
+    g_autofree char *outs = op->n_outputs ? g_strdup_printf(" and %d output%s", op->n_outputs,
+                                                            op->n_outputs == 1 ? "" : "s")
+                                          : NULL;
+    cli_fail(0, "%s %d: %s has %d input%s%s", words[0], only, op->op_name, op->n_inputs,
+             op->n_inputs == 1 ? "" : "s", outs ? outs : "");
   }
 }
 
@@ -160,7 +178,50 @@ typedef struct controller {
   FILE *in;
   char **script;       /* --commands lines, or NULL for `in` */
   int next_line;
+  GArray *breaks;      /* breakpoint: the breakpoints set, by when */
 } controller;
+
+/* A breakpoint set and whether the call stopped at it. */
+typedef struct {
+  int id;
+  char *spec;
+  bool hit;
+} breakpoint;
+
+static void add_break(controller *c, const char *spec)
+{
+  int id = ts_debug_break_add(c->s, spec);
+  if (!id) {
+    cli_fail_engine(0);
+    return;
+  }
+  printf("breakpoint %d: %s\n", id, spec);
+  g_array_append_val(c->breaks, ((breakpoint){ id, g_strdup(spec), false }));
+}
+
+static void note_hit(controller *c, int id)
+{
+  for (guint i = 0; i < c->breaks->len; i++)
+    if (g_array_index(c->breaks, breakpoint, i).id == id)
+      g_array_index(c->breaks, breakpoint, i).hit = true;
+}
+
+/* After a call that ran to its end: a breakpoint it never stopped at is
+ * said (a FILE:LINE of a file the module was not built from, an op type
+ * it does not run), not left for the user to wonder about. */
+static void say_never_hit(controller *c)
+{
+  for (guint i = 0; i < c->breaks->len; i++) {
+    const breakpoint *b = &g_array_index(c->breaks, breakpoint, i);
+    if (!b->hit)
+      printf("breakpoint %d (%s) was never hit\n", b->id, b->spec);
+  }
+}
+
+static void clear_break(gpointer data)
+{
+  g_free(((breakpoint *)data)->spec);
+}
 
 /* The next command line (owned), or NULL at the end. */
 static char *next_command(controller *c)
@@ -220,21 +281,25 @@ static bool run_commands(controller *c, bool *quit)
     } else if (strcmp(w, "quit") == 0 || strcmp(w, "q") == 0) {
       *quit = done = true;
     } else if (strcmp(w, "back") == 0 || strcmp(w, "forward") == 0) {
-      int k = n > 1 ? atoi(words[1]) : 1;
-      move_cursor(c, strcmp(w, "back") == 0 ? k : -k);
+      gint64 k = 1;
+      if (n > 1 && !g_ascii_string_to_signed(words[1], 10, 0, G_MAXINT, &k, NULL))
+        cli_fail(0, "%s: expected a count of ops, not '%s'", w, words[1]);
+      else
+        move_cursor(c, strcmp(w, "back") == 0 ? (int)k : -(int)k);
     } else if (strcmp(w, "print") == 0 || strcmp(w, "p") == 0 || strcmp(w, "values") == 0) {
       show_tensors(cursor_op(c), words, n, strcmp(w, "values") == 0);
     } else if (strcmp(w, "where") == 0 || strcmp(w, "bt") == 0) {
       show_frames(cursor_op(c));
     } else if (strcmp(w, "break") == 0 || strcmp(w, "b") == 0) {
-      int id = ts_debug_break_add(c->s, rest);
-      if (id)
-        printf("breakpoint %d: %s\n", id, rest);
-      else
-        cli_fail_engine(0);
+      add_break(c, rest);
     } else if (strcmp(w, "delete") == 0) {
-      if (n < 2 || !ts_debug_break_remove(c->s, atoi(words[1])))
+      int id = n > 1 ? atoi(words[1]) : 0;
+      if (n < 2 || !ts_debug_break_remove(c->s, id))
         cli_fail(0, "no breakpoint '%s'", n > 1 ? words[1] : "");
+      else
+        for (guint i = 0; i < c->breaks->len; i++)
+          if (g_array_index(c->breaks, breakpoint, i).id == id)
+            g_array_remove_index(c->breaks, i--);
     } else {
       bool known = false;
       for (size_t i = 0; i < G_N_ELEMENTS(RESUME) && !known; i++)
@@ -264,7 +329,8 @@ static int debug(const cli_options *o)
   /* Eagerly, ops know their nodes (names, scopes) when the function is traced for the call. */
   if (ret == 0 && o->eager && !cli_trace_aside(fn, &args))
     ret = cli_fail_engine(CLI_EXIT_FAILED);
-  controller c = { .in = stdin };
+  controller c = { .in = stdin, .breaks = g_array_new(FALSE, FALSE, sizeof(breakpoint)) };
+  g_array_set_clear_func(c.breaks, clear_break);
   g_autofree char *script_text = NULL;
   if (ret == 0 && o->commands) {
     GError *error = NULL;
@@ -282,8 +348,7 @@ static int debug(const cli_options *o)
   ts_debug_options options = { .start = o->breaks->len ? TS_DEBUG_START_RUNNING : TS_DEBUG_START_STOPPED };
   c.s = ts_debug_new(&options);
   for (guint i = 0; i < o->breaks->len; i++)
-    printf("breakpoint %d: %s\n", ts_debug_break_add(c.s, g_ptr_array_index(o->breaks, i)),
-           (const char *)g_ptr_array_index(o->breaks, i));
+    add_break(&c, g_ptr_array_index(o->breaks, i));
   debuggee d = { .s = c.s, .fn = fn, .args = &args, .graph = !o->eager, .device = o->device };
   GThread *thread = g_thread_new("debuggee", debuggee_run, &d);
   bool quit = false, finished = false;
@@ -295,6 +360,7 @@ static int debug(const cli_options *o)
       break;
     }
     print_stop(&c.stop);
+    note_hit(&c, c.stop.breakpoint);
     c.cursor = 0;
     ts_debug_op_clear(&c.shown);
     if (!run_commands(&c, &quit))
@@ -310,6 +376,7 @@ static int debug(const cli_options *o)
   if (d.result) {
     printf("finished: %s\n", d.result);
     free(d.result);
+    say_never_hit(&c);
   } else if (quit) {
     printf("quit: the call was cancelled\n");
   } else {
@@ -317,6 +384,7 @@ static int debug(const cli_options *o)
   }
   ts_error_free(d.error);
 out:
+  g_array_unref(c.breaks);
   g_strfreev(c.script);
   cli_args_clear(&args);
   ts_module_free(module);

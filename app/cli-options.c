@@ -637,9 +637,13 @@ int cli_check_arity(const ts_function *fn, int n_args, const char *given_with)
   GString *params = g_string_new(NULL);
   for (int i = 0; i < n_params; i++)
     g_string_append_printf(params, "%s%s", i ? ", " : "", ts_function_param_name(fn, i));
-  int ret = cli_fail(CLI_EXIT_USAGE, "%s(%s) takes %d argument%s, %d given with %s",
+  /* none given with --arg: the module declares no example arguments either */
+  const char *no_examples = n_args == 0 && strcmp(given_with, "--arg") == 0
+                              ? " (and the module gives no example arguments: TS_EXPORT_WITH)"
+                              : "";
+  int ret = cli_fail(CLI_EXIT_USAGE, "%s(%s) takes %d argument%s, %d given with %s%s",
                      ts_function_name(fn), params->str, n_params, n_params == 1 ? "" : "s",
-                     n_args, given_with);
+                     n_args, given_with, no_examples);
   g_string_free(params, TRUE);
   return ret;
 }

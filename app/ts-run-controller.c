@@ -20,6 +20,8 @@ struct _TsRunController {
   guint run_id;          /* the call the run panel waits for */
   guint run_repeat;
   gboolean run_eager;
+  char *run_tracing;      /* the function the run's first call traces (graph mode, none traced yet), or NULL */
+  char *run_signature;    /* and that call's arguments: "(x: f32[2]:ones)" */
   GStrv debug_args;       /* a debug call waiting for its graph to be traced */
   char *against;          /* Compare CPU vs device: the device of its second run, while the CPU's runs */
   GStrv against_args;     /* and the arguments both take */
@@ -98,6 +100,27 @@ void ts_run_controller_compare(TsRunController *self)
   notify_busy(self);
 }
 
+/* The worker died while the run's first call traced its function (no
+ * trace came): the trace log has a "tracing failed" row saying how, and
+ * the graph pane says it, as for a trace that failed with an error. */
+static void log_crashed_trace(TsRunController *self, const char *death)
+{
+  ts_workspace_set_trace_error(self->workspace, self->run_tracing, death);
+  TsLoadedModule *module = ts_workspace_get_module(self->workspace);
+  if (!module)
+    return;
+  TsWorkerTrace trace = {
+    .call_id = self->run_id,
+    .function = self->run_tracing,
+    .signature = self->run_signature,
+    .reason = TS_TRACE_FIRST_CALL,
+    .reason_text = (char *)"first call",
+    .error = (char *)death,
+  };
+  g_autoptr(TsTraceEntry) entry = ts_trace_entry_new(module, &trace, NULL, NULL, g_get_real_time());
+  ts_trace_log_add(self->trace_log, entry);
+}
+
 static void on_run_done(GObject *source, GAsyncResult *result, gpointer user_data)
 {
   g_autoptr(TsRunController) self = user_data;
@@ -116,7 +139,13 @@ static void on_run_done(GObject *source, GAsyncResult *result, gpointer user_dat
   if (g_error_matches(error, TS_WORKER_ERROR, TS_WORKER_ERROR_DIED)) {
     g_free(self->death);
     self->death = g_strdup(error->message);
+    /* in graph mode the module's code runs only while tracing: the graph
+     * pane says that tracing failed, and how, not "Not Traced Yet" */
+    if (self->run_tracing)
+      log_crashed_trace(self, error->message);
   }
+  g_clear_pointer(&self->run_tracing, g_free);
+  g_clear_pointer(&self->run_signature, g_free);
   if (r && r->profile) /* the colouring follows once its tables are in (session-ready) */
     ts_profiler_panel_set_session(self->profiler_panel, g_steal_pointer(&r->profile), r->label);
   notify_busy(self);
@@ -172,6 +201,17 @@ static void run_debug(TsRunController *self, const char *const *args)
                              FALSE, NULL, on_debug_traced, g_object_ref(self));
 }
 
+/* "(x: f32[2]:ones, n: 3)": the arguments of a call as given. */
+static char *call_signature(const TsModuleFunction *fn, const char *const *args)
+{
+  GString *s = g_string_new("(");
+  for (int i = 0; args[i]; i++)
+    g_string_append_printf(s, "%s%s%s%s", i ? ", " : "", i < fn->n_params ? fn->params[i] : "",
+                           i < fn->n_params ? ": " : "", args[i]);
+  g_string_append_c(s, ')');
+  return g_string_free(s, FALSE);
+}
+
 void ts_run_controller_run(TsRunController *self)
 {
   g_return_if_fail(TS_IS_RUN_CONTROLLER(self));
@@ -185,8 +225,15 @@ void ts_run_controller_run(TsRunController *self)
   self->run_cancellable = g_cancellable_new();
   self->run_repeat = ts_run_panel_get_repeat(self->run_panel);
   self->run_eager = ts_workspace_is_eager(self->workspace);
+  TsLoadedModule *module = ts_workspace_get_module(self->workspace);
+  const char *function = ts_workspace_get_function(self->workspace);
+  TsModuleFunction *fn = module && function ? ts_loaded_module_lookup(module, function) : NULL;
+  g_free(self->run_tracing);
+  g_free(self->run_signature);
+  self->run_tracing = fn && !self->run_eager && fn->concrete->len == 0 ? g_strdup(function) : NULL;
+  self->run_signature = self->run_tracing ? call_signature(fn, (const char *const *)args) : NULL;
   ts_run_panel_set_running(self->run_panel, TRUE);
-  self->run_id = ts_engine_worker_run_async(self->worker, ts_workspace_get_module(self->workspace), ts_workspace_get_function(self->workspace),
+  self->run_id = ts_engine_worker_run_async(self->worker, module, function,
                                             (const char *const *)args, self->run_repeat,
                                             self->run_eager, self->run_cancellable, on_run_done,
                                             g_object_ref(self));
@@ -349,6 +396,8 @@ static void on_trace(TsEngineWorker *worker, TsTraceEntry *entry, TsRunControlle
 {
   ts_trace_log_add(self->trace_log, entry);
   const char *function = ts_trace_entry_get_function(entry);
+  if (g_strcmp0(function, self->run_tracing) == 0) /* its trace ended: a death now is not the trace's */
+    g_clear_pointer(&self->run_tracing, g_free);
   if (ts_trace_entry_get_failed(entry)) {
     ts_workspace_set_trace_error(self->workspace, function, ts_trace_entry_get_reason(entry));
     return;
@@ -524,6 +573,8 @@ static void ts_run_controller_finalize(GObject *object)
   g_free(self->against);
   g_strfreev(self->against_args);
   g_free(self->death);
+  g_free(self->run_tracing);
+  g_free(self->run_signature);
   G_OBJECT_CLASS(ts_run_controller_parent_class)->finalize(object);
 }
 

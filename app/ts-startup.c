@@ -229,6 +229,28 @@ static void on_window_busy(TsWindow *window, GParamSpec *pspec, TsStartupScript 
     self->step_id = g_idle_add(script_step_idle, self);
 }
 
+/* Whether the call's --arg options fit FUNCTION's parameters: none (its
+ * arguments as they are) or one per parameter, as tracescope-cli takes them.
+ * A call that does not fit is not made: the run panel says why, or with
+ * --screenshot the app says it and fails, as for a module that does not open. */
+static gboolean call_fits(TsStartupScript *self, const char *const *args)
+{
+  TsLoadedModule *module = ts_window_get_module(self->window);
+  TsModuleFunction *fn = module ? ts_loaded_module_lookup(module, self->startup->function) : NULL;
+  guint n_args = g_strv_length((char **)args);
+  if (!fn || n_args == 0 || fn->n_params == 0 || n_args == (guint)fn->n_params)
+    return TRUE;
+  g_autofree char *params = g_strjoinv(", ", fn->params);
+  g_autofree char *what = g_strdup_printf("%s(%s) takes %d argument%s, %u given with --arg", fn->name,
+                                          params, fn->n_params, fn->n_params == 1 ? "" : "s", n_args);
+  if (self->startup->screenshot) {
+    g_printerr("tracescope: %s\n", what);
+    exit(EXIT_FAILURE);
+  }
+  ts_run_panel_show_error(ts_window_get_run_panel(self->window), what);
+  return FALSE;
+}
+
 /* Does the next thing the command line asked for; returns while the window works. */
 static void script_step(TsStartupScript *self)
 {
@@ -259,11 +281,22 @@ static void script_step(TsStartupScript *self)
       g_printerr("tracescope: --device: %s\n", error->message);
       exit(EXIT_FAILURE);
     }
+    /* without a screenshot to take, a toast says it */
+    TsLoadedModule *module = ts_window_get_module(w);
+    if (s->screenshot && s->function && module && !ts_loaded_module_lookup(module, s->function)) {
+      g_printerr("tracescope: --function: %s has no function '%s'\n",
+                 ts_loaded_module_get_display_name(module), s->function);
+      exit(EXIT_FAILURE);
+    }
     if (s->function)
       gtk_widget_activate_action(GTK_WIDGET(w), "win.select-function", "s", s->function);
   }
   if (s->function && self->next_call < s->calls->len) {
     const char *const *args = s->calls->pdata[self->next_call++];
+    if (!call_fits(self, args)) {
+      script_step(self);
+      return;
+    }
     ts_run_panel_set_args(ts_window_get_run_panel(w), args);
     gtk_widget_activate_action(GTK_WIDGET(w), "win.run", NULL);
     if (!ts_window_get_busy(w)) /* it did not start (bad arguments): go on */

@@ -192,7 +192,9 @@ static void on_trace_imported(GObject *source, GAsyncResult *res, gpointer user_
   g_autoptr(GError) error = NULL;
   tsp_session *s = ts_trace_import_finish(res, &error);
   if (--self->importing == 0) {
-    if (self->import_toast)
+    if (self->import_toast_id) /* read before its toast was due: none shown */
+      g_clear_handle_id(&self->import_toast_id, g_source_remove);
+    else if (self->import_toast)
       adw_toast_dismiss(self->import_toast);
     g_clear_object(&self->import_toast);
     g_clear_object(&self->import_cancellable);
@@ -226,17 +228,31 @@ static void on_trace_imported(GObject *source, GAsyncResult *res, gpointer user_
   g_free(ti);
 }
 
+/* A trace that reads quickly shows no toast: one added and dismissed
+ * within a frame or two flashes, and libadwaita 1.2's toast overlay can
+ * crash finishing the two animations (tracescope --screenshot TRACE did,
+ * in g_object_unref under adw_animation_skip). */
+#define IMPORT_TOAST_DELAY_MS 500
+
+static gboolean show_import_toast(gpointer user_data)
+{
+  TsWindow *self = user_data;
+  self->import_toast_id = 0;
+  adw_toast_overlay_add_toast(self->toast_overlay, g_object_ref(self->import_toast));
+  return G_SOURCE_REMOVE;
+}
+
 static void read_trace(TsWindow *self, const char *path, gboolean baseline)
 {
   g_return_if_fail(TS_IS_WINDOW(self) && path != NULL);
   if (self->importing++ == 0) {
     self->import_cancellable = g_cancellable_new();
     self->import_progress = 0;
-    self->import_toast = g_object_ref(adw_toast_new("Reading the trace…"));
+    self->import_toast = adw_toast_new("Reading the trace…");
     adw_toast_set_timeout(self->import_toast, 0);
     adw_toast_set_button_label(self->import_toast, "_Cancel");
     adw_toast_set_action_name(self->import_toast, "win.cancel-import");
-    adw_toast_overlay_add_toast(self->toast_overlay, self->import_toast);
+    self->import_toast_id = g_timeout_add(IMPORT_TOAST_DELAY_MS, show_import_toast, self);
   }
   _ts_window_notify_busy(self);
   TraceImport *ti = g_new0(TraceImport, 1);

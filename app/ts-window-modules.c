@@ -28,7 +28,8 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep, gb
   TsLoadedModule *before = ts_workspace_get_module(self->workspace);
   g_autoptr(TsLoadedModule) shown_module = shown && before ? g_object_ref(before) : NULL;
   ts_workspace_set_module(self->workspace, module);
-  ts_workspace_forget_trace_errors(self->workspace);
+  if (!restart) /* the same code in a fresh worker: why its traces failed still holds */
+    ts_workspace_forget_trace_errors(self->workspace);
   if (!keep) { /* another module: the last one's debug call and timings are no use here */
     ts_debug_panel_clear(self->debug_panel);
     ts_profiler_panel_set_session(self->profiler_panel, NULL, NULL);
@@ -54,8 +55,18 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep, gb
   g_object_notify(G_OBJECT(self), "module");
 }
 
+static void forget_load_failure(TsWindow *self)
+{
+  if (!self->load_failure)
+    return;
+  g_signal_handlers_disconnect_by_data(self->load_failure, self);
+  adw_toast_dismiss(self->load_failure);
+  g_clear_object(&self->load_failure);
+}
+
 static void on_loaded(TsModuleLoader *loader, TsLoadedModule *module, TsLoadKind kind, TsWindow *self)
 {
+  forget_load_failure(self);
   static const char *const DONE[] = { NULL, "Module reloaded: it changed on disk",
                                       "A fresh worker has the module open again" };
   set_module(self, module, kind != TS_LOAD_OPEN, kind == TS_LOAD_RESTART);
@@ -76,9 +87,22 @@ static void on_load_failed(TsModuleLoader *loader, TsLoadKind kind, const char *
     g_clear_pointer(&self->session, ts_session_free); /* its module did not open */
     _ts_window_show_error_dialog(self, "Cannot Open Module", message);
   } else {
+    /* the window goes on with the module as it was: that stays said (a
+     * toast that went after a few seconds left the old functions looking
+     * like the new code's) until dismissed or a load works */
+    forget_load_failure(self);
     g_autofree char *text = g_strdup_printf("%s: %s", FAILED[kind], message);
-    _ts_window_toast(self, text);
+    self->load_failure = adw_toast_new(text);
+    adw_toast_set_timeout(self->load_failure, 0);
+    g_signal_connect_swapped(self->load_failure, "dismissed", G_CALLBACK(forget_load_failure), self);
+    adw_toast_overlay_add_toast(self->toast_overlay, g_object_ref(self->load_failure));
   }
+}
+
+AdwToast *ts_window_get_load_failure(TsWindow *self)
+{
+  g_return_val_if_fail(TS_IS_WINDOW(self), NULL);
+  return self->load_failure;
 }
 
 void _ts_window_follow_loader(TsWindow *self)

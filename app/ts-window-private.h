@@ -25,6 +25,8 @@ struct _TsWindow {
   guint importing;        /* trace files being read */
   GCancellable *import_cancellable; /* theirs */
   AdwToast *import_toast; /* their progress, with Cancel */
+  guint import_toast_id;  /* shows import_toast once the reading takes a while */
+  AdwToast *load_failure; /* a failed reload or restart: said until dismissed or a load works */
   double import_progress;
   guint fetching;         /* optimized graphs being asked of the worker */
   TsFunctionList *function_list;

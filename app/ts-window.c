@@ -254,6 +254,10 @@ static void ts_window_dispose(GObject *object)
     ts_node_focus_shut_down(self->focus);
   if (self->import_cancellable)
     g_cancellable_cancel(self->import_cancellable);
+  g_clear_handle_id(&self->import_toast_id, g_source_remove);
+  if (self->load_failure)
+    g_signal_handlers_disconnect_by_data(self->load_failure, self);
+  g_clear_object(&self->load_failure);
   if (self->error_dialog)
     gtk_window_destroy(self->error_dialog);
   /* property actions hold their objects */

@@ -41,6 +41,8 @@ void ts_window_set_remote(TsWindow *self, const char *target);
 const char *ts_window_get_error(TsWindow *self);
 /* The error dialog while it is open (borrowed), or NULL. */
 GtkWindow *ts_window_get_error_dialog(TsWindow *self);
+/* The toast saying a reload or restart failed while it shows (borrowed), or NULL. */
+AdwToast *ts_window_get_load_failure(TsWindow *self);
 
 TsFunctionList *ts_window_get_function_list(TsWindow *self);
 TsGraphPane *ts_window_get_graph_pane(TsWindow *self);

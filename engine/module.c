@@ -181,7 +181,8 @@ ts_module *ts_module_open(const char *path)
   gpointer symbol = NULL;
   if (!g_module_symbol(handle, TS_MODULE_SYMBOL, &symbol) || !symbol) {
     ts_error_set(TS_ERR_FORMAT, no_loc, NULL,
-                 "'%s' is not a Tracescope module: symbol " TS_MODULE_SYMBOL " not found", path);
+                 "'%s' is not a Tracescope module: symbol " TS_MODULE_SYMBOL " not found"
+                 " (a module names its functions with TS_MODULE(...) from tracescope.h)", path);
     ts_module_free(module);
     return NULL;
   }

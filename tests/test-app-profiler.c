@@ -39,6 +39,27 @@ static gboolean import_reported(gpointer data)
   return ts_window_get_import_progress(window) >= 0.5;
 }
 
+/* Whether the window shows a toast (AdwToastOverlay's "toast" nodes). */
+static gboolean shows_toast_in(GtkWidget *widget)
+{
+  if (g_str_equal(gtk_widget_get_css_name(widget), "toast"))
+    return TRUE;
+  for (GtkWidget *c = gtk_widget_get_first_child(widget); c; c = gtk_widget_get_next_sibling(c))
+    if (shows_toast_in(c))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean shows_toast(gpointer data)
+{
+  return shows_toast_in(GTK_WIDGET(window));
+}
+
+static gboolean not_shows_toast(gpointer data)
+{
+  return !shows_toast(data);
+}
+
 /* Writes an executable script to stand in for tracescope-import. */
 static char *fake_importer(const char *name, const char *body)
 {
@@ -341,8 +362,11 @@ static void test_profiler_panel(void)
   g_autoptr(GError) error = NULL;
   g_assert_true(tsp_chrome_export(run, trace, &error));
   g_assert_no_error(error);
+  test_wait_for(not_shows_toast, NULL, "the toasts before to go");
   activate("win.open-trace-from", "s", trace);
+  g_assert_false(shows_toast(NULL)); /* a quick read flashes no toast */
   wait_idle();
+  g_assert_false(shows_toast(NULL));
   g_assert_null(ts_window_get_error_dialog(window));
   const tsp_session *opened = ts_profiler_panel_get_session(panel);
   g_assert_true(opened != run);
@@ -620,11 +644,15 @@ static void test_trace_import_process(void)
   gtk_window_destroy(dialog);
   wait_idle();
   g_assert_true(ts_profiler_panel_get_session(panel) == before);
-  /* it reports progress, then hangs: Cancel ends it */
+  /* it reports progress, then hangs: its toast (with Cancel) comes once
+   * the reading takes a while, not at once; Cancel ends it */
   g_autofree char *hang = fake_importer("hang.sh", "echo 'progress 0.50' >&2; exec sleep 600");
   g_setenv("TRACESCOPE_IMPORTER", hang, TRUE);
+  test_wait_for(not_shows_toast, NULL, "the toasts before to go");
   activate("win.open-trace-from", "s", trace);
   g_assert_true(ts_window_get_busy(window));
+  g_assert_false(shows_toast(NULL));
+  test_wait_for(shows_toast, NULL, "the reading's toast");
   test_wait_for(import_reported, NULL, "the importer's progress");
   g_assert_cmpfloat(ts_window_get_import_progress(window), ==, 0.5);
   activate("win.cancel-import", NULL);

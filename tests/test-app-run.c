@@ -655,6 +655,41 @@ static void test_reload_on_change(void)
   g_unlink(path);
 }
 
+static gboolean load_failed(gpointer data)
+{
+  return ts_window_get_load_failure(window) != NULL;
+}
+
+/* A module rebuilt into something that does not load leaves the window on
+ * the module as it was, and says so until a rebuild loads again (a toast
+ * that went by itself left the old functions looking like the new code's). */
+static void test_reload_failure_stays_said(void)
+{
+  g_autofree char *path = g_build_filename(tmp_dir, "tiny-broken.so", NULL);
+  g_autofree char *src = g_build_filename(TS_TEST_MODULES_DIR, "tiny.so", NULL);
+  g_autofree char *contents = NULL;
+  gsize length;
+  g_assert_true(g_file_get_contents(src, &contents, &length, NULL));
+  g_assert_true(g_file_set_contents(path, contents, (gssize)length, NULL));
+  activate("win.open-module", "s", path);
+  wait_idle();
+  TsLoadedModule *old = ts_window_get_module(window);
+  g_assert_null(ts_window_get_load_failure(window));
+
+  g_assert_true(g_file_set_contents(path, "not a shared object", -1, NULL)); /* a broken rebuild */
+  test_wait_for(load_failed, NULL, "the reload to fail");
+  AdwToast *failure = ts_window_get_load_failure(window);
+  g_assert_true(g_str_has_prefix(adw_toast_get_title(failure), "Reload failed: "));
+  g_assert_nonnull(strstr(adw_toast_get_title(failure), "tiny-broken.so"));
+  g_assert_cmpuint(adw_toast_get_timeout(failure), ==, 0); /* it does not go by itself */
+  g_assert_true(ts_window_get_module(window) == old);
+
+  g_assert_true(g_file_set_contents(path, contents, (gssize)length, NULL)); /* fixed */
+  test_wait_for(module_changed, old, "the module to reload");
+  g_assert_null(ts_window_get_load_failure(window));
+  g_unlink(path);
+}
+
 /* After the module is opened again, the log's rows still show their own
  * graphs (the module's new functions start untraced). */
 static void test_rows_survive_reopen(void)
@@ -749,6 +784,7 @@ int main(int argc, char **argv)
     { "/app/wrong-abi-refused", test_wrong_abi_refused },
     { "/app/missing-symbol-refused", test_missing_symbol_refused },
     { "/app/reload-on-change", test_reload_on_change },
+    { "/app/reload-failure-stays-said", test_reload_failure_stays_said },
     { "/app/rows-survive-reopen", test_rows_survive_reopen },
     { "/app/open-onnx-model", test_open_onnx_model },
     { NULL, NULL },

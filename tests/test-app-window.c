@@ -615,6 +615,53 @@ static void test_headless_start_quiet(void)
   remove_tree(config);
 }
 
+/* Runs `tracescope ARGS... --screenshot FILE` headless and returns its
+ * stderr; *failed says whether it exited with a failure. */
+static char *screenshot_stderr(const char *const *args, gboolean *failed)
+{
+  g_autofree char *path = g_build_filename(tmp_dir, "refused.png", NULL);
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new();
+  g_strv_builder_add(b, g_getenv("TRACESCOPE_APP"));
+  g_strv_builder_addv(b, (const char **)args);
+  g_strv_builder_add_many(b, "--size", "900x600", "--screenshot", path, NULL);
+  g_auto(GStrv) argv = g_strv_builder_end(b);
+  char **env = g_environ_setenv(g_get_environ(), "ASAN_OPTIONS", "detect_leaks=0", TRUE);
+  g_autofree char *out = NULL;
+  char *err = NULL;
+  int wait_status = 0;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(NULL, argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &wait_status, &error));
+  g_assert_no_error(error);
+  g_strfreev(env);
+  *failed = !g_spawn_check_wait_status(wait_status, NULL);
+  if (*failed)
+    g_assert_false(g_file_test(path, G_FILE_TEST_EXISTS)); /* no picture of what was not asked for */
+  g_unlink(path);
+  return err;
+}
+
+/* A scripted screenshot the module cannot play fails and says why, as
+ * tracescope-cli does, rather than picturing something else: a function the
+ * module lacks, a call with more (or fewer) --arg than the function takes. */
+static void test_screenshot_refuses_bad_script(void)
+{
+  gboolean failed = FALSE;
+  g_autofree char *typo = screenshot_stderr((const char *const[]){ "--module", seeds_path(), "--function",
+                                                                   "deep_nett", "--call", NULL }, &failed);
+  g_assert_true(failed);
+  g_assert_nonnull(strstr(typo, "has no function 'deep_nett'"));
+  g_autofree char *extra = screenshot_stderr((const char *const[]){ "--module", seeds_path(), "--function",
+                                                                    "deep_net", "--call", "--arg",
+                                                                    "i32[2]:ones", "--arg", "3", NULL }, &failed);
+  g_assert_true(failed);
+  g_assert_nonnull(strstr(extra, "deep_net(x) takes 1 argument, 2 given with --arg"));
+  g_autofree char *few = screenshot_stderr((const char *const[]){ "--module", seeds_path(), "--function",
+                                                                  "simple_nn_layer", "--call", "--arg",
+                                                                  "f32[2,2]:ones", NULL }, &failed);
+  g_assert_true(failed);
+  g_assert_nonnull(strstr(few, "simple_nn_layer(x, y) takes 2 arguments, 1 given with --arg"));
+}
+
 /* An argument the user typed is refused with the op and the detail, not
  * with the engine source location the error was raised at. */
 static void test_input_error_message(void)
@@ -974,6 +1021,7 @@ int main(int argc, char **argv)
     { "/app/screenshot-trace", test_screenshot_trace },
     { "/app/help-files", test_help_files },
     { "/app/headless-start-quiet", test_headless_start_quiet },
+    { "/app/screenshot-refuses-bad-script", test_screenshot_refuses_bad_script },
     { "/app/input-error-message", test_input_error_message },
     { "/app/recent-menu-underscores", test_recent_menu_underscores },
     { "/app/no-cut-text", test_no_cut_text },

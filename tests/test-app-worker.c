@@ -450,6 +450,44 @@ static void test_crash_keeps_result(void)
   g_assert_true(ts_graph_pane_get_concrete(ts_window_get_graph_pane(window)) == shown);
 }
 
+/* A function whose C code crashes the worker while its first call traces
+ * it: the trace log and the graph pane say tracing failed (not "Not Traced
+ * Yet: run it in graph mode", which the user just did); the pane still
+ * does in the fresh worker. */
+static void test_crash_while_tracing(void)
+{
+  g_autofree char *path = g_build_filename(TS_TEST_MODULES_DIR, "misbehave.so", NULL);
+  activate("win.open-module", "s", path);
+  wait_idle();
+  activate("win.mode", "s", "graph");
+  TsGraphPane *pane = ts_window_get_graph_pane(window);
+  TsLoadedModule *before = ts_window_get_module(window);
+  guint traces = n_traces();
+  select_function("segv");
+  ts_run_panel_set_args(ts_window_get_run_panel(window), (const char *const[]){ "f32[2]=1,-1", NULL });
+  activate("win.run", NULL);
+  wait_idle();
+  g_assert_true(g_str_has_prefix(ts_run_panel_get_error(ts_window_get_run_panel(window)),
+                                 "segv crashed: SIGSEGV (segmentation fault"));
+  /* the trace log has the trace that failed, as for one that failed with an error */
+  g_assert_cmpuint(n_traces(), ==, traces + 1);
+  TsTraceEntry *failed = trace_row(traces);
+  g_assert_true(ts_trace_entry_get_failed(failed));
+  g_assert_cmpstr(ts_trace_entry_get_function(failed), ==, "segv");
+  g_assert_cmpstr(ts_trace_entry_get_signature(failed), ==, "(x: f32[2]=1,-1)");
+  g_assert_cmpstr(ts_trace_entry_get_kind(failed), ==, "tracing failed");
+  g_assert_true(g_str_has_prefix(ts_trace_entry_get_reason(failed), "segv crashed: SIGSEGV"));
+  test_wait_for(module_changed, before, "the fresh worker");
+  wait_idle();
+  g_assert_cmpstr(ts_graph_pane_get_status_title(pane), ==, "Tracing segv Failed");
+  select_function("good");
+  g_assert_cmpstr(ts_graph_pane_get_status_title(pane), ==, "good Is Not Traced Yet");
+  select_function("segv");
+  g_assert_cmpstr(ts_graph_pane_get_status_title(pane), ==, "Tracing segv Failed");
+  activate("win.open-module", "s", "seeds");
+  wait_idle();
+}
+
 /* A worker on another machine (the test's sshd) whose ssh is killed
  * mid-call: the Run fails at once saying the connection was lost, the
  * window goes on, and the module is opened there again for the next Run. */
@@ -594,6 +632,7 @@ int main(int argc, char **argv)
     { "/app/worker/fds-and-children", test_worker_fds_and_children },
     { "/app/worker/crash-while-loading", test_crash_while_loading },
     { "/app/worker/crash-keeps-result", test_crash_keeps_result },
+    { "/app/worker/crash-while-tracing", test_crash_while_tracing },
     { "/app/worker/remote-connection-lost", test_remote_connection_lost },
     { "/app/worker/remote-source-reload", test_remote_source_reload },
     { "/app/worker/remote-transfer-progress", test_remote_transfer_progress },

@@ -247,6 +247,52 @@ static void test_help(void)
   cli_result_clear(&r);
 }
 
+/* The main --help names every option onnx-test's own usage line does. */
+static void test_help_onnx_test_options(void)
+{
+  cli_result main_help = cli("--help", NULL);
+  cli_result own = cli("onnx-test", "--help", NULL);
+  g_assert_cmpint(own.status, ==, 0);
+  g_autoptr(GRegex) option = g_regex_new("\\[(--[a-z-]+)", 0, 0, NULL);
+  g_autoptr(GMatchInfo) m = NULL;
+  int n = 0;
+  for (g_regex_match(option, own.out, 0, &m); g_match_info_matches(m); g_match_info_next(m, NULL), n++) {
+    g_autofree char *name = g_match_info_fetch(m, 1);
+    if (!strstr(main_help.out, name))
+      g_error("tracescope-cli --help does not name onnx-test's %s", name);
+  }
+  g_assert_cmpint(n, >=, 5);
+  cli_result_clear(&main_help);
+  cli_result_clear(&own);
+}
+
+/* --help's list of the dtypes an argument spec takes is the list the
+ * parser takes: each one a spec can give, none it refuses. */
+static void test_help_dtypes(void)
+{
+  cli_result r = cli("--help", NULL);
+  const char *at = strstr(r.out, "dtypes ");
+  g_assert_nonnull(at);
+  const char *end = strstr(at, "\n  f32[]=2.5");
+  g_assert_nonnull(end);
+  g_autofree char *text = g_strndup(at + strlen("dtypes "), (gsize)(end - at) - strlen("dtypes "));
+  g_auto(GStrv) listed = g_regex_split_simple("\\s+", g_strstrip(text), 0, 0);
+  for (int d = 0; d < TS_DTYPE_COUNT; d++) {
+    const char *name = ts_dtype_short_name((ts_dtype)d);
+    g_autofree char *spec = g_strdup_printf("%s[]=1", name);
+    ts_value v;
+    bool takes = ts_value_parse(spec, &v);
+    if (takes)
+      ts_value_clear(&v);
+    else
+      ts_error_clear();
+    if (takes != g_strv_contains((const char *const *)listed, name))
+      g_error("--help %s dtype %s, which a spec %s", takes ? "does not list" : "lists", name,
+              takes ? "takes" : "cannot give");
+  }
+  cli_result_clear(&r);
+}
+
 /* The words of the row of `key` in a table printed by stats, top or diff. */
 static char **row_words(const char *out, const char *key)
 {
@@ -388,6 +434,9 @@ static void test_bad_arguments(void)
   g_autofree char *tiny = g_build_filename(TS_TEST_MODULES_DIR, "tiny.so", NULL);
   expect_failure(cli("signatures", tiny, "identity", NULL), 2,
                  "signatures needs arguments to trace identity with");
+  expect_failure(cli("run", tiny, "scale", NULL), 2,
+                 "scale(x, k) takes 2 arguments, 0 given with --arg (and the module gives no example "
+                 "arguments: TS_EXPORT_WITH)");
   expect_output(cli("signatures", "seeds", "deep_net", NULL),
                 "deep_net(x)\n  Args:\n    x: int32 Tensor, shape=(3,)\n  Returns:\n    int32 Tensor, shape=(3,)\n");
   expect_failure(cli("graph", "seeds", "deep_net", "--call", "--arg", "i32[]=1", "--call", "--arg",
@@ -915,6 +964,45 @@ static void test_debug_power(void)
   remove_commands(commands);
 }
 
+/* print and values say what they cannot show, rather than nothing: an
+ * index past the op's inputs or outputs, a word that is not in, out or an
+ * index; back and forward a count that is not one (the session goes on). */
+static void test_debug_print_refuses(void)
+{
+  char *commands = write_commands("print in 5\nvalues 3\nprint bogus\nback two\nprint in 0\nc\n");
+  cli_result r = cli("debug", "seeds", "simple_nn_layer", "--break", "Relu", "--commands", commands, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.err, "error: print in 5: Relu has 1 input\n"));
+  g_assert_nonnull(strstr(r.err, "error: values 3: Relu has 1 input\n"));
+  g_assert_nonnull(strstr(r.err, "error: print: expected in, out or an index, not 'bogus'\n"));
+  g_assert_nonnull(strstr(r.err, "error: back: expected a count of ops, not 'two'\n"));
+  g_assert_null(strstr(r.out, "(the stop)")); /* back two is not back 0 */
+  g_assert_nonnull(strstr(r.out, "  in[0] f32[3,3] min "));
+  g_assert_nonnull(strstr(r.out, "finished: Tensor("));
+  cli_result_clear(&r);
+  remove_commands(commands);
+}
+
+/* A call that runs to its end says which breakpoints it never stopped at
+ * (a line of a file the module is not built from, an op it does not run);
+ * one it stopped at, or one deleted, is not named. */
+static void test_debug_never_hit(void)
+{
+  char *commands = write_commands("break Softmax\nbreak Relu\ndelete 3\nc\nc\n");
+  cli_result r = cli("debug", "seeds", "simple_nn_layer", "--break", "MatMul", "--break", "nosuch.c:3",
+                     "--commands", commands, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_cmpstr(r.err, ==, "");
+  g_assert_nonnull(strstr(r.out, "(breakpoint 1)\n"));
+  g_assert_nonnull(strstr(r.out, "(breakpoint 4)\n"));
+  const char *finished = strstr(r.out, "finished: Tensor(");
+  g_assert_nonnull(finished);
+  g_assert_true(g_str_has_suffix(finished, "\nbreakpoint 2 (nosuch.c:3) was never hit\n"));
+  g_assert_null(strstr(finished, "(Softmax)"));
+  cli_result_clear(&r);
+  remove_commands(commands);
+}
+
 /* Break on NaN stops after the Log; step back shows the Sub before it;
  * quit cancels the call.  In graph mode the fuse pass ran Sub, Log and Add
  * as one node: the stop names what it stands for. */
@@ -963,7 +1051,8 @@ static void test_debug_stepping(void)
                   "  #1 nested\n"
                   "#9 Abs Abs at debuggee.c:31 (step)\n"
                   "breakpoint 1: Sqrt\n"
-                  "finished: Tensor([0.36787945 0.00247875], shape=(2,), dtype=float32)\n");
+                  "finished: Tensor([0.36787945 0.00247875], shape=(2,), dtype=float32)\n"
+                  "breakpoint 1 (Sqrt) was never hit\n"); /* it came after the call's only Sqrt */
   g_assert_nonnull(strstr(r.err, "breakpoint 'max >> 1': expected a number"));
   g_assert_nonnull(strstr(r.err, "no breakpoint '7'"));
   cli_result_clear(&r);
@@ -1118,6 +1207,10 @@ int main(int argc, char **argv)
   g_test_add_func("/cli/run/save", test_save_results);
   g_test_add_func("/cli/list", test_list);
   g_test_add_func("/cli/help", test_help);
+  g_test_add_func("/cli/help-dtypes", test_help_dtypes);
+  g_test_add_func("/cli/help-onnx-test-options", test_help_onnx_test_options);
+  g_test_add_func("/cli/debug-print-refuses", test_debug_print_refuses);
+  g_test_add_func("/cli/debug-never-hit", test_debug_never_hit);
   g_test_add_func("/cli/trace-files", test_trace_files);
   g_test_add_func("/cli/version", test_version);
 #ifdef TS_CLI_RENDER

@@ -407,7 +407,7 @@ static void test_refused_modules(void)
   path = test_module_path("no-symbol.so");
   g_assert_null(ts_module_open(path));
   expect_error(TS_ERR_FORMAT, path, "is not a Tracescope module: symbol tracescope_module not found",
-               NULL);
+               "with TS_MODULE(...) from tracescope.h", NULL);
   g_free(path);
 
   /* garbage written to a .so */
