@@ -25,7 +25,9 @@ static const struct {
   [FILL_SPEC] = { "", NULL, NULL },
 };
 
-static const char *const DTYPES[] = { "f32", "f64", "i32", "i64", "u8", "bool" };
+/* The dtype dropdown offers what an argument spec takes: every numeric
+ * dtype, in ts_dtype's order (its item i is dtype i). */
+#define N_SPEC_DTYPES TS_NUMERIC_DTYPE_COUNT
 
 struct _TsArgRow {
   GtkWidget parent_instance;
@@ -169,8 +171,8 @@ char *ts_arg_row_dup_spec(TsArgRow *self, GError **error)
     g_propagate_prefixed_error(error, shape_error, "%s: ", self->name);
     return NULL;
   }
-  guint dtype = gtk_drop_down_get_selected(self->dtype_dropdown);
-  g_autofree char *base = g_strdup_printf("%s[%s]", DTYPES[MIN(dtype, G_N_ELEMENTS(DTYPES) - 1)], shape);
+  guint dtype = MIN(gtk_drop_down_get_selected(self->dtype_dropdown), N_SPEC_DTYPES - 1);
+  g_autofree char *base = g_strdup_printf("%s[%s]", ts_dtype_short_name((ts_dtype)dtype), shape);
   /* unknown dims cannot hold values: such an argument is a spec to trace with */
   if (unknown || fill == FILL_SPEC)
     return g_steal_pointer(&base);
@@ -200,14 +202,7 @@ char *ts_arg_row_dup_spec(TsArgRow *self, GError **error)
 static guint dtype_index(const char *name)
 {
   ts_dtype dtype;
-  if (!ts_dtype_from_name(name, &dtype))
-    return G_MAXUINT;
-  for (guint i = 0; i < G_N_ELEMENTS(DTYPES); i++) {
-    ts_dtype d;
-    if (ts_dtype_from_name(DTYPES[i], &d) && d == dtype)
-      return i;
-  }
-  return G_MAXUINT;
+  return ts_dtype_from_name(name, &dtype) && dtype < N_SPEC_DTYPES ? (guint)dtype : G_MAXUINT;
 }
 
 /* Parses "dtype[dims]rest"; FALSE if spec is not a tensor spec. */
@@ -324,6 +319,10 @@ static void ts_arg_row_class_init(TsArgRowClass *klass)
 static void ts_arg_row_init(TsArgRow *self)
 {
   gtk_widget_init_template(GTK_WIDGET(self));
+  g_autoptr(GtkStringList) dtypes = gtk_string_list_new(NULL);
+  for (int d = 0; d < N_SPEC_DTYPES; d++)
+    gtk_string_list_append(dtypes, ts_dtype_short_name((ts_dtype)d));
+  gtk_drop_down_set_model(self->dtype_dropdown, G_LIST_MODEL(dtypes));
   g_signal_connect(self->kind_dropdown, "notify::selected", G_CALLBACK(on_selected_changed), self);
   g_signal_connect(self->fill_dropdown, "notify::selected", G_CALLBACK(on_selected_changed), self);
   update_sensitivity(self);

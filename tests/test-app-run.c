@@ -322,6 +322,47 @@ static void test_example_arguments(void)
   g_assert_cmpstrv(chain, ((const char *const[]){ "f32[20,28,28]:uniform", "10", NULL }));
 }
 
+/* The dtype dropdown offers every dtype an argument spec takes, and no
+ * other: the parser says which it takes; each round-trips through a row. */
+static void test_dtypes_are_the_specs(void)
+{
+  TsRunPanel *panel = ts_window_get_run_panel(window);
+  select_function("power");
+  ts_run_panel_set_args(panel, (const char *const[]){ "f32[2]:zeros", "3", NULL });
+  TsArgRow *row = TS_ARG_ROW(find_widget(GTK_WIDGET(panel), TS_TYPE_ARG_ROW));
+  GtkDropDown *dropdown = GTK_DROP_DOWN(find_named(GTK_WIDGET(row), "dtype"));
+  g_assert_nonnull(dropdown);
+  GListModel *offered = gtk_drop_down_get_model(dropdown);
+  guint n_taken = 0;
+  for (int d = 0; d < TS_DTYPE_COUNT; d++) {
+    const char *name = ts_dtype_short_name((ts_dtype)d);
+    g_autofree char *spec = g_strdup_printf("%s[2]:zeros", name);
+    ts_scope *scope = ts_scope_begin();
+    ts_value v;
+    gboolean taken = ts_value_parse(spec, &v);
+    if (taken)
+      ts_value_clear(&v);
+    ts_error_clear();
+    ts_scope_end(scope);
+    gboolean shown = FALSE;
+    for (guint i = 0; i < n_items(offered); i++)
+      shown |= g_strcmp0(gtk_string_list_get_string(GTK_STRING_LIST(offered), i), name) == 0;
+    if (taken != shown)
+      g_error("dtype %s: the spec parser %s it, the dropdown %s it", name, taken ? "takes" : "refuses",
+              shown ? "offers" : "does not offer");
+    if (!taken)
+      continue;
+    n_taken++;
+    ts_arg_row_set_spec(row, spec);
+    g_assert_cmpstr(gtk_string_list_get_string(GTK_STRING_LIST(offered), gtk_drop_down_get_selected(dropdown)), ==,
+                    name);
+    g_autofree char *again = ts_arg_row_dup_spec(row, NULL);
+    g_assert_cmpstr(again, ==, spec);
+  }
+  g_assert_cmpuint(n_items(offered), ==, n_taken);
+  g_assert_cmpuint(n_taken, ==, 13); /* f32 ... bf16, as the CLI's --arg takes them */
+}
+
 /* The sidebar filters functions by name; asking for a hidden one shows it. */
 static void test_function_filter(void)
 {
@@ -772,6 +813,7 @@ int main(int argc, char **argv)
     { "/app/trace-only", test_trace_only },
     { "/app/inputs-remembered", test_inputs_remembered },
     { "/app/example-arguments", test_example_arguments },
+    { "/app/dtypes-are-the-specs", test_dtypes_are_the_specs },
     { "/app/function-filter", test_function_filter },
     { "/app/filter-picks-and-resets", test_filter_picks_and_resets },
     { "/app/export-graph", test_export_graph },
