@@ -125,7 +125,9 @@ TsTraceEntry *ts_trace_entry_new(TsLoadedModule *module, const TsWorkerTrace *tr
   g_autoptr(GDateTime) dt = g_date_time_new_from_unix_local(time_us / G_USEC_PER_SEC);
   g_autofree char *hms = g_date_time_format(dt, "%H:%M:%S");
   self->time_text = g_strdup_printf("%s.%03d", hms, (int)(time_us % G_USEC_PER_SEC / 1000));
-  self->duration_text = g_strdup_printf("%.3f ms", (double)trace->duration_ns / 1e6);
+  /* none measured (the worker died while tracing): a dash, not "0.000 ms" */
+  self->duration_text =
+    trace->duration_ns ? g_strdup_printf("%.3f ms", (double)trace->duration_ns / 1e6) : g_strdup("—");
   return self;
 }
 

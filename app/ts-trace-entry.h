@@ -26,6 +26,8 @@ const char *ts_trace_entry_get_kind(TsTraceEntry *self);
 /* Tracing failed: get_reason is the error, and there is no concrete function. */
 gboolean ts_trace_entry_get_failed(TsTraceEntry *self);
 ts_trace_reason ts_trace_entry_get_reason_code(TsTraceEntry *self);
+/* 0 when none was measured (the worker died while tracing); its
+ * duration-text is then a dash. */
 guint64 ts_trace_entry_get_duration_ns(TsTraceEntry *self);
 int ts_trace_entry_get_n_concrete(TsTraceEntry *self);
 const char *ts_trace_entry_get_call_label(TsTraceEntry *self);

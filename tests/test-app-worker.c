@@ -477,6 +477,13 @@ static void test_crash_while_tracing(void)
   g_assert_cmpstr(ts_trace_entry_get_signature(failed), ==, "(x: f32[2]=1,-1)");
   g_assert_cmpstr(ts_trace_entry_get_kind(failed), ==, "tracing failed");
   g_assert_true(g_str_has_prefix(ts_trace_entry_get_reason(failed), "segv crashed: SIGSEGV"));
+  /* no duration was measured: the row shows a dash, not "0.000 ms" */
+  g_assert_cmpuint(ts_trace_entry_get_duration_ns(failed), ==, 0);
+  g_autofree char *duration = NULL;
+  g_object_get(failed, "duration-text", &duration, NULL);
+  g_assert_cmpstr(duration, ==, "—");
+  wait_drawn(GTK_WIDGET(window));
+  save_test_screenshot(GTK_WIDGET(window), "crash-while-tracing.png");
   test_wait_for(module_changed, before, "the fresh worker");
   wait_idle();
   g_assert_cmpstr(ts_graph_pane_get_status_title(pane), ==, "Tracing segv Failed");

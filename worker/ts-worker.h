@@ -66,7 +66,7 @@ typedef struct {
   char *pretty_signature;
   ts_trace_reason reason;
   char *reason_text;
-  guint64 duration_ns;
+  guint64 duration_ns;    /* 0: none measured (the worker died while it traced) */
   int n_concrete;         /* the function's concrete functions now */
   int trace_count;
   ts_graph *graph;        /* the concrete function's graph (owned), NULL if it did not arrive */
