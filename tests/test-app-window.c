@@ -775,6 +775,36 @@ static void test_no_cut_text(void)
     g_error("text cut:\n%s", problems->str);
 }
 
+/* The Result header says which call the result is of: too long for the
+ * run panel at the default size, it keeps its start (the function's name)
+ * and is ellipsized further on, the whole text in its tooltip. */
+static void test_result_header_shows_function(void)
+{
+  resize_and_draw(1280, 800);
+  select_function("sequential_model");
+  run_with((const char *const[]){ "f32[4,28,28]:uniform", NULL });
+  wait_drawn(GTK_WIDGET(window));
+  const char *meta = ts_run_panel_get_meta(ts_window_get_run_panel(window));
+  /* "#3 sequential_model(f32[4,28,28]:uniform) · f32[4,10] · graph · 1 call, 25.825 ms" */
+  const char *name_at = strstr(meta, "sequential_model(");
+  g_assert_nonnull(name_at);
+  g_autofree char *start = g_strndup(meta, (gsize)(name_at - meta) + strlen("sequential_model("));
+  g_assert_true(g_regex_match_simple("^#[0-9]+ sequential_model\\($", start, 0, 0));
+  GtkWidget *header = find_named(GTK_WIDGET(ts_window_get_run_panel(window)), "result-meta");
+  g_assert_nonnull(header);
+  g_assert_cmpstr(gtk_label_get_text(GTK_LABEL(header)), ==, meta);
+  save_test_screenshot(GTK_WIDGET(window), "result-header.png");
+  g_assert_true(pango_layout_is_ellipsized(gtk_label_get_layout(GTK_LABEL(header)))); /* too long here */
+  g_assert_cmpstr(gtk_widget_get_tooltip_text(header), ==, meta);
+  /* the middle goes, the start stays: the function's name fits in the
+   * half of the label before the ellipsis (and the time at its end shows) */
+  g_assert_cmpint(gtk_label_get_ellipsize(GTK_LABEL(header)), ==, PANGO_ELLIPSIZE_MIDDLE);
+  g_autoptr(PangoLayout) name = gtk_widget_create_pango_layout(header, start);
+  int name_width = 0;
+  pango_layout_get_pixel_size(name, &name_width, NULL);
+  g_assert_cmpint(name_width, <, gtk_widget_get_width(header) / 2 - 10);
+}
+
 /* `tracescope --version` prints the project's version and exits 0. */
 static void test_version(void)
 {
@@ -1025,6 +1055,7 @@ int main(int argc, char **argv)
     { "/app/input-error-message", test_input_error_message },
     { "/app/recent-menu-underscores", test_recent_menu_underscores },
     { "/app/no-cut-text", test_no_cut_text },
+    { "/app/result-header-shows-function", test_result_header_shows_function },
     { "/app/version", test_version },
     { "/app/layout-fits", test_layout_fits },
     { "/app/screenshot-panel-tab", test_screenshot_panel_tab },
