@@ -47,7 +47,10 @@ static void set_module(TsWindow *self, TsLoadedModule *module, gboolean keep, gb
   gtk_stack_set_visible_child_name(self->main_stack, "main");
   _ts_window_show_module_panes(self, TRUE);
   ts_node_details_set_source(self->node_details, self->worker, ts_loaded_module_get_file(module));
-  /* a reloaded module starts untraced: the function stays selected, not its old graphs */
+  /* a reloaded module starts untraced: the function stays selected, not its old graphs;
+   * a module of one function (an ONNX model of one output) has it selected, ready to run */
+  if (!function && ts_loaded_module_get_n_functions(module) == 1)
+    function = g_strdup(ts_loaded_module_get_function(module, 0)->name);
   if (!function || !ts_function_list_select(self->function_list, function, -1))
     ts_workspace_selection_changed(self->workspace);
   if (shown_module) /* the graph of the worker before, as a trace log row shows it */

@@ -782,8 +782,17 @@ static void test_open_onnx_model(void)
   g_assert_nonnull(module);
   g_assert_cmpint(ts_loaded_module_get_n_functions(module), ==, 1);
   g_assert_nonnull(ts_loaded_module_lookup(module, "dense_128_model"));
+  /* its one function is selected, its arguments ready: Run runs it */
+  TsSidebarItem *selected = ts_function_list_get_selected(ts_window_get_function_list(window));
+  g_assert_nonnull(selected);
+  g_assert_cmpstr(ts_sidebar_item_get_function_name(selected), ==, "dense_128_model");
+  g_assert_true(gtk_widget_get_sensitive(GTK_WIDGET(ts_window_get_run_panel(window))));
+  g_auto(GStrv) args = ts_run_panel_dup_args(ts_window_get_run_panel(window), NULL);
+  g_assert_nonnull(args);
+  g_assert_cmpuint(g_strv_length(args), ==, 1); /* x */
+  wait_drawn(GTK_WIDGET(window));
+  save_test_screenshot(GTK_WIDGET(window), "onnx-one-function.png");
   activate("win.mode", "s", "graph");
-  select_function("dense_128_model");
   run_with((const char *const[]){ "f32[2,28,28]:uniform", NULL });
   g_autofree char *result = result_text();
   g_assert_nonnull(strstr(result, "shape=(2, 10), dtype=float32)"));
