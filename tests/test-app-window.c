@@ -805,6 +805,39 @@ static void test_result_header_shows_function(void)
   g_assert_cmpint(name_width, <, gtk_widget_get_width(header) / 2 - 10);
 }
 
+/* A scalar argument's shape is empty: the shape entry's placeholder says
+ * that empty means a scalar (not a shape left to fill in), whole, at the
+ * default size and at the smallest. */
+static void test_shape_placeholder_says_scalar(void)
+{
+  TsRunPanel *panel = ts_window_get_run_panel(window);
+  select_function("power");
+  ts_run_panel_set_args(panel, (const char *const[]){ "f32[]=2.5", "3", NULL });
+  GtkWidget *row = find_widget(GTK_WIDGET(panel), TS_TYPE_ARG_ROW);
+  GtkWidget *shape = find_named(row, "shape");
+  g_assert_nonnull(shape);
+  g_assert_cmpstr(gtk_editable_get_text(GTK_EDITABLE(shape)), ==, "");
+  g_assert_nonnull(strstr(gtk_entry_get_placeholder_text(GTK_ENTRY(shape)), "scalar"));
+  /* GtkText shows the placeholder in a label of its own */
+  GtkWidget *text = find_widget(shape, GTK_TYPE_TEXT);
+  GtkWidget *placeholder = find_widget(text, GTK_TYPE_LABEL);
+  g_assert_nonnull(placeholder);
+  g_assert_cmpstr(gtk_label_get_text(GTK_LABEL(placeholder)), ==, gtk_entry_get_placeholder_text(GTK_ENTRY(shape)));
+  for (guint i = 0; i < G_N_ELEMENTS(LAYOUT_SIZES); i++) {
+    resize_and_draw(LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1]);
+    g_assert_true(gtk_widget_get_mapped(placeholder));
+    int natural = 0;
+    gtk_widget_measure(placeholder, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
+    g_test_message("at %dx%d the placeholder has %d px of its %d", LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1],
+                   gtk_widget_get_width(placeholder), natural);
+    g_assert_false(pango_layout_is_ellipsized(gtk_label_get_layout(GTK_LABEL(placeholder))));
+    g_assert_cmpint(gtk_widget_get_width(placeholder), >=, natural);
+    g_autofree char *name = g_strdup_printf("shape-placeholder-%dx%d.png", LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1]);
+    save_test_screenshot(GTK_WIDGET(window), name);
+  }
+  resize_and_draw(1280, 800);
+}
+
 /* `tracescope --version` prints the project's version and exits 0. */
 static void test_version(void)
 {
@@ -1056,6 +1089,7 @@ int main(int argc, char **argv)
     { "/app/recent-menu-underscores", test_recent_menu_underscores },
     { "/app/no-cut-text", test_no_cut_text },
     { "/app/result-header-shows-function", test_result_header_shows_function },
+    { "/app/shape-placeholder-says-scalar", test_shape_placeholder_says_scalar },
     { "/app/version", test_version },
     { "/app/layout-fits", test_layout_fits },
     { "/app/screenshot-panel-tab", test_screenshot_panel_tab },
