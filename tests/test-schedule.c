@@ -496,9 +496,11 @@ static bool watched_call(ts_function *fn, ts_value *args, int n, int n_inputs, i
     g_assert_null(ts_health_first_nonfinite(health));
     ts_health_free(health);
   }
-  /* a piece ran on another thread, and a listener heard of it from there,
-   * a row run's share of the reads too */
-  bool other = s.n_shared > shared && (!id || (h->other_thread && (parts < 2 || h->read_elsewhere)));
+  /* a piece ran on another thread, and a listener heard of it from there
+   * (a row run's reads too, often, but not always: the parts take them 16
+   * at a time while any are left, and a caller quicker than the pool's
+   * thread to wake takes them all, as a release build's mostly does) */
+  bool other = s.n_shared > shared && (!id || h->other_thread);
   g_free(h);
   return other;
 }
