@@ -505,6 +505,37 @@ static ts_tensor *ew_chain_fn(ts_call *c)
   return x;
 }
 
+/* ONE_SCOPE ops of one kind in no name scope: Add, Add_1, ... Add_3999
+ * (finding each name once tried every one before it). */
+#define ONE_SCOPE 4000
+
+static ts_tensor *one_scope_fn(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  for (int i = 0; i < ONE_SCOPE; i++)
+    x = ts_add(x, x);
+  return x;
+}
+
+static void one_scope_row(void)
+{
+  int64_t t[REPEATS];
+  ts_value spec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(4));
+  for (int r = 0; r < REPEATS; r++) {
+    ts_function *fn = ts_function_new("one_scope", one_scope_fn, "x");
+    uint64_t t0 = ts_now_ns();
+    ts_concrete *cf = ts_function_get_concrete(fn, &spec, 1);
+    t[r] = (int64_t)(ts_now_ns() - t0);
+    ts_function_free(fn);
+    if (!cf) {
+      row_error("trace+optimize+plan 4000 Adds in one scope");
+      return;
+    }
+  }
+  row("trace+optimize+plan 4000 Adds in one scope", median(t, REPEATS, 1) / 1e3,
+      "Add, Add_1, ... Add_3999");
+}
+
 static void long_chain_row(void)
 {
   ts_function *fn = ts_function_new("ew_chain", ew_chain_fn, "x");
@@ -601,6 +632,7 @@ static void bench_tracing(ts_module *seeds)
     first_second_rows("sequential_model", fresh_seed, (void *)model->w.name, &c);
   }
   long_chain_row();
+  one_scope_row();
   cache_hit_rows();
 }
 
