@@ -458,6 +458,96 @@ static void trace_only_row(const char *label, const char *seed, call *c)
   row(label, median(t, REPEATS, 1) / 1e3, note);
 }
 
+/* The passes alone on a traced graph (ts_graph_optimize), median of REPEATS. */
+static void optimize_row(const char *label, const ts_graph *g, const char *passes)
+{
+  int64_t t[REPEATS];
+  for (int r = 0; r < REPEATS; r++) {
+    uint64_t t0 = ts_now_ns();
+    ts_graph *out = ts_graph_optimize(g, passes, NULL);
+    t[r] = (int64_t)(ts_now_ns() - t0);
+    if (!out) {
+      row_error(label);
+      return;
+    }
+    ts_graph_free(out);
+  }
+  char note[96];
+  g_snprintf(note, sizeof note, "%d nodes, passes: %s", ts_graph_n_nodes(g), passes);
+  row(label, median(t, REPEATS, 1) / 1e3, note);
+}
+
+/* sequential_model's traced graph through all passes and through fuse. */
+static void pass_rows(const char *seed, call *c)
+{
+  ts_module *module = NULL;
+  ts_function *fn = fresh_seed((void *)seed, &module);
+  ts_concrete *cf = fn ? ts_function_get_concrete(fn, c->args, c->n_args) : NULL;
+  if (!cf) {
+    row_error("passes on sequential_model");
+  } else {
+    optimize_row("passes on sequential_model's graph", ts_concrete_graph(cf), "all");
+    optimize_row("fuse pass on sequential_model's graph", ts_concrete_graph(cf), "fuse");
+  }
+  if (module)
+    ts_module_free(module);
+}
+
+/* A chain of EW_CHAIN elementwise ops, longer than a fused kernel takes:
+ * the fuse pass looks at it and leaves it (the search was once quadratic). */
+#define EW_CHAIN 16000
+
+static ts_tensor *ew_chain_fn(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  for (int i = 0; i < EW_CHAIN / 2; i++)
+    x = ts_tanh(ts_mul(x, x));
+  return x;
+}
+
+/* ONE_SCOPE ops of one kind in no name scope: Add, Add_1, ... Add_3999
+ * (finding each name once tried every one before it). */
+#define ONE_SCOPE 4000
+
+static ts_tensor *one_scope_fn(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  for (int i = 0; i < ONE_SCOPE; i++)
+    x = ts_add(x, x);
+  return x;
+}
+
+static void one_scope_row(void)
+{
+  int64_t t[REPEATS];
+  ts_value spec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(4));
+  for (int r = 0; r < REPEATS; r++) {
+    ts_function *fn = ts_function_new("one_scope", one_scope_fn, "x");
+    uint64_t t0 = ts_now_ns();
+    ts_concrete *cf = ts_function_get_concrete(fn, &spec, 1);
+    t[r] = (int64_t)(ts_now_ns() - t0);
+    ts_function_free(fn);
+    if (!cf) {
+      row_error("trace+optimize+plan 4000 Adds in one scope");
+      return;
+    }
+  }
+  row("trace+optimize+plan 4000 Adds in one scope", median(t, REPEATS, 1) / 1e3,
+      "Add, Add_1, ... Add_3999");
+}
+
+static void long_chain_row(void)
+{
+  ts_function *fn = ts_function_new("ew_chain", ew_chain_fn, "x");
+  ts_value spec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(4));
+  ts_concrete *cf = ts_function_get_concrete(fn, &spec, 1);
+  if (!cf)
+    row_error("fuse pass on a 16000-op elementwise chain");
+  else
+    optimize_row("fuse pass on a 16000-op elementwise chain", ts_concrete_graph(cf), "fuse");
+  ts_function_free(fn);
+}
+
 /* A cache hit before execution starts.  The traced function returns its
  * argument, so its graph is one Placeholder wired to the output and the
  * executor runs no kernel: the whole call — the signature of the
@@ -538,8 +628,11 @@ static void bench_tracing(ts_module *seeds)
     c.n_args = model->args(c.args);
     call spec = { NULL, { TS_SPEC_VALUE(TS_F32, TS_SHAPE(20, 28, 28)) }, 1 };
     trace_only_row("trace+optimize+plan sequential_model (100 layers)", model->w.name, &spec);
+    pass_rows(model->w.name, &spec);
     first_second_rows("sequential_model", fresh_seed, (void *)model->w.name, &c);
   }
+  long_chain_row();
+  one_scope_row();
   cache_hit_rows();
 }
 

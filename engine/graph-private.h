@@ -42,6 +42,7 @@ struct ts_graph {
   GArray *outputs;       /* ts_port */
   GStringChunk *strings;
   GHashTable *names;     /* node names taken (interned keys) */
+  GHashTable *next_suffix; /* interned base name -> the first N that "base_N" may be free for */
   /* The last file and function interned (add_node): a graph's nodes mostly
    * come from one of each, and comparing is cheaper than interning. */
   const char *last_loc[2];

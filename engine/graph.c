@@ -30,6 +30,7 @@ ts_graph *ts__graph_new(const char *name, ts_graph *parent)
   g->outputs = g_array_new(FALSE, FALSE, sizeof(ts_port));
   g->strings = g_string_chunk_new(1024);
   g->names = g_hash_table_new(g_str_hash, g_str_equal);
+  g->next_suffix = g_hash_table_new(NULL, NULL);
   return g;
 }
 
@@ -41,6 +42,7 @@ void ts__graph_free(ts_graph *g)
   g_array_unref(g->inputs);
   g_array_unref(g->outputs);
   g_hash_table_unref(g->names);
+  g_hash_table_unref(g->next_suffix);
   g_string_chunk_free(g->strings);
   g_free(g->name);
   g_free(g);
@@ -54,15 +56,23 @@ const char *ts__graph_intern(ts_graph *g, const char *s)
 /* "scope/hint", then "scope/hint_1", "scope/hint_2", ... until unused.
  * Every name taken is interned already, so a candidate is interned before
  * it is tried: one that is taken costs no memory, one that is free is
- * taken by the same hash table insertion that tests it. */
+ * taken by the same hash table insertion that tests it.  Names are never
+ * given back, so a base's next search starts where its last one ended:
+ * n nodes of one hint cost n tries, not n²/2. */
 static const char *unique_name(ts_graph *g, const char *scope, const char *hint)
 {
   char *base = *scope ? g_strconcat(scope, "/", hint, NULL) : g_strdup(hint);
-  const char *name = ts__graph_intern(g, base);
-  for (int i = 1; !g_hash_table_add(g->names, (gpointer)name); i++) {
-    char *next = g_strdup_printf("%s_%d", base, i);
-    name = ts__graph_intern(g, next);
-    g_free(next);
+  const char *interned = ts__graph_intern(g, base), *name = interned;
+  if (!g_hash_table_add(g->names, (gpointer)name)) {
+    int i = MAX(1, GPOINTER_TO_INT(g_hash_table_lookup(g->next_suffix, interned)));
+    for (;; i++) {
+      char *next = g_strdup_printf("%s_%d", base, i);
+      name = ts__graph_intern(g, next);
+      g_free(next);
+      if (g_hash_table_add(g->names, (gpointer)name))
+        break;
+    }
+    g_hash_table_insert(g->next_suffix, (gpointer)interned, GINT_TO_POINTER(i + 1));
   }
   g_free(base);
   return name;

@@ -679,6 +679,41 @@ static void test_fuse_keeps(void)
   ts_function_free(fn);
 }
 
+/* A chain of chain_len ops, its second reading the first twice. */
+static int chain_len;
+
+static ts_tensor *long_chain(ts_call *c)
+{
+  ts_tensor *y = ts_neg(ts_arg(c, 0));
+  y = ts_mul(y, y);
+  for (int i = 2; i < chain_len; i++)
+    y = ts_tanh(y);
+  return y;
+}
+
+/* A fused kernel runs at most 32 ops: a longer chain stays as it is, and a
+ * node read twice counts once. */
+static void test_fuse_limit(void)
+{
+  static const struct {
+    int len;
+    const char *summary;
+  } CASES[] = {
+    { 32, "fuse: fused 32 nodes into 1 kernels" },
+    { 33, "fuse: fused 0 nodes into 0 kernels" },
+    { 5000, "fuse: fused 0 nodes into 0 kernels" },
+  };
+  ts_value spec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(3));
+  for (size_t k = 0; k < G_N_ELEMENTS(CASES); k++) {
+    chain_len = CASES[k].len;
+    ts_function *fn = ts_function_new("long_chain", long_chain, "x");
+    ts_graph *g = optimize(trace(fn, &spec, 1), "fuse", CASES[k].summary);
+    g_assert_cmpint(count_op(g, TS_OP_TANH), ==, CASES[k].len > 32 ? CASES[k].len - 2 : 0);
+    ts_graph_free(g);
+    ts_function_free(fn);
+  }
+}
+
 static ts_tensor *dense_relu(ts_call *c)
 {
   return ts_relu(ts_add(ts_matmul(ts_arg(c, 0), ts_arg(c, 1)), ts_arg(c, 2)));
@@ -827,6 +862,7 @@ int main(int argc, char **argv)
   g_test_add_func("/passes/dce", test_dce);
   g_test_add_func("/passes/fuse/elementwise", test_fuse_elementwise);
   g_test_add_func("/passes/fuse/keeps", test_fuse_keeps);
+  g_test_add_func("/passes/fuse/limit", test_fuse_limit);
   g_test_add_func("/passes/fuse/matmul", test_fuse_matmul);
   g_test_add_func("/passes/read-variable/view", test_read_is_a_view);
   g_test_add_func("/passes/read-variable/graph", test_read_in_graph);

@@ -141,6 +141,49 @@ static void test_first_call(void)
   ts_function_free(fn);
 }
 
+/* A model's weights, made on its first trace (tf.function's singleton variables). */
+static ts_tensor *weights;
+
+static ts_tensor *dense_with_weights(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  if (!weights)
+    TS_INIT_SCOPE {
+      weights = ts_variable_new(ts_ones(TS_F32, TS_SHAPE(17, 19)), "w");
+    }
+  return ts_relu(ts_matmul(x, ts_read(weights)));
+}
+
+static int count_begins(GArray *a, ts_phase_kind kind)
+{
+  int n = 0;
+  for (int i = find_begin(a, 0, kind, NULL); i >= 0; i = find_begin(a, (guint)i + 1, kind, NULL))
+    n++;
+  return n;
+}
+
+/* A first trace that makes variables runs twice (tf.function), but only the
+ * trace kept is optimized and planned. */
+static void test_traced_twice_planned_once(void)
+{
+  int id;
+  GArray *a = listen_phases(&id);
+  ts_function *fn = ts_function_new("dense_with_weights", dense_with_weights, "x");
+  ts_scope *scope = ts_scope_begin();
+  ts_value x = TS_TENSOR_VALUE(ts_ones(TS_F32, TS_SHAPE(13, 17)));
+  g_assert_nonnull(ts_function_call(fn, &x, 1));
+  assert_nested(a);
+  g_assert_cmpint(ts_function_trace_count(fn), ==, 1);
+  g_assert_cmpint(count_begins(a, TS_PHASE_TRACE), ==, 1);
+  g_assert_cmpint(count_begins(a, TS_PHASE_OPTIMIZE), ==, 1);
+  g_assert_cmpint(count_begins(a, TS_PHASE_PLAN), ==, 1);
+  ts_scope_end(scope);
+  ts_listener_remove(id);
+  g_array_unref(a);
+  ts_function_free(fn);
+  g_clear_pointer(&weights, ts_tensor_unref);
+}
+
 /* The kinds' names, as tools show them. */
 static void test_names(void)
 {
@@ -153,6 +196,7 @@ int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/phases/first-call", test_first_call);
+  g_test_add_func("/phases/traced-twice-planned-once", test_traced_twice_planned_once);
   g_test_add_func("/phases/names", test_names);
   int status = g_test_run();
   ts_release_all();

@@ -156,16 +156,31 @@ typedef struct cluster {
   GArray *externals; /* ts_port: the inputs from outside, in first-use order */
 } cluster;
 
-static void collect(const ts_graph *g, const bool *absorbed, int id, GArray *members)
+/* Adds root and the absorbed nodes it reads, transitively, to members;
+ * false as soon as there are more than FUSE_MAX_INSTRS (such a cluster is
+ * not fused, so the rest need not be found).  An absorbed node has one
+ * user, so it belongs to one cluster: `seen`, shared by all clusters,
+ * counts a node read twice (x * x) once, and the walk is linear in the
+ * graph where a search of members made a long chain quadratic.  A stack,
+ * not recursion: a chain can be as deep as the graph. */
+static bool collect(const ts_graph *g, const bool *absorbed, bool *seen, int root, GArray *members)
 {
-  for (guint i = 0; i < members->len; i++)
-    if (g_array_index(members, int, i) == id)
-      return;
-  g_array_append_val(members, id);
-  const ts_node *n = ts__graph_node(g, id);
-  for (int i = 0; i < n->n_inputs; i++)
-    if (absorbed[n->inputs[i].node])
-      collect(g, absorbed, n->inputs[i].node, members);
+  int stack[FUSE_MAX_INSTRS * TS_MAX_INPUTS + 1], top = 0;
+  stack[top++] = root;
+  while (top) {
+    int id = stack[--top];
+    if (seen[id])
+      continue;
+    seen[id] = true;
+    if (members->len == FUSE_MAX_INSTRS)
+      return false;
+    g_array_append_val(members, id);
+    const ts_node *n = ts__graph_node(g, id);
+    for (int i = 0; i < n->n_inputs; i++)
+      if (absorbed[n->inputs[i].node] && !seen[n->inputs[i].node])
+        stack[top++] = n->inputs[i].node;
+  }
+  return true;
 }
 
 static int cmp_int(gconstpointer a, gconstpointer b)
@@ -210,6 +225,7 @@ static ts_graph *fuse_elementwise(const ts_graph *g, ts_graph *parent, ts_pass_s
   int n = (int)g->nodes->len;
   int *user = ts__single_users(g);
   bool *fusible = g_new0(bool, n ? n : 1), *absorbed = g_new0(bool, n ? n : 1);
+  bool *seen = g_new0(bool, n ? n : 1);
   for (int id = 0; id < n; id++)
     fusible[id] = ew_fusible(g, ts__graph_node(g, id));
   for (int id = 0; id < n; id++) {
@@ -228,10 +244,9 @@ static ts_graph *fuse_elementwise(const ts_graph *g, ts_graph *parent, ts_pass_s
     cluster *cl = &clusters[id];
     cl->members = g_array_new(FALSE, FALSE, sizeof(int));
     cl->externals = g_array_new(FALSE, FALSE, sizeof(ts_port));
-    collect(g, absorbed, id, cl->members);
-    g_array_sort(cl->members, cmp_int);
-    if (cl->members->len < 2 || cl->members->len > FUSE_MAX_INSTRS)
+    if (!collect(g, absorbed, seen, id, cl->members) || cl->members->len < 2)
       continue;
+    g_array_sort(cl->members, cmp_int);
     programs[id] = cluster_program(g, cl);
     if (cl->externals->len > TS_MAX_INPUTS) {
       g_clear_pointer(&programs[id], g_free);
@@ -275,6 +290,7 @@ static ts_graph *fuse_elementwise(const ts_graph *g, ts_graph *parent, ts_pass_s
   g_free(user);
   g_free(fusible);
   g_free(absorbed);
+  g_free(seen);
   return ts__rewrite_finish(rw, false);
 }
 
