@@ -356,7 +356,12 @@ static void test_bad_arguments(void)
   expect_failure(cli("run", "seeds", "deep_net", "--arg", "f32[2]=1", NULL), 2,
                  "argument 'f32[2]=1': 2 values expected for f32[2], got 1");
   expect_failure(cli("run", "seeds", "no_such_function", NULL), 1,
-                 "module 'seeds' has no function 'no_such_function'");
+                 "module 'seeds' has no function 'no_such_function' (see: tracescope-cli list seeds)");
+  /* a typo names the function meant */
+  expect_failure(cli("run", "seeds", "sequential_modle", NULL), 1,
+                 "module 'seeds' has no function 'sequential_modle' (did you mean 'sequential_model'? "
+                 "see: tracescope-cli list seeds)");
+  expect_failure(cli("run", "seeds", "Deep_Net", NULL), 1, "(did you mean 'deep_net'? ");
   expect_failure(cli("run", "/no/such/module.so", "f", NULL), 1,
                  "cannot open module '/no/such/module.so': no such file");
   expect_failure(cli("list", "/no/such/module.so", NULL), 1,
