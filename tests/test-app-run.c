@@ -670,12 +670,9 @@ static void test_missing_symbol_refused(void)
 /* A module rebuilt on disk reloads; the selection and the inputs stay. */
 static void test_reload_on_change(void)
 {
-  g_autofree char *path = g_build_filename(tmp_dir, "tiny.so", NULL);
-  g_autofree char *src = g_build_filename(TS_TEST_MODULES_DIR, "tiny.so", NULL);
   g_autofree char *contents = NULL;
   gsize length;
-  g_assert_true(g_file_get_contents(src, &contents, &length, NULL));
-  g_assert_true(g_file_set_contents(path, contents, (gssize)length, NULL));
+  g_autofree char *path = copy_of_tiny("tiny.so", &contents, &length);
   activate("win.open-module", "s", path);
   wait_idle();
   TsLoadedModule *old = ts_window_get_module(window);
@@ -706,12 +703,9 @@ static gboolean load_failed(gpointer data)
  * that went by itself left the old functions looking like the new code's). */
 static void test_reload_failure_stays_said(void)
 {
-  g_autofree char *path = g_build_filename(tmp_dir, "tiny-broken.so", NULL);
-  g_autofree char *src = g_build_filename(TS_TEST_MODULES_DIR, "tiny.so", NULL);
   g_autofree char *contents = NULL;
   gsize length;
-  g_assert_true(g_file_get_contents(src, &contents, &length, NULL));
-  g_assert_true(g_file_set_contents(path, contents, (gssize)length, NULL));
+  g_autofree char *path = copy_of_tiny("tiny-broken.so", &contents, &length);
   activate("win.open-module", "s", path);
   wait_idle();
   TsLoadedModule *old = ts_window_get_module(window);

@@ -581,12 +581,9 @@ static void test_remote_source_reload(void)
   g_assert_cmpint(n_lines, ==, 2 * TS_NODE_DETAILS_CONTEXT + 1);
   ts_graph_view_select_item(shown_view(), -1);
 
-  g_autofree char *path = g_build_filename(tmp_dir, "remote-tiny.so", NULL);
-  g_autofree char *src = g_build_filename(TS_TEST_MODULES_DIR, "tiny.so", NULL);
   g_autofree char *contents = NULL;
   gsize length;
-  g_assert_true(g_file_get_contents(src, &contents, &length, NULL));
-  g_assert_true(g_file_set_contents(path, contents, (gssize)length, NULL));
+  g_autofree char *path = copy_of_tiny("remote-tiny.so", &contents, &length);
   activate("win.connect-remote-to", "(ss)", sshd_target, path);
   wait_idle();
   TsLoadedModule *old = ts_window_get_module(window);

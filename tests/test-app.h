@@ -32,6 +32,17 @@ static char *tmp_dir;
 /* ---- helpers ---------------------------------------------------------------- */
 
 
+/* A copy of the test module tiny.so in tmp_dir under name (owned), its
+ * bytes in *contents (owned) to "rebuild" it with. */
+static inline char *copy_of_tiny(const char *name, char **contents, gsize *length)
+{
+  char *path = g_build_filename(tmp_dir, name, NULL);
+  g_autofree char *src = g_build_filename(TS_TEST_MODULES_DIR, "tiny.so", NULL);
+  g_assert_true(g_file_get_contents(src, contents, length, NULL));
+  g_assert_true(g_file_set_contents(path, *contents, (gssize)*length, NULL));
+  return path;
+}
+
 static inline gboolean window_idle(gpointer data)
 {
   return !ts_window_get_busy(window);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <tracescope-backend.h>
 
+#include "test-device-random.h"
 #include "test-device-step.h"
 #include "test-errors.h"
 
@@ -532,6 +533,40 @@ static void test_copies_carry_operand(void)
   ts_scope_end(scope);
 }
 
+/* fn(args) with args[arg] = good replays on b and gives want; with bad,
+ * whose check the kernel makes on the device in a graph (a host read would
+ * break the capture), the call's error comes by the next host copy (the
+ * launch already went out), once: the next call is clean; eagerly it
+ * comes at the op, on a host copy of the operand. */
+static void expect_checked_in_graphs(const ts_backend *b, ts_function *fn, ts_value *args, int arg,
+                                     ts_tensor *good, ts_tensor *bad, ts_tensor *want,
+                                     const char *error)
+{
+  args[arg] = TS_TENSOR_VALUE(good);
+  for (int call = 0; call < 4; call++)
+    TS_DEVICE_SCOPE(b) assert_same_bytes(error, want, ts_function_call(fn, args, 2));
+  ts_schedule sched;
+  g_assert_true(ts_concrete_schedule(ts_function_get_concrete(fn, args, 2), &sched));
+  g_test_message("%s on CUDA:0: %" G_GINT64_FORMAT " captures, %" G_GINT64_FORMAT " replays",
+                 error, sched.n_captures, sched.n_replays);
+  g_assert_cmpint(sched.n_replays, >=, 1);
+
+  args[arg] = TS_TENSOR_VALUE(bad);
+  ts_tensor *late = NULL;
+  TS_DEVICE_SCOPE(b) late = ts_function_call(fn, args, 2);
+  if (late) /* queued: the host copy finds it */
+    g_assert_null(ts_tensor_to_backend(late, ts_backend_cpu()));
+  expect_error_containing(error);
+  args[arg] = TS_TENSOR_VALUE(good);
+  TS_DEVICE_SCOPE(b) assert_same_bytes(error, want, ts_function_call(fn, args, 2));
+
+  ts_run_functions_eagerly(true);
+  args[arg] = TS_TENSOR_VALUE(bad);
+  TS_DEVICE_SCOPE(b) g_assert_null(ts_function_call(fn, args, 2));
+  ts_run_functions_eagerly(false);
+  expect_error_containing(error);
+}
+
 static ts_tensor *gathered(ts_call *call)
 {
   return ts_mul(ts_gather(ts_arg(call, 0), ts_arg(call, 1), 0), ts_scalar_f32(2));
@@ -539,8 +574,7 @@ static ts_tensor *gathered(ts_call *call)
 
 /* Gather's indices are checked on the device in a graph, so its capture
  * is not broken by a host read (the calls replay), and an index out of
- * range is still the op's error: eagerly at the op, in a graph by the
- * next host copy (the launch already went out), once. */
+ * range is still the op's error. */
 static void test_indices_checked_in_graphs(void)
 {
   const ts_backend *b = cuda_or_skip();
@@ -553,41 +587,9 @@ static void test_indices_checked_in_graphs(void)
   ts_function *fn = ts_function_new("gathered", gathered, "params, indices");
   ts_value args[2] = { TS_TENSOR_VALUE(params), TS_TENSOR_VALUE(good) };
   ts_tensor *want = ts_function_call(fn, args, 2);
-  for (int call = 0; call < 4; call++)
-    TS_DEVICE_SCOPE(b) assert_same_bytes("gathered", want, ts_function_call(fn, args, 2));
-  ts_schedule sched;
-  g_assert_true(ts_concrete_schedule(ts_function_get_concrete(fn, args, 2), &sched));
-  g_test_message("CUDA:0: %" G_GINT64_FORMAT " captures, %" G_GINT64_FORMAT " replays",
-                 sched.n_captures, sched.n_replays);
-  g_assert_cmpint(sched.n_replays, >=, 1);
-
-  args[1] = TS_TENSOR_VALUE(bad);
-  ts_tensor *late = NULL;
-  TS_DEVICE_SCOPE(b) late = ts_function_call(fn, args, 2);
-  if (late) /* queued: the host copy finds it */
-    g_assert_null(ts_tensor_to_backend(late, ts_backend_cpu()));
-  expect_error_containing("Gather: indices[1] = 9 is not in [0, 4)");
-  args[1] = TS_TENSOR_VALUE(good); /* said once: the next call is clean */
-  TS_DEVICE_SCOPE(b) assert_same_bytes("gathered", want, ts_function_call(fn, args, 2));
-
-  ts_run_functions_eagerly(true); /* at the op, on a host copy of the indices */
-  args[1] = TS_TENSOR_VALUE(bad);
-  TS_DEVICE_SCOPE(b) g_assert_null(ts_function_call(fn, args, 2));
-  ts_run_functions_eagerly(false);
-  expect_error_containing("Gather: indices[1] = 9 is not in [0, 4)");
+  expect_checked_in_graphs(b, fn, args, 1, good, bad, want, "Gather: indices[1] = 9 is not in [0, 4)");
   ts_function_free(fn);
   ts_scope_end(scope);
-}
-
-/* x scaled by uniform numbers plus normal ones and small integers, each
- * from its op's seed (uploaded from the CPU's generator). */
-static ts_tensor *noisy(ts_call *call)
-{
-  ts_tensor *x = ts_arg(call, 0);
-  ts_tensor *u = ts_random_uniform(TS_F32, TS_SHAPE(8, 16), -1, 1, 7);
-  ts_tensor *n = ts_random_normal(TS_F32, TS_SHAPE(8, 16), 0, 0.5, 11);
-  ts_tensor *k = ts_cast(ts_random_uniform(TS_I32, TS_SHAPE(8, 16), 0, 5, 3), TS_F32);
-  return ts_add(ts_mul(x, u), ts_add(n, k));
 }
 
 /* A graph with RandomUniform and RandomNormal (passes off, or fold would
@@ -670,28 +672,7 @@ static void test_integer_checks_in_graphs(void)
     expect_error_containing(ROWS[r].error);
     args[1] = TS_TENSOR_VALUE(good);
     ts_tensor *want = ts_function_call(fn, args, 2);
-    for (int call = 0; call < 4; call++)
-      TS_DEVICE_SCOPE(b) assert_same_bytes(ROWS[r].error, want, ts_function_call(fn, args, 2));
-    ts_schedule sched;
-    g_assert_true(ts_concrete_schedule(ts_function_get_concrete(fn, args, 2), &sched));
-    g_test_message("%s on CUDA:0: %" G_GINT64_FORMAT " captures, %" G_GINT64_FORMAT " replays",
-                   ROWS[r].error, sched.n_captures, sched.n_replays);
-    g_assert_cmpint(sched.n_replays, >=, 1);
-
-    args[1] = TS_TENSOR_VALUE(bad);
-    ts_tensor *late = NULL;
-    TS_DEVICE_SCOPE(b) late = ts_function_call(fn, args, 2);
-    if (late) /* queued: the host copy finds it */
-      g_assert_null(ts_tensor_to_backend(late, ts_backend_cpu()));
-    expect_error_containing(ROWS[r].error);
-    args[1] = TS_TENSOR_VALUE(good); /* said once: the next call is clean */
-    TS_DEVICE_SCOPE(b) assert_same_bytes(ROWS[r].error, want, ts_function_call(fn, args, 2));
-
-    ts_run_functions_eagerly(true); /* at the op, on a host copy of the operand */
-    args[1] = TS_TENSOR_VALUE(bad);
-    TS_DEVICE_SCOPE(b) g_assert_null(ts_function_call(fn, args, 2));
-    ts_run_functions_eagerly(false);
-    expect_error_containing(ROWS[r].error);
+    expect_checked_in_graphs(b, fn, args, 1, good, bad, want, ROWS[r].error);
     ts_function_free(fn);
     ts_scope_end(scope);
   }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <tracescope-backend.h>
 
+#include "test-device-random.h"
 #include "test-device-step.h"
 #include "test-errors.h"
 
@@ -945,17 +946,6 @@ static void test_plan_replay_shape_change(void)
   g_assert_cmpint(ts_function_trace_count(fn), ==, 1);
   ts_function_free(fn);
   ts_scope_end(scope);
-}
-
-/* x scaled by uniform numbers plus normal ones and small integers, each
- * from its op's seed. */
-static ts_tensor *noisy(ts_call *call)
-{
-  ts_tensor *x = ts_arg(call, 0);
-  ts_tensor *u = ts_random_uniform(TS_F32, TS_SHAPE(8, 16), -1, 1, 7);
-  ts_tensor *n = ts_random_normal(TS_F32, TS_SHAPE(8, 16), 0, 0.5, 11);
-  ts_tensor *k = ts_cast(ts_random_uniform(TS_I32, TS_SHAPE(8, 16), 0, 5, 3), TS_F32);
-  return ts_add(ts_mul(x, u), ts_add(n, k));
 }
 
 static void assert_same_values(ts_tensor *want, ts_tensor *got)
