@@ -291,36 +291,19 @@ typedef struct op_run {
   double total, self;
 } op_run;
 
-/* Indexes the op runs of runs (in a run) by run and seq: event -> its run + 1. */
-static void index_runs(GHashTable *index, const GArray *runs, guint from)
-{
-  for (guint i = from; i < runs->len; i++) {
-    const tsp_event *e = g_array_index(runs, op_run, i).e;
-    if (e->run_id) /* outside a run, seq may repeat: each event an op run */
-      g_hash_table_insert(index, (gpointer)e, GUINT_TO_POINTER(i + 1));
-  }
-}
-
-/* The op runs of the events f accepts, every thread's.  Parts are on
- * threads of their own, so the index is made only once a second thread
- * has ops: a recording on one thread costs no lookup. */
+/* The op runs of the events f accepts, every thread's. */
 static GArray *op_runs(const tsp_session *s, const tsp_filter *f)
 {
   GArray *runs = g_array_new(FALSE, FALSE, sizeof(op_run));
-  GHashTable *index = NULL; /* once a second thread has ops (index_runs) */
+  GHashTable *index = g_hash_table_new(run_seq_hash, run_seq_equal); /* event -> its run + 1 */
   for (int t = 0; t < tsp_session_n_threads(s); t++) {
     GArray *ops = tsp__thread_op_times(s, t);
-    if (!index && runs->len && ops->len) {
-      index = g_hash_table_new(run_seq_hash, run_seq_equal);
-      index_runs(index, runs, 0);
-    }
-    guint first = runs->len; /* this thread's: its parts are of other threads' runs */
     for (guint i = 0; i < ops->len; i++) {
       const tsp__op_time *o = &g_array_index(ops, tsp__op_time, i);
       if (!tsp__filter_accepts(f, o->e))
         continue;
       double total = (double)(o->e->end_ns - o->e->start_ns);
-      guint at = index && o->e->run_id ? GPOINTER_TO_UINT(g_hash_table_lookup(index, o->e)) : 0;
+      guint at = o->e->run_id ? GPOINTER_TO_UINT(g_hash_table_lookup(index, o->e)) : 0;
       if (at) { /* another part of an op run */
         op_run *r = &g_array_index(runs, op_run, at - 1);
         r->start = MIN(r->start, o->e->start_ns);
@@ -330,13 +313,12 @@ static GArray *op_runs(const tsp_session *s, const tsp_filter *f)
         continue;
       }
       g_array_append_val(runs, ((op_run){ o->e, o->e->start_ns, o->e->end_ns, total, o->self_ns }));
+      if (o->e->run_id) /* outside a run, seq may repeat: each event an op run */
+        g_hash_table_insert(index, (gpointer)o->e, GUINT_TO_POINTER(runs->len));
     }
-    if (index)
-      index_runs(index, runs, first);
     g_array_unref(ops);
   }
-  if (index)
-    g_hash_table_unref(index);
+  g_hash_table_unref(index);
   return runs;
 }
 
