@@ -281,7 +281,8 @@ static void group_free(gpointer p)
 }
 
 /* One run of an op.  A row run's op is an event per part, each on the
- * thread that ran it, with the same run and seq (tracescope.h): it ran
+ * thread that ran it (one thread may run both, when the pool's was slow
+ * to wake), with the same run and seq (tracescope.h): it ran
  * once, and its time is its parts' together (the parts of a row run go
  * through its ops each at its own pace, so an op's parts need not overlap:
  * the threads' time on it, not a span from the first part to the last). */
