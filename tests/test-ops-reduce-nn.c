@@ -434,6 +434,38 @@ static void test_softmax(void)
   ts_scope_end(scope);
 }
 
+/* float16 and bfloat16 logits, as TensorFlow takes them: computed in float
+ * and rounded once, so each value is NumPy's (float64 softmax rounded to
+ * the dtype; ml_dtypes' rounding for bfloat16) to the last bit. */
+static void test_softmax_half(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  /* f16 [[0, ln 2, ln 3], [60000, 0, -60000], [-inf, 0, 1]] as rounded */
+  double h[] = { 0, 0.69287109375, 1.0986328125, 60000, 0, -60000, -INFINITY, 0, 1 };
+  ts_tensor *xh = ts_cast(ts_constant(TS_F64, SH(3, 3), h), TS_F16);
+  ASSERT_VALUES(ts_softmax(xh), TS_F16, SH(3, 3), 0,
+                0.1666259765625, 0.333251953125, 0.5, 1, 0, 0, 0, 0.26904296875, 0.73095703125);
+  ASSERT_VALUES(ts_log_softmax(xh), TS_F16, SH(3, 3), 0,
+                -1.7919921875, -1.0986328125, -0.69287109375, 0, -60000, -INFINITY,
+                -INFINITY, -1.3134765625, -0.313232421875);
+  ASSERT_VALUES(ts_sparse_softmax_cross_entropy(ts_constant(TS_I32, SH(3), (int32_t[]){ 2, 0, 0 }), xh),
+                TS_F16, SH(3), 0, 0.69287109375, 0, INFINITY);
+
+  /* bf16 [[0, ln 2, ln 3], [1e30, 0, -1e30]] as rounded */
+  double b[] = { 0, 0.69140625, 1.1015625, 1.0002555517425873e+30, 0, -1.0002555517425873e+30 };
+  ts_tensor *xb = ts_cast(ts_constant(TS_F64, SH(2, 3), b), TS_BF16);
+  ASSERT_VALUES(ts_softmax(xb), TS_BF16, SH(2, 3), 0, 0.1669921875, 0.33203125, 0.5, 1, 0, 0);
+  ASSERT_VALUES(ts_log_softmax(xb), TS_BF16, SH(2, 3), 0, -1.7890625, -1.1015625, -0.69140625,
+                0, -1.0002555517425873e+30, -2.0005111034851745e+30);
+  ASSERT_VALUES(ts_sparse_softmax_cross_entropy(ts_constant(TS_I64, SH(2), (int64_t[]){ 2, 1 }), xb),
+                TS_BF16, SH(2), 0, 0.69140625, 1.0002555517425873e+30);
+
+  /* a label out of range is still an error */
+  g_assert_null(ts_sparse_softmax_cross_entropy(ts_constant(TS_I32, SH(3), (int32_t[]){ 0, 3, 0 }), xh));
+  ASSERT_ERROR(TS_ERR_OUT_OF_RANGE, "SparseSoftmaxCrossEntropyWithLogits", "label value of 3");
+  ts_scope_end(scope);
+}
+
 /* Rows enough to split across the pool: the same bits at 1 and 2 threads,
  * softmax and log-softmax, rows long and short. */
 /* Rows reduced several at once (ops/reduce.c's rows()) give each row the
@@ -711,6 +743,7 @@ int main(int argc, char **argv)
   g_test_add_func("/reduce/rows-at-once", test_rows_at_once);
   g_test_add_func("/nn/softmax", test_softmax);
   g_test_add_func("/nn/log-softmax", test_log_softmax);
+  g_test_add_func("/nn/softmax-half", test_softmax_half);
   g_test_add_func("/nn/softmax-errors", test_softmax_errors);
   g_test_add_func("/nn/sparse-softmax-cross-entropy", test_xent);
   g_test_add_func("/nn/sparse-softmax-cross-entropy-errors", test_xent_errors);

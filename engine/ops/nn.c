@@ -1,6 +1,7 @@
 /* ops/nn.c — Softmax, LogSoftmax and SparseSoftmaxCrossEntropyWithLogits,
- * all over the last axis.  Each row subtracts its maximum before exp so
- * large logits do not overflow; exps are summed in f64. */
+ * all over the last axis, in float32, float64, float16 and bfloat16.  Each
+ * row subtracts its maximum before exp so large logits do not overflow;
+ * exps are summed in f64. */
 #include "elementwise.h"
 #include "engine-private.h"
 #include "kernels/kernels.h"
@@ -110,18 +111,73 @@ static void row_exp_f64(double *y, int64_t c)
 DEF_NN(f32, float, expf)
 DEF_NN(f64, double, exp)
 
+/* 16-bit floats, as TensorFlow's Softmax takes them: each row widened to
+ * float (max and exps in float, their sum in f64, as the f32 rows), each
+ * output rounded once from the exact quotient or difference.  The exps are
+ * taken twice (for the sum, then the output) rather than kept in a buffer. */
+#define DEF_NN_HALF(sfx, H, WIDEN, NARROW)                                                \
+  static float row_max_##sfx(const H *x, int64_t c)                                       \
+  {                                                                                       \
+    float m = WIDEN(x[0]);                                                                \
+    for (int64_t j = 1; j < c; j++)                                                       \
+      m = WIDEN(x[j]) > m ? WIDEN(x[j]) : m;                                              \
+    return m;                                                                             \
+  }                                                                                       \
+  static double row_sum_exp_##sfx(const H *x, int64_t c, float m)                         \
+  {                                                                                       \
+    double s = 0;                                                                         \
+    for (int64_t j = 0; j < c; j++)                                                       \
+      s += expf(WIDEN(x[j]) - m);                                                         \
+    return s;                                                                             \
+  }                                                                                       \
+  static void softmax_##sfx(const void *xv, void *yv, int64_t rows, int64_t c,          \
+                            bool log_out)                                                 \
+  {                                                                                       \
+    const H *restrict x = xv;                                                             \
+    H *restrict y = yv;                                                                   \
+    for (int64_t r = 0; r < rows; r++, x += c, y += c) {                                  \
+      float m = row_max_##sfx(x, c);                                                      \
+      double s = row_sum_exp_##sfx(x, c, m);                                              \
+      double ls = log(s);                                                                 \
+      for (int64_t j = 0; j < c; j++)                                                     \
+        y[j] = NARROW(log_out ? (double)(WIDEN(x[j]) - m) - ls                            \
+                              : (double)expf(WIDEN(x[j]) - m) / s);                       \
+    }                                                                                     \
+  }                                                                                       \
+  static int64_t xent_##sfx(const void *xv, const ts_tensor *labels, void *yv,           \
+                            int64_t rows, int64_t c)                                      \
+  {                                                                                       \
+    const H *restrict x = xv;                                                             \
+    H *restrict y = yv;                                                                   \
+    for (int64_t r = 0; r < rows; r++, x += c) {                                          \
+      int64_t label = ts__load_i64(labels->dtype, labels->data, r);                       \
+      if (label < 0 || label >= c)                                                        \
+        return r;                                                                         \
+      float m = row_max_##sfx(x, c);                                                      \
+      y[r] = NARROW(log(row_sum_exp_##sfx(x, c, m)) - (double)(WIDEN(x[label]) - m));     \
+    }                                                                                     \
+    return -1;                                                                            \
+  }
+DEF_NN_HALF(f16, ts_f16, ts__f16_to_f32, ts__f64_to_f16)
+DEF_NN_HALF(bf16, ts_bf16, ts__bf16_to_f32, ts__f64_to_bf16)
+
 static const softmax_fn SOFTMAX_FNS[TS_DTYPE_COUNT] = {
   [TS_F32] = softmax_f32,
   [TS_F64] = softmax_f64,
+  [TS_F16] = softmax_f16,
+  [TS_BF16] = softmax_bf16,
 };
-static const xent_fn XENT_FNS[TS_DTYPE_COUNT] = { [TS_F32] = xent_f32, [TS_F64] = xent_f64 };
+static const xent_fn XENT_FNS[TS_DTYPE_COUNT] = {
+  [TS_F32] = xent_f32, [TS_F64] = xent_f64, [TS_F16] = xent_f16, [TS_BF16] = xent_bf16,
+};
 
 /* Logits must be float with at least one dimension. */
 static bool check_logits(ts_infer_ctx *c, ts_info x)
 {
   char buf[TS_INFO_STR];
-  if (x.dtype != TS_F32 && x.dtype != TS_F64)
-    return ts__infer_fail(c, TS_ERR_DTYPE, "logits must be float32 or float64, got %s",
+  if (!SOFTMAX_FNS[x.dtype])
+    return ts__infer_fail(c, TS_ERR_DTYPE,
+                          "logits must be float32, float64, float16 or bfloat16, got %s",
                           ts__info_str(buf, x.dtype, x.shape));
   if (x.shape.rank < 1)
     return ts__infer_fail(c, TS_ERR_SHAPE, "logits must have at least one dimension, got %s",
