@@ -431,6 +431,44 @@ static double pool_ref(const float *x, ts_shape xs, int kh, int kw, int sh, int 
 /* The kernel's paths (2x2 and 3x3 windows unrolled, any other, windows
  * clipped by SAME's padding) on odd sizes and channel counts, against the
  * definition, and split between 2 threads the same bits as on 1. */
+/* The rest of TensorFlow's MaxPool dtypes: 8- and 16-bit integers at their
+ * extremes, and float16 and bfloat16 (compared as floats, NaN winning as
+ * in NumPy's max; SAME padding never adds a value). */
+static void test_max_pool2d_dtypes(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_tensor *x8 = ts_constant(TS_I8, TS_SHAPE(1, 2, 3, 1), (int8_t[]){ -128, -100, 127, -128, -1, 0 });
+  assert_ints(ts_max_pool2d(x8, 2, 2, 2, 2, TS_PADDING_SAME), TS_I8, TS_SHAPE(1, 1, 2, 1),
+              (int64_t[]){ -1, 127 });
+  ts_tensor *x16 = ts_constant(TS_I16, TS_SHAPE(1, 1, 3, 1), (int16_t[]){ INT16_MIN, -32767, -5 });
+  assert_ints(ts_max_pool2d(x16, 1, 2, 1, 2, TS_PADDING_SAME), TS_I16, TS_SHAPE(1, 1, 2, 1),
+              (int64_t[]){ -32767, -5 });
+  ts_tensor *xu16 = ts_constant(TS_U16, TS_SHAPE(1, 1, 3, 1), (uint16_t[]){ 65535, 0, 40000 });
+  assert_ints(ts_max_pool2d(xu16, 1, 2, 1, 1, TS_PADDING_VALID), TS_U16, TS_SHAPE(1, 1, 2, 1),
+              (int64_t[]){ 65535, 40000 });
+
+  /* [[1, nan, 3, 4], [-inf, -inf, 2, 5], [-1, -2, -3, -0.5]] */
+  static const double h[] = { 1, NAN, 3, 4, -INFINITY, -INFINITY, 2, 5, -1, -2, -3, -0.5 };
+  static const ts_dtype halves[] = { TS_F16, TS_BF16 };
+  for (size_t i = 0; i < G_N_ELEMENTS(halves); i++) {
+    ts_tensor *x = ts_cast(ts_constant(TS_F64, TS_SHAPE(1, 3, 4, 1), h), halves[i]);
+    ts_tensor *y = ts_max_pool2d(x, 2, 2, 2, 2, TS_PADDING_SAME);
+    g_assert_nonnull(y);
+    g_assert_cmpint(ts_tensor_dtype(y), ==, halves[i]);
+    g_assert_true(ts_shape_equal(ts_tensor_shape(y), TS_SHAPE(1, 2, 2, 1)));
+    g_assert_true(isnan(ts_tensor_get_f64(y, 0)));
+    g_assert_cmpfloat(ts_tensor_get_f64(y, 1), ==, 5);
+    g_assert_cmpfloat(ts_tensor_get_f64(y, 2), ==, -1);
+    g_assert_cmpfloat(ts_tensor_get_f64(y, 3), ==, -0.5);
+    /* a window of -inf alone is -inf */
+    ts_tensor *yi = ts_max_pool2d(ts_slice(x, TS_INTS(0, 1, 0, 0), TS_INTS(1, 1, 2, 1)), 1, 2, 1, 1,
+                                  TS_PADDING_VALID);
+    g_assert_nonnull(yi);
+    g_assert_cmpfloat(ts_tensor_get_f64(yi, 0), ==, -INFINITY);
+  }
+  ts_scope_end(s);
+}
+
 static void test_max_pool2d_shapes(void)
 {
   static const struct {
@@ -515,6 +553,7 @@ int main(int argc, char **argv)
   g_test_add_func("/conv2d/errors", test_conv2d_errors);
   g_test_add_func("/max-pool2d/values", test_max_pool2d);
   g_test_add_func("/max-pool2d/errors", test_max_pool2d_errors);
+  g_test_add_func("/max-pool2d/dtypes", test_max_pool2d_dtypes);
   g_test_add_func("/max-pool2d/shapes", test_max_pool2d_shapes);
   int rc = g_test_run();
   ts_release_all();

@@ -412,7 +412,7 @@ static bool fused_conv2d_cpu(ts_kernel_ctx *k)
  * are constants where they are 2 or 3 (MAX_POOL's calls), so the taps
  * unroll inside the channel loop, which vectorises with the running max
  * in a register. */
-#define POOL_PIXEL(T, IS_NAN)                                                            \
+#define POOL_PIXEL(T, VALUE, IS_NAN)                                                     \
   static inline __attribute__((always_inline)) void pool_pixel_##T(                    \
     const T *restrict p, int64_t line, int64_t c, int64_t KH, int64_t KW, T *restrict y) \
   {                                                                                      \
@@ -421,7 +421,7 @@ static bool fused_conv2d_cpu(ts_kernel_ctx *k)
       for (int64_t i = 0; i < KH; i++)                                                   \
         for (int64_t j = 0; j < KW; j++) {                                               \
           T v = p[i * line + j * c + ch];                                                \
-          m = v > m || IS_NAN(v) ? v : m;                                                \
+          m = VALUE(v) > VALUE(m) || IS_NAN(VALUE(v)) ? v : m;                           \
         }                                                                                \
       y[ch] = m;                                                                         \
     }                                                                                    \
@@ -432,8 +432,8 @@ static bool fused_conv2d_cpu(ts_kernel_ctx *k)
  * NumPy.  The select has no branch, so the channel loop vectorises (a
  * branch on random data mispredicted half the time).  The first cell is
  * taken twice (the same max). */
-#define MAX_POOL(name, T, IS_NAN)                                                        \
-  POOL_PIXEL(T, IS_NAN)                                                                  \
+#define MAX_POOL(name, T, VALUE, IS_NAN)                                                 \
+  POOL_PIXEL(T, VALUE, IS_NAN)                                                           \
   POOL_CLONES static void name(const window *g, const void *x_, void *y_, int64_t r0,    \
                                int64_t r1)                                               \
   {                                                                                      \
@@ -460,18 +460,30 @@ static bool fused_conv2d_cpu(ts_kernel_ctx *k)
     }                                                                                    \
   }
 
-MAX_POOL(max_pool_f32, float, FLOAT_NAN)
-MAX_POOL(max_pool_f64, double, FLOAT_NAN)
-MAX_POOL(max_pool_i32, int32_t, NEVER_NAN)
-MAX_POOL(max_pool_i64, int64_t, NEVER_NAN)
-MAX_POOL(max_pool_u8, uint8_t, NEVER_NAN)
+/* Values compare as they are; 16-bit floats widened to float (exactly),
+ * the max kept as stored. */
+#define AS_IS(v) (v)
+
+MAX_POOL(max_pool_f32, float, AS_IS, FLOAT_NAN)
+MAX_POOL(max_pool_f64, double, AS_IS, FLOAT_NAN)
+MAX_POOL(max_pool_i32, int32_t, AS_IS, NEVER_NAN)
+MAX_POOL(max_pool_i64, int64_t, AS_IS, NEVER_NAN)
+MAX_POOL(max_pool_u8, uint8_t, AS_IS, NEVER_NAN)
+MAX_POOL(max_pool_i8, int8_t, AS_IS, NEVER_NAN)
+MAX_POOL(max_pool_i16, int16_t, AS_IS, NEVER_NAN)
+MAX_POOL(max_pool_u16, uint16_t, AS_IS, NEVER_NAN)
+MAX_POOL(max_pool_f16, ts_f16, ts__f16_to_f32, FLOAT_NAN)
+MAX_POOL(max_pool_bf16, ts_bf16, ts__bf16_to_f32, FLOAT_NAN)
 
 /* Output rows [r0, r1) (flat over N and OH). */
 typedef void (*pool_fn)(const window *g, const void *x, void *y, int64_t r0, int64_t r1);
 
+/* TensorFlow's MaxPool dtypes (its qint8 aside). */
 static const pool_fn max_pool_table[TS_DTYPE_COUNT] = {
   [TS_F32] = max_pool_f32, [TS_F64] = max_pool_f64, [TS_I32] = max_pool_i32,
-  [TS_I64] = max_pool_i64, [TS_U8] = max_pool_u8,
+  [TS_I64] = max_pool_i64, [TS_U8] = max_pool_u8,   [TS_I8] = max_pool_i8,
+  [TS_I16] = max_pool_i16, [TS_U16] = max_pool_u16, [TS_F16] = max_pool_f16,
+  [TS_BF16] = max_pool_bf16,
 };
 
 static bool max_pool2d_infer(ts_infer_ctx *c)

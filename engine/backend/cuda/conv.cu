@@ -91,6 +91,9 @@ extern "C" bool ts__cu_max_pool(ts_dtype dtype, const ts_cu_window *g, const voi
   case TS_I32: max_pool_kernel<int32_t><<<blocks_for(n), THREADS, 0, s>>>(*g, (const int32_t *)x, (int32_t *)y); break;
   case TS_I64: max_pool_kernel<int64_t><<<blocks_for(n), THREADS, 0, s>>>(*g, (const int64_t *)x, (int64_t *)y); break;
   case TS_U8: max_pool_kernel<uint8_t><<<blocks_for(n), THREADS, 0, s>>>(*g, (const uint8_t *)x, (uint8_t *)y); break;
+  case TS_I8: max_pool_kernel<int8_t><<<blocks_for(n), THREADS, 0, s>>>(*g, (const int8_t *)x, (int8_t *)y); break;
+  case TS_I16: max_pool_kernel<int16_t><<<blocks_for(n), THREADS, 0, s>>>(*g, (const int16_t *)x, (int16_t *)y); break;
+  case TS_U16: max_pool_kernel<uint16_t><<<blocks_for(n), THREADS, 0, s>>>(*g, (const uint16_t *)x, (uint16_t *)y); break;
   default: return false;
   }
   return true;

@@ -554,10 +554,11 @@ static bool numeric(ts_dtype dt)
   return (unsigned)dt < TS_NUMERIC_DTYPE_COUNT;
 }
 
-/* the dtypes conv.cu's MaxPool is built for */
+/* the dtypes conv.cu's MaxPool is built for (16-bit floats: the CPU's) */
 static bool max_pool_dtype(ts_dtype dt)
 {
-  return dt == TS_F32 || dt == TS_F64 || dt == TS_I32 || dt == TS_I64 || dt == TS_U8;
+  return dt == TS_F32 || dt == TS_F64 || dt == TS_I32 || dt == TS_I64 || dt == TS_U8 ||
+         dt == TS_I8 || dt == TS_I16 || dt == TS_U16;
 }
 
 bool ts__cuda_op_supported(const ts_kernel_ctx *k)
