@@ -363,6 +363,32 @@ static void test_conv2d_errors(void)
   ts_scope_end(s);
 }
 
+/* float16 and bfloat16, as TensorFlow's Conv2D takes them: each output is
+ * NumPy's float64 convolution of the rounded inputs, rounded to the dtype. */
+static void test_conv2d_half(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_tensor *x = ts_constant(TS_F64, TS_SHAPE(1, 3, 3, 1),
+                             (double[]){ 0.1, -0.2, 0.3, 1.5, 2.25, -3.0, 100.0, 0.01, -7.5 });
+  ts_tensor *f = ts_constant(TS_F64, TS_SHAPE(2, 2, 1, 2), (double[]){ 1.0, 0.5, -0.25, 2.0, 0.125, -1.0, 3.0, 0.75 });
+  assert_values(ts_conv2d(ts_cast(x, TS_F16), ts_cast(f, TS_F16), 1, 1, TS_PADDING_VALID), TS_F16,
+                TS_SHAPE(1, 2, 2, 2),
+                (double[]){ 7.0859375, -0.162353515625, -8.9921875, -4.0, 13.46875, -94.75, -19.5, -10.5078125 }, 0);
+  assert_values(ts_conv2d(ts_cast(x, TS_BF16), ts_cast(f, TS_BF16), 1, 1, TS_PADDING_VALID), TS_BF16,
+                TS_SHAPE(1, 2, 2, 2), (double[]){ 7.09375, -0.1630859375, -9.0, -4.0, 13.4375, -94.5, -19.5, -10.5 },
+                0);
+  /* past float16's range: inf, as NumPy's float16 (9 x 300 x 30 = 81000) */
+  ts_tensor *big = ts_conv2d(ts_cast(ts_mul(ts_ones(TS_F64, TS_SHAPE(1, 3, 3, 1)), ts_scalar_f64(300)), TS_F16),
+                             ts_cast(ts_mul(ts_ones(TS_F64, TS_SHAPE(3, 3, 1, 1)), ts_scalar_f64(30)), TS_F16), 1,
+                             1, TS_PADDING_VALID);
+  g_assert_nonnull(big);
+  g_assert_cmpfloat(ts_tensor_get_f64(big, 0), ==, INFINITY);
+  /* the dtypes must still agree */
+  assert_error(ts_conv2d(ts_cast(x, TS_F16), ts_cast(f, TS_BF16), 1, 1, TS_PADDING_VALID), TS_ERR_DTYPE,
+               "Conv2D", "input f16[1,3,3,1], filter bf16[2,2,1,2]", NULL);
+  ts_scope_end(s);
+}
+
 /* ---- MaxPool --------------------------------------------------------------------------- */
 
 static void test_max_pool2d(void)
@@ -551,6 +577,7 @@ int main(int argc, char **argv)
   g_test_add_func("/conv2d/reference", test_conv2d_reference);
   g_test_add_func("/conv2d/hand", test_conv2d_hand);
   g_test_add_func("/conv2d/errors", test_conv2d_errors);
+  g_test_add_func("/conv2d/half", test_conv2d_half);
   g_test_add_func("/max-pool2d/values", test_max_pool2d);
   g_test_add_func("/max-pool2d/errors", test_max_pool2d_errors);
   g_test_add_func("/max-pool2d/dtypes", test_max_pool2d_dtypes);

@@ -6,6 +6,7 @@
  * stride-1 f32 by Winograd F(2x2,3x3) (kernels/conv_winograd.c), or
  * for few output channels f32 by strips of pixels (kernels/conv_direct.c),
  * whichever was faster when the shape was first met (kernels/tune.c).
+ * float16 and bfloat16 run as that f32 convolution of widened copies.
  * _FusedConv2D, made by the fusion pass (exec/fuse.c), adds a bias and
  * applies an activation as the tiles are stored. */
 #include "engine-private.h"
@@ -127,8 +128,8 @@ static bool conv2d_infer(ts_infer_ctx *c)
   ts_ints strides = c->attrs[CONV_STRIDES].ints;
   int64_t padding = c->attrs[CONV_PADDING].i;
 
-  if ((x->dtype != TS_F32 && x->dtype != TS_F64) || f->dtype != x->dtype)
-    return window_fail(c, TS_ERR_DTYPE, "input and filter must both be f32 or both f64", "");
+  if (!ts_dtype_is_float(x->dtype) || f->dtype != x->dtype)
+    return window_fail(c, TS_ERR_DTYPE, "input and filter must be of one float dtype (f32, f64, f16 or bf16)", "");
   if (x->shape.rank != 4 || f->shape.rank != 4)
     return window_fail(c, TS_ERR_SHAPE,
                        "expected input NHWC [N,H,W,C] and filter HWIO [KH,KW,C,O], both rank 4", "");
@@ -274,21 +275,20 @@ static void conv_label(const ts_tune_key *key, char *buf, size_t size)
            d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8], d[9], d[10]);
 }
 
-/* y = act(conv(x, f) + bias); bias NULL or one value per output channel. */
-static bool conv_run(ts_kernel_ctx *k, const void *bias, ts_act act)
+/* y = act(conv(x, f) + bias) in dtype dt (f32 or f64), the shapes and
+ * attributes k's; bias NULL or one value per output channel. */
+static bool conv_compute(ts_kernel_ctx *k, ts_dtype dt, const void *xd, const void *fd,
+                         const void *bias, void *yd, ts_act act)
 {
   const ts_tensor *x = k->in[0], *f = k->in[1];
-  ts_tensor *y = k->out[0];
-  if (y->size == 0)
-    return true;
   conv_op op = { .g = window_init(x->shape, f->shape.dim[0], f->shape.dim[1],
                                   k->attrs[CONV_STRIDES].ints, k->attrs[CONV_PADDING].i),
-                 .dtype = x->dtype };
+                 .dtype = dt };
   const window *g = &op.g;
   op.cv = (ts_conv){ g->n, g->h, g->w, g->c, g->kh, g->kw, f->shape.dim[3], g->sh, g->sw,
-                     g->oh, g->ow, g->top, g->left, x->data, f->data, bias, y->data, act };
+                     g->oh, g->ow, g->top, g->left, xd, fd, bias, yd, act };
   int64_t n_out = op.cv.o, patch = g->kh * g->kw * g->c, rows = g->n * g->oh * g->ow;
-  size_t esize = ts_dtype_size(x->dtype);
+  size_t esize = ts_dtype_size(dt);
   if (!fits_blas(patch) || !fits_blas(n_out))
     return ts__kernel_fail(k, TS_ERR_INVALID_ARGUMENT,
                            "filter exceeds the BLAS limit of %d rows or columns: [%" PRId64 ", %" PRId64 "]",
@@ -298,16 +298,16 @@ static bool conv_run(ts_kernel_ctx *k, const void *bias, ts_act act)
   if (patch == 0 || (g->kh == 1 && g->kw == 1 && g->sh == 1 && g->sw == 1)) {
     for (int64_t r = 0; r < rows; r += chunk) {
       ts_gemm gm = { MIN(rows - r, chunk), n_out, patch, false, false,
-                     (const char *)x->data + (size_t)(r * patch) * esize, f->data, bias,
-                     (char *)y->data + (size_t)(r * n_out) * esize, act };
-      if (x->dtype == TS_F32)
+                     (const char *)xd + (size_t)(r * patch) * esize, fd, bias,
+                     (char *)yd + (size_t)(r * n_out) * esize, act };
+      if (dt == TS_F32)
         ts__gemm_f32(&gm);
       else
         ts__gemm_f64(&gm);
     }
     return true;
   }
-  bool own = x->dtype == TS_F32, blas = x->dtype == TS_F64 || ts__blas_available();
+  bool own = dt == TS_F32, blas = dt == TS_F64 || ts__blas_available();
   if (own && !blas) {
     conv_implicit(&op);
     return true;
@@ -340,6 +340,59 @@ static bool conv_run(ts_kernel_ctx *k, const void *bias, ts_act act)
   }
   free(op.col);
   return true;
+}
+
+/* A 16-bit float element to float and back (rounded once). */
+static float widen_half(ts_dtype dt, const void *p, int64_t i)
+{
+  return dt == TS_F16 ? ts__f16_to_f32(((const ts_f16 *)p)[i]) : ts__bf16_to_f32(((const ts_bf16 *)p)[i]);
+}
+
+static void narrow_half(ts_dtype dt, void *p, int64_t i, float v)
+{
+  if (dt == TS_F16)
+    ((ts_f16 *)p)[i] = ts__f64_to_f16(v);
+  else
+    ((ts_bf16 *)p)[i] = ts__f64_to_bf16(v);
+}
+
+/* As TensorFlow's Conv2D takes half and bfloat16: widened to float32 (input,
+ * filter and bias), convolved there as an f32 convolution of that shape
+ * would be (float accumulation, its epilogue), each output rounded back
+ * once, as MatMul does (ops/matmul.c). */
+static bool conv_half(ts_kernel_ctx *k, const void *bias, ts_act act)
+{
+  const ts_tensor *x = k->in[0], *f = k->in[1];
+  ts_tensor *y = k->out[0];
+  ts_dtype dt = x->dtype;
+  int64_t o = f->shape.dim[3], nb = bias ? o : 0;
+  float *fx = g_try_malloc_n((gsize)(x->size + f->size + nb + y->size), sizeof(float));
+  if (!fx)
+    return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "cannot allocate the float32 copies of a %s convolution",
+                           ts_dtype_name(dt));
+  float *ff = fx + x->size, *fbias = ff + f->size, *fy = fbias + nb;
+  for (int64_t i = 0; i < x->size; i++)
+    fx[i] = widen_half(dt, x->data, i);
+  for (int64_t i = 0; i < f->size; i++)
+    ff[i] = widen_half(dt, f->data, i);
+  for (int64_t i = 0; i < nb; i++)
+    fbias[i] = widen_half(dt, bias, i);
+  bool ok = conv_compute(k, TS_F32, fx, ff, bias ? fbias : NULL, fy, act);
+  for (int64_t i = 0; ok && i < y->size; i++)
+    narrow_half(dt, y->data, i, fy[i]);
+  g_free(fx);
+  return ok;
+}
+
+static bool conv_run(ts_kernel_ctx *k, const void *bias, ts_act act)
+{
+  const ts_tensor *x = k->in[0];
+  ts_tensor *y = k->out[0];
+  if (y->size == 0)
+    return true;
+  if (x->dtype == TS_F16 || x->dtype == TS_BF16)
+    return conv_half(k, bias, act);
+  return conv_compute(k, x->dtype, x->data, k->in[1]->data, bias, y->data, act);
 }
 
 static bool conv2d_cpu(ts_kernel_ctx *k)
