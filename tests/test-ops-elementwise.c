@@ -570,20 +570,38 @@ static void test_where(void)
 
 /* ---- cast ------------------------------------------------------------------------------ */
 
+/* As NumPy's astype (and TensorFlow's Cast on a CPU): truncated toward
+ * zero and wrapped modulo 2^bits, through int32 for the types of 32 bits
+ * or fewer but uint32, through int64 for uint32 and int64; where NumPy
+ * warns of an invalid value (NaN, inf, out of the intermediate's range)
+ * the x86 conversion's INT_MIN, wrapped.  Every value below is NumPy's. */
 static void test_cast_float_to_int(void)
 {
   ts_scope *s = ts_scope_begin();
   ts_shape s8 = TS_SHAPE(8);
   ts_tensor *f = F32(s8, 1.9f, -1.9f, 3e9f, -3e9f, NAN, INFINITY, -INFINITY, -0.5f);
-  CHECK_I64(ts_cast(f, TS_I32), TS_I32, s8, 1, -1, INT32_MAX, INT32_MIN, 0, INT32_MAX, INT32_MIN, 0);
-  CHECK_I64(ts_cast(f, TS_I64), TS_I64, s8, 1, -1, 3000000000, -3000000000, 0, INT64_MAX, INT64_MIN,
+  CHECK_I64(ts_cast(f, TS_I32), TS_I32, s8, 1, -1, INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN, INT32_MIN, 0);
+  CHECK_I64(ts_cast(f, TS_I64), TS_I64, s8, 1, -1, 3000000000, -3000000000, INT64_MIN, INT64_MIN, INT64_MIN,
             0);
-  CHECK_I64(ts_cast(f, TS_U8), TS_U8, s8, 1, 0, 255, 0, 0, 255, 0, 0);
+  CHECK_I64(ts_cast(f, TS_U8), TS_U8, s8, 1, 255, 0, 0, 0, 0, 0, 0);
   ts_shape s5 = TS_SHAPE(5);
   ts_tensor *d = F64(s5, 0x1p63, -0x1p63, 1e19, 2147483647.9, 255.9);
-  CHECK_I64(ts_cast(d, TS_I64), TS_I64, s5, INT64_MAX, INT64_MIN, INT64_MAX, 2147483647, 255);
-  CHECK_I64(ts_cast(d, TS_I32), TS_I32, s5, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MAX, 255);
-  CHECK_I64(ts_cast(d, TS_U8), TS_U8, s5, 255, 0, 255, 255, 255);
+  CHECK_I64(ts_cast(d, TS_I64), TS_I64, s5, INT64_MIN, INT64_MIN, INT64_MIN, 2147483647, 255);
+  CHECK_I64(ts_cast(d, TS_I32), TS_I32, s5, INT32_MIN, INT32_MIN, INT32_MIN, INT32_MAX, 255);
+  CHECK_I64(ts_cast(d, TS_U8), TS_U8, s5, 0, 0, 0, 255, 255);
+
+  /* negative values to unsigned types, and values past a narrow type, wrap */
+  ts_tensor *w = F64(s5, -1, -1.5, -200, 300, 70000);
+  CHECK_I64(ts_cast(w, TS_U8), TS_U8, s5, 255, 255, 56, 44, 112);
+  CHECK_I64(ts_cast(w, TS_I8), TS_I8, s5, -1, -1, 56, 44, 112);
+  CHECK_I64(ts_cast(w, TS_I16), TS_I16, s5, -1, -1, -200, 300, 4464);
+  CHECK_I64(ts_cast(w, TS_U16), TS_U16, s5, 65535, 65535, 65336, 300, 4464);
+  CHECK_I64(ts_cast(ts_cast(w, TS_F32), TS_U32), TS_U32, s5, 4294967295, 4294967295, 4294967096, 300, 70000);
+  ts_tensor *u64 = ts_cast(F64(TS_SHAPE(6), -1, -200, 5e9, 1e19, NAN, 0x1p64), TS_U64);
+  check_header(u64, TS_U64, TS_SHAPE(6), 6);
+  const uint64_t want_u64[] = { UINT64_MAX, UINT64_MAX - 199, 5000000000, 10000000000000000000u,
+                                UINT64_C(1) << 63, 0 };
+  g_assert_cmpmem(ts_tensor_data(u64), sizeof want_u64, want_u64, sizeof want_u64);
   ts_scope_end(s);
 }
 

@@ -1,25 +1,26 @@
 /* ops/cast.c — Cast: any dtype to any dtype, one loop per pair.
  *
- * Float to integer truncates toward zero and saturates (NaN gives 0), so no
- * value is undefined behaviour; integer to integer wraps as NumPy's astype;
+ * Float to integer truncates toward zero and wraps as NumPy's astype and
+ * TensorFlow's CPU kernel do, with no value undefined behaviour
+ * (ops/cast_formulas.h); integer to integer wraps as NumPy's astype;
  * anything to bool is x != 0. */
 #include "elementwise.h"
 
 #include "cast_formulas.h"
 
 /* A value (a C number) to each dtype; 16-bit floats round from double. */
-#define SATURATE(x, sat, T) _Generic((x), float: sat(x), double: sat(x), default: (T)(x))
+#define FROM_FLOAT(x, conv, T) _Generic((x), float: conv(x), double: conv(x), default: (T)(x))
 #define TO_F32(x) ((float)(x))
 #define TO_F64(x) ((double)(x))
-#define TO_I32(x) SATURATE(x, saturate_i32, int32_t)
-#define TO_I64(x) SATURATE(x, saturate_i64, int64_t)
-#define TO_U8(x) SATURATE(x, saturate_u8, uint8_t)
+#define TO_I32(x) FROM_FLOAT(x, float_to_i32, int32_t)
+#define TO_I64(x) FROM_FLOAT(x, float_to_i64, int64_t)
+#define TO_U8(x) FROM_FLOAT(x, float_to_u8, uint8_t)
 #define TO_BOOL(x) ((x) != 0)
-#define TO_I8(x) SATURATE(x, saturate_i8, int8_t)
-#define TO_I16(x) SATURATE(x, saturate_i16, int16_t)
-#define TO_U16(x) SATURATE(x, saturate_u16, uint16_t)
-#define TO_U32(x) SATURATE(x, saturate_u32, uint32_t)
-#define TO_U64(x) SATURATE(x, saturate_u64, uint64_t)
+#define TO_I8(x) FROM_FLOAT(x, float_to_i8, int8_t)
+#define TO_I16(x) FROM_FLOAT(x, float_to_i16, int16_t)
+#define TO_U16(x) FROM_FLOAT(x, float_to_u16, uint16_t)
+#define TO_U32(x) FROM_FLOAT(x, float_to_u32, uint32_t)
+#define TO_U64(x) FROM_FLOAT(x, float_to_u64, uint64_t)
 #define TO_F16(x) ts__f64_to_f16((double)(x))
 #define TO_BF16(x) ts__f64_to_bf16((double)(x))
 

@@ -57,21 +57,21 @@ template <> struct convert<float, __nv_bfloat16> {
     return narrow<__nv_bfloat16>::from(x);
   }
 };
-#define SATURATE(T, sat)                                                       \
+#define FROM_FLOAT(T, conv)                                                       \
   template <> struct convert<float, T> {                                       \
-    static __device__ __forceinline__ T f(float x) { return sat((double)x); }  \
+    static __device__ __forceinline__ T f(float x) { return conv((double)x); } \
   };                                                                           \
   template <> struct convert<double, T> {                                      \
-    static __device__ __forceinline__ T f(double x) { return sat(x); }         \
+    static __device__ __forceinline__ T f(double x) { return conv(x); }        \
   };
-SATURATE(int32_t, saturate_i32)
-SATURATE(int64_t, saturate_i64)
-SATURATE(uint8_t, saturate_u8)
-SATURATE(int8_t, saturate_i8)
-SATURATE(int16_t, saturate_i16)
-SATURATE(uint16_t, saturate_u16)
-SATURATE(uint32_t, saturate_u32)
-SATURATE(uint64_t, saturate_u64)
+FROM_FLOAT(int32_t, float_to_i32)
+FROM_FLOAT(int64_t, float_to_i64)
+FROM_FLOAT(uint8_t, float_to_u8)
+FROM_FLOAT(int8_t, float_to_i8)
+FROM_FLOAT(int16_t, float_to_i16)
+FROM_FLOAT(uint16_t, float_to_u16)
+FROM_FLOAT(uint32_t, float_to_u32)
+FROM_FLOAT(uint64_t, float_to_u64)
 
 template <class F, class T>
 __global__ void cast_kernel(int64_t n, const F *x, T *o)
