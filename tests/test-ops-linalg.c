@@ -389,6 +389,30 @@ static void test_conv2d_half(void)
   ts_scope_end(s);
 }
 
+/* ConvTranspose in float16 and bfloat16 (PyTorch's conv_transpose2d and
+ * ONNX take them): NumPy's float64 result from the rounded input, filter
+ * and bias, rounded to the dtype. */
+static void test_conv_transpose_half(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_tensor *x = ts_constant(TS_F64, TS_SHAPE(1, 1, 2, 2), (double[]){ 1.5, -2, 0.25, 3 });
+  ts_tensor *w = ts_constant(TS_F64, TS_SHAPE(1, 2, 2, 2), (double[]){ 0.5, -1, 2, 0.125, 1.1, 0.3, -0.7, 4 });
+  ts_tensor *b = ts_constant(TS_F64, TS_SHAPE(2), (double[]){ 0.1, -0.2 });
+  static const double want_f16[] = { 0.85009765625, -2.400390625, 2.099609375, 3.224609375, -2.462890625,
+                                     -3.150390625, 0.60009765625, 6.1328125, 0.47509765625, 1.44921875,
+                                     -1.94921875, -0.7998046875, -0.9755859375, 10.578125, -7.30078125,
+                                     -0.375, -1.30078125, 11.796875 };
+  static const double want_bf16[] = { 0.8515625, -2.40625, 2.09375, 3.21875, -2.46875, -3.15625,
+                                      0.6015625, 6.125, 0.474609375, 1.453125, -1.953125, -0.80078125,
+                                      -0.97265625, 10.5625, -7.3125, -0.375, -1.296875, 11.8125 };
+  static const ts_dtype dts[] = { TS_F16, TS_BF16 };
+  for (int i = 0; i < 2; i++)
+    assert_values(ts_conv_transpose(ts_cast(x, dts[i]), ts_cast(w, dts[i]), ts_cast(b, dts[i]), TS_INTS(1, 1),
+                                    TS_INTS(1, 1), TS_INTS(0, 0), TS_INTS(3, 3), 1),
+                  dts[i], TS_SHAPE(1, 2, 3, 3), i == 0 ? want_f16 : want_bf16, 0);
+  ts_scope_end(s);
+}
+
 /* ---- MaxPool --------------------------------------------------------------------------- */
 
 static void test_max_pool2d(void)
@@ -578,6 +602,7 @@ int main(int argc, char **argv)
   g_test_add_func("/conv2d/hand", test_conv2d_hand);
   g_test_add_func("/conv2d/errors", test_conv2d_errors);
   g_test_add_func("/conv2d/half", test_conv2d_half);
+  g_test_add_func("/conv-transpose/half", test_conv_transpose_half);
   g_test_add_func("/max-pool2d/values", test_max_pool2d);
   g_test_add_func("/max-pool2d/errors", test_max_pool2d_errors);
   g_test_add_func("/max-pool2d/dtypes", test_max_pool2d_dtypes);

@@ -342,20 +342,6 @@ static bool conv_compute(ts_kernel_ctx *k, ts_dtype dt, const void *xd, const vo
   return true;
 }
 
-/* A 16-bit float element to float and back (rounded once). */
-static float widen_half(ts_dtype dt, const void *p, int64_t i)
-{
-  return dt == TS_F16 ? ts__f16_to_f32(((const ts_f16 *)p)[i]) : ts__bf16_to_f32(((const ts_bf16 *)p)[i]);
-}
-
-static void narrow_half(ts_dtype dt, void *p, int64_t i, float v)
-{
-  if (dt == TS_F16)
-    ((ts_f16 *)p)[i] = ts__f64_to_f16(v);
-  else
-    ((ts_bf16 *)p)[i] = ts__f64_to_bf16(v);
-}
-
 /* As TensorFlow's Conv2D takes half and bfloat16: widened to float32 (input,
  * filter and bias), convolved there as an f32 convolution of that shape
  * would be (float accumulation, its epilogue), each output rounded back
@@ -372,14 +358,14 @@ static bool conv_half(ts_kernel_ctx *k, const void *bias, ts_act act)
                            ts_dtype_name(dt));
   float *ff = fx + x->size, *fbias = ff + f->size, *fy = fbias + nb;
   for (int64_t i = 0; i < x->size; i++)
-    fx[i] = widen_half(dt, x->data, i);
+    fx[i] = (float)ts__load_f64(dt, x->data, i);
   for (int64_t i = 0; i < f->size; i++)
-    ff[i] = widen_half(dt, f->data, i);
+    ff[i] = (float)ts__load_f64(dt, f->data, i);
   for (int64_t i = 0; i < nb; i++)
-    fbias[i] = widen_half(dt, bias, i);
+    fbias[i] = (float)ts__load_f64(dt, bias, i);
   bool ok = conv_compute(k, TS_F32, fx, ff, bias ? fbias : NULL, fy, act);
   for (int64_t i = 0; ok && i < y->size; i++)
-    narrow_half(dt, y->data, i, fy[i]);
+    ts__store_f64(dt, y->data, i, fy[i]);
   g_free(fx);
   return ok;
 }

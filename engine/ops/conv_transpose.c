@@ -5,7 +5,7 @@
  * filter's [C/g, M/g * taps] block, transposed, by the input's [C/g,
  * pixels]), then col2im scatter-adds each column's taps into the output.
  * The work is the op's own (taps x input pixels), whatever the strides,
- * dilations and pads. */
+ * dilations and pads.  float16 and bfloat16 run in float32 (copies). */
 #include "engine-private.h"
 #include "kernels/kernels.h"
 
@@ -45,8 +45,9 @@ static bool conv_transpose_infer(ts_infer_ctx *c)
   ts__info_str(sw, w->dtype, w->shape);
   if (c->n_in > 3)
     return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT, "takes input, filter and a bias, got %d inputs", c->n_in);
-  if ((x->dtype != TS_F32 && x->dtype != TS_F64) || w->dtype != x->dtype)
-    return ts__infer_fail(c, TS_ERR_DTYPE, "input and filter must both be f32 or both f64: input %s, filter %s",
+  if (!ts_dtype_is_float(x->dtype) || w->dtype != x->dtype)
+    return ts__infer_fail(c, TS_ERR_DTYPE,
+                          "input and filter must be of one float dtype (f32, f64, f16 or bf16): input %s, filter %s",
                           sx, sw);
   int n = x->shape.rank - 2;
   if (n < 1 || n > SPATIAL_MAX || w->shape.rank != x->shape.rank)
@@ -185,26 +186,21 @@ static bool geometry_checked(ts_kernel_ctx *k, geometry *g)
   return true;
 }
 
-static bool conv_transpose_cpu(ts_kernel_ctx *k)
+/* k's ConvTranspose in dt (f32 or f64) on these buffers; g checked. */
+static bool conv_transpose_compute(ts_kernel_ctx *k, const geometry *gp, ts_dtype dt, const void *xd,
+                                   const void *wd, const void *bd, void *yd)
 {
-  const ts_tensor *x = k->in[0], *w = k->in[1], *bias = k->n_in == 3 ? k->in[2] : NULL;
-  ts_tensor *y = k->out[0];
-  geometry g;
-  if (y->size == 0)
-    return true;
-  if (!geometry_checked(k, &g))
-    return false;
-  ts_dtype dt = x->dtype;
+  const geometry g = *gp;
   size_t es = ts_dtype_size(dt);
   /* the output starts as the bias (or zero); the taps add into it */
   for (int64_t n = 0; n < g.n; n++)
     for (int64_t ch = 0; ch < g.m; ch++) {
-      char *dst = (char *)y->data + (size_t)((n * g.m + ch) * g.out_pixels) * es;
-      if (!bias)
+      char *dst = (char *)yd + (size_t)((n * g.m + ch) * g.out_pixels) * es;
+      if (!bd)
         memset(dst, 0, (size_t)g.out_pixels * es);
       else
         for (int64_t i = 0; i < g.out_pixels; i++)
-          memcpy(dst + (size_t)i * es, (const char *)bias->data + (size_t)ch * es, es);
+          memcpy(dst + (size_t)i * es, (const char *)bd + (size_t)ch * es, es);
     }
   int64_t rows = g.mg * g.taps;
   if (rows == 0 || g.pixels == 0 || g.cg == 0)
@@ -222,9 +218,9 @@ static bool conv_transpose_cpu(ts_kernel_ctx *k)
   }
   for (int64_t n = 0; n < g.n; n++)
     for (int64_t gi = 0; gi < g.group; gi++) {
-      const char *xg = (const char *)x->data + (size_t)((n * g.c + gi * g.cg) * g.pixels) * es;
-      const char *wg = (const char *)w->data + (size_t)(gi * g.cg * rows) * es;
-      char *yg = (char *)y->data + (size_t)((n * g.m + gi * g.mg) * g.out_pixels) * es;
+      const char *xg = (const char *)xd + (size_t)((n * g.c + gi * g.cg) * g.pixels) * es;
+      const char *wg = (const char *)wd + (size_t)(gi * g.cg * rows) * es;
+      char *yg = (char *)yd + (size_t)((n * g.m + gi * g.mg) * g.out_pixels) * es;
       for (int64_t p0 = 0; p0 < g.pixels; p0 += chunk) {
         int64_t cols = MIN(chunk, g.pixels - p0);
         const void *xs = xg;
@@ -244,6 +240,47 @@ static bool conv_transpose_cpu(ts_kernel_ctx *k)
   free(col);
   free(part);
   return true;
+}
+
+/* float16 and bfloat16 (PyTorch's conv_transpose and ONNX take them):
+ * widened to float32, computed there, each output rounded once, as
+ * Conv2D's (ops/conv.c). */
+static bool conv_transpose_half(ts_kernel_ctx *k, const geometry *g)
+{
+  const ts_tensor *x = k->in[0], *w = k->in[1], *bias = k->n_in == 3 ? k->in[2] : NULL;
+  ts_tensor *y = k->out[0];
+  ts_dtype dt = x->dtype;
+  int64_t nb = bias ? bias->size : 0;
+  float *fx = g_try_malloc_n((gsize)(x->size + w->size + nb + y->size), sizeof(float));
+  if (!fx)
+    return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "cannot allocate the float32 copies of a %s ConvTranspose",
+                           ts_dtype_name(dt));
+  float *fw = fx + x->size, *fb = fw + w->size, *fy = fb + nb;
+  for (int64_t i = 0; i < x->size; i++)
+    fx[i] = (float)ts__load_f64(dt, x->data, i);
+  for (int64_t i = 0; i < w->size; i++)
+    fw[i] = (float)ts__load_f64(dt, w->data, i);
+  for (int64_t i = 0; i < nb; i++)
+    fb[i] = (float)ts__load_f64(dt, bias->data, i);
+  bool ok = conv_transpose_compute(k, g, TS_F32, fx, fw, bias ? fb : NULL, fy);
+  for (int64_t i = 0; ok && i < y->size; i++)
+    ts__store_f64(dt, y->data, i, fy[i]);
+  g_free(fx);
+  return ok;
+}
+
+static bool conv_transpose_cpu(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0], *bias = k->n_in == 3 ? k->in[2] : NULL;
+  ts_tensor *y = k->out[0];
+  geometry g;
+  if (y->size == 0)
+    return true;
+  if (!geometry_checked(k, &g))
+    return false;
+  if (x->dtype == TS_F16 || x->dtype == TS_BF16)
+    return conv_transpose_half(k, &g);
+  return conv_transpose_compute(k, &g, x->dtype, x->data, k->in[1]->data, bias ? bias->data : NULL, y->data);
 }
 
 #ifdef TS_HAVE_CUDA
