@@ -422,8 +422,26 @@ static ts_tensor *edge_body(ts_call *c)
   case 21: return ts_stateless_random_uniform(TS_U8, TS_SHAPE(40), 0, 256, 16, counter);
   case 22: return ts_sum_to(ts_cast(x, TS_F16), ts_reduce_sum(x, TS_AXES(0), true));
   case 23: return ts_sum_to(ts_cast(x, TS_F64), ts_reduce_sum(x, TS_AXES(1), true));
-  case 24: return ts_cast(ts_cast(ts_mul(x, ts_scalar_f32(100)), TS_BF16), TS_I8); /* saturates */
+  case 24: return ts_cast(ts_cast(ts_mul(x, ts_scalar_f32(100)), TS_BF16), TS_I8); /* wraps past 127 */
   case 25: return ts_cast(ts_mul(ts_cast(x, TS_F16), ts_cast(x, TS_F16)), TS_U16);
+  case 26: return ts_cast(ts_mul(x, ts_scalar_f32(100)), TS_U8); /* negatives wrap */
+  case 27: return ts_concat(((ts_tensor *[]){ ts_cast(ts_softmax(ts_cast(x, TS_F16)), TS_F32),
+                                              ts_cast(ts_log_softmax(ts_cast(x, TS_BF16)), TS_F32) }), 2, 0);
+  case 28: return ts_sparse_softmax_cross_entropy(ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 2, 0 }),
+                                                  ts_cast(x, TS_BF16));
+  case 29: return ts_max_pool2d(ts_reshape(ts_cast(ts_concat(((ts_tensor *[]){ x, ts_neg(x), x, x }), 4, 0), TS_F16),
+                                           TS_SHAPE(1, 4, 3, 2)), 2, 2, 1, 1, TS_PADDING_SAME);
+  case 30: return ts_max_pool2d(ts_reshape(ts_cast(ts_mul(x, ts_scalar_f32(50)), TS_I8), TS_SHAPE(1, 2, 3, 1)), 2,
+                                2, 1, 1, TS_PADDING_SAME);
+  case 31: {
+    ts_tensor *image = ts_reshape(ts_concat(((ts_tensor *[]){ x, ts_neg(x), x, x }), 4, 0), TS_SHAPE(1, 3, 4, 2));
+    ts_tensor *filter = ts_reshape(ts_range(TS_F32, -9, 9, 1), TS_SHAPE(3, 3, 2, 1));
+    return ts_conv2d(ts_cast(image, TS_BF16), ts_cast(filter, TS_BF16), 1, 1, TS_PADDING_SAME);
+  }
+  case 32: return ts_conv_transpose(ts_cast(ts_reshape(x, TS_SHAPE(1, 2, 3)), TS_F16),
+                                    ts_cast(ts_reshape(ts_slice(x, TS_INTS(0, 0), TS_INTS(2, 2)), TS_SHAPE(2, 1, 2)),
+                                            TS_F16),
+                                    NULL, TS_INTS(2), TS_INTS(1), TS_INTS(0), TS_INTS(6), 1);
   default: return NULL;
   }
 }
@@ -458,6 +476,13 @@ static const struct {
   { "SumTo float64, a trailing 1", TS_OP_SUM_TO },
   { "Cast float32 to bfloat16 to int8", TS_OP_CAST },
   { "Mul float16, Cast to uint16", TS_OP_MUL },
+  { "Cast float32 to uint8, negatives", TS_OP_CAST },
+  { "Softmax float16, LogSoftmax bfloat16", TS_OP_SOFTMAX },
+  { "SparseSoftmaxCrossEntropyWithLogits bfloat16", TS_OP_SPARSE_SOFTMAX_CROSS_ENTROPY },
+  { "MaxPool float16 (SAME)", TS_OP_MAX_POOL2D },
+  { "MaxPool int8 (SAME)", TS_OP_MAX_POOL2D },
+  { "Conv2D bfloat16 (SAME)", TS_OP_CONV2D },
+  { "ConvTranspose float16", TS_OP_CONV_TRANSPOSE },
 };
 
 static int edge_cases(op_case *out)
