@@ -4,12 +4,18 @@
 #include "trace-private.h"
 
 /* One argument of a signature: a tensor's dtype and shape (dims -1 when
- * relaxed), or a host value by its canonical text ("2", "'a'", "[1, -1]"). */
+ * relaxed), or a host value by its canonical text ("2", "'a'", "[1, -1]").
+ * A list holding tensors ("[f32[2], 3]") is a nested structure: its
+ * tensors are inputs of the graph, by dtype and shape in `leaves` (depth
+ * first), the rest host values, in `skeleton` ("[T, 3]"). */
 typedef struct ts_argsig {
   ts_value_kind kind; /* TS_VALUE_TENSOR for tensors and specs */
   ts_dtype dtype;
   ts_shape shape;
   char *host;
+  char *skeleton;     /* lists: the text with each tensor "T"; else NULL */
+  int n_leaves;       /* lists: the tensors it holds */
+  ts_info *leaves;
 } ts_argsig;
 
 typedef struct ts_signature {
@@ -37,6 +43,8 @@ void ts__signature_copy(ts_signature *dst, const ts_signature *src);
 void ts__signature_update_key(ts_signature *sig);
 /* Does a call with signature `call` fit the traced `traced` (-1 dims match any)? */
 bool ts__signature_accepts(const ts_signature *traced, const ts_signature *call);
+/* Does one argument of a call fit the traced one? */
+bool ts__argsig_accepts(const ts_argsig *traced, const ts_argsig *call);
 /* Number of arguments that differ (structure differences count as n + 1). */
 int ts__signature_distance(const ts_signature *traced, const ts_signature *call);
 

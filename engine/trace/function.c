@@ -448,6 +448,26 @@ static ts_concrete *trace(ts_function *f, const ts_signature *sig, const ts_valu
   return cf;
 }
 
+/* A list argument as the trace sees it: each tensor in it a placeholder
+ * ("xs_0", "xs_1": the list's tensors depth first, as a.leaves has them),
+ * the rest as given.  The item arrays made go to `lists`. */
+static ts_value symbolic_list(ts_frame *frame, const ts_value *v, const ts_argsig *a,
+                              const char *pname, int *k, GPtrArray *lists)
+{
+  if (v->kind == TS_VALUE_TENSOR || v->kind == TS_VALUE_SPEC) {
+    char name[160];
+    snprintf(name, sizeof name, "%s_%d", pname, *k);
+    return TS_TENSOR_VALUE(ts__frame_placeholder(frame, name, a->leaves[(*k)++]));
+  }
+  if (v->kind != TS_VALUE_LIST)
+    return *v;
+  ts_value *items = g_new(ts_value, v->list.n > 0 ? v->list.n : 1);
+  g_ptr_array_add(lists, items);
+  for (int i = 0; i < v->list.n; i++)
+    items[i] = symbolic_list(frame, &v->list.items[i], a, pname, k, lists);
+  return (ts_value){ .kind = TS_VALUE_LIST, .list = { items, v->list.n } };
+}
+
 static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts_value *args)
 {
   uint64_t start = ts_now_ns();
@@ -456,20 +476,23 @@ static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts
   ts_scope *scope = ts_scope_begin();
 
   ts_value *sym = g_new0(ts_value, sig->n > 0 ? sig->n : 1);
+  GPtrArray *lists = g_ptr_array_new_with_free_func(g_free);
   for (int i = 0; i < sig->n; i++) {
     const ts_argsig *a = &sig->args[i];
-    if (a->kind != TS_VALUE_TENSOR) {
-      sym[i] = args[i]; /* host values are the trace's constants */
-      continue;
-    }
     char fallback[32];
     snprintf(fallback, sizeof fallback, "arg%d", i);
     const char *pname = i < f->n_params ? f->params[i] : fallback;
+    if (a->kind != TS_VALUE_TENSOR) {
+      int k = 0; /* host values are the trace's constants, tensors in lists inputs */
+      sym[i] = a->n_leaves ? symbolic_list(frame, &args[i], a, pname, &k, lists) : args[i];
+      continue;
+    }
     sym[i] = TS_TENSOR_VALUE(ts__frame_placeholder(frame, pname, (ts_info){ a->dtype, a->shape }));
   }
 
   ts_tensor *out = run_c(f->name, f->fn, f->params, f->n_params, sym, sig->n);
   g_free(sym);
+  g_ptr_array_unref(lists);
 
   /* A plain `return` or `break` out of a TS_IF/TS_WHILE/TS_FOR block left
    * its frames open (run_c reported it). */
@@ -727,20 +750,25 @@ static bool check_input_signature(const ts_function *f, const ts_value *args, in
     const ts_spec *s = &f->specs[i];
     ts__arg_label(label, sizeof label, i, f->params, f->n_params);
     ts__info_str(want, s->dtype, s->shape);
-    if (args[i].kind != TS_VALUE_TENSOR || !args[i].tensor) {
+    /* a tensor, or (get_concrete) a spec: an unknown dim fits only an unknown one */
+    ts_info arg;
+    if (args[i].kind == TS_VALUE_TENSOR && args[i].tensor)
+      arg = (ts_info){ args[i].tensor->dtype, args[i].tensor->shape };
+    else if (args[i].kind == TS_VALUE_SPEC)
+      arg = (ts_info){ args[i].spec.dtype, args[i].spec.shape };
+    else {
       ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                    "%s: %s must be a %s tensor (input signature), got a host value", f->name,
                    label, want);
       return false;
     }
-    const ts_tensor *t = args[i].tensor;
-    bool fits = t->dtype == s->dtype && t->shape.rank == s->shape.rank;
+    bool fits = arg.dtype == s->dtype && arg.shape.rank == s->shape.rank;
     for (int d = 0; fits && d < s->shape.rank; d++)
-      fits = s->shape.dim[d] < 0 || s->shape.dim[d] == t->shape.dim[d];
+      fits = s->shape.dim[d] < 0 || s->shape.dim[d] == arg.shape.dim[d];
     if (!fits) {
       ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                    "%s: %s does not match the input signature: expected %s, got %s", f->name,
-                   label, want, ts__info_str(got, t->dtype, t->shape));
+                   label, want, ts__info_str(got, arg.dtype, arg.shape));
       return false;
     }
   }
@@ -817,10 +845,15 @@ static ts_concrete *resolve(ts_function *f, const ts_value *args, int n, bool ex
       return hit;
     }
   }
-  if (f->n_specs >= 0 && !explicit_trace && !check_input_signature(f, args, n))
+  /* With an input signature every call, get_concrete's too, gets the one
+   * concrete function of the signature (get_concrete may leave the
+   * arguments out). */
+  if (f->n_specs >= 0 && !(explicit_trace && n == 0) && !check_input_signature(f, args, n))
     return NULL;
+  if (f->n_specs >= 0)
+    n = f->n_specs;
   ts_signature sig;
-  if (f->n_specs >= 0 && !explicit_trace) {
+  if (f->n_specs >= 0) {
     ts_value *specs = g_new(ts_value, n > 0 ? n : 1);
     for (int i = 0; i < n; i++)
       specs[i] = TS_SPEC_VALUE(f->specs[i].dtype, f->specs[i].shape);
@@ -898,20 +931,39 @@ out:
   return cf;
 }
 
-/* Runs cf's graph on the tensor arguments (host arguments are baked in). */
+/* Appends the tensors of v (itself, or those a list holds, depth first)
+ * to inputs; false past TS_MAX_INPUTS. */
+static bool gather_inputs(const ts_value *v, ts_tensor **inputs, int *n_in)
+{
+  if (v->kind == TS_VALUE_LIST) {
+    for (int i = 0; i < v->list.n; i++)
+      if (!gather_inputs(&v->list.items[i], inputs, n_in))
+        return false;
+    return true;
+  }
+  if (v->kind != TS_VALUE_TENSOR)
+    return true;
+  if (*n_in == TS_MAX_INPUTS)
+    return false;
+  inputs[(*n_in)++] = v->tensor;
+  return true;
+}
+
+/* Runs cf's graph on the tensor arguments, those in lists too (host
+ * arguments are baked in). */
 static ts_tensor *run_concrete(ts_concrete *cf, const ts_value *args, int n)
 {
   ts_tensor *inputs[TS_MAX_INPUTS];
   int n_in = 0;
   for (int i = 0; i < n; i++) {
-    if (cf->sig.args[i].kind != TS_VALUE_TENSOR)
+    const ts_argsig *a = &cf->sig.args[i];
+    if (a->kind != TS_VALUE_TENSOR && !a->n_leaves)
       continue;
-    if (n_in == TS_MAX_INPUTS) {
+    if (!gather_inputs(&args[i], inputs, &n_in)) {
       ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                    "%s: more than %d tensor arguments", cf->fn->name, TS_MAX_INPUTS);
       return NULL;
     }
-    inputs[n_in++] = args[i].tensor;
   }
   ts_tensor *out = NULL;
   bool started = run_begin(cf, NULL);
@@ -1073,10 +1125,14 @@ ts_concrete *ts_function_get_concrete(ts_function *f, const ts_value *args, int 
                  "%s: get_concrete_function inside a traced function", f->name);
     return NULL;
   }
+  ts_value *converted;
+  if (!convert_args(f, &args, n_args, &converted))
+    return NULL;
   bool eager;
   pthread_mutex_lock(&f->lock);
   ts_concrete *cf = resolve(f, args, n_args, true, &eager);
   pthread_mutex_unlock(&f->lock);
+  g_free(converted);
   return cf;
 }
 
@@ -1114,7 +1170,7 @@ ts_tensor *ts_concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
         return NULL;
       }
       ts_signature one_traced = { .n = 1, .args = (ts_argsig *)a };
-      ts_argsig now = { TS_VALUE_TENSOR, t->dtype, t->shape, NULL };
+      ts_argsig now = { .kind = TS_VALUE_TENSOR, .dtype = t->dtype, .shape = t->shape };
       ts_signature one_call = { .n = 1, .args = &now };
       if (!ts__signature_accepts(&one_traced, &one_call)) {
         ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
@@ -1127,7 +1183,7 @@ ts_tensor *ts_concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
       ts_signature one;
       if (!ts__signature_init(&one, v, 1))
         return NULL;
-      bool same = one.args[0].kind == a->kind && strcmp(one.args[0].host, a->host) == 0;
+      bool same = ts__argsig_accepts(a, &one.args[0]);
       if (!same)
         ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                      "%s: %s was traced with the host value %s, got %s", f->name, label, a->host,

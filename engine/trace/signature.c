@@ -5,15 +5,30 @@
 
 #include <stdio.h>
 
-static void host_text(GString *s, const ts_value *v)
+/* A host value in words.  Tensors (and specs) inside a list are a nested
+ * structure's tensors, as tf.function flattens a list of tensors: each is
+ * an input of its own; with `leaves` they are appended to it and written
+ * as "T" (the list's skeleton), else written by dtype and shape. */
+static void host_text(GString *s, const ts_value *v, GArray *leaves)
 {
+  char buf[TS_INFO_STR];
   switch (v->kind) {
+  case TS_VALUE_TENSOR:
+  case TS_VALUE_SPEC: {
+    ts_info info = v->kind == TS_VALUE_SPEC ? (ts_info){ v->spec.dtype, v->spec.shape }
+                   : v->tensor                ? (ts_info){ v->tensor->dtype, v->tensor->shape }
+                                              : (ts_info){ TS_F32, TS_SCALAR_SHAPE };
+    if (leaves)
+      g_array_append_val(leaves, info);
+    g_string_append(s, leaves ? "T" : ts__info_str(buf, info.dtype, info.shape));
+    break;
+  }
   case TS_VALUE_INT: g_string_append_printf(s, "%" G_GINT64_FORMAT, v->i); break;
   case TS_VALUE_FLOAT: {
-    char buf[G_ASCII_DTOSTR_BUF_SIZE];
-    g_ascii_dtostr(buf, sizeof buf, v->f);
-    g_string_append(s, buf);
-    if (!strpbrk(buf, ".eEn")) /* 2.0 stays a float: 2 would read as an int */
+    char num[G_ASCII_DTOSTR_BUF_SIZE];
+    g_ascii_dtostr(num, sizeof num, v->f);
+    g_string_append(s, num);
+    if (!strpbrk(num, ".eEn")) /* 2.0 stays a float: 2 would read as an int */
       g_string_append(s, ".0");
     break;
   }
@@ -24,7 +39,7 @@ static void host_text(GString *s, const ts_value *v)
     for (int i = 0; i < v->list.n; i++) {
       if (i)
         g_string_append(s, ", ");
-      host_text(s, &v->list.items[i]);
+      host_text(s, &v->list.items[i], leaves);
     }
     g_string_append_c(s, ']');
     break;
@@ -49,6 +64,8 @@ static bool value_check(const char *func, int i, const ts_value *v, int depth)
     bad = "its list has a negative length or no items";
   else if (v->kind == TS_VALUE_LIST && depth >= VALUE_DEPTH_LIMIT)
     bad = "its lists nest more than 32 deep";
+  else if (v->kind == TS_VALUE_TENSOR && depth > 0 && !v->tensor)
+    bad = "its list holds a NULL tensor";
   if (bad) {
     ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                  "%s: argument %d is not a valid value: %s (kind %d)", func, i, bad,
@@ -94,13 +111,21 @@ bool ts__signature_init(ts_signature *sig, const ts_value *args, int n)
     const ts_value *v = &args[i];
     ts_argsig *a = &sig->args[i];
     if (v->kind == TS_VALUE_TENSOR && v->tensor) {
-      *a = (ts_argsig){ TS_VALUE_TENSOR, v->tensor->dtype, v->tensor->shape, NULL };
+      *a = (ts_argsig){ .kind = TS_VALUE_TENSOR, .dtype = v->tensor->dtype, .shape = v->tensor->shape };
     } else if (v->kind == TS_VALUE_SPEC) {
-      *a = (ts_argsig){ TS_VALUE_TENSOR, v->spec.dtype, v->spec.shape, NULL };
+      *a = (ts_argsig){ .kind = TS_VALUE_TENSOR, .dtype = v->spec.dtype, .shape = v->spec.shape };
     } else if (v->kind > TS_VALUE_TENSOR && v->kind <= TS_VALUE_LIST) {
       GString *s = g_string_new(NULL);
-      host_text(s, v);
+      host_text(s, v, NULL);
       *a = (ts_argsig){ .kind = v->kind, .host = g_string_free(s, FALSE) };
+      if (v->kind == TS_VALUE_LIST) {
+        GArray *leaves = g_array_new(FALSE, FALSE, sizeof(ts_info));
+        GString *skeleton = g_string_new(NULL);
+        host_text(skeleton, v, leaves);
+        a->n_leaves = (int)leaves->len;
+        a->leaves = (ts_info *)(void *)g_array_free(leaves, FALSE);
+        a->skeleton = g_string_free(skeleton, FALSE);
+      }
     } else {
       /* A NULL tensor is an earlier failure: keep its error. */
       if (!ts_failed())
@@ -116,8 +141,11 @@ bool ts__signature_init(ts_signature *sig, const ts_value *args, int n)
 
 void ts__signature_clear(ts_signature *sig)
 {
-  for (int i = 0; i < sig->n; i++)
+  for (int i = 0; i < sig->n; i++) {
     g_free(sig->args[i].host);
+    g_free(sig->args[i].skeleton);
+    g_free(sig->args[i].leaves);
+  }
   g_free(sig->args);
   g_free(sig->key);
   *sig = (ts_signature){ 0 };
@@ -129,6 +157,8 @@ void ts__signature_copy(ts_signature *dst, const ts_signature *src)
   for (int i = 0; i < src->n; i++) {
     dst->args[i] = src->args[i];
     dst->args[i].host = g_strdup(src->args[i].host);
+    dst->args[i].skeleton = g_strdup(src->args[i].skeleton);
+    dst->args[i].leaves = g_memdup2(src->args[i].leaves, sizeof(ts_info) * (size_t)src->args[i].n_leaves);
   }
   dst->key = g_strdup(src->key);
 }
@@ -143,13 +173,36 @@ static bool shape_accepts(ts_shape traced, ts_shape call)
   return true;
 }
 
-static bool arg_accepts(const ts_argsig *traced, const ts_argsig *call)
+static bool info_accepts(ts_info traced, ts_info call)
+{
+  return traced.dtype == call.dtype && shape_accepts(traced.shape, call.shape);
+}
+
+/* The first tensor of a list that `traced` does not accept, or -1. */
+static int leaf_mismatch(const ts_argsig *traced, const ts_argsig *call)
+{
+  for (int k = 0; k < traced->n_leaves; k++)
+    if (!info_accepts(traced->leaves[k], call->leaves[k]))
+      return k;
+  return -1;
+}
+
+/* Host values by value; a list holding tensors by its other values and
+ * its tensors' dtypes and shapes. */
+static bool host_accepts(const ts_argsig *traced, const ts_argsig *call)
+{
+  if (!traced->n_leaves || !call->n_leaves)
+    return strcmp(traced->host, call->host) == 0;
+  return strcmp(traced->skeleton, call->skeleton) == 0 && leaf_mismatch(traced, call) < 0;
+}
+
+bool ts__argsig_accepts(const ts_argsig *traced, const ts_argsig *call)
 {
   if (traced->kind != call->kind)
     return false;
   if (traced->kind != TS_VALUE_TENSOR)
-    return strcmp(traced->host, call->host) == 0;
-  return traced->dtype == call->dtype && shape_accepts(traced->shape, call->shape);
+    return host_accepts(traced, call);
+  return info_accepts((ts_info){ traced->dtype, traced->shape }, (ts_info){ call->dtype, call->shape });
 }
 
 bool ts__signature_accepts(const ts_signature *traced, const ts_signature *call)
@@ -157,7 +210,7 @@ bool ts__signature_accepts(const ts_signature *traced, const ts_signature *call)
   if (traced->n != call->n)
     return false;
   for (int i = 0; i < traced->n; i++)
-    if (!arg_accepts(&traced->args[i], &call->args[i]))
+    if (!ts__argsig_accepts(&traced->args[i], &call->args[i]))
       return false;
   return true;
 }
@@ -168,7 +221,7 @@ int ts__signature_distance(const ts_signature *traced, const ts_signature *call)
     return call->n + 1 + abs(traced->n - call->n);
   int d = 0;
   for (int i = 0; i < call->n; i++)
-    d += !arg_accepts(&traced->args[i], &call->args[i]);
+    d += !ts__argsig_accepts(&traced->args[i], &call->args[i]);
   return d;
 }
 
@@ -226,7 +279,7 @@ ts_trace_reason ts__signature_diff(const ts_signature *closest, const ts_signatu
   char label[128], a_buf[TS_INFO_STR], b_buf[TS_INFO_STR];
   for (int i = 0; i < call->n; i++) {
     const ts_argsig *was = &closest->args[i], *now = &call->args[i];
-    if (arg_accepts(was, now))
+    if (ts__argsig_accepts(was, now))
       continue;
     if (i < 64)
       *changed |= (uint64_t)1 << i;
@@ -237,6 +290,19 @@ ts_trace_reason ts__signature_diff(const ts_signature *closest, const ts_signatu
       structure = true;
       g_string_append_printf(text, "%s: %s, traced with %s", label, kind_word(now->kind),
                              kind_word(was->kind));
+    } else if (now->kind != TS_VALUE_TENSOR && was->n_leaves && now->n_leaves &&
+               !strcmp(was->skeleton, now->skeleton)) {
+      int k = leaf_mismatch(was, now);
+      ts_info w = was->leaves[k], c = now->leaves[k];
+      if (c.dtype != w.dtype) {
+        dtype = true;
+        g_string_append_printf(text, "%s: tensor %d of the list: dtype %s differs from %s", label,
+                               k, ts_dtype_name(c.dtype), ts_dtype_name(w.dtype));
+      } else {
+        g_string_append_printf(text, "%s: tensor %d of the list: shape %s differs from traced %s",
+                               label, k, ts__shape_msg_str(a_buf, c.shape),
+                               ts__shape_msg_str(b_buf, w.shape));
+      }
     } else if (now->kind != TS_VALUE_TENSOR) {
       host = true;
       g_string_append_printf(text, "%s: host value %s differs from %s", label, now->host, was->host);

@@ -1,0 +1,210 @@
+/* test-semantics.c — tf.function behaviour beyond the guides' own
+ * examples: each test names the rule of a guide (../shared/seeds/) it
+ * holds the engine to, on inputs the guides do not show (nested lists of
+ * tensors, input signatures with get_concrete, ...). */
+#include <glib.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracescope.h>
+
+#include "test-errors.h"
+#include "test-serial-check.h"
+
+#define LIST(...) ((ts_value){ .kind = TS_VALUE_LIST, .list = { (const ts_value[]){ __VA_ARGS__ }, \
+                   (int)(sizeof((ts_value[]){ __VA_ARGS__ }) / sizeof(ts_value)) } })
+
+static ts_value tv(ts_tensor *t)
+{
+  return TS_TENSOR_VALUE(t);
+}
+
+static void expect_str(ts_tensor *t, const char *want)
+{
+  assert_no_error();
+  g_assert_nonnull(t);
+  char *s = ts_tensor_to_string(t);
+  g_assert_cmpstr(s, ==, want);
+  free(s);
+}
+
+/* The text of the pending error; it is taken. */
+static char *take_error(void)
+{
+  ts_error *e = ts_error_take();
+  g_assert_nonnull(e);
+  char *text = g_strdup(e->message);
+  ts_error_free(e);
+  return text;
+}
+
+static int host_runs; /* runs of the C code: traces, or eager calls */
+
+/* The last trace event: its reason and signature. */
+typedef struct {
+  int traces;
+  char reason[256];
+  char signature[256];
+} traces;
+
+static void on_trace(const ts_event *ev, void *user_data)
+{
+  traces *t = user_data;
+  if (ev->kind != TS_EVENT_TRACE)
+    return;
+  t->traces++;
+  g_strlcpy(t->reason, ev->trace.reason_text, sizeof t->reason);
+  g_strlcpy(t->signature, ev->trace.signature, sizeof t->signature);
+}
+
+/* ---- nested structures: a list of tensors --------------------------------------- */
+
+/* The sum of the tensors of a list (its first argument), times a host int
+ * the list may end with. */
+static ts_tensor *sum_list(ts_call *c)
+{
+  host_runs++;
+  const ts_value *xs = ts_call_arg_value(c, 0);
+  ts_tensor *acc = NULL;
+  int64_t scale = 1;
+  for (int i = 0; i < xs->list.n; i++) {
+    const ts_value *v = &xs->list.items[i];
+    if (v->kind == TS_VALUE_INT)
+      scale = v->i;
+    else
+      acc = acc ? ts_add(acc, v->tensor) : v->tensor;
+  }
+  return ts_mul(acc, ts_cast(ts_scalar_i32((int32_t)scale), ts_tensor_dtype(acc)));
+}
+
+/* 000 passes a list of tensors to a tf.function (`state = [tf.zeros([10,
+ * 10])] * 2; lstm_fn(input, state)`); 001: "Each time you invoke it with a
+ * new argument signature, the original function gets re-traced ... If the
+ * function has already been traced with that kind of argument, you just
+ * get your pre-traced graph."  The tensors of a list are inputs of the
+ * graph (their dtypes and shapes are the signature), not constants of the
+ * first trace: new values of the same shapes reuse the graph and give
+ * their own results. */
+static void test_list_of_tensors(void)
+{
+  ts_scope *s = ts_scope_begin();
+  traces t = { 0 };
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_TRACE), on_trace, &t);
+  ts_function *f = ts_function_new("sum_list", sum_list, "xs");
+  host_runs = 0;
+  ts_value a = LIST(tv(ts_scalar_f32(1)), tv(ts_scalar_f32(2)));
+  ts_value b = LIST(tv(ts_scalar_f32(10)), tv(ts_scalar_f32(20)));
+  expect_str(ts_function_call(f, &a, 1), "Tensor(3.0, shape=(), dtype=float32)");
+  expect_str(ts_function_call(f, &b, 1), "Tensor(30.0, shape=(), dtype=float32)");
+  g_assert_cmpint(host_runs, ==, 1);
+  g_assert_cmpstr(t.signature, ==, "(xs: [f32[], f32[]])");
+
+  /* a tensor of the list changes shape: a retrace, saying which */
+  ts_value c = LIST(tv(ts_ones(TS_F32, TS_SHAPE(2))), tv(ts_scalar_f32(20)));
+  expect_str(ts_function_call(f, &c, 1), "Tensor([21. 21.], shape=(2,), dtype=float32)");
+  g_assert_cmpint(t.traces, ==, 2);
+  g_assert_cmpstr(t.reason, ==, "arg 0 (xs): tensor 0 of the list: shape (2,) differs from traced ()");
+  /* ... or dtype */
+  ts_value d = LIST(tv(ts_scalar_i32(1)), tv(ts_scalar_i32(2)));
+  expect_str(ts_function_call(f, &d, 1), "Tensor(3, shape=(), dtype=int32)");
+  g_assert_cmpstr(t.reason, ==, "arg 0 (xs): tensor 0 of the list: dtype int32 differs from float32");
+
+  /* host values in the list stay part of the signature, by value */
+  ts_value e3 = LIST(tv(ts_scalar_f32(1)), tv(ts_scalar_f32(2)), TS_INT_VALUE(3));
+  ts_value e4 = LIST(tv(ts_scalar_f32(5)), tv(ts_scalar_f32(2)), TS_INT_VALUE(4));
+  expect_str(ts_function_call(f, &e3, 1), "Tensor(9.0, shape=(), dtype=float32)");
+  int n = t.traces;
+  expect_str(ts_function_call(f, &e4, 1), "Tensor(28.0, shape=(), dtype=float32)");
+  g_assert_cmpint(t.traces, ==, n + 1);
+  g_assert_cmpstr(t.reason, ==, "arg 0 (xs): host value [f32[], f32[], 4] differs from [f32[], f32[], 3]");
+
+  /* eager and graph agree */
+  expect_str(ts_function_call_eager(f, &b, 1), "Tensor(30.0, shape=(), dtype=float32)");
+
+  /* a concrete function for a list of specs takes any list that fits */
+  ts_value specs = LIST(TS_SPEC_VALUE(TS_F32, TS_SHAPE(-1)), TS_SPEC_VALUE(TS_F32, TS_SCALAR_SHAPE));
+  ts_concrete *cf = ts_function_get_concrete(f, &specs, 1);
+  g_assert_nonnull(cf);
+  ts_value v3 = LIST(tv(ts_ones(TS_F32, TS_SHAPE(3))), tv(ts_scalar_f32(1)));
+  expect_str(ts_concrete_call(cf, &v3, 1), "Tensor([2. 2. 2.], shape=(3,), dtype=float32)");
+  ts_value bad = LIST(tv(ts_ones(TS_F32, TS_SHAPE(3))), tv(ts_ones(TS_F32, TS_SHAPE(3))));
+  g_assert_null(ts_concrete_call(cf, &bad, 1));
+  char *msg = take_error();
+  g_assert_cmpstr(msg, ==, "sum_list: arg 0 (xs) was traced with the host value [f32[?], f32[]], "
+                           "got [f32[3], f32[3]]");
+  g_free(msg);
+
+  ts_function_free(f);
+  ts_listener_remove(id);
+  ts_scope_end(s);
+}
+
+/* ---- input signatures and concrete functions ---------------------------------- */
+
+static ts_tensor *total(ts_call *c)
+{
+  host_runs++;
+  return ts_reduce_sum(ts_arg(c, 0), TS_ALL_AXES, false);
+}
+
+/* 000: "A re-trace can also happen when tensor arguments change shape,
+ * unless you specified an input_signature"; 001: get_concrete_function
+ * gives the concrete function that calls of those arguments run.  With an
+ * input signature that is the signature's one function: get_concrete of
+ * any arguments that fit it returns it (no trace of their exact shapes),
+ * of none too, and of arguments that do not fit is an error. */
+static void test_input_signature_get_concrete(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *f = ts_function_new("total", total, "x");
+  g_assert_true(ts_function_set_input_signature(f, &(ts_spec){ TS_F32, TS_SHAPE(-1, 3) }, 1));
+  ts_value x23 = tv(ts_ones(TS_F32, TS_SHAPE(2, 3)));
+  ts_concrete *cf = ts_function_get_concrete(f, &x23, 1);
+  g_assert_nonnull(cf);
+  g_assert_cmpstr(ts_concrete_signature(cf), ==, "(x: f32[?,3])");
+  g_assert_true(ts_function_get_concrete(f, NULL, 0) == cf);
+  ts_value spec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(-1, 3));
+  g_assert_true(ts_function_get_concrete(f, &spec, 1) == cf);
+  expect_str(ts_concrete_call(cf, &(ts_value[]){ tv(ts_ones(TS_F32, TS_SHAPE(5, 3))) }[0], 1),
+             "Tensor(15.0, shape=(), dtype=float32)");
+  expect_str(ts_function_call(f, &x23, 1), "Tensor(6.0, shape=(), dtype=float32)");
+  g_assert_cmpint(ts_function_trace_count(f), ==, 1);
+
+  const struct {
+    ts_value arg;
+    const char *message;
+  } bad[] = {
+    { tv(ts_ones(TS_F32, TS_SHAPE(2, 4))),
+      "total: arg 0 (x) does not match the input signature: expected f32[?,3], got f32[2,4]" },
+    { TS_SPEC_VALUE(TS_F32, TS_SHAPE(-1, -1)), /* an unknown dim does not fit a known one */
+      "total: arg 0 (x) does not match the input signature: expected f32[?,3], got f32[?,?]" },
+    { tv(ts_ones(TS_I32, TS_SHAPE(2, 3))),
+      "total: arg 0 (x) does not match the input signature: expected f32[?,3], got i32[2,3]" },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+    g_assert_null(ts_function_get_concrete(f, &bad[i].arg, 1));
+    char *msg = take_error();
+    g_assert_cmpstr(msg, ==, bad[i].message);
+    g_free(msg);
+  }
+  g_assert_cmpint(ts_function_n_concrete(f), ==, 1);
+
+  /* host values convert for the signature as in a call */
+  ts_function *g = ts_function_new("total", total, "x");
+  g_assert_true(ts_function_set_input_signature(g, &(ts_spec){ TS_I32, TS_SCALAR_SHAPE }, 1));
+  ts_value five = TS_INT_VALUE(5);
+  cf = ts_function_get_concrete(g, &five, 1);
+  g_assert_nonnull(cf);
+  g_assert_cmpstr(ts_concrete_signature(cf), ==, "(x: i32[])");
+  ts_function_free(g);
+  ts_function_free(f);
+  ts_scope_end(s);
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  serial_check_install();
+  g_test_add_func("/semantics/list-of-tensors", test_list_of_tensors);
+  g_test_add_func("/semantics/input-signature-get-concrete", test_input_signature_get_concrete);
+  return g_test_run();
+}
