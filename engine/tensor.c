@@ -139,8 +139,17 @@ static bool copy_data(ts_loc loc, ts_tensor *dst, const ts_tensor *src)
 ts_tensor *ts__tensor_on(ts_loc loc, ts_tensor *t, const ts_backend *backend)
 {
   if (!t->data) {
-    ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, NULL,
-                 "a symbolic tensor has no data to place on %s", ts_backend_name(backend));
+    /* TensorFlow: "An op outside of the function building code is being
+     * passed a Graph tensor" */
+    if (t->node && t->name)
+      ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, NULL,
+                   "tensor '%s:%d' is a symbolic tensor of a traced graph, given to an op that "
+                   "runs eagerly: it has no value outside its trace (it leaked out of the trace, "
+                   "e.g. through a global or into TS_INIT_SCOPE code)",
+                   t->name, t->node_output);
+    else
+      ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, NULL,
+                   "a symbolic tensor has no data to place on %s", ts_backend_name(backend));
     return NULL;
   }
   if (t->backend == backend || t->dtype == TS_STRING || t->dtype == TS_VARIANT)

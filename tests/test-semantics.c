@@ -200,11 +200,79 @@ static void test_input_signature_get_concrete(void)
   ts_scope_end(s);
 }
 
+/* ---- symbolic tensors outside their trace --------------------------------------- */
+
+static ts_tensor *leaked; /* kept past the trace, as a Python global would */
+
+static ts_tensor *leak(ts_call *c)
+{
+  ts_tensor *y = ts_neg(ts_arg(c, 0));
+  ts_tensor_unref(leaked);
+  leaked = ts_tensor_ref(y);
+  return y;
+}
+
+static ts_tensor *init_scope_uses_arg(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *y = NULL;
+  TS_INIT_SCOPE {
+    y = ts_add(x, ts_scalar_f32(1)); /* eager code given the trace's placeholder */
+  }
+  return y ? y : x;
+}
+
+/* 000: "any Python code is only executed at trace time"; 001: "A
+ * ConcreteFunction is an eager-compatible wrapper around a graph".  A
+ * graph tensor is a value of the trace only: TensorFlow refuses one that
+ * leaks out of the function building context ("An op outside of the
+ * function building code is being passed a \"Graph\" tensor"), whether an
+ * eager op, tf.init_scope code or another call is given it.  Each error
+ * names the tensor (and the argument) and says how it leaked. */
+static void test_leaked_graph_tensor(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *f = ts_function_new("leak", leak, "x");
+  ts_value one = tv(ts_scalar_f32(1));
+  expect_str(ts_function_call(f, &one, 1), "Tensor(-1.0, shape=(), dtype=float32)");
+
+  g_assert_null(ts_add(leaked, ts_scalar_f32(1))); /* an eager op */
+  char *msg = take_error();
+  g_assert_nonnull(strstr(msg, "tensor 'Neg:0' is a symbolic tensor of a traced graph, given to "
+                              "an op that runs eagerly: it has no value outside its trace"));
+  g_free(msg);
+
+  ts_function *g = ts_function_new("other", leak, "y");
+  ts_value arg = tv(leaked);
+  for (int eagerly = 0; eagerly < 2; eagerly++) { /* a call, traced or eager */
+    g_assert_null(eagerly ? ts_function_call_eager(g, &arg, 1) : ts_function_call(g, &arg, 1));
+    msg = take_error();
+    g_assert_cmpstr(msg, ==, "other: arg 0 (y) is tensor 'Neg:0', a symbolic tensor of a traced "
+                             "graph: it has no value outside its trace (it leaked out of the "
+                             "trace, e.g. through a global or into TS_INIT_SCOPE code)");
+    g_free(msg);
+  }
+  g_assert_cmpint(ts_function_trace_count(g), ==, 0);
+  ts_tensor_unref(leaked);
+  leaked = NULL;
+
+  /* tf.init_scope code given the trace's own tensor */
+  ts_function *h = ts_function_new("init_scope_uses_arg", init_scope_uses_arg, "x");
+  g_assert_null(ts_function_call(h, &one, 1));
+  msg = take_error();
+  g_assert_nonnull(strstr(msg, "tensor 'x:0' is a symbolic tensor of a traced graph"));
+  g_free(msg);
+  ts_function_free(h);
+  ts_function_free(g);
+  ts_function_free(f);
+  ts_scope_end(s);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
   serial_check_install();
   g_test_add_func("/semantics/list-of-tensors", test_list_of_tensors);
   g_test_add_func("/semantics/input-signature-get-concrete", test_input_signature_get_concrete);
+  g_test_add_func("/semantics/leaked-graph-tensor", test_leaked_graph_tensor);
   return g_test_run();
 }

@@ -997,10 +997,33 @@ static bool convert_args(const ts_function *f, const ts_value **args, int n_args
 
 /* ---- calls: checked once, resolved once, run ---------------------------------------- */
 
+/* A symbolic tensor given to a call that is not traced (TensorFlow: a
+ * graph tensor leaked out of the function building context): false +
+ * error naming the argument. */
+static bool check_not_leaked(const ts_function *f, const ts_value *args, int n_args)
+{
+  if (ts_tracing())
+    return true;
+  for (int i = 0; i < n_args; i++) {
+    const ts_tensor *t = args[i].kind == TS_VALUE_TENSOR ? args[i].tensor : NULL;
+    if (t && t->node && t->name) {
+      char label[128];
+      ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
+                   "%s: %s is tensor '%s:%d', a symbolic tensor of a traced graph: it has no "
+                   "value outside its trace (it leaked out of the trace, e.g. through a global "
+                   "or into TS_INIT_SCOPE code)",
+                   f->name, ts__arg_label(label, sizeof label, i, f->params, f->n_params),
+                   t->name, t->node_output);
+      return false;
+    }
+  }
+  return true;
+}
+
 bool ts__call_begin(ts__call *call, ts_function *f, const ts_value *args, int n_args)
 {
   *call = (ts__call){ .f = f, .args = args, .n_args = n_args, .how = TS__CALL_AUTO };
-  return ts__values_check(f->name, args, n_args);
+  return ts__values_check(f->name, args, n_args) && check_not_leaked(f, args, n_args);
 }
 
 /* A call while another function is traced, as tf.function does it: the
@@ -1142,7 +1165,7 @@ ts_tensor *ts_concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
 {
   TS_CHECK_ARG(cf != NULL && n_args >= 0 && (args || n_args == 0), NULL);
   const ts_function *f = cf->fn;
-  if (!ts__values_check(f->name, args, n_args))
+  if (!ts__values_check(f->name, args, n_args) || !check_not_leaked(f, args, n_args))
     return NULL;
   char label[128], want[TS_INFO_STR], got[TS_INFO_STR];
   if (n_args != cf->sig.n) {
