@@ -117,6 +117,11 @@ static void test_list_of_tensors(void)
   g_assert_cmpint(t.traces, ==, n + 1);
   g_assert_cmpstr(t.reason, ==, "arg 0 (xs): host value [f32[], f32[], 4] differs from [f32[], f32[], 3]");
 
+  /* a list of more tensors is a change of structure, not of a host value */
+  ts_value three = LIST(tv(ts_scalar_f32(1)), tv(ts_scalar_f32(2)), tv(ts_scalar_f32(3)));
+  expect_str(ts_function_call(f, &three, 1), "Tensor(6.0, shape=(), dtype=float32)");
+  g_assert_cmpstr(t.reason, ==, "arg 0 (xs): a list of 3 tensors, traced with 2");
+
   /* eager and graph agree */
   expect_str(ts_function_call_eager(f, &b, 1), "Tensor(30.0, shape=(), dtype=float32)");
 

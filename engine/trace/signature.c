@@ -303,6 +303,10 @@ ts_trace_reason ts__signature_diff(const ts_signature *closest, const ts_signatu
                                label, k, ts__shape_msg_str(a_buf, c.shape),
                                ts__shape_msg_str(b_buf, w.shape));
       }
+    } else if (now->kind == TS_VALUE_LIST && was->n_leaves != now->n_leaves) {
+      structure = true; /* a list of tensors grew or shrank: not a host value's change */
+      g_string_append_printf(text, "%s: a list of %d tensor%s, traced with %d", label,
+                             now->n_leaves, now->n_leaves == 1 ? "" : "s", was->n_leaves);
     } else if (now->kind != TS_VALUE_TENSOR) {
       host = true;
       g_string_append_printf(text, "%s: host value %s differs from %s", label, now->host, was->host);
