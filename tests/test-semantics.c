@@ -143,6 +143,48 @@ static void test_list_of_tensors(void)
   ts_scope_end(s);
 }
 
+/* ---- None as an argument ------------------------------------------------------- */
+
+/* x * mask, or x where mask is None (Python's `def f(x, mask=None)`). */
+static ts_tensor *masked(ts_call *c)
+{
+  host_runs++;
+  const ts_value *mask = ts_call_arg_value(c, 1);
+  if (!mask || mask->kind == TS_VALUE_NONE)
+    return ts_arg(c, 0);
+  return ts_mul(ts_arg(c, 0), ts_arg(c, 1));
+}
+
+/* 000: "tf.function may also re-trace when called with different
+ * non-tensor arguments"; 001: "new Python arguments always trigger
+ * retracing".  None is such an argument: a call with None traces a graph
+ * of its own (as it runs eagerly), a tensor in its place retraces, and
+ * None again reuses the graph. */
+static void test_none_argument(void)
+{
+  ts_scope *s = ts_scope_begin();
+  traces t = { 0 };
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_TRACE), on_trace, &t);
+  ts_function *f = ts_function_new("masked", masked, "x, mask");
+  host_runs = 0;
+  ts_value none[] = { tv(ts_ones(TS_F32, TS_SHAPE(2))), { .kind = TS_VALUE_NONE } };
+  ts_value mask[] = { none[0], tv(ts_constant(TS_F32, TS_SHAPE(2), (float[]){ 0, 3 })) };
+  expect_str(ts_function_call_eager(f, none, 2), "Tensor([1. 1.], shape=(2,), dtype=float32)");
+  expect_str(ts_function_call(f, none, 2), "Tensor([1. 1.], shape=(2,), dtype=float32)");
+  g_assert_cmpstr(t.signature, ==, "(x: f32[2], mask: None)");
+  expect_str(ts_function_call(f, mask, 2), "Tensor([0. 3.], shape=(2,), dtype=float32)");
+  g_assert_cmpstr(t.reason, ==, "arg 1 (mask): a tensor, traced with None");
+  expect_str(ts_function_call(f, none, 2), "Tensor([1. 1.], shape=(2,), dtype=float32)");
+  g_assert_cmpint(t.traces, ==, 2);
+  g_assert_cmpint(host_runs, ==, 3); /* the eager call and two traces */
+  char *text = ts_concrete_pretty_signature(ts_function_concrete(f, 0));
+  g_assert_true(g_str_has_prefix(text, "masked(x, mask=None)\n"));
+  g_free(text);
+  ts_function_free(f);
+  ts_listener_remove(id);
+  ts_scope_end(s);
+}
+
 /* ---- input signatures and concrete functions ---------------------------------- */
 
 static ts_tensor *total(ts_call *c)
@@ -277,6 +319,7 @@ int main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   serial_check_install();
   g_test_add_func("/semantics/list-of-tensors", test_list_of_tensors);
+  g_test_add_func("/semantics/none-argument", test_none_argument);
   g_test_add_func("/semantics/input-signature-get-concrete", test_input_signature_get_concrete);
   g_test_add_func("/semantics/leaked-graph-tensor", test_leaked_graph_tensor);
   return g_test_run();

@@ -114,7 +114,8 @@ bool ts__signature_init(ts_signature *sig, const ts_value *args, int n)
       *a = (ts_argsig){ .kind = TS_VALUE_TENSOR, .dtype = v->tensor->dtype, .shape = v->tensor->shape };
     } else if (v->kind == TS_VALUE_SPEC) {
       *a = (ts_argsig){ .kind = TS_VALUE_TENSOR, .dtype = v->spec.dtype, .shape = v->spec.shape };
-    } else if (v->kind > TS_VALUE_TENSOR && v->kind <= TS_VALUE_LIST) {
+    } else if (v->kind == TS_VALUE_NONE || (v->kind > TS_VALUE_TENSOR && v->kind <= TS_VALUE_LIST)) {
+      /* None too: a Python None is a non-tensor argument like any other */
       GString *s = g_string_new(NULL);
       host_text(s, v, NULL);
       *a = (ts_argsig){ .kind = v->kind, .host = g_string_free(s, FALSE) };
@@ -129,8 +130,7 @@ bool ts__signature_init(ts_signature *sig, const ts_value *args, int n)
     } else {
       /* A NULL tensor is an earlier failure: keep its error. */
       if (!ts_failed())
-        ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL, "argument %d is %s", i,
-                     v->kind == TS_VALUE_TENSOR ? "NULL" : "not a value");
+        ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL, "argument %d is NULL", i);
       ts__signature_clear(sig);
       return false;
     }
@@ -253,7 +253,7 @@ char *ts__signature_text(const ts_signature *sig, char *const *params, int n_par
 static const char *kind_word(ts_value_kind kind)
 {
   static const char *const words[TS_VALUE_KIND_COUNT] = {
-    [TS_VALUE_NONE] = "nothing",      [TS_VALUE_TENSOR] = "a tensor", [TS_VALUE_INT] = "a host int",
+    [TS_VALUE_NONE] = "None",         [TS_VALUE_TENSOR] = "a tensor", [TS_VALUE_INT] = "a host int",
     [TS_VALUE_FLOAT] = "a host float", [TS_VALUE_BOOL] = "a host bool",
     [TS_VALUE_STRING] = "a host string", [TS_VALUE_LIST] = "a host list",
     [TS_VALUE_SPEC] = "a tensor spec",
