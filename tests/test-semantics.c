@@ -122,6 +122,17 @@ static void test_list_of_tensors(void)
   expect_str(ts_function_call(f, &three, 1), "Tensor(6.0, shape=(), dtype=float32)");
   g_assert_cmpstr(t.reason, ==, "arg 0 (xs): a list of 3 tensors, traced with 2");
 
+  /* pretty-printed as TensorFlow prints a nested structure */
+  char *text = ts_concrete_pretty_signature(ts_function_concrete(f, 0));
+  g_assert_cmpstr(text, ==, "sum_list(xs)\n"
+                            "  Args:\n"
+                            "    xs: [<1>, <2>]\n"
+                            "      <1>: float32 Tensor, shape=()\n"
+                            "      <2>: float32 Tensor, shape=()\n"
+                            "  Returns:\n"
+                            "    float32 Tensor, shape=()");
+  g_free(text);
+
   /* eager and graph agree */
   expect_str(ts_function_call_eager(f, &b, 1), "Tensor(30.0, shape=(), dtype=float32)");
 

@@ -7,13 +7,13 @@
  * relaxed), or a host value by its canonical text ("2", "'a'", "[1, -1]").
  * A list holding tensors ("[f32[2], 3]") is a nested structure: its
  * tensors are inputs of the graph, by dtype and shape in `leaves` (depth
- * first), the rest host values, in `skeleton` ("[T, 3]"). */
+ * first), the rest host values, in `skeleton` ("[<1>, 3]"). */
 typedef struct ts_argsig {
   ts_value_kind kind; /* TS_VALUE_TENSOR for tensors and specs */
   ts_dtype dtype;
   ts_shape shape;
   char *host;
-  char *skeleton;     /* lists: the text with each tensor "T"; else NULL */
+  char *skeleton;     /* lists: the text with the tensors "<1>", "<2>"...; else NULL */
   int n_leaves;       /* lists: the tensors it holds */
   ts_info *leaves;
 } ts_argsig;

@@ -1242,21 +1242,30 @@ char *ts_concrete_pretty_signature(const ts_concrete *cf)
       g_string_append(s, f->params[i]);
     else
       g_string_append_printf(s, "arg%d", i);
-    if (a->kind != TS_VALUE_TENSOR)
+    if (a->kind != TS_VALUE_TENSOR && !a->n_leaves)
       g_string_append_printf(s, "=%s", a->host);
-    any_tensor |= a->kind == TS_VALUE_TENSOR;
+    any_tensor |= a->kind == TS_VALUE_TENSOR || a->n_leaves;
   }
   g_string_append(s, ")\n");
   if (any_tensor) {
     g_string_append(s, "  Args:\n");
     for (int i = 0; i < cf->sig.n; i++) {
       const ts_argsig *a = &cf->sig.args[i];
-      if (a->kind != TS_VALUE_TENSOR)
+      if (a->kind != TS_VALUE_TENSOR && !a->n_leaves)
         continue;
       if (i < f->n_params)
         g_string_append_printf(s, "    %s: ", f->params[i]);
       else
         g_string_append_printf(s, "    arg%d: ", i);
+      if (a->n_leaves) { /* TensorFlow's "xs: [<1>, <2>]", then each <k> */
+        g_string_append_printf(s, "%s\n", a->skeleton);
+        for (int k = 0; k < a->n_leaves; k++) {
+          g_string_append_printf(s, "      <%d>: ", k + 1);
+          append_tensor_spec(s, a->leaves[k].dtype, a->leaves[k].shape);
+          g_string_append_c(s, '\n');
+        }
+        continue;
+      }
       append_tensor_spec(s, a->dtype, a->shape);
       g_string_append_c(s, '\n');
     }

@@ -8,7 +8,8 @@
 /* A host value in words.  Tensors (and specs) inside a list are a nested
  * structure's tensors, as tf.function flattens a list of tensors: each is
  * an input of its own; with `leaves` they are appended to it and written
- * as "T" (the list's skeleton), else written by dtype and shape. */
+ * "<1>", "<2>" (the list's skeleton, as TensorFlow's pretty-printed
+ * signatures write a nested structure), else by dtype and shape. */
 static void host_text(GString *s, const ts_value *v, GArray *leaves)
 {
   char buf[TS_INFO_STR];
@@ -18,9 +19,12 @@ static void host_text(GString *s, const ts_value *v, GArray *leaves)
     ts_info info = v->kind == TS_VALUE_SPEC ? (ts_info){ v->spec.dtype, v->spec.shape }
                    : v->tensor                ? (ts_info){ v->tensor->dtype, v->tensor->shape }
                                               : (ts_info){ TS_F32, TS_SCALAR_SHAPE };
-    if (leaves)
-      g_array_append_val(leaves, info);
-    g_string_append(s, leaves ? "T" : ts__info_str(buf, info.dtype, info.shape));
+    if (!leaves) {
+      g_string_append(s, ts__info_str(buf, info.dtype, info.shape));
+      break;
+    }
+    g_array_append_val(leaves, info);
+    g_string_append_printf(s, "<%u>", leaves->len);
     break;
   }
   case TS_VALUE_INT: g_string_append_printf(s, "%" G_GINT64_FORMAT, v->i); break;
