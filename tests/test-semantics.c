@@ -222,6 +222,9 @@ static void test_input_signature_get_concrete(void)
   g_assert_true(ts_function_get_concrete(f, NULL, 0) == cf);
   ts_value spec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(-1, 3));
   g_assert_true(ts_function_get_concrete(f, &spec, 1) == cf);
+  /* a spec is compatible where its dims are unknown (TensorSpec.is_compatible_with) */
+  ts_value vague = TS_SPEC_VALUE(TS_F32, TS_SHAPE(-1, -1));
+  g_assert_true(ts_function_get_concrete(f, &vague, 1) == cf);
   expect_str(ts_concrete_call(cf, &(ts_value[]){ tv(ts_ones(TS_F32, TS_SHAPE(5, 3))) }[0], 1),
              "Tensor(15.0, shape=(), dtype=float32)");
   expect_str(ts_function_call(f, &x23, 1), "Tensor(6.0, shape=(), dtype=float32)");
@@ -233,8 +236,10 @@ static void test_input_signature_get_concrete(void)
   } bad[] = {
     { tv(ts_ones(TS_F32, TS_SHAPE(2, 4))),
       "total: arg 0 (x) does not match the input signature: expected f32[?,3], got f32[2,4]" },
-    { TS_SPEC_VALUE(TS_F32, TS_SHAPE(-1, -1)), /* an unknown dim does not fit a known one */
-      "total: arg 0 (x) does not match the input signature: expected f32[?,3], got f32[?,?]" },
+    { TS_SPEC_VALUE(TS_F32, TS_SHAPE(-1, 4)),
+      "total: arg 0 (x) does not match the input signature: expected f32[?,3], got f32[?,4]" },
+    { TS_SPEC_VALUE(TS_F32, TS_SHAPE(-1)),
+      "total: arg 0 (x) does not match the input signature: expected f32[?,3], got f32[?]" },
     { tv(ts_ones(TS_I32, TS_SHAPE(2, 3))),
       "total: arg 0 (x) does not match the input signature: expected f32[?,3], got i32[2,3]" },
   };
@@ -325,6 +330,39 @@ static void test_leaked_graph_tensor(void)
   ts_scope_end(s);
 }
 
+static ts_function *total_of_3; /* total(x), input signature f32[3] */
+
+static ts_tensor *calls_total_of_3(ts_call *c)
+{
+  ts_value x = tv(ts_arg(c, 0));
+  return ts_function_call(total_of_3, &x, 1);
+}
+
+/* The input signature checks a call as TensorSpec.is_compatible_with
+ * does: a traced tensor of unknown dims (here the caller's input
+ * signature f32[?]) fits the callee's f32[3] while tracing; the callee's
+ * own concrete function is the signature's. */
+static void test_input_signature_compatible_while_tracing(void)
+{
+  ts_scope *s = ts_scope_begin();
+  total_of_3 = ts_function_new("total", total, "x");
+  g_assert_true(ts_function_set_input_signature(total_of_3, &(ts_spec){ TS_F32, TS_SHAPE(3) }, 1));
+  ts_function *outer = ts_function_new("outer", calls_total_of_3, "x");
+  g_assert_true(ts_function_set_input_signature(outer, &(ts_spec){ TS_F32, TS_SHAPE(-1) }, 1));
+  ts_value x = tv(ts_constant(TS_F32, TS_SHAPE(3), (float[]){ 1, 2, 3 }));
+  expect_str(ts_function_call(outer, &x, 1), "Tensor(6.0, shape=(), dtype=float32)");
+  g_assert_cmpint(ts_function_n_concrete(total_of_3), ==, 1);
+  g_assert_cmpstr(ts_concrete_signature(ts_function_concrete(total_of_3, 0)), ==, "(x: f32[3])");
+  ts_value four = tv(ts_ones(TS_F32, TS_SHAPE(4))); /* a known dim that differs still does not fit */
+  g_assert_null(ts_function_call(total_of_3, &four, 1));
+  char *msg = take_error();
+  g_assert_cmpstr(msg, ==, "total: arg 0 (x) does not match the input signature: expected f32[3], got f32[4]");
+  g_free(msg);
+  ts_function_free(outer);
+  ts_function_free(total_of_3);
+  ts_scope_end(s);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -332,6 +370,8 @@ int main(int argc, char **argv)
   g_test_add_func("/semantics/list-of-tensors", test_list_of_tensors);
   g_test_add_func("/semantics/none-argument", test_none_argument);
   g_test_add_func("/semantics/input-signature-get-concrete", test_input_signature_get_concrete);
+  g_test_add_func("/semantics/input-signature-compatible-while-tracing",
+                  test_input_signature_compatible_while_tracing);
   g_test_add_func("/semantics/leaked-graph-tensor", test_leaked_graph_tensor);
   return g_test_run();
 }

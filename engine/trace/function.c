@@ -750,7 +750,8 @@ static bool check_input_signature(const ts_function *f, const ts_value *args, in
     const ts_spec *s = &f->specs[i];
     ts__arg_label(label, sizeof label, i, f->params, f->n_params);
     ts__info_str(want, s->dtype, s->shape);
-    /* a tensor, or (get_concrete) a spec: an unknown dim fits only an unknown one */
+    /* a tensor, or (get_concrete) a spec; as TensorSpec.is_compatible_with,
+     * an unknown dim (a spec's, a traced tensor's) fits any */
     ts_info arg;
     if (args[i].kind == TS_VALUE_TENSOR && args[i].tensor)
       arg = (ts_info){ args[i].tensor->dtype, args[i].tensor->shape };
@@ -764,7 +765,7 @@ static bool check_input_signature(const ts_function *f, const ts_value *args, in
     }
     bool fits = arg.dtype == s->dtype && arg.shape.rank == s->shape.rank;
     for (int d = 0; fits && d < s->shape.rank; d++)
-      fits = s->shape.dim[d] < 0 || s->shape.dim[d] == arg.shape.dim[d];
+      fits = s->shape.dim[d] < 0 || arg.shape.dim[d] < 0 || s->shape.dim[d] == arg.shape.dim[d];
     if (!fits) {
       ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                    "%s: %s does not match the input signature: expected %s, got %s", f->name,
