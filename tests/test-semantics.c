@@ -363,6 +363,37 @@ static void test_input_signature_compatible_while_tracing(void)
   ts_scope_end(s);
 }
 
+/* 001: "print(a_function.get_concrete_function(tf.TensorSpec(shape=[],
+ * dtype=tf.float32)))" — a TensorSpec stands for the tensors of a
+ * concrete function; a call computes on values.  A spec given to a call
+ * (alone or in a list) is refused before any trace, in both modes, naming
+ * the argument. */
+static void test_spec_in_call(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *f = ts_function_new("sum_list", sum_list, "xs");
+  ts_value in_list = LIST(TS_SPEC_VALUE(TS_F32, TS_SHAPE(2)), tv(ts_ones(TS_F32, TS_SHAPE(2))));
+  for (int eagerly = 0; eagerly < 2; eagerly++) {
+    g_assert_null(eagerly ? ts_function_call_eager(f, &in_list, 1) : ts_function_call(f, &in_list, 1));
+    char *msg = take_error();
+    g_assert_cmpstr(msg, ==, "sum_list: arg 0 (xs) is a tensor spec, which has no value: a call "
+                             "takes tensors (specs are for get_concrete)");
+    g_free(msg);
+  }
+  g_assert_cmpint(ts_function_n_concrete(f), ==, 0);
+  ts_function *g = ts_function_new("total", total, "x");
+  ts_value spec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(2));
+  g_assert_null(ts_function_call(g, &spec, 1));
+  char *msg = take_error();
+  g_assert_cmpstr(msg, ==, "total: arg 0 (x) is a tensor spec, which has no value: a call takes "
+                           "tensors (specs are for get_concrete)");
+  g_free(msg);
+  g_assert_cmpint(ts_function_n_concrete(g), ==, 0); /* no concrete function traced for nothing */
+  ts_function_free(g);
+  ts_function_free(f);
+  ts_scope_end(s);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -372,6 +403,7 @@ int main(int argc, char **argv)
   g_test_add_func("/semantics/input-signature-get-concrete", test_input_signature_get_concrete);
   g_test_add_func("/semantics/input-signature-compatible-while-tracing",
                   test_input_signature_compatible_while_tracing);
+  g_test_add_func("/semantics/spec-in-call", test_spec_in_call);
   g_test_add_func("/semantics/leaked-graph-tensor", test_leaked_graph_tensor);
   return g_test_run();
 }

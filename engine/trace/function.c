@@ -998,17 +998,34 @@ static bool convert_args(const ts_function *f, const ts_value **args, int n_args
 
 /* ---- calls: checked once, resolved once, run ---------------------------------------- */
 
-/* A symbolic tensor given to a call that is not traced (TensorFlow: a
- * graph tensor leaked out of the function building context): false +
- * error naming the argument. */
-static bool check_not_leaked(const ts_function *f, const ts_value *args, int n_args)
+/* Does v hold a tensor spec (itself, or in a list)? */
+static bool holds_spec(const ts_value *v)
 {
-  if (ts_tracing())
+  if (v->kind == TS_VALUE_SPEC)
     return true;
+  for (int i = 0; v->kind == TS_VALUE_LIST && i < v->list.n; i++)
+    if (holds_spec(&v->list.items[i]))
+      return true;
+  return false;
+}
+
+/* What a call (not get_concrete) must not be given: a tensor spec (it has
+ * no value), or, outside a trace, a symbolic tensor (TensorFlow: a graph
+ * tensor leaked out of the function building context).  false + error
+ * naming the argument. */
+static bool check_call_args(const ts_function *f, const ts_value *args, int n_args)
+{
+  char label[128];
   for (int i = 0; i < n_args; i++) {
     const ts_tensor *t = args[i].kind == TS_VALUE_TENSOR ? args[i].tensor : NULL;
-    if (t && t->node && t->name) {
-      char label[128];
+    if (holds_spec(&args[i])) {
+      ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
+                   "%s: %s is a tensor spec, which has no value: a call takes tensors "
+                   "(specs are for get_concrete)",
+                   f->name, ts__arg_label(label, sizeof label, i, f->params, f->n_params));
+      return false;
+    }
+    if (t && t->node && t->name && !ts_tracing()) {
       ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                    "%s: %s is tensor '%s:%d', a symbolic tensor of a traced graph: it has no "
                    "value outside its trace (it leaked out of the trace, e.g. through a global "
@@ -1024,7 +1041,7 @@ static bool check_not_leaked(const ts_function *f, const ts_value *args, int n_a
 bool ts__call_begin(ts__call *call, ts_function *f, const ts_value *args, int n_args)
 {
   *call = (ts__call){ .f = f, .args = args, .n_args = n_args, .how = TS__CALL_AUTO };
-  return ts__values_check(f->name, args, n_args) && check_not_leaked(f, args, n_args);
+  return ts__values_check(f->name, args, n_args) && check_call_args(f, args, n_args);
 }
 
 /* A call while another function is traced, as tf.function does it: the
@@ -1166,7 +1183,7 @@ ts_tensor *ts_concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
 {
   TS_CHECK_ARG(cf != NULL && n_args >= 0 && (args || n_args == 0), NULL);
   const ts_function *f = cf->fn;
-  if (!ts__values_check(f->name, args, n_args) || !check_not_leaked(f, args, n_args))
+  if (!ts__values_check(f->name, args, n_args) || !check_call_args(f, args, n_args))
     return NULL;
   char label[128], want[TS_INFO_STR], got[TS_INFO_STR];
   if (n_args != cf->sig.n) {
