@@ -154,6 +154,30 @@ static void test_list_of_tensors(void)
   ts_scope_end(s);
 }
 
+/* reduce_retracing relaxes the shapes of every tensor, those of a nested
+ * structure too: a list whose tensor changes length gets one generalised
+ * concrete function, "xs: [f32[?], f32[]]", that later lengths reuse. */
+static void test_list_reduce_retracing(void)
+{
+  ts_scope *s = ts_scope_begin();
+  traces t = { 0 };
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_TRACE), on_trace, &t);
+  ts_function *f = ts_function_new("sum_list", sum_list, "xs");
+  ts_function_set_reduce_retracing(f, true);
+  for (int n = 1; n <= 4; n++) {
+    ts_value xs = LIST(tv(ts_ones(TS_F32, TS_SHAPE(n))), tv(ts_scalar_f32(1)), TS_INT_VALUE(2));
+    ts_tensor *y = ts_function_call(f, &xs, 1);
+    assert_no_error();
+    g_assert_cmpint(ts_tensor_size(y), ==, n);
+    g_assert_cmpfloat(ts_tensor_get_f64(y, 0), ==, 4);
+  }
+  g_assert_cmpint(t.traces, ==, 2);
+  g_assert_cmpstr(t.signature, ==, "(xs: [f32[?], f32[], 2])");
+  ts_function_free(f);
+  ts_listener_remove(id);
+  ts_scope_end(s);
+}
+
 /* ---- None as an argument ------------------------------------------------------- */
 
 /* x * mask, or x where mask is None (Python's `def f(x, mask=None)`). */
@@ -399,6 +423,7 @@ int main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   serial_check_install();
   g_test_add_func("/semantics/list-of-tensors", test_list_of_tensors);
+  g_test_add_func("/semantics/list-reduce-retracing", test_list_reduce_retracing);
   g_test_add_func("/semantics/none-argument", test_none_argument);
   g_test_add_func("/semantics/input-signature-get-concrete", test_input_signature_get_concrete);
   g_test_add_func("/semantics/input-signature-compatible-while-tracing",

@@ -16,6 +16,7 @@ typedef struct ts_argsig {
   char *skeleton;     /* lists: the text with the tensors "<1>", "<2>"...; else NULL */
   int n_leaves;       /* lists: the tensors it holds */
   ts_info *leaves;
+  char **segments;    /* lists: the text around them (n_leaves + 1, NULL-terminated) */
 } ts_argsig;
 
 typedef struct ts_signature {
@@ -43,6 +44,8 @@ void ts__signature_copy(ts_signature *dst, const ts_signature *src);
 void ts__signature_update_key(ts_signature *sig);
 /* Does a call with signature `call` fit the traced `traced` (-1 dims match any)? */
 bool ts__signature_accepts(const ts_signature *traced, const ts_signature *call);
+/* Rewrites a list's host text after its leaves changed (relaxed dims). */
+void ts__argsig_update_host(ts_argsig *a);
 /* Does one argument of a call fit the traced one? */
 bool ts__argsig_accepts(const ts_argsig *traced, const ts_argsig *call);
 /* Number of arguments that differ (structure differences count as n + 1). */

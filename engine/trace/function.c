@@ -523,9 +523,22 @@ static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts
   return cf;
 }
 
+static bool same_dtype_and_rank(ts_info a, ts_info b)
+{
+  return a.dtype == b.dtype && a.shape.rank == b.shape.rank;
+}
+
+static void relax_dims(ts_shape *shape, const ts_shape *closest)
+{
+  for (int d = 0; d < shape->rank; d++)
+    if (shape->dim[d] != closest->dim[d])
+      shape->dim[d] = -1;
+}
+
 /* With reduce_retracing, dims that differ from the closest signature become
- * unknown, so one generalised concrete function serves them all.  Host
- * arguments stay as they are (each value is a graph of its own). */
+ * unknown, so one generalised concrete function serves them all: those of
+ * tensor arguments and of the tensors in lists.  Host arguments stay as
+ * they are (each value is a graph of its own). */
 static void relax(ts_signature *sig, const ts_signature *closest)
 {
   if (!closest || closest->n != sig->n)
@@ -535,15 +548,25 @@ static void relax(ts_signature *sig, const ts_signature *closest)
     const ts_argsig *c = &closest->args[i];
     if (a->kind != c->kind)
       return;
-    if (a->kind != TS_VALUE_TENSOR)
-      continue;
-    if (a->dtype != c->dtype || a->shape.rank != c->shape.rank)
+    if (a->kind == TS_VALUE_TENSOR &&
+        !same_dtype_and_rank((ts_info){ a->dtype, a->shape }, (ts_info){ c->dtype, c->shape }))
       return; /* only a change of dimensions is relaxed */
+    if (a->n_leaves && (a->n_leaves != c->n_leaves || strcmp(a->skeleton, c->skeleton)))
+      return;
+    for (int k = 0; k < a->n_leaves; k++)
+      if (!same_dtype_and_rank(a->leaves[k], c->leaves[k]))
+        return;
   }
-  for (int i = 0; i < sig->n; i++)
-    for (int d = 0; sig->args[i].kind == TS_VALUE_TENSOR && d < sig->args[i].shape.rank; d++)
-      if (sig->args[i].shape.dim[d] != closest->args[i].shape.dim[d])
-        sig->args[i].shape.dim[d] = -1;
+  for (int i = 0; i < sig->n; i++) {
+    ts_argsig *a = &sig->args[i];
+    const ts_argsig *c = &closest->args[i];
+    if (a->kind == TS_VALUE_TENSOR)
+      relax_dims(&a->shape, &c->shape);
+    for (int k = 0; k < a->n_leaves; k++)
+      relax_dims(&a->leaves[k].shape, &c->leaves[k].shape);
+    if (a->n_leaves)
+      ts__argsig_update_host(a);
+  }
   ts__signature_update_key(sig);
 }
 

@@ -5,12 +5,21 @@
 
 #include <stdio.h>
 
+/* The tensors of a list, as host_text finds them: their dtypes and
+ * shapes, and the text between them (segments[k] before tensor k, the
+ * last after the last). */
+typedef struct list_leaves {
+  GArray *leaves;     /* ts_info */
+  GPtrArray *segments; /* char * */
+  gsize segment_start;
+} list_leaves;
+
 /* A host value in words.  Tensors (and specs) inside a list are a nested
  * structure's tensors, as tf.function flattens a list of tensors: each is
- * an input of its own; with `leaves` they are appended to it and written
+ * an input of its own; with `ll` they are collected there and written
  * "<1>", "<2>" (the list's skeleton, as TensorFlow's pretty-printed
  * signatures write a nested structure), else by dtype and shape. */
-static void host_text(GString *s, const ts_value *v, GArray *leaves)
+static void host_text(GString *s, const ts_value *v, list_leaves *ll)
 {
   char buf[TS_INFO_STR];
   switch (v->kind) {
@@ -19,12 +28,14 @@ static void host_text(GString *s, const ts_value *v, GArray *leaves)
     ts_info info = v->kind == TS_VALUE_SPEC ? (ts_info){ v->spec.dtype, v->spec.shape }
                    : v->tensor                ? (ts_info){ v->tensor->dtype, v->tensor->shape }
                                               : (ts_info){ TS_F32, TS_SCALAR_SHAPE };
-    if (!leaves) {
+    if (!ll) {
       g_string_append(s, ts__info_str(buf, info.dtype, info.shape));
       break;
     }
-    g_array_append_val(leaves, info);
-    g_string_append_printf(s, "<%u>", leaves->len);
+    g_array_append_val(ll->leaves, info);
+    g_ptr_array_add(ll->segments, g_strndup(s->str + ll->segment_start, s->len - ll->segment_start));
+    g_string_append_printf(s, "<%u>", ll->leaves->len);
+    ll->segment_start = s->len;
     break;
   }
   case TS_VALUE_INT: g_string_append_printf(s, "%" G_GINT64_FORMAT, v->i); break;
@@ -43,7 +54,7 @@ static void host_text(GString *s, const ts_value *v, GArray *leaves)
     for (int i = 0; i < v->list.n; i++) {
       if (i)
         g_string_append(s, ", ");
-      host_text(s, &v->list.items[i], leaves);
+      host_text(s, &v->list.items[i], ll);
     }
     g_string_append_c(s, ']');
     break;
@@ -124,11 +135,14 @@ bool ts__signature_init(ts_signature *sig, const ts_value *args, int n)
       host_text(s, v, NULL);
       *a = (ts_argsig){ .kind = v->kind, .host = g_string_free(s, FALSE) };
       if (v->kind == TS_VALUE_LIST) {
-        GArray *leaves = g_array_new(FALSE, FALSE, sizeof(ts_info));
+        list_leaves ll = { g_array_new(FALSE, FALSE, sizeof(ts_info)), g_ptr_array_new(), 0 };
         GString *skeleton = g_string_new(NULL);
-        host_text(skeleton, v, leaves);
-        a->n_leaves = (int)leaves->len;
-        a->leaves = (ts_info *)(void *)g_array_free(leaves, FALSE);
+        host_text(skeleton, v, &ll);
+        g_ptr_array_add(ll.segments, g_strdup(skeleton->str + ll.segment_start));
+        g_ptr_array_add(ll.segments, NULL);
+        a->n_leaves = (int)ll.leaves->len;
+        a->leaves = (ts_info *)(void *)g_array_free(ll.leaves, FALSE);
+        a->segments = (char **)g_ptr_array_free(ll.segments, FALSE);
         a->skeleton = g_string_free(skeleton, FALSE);
       }
     } else {
@@ -143,11 +157,25 @@ bool ts__signature_init(ts_signature *sig, const ts_value *args, int n)
   return true;
 }
 
+void ts__argsig_update_host(ts_argsig *a)
+{
+  char buf[TS_INFO_STR];
+  GString *s = g_string_new(NULL);
+  for (int k = 0; k < a->n_leaves; k++) {
+    g_string_append(s, a->segments[k]);
+    g_string_append(s, ts__info_str(buf, a->leaves[k].dtype, a->leaves[k].shape));
+  }
+  g_string_append(s, a->segments[a->n_leaves]);
+  g_free(a->host);
+  a->host = g_string_free(s, FALSE);
+}
+
 void ts__signature_clear(ts_signature *sig)
 {
   for (int i = 0; i < sig->n; i++) {
     g_free(sig->args[i].host);
     g_free(sig->args[i].skeleton);
+    g_strfreev(sig->args[i].segments);
     g_free(sig->args[i].leaves);
   }
   g_free(sig->args);
@@ -162,6 +190,7 @@ void ts__signature_copy(ts_signature *dst, const ts_signature *src)
     dst->args[i] = src->args[i];
     dst->args[i].host = g_strdup(src->args[i].host);
     dst->args[i].skeleton = g_strdup(src->args[i].skeleton);
+    dst->args[i].segments = g_strdupv(src->args[i].segments);
     dst->args[i].leaves = g_memdup2(src->args[i].leaves, sizeof(ts_info) * (size_t)src->args[i].n_leaves);
   }
   dst->key = g_strdup(src->key);
