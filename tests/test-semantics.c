@@ -178,6 +178,35 @@ static void test_list_reduce_retracing(void)
   ts_scope_end(s);
 }
 
+static void on_warning(const ts_event *ev, void *user_data)
+{
+  char **warning = user_data;
+  g_free(*warning);
+  *warning = g_strdup(ev->warning.message);
+}
+
+/* The frequent-retracing warning's fix for a list whose tensors keep
+ * changing shape is reduce_retracing: an input signature (of tensors)
+ * cannot describe a list. */
+static void test_list_frequent_retracing(void)
+{
+  ts_scope *s = ts_scope_begin();
+  char *warning = NULL;
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING), on_warning, &warning);
+  ts_function *f = ts_function_new("sum_list", sum_list, "xs");
+  for (int n = 1; n <= 5; n++) {
+    ts_value xs = LIST(tv(ts_ones(TS_F32, TS_SHAPE(n))));
+    g_assert_nonnull(ts_function_call(f, &xs, 1));
+  }
+  g_assert_nonnull(warning);
+  g_assert_nonnull(strstr(warning, "no input signature describes these calls (arg 0 (xs) is a "
+                                   "list of tensors); turn on reduce_retracing"));
+  g_free(warning);
+  ts_function_free(f);
+  ts_listener_remove(id);
+  ts_scope_end(s);
+}
+
 /* ---- None as an argument ------------------------------------------------------- */
 
 /* x * mask, or x where mask is None (Python's `def f(x, mask=None)`). */
@@ -424,6 +453,7 @@ int main(int argc, char **argv)
   serial_check_install();
   g_test_add_func("/semantics/list-of-tensors", test_list_of_tensors);
   g_test_add_func("/semantics/list-reduce-retracing", test_list_reduce_retracing);
+  g_test_add_func("/semantics/list-frequent-retracing", test_list_frequent_retracing);
   g_test_add_func("/semantics/none-argument", test_none_argument);
   g_test_add_func("/semantics/input-signature-get-concrete", test_input_signature_get_concrete);
   g_test_add_func("/semantics/input-signature-compatible-while-tracing",

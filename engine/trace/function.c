@@ -686,14 +686,22 @@ void ts__function_warn(ts_function *f, ts_warning_kind kind, const char *message
 /* The input signature that would have served every traced call: the
  * newest signature with each dimension that varies unknown.  NULL when no
  * single signature accepts them all (an argument changed its number,
- * kind, dtype or rank); *why then says which.  Owned. */
-static char *suggested_signature(const ts_function *f, char **why)
+ * kind, dtype or rank, or is a list of tensors, which an input signature
+ * cannot describe: *in_list then set); *why then says which.  Owned. */
+static char *suggested_signature(const ts_function *f, char **why, bool *in_list)
 {
   const ts_concrete *last = f->concrete->pdata[f->concrete->len - 1];
   ts_signature sig;
   ts__signature_copy(&sig, &last->sig);
   char label[128];
   *why = NULL;
+  *in_list = false;
+  for (int a = 0; a < sig.n && !*why; a++)
+    if (sig.args[a].n_leaves) {
+      *in_list = true;
+      *why = g_strdup_printf("%s is a list of tensors",
+                             ts__arg_label(label, sizeof label, a, f->params, f->n_params));
+    }
   for (guint i = 0; i < f->concrete->len && !*why; i++) {
     const ts_signature *other = &((const ts_concrete *)f->concrete->pdata[i])->sig;
     if (other->n != sig.n) {
@@ -738,10 +746,14 @@ static void warn_frequent(ts_function *f, ts_trace_reason reason)
     fix = g_strdup("pass a tensor instead of a host value (each host value is baked into a graph "
                    "of its own)");
   } else if (reason == TS_TRACE_SHAPE) {
-    char *why = NULL, *sig = suggested_signature(f, &why);
+    bool in_list;
+    char *why = NULL, *sig = suggested_signature(f, &why, &in_list);
     if (sig)
       fix = g_strdup_printf("give it an input signature with the changing dimensions unknown %s, "
                             "or turn on reduce_retracing", sig);
+    else if (in_list) /* reduce_retracing relaxes the tensors of lists too */
+      fix = g_strdup_printf("no input signature describes these calls (%s); turn on "
+                            "reduce_retracing", why);
     else
       fix = g_strdup_printf("no single input signature accepts these calls (%s); call it with "
                             "tensors of one dtype and rank", why);
