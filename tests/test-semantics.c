@@ -154,9 +154,13 @@ static void test_list_of_tensors(void)
   ts_scope_end(s);
 }
 
-/* reduce_retracing relaxes the shapes of every tensor, those of a nested
- * structure too: a list whose tensor changes length gets one generalised
- * concrete function, "xs: [f32[?], f32[]]", that later lengths reuse. */
+/* 000: "A re-trace can also happen when tensor arguments change shape"
+ * (and `state = [tf.zeros([10, 10])] * 2` is such a tensor argument, in a
+ * list).  tf.function's reduce_retracing=True (its API reference; the
+ * guides predate it) relaxes the shapes of every tensor, those of a
+ * nested structure too: a list whose tensor changes length gets one
+ * generalised concrete function, "xs: [f32[?], f32[]]", that later
+ * lengths reuse. */
 static void test_list_reduce_retracing(void)
 {
   ts_scope *s = ts_scope_begin();
@@ -185,9 +189,12 @@ static void on_warning(const ts_event *ev, void *user_data)
   *warning = g_strdup(ev->warning.message);
 }
 
-/* The frequent-retracing warning's fix for a list whose tensors keep
- * changing shape is reduce_retracing: an input signature (of tensors)
- * cannot describe a list. */
+/* 001: "No matter how large your model, you want to avoid tracing
+ * frequently ... set input specifications and use tensor arguments to
+ * avoid retracing"; 000: "Exercise caution when calling functions ...
+ * with arguments that change shapes".  The frequent-retracing warning's
+ * fix for a list whose tensors keep changing shape is reduce_retracing:
+ * an input signature (of tensors) cannot describe a list. */
 static void test_list_frequent_retracing(void)
 {
   ts_scope *s = ts_scope_begin();
@@ -391,8 +398,10 @@ static ts_tensor *calls_total_of_3(ts_call *c)
   return ts_function_call(total_of_3, &x, 1);
 }
 
-/* The input signature checks a call as TensorSpec.is_compatible_with
- * does: a traced tensor of unknown dims (here the caller's input
+/* 000: "A re-trace can also happen when tensor arguments change shape,
+ * unless you specified an input_signature"; 000: "any functions called
+ * from an annotated function will also run in graph mode".  The input
+ * signature checks a call as TensorSpec.is_compatible_with does: a traced tensor of unknown dims (here the caller's input
  * signature f32[?]) fits the callee's f32[3] while tracing; the callee's
  * own concrete function is the signature's. */
 static void test_input_signature_compatible_while_tracing(void)
