@@ -154,6 +154,30 @@ static void test_list_of_tensors(void)
   ts_scope_end(s);
 }
 
+/* A graph takes at most 64 tensors: a list of more is refused before
+ * any trace (a trace would make a concrete function no call could run);
+ * eagerly, with no graph, it runs. */
+static void test_list_too_many_tensors(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *f = ts_function_new("sum_list", sum_list, "xs");
+  ts_value items[65];
+  for (int i = 0; i < 65; i++)
+    items[i] = tv(ts_scalar_f32(1));
+  ts_value xs = { .kind = TS_VALUE_LIST, .list = { items, 65 } };
+  g_assert_null(ts_function_call(f, &xs, 1));
+  char *msg = take_error();
+  g_assert_cmpstr(msg, ==, "sum_list: called with 65 tensors (those in lists included); a graph "
+                           "takes at most 64 (pass them stacked into fewer tensors)");
+  g_free(msg);
+  g_assert_cmpint(ts_function_n_concrete(f), ==, 0);
+  expect_str(ts_function_call_eager(f, &xs, 1), "Tensor(65.0, shape=(), dtype=float32)");
+  xs.list.n = 64;
+  expect_str(ts_function_call(f, &xs, 1), "Tensor(64.0, shape=(), dtype=float32)");
+  ts_function_free(f);
+  ts_scope_end(s);
+}
+
 /* 000: "A re-trace can also happen when tensor arguments change shape"
  * (and `state = [tf.zeros([10, 10])] * 2` is such a tensor argument, in a
  * list).  tf.function's reduce_retracing=True (its API reference; the
@@ -461,6 +485,7 @@ int main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   serial_check_install();
   g_test_add_func("/semantics/list-of-tensors", test_list_of_tensors);
+  g_test_add_func("/semantics/list-too-many-tensors", test_list_too_many_tensors);
   g_test_add_func("/semantics/list-reduce-retracing", test_list_reduce_retracing);
   g_test_add_func("/semantics/list-frequent-retracing", test_list_frequent_retracing);
   g_test_add_func("/semantics/none-argument", test_none_argument);

@@ -868,6 +868,21 @@ static void emit_failed_trace(ts_function *f, const ts_signature *sig, ts_trace_
   g_free(text);
 }
 
+/* A graph takes at most TS_MAX_INPUTS tensors (those in lists count):
+ * false + error, before a trace that could never run. */
+static bool fits_graph_inputs(const ts_function *f, const ts_signature *sig)
+{
+  int n = 0;
+  for (int i = 0; i < sig->n; i++)
+    n += sig->args[i].kind == TS_VALUE_TENSOR ? 1 : sig->args[i].n_leaves;
+  if (n <= TS_MAX_INPUTS)
+    return true;
+  ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
+               "%s: called with %d tensors (those in lists included); a graph takes at most %d "
+               "(pass them stacked into fewer tensors)", f->name, n, TS_MAX_INPUTS);
+  return false;
+}
+
 /* Finds or traces the concrete function for args; *eager set when the
  * retrace limit sends the call to eager execution.  Called with f->lock. */
 static ts_concrete *resolve(ts_function *f, const ts_value *args, int n, bool explicit_trace,
@@ -902,6 +917,10 @@ static ts_concrete *resolve(ts_function *f, const ts_value *args, int n, bool ex
   }
 
   ts_concrete *cf = lookup(f, &sig);
+  if (!cf && !fits_graph_inputs(f, &sig)) {
+    ts__signature_clear(&sig);
+    return NULL;
+  }
   f->history <<= 1;
   if (cf) {
     ts__signature_clear(&sig);
