@@ -472,11 +472,11 @@ ts_tensor *ts_variable_new(ts_tensor *initial, const char *name)
   if (c->retracing) {
     /* graph and eager would drift apart: each trace would get variables of its own */
     ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
-                 "variable '%s': %s creates a variable again on a later trace (a first "
-                 "call that makes variables is traced twice, as by tf.function; eagerly "
-                 "every call would make a new one); variables may be created on the first "
-                 "call only: create them once, outside the function or guarded so that "
-                 "later traces reuse them",
+                 "variable '%s': %s creates a variable on a later trace (tf.function "
+                 "supports only variables created on the first call; a first call that "
+                 "makes variables is traced twice, as by tf.function, so one made on every "
+                 "call fails there; eagerly every call would make a new one): create them "
+                 "once, outside the function or guarded so that later traces reuse them",
                  name ? name : "Variable", c->trace_chain[0]);
     return NULL;
   }

@@ -347,6 +347,47 @@ static void test_input_signature_get_concrete(void)
   ts_scope_end(s);
 }
 
+/* ---- variables: made on the first call only --------------------------------------- */
+
+static ts_tensor *late_variable;
+
+/* Makes a variable (guarded, once) only when called with n == 2. */
+static ts_tensor *variable_for_two(ts_call *c)
+{
+  int64_t n = ts_arg_int(c, 0);
+  if (n == 2 && !late_variable)
+    TS_INIT_SCOPE { late_variable = ts_variable_new(ts_scalar_f32(7), "late"); }
+  return n == 2 ? ts_read(late_variable) : ts_scalar_f32(0);
+}
+
+/* 002: "Create tf.Variables outside the Python function and modify them on
+ * the inside"; tf.function refuses a variable made on any call but the
+ * first ("tf.function only supports singleton tf.Variables created on the
+ * first call"), also one guarded so that it is made once, when the call
+ * that makes it is a later trace (here a new host value's).  The error
+ * names the variable and the function and says the rule; eagerly there is
+ * no trace, and the call makes it. */
+static void test_variable_on_later_trace(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *f = ts_function_new("variable_for_two", variable_for_two, "n");
+  ts_value one = TS_INT_VALUE(1), two = TS_INT_VALUE(2);
+  expect_str(ts_function_call(f, &one, 1), "Tensor(0.0, shape=(), dtype=float32)");
+  g_assert_null(ts_function_call(f, &two, 1));
+  char *msg = take_error();
+  g_assert_true(g_str_has_prefix(msg, "variable 'late': variable_for_two creates a variable on a "
+                                      "later trace (tf.function supports only variables created "
+                                      "on the first call;"));
+  g_free(msg);
+  g_assert_null(late_variable);
+  g_assert_cmpint(ts_function_n_concrete(f), ==, 1);
+  expect_str(ts_function_call_eager(f, &two, 1), "Tensor(7.0, shape=(), dtype=float32)");
+  ts_tensor_unref(late_variable);
+  late_variable = NULL;
+  ts_function_free(f);
+  ts_scope_end(s);
+}
+
 /* ---- symbolic tensors outside their trace --------------------------------------- */
 
 static ts_tensor *leaked; /* kept past the trace, as a Python global would */
@@ -493,6 +534,7 @@ int main(int argc, char **argv)
   g_test_add_func("/semantics/input-signature-compatible-while-tracing",
                   test_input_signature_compatible_while_tracing);
   g_test_add_func("/semantics/spec-in-call", test_spec_in_call);
+  g_test_add_func("/semantics/variable-on-later-trace", test_variable_on_later_trace);
   g_test_add_func("/semantics/leaked-graph-tensor", test_leaked_graph_tensor);
   return g_test_run();
 }

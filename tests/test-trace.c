@@ -322,7 +322,7 @@ static void test_variables_on_first_trace_only(void)
   g_assert_null(ts_function_call(f, &a, 1));
   ts_error *e = ts_error_take();
   g_assert_nonnull(e);
-  g_assert_nonnull(strstr(e->message, "variable 'w': variable_per_call creates a variable again "
+  g_assert_nonnull(strstr(e->message, "variable 'w': variable_per_call creates a variable "
                                       "on a later trace"));
   ts_error_free(e);
   g_assert_cmpint(ts_function_n_concrete(f), ==, 0);
