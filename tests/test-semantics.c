@@ -388,6 +388,66 @@ static void test_variable_on_later_trace(void)
   ts_scope_end(s);
 }
 
+static ts_tensor *bump(ts_call *c)
+{
+  host_runs++;
+  return ts_assign_add(ts_arg(c, 0), ts_scalar_f32(1));
+}
+
+static ts_tensor *times_ten(ts_call *c)
+{
+  return ts_mul(ts_arg(c, 0), ts_scalar_f32(10));
+}
+
+/* 002: "Create tf.Variables outside the Python function and modify them on
+ * the inside"; 000: "you can use operations with side effects, like
+ * tf.assign or tf.print normally inside tf.function" (and its
+ * train_one_step(model, optimizer, x, y) is given the objects that hold
+ * the variables).  A variable given as an argument is the variable in the
+ * graph too: its assign ops write it, its reads see its value on each
+ * call, as eagerly.  The graph captures it (a signature holds the
+ * variable; another variable, or a plain tensor, traces again, naming it). */
+static void test_variable_argument(void)
+{
+  ts_scope *s = ts_scope_begin();
+  traces t = { 0 };
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_TRACE), on_trace, &t);
+  ts_tensor *v = ts_variable_new(ts_scalar_f32(0), "v");
+  ts_tensor *w = ts_variable_new(ts_scalar_f32(100), "w");
+  ts_function *f = ts_function_new("bump", bump, "var");
+  ts_value av = tv(v), aw = tv(w);
+  host_runs = 0;
+  expect_str(ts_function_call(f, &av, 1), "Tensor(1.0, shape=(), dtype=float32)");
+  expect_str(ts_function_call(f, &av, 1), "Tensor(2.0, shape=(), dtype=float32)");
+  g_assert_cmpint(host_runs, ==, 1);
+  g_assert_cmpstr(t.signature, ==, "(var: variable 'v' f32[])");
+  expect_str(ts_function_call(f, &aw, 1), "Tensor(101.0, shape=(), dtype=float32)");
+  g_assert_cmpstr(t.reason, ==, "arg 0 (var): variable 'w' f32[], traced with variable 'v' f32[]");
+  expect_str(ts_function_call_eager(f, &av, 1), "Tensor(3.0, shape=(), dtype=float32)");
+  expect_str(ts_function_call(f, &av, 1), "Tensor(4.0, shape=(), dtype=float32)");
+  expect_str(ts_read(v), "Tensor(4.0, shape=(), dtype=float32)");
+  expect_str(ts_read(w), "Tensor(101.0, shape=(), dtype=float32)");
+  g_assert_cmpint(t.traces, ==, 2);
+
+  /* a read sees the value of each call; a plain tensor is another signature */
+  ts_function *g = ts_function_new("times_ten", times_ten, "x");
+  expect_str(ts_function_call(g, &av, 1), "Tensor(40.0, shape=(), dtype=float32)");
+  ts_assign(v, ts_scalar_f32(5));
+  expect_str(ts_function_call(g, &av, 1), "Tensor(50.0, shape=(), dtype=float32)");
+  ts_value plain = tv(ts_scalar_f32(2));
+  expect_str(ts_function_call(g, &plain, 1), "Tensor(20.0, shape=(), dtype=float32)");
+  g_assert_cmpstr(t.reason, ==, "arg 0 (x): a tensor, traced with a variable");
+  expect_str(ts_function_call(g, &av, 1), "Tensor(50.0, shape=(), dtype=float32)");
+  g_assert_cmpint(ts_function_trace_count(g), ==, 2);
+
+  ts_function_free(g);
+  ts_function_free(f);
+  ts_tensor_unref(w);
+  ts_tensor_unref(v);
+  ts_listener_remove(id);
+  ts_scope_end(s);
+}
+
 /* ---- symbolic tensors outside their trace --------------------------------------- */
 
 static ts_tensor *leaked; /* kept past the trace, as a Python global would */
@@ -535,6 +595,7 @@ int main(int argc, char **argv)
                   test_input_signature_compatible_while_tracing);
   g_test_add_func("/semantics/spec-in-call", test_spec_in_call);
   g_test_add_func("/semantics/variable-on-later-trace", test_variable_on_later_trace);
+  g_test_add_func("/semantics/variable-argument", test_variable_argument);
   g_test_add_func("/semantics/leaked-graph-tensor", test_leaked_graph_tensor);
   return g_test_run();
 }

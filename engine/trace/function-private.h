@@ -8,8 +8,15 @@
  * A list holding tensors ("[f32[2], 3]") is a nested structure: its
  * tensors are inputs of the graph, by dtype and shape in `leaves` (depth
  * first), the rest host values, in `skeleton` ("[<1>, 3]"). */
+/* The kind of a variable argument (a tensor of ts_variable_new): the
+ * trace captures the variable itself, as a function captures a global
+ * one, so that it reads its value on each call and its assign ops write
+ * it; the signature holds the variable (a reference), and another one
+ * traces again. */
+#define TS__ARG_VARIABLE ((ts_value_kind)TS_VALUE_KIND_COUNT)
+
 typedef struct ts_argsig {
-  ts_value_kind kind; /* TS_VALUE_TENSOR for tensors and specs */
+  ts_value_kind kind; /* TS_VALUE_TENSOR for tensors and specs, TS__ARG_VARIABLE */
   ts_dtype dtype;
   ts_shape shape;
   char *host;
@@ -17,6 +24,7 @@ typedef struct ts_argsig {
   int n_leaves;       /* lists: the tensors it holds */
   ts_info *leaves;
   char **segments;    /* lists: the text around them (n_leaves + 1, NULL-terminated) */
+  ts_tensor *variable; /* TS__ARG_VARIABLE: the variable (a reference) */
 } ts_argsig;
 
 typedef struct ts_signature {

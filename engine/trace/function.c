@@ -593,7 +593,8 @@ static bool like_last_hit(const ts_function *f, const ts_value *args, int n)
     return false;
   for (int i = 0; i < n; i++) {
     const ts_tensor *t = args[i].kind == TS_VALUE_TENSOR ? args[i].tensor : NULL;
-    if (!t || t->dtype != f->last_args[i].dtype || !ts_shape_equal(t->shape, f->last_args[i].shape))
+    if (!t || t->is_variable || t->dtype != f->last_args[i].dtype ||
+        !ts_shape_equal(t->shape, f->last_args[i].shape))
       return false;
   }
   return true;
@@ -620,7 +621,7 @@ static ts_concrete *lookup_tensors(ts_function *f, const ts_value *args, int n)
   char key[1024], part[TS_INFO_STR];
   size_t len = 0;
   for (int i = 0; i < n; i++) {
-    if (args[i].kind != TS_VALUE_TENSOR || !args[i].tensor)
+    if (args[i].kind != TS_VALUE_TENSOR || !args[i].tensor || args[i].tensor->is_variable)
       return NULL;
     ts__info_str(part, args[i].tensor->dtype, args[i].tensor->shape);
     size_t plen = strlen(part);

@@ -112,6 +112,8 @@ void ts__signature_update_key(ts_signature *sig)
       g_string_append_c(key, ';');
     if (a->kind == TS_VALUE_TENSOR)
       g_string_append(key, ts__info_str(buf, a->dtype, a->shape));
+    else if (a->kind == TS__ARG_VARIABLE) /* by identity: its reference keeps the address its own */
+      g_string_append_printf(key, "%d:%p", (int)a->kind, (void *)a->variable);
     else
       g_string_append_printf(key, "%d:%s", (int)a->kind, a->host);
   }
@@ -125,7 +127,14 @@ bool ts__signature_init(ts_signature *sig, const ts_value *args, int n)
   for (int i = 0; i < n; i++) {
     const ts_value *v = &args[i];
     ts_argsig *a = &sig->args[i];
-    if (v->kind == TS_VALUE_TENSOR && v->tensor) {
+    if (v->kind == TS_VALUE_TENSOR && v->tensor && v->tensor->is_variable) {
+      char buf[TS_INFO_STR];
+      const ts_tensor *t = v->tensor;
+      *a = (ts_argsig){ .kind = TS__ARG_VARIABLE, .dtype = t->dtype, .shape = t->shape,
+                        .variable = ts_tensor_ref(v->tensor),
+                        .host = g_strdup_printf("variable '%s' %s", t->name ? t->name : "Variable",
+                                                ts__info_str(buf, t->dtype, t->shape)) };
+    } else if (v->kind == TS_VALUE_TENSOR && v->tensor) {
       *a = (ts_argsig){ .kind = TS_VALUE_TENSOR, .dtype = v->tensor->dtype, .shape = v->tensor->shape };
     } else if (v->kind == TS_VALUE_SPEC) {
       *a = (ts_argsig){ .kind = TS_VALUE_TENSOR, .dtype = v->spec.dtype, .shape = v->spec.shape };
@@ -177,6 +186,7 @@ void ts__signature_clear(ts_signature *sig)
     g_free(sig->args[i].skeleton);
     g_strfreev(sig->args[i].segments);
     g_free(sig->args[i].leaves);
+    ts_tensor_unref(sig->args[i].variable);
   }
   g_free(sig->args);
   g_free(sig->key);
@@ -191,6 +201,8 @@ void ts__signature_copy(ts_signature *dst, const ts_signature *src)
     dst->args[i].host = g_strdup(src->args[i].host);
     dst->args[i].skeleton = g_strdup(src->args[i].skeleton);
     dst->args[i].segments = g_strdupv(src->args[i].segments);
+    if (src->args[i].variable)
+      ts_tensor_ref(src->args[i].variable);
     dst->args[i].leaves = g_memdup2(src->args[i].leaves, sizeof(ts_info) * (size_t)src->args[i].n_leaves);
   }
   dst->key = g_strdup(src->key);
@@ -233,6 +245,8 @@ bool ts__argsig_accepts(const ts_argsig *traced, const ts_argsig *call)
 {
   if (traced->kind != call->kind)
     return false;
+  if (traced->kind == TS__ARG_VARIABLE)
+    return traced->variable == call->variable;
   if (traced->kind != TS_VALUE_TENSOR)
     return host_accepts(traced, call);
   return info_accepts((ts_info){ traced->dtype, traced->shape }, (ts_info){ call->dtype, call->shape });
@@ -291,6 +305,8 @@ static const char *kind_word(ts_value_kind kind)
     [TS_VALUE_STRING] = "a host string", [TS_VALUE_LIST] = "a host list",
     [TS_VALUE_SPEC] = "a tensor spec",
   };
+  if (kind == TS__ARG_VARIABLE)
+    return "a variable";
   return (unsigned)kind < TS_VALUE_KIND_COUNT ? words[kind] : "?";
 }
 
@@ -336,6 +352,9 @@ ts_trace_reason ts__signature_diff(const ts_signature *closest, const ts_signatu
                                label, k, ts__shape_msg_str(a_buf, c.shape),
                                ts__shape_msg_str(b_buf, w.shape));
       }
+    } else if (now->kind == TS__ARG_VARIABLE) {
+      structure = true; /* another object, as TensorFlow keys Python objects */
+      g_string_append_printf(text, "%s: %s, traced with %s", label, now->host, was->host);
     } else if (now->kind == TS_VALUE_LIST && was->n_leaves != now->n_leaves) {
       structure = true; /* a list of tensors grew or shrank: not a host value's change */
       g_string_append_printf(text, "%s: a list of %d tensor%s, traced with %d", label,
