@@ -238,6 +238,34 @@ static void test_list_frequent_retracing(void)
   ts_scope_end(s);
 }
 
+/* The number of strings in the list argument, plus the length of the first. */
+static ts_tensor *count_strings(ts_call *c)
+{
+  const ts_value *xs = ts_call_arg_value(c, 0);
+  return ts_scalar_i32((int32_t)(xs->list.n * 100 + (int)strlen(xs->list.items[0].s)));
+}
+
+/* 001: "new Python arguments always trigger retracing" — new by value: a
+ * list of the strings "a" and "b" and a list of the one string "a', 'b"
+ * are different values (their texts in the signature must differ too), so
+ * the second call traces a graph of its own instead of reusing the first. */
+static void test_host_strings_by_value(void)
+{
+  ts_scope *s = ts_scope_begin();
+  traces t = { 0 };
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_TRACE), on_trace, &t);
+  ts_function *f = ts_function_new("count_strings", count_strings, "xs");
+  ts_value two = LIST(TS_STRING_VALUE("a"), TS_STRING_VALUE("b"));
+  ts_value one = LIST(TS_STRING_VALUE("a', 'b"));
+  expect_str(ts_function_call(f, &two, 1), "Tensor(201, shape=(), dtype=int32)");
+  expect_str(ts_function_call(f, &one, 1), "Tensor(106, shape=(), dtype=int32)");
+  g_assert_cmpint(t.traces, ==, 2);
+  g_assert_cmpstr(t.signature, ==, "(xs: ['a\\', \\'b'])");
+  ts_function_free(f);
+  ts_listener_remove(id);
+  ts_scope_end(s);
+}
+
 /* ---- None as an argument ------------------------------------------------------- */
 
 /* x * mask, or x where mask is None (Python's `def f(x, mask=None)`). */
@@ -589,6 +617,7 @@ int main(int argc, char **argv)
   g_test_add_func("/semantics/list-too-many-tensors", test_list_too_many_tensors);
   g_test_add_func("/semantics/list-reduce-retracing", test_list_reduce_retracing);
   g_test_add_func("/semantics/list-frequent-retracing", test_list_frequent_retracing);
+  g_test_add_func("/semantics/host-strings-by-value", test_host_strings_by_value);
   g_test_add_func("/semantics/none-argument", test_none_argument);
   g_test_add_func("/semantics/input-signature-get-concrete", test_input_signature_get_concrete);
   g_test_add_func("/semantics/input-signature-compatible-while-tracing",

@@ -48,7 +48,15 @@ static void host_text(GString *s, const ts_value *v, list_leaves *ll)
     break;
   }
   case TS_VALUE_BOOL: g_string_append(s, v->b ? "True" : "False"); break;
-  case TS_VALUE_STRING: g_string_append_printf(s, "'%s'", v->s ? v->s : ""); break;
+  case TS_VALUE_STRING: /* quoted, its quotes and backslashes escaped: ["a', 'b"] is not ["a", "b"] */
+    g_string_append_c(s, '\'');
+    for (const char *p = v->s ? v->s : ""; *p; p++) {
+      if (*p == '\'' || *p == '\\')
+        g_string_append_c(s, '\\');
+      g_string_append_c(s, *p);
+    }
+    g_string_append_c(s, '\'');
+    break;
   case TS_VALUE_LIST:
     g_string_append_c(s, '[');
     for (int i = 0; i < v->list.n; i++) {
