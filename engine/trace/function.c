@@ -349,8 +349,9 @@ static bool trace_enter(ts_loc loc, const char *name)
     g_string_append_printf(chain, "%s -> ", c->trace_chain[i]);
   ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, NULL,
                "%s... -> %s (trace depth limit %d): recursion under a tensor condition cannot be "
-               "traced; recurse on host values, or write the recursion as a TS_WHILE loop",
-               chain->str, name, TS_TRACE_DEPTH_LIMIT);
+               "traced (write it as a TS_WHILE loop), and recursion on host values may nest "
+               "at most %d traced calls",
+               chain->str, name, TS_TRACE_DEPTH_LIMIT, TS_TRACE_DEPTH_LIMIT);
   g_string_free(chain, TRUE);
   return false;
 }
