@@ -122,6 +122,12 @@ static void test_list_of_tensors(void)
   expect_str(ts_function_call(f, &three, 1), "Tensor(6.0, shape=(), dtype=float32)");
   g_assert_cmpstr(t.reason, ==, "arg 0 (xs): a list of 3 tensors, traced with 2");
 
+  /* the placeholders are named as TensorFlow names a flattened argument */
+  const ts_graph *g = ts_concrete_graph(ts_function_concrete(f, 0));
+  g_assert_cmpint(ts_graph_n_inputs(g), ==, 2);
+  g_assert_cmpstr(ts_node_name(ts_graph_node(g, ts_graph_input(g, 0))), ==, "xs");
+  g_assert_cmpstr(ts_node_name(ts_graph_node(g, ts_graph_input(g, 1))), ==, "xs_1");
+
   /* pretty-printed as TensorFlow prints a nested structure */
   char *text = ts_concrete_pretty_signature(ts_function_concrete(f, 0));
   g_assert_cmpstr(text, ==, "sum_list(xs)\n"

@@ -450,14 +450,18 @@ static ts_concrete *trace(ts_function *f, const ts_signature *sig, const ts_valu
 }
 
 /* A list argument as the trace sees it: each tensor in it a placeholder
- * ("xs_0", "xs_1": the list's tensors depth first, as a.leaves has them),
- * the rest as given.  The item arrays made go to `lists`. */
+ * (named as TensorFlow names a flattened argument: "xs", "xs_1", "xs_2",
+ * the list's tensors depth first, as a.leaves has them), the rest as
+ * given.  The item arrays made go to `lists`. */
 static ts_value symbolic_list(ts_frame *frame, const ts_value *v, const ts_argsig *a,
                               const char *pname, int *k, GPtrArray *lists)
 {
   if (v->kind == TS_VALUE_TENSOR || v->kind == TS_VALUE_SPEC) {
     char name[160];
-    snprintf(name, sizeof name, "%s_%d", pname, *k);
+    if (*k)
+      snprintf(name, sizeof name, "%s_%d", pname, *k);
+    else
+      g_strlcpy(name, pname, sizeof name);
     return TS_TENSOR_VALUE(ts__frame_placeholder(frame, name, a->leaves[(*k)++]));
   }
   if (v->kind != TS_VALUE_LIST)
