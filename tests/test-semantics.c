@@ -482,6 +482,43 @@ static void test_variable_argument(void)
   ts_scope_end(s);
 }
 
+/* Adds the list's tensor (item 1) to its variable (item 0). */
+static ts_tensor *add_to_variable(ts_call *c)
+{
+  const ts_value *xs = ts_call_arg_value(c, 0);
+  return ts_assign_add(xs->list.items[0].tensor, xs->list.items[1].tensor);
+}
+
+/* The same in a nested structure (000's train_one_step gets the model and
+ * optimizer that hold its variables): a variable in a list is the
+ * variable in the graph, captured; the list's other tensors are inputs. */
+static void test_variable_in_list(void)
+{
+  ts_scope *s = ts_scope_begin();
+  traces t = { 0 };
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_TRACE), on_trace, &t);
+  ts_tensor *v = ts_variable_new(ts_scalar_f32(0), "v");
+  ts_tensor *w = ts_variable_new(ts_scalar_f32(0), "v"); /* another, of the same name */
+  ts_function *f = ts_function_new("add_to_variable", add_to_variable, "xs");
+  ts_value a = LIST(tv(v), tv(ts_scalar_f32(2)));
+  ts_value b = LIST(tv(v), tv(ts_scalar_f32(3)));
+  expect_str(ts_function_call(f, &a, 1), "Tensor(2.0, shape=(), dtype=float32)");
+  expect_str(ts_function_call(f, &b, 1), "Tensor(5.0, shape=(), dtype=float32)");
+  g_assert_cmpint(t.traces, ==, 1);
+  g_assert_cmpstr(t.signature, ==, "(xs: [variable 'v' f32[], f32[]])");
+  ts_value c = LIST(tv(w), tv(ts_scalar_f32(4)));
+  expect_str(ts_function_call(f, &c, 1), "Tensor(4.0, shape=(), dtype=float32)");
+  g_assert_cmpstr(t.reason, ==, "arg 0 (xs): the list holds other variables than traced");
+  expect_str(ts_read(v), "Tensor(5.0, shape=(), dtype=float32)");
+  expect_str(ts_function_call(f, &a, 1), "Tensor(7.0, shape=(), dtype=float32)");
+  g_assert_cmpint(t.traces, ==, 2);
+  ts_function_free(f);
+  ts_tensor_unref(w);
+  ts_tensor_unref(v);
+  ts_listener_remove(id);
+  ts_scope_end(s);
+}
+
 /* ---- symbolic tensors outside their trace --------------------------------------- */
 
 static ts_tensor *leaked; /* kept past the trace, as a Python global would */
@@ -631,6 +668,7 @@ int main(int argc, char **argv)
   g_test_add_func("/semantics/spec-in-call", test_spec_in_call);
   g_test_add_func("/semantics/variable-on-later-trace", test_variable_on_later_trace);
   g_test_add_func("/semantics/variable-argument", test_variable_argument);
+  g_test_add_func("/semantics/variable-in-list", test_variable_in_list);
   g_test_add_func("/semantics/leaked-graph-tensor", test_leaked_graph_tensor);
   return g_test_run();
 }

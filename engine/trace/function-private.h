@@ -25,6 +25,8 @@ typedef struct ts_argsig {
   ts_info *leaves;
   char **segments;    /* lists: the text around them (n_leaves + 1, NULL-terminated) */
   ts_tensor *variable; /* TS__ARG_VARIABLE: the variable (a reference) */
+  int n_list_variables; /* lists: the variables they hold (references), captured as */
+  ts_tensor **list_variables; /* a variable argument is, not inputs */
 } ts_argsig;
 
 typedef struct ts_signature {

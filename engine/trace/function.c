@@ -449,14 +449,14 @@ static ts_concrete *trace(ts_function *f, const ts_signature *sig, const ts_valu
   return cf;
 }
 
-/* A list argument as the trace sees it: each tensor in it a placeholder
+/* A list argument as the trace sees it: each tensor in it but variables a placeholder
  * (named as TensorFlow names a flattened argument: "xs", "xs_1", "xs_2",
  * the list's tensors depth first, as a.leaves has them), the rest as
  * given.  The item arrays made go to `lists`. */
 static ts_value symbolic_list(ts_frame *frame, const ts_value *v, const ts_argsig *a,
                               const char *pname, int *k, GPtrArray *lists)
 {
-  if (v->kind == TS_VALUE_TENSOR || v->kind == TS_VALUE_SPEC) {
+  if ((v->kind == TS_VALUE_TENSOR && !v->tensor->is_variable) || v->kind == TS_VALUE_SPEC) {
     char name[160];
     if (*k)
       snprintf(name, sizeof name, "%s_%d", pname, *k);
@@ -1002,7 +1002,7 @@ static bool gather_inputs(const ts_value *v, ts_tensor **inputs, int *n_in)
         return false;
     return true;
   }
-  if (v->kind != TS_VALUE_TENSOR)
+  if (v->kind != TS_VALUE_TENSOR || v->tensor->is_variable) /* variables are captured */
     return true;
   if (*n_in == TS_MAX_INPUTS)
     return false;

@@ -12,6 +12,7 @@ typedef struct list_leaves {
   GArray *leaves;     /* ts_info */
   GPtrArray *segments; /* char * */
   gsize segment_start;
+  GPtrArray *variables; /* ts_tensor * (references): the list's variables, by identity */
 } list_leaves;
 
 /* A host value in words.  Tensors (and specs) inside a list are a nested
@@ -24,6 +25,14 @@ static void host_text(GString *s, const ts_value *v, list_leaves *ll)
   char buf[TS_INFO_STR];
   switch (v->kind) {
   case TS_VALUE_TENSOR:
+    if (v->tensor && v->tensor->is_variable) { /* not an input: the trace captures it */
+      g_string_append_printf(s, "variable '%s' %s", v->tensor->name ? v->tensor->name : "Variable",
+                             ts__info_str(buf, v->tensor->dtype, v->tensor->shape));
+      if (ll)
+        g_ptr_array_add(ll->variables, ts_tensor_ref(v->tensor));
+      break;
+    }
+    /* fall through */
   case TS_VALUE_SPEC: {
     ts_info info = v->kind == TS_VALUE_SPEC ? (ts_info){ v->spec.dtype, v->spec.shape }
                    : v->tensor                ? (ts_info){ v->tensor->dtype, v->tensor->shape }
@@ -124,6 +133,8 @@ void ts__signature_update_key(ts_signature *sig)
       g_string_append_printf(key, "%d:%p", (int)a->kind, (void *)a->variable);
     else
       g_string_append_printf(key, "%d:%s", (int)a->kind, a->host);
+    for (int k = 0; k < a->n_list_variables; k++)
+      g_string_append_printf(key, "@%p", (void *)a->list_variables[k]);
   }
   g_free(sig->key);
   sig->key = g_string_free(key, FALSE);
@@ -152,7 +163,8 @@ bool ts__signature_init(ts_signature *sig, const ts_value *args, int n)
       host_text(s, v, NULL);
       *a = (ts_argsig){ .kind = v->kind, .host = g_string_free(s, FALSE) };
       if (v->kind == TS_VALUE_LIST) {
-        list_leaves ll = { g_array_new(FALSE, FALSE, sizeof(ts_info)), g_ptr_array_new(), 0 };
+        list_leaves ll = { g_array_new(FALSE, FALSE, sizeof(ts_info)), g_ptr_array_new(), 0,
+                           g_ptr_array_new() };
         GString *skeleton = g_string_new(NULL);
         host_text(skeleton, v, &ll);
         g_ptr_array_add(ll.segments, g_strdup(skeleton->str + ll.segment_start));
@@ -160,6 +172,8 @@ bool ts__signature_init(ts_signature *sig, const ts_value *args, int n)
         a->n_leaves = (int)ll.leaves->len;
         a->leaves = (ts_info *)(void *)g_array_free(ll.leaves, FALSE);
         a->segments = (char **)g_ptr_array_free(ll.segments, FALSE);
+        a->n_list_variables = (int)ll.variables->len;
+        a->list_variables = (ts_tensor **)g_ptr_array_free(ll.variables, FALSE);
         a->skeleton = g_string_free(skeleton, FALSE);
       }
     } else {
@@ -195,6 +209,9 @@ void ts__signature_clear(ts_signature *sig)
     g_strfreev(sig->args[i].segments);
     g_free(sig->args[i].leaves);
     ts_tensor_unref(sig->args[i].variable);
+    for (int k = 0; k < sig->args[i].n_list_variables; k++)
+      ts_tensor_unref(sig->args[i].list_variables[k]);
+    g_free(sig->args[i].list_variables);
   }
   g_free(sig->args);
   g_free(sig->key);
@@ -211,6 +228,10 @@ void ts__signature_copy(ts_signature *dst, const ts_signature *src)
     dst->args[i].segments = g_strdupv(src->args[i].segments);
     if (src->args[i].variable)
       ts_tensor_ref(src->args[i].variable);
+    dst->args[i].list_variables = g_memdup2(src->args[i].list_variables,
+                                            sizeof(ts_tensor *) * (size_t)src->args[i].n_list_variables);
+    for (int k = 0; k < src->args[i].n_list_variables; k++)
+      ts_tensor_ref(src->args[i].list_variables[k]);
     dst->args[i].leaves = g_memdup2(src->args[i].leaves, sizeof(ts_info) * (size_t)src->args[i].n_leaves);
   }
   dst->key = g_strdup(src->key);
@@ -242,8 +263,20 @@ static int leaf_mismatch(const ts_argsig *traced, const ts_argsig *call)
 
 /* Host values by value; a list holding tensors by its other values and
  * its tensors' dtypes and shapes. */
+static bool same_list_variables(const ts_argsig *traced, const ts_argsig *call)
+{
+  if (traced->n_list_variables != call->n_list_variables)
+    return false;
+  for (int k = 0; k < traced->n_list_variables; k++)
+    if (traced->list_variables[k] != call->list_variables[k])
+      return false;
+  return true;
+}
+
 static bool host_accepts(const ts_argsig *traced, const ts_argsig *call)
 {
+  if (!same_list_variables(traced, call))
+    return false;
   if (!traced->n_leaves || !call->n_leaves)
     return strcmp(traced->host, call->host) == 0;
   return strcmp(traced->skeleton, call->skeleton) == 0 && leaf_mismatch(traced, call) < 0;
@@ -347,8 +380,12 @@ ts_trace_reason ts__signature_diff(const ts_signature *closest, const ts_signatu
       structure = true;
       g_string_append_printf(text, "%s: %s, traced with %s", label, kind_word(now->kind),
                              kind_word(was->kind));
+    } else if (now->kind == TS_VALUE_LIST && !strcmp(was->host, now->host) &&
+               !same_list_variables(was, now)) {
+      structure = true;
+      g_string_append_printf(text, "%s: the list holds other variables than traced", label);
     } else if (now->kind != TS_VALUE_TENSOR && was->n_leaves && now->n_leaves &&
-               !strcmp(was->skeleton, now->skeleton)) {
+               !strcmp(was->skeleton, now->skeleton) && leaf_mismatch(was, now) >= 0) {
       int k = leaf_mismatch(was, now);
       ts_info w = was->leaves[k], c = now->leaves[k];
       if (c.dtype != w.dtype) {
