@@ -586,6 +586,65 @@ static void test_leaked_graph_tensor(void)
   ts_scope_end(s);
 }
 
+/* x * x + sum(x) */
+static ts_tensor *square_plus_sum(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  return ts_add(ts_mul(x, x), ts_reduce_sum(x, TS_ALL_AXES, false));
+}
+
+/* 000: "A re-trace can also happen when tensor arguments change shape,
+ * unless you specified an input_signature".  TensorFlow's
+ * input_signature=[tf.TensorSpec(shape=None, dtype=tf.float32)] takes a
+ * tensor of any shape, of any rank: one concrete function (printed with
+ * "shape=<unknown>") serves scalars, vectors, matrices and empty tensors;
+ * another dtype is still refused. */
+static void test_input_signature_unknown_rank(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *f = ts_function_new("square_plus_sum", square_plus_sum, "x");
+  ts_spec any = { TS_F32, { .rank = TS_RANK_UNKNOWN } };
+  g_assert_true(ts_function_set_input_signature(f, &any, 1));
+  const struct {
+    ts_tensor *x;
+    const char *want;
+  } calls[] = {
+    { ts_scalar_f32(2), "Tensor(6.0, shape=(), dtype=float32)" },
+    { ts_ones(TS_F32, TS_SHAPE(3)), "Tensor([4. 4. 4.], shape=(3,), dtype=float32)" },
+    { ts_ones(TS_F32, TS_SHAPE(1, 2)), "Tensor([[3. 3.]], shape=(1, 2), dtype=float32)" },
+    { ts_zeros(TS_F32, TS_SHAPE(0, 2)), "Tensor([], shape=(0, 2), dtype=float32)" },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(calls); i++) {
+    ts_value x = tv(calls[i].x);
+    expect_str(ts_function_call(f, &x, 1), calls[i].want);
+    expect_str(ts_function_call_eager(f, &x, 1), calls[i].want);
+  }
+  g_assert_cmpint(ts_function_trace_count(f), ==, 1);
+  char *text = ts_concrete_pretty_signature(ts_function_concrete(f, 0));
+  g_assert_cmpstr(text, ==, "square_plus_sum(x)\n"
+                            "  Args:\n"
+                            "    x: float32 Tensor, shape=<unknown>\n"
+                            "  Returns:\n"
+                            "    float32 Tensor, shape=<unknown>");
+  g_free(text);
+  ts_value ints = tv(ts_ones(TS_I32, TS_SHAPE(2)));
+  g_assert_null(ts_function_call(f, &ints, 1));
+  char *msg = take_error();
+  g_assert_cmpstr(msg, ==, "square_plus_sum: arg 0 (x) does not match the input signature: "
+                           "expected f32[...], got i32[2]");
+  g_free(msg);
+  /* get_concrete of a spec of unknown rank, without an input signature */
+  ts_function *g = ts_function_new("square_plus_sum", square_plus_sum, "x");
+  ts_value spec = TS_SPEC_VALUE(TS_F32, ((ts_shape){ .rank = TS_RANK_UNKNOWN }));
+  ts_concrete *cf = ts_function_get_concrete(g, &spec, 1);
+  g_assert_nonnull(cf);
+  ts_value m = tv(ts_ones(TS_F32, TS_SHAPE(2, 1)));
+  expect_str(ts_concrete_call(cf, &m, 1), "Tensor(\n[[3.]\n [3.]], shape=(2, 1), dtype=float32)");
+  ts_function_free(g);
+  ts_function_free(f);
+  ts_scope_end(s);
+}
+
 static ts_function *total_of_3; /* total(x), input signature f32[3] */
 
 static ts_tensor *calls_total_of_3(ts_call *c)
@@ -663,6 +722,7 @@ int main(int argc, char **argv)
   g_test_add_func("/semantics/host-strings-by-value", test_host_strings_by_value);
   g_test_add_func("/semantics/none-argument", test_none_argument);
   g_test_add_func("/semantics/input-signature-get-concrete", test_input_signature_get_concrete);
+  g_test_add_func("/semantics/input-signature-unknown-rank", test_input_signature_unknown_rank);
   g_test_add_func("/semantics/input-signature-compatible-while-tracing",
                   test_input_signature_compatible_while_tracing);
   g_test_add_func("/semantics/spec-in-call", test_spec_in_call);

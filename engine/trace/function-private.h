@@ -35,6 +35,10 @@ typedef struct ts_signature {
   char *key; /* exact: equal keys, equal signatures */
 } ts_signature;
 
+/* A spec's shape: dims of -1 unknown, or of rank TS_RANK_UNKNOWN
+ * (TensorFlow's TensorSpec(shape=None)), which takes any shape. */
+bool ts__spec_shape_valid(ts_shape shape);
+
 /* Checks the enums and lengths in args (kinds, specs' dtypes and shapes,
  * lists) as a public function `func` receives them; false + error. */
 bool ts__values_check(const char *func, const ts_value *args, int n);

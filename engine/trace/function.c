@@ -143,7 +143,7 @@ bool ts_function_set_input_signature(ts_function *f, const ts_spec *specs, int n
 {
   TS_CHECK_ARG(f && n >= 0 && (specs || n == 0), false);
   for (int i = 0; i < n; i++) {
-    if (!ts__dtype_valid(specs[i].dtype) || !ts__shape_valid(specs[i].shape, true)) {
+    if (!ts__dtype_valid(specs[i].dtype) || !ts__spec_shape_valid(specs[i].shape)) {
       ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                    "%s: input signature entry %d is not a valid spec", f->name, i);
       return false;
@@ -804,7 +804,8 @@ static bool check_input_signature(const ts_function *f, const ts_value *args, in
                    label, want);
       return false;
     }
-    bool fits = arg.dtype == s->dtype && arg.shape.rank == s->shape.rank;
+    bool fits = arg.dtype == s->dtype && (s->shape.rank == TS_RANK_UNKNOWN ||
+                                          arg.shape.rank == s->shape.rank);
     for (int d = 0; fits && d < s->shape.rank; d++)
       fits = s->shape.dim[d] < 0 || arg.shape.dim[d] < 0 || s->shape.dim[d] == arg.shape.dim[d];
     if (!fits) {

@@ -90,8 +90,8 @@ static bool value_check(const char *func, int i, const ts_value *v, int depth)
     bad = "its kind is not a ts_value_kind";
   else if (v->kind == TS_VALUE_SPEC && !ts__dtype_valid(v->spec.dtype))
     bad = "its tensor spec has an invalid dtype";
-  else if (v->kind == TS_VALUE_SPEC && !ts__shape_valid(v->spec.shape, true))
-    bad = "its tensor spec has an invalid shape (rank outside [0, 8] or a dim below -1)";
+  else if (v->kind == TS_VALUE_SPEC && !ts__spec_shape_valid(v->spec.shape))
+    bad = "its tensor spec has an invalid shape (rank outside [-1, 8] or a dim below -1)";
   else if (v->kind == TS_VALUE_LIST && (v->list.n < 0 || (v->list.n > 0 && !v->list.items)))
     bad = "its list has a negative length or no items";
   else if (v->kind == TS_VALUE_LIST && depth >= VALUE_DEPTH_LIMIT)
@@ -109,6 +109,11 @@ static bool value_check(const char *func, int i, const ts_value *v, int depth)
       if (!value_check(func, i, &v->list.items[k], depth + 1))
         return false;
   return true;
+}
+
+bool ts__spec_shape_valid(ts_shape shape)
+{
+  return shape.rank == TS_RANK_UNKNOWN || ts__shape_valid(shape, true);
 }
 
 bool ts__values_check(const char *func, const ts_value *args, int n)
@@ -239,6 +244,8 @@ void ts__signature_copy(ts_signature *dst, const ts_signature *src)
 
 static bool shape_accepts(ts_shape traced, ts_shape call)
 {
+  if (traced.rank == TS_RANK_UNKNOWN) /* TensorSpec(shape=None): any shape */
+    return true;
   if (traced.rank != call.rank)
     return false;
   for (int d = 0; d < traced.rank; d++)
