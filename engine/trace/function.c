@@ -528,22 +528,24 @@ static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts
   return cf;
 }
 
-static bool same_dtype_and_rank(ts_info a, ts_info b)
+/* The most specific shape that takes both (TensorShape's
+ * most_specific_common_supertype): dims that differ unknown, an unknown
+ * rank where the ranks differ. */
+static void relax_shape(ts_shape *shape, const ts_shape *other)
 {
-  return a.dtype == b.dtype && a.shape.rank == b.shape.rank;
-}
-
-static void relax_dims(ts_shape *shape, const ts_shape *closest)
-{
+  if (shape->rank != other->rank || shape->rank == TS_RANK_UNKNOWN) {
+    *shape = (ts_shape){ .rank = TS_RANK_UNKNOWN };
+    return;
+  }
   for (int d = 0; d < shape->rank; d++)
-    if (shape->dim[d] != closest->dim[d])
+    if (shape->dim[d] != other->dim[d])
       shape->dim[d] = -1;
 }
 
-/* With reduce_retracing, dims that differ from the closest signature become
- * unknown, so one generalised concrete function serves them all: those of
- * tensor arguments and of the tensors in lists.  Host arguments stay as
- * they are (each value is a graph of its own). */
+/* With reduce_retracing, shapes that differ from the closest signature's
+ * are generalised (relax_shape), so one concrete function serves them
+ * all: those of tensor arguments and of the tensors in lists.  Host
+ * arguments stay as they are (each value is a graph of its own). */
 static void relax(ts_signature *sig, const ts_signature *closest)
 {
   if (!closest || closest->n != sig->n)
@@ -553,22 +555,22 @@ static void relax(ts_signature *sig, const ts_signature *closest)
     const ts_argsig *c = &closest->args[i];
     if (a->kind != c->kind)
       return;
-    if (a->kind == TS_VALUE_TENSOR &&
-        !same_dtype_and_rank((ts_info){ a->dtype, a->shape }, (ts_info){ c->dtype, c->shape }))
-      return; /* only a change of dimensions is relaxed */
+    if (a->kind == TS_VALUE_TENSOR && a->dtype != c->dtype)
+      return; /* only a change of shape is relaxed */
     if (a->n_leaves && (a->n_leaves != c->n_leaves || strcmp(a->skeleton, c->skeleton)))
       return;
     for (int k = 0; k < a->n_leaves; k++)
-      if (!same_dtype_and_rank(a->leaves[k], c->leaves[k]))
+      if (a->leaves[k].dtype != c->leaves[k].dtype)
         return;
   }
   for (int i = 0; i < sig->n; i++) {
     ts_argsig *a = &sig->args[i];
     const ts_argsig *c = &closest->args[i];
-    if (a->kind == TS_VALUE_TENSOR)
-      relax_dims(&a->shape, &c->shape);
+    if (a->kind == TS_VALUE_TENSOR && !ts_shape_equal(a->shape, c->shape))
+      relax_shape(&a->shape, &c->shape);
     for (int k = 0; k < a->n_leaves; k++)
-      relax_dims(&a->leaves[k].shape, &c->leaves[k].shape);
+      if (!ts_shape_equal(a->leaves[k].shape, c->leaves[k].shape))
+        relax_shape(&a->leaves[k].shape, &c->leaves[k].shape);
     if (a->n_leaves)
       ts__argsig_update_host(a);
   }
@@ -692,8 +694,9 @@ void ts__function_warn(ts_function *f, ts_warning_kind kind, const char *message
 /* The input signature that would have served every traced call: the
  * newest signature with each dimension that varies unknown.  NULL when no
  * single signature accepts them all (an argument changed its number,
- * kind, dtype or rank, or is a list of tensors, which an input signature
- * cannot describe: *in_list then set); *why then says which.  Owned. */
+ * kind or dtype, or is a list of tensors, which an input signature cannot
+ * describe: *in_list then set); *why then says which.  A rank that
+ * changes is unknown in it.  Owned. */
 static char *suggested_signature(const ts_function *f, char **why, bool *in_list)
 {
   const ts_concrete *last = f->concrete->pdata[f->concrete->len - 1];
@@ -720,7 +723,6 @@ static char *suggested_signature(const ts_function *f, char **why, bool *in_list
       const char *change = x->kind != y->kind                      ? "kind"
                            : x->kind != TS_VALUE_TENSOR            ? NULL
                            : x->dtype != y->dtype                  ? "dtype"
-                           : x->shape.rank != y->shape.rank        ? "rank"
                                                                    : NULL;
       if (change) {
         *why = g_strdup_printf("%s changes %s",
@@ -728,9 +730,8 @@ static char *suggested_signature(const ts_function *f, char **why, bool *in_list
                                change);
         break;
       }
-      for (int d = 0; x->kind == TS_VALUE_TENSOR && d < x->shape.rank; d++)
-        if (x->shape.dim[d] != y->shape.dim[d])
-          x->shape.dim[d] = -1;
+      if (x->kind == TS_VALUE_TENSOR && !ts_shape_equal(x->shape, y->shape))
+        relax_shape(&x->shape, &y->shape);
     }
   }
   char *text = *why ? NULL : ts__signature_text(&sig, f->params, f->n_params);
@@ -762,7 +763,7 @@ static void warn_frequent(ts_function *f, ts_trace_reason reason)
                             "reduce_retracing", why);
     else
       fix = g_strdup_printf("no single input signature accepts these calls (%s); call it with "
-                            "tensors of one dtype and rank", why);
+                            "tensors of one dtype", why);
     g_free(sig);
     g_free(why);
   } else if (reason == TS_TRACE_DTYPE) {
