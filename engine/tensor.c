@@ -139,8 +139,17 @@ static bool copy_data(ts_loc loc, ts_tensor *dst, const ts_tensor *src)
 ts_tensor *ts__tensor_on(ts_loc loc, ts_tensor *t, const ts_backend *backend)
 {
   if (!t->data) {
-    ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, NULL,
-                 "a symbolic tensor has no data to place on %s", ts_backend_name(backend));
+    /* TensorFlow: "An op outside of the function building code is being
+     * passed a Graph tensor" */
+    if (t->node && t->name)
+      ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, NULL,
+                   "tensor '%s:%d' is a symbolic tensor of a traced graph, given to an op that "
+                   "runs eagerly: it has no value outside its trace (it leaked out of the trace, "
+                   "e.g. through a global or into TS_INIT_SCOPE code)",
+                   t->name, t->node_output);
+    else
+      ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, NULL,
+                   "a symbolic tensor has no data to place on %s", ts_backend_name(backend));
     return NULL;
   }
   if (t->backend == backend || t->dtype == TS_STRING || t->dtype == TS_VARIANT)
@@ -463,11 +472,11 @@ ts_tensor *ts_variable_new(ts_tensor *initial, const char *name)
   if (c->retracing) {
     /* graph and eager would drift apart: each trace would get variables of its own */
     ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
-                 "variable '%s': %s creates a variable again on a later trace (a first "
-                 "call that makes variables is traced twice, as by tf.function; eagerly "
-                 "every call would make a new one); variables may be created on the first "
-                 "call only: create them once, outside the function or guarded so that "
-                 "later traces reuse them",
+                 "variable '%s': %s creates a variable on a later trace (tf.function "
+                 "supports only variables created on the first call; a first call that "
+                 "makes variables is traced twice, as by tf.function, so one made on every "
+                 "call fails there; eagerly every call would make a new one): create them "
+                 "once, outside the function or guarded so that later traces reuse them",
                  name ? name : "Variable", c->trace_chain[0]);
     return NULL;
   }

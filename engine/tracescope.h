@@ -1060,7 +1060,9 @@ TS_API void ts_function_set_run_eagerly(ts_function *fn, int mode);
 TS_API void ts_function_set_device(ts_function *fn, const ts_backend *b);
 
 /* Calls must fit these specs (one per argument, all tensors); dims of -1
- * accept any size, so such calls never retrace.  false + error if bad. */
+ * accept any size, a rank of TS_RANK_UNKNOWN any shape (TensorFlow's
+ * TensorSpec(shape=None)), so such calls never retrace.  false + error if
+ * bad. */
 TS_API bool ts_function_set_input_signature(ts_function *fn, const ts_spec *specs, int n);
 /* A retrace caused only by changed dimensions traces a generalised
  * concrete function with those dimensions unknown. */

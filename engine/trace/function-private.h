@@ -4,12 +4,29 @@
 #include "trace-private.h"
 
 /* One argument of a signature: a tensor's dtype and shape (dims -1 when
- * relaxed), or a host value by its canonical text ("2", "'a'", "[1, -1]"). */
+ * relaxed), or a host value by its canonical text ("2", "'a'", "[1, -1]").
+ * A list holding tensors ("[f32[2], 3]") is a nested structure: its
+ * tensors are inputs of the graph, by dtype and shape in `leaves` (depth
+ * first), the rest host values, in `skeleton` ("[<1>, 3]"). */
+/* The kind of a variable argument (a tensor of ts_variable_new): the
+ * trace captures the variable itself, as a function captures a global
+ * one, so that it reads its value on each call and its assign ops write
+ * it; the signature holds the variable (a reference), and another one
+ * traces again. */
+#define TS__ARG_VARIABLE ((ts_value_kind)TS_VALUE_KIND_COUNT)
+
 typedef struct ts_argsig {
-  ts_value_kind kind; /* TS_VALUE_TENSOR for tensors and specs */
+  ts_value_kind kind; /* TS_VALUE_TENSOR for tensors and specs, TS__ARG_VARIABLE */
   ts_dtype dtype;
   ts_shape shape;
   char *host;
+  char *skeleton;     /* lists: the text with the tensors "<1>", "<2>"...; else NULL */
+  int n_leaves;       /* lists: the tensors it holds */
+  ts_info *leaves;
+  char **segments;    /* lists: the text around them (n_leaves + 1, NULL-terminated) */
+  ts_tensor *variable; /* TS__ARG_VARIABLE: the variable (a reference) */
+  int n_list_variables; /* lists: the variables they hold (references), captured as */
+  ts_tensor **list_variables; /* a variable argument is, not inputs */
 } ts_argsig;
 
 typedef struct ts_signature {
@@ -17,6 +34,10 @@ typedef struct ts_signature {
   ts_argsig *args;
   char *key; /* exact: equal keys, equal signatures */
 } ts_signature;
+
+/* A spec's shape: dims of -1 unknown, or of rank TS_RANK_UNKNOWN
+ * (TensorFlow's TensorSpec(shape=None)), which takes any shape. */
+bool ts__spec_shape_valid(ts_shape shape);
 
 /* Checks the enums and lengths in args (kinds, specs' dtypes and shapes,
  * lists) as a public function `func` receives them; false + error. */
@@ -37,6 +58,10 @@ void ts__signature_copy(ts_signature *dst, const ts_signature *src);
 void ts__signature_update_key(ts_signature *sig);
 /* Does a call with signature `call` fit the traced `traced` (-1 dims match any)? */
 bool ts__signature_accepts(const ts_signature *traced, const ts_signature *call);
+/* Rewrites a list's host text after its leaves changed (relaxed dims). */
+void ts__argsig_update_host(ts_argsig *a);
+/* Does one argument of a call fit the traced one? */
+bool ts__argsig_accepts(const ts_argsig *traced, const ts_argsig *call);
 /* Number of arguments that differ (structure differences count as n + 1). */
 int ts__signature_distance(const ts_signature *traced, const ts_signature *call);
 

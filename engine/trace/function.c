@@ -143,7 +143,7 @@ bool ts_function_set_input_signature(ts_function *f, const ts_spec *specs, int n
 {
   TS_CHECK_ARG(f && n >= 0 && (specs || n == 0), false);
   for (int i = 0; i < n; i++) {
-    if (!ts__dtype_valid(specs[i].dtype) || !ts__shape_valid(specs[i].shape, true)) {
+    if (!ts__dtype_valid(specs[i].dtype) || !ts__spec_shape_valid(specs[i].shape)) {
       ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                    "%s: input signature entry %d is not a valid spec", f->name, i);
       return false;
@@ -349,8 +349,9 @@ static bool trace_enter(ts_loc loc, const char *name)
     g_string_append_printf(chain, "%s -> ", c->trace_chain[i]);
   ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, NULL,
                "%s... -> %s (trace depth limit %d): recursion under a tensor condition cannot be "
-               "traced; recurse on host values, or write the recursion as a TS_WHILE loop",
-               chain->str, name, TS_TRACE_DEPTH_LIMIT);
+               "traced (write it as a TS_WHILE loop), and recursion on host values may nest "
+               "at most %d traced calls",
+               chain->str, name, TS_TRACE_DEPTH_LIMIT, TS_TRACE_DEPTH_LIMIT);
   g_string_free(chain, TRUE);
   return false;
 }
@@ -448,6 +449,30 @@ static ts_concrete *trace(ts_function *f, const ts_signature *sig, const ts_valu
   return cf;
 }
 
+/* A list argument as the trace sees it: each tensor in it but variables a placeholder
+ * (named as TensorFlow names a flattened argument: "xs", "xs_1", "xs_2",
+ * the list's tensors depth first, as a.leaves has them), the rest as
+ * given.  The item arrays made go to `lists`. */
+static ts_value symbolic_list(ts_frame *frame, const ts_value *v, const ts_argsig *a,
+                              const char *pname, int *k, GPtrArray *lists)
+{
+  if ((v->kind == TS_VALUE_TENSOR && !v->tensor->is_variable) || v->kind == TS_VALUE_SPEC) {
+    char name[160];
+    if (*k)
+      snprintf(name, sizeof name, "%s_%d", pname, *k);
+    else
+      g_strlcpy(name, pname, sizeof name);
+    return TS_TENSOR_VALUE(ts__frame_placeholder(frame, name, a->leaves[(*k)++]));
+  }
+  if (v->kind != TS_VALUE_LIST)
+    return *v;
+  ts_value *items = g_new(ts_value, v->list.n > 0 ? v->list.n : 1);
+  g_ptr_array_add(lists, items);
+  for (int i = 0; i < v->list.n; i++)
+    items[i] = symbolic_list(frame, &v->list.items[i], a, pname, k, lists);
+  return (ts_value){ .kind = TS_VALUE_LIST, .list = { items, v->list.n } };
+}
+
 static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts_value *args)
 {
   uint64_t start = ts_now_ns();
@@ -456,20 +481,23 @@ static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts
   ts_scope *scope = ts_scope_begin();
 
   ts_value *sym = g_new0(ts_value, sig->n > 0 ? sig->n : 1);
+  GPtrArray *lists = g_ptr_array_new_with_free_func(g_free);
   for (int i = 0; i < sig->n; i++) {
     const ts_argsig *a = &sig->args[i];
-    if (a->kind != TS_VALUE_TENSOR) {
-      sym[i] = args[i]; /* host values are the trace's constants */
-      continue;
-    }
     char fallback[32];
     snprintf(fallback, sizeof fallback, "arg%d", i);
     const char *pname = i < f->n_params ? f->params[i] : fallback;
+    if (a->kind != TS_VALUE_TENSOR) {
+      int k = 0; /* host values are the trace's constants, tensors in lists inputs */
+      sym[i] = a->n_leaves ? symbolic_list(frame, &args[i], a, pname, &k, lists) : args[i];
+      continue;
+    }
     sym[i] = TS_TENSOR_VALUE(ts__frame_placeholder(frame, pname, (ts_info){ a->dtype, a->shape }));
   }
 
   ts_tensor *out = run_c(f->name, f->fn, f->params, f->n_params, sym, sig->n);
   g_free(sym);
+  g_ptr_array_unref(lists);
 
   /* A plain `return` or `break` out of a TS_IF/TS_WHILE/TS_FOR block left
    * its frames open (run_c reported it). */
@@ -500,8 +528,23 @@ static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts
   return cf;
 }
 
-/* With reduce_retracing, dims that differ from the closest signature become
- * unknown, so one generalised concrete function serves them all.  Host
+/* The most specific shape that takes both (TensorShape's
+ * most_specific_common_supertype): dims that differ unknown, an unknown
+ * rank where the ranks differ. */
+static void relax_shape(ts_shape *shape, const ts_shape *other)
+{
+  if (shape->rank != other->rank || shape->rank == TS_RANK_UNKNOWN) {
+    *shape = (ts_shape){ .rank = TS_RANK_UNKNOWN };
+    return;
+  }
+  for (int d = 0; d < shape->rank; d++)
+    if (shape->dim[d] != other->dim[d])
+      shape->dim[d] = -1;
+}
+
+/* With reduce_retracing, shapes that differ from the closest signature's
+ * are generalised (relax_shape), so one concrete function serves them
+ * all: those of tensor arguments and of the tensors in lists.  Host
  * arguments stay as they are (each value is a graph of its own). */
 static void relax(ts_signature *sig, const ts_signature *closest)
 {
@@ -512,15 +555,25 @@ static void relax(ts_signature *sig, const ts_signature *closest)
     const ts_argsig *c = &closest->args[i];
     if (a->kind != c->kind)
       return;
-    if (a->kind != TS_VALUE_TENSOR)
-      continue;
-    if (a->dtype != c->dtype || a->shape.rank != c->shape.rank)
-      return; /* only a change of dimensions is relaxed */
+    if (a->kind == TS_VALUE_TENSOR && a->dtype != c->dtype)
+      return; /* only a change of shape is relaxed */
+    if (a->n_leaves && (a->n_leaves != c->n_leaves || strcmp(a->skeleton, c->skeleton)))
+      return;
+    for (int k = 0; k < a->n_leaves; k++)
+      if (a->leaves[k].dtype != c->leaves[k].dtype)
+        return;
   }
-  for (int i = 0; i < sig->n; i++)
-    for (int d = 0; sig->args[i].kind == TS_VALUE_TENSOR && d < sig->args[i].shape.rank; d++)
-      if (sig->args[i].shape.dim[d] != closest->args[i].shape.dim[d])
-        sig->args[i].shape.dim[d] = -1;
+  for (int i = 0; i < sig->n; i++) {
+    ts_argsig *a = &sig->args[i];
+    const ts_argsig *c = &closest->args[i];
+    if (a->kind == TS_VALUE_TENSOR && !ts_shape_equal(a->shape, c->shape))
+      relax_shape(&a->shape, &c->shape);
+    for (int k = 0; k < a->n_leaves; k++)
+      if (!ts_shape_equal(a->leaves[k].shape, c->leaves[k].shape))
+        relax_shape(&a->leaves[k].shape, &c->leaves[k].shape);
+    if (a->n_leaves)
+      ts__argsig_update_host(a);
+  }
   ts__signature_update_key(sig);
 }
 
@@ -547,7 +600,8 @@ static bool like_last_hit(const ts_function *f, const ts_value *args, int n)
     return false;
   for (int i = 0; i < n; i++) {
     const ts_tensor *t = args[i].kind == TS_VALUE_TENSOR ? args[i].tensor : NULL;
-    if (!t || t->dtype != f->last_args[i].dtype || !ts_shape_equal(t->shape, f->last_args[i].shape))
+    if (!t || t->is_variable || t->dtype != f->last_args[i].dtype ||
+        !ts_shape_equal(t->shape, f->last_args[i].shape))
       return false;
   }
   return true;
@@ -574,7 +628,7 @@ static ts_concrete *lookup_tensors(ts_function *f, const ts_value *args, int n)
   char key[1024], part[TS_INFO_STR];
   size_t len = 0;
   for (int i = 0; i < n; i++) {
-    if (args[i].kind != TS_VALUE_TENSOR || !args[i].tensor)
+    if (args[i].kind != TS_VALUE_TENSOR || !args[i].tensor || args[i].tensor->is_variable)
       return NULL;
     ts__info_str(part, args[i].tensor->dtype, args[i].tensor->shape);
     size_t plen = strlen(part);
@@ -640,14 +694,23 @@ void ts__function_warn(ts_function *f, ts_warning_kind kind, const char *message
 /* The input signature that would have served every traced call: the
  * newest signature with each dimension that varies unknown.  NULL when no
  * single signature accepts them all (an argument changed its number,
- * kind, dtype or rank); *why then says which.  Owned. */
-static char *suggested_signature(const ts_function *f, char **why)
+ * kind or dtype, or is a list of tensors, which an input signature cannot
+ * describe: *in_list then set); *why then says which.  A rank that
+ * changes is unknown in it.  Owned. */
+static char *suggested_signature(const ts_function *f, char **why, bool *in_list)
 {
   const ts_concrete *last = f->concrete->pdata[f->concrete->len - 1];
   ts_signature sig;
   ts__signature_copy(&sig, &last->sig);
   char label[128];
   *why = NULL;
+  *in_list = false;
+  for (int a = 0; a < sig.n && !*why; a++)
+    if (sig.args[a].n_leaves) {
+      *in_list = true;
+      *why = g_strdup_printf("%s is a list of tensors",
+                             ts__arg_label(label, sizeof label, a, f->params, f->n_params));
+    }
   for (guint i = 0; i < f->concrete->len && !*why; i++) {
     const ts_signature *other = &((const ts_concrete *)f->concrete->pdata[i])->sig;
     if (other->n != sig.n) {
@@ -660,7 +723,6 @@ static char *suggested_signature(const ts_function *f, char **why)
       const char *change = x->kind != y->kind                      ? "kind"
                            : x->kind != TS_VALUE_TENSOR            ? NULL
                            : x->dtype != y->dtype                  ? "dtype"
-                           : x->shape.rank != y->shape.rank        ? "rank"
                                                                    : NULL;
       if (change) {
         *why = g_strdup_printf("%s changes %s",
@@ -668,9 +730,8 @@ static char *suggested_signature(const ts_function *f, char **why)
                                change);
         break;
       }
-      for (int d = 0; x->kind == TS_VALUE_TENSOR && d < x->shape.rank; d++)
-        if (x->shape.dim[d] != y->shape.dim[d])
-          x->shape.dim[d] = -1;
+      if (x->kind == TS_VALUE_TENSOR && !ts_shape_equal(x->shape, y->shape))
+        relax_shape(&x->shape, &y->shape);
     }
   }
   char *text = *why ? NULL : ts__signature_text(&sig, f->params, f->n_params);
@@ -692,13 +753,17 @@ static void warn_frequent(ts_function *f, ts_trace_reason reason)
     fix = g_strdup("pass a tensor instead of a host value (each host value is baked into a graph "
                    "of its own)");
   } else if (reason == TS_TRACE_SHAPE) {
-    char *why = NULL, *sig = suggested_signature(f, &why);
+    bool in_list;
+    char *why = NULL, *sig = suggested_signature(f, &why, &in_list);
     if (sig)
       fix = g_strdup_printf("give it an input signature with the changing dimensions unknown %s, "
                             "or turn on reduce_retracing", sig);
+    else if (in_list) /* reduce_retracing relaxes the tensors of lists too */
+      fix = g_strdup_printf("no input signature describes these calls (%s); turn on "
+                            "reduce_retracing", why);
     else
       fix = g_strdup_printf("no single input signature accepts these calls (%s); call it with "
-                            "tensors of one dtype and rank", why);
+                            "tensors of one dtype", why);
     g_free(sig);
     g_free(why);
   } else if (reason == TS_TRACE_DTYPE) {
@@ -727,20 +792,27 @@ static bool check_input_signature(const ts_function *f, const ts_value *args, in
     const ts_spec *s = &f->specs[i];
     ts__arg_label(label, sizeof label, i, f->params, f->n_params);
     ts__info_str(want, s->dtype, s->shape);
-    if (args[i].kind != TS_VALUE_TENSOR || !args[i].tensor) {
+    /* a tensor, or (get_concrete) a spec; as TensorSpec.is_compatible_with,
+     * an unknown dim (a spec's, a traced tensor's) fits any */
+    ts_info arg;
+    if (args[i].kind == TS_VALUE_TENSOR && args[i].tensor)
+      arg = (ts_info){ args[i].tensor->dtype, args[i].tensor->shape };
+    else if (args[i].kind == TS_VALUE_SPEC)
+      arg = (ts_info){ args[i].spec.dtype, args[i].spec.shape };
+    else {
       ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                    "%s: %s must be a %s tensor (input signature), got a host value", f->name,
                    label, want);
       return false;
     }
-    const ts_tensor *t = args[i].tensor;
-    bool fits = t->dtype == s->dtype && t->shape.rank == s->shape.rank;
+    bool fits = arg.dtype == s->dtype && (s->shape.rank == TS_RANK_UNKNOWN ||
+                                          arg.shape.rank == s->shape.rank);
     for (int d = 0; fits && d < s->shape.rank; d++)
-      fits = s->shape.dim[d] < 0 || s->shape.dim[d] == t->shape.dim[d];
+      fits = s->shape.dim[d] < 0 || arg.shape.dim[d] < 0 || s->shape.dim[d] == arg.shape.dim[d];
     if (!fits) {
       ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                    "%s: %s does not match the input signature: expected %s, got %s", f->name,
-                   label, want, ts__info_str(got, t->dtype, t->shape));
+                   label, want, ts__info_str(got, arg.dtype, arg.shape));
       return false;
     }
   }
@@ -804,6 +876,21 @@ static void emit_failed_trace(ts_function *f, const ts_signature *sig, ts_trace_
   g_free(text);
 }
 
+/* A graph takes at most TS_MAX_INPUTS tensors (those in lists count):
+ * false + error, before a trace that could never run. */
+static bool fits_graph_inputs(const ts_function *f, const ts_signature *sig)
+{
+  int n = 0;
+  for (int i = 0; i < sig->n; i++)
+    n += sig->args[i].kind == TS_VALUE_TENSOR ? 1 : sig->args[i].n_leaves;
+  if (n <= TS_MAX_INPUTS)
+    return true;
+  ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
+               "%s: called with %d tensors (those in lists included); a graph takes at most %d "
+               "(pass them stacked into fewer tensors)", f->name, n, TS_MAX_INPUTS);
+  return false;
+}
+
 /* Finds or traces the concrete function for args; *eager set when the
  * retrace limit sends the call to eager execution.  Called with f->lock. */
 static ts_concrete *resolve(ts_function *f, const ts_value *args, int n, bool explicit_trace,
@@ -817,10 +904,15 @@ static ts_concrete *resolve(ts_function *f, const ts_value *args, int n, bool ex
       return hit;
     }
   }
-  if (f->n_specs >= 0 && !explicit_trace && !check_input_signature(f, args, n))
+  /* With an input signature every call, get_concrete's too, gets the one
+   * concrete function of the signature (get_concrete may leave the
+   * arguments out). */
+  if (f->n_specs >= 0 && !(explicit_trace && n == 0) && !check_input_signature(f, args, n))
     return NULL;
+  if (f->n_specs >= 0)
+    n = f->n_specs;
   ts_signature sig;
-  if (f->n_specs >= 0 && !explicit_trace) {
+  if (f->n_specs >= 0) {
     ts_value *specs = g_new(ts_value, n > 0 ? n : 1);
     for (int i = 0; i < n; i++)
       specs[i] = TS_SPEC_VALUE(f->specs[i].dtype, f->specs[i].shape);
@@ -833,6 +925,10 @@ static ts_concrete *resolve(ts_function *f, const ts_value *args, int n, bool ex
   }
 
   ts_concrete *cf = lookup(f, &sig);
+  if (!cf && !fits_graph_inputs(f, &sig)) {
+    ts__signature_clear(&sig);
+    return NULL;
+  }
   f->history <<= 1;
   if (cf) {
     ts__signature_clear(&sig);
@@ -898,20 +994,39 @@ out:
   return cf;
 }
 
-/* Runs cf's graph on the tensor arguments (host arguments are baked in). */
+/* Appends the tensors of v (itself, or those a list holds, depth first)
+ * to inputs; false past TS_MAX_INPUTS. */
+static bool gather_inputs(const ts_value *v, ts_tensor **inputs, int *n_in)
+{
+  if (v->kind == TS_VALUE_LIST) {
+    for (int i = 0; i < v->list.n; i++)
+      if (!gather_inputs(&v->list.items[i], inputs, n_in))
+        return false;
+    return true;
+  }
+  if (v->kind != TS_VALUE_TENSOR || v->tensor->is_variable) /* variables are captured */
+    return true;
+  if (*n_in == TS_MAX_INPUTS)
+    return false;
+  inputs[(*n_in)++] = v->tensor;
+  return true;
+}
+
+/* Runs cf's graph on the tensor arguments, those in lists too (host
+ * arguments are baked in). */
 static ts_tensor *run_concrete(ts_concrete *cf, const ts_value *args, int n)
 {
   ts_tensor *inputs[TS_MAX_INPUTS];
   int n_in = 0;
   for (int i = 0; i < n; i++) {
-    if (cf->sig.args[i].kind != TS_VALUE_TENSOR)
+    const ts_argsig *a = &cf->sig.args[i];
+    if (a->kind != TS_VALUE_TENSOR && !a->n_leaves)
       continue;
-    if (n_in == TS_MAX_INPUTS) {
+    if (!gather_inputs(&args[i], inputs, &n_in)) {
       ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                    "%s: more than %d tensor arguments", cf->fn->name, TS_MAX_INPUTS);
       return NULL;
     }
-    inputs[n_in++] = args[i].tensor;
   }
   ts_tensor *out = NULL;
   bool started = run_begin(cf, NULL);
@@ -945,10 +1060,50 @@ static bool convert_args(const ts_function *f, const ts_value **args, int n_args
 
 /* ---- calls: checked once, resolved once, run ---------------------------------------- */
 
+/* Does v hold a tensor spec (itself, or in a list)? */
+static bool holds_spec(const ts_value *v)
+{
+  if (v->kind == TS_VALUE_SPEC)
+    return true;
+  for (int i = 0; v->kind == TS_VALUE_LIST && i < v->list.n; i++)
+    if (holds_spec(&v->list.items[i]))
+      return true;
+  return false;
+}
+
+/* What a call (not get_concrete) must not be given: a tensor spec (it has
+ * no value), or, outside a trace, a symbolic tensor (TensorFlow: a graph
+ * tensor leaked out of the function building context).  false + error
+ * naming the argument. */
+static bool check_call_args(const ts_function *f, const ts_value *args, int n_args)
+{
+  char label[128];
+  for (int i = 0; i < n_args; i++) {
+    const ts_tensor *t = args[i].kind == TS_VALUE_TENSOR ? args[i].tensor : NULL;
+    if (holds_spec(&args[i])) {
+      ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
+                   "%s: %s is a tensor spec, which has no value: a call takes tensors "
+                   "(specs are for get_concrete)",
+                   f->name, ts__arg_label(label, sizeof label, i, f->params, f->n_params));
+      return false;
+    }
+    if (t && t->node && t->name && !ts_tracing()) {
+      ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
+                   "%s: %s is tensor '%s:%d', a symbolic tensor of a traced graph: it has no "
+                   "value outside its trace (it leaked out of the trace, e.g. through a global "
+                   "or into TS_INIT_SCOPE code)",
+                   f->name, ts__arg_label(label, sizeof label, i, f->params, f->n_params),
+                   t->name, t->node_output);
+      return false;
+    }
+  }
+  return true;
+}
+
 bool ts__call_begin(ts__call *call, ts_function *f, const ts_value *args, int n_args)
 {
   *call = (ts__call){ .f = f, .args = args, .n_args = n_args, .how = TS__CALL_AUTO };
-  return ts__values_check(f->name, args, n_args);
+  return ts__values_check(f->name, args, n_args) && check_call_args(f, args, n_args);
 }
 
 /* A call while another function is traced, as tf.function does it: the
@@ -1073,10 +1228,14 @@ ts_concrete *ts_function_get_concrete(ts_function *f, const ts_value *args, int 
                  "%s: get_concrete_function inside a traced function", f->name);
     return NULL;
   }
+  ts_value *converted;
+  if (!convert_args(f, &args, n_args, &converted))
+    return NULL;
   bool eager;
   pthread_mutex_lock(&f->lock);
   ts_concrete *cf = resolve(f, args, n_args, true, &eager);
   pthread_mutex_unlock(&f->lock);
+  g_free(converted);
   return cf;
 }
 
@@ -1086,7 +1245,7 @@ ts_tensor *ts_concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
 {
   TS_CHECK_ARG(cf != NULL && n_args >= 0 && (args || n_args == 0), NULL);
   const ts_function *f = cf->fn;
-  if (!ts__values_check(f->name, args, n_args))
+  if (!ts__values_check(f->name, args, n_args) || !check_call_args(f, args, n_args))
     return NULL;
   char label[128], want[TS_INFO_STR], got[TS_INFO_STR];
   if (n_args != cf->sig.n) {
@@ -1114,7 +1273,7 @@ ts_tensor *ts_concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
         return NULL;
       }
       ts_signature one_traced = { .n = 1, .args = (ts_argsig *)a };
-      ts_argsig now = { TS_VALUE_TENSOR, t->dtype, t->shape, NULL };
+      ts_argsig now = { .kind = TS_VALUE_TENSOR, .dtype = t->dtype, .shape = t->shape };
       ts_signature one_call = { .n = 1, .args = &now };
       if (!ts__signature_accepts(&one_traced, &one_call)) {
         ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
@@ -1127,7 +1286,7 @@ ts_tensor *ts_concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
       ts_signature one;
       if (!ts__signature_init(&one, v, 1))
         return NULL;
-      bool same = one.args[0].kind == a->kind && strcmp(one.args[0].host, a->host) == 0;
+      bool same = ts__argsig_accepts(a, &one.args[0]);
       if (!same)
         ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                      "%s: %s was traced with the host value %s, got %s", f->name, label, a->host,
@@ -1163,21 +1322,30 @@ char *ts_concrete_pretty_signature(const ts_concrete *cf)
       g_string_append(s, f->params[i]);
     else
       g_string_append_printf(s, "arg%d", i);
-    if (a->kind != TS_VALUE_TENSOR)
+    if (a->kind != TS_VALUE_TENSOR && !a->n_leaves)
       g_string_append_printf(s, "=%s", a->host);
-    any_tensor |= a->kind == TS_VALUE_TENSOR;
+    any_tensor |= a->kind == TS_VALUE_TENSOR || a->n_leaves;
   }
   g_string_append(s, ")\n");
   if (any_tensor) {
     g_string_append(s, "  Args:\n");
     for (int i = 0; i < cf->sig.n; i++) {
       const ts_argsig *a = &cf->sig.args[i];
-      if (a->kind != TS_VALUE_TENSOR)
+      if (a->kind != TS_VALUE_TENSOR && !a->n_leaves)
         continue;
       if (i < f->n_params)
         g_string_append_printf(s, "    %s: ", f->params[i]);
       else
         g_string_append_printf(s, "    arg%d: ", i);
+      if (a->n_leaves) { /* TensorFlow's "xs: [<1>, <2>]", then each <k> */
+        g_string_append_printf(s, "%s\n", a->skeleton);
+        for (int k = 0; k < a->n_leaves; k++) {
+          g_string_append_printf(s, "      <%d>: ", k + 1);
+          append_tensor_spec(s, a->leaves[k].dtype, a->leaves[k].shape);
+          g_string_append_c(s, '\n');
+        }
+        continue;
+      }
       append_tensor_spec(s, a->dtype, a->shape);
       g_string_append_c(s, '\n');
     }
