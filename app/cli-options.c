@@ -596,43 +596,6 @@ static bool set_input_signature(ts_function *fn, GPtrArray *specs)
   return ok;
 }
 
-/* Edit distance between a and b, case aside (a typo's measure). */
-static size_t edit_distance(const char *a, const char *b)
-{
-  size_t n = strlen(b);
-  size_t *row = g_new(size_t, n + 1);
-  for (size_t j = 0; j <= n; j++)
-    row[j] = j;
-  for (size_t i = 1; a[i - 1]; i++) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= n; j++) {
-      size_t above = row[j];
-      bool same = g_ascii_tolower(a[i - 1]) == g_ascii_tolower(b[j - 1]);
-      row[j] = MIN(MIN(row[j] + 1, row[j - 1] + 1), diagonal + (same ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  size_t d = row[n];
-  g_free(row);
-  return d;
-}
-
-/* The module's function whose name is closest to name, if close enough
- * to be a typo of it (a third of its letters at most), else NULL. */
-static const char *closest_function(const ts_module *module, const char *name)
-{
-  const char *best = NULL;
-  size_t best_d = MAX(strlen(name) / 3, 1) + 1;
-  for (int i = 0; i < ts_module_n_functions(module); i++) {
-    const char *candidate = ts_function_name(ts_module_function(module, i));
-    size_t d = edit_distance(name, candidate);
-    if (d < best_d)
-      best = candidate, best_d = d;
-  }
-  return best;
-}
-
 int cli_open_function(const cli_options *o, ts_module **module, ts_function **fn)
 {
   *fn = NULL;
@@ -644,7 +607,7 @@ int cli_open_function(const cli_options *o, ts_module **module, ts_function **fn
     return cli_fail_engine(CLI_EXIT_FAILED);
   ts_function *f = ts_module_lookup(*module, o->function);
   if (!f) {
-    const char *near = closest_function(*module, o->function);
+    const char *near = ts_module_nearest_function(*module, o->function);
     g_autofree char *hint = near ? g_strdup_printf("did you mean '%s'? ", near) : g_strdup("");
     return cli_fail(CLI_EXIT_FAILED, "module '%s' has no function '%s' (%ssee: tracescope-cli list %s)",
                     o->module, o->function, hint, o->module);

@@ -284,8 +284,8 @@ static void script_step(TsStartupScript *self)
     /* without a screenshot to take, a toast says it */
     TsLoadedModule *module = ts_window_get_module(w);
     if (s->screenshot && s->function && module && !ts_loaded_module_lookup(module, s->function)) {
-      g_printerr("tracescope: --function: %s has no function '%s'\n",
-                 ts_loaded_module_get_display_name(module), s->function);
+      g_autofree char *message = ts_loaded_module_missing_function(module, s->function);
+      g_printerr("tracescope: --function: %s\n", message);
       exit(EXIT_FAILURE);
     }
     if (s->function)

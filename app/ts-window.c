@@ -152,7 +152,9 @@ static void action_select_function(GtkWidget *widget, const char *name, GVariant
   else
     g_variant_get(param, "(&si)", &function, &concrete);
   if (!ts_function_list_select(self->function_list, function, concrete)) {
-    g_autofree char *text = g_strdup_printf("No function %s here", function);
+    TsLoadedModule *module = ts_window_get_module(self);
+    g_autofree char *text = module ? ts_loaded_module_missing_function(module, function)
+                                   : g_strdup_printf("No function %s here", function);
     _ts_window_toast(self, text);
   }
 }

@@ -957,6 +957,12 @@ TS_API const char *ts_module_path(const ts_module *module);
 TS_API int ts_module_n_functions(const ts_module *module);
 TS_API ts_function *ts_module_function(const ts_module *module, int i);      /* borrowed */
 TS_API ts_function *ts_module_lookup(const ts_module *module, const char *name); /* borrowed, NULL if none */
+/* The name of names[0..n) that name is probably a typo of ("did you mean
+ * ...?"): the closest by edit distance, case aside, if at most a third of
+ * name's letters differ; NULL if none is that close.  Borrowed from names. */
+TS_API const char *ts_nearest_name(const char *name, const char *const *names, size_t n);
+/* The module's function whose name name is probably a typo of, or NULL. */
+TS_API const char *ts_module_nearest_function(const ts_module *module, const char *name);
 /* The example arguments of function i (NULL-terminated argument specs), or NULL. */
 TS_API const char *const *ts_module_examples(const ts_module *module, int i);
 

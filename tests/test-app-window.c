@@ -649,7 +649,7 @@ static void test_screenshot_refuses_bad_script(void)
   g_autofree char *typo = screenshot_stderr((const char *const[]){ "--module", seeds_path(), "--function",
                                                                    "deep_nett", "--call", NULL }, &failed);
   g_assert_true(failed);
-  g_assert_nonnull(strstr(typo, "has no function 'deep_nett'"));
+  g_assert_nonnull(strstr(typo, "has no function 'deep_nett' (did you mean 'deep_net'?)"));
   g_autofree char *extra = screenshot_stderr((const char *const[]){ "--module", seeds_path(), "--function",
                                                                     "deep_net", "--call", "--arg",
                                                                     "i32[2]:ones", "--arg", "3", NULL }, &failed);

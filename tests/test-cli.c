@@ -1069,6 +1069,8 @@ static void test_debug_errors(void)
 {
   expect_failure(cli("debug", "seeds", "power", "--break", "MatMull", NULL), 2,
                  "breakpoint 'MatMull': unknown op type 'MatMull'");
+  expect_failure(cli("debug", "seeds", "power", "--break", "Matmul", NULL), 2,
+                 "breakpoint 'Matmul': unknown op type 'Matmul' (did you mean 'MatMul'?)");
   expect_failure(cli("debug", "seeds", "power", "--break", "max >> 1e6", NULL), 2,
                  "expected a number after the comparison, got '> 1e6'");
   expect_failure(cli("debug", "seeds", NULL), 2, "debug needs a MODULE and a FUNCTION");
