@@ -1685,6 +1685,9 @@ TS_API const char *ts_diverge_expected_name(ts_diverge_expected why); /* "folded
  * (release them with ts_value_clear).  false with an error naming the spec. */
 TS_API bool ts_value_parse(const char *spec, ts_value *out);
 TS_API void ts_value_clear(ts_value *v);
+/* The dtypes a spec can give, short names ("f16", "bf16", "f32", ...: floats,
+ * signed and unsigned integers, bool) joined by separator; free with g_free. */
+TS_API char *ts_value_spec_dtypes(const char *separator);
 /* ---- end of argument specs ------------------------------------------------ */
 
 /* ---- kernels (engine/kernels/) ------------------------------------------
