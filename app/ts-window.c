@@ -319,6 +319,8 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsWindow, main_stack);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, sidebar_split);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, run_paned);
+  gtk_widget_class_bind_template_child(widget_class, TsWindow, run_modes);
+  gtk_widget_class_bind_template_child(widget_class, TsWindow, run_actions);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, bottom_stack);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, debug_panel);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, function_list);

@@ -454,6 +454,11 @@ static void test_screenshot_waits_for_graph(void)
   g_unlink(path);
 }
 
+static gboolean window_has_module(gpointer w)
+{
+  return ts_window_get_module(w) != NULL;
+}
+
 /* `tracescope --screenshot X.png trace.json.gz`: another tool's trace (PyTorch's
  * profiler's) with no module.  The script waits for the file, not for a graph
  * there is none of, and the window gives the profiler's timeline all its room:
@@ -484,6 +489,15 @@ static void test_screenshot_trace(void)
   g_assert_cmpuint(tsp_session_n_events(session), ==, 354);
   g_assert_false(gtk_widget_is_visible(GTK_WIDGET(ts_window_get_graph_pane(shot))));
   g_assert_false(gtk_widget_is_visible(GTK_WIDGET(ts_window_get_function_list(shot))));
+  /* nor run controls that could run nothing: only Open (a module) and the menu */
+  static const char *const RUN_ACTIONS[] = { "win.run", "win.profile", "win.mode" };
+  for (size_t i = 0; i < G_N_ELEMENTS(RUN_ACTIONS); i++) {
+    GtkWidget *control = find_actionable(GTK_WIDGET(shot), RUN_ACTIONS[i]);
+    g_assert_nonnull(control);
+    if (gtk_widget_is_visible(control))
+      g_error("a window of a trace alone shows the %s control", RUN_ACTIONS[i]);
+  }
+  g_assert_true(gtk_widget_is_visible(find_actionable(GTK_WIDGET(shot), "win.open")));
   g_assert_true(find_label(GTK_WIDGET(shot), "torch-mlp.json.gz")); /* the window's title */
   GtkWidget *timeline = GTK_WIDGET(ts_profiler_panel_get_timeline(panel));
   g_assert_true(gtk_widget_is_visible(timeline));
@@ -559,6 +573,12 @@ static void test_screenshot_trace(void)
   wait_drawn(GTK_WIDGET(shot));
   save_test_screenshot(GTK_WIDGET(shot), "trace-diff.png");
   g_unlink(baseline);
+
+  /* a module opened there brings the run controls back */
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(shot), "win.open-module", "s", seeds_path()));
+  test_wait_for(window_has_module, shot, "the module in the trace's window");
+  for (size_t i = 0; i < G_N_ELEMENTS(RUN_ACTIONS); i++)
+    g_assert_true(gtk_widget_is_visible(find_actionable(GTK_WIDGET(shot), RUN_ACTIONS[i])));
   g_object_add_weak_pointer(G_OBJECT(shot), (gpointer *)&shot);
   gtk_window_destroy(GTK_WINDOW(shot));
   while (shot)
