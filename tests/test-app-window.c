@@ -858,6 +858,79 @@ static void test_shape_placeholder_says_scalar(void)
   resize_and_draw(1280, 800);
 }
 
+/* How many pixels of widget's height show: what its scrolled ancestors and
+ * the window let through. */
+static int shown_height(GtkWidget *widget)
+{
+  GtkWidget *root = GTK_WIDGET(gtk_widget_get_root(widget));
+  graphene_rect_t b;
+  if (!gtk_widget_get_mapped(widget) || !gtk_widget_compute_bounds(widget, root, &b))
+    return 0;
+  double top = MAX(b.origin.y, 0), bottom = MIN(b.origin.y + b.size.height, gtk_widget_get_height(root));
+  for (GtkWidget *a = gtk_widget_get_parent(widget); a; a = gtk_widget_get_parent(a)) {
+    graphene_rect_t ab;
+    if (GTK_IS_SCROLLED_WINDOW(a) && gtk_widget_compute_bounds(a, root, &ab)) {
+      top = MAX(top, ab.origin.y);
+      bottom = MIN(bottom, ab.origin.y + ab.size.height);
+    }
+  }
+  return (int)MAX(bottom - top, 0);
+}
+
+/* A run's result (a [4,10] tensor: its values table), compact and then
+ * inspected, run at the default size and at 1024x640, with each panel
+ * below: the table shows rows, not only the summary above it (the run panel
+ * brings the result into view), the profiler's op table shows rows too, and
+ * the window is no taller than asked. */
+static void test_inspector_fits(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  activate("win.mode", "s", "graph");
+  select_function("sequential_model");
+  TsTensorView *view = ts_run_panel_get_tensor_view(ts_window_get_run_panel(window));
+  GtkWidget *table = GTK_WIDGET(_ts_tensor_view_get_table(view));
+  TsProfilerPanel *profiler = ts_window_get_profiler_panel(window);
+  ts_profiler_panel_show_page(profiler, "stats");
+  GtkWidget *stats = find_named(GTK_WIDGET(profiler), "stats-view");
+  g_assert_nonnull(stats);
+  static const char *const PANELS[] = { "profiler", "trace-log", "console", "debugger" };
+  g_autoptr(GString) problems = g_string_new(NULL);
+  for (guint i = 0; i < G_N_ELEMENTS(LAYOUT_SIZES); i++) {
+    resize_and_draw(LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1]);
+    g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(TRUE));
+    run_with((const char *const[]){ "f32[4,28,28]:uniform", NULL });
+    g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(FALSE));
+    g_assert_nonnull(ts_tensor_view_get_tensor(view));
+    for (int inspect = 0; inspect < 2; inspect++) {
+      gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(view->expand_button), inspect);
+      _ts_tensor_view_show_page(view, "table");
+      for (guint p = 0; p < G_N_ELEMENTS(PANELS); p++) {
+        activate("win.show-panel", "s", PANELS[p]);
+        resize_and_draw(LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1]);
+        g_autofree char *name = g_strdup_printf("result-%s-%s-%dx%d.png", inspect ? "inspected" : "compact",
+                                                PANELS[p], LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1]);
+        save_test_screenshot(GTK_WIDGET(window), name);
+        int height = gtk_widget_get_height(GTK_WIDGET(window));
+        /* the header row and three of values at least (rows are about 20 px) */
+        int shown = shown_height(table);
+        g_test_message("%s: window %d high, %d px of the values table show", name, height, shown);
+        if (height > LAYOUT_SIZES[i][1])
+          g_string_append_printf(problems, "%s: the window is %d high\n", name, height);
+        if (shown < 80)
+          g_string_append_printf(problems, "%s: %d px of the values table show\n", name, shown);
+        if (g_str_equal(PANELS[p], "profiler") && shown_height(stats) < 80)
+          g_string_append_printf(problems, "%s: %d px of the op table show\n", name, shown_height(stats));
+      }
+    }
+    gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(view->expand_button), FALSE);
+  }
+  activate("win.show-panel", "s", "trace-log");
+  resize_and_draw(1280, 800);
+  if (problems->len)
+    g_error("the result does not fit:\n%s", problems->str);
+}
+
 /* `tracescope --version` prints the project's version and exits 0. */
 static void test_version(void)
 {
@@ -921,7 +994,7 @@ static void test_layout_fits(void)
   resize_and_draw(1280, 800);
   g_autofree char *wide = stats_columns_shown(GTK_COLUMN_VIEW(stats));
   g_assert_cmpstr(wide, ==, "Key Count Total Self Median Min p95 Max Mean Share Mode Device");
-  resize_and_draw(1024, 700);
+  resize_and_draw(1024, 640);
   g_autofree char *narrow = stats_columns_shown(GTK_COLUMN_VIEW(stats));
   g_assert_true(g_str_has_prefix(narrow, "Key "));
   g_assert_nonnull(strstr(narrow, "Total Self Median"));
@@ -1112,6 +1185,7 @@ int main(int argc, char **argv)
     { "/app/shape-placeholder-says-scalar", test_shape_placeholder_says_scalar },
     { "/app/version", test_version },
     { "/app/layout-fits", test_layout_fits },
+    { "/app/inspector-fits", test_inspector_fits },
     { "/app/screenshot-panel-tab", test_screenshot_panel_tab },
     { "/app/window-bindings", test_window_bindings },
     { NULL, NULL },

@@ -605,7 +605,7 @@ static inline void find_hidden_result_stats(GString *problems)
                            b.origin.y, b.origin.y + b.size.height, gtk_widget_get_height(scroll));
 }
 
-G_GNUC_UNUSED static const int LAYOUT_SIZES[][2] = { { 1280, 800 }, { 1024, 700 } };
+G_GNUC_UNUSED static const int LAYOUT_SIZES[][2] = { { 1280, 800 }, { 1024, 640 } };
 G_GNUC_UNUSED static const char *const LAYOUT_THEMES[] = { "light", "dark" };
 
 typedef struct {
