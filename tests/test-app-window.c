@@ -931,6 +931,29 @@ static void test_inspector_fits(void)
     g_error("the result does not fit:\n%s", problems->str);
 }
 
+/* A new window's first page (Open a Module) has Open and the menu in its
+ * header, not run controls that could run nothing yet. */
+static void test_first_page_has_no_run_controls(void)
+{
+  TsWindow *fresh = ts_window_new(GTK_APPLICATION(app));
+  gtk_window_present(GTK_WINDOW(fresh));
+  wait_drawn(GTK_WIDGET(fresh));
+  g_assert_null(ts_window_get_module(fresh));
+  static const char *const RUN_ACTIONS[] = { "win.run", "win.profile", "win.mode" };
+  for (size_t i = 0; i < G_N_ELEMENTS(RUN_ACTIONS); i++) {
+    GtkWidget *control = find_actionable(GTK_WIDGET(fresh), RUN_ACTIONS[i]);
+    g_assert_nonnull(control);
+    if (gtk_widget_is_visible(control))
+      g_error("the first page shows the %s control", RUN_ACTIONS[i]);
+  }
+  g_assert_true(gtk_widget_is_visible(find_actionable(GTK_WIDGET(fresh), "win.open")));
+  save_test_screenshot(GTK_WIDGET(fresh), "first-page.png");
+  g_object_add_weak_pointer(G_OBJECT(fresh), (gpointer *)&fresh);
+  gtk_window_destroy(GTK_WINDOW(fresh));
+  while (fresh)
+    g_main_context_iteration(NULL, TRUE);
+}
+
 /* `tracescope --version` prints the project's version and exits 0. */
 static void test_version(void)
 {
@@ -1186,6 +1209,7 @@ int main(int argc, char **argv)
     { "/app/version", test_version },
     { "/app/layout-fits", test_layout_fits },
     { "/app/inspector-fits", test_inspector_fits },
+    { "/app/first-page-has-no-run-controls", test_first_page_has_no_run_controls },
     { "/app/screenshot-panel-tab", test_screenshot_panel_tab },
     { "/app/window-bindings", test_window_bindings },
     { NULL, NULL },
