@@ -289,6 +289,21 @@ static void test_startup_options(void)
   g_assert_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE);
   g_assert_nonnull(strstr(error->message, "--compare takes two concrete function indexes"));
   g_clear_error(&error);
+
+  /* every panel of the window's bottom, the debugger's too */
+  char *debugger[] = { "tracescope", "--panel", "debugger", NULL };
+  argc = G_N_ELEMENTS(debugger) - 1;
+  argv = debugger;
+  s = ts_startup_parse(&argc, &argv, &error);
+  g_assert_no_error(error);
+  g_assert_cmpstr(s->panel, ==, "debugger");
+  ts_startup_free(s);
+  char *no_panel[] = { "tracescope", "--panel", "debug", NULL };
+  argc = G_N_ELEMENTS(no_panel) - 1;
+  argv = no_panel;
+  g_assert_null(ts_startup_parse(&argc, &argv, &error));
+  g_assert_nonnull(strstr(error->message, "--panel takes trace-log, console, profiler or debugger, got 'debug'"));
+  g_clear_error(&error);
 }
 
 /* Preferences, About and the shortcuts window (with the graph's and the
