@@ -476,6 +476,22 @@ static int apply_option(parser *p, const struct option *opt, int argc, char **ar
   return opt->apply(p, value);
 }
 
+/* "unknown option '--sav' (did you mean '--save'? ...)": the nearest of
+ * command's options, the value after '=' aside. */
+static int unknown_option(const char *arg, cli_command command)
+{
+  const char *names[G_N_ELEMENTS(OPTIONS)];
+  size_t n = 0;
+  for (size_t k = 0; k < G_N_ELEMENTS(OPTIONS); k++)
+    if (OPTIONS[k].commands & command)
+      names[n++] = OPTIONS[k].name;
+  g_autofree char *name = g_strndup(arg, strcspn(arg, "="));
+  const char *near = ts_nearest_name(name, names, n);
+  g_autofree char *hint = near ? g_strdup_printf("did you mean '%s'? ", near) : g_strdup("");
+  return cli_fail(CLI_EXIT_USAGE, "unknown option '%s' (%ssee: tracescope-cli %s --help)", arg, hint,
+                  cli_command_name(command));
+}
+
 int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv)
 {
   *o = (cli_options){
@@ -508,8 +524,7 @@ int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv
       o->help = true;
       return 0;
     } else if (arg[0] == '-' && arg[1] == '-') {
-      return cli_fail(CLI_EXIT_USAGE, "unknown option '%s' (see: tracescope-cli %s --help)", arg,
-                      cli_command_name(command));
+      return unknown_option(arg, command);
     } else if (n_operands < n_files) {
       o->traces[n_operands++] = arg;
     } else if (n_operands < 2 && !n_files) {
