@@ -946,6 +946,23 @@ static void test_inspector_fits(void)
     g_error("the result does not fit:\n%s", problems->str);
 }
 
+static gboolean shows_label(gpointer text)
+{
+  return find_label(GTK_WIDGET(window), text);
+}
+
+/* A function asked for by a name the module lacks (win.select-function, as
+ * --function does) is met with the nearest name when it is a typo of one. */
+static void test_function_typo_says_nearest(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  activate("win.select-function", "s", "sequentail_model");
+  g_autofree char *toast = g_strdup_printf("%s has no function 'sequentail_model' (did you mean 'sequential_model'?)",
+                                           ts_loaded_module_get_display_name(ts_window_get_module(window)));
+  test_wait_for(shows_label, toast, "the toast naming the nearest function");
+}
+
 /* A new window's first page (Open a Module) has Open and the menu in its
  * header, not run controls that could run nothing yet. */
 static void test_first_page_has_no_run_controls(void)
@@ -1225,6 +1242,7 @@ int main(int argc, char **argv)
     { "/app/layout-fits", test_layout_fits },
     { "/app/inspector-fits", test_inspector_fits },
     { "/app/first-page-has-no-run-controls", test_first_page_has_no_run_controls },
+    { "/app/function-typo-says-nearest", test_function_typo_says_nearest },
     { "/app/screenshot-panel-tab", test_screenshot_panel_tab },
     { "/app/window-bindings", test_window_bindings },
     { NULL, NULL },
