@@ -22,7 +22,10 @@ G_DEFINE_FINAL_TYPE(TsWindow, ts_window, ADW_TYPE_APPLICATION_WINDOW)
 
 void _ts_window_toast(TsWindow *self, const char *text)
 {
-  AdwToast *t = adw_toast_new(text);
+  /* a toast's title is Pango markup: what is said may hold '<' or '&' (a
+   * name typed, a file's, an error) */
+  g_autofree char *escaped = g_markup_escape_text(text, -1);
+  AdwToast *t = adw_toast_new(escaped);
   adw_toast_set_timeout(t, 4);
   adw_toast_overlay_add_toast(self->toast_overlay, t);
 }

@@ -961,6 +961,11 @@ static void test_function_typo_says_nearest(void)
   g_autofree char *toast = g_strdup_printf("%s has no function 'sequentail_model' (did you mean 'sequential_model'?)",
                                            ts_loaded_module_get_display_name(ts_window_get_module(window)));
   test_wait_for(shows_label, toast, "the toast naming the nearest function");
+  /* what was typed is said as typed, markup characters and all */
+  activate("win.select-function", "s", "a<b&c");
+  g_autofree char *plain = g_strdup_printf("%s has no function 'a<b&c'",
+                                           ts_loaded_module_get_display_name(ts_window_get_module(window)));
+  test_wait_for(shows_label, plain, "the toast naming 'a<b&c'");
 }
 
 /* A new window's first page (Open a Module) has Open and the menu in its
