@@ -59,7 +59,6 @@ void ts_trace_log_show_warning(TsTraceLog *self, const char *function, const cha
 {
   g_return_if_fail(TS_IS_TRACE_LOG(self) && function != NULL && message != NULL);
   gtk_label_set_label(self->banner_label, message);
-  gtk_widget_set_tooltip_text(GTK_WIDGET(self->banner_label), message);
   gtk_actionable_set_action_target(GTK_ACTIONABLE(self->apply_button), "s", function);
   gtk_widget_set_visible(GTK_WIDGET(self->apply_button), fixable);
   gtk_revealer_set_reveal_child(self->banner_revealer, TRUE);
