@@ -172,11 +172,19 @@ void _ts_tensor_view_set_message(TsTensorView *self, const char *message)
   gtk_widget_set_visible(GTK_WIDGET(self->message_label), message != NULL);
 }
 
-/* The title row, shown only with a title. */
+/* The title row, shown only with a title (and not hidden: see
+ * ts_tensor_view_set_title_shown). */
 static void show_title(TsTensorView *self, const char *title)
 {
   gtk_label_set_label(self->title_label, title ? title : "");
-  gtk_widget_set_visible(GTK_WIDGET(self->title_label), title && *title);
+  gtk_widget_set_visible(GTK_WIDGET(self->title_label), !self->title_hidden && title && *title);
+}
+
+void ts_tensor_view_set_title_shown(TsTensorView *self, gboolean shown)
+{
+  g_return_if_fail(TS_IS_TENSOR_VIEW(self));
+  self->title_hidden = !shown;
+  show_title(self, self->title);
 }
 
 static void clear(TsTensorView *self)

@@ -38,6 +38,10 @@ gboolean ts_tensor_view_export_npy(TsTensorView *self, const char *path, GError 
 void ts_tensor_view_set_compact(TsTensorView *self, gboolean compact);
 gboolean ts_tensor_view_get_compact(TsTensorView *self);
 gboolean ts_tensor_view_get_expanded(TsTensorView *self);
+/* Whether the title given with the tensor shows above it (default TRUE);
+ * hidden, it still names the file an export suggests (where a choice
+ * beside the view already says which tensor it is). */
+void ts_tensor_view_set_title_shown(TsTensorView *self, gboolean shown);
 gboolean ts_tensor_view_get_busy(TsTensorView *self);
 
 G_END_DECLS
