@@ -425,13 +425,12 @@ void ts_run_panel_show_error(TsRunPanel *self, const char *message)
   g_return_if_fail(TS_IS_RUN_PANEL(self));
   gtk_label_set_label(self->error_label, message);
   gtk_widget_set_visible(GTK_WIDGET(self->error_label), message != NULL);
-  if (message)
-    reveal_result(self); /* the error is the result's */
   if (message) {
     /* the last run failed: nothing of an earlier one stays shown as if it were this one's */
     set_result_text(self, NULL);
     set_result_tensor(self, NULL);
     gtk_label_set_label(self->result_meta_label, "");
+    reveal_result(self); /* the error is said where the result would be */
   }
 }
 
