@@ -353,13 +353,7 @@ int cli_onnx_test(int argc, char **argv)
   int status = EXIT_SUCCESS;
   for (int i = 0; i < argc && status == EXIT_SUCCESS; i++) {
     if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-      printf("usage: tracescope-cli onnx-test [--mode eager|graph|both] [--expected FILE] [--wrong-data FILE] [--list-passed] [--verbose] DIR...\n"
-             "  Runs ONNX backend tests (a DIR holding model.onnx and test_data_set_*, or a folder\n"
-             "  of them) eagerly and as traced graphs (--mode: one of them), comparing with rtol %g and atol %g.  Prints a line per failure and\n"
-             "  'N passed, M failed, K skipped'; skipped tests use an op, dtype or attribute value\n"
-             "  the importer does not map (--verbose: why each was skipped).  Fails when a test fails or one named in FILE does not pass;\n"
-             "  a test named in the --wrong-data FILE (reference outputs that contradict their model) is skipped when it fails.\n",
-             RTOL, ATOL);
+      cli_show_command_help("onnx-test");
       status = -1;
     } else if (strcmp(argv[i], "--expected") == 0) {
       if (i + 1 >= argc)
@@ -382,7 +376,7 @@ int cli_onnx_test(int argc, char **argv)
     else if (strcmp(argv[i], "--verbose") == 0)
       r.verbose = r.list_passed = true;
     else if (argv[i][0] == '-')
-      status = cli_fail(CLI_EXIT_USAGE, "onnx-test: unknown option '%s' (try --help)", argv[i]);
+      status = cli_fail(CLI_EXIT_USAGE, "onnx-test: unknown option '%s' (see: tracescope-cli onnx-test --help)", argv[i]);
     else if (!g_file_test(argv[i], G_FILE_TEST_IS_DIR))
       status = cli_fail(CLI_EXIT_USAGE, "onnx-test: '%s' is not a folder", argv[i]);
     else
@@ -395,7 +389,7 @@ int cli_onnx_test(int argc, char **argv)
   else if (status == EXIT_SUCCESS && tests->len == 0 && argc > 0)
     status = cli_fail(CLI_EXIT_USAGE, "onnx-test: no ONNX tests found (folders with model.onnx)");
   else if (status == EXIT_SUCCESS && argc == 0)
-    status = cli_fail(CLI_EXIT_USAGE, "onnx-test takes test folders (try --help)");
+    status = cli_fail(CLI_EXIT_USAGE, "onnx-test takes test folders (see: tracescope-cli onnx-test --help)");
   else if (status == EXIT_SUCCESS) {
     for (guint i = 0; i < tests->len; i++) {
       char *name = test_name(tests->pdata[i]), *why = NULL;

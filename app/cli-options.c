@@ -295,86 +295,166 @@ static int opt_nan_differs(parser *p, const char *value)
   return 0;
 }
 
+/* Every option of the commands parsed here, with its help (one entry per
+ * meaning: an option that means something else for some commands has an
+ * entry for those, found first for them). */
+#define TRACING_COMMANDS (CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_EXPORT)
+#define CALLING_COMMANDS (CLI_RUN | CLI_PROFILE | CLI_DIVERGE | CLI_DEBUG | CLI_HEALTH)
 static const struct option {
   const char *name;
   const char *value; /* what the value is called in messages; NULL: a flag */
   unsigned commands;
   int (*apply)(parser *p, const char *value);
+  const char *metavar; /* the value in the help, or NULL */
+  const char *help;    /* lines after the first indented under it */
 } OPTIONS[] = {
-  { "--arg", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_EXPORT | CLI_PROFILE | CLI_DIVERGE | CLI_DEBUG | CLI_HEALTH, opt_arg },
-  { "--call", NULL, CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_call },
-  { "--mode", "eager or graph (profile: or both)", CLI_RUN | CLI_PROFILE | CLI_DEBUG | CLI_HEALTH, opt_mode },
-  { "--repeat", "a count", CLI_RUN | CLI_PROFILE, opt_repeat },
-  { "--threads", "a count", CLI_RUN | CLI_PROFILE | CLI_DIVERGE | CLI_DEBUG | CLI_HEALTH, opt_threads },
-  { "--device", "a device name", CLI_RUN | CLI_PROFILE | CLI_DEBUG, opt_device },
-  { "--against", "a device name", CLI_PROFILE, opt_against },
-  { "--concrete", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_EXPORT, opt_concrete },
-  { "--input-signature", "a SPEC", CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_EXPORT | CLI_DIVERGE | CLI_DEBUG | CLI_HEALTH, opt_input_signature },
-  { "--reduce-retracing", NULL, CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_EXPORT, opt_reduce_retracing },
-  { "--trace-log", NULL, CLI_RUN | CLI_SIGNATURES, opt_trace_log },
-  { "--isolate", NULL, CLI_RUN, opt_isolate },
-  { "--remote", "[user@]host[:port]", CLI_RUN, opt_remote },
-  { "--format", "text or dot", CLI_GRAPH, opt_format },
-  { "--passes", "none, all or a LIST", CLI_GRAPH, opt_passes },
-  { "--out", "a FILE", CLI_RENDER | CLI_EXPORT | CLI_PROFILE, opt_out },
-  { "--save", "a DIR", CLI_RUN, opt_save },
-  { "--csv", "a FILE", CLI_PROFILE | CLI_STATS, opt_csv },
-  { "--memory", NULL, CLI_PROFILE, opt_memory },
-  { "--by", "op, node, line or scope", CLI_PROFILE | CLI_STATS | CLI_TOP | CLI_DIFF, opt_by },
-  { "--expand", "all, none or a SCOPE", CLI_RENDER, opt_expand },
-  { "--style", "light or dark", CLI_RENDER, opt_style },
-  { "--scale", "a factor", CLI_RENDER, opt_scale },
-  { "--check-eagerly", NULL, CLI_RUN, opt_check_eagerly },
-  { "--kernels", NULL, CLI_RUN, opt_kernels },
-  { "--atol", "a tolerance", CLI_DIVERGE, opt_atol },
-  { "--rtol", "a tolerance", CLI_DIVERGE, opt_rtol },
-  { "--nan-differs", NULL, CLI_DIVERGE, opt_nan_differs },
-  { "--break", "a SPEC", CLI_DEBUG, opt_break },
-  { "--commands", "a FILE", CLI_DEBUG, opt_commands },
-  { "--stats", NULL, CLI_HEALTH, opt_stats },
-  { "--all", NULL, CLI_HEALTH, opt_all },
+  { "--arg", "a SPEC", TRACING_COMMANDS | CALLING_COMMANDS, opt_arg, "SPEC",
+    "the next argument of the call (repeat, in order); with no --arg at all, "
+    "the module's example arguments (TS_EXPORT_WITH)" },
+  { "--call", NULL, CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_call, NULL,
+    "starts the next call of FUNCTION (in one process, so traced graphs "
+    "are reused); without --call, one call" },
+  { "--mode", "eager, graph or both", CLI_PROFILE, opt_mode, "MODE",
+    "graph (default), eager, or both: then also eager against graph op by op, "
+    "the speedup and what tracing costs" },
+  { "--mode", "eager or graph", CLI_DEBUG | CLI_HEALTH, opt_mode, "MODE",
+    "eager (default: the C code op by op) or graph (the traced graph)" },
+  { "--mode", "eager or graph", CLI_RUN, opt_mode, "MODE",
+    "graph (default: trace once per signature, run the graph) or eager "
+    "(run the C code on every call)" },
+  { "--repeat", "a count", CLI_PROFILE, opt_repeat, "N",
+    "timed calls after the warm-up call (default 10)" },
+  { "--repeat", "a count", CLI_RUN, opt_repeat, "N", "make each call N times (default 1)" },
+  { "--threads", "a count", CALLING_COMMANDS, opt_threads, "N",
+    "threads the engine splits large ops across, OpenBLAS's included "
+    "(0: every core; default $TRACESCOPE_THREADS, else every core)" },
+  { "--device", "a device name", CLI_RUN | CLI_PROFILE | CLI_DEBUG, opt_device, "NAME",
+    "the device the calls' ops run on: CPU (default), or SIM:0, the "
+    "simulated GPU (with TRACESCOPE_DEVICES=sim); ops it cannot run fall "
+    "back to the CPU with a warning" },
+  { "--against", "a device name", CLI_PROFILE, opt_against, "NAME",
+    "make the same calls on device NAME too (CPU, SIM:0, CUDA:0) and compare "
+    "them op by op: each op's time on both (on a device its kernels', the "
+    "host's launch beside it)" },
+  { "--concrete", "a SPEC", TRACING_COMMANDS, opt_concrete, "SPEC",
+    "get the concrete function for these tensor specs first (once per "
+    "argument) and use it: calls that do not fit it are refused" },
+  { "--input-signature", "a SPEC", TRACING_COMMANDS | CLI_DIVERGE | CLI_DEBUG | CLI_HEALTH, opt_input_signature,
+    "SPEC", "the input signature (once per argument)" },
+  { "--reduce-retracing", NULL, TRACING_COMMANDS, opt_reduce_retracing, NULL,
+    "trace one graph with unknown dims when shapes change" },
+  { "--trace-log", NULL, CLI_RUN | CLI_SIGNATURES, opt_trace_log, NULL,
+    "print each trace as it happens, with its reason, and warnings:\n"
+    "[trace] f(x: 3): retraced (host value): arg 0 (x): ... [0.02 ms, ...]" },
+  { "--isolate", NULL, CLI_RUN, opt_isolate, NULL,
+    "run the module in a tracescope-worker process, as the app does: a crash "
+    "is reported (with a backtrace) rather than taking the CLI down" },
+  { "--remote", "[user@]host[:port]", CLI_RUN, opt_remote, "[USER@]HOST[:PORT]",
+    "run the module on HOST in its tracescope-worker, through ssh (its keys "
+    "and config; no password prompts): MODULE is a path there, or seeds" },
+  { "--format", "text or dot", CLI_GRAPH, opt_format, "FORMAT", "text (default) or dot" },
+  { "--passes", "none, all or a LIST", CLI_GRAPH, opt_passes, "LIST",
+    "print the graph after the optimizer's passes (all, none or some of "
+    "layout,fold,cse,simplify,dce,fuse), what each node made by them stands "
+    "for, and one line per pass (\"cse: removed 12 nodes\"; on stderr with "
+    "--format dot)" },
+  { "--out", "a FILE", CLI_PROFILE, opt_out, "FILE",
+    "every event as a Chrome trace (trace.json, or gzipped trace.json.gz) "
+    "for Perfetto, chrome://tracing or the app" },
+  { "--out", "a FILE", CLI_EXPORT, opt_out, "FILE", "the ONNX model to write (FILE.onnx)" },
+  { "--out", "a FILE", CLI_RENDER, opt_out, "FILE",
+    "graph.svg, graph.png or graph.pdf; graph.dot writes DOT text" },
+  { "--save", "a DIR", CLI_RUN, opt_save, "DIR",
+    "write each result as DIR/FUNCTION-K.npy (K from 1, in call order) and "
+    "print where, not its values (a model's outputs are too big to print)" },
+  { "--csv", "a FILE", CLI_PROFILE | CLI_STATS, opt_csv, "FILE", "the op statistics as CSV (times in ns)" },
+  { "--memory", NULL, CLI_PROFILE, opt_memory, NULL,
+    "record tensor memory over time too (costs about as much again as the ops)" },
+  { "--by", "op, node, line or scope", CLI_PROFILE | CLI_STATS | CLI_TOP | CLI_DIFF, opt_by, "WHAT",
+    "group ops by op (default), node, line or scope" },
+  { "--expand", "all, none or a SCOPE", CLI_RENDER, opt_expand, "WHAT",
+    "all, none, or a name scope to open (repeat; in order); by default the "
+    "top-level scopes are closed" },
+  { "--style", "light or dark", CLI_RENDER, opt_style, "STYLE", "light (default) or dark" },
+  { "--scale", "a factor", CLI_RENDER, opt_scale, "N", "PNG pixels per point (default 1)" },
+  { "--check-eagerly", NULL, CLI_RUN, opt_check_eagerly, NULL,
+    "run every call both eagerly and as a graph and warn where they differ "
+    "(the call returns the graph's result)" },
+  { "--kernels", NULL, CLI_RUN, opt_kernels, NULL,
+    "after the calls, print on stderr the CPU, the BLAS library and the "
+    "kernel the engine chose for each product and convolution shape met "
+    "(timed against each other on first sight)" },
+  { "--atol", "a tolerance", CLI_DIVERGE, opt_atol, "X",
+    "absolute tolerance: values are equal when |eager - graph| <= atol + rtol * |eager| (default 1e-6)" },
+  { "--rtol", "a tolerance", CLI_DIVERGE, opt_rtol, "Y", "relative tolerance (default 1e-5)" },
+  { "--nan-differs", NULL, CLI_DIVERGE, opt_nan_differs, NULL, "NaN against NaN is a difference (default: equal)" },
+  { "--break", "a SPEC", CLI_DEBUG, opt_break, "SPEC",
+    "stop there (repeat): MatMul (an op type), dense_3/* (a name-scope glob), "
+    "seeds.c:12 (a line), nan, inf, 'max > 1e6' (min max mean std with "
+    "> >= < <= == !=), 'MatMul if std == 0'" },
+  { "--commands", "a FILE", CLI_DEBUG, opt_commands, "FILE", "read the commands from FILE (default: stdin)" },
+  { "--stats", NULL, CLI_HEALTH, opt_stats, NULL, "print each op's min, max and mean too" },
+  { "--all", NULL, CLI_HEALTH, opt_all, NULL, "print every op, not only the first that made a NaN or Inf" },
 };
 
-const char *cli_command_name(cli_command command)
+/* The option arg names ("--opt", "--opt=VALUE"): command's entry for it,
+ * else the first (which command refuses), else NULL. */
+static const struct option *find_option(const char *arg, cli_command command)
 {
-  switch (command) {
-  case CLI_RUN:
-    return "run";
-  case CLI_SIGNATURES:
-    return "signatures";
-  case CLI_GRAPH:
-    return "graph";
-  case CLI_RENDER:
-    return "render";
-  case CLI_PROFILE:
-    return "profile";
-  case CLI_DIVERGE:
-    return "diverge";
-  case CLI_DEBUG:
-    return "debug";
-  case CLI_HEALTH:
-    return "health";
-  case CLI_STATS:
-    return "stats";
-  case CLI_TOP:
-    return "top";
-  case CLI_DIFF:
-    return "diff";
-  case CLI_EXPORT:
-    return "export";
-  }
-  return "?";
-}
-
-/* The option argv[*i] names ("--opt", "--opt=VALUE"), or NULL. */
-static const struct option *find_option(const char *arg)
-{
+  const struct option *first = NULL;
   for (size_t k = 0; k < G_N_ELEMENTS(OPTIONS); k++) {
     size_t len = strlen(OPTIONS[k].name);
-    if (strncmp(arg, OPTIONS[k].name, len) == 0 && (arg[len] == '\0' || arg[len] == '='))
+    if (strncmp(arg, OPTIONS[k].name, len) != 0 || (arg[len] != '\0' && arg[len] != '='))
+      continue;
+    if (OPTIONS[k].commands & command)
       return &OPTIONS[k];
+    if (!first)
+      first = &OPTIONS[k];
   }
-  return NULL;
+  return first;
+}
+
+/* text with its spaces turned into line breaks where a line would pass
+ * columns (its own breaks kept; a longer word stays whole). */
+static GString *wrap(const char *text, int columns)
+{
+  GString *out = g_string_new(NULL);
+  int line = 0;
+  g_auto(GStrv) words = g_strsplit(text, " ", -1);
+  for (char **w = words; *w; w++) {
+    int len = (int)strlen(*w);
+    if (line > 0 && line + 1 + len > columns) {
+      g_string_append_c(out, '\n');
+      line = 0;
+    } else if (w != words) {
+      g_string_append_c(out, ' ');
+      line++;
+    }
+    g_string_append(out, *w);
+    const char *newline = strrchr(*w, '\n');
+    line = newline ? (int)strlen(newline + 1) : line + len;
+  }
+  return out;
+}
+
+void cli_print_options(cli_command command, const char *indent, int width)
+{
+  for (size_t k = 0; k < G_N_ELEMENTS(OPTIONS); k++) {
+    const struct option *opt = &OPTIONS[k];
+    if (!(opt->commands & command) || find_option(opt->name, command) != opt)
+      continue; /* not this command's, or its own entry comes first */
+    g_autofree char *head = g_strdup_printf("%s%s", opt->name, opt->metavar ? " " : "");
+    g_autofree char *full = g_strconcat(head, opt->metavar ? opt->metavar : "", NULL);
+    GString *help = wrap(opt->help, 79 - (int)strlen(indent) - width);
+    g_auto(GStrv) lines = g_strsplit(help->str, "\n", -1);
+    g_string_free(help, TRUE);
+    if ((int)strlen(full) + 1 >= width) /* too long: its help on the next line */
+      printf("%s%s\n%s%-*s%s\n", indent, full, indent, width, "", lines[0]);
+    else
+      printf("%s%-*s%s\n", indent, width, full, lines[0]);
+    for (int i = 1; lines[i]; i++)
+      printf("%s%-*s%s\n", indent, width, "", lines[i]);
+  }
 }
 
 static int apply_option(parser *p, const struct option *opt, int argc, char **argv, int *i)
@@ -382,8 +462,8 @@ static int apply_option(parser *p, const struct option *opt, int argc, char **ar
   const char *arg = argv[*i];
   const char *eq = strchr(arg, '=');
   if (!(opt->commands & p->o->command))
-    return cli_fail(CLI_EXIT_USAGE, "%s is not an option of %s (try --help)", opt->name,
-                    cli_command_name(p->o->command));
+    return cli_fail(CLI_EXIT_USAGE, "%s is not an option of %s (see: tracescope-cli %s --help)", opt->name,
+                    cli_command_name(p->o->command), cli_command_name(p->o->command));
   if (!opt->value) {
     if (eq)
       return cli_fail(CLI_EXIT_USAGE, "%s takes no value", opt->name);
@@ -391,8 +471,25 @@ static int apply_option(parser *p, const struct option *opt, int argc, char **ar
   }
   const char *value = eq ? eq + 1 : *i + 1 < argc ? argv[++*i] : NULL;
   if (!value || !*value)
-    return cli_fail(CLI_EXIT_USAGE, "%s needs %s (try --help)", opt->name, opt->value);
+    return cli_fail(CLI_EXIT_USAGE, "%s needs %s (see: tracescope-cli %s --help)", opt->name, opt->value,
+                    cli_command_name(p->o->command));
   return opt->apply(p, value);
+}
+
+/* "unknown option '--sav' (did you mean '--save'? ...)": the nearest of
+ * command's options, the value after '=' aside. */
+static int unknown_option(const char *arg, cli_command command)
+{
+  const char *names[G_N_ELEMENTS(OPTIONS)];
+  size_t n = 0;
+  for (size_t k = 0; k < G_N_ELEMENTS(OPTIONS); k++)
+    if (OPTIONS[k].commands & command)
+      names[n++] = OPTIONS[k].name;
+  g_autofree char *name = g_strndup(arg, strcspn(arg, "="));
+  const char *near = ts_nearest_name(name, names, n);
+  g_autofree char *hint = near ? g_strdup_printf("did you mean '%s'? ", near) : g_strdup("");
+  return cli_fail(CLI_EXIT_USAGE, "unknown option '%s' (%ssee: tracescope-cli %s --help)", arg, hint,
+                  cli_command_name(command));
 }
 
 int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv)
@@ -418,7 +515,7 @@ int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv
   int n_files = command == CLI_DIFF ? 2 : command & (CLI_STATS | CLI_TOP) ? 1 : 0;
   for (int i = 0; i < argc; i++) {
     const char *arg = argv[i];
-    const struct option *opt = find_option(arg);
+    const struct option *opt = find_option(arg, command);
     int ret;
     if (opt) {
       if ((ret = apply_option(&p, opt, argc, argv, &i)) != 0)
@@ -427,7 +524,7 @@ int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv
       o->help = true;
       return 0;
     } else if (arg[0] == '-' && arg[1] == '-') {
-      return cli_fail(CLI_EXIT_USAGE, "unknown option '%s' (try --help)", arg);
+      return unknown_option(arg, command);
     } else if (n_operands < n_files) {
       o->traces[n_operands++] = arg;
     } else if (n_operands < 2 && !n_files) {
@@ -438,11 +535,11 @@ int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv
     }
   }
   if (n_files && n_operands < n_files)
-    return cli_fail(CLI_EXIT_USAGE, "%s needs %s (try --help)", cli_command_name(command),
-                    n_files == 2 ? "two trace files" : "a trace file");
+    return cli_fail(CLI_EXIT_USAGE, "%s needs %s (see: tracescope-cli %s --help)", cli_command_name(command),
+                    n_files == 2 ? "two trace files" : "a trace file", cli_command_name(command));
   if (!n_files && n_operands < 2)
-    return cli_fail(CLI_EXIT_USAGE, "%s needs a MODULE and a FUNCTION (try --help)",
-                    cli_command_name(command));
+    return cli_fail(CLI_EXIT_USAGE, "%s needs a MODULE and a FUNCTION (see: tracescope-cli %s --help)",
+                    cli_command_name(command), cli_command_name(command));
   if (command == CLI_RENDER && !o->out)
     return cli_fail(CLI_EXIT_USAGE, "render needs --out FILE (.svg, .png, .pdf or .dot)");
   if (command == CLI_EXPORT && !o->out)
@@ -596,43 +693,6 @@ static bool set_input_signature(ts_function *fn, GPtrArray *specs)
   return ok;
 }
 
-/* Edit distance between a and b, case aside (a typo's measure). */
-static size_t edit_distance(const char *a, const char *b)
-{
-  size_t n = strlen(b);
-  size_t *row = g_new(size_t, n + 1);
-  for (size_t j = 0; j <= n; j++)
-    row[j] = j;
-  for (size_t i = 1; a[i - 1]; i++) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= n; j++) {
-      size_t above = row[j];
-      bool same = g_ascii_tolower(a[i - 1]) == g_ascii_tolower(b[j - 1]);
-      row[j] = MIN(MIN(row[j] + 1, row[j - 1] + 1), diagonal + (same ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  size_t d = row[n];
-  g_free(row);
-  return d;
-}
-
-/* The module's function whose name is closest to name, if close enough
- * to be a typo of it (a third of its letters at most), else NULL. */
-static const char *closest_function(const ts_module *module, const char *name)
-{
-  const char *best = NULL;
-  size_t best_d = MAX(strlen(name) / 3, 1) + 1;
-  for (int i = 0; i < ts_module_n_functions(module); i++) {
-    const char *candidate = ts_function_name(ts_module_function(module, i));
-    size_t d = edit_distance(name, candidate);
-    if (d < best_d)
-      best = candidate, best_d = d;
-  }
-  return best;
-}
-
 int cli_open_function(const cli_options *o, ts_module **module, ts_function **fn)
 {
   *fn = NULL;
@@ -644,7 +704,7 @@ int cli_open_function(const cli_options *o, ts_module **module, ts_function **fn
     return cli_fail_engine(CLI_EXIT_FAILED);
   ts_function *f = ts_module_lookup(*module, o->function);
   if (!f) {
-    const char *near = closest_function(*module, o->function);
+    const char *near = ts_module_nearest_function(*module, o->function);
     g_autofree char *hint = near ? g_strdup_printf("did you mean '%s'? ", near) : g_strdup("");
     return cli_fail(CLI_EXIT_FAILED, "module '%s' has no function '%s' (%ssee: tracescope-cli list %s)",
                     o->module, o->function, hint, o->module);
@@ -693,7 +753,7 @@ int cli_command_main(cli_command command, int argc, char **argv, int (*body)(con
   cli_options o;
   int ret = cli_options_parse(&o, command, argc, argv);
   if (ret == 0)
-    ret = o.help ? cli_show_help() : body(&o);
+    ret = o.help ? cli_show_command_help(cli_command_name(command)) : body(&o);
   cli_options_clear(&o);
   return ret;
 }

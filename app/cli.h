@@ -17,8 +17,11 @@ int cli_fail_engine(int code);
 /* The same for an error in what the user typed (an argument spec): the
  * error's op and detail, never the engine's own source location. */
 int cli_fail_input(int code);
-/* Prints the usage text on stdout; returns 0. */
+/* Prints the usage text on stdout (every command, in short); returns 0. */
 int cli_show_help(void);
+/* Prints command's own help on stdout (its usage, what it does, its
+ * options, an example); returns 0. */
+int cli_show_command_help(const char *command);
 
 typedef enum cli_command {
   CLI_RUN = 1 << 0,
@@ -82,6 +85,9 @@ typedef struct cli_options {
  * a usage error (already printed).  Free with cli_options_clear. */
 int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv);
 void cli_options_clear(cli_options *o);
+/* Prints the options command takes, one per line: indent, the option and
+ * its value padded to width, then its help (further lines under it). */
+void cli_print_options(cli_command command, const char *indent, int width);
 /* A command's whole life: parses its options, then shows the help or
  * runs body; the exit status. */
 int cli_command_main(cli_command command, int argc, char **argv, int (*body)(const cli_options *o));

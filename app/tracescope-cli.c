@@ -12,166 +12,211 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char usage[] =
-  "Usage:\n"
-  "  tracescope-cli list MODULE\n"
-  "  tracescope-cli run MODULE FUNCTION [OPTION]... [--call [--arg SPEC]...]...\n"
-  "  tracescope-cli signatures MODULE FUNCTION [--call [--arg SPEC]...]...\n"
-  "  tracescope-cli graph MODULE FUNCTION [--arg SPEC]... [--format text|dot]\n"
-  "                 [--passes none|all|LIST]\n"
-  "  tracescope-cli render MODULE FUNCTION [--arg SPEC]... --out FILE [--expand WHAT]...\n"
-  "  tracescope-cli profile MODULE FUNCTION [--arg SPEC]... [--mode eager|graph|both]\n"
-  "                 [--repeat N] [--out trace.json.gz] [--csv stats.csv] [--by WHAT]\n"
-  "                 [--device NAME] [--against NAME]\n"
-  "  tracescope-cli debug MODULE FUNCTION [--arg SPEC]... [--mode eager|graph]\n"
-  "                 [--break SPEC]... [--commands FILE]\n"
-  "  tracescope-cli health MODULE FUNCTION [--arg SPEC]... [--mode eager|graph] [--stats] [--all]\n"
-  "  tracescope-cli diverge MODULE FUNCTION [--arg SPEC]... [--atol X] [--rtol Y]\n"
-  "  tracescope-cli stats TRACE [--by WHAT] [--csv stats.csv]\n"
-  "  tracescope-cli top TRACE [--by WHAT]\n"
-  "  tracescope-cli diff TRACE_A TRACE_B [--by WHAT]\n"
-  "  tracescope-cli onnx-test [--mode eager|graph|both] [--expected FILE] [--wrong-data FILE]\n"
-  "                 [--list-passed] [--verbose] DIR...\n"
-  "  tracescope-cli export MODULE FUNCTION [--arg SPEC]... --out FILE.onnx\n"
-  "\n"
-  "MODULE is a shared object built against libtracescope, `seeds` for the\n"
-  "bundled programs of the tf.function guides, or an ONNX model (FILE.onnx: one\n"
-  "function per output, named as `list` shows; its inputs are the arguments).\n"
-  "\n"
-  "run calls FUNCTION and prints each result, one line per call.\n"
-  "  --arg SPEC       the next argument of the call (repeat in order); with no\n"
-  "                   --arg at all, the module's example arguments (TS_EXPORT_WITH)\n"
-  "  --call           starts the next call of FUNCTION (in one process, so the\n"
-  "                   traced graphs are reused); without --call, one call\n"
-  "  --repeat N       make each call N times (default 1)\n"
-  "  --save DIR       write each result as DIR/FUNCTION-K.npy (K from 1, in call\n"
-  "                   order) and print where, not its values (a model's outputs\n"
-  "                   are too big to print)\n"
-  "  --threads N      threads the engine splits large ops across, OpenBLAS's\n"
-  "                   included (0: every core; default $TRACESCOPE_THREADS, else\n"
-  "                   every core); also for profile, debug, health and diverge\n"
-  "  --device NAME    the device the calls' ops run on: CPU (default), or SIM:0,\n"
-  "                   the simulated GPU (with TRACESCOPE_DEVICES=sim); ops it\n"
-  "                   cannot run fall back to the CPU with a warning; also for\n"
-  "                   profile and debug\n"
-  "  --against NAME   profile: make the same calls on device NAME too (CPU, SIM:0,\n"
-  "                   CUDA:0) and compare them op by op: each op's time on both\n"
-  "                   (on a device its kernels', the host's launch beside it)\n"
-  "  --mode MODE      graph (default: trace once per signature, run the graph)\n"
-  "                   or eager (run the C code on every call)\n"
-  "  --isolate        run the module in a tracescope-worker process, as the app\n"
-  "                   does: a crash is reported (with a backtrace) rather than\n"
-  "                   taking the CLI down\n"
-  "  --remote [USER@]HOST[:PORT]\n"
-  "                   run the module on HOST in its tracescope-worker, through\n"
-  "                   ssh (its keys and config; no password prompts): MODULE\n"
-  "                   is a path there, or seeds\n"
-  "  --check-eagerly  run every call both eagerly and as a graph and warn\n"
-  "                   where they differ (the call returns the graph's result)\n"
-  "  --kernels        after the calls, print the CPU, the BLAS library and the\n"
-  "                   kernel the engine chose for each product and convolution\n"
-  "                   shape met (timed against each other on first sight), on stderr\n"
-  "  --trace-log      print each trace as it happens, with its reason:\n"
-  "                   [trace] f(x: 3): retraced (host value): arg 0 (x): ... [0.02 ms, ...]\n"
-  "                   and warnings as [warning] ...\n"
-  "  --concrete SPEC  get the concrete function for these argument specs first\n"
-  "                   (once per argument) and call it: other calls are refused\n"
-  "  --input-signature SPEC  the input signature (once per argument)\n"
-  "  --reduce-retracing      trace one graph with unknown dims when shapes change\n"
-  "\n"
-  "signatures traces FUNCTION for each call (or the --concrete specs, or the\n"
-  "input signature, or the module's example arguments) without running it and\n"
-  "prints its concrete functions.\n"
-  "graph traces one call and prints its graph (--format text or dot); what the\n"
-  "C code prints while tracing goes to stderr.  Both take --concrete,\n"
-  "--input-signature and --reduce-retracing; signatures takes --trace-log.\n"
-  "  --passes LIST    print the graph after the optimizer's passes (all, none\n"
-  "                   or some of layout,fold,cse,simplify,dce,fuse), what each node\n"
-  "                   made by them stands for, and one line per pass\n"
-  "                   (\"cse: removed 12 nodes\"; on stderr with --format dot)\n"
-  "\n"
-  "render traces one call (as graph does) and draws its graph as the viewer\n"
-  "shows it, with no display.\n"
-  "  --out FILE       graph.svg, graph.png or graph.pdf; graph.dot writes DOT text\n"
-  "  --expand WHAT    all, none, or a name scope to open (repeat; in order);\n"
-  "                   by default the top-level scopes are closed\n"
-  "  --style STYLE    light (default) or dark\n"
-  "  --scale N        PNG pixels per point (default 1)\n"
-  "\n"
-  "profile calls FUNCTION once to warm up (in graph mode that call traces), then\n"
-  "N more times (--repeat, default 10), timing every op, and prints the top ops\n"
-  "by total time: count, total, self (less the ops inside an If/While), the\n"
-  "median, min and p95 of one op's time, and share of the wall time.\n"
-  "  --mode MODE      graph (default), eager, or both: then also eager against\n"
-  "                   graph op by op, the speedup and what tracing costs\n"
-  "  --by WHAT        group ops by op (default), node, line or scope\n"
-  "  --out FILE       every event as a Chrome trace (trace.json, or gzipped\n"
-  "                   trace.json.gz) for Perfetto, chrome://tracing or the app\n"
-  "  --csv FILE       the op statistics as CSV (times in ns)\n"
-  "\n"
-  "debug runs one call op by op (eagerly unless --mode graph), stopping at its\n"
-  "first op, or with --break at the breakpoints, and prints each stop as\n"
-  "  #SEQ OP NODE at FILE:LINE (REASON)\n"
-  "then reads commands from --commands FILE (else stdin, line by line):\n"
-  "  step|s  next|n (step over calls and blocks)  finish (step out)  continue|c\n"
-  "  back [N]  forward [N]  (move through the ops that ran: step back)\n"
-  "  print|p [in|out] [I]  tensor statistics      values [in|out] [I]  values\n"
-  "  where|bt  the call stack    break SPEC    delete N    quit (cancels the call)\n"
-  "  --break SPEC     MatMul (an op type), dense_3/* (a name-scope glob),\n"
-  "                   seeds.c:12 (a line), nan, inf, 'max > 1e6' (min max mean std\n"
-  "                   with > >= < <= == !=), 'MatMul if std == 0'\n"
-  "When the commands end, the call runs on to its end.\n"
-  "health calls FUNCTION once, counting NaN and Inf in every op's outputs, and\n"
-  "prints the first op that made one (--all: every op; --stats: min/max/mean).\n"
-  "diverge runs FUNCTION eagerly and as a graph on the same arguments (the\n"
-  "module's example arguments without --arg), compares the output of every op\n"
-  "and prints the first op where they differ, with both values, the likely\n"
-  "cause, and the differences the modes are allowed to have.  Exit status 0:\n"
-  "no divergence, 1: divergence, 2: error.\n"
-  "  --atol X --rtol Y  equal when |eager - graph| <= X + Y * |eager|\n"
-  "                   (default 1e-6 and 1e-5)\n"
-  "  --nan-differs    NaN against NaN is a difference (default: equal)\n"
-  "onnx-test runs ONNX backend test folders (model.onnx, test_data_set_*/input_*.pb\n"
-  "and output_*.pb) eagerly and as graphs, and ends with 'N passed, M failed, K skipped' (skipped: an op,\n"
-  "dtype or attribute value the importer does not map, counted by op; --verbose: why each was).\n"
-  "  --expected FILE  fail too when a test named in FILE does not pass\n"
-  "  --wrong-data FILE  a test named in FILE (reference outputs that contradict\n"
-  "                   their model, as ONNX's test_adam_multiple's) is skipped when it\n"
-  "                   fails: tests/data/onnx-wrong-data.txt\n"
-  "  --list-passed    print the name of each test that passed\n"
-  "export traces one call (as graph does: --arg, --concrete, --input-signature,\n"
-  "--reduce-retracing) and writes its concrete function as an ONNX model (opset\n"
-  "17) that ONNX Runtime and `run FILE.onnx` run; a node ONNX cannot express\n"
-  "(Print, assignments, TensorArrays) is an error naming it.\n"
-  "\n"
-  "stats, top and diff read Chrome trace files (trace.json or trace.json.gz: ours\n"
-  "from profile --out, PyTorch's profiler's, any tool's trace events).  Self time\n"
-  "is a span less the spans directly inside it on its thread; share is of the\n"
-  "wall time from the first op to the last; median, min and p95 of one op's time.\n"
-  "stats prints every group by total time (--csv FILE: as CSV), top the 20 with\n"
-  "the most self time, diff two recordings group by group, largest change first:\n"
-  "runs, median and min self time in each, and B's median over A's.\n"
-  "  --by WHAT        group by op (default), node, line or scope\n"
-  "\n"
-  "Argument specs:\n"
-  "  f32[2,3]=1,2,3,4,5,6   a tensor: dtype, shape, values; dtypes f32 f64 f16 bf16\n"
-  "                         i8 i16 i32 i64 u8 u16 u32 u64 bool\n"
-  "  f32[]=2.5              a scalar tensor\n"
-  "  f32[20,28,28]:uniform  generated: uniform normal (seeded; uniform@7 picks seed 7),\n"
-  "                         zeros ones range (range(-5) counts from -5)\n"
-  "  npy:path.npy           a tensor from a .npy file\n"
-  "  100  -2.5  true  [1,-1]  a  host values: int, float, bool, list, string\n"
-  "Tensor specs (--concrete, --input-signature):\n"
-  "  f32[?,784]  i32[]      a dtype and a shape; ? is a dimension of any size\n";
-
 static bool is_help(const char *arg)
 {
   return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
 }
 
+static int cmd_list(int argc, char **argv);
+#ifndef TS_CLI_RENDER
+static int cli_render_missing(int argc, char **argv);
+#endif
+
+/* The commands: what runs each, and its help.  A command whose options
+ * cli-options.c parses names its cli_command there (its options' help is
+ * that table's); list and onnx-test parse their own and describe them in
+ * `about`. */
+static const struct command {
+  const char *name;
+  int (*run)(int argc, char **argv); /* the words after the command */
+  cli_command options;               /* 0: parses its own */
+  const char *synopsis;              /* after "tracescope-cli NAME " */
+  const char *summary;               /* one line, for the command list */
+  const char *about;                 /* what it does, in a few lines */
+  const char *example;
+} COMMANDS[] = {
+  { "list", cmd_list, 0, "MODULE", "list the module's functions and their parameters",
+    "Prints the module's title and each function with its parameters.\n",
+    "tracescope-cli list seeds" },
+  { "run", cli_run, CLI_RUN, "MODULE FUNCTION [--arg SPEC]... [OPTION]...\n"
+    "       [--call [--arg SPEC]...]...",
+    "call a function and print its results",
+    "Calls FUNCTION and prints each result, one line per call.\n",
+    "tracescope-cli run seeds deep_net --arg 'i32[3]=1,2,3'" },
+  { "signatures", cli_signatures, CLI_SIGNATURES,
+    "MODULE FUNCTION [OPTION]...\n"
+    "       [--call [--arg SPEC]...]...",
+    "trace a function and print its concrete functions",
+    "Traces FUNCTION for each call (or the --concrete specs, or the input\n"
+    "signature, or the module's example arguments) without running it and\n"
+    "prints its concrete functions.\n",
+    "tracescope-cli signatures seeds my_relu --call --arg 'f32[]=1' --call --arg '[1,-1]'" },
+  { "graph", cli_graph, CLI_GRAPH, "MODULE FUNCTION [--arg SPEC]... [--format text|dot]\n"
+    "       [--passes LIST]",
+    "trace one call and print its graph",
+    "Traces one call and prints its graph (--format text or dot); what the C\n"
+    "code prints while tracing goes to stderr.\n",
+    "tracescope-cli graph seeds square_if_positive --arg 'i32[]=2' --passes all" },
+#ifdef TS_CLI_RENDER
+  { "render", cli_render, CLI_RENDER,
+#else
+  { "render", cli_render_missing, CLI_RENDER,
+#endif
+    "MODULE FUNCTION [--arg SPEC]... --out FILE\n"
+    "       [--expand WHAT]...",
+    "draw one call's graph as the viewer shows it (SVG, PNG, PDF, DOT)",
+    "Traces one call (as graph does) and draws its graph as the viewer shows\n"
+    "it, with no display.\n",
+    "tracescope-cli render seeds square_if_positive --arg 'i32[]=2' --expand all --out if.svg" },
+  { "profile", cli_profile, CLI_PROFILE, "MODULE FUNCTION [--arg SPEC]...\n"
+    "       [--mode eager|graph|both] [--repeat N] [--out trace.json.gz]\n"
+    "       [--csv stats.csv] [--by WHAT]",
+    "time every op of repeated calls and print the top ops",
+    "Calls FUNCTION once to warm up (in graph mode that call traces), then N\n"
+    "more times (--repeat), timing every op, and prints the top ops by total\n"
+    "time: count, total, self (less the ops inside an If/While), the median,\n"
+    "min and p95 of one op's time, and share of the wall time.\n",
+    "tracescope-cli profile seeds sequential_model --arg 'f32[20,28,28]:uniform' --out run.json.gz" },
+  { "debug", cli_debug, CLI_DEBUG, "MODULE FUNCTION [--arg SPEC]... [--mode eager|graph]\n"
+    "       [--break SPEC]... [--commands FILE]",
+    "step through one call op by op, with breakpoints",
+    "Runs one call op by op (eagerly unless --mode graph), stopping at its\n"
+    "first op, or with --break at the breakpoints, and prints each stop as\n"
+    "  #SEQ OP NODE at FILE:LINE (REASON)\n"
+    "then reads commands from --commands FILE (else stdin, line by line):\n"
+    "  step|s  next|n (step over calls and blocks)  finish (step out)  continue|c\n"
+    "  back [N]  forward [N]  (move through the ops that ran: step back)\n"
+    "  print|p [in|out] [I]  tensor statistics      values [in|out] [I]  values\n"
+    "  where|bt  the call stack    break SPEC    delete N    quit (cancels the call)\n"
+    "When the commands end, the call runs on to its end.\n",
+    "echo where | tracescope-cli debug seeds power --arg 'f32[10,10]:uniform' --arg 3 --break MatMul" },
+  { "health", cli_health, CLI_HEALTH, "MODULE FUNCTION [--arg SPEC]...\n"
+    "       [--mode eager|graph] [--stats] [--all]",
+    "find the first op that made a NaN or an Inf",
+    "Calls FUNCTION once, counting NaN and Inf in every op's outputs, and\n"
+    "prints the first op that made one.\n",
+    "tracescope-cli health seeds sequential_model --arg 'f32[4,28,28]:uniform' --all" },
+  { "diverge", cli_diverge, CLI_DIVERGE, "MODULE FUNCTION [--arg SPEC]... [--atol X]\n"
+    "       [--rtol Y]",
+    "find the first op where eager and graph runs differ",
+    "Runs FUNCTION eagerly and as a graph on the same arguments (the module's\n"
+    "example arguments without --arg), compares the output of every op and\n"
+    "prints the first op where they differ, with both values, the likely\n"
+    "cause, and the differences the modes are allowed to have.  Exit status\n"
+    "0: no divergence, 1: divergence, 2: error.\n",
+    "tracescope-cli diverge seeds sequential_model --arg 'f32[4,28,28]:uniform'" },
+  { "stats", cli_stats, CLI_STATS, "TRACE [--by WHAT] [--csv stats.csv]",
+    "print a trace file's ops, every group by total time",
+    "Reads a Chrome trace file (trace.json or trace.json.gz: ours from profile\n"
+    "--out, PyTorch's profiler's, any tool's trace events) and prints every\n"
+    "group by total time: runs, total and self time (a span less the spans\n"
+    "directly inside it on its thread), median, min and p95 of one op's time,\n"
+    "share of the wall time from the first op to the last.\n",
+    "tracescope-cli stats run.json.gz --by scope" },
+  { "top", cli_top, CLI_TOP, "TRACE [--by WHAT]", "print a trace file's 20 groups with the most self time",
+    "Reads a Chrome trace file (as stats does) and prints the 20 groups with\n"
+    "the most self time.\n",
+    "tracescope-cli top run.json.gz" },
+  { "diff", cli_diff, CLI_DIFF, "TRACE_A TRACE_B [--by WHAT]", "compare two trace files group by group",
+    "Reads two Chrome trace files (as stats does) and compares them group by\n"
+    "group, largest change first: runs, median and min self time in each, and\n"
+    "B's median over A's.\n",
+    "tracescope-cli diff before.json.gz after.json.gz" },
+  { "onnx-test", cli_onnx_test, 0, "[--mode eager|graph|both] [--expected FILE]\n"
+    "       [--wrong-data FILE] [--list-passed] [--verbose] DIR...",
+    "run ONNX backend test folders",
+    "Runs ONNX backend tests (a DIR holding model.onnx and test_data_set_*/\n"
+    "input_*.pb and output_*.pb, or a folder of them) eagerly and as traced\n"
+    "graphs, and ends with 'N passed, M failed, K skipped' (skipped: an op,\n"
+    "dtype or attribute value the importer does not map, counted by op).\n"
+    "Fails when a test fails.\n"
+    "\n"
+    "Options:\n"
+    "  --mode MODE         both (default), eager or graph\n"
+    "  --expected FILE     fail too when a test named in FILE does not pass\n"
+    "  --wrong-data FILE   a test named in FILE (reference outputs that contradict\n"
+    "                      their model, as ONNX's test_adam_multiple's) is skipped\n"
+    "                      when it fails: tests/data/onnx-wrong-data.txt\n"
+    "  --list-passed       print the name of each test that passed\n"
+    "  --verbose           and why each skipped test was\n",
+    "tracescope-cli onnx-test --wrong-data tests/data/onnx-wrong-data.txt "
+    "/usr/include/onnx/backend/test/data/node" },
+  { "export", cli_export, CLI_EXPORT, "MODULE FUNCTION [--arg SPEC]... --out FILE.onnx",
+    "write one call's concrete function as an ONNX model",
+    "Traces one call (as graph does) and writes its concrete function as an\n"
+    "ONNX model (opset 17) that ONNX Runtime and `run FILE.onnx` run; a node\n"
+    "ONNX cannot express (Print, assignments, TensorArrays) is an error naming\n"
+    "it.\n",
+    "tracescope-cli export seeds dense_128_model --arg 'f32[60,28,28]:uniform' --out dense.onnx" },
+};
+
+static const char module_help[] =
+  "MODULE is a shared object built against libtracescope, `seeds` for the\n"
+  "bundled programs of the tf.function guides, or an ONNX model (FILE.onnx: one\n"
+  "function per output, named as `list` shows; its inputs are the arguments).\n";
+
+static void print_spec_help(bool tensor_specs)
+{
+  g_autofree char *dtypes = ts_value_spec_dtypes(" ");
+  printf("Argument specs (--arg):\n"
+         "  f32[2,3]=1,2,3,4,5,6   a tensor: dtype, shape, values\n"
+         "  f32[]=2.5              a scalar tensor\n"
+         "  f32[20,28,28]:uniform  generated: uniform normal (seeded; uniform@7 picks\n"
+         "                         seed 7), zeros ones range (range(-5) counts from -5)\n"
+         "  npy:path.npy           a tensor from a .npy file\n"
+         "  100  -2.5  true  [1,-1]  a  host values: int, float, bool, list, string\n"
+         "  dtypes: %s\n", dtypes);
+  if (tensor_specs)
+    printf("Tensor specs (--concrete, --input-signature):\n"
+           "  f32[?,784]  i32[]      a dtype and a shape; ? is a dimension of any size\n");
+}
+
+static const struct command *find_command(const char *name)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS(COMMANDS); i++)
+    if (strcmp(name, COMMANDS[i].name) == 0)
+      return &COMMANDS[i];
+  return NULL;
+}
+
+const char *cli_command_name(cli_command command)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS(COMMANDS); i++)
+    if (COMMANDS[i].options == command)
+      return COMMANDS[i].name;
+  return "?";
+}
+
 int cli_show_help(void)
 {
-  fputs(usage, stdout);
+  printf("Usage: tracescope-cli COMMAND [ARGUMENT]... [OPTION]...\n\nCommands:\n");
+  for (size_t i = 0; i < G_N_ELEMENTS(COMMANDS); i++)
+    printf("  %-11s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+  printf("\n%s\n", module_help);
+  print_spec_help(true);
+  printf("\n'tracescope-cli COMMAND --help' shows a command's options and an example.\n"
+         "Example:\n  tracescope-cli run seeds deep_net --arg 'i32[3]=1,2,3'\n");
+  return EXIT_SUCCESS;
+}
+
+int cli_show_command_help(const char *name)
+{
+  const struct command *c = find_command(name);
+  g_return_val_if_fail(c != NULL, CLI_EXIT_USAGE);
+  printf("Usage: tracescope-cli %s %s\n\n%s", c->name, c->synopsis, c->about);
+  if (c->options) {
+    printf("\nOptions:\n");
+    cli_print_options(c->options, "  ", 20);
+  }
+  if (strstr(c->synopsis, "MODULE"))
+    printf("\n%s", module_help);
+  if (c->options & (CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_EXPORT | CLI_PROFILE |
+                    CLI_DIVERGE | CLI_DEBUG | CLI_HEALTH)) {
+    printf("\n");
+    print_spec_help(c->options & (CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER | CLI_EXPORT |
+                                  CLI_DIVERGE | CLI_DEBUG | CLI_HEALTH));
+  }
+  printf("\nExample:\n  %s\n", c->example);
   return EXIT_SUCCESS;
 }
 
@@ -213,9 +258,9 @@ int cli_fail_input(int code)
 static int cmd_list(int argc, char **argv)
 {
   if (argc == 1 && is_help(argv[0]))
-    return cli_show_help();
+    return cli_show_command_help("list");
   if (argc != 1)
-    return cli_fail(CLI_EXIT_USAGE, "list takes one MODULE (try --help)");
+    return cli_fail(CLI_EXIT_USAGE, "list takes one MODULE (see: tracescope-cli list --help)");
   ts_module *module = cli_open_module(argv[0]);
   if (!module)
     return cli_fail_engine(CLI_EXIT_FAILED);
@@ -239,30 +284,6 @@ static int cli_render_missing(int argc, char **argv)
 }
 #endif
 
-static const struct {
-  const char *name;
-  int (*run)(int argc, char **argv); /* the words after the command */
-} COMMANDS[] = {
-  { "list", cmd_list },
-  { "run", cli_run },
-  { "signatures", cli_signatures },
-  { "graph", cli_graph },
-#ifdef TS_CLI_RENDER
-  { "render", cli_render },
-#else
-  { "render", cli_render_missing },
-#endif
-  { "profile", cli_profile },
-  { "debug", cli_debug },
-  { "health", cli_health },
-  { "diverge", cli_diverge },
-  { "stats", cli_stats },
-  { "top", cli_top },
-  { "diff", cli_diff },
-  { "onnx-test", cli_onnx_test },
-  { "export", cli_export },
-};
-
 int main(int argc, char **argv)
 {
   if (argc < 2)
@@ -273,15 +294,18 @@ int main(int argc, char **argv)
     printf("tracescope-cli %s\n", TS_VERSION);
     return EXIT_SUCCESS;
   }
-  int ret = -1;
-  for (size_t i = 0; i < G_N_ELEMENTS(COMMANDS) && ret < 0; i++)
-    if (strcmp(argv[1], COMMANDS[i].name) == 0)
-      ret = COMMANDS[i].run(argc - 2, argv + 2);
-  if (ret < 0)
-    ret = cli_fail(CLI_EXIT_USAGE,
-                   "unknown command '%s' (list, run, signatures, graph, render, profile, diverge, "
-                   "debug, health, stats, top, diff, onnx-test, export; try --help)",
-                   argv[1]);
+  const struct command *c = find_command(argv[1]);
+  int ret;
+  if (c) {
+    ret = c->run(argc - 2, argv + 2);
+  } else {
+    const char *names[G_N_ELEMENTS(COMMANDS)];
+    for (size_t i = 0; i < G_N_ELEMENTS(COMMANDS); i++)
+      names[i] = COMMANDS[i].name;
+    const char *near = ts_nearest_name(argv[1], names, G_N_ELEMENTS(names));
+    ret = near ? cli_fail(CLI_EXIT_USAGE, "unknown command '%s' (did you mean '%s'? try --help)", argv[1], near)
+               : cli_fail(CLI_EXIT_USAGE, "unknown command '%s' (try --help)", argv[1]);
+  }
   cli_close_models();
   ts_release_all();
   return ret;

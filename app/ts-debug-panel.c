@@ -855,6 +855,9 @@ static GtkWidget *build_tensors(TsDebugPanel *self)
   gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->tensor_choice));
   self->inspector = TS_TENSOR_VIEW(ts_tensor_view_new());
   ts_tensor_view_set_compact(self->inspector, TRUE);
+  /* the choice above names the tensor: its title again would take a row
+   * the values need in a short window */
+  ts_tensor_view_set_title_shown(self->inspector, FALSE);
   /* Inspect's heat map and histogram scroll here: they do not make the
    * panel taller and push the graph away */
   GtkWidget *scroll = gtk_scrolled_window_new();

@@ -149,6 +149,24 @@ TsModuleFunction *ts_loaded_module_lookup(TsLoadedModule *self, const char *name
   return NULL;
 }
 
+const char *ts_loaded_module_nearest_function(TsLoadedModule *self, const char *name)
+{
+  g_return_val_if_fail(TS_IS_LOADED_MODULE(self), NULL);
+  g_autofree const char **names = g_new(const char *, self->functions->len + 1);
+  for (guint i = 0; i < self->functions->len; i++)
+    names[i] = ((TsModuleFunction *)g_ptr_array_index(self->functions, i))->name;
+  return ts_nearest_name(name, names, self->functions->len);
+}
+
+char *ts_loaded_module_missing_function(TsLoadedModule *self, const char *name)
+{
+  g_return_val_if_fail(TS_IS_LOADED_MODULE(self) && name != NULL, NULL);
+  const char *near = ts_loaded_module_nearest_function(self, name);
+  g_autofree char *hint = near ? g_strdup_printf(" (did you mean '%s'?)", near) : NULL;
+  return g_strdup_printf("%s has no function '%s'%s", ts_loaded_module_get_display_name(self), name,
+                         hint ? hint : "");
+}
+
 TsConcreteInfo *ts_loaded_module_add_trace(TsLoadedModule *self, const char *function,
                                        const char *signature, const char *pretty_signature,
                                        int n_concrete, int trace_count, ts_graph *graph)

@@ -68,6 +68,10 @@ int ts_loaded_module_get_n_functions(TsLoadedModule *self);
 /* Borrowed; valid while self lives.  NULL if out of range / not found. */
 TsModuleFunction *ts_loaded_module_get_function(TsLoadedModule *self, int i);
 TsModuleFunction *ts_loaded_module_lookup(TsLoadedModule *self, const char *name);
+/* The function name is probably a typo of ("did you mean ...?"), or NULL. */
+const char *ts_loaded_module_nearest_function(TsLoadedModule *self, const char *name);
+/* "seeds has no function 'sequentail_model' (did you mean 'sequential_model'?)"; owned. */
+char *ts_loaded_module_missing_function(TsLoadedModule *self, const char *name);
 
 /* Records a trace: the function's new concrete function (taking graph)
  * and its trace count.  Returns the concrete function (borrowed), or NULL

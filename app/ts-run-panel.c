@@ -30,6 +30,11 @@ struct _TsRunPanel {
   GtkTextView *result_view;
   GtkStack *result_stack;             /* the text, or the tensor view for a tensor of rank 1 and up */
   TsTensorView *result_tensor_view;
+  GtkScrolledWindow *panel_scroll;    /* the whole panel, where the window is short */
+  GtkScrolledWindow *result_tensor_scroll;
+  GtkWidget *result_heading;
+  guint reveal_id;                    /* a tick callback bringing the result into view */
+  int reveal_frames;                  /* the frames it has seen since asked */
 
   TsWorkspace *workspace; /* the panel shows its function's arguments */
   TsLoadedModule *module;
@@ -175,6 +180,47 @@ static void clear_rows(TsRunPanel *self)
 static void set_result_text(TsRunPanel *self, const char *text)
 {
   gtk_text_buffer_set_text(gtk_text_view_get_buffer(self->result_view), text ? text : "", -1);
+}
+
+/* The room a tensor result gets below its heading (its page scrolls with
+ * the panel): its summary, statistics and a few rows of values; opened,
+ * the inspector's controls too.  The panel shows that much when it comes. */
+#define RESULT_PX 210
+#define INSPECTOR_PX 320
+
+/* Scrolls the panel (where it is short) as little as shows the heading of
+ * the result and its page, the arguments above staying in view where there
+ * is room; on the frames after the one asked in, as the result's new size
+ * is laid out. */
+static gboolean reveal_result_tick(GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  TsRunPanel *self = TS_RUN_PANEL(widget);
+  if (++self->reveal_frames > 3) {
+    self->reveal_id = 0;
+    return G_SOURCE_REMOVE;
+  }
+  GtkWidget *content = gtk_viewport_get_child(GTK_VIEWPORT(gtk_scrolled_window_get_child(self->panel_scroll)));
+  graphene_rect_t heading, result;
+  if (self->reveal_frames == 1 || !gtk_widget_compute_bounds(self->result_heading, content, &heading) ||
+      !gtk_widget_compute_bounds(GTK_WIDGET(self->result_stack), content, &result))
+    return G_SOURCE_CONTINUE;
+  GtkAdjustment *v = gtk_scrolled_window_get_vadjustment(self->panel_scroll);
+  double page = gtk_adjustment_get_page_size(v), value = gtk_adjustment_get_value(v);
+  double shown = ts_tensor_view_get_expanded(self->result_tensor_view) ? INSPECTOR_PX : RESULT_PX;
+  double bottom = MIN(result.origin.y + MIN(result.size.height, shown), heading.origin.y + page);
+  if (bottom > value + page)
+    value = bottom - page;
+  gtk_adjustment_set_value(v, MIN(value, heading.origin.y));
+  return G_SOURCE_CONTINUE;
+}
+
+static void reveal_result(TsRunPanel *self)
+{
+  gboolean expanded = ts_tensor_view_get_expanded(self->result_tensor_view);
+  gtk_scrolled_window_set_min_content_height(self->result_tensor_scroll, expanded ? INSPECTOR_PX : RESULT_PX);
+  self->reveal_frames = 0;
+  if (!self->reveal_id)
+    self->reveal_id = gtk_widget_add_tick_callback(GTK_WIDGET(self), reveal_result_tick, NULL, NULL);
 }
 
 /* A tensor of rank 1 and up in the inspector; scalars, strings and
@@ -371,6 +417,7 @@ void ts_run_panel_show_result(TsRunPanel *self, const TsRunResult *r, gboolean e
                            (double)r->total_ns / 1e6);
   gtk_label_set_label(self->result_meta_label, meta);
   gtk_widget_set_tooltip_text(GTK_WIDGET(self->result_meta_label), meta);
+  reveal_result(self);
 }
 
 void ts_run_panel_show_error(TsRunPanel *self, const char *message)
@@ -383,6 +430,7 @@ void ts_run_panel_show_error(TsRunPanel *self, const char *message)
     set_result_text(self, NULL);
     set_result_tensor(self, NULL);
     gtk_label_set_label(self->result_meta_label, "");
+    reveal_result(self); /* the error is said where the result would be */
   }
 }
 
@@ -447,6 +495,9 @@ static void ts_run_panel_dispose(GObject *object)
 {
   TsRunPanel *self = TS_RUN_PANEL(object);
   g_clear_handle_id(&self->tick_id, g_source_remove);
+  if (self->reveal_id)
+    gtk_widget_remove_tick_callback(GTK_WIDGET(self), self->reveal_id);
+  self->reveal_id = 0;
   gtk_widget_dispose_template(GTK_WIDGET(self), TS_TYPE_RUN_PANEL);
   /* the template's unnamed root is not among the children it clears */
   for (GtkWidget *child; (child = gtk_widget_get_first_child(GTK_WIDGET(self)));)
@@ -491,6 +542,9 @@ static void ts_run_panel_class_init(TsRunPanelClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsRunPanel, result_view);
   gtk_widget_class_bind_template_child(widget_class, TsRunPanel, result_stack);
   gtk_widget_class_bind_template_child(widget_class, TsRunPanel, result_tensor_view);
+  gtk_widget_class_bind_template_child(widget_class, TsRunPanel, panel_scroll);
+  gtk_widget_class_bind_template_child(widget_class, TsRunPanel, result_tensor_scroll);
+  gtk_widget_class_bind_template_child(widget_class, TsRunPanel, result_heading);
   gtk_widget_class_bind_template_callback(widget_class, on_add_clicked);
   gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name(widget_class, "tsrunpanel");
@@ -501,6 +555,9 @@ static void ts_run_panel_init(TsRunPanel *self)
   g_type_ensure(TS_TYPE_ARG_ROW);
   g_type_ensure(TS_TYPE_TENSOR_VIEW);
   gtk_widget_init_template(GTK_WIDGET(self));
+  gtk_scrolled_window_set_min_content_height(self->result_tensor_scroll, RESULT_PX);
+  /* opened (Inspect), the inspector comes into view */
+  g_signal_connect_swapped(self->result_tensor_view, "notify::expanded", G_CALLBACK(reveal_result), self);
   self->remembered = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, remembered_free);
   gtk_widget_set_sensitive(GTK_WIDGET(self), FALSE);
 }

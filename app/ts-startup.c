@@ -88,7 +88,7 @@ TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
     { "arg", 'a', 0, G_OPTION_ARG_CALLBACK, (gpointer)on_arg_option, "An argument of the call, as tracescope-cli takes it (f32[3]:uniform, i32[2]=1,2, npy:x.npy, 2)", "SPEC" },
     { "call", 'c', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer)on_call_option, "Start another call (its --arg options follow)", NULL },
     { "mode", 0, 0, G_OPTION_ARG_STRING, &s->mode, "Run in graph or eager mode", "graph|eager" },
-    { "panel", 0, 0, G_OPTION_ARG_STRING, &s->panel, "Show the trace-log, the console or the profiler panel", "trace-log|console|profiler" },
+    { "panel", 0, 0, G_OPTION_ARG_STRING, &s->panel, "Show the trace-log, console, profiler or debugger panel", "trace-log|console|profiler|debugger" },
     { "profile", 0, 0, G_OPTION_ARG_NONE, &s->profile, "Turn Profile on: the calls record op timings", NULL },
     { "colour", 0, 0, G_OPTION_ARG_STRING, &s->colour, "Colour graph nodes by op type, device or compute time", "op-type|device|compute-time" },
     { "device", 0, 0, G_OPTION_ARG_STRING, &s->device, "Run the calls on DEVICE (CPU, SIM:0 with TRACESCOPE_DEVICES=sim, CUDA:0): one of the device menu's", "DEVICE" },
@@ -133,10 +133,10 @@ TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
                 "--compare takes two concrete function indexes I,J and needs --function, got '%s'", compare);
     return NULL;
   }
-  if (s->panel && g_strcmp0(s->panel, "trace-log") != 0 && g_strcmp0(s->panel, "console") != 0 &&
-      g_strcmp0(s->panel, "profiler") != 0) {
+  if (s->panel && !g_strv_contains((const char *const[]){ "trace-log", "console", "profiler", "debugger", NULL },
+                                    s->panel)) {
     g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-                "--panel takes trace-log, console or profiler, got '%s'", s->panel);
+                "--panel takes trace-log, console, profiler or debugger, got '%s'", s->panel);
     return NULL;
   }
   if (s->colour && !g_strv_contains((const char *const[]){ "op-type", "device", "compute-time", NULL }, s->colour)) {
@@ -284,8 +284,8 @@ static void script_step(TsStartupScript *self)
     /* without a screenshot to take, a toast says it */
     TsLoadedModule *module = ts_window_get_module(w);
     if (s->screenshot && s->function && module && !ts_loaded_module_lookup(module, s->function)) {
-      g_printerr("tracescope: --function: %s has no function '%s'\n",
-                 ts_loaded_module_get_display_name(module), s->function);
+      g_autofree char *message = ts_loaded_module_missing_function(module, s->function);
+      g_printerr("tracescope: --function: %s\n", message);
       exit(EXIT_FAILURE);
     }
     if (s->function)

@@ -8,11 +8,15 @@
 #include "ts-connect-dialog.h"
 
 /* A trace file with no module has no functions, graph or arguments to
- * show: the profiler (its timeline first) takes the whole window. */
+ * show, nor anything to run: the profiler (its timeline first) takes the
+ * whole window, and the header keeps Open (a module) and the menu, as on
+ * the first page (ts-window.ui: the run controls start hidden). */
 void _ts_window_show_module_panes(TsWindow *self, gboolean shown)
 {
   gtk_widget_set_visible(self->sidebar_split, shown);
   gtk_widget_set_visible(self->run_paned, shown);
+  gtk_widget_set_visible(self->run_modes, shown);
+  gtk_widget_set_visible(self->run_actions, shown);
 }
 
 /* keep: the function selected stays selected; restart: the same module in

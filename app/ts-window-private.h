@@ -20,6 +20,7 @@ struct _TsWindow {
   AdwWindowTitle *window_title;
   GtkStack *main_stack;
   GtkWidget *sidebar_split, *run_paned; /* hidden while a trace is shown with no module */
+  GtkWidget *run_modes, *run_actions;   /* the header's run controls: hidden then too */
   GtkStack *bottom_stack;
   TsDebugPanel *debug_panel;
   guint importing;        /* trace files being read */
@@ -60,7 +61,8 @@ void _ts_window_show_error_dialog(TsWindow *self, const char *heading, const cha
 void _ts_window_notify_busy(TsWindow *self);
 
 /* ts-window-modules.c: the module opened, reloaded and shown. */
-/* The sidebar and run panel: hidden while a trace is shown with no module. */
+/* The sidebar, run panel and run controls: hidden while a trace is shown
+ * with no module (nothing there to run). */
 void _ts_window_show_module_panes(TsWindow *self, gboolean shown);
 /* What the window shows of each module its loader loads. */
 void _ts_window_follow_loader(TsWindow *self);

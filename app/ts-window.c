@@ -22,7 +22,10 @@ G_DEFINE_FINAL_TYPE(TsWindow, ts_window, ADW_TYPE_APPLICATION_WINDOW)
 
 void _ts_window_toast(TsWindow *self, const char *text)
 {
-  AdwToast *t = adw_toast_new(text);
+  /* a toast's title is Pango markup: what is said may hold '<' or '&' (a
+   * name typed, a file's, an error) */
+  g_autofree char *escaped = g_markup_escape_text(text, -1);
+  AdwToast *t = adw_toast_new(escaped);
   adw_toast_set_timeout(t, 4);
   adw_toast_overlay_add_toast(self->toast_overlay, t);
 }
@@ -152,7 +155,9 @@ static void action_select_function(GtkWidget *widget, const char *name, GVariant
   else
     g_variant_get(param, "(&si)", &function, &concrete);
   if (!ts_function_list_select(self->function_list, function, concrete)) {
-    g_autofree char *text = g_strdup_printf("No function %s here", function);
+    TsLoadedModule *module = ts_window_get_module(self);
+    g_autofree char *text = module ? ts_loaded_module_missing_function(module, function)
+                                   : g_strdup_printf("No function %s here", function);
     _ts_window_toast(self, text);
   }
 }
@@ -317,6 +322,8 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsWindow, main_stack);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, sidebar_split);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, run_paned);
+  gtk_widget_class_bind_template_child(widget_class, TsWindow, run_modes);
+  gtk_widget_class_bind_template_child(widget_class, TsWindow, run_actions);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, bottom_stack);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, debug_panel);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, function_list);

@@ -222,6 +222,17 @@ ts_function *ts_module_lookup(const ts_module *module, const char *name)
   return NULL;
 }
 
+const char *ts_module_nearest_function(const ts_module *module, const char *name)
+{
+  TS_CHECK_ARG(module != NULL, NULL);
+  const char **names = g_new(const char *, module->n_functions + 1);
+  for (int i = 0; i < module->n_functions; i++)
+    names[i] = ts_function_name(module->functions[i]);
+  const char *near = ts_nearest_name(name, names, (size_t)module->n_functions);
+  g_free(names);
+  return near;
+}
+
 const char *const *ts_module_examples(const ts_module *module, int i)
 {
   TS_CHECK_ARG(module != NULL, NULL);

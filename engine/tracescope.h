@@ -957,6 +957,12 @@ TS_API const char *ts_module_path(const ts_module *module);
 TS_API int ts_module_n_functions(const ts_module *module);
 TS_API ts_function *ts_module_function(const ts_module *module, int i);      /* borrowed */
 TS_API ts_function *ts_module_lookup(const ts_module *module, const char *name); /* borrowed, NULL if none */
+/* The name of names[0..n) that name is probably a typo of ("did you mean
+ * ...?"): the closest by edit distance, case aside, if at most a third of
+ * name's letters differ; NULL if none is that close.  Borrowed from names. */
+TS_API const char *ts_nearest_name(const char *name, const char *const *names, size_t n);
+/* The module's function whose name name is probably a typo of, or NULL. */
+TS_API const char *ts_module_nearest_function(const ts_module *module, const char *name);
 /* The example arguments of function i (NULL-terminated argument specs), or NULL. */
 TS_API const char *const *ts_module_examples(const ts_module *module, int i);
 
@@ -1681,6 +1687,9 @@ TS_API const char *ts_diverge_expected_name(ts_diverge_expected why); /* "folded
  * (release them with ts_value_clear).  false with an error naming the spec. */
 TS_API bool ts_value_parse(const char *spec, ts_value *out);
 TS_API void ts_value_clear(ts_value *v);
+/* The dtypes a spec can give, short names ("f16", "bf16", "f32", ...: floats,
+ * signed and unsigned integers, bool) joined by separator; free with g_free. */
+TS_API char *ts_value_spec_dtypes(const char *separator);
 /* ---- end of argument specs ------------------------------------------------ */
 
 /* ---- kernels (engine/kernels/) ------------------------------------------

@@ -7,7 +7,7 @@
 #
 #   0 core      tensors, scopes, dtypes, errors, context, listeners, phases, op clock,
 #               printing, backends (with the CUDA kernels) and what their
-#               kernels are handed, the thread pool
+#               kernels are handed, the thread pool, the nearest name to a typo
 #   1 dispatch  validation, promotion, op handlers; the step runner (execute.c:
 #               one op, eager or a graph step)
 #   2 ops       op families and the op table
@@ -25,7 +25,7 @@ NM=${NM:-nm}
 
 layer_of() {
   case $1 in
-    dtype.c.o|error.c.o|context.c.o|tensor.c.o|scope.c.o|listener.c.o|phase.c.o|op_clock.c.o|pool.c.o|print*.c.o|backend_*.c.o|backend_*.cu.o|kernel_ctx.c.o) echo 0 ;;
+    dtype.c.o|error.c.o|context.c.o|tensor.c.o|scope.c.o|listener.c.o|phase.c.o|op_clock.c.o|pool.c.o|nearest_name.c.o|print*.c.o|backend_*.c.o|backend_*.cu.o|kernel_ctx.c.o) echo 0 ;;
     dispatch.c.o|execute.c.o) echo 1 ;;
     ops_*.c.o|registry.c.o) echo 2 ;;
     graph.c.o) echo 3 ;;

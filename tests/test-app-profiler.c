@@ -823,6 +823,11 @@ static void test_debugger(void)
   ts_tensor *result = ts_tensor_view_get_tensor(ts_debug_panel_get_inspector(panel));
   g_assert_nonnull(result);
   g_assert_cmpfloat(ts_tensor_get_f64(result, 0), ==, 100.0);
+  /* named once, by the tensor choice above it, not again as its title */
+  TsTensorView *inspector = ts_debug_panel_get_inspector(panel);
+  g_assert_nonnull(gtk_label_get_text(inspector->title_label));
+  g_assert_cmpstr(gtk_label_get_text(inspector->title_label), !=, "");
+  g_assert_false(gtk_widget_get_visible(GTK_WIDGET(inspector->title_label)));
   /* another function in Graph mode: the debugger forgets power's call */
   activate("win.mode", "s", "graph");
   g_assert_nonnull(ts_tensor_view_get_tensor(ts_debug_panel_get_inspector(panel)));

@@ -289,6 +289,21 @@ static void test_startup_options(void)
   g_assert_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE);
   g_assert_nonnull(strstr(error->message, "--compare takes two concrete function indexes"));
   g_clear_error(&error);
+
+  /* every panel of the window's bottom, the debugger's too */
+  char *debugger[] = { "tracescope", "--panel", "debugger", NULL };
+  argc = G_N_ELEMENTS(debugger) - 1;
+  argv = debugger;
+  s = ts_startup_parse(&argc, &argv, &error);
+  g_assert_no_error(error);
+  g_assert_cmpstr(s->panel, ==, "debugger");
+  ts_startup_free(s);
+  char *no_panel[] = { "tracescope", "--panel", "debug", NULL };
+  argc = G_N_ELEMENTS(no_panel) - 1;
+  argv = no_panel;
+  g_assert_null(ts_startup_parse(&argc, &argv, &error));
+  g_assert_nonnull(strstr(error->message, "--panel takes trace-log, console, profiler or debugger, got 'debug'"));
+  g_clear_error(&error);
 }
 
 /* Preferences, About and the shortcuts window (with the graph's and the
@@ -454,6 +469,11 @@ static void test_screenshot_waits_for_graph(void)
   g_unlink(path);
 }
 
+static gboolean window_has_module(gpointer w)
+{
+  return ts_window_get_module(w) != NULL;
+}
+
 /* `tracescope --screenshot X.png trace.json.gz`: another tool's trace (PyTorch's
  * profiler's) with no module.  The script waits for the file, not for a graph
  * there is none of, and the window gives the profiler's timeline all its room:
@@ -484,6 +504,15 @@ static void test_screenshot_trace(void)
   g_assert_cmpuint(tsp_session_n_events(session), ==, 354);
   g_assert_false(gtk_widget_is_visible(GTK_WIDGET(ts_window_get_graph_pane(shot))));
   g_assert_false(gtk_widget_is_visible(GTK_WIDGET(ts_window_get_function_list(shot))));
+  /* nor run controls that could run nothing: only Open (a module) and the menu */
+  static const char *const RUN_ACTIONS[] = { "win.run", "win.profile", "win.mode" };
+  for (size_t i = 0; i < G_N_ELEMENTS(RUN_ACTIONS); i++) {
+    GtkWidget *control = find_actionable(GTK_WIDGET(shot), RUN_ACTIONS[i]);
+    g_assert_nonnull(control);
+    if (gtk_widget_is_visible(control))
+      g_error("a window of a trace alone shows the %s control", RUN_ACTIONS[i]);
+  }
+  g_assert_true(gtk_widget_is_visible(find_actionable(GTK_WIDGET(shot), "win.open")));
   g_assert_true(find_label(GTK_WIDGET(shot), "torch-mlp.json.gz")); /* the window's title */
   GtkWidget *timeline = GTK_WIDGET(ts_profiler_panel_get_timeline(panel));
   g_assert_true(gtk_widget_is_visible(timeline));
@@ -559,6 +588,12 @@ static void test_screenshot_trace(void)
   wait_drawn(GTK_WIDGET(shot));
   save_test_screenshot(GTK_WIDGET(shot), "trace-diff.png");
   g_unlink(baseline);
+
+  /* a module opened there brings the run controls back */
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(shot), "win.open-module", "s", seeds_path()));
+  test_wait_for(window_has_module, shot, "the module in the trace's window");
+  for (size_t i = 0; i < G_N_ELEMENTS(RUN_ACTIONS); i++)
+    g_assert_true(gtk_widget_is_visible(find_actionable(GTK_WIDGET(shot), RUN_ACTIONS[i])));
   g_object_add_weak_pointer(G_OBJECT(shot), (gpointer *)&shot);
   gtk_window_destroy(GTK_WINDOW(shot));
   while (shot)
@@ -649,7 +684,7 @@ static void test_screenshot_refuses_bad_script(void)
   g_autofree char *typo = screenshot_stderr((const char *const[]){ "--module", seeds_path(), "--function",
                                                                    "deep_nett", "--call", NULL }, &failed);
   g_assert_true(failed);
-  g_assert_nonnull(strstr(typo, "has no function 'deep_nett'"));
+  g_assert_nonnull(strstr(typo, "has no function 'deep_nett' (did you mean 'deep_net'?)"));
   g_autofree char *extra = screenshot_stderr((const char *const[]){ "--module", seeds_path(), "--function",
                                                                     "deep_net", "--call", "--arg",
                                                                     "i32[2]:ones", "--arg", "3", NULL }, &failed);
@@ -838,6 +873,124 @@ static void test_shape_placeholder_says_scalar(void)
   resize_and_draw(1280, 800);
 }
 
+/* How many pixels of widget's height show: what its scrolled ancestors and
+ * the window let through. */
+static int shown_height(GtkWidget *widget)
+{
+  GtkWidget *root = GTK_WIDGET(gtk_widget_get_root(widget));
+  graphene_rect_t b;
+  if (!gtk_widget_get_mapped(widget) || !gtk_widget_compute_bounds(widget, root, &b))
+    return 0;
+  double top = MAX(b.origin.y, 0), bottom = MIN(b.origin.y + b.size.height, gtk_widget_get_height(root));
+  for (GtkWidget *a = gtk_widget_get_parent(widget); a; a = gtk_widget_get_parent(a)) {
+    graphene_rect_t ab;
+    if (GTK_IS_SCROLLED_WINDOW(a) && gtk_widget_compute_bounds(a, root, &ab)) {
+      top = MAX(top, ab.origin.y);
+      bottom = MIN(bottom, ab.origin.y + ab.size.height);
+    }
+  }
+  return (int)MAX(bottom - top, 0);
+}
+
+/* A run's result (a [4,10] tensor: its values table), compact and then
+ * inspected, run at the default size and at 1024x640, with each panel
+ * below: the table shows rows, not only the summary above it (the run panel
+ * brings the result into view), the profiler's op table shows rows too, and
+ * the window is no taller than asked. */
+static void test_inspector_fits(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  activate("win.mode", "s", "graph");
+  select_function("sequential_model");
+  TsTensorView *view = ts_run_panel_get_tensor_view(ts_window_get_run_panel(window));
+  GtkWidget *table = GTK_WIDGET(_ts_tensor_view_get_table(view));
+  TsProfilerPanel *profiler = ts_window_get_profiler_panel(window);
+  ts_profiler_panel_show_page(profiler, "stats");
+  GtkWidget *stats = find_named(GTK_WIDGET(profiler), "stats-view");
+  g_assert_nonnull(stats);
+  static const char *const PANELS[] = { "profiler", "trace-log", "console", "debugger" };
+  g_autoptr(GString) problems = g_string_new(NULL);
+  for (guint i = 0; i < G_N_ELEMENTS(LAYOUT_SIZES); i++) {
+    resize_and_draw(LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1]);
+    g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(TRUE));
+    run_with((const char *const[]){ "f32[4,28,28]:uniform", NULL });
+    g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(FALSE));
+    g_assert_nonnull(ts_tensor_view_get_tensor(view));
+    for (int inspect = 0; inspect < 2; inspect++) {
+      gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(view->expand_button), inspect);
+      _ts_tensor_view_show_page(view, "table");
+      for (guint p = 0; p < G_N_ELEMENTS(PANELS); p++) {
+        activate("win.show-panel", "s", PANELS[p]);
+        resize_and_draw(LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1]);
+        g_autofree char *name = g_strdup_printf("result-%s-%s-%dx%d.png", inspect ? "inspected" : "compact",
+                                                PANELS[p], LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1]);
+        save_test_screenshot(GTK_WIDGET(window), name);
+        int height = gtk_widget_get_height(GTK_WIDGET(window));
+        /* the header row and three of values at least (rows are about 20 px) */
+        int shown = shown_height(table);
+        g_test_message("%s: window %d high, %d px of the values table show", name, height, shown);
+        if (height > LAYOUT_SIZES[i][1])
+          g_string_append_printf(problems, "%s: the window is %d high\n", name, height);
+        if (shown < 80)
+          g_string_append_printf(problems, "%s: %d px of the values table show\n", name, shown);
+        if (g_str_equal(PANELS[p], "profiler") && shown_height(stats) < 80)
+          g_string_append_printf(problems, "%s: %d px of the op table show\n", name, shown_height(stats));
+      }
+    }
+    gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(view->expand_button), FALSE);
+  }
+  activate("win.show-panel", "s", "trace-log");
+  resize_and_draw(1280, 800);
+  if (problems->len)
+    g_error("the result does not fit:\n%s", problems->str);
+}
+
+static gboolean shows_label(gpointer text)
+{
+  return find_label(GTK_WIDGET(window), text);
+}
+
+/* A function asked for by a name the module lacks (win.select-function, as
+ * --function does) is met with the nearest name when it is a typo of one. */
+static void test_function_typo_says_nearest(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  activate("win.select-function", "s", "sequentail_model");
+  g_autofree char *toast = g_strdup_printf("%s has no function 'sequentail_model' (did you mean 'sequential_model'?)",
+                                           ts_loaded_module_get_display_name(ts_window_get_module(window)));
+  test_wait_for(shows_label, toast, "the toast naming the nearest function");
+  /* what was typed is said as typed, markup characters and all */
+  activate("win.select-function", "s", "a<b&c");
+  g_autofree char *plain = g_strdup_printf("%s has no function 'a<b&c'",
+                                           ts_loaded_module_get_display_name(ts_window_get_module(window)));
+  test_wait_for(shows_label, plain, "the toast naming 'a<b&c'");
+}
+
+/* A new window's first page (Open a Module) has Open and the menu in its
+ * header, not run controls that could run nothing yet. */
+static void test_first_page_has_no_run_controls(void)
+{
+  TsWindow *fresh = ts_window_new(GTK_APPLICATION(app));
+  gtk_window_present(GTK_WINDOW(fresh));
+  wait_drawn(GTK_WIDGET(fresh));
+  g_assert_null(ts_window_get_module(fresh));
+  static const char *const RUN_ACTIONS[] = { "win.run", "win.profile", "win.mode" };
+  for (size_t i = 0; i < G_N_ELEMENTS(RUN_ACTIONS); i++) {
+    GtkWidget *control = find_actionable(GTK_WIDGET(fresh), RUN_ACTIONS[i]);
+    g_assert_nonnull(control);
+    if (gtk_widget_is_visible(control))
+      g_error("the first page shows the %s control", RUN_ACTIONS[i]);
+  }
+  g_assert_true(gtk_widget_is_visible(find_actionable(GTK_WIDGET(fresh), "win.open")));
+  save_test_screenshot(GTK_WIDGET(fresh), "first-page.png");
+  g_object_add_weak_pointer(G_OBJECT(fresh), (gpointer *)&fresh);
+  gtk_window_destroy(GTK_WINDOW(fresh));
+  while (fresh)
+    g_main_context_iteration(NULL, TRUE);
+}
+
 /* `tracescope --version` prints the project's version and exits 0. */
 static void test_version(void)
 {
@@ -901,7 +1054,7 @@ static void test_layout_fits(void)
   resize_and_draw(1280, 800);
   g_autofree char *wide = stats_columns_shown(GTK_COLUMN_VIEW(stats));
   g_assert_cmpstr(wide, ==, "Key Count Total Self Median Min p95 Max Mean Share Mode Device");
-  resize_and_draw(1024, 700);
+  resize_and_draw(1024, 640);
   g_autofree char *narrow = stats_columns_shown(GTK_COLUMN_VIEW(stats));
   g_assert_true(g_str_has_prefix(narrow, "Key "));
   g_assert_nonnull(strstr(narrow, "Total Self Median"));
@@ -1092,6 +1245,9 @@ int main(int argc, char **argv)
     { "/app/shape-placeholder-says-scalar", test_shape_placeholder_says_scalar },
     { "/app/version", test_version },
     { "/app/layout-fits", test_layout_fits },
+    { "/app/inspector-fits", test_inspector_fits },
+    { "/app/first-page-has-no-run-controls", test_first_page_has_no_run_controls },
+    { "/app/function-typo-says-nearest", test_function_typo_says_nearest },
     { "/app/screenshot-panel-tab", test_screenshot_panel_tab },
     { "/app/window-bindings", test_window_bindings },
     { NULL, NULL },

@@ -317,6 +317,19 @@ static inline GtkWidget *find_widget(GtkWidget *widget, GType type)
   return NULL;
 }
 
+/* The first widget under widget whose action is action ("win.run"), or NULL. */
+static inline GtkWidget *find_actionable(GtkWidget *widget, const char *action)
+{
+  if (GTK_IS_ACTIONABLE(widget) && g_strcmp0(gtk_actionable_get_action_name(GTK_ACTIONABLE(widget)), action) == 0)
+    return widget;
+  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child)) {
+    GtkWidget *found = find_actionable(child, action);
+    if (found)
+      return found;
+  }
+  return NULL;
+}
+
 static inline void save_test_screenshot(GtkWidget *widget, const char *name)
 {
   const char *dir = g_getenv("TS_TEST_SCREENSHOTS");
@@ -592,7 +605,7 @@ static inline void find_hidden_result_stats(GString *problems)
                            b.origin.y, b.origin.y + b.size.height, gtk_widget_get_height(scroll));
 }
 
-G_GNUC_UNUSED static const int LAYOUT_SIZES[][2] = { { 1280, 800 }, { 1024, 700 } };
+G_GNUC_UNUSED static const int LAYOUT_SIZES[][2] = { { 1280, 800 }, { 1024, 640 } };
 G_GNUC_UNUSED static const char *const LAYOUT_THEMES[] = { "light", "dark" };
 
 typedef struct {

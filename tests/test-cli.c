@@ -237,32 +237,130 @@ static void test_help(void)
 {
   cli_result r = cli("--help", NULL);
   g_assert_cmpint(r.status, ==, 0);
-  g_assert_true(g_str_has_prefix(r.out, "Usage:\n"));
-  g_assert_nonnull(strstr(r.out, "--arg SPEC"));
+  g_assert_true(g_str_has_prefix(r.out, "Usage: tracescope-cli COMMAND"));
+  g_assert_nonnull(strstr(r.out, "f32[2,3]=1,2,3,4,5,6"));
+  g_assert_nonnull(strstr(r.out, "'tracescope-cli COMMAND --help'"));
   g_assert_cmpstr(r.err, ==, "");
-  cli_result_clear(&r);
-  r = cli("run", "seeds", "deep_net", "--help", NULL);
-  g_assert_cmpint(r.status, ==, 0);
-  g_assert_true(g_str_has_prefix(r.out, "Usage:\n"));
   cli_result_clear(&r);
 }
 
-/* The main --help names every option onnx-test's own usage line does. */
+/* The commands `--help` lists, in order. */
+static GPtrArray *listed_commands(void)
+{
+  cli_result r = cli("--help", NULL);
+  const char *at = strstr(r.out, "Commands:\n");
+  g_assert_nonnull(at);
+  GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+  g_auto(GStrv) lines = g_strsplit(at + strlen("Commands:\n"), "\n", -1);
+  for (char **l = lines; *l && g_str_has_prefix(*l, "  "); l++)
+    g_ptr_array_add(names, g_strndup(*l + 2, strcspn(*l + 2, " ")));
+  cli_result_clear(&r);
+  return names;
+}
+
+/* The options a command's help lists ("--arg", ...), from its Options section. */
+static GPtrArray *listed_options(const char *help)
+{
+  GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+  const char *at = strstr(help, "\nOptions:\n");
+  if (!at)
+    return names;
+  g_auto(GStrv) lines = g_strsplit(at + strlen("\nOptions:\n"), "\n", -1);
+  for (char **l = lines; *l && **l; l++)
+    if (g_str_has_prefix(*l, "  --"))
+      g_ptr_array_add(names, g_strndup(*l + 2, strcspn(*l + 2, " ")));
+  return names;
+}
+
+/* COMMAND --help is that command's help, not the whole: its usage, its
+ * options (each one it takes, none it refuses) and an example; also after
+ * other words. */
+static void test_command_help(void)
+{
+  g_autoptr(GPtrArray) commands = listed_commands();
+  g_assert_cmpuint(commands->len, >=, 14);
+  for (guint i = 0; i < commands->len; i++) {
+    const char *name = commands->pdata[i];
+    cli_result r = cli(name, "--help", NULL);
+    g_assert_cmpint(r.status, ==, 0);
+    g_assert_cmpstr(r.err, ==, "");
+    g_autofree char *usage = g_strdup_printf("Usage: tracescope-cli %s ", name);
+    if (!g_str_has_prefix(r.out, usage))
+      g_error("%s --help starts '%.60s'", name, r.out);
+    g_assert_nonnull(strstr(r.out, "\nExample:\n  "));
+    g_assert_null(strstr(r.out, "Commands:"));
+    for (guint j = 0; j < commands->len; j++) {
+      g_autofree char *other = g_strdup_printf("Usage: tracescope-cli %s ", (char *)commands->pdata[j]);
+      if (j != i && strstr(r.out, other))
+        g_error("%s --help has %s's usage", name, (char *)commands->pdata[j]);
+    }
+    cli_result_clear(&r);
+  }
+  /* run's options are run's: --save, not debug's --break or profile's --csv */
+  cli_result run = cli("run", "seeds", "deep_net", "--help", NULL);
+  g_assert_true(g_str_has_prefix(run.out, "Usage: tracescope-cli run "));
+  g_autoptr(GPtrArray) run_options = listed_options(run.out);
+  g_assert_true(g_ptr_array_find_with_equal_func(run_options, "--save", g_str_equal, NULL));
+  g_assert_true(g_ptr_array_find_with_equal_func(run_options, "--arg", g_str_equal, NULL));
+  g_assert_false(g_ptr_array_find_with_equal_func(run_options, "--break", g_str_equal, NULL));
+  g_assert_false(g_ptr_array_find_with_equal_func(run_options, "--csv", g_str_equal, NULL));
+  cli_result_clear(&run);
+  cli_result debug = cli("debug", "--help", NULL);
+  g_autoptr(GPtrArray) debug_options = listed_options(debug.out);
+  g_assert_true(g_ptr_array_find_with_equal_func(debug_options, "--break", g_str_equal, NULL));
+  g_assert_false(g_ptr_array_find_with_equal_func(debug_options, "--save", g_str_equal, NULL));
+  g_assert_nonnull(strstr(debug.out, "step|s")); /* its commands */
+  cli_result_clear(&debug);
+  /* an option of another command is refused, pointing at this one's help */
+  expect_failure(cli("run", "seeds", "deep_net", "--break", "MatMul", NULL), 2,
+                 "--break is not an option of run (see: tracescope-cli run --help)");
+  expect_failure(cli("runn", "seeds", NULL), 2, "unknown command 'runn' (did you mean 'run'?");
+  expect_failure(cli("run", "seeds", "deep_net", "--sav", "x", NULL), 2,
+                 "unknown option '--sav' (did you mean '--save'? see: tracescope-cli run --help)");
+  expect_failure(cli("debug", "seeds", "power", "--brek=MatMul", NULL), 2, "(did you mean '--break'?");
+}
+
+/* Each command takes every option its help lists: given one (with a value
+ * where it needs one), no command says it is not its option. */
+static void test_command_help_options(void)
+{
+  g_autoptr(GPtrArray) commands = listed_commands();
+  for (guint i = 0; i < commands->len; i++) {
+    const char *name = commands->pdata[i];
+    if (g_str_equal(name, "list") || g_str_equal(name, "onnx-test"))
+      continue; /* their own parsers */
+    cli_result r = cli(name, "--help", NULL);
+    g_autoptr(GPtrArray) options = listed_options(r.out);
+    g_assert_cmpuint(options->len, >=, 1);
+    for (guint k = 0; k < options->len; k++) {
+      /* with a value (a bad one at worst, or an operand after a flag);
+       * parsing stops at --help, having applied the option */
+      cli_result o = cli(name, options->pdata[k], "x", "--help", NULL);
+      g_autofree char *refused = g_strdup_printf("%s is not an option", (char *)options->pdata[k]);
+      g_assert_null(strstr(o.err, refused));
+      cli_result_clear(&o);
+    }
+    cli_result_clear(&r);
+  }
+}
+
+/* onnx-test's help describes every option its usage line names. */
 static void test_help_onnx_test_options(void)
 {
-  cli_result main_help = cli("--help", NULL);
   cli_result own = cli("onnx-test", "--help", NULL);
   g_assert_cmpint(own.status, ==, 0);
+  const char *options = strstr(own.out, "\nOptions:\n");
+  g_assert_nonnull(options);
   g_autoptr(GRegex) option = g_regex_new("\\[(--[a-z-]+)", 0, 0, NULL);
   g_autoptr(GMatchInfo) m = NULL;
   int n = 0;
   for (g_regex_match(option, own.out, 0, &m); g_match_info_matches(m); g_match_info_next(m, NULL), n++) {
     g_autofree char *name = g_match_info_fetch(m, 1);
-    if (!strstr(main_help.out, name))
-      g_error("tracescope-cli --help does not name onnx-test's %s", name);
+    g_autofree char *line = g_strdup_printf("\n  %s ", name);
+    if (!strstr(options, line))
+      g_error("onnx-test --help does not describe %s", name);
   }
   g_assert_cmpint(n, >=, 5);
-  cli_result_clear(&main_help);
   cli_result_clear(&own);
 }
 
@@ -271,11 +369,10 @@ static void test_help_onnx_test_options(void)
 static void test_help_dtypes(void)
 {
   cli_result r = cli("--help", NULL);
-  const char *at = strstr(r.out, "dtypes ");
+  const char *at = strstr(r.out, "dtypes: ");
   g_assert_nonnull(at);
-  const char *end = strstr(at, "\n  f32[]=2.5");
-  g_assert_nonnull(end);
-  g_autofree char *text = g_strndup(at + strlen("dtypes "), (gsize)(end - at) - strlen("dtypes "));
+  at += strlen("dtypes: ");
+  g_autofree char *text = g_strndup(at, strcspn(at, "\n"));
   g_auto(GStrv) listed = g_regex_split_simple("\\s+", g_strstrip(text), 0, 0);
   for (int d = 0; d < TS_DTYPE_COUNT; d++) {
     const char *name = ts_dtype_short_name((ts_dtype)d);
@@ -1069,6 +1166,8 @@ static void test_debug_errors(void)
 {
   expect_failure(cli("debug", "seeds", "power", "--break", "MatMull", NULL), 2,
                  "breakpoint 'MatMull': unknown op type 'MatMull'");
+  expect_failure(cli("debug", "seeds", "power", "--break", "Matmul", NULL), 2,
+                 "breakpoint 'Matmul': unknown op type 'Matmul' (did you mean 'MatMul'?)");
   expect_failure(cli("debug", "seeds", "power", "--break", "max >> 1e6", NULL), 2,
                  "expected a number after the comparison, got '> 1e6'");
   expect_failure(cli("debug", "seeds", NULL), 2, "debug needs a MODULE and a FUNCTION");
@@ -1212,6 +1311,8 @@ int main(int argc, char **argv)
   g_test_add_func("/cli/run/save", test_save_results);
   g_test_add_func("/cli/list", test_list);
   g_test_add_func("/cli/help", test_help);
+  g_test_add_func("/cli/help-command", test_command_help);
+  g_test_add_func("/cli/help-command-options", test_command_help_options);
   g_test_add_func("/cli/help-dtypes", test_help_dtypes);
   g_test_add_func("/cli/help-onnx-test-options", test_help_onnx_test_options);
   g_test_add_func("/cli/debug-print-refuses", test_debug_print_refuses);

@@ -630,7 +630,10 @@ static void expect_bad(const char *spec, const char *fragment)
 
 static void test_bad_breakpoints(void)
 {
-  expect_bad("MatMull", "unknown op type 'MatMull'");
+  expect_bad("MatMull", "unknown op type 'MatMull' (did you mean 'MatMul'?)");
+  expect_bad("Matmul", "unknown op type 'Matmul' (did you mean 'MatMul'?)");
+  expect_bad("Reluu if nan", "did you mean 'Relu'?");
+  expect_bad("Frobnicate", "unknown op type 'Frobnicate' (a breakpoint is an op type");
   expect_bad("max >> 5", "expected a number after the comparison, got '> 5'");
   expect_bad("max 5", "expected a comparison");
   expect_bad("median > 1", "unknown statistic 'median'");

@@ -675,6 +675,35 @@ static void test_spec_errors(void)
   ts_scope_end(s);
 }
 
+/* The dtypes an unknown one's error lists are those a spec can give (the
+ * engine's dtype table, one list): each that parses, none that does not. */
+static void test_spec_dtype_list(void)
+{
+  g_autofree char *dtypes = ts_value_spec_dtypes(", ");
+  g_auto(GStrv) listed = g_strsplit(dtypes, ", ", -1);
+  ts_scope *s = ts_scope_begin();
+  for (int d = 0; d < TS_DTYPE_COUNT; d++) {
+    const char *name = ts_dtype_short_name((ts_dtype)d);
+    g_autofree char *spec = g_strdup_printf("%s[]:zeros", name);
+    ts_value v;
+    bool takes = ts_value_parse(spec, &v);
+    if (takes)
+      ts_value_clear(&v);
+    else
+      ts_error_clear();
+    if (takes != g_strv_contains((const char *const *)listed, name))
+      g_error("the spec dtypes (%s) %s %s, which a spec %s", dtypes, takes ? "lack" : "list", name,
+              takes ? "takes" : "cannot give");
+  }
+  g_assert_cmpstr(listed[0], ==, "f16"); /* floats first, smaller first */
+  g_assert_cmpstr(listed[g_strv_length(listed) - 1], ==, "bool");
+  ts_value v;
+  g_assert_false(ts_value_parse("q32[2]=1,2", &v));
+  g_autofree char *expected = g_strdup_printf("unknown dtype 'q32' (%s)", dtypes);
+  expect_error(TS_ERR_INVALID_ARGUMENT, expected, NULL);
+  ts_scope_end(s);
+}
+
 /* "[[[...]]]" n deep around `leaf`. */
 static char *nested_list(int n, const char *leaf)
 {
@@ -751,6 +780,7 @@ int main(int argc, char **argv)
   g_test_add_func("/arg-spec/npy", test_spec_npy);
   g_test_add_func("/arg-spec/host", test_spec_host);
   g_test_add_func("/arg-spec/errors", test_spec_errors);
+  g_test_add_func("/arg-spec/dtype-list", test_spec_dtype_list);
   g_test_add_func("/arg-spec/nesting", test_spec_nesting);
   int ret = g_test_run();
   ts_release_all();

@@ -95,6 +95,7 @@ struct _TsTensorView {
   guint serial;            /* of the tensor shown: a late result for an older one is dropped */
   GCancellable *cancellable;
   gboolean compact;
+  gboolean title_hidden; /* the title names the file an export suggests, not shown */
   gboolean building_controls;
 };
 

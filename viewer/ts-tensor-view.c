@@ -16,7 +16,7 @@
 
 G_DEFINE_FINAL_TYPE(TsTensorView, ts_tensor_view, GTK_TYPE_WIDGET)
 
-enum { PROP_0, PROP_COMPACT, PROP_BUSY, N_PROPS };
+enum { PROP_0, PROP_COMPACT, PROP_BUSY, PROP_EXPANDED, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
 GtkWidget *ts_tensor_view_new(void)
@@ -172,11 +172,19 @@ void _ts_tensor_view_set_message(TsTensorView *self, const char *message)
   gtk_widget_set_visible(GTK_WIDGET(self->message_label), message != NULL);
 }
 
-/* The title row, shown only with a title. */
+/* The title row, shown only with a title (and not hidden: see
+ * ts_tensor_view_set_title_shown). */
 static void show_title(TsTensorView *self, const char *title)
 {
   gtk_label_set_label(self->title_label, title ? title : "");
-  gtk_widget_set_visible(GTK_WIDGET(self->title_label), title && *title);
+  gtk_widget_set_visible(GTK_WIDGET(self->title_label), !self->title_hidden && title && *title);
+}
+
+void ts_tensor_view_set_title_shown(TsTensorView *self, gboolean shown)
+{
+  g_return_if_fail(TS_IS_TENSOR_VIEW(self));
+  self->title_hidden = !shown;
+  show_title(self, self->title);
 }
 
 static void clear(TsTensorView *self)
@@ -308,7 +316,7 @@ ts_tensor *ts_tensor_view_get_tensor(TsTensorView *self)
 
 static void update_compact(TsTensorView *self)
 {
-  gboolean expanded = !self->compact || gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(self->expand_button));
+  gboolean expanded = ts_tensor_view_get_expanded(self);
   gtk_widget_set_visible(self->expand_button, self->compact);
   gtk_widget_set_visible(self->switcher, expanded);
   if (!expanded)
@@ -319,6 +327,13 @@ static void update_compact(TsTensorView *self)
 static void on_expand_toggled(TsTensorView *self)
 {
   update_compact(self);
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_EXPANDED]);
+}
+
+gboolean ts_tensor_view_get_expanded(TsTensorView *self)
+{
+  g_return_val_if_fail(TS_IS_TENSOR_VIEW(self), FALSE);
+  return !self->compact || gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(self->expand_button));
 }
 
 void ts_tensor_view_set_compact(TsTensorView *self, gboolean compact)
@@ -329,6 +344,7 @@ void ts_tensor_view_set_compact(TsTensorView *self, gboolean compact)
   self->compact = !!compact;
   update_compact(self);
   g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_COMPACT]);
+  g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_EXPANDED]);
 }
 
 gboolean ts_tensor_view_get_compact(TsTensorView *self)
@@ -388,6 +404,9 @@ static void ts_tensor_view_get_property(GObject *object, guint prop_id, GValue *
   case PROP_BUSY:
     g_value_set_boolean(value, self->busy);
     break;
+  case PROP_EXPANDED:
+    g_value_set_boolean(value, ts_tensor_view_get_expanded(self));
+    break;
   default:
     G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
   }
@@ -433,6 +452,8 @@ static void ts_tensor_view_class_init(TsTensorViewClass *klass)
   properties[PROP_COMPACT] = g_param_spec_boolean("compact", NULL, NULL, FALSE,
                                                   G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_BUSY] = g_param_spec_boolean("busy", NULL, NULL, FALSE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_EXPANDED] = g_param_spec_boolean("expanded", NULL, NULL, FALSE,
+                                                   G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties(object_class, N_PROPS, properties);
 
   ts_viewer_register_resource();

@@ -7,7 +7,8 @@
  *
  * Compact (the "compact" property): the summary and the table only, with
  * a button that opens the full inspector in place.  Property "busy"
- * (read-only): statistics are being computed. */
+ * (read-only): statistics are being computed; "expanded" (read-only): the
+ * full inspector shows (not compact, or opened). */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -36,6 +37,11 @@ gboolean ts_tensor_view_export_npy(TsTensorView *self, const char *path, GError 
 
 void ts_tensor_view_set_compact(TsTensorView *self, gboolean compact);
 gboolean ts_tensor_view_get_compact(TsTensorView *self);
+gboolean ts_tensor_view_get_expanded(TsTensorView *self);
+/* Whether the title given with the tensor shows above it (default TRUE);
+ * hidden, it still names the file an export suggests (where a choice
+ * beside the view already says which tensor it is). */
+void ts_tensor_view_set_title_shown(TsTensorView *self, gboolean shown);
 gboolean ts_tensor_view_get_busy(TsTensorView *self);
 
 G_END_DECLS

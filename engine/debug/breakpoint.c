@@ -129,8 +129,15 @@ static bool parse_where(const char *spec, const char *text, ts_breakpoint *bp)
     return true;
   }
   int op = ts_op_from_name(text);
-  if (op < 0)
+  if (op < 0) {
+    const char *names[TS_OP_COUNT];
+    for (int i = 0; i < TS_OP_COUNT; i++)
+      names[i] = ts_op_name((ts_op)i);
+    const char *near = ts_nearest_name(text, names, TS_OP_COUNT);
+    if (near)
+      return fail(spec, "unknown op type '%s' (did you mean '%s'?)", text, near);
     return fail(spec, "unknown op type '%s' (%s)", text, USAGE);
+  }
   bp->where = TS_BP_OP;
   bp->op = (ts_op)op;
   return true;

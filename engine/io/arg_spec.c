@@ -109,6 +109,33 @@ static const struct {
   [TS_BF16] = { true, 0, 0 },
 };
 
+/* Floats, then signed and unsigned integers, then bool; smaller first. */
+static int dtype_order(const void *a, const void *b)
+{
+  ts_dtype x = *(const ts_dtype *)a, y = *(const ts_dtype *)b;
+  int kx = ts_dtype_is_float(x) ? 0 : x == TS_BOOL ? 3 : spec_dtypes[x].lo < 0 ? 1 : 2;
+  int ky = ts_dtype_is_float(y) ? 0 : y == TS_BOOL ? 3 : spec_dtypes[y].lo < 0 ? 1 : 2;
+  if (kx != ky)
+    return kx - ky;
+  if (ts_dtype_size(x) != ts_dtype_size(y))
+    return ts_dtype_size(x) < ts_dtype_size(y) ? -1 : 1;
+  return (int)x - (int)y;
+}
+
+char *ts_value_spec_dtypes(const char *separator)
+{
+  ts_dtype order[TS_DTYPE_COUNT];
+  size_t n = 0;
+  for (int d = 0; d < TS_DTYPE_COUNT; d++)
+    if (spec_dtypes[d].ok)
+      order[n++] = (ts_dtype)d;
+  qsort(order, n, sizeof order[0], dtype_order);
+  GString *names = g_string_new(NULL);
+  for (size_t i = 0; i < n; i++)
+    g_string_append_printf(names, "%s%s", i ? separator : "", ts_dtype_short_name(order[i]));
+  return g_string_free(names, FALSE);
+}
+
 static bool parse_element(const char *spec, ts_dtype dtype, const char *text, number *out)
 {
   if (ts_dtype_is_float(dtype)) {
@@ -236,9 +263,10 @@ static bool parse_tensor(const char *spec, const char *bracket, ts_value *out)
   ts_dtype dtype;
   bool known = ts_dtype_from_name(dtype_name, &dtype);
   bool ok = known && spec_dtypes[dtype].ok;
-  if (!ok)
-    spec_fail(spec, "%s dtype '%s' (f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64, bool)",
-              known ? "a spec cannot give" : "unknown", dtype_name);
+  if (!ok) {
+    g_autofree char *dtypes = ts_value_spec_dtypes(", ");
+    spec_fail(spec, "%s dtype '%s' (%s)", known ? "a spec cannot give" : "unknown", dtype_name, dtypes);
+  }
   g_free(dtype_name);
   if (!ok)
     return false;
