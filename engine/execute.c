@@ -142,7 +142,7 @@ static void fill_op(ts_event *ev, ts_context *c, ts_event_kind kind, const ts_op
   o->op = call->def->op;
   o->op_name = call->def->name;
   o->loc = call->loc;
-  o->device = ts_backend_name(b);
+  o->device = b->iface.name; /* b is never NULL: ts_backend_name's, without the call */
   o->n_inputs = call->n_in;
   o->inputs = call->in;
   o->n_outputs = end ? n_out : 0;
@@ -330,7 +330,7 @@ void ts__announce(ts_announcements *q, const ts_event *tmpl, ts_tensor *in, ts_t
   q->out[i] = out;
   ts_event *ev = &q->ev[i];
   *ev = *tmpl;
-  ev->op.device = ts_backend_name(out->backend ? out->backend : c->cpu);
+  ev->op.device = (out->backend ? out->backend : c->cpu)->iface.name;
   ev->op.inputs = &q->in[i];
   ev->op.outputs = &q->out[i];
   ev->op.run_id = c->run.run_id;
