@@ -574,18 +574,17 @@ int ts__execute(const ts_op_call *call, const ts_run_site *site, ts_tensor **out
 /* Steps the executor did itself (variable reads taken from the
  * variable's storage), told to listeners and the observer as ops of no
  * time with outputs out, so watching a run sees every step without making
- * it dispatch ops it does not.  Each is numbered when it is made
- * (ts__announce_later) and told with the others made since
- * (ts__announce_flush, before the thread tells or runs anything else): a
- * model's reads, two thirds of its events, reach each listener in one go
- * instead of one entry into its slot apiece. */
+ * it dispatch ops it does not.  Each is numbered when it is made and told
+ * with the others made since (ts__announce_flush, before the thread tells
+ * or runs anything else): a model's reads, two thirds of its events,
+ * reach each listener in one go instead of one entry into its slot
+ * apiece.  A step's event is made once, when the plan is (its op, name,
+ * location, node and traced node: ts__announce_template), and queued as
+ * a copy that gets what each run gives it (run, seq, parent, tensors,
+ * device), in the queue that delivers it; only its times are left for the
+ * flush.  Building it afresh, from a call and a site built for it, was
+ * most of what telling a read cost. */
 #define TS_ANNOUNCE_BATCH 16
-typedef struct ts_announced {
-  ts_op_call call;
-  ts_run_site site;
-  ts_tensor *in, *out; /* call.in points at in */
-  uint64_t seq;
-} ts_announced;
 
 /* Whom a queue tells: a row run's reads reach the listeners from the
  * parts, each its share, and the observer from the calling thread
@@ -595,7 +594,8 @@ enum { TS_TELL_LISTENERS = 1, TS_TELL_OBSERVER = 2, TS_TELL_ALL = 3 };
 typedef struct ts_announcements {
   int n;
   int to; /* TS_TELL_* */
-  ts_announced a[TS_ANNOUNCE_BATCH];
+  ts_event ev[TS_ANNOUNCE_BATCH]; /* OP_END events, told as they are (times set when told) */
+  ts_tensor *in[TS_ANNOUNCE_BATCH], *out[TS_ANNOUNCE_BATCH]; /* what their events point at */
 } ts_announcements;
 
 static inline void ts__announce_init(ts_announcements *q, int to)
@@ -604,12 +604,16 @@ static inline void ts__announce_init(ts_announcements *q, int to)
   q->to = to;
 }
 
-/* call has one input; out its output.  _later numbers it (the thread's
- * next seq), _at gives it the seq it was numbered with before. */
-void ts__announce_later(ts_announcements *q, const ts_op_call *call, const ts_run_site *site,
-                        ts_tensor *out);
-void ts__announce_at(ts_announcements *q, const ts_op_call *call, const ts_run_site *site,
-                     ts_tensor *out, uint64_t seq);
+/* The OP_END event of a step of one input and one output that the
+ * executor makes itself (call: its op and location; node and traced as in
+ * ts_run_site), as every run tells it. */
+void ts__announce_template(ts_event *ev, const ts_op_call *call, const struct ts_node *node,
+                           const struct ts_node *traced);
+/* Queues a step made from its template: input in, output out, sequence
+ * number seq in the thread's run, inside parent (its op's parent_seq) or
+ * at the top. */
+void ts__announce(ts_announcements *q, const ts_event *tmpl, ts_tensor *in, ts_tensor *out,
+                  uint64_t seq, const struct ts_node *parent, uint64_t parent_seq);
 void ts__announce_flush(ts_announcements *q);
 
 /* ---- a device plan's capture, recorded for replaying it as is ------------------------

@@ -142,7 +142,7 @@ static void fill_op(ts_event *ev, ts_context *c, ts_event_kind kind, const ts_op
   o->op = call->def->op;
   o->op_name = call->def->name;
   o->loc = call->loc;
-  o->device = ts_backend_name(b);
+  o->device = b->iface.name; /* b is never NULL: ts_backend_name's, without the call */
   o->n_inputs = call->n_in;
   o->inputs = call->in;
   o->n_outputs = end ? n_out : 0;
@@ -309,25 +309,35 @@ void ts__op_stamp_forget(void)
   last_stamp.run_id = 0;
 }
 
-void ts__announce_later(ts_announcements *q, const ts_op_call *call, const ts_run_site *site,
-                        ts_tensor *out)
+void ts__announce_template(ts_event *ev, const ts_op_call *call, const ts_node *node,
+                           const ts_node *traced)
 {
-  ts__announce_at(q, call, site, out, ++ts__context()->run.seq);
+  ts_context *c = ts__context();
+  ts_run_site site = { .node = node, .traced = traced };
+  fill_op(ev, c, TS_EVENT_OP_END, call, c->cpu, &site, NULL, 0, 0, 0, NULL, 1, 0, 0);
+  ev->op.run_id = 0;
+  ev->op.concrete = NULL;
 }
 
-void ts__announce_at(ts_announcements *q, const ts_op_call *call, const ts_run_site *site,
-                     ts_tensor *out, uint64_t seq)
+void ts__announce(ts_announcements *q, const ts_event *tmpl, ts_tensor *in, ts_tensor *out,
+                  uint64_t seq, const ts_node *parent, uint64_t parent_seq)
 {
   if (q->n == TS_ANNOUNCE_BATCH)
     ts__announce_flush(q);
-  ts_announced *a = &q->a[q->n++];
-  a->in = call->in[0];
-  a->out = out;
-  a->call = *call;
-  a->call.in = &a->in;
-  a->call.n_in = 1;
-  a->site = *site;
-  a->seq = seq;
+  int i = q->n++;
+  ts_context *c = ts__context();
+  q->in[i] = in;
+  q->out[i] = out;
+  ts_event *ev = &q->ev[i];
+  *ev = *tmpl;
+  ev->op.device = (out->backend ? out->backend : c->cpu)->iface.name;
+  ev->op.inputs = &q->in[i];
+  ev->op.outputs = &q->out[i];
+  ev->op.run_id = c->run.run_id;
+  ev->op.seq = seq;
+  ev->op.parent = parent;
+  ev->op.parent_seq = parent_seq;
+  ev->op.concrete = c->run.concrete;
 }
 
 void ts__announce_flush(ts_announcements *q)
@@ -346,28 +356,36 @@ void ts__announce_flush(ts_announcements *q)
     /* They took no time: one reading, or the end of the step just before
      * them here.  Nothing was told between them: they follow one another. */
     bool follows = c->run.run_id && last_stamp.run_id == c->run.run_id &&
-                   last_stamp.seq + 1 == q->a[0].seq;
+                   last_stamp.seq + 1 == q->ev[0].op.seq;
     uint64_t now = follows ? last_stamp.ns : ts__op_now_ns();
     last_stamp.run_id = c->run.run_id;
-    last_stamp.seq = q->a[n - 1].seq;
+    last_stamp.seq = q->ev[n - 1].op.seq;
     last_stamp.ns = now;
-    ts_event ev[2 * TS_ANNOUNCE_BATCH];
-    int k = 0;
-    for (int i = 0; i < n; i++) {
-      const ts_announced *a = &q->a[i];
-      const ts_backend *b = a->out->backend ? a->out->backend : c->cpu;
-      if (mask & TS_EVENT_MASK(TS_EVENT_OP_BEGIN))
-        fill_op(&ev[k++], c, TS_EVENT_OP_BEGIN, &a->call, b, &a->site, NULL, a->seq, 0, 0,
-                &a->out, 1, now, 0);
-      if (mask & TS_EVENT_MASK(TS_EVENT_OP_END))
-        fill_op(&ev[k++], c, TS_EVENT_OP_END, &a->call, b, &a->site, NULL, a->seq, 0, 0,
-                &a->out, 1, now, now);
+    for (int i = 0; i < n; i++)
+      q->ev[i].op.start_ns = q->ev[i].op.end_ns = now;
+    if (!(mask & TS_EVENT_MASK(TS_EVENT_OP_BEGIN))) {
+      ts__listeners_emit_n(q->ev, n);
+    } else { /* each read's OP_BEGIN before its OP_END */
+      ts_event both[2 * TS_ANNOUNCE_BATCH];
+      for (int i = 0; i < n; i++) {
+        both[2 * i] = q->ev[i];
+        both[2 * i].kind = TS_EVENT_OP_BEGIN;
+        both[2 * i].op.n_outputs = 0;
+        both[2 * i].op.outputs = NULL;
+        both[2 * i].op.end_ns = 0;
+        both[2 * i + 1] = q->ev[i];
+      }
+      ts__listeners_emit_n(both, 2 * n);
     }
-    ts__listeners_emit_n(ev, k);
   }
   if (c->observer && (q->to & TS_TELL_OBSERVER))
-    for (int i = 0; i < n; i++)
-      c->observer->op_end(c->observer, &q->a[i].call, &q->a[i].site, q->a[i].seq, &q->a[i].out, 1);
+    for (int i = 0; i < n; i++) {
+      const ts_op_event *o = &q->ev[i].op;
+      ts_op_call call = { o->loc, ts__op_def(o->op), &q->in[i], 1, NULL };
+      ts_run_site site = { .node = o->node, .traced = o->traced, .parent = o->parent,
+                           .parent_seq = o->parent_seq };
+      c->observer->op_end(c->observer, &call, &site, o->seq, &q->out[i], 1);
+    }
 }
 
 /* ---- a device plan's capture (exec/device_plan.c replays it) ------------------- */

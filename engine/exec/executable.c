@@ -14,7 +14,7 @@
  * read's view would hold, so an assign meanwhile copies on write just the
  * same) instead of a dispatched op: models read every weight on every
  * call.  Listeners and an observer hear of it as an op of no time
- * (ts__announce_later, told before the run's next step); op handlers and the like (serial_only) see it run. */
+ * (ts__announce, told before the run's next step); op handlers and the like (serial_only) see it run. */
 #include "run.h"
 
 #include <stdlib.h>
@@ -100,20 +100,27 @@ static const ts_node *traced_of(const ts_node *n)
 
 /* Each step's traced node, found once: every op's site and every told read
  * names it, and reading it from the origin (a node of the traced graph,
- * cold) was half of what telling a read cost.  And what telling a fast
- * read takes of its node, side by side: a row run's part telling a
- * hundred of them read each node's lines cold. */
+ * cold) was half of what telling a read cost.  And each fast read's
+ * event, made once (a run copies it and fills in its own): a row run's
+ * part telling a hundred of them read each node's lines cold. */
 static void plan_traced(const ts_graph *g, plan *p)
 {
   p->traced = g_new0(const ts_node *, g->nodes->len ? g->nodes->len : 1);
-  p->told = g_new0(told_read, p->n_steps ? p->n_steps : 1);
-  for (int s = 0; s < p->n_steps; s++) {
+  p->told_at = g_new(int, p->n_steps ? p->n_steps : 1);
+  int n_told = 0;
+  for (int s = 0; s < p->n_steps; s++)
+    n_told += p->fast_read[s];
+  p->told = g_new(told_read, n_told ? n_told : 1);
+  for (int s = 0, k = 0; s < p->n_steps; s++) {
     const ts_node *node = ts__graph_node(g, p->steps[s]);
     p->traced[node->id] = traced_of(node);
-    if (p->fast_read[s])
-      p->told[s] = (told_read){ { node->loc, ts__op_def(node->op), NULL, 1, node->attrs },
-                                p->offset[node->inputs[0].node] + node->inputs[0].index, node,
-                                p->traced[node->id] };
+    p->told_at[s] = p->fast_read[s] ? k : -1;
+    if (!p->fast_read[s])
+      continue;
+    told_read *t = &p->told[k++];
+    t->var = p->offset[node->inputs[0].node] + node->inputs[0].index;
+    ts_op_call call = { node->loc, ts__op_def(node->op), NULL, 1, node->attrs };
+    ts__announce_template(&t->ev, &call, node, p->traced[node->id]);
   }
 }
 
@@ -338,6 +345,7 @@ void ts__executable_free(ts_executable *e)
   g_free(p->fast_read);
   g_free(p->in_recorded);
   g_free(p->traced);
+  g_free(p->told_at);
   g_free(p->told);
   g_free(p->recorded_infos);
   for (int r = 0; r < p->n_runs; r++) {
@@ -398,16 +406,6 @@ static ts_run_site step_site(const ts_executable *e, const ts_node *node, const 
   };
 }
 
-/* Where a read the run made itself ran, as told (execute.c's
- * ts__announce_flush): the node, its traced node and the parent, all that
- * events and the observer take of a site; the rest is for running an op
- * (and a row run's part telling a hundred reads would fetch it cold). */
-static ts_run_site told_site(const ts_node *node, const ts_node *traced, const ts_node *parent,
-                             uint64_t parent_seq)
-{
-  return (ts_run_site){ .node = node, .traced = traced, .parent = parent, .parent_seq = parent_seq };
-}
-
 bool ts__exec_step(const ts_executable *e, const ts_node *node, ts_tensor **values,
                    ts_tensor *const *inputs, ts_scope *scope, ts_planned *planned,
                    ts_tensor **out, const ts_node *parent, uint64_t parent_seq)
@@ -457,20 +455,18 @@ ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, 
                               uint64_t parent_seq)
 {
   const plan *p = &e->plan;
-  const ts_node *node = ts__graph_node(e->graph, p->steps[s]);
-  ts_tensor *var = values[p->offset[node->inputs[0].node] + node->inputs[0].index];
+  const told_read *t = &p->told[p->told_at[s]];
+  ts_tensor *var = values[t->var];
   ts_tensor *store = ts__variable_read_storage(var);
   ts_plan_record *rec = ts__context()->plan_rec;
   if (store && rec) {
+    const ts_node *node = ts__graph_node(e->graph, p->steps[s]);
     ts_op_call call = { node->loc, ts__op_def(node->op), &var, 1, node->attrs };
     ts_run_site site = step_site(e, node, parent, parent_seq);
     ts__plan_record_op(rec, &call, &site, store->backend, 0, 0);
   }
-  if (store && announce) {
-    ts_op_call call = { node->loc, ts__op_def(node->op), &var, 1, node->attrs };
-    ts_run_site site = told_site(node, e->plan.traced[node->id], parent, parent_seq);
-    ts__announce_later(announce, &call, &site, store);
-  }
+  if (store && announce)
+    ts__announce(announce, &t->ev, var, store, ++ts__context()->run.seq, parent, parent_seq);
   return store;
 }
 
@@ -478,12 +474,8 @@ void ts__exec_tell_read(const ts_executable *e, ts_tensor *const *values, int s,
                         ts_announcements *q, const ts_node *parent, uint64_t parent_seq)
 {
   const plan *p = &e->plan;
-  const told_read *t = &p->told[s];
-  ts_tensor *var = values[t->var];
-  ts_op_call call = t->call;
-  call.in = &var;
-  ts_run_site site = told_site(t->node, t->traced, parent, parent_seq);
-  ts__announce_at(q, &call, &site, values[p->step_first[s]], seq);
+  const told_read *t = &p->told[p->told_at[s]];
+  ts__announce(q, &t->ev, values[t->var], values[p->step_first[s]], seq, parent, parent_seq);
 }
 
 bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_inputs,

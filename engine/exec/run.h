@@ -23,12 +23,11 @@ typedef struct row_run {
 
 typedef struct ts_device_plan ts_device_plan;
 
-/* What telling a read the run made itself takes of its node, by step,
- * in one place (ts__exec_tell_read). */
+/* What telling a read the run made itself takes of its node, in one
+ * place (ts__exec_fast_read, ts__exec_tell_read). */
 typedef struct told_read {
-  ts_op_call call; /* in: none */
-  int var;         /* the variable's value */
-  const ts_node *node, *traced;
+  int var;      /* the variable's value */
+  ts_event ev;  /* its event (ts__announce_template) */
 } told_read;
 
 typedef struct plan {
@@ -38,7 +37,8 @@ typedef struct plan {
   bool *fast_read;     /* per step: a variable read the run may make itself */
   const ts_info ***in_recorded; /* per node id: ts_run_site's in_recorded, or NULL */
   const ts_node **traced;       /* per node id of a step: its traced node (ts_run_site's), or NULL */
-  told_read *told;              /* per step, for fast reads */
+  int *told_at;                 /* per step: its fast read's index in told, or -1 */
+  told_read *told;              /* per fast read */
   const ts_info **recorded_infos; /* what those point into */
   bool *row_step;      /* per step: a row step of a row run */
   int *run_at;         /* per step: a row run starts here (its index + 1), else 0 */
@@ -78,8 +78,8 @@ bool ts__exec_step(const ts_executable *e, const ts_node *node, ts_tensor **valu
                    ts_tensor *const *inputs, ts_scope *scope, ts_planned *planned,
                    ts_tensor **out, const ts_node *parent, uint64_t parent_seq);
 /* Step s (a read) made by the run itself: the variable's storage, or NULL
- * to run the op; queued in `announce` for listeners and the observer
- * (ts__announce_later) unless that is NULL.  The caller flushes the queue
+ * to run the op; numbered and queued in `announce` for listeners and the
+ * observer (ts__announce) unless that is NULL.  The caller flushes the queue
  * (ts__announce_flush) before anything else of its run is told or run. */
 ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, int s,
                               ts_announcements *announce, const ts_node *parent,
