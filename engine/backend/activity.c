@@ -60,8 +60,9 @@ uint64_t ts_activity_dropped(void)
 }
 
 /* The op this thread is placing or running (its correlation id), for the
- * copies made on its behalf. */
-static _Thread_local uint64_t current_correlation;
+ * copies made on its behalf.  Set twice per op: initial-exec, as the
+ * engine's other per-op thread state, so that it is no __tls_get_addr call. */
+static _Thread_local uint64_t current_correlation __attribute__((tls_model("initial-exec")));
 
 uint64_t ts_activity_correlation(void)
 {
@@ -76,7 +77,7 @@ uint64_t ts__activity_correlation_set(uint64_t correlation)
 }
 
 /* The input of that op being copied to where it runs: its index + 1, or 0. */
-static _Thread_local uint32_t current_operand;
+static _Thread_local uint32_t current_operand __attribute__((tls_model("initial-exec")));
 
 uint32_t ts_activity_operand(void)
 {
