@@ -47,6 +47,14 @@ static ts_tensor *case_trig(ts_call *c)
   return ts_concat(parts, 12, 0);
 }
 
+/* Sign and rounding at the half-way values, each on its part of the result. */
+static ts_tensor *case_rounding(ts_call *c)
+{
+  ts_tensor *x = A(0);
+  ts_tensor *parts[2] = { ts_sign(x), ts_cast(ts_sign(ts_cast(x, TS_I32)), TS_F32) };
+  return ts_concat(parts, 2, 0);
+}
+
 static ts_tensor *case_shapes(ts_call *c)
 {
   ts_tensor *x = A(0); /* [2,6] */
@@ -163,6 +171,7 @@ static const onnx_op_case ONNX_OP_CASES[] = {
   { "compare_select", case_compare_select, "a, b", { "f32[5]=1,-2,3,4,-5", "f32[5]=1,2,-3,5,-6" } },
   { "math", case_math, "x", { "f32[2,3]=0.5,-1,2,-3,0.25,4" } },
   { "trig", case_trig, "x", { "f32[5]=0.5,-0.9,0,0.25,-0.125" } },
+  { "rounding", case_rounding, "x", { "f32[8]=-2.5,-1.5,-0.5,0,0.5,1.5,2.5,3.75" } },
   { "shapes", case_shapes, "x", { "f32[2,6]:range" } },
   { "reductions", case_reductions, "x", { "f32[3,4]=1,-2,3,0.5,4,4,-1,2,0.25,-8,6,1" } },
   { "nn", case_nn, "logits", { "f32[4,5]:uniform" } },

@@ -358,7 +358,7 @@ SAME(less, "Less") SAME(less_equal, "LessOrEqual") SAME(equal, "Equal") SAME(log
 SAME(logical_or, "Or") SAME(logical_not, "Not") SAME(where, "Where") SAME(identity, "Identity")
 SAME(read_variable, "Identity") SAME(sin, "Sin") SAME(cos, "Cos") SAME(tan, "Tan") SAME(asin, "Asin")
 SAME(acos, "Acos") SAME(atan, "Atan") SAME(sinh, "Sinh") SAME(cosh, "Cosh") SAME(asinh, "Asinh")
-SAME(acosh, "Acosh") SAME(atanh, "Atanh") SAME(erf, "Erf")
+SAME(acosh, "Acosh") SAME(atanh, "Atanh") SAME(erf, "Erf") SAME(sign, "Sign")
 #undef SAME
 
 static bool emit_not_equal(emit_ctx *c)
@@ -990,7 +990,7 @@ static const struct {
   { TS_OP_IF, emit_if }, { TS_OP_WHILE, emit_while }, { TS_OP_SIN, emit_sin },
   { TS_OP_COS, emit_cos }, { TS_OP_TAN, emit_tan }, { TS_OP_ASIN, emit_asin }, { TS_OP_ACOS, emit_acos },
   { TS_OP_ATAN, emit_atan }, { TS_OP_SINH, emit_sinh }, { TS_OP_COSH, emit_cosh }, { TS_OP_ASINH, emit_asinh },
-  { TS_OP_ACOSH, emit_acosh }, { TS_OP_ATANH, emit_atanh }, { TS_OP_ERF, emit_erf },
+  { TS_OP_ACOSH, emit_acosh }, { TS_OP_ATANH, emit_atanh }, { TS_OP_ERF, emit_erf }, { TS_OP_SIGN, emit_sign },
   { TS_OP_CONV_TRANSPOSE, emit_conv_transpose }, { TS_OP_LSTM_SEQUENCE, emit_lstm_sequence },
 };
 

@@ -157,8 +157,7 @@ UNARY(op_reciprocal, ts_div_at(HERE, scalar(x, 1), x))
 UNARY(op_floor, ts_floordiv_at(HERE, x, scalar(x, 1)))
 UNARY(op_ceil, ts_neg_at(HERE, ts_floordiv_at(HERE, ts_neg_at(HERE, x), scalar(x, 1))))
 UNARY(op_isnan, ts_not_equal_at(HERE, x, x))
-UNARY(op_sign, ts_sub_at(HERE, ts_cast_at(HERE, ts_greater_at(HERE, x, scalar(x, 0)), ts_tensor_dtype(x)),
-                         ts_cast_at(HERE, ts_less_at(HERE, x, scalar(x, 0)), ts_tensor_dtype(x))))
+UNARY(op_sign, ts_sign_at(HERE, x))
 UNARY(op_softsign, ts_div_at(HERE, x, ts_add_at(HERE, scalar(x, 1), ts_abs_at(HERE, x))))
 UNARY(op_softplus, ts_softplus_at(HERE, x)) /* log(1 + exp(x)) without overflow */
 UNARY(op_sin, ts_sin_at(HERE, x))
