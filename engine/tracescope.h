@@ -417,7 +417,8 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(STRING_UPPER, string_upper, SHAPE)                                   \
   X(CONV_TRANSPOSE, conv_transpose, LINALG)                              \
   X(LSTM_SEQUENCE, lstm_sequence, LINALG)                                \
-  X(SIGN, sign, ARITH)
+  X(SIGN, sign, ARITH)                                                   \
+  X(ROUND, round, ARITH)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -535,7 +536,7 @@ TS_API ts_tensor *ts_gather_at(ts_loc loc, ts_tensor *params, ts_tensor *indices
 #define TS__UNARY(X) \
   X(neg) X(abs) X(exp) X(log) X(sqrt) X(tanh) X(sigmoid) X(relu) X(logical_not) X(softplus) \
   X(sin) X(cos) X(tan) X(asin) X(acos) X(atan) X(sinh) X(cosh) X(asinh) X(acosh) X(atanh) X(erf) \
-  X(sign)
+  X(sign) X(round)
 #define TS__DECL_BINARY(name) TS_API ts_tensor *ts_##name##_at(ts_loc loc, ts_tensor *a, ts_tensor *b);
 #define TS__DECL_UNARY(name) TS_API ts_tensor *ts_##name##_at(ts_loc loc, ts_tensor *x);
 TS__BINARY(TS__DECL_BINARY)
@@ -582,6 +583,7 @@ TS__UNARY(TS__DECL_UNARY)
 #define ts_atanh(x) ts_atanh_at(TS_HERE, (x))
 #define ts_erf(x) ts_erf_at(TS_HERE, (x)) /* the error function */
 #define ts_sign(x) ts_sign_at(TS_HERE, (x)) /* -1, 0 or 1 (nan stays nan, -0.0 gives 0), as np.sign */
+#define ts_round(x) ts_round_at(TS_HERE, (x)) /* half to even, as np.round; integers unchanged */
 TS_API ts_tensor *ts_where_at(ts_loc loc, ts_tensor *cond, ts_tensor *x, ts_tensor *y);
 #define ts_where(cond, x, y) ts_where_at(TS_HERE, (cond), (x), (y))
 

@@ -51,8 +51,9 @@ static ts_tensor *case_trig(ts_call *c)
 static ts_tensor *case_rounding(ts_call *c)
 {
   ts_tensor *x = A(0);
-  ts_tensor *parts[2] = { ts_sign(x), ts_cast(ts_sign(ts_cast(x, TS_I32)), TS_F32) };
-  return ts_concat(parts, 2, 0);
+  ts_tensor *i = ts_cast(x, TS_I32);
+  ts_tensor *parts[4] = { ts_sign(x), ts_cast(ts_sign(i), TS_F32), ts_round(x), ts_cast(ts_round(i), TS_F32) };
+  return ts_concat(parts, 4, 0);
 }
 
 static ts_tensor *case_shapes(ts_call *c)

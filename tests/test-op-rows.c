@@ -792,6 +792,7 @@ FWD1(acosh, ts_acosh(in[0]))
 FWD1(atanh, ts_atanh(in[0]))
 FWD1(erf, ts_erf(in[0]))
 FWD1(sign, ts_sign(in[0]))
+FWD1(round, ts_round(in[0]))
 FWD1(add, ts_add(in[0], in[1]))
 FWD1(sub, ts_sub(in[0], in[1]))
 FWD1(mul, ts_mul(in[0], in[1]))
@@ -979,6 +980,7 @@ static const grad_case GRAD_CASES[] = {
   { "Atanh", TS_OP_ATANH, fwd_atanh, 1, { S(3, 4) }, -0.8, 0.8, false },
   { "Erf", TS_OP_ERF, fwd_erf, 1, { S(3, 4) }, -2, 2, false },
   { "Sign", TS_OP_SIGN, fwd_sign, 1, { S(3, 4) }, -2, 2, false },
+  { "Round", TS_OP_ROUND, fwd_round, 1, { S(3, 4) }, 0.1, 0.4, false },
   { "Add (broadcast rows)", TS_OP_ADD, fwd_add, 2, { S(3, 4), S(4) }, -2, 2, false },
   { "Add (outer)", TS_OP_ADD, fwd_add, 2, { S(3, 1), S(1, 4) }, -2, 2, false },
   { "Sub (scalar)", TS_OP_SUB, fwd_sub, 2, { TS_SCALAR_SHAPE, S(3, 4) }, -2, 2, false },

@@ -361,6 +361,12 @@ SAME(acos, "Acos") SAME(atan, "Atan") SAME(sinh, "Sinh") SAME(cosh, "Cosh") SAME
 SAME(acosh, "Acosh") SAME(atanh, "Atanh") SAME(erf, "Erf") SAME(sign, "Sign")
 #undef SAME
 
+/* ONNX's Round takes floats only; an integer is its own rounding. */
+static bool emit_round(emit_ctx *c)
+{
+  return emit_same(c, ts_dtype_is_float(input_info(c->n, 0).dtype) ? "Round" : "Identity");
+}
+
 static bool emit_not_equal(emit_ctx *c)
 {
   const char *eq = temp(c, "equal");
@@ -991,6 +997,7 @@ static const struct {
   { TS_OP_COS, emit_cos }, { TS_OP_TAN, emit_tan }, { TS_OP_ASIN, emit_asin }, { TS_OP_ACOS, emit_acos },
   { TS_OP_ATAN, emit_atan }, { TS_OP_SINH, emit_sinh }, { TS_OP_COSH, emit_cosh }, { TS_OP_ASINH, emit_asinh },
   { TS_OP_ACOSH, emit_acosh }, { TS_OP_ATANH, emit_atanh }, { TS_OP_ERF, emit_erf }, { TS_OP_SIGN, emit_sign },
+  { TS_OP_ROUND, emit_round },
   { TS_OP_CONV_TRANSPOSE, emit_conv_transpose }, { TS_OP_LSTM_SEQUENCE, emit_lstm_sequence },
 };
 

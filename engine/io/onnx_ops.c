@@ -158,6 +158,7 @@ UNARY(op_floor, ts_floordiv_at(HERE, x, scalar(x, 1)))
 UNARY(op_ceil, ts_neg_at(HERE, ts_floordiv_at(HERE, ts_neg_at(HERE, x), scalar(x, 1))))
 UNARY(op_isnan, ts_not_equal_at(HERE, x, x))
 UNARY(op_sign, ts_sign_at(HERE, x))
+UNARY(op_round, ts_round_at(HERE, x)) /* half to even */
 UNARY(op_softsign, ts_div_at(HERE, x, ts_add_at(HERE, scalar(x, 1), ts_abs_at(HERE, x))))
 UNARY(op_softplus, ts_softplus_at(HERE, x)) /* log(1 + exp(x)) without overflow */
 UNARY(op_sin, ts_sin_at(HERE, x))
@@ -2503,22 +2504,6 @@ static bool op_one_hot(onnx_node_ctx *c)
   ts_tensor *hot = ts_equal_at(HERE, unsqueeze(idx, (int)axis), iota_along(n, (int)axis, rank));
   ts_tensor *off = ts_gather_at(HERE, values, ts_scalar_i64(0), 0), *on = ts_gather_at(HERE, values, ts_scalar_i64(1), 0);
   return out1(c, ts_where_at(HERE, hot, on, off));
-}
-
-/* Round half to even: floor, then up when the rest is over a half, or a half and the floor odd. */
-static bool op_round(onnx_node_ctx *c)
-{
-  ts_tensor *x = IN(0);
-  if (!x)
-    return false;
-  ts_tensor *f = ts_floordiv_at(HERE, x, scalar(x, 1)), *rest = ts_sub_at(HERE, x, f);
-  ts_tensor *odd = ts_not_equal_at(HERE, ts_mod_at(HERE, f, scalar(x, 2)), scalar(x, 0));
-  ts_tensor *up = ts_logical_or_at(HERE, ts_greater_at(HERE, rest, scalar(x, 0.5)),
-                                   ts_logical_and_at(HERE, ts_equal_at(HERE, rest, scalar(x, 0.5)), odd));
-  /* inf and nan stay themselves */
-  ts_tensor *r = ts_where_at(HERE, up, ts_add_at(HERE, f, scalar(x, 1)), f);
-  ts_tensor *finite = ts_less_at(HERE, ts_abs_at(HERE, x), scalar(x, INFINITY));
-  return out1(c, ts_where_at(HERE, finite, r, x));
 }
 
 static bool op_isinf(onnx_node_ctx *c)
