@@ -418,7 +418,8 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(CONV_TRANSPOSE, conv_transpose, LINALG)                              \
   X(LSTM_SEQUENCE, lstm_sequence, LINALG)                                \
   X(SIGN, sign, ARITH)                                                   \
-  X(ROUND, round, ARITH)
+  X(ROUND, round, ARITH)                                                 \
+  X(ARGMIN, argmin, REDUCE)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -594,12 +595,14 @@ TS_API ts_tensor *ts_reduce_max_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool 
 TS_API ts_tensor *ts_reduce_min_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keepdims);
 TS_API ts_tensor *ts_reduce_prod_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keepdims);
 TS_API ts_tensor *ts_argmax_at(ts_loc loc, ts_tensor *x, int axis); /* i64 indices */
+TS_API ts_tensor *ts_argmin_at(ts_loc loc, ts_tensor *x, int axis); /* i64 indices */
 #define ts_reduce_sum(x, axes, keepdims) ts_reduce_sum_at(TS_HERE, (x), (axes), (keepdims))
 #define ts_reduce_mean(x, axes, keepdims) ts_reduce_mean_at(TS_HERE, (x), (axes), (keepdims))
 #define ts_reduce_max(x, axes, keepdims) ts_reduce_max_at(TS_HERE, (x), (axes), (keepdims))
 #define ts_reduce_min(x, axes, keepdims) ts_reduce_min_at(TS_HERE, (x), (axes), (keepdims))
 #define ts_reduce_prod(x, axes, keepdims) ts_reduce_prod_at(TS_HERE, (x), (axes), (keepdims))
 #define ts_argmax(x, axis) ts_argmax_at(TS_HERE, (x), (axis))
+#define ts_argmin(x, axis) ts_argmin_at(TS_HERE, (x), (axis))
 
 /* linear algebra and neural-network ops */
 /* [..., M, K] x [..., K, N] -> [..., M, N]; batch dims broadcast. */

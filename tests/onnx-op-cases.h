@@ -74,13 +74,13 @@ static ts_tensor *case_shapes(ts_call *c)
 static ts_tensor *case_reductions(ts_call *c)
 {
   ts_tensor *x = A(0); /* [3,4] */
-  ts_tensor *parts[6] = {
+  ts_tensor *parts[7] = {
     ts_reduce_sum(x, TS_INTS(1), false), ts_reduce_mean(x, TS_INTS(1), false),
     ts_reduce_max(x, TS_INTS(1), false), ts_reduce_min(x, TS_INTS(-1), false),
     ts_reduce_prod(x, TS_INTS(1), false),
-    ts_cast(ts_argmax(x, 1), TS_F32),
+    ts_cast(ts_argmax(x, 1), TS_F32), ts_cast(ts_argmin(x, -1), TS_F32),
   };
-  ts_tensor *y = ts_concat(parts, 6, 0);
+  ts_tensor *y = ts_concat(parts, 7, 0);
   return ts_add(y, ts_reduce_sum(ts_reduce_mean(x, TS_ALL_AXES, true), (ts_ints){ .n = 0 }, false));
 }
 

@@ -198,6 +198,7 @@ static ts_tensor *row_body(ts_call *c)
   case TS_OP_REDUCE_MIN: return ts_reduce_min(i, TS_AXES(-1), true);
   case TS_OP_REDUCE_PROD: return ts_reduce_prod(x, TS_ALL_AXES, false);
   case TS_OP_ARGMAX: return ts_argmax(x, 1);
+  case TS_OP_ARGMIN: return ts_argmin(x, 0);
   case TS_OP_MATMUL: return ts_matmul_t(x, p, false, true);
   case TS_OP_SOFTMAX: return ts_softmax(x);
   case TS_OP_LOG_SOFTMAX: return ts_log_softmax(x);
@@ -442,6 +443,8 @@ static ts_tensor *edge_body(ts_call *c)
                                     ts_cast(ts_reshape(ts_slice(x, TS_INTS(0, 0), TS_INTS(2, 2)), TS_SHAPE(2, 1, 2)),
                                             TS_F16),
                                     NULL, TS_INTS(2), TS_INTS(1), TS_INTS(0), TS_INTS(6), 1);
+  case 33: return ts_argmin(ts_cast(ts_floordiv(ts_abs(i), ts_scalar_i32(4)), TS_U16), 1);
+  case 34: return ts_argmin(ts_cast(ts_where(ts_greater(x, ts_scalar_f32(0)), x, ts_scalar_f32(NAN)), TS_F16), 1);
   default: return NULL;
   }
 }
@@ -483,6 +486,8 @@ static const struct {
   { "MaxPool int8 (SAME)", TS_OP_MAX_POOL2D },
   { "Conv2D bfloat16 (SAME)", TS_OP_CONV2D },
   { "ConvTranspose float16", TS_OP_CONV_TRANSPOSE },
+  { "ArgMin uint16, ties", TS_OP_ARGMIN },
+  { "ArgMin float16, NaN", TS_OP_ARGMIN },
 };
 
 static int edge_cases(op_case *out)

@@ -1,4 +1,4 @@
-/* Reductions, ArgMax, Softmax, LogSoftmax, SparseSoftmaxCrossEntropyWithLogits and Dropout. */
+/* Reductions, ArgMax, ArgMin, Softmax, LogSoftmax, SparseSoftmaxCrossEntropyWithLogits and Dropout. */
 #include <tracescope.h>
 
 #include <glib.h>
@@ -406,6 +406,54 @@ static void test_argmax(void)
   ts_scope_end(scope);
 }
 
+/* ArgMin as np.argmin (values from NumPy 1.24): ties take the first index,
+ * the first NaN wins (NaN counts as the smallest, as ArgMax counts it the
+ * largest), -0.0 ties 0.0, every dtype's extremes; the errors name ArgMin. */
+static void test_argmin(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  float v[] = { 1, 5, 5, 7, 2, 7 };
+  ts_tensor *x = f32(SH(2, 3), v);
+  ASSERT_VALUES(ts_argmin(x, 1), TS_I64, SH(2), 0, 0, 1);
+  ASSERT_VALUES(ts_argmin(x, -1), TS_I64, SH(2), 0, 0, 1);
+  ASSERT_VALUES(ts_argmin(x, 0), TS_I64, SH(3), 0, 0, 1, 0);
+  ASSERT_VALUES(ts_argmin(iota_234(), 1), TS_I64, SH(2, 4), 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  int32_t i32[] = { 3, 1, 9, 5, 1, 10, 4, -4, 4, -4, 4, 4 };
+  ts_tensor *xi = ts_constant(TS_I32, SH(2, 2, 3), i32);
+  ASSERT_VALUES(ts_argmin(xi, 1), TS_I64, SH(2, 3), 0, 0, 0, 0, 1, 0, 0);
+  ASSERT_VALUES(ts_argmin(xi, 2), TS_I64, SH(2, 2), 0, 1, 1, 1, 0);
+  for (ts_dtype dt = TS_F32; dt <= TS_BF16; dt++) {
+    if (!ts_dtype_is_float(dt))
+      continue;
+    float withnan[] = { 2, NAN, -3, NAN };
+    ASSERT_VALUES(ts_argmin(ts_cast(f32(SH(4), withnan), dt), 0), TS_I64, TS_SCALAR_SHAPE, 0, 1);
+    float infs[] = { INFINITY, INFINITY, -INFINITY, -INFINITY, -0.0f, 0.0f, 0.0f, -0.0f };
+    ASSERT_VALUES(ts_argmin(ts_cast(f32(SH(4, 2), infs), dt), 1), TS_I64, SH(4), 0, 0, 0, 0, 0);
+  }
+  float nan_first[] = { NAN, -1 };
+  ASSERT_VALUES(ts_argmin(f32(SH(2), nan_first), 0), TS_I64, TS_SCALAR_SHAPE, 0, 0);
+  bool b[] = { true, false, false };
+  ASSERT_VALUES(ts_argmin(ts_constant(TS_BOOL, SH(3), b), 0), TS_I64, TS_SCALAR_SHAPE, 0, 1);
+  uint8_t u8[] = { 255, 0, 0 };
+  ASSERT_VALUES(ts_argmin(ts_constant(TS_U8, SH(3), u8), 0), TS_I64, TS_SCALAR_SHAPE, 0, 1);
+  int8_t i8[] = { 0, -128, -128 };
+  ASSERT_VALUES(ts_argmin(ts_constant(TS_I8, SH(3), i8), 0), TS_I64, TS_SCALAR_SHAPE, 0, 1);
+  uint64_t u64[] = { UINT64_MAX, UINT64_C(1) << 63 };
+  ASSERT_VALUES(ts_argmin(ts_constant(TS_U64, SH(2), u64), 0), TS_I64, TS_SCALAR_SHAPE, 0, 1);
+  int64_t i64[] = { INT64_MAX, INT64_MIN, INT64_MIN };
+  ASSERT_VALUES(ts_argmin(ts_constant(TS_I64, SH(3), i64), 0), TS_I64, TS_SCALAR_SHAPE, 0, 1);
+  assert_shape(ts_argmin(ts_tensor_new(TS_F64, SH(3, 0)), 0), TS_I64, SH(0));
+  g_assert_false(ts_failed());
+
+  g_assert_null(ts_argmin(ts_tensor_new(TS_F32, SH(3, 0)), 1));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "ArgMin", "attempt to get argmin of an empty sequence", "f32[3,0]");
+  g_assert_null(ts_argmin(x, 2));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "ArgMin", "axis 2", "f32[2,3]");
+  g_assert_null(ts_argmin(ts_scalar_f32(1), 0));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "ArgMin", "axis 0", "f32[]");
+  ts_scope_end(scope);
+}
+
 /* ---- Softmax family ------------------------------------------------------------------ */
 
 static void test_softmax(void)
@@ -740,6 +788,7 @@ int main(int argc, char **argv)
   g_test_add_func("/reduce/empty", test_empty);
   g_test_add_func("/reduce/errors", test_reduce_errors);
   g_test_add_func("/reduce/argmax", test_argmax);
+  g_test_add_func("/reduce/argmin", test_argmin);
   g_test_add_func("/reduce/rows-at-once", test_rows_at_once);
   g_test_add_func("/nn/softmax", test_softmax);
   g_test_add_func("/nn/log-softmax", test_log_softmax);

@@ -943,27 +943,22 @@ static bool op_reduce_log_sum_exp(onnx_node_ctx *c)
 
 static bool arg_reduce(onnx_node_ctx *c, bool min)
 {
-  ts_tensor *x = IN(0);
-  if (!x)
+  ts_tensor *v = IN(0);
+  if (!v)
     return false;
-  if (min && !ts_dtype_is_float(ts_tensor_dtype(x)) && ts_tensor_dtype(x) != TS_I32 && ts_tensor_dtype(x) != TS_I64) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "ArgMin of %s", ts_dtype_name(ts_tensor_dtype(x)));
-    return false;
-  }
   int64_t axis = attr_int(c, "axis", 0);
-  if (!norm_axis(c, &axis, ts_tensor_rank(x)))
+  if (!norm_axis(c, &axis, ts_tensor_rank(v)))
     return false;
-  ts_tensor *v = min ? ts_neg_at(HERE, x) : x;
-  int64_t dim = ts_tensor_dim(x, (int)axis);
+  int64_t dim = ts_tensor_dim(v, (int)axis);
   bool last = attr_int(c, "select_last_index", 0) != 0;
   if (last && dim < 0) {
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "select_last_index on an unknown dim");
     return false;
   }
-  /* the last maximum: the first of the reversed axis, counted back */
+  /* the last best: the first of the reversed axis, counted back */
   if (last)
     v = ts_gather_at(HERE, v, ts_range_at(HERE, TS_I64, (double)dim - 1, -1, -1), (int)axis);
-  ts_tensor *y = ts_argmax_at(HERE, v, (int)axis);
+  ts_tensor *y = (min ? ts_argmin_at : ts_argmax_at)(HERE, v, (int)axis);
   if (last)
     y = ts_sub_at(HERE, ts_scalar_i64(dim - 1), y);
   if (y && attr_int(c, "keepdims", 1))

@@ -1,10 +1,10 @@
-/* ops/reduce.c — reductions (Sum, Mean, Max, Min, Prod) and ArgMax.
+/* ops/reduce.c — reductions (Sum, Mean, Max, Min, Prod), ArgMax and ArgMin.
  *
  * Semantics follow TensorFlow: integer sums and products wrap (computed
  * unsigned), integer means sum exactly (128 bits) and truncate toward zero,
  * sums and products of f32 accumulate in f64 (more accurate than TF, which
- * accumulates in f32), Max/Min propagate NaN, ArgMax picks the first of
- * equal values and treats NaN as the largest.  Reducing over zero
+ * accumulates in f32), Max/Min propagate NaN, ArgMax and ArgMin pick the
+ * first of equal values and a NaN before any number (as NumPy's).  Reducing over zero
  * elements gives 0 (Sum), 1 (Prod), NaN (float Mean) and is an error for
  * Max, Min and integer Mean. */
 #include "engine-private.h"
@@ -578,16 +578,16 @@ DEF_REDUCE_OP(REDUCE_MAX, reduce_max, "Max")
 DEF_REDUCE_OP(REDUCE_MIN, reduce_min, "Min")
 DEF_REDUCE_OP(REDUCE_PROD, reduce_prod, "Prod")
 
-/* ---- ArgMax ---------------------------------------------------------------- */
+/* ---- ArgMax, ArgMin ------------------------------------------------------------ */
 
-/* Writes the index of the largest of x [outer, n, inner] along n into
- * y [outer, inner]; best holds `inner` values. */
-typedef void (*argmax_fn)(const void *x, int64_t *y, void *best, int64_t outer, int64_t n,
-                          int64_t inner);
+/* Writes the index of the largest (ArgMin: the smallest) of x [outer, n,
+ * inner] along n into y [outer, inner]; best holds `inner` values. */
+typedef void (*arg_fn)(const void *x, int64_t *y, void *best, int64_t outer, int64_t n,
+                       int64_t inner);
 
 /* best holds C numbers (8 bytes at most): V(x) widens a 16-bit float */
-#define DEF_ARGMAX(name, T, BETTER) DEF_ARGMAX_AS(name, T, T, AS_IS, BETTER)
-#define DEF_ARGMAX_AS(name, T, C, V, BETTER)                                              \
+#define DEF_ARG(name, T, BETTER) DEF_ARG_AS(name, T, T, AS_IS, BETTER)
+#define DEF_ARG_AS(name, T, C, V, BETTER)                                                 \
   static void name(const void *xv, int64_t *y, void *bestv, int64_t outer, int64_t n,    \
                    int64_t inner)                                                         \
   {                                                                                       \
@@ -606,32 +606,38 @@ typedef void (*argmax_fn)(const void *x, int64_t *y, void *best, int64_t outer, 
       }                                                                                   \
     }                                                                                     \
   }
-#define BETTER_F(v, b) (((v) > (b) || isnan(v)) && !isnan(b))
-#define BETTER_I(v, b) ((v) > (b))
-DEF_ARGMAX(argmax_f32, float, BETTER_F)
-DEF_ARGMAX(argmax_f64, double, BETTER_F)
-DEF_ARGMAX(argmax_i32, int32_t, BETTER_I)
-DEF_ARGMAX(argmax_i64, int64_t, BETTER_I)
-DEF_ARGMAX(argmax_u8, uint8_t, BETTER_I)
-DEF_ARGMAX(argmax_bool, bool, BETTER_I)
-DEF_ARGMAX(argmax_i8, int8_t, BETTER_I)
-DEF_ARGMAX(argmax_i16, int16_t, BETTER_I)
-DEF_ARGMAX(argmax_u16, uint16_t, BETTER_I)
-DEF_ARGMAX(argmax_u32, uint32_t, BETTER_I)
-DEF_ARGMAX(argmax_u64, uint64_t, BETTER_I)
-DEF_ARGMAX_AS(argmax_f16, ts_f16, float, ts__f16_to_f32, BETTER_F)
-DEF_ARGMAX_AS(argmax_bf16, ts_bf16, float, ts__bf16_to_f32, BETTER_F)
-static const argmax_fn ARGMAX_FNS[TS_DTYPE_COUNT] = {
-  [TS_F32] = argmax_f32, [TS_F64] = argmax_f64, [TS_I32] = argmax_i32,
-  [TS_I64] = argmax_i64, [TS_U8] = argmax_u8,   [TS_BOOL] = argmax_bool,
-  [TS_I8] = argmax_i8,   [TS_I16] = argmax_i16, [TS_U16] = argmax_u16,
-  [TS_U32] = argmax_u32, [TS_U64] = argmax_u64, [TS_F16] = argmax_f16,
-  [TS_BF16] = argmax_bf16,
-};
+/* a NaN beats every number and no later NaN: the first NaN wins both */
+#define MORE_F(v, b) (((v) > (b) || isnan(v)) && !isnan(b))
+#define LESS_F(v, b) (((v) < (b) || isnan(v)) && !isnan(b))
+#define MORE_I(v, b) ((v) > (b))
+#define LESS_I(v, b) ((v) < (b))
+/* arg##_fns: one loop per dtype */
+#define DEF_ARG_FNS(arg, BETTER_F, BETTER_I)                                              \
+  DEF_ARG(arg##_f32, float, BETTER_F)                                                     \
+  DEF_ARG(arg##_f64, double, BETTER_F)                                                    \
+  DEF_ARG(arg##_i32, int32_t, BETTER_I)                                                   \
+  DEF_ARG(arg##_i64, int64_t, BETTER_I)                                                   \
+  DEF_ARG(arg##_u8, uint8_t, BETTER_I)                                                    \
+  DEF_ARG(arg##_bool, bool, BETTER_I)                                                     \
+  DEF_ARG(arg##_i8, int8_t, BETTER_I)                                                     \
+  DEF_ARG(arg##_i16, int16_t, BETTER_I)                                                   \
+  DEF_ARG(arg##_u16, uint16_t, BETTER_I)                                                  \
+  DEF_ARG(arg##_u32, uint32_t, BETTER_I)                                                  \
+  DEF_ARG(arg##_u64, uint64_t, BETTER_I)                                                  \
+  DEF_ARG_AS(arg##_f16, ts_f16, float, ts__f16_to_f32, BETTER_F)                          \
+  DEF_ARG_AS(arg##_bf16, ts_bf16, float, ts__bf16_to_f32, BETTER_F)                       \
+  static const arg_fn arg##_fns[TS_DTYPE_COUNT] = {                                       \
+    [TS_F32] = arg##_f32, [TS_F64] = arg##_f64, [TS_I32] = arg##_i32,                     \
+    [TS_I64] = arg##_i64, [TS_U8] = arg##_u8,   [TS_BOOL] = arg##_bool,                   \
+    [TS_I8] = arg##_i8,   [TS_I16] = arg##_i16, [TS_U16] = arg##_u16,                     \
+    [TS_U32] = arg##_u32, [TS_U64] = arg##_u64, [TS_F16] = arg##_f16,                     \
+    [TS_BF16] = arg##_bf16,                                                               \
+  };
+DEF_ARG_FNS(argmax, MORE_F, MORE_I)
+DEF_ARG_FNS(argmin, LESS_F, LESS_I)
 
 /* The normalised axis, or -1 after an error (bad axis, empty axis). */
-static int argmax_axis(ts_loc loc, const ts_op_def *def, ts_dtype dtype, ts_shape shape,
-                       int64_t axis)
+static int arg_axis(ts_loc loc, const ts_op_def *def, ts_dtype dtype, ts_shape shape, int64_t axis)
 {
   char buf[TS_INFO_STR];
   int ax;
@@ -641,16 +647,16 @@ static int argmax_axis(ts_loc loc, const ts_op_def *def, ts_dtype dtype, ts_shap
                        ts__info_str(buf, dtype, shape), shape.rank), -1;
   if (shape.dim[ax] == 0)
     return ts__op_fail(loc, def, TS_ERR_INVALID_ARGUMENT,
-                       "attempt to get argmax of an empty sequence: axis %" PRId64
+                       "attempt to get %s of an empty sequence: axis %" PRId64
                        " of input %s is empty",
-                       axis, ts__info_str(buf, dtype, shape)), -1;
+                       def->api_name, axis, ts__info_str(buf, dtype, shape)), -1;
   return ax;
 }
 
-static bool argmax_infer(ts_infer_ctx *c)
+static bool arg_infer(ts_infer_ctx *c)
 {
   ts_shape in = c->in[0].shape;
-  int ax = argmax_axis(c->loc, c->def, c->in[0].dtype, in, c->attrs[0].i);
+  int ax = arg_axis(c->loc, c->def, c->in[0].dtype, in, c->attrs[0].i);
   if (ax < 0)
     return false;
   ts_shape out = { .rank = in.rank - 1 };
@@ -661,10 +667,10 @@ static bool argmax_infer(ts_infer_ctx *c)
   return true;
 }
 
-static bool argmax_cpu(ts_kernel_ctx *k)
+static bool arg_cpu(ts_kernel_ctx *k)
 {
   const ts_tensor *x = k->in[0];
-  int ax = argmax_axis(k->loc, k->def, x->dtype, x->shape, k->attrs[0].i);
+  int ax = arg_axis(k->loc, k->def, x->dtype, x->shape, k->attrs[0].i);
   if (ax < 0)
     return false;
   if (k->out[0]->size == 0) /* nothing to write: no loop over the (maybe huge) other dims */
@@ -678,19 +684,27 @@ static bool argmax_cpu(ts_kernel_ctx *k)
   }
   void *best = g_try_malloc_n((gsize)MAX(inner, 1), 8);
   if (!best)
-    return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "out of memory for argmax over %" PRId64 " rows",
-                           inner);
-  ARGMAX_FNS[x->dtype](x->data, k->out[0]->data, best, outer, x->shape.dim[ax], inner);
+    return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "out of memory for %s over %" PRId64 " rows",
+                           k->def->api_name, inner);
+  const arg_fn *fns = k->def->op == TS_OP_ARGMIN ? argmin_fns : argmax_fns;
+  fns[x->dtype](x->data, k->out[0]->data, best, outer, x->shape.dim[ax], inner);
   g_free(best);
   return true;
 }
 
-static const ts_attr_def ARGMAX_ATTRS[] = { { "axis", TS_ATTR_INT } };
+static const ts_attr_def ARG_ATTRS[] = { { "axis", TS_ATTR_INT } };
 
 const ts_op_def ts__op_argmax = {
   .op = TS_OP_ARGMAX, .name = "ArgMax", .api_name = "argmax", .n_inputs = 1, .n_outputs = 1,
   .flags = TS_OPF_NOT_DIFFERENTIABLE,
-  .n_attrs = 1, .attrs = ARGMAX_ATTRS, .infer = argmax_infer, .kernel[TS_DEVICE_CPU] = argmax_cpu,
+  .n_attrs = 1, .attrs = ARG_ATTRS, .infer = arg_infer, .kernel[TS_DEVICE_CPU] = arg_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_reduce),
+};
+
+const ts_op_def ts__op_argmin = {
+  .op = TS_OP_ARGMIN, .name = "ArgMin", .api_name = "argmin", .n_inputs = 1, .n_outputs = 1,
+  .flags = TS_OPF_NOT_DIFFERENTIABLE,
+  .n_attrs = 1, .attrs = ARG_ATTRS, .infer = arg_infer, .kernel[TS_DEVICE_CPU] = arg_cpu,
   .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_reduce),
 };
 
@@ -698,4 +712,10 @@ ts_tensor *ts_argmax_at(ts_loc loc, ts_tensor *x, int axis)
 {
   ts_attr attrs[] = { TS_ATTR_I(axis) };
   return ts__dispatch1(loc, TS_OP_ARGMAX, &x, 1, attrs);
+}
+
+ts_tensor *ts_argmin_at(ts_loc loc, ts_tensor *x, int axis)
+{
+  ts_attr attrs[] = { TS_ATTR_I(axis) };
+  return ts__dispatch1(loc, TS_OP_ARGMIN, &x, 1, attrs);
 }
