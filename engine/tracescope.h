@@ -419,7 +419,8 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(LSTM_SEQUENCE, lstm_sequence, LINALG)                                \
   X(SIGN, sign, ARITH)                                                   \
   X(ROUND, round, ARITH)                                                 \
-  X(ARGMIN, argmin, REDUCE)
+  X(ARGMIN, argmin, REDUCE)                                              \
+  X(CUMSUM, cumsum, REDUCE)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -603,6 +604,12 @@ TS_API ts_tensor *ts_argmin_at(ts_loc loc, ts_tensor *x, int axis); /* i64 indic
 #define ts_reduce_prod(x, axes, keepdims) ts_reduce_prod_at(TS_HERE, (x), (axes), (keepdims))
 #define ts_argmax(x, axis) ts_argmax_at(TS_HERE, (x), (axis))
 #define ts_argmin(x, axis) ts_argmin_at(TS_HERE, (x), (axis))
+/* tf.math.cumsum: running sums along axis in x's dtype (integers wrap),
+ * from the end when reverse, each leaving out its own element when
+ * exclusive (starting from 0). */
+TS_API ts_tensor *ts_cumsum_at(ts_loc loc, ts_tensor *x, int axis, bool exclusive, bool reverse);
+#define ts_cumsum(x, axis, exclusive, reverse) \
+  ts_cumsum_at(TS_HERE, (x), (axis), (exclusive), (reverse))
 
 /* linear algebra and neural-network ops */
 /* [..., M, K] x [..., K, N] -> [..., M, N]; batch dims broadcast. */

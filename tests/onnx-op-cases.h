@@ -56,6 +56,15 @@ static ts_tensor *case_rounding(ts_call *c)
   return ts_concat(parts, 4, 0);
 }
 
+/* Cumsum along each axis, with and without exclusive and reverse. */
+static ts_tensor *case_cumsum(ts_call *c)
+{
+  ts_tensor *x = A(0); /* [2,3] */
+  ts_tensor *parts[4] = { ts_cumsum(x, 0, false, false), ts_cumsum(x, 1, true, false),
+                          ts_cumsum(x, -1, false, true), ts_cumsum(x, 0, true, true) };
+  return ts_concat(parts, 4, 0);
+}
+
 static ts_tensor *case_shapes(ts_call *c)
 {
   ts_tensor *x = A(0); /* [2,6] */
@@ -173,6 +182,7 @@ static const onnx_op_case ONNX_OP_CASES[] = {
   { "math", case_math, "x", { "f32[2,3]=0.5,-1,2,-3,0.25,4" } },
   { "trig", case_trig, "x", { "f32[5]=0.5,-0.9,0,0.25,-0.125" } },
   { "rounding", case_rounding, "x", { "f32[8]=-2.5,-1.5,-0.5,0,0.5,1.5,2.5,3.75" } },
+  { "cumsum", case_cumsum, "x", { "f32[2,3]=1,-2,3.5,4,0.25,-8" } },
   { "shapes", case_shapes, "x", { "f32[2,6]:range" } },
   { "reductions", case_reductions, "x", { "f32[3,4]=1,-2,3,0.5,4,4,-1,2,0.25,-8,6,1" } },
   { "nn", case_nn, "logits", { "f32[4,5]:uniform" } },

@@ -536,6 +536,16 @@ static bool emit_arg(emit_ctx *c, const char *op)
   return true;
 }
 static bool emit_argmax(emit_ctx *c) { return emit_arg(c, "ArgMax"); }
+
+/* CumSum takes its axis as an input */
+static bool emit_cumsum(emit_ctx *c)
+{
+  int64_t axis = attr(c->n, 0)->i;
+  Onnx__NodeProto *node = node1(c, "CumSum", c->out[0], 2, c->in[0], const_i64(c, "axis", &axis, 1, true));
+  attr_int(c, node, "exclusive", attr(c->n, 1)->b);
+  attr_int(c, node, "reverse", attr(c->n, 2)->b);
+  return true;
+}
 static bool emit_argmin(emit_ctx *c) { return emit_arg(c, "ArgMin"); }
 
 /* x with its last two dims swapped (a transposed MatMul operand). */
@@ -999,7 +1009,7 @@ static const struct {
   { TS_OP_COS, emit_cos }, { TS_OP_TAN, emit_tan }, { TS_OP_ASIN, emit_asin }, { TS_OP_ACOS, emit_acos },
   { TS_OP_ATAN, emit_atan }, { TS_OP_SINH, emit_sinh }, { TS_OP_COSH, emit_cosh }, { TS_OP_ASINH, emit_asinh },
   { TS_OP_ACOSH, emit_acosh }, { TS_OP_ATANH, emit_atanh }, { TS_OP_ERF, emit_erf }, { TS_OP_SIGN, emit_sign },
-  { TS_OP_ROUND, emit_round }, { TS_OP_ARGMIN, emit_argmin },
+  { TS_OP_ROUND, emit_round }, { TS_OP_ARGMIN, emit_argmin }, { TS_OP_CUMSUM, emit_cumsum },
   { TS_OP_CONV_TRANSPOSE, emit_conv_transpose }, { TS_OP_LSTM_SEQUENCE, emit_lstm_sequence },
 };
 

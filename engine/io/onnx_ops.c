@@ -2736,41 +2736,18 @@ static bool op_space_to_depth(onnx_node_ctx *c)
   return out1(c, reshape(y, TS_SHAPE(n, ch < 0 ? -1 : ch * b * b, h, w)));
 }
 
-/* CumSum: running sums slice by slice, in order (as the reference adds). */
+/* CumSum: our Cumsum row, in order (as the reference adds); the axis a
+ * tensor known when the graph is built. */
 static bool op_cumsum(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0);
   double axis_d;
   if (!x || !host_double(c, 1, &axis_d))
     return false;
-  int rank = ts_tensor_rank(x);
   int64_t axis = (int64_t)axis_d;
-  if (!norm_axis(c, &axis, rank))
+  if (!norm_axis(c, &axis, ts_tensor_rank(x)))
     return false;
-  int64_t dim = ts_tensor_dim(x, (int)axis);
-  if (dim < 0 || dim > 4096) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "CumSum over %" PRId64 " elements (at most 4096, known)", dim);
-    return false;
-  }
-  bool exclusive = attr_int(c, "exclusive", 0), reverse = attr_int(c, "reverse", 0);
-  ts_tensor **parts = g_new0(ts_tensor *, dim + 1);
-  ts_tensor *acc = NULL;
-  for (int64_t k = 0; k < dim; k++) {
-    int64_t at = reverse ? dim - 1 - k : k;
-    ts_ints begin = { .n = rank }, size = { .n = rank };
-    for (int e = 0; e < rank; e++) {
-      begin.v[e] = e == axis ? at : 0;
-      size.v[e] = e == axis ? 1 : -1;
-    }
-    ts_tensor *slice = ts_slice_at(HERE, x, begin, size);
-    ts_tensor *prev = acc;
-    acc = acc ? ts_add_at(HERE, acc, slice) : slice;
-    parts[at] = exclusive ? (prev ? prev : ts_zeros_like_at(HERE, slice)) : acc;
-  }
-  ts_tensor *y = dim == 0 ? ts_identity_at(HERE, x) : dim == 1 ? ts_identity_at(HERE, parts[0])
-                                                               : ts_concat_at(HERE, parts, (int)dim, (int)axis);
-  g_free(parts);
-  return out1(c, y);
+  return out1(c, ts_cumsum_at(HERE, x, (int)axis, attr_int(c, "exclusive", 0), attr_int(c, "reverse", 0)));
 }
 
 /* attribute name's count values (each unit where it is absent); false

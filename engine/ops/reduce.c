@@ -1,4 +1,4 @@
-/* ops/reduce.c — reductions (Sum, Mean, Max, Min, Prod), ArgMax and ArgMin.
+/* ops/reduce.c — reductions (Sum, Mean, Max, Min, Prod), ArgMax, ArgMin and Cumsum.
  *
  * Semantics follow TensorFlow: integer sums and products wrap (computed
  * unsigned), integer means sum exactly (128 bits) and truncate toward zero,
@@ -12,6 +12,7 @@
 #include <glib.h>
 #include <inttypes.h>
 #include <math.h>
+#include <string.h>
 
 enum { K_SUM, K_MEAN, K_MAX, K_MIN, K_PROD, K_COUNT };
 _Static_assert(TS_OP_REDUCE_PROD - TS_OP_REDUCE_SUM == K_PROD,
@@ -707,6 +708,138 @@ const ts_op_def ts__op_argmin = {
   .n_attrs = 1, .attrs = ARG_ATTRS, .infer = arg_infer, .kernel[TS_DEVICE_CPU] = arg_cpu,
   .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_reduce),
 };
+
+/* ---- Cumsum ---------------------------------------------------------------------- */
+
+/* x and y [outer, n, inner]: y along n the running sums of x, from the end
+ * when reverse, each before its own element's when exclusive; acc holds
+ * `inner` sums in x's dtype, each added as that dtype adds (NumPy's
+ * np.cumsum, TensorFlow's CPU kernel): integers wrap, 16-bit floats round
+ * at every step (their sum of two is exact in f64, so rounded once).  The
+ * first sum is the first element itself, as NumPy's (-0.0 stays -0.0). */
+typedef void (*cumsum_fn)(const void *x, void *y, void *acc, int64_t outer, int64_t n,
+                          int64_t inner, bool exclusive, bool reverse);
+
+#define DEF_CUMSUM(name, T, ADD)                                                          \
+  static void name(const void *xv, void *yv, void *accv, int64_t outer, int64_t n,       \
+                   int64_t inner, bool exclusive, bool reverse)                           \
+  {                                                                                       \
+    const T *restrict x = xv;                                                             \
+    T *restrict y = yv, *restrict acc = accv;                                             \
+    for (int64_t o = 0; o < outer; o++) {                                                 \
+      memset(acc, 0, (size_t)inner * sizeof(T)); /* 0 in every dtype */                   \
+      for (int64_t k = 0; k < n; k++) {                                                   \
+        int64_t at = (o * n + (reverse ? n - 1 - k : k)) * inner;                         \
+        for (int64_t i = 0; i < inner; i++) {                                             \
+          T sum = k ? ADD(acc[i], x[at + i]) : x[at + i];                                  \
+          y[at + i] = exclusive ? acc[i] : sum;                                           \
+          acc[i] = sum;                                                                   \
+        }                                                                                 \
+      }                                                                                   \
+    }                                                                                     \
+  }
+/* floats, and unsigned ints as wide as int or wider: + rounds or wraps as the dtype */
+#define ADD(a, b) ((a) + (b))
+#define ADD_WRAP_I8(a, b) ((int8_t)(uint8_t)((uint8_t)(a) + (uint8_t)(b)))
+#define ADD_WRAP_I16(a, b) ((int16_t)(uint16_t)((uint16_t)(a) + (uint16_t)(b)))
+#define ADD_WRAP_I32(a, b) ((int32_t)((uint32_t)(a) + (uint32_t)(b)))
+#define ADD_WRAP_I64(a, b) ((int64_t)((uint64_t)(a) + (uint64_t)(b)))
+#define ADD_WRAP_U8(a, b) ((uint8_t)((a) + (b)))
+#define ADD_WRAP_U16(a, b) ((uint16_t)((a) + (b)))
+#define ADD_F16(a, b) ts__f64_to_f16((double)ts__f16_to_f32(a) + ts__f16_to_f32(b))
+#define ADD_BF16(a, b) ts__f64_to_bf16((double)ts__bf16_to_f32(a) + ts__bf16_to_f32(b))
+DEF_CUMSUM(cumsum_f32, float, ADD)
+DEF_CUMSUM(cumsum_f64, double, ADD)
+DEF_CUMSUM(cumsum_i32, int32_t, ADD_WRAP_I32)
+DEF_CUMSUM(cumsum_i64, int64_t, ADD_WRAP_I64)
+DEF_CUMSUM(cumsum_u8, uint8_t, ADD_WRAP_U8)
+DEF_CUMSUM(cumsum_i8, int8_t, ADD_WRAP_I8)
+DEF_CUMSUM(cumsum_i16, int16_t, ADD_WRAP_I16)
+DEF_CUMSUM(cumsum_u16, uint16_t, ADD_WRAP_U16)
+DEF_CUMSUM(cumsum_u32, uint32_t, ADD)
+DEF_CUMSUM(cumsum_u64, uint64_t, ADD)
+DEF_CUMSUM(cumsum_f16, ts_f16, ADD_F16)
+DEF_CUMSUM(cumsum_bf16, ts_bf16, ADD_BF16)
+static const cumsum_fn CUMSUM_FNS[TS_DTYPE_COUNT] = {
+  [TS_F32] = cumsum_f32, [TS_F64] = cumsum_f64, [TS_I32] = cumsum_i32,
+  [TS_I64] = cumsum_i64, [TS_U8] = cumsum_u8,   [TS_I8] = cumsum_i8,
+  [TS_I16] = cumsum_i16, [TS_U16] = cumsum_u16, [TS_U32] = cumsum_u32,
+  [TS_U64] = cumsum_u64, [TS_F16] = cumsum_f16, [TS_BF16] = cumsum_bf16,
+};
+
+/* The normalised axis, or -1 after an error (bad axis, a dtype without sums). */
+static int cumsum_axis(ts_loc loc, const ts_op_def *def, ts_dtype dtype, ts_shape shape,
+                       int64_t axis)
+{
+  char buf[TS_INFO_STR];
+  int ax;
+  if (!CUMSUM_FNS[dtype])
+    return ts__op_fail(loc, def, TS_ERR_DTYPE, "%s input %s is not supported; cast it to a number first",
+                       ts_dtype_name(dtype), ts__info_str(buf, dtype, shape)), -1;
+  if (!ts__axis(axis, shape.rank, &ax))
+    return ts__op_fail(loc, def, TS_ERR_INVALID_ARGUMENT,
+                       "axis %" PRId64 " is out of range for input %s (rank %d)", axis,
+                       ts__info_str(buf, dtype, shape), shape.rank), -1;
+  return ax;
+}
+
+static bool cumsum_infer(ts_infer_ctx *c)
+{
+  if (cumsum_axis(c->loc, c->def, c->in[0].dtype, c->in[0].shape, c->attrs[0].i) < 0)
+    return false;
+  c->out[0] = c->in[0];
+  return true;
+}
+
+static bool cumsum_cpu(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0];
+  int ax = cumsum_axis(k->loc, k->def, x->dtype, x->shape, k->attrs[0].i);
+  if (ax < 0)
+    return false;
+  if (x->size == 0)
+    return true;
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < x->shape.rank; d++) {
+    if (d < ax)
+      outer *= x->shape.dim[d];
+    else if (d > ax)
+      inner *= x->shape.dim[d];
+  }
+  void *acc = g_try_malloc_n((gsize)inner, ts_dtype_size(x->dtype));
+  if (!acc)
+    return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "out of memory for cumsum over %" PRId64 " rows",
+                           inner);
+  CUMSUM_FNS[x->dtype](x->data, k->out[0]->data, acc, outer, x->shape.dim[ax], inner,
+                       k->attrs[1].b, k->attrs[2].b);
+  g_free(acc);
+  return true;
+}
+
+/* g summed the other way: each x[k] adds into y[j] for the j after it
+ * (reverse: before it), exclusive or not alike (TensorFlow's CumsumGrad). */
+static bool cumsum_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                        ts_tensor **gi)
+{
+  return (gi[0] = ts_cumsum_at(c->loc, g[0], (int)c->attrs[0].i, c->attrs[1].b, !c->attrs[2].b)) != NULL;
+}
+
+static const ts_attr_def CUMSUM_ATTRS[] = {
+  { "axis", TS_ATTR_INT }, { "exclusive", TS_ATTR_BOOL }, { "reverse", TS_ATTR_BOOL }
+};
+
+/* no CUDA kernel: it runs on the CPU, visibly (an op event naming the CPU) */
+const ts_op_def ts__op_cumsum = {
+  .op = TS_OP_CUMSUM, .name = "Cumsum", .api_name = "cumsum", .n_inputs = 1, .n_outputs = 1,
+  .n_attrs = 3, .attrs = CUMSUM_ATTRS, .infer = cumsum_infer, .kernel[TS_DEVICE_CPU] = cumsum_cpu,
+  .grad = cumsum_grad,
+};
+
+ts_tensor *ts_cumsum_at(ts_loc loc, ts_tensor *x, int axis, bool exclusive, bool reverse)
+{
+  ts_attr attrs[] = { TS_ATTR_I(axis), TS_ATTR_B(exclusive), TS_ATTR_B(reverse) };
+  return ts__dispatch1(loc, TS_OP_CUMSUM, &x, 1, attrs);
+}
 
 ts_tensor *ts_argmax_at(ts_loc loc, ts_tensor *x, int axis)
 {
