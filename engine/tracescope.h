@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define TS_ABI_VERSION 12
+#define TS_ABI_VERSION 13
 #define TS_MAX_RANK 8
 #define TS_API __attribute__((visibility("default")))
 
@@ -416,7 +416,11 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(STRING_LOWER, string_lower, SHAPE)                                   \
   X(STRING_UPPER, string_upper, SHAPE)                                   \
   X(CONV_TRANSPOSE, conv_transpose, LINALG)                              \
-  X(LSTM_SEQUENCE, lstm_sequence, LINALG)
+  X(LSTM_SEQUENCE, lstm_sequence, LINALG)                                \
+  X(SIGN, sign, ARITH)                                                   \
+  X(ROUND, round, ARITH)                                                 \
+  X(ARGMIN, argmin, REDUCE)                                              \
+  X(CUMSUM, cumsum, REDUCE)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -533,7 +537,8 @@ TS_API ts_tensor *ts_gather_at(ts_loc loc, ts_tensor *params, ts_tensor *indices
   X(greater_equal) X(less) X(less_equal) X(equal) X(not_equal) X(logical_and) X(logical_or)
 #define TS__UNARY(X) \
   X(neg) X(abs) X(exp) X(log) X(sqrt) X(tanh) X(sigmoid) X(relu) X(logical_not) X(softplus) \
-  X(sin) X(cos) X(tan) X(asin) X(acos) X(atan) X(sinh) X(cosh) X(asinh) X(acosh) X(atanh) X(erf)
+  X(sin) X(cos) X(tan) X(asin) X(acos) X(atan) X(sinh) X(cosh) X(asinh) X(acosh) X(atanh) X(erf) \
+  X(sign) X(round)
 #define TS__DECL_BINARY(name) TS_API ts_tensor *ts_##name##_at(ts_loc loc, ts_tensor *a, ts_tensor *b);
 #define TS__DECL_UNARY(name) TS_API ts_tensor *ts_##name##_at(ts_loc loc, ts_tensor *x);
 TS__BINARY(TS__DECL_BINARY)
@@ -579,6 +584,8 @@ TS__UNARY(TS__DECL_UNARY)
 #define ts_acosh(x) ts_acosh_at(TS_HERE, (x))
 #define ts_atanh(x) ts_atanh_at(TS_HERE, (x))
 #define ts_erf(x) ts_erf_at(TS_HERE, (x)) /* the error function */
+#define ts_sign(x) ts_sign_at(TS_HERE, (x)) /* -1, 0 or 1 (nan stays nan, -0.0 gives 0), as np.sign */
+#define ts_round(x) ts_round_at(TS_HERE, (x)) /* half to even, as np.round; integers unchanged */
 TS_API ts_tensor *ts_where_at(ts_loc loc, ts_tensor *cond, ts_tensor *x, ts_tensor *y);
 #define ts_where(cond, x, y) ts_where_at(TS_HERE, (cond), (x), (y))
 
@@ -589,12 +596,20 @@ TS_API ts_tensor *ts_reduce_max_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool 
 TS_API ts_tensor *ts_reduce_min_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keepdims);
 TS_API ts_tensor *ts_reduce_prod_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keepdims);
 TS_API ts_tensor *ts_argmax_at(ts_loc loc, ts_tensor *x, int axis); /* i64 indices */
+TS_API ts_tensor *ts_argmin_at(ts_loc loc, ts_tensor *x, int axis); /* i64 indices */
 #define ts_reduce_sum(x, axes, keepdims) ts_reduce_sum_at(TS_HERE, (x), (axes), (keepdims))
 #define ts_reduce_mean(x, axes, keepdims) ts_reduce_mean_at(TS_HERE, (x), (axes), (keepdims))
 #define ts_reduce_max(x, axes, keepdims) ts_reduce_max_at(TS_HERE, (x), (axes), (keepdims))
 #define ts_reduce_min(x, axes, keepdims) ts_reduce_min_at(TS_HERE, (x), (axes), (keepdims))
 #define ts_reduce_prod(x, axes, keepdims) ts_reduce_prod_at(TS_HERE, (x), (axes), (keepdims))
 #define ts_argmax(x, axis) ts_argmax_at(TS_HERE, (x), (axis))
+#define ts_argmin(x, axis) ts_argmin_at(TS_HERE, (x), (axis))
+/* tf.math.cumsum: running sums along axis in x's dtype (integers wrap),
+ * from the end when reverse, each leaving out its own element when
+ * exclusive (starting from 0). */
+TS_API ts_tensor *ts_cumsum_at(ts_loc loc, ts_tensor *x, int axis, bool exclusive, bool reverse);
+#define ts_cumsum(x, axis, exclusive, reverse) \
+  ts_cumsum_at(TS_HERE, (x), (axis), (exclusive), (reverse))
 
 /* linear algebra and neural-network ops */
 /* [..., M, K] x [..., K, N] -> [..., M, N]; batch dims broadcast. */

@@ -47,6 +47,24 @@ static ts_tensor *case_trig(ts_call *c)
   return ts_concat(parts, 12, 0);
 }
 
+/* Sign and rounding at the half-way values, each on its part of the result. */
+static ts_tensor *case_rounding(ts_call *c)
+{
+  ts_tensor *x = A(0);
+  ts_tensor *i = ts_cast(x, TS_I32);
+  ts_tensor *parts[4] = { ts_sign(x), ts_cast(ts_sign(i), TS_F32), ts_round(x), ts_cast(ts_round(i), TS_F32) };
+  return ts_concat(parts, 4, 0);
+}
+
+/* Cumsum along each axis, with and without exclusive and reverse. */
+static ts_tensor *case_cumsum(ts_call *c)
+{
+  ts_tensor *x = A(0); /* [2,3] */
+  ts_tensor *parts[4] = { ts_cumsum(x, 0, false, false), ts_cumsum(x, 1, true, false),
+                          ts_cumsum(x, -1, false, true), ts_cumsum(x, 0, true, true) };
+  return ts_concat(parts, 4, 0);
+}
+
 static ts_tensor *case_shapes(ts_call *c)
 {
   ts_tensor *x = A(0); /* [2,6] */
@@ -65,13 +83,13 @@ static ts_tensor *case_shapes(ts_call *c)
 static ts_tensor *case_reductions(ts_call *c)
 {
   ts_tensor *x = A(0); /* [3,4] */
-  ts_tensor *parts[6] = {
+  ts_tensor *parts[7] = {
     ts_reduce_sum(x, TS_INTS(1), false), ts_reduce_mean(x, TS_INTS(1), false),
     ts_reduce_max(x, TS_INTS(1), false), ts_reduce_min(x, TS_INTS(-1), false),
     ts_reduce_prod(x, TS_INTS(1), false),
-    ts_cast(ts_argmax(x, 1), TS_F32),
+    ts_cast(ts_argmax(x, 1), TS_F32), ts_cast(ts_argmin(x, -1), TS_F32),
   };
-  ts_tensor *y = ts_concat(parts, 6, 0);
+  ts_tensor *y = ts_concat(parts, 7, 0);
   return ts_add(y, ts_reduce_sum(ts_reduce_mean(x, TS_ALL_AXES, true), (ts_ints){ .n = 0 }, false));
 }
 
@@ -163,6 +181,8 @@ static const onnx_op_case ONNX_OP_CASES[] = {
   { "compare_select", case_compare_select, "a, b", { "f32[5]=1,-2,3,4,-5", "f32[5]=1,2,-3,5,-6" } },
   { "math", case_math, "x", { "f32[2,3]=0.5,-1,2,-3,0.25,4" } },
   { "trig", case_trig, "x", { "f32[5]=0.5,-0.9,0,0.25,-0.125" } },
+  { "rounding", case_rounding, "x", { "f32[8]=-2.5,-1.5,-0.5,0,0.5,1.5,2.5,3.75" } },
+  { "cumsum", case_cumsum, "x", { "f32[2,3]=1,-2,3.5,4,0.25,-8" } },
   { "shapes", case_shapes, "x", { "f32[2,6]:range" } },
   { "reductions", case_reductions, "x", { "f32[3,4]=1,-2,3,0.5,4,4,-1,2,0.25,-8,6,1" } },
   { "nn", case_nn, "logits", { "f32[4,5]:uniform" } },

@@ -198,6 +198,8 @@ static ts_tensor *row_body(ts_call *c)
   case TS_OP_REDUCE_MIN: return ts_reduce_min(i, TS_AXES(-1), true);
   case TS_OP_REDUCE_PROD: return ts_reduce_prod(x, TS_ALL_AXES, false);
   case TS_OP_ARGMAX: return ts_argmax(x, 1);
+  case TS_OP_ARGMIN: return ts_argmin(x, 0);
+  case TS_OP_CUMSUM: return ts_cumsum(x, 1, false, false);
   case TS_OP_MATMUL: return ts_matmul_t(x, p, false, true);
   case TS_OP_SOFTMAX: return ts_softmax(x);
   case TS_OP_LOG_SOFTMAX: return ts_log_softmax(x);
@@ -442,6 +444,10 @@ static ts_tensor *edge_body(ts_call *c)
                                     ts_cast(ts_reshape(ts_slice(x, TS_INTS(0, 0), TS_INTS(2, 2)), TS_SHAPE(2, 1, 2)),
                                             TS_F16),
                                     NULL, TS_INTS(2), TS_INTS(1), TS_INTS(0), TS_INTS(6), 1);
+  case 33: return ts_argmin(ts_cast(ts_floordiv(ts_abs(i), ts_scalar_i32(4)), TS_U16), 1);
+  case 34: return ts_argmin(ts_cast(ts_where(ts_greater(x, ts_scalar_f32(0)), x, ts_scalar_f32(NAN)), TS_F16), 1);
+  case 35: return ts_cumsum(ts_cast(ts_mul(x, ts_scalar_f32(100)), TS_I8), 0, true, true); /* wraps */
+  case 36: return ts_cumsum(ts_cast(x, TS_F16), -1, false, true);
   default: return NULL;
   }
 }
@@ -483,6 +489,10 @@ static const struct {
   { "MaxPool int8 (SAME)", TS_OP_MAX_POOL2D },
   { "Conv2D bfloat16 (SAME)", TS_OP_CONV2D },
   { "ConvTranspose float16", TS_OP_CONV_TRANSPOSE },
+  { "ArgMin uint16, ties", TS_OP_ARGMIN },
+  { "ArgMin float16, NaN", TS_OP_ARGMIN },
+  { "Cumsum int8, exclusive, reverse", TS_OP_CUMSUM },
+  { "Cumsum float16, reverse", TS_OP_CUMSUM },
 };
 
 static int edge_cases(op_case *out)
@@ -791,6 +801,10 @@ FWD1(asinh, ts_asinh(in[0]))
 FWD1(acosh, ts_acosh(in[0]))
 FWD1(atanh, ts_atanh(in[0]))
 FWD1(erf, ts_erf(in[0]))
+FWD1(sign, ts_sign(in[0]))
+FWD1(round, ts_round(in[0]))
+FWD1(cumsum, ts_cumsum(in[0], 1, false, false))
+FWD1(cumsum_exclusive_reverse, ts_cumsum(in[0], 0, true, true))
 FWD1(add, ts_add(in[0], in[1]))
 FWD1(sub, ts_sub(in[0], in[1]))
 FWD1(mul, ts_mul(in[0], in[1]))
@@ -977,6 +991,10 @@ static const grad_case GRAD_CASES[] = {
   { "Acosh", TS_OP_ACOSH, fwd_acosh, 1, { S(3, 4) }, 1.2, 3, false },
   { "Atanh", TS_OP_ATANH, fwd_atanh, 1, { S(3, 4) }, -0.8, 0.8, false },
   { "Erf", TS_OP_ERF, fwd_erf, 1, { S(3, 4) }, -2, 2, false },
+  { "Sign", TS_OP_SIGN, fwd_sign, 1, { S(3, 4) }, -2, 2, false },
+  { "Round", TS_OP_ROUND, fwd_round, 1, { S(3, 4) }, 0.1, 0.4, false },
+  { "Cumsum", TS_OP_CUMSUM, fwd_cumsum, 1, { S(3, 4) }, -2, 2, false },
+  { "Cumsum (exclusive, reverse)", TS_OP_CUMSUM, fwd_cumsum_exclusive_reverse, 1, { S(3, 4) }, -2, 2, false },
   { "Add (broadcast rows)", TS_OP_ADD, fwd_add, 2, { S(3, 4), S(4) }, -2, 2, false },
   { "Add (outer)", TS_OP_ADD, fwd_add, 2, { S(3, 1), S(1, 4) }, -2, 2, false },
   { "Sub (scalar)", TS_OP_SUB, fwd_sub, 2, { TS_SCALAR_SHAPE, S(3, 4) }, -2, 2, false },

@@ -431,6 +431,73 @@ static void test_unary_trig(void)
 
 /* ---- broadcasting ----------------------------------------------------------------- */
 
+/* Sign as np.sign (values from NumPy 1.24): -1, 0 or 1 in the input's
+ * dtype, nan kept, -0.0 giving +0.0; every float width, the integers
+ * (unsigned: 0 or 1), rank 0 and size 0; bool refused. */
+static void test_sign(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_shape s8 = TS_SHAPE(8);
+  for (ts_dtype dt = TS_F32; dt <= TS_BF16; dt++) {
+    if (!ts_dtype_is_float(dt))
+      continue;
+    ts_tensor *y = ts_sign(ts_cast(F64(s8, -2.5, -0.5, -0.0, 0.0, 0.5, NAN, INFINITY, -INFINITY), dt));
+    CHECK(y, dt, s8, -1, -1, 0, 0, 1, NAN, 1, -1);
+    g_assert_false(signbit(ts_tensor_get_f64(y, 2))); /* np.sign(-0.0) is 0.0 */
+  }
+  CHECK(ts_sign(ts_scalar_f64(-1e-300)), TS_F64, TS_SCALAR_SHAPE, -1);
+  ts_shape s4 = TS_SHAPE(4);
+  CHECK_I64(ts_sign(I32(s4, INT32_MIN, -7, 0, INT32_MAX)), TS_I32, s4, -1, -1, 0, 1);
+  CHECK_I64(ts_sign(I64(s4, INT64_MIN, -1, 0, 3)), TS_I64, s4, -1, -1, 0, 1);
+  CHECK_I64(ts_sign(ts_cast(I32(s4, -128, -1, 0, 127), TS_I8)), TS_I8, s4, -1, -1, 0, 1);
+  CHECK_I64(ts_sign(ts_cast(I32(s4, -32768, -1, 0, 5), TS_I16)), TS_I16, s4, -1, -1, 0, 1);
+  CHECK(ts_sign(U8(s4, 0, 1, 128, 255)), TS_U8, s4, 0, 1, 1, 1);
+  CHECK_I64(ts_sign(ts_cast(I64(s4, 0, 1, 65535, 7), TS_U16)), TS_U16, s4, 0, 1, 1, 1);
+  CHECK_I64(ts_sign(ts_cast(I64(s4, 0, 1, 4294967295, 7), TS_U32)), TS_U32, s4, 0, 1, 1, 1);
+  CHECK_I64(ts_sign(ts_cast(I64(s4, 0, 1, INT64_MAX, -1), TS_U64)), TS_U64, s4, 0, 1, 1, 1);
+  CHECK_I64(ts_sign(ts_scalar_i32(-3)), TS_I32, TS_SCALAR_SHAPE, -1);
+  ts_shape empty = TS_SHAPE(2, 0);
+  check_header(ts_sign(ts_tensor_new(TS_F32, empty)), TS_F32, empty, 0);
+  g_assert_null(ts_sign(ts_scalar_bool(true)));
+  expect_error(TS_ERR_DTYPE, "Sign", "bool", NULL);
+  ts_scope_end(s);
+}
+
+/* Round as np.round (values from NumPy 1.24): half to even, -0.5 and
+ * -0.0 giving -0.0, 0.49999997 giving 0 (where floor(x + 0.5) gives 1),
+ * nan and inf kept, halves near the last integer bits; integers
+ * unchanged; rank 0 and size 0; bool refused. */
+static void test_round(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_shape s12 = TS_SHAPE(12);
+  for (ts_dtype dt = TS_F32; dt <= TS_BF16; dt++) {
+    if (!ts_dtype_is_float(dt))
+      continue;
+    ts_tensor *y = ts_round(ts_cast(F64(s12, -2.5, -1.5, -0.5, -0.0, 0.5, 1.5, 2.5, 3.5, -3.7,
+                                        0.49999997, NAN, INFINITY), dt));
+    CHECK(y, dt, s12, -2, -2, -0.0, -0.0, 0, 2, 2, 4, -4, 0, NAN, INFINITY);
+    g_assert_true(signbit(ts_tensor_get_f64(y, 2)) && signbit(ts_tensor_get_f64(y, 3)));
+    g_assert_false(signbit(ts_tensor_get_f64(y, 4)));
+  }
+  ts_shape s3 = TS_SHAPE(3);
+  CHECK(ts_round(F32(s3, 8388607.5f, 16777216, -1e30f)), TS_F32, s3, 8388608, 16777216, -1e30f);
+  CHECK(ts_round(F64(s3, 2.5000000000000004, 4503599627370495.5, -0.5000000000000001)), TS_F64, s3, 3,
+        4503599627370496.0, -1);
+  CHECK(ts_round(ts_scalar_f64(-1.5)), TS_F64, TS_SCALAR_SHAPE, -2);
+  ts_shape s2 = TS_SHAPE(2);
+  CHECK_I64(ts_round(I64(s2, INT64_MAX, INT64_MIN)), TS_I64, s2, INT64_MAX, INT64_MIN);
+  CHECK_I64(ts_round(I32(s2, -7, INT32_MAX)), TS_I32, s2, -7, INT32_MAX);
+  CHECK_I64(ts_round(ts_cast(I32(s2, -128, 127), TS_I8)), TS_I8, s2, -128, 127);
+  CHECK(ts_round(U8(s2, 0, 255)), TS_U8, s2, 0, 255);
+  CHECK_I64(ts_round(ts_cast(I64(s2, 0, INT64_MAX), TS_U64)), TS_U64, s2, 0, INT64_MAX);
+  ts_shape empty = TS_SHAPE(0, 3);
+  check_header(ts_round(ts_tensor_new(TS_F64, empty)), TS_F64, empty, 0);
+  g_assert_null(ts_round(ts_scalar_bool(true)));
+  expect_error(TS_ERR_DTYPE, "Round", "bool", NULL);
+  ts_scope_end(s);
+}
+
 static void test_broadcast_basic(void)
 {
   ts_scope *s = ts_scope_begin();
@@ -836,6 +903,8 @@ int main(int argc, char **argv)
   g_test_add_func("/ops/elementwise/unary-numeric", test_unary_numeric);
   g_test_add_func("/ops/elementwise/unary-float", test_unary_float);
   g_test_add_func("/ops/elementwise/unary-trig", test_unary_trig);
+  g_test_add_func("/ops/elementwise/sign", test_sign);
+  g_test_add_func("/ops/elementwise/round", test_round);
   g_test_add_func("/ops/elementwise/broadcast", test_broadcast_basic);
   g_test_add_func("/ops/elementwise/broadcast-empty", test_broadcast_empty);
   g_test_add_func("/ops/elementwise/broadcast-errors", test_broadcast_errors);

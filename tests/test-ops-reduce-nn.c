@@ -1,4 +1,4 @@
-/* Reductions, ArgMax, Softmax, LogSoftmax, SparseSoftmaxCrossEntropyWithLogits and Dropout. */
+/* Reductions, ArgMax, ArgMin, Cumsum, Softmax, LogSoftmax, SparseSoftmaxCrossEntropyWithLogits and Dropout. */
 #include <tracescope.h>
 
 #include <glib.h>
@@ -406,6 +406,109 @@ static void test_argmax(void)
   ts_scope_end(scope);
 }
 
+/* ArgMin as np.argmin (values from NumPy 1.24): ties take the first index,
+ * the first NaN wins (NaN counts as the smallest, as ArgMax counts it the
+ * largest), -0.0 ties 0.0, every dtype's extremes; the errors name ArgMin. */
+static void test_argmin(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  float v[] = { 1, 5, 5, 7, 2, 7 };
+  ts_tensor *x = f32(SH(2, 3), v);
+  ASSERT_VALUES(ts_argmin(x, 1), TS_I64, SH(2), 0, 0, 1);
+  ASSERT_VALUES(ts_argmin(x, -1), TS_I64, SH(2), 0, 0, 1);
+  ASSERT_VALUES(ts_argmin(x, 0), TS_I64, SH(3), 0, 0, 1, 0);
+  ASSERT_VALUES(ts_argmin(iota_234(), 1), TS_I64, SH(2, 4), 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  int32_t i32[] = { 3, 1, 9, 5, 1, 10, 4, -4, 4, -4, 4, 4 };
+  ts_tensor *xi = ts_constant(TS_I32, SH(2, 2, 3), i32);
+  ASSERT_VALUES(ts_argmin(xi, 1), TS_I64, SH(2, 3), 0, 0, 0, 0, 1, 0, 0);
+  ASSERT_VALUES(ts_argmin(xi, 2), TS_I64, SH(2, 2), 0, 1, 1, 1, 0);
+  for (ts_dtype dt = TS_F32; dt <= TS_BF16; dt++) {
+    if (!ts_dtype_is_float(dt))
+      continue;
+    float withnan[] = { 2, NAN, -3, NAN };
+    ASSERT_VALUES(ts_argmin(ts_cast(f32(SH(4), withnan), dt), 0), TS_I64, TS_SCALAR_SHAPE, 0, 1);
+    float infs[] = { INFINITY, INFINITY, -INFINITY, -INFINITY, -0.0f, 0.0f, 0.0f, -0.0f };
+    ASSERT_VALUES(ts_argmin(ts_cast(f32(SH(4, 2), infs), dt), 1), TS_I64, SH(4), 0, 0, 0, 0, 0);
+  }
+  float nan_first[] = { NAN, -1 };
+  ASSERT_VALUES(ts_argmin(f32(SH(2), nan_first), 0), TS_I64, TS_SCALAR_SHAPE, 0, 0);
+  bool b[] = { true, false, false };
+  ASSERT_VALUES(ts_argmin(ts_constant(TS_BOOL, SH(3), b), 0), TS_I64, TS_SCALAR_SHAPE, 0, 1);
+  uint8_t u8[] = { 255, 0, 0 };
+  ASSERT_VALUES(ts_argmin(ts_constant(TS_U8, SH(3), u8), 0), TS_I64, TS_SCALAR_SHAPE, 0, 1);
+  int8_t i8[] = { 0, -128, -128 };
+  ASSERT_VALUES(ts_argmin(ts_constant(TS_I8, SH(3), i8), 0), TS_I64, TS_SCALAR_SHAPE, 0, 1);
+  uint64_t u64[] = { UINT64_MAX, UINT64_C(1) << 63 };
+  ASSERT_VALUES(ts_argmin(ts_constant(TS_U64, SH(2), u64), 0), TS_I64, TS_SCALAR_SHAPE, 0, 1);
+  int64_t i64[] = { INT64_MAX, INT64_MIN, INT64_MIN };
+  ASSERT_VALUES(ts_argmin(ts_constant(TS_I64, SH(3), i64), 0), TS_I64, TS_SCALAR_SHAPE, 0, 1);
+  assert_shape(ts_argmin(ts_tensor_new(TS_F64, SH(3, 0)), 0), TS_I64, SH(0));
+  g_assert_false(ts_failed());
+
+  g_assert_null(ts_argmin(ts_tensor_new(TS_F32, SH(3, 0)), 1));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "ArgMin", "attempt to get argmin of an empty sequence", "f32[3,0]");
+  g_assert_null(ts_argmin(x, 2));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "ArgMin", "axis 2", "f32[2,3]");
+  g_assert_null(ts_argmin(ts_scalar_f32(1), 0));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "ArgMin", "axis 0", "f32[]");
+  ts_scope_end(scope);
+}
+
+/* Cumsum as tf.math.cumsum, its values from NumPy 1.24 (np.cumsum in the
+ * input's dtype; exclusive and reverse through flips and a difference):
+ * every axis and flag, integers wrapping, NaN carried on, -0.0 kept as
+ * the first sum, 16-bit floats rounded at every step, rank 0 and size 0
+ * refused or empty, bool refused. */
+static void test_cumsum(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  float v[] = { 1, 2, 3, 4, 5, 6 };
+  ts_tensor *x = f32(SH(2, 3), v);
+  ASSERT_VALUES(ts_cumsum(x, 1, false, false), TS_F32, SH(2, 3), 0, 1, 3, 6, 4, 9, 15);
+  ASSERT_VALUES(ts_cumsum(x, -1, false, false), TS_F32, SH(2, 3), 0, 1, 3, 6, 4, 9, 15);
+  ASSERT_VALUES(ts_cumsum(x, 0, false, false), TS_F32, SH(2, 3), 0, 1, 2, 3, 5, 7, 9);
+  ASSERT_VALUES(ts_cumsum(x, 1, true, false), TS_F32, SH(2, 3), 0, 0, 1, 3, 0, 4, 9);
+  ASSERT_VALUES(ts_cumsum(x, 1, false, true), TS_F32, SH(2, 3), 0, 6, 5, 3, 15, 11, 6);
+  ASSERT_VALUES(ts_cumsum(x, 1, true, true), TS_F32, SH(2, 3), 0, 5, 3, 0, 11, 6, 0);
+  ASSERT_VALUES(ts_cumsum(x, 0, true, true), TS_F32, SH(2, 3), 0, 4, 5, 6, 0, 0, 0);
+  ASSERT_VALUES(ts_cumsum(iota_234(), 1, false, false), TS_F32, SH(2, 3, 4), 0,
+                0, 1, 2, 3, 4, 6, 8, 10, 12, 15, 18, 21,
+                12, 13, 14, 15, 28, 30, 32, 34, 48, 51, 54, 57);
+  int8_t i8[] = { 100, 100, 100 };
+  ASSERT_VALUES(ts_cumsum(ts_constant(TS_I8, SH(3), i8), 0, false, false), TS_I8, SH(3), 0, 100, -56, 44);
+  int32_t i32[] = { INT32_MAX, 1 };
+  ASSERT_VALUES(ts_cumsum(ts_constant(TS_I32, SH(2), i32), 0, false, false), TS_I32, SH(2), 0,
+                INT32_MAX, INT32_MIN);
+  uint8_t u8[] = { 200, 100 };
+  ASSERT_VALUES(ts_cumsum(ts_constant(TS_U8, SH(2), u8), 0, false, false), TS_U8, SH(2), 0, 200, 44);
+  int64_t i64[] = { INT64_MIN, -1 };
+  ts_tensor *w = ts_cumsum(ts_constant(TS_I64, SH(2), i64), 0, false, false);
+  g_assert_cmpint(ts_tensor_get_i64(w, 1), ==, INT64_MAX);
+  double nan_at[] = { 1, NAN, 2 };
+  ASSERT_VALUES(ts_cumsum(ts_constant(TS_F64, SH(3), nan_at), 0, false, false), TS_F64, SH(3), 0, 1, NAN, NAN);
+  double zeros[] = { -0.0, -0.0 };
+  ts_tensor *z = ts_cumsum(ts_constant(TS_F64, SH(2), zeros), 0, false, false);
+  g_assert_true(signbit(ts_tensor_get_f64(z, 0)) && signbit(ts_tensor_get_f64(z, 1)));
+  /* float16 rounds every sum: 2048 + 1 is 2048 again */
+  float h[] = { 2048, 1, 1, 1 };
+  ASSERT_VALUES(ts_cumsum(ts_cast(f32(SH(4), h), TS_F16), 0, false, false), TS_F16, SH(4), 0, 2048, 2048,
+                2048, 2048);
+  float big[] = { 1e8f, 1, 1, 1, 1 };
+  ASSERT_VALUES(ts_cumsum(f32(SH(5), big), 0, false, false), TS_F32, SH(5), 0, 1e8, 1e8, 1e8, 1e8, 1e8);
+  assert_shape(ts_cumsum(ts_tensor_new(TS_F32, SH(3, 0)), 1, true, true), TS_F32, SH(3, 0));
+  assert_shape(ts_cumsum(ts_tensor_new(TS_I32, SH(0, 2)), 0, false, false), TS_I32, SH(0, 2));
+  g_assert_false(ts_failed());
+
+  g_assert_null(ts_cumsum(ts_scalar_f32(1), 0, false, false));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "Cumsum", "axis 0", "f32[]");
+  g_assert_null(ts_cumsum(x, 2, false, false));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "Cumsum", "axis 2", "f32[2,3]");
+  bool b[] = { true, false };
+  g_assert_null(ts_cumsum(ts_constant(TS_BOOL, SH(2), b), 0, false, false));
+  ASSERT_ERROR(TS_ERR_DTYPE, "Cumsum", "bool");
+  ts_scope_end(scope);
+}
+
 /* ---- Softmax family ------------------------------------------------------------------ */
 
 static void test_softmax(void)
@@ -740,6 +843,8 @@ int main(int argc, char **argv)
   g_test_add_func("/reduce/empty", test_empty);
   g_test_add_func("/reduce/errors", test_reduce_errors);
   g_test_add_func("/reduce/argmax", test_argmax);
+  g_test_add_func("/reduce/argmin", test_argmin);
+  g_test_add_func("/reduce/cumsum", test_cumsum);
   g_test_add_func("/reduce/rows-at-once", test_rows_at_once);
   g_test_add_func("/nn/softmax", test_softmax);
   g_test_add_func("/nn/log-softmax", test_log_softmax);

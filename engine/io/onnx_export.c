@@ -358,8 +358,14 @@ SAME(less, "Less") SAME(less_equal, "LessOrEqual") SAME(equal, "Equal") SAME(log
 SAME(logical_or, "Or") SAME(logical_not, "Not") SAME(where, "Where") SAME(identity, "Identity")
 SAME(read_variable, "Identity") SAME(sin, "Sin") SAME(cos, "Cos") SAME(tan, "Tan") SAME(asin, "Asin")
 SAME(acos, "Acos") SAME(atan, "Atan") SAME(sinh, "Sinh") SAME(cosh, "Cosh") SAME(asinh, "Asinh")
-SAME(acosh, "Acosh") SAME(atanh, "Atanh") SAME(erf, "Erf")
+SAME(acosh, "Acosh") SAME(atanh, "Atanh") SAME(erf, "Erf") SAME(sign, "Sign")
 #undef SAME
+
+/* ONNX's Round takes floats only; an integer is its own rounding. */
+static bool emit_round(emit_ctx *c)
+{
+  return emit_same(c, ts_dtype_is_float(input_info(c->n, 0).dtype) ? "Round" : "Identity");
+}
 
 static bool emit_not_equal(emit_ctx *c)
 {
@@ -522,13 +528,25 @@ static bool emit_reduce_max(emit_ctx *c) { return emit_reduce(c, "ReduceMax", fa
 static bool emit_reduce_min(emit_ctx *c) { return emit_reduce(c, "ReduceMin", false); }
 static bool emit_reduce_prod(emit_ctx *c) { return emit_reduce(c, "ReduceProd", false); }
 
-static bool emit_argmax(emit_ctx *c)
+static bool emit_arg(emit_ctx *c, const char *op)
 {
-  Onnx__NodeProto *node = node1(c, "ArgMax", c->out[0], 1, c->in[0]);
+  Onnx__NodeProto *node = node1(c, op, c->out[0], 1, c->in[0]);
   attr_int(c, node, "axis", attr(c->n, 0)->i);
   attr_int(c, node, "keepdims", 0);
   return true;
 }
+static bool emit_argmax(emit_ctx *c) { return emit_arg(c, "ArgMax"); }
+
+/* CumSum takes its axis as an input */
+static bool emit_cumsum(emit_ctx *c)
+{
+  int64_t axis = attr(c->n, 0)->i;
+  Onnx__NodeProto *node = node1(c, "CumSum", c->out[0], 2, c->in[0], const_i64(c, "axis", &axis, 1, true));
+  attr_int(c, node, "exclusive", attr(c->n, 1)->b);
+  attr_int(c, node, "reverse", attr(c->n, 2)->b);
+  return true;
+}
+static bool emit_argmin(emit_ctx *c) { return emit_arg(c, "ArgMin"); }
 
 /* x with its last two dims swapped (a transposed MatMul operand). */
 static const char *swap_last(emit_ctx *c, int input, const char *what)
@@ -990,7 +1008,8 @@ static const struct {
   { TS_OP_IF, emit_if }, { TS_OP_WHILE, emit_while }, { TS_OP_SIN, emit_sin },
   { TS_OP_COS, emit_cos }, { TS_OP_TAN, emit_tan }, { TS_OP_ASIN, emit_asin }, { TS_OP_ACOS, emit_acos },
   { TS_OP_ATAN, emit_atan }, { TS_OP_SINH, emit_sinh }, { TS_OP_COSH, emit_cosh }, { TS_OP_ASINH, emit_asinh },
-  { TS_OP_ACOSH, emit_acosh }, { TS_OP_ATANH, emit_atanh }, { TS_OP_ERF, emit_erf },
+  { TS_OP_ACOSH, emit_acosh }, { TS_OP_ATANH, emit_atanh }, { TS_OP_ERF, emit_erf }, { TS_OP_SIGN, emit_sign },
+  { TS_OP_ROUND, emit_round }, { TS_OP_ARGMIN, emit_argmin }, { TS_OP_CUMSUM, emit_cumsum },
   { TS_OP_CONV_TRANSPOSE, emit_conv_transpose }, { TS_OP_LSTM_SEQUENCE, emit_lstm_sequence },
 };
 

@@ -157,8 +157,8 @@ UNARY(op_reciprocal, ts_div_at(HERE, scalar(x, 1), x))
 UNARY(op_floor, ts_floordiv_at(HERE, x, scalar(x, 1)))
 UNARY(op_ceil, ts_neg_at(HERE, ts_floordiv_at(HERE, ts_neg_at(HERE, x), scalar(x, 1))))
 UNARY(op_isnan, ts_not_equal_at(HERE, x, x))
-UNARY(op_sign, ts_sub_at(HERE, ts_cast_at(HERE, ts_greater_at(HERE, x, scalar(x, 0)), ts_tensor_dtype(x)),
-                         ts_cast_at(HERE, ts_less_at(HERE, x, scalar(x, 0)), ts_tensor_dtype(x))))
+UNARY(op_sign, ts_sign_at(HERE, x))
+UNARY(op_round, ts_round_at(HERE, x)) /* half to even */
 UNARY(op_softsign, ts_div_at(HERE, x, ts_add_at(HERE, scalar(x, 1), ts_abs_at(HERE, x))))
 UNARY(op_softplus, ts_softplus_at(HERE, x)) /* log(1 + exp(x)) without overflow */
 UNARY(op_sin, ts_sin_at(HERE, x))
@@ -943,27 +943,22 @@ static bool op_reduce_log_sum_exp(onnx_node_ctx *c)
 
 static bool arg_reduce(onnx_node_ctx *c, bool min)
 {
-  ts_tensor *x = IN(0);
-  if (!x)
+  ts_tensor *v = IN(0);
+  if (!v)
     return false;
-  if (min && !ts_dtype_is_float(ts_tensor_dtype(x)) && ts_tensor_dtype(x) != TS_I32 && ts_tensor_dtype(x) != TS_I64) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "ArgMin of %s", ts_dtype_name(ts_tensor_dtype(x)));
-    return false;
-  }
   int64_t axis = attr_int(c, "axis", 0);
-  if (!norm_axis(c, &axis, ts_tensor_rank(x)))
+  if (!norm_axis(c, &axis, ts_tensor_rank(v)))
     return false;
-  ts_tensor *v = min ? ts_neg_at(HERE, x) : x;
-  int64_t dim = ts_tensor_dim(x, (int)axis);
+  int64_t dim = ts_tensor_dim(v, (int)axis);
   bool last = attr_int(c, "select_last_index", 0) != 0;
   if (last && dim < 0) {
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "select_last_index on an unknown dim");
     return false;
   }
-  /* the last maximum: the first of the reversed axis, counted back */
+  /* the last best: the first of the reversed axis, counted back */
   if (last)
     v = ts_gather_at(HERE, v, ts_range_at(HERE, TS_I64, (double)dim - 1, -1, -1), (int)axis);
-  ts_tensor *y = ts_argmax_at(HERE, v, (int)axis);
+  ts_tensor *y = (min ? ts_argmin_at : ts_argmax_at)(HERE, v, (int)axis);
   if (last)
     y = ts_sub_at(HERE, ts_scalar_i64(dim - 1), y);
   if (y && attr_int(c, "keepdims", 1))
@@ -2506,22 +2501,6 @@ static bool op_one_hot(onnx_node_ctx *c)
   return out1(c, ts_where_at(HERE, hot, on, off));
 }
 
-/* Round half to even: floor, then up when the rest is over a half, or a half and the floor odd. */
-static bool op_round(onnx_node_ctx *c)
-{
-  ts_tensor *x = IN(0);
-  if (!x)
-    return false;
-  ts_tensor *f = ts_floordiv_at(HERE, x, scalar(x, 1)), *rest = ts_sub_at(HERE, x, f);
-  ts_tensor *odd = ts_not_equal_at(HERE, ts_mod_at(HERE, f, scalar(x, 2)), scalar(x, 0));
-  ts_tensor *up = ts_logical_or_at(HERE, ts_greater_at(HERE, rest, scalar(x, 0.5)),
-                                   ts_logical_and_at(HERE, ts_equal_at(HERE, rest, scalar(x, 0.5)), odd));
-  /* inf and nan stay themselves */
-  ts_tensor *r = ts_where_at(HERE, up, ts_add_at(HERE, f, scalar(x, 1)), f);
-  ts_tensor *finite = ts_less_at(HERE, ts_abs_at(HERE, x), scalar(x, INFINITY));
-  return out1(c, ts_where_at(HERE, finite, r, x));
-}
-
 static bool op_isinf(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0);
@@ -2757,41 +2736,18 @@ static bool op_space_to_depth(onnx_node_ctx *c)
   return out1(c, reshape(y, TS_SHAPE(n, ch < 0 ? -1 : ch * b * b, h, w)));
 }
 
-/* CumSum: running sums slice by slice, in order (as the reference adds). */
+/* CumSum: our Cumsum row, in order (as the reference adds); the axis a
+ * tensor known when the graph is built. */
 static bool op_cumsum(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0);
   double axis_d;
   if (!x || !host_double(c, 1, &axis_d))
     return false;
-  int rank = ts_tensor_rank(x);
   int64_t axis = (int64_t)axis_d;
-  if (!norm_axis(c, &axis, rank))
+  if (!norm_axis(c, &axis, ts_tensor_rank(x)))
     return false;
-  int64_t dim = ts_tensor_dim(x, (int)axis);
-  if (dim < 0 || dim > 4096) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "CumSum over %" PRId64 " elements (at most 4096, known)", dim);
-    return false;
-  }
-  bool exclusive = attr_int(c, "exclusive", 0), reverse = attr_int(c, "reverse", 0);
-  ts_tensor **parts = g_new0(ts_tensor *, dim + 1);
-  ts_tensor *acc = NULL;
-  for (int64_t k = 0; k < dim; k++) {
-    int64_t at = reverse ? dim - 1 - k : k;
-    ts_ints begin = { .n = rank }, size = { .n = rank };
-    for (int e = 0; e < rank; e++) {
-      begin.v[e] = e == axis ? at : 0;
-      size.v[e] = e == axis ? 1 : -1;
-    }
-    ts_tensor *slice = ts_slice_at(HERE, x, begin, size);
-    ts_tensor *prev = acc;
-    acc = acc ? ts_add_at(HERE, acc, slice) : slice;
-    parts[at] = exclusive ? (prev ? prev : ts_zeros_like_at(HERE, slice)) : acc;
-  }
-  ts_tensor *y = dim == 0 ? ts_identity_at(HERE, x) : dim == 1 ? ts_identity_at(HERE, parts[0])
-                                                               : ts_concat_at(HERE, parts, (int)dim, (int)axis);
-  g_free(parts);
-  return out1(c, y);
+  return out1(c, ts_cumsum_at(HERE, x, (int)axis, attr_int(c, "exclusive", 0), attr_int(c, "reverse", 0)));
 }
 
 /* attribute name's count values (each unit where it is absent); false

@@ -1,10 +1,10 @@
-/* ops/reduce.c — reductions (Sum, Mean, Max, Min, Prod) and ArgMax.
+/* ops/reduce.c — reductions (Sum, Mean, Max, Min, Prod), ArgMax, ArgMin and Cumsum.
  *
  * Semantics follow TensorFlow: integer sums and products wrap (computed
  * unsigned), integer means sum exactly (128 bits) and truncate toward zero,
  * sums and products of f32 accumulate in f64 (more accurate than TF, which
- * accumulates in f32), Max/Min propagate NaN, ArgMax picks the first of
- * equal values and treats NaN as the largest.  Reducing over zero
+ * accumulates in f32), Max/Min propagate NaN, ArgMax and ArgMin pick the
+ * first of equal values and a NaN before any number (as NumPy's).  Reducing over zero
  * elements gives 0 (Sum), 1 (Prod), NaN (float Mean) and is an error for
  * Max, Min and integer Mean. */
 #include "engine-private.h"
@@ -12,6 +12,7 @@
 #include <glib.h>
 #include <inttypes.h>
 #include <math.h>
+#include <string.h>
 
 enum { K_SUM, K_MEAN, K_MAX, K_MIN, K_PROD, K_COUNT };
 _Static_assert(TS_OP_REDUCE_PROD - TS_OP_REDUCE_SUM == K_PROD,
@@ -578,16 +579,16 @@ DEF_REDUCE_OP(REDUCE_MAX, reduce_max, "Max")
 DEF_REDUCE_OP(REDUCE_MIN, reduce_min, "Min")
 DEF_REDUCE_OP(REDUCE_PROD, reduce_prod, "Prod")
 
-/* ---- ArgMax ---------------------------------------------------------------- */
+/* ---- ArgMax, ArgMin ------------------------------------------------------------ */
 
-/* Writes the index of the largest of x [outer, n, inner] along n into
- * y [outer, inner]; best holds `inner` values. */
-typedef void (*argmax_fn)(const void *x, int64_t *y, void *best, int64_t outer, int64_t n,
-                          int64_t inner);
+/* Writes the index of the largest (ArgMin: the smallest) of x [outer, n,
+ * inner] along n into y [outer, inner]; best holds `inner` values. */
+typedef void (*arg_fn)(const void *x, int64_t *y, void *best, int64_t outer, int64_t n,
+                       int64_t inner);
 
 /* best holds C numbers (8 bytes at most): V(x) widens a 16-bit float */
-#define DEF_ARGMAX(name, T, BETTER) DEF_ARGMAX_AS(name, T, T, AS_IS, BETTER)
-#define DEF_ARGMAX_AS(name, T, C, V, BETTER)                                              \
+#define DEF_ARG(name, T, BETTER) DEF_ARG_AS(name, T, T, AS_IS, BETTER)
+#define DEF_ARG_AS(name, T, C, V, BETTER)                                                 \
   static void name(const void *xv, int64_t *y, void *bestv, int64_t outer, int64_t n,    \
                    int64_t inner)                                                         \
   {                                                                                       \
@@ -606,32 +607,38 @@ typedef void (*argmax_fn)(const void *x, int64_t *y, void *best, int64_t outer, 
       }                                                                                   \
     }                                                                                     \
   }
-#define BETTER_F(v, b) (((v) > (b) || isnan(v)) && !isnan(b))
-#define BETTER_I(v, b) ((v) > (b))
-DEF_ARGMAX(argmax_f32, float, BETTER_F)
-DEF_ARGMAX(argmax_f64, double, BETTER_F)
-DEF_ARGMAX(argmax_i32, int32_t, BETTER_I)
-DEF_ARGMAX(argmax_i64, int64_t, BETTER_I)
-DEF_ARGMAX(argmax_u8, uint8_t, BETTER_I)
-DEF_ARGMAX(argmax_bool, bool, BETTER_I)
-DEF_ARGMAX(argmax_i8, int8_t, BETTER_I)
-DEF_ARGMAX(argmax_i16, int16_t, BETTER_I)
-DEF_ARGMAX(argmax_u16, uint16_t, BETTER_I)
-DEF_ARGMAX(argmax_u32, uint32_t, BETTER_I)
-DEF_ARGMAX(argmax_u64, uint64_t, BETTER_I)
-DEF_ARGMAX_AS(argmax_f16, ts_f16, float, ts__f16_to_f32, BETTER_F)
-DEF_ARGMAX_AS(argmax_bf16, ts_bf16, float, ts__bf16_to_f32, BETTER_F)
-static const argmax_fn ARGMAX_FNS[TS_DTYPE_COUNT] = {
-  [TS_F32] = argmax_f32, [TS_F64] = argmax_f64, [TS_I32] = argmax_i32,
-  [TS_I64] = argmax_i64, [TS_U8] = argmax_u8,   [TS_BOOL] = argmax_bool,
-  [TS_I8] = argmax_i8,   [TS_I16] = argmax_i16, [TS_U16] = argmax_u16,
-  [TS_U32] = argmax_u32, [TS_U64] = argmax_u64, [TS_F16] = argmax_f16,
-  [TS_BF16] = argmax_bf16,
-};
+/* a NaN beats every number and no later NaN: the first NaN wins both */
+#define MORE_F(v, b) (((v) > (b) || isnan(v)) && !isnan(b))
+#define LESS_F(v, b) (((v) < (b) || isnan(v)) && !isnan(b))
+#define MORE_I(v, b) ((v) > (b))
+#define LESS_I(v, b) ((v) < (b))
+/* arg##_fns: one loop per dtype */
+#define DEF_ARG_FNS(arg, BETTER_F, BETTER_I)                                              \
+  DEF_ARG(arg##_f32, float, BETTER_F)                                                     \
+  DEF_ARG(arg##_f64, double, BETTER_F)                                                    \
+  DEF_ARG(arg##_i32, int32_t, BETTER_I)                                                   \
+  DEF_ARG(arg##_i64, int64_t, BETTER_I)                                                   \
+  DEF_ARG(arg##_u8, uint8_t, BETTER_I)                                                    \
+  DEF_ARG(arg##_bool, bool, BETTER_I)                                                     \
+  DEF_ARG(arg##_i8, int8_t, BETTER_I)                                                     \
+  DEF_ARG(arg##_i16, int16_t, BETTER_I)                                                   \
+  DEF_ARG(arg##_u16, uint16_t, BETTER_I)                                                  \
+  DEF_ARG(arg##_u32, uint32_t, BETTER_I)                                                  \
+  DEF_ARG(arg##_u64, uint64_t, BETTER_I)                                                  \
+  DEF_ARG_AS(arg##_f16, ts_f16, float, ts__f16_to_f32, BETTER_F)                          \
+  DEF_ARG_AS(arg##_bf16, ts_bf16, float, ts__bf16_to_f32, BETTER_F)                       \
+  static const arg_fn arg##_fns[TS_DTYPE_COUNT] = {                                       \
+    [TS_F32] = arg##_f32, [TS_F64] = arg##_f64, [TS_I32] = arg##_i32,                     \
+    [TS_I64] = arg##_i64, [TS_U8] = arg##_u8,   [TS_BOOL] = arg##_bool,                   \
+    [TS_I8] = arg##_i8,   [TS_I16] = arg##_i16, [TS_U16] = arg##_u16,                     \
+    [TS_U32] = arg##_u32, [TS_U64] = arg##_u64, [TS_F16] = arg##_f16,                     \
+    [TS_BF16] = arg##_bf16,                                                               \
+  };
+DEF_ARG_FNS(argmax, MORE_F, MORE_I)
+DEF_ARG_FNS(argmin, LESS_F, LESS_I)
 
 /* The normalised axis, or -1 after an error (bad axis, empty axis). */
-static int argmax_axis(ts_loc loc, const ts_op_def *def, ts_dtype dtype, ts_shape shape,
-                       int64_t axis)
+static int arg_axis(ts_loc loc, const ts_op_def *def, ts_dtype dtype, ts_shape shape, int64_t axis)
 {
   char buf[TS_INFO_STR];
   int ax;
@@ -641,16 +648,16 @@ static int argmax_axis(ts_loc loc, const ts_op_def *def, ts_dtype dtype, ts_shap
                        ts__info_str(buf, dtype, shape), shape.rank), -1;
   if (shape.dim[ax] == 0)
     return ts__op_fail(loc, def, TS_ERR_INVALID_ARGUMENT,
-                       "attempt to get argmax of an empty sequence: axis %" PRId64
+                       "attempt to get %s of an empty sequence: axis %" PRId64
                        " of input %s is empty",
-                       axis, ts__info_str(buf, dtype, shape)), -1;
+                       def->api_name, axis, ts__info_str(buf, dtype, shape)), -1;
   return ax;
 }
 
-static bool argmax_infer(ts_infer_ctx *c)
+static bool arg_infer(ts_infer_ctx *c)
 {
   ts_shape in = c->in[0].shape;
-  int ax = argmax_axis(c->loc, c->def, c->in[0].dtype, in, c->attrs[0].i);
+  int ax = arg_axis(c->loc, c->def, c->in[0].dtype, in, c->attrs[0].i);
   if (ax < 0)
     return false;
   ts_shape out = { .rank = in.rank - 1 };
@@ -661,10 +668,10 @@ static bool argmax_infer(ts_infer_ctx *c)
   return true;
 }
 
-static bool argmax_cpu(ts_kernel_ctx *k)
+static bool arg_cpu(ts_kernel_ctx *k)
 {
   const ts_tensor *x = k->in[0];
-  int ax = argmax_axis(k->loc, k->def, x->dtype, x->shape, k->attrs[0].i);
+  int ax = arg_axis(k->loc, k->def, x->dtype, x->shape, k->attrs[0].i);
   if (ax < 0)
     return false;
   if (k->out[0]->size == 0) /* nothing to write: no loop over the (maybe huge) other dims */
@@ -678,24 +685,170 @@ static bool argmax_cpu(ts_kernel_ctx *k)
   }
   void *best = g_try_malloc_n((gsize)MAX(inner, 1), 8);
   if (!best)
-    return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "out of memory for argmax over %" PRId64 " rows",
-                           inner);
-  ARGMAX_FNS[x->dtype](x->data, k->out[0]->data, best, outer, x->shape.dim[ax], inner);
+    return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "out of memory for %s over %" PRId64 " rows",
+                           k->def->api_name, inner);
+  const arg_fn *fns = k->def->op == TS_OP_ARGMIN ? argmin_fns : argmax_fns;
+  fns[x->dtype](x->data, k->out[0]->data, best, outer, x->shape.dim[ax], inner);
   g_free(best);
   return true;
 }
 
-static const ts_attr_def ARGMAX_ATTRS[] = { { "axis", TS_ATTR_INT } };
+static const ts_attr_def ARG_ATTRS[] = { { "axis", TS_ATTR_INT } };
 
 const ts_op_def ts__op_argmax = {
   .op = TS_OP_ARGMAX, .name = "ArgMax", .api_name = "argmax", .n_inputs = 1, .n_outputs = 1,
   .flags = TS_OPF_NOT_DIFFERENTIABLE,
-  .n_attrs = 1, .attrs = ARGMAX_ATTRS, .infer = argmax_infer, .kernel[TS_DEVICE_CPU] = argmax_cpu,
+  .n_attrs = 1, .attrs = ARG_ATTRS, .infer = arg_infer, .kernel[TS_DEVICE_CPU] = arg_cpu,
   .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_reduce),
 };
+
+const ts_op_def ts__op_argmin = {
+  .op = TS_OP_ARGMIN, .name = "ArgMin", .api_name = "argmin", .n_inputs = 1, .n_outputs = 1,
+  .flags = TS_OPF_NOT_DIFFERENTIABLE,
+  .n_attrs = 1, .attrs = ARG_ATTRS, .infer = arg_infer, .kernel[TS_DEVICE_CPU] = arg_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_reduce),
+};
+
+/* ---- Cumsum ---------------------------------------------------------------------- */
+
+/* x and y [outer, n, inner]: y along n the running sums of x, from the end
+ * when reverse, each before its own element's when exclusive; acc holds
+ * `inner` sums in x's dtype, each added as that dtype adds (NumPy's
+ * np.cumsum, TensorFlow's CPU kernel): integers wrap, 16-bit floats round
+ * at every step (their sum of two is exact in f64, so rounded once).  The
+ * first sum is the first element itself, as NumPy's (-0.0 stays -0.0). */
+typedef void (*cumsum_fn)(const void *x, void *y, void *acc, int64_t outer, int64_t n,
+                          int64_t inner, bool exclusive, bool reverse);
+
+#define DEF_CUMSUM(name, T, ADD)                                                          \
+  static void name(const void *xv, void *yv, void *accv, int64_t outer, int64_t n,       \
+                   int64_t inner, bool exclusive, bool reverse)                           \
+  {                                                                                       \
+    const T *restrict x = xv;                                                             \
+    T *restrict y = yv, *restrict acc = accv;                                             \
+    for (int64_t o = 0; o < outer; o++) {                                                 \
+      memset(acc, 0, (size_t)inner * sizeof(T)); /* 0 in every dtype */                   \
+      for (int64_t k = 0; k < n; k++) {                                                   \
+        int64_t at = (o * n + (reverse ? n - 1 - k : k)) * inner;                         \
+        for (int64_t i = 0; i < inner; i++) {                                             \
+          T sum = k ? ADD(acc[i], x[at + i]) : x[at + i];                                  \
+          y[at + i] = exclusive ? acc[i] : sum;                                           \
+          acc[i] = sum;                                                                   \
+        }                                                                                 \
+      }                                                                                   \
+    }                                                                                     \
+  }
+/* floats, and unsigned ints as wide as int or wider: + rounds or wraps as the dtype */
+#define ADD(a, b) ((a) + (b))
+#define ADD_WRAP_I8(a, b) ((int8_t)(uint8_t)((uint8_t)(a) + (uint8_t)(b)))
+#define ADD_WRAP_I16(a, b) ((int16_t)(uint16_t)((uint16_t)(a) + (uint16_t)(b)))
+#define ADD_WRAP_I32(a, b) ((int32_t)((uint32_t)(a) + (uint32_t)(b)))
+#define ADD_WRAP_I64(a, b) ((int64_t)((uint64_t)(a) + (uint64_t)(b)))
+#define ADD_WRAP_U8(a, b) ((uint8_t)((a) + (b)))
+#define ADD_WRAP_U16(a, b) ((uint16_t)((a) + (b)))
+#define ADD_F16(a, b) ts__f64_to_f16((double)ts__f16_to_f32(a) + ts__f16_to_f32(b))
+#define ADD_BF16(a, b) ts__f64_to_bf16((double)ts__bf16_to_f32(a) + ts__bf16_to_f32(b))
+DEF_CUMSUM(cumsum_f32, float, ADD)
+DEF_CUMSUM(cumsum_f64, double, ADD)
+DEF_CUMSUM(cumsum_i32, int32_t, ADD_WRAP_I32)
+DEF_CUMSUM(cumsum_i64, int64_t, ADD_WRAP_I64)
+DEF_CUMSUM(cumsum_u8, uint8_t, ADD_WRAP_U8)
+DEF_CUMSUM(cumsum_i8, int8_t, ADD_WRAP_I8)
+DEF_CUMSUM(cumsum_i16, int16_t, ADD_WRAP_I16)
+DEF_CUMSUM(cumsum_u16, uint16_t, ADD_WRAP_U16)
+DEF_CUMSUM(cumsum_u32, uint32_t, ADD)
+DEF_CUMSUM(cumsum_u64, uint64_t, ADD)
+DEF_CUMSUM(cumsum_f16, ts_f16, ADD_F16)
+DEF_CUMSUM(cumsum_bf16, ts_bf16, ADD_BF16)
+static const cumsum_fn CUMSUM_FNS[TS_DTYPE_COUNT] = {
+  [TS_F32] = cumsum_f32, [TS_F64] = cumsum_f64, [TS_I32] = cumsum_i32,
+  [TS_I64] = cumsum_i64, [TS_U8] = cumsum_u8,   [TS_I8] = cumsum_i8,
+  [TS_I16] = cumsum_i16, [TS_U16] = cumsum_u16, [TS_U32] = cumsum_u32,
+  [TS_U64] = cumsum_u64, [TS_F16] = cumsum_f16, [TS_BF16] = cumsum_bf16,
+};
+
+/* The normalised axis, or -1 after an error (bad axis, a dtype without sums). */
+static int cumsum_axis(ts_loc loc, const ts_op_def *def, ts_dtype dtype, ts_shape shape,
+                       int64_t axis)
+{
+  char buf[TS_INFO_STR];
+  int ax;
+  if (!CUMSUM_FNS[dtype])
+    return ts__op_fail(loc, def, TS_ERR_DTYPE, "%s input %s is not supported; cast it to a number first",
+                       ts_dtype_name(dtype), ts__info_str(buf, dtype, shape)), -1;
+  if (!ts__axis(axis, shape.rank, &ax))
+    return ts__op_fail(loc, def, TS_ERR_INVALID_ARGUMENT,
+                       "axis %" PRId64 " is out of range for input %s (rank %d)", axis,
+                       ts__info_str(buf, dtype, shape), shape.rank), -1;
+  return ax;
+}
+
+static bool cumsum_infer(ts_infer_ctx *c)
+{
+  if (cumsum_axis(c->loc, c->def, c->in[0].dtype, c->in[0].shape, c->attrs[0].i) < 0)
+    return false;
+  c->out[0] = c->in[0];
+  return true;
+}
+
+static bool cumsum_cpu(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0];
+  int ax = cumsum_axis(k->loc, k->def, x->dtype, x->shape, k->attrs[0].i);
+  if (ax < 0)
+    return false;
+  if (x->size == 0)
+    return true;
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < x->shape.rank; d++) {
+    if (d < ax)
+      outer *= x->shape.dim[d];
+    else if (d > ax)
+      inner *= x->shape.dim[d];
+  }
+  void *acc = g_try_malloc_n((gsize)inner, ts_dtype_size(x->dtype));
+  if (!acc)
+    return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "out of memory for cumsum over %" PRId64 " rows",
+                           inner);
+  CUMSUM_FNS[x->dtype](x->data, k->out[0]->data, acc, outer, x->shape.dim[ax], inner,
+                       k->attrs[1].b, k->attrs[2].b);
+  g_free(acc);
+  return true;
+}
+
+/* g summed the other way: each x[k] adds into y[j] for the j after it
+ * (reverse: before it), exclusive or not alike (TensorFlow's CumsumGrad). */
+static bool cumsum_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                        ts_tensor **gi)
+{
+  return (gi[0] = ts_cumsum_at(c->loc, g[0], (int)c->attrs[0].i, c->attrs[1].b, !c->attrs[2].b)) != NULL;
+}
+
+static const ts_attr_def CUMSUM_ATTRS[] = {
+  { "axis", TS_ATTR_INT }, { "exclusive", TS_ATTR_BOOL }, { "reverse", TS_ATTR_BOOL }
+};
+
+/* no CUDA kernel: it runs on the CPU, visibly (an op event naming the CPU) */
+const ts_op_def ts__op_cumsum = {
+  .op = TS_OP_CUMSUM, .name = "Cumsum", .api_name = "cumsum", .n_inputs = 1, .n_outputs = 1,
+  .n_attrs = 3, .attrs = CUMSUM_ATTRS, .infer = cumsum_infer, .kernel[TS_DEVICE_CPU] = cumsum_cpu,
+  .grad = cumsum_grad,
+};
+
+ts_tensor *ts_cumsum_at(ts_loc loc, ts_tensor *x, int axis, bool exclusive, bool reverse)
+{
+  ts_attr attrs[] = { TS_ATTR_I(axis), TS_ATTR_B(exclusive), TS_ATTR_B(reverse) };
+  return ts__dispatch1(loc, TS_OP_CUMSUM, &x, 1, attrs);
+}
 
 ts_tensor *ts_argmax_at(ts_loc loc, ts_tensor *x, int axis)
 {
   ts_attr attrs[] = { TS_ATTR_I(axis) };
   return ts__dispatch1(loc, TS_OP_ARGMAX, &x, 1, attrs);
+}
+
+ts_tensor *ts_argmin_at(ts_loc loc, ts_tensor *x, int axis)
+{
+  ts_attr attrs[] = { TS_ATTR_I(axis) };
+  return ts__dispatch1(loc, TS_OP_ARGMIN, &x, 1, attrs);
 }

@@ -236,6 +236,12 @@ static bool grad_erf(const ts_op_call *c, ts_tensor *const *out, ts_tensor *cons
   return (gi[0] = ts_mul_at(c->loc, g[0], d)) != NULL;
 }
 
+/* Sign and Round: flat wherever they are differentiable, so zeros (TensorFlow's SignGrad) */
+static bool grad_zero(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return (gi[0] = ts_zeros_like_at(c->loc, c->in[0])) != NULL;
+}
+
 
 #define UNARY_DEF(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32, GRAD)                         \
   LOOPS_##DTYPES(id, F32)                                                                \

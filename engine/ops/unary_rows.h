@@ -41,7 +41,9 @@
   X(ASINH, asinh, "Asinh", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_asinh)             \
   X(ACOSH, acosh, "Acosh", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_acosh)             \
   X(ATANH, atanh, "Atanh", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_atanh)             \
-  X(ERF, erf, "Erf", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_erf)
+  X(ERF, erf, "Erf", FLOAT, TS_EW_GRAIN_COSTLY, TS_EW_FUSE, SCALAR, grad_erf)                     \
+  X(SIGN, sign, "Sign", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR, grad_zero)                    \
+  X(ROUND, round, "Round", NUMERIC, TS_EW_GRAIN, TS_EW_FUSE, SCALAR, grad_zero)
 
 /* ---- the formulas: <id>_<dtype>(x) --------------------------------------------- */
 
@@ -94,12 +96,20 @@ FLOAT_FORMULA(asinh, asinh(x))
 FLOAT_FORMULA(acosh, acosh(x))
 FLOAT_FORMULA(atanh, atanh(x))
 FLOAT_FORMULA(erf, erf(x))
+/* as np.sign: nan stays nan, -0.0 gives 0.0 */
+FLOAT_FORMULA(sign, isnan(x) ? x : (x > 0) - (x < 0))
+/* half to even (the default rounding mode's rint), as np.round: -0.5 gives -0.0 */
+FLOAT_FORMULA(round, rint(x))
 /* Signed integers negate in U, so -MIN wraps to MIN as in NumPy. */
 SIGNED_FORMULA(neg, (T)-(U)x)
 SIGNED_FORMULA(abs, x < 0 ? (T)-(U)x : x)
 SIGNED_FORMULA(relu, x < 0 ? 0 : x)
+SIGNED_FORMULA(sign, (T)((x > 0) - (x < 0)))
+SIGNED_FORMULA(round, x)
 /* Unsigned integers negate modulo 2^bits, as NumPy. */
 UNSIGNED_FORMULA(neg, (T)(0 - (uint64_t)x))
 UNSIGNED_FORMULA(abs, x)
 UNSIGNED_FORMULA(relu, x)
+UNSIGNED_FORMULA(sign, (T)(x > 0))
+UNSIGNED_FORMULA(round, x)
 TS_EW_FN bool logical_not_b(bool x) { return !x; }

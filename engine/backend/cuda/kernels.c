@@ -138,7 +138,7 @@ static bool reduce_layout(const ts_kernel_ctx *k, int64_t *outer, int64_t *len, 
   const ts_tensor *x = k->in[0];
   int rank = x->shape.rank;
   bool reduced[TS_MAX_RANK] = { false };
-  if (k->def->op == TS_OP_ARGMAX) {
+  if (k->def->op == TS_OP_ARGMAX || k->def->op == TS_OP_ARGMIN) {
     int64_t a = k->attrs[0].i;
     if (a < -rank || a >= rank)
       return false;
@@ -570,7 +570,7 @@ bool ts__cuda_op_supported(const ts_kernel_ctx *k)
       return false;
   switch (op) {
   case TS_OP_REDUCE_SUM: case TS_OP_REDUCE_MEAN: case TS_OP_REDUCE_MAX: case TS_OP_REDUCE_MIN:
-  case TS_OP_REDUCE_PROD: case TS_OP_ARGMAX: {
+  case TS_OP_REDUCE_PROD: case TS_OP_ARGMAX: case TS_OP_ARGMIN: {
     int64_t outer, len, inner;
     return ts__cu_has_reduce(op, dt) && k->in[0]->size > 0 &&
            reduce_layout(k, &outer, &len, &inner);

@@ -65,7 +65,7 @@ bool ts__cu_eye(ts_dtype dtype, int64_t rows, int64_t cols, void *out, void *str
 bool ts__cu_range(ts_dtype dtype, int64_t n, double start, double delta, void *out, void *stream);
 
 /* Reductions over x viewed as [outer, len, inner], reducing the middle:
- * op REDUCE_SUM/MEAN/MAX/MIN/PROD (out: x's dtype) or ARGMAX (out: i64),
+ * op REDUCE_SUM/MEAN/MAX/MIN/PROD (out: x's dtype) or ARGMAX/ARGMIN (out: i64),
  * every numeric dtype (bool: Max and Min). */
 bool ts__cu_has_reduce(ts_op op, ts_dtype dtype);
 bool ts__cu_reduce(ts_op op, ts_dtype dtype, int64_t outer, int64_t len, int64_t inner,

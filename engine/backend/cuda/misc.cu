@@ -1,9 +1,9 @@
 /* cuda/misc.cu — the CUDA kernels of the non-elementwise rows that need no
  * library: Cast, Fill/Zeros/Ones(-like), Eye, Range, the reductions (sum,
- * mean, max, min, prod, argmax over one run of axes) and Softmax /
+ * mean, max, min, prod, argmax, argmin over one run of axes) and Softmax /
  * LogSoftmax over the last dim, SparseSoftmaxCrossEntropyWithLogits.
  * Float reductions accumulate in f64 (as the CPU's f32 sums and products
- * do; max, min and argmax compare exactly in it; the 16-bit floats widened
+ * do; max, min, argmax and argmin compare exactly in it; the 16-bit floats widened
  * and the result rounded back once), one thread block per output; integer
  * ones as reduce_int_kernel says.  Every numeric dtype (cuda/dtypes.cuh). */
 #include "dtypes.cuh"
@@ -176,7 +176,20 @@ extern "C" bool ts__cu_range(ts_dtype dtype, int64_t n, double start, double del
  * o * inner + j = b, its threads striding along len and combining in
  * shared memory.  Max/min keep NaN, as the CPU kernels do. */
 
-enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD, R_ARGMAX };
+enum { R_SUM, R_MEAN, R_MAX, R_MIN, R_PROD, R_ARGMAX, R_ARGMIN };
+
+/* ArgMax (more) and ArgMin: the first index of the best, a NaN best of all
+ * (the first NaN wins), as the CPU's loops. */
+template <class T>
+__device__ __forceinline__ void combine_arg(bool more, T &acc, int64_t &at, T v, int64_t i)
+{
+  if (!isnan(acc) && (isnan(v) || (more ? v > acc : v < acc) || (v == acc && i < at))) {
+    acc = v;
+    at = i;
+  } else if (isnan(acc) && isnan(v) && i < at) {
+    at = i;
+  }
+}
 
 template <class T>
 __device__ __forceinline__ void combine(int kind, T &acc, int64_t &at, T v, int64_t i)
@@ -186,14 +199,7 @@ __device__ __forceinline__ void combine(int kind, T &acc, int64_t &at, T v, int6
   case R_PROD: acc *= v; break;
   case R_MAX: if (isnan(v) || v > acc) acc = v; break;
   case R_MIN: if (isnan(v) || v < acc) acc = v; break;
-  case R_ARGMAX:
-    if (!isnan(acc) && (isnan(v) || v > acc || (v == acc && i < at))) {
-      acc = v;
-      at = i;
-    } else if (isnan(acc) && isnan(v) && i < at) {
-      at = i;
-    }
-    break;
+  case R_ARGMAX: case R_ARGMIN: combine_arg(kind == R_ARGMAX, acc, at, v, i); break;
   }
 }
 
@@ -205,9 +211,10 @@ __global__ void reduce_kernel(int kind, int64_t len, int64_t inner, const T *x, 
   int64_t b = blockIdx.x;
   int64_t o = b / inner, j = b % inner;
   const T *row = x + o * len * inner + j;
+  bool arg = kind == R_ARGMAX || kind == R_ARGMIN;
   double acc = kind == R_PROD ? 1 : kind == R_MAX || kind == R_ARGMAX ? -INFINITY
-             : kind == R_MIN ? INFINITY : 0;
-  int64_t at = kind == R_ARGMAX ? INT64_MAX : 0;
+             : kind == R_MIN || kind == R_ARGMIN ? INFINITY : 0;
+  int64_t at = arg ? INT64_MAX : 0;
   for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
     combine(kind, acc, at, (double)value_of<T>::get(row[i * inner]), i);
   acc_s[threadIdx.x] = acc;
@@ -220,7 +227,7 @@ __global__ void reduce_kernel(int kind, int64_t len, int64_t inner, const T *x, 
     __syncthreads();
   }
   if (threadIdx.x == 0) {
-    if (kind == R_ARGMAX)
+    if (arg)
       ((int64_t *)out)[b] = at_s[0] == INT64_MAX ? 0 : at_s[0];
     else
       ((T *)out)[b] = store_f64<T>(kind == R_MEAN ? acc_s[0] / (double)len : acc_s[0]);
@@ -230,7 +237,7 @@ __global__ void reduce_kernel(int kind, int64_t len, int64_t inner, const T *x, 
 /* Integers (and bool's Max/Min, its any/all) as the CPU's reduce.c:
  * sums and products wrap (in 64-bit unsigned, truncated to T: the same
  * residue), means sum exactly in 128 bits and truncate toward zero, max,
- * min and argmax compare exactly. */
+ * min, argmax and argmin compare exactly. */
 template <class T>
 __device__ __forceinline__ void combine_int(int kind, __int128 &acc, int64_t &at, __int128 v,
                                             int64_t i)
@@ -242,6 +249,7 @@ __device__ __forceinline__ void combine_int(int kind, __int128 &acc, int64_t &at
   case R_MAX: if (v > acc) acc = v; break;
   case R_MIN: if (v < acc) acc = v; break;
   case R_ARGMAX: if (v > acc || (v == acc && i < at)) { acc = v; at = i; } break;
+  case R_ARGMIN: if (v < acc || (v == acc && i < at)) { acc = v; at = i; } break;
   }
 }
 
@@ -255,7 +263,7 @@ __global__ void reduce_int_kernel(int kind, int64_t len, int64_t inner, __int128
   int64_t o = b / inner, j = b % inner;
   const T *row = x + o * len * inner + j;
   __int128 acc = kind == R_PROD ? 1 : kind == R_MAX || kind == R_ARGMAX ? lo
-               : kind == R_MIN ? hi : 0;
+               : kind == R_MIN || kind == R_ARGMIN ? hi : 0;
   int64_t at = INT64_MAX;
   for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
     combine_int<T>(kind, acc, at, (__int128)row[i * inner], i);
@@ -269,7 +277,7 @@ __global__ void reduce_int_kernel(int kind, int64_t len, int64_t inner, __int128
     __syncthreads();
   }
   if (threadIdx.x == 0) {
-    if (kind == R_ARGMAX)
+    if (kind == R_ARGMAX || kind == R_ARGMIN)
       ((int64_t *)out)[b] = at_s[0] == INT64_MAX ? 0 : at_s[0];
     else
       ((T *)out)[b] = (T)(kind == R_MEAN ? acc_s[0] / (__int128)len : acc_s[0]);
@@ -285,6 +293,7 @@ static int reduce_kind_of(ts_op op)
   case TS_OP_REDUCE_MIN: return R_MIN;
   case TS_OP_REDUCE_PROD: return R_PROD;
   case TS_OP_ARGMAX: return R_ARGMAX;
+  case TS_OP_ARGMIN: return R_ARGMIN;
   default: return -1;
   }
 }
