@@ -277,8 +277,15 @@ static int cmd_list(int argc, char **argv)
 }
 
 #ifndef TS_CLI_RENDER
+/* Its help still says what render does, and that this build lacks it. */
 static int cli_render_missing(int argc, char **argv)
 {
+  for (int i = 0; i < argc; i++)
+    if (is_help(argv[i])) {
+      int ret = cli_show_command_help("render");
+      printf("\nThis tracescope-cli was built without the renderer (meson -Dgui=disabled).\n");
+      return ret;
+    }
   return cli_fail(CLI_EXIT_USAGE, "render: this tracescope-cli was built without the renderer "
                                   "(meson -Dgui=disabled); rebuild with -Dgui=enabled");
 }
