@@ -892,12 +892,19 @@ static inline double ts__load_f64(ts_dtype dt, const void *p, int64_t i)
   }
 }
 
-/* uint64 elements over INT64_MAX wrap to negative values. */
+/* uint64 elements over INT64_MAX wrap to negative values; a float is
+ * truncated as Cast to int64 truncates it (float_to_i64, ops/cast_formulas.h):
+ * NaN, +-inf and values past int64 give INT64_MIN, never undefined behaviour. */
 static inline int64_t ts__load_i64(ts_dtype dt, const void *p, int64_t i)
 {
   switch (dt) {
-  case TS_F32: return (int64_t)((const float *)p)[i];
-  case TS_F64: return (int64_t)((const double *)p)[i];
+  case TS_F32:
+  case TS_F64:
+  case TS_F16:
+  case TS_BF16: {
+    double v = ts__load_f64(dt, p, i);
+    return v >= -0x1p63 && v < 0x1p63 ? (int64_t)v : INT64_MIN;
+  }
   case TS_I32: return ((const int32_t *)p)[i];
   case TS_I64: return ((const int64_t *)p)[i];
   case TS_U8: return ((const uint8_t *)p)[i];
@@ -907,8 +914,6 @@ static inline int64_t ts__load_i64(ts_dtype dt, const void *p, int64_t i)
   case TS_U16: return ((const uint16_t *)p)[i];
   case TS_U32: return ((const uint32_t *)p)[i];
   case TS_U64: return (int64_t)((const uint64_t *)p)[i];
-  case TS_F16:
-  case TS_BF16: return (int64_t)ts__load_f64(dt, p, i);
   default: return 0;
   }
 }

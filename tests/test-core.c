@@ -1,5 +1,6 @@
 /* test-core.c — dtypes, promotion, scopes and reference counts, errors,
  * the op registry and listener hooks. */
+#include <math.h>
 #include <glib.h>
 #include <string.h>
 #include <tracescope.h>
@@ -148,6 +149,16 @@ static void test_tensor_basics(void)
   g_assert_cmpint(ts_tensor_get_i64(ts_scalar_i64(-7), 0), ==, -7);
   g_assert_cmpint(ts_tensor_get_i64(ts_scalar_bool(true), 0), ==, 1);
   g_assert_cmpint(ts_tensor_rank(ts_scalar_i32(1)), ==, 0);
+
+  /* a float read as an integer is truncated as Cast truncates it; NaN,
+   * infinities and values past int64 give INT64_MIN (UBSan: no undefined
+   * conversion) */
+  float odd[] = { -2.7f, NAN, INFINITY, -INFINITY, 1e30f, 0x1p62f };
+  ts_tensor *o = ts_constant(TS_F32, TS_SHAPE(6), odd);
+  const int64_t want[] = { -2, INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN, INT64_C(1) << 62 };
+  for (int i = 0; i < 6; i++)
+    g_assert_cmpint(ts_tensor_get_i64(o, i), ==, want[i]);
+  g_assert_cmpint(ts_tensor_get_i64(ts_scalar_f64(-0x1p63), 0), ==, INT64_MIN);
   ts_scope_end(scope);
 }
 
