@@ -714,6 +714,32 @@ static void test_unique(void)
   }
 }
 
+/* TopK's smallest: the least first, INT32_MIN included (it was found as
+ * the largest of the negated values, and -INT32_MIN overflows). */
+static void test_topk_smallest_int(void)
+{
+  int64_t xdims[] = { 5 }, kdims[] = { 1 }, ydims[] = { 3 };
+  pb *g = msg();
+  put_msg(g, 1, node("TopK", "top", "x,k", "y,i", int_attr("largest", 0)));
+  put_msg(g, 11, value_info("x", 6, 1, xdims));
+  put_msg(g, 11, value_info("k", 7, 1, kdims));
+  put_msg(g, 12, value_info("y", 6, 1, ydims));
+  put_msg(g, 12, value_info("i", 7, 1, ydims));
+  pb *bytes = model(11, g);
+  char *path = write_file("topk_smallest.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *in[2] = { ts_constant(TS_I32, TS_SHAPE(5), (int32_t[]){ 5, INT32_MIN + 1, 7, INT32_MIN, 2 }),
+                       ts_constant(TS_I64, TS_SHAPE(1), (int64_t[]){ 3 }) }, *y[2];
+  g_assert_true(ts_onnx_model_run(m, in, 2, y));
+  check_i64s(y[0], (int64_t[]){ INT32_MIN, INT32_MIN + 1, 2 }, 3);
+  check_i64s(y[1], (int64_t[]){ 3, 1, 4 }, 3);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
 /* Det over a batch of 3x3 matrices (an odd permutation's sign, a
  * singular matrix); a matrix past the cap is refused naming the node. */
 static void test_det(void)
@@ -2842,6 +2868,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/reverse-sequence", test_reverse_sequence);
   g_test_add_func("/onnx/import/batch-norm-training", test_batch_norm_training);
   g_test_add_func("/onnx/import/unique", test_unique);
+  g_test_add_func("/onnx/import/topk-smallest-int", test_topk_smallest_int);
   g_test_add_func("/onnx/import/det", test_det);
   g_test_add_func("/onnx/import/dft", test_dft);
   g_test_add_func("/onnx/import/stft", test_stft);

@@ -3043,7 +3043,8 @@ static bool op_scatter_nd(onnx_node_ctx *c)
 }
 
 /* TopK: k rounds of the first maximum (or minimum) along the axis, each
- * taken out of the running before the next. */
+ * taken out of the running before the next (replaced by the dtype's end
+ * that loses: no negation, which would overflow INT_MIN). */
 static bool op_topk(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0);
@@ -3062,16 +3063,19 @@ static bool op_topk(onnx_node_ctx *c)
     return false;
   }
   bool largest = attr_int(c, "largest", 1) != 0;
-  ts_tensor *v = largest ? x : ts_neg_at(HERE, x);
-  double gone = ts_dtype_is_float(dtype) ? -INFINITY : dtype == TS_I32 ? (double)INT32_MIN : (double)INT64_MIN;
+  ts_tensor *gone = dtype == TS_I64 ? ts_scalar_i64(largest ? INT64_MIN : INT64_MAX)
+                    : dtype == TS_I32 ? ts_scalar_i32(largest ? INT32_MIN : INT32_MAX)
+                                      : scalar(x, largest ? -INFINITY : INFINITY);
+  ts_tensor *v = x;
   ts_tensor **vals = g_new0(ts_tensor *, k + 1), **idxs = g_new0(ts_tensor *, k + 1);
   ts_tensor *iota = iota_along(dim, (int)axis, rank);
   for (int64_t r = 0; r < k; r++) {
-    ts_tensor *at = unsqueeze(ts_argmax_at(HERE, v, (int)axis), (int)axis);
-    ts_tensor *best = ts_reduce_max_at(HERE, v, TS_INTS(axis), true);
-    vals[r] = largest ? best : ts_neg_at(HERE, best);
+    ts_tensor *at = unsqueeze(largest ? ts_argmax_at(HERE, v, (int)axis) : ts_argmin_at(HERE, v, (int)axis),
+                              (int)axis);
+    vals[r] = largest ? ts_reduce_max_at(HERE, v, TS_INTS(axis), true)
+                      : ts_reduce_min_at(HERE, v, TS_INTS(axis), true);
     idxs[r] = at;
-    v = ts_where_at(HERE, ts_equal_at(HERE, iota, at), scalar(v, gone), v);
+    v = ts_where_at(HERE, ts_equal_at(HERE, iota, at), gone, v);
   }
   bool ok = !ts_failed();
   if (ok && k == 0) {
