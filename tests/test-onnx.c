@@ -2842,6 +2842,31 @@ static void test_strings(void)
   g_free(tpath);
 }
 
+/* MaxPool of unsigned integers pads with 0, their least value (the pad
+ * was the signed least, -32768, which a uint16 holds as 32768 and the
+ * window at the edge took). */
+static void test_max_pool_unsigned_pads(void)
+{
+  int64_t dims[] = { 1, 1, 1, 3 }, kernel[] = { 1, 2 }, pads[] = { 0, 1, 0, 0 };
+  pb *g = msg();
+  put_msg(g, 1, node("MaxPool", "pool", "x", "y",
+                     concat_attrs(ints_attr("kernel_shape", kernel, 2), ints_attr("pads", pads, 4))));
+  put_msg(g, 11, value_info("x", 4, 4, dims));
+  put_msg(g, 12, value_info("y", 4, 4, dims));
+  pb *bytes = model(12, g);
+  char *path = write_file("maxpool_u16.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_constant(TS_U16, TS_SHAPE(1, 1, 1, 3), (uint16_t[]){ 1, 2, 3 }), *y;
+  g_assert_true(ts_onnx_model_run(m, &x, 1, &y));
+  g_assert_cmpint(ts_tensor_dtype(y), ==, TS_U16);
+  check_i64s(y, (int64_t[]){ 1, 2, 3 }, 3);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -2869,6 +2894,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/batch-norm-training", test_batch_norm_training);
   g_test_add_func("/onnx/import/unique", test_unique);
   g_test_add_func("/onnx/import/topk-smallest-int", test_topk_smallest_int);
+  g_test_add_func("/onnx/import/max-pool-unsigned-pads", test_max_pool_unsigned_pads);
   g_test_add_func("/onnx/import/det", test_det);
   g_test_add_func("/onnx/import/dft", test_dft);
   g_test_add_func("/onnx/import/stft", test_stft);

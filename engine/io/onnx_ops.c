@@ -1411,7 +1411,8 @@ static double lowest(ts_dtype dtype)
 {
   if (ts_dtype_is_float(dtype))
     return -INFINITY;
-  return dtype == TS_U8 || dtype == TS_BOOL ? 0 : -ldexp(1, (int)ts_dtype_size(dtype) * 8 - 1);
+  bool is_unsigned = dtype == TS_U8 || dtype == TS_U16 || dtype == TS_U32 || dtype == TS_U64 || dtype == TS_BOOL;
+  return is_unsigned ? 0 : -ldexp(1, (int)ts_dtype_size(dtype) * 8 - 1);
 }
 
 static ts_tensor *iota_along(int64_t n, int axis, int rank);
