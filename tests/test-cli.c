@@ -315,6 +315,9 @@ static void test_command_help(void)
   expect_failure(cli("run", "seeds", "deep_net", "--break", "MatMul", NULL), 2,
                  "--break is not an option of run (see: tracescope-cli run --help)");
   expect_failure(cli("runn", "seeds", NULL), 2, "unknown command 'runn' (did you mean 'run'?");
+  /* two letters swapped are one typo */
+  expect_failure(cli("rnu", "seeds", NULL), 2, "unknown command 'rnu' (did you mean 'run'?");
+  expect_failure(cli("porfile", "seeds", NULL), 2, "unknown command 'porfile' (did you mean 'profile'?");
   expect_failure(cli("run", "seeds", "deep_net", "--sav", "x", NULL), 2,
                  "unknown option '--sav' (did you mean '--save'? see: tracescope-cli run --help)");
   expect_failure(cli("debug", "seeds", "power", "--brek=MatMul", NULL), 2, "(did you mean '--break'?");
