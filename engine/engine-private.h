@@ -445,6 +445,20 @@ void ts__op_fail(ts_loc loc, const ts_op_def *def, ts_error_code code, const cha
 #define ts__infer_fail(c, code, ...) (ts__op_fail((c)->loc, (c)->def, (code), __VA_ARGS__), false)
 #define ts__kernel_fail(k, code, ...) (ts__op_fail((k)->loc, (k)->def, (code), __VA_ARGS__), false)
 
+/* A float16 or bfloat16 kernel computing in float32 (ops/widen.c): its
+ * operands widened into one buffer (a NULL one stays NULL), then room for
+ * the float32 result; ts__narrow_f32 rounds that back once. */
+#define TS_WIDEN_MAX 4
+typedef struct ts_widened {
+  float *buf; /* g_free */
+  float *in[TS_WIDEN_MAX];
+  float *out;
+} ts_widened;
+/* false (no error set) when the buffer cannot be had */
+bool ts__widen_f32(ts_dtype dt, int n, const void *const *src, const int64_t *size, int64_t out_size,
+                   ts_widened *w);
+void ts__narrow_f32(ts_dtype dt, void *dst, const float *src, int64_t n);
+
 /* Broadcasts two shapes NumPy-style (unknown dims allowed); false if incompatible. */
 bool ts__broadcast_shapes(ts_shape a, ts_shape b, ts_shape *out);
 

@@ -350,23 +350,15 @@ static bool conv_half(ts_kernel_ctx *k, const void *bias, ts_act act)
 {
   const ts_tensor *x = k->in[0], *f = k->in[1];
   ts_tensor *y = k->out[0];
-  ts_dtype dt = x->dtype;
-  int64_t o = f->shape.dim[3], nb = bias ? o : 0;
-  float *fx = g_try_malloc_n((gsize)(x->size + f->size + nb + y->size), sizeof(float));
-  if (!fx)
+  ts_widened w;
+  if (!ts__widen_f32(x->dtype, 3, (const void *[]){ x->data, f->data, bias },
+                     (int64_t[]){ x->size, f->size, f->shape.dim[3] }, y->size, &w))
     return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "cannot allocate the float32 copies of a %s convolution",
-                           ts_dtype_name(dt));
-  float *ff = fx + x->size, *fbias = ff + f->size, *fy = fbias + nb;
-  for (int64_t i = 0; i < x->size; i++)
-    fx[i] = (float)ts__load_f64(dt, x->data, i);
-  for (int64_t i = 0; i < f->size; i++)
-    ff[i] = (float)ts__load_f64(dt, f->data, i);
-  for (int64_t i = 0; i < nb; i++)
-    fbias[i] = (float)ts__load_f64(dt, bias, i);
-  bool ok = conv_compute(k, TS_F32, fx, ff, bias ? fbias : NULL, fy, act);
-  for (int64_t i = 0; ok && i < y->size; i++)
-    ts__store_f64(dt, y->data, i, fy[i]);
-  g_free(fx);
+                           ts_dtype_name(x->dtype));
+  bool ok = conv_compute(k, TS_F32, w.in[0], w.in[1], w.in[2], w.out, act);
+  if (ok)
+    ts__narrow_f32(x->dtype, y->data, w.out, y->size);
+  g_free(w.buf);
   return ok;
 }
 

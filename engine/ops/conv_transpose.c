@@ -247,25 +247,17 @@ static bool conv_transpose_compute(ts_kernel_ctx *k, const geometry *gp, ts_dtyp
  * Conv2D's (ops/conv.c). */
 static bool conv_transpose_half(ts_kernel_ctx *k, const geometry *g)
 {
-  const ts_tensor *x = k->in[0], *w = k->in[1], *bias = k->n_in == 3 ? k->in[2] : NULL;
+  const ts_tensor *x = k->in[0], *f = k->in[1], *bias = k->n_in == 3 ? k->in[2] : NULL;
   ts_tensor *y = k->out[0];
-  ts_dtype dt = x->dtype;
-  int64_t nb = bias ? bias->size : 0;
-  float *fx = g_try_malloc_n((gsize)(x->size + w->size + nb + y->size), sizeof(float));
-  if (!fx)
+  ts_widened w;
+  if (!ts__widen_f32(x->dtype, 3, (const void *[]){ x->data, f->data, bias ? bias->data : NULL },
+                     (int64_t[]){ x->size, f->size, bias ? bias->size : 0 }, y->size, &w))
     return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "cannot allocate the float32 copies of a %s ConvTranspose",
-                           ts_dtype_name(dt));
-  float *fw = fx + x->size, *fb = fw + w->size, *fy = fb + nb;
-  for (int64_t i = 0; i < x->size; i++)
-    fx[i] = (float)ts__load_f64(dt, x->data, i);
-  for (int64_t i = 0; i < w->size; i++)
-    fw[i] = (float)ts__load_f64(dt, w->data, i);
-  for (int64_t i = 0; i < nb; i++)
-    fb[i] = (float)ts__load_f64(dt, bias->data, i);
-  bool ok = conv_transpose_compute(k, g, TS_F32, fx, fw, bias ? fb : NULL, fy);
-  for (int64_t i = 0; ok && i < y->size; i++)
-    ts__store_f64(dt, y->data, i, fy[i]);
-  g_free(fx);
+                           ts_dtype_name(x->dtype));
+  bool ok = conv_transpose_compute(k, g, TS_F32, w.in[0], w.in[1], w.in[2], w.out);
+  if (ok)
+    ts__narrow_f32(x->dtype, y->data, w.out, y->size);
+  g_free(w.buf);
   return ok;
 }
 

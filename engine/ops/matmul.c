@@ -39,29 +39,27 @@ static bool gemm_f64(const mm_dims *d, const void *a, const void *b, void *c)
 }
 
 /* 16-bit floats: widened to float32, multiplied there (float accumulation),
- * rounded back once. */
-#define GEMM_HALF(name, T, WIDEN, NARROW)                                                 \
-  static bool name(const mm_dims *d, const void *a_, const void *b_, void *c_)          \
-  {                                                                                      \
-    const T *a = a_, *b = b_;                                                            \
-    T *c = c_;                                                                           \
-    int64_t na = d->m * d->k, nb = d->k * d->n, nc = d->m * d->n;                        \
-    float *fa = g_try_malloc_n((gsize)(na + nb + nc), sizeof(float));                    \
-    if (!fa)                                                                             \
-      return false;                                                                      \
-    float *fb = fa + na, *fc = fb + nb;                                                  \
-    for (int64_t i = 0; i < na; i++)                                                     \
-      fa[i] = WIDEN(a[i]);                                                               \
-    for (int64_t i = 0; i < nb; i++)                                                     \
-      fb[i] = WIDEN(b[i]);                                                               \
-    gemm_f32(d, fa, fb, fc);                                                             \
-    for (int64_t i = 0; i < nc; i++)                                                     \
-      c[i] = NARROW(fc[i]);                                                              \
-    g_free(fa);                                                                          \
-    return true;                                                                         \
-  }
-GEMM_HALF(gemm_f16, ts_f16, ts__f16_to_f32, ts__f64_to_f16)
-GEMM_HALF(gemm_bf16, ts_bf16, ts__bf16_to_f32, ts__f64_to_bf16)
+ * rounded back once (ops/widen.c). */
+static bool gemm_half(ts_dtype dt, const mm_dims *d, const void *a, const void *b, void *c)
+{
+  ts_widened w;
+  if (!ts__widen_f32(dt, 2, (const void *[]){ a, b }, (int64_t[]){ d->m * d->k, d->k * d->n }, d->m * d->n, &w))
+    return false;
+  gemm_f32(d, w.in[0], w.in[1], w.out);
+  ts__narrow_f32(dt, c, w.out, d->m * d->n);
+  g_free(w.buf);
+  return true;
+}
+
+static bool gemm_f16(const mm_dims *d, const void *a, const void *b, void *c)
+{
+  return gemm_half(TS_F16, d, a, b, c);
+}
+
+static bool gemm_bf16(const mm_dims *d, const void *a, const void *b, void *c)
+{
+  return gemm_half(TS_BF16, d, a, b, c);
+}
 
 /* Integer products wrap: the arithmetic runs in the unsigned type U. */
 #define GEMM_INT(name, T, U)                                                      \
