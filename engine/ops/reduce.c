@@ -638,7 +638,9 @@ DEF_ARG_FNS(argmax, MORE_F, MORE_I)
 DEF_ARG_FNS(argmin, LESS_F, LESS_I)
 
 /* The normalised axis, or -1 after an error (bad axis, empty axis). */
-static int arg_axis(ts_loc loc, const ts_op_def *def, ts_dtype dtype, ts_shape shape, int64_t axis)
+/* The one axis attribute of ArgMax, ArgMin and Cumsum in [0, rank), or -1
+ * and the error. */
+static int one_axis(ts_loc loc, const ts_op_def *def, ts_dtype dtype, ts_shape shape, int64_t axis)
 {
   char buf[TS_INFO_STR];
   int ax;
@@ -646,6 +648,15 @@ static int arg_axis(ts_loc loc, const ts_op_def *def, ts_dtype dtype, ts_shape s
     return ts__op_fail(loc, def, TS_ERR_INVALID_ARGUMENT,
                        "axis %" PRId64 " is out of range for input %s (rank %d)", axis,
                        ts__info_str(buf, dtype, shape), shape.rank), -1;
+  return ax;
+}
+
+static int arg_axis(ts_loc loc, const ts_op_def *def, ts_dtype dtype, ts_shape shape, int64_t axis)
+{
+  char buf[TS_INFO_STR];
+  int ax = one_axis(loc, def, dtype, shape, axis);
+  if (ax < 0)
+    return -1;
   if (shape.dim[ax] == 0)
     return ts__op_fail(loc, def, TS_ERR_INVALID_ARGUMENT,
                        "attempt to get %s of an empty sequence: axis %" PRId64
@@ -772,15 +783,10 @@ static int cumsum_axis(ts_loc loc, const ts_op_def *def, ts_dtype dtype, ts_shap
                        int64_t axis)
 {
   char buf[TS_INFO_STR];
-  int ax;
   if (!CUMSUM_FNS[dtype])
     return ts__op_fail(loc, def, TS_ERR_DTYPE, "%s input %s is not supported; cast it to a number first",
                        ts_dtype_name(dtype), ts__info_str(buf, dtype, shape)), -1;
-  if (!ts__axis(axis, shape.rank, &ax))
-    return ts__op_fail(loc, def, TS_ERR_INVALID_ARGUMENT,
-                       "axis %" PRId64 " is out of range for input %s (rank %d)", axis,
-                       ts__info_str(buf, dtype, shape), shape.rank), -1;
-  return ax;
+  return one_axis(loc, def, dtype, shape, axis);
 }
 
 static bool cumsum_infer(ts_infer_ctx *c)
