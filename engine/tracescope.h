@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define TS_ABI_VERSION 13
+#define TS_ABI_VERSION 14
 #define TS_MAX_RANK 8
 #define TS_API __attribute__((visibility("default")))
 
@@ -420,7 +420,22 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(SIGN, sign, ARITH)                                                   \
   X(ROUND, round, ARITH)                                                 \
   X(ARGMIN, argmin, REDUCE)                                              \
-  X(CUMSUM, cumsum, REDUCE)
+  X(CUMSUM, cumsum, REDUCE)                                              \
+  X(FLOOR, floor, ARITH)                                                 \
+  X(CEIL, ceil, ARITH)                                                   \
+  X(SQUARE, square, ARITH)                                               \
+  X(RSQRT, rsqrt, MATH)                                                  \
+  X(RECIPROCAL, reciprocal, ARITH)                                       \
+  X(LOG1P, log1p, MATH)                                                  \
+  X(EXPM1, expm1, MATH)                                                  \
+  X(ELU, elu, MATH)                                                      \
+  X(SELU, selu, MATH)                                                    \
+  X(RELU6, relu6, MATH)                                                  \
+  X(SOFTSIGN, softsign, MATH)                                            \
+  X(IS_NAN, is_nan, COMPARE)                                             \
+  X(IS_INF, is_inf, COMPARE)                                             \
+  X(IS_FINITE, is_finite, COMPARE)                                       \
+  X(GELU, gelu, MATH)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -538,7 +553,8 @@ TS_API ts_tensor *ts_gather_at(ts_loc loc, ts_tensor *params, ts_tensor *indices
 #define TS__UNARY(X) \
   X(neg) X(abs) X(exp) X(log) X(sqrt) X(tanh) X(sigmoid) X(relu) X(logical_not) X(softplus) \
   X(sin) X(cos) X(tan) X(asin) X(acos) X(atan) X(sinh) X(cosh) X(asinh) X(acosh) X(atanh) X(erf) \
-  X(sign) X(round)
+  X(sign) X(round) X(floor) X(ceil) X(square) X(rsqrt) X(reciprocal) X(log1p) X(expm1) X(elu)   \
+  X(selu) X(relu6) X(softsign) X(is_nan) X(is_inf) X(is_finite) X(gelu)
 #define TS__DECL_BINARY(name) TS_API ts_tensor *ts_##name##_at(ts_loc loc, ts_tensor *a, ts_tensor *b);
 #define TS__DECL_UNARY(name) TS_API ts_tensor *ts_##name##_at(ts_loc loc, ts_tensor *x);
 TS__BINARY(TS__DECL_BINARY)
@@ -586,6 +602,21 @@ TS__UNARY(TS__DECL_UNARY)
 #define ts_erf(x) ts_erf_at(TS_HERE, (x)) /* the error function */
 #define ts_sign(x) ts_sign_at(TS_HERE, (x)) /* -1, 0 or 1 (nan stays nan, -0.0 gives 0), as np.sign */
 #define ts_round(x) ts_round_at(TS_HERE, (x)) /* half to even, as np.round; integers unchanged */
+#define ts_floor(x) ts_floor_at(TS_HERE, (x)) /* floats: tf.math.floor (-0.5 gives -0.0) */
+#define ts_ceil(x) ts_ceil_at(TS_HERE, (x))    /* floats: tf.math.ceil (-0.5 gives -0.0) */
+#define ts_square(x) ts_square_at(TS_HERE, (x)) /* x * x; integers wrap */
+#define ts_rsqrt(x) ts_rsqrt_at(TS_HERE, (x)) /* 1 / sqrt(x) */
+#define ts_reciprocal(x) ts_reciprocal_at(TS_HERE, (x)) /* floats: 1 / x */
+#define ts_log1p(x) ts_log1p_at(TS_HERE, (x)) /* log(1 + x), exact near 0 */
+#define ts_expm1(x) ts_expm1_at(TS_HERE, (x)) /* exp(x) - 1, exact near 0 */
+#define ts_elu(x) ts_elu_at(TS_HERE, (x))     /* x < 0 ? exp(x) - 1 : x, as tf.nn.elu */
+#define ts_selu(x) ts_selu_at(TS_HERE, (x))   /* tf.nn.selu's scaled Elu */
+#define ts_relu6(x) ts_relu6_at(TS_HERE, (x)) /* min(max(x, 0), 6); nan stays nan */
+#define ts_softsign(x) ts_softsign_at(TS_HERE, (x)) /* x / (|x| + 1), as tf.nn.softsign */
+#define ts_is_nan(x) ts_is_nan_at(TS_HERE, (x)) /* floats to bool */
+#define ts_is_inf(x) ts_is_inf_at(TS_HERE, (x)) /* floats to bool: +-inf */
+#define ts_is_finite(x) ts_is_finite_at(TS_HERE, (x)) /* floats to bool: neither inf nor nan */
+#define ts_gelu(x) ts_gelu_at(TS_HERE, (x)) /* x P(X <= x) by erf, tf.nn.gelu(approximate=False) */
 TS_API ts_tensor *ts_where_at(ts_loc loc, ts_tensor *cond, ts_tensor *x, ts_tensor *y);
 #define ts_where(cond, x, y) ts_where_at(TS_HERE, (cond), (x), (y))
 

@@ -65,6 +65,34 @@ static ts_tensor *case_cumsum(ts_call *c)
   return ts_concat(parts, 4, 0);
 }
 
+/* The unary rows ONNX has an op for or a few ops make exactly: each on its
+ * part of the result (Rsqrt of |x| + 1, within its domain). */
+static ts_tensor *case_unary_rows(ts_call *c)
+{
+  ts_tensor *x = A(0), *p = ts_add(ts_abs(x), ts_ones_like(x));
+  ts_tensor *parts[11] = { ts_floor(x), ts_ceil(x), ts_square(x), ts_rsqrt(p), ts_reciprocal(x),
+                           ts_elu(x), ts_selu(x), ts_relu6(ts_mul(x, x)), ts_softsign(x), ts_gelu(x),
+                           ts_cast(ts_relu6(ts_cast(ts_mul(x, x), TS_I32)), TS_F32) };
+  return ts_concat(parts, 11, 0);
+}
+
+/* Log(1 + x) and Exp(x) - 1 in ONNX: the last bit may differ */
+static ts_tensor *case_log1p_expm1(ts_call *c)
+{
+  ts_tensor *x = A(0);
+  ts_tensor *parts[2] = { ts_log1p(ts_abs(x)), ts_expm1(x) };
+  return ts_concat(parts, 2, 0);
+}
+
+/* IsNan, IsInf and IsFinite of x / y (y holding zeros), as 0 or 1 */
+static ts_tensor *case_float_tests(ts_call *c)
+{
+  ts_tensor *q = ts_div(A(0), A(1));
+  ts_tensor *parts[3] = { ts_cast(ts_is_nan(q), TS_F32), ts_cast(ts_is_inf(q), TS_F32),
+                          ts_cast(ts_is_finite(q), TS_F32) };
+  return ts_concat(parts, 3, 0);
+}
+
 static ts_tensor *case_shapes(ts_call *c)
 {
   ts_tensor *x = A(0); /* [2,6] */
@@ -183,6 +211,9 @@ static const onnx_op_case ONNX_OP_CASES[] = {
   { "trig", case_trig, "x", { "f32[5]=0.5,-0.9,0,0.25,-0.125" } },
   { "rounding", case_rounding, "x", { "f32[8]=-2.5,-1.5,-0.5,0,0.5,1.5,2.5,3.75" } },
   { "cumsum", case_cumsum, "x", { "f32[2,3]=1,-2,3.5,4,0.25,-8" } },
+  { "unary_rows", case_unary_rows, "x", { "f32[8]=-2.5,-1.5,-0.5,0,0.5,1.5,2.5,3.75" } },
+  { "log1p_expm1", case_log1p_expm1, "x", { "f32[8]=-2.5,-1.5,-0.5,0,0.5,1.5,2.5,3.75" } },
+  { "float_tests", case_float_tests, "a, b", { "f32[6]=1,0,-1,2,0,-3", "f32[6]=0,0,0,1,1,-2" } },
   { "shapes", case_shapes, "x", { "f32[2,6]:range" } },
   { "reductions", case_reductions, "x", { "f32[3,4]=1,-2,3,0.5,4,4,-1,2,0.25,-8,6,1" } },
   { "nn", case_nn, "logits", { "f32[4,5]:uniform" } },

@@ -21,18 +21,27 @@
    BIT(TS_U32) | BIT(TS_U64))
 #define DT_ALL (DT_NUMERIC | BIT(TS_BOOL))
 #define DT_BOOL BIT(TS_BOOL)
+#define DT_PREDICATE DT_FLOAT /* tests of a float, giving bool */
+/* arithmetic rows (a float gives a float), in the FusedElementwise
+ * interpreter; not comparisons, tests or logic */
+#define ARITH_FLOAT true
+#define ARITH_NUMERIC true
+#define ARITH_ALL false
+#define ARITH_BOOL false
+#define ARITH_PREDICATE false
 
 typedef struct row {
   ts_op op;
   const char *name;
   unsigned dtypes;
   bool binary;
+  bool arithmetic;
 } row;
 
 #define UNARY_ROW(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32, GRAD) \
-  { TS_OP_##ID, NAME, DT_##DTYPES, false },
+  { TS_OP_##ID, NAME, DT_##DTYPES, false, ARITH_##DTYPES },
 #define BINARY_ROW(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS, GRAD) \
-  { TS_OP_##ID, NAME, DT_##DTYPES, true },
+  { TS_OP_##ID, NAME, DT_##DTYPES, true, ARITH_##DTYPES },
 static const row ROWS[] = { UNARY_ROWS(UNARY_ROW) BINARY_ROWS(BINARY_ROW) };
 
 /* Every elementwise row has a launcher per dtype its formulas take (the
@@ -50,11 +59,9 @@ static void test_elementwise_launchers(void)
         g_error("%s on %s: a CUDA launcher %s, expected %s", r->name, ts_dtype_name(dt),
                 has ? "exists" : "is missing", want ? "one" : "none");
     }
-    /* arithmetic rows (a float gives a float), not comparisons or logic */
-    bool arithmetic = r->dtypes == DT_FLOAT || r->dtypes == DT_NUMERIC;
-    if (ts__cu_has_fused(r->op) != arithmetic)
+    if (ts__cu_has_fused(r->op) != r->arithmetic)
       g_error("%s: %s the FusedElementwise interpreter", r->name,
-              arithmetic ? "missing from" : "unexpectedly in");
+              r->arithmetic ? "missing from" : "unexpectedly in");
   }
   /* other ops are not elementwise rows */
   g_assert_false(ts__cu_has_unary(TS_OP_MATMUL, TS_F32));

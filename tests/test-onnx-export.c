@@ -31,6 +31,23 @@ static const struct {
   { "train_where_log", "ShuffleIndices" },
 };
 
+/* Op cases whose ONNX form rounds otherwise than the rows (Log1p and
+ * Expm1 as Log(1 + x) and Exp(x) - 1): within this of the rows' values. */
+static const struct {
+  const char *name;
+  double rtol;
+} ROUNDED_OTHERWISE[] = {
+  { "log1p_expm1", 1e-6 },
+};
+
+static double case_rtol(const char *name)
+{
+  for (size_t i = 0; i < G_N_ELEMENTS(ROUNDED_OTHERWISE); i++)
+    if (strcmp(ROUNDED_OTHERWISE[i].name, name) == 0)
+      return ROUNDED_OTHERWISE[i].rtol;
+  return 0;
+}
+
 static const char *inexpressible_op(const char *function)
 {
   for (size_t i = 0; i < G_N_ELEMENTS(INEXPRESSIBLE); i++)
@@ -68,9 +85,10 @@ static void assert_same(const ts_tensor *want, const ts_tensor *got, const char 
 /* Exports fn's concrete function for `examples` (argument specs) and runs
  * the model it wrote on the same tensors; false (error pending) if the
  * export failed. */
-/* 1: exported, imported and ran alike; 0: the export refused (the error
- * set); -1: left out (a dataset it reads is not installed). */
-static int round_trip(ts_function *fn, const char *const *examples)
+/* 1: exported, imported and ran alike (the same bits, or within rtol > 0);
+ * 0: the export refused (the error set); -1: left out (a dataset it reads
+ * is not installed). */
+static int round_trip(ts_function *fn, const char *const *examples, double rtol)
 {
   const char *name = ts_function_name(fn);
   ts_value args[8];
@@ -111,14 +129,14 @@ static int round_trip(ts_function *fn, const char *const *examples)
     ts_tensor *eager = NULL;
     if (!ts_onnx_model_run(model, tensors, n_tensors, &eager))
       g_error("%s: %s", name, ts_error_peek()->message);
-    assert_same(want_eager, eager, name);
+    assert_same_within(want_eager, eager, rtol, name);
     ts_value targs[8];
     for (int i = 0; i < n_tensors; i++)
       targs[i] = TS_TENSOR_VALUE(tensors[i]);
     /* as graphs, the two are optimized apart: where the fusion pass groups
      * an elementwise chain otherwise, the last bits may differ */
     ts_tensor *graph = ts_function_call(ts_onnx_model_function(model, 0), targs, n_tensors);
-    assert_same_within(want, graph, 1e-6, name);
+    assert_same_within(want, graph, MAX(rtol, 1e-6), name);
     ts_onnx_model_free(model);
   }
   for (int i = 0; i < n; i++)
@@ -141,7 +159,7 @@ static void test_seeds_round_trip(void)
     fflush(stdout);
     int saved_stdout = dup(1);
     dup2(2, 1);
-    int saved = round_trip(ts_module_function(module, i), ts_module_examples(module, i));
+    int saved = round_trip(ts_module_function(module, i), ts_module_examples(module, i), 0);
     fflush(stdout);
     dup2(saved_stdout, 1);
     close(saved_stdout);
@@ -185,7 +203,7 @@ static void test_op_cases_round_trip(void)
     const onnx_op_case *oc = &ONNX_OP_CASES[i];
     ts_function *fn = ts_function_new(oc->name, oc->fn, oc->params);
     ts_scope *scope = ts_scope_begin();
-    if (round_trip(fn, oc->args) != 1)
+    if (round_trip(fn, oc->args, case_rtol(oc->name)) != 1)
       g_error("%s: %s", oc->name, ts_error_peek()->message);
     ts_scope_end(scope);
     ts_function_free(fn);

@@ -803,6 +803,16 @@ FWD1(atanh, ts_atanh(in[0]))
 FWD1(erf, ts_erf(in[0]))
 FWD1(sign, ts_sign(in[0]))
 FWD1(round, ts_round(in[0]))
+FWD1(square, ts_square(in[0]))
+FWD1(rsqrt, ts_rsqrt(in[0]))
+FWD1(reciprocal, ts_reciprocal(in[0]))
+FWD1(log1p, ts_log1p(in[0]))
+FWD1(expm1, ts_expm1(in[0]))
+FWD1(elu, ts_elu(in[0]))
+FWD1(selu, ts_selu(in[0]))
+FWD1(relu6, ts_relu6(in[0]))
+FWD1(softsign, ts_softsign(in[0]))
+FWD1(gelu, ts_gelu(in[0]))
 FWD1(cumsum, ts_cumsum(in[0], 1, false, false))
 FWD1(cumsum_exclusive_reverse, ts_cumsum(in[0], 0, true, true))
 FWD1(add, ts_add(in[0], in[1]))
@@ -993,6 +1003,19 @@ static const grad_case GRAD_CASES[] = {
   { "Erf", TS_OP_ERF, fwd_erf, 1, { S(3, 4) }, -2, 2, false },
   { "Sign", TS_OP_SIGN, fwd_sign, 1, { S(3, 4) }, -2, 2, false },
   { "Round", TS_OP_ROUND, fwd_round, 1, { S(3, 4) }, 0.1, 0.4, false },
+  { "Square", TS_OP_SQUARE, fwd_square, 1, { S(3, 4) }, -2, 2, false },
+  { "Rsqrt", TS_OP_RSQRT, fwd_rsqrt, 1, { S(3, 4) }, 0.2, 3, false },
+  { "Reciprocal", TS_OP_RECIPROCAL, fwd_reciprocal, 1, { S(3, 4) }, -3, -0.2, false },
+  { "Log1p", TS_OP_LOG1P, fwd_log1p, 1, { S(3, 4) }, -0.8, 3, false },
+  { "Expm1", TS_OP_EXPM1, fwd_expm1, 1, { S(3, 4) }, -2, 2, false },
+  { "Elu", TS_OP_ELU, fwd_elu, 1, { S(3, 4) }, 0.1, 2, false },
+  { "Elu (negative side)", TS_OP_ELU, fwd_elu, 1, { S(3, 4) }, -3, -0.1, false },
+  { "Selu", TS_OP_SELU, fwd_selu, 1, { S(3, 4) }, 0.1, 2, false },
+  { "Selu (negative side)", TS_OP_SELU, fwd_selu, 1, { S(3, 4) }, -3, -0.1, false },
+  { "Relu6", TS_OP_RELU6, fwd_relu6, 1, { S(3, 4) }, 0.1, 5.9, false },
+  { "Relu6 (above 6)", TS_OP_RELU6, fwd_relu6, 1, { S(3, 4) }, 6.1, 9, false },
+  { "Softsign", TS_OP_SOFTSIGN, fwd_softsign, 1, { S(3, 4) }, -3, 3, false },
+  { "Gelu", TS_OP_GELU, fwd_gelu, 1, { S(3, 4) }, -3, 3, false },
   { "Cumsum", TS_OP_CUMSUM, fwd_cumsum, 1, { S(3, 4) }, -2, 2, false },
   { "Cumsum (exclusive, reverse)", TS_OP_CUMSUM, fwd_cumsum_exclusive_reverse, 1, { S(3, 4) }, -2, 2, false },
   { "Add (broadcast rows)", TS_OP_ADD, fwd_add, 2, { S(3, 4), S(4) }, -2, 2, false },

@@ -2,6 +2,7 @@
  * and promotion, unary math, where; their errors and NULL propagation. */
 #include <tracescope.h>
 
+#include <float.h>
 #include <glib.h>
 #include <math.h>
 #include <string.h>
@@ -498,6 +499,220 @@ static void test_round(void)
   ts_scope_end(s);
 }
 
+/* The float dtypes, widest first: a loop's values must be exact in each. */
+static const ts_dtype FLOATS[] = { TS_F64, TS_F32, TS_F16, TS_BF16 };
+
+/* Floor and Ceil as tf.math.floor/ceil (np.floor/np.ceil): -0.0, nan and
+ * inf kept, ceil(-0.5) is -0.0; floats only, as TensorFlow registers them. */
+static void test_floor_ceil(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_shape s9 = TS_SHAPE(9);
+  for (size_t k = 0; k < G_N_ELEMENTS(FLOATS); k++) {
+    ts_dtype dt = FLOATS[k];
+    ts_tensor *x = ts_cast(F64(s9, -2.5, -0.5, -0.0, 0.5, 1, 2.75, NAN, INFINITY, -INFINITY), dt);
+    ts_tensor *f = ts_floor(x), *c = ts_ceil(x);
+    CHECK(f, dt, s9, -3, -1, -0.0, 0, 1, 2, NAN, INFINITY, -INFINITY);
+    CHECK(c, dt, s9, -2, -0.0, -0.0, 1, 1, 3, NAN, INFINITY, -INFINITY);
+    g_assert_true(signbit(ts_tensor_get_f64(f, 2)));
+    g_assert_false(signbit(ts_tensor_get_f64(f, 3)));
+    g_assert_true(signbit(ts_tensor_get_f64(c, 1)) && signbit(ts_tensor_get_f64(c, 2)));
+  }
+  ts_shape s3 = TS_SHAPE(3);
+  CHECK(ts_floor(F64(s3, -1e-300, 4503599627370495.5, -4503599627370495.5)), TS_F64, s3, -1,
+        4503599627370495.0, -4503599627370496.0);
+  CHECK(ts_ceil(F64(s3, 1e-300, 4503599627370495.5, -4503599627370495.5)), TS_F64, s3, 1,
+        4503599627370496.0, -4503599627370495.0);
+  CHECK(ts_floor(ts_scalar_f32(-0.25f)), TS_F32, TS_SCALAR_SHAPE, -1);
+  ts_shape empty = TS_SHAPE(0, 2);
+  check_header(ts_ceil(ts_tensor_new(TS_F32, empty)), TS_F32, empty, 0);
+  g_assert_null(ts_floor(ts_scalar_i32(3)));
+  expect_error(TS_ERR_DTYPE, "Floor", "int32", NULL);
+  g_assert_null(ts_ceil(ts_scalar_bool(true)));
+  expect_error(TS_ERR_DTYPE, "Ceil", "bool", NULL);
+  ts_scope_end(s);
+}
+
+/* Square in every numeric dtype, integers wrapping as TensorFlow's and
+ * NumPy's (46341^2 = 2147488281 is -2147479015 in int32); -0.0 squares to
+ * 0.0; float32 overflows to inf. */
+static void test_square(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_shape s6 = TS_SHAPE(6);
+  for (size_t k = 0; k < G_N_ELEMENTS(FLOATS); k++) {
+    ts_tensor *y = ts_square(ts_cast(F64(s6, -3, -0.0, 0.5, NAN, -INFINITY, 12), FLOATS[k]));
+    CHECK(y, FLOATS[k], s6, 9, 0, 0.25, NAN, INFINITY, 144);
+    g_assert_false(signbit(ts_tensor_get_f64(y, 1)));
+  }
+  ts_shape s2 = TS_SHAPE(2), s4 = TS_SHAPE(4);
+  CHECK(ts_square(F32(s2, 1e20f, -1e-30f)), TS_F32, s2, INFINITY, 0);
+  CHECK(ts_square(F64(s2, 1e20, -1e200)), TS_F64, s2, 1e40, INFINITY);
+  CHECK_I64(ts_square(I32(s4, INT32_MIN, 46341, -7, 0)), TS_I32, s4, 0, -2147479015, 49, 0);
+  CHECK_I64(ts_square(I64(s4, INT64_MIN, 3037000500, -3037000499, 5)), TS_I64, s4, 0,
+            -9223372036709301616, 9223372030926249001, 25);
+  CHECK_I64(ts_square(ts_cast(I32(s4, 16, -12, 11, -128), TS_I8)), TS_I8, s4, 0, -112, 121, 0);
+  CHECK_I64(ts_square(ts_cast(I32(s4, 256, 200, -181, -32768), TS_I16)), TS_I16, s4, 0, -25536, 32761, 0);
+  CHECK(ts_square(U8(s4, 16, 255, 15, 0)), TS_U8, s4, 0, 1, 225, 0);
+  CHECK_I64(ts_square(ts_cast(I64(s4, 65535, 256, 255, 3), TS_U16)), TS_U16, s4, 1, 0, 65025, 9);
+  CHECK_I64(ts_square(ts_cast(I64(s4, 4294967295, 65536, 65535, 2), TS_U32)), TS_U32, s4, 1, 0,
+            4294836225, 4);
+  CHECK_I64(ts_square(ts_cast(I64(s4, 4294967296, 4294967297, 3, 0), TS_U64)), TS_U64, s4, 0,
+            8589934593, 9, 0);
+  g_assert_null(ts_square(ts_scalar_bool(true)));
+  expect_error(TS_ERR_DTYPE, "Square", "bool", NULL);
+  ts_scope_end(s);
+}
+
+/* Rsqrt and Reciprocal: 1 / sqrt(x) and 1 / x, so the signed zero picks
+ * the infinity's sign; floats only. */
+static void test_rsqrt_reciprocal(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_shape s7 = TS_SHAPE(7);
+  for (size_t k = 0; k < G_N_ELEMENTS(FLOATS); k++) {
+    ts_dtype dt = FLOATS[k];
+    ts_tensor *x = ts_cast(F64(s7, 4, 0.25, 0, -0.0, -1, INFINITY, NAN), dt);
+    CHECK(ts_rsqrt(x), dt, s7, 0.5, 2, INFINITY, -INFINITY, NAN, 0, NAN);
+    ts_tensor *r = ts_reciprocal(ts_cast(F64(s7, 2, -4, 0, -0.0, INFINITY, -INFINITY, NAN), dt));
+    CHECK(r, dt, s7, 0.5, -0.25, INFINITY, -INFINITY, 0, -0.0, NAN);
+    g_assert_true(signbit(ts_tensor_get_f64(r, 5)));
+  }
+  CHECK(ts_rsqrt(ts_scalar_f64(2)), TS_F64, TS_SCALAR_SHAPE, 1 / sqrt(2.0));
+  CHECK(ts_reciprocal(ts_scalar_f32(3)), TS_F32, TS_SCALAR_SHAPE, 1.0f / 3.0f);
+  g_assert_null(ts_rsqrt(ts_scalar_i32(4)));
+  expect_error(TS_ERR_DTYPE, "Rsqrt", "int32", NULL);
+  g_assert_null(ts_reciprocal(ts_scalar_i64(4)));
+  expect_error(TS_ERR_DTYPE, "Reciprocal", "int64", NULL);
+  ts_scope_end(s);
+}
+
+/* Log1p and Expm1 keep their precision near 0 (log(1 + 1e-10) is off in
+ * the eighth digit), -0.0 gives -0.0, and the ends of their domains. */
+static void test_log1p_expm1(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_shape s6 = TS_SHAPE(6);
+  for (size_t k = 0; k < G_N_ELEMENTS(FLOATS); k++) {
+    ts_dtype dt = FLOATS[k];
+    ts_tensor *l = ts_log1p(ts_cast(F64(s6, 0, -0.0, -1, -2, INFINITY, NAN), dt));
+    CHECK(l, dt, s6, 0, -0.0, -INFINITY, NAN, INFINITY, NAN);
+    g_assert_true(signbit(ts_tensor_get_f64(l, 1)));
+    ts_tensor *e = ts_expm1(ts_cast(F64(s6, 0, -0.0, -INFINITY, INFINITY, NAN, -100), dt));
+    CHECK(e, dt, s6, 0, -0.0, -1, INFINITY, NAN, -1);
+    g_assert_true(signbit(ts_tensor_get_f64(e, 1)));
+  }
+  ts_shape s2 = TS_SHAPE(2);
+  CHECK(ts_log1p(F64(s2, 1e-10, 1)), TS_F64, s2, 9.999999999500001e-11, M_LN2);
+  CHECK(ts_expm1(F64(s2, 1e-10, 1)), TS_F64, s2, 1.00000000005e-10, M_E - 1);
+  CHECK_CLOSE(ts_log1p(F32(s2, 1e-10f, 1e-30f)), TS_F32, s2, 1e-10f, 1e-30f);
+  g_assert_true(ts_tensor_get_f64(ts_log1p(ts_scalar_f32(1e-10f)), 0) > 0);
+  g_assert_null(ts_log1p(ts_scalar_i32(1)));
+  expect_error(TS_ERR_DTYPE, "Log1p", "int32", NULL);
+  ts_scope_end(s);
+}
+
+/* Elu, Selu and Gelu as tf.nn's: exp(x) - 1 below 0 (-inf gives -1, and
+ * Selu's -scale * alpha), -0.0 and nan through the other side, Selu's
+ * constants rounded to the dtype (float32's scale 1.0507010221481323);
+ * exact Gelu 0.5 x (1 + erf(x / sqrt(2))), nan at -inf as TensorFlow's
+ * (-inf * 0). */
+static void test_elu_selu_gelu(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_shape s6 = TS_SHAPE(6);
+  for (size_t k = 0; k < G_N_ELEMENTS(FLOATS); k++) {
+    ts_dtype dt = FLOATS[k];
+    ts_tensor *x = ts_cast(F64(s6, -INFINITY, -0.0, 0.5, 3, NAN, INFINITY), dt);
+    ts_tensor *y = ts_elu(x);
+    CHECK(y, dt, s6, -1, -0.0, 0.5, 3, NAN, INFINITY);
+    g_assert_true(signbit(ts_tensor_get_f64(y, 1)));
+    y = ts_gelu(x);
+    g_assert_true(isnan(ts_tensor_get_f64(y, 0)));
+    g_assert_true(ts_tensor_get_f64(y, 1) == 0 && signbit(ts_tensor_get_f64(y, 1)));
+    g_assert_true(isnan(ts_tensor_get_f64(y, 4)) && ts_tensor_get_f64(y, 5) == INFINITY);
+    g_assert_true(signbit(ts_tensor_get_f64(ts_selu(x), 1)));
+  }
+  CHECK(ts_selu(F64(s6, -INFINITY, -0.0, 1, 2, NAN, INFINITY)), TS_F64, s6, -1.7580993408473768, -0.0,
+        1.0507009873554805, 2.101401974710961, NAN, INFINITY);
+  CHECK(ts_selu(F32(s6, -INFINITY, -0.0, 1, 2, NAN, INFINITY)), TS_F32, s6, -1.7580993175506592, -0.0,
+        1.0507010221481323, 2.1014020442962646, NAN, INFINITY);
+  ts_shape s3 = TS_SHAPE(3);
+  ts_tensor *x = F64(s3, -1, 1, 3);
+  CHECK_CLOSE(ts_elu(x), TS_F64, s3, -0.6321205588285577, 1, 3);
+  CHECK_CLOSE(ts_selu(x), TS_F64, s3, -1.1113307378125628, 1.0507009873554805, 3.1521029620664414);
+  CHECK_CLOSE(ts_gelu(x), TS_F64, s3, -0.15865525393145707, 0.8413447460685429, 2.99595030590511);
+  CHECK_CLOSE(ts_gelu(ts_cast(x, TS_F32)), TS_F32, s3, -0.15865525393145707, 0.8413447460685429,
+              2.99595030590511);
+  g_assert_null(ts_elu(ts_scalar_i32(1)));
+  expect_error(TS_ERR_DTYPE, "Elu", "int32", NULL);
+  g_assert_null(ts_selu(ts_scalar_i64(1)));
+  expect_error(TS_ERR_DTYPE, "Selu", "int64", NULL);
+  g_assert_null(ts_gelu(ts_scalar_bool(false)));
+  expect_error(TS_ERR_DTYPE, "Gelu", "bool", NULL);
+  ts_scope_end(s);
+}
+
+/* Relu6 clips to [0, 6] keeping nan and -0.0 (as Relu), in every numeric
+ * dtype; Softsign x / (|x| + 1), so +-inf gives nan as TensorFlow's. */
+static void test_relu6_softsign(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_shape s8 = TS_SHAPE(8);
+  for (size_t k = 0; k < G_N_ELEMENTS(FLOATS); k++) {
+    ts_dtype dt = FLOATS[k];
+    ts_tensor *x = ts_cast(F64(s8, -3, -0.0, 2.5, 6, 7, INFINITY, -INFINITY, NAN), dt);
+    CHECK(ts_relu6(x), dt, s8, 0, -0.0, 2.5, 6, 6, 6, 0, NAN);
+    g_assert_true(signbit(ts_tensor_get_f64(ts_relu6(x), 1)));
+    ts_tensor *y = ts_softsign(x);
+    CHECK(ts_slice(y, TS_INTS(1), TS_INTS(1)), dt, TS_SHAPE(1), -0.0);
+    g_assert_true(signbit(ts_tensor_get_f64(y, 1)));
+    CHECK(ts_slice(y, TS_INTS(5), TS_INTS(3)), dt, TS_SHAPE(3), NAN, NAN, NAN);
+  }
+  ts_shape s4 = TS_SHAPE(4);
+  CHECK(ts_softsign(F64(s4, 1, -3, 0.5, 1e300)), TS_F64, s4, 0.5, -0.75, 1.0 / 3.0, 1);
+  CHECK_I64(ts_relu6(I32(s4, INT32_MIN, 3, 100, -1)), TS_I32, s4, 0, 3, 6, 0);
+  CHECK_I64(ts_relu6(I64(s4, INT64_MAX, 6, 7, INT64_MIN)), TS_I64, s4, 6, 6, 6, 0);
+  CHECK_I64(ts_relu6(ts_cast(I32(s4, -128, 127, 5, 0), TS_I8)), TS_I8, s4, 0, 6, 5, 0);
+  CHECK(ts_relu6(U8(s4, 255, 0, 5, 7)), TS_U8, s4, 6, 0, 5, 6);
+  CHECK_I64(ts_relu6(ts_cast(I64(s4, INT64_MAX, 0, 6, 1), TS_U64)), TS_U64, s4, 6, 0, 6, 1);
+  g_assert_null(ts_relu6(ts_scalar_bool(true)));
+  expect_error(TS_ERR_DTYPE, "Relu6", "bool", NULL);
+  g_assert_null(ts_softsign(ts_scalar_i32(1)));
+  expect_error(TS_ERR_DTYPE, "Softsign", "int32", NULL);
+  ts_scope_end(s);
+}
+
+/* IsNan, IsInf and IsFinite: bool of the input's shape for every float
+ * (float16's 1e5 is inf), the sign of zero and of nan ignored; other
+ * dtypes refused, as TensorFlow's. */
+static void test_is_nan_inf_finite(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_shape s7 = TS_SHAPE(7);
+  for (size_t k = 0; k < G_N_ELEMENTS(FLOATS); k++) {
+    ts_tensor *x = ts_cast(F64(s7, NAN, -NAN, INFINITY, -INFINITY, -0.0, 1e-300, 1e5), FLOATS[k]);
+    bool big_inf = FLOATS[k] == TS_F16;
+    CHECK(ts_is_nan(x), TS_BOOL, s7, 1, 1, 0, 0, 0, 0, 0);
+    CHECK(ts_is_inf(x), TS_BOOL, s7, 0, 0, 1, 1, 0, 0, big_inf);
+    CHECK(ts_is_finite(x), TS_BOOL, s7, 0, 0, 0, 0, 1, 1, !big_inf);
+  }
+  ts_shape s2x3 = TS_SHAPE(2, 3);
+  ts_tensor *m = ts_div(ts_cast(I32(s2x3, 0, 1, -1, 2, 0, 3), TS_F32), ts_zeros(TS_F32, TS_SHAPE(3)));
+  CHECK(ts_is_nan(m), TS_BOOL, s2x3, 1, 0, 0, 0, 1, 0);
+  CHECK(ts_is_inf(m), TS_BOOL, s2x3, 0, 1, 1, 1, 0, 1);
+  CHECK(ts_is_finite(ts_scalar_f64(DBL_MAX)), TS_BOOL, TS_SCALAR_SHAPE, 1);
+  ts_shape empty = TS_SHAPE(0);
+  check_header(ts_is_nan(ts_tensor_new(TS_F64, empty)), TS_BOOL, empty, 0);
+  g_assert_null(ts_is_nan(ts_scalar_i32(1)));
+  expect_error(TS_ERR_DTYPE, "IsNan", "int32", NULL);
+  g_assert_null(ts_is_inf(ts_scalar_bool(true)));
+  expect_error(TS_ERR_DTYPE, "IsInf", "bool", NULL);
+  g_assert_null(ts_is_finite(U8(TS_SHAPE(1), 1)));
+  expect_error(TS_ERR_DTYPE, "IsFinite", "uint8", NULL);
+  ts_scope_end(s);
+}
+
 static void test_broadcast_basic(void)
 {
   ts_scope *s = ts_scope_begin();
@@ -905,6 +1120,13 @@ int main(int argc, char **argv)
   g_test_add_func("/ops/elementwise/unary-trig", test_unary_trig);
   g_test_add_func("/ops/elementwise/sign", test_sign);
   g_test_add_func("/ops/elementwise/round", test_round);
+  g_test_add_func("/ops/elementwise/floor-ceil", test_floor_ceil);
+  g_test_add_func("/ops/elementwise/square", test_square);
+  g_test_add_func("/ops/elementwise/rsqrt-reciprocal", test_rsqrt_reciprocal);
+  g_test_add_func("/ops/elementwise/log1p-expm1", test_log1p_expm1);
+  g_test_add_func("/ops/elementwise/elu-selu-gelu", test_elu_selu_gelu);
+  g_test_add_func("/ops/elementwise/relu6-softsign", test_relu6_softsign);
+  g_test_add_func("/ops/elementwise/is-nan-inf-finite", test_is_nan_inf_finite);
   g_test_add_func("/ops/elementwise/broadcast", test_broadcast_basic);
   g_test_add_func("/ops/elementwise/broadcast-empty", test_broadcast_empty);
   g_test_add_func("/ops/elementwise/broadcast-errors", test_broadcast_errors);

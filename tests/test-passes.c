@@ -652,6 +652,37 @@ static void test_fuse_elementwise(void)
   ts_function_free(fn);
 }
 
+/* Every fusible unary row after Round, in one chain (Rsqrt and Log1p of
+ * values kept positive): fused into one FusedElementwise, the same bits as
+ * the ops one by one. */
+static ts_tensor *new_rows_chain(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  ts_tensor *lo = ts_floor(x);
+  ts_tensor *hi = ts_ceil(x);
+  ts_tensor *sum = ts_add(lo, hi);
+  ts_tensor *clipped = ts_relu6(ts_square(sum));
+  ts_tensor *act = ts_softsign(ts_gelu(ts_selu(ts_elu(x))));
+  ts_tensor *y = ts_mul(clipped, act);
+  ts_tensor *r = ts_log1p(ts_rsqrt(ts_add(ts_square(y), x)));
+  return ts_reciprocal(ts_expm1(r));
+}
+
+static void test_fuse_new_rows(void)
+{
+  ts_value specs[] = { TS_SPEC_VALUE(TS_F32, TS_SHAPE(5, 7)), TS_SPEC_VALUE(TS_F64, TS_SHAPE(5, 7)) };
+  for (int k = 0; k < 2; k++) {
+    ts_function *fn = ts_function_new("new_rows_chain", new_rows_chain, "x");
+    ts_graph *g = optimize(trace(fn, &specs[k], 1), "fuse", "fuse: fused 16 nodes into 1 kernels");
+    assert_origins(find_op(g, TS_OP_FUSED_ELEMENTWISE), "Floor, Ceil, Add, Square, Relu6, Elu, Selu, Gelu, "
+                   "Softsign, Mul, Square, Add, Rsqrt, Log1p, Expm1, Reciprocal");
+    ts_graph_free(g);
+    ts_value arg = TS_TENSOR_VALUE(ramp(specs[k].spec.dtype, TS_SHAPE(5, 7), 0.05, 0.3));
+    assert_same_both_ways(new_rows_chain, "x", &arg, 1, 0);
+    ts_function_free(fn);
+  }
+}
+
 static ts_tensor *shared_middle(ts_call *c)
 {
   ts_tensor *x = ts_arg(c, 0);
@@ -861,6 +892,7 @@ int main(int argc, char **argv)
   g_test_add_func("/passes/inside-branches", test_inside_branches);
   g_test_add_func("/passes/dce", test_dce);
   g_test_add_func("/passes/fuse/elementwise", test_fuse_elementwise);
+  g_test_add_func("/passes/fuse/new-rows", test_fuse_new_rows);
   g_test_add_func("/passes/fuse/keeps", test_fuse_keeps);
   g_test_add_func("/passes/fuse/limit", test_fuse_limit);
   g_test_add_func("/passes/fuse/matmul", test_fuse_matmul);

@@ -308,6 +308,16 @@ static const char *temp(emit_ctx *c, const char *what)
   return name;
 }
 
+/* A constant scalar of dtype holding x: "dense/Relu6/six". */
+static const char *const_scalar(emit_ctx *c, const char *what, ts_dtype dtype, double x)
+{
+  char *base = g_strdup_printf("%s%s/%s", c->prefix, c->n->name, what);
+  const char *name = add_initializer(c->ex, base, onnx_data_type(dtype), TS_SCALAR_SHAPE,
+                                     scalar_bytes(c->ex, dtype, x), ts_dtype_size(dtype));
+  g_free(base);
+  return name;
+}
+
 static Onnx__NodeProto *node1(emit_ctx *c, const char *op, const char *out, int n_in, ...)
 {
   const char *in[8];
@@ -358,8 +368,78 @@ SAME(less, "Less") SAME(less_equal, "LessOrEqual") SAME(equal, "Equal") SAME(log
 SAME(logical_or, "Or") SAME(logical_not, "Not") SAME(where, "Where") SAME(identity, "Identity")
 SAME(read_variable, "Identity") SAME(sin, "Sin") SAME(cos, "Cos") SAME(tan, "Tan") SAME(asin, "Asin")
 SAME(acos, "Acos") SAME(atan, "Atan") SAME(sinh, "Sinh") SAME(cosh, "Cosh") SAME(asinh, "Asinh")
-SAME(acosh, "Acosh") SAME(atanh, "Atanh") SAME(erf, "Erf") SAME(sign, "Sign")
+SAME(acosh, "Acosh") SAME(atanh, "Atanh") SAME(erf, "Erf") SAME(sign, "Sign") SAME(floor, "Floor")
+SAME(ceil, "Ceil") SAME(reciprocal, "Reciprocal") SAME(elu, "Elu") SAME(selu, "Selu")
+SAME(softsign, "Softsign") SAME(is_nan, "IsNaN") SAME(is_inf, "IsInf")
 #undef SAME
+
+/* ---- rows ONNX (opset 17) has no op for, as a few of its ops ---- */
+
+static bool emit_square(emit_ctx *c)
+{
+  node1(c, "Mul", c->out[0], 2, c->in[0], c->in[0]);
+  return true;
+}
+
+/* 1 / sqrt(x): the row's own formula, so the same bits */
+static bool emit_rsqrt(emit_ctx *c)
+{
+  const char *root = temp(c, "sqrt");
+  node1(c, "Sqrt", root, 1, c->in[0]);
+  node1(c, "Reciprocal", c->out[0], 1, root);
+  return true;
+}
+
+/* Clip to [0, 6], its bounds inputs of the row's dtype (integers too) */
+static bool emit_relu6(emit_ctx *c)
+{
+  ts_dtype dt = c->n->outputs[0].dtype;
+  node1(c, "Clip", c->out[0], 3, c->in[0], const_scalar(c, "zero", dt, 0), const_scalar(c, "six", dt, 6));
+  return true;
+}
+
+/* log(1 + x) and exp(x) - 1: ONNX has neither log1p nor expm1, so these
+ * lose the row's precision for x near 0 (1 + 1e-10 is 1 in float32) */
+static bool emit_log1p(emit_ctx *c)
+{
+  const char *sum = temp(c, "one_plus");
+  node1(c, "Add", sum, 2, const_scalar(c, "one", c->n->outputs[0].dtype, 1), c->in[0]);
+  node1(c, "Log", c->out[0], 1, sum);
+  return true;
+}
+
+static bool emit_expm1(emit_ctx *c)
+{
+  const char *e = temp(c, "exp");
+  node1(c, "Exp", e, 1, c->in[0]);
+  node1(c, "Sub", c->out[0], 2, e, const_scalar(c, "one", c->n->outputs[0].dtype, 1));
+  return true;
+}
+
+static bool emit_is_finite(emit_ctx *c)
+{
+  const char *nan = temp(c, "is_nan"), *inf = temp(c, "is_inf"), *either = temp(c, "nan_or_inf");
+  node1(c, "IsNaN", nan, 1, c->in[0]);
+  node1(c, "IsInf", inf, 1, c->in[0]);
+  node1(c, "Or", either, 2, nan, inf);
+  node1(c, "Not", c->out[0], 1, either);
+  return true;
+}
+
+/* ONNX's Gelu came with opset 20: 0.5 x (1 + erf(x / sqrt(2))) in the
+ * row's order */
+static bool emit_gelu(emit_ctx *c)
+{
+  ts_dtype dt = c->n->outputs[0].dtype;
+  const char *half_x = temp(c, "half_x"), *scaled = temp(c, "scaled"), *e = temp(c, "erf"),
+             *sum = temp(c, "one_plus_erf");
+  node1(c, "Mul", half_x, 2, const_scalar(c, "half", dt, 0.5), c->in[0]);
+  node1(c, "Div", scaled, 2, c->in[0], const_scalar(c, "sqrt2", dt, 1.4142135623730951));
+  node1(c, "Erf", e, 1, scaled);
+  node1(c, "Add", sum, 2, const_scalar(c, "one", dt, 1), e);
+  node1(c, "Mul", c->out[0], 2, half_x, sum);
+  return true;
+}
 
 /* ONNX's Round takes floats only; an integer is its own rounding. */
 static bool emit_round(emit_ctx *c)
@@ -1011,6 +1091,11 @@ static const struct {
   { TS_OP_ACOSH, emit_acosh }, { TS_OP_ATANH, emit_atanh }, { TS_OP_ERF, emit_erf }, { TS_OP_SIGN, emit_sign },
   { TS_OP_ROUND, emit_round }, { TS_OP_ARGMIN, emit_argmin }, { TS_OP_CUMSUM, emit_cumsum },
   { TS_OP_CONV_TRANSPOSE, emit_conv_transpose }, { TS_OP_LSTM_SEQUENCE, emit_lstm_sequence },
+  { TS_OP_FLOOR, emit_floor }, { TS_OP_CEIL, emit_ceil }, { TS_OP_SQUARE, emit_square },
+  { TS_OP_RSQRT, emit_rsqrt }, { TS_OP_RECIPROCAL, emit_reciprocal }, { TS_OP_LOG1P, emit_log1p },
+  { TS_OP_EXPM1, emit_expm1 }, { TS_OP_ELU, emit_elu }, { TS_OP_SELU, emit_selu }, { TS_OP_RELU6, emit_relu6 },
+  { TS_OP_SOFTSIGN, emit_softsign }, { TS_OP_IS_NAN, emit_is_nan }, { TS_OP_IS_INF, emit_is_inf },
+  { TS_OP_IS_FINITE, emit_is_finite }, { TS_OP_GELU, emit_gelu },
 };
 
 /* Why an op has none. */

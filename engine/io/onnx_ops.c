@@ -153,13 +153,13 @@ UNARY(op_sigmoid, ts_sigmoid_at(HERE, x))
 UNARY(op_relu, ts_relu_at(HERE, x))
 UNARY(op_not, ts_logical_not_at(HERE, x))
 UNARY(op_identity, ts_identity_at(HERE, x))
-UNARY(op_reciprocal, ts_div_at(HERE, scalar(x, 1), x))
-UNARY(op_floor, ts_floordiv_at(HERE, x, scalar(x, 1)))
-UNARY(op_ceil, ts_neg_at(HERE, ts_floordiv_at(HERE, ts_neg_at(HERE, x), scalar(x, 1))))
-UNARY(op_isnan, ts_not_equal_at(HERE, x, x))
+UNARY(op_reciprocal, ts_reciprocal_at(HERE, x))
+UNARY(op_floor, ts_floor_at(HERE, x))
+UNARY(op_ceil, ts_ceil_at(HERE, x))
+UNARY(op_isnan, ts_is_nan_at(HERE, x))
 UNARY(op_sign, ts_sign_at(HERE, x))
 UNARY(op_round, ts_round_at(HERE, x)) /* half to even */
-UNARY(op_softsign, ts_div_at(HERE, x, ts_add_at(HERE, scalar(x, 1), ts_abs_at(HERE, x))))
+UNARY(op_softsign, ts_softsign_at(HERE, x))
 UNARY(op_softplus, ts_softplus_at(HERE, x)) /* log(1 + exp(x)) without overflow */
 UNARY(op_sin, ts_sin_at(HERE, x))
 UNARY(op_cos, ts_cos_at(HERE, x))
@@ -209,10 +209,13 @@ static bool op_leaky_relu(onnx_node_ctx *c)
   return out1(c, ts_where_at(HERE, ts_less_at(HERE, x, scalar(x, 0)), ts_mul_at(HERE, x, scalar(x, alpha)), x));
 }
 
+/* alpha 1 is the Elu row; another scales its negative side */
 static bool op_elu(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0);
   double alpha = attr_float(c, "alpha", 1.0);
+  if (alpha == 1)
+    return out1(c, ts_elu_at(HERE, x));
   ts_tensor *neg = ts_mul_at(HERE, scalar(x, alpha), ts_sub_at(HERE, ts_exp_at(HERE, x), scalar(x, 1)));
   return out1(c, ts_where_at(HERE, ts_less_at(HERE, x, scalar(x, 0)), neg, x));
 }
@@ -222,6 +225,9 @@ static bool op_selu(onnx_node_ctx *c)
   ts_tensor *x = IN(0);
   double alpha = attr_float(c, "alpha", 1.67326319217681884765625);
   double gamma = attr_float(c, "gamma", 1.05070102214813232421875);
+  /* the defaults are the Selu row's constants (as float attributes) */
+  if (alpha == 1.67326319217681884765625 && gamma == 1.05070102214813232421875)
+    return out1(c, ts_selu_at(HERE, x));
   ts_tensor *neg = ts_sub_at(HERE, ts_mul_at(HERE, scalar(x, alpha), ts_exp_at(HERE, x)), scalar(x, alpha));
   return out1(c, ts_mul_at(HERE, scalar(x, gamma),
                            ts_where_at(HERE, ts_greater_at(HERE, x, scalar(x, 0)), x, neg)));
@@ -2508,8 +2514,10 @@ static bool op_isinf(onnx_node_ctx *c)
   if (!x)
     return false;
   bool pos = attr_int(c, "detect_positive", 1), neg = attr_int(c, "detect_negative", 1);
+  if (pos && neg)
+    return out1(c, ts_is_inf_at(HERE, x));
   ts_tensor *p = ts_equal_at(HERE, x, scalar(x, INFINITY)), *n = ts_equal_at(HERE, x, scalar(x, -INFINITY));
-  return out1(c, pos && neg ? ts_logical_or_at(HERE, p, n) : pos ? p : neg ? n : ts_logical_and_at(HERE, p, n));
+  return out1(c, pos ? p : neg ? n : ts_logical_and_at(HERE, p, n));
 }
 
 static bool op_shrink(onnx_node_ctx *c)

@@ -45,6 +45,8 @@
 #define TS_DTYPES_ALL ((1u << TS_NUMERIC_DTYPE_COUNT) - 1)
 #define TS_DTYPES_NUMERIC (TS_DTYPES_ALL & ~TS_DTYPE_BIT(TS_BOOL))
 #define TS_DTYPES_BOOL TS_DTYPE_BIT(TS_BOOL)
+/* the unary rows testing a float (IsNan ...): they take the floats, giving bool */
+#define TS_DTYPES_PREDICATE TS_DTYPES_FLOAT
 
 /* Fails inference with TS_ERR_DTYPE unless every input's dtype is in mask:
  * "expected float32 or float64, got int32 (i32[2,3])". */

@@ -10,14 +10,19 @@
 
 /* ---- made from the rows -------------------------------------------------------- */
 
-#define LOOP(id, sfx, T)                                                         \
+/* The loop of one dtype: sfx the loop's, fsfx the formula's (f32 for the
+ * 16-bit floats), T the element, O the result, V an element to the
+ * formula's type, R its result to O. */
+#define LOOP_AS(id, sfx, fsfx, T, O, V, R)                                       \
   static void id##_##sfx##_loop(int64_t n, const void *px, const void *unused,   \
                                 void *po)                                        \
   {                                                                              \
     const T *x = px;                                                             \
-    T *o = po;                                                                   \
-    TS_EW_FOR(n, i, o[i] = id##_##sfx(x[i]));                                    \
+    O *o = po;                                                                   \
+    TS_EW_FOR(n, i, o[i] = R(id##_##fsfx(V(x[i]))));                             \
   }
+#define AS_IS(x) (x)
+#define LOOP(id, sfx, T) LOOP_AS(id, sfx, sfx, T, T, AS_IS, AS_IS)
 #define F32_LOOP_SCALAR(id) LOOP(id, f32, float)
 #define F32_LOOP_ARRAY(id)                                                                   \
   static void id##_f32_loop(int64_t n, const void *x, const void *unused, void *o)           \
@@ -25,23 +30,21 @@
     ts__v##id##_f32(x, o, n);                                                                \
   }
 /* 16-bit floats: the f32 formula, rounded back */
-#define HALF_LOOP(id, sfx, T, WIDEN, NARROW)                                     \
-  static void id##_##sfx##_loop(int64_t n, const void *px, const void *unused,   \
-                                void *po)                                        \
-  {                                                                              \
-    const T *x = px;                                                             \
-    T *o = po;                                                                   \
-    TS_EW_FOR(n, i, o[i] = NARROW(id##_f32(WIDEN(x[i]))));                       \
-  }
-#define LOOPS_FLOAT(id, f32)                                                     \
-  F32_LOOP_##f32(id) LOOP(id, f64, double)                                       \
-  HALF_LOOP(id, f16, ts_f16, ts__f16_to_f32, ts__f64_to_f16)                     \
-  HALF_LOOP(id, bf16, ts_bf16, ts__bf16_to_f32, ts__f64_to_bf16)
-#define LOOPS_NUMERIC(id, f32)                                                             \
-  LOOPS_FLOAT(id, f32) LOOP(id, i32, int32_t) LOOP(id, i64, int64_t) LOOP(id, u8, uint8_t) \
+#define LOOPS_FLOAT(id, F32)                                                     \
+  F32_LOOP_##F32(id) LOOP(id, f64, double)                                       \
+  LOOP_AS(id, f16, f32, ts_f16, ts_f16, ts__f16_to_f32, ts__f64_to_f16)          \
+  LOOP_AS(id, bf16, f32, ts_bf16, ts_bf16, ts__bf16_to_f32, ts__f64_to_bf16)
+#define LOOPS_NUMERIC(id, F32)                                                             \
+  LOOPS_FLOAT(id, F32) LOOP(id, i32, int32_t) LOOP(id, i64, int64_t) LOOP(id, u8, uint8_t) \
   LOOP(id, i8, int8_t) LOOP(id, i16, int16_t) LOOP(id, u16, uint16_t)                      \
   LOOP(id, u32, uint32_t) LOOP(id, u64, uint64_t)
-#define LOOPS_BOOL(id, f32) LOOP(id, b, bool)
+#define LOOPS_BOOL(id, F32) LOOP(id, b, bool)
+/* tests of a float: the 16-bit ones widened exactly, then tested as f32 */
+#define LOOPS_PREDICATE(id, F32)                                                 \
+  LOOP_AS(id, f32, f32, float, bool, AS_IS, AS_IS)                               \
+  LOOP_AS(id, f64, f64, double, bool, AS_IS, AS_IS)                              \
+  LOOP_AS(id, f16, f32, ts_f16, bool, ts__f16_to_f32, AS_IS)                     \
+  LOOP_AS(id, bf16, f32, ts_bf16, bool, ts__bf16_to_f32, AS_IS)
 
 #define TABLE_FLOAT(id)                                                   \
   [TS_F32] = { id##_f32_loop }, [TS_F64] = { id##_f64_loop },             \
@@ -51,7 +54,9 @@
   [TS_U8] = { id##_u8_loop }, [TS_I8] = { id##_i8_loop }, [TS_I16] = { id##_i16_loop },            \
   [TS_U16] = { id##_u16_loop }, [TS_U32] = { id##_u32_loop }, [TS_U64] = { id##_u64_loop }
 #define TABLE_BOOL(id) [TS_BOOL] = { id##_b_loop }
+#define TABLE_PREDICATE TABLE_FLOAT
 
+/* The output: the input's dtype and shape, or bool for a test (PREDICATE). */
 static bool unary_infer(ts_infer_ctx *c)
 {
   if (!ts__ew_check_dtypes(c, c->def->dtypes))
@@ -60,17 +65,30 @@ static bool unary_infer(ts_infer_ctx *c)
   return true;
 }
 
+static bool predicate_infer(ts_infer_ctx *c)
+{
+  if (!unary_infer(c))
+    return false;
+  c->out[0].dtype = TS_BOOL;
+  return true;
+}
+
+#define INFER_FLOAT unary_infer
+#define INFER_NUMERIC unary_infer
+#define INFER_BOOL unary_infer
+#define INFER_PREDICATE predicate_infer
+
 typedef struct unary_job {
   ts_ew_loop loop;
   const char *x;
   char *out;
-  size_t size; /* of an element, in and out */
+  size_t size_in, size_out; /* of an element */
 } unary_job;
 
 static void unary_range(void *ctx, int64_t begin, int64_t end)
 {
   const unary_job *j = ctx;
-  j->loop(end - begin, j->x + begin * j->size, NULL, j->out + begin * j->size);
+  j->loop(end - begin, j->x + begin * j->size_in, NULL, j->out + begin * j->size_out);
 }
 
 static bool unary_cpu(ts_kernel_ctx *k)
@@ -78,7 +96,7 @@ static bool unary_cpu(ts_kernel_ctx *k)
   const ts_tensor *x = k->in[0];
   const ts_ew_formula *f = k->def->formula;
   unary_job j = { f->loop[x->dtype][TS_EW_VV], x->data, k->out[0]->data,
-                  ts_dtype_size(x->dtype) };
+                  ts_dtype_size(x->dtype), ts_dtype_size(k->out[0]->dtype) };
   ts__parallel_range(x->size, f->grain, unary_range, &j);
   return true;
 }
@@ -243,13 +261,104 @@ static bool grad_zero(const ts_op_call *c, ts_tensor *const *out, ts_tensor *con
 }
 
 
+/* 2 x, as TensorFlow's SquareGrad */
+static bool grad_square(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_tensor *x = c->in[0];
+  return (gi[0] = ts_mul_at(c->loc, g[0], ts_mul_at(c->loc, x, ts__grad_scalar(x->dtype, 2)))) != NULL;
+}
+
+/* from the output, as TensorFlow's RsqrtGrad: -0.5 y^3 */
+static bool grad_rsqrt(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_tensor *y = out[0];
+  ts_tensor *d = ts_mul_at(c->loc, ts__grad_scalar(y->dtype, -0.5),
+                           ts_mul_at(c->loc, y, ts_mul_at(c->loc, y, y)));
+  return (gi[0] = ts_mul_at(c->loc, g[0], d)) != NULL;
+}
+
+/* from the output, as TensorFlow's ReciprocalGrad: -y^2 */
+static bool grad_reciprocal(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                            ts_tensor **gi)
+{
+  ts_tensor *y = out[0];
+  return (gi[0] = ts_neg_at(c->loc, ts_mul_at(c->loc, g[0], ts_mul_at(c->loc, y, y)))) != NULL;
+}
+
+static bool grad_log1p(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_tensor *x = c->in[0];
+  return (gi[0] = ts_div_at(c->loc, g[0], ts_add_at(c->loc, ONE(x), x))) != NULL;
+}
+
+static bool grad_expm1(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return (gi[0] = ts_mul_at(c->loc, g[0], ts_exp_at(c->loc, c->in[0]))) != NULL;
+}
+
+/* Elu and Selu from the output, as TensorFlow's EluGrad and SeluGrad:
+ * where y < 0, g (y + a), else g s (Elu: a = s = 1) */
+static bool elu_like_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *g, double a, double s,
+                          ts_tensor **gi)
+{
+  ts_loc l = c->loc;
+  ts_tensor *y = out[0];
+  ts_tensor *below = ts_mul_at(l, g, ts_add_at(l, y, ts__grad_scalar(y->dtype, a)));
+  ts_tensor *above = s == 1 ? g : ts_mul_at(l, g, ts__grad_scalar(y->dtype, s));
+  return (gi[0] = ts_where_at(l, ts_less_at(l, y, ZERO(y)), below, above)) != NULL;
+}
+
+static bool grad_elu(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return elu_like_grad(c, out, g[0], 1, 1, gi);
+}
+
+static bool grad_selu(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  return elu_like_grad(c, out, g[0], 1.7580993408473768599402175208123,
+                       1.0507009873554804934193349852946, gi);
+}
+
+/* from the output, as TensorFlow's Relu6Grad: g where 0 < y < 6 */
+static bool grad_relu6(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_loc l = c->loc;
+  ts_tensor *y = out[0];
+  ts_tensor *inside = ts_logical_and_at(l, ts_greater_at(l, y, ZERO(y)),
+                                        ts_less_at(l, y, ts__grad_scalar(y->dtype, 6)));
+  return (gi[0] = ts_mul_at(l, g[0], ts__grad_mask(l, inside, y->dtype))) != NULL;
+}
+
+/* as TensorFlow's SoftsignGrad: g / (1 + |x|)^2 */
+static bool grad_softsign(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_loc l = c->loc;
+  ts_tensor *x = c->in[0];
+  ts_tensor *d = ts_add_at(l, ts_abs_at(l, x), ONE(x));
+  return (gi[0] = ts_div_at(l, g[0], ts_mul_at(l, d, d))) != NULL;
+}
+
+/* gelu' = Phi(x) + x phi(x): 0.5 (1 + erf(x / sqrt(2))) + x exp(-x^2 / 2) / sqrt(2 pi) */
+static bool grad_gelu(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_loc l = c->loc;
+  ts_tensor *x = c->in[0];
+  ts_dtype dt = x->dtype;
+  ts_tensor *cdf = ts_mul_at(l, ts__grad_scalar(dt, 0.5),
+                             ts_add_at(l, ONE(x), ts_erf_at(l, ts_div_at(l, x, ts__grad_scalar(dt, 1.4142135623730951)))));
+  ts_tensor *pdf = ts_mul_at(l, ts__grad_scalar(dt, 0.3989422804014327),
+                             ts_exp_at(l, ts_mul_at(l, ts__grad_scalar(dt, -0.5), ts_mul_at(l, x, x))));
+  return (gi[0] = ts_mul_at(l, g[0], ts_add_at(l, cdf, ts_mul_at(l, x, pdf)))) != NULL;
+}
+
+
 #define UNARY_DEF(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32, GRAD)                         \
   LOOPS_##DTYPES(id, F32)                                                                \
   static const ts_ew_formula id##_formula = { GRAIN, { TABLE_##DTYPES(id) } };           \
   const ts_op_def ts__op_##id = { .op = TS_OP_##ID, .name = NAME, .api_name = #id,       \
                                   .n_inputs = 1, .n_outputs = 1,                         \
                                   .flags = TS_OPF_ELEMENTWISE | (FLAGS),                 \
-                                  .infer = unary_infer, .kernel[TS_DEVICE_CPU] = unary_cpu, \
+                                  .infer = INFER_##DTYPES, .kernel[TS_DEVICE_CPU] = unary_cpu, \
                                   .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_unary), \
                                   .grad = GRAD,                                          \
                                   .dtypes = TS_DTYPES_##DTYPES, .formula = &id##_formula }; \

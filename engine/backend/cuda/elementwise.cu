@@ -38,8 +38,8 @@ __device__ __forceinline__ int64_t offset_of(const ts_cu_bcast &s, int k, int64_
 
 /* ---- unary ------------------------------------------------------------------- */
 
-template <class F, class T>
-__global__ void unary_kernel(int64_t n, const T *x, T *o)
+template <class F, class T, class O>
+__global__ void unary_kernel(int64_t n, const T *x, O *o)
 {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
        i += (int64_t)gridDim.x * blockDim.x)
@@ -48,41 +48,53 @@ __global__ void unary_kernel(int64_t n, const T *x, T *o)
 
 typedef void (*unary_launch)(int64_t n, const void *x, void *o, cudaStream_t s);
 
-template <class F, class T>
+template <class F, class T, class O>
 static void launch_unary(int64_t n, const void *x, void *o, cudaStream_t s)
 {
-  unary_kernel<F, T><<<blocks_for(n), THREADS, 0, s>>>(n, (const T *)x, (T *)o);
+  unary_kernel<F, T, O><<<blocks_for(n), THREADS, 0, s>>>(n, (const T *)x, (O *)o);
 }
 
-#define U_FN(id, sfx, T)                                    \
+#define U_FN(id, sfx, T, O)                                 \
   struct id##_##sfx##_u {                                   \
-    static __device__ __forceinline__ T f(T x) { return id##_##sfx(x); } \
+    static __device__ __forceinline__ O f(T x) { return id##_##sfx(x); } \
   };
 /* a 16-bit float H through the f32 formula, rounded back */
 #define U_FN_HALF(id, sfx, H)                                                              \
   struct id##_##sfx##_u {                                                                  \
     static __device__ __forceinline__ H f(H x) { return narrow<H>::from(id##_f32(widen(x))); } \
   };
-#define U_FNS_FLOAT(id) \
-  U_FN(id, f32, float) U_FN(id, f64, double) U_FN_HALF(id, f16, __half) U_FN_HALF(id, bf16, __nv_bfloat16)
+/* a test of a 16-bit float H: of its value widened (exactly) to float */
+#define U_FN_HALF_TEST(id, sfx, H)                                                         \
+  struct id##_##sfx##_u {                                                                  \
+    static __device__ __forceinline__ bool f(H x) { return id##_f32(widen(x)); }           \
+  };
+#define U_FNS_FLOAT(id)                                                                    \
+  U_FN(id, f32, float, float) U_FN(id, f64, double, double) U_FN_HALF(id, f16, __half)     \
+  U_FN_HALF(id, bf16, __nv_bfloat16)
 #define U_FNS_NUMERIC(id)                                                                  \
-  U_FNS_FLOAT(id) U_FN(id, i32, int32_t) U_FN(id, i64, int64_t) U_FN(id, u8, uint8_t)      \
-  U_FN(id, i8, int8_t) U_FN(id, i16, int16_t) U_FN(id, u16, uint16_t) U_FN(id, u32, uint32_t) \
-  U_FN(id, u64, uint64_t)
-#define U_FNS_BOOL(id) U_FN(id, b, bool)
+  U_FNS_FLOAT(id) U_FN(id, i32, int32_t, int32_t) U_FN(id, i64, int64_t, int64_t)          \
+  U_FN(id, u8, uint8_t, uint8_t) U_FN(id, i8, int8_t, int8_t) U_FN(id, i16, int16_t, int16_t) \
+  U_FN(id, u16, uint16_t, uint16_t) U_FN(id, u32, uint32_t, uint32_t) U_FN(id, u64, uint64_t, uint64_t)
+#define U_FNS_BOOL(id) U_FN(id, b, bool, bool)
+#define U_FNS_PREDICATE(id)                                                                \
+  U_FN(id, f32, float, bool) U_FN(id, f64, double, bool) U_FN_HALF_TEST(id, f16, __half)   \
+  U_FN_HALF_TEST(id, bf16, __nv_bfloat16)
 #define U_FNS(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32, GRAD) U_FNS_##DTYPES(id)
 UNARY_ROWS(U_FNS)
 
-#define U_SET(ID, id, DT, sfx, T) t[TS_OP_##ID][DT] = launch_unary<id##_##sfx##_u, T>;
-#define U_SET_FLOAT(ID, id)                                                            \
-  U_SET(ID, id, TS_F32, f32, float) U_SET(ID, id, TS_F64, f64, double)                 \
-  U_SET(ID, id, TS_F16, f16, __half) U_SET(ID, id, TS_BF16, bf16, __nv_bfloat16)
+#define U_SET(ID, id, DT, sfx, T, O) t[TS_OP_##ID][DT] = launch_unary<id##_##sfx##_u, T, O>;
+#define U_SET_FLOATS(ID, id, O32, O64, O16, OBF16)                                     \
+  U_SET(ID, id, TS_F32, f32, float, O32) U_SET(ID, id, TS_F64, f64, double, O64)       \
+  U_SET(ID, id, TS_F16, f16, __half, O16) U_SET(ID, id, TS_BF16, bf16, __nv_bfloat16, OBF16)
+#define U_SET_FLOAT(ID, id) U_SET_FLOATS(ID, id, float, double, __half, __nv_bfloat16)
 #define U_SET_NUMERIC(ID, id)                                                          \
-  U_SET_FLOAT(ID, id) U_SET(ID, id, TS_I32, i32, int32_t) U_SET(ID, id, TS_I64, i64, int64_t) \
-  U_SET(ID, id, TS_U8, u8, uint8_t) U_SET(ID, id, TS_I8, i8, int8_t)                   \
-  U_SET(ID, id, TS_I16, i16, int16_t) U_SET(ID, id, TS_U16, u16, uint16_t)             \
-  U_SET(ID, id, TS_U32, u32, uint32_t) U_SET(ID, id, TS_U64, u64, uint64_t)
-#define U_SET_BOOL(ID, id) U_SET(ID, id, TS_BOOL, b, bool)
+  U_SET_FLOAT(ID, id) U_SET(ID, id, TS_I32, i32, int32_t, int32_t)                     \
+  U_SET(ID, id, TS_I64, i64, int64_t, int64_t) U_SET(ID, id, TS_U8, u8, uint8_t, uint8_t) \
+  U_SET(ID, id, TS_I8, i8, int8_t, int8_t) U_SET(ID, id, TS_I16, i16, int16_t, int16_t) \
+  U_SET(ID, id, TS_U16, u16, uint16_t, uint16_t) U_SET(ID, id, TS_U32, u32, uint32_t, uint32_t) \
+  U_SET(ID, id, TS_U64, u64, uint64_t, uint64_t)
+#define U_SET_BOOL(ID, id) U_SET(ID, id, TS_BOOL, b, bool, bool)
+#define U_SET_PREDICATE(ID, id) U_SET_FLOATS(ID, id, bool, bool, bool, bool)
 #define U_SETS(ID, id, NAME, DTYPES, GRAIN, FLAGS, F32, GRAD) U_SET_##DTYPES(ID, id)
 
 static const struct unary_table {
@@ -289,6 +301,7 @@ template <class T> struct instr_of {
 #define F_UNARY_CASE_FLOAT(ID, id, sfx) case TS_OP_##ID: return id##_##sfx(x);
 #define F_UNARY_CASE_NUMERIC F_UNARY_CASE_FLOAT
 #define F_UNARY_CASE_BOOL(ID, id, sfx)
+#define F_UNARY_CASE_PREDICATE(ID, id, sfx)
 #define F_BINARY_CASE_FLOAT(ID, id, sfx) case TS_OP_##ID: return id##_##sfx(x, y);
 #define F_BINARY_CASE_NUMERIC F_BINARY_CASE_FLOAT
 #define F_BINARY_CASE_ALL(ID, id, sfx)
@@ -354,6 +367,7 @@ __global__ void fused_kernel(int64_t n, fused_args a, S *o)
 #define FUSED_HAS_U_FLOAT(ID) case TS_OP_##ID:
 #define FUSED_HAS_U_NUMERIC FUSED_HAS_U_FLOAT
 #define FUSED_HAS_U_BOOL(ID)
+#define FUSED_HAS_U_PREDICATE(ID)
 #define FUSED_HAS_B_FLOAT FUSED_HAS_U_FLOAT
 #define FUSED_HAS_B_NUMERIC FUSED_HAS_U_FLOAT
 #define FUSED_HAS_B_ALL(ID)
