@@ -435,7 +435,13 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(IS_NAN, is_nan, COMPARE)                                             \
   X(IS_INF, is_inf, COMPARE)                                             \
   X(IS_FINITE, is_finite, COMPARE)                                       \
-  X(GELU, gelu, MATH)
+  X(GELU, gelu, MATH)                                                    \
+  X(SQUARED_DIFFERENCE, squared_difference, ARITH)                       \
+  X(ATAN2, atan2, MATH)                                                  \
+  X(TRUNCATEDIV, truncatediv, ARITH)                                     \
+  X(TRUNCATEMOD, truncatemod, ARITH)                                     \
+  X(DIV_NO_NAN, div_no_nan, ARITH)                                       \
+  X(XLOGY, xlogy, MATH)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -549,7 +555,8 @@ TS_API ts_tensor *ts_gather_at(ts_loc loc, ts_tensor *params, ts_tensor *indices
 /* elementwise, NumPy broadcasting */
 #define TS__BINARY(X)                                                                     \
   X(add) X(sub) X(mul) X(div) X(floordiv) X(mod) X(pow) X(maximum) X(minimum) X(greater) \
-  X(greater_equal) X(less) X(less_equal) X(equal) X(not_equal) X(logical_and) X(logical_or)
+  X(greater_equal) X(less) X(less_equal) X(equal) X(not_equal) X(logical_and) X(logical_or)  \
+  X(squared_difference) X(atan2) X(truncatediv) X(truncatemod) X(div_no_nan) X(xlogy)
 #define TS__UNARY(X) \
   X(neg) X(abs) X(exp) X(log) X(sqrt) X(tanh) X(sigmoid) X(relu) X(logical_not) X(softplus) \
   X(sin) X(cos) X(tan) X(asin) X(acos) X(atan) X(sinh) X(cosh) X(asinh) X(acosh) X(atanh) X(erf) \
@@ -578,6 +585,12 @@ TS__UNARY(TS__DECL_UNARY)
 #define ts_not_equal(a, b) ts_not_equal_at(TS_HERE, (a), (b))
 #define ts_logical_and(a, b) ts_logical_and_at(TS_HERE, (a), (b))
 #define ts_logical_or(a, b) ts_logical_or_at(TS_HERE, (a), (b))
+#define ts_squared_difference(a, b) ts_squared_difference_at(TS_HERE, (a), (b)) /* (a - b)^2 */
+#define ts_atan2(y, x) ts_atan2_at(TS_HERE, (y), (x)) /* the angle of (x, y), as tf.math.atan2(y, x) */
+#define ts_truncatediv(a, b) ts_truncatediv_at(TS_HERE, (a), (b)) /* a / b rounded toward 0, as C */
+#define ts_truncatemod(a, b) ts_truncatemod_at(TS_HERE, (a), (b)) /* C's remainder: fmod, % */
+#define ts_div_no_nan(a, b) ts_div_no_nan_at(TS_HERE, (a), (b)) /* a / b, 0 where b is 0 */
+#define ts_xlogy(x, y) ts_xlogy_at(TS_HERE, (x), (y)) /* x log(y), 0 where x is 0 */
 #define ts_neg(x) ts_neg_at(TS_HERE, (x))
 #define ts_abs(x) ts_abs_at(TS_HERE, (x))
 #define ts_exp(x) ts_exp_at(TS_HERE, (x))

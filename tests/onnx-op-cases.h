@@ -93,6 +93,22 @@ static ts_tensor *case_float_tests(ts_call *c)
   return ts_concat(parts, 3, 0);
 }
 
+/* The binary rows ONNX makes of a few ops: a / b near and at zero divisors */
+static ts_tensor *case_binary_rows(ts_call *c)
+{
+  ts_tensor *a = A(0), *b = A(1);
+  ts_tensor *parts[5] = { ts_squared_difference(a, b), ts_truncatediv(a, b), ts_truncatemod(a, b),
+                          ts_div_no_nan(a, b), ts_xlogy(b, ts_abs(a)) };
+  return ts_concat(parts, 5, 0);
+}
+
+/* TruncateDiv and TruncateMod of integers: ONNX's Div and Mod (fmod 1) */
+static ts_tensor *case_truncate_int(ts_call *c)
+{
+  ts_tensor *parts[2] = { ts_truncatediv(A(0), A(1)), ts_truncatemod(A(0), A(1)) };
+  return ts_concat(parts, 2, 0);
+}
+
 static ts_tensor *case_shapes(ts_call *c)
 {
   ts_tensor *x = A(0); /* [2,6] */
@@ -213,6 +229,8 @@ static const onnx_op_case ONNX_OP_CASES[] = {
   { "cumsum", case_cumsum, "x", { "f32[2,3]=1,-2,3.5,4,0.25,-8" } },
   { "unary_rows", case_unary_rows, "x", { "f32[8]=-2.5,-1.5,-0.5,0,0.5,1.5,2.5,3.75" } },
   { "log1p_expm1", case_log1p_expm1, "x", { "f32[8]=-2.5,-1.5,-0.5,0,0.5,1.5,2.5,3.75" } },
+  { "binary_rows", case_binary_rows, "a, b", { "f32[8]=7,-7,7.5,-7.5,-0.5,3,0,2", "f32[8]=2,2,-2,2,1,0,0,0.5" } },
+  { "truncate_int", case_truncate_int, "a, b", { "i32[6]=7,-7,7,-7,6,0", "i32[6]=2,2,-2,-2,-3,5" } },
   { "float_tests", case_float_tests, "a, b", { "f32[6]=1,0,-1,2,0,-3", "f32[6]=0,0,0,1,1,-2" } },
   { "shapes", case_shapes, "x", { "f32[2,6]:range" } },
   { "reductions", case_reductions, "x", { "f32[3,4]=1,-2,3,0.5,4,4,-1,2,0.25,-8,6,1" } },

@@ -306,6 +306,33 @@ static void test_unwritable_path(void)
   ts_module_free(module);
 }
 
+static ts_tensor *angle(ts_call *c)
+{
+  return ts_atan2(ts_arg(c, 0), ts_arg(c, 1));
+}
+
+/* Atan2 has no ONNX form (opset 17 has no atan2; Atan(y / x) is wrong
+ * off the right half-plane): the export refuses it by name and says why. */
+static void test_atan2_refused(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("angle", angle, "y, x");
+  ts_value args[2] = { TS_SPEC_VALUE(TS_F32, TS_SHAPE(3)), TS_SPEC_VALUE(TS_F32, TS_SHAPE(3)) };
+  ts_concrete *cf = ts_function_get_concrete(fn, args, 2);
+  g_assert_nonnull(cf);
+  char *path = g_strdup_printf("%s/angle.onnx", tmp_dir);
+  g_assert_false(ts_concrete_save_onnx(cf, path));
+  ts_error *e = ts_error_take();
+  g_assert_cmpint(e->code, ==, TS_ERR_UNIMPLEMENTED);
+  g_assert_nonnull(strstr(e->message, "(Atan2)"));
+  g_assert_nonnull(strstr(e->message, "op Atan2 has no ONNX mapping: ONNX (opset 17) has no atan2"));
+  g_assert_false(g_file_test(path, G_FILE_TEST_EXISTS));
+  ts_error_free(e);
+  g_free(path);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 static char *run_cli(const char *const *args, int *status)
 {
   GPtrArray *argv = g_ptr_array_new();
@@ -359,6 +386,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/export/names-and-scopes-kept", test_names_and_scopes_kept);
   g_test_add_func("/onnx/export/unknown-dims", test_unknown_dims);
   g_test_add_func("/onnx/export/unwritable-path", test_unwritable_path);
+  g_test_add_func("/onnx/export/atan2-refused", test_atan2_refused);
   g_test_add_func("/onnx/export/cli", test_cli_export);
   int ret = g_test_run();
   char *cmd = g_strdup_printf("rm -rf '%s'", tmp_dir);

@@ -448,6 +448,11 @@ static ts_tensor *edge_body(ts_call *c)
   case 34: return ts_argmin(ts_cast(ts_where(ts_greater(x, ts_scalar_f32(0)), x, ts_scalar_f32(NAN)), TS_F16), 1);
   case 35: return ts_cumsum(ts_cast(ts_mul(x, ts_scalar_f32(100)), TS_I8), 0, true, true); /* wraps */
   case 36: return ts_cumsum(ts_cast(x, TS_F16), -1, false, true);
+  case 37: return ts_truncatediv(i, ts_sub(i, ts_scalar_i32(3))); /* 3 - 3: by zero */
+  case 38: return ts_truncatemod(ts_cast(i, TS_I64), ts_cast(ts_sub(i, ts_scalar_i32(5)), TS_I64));
+  case 39: return ts_concat(((ts_tensor *[]){ ts_truncatediv(ts_neg(i), ts_add(ts_abs(i), ts_scalar_i32(1))),
+                                              ts_truncatemod(ts_neg(i), ts_add(ts_abs(i), ts_scalar_i32(1))) }),
+                            2, 0); /* no error */
   default: return NULL;
   }
 }
@@ -493,6 +498,9 @@ static const struct {
   { "ArgMin float16, NaN", TS_OP_ARGMIN },
   { "Cumsum int8, exclusive, reverse", TS_OP_CUMSUM },
   { "Cumsum float16, reverse", TS_OP_CUMSUM },
+  { "TruncateDiv int32 by zero", TS_OP_TRUNCATEDIV },
+  { "TruncateMod int64 by zero", TS_OP_TRUNCATEMOD },
+  { "TruncateDiv and TruncateMod int32, negative quotients", TS_OP_TRUNCATEDIV },
 };
 
 static int edge_cases(op_case *out)
@@ -813,6 +821,12 @@ FWD1(selu, ts_selu(in[0]))
 FWD1(relu6, ts_relu6(in[0]))
 FWD1(softsign, ts_softsign(in[0]))
 FWD1(gelu, ts_gelu(in[0]))
+FWD1(squared_difference, ts_squared_difference(in[0], in[1]))
+FWD1(atan2, ts_atan2(in[0], in[1]))
+/* a in [7.1, 7.4], b in [2.05, 2.35]: the truncated quotient 3 throughout */
+FWD1(truncatemod, ts_truncatemod(ts_add(in[0], ts_scalar_f64(5.05)), in[1]))
+FWD1(div_no_nan, ts_div_no_nan(in[0], in[1]))
+FWD1(xlogy, ts_xlogy(in[0], in[1]))
 FWD1(cumsum, ts_cumsum(in[0], 1, false, false))
 FWD1(cumsum_exclusive_reverse, ts_cumsum(in[0], 0, true, true))
 FWD1(add, ts_add(in[0], in[1]))
@@ -1028,6 +1042,12 @@ static const grad_case GRAD_CASES[] = {
   { "Pow", TS_OP_POW, fwd_pow, 2, { S(3, 4), S(4) }, 0.5, 2, false },
   { "Maximum", TS_OP_MAXIMUM, fwd_maximum, 2, { S(3, 4), S(4) }, -1, 1, false },
   { "Minimum", TS_OP_MINIMUM, fwd_minimum, 2, { S(3, 4), S(3, 4) }, -1, 1, false },
+  { "SquaredDifference", TS_OP_SQUARED_DIFFERENCE, fwd_squared_difference, 2, { S(3, 4), S(4) }, -2, 2, false },
+  { "Atan2", TS_OP_ATAN2, fwd_atan2, 2, { S(3, 4), S(3, 1) }, 0.5, 2, false },
+  { "Atan2 (second quadrant)", TS_OP_ATAN2, fwd_atan2, 2, { S(3, 4), S(3, 4) }, -2, -0.5, false },
+  { "TruncateMod", TS_OP_TRUNCATEMOD, fwd_truncatemod, 2, { S(3, 4), S(4) }, 2.05, 2.35, false },
+  { "DivNoNan", TS_OP_DIV_NO_NAN, fwd_div_no_nan, 2, { S(3, 4), S(3, 1) }, 0.5, 2, false },
+  { "Xlogy", TS_OP_XLOGY, fwd_xlogy, 2, { S(3, 4), S(4) }, 0.5, 2, false },
   { "Select", TS_OP_WHERE, fwd_where, 2, { S(3, 4), S(4) }, -2, 2, false },
   { "Cast", TS_OP_CAST, fwd_cast, 1, { S(3, 4) }, -2, 2, false },
   { "Fill", TS_OP_FILL, fwd_fill, 1, { TS_SCALAR_SHAPE }, -2, 2, false },

@@ -713,6 +713,139 @@ static void test_is_nan_inf_finite(void)
   ts_scope_end(s);
 }
 
+/* SquaredDifference: (a - b)^2 in every numeric dtype, the difference and
+ * the product wrapping in integers (MIN - 1 is MAX, whose square is 1
+ * mod 2^32; uint8 3 - 5 is 254, squared 4); inf - inf is nan. */
+static void test_squared_difference(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_shape s5 = TS_SHAPE(5);
+  for (size_t k = 0; k < G_N_ELEMENTS(FLOATS); k++) {
+    ts_dtype dt = FLOATS[k];
+    ts_tensor *a = ts_cast(F64(s5, 3, -0.0, INFINITY, INFINITY, NAN), dt);
+    ts_tensor *b = ts_cast(F64(s5, 5, 0.0, INFINITY, 1, 1), dt);
+    ts_tensor *y = ts_squared_difference(a, b);
+    CHECK(y, dt, s5, 4, 0, NAN, INFINITY, NAN);
+    g_assert_false(signbit(ts_tensor_get_f64(y, 1)));
+  }
+  ts_shape s3 = TS_SHAPE(3), s2x3 = TS_SHAPE(2, 3);
+  CHECK(ts_squared_difference(F32(s3, 1e20f, 0.5f, -2), F32(s3, -1e20f, 0.25f, 2)), TS_F32, s3, INFINITY,
+        0.0625, 16);
+  CHECK_I64(ts_squared_difference(I32(s3, INT32_MIN, 3, 46341), I32(s3, 1, -4, 0)), TS_I32, s3, 1, 49,
+            -2147479015);
+  CHECK_I64(ts_squared_difference(I64(s3, INT64_MIN, -5, 7), I64(s3, INT64_MAX, 5, 7)), TS_I64, s3, 1, 100, 0);
+  CHECK(ts_squared_difference(U8(s3, 3, 0, 200), U8(s3, 5, 255, 100)), TS_U8, s3, 4, 1, 16);
+  CHECK_I64(ts_squared_difference(ts_cast(I32(s3, -128, 100, -100), TS_I8), ts_cast(I32(s3, 127, -100, 0), TS_I8)),
+            TS_I8, s3, 1, 64, 16);
+  /* broadcasting: a row against a column */
+  CHECK(ts_squared_difference(F64(TS_SHAPE(2, 1), 1, -1), F64(s3, 0, 1, 2)), TS_F64, s2x3, 1, 0, 1, 1, 4, 9);
+  g_assert_null(ts_squared_difference(ts_scalar_bool(true), ts_scalar_bool(false)));
+  expect_error(TS_ERR_DTYPE, "SquaredDifference", "bool", NULL);
+  ts_scope_end(s);
+}
+
+/* Atan2(y, x) as C's and TensorFlow's: the quadrant from both signs, the
+ * signed zeros (atan2(0, -0) is pi, atan2(-0, -0) -pi, atan2(-0, 0) -0),
+ * the infinities; floats only. */
+static void test_atan2(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_shape s11 = TS_SHAPE(11);
+  for (size_t k = 0; k < G_N_ELEMENTS(FLOATS); k++) {
+    ts_dtype dt = FLOATS[k];
+    ts_tensor *y = ts_cast(F64(s11, 1, 1, -1, 0.0, -0.0, 0.0, -0.0, INFINITY, 1, NAN, 1), dt);
+    ts_tensor *x = ts_cast(F64(s11, 1, -1, -1, -0.0, -0.0, 0.0, 0.0, INFINITY, -INFINITY, 1, 0), dt);
+    ts_tensor *r = ts_cast(ts_atan2(y, x), TS_F64);
+    g_assert_cmpint(ts_tensor_dtype(ts_atan2(y, x)), ==, dt);
+    /* each within the dtype's rounding of the exact angle */
+    double tol = dt == TS_F64 ? 1e-15 : dt == TS_F32 ? 1e-7 : dt == TS_F16 ? 1e-3 : 1e-2;
+    const double want[11] = { M_PI_4, 3 * M_PI_4, -3 * M_PI_4, M_PI, -M_PI, 0, -0.0, M_PI_4, M_PI, NAN, M_PI_2 };
+    for (int i = 0; i < 11; i++) {
+      double got = ts_tensor_get_f64(r, i);
+      if (isnan(want[i]))
+        g_assert_true(isnan(got));
+      else
+        g_assert_cmpfloat_with_epsilon(got, want[i], tol * 4);
+    }
+    g_assert_true(signbit(ts_tensor_get_f64(r, 6)) && !signbit(ts_tensor_get_f64(r, 5)));
+  }
+  CHECK(ts_atan2(F64(TS_SHAPE(2), 0.0, -0.0), F64(TS_SHAPE(2), -0.0, -0.0)), TS_F64, TS_SHAPE(2), M_PI, -M_PI);
+  g_assert_null(ts_atan2(ts_scalar_i32(1), ts_scalar_i32(1)));
+  expect_error(TS_ERR_DTYPE, "Atan2", "int32", NULL);
+  ts_scope_end(s);
+}
+
+/* TruncateDiv and TruncateMod as C's / and % (tf.truncatediv,
+ * tf.truncatemod): toward zero, the remainder the dividend's sign; MIN / -1
+ * wraps to MIN and MIN % -1 is 0 (NumPy's wrap, where C's is undefined);
+ * an integer divisor of 0 is an error.  Floats: the quotient truncated
+ * (-0.5 gives -0.0, x / 0 inf or nan) and fmod (x % 0 nan, x % inf x). */
+static void test_truncate_div_mod(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_shape s7 = TS_SHAPE(7);
+  ts_tensor *a = I32(s7, 7, -7, 7, -7, INT32_MIN, 0, -1), *b = I32(s7, 2, 2, -2, -2, -1, 5, 3);
+  CHECK_I64(ts_truncatediv(a, b), TS_I32, s7, 3, -3, -3, 3, INT32_MIN, 0, 0);
+  CHECK_I64(ts_truncatemod(a, b), TS_I32, s7, 1, -1, 1, -1, 0, 0, -1);
+  ts_shape s2 = TS_SHAPE(2);
+  CHECK_I64(ts_truncatediv(I64(s2, INT64_MIN, INT64_MIN), I64(s2, -1, 2)), TS_I64, s2, INT64_MIN, INT64_MIN / 2);
+  CHECK_I64(ts_truncatemod(I64(s2, INT64_MIN, INT64_MAX), I64(s2, -1, -10)), TS_I64, s2, 0, 7);
+  ts_tensor *a8 = ts_cast(I32(s2, -128, -127), TS_I8), *b8 = ts_cast(I32(s2, -1, 10), TS_I8);
+  CHECK_I64(ts_truncatediv(a8, b8), TS_I8, s2, -128, -12);
+  CHECK_I64(ts_truncatemod(a8, b8), TS_I8, s2, 0, -7);
+  CHECK(ts_truncatediv(U8(s2, 255, 7), U8(s2, 2, 9)), TS_U8, s2, 127, 0);
+  CHECK(ts_truncatemod(U8(s2, 255, 7), U8(s2, 7, 9)), TS_U8, s2, 3, 7);
+  g_assert_null(ts_truncatediv(I32(s2, 1, 2), I32(s2, 1, 0)));
+  expect_error(TS_ERR_INVALID_ARGUMENT, "TruncateDiv", "Integer division by zero", NULL);
+  g_assert_null(ts_truncatemod(ts_cast(I32(s2, 1, 2), TS_U16), ts_cast(I32(s2, 0, 1), TS_U16)));
+  expect_error(TS_ERR_INVALID_ARGUMENT, "TruncateMod", "Integer division by zero", NULL);
+
+  ts_shape s8 = TS_SHAPE(8);
+  for (size_t k = 0; k < G_N_ELEMENTS(FLOATS); k++) {
+    ts_dtype dt = FLOATS[k];
+    ts_tensor *fa = ts_cast(F64(s8, 7.5, -7.5, 7.5, -0.5, 1, -1, 0, INFINITY), dt);
+    ts_tensor *fb = ts_cast(F64(s8, 2, 2, -2, 1, 0, 0, 0, 2), dt);
+    ts_tensor *q = ts_truncatediv(fa, fb);
+    CHECK(q, dt, s8, 3, -3, -3, -0.0, INFINITY, -INFINITY, NAN, INFINITY);
+    g_assert_true(signbit(ts_tensor_get_f64(q, 3)));
+    ts_tensor *m = ts_truncatemod(ts_cast(F64(s8, 7.5, -7.5, 7.5, -0.0, 1, INFINITY, 5, -6), dt),
+                                  ts_cast(F64(s8, 2, 2, -2, 3, 0, 1, INFINITY, 3), dt));
+    CHECK(m, dt, s8, 1.5, -1.5, 1.5, -0.0, NAN, NAN, 5, -0.0);
+    g_assert_true(signbit(ts_tensor_get_f64(m, 3)) && signbit(ts_tensor_get_f64(m, 7)));
+  }
+  g_assert_null(ts_truncatediv(ts_scalar_bool(true), ts_scalar_bool(true)));
+  expect_error(TS_ERR_DTYPE, "TruncateDiv", "bool", NULL);
+  ts_scope_end(s);
+}
+
+/* DivNoNan: 0 (positive) wherever the divisor is 0, even of nan or inf,
+ * else a / b; Xlogy: 0 wherever x is 0, even for y 0, nan or inf, else
+ * x log(y); floats only, as TensorFlow's. */
+static void test_div_no_nan_xlogy(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_shape s9 = TS_SHAPE(9);
+  for (size_t k = 0; k < G_N_ELEMENTS(FLOATS); k++) {
+    ts_dtype dt = FLOATS[k];
+    ts_tensor *a = ts_cast(F64(s9, 1, NAN, INFINITY, 1, 1, -3, 0, 1, NAN), dt);
+    ts_tensor *b = ts_cast(F64(s9, 0, 0, 0, -0.0, 2, 4, 0, INFINITY, 1), dt);
+    ts_tensor *y = ts_div_no_nan(a, b);
+    CHECK(y, dt, s9, 0, 0, 0, 0, 0.5, -0.75, 0, 0, NAN);
+    g_assert_false(signbit(ts_tensor_get_f64(y, 3)));
+    ts_tensor *x = ts_cast(F64(s9, 0, 0, 0, -0.0, 1, -1, 1, NAN, 3), dt);
+    ts_tensor *z = ts_cast(F64(s9, 0, NAN, INFINITY, -1, 0, 0, -1, 1, 1), dt);
+    CHECK(ts_xlogy(x, z), dt, s9, 0, 0, 0, 0, -INFINITY, INFINITY, NAN, NAN, 0);
+  }
+  CHECK_CLOSE(ts_xlogy(F64(TS_SHAPE(2), 2, 0.5), F64(TS_SHAPE(2), M_E, 4)), TS_F64, TS_SHAPE(2), 2, M_LN2);
+  /* broadcasting: the divisor a scalar 0 */
+  CHECK(ts_div_no_nan(F32(TS_SHAPE(3), 1, NAN, -2), ts_scalar_f32(0)), TS_F32, TS_SHAPE(3), 0, 0, 0);
+  g_assert_null(ts_div_no_nan(ts_scalar_i32(1), ts_scalar_i32(0)));
+  expect_error(TS_ERR_DTYPE, "DivNoNan", "int32", NULL);
+  g_assert_null(ts_xlogy(ts_scalar_i64(1), ts_scalar_i64(1)));
+  expect_error(TS_ERR_DTYPE, "Xlogy", "int64", NULL);
+  ts_scope_end(s);
+}
+
 static void test_broadcast_basic(void)
 {
   ts_scope *s = ts_scope_begin();
@@ -1127,6 +1260,10 @@ int main(int argc, char **argv)
   g_test_add_func("/ops/elementwise/elu-selu-gelu", test_elu_selu_gelu);
   g_test_add_func("/ops/elementwise/relu6-softsign", test_relu6_softsign);
   g_test_add_func("/ops/elementwise/is-nan-inf-finite", test_is_nan_inf_finite);
+  g_test_add_func("/ops/elementwise/squared-difference", test_squared_difference);
+  g_test_add_func("/ops/elementwise/atan2", test_atan2);
+  g_test_add_func("/ops/elementwise/truncate-div-mod", test_truncate_div_mod);
+  g_test_add_func("/ops/elementwise/div-no-nan-xlogy", test_div_no_nan_xlogy);
   g_test_add_func("/ops/elementwise/broadcast", test_broadcast_basic);
   g_test_add_func("/ops/elementwise/broadcast-empty", test_broadcast_empty);
   g_test_add_func("/ops/elementwise/broadcast-errors", test_broadcast_errors);

@@ -69,7 +69,7 @@ static void assert_origins(const ts_node *n, const char *expected)
 }
 
 /* Calls fn on args with every pass off, then on, and compares the results
- * element by element (nan matches nan; floats within rel_tol). */
+ * element by element (nan matches nan, inf inf; floats within rel_tol). */
 static void assert_same_both_ways(ts_fn fn, const char *params, const ts_value *args, int n,
                                   double rel_tol)
 {
@@ -91,7 +91,7 @@ static void assert_same_both_ways(ts_fn fn, const char *params, const ts_value *
     double a = ts_tensor_get_f64(res[0], i), b = ts_tensor_get_f64(res[1], i);
     if (isnan(a) && isnan(b))
       continue;
-    if (!(fabs(a - b) <= rel_tol * fmax(1, fabs(a))))
+    if (!(a == b || fabs(a - b) <= rel_tol * fmax(1, fabs(a)))) /* a == b: infinities */
       g_error("element %" G_GINT64_FORMAT ": %.9g without passes, %.9g with", i, a, b);
   }
   ts_function_free(f[0]);
@@ -668,6 +668,16 @@ static ts_tensor *new_rows_chain(ts_call *c)
   return ts_reciprocal(ts_expm1(r));
 }
 
+/* The fusible binary rows after Maximum and Minimum, x with zeros in it */
+static ts_tensor *new_binary_chain(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *y = ts_arg(c, 1);
+  ts_tensor *d = ts_squared_difference(x, y);
+  ts_tensor *a = ts_atan2(d, ts_neg(y));
+  ts_tensor *q = ts_div_no_nan(a, x);
+  return ts_xlogy(q, ts_square(y)); /* y^2 0 at y 0: -inf where q is not 0 */
+}
+
 static void test_fuse_new_rows(void)
 {
   ts_value specs[] = { TS_SPEC_VALUE(TS_F32, TS_SHAPE(5, 7)), TS_SPEC_VALUE(TS_F64, TS_SHAPE(5, 7)) };
@@ -680,6 +690,16 @@ static void test_fuse_new_rows(void)
     ts_value arg = TS_TENSOR_VALUE(ramp(specs[k].spec.dtype, TS_SHAPE(5, 7), 0.05, 0.3));
     assert_same_both_ways(new_rows_chain, "x", &arg, 1, 0);
     ts_function_free(fn);
+
+    ts_function *bin = ts_function_new("new_binary_chain", new_binary_chain, "x, y");
+    ts_value pair[2] = { specs[k], TS_SPEC_VALUE(specs[k].spec.dtype, TS_SHAPE(7)) };
+    g = optimize(trace(bin, pair, 2), "fuse", "fuse: fused 6 nodes into 1 kernels");
+    assert_origins(find_op(g, TS_OP_FUSED_ELEMENTWISE), "SquaredDifference, Neg, Atan2, DivNoNan, Square, Xlogy");
+    ts_graph_free(g);
+    ts_tensor *x = ts_floor(ramp(specs[k].spec.dtype, TS_SHAPE(5, 7), -2, 0.15)); /* zeros among them */
+    ts_value args[2] = { TS_TENSOR_VALUE(x), TS_TENSOR_VALUE(ramp(specs[k].spec.dtype, TS_SHAPE(7), -1.5, 0.5)) };
+    assert_same_both_ways(new_binary_chain, "x, y", args, 2, 0);
+    ts_function_free(bin);
   }
 }
 

@@ -262,12 +262,13 @@ static void place_new_op(int op, placed *all)
   /* a sector too full to hold the new colour 12 apart (the maths
    * family's, with the trigonometric rows) widens until it can: the
    * lightness and chroma to the table's bounds, the hues by half its
-   * spread a step, up to six times it */
+   * spread a step, up to six times it, and past three times the chroma
+   * to 70 */
   double best = -1;
   guint32 pick[2] = { 0 };
   for (double widen = 1; best < 12 && widen <= 6; widen += 0.5) {
     double lo = widen > 1 ? MIN(l0, 60) : l0, hi = widen > 1 ? MAX(l1, 93) : l1;
-    double clo = widen > 1 ? MIN(c0, 20) : c0, chi = widen > 1 ? MAX(c1, 50) : c1;
+    double clo = widen > 1 ? MIN(c0, 20) : c0, chi = widen > 1 ? MAX(c1, widen > 3 ? 70 : 50) : c1;
     for (double l = ceil(MAX(lo, FOREIGN_L + FOREIGN_CLEARANCE)); l <= hi; l += 1)
       for (double c = clo; c <= chi; c += 1)
         for (double h = -spread * widen; h <= spread * widen; h += 1) {

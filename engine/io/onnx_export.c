@@ -426,6 +426,65 @@ static bool emit_is_finite(emit_ctx *c)
   return true;
 }
 
+static bool emit_squared_difference(emit_ctx *c)
+{
+  const char *d = temp(c, "difference");
+  node1(c, "Sub", d, 2, c->in[0], c->in[1]);
+  node1(c, "Mul", c->out[0], 2, d, d);
+  return true;
+}
+
+/* Integers: ONNX's Div truncates; floats: the quotient truncated (opset
+ * 17 has no Trunc): Ceil below 0, else Floor (-0.5 gives -0.0, nan stays) */
+static bool emit_truncatediv(emit_ctx *c)
+{
+  ts_dtype dt = c->n->outputs[0].dtype;
+  if (!ts_dtype_is_float(dt)) {
+    node1(c, "Div", c->out[0], 2, c->in[0], c->in[1]);
+    return true;
+  }
+  const char *q = temp(c, "quotient"), *neg = temp(c, "negative"), *up = temp(c, "ceil"),
+             *down = temp(c, "floor");
+  node1(c, "Div", q, 2, c->in[0], c->in[1]);
+  node1(c, "Less", neg, 2, q, const_scalar(c, "zero", dt, 0));
+  node1(c, "Ceil", up, 1, q);
+  node1(c, "Floor", down, 1, q);
+  node1(c, "Where", c->out[0], 3, neg, up, down);
+  return true;
+}
+
+/* C's remainder: ONNX's Mod with fmod 1, for integers and floats alike */
+static bool emit_truncatemod(emit_ctx *c)
+{
+  attr_int(c, node1(c, "Mod", c->out[0], 2, c->in[0], c->in[1]), "fmod", 1);
+  return true;
+}
+
+/* 0 where b is 0, else a / b */
+static bool emit_div_no_nan(emit_ctx *c)
+{
+  ts_dtype dt = c->n->outputs[0].dtype;
+  const char *zero = const_scalar(c, "zero", dt, 0), *is_zero = temp(c, "divisor_zero"),
+             *q = temp(c, "quotient");
+  node1(c, "Equal", is_zero, 2, c->in[1], zero);
+  node1(c, "Div", q, 2, c->in[0], c->in[1]);
+  node1(c, "Where", c->out[0], 3, is_zero, zero, q);
+  return true;
+}
+
+/* 0 where x is 0, else x log(y) */
+static bool emit_xlogy(emit_ctx *c)
+{
+  ts_dtype dt = c->n->outputs[0].dtype;
+  const char *zero = const_scalar(c, "zero", dt, 0), *is_zero = temp(c, "x_zero"), *lg = temp(c, "log"),
+             *p = temp(c, "product");
+  node1(c, "Equal", is_zero, 2, c->in[0], zero);
+  node1(c, "Log", lg, 1, c->in[1]);
+  node1(c, "Mul", p, 2, c->in[0], lg);
+  node1(c, "Where", c->out[0], 3, is_zero, zero, p);
+  return true;
+}
+
 /* ONNX's Gelu came with opset 20: 0.5 x (1 + erf(x / sqrt(2))) in the
  * row's order */
 static bool emit_gelu(emit_ctx *c)
@@ -1096,6 +1155,8 @@ static const struct {
   { TS_OP_EXPM1, emit_expm1 }, { TS_OP_ELU, emit_elu }, { TS_OP_SELU, emit_selu }, { TS_OP_RELU6, emit_relu6 },
   { TS_OP_SOFTSIGN, emit_softsign }, { TS_OP_IS_NAN, emit_is_nan }, { TS_OP_IS_INF, emit_is_inf },
   { TS_OP_IS_FINITE, emit_is_finite }, { TS_OP_GELU, emit_gelu },
+  { TS_OP_SQUARED_DIFFERENCE, emit_squared_difference }, { TS_OP_TRUNCATEDIV, emit_truncatediv },
+  { TS_OP_TRUNCATEMOD, emit_truncatemod }, { TS_OP_DIV_NO_NAN, emit_div_no_nan }, { TS_OP_XLOGY, emit_xlogy },
 };
 
 /* Why an op has none. */
@@ -1109,6 +1170,7 @@ static const struct {
   { TS_OP_ASSIGN_SUB_VARIABLE, "an ONNX graph has no state to assign" },
   { TS_OP_STATELESS_RANDOM_UNIFORM, "ONNX's RandomUniform takes its seed as an attribute, not a tensor" },
   { TS_OP_SHUFFLE_INDICES, "ONNX has no tf.data shuffle order" },
+  { TS_OP_ATAN2, "ONNX (opset 17) has no atan2, and Atan(y / x) loses the quadrant, the signed zeros and the infinities" },
 };
 
 static emit_fn mapping(ts_op op)

@@ -294,23 +294,14 @@ static bool op_div(onnx_node_ctx *c)
   ts_tensor *a = IN(0), *b = legacy_b(c);
   if (!a || !b || ts_dtype_is_float(ts_tensor_dtype(a)))
     return out1(c, ts_div_at(HERE, a, b));
-  ts_tensor *q = ts_floordiv_at(HERE, a, b);
-  ts_tensor *inexact = ts_not_equal_at(HERE, ts_mod_at(HERE, a, b), scalar(a, 0));
-  ts_tensor *signs = ts_not_equal_at(HERE, ts_less_at(HERE, a, scalar(a, 0)), ts_less_at(HERE, b, scalar(b, 0)));
-  return out1(c, ts_where_at(HERE, ts_logical_and_at(HERE, inexact, signs), ts_add_at(HERE, q, scalar(q, 1)), q));
+  return out1(c, ts_truncatediv_at(HERE, a, b)); /* integers truncate */
 }
 
 /* fmod = 0: the sign of the divisor (ts_mod); fmod = 1: of the dividend (C fmod). */
 static bool op_mod(onnx_node_ctx *c)
 {
   ts_tensor *a = IN(0), *b = IN(1);
-  ts_tensor *m = ts_mod_at(HERE, a, b);
-  if (!attr_int(c, "fmod", 0))
-    return out1(c, m);
-  ts_tensor *differ = ts_logical_and_at(HERE, ts_not_equal_at(HERE, m, scalar(m, 0)),
-                                        ts_not_equal_at(HERE, ts_less_at(HERE, a, scalar(a, 0)),
-                                                        ts_less_at(HERE, b, scalar(b, 0))));
-  return out1(c, ts_where_at(HERE, differ, ts_sub_at(HERE, m, b), m));
+  return out1(c, attr_int(c, "fmod", 0) ? ts_truncatemod_at(HERE, a, b) : ts_mod_at(HERE, a, b));
 }
 
 static bool op_pow(onnx_node_ctx *c)

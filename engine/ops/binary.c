@@ -304,6 +304,57 @@ static bool grad_minimum(const ts_op_call *c, ts_tensor *const *out, ts_tensor *
   return grad_select(c, g, gi, ts_less_equal_at(c->loc, c->in[0], c->in[1]));
 }
 
+/* 2 (a - b) and its negation, as TensorFlow's SquaredDifferenceGrad */
+static bool grad_squared_difference(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                                    ts_tensor **gi)
+{
+  ts_loc l = c->loc;
+  ts_tensor *a = c->in[0], *b = c->in[1];
+  ts_tensor *ga = ts_mul_at(l, ts_mul_at(l, ts__grad_scalar(a->dtype, 2), g[0]), ts_sub_at(l, a, b));
+  return unbroadcast2(c, ga, ts_neg_at(l, ga), gi);
+}
+
+/* atan2(y, x): x / (x^2 + y^2) and -y / (x^2 + y^2), as TensorFlow's Atan2Grad */
+static bool grad_atan2(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_loc l = c->loc;
+  ts_tensor *y = c->in[0], *x = c->in[1];
+  ts_tensor *inv = ts_div_at(l, g[0], ts_add_at(l, ts_mul_at(l, x, x), ts_mul_at(l, y, y)));
+  return unbroadcast2(c, ts_mul_at(l, x, inv), ts_neg_at(l, ts_mul_at(l, y, inv)), gi);
+}
+
+/* a - trunc(a / b) * b: 1 and -trunc(a / b), FloorMod's gradient with the
+ * quotient truncated (TensorFlow registers none for TruncateMod) */
+static bool grad_truncatemod(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                             ts_tensor **gi)
+{
+  ts_loc l = c->loc;
+  ts_tensor *q = ts_truncatediv_at(l, c->in[0], c->in[1]);
+  return unbroadcast2(c, g[0], ts_neg_at(l, ts_mul_at(l, g[0], q)), gi);
+}
+
+/* as TensorFlow's DivNoNanGrad: div_no_nan(g, b) and g div_no_nan(div_no_nan(-a, b), b) */
+static bool grad_div_no_nan(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                            ts_tensor **gi)
+{
+  ts_loc l = c->loc;
+  ts_tensor *a = c->in[0], *b = c->in[1];
+  ts_tensor *gb = ts_mul_at(l, g[0], ts_div_no_nan_at(l, ts_div_no_nan_at(l, ts_neg_at(l, a), b), b));
+  return unbroadcast2(c, ts_div_no_nan_at(l, g[0], b), gb, gi);
+}
+
+/* as TensorFlow's XlogyGrad: xlogy(x != 0, y) and xdivy(x, y) (0 where x
+ * is 0, else x / y) */
+static bool grad_xlogy(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
+{
+  ts_loc l = c->loc;
+  ts_tensor *x = c->in[0], *y = c->in[1];
+  ts_tensor *zero = ts__grad_scalar(x->dtype, 0);
+  ts_tensor *nonzero = ts__grad_mask(l, ts_not_equal_at(l, x, zero), x->dtype);
+  ts_tensor *xdivy = ts_where_at(l, ts_equal_at(l, x, zero), zero, ts_div_at(l, x, y));
+  return unbroadcast2(c, ts_mul_at(l, g[0], ts_xlogy_at(l, nonzero, y)), ts_mul_at(l, g[0], xdivy), gi);
+}
+
 #define BINARY_DEF(ID, id, NAME, DTYPES, GRAIN, CHECK, FLAGS, GRAD)                      \
   LOOPS_##DTYPES(id)                                                                     \
   static const ts_ew_formula id##_formula = { GRAIN, { TABLE_##DTYPES(id) } };           \

@@ -43,9 +43,23 @@
   X(EQUAL, equal, "Equal", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE | EW_NO_GRAD, NULL)         \
   X(NOT_EQUAL, not_equal, "NotEqual", ALL, TS_EW_GRAIN, NULL, TS_OPF_PROMOTE | EW_NO_GRAD, NULL) \
   X(LOGICAL_AND, logical_and, "LogicalAnd", BOOL, TS_EW_GRAIN, NULL, EW_NO_GRAD, NULL)        \
-  X(LOGICAL_OR, logical_or, "LogicalOr", BOOL, TS_EW_GRAIN, NULL, EW_NO_GRAD, NULL)
+  X(LOGICAL_OR, logical_or, "LogicalOr", BOOL, TS_EW_GRAIN, NULL, EW_NO_GRAD, NULL)          \
+  X(SQUARED_DIFFERENCE, squared_difference, "SquaredDifference", NUMERIC, TS_EW_GRAIN, NULL,    \
+    EW_ARITH, grad_squared_difference)                                                        \
+  X(ATAN2, atan2, "Atan2", FLOAT, TS_EW_GRAIN_COSTLY, NULL, EW_ARITH, grad_atan2)             \
+  X(TRUNCATEDIV, truncatediv, "TruncateDiv", NUMERIC, TS_EW_GRAIN_COSTLY, check_divisor,      \
+    TS_OPF_PROMOTE | EW_NO_GRAD, NULL)                                                        \
+  X(TRUNCATEMOD, truncatemod, "TruncateMod", NUMERIC, TS_EW_GRAIN_COSTLY, check_divisor,      \
+    TS_OPF_PROMOTE, grad_truncatemod)                                                         \
+  X(DIV_NO_NAN, div_no_nan, "DivNoNan", FLOAT, TS_EW_GRAIN, NULL, EW_ARITH, grad_div_no_nan)  \
+  X(XLOGY, xlogy, "Xlogy", FLOAT, TS_EW_GRAIN_COSTLY, NULL, EW_ARITH, grad_xlogy)
 
 /* ---- one element ------------------------------------------------------------ */
+
+/* Floats: SquaredDifference, Atan2 (y, x), TruncateDiv (the quotient
+ * truncated: 1 / 0 is inf), TruncateMod (C's fmod: the dividend's sign,
+ * nan for y 0), DivNoNan (0 where y is 0, whatever x: as TensorFlow's) and
+ * Xlogy (0 where x is 0, even for a y of nan or 0) as TensorFlow's functors. */
 
 /* Python's divmod on floats (NumPy's npy_divmod): the quotient floors, the
  * remainder takes the divisor's sign, and x / 0 gives inf or nan. */
@@ -83,10 +97,18 @@
   TS_EW_FN T mod_##sfx(T x, T y) { T m; divmod_##sfx(x, y, &m); return m; }         \
   TS_EW_FN T pow_##sfx(T x, T y) { return pow(x, y); }                              \
   TS_EW_FN T maximum_##sfx(T x, T y) { return isnan(x) || x > y ? x : y; }          \
-  TS_EW_FN T minimum_##sfx(T x, T y) { return isnan(x) || x < y ? x : y; }
+  TS_EW_FN T minimum_##sfx(T x, T y) { return isnan(x) || x < y ? x : y; }          \
+  TS_EW_FN T squared_difference_##sfx(T x, T y) { return (x - y) * (x - y); }       \
+  TS_EW_FN T atan2_##sfx(T x, T y) { return atan2(x, y); }                          \
+  TS_EW_FN T truncatediv_##sfx(T x, T y) { return trunc(x / y); }                   \
+  TS_EW_FN T truncatemod_##sfx(T x, T y) { return fmod(x, y); }                     \
+  TS_EW_FN T div_no_nan_##sfx(T x, T y) { return y == 0 ? 0 : x / y; }              \
+  TS_EW_FN T xlogy_##sfx(T x, T y) { return x == 0 ? 0 : x * log(y); }
 
-/* Signed integers wrap (the arithmetic runs in U) and floor like Python.
- * The kernel has ruled out y == 0 for // and %, and y < 0 for pow. */
+/* Signed integers wrap (the arithmetic runs in U) and floor like Python;
+ * TruncateDiv and TruncateMod truncate as C (MIN / -1 wraps to MIN, and
+ * MIN % -1 is 0, where C's is undefined).  The kernel has ruled out
+ * y == 0 for // and % (both kinds), and y < 0 for pow. */
 #define SIGNED_ELEMS(sfx, T, U)                                                          \
   TS_EW_FN T add_##sfx(T x, T y) { return (T)((U)x + (U)y); }                       \
   TS_EW_FN T sub_##sfx(T x, T y) { return (T)((U)x - (U)y); }                       \
@@ -114,7 +136,14 @@
     return (T)r;                                                                         \
   }                                                                                      \
   TS_EW_FN T maximum_##sfx(T x, T y) { return x > y ? x : y; }                      \
-  TS_EW_FN T minimum_##sfx(T x, T y) { return x < y ? x : y; }
+  TS_EW_FN T minimum_##sfx(T x, T y) { return x < y ? x : y; }                      \
+  TS_EW_FN T squared_difference_##sfx(T x, T y)                                     \
+  {                                                                                      \
+    U d = (U)x - (U)y;                                                                   \
+    return (T)(d * d);                                                                   \
+  }                                                                                      \
+  TS_EW_FN T truncatediv_##sfx(T x, T y) { return y == -1 ? (T)-(U)x : x / y; }     \
+  TS_EW_FN T truncatemod_##sfx(T x, T y) { return y == -1 ? 0 : x % y; }
 
 /* Unsigned integers: the arithmetic runs in W (unsigned, never promoted
  * to int) and wraps on the store. */
@@ -124,8 +153,15 @@
   TS_EW_FN T mul_##sfx(T x, T y) { return (T)((W)x * (W)y); }                       \
   TS_EW_FN T floordiv_##sfx(T x, T y) { return (T)(x / y); }                        \
   TS_EW_FN T mod_##sfx(T x, T y) { return (T)(x % y); }                             \
+  TS_EW_FN T truncatediv_##sfx(T x, T y) { return (T)(x / y); }                     \
+  TS_EW_FN T truncatemod_##sfx(T x, T y) { return (T)(x % y); }                     \
   TS_EW_FN T maximum_##sfx(T x, T y) { return x > y ? x : y; }                      \
   TS_EW_FN T minimum_##sfx(T x, T y) { return x < y ? x : y; }                      \
+  TS_EW_FN T squared_difference_##sfx(T x, T y)                                     \
+  {                                                                                 \
+    W d = (W)x - (W)y;                                                              \
+    return (T)(d * d);                                                              \
+  }                                                                                 \
   TS_EW_FN T pow_##sfx(T x, T y)                                                    \
   {                                                                                 \
     W r = 1, b = x;                                                                 \
