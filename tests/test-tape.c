@@ -107,6 +107,32 @@ static void test_stop_and_unconnected(void)
   ts_scope_end(s);
 }
 
+/* Floor and Ceil have no gradient, as TensorFlow's (their gradient
+ * functions return None): a target reached only through them leaves the
+ * source unconnected, and through them and another path the gradient is
+ * the other path's alone; IsNan, a test, records nothing either. */
+static void test_floor_ceil_none(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_tensor *x = vec(3, (double[]){ 1.5, -0.5, 2 });
+  ts_tape *tape = ts_tape_new(true);
+  ts_tape_watch(tape, x);
+  ts_tensor *only = ts_reduce_sum(ts_add(ts_floor(x), ts_ceil(x)), TS_ALL_AXES, false);
+  ts_tensor *mixed = ts_reduce_sum(ts_mul(x, ts_floor(x)), TS_ALL_AXES, false);
+  ts_tensor *tested = ts_reduce_sum(ts_cast(ts_is_nan(x), TS_F64), TS_ALL_AXES, false);
+  ts_tensor *g;
+  g_assert_true(ts_tape_gradient(tape, only, &x, 1, &g, TS_UNCONNECTED_NONE));
+  g_assert_null(g);
+  g_assert_true(ts_tape_gradient(tape, only, &x, 1, &g, TS_UNCONNECTED_ZERO));
+  assert_values(g, (double[]){ 0, 0, 0 }, 3);
+  g_assert_true(ts_tape_gradient(tape, mixed, &x, 1, &g, TS_UNCONNECTED_NONE));
+  assert_values(g, (double[]){ 1, -1, 2 }, 3); /* floor(x): the Mul's path only */
+  g_assert_true(ts_tape_gradient(tape, tested, &x, 1, &g, TS_UNCONNECTED_NONE));
+  g_assert_null(g);
+  ts_tape_free(tape);
+  ts_scope_end(s);
+}
+
 /* Variables read under a tape are watched by themselves; a tape that
  * does not watch variables ignores them. */
 static void test_variables(void)
@@ -504,6 +530,7 @@ int main(int argc, char **argv)
   g_test_add_func("/tape/eager-basic", test_eager_basic);
   g_test_add_func("/tape/persistent", test_persistent);
   g_test_add_func("/tape/stop-gradient-unconnected", test_stop_and_unconnected);
+  g_test_add_func("/tape/floor-ceil-none", test_floor_ceil_none);
   g_test_add_func("/tape/variables", test_variables);
   g_test_add_func("/tape/broadcasting", test_broadcasting);
   g_test_add_func("/tape/broadcasting-unknown-dims", test_broadcasting_unknown_dims);
