@@ -773,6 +773,8 @@ typedef struct ts_context {
   int tape_pause;             /* > 0: gradient tapes record nothing (ts_stop_gradient) */
   const struct ts_node *grad_of; /* while a tape takes a gradient in a trace: the forward
                                   * node whose gradient is being recorded (ts_node_gradient_of) */
+  const ts_error *error_noted;  /* the pending error once it names the traced functions
+                                 * a call failed in (trace/function.c), else NULL */
 } ts_context;
 
 /* The calling thread's context: its address is kept in a word of static
@@ -810,11 +812,25 @@ int ts__path_rebase(void);
 void ts__path_restore(int base);
 /* The site and occurrence of the next op at loc; false for engine-made ops. */
 bool ts__site_next(ts_loc loc, uint64_t *site, int *occurrence);
+/* One entry of an op path as a trace remembers it (trace/inline.c). */
+typedef struct ts_path_step {
+  ts_loc loc;
+  const char *what;
+} ts_path_step;
+/* The entries of the current path from its base (a trace's, a run's),
+ * outermost first: *n of them, at most TS_MAX_PATH. */
+const ts_path_entry *ts__path_entries(int *n);
+/* The site an op at loc gets below the current path with steps[0..n)
+ * entered after it (a node a trace copies from another function's graph,
+ * as if its code ran here); false where ts__site_next would give none. */
+bool ts__site_below(const ts_path_step *steps, int n, ts_loc loc, uint64_t *site);
 /* ts_name_scope_begin without making the name unique: enters the scope
  * `name` below the current one even when it was entered before, for the
  * importers, whose nodes of one module (ONNX's "/encoder/layer.0/Add",
  * "/encoder/layer.0/Mul") each enter it again.  Ended by ts_name_scope_end. */
 void ts__name_scope_reenter(const char *name);
+/* Appends " " and a note to the pending error's detail and message (none: nothing). */
+void ts__error_append(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Marks ops as the engine's own while > 0 (nests). */
 void ts__implicit(int delta);
 /* Appends t as tf.print formats it ("[0 1 2 ... 7 8 9]"); print_tf.c. */
