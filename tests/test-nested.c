@@ -357,6 +357,38 @@ static void test_three_levels(void)
   ts_scope_end(s);
 }
 
+static ts_function *countdown_fn;
+
+/* countdown(x - 1) + 1 while x > 0: recursion under a tensor condition */
+static ts_tensor *countdown(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  TS_IF (ts_greater(x, ts_scalar_i32(0)), &x) {
+    ts_value next = tv(ts_sub(x, ts_scalar_i32(1)));
+    x = ts_add(ts_function_call(countdown_fn, &next, 1), ts_scalar_i32(1));
+  } TS_END_IF;
+  return x;
+}
+
+/* Recursion that cannot be traced names the chain by its ends, once. */
+static void test_recursion_note(void)
+{
+  ts_scope *s = ts_scope_begin();
+  countdown_fn = ts_function_new("countdown", countdown, "x");
+  ts_value three = tv(ts_scalar_i32(3));
+  g_assert_null(ts_function_call(countdown_fn, &three, 1));
+  ts_error *e = ts_error_take();
+  g_assert_nonnull(e);
+  const char *note = strstr(e->message, " (calling countdown while tracing countdown -> "
+                                        "countdown -> countdown -> ... -> countdown -> "
+                                        "countdown -> countdown)");
+  g_assert_nonnull(note);
+  g_assert_null(strstr(note + 2, "(calling"));
+  ts_error_free(e);
+  ts_function_free(countdown_fn);
+  ts_scope_end(s);
+}
+
 /* ---- op identity across modes ---------------------------------------------------------- */
 
 typedef struct names {
@@ -421,6 +453,7 @@ int main(int argc, char **argv)
   g_test_add_func("/nested/captures", test_captures);
   g_test_add_func("/nested/control-flow", test_control_flow);
   g_test_add_func("/nested/three-levels", test_three_levels);
+  g_test_add_func("/nested/recursion-note", test_recursion_note);
   g_test_add_func("/nested/op-identity", test_op_identity);
   return g_test_run();
 }

@@ -1124,15 +1124,22 @@ bool ts__call_begin(ts__call *call, ts_function *f, const ts_value *args, int n_
 
 /* A call that failed while another function was traced names the
  * functions being traced, once, where it failed: "(calling inner while
- * tracing outer)", "(... while tracing outer -> middle)". */
+ * tracing outer)", "(... while tracing outer -> middle)"; a deep chain
+ * (recursion) by its ends. */
 static void note_call_failure(const ts_function *f)
 {
   ts_context *c = ts__context();
   if (!ts_failed() || c->error == c->error_noted)
     return;
+  enum { ENDS = 3 };
   GString *chain = g_string_new(NULL);
-  for (int i = 0; i < c->trace_depth; i++)
+  for (int i = 0; i < c->trace_depth; i++) {
+    if (c->trace_depth > 2 * ENDS + 1 && i == ENDS) {
+      g_string_append(chain, " -> ...");
+      i = c->trace_depth - ENDS;
+    }
     g_string_append_printf(chain, "%s%s", i ? " -> " : "", c->trace_chain[i]);
+  }
   ts__error_append("(calling %s while tracing %s)", f->name, chain->str);
   g_string_free(chain, TRUE);
   c->error_noted = c->error;
