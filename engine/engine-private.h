@@ -835,6 +835,10 @@ void ts__error_append(const char *fmt, ...) __attribute__((format(printf, 1, 2))
 void ts__implicit(int delta);
 /* Appends t as tf.print formats it ("[0 1 2 ... 7 8 9]"); print_tf.c. */
 void ts__append_tf_print(GString *s, const ts_tensor *t);
+/* Appends t's first max_entries elements (-1: all) as TensorFlow's
+ * SummarizeValue gives them to tf.debugging.Assert ("1 2 3...",
+ * "[1 2][3...]...", strings unquoted); print_tf.c. */
+void ts__append_tf_summary(GString *s, const ts_tensor *t, int64_t max_entries);
 
 /* Emits a TS_EVENT_PRINT to listeners (and nothing else). */
 void ts__emit_print(const char *text, const struct ts_node *node);

@@ -249,6 +249,10 @@ static ts_tensor *row_body(ts_call *c)
     if (!ts_print(x, "row", ts_scalar_string("print")))
       return NULL;
     return ts_identity(x);
+  case TS_OP_ASSERT: /* a check that holds: its node runs though nothing reads it */
+    if (!ts_assert(ts_reduce_min(ts_greater(p, ts_scalar_f32(0)), TS_ALL_AXES, false), "p > 0", p))
+      return NULL;
+    return ts_identity(x);
   case TS_OP_PLACEHOLDER: /* every graph case has them; a constant too */
   case TS_OP_CONST: return ts_add(x, ts_constant(TS_F32, TS_SHAPE(3), (float[]){ 1, 2, 3 }));
   case TS_OP_VAR_HANDLE:
@@ -448,6 +452,10 @@ static ts_tensor *edge_body(ts_call *c)
   case 34: return ts_argmin(ts_cast(ts_where(ts_greater(x, ts_scalar_f32(0)), x, ts_scalar_f32(NAN)), TS_F16), 1);
   case 35: return ts_cumsum(ts_cast(ts_mul(x, ts_scalar_f32(100)), TS_I8), 0, true, true); /* wraps */
   case 36: return ts_cumsum(ts_cast(x, TS_F16), -1, false, true);
+  case 37: /* a check that fails: InvalidArgument in every mode */
+    if (!ts_assert(ts_reduce_min(ts_greater(x, ts_scalar_f32(0)), TS_ALL_AXES, false), "x > 0", x))
+      return NULL;
+    return ts_identity(x);
   default: return NULL;
   }
 }
@@ -493,6 +501,7 @@ static const struct {
   { "ArgMin float16, NaN", TS_OP_ARGMIN },
   { "Cumsum int8, exclusive, reverse", TS_OP_CUMSUM },
   { "Cumsum float16, reverse", TS_OP_CUMSUM },
+  { "Assert that fails", TS_OP_ASSERT },
 };
 
 static int edge_cases(op_case *out)
