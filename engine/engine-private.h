@@ -547,6 +547,7 @@ bool ts__backend_runs(const ts_backend *b, const ts_op_def *def, ts_tensor *cons
  * run_subgraph, so ops never call the executor themselves. */
 struct ts_run_site {
   const struct ts_node *node;    /* the node being run; NULL eagerly */
+  const char *node_name;         /* its name, for a kernel's messages (Assert's) */
   const struct ts_node *traced;  /* the traced node this op is; NULL if none */
   const struct ts_node *parent;  /* the If/While node whose subgraph runs it; NULL at the top */
   uint64_t parent_seq;           /* that If/While op's sequence number in the run */

@@ -54,9 +54,8 @@ static bool assert_cpu(ts_kernel_ctx *k)
     ts__append_tf_summary(msg, k->in[i], k->attrs[0].i);
     g_string_append(msg, i + 1 < k->n_in ? "] " : "]");
   }
-  const ts_node *node = ts_kernel_node(k);
-  if (node) /* a graph's: which node failed the call */
-    g_string_append_printf(msg, " (node %s)", ts_node_name(node));
+  if (k->site && k->site->node_name) /* a graph's: which node failed the call */
+    g_string_append_printf(msg, " (node %s)", k->site->node_name);
   ts__op_fail(k->loc, k->def, TS_ERR_INVALID_ARGUMENT, "%s", msg->str);
   g_string_free(msg, TRUE);
   return false;

@@ -45,7 +45,7 @@ struct ts_concrete {
   ts_graph *graph;        /* as traced */
   ts_executable *exec;    /* the optimized graph and its plans */
   GHashTable *twins;      /* (site, occurrence) -> traced node: eager ops' twins */
-  ts_trace_notes *notes;  /* what a caller's trace needs to inline graph (inline.c) */
+  ts_trace_notes *notes;  /* what a caller's trace needs to inline its graph (inline.c) */
   ts_info output;
   uint64_t trace_ns;
 };
