@@ -165,6 +165,36 @@ static void test_signatures(void)
   ts_scope_end(s);
 }
 
+/* y = inner(y) while sum(y) < 100: the call in a loop body */
+static ts_tensor *outer_loop(ts_call *c)
+{
+  ts_tensor *y = ts_arg(c, 0);
+  TS_WHILE (ts_less(ts_reduce_sum(y, TS_ALL_AXES, false), ts_scalar_f32(100)), &y) {
+    y = call_inner(y);
+  }
+  return y;
+}
+
+static void test_in_loop(void)
+{
+  ts_scope *s = ts_scope_begin();
+  inner_fn = ts_function_new("inner", inner, "x");
+  ts_function *outer = ts_function_new("outer_loop", outer_loop, "x");
+  inner_runs = 0;
+  ts_value x = tv(f32s(2, (float[]){ 1, 2 }));
+  /* [1, 2] -> [2, 5] -> [5, 26] -> [26, 677] */
+  assert_values(ts_function_call(outer, &x, 1), (double[]){ 26, 677 }, 2);
+  g_assert_cmpint(inner_runs, ==, 1); /* the body is traced (and probed), inner is not run again */
+  g_assert_cmpint(count_nodes(traced_graph(outer, 0), TS_OP_MUL, "inner/"), ==, 1);
+  ts_run_functions_eagerly(true);
+  assert_values(ts_function_call(outer, &x, 1), (double[]){ 26, 677 }, 2);
+  ts_run_functions_eagerly(false);
+  g_assert_cmpint(inner_runs, ==, 1 + 3);
+  ts_function_free(outer);
+  ts_function_free(inner_fn);
+  ts_scope_end(s);
+}
+
 /* ---- captures: a variable and a constant -------------------------------------------- */
 
 static ts_tensor *counter_var; /* f32[], bumped by bump */
@@ -450,6 +480,7 @@ int main(int argc, char **argv)
   serial_check_install();
   g_test_add_func("/nested/traced-once", test_traced_once);
   g_test_add_func("/nested/signatures", test_signatures);
+  g_test_add_func("/nested/in-loop", test_in_loop);
   g_test_add_func("/nested/captures", test_captures);
   g_test_add_func("/nested/control-flow", test_control_flow);
   g_test_add_func("/nested/three-levels", test_three_levels);
