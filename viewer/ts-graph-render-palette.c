@@ -149,6 +149,9 @@ static const guint32 OP_COLOURS[TS_OP_COUNT][2] = {
   [TS_OP_RANDOM_UNIFORM] = { 0xfde6d9, 0xe1cabd },
   [TS_OP_RANDOM_NORMAL] = { 0xdaf1dc, 0xbfd4c0 },
   [TS_OP_CONST] = { 0x7a95a5, 0x617b8a },
+  /* The IO sector (Placeholder, Print) has no third colour 12 apart from
+   * every other op's: Assert takes a grey teal beside it. */
+  [TS_OP_ASSERT] = { 0x8cacac, 0x729191 },
 };
 
 /* An op the table does not know yet: a neutral grey. */
