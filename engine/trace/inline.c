@@ -20,8 +20,8 @@ struct ts_trace_notes {
   GHashTable *nodes;         /* const ts_node * -> note * (owned) */
   GPtrArray *chains;         /* the steps arrays (owned) */
   GStringChunk *strings;     /* the steps' names: they outlive the functions named */
-  /* The last chain made, from which path entries and steps below: nodes
-   * recorded one after another mostly share it. */
+  /* The last chain made, and the path entries and steps below it was made
+   * of: nodes recorded one after another mostly share it. */
   const ts_path_step *last;
   int n_last;
   ts_path_step last_from[TS_MAX_PATH];
