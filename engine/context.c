@@ -185,6 +185,27 @@ bool ts__site_next(ts_loc loc, uint64_t *site, int *occurrence)
   return true;
 }
 
+const ts_path_entry *ts__path_entries(int *n)
+{
+  ts_run_state *r = &ts__context()->run;
+  int top = MIN(r->depth, TS_MAX_PATH);
+  *n = MAX(top - r->base, 0);
+  return r->path + MIN(r->base, TS_MAX_PATH);
+}
+
+bool ts__site_below(const ts_path_step *steps, int n, ts_loc loc, uint64_t *site)
+{
+  ts_run_state *r = &ts__context()->run;
+  int depth = r->depth + n;
+  if (r->implicit > 0 || depth <= r->base || depth > TS_MAX_PATH || !loc.file)
+    return false;
+  uint64_t h = r->depth > r->base ? r->path[r->depth - 1].hash : PATH_ROOT;
+  for (int i = 0; i < n; i++) /* as ts__path_push enters each */
+    h = hash_str(hash_loc(h, steps[i].loc), steps[i].what);
+  *site = hash_loc(h, loc);
+  return true;
+}
+
 /* ---- twin maps ----------------------------------------------------------------------- */
 
 static uint64_t twin_key(uint64_t site, int occurrence)

@@ -547,6 +547,7 @@ bool ts__backend_runs(const ts_backend *b, const ts_op_def *def, ts_tensor *cons
  * run_subgraph, so ops never call the executor themselves. */
 struct ts_run_site {
   const struct ts_node *node;    /* the node being run; NULL eagerly */
+  const char *node_name;         /* its name, for a kernel's messages (Assert's) */
   const struct ts_node *traced;  /* the traced node this op is; NULL if none */
   const struct ts_node *parent;  /* the If/While node whose subgraph runs it; NULL at the top */
   uint64_t parent_seq;           /* that If/While op's sequence number in the run */
@@ -773,6 +774,8 @@ typedef struct ts_context {
   int tape_pause;             /* > 0: gradient tapes record nothing (ts_stop_gradient) */
   const struct ts_node *grad_of; /* while a tape takes a gradient in a trace: the forward
                                   * node whose gradient is being recorded (ts_node_gradient_of) */
+  const ts_error *error_noted;  /* the pending error once it names the traced functions
+                                 * a call failed in (trace/function.c), else NULL */
 } ts_context;
 
 /* The calling thread's context: its address is kept in a word of static
@@ -810,15 +813,33 @@ int ts__path_rebase(void);
 void ts__path_restore(int base);
 /* The site and occurrence of the next op at loc; false for engine-made ops. */
 bool ts__site_next(ts_loc loc, uint64_t *site, int *occurrence);
+/* One entry of an op path as a trace remembers it (trace/inline.c). */
+typedef struct ts_path_step {
+  ts_loc loc;
+  const char *what;
+} ts_path_step;
+/* The entries of the current path from its base (a trace's, a run's),
+ * outermost first: *n of them, at most TS_MAX_PATH. */
+const ts_path_entry *ts__path_entries(int *n);
+/* The site an op at loc gets below the current path with steps[0..n)
+ * entered after it (a node a trace copies from another function's graph,
+ * as if its code ran here); false where ts__site_next would give none. */
+bool ts__site_below(const ts_path_step *steps, int n, ts_loc loc, uint64_t *site);
 /* ts_name_scope_begin without making the name unique: enters the scope
  * `name` below the current one even when it was entered before, for the
  * importers, whose nodes of one module (ONNX's "/encoder/layer.0/Add",
  * "/encoder/layer.0/Mul") each enter it again.  Ended by ts_name_scope_end. */
 void ts__name_scope_reenter(const char *name);
+/* Appends " " and a note to the pending error's detail and message (none: nothing). */
+void ts__error_append(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Marks ops as the engine's own while > 0 (nests). */
 void ts__implicit(int delta);
 /* Appends t as tf.print formats it ("[0 1 2 ... 7 8 9]"); print_tf.c. */
 void ts__append_tf_print(GString *s, const ts_tensor *t);
+/* Appends t's first max_entries elements (-1: all) as TensorFlow's
+ * SummarizeValue gives them to tf.debugging.Assert ("1 2 3...",
+ * "[1 2][3...]...", strings unquoted); print_tf.c. */
+void ts__append_tf_summary(GString *s, const ts_tensor *t, int64_t max_entries);
 
 /* Emits a TS_EVENT_PRINT to listeners (and nothing else). */
 void ts__emit_print(const char *text, const struct ts_node *node);

@@ -40,6 +40,7 @@ ts_error *ts_error_take(void)
   ts_context *c = ts__context();
   ts_error *e = c->error;
   c->error = NULL;
+  c->error_noted = NULL;
   return e;
 }
 
@@ -65,6 +66,7 @@ void ts__error_put(ts_error *e)
   ts_context *c = ts__context();
   ts_error_free(c->error);
   c->error = e;
+  c->error_noted = NULL;
 }
 
 void ts__error_locate(ts_loc loc)
@@ -141,4 +143,21 @@ void ts__arg_error(const char *func, const char *what)
 {
   ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL, "%s: invalid argument: %s", func,
                what);
+}
+
+void ts__error_append(const char *fmt, ...)
+{
+  ts_context *c = ts__context();
+  ts_error *e = c->error;
+  if (!e)
+    return;
+  va_list ap;
+  va_start(ap, fmt);
+  char *note = g_strdup_vprintf(fmt, ap);
+  va_end(ap);
+  c->error = NULL;
+  ts_error_set(e->code, (ts_loc){ e->file, e->func, e->line }, e->op, "%s %s",
+               e->detail ? e->detail : e->message, note);
+  g_free(note);
+  ts_error_free(e);
 }

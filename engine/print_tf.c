@@ -3,7 +3,10 @@
  * printer: "[0 1 2 ... 7 8 9]", rows on their own lines ("[[1 2]\n [3 4]]"),
  * floats as C++ StrCat does (%.6g, or %.9g when that does not read back;
  * %.15g / %.17g for doubles), bools as 1 and 0, string tensors quoted and
- * C-escaped.  The Print op (ops/state.c) calls it. */
+ * C-escaped.  The Print op (ops/state.c) calls it.  And as SummarizeValue
+ * without print_v2 gives them, as tf.debugging.Assert shows its data
+ * (ops/assert.c): the first elements only, "1 2 3...", "[1 2][3...]...",
+ * strings unquoted. */
 #include "engine-private.h"
 
 #include <float.h>
@@ -37,7 +40,7 @@ static void append_c_escaped(GString *s, const char *str)
   }
 }
 
-static void append_element(GString *s, const ts_tensor *t, int64_t i)
+static void append_element(GString *s, const ts_tensor *t, int64_t i, bool quoted)
 {
   char buf[40];
   switch (t->dtype) {
@@ -67,9 +70,11 @@ static void append_element(GString *s, const ts_tensor *t, int64_t i)
   }
   case TS_STRING: {
     const char *str = ((char *const *)t->data)[i];
-    g_string_append_c(s, '"');
+    if (quoted)
+      g_string_append_c(s, '"');
     append_c_escaped(s, str ? str : "");
-    g_string_append_c(s, '"');
+    if (quoted)
+      g_string_append_c(s, '"');
     return;
   }
   case TS_VARIANT:
@@ -103,7 +108,7 @@ static void append_dim(GString *s, const ts_tensor *t, int axis, int64_t ends, i
 {
   int rank = t->shape.rank;
   if (axis == rank) {
-    append_element(s, t, offset);
+    append_element(s, t, offset, true);
     return;
   }
   int64_t n = t->shape.dim[axis], stride = 0;
@@ -131,4 +136,42 @@ static void append_dim(GString *s, const ts_tensor *t, int axis, int64_t ends, i
 void ts__append_tf_print(GString *s, const ts_tensor *t)
 {
   append_dim(s, t, 0, SUMMARIZE, 0);
+}
+
+/* PrintOneDim: the elements before `limit` in row-major order, each row
+ * of an inner dim in brackets, "..." where a last dim is cut short. */
+static void append_dim_v1(GString *s, const ts_tensor *t, int axis, int64_t limit, int64_t *at)
+{
+  int64_t n = t->shape.dim[axis];
+  if (axis == t->shape.rank - 1) {
+    for (int64_t i = 0; i < n; i++) {
+      if (*at >= limit) {
+        if (axis != 0)
+          g_string_append(s, "...");
+        return;
+      }
+      if (i > 0)
+        g_string_append_c(s, ' ');
+      append_element(s, t, (*at)++, false);
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n && *at < limit; i++) {
+    g_string_append_c(s, '[');
+    append_dim_v1(s, t, axis + 1, limit, at);
+    g_string_append_c(s, ']');
+  }
+}
+
+void ts__append_tf_summary(GString *s, const ts_tensor *t, int64_t max_entries)
+{
+  int64_t limit = max_entries < 0 ? t->size : MIN(max_entries, t->size), at = 0;
+  if (t->shape.rank == 0) {
+    if (limit > 0)
+      append_element(s, t, 0, false);
+  } else if (limit > 0) {
+    append_dim_v1(s, t, 0, limit, &at);
+  }
+  if (t->size > limit)
+    g_string_append(s, "...");
 }

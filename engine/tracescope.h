@@ -441,7 +441,8 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(TRUNCATEDIV, truncatediv, ARITH)                                     \
   X(TRUNCATEMOD, truncatemod, ARITH)                                     \
   X(DIV_NO_NAN, div_no_nan, ARITH)                                       \
-  X(XLOGY, xlogy, MATH)
+  X(XLOGY, xlogy, MATH) \
+  X(ASSERT, assert, IO)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -1333,6 +1334,32 @@ TS_API bool ts_print_python_at(ts_loc loc, const ts_value *items, int n_items);
 #define ts_print_python(...)                                                          \
   ts_print_python_at(TS_HERE, (const ts_value[]){ TS__MAP(TS__PRINT_ITEM, __VA_ARGS__) }, \
                      TS__NARGS(__VA_ARGS__))
+
+/* tf.debugging.Assert: when condition (a bool scalar) is false, fails
+ * with TS_ERR_INVALID_ARGUMENT "assertion failed: [d0] [d1] ...", each
+ * data item a string or a tensor's first `summarize` elements (-1: all;
+ * as TensorFlow's AssertOp shows them: "[x is negative] [1 2 3...]").
+ * Eagerly the call fails at once.  While tracing it records an Assert
+ * node, which runs in program order and is kept though nothing reads it
+ * (tf.function's automatic control dependencies keep it too); when it
+ * fails, the graph's call fails, naming the node.  ts_assert takes at
+ * most 8 items, summarizing 3 elements (TensorFlow's default).  false +
+ * error. */
+TS_API bool ts_assert_at(ts_loc loc, ts_tensor *condition, const ts_value *data, int n_data,
+                         int summarize);
+#define ts_assert(condition, ...)                                                       \
+  ts_assert_at(TS_HERE, (condition), (const ts_value[]){ TS__MAP(TS__PRINT_ITEM, __VA_ARGS__) }, \
+               TS__NARGS(__VA_ARGS__), 3)
+/* tf.debugging.assert_equal, assert_less, assert_greater: an Assert that
+ * x == y (x < y, x > y) holds element-wise (broadcast), with the data
+ * TensorFlow's graph mode gives it: message (NULL: none), "Condition x ==
+ * y did not hold element-wise:", "x = ", x, "y = ", y. */
+TS_API bool ts_assert_equal_at(ts_loc loc, ts_tensor *x, ts_tensor *y, const char *message);
+TS_API bool ts_assert_less_at(ts_loc loc, ts_tensor *x, ts_tensor *y, const char *message);
+TS_API bool ts_assert_greater_at(ts_loc loc, ts_tensor *x, ts_tensor *y, const char *message);
+#define ts_assert_equal(x, y, message) ts_assert_equal_at(TS_HERE, (x), (y), (message))
+#define ts_assert_less(x, y, message) ts_assert_less_at(TS_HERE, (x), (y), (message))
+#define ts_assert_greater(x, y, message) ts_assert_greater_at(TS_HERE, (x), (y), (message))
 
 /* Passes x through (a graph node named for what it is). */
 TS_API ts_tensor *ts_identity_at(ts_loc loc, ts_tensor *x);

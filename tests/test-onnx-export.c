@@ -289,6 +289,35 @@ static void test_unknown_dims(void)
   g_free(path);
 }
 
+/* x > 0 asserted: ONNX has no Assert (a model cannot fail a run), so the
+ * export refuses the node by name rather than drop the check. */
+static ts_tensor *asserted(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  ts_assert_greater(x, ts_scalar_f32(0), "x must be positive");
+  return ts_add(x, x);
+}
+
+static void test_assert_refused(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("asserted", asserted, "x");
+  ts_value spec = { .kind = TS_VALUE_SPEC, .spec = { TS_F32, TS_SHAPE(2) } };
+  ts_concrete *cf = ts_function_get_concrete(fn, &spec, 1);
+  g_assert_nonnull(cf);
+  char *path = g_strdup_printf("%s/asserted.onnx", tmp_dir);
+  g_assert_false(ts_concrete_save_onnx(cf, path));
+  ts_error *e = ts_error_take();
+  g_assert_cmpint(e->code, ==, TS_ERR_UNIMPLEMENTED);
+  g_assert_nonnull(strstr(e->message, "cannot export node 'Assert' (Assert)"));
+  g_assert_nonnull(strstr(e->message, "ONNX has no Assert op"));
+  ts_error_free(e);
+  g_assert_false(g_file_test(path, G_FILE_TEST_EXISTS));
+  g_free(path);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 static void test_unwritable_path(void)
 {
   ts_module *module = ts_module_open("seeds");
@@ -385,6 +414,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/export/op-cases-round-trip", test_op_cases_round_trip);
   g_test_add_func("/onnx/export/names-and-scopes-kept", test_names_and_scopes_kept);
   g_test_add_func("/onnx/export/unknown-dims", test_unknown_dims);
+  g_test_add_func("/onnx/export/assert-refused", test_assert_refused);
   g_test_add_func("/onnx/export/unwritable-path", test_unwritable_path);
   g_test_add_func("/onnx/export/atan2-refused", test_atan2_refused);
   g_test_add_func("/onnx/export/cli", test_cli_export);

@@ -249,6 +249,10 @@ static ts_tensor *row_body(ts_call *c)
     if (!ts_print(x, "row", ts_scalar_string("print")))
       return NULL;
     return ts_identity(x);
+  case TS_OP_ASSERT: /* a check that holds: its node runs though nothing reads it */
+    if (!ts_assert(ts_reduce_min(ts_greater(p, ts_scalar_f32(0)), TS_ALL_AXES, false), "p > 0", p))
+      return NULL;
+    return ts_identity(x);
   case TS_OP_PLACEHOLDER: /* every graph case has them; a constant too */
   case TS_OP_CONST: return ts_add(x, ts_constant(TS_F32, TS_SHAPE(3), (float[]){ 1, 2, 3 }));
   case TS_OP_VAR_HANDLE:
@@ -453,6 +457,10 @@ static ts_tensor *edge_body(ts_call *c)
   case 39: return ts_concat(((ts_tensor *[]){ ts_truncatediv(ts_neg(i), ts_add(ts_abs(i), ts_scalar_i32(1))),
                                               ts_truncatemod(ts_neg(i), ts_add(ts_abs(i), ts_scalar_i32(1))) }),
                             2, 0); /* no error */
+  case 40: /* a check that fails: InvalidArgument in every mode */
+    if (!ts_assert(ts_reduce_min(ts_greater(x, ts_scalar_f32(0)), TS_ALL_AXES, false), "x > 0", x))
+      return NULL;
+    return ts_identity(x);
   default: return NULL;
   }
 }
@@ -501,6 +509,7 @@ static const struct {
   { "TruncateDiv int32 by zero", TS_OP_TRUNCATEDIV },
   { "TruncateMod int64 by zero", TS_OP_TRUNCATEMOD },
   { "TruncateDiv and TruncateMod int32, negative quotients", TS_OP_TRUNCATEDIV },
+  { "Assert that fails", TS_OP_ASSERT },
 };
 
 static int edge_cases(op_case *out)

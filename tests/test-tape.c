@@ -2,7 +2,7 @@
  * (against values worked by hand), persistent and one-shot tapes,
  * stop_gradient, unconnected sources, variables, broadcasting, gradients
  * inside a traced function (the "gradients" scope and each node's forward
- * node), and the errors a bad call gets. */
+ * node), through ts_functions called there, and the errors a bad call gets. */
 #include <glib.h>
 #include <math.h>
 #include <stdlib.h>
@@ -455,6 +455,144 @@ static void test_traced_while(void)
 
 /* ---- errors --------------------------------------------------------------------------- */
 
+/* ---- through ts_functions called while tracing ------------------------------------------
+ * Their graphs are copied into the caller's (their C code does not run
+ * there): the caller's tape records the copies as it would their ops. */
+
+static ts_function *layer_fn, *blocked_fn, *branchy_fn, *cube_grad_fn;
+static int layer_runs;
+
+/* relu(x w), w the variable */
+static ts_tensor *layer(ts_call *call)
+{
+  layer_runs++;
+  return ts_relu(ts_matmul(ts_arg(call, 0), ts_read(w_global)));
+}
+
+/* x * stop_gradient(x) */
+static ts_tensor *blocked(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0);
+  return ts_mul(x, ts_stop_gradient(x));
+}
+
+/* x^2 if sum(x) > 0 else 3x */
+static ts_tensor *branchy(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *y = x;
+  TS_IF (ts_greater(ts_reduce_sum(x, TS_ALL_AXES, false), ts_scalar_f64(0)), &y) {
+    y = ts_mul(x, x);
+  } TS_ELSE {
+    y = ts_mul(x, ts_scalar_f64(3));
+  } TS_END_IF;
+  return y;
+}
+
+/* d sum(x^3) / dx = 3x^2, from a tape of its own */
+static ts_tensor *cube_grad(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *g = NULL;
+  ts_tape *tape = ts_tape_new(false);
+  ts_tape_watch(tape, x);
+  ts_tensor *y = ts_reduce_sum(ts_mul(ts_mul(x, x), x), TS_ALL_AXES, false);
+  ts_tape_gradient(tape, y, &x, 1, &g, TS_UNCONNECTED_NONE);
+  ts_tape_free(tape);
+  return g;
+}
+
+static ts_tensor *sum_of(ts_function *f, ts_tensor *x)
+{
+  ts_value v = TS_TENSOR_VALUE(x);
+  return ts_reduce_sum(ts_function_call(f, &v, 1), TS_ALL_AXES, false);
+}
+
+/* loss = sum((layer(x) - 1)^2) + sum(blocked(x)) + sum(branchy(x)) +
+ * sum(cube_grad(x)); returns dloss/dw and dloss/dx, flattened */
+static ts_tensor *nested_step(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0);
+  ts_tape *tape = ts_tape_new(false);
+  ts_tape_watch(tape, x);
+  ts_value xv = TS_TENSOR_VALUE(x);
+  ts_tensor *d = ts_sub(ts_function_call(layer_fn, &xv, 1), ts_scalar_f64(1));
+  ts_tensor *loss = ts_reduce_sum(ts_mul(d, d), TS_ALL_AXES, false);
+  loss = ts_add(loss, sum_of(blocked_fn, x));
+  loss = ts_add(loss, sum_of(branchy_fn, x));
+  loss = ts_add(loss, sum_of(cube_grad_fn, x));
+  ts_tensor *g[2] = { NULL, NULL };
+  ts_tape_gradient(tape, loss, ((ts_tensor *[]){ w_global, x }), 2, g, TS_UNCONNECTED_NONE);
+  ts_tape_free(tape);
+  if (!g[0] || !g[1])
+    return NULL;
+  return ts_concat(((ts_tensor *[]){ ts_reshape(g[0], TS_SHAPE(-1)), ts_reshape(g[1], TS_SHAPE(-1)) }),
+                   2, 0);
+}
+
+/* Is n in g or one of its subgraphs? */
+static bool graph_holds(const ts_graph *g, const ts_node *n)
+{
+  for (int i = 0; i < ts_graph_n_nodes(g); i++) {
+    const ts_node *x = ts_graph_node(g, i);
+    if (x == n)
+      return true;
+    for (int k = 0; k < ts_node_n_subgraphs(x); k++)
+      if (graph_holds(ts_node_subgraph(x, k), n))
+        return true;
+  }
+  return false;
+}
+
+static void test_through_nested_functions(void)
+{
+  ts_scope *s = ts_scope_begin();
+  w_global = ts_variable_new(ts_constant(TS_F64, TS_SHAPE(2, 2), (double[]){ 1, -1, 0.5, 2 }),
+                             "w");
+  layer_fn = ts_function_new("layer", layer, "x");
+  blocked_fn = ts_function_new("blocked", blocked, "x");
+  branchy_fn = ts_function_new("branchy", branchy, "x");
+  cube_grad_fn = ts_function_new("cube_grad", cube_grad, "x");
+  ts_function *step = ts_function_new("nested_step", nested_step, "x");
+  ts_value x = TS_TENSOR_VALUE(ts_constant(TS_F64, TS_SHAPE(1, 2), (double[]){ 2, 1 }));
+  /* layer: h = relu([2.5, 0]), dh = 2 (h - 1) [h > 0] = [3, 0]: dw = x^T dh,
+   * dx = dh w^T = [3, 1.5]; blocked: x (the stopped factor only); branchy:
+   * 2x; cube_grad: d sum(3x^2) = 6x.  dx = [3 + 2 + 4 + 12, 1.5 + 1 + 2 + 6] */
+  const double want[] = { 6, 0, 3, 0, 21, 10.5 };
+  layer_runs = 0;
+  for (int mode = 0; mode < 2; mode++) {
+    ts_run_functions_eagerly(mode == 1);
+    assert_values(ts_function_call(step, &x, 1), want, 6);
+    assert_values(ts_function_call(step, &x, 1), want, 6);
+  }
+  ts_run_functions_eagerly(false);
+  g_assert_cmpint(layer_runs, ==, 1 + 2); /* traced once, then two eager calls */
+  g_assert_cmpint(ts_function_trace_count(layer_fn), ==, 1);
+
+  /* The gradient's nodes in the caller's graph name the copies they are
+   * the gradient of (cube_grad's own gradient too). */
+  const ts_graph *g = ts_concrete_graph(ts_function_concrete(step, 0));
+  const ts_node *matmul = find_node(g, "layer/MatMul");
+  g_assert_nonnull(matmul);
+  int of_matmul = 0, in_cube = 0;
+  for (int i = 0; i < ts_graph_n_nodes(g); i++) {
+    const ts_node *n = ts_graph_node(g, i);
+    const ts_node *of = ts_node_gradient_of(n);
+    if (!of)
+      continue;
+    g_assert_true(graph_holds(g, of));
+    of_matmul += of == matmul;
+    in_cube += g_str_has_prefix(ts_node_name(n), "cube_grad/gradients/");
+  }
+  g_assert_cmpint(of_matmul, >=, 1);
+  g_assert_cmpint(in_cube, >, 0);
+  ts_function_free(step);
+  ts_function_free(layer_fn);
+  ts_function_free(blocked_fn);
+  ts_function_free(branchy_fn);
+  ts_function_free(cube_grad_fn);
+  g_clear_pointer(&w_global, ts_tensor_unref);
+  ts_scope_end(s);
+}
+
 static void test_errors(void)
 {
   ts_scope *s = ts_scope_begin();
@@ -539,6 +677,7 @@ int main(int argc, char **argv)
   g_test_add_func("/tape/traced", test_traced);
   g_test_add_func("/tape/traced-if", test_traced_if);
   g_test_add_func("/tape/traced-while", test_traced_while);
+  g_test_add_func("/tape/through-nested-functions", test_through_nested_functions);
   g_test_add_func("/tape/errors", test_errors);
   return g_test_run();
 }

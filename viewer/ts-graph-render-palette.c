@@ -210,6 +210,9 @@ static const guint32 OP_COLOURS[TS_OP_COUNT][2] = {
   [TS_OP_TRUNCATEMOD] = { 0xbebf2f, 0xa1a405 },
   [TS_OP_DIV_NO_NAN] = { 0x91a82a, 0x758d04 },
   [TS_OP_XLOGY] = { 0x42baea, 0x069fce },
+  /* The IO sector (Placeholder, Print) has no third colour 12 apart from
+   * every other op's: Assert takes a grey teal beside it. */
+  [TS_OP_ASSERT] = { 0x8cacac, 0x729191 },
 };
 
 /* An op the table does not know yet: a neutral grey. */

@@ -399,7 +399,7 @@ static ts_run_site step_site(const ts_executable *e, const ts_node *node, const 
                              uint64_t parent_seq)
 {
   return (ts_run_site){
-    .node = node, .traced = e->plan.traced[node->id], .parent = parent, .parent_seq = parent_seq,
+    .node = node, .node_name = node->name, .traced = e->plan.traced[node->id], .parent = parent, .parent_seq = parent_seq,
     .recorded = node->outputs, .n_recorded = node->n_outputs,
     .in_recorded = (const ts_info *const *)e->plan.in_recorded[node->id],
     .n_subgraphs = node->n_subgraphs, .run_subgraph = run_subgraph, .exec = e->subs[node->id],

@@ -1165,6 +1165,7 @@ static const struct {
   const char *why;
 } UNMAPPED[] = {
   { TS_OP_PRINT, "an ONNX graph cannot print" },
+  { TS_OP_ASSERT, "ONNX has no Assert op (an ONNX graph cannot fail a run)" },
   { TS_OP_ASSIGN_VARIABLE, "an ONNX graph has no state to assign" },
   { TS_OP_ASSIGN_ADD_VARIABLE, "an ONNX graph has no state to assign" },
   { TS_OP_ASSIGN_SUB_VARIABLE, "an ONNX graph has no state to assign" },
@@ -1233,6 +1234,20 @@ static const char *value_initializer(exporter *ex, const ts_node *n, const char 
   return add_initializer(ex, base, elem, host->shape, host->data, (size_t)host->size * ts_dtype_size(host->dtype));
 }
 
+/* A needed node ONNX cannot express is refused before anything it reads
+ * is written: the error names its op (an Assert's message, a string
+ * constant, would be refused first otherwise). */
+static bool refuse_unmapped(exporter *ex, const ts_graph *g, const bool *needed)
+{
+  for (guint id = 0; id < g->nodes->len; id++) {
+    const ts_node *n = ts__graph_node(g, (int)id);
+    if (needed[id] && n->op != TS_OP_PLACEHOLDER && n->op != TS_OP_CONST &&
+        n->op != TS_OP_VAR_HANDLE && !mapping(n->op))
+      return emit_unmapped(ex, n);
+  }
+  return true;
+}
+
 /* Emits g's needed nodes into eg; Placeholder i reads input_names[i]
  * (NULL: the top graph, whose Placeholders become eg's inputs).
  * *outputs (g_free) gets the ONNX names of g's outputs. */
@@ -1242,7 +1257,7 @@ static bool emit_graph(exporter *ex, egraph *eg, const ts_graph *g, const char *
   int n_nodes = (int)g->nodes->len;
   bool *needed = needed_nodes(g);
   const char ***names = g_new0(const char **, n_nodes + 1);
-  bool ok = true;
+  bool ok = refuse_unmapped(ex, g, needed);
   for (int id = 0; id < n_nodes && ok; id++) {
     const ts_node *n = ts__graph_node(g, id);
     if (!needed[id])

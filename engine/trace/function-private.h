@@ -107,7 +107,9 @@ typedef struct ts__call {
   /* GRAPH: what runs (graph-mode calls past the retrace limit resolve to
    * EAGER with `limited` set).  EAGER: the concrete function traced for
    * these arguments, whose nodes name the eager ops (when someone listens
-   * for ops), or NULL. */
+   * for ops), or NULL.  INLINE: the concrete function the caller's graph
+   * copies, or NULL when f's C code runs in the trace (f runs eagerly, or
+   * `limited`). */
   ts_concrete *cf;
   bool limited;
   ts_value *converted;  /* owned, or NULL */

@@ -45,6 +45,7 @@ struct ts_concrete {
   ts_graph *graph;        /* as traced */
   ts_executable *exec;    /* the optimized graph and its plans */
   GHashTable *twins;      /* (site, occurrence) -> traced node: eager ops' twins */
+  ts_trace_notes *notes;  /* what a caller's trace needs to inline its graph (inline.c) */
   ts_info output;
   uint64_t trace_ns;
 };
@@ -68,6 +69,7 @@ static void concrete_free(gpointer data)
   g_free(cf->sig_text);
   ts__executable_free(cf->exec);
   g_hash_table_unref(cf->twins);
+  ts__trace_notes_free(cf->notes);
   ts__graph_free(cf->graph);
   g_free(cf);
 }
@@ -361,8 +363,9 @@ static void trace_leave(void)
   ts__context()->trace_depth--;
 }
 
-/* A nested call while tracing: the callee's ops join the caller's graph
- * under a name scope of their own ("inner_function", "inner_function_1"). */
+/* A C helper (or a function that runs eagerly) called while tracing: its
+ * C code runs, its ops joining the caller's graph under a name scope of
+ * their own ("inner_function", "inner_function_1"). */
 static ts_tensor *trace_inline(ts_loc loc, const char *name, ts_fn fn, char *const *params,
                                int n_params, const ts_value *args, int n_args)
 {
@@ -478,6 +481,7 @@ static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts
   uint64_t start = ts_now_ns();
   int path_base = ts__path_rebase();
   ts_frame *frame = ts__frame_push(f->name);
+  ts_trace_notes *notes = frame->notes = ts__trace_notes_new();
   ts_scope *scope = ts_scope_begin();
 
   ts_value *sym = g_new0(ts_value, sig->n > 0 ? sig->n : 1);
@@ -508,6 +512,7 @@ static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts
   ts_port port;
   if (!out || ts_failed() || !ts__frame_port(frame, out, &port)) {
     ts__frame_abort(frame);
+    ts__trace_notes_free(notes);
     ts_scope_end(scope);
     return NULL;
   }
@@ -523,6 +528,7 @@ static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts
   cf->graph = graph;
   cf->twins = ts__twin_map_new();
   add_twins(cf->twins, graph);
+  cf->notes = notes;
   cf->output = output;
   cf->trace_ns = ts_now_ns() - start;
   return cf;
@@ -1012,22 +1018,32 @@ static bool gather_inputs(const ts_value *v, ts_tensor **inputs, int *n_in)
   return true;
 }
 
-/* Runs cf's graph on the tensor arguments, those in lists too (host
- * arguments are baked in). */
-static ts_tensor *run_concrete(ts_concrete *cf, const ts_value *args, int n)
+/* The tensors of a call of cf that feed its graph's inputs, those in
+ * lists too (host arguments are baked in): *n_in of them.  false + error. */
+static bool concrete_inputs(const ts_concrete *cf, const ts_value *args, int n,
+                            ts_tensor **inputs, int *n_in)
 {
-  ts_tensor *inputs[TS_MAX_INPUTS];
-  int n_in = 0;
+  *n_in = 0;
   for (int i = 0; i < n; i++) {
     const ts_argsig *a = &cf->sig.args[i];
     if (a->kind != TS_VALUE_TENSOR && !a->n_leaves)
       continue;
-    if (!gather_inputs(&args[i], inputs, &n_in)) {
+    if (!gather_inputs(&args[i], inputs, n_in)) {
       ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                    "%s: more than %d tensor arguments", cf->fn->name, TS_MAX_INPUTS);
-      return NULL;
+      return false;
     }
   }
+  return true;
+}
+
+/* Runs cf's graph on the call's tensors. */
+static ts_tensor *run_concrete(ts_concrete *cf, const ts_value *args, int n)
+{
+  ts_tensor *inputs[TS_MAX_INPUTS];
+  int n_in;
+  if (!concrete_inputs(cf, args, n, inputs, &n_in))
+    return NULL;
   ts_tensor *out = NULL;
   bool started = run_begin(cf, NULL);
   bool ok = ts__executable_run(cf->exec, inputs, n_in, &out, NULL, 0);
@@ -1106,13 +1122,37 @@ bool ts__call_begin(ts__call *call, ts_function *f, const ts_value *args, int n_
   return ts__values_check(f->name, args, n_args) && check_call_args(f, args, n_args);
 }
 
+/* A call that failed while another function was traced names the
+ * functions being traced, once, where it failed: "(calling inner while
+ * tracing outer)", "(... while tracing outer -> middle)"; a deep chain
+ * (recursion) by its ends. */
+static void note_call_failure(const ts_function *f)
+{
+  ts_context *c = ts__context();
+  if (!ts_failed() || c->error == c->error_noted)
+    return;
+  enum { ENDS = 3 };
+  GString *chain = g_string_new(NULL);
+  for (int i = 0; i < c->trace_depth; i++) {
+    if (c->trace_depth > 2 * ENDS + 1 && i == ENDS) {
+      g_string_append(chain, " -> ...");
+      i = c->trace_depth - ENDS;
+    }
+    g_string_append_printf(chain, "%s%s", i ? " -> " : "", c->trace_chain[i]);
+  }
+  ts__error_append("(calling %s while tracing %s)", f->name, chain->str);
+  g_string_free(chain, TRUE);
+  c->error_noted = c->error;
+}
+
 /* A call while another function is traced, as tf.function does it: the
  * arguments are checked against the callee's own input signature, and the
  * callee is traced once per signature into a concrete function of its own
  * (its cache, its trace count), on its own, outside the caller's graph;
- * later direct calls reuse it.  The caller's graph inlines the callee: its
- * C code runs again under its name scope (ts__call_run), so that its nodes
- * keep the op paths an eager run gives its ops (see ts_op_event). */
+ * later direct calls reuse it.  The caller's graph inlines that concrete
+ * function (ts__call_run): its C code does not run again.  A callee that
+ * runs eagerly (or past its retrace limit) runs its C code in the caller's
+ * trace instead, as a plain C helper does. */
 static bool resolve_inline(ts__call *call)
 {
   ts_function *f = call->f;
@@ -1122,13 +1162,26 @@ static bool resolve_inline(ts__call *call)
   ts__trace_isolate_begin(&isolate);
   bool ok = convert_args(f, &call->args, call->n_args, &call->converted);
   if (ok) {
-    bool eager;
     pthread_mutex_lock(&f->lock);
-    ok = resolve(f, call->args, call->n_args, false, &eager) || eager;
+    call->cf = resolve(f, call->args, call->n_args, false, &call->limited);
     pthread_mutex_unlock(&f->lock);
+    ok = call->cf || call->limited;
   }
   ts__trace_isolate_end(&isolate);
+  if (!ok)
+    note_call_failure(f);
   return ok;
+}
+
+/* The caller's graph gets a copy of cf's, its placeholders standing for
+ * the call's tensors. */
+static ts_tensor *inline_concrete(ts_concrete *cf, const ts_value *args, int n)
+{
+  ts_tensor *inputs[TS_MAX_INPUTS];
+  int n_in;
+  if (!concrete_inputs(cf, args, n, inputs, &n_in))
+    return NULL;
+  return ts__inline_graph(cf->fn->name, cf->graph, cf->notes, inputs, n_in);
 }
 
 bool ts__call_resolve(ts__call *call, ts__call_how want)
@@ -1163,6 +1216,8 @@ ts_tensor *ts__call_run(const ts__call *call, ts__call_how how)
   ts_function *f = call->f;
   switch (how) {
   case TS__CALL_INLINE:
+    if (call->cf)
+      return inline_concrete(call->cf, call->args, call->n_args);
     return trace_inline((ts_loc){ 0 }, f->name, f->fn, f->params, f->n_params, call->args,
                         call->n_args);
   case TS__CALL_GRAPH:

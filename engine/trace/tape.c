@@ -154,11 +154,16 @@ void ts__tape_record(const ts_op_call *call, ts_tensor *const *out, int n_out)
   }
 }
 
+bool ts__tape_recording_here(void)
+{
+  ts_op_handler *top = ts__handler_top();
+  return top && top->run == tape_run;
+}
+
 void ts__tape_record_node(ts_node *node, const ts_source *sources, int n_sources,
                           ts_tensor *const *out, int n_out)
 {
-  ts_op_handler *top = ts__handler_top();
-  if (!top || top->run != tape_run)
+  if (!ts__tape_recording_here())
     return; /* no tape records here */
   ts_tensor **in = g_new(ts_tensor *, n_sources + 1);
   for (int i = 0; i < n_sources; i++)

@@ -8,8 +8,8 @@
 
 /* Runs g's nodes as ops (dispatched: nodes of the frame being traced) on
  * inputs[] for its Placeholders; its outputs into out[].  Side effects are
- * not run again: Print is skipped, other stateful ops but variable reads
- * are refused, as are nested If and While. */
+ * not run again: Print and Assert are skipped, other stateful ops but
+ * variable reads are refused, as are nested If and While. */
 static bool replay(ts_loc loc, const ts_graph *g, ts_tensor *const *inputs, int n_inputs,
                    ts_tensor **out, int *n_out)
 {
@@ -30,7 +30,7 @@ static bool replay(ts_loc loc, const ts_graph *g, ts_tensor *const *inputs, int 
       vals[id][0] = node->value;
       continue;
     }
-    if (node->op == TS_OP_PRINT)
+    if (node->op == TS_OP_PRINT || node->op == TS_OP_ASSERT)
       continue;
     if (node->n_subgraphs || ((def->flags & TS_OPF_STATEFUL) && node->op != TS_OP_READ_VARIABLE)) {
       ts_error_set(TS_ERR_UNIMPLEMENTED, loc, NULL,

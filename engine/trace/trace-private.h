@@ -11,6 +11,7 @@
 #include "../graph-private.h"
 
 typedef struct ts_frame ts_frame;
+typedef struct ts_trace_notes ts_trace_notes;
 
 /* Where a value comes from: a port of some graph's node, or a concrete
  * tensor (captured as a Const node, or a VarHandle for variables). */
@@ -31,6 +32,7 @@ struct ts_frame {
   ts_loc block_loc;      /* the statement whose branch or body this frame traces */
   const char *block_kind; /* "TS_IF", "TS_WHILE", "TS_FOR"; NULL for a function's frame */
   bool probe;            /* a loop's condition and body run again (control_flow.c) */
+  ts_trace_notes *notes; /* the function trace's (its subgraph frames share them), or NULL */
   ts_op_handler handler; /* records ops into graph while the frame is innermost */
 };
 
@@ -80,6 +82,8 @@ ts_node *ts__trace_record_node(ts_frame *frame, ts_loc loc, const ts_op_def *def
  * tracer recorded itself (an If or While node, made from the branches or
  * loop it traced, never dispatched): tape.c. */
 void ts__tape_record(const ts_op_call *call, ts_tensor *const *out, int n_out);
+/* Would ts__tape_record_node record (is a gradient tape the innermost op handler)? */
+bool ts__tape_recording_here(void);
 /* call's node's inputs and outputs as tensors, for ts__tape_record:
  * symbolic tensors of the ports' nodes, or the captured values. */
 void ts__tape_record_node(ts_node *node, const ts_source *sources, int n_sources,
@@ -113,3 +117,26 @@ void ts__jumps_fn_begin(ts_fn_jumps *fn, const char *name);
  * result) and returns the call's result.  While tracing, a block the
  * function left by plain `return` or `break` is an error naming it. */
 ts_tensor *ts__jumps_fn_end(ts_fn_jumps *fn, ts_tensor *out);
+
+/* ---- inlining one function's trace into another's (inline.c) ----------------------
+ * A function called while another is traced is traced once on its own
+ * (function.c); the caller's graph gets a copy of that graph, as if the
+ * callee's C code had run there.  What the copy needs beyond the graph,
+ * a trace notes as it records nodes: the op path below the trace's base
+ * at each node with a site (the copy's site is the one an eager run of the
+ * caller gives the op), and the nodes made while gradient tapes pause
+ * (ts_stop_gradient: a caller's tape must not record them either). */
+ts_trace_notes *ts__trace_notes_new(void);
+void ts__trace_notes_free(ts_trace_notes *notes);
+/* Notes node n, just recorded in a frame with these notes (tracer.c). */
+void ts__trace_notes_record(ts_trace_notes *notes, const ts_node *n);
+
+/* Copies g, a function's traced graph with its notes, into the innermost
+ * frame's graph under a new name scope `name` ("inner", "inner_1"): its
+ * placeholders become inputs[] (one per graph input), its constants and
+ * variable handles the frame's captures of the same values, its If and
+ * While nodes take copies of their subgraphs; the copies are ordered after
+ * the frame's side effects and told to the gradient tapes recording there.
+ * Returns the symbolic tensor of g's output; NULL + error. */
+ts_tensor *ts__inline_graph(const char *name, const ts_graph *g, const ts_trace_notes *notes,
+                            ts_tensor *const *inputs, int n_inputs);

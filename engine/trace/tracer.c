@@ -161,6 +161,7 @@ ts_frame *ts__frame_push(const char *graph_name)
   f->scope = g_string_new(innermost ? innermost->scope->str : "");
   f->scopes = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
   f->last_stateful = -1;
+  f->notes = innermost ? innermost->notes : NULL;
   f->handler = (ts_op_handler){
     .name = "tracer", .run = trace_run, .list_elem = ts__trace_list_elem, .data = f,
   };
@@ -345,6 +346,8 @@ ts_node *ts__trace_record_node(ts_frame *frame, ts_loc loc, const ts_op_def *def
   /* If and While have no eager op of their own: their blocks are paths. */
   n->has_site = !(def->flags & TS_OPF_CONTROL_FLOW) && ts__site_next(loc, &n->site, &n->occurrence);
   n->gradient_of = ts__context()->grad_of;
+  if (frame->notes)
+    ts__trace_notes_record(frame->notes, n);
   ts__frame_order(frame, n);
   return n;
 }
