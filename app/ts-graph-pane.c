@@ -9,6 +9,7 @@
 #include "ts-profile-values.h"
 #include "ts-profiler-panel.h"
 #include "ts-sidebar-item.h"
+#include "ts-title-row.h"
 #include "ts-workspace.h"
 
 struct _TsGraphPane {
@@ -153,7 +154,7 @@ void ts_graph_pane_show_concrete(TsGraphPane *self, TsLoadedModule *module, TsCo
   self->concrete = ts_concrete_info_ref(cf);
   g_autofree char *title = g_strdup_printf("%s%s", cf->function, cf->signature);
   gtk_label_set_label(self->title_label, title);
-  gtk_widget_set_tooltip_text(GTK_WIDGET(self->title_label), title); /* ellipsized when the pane is narrow */
+  gtk_widget_set_tooltip_text(GTK_WIDGET(self->title_label), title); /* ellipsized when the pane is narrowest */
   g_autofree char *subtitle = cf->graph ? g_strdup_printf("%d nodes · graph %s", ts_graph_n_nodes(cf->graph),
                                                           ts_graph_name(cf->graph))
                                         : g_strdup("the worker could not send this graph");
@@ -383,6 +384,7 @@ static void ts_graph_pane_class_init(TsGraphPaneClass *klass)
   gtk_widget_class_install_action(widget_class, "graph.compare-passes", NULL, compare_passes);
   gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name(widget_class, "tsgraphpane");
+  g_type_ensure(TS_TYPE_TITLE_ROW);
 }
 
 /* A node's menu (secondary click): breakpoints at its source line or at
