@@ -556,6 +556,18 @@ static void test_navigation(void)
   g_assert_cmpfloat(map.size.height, <=, 0.45 * gtk_widget_get_height(w) + 1);
   g_assert_true(ts_graph_view_get_legend_area(f.view, &legend));
   g_assert_false(graphene_rect_intersection(&map, &legend, NULL));
+  /* it never covers the selected node (what a reveal or F flew to): it
+   * hides while it would, and comes back once the selection is cleared */
+  int flatten = item_named(f.view, "flatten");
+  const ts_view_box *fb = box_of(f.view, flatten);
+  double z = ts_viewport_get_zoom(vp);
+  ts_viewport_set(vp, z, fb->x + fb->width / 2 - (map.origin.x + map.size.width / 2) / z,
+                  fb->y + fb->height / 2 - (map.origin.y + map.size.height / 2) / z);
+  g_assert_true(ts_graph_view_get_minimap_area(f.view, &map)); /* over flatten, nothing selected */
+  ts_graph_view_select_item(f.view, flatten);
+  g_assert_false(ts_graph_view_get_minimap_area(f.view, &map));
+  ts_graph_view_select_item(f.view, -1);
+  g_assert_true(ts_graph_view_get_minimap_area(f.view, &map));
   g_assert_true(gtk_widget_activate_action(w, "view.zoom-reset", NULL));
   g_assert_cmpfloat(ts_viewport_get_zoom(vp), ==, 1);
 
