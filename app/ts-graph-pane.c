@@ -36,7 +36,7 @@ struct _TsGraphPane {
 
 G_DEFINE_FINAL_TYPE(TsGraphPane, ts_graph_pane, GTK_TYPE_WIDGET)
 
-enum { PROP_0, PROP_WORKSPACE, PROP_PROFILER, PROP_COLOUR_MODE, N_PROPS };
+enum { PROP_0, PROP_WORKSPACE, PROP_PROFILER, PROP_COLOUR_MODE, PROP_SHOW_MINIMAP, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
 static GtkWidget *graph_view_new(void)
@@ -339,6 +339,10 @@ static void ts_graph_pane_get_property(GObject *object, guint id, GValue *value,
   case PROP_WORKSPACE: g_value_set_object(value, TS_GRAPH_PANE(object)->workspace); break;
   case PROP_PROFILER: g_value_set_object(value, TS_GRAPH_PANE(object)->profiler); break;
   case PROP_COLOUR_MODE: g_value_set_string(value, TS_GRAPH_PANE(object)->colour_mode); break;
+  case PROP_SHOW_MINIMAP: /* asked for by graph.show-minimap before the view is made */
+    g_value_set_boolean(value, !TS_GRAPH_PANE(object)->graph_view ||
+                               ts_graph_view_get_show_minimap(TS_GRAPH_VIEW(TS_GRAPH_PANE(object)->graph_view)));
+    break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
   }
 }
@@ -349,6 +353,10 @@ static void ts_graph_pane_set_property(GObject *object, guint id, const GValue *
   case PROP_WORKSPACE: set_workspace(TS_GRAPH_PANE(object), g_value_get_object(value)); break;
   case PROP_PROFILER: set_profiler(TS_GRAPH_PANE(object), g_value_get_object(value)); break;
   case PROP_COLOUR_MODE: ts_graph_pane_set_colour_mode(TS_GRAPH_PANE(object), g_value_get_string(value)); break;
+  case PROP_SHOW_MINIMAP:
+    ts_graph_view_set_show_minimap(TS_GRAPH_VIEW(TS_GRAPH_PANE(object)->graph_view), g_value_get_boolean(value));
+    g_object_notify_by_pspec(object, pspec);
+    break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
   }
 }
@@ -368,7 +376,11 @@ static void ts_graph_pane_class_init(TsGraphPaneClass *klass)
   /* the window binds it to the colour-mode setting */
   properties[PROP_COLOUR_MODE] = g_param_spec_string("colour-mode", NULL, NULL, NULL,
                                                      G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* the view's, for graph.show-minimap (the graph menu's Show Minimap) */
+  properties[PROP_SHOW_MINIMAP] = g_param_spec_boolean("show-minimap", NULL, NULL, TRUE,
+                                                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties(object_class, N_PROPS, properties);
+  gtk_widget_class_install_property_action(widget_class, "graph.show-minimap", "show-minimap");
   gtk_widget_class_set_template_from_resource(widget_class,
                                               "/io/github/tracescope/Tracescope/ts-graph-pane.ui");
   gtk_widget_class_bind_template_child(widget_class, TsGraphPane, stack);
