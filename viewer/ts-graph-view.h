@@ -123,7 +123,8 @@ gboolean ts_graph_view_reveal(TsGraphView *self, const ts_node *node);
 
 /* Fits the whole graph, both ways (beside the legend if it would cover
  * the graph in every corner), or its width (starting at the inputs), or
- * the selection. */
+ * the selection.  A whole-graph fit holds through resizes until the view
+ * is moved: the graph stays whole in sight, with no minimap over it. */
 void ts_graph_view_zoom_to_fit(TsGraphView *self);
 void ts_graph_view_zoom_to_width(TsGraphView *self);
 void ts_graph_view_zoom_to_selection(TsGraphView *self);
