@@ -187,11 +187,18 @@ const char *cli_command_name(cli_command command)
   return "?";
 }
 
+/* The usage line and the command list: the start of --help, and all that
+ * a bare `tracescope-cli` prints (to stderr). */
+static void print_usage(FILE *out)
+{
+  fprintf(out, "Usage: tracescope-cli COMMAND [ARGUMENT]... [OPTION]...\n\nCommands:\n");
+  for (size_t i = 0; i < G_N_ELEMENTS(COMMANDS); i++)
+    fprintf(out, "  %-11s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+}
+
 int cli_show_help(void)
 {
-  printf("Usage: tracescope-cli COMMAND [ARGUMENT]... [OPTION]...\n\nCommands:\n");
-  for (size_t i = 0; i < G_N_ELEMENTS(COMMANDS); i++)
-    printf("  %-11s %s\n", COMMANDS[i].name, COMMANDS[i].summary);
+  print_usage(stdout);
   printf("\n%s\n", module_help);
   print_spec_help(true);
   printf("\n'tracescope-cli COMMAND --help' shows a command's options and an example.\n"
@@ -293,8 +300,11 @@ static int cli_render_missing(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-  if (argc < 2)
-    return cli_fail(CLI_EXIT_USAGE, "no command given (try --help)");
+  if (argc < 2) { /* as git and meson do: the commands, then what shows more */
+    print_usage(stderr);
+    fprintf(stderr, "\n'tracescope-cli --help' shows more, 'tracescope-cli COMMAND --help' a command's options.\n");
+    return CLI_EXIT_USAGE;
+  }
   if (is_help(argv[1]))
     return cli_show_help();
   if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {

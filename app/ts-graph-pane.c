@@ -9,6 +9,7 @@
 #include "ts-profile-values.h"
 #include "ts-profiler-panel.h"
 #include "ts-sidebar-item.h"
+#include "ts-title-row.h"
 #include "ts-workspace.h"
 
 struct _TsGraphPane {
@@ -35,7 +36,7 @@ struct _TsGraphPane {
 
 G_DEFINE_FINAL_TYPE(TsGraphPane, ts_graph_pane, GTK_TYPE_WIDGET)
 
-enum { PROP_0, PROP_WORKSPACE, PROP_PROFILER, PROP_COLOUR_MODE, N_PROPS };
+enum { PROP_0, PROP_WORKSPACE, PROP_PROFILER, PROP_COLOUR_MODE, PROP_SHOW_MINIMAP, N_PROPS };
 static GParamSpec *properties[N_PROPS];
 
 static GtkWidget *graph_view_new(void)
@@ -153,7 +154,7 @@ void ts_graph_pane_show_concrete(TsGraphPane *self, TsLoadedModule *module, TsCo
   self->concrete = ts_concrete_info_ref(cf);
   g_autofree char *title = g_strdup_printf("%s%s", cf->function, cf->signature);
   gtk_label_set_label(self->title_label, title);
-  gtk_widget_set_tooltip_text(GTK_WIDGET(self->title_label), title); /* ellipsized when the pane is narrow */
+  gtk_widget_set_tooltip_text(GTK_WIDGET(self->title_label), title); /* ellipsized when the pane is narrowest */
   g_autofree char *subtitle = cf->graph ? g_strdup_printf("%d nodes · graph %s", ts_graph_n_nodes(cf->graph),
                                                           ts_graph_name(cf->graph))
                                         : g_strdup("the worker could not send this graph");
@@ -338,6 +339,10 @@ static void ts_graph_pane_get_property(GObject *object, guint id, GValue *value,
   case PROP_WORKSPACE: g_value_set_object(value, TS_GRAPH_PANE(object)->workspace); break;
   case PROP_PROFILER: g_value_set_object(value, TS_GRAPH_PANE(object)->profiler); break;
   case PROP_COLOUR_MODE: g_value_set_string(value, TS_GRAPH_PANE(object)->colour_mode); break;
+  case PROP_SHOW_MINIMAP: /* asked for by graph.show-minimap before the view is made */
+    g_value_set_boolean(value, !TS_GRAPH_PANE(object)->graph_view ||
+                               ts_graph_view_get_show_minimap(TS_GRAPH_VIEW(TS_GRAPH_PANE(object)->graph_view)));
+    break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
   }
 }
@@ -348,6 +353,10 @@ static void ts_graph_pane_set_property(GObject *object, guint id, const GValue *
   case PROP_WORKSPACE: set_workspace(TS_GRAPH_PANE(object), g_value_get_object(value)); break;
   case PROP_PROFILER: set_profiler(TS_GRAPH_PANE(object), g_value_get_object(value)); break;
   case PROP_COLOUR_MODE: ts_graph_pane_set_colour_mode(TS_GRAPH_PANE(object), g_value_get_string(value)); break;
+  case PROP_SHOW_MINIMAP:
+    ts_graph_view_set_show_minimap(TS_GRAPH_VIEW(TS_GRAPH_PANE(object)->graph_view), g_value_get_boolean(value));
+    g_object_notify_by_pspec(object, pspec);
+    break;
   default: G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
   }
 }
@@ -367,7 +376,11 @@ static void ts_graph_pane_class_init(TsGraphPaneClass *klass)
   /* the window binds it to the colour-mode setting */
   properties[PROP_COLOUR_MODE] = g_param_spec_string("colour-mode", NULL, NULL, NULL,
                                                      G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* the view's, for graph.show-minimap (the graph menu's Show Minimap) */
+  properties[PROP_SHOW_MINIMAP] = g_param_spec_boolean("show-minimap", NULL, NULL, TRUE,
+                                                       G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties(object_class, N_PROPS, properties);
+  gtk_widget_class_install_property_action(widget_class, "graph.show-minimap", "show-minimap");
   gtk_widget_class_set_template_from_resource(widget_class,
                                               "/io/github/tracescope/Tracescope/ts-graph-pane.ui");
   gtk_widget_class_bind_template_child(widget_class, TsGraphPane, stack);
@@ -383,6 +396,7 @@ static void ts_graph_pane_class_init(TsGraphPaneClass *klass)
   gtk_widget_class_install_action(widget_class, "graph.compare-passes", NULL, compare_passes);
   gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name(widget_class, "tsgraphpane");
+  g_type_ensure(TS_TYPE_TITLE_ROW);
 }
 
 /* A node's menu (secondary click): breakpoints at its source line or at

@@ -188,6 +188,12 @@ static void test_graph_header(void)
   g_assert_cmpstr(gtk_button_get_label(GTK_BUTTON(zoom_button)), ==, "100%");
   g_assert_true(gtk_widget_activate_action(GTK_WIDGET(pane), "graph.zoom-fit", NULL));
   g_assert_cmpfloat(fabs(ts_viewport_get_zoom(vp) - zoom), <, 1e-9);
+  /* the graph menu's Show Minimap turns the view's minimap off and on */
+  g_assert_true(ts_graph_view_get_show_minimap(view));
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(pane), "graph.show-minimap", NULL));
+  g_assert_false(ts_graph_view_get_show_minimap(view));
+  g_assert_true(gtk_widget_activate_action(GTK_WIDGET(pane), "graph.show-minimap", NULL));
+  g_assert_true(ts_graph_view_get_show_minimap(view));
 
   /* lstm_cell opens with everything else, and closes again */
   ts_view_model *model = ts_graph_view_get_model(view);

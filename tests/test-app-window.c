@@ -1,5 +1,6 @@
 /* test-app-window.c — GUI tests of the window as a whole: dialogs, style, shortcuts, screenshots, the command line, layout at the default and smallest sizes. */
 #include "test-app.h"
+#include "ts-title-row.h"
 
 /* The toplevel of type `type` other than the main window, or NULL (borrowed). */
 static GtkWindow *find_toplevel(GType type)
@@ -1226,6 +1227,77 @@ static void test_window_bindings(void)
   wait_idle();
 }
 
+/* Whether menu (or a section or submenu of it) has an item for action. */
+static gboolean menu_has_action(GMenuModel *menu, const char *action)
+{
+  for (int i = 0; i < g_menu_model_get_n_items(menu); i++) {
+    g_autofree char *name = NULL;
+    if (g_menu_model_get_item_attribute(menu, i, G_MENU_ATTRIBUTE_ACTION, "s", &name) && g_str_equal(name, action))
+      return TRUE;
+    g_autoptr(GMenuLinkIter) links = g_menu_model_iterate_item_links(menu, i);
+    GMenuModel *link = NULL;
+    while (g_menu_link_iter_get_next(links, NULL, &link)) {
+      gboolean found = menu_has_action(link, action);
+      g_object_unref(link);
+      if (found)
+        return TRUE;
+    }
+  }
+  return FALSE;
+}
+
+/* The graph's title says which function it is at every size: where the
+ * title and the zoom buttons do not both fit (1024 px wide) the buttons
+ * hide (the graph menu zooms too), never the function's name; at the
+ * default size both show and the title is whole. */
+static void test_graph_title_wins(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  activate("win.mode", "s", "graph");
+  select_function("sequential_model");
+  run_with((const char *const[]){ "f32[4,28,28]:uniform", NULL });
+  GtkWidget *pane = GTK_WIDGET(ts_window_get_graph_pane(window));
+  GtkWidget *row = find_widget(pane, TS_TYPE_TITLE_ROW);
+  g_assert_nonnull(row);
+  GtkWidget *title = gtk_widget_get_first_child(gtk_widget_get_first_child(row));
+  g_assert_true(g_str_has_prefix(gtk_label_get_text(GTK_LABEL(title)), "sequential_model("));
+  GtkWidget *zoom_in = find_actionable(row, "graph.zoom-in");
+  g_assert_nonnull(zoom_in);
+  GtkWidget *menu_button = find_widget(row, GTK_TYPE_MENU_BUTTON);
+  g_assert_true(menu_has_action(gtk_menu_button_get_menu_model(GTK_MENU_BUTTON(menu_button)), "graph.zoom-in"));
+  g_assert_true(menu_has_action(gtk_menu_button_get_menu_model(GTK_MENU_BUTTON(menu_button)), "graph.zoom-fit"));
+  g_autoptr(PangoLayout) name = gtk_widget_create_pango_layout(title, "sequential_model");
+  int name_width = 0;
+  pango_layout_get_pixel_size(name, &name_width, NULL);
+  static const int SIZES[][2] = { { 1280, 800 }, { 1024, 700 }, { 1024, 640 } };
+  for (guint i = 0; i < G_N_ELEMENTS(SIZES); i++) {
+    resize_and_draw(SIZES[i][0], SIZES[i][1]);
+    int natural = 0;
+    gtk_widget_measure(title, GTK_ORIENTATION_HORIZONTAL, -1, NULL, &natural, NULL, NULL);
+    int zoom_natural = 0;
+    gtk_widget_measure(gtk_widget_get_parent(zoom_in), GTK_ORIENTATION_HORIZONTAL, -1, NULL, &zoom_natural, NULL, NULL);
+    g_test_message("at %dx%d the title has %d px of its %d in a row of %d, the zoom buttons (%d px) %s", SIZES[i][0],
+                   SIZES[i][1], gtk_widget_get_width(title), natural, gtk_widget_get_width(row), zoom_natural,
+                   gtk_widget_get_mapped(zoom_in) ? "show" : "hide");
+    g_autofree char *shot = g_strdup_printf("graph-title-%dx%d.png", SIZES[i][0], SIZES[i][1]);
+    save_test_screenshot(GTK_WIDGET(window), shot);
+    /* the buttons never take room the title needs */
+    if (gtk_widget_get_mapped(zoom_in))
+      g_assert_cmpint(gtk_widget_get_width(title), >=, natural);
+    g_assert_cmpint(gtk_widget_get_width(title), >=, name_width);
+    g_assert_true(gtk_widget_get_mapped(menu_button));
+    if (i == 0) { /* the default size has room for all */
+      g_assert_true(gtk_widget_get_mapped(zoom_in));
+      g_assert_false(ts_title_row_get_collapsed(TS_TITLE_ROW(row)));
+    } else {
+      g_assert_true(ts_title_row_get_collapsed(TS_TITLE_ROW(row)));
+    }
+  }
+  resize_and_draw(1280, 800);
+  g_assert_true(gtk_widget_get_mapped(zoom_in));
+}
+
 int main(int argc, char **argv)
 {
   return test_app_run(&argc, &argv, TRUE, (const TestAppCase[]){
@@ -1250,6 +1322,7 @@ int main(int argc, char **argv)
     { "/app/function-typo-says-nearest", test_function_typo_says_nearest },
     { "/app/screenshot-panel-tab", test_screenshot_panel_tab },
     { "/app/window-bindings", test_window_bindings },
+    { "/app/graph-title-wins", test_graph_title_wins },
     { NULL, NULL },
   });
 }

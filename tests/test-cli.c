@@ -486,7 +486,21 @@ static void test_bad_arguments(void)
                  1, "MatMul: ");
 
   /* usage */
-  expect_failure(cli(NULL), 2, "no command given");
+  /* no command: the usage and the command list on stderr, as git and meson print them */
+  cli_result bare = cli(NULL);
+  g_assert_cmpint(bare.status, ==, 2);
+  g_assert_cmpstr(bare.out, ==, "");
+  g_assert_true(g_str_has_prefix(bare.err, "Usage: tracescope-cli COMMAND"));
+  cli_result help = cli("--help", NULL);
+  g_assert_cmpint(help.status, ==, 0);
+  /* the same command list as --help's (every command, one line each) */
+  const char *list = strstr(help.out, "Commands:\n"), *list_end = strstr(list, "\n\n");
+  g_autofree char *commands = g_strndup(list, (gsize)(list_end - list));
+  g_assert_nonnull(strstr(bare.err, commands));
+  g_assert_nonnull(strstr(commands, "\n  run "));
+  g_assert_nonnull(strstr(commands, "\n  export "));
+  cli_result_clear(&bare);
+  cli_result_clear(&help);
   expect_failure(cli("frobnicate", NULL), 2, "unknown command 'frobnicate'");
   expect_failure(cli("list", NULL), 2, "list takes one MODULE");
   expect_failure(cli("run", "seeds", NULL), 2, "run needs a MODULE and a FUNCTION");

@@ -556,6 +556,18 @@ static void test_navigation(void)
   g_assert_cmpfloat(map.size.height, <=, 0.45 * gtk_widget_get_height(w) + 1);
   g_assert_true(ts_graph_view_get_legend_area(f.view, &legend));
   g_assert_false(graphene_rect_intersection(&map, &legend, NULL));
+  /* it never covers the selected node (what a reveal or F flew to): it
+   * hides while it would, and comes back once the selection is cleared */
+  int flatten = item_named(f.view, "flatten");
+  const ts_view_box *fb = box_of(f.view, flatten);
+  double z = ts_viewport_get_zoom(vp);
+  ts_viewport_set(vp, z, fb->x + fb->width / 2 - (map.origin.x + map.size.width / 2) / z,
+                  fb->y + fb->height / 2 - (map.origin.y + map.size.height / 2) / z);
+  g_assert_true(ts_graph_view_get_minimap_area(f.view, &map)); /* over flatten, nothing selected */
+  ts_graph_view_select_item(f.view, flatten);
+  g_assert_false(ts_graph_view_get_minimap_area(f.view, &map));
+  ts_graph_view_select_item(f.view, -1);
+  g_assert_true(ts_graph_view_get_minimap_area(f.view, &map));
   g_assert_true(gtk_widget_activate_action(w, "view.zoom-reset", NULL));
   g_assert_cmpfloat(ts_viewport_get_zoom(vp), ==, 1);
 
@@ -816,6 +828,45 @@ static void test_legend_clear_after_reveal(void)
   fixture_clear(&f);
 }
 
+static gboolean narrow_drawn(TsGraphView *view)
+{
+  return gtk_widget_get_width(GTK_WIDGET(view)) < 600 && ts_graph_view_get_drawn(view);
+}
+
+static gboolean wide_drawn(TsGraphView *view)
+{
+  return gtk_widget_get_width(GTK_WIDGET(view)) >= 600 && ts_graph_view_get_drawn(view);
+}
+
+/* A fitted view that shrinks (a smaller window, a panel dragged) fits
+ * again: the whole graph stays in sight and the minimap stays off it; a
+ * view the user moved keeps where it is. */
+static void test_refit_on_resize(void)
+{
+  fixture f = { 0 };
+  fixture_show_sized(&f, trace_sequential(&f), 900, 640);
+  wait_for(laid_out, f.view);
+  int series = item_named(f.view, "dense_[1-100]");
+  ts_graph_view_set_expanded(f.view, series, TRUE); /* tall: it needs a small zoom to fit */
+  wait_for(laid_out, f.view);
+  ts_graph_view_zoom_to_fit(f.view);
+  gtk_window_set_default_size(f.window, 500, 300);
+  wait_for(narrow_drawn, f.view);
+  const ts_view_layout *layout = ts_graph_view_get_layout(f.view);
+  for (int i = 0; i < ts_view_layout_n_boxes(layout); i++)
+    g_assert_true(on_screen(f.view, ts_view_layout_box(layout, i)));
+  graphene_rect_t map;
+  g_assert_false(ts_graph_view_get_minimap_area(f.view, &map));
+  /* moved by the user: a resize leaves it */
+  TsViewport *vp = ts_graph_view_get_viewport(f.view);
+  ts_viewport_set(vp, 1, 0, 0);
+  gtk_window_set_default_size(f.window, 900, 640);
+  wait_for(wide_drawn, f.view);
+  g_assert_cmpfloat(ts_viewport_get_zoom(vp), ==, 1);
+  g_assert_cmpfloat(ts_viewport_get_x(vp), ==, 0);
+  fixture_clear(&f);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -831,6 +882,7 @@ int main(int argc, char **argv)
   g_test_add_func("/view/fly-to", test_fly_to);
   g_test_add_func("/view/legend", test_legend);
   g_test_add_func("/view/legend-clear-after-reveal", test_legend_clear_after_reveal);
+  g_test_add_func("/view/refit-on-resize", test_refit_on_resize);
   int ret = g_test_run();
   ts_release_all();
   return ret;

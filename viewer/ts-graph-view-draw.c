@@ -66,16 +66,31 @@ gboolean _ts_graph_view_minimap_home(TsGraphView *self, graphene_rect_t *area)
   return TRUE;
 }
 
+/* The selected item's box in widget coordinates: what a reveal, a search
+ * or F flew to; false when nothing is selected or it is not laid out. */
+static gboolean selected_rect(TsGraphView *self, graphene_rect_t *out)
+{
+  int b = self->selected >= 0 ? ts_view_layout_box_for_item(self->layout, self->selected) : -1;
+  if (b < 0)
+    return FALSE;
+  const ts_view_box *box = ts_view_layout_box(self->layout, b);
+  double zoom = ts_viewport_get_zoom(self->viewport);
+  graphene_rect_init(out, (float)((box->x - ts_viewport_get_x(self->viewport)) * zoom),
+                     (float)((box->y - ts_viewport_get_y(self->viewport)) * zoom), (float)(box->width * zoom),
+                     (float)(box->height * zoom));
+  return TRUE;
+}
+
 /* Where the minimap goes: its home, or bottom left when the legend was
- * put there. */
+ * put there; nowhere while it would cover the selected node. */
 static gboolean minimap_place(TsGraphView *self, minimap_geometry *g)
 {
   if (!minimap_home(self, g))
     return FALSE;
-  graphene_rect_t legend, map = GRAPHENE_RECT_INIT((float)g->x, (float)g->y, (float)g->width, (float)g->height);
+  graphene_rect_t legend, selected, map = GRAPHENE_RECT_INIT((float)g->x, (float)g->y, (float)g->width, (float)g->height);
   if (ts_graph_view_get_legend_area(self, &legend) && graphene_rect_intersection(&legend, &map, NULL))
-    g->x = TS_OVERLAY_MARGIN; /* the legend is in the way: bottom left */
-  return TRUE;
+    map.origin.x = (float)(g->x = TS_OVERLAY_MARGIN); /* the legend is in the way: bottom left */
+  return !selected_rect(self, &selected) || !graphene_rect_intersection(&selected, &map, NULL);
 }
 
 gboolean ts_graph_view_get_minimap_area(TsGraphView *self, graphene_rect_t *area)

@@ -5,6 +5,7 @@
 
 #include <glib/gi18n.h>
 #include <math.h>
+#include <string.h>
 #include <stdlib.h>
 
 #define KEY_ZOOM_STEP 1.25
@@ -126,6 +127,19 @@ void ts_graph_view_zoom_to_fit(TsGraphView *self)
   }
   ts_viewport_set(self->viewport, best.zoom, best.x, best.y);
   _ts_graph_view_move_legend(self, best.corner);
+  memcpy(self->fitted, (double[]){ best.zoom, best.x, best.y, w, h }, sizeof self->fitted);
+}
+
+gboolean _ts_graph_view_refit_on_resize(TsGraphView *self)
+{
+  const double *f = self->fitted;
+  TsViewport *vp = self->viewport;
+  if (!self->layout || f[0] <= 0 || (f[3] == widget_width(self) && f[4] == widget_height(self)))
+    return FALSE;
+  if (ts_viewport_get_zoom(vp) != f[0] || ts_viewport_get_x(vp) != f[1] || ts_viewport_get_y(vp) != f[2])
+    return FALSE; /* the view was moved since */
+  ts_graph_view_zoom_to_fit(self);
+  return TRUE;
 }
 
 void ts_graph_view_zoom_to_width(TsGraphView *self)

@@ -31,6 +31,7 @@ struct _TsGraphView {
   guint request_serial; /* the newest layout request */
   gboolean busy;
   gboolean fit_pending;  /* fit the next layout to the view */
+  double fitted[5];      /* the last fit: zoom, x, y, widget width, height */
   int anchor_item;       /* keep this item where it was on screen ... */
   double anchor_wx, anchor_wy; /* ... at this widget point */
   int reveal_pending;    /* fly to this item once the layout shows it */
@@ -104,6 +105,9 @@ void _ts_graph_view_place_layout(TsGraphView *self);
 /* Animates the view onto the item's box (instantly when not mapped). */
 void _ts_graph_view_fly_to(TsGraphView *self, int item);
 void _ts_graph_view_stop_flight(TsGraphView *self);
+/* The view still shows the last fit and its size changed: fits again
+ * (the whole graph stays in sight, the minimap off it); false if not. */
+gboolean _ts_graph_view_refit_on_resize(TsGraphView *self);
 /* The zoom limits for the current layout and size. */
 void _ts_graph_view_update_zoom_limits(TsGraphView *self);
 

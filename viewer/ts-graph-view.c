@@ -611,6 +611,8 @@ static void ts_graph_view_size_allocate(GtkWidget *widget, int width, int height
   _ts_graph_view_update_zoom_limits(self);
   if ((self->fit_pending || self->centre_pending) && self->layout)
     _ts_graph_view_place_layout(self);
+  else
+    _ts_graph_view_refit_on_resize(self);
 }
 
 static void on_viewport_notify(TsGraphView *self)

@@ -10,8 +10,8 @@
  * legend and Shift+L moves it to the next corner, Ctrl+F searches (Enter,
  * F3 and Ctrl+G for the next match, with Shift for the previous).  A click
  * selects, a double click activates (and opens or closes a group).  A
- * minimap shows where the view is when the graph does not fit; drag in it
- * to move.  The legend sits in a corner: by default the one covering least
+ * minimap shows where the view is when the graph does not fit (and hides
+ * while it would cover the selected node); drag in it to move.  The legend sits in a corner: by default the one covering least
  * of the graph, chosen at each fit (which may shrink the graph beside it
  * when every corner is taken, or else collapse the legend until the user
  * opens or closes it); a click on its header collapses it, a drag moves it
@@ -123,7 +123,8 @@ gboolean ts_graph_view_reveal(TsGraphView *self, const ts_node *node);
 
 /* Fits the whole graph, both ways (beside the legend if it would cover
  * the graph in every corner), or its width (starting at the inputs), or
- * the selection. */
+ * the selection.  A whole-graph fit holds through resizes until the view
+ * is moved: the graph stays whole in sight, with no minimap over it. */
 void ts_graph_view_zoom_to_fit(TsGraphView *self);
 void ts_graph_view_zoom_to_width(TsGraphView *self);
 void ts_graph_view_zoom_to_selection(TsGraphView *self);
