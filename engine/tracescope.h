@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define TS_ABI_VERSION 13
+#define TS_ABI_VERSION 14
 #define TS_MAX_RANK 8
 #define TS_API __attribute__((visibility("default")))
 
@@ -420,7 +420,10 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(SIGN, sign, ARITH)                                                   \
   X(ROUND, round, ARITH)                                                 \
   X(ARGMIN, argmin, REDUCE)                                              \
-  X(CUMSUM, cumsum, REDUCE)
+  X(CUMSUM, cumsum, REDUCE)                                              \
+  X(TOP_K, top_k, REDUCE)                                                \
+  X(SORT, sort, REDUCE)                                                  \
+  X(ARGSORT, argsort, REDUCE)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -610,6 +613,19 @@ TS_API ts_tensor *ts_argmin_at(ts_loc loc, ts_tensor *x, int axis); /* i64 indic
 TS_API ts_tensor *ts_cumsum_at(ts_loc loc, ts_tensor *x, int axis, bool exclusive, bool reverse);
 #define ts_cumsum(x, axis, exclusive, reverse) \
   ts_cumsum_at(TS_HERE, (x), (axis), (exclusive), (reverse))
+/* tf.math.top_k (TopKV2): *values the k largest along the last axis, in
+ * order, *indices (int32) where they were; equal values the lower index
+ * first, a NaN above every number.  k in [0, last dim].  false + error
+ * (the outputs NULL). */
+TS_API bool ts_top_k_at(ts_loc loc, ts_tensor *x, int k, ts_tensor **values, ts_tensor **indices);
+#define ts_top_k(x, k, values, indices) ts_top_k_at(TS_HERE, (x), (k), (values), (indices))
+/* tf.sort and tf.argsort (its indices int32) along axis, ascending or
+ * descending; stable (equal values keep their order), a NaN above every
+ * number (last ascending, first descending). */
+TS_API ts_tensor *ts_sort_at(ts_loc loc, ts_tensor *x, int axis, bool descending);
+TS_API ts_tensor *ts_argsort_at(ts_loc loc, ts_tensor *x, int axis, bool descending);
+#define ts_sort(x, axis, descending) ts_sort_at(TS_HERE, (x), (axis), (descending))
+#define ts_argsort(x, axis, descending) ts_argsort_at(TS_HERE, (x), (axis), (descending))
 
 /* linear algebra and neural-network ops */
 /* [..., M, K] x [..., K, N] -> [..., M, N]; batch dims broadcast. */

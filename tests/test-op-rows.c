@@ -158,6 +158,15 @@ static int binary_cases(op_case *out)
  * before every run. */
 static ts_tensor *variable, *slot[2];
 
+/* TopKV2's values and indices as float32, joined. */
+static ts_tensor *top_k_joined(ts_tensor *x, int k)
+{
+  ts_tensor *values, *indices;
+  if (!ts_top_k(x, k, &values, &indices))
+    return NULL;
+  return ts_concat(((ts_tensor *[]){ ts_cast(values, TS_F32), ts_cast(indices, TS_F32) }), 2, 0);
+}
+
 /* The arguments of every hand-written case: x f32[2,3], p (positive)
  * f32[2,3], i i32[2,3], b bool[2,3].  Several outputs: concatenated. */
 static ts_tensor *row_body(ts_call *c)
@@ -200,6 +209,9 @@ static ts_tensor *row_body(ts_call *c)
   case TS_OP_ARGMAX: return ts_argmax(x, 1);
   case TS_OP_ARGMIN: return ts_argmin(x, 0);
   case TS_OP_CUMSUM: return ts_cumsum(x, 1, false, false);
+  case TS_OP_TOP_K: return top_k_joined(x, 2);
+  case TS_OP_SORT: return ts_sort(x, 0, true);
+  case TS_OP_ARGSORT: return ts_argsort(i, 1, false);
   case TS_OP_MATMUL: return ts_matmul_t(x, p, false, true);
   case TS_OP_SOFTMAX: return ts_softmax(x);
   case TS_OP_LOG_SOFTMAX: return ts_log_softmax(x);
@@ -448,6 +460,9 @@ static ts_tensor *edge_body(ts_call *c)
   case 34: return ts_argmin(ts_cast(ts_where(ts_greater(x, ts_scalar_f32(0)), x, ts_scalar_f32(NAN)), TS_F16), 1);
   case 35: return ts_cumsum(ts_cast(ts_mul(x, ts_scalar_f32(100)), TS_I8), 0, true, true); /* wraps */
   case 36: return ts_cumsum(ts_cast(x, TS_F16), -1, false, true);
+  case 37: return top_k_joined(ts_cast(ts_floordiv(ts_abs(i), ts_scalar_i32(4)), TS_U16), 2); /* ties */
+  case 38: return ts_sort(ts_cast(ts_where(ts_greater(x, ts_scalar_f32(0)), x, ts_scalar_f32(NAN)), TS_F16), 1, false);
+  case 39: return ts_argsort(ts_cast(ts_floordiv(ts_abs(i), ts_scalar_i32(4)), TS_I8), 1, true);
   default: return NULL;
   }
 }
@@ -493,6 +508,9 @@ static const struct {
   { "ArgMin float16, NaN", TS_OP_ARGMIN },
   { "Cumsum int8, exclusive, reverse", TS_OP_CUMSUM },
   { "Cumsum float16, reverse", TS_OP_CUMSUM },
+  { "TopKV2 uint16, ties", TS_OP_TOP_K },
+  { "Sort float16, NaN", TS_OP_SORT },
+  { "ArgSort int8, ties, descending", TS_OP_ARGSORT },
 };
 
 static int edge_cases(op_case *out)
@@ -805,6 +823,12 @@ FWD1(sign, ts_sign(in[0]))
 FWD1(round, ts_round(in[0]))
 FWD1(cumsum, ts_cumsum(in[0], 1, false, false))
 FWD1(cumsum_exclusive_reverse, ts_cumsum(in[0], 0, true, true))
+FWD1(sort, ts_sort(in[0], 0, true))
+FWD1(sort_last, ts_sort(in[0], -1, false))
+static int fwd_top_k(ts_tensor *const *in, ts_tensor **out)
+{
+  return ts_top_k(in[0], 2, &out[0], NULL) ? 1 : 0;
+}
 FWD1(add, ts_add(in[0], in[1]))
 FWD1(sub, ts_sub(in[0], in[1]))
 FWD1(mul, ts_mul(in[0], in[1]))
@@ -995,6 +1019,9 @@ static const grad_case GRAD_CASES[] = {
   { "Round", TS_OP_ROUND, fwd_round, 1, { S(3, 4) }, 0.1, 0.4, false },
   { "Cumsum", TS_OP_CUMSUM, fwd_cumsum, 1, { S(3, 4) }, -2, 2, false },
   { "Cumsum (exclusive, reverse)", TS_OP_CUMSUM, fwd_cumsum_exclusive_reverse, 1, { S(3, 4) }, -2, 2, false },
+  { "TopKV2", TS_OP_TOP_K, fwd_top_k, 1, { S(3, 4) }, -2, 2, false },
+  { "Sort (descending)", TS_OP_SORT, fwd_sort, 1, { S(3, 4) }, -2, 2, false },
+  { "Sort (last axis)", TS_OP_SORT, fwd_sort_last, 1, { S(3, 4) }, -2, 2, false },
   { "Add (broadcast rows)", TS_OP_ADD, fwd_add, 2, { S(3, 4), S(4) }, -2, 2, false },
   { "Add (outer)", TS_OP_ADD, fwd_add, 2, { S(3, 1), S(1, 4) }, -2, 2, false },
   { "Sub (scalar)", TS_OP_SUB, fwd_sub, 2, { TS_SCALAR_SHAPE, S(3, 4) }, -2, 2, false },

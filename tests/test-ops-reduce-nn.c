@@ -1,4 +1,4 @@
-/* Reductions, ArgMax, ArgMin, Cumsum, Softmax, LogSoftmax, SparseSoftmaxCrossEntropyWithLogits and Dropout. */
+/* Reductions, ArgMax, ArgMin, Cumsum, TopKV2, Sort, ArgSort, Softmax, LogSoftmax, SparseSoftmaxCrossEntropyWithLogits and Dropout. */
 #include <tracescope.h>
 
 #include <glib.h>
@@ -509,6 +509,111 @@ static void test_cumsum(void)
   ts_scope_end(scope);
 }
 
+/* TopKV2 as tf.math.top_k, worked out by hand: the k largest of each row
+ * in order, equal values the lower index first, NaN above every number
+ * (TensorFlow leaves its place to std::sort: ops/sort.c), -0.0 equal to
+ * 0.0; integers compared exactly at their extremes; k = 0, empty rows;
+ * k past the last dim, k < 0, rank 0 and bool refused. */
+static void test_top_k(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  float v[] = { 1, 3, 2, 3, -1, NAN, 0, -0.0f, NAN, 5 };
+  ts_tensor *x = f32(SH(2, 5), v), *values, *indices;
+  g_assert_true(ts_top_k(x, 3, &values, &indices));
+  ASSERT_VALUES(values, TS_F32, SH(2, 3), 0, 3, 3, 2, NAN, NAN, 5);
+  ASSERT_VALUES(indices, TS_I32, SH(2, 3), 0, 1, 3, 2, 0, 3, 4);
+  g_assert_true(ts_top_k(x, 5, &values, &indices));
+  ASSERT_VALUES(values, TS_F32, SH(2, 5), 0, 3, 3, 2, 1, -1, NAN, NAN, 5, 0, 0);
+  ASSERT_VALUES(indices, TS_I32, SH(2, 5), 0, 1, 3, 2, 0, 4, 0, 3, 4, 1, 2);
+  g_assert_true(signbit(ts_tensor_get_f64(values, 9)) && !signbit(ts_tensor_get_f64(values, 8)));
+  g_assert_true(ts_top_k(x, 1, &values, &indices));
+  ASSERT_VALUES(indices, TS_I32, SH(2, 1), 0, 1, 0);
+  g_assert_true(ts_top_k(x, 0, &values, &indices));
+  assert_shape(values, TS_F32, SH(2, 0));
+  assert_shape(indices, TS_I32, SH(2, 0));
+  g_assert_true(ts_top_k(ts_tensor_new(TS_F32, SH(0, 3)), 2, &values, &indices));
+  assert_shape(values, TS_F32, SH(0, 2));
+  g_assert_true(ts_top_k(ts_tensor_new(TS_I64, SH(2, 0)), 0, &values, &indices));
+  assert_shape(indices, TS_I32, SH(2, 0));
+
+  int32_t i32[] = { INT32_MIN, 5, INT32_MAX, 5 };
+  g_assert_true(ts_top_k(ts_constant(TS_I32, SH(4), i32), 3, &values, &indices));
+  ASSERT_VALUES(values, TS_I32, SH(3), 0, INT32_MAX, 5, 5);
+  ASSERT_VALUES(indices, TS_I32, SH(3), 0, 2, 1, 3);
+  int64_t i64[] = { INT64_MIN, -1, INT64_MAX, 0 };
+  g_assert_true(ts_top_k(ts_constant(TS_I64, SH(4), i64), 4, &values, &indices));
+  g_assert_cmpint(ts_tensor_get_i64(values, 0), ==, INT64_MAX);
+  g_assert_cmpint(ts_tensor_get_i64(values, 3), ==, INT64_MIN);
+  ASSERT_VALUES(indices, TS_I32, SH(4), 0, 2, 3, 1, 0);
+  uint8_t u8[] = { 200, 7, 255 };
+  g_assert_true(ts_top_k(ts_constant(TS_U8, SH(3), u8), 2, &values, &indices));
+  ASSERT_VALUES(values, TS_U8, SH(2), 0, 255, 200);
+  float h[] = { 1, 2.0004f, 2 }; /* 2.0004 is 2 in float16: a tie */
+  g_assert_true(ts_top_k(ts_cast(f32(SH(3), h), TS_F16), 2, &values, &indices));
+  ASSERT_VALUES(values, TS_F16, SH(2), 0, 2, 2);
+  ASSERT_VALUES(indices, TS_I32, SH(2), 0, 1, 2);
+  g_assert_false(ts_failed());
+
+  g_assert_false(ts_top_k(x, 6, &values, &indices));
+  g_assert_null(values);
+  g_assert_null(indices);
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "TopKV2", "k 6", "last dim 5", "f32[2,5]");
+  g_assert_false(ts_top_k(x, -1, &values, &indices));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "TopKV2", "k must be at least 0, got -1");
+  g_assert_false(ts_top_k(ts_scalar_f32(1), 0, &values, &indices));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "TopKV2", "f32[]", "at least 1-D");
+  bool b[] = { true, false };
+  g_assert_false(ts_top_k(ts_constant(TS_BOOL, SH(2), b), 1, NULL, NULL));
+  ASSERT_ERROR(TS_ERR_DTYPE, "TopKV2", "bool");
+  ts_scope_end(scope);
+}
+
+/* Sort and ArgSort as tf.sort and tf.argsort, by hand: along either axis,
+ * both directions, stable (equal values keep their order both ways), NaN
+ * last ascending and first descending, -0.0 and 0.0 equal (their signs
+ * kept), unsigned and 16-bit dtypes, empty, errors. */
+static void test_sort(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  float v[] = { 3, NAN, -1, 2, 2, 0 };
+  ts_tensor *x = f32(SH(2, 3), v);
+  ASSERT_VALUES(ts_sort(x, 1, false), TS_F32, SH(2, 3), 0, -1, 3, NAN, 0, 2, 2);
+  ASSERT_VALUES(ts_argsort(x, -1, false), TS_I32, SH(2, 3), 0, 2, 0, 1, 2, 0, 1);
+  ASSERT_VALUES(ts_sort(x, 1, true), TS_F32, SH(2, 3), 0, NAN, 3, -1, 2, 2, 0);
+  ASSERT_VALUES(ts_argsort(x, 1, true), TS_I32, SH(2, 3), 0, 1, 0, 2, 0, 1, 2);
+  ASSERT_VALUES(ts_sort(x, 0, false), TS_F32, SH(2, 3), 0, 2, 2, -1, 3, NAN, 0);
+  ASSERT_VALUES(ts_argsort(x, 0, false), TS_I32, SH(2, 3), 0, 1, 1, 0, 0, 0, 1);
+  ASSERT_VALUES(ts_sort(x, -2, true), TS_F32, SH(2, 3), 0, 3, NAN, 0, 2, 2, -1);
+  ASSERT_VALUES(ts_argsort(x, 0, true), TS_I32, SH(2, 3), 0, 0, 0, 1, 1, 1, 0);
+  int32_t ties[] = { 5, 1, 5, 1 };
+  ts_tensor *t = ts_constant(TS_I32, SH(4), ties);
+  ASSERT_VALUES(ts_argsort(t, 0, false), TS_I32, SH(4), 0, 1, 3, 0, 2);
+  ASSERT_VALUES(ts_argsort(t, 0, true), TS_I32, SH(4), 0, 0, 2, 1, 3);
+  float zeros[] = { 0.0f, -0.0f, -0.0f, 0.0f };
+  ts_tensor *z = ts_sort(f32(SH(4), zeros), 0, false);
+  ASSERT_VALUES(ts_argsort(f32(SH(4), zeros), 0, true), TS_I32, SH(4), 0, 0, 1, 2, 3);
+  g_assert_true(!signbit(ts_tensor_get_f64(z, 0)) && signbit(ts_tensor_get_f64(z, 1)));
+  uint8_t u8[] = { 255, 0, 128 };
+  ASSERT_VALUES(ts_sort(ts_constant(TS_U8, SH(3), u8), 0, false), TS_U8, SH(3), 0, 0, 128, 255);
+  int64_t i64[] = { INT64_MAX, INT64_MIN, 0 };
+  ASSERT_VALUES(ts_argsort(ts_constant(TS_I64, SH(3), i64), 0, false), TS_I32, SH(3), 0, 1, 2, 0);
+  float h[] = { 0.5f, -INFINITY, NAN, INFINITY };
+  ASSERT_VALUES(ts_sort(ts_cast(f32(SH(4), h), TS_BF16), 0, false), TS_BF16, SH(4), 0, -INFINITY, 0.5,
+                INFINITY, NAN);
+  assert_shape(ts_sort(ts_tensor_new(TS_F32, SH(0)), 0, false), TS_F32, SH(0));
+  assert_shape(ts_argsort(ts_tensor_new(TS_F64, SH(3, 0)), 0, true), TS_I32, SH(3, 0));
+  g_assert_false(ts_failed());
+
+  g_assert_null(ts_sort(x, 2, false));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "Sort", "axis 2", "f32[2,3]");
+  g_assert_null(ts_argsort(ts_scalar_f32(1), 0, false));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "ArgSort", "f32[]", "at least 1-D");
+  bool b[] = { true, false };
+  g_assert_null(ts_sort(ts_constant(TS_BOOL, SH(2), b), 0, false));
+  ASSERT_ERROR(TS_ERR_DTYPE, "Sort", "bool");
+  ts_scope_end(scope);
+}
+
 /* ---- Softmax family ------------------------------------------------------------------ */
 
 static void test_softmax(void)
@@ -845,6 +950,8 @@ int main(int argc, char **argv)
   g_test_add_func("/reduce/argmax", test_argmax);
   g_test_add_func("/reduce/argmin", test_argmin);
   g_test_add_func("/reduce/cumsum", test_cumsum);
+  g_test_add_func("/reduce/top-k", test_top_k);
+  g_test_add_func("/reduce/sort", test_sort);
   g_test_add_func("/reduce/rows-at-once", test_rows_at_once);
   g_test_add_func("/nn/softmax", test_softmax);
   g_test_add_func("/nn/log-softmax", test_log_softmax);
