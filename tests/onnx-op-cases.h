@@ -65,6 +65,20 @@ static ts_tensor *case_cumsum(ts_call *c)
   return ts_concat(parts, 4, 0);
 }
 
+/* TopKV2, Sort and ArgSort (ties, both directions, both axes): ONNX's TopK. */
+static ts_tensor *case_sorting(ts_call *c)
+{
+  ts_tensor *x = A(0); /* [2,4] */
+  ts_tensor *values, *indices;
+  if (!ts_top_k(x, 3, &values, &indices))
+    return NULL;
+  ts_tensor *parts[6] = { values, ts_cast(indices, TS_F32), ts_sort(x, 1, false), ts_sort(x, 0, true),
+                          ts_cast(ts_argsort(x, -1, true), TS_F32), ts_cast(ts_argsort(x, 0, false), TS_F32) };
+  for (int i = 0; i < 6; i++)
+    parts[i] = ts_reshape(parts[i], TS_SHAPE(-1));
+  return ts_concat(parts, 6, 0);
+}
+
 static ts_tensor *case_shapes(ts_call *c)
 {
   ts_tensor *x = A(0); /* [2,6] */
@@ -183,6 +197,7 @@ static const onnx_op_case ONNX_OP_CASES[] = {
   { "trig", case_trig, "x", { "f32[5]=0.5,-0.9,0,0.25,-0.125" } },
   { "rounding", case_rounding, "x", { "f32[8]=-2.5,-1.5,-0.5,0,0.5,1.5,2.5,3.75" } },
   { "cumsum", case_cumsum, "x", { "f32[2,3]=1,-2,3.5,4,0.25,-8" } },
+  { "sorting", case_sorting, "x", { "f32[2,4]=3,1,3,-2,0.5,0.5,-1,4" } },
   { "shapes", case_shapes, "x", { "f32[2,6]:range" } },
   { "reductions", case_reductions, "x", { "f32[3,4]=1,-2,3,0.5,4,4,-1,2,0.25,-8,6,1" } },
   { "nn", case_nn, "logits", { "f32[4,5]:uniform" } },

@@ -548,6 +548,46 @@ static bool emit_cumsum(emit_ctx *c)
 }
 static bool emit_argmin(emit_ctx *c) { return emit_arg(c, "ArgMin"); }
 
+/* ONNX's TopK along axis, k given as a 1-D int64 tensor; its int64
+ * indices cast to our int32 into `indices` (NULL: unused).  Equal values
+ * come lower index first in ONNX's TopK too, both ways. */
+static void top_k_node(emit_ctx *c, const char *k, int64_t axis, bool largest, const char *values,
+                       const char *indices)
+{
+  const char *out[2] = { values ? values : temp(c, "values"), temp(c, "indices_i64") };
+  Onnx__NodeProto *node = add_node(c, "TopK", (const char *[]){ c->in[0], k }, 2, out, 2);
+  attr_int(c, node, "axis", axis);
+  attr_int(c, node, "largest", largest);
+  attr_int(c, node, "sorted", 1);
+  if (indices)
+    attr_int(c, node1(c, "Cast", indices, 1, out[1]), "to", onnx_data_type(TS_I32));
+}
+
+static bool emit_top_k(emit_ctx *c)
+{
+  int64_t k = attr(c->n, 0)->i;
+  top_k_node(c, const_i64(c, "k", &k, 1, false), -1, true, c->out[0], c->out[1]);
+  return true;
+}
+
+/* Sort and ArgSort: TopK over the whole axis, its length read by Shape
+ * (known or not when traced). */
+static bool emit_sort(emit_ctx *c)
+{
+  int64_t axis = attr(c->n, 0)->i;
+  int rank = c->n->outputs[0].shape.rank;
+  if (rank == TS_RANK_UNKNOWN)
+    return export_fail(c->ex, c->n, TS_ERR_UNIMPLEMENTED, "the input's rank is unknown (TopK's axis needs it)");
+  int64_t a = axis < 0 ? axis + rank : axis;
+  const char *k = temp(c, "k");
+  Onnx__NodeProto *shape = node1(c, "Shape", k, 1, c->in[0]);
+  attr_int(c, shape, "start", a);
+  attr_int(c, shape, "end", a + 1);
+  bool arg = c->n->op == TS_OP_ARGSORT;
+  top_k_node(c, k, a, attr(c->n, 1)->b, arg ? NULL : c->out[0], arg ? c->out[0] : NULL);
+  return true;
+}
+
 /* x with its last two dims swapped (a transposed MatMul operand). */
 static const char *swap_last(emit_ctx *c, int input, const char *what)
 {
@@ -1010,6 +1050,7 @@ static const struct {
   { TS_OP_ATAN, emit_atan }, { TS_OP_SINH, emit_sinh }, { TS_OP_COSH, emit_cosh }, { TS_OP_ASINH, emit_asinh },
   { TS_OP_ACOSH, emit_acosh }, { TS_OP_ATANH, emit_atanh }, { TS_OP_ERF, emit_erf }, { TS_OP_SIGN, emit_sign },
   { TS_OP_ROUND, emit_round }, { TS_OP_ARGMIN, emit_argmin }, { TS_OP_CUMSUM, emit_cumsum },
+  { TS_OP_TOP_K, emit_top_k }, { TS_OP_SORT, emit_sort }, { TS_OP_ARGSORT, emit_sort },
   { TS_OP_CONV_TRANSPOSE, emit_conv_transpose }, { TS_OP_LSTM_SEQUENCE, emit_lstm_sequence },
 };
 
