@@ -423,7 +423,8 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(CUMSUM, cumsum, REDUCE)                                              \
   X(TOP_K, top_k, REDUCE)                                                \
   X(SORT, sort, REDUCE)                                                  \
-  X(ARGSORT, argsort, REDUCE)
+  X(ARGSORT, argsort, REDUCE)                                            \
+  X(CUMPROD, cumprod, REDUCE)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -613,6 +614,10 @@ TS_API ts_tensor *ts_argmin_at(ts_loc loc, ts_tensor *x, int axis); /* i64 indic
 TS_API ts_tensor *ts_cumsum_at(ts_loc loc, ts_tensor *x, int axis, bool exclusive, bool reverse);
 #define ts_cumsum(x, axis, exclusive, reverse) \
   ts_cumsum_at(TS_HERE, (x), (axis), (exclusive), (reverse))
+/* tf.math.cumprod: ts_cumsum's running products (exclusive starts from 1). */
+TS_API ts_tensor *ts_cumprod_at(ts_loc loc, ts_tensor *x, int axis, bool exclusive, bool reverse);
+#define ts_cumprod(x, axis, exclusive, reverse) \
+  ts_cumprod_at(TS_HERE, (x), (axis), (exclusive), (reverse))
 /* tf.math.top_k (TopKV2): *values the k largest along the last axis, in
  * order, *indices (int32) where they were; equal values the lower index
  * first, a NaN above every number.  k in [0, last dim].  false + error

@@ -209,6 +209,7 @@ static ts_tensor *row_body(ts_call *c)
   case TS_OP_ARGMAX: return ts_argmax(x, 1);
   case TS_OP_ARGMIN: return ts_argmin(x, 0);
   case TS_OP_CUMSUM: return ts_cumsum(x, 1, false, false);
+  case TS_OP_CUMPROD: return ts_cumprod(x, 0, true, false);
   case TS_OP_TOP_K: return top_k_joined(x, 2);
   case TS_OP_SORT: return ts_sort(x, 0, true);
   case TS_OP_ARGSORT: return ts_argsort(i, 1, false);
@@ -462,6 +463,8 @@ static ts_tensor *edge_body(ts_call *c)
   case 36: return ts_cumsum(ts_cast(x, TS_F16), -1, false, true);
   case 37: return top_k_joined(ts_cast(ts_floordiv(ts_abs(i), ts_scalar_i32(4)), TS_U16), 2); /* ties */
   case 38: return ts_sort(ts_cast(ts_where(ts_greater(x, ts_scalar_f32(0)), x, ts_scalar_f32(NAN)), TS_F16), 1, false);
+  case 40: return ts_cumprod(ts_cast(ts_mul(x, ts_scalar_f32(30)), TS_I16), 1, false, true); /* wraps */
+  case 41: return ts_cumprod(ts_cast(x, TS_BF16), 0, true, false);
   case 39: return ts_argsort(ts_cast(ts_floordiv(ts_abs(i), ts_scalar_i32(4)), TS_I8), 1, true);
   default: return NULL;
   }
@@ -511,6 +514,8 @@ static const struct {
   { "TopKV2 uint16, ties", TS_OP_TOP_K },
   { "Sort float16, NaN", TS_OP_SORT },
   { "ArgSort int8, ties, descending", TS_OP_ARGSORT },
+  { "Cumprod int16, reverse", TS_OP_CUMPROD },
+  { "Cumprod bfloat16, exclusive", TS_OP_CUMPROD },
 };
 
 static int edge_cases(op_case *out)
@@ -824,6 +829,8 @@ FWD1(round, ts_round(in[0]))
 FWD1(cumsum, ts_cumsum(in[0], 1, false, false))
 FWD1(cumsum_exclusive_reverse, ts_cumsum(in[0], 0, true, true))
 FWD1(sort, ts_sort(in[0], 0, true))
+FWD1(cumprod, ts_cumprod(in[0], 1, false, false))
+FWD1(cumprod_exclusive_reverse, ts_cumprod(in[0], 0, true, true))
 FWD1(sort_last, ts_sort(in[0], -1, false))
 static int fwd_top_k(ts_tensor *const *in, ts_tensor **out)
 {
@@ -1019,6 +1026,8 @@ static const grad_case GRAD_CASES[] = {
   { "Round", TS_OP_ROUND, fwd_round, 1, { S(3, 4) }, 0.1, 0.4, false },
   { "Cumsum", TS_OP_CUMSUM, fwd_cumsum, 1, { S(3, 4) }, -2, 2, false },
   { "Cumsum (exclusive, reverse)", TS_OP_CUMSUM, fwd_cumsum_exclusive_reverse, 1, { S(3, 4) }, -2, 2, false },
+  { "Cumprod", TS_OP_CUMPROD, fwd_cumprod, 1, { S(3, 4) }, 0.5, 2, false },
+  { "Cumprod (exclusive, reverse)", TS_OP_CUMPROD, fwd_cumprod_exclusive_reverse, 1, { S(3, 4) }, -2, -0.5, false },
   { "TopKV2", TS_OP_TOP_K, fwd_top_k, 1, { S(3, 4) }, -2, 2, false },
   { "Sort (descending)", TS_OP_SORT, fwd_sort, 1, { S(3, 4) }, -2, 2, false },
   { "Sort (last axis)", TS_OP_SORT, fwd_sort_last, 1, { S(3, 4) }, -2, 2, false },

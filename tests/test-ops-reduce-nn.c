@@ -1,4 +1,4 @@
-/* Reductions, ArgMax, ArgMin, Cumsum, TopKV2, Sort, ArgSort, Softmax, LogSoftmax, SparseSoftmaxCrossEntropyWithLogits and Dropout. */
+/* Reductions, ArgMax, ArgMin, Cumsum, Cumprod, TopKV2, Sort, ArgSort, Softmax, LogSoftmax, SparseSoftmaxCrossEntropyWithLogits and Dropout. */
 #include <tracescope.h>
 
 #include <glib.h>
@@ -509,6 +509,71 @@ static void test_cumsum(void)
   ts_scope_end(scope);
 }
 
+/* Cumprod as tf.math.cumprod, by hand: every flag (exclusive starts from
+ * 1), integers wrapping (uint16 computed unsigned: 65535 * 65535 wraps to
+ * 1), float16 rounded at every step and overflowing to inf, NaN and zeros
+ * carried on, size 0, bool refused. */
+static void test_cumprod(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  float v[] = { 1, 2, 3, 4, 5, 6 };
+  ts_tensor *x = f32(SH(2, 3), v);
+  ASSERT_VALUES(ts_cumprod(x, 1, false, false), TS_F32, SH(2, 3), 0, 1, 2, 6, 4, 20, 120);
+  ASSERT_VALUES(ts_cumprod(x, 1, true, false), TS_F32, SH(2, 3), 0, 1, 1, 2, 1, 4, 20);
+  ASSERT_VALUES(ts_cumprod(x, -1, false, true), TS_F32, SH(2, 3), 0, 6, 6, 3, 120, 30, 6);
+  ASSERT_VALUES(ts_cumprod(x, 1, true, true), TS_F32, SH(2, 3), 0, 6, 3, 1, 30, 6, 1);
+  ASSERT_VALUES(ts_cumprod(x, 0, false, false), TS_F32, SH(2, 3), 0, 1, 2, 3, 4, 10, 18);
+  ASSERT_VALUES(ts_cumprod(x, 0, true, true), TS_F32, SH(2, 3), 0, 4, 5, 6, 1, 1, 1);
+  int8_t i8[] = { 100, 3, -1 }; /* 300 wraps to 44, then -44 */
+  ASSERT_VALUES(ts_cumprod(ts_constant(TS_I8, SH(3), i8), 0, false, false), TS_I8, SH(3), 0, 100, 44, -44);
+  uint16_t u16[] = { 65535, 65535 };
+  ASSERT_VALUES(ts_cumprod(ts_constant(TS_U16, SH(2), u16), 0, false, false), TS_U16, SH(2), 0, 65535, 1);
+  int32_t i32[] = { INT32_MAX, 2 };
+  ASSERT_VALUES(ts_cumprod(ts_constant(TS_I32, SH(2), i32), 0, false, false), TS_I32, SH(2), 0, INT32_MAX, -2);
+  float h[] = { 1.1f, 1.1f, 300, 300 }; /* 1.099609375 squared rounds to 1.208984375 */
+  ASSERT_VALUES(ts_cumprod(ts_cast(f32(SH(4), h), TS_F16), 0, false, false), TS_F16, SH(4), 0, 1.099609375,
+                1.208984375, 362.75, INFINITY);
+  float b16[] = { 3, 0.5f };
+  ASSERT_VALUES(ts_cumprod(ts_cast(f32(SH(2), b16), TS_BF16), 0, true, false), TS_BF16, SH(2), 0, 1, 3);
+  double holes[] = { 2, NAN, 0, 2, 0, 5 };
+  ASSERT_VALUES(ts_cumprod(ts_constant(TS_F64, SH(2, 3), holes), 1, false, false), TS_F64, SH(2, 3), 0, 2, NAN,
+                NAN, 2, 0, 0);
+  ASSERT_VALUES(ts_cumprod(ts_constant(TS_F64, SH(2, 3), holes), 1, true, false), TS_F64, SH(2, 3), 0, 1, 2, NAN,
+                1, 2, 0);
+  assert_shape(ts_cumprod(ts_tensor_new(TS_F32, SH(3, 0)), 1, true, true), TS_F32, SH(3, 0));
+  g_assert_false(ts_failed());
+
+  g_assert_null(ts_cumprod(x, -3, false, false));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "Cumprod", "axis -3", "f32[2,3]");
+  bool b[] = { true, false };
+  g_assert_null(ts_cumprod(ts_constant(TS_BOOL, SH(2), b), 0, false, false));
+  ASSERT_ERROR(TS_ERR_DTYPE, "Cumprod", "bool");
+  ts_scope_end(scope);
+}
+
+/* The gradient of sum(cumprod(x)) as TensorFlow's CumprodGrad gives it:
+ * cumsum(y * g) the other way, over x, 0 where x is 0 (div_no_nan).
+ * x = 2, 3, 4: 1 + 3 + 12 = 16, 2 + 8 = 10, 6 (exclusive: 4, 2, 0);
+ * x = 2, 0, 4: 1, then 0 at the zero and after it, as TensorFlow (the
+ * true gradient there is 10: its own gap). */
+static void test_cumprod_gradient(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  const double cases[][3] = { { 2, 3, 4 }, { 2, 0, 4 } };
+  const double want[][2][3] = { { { 16, 10, 6 }, { 4, 2, 0 } }, { { 1, 0, 0 }, { 1, 0, 0 } } };
+  for (int k = 0; k < 2; k++)
+    for (int exclusive = 0; exclusive < 2; exclusive++) {
+      ts_tensor *x = ts_constant(TS_F64, SH(3), cases[k]), *g;
+      ts_tape *tape = ts_tape_new(false);
+      ts_tape_watch(tape, x);
+      ts_tensor *y = ts_reduce_sum(ts_cumprod(x, 0, exclusive, false), TS_ALL_AXES, false);
+      g_assert_true(ts_tape_gradient(tape, y, &x, 1, &g, TS_UNCONNECTED_NONE));
+      ts_tape_free(tape);
+      ASSERT_VALUES(g, TS_F64, SH(3), 0, want[k][exclusive][0], want[k][exclusive][1], want[k][exclusive][2]);
+    }
+  ts_scope_end(scope);
+}
+
 /* TopKV2 as tf.math.top_k, worked out by hand: the k largest of each row
  * in order, equal values the lower index first, NaN above every number
  * (TensorFlow leaves its place to std::sort: ops/sort.c), -0.0 equal to
@@ -950,6 +1015,8 @@ int main(int argc, char **argv)
   g_test_add_func("/reduce/argmax", test_argmax);
   g_test_add_func("/reduce/argmin", test_argmin);
   g_test_add_func("/reduce/cumsum", test_cumsum);
+  g_test_add_func("/reduce/cumprod", test_cumprod);
+  g_test_add_func("/reduce/cumprod-gradient", test_cumprod_gradient);
   g_test_add_func("/reduce/top-k", test_top_k);
   g_test_add_func("/reduce/sort", test_sort);
   g_test_add_func("/reduce/rows-at-once", test_rows_at_once);

@@ -1065,6 +1065,7 @@ static const struct {
   { TS_OP_ASSIGN_SUB_VARIABLE, "an ONNX graph has no state to assign" },
   { TS_OP_STATELESS_RANDOM_UNIFORM, "ONNX's RandomUniform takes its seed as an attribute, not a tensor" },
   { TS_OP_SHUFFLE_INDICES, "ONNX has no tf.data shuffle order" },
+  { TS_OP_CUMPROD, "ONNX has no cumulative product (only CumSum)" },
 };
 
 static emit_fn mapping(ts_op op)
