@@ -424,7 +424,9 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(TOP_K, top_k, REDUCE)                                                \
   X(SORT, sort, REDUCE)                                                  \
   X(ARGSORT, argsort, REDUCE)                                            \
-  X(CUMPROD, cumprod, REDUCE)
+  X(CUMPROD, cumprod, REDUCE)                                            \
+  X(REDUCE_ANY, reduce_any, REDUCE)                                      \
+  X(REDUCE_ALL, reduce_all, REDUCE)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -599,6 +601,9 @@ TS_API ts_tensor *ts_reduce_mean_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool
 TS_API ts_tensor *ts_reduce_max_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keepdims);
 TS_API ts_tensor *ts_reduce_min_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keepdims);
 TS_API ts_tensor *ts_reduce_prod_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keepdims);
+/* tf.reduce_any and tf.reduce_all: bool in and out; over nothing false (any), true (all) */
+TS_API ts_tensor *ts_reduce_any_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keepdims);
+TS_API ts_tensor *ts_reduce_all_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keepdims);
 TS_API ts_tensor *ts_argmax_at(ts_loc loc, ts_tensor *x, int axis); /* i64 indices */
 TS_API ts_tensor *ts_argmin_at(ts_loc loc, ts_tensor *x, int axis); /* i64 indices */
 #define ts_reduce_sum(x, axes, keepdims) ts_reduce_sum_at(TS_HERE, (x), (axes), (keepdims))
@@ -606,6 +611,8 @@ TS_API ts_tensor *ts_argmin_at(ts_loc loc, ts_tensor *x, int axis); /* i64 indic
 #define ts_reduce_max(x, axes, keepdims) ts_reduce_max_at(TS_HERE, (x), (axes), (keepdims))
 #define ts_reduce_min(x, axes, keepdims) ts_reduce_min_at(TS_HERE, (x), (axes), (keepdims))
 #define ts_reduce_prod(x, axes, keepdims) ts_reduce_prod_at(TS_HERE, (x), (axes), (keepdims))
+#define ts_reduce_any(x, axes, keepdims) ts_reduce_any_at(TS_HERE, (x), (axes), (keepdims))
+#define ts_reduce_all(x, axes, keepdims) ts_reduce_all_at(TS_HERE, (x), (axes), (keepdims))
 #define ts_argmax(x, axis) ts_argmax_at(TS_HERE, (x), (axis))
 #define ts_argmin(x, axis) ts_argmin_at(TS_HERE, (x), (axis))
 /* tf.math.cumsum: running sums along axis in x's dtype (integers wrap),

@@ -210,6 +210,8 @@ static ts_tensor *row_body(ts_call *c)
   case TS_OP_ARGMIN: return ts_argmin(x, 0);
   case TS_OP_CUMSUM: return ts_cumsum(x, 1, false, false);
   case TS_OP_CUMPROD: return ts_cumprod(x, 0, true, false);
+  case TS_OP_REDUCE_ANY: return ts_reduce_any(b, TS_AXES(1), false);
+  case TS_OP_REDUCE_ALL: return ts_reduce_all(ts_greater(x, ts_scalar_f32(-3)), TS_ALL_AXES, true);
   case TS_OP_TOP_K: return top_k_joined(x, 2);
   case TS_OP_SORT: return ts_sort(x, 0, true);
   case TS_OP_ARGSORT: return ts_argsort(i, 1, false);
@@ -465,6 +467,8 @@ static ts_tensor *edge_body(ts_call *c)
   case 38: return ts_sort(ts_cast(ts_where(ts_greater(x, ts_scalar_f32(0)), x, ts_scalar_f32(NAN)), TS_F16), 1, false);
   case 40: return ts_cumprod(ts_cast(ts_mul(x, ts_scalar_f32(30)), TS_I16), 1, false, true); /* wraps */
   case 41: return ts_cumprod(ts_cast(x, TS_BF16), 0, true, false);
+  case 42: return ts_reduce_all(ts_slice(b, TS_INTS(0, 0), TS_INTS(2, 0)), TS_AXES(1), false); /* over nothing */
+  case 43: return ts_reduce_any(ts_logical_not(b), TS_AXES(0, 1), true);
   case 39: return ts_argsort(ts_cast(ts_floordiv(ts_abs(i), ts_scalar_i32(4)), TS_I8), 1, true);
   default: return NULL;
   }
@@ -516,6 +520,8 @@ static const struct {
   { "ArgSort int8, ties, descending", TS_OP_ARGSORT },
   { "Cumprod int16, reverse", TS_OP_CUMPROD },
   { "Cumprod bfloat16, exclusive", TS_OP_CUMPROD },
+  { "All over nothing", TS_OP_REDUCE_ALL },
+  { "Any over two axes, keepdims", TS_OP_REDUCE_ANY },
 };
 
 static int edge_cases(op_case *out)

@@ -1,4 +1,4 @@
-/* Reductions, ArgMax, ArgMin, Cumsum, Cumprod, TopKV2, Sort, ArgSort, Softmax, LogSoftmax, SparseSoftmaxCrossEntropyWithLogits and Dropout. */
+/* Reductions (Any and All among them), ArgMax, ArgMin, Cumsum, Cumprod, TopKV2, Sort, ArgSort, Softmax, LogSoftmax, SparseSoftmaxCrossEntropyWithLogits and Dropout. */
 #include <tracescope.h>
 
 #include <glib.h>
@@ -509,6 +509,40 @@ static void test_cumsum(void)
   ts_scope_end(scope);
 }
 
+/* Any and All as tf.reduce_any and tf.reduce_all, by hand: each axis,
+ * several, all, keepdims; over nothing false and true; non-bool refused
+ * (TensorFlow takes bool alone), bad and repeated axes refused. */
+static void test_any_all(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  bool v[] = { true, false, true, false, false, false }, w[] = { true, true, true, true, false, true };
+  ts_tensor *b = ts_constant(TS_BOOL, SH(2, 3), v), *c = ts_constant(TS_BOOL, SH(2, 3), w);
+  ASSERT_VALUES(ts_reduce_any(b, TS_AXES(1), false), TS_BOOL, SH(2), 0, 1, 0);
+  ASSERT_VALUES(ts_reduce_all(b, TS_AXES(1), false), TS_BOOL, SH(2), 0, 0, 0);
+  ASSERT_VALUES(ts_reduce_any(b, TS_AXES(0), false), TS_BOOL, SH(3), 0, 1, 0, 1);
+  ASSERT_VALUES(ts_reduce_all(c, TS_AXES(-1), true), TS_BOOL, SH(2, 1), 0, 1, 0);
+  ASSERT_VALUES(ts_reduce_all(c, TS_AXES(0), false), TS_BOOL, SH(3), 0, 1, 0, 1);
+  ASSERT_VALUES(ts_reduce_any(b, TS_AXES(0, 1), false), TS_BOOL, TS_SCALAR_SHAPE, 0, 1);
+  ASSERT_VALUES(ts_reduce_all(c, TS_ALL_AXES, true), TS_BOOL, SH(1, 1), 0, 0);
+  ASSERT_VALUES(ts_reduce_all(ts_logical_not(ts_logical_and(b, ts_logical_not(b))), TS_ALL_AXES, false), TS_BOOL,
+                TS_SCALAR_SHAPE, 0, 1);
+  ts_tensor *none = ts_tensor_new(TS_BOOL, SH(2, 0));
+  ASSERT_VALUES(ts_reduce_any(none, TS_AXES(1), false), TS_BOOL, SH(2), 0, 0, 0);
+  ASSERT_VALUES(ts_reduce_all(none, TS_AXES(1), false), TS_BOOL, SH(2), 0, 1, 1);
+  ASSERT_VALUES(ts_reduce_all(none, TS_ALL_AXES, false), TS_BOOL, TS_SCALAR_SHAPE, 0, 1);
+  assert_shape(ts_reduce_any(none, TS_AXES(0), false), TS_BOOL, SH(0));
+  g_assert_false(ts_failed());
+
+  float f[] = { 1, 0 };
+  g_assert_null(ts_reduce_any(f32(SH(2), f), TS_ALL_AXES, false));
+  ASSERT_ERROR(TS_ERR_DTYPE, "Any", "f32[2]", "takes bool");
+  g_assert_null(ts_reduce_all(b, TS_AXES(2), false));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "All", "axis 2", "bool[2,3]");
+  g_assert_null(ts_reduce_all(b, TS_AXES(1, -1), false));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "All", "repeated");
+  ts_scope_end(scope);
+}
+
 /* Cumprod as tf.math.cumprod, by hand: every flag (exclusive starts from
  * 1), integers wrapping (uint16 computed unsigned: 65535 * 65535 wraps to
  * 1), float16 rounded at every step and overflowing to inf, NaN and zeros
@@ -1015,6 +1049,7 @@ int main(int argc, char **argv)
   g_test_add_func("/reduce/argmax", test_argmax);
   g_test_add_func("/reduce/argmin", test_argmin);
   g_test_add_func("/reduce/cumsum", test_cumsum);
+  g_test_add_func("/reduce/any-all", test_any_all);
   g_test_add_func("/reduce/cumprod", test_cumprod);
   g_test_add_func("/reduce/cumprod-gradient", test_cumprod_gradient);
   g_test_add_func("/reduce/top-k", test_top_k);

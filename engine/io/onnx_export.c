@@ -504,21 +504,46 @@ static bool emit_gather(emit_ctx *c)
 }
 
 /* Reductions: ReduceSum takes its axes as an input from opset 13, the
- * others as an attribute until 18.  No axes at all is the identity. */
-static bool emit_reduce(emit_ctx *c, const char *op, bool axes_input)
+ * others as an attribute until 18; x into out.  No axes at all is the
+ * identity. */
+static void reduce_node(emit_ctx *c, const char *op, bool axes_input, const char *x, const char *out)
 {
   ts_ints axes = attr(c->n, 0)->ints;
-  bool keepdims = attr(c->n, 1)->b;
-  if (axes.n == 0)
-    return emit_same(c, "Identity");
   Onnx__NodeProto *node;
   if (axes.n > 0 && axes_input)
-    node = node1(c, op, c->out[0], 2, c->in[0], const_i64(c, "axes", axes.v, axes.n, false));
+    node = node1(c, op, out, 2, x, const_i64(c, "axes", axes.v, axes.n, false));
   else
-    node = node1(c, op, c->out[0], 1, c->in[0]);
+    node = node1(c, op, out, 1, x);
   if (axes.n > 0 && !axes_input)
     attr_ints(c, node, "axes", axes.v, axes.n);
-  attr_int(c, node, "keepdims", keepdims);
+  attr_int(c, node, "keepdims", attr(c->n, 1)->b);
+}
+
+static bool emit_reduce(emit_ctx *c, const char *op, bool axes_input)
+{
+  if (attr(c->n, 0)->ints.n == 0)
+    return emit_same(c, "Identity");
+  reduce_node(c, op, axes_input, c->in[0], c->out[0]);
+  return true;
+}
+
+/* Any and All: ONNX reduces no bool.  The count of true (Any) or false
+ * (All) elements as int64, compared with 0: over nothing 0, so false and
+ * true as TensorFlow's (ReduceMax of an empty int would be its least). */
+static bool emit_any_all(emit_ctx *c)
+{
+  if (attr(c->n, 0)->ints.n == 0)
+    return emit_same(c, "Identity");
+  bool all = c->n->op == TS_OP_REDUCE_ALL;
+  const char *x = c->in[0];
+  if (all) {
+    x = temp(c, "not");
+    node1(c, "Not", x, 1, c->in[0]);
+  }
+  const char *count = temp(c, "count");
+  reduce_node(c, "ReduceSum", true, cast(c, x, TS_I64, "as_i64"), count);
+  int64_t zero = 0;
+  node1(c, all ? "Equal" : "Greater", c->out[0], 2, count, const_i64(c, "zero", &zero, 1, true));
   return true;
 }
 
@@ -1050,7 +1075,7 @@ static const struct {
   { TS_OP_ATAN, emit_atan }, { TS_OP_SINH, emit_sinh }, { TS_OP_COSH, emit_cosh }, { TS_OP_ASINH, emit_asinh },
   { TS_OP_ACOSH, emit_acosh }, { TS_OP_ATANH, emit_atanh }, { TS_OP_ERF, emit_erf }, { TS_OP_SIGN, emit_sign },
   { TS_OP_ROUND, emit_round }, { TS_OP_ARGMIN, emit_argmin }, { TS_OP_CUMSUM, emit_cumsum },
-  { TS_OP_TOP_K, emit_top_k }, { TS_OP_SORT, emit_sort }, { TS_OP_ARGSORT, emit_sort },
+  { TS_OP_TOP_K, emit_top_k }, { TS_OP_REDUCE_ANY, emit_any_all }, { TS_OP_REDUCE_ALL, emit_any_all }, { TS_OP_SORT, emit_sort }, { TS_OP_ARGSORT, emit_sort },
   { TS_OP_CONV_TRANSPOSE, emit_conv_transpose }, { TS_OP_LSTM_SEQUENCE, emit_lstm_sequence },
 };
 

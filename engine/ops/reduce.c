@@ -1,4 +1,4 @@
-/* ops/reduce.c — reductions (Sum, Mean, Max, Min, Prod), ArgMax, ArgMin, Cumsum and Cumprod.
+/* ops/reduce.c — reductions (Sum, Mean, Max, Min, Prod, Any, All), ArgMax, ArgMin, Cumsum and Cumprod.
  *
  * Semantics follow TensorFlow: integer sums and products wrap (computed
  * unsigned), integer means sum exactly (128 bits) and truncate toward zero,
@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-enum { K_SUM, K_MEAN, K_MAX, K_MIN, K_PROD, K_COUNT };
+enum { K_SUM, K_MEAN, K_MAX, K_MIN, K_PROD, K_ANY, K_ALL, K_COUNT };
 _Static_assert(TS_OP_REDUCE_PROD - TS_OP_REDUCE_SUM == K_PROD,
                "Sum, Mean, Max, Min, Prod must stay in this order in TS_OP_LIST");
 
@@ -189,16 +189,21 @@ static const reduce_impl *const REDUCE_FNS[K_COUNT][TS_DTYPE_COUNT] = {
 };
 #undef ROW
 
+/* Sum .. Prod in TS_OP_LIST's order, Any and All after them */
 static int reduce_kind(const ts_op_def *def)
 {
-  return (int)def->op - TS_OP_REDUCE_SUM;
+  return def->op == TS_OP_REDUCE_ANY ? K_ANY
+         : def->op == TS_OP_REDUCE_ALL ? K_ALL
+                                       : (int)def->op - TS_OP_REDUCE_SUM;
 }
 
+/* Any and All take bool alone (tf.reduce_any and tf.reduce_all), as Max
+ * and Min of bool compute them; Sum, Mean and Prod never bool. */
 static const reduce_impl *reduce_lookup(int kind, ts_dtype dtype)
 {
   if (dtype != TS_BOOL)
-    return REDUCE_FNS[kind][dtype];
-  return kind == K_MAX ? &max_bool : kind == K_MIN ? &min_bool : NULL;
+    return REDUCE_FNS[kind][dtype]; /* the rows of Any and All are empty */
+  return kind == K_MAX || kind == K_ANY ? &max_bool : kind == K_MIN || kind == K_ALL ? &min_bool : NULL;
 }
 
 /* Which axes a reduction removes, the output shape, and how many elements
@@ -220,6 +225,9 @@ static bool reduce_plan_make(ts_loc loc, const ts_op_def *def, ts_dtype dtype, t
   bool keepdims = attrs[1].b;
   int kind = reduce_kind(def);
 
+  if (!reduce_lookup(kind, dtype) && kind >= K_ANY)
+    return PLAN_FAIL(TS_ERR_DTYPE, "%s input %s is not supported: it takes bool (compare it with 0 first)",
+                     ts_dtype_name(dtype), ts__info_str(in, dtype, shape));
   if (!reduce_lookup(kind, dtype))
     return PLAN_FAIL(TS_ERR_DTYPE, "bool input %s is not supported; cast it to a number first",
                      ts__info_str(in, dtype, shape));
@@ -558,26 +566,26 @@ static bool reduce_prod_grad(REDUCE_GRAD_ARGS)
   ts_tensor *spread = ts__grad_unreduce(l, g[0], x, AXES(c), KEEPDIMS(c));
   return (gi[0] = ts_mul_at(l, spread, others)) != NULL;
 }
-#define reduce_max_grad reduce_extreme_grad
-#define reduce_min_grad reduce_extreme_grad
 
-#define DEF_REDUCE_OP(ID, id, display)                                                    \
+#define DEF_REDUCE_OP(ID, id, display, grad_fn, op_flags)                                 \
   const ts_op_def ts__op_##id = {                                                         \
     .op = TS_OP_##ID, .name = display, .api_name = #id, .n_inputs = 1, .n_outputs = 1,    \
     .n_attrs = 2, .attrs = REDUCE_ATTRS, .infer = reduce_infer, .kernel[TS_DEVICE_CPU] = reduce_cpu,        \
     .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_reduce),                             \
-    .grad = id##_grad,                                                                    \
+    .flags = (op_flags), .grad = (grad_fn),                                               \
   };                                                                                      \
   ts_tensor *ts_##id##_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keepdims)          \
   {                                                                                       \
     ts_attr attrs[] = { TS_ATTR_INTS_(axes), TS_ATTR_B(keepdims) };                       \
     return ts__dispatch1(loc, TS_OP_##ID, &x, 1, attrs);                                  \
   }
-DEF_REDUCE_OP(REDUCE_SUM, reduce_sum, "Sum")
-DEF_REDUCE_OP(REDUCE_MEAN, reduce_mean, "Mean")
-DEF_REDUCE_OP(REDUCE_MAX, reduce_max, "Max")
-DEF_REDUCE_OP(REDUCE_MIN, reduce_min, "Min")
-DEF_REDUCE_OP(REDUCE_PROD, reduce_prod, "Prod")
+DEF_REDUCE_OP(REDUCE_SUM, reduce_sum, "Sum", reduce_sum_grad, 0)
+DEF_REDUCE_OP(REDUCE_MEAN, reduce_mean, "Mean", reduce_mean_grad, 0)
+DEF_REDUCE_OP(REDUCE_MAX, reduce_max, "Max", reduce_extreme_grad, 0)
+DEF_REDUCE_OP(REDUCE_MIN, reduce_min, "Min", reduce_extreme_grad, 0)
+DEF_REDUCE_OP(REDUCE_PROD, reduce_prod, "Prod", reduce_prod_grad, 0)
+DEF_REDUCE_OP(REDUCE_ANY, reduce_any, "Any", NULL, TS_OPF_NOT_DIFFERENTIABLE)
+DEF_REDUCE_OP(REDUCE_ALL, reduce_all, "All", NULL, TS_OPF_NOT_DIFFERENTIABLE)
 
 /* ---- ArgMax, ArgMin ------------------------------------------------------------ */
 
