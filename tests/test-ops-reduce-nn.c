@@ -713,6 +713,31 @@ static void test_sort(void)
   ts_scope_end(scope);
 }
 
+/* The gradients of TopKV2 and Sort, by hand: each value's weight back at
+ * the index it came from, nothing to the elements TopKV2 left out, an
+ * infinite weight at its own place only (TensorFlow's scatter). */
+static void test_sort_gradients(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  double v[] = { 1, 3, 2, 3 }, w2[] = { 10, 100 }, w4[] = { 1, 10, 100, 1000 }, inf[] = { INFINITY, 1 };
+  ts_tensor *x = ts_constant(TS_F64, SH(4), v), *g, *values;
+  ts_tape *tape = ts_tape_new(true);
+  ts_tape_watch(tape, x);
+  g_assert_true(ts_top_k(x, 2, &values, NULL)); /* 3 (1), 3 (3) */
+  ts_tensor *top = ts_reduce_sum(ts_mul(values, ts_constant(TS_F64, SH(2), w2)), TS_ALL_AXES, false);
+  ts_tensor *top_inf = ts_reduce_sum(ts_mul(values, ts_constant(TS_F64, SH(2), inf)), TS_ALL_AXES, false);
+  /* descending: 3 (1), 3 (3), 2 (2), 1 (0) */
+  ts_tensor *sorted = ts_reduce_sum(ts_mul(ts_sort(x, 0, true), ts_constant(TS_F64, SH(4), w4)), TS_ALL_AXES, false);
+  g_assert_true(ts_tape_gradient(tape, top, &x, 1, &g, TS_UNCONNECTED_NONE));
+  ASSERT_VALUES(g, TS_F64, SH(4), 0, 0, 10, 0, 100);
+  g_assert_true(ts_tape_gradient(tape, top_inf, &x, 1, &g, TS_UNCONNECTED_NONE));
+  ASSERT_VALUES(g, TS_F64, SH(4), 0, 0, INFINITY, 0, 1);
+  g_assert_true(ts_tape_gradient(tape, sorted, &x, 1, &g, TS_UNCONNECTED_NONE));
+  ASSERT_VALUES(g, TS_F64, SH(4), 0, 1000, 1, 100, 10);
+  ts_tape_free(tape);
+  ts_scope_end(scope);
+}
+
 /* ---- Softmax family ------------------------------------------------------------------ */
 
 static void test_softmax(void)
@@ -1054,6 +1079,7 @@ int main(int argc, char **argv)
   g_test_add_func("/reduce/cumprod-gradient", test_cumprod_gradient);
   g_test_add_func("/reduce/top-k", test_top_k);
   g_test_add_func("/reduce/sort", test_sort);
+  g_test_add_func("/reduce/sort-gradients", test_sort_gradients);
   g_test_add_func("/reduce/rows-at-once", test_rows_at_once);
   g_test_add_func("/nn/softmax", test_softmax);
   g_test_add_func("/nn/log-softmax", test_log_softmax);
