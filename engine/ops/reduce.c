@@ -4,8 +4,9 @@
  * unsigned), integer means sum exactly (128 bits) and truncate toward zero,
  * sums and products of f32 accumulate in f64 (more accurate than TF, which
  * accumulates in f32), Max/Min propagate NaN, ArgMax and ArgMin pick the
- * first of equal values and a NaN before any number (as NumPy's).  Reducing over zero
- * elements gives 0 (Sum), 1 (Prod), NaN (float Mean) and is an error for
+ * first of equal values and a NaN before any number (as NumPy's), Any
+ * and All take bool alone.  Reducing over zero elements gives 0 (Sum), 1
+ * (Prod), NaN (float Mean), false (Any), true (All) and is an error for
  * Max, Min and integer Mean. */
 #include "engine-private.h"
 
