@@ -422,11 +422,11 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(ARGMIN, argmin, REDUCE)                                              \
   X(CUMSUM, cumsum, REDUCE)                                              \
   X(TOP_K, top_k, REDUCE)                                                \
-  X(SORT, sort, REDUCE)                                                  \
-  X(ARGSORT, argsort, REDUCE)                                            \
+  X(SORT, sort, MATH)                                                    \
+  X(ARGSORT, argsort, MATH)                                              \
   X(CUMPROD, cumprod, REDUCE)                                            \
-  X(REDUCE_ANY, reduce_any, REDUCE)                                      \
-  X(REDUCE_ALL, reduce_all, REDUCE)
+  X(REDUCE_ANY, reduce_any, COMPARE)                                     \
+  X(REDUCE_ALL, reduce_all, COMPARE)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
