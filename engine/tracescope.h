@@ -442,7 +442,13 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(TRUNCATEMOD, truncatemod, ARITH)                                     \
   X(DIV_NO_NAN, div_no_nan, ARITH)                                       \
   X(XLOGY, xlogy, MATH) \
-  X(ASSERT, assert, IO)
+  X(ASSERT, assert, IO) \
+  X(TOP_K, top_k, REDUCE)                                                \
+  X(SORT, sort, MATH)                                                    \
+  X(ARGSORT, argsort, MATH)                                              \
+  X(CUMPROD, cumprod, REDUCE)                                            \
+  X(REDUCE_ANY, reduce_any, COMPARE)                                     \
+  X(REDUCE_ALL, reduce_all, COMPARE)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -640,6 +646,9 @@ TS_API ts_tensor *ts_reduce_mean_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool
 TS_API ts_tensor *ts_reduce_max_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keepdims);
 TS_API ts_tensor *ts_reduce_min_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keepdims);
 TS_API ts_tensor *ts_reduce_prod_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keepdims);
+/* tf.reduce_any and tf.reduce_all: bool in and out; over nothing false (any), true (all) */
+TS_API ts_tensor *ts_reduce_any_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keepdims);
+TS_API ts_tensor *ts_reduce_all_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keepdims);
 TS_API ts_tensor *ts_argmax_at(ts_loc loc, ts_tensor *x, int axis); /* i64 indices */
 TS_API ts_tensor *ts_argmin_at(ts_loc loc, ts_tensor *x, int axis); /* i64 indices */
 #define ts_reduce_sum(x, axes, keepdims) ts_reduce_sum_at(TS_HERE, (x), (axes), (keepdims))
@@ -647,6 +656,8 @@ TS_API ts_tensor *ts_argmin_at(ts_loc loc, ts_tensor *x, int axis); /* i64 indic
 #define ts_reduce_max(x, axes, keepdims) ts_reduce_max_at(TS_HERE, (x), (axes), (keepdims))
 #define ts_reduce_min(x, axes, keepdims) ts_reduce_min_at(TS_HERE, (x), (axes), (keepdims))
 #define ts_reduce_prod(x, axes, keepdims) ts_reduce_prod_at(TS_HERE, (x), (axes), (keepdims))
+#define ts_reduce_any(x, axes, keepdims) ts_reduce_any_at(TS_HERE, (x), (axes), (keepdims))
+#define ts_reduce_all(x, axes, keepdims) ts_reduce_all_at(TS_HERE, (x), (axes), (keepdims))
 #define ts_argmax(x, axis) ts_argmax_at(TS_HERE, (x), (axis))
 #define ts_argmin(x, axis) ts_argmin_at(TS_HERE, (x), (axis))
 /* tf.math.cumsum: running sums along axis in x's dtype (integers wrap),
@@ -655,6 +666,23 @@ TS_API ts_tensor *ts_argmin_at(ts_loc loc, ts_tensor *x, int axis); /* i64 indic
 TS_API ts_tensor *ts_cumsum_at(ts_loc loc, ts_tensor *x, int axis, bool exclusive, bool reverse);
 #define ts_cumsum(x, axis, exclusive, reverse) \
   ts_cumsum_at(TS_HERE, (x), (axis), (exclusive), (reverse))
+/* tf.math.cumprod: ts_cumsum's running products (exclusive starts from 1). */
+TS_API ts_tensor *ts_cumprod_at(ts_loc loc, ts_tensor *x, int axis, bool exclusive, bool reverse);
+#define ts_cumprod(x, axis, exclusive, reverse) \
+  ts_cumprod_at(TS_HERE, (x), (axis), (exclusive), (reverse))
+/* tf.math.top_k (TopKV2): *values the k largest along the last axis, in
+ * order, *indices (int32) where they were; equal values the lower index
+ * first, a NaN above every number.  k in [0, last dim].  false + error
+ * (the outputs NULL). */
+TS_API bool ts_top_k_at(ts_loc loc, ts_tensor *x, int k, ts_tensor **values, ts_tensor **indices);
+#define ts_top_k(x, k, values, indices) ts_top_k_at(TS_HERE, (x), (k), (values), (indices))
+/* tf.sort and tf.argsort (its indices int32) along axis, ascending or
+ * descending; stable (equal values keep their order), a NaN above every
+ * number (last ascending, first descending). */
+TS_API ts_tensor *ts_sort_at(ts_loc loc, ts_tensor *x, int axis, bool descending);
+TS_API ts_tensor *ts_argsort_at(ts_loc loc, ts_tensor *x, int axis, bool descending);
+#define ts_sort(x, axis, descending) ts_sort_at(TS_HERE, (x), (axis), (descending))
+#define ts_argsort(x, axis, descending) ts_argsort_at(TS_HERE, (x), (axis), (descending))
 
 /* linear algebra and neural-network ops */
 /* [..., M, K] x [..., K, N] -> [..., M, N]; batch dims broadcast. */

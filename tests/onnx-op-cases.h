@@ -109,6 +109,33 @@ static ts_tensor *case_truncate_int(ts_call *c)
   return ts_concat(parts, 2, 0);
 }
 
+/* TopKV2, Sort and ArgSort (ties, both directions, both axes): ONNX's TopK. */
+static ts_tensor *case_sorting(ts_call *c)
+{
+  ts_tensor *x = A(0); /* [2,4] */
+  ts_tensor *values, *indices;
+  if (!ts_top_k(x, 3, &values, &indices))
+    return NULL;
+  ts_tensor *parts[6] = { values, ts_cast(indices, TS_F32), ts_sort(x, 1, false), ts_sort(x, 0, true),
+                          ts_cast(ts_argsort(x, -1, true), TS_F32), ts_cast(ts_argsort(x, 0, false), TS_F32) };
+  for (int i = 0; i < 6; i++)
+    parts[i] = ts_reshape(parts[i], TS_SHAPE(-1));
+  return ts_concat(parts, 6, 0);
+}
+
+/* Any and All (ONNX reduces no bool): by axis, all, keepdims, over nothing. */
+static ts_tensor *case_any_all(ts_call *c)
+{
+  ts_tensor *b = ts_greater(A(0), ts_scalar_f32(0)); /* [2,3] */
+  ts_tensor *none = ts_slice(b, TS_INTS(0, 0), TS_INTS(2, 0));
+  ts_tensor *parts[6] = { ts_reduce_any(b, TS_AXES(1), false), ts_reduce_all(b, TS_AXES(0), false),
+                          ts_reduce_any(b, TS_ALL_AXES, true), ts_reduce_all(ts_logical_not(b), TS_AXES(-1), true),
+                          ts_reduce_any(none, TS_AXES(1), false), ts_reduce_all(none, TS_AXES(1), false) };
+  for (int i = 0; i < 6; i++)
+    parts[i] = ts_reshape(ts_cast(parts[i], TS_F32), TS_SHAPE(-1));
+  return ts_concat(parts, 6, 0);
+}
+
 static ts_tensor *case_shapes(ts_call *c)
 {
   ts_tensor *x = A(0); /* [2,6] */
@@ -232,6 +259,10 @@ static const onnx_op_case ONNX_OP_CASES[] = {
   { "binary_rows", case_binary_rows, "a, b", { "f32[8]=7,-7,7.5,-7.5,-0.5,3,0,2", "f32[8]=2,2,-2,2,1,0,0,0.5" } },
   { "truncate_int", case_truncate_int, "a, b", { "i32[6]=7,-7,7,-7,6,0", "i32[6]=2,2,-2,-2,-3,5" } },
   { "float_tests", case_float_tests, "a, b", { "f32[6]=1,0,-1,2,0,-3", "f32[6]=0,0,0,1,1,-2" } },
+}
+
+  { "sorting", case_sorting, "x", { "f32[2,4]=3,1,3,-2,0.5,0.5,-1,4" } },
+  { "any_all", case_any_all, "x", { "f32[2,3]=1,-2,3,-4,-5,-6" } },
   { "shapes", case_shapes, "x", { "f32[2,6]:range" } },
   { "reductions", case_reductions, "x", { "f32[3,4]=1,-2,3,0.5,4,4,-1,2,0.25,-8,6,1" } },
   { "nn", case_nn, "logits", { "f32[4,5]:uniform" } },

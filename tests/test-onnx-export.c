@@ -316,6 +316,54 @@ static void test_assert_refused(void)
   g_free(path);
   ts_function_free(fn);
   ts_scope_end(scope);
+static ts_tensor *cumprod_body(ts_call *c)
+{
+  return ts_cumprod(ts_arg(c, 0), 0, false, false);
+}
+
+/* Cumprod has no ONNX op: the export is refused, naming it and why. */
+static void test_cumprod_refused(void)
+{
+  ts_function *fn = ts_function_new("cumprod", cumprod_body, "x");
+  ts_scope *scope = ts_scope_begin();
+  const char *args[] = { "f32[3]=1,2,3", NULL };
+  g_assert_cmpint(round_trip(fn, args), ==, 0);
+  ts_error *e = ts_error_take();
+  g_assert_cmpint(e->code, ==, TS_ERR_UNIMPLEMENTED);
+  g_assert_nonnull(strstr(e->message, "op Cumprod has no ONNX mapping: ONNX has no cumulative product"));
+  ts_error_free(e);
+  ts_scope_end(scope);
+  ts_function_free(fn);
+}
+
+static ts_tensor *argsort_body(ts_call *c)
+{
+  return ts_argsort(ts_arg(c, 0), 0, false);
+}
+
+/* ArgSort over an axis unknown when traced: TopK's k read by Shape. */
+static void test_argsort_unknown_axis(void)
+{
+  ts_function *fn = ts_function_new("argsort", argsort_body, "x");
+  ts_scope *scope = ts_scope_begin();
+  ts_value spec = { .kind = TS_VALUE_SPEC, .spec = { TS_F32, TS_SHAPE(-1) } };
+  ts_concrete *cf = ts_function_get_concrete(fn, &spec, 1);
+  g_assert_nonnull(cf);
+  char *path = g_strdup_printf("%s/argsort.onnx", tmp_dir);
+  g_assert_true(ts_concrete_save_onnx(cf, path));
+  ts_onnx_model *model = ts_onnx_load(path);
+  g_assert_nonnull(model);
+  ts_tensor *x = ts_constant(TS_F32, TS_SHAPE(4), (float[]){ 2, -1, 2, 0 }), *got = NULL;
+  g_assert_true(ts_onnx_model_run(model, &x, 1, &got));
+  g_assert_cmpint(ts_tensor_dtype(got), ==, TS_I32);
+  const int32_t want[] = { 1, 3, 0, 2 };
+  g_assert_cmpint(ts_tensor_size(got), ==, 4);
+  for (int i = 0; i < 4; i++)
+    g_assert_cmpint(ts_tensor_get_i64(got, i), ==, want[i]);
+  ts_onnx_model_free(model);
+  g_free(path);
+  ts_scope_end(scope);
+  ts_function_free(fn);
 }
 
 static void test_unwritable_path(void)
@@ -415,6 +463,8 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/export/names-and-scopes-kept", test_names_and_scopes_kept);
   g_test_add_func("/onnx/export/unknown-dims", test_unknown_dims);
   g_test_add_func("/onnx/export/assert-refused", test_assert_refused);
+  g_test_add_func("/onnx/export/cumprod-refused", test_cumprod_refused);
+  g_test_add_func("/onnx/export/argsort-unknown-axis", test_argsort_unknown_axis);
   g_test_add_func("/onnx/export/unwritable-path", test_unwritable_path);
   g_test_add_func("/onnx/export/atan2-refused", test_atan2_refused);
   g_test_add_func("/onnx/export/cli", test_cli_export);

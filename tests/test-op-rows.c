@@ -158,6 +158,15 @@ static int binary_cases(op_case *out)
  * before every run. */
 static ts_tensor *variable, *slot[2];
 
+/* TopKV2's values and indices as float32, joined. */
+static ts_tensor *top_k_joined(ts_tensor *x, int k)
+{
+  ts_tensor *values, *indices;
+  if (!ts_top_k(x, k, &values, &indices))
+    return NULL;
+  return ts_concat(((ts_tensor *[]){ ts_cast(values, TS_F32), ts_cast(indices, TS_F32) }), 2, 0);
+}
+
 /* The arguments of every hand-written case: x f32[2,3], p (positive)
  * f32[2,3], i i32[2,3], b bool[2,3].  Several outputs: concatenated. */
 static ts_tensor *row_body(ts_call *c)
@@ -200,6 +209,12 @@ static ts_tensor *row_body(ts_call *c)
   case TS_OP_ARGMAX: return ts_argmax(x, 1);
   case TS_OP_ARGMIN: return ts_argmin(x, 0);
   case TS_OP_CUMSUM: return ts_cumsum(x, 1, false, false);
+  case TS_OP_CUMPROD: return ts_cumprod(x, 0, true, false);
+  case TS_OP_REDUCE_ANY: return ts_reduce_any(b, TS_AXES(1), false);
+  case TS_OP_REDUCE_ALL: return ts_reduce_all(ts_greater(x, ts_scalar_f32(-3)), TS_ALL_AXES, true);
+  case TS_OP_TOP_K: return top_k_joined(x, 2);
+  case TS_OP_SORT: return ts_sort(x, 0, true);
+  case TS_OP_ARGSORT: return ts_argsort(i, 1, false);
   case TS_OP_MATMUL: return ts_matmul_t(x, p, false, true);
   case TS_OP_SOFTMAX: return ts_softmax(x);
   case TS_OP_LOG_SOFTMAX: return ts_log_softmax(x);
@@ -461,6 +476,13 @@ static ts_tensor *edge_body(ts_call *c)
     if (!ts_assert(ts_reduce_min(ts_greater(x, ts_scalar_f32(0)), TS_ALL_AXES, false), "x > 0", x))
       return NULL;
     return ts_identity(x);
+  case 41: return top_k_joined(ts_cast(ts_floordiv(ts_abs(i), ts_scalar_i32(4)), TS_U16), 2); /* ties */
+  case 42: return ts_sort(ts_cast(ts_where(ts_greater(x, ts_scalar_f32(0)), x, ts_scalar_f32(NAN)), TS_F16), 1, false);
+  case 44: return ts_cumprod(ts_cast(ts_mul(x, ts_scalar_f32(30)), TS_I16), 1, false, true); /* wraps */
+  case 45: return ts_cumprod(ts_cast(x, TS_BF16), 0, true, false);
+  case 46: return ts_reduce_all(ts_slice(b, TS_INTS(0, 0), TS_INTS(2, 0)), TS_AXES(1), false); /* over nothing */
+  case 47: return ts_reduce_any(ts_logical_not(b), TS_AXES(0, 1), true);
+  case 43: return ts_argsort(ts_cast(ts_floordiv(ts_abs(i), ts_scalar_i32(4)), TS_I8), 1, true);
   default: return NULL;
   }
 }
@@ -510,6 +532,13 @@ static const struct {
   { "TruncateMod int64 by zero", TS_OP_TRUNCATEMOD },
   { "TruncateDiv and TruncateMod int32, negative quotients", TS_OP_TRUNCATEDIV },
   { "Assert that fails", TS_OP_ASSERT },
+  { "TopKV2 uint16, ties", TS_OP_TOP_K },
+  { "Sort float16, NaN", TS_OP_SORT },
+  { "ArgSort int8, ties, descending", TS_OP_ARGSORT },
+  { "Cumprod int16, reverse", TS_OP_CUMPROD },
+  { "Cumprod bfloat16, exclusive", TS_OP_CUMPROD },
+  { "All over nothing", TS_OP_REDUCE_ALL },
+  { "Any over two axes, keepdims", TS_OP_REDUCE_ANY },
 };
 
 static int edge_cases(op_case *out)
@@ -838,6 +867,14 @@ FWD1(div_no_nan, ts_div_no_nan(in[0], in[1]))
 FWD1(xlogy, ts_xlogy(in[0], in[1]))
 FWD1(cumsum, ts_cumsum(in[0], 1, false, false))
 FWD1(cumsum_exclusive_reverse, ts_cumsum(in[0], 0, true, true))
+FWD1(sort, ts_sort(in[0], 0, true))
+FWD1(cumprod, ts_cumprod(in[0], 1, false, false))
+FWD1(cumprod_exclusive_reverse, ts_cumprod(in[0], 0, true, true))
+FWD1(sort_last, ts_sort(in[0], -1, false))
+static int fwd_top_k(ts_tensor *const *in, ts_tensor **out)
+{
+  return ts_top_k(in[0], 2, &out[0], NULL) ? 1 : 0;
+}
 FWD1(add, ts_add(in[0], in[1]))
 FWD1(sub, ts_sub(in[0], in[1]))
 FWD1(mul, ts_mul(in[0], in[1]))
@@ -1041,6 +1078,11 @@ static const grad_case GRAD_CASES[] = {
   { "Gelu", TS_OP_GELU, fwd_gelu, 1, { S(3, 4) }, -3, 3, false },
   { "Cumsum", TS_OP_CUMSUM, fwd_cumsum, 1, { S(3, 4) }, -2, 2, false },
   { "Cumsum (exclusive, reverse)", TS_OP_CUMSUM, fwd_cumsum_exclusive_reverse, 1, { S(3, 4) }, -2, 2, false },
+  { "Cumprod", TS_OP_CUMPROD, fwd_cumprod, 1, { S(3, 4) }, 0.5, 2, false },
+  { "Cumprod (exclusive, reverse)", TS_OP_CUMPROD, fwd_cumprod_exclusive_reverse, 1, { S(3, 4) }, -2, -0.5, false },
+  { "TopKV2", TS_OP_TOP_K, fwd_top_k, 1, { S(3, 4) }, -2, 2, false },
+  { "Sort (descending)", TS_OP_SORT, fwd_sort, 1, { S(3, 4) }, -2, 2, false },
+  { "Sort (last axis)", TS_OP_SORT, fwd_sort_last, 1, { S(3, 4) }, -2, 2, false },
   { "Add (broadcast rows)", TS_OP_ADD, fwd_add, 2, { S(3, 4), S(4) }, -2, 2, false },
   { "Add (outer)", TS_OP_ADD, fwd_add, 2, { S(3, 1), S(1, 4) }, -2, 2, false },
   { "Sub (scalar)", TS_OP_SUB, fwd_sub, 2, { TS_SCALAR_SHAPE, S(3, 4) }, -2, 2, false },

@@ -1,4 +1,4 @@
-/* Reductions, ArgMax, ArgMin, Cumsum, Softmax, LogSoftmax, SparseSoftmaxCrossEntropyWithLogits and Dropout. */
+/* Reductions (Any and All among them), ArgMax, ArgMin, Cumsum, Cumprod, TopKV2, Sort, ArgSort, Softmax, LogSoftmax, SparseSoftmaxCrossEntropyWithLogits and Dropout. */
 #include <tracescope.h>
 
 #include <glib.h>
@@ -509,6 +509,235 @@ static void test_cumsum(void)
   ts_scope_end(scope);
 }
 
+/* Any and All as tf.reduce_any and tf.reduce_all, by hand: each axis,
+ * several, all, keepdims; over nothing false and true; non-bool refused
+ * (TensorFlow takes bool alone), bad and repeated axes refused. */
+static void test_any_all(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  bool v[] = { true, false, true, false, false, false }, w[] = { true, true, true, true, false, true };
+  ts_tensor *b = ts_constant(TS_BOOL, SH(2, 3), v), *c = ts_constant(TS_BOOL, SH(2, 3), w);
+  ASSERT_VALUES(ts_reduce_any(b, TS_AXES(1), false), TS_BOOL, SH(2), 0, 1, 0);
+  ASSERT_VALUES(ts_reduce_all(b, TS_AXES(1), false), TS_BOOL, SH(2), 0, 0, 0);
+  ASSERT_VALUES(ts_reduce_any(b, TS_AXES(0), false), TS_BOOL, SH(3), 0, 1, 0, 1);
+  ASSERT_VALUES(ts_reduce_all(c, TS_AXES(-1), true), TS_BOOL, SH(2, 1), 0, 1, 0);
+  ASSERT_VALUES(ts_reduce_all(c, TS_AXES(0), false), TS_BOOL, SH(3), 0, 1, 0, 1);
+  ASSERT_VALUES(ts_reduce_any(b, TS_AXES(0, 1), false), TS_BOOL, TS_SCALAR_SHAPE, 0, 1);
+  ASSERT_VALUES(ts_reduce_all(c, TS_ALL_AXES, true), TS_BOOL, SH(1, 1), 0, 0);
+  ASSERT_VALUES(ts_reduce_all(ts_logical_not(ts_logical_and(b, ts_logical_not(b))), TS_ALL_AXES, false), TS_BOOL,
+                TS_SCALAR_SHAPE, 0, 1);
+  ts_tensor *none = ts_tensor_new(TS_BOOL, SH(2, 0));
+  ASSERT_VALUES(ts_reduce_any(none, TS_AXES(1), false), TS_BOOL, SH(2), 0, 0, 0);
+  ASSERT_VALUES(ts_reduce_all(none, TS_AXES(1), false), TS_BOOL, SH(2), 0, 1, 1);
+  ASSERT_VALUES(ts_reduce_all(none, TS_ALL_AXES, false), TS_BOOL, TS_SCALAR_SHAPE, 0, 1);
+  assert_shape(ts_reduce_any(none, TS_AXES(0), false), TS_BOOL, SH(0));
+  g_assert_false(ts_failed());
+
+  float f[] = { 1, 0 };
+  g_assert_null(ts_reduce_any(f32(SH(2), f), TS_ALL_AXES, false));
+  ASSERT_ERROR(TS_ERR_DTYPE, "Any", "f32[2]", "takes bool");
+  g_assert_null(ts_reduce_all(b, TS_AXES(2), false));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "All", "axis 2", "bool[2,3]");
+  g_assert_null(ts_reduce_all(b, TS_AXES(1, -1), false));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "All", "repeated");
+  ts_scope_end(scope);
+}
+
+/* Cumprod as tf.math.cumprod, by hand: every flag (exclusive starts from
+ * 1), integers wrapping (uint16 computed unsigned: 65535 * 65535 wraps to
+ * 1), float16 rounded at every step and overflowing to inf, NaN and zeros
+ * carried on, size 0, bool refused. */
+static void test_cumprod(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  float v[] = { 1, 2, 3, 4, 5, 6 };
+  ts_tensor *x = f32(SH(2, 3), v);
+  ASSERT_VALUES(ts_cumprod(x, 1, false, false), TS_F32, SH(2, 3), 0, 1, 2, 6, 4, 20, 120);
+  ASSERT_VALUES(ts_cumprod(x, 1, true, false), TS_F32, SH(2, 3), 0, 1, 1, 2, 1, 4, 20);
+  ASSERT_VALUES(ts_cumprod(x, -1, false, true), TS_F32, SH(2, 3), 0, 6, 6, 3, 120, 30, 6);
+  ASSERT_VALUES(ts_cumprod(x, 1, true, true), TS_F32, SH(2, 3), 0, 6, 3, 1, 30, 6, 1);
+  ASSERT_VALUES(ts_cumprod(x, 0, false, false), TS_F32, SH(2, 3), 0, 1, 2, 3, 4, 10, 18);
+  ASSERT_VALUES(ts_cumprod(x, 0, true, true), TS_F32, SH(2, 3), 0, 4, 5, 6, 1, 1, 1);
+  int8_t i8[] = { 100, 3, -1 }; /* 300 wraps to 44, then -44 */
+  ASSERT_VALUES(ts_cumprod(ts_constant(TS_I8, SH(3), i8), 0, false, false), TS_I8, SH(3), 0, 100, 44, -44);
+  uint16_t u16[] = { 65535, 65535 };
+  ASSERT_VALUES(ts_cumprod(ts_constant(TS_U16, SH(2), u16), 0, false, false), TS_U16, SH(2), 0, 65535, 1);
+  int32_t i32[] = { INT32_MAX, 2 };
+  ASSERT_VALUES(ts_cumprod(ts_constant(TS_I32, SH(2), i32), 0, false, false), TS_I32, SH(2), 0, INT32_MAX, -2);
+  float h[] = { 1.1f, 1.1f, 300, 300 }; /* 1.099609375 squared rounds to 1.208984375 */
+  ASSERT_VALUES(ts_cumprod(ts_cast(f32(SH(4), h), TS_F16), 0, false, false), TS_F16, SH(4), 0, 1.099609375,
+                1.208984375, 362.75, INFINITY);
+  float b16[] = { 3, 0.5f };
+  ASSERT_VALUES(ts_cumprod(ts_cast(f32(SH(2), b16), TS_BF16), 0, true, false), TS_BF16, SH(2), 0, 1, 3);
+  double holes[] = { 2, NAN, 0, 2, 0, 5 };
+  ASSERT_VALUES(ts_cumprod(ts_constant(TS_F64, SH(2, 3), holes), 1, false, false), TS_F64, SH(2, 3), 0, 2, NAN,
+                NAN, 2, 0, 0);
+  ASSERT_VALUES(ts_cumprod(ts_constant(TS_F64, SH(2, 3), holes), 1, true, false), TS_F64, SH(2, 3), 0, 1, 2, NAN,
+                1, 2, 0);
+  assert_shape(ts_cumprod(ts_tensor_new(TS_F32, SH(3, 0)), 1, true, true), TS_F32, SH(3, 0));
+  g_assert_false(ts_failed());
+
+  g_assert_null(ts_cumprod(x, -3, false, false));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "Cumprod", "axis -3", "f32[2,3]");
+  bool b[] = { true, false };
+  g_assert_null(ts_cumprod(ts_constant(TS_BOOL, SH(2), b), 0, false, false));
+  ASSERT_ERROR(TS_ERR_DTYPE, "Cumprod", "bool");
+  ts_scope_end(scope);
+}
+
+/* The gradient of sum(cumprod(x)) as TensorFlow's CumprodGrad gives it:
+ * cumsum(y * g) the other way, over x, 0 where x is 0 (div_no_nan).
+ * x = 2, 3, 4: 1 + 3 + 12 = 16, 2 + 8 = 10, 6 (exclusive: 4, 2, 0);
+ * x = 2, 0, 4: 1, then 0 at the zero and after it, as TensorFlow (the
+ * true gradient there is 10: its own gap). */
+static void test_cumprod_gradient(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  const double cases[][3] = { { 2, 3, 4 }, { 2, 0, 4 } };
+  const double want[][2][3] = { { { 16, 10, 6 }, { 4, 2, 0 } }, { { 1, 0, 0 }, { 1, 0, 0 } } };
+  for (int k = 0; k < 2; k++)
+    for (int exclusive = 0; exclusive < 2; exclusive++) {
+      ts_tensor *x = ts_constant(TS_F64, SH(3), cases[k]), *g;
+      ts_tape *tape = ts_tape_new(false);
+      ts_tape_watch(tape, x);
+      ts_tensor *y = ts_reduce_sum(ts_cumprod(x, 0, exclusive, false), TS_ALL_AXES, false);
+      g_assert_true(ts_tape_gradient(tape, y, &x, 1, &g, TS_UNCONNECTED_NONE));
+      ts_tape_free(tape);
+      ASSERT_VALUES(g, TS_F64, SH(3), 0, want[k][exclusive][0], want[k][exclusive][1], want[k][exclusive][2]);
+    }
+  ts_scope_end(scope);
+}
+
+/* TopKV2 as tf.math.top_k, worked out by hand: the k largest of each row
+ * in order, equal values the lower index first, NaN above every number
+ * (TensorFlow leaves its place to std::sort: ops/sort.c), -0.0 equal to
+ * 0.0; integers compared exactly at their extremes; k = 0, empty rows;
+ * k past the last dim, k < 0, rank 0 and bool refused. */
+static void test_top_k(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  float v[] = { 1, 3, 2, 3, -1, NAN, 0, -0.0f, NAN, 5 };
+  ts_tensor *x = f32(SH(2, 5), v), *values, *indices;
+  g_assert_true(ts_top_k(x, 3, &values, &indices));
+  ASSERT_VALUES(values, TS_F32, SH(2, 3), 0, 3, 3, 2, NAN, NAN, 5);
+  ASSERT_VALUES(indices, TS_I32, SH(2, 3), 0, 1, 3, 2, 0, 3, 4);
+  g_assert_true(ts_top_k(x, 5, &values, &indices));
+  ASSERT_VALUES(values, TS_F32, SH(2, 5), 0, 3, 3, 2, 1, -1, NAN, NAN, 5, 0, 0);
+  ASSERT_VALUES(indices, TS_I32, SH(2, 5), 0, 1, 3, 2, 0, 4, 0, 3, 4, 1, 2);
+  g_assert_true(signbit(ts_tensor_get_f64(values, 9)) && !signbit(ts_tensor_get_f64(values, 8)));
+  g_assert_true(ts_top_k(x, 1, &values, &indices));
+  ASSERT_VALUES(indices, TS_I32, SH(2, 1), 0, 1, 0);
+  g_assert_true(ts_top_k(x, 0, &values, &indices));
+  assert_shape(values, TS_F32, SH(2, 0));
+  assert_shape(indices, TS_I32, SH(2, 0));
+  g_assert_true(ts_top_k(ts_tensor_new(TS_F32, SH(0, 3)), 2, &values, &indices));
+  assert_shape(values, TS_F32, SH(0, 2));
+  g_assert_true(ts_top_k(ts_tensor_new(TS_I64, SH(2, 0)), 0, &values, &indices));
+  assert_shape(indices, TS_I32, SH(2, 0));
+
+  int32_t i32[] = { INT32_MIN, 5, INT32_MAX, 5 };
+  g_assert_true(ts_top_k(ts_constant(TS_I32, SH(4), i32), 3, &values, &indices));
+  ASSERT_VALUES(values, TS_I32, SH(3), 0, INT32_MAX, 5, 5);
+  ASSERT_VALUES(indices, TS_I32, SH(3), 0, 2, 1, 3);
+  int64_t i64[] = { INT64_MIN, -1, INT64_MAX, 0 };
+  g_assert_true(ts_top_k(ts_constant(TS_I64, SH(4), i64), 4, &values, &indices));
+  g_assert_cmpint(ts_tensor_get_i64(values, 0), ==, INT64_MAX);
+  g_assert_cmpint(ts_tensor_get_i64(values, 3), ==, INT64_MIN);
+  ASSERT_VALUES(indices, TS_I32, SH(4), 0, 2, 3, 1, 0);
+  uint8_t u8[] = { 200, 7, 255 };
+  g_assert_true(ts_top_k(ts_constant(TS_U8, SH(3), u8), 2, &values, &indices));
+  ASSERT_VALUES(values, TS_U8, SH(2), 0, 255, 200);
+  float h[] = { 1, 2.0004f, 2 }; /* 2.0004 is 2 in float16: a tie */
+  g_assert_true(ts_top_k(ts_cast(f32(SH(3), h), TS_F16), 2, &values, &indices));
+  ASSERT_VALUES(values, TS_F16, SH(2), 0, 2, 2);
+  ASSERT_VALUES(indices, TS_I32, SH(2), 0, 1, 2);
+  g_assert_false(ts_failed());
+
+  g_assert_false(ts_top_k(x, 6, &values, &indices));
+  g_assert_null(values);
+  g_assert_null(indices);
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "TopKV2", "k 6", "last dim 5", "f32[2,5]");
+  g_assert_false(ts_top_k(x, -1, &values, &indices));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "TopKV2", "k must be at least 0, got -1");
+  g_assert_false(ts_top_k(ts_scalar_f32(1), 0, &values, &indices));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "TopKV2", "f32[]", "at least 1-D");
+  bool b[] = { true, false };
+  g_assert_false(ts_top_k(ts_constant(TS_BOOL, SH(2), b), 1, NULL, NULL));
+  ASSERT_ERROR(TS_ERR_DTYPE, "TopKV2", "bool");
+  ts_scope_end(scope);
+}
+
+/* Sort and ArgSort as tf.sort and tf.argsort, by hand: along either axis,
+ * both directions, stable (equal values keep their order both ways), NaN
+ * last ascending and first descending, -0.0 and 0.0 equal (their signs
+ * kept), unsigned and 16-bit dtypes, empty, errors. */
+static void test_sort(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  float v[] = { 3, NAN, -1, 2, 2, 0 };
+  ts_tensor *x = f32(SH(2, 3), v);
+  ASSERT_VALUES(ts_sort(x, 1, false), TS_F32, SH(2, 3), 0, -1, 3, NAN, 0, 2, 2);
+  ASSERT_VALUES(ts_argsort(x, -1, false), TS_I32, SH(2, 3), 0, 2, 0, 1, 2, 0, 1);
+  ASSERT_VALUES(ts_sort(x, 1, true), TS_F32, SH(2, 3), 0, NAN, 3, -1, 2, 2, 0);
+  ASSERT_VALUES(ts_argsort(x, 1, true), TS_I32, SH(2, 3), 0, 1, 0, 2, 0, 1, 2);
+  ASSERT_VALUES(ts_sort(x, 0, false), TS_F32, SH(2, 3), 0, 2, 2, -1, 3, NAN, 0);
+  ASSERT_VALUES(ts_argsort(x, 0, false), TS_I32, SH(2, 3), 0, 1, 1, 0, 0, 0, 1);
+  ASSERT_VALUES(ts_sort(x, -2, true), TS_F32, SH(2, 3), 0, 3, NAN, 0, 2, 2, -1);
+  ASSERT_VALUES(ts_argsort(x, 0, true), TS_I32, SH(2, 3), 0, 0, 0, 1, 1, 1, 0);
+  int32_t ties[] = { 5, 1, 5, 1 };
+  ts_tensor *t = ts_constant(TS_I32, SH(4), ties);
+  ASSERT_VALUES(ts_argsort(t, 0, false), TS_I32, SH(4), 0, 1, 3, 0, 2);
+  ASSERT_VALUES(ts_argsort(t, 0, true), TS_I32, SH(4), 0, 0, 2, 1, 3);
+  float zeros[] = { 0.0f, -0.0f, -0.0f, 0.0f };
+  ts_tensor *z = ts_sort(f32(SH(4), zeros), 0, false);
+  ASSERT_VALUES(ts_argsort(f32(SH(4), zeros), 0, true), TS_I32, SH(4), 0, 0, 1, 2, 3);
+  g_assert_true(!signbit(ts_tensor_get_f64(z, 0)) && signbit(ts_tensor_get_f64(z, 1)));
+  uint8_t u8[] = { 255, 0, 128 };
+  ASSERT_VALUES(ts_sort(ts_constant(TS_U8, SH(3), u8), 0, false), TS_U8, SH(3), 0, 0, 128, 255);
+  int64_t i64[] = { INT64_MAX, INT64_MIN, 0 };
+  ASSERT_VALUES(ts_argsort(ts_constant(TS_I64, SH(3), i64), 0, false), TS_I32, SH(3), 0, 1, 2, 0);
+  float h[] = { 0.5f, -INFINITY, NAN, INFINITY };
+  ASSERT_VALUES(ts_sort(ts_cast(f32(SH(4), h), TS_BF16), 0, false), TS_BF16, SH(4), 0, -INFINITY, 0.5,
+                INFINITY, NAN);
+  assert_shape(ts_sort(ts_tensor_new(TS_F32, SH(0)), 0, false), TS_F32, SH(0));
+  assert_shape(ts_argsort(ts_tensor_new(TS_F64, SH(3, 0)), 0, true), TS_I32, SH(3, 0));
+  g_assert_false(ts_failed());
+
+  g_assert_null(ts_sort(x, 2, false));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "Sort", "axis 2", "f32[2,3]");
+  g_assert_null(ts_argsort(ts_scalar_f32(1), 0, false));
+  ASSERT_ERROR(TS_ERR_INVALID_ARGUMENT, "ArgSort", "f32[]", "at least 1-D");
+  bool b[] = { true, false };
+  g_assert_null(ts_sort(ts_constant(TS_BOOL, SH(2), b), 0, false));
+  ASSERT_ERROR(TS_ERR_DTYPE, "Sort", "bool");
+  ts_scope_end(scope);
+}
+
+/* The gradients of TopKV2 and Sort, by hand: each value's weight back at
+ * the index it came from, nothing to the elements TopKV2 left out, an
+ * infinite weight at its own place only (TensorFlow's scatter). */
+static void test_sort_gradients(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  double v[] = { 1, 3, 2, 3 }, w2[] = { 10, 100 }, w4[] = { 1, 10, 100, 1000 }, inf[] = { INFINITY, 1 };
+  ts_tensor *x = ts_constant(TS_F64, SH(4), v), *g, *values;
+  ts_tape *tape = ts_tape_new(true);
+  ts_tape_watch(tape, x);
+  g_assert_true(ts_top_k(x, 2, &values, NULL)); /* 3 (1), 3 (3) */
+  ts_tensor *top = ts_reduce_sum(ts_mul(values, ts_constant(TS_F64, SH(2), w2)), TS_ALL_AXES, false);
+  ts_tensor *top_inf = ts_reduce_sum(ts_mul(values, ts_constant(TS_F64, SH(2), inf)), TS_ALL_AXES, false);
+  /* descending: 3 (1), 3 (3), 2 (2), 1 (0) */
+  ts_tensor *sorted = ts_reduce_sum(ts_mul(ts_sort(x, 0, true), ts_constant(TS_F64, SH(4), w4)), TS_ALL_AXES, false);
+  g_assert_true(ts_tape_gradient(tape, top, &x, 1, &g, TS_UNCONNECTED_NONE));
+  ASSERT_VALUES(g, TS_F64, SH(4), 0, 0, 10, 0, 100);
+  g_assert_true(ts_tape_gradient(tape, top_inf, &x, 1, &g, TS_UNCONNECTED_NONE));
+  ASSERT_VALUES(g, TS_F64, SH(4), 0, 0, INFINITY, 0, 1);
+  g_assert_true(ts_tape_gradient(tape, sorted, &x, 1, &g, TS_UNCONNECTED_NONE));
+  ASSERT_VALUES(g, TS_F64, SH(4), 0, 1000, 1, 100, 10);
+  ts_tape_free(tape);
+  ts_scope_end(scope);
+}
+
 /* ---- Softmax family ------------------------------------------------------------------ */
 
 static void test_softmax(void)
@@ -845,6 +1074,12 @@ int main(int argc, char **argv)
   g_test_add_func("/reduce/argmax", test_argmax);
   g_test_add_func("/reduce/argmin", test_argmin);
   g_test_add_func("/reduce/cumsum", test_cumsum);
+  g_test_add_func("/reduce/any-all", test_any_all);
+  g_test_add_func("/reduce/cumprod", test_cumprod);
+  g_test_add_func("/reduce/cumprod-gradient", test_cumprod_gradient);
+  g_test_add_func("/reduce/top-k", test_top_k);
+  g_test_add_func("/reduce/sort", test_sort);
+  g_test_add_func("/reduce/sort-gradients", test_sort_gradients);
   g_test_add_func("/reduce/rows-at-once", test_rows_at_once);
   g_test_add_func("/nn/softmax", test_softmax);
   g_test_add_func("/nn/log-softmax", test_log_softmax);

@@ -643,21 +643,46 @@ static bool emit_gather(emit_ctx *c)
 }
 
 /* Reductions: ReduceSum takes its axes as an input from opset 13, the
- * others as an attribute until 18.  No axes at all is the identity. */
-static bool emit_reduce(emit_ctx *c, const char *op, bool axes_input)
+ * others as an attribute until 18; x into out.  No axes at all is the
+ * identity. */
+static void reduce_node(emit_ctx *c, const char *op, bool axes_input, const char *x, const char *out)
 {
   ts_ints axes = attr(c->n, 0)->ints;
-  bool keepdims = attr(c->n, 1)->b;
-  if (axes.n == 0)
-    return emit_same(c, "Identity");
   Onnx__NodeProto *node;
   if (axes.n > 0 && axes_input)
-    node = node1(c, op, c->out[0], 2, c->in[0], const_i64(c, "axes", axes.v, axes.n, false));
+    node = node1(c, op, out, 2, x, const_i64(c, "axes", axes.v, axes.n, false));
   else
-    node = node1(c, op, c->out[0], 1, c->in[0]);
+    node = node1(c, op, out, 1, x);
   if (axes.n > 0 && !axes_input)
     attr_ints(c, node, "axes", axes.v, axes.n);
-  attr_int(c, node, "keepdims", keepdims);
+  attr_int(c, node, "keepdims", attr(c->n, 1)->b);
+}
+
+static bool emit_reduce(emit_ctx *c, const char *op, bool axes_input)
+{
+  if (attr(c->n, 0)->ints.n == 0)
+    return emit_same(c, "Identity");
+  reduce_node(c, op, axes_input, c->in[0], c->out[0]);
+  return true;
+}
+
+/* Any and All: ONNX reduces no bool.  The count of true (Any) or false
+ * (All) elements as int64, compared with 0: over nothing 0, so false and
+ * true as TensorFlow's (ReduceMax of an empty int would be its least). */
+static bool emit_any_all(emit_ctx *c)
+{
+  if (attr(c->n, 0)->ints.n == 0)
+    return emit_same(c, "Identity");
+  bool all = c->n->op == TS_OP_REDUCE_ALL;
+  const char *x = c->in[0];
+  if (all) {
+    x = temp(c, "not");
+    node1(c, "Not", x, 1, c->in[0]);
+  }
+  const char *count = temp(c, "count");
+  reduce_node(c, "ReduceSum", true, cast(c, x, TS_I64, "as_i64"), count);
+  int64_t zero = 0;
+  node1(c, all ? "Equal" : "Greater", c->out[0], 2, count, const_i64(c, "zero", &zero, 1, true));
   return true;
 }
 
@@ -686,6 +711,46 @@ static bool emit_cumsum(emit_ctx *c)
   return true;
 }
 static bool emit_argmin(emit_ctx *c) { return emit_arg(c, "ArgMin"); }
+
+/* ONNX's TopK along axis, k given as a 1-D int64 tensor; its int64
+ * indices cast to our int32 into `indices` (NULL: unused).  Equal values
+ * come lower index first in ONNX's TopK too, both ways. */
+static void top_k_node(emit_ctx *c, const char *k, int64_t axis, bool largest, const char *values,
+                       const char *indices)
+{
+  const char *out[2] = { values ? values : temp(c, "values"), temp(c, "indices_i64") };
+  Onnx__NodeProto *node = add_node(c, "TopK", (const char *[]){ c->in[0], k }, 2, out, 2);
+  attr_int(c, node, "axis", axis);
+  attr_int(c, node, "largest", largest);
+  attr_int(c, node, "sorted", 1);
+  if (indices)
+    attr_int(c, node1(c, "Cast", indices, 1, out[1]), "to", onnx_data_type(TS_I32));
+}
+
+static bool emit_top_k(emit_ctx *c)
+{
+  int64_t k = attr(c->n, 0)->i;
+  top_k_node(c, const_i64(c, "k", &k, 1, false), -1, true, c->out[0], c->out[1]);
+  return true;
+}
+
+/* Sort and ArgSort: TopK over the whole axis, its length read by Shape
+ * (known or not when traced). */
+static bool emit_sort(emit_ctx *c)
+{
+  int64_t axis = attr(c->n, 0)->i;
+  int rank = c->n->outputs[0].shape.rank;
+  if (rank == TS_RANK_UNKNOWN)
+    return export_fail(c->ex, c->n, TS_ERR_UNIMPLEMENTED, "the input's rank is unknown (TopK's axis needs it)");
+  int64_t a = axis < 0 ? axis + rank : axis;
+  const char *k = temp(c, "k");
+  Onnx__NodeProto *shape = node1(c, "Shape", k, 1, c->in[0]);
+  attr_int(c, shape, "start", a);
+  attr_int(c, shape, "end", a + 1);
+  bool arg = c->n->op == TS_OP_ARGSORT;
+  top_k_node(c, k, a, attr(c->n, 1)->b, arg ? NULL : c->out[0], arg ? c->out[0] : NULL);
+  return true;
+}
 
 /* x with its last two dims swapped (a transposed MatMul operand). */
 static const char *swap_last(emit_ctx *c, int input, const char *what)
@@ -1149,6 +1214,7 @@ static const struct {
   { TS_OP_ATAN, emit_atan }, { TS_OP_SINH, emit_sinh }, { TS_OP_COSH, emit_cosh }, { TS_OP_ASINH, emit_asinh },
   { TS_OP_ACOSH, emit_acosh }, { TS_OP_ATANH, emit_atanh }, { TS_OP_ERF, emit_erf }, { TS_OP_SIGN, emit_sign },
   { TS_OP_ROUND, emit_round }, { TS_OP_ARGMIN, emit_argmin }, { TS_OP_CUMSUM, emit_cumsum },
+  { TS_OP_TOP_K, emit_top_k }, { TS_OP_REDUCE_ANY, emit_any_all }, { TS_OP_REDUCE_ALL, emit_any_all }, { TS_OP_SORT, emit_sort }, { TS_OP_ARGSORT, emit_sort },
   { TS_OP_CONV_TRANSPOSE, emit_conv_transpose }, { TS_OP_LSTM_SEQUENCE, emit_lstm_sequence },
   { TS_OP_FLOOR, emit_floor }, { TS_OP_CEIL, emit_ceil }, { TS_OP_SQUARE, emit_square },
   { TS_OP_RSQRT, emit_rsqrt }, { TS_OP_RECIPROCAL, emit_reciprocal }, { TS_OP_LOG1P, emit_log1p },
@@ -1172,6 +1238,7 @@ static const struct {
   { TS_OP_STATELESS_RANDOM_UNIFORM, "ONNX's RandomUniform takes its seed as an attribute, not a tensor" },
   { TS_OP_SHUFFLE_INDICES, "ONNX has no tf.data shuffle order" },
   { TS_OP_ATAN2, "ONNX (opset 17) has no atan2, and Atan(y / x) loses the quadrant, the signed zeros and the infinities" },
+  { TS_OP_CUMPROD, "ONNX has no cumulative product (only CumSum)" },
 };
 
 static emit_fn mapping(ts_op op)

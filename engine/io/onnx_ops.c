@@ -3042,9 +3042,10 @@ static bool op_scatter_nd(onnx_node_ctx *c)
   return out1(c, reshape(y, ds));
 }
 
-/* TopK: k rounds of the first maximum (or minimum) along the axis, each
- * taken out of the running before the next (replaced by the dtype's end
- * that loses: no negation, which would overflow INT_MIN). */
+/* TopK: our TopKV2 row for the largest along the last axis; else the
+ * first k of a Sort and an ArgSort along the axis (stable: equal values
+ * lower index first both ways, as ONNX's TopK).  sorted=0 leaves the
+ * order to us: sorted it is. */
 static bool op_topk(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0);
@@ -3056,45 +3057,28 @@ static bool op_topk(onnx_node_ctx *c)
   if (!norm_axis(c, &axis, rank))
     return false;
   int64_t dim = ts_tensor_dim(x, (int)axis), k = (int64_t)kd;
-  ts_dtype dtype = ts_tensor_dtype(x);
-  if (dim < 0 || k < 0 || k > dim || k > 4096 || !attr_int(c, "sorted", 1) ||
-      (dtype != TS_F32 && dtype != TS_F64 && dtype != TS_I32 && dtype != TS_I64)) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "k=%" PRId64 " of %" PRId64 " (at most 4096, sorted, float or int32/int64)", k, dim);
+  if (k < 0 || k > INT32_MAX || (dim >= 0 && k > dim)) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "k=%" PRId64 " for an axis of %" PRId64, k, dim);
     return false;
   }
   bool largest = attr_int(c, "largest", 1) != 0;
-  ts_tensor *gone = dtype == TS_I64 ? ts_scalar_i64(largest ? INT64_MIN : INT64_MAX)
-                    : dtype == TS_I32 ? ts_scalar_i32(largest ? INT32_MIN : INT32_MAX)
-                                      : scalar(x, largest ? -INFINITY : INFINITY);
-  ts_tensor *v = x;
-  ts_tensor **vals = g_new0(ts_tensor *, k + 1), **idxs = g_new0(ts_tensor *, k + 1);
-  ts_tensor *iota = iota_along(dim, (int)axis, rank);
-  for (int64_t r = 0; r < k; r++) {
-    ts_tensor *at = unsqueeze(largest ? ts_argmax_at(HERE, v, (int)axis) : ts_argmin_at(HERE, v, (int)axis),
-                              (int)axis);
-    vals[r] = largest ? ts_reduce_max_at(HERE, v, TS_INTS(axis), true)
-                      : ts_reduce_min_at(HERE, v, TS_INTS(axis), true);
-    idxs[r] = at;
-    v = ts_where_at(HERE, ts_equal_at(HERE, iota, at), gone, v);
-  }
-  bool ok = !ts_failed();
-  if (ok && k == 0) {
+  ts_tensor *values, *indices;
+  if (largest && axis == rank - 1) {
+    if (!ts_top_k_at(HERE, x, (int)k, &values, &indices))
+      return false;
+  } else {
     ts_ints begin = { .n = rank }, size = { .n = rank };
     for (int d = 0; d < rank; d++) {
       begin.v[d] = 0;
-      size.v[d] = d == axis ? 0 : -1;
+      size.v[d] = d == axis ? k : -1;
     }
-    c->out[0] = ts_slice_at(HERE, x, begin, size);
-    if (c->n_out > 1)
-      c->out[1] = ts_cast_at(HERE, c->out[0], TS_I64);
-  } else if (ok) {
-    c->out[0] = k == 1 ? vals[0] : ts_concat_at(HERE, vals, (int)k, (int)axis);
-    if (c->n_out > 1)
-      c->out[1] = k == 1 ? idxs[0] : ts_concat_at(HERE, idxs, (int)k, (int)axis);
+    values = ts_slice_at(HERE, ts_sort_at(HERE, x, (int)axis, largest), begin, size);
+    indices = ts_slice_at(HERE, ts_argsort_at(HERE, x, (int)axis, largest), begin, size);
   }
-  g_free(vals);
-  g_free(idxs);
-  return ok && c->out[0] != NULL;
+  c->out[0] = values;
+  if (c->n_out > 1)
+    c->out[1] = ts_cast_at(HERE, indices, TS_I64);
+  return !ts_failed() && c->out[0] != NULL;
 }
 
 /* ---- Resize ---------------------------------------------------------------------------- */

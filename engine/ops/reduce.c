@@ -1,11 +1,12 @@
-/* ops/reduce.c — reductions (Sum, Mean, Max, Min, Prod), ArgMax, ArgMin and Cumsum.
+/* ops/reduce.c — reductions (Sum, Mean, Max, Min, Prod, Any, All), ArgMax, ArgMin, Cumsum and Cumprod.
  *
  * Semantics follow TensorFlow: integer sums and products wrap (computed
  * unsigned), integer means sum exactly (128 bits) and truncate toward zero,
  * sums and products of f32 accumulate in f64 (more accurate than TF, which
  * accumulates in f32), Max/Min propagate NaN, ArgMax and ArgMin pick the
- * first of equal values and a NaN before any number (as NumPy's).  Reducing over zero
- * elements gives 0 (Sum), 1 (Prod), NaN (float Mean) and is an error for
+ * first of equal values and a NaN before any number (as NumPy's), Any
+ * and All take bool alone.  Reducing over zero elements gives 0 (Sum), 1
+ * (Prod), NaN (float Mean), false (Any), true (All) and is an error for
  * Max, Min and integer Mean. */
 #include "engine-private.h"
 
@@ -14,7 +15,7 @@
 #include <math.h>
 #include <string.h>
 
-enum { K_SUM, K_MEAN, K_MAX, K_MIN, K_PROD, K_COUNT };
+enum { K_SUM, K_MEAN, K_MAX, K_MIN, K_PROD, K_ANY, K_ALL, K_COUNT };
 _Static_assert(TS_OP_REDUCE_PROD - TS_OP_REDUCE_SUM == K_PROD,
                "Sum, Mean, Max, Min, Prod must stay in this order in TS_OP_LIST");
 
@@ -189,16 +190,21 @@ static const reduce_impl *const REDUCE_FNS[K_COUNT][TS_DTYPE_COUNT] = {
 };
 #undef ROW
 
+/* Sum .. Prod in TS_OP_LIST's order, Any and All after them */
 static int reduce_kind(const ts_op_def *def)
 {
-  return (int)def->op - TS_OP_REDUCE_SUM;
+  return def->op == TS_OP_REDUCE_ANY ? K_ANY
+         : def->op == TS_OP_REDUCE_ALL ? K_ALL
+                                       : (int)def->op - TS_OP_REDUCE_SUM;
 }
 
+/* Any and All take bool alone (tf.reduce_any and tf.reduce_all), as Max
+ * and Min of bool compute them; Sum, Mean and Prod never bool. */
 static const reduce_impl *reduce_lookup(int kind, ts_dtype dtype)
 {
   if (dtype != TS_BOOL)
-    return REDUCE_FNS[kind][dtype];
-  return kind == K_MAX ? &max_bool : kind == K_MIN ? &min_bool : NULL;
+    return REDUCE_FNS[kind][dtype]; /* the rows of Any and All are empty */
+  return kind == K_MAX || kind == K_ANY ? &max_bool : kind == K_MIN || kind == K_ALL ? &min_bool : NULL;
 }
 
 /* Which axes a reduction removes, the output shape, and how many elements
@@ -220,6 +226,9 @@ static bool reduce_plan_make(ts_loc loc, const ts_op_def *def, ts_dtype dtype, t
   bool keepdims = attrs[1].b;
   int kind = reduce_kind(def);
 
+  if (!reduce_lookup(kind, dtype) && kind >= K_ANY)
+    return PLAN_FAIL(TS_ERR_DTYPE, "%s input %s is not supported: it takes bool (compare it with 0 first)",
+                     ts_dtype_name(dtype), ts__info_str(in, dtype, shape));
   if (!reduce_lookup(kind, dtype))
     return PLAN_FAIL(TS_ERR_DTYPE, "bool input %s is not supported; cast it to a number first",
                      ts__info_str(in, dtype, shape));
@@ -558,26 +567,26 @@ static bool reduce_prod_grad(REDUCE_GRAD_ARGS)
   ts_tensor *spread = ts__grad_unreduce(l, g[0], x, AXES(c), KEEPDIMS(c));
   return (gi[0] = ts_mul_at(l, spread, others)) != NULL;
 }
-#define reduce_max_grad reduce_extreme_grad
-#define reduce_min_grad reduce_extreme_grad
 
-#define DEF_REDUCE_OP(ID, id, display)                                                    \
+#define DEF_REDUCE_OP(ID, id, display, grad_fn, op_flags)                                 \
   const ts_op_def ts__op_##id = {                                                         \
     .op = TS_OP_##ID, .name = display, .api_name = #id, .n_inputs = 1, .n_outputs = 1,    \
     .n_attrs = 2, .attrs = REDUCE_ATTRS, .infer = reduce_infer, .kernel[TS_DEVICE_CPU] = reduce_cpu,        \
     .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_reduce),                             \
-    .grad = id##_grad,                                                                    \
+    .flags = (op_flags), .grad = (grad_fn),                                               \
   };                                                                                      \
   ts_tensor *ts_##id##_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keepdims)          \
   {                                                                                       \
     ts_attr attrs[] = { TS_ATTR_INTS_(axes), TS_ATTR_B(keepdims) };                       \
     return ts__dispatch1(loc, TS_OP_##ID, &x, 1, attrs);                                  \
   }
-DEF_REDUCE_OP(REDUCE_SUM, reduce_sum, "Sum")
-DEF_REDUCE_OP(REDUCE_MEAN, reduce_mean, "Mean")
-DEF_REDUCE_OP(REDUCE_MAX, reduce_max, "Max")
-DEF_REDUCE_OP(REDUCE_MIN, reduce_min, "Min")
-DEF_REDUCE_OP(REDUCE_PROD, reduce_prod, "Prod")
+DEF_REDUCE_OP(REDUCE_SUM, reduce_sum, "Sum", reduce_sum_grad, 0)
+DEF_REDUCE_OP(REDUCE_MEAN, reduce_mean, "Mean", reduce_mean_grad, 0)
+DEF_REDUCE_OP(REDUCE_MAX, reduce_max, "Max", reduce_extreme_grad, 0)
+DEF_REDUCE_OP(REDUCE_MIN, reduce_min, "Min", reduce_extreme_grad, 0)
+DEF_REDUCE_OP(REDUCE_PROD, reduce_prod, "Prod", reduce_prod_grad, 0)
+DEF_REDUCE_OP(REDUCE_ANY, reduce_any, "Any", NULL, TS_OPF_NOT_DIFFERENTIABLE)
+DEF_REDUCE_OP(REDUCE_ALL, reduce_all, "All", NULL, TS_OPF_NOT_DIFFERENTIABLE)
 
 /* ---- ArgMax, ArgMin ------------------------------------------------------------ */
 
@@ -720,36 +729,40 @@ const ts_op_def ts__op_argmin = {
   .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_reduce),
 };
 
-/* ---- Cumsum ---------------------------------------------------------------------- */
+/* ---- Cumsum, Cumprod ------------------------------------------------------------------ */
 
-/* x and y [outer, n, inner]: y along n the running sums of x, from the end
- * when reverse, each before its own element's when exclusive; acc holds
- * `inner` sums in x's dtype, each added as that dtype adds (NumPy's
- * np.cumsum, TensorFlow's CPU kernel): integers wrap, 16-bit floats round
- * at every step (their sum of two is exact in f64, so rounded once).  The
- * first sum is the first element itself, as NumPy's (-0.0 stays -0.0). */
-typedef void (*cumsum_fn)(const void *x, void *y, void *acc, int64_t outer, int64_t n,
-                          int64_t inner, bool exclusive, bool reverse);
+/* x and y [outer, n, inner]: y along n the running sums (products) of x,
+ * from the end when reverse, each before its own element's when
+ * exclusive (the first then 0, or 1); acc holds `inner` of them in x's
+ * dtype, each step as that dtype adds or multiplies (NumPy's np.cumsum and
+ * np.cumprod, TensorFlow's CPU kernels): integers wrap, 16-bit floats
+ * round at every step (their sum or product of two is exact in f64, so
+ * rounded once).  The first is the first element itself, as NumPy's
+ * (-0.0 stays -0.0). */
+typedef void (*cum_fn)(const void *x, void *y, void *acc, int64_t outer, int64_t n,
+                       int64_t inner, bool exclusive, bool reverse);
 
-#define DEF_CUMSUM(name, T, ADD)                                                          \
+#define DEF_CUM(name, T, OP, ID)                                                          \
   static void name(const void *xv, void *yv, void *accv, int64_t outer, int64_t n,       \
                    int64_t inner, bool exclusive, bool reverse)                           \
   {                                                                                       \
     const T *restrict x = xv;                                                             \
     T *restrict y = yv, *restrict acc = accv;                                             \
     for (int64_t o = 0; o < outer; o++) {                                                 \
-      memset(acc, 0, (size_t)inner * sizeof(T)); /* 0 in every dtype */                   \
+      for (int64_t i = 0; i < inner; i++)                                                 \
+        acc[i] = (T){ ID };                                                               \
       for (int64_t k = 0; k < n; k++) {                                                   \
         int64_t at = (o * n + (reverse ? n - 1 - k : k)) * inner;                         \
         for (int64_t i = 0; i < inner; i++) {                                             \
-          T sum = k ? ADD(acc[i], x[at + i]) : x[at + i];                                  \
-          y[at + i] = exclusive ? acc[i] : sum;                                           \
-          acc[i] = sum;                                                                   \
+          T v = k ? OP(acc[i], x[at + i]) : x[at + i];                                     \
+          y[at + i] = exclusive ? acc[i] : v;                                             \
+          acc[i] = v;                                                                     \
         }                                                                                 \
       }                                                                                   \
     }                                                                                     \
   }
-/* floats, and unsigned ints as wide as int or wider: + rounds or wraps as the dtype */
+/* floats, and unsigned ints as wide as int or wider: + and * round or wrap as the dtype;
+ * narrower ones computed unsigned (no promotion to a signed int that could overflow) */
 #define ADD(a, b) ((a) + (b))
 #define ADD_WRAP_I8(a, b) ((int8_t)(uint8_t)((uint8_t)(a) + (uint8_t)(b)))
 #define ADD_WRAP_I16(a, b) ((int16_t)(uint16_t)((uint16_t)(a) + (uint16_t)(b)))
@@ -759,48 +772,67 @@ typedef void (*cumsum_fn)(const void *x, void *y, void *acc, int64_t outer, int6
 #define ADD_WRAP_U16(a, b) ((uint16_t)((a) + (b)))
 #define ADD_F16(a, b) ts__f64_to_f16((double)ts__f16_to_f32(a) + ts__f16_to_f32(b))
 #define ADD_BF16(a, b) ts__f64_to_bf16((double)ts__bf16_to_f32(a) + ts__bf16_to_f32(b))
-DEF_CUMSUM(cumsum_f32, float, ADD)
-DEF_CUMSUM(cumsum_f64, double, ADD)
-DEF_CUMSUM(cumsum_i32, int32_t, ADD_WRAP_I32)
-DEF_CUMSUM(cumsum_i64, int64_t, ADD_WRAP_I64)
-DEF_CUMSUM(cumsum_u8, uint8_t, ADD_WRAP_U8)
-DEF_CUMSUM(cumsum_i8, int8_t, ADD_WRAP_I8)
-DEF_CUMSUM(cumsum_i16, int16_t, ADD_WRAP_I16)
-DEF_CUMSUM(cumsum_u16, uint16_t, ADD_WRAP_U16)
-DEF_CUMSUM(cumsum_u32, uint32_t, ADD)
-DEF_CUMSUM(cumsum_u64, uint64_t, ADD)
-DEF_CUMSUM(cumsum_f16, ts_f16, ADD_F16)
-DEF_CUMSUM(cumsum_bf16, ts_bf16, ADD_BF16)
-static const cumsum_fn CUMSUM_FNS[TS_DTYPE_COUNT] = {
-  [TS_F32] = cumsum_f32, [TS_F64] = cumsum_f64, [TS_I32] = cumsum_i32,
-  [TS_I64] = cumsum_i64, [TS_U8] = cumsum_u8,   [TS_I8] = cumsum_i8,
-  [TS_I16] = cumsum_i16, [TS_U16] = cumsum_u16, [TS_U32] = cumsum_u32,
-  [TS_U64] = cumsum_u64, [TS_F16] = cumsum_f16, [TS_BF16] = cumsum_bf16,
-};
+#define MUL(a, b) ((a) * (b))
+#define MUL_WRAP_I8(a, b) ((int8_t)(uint8_t)((uint32_t)(uint8_t)(a) * (uint32_t)(uint8_t)(b)))
+#define MUL_WRAP_I16(a, b) ((int16_t)(uint16_t)((uint32_t)(uint16_t)(a) * (uint32_t)(uint16_t)(b)))
+#define MUL_WRAP_I32(a, b) ((int32_t)((uint32_t)(a) * (uint32_t)(b)))
+#define MUL_WRAP_I64(a, b) ((int64_t)((uint64_t)(a) * (uint64_t)(b)))
+#define MUL_WRAP_U8(a, b) ((uint8_t)((uint32_t)(a) * (uint32_t)(b)))
+#define MUL_WRAP_U16(a, b) ((uint16_t)((uint32_t)(a) * (uint32_t)(b)))
+#define MUL_F16(a, b) ts__f64_to_f16((double)ts__f16_to_f32(a) * ts__f16_to_f32(b))
+#define MUL_BF16(a, b) ts__f64_to_bf16((double)ts__bf16_to_f32(a) * ts__bf16_to_f32(b))
+#define F16_ONE 0x3c00
+#define BF16_ONE 0x3f80
+/* pre: cumsum or cumprod; the op, its first (exclusive) value in each dtype */
+#define DEF_CUM_FNS(pre, OP, ID, ID_F16, ID_BF16)                                         \
+  DEF_CUM(pre##_f32, float, OP, ID)                                                       \
+  DEF_CUM(pre##_f64, double, OP, ID)                                                      \
+  DEF_CUM(pre##_i32, int32_t, OP##_WRAP_I32, ID)                                          \
+  DEF_CUM(pre##_i64, int64_t, OP##_WRAP_I64, ID)                                          \
+  DEF_CUM(pre##_u8, uint8_t, OP##_WRAP_U8, ID)                                            \
+  DEF_CUM(pre##_i8, int8_t, OP##_WRAP_I8, ID)                                             \
+  DEF_CUM(pre##_i16, int16_t, OP##_WRAP_I16, ID)                                          \
+  DEF_CUM(pre##_u16, uint16_t, OP##_WRAP_U16, ID)                                         \
+  DEF_CUM(pre##_u32, uint32_t, OP, ID)                                                    \
+  DEF_CUM(pre##_u64, uint64_t, OP, ID)                                                    \
+  DEF_CUM(pre##_f16, ts_f16, OP##_F16, ID_F16)                                            \
+  DEF_CUM(pre##_bf16, ts_bf16, OP##_BF16, ID_BF16)                                        \
+  static const cum_fn pre##_fns[TS_DTYPE_COUNT] = {                                       \
+    [TS_F32] = pre##_f32, [TS_F64] = pre##_f64, [TS_I32] = pre##_i32,                     \
+    [TS_I64] = pre##_i64, [TS_U8] = pre##_u8,   [TS_I8] = pre##_i8,                       \
+    [TS_I16] = pre##_i16, [TS_U16] = pre##_u16, [TS_U32] = pre##_u32,                     \
+    [TS_U64] = pre##_u64, [TS_F16] = pre##_f16, [TS_BF16] = pre##_bf16,                   \
+  };
+DEF_CUM_FNS(cumsum, ADD, 0, 0, 0)
+DEF_CUM_FNS(cumprod, MUL, 1, F16_ONE, BF16_ONE)
+
+static const cum_fn *cum_fns(const ts_op_def *def)
+{
+  return def->op == TS_OP_CUMPROD ? cumprod_fns : cumsum_fns;
+}
 
 /* The normalised axis, or -1 after an error (bad axis, a dtype without sums). */
-static int cumsum_axis(ts_loc loc, const ts_op_def *def, ts_dtype dtype, ts_shape shape,
-                       int64_t axis)
+static int cum_axis(ts_loc loc, const ts_op_def *def, ts_dtype dtype, ts_shape shape, int64_t axis)
 {
   char buf[TS_INFO_STR];
-  if (!CUMSUM_FNS[dtype])
+  if (!cum_fns(def)[dtype])
     return ts__op_fail(loc, def, TS_ERR_DTYPE, "%s input %s is not supported; cast it to a number first",
                        ts_dtype_name(dtype), ts__info_str(buf, dtype, shape)), -1;
   return one_axis(loc, def, dtype, shape, axis);
 }
 
-static bool cumsum_infer(ts_infer_ctx *c)
+static bool cum_infer(ts_infer_ctx *c)
 {
-  if (cumsum_axis(c->loc, c->def, c->in[0].dtype, c->in[0].shape, c->attrs[0].i) < 0)
+  if (cum_axis(c->loc, c->def, c->in[0].dtype, c->in[0].shape, c->attrs[0].i) < 0)
     return false;
   c->out[0] = c->in[0];
   return true;
 }
 
-static bool cumsum_cpu(ts_kernel_ctx *k)
+static bool cum_cpu(ts_kernel_ctx *k)
 {
   const ts_tensor *x = k->in[0];
-  int ax = cumsum_axis(k->loc, k->def, x->dtype, x->shape, k->attrs[0].i);
+  int ax = cum_axis(k->loc, k->def, x->dtype, x->shape, k->attrs[0].i);
   if (ax < 0)
     return false;
   if (x->size == 0)
@@ -814,10 +846,10 @@ static bool cumsum_cpu(ts_kernel_ctx *k)
   }
   void *acc = g_try_malloc_n((gsize)inner, ts_dtype_size(x->dtype));
   if (!acc)
-    return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "out of memory for cumsum over %" PRId64 " rows",
-                           inner);
-  CUMSUM_FNS[x->dtype](x->data, k->out[0]->data, acc, outer, x->shape.dim[ax], inner,
-                       k->attrs[1].b, k->attrs[2].b);
+    return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "out of memory for %s over %" PRId64 " rows",
+                           k->def->api_name, inner);
+  cum_fns(k->def)[x->dtype](x->data, k->out[0]->data, acc, outer, x->shape.dim[ax], inner,
+                            k->attrs[1].b, k->attrs[2].b);
   g_free(acc);
   return true;
 }
@@ -830,21 +862,50 @@ static bool cumsum_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *c
   return (gi[0] = ts_cumsum_at(c->loc, g[0], (int)c->attrs[0].i, c->attrs[1].b, !c->attrs[2].b)) != NULL;
 }
 
-static const ts_attr_def CUMSUM_ATTRS[] = {
+/* TensorFlow's CumprodGrad: the cumsum the other way of y * g, divided by
+ * x, 0 where x is 0 (div_no_nan).  So TensorFlow has it, and so it is
+ * wrong at a zero, whose true gradient is the product of the others: a
+ * known gap TensorFlow keeps ("TODO This fails when x contains 0"). */
+static bool cumprod_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                         ts_tensor **gi)
+{
+  ts_loc l = c->loc;
+  ts_tensor *x = c->in[0];
+  ts_tensor *zero = ts__grad_scalar(x->dtype, 0);
+  ts_tensor *sums = ts_cumsum_at(l, ts_mul_at(l, out[0], g[0]), (int)c->attrs[0].i, c->attrs[1].b,
+                                 !c->attrs[2].b);
+  ts_tensor *at_zero = ts_equal_at(l, x, zero);
+  ts_tensor *safe = ts_where_at(l, at_zero, ts__grad_scalar(x->dtype, 1), x);
+  return (gi[0] = ts_where_at(l, at_zero, zero, ts_div_at(l, sums, safe))) != NULL;
+}
+
+static const ts_attr_def CUM_ATTRS[] = {
   { "axis", TS_ATTR_INT }, { "exclusive", TS_ATTR_BOOL }, { "reverse", TS_ATTR_BOOL }
 };
 
-/* no CUDA kernel: it runs on the CPU, visibly (an op event naming the CPU) */
+/* no CUDA kernels: they run on the CPU, visibly (an op event naming the CPU) */
 const ts_op_def ts__op_cumsum = {
   .op = TS_OP_CUMSUM, .name = "Cumsum", .api_name = "cumsum", .n_inputs = 1, .n_outputs = 1,
-  .n_attrs = 3, .attrs = CUMSUM_ATTRS, .infer = cumsum_infer, .kernel[TS_DEVICE_CPU] = cumsum_cpu,
+  .n_attrs = 3, .attrs = CUM_ATTRS, .infer = cum_infer, .kernel[TS_DEVICE_CPU] = cum_cpu,
   .grad = cumsum_grad,
+};
+
+const ts_op_def ts__op_cumprod = {
+  .op = TS_OP_CUMPROD, .name = "Cumprod", .api_name = "cumprod", .n_inputs = 1, .n_outputs = 1,
+  .n_attrs = 3, .attrs = CUM_ATTRS, .infer = cum_infer, .kernel[TS_DEVICE_CPU] = cum_cpu,
+  .grad = cumprod_grad,
 };
 
 ts_tensor *ts_cumsum_at(ts_loc loc, ts_tensor *x, int axis, bool exclusive, bool reverse)
 {
   ts_attr attrs[] = { TS_ATTR_I(axis), TS_ATTR_B(exclusive), TS_ATTR_B(reverse) };
   return ts__dispatch1(loc, TS_OP_CUMSUM, &x, 1, attrs);
+}
+
+ts_tensor *ts_cumprod_at(ts_loc loc, ts_tensor *x, int axis, bool exclusive, bool reverse)
+{
+  ts_attr attrs[] = { TS_ATTR_I(axis), TS_ATTR_B(exclusive), TS_ATTR_B(reverse) };
+  return ts__dispatch1(loc, TS_OP_CUMPROD, &x, 1, attrs);
 }
 
 ts_tensor *ts_argmax_at(ts_loc loc, ts_tensor *x, int axis)

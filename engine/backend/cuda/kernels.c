@@ -570,7 +570,8 @@ bool ts__cuda_op_supported(const ts_kernel_ctx *k)
       return false;
   switch (op) {
   case TS_OP_REDUCE_SUM: case TS_OP_REDUCE_MEAN: case TS_OP_REDUCE_MAX: case TS_OP_REDUCE_MIN:
-  case TS_OP_REDUCE_PROD: case TS_OP_ARGMAX: case TS_OP_ARGMIN: {
+  case TS_OP_REDUCE_PROD: case TS_OP_ARGMAX: case TS_OP_ARGMIN: case TS_OP_REDUCE_ANY:
+  case TS_OP_REDUCE_ALL: {
     int64_t outer, len, inner;
     return ts__cu_has_reduce(op, dt) && k->in[0]->size > 0 &&
            reduce_layout(k, &outer, &len, &inner);

@@ -292,6 +292,8 @@ static int reduce_kind_of(ts_op op)
   case TS_OP_REDUCE_MAX: return R_MAX;
   case TS_OP_REDUCE_MIN: return R_MIN;
   case TS_OP_REDUCE_PROD: return R_PROD;
+  case TS_OP_REDUCE_ANY: return R_MAX; /* of bool: any, all */
+  case TS_OP_REDUCE_ALL: return R_MIN;
   case TS_OP_ARGMAX: return R_ARGMAX;
   case TS_OP_ARGMIN: return R_ARGMIN;
   default: return -1;
@@ -303,6 +305,8 @@ extern "C" bool ts__cu_has_reduce(ts_op op, ts_dtype dtype)
   int kind = reduce_kind_of(op);
   if (kind < 0)
     return false;
+  if (op == TS_OP_REDUCE_ANY || op == TS_OP_REDUCE_ALL) /* bool alone */
+    return dtype == TS_BOOL;
   if (dtype == TS_BOOL) /* Max and Min (any, all) only, as on the CPU */
     return kind == R_MAX || kind == R_MIN;
   return (unsigned)dtype < TS_NUMERIC_DTYPE_COUNT;
