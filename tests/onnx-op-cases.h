@@ -259,8 +259,6 @@ static const onnx_op_case ONNX_OP_CASES[] = {
   { "binary_rows", case_binary_rows, "a, b", { "f32[8]=7,-7,7.5,-7.5,-0.5,3,0,2", "f32[8]=2,2,-2,2,1,0,0,0.5" } },
   { "truncate_int", case_truncate_int, "a, b", { "i32[6]=7,-7,7,-7,6,0", "i32[6]=2,2,-2,-2,-3,5" } },
   { "float_tests", case_float_tests, "a, b", { "f32[6]=1,0,-1,2,0,-3", "f32[6]=0,0,0,1,1,-2" } },
-}
-
   { "sorting", case_sorting, "x", { "f32[2,4]=3,1,3,-2,0.5,0.5,-1,4" } },
   { "any_all", case_any_all, "x", { "f32[2,3]=1,-2,3,-4,-5,-6" } },
   { "shapes", case_shapes, "x", { "f32[2,6]:range" } },
