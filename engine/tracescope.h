@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define TS_ABI_VERSION 13
+#define TS_ABI_VERSION 14
 #define TS_MAX_RANK 8
 #define TS_API __attribute__((visibility("default")))
 
@@ -420,7 +420,9 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(SIGN, sign, ARITH)                                                   \
   X(ROUND, round, ARITH)                                                 \
   X(ARGMIN, argmin, REDUCE)                                              \
-  X(CUMSUM, cumsum, REDUCE)
+  X(CUMSUM, cumsum, REDUCE)                                              \
+  X(PACK, pack, SHAPE)                                                   \
+  X(UNPACK, unpack, SHAPE)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -520,6 +522,12 @@ TS_API ts_tensor *ts_transpose_at(ts_loc loc, ts_tensor *x, ts_ints perm); /* TS
 TS_API ts_tensor *ts_concat_at(ts_loc loc, ts_tensor *const *xs, int n, int axis);
 /* Splits x into n equal parts along axis into out[0..n-1]; returns n, or -1. */
 TS_API int ts_split_at(ts_loc loc, ts_tensor *x, int n, int axis, ts_tensor **out);
+/* tf.stack: n tensors of one shape along a new axis (in [-(rank + 1), rank]
+ * of theirs): [n, ...] for axis 0. */
+TS_API ts_tensor *ts_pack_at(ts_loc loc, ts_tensor *const *xs, int n, int axis);
+/* tf.unstack: x's num slices along axis (that axis dropped) into
+ * out[0..num-1]; num -1 takes x's dim there (known).  Returns num, or -1. */
+TS_API int ts_unpack_at(ts_loc loc, ts_tensor *x, int num, int axis, ts_tensor **out);
 TS_API ts_tensor *ts_slice_at(ts_loc loc, ts_tensor *x, ts_ints begin, ts_ints size); /* size -1: to end */
 TS_API ts_tensor *ts_gather_at(ts_loc loc, ts_tensor *params, ts_tensor *indices, int axis);
 #define ts_cast(x, dtype) ts_cast_at(TS_HERE, (x), (dtype))
@@ -528,6 +536,8 @@ TS_API ts_tensor *ts_gather_at(ts_loc loc, ts_tensor *params, ts_tensor *indices
 #define ts_transpose(x, perm) ts_transpose_at(TS_HERE, (x), (perm))
 #define ts_concat(xs, n, axis) ts_concat_at(TS_HERE, (xs), (n), (axis))
 #define ts_split(x, n, axis, out) ts_split_at(TS_HERE, (x), (n), (axis), (out))
+#define ts_pack(xs, n, axis) ts_pack_at(TS_HERE, (xs), (n), (axis))
+#define ts_unpack(x, num, axis, out) ts_unpack_at(TS_HERE, (x), (num), (axis), (out))
 #define ts_slice(x, begin, size) ts_slice_at(TS_HERE, (x), (begin), (size))
 #define ts_gather(params, indices, axis) ts_gather_at(TS_HERE, (params), (indices), (axis))
 

@@ -189,6 +189,13 @@ static ts_tensor *row_body(ts_call *c)
       return NULL;
     return ts_concat(parts, 3, 0);
   }
+  case TS_OP_PACK: return ts_pack(((ts_tensor *[]){ x, p, x }), 3, 1);
+  case TS_OP_UNPACK: {
+    ts_tensor *parts[3];
+    if (ts_unpack(x, 3, -1, parts) != 3)
+      return NULL;
+    return ts_concat(parts, 3, 0);
+  }
   case TS_OP_SLICE: return ts_slice(x, TS_INTS(0, 1), TS_INTS(2, -1));
   case TS_OP_GATHER: return ts_gather(x, ts_constant(TS_I32, TS_SHAPE(3), (int32_t[]){ 2, 0, 2 }), 1);
   case TS_OP_WHERE: return ts_where(b, x, ts_cast(i, TS_F32));
@@ -448,6 +455,20 @@ static ts_tensor *edge_body(ts_call *c)
   case 34: return ts_argmin(ts_cast(ts_where(ts_greater(x, ts_scalar_f32(0)), x, ts_scalar_f32(NAN)), TS_F16), 1);
   case 35: return ts_cumsum(ts_cast(ts_mul(x, ts_scalar_f32(100)), TS_I8), 0, true, true); /* wraps */
   case 36: return ts_cumsum(ts_cast(x, TS_F16), -1, false, true);
+  case 37: return ts_pack(((ts_tensor *[]){ b, ts_logical_not(b) }), 2, -1);
+  case 38: return ts_pack(((ts_tensor *[]){ ts_cast(i, TS_I64), ts_cast(x, TS_I64) }), 2, 0);
+  case 39: { /* unpack along the last axis of a [2,3,1] float16, stacked back along axis 0 */
+    ts_tensor *parts[2];
+    if (ts_unpack(ts_cast(ts_reshape(x, TS_SHAPE(2, 3, 1)), TS_F16), 2, 0, parts) != 2)
+      return NULL;
+    return ts_pack(parts, 2, 2);
+  }
+  case 40: { /* a scalar per slice: rank 1 unstacked */
+    ts_tensor *parts[6];
+    if (ts_unpack(ts_reshape(ts_cast(i, TS_U8), TS_SHAPE(6)), 6, 0, parts) != 6)
+      return NULL;
+    return ts_pack(((ts_tensor *[]){ parts[5], parts[0] }), 2, 0);
+  }
   default: return NULL;
   }
 }
@@ -493,6 +514,10 @@ static const struct {
   { "ArgMin float16, NaN", TS_OP_ARGMIN },
   { "Cumsum int8, exclusive, reverse", TS_OP_CUMSUM },
   { "Cumsum float16, reverse", TS_OP_CUMSUM },
+  { "Pack bool, last axis", TS_OP_PACK },
+  { "Pack int64, axis 0", TS_OP_PACK },
+  { "Unpack float16, Pack at the end", TS_OP_UNPACK },
+  { "Unpack uint8 into scalars", TS_OP_UNPACK },
 };
 
 static int edge_cases(op_case *out)
@@ -823,6 +848,7 @@ FWD1(flatten, ts_flatten(in[0]))
 FWD1(transpose, ts_transpose(in[0], TS_INTS(1, 2, 0)))
 FWD1(concat, ts_concat(((ts_tensor *[]){ in[0], in[1], in[0] }), 3, 1))
 FWD1(slice, ts_slice(in[0], TS_INTS(1, 0, 1), TS_INTS(2, -1, 2)))
+FWD1(pack, ts_pack(((ts_tensor *[]){ in[0], in[1], in[0] }), 3, -2))
 FWD1(gather0, ts_gather(in[0], c_i32(TS_SHAPE(2, 2), (int32_t[]){ 4, 0, 4, 2 }), 0))
 FWD1(gather1, ts_gather(in[0], c_i32(TS_SHAPE(3), (int32_t[]){ 2, 2, 0 }), 1))
 FWD1(sum, ts_reduce_sum(in[0], TS_AXES(1), false))
@@ -923,6 +949,11 @@ static int fwd_conv_grads(ts_tensor *const *in, ts_tensor **out)
   return ok ? 2 : -1;
 }
 
+static int fwd_unpack(ts_tensor *const *in, ts_tensor **out)
+{
+  return ts_unpack(in[0], -1, 1, out);
+}
+
 static int fwd_split(ts_tensor *const *in, ts_tensor **out)
 {
   return ts_split(in[0], 3, 1, out);
@@ -1014,6 +1045,8 @@ static const grad_case GRAD_CASES[] = {
   { "Concat", TS_OP_CONCAT, fwd_concat, 2, { S(2, 3), S(2, 1) }, -2, 2, false },
   { "Split", TS_OP_SPLIT, fwd_split, 1, { S(2, 6) }, -2, 2, false },
   { "Slice", TS_OP_SLICE, fwd_slice, 1, { S(4, 3, 4) }, -2, 2, false },
+  { "Pack", TS_OP_PACK, fwd_pack, 2, { S(2, 3), S(2, 3) }, -2, 2, false },
+  { "Unpack", TS_OP_UNPACK, fwd_unpack, 1, { S(2, 3, 2) }, -2, 2, false },
   { "Gather (axis 0)", TS_OP_GATHER, fwd_gather0, 1, { S(5, 3) }, -2, 2, false },
   { "Gather (axis 1)", TS_OP_GATHER, fwd_gather1, 1, { S(2, 3, 2) }, -2, 2, false },
   { "Sum", TS_OP_REDUCE_SUM, fwd_sum, 1, { S(3, 4) }, -2, 2, false },

@@ -784,6 +784,70 @@ static void test_split(void)
   ts_scope_end(scope);
 }
 
+/* tf.stack and tf.unstack, their values worked out by hand. */
+static void test_pack_unpack(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *a = ts_reshape(ts_range(TS_F32, 1, 7, 1), TS_SHAPE(2, 3));
+  ts_tensor *b = ts_reshape(ts_range(TS_F32, 7, 13, 1), TS_SHAPE(2, 3));
+  ts_tensor *ab[] = { a, b }, *out[64];
+  ts_tensor *y = ts_pack(ab, 2, 0);
+  assert_info(y, TS_F32, TS_SHAPE(2, 2, 3));
+  ASSERT_VALUES(y, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
+  ASSERT_VALUES(ts_pack(ab, 2, -3), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
+  y = ts_pack(ab, 2, 1);
+  assert_info(y, TS_F32, TS_SHAPE(2, 2, 3));
+  ASSERT_VALUES(y, 1, 2, 3, 7, 8, 9, 4, 5, 6, 10, 11, 12);
+  y = ts_pack(ab, 2, -1);
+  assert_info(y, TS_F32, TS_SHAPE(2, 3, 2));
+  ASSERT_VALUES(y, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11, 6, 12);
+  y = ts_pack(((ts_tensor *[]){ ts_scalar_i64(INT64_MAX), ts_scalar_i64(-3), ts_scalar_i64(INT64_MIN) }), 3, 0);
+  assert_info(y, TS_I64, TS_SHAPE(3));
+  g_assert_cmpint(ts_tensor_get_i64(y, 0), ==, INT64_MAX);
+  g_assert_cmpint(ts_tensor_get_i64(y, 2), ==, INT64_MIN);
+  bool bv[] = { true, false };
+  y = ts_pack(((ts_tensor *[]){ ts_constant(TS_BOOL, TS_SHAPE(2), bv), ts_logical_not(ts_constant(TS_BOOL, TS_SHAPE(2), bv)) }), 2, 1);
+  assert_info(y, TS_BOOL, TS_SHAPE(2, 2));
+  ASSERT_VALUES(y, 1, 0, 0, 1);
+  assert_info(ts_pack(((ts_tensor *[]){ ts_zeros(TS_F16, TS_SHAPE(0, 2)) }), 1, 1), TS_F16, TS_SHAPE(0, 1, 2));
+
+  g_assert_cmpint(ts_unpack(a, -1, 0, out), ==, 2);
+  assert_info(out[1], TS_F32, TS_SHAPE(3));
+  ASSERT_VALUES(out[0], 1, 2, 3);
+  ASSERT_VALUES(out[1], 4, 5, 6);
+  g_assert_cmpint(ts_unpack(a, 3, -1, out), ==, 3);
+  assert_info(out[2], TS_F32, TS_SHAPE(2));
+  ASSERT_VALUES(out[0], 1, 4);
+  ASSERT_VALUES(out[1], 2, 5);
+  ASSERT_VALUES(out[2], 3, 6);
+  g_assert_cmpint(ts_unpack(ts_reshape(ts_range(TS_U16, 0, 4, 1), TS_SHAPE(4)), -1, 0, out), ==, 4);
+  assert_info(out[3], TS_U16, TS_SCALAR_SHAPE);
+  ASSERT_VALUES(out[3], 3);
+  g_assert_cmpint(ts_unpack(ts_zeros(TS_I8, TS_SHAPE(0, 2)), -1, 1, out), ==, 2);
+  assert_info(out[1], TS_I8, TS_SHAPE(0));
+  g_assert_false(ts_failed());
+
+  assert_error(ts_pack(((ts_tensor *[]){ a, ts_transpose(b, TS_ALL_AXES) }), 2, 0), TS_ERR_SHAPE, "Pack",
+               "values[1].shape = f32[3,2]", NULL);
+  assert_error(ts_pack(ab, 2, 3), TS_ERR_INVALID_ARGUMENT, "Pack", "axis 3", "[-3, 2]", NULL);
+  assert_error(ts_pack(ab, 2, -4), TS_ERR_INVALID_ARGUMENT, "Pack", "axis -4", NULL);
+  assert_error(ts_pack(ab, 0, 0), TS_ERR_INVALID_ARGUMENT, "Pack", "got 0", NULL);
+  assert_error(ts_pack(((ts_tensor *[]){ ts_zeros(TS_F32, TS_SHAPE(1, 1, 1, 1, 1, 1, 1, 1)) }), 1, 0),
+               TS_ERR_SHAPE, "Pack", "rank 9", NULL);
+  g_assert_cmpint(ts_unpack(a, 2, 1, out), ==, -1);
+  g_assert_null(out[0]);
+  assert_error(NULL, TS_ERR_INVALID_ARGUMENT, "Unpack", "num 2", "axis 1", "f32[2,3]", NULL);
+  g_assert_cmpint(ts_unpack(a, 2, 2, out), ==, -1);
+  assert_error(NULL, TS_ERR_INVALID_ARGUMENT, "Unpack", "axis 2", NULL);
+  g_assert_cmpint(ts_unpack(ts_scalar_f32(1), 1, 0, out), ==, -1);
+  assert_error(NULL, TS_ERR_SHAPE, "Unpack", "scalar", NULL);
+  g_assert_cmpint(ts_unpack(ts_zeros(TS_F32, TS_SHAPE(0, 2)), -1, 0, out), ==, -1);
+  assert_error(NULL, TS_ERR_INVALID_ARGUMENT, "Unpack", "0 slices", NULL);
+  g_assert_cmpint(ts_unpack(ts_zeros(TS_F32, TS_SHAPE(65)), -1, 0, out), ==, -1);
+  assert_error(NULL, TS_ERR_INVALID_ARGUMENT, "Unpack", "65 slices", NULL);
+  ts_scope_end(scope);
+}
+
 /* ---- slice and gather -------------------------------------------------------------- */
 
 static void test_slice(void)
@@ -898,6 +962,7 @@ int main(int argc, char **argv)
   g_test_add_func("/shape/transpose-merged-dims", test_transpose_merged_dims);
   g_test_add_func("/shape/concat", test_concat);
   g_test_add_func("/shape/split", test_split);
+  g_test_add_func("/shape/pack-unpack", test_pack_unpack);
   g_test_add_func("/shape/slice", test_slice);
   g_test_add_func("/shape/gather", test_gather);
   return g_test_run();

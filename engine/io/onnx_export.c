@@ -675,6 +675,34 @@ static const char *axis_op(emit_ctx *c, const char *op, const char *x, int64_t a
   return t;
 }
 
+/* Pack: each input unsqueezed at the axis, then joined there. */
+static bool emit_pack(emit_ctx *c)
+{
+  int64_t axis = attr(c->n, 0)->i;
+  int n = c->n->n_inputs;
+  const char **parts = keep(c->ex, g_new(const char *, n));
+  for (int i = 0; i < n; i++)
+    parts[i] = axis_op(c, "Unsqueeze", c->in[i], axis, NULL, kept_printf(c->ex, "part_%d", i));
+  attr_int(c, add_node(c, "Concat", parts, n, c->out, 1), "axis", axis);
+  return true;
+}
+
+/* Unpack: Split into parts of 1, each squeezed at the axis. */
+static bool emit_unpack(emit_ctx *c)
+{
+  int64_t num = attr(c->n, 0)->i, axis = attr(c->n, 1)->i, ones[TS_MAX_OUTPUTS];
+  const char **parts = keep(c->ex, g_new(const char *, num));
+  for (int64_t i = 0; i < num; i++) {
+    ones[i] = 1;
+    parts[i] = temp(c, kept_printf(c->ex, "part_%d", (int)i));
+  }
+  const char *in[2] = { c->in[0], const_i64(c, "split", ones, (int)num, false) };
+  attr_int(c, add_node(c, "Split", in, 2, parts, (int)num), "axis", axis);
+  for (int64_t i = 0; i < num; i++)
+    axis_op(c, "Squeeze", parts[i], axis, c->out[i], NULL);
+  return true;
+}
+
 /* LSTMSequence as ONNX's LSTM: W and R are w and r transposed, B the
  * op's bias beside zeros (ONNX adds Wb and Rb), the states and Y with the
  * direction's dim of 1. */
@@ -1011,6 +1039,7 @@ static const struct {
   { TS_OP_ACOSH, emit_acosh }, { TS_OP_ATANH, emit_atanh }, { TS_OP_ERF, emit_erf }, { TS_OP_SIGN, emit_sign },
   { TS_OP_ROUND, emit_round }, { TS_OP_ARGMIN, emit_argmin }, { TS_OP_CUMSUM, emit_cumsum },
   { TS_OP_CONV_TRANSPOSE, emit_conv_transpose }, { TS_OP_LSTM_SEQUENCE, emit_lstm_sequence },
+  { TS_OP_PACK, emit_pack }, { TS_OP_UNPACK, emit_unpack },
 };
 
 /* Why an op has none. */

@@ -253,11 +253,12 @@ static int64_t dims_prod(ts_shape s, int from, int to)
   return n;
 }
 
-/* Concat and Split: each operand's chunks are one 2-D copy on the stream. */
+/* Concat and Split (and Pack and Unpack, their parts without the axis of
+ * 1): each operand's chunks are one 2-D copy on the stream. */
 bool ts__cuda_concat(ts_kernel_ctx *k)
 {
   ts_tensor *y = k->out[0];
-  bool concat = k->def->op == TS_OP_CONCAT;
+  bool concat = k->def->op == TS_OP_CONCAT || k->def->op == TS_OP_PACK;
   const ts_tensor *whole = concat ? y : k->in[0];
   int axis = 0;
   ts__axis(k->attrs[concat ? 0 : 1].i, whole->shape.rank, &axis); /* inference checked it */
@@ -580,7 +581,7 @@ bool ts__cuda_op_supported(const ts_kernel_ctx *k)
   case TS_OP_WHERE:
     return dt == TS_BOOL;
   case TS_OP_RESHAPE: case TS_OP_FLATTEN:
-  case TS_OP_TRANSPOSE: case TS_OP_SLICE: case TS_OP_CONCAT: case TS_OP_SPLIT:
+  case TS_OP_TRANSPOSE: case TS_OP_SLICE: case TS_OP_CONCAT: case TS_OP_SPLIT: case TS_OP_PACK: case TS_OP_UNPACK:
   case TS_OP_FILL: case TS_OP_ZEROS_LIKE: case TS_OP_ONES_LIKE:
     return true;
   case TS_OP_CAST:
