@@ -422,7 +422,8 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(ARGMIN, argmin, REDUCE)                                              \
   X(CUMSUM, cumsum, REDUCE)                                              \
   X(PACK, pack, SHAPE)                                                   \
-  X(UNPACK, unpack, SHAPE)
+  X(UNPACK, unpack, SHAPE)                                               \
+  X(TILE, tile, SHAPE)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -528,6 +529,8 @@ TS_API ts_tensor *ts_pack_at(ts_loc loc, ts_tensor *const *xs, int n, int axis);
 /* tf.unstack: x's num slices along axis (that axis dropped) into
  * out[0..num-1]; num -1 takes x's dim there (known).  Returns num, or -1. */
 TS_API int ts_unpack_at(ts_loc loc, ts_tensor *x, int num, int axis, ts_tensor **out);
+/* tf.tile: x repeated multiples[d] times along each dim d (one each, >= 0). */
+TS_API ts_tensor *ts_tile_at(ts_loc loc, ts_tensor *x, ts_ints multiples);
 TS_API ts_tensor *ts_slice_at(ts_loc loc, ts_tensor *x, ts_ints begin, ts_ints size); /* size -1: to end */
 TS_API ts_tensor *ts_gather_at(ts_loc loc, ts_tensor *params, ts_tensor *indices, int axis);
 #define ts_cast(x, dtype) ts_cast_at(TS_HERE, (x), (dtype))
@@ -538,6 +541,7 @@ TS_API ts_tensor *ts_gather_at(ts_loc loc, ts_tensor *params, ts_tensor *indices
 #define ts_split(x, n, axis, out) ts_split_at(TS_HERE, (x), (n), (axis), (out))
 #define ts_pack(xs, n, axis) ts_pack_at(TS_HERE, (xs), (n), (axis))
 #define ts_unpack(x, num, axis, out) ts_unpack_at(TS_HERE, (x), (num), (axis), (out))
+#define ts_tile(x, multiples) ts_tile_at(TS_HERE, (x), (multiples))
 #define ts_slice(x, begin, size) ts_slice_at(TS_HERE, (x), (begin), (size))
 #define ts_gather(params, indices, axis) ts_gather_at(TS_HERE, (params), (indices), (axis))
 

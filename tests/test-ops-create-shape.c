@@ -848,6 +848,41 @@ static void test_pack_unpack(void)
   ts_scope_end(scope);
 }
 
+/* tf.tile, its values worked out by hand; huge multiples are errors before
+ * any allocation. */
+static void test_tile(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_constant(TS_I32, TS_SHAPE(2, 2), ((int32_t[]){ 1, 2, 3, 4 }));
+  ts_tensor *y = ts_tile(x, TS_INTS(2, 3));
+  assert_info(y, TS_I32, TS_SHAPE(4, 6));
+  ASSERT_VALUES(y, 1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4, 1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4);
+  ASSERT_VALUES(ts_tile(x, TS_INTS(1, 2)), 1, 2, 1, 2, 3, 4, 3, 4);
+  ASSERT_VALUES(ts_tile(x, TS_INTS(2, 1)), 1, 2, 3, 4, 1, 2, 3, 4);
+  assert_info(ts_tile(x, TS_INTS(1, 0)), TS_I32, TS_SHAPE(2, 0));
+  y = ts_tile(ts_cast(ts_constant(TS_F32, TS_SHAPE(2), ((float[]){ 0.5f, -1 })), TS_F16), TS_INTS(3));
+  assert_info(y, TS_F16, TS_SHAPE(6));
+  ASSERT_VALUES(y, 0.5, -1, 0.5, -1, 0.5, -1);
+  y = ts_tile(ts_constant(TS_BOOL, TS_SHAPE(1, 2, 1), ((bool[]){ true, false })), TS_INTS(2, 1, 2));
+  assert_info(y, TS_BOOL, TS_SHAPE(2, 2, 2));
+  ASSERT_VALUES(y, 1, 1, 0, 0, 1, 1, 0, 0);
+  y = ts_tile(ts_scalar_i64(INT64_MIN), (ts_ints){ .n = 0 });
+  assert_info(y, TS_I64, TS_SCALAR_SHAPE);
+  g_assert_cmpint(ts_tensor_get_i64(y, 0), ==, INT64_MIN);
+  assert_info(ts_tile(ts_zeros(TS_U64, TS_SHAPE(0, 3)), TS_INTS(5, 2)), TS_U64, TS_SHAPE(0, 6));
+  g_assert_false(ts_failed());
+
+  assert_error(ts_tile(x, TS_INTS(2)), TS_ERR_INVALID_ARGUMENT, "Tile", "length 2 but got length 1", "i32[2,2]",
+               NULL);
+  assert_error(ts_tile(x, TS_INTS(1, -1)), TS_ERR_INVALID_ARGUMENT, "Tile", "multiples[1] >= 0, but got -1",
+               NULL);
+  assert_error(ts_tile(x, TS_INTS(INT64_MAX, 1)), TS_ERR_SHAPE, "Tile", "multiples[0]", "overflow", NULL);
+  assert_error(ts_tile(x, TS_INTS((int64_t)1 << 40, (int64_t)1 << 40)), TS_ERR_SHAPE, "Tile",
+               "overflow int64", NULL);
+  assert_error(ts_tile(x, TS_INTS(1000000, 1000000)), TS_ERR_NO_MEMORY, NULL, "i32[2000000,2000000] is too large", NULL);
+  ts_scope_end(scope);
+}
+
 /* ---- slice and gather -------------------------------------------------------------- */
 
 static void test_slice(void)
@@ -963,6 +998,7 @@ int main(int argc, char **argv)
   g_test_add_func("/shape/concat", test_concat);
   g_test_add_func("/shape/split", test_split);
   g_test_add_func("/shape/pack-unpack", test_pack_unpack);
+  g_test_add_func("/shape/tile", test_tile);
   g_test_add_func("/shape/slice", test_slice);
   g_test_add_func("/shape/gather", test_gather);
   return g_test_run();

@@ -703,6 +703,13 @@ static bool emit_unpack(emit_ctx *c)
   return true;
 }
 
+static bool emit_tile(emit_ctx *c)
+{
+  ts_ints m = attr(c->n, 0)->ints;
+  node1(c, "Tile", c->out[0], 2, c->in[0], const_i64(c, "repeats", m.v, m.n, false));
+  return true;
+}
+
 /* LSTMSequence as ONNX's LSTM: W and R are w and r transposed, B the
  * op's bias beside zeros (ONNX adds Wb and Rb), the states and Y with the
  * direction's dim of 1. */
@@ -1039,7 +1046,7 @@ static const struct {
   { TS_OP_ACOSH, emit_acosh }, { TS_OP_ATANH, emit_atanh }, { TS_OP_ERF, emit_erf }, { TS_OP_SIGN, emit_sign },
   { TS_OP_ROUND, emit_round }, { TS_OP_ARGMIN, emit_argmin }, { TS_OP_CUMSUM, emit_cumsum },
   { TS_OP_CONV_TRANSPOSE, emit_conv_transpose }, { TS_OP_LSTM_SEQUENCE, emit_lstm_sequence },
-  { TS_OP_PACK, emit_pack }, { TS_OP_UNPACK, emit_unpack },
+  { TS_OP_PACK, emit_pack }, { TS_OP_UNPACK, emit_unpack }, { TS_OP_TILE, emit_tile },
 };
 
 /* Why an op has none. */
