@@ -81,17 +81,21 @@ static ts_tensor *case_shapes(ts_call *c)
 }
 
 /* Pack and Unpack: rows unstacked, stacked again along a new last and a
- * new middle axis; Tile. */
+ * new middle axis; Tile; Pad, CONSTANT and REFLECT. */
 static ts_tensor *case_stack(ts_call *c)
 {
   ts_tensor *x = A(0); /* [2,3] */
   ts_tensor *rows[2], *cols[3];
   ts_unpack(x, 2, 0, rows);
   ts_unpack(x, -1, -1, cols);
-  ts_tensor *parts[4] = { ts_reshape(ts_pack(((ts_tensor *[]){ rows[1], rows[0], rows[1] }), 3, -1), TS_SHAPE(-1)),
+  ts_tensor *parts[7] = { ts_reshape(ts_pack(((ts_tensor *[]){ rows[1], rows[0], rows[1] }), 3, -1), TS_SHAPE(-1)),
                           ts_reshape(ts_pack(((ts_tensor *[]){ x, x }), 2, 1), TS_SHAPE(-1)), cols[2],
-                          ts_reshape(ts_tile(x, TS_INTS(2, 3)), TS_SHAPE(-1)) };
-  return ts_concat(parts, 4, 0);
+                          ts_reshape(ts_tile(x, TS_INTS(2, 3)), TS_SHAPE(-1)),
+                          ts_reshape(ts_pad(x, TS_INTS(1, 2), TS_INTS(0, 1), TS_PAD_REFLECT, NULL), TS_SHAPE(-1)),
+                          ts_reshape(ts_pad(x, TS_INTS(0, 1), TS_INTS(2, 0), TS_PAD_CONSTANT, ts_scalar_f32(-0.5f)),
+                                     TS_SHAPE(-1)),
+                          ts_reshape(ts_pad(x, TS_INTS(1, 0), TS_INTS(0, 3), TS_PAD_CONSTANT, NULL), TS_SHAPE(-1)) };
+  return ts_concat(parts, 7, 0);
 }
 
 static ts_tensor *case_reductions(ts_call *c)

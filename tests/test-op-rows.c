@@ -197,6 +197,7 @@ static ts_tensor *row_body(ts_call *c)
     return ts_concat(parts, 3, 0);
   }
   case TS_OP_TILE: return ts_tile(x, TS_INTS(2, 3));
+  case TS_OP_PAD: return ts_pad(x, TS_INTS(1, 2), TS_INTS(0, 1), TS_PAD_CONSTANT, ts_reduce_max(p, TS_ALL_AXES, false));
   case TS_OP_SLICE: return ts_slice(x, TS_INTS(0, 1), TS_INTS(2, -1));
   case TS_OP_GATHER: return ts_gather(x, ts_constant(TS_I32, TS_SHAPE(3), (int32_t[]){ 2, 0, 2 }), 1);
   case TS_OP_WHERE: return ts_where(b, x, ts_cast(i, TS_F32));
@@ -473,6 +474,10 @@ static ts_tensor *edge_body(ts_call *c)
   case 41: return ts_tile(ts_reshape(ts_cast(x, TS_BF16), TS_SHAPE(2, 1, 3)), TS_INTS(2, 3, 1));
   case 42: return ts_tile(ts_logical_not(b), TS_INTS(1, 0));
   case 43: return ts_tile(ts_reduce_sum(i, TS_ALL_AXES, false), (ts_ints){ .n = 0 });
+  case 44: return ts_pad(ts_cast(i, TS_I8), TS_INTS(1, 2), TS_INTS(1, 1), TS_PAD_REFLECT, NULL);
+  case 45: return ts_pad(ts_cast(x, TS_BF16), TS_INTS(2, 0), TS_INTS(1, 3), TS_PAD_SYMMETRIC, NULL);
+  case 46: return ts_pad(b, TS_INTS(0, 1), TS_INTS(1, 0), TS_PAD_CONSTANT, NULL);
+  case 47: return ts_pad(x, TS_INTS(0, 3), TS_INTS(0, 0), TS_PAD_REFLECT, NULL); /* an error */
   default: return NULL;
   }
 }
@@ -525,6 +530,10 @@ static const struct {
   { "Tile bfloat16, rank 3", TS_OP_TILE },
   { "Tile bool, multiple 0", TS_OP_TILE },
   { "Tile int32 scalar", TS_OP_TILE },
+  { "Pad int8, REFLECT", TS_OP_PAD },
+  { "Pad bfloat16, SYMMETRIC", TS_OP_PAD },
+  { "Pad bool, CONSTANT 0", TS_OP_PAD },
+  { "Pad REFLECT as far as the dim: refused", TS_OP_PAD },
 };
 
 static int edge_cases(op_case *out)
@@ -856,6 +865,9 @@ FWD1(transpose, ts_transpose(in[0], TS_INTS(1, 2, 0)))
 FWD1(concat, ts_concat(((ts_tensor *[]){ in[0], in[1], in[0] }), 3, 1))
 FWD1(slice, ts_slice(in[0], TS_INTS(1, 0, 1), TS_INTS(2, -1, 2)))
 FWD1(tile, ts_tile(in[0], TS_INTS(2, 1, 3)))
+FWD1(pad_constant, ts_pad(in[0], TS_INTS(1, 0), TS_INTS(2, 1), TS_PAD_CONSTANT, ts_scalar_f64(0.5)))
+FWD1(pad_reflect, ts_pad(in[0], TS_INTS(2, 1), TS_INTS(1, 2), TS_PAD_REFLECT, NULL))
+FWD1(pad_symmetric, ts_pad(in[0], TS_INTS(3, 1), TS_INTS(1, 3), TS_PAD_SYMMETRIC, NULL))
 FWD1(pack, ts_pack(((ts_tensor *[]){ in[0], in[1], in[0] }), 3, -2))
 FWD1(gather0, ts_gather(in[0], c_i32(TS_SHAPE(2, 2), (int32_t[]){ 4, 0, 4, 2 }), 0))
 FWD1(gather1, ts_gather(in[0], c_i32(TS_SHAPE(3), (int32_t[]){ 2, 2, 0 }), 1))
@@ -1054,6 +1066,9 @@ static const grad_case GRAD_CASES[] = {
   { "Split", TS_OP_SPLIT, fwd_split, 1, { S(2, 6) }, -2, 2, false },
   { "Slice", TS_OP_SLICE, fwd_slice, 1, { S(4, 3, 4) }, -2, 2, false },
   { "Tile", TS_OP_TILE, fwd_tile, 1, { S(2, 3, 2) }, -2, 2, false },
+  { "Pad (CONSTANT)", TS_OP_PAD, fwd_pad_constant, 1, { S(2, 3) }, -2, 2, false },
+  { "Pad (REFLECT)", TS_OP_PAD, fwd_pad_reflect, 1, { S(3, 4) }, -2, 2, false },
+  { "Pad (SYMMETRIC)", TS_OP_PAD, fwd_pad_symmetric, 1, { S(3, 4) }, -2, 2, false },
   { "Pack", TS_OP_PACK, fwd_pack, 2, { S(2, 3), S(2, 3) }, -2, 2, false },
   { "Unpack", TS_OP_UNPACK, fwd_unpack, 1, { S(2, 3, 2) }, -2, 2, false },
   { "Gather (axis 0)", TS_OP_GATHER, fwd_gather0, 1, { S(5, 3) }, -2, 2, false },

@@ -883,6 +883,57 @@ static void test_tile(void)
   ts_scope_end(scope);
 }
 
+/* tf.pad in its three modes, the values of TensorFlow's documented example
+ * and others worked out by hand; TensorFlow's errors. */
+static void test_pad(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_constant(TS_I32, TS_SHAPE(2, 3), ((int32_t[]){ 1, 2, 3, 4, 5, 6 }));
+  ts_tensor *y = ts_pad(x, TS_INTS(1, 2), TS_INTS(1, 2), TS_PAD_CONSTANT, NULL);
+  assert_info(y, TS_I32, TS_SHAPE(4, 7));
+  ASSERT_VALUES(y, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 0, 0, 0, 0, 4, 5, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  y = ts_pad(x, TS_INTS(1, 2), TS_INTS(1, 2), TS_PAD_REFLECT, NULL);
+  assert_info(y, TS_I32, TS_SHAPE(4, 7));
+  ASSERT_VALUES(y, 6, 5, 4, 5, 6, 5, 4, 3, 2, 1, 2, 3, 2, 1, 6, 5, 4, 5, 6, 5, 4, 3, 2, 1, 2, 3, 2, 1);
+  y = ts_pad(x, TS_INTS(1, 2), TS_INTS(1, 2), TS_PAD_SYMMETRIC, NULL);
+  ASSERT_VALUES(y, 2, 1, 1, 2, 3, 3, 2, 2, 1, 1, 2, 3, 3, 2, 5, 4, 4, 5, 6, 6, 5, 5, 4, 4, 5, 6, 6, 5);
+  y = ts_pad(x, TS_INTS(1, 0), TS_INTS(0, 2), TS_PAD_CONSTANT, ts_scalar_i32(9));
+  assert_info(y, TS_I32, TS_SHAPE(3, 5));
+  ASSERT_VALUES(y, 9, 9, 9, 9, 9, 1, 2, 3, 9, 9, 4, 5, 6, 9, 9);
+  y = ts_pad(x, TS_INTS(0, 0), TS_INTS(1, 3), TS_PAD_SYMMETRIC, NULL); /* as far as the dim */
+  ASSERT_VALUES(y, 1, 2, 3, 3, 2, 1, 4, 5, 6, 6, 5, 4, 4, 5, 6, 6, 5, 4);
+  y = ts_pad(ts_cast(ts_constant(TS_F32, TS_SHAPE(3), ((float[]){ 0.5f, -1, 2 })), TS_F16), TS_INTS(2), TS_INTS(1),
+             TS_PAD_REFLECT, NULL);
+  assert_info(y, TS_F16, TS_SHAPE(6));
+  ASSERT_VALUES(y, 2, -1, 0.5, -1, 2, -1);
+  y = ts_pad(ts_constant(TS_BOOL, TS_SHAPE(1), ((bool[]){ false })), TS_INTS(1), TS_INTS(0), TS_PAD_CONSTANT,
+             ts_constant(TS_BOOL, TS_SCALAR_SHAPE, ((bool[]){ true })));
+  ASSERT_VALUES(y, 1, 0);
+  y = ts_pad(ts_zeros(TS_I64, TS_SHAPE(0, 2)), TS_INTS(1, 0), TS_INTS(0, 1), TS_PAD_CONSTANT, ts_scalar_i64(INT64_MIN));
+  assert_info(y, TS_I64, TS_SHAPE(1, 3));
+  g_assert_cmpint(ts_tensor_get_i64(y, 2), ==, INT64_MIN);
+  ASSERT_VALUES(ts_pad(ts_scalar_f32(3), (ts_ints){ .n = 0 }, (ts_ints){ .n = 0 }, TS_PAD_REFLECT, NULL), 3);
+  g_assert_false(ts_failed());
+
+  assert_error(ts_pad(x, TS_INTS(1, 3), TS_INTS(0, 0), TS_PAD_REFLECT, NULL), TS_ERR_INVALID_ARGUMENT, "Pad",
+               "REFLECT paddings must be no greater than the dimension size: 3, 0 greater than 2", "i32[2,3]", NULL);
+  assert_error(ts_pad(x, TS_INTS(0, 0), TS_INTS(0, 4), TS_PAD_SYMMETRIC, NULL), TS_ERR_INVALID_ARGUMENT, "Pad",
+               "0, 4 greater than 3", NULL);
+  assert_error(ts_pad(x, TS_INTS(0, -1), TS_INTS(0, 0), TS_PAD_CONSTANT, NULL), TS_ERR_INVALID_ARGUMENT, "Pad",
+               "non-negative: -1 0", NULL);
+  assert_error(ts_pad(x, TS_INTS(0), TS_INTS(0), TS_PAD_CONSTANT, NULL), TS_ERR_INVALID_ARGUMENT, "Pad",
+               "rank of inputs", NULL);
+  assert_error(ts_pad(x, TS_INTS(0, 0), TS_INTS(0, 0), TS_PAD_CONSTANT, ts_scalar_f32(1)), TS_ERR_INVALID_ARGUMENT,
+               "Pad", "constant_values", "f32[]", NULL);
+  assert_error(ts_pad(x, TS_INTS(0, 0), TS_INTS(0, 0), TS_PAD_REFLECT, ts_scalar_i32(1)), TS_ERR_INVALID_ARGUMENT,
+               "Pad", "CONSTANT mode, not REFLECT", NULL);
+  assert_error(ts_pad(x, TS_INTS(0, INT64_MAX), TS_INTS(0, 0), TS_PAD_CONSTANT, NULL), TS_ERR_SHAPE, "Pad",
+               "overflow int64", NULL);
+  assert_error(ts_pad(x, TS_INTS(0, 0), TS_INTS(0, 0), (ts_pad_mode)7, NULL), TS_ERR_INVALID_ARGUMENT, "Pad",
+               "mode 7", NULL);
+  ts_scope_end(scope);
+}
+
 /* ---- slice and gather -------------------------------------------------------------- */
 
 static void test_slice(void)
@@ -999,6 +1050,7 @@ int main(int argc, char **argv)
   g_test_add_func("/shape/split", test_split);
   g_test_add_func("/shape/pack-unpack", test_pack_unpack);
   g_test_add_func("/shape/tile", test_tile);
+  g_test_add_func("/shape/pad", test_pad);
   g_test_add_func("/shape/slice", test_slice);
   g_test_add_func("/shape/gather", test_gather);
   return g_test_run();

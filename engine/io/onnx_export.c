@@ -710,6 +710,27 @@ static bool emit_tile(emit_ctx *c)
   return true;
 }
 
+/* Pad: ONNX's Pad (pads all befores then all afters; CONSTANT and REFLECT
+ * as ONNX's constant and reflect); SYMMETRIC has no ONNX mode. */
+static bool emit_pad(emit_ctx *c)
+{
+  ts_ints before = attr(c->n, 0)->ints, after = attr(c->n, 1)->ints;
+  const char *mode = attr(c->n, 2)->s;
+  if (strcmp(mode, "SYMMETRIC") == 0)
+    return export_fail(c->ex, c->n, TS_ERR_UNIMPLEMENTED,
+                       "SYMMETRIC padding has no ONNX mode (ONNX's Pad reflects without the edge, or repeats it)");
+  int64_t pads[2 * TS_MAX_RANK];
+  for (int d = 0; d < before.n; d++) {
+    pads[d] = before.v[d];
+    pads[before.n + d] = after.v[d];
+  }
+  const char *in[3] = { c->in[0], const_i64(c, "pads", pads, 2 * before.n, false),
+                        c->n->n_inputs == 2 ? c->in[1] : NULL };
+  attr_string(c, add_node(c, "Pad", in, in[2] ? 3 : 2, c->out, 1), "mode",
+              strcmp(mode, "REFLECT") == 0 ? "reflect" : "constant");
+  return true;
+}
+
 /* LSTMSequence as ONNX's LSTM: W and R are w and r transposed, B the
  * op's bias beside zeros (ONNX adds Wb and Rb), the states and Y with the
  * direction's dim of 1. */
@@ -1046,7 +1067,7 @@ static const struct {
   { TS_OP_ACOSH, emit_acosh }, { TS_OP_ATANH, emit_atanh }, { TS_OP_ERF, emit_erf }, { TS_OP_SIGN, emit_sign },
   { TS_OP_ROUND, emit_round }, { TS_OP_ARGMIN, emit_argmin }, { TS_OP_CUMSUM, emit_cumsum },
   { TS_OP_CONV_TRANSPOSE, emit_conv_transpose }, { TS_OP_LSTM_SEQUENCE, emit_lstm_sequence },
-  { TS_OP_PACK, emit_pack }, { TS_OP_UNPACK, emit_unpack }, { TS_OP_TILE, emit_tile },
+  { TS_OP_PACK, emit_pack }, { TS_OP_UNPACK, emit_unpack }, { TS_OP_TILE, emit_tile }, { TS_OP_PAD, emit_pad },
 };
 
 /* Why an op has none. */

@@ -272,6 +272,15 @@ bool ts__cuda_tile(ts_kernel_ctx *k)
   return index_map(k, TS_CU_MAP_TILE, NULL, NULL);
 }
 
+bool ts__cuda_pad(ts_kernel_ctx *k)
+{
+  const char *mode = k->attrs[2].s;
+  ts_cu_map_mode m = strcmp(mode, "REFLECT") == 0     ? TS_CU_MAP_PAD_REFLECT
+                     : strcmp(mode, "SYMMETRIC") == 0 ? TS_CU_MAP_PAD_SYMMETRIC
+                                                      : TS_CU_MAP_PAD_CONSTANT; /* inference checked it */
+  return index_map(k, m, k->attrs[0].ints.v, k->n_in == 2 ? k->in[1]->data : NULL);
+}
+
 static int64_t dims_prod(ts_shape s, int from, int to)
 {
   int64_t n = 1;
@@ -609,7 +618,7 @@ bool ts__cuda_op_supported(const ts_kernel_ctx *k)
     return dt == TS_BOOL;
   case TS_OP_RESHAPE: case TS_OP_FLATTEN:
   case TS_OP_TRANSPOSE: case TS_OP_SLICE: case TS_OP_CONCAT: case TS_OP_SPLIT: case TS_OP_PACK: case TS_OP_UNPACK:
-  case TS_OP_TILE:
+  case TS_OP_TILE: case TS_OP_PAD:
   case TS_OP_FILL: case TS_OP_ZEROS_LIKE: case TS_OP_ONES_LIKE:
     return true;
   case TS_OP_CAST:
