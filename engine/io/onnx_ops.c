@@ -2590,8 +2590,9 @@ static bool op_average_pool(onnx_node_ctx *c)
   return out1(c, reshape(y, out));
 }
 
-/* Pad: constant (fills), edge and reflect (gathers of computed indices);
- * negative pads crop. */
+/* Pad: our Pad row where it takes the pads (constant, reflect once over);
+ * else constant (fills), edge and reflect (gathers of computed indices),
+ * negative pads cropping first. */
 static bool op_pad(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0);
@@ -2632,6 +2633,19 @@ static bool op_pad(onnx_node_ctx *c)
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "mode '%s'", mode);
     return false;
   }
+  /* pads our Pad row takes (reflect: once over, as TensorFlow's) run as it */
+  ts_ints befores = { .n = rank }, afters = { .n = rank };
+  bool as_row = !edge;
+  for (int d = 0; d < rank; d++) {
+    befores.v[d] = pads.v[d];
+    afters.v[d] = pads.v[d + rank];
+    int64_t dim = ts_tensor_dim(x, d);
+    as_row &= befores.v[d] >= 0 && afters.v[d] >= 0 &&
+              (constant || (dim >= 0 && befores.v[d] < dim && afters.v[d] < dim));
+  }
+  if (as_row)
+    return out1(c, ts_pad_at(HERE, x, befores, afters, constant ? TS_PAD_CONSTANT : TS_PAD_REFLECT,
+                             constant ? scalar(x, value) : NULL));
   ts_tensor *y = x;
   for (int d = 0; d < rank && y; d++) {
     int64_t before = pads.v[d], after = pads.v[d + rank], dim = ts_tensor_dim(y, d);
