@@ -262,15 +262,15 @@ static void place_new_op(int op, placed *all)
   /* a sector too full to hold the new colour 12 apart (the maths
    * family's, with the trigonometric rows) widens until it can: the
    * lightness and chroma to the table's bounds, the hues by half its
-   * spread a step, up to four times it */
+   * spread a step, up to sixteen times it (the whole circle at most) */
   double best = -1;
   guint32 pick[2] = { 0 };
-  for (double widen = 1; best < 12 && widen <= 4; widen += 0.5) {
+  for (double widen = 1; best < 12 && widen <= 16; widen += 0.5) {
     double lo = widen > 1 ? MIN(l0, 60) : l0, hi = widen > 1 ? MAX(l1, 93) : l1;
     double clo = widen > 1 ? MIN(c0, 20) : c0, chi = widen > 1 ? MAX(c1, 50) : c1;
     for (double l = ceil(MAX(lo, FOREIGN_L + FOREIGN_CLEARANCE)); l <= hi; l += 1)
       for (double c = clo; c <= chi; c += 1)
-        for (double h = -spread * widen; h <= spread * widen; h += 1) {
+        for (double h = -MIN(spread * widen, 180); h <= MIN(spread * widen, 180); h += 1) {
           double t = mean + h * G_PI / 180;
           lab p = { l, c * cos(t), c * sin(t) }, dark = { l - 10, p.a, p.b };
           guint32 hex[2];
