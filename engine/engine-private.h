@@ -352,7 +352,9 @@ bool ts__cuda_reduce(ts_kernel_ctx *k);
 bool ts__cuda_softmax(ts_kernel_ctx *k);
 bool ts__cuda_transpose(ts_kernel_ctx *k);
 bool ts__cuda_slice(ts_kernel_ctx *k);
-bool ts__cuda_concat(ts_kernel_ctx *k); /* and Split */
+bool ts__cuda_tile(ts_kernel_ctx *k);
+bool ts__cuda_pad(ts_kernel_ctx *k);
+bool ts__cuda_concat(ts_kernel_ctx *k); /* and Split, Pack, Unpack */
 bool ts__cuda_where(ts_kernel_ctx *k);
 bool ts__cuda_matmul(ts_kernel_ctx *k);
 bool ts__cuda_fused_matmul(ts_kernel_ctx *k);

@@ -448,7 +448,11 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(ARGSORT, argsort, MATH)                                              \
   X(CUMPROD, cumprod, REDUCE)                                            \
   X(REDUCE_ANY, reduce_any, COMPARE)                                     \
-  X(REDUCE_ALL, reduce_all, COMPARE)
+  X(REDUCE_ALL, reduce_all, COMPARE) \
+  X(PACK, pack, SHAPE)                                                   \
+  X(UNPACK, unpack, SHAPE)                                               \
+  X(TILE, tile, SHAPE)                                                   \
+  X(PAD, pad, SHAPE)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -548,6 +552,22 @@ TS_API ts_tensor *ts_transpose_at(ts_loc loc, ts_tensor *x, ts_ints perm); /* TS
 TS_API ts_tensor *ts_concat_at(ts_loc loc, ts_tensor *const *xs, int n, int axis);
 /* Splits x into n equal parts along axis into out[0..n-1]; returns n, or -1. */
 TS_API int ts_split_at(ts_loc loc, ts_tensor *x, int n, int axis, ts_tensor **out);
+/* tf.stack: n tensors of one shape along a new axis (in [-(rank + 1), rank]
+ * of theirs): [n, ...] for axis 0. */
+TS_API ts_tensor *ts_pack_at(ts_loc loc, ts_tensor *const *xs, int n, int axis);
+/* tf.unstack: x's num slices along axis (that axis dropped) into
+ * out[0..num-1]; num -1 takes x's dim there (known).  Returns num, or -1. */
+TS_API int ts_unpack_at(ts_loc loc, ts_tensor *x, int num, int axis, ts_tensor **out);
+/* tf.tile: x repeated multiples[d] times along each dim d (one each, >= 0). */
+TS_API ts_tensor *ts_tile_at(ts_loc loc, ts_tensor *x, ts_ints multiples);
+/* tf.pad: before[d] and after[d] elements (>= 0) added around each dim d
+ * (TensorFlow's paddings [[before, after], ...]): CONSTANT ones of
+ * constant_value (a scalar of x's dtype; NULL: 0), or REFLECT x's
+ * elements mirrored without the edge (padding < dim), SYMMETRIC with it
+ * (padding <= dim); constant_value NULL for those. */
+typedef enum ts_pad_mode { TS_PAD_CONSTANT, TS_PAD_REFLECT, TS_PAD_SYMMETRIC } ts_pad_mode;
+TS_API ts_tensor *ts_pad_at(ts_loc loc, ts_tensor *x, ts_ints before, ts_ints after, ts_pad_mode mode,
+                            ts_tensor *constant_value);
 TS_API ts_tensor *ts_slice_at(ts_loc loc, ts_tensor *x, ts_ints begin, ts_ints size); /* size -1: to end */
 TS_API ts_tensor *ts_gather_at(ts_loc loc, ts_tensor *params, ts_tensor *indices, int axis);
 #define ts_cast(x, dtype) ts_cast_at(TS_HERE, (x), (dtype))
@@ -556,6 +576,11 @@ TS_API ts_tensor *ts_gather_at(ts_loc loc, ts_tensor *params, ts_tensor *indices
 #define ts_transpose(x, perm) ts_transpose_at(TS_HERE, (x), (perm))
 #define ts_concat(xs, n, axis) ts_concat_at(TS_HERE, (xs), (n), (axis))
 #define ts_split(x, n, axis, out) ts_split_at(TS_HERE, (x), (n), (axis), (out))
+#define ts_pack(xs, n, axis) ts_pack_at(TS_HERE, (xs), (n), (axis))
+#define ts_unpack(x, num, axis, out) ts_unpack_at(TS_HERE, (x), (num), (axis), (out))
+#define ts_tile(x, multiples) ts_tile_at(TS_HERE, (x), (multiples))
+#define ts_pad(x, before, after, mode, constant_value) \
+  ts_pad_at(TS_HERE, (x), (before), (after), (mode), (constant_value))
 #define ts_slice(x, begin, size) ts_slice_at(TS_HERE, (x), (begin), (size))
 #define ts_gather(params, indices, axis) ts_gather_at(TS_HERE, (params), (indices), (axis))
 

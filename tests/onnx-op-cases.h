@@ -151,6 +151,24 @@ static ts_tensor *case_shapes(ts_call *c)
   return ts_gather(y, ts_constant(TS_I32, TS_SHAPE(3), idx), 1);
 }
 
+/* Pack and Unpack: rows unstacked, stacked again along a new last and a
+ * new middle axis; Tile; Pad, CONSTANT and REFLECT. */
+static ts_tensor *case_stack(ts_call *c)
+{
+  ts_tensor *x = A(0); /* [2,3] */
+  ts_tensor *rows[2], *cols[3];
+  ts_unpack(x, 2, 0, rows);
+  ts_unpack(x, -1, -1, cols);
+  ts_tensor *parts[7] = { ts_reshape(ts_pack(((ts_tensor *[]){ rows[1], rows[0], rows[1] }), 3, -1), TS_SHAPE(-1)),
+                          ts_reshape(ts_pack(((ts_tensor *[]){ x, x }), 2, 1), TS_SHAPE(-1)), cols[2],
+                          ts_reshape(ts_tile(x, TS_INTS(2, 3)), TS_SHAPE(-1)),
+                          ts_reshape(ts_pad(x, TS_INTS(1, 2), TS_INTS(0, 1), TS_PAD_REFLECT, NULL), TS_SHAPE(-1)),
+                          ts_reshape(ts_pad(x, TS_INTS(0, 1), TS_INTS(2, 0), TS_PAD_CONSTANT, ts_scalar_f32(-0.5f)),
+                                     TS_SHAPE(-1)),
+                          ts_reshape(ts_pad(x, TS_INTS(1, 0), TS_INTS(0, 3), TS_PAD_CONSTANT, NULL), TS_SHAPE(-1)) };
+  return ts_concat(parts, 7, 0);
+}
+
 static ts_tensor *case_reductions(ts_call *c)
 {
   ts_tensor *x = A(0); /* [3,4] */
@@ -262,6 +280,7 @@ static const onnx_op_case ONNX_OP_CASES[] = {
   { "sorting", case_sorting, "x", { "f32[2,4]=3,1,3,-2,0.5,0.5,-1,4" } },
   { "any_all", case_any_all, "x", { "f32[2,3]=1,-2,3,-4,-5,-6" } },
   { "shapes", case_shapes, "x", { "f32[2,6]:range" } },
+  { "stack", case_stack, "x", { "f32[2,3]=1,-2,3.5,4,0.25,-8" } },
   { "reductions", case_reductions, "x", { "f32[3,4]=1,-2,3,0.5,4,4,-1,2,0.25,-8,6,1" } },
   { "nn", case_nn, "logits", { "f32[4,5]:uniform" } },
   { "products", case_products, "a, b", { "f32[2,3,4]:uniform", "f32[2,5,3]:uniform@3" } },

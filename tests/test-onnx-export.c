@@ -412,6 +412,32 @@ static void test_atan2_refused(void)
   ts_scope_end(scope);
 }
 
+static ts_tensor *pad_symmetric(ts_call *c)
+{
+  return ts_pad(ts_arg(c, 0), TS_INTS(1), TS_INTS(2), TS_PAD_SYMMETRIC, NULL);
+}
+
+/* SYMMETRIC padding has no ONNX mode: the export refuses it, naming the
+ * mode, and writes no file. */
+static void test_pad_symmetric_refused(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("pad_symmetric", pad_symmetric, NULL);
+  ts_value arg = TS_TENSOR_VALUE(ts_range(TS_F32, 0, 3, 1));
+  ts_concrete *cf = ts_function_get_concrete(fn, &arg, 1);
+  g_assert_nonnull(cf);
+  char *path = g_strdup_printf("%s/symmetric.onnx", tmp_dir);
+  g_assert_false(ts_concrete_save_onnx(cf, path));
+  ts_error *e = ts_error_take();
+  g_assert_cmpint(e->code, ==, TS_ERR_UNIMPLEMENTED);
+  g_assert_nonnull(strstr(e->message, "SYMMETRIC padding has no ONNX mode"));
+  g_assert_false(g_file_test(path, G_FILE_TEST_EXISTS));
+  ts_error_free(e);
+  g_free(path);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 static char *run_cli(const char *const *args, int *status)
 {
   GPtrArray *argv = g_ptr_array_new();
@@ -469,6 +495,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/export/argsort-unknown-axis", test_argsort_unknown_axis);
   g_test_add_func("/onnx/export/unwritable-path", test_unwritable_path);
   g_test_add_func("/onnx/export/atan2-refused", test_atan2_refused);
+  g_test_add_func("/onnx/export/pad-symmetric-refused", test_pad_symmetric_refused);
   g_test_add_func("/onnx/export/cli", test_cli_export);
   int ret = g_test_run();
   char *cmd = g_strdup_printf("rm -rf '%s'", tmp_dir);

@@ -42,7 +42,7 @@ static void assert_close(const ts_tensor *want, const ts_tensor *got, const char
   bool exact = !ts_dtype_is_float(ts_tensor_dtype(want));
   for (int64_t i = 0; i < ts_tensor_size(want); i++) {
     double w = ts_tensor_get_f64(want, i), g = ts_tensor_get_f64(got, i);
-    bool same = exact ? w == g : fabs(w - g) <= 1e-5 + 1e-4 * fabs(w) || (isnan(w) && isnan(g));
+    bool same = w == g || (!exact && (fabs(w - g) <= 1e-5 + 1e-4 * fabs(w) || (isnan(w) && isnan(g))));
     if (!same)
       g_error("%s: element %" G_GINT64_FORMAT ": ONNX Runtime gives %.9g, Tracescope %.9g", what, i, g, w);
   }

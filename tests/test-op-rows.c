@@ -198,6 +198,15 @@ static ts_tensor *row_body(ts_call *c)
       return NULL;
     return ts_concat(parts, 3, 0);
   }
+  case TS_OP_PACK: return ts_pack(((ts_tensor *[]){ x, p, x }), 3, 1);
+  case TS_OP_UNPACK: {
+    ts_tensor *parts[3];
+    if (ts_unpack(x, 3, -1, parts) != 3)
+      return NULL;
+    return ts_concat(parts, 3, 0);
+  }
+  case TS_OP_TILE: return ts_tile(x, TS_INTS(2, 3));
+  case TS_OP_PAD: return ts_pad(x, TS_INTS(1, 2), TS_INTS(0, 1), TS_PAD_CONSTANT, ts_reduce_max(p, TS_ALL_AXES, false));
   case TS_OP_SLICE: return ts_slice(x, TS_INTS(0, 1), TS_INTS(2, -1));
   case TS_OP_GATHER: return ts_gather(x, ts_constant(TS_I32, TS_SHAPE(3), (int32_t[]){ 2, 0, 2 }), 1);
   case TS_OP_WHERE: return ts_where(b, x, ts_cast(i, TS_F32));
@@ -483,6 +492,27 @@ static ts_tensor *edge_body(ts_call *c)
   case 46: return ts_reduce_all(ts_slice(b, TS_INTS(0, 0), TS_INTS(2, 0)), TS_AXES(1), false); /* over nothing */
   case 47: return ts_reduce_any(ts_logical_not(b), TS_AXES(0, 1), true);
   case 43: return ts_argsort(ts_cast(ts_floordiv(ts_abs(i), ts_scalar_i32(4)), TS_I8), 1, true);
+  case 48: return ts_pack(((ts_tensor *[]){ b, ts_logical_not(b) }), 2, -1);
+  case 49: return ts_pack(((ts_tensor *[]){ ts_cast(i, TS_I64), ts_cast(x, TS_I64) }), 2, 0);
+  case 50: { /* unpack along the last axis of a [2,3,1] float16, stacked back along axis 0 */
+    ts_tensor *parts[2];
+    if (ts_unpack(ts_cast(ts_reshape(x, TS_SHAPE(2, 3, 1)), TS_F16), 2, 0, parts) != 2)
+      return NULL;
+    return ts_pack(parts, 2, 2);
+  }
+  case 51: { /* a scalar per slice: rank 1 unstacked */
+    ts_tensor *parts[6];
+    if (ts_unpack(ts_reshape(ts_cast(i, TS_U8), TS_SHAPE(6)), 6, 0, parts) != 6)
+      return NULL;
+    return ts_pack(((ts_tensor *[]){ parts[5], parts[0] }), 2, 0);
+  }
+  case 52: return ts_tile(ts_reshape(ts_cast(x, TS_BF16), TS_SHAPE(2, 1, 3)), TS_INTS(2, 3, 1));
+  case 53: return ts_tile(ts_logical_not(b), TS_INTS(1, 0));
+  case 54: return ts_tile(ts_reduce_sum(i, TS_ALL_AXES, false), (ts_ints){ .n = 0 });
+  case 55: return ts_pad(ts_cast(i, TS_I8), TS_INTS(1, 2), TS_INTS(1, 1), TS_PAD_REFLECT, NULL);
+  case 56: return ts_pad(ts_cast(x, TS_BF16), TS_INTS(2, 0), TS_INTS(1, 3), TS_PAD_SYMMETRIC, NULL);
+  case 57: return ts_pad(b, TS_INTS(0, 1), TS_INTS(1, 0), TS_PAD_CONSTANT, NULL);
+  case 58: return ts_pad(x, TS_INTS(0, 3), TS_INTS(0, 0), TS_PAD_REFLECT, NULL); /* an error */
   default: return NULL;
   }
 }
@@ -539,6 +569,17 @@ static const struct {
   { "Cumprod bfloat16, exclusive", TS_OP_CUMPROD },
   { "All over nothing", TS_OP_REDUCE_ALL },
   { "Any over two axes, keepdims", TS_OP_REDUCE_ANY },
+  { "Pack bool, last axis", TS_OP_PACK },
+  { "Pack int64, axis 0", TS_OP_PACK },
+  { "Unpack float16, Pack at the end", TS_OP_UNPACK },
+  { "Unpack uint8 into scalars", TS_OP_UNPACK },
+  { "Tile bfloat16, rank 3", TS_OP_TILE },
+  { "Tile bool, multiple 0", TS_OP_TILE },
+  { "Tile int32 scalar", TS_OP_TILE },
+  { "Pad int8, REFLECT", TS_OP_PAD },
+  { "Pad bfloat16, SYMMETRIC", TS_OP_PAD },
+  { "Pad bool, CONSTANT 0", TS_OP_PAD },
+  { "Pad REFLECT as far as the dim: refused", TS_OP_PAD },
 };
 
 static int edge_cases(op_case *out)
@@ -893,6 +934,11 @@ FWD1(flatten, ts_flatten(in[0]))
 FWD1(transpose, ts_transpose(in[0], TS_INTS(1, 2, 0)))
 FWD1(concat, ts_concat(((ts_tensor *[]){ in[0], in[1], in[0] }), 3, 1))
 FWD1(slice, ts_slice(in[0], TS_INTS(1, 0, 1), TS_INTS(2, -1, 2)))
+FWD1(tile, ts_tile(in[0], TS_INTS(2, 1, 3)))
+FWD1(pad_constant, ts_pad(in[0], TS_INTS(1, 0), TS_INTS(2, 1), TS_PAD_CONSTANT, ts_scalar_f64(0.5)))
+FWD1(pad_reflect, ts_pad(in[0], TS_INTS(2, 1), TS_INTS(1, 2), TS_PAD_REFLECT, NULL))
+FWD1(pad_symmetric, ts_pad(in[0], TS_INTS(3, 1), TS_INTS(1, 3), TS_PAD_SYMMETRIC, NULL))
+FWD1(pack, ts_pack(((ts_tensor *[]){ in[0], in[1], in[0] }), 3, -2))
 FWD1(gather0, ts_gather(in[0], c_i32(TS_SHAPE(2, 2), (int32_t[]){ 4, 0, 4, 2 }), 0))
 FWD1(gather1, ts_gather(in[0], c_i32(TS_SHAPE(3), (int32_t[]){ 2, 2, 0 }), 1))
 FWD1(sum, ts_reduce_sum(in[0], TS_AXES(1), false))
@@ -991,6 +1037,11 @@ static int fwd_conv_grads(ts_tensor *const *in, ts_tensor **out)
                              TS_UNCONNECTED_NONE);
   ts_tape_free(tape);
   return ok ? 2 : -1;
+}
+
+static int fwd_unpack(ts_tensor *const *in, ts_tensor **out)
+{
+  return ts_unpack(in[0], -1, 1, out);
 }
 
 static int fwd_split(ts_tensor *const *in, ts_tensor **out)
@@ -1108,6 +1159,12 @@ static const grad_case GRAD_CASES[] = {
   { "Concat", TS_OP_CONCAT, fwd_concat, 2, { S(2, 3), S(2, 1) }, -2, 2, false },
   { "Split", TS_OP_SPLIT, fwd_split, 1, { S(2, 6) }, -2, 2, false },
   { "Slice", TS_OP_SLICE, fwd_slice, 1, { S(4, 3, 4) }, -2, 2, false },
+  { "Tile", TS_OP_TILE, fwd_tile, 1, { S(2, 3, 2) }, -2, 2, false },
+  { "Pad (CONSTANT)", TS_OP_PAD, fwd_pad_constant, 1, { S(2, 3) }, -2, 2, false },
+  { "Pad (REFLECT)", TS_OP_PAD, fwd_pad_reflect, 1, { S(3, 4) }, -2, 2, false },
+  { "Pad (SYMMETRIC)", TS_OP_PAD, fwd_pad_symmetric, 1, { S(3, 4) }, -2, 2, false },
+  { "Pack", TS_OP_PACK, fwd_pack, 2, { S(2, 3), S(2, 3) }, -2, 2, false },
+  { "Unpack", TS_OP_UNPACK, fwd_unpack, 1, { S(2, 3, 2) }, -2, 2, false },
   { "Gather (axis 0)", TS_OP_GATHER, fwd_gather0, 1, { S(5, 3) }, -2, 2, false },
   { "Gather (axis 1)", TS_OP_GATHER, fwd_gather1, 1, { S(2, 3, 2) }, -2, 2, false },
   { "Sum", TS_OP_REDUCE_SUM, fwd_sum, 1, { S(3, 4) }, -2, 2, false },

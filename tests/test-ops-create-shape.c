@@ -784,6 +784,156 @@ static void test_split(void)
   ts_scope_end(scope);
 }
 
+/* tf.stack and tf.unstack, their values worked out by hand. */
+static void test_pack_unpack(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *a = ts_reshape(ts_range(TS_F32, 1, 7, 1), TS_SHAPE(2, 3));
+  ts_tensor *b = ts_reshape(ts_range(TS_F32, 7, 13, 1), TS_SHAPE(2, 3));
+  ts_tensor *ab[] = { a, b }, *out[64];
+  ts_tensor *y = ts_pack(ab, 2, 0);
+  assert_info(y, TS_F32, TS_SHAPE(2, 2, 3));
+  ASSERT_VALUES(y, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
+  ASSERT_VALUES(ts_pack(ab, 2, -3), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
+  y = ts_pack(ab, 2, 1);
+  assert_info(y, TS_F32, TS_SHAPE(2, 2, 3));
+  ASSERT_VALUES(y, 1, 2, 3, 7, 8, 9, 4, 5, 6, 10, 11, 12);
+  y = ts_pack(ab, 2, -1);
+  assert_info(y, TS_F32, TS_SHAPE(2, 3, 2));
+  ASSERT_VALUES(y, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11, 6, 12);
+  y = ts_pack(((ts_tensor *[]){ ts_scalar_i64(INT64_MAX), ts_scalar_i64(-3), ts_scalar_i64(INT64_MIN) }), 3, 0);
+  assert_info(y, TS_I64, TS_SHAPE(3));
+  g_assert_cmpint(ts_tensor_get_i64(y, 0), ==, INT64_MAX);
+  g_assert_cmpint(ts_tensor_get_i64(y, 2), ==, INT64_MIN);
+  bool bv[] = { true, false };
+  y = ts_pack(((ts_tensor *[]){ ts_constant(TS_BOOL, TS_SHAPE(2), bv), ts_logical_not(ts_constant(TS_BOOL, TS_SHAPE(2), bv)) }), 2, 1);
+  assert_info(y, TS_BOOL, TS_SHAPE(2, 2));
+  ASSERT_VALUES(y, 1, 0, 0, 1);
+  assert_info(ts_pack(((ts_tensor *[]){ ts_zeros(TS_F16, TS_SHAPE(0, 2)) }), 1, 1), TS_F16, TS_SHAPE(0, 1, 2));
+
+  g_assert_cmpint(ts_unpack(a, -1, 0, out), ==, 2);
+  assert_info(out[1], TS_F32, TS_SHAPE(3));
+  ASSERT_VALUES(out[0], 1, 2, 3);
+  ASSERT_VALUES(out[1], 4, 5, 6);
+  g_assert_cmpint(ts_unpack(a, 3, -1, out), ==, 3);
+  assert_info(out[2], TS_F32, TS_SHAPE(2));
+  ASSERT_VALUES(out[0], 1, 4);
+  ASSERT_VALUES(out[1], 2, 5);
+  ASSERT_VALUES(out[2], 3, 6);
+  g_assert_cmpint(ts_unpack(ts_reshape(ts_range(TS_U16, 0, 4, 1), TS_SHAPE(4)), -1, 0, out), ==, 4);
+  assert_info(out[3], TS_U16, TS_SCALAR_SHAPE);
+  ASSERT_VALUES(out[3], 3);
+  g_assert_cmpint(ts_unpack(ts_zeros(TS_I8, TS_SHAPE(0, 2)), -1, 1, out), ==, 2);
+  assert_info(out[1], TS_I8, TS_SHAPE(0));
+  g_assert_false(ts_failed());
+
+  assert_error(ts_pack(((ts_tensor *[]){ a, ts_transpose(b, TS_ALL_AXES) }), 2, 0), TS_ERR_SHAPE, "Pack",
+               "values[1].shape = f32[3,2]", NULL);
+  assert_error(ts_pack(ab, 2, 3), TS_ERR_INVALID_ARGUMENT, "Pack", "axis 3", "[-3, 2]", NULL);
+  assert_error(ts_pack(ab, 2, -4), TS_ERR_INVALID_ARGUMENT, "Pack", "axis -4", NULL);
+  assert_error(ts_pack(ab, 0, 0), TS_ERR_INVALID_ARGUMENT, "Pack", "got 0", NULL);
+  assert_error(ts_pack(((ts_tensor *[]){ ts_zeros(TS_F32, TS_SHAPE(1, 1, 1, 1, 1, 1, 1, 1)) }), 1, 0),
+               TS_ERR_SHAPE, "Pack", "rank 9", NULL);
+  g_assert_cmpint(ts_unpack(a, 2, 1, out), ==, -1);
+  g_assert_null(out[0]);
+  assert_error(NULL, TS_ERR_INVALID_ARGUMENT, "Unpack", "num 2", "axis 1", "f32[2,3]", NULL);
+  g_assert_cmpint(ts_unpack(a, 2, 2, out), ==, -1);
+  assert_error(NULL, TS_ERR_INVALID_ARGUMENT, "Unpack", "axis 2", NULL);
+  g_assert_cmpint(ts_unpack(ts_scalar_f32(1), 1, 0, out), ==, -1);
+  assert_error(NULL, TS_ERR_SHAPE, "Unpack", "scalar", NULL);
+  g_assert_cmpint(ts_unpack(ts_zeros(TS_F32, TS_SHAPE(0, 2)), -1, 0, out), ==, -1);
+  assert_error(NULL, TS_ERR_INVALID_ARGUMENT, "Unpack", "0 slices", NULL);
+  g_assert_cmpint(ts_unpack(ts_zeros(TS_F32, TS_SHAPE(65)), -1, 0, out), ==, -1);
+  assert_error(NULL, TS_ERR_INVALID_ARGUMENT, "Unpack", "65 slices", NULL);
+  ts_scope_end(scope);
+}
+
+/* tf.tile, its values worked out by hand; huge multiples are errors before
+ * any allocation. */
+static void test_tile(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_constant(TS_I32, TS_SHAPE(2, 2), ((int32_t[]){ 1, 2, 3, 4 }));
+  ts_tensor *y = ts_tile(x, TS_INTS(2, 3));
+  assert_info(y, TS_I32, TS_SHAPE(4, 6));
+  ASSERT_VALUES(y, 1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4, 1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4);
+  ASSERT_VALUES(ts_tile(x, TS_INTS(1, 2)), 1, 2, 1, 2, 3, 4, 3, 4);
+  ASSERT_VALUES(ts_tile(x, TS_INTS(2, 1)), 1, 2, 3, 4, 1, 2, 3, 4);
+  assert_info(ts_tile(x, TS_INTS(1, 0)), TS_I32, TS_SHAPE(2, 0));
+  y = ts_tile(ts_cast(ts_constant(TS_F32, TS_SHAPE(2), ((float[]){ 0.5f, -1 })), TS_F16), TS_INTS(3));
+  assert_info(y, TS_F16, TS_SHAPE(6));
+  ASSERT_VALUES(y, 0.5, -1, 0.5, -1, 0.5, -1);
+  y = ts_tile(ts_constant(TS_BOOL, TS_SHAPE(1, 2, 1), ((bool[]){ true, false })), TS_INTS(2, 1, 2));
+  assert_info(y, TS_BOOL, TS_SHAPE(2, 2, 2));
+  ASSERT_VALUES(y, 1, 1, 0, 0, 1, 1, 0, 0);
+  y = ts_tile(ts_scalar_i64(INT64_MIN), (ts_ints){ .n = 0 });
+  assert_info(y, TS_I64, TS_SCALAR_SHAPE);
+  g_assert_cmpint(ts_tensor_get_i64(y, 0), ==, INT64_MIN);
+  assert_info(ts_tile(ts_zeros(TS_U64, TS_SHAPE(0, 3)), TS_INTS(5, 2)), TS_U64, TS_SHAPE(0, 6));
+  g_assert_false(ts_failed());
+
+  assert_error(ts_tile(x, TS_INTS(2)), TS_ERR_INVALID_ARGUMENT, "Tile", "length 2 but got length 1", "i32[2,2]",
+               NULL);
+  assert_error(ts_tile(x, TS_INTS(1, -1)), TS_ERR_INVALID_ARGUMENT, "Tile", "multiples[1] >= 0, but got -1",
+               NULL);
+  assert_error(ts_tile(x, TS_INTS(INT64_MAX, 1)), TS_ERR_SHAPE, "Tile", "multiples[0]", "overflow", NULL);
+  assert_error(ts_tile(x, TS_INTS((int64_t)1 << 40, (int64_t)1 << 40)), TS_ERR_SHAPE, "Tile",
+               "overflow int64", NULL);
+  assert_error(ts_tile(x, TS_INTS(1000000, 1000000)), TS_ERR_NO_MEMORY, NULL, "i32[2000000,2000000] is too large", NULL);
+  ts_scope_end(scope);
+}
+
+/* tf.pad in its three modes, the values of TensorFlow's documented example
+ * and others worked out by hand; TensorFlow's errors. */
+static void test_pad(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_constant(TS_I32, TS_SHAPE(2, 3), ((int32_t[]){ 1, 2, 3, 4, 5, 6 }));
+  ts_tensor *y = ts_pad(x, TS_INTS(1, 2), TS_INTS(1, 2), TS_PAD_CONSTANT, NULL);
+  assert_info(y, TS_I32, TS_SHAPE(4, 7));
+  ASSERT_VALUES(y, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 3, 0, 0, 0, 0, 4, 5, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  y = ts_pad(x, TS_INTS(1, 2), TS_INTS(1, 2), TS_PAD_REFLECT, NULL);
+  assert_info(y, TS_I32, TS_SHAPE(4, 7));
+  ASSERT_VALUES(y, 6, 5, 4, 5, 6, 5, 4, 3, 2, 1, 2, 3, 2, 1, 6, 5, 4, 5, 6, 5, 4, 3, 2, 1, 2, 3, 2, 1);
+  y = ts_pad(x, TS_INTS(1, 2), TS_INTS(1, 2), TS_PAD_SYMMETRIC, NULL);
+  ASSERT_VALUES(y, 2, 1, 1, 2, 3, 3, 2, 2, 1, 1, 2, 3, 3, 2, 5, 4, 4, 5, 6, 6, 5, 5, 4, 4, 5, 6, 6, 5);
+  y = ts_pad(x, TS_INTS(1, 0), TS_INTS(0, 2), TS_PAD_CONSTANT, ts_scalar_i32(9));
+  assert_info(y, TS_I32, TS_SHAPE(3, 5));
+  ASSERT_VALUES(y, 9, 9, 9, 9, 9, 1, 2, 3, 9, 9, 4, 5, 6, 9, 9);
+  y = ts_pad(x, TS_INTS(0, 0), TS_INTS(1, 3), TS_PAD_SYMMETRIC, NULL); /* as far as the dim */
+  ASSERT_VALUES(y, 1, 2, 3, 3, 2, 1, 4, 5, 6, 6, 5, 4, 4, 5, 6, 6, 5, 4);
+  y = ts_pad(ts_cast(ts_constant(TS_F32, TS_SHAPE(3), ((float[]){ 0.5f, -1, 2 })), TS_F16), TS_INTS(2), TS_INTS(1),
+             TS_PAD_REFLECT, NULL);
+  assert_info(y, TS_F16, TS_SHAPE(6));
+  ASSERT_VALUES(y, 2, -1, 0.5, -1, 2, -1);
+  y = ts_pad(ts_constant(TS_BOOL, TS_SHAPE(1), ((bool[]){ false })), TS_INTS(1), TS_INTS(0), TS_PAD_CONSTANT,
+             ts_constant(TS_BOOL, TS_SCALAR_SHAPE, ((bool[]){ true })));
+  ASSERT_VALUES(y, 1, 0);
+  y = ts_pad(ts_zeros(TS_I64, TS_SHAPE(0, 2)), TS_INTS(1, 0), TS_INTS(0, 1), TS_PAD_CONSTANT, ts_scalar_i64(INT64_MIN));
+  assert_info(y, TS_I64, TS_SHAPE(1, 3));
+  g_assert_cmpint(ts_tensor_get_i64(y, 2), ==, INT64_MIN);
+  ASSERT_VALUES(ts_pad(ts_scalar_f32(3), (ts_ints){ .n = 0 }, (ts_ints){ .n = 0 }, TS_PAD_REFLECT, NULL), 3);
+  g_assert_false(ts_failed());
+
+  assert_error(ts_pad(x, TS_INTS(1, 3), TS_INTS(0, 0), TS_PAD_REFLECT, NULL), TS_ERR_INVALID_ARGUMENT, "Pad",
+               "REFLECT paddings must be no greater than the dimension size: 3, 0 greater than 2", "i32[2,3]", NULL);
+  assert_error(ts_pad(x, TS_INTS(0, 0), TS_INTS(0, 4), TS_PAD_SYMMETRIC, NULL), TS_ERR_INVALID_ARGUMENT, "Pad",
+               "0, 4 greater than 3", NULL);
+  assert_error(ts_pad(x, TS_INTS(0, -1), TS_INTS(0, 0), TS_PAD_CONSTANT, NULL), TS_ERR_INVALID_ARGUMENT, "Pad",
+               "non-negative: -1 0", NULL);
+  assert_error(ts_pad(x, TS_INTS(0), TS_INTS(0), TS_PAD_CONSTANT, NULL), TS_ERR_INVALID_ARGUMENT, "Pad",
+               "rank of inputs", NULL);
+  assert_error(ts_pad(x, TS_INTS(0, 0), TS_INTS(0, 0), TS_PAD_CONSTANT, ts_scalar_f32(1)), TS_ERR_INVALID_ARGUMENT,
+               "Pad", "constant_values", "f32[]", NULL);
+  assert_error(ts_pad(x, TS_INTS(0, 0), TS_INTS(0, 0), TS_PAD_REFLECT, ts_scalar_i32(1)), TS_ERR_INVALID_ARGUMENT,
+               "Pad", "CONSTANT mode, not REFLECT", NULL);
+  assert_error(ts_pad(x, TS_INTS(0, INT64_MAX), TS_INTS(0, 0), TS_PAD_CONSTANT, NULL), TS_ERR_SHAPE, "Pad",
+               "overflow int64", NULL);
+  assert_error(ts_pad(x, TS_INTS(0, 0), TS_INTS(0, 0), (ts_pad_mode)7, NULL), TS_ERR_INVALID_ARGUMENT, "Pad",
+               "mode 7", NULL);
+  ts_scope_end(scope);
+}
+
 /* ---- slice and gather -------------------------------------------------------------- */
 
 static void test_slice(void)
@@ -898,6 +1048,9 @@ int main(int argc, char **argv)
   g_test_add_func("/shape/transpose-merged-dims", test_transpose_merged_dims);
   g_test_add_func("/shape/concat", test_concat);
   g_test_add_func("/shape/split", test_split);
+  g_test_add_func("/shape/pack-unpack", test_pack_unpack);
+  g_test_add_func("/shape/tile", test_tile);
+  g_test_add_func("/shape/pad", test_pad);
   g_test_add_func("/shape/slice", test_slice);
   g_test_add_func("/shape/gather", test_gather);
   return g_test_run();

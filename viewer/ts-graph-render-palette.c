@@ -9,10 +9,11 @@
  * related ops look related.  Each colour was placed by a maximin search in
  * CIE Lab (L 60-93, chroma 20-50; creation ops chroma at most 14) inside
  * the sRGB gamut; the dark palette is the same colours 10 L darker, so any
- * two ops are about as far apart in both modes: ΔE76 >= 15.4 over the 75
- * ops of the table, light and dark.  An op row newer than the table gets
- * its colour the same way when first drawn, inside its family's sector
- * (Softplus: 13.1 from Relu; test-graph-render measures every pair). */
+ * two ops are about as far apart in both modes: ΔE76 >= 15.4 over the first 75
+ * ops of the table, light and dark, >= 12 over all of them.  An op row newer
+ * than the table gets its colour the same way when first drawn, inside its
+ * family's sector, widened when full (test-graph-render measures every
+ * pair); its colour then joins the table, so that no first draw searches. */
 #include "ts-graph-render-private.h"
 
 #include <math.h>
@@ -213,6 +214,18 @@ static const guint32 OP_COLOURS[TS_OP_COUNT][2] = {
   /* The IO sector (Placeholder, Print) has no third colour 12 apart from
    * every other op's: Assert takes a grey teal beside it. */
   [TS_OP_ASSERT] = { 0x8cacac, 0x729191 },
+  /* placed by place_new_op's search (sectors widened: the table is
+   * nearly full at ΔE76 12, so these stray from their families' hues) */
+  [TS_OP_TOP_K] = { 0xfee484, 0xe1c86a },
+  [TS_OP_SORT] = { 0xdfe06a, 0xc2c44f },
+  [TS_OP_ARGSORT] = { 0xdff364, 0xc2d748 },
+  [TS_OP_CUMPROD] = { 0xfe4f7e, 0xde2d65 },
+  [TS_OP_REDUCE_ANY] = { 0xdf7323, 0xc05900 },
+  [TS_OP_REDUCE_ALL] = { 0xfea539, 0xde8b1b },
+  [TS_OP_PACK] = { 0xa97bf6, 0x8c62d9 },
+  [TS_OP_UNPACK] = { 0xd266d7, 0xb54bbb },
+  [TS_OP_TILE] = { 0xfe7dd9, 0xe061bd },
+  [TS_OP_PAD] = { 0xfe794e, 0xde5e36 },
 };
 
 /* An op the table does not know yet: a neutral grey. */
@@ -326,16 +339,16 @@ static void place_new_op(int op, placed *all)
   /* a sector too full to hold the new colour 12 apart (the maths
    * family's, with the trigonometric rows) widens until it can: the
    * lightness and chroma to the table's bounds, the hues by half its
-   * spread a step, up to six times it, and past three times the chroma
-   * to 70 */
+   * spread a step, up to sixteen times it (the whole circle at most), and
+   * past three times the chroma to 70 */
   double best = -1;
   guint32 pick[2] = { 0 };
-  for (double widen = 1; best < 12 && widen <= 6; widen += 0.5) {
+  for (double widen = 1; best < 12 && widen <= 16; widen += 0.5) {
     double lo = widen > 1 ? MIN(l0, 60) : l0, hi = widen > 1 ? MAX(l1, 93) : l1;
     double clo = widen > 1 ? MIN(c0, 20) : c0, chi = widen > 1 ? MAX(c1, widen > 3 ? 70 : 50) : c1;
     for (double l = ceil(MAX(lo, FOREIGN_L + FOREIGN_CLEARANCE)); l <= hi; l += 1)
       for (double c = clo; c <= chi; c += 1)
-        for (double h = -spread * widen; h <= spread * widen; h += 1) {
+        for (double h = -MIN(spread * widen, 180); h <= MIN(spread * widen, 180); h += 1) {
           double t = mean + h * G_PI / 180;
           lab p = { l, c * cos(t), c * sin(t) }, dark = { l - 10, p.a, p.b };
           guint32 hex[2];

@@ -879,6 +879,62 @@ static const char *axis_op(emit_ctx *c, const char *op, const char *x, int64_t a
   return t;
 }
 
+/* Pack: each input unsqueezed at the axis, then joined there. */
+static bool emit_pack(emit_ctx *c)
+{
+  int64_t axis = attr(c->n, 0)->i;
+  int n = c->n->n_inputs;
+  const char **parts = keep(c->ex, g_new(const char *, n));
+  for (int i = 0; i < n; i++)
+    parts[i] = axis_op(c, "Unsqueeze", c->in[i], axis, NULL, kept_printf(c->ex, "part_%d", i));
+  attr_int(c, add_node(c, "Concat", parts, n, c->out, 1), "axis", axis);
+  return true;
+}
+
+/* Unpack: Split into parts of 1, each squeezed at the axis. */
+static bool emit_unpack(emit_ctx *c)
+{
+  int64_t num = attr(c->n, 0)->i, axis = attr(c->n, 1)->i, ones[TS_MAX_OUTPUTS];
+  const char **parts = keep(c->ex, g_new(const char *, num));
+  for (int64_t i = 0; i < num; i++) {
+    ones[i] = 1;
+    parts[i] = temp(c, kept_printf(c->ex, "part_%d", (int)i));
+  }
+  const char *in[2] = { c->in[0], const_i64(c, "split", ones, (int)num, false) };
+  attr_int(c, add_node(c, "Split", in, 2, parts, (int)num), "axis", axis);
+  for (int64_t i = 0; i < num; i++)
+    axis_op(c, "Squeeze", parts[i], axis, c->out[i], NULL);
+  return true;
+}
+
+static bool emit_tile(emit_ctx *c)
+{
+  ts_ints m = attr(c->n, 0)->ints;
+  node1(c, "Tile", c->out[0], 2, c->in[0], const_i64(c, "repeats", m.v, m.n, false));
+  return true;
+}
+
+/* Pad: ONNX's Pad (pads all befores then all afters; CONSTANT and REFLECT
+ * as ONNX's constant and reflect); SYMMETRIC has no ONNX mode. */
+static bool emit_pad(emit_ctx *c)
+{
+  ts_ints before = attr(c->n, 0)->ints, after = attr(c->n, 1)->ints;
+  const char *mode = attr(c->n, 2)->s;
+  if (strcmp(mode, "SYMMETRIC") == 0)
+    return export_fail(c->ex, c->n, TS_ERR_UNIMPLEMENTED,
+                       "SYMMETRIC padding has no ONNX mode (ONNX's Pad reflects without the edge, or repeats it)");
+  int64_t pads[2 * TS_MAX_RANK];
+  for (int d = 0; d < before.n; d++) {
+    pads[d] = before.v[d];
+    pads[before.n + d] = after.v[d];
+  }
+  const char *in[3] = { c->in[0], const_i64(c, "pads", pads, 2 * before.n, false),
+                        c->n->n_inputs == 2 ? c->in[1] : NULL };
+  attr_string(c, add_node(c, "Pad", in, in[2] ? 3 : 2, c->out, 1), "mode",
+              strcmp(mode, "REFLECT") == 0 ? "reflect" : "constant");
+  return true;
+}
+
 /* LSTMSequence as ONNX's LSTM: W and R are w and r transposed, B the
  * op's bias beside zeros (ONNX adds Wb and Rb), the states and Y with the
  * direction's dim of 1. */
@@ -1223,6 +1279,7 @@ static const struct {
   { TS_OP_IS_FINITE, emit_is_finite }, { TS_OP_GELU, emit_gelu },
   { TS_OP_SQUARED_DIFFERENCE, emit_squared_difference }, { TS_OP_TRUNCATEDIV, emit_truncatediv },
   { TS_OP_TRUNCATEMOD, emit_truncatemod }, { TS_OP_DIV_NO_NAN, emit_div_no_nan }, { TS_OP_XLOGY, emit_xlogy },
+  { TS_OP_PACK, emit_pack }, { TS_OP_UNPACK, emit_unpack }, { TS_OP_TILE, emit_tile }, { TS_OP_PAD, emit_pad },
 };
 
 /* Why an op has none. */

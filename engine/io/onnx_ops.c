@@ -831,43 +831,19 @@ static bool op_expand(onnx_node_ctx *c)
   return out1(c, ts_where_at(HERE, ts_ones_at(HERE, TS_BOOL, shape), IN(0), IN(0)));
 }
 
+/* Tile: our Tile row, the repeats known when the graph is built. */
 static bool op_tile(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0);
   ts_ints reps;
   if (!x || !host_ints(c, 1, &reps))
     return false;
-  if (reps.n != ts_tensor_rank(x)) {
-    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%d repeats for rank %d", reps.n, ts_tensor_rank(x));
-    return false;
-  }
   double made = (double)(ts_tensor_size(x) > 0 ? ts_tensor_size(x) : 1);
   for (int d = 0; d < reps.n; d++)
     made *= (double)(reps.v[d] > 0 ? reps.v[d] : 0);
   if (!check_made(c, made))
     return false;
-  for (int d = 0; d < reps.n && x; d++) {
-    if (reps.v[d] < 0 || reps.v[d] > 4096) {
-      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "repeat %" PRId64 " (at most 4096)", reps.v[d]);
-      return false;
-    }
-    if (reps.v[d] == 1)
-      continue;
-    ts_tensor **copies = g_new(ts_tensor *, reps.v[d] + 1);
-    for (int64_t k = 0; k < reps.v[d]; k++)
-      copies[k] = x;
-    if (reps.v[d] == 0) {
-      ts_ints begin = { .n = reps.n }, size = { .n = reps.n };
-      for (int e = 0; e < reps.n; e++) {
-        begin.v[e] = 0;
-        size.v[e] = e == d ? 0 : -1;
-      }
-      x = ts_slice_at(HERE, x, begin, size);
-    } else
-      x = ts_concat_at(HERE, copies, (int)reps.v[d], d);
-    g_free(copies);
-  }
-  return out1(c, x == IN(0) ? ts_identity_at(HERE, x) : x);
+  return out1(c, ts_tile_at(HERE, x, reps));
 }
 
 /* ---- reductions ------------------------------------------------------------------------- */
@@ -2613,8 +2589,9 @@ static bool op_average_pool(onnx_node_ctx *c)
   return out1(c, reshape(y, out));
 }
 
-/* Pad: constant (fills), edge and reflect (gathers of computed indices);
- * negative pads crop. */
+/* Pad: our Pad row where it takes the pads (constant, reflect once over);
+ * else constant (fills), edge and reflect (gathers of computed indices),
+ * negative pads cropping first. */
 static bool op_pad(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0);
@@ -2655,6 +2632,19 @@ static bool op_pad(onnx_node_ctx *c)
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "mode '%s'", mode);
     return false;
   }
+  /* pads our Pad row takes (reflect: once over, as TensorFlow's) run as it */
+  ts_ints befores = { .n = rank }, afters = { .n = rank };
+  bool as_row = !edge;
+  for (int d = 0; d < rank; d++) {
+    befores.v[d] = pads.v[d];
+    afters.v[d] = pads.v[d + rank];
+    int64_t dim = ts_tensor_dim(x, d);
+    as_row &= befores.v[d] >= 0 && afters.v[d] >= 0 &&
+              (constant || (dim >= 0 && befores.v[d] < dim && afters.v[d] < dim));
+  }
+  if (as_row)
+    return out1(c, ts_pad_at(HERE, x, befores, afters, constant ? TS_PAD_CONSTANT : TS_PAD_REFLECT,
+                             constant ? scalar(x, value) : NULL));
   ts_tensor *y = x;
   for (int d = 0; d < rank && y; d++) {
     int64_t before = pads.v[d], after = pads.v[d + rank], dim = ts_tensor_dim(y, d);

@@ -1,5 +1,6 @@
 /* ops/shape.c — shape and layout: reshape and flatten (views, no copy),
- * transpose, concat, split, slice and gather. */
+ * transpose, concat and split, pack and unpack (tf.stack, tf.unstack),
+ * slice and gather. */
 #include "engine-private.h"
 
 #include <stdio.h>
@@ -530,6 +531,102 @@ const ts_op_def ts__op_split = {
   .grad = split_grad,
 };
 
+/* ---- pack and unpack: concat and split along a new axis ----------------------------
+ * Their outputs are laid out as Concat's and Split's with the axis of 1
+ * dropped from the parts, so the same kernels copy them (the axis read
+ * against the whole: Pack's output, Unpack's input). */
+
+static bool pack_infer(ts_infer_ctx *c)
+{
+  ts_info x0 = c->in[0];
+  char as[TS_INFO_STR], bs[TS_INFO_STR];
+  int rank = x0.shape.rank + 1, axis;
+  if (rank > TS_MAX_RANK)
+    return ts__infer_fail(c, TS_ERR_SHAPE, "stacking %s gives rank %d, over %d",
+                          ts__info_str(as, x0.dtype, x0.shape), rank, TS_MAX_RANK);
+  if (!ts__axis(c->attrs[0].i, rank, &axis))
+    return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT,
+                          "axis %lld is out of range [%d, %d] for stacking %s",
+                          (long long)c->attrs[0].i, -rank, rank - 1,
+                          ts__info_str(as, x0.dtype, x0.shape));
+  ts_shape part = x0.shape;
+  for (int i = 1; i < c->n_in; i++) {
+    ts_shape s = c->in[i].shape;
+    bool same = s.rank == part.rank;
+    for (int d = 0; same && d < s.rank; d++) {
+      same = s.dim[d] < 0 || part.dim[d] < 0 || s.dim[d] == part.dim[d];
+      if (part.dim[d] < 0)
+        part.dim[d] = s.dim[d];
+    }
+    if (!same)
+      return ts__infer_fail(c, TS_ERR_SHAPE,
+                            "Shapes of all inputs must match: values[0].shape = %s != "
+                            "values[%d].shape = %s",
+                            ts__info_str(as, x0.dtype, x0.shape), i,
+                            ts__info_str(bs, c->in[i].dtype, s));
+  }
+  ts_shape out = { .rank = rank };
+  for (int d = 0, from = 0; d < rank; d++)
+    out.dim[d] = d == axis ? c->n_in : part.dim[from++];
+  c->out[0] = (ts_info){ x0.dtype, out };
+  return true;
+}
+
+static bool unpack_infer(ts_infer_ctx *c)
+{
+  ts_info x = c->in[0];
+  int64_t num = c->attrs[0].i;
+  char buf[TS_INFO_STR];
+  int axis;
+  if (x.shape.rank == 0)
+    return ts__infer_fail(c, TS_ERR_SHAPE, "cannot unstack a scalar (%s)",
+                          ts__info_str(buf, x.dtype, x.shape));
+  if (!norm_axis(c, c->attrs[1].i, x, &axis))
+    return false;
+  int64_t d = x.shape.dim[axis];
+  if (num < 1 || num > TS_MAX_OUTPUTS || (d >= 0 && d != num))
+    return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT,
+                          "num %lld must be the size of axis %d of %s, in [1, %d]",
+                          (long long)num, axis, ts__info_str(buf, x.dtype, x.shape),
+                          TS_MAX_OUTPUTS);
+  c->n_out = (int)num;
+  for (int i = 0; i < num; i++) {
+    c->out[i] = (ts_info){ x.dtype, { .rank = x.shape.rank - 1 } };
+    for (int a = 0, to = 0; a < x.shape.rank; a++)
+      if (a != axis)
+        c->out[i].shape.dim[to++] = x.shape.dim[a];
+  }
+  return true;
+}
+
+/* Pack: each input's slice of the gradient. */
+static bool pack_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                      ts_tensor **gi)
+{
+  return ts_unpack_at(c->loc, g[0], c->n_in, (int)c->attrs[0].i, gi) == c->n_in;
+}
+
+/* Unpack: the parts' gradients stacked. */
+static bool unpack_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                        ts_tensor **gi)
+{
+  return (gi[0] = ts_pack_at(c->loc, g, (int)c->attrs[0].i, (int)c->attrs[1].i)) != NULL;
+}
+
+const ts_op_def ts__op_pack = {
+  .op = TS_OP_PACK, .name = "Pack", .api_name = "pack", .n_inputs = -1, .min_inputs = 1, .n_outputs = 1,
+  .n_promote = -1, .flags = TS_OPF_PROMOTE, ATTRS(concat_attrs), .infer = pack_infer,
+  .kernel[TS_DEVICE_CPU] = concat_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_concat),
+  .grad = pack_grad,
+};
+const ts_op_def ts__op_unpack = {
+  .op = TS_OP_UNPACK, .name = "Unpack", .api_name = "unpack", .n_inputs = 1, .n_outputs = -1,
+  ATTRS(split_attrs), .infer = unpack_infer, .kernel[TS_DEVICE_CPU] = split_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_concat),
+  .grad = unpack_grad,
+};
+
 /* ---- slice ------------------------------------------------------------------------ */
 
 static bool slice_infer(ts_infer_ctx *c)
@@ -784,6 +881,47 @@ int ts_split_at(ts_loc loc, ts_tensor *x, int n, int axis, ts_tensor **out)
   }
   int got = ts__dispatch(loc, TS_OP_SPLIT, &x, 1, attrs, out);
   for (int i = got < 0 ? 0 : n; i < n; i++)
+    out[i] = NULL;
+  return got;
+}
+
+ts_tensor *ts_pack_at(ts_loc loc, ts_tensor *const *xs, int n, int axis)
+{
+  ts_attr attrs[] = { TS_ATTR_I(axis) };
+  if (n < 1 || n > TS_MAX_INPUTS || !xs) {
+    ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, ts__op_pack.name,
+                 "needs 1 to %d inputs, got %d%s", TS_MAX_INPUTS, n, xs ? "" : " (NULL list)");
+    return NULL;
+  }
+  return ts__dispatch1(loc, TS_OP_PACK, xs, n, attrs);
+}
+
+int ts_unpack_at(ts_loc loc, ts_tensor *x, int num, int axis, ts_tensor **out)
+{
+  int ax;
+  if (!out) {
+    ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, ts__op_unpack.name, "NULL output array");
+    return -1;
+  }
+  bool given = num >= 0;
+  if (x && !given && ts__axis(axis, x->shape.rank, &ax)) {
+    int64_t d = x->shape.dim[ax];
+    char buf[TS_INFO_STR];
+    if (d < 0)
+      ts_error_set(TS_ERR_SHAPE, loc, ts__op_unpack.name,
+                   "cannot infer num from %s: its axis %d is unknown (give num)",
+                   ts__info_str(buf, x->dtype, x->shape), axis);
+    else if (d < 1 || d > TS_MAX_OUTPUTS)
+      ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, ts__op_unpack.name,
+                   "%s has %lld slices along axis %d; it unstacks into 1 to %d",
+                   ts__info_str(buf, x->dtype, x->shape), (long long)d, axis, TS_MAX_OUTPUTS);
+    if (d < 1 || d > TS_MAX_OUTPUTS)
+      return -1;
+    num = (int)d;
+  }
+  ts_attr attrs[] = { TS_ATTR_I(num), TS_ATTR_I(axis) };
+  int got = ts__dispatch(loc, TS_OP_UNPACK, &x, 1, attrs, out);
+  for (int i = 0; got < 0 && given && i < num; i++)
     out[i] = NULL;
   return got;
 }

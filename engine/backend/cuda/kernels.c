@@ -245,6 +245,42 @@ bool ts__cuda_slice(ts_kernel_ctx *k)
          no_launcher(k);
 }
 
+/* Tile (x's index modulo its dim per dim) and Pad (x's index shifted by
+ * the padding before, the constant, or reflected): one index map each. */
+static bool index_map(ts_kernel_ctx *k, ts_cu_map_mode mode, const int64_t *before, const void *value_at)
+{
+  const ts_tensor *x = k->in[0];
+  ts_tensor *y = k->out[0];
+  ts_cu_map m = { .rank = x->shape.rank, .mode = mode };
+  contiguous_strides(x->shape, m.in_stride);
+  for (int d = 0; d < m.rank; d++) {
+    m.out_dim[d] = y->shape.dim[d];
+    m.in_dim[d] = x->shape.dim[d];
+    m.before[d] = before ? before[d] : 0;
+  }
+  if (y->size > 0 && x->size == 0) /* a CONSTANT pad of nothing: all the constant */
+    return (value_at ? ts__cu_fill_from(y->dtype, y->size, value_at, y->data, stream_of(k))
+                     : ts__cu_fill(y->dtype, y->size, 0, y->data, stream_of(k))) ||
+           no_launcher(k);
+  return ts__cu_index_map(ts_dtype_size(x->dtype), y->size, &m, x->data, value_at, y->data,
+                          stream_of(k)) ||
+         no_launcher(k);
+}
+
+bool ts__cuda_tile(ts_kernel_ctx *k)
+{
+  return index_map(k, TS_CU_MAP_TILE, NULL, NULL);
+}
+
+bool ts__cuda_pad(ts_kernel_ctx *k)
+{
+  const char *mode = k->attrs[2].s;
+  ts_cu_map_mode m = strcmp(mode, "REFLECT") == 0     ? TS_CU_MAP_PAD_REFLECT
+                     : strcmp(mode, "SYMMETRIC") == 0 ? TS_CU_MAP_PAD_SYMMETRIC
+                                                      : TS_CU_MAP_PAD_CONSTANT; /* inference checked it */
+  return index_map(k, m, k->attrs[0].ints.v, k->n_in == 2 ? k->in[1]->data : NULL);
+}
+
 static int64_t dims_prod(ts_shape s, int from, int to)
 {
   int64_t n = 1;
@@ -253,11 +289,12 @@ static int64_t dims_prod(ts_shape s, int from, int to)
   return n;
 }
 
-/* Concat and Split: each operand's chunks are one 2-D copy on the stream. */
+/* Concat and Split (and Pack and Unpack, their parts without the axis of
+ * 1): each operand's chunks are one 2-D copy on the stream. */
 bool ts__cuda_concat(ts_kernel_ctx *k)
 {
   ts_tensor *y = k->out[0];
-  bool concat = k->def->op == TS_OP_CONCAT;
+  bool concat = k->def->op == TS_OP_CONCAT || k->def->op == TS_OP_PACK;
   const ts_tensor *whole = concat ? y : k->in[0];
   int axis = 0;
   ts__axis(k->attrs[concat ? 0 : 1].i, whole->shape.rank, &axis); /* inference checked it */
@@ -581,7 +618,8 @@ bool ts__cuda_op_supported(const ts_kernel_ctx *k)
   case TS_OP_WHERE:
     return dt == TS_BOOL;
   case TS_OP_RESHAPE: case TS_OP_FLATTEN:
-  case TS_OP_TRANSPOSE: case TS_OP_SLICE: case TS_OP_CONCAT: case TS_OP_SPLIT:
+  case TS_OP_TRANSPOSE: case TS_OP_SLICE: case TS_OP_CONCAT: case TS_OP_SPLIT: case TS_OP_PACK: case TS_OP_UNPACK:
+  case TS_OP_TILE: case TS_OP_PAD:
   case TS_OP_FILL: case TS_OP_ZEROS_LIKE: case TS_OP_ONES_LIKE:
     return true;
   case TS_OP_CAST:

@@ -1,7 +1,8 @@
 /* cuda/layout.cu — the CUDA kernels of the rows that move elements:
  * Transpose and Slice as one strided gather (output index -> input
  * offset through per-dim strides), and Where (a select over three
- * broadcast operands), and Gather (rows of params picked by indices).
+ * broadcast operands), and Gather (rows of params picked by indices),
+ * Tile and Pad (an index map per dim).
  * Elements move as 1-, 2-, 4- or 8-byte words, so
  * one kernel serves every dtype of that size. */
 #include "kernels.h"
@@ -68,6 +69,46 @@ extern "C" bool ts__cu_where(size_t elem_size, int64_t n, const ts_cu_bcast *s, 
   cudaStream_t st = (cudaStream_t)stream;
   BY_WIDTH(elem_size, if (n > 0) where_kernel<W><<<blocks_for(n), THREADS, 0, st>>>(
                         n, *s, (const bool *)cond, (const W *)x, (const W *)y, (W *)out))
+  return true;
+}
+
+/* Tile and Pad: each output element from the input index its own maps to
+ * (kernels.h), or the constant where a CONSTANT pad leaves x. */
+template <class W>
+__global__ void index_map_kernel(int64_t n, ts_cu_map m, const W *x, const W *value_at, W *o)
+{
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    int64_t off = 0, rest = i;
+    bool inside = true;
+    for (int d = m.rank - 1; d >= 0; d--) {
+      int64_t q = rest / m.out_dim[d], at = rest - q * m.out_dim[d], len = m.in_dim[d];
+      rest = q;
+      if (m.mode == TS_CU_MAP_TILE) {
+        at %= len;
+      } else {
+        at -= m.before[d];
+        if (at < 0 || at >= len) {
+          if (m.mode == TS_CU_MAP_PAD_CONSTANT)
+            inside = false;
+          else if (m.mode == TS_CU_MAP_PAD_REFLECT)
+            at = at < 0 ? -at : 2 * (len - 1) - at;
+          else
+            at = at < 0 ? -at - 1 : 2 * len - 1 - at;
+        }
+      }
+      off += at * m.in_stride[d];
+    }
+    o[i] = inside ? x[off] : value_at ? *value_at : W{};
+  }
+}
+
+extern "C" bool ts__cu_index_map(size_t elem_size, int64_t n, const ts_cu_map *m, const void *x,
+                                 const void *value_at, void *out, void *stream)
+{
+  cudaStream_t st = (cudaStream_t)stream;
+  BY_WIDTH(elem_size, if (n > 0) index_map_kernel<W><<<blocks_for(n), THREADS, 0, st>>>(
+                        n, *m, (const W *)x, (const W *)value_at, (W *)out))
   return true;
 }
 
