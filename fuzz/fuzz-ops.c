@@ -3,7 +3,8 @@
  * The input drives a small interpreter.  Its header makes 1-3 input tensors
  * and 0-2 variables; the rest is a program of up to MAX_OPS instructions,
  * each an op (creation, cast, reshape, transpose, concat, split, slice,
- * gather, every binary and unary op, where, reductions, argmax, matmul,
+ * gather, tile, pad, pack, unpack, top_k, sort, argsort, cumsum, cumprod,
+ * every binary and unary op, where, reductions, argmax, matmul,
  * softmax, cross entropy, conv2d, conv_transpose, max_pool2d, print,
  * variables, tensor arrays and their sequence ops, optionals, cond, while)
  * on registers, with random attributes: dtypes including invalid numbers,
@@ -418,7 +419,8 @@ static const struct {
 } reduce_ops[] = {
   { ts_reduce_sum_at, "reduce_sum" },   { ts_reduce_mean_at, "reduce_mean" },
   { ts_reduce_max_at, "reduce_max" },   { ts_reduce_min_at, "reduce_min" },
-  { ts_reduce_prod_at, "reduce_prod" },
+  { ts_reduce_prod_at, "reduce_prod" }, { ts_reduce_any_at, "reduce_any" },
+  { ts_reduce_all_at, "reduce_all" },
 };
 
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -556,9 +558,86 @@ static ts_tensor *conv_transpose_op(fuzz_state *st, reader *r, ts_tensor *x, ts_
                     "conv_transpose");
 }
 
+/* Elements of x padded by before and after, or tiled by multiples
+ * (after NULL): 0 when the engine must refuse, UNKNOWN if a dim is. */
+static int64_t arranged_elements(const ts_tensor *x, ts_ints a, const ts_ints *after)
+{
+  ts_shape s = ts_tensor_shape(x);
+  if (s.rank < 0 || a.n != s.rank || (after && after->n != s.rank))
+    return 0;
+  int64_t n = 1;
+  for (int i = 0; i < s.rank; i++) {
+    if (s.dim[i] < 0)
+      return UNKNOWN;
+    if (a.v[i] < 0 || (after && after->v[i] < 0))
+      return 0;
+    n = mul_sat(n, after ? add_sat(add_sat(s.dim[i], a.v[i]), after->v[i]) : mul_sat(s.dim[i], a.v[i]));
+  }
+  return n;
+}
+
+/* Tile, Pad, Pack and Unpack, TopKV2, Sort and ArgSort, Cumsum and Cumprod. */
+static ts_tensor *arrange_op(fuzz_state *st, reader *r, ts_tensor *x, ts_tensor *y, ts_tensor *z,
+                             uint8_t sub)
+{
+  int64_t ex = elements_of(x), work = ex == UNKNOWN ? UNKNOWN : mul_sat(ex, 64);
+  int axis = rd_int(r);
+  ts_ints a = rd_ints(r), b = rd_ints(r);
+  switch (sub % 8) {
+  case 0: {
+    int64_t e = x ? arranged_elements(x, a, NULL) : 0;
+    return fits(st, x != NULL, e, e) ? fuzz_check(ts_tile(x, a), "tile") : NULL;
+  }
+  case 1: {
+    int64_t e = x ? arranged_elements(x, a, &b) : 0;
+    ts_pad_mode mode = (ts_pad_mode)(sub / 8 % 4); /* 3: not a mode */
+    return fits(st, x != NULL, e, e) ? fuzz_check(ts_pad(x, a, b, mode, sub & 32 ? y : NULL), "pad") : NULL;
+  }
+  case 2: {
+    ts_tensor *xs[3] = { x, y, z };
+    int n = (int)(sub / 8 % 5) - 1; /* -1 .. 3 */
+    int64_t e = add_sat(add_sat(elements_of(x), elements_of(y)), elements_of(z));
+    return fits(st, x && y && z, e, e) ? fuzz_check(ts_pack(n < 0 ? NULL : xs, n, axis), "pack") : NULL;
+  }
+  case 3: {
+    ts_tensor *parts[8] = { 0 };
+    int num = (int)(sub / 8 % 10) - 2; /* -2 .. 7: -1 takes the dim, if out can hold it */
+    if (num == -1 && x) {
+      ts_shape s = ts_tensor_shape(x);
+      int k = axis < 0 && s.rank >= 0 ? axis + s.rank : axis;
+      if (k < 0 || k >= s.rank || s.dim[k] < 0 || s.dim[k] > 8)
+        num = 2;
+    }
+    if (!fits(st, x != NULL, ex, ex))
+      return NULL;
+    int got = ts_unpack(x, num, axis, parts);
+    if (!fuzz_check_ok(got >= 0, "unpack") || got == 0)
+      return NULL;
+    return parts[sub / 80 % got];
+  }
+  case 4: {
+    ts_tensor *values = NULL, *indices = NULL;
+    if (fits(st, x != NULL, ex, work) &&
+        fuzz_check_ok(ts_top_k(x, axis, &values, sub & 8 ? &indices : NULL), "top_k"))
+      return indices ? indices : values;
+    return NULL;
+  }
+  case 5:
+    if (!fits(st, x != NULL, ex, work))
+      return NULL;
+    return sub & 8 ? fuzz_check(ts_argsort(x, axis, sub & 16), "argsort")
+                   : fuzz_check(ts_sort(x, axis, sub & 16), "sort");
+  default:
+    if (!fits(st, x != NULL, ex, ex))
+      return NULL;
+    return sub & 1 ? fuzz_check(ts_cumprod(x, axis, sub & 8, sub & 16), "cumprod")
+                   : fuzz_check(ts_cumsum(x, axis, sub & 8, sub & 16), "cumsum");
+  }
+}
+
 static void run_op(fuzz_state *st, reader *r)
 {
-  uint8_t code = rd_u8(r) % 32;
+  uint8_t code = rd_u8(r) % 33;
   ts_tensor *x = reg_get(st, r), *y = reg_get(st, r), *z = reg_get(st, r);
   uint8_t sub = rd_u8(r);
   ts_tensor *out = NULL;
@@ -823,6 +902,9 @@ static void run_op(fuzz_state *st, reader *r)
     }
     break;
   }
+  case 31:
+    out = arrange_op(st, r, x, y, z, sub);
+    break;
   default: {
     int limit = (int)(sub % 10) - 1;
     ts_tensor *vars[3] = { ts_scalar_i32(0), y, z };
