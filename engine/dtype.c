@@ -184,6 +184,14 @@ bool ts__shape_product(const int64_t *dims, int n, int64_t *out)
   return true;
 }
 
+int64_t ts__dims_prod(ts_shape s, int from, int to)
+{
+  int64_t n = 0;
+  bool ok = ts__shape_product(s.dim + from, to - from, &n);
+  g_assert(ok); /* an allocated tensor's shape is known and fits */
+  return n;
+}
+
 ts_range_status ts__range_count_i64(int64_t start, int64_t limit, int64_t delta, int64_t *n)
 {
   __extension__ typedef __int128 wide;

@@ -165,6 +165,9 @@ char *ts__shape_msg_str(char *buf, ts_shape shape);
  * others), false if a dim is negative (unknown) or the product overflows
  * int64.  Every product of dims goes through here. */
 bool ts__shape_product(const int64_t *dims, int n, int64_t *out);
+/* The product of an allocated tensor's dims [from, to): the elements
+ * before an axis (0, axis) or after it (axis + 1, rank), in a kernel. */
+int64_t ts__dims_prod(ts_shape s, int from, int to);
 
 /* The one definition of a range's trip count, shared by ts_range, eager
  * TS_FOR (TS_RANGE(...)) and traced ones with constant bounds:

@@ -528,11 +528,7 @@ static bool concat_cpu(ts_kernel_ctx *k)
   if (!out)
     return false;
   /* each element's rows of `inner` elements land at the rows' running offset */
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < axis; d++)
-    outer *= shape.dim[d];
-  for (int d = axis + 1; d < shape.rank; d++)
-    inner *= shape.dim[d];
+  int64_t outer = ts__dims_prod(shape, 0, axis), inner = ts__dims_prod(shape, axis + 1, shape.rank);
   int64_t offset = 0;
   for (int64_t i = 0; i < l->n; i++) {
     int64_t rows = l->items[i]->shape.dim[axis] * inner;

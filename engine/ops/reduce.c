@@ -696,13 +696,7 @@ static bool arg_cpu(ts_kernel_ctx *k)
     return false;
   if (k->out[0]->size == 0) /* nothing to write: no loop over the (maybe huge) other dims */
     return true;
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < x->shape.rank; d++) {
-    if (d < ax)
-      outer *= x->shape.dim[d];
-    else if (d > ax)
-      inner *= x->shape.dim[d];
-  }
+  int64_t outer = ts__dims_prod(x->shape, 0, ax), inner = ts__dims_prod(x->shape, ax + 1, x->shape.rank);
   void *best = g_try_malloc_n((gsize)MAX(inner, 1), 8);
   if (!best)
     return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "out of memory for %s over %" PRId64 " rows",
@@ -837,13 +831,7 @@ static bool cum_cpu(ts_kernel_ctx *k)
     return false;
   if (x->size == 0)
     return true;
-  int64_t outer = 1, inner = 1;
-  for (int d = 0; d < x->shape.rank; d++) {
-    if (d < ax)
-      outer *= x->shape.dim[d];
-    else if (d > ax)
-      inner *= x->shape.dim[d];
-  }
+  int64_t outer = ts__dims_prod(x->shape, 0, ax), inner = ts__dims_prod(x->shape, ax + 1, x->shape.rank);
   void *acc = g_try_malloc_n((gsize)inner, ts_dtype_size(x->dtype));
   if (!acc)
     return ts__kernel_fail(k, TS_ERR_NO_MEMORY, "out of memory for %s over %" PRId64 " rows",

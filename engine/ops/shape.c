@@ -30,14 +30,6 @@ static bool norm_axis(ts_infer_ctx *c, int64_t axis, ts_info x, int *out)
 
 /* Product of dims [from, to) of a concrete tensor's shape (its size bounds
  * it, so it cannot overflow). */
-static int64_t dims_prod(ts_shape s, int from, int to)
-{
-  int64_t n = 0;
-  bool ok = ts__shape_product(s.dim + from, to - from, &n);
-  g_assert(ok);
-  return n;
-}
-
 /* ---- reshape and flatten: views ------------------------------------------------ */
 
 static bool reshape_infer(ts_infer_ctx *c)
@@ -415,7 +407,7 @@ static bool concat_infer(ts_infer_ctx *c)
 /* Bytes of one outer step of t along axis: dims [axis, rank) times the element size. */
 static size_t chunk_bytes(const ts_tensor *t, int axis)
 {
-  return (size_t)dims_prod(t->shape, axis, t->shape.rank) * ts_dtype_size(t->dtype);
+  return (size_t)ts__dims_prod(t->shape, axis, t->shape.rank) * ts_dtype_size(t->dtype);
 }
 
 static bool concat_cpu(ts_kernel_ctx *k)
@@ -425,7 +417,7 @@ static bool concat_cpu(ts_kernel_ctx *k)
   ts__axis(k->attrs[0].i, y->shape.rank, &axis); /* inference checked it */
   if (y->size == 0)
     return true;
-  int64_t outer = dims_prod(y->shape, 0, axis);
+  int64_t outer = ts__dims_prod(y->shape, 0, axis);
   char *dst = y->data;
   for (int64_t o = 0; o < outer; o++)
     for (int i = 0; i < k->n_in; i++) {
@@ -471,7 +463,7 @@ static bool split_cpu(ts_kernel_ctx *k)
   if (x->size == 0)
     return true;
   size_t n = chunk_bytes(k->out[0], axis);
-  int64_t outer = dims_prod(x->shape, 0, axis);
+  int64_t outer = ts__dims_prod(x->shape, 0, axis);
   const char *src = x->data;
   for (int64_t o = 0; o < outer; o++)
     for (int i = 0; i < k->n_out; i++) {
@@ -676,7 +668,7 @@ static bool slice_cpu(ts_kernel_ctx *k)
   int inner = rank > 0 ? rank - 1 : 0;
   while (inner > 0 && y->shape.dim[inner] == x->shape.dim[inner])
     inner--;
-  size_t run = (size_t)dims_prod(y->shape, inner, rank) * es;
+  size_t run = (size_t)ts__dims_prod(y->shape, inner, rank) * es;
   const char *src = x->data;
   char *dst = y->data;
   for (;;) {
@@ -787,8 +779,8 @@ static bool gather_cpu(ts_kernel_ctx *k)
   }
   if (y->size == 0)
     return true;
-  size_t row = (size_t)dims_prod(p->shape, axis + 1, p->shape.rank) * ts_dtype_size(p->dtype);
-  int64_t outer = dims_prod(p->shape, 0, axis);
+  size_t row = (size_t)ts__dims_prod(p->shape, axis + 1, p->shape.rank) * ts_dtype_size(p->dtype);
+  int64_t outer = ts__dims_prod(p->shape, 0, axis);
   const char *src = p->data;
   char *dst = y->data;
   for (int64_t o = 0; o < outer; o++, src += (size_t)n * row)

@@ -87,13 +87,8 @@ static int pair_cmp(const void *a, const void *b)
 static bool sort_rows(ts_kernel_ctx *k, const ts_tensor *x, int axis, int64_t n_out, bool descending,
                       ts_tensor *values, ts_tensor *indices)
 {
-  int64_t outer = 1, inner = 1, n = x->shape.dim[axis];
-  for (int d = 0; d < x->shape.rank; d++) {
-    if (d < axis)
-      outer *= x->shape.dim[d];
-    else if (d > axis)
-      inner *= x->shape.dim[d];
-  }
+  int64_t outer = ts__dims_prod(x->shape, 0, axis), inner = ts__dims_prod(x->shape, axis + 1, x->shape.rank);
+  int64_t n = x->shape.dim[axis];
   if (outer * inner * n_out == 0)
     return true;
   sort_pair *pairs = g_try_malloc_n((gsize)n, sizeof *pairs);
