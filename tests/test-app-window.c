@@ -1139,6 +1139,16 @@ static void test_layout_fits(void)
   activate("win.profile-compare", NULL);
   wait_idle();
   check_layout("profiler-compare", problems);
+  /* its summary shows whole lines: none cut under the table */
+  GtkWidget *compare_summary = find_named(GTK_WIDGET(profiler), "compare-summary");
+  g_assert_nonnull(compare_summary);
+  for (guint i = 0; i < G_N_ELEMENTS(LAYOUT_SIZES); i++) {
+    resize_and_draw(LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1]);
+    int shown = shown_height(compare_summary), height = gtk_widget_get_height(compare_summary);
+    if (shown < height)
+      g_string_append_printf(problems, "-- profiler-compare at %dx%d: %d px of the summary's %d show\n",
+                             LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1], shown, height);
+  }
   g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(FALSE));
 
   /* the debugger stopped at an op, its inspector showing a heat map */
