@@ -23,8 +23,8 @@
   "Enter adds it"
 #define MAX_STATUS_RESULT 48  /* characters of a result the status line says itself */
 #define CONTROLS_WIDTH 220    /* px: the command buttons in a row */
-#define SOURCE_MIN_WIDTH 120  /* px: a few words of a line */
-#define TENSORS_MIN_WIDTH 240 /* px: the tensor choice and the inspector's header whole */
+#define SOURCE_MIN_COLUMNS 36 /* of the source's font: a line's number and its first 30 characters */
+#define TENSORS_MIN_WIDTH 220 /* px: the tensor choice and the inspector's header whole */
 
 struct _TsDebugPanel {
   GtkWidget parent_instance;
@@ -233,6 +233,21 @@ static void settle_source(TsDebugPanel *self)
   gtk_widget_queue_resize(GTK_WIDGET(self->source_view));
 }
 
+/* The source's least width: SOURCE_MIN_COLUMNS of its monospace font as
+ * it is drawn (the user's font and scale), its margins and frame around. */
+static void update_source_width(TsDebugPanel *self)
+{
+  GtkWidget *view = GTK_WIDGET(self->source_view);
+  PangoFontMetrics *metrics = pango_context_get_metrics(gtk_widget_get_pango_context(view), NULL, NULL);
+  int columns = PANGO_PIXELS_CEIL(SOURCE_MIN_COLUMNS * pango_font_metrics_get_approximate_char_width(metrics));
+  pango_font_metrics_unref(metrics);
+  int frame = 2; /* the scrolled window's, a pixel each side */
+  GtkWidget *scroll = gtk_widget_get_parent(view);
+  gtk_widget_set_size_request(scroll, columns + gtk_text_view_get_left_margin(self->source_view) +
+                                        gtk_text_view_get_right_margin(self->source_view) + frame,
+                              -1);
+}
+
 static void on_source_read(GObject *source, GAsyncResult *res, gpointer user_data)
 {
   g_autoptr(GError) error = NULL;
@@ -247,12 +262,16 @@ static void on_source_read(GObject *source, GAsyncResult *res, gpointer user_dat
     settle_source(self);
     return;
   }
+  update_source_width(self);
   g_autofree char *base = g_path_get_basename(snippet->path);
   gtk_label_set_text(self->source_label, base);
   gtk_widget_set_tooltip_text(GTK_WIDGET(self->source_label), snippet->path);
+  /* the numbers as wide as the last one: the code keeps the columns */
+  int n_lines = (int)g_strv_length(snippet->lines);
+  int digits = g_snprintf(NULL, 0, "%d", snippet->first_line + MAX(n_lines - 1, 0));
   g_autoptr(GString) text = g_string_new(NULL);
-  for (int i = 0; snippet->lines[i]; i++)
-    g_string_append_printf(text, "%s%5d  %s", i ? "\n" : "", snippet->first_line + i, snippet->lines[i]);
+  for (int i = 0; i < n_lines; i++)
+    g_string_append_printf(text, "%s%*d  %s", i ? "\n" : "", digits, snippet->first_line + i, snippet->lines[i]);
   gtk_text_buffer_set_text(buffer, text->str, (int)text->len);
   GtkTextIter start, end;
   gtk_text_buffer_get_iter_at_line(buffer, &start, snippet->line - snippet->first_line);
@@ -832,9 +851,14 @@ static GtkWidget *build_source(TsDebugPanel *self)
   gtk_widget_add_css_class(GTK_WIDGET(self->source_label), "heading");
   gtk_box_append(GTK_BOX(box), GTK_WIDGET(self->source_label));
   self->source_view = GTK_TEXT_VIEW(gtk_text_view_new());
+  gtk_widget_set_name(GTK_WIDGET(self->source_view), "debug-source");
   gtk_text_view_set_editable(self->source_view, FALSE);
   gtk_text_view_set_monospace(self->source_view, TRUE);
   gtk_text_view_set_cursor_visible(self->source_view, FALSE);
+  gtk_text_view_set_left_margin(self->source_view, 4);
+  gtk_text_view_set_right_margin(self->source_view, 4);
+  /* its font is known once styled; a font changed later counts from the next op shown */
+  g_signal_connect_swapped(self->source_view, "realize", G_CALLBACK(update_source_width), self);
   gtk_text_buffer_create_tag(gtk_text_view_get_buffer(self->source_view), "current", "paragraph-background",
                              "rgba(53,132,228,0.28)", "weight", PANGO_WEIGHT_BOLD, NULL);
   GtkWidget *scroll = gtk_scrolled_window_new();
@@ -848,6 +872,7 @@ static GtkWidget *build_source(TsDebugPanel *self)
 static GtkWidget *build_tensors(TsDebugPanel *self)
 {
   GtkWidget *box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4);
+  gtk_widget_set_name(box, "debug-tensors");
   self->tensor_names = gtk_string_list_new(NULL);
   self->tensor_choice = GTK_DROP_DOWN(gtk_drop_down_new(G_LIST_MODEL(g_object_ref(self->tensor_names)), NULL));
   gtk_widget_set_tooltip_text(GTK_WIDGET(self->tensor_choice), "The op's inputs and outputs");
@@ -874,8 +899,10 @@ static void ts_debug_panel_init(TsDebugPanel *self)
   self->tensors = g_ptr_array_new_with_free_func((GDestroyNotify)ts_tensor_unref);
   self->breakpoints = g_ptr_array_new_with_free_func(g_free);
   self->outputs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)ts_tensor_unref);
-  /* no pane is squeezed under its minimum (the buttons and the inspector's
-   * header stay whole); the source gives way first when the window narrows */
+  /* no pane is squeezed under its minimum (the buttons, the source's
+   * columns and the inspector's controls stay whole); the source and the
+   * tensors share what is left in proportion to those minimums until the
+   * divider is moved, and in proportion to where it was put after */
   GtkWidget *outer = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
   GtkWidget *inner = gtk_paned_new(GTK_ORIENTATION_HORIZONTAL);
   /* the controls scroll when the panel is short: its height is the graph's */
@@ -888,13 +915,11 @@ static void ts_debug_panel_init(TsDebugPanel *self)
   gtk_paned_set_shrink_end_child(GTK_PANED(outer), FALSE);
   gtk_paned_set_end_child(GTK_PANED(outer), inner);
   GtkWidget *source = build_source(self), *tensors = build_tensors(self);
-  gtk_widget_set_size_request(source, SOURCE_MIN_WIDTH, -1);
   gtk_widget_set_size_request(tensors, TENSORS_MIN_WIDTH, -1);
   gtk_paned_set_start_child(GTK_PANED(inner), source);
   gtk_paned_set_end_child(GTK_PANED(inner), tensors);
   gtk_paned_set_shrink_start_child(GTK_PANED(inner), FALSE);
   gtk_paned_set_shrink_end_child(GTK_PANED(inner), FALSE);
-  gtk_paned_set_position(GTK_PANED(inner), 420);
   gtk_widget_set_margin_start(outer, 6);
   gtk_widget_set_margin_end(outer, 6);
   gtk_widget_set_margin_top(outer, 6);

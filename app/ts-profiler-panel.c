@@ -199,7 +199,8 @@ struct _TsProfilerPanel {
   GtkStack *stack, *stats_stack, *compare_stack;
   GtkDropDown *group_dropdown;
   GtkSearchEntry *filter_entry;
-  GtkLabel *summary_label, *compare_summary;
+  GtkLabel *summary_label;
+  GtkInscription *compare_summary;
   GtkSpinButton *calls_spin;
   GtkWidget *compare_button, *devices_button, *page_controls;
   char *device; /* the device runs are made on, NULL for the CPU: the Diff page compares it with the CPU */
@@ -1021,7 +1022,8 @@ static void update_compare_summary(TsProfilerPanel *self)
   } else {
     g_string_append(text, " It was traced before: no trace cost here.");
   }
-  gtk_label_set_markup(self->compare_summary, text->str);
+  gtk_inscription_set_markup(self->compare_summary, text->str);
+  gtk_widget_set_tooltip_markup(GTK_WIDGET(self->compare_summary), text->str);
   g_string_free(text, TRUE);
 }
 

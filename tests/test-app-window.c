@@ -1007,6 +1007,85 @@ static void test_version(void)
   g_assert_cmpstr(err, ==, "");
 }
 
+/* The controls under widget (buttons, drop-downs, spin buttons) narrower
+ * than they need, or reaching past pane's sides: a line each. */
+static void find_clipped_controls(GtkWidget *widget, GtkWidget *pane, GString *problems)
+{
+  if (!gtk_widget_get_mapped(widget) || !gtk_widget_get_child_visible(widget))
+    return;
+  if (GTK_IS_BUTTON(widget) || GTK_IS_DROP_DOWN(widget) || GTK_IS_SPIN_BUTTON(widget)) {
+    /* the margin box, what measure() speaks of */
+    int width = gtk_widget_get_allocated_width(widget) + gtk_widget_get_margin_start(widget) +
+                gtk_widget_get_margin_end(widget);
+    int min = 0;
+    gtk_widget_measure(widget, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+    graphene_rect_t b;
+    g_assert_true(gtk_widget_compute_bounds(widget, pane, &b));
+    const char *what = gtk_widget_get_tooltip_text(widget) ? gtk_widget_get_tooltip_text(widget)
+                                                           : G_OBJECT_TYPE_NAME(widget);
+    if (width < min)
+      g_string_append_printf(problems, "'%s': %d px of at least %d\n", what, width, min);
+    if (b.origin.x < 0 || b.origin.x + b.size.width > gtk_widget_get_width(pane) + 0.5)
+      g_string_append_printf(problems, "'%s': %.0f to %.0f px, past the %d px pane\n", what, b.origin.x,
+                             b.origin.x + b.size.width, gtk_widget_get_width(pane));
+    return; /* its parts are its own */
+  }
+  GtkPolicyType h_policy = GTK_POLICY_NEVER;
+  if (GTK_IS_SCROLLED_WINDOW(widget))
+    gtk_scrolled_window_get_policy(GTK_SCROLLED_WINDOW(widget), &h_policy, NULL);
+  if (h_policy != GTK_POLICY_NEVER)
+    return; /* scrolled sideways (a wide table's headers): out of sight by choice */
+  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child))
+    find_clipped_controls(child, pane, problems);
+}
+
+/* The debugger stopped at an op, at the default size, 1024x700 and the
+ * smallest, its inspector compact and inspected: the source shows a line's
+ * number and 30 characters of it (36 columns of its font), the inspector's
+ * controls are whole inside their pane, the panel inside the window. */
+static void check_debugger_fits(TsDebugPanel *debug, GString *problems)
+{
+  static const int SIZES[][2] = { { 1280, 800 }, { 1024, 700 }, { 1024, 640 } };
+  GtkWidget *source = find_named(GTK_WIDGET(debug), "debug-source");
+  GtkWidget *tensors = find_named(GTK_WIDGET(debug), "debug-tensors");
+  g_assert_nonnull(source);
+  g_assert_nonnull(tensors);
+  TsTensorView *inspector = ts_debug_panel_get_inspector(debug);
+  for (guint i = 0; i < G_N_ELEMENTS(SIZES); i++)
+    for (int inspect = 0; inspect < 2; inspect++) {
+      gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(inspector->expand_button), inspect);
+      resize_and_draw(SIZES[i][0], SIZES[i][1]);
+      g_autofree char *name = g_strdup_printf("debugger-%s-%dx%d.png", inspect ? "inspected" : "compact", SIZES[i][0],
+                                              SIZES[i][1]);
+      save_test_screenshot(GTK_WIDGET(window), name);
+      GString *found = g_string_new(NULL);
+      if (gtk_widget_get_width(GTK_WIDGET(window)) > SIZES[i][0] ||
+          gtk_widget_get_height(GTK_WIDGET(window)) > SIZES[i][1])
+        g_string_append_printf(found, "the window is %dx%d\n", gtk_widget_get_width(GTK_WIDGET(window)),
+                               gtk_widget_get_height(GTK_WIDGET(window)));
+      /* the text's width: the scrolled window's inside its frame, less the view's margins */
+      GtkWidget *scroll = gtk_widget_get_ancestor(source, GTK_TYPE_SCROLLED_WINDOW);
+      int text_width = gtk_widget_get_width(scroll) - gtk_text_view_get_left_margin(GTK_TEXT_VIEW(source)) -
+                       gtk_text_view_get_right_margin(GTK_TEXT_VIEW(source));
+      PangoFontMetrics *metrics = pango_context_get_metrics(gtk_widget_get_pango_context(source), NULL, NULL);
+      double column = pango_font_metrics_get_approximate_char_width(metrics) / (double)PANGO_SCALE;
+      pango_font_metrics_unref(metrics);
+      g_test_message("%s: the source is %d px, %.1f columns of %.2f px", name, text_width, text_width / column, column);
+      if (text_width < 36 * column)
+        g_string_append_printf(found, "the source shows %.1f columns\n", text_width / column);
+      find_clipped_controls(tensors, tensors, found);
+      graphene_rect_t b;
+      g_assert_true(gtk_widget_compute_bounds(tensors, GTK_WIDGET(debug), &b));
+      if (b.origin.x + b.size.width > gtk_widget_get_width(GTK_WIDGET(debug)))
+        g_string_append_printf(found, "the tensors reach %.0f px of the %d px panel\n", b.origin.x + b.size.width,
+                               gtk_widget_get_width(GTK_WIDGET(debug)));
+      find_cramped(GTK_WIDGET(debug), found);
+      if (found->len)
+        g_string_append_printf(problems, "-- %s:\n%s", name, found->str);
+      g_string_free(found, TRUE);
+    }
+}
+
 /* Issue 23: at the default size and at the smallest, light and dark, every
  * panel shows whole: the run panel with three arguments, the trace log,
  * the console, the profiler's pages and the debugger stopped with its
@@ -1065,6 +1144,16 @@ static void test_layout_fits(void)
   activate("win.profile-compare", NULL);
   wait_idle();
   check_layout("profiler-compare", problems);
+  /* its summary shows whole lines: none cut under the table */
+  GtkWidget *compare_summary = find_named(GTK_WIDGET(profiler), "compare-summary");
+  g_assert_nonnull(compare_summary);
+  for (guint i = 0; i < G_N_ELEMENTS(LAYOUT_SIZES); i++) {
+    resize_and_draw(LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1]);
+    int shown = shown_height(compare_summary), height = gtk_widget_get_height(compare_summary);
+    if (shown < height)
+      g_string_append_printf(problems, "-- profiler-compare at %dx%d: %d px of the summary's %d show\n",
+                             LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1], shown, height);
+  }
   g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(FALSE));
 
   /* the debugger stopped at an op, its inspector showing a heat map */
@@ -1088,6 +1177,7 @@ static void test_layout_fits(void)
     g_assert_cmpint(gtk_widget_get_height(graph), ==, graph_height);
   }
   check_layout("debugger", problems);
+  check_debugger_fits(debug, problems);
   activate("win.debug", "s", "stop");
   test_wait_for(debug_ended, NULL, "the debug call to end");
   activate("win.mode", "s", "graph");

@@ -505,9 +505,9 @@ static void test_view_rank4_slice(void)
   g_assert_cmpint(n_children(f.view->slice_box), ==, 4); /* rows, columns, axis 0, axis 1 */
   ts_tensor_view_set_compact(f.view, TRUE);
   g_assert_cmpint(n_children(f.view->slice_box), ==, 2);
-  g_assert_false(gtk_widget_get_visible(f.view->switcher));
+  g_assert_false(gtk_widget_get_visible(f.view->page_choice));
   _ts_tensor_view_show_page(f.view, "histogram"); /* as Inspect does */
-  g_assert_true(gtk_widget_get_visible(f.view->switcher));
+  g_assert_true(gtk_widget_get_visible(f.view->page_choice));
   g_assert_cmpint(n_children(f.view->slice_box), ==, 4);
   gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(f.view->expand_button), FALSE);
   g_assert_cmpstr(gtk_stack_get_visible_child_name(f.view->stack), ==, "table");
@@ -633,6 +633,39 @@ static void test_view_histogram(void)
   int w = gtk_widget_get_width(GTK_WIDGET(chart)), ht = gtk_widget_get_height(GTK_WIDGET(chart));
   g_autofree char *tip = ts_tensor_histogram_chart_dup_tooltip_at(chart, w - 20, ht / 2);
   g_assert_cmpstr(tip, ==, "[1.5, 2.5] · 3 values");
+  fixture_clear(&f);
+}
+
+/* Inspected, the pages are a drop-down that follows the page shown and
+ * shows the page chosen; it keeps the view narrow (the debugger's
+ * inspector shares its row with the source): the view, its controls
+ * shown, needs no more than 220 px. */
+static void test_view_page_choice(void)
+{
+  if (!have_display) {
+    g_test_skip("no display");
+    return;
+  }
+  fixture f;
+  fixture_init(&f, 700, 500);
+  const float v[] = { 1, 2, 3, 4, 5, 6 };
+  ts_tensor_view_set_tensor(f.view, f32_tensor(TS_SHAPE(2, 3), v), "in 0: f32[2,3]");
+  ts_tensor_view_set_compact(f.view, TRUE);
+  GtkDropDown *choice = GTK_DROP_DOWN(f.view->page_choice);
+  g_assert_false(gtk_widget_get_visible(GTK_WIDGET(choice)));
+  gtk_toggle_button_set_active(GTK_TOGGLE_BUTTON(f.view->expand_button), TRUE);
+  g_assert_true(gtk_widget_get_visible(GTK_WIDGET(choice)));
+  g_assert_cmpuint(gtk_drop_down_get_selected(choice), ==, 0);
+  _ts_tensor_view_show_page(f.view, "histogram");
+  g_assert_cmpuint(gtk_drop_down_get_selected(choice), ==, 2);
+  GtkStackPage *page = gtk_drop_down_get_selected_item(choice);
+  g_assert_cmpstr(gtk_stack_page_get_title(page), ==, "Histogram");
+  gtk_drop_down_set_selected(choice, 1);
+  g_assert_cmpstr(gtk_stack_get_visible_child_name(f.view->stack), ==, "heat-map");
+  g_assert_true(gtk_widget_get_visible(f.view->slice_box)); /* a matrix's axes, on the heat map */
+  int min = 0;
+  gtk_widget_measure(GTK_WIDGET(f.view), GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+  g_assert_cmpint(min, <=, 220 + 24); /* and its margins */
   fixture_clear(&f);
 }
 
@@ -817,6 +850,7 @@ int main(int argc, char **argv)
   g_test_add_func("/tensor-view/rank4-slice", test_view_rank4_slice);
   g_test_add_func("/tensor-view/big-slice", test_view_big_slice);
   g_test_add_func("/tensor-view/histogram", test_view_histogram);
+  g_test_add_func("/tensor-view/page-choice", test_view_page_choice);
   g_test_add_func("/tensor-view/diff", test_view_diff);
   g_test_add_func("/tensor-view/export", test_view_export);
   g_test_add_func("/tensor-view/symbolic", test_view_symbolic);

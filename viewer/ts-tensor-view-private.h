@@ -73,7 +73,7 @@ char *ts_tensor_histogram_chart_dup_tooltip_at(TsTensorHistogramChart *self, dou
 struct _TsTensorView {
   GtkWidget parent_instance;
   GtkLabel *title_label, *message_label, *summary_label, *stats_label;
-  GtkWidget *spinner, *expand_button, *export_button, *slice_box, *switcher;
+  GtkWidget *spinner, *expand_button, *export_button, *slice_box, *page_choice;
   GtkStack *stack;
   TsTensorTable *table;
   TsTensorHeatMap *heat_map;

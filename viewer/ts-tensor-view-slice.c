@@ -22,7 +22,7 @@ void _ts_tensor_view_update_slice_box(TsTensorView *self)
     return; /* being disposed */
   const char *page = gtk_stack_get_visible_child_name(self->stack);
   int rank = self->slice.shape.rank;
-  gboolean collapsed = !gtk_widget_get_visible(self->switcher);
+  gboolean collapsed = !gtk_widget_get_visible(self->page_choice);
   gtk_widget_set_visible(self->slice_box,
                          g_strcmp0(page, "histogram") != 0 && (rank > 2 || (rank == 2 && !collapsed)));
 }
@@ -102,7 +102,7 @@ void _ts_tensor_view_build_slice_controls(TsTensorView *self)
   int rank = s->shape.rank;
   _ts_tensor_view_update_slice_box(self);
   /* collapsed (compact): only which matrix, the axes stay the last two */
-  gboolean collapsed = !gtk_widget_get_visible(self->switcher);
+  gboolean collapsed = !gtk_widget_get_visible(self->page_choice);
   if (rank >= 2 && !collapsed) {
     char *names[TS_MAX_RANK + 1] = { 0 };
     for (int a = 0; a < rank; a++)

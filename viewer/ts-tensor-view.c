@@ -318,7 +318,7 @@ static void update_compact(TsTensorView *self)
 {
   gboolean expanded = ts_tensor_view_get_expanded(self);
   gtk_widget_set_visible(self->expand_button, self->compact);
-  gtk_widget_set_visible(self->switcher, expanded);
+  gtk_widget_set_visible(self->page_choice, expanded);
   if (!expanded)
     gtk_stack_set_visible_child_name(self->stack, "table");
   _ts_tensor_view_build_slice_controls(self);
@@ -391,6 +391,31 @@ void _ts_tensor_view_show_page(TsTensorView *self, const char *page)
 TsTensorTable *_ts_tensor_view_get_table(TsTensorView *self) { return self->table; }
 TsTensorHeatMap *_ts_tensor_view_get_heat_map(TsTensorView *self) { return self->heat_map; }
 TsTensorHistogramChart *_ts_tensor_view_get_histogram_chart(TsTensorView *self) { return self->histogram; }
+
+/* ---- the page chooser ---------------------------------------------------------- */
+
+/* The drop-down lists the stack's pages by title; the stack's pages model
+ * selects the one shown, and each follows the other. */
+static void on_page_chosen(TsTensorView *self)
+{
+  if (!self->stack)
+    return; /* being disposed */
+  guint i = gtk_drop_down_get_selected(GTK_DROP_DOWN(self->page_choice));
+  g_autoptr(GtkSelectionModel) pages = gtk_stack_get_pages(self->stack);
+  if (i != GTK_INVALID_LIST_POSITION)
+    gtk_selection_model_select_item(pages, i, TRUE);
+}
+
+static void on_page_changed(TsTensorView *self)
+{
+  if (!self->stack || !self->page_choice)
+    return; /* being disposed */
+  g_autoptr(GtkSelectionModel) pages = gtk_stack_get_pages(self->stack);
+  for (guint i = 0; i < g_list_model_get_n_items(G_LIST_MODEL(pages)); i++)
+    if (gtk_selection_model_is_selected(pages, i))
+      gtk_drop_down_set_selected(GTK_DROP_DOWN(self->page_choice), i);
+  _ts_tensor_view_update_slice_box(self);
+}
 
 /* ---- the object -------------------------------------------------------------- */
 
@@ -466,14 +491,14 @@ static void ts_tensor_view_class_init(TsTensorViewClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsTensorView, expand_button);
   gtk_widget_class_bind_template_child(widget_class, TsTensorView, export_button);
   gtk_widget_class_bind_template_child(widget_class, TsTensorView, slice_box);
-  gtk_widget_class_bind_template_child(widget_class, TsTensorView, switcher);
+  gtk_widget_class_bind_template_child(widget_class, TsTensorView, page_choice);
   gtk_widget_class_bind_template_child(widget_class, TsTensorView, stack);
   gtk_widget_class_bind_template_child(widget_class, TsTensorView, table);
   gtk_widget_class_bind_template_child(widget_class, TsTensorView, heat_map);
   gtk_widget_class_bind_template_child(widget_class, TsTensorView, histogram);
   gtk_widget_class_bind_template_callback(widget_class, on_expand_toggled);
-  gtk_widget_class_bind_template_callback_full(widget_class, "on_page_changed",
-                                               G_CALLBACK(_ts_tensor_view_update_slice_box));
+  gtk_widget_class_bind_template_callback(widget_class, on_page_changed);
+  gtk_widget_class_bind_template_callback(widget_class, on_page_chosen);
   gtk_widget_class_bind_template_callback_full(widget_class, "on_export_clicked",
                                                G_CALLBACK(_ts_tensor_view_on_export_clicked));
   gtk_widget_class_set_layout_manager_type(widget_class, GTK_TYPE_BIN_LAYOUT);
@@ -486,6 +511,10 @@ static void ts_tensor_view_init(TsTensorView *self)
   g_type_ensure(TS_TYPE_TENSOR_HEAT_MAP);
   g_type_ensure(TS_TYPE_TENSOR_HISTOGRAM_CHART);
   gtk_widget_init_template(GTK_WIDGET(self));
+  g_autoptr(GtkExpression) title = gtk_property_expression_new(GTK_TYPE_STACK_PAGE, NULL, "title");
+  g_autoptr(GtkSelectionModel) pages = gtk_stack_get_pages(self->stack);
+  gtk_drop_down_set_expression(GTK_DROP_DOWN(self->page_choice), title);
+  gtk_drop_down_set_model(GTK_DROP_DOWN(self->page_choice), G_LIST_MODEL(pages));
   ts_tensor_slice_init(&self->slice, TS_SCALAR_SHAPE);
   gtk_widget_set_sensitive(self->export_button, FALSE);
   update_compact(self);
