@@ -498,7 +498,9 @@ static gboolean write_results(GVariantDict *d, ts_tensor *const *out, int n, GUn
     g_variant_dict_insert(&item, "shape-text", "s", shape);
     free(text);
     free(shape);
-    if (!ts_worker_tensor_write(&item, out[i], fds, blobs, error)) {
+    /* no blobs: the app fetches a result's own, not those inside results
+     * (a remote worker sends a tuple's values inline) */
+    if (!ts_worker_tensor_write(&item, out[i], fds, NULL, error)) {
       g_variant_dict_clear(&item);
       g_variant_builder_clear(&items);
       return FALSE;
