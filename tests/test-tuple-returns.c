@@ -402,6 +402,16 @@ static ts_tensor *early_tuple(ts_call *c)
   return ts_tuple(ts_neg(x), x);
 }
 
+/* a tensor returned early, a tuple at the end: one structure per function */
+static ts_tensor *early_tensor(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  TS_IF (ts_greater(ts_reduce_sum(x, TS_ALL_AXES, false), ts_scalar_f32(0))) {
+    TS_RETURN(x);
+  } TS_END_IF;
+  return ts_tuple(ts_neg(x), x);
+}
+
 static void test_traced_return(void)
 {
   ts_scope *s = ts_scope_begin();
@@ -412,6 +422,11 @@ static void test_traced_return(void)
   assert_values(out[0], (const double[]){ 2 }, 1);
   g_assert_cmpint(ts_function_call_n(f, &v, 1, out, 2), ==, -1);
   expect_error_containing("a tuple cannot be returned from inside a traced block");
+  ts_function_free(f);
+  f = ts_function_new("early_tensor", early_tensor, "x");
+  g_assert_cmpint(ts_function_call_n(f, &v, 1, out, 2), ==, -1);
+  expect_error_containing("early_tensor: returns a tuple after a TS_RETURN in a traced block, "
+                          "which returns one tensor");
   ts_function_free(f);
   ts_scope_end(s);
 }
