@@ -49,8 +49,9 @@ static gpointer debuggee_run(gpointer data)
   ts_run_functions_eagerly(!d->graph);
   if (d->device)
     ts_device_scope_begin(d->device);
-  ts_tensor *out = ts_debug_call(d->s, d->fn, d->args->v, d->args->n);
-  d->result = out ? ts_tensor_to_string(out) : NULL;
+  ts_tensor *out[TS_MAX_RETURNS];
+  int n = ts_debug_call_n(d->s, d->fn, d->args->v, d->args->n, out, TS_MAX_RETURNS);
+  d->result = n > 0 ? ts_results_to_string(out, n) : NULL;
   if (d->device)
     ts_device_scope_end();
   d->error = ts_error_take();
@@ -424,9 +425,10 @@ static int health(const cli_options *o)
   if (ret == 0) {
     ts_run_functions_eagerly(o->eager);
     ts_health *h = ts_health_start(o->stats ? TS_HEALTH_STATS : TS_HEALTH_COUNTS);
-    ts_tensor *out = ts_function_call(fn, args.v, args.n);
+    ts_tensor *results[TS_MAX_RETURNS];
+    int n = ts_function_call_n(fn, args.v, args.n, results, TS_MAX_RETURNS);
     ts_health_stop(h);
-    char *text = out ? ts_tensor_to_string(out) : NULL;
+    char *text = n > 0 ? ts_results_to_string(results, n) : NULL;
     if (text)
       printf("%s\n", text);
     free(text);
@@ -442,7 +444,7 @@ static int health(const cli_options *o)
       printf("no NaN or Inf\n");
     }
     ts_health_free(h);
-    if (!out)
+    if (n < 0)
       ret = cli_fail_engine(CLI_EXIT_FAILED);
   }
   cli_args_clear(&args);

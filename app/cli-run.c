@@ -1,5 +1,6 @@
 /* cli-run.c — `run`: calls a function once per --call group (in graph
- * mode, eagerly, or through one concrete function), printing each result;
+ * mode, eagerly, or through one concrete function), printing each result
+ * (all of a tuple's);
  * and the trace log every command can show. */
 #include "cli.h"
 
@@ -74,15 +75,18 @@ static void print_kernels(void)
   free(choices);
 }
 
-/* --save: result k (from 1) as DIR/FUNCTION-k.npy; the line to print
- * ("saved PATH: f32[20,10]"), or NULL after an error. */
-static char *save_result(const cli_options *o, ts_function *fn, int k, const ts_tensor *out)
+/* --save: result k (from 1) as DIR/FUNCTION-k.npy, or, for a function
+ * returning a tuple, its tensor j (from 1) as DIR/FUNCTION-k-j.npy; the
+ * line to print ("saved PATH: f32[20,10]"), or NULL after an error. */
+static char *save_result(const cli_options *o, ts_function *fn, int k, int j,
+                         const ts_tensor *out)
 {
   if (g_mkdir_with_parents(o->save, 0755) != 0) {
     cli_fail(CLI_EXIT_FAILED, "--save: cannot make '%s': %s", o->save, g_strerror(errno));
     return NULL;
   }
-  g_autofree char *name = g_strdup_printf("%s-%d.npy", ts_function_name(fn), k);
+  g_autofree char *name = j ? g_strdup_printf("%s-%d-%d.npy", ts_function_name(fn), k, j)
+                            : g_strdup_printf("%s-%d.npy", ts_function_name(fn), k);
   g_autofree char *path = g_build_filename(o->save, name, NULL);
   if (!ts_npy_save(path, out)) {
     cli_fail_engine(CLI_EXIT_FAILED);
@@ -94,8 +98,24 @@ static char *save_result(const cli_options *o, ts_function *fn, int k, const ts_
   return line;
 }
 
-/* Makes every call of o, `repeat` times each, printing each result (or,
- * with --save, writing it as a .npy file and printing where). */
+/* --save: every result of call k, one line each; NULL after an error. */
+static char *save_results(const cli_options *o, ts_function *fn, int k, ts_tensor *const *out,
+                          int n)
+{
+  GString *lines = g_string_new(NULL);
+  for (int j = 0; j < n; j++) {
+    char *line = save_result(o, fn, k, n > 1 ? j + 1 : 0, out[j]);
+    if (!line)
+      return g_string_free(lines, TRUE);
+    g_string_append_printf(lines, "%s%s", j ? "\n" : "", line);
+    g_free(line);
+  }
+  return g_string_free(lines, FALSE);
+}
+
+/* Makes every call of o, `repeat` times each, printing each result (all
+ * of a tuple's, as Python prints a tuple) or, with --save, writing each
+ * as a .npy file and printing where. */
 static int call_all(const cli_options *o, ts_function *fn, const cli_args *calls, int n_calls,
                     const cli_args *concrete)
 {
@@ -106,13 +126,14 @@ static int call_all(const cli_options *o, ts_function *fn, const cli_args *calls
   for (int c = 0; c < n_calls; c++) {
     for (int64_t r = 0; r < o->repeat; r++) {
       ts_scope *scope = ts_scope_begin();
-      ts_tensor *out = cf ? ts_concrete_call(cf, calls[c].v, calls[c].n)
-                          : ts_function_call(fn, calls[c].v, calls[c].n);
-      char *text = out && !o->save ? ts_tensor_to_string(out) : NULL; /* free() */
-      char *saved = out && o->save ? save_result(o, fn, ++k, out) : NULL;
+      ts_tensor *out[TS_MAX_RETURNS];
+      int n = cf ? ts_concrete_call_n(cf, calls[c].v, calls[c].n, out, TS_MAX_RETURNS)
+                 : ts_function_call_n(fn, calls[c].v, calls[c].n, out, TS_MAX_RETURNS);
+      char *text = n > 0 && !o->save ? ts_results_to_string(out, n) : NULL; /* free() */
+      char *saved = n > 0 && o->save ? save_results(o, fn, ++k, out, n) : NULL;
       ts_scope_end(scope);
       if (!text && !saved)
-        return out && o->save ? CLI_EXIT_FAILED : cli_fail_engine(CLI_EXIT_FAILED);
+        return n > 0 && o->save ? CLI_EXIT_FAILED : cli_fail_engine(CLI_EXIT_FAILED);
       printf("%s\n", text ? text : saved);
       free(text);
       g_free(saved);

@@ -21,6 +21,13 @@ static bool check_inputs(ts_loc loc, const ts_op_def *def, ts_tensor *const *in,
       ts__op_fail(loc, def, TS_ERR_INVALID_ARGUMENT, "input %d is NULL", i);
       return false;
     }
+    if (G_UNLIKELY(in[i]->items)) {
+      ts__op_fail(loc, def, TS_ERR_INVALID_ARGUMENT,
+                  "input %d is a tuple of %d tensors (ts_tuple): a tuple is only a function's "
+                  "result; read its tensors with ts_function_call_n and pass one",
+                  i, in[i]->n_items);
+      return false;
+    }
     if (!in[i]->data && !in[i]->node) {
       ts__op_fail(loc, def, TS_ERR_INTERNAL, "input %d has no data", i);
       return false;

@@ -82,6 +82,10 @@ struct ts_tensor {
    * refused (a value carried around a loop must be listed).  file NULL if not. */
   ts_loc carried_loop;
   const char *carried_kind;
+  /* A tuple (ts_tuple): a function's several results, no data of its own;
+   * it holds a reference on each.  NULL for a tensor. */
+  struct ts_tensor **items;
+  int n_items;
 };
 
 /* A TS_VARIANT element: a reference-counted object (a TensorArray's list,

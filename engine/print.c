@@ -895,3 +895,46 @@ char *ts_tensor_str(const ts_tensor *t)
 {
   return tensor_string(t, "tf.Tensor");
 }
+
+/* Each result's text by `one`, as a Python tuple when there are several. */
+static char *results_string(ts_tensor *const *results, int n, char *(*one)(const ts_tensor *))
+{
+  if (n == 1)
+    return one(results[0]);
+  GString *s = g_string_new("(");
+  for (int i = 0; i < n; i++) {
+    char *text = one(results[i]);
+    g_string_append_printf(s, "%s%s", i ? ", " : "", text);
+    free(text);
+  }
+  g_string_append_c(s, ')');
+  char *text = strdup(s->str);
+  g_string_free(s, TRUE);
+  return text;
+}
+
+/* The index of the first NULL result, or n. */
+static int first_null(ts_tensor *const *results, int n)
+{
+  int i = 0;
+  while (i < n && results[i])
+    i++;
+  return i;
+}
+
+static char *type_string(const ts_tensor *t)
+{
+  return ts_shape_dtype_string(t->dtype, t->shape);
+}
+
+char *ts_results_to_string(ts_tensor *const *results, int n)
+{
+  TS_CHECK_ARG(results != NULL && n >= 1 && first_null(results, n) == n, NULL);
+  return results_string(results, n, ts_tensor_to_string);
+}
+
+char *ts_results_type_string(ts_tensor *const *results, int n)
+{
+  TS_CHECK_ARG(results != NULL && n >= 1 && first_null(results, n) == n, NULL);
+  return results_string(results, n, type_string);
+}

@@ -327,6 +327,9 @@ void ts_tensor_unref(ts_tensor *t)
   if (!t || __atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) != 0)
     return;
   release_elements(t);
+  for (int i = 0; i < t->n_items; i++)
+    ts_tensor_unref(t->items[i]);
+  free(t->items);
   if (t->counted)
     count_memory(t, -(int64_t)((size_t)t->size * ts_dtype_size(t->dtype)), (ts_loc){ 0 });
   if (t->owns_buffer)

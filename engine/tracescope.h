@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-#define TS_ABI_VERSION 14
+#define TS_ABI_VERSION 15
 #define TS_MAX_RANK 8
 #define TS_API __attribute__((visibility("default")))
 
@@ -294,6 +294,13 @@ TS_API char *ts_tensor_str(const ts_tensor *t);
 TS_API char *ts_tensor_format_values(const ts_tensor *t);
 /* "f32[2,3]" / "i32[]" / "f32[?,784]".  Owned string (free()). */
 TS_API char *ts_shape_dtype_string(ts_dtype dtype, ts_shape shape);
+/* A call's results (ts_function_call_n) as text: one as
+ * ts_tensor_to_string, several as Python prints a tuple,
+ * "(Tensor(200, shape=(), dtype=int32), Tensor(0.5, ...))"; and their
+ * types, "f32[3]" or "(i32[], f32[])".  Owned strings (free()); NULL +
+ * error for n < 1 or a NULL result. */
+TS_API char *ts_results_to_string(ts_tensor *const *results, int n);
+TS_API char *ts_results_type_string(ts_tensor *const *results, int n);
 
 /* .npy (format 1.0/2.0/3.0 read, 1.0 written), C order, the six dtypes. */
 TS_API ts_tensor *ts_npy_load(const char *path);
@@ -1024,6 +1031,23 @@ TS_API const char *ts_arg_str_at(ts_loc loc, ts_call *call, int i);
 #define ts_arg_float(call, i) ts_arg_float_at(TS_HERE, (call), (i))
 #define ts_arg_str(call, i) ts_arg_str_at(TS_HERE, (call), (i))
 
+/* Several results: a ts_fn returns a tuple of tensors (tf.function's
+ * `return step, loss, accuracy`) as `return ts_tuple(step, loss, accuracy);`
+ * (or ts_tuple_v(n, tensors) for an array).  A tuple is only a function's
+ * result: an op given one fails; callers read its tensors with
+ * ts_function_call_n / ts_concrete_call_n.  Traced, each tensor is one
+ * output of the concrete function's graph, in order.  Its tensors are
+ * held by the tuple (variables give their value, as a single result
+ * does); tuples do not nest.  NULL + error for a NULL tensor (the error
+ * that made it stays), n < 1 or n > TS_MAX_RETURNS, or a tensor that is a
+ * tuple.  TS_RETURN takes a tuple eagerly, not from a traced block. */
+#define TS_MAX_RETURNS 64
+TS_API ts_tensor *ts_tuple_at(ts_loc loc, int n, ts_tensor *const *tensors);
+#define ts_tuple(...)                                                                      \
+  ts_tuple_at(TS_HERE, (int)(sizeof((ts_tensor *[]){ __VA_ARGS__ }) / sizeof(ts_tensor *)), \
+              (ts_tensor *[]){ __VA_ARGS__ })
+#define ts_tuple_v(n, tensors) ts_tuple_at(TS_HERE, (n), (tensors))
+
 /* One exported function: `spec` is "name, arg0, arg1, ..." (from TS_EXPORT);
  * `examples` its example arguments (argument specs, NULL-terminated) or NULL. */
 typedef struct ts_export {
@@ -1166,8 +1190,19 @@ TS_API void ts_function_free(ts_function *fn);
 /* Calls fn: graph mode unless functions run eagerly (globally or for fn).
  * The result belongs to the current scope; NULL + error on failure.  Called
  * while another function is being traced, fn is traced into that graph
- * under its own name scope. */
+ * under its own name scope.  A function that returns a tuple of more than
+ * one tensor is an error here, naming ts_function_call_n (a tuple of one
+ * gives its tensor): a caller written for one result would otherwise drop
+ * the others without a word. */
 TS_API ts_tensor *ts_function_call(ts_function *fn, const ts_value *args, int n_args);
+/* Calls fn as ts_function_call does and writes its results to out[0..):
+ * the tensors of the tuple it returned, or its one tensor.  Returns how
+ * many (>= 1), or -1 + error, also when they are more than max_out. */
+TS_API int ts_function_call_n(ts_function *fn, const ts_value *args, int n_args,
+                              ts_tensor **out, int max_out);
+/* The same, eagerly (ts_function_call_eager). */
+TS_API int ts_function_call_eager_n(ts_function *fn, const ts_value *args, int n_args,
+                                    ts_tensor **out, int max_out);
 
 /* tf.config.run_functions_eagerly: every function runs its C code eagerly. */
 TS_API void ts_run_functions_eagerly(bool eagerly);
@@ -1218,7 +1253,16 @@ TS_API const char *ts_concrete_signature(const ts_concrete *cf);
 /* Runs the graph; args must match its signature exactly ("expected int32
  * tensor for arg 0 (a), got float32").  Result in the current scope. */
 TS_API ts_tensor *ts_concrete_call(ts_concrete *cf, const ts_value *args, int n_args);
-/* "my_function(x)\n  Args:\n    x: float32 Tensor, shape=()\n  Returns: ...".  Owned (free()). */
+/* Its results, as ts_function_call_n gives them. */
+TS_API int ts_concrete_call_n(ts_concrete *cf, const ts_value *args, int n_args,
+                              ts_tensor **out, int max_out);
+/* The tensors cf returns (its graph's outputs), and whether as a tuple
+ * (ts_tuple, even of one) rather than one tensor. */
+TS_API int ts_concrete_n_results(const ts_concrete *cf);
+TS_API bool ts_concrete_returns_tuple(const ts_concrete *cf);
+/* "my_function(x)\n  Args:\n    x: float32 Tensor, shape=()\n  Returns: ..."; a tuple's
+ * returns as TensorFlow prints them: "(<1>, <2>)" then "<1>: int32 Tensor,
+ * shape=()" per tensor.  Owned (free()). */
 TS_API char *ts_concrete_pretty_signature(const ts_concrete *cf);
 
 /* The graph the concrete function runs: ts_concrete_graph after the
@@ -1318,7 +1362,8 @@ TS_API void ts_name_scope_end(void);
 
 /* Calls C function fn as a nested function: eagerly a plain call, while
  * tracing its ops land under the name scope fn (outer_function calling
- * inner_function in the guides). */
+ * inner_function in the guides).  It gives one tensor, as ts_function_call
+ * does (a ts_function's ts_function_call_n reads a tuple). */
 TS_API ts_tensor *ts_invoke_at(ts_loc loc, const char *name, ts_fn fn, const ts_value *args,
                                int n_args);
 #define TS_INVOKE(fn, ...)                                                                 \
@@ -1783,7 +1828,9 @@ typedef struct ts_diverge_report {
   bool diverged;             /* an unexpected difference (first) or the results differ */
   ts_diverge_op *first;      /* the first diverging op; NULL if none */
   char *cause;               /* the likely cause of first, in words; NULL if none known */
-  ts_diverge_op result;      /* the final results (op TS_OP_IDENTITY, node NULL) */
+  ts_diverge_op result;      /* the final results (op TS_OP_IDENTITY, node NULL); for a
+                              * tuple the first of its tensors that differs (else the
+                              * first), `output` its index */
   int n_eager, n_graph;      /* ops each run ran */
   int n_matched;             /* eager ops whose node ran in the graph */
   int n_compared;            /* ... whose outputs were compared */
@@ -1791,6 +1838,7 @@ typedef struct ts_diverge_report {
   int n_expected;            /* expected differences (the list below) */
   ts_diverge_op *expected;
   int n_graph_only;          /* graph ops with no eager twin (placeholders, If/While, ...) */
+  int n_results;             /* the tensors the function returned (a tuple's) */
 } ts_diverge_report;
 
 /* Runs fn on args both ways (eagerly first) and compares; opt NULL for

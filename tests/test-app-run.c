@@ -693,6 +693,24 @@ static void test_reload_on_change(void)
   g_unlink(path);
 }
 
+/* A function returning a tuple: the result shows every tensor, as Python
+ * prints a tuple, the header their types; no one of them is shown as if
+ * it were the result. */
+static void test_tuple_result(void)
+{
+  g_autofree char *path = g_build_filename(TS_TEST_MODULES_DIR, "tiny.so", NULL);
+  activate("win.open-module", "s", path);
+  wait_idle();
+  select_function("min_max");
+  run_with((const char *const[]){ "f32[3]=1,-2,5", NULL });
+  g_autofree char *text = result_text();
+  g_assert_cmpstr(text, ==,
+                  "(Tensor(-2.0, shape=(), dtype=float32), Tensor(5.0, shape=(), dtype=float32))");
+  TsRunPanel *panel = ts_window_get_run_panel(window);
+  g_assert_nonnull(strstr(ts_run_panel_get_meta(panel), " · (f32[], f32[]) · graph · 1 call"));
+  g_assert_null(ts_tensor_view_get_tensor(ts_run_panel_get_tensor_view(panel)));
+}
+
 static gboolean load_failed(gpointer data)
 {
   return ts_window_get_load_failure(window) != NULL;
@@ -828,6 +846,7 @@ int main(int argc, char **argv)
     { "/app/corrupt-module-refused", test_corrupt_module_refused },
     { "/app/wrong-abi-refused", test_wrong_abi_refused },
     { "/app/missing-symbol-refused", test_missing_symbol_refused },
+    { "/app/tuple-result", test_tuple_result },
     { "/app/reload-on-change", test_reload_on_change },
     { "/app/reload-failure-stays-said", test_reload_failure_stays_said },
     { "/app/rows-survive-reopen", test_rows_survive_reopen },

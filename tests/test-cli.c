@@ -887,6 +887,46 @@ static void test_save_results(void)
   g_free(dir);
 }
 
+/* A function returning a tuple: every result, as Python prints a tuple,
+ * in graph mode, eagerly, through a concrete function and a worker; its
+ * signature's returns as TensorFlow prints them; --save one file each. */
+static void test_tuple_results(void)
+{
+  g_autofree char *tiny = g_build_filename(TS_TEST_MODULES_DIR, "tiny.so", NULL);
+  const char *want = "(Tensor(-2.0, shape=(), dtype=float32), Tensor(5.0, shape=(), dtype=float32))\n";
+  expect_output(cli("run", tiny, "min_max", "--arg", "f32[3]=1,-2,5", NULL), want);
+  expect_output(cli("run", tiny, "min_max", "--mode", "eager", "--arg", "f32[3]=1,-2,5", NULL), want);
+  expect_output(cli("run", tiny, "min_max", "--concrete", "f32[3]", "--arg", "f32[3]=1,-2,5", NULL),
+                want);
+  expect_output(cli("run", tiny, "min_max", "--isolate", "--arg", "f32[3]=1,-2,5", NULL), want);
+  expect_output(cli("signatures", tiny, "min_max", "--arg", "f32[3]=1,-2,5", NULL),
+                "min_max(x)\n  Args:\n    x: float32 Tensor, shape=(3,)\n  Returns:\n"
+                "    (<1>, <2>)\n      <1>: float32 Tensor, shape=()\n"
+                "      <2>: float32 Tensor, shape=()\n");
+  char *dir = g_dir_make_tmp("ts-cli-XXXXXX", NULL);
+  char *paths[2] = { g_build_filename(dir, "min_max-1-1.npy", NULL),
+                     g_build_filename(dir, "min_max-1-2.npy", NULL) };
+  char *lines = g_strdup_printf("saved %s: f32[]\nsaved %s: f32[]\n", paths[0], paths[1]);
+  expect_output(cli("run", tiny, "min_max", "--arg", "f32[3]=1,-2,5", "--save", dir, NULL), lines);
+  ts_scope *scope = ts_scope_begin();
+  for (int i = 0; i < 2; i++) {
+    ts_tensor *t = ts_npy_load(paths[i]);
+    g_assert_nonnull(t);
+    g_assert_cmpfloat(ts_tensor_get_f64(t, 0), ==, i ? 5 : -2);
+    g_assert_cmpint(g_unlink(paths[i]), ==, 0);
+    g_free(paths[i]);
+  }
+  ts_scope_end(scope);
+  g_assert_cmpint(g_rmdir(dir), ==, 0);
+  g_free(lines);
+  g_free(dir);
+  /* the debugger's health check shows them all */
+  cli_result r = cli("health", tiny, "min_max", "--arg", "f32[3]=1,-2,5", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_true(g_str_has_prefix(r.out, want));
+  cli_result_clear(&r);
+}
+
 /* --version prints the project's version and exits 0. */
 static void test_version(void)
 {
@@ -1315,6 +1355,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cli/run/seed-programs", test_seed_programs);
   g_test_add_func("/cli/run/npy-argument", test_npy_argument);
   g_test_add_func("/cli/run/save", test_save_results);
+  g_test_add_func("/cli/run/tuple-results", test_tuple_results);
   g_test_add_func("/cli/list", test_list);
   g_test_add_func("/cli/help", test_help);
   g_test_add_func("/cli/help-command", test_command_help);

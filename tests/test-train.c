@@ -955,9 +955,10 @@ static int step_lines(const char *out, int *step, double *loss, double *accuracy
 }
 
 /* Checks a run of `steps` steps: a step line every 10 steps, in order,
- * then the final line; eagerly and traced alike (the same accuracies;
- * losses to float32's last bits, which the kernel a product gets may
- * change: ts_kernel_choices).  Returns the final running accuracy. */
+ * then the final line and the results train returned; eagerly and traced
+ * alike (the same accuracies; losses to float32's last bits, which the
+ * kernel a product gets may change: ts_kernel_choices).  Returns the final
+ * running accuracy. */
 static double check_train_runs(int steps)
 {
   char *arg = g_strdup_printf("%d", steps);
@@ -978,6 +979,23 @@ static double check_train_runs(int steps)
     g_assert_true(isfinite(loss[0][i]) && loss[0][i] > 0);
   }
   g_assert_cmpfloat(loss[0][n - 1], <, loss[0][0]); /* it learns */
+  /* then what train returned, (step, loss, accuracy), as the CLI prints a
+   * tuple: the values the final line printed */
+  static const char RESULT[] = "(Tensor(%d, shape=(), dtype=int32), Tensor(%lf, shape=(), "
+                               "dtype=float32), Tensor(%lf, shape=(), dtype=float32%c";
+  for (int m = 0; m < 2; m++) {
+    const char *line = strstr(out[m], "\n(Tensor(");
+    if (!line)
+      g_error("no result line after the final one:\n%s", out[m]);
+    int r_step;
+    double r_loss, r_accuracy;
+    char close = 0;
+    g_assert_cmpint(sscanf(line + 1, RESULT, &r_step, &r_loss, &r_accuracy, &close), ==, 4);
+    g_assert_cmpint(close, ==, ')');
+    g_assert_cmpint(r_step, ==, steps);
+    g_assert_cmpfloat_with_epsilon(r_loss, loss[m][n - 1], 1e-6 * loss[m][n - 1]);
+    g_assert_cmpfloat_with_epsilon(r_accuracy, accuracy[m][n - 1], 1e-6);
+  }
   g_free(out[0]);
   g_free(out[1]);
   return accuracy[0][n - 1];

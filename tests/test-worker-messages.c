@@ -205,6 +205,43 @@ static void test_result_profile_past_fd(void)
   g_assert_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL);
 }
 
+/* A Call result's tuple: one entry, an entry without its texts, or values
+ * whose bytes are not what dtype and shape say are protocol errors. */
+static void test_result_bad_tuples(void)
+{
+  for (int c = 0; c < 3; c++) {
+    GVariantBuilder items;
+    g_variant_builder_init(&items, G_VARIANT_TYPE("aa{sv}"));
+    for (int i = 0; i < (c == 0 ? 1 : 2); i++) {
+      GVariantDict item;
+      g_variant_dict_init(&item, NULL);
+      if (c != 1 || i == 0)
+        g_variant_dict_insert(&item, "value-text", "s", "1");
+      g_variant_dict_insert(&item, "shape-text", "s", "f32[]");
+      if (c == 2) {
+        g_variant_dict_insert(&item, "dtype", "s", "float32");
+        g_variant_dict_insert_value(&item, "shape", g_variant_new_fixed_array(G_VARIANT_TYPE_INT64,
+                                                                              NULL, 0, sizeof(gint64)));
+        g_variant_dict_insert_value(&item, "data", g_variant_new_fixed_array(G_VARIANT_TYPE_BYTE,
+                                                                             "ab", 2, 1));
+      }
+      g_variant_builder_add_value(&items, g_variant_dict_end(&item));
+    }
+    GVariantDict d;
+    g_variant_dict_init(&d, NULL);
+    g_variant_dict_insert(&d, "value-text", "s", "(1, 1)");
+    g_variant_dict_insert_value(&d, "results", g_variant_builder_end(&items));
+    g_autoptr(GVariant) reply = g_variant_ref_sink(g_variant_new("(@a{sv})", g_variant_dict_end(&d)));
+    g_autoptr(GError) error = NULL;
+    g_assert_null(ts_worker_read_result(reply, NULL, 1, &error));
+    g_assert_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL);
+    const char *want[] = { "with 1 results (a tuple holds 2 to 64)",
+                           "result 1 of a Call without value-text", "result 0 of a Call" };
+    if (!strstr(error->message, want[c]))
+      g_error("case %d: '%s' lacks '%s'", c, error->message, want[c]);
+  }
+}
+
 /* ---- fast replies --------------------------------------------------------------------- */
 
 static GVariant *fast_reply(guint32 call_id, guint32 status, const char *name, const char *message,
@@ -513,6 +550,7 @@ int main(int argc, char **argv)
   g_test_add_func("/worker-messages/status/not-utf8", test_status_not_utf8);
   g_test_add_func("/worker-messages/optimized/fd-out-of-list", test_optimized_fd_out_of_list);
   g_test_add_func("/worker-messages/result/profile-past-fd", test_result_profile_past_fd);
+  g_test_add_func("/worker-messages/result/bad-tuples", test_result_bad_tuples);
   g_test_add_func("/worker-messages/map-fd/needs-seal", test_map_fd_needs_seal);
   g_test_add_func("/worker-messages/fast-reply", test_fast_reply);
   g_test_add_func("/worker-messages/output/lines", test_output_lines);

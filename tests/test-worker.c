@@ -176,6 +176,58 @@ static void test_call(void)
   fixture_stop(&f);
 }
 
+/* A function returning a tuple: the text of them all, and each tensor's
+ * text, type and values, alike over the fast channel and D-Bus. */
+static void test_tuple_results(void)
+{
+  g_autofree char *tiny = g_build_filename(TS_TEST_MODULES_DIR, "tiny.so", NULL);
+  for (int fast = 0; fast < 2; fast++) {
+    Fixture f = { 0 };
+    fixture_start_worker(&f, 0, fast);
+    GAsyncResult *res = NULL;
+    g_autoptr(GError) error = NULL;
+    g_autofree char *title = NULL, *path = NULL;
+    g_autoptr(GPtrArray) functions = NULL;
+    ts_worker_open_async(f.worker, tiny, NULL, store_result, &res);
+    g_assert_true(ts_worker_open_finish(f.worker, wait_result(&res, "the module to open"), &title,
+                                        &path, &functions, &error));
+    g_assert_no_error(error);
+    g_object_unref(res);
+    for (int eager = 0; eager < 2; eager++) {
+      g_autoptr(TsCallResult) r = call(&f, 1 + eager, "min_max",
+                                       (const char *const[]){ "f32[3]=1,-2,5", NULL }, eager, NULL,
+                                       &error);
+      g_assert_no_error(error);
+      g_assert_cmpstr(r->value_text, ==,
+                      "(Tensor(-2.0, shape=(), dtype=float32), Tensor(5.0, shape=(), dtype=float32))");
+      g_assert_cmpstr(r->shape_text, ==, "(f32[], f32[])");
+      g_assert_null(r->data);
+      g_assert_cmpuint(r->n_results, ==, 2);
+      for (int i = 0; i < 2; i++) {
+        const TsResultValue *v = &r->results[i];
+        g_assert_cmpstr(v->shape_text, ==, "f32[]");
+        g_assert_cmpstr(v->value_text, ==,
+                        i ? "Tensor(5.0, shape=(), dtype=float32)" : "Tensor(-2.0, shape=(), dtype=float32)");
+        g_assert_cmpint(v->dtype, ==, TS_F32);
+        g_assert_cmpint(v->shape.rank, ==, 0);
+        gsize size;
+        const float *x = g_bytes_get_data(v->data, &size);
+        g_assert_cmpuint(size, ==, sizeof(float));
+        g_assert_cmpfloat(*x, ==, i ? 5.0f : -2.0f);
+      }
+    }
+    /* a one-tensor result has no results list */
+    g_autoptr(TsCallResult) one = call(&f, 3, "identity", (const char *const[]){ "f32[2]=1,2", NULL },
+                                       FALSE, NULL, &error);
+    g_assert_no_error(error);
+    g_assert_cmpuint(one->n_results, ==, 0);
+    g_assert_null(one->results);
+    g_assert_nonnull(one->data);
+    g_assert_cmpuint(ts_worker_get_fast_calls(f.worker), ==, fast ? 3 : 0);
+    fixture_stop(&f);
+  }
+}
+
 /* What a call prints comes line by line, with its call, before its result. */
 static void test_output_attributed(void)
 {
@@ -957,6 +1009,7 @@ int main(int argc, char **argv)
     { "overflow", SIGSEGV, "stack overflow", "recurse" },
   };
   g_test_add_func("/worker/call", test_call);
+  g_test_add_func("/worker/tuple-results", test_tuple_results);
   g_test_add_func("/worker/onnx-model", test_onnx_model);
   g_test_add_func("/worker/output-attributed", test_output_attributed);
   g_test_add_func("/worker/large-result", test_large_result);

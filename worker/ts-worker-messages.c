@@ -27,6 +27,41 @@ static gboolean read_profile(GVariantDict *d, GUnixFDList *fds, TsCallResult *r,
   return r->profile != NULL;
 }
 
+/* A tuple's tensors (results, aa{sv}), each read as a Call result's own. */
+static gboolean read_results(GVariantDict *d, GUnixFDList *fds, TsCallResult *r, GError **error)
+{
+  g_autoptr(GVariant) items = g_variant_dict_lookup_value(d, "results", G_VARIANT_TYPE("aa{sv}"));
+  if (!items)
+    return TRUE; /* one tensor */
+  gsize n = g_variant_n_children(items);
+  if (n < 2 || n > TS_MAX_RETURNS) {
+    g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL,
+                "a Call result with %" G_GSIZE_FORMAT " results (a tuple holds 2 to %d)", n,
+                TS_MAX_RETURNS);
+    return FALSE;
+  }
+  r->results = g_new0(TsResultValue, n);
+  r->n_results = (guint)n;
+  for (gsize i = 0; i < n; i++) {
+    TsResultValue *v = &r->results[i];
+    g_autoptr(GVariant) item = g_variant_get_child_value(items, i);
+    GVariantDict id;
+    g_variant_dict_init(&id, item);
+    char what[48];
+    g_snprintf(what, sizeof what, "result %" G_GSIZE_FORMAT " of a Call", i);
+    gboolean ok = g_variant_dict_lookup(&id, "value-text", "s", &v->value_text) &&
+                  g_variant_dict_lookup(&id, "shape-text", "s", &v->shape_text);
+    if (!ok)
+      g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL, "%s without value-text or shape-text",
+                  what);
+    ok = ok && ts_worker_tensor_read(&id, fds, what, &v->dtype, &v->shape, &v->data, error);
+    g_variant_dict_clear(&id);
+    if (!ok)
+      return FALSE;
+  }
+  return TRUE;
+}
+
 TsCallResult *ts_worker_read_result(GVariant *reply, GUnixFDList *fds, guint call_id, GError **error)
 {
   if (!g_variant_is_of_type(reply, G_VARIANT_TYPE("(a{sv})"))) {
@@ -50,7 +85,7 @@ TsCallResult *ts_worker_read_result(GVariant *reply, GUnixFDList *fds, guint cal
   g_variant_dict_lookup(&d, "total-ns", "t", &r->total_ns);
   r->compare = g_variant_dict_lookup_value(&d, "compare", G_VARIANT_TYPE_VARDICT);
   gboolean ok = ts_worker_tensor_read(&d, fds, "a Call result", &r->dtype, &r->shape, &r->data, error) &&
-              read_profile(&d, fds, r, error);
+              read_results(&d, fds, r, error) && read_profile(&d, fds, r, error);
   g_variant_dict_clear(&d);
   return ok ? g_steal_pointer(&r) : NULL;
 }

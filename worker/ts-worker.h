@@ -34,18 +34,32 @@ TsWorkerDeath *ts_worker_death_copy(const TsWorkerDeath *death);
 void ts_worker_death_free(TsWorkerDeath *death);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC(TsWorkerDeath, ts_worker_death_free)
 
+/* One tensor of a call's tuple of results. */
+typedef struct {
+  char *value_text;       /* its printed value */
+  char *shape_text;       /* "i32[]" */
+  ts_dtype dtype;         /* its values (data NULL for strings and variants) */
+  ts_shape shape;
+  GBytes *data;
+} TsResultValue;
+
 /* What a call produced. */
 typedef struct {
   guint call_id;
   gboolean traced_only;   /* an argument was a bare spec: traced, not run */
-  char *value_text;       /* the printed result, or the concrete signature when traced only */
-  char *shape_text;       /* "i32[]" (NULL when traced only) */
+  char *value_text;       /* the printed result (a tuple's: "(Tensor(...), Tensor(...))"),
+                           * or the concrete signature when traced only */
+  char *shape_text;       /* "i32[]", a tuple's "(i32[], f32[])" (NULL when traced only) */
   guint n_calls;
   guint64 total_ns;       /* time of all calls, measured in the worker */
-  /* the result's values (NULL for strings, variants and traced-only calls) */
+  /* the result's values (NULL for strings, variants, tuples and traced-only calls) */
   ts_dtype dtype;
   ts_shape shape;
   GBytes *data;
+  /* a function that returned a tuple of several tensors: each of them
+   * (n_results of them); else 0 and NULL */
+  guint n_results;
+  TsResultValue *results;
   /* option "profile" or "compare": the session recorded, serialized
    * (tsp_session_deserialize reads it), else NULL */
   GBytes *profile;

@@ -177,12 +177,14 @@ static gpointer debuggee_main(gpointer data)
   ts_watch_cancel_flag(worker_service_cancel_flag(d->service));
   ts_run_functions_eagerly(d->eager);
   ts_scope *scope = ts_scope_begin();
-  ts_tensor *out = NULL;
-  TS_DEVICE_SCOPE(d->device) out = ts_debug_call(d->session, d->fn, d->values, d->n_values);
-  if (out) {
-    d->result_text = ts_tensor_to_string(out);
-    d->result = ts_tensor_ref(out);
-  }
+  ts_tensor *out[TS_MAX_RETURNS];
+  int n = -1;
+  TS_DEVICE_SCOPE(d->device) n = ts_debug_call_n(d->session, d->fn, d->values, d->n_values, out,
+                                                 TS_MAX_RETURNS);
+  if (n > 0) /* a tuple's text holds them all; the values go along for one tensor */
+    d->result_text = ts_results_to_string(out, n);
+  if (n == 1)
+    d->result = ts_tensor_ref(out[0]);
   ts_scope_end(scope);
   ts_error_clear(); /* the finished stop carries it */
   ts_watch_cancel_flag(NULL);

@@ -473,6 +473,44 @@ static void make_compare(Call *c)
 }
 
 /* Calls or traces; replies either way. */
+/* A call's results into d: value-text and shape-text of them all (a
+ * tuple as Python prints one) and, for one tensor, its values; for a
+ * tuple, "results" (aa{sv}) with each tensor's text, type and values. */
+static gboolean write_results(GVariantDict *d, ts_tensor *const *out, int n, GUnixFDList *fds,
+                              TsBlobStore *blobs, GError **error)
+{
+  char *text = ts_results_to_string(out, n);
+  char *shape = ts_results_type_string(out, n);
+  g_variant_dict_insert(d, "value-text", "s", text);
+  g_variant_dict_insert(d, "shape-text", "s", shape);
+  free(text);
+  free(shape);
+  if (n == 1)
+    return ts_worker_tensor_write(d, out[0], fds, blobs, error);
+  GVariantBuilder items;
+  g_variant_builder_init(&items, G_VARIANT_TYPE("aa{sv}"));
+  for (int i = 0; i < n; i++) {
+    GVariantDict item;
+    g_variant_dict_init(&item, NULL);
+    text = ts_results_to_string(&out[i], 1);
+    shape = ts_results_type_string(&out[i], 1);
+    g_variant_dict_insert(&item, "value-text", "s", text);
+    g_variant_dict_insert(&item, "shape-text", "s", shape);
+    free(text);
+    free(shape);
+    /* no blobs: the app fetches a result's own, not those inside results
+     * (a remote worker sends a tuple's values inline) */
+    if (!ts_worker_tensor_write(&item, out[i], fds, NULL, error)) {
+      g_variant_dict_clear(&item);
+      g_variant_builder_clear(&items);
+      return FALSE;
+    }
+    g_variant_builder_add_value(&items, g_variant_dict_end(&item));
+  }
+  g_variant_dict_insert_value(d, "results", g_variant_builder_end(&items));
+  return TRUE;
+}
+
 static void make_call(Call *c)
 {
   WorkerService *s = c->s;
@@ -528,11 +566,12 @@ static void make_call(Call *c)
   for (guint32 k = 0; k < c->repeat; k++) {
     ts_scope *scope = ts_scope_begin();
     uint64_t t0 = session ? tsp_call_begin(session) : ts_now_ns();
-    ts_tensor *out = ts_function_call(c->fn, c->values, c->n_args);
+    ts_tensor *out[TS_MAX_RETURNS];
+    int n_out = ts_function_call_n(c->fn, c->values, c->n_args, out, TS_MAX_RETURNS);
     total_ns += ts_now_ns() - t0;
     if (session)
       tsp_call_end(session, t0, c->function, ts_functions_run_eagerly() ? TSP_MODE_EAGER : TSP_MODE_GRAPH);
-    if (!out) {
+    if (n_out < 0) {
       ts_scope_end(scope);
       tsp_session_free(session);
       g_variant_dict_clear(&d);
@@ -540,20 +579,12 @@ static void make_call(Call *c)
       return;
     }
     n_calls++;
-    if (k + 1 == c->repeat) {
-      char *text = ts_tensor_to_string(out);
-      char *shape = ts_shape_dtype_string(ts_tensor_dtype(out), ts_tensor_shape(out));
-      g_variant_dict_insert(&d, "value-text", "s", text);
-      g_variant_dict_insert(&d, "shape-text", "s", shape);
-      free(text);
-      free(shape);
-      if (!ts_worker_tensor_write(&d, out, fds, s->blobs, &error)) {
-        ts_scope_end(scope);
-        tsp_session_free(session);
-        g_variant_dict_clear(&d);
-        answer_gerror(c->a, error);
-        return;
-      }
+    if (k + 1 == c->repeat && !write_results(&d, out, n_out, fds, s->blobs, &error)) {
+      ts_scope_end(scope);
+      tsp_session_free(session);
+      g_variant_dict_clear(&d);
+      answer_gerror(c->a, error);
+      return;
     }
     ts_scope_end(scope);
     uint64_t now = ts_now_ns();

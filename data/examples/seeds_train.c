@@ -37,12 +37,15 @@
  *   print('Final step', step, ': loss', loss, '; accuracy', compute_accuracy.result())
  *
  * train(steps) takes steps * 100 examples (the guide: 200 steps, 20,000).
- * The final line is Python's print() of the loop's results, as the guide
- * prints what its traced function returned ("Final step tf.Tensor(200,
- * shape=(), dtype=int32) : loss tf.Tensor(...)"): a print op after the
- * loop formatting tensors as str() does (ts_print_python), so it prints
- * the same eagerly and traced (our function returns one value: the final
- * accuracy).  The model, optimizer and metric
+ * It returns (step, loss, accuracy) as the guide's function does, a tuple
+ * (ts_tuple) that callers read with ts_function_call_n and the CLI prints
+ * whole; accuracy is the metric's result (the guide returns its unchanged
+ * Python 0.0 and prints compute_accuracy.result() instead).  The final
+ * line is the guide's print() of those results ("Final step
+ * tf.Tensor(200, shape=(), dtype=int32) : loss tf.Tensor(...)"): a print
+ * op after the loop formatting tensors as str() does (ts_print_python), so
+ * it prints the same eagerly and traced, for callers that only show the
+ * output.  The model, optimizer and metric
  * are the program's globals, made on the first call, as the guide's are:
  * a second call goes on training them.
  *
@@ -245,7 +248,7 @@ static ts_tensor *train_loop(trainer *t, int64_t steps)
   ts_dataset_free(train_ds);
   ts_tensor *accuracy = ts_metric_result(t->accuracy);
   ts_print_python("Final step", step, ": loss", loss, "; accuracy", accuracy);
-  return accuracy;
+  return ts_tuple(step, loss, accuracy);
 }
 
 ts_tensor *train(ts_call *c)

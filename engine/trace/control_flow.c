@@ -704,6 +704,11 @@ static void check_left_open(const ts_fn_jumps *fn)
 ts_tensor *ts__jumps_fn_end(ts_fn_jumps *fn, ts_tensor *out)
 {
   check_left_open(fn);
+  for (int i = fn->base; out && out->items && i < n_records; i++)
+    if (records[i].region == fn && !ts_failed())
+      ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
+                   "%s: returns a tuple after a TS_RETURN in a traced block, which returns one "
+                   "tensor; return a tuple from both or from neither", fn->name);
   if (out && out->is_variable && n_records > fn->base)
     out = ts_read_at((ts_loc){ 0 }, out);
   while (n_records > fn->base) {
@@ -762,6 +767,12 @@ bool ts__jump(ts_loc loc, ts_cf_block *b, int how, ts_tensor *value)
     }
     if (!ts__trace_frame())
       return true; /* eagerly: plain C return */
+    if (value->items) {
+      jump_error(loc, how, "a tuple cannot be returned from inside a traced block; keep its "
+                           "tensors in the block's listed variables and return the tuple "
+                           "after it");
+      return false;
+    }
     current_fn->retval = value->is_variable ? ts_read_at(loc, value) : value;
     current_fn->returned = ts_scalar_bool(true);
     return false;

@@ -802,6 +802,34 @@ static void recorder_clear(recorder *s)
   g_ptr_array_unref(s->eager);
 }
 
+/* The results of both runs (a tuple's tensors: the first that differs,
+ * else the first) into res, with the output's index; a tuple of another
+ * length differs in shape. */
+static void compare_results(ts_tensor *const *eager, int n_eager, ts_tensor *const *graph,
+                            int n_graph, const ts_diverge_options *o, ts_diverge_op *res)
+{
+  for (int k = 0; k < n_graph && k < n_eager; k++) {
+    if (!eager[k])
+      continue;
+    ts_diverge_op d = *res;
+    ts_scope *scope = ts_scope_begin();
+    const ts_tensor *g = ts__tensor_host((ts_loc){ 0 }, graph[k]);
+    if (g)
+      compare(eager[k], g, o, &d);
+    ts_scope_end(scope);
+    if (res->eager && (res->kind != TS_DIVERGE_NONE || d.kind == TS_DIVERGE_NONE))
+      continue;
+    ts_tensor_unref(res->eager);
+    ts_tensor_unref(res->graph);
+    *res = d;
+    res->output = k;
+    res->eager = ts_tensor_ref(eager[k]);
+    res->graph = copy_out(graph[k]);
+  }
+  if (n_eager > 0 && n_eager != n_graph)
+    res->kind = TS_DIVERGE_SHAPE;
+}
+
 /* Both runs of a call resolved to its graph: eagerly and through its
  * concrete function.  *graph_out gets the graph's result (current scope)
  * and *out the report; when the eager run fails the graph still runs and
@@ -828,7 +856,10 @@ static bool diverge_run(const ts__call *call, const ts_diverge_options *opt,
   ts_run_functions_eagerly(true);
   ts_tensor *eager = ts__call_run(call, TS__CALL_EAGER);
   ts_run_functions_eagerly(was_eager);
-  ts_tensor *eager_copy = eager ? keep_eager(eager) : NULL;
+  ts_tensor *eager_copy[TS_MAX_RETURNS] = { NULL };
+  int n_eager = eager ? ts__results(ts_function_name(f), eager, eager_copy, TS_MAX_RETURNS) : 0;
+  for (int k = 0; k < n_eager; k++)
+    eager_copy[k] = keep_eager(eager_copy[k]);
   if (!eager) {
     ts_error *e = ts_error_take();
     *eager_error = g_strdup(e && e->message ? e->message : "failed");
@@ -853,20 +884,16 @@ static bool diverge_run(const ts__call *call, const ts_diverge_options *opt,
     res->op = TS_OP_IDENTITY;
     res->op_name = "result";
     res->worst = -1;
-    if (eager_copy) {
-      ts_scope *scope = ts_scope_begin();
-      const ts_tensor *g = ts__tensor_host((ts_loc){ 0 }, graph);
-      if (g)
-        compare(eager_copy, g, &s.opt, res);
-      ts_scope_end(scope);
-      res->eager = ts_tensor_ref(eager_copy);
-      res->graph = copy_out(graph);
-    }
+    ts_tensor *results[TS_MAX_RETURNS];
+    int n_graph = ts__results(ts_function_name(f), graph, results, TS_MAX_RETURNS);
+    rep->n_results = n_graph;
+    compare_results(eager_copy, n_eager, results, n_graph, &s.opt, res);
     rep->diverged |= res->kind != TS_DIVERGE_NONE;
     *out = rep;
   }
   *graph_out = graph;
-  ts_tensor_unref(eager_copy);
+  for (int k = 0; k < n_eager; k++)
+    ts_tensor_unref(eager_copy[k]);
   recorder_clear(&s);
   return graph != NULL;
 }

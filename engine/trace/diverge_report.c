@@ -161,7 +161,10 @@ char *ts_diverge_report_format(const ts_diverge_report *rep)
     if (rep->cause)
       g_string_append_printf(s, "  likely cause: %s\n", rep->cause);
   }
-  g_string_append(s, "result: ");
+  if (rep->n_results > 1)
+    g_string_append_printf(s, "result (output %d of %d): ", rep->result.output, rep->n_results);
+  else
+    g_string_append(s, "result: ");
   append_difference(s, &rep->result);
   g_string_append_c(s, '\n');
   if (rep->result.kind != TS_DIVERGE_NONE) {

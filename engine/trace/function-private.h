@@ -142,3 +142,17 @@ ts__call_hook ts__function_call_hook(const ts_function *f);
 const ts_graph *ts__concrete_exec_graph(const ts_concrete *cf);
 /* A TS_EVENT_WARNING about f. */
 void ts__function_warn(ts_function *f, ts_warning_kind kind, const char *message);
+
+/* ---- tuples (tuple.c) ------------------------------------------------------------- */
+
+/* A tuple of tensors[0..n) (checked by the caller), in the current scope. */
+ts_tensor *ts__tuple_new(ts_tensor *const *tensors, int n);
+/* A call's result into out[0..): the tuple's tensors, or result itself.
+ * The count, or -1 (result NULL: its error; more than max_out: an error
+ * naming function `name`). */
+int ts__results(const char *name, ts_tensor *result, ts_tensor **out, int max_out);
+/* The one tensor of a result for public function `reader`
+ * ("ts_function_call"): a tuple of one gives its tensor, a longer one is
+ * an error naming `reader_n`, what reads them all. */
+ts_tensor *ts__single_result(const char *name, const char *reader, const char *reader_n,
+                             ts_tensor *result);

@@ -46,7 +46,9 @@ struct ts_concrete {
   ts_executable *exec;    /* the optimized graph and its plans */
   GHashTable *twins;      /* (site, occurrence) -> traced node: eager ops' twins */
   ts_trace_notes *notes;  /* what a caller's trace needs to inline its graph (inline.c) */
-  ts_info output;
+  int n_outputs;          /* its results: one, or a tuple's (graph outputs, in order) */
+  ts_info *outputs;
+  bool tuple;             /* returned as a tuple (ts_tuple), even of one */
   uint64_t trace_ns;
 };
 
@@ -71,6 +73,7 @@ static void concrete_free(gpointer data)
   g_hash_table_unref(cf->twins);
   ts__trace_notes_free(cf->notes);
   ts__graph_free(cf->graph);
+  g_free(cf->outputs);
   g_free(cf);
 }
 
@@ -246,6 +249,18 @@ const char *ts_concrete_signature(const ts_concrete *cf)
   return cf->sig_text;
 }
 
+int ts_concrete_n_results(const ts_concrete *cf)
+{
+  TS_CHECK_ARG(cf != NULL, -1);
+  return cf->n_outputs;
+}
+
+bool ts_concrete_returns_tuple(const ts_concrete *cf)
+{
+  TS_CHECK_ARG(cf != NULL, false);
+  return cf->tuple;
+}
+
 /* ---- calling C code ------------------------------------------------------------ */
 
 static uint64_t next_run_id;
@@ -389,9 +404,9 @@ ts_tensor *ts_invoke_at(ts_loc loc, const char *name, ts_fn fn, const ts_value *
         ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, NULL, "%s: argument %d is NULL", name, i);
       return NULL;
     }
-  if (ts_tracing())
-    return trace_inline(loc, name, fn, NULL, 0, args, n_args);
-  return run_c(name, fn, NULL, 0, args, n_args);
+  ts_tensor *out = ts_tracing() ? trace_inline(loc, name, fn, NULL, 0, args, n_args)
+                                 : run_c(name, fn, NULL, 0, args, n_args);
+  return ts__single_result(name, "TS_INVOKE", "a ts_function and ts_function_call_n", out);
 }
 
 /* ---- tracing ---------------------------------------------------------------------- */
@@ -509,15 +524,26 @@ static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts
     ts__frame_abort(ts__trace_frame());
 
   ts__path_restore(path_base);
-  ts_port port;
-  if (!out || ts_failed() || !ts__frame_port(frame, out, &port)) {
+  /* one graph output per result: the tensor, or each of a tuple's */
+  int n_out = out && out->items ? out->n_items : 1;
+  ts_info *outputs = g_new(ts_info, n_out);
+  bool ok = out && !ts_failed();
+  for (int i = 0; ok && i < n_out; i++) {
+    ts_port port;
+    ok = ts__frame_port(frame, out->items ? out->items[i] : out, &port);
+    if (ok) {
+      outputs[i] = ts__graph_node(frame->graph, port.node)->outputs[port.index];
+      g_array_append_val(frame->graph->outputs, port);
+    }
+  }
+  if (!ok) {
+    g_free(outputs);
     ts__frame_abort(frame);
     ts__trace_notes_free(notes);
     ts_scope_end(scope);
     return NULL;
   }
-  ts_info output = ts__graph_node(frame->graph, port.node)->outputs[port.index];
-  g_array_append_val(frame->graph->outputs, port);
+  bool tuple = out->items != NULL;
   ts_graph *graph = ts__frame_pop(frame, NULL);
   ts_scope_end(scope);
 
@@ -529,7 +555,9 @@ static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts
   cf->twins = ts__twin_map_new();
   add_twins(cf->twins, graph);
   cf->notes = notes;
-  cf->output = output;
+  cf->n_outputs = n_out;
+  cf->outputs = outputs;
+  cf->tuple = tuple;
   cf->trace_ns = ts_now_ns() - start;
   return cf;
 }
@@ -1037,18 +1065,20 @@ static bool concrete_inputs(const ts_concrete *cf, const ts_value *args, int n,
   return true;
 }
 
-/* Runs cf's graph on the call's tensors. */
+/* Runs cf's graph on the call's tensors: its result, or its tuple of them. */
 static ts_tensor *run_concrete(ts_concrete *cf, const ts_value *args, int n)
 {
   ts_tensor *inputs[TS_MAX_INPUTS];
   int n_in;
   if (!concrete_inputs(cf, args, n, inputs, &n_in))
     return NULL;
-  ts_tensor *out = NULL;
+  ts_tensor *out[TS_MAX_RETURNS] = { NULL };
   bool started = run_begin(cf, NULL);
-  bool ok = ts__executable_run(cf->exec, inputs, n_in, &out, NULL, 0);
+  bool ok = ts__executable_run(cf->exec, inputs, n_in, out, NULL, 0);
   run_end(started);
-  return ok ? out : NULL;
+  if (!ok)
+    return NULL;
+  return cf->tuple ? ts__tuple_new(out, cf->n_outputs) : out[0];
 }
 
 static bool runs_eagerly(const ts_function *f)
@@ -1174,14 +1204,16 @@ static bool resolve_inline(ts__call *call)
 }
 
 /* The caller's graph gets a copy of cf's, its placeholders standing for
- * the call's tensors. */
+ * the call's tensors; its outputs are the call's result (a tuple's
+ * tensors for a tuple). */
 static ts_tensor *inline_concrete(ts_concrete *cf, const ts_value *args, int n)
 {
-  ts_tensor *inputs[TS_MAX_INPUTS];
+  ts_tensor *inputs[TS_MAX_INPUTS], *out[TS_MAX_RETURNS];
   int n_in;
-  if (!concrete_inputs(cf, args, n, inputs, &n_in))
+  if (!concrete_inputs(cf, args, n, inputs, &n_in) ||
+      !ts__inline_graph(cf->fn->name, cf->graph, cf->notes, inputs, n_in, out, cf->n_outputs))
     return NULL;
-  return ts__inline_graph(cf->fn->name, cf->graph, cf->notes, inputs, n_in);
+  return cf->tuple ? ts__tuple_new(out, cf->n_outputs) : out[0];
 }
 
 bool ts__call_resolve(ts__call *call, ts__call_how want)
@@ -1251,9 +1283,8 @@ static ts_tensor *call_as(ts_function *f, const ts_value *args, int n_args, ts__
 
 /* A function placed on a device runs its calls there (not calls traced
  * into another graph: graphs run where their caller runs them). */
-ts_tensor *ts_function_call(ts_function *f, const ts_value *args, int n_args)
+static ts_tensor *call_placed(ts_function *f, const ts_value *args, int n_args)
 {
-  TS_CHECK_ARG(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
   if (!f->device || ts_tracing())
     return call_as(f, args, n_args, TS__CALL_AUTO);
   ts_device_scope_begin(f->device);
@@ -1262,10 +1293,32 @@ ts_tensor *ts_function_call(ts_function *f, const ts_value *args, int n_args)
   return out;
 }
 
+ts_tensor *ts_function_call(ts_function *f, const ts_value *args, int n_args)
+{
+  TS_CHECK_ARG(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
+  return ts__single_result(f->name, "ts_function_call", "ts_function_call_n",
+                           call_placed(f, args, n_args));
+}
+
+int ts_function_call_n(ts_function *f, const ts_value *args, int n_args, ts_tensor **out,
+                       int max_out)
+{
+  TS_CHECK_ARG(f != NULL && n_args >= 0 && (args || n_args == 0) && out && max_out >= 1, -1);
+  return ts__results(f->name, call_placed(f, args, n_args), out, max_out);
+}
+
 ts_tensor *ts_function_call_eager(ts_function *f, const ts_value *args, int n_args)
 {
   TS_CHECK_ARG(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
-  return call_as(f, args, n_args, TS__CALL_EAGER);
+  return ts__single_result(f->name, "ts_function_call_eager", "ts_function_call_eager_n",
+                           call_as(f, args, n_args, TS__CALL_EAGER));
+}
+
+int ts_function_call_eager_n(ts_function *f, const ts_value *args, int n_args, ts_tensor **out,
+                             int max_out)
+{
+  TS_CHECK_ARG(f != NULL && n_args >= 0 && (args || n_args == 0) && out && max_out >= 1, -1);
+  return ts__results(f->name, call_as(f, args, n_args, TS__CALL_EAGER), out, max_out);
 }
 
 const ts_graph *ts__concrete_exec_graph(const ts_concrete *cf)
@@ -1296,9 +1349,8 @@ ts_concrete *ts_function_get_concrete(ts_function *f, const ts_value *args, int 
 
 /* A concrete function called directly: its arguments checked against its
  * signature (a call of the function is checked when it is resolved). */
-ts_tensor *ts_concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
+static ts_tensor *concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
 {
-  TS_CHECK_ARG(cf != NULL && n_args >= 0 && (args || n_args == 0), NULL);
   const ts_function *f = cf->fn;
   if (!ts__values_check(f->name, args, n_args) || !check_call_args(f, args, n_args))
     return NULL;
@@ -1354,6 +1406,20 @@ ts_tensor *ts_concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
   return run_concrete(cf, args, n_args);
 }
 
+ts_tensor *ts_concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
+{
+  TS_CHECK_ARG(cf != NULL && n_args >= 0 && (args || n_args == 0), NULL);
+  return ts__single_result(cf->fn->name, "ts_concrete_call", "ts_concrete_call_n",
+                           concrete_call(cf, args, n_args));
+}
+
+int ts_concrete_call_n(ts_concrete *cf, const ts_value *args, int n_args, ts_tensor **out,
+                       int max_out)
+{
+  TS_CHECK_ARG(cf != NULL && n_args >= 0 && (args || n_args == 0) && out && max_out >= 1, -1);
+  return ts__results(cf->fn->name, concrete_call(cf, args, n_args), out, max_out);
+}
+
 
 /* ---- pretty-printed signatures --------------------------------------------------- */
 
@@ -1406,7 +1472,19 @@ char *ts_concrete_pretty_signature(const ts_concrete *cf)
     }
   }
   g_string_append(s, "  Returns:\n    ");
-  append_tensor_spec(s, cf->output.dtype, cf->output.shape);
+  if (!cf->tuple) {
+    append_tensor_spec(s, cf->outputs[0].dtype, cf->outputs[0].shape);
+    return g_string_free(s, FALSE);
+  }
+  /* TensorFlow's "(<1>, <2>)" (Python's "(<1>,)" for one), then each <k> */
+  g_string_append_c(s, '(');
+  for (int k = 0; k < cf->n_outputs; k++)
+    g_string_append_printf(s, "%s<%d>", k ? ", " : "", k + 1);
+  g_string_append(s, cf->n_outputs == 1 ? ",)" : ")");
+  for (int k = 0; k < cf->n_outputs; k++) {
+    g_string_append_printf(s, "\n      <%d>: ", k + 1);
+    append_tensor_spec(s, cf->outputs[k].dtype, cf->outputs[k].shape);
+  }
   return g_string_free(s, FALSE);
 }
 

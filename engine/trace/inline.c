@@ -263,15 +263,16 @@ static bool outer_port(ts_frame *frame, const ts_node *n, ts_tensor *const *inpu
   return true;
 }
 
-ts_tensor *ts__inline_graph(const char *name, const ts_graph *g, const ts_trace_notes *notes,
-                            ts_tensor *const *inputs, int n_inputs)
+bool ts__inline_graph(const char *name, const ts_graph *g, const ts_trace_notes *notes,
+                      ts_tensor *const *inputs, int n_inputs, ts_tensor **outputs,
+                      int n_outputs)
 {
   ts_frame *frame = ts__trace_frame();
-  if (n_inputs != (int)g->inputs->len || g->outputs->len != 1) {
+  if (n_inputs != (int)g->inputs->len || n_outputs != (int)g->outputs->len) {
     ts_error_set(TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL,
-                 "inlining '%s': %d arguments for %u inputs, %u outputs", g->name, n_inputs,
-                 g->inputs->len, g->outputs->len);
-    return NULL;
+                 "inlining '%s': %d arguments for %u inputs, %d results for %u outputs",
+                 g->name, n_inputs, g->inputs->len, n_outputs, g->outputs->len);
+    return false;
   }
   ts_name_scope_begin(name);
   char *scope = g_strdup(frame->scope->str);
@@ -296,14 +297,14 @@ ts_tensor *ts__inline_graph(const char *name, const ts_graph *g, const ts_trace_
     if (taped && !(x && x->no_gradient))
       tape_record(c);
   }
-  ts_tensor *out = NULL;
-  if (ok) {
-    ts_port p = map_port(&m, g_array_index(g->outputs, ts_port, 0));
-    out = ts__tensor_symbolic(ts__graph_node(frame->graph, p.node), p.index);
+  for (int i = 0; ok && i < n_outputs; i++) {
+    ts_port p = map_port(&m, g_array_index(g->outputs, ts_port, i));
+    outputs[i] = ts__tensor_symbolic(ts__graph_node(frame->graph, p.node), p.index);
+    ok = outputs[i] != NULL;
   }
   map_clear(&m);
   g_hash_table_unref(in.copies);
   g_free(scope);
   ts_name_scope_end();
-  return out;
+  return ok;
 }

@@ -137,6 +137,8 @@ void ts__trace_notes_record(ts_trace_notes *notes, const ts_node *n);
  * variable handles the frame's captures of the same values, its If and
  * While nodes take copies of their subgraphs; the copies are ordered after
  * the frame's side effects and told to the gradient tapes recording there.
- * Returns the symbolic tensor of g's output; NULL + error. */
-ts_tensor *ts__inline_graph(const char *name, const ts_graph *g, const ts_trace_notes *notes,
-                            ts_tensor *const *inputs, int n_inputs);
+ * outputs[] gets the symbolic tensors of g's outputs (n_outputs, as many
+ * as g has: a function's results); false + error. */
+bool ts__inline_graph(const char *name, const ts_graph *g, const ts_trace_notes *notes,
+                      ts_tensor *const *inputs, int n_inputs, ts_tensor **outputs,
+                      int n_outputs);

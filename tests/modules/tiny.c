@@ -44,10 +44,18 @@ static ts_tensor *n_args(ts_call *c)
   return ts_scalar_i32(ts_call_n_args(c));
 }
 
+/* min_max(x): (min(x), max(x)), two results (a tuple). */
+static ts_tensor *min_max(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  return ts_tuple(ts_reduce_min(x, TS_ALL_AXES, false), ts_reduce_max(x, TS_ALL_AXES, false));
+}
+
 TS_MODULE("tiny test module",
   TS_EXPORT(identity, x),
   TS_EXPORT(scale, x, k),
   TS_EXPORT(fill_named, what, n),
   TS_EXPORT(nothing),
   TS_EXPORT(self_matmul, x),
-  TS_EXPORT(n_args));
+  TS_EXPORT(n_args),
+  TS_EXPORT(min_max, x));
