@@ -48,9 +48,10 @@ static void assert_close(const ts_tensor *want, const ts_tensor *got, const char
   }
 }
 
-/* Runs the model at path in ONNX Runtime on tensors; its first output
- * (current scope). */
-static ts_tensor *ort_run(const char *prefix, const char *path, const char *name, ts_tensor *const *tensors, int n)
+/* Runs the model at path in ONNX Runtime on tensors; its outputs into
+ * out[0..n_out) (current scope). */
+static void ort_run(const char *prefix, const char *path, const char *name, ts_tensor *const *tensors, int n,
+                    ts_tensor **out, int n_out)
 {
   char *dir = g_build_filename(tmp_dir, name, NULL);
   g_assert_cmpint(g_mkdir_with_parents(dir, 0700), ==, 0);
@@ -75,12 +76,14 @@ static ts_tensor *ort_run(const char *prefix, const char *path, const char *name
     g_error("%s: ONNX Runtime failed: %s", name, err);
   g_free(err);
   g_ptr_array_unref(argv);
-  char *out = g_strdup_printf("%s/output_0.npy", dir);
-  ts_tensor *y = ts_npy_load(out);
-  g_assert_nonnull(y);
-  g_free(out);
+  for (int k = 0; k < n_out; k++) {
+    char *npy = g_strdup_printf("%s/output_%d.npy", dir, k);
+    out[k] = ts_npy_load(npy);
+    if (!out[k])
+      g_error("%s: no output %d of %d from ONNX Runtime", name, k, n_out);
+    g_free(npy);
+  }
   g_free(dir);
-  return y;
 }
 
 /* Exports fn's concrete function for examples and compares ONNX
@@ -103,16 +106,22 @@ static bool compare(const char *prefix, ts_function *fn, const char *const *exam
   int saved_stdout = dup(1);
   dup2(2, 1);
   ts_concrete *cf = ts_function_get_concrete(fn, args, n);
-  ts_tensor *want = cf ? ts_concrete_call(cf, args, n) : NULL;
+  ts_tensor *want[TS_MAX_RETURNS], *got[TS_MAX_RETURNS];
+  int n_want = cf ? ts_concrete_call_n(cf, args, n, want, TS_MAX_RETURNS) : -1;
   fflush(stdout);
   dup2(saved_stdout, 1);
   close(saved_stdout);
-  g_assert_nonnull(want);
+  g_assert_cmpint(n_want, >=, 1);
   char *path = g_strdup_printf("%s/%s.onnx", tmp_dir, name);
   bool saved = ts_concrete_save_onnx(cf, path);
-  if (saved)
-    assert_close(want, ort_run(prefix, path, name, tensors, n_tensors), name);
-  else
+  if (saved) {
+    ort_run(prefix, path, name, tensors, n_tensors, got, n_want);
+    for (int k = 0; k < n_want; k++) {
+      char *what = g_strdup_printf("%s, result %d of %d", name, k, n_want);
+      assert_close(want[k], got[k], what);
+      g_free(what);
+    }
+  } else
     ts_error_clear();
   for (int k = 0; k < n; k++)
     ts_value_clear(&args[k]);
