@@ -361,6 +361,8 @@ bool ts__cuda_transpose(ts_kernel_ctx *k);
 bool ts__cuda_slice(ts_kernel_ctx *k);
 bool ts__cuda_tile(ts_kernel_ctx *k);
 bool ts__cuda_pad(ts_kernel_ctx *k);
+bool ts__cuda_reverse(ts_kernel_ctx *k);
+bool ts__cuda_one_hot(ts_kernel_ctx *k);
 bool ts__cuda_concat(ts_kernel_ctx *k); /* and Split, Pack, Unpack */
 bool ts__cuda_where(ts_kernel_ctx *k);
 bool ts__cuda_matmul(ts_kernel_ctx *k);

@@ -459,7 +459,9 @@ TS_API bool ts_npy_save(const char *path, const ts_tensor *t);
   X(PACK, pack, SHAPE)                                                   \
   X(UNPACK, unpack, SHAPE)                                               \
   X(TILE, tile, SHAPE)                                                   \
-  X(PAD, pad, SHAPE)
+  X(PAD, pad, SHAPE)                                                     \
+  X(REVERSE, reverse, SHAPE)                                             \
+  X(ONE_HOT, one_hot, CREATE)
 
 typedef enum ts_op {
 #define TS__OP_ENUM(ID, id, family) TS_OP_##ID,
@@ -567,6 +569,18 @@ TS_API ts_tensor *ts_pack_at(ts_loc loc, ts_tensor *const *xs, int n, int axis);
 TS_API int ts_unpack_at(ts_loc loc, ts_tensor *x, int num, int axis, ts_tensor **out);
 /* tf.tile: x repeated multiples[d] times along each dim d (one each, >= 0). */
 TS_API ts_tensor *ts_tile_at(ts_loc loc, ts_tensor *x, ts_ints multiples);
+/* tf.reverse (ReverseV2): x with the elements along each dim of axis in
+ * reverse order; an axis may count from the end (-1 the last) and is
+ * named once ([] for x as it is, rank 0 included). */
+TS_API ts_tensor *ts_reverse_at(ts_loc loc, ts_tensor *x, ts_ints axis);
+/* tf.one_hot: indices (uint8, int8, int32 or int64) with a new dim of
+ * depth (>= 0) at axis (-1: last, or 0 .. indices' rank) that holds
+ * on_value where indices picks the place and off_value elsewhere (an
+ * index outside [0, depth), negative ones too, gives a row of off_value).
+ * on_value and off_value: scalars of dtype (numeric or bool), or NULL for
+ * 1 and 0 cast to dtype. */
+TS_API ts_tensor *ts_one_hot_at(ts_loc loc, ts_tensor *indices, int64_t depth, ts_tensor *on_value,
+                                ts_tensor *off_value, int axis, ts_dtype dtype);
 /* tf.pad: before[d] and after[d] elements (>= 0) added around each dim d
  * (TensorFlow's paddings [[before, after], ...]): CONSTANT ones of
  * constant_value (a scalar of x's dtype; NULL: 0), or REFLECT x's
@@ -586,6 +600,9 @@ TS_API ts_tensor *ts_gather_at(ts_loc loc, ts_tensor *params, ts_tensor *indices
 #define ts_pack(xs, n, axis) ts_pack_at(TS_HERE, (xs), (n), (axis))
 #define ts_unpack(x, num, axis, out) ts_unpack_at(TS_HERE, (x), (num), (axis), (out))
 #define ts_tile(x, multiples) ts_tile_at(TS_HERE, (x), (multiples))
+#define ts_reverse(x, axis) ts_reverse_at(TS_HERE, (x), (axis))
+#define ts_one_hot(indices, depth, on_value, off_value, axis, dtype) \
+  ts_one_hot_at(TS_HERE, (indices), (depth), (on_value), (off_value), (axis), (dtype))
 #define ts_pad(x, before, after, mode, constant_value) \
   ts_pad_at(TS_HERE, (x), (before), (after), (mode), (constant_value))
 #define ts_slice(x, begin, size) ts_slice_at(TS_HERE, (x), (begin), (size))

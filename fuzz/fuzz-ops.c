@@ -4,6 +4,7 @@
  * and 0-2 variables; the rest is a program of up to MAX_OPS instructions,
  * each an op (creation, cast, reshape, transpose, concat, split, slice,
  * gather, tile, pad, pack, unpack, top_k, sort, argsort, cumsum, cumprod,
+ * reverse, one_hot,
  * every binary and unary op, where, reductions, argmax, matmul,
  * softmax, cross entropy, conv2d, conv_transpose, max_pool2d, print,
  * variables, tensor arrays and their sequence ops, optionals, cond, while)
@@ -576,14 +577,15 @@ static int64_t arranged_elements(const ts_tensor *x, ts_ints a, const ts_ints *a
   return n;
 }
 
-/* Tile, Pad, Pack and Unpack, TopKV2, Sort and ArgSort, Cumsum and Cumprod. */
+/* Tile, Pad, Pack and Unpack, TopKV2, Sort and ArgSort, ReverseV2, OneHot,
+ * Cumsum and Cumprod. */
 static ts_tensor *arrange_op(fuzz_state *st, reader *r, ts_tensor *x, ts_tensor *y, ts_tensor *z,
                              uint8_t sub)
 {
   int64_t ex = elements_of(x), work = ex == UNKNOWN ? UNKNOWN : mul_sat(ex, 64);
   int axis = rd_int(r);
   ts_ints a = rd_ints(r), b = rd_ints(r);
-  switch (sub % 8) {
+  switch (sub % 10) {
   case 0: {
     int64_t e = x ? arranged_elements(x, a, NULL) : 0;
     return fits(st, x != NULL, e, e) ? fuzz_check(ts_tile(x, a), "tile") : NULL;
@@ -627,6 +629,15 @@ static ts_tensor *arrange_op(fuzz_state *st, reader *r, ts_tensor *x, ts_tensor 
       return NULL;
     return sub & 8 ? fuzz_check(ts_argsort(x, axis, sub & 16), "argsort")
                    : fuzz_check(ts_sort(x, axis, sub & 16), "sort");
+  case 6:
+    return fits(st, x != NULL, ex, ex) ? fuzz_check(ts_reverse(x, a), "reverse") : NULL;
+  case 7: {
+    int64_t depth = rd_dim(r), e = depth < 0 ? 0 : ex == UNKNOWN ? UNKNOWN : mul_sat(ex, depth);
+    ts_dtype dtype = rd_dtype(r);
+    return fits(st, x != NULL, e, e) ? fuzz_check(ts_one_hot(x, depth, sub & 16 ? y : NULL, sub & 32 ? z : NULL,
+                                                             axis, dtype), "one_hot")
+                                     : NULL;
+  }
   default:
     if (!fits(st, x != NULL, ex, ex))
       return NULL;

@@ -169,6 +169,30 @@ static ts_tensor *case_stack(ts_call *c)
   return ts_concat(parts, 7, 0);
 }
 
+/* ReverseV2 on one axis, on two (one negative) and on none. */
+static ts_tensor *case_reverse(ts_call *c)
+{
+  ts_tensor *x = A(0); /* [2,3,4] */
+  ts_tensor *parts[3] = { ts_reshape(ts_reverse(x, TS_INTS(1)), TS_SHAPE(-1)),
+                          ts_reshape(ts_reverse(x, TS_INTS(-1, 0)), TS_SHAPE(-1)),
+                          ts_reshape(ts_reverse(x, (ts_ints){ .n = 0 }), TS_SHAPE(-1)) };
+  return ts_concat(parts, 3, 0);
+}
+
+/* OneHot of indices with negative ones and ones past the depth: the last
+ * axis, axis 0 with on and off values, int64 out. */
+static ts_tensor *case_one_hot(ts_call *c)
+{
+  ts_tensor *idx = A(0); /* i32[6] */
+  ts_tensor *parts[3] = {
+    ts_reshape(ts_one_hot(idx, 4, NULL, NULL, -1, TS_F32), TS_SHAPE(-1)),
+    ts_reshape(ts_one_hot(idx, 3, ts_scalar_f32(2.5f), ts_scalar_f32(-1), 0, TS_F32), TS_SHAPE(-1)),
+    ts_cast(ts_reshape(ts_one_hot(ts_cast(idx, TS_I64), 3, ts_scalar_i64(7), NULL, -1, TS_I64), TS_SHAPE(-1)),
+            TS_F32)
+  };
+  return ts_concat(parts, 3, 0);
+}
+
 static ts_tensor *case_reductions(ts_call *c)
 {
   ts_tensor *x = A(0); /* [3,4] */
@@ -281,6 +305,8 @@ static const onnx_op_case ONNX_OP_CASES[] = {
   { "any_all", case_any_all, "x", { "f32[2,3]=1,-2,3,-4,-5,-6" } },
   { "shapes", case_shapes, "x", { "f32[2,6]:range" } },
   { "stack", case_stack, "x", { "f32[2,3]=1,-2,3.5,4,0.25,-8" } },
+  { "reverse", case_reverse, "x", { "f32[2,3,4]:range" } },
+  { "one_hot", case_one_hot, "indices", { "i32[6]=0,2,-1,5,1,-3" } },
   { "reductions", case_reductions, "x", { "f32[3,4]=1,-2,3,0.5,4,4,-1,2,0.25,-8,6,1" } },
   { "nn", case_nn, "logits", { "f32[4,5]:uniform" } },
   { "products", case_products, "a, b", { "f32[2,3,4]:uniform", "f32[2,5,3]:uniform@3" } },

@@ -460,6 +460,32 @@ static void test_pad_symmetric_refused(void)
   ts_scope_end(scope);
 }
 
+static ts_tensor *one_hot_depth_0(ts_call *c)
+{
+  return ts_one_hot(ts_arg(c, 0), 0, NULL, NULL, -1, TS_F32);
+}
+
+/* ONNX's OneHot takes a depth of 1 or more: a depth of 0 is refused,
+ * naming it, and no file is written. */
+static void test_one_hot_depth_0_refused(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("one_hot_depth_0", one_hot_depth_0, NULL);
+  ts_value arg = TS_TENSOR_VALUE(ts_range(TS_I32, 0, 3, 1));
+  ts_concrete *cf = ts_function_get_concrete(fn, &arg, 1);
+  g_assert_nonnull(cf);
+  char *path = g_strdup_printf("%s/one_hot_depth_0.onnx", tmp_dir);
+  g_assert_false(ts_concrete_save_onnx(cf, path));
+  ts_error *e = ts_error_take();
+  g_assert_cmpint(e->code, ==, TS_ERR_UNIMPLEMENTED);
+  g_assert_nonnull(strstr(e->message, "OneHot of depth 0"));
+  g_assert_false(g_file_test(path, G_FILE_TEST_EXISTS));
+  ts_error_free(e);
+  g_free(path);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 static char *run_cli(const char *const *args, int *status)
 {
   GPtrArray *argv = g_ptr_array_new();
@@ -519,6 +545,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/export/unwritable-path", test_unwritable_path);
   g_test_add_func("/onnx/export/atan2-refused", test_atan2_refused);
   g_test_add_func("/onnx/export/pad-symmetric-refused", test_pad_symmetric_refused);
+  g_test_add_func("/onnx/export/one-hot-depth-0-refused", test_one_hot_depth_0_refused);
   g_test_add_func("/onnx/export/cli", test_cli_export);
   int ret = g_test_run();
   char *cmd = g_strdup_printf("rm -rf '%s'", tmp_dir);

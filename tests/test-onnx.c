@@ -606,6 +606,80 @@ static void test_reverse_sequence(void)
   g_free(path);
 }
 
+/* An int64 initializer of rank 0 (n 1, dims NULL) or 1. */
+static pb *i64_tensor(const char *name, int rank, const int64_t *v, size_t n)
+{
+  pb *t = msg();
+  if (rank == 1)
+    put_int(t, 1, (int64_t)n);
+  put_int(t, 2, 7); /* INT64 */
+  put_str(t, 8, name);
+  put_bytes(t, 9, v, n * sizeof *v);
+  return t;
+}
+
+/* Slice with step -1 (the ReverseV2 row, then a slice): part of axis 0
+ * and all of axis 1 (an end below -dim), as numpy's x[2:0:-1, ::-1]. */
+static void test_slice_negative_steps(void)
+{
+  int64_t xdims[] = { 3, 4 }, starts[] = { 2, -1 }, ends[] = { 0, INT64_MIN }, axes[] = { 0, 1 },
+          steps[] = { -1, -1 };
+  pb *g = msg();
+  put_msg(g, 1, node("Slice", "flip", "x,starts,ends,axes,steps", "y", NULL));
+  put_msg(g, 5, i64_tensor("starts", 1, starts, 2));
+  put_msg(g, 5, i64_tensor("ends", 1, ends, 2));
+  put_msg(g, 5, i64_tensor("axes", 1, axes, 2));
+  put_msg(g, 5, i64_tensor("steps", 1, steps, 2));
+  put_msg(g, 11, value_info("x", 1, 2, xdims));
+  put_msg(g, 12, value_info("y", 1, 0, NULL));
+  pb *bytes = model(13, g);
+  char *path = write_file("slice_negative_steps.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_reshape(ts_range(TS_F32, 0, 12, 1), TS_SHAPE(3, 4)), *y;
+  g_assert_true(ts_onnx_model_run(m, &x, 1, &y));
+  g_assert_cmpint(ts_tensor_dim(y, 0), ==, 2);
+  g_assert_cmpint(ts_tensor_dim(y, 1), ==, 4);
+  float want[] = { 11, 10, 9, 8, 7, 6, 5, 4 };
+  for (int i = 0; i < 8; i++)
+    g_assert_cmpfloat(ts_tensor_get_f64(y, i), ==, want[i]);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
+/* OneHot counts a negative index from the end (-1 is depth - 1) and gives
+ * off values for one outside [-depth, depth); values are [off, on]. */
+static void test_one_hot(void)
+{
+  int64_t idims[] = { 4 }, depth = 3;
+  int64_t two[] = { 2 };
+  float values[] = { -1, 5 };
+  pb *g = msg();
+  put_msg(g, 1, node("OneHot", "hot", "indices,depth,values", "y", int_attr("axis", 0)));
+  put_msg(g, 5, i64_tensor("depth", 0, &depth, 1));
+  put_msg(g, 5, float_tensor("values", 1, two, values, 2));
+  put_msg(g, 11, value_info("indices", 7, 1, idims));
+  put_msg(g, 12, value_info("y", 1, 0, NULL));
+  pb *bytes = model(11, g);
+  char *path = write_file("one_hot.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *idx = ts_constant(TS_I64, TS_SHAPE(4), (int64_t[]){ 0, -1, 3, -4 }), *y;
+  g_assert_true(ts_onnx_model_run(m, &idx, 1, &y));
+  g_assert_cmpint(ts_tensor_rank(y), ==, 2);
+  g_assert_cmpint(ts_tensor_dim(y, 0), ==, 3);
+  g_assert_cmpint(ts_tensor_dim(y, 1), ==, 4);
+  float want[] = { 5, -1, -1, -1, -1, -1, -1, -1, -1, 5, -1, -1 };
+  for (int i = 0; i < 12; i++)
+    g_assert_cmpfloat(ts_tensor_get_f64(y, i), ==, want[i]);
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
 /* BatchNormalization in training mode normalizes by the batch's own
  * statistics and updates the running ones by momentum; asking for them
  * outside training mode is refused naming the node. */
@@ -2891,6 +2965,8 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/rnn-long-sequence", test_rnn_long_sequence);
   g_test_add_func("/onnx/import/bit-shift", test_bit_shift);
   g_test_add_func("/onnx/import/reverse-sequence", test_reverse_sequence);
+  g_test_add_func("/onnx/import/slice-negative-steps", test_slice_negative_steps);
+  g_test_add_func("/onnx/import/one-hot", test_one_hot);
   g_test_add_func("/onnx/import/batch-norm-training", test_batch_norm_training);
   g_test_add_func("/onnx/import/unique", test_unique);
   g_test_add_func("/onnx/import/topk-smallest-int", test_topk_smallest_int);

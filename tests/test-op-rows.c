@@ -207,6 +207,9 @@ static ts_tensor *row_body(ts_call *c)
   }
   case TS_OP_TILE: return ts_tile(x, TS_INTS(2, 3));
   case TS_OP_PAD: return ts_pad(x, TS_INTS(1, 2), TS_INTS(0, 1), TS_PAD_CONSTANT, ts_reduce_max(p, TS_ALL_AXES, false));
+  case TS_OP_REVERSE: return ts_reverse(x, TS_INTS(-1, 0));
+  case TS_OP_ONE_HOT: /* i holds negative indices and ones past the depth */
+    return ts_one_hot(i, 4, ts_reduce_max(p, TS_ALL_AXES, false), ts_scalar_f32(-1), 1, TS_F32);
   case TS_OP_SLICE: return ts_slice(x, TS_INTS(0, 1), TS_INTS(2, -1));
   case TS_OP_GATHER: return ts_gather(x, ts_constant(TS_I32, TS_SHAPE(3), (int32_t[]){ 2, 0, 2 }), 1);
   case TS_OP_WHERE: return ts_where(b, x, ts_cast(i, TS_F32));
@@ -513,6 +516,18 @@ static ts_tensor *edge_body(ts_call *c)
   case 56: return ts_pad(ts_cast(x, TS_BF16), TS_INTS(2, 0), TS_INTS(1, 3), TS_PAD_SYMMETRIC, NULL);
   case 57: return ts_pad(b, TS_INTS(0, 1), TS_INTS(1, 0), TS_PAD_CONSTANT, NULL);
   case 58: return ts_pad(x, TS_INTS(0, 3), TS_INTS(0, 0), TS_PAD_REFLECT, NULL); /* an error */
+  case 59: return ts_reverse(ts_reshape(ts_cast(x, TS_BF16), TS_SHAPE(1, 2, 3)), TS_INTS(2, 0, 1));
+  case 60: return ts_reverse(b, (ts_ints){ .n = 0 });
+  case 61: return ts_reverse(ts_reduce_sum(ts_cast(i, TS_I64), TS_ALL_AXES, false), (ts_ints){ .n = 0 });
+  case 62: return ts_reverse(ts_slice(ts_cast(i, TS_U8), TS_INTS(0, 0), TS_INTS(2, 0)), TS_INTS(1));
+  case 63: return ts_reverse(x, TS_INTS(1, -1)); /* an error */
+  case 64: return ts_reverse(x, TS_INTS(2)); /* an error */
+  case 65: return ts_one_hot(ts_cast(i, TS_I64), 3, NULL, NULL, 0, TS_F16);
+  case 66: return ts_one_hot(ts_cast(ts_abs(i), TS_U8), 0, NULL, NULL, -1, TS_BOOL);
+  case 67: return ts_one_hot(ts_cast(ts_reduce_max(i, TS_ALL_AXES, false), TS_I8), 7, ts_scalar_i64(5),
+                             ts_scalar_i64(-5), -1, TS_I64);
+  case 68: return ts_one_hot(i, -1, NULL, NULL, -1, TS_F32); /* an error */
+  case 69: return ts_one_hot(x, 3, NULL, NULL, -1, TS_F32); /* an error */
   default: return NULL;
   }
 }
@@ -580,6 +595,17 @@ static const struct {
   { "Pad bfloat16, SYMMETRIC", TS_OP_PAD },
   { "Pad bool, CONSTANT 0", TS_OP_PAD },
   { "Pad REFLECT as far as the dim: refused", TS_OP_PAD },
+  { "ReverseV2 bfloat16, rank 3, every axis", TS_OP_REVERSE },
+  { "ReverseV2 bool, no axis", TS_OP_REVERSE },
+  { "ReverseV2 int64 scalar", TS_OP_REVERSE },
+  { "ReverseV2 uint8, size 0", TS_OP_REVERSE },
+  { "ReverseV2 an axis twice: refused", TS_OP_REVERSE },
+  { "ReverseV2 an axis out of range: refused", TS_OP_REVERSE },
+  { "OneHot int64, axis 0, float16", TS_OP_ONE_HOT },
+  { "OneHot uint8 to bool, depth 0", TS_OP_ONE_HOT },
+  { "OneHot int8 scalar to int64", TS_OP_ONE_HOT },
+  { "OneHot depth -1: refused", TS_OP_ONE_HOT },
+  { "OneHot float32 indices: refused", TS_OP_ONE_HOT },
 };
 
 static int edge_cases(op_case *out)
@@ -935,6 +961,7 @@ FWD1(transpose, ts_transpose(in[0], TS_INTS(1, 2, 0)))
 FWD1(concat, ts_concat(((ts_tensor *[]){ in[0], in[1], in[0] }), 3, 1))
 FWD1(slice, ts_slice(in[0], TS_INTS(1, 0, 1), TS_INTS(2, -1, 2)))
 FWD1(tile, ts_tile(in[0], TS_INTS(2, 1, 3)))
+FWD1(reverse, ts_reverse(in[0], TS_INTS(0, -1)))
 FWD1(pad_constant, ts_pad(in[0], TS_INTS(1, 0), TS_INTS(2, 1), TS_PAD_CONSTANT, ts_scalar_f64(0.5)))
 FWD1(pad_reflect, ts_pad(in[0], TS_INTS(2, 1), TS_INTS(1, 2), TS_PAD_REFLECT, NULL))
 FWD1(pad_symmetric, ts_pad(in[0], TS_INTS(3, 1), TS_INTS(1, 3), TS_PAD_SYMMETRIC, NULL))
@@ -1163,6 +1190,7 @@ static const grad_case GRAD_CASES[] = {
   { "Pad (CONSTANT)", TS_OP_PAD, fwd_pad_constant, 1, { S(2, 3) }, -2, 2, false },
   { "Pad (REFLECT)", TS_OP_PAD, fwd_pad_reflect, 1, { S(3, 4) }, -2, 2, false },
   { "Pad (SYMMETRIC)", TS_OP_PAD, fwd_pad_symmetric, 1, { S(3, 4) }, -2, 2, false },
+  { "ReverseV2", TS_OP_REVERSE, fwd_reverse, 1, { S(2, 3, 2) }, -2, 2, false },
   { "Pack", TS_OP_PACK, fwd_pack, 2, { S(2, 3), S(2, 3) }, -2, 2, false },
   { "Unpack", TS_OP_UNPACK, fwd_unpack, 1, { S(2, 3, 2) }, -2, 2, false },
   { "Gather (axis 0)", TS_OP_GATHER, fwd_gather0, 1, { S(5, 3) }, -2, 2, false },

@@ -934,6 +934,108 @@ static void test_pad(void)
   ts_scope_end(scope);
 }
 
+/* tf.reverse against np.flip(x, axes) of x = np.arange(24).reshape(2, 3, 4)
+ * (the values below are np.flip's, flattened); TensorFlow's errors. */
+static void test_reverse(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_reshape(ts_range(TS_I32, 0, 24, 1), TS_SHAPE(2, 3, 4));
+  ts_tensor *y = ts_reverse(x, TS_INTS(1)); /* np.flip(x, 1) */
+  assert_info(y, TS_I32, TS_SHAPE(2, 3, 4));
+  ASSERT_VALUES(y, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3, 20, 21, 22, 23, 16, 17, 18, 19, 12, 13, 14, 15);
+  y = ts_reverse(x, TS_INTS(-1, 0)); /* np.flip(x, (2, 0)) */
+  ASSERT_VALUES(y, 15, 14, 13, 12, 19, 18, 17, 16, 23, 22, 21, 20, 3, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8);
+  y = ts_reverse(ts_cast(x, TS_F16), TS_INTS(2, 0, 1)); /* np.flip(x) */
+  assert_info(y, TS_F16, TS_SHAPE(2, 3, 4));
+  ASSERT_VALUES(y, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+  y = ts_reverse(x, (ts_ints){ .n = 0 });
+  ASSERT_VALUES(ts_reshape(ts_sub(y, x), TS_SHAPE(-1)), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 0);
+  y = ts_reverse(ts_constant(TS_BOOL, TS_SHAPE(3), ((bool[]){ true, false, false })), TS_INTS(0));
+  ASSERT_VALUES(y, 0, 0, 1);
+  y = ts_reverse(ts_constant(TS_U64, TS_SHAPE(2), ((uint64_t[]){ UINT64_MAX, 1 })), TS_INTS(-1));
+  g_assert_cmpuint(((const uint64_t *)ts_tensor_data(y))[0], ==, 1);
+  g_assert_cmpuint(((const uint64_t *)ts_tensor_data(y))[1], ==, UINT64_MAX);
+  ASSERT_VALUES(ts_reverse(ts_scalar_f64(2.5), (ts_ints){ .n = 0 }), 2.5); /* rank 0, axis [] */
+  y = ts_reverse(ts_zeros(TS_F32, TS_SHAPE(0, 3)), TS_INTS(1, 0)); /* empty */
+  assert_info(y, TS_F32, TS_SHAPE(0, 3));
+  y = ts_reverse(ts_reshape(ts_range(TS_I64, 0, 8, 1), TS_SHAPE(1, 1, 1, 1, 2, 1, 2, 2)), TS_INTS(4, 7, 0));
+  assert_info(y, TS_I64, TS_SHAPE(1, 1, 1, 1, 2, 1, 2, 2)); /* rank 8: np.flip(x, (4, 7, 0)) */
+  ASSERT_VALUES(y, 5, 4, 7, 6, 1, 0, 3, 2);
+  g_assert_false(ts_failed());
+
+  assert_error(ts_reverse(x, TS_INTS(3)), TS_ERR_INVALID_ARGUMENT, "ReverseV2",
+               "'axis'[0] = 3 is out of valid range [-3, 3)", "i32[2,3,4]", NULL);
+  assert_error(ts_reverse(x, TS_INTS(0, -4)), TS_ERR_INVALID_ARGUMENT, "ReverseV2", "'axis'[1] = -4", NULL);
+  assert_error(ts_reverse(x, TS_INTS(1, -2)), TS_ERR_INVALID_ARGUMENT, "ReverseV2",
+               "axis 1 specified more than once", "[1,-2]", NULL);
+  assert_error(ts_reverse(ts_scalar_f32(1), TS_INTS(0)), TS_ERR_INVALID_ARGUMENT, "ReverseV2",
+               "'axis'[0] = 0 is out of valid range [0, 0)", NULL);
+  assert_error(ts_reverse(x, TS_ALL_AXES), TS_ERR_INVALID_ARGUMENT, "ReverseV2", "axis must list", NULL);
+  ts_scope_end(scope);
+}
+
+/* tf.one_hot against np.eye(depth)[indices] with the rows of indices
+ * outside [0, depth) all off_value (moved with np.moveaxis for axis);
+ * TensorFlow's errors. */
+static void test_one_hot(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *idx = ts_constant(TS_I32, TS_SHAPE(5), ((int32_t[]){ 0, 2, -1, 5, 1 }));
+  ts_tensor *y = ts_one_hot(idx, 3, NULL, NULL, -1, TS_F32);
+  assert_info(y, TS_F32, TS_SHAPE(5, 3));
+  ASSERT_VALUES(y, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0);
+  y = ts_one_hot(idx, 3, NULL, NULL, 0, TS_F32); /* the same transposed */
+  assert_info(y, TS_F32, TS_SHAPE(3, 5));
+  ASSERT_VALUES(y, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0);
+  y = ts_one_hot(idx, 3, ts_scalar_i64(5), ts_scalar_i64(-1), 1, TS_I64);
+  assert_info(y, TS_I64, TS_SHAPE(5, 3));
+  ASSERT_VALUES(y, 5, -1, -1, -1, -1, 5, -1, -1, -1, -1, -1, -1, -1, 5, -1);
+
+  ts_tensor *idx2 = ts_constant(TS_I64, TS_SHAPE(2, 2), ((int64_t[]){ 0, 2, 1, -1 }));
+  y = ts_one_hot(idx2, 3, NULL, NULL, 1, TS_F64); /* the new dim in the middle */
+  assert_info(y, TS_F64, TS_SHAPE(2, 3, 2));
+  ASSERT_VALUES(y, 1, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0);
+  y = ts_one_hot(idx2, 3, NULL, NULL, 0, TS_BF16);
+  assert_info(y, TS_BF16, TS_SHAPE(3, 2, 2));
+  ASSERT_VALUES(y, 1, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0);
+  y = ts_one_hot(ts_constant(TS_U8, TS_SHAPE(3), ((uint8_t[]){ 255, 1, 0 })), 2, NULL, NULL, -1, TS_BOOL);
+  assert_info(y, TS_BOOL, TS_SHAPE(3, 2));
+  ASSERT_VALUES(y, 0, 0, 0, 1, 1, 0);
+  y = ts_one_hot(ts_constant(TS_I8, TS_SHAPE(2), ((int8_t[]){ -128, 2 })), 3,
+                 ts_cast(ts_scalar_f32(0.5f), TS_F16), NULL, -1, TS_F16);
+  ASSERT_VALUES(y, 0, 0, 0, 0, 0, 0.5);
+  y = ts_one_hot(ts_scalar_i32(1), 4, NULL, NULL, -1, TS_U16); /* a scalar: a vector of depth */
+  assert_info(y, TS_U16, TS_SHAPE(4));
+  ASSERT_VALUES(y, 0, 1, 0, 0);
+  assert_info(ts_one_hot(idx, 0, NULL, NULL, -1, TS_F32), TS_F32, TS_SHAPE(5, 0)); /* depth 0 */
+  assert_info(ts_one_hot(ts_zeros(TS_I32, TS_SHAPE(0, 2)), 3, NULL, NULL, 1, TS_I8), TS_I8, TS_SHAPE(0, 3, 2));
+  g_assert_false(ts_failed());
+
+  assert_error(ts_one_hot(idx, -1, NULL, NULL, -1, TS_F32), TS_ERR_INVALID_ARGUMENT, "OneHot",
+               "depth must be non-negative, got: -1", NULL);
+  assert_error(ts_one_hot(idx, 3, NULL, NULL, 2, TS_F32), TS_ERR_INVALID_ARGUMENT, "OneHot",
+               "Expected axis to be -1 or between [0, 2).  But received: 2", NULL);
+  assert_error(ts_one_hot(idx, 3, NULL, NULL, -2, TS_F32), TS_ERR_INVALID_ARGUMENT, "OneHot", "received: -2", NULL);
+  assert_error(ts_one_hot(ts_cast(idx, TS_F32), 3, NULL, NULL, -1, TS_F32), TS_ERR_INVALID_ARGUMENT, "OneHot",
+               "indices must be uint8, int8, int32 or int64, got f32[5]", NULL);
+  assert_error(ts_one_hot(ts_cast(idx, TS_I16), 3, NULL, NULL, -1, TS_F32), TS_ERR_INVALID_ARGUMENT, "OneHot",
+               "got i16[5]", NULL);
+  assert_error(ts_one_hot(idx, 3, ts_scalar_f64(1), NULL, -1, TS_F32), TS_ERR_INVALID_ARGUMENT, "OneHot",
+               "dtype float64 of on_value does not match dtype parameter float32", NULL);
+  assert_error(ts_one_hot(idx, 3, NULL, ts_scalar_i32(0), -1, TS_F32), TS_ERR_INVALID_ARGUMENT, "OneHot",
+               "of off_value", NULL);
+  assert_error(ts_one_hot(idx, 3, ts_ones(TS_F32, TS_SHAPE(1)), NULL, -1, TS_F32), TS_ERR_INVALID_ARGUMENT,
+               "OneHot", "on_value must be a scalar, but got: f32[1]", NULL);
+  assert_error(ts_one_hot(idx, 3, NULL, NULL, -1, TS_STRING), TS_ERR_INVALID_ARGUMENT, "OneHot", "numeric or bool",
+               NULL);
+  assert_error(ts_one_hot(idx, INT64_MAX, NULL, NULL, -1, TS_F32), TS_ERR_SHAPE, "OneHot", "exceeds 2**63 - 1",
+               NULL);
+  assert_error(ts_one_hot(ts_zeros(TS_I32, TS_SHAPE(1, 1, 1, 1, 1, 1, 1, 1)), 2, NULL, NULL, -1, TS_F32),
+               TS_ERR_INVALID_ARGUMENT, "OneHot", "rank 9 (at most 8)", NULL);
+  ts_scope_end(scope);
+}
+
 /* ---- slice and gather -------------------------------------------------------------- */
 
 static void test_slice(void)
@@ -1051,6 +1153,8 @@ int main(int argc, char **argv)
   g_test_add_func("/shape/pack-unpack", test_pack_unpack);
   g_test_add_func("/shape/tile", test_tile);
   g_test_add_func("/shape/pad", test_pad);
+  g_test_add_func("/shape/reverse", test_reverse);
+  g_test_add_func("/shape/one-hot", test_one_hot);
   g_test_add_func("/shape/slice", test_slice);
   g_test_add_func("/shape/gather", test_gather);
   return g_test_run();

@@ -226,6 +226,8 @@ static const guint32 OP_COLOURS[TS_OP_COUNT][2] = {
   [TS_OP_UNPACK] = { 0xd266d7, 0xb54bbb },
   [TS_OP_TILE] = { 0xfe7dd9, 0xe061bd },
   [TS_OP_PAD] = { 0xfe794e, 0xde5e36 },
+  [TS_OP_REVERSE] = { 0xda91fd, 0xbd76e0 },
+  [TS_OP_ONE_HOT] = { 0xabdbda, 0x90bfbe },
 };
 
 /* An op the table does not know yet: a neutral grey. */

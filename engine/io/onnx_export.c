@@ -907,6 +907,54 @@ static bool emit_unpack(emit_ctx *c)
   return true;
 }
 
+/* ReverseV2: ONNX has no reverse; a Slice with step -1 on each reversed
+ * axis, from its last element to past its first (an end below every
+ * dim's -dim clamps to before the first). */
+static bool emit_reverse(emit_ctx *c)
+{
+  ts_ints axis = attr(c->n, 0)->ints;
+  int64_t starts[TS_MAX_RANK], ends[TS_MAX_RANK], steps[TS_MAX_RANK];
+  if (axis.n == 0) {
+    node1(c, "Identity", c->out[0], 1, c->in[0]);
+    return true;
+  }
+  for (int i = 0; i < axis.n; i++) {
+    starts[i] = -1;
+    ends[i] = INT64_MIN;
+    steps[i] = -1;
+  }
+  node1(c, "Slice", c->out[0], 5, c->in[0], const_i64(c, "starts", starts, axis.n, false),
+        const_i64(c, "ends", ends, axis.n, false), const_i64(c, "axes", axis.v, axis.n, false),
+        const_i64(c, "steps", steps, axis.n, false));
+  return true;
+}
+
+/* OneHot: ONNX's counts a negative index from the end, TensorFlow's gives
+ * it a row of off_value, so negative indices become depth (past the end)
+ * first; the values are [off_value, on_value]. */
+static bool emit_one_hot(emit_ctx *c)
+{
+  int64_t depth = attr(c->n, 0)->i, axis = attr(c->n, 1)->i, zero = 0;
+  if (depth == 0)
+    return export_fail(c->ex, c->n, TS_ERR_UNIMPLEMENTED,
+                       "OneHot of depth 0 (ONNX's OneHot takes a depth of 1 or more)");
+  ts_dtype it = input_info(c->n, 0).dtype;
+  const char *idx = it == TS_I64 ? c->in[0] : cast(c, c->in[0], TS_I64, "indices_i64");
+  const char *d = const_i64(c, "depth", &depth, 1, true);
+  if (it != TS_U8) {
+    const char *neg = temp(c, "negative"), *moved = temp(c, "indices_past_negative");
+    node1(c, "Less", neg, 2, idx, const_i64(c, "zero", &zero, 1, true));
+    node1(c, "Where", moved, 3, neg, d, idx);
+    idx = moved;
+  }
+  const char *parts[2] = { axis_op(c, "Unsqueeze", c->in[2], 0, NULL, "off_value_1"),
+                           axis_op(c, "Unsqueeze", c->in[1], 0, NULL, "on_value_1") };
+  const char *values = temp(c, "values");
+  attr_int(c, add_node(c, "Concat", parts, 2, &values, 1), "axis", 0);
+  attr_int(c, node1(c, "OneHot", c->out[0], 3, idx, d, values), "axis", axis);
+  return true;
+}
+
 static bool emit_tile(emit_ctx *c)
 {
   ts_ints m = attr(c->n, 0)->ints;
@@ -1280,6 +1328,7 @@ static const struct {
   { TS_OP_SQUARED_DIFFERENCE, emit_squared_difference }, { TS_OP_TRUNCATEDIV, emit_truncatediv },
   { TS_OP_TRUNCATEMOD, emit_truncatemod }, { TS_OP_DIV_NO_NAN, emit_div_no_nan }, { TS_OP_XLOGY, emit_xlogy },
   { TS_OP_PACK, emit_pack }, { TS_OP_UNPACK, emit_unpack }, { TS_OP_TILE, emit_tile }, { TS_OP_PAD, emit_pad },
+  { TS_OP_REVERSE, emit_reverse }, { TS_OP_ONE_HOT, emit_one_hot },
 };
 
 /* Why an op has none. */

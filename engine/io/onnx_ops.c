@@ -704,6 +704,7 @@ static bool op_slice(onnx_node_ctx *c)
     size.v[d] = -1;
   }
   ts_tensor *y = x;
+  ts_ints flip = { .n = 0 }; /* the axes of step -1: reversed, then sliced */
   for (int i = 0; i < starts.n; i++) {
     int64_t axis = axes.v[i], step = steps.n >= 0 ? steps.v[i] : 1;
     if (!norm_axis(c, &axis, rank))
@@ -732,11 +733,19 @@ static bool op_slice(onnx_node_ctx *c)
       size.v[axis] = en > st ? en - st : 0;
       continue;
     }
+    if (step == -1) { /* st down to past en: [dim - 1 - st, dim - 1 - en) of x reversed */
+      flip.v[flip.n++] = axis;
+      begin.v[axis] = st < 0 ? 0 : dim - 1 - st;
+      size.v[axis] = st > en ? st - en : 0;
+      continue;
+    }
     int64_t count = step > 0 ? (en > st ? (en - st + step - 1) / step : 0)
                              : (st > en ? (st - en + (-step) - 1) / (-step) : 0);
     ts_tensor *idx = ts_range_at(HERE, TS_I64, (double)st, (double)st + (double)count * (double)step, (double)step);
     y = ts_gather_at(HERE, y, idx, (int)axis);
   }
+  if (flip.n > 0)
+    y = ts_reverse_at(HERE, y, flip);
   return out1(c, ts_slice_at(HERE, y, begin, size));
 }
 
@@ -2455,6 +2464,9 @@ static bool op_hardmax(onnx_node_ctx *c)
   return out1(c, ts_cast_at(HERE, hot, ts_tensor_dtype(x)));
 }
 
+/* OneHot: the OneHot row, with ONNX's negative indices (from the end)
+ * moved into [0, depth) first and indices of other dtypes as int64 (a
+ * float truncated, as ONNX casts it). */
 static bool op_one_hot(onnx_node_ctx *c)
 {
   ts_tensor *idx = IN(0), *values = IN(2);
@@ -2468,11 +2480,12 @@ static bool op_one_hot(onnx_node_ctx *c)
   int64_t n = (int64_t)depth;
   if (!check_made(c, (double)ts_tensor_size(IN(0)) * (double)n))
     return false;
-  idx = ts_cast_at(HERE, idx, TS_I64);
-  idx = ts_where_at(HERE, ts_less_at(HERE, idx, ts_scalar_i64(0)), ts_add_at(HERE, idx, ts_scalar_i64(n)), idx);
-  ts_tensor *hot = ts_equal_at(HERE, unsqueeze(idx, (int)axis), iota_along(n, (int)axis, rank));
+  if (ts_tensor_dtype(idx) != TS_U8) {
+    idx = ts_cast_at(HERE, idx, TS_I64);
+    idx = ts_where_at(HERE, ts_less_at(HERE, idx, ts_scalar_i64(0)), ts_add_at(HERE, idx, ts_scalar_i64(n)), idx);
+  }
   ts_tensor *off = ts_gather_at(HERE, values, ts_scalar_i64(0), 0), *on = ts_gather_at(HERE, values, ts_scalar_i64(1), 0);
-  return out1(c, ts_where_at(HERE, hot, on, off));
+  return out1(c, ts_one_hot_at(HERE, idx, n, on, off, (int)axis, ts_tensor_dtype(values)));
 }
 
 static bool op_isinf(onnx_node_ctx *c)

@@ -1,7 +1,7 @@
 /* ops/replicate.c — rows whose every output element is a copy of one input
- * element (or a constant), found through an index map: Tile (tf.tile) and
- * Pad (tf.pad).  They move bytes, so every numeric dtype and bool runs
- * the same code. */
+ * element (or a constant), found through an index map: Tile (tf.tile),
+ * Pad (tf.pad) and ReverseV2 (tf.reverse).  They move bytes, so every
+ * numeric dtype and bool runs the same code. */
 #include "engine-private.h"
 
 #include <inttypes.h>
@@ -333,6 +333,107 @@ ts_tensor *ts_pad_at(ts_loc loc, ts_tensor *x, ts_ints before, ts_ints after, ts
   ts_attr attrs[] = { TS_ATTR_INTS_(before), TS_ATTR_INTS_(after),
                       { .type = TS_ATTR_STRING, .s = PAD_MODES[mode].name } };
   return ts__dispatch1(loc, TS_OP_PAD, in, constant_value ? 2 : 1, attrs);
+}
+
+/* ---- ReverseV2 ------------------------------------------------------------------------ */
+
+/* The dims axis names (bit d: dim d reversed), for a kernel or gradient
+ * of a call inference accepted. */
+static unsigned reverse_dims(ts_ints axis, int rank)
+{
+  unsigned flip = 0;
+  for (int i = 0; i < axis.n; i++) {
+    int d;
+    if (ts__axis(axis.v[i], rank, &d))
+      flip |= 1u << d;
+  }
+  return flip;
+}
+
+/* TensorFlow's checks (ReverseV2's shape function, which graphs and
+ * tf.function run): each axis in [-rank, rank), none twice; a scalar
+ * takes only []. */
+static bool reverse_infer(ts_infer_ctx *c)
+{
+  ts_info x = c->in[0];
+  ts_ints axis = c->attrs[0].ints;
+  char xs[TS_INFO_STR], as[INTS_STR];
+  if (axis.n < 0 || axis.n > TS_MAX_RANK)
+    return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT, "axis must list at most %d dims, got %d (for %s)",
+                          TS_MAX_RANK, axis.n, ts__info_str(xs, x.dtype, x.shape));
+  unsigned seen = 0;
+  for (int i = 0; i < axis.n; i++) {
+    int d;
+    if (!ts__axis(axis.v[i], x.shape.rank, &d))
+      return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT,
+                            "'axis'[%d] = %" PRId64 " is out of valid range [%d, %d) (axis %s for %s)", i,
+                            axis.v[i], -x.shape.rank, x.shape.rank, ints_str(as, axis),
+                            ts__info_str(xs, x.dtype, x.shape));
+    if (seen & 1u << d)
+      return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT, "axis %d specified more than once (axis %s for %s)", d,
+                            ints_str(as, axis), ts__info_str(xs, x.dtype, x.shape));
+    seen |= 1u << d;
+  }
+  c->out[0] = x;
+  return true;
+}
+
+/* Block by block: the dims after the last reversed one stay in order, so
+ * each run of their elements is one copy from where its index, mirrored
+ * in the reversed dims, reads x. */
+static bool reverse_cpu(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0];
+  ts_tensor *y = k->out[0];
+  int rank = x->shape.rank, last = -1;
+  unsigned flip = reverse_dims(k->attrs[0].ints, rank);
+  size_t es = ts_dtype_size(x->dtype);
+  if (y->size == 0)
+    return true;
+  for (int d = 0; d < rank; d++)
+    if (flip & 1u << d)
+      last = d;
+  if (last < 0) {
+    memcpy(y->data, x->data, (size_t)x->size * es);
+    return true;
+  }
+  int64_t inner = ts__dims_prod(x->shape, last + 1, rank), stride[TS_MAX_RANK], idx[TS_MAX_RANK] = { 0 };
+  for (int d = last; d >= 0; d--)
+    stride[d] = d == last ? inner : stride[d + 1] * x->shape.dim[d + 1];
+  size_t block = (size_t)inner * es;
+  const char *src = x->data;
+  char *dst = y->data;
+  for (int64_t b = 0; b < y->size / inner; b++, dst += block) {
+    int64_t off = 0;
+    for (int d = 0; d <= last; d++)
+      off += (flip & 1u << d ? x->shape.dim[d] - 1 - idx[d] : idx[d]) * stride[d];
+    memcpy(dst, src + (size_t)off * es, block);
+    for (int d = last; d >= 0 && ++idx[d] == x->shape.dim[d]; d--)
+      idx[d] = 0;
+  }
+  return true;
+}
+
+/* The upstream gradient reversed on the same axes (TensorFlow's). */
+static bool reverse_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g,
+                         ts_tensor **gi)
+{
+  return (gi[0] = ts_reverse_at(c->loc, g[0], c->attrs[0].ints)) != NULL;
+}
+
+static const ts_attr_def reverse_attrs[] = { { "axis", TS_ATTR_INTS } };
+
+const ts_op_def ts__op_reverse = {
+  .op = TS_OP_REVERSE, .name = "ReverseV2", .api_name = "reverse", .n_inputs = 1, .n_outputs = 1,
+  ATTRS(reverse_attrs), .infer = reverse_infer, .kernel[TS_DEVICE_CPU] = reverse_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_reverse),
+  .grad = reverse_grad,
+};
+
+ts_tensor *ts_reverse_at(ts_loc loc, ts_tensor *x, ts_ints axis)
+{
+  ts_attr attrs[] = { TS_ATTR_INTS_(axis) };
+  return ts__dispatch1(loc, TS_OP_REVERSE, &x, 1, attrs);
 }
 
 ts_tensor *ts_tile_at(ts_loc loc, ts_tensor *x, ts_ints multiples)

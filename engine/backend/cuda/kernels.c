@@ -245,13 +245,15 @@ bool ts__cuda_slice(ts_kernel_ctx *k)
          no_launcher(k);
 }
 
-/* Tile (x's index modulo its dim per dim) and Pad (x's index shifted by
- * the padding before, the constant, or reflected): one index map each. */
-static bool index_map(ts_kernel_ctx *k, ts_cu_map_mode mode, const int64_t *before, const void *value_at)
+/* Tile (x's index modulo its dim per dim), Pad (x's index shifted by
+ * the padding before, the constant, or reflected) and ReverseV2 (x's
+ * index mirrored in the dims of flip): one index map each. */
+static bool index_map(ts_kernel_ctx *k, ts_cu_map_mode mode, const int64_t *before, const void *value_at,
+                      unsigned flip)
 {
   const ts_tensor *x = k->in[0];
   ts_tensor *y = k->out[0];
-  ts_cu_map m = { .rank = x->shape.rank, .mode = mode };
+  ts_cu_map m = { .rank = x->shape.rank, .mode = mode, .flip = flip };
   contiguous_strides(x->shape, m.in_stride);
   for (int d = 0; d < m.rank; d++) {
     m.out_dim[d] = y->shape.dim[d];
@@ -269,7 +271,7 @@ static bool index_map(ts_kernel_ctx *k, ts_cu_map_mode mode, const int64_t *befo
 
 bool ts__cuda_tile(ts_kernel_ctx *k)
 {
-  return index_map(k, TS_CU_MAP_TILE, NULL, NULL);
+  return index_map(k, TS_CU_MAP_TILE, NULL, NULL, 0);
 }
 
 bool ts__cuda_pad(ts_kernel_ctx *k)
@@ -278,7 +280,19 @@ bool ts__cuda_pad(ts_kernel_ctx *k)
   ts_cu_map_mode m = strcmp(mode, "REFLECT") == 0     ? TS_CU_MAP_PAD_REFLECT
                      : strcmp(mode, "SYMMETRIC") == 0 ? TS_CU_MAP_PAD_SYMMETRIC
                                                       : TS_CU_MAP_PAD_CONSTANT; /* inference checked it */
-  return index_map(k, m, k->attrs[0].ints.v, k->n_in == 2 ? k->in[1]->data : NULL);
+  return index_map(k, m, k->attrs[0].ints.v, k->n_in == 2 ? k->in[1]->data : NULL, 0);
+}
+
+bool ts__cuda_reverse(ts_kernel_ctx *k)
+{
+  ts_ints axis = k->attrs[0].ints;
+  unsigned flip = 0;
+  for (int i = 0; i < axis.n; i++) {
+    int d;
+    if (ts__axis(axis.v[i], k->in[0]->shape.rank, &d)) /* inference checked it */
+      flip |= 1u << d;
+  }
+  return index_map(k, TS_CU_MAP_REVERSE, NULL, NULL, flip);
 }
 
 static int64_t dims_prod(ts_shape s, int from, int to)
@@ -287,6 +301,18 @@ static int64_t dims_prod(ts_shape s, int from, int to)
   for (int d = from; d < to; d++)
     n *= s.dim[d];
   return n;
+}
+
+bool ts__cuda_one_hot(ts_kernel_ctx *k)
+{
+  const ts_tensor *ix = k->in[0];
+  ts_tensor *y = k->out[0];
+  int64_t axis = k->attrs[1].i;
+  int rank = ix->shape.rank, at = axis == -1 ? rank : (int)axis;
+  return ts__cu_one_hot(ts_dtype_size(y->dtype), ix->dtype, y->size, k->attrs[0].i,
+                        dims_prod(ix->shape, at, rank), ix->data, k->in[1]->data, k->in[2]->data, y->data,
+                        stream_of(k)) ||
+         no_launcher(k);
 }
 
 /* Concat and Split (and Pack and Unpack, their parts without the axis of
@@ -619,7 +645,7 @@ bool ts__cuda_op_supported(const ts_kernel_ctx *k)
     return dt == TS_BOOL;
   case TS_OP_RESHAPE: case TS_OP_FLATTEN:
   case TS_OP_TRANSPOSE: case TS_OP_SLICE: case TS_OP_CONCAT: case TS_OP_SPLIT: case TS_OP_PACK: case TS_OP_UNPACK:
-  case TS_OP_TILE: case TS_OP_PAD:
+  case TS_OP_TILE: case TS_OP_PAD: case TS_OP_REVERSE: case TS_OP_ONE_HOT:
   case TS_OP_FILL: case TS_OP_ZEROS_LIKE: case TS_OP_ONES_LIKE:
     return true;
   case TS_OP_CAST:

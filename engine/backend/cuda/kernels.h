@@ -91,21 +91,30 @@ bool ts__cu_strided(size_t elem_size, int64_t n, const ts_cu_bcast *s, int64_t b
 bool ts__cu_where(size_t elem_size, int64_t n, const ts_cu_bcast *s, const void *cond,
                   const void *x, const void *y, void *out, void *stream);
 
-/* Tile and Pad (cuda/layout.cu): out[i] (n elements of elem_size bytes,
- * dims out_dim) = x at, per dim, the index i's maps to: Tile its index
- * modulo in_dim; Pad its index less before, outside [0, in_dim) the
- * element at value_at (CONSTANT; NULL: zero) or reflected back in
- * (REFLECT without the edge, SYMMETRIC with it; the paddings checked to
- * need one reflection). */
+/* Tile, Pad and ReverseV2 (cuda/layout.cu): out[i] (n elements of
+ * elem_size bytes, dims out_dim) = x at, per dim, the index i's maps to:
+ * Tile its index modulo in_dim; Pad its index less before, outside
+ * [0, in_dim) the element at value_at (CONSTANT; NULL: zero) or reflected
+ * back in (REFLECT without the edge, SYMMETRIC with it; the paddings
+ * checked to need one reflection); ReverseV2 in_dim - 1 - its index in
+ * the dims whose bit is set in flip, its index in the others. */
 typedef enum ts_cu_map_mode { TS_CU_MAP_TILE, TS_CU_MAP_PAD_CONSTANT, TS_CU_MAP_PAD_REFLECT,
-                              TS_CU_MAP_PAD_SYMMETRIC } ts_cu_map_mode;
+                              TS_CU_MAP_PAD_SYMMETRIC, TS_CU_MAP_REVERSE } ts_cu_map_mode;
 typedef struct ts_cu_map {
   int rank;
   ts_cu_map_mode mode;
+  unsigned flip; /* ReverseV2: bit d, dim d reversed */
   int64_t out_dim[TS_MAX_RANK], in_dim[TS_MAX_RANK], in_stride[TS_MAX_RANK], before[TS_MAX_RANK];
 } ts_cu_map;
 bool ts__cu_index_map(size_t elem_size, int64_t n, const ts_cu_map *m, const void *x, const void *value_at,
                       void *out, void *stream);
+
+/* OneHot (cuda/layout.cu): out [outer, depth, inner] (n elements of
+ * elem_size bytes) = *on where indices [outer, inner] (index_dtype uint8,
+ * int8, int32 or int64) is the middle index, *off elsewhere (an index
+ * outside [0, depth) too); on and off on the device. */
+bool ts__cu_one_hot(size_t elem_size, ts_dtype index_dtype, int64_t n, int64_t depth, int64_t inner,
+                    const void *indices, const void *on, const void *off, void *out, void *stream);
 
 /* The first index out of range a launch met, recorded on the device by
  * the kernels that index when their indices were not checked on the host

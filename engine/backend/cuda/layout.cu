@@ -2,7 +2,7 @@
  * Transpose and Slice as one strided gather (output index -> input
  * offset through per-dim strides), and Where (a select over three
  * broadcast operands), and Gather (rows of params picked by indices),
- * Tile and Pad (an index map per dim).
+ * Tile, Pad and ReverseV2 (an index map per dim), OneHot.
  * Elements move as 1-, 2-, 4- or 8-byte words, so
  * one kernel serves every dtype of that size. */
 #include "kernels.h"
@@ -72,7 +72,7 @@ extern "C" bool ts__cu_where(size_t elem_size, int64_t n, const ts_cu_bcast *s, 
   return true;
 }
 
-/* Tile and Pad: each output element from the input index its own maps to
+/* Tile, Pad and ReverseV2: each output element from the input index its own maps to
  * (kernels.h), or the constant where a CONSTANT pad leaves x. */
 template <class W>
 __global__ void index_map_kernel(int64_t n, ts_cu_map m, const W *x, const W *value_at, W *o)
@@ -86,6 +86,9 @@ __global__ void index_map_kernel(int64_t n, ts_cu_map m, const W *x, const W *va
       rest = q;
       if (m.mode == TS_CU_MAP_TILE) {
         at %= len;
+      } else if (m.mode == TS_CU_MAP_REVERSE) {
+        if (m.flip & 1u << d)
+          at = len - 1 - at;
       } else {
         at -= m.before[d];
         if (at < 0 || at >= len) {
@@ -153,5 +156,41 @@ extern "C" bool ts__cu_gather(size_t elem_size, ts_dtype index_dtype, int64_t ou
                           total, n, n_idx, row, (const W *)params, (const int64_t *)indices,
                           (W *)out, fault, correlation)))
   }
+  return true;
+}
+
+/* out [outer, depth, inner] = *on where indices [outer, inner] is the
+ * middle index, else *off (kernels.h). */
+template <class W, class I>
+__global__ void one_hot_kernel(int64_t n, int64_t depth, int64_t inner, const I *idx, const W *on,
+                               const W *off, W *o)
+{
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    int64_t s = i % inner, at = (i / inner) % depth, outer = i / (inner * depth);
+    o[i] = (int64_t)idx[outer * inner + s] == at ? *on : *off;
+  }
+}
+
+#define BY_INDEX(dtype, ...)                                \
+  switch (dtype) {                                          \
+  case TS_U8: { typedef uint8_t I; __VA_ARGS__; } break;   \
+  case TS_I8: { typedef int8_t I; __VA_ARGS__; } break;    \
+  case TS_I32: { typedef int32_t I; __VA_ARGS__; } break;  \
+  case TS_I64: { typedef int64_t I; __VA_ARGS__; } break;  \
+  default: return false;                                    \
+  }
+
+extern "C" bool ts__cu_one_hot(size_t elem_size, ts_dtype index_dtype, int64_t n, int64_t depth, int64_t inner,
+                               const void *indices, const void *on, const void *off, void *out, void *stream)
+{
+  cudaStream_t st = (cudaStream_t)stream;
+  if (index_dtype != TS_U8 && index_dtype != TS_I8 && index_dtype != TS_I32 && index_dtype != TS_I64)
+    return false;
+  if (n <= 0)
+    return true;
+  BY_INDEX(index_dtype, BY_WIDTH(elem_size, (one_hot_kernel<W, I><<<blocks_for(n), THREADS, 0, st>>>(
+                                                n, depth, inner, (const I *)indices, (const W *)on,
+                                                (const W *)off, (W *)out))))
   return true;
 }
