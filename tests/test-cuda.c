@@ -592,6 +592,36 @@ static void test_indices_checked_in_graphs(void)
   ts_scope_end(scope);
 }
 
+/* A Gather whose output has no elements (params [4, 0]) still refuses an
+ * index out of range in a graph, as the CPU does: its kernel checks the
+ * indices though it gathers nothing. */
+static void test_empty_gather_checked_in_graphs(void)
+{
+  const ts_backend *b = cuda_or_skip();
+  if (!b)
+    return;
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *params = ts_zeros(TS_F32, TS_SHAPE(4, 0));
+  ts_tensor *good = ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 3, 0 });
+  ts_tensor *bad = ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 1, 9 });
+  ts_function *fn = ts_function_new("gathered", gathered, "params, indices");
+  ts_value args[2] = { TS_TENSOR_VALUE(params), TS_TENSOR_VALUE(good) };
+  for (int call = 0; call < 3; call++) {
+    ts_tensor *got = NULL;
+    TS_DEVICE_SCOPE(b) got = ts_function_call(fn, args, 2);
+    assert_no_error();
+    g_assert_true(ts_shape_equal(ts_tensor_shape(got), TS_SHAPE(2, 0)));
+  }
+  args[1] = TS_TENSOR_VALUE(bad);
+  ts_tensor *late = NULL;
+  TS_DEVICE_SCOPE(b) late = ts_function_call(fn, args, 2);
+  if (late) /* queued: the next synchronize finds it */
+    g_assert_false(ts_backend_synchronize(b));
+  expect_error_containing("Gather: indices[1] = 9 is not in [0, 4)");
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 /* A graph with RandomUniform and RandomNormal (passes off, or fold would
  * make their numbers constants) is replayed as it was captured: each
  * launch uploads its numbers from the plan's pinned staging, and every
@@ -693,6 +723,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cuda/training-step-keeps-weights", test_training_step_keeps_weights);
   g_test_add_func("/cuda/copies-carry-operand", test_copies_carry_operand);
   g_test_add_func("/cuda/indices-checked-in-graphs", test_indices_checked_in_graphs);
+  g_test_add_func("/cuda/empty-gather-checked-in-graphs", test_empty_gather_checked_in_graphs);
   g_test_add_func("/cuda/random-replays", test_random_replays);
   g_test_add_func("/cuda/integer-checks-in-graphs", test_integer_checks_in_graphs);
   int rc = g_test_run();

@@ -136,6 +136,20 @@ __global__ void gather_kernel(int64_t total, int64_t n, int64_t n_idx, int64_t r
   }
 }
 
+/* Gather's indices alone, for an output of no elements (params with no
+ * rows around the axis): the CPU still refuses one out of range. */
+template <class I>
+__global__ void gather_check_kernel(int64_t n, int64_t n_idx, const I *idx,
+                                    ts_cu_index_fault *fault, unsigned long long correlation)
+{
+  for (int64_t j = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; j < n_idx;
+       j += (int64_t)gridDim.x * blockDim.x) {
+    int64_t at = (int64_t)idx[j];
+    if ((at < 0 || at >= n) && atomicCAS(&fault->flag, 0u, 1u) == 0u)
+      index_fault_fill(fault, j, at, correlation);
+  }
+}
+
 extern "C" bool ts__cu_gather(size_t elem_size, ts_dtype index_dtype, int64_t outer, int64_t n,
                               int64_t n_idx, int64_t row, const void *params, const void *indices,
                               void *out, ts_cu_index_fault *fault, uint64_t correlation,
@@ -145,8 +159,17 @@ extern "C" bool ts__cu_gather(size_t elem_size, ts_dtype index_dtype, int64_t ou
   int64_t total = outer * n_idx * row;
   if (index_dtype != TS_I32 && index_dtype != TS_I64)
     return false;
-  if (total <= 0)
+  if (total <= 0) {
+    if (fault && n_idx > 0) {
+      if (index_dtype == TS_I32)
+        gather_check_kernel<int32_t><<<blocks_for(n_idx), THREADS, 0, st>>>(
+          n, n_idx, (const int32_t *)indices, fault, correlation);
+      else
+        gather_check_kernel<int64_t><<<blocks_for(n_idx), THREADS, 0, st>>>(
+          n, n_idx, (const int64_t *)indices, fault, correlation);
+    }
     return true;
+  }
   if (index_dtype == TS_I32) {
     BY_WIDTH(elem_size, (gather_kernel<W, int32_t><<<blocks_for(total), THREADS, 0, st>>>(
                           total, n, n_idx, row, (const W *)params, (const int32_t *)indices,

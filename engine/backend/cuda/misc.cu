@@ -21,6 +21,18 @@ static unsigned blocks_for(int64_t n)
   return (unsigned)(b < 65535 * 32 ? (b > 0 ? b : 1) : 65535 * 32);
 }
 
+/* Kernels with a block per row or output: as many blocks as there are
+ * rows, up to the same cap, each striding over rows by the grid (a grid
+ * holds at most 2^31 - 1 blocks, and a tensor more rows than that). */
+static unsigned blocks_for_rows(int64_t rows)
+{
+  return (unsigned)(rows < 65535 * 32 ? rows : 65535 * 32);
+}
+
+/* A block's rows b, b + gridDim.x, ...: the same for all its threads, so
+ * they may __syncthreads inside. */
+#define FOR_EACH_ROW(b, n) for (int64_t b = blockIdx.x; b < (n); b += gridDim.x)
+
 #define FOR_EACH(i, n)                                                            \
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);      \
        i += (int64_t)gridDim.x * blockDim.x)
@@ -204,33 +216,36 @@ __device__ __forceinline__ void combine(int kind, T &acc, int64_t &at, T v, int6
 }
 
 template <class T>
-__global__ void reduce_kernel(int kind, int64_t len, int64_t inner, const T *x, void *out)
+__global__ void reduce_kernel(int kind, int64_t n_out, int64_t len, int64_t inner, const T *x,
+                              void *out)
 {
   __shared__ double acc_s[THREADS];
   __shared__ int64_t at_s[THREADS];
-  int64_t b = blockIdx.x;
-  int64_t o = b / inner, j = b % inner;
-  const T *row = x + o * len * inner + j;
-  bool arg = kind == R_ARGMAX || kind == R_ARGMIN;
-  double acc = kind == R_PROD ? 1 : kind == R_MAX || kind == R_ARGMAX ? -INFINITY
-             : kind == R_MIN || kind == R_ARGMIN ? INFINITY : 0;
-  int64_t at = arg ? INT64_MAX : 0;
-  for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
-    combine(kind, acc, at, (double)value_of<T>::get(row[i * inner]), i);
-  acc_s[threadIdx.x] = acc;
-  at_s[threadIdx.x] = at;
-  __syncthreads();
-  for (int w = blockDim.x / 2; w > 0; w /= 2) {
-    if (threadIdx.x < w)
-      combine(kind, acc_s[threadIdx.x], at_s[threadIdx.x], acc_s[threadIdx.x + w],
-              at_s[threadIdx.x + w]);
+  FOR_EACH_ROW(b, n_out) {
+    int64_t o = b / inner, j = b % inner;
+    const T *row = x + o * len * inner + j;
+    bool arg = kind == R_ARGMAX || kind == R_ARGMIN;
+    double acc = kind == R_PROD ? 1 : kind == R_MAX || kind == R_ARGMAX ? -INFINITY
+               : kind == R_MIN || kind == R_ARGMIN ? INFINITY : 0;
+    int64_t at = arg ? INT64_MAX : 0;
+    for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
+      combine(kind, acc, at, (double)value_of<T>::get(row[i * inner]), i);
+    acc_s[threadIdx.x] = acc;
+    at_s[threadIdx.x] = at;
     __syncthreads();
-  }
-  if (threadIdx.x == 0) {
-    if (arg)
-      ((int64_t *)out)[b] = at_s[0] == INT64_MAX ? 0 : at_s[0];
-    else
-      ((T *)out)[b] = store_f64<T>(kind == R_MEAN ? acc_s[0] / (double)len : acc_s[0]);
+    for (int w = blockDim.x / 2; w > 0; w /= 2) {
+      if (threadIdx.x < w)
+        combine(kind, acc_s[threadIdx.x], at_s[threadIdx.x], acc_s[threadIdx.x + w],
+                at_s[threadIdx.x + w]);
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+      if (arg)
+        ((int64_t *)out)[b] = at_s[0] == INT64_MAX ? 0 : at_s[0];
+      else
+        ((T *)out)[b] = store_f64<T>(kind == R_MEAN ? acc_s[0] / (double)len : acc_s[0]);
+    }
+    __syncthreads(); /* acc_s and at_s are the next output's */
   }
 }
 
@@ -254,33 +269,35 @@ __device__ __forceinline__ void combine_int(int kind, __int128 &acc, int64_t &at
 }
 
 template <class T>
-__global__ void reduce_int_kernel(int kind, int64_t len, int64_t inner, __int128 lo, __int128 hi,
-                                  const T *x, void *out)
+__global__ void reduce_int_kernel(int kind, int64_t n_out, int64_t len, int64_t inner, __int128 lo,
+                                  __int128 hi, const T *x, void *out)
 {
   __shared__ __int128 acc_s[THREADS];
   __shared__ int64_t at_s[THREADS];
-  int64_t b = blockIdx.x;
-  int64_t o = b / inner, j = b % inner;
-  const T *row = x + o * len * inner + j;
-  __int128 acc = kind == R_PROD ? 1 : kind == R_MAX || kind == R_ARGMAX ? lo
-               : kind == R_MIN || kind == R_ARGMIN ? hi : 0;
-  int64_t at = INT64_MAX;
-  for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
-    combine_int<T>(kind, acc, at, (__int128)row[i * inner], i);
-  acc_s[threadIdx.x] = acc;
-  at_s[threadIdx.x] = at;
-  __syncthreads();
-  for (int w = blockDim.x / 2; w > 0; w /= 2) {
-    if (threadIdx.x < w)
-      combine_int<T>(kind, acc_s[threadIdx.x], at_s[threadIdx.x], acc_s[threadIdx.x + w],
-                     at_s[threadIdx.x + w]);
+  FOR_EACH_ROW(b, n_out) {
+    int64_t o = b / inner, j = b % inner;
+    const T *row = x + o * len * inner + j;
+    __int128 acc = kind == R_PROD ? 1 : kind == R_MAX || kind == R_ARGMAX ? lo
+                 : kind == R_MIN || kind == R_ARGMIN ? hi : 0;
+    int64_t at = INT64_MAX;
+    for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
+      combine_int<T>(kind, acc, at, (__int128)row[i * inner], i);
+    acc_s[threadIdx.x] = acc;
+    at_s[threadIdx.x] = at;
     __syncthreads();
-  }
-  if (threadIdx.x == 0) {
-    if (kind == R_ARGMAX || kind == R_ARGMIN)
-      ((int64_t *)out)[b] = at_s[0] == INT64_MAX ? 0 : at_s[0];
-    else
-      ((T *)out)[b] = (T)(kind == R_MEAN ? acc_s[0] / (__int128)len : acc_s[0]);
+    for (int w = blockDim.x / 2; w > 0; w /= 2) {
+      if (threadIdx.x < w)
+        combine_int<T>(kind, acc_s[threadIdx.x], at_s[threadIdx.x], acc_s[threadIdx.x + w],
+                       at_s[threadIdx.x + w]);
+      __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+      if (kind == R_ARGMAX || kind == R_ARGMIN)
+        ((int64_t *)out)[b] = at_s[0] == INT64_MAX ? 0 : at_s[0];
+      else
+        ((T *)out)[b] = (T)(kind == R_MEAN ? acc_s[0] / (__int128)len : acc_s[0]);
+    }
+    __syncthreads(); /* acc_s and at_s are the next output's */
   }
 }
 
@@ -313,10 +330,11 @@ extern "C" bool ts__cu_has_reduce(ts_op op, ts_dtype dtype)
 }
 
 template <class T>
-static void reduce_int(int kind, unsigned n_out, int64_t len, int64_t inner, __int128 lo,
+static void reduce_int(int kind, int64_t n_out, int64_t len, int64_t inner, __int128 lo,
                        __int128 hi, const void *x, void *out, cudaStream_t s)
 {
-  reduce_int_kernel<T><<<n_out, THREADS, 0, s>>>(kind, len, inner, lo, hi, (const T *)x, out);
+  reduce_int_kernel<T><<<blocks_for_rows(n_out), THREADS, 0, s>>>(kind, n_out, len, inner, lo, hi,
+                                                                  (const T *)x, out);
 }
 
 extern "C" bool ts__cu_reduce(ts_op op, ts_dtype dtype, int64_t outer, int64_t len, int64_t inner,
@@ -329,30 +347,30 @@ extern "C" bool ts__cu_reduce(ts_op op, ts_dtype dtype, int64_t outer, int64_t l
   if (n_out <= 0)
     return true;
   cudaStream_t s = (cudaStream_t)stream;
-  unsigned nb = (unsigned)n_out;
+  unsigned nb = blocks_for_rows(n_out);
   switch (dtype) {
   case TS_F32:
-    reduce_kernel<float><<<nb, THREADS, 0, s>>>(kind, len, inner, (const float *)x, out);
+    reduce_kernel<float><<<nb, THREADS, 0, s>>>(kind, n_out, len, inner, (const float *)x, out);
     break;
   case TS_F64:
-    reduce_kernel<double><<<nb, THREADS, 0, s>>>(kind, len, inner, (const double *)x, out);
+    reduce_kernel<double><<<nb, THREADS, 0, s>>>(kind, n_out, len, inner, (const double *)x, out);
     break;
   case TS_F16:
-    reduce_kernel<__half><<<nb, THREADS, 0, s>>>(kind, len, inner, (const __half *)x, out);
+    reduce_kernel<__half><<<nb, THREADS, 0, s>>>(kind, n_out, len, inner, (const __half *)x, out);
     break;
   case TS_BF16:
-    reduce_kernel<__nv_bfloat16><<<nb, THREADS, 0, s>>>(kind, len, inner,
+    reduce_kernel<__nv_bfloat16><<<nb, THREADS, 0, s>>>(kind, n_out, len, inner,
                                                          (const __nv_bfloat16 *)x, out);
     break;
-  case TS_I32: reduce_int<int32_t>(kind, nb, len, inner, INT32_MIN, INT32_MAX, x, out, s); break;
-  case TS_I64: reduce_int<int64_t>(kind, nb, len, inner, INT64_MIN, INT64_MAX, x, out, s); break;
-  case TS_U8: reduce_int<uint8_t>(kind, nb, len, inner, 0, UINT8_MAX, x, out, s); break;
-  case TS_BOOL: reduce_int<bool>(kind, nb, len, inner, 0, 1, x, out, s); break;
-  case TS_I8: reduce_int<int8_t>(kind, nb, len, inner, INT8_MIN, INT8_MAX, x, out, s); break;
-  case TS_I16: reduce_int<int16_t>(kind, nb, len, inner, INT16_MIN, INT16_MAX, x, out, s); break;
-  case TS_U16: reduce_int<uint16_t>(kind, nb, len, inner, 0, UINT16_MAX, x, out, s); break;
-  case TS_U32: reduce_int<uint32_t>(kind, nb, len, inner, 0, UINT32_MAX, x, out, s); break;
-  case TS_U64: reduce_int<uint64_t>(kind, nb, len, inner, 0, UINT64_MAX, x, out, s); break;
+  case TS_I32: reduce_int<int32_t>(kind, n_out, len, inner, INT32_MIN, INT32_MAX, x, out, s); break;
+  case TS_I64: reduce_int<int64_t>(kind, n_out, len, inner, INT64_MIN, INT64_MAX, x, out, s); break;
+  case TS_U8: reduce_int<uint8_t>(kind, n_out, len, inner, 0, UINT8_MAX, x, out, s); break;
+  case TS_BOOL: reduce_int<bool>(kind, n_out, len, inner, 0, 1, x, out, s); break;
+  case TS_I8: reduce_int<int8_t>(kind, n_out, len, inner, INT8_MIN, INT8_MAX, x, out, s); break;
+  case TS_I16: reduce_int<int16_t>(kind, n_out, len, inner, INT16_MIN, INT16_MAX, x, out, s); break;
+  case TS_U16: reduce_int<uint16_t>(kind, n_out, len, inner, 0, UINT16_MAX, x, out, s); break;
+  case TS_U32: reduce_int<uint32_t>(kind, n_out, len, inner, 0, UINT32_MAX, x, out, s); break;
+  case TS_U64: reduce_int<uint64_t>(kind, n_out, len, inner, 0, UINT64_MAX, x, out, s); break;
   default: return false;
   }
   return true;
@@ -379,23 +397,25 @@ __device__ T block_reduce(T v, bool max, T *shared)
 }
 
 template <class T>
-__global__ void softmax_kernel(bool log_out, int64_t len, const T *x, T *o)
+__global__ void softmax_kernel(bool log_out, int64_t rows, int64_t len, const T *x, T *o)
 {
   __shared__ T shared[THREADS];
   __shared__ double shared_sum[THREADS];
-  const T *row = x + blockIdx.x * len;
-  T *orow = o + blockIdx.x * len;
-  T m = (T)-INFINITY;
-  for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
-    m = row[i] > m ? row[i] : m;
-  m = block_reduce(m, true, shared);
-  double sum = 0; /* exps summed in f64, as on the CPU */
-  for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
-    sum += (double)exp(row[i] - m);
-  sum = block_reduce(sum, false, shared_sum);
-  T lse = (T)log(sum);
-  for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
-    orow[i] = log_out ? row[i] - m - lse : (T)((double)exp(row[i] - m) / sum);
+  FOR_EACH_ROW(r, rows) {
+    const T *row = x + r * len;
+    T *orow = o + r * len;
+    T m = (T)-INFINITY;
+    for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
+      m = row[i] > m ? row[i] : m;
+    m = block_reduce(m, true, shared);
+    double sum = 0; /* exps summed in f64, as on the CPU */
+    for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
+      sum += (double)exp(row[i] - m);
+    sum = block_reduce(sum, false, shared_sum);
+    T lse = (T)log(sum);
+    for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
+      orow[i] = log_out ? row[i] - m - lse : (T)((double)exp(row[i] - m) / sum);
+  }
 }
 
 extern "C" bool ts__cu_softmax(bool log_out, ts_dtype dtype, int64_t rows, int64_t len,
@@ -407,10 +427,10 @@ extern "C" bool ts__cu_softmax(bool log_out, ts_dtype dtype, int64_t rows, int64
   if (rows <= 0 || len <= 0)
     return true;
   if (dtype == TS_F32)
-    softmax_kernel<float><<<(unsigned)rows, THREADS, 0, s>>>(log_out, len, (const float *)x,
+    softmax_kernel<float><<<blocks_for_rows(rows), THREADS, 0, s>>>(log_out, rows, len, (const float *)x,
                                                               (float *)out);
   else
-    softmax_kernel<double><<<(unsigned)rows, THREADS, 0, s>>>(log_out, len, (const double *)x,
+    softmax_kernel<double><<<blocks_for_rows(rows), THREADS, 0, s>>>(log_out, rows, len, (const double *)x,
                                                                (double *)out);
   return true;
 }
@@ -419,31 +439,33 @@ extern "C" bool ts__cu_softmax(bool log_out, ts_dtype dtype, int64_t rows, int64
  * exps summed in f64 as on the CPU (ops/nn.c).  A label outside [0, len)
  * gives NaN and is recorded in fault (kernels.h). */
 template <class T, class L>
-__global__ void xent_kernel(int64_t len, const T *x, const L *labels, T *o,
+__global__ void xent_kernel(int64_t rows, int64_t len, const T *x, const L *labels, T *o,
                             ts_cu_index_fault *fault, unsigned long long correlation)
 {
-  int64_t label = (int64_t)labels[blockIdx.x];
-  if (label < 0 || label >= len) { /* the whole block: no reduction to join */
-    if (threadIdx.x == 0) {
-      o[blockIdx.x] = (T)NAN;
-      if (fault && atomicCAS(&fault->flag, 0u, 1u) == 0u)
-        index_fault_fill(fault, blockIdx.x, label, correlation);
-    }
-    return;
-  }
   __shared__ T shared[THREADS];
   __shared__ double shared_sum[THREADS];
-  const T *row = x + blockIdx.x * len;
-  T m = row[0];
-  for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
-    m = row[i] > m ? row[i] : m;
-  m = block_reduce(m, true, shared);
-  double sum = 0;
-  for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
-    sum += (double)exp(row[i] - m);
-  sum = block_reduce(sum, false, shared_sum);
-  if (threadIdx.x == 0)
-    o[blockIdx.x] = (T)(log(sum) - (double)(row[label] - m));
+  FOR_EACH_ROW(r, rows) {
+    int64_t label = (int64_t)labels[r];
+    if (label < 0 || label >= len) { /* the whole block: no reduction to join */
+      if (threadIdx.x == 0) {
+        o[r] = (T)NAN;
+        if (fault && atomicCAS(&fault->flag, 0u, 1u) == 0u)
+          index_fault_fill(fault, r, label, correlation);
+      }
+      continue;
+    }
+    const T *row = x + r * len;
+    T m = row[0];
+    for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
+      m = row[i] > m ? row[i] : m;
+    m = block_reduce(m, true, shared);
+    double sum = 0;
+    for (int64_t i = threadIdx.x; i < len; i += blockDim.x)
+      sum += (double)exp(row[i] - m);
+    sum = block_reduce(sum, false, shared_sum);
+    if (threadIdx.x == 0)
+      o[r] = (T)(log(sum) - (double)(row[label] - m));
+  }
 }
 
 template <class T>
@@ -452,11 +474,11 @@ static bool xent_of(ts_dtype label_dtype, int64_t rows, int64_t len, const void 
                     uint64_t correlation, cudaStream_t s)
 {
   if (label_dtype == TS_I32)
-    xent_kernel<T, int32_t><<<(unsigned)rows, THREADS, 0, s>>>(
-      len, (const T *)x, (const int32_t *)labels, (T *)out, fault, correlation);
+    xent_kernel<T, int32_t><<<blocks_for_rows(rows), THREADS, 0, s>>>(
+      rows, len, (const T *)x, (const int32_t *)labels, (T *)out, fault, correlation);
   else if (label_dtype == TS_I64)
-    xent_kernel<T, int64_t><<<(unsigned)rows, THREADS, 0, s>>>(
-      len, (const T *)x, (const int64_t *)labels, (T *)out, fault, correlation);
+    xent_kernel<T, int64_t><<<blocks_for_rows(rows), THREADS, 0, s>>>(
+      rows, len, (const T *)x, (const int64_t *)labels, (T *)out, fault, correlation);
   else
     return false;
   return true;
