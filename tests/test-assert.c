@@ -10,6 +10,7 @@
 
 #include "test-errors.h"
 #include "test-serial-check.h"
+#include "test-values.h"
 
 /* Takes the pending error: InvalidArgument with exactly this detail (the
  * message after "file:line: Assert: "). */
@@ -21,11 +22,6 @@ static void expect_assert_error(const char *detail)
   g_assert_cmpstr(e->op, ==, "Assert");
   g_assert_cmpstr(e->detail, ==, detail);
   ts_error_free(e);
-}
-
-static ts_tensor *f32s(int n, const float *v)
-{
-  return ts_constant(TS_F32, TS_SHAPE(n), v);
 }
 
 static void test_eager(void)

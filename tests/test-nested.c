@@ -10,24 +10,7 @@
 
 #include "test-errors.h"
 #include "test-serial-check.h"
-
-static ts_value tv(ts_tensor *t)
-{
-  return TS_TENSOR_VALUE(t);
-}
-
-static ts_tensor *f32s(int n, const float *v)
-{
-  return ts_constant(TS_F32, TS_SHAPE(n), v);
-}
-
-static void assert_values(const ts_tensor *t, const double *want, int n)
-{
-  g_assert_nonnull(t);
-  g_assert_cmpint(ts_tensor_size(t), ==, n);
-  for (int i = 0; i < n; i++)
-    g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(t, i), want[i], 1e-6);
-}
+#include "test-values.h"
 
 /* The node of g named `name`, or NULL. */
 static const ts_node *find_node(const ts_graph *g, const char *name)

@@ -8,24 +8,7 @@
 #include <tracescope.h>
 
 #include "test-errors.h"
-
-static ts_value tv(ts_tensor *t)
-{
-  return TS_TENSOR_VALUE(t);
-}
-
-static ts_tensor *f32s(int n, const float *v)
-{
-  return ts_constant(TS_F32, TS_SHAPE(n), v);
-}
-
-static void assert_values(const ts_tensor *t, const double *want, int n)
-{
-  g_assert_nonnull(t);
-  g_assert_cmpint(ts_tensor_size(t), ==, n);
-  for (int i = 0; i < n; i++)
-    g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(t, i), want[i], 1e-6);
-}
+#include "test-values.h"
 
 /* stats(x) = (x + 1, sum(x), count of x as int32): three dtypes and shapes */
 static int stats_runs;
