@@ -196,6 +196,18 @@ bool ts__cuda_softmax(ts_kernel_ctx *k)
          no_launcher(k);
 }
 
+/* Cumsum and Cumprod: x as [outer, n, inner] around the axis. */
+bool ts__cuda_cumulative(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0];
+  int ax = 0;
+  ts__axis(k->attrs[0].i, x->shape.rank, &ax); /* inference checked it */
+  int64_t outer = ts__dims_prod(x->shape, 0, ax), inner = ts__dims_prod(x->shape, ax + 1, x->shape.rank);
+  return ts__cu_cumulative(k->def->op == TS_OP_CUMPROD, x->dtype, outer, x->shape.dim[ax], inner,
+                           k->attrs[1].b, k->attrs[2].b, x->data, k->out[0]->data, stream_of(k)) ||
+         no_launcher(k);
+}
+
 /* ---- layout ------------------------------------------------------------------------ */
 
 static void contiguous_strides(ts_shape s, int64_t *stride)
@@ -641,6 +653,8 @@ bool ts__cuda_op_supported(const ts_kernel_ctx *k)
   }
   case TS_OP_SOFTMAX: case TS_OP_LOG_SOFTMAX:
     return dt == TS_F32 || dt == TS_F64;
+  case TS_OP_CUMSUM: case TS_OP_CUMPROD: /* bool: refused by inference, wherever it lives */
+    return dt != TS_BOOL;
   case TS_OP_WHERE:
     return dt == TS_BOOL;
   case TS_OP_RESHAPE: case TS_OP_FLATTEN:
