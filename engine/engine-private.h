@@ -357,6 +357,8 @@ bool ts__cuda_eye(ts_kernel_ctx *k);
 bool ts__cuda_identity(ts_kernel_ctx *k);
 bool ts__cuda_reduce(ts_kernel_ctx *k);
 bool ts__cuda_softmax(ts_kernel_ctx *k);
+bool ts__cuda_cumulative(ts_kernel_ctx *k); /* Cumsum, Cumprod */
+bool ts__cuda_sort(ts_kernel_ctx *k); /* TopKV2, Sort, ArgSort */
 bool ts__cuda_transpose(ts_kernel_ctx *k);
 bool ts__cuda_slice(ts_kernel_ctx *k);
 bool ts__cuda_tile(ts_kernel_ctx *k);

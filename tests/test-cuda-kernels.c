@@ -103,7 +103,8 @@ static const ts_op MUST[] = {
   TS_OP_CONV2D_BACKPROP_INPUT, TS_OP_CONV2D_BACKPROP_FILTER, TS_OP_MAX_POOL2D_GRAD,
   TS_OP_STATELESS_RANDOM_UNIFORM, TS_OP_SUM_TO, TS_OP_READ_VARIABLE, TS_OP_ASSIGN_VARIABLE,
   TS_OP_ASSIGN_ADD_VARIABLE, TS_OP_ASSIGN_SUB_VARIABLE, TS_OP_APPLY_ADAM, TS_OP_CONV_TRANSPOSE,
-  TS_OP_LSTM_SEQUENCE, TS_OP_REVERSE, TS_OP_ONE_HOT,
+  TS_OP_LSTM_SEQUENCE, TS_OP_REVERSE, TS_OP_ONE_HOT, TS_OP_CUMSUM, TS_OP_CUMPROD,
+  TS_OP_TOP_K, TS_OP_SORT, TS_OP_ARGSORT,
 };
 
 /* Rows that stay on the host on purpose: ShuffleIndices (tf.data's
@@ -175,6 +176,14 @@ static void test_dtype_launchers(void)
     g_assert_true(ts__cu_col2im(a, &col2im, NULL, NULL, NULL, NULL) == (a == TS_F32 || a == TS_F64));
     g_assert_true(ts__cu_one_hot(4, a, 0, 1, 1, NULL, NULL, NULL, NULL, NULL) ==
                   (a == TS_U8 || a == TS_I8 || a == TS_I32 || a == TS_I64)); /* OneHot's indices */
+    for (int prod = 0; prod < 2; prod++) /* Cumsum, Cumprod: no bool, as the CPU's */
+      g_assert_true(ts__cu_cumulative(prod, a, 0, 3, 2, true, true, NULL, NULL, NULL) ==
+                    (numeric && a != TS_BOOL));
+    int32_t *no_indices = NULL;
+    g_assert_true(ts__cu_sort(a, 2, 0, 3, 0, true, NULL, NULL, no_indices, NULL) ==
+                  (numeric && a != TS_BOOL)); /* TopKV2, Sort, ArgSort: no bool, as the CPU's */
+    g_assert_true(ts__cu_sort(a, 2, 5, 3, 0, false, NULL, NULL, no_indices, NULL) ==
+                  (numeric && a != TS_BOOL)); /* k = 0: nothing kept */
   }
 }
 

@@ -421,6 +421,16 @@ static int row_cases(op_case *out)
 
 #define I64_NEAR_MAX (INT64_MAX - 10)
 
+/* x [2,3] beside itself with its positives NaN, and its zeros signed as
+ * it is and the other way ([2,12]): ties, NaNs, -0.0 and 0.0 in each row
+ * for the sorts. */
+static ts_tensor *ties_nans(ts_tensor *x)
+{
+  ts_tensor *nans = ts_where(ts_greater(x, ts_scalar_f32(0)), ts_scalar_f32(NAN), x);
+  ts_tensor *zero = ts_mul(x, ts_scalar_f32(0)), *other = ts_mul(x, ts_scalar_f32(-0.0f));
+  return ts_concat(((ts_tensor *[]){ x, nans, zero, other }), 4, 1);
+}
+
 static ts_tensor *edge_body(ts_call *c)
 {
   ts_tensor *x = ts_arg(c, 0), *i = ts_arg(c, 2), *b = ts_arg(c, 3);
@@ -528,6 +538,15 @@ static ts_tensor *edge_body(ts_call *c)
                              ts_scalar_i64(-5), -1, TS_I64);
   case 68: return ts_one_hot(i, -1, NULL, NULL, -1, TS_F32); /* an error */
   case 69: return ts_one_hot(x, 3, NULL, NULL, -1, TS_F32); /* an error */
+  case 70: return top_k_joined(ties_nans(x), 7);
+  case 71: return ts_argsort(ts_cast(ties_nans(x), TS_F64), 1, false);
+  case 72: return ts_argsort(ties_nans(x), -1, true);
+  case 73: return ts_argsort(ts_cast(ties_nans(x), TS_F16), 0, false); /* rows 12 apart */
+  case 74: return ts_sort(ts_cast(ties_nans(x), TS_BF16), 1, true);
+  case 75: return top_k_joined(x, 0);
+  case 76: return ts_cumsum(ts_cast(x, TS_F64), 0, true, false);
+  case 77: return ts_cumprod(ts_cast(ts_mul(i, ts_scalar_i32(1000)), TS_U32), 1, true, true); /* wraps */
+  case 78: return ts_cumsum(ties_nans(x), 1, false, true);
   default: return NULL;
   }
 }
@@ -606,6 +625,15 @@ static const struct {
   { "OneHot int8 scalar to int64", TS_OP_ONE_HOT },
   { "OneHot depth -1: refused", TS_OP_ONE_HOT },
   { "OneHot float32 indices: refused", TS_OP_ONE_HOT },
+  { "TopKV2 float32, ties, NaN, signed zeros", TS_OP_TOP_K },
+  { "ArgSort float64, ties, NaN, signed zeros", TS_OP_ARGSORT },
+  { "ArgSort float32, ties, NaN, signed zeros, descending", TS_OP_ARGSORT },
+  { "ArgSort float16 along axis 0, NaN", TS_OP_ARGSORT },
+  { "Sort bfloat16, ties, NaN, descending", TS_OP_SORT },
+  { "TopKV2 k = 0", TS_OP_TOP_K },
+  { "Cumsum float64, exclusive, axis 0", TS_OP_CUMSUM },
+  { "Cumprod uint32, exclusive, reverse, wrapping", TS_OP_CUMPROD },
+  { "Cumsum float32, NaN, reverse", TS_OP_CUMSUM },
 };
 
 static int edge_cases(op_case *out)

@@ -871,17 +871,16 @@ static const ts_attr_def CUM_ATTRS[] = {
   { "axis", TS_ATTR_INT }, { "exclusive", TS_ATTR_BOOL }, { "reverse", TS_ATTR_BOOL }
 };
 
-/* no CUDA kernels: they run on the CPU, visibly (an op event naming the CPU) */
 const ts_op_def ts__op_cumsum = {
   .op = TS_OP_CUMSUM, .name = "Cumsum", .api_name = "cumsum", .n_inputs = 1, .n_outputs = 1,
   .n_attrs = 3, .attrs = CUM_ATTRS, .infer = cum_infer, .kernel[TS_DEVICE_CPU] = cum_cpu,
-  .grad = cumsum_grad,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_cumulative), .grad = cumsum_grad,
 };
 
 const ts_op_def ts__op_cumprod = {
   .op = TS_OP_CUMPROD, .name = "Cumprod", .api_name = "cumprod", .n_inputs = 1, .n_outputs = 1,
   .n_attrs = 3, .attrs = CUM_ATTRS, .infer = cum_infer, .kernel[TS_DEVICE_CPU] = cum_cpu,
-  .grad = cumprod_grad,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(ts__cuda_cumulative), .grad = cumprod_grad,
 };
 
 ts_tensor *ts_cumsum_at(ts_loc loc, ts_tensor *x, int axis, bool exclusive, bool reverse)

@@ -206,6 +206,16 @@ static bool top_k_cpu(ts_kernel_ctx *k)
   return ax >= 0 && sort_rows(k, x, ax, k->attrs[0].i, true, k->out[0], k->out[1]);
 }
 
+#ifdef TS_HAVE_CUDA
+/* The CPU kernel's checks (k against a dim unknown until now), then
+ * backend/cuda/sort.cu, in the same order. */
+static bool top_k_cuda(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0];
+  return top_k_axis(k->loc, k->def, x->dtype, x->shape, k->attrs[0].i) >= 0 && ts__cuda_sort(k);
+}
+#endif
+
 /* the values' gradient back where they came from; none to the indices */
 static bool top_k_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
 {
@@ -215,11 +225,10 @@ static bool top_k_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *co
 
 static const ts_attr_def TOP_K_ATTRS[] = { { "k", TS_ATTR_INT } };
 
-/* no CUDA kernel: it runs on the CPU, visibly (an op event naming the CPU) */
 const ts_op_def ts__op_top_k = {
   .op = TS_OP_TOP_K, .name = "TopKV2", .api_name = "top_k", .n_inputs = 1, .n_outputs = 2,
   .n_attrs = 1, .attrs = TOP_K_ATTRS, .infer = top_k_infer, .kernel[TS_DEVICE_CPU] = top_k_cpu,
-  .grad = top_k_grad,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(top_k_cuda), .grad = top_k_grad,
 };
 
 bool ts_top_k_at(ts_loc loc, ts_tensor *x, int k, ts_tensor **values, ts_tensor **indices)
@@ -258,6 +267,14 @@ static bool sort_cpu(ts_kernel_ctx *k)
                               arg ? k->out[0] : NULL);
 }
 
+#ifdef TS_HAVE_CUDA
+static bool sort_cuda(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0];
+  return sort_axis(k->loc, k->def, x->dtype, x->shape, k->attrs[0].i) >= 0 && ts__cuda_sort(k);
+}
+#endif
+
 /* through the permutation: each value's gradient back at its index */
 static bool sort_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *const *g, ts_tensor **gi)
 {
@@ -271,17 +288,17 @@ static bool sort_grad(const ts_op_call *c, ts_tensor *const *out, ts_tensor *con
 
 static const ts_attr_def SORT_ATTRS[] = { { "axis", TS_ATTR_INT }, { "descending", TS_ATTR_BOOL } };
 
-/* no CUDA kernels: they run on the CPU, visibly */
 const ts_op_def ts__op_sort = {
   .op = TS_OP_SORT, .name = "Sort", .api_name = "sort", .n_inputs = 1, .n_outputs = 1,
   .n_attrs = 2, .attrs = SORT_ATTRS, .infer = sort_infer, .kernel[TS_DEVICE_CPU] = sort_cpu,
-  .grad = sort_grad,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(sort_cuda), .grad = sort_grad,
 };
 
 const ts_op_def ts__op_argsort = {
   .op = TS_OP_ARGSORT, .name = "ArgSort", .api_name = "argsort", .n_inputs = 1, .n_outputs = 1,
   .flags = TS_OPF_NOT_DIFFERENTIABLE,
   .n_attrs = 2, .attrs = SORT_ATTRS, .infer = sort_infer, .kernel[TS_DEVICE_CPU] = sort_cpu,
+  .kernel[TS_DEVICE_CUDA] = TS_CUDA_KERNEL(sort_cuda),
 };
 
 ts_tensor *ts_sort_at(ts_loc loc, ts_tensor *x, int axis, bool descending)

@@ -196,6 +196,35 @@ bool ts__cuda_softmax(ts_kernel_ctx *k)
          no_launcher(k);
 }
 
+/* Cumsum and Cumprod: x as [outer, n, inner] around the axis. */
+bool ts__cuda_cumulative(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0];
+  int ax = 0;
+  ts__axis(k->attrs[0].i, x->shape.rank, &ax); /* inference checked it */
+  int64_t outer = ts__dims_prod(x->shape, 0, ax), inner = ts__dims_prod(x->shape, ax + 1, x->shape.rank);
+  return ts__cu_cumulative(k->def->op == TS_OP_CUMPROD, x->dtype, outer, x->shape.dim[ax], inner,
+                           k->attrs[1].b, k->attrs[2].b, x->data, k->out[0]->data, stream_of(k)) ||
+         no_launcher(k);
+}
+
+/* TopKV2 (the k largest along the last axis, values and indices), Sort
+ * and ArgSort (along their axis, either way): x as [outer, n, inner]. */
+bool ts__cuda_sort(ts_kernel_ctx *k)
+{
+  const ts_tensor *x = k->in[0];
+  bool top_k = k->def->op == TS_OP_TOP_K, arg = k->def->op == TS_OP_ARGSORT;
+  int ax = x->shape.rank - 1;
+  if (!top_k)
+    ts__axis(k->attrs[0].i, x->shape.rank, &ax); /* inference checked it */
+  int64_t n = x->shape.dim[ax];
+  return ts__cu_sort(x->dtype, ts__dims_prod(x->shape, 0, ax), n,
+                     ts__dims_prod(x->shape, ax + 1, x->shape.rank), top_k ? k->attrs[0].i : n,
+                     top_k || k->attrs[1].b, x->data, arg ? NULL : k->out[0]->data,
+                     top_k ? k->out[1]->data : arg ? k->out[0]->data : NULL, stream_of(k)) ||
+         no_launcher(k);
+}
+
 /* ---- layout ------------------------------------------------------------------------ */
 
 static void contiguous_strides(ts_shape s, int64_t *stride)
@@ -641,6 +670,9 @@ bool ts__cuda_op_supported(const ts_kernel_ctx *k)
   }
   case TS_OP_SOFTMAX: case TS_OP_LOG_SOFTMAX:
     return dt == TS_F32 || dt == TS_F64;
+  case TS_OP_CUMSUM: case TS_OP_CUMPROD: case TS_OP_TOP_K: case TS_OP_SORT: case TS_OP_ARGSORT:
+    /* bool: refused by inference, wherever it lives */
+    return dt != TS_BOOL;
   case TS_OP_WHERE:
     return dt == TS_BOOL;
   case TS_OP_RESHAPE: case TS_OP_FLATTEN:

@@ -71,6 +71,21 @@ bool ts__cu_has_reduce(ts_op op, ts_dtype dtype);
 bool ts__cu_reduce(ts_op op, ts_dtype dtype, int64_t outer, int64_t len, int64_t inner,
                    const void *x, void *out, void *stream);
 
+/* Cumsum (prod false) and Cumprod (cuda/cumulative.cu): x and y [outer,
+ * n, inner], y along n the running sums or products of x in x's dtype,
+ * from the end when reverse, each before its own element's when
+ * exclusive, as ops/reduce.c.  Every numeric dtype but bool. */
+bool ts__cu_cumulative(bool prod, ts_dtype dtype, int64_t outer, int64_t n, int64_t inner,
+                       bool exclusive, bool reverse, const void *x, void *y, void *stream);
+
+/* TopKV2, Sort and ArgSort (cuda/sort.cu): each row of x [outer, n,
+ * inner] along n ordered as ops/sort.c orders it (by key, a NaN above
+ * every number, -0.0 equal to 0.0, then by index), the first n_out of
+ * each into values (x's dtype; NULL: none) and indices (NULL: none),
+ * [outer, n_out, inner].  Every numeric dtype but bool. */
+bool ts__cu_sort(ts_dtype dtype, int64_t outer, int64_t n, int64_t inner, int64_t n_out,
+                 bool descending, const void *x, void *values, int32_t *indices, void *stream);
+
 /* LSTMSequence's cell (cuda/rnn.cu), f32 or f64: rows x hidden elements
  * from the step's projection and recurrent product ([rows, 4H], gate
  * blocks i, o, f, c), peepholes [3, H] or NULL, c_in -> c_out and h_out
