@@ -708,6 +708,34 @@ static void test_integer_checks_in_graphs(void)
   }
 }
 
+/* Sort's rank kernel is O(n^2) per row: a row of 8192 sorts on the GPU,
+ * one longer falls back to the CPU's sort with a warning; both give the
+ * CPU's order. */
+static void test_long_rows_sort_on_cpu(void)
+{
+  const ts_backend *b = cuda_or_skip();
+  if (!b)
+    return;
+  static const int64_t rows[] = { 8192, 8193 };
+  for (int r = 0; r < 2; r++) {
+    ts_scope *scope = ts_scope_begin();
+    ts_tensor *x = ts_random_uniform(TS_F32, TS_SHAPE(2, rows[r]), -1, 1, 3);
+    ts_tensor *want = ts_sort(x, -1, true);
+    seen s = { 0 };
+    int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING) | TS_EVENT_MASK(TS_EVENT_OP_END),
+                             on_event, &s);
+    ts_tensor *got = NULL;
+    TS_DEVICE_SCOPE(b) { got = ts_sort(ts_tensor_to_backend(x, b), -1, true); }
+    ts_listener_remove(id);
+    assert_no_error();
+    g_assert_cmpint(s.fallbacks, ==, r);
+    g_assert_true(s.on_cuda[TS_OP_SORT] == (r == 0));
+    got = ts_tensor_to_backend(got, ts_backend_cpu());
+    g_assert_cmpmem(ts_tensor_data(got), 2 * rows[r] * 4, ts_tensor_data(want), 2 * rows[r] * 4);
+    ts_scope_end(scope);
+  }
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -726,6 +754,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cuda/empty-gather-checked-in-graphs", test_empty_gather_checked_in_graphs);
   g_test_add_func("/cuda/random-replays", test_random_replays);
   g_test_add_func("/cuda/integer-checks-in-graphs", test_integer_checks_in_graphs);
+  g_test_add_func("/cuda/long-rows-sort-on-cpu", test_long_rows_sort_on_cpu);
   int rc = g_test_run();
   ts_release_all();
   return rc;

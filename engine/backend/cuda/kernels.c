@@ -208,15 +208,22 @@ bool ts__cuda_cumulative(ts_kernel_ctx *k)
          no_launcher(k);
 }
 
+/* The axis TopKV2 (the last), Sort or ArgSort (their attribute) orders x along. */
+static int sort_axis(const ts_kernel_ctx *k)
+{
+  int rank = k->in[0]->shape.rank, ax = rank - 1;
+  if (k->def->op != TS_OP_TOP_K)
+    ts__axis(k->attrs[0].i, rank, &ax); /* inference checked it */
+  return ax;
+}
+
 /* TopKV2 (the k largest along the last axis, values and indices), Sort
  * and ArgSort (along their axis, either way): x as [outer, n, inner]. */
 bool ts__cuda_sort(ts_kernel_ctx *k)
 {
   const ts_tensor *x = k->in[0];
   bool top_k = k->def->op == TS_OP_TOP_K, arg = k->def->op == TS_OP_ARGSORT;
-  int ax = x->shape.rank - 1;
-  if (!top_k)
-    ts__axis(k->attrs[0].i, x->shape.rank, &ax); /* inference checked it */
+  int ax = sort_axis(k);
   int64_t n = x->shape.dim[ax];
   return ts__cu_sort(x->dtype, ts__dims_prod(x->shape, 0, ax), n,
                      ts__dims_prod(x->shape, ax + 1, x->shape.rank), top_k ? k->attrs[0].i : n,
@@ -670,9 +677,12 @@ bool ts__cuda_op_supported(const ts_kernel_ctx *k)
   }
   case TS_OP_SOFTMAX: case TS_OP_LOG_SOFTMAX:
     return dt == TS_F32 || dt == TS_F64;
-  case TS_OP_CUMSUM: case TS_OP_CUMPROD: case TS_OP_TOP_K: case TS_OP_SORT: case TS_OP_ARGSORT:
+  case TS_OP_CUMSUM: case TS_OP_CUMPROD:
     /* bool: refused by inference, wherever it lives */
     return dt != TS_BOOL;
+  case TS_OP_TOP_K: case TS_OP_SORT: case TS_OP_ARGSORT:
+    return dt != TS_BOOL && k->in[0]->shape.rank > 0 &&
+           k->in[0]->shape.dim[sort_axis(k)] <= TS_CU_SORT_MAX_ROW;
   case TS_OP_WHERE:
     return dt == TS_BOOL;
   case TS_OP_RESHAPE: case TS_OP_FLATTEN:

@@ -82,7 +82,10 @@ bool ts__cu_cumulative(bool prod, ts_dtype dtype, int64_t outer, int64_t n, int6
  * inner] along n ordered as ops/sort.c orders it (by key, a NaN above
  * every number, -0.0 equal to 0.0, then by index), the first n_out of
  * each into values (x's dtype; NULL: none) and indices (NULL: none),
- * [outer, n_out, inner].  Every numeric dtype but bool. */
+ * [outer, n_out, inner].  Every numeric dtype but bool.  O(n^2) per
+ * row: rows longer than TS_CU_SORT_MAX_ROW fall back to the CPU's sort
+ * (visibly, ts__cuda_op_supported) rather than crawl. */
+#define TS_CU_SORT_MAX_ROW 8192
 bool ts__cu_sort(ts_dtype dtype, int64_t outer, int64_t n, int64_t inner, int64_t n_out,
                  bool descending, const void *x, void *values, int32_t *indices, void *stream);
 
