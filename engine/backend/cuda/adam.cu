@@ -8,7 +8,7 @@
  * the bits of the CPU's and of the separate ops. */
 #include "dtypes.cuh"
 
-#define THREADS 256
+#include "launch.cuh"
 
 template <class T> struct rn;
 template <> struct rn<float> {
@@ -57,7 +57,7 @@ extern "C" bool ts__cu_adam(ts_dtype dtype, int64_t n, const ts_cu_adam *a, void
     return true;
   cudaStream_t st = (cudaStream_t)stream;
   int64_t b = (n + THREADS - 1) / THREADS;
-  unsigned blocks = (unsigned)(b < 65535 * 32 ? b : 65535 * 32);
+  unsigned blocks = (unsigned)(b < MAX_BLOCKS ? b : MAX_BLOCKS);
   if (dtype == TS_F32)
     adam_kernel<float><<<blocks, THREADS, 0, st>>>(n, *a);
   else

@@ -12,17 +12,7 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-#define THREADS 256
-
-static unsigned blocks_for(int64_t n)
-{
-  int64_t b = (n + THREADS - 1) / THREADS;
-  return (unsigned)(b < 65535 * 32 ? (b > 0 ? b : 1) : 65535 * 32);
-}
-
-#define FOR_EACH(i, n)                                                            \
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);      \
-       i += (int64_t)gridDim.x * blockDim.x)
+#include "launch.cuh"
 
 template <class T>
 __global__ void im2col_kernel(ts_cu_window g, const T *x, T *col)

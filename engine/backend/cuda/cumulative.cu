@@ -10,17 +10,7 @@
 
 #include <cuda_runtime.h>
 
-#define THREADS 256
-
-static unsigned blocks_for(int64_t n)
-{
-  int64_t b = (n + THREADS - 1) / THREADS;
-  return (unsigned)(b < 65535 * 32 ? (b > 0 ? b : 1) : 65535 * 32);
-}
-
-#define FOR_EACH(i, n)                                                            \
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);      \
-       i += (int64_t)gridDim.x * blockDim.x)
+#include "launch.cuh"
 
 /* One step: integers wrap (in 64-bit unsigned, truncated to T: the same
  * residue as the CPU's narrower unsigned arithmetic); f32 and f64 as

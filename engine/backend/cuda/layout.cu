@@ -9,13 +9,7 @@
 
 #include <cuda_runtime.h>
 
-#define THREADS 256
-
-static unsigned blocks_for(int64_t n)
-{
-  int64_t b = (n + THREADS - 1) / THREADS;
-  return (unsigned)(b < 65535 * 32 ? (b > 0 ? b : 1) : 65535 * 32);
-}
+#include "launch.cuh"
 
 __device__ __forceinline__ int64_t offset_of(const ts_cu_bcast &s, int k, int64_t i)
 {

@@ -13,29 +13,19 @@
 #include <cuda_runtime.h>
 #include <math.h>
 
-#define THREADS 256
-
-static unsigned blocks_for(int64_t n)
-{
-  int64_t b = (n + THREADS - 1) / THREADS;
-  return (unsigned)(b < 65535 * 32 ? (b > 0 ? b : 1) : 65535 * 32);
-}
+#include "launch.cuh"
 
 /* Kernels with a block per row or output: as many blocks as there are
  * rows, up to the same cap, each striding over rows by the grid (a grid
  * holds at most 2^31 - 1 blocks, and a tensor more rows than that). */
 static unsigned blocks_for_rows(int64_t rows)
 {
-  return (unsigned)(rows < 65535 * 32 ? rows : 65535 * 32);
+  return (unsigned)(rows < MAX_BLOCKS ? rows : MAX_BLOCKS);
 }
 
 /* A block's rows b, b + gridDim.x, ...: the same for all its threads, so
  * they may __syncthreads inside. */
 #define FOR_EACH_ROW(b, n) for (int64_t b = blockIdx.x; b < (n); b += gridDim.x)
-
-#define FOR_EACH(i, n)                                                            \
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);      \
-       i += (int64_t)gridDim.x * blockDim.x)
 
 /* ---- Cast ------------------------------------------------------------------------ */
 

@@ -7,13 +7,7 @@
 
 #include "../../ops/philox.h"
 
-#define THREADS 256
-
-static unsigned blocks_for(int64_t n)
-{
-  int64_t b = (n + THREADS - 1) / THREADS;
-  return (unsigned)(b < 65535 * 32 ? (b > 0 ? b : 1) : 65535 * 32);
-}
+#include "launch.cuh"
 
 /* The counter scalar of an integer dtype as the CPU's ts__load_i64 reads it. */
 __device__ __forceinline__ uint64_t counter_of(ts_dtype dt, const void *p)

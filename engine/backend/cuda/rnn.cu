@@ -10,7 +10,7 @@
 
 #include <cuda_runtime.h>
 
-#define THREADS 256
+#include "launch.cuh"
 
 template <class T> __device__ T sigmoid(T x)
 {

@@ -2,7 +2,7 @@
  * ops/grad.c's CPU kernel does it when the shape is known at run time. */
 #include "dtypes.cuh"
 
-#define THREADS 256
+#include "launch.cuh"
 
 /* One block per output (a grid-stride loop over them), its threads
  * striding over the g elements summed into it, in f64 as the CPU sums,
@@ -51,7 +51,7 @@ extern "C" bool ts__cu_sum_to(ts_dtype dtype, const ts_cu_sum_to *s, const void 
   if (s->n_out <= 0)
     return true;
   cudaStream_t st = (cudaStream_t)stream;
-  unsigned blocks = (unsigned)(s->n_out < 65535 * 32 ? s->n_out : 65535 * 32);
+  unsigned blocks = (unsigned)(s->n_out < MAX_BLOCKS ? s->n_out : MAX_BLOCKS);
   DISPATCH(dtype, sum_to_kernel<T><<<blocks, THREADS, 0, st>>>(*s, (const T *)g, (T *)y))
   return true;
 }
