@@ -10,7 +10,8 @@
  * on the GPU; a training step's weights staying there, and copies charged
  * to their op and operand from CUPTI's records; graphs with Gather's
  * indices, integer FloorDiv/FloorMod/Pow or random numbers captured and
- * replayed, with the CPU's values and errors.  Without a GPU
+ * replayed, with the CPU's values and errors; a filter gradient of more
+ * elements than a grid has blocks.  Without a GPU
  * (or without the driver) every test skips, saying why. */
 #include <glib.h>
 #include <math.h>
@@ -346,6 +347,52 @@ static void assert_same_bytes(const char *what, ts_tensor *want, ts_tensor *got)
       if (ts_tensor_get_f64(want, k) != ts_tensor_get_f64(got, k))
         g_error("%s: element %" G_GINT64_FORMAT " is %.17g on the GPU, %.17g on the CPU", what,
                 k, ts_tensor_get_f64(got, k), ts_tensor_get_f64(want, k));
+}
+
+/* A filter's gradient of more elements than a grid has blocks (3 x 3 x
+ * 512 x 512 = 2359296, the cap 2097120): the kernel strides over them by
+ * the grid (cuda/launch.cuh), the CPU's values in each mode. */
+static ts_tensor *filter_gradient(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *f = ts_arg(call, 1);
+  ts_tape *tape = ts_tape_new(false);
+  ts_tape_watch(tape, f);
+  ts_tensor *loss = ts_reduce_sum(ts_conv2d(x, f, 1, 1, TS_PADDING_SAME), TS_ALL_AXES, false);
+  ts_tensor *g[1];
+  bool ok = ts_tape_gradient(tape, loss, ((ts_tensor *[]){ f }), 1, g, TS_UNCONNECTED_NONE);
+  ts_tape_free(tape);
+  return ok ? g[0] : NULL;
+}
+
+static void test_grids_past_the_cap(void)
+{
+  const ts_backend *b = cuda_or_skip();
+  if (!b)
+    return;
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("filter_gradient", filter_gradient, "x, f");
+  ts_value args[2] = {
+    TS_TENSOR_VALUE(ts_random_normal(TS_F32, TS_SHAPE(1, 3, 3, 512), 0, 1, 5)),
+    TS_TENSOR_VALUE(ts_random_normal(TS_F32, TS_SHAPE(3, 3, 512, 512), 0, 0.1, 6)),
+  };
+  ts_tensor *want = ts_function_call(fn, args, 2);
+  assert_no_error();
+  g_assert_cmpint(ts_tensor_size(want), ==, 3 * 3 * 512 * 512);
+  for (int eager = 0; eager < 2; eager++) {
+    ts_run_functions_eagerly(eager);
+    ts_tensor *got = NULL;
+    TS_DEVICE_SCOPE(b) { got = ts_function_call(fn, args, 2); }
+    ts_run_functions_eagerly(false);
+    got = on_cpu(got);
+    for (int64_t k = 0; k < ts_tensor_size(want); k++) {
+      double w = ts_tensor_get_f64(want, k), v = ts_tensor_get_f64(got, k);
+      if (fabs(v - w) > 1e-4 * (1 + fabs(w)))
+        g_error("%s: element %" G_GINT64_FORMAT ": %g on the GPU, %g on the CPU",
+                eager ? "eager" : "graph", k, v, w);
+    }
+  }
+  ts_function_free(fn);
+  ts_scope_end(scope);
 }
 
 /* StatelessRandomUniform runs on the GPU and draws the CPU's bits, in
@@ -755,6 +802,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cuda/random-replays", test_random_replays);
   g_test_add_func("/cuda/integer-checks-in-graphs", test_integer_checks_in_graphs);
   g_test_add_func("/cuda/long-rows-sort-on-cpu", test_long_rows_sort_on_cpu);
+  g_test_add_func("/cuda/grids-past-the-cap", test_grids_past_the_cap);
   int rc = g_test_run();
   ts_release_all();
   return rc;

@@ -15,18 +15,6 @@
 
 #include "launch.cuh"
 
-/* Kernels with a block per row or output: as many blocks as there are
- * rows, up to the same cap, each striding over rows by the grid (a grid
- * holds at most 2^31 - 1 blocks, and a tensor more rows than that). */
-static unsigned blocks_for_rows(int64_t rows)
-{
-  return (unsigned)(rows < MAX_BLOCKS ? rows : MAX_BLOCKS);
-}
-
-/* A block's rows b, b + gridDim.x, ...: the same for all its threads, so
- * they may __syncthreads inside. */
-#define FOR_EACH_ROW(b, n) for (int64_t b = blockIdx.x; b < (n); b += gridDim.x)
-
 /* ---- Cast ------------------------------------------------------------------------ */
 
 /* As the CPU's loops (ops/cast.c), from an element's value V (a 16-bit
