@@ -10,8 +10,8 @@
  * on the GPU; a training step's weights staying there, and copies charged
  * to their op and operand from CUPTI's records; graphs with Gather's
  * indices, integer FloorDiv/FloorMod/Pow or random numbers captured and
- * replayed, with the CPU's values and errors; a filter gradient of more
- * elements than a grid has blocks.  Without a GPU
+ * replayed, with the CPU's values and errors; a filter gradient of more elements than a grid
+ * has blocks; copies between two GPUs.  Without a GPU
  * (or without the driver) every test skips, saying why. */
 #include <glib.h>
 #include <math.h>
@@ -390,6 +390,54 @@ static void test_grids_past_the_cap(void)
         g_error("%s: element %" G_GINT64_FORMAT ": %g on the GPU, %g on the CPU",
                 eager ? "eager" : "graph", k, v, w);
     }
+  }
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+/* Between two GPUs: a tensor made by a chain of kernels on CUDA:1 and
+ * copied to CUDA:0 at once holds their result (the copy waits for
+ * CUDA:1's stream on the device, by an event), and a graph on CUDA:0 fed
+ * CUDA:1's tensors gives the CPU's values every call (a peer copy in its
+ * capture ends the capture, as a host read does, rather than invalidating
+ * it).  Skips with one GPU. */
+static ts_tensor *halved_sum(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *y = x;
+  for (int k = 0; k < 20; k++)
+    y = ts_add(ts_mul(y, ts_scalar_f32(0.5f)), x);
+  return y;
+}
+
+static void test_peer_copies(void)
+{
+  const ts_backend *b0 = cuda_or_skip();
+  if (!b0)
+    return;
+  const ts_backend *b1 = ts_backend_by_name("CUDA:1");
+  if (!b1) {
+    g_test_skip("one GPU: copies between two need CUDA:1");
+    return;
+  }
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("halved_sum", halved_sum, "x");
+  ts_tensor *x = ts_random_uniform(TS_F32, TS_SHAPE(2048, 2048), -1, 1, 8);
+  ts_value args[1] = { TS_TENSOR_VALUE(x) };
+  ts_run_functions_eagerly(true);
+  ts_tensor *want = ts_function_call(fn, args, 1);
+  ts_tensor *on1 = NULL;
+  TS_DEVICE_SCOPE(b1) { on1 = ts_function_call(fn, args, 1); }
+  ts_run_functions_eagerly(false);
+  assert_no_error();
+  assert_same_bytes("CUDA:1's result copied to CUDA:0", want, ts_tensor_to_backend(on1, b0));
+
+  args[0] = TS_TENSOR_VALUE(ts_tensor_to_backend(x, b1));
+  for (int call = 0; call < 4; call++) {
+    ts_tensor *got = NULL;
+    TS_DEVICE_SCOPE(b0) { got = ts_function_call(fn, args, 1); }
+    assert_no_error();
+    g_assert_true(ts_tensor_backend(got) == b0);
+    assert_same_bytes("a graph on CUDA:0 of CUDA:1's tensor", want, got);
   }
   ts_function_free(fn);
   ts_scope_end(scope);
@@ -803,6 +851,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cuda/integer-checks-in-graphs", test_integer_checks_in_graphs);
   g_test_add_func("/cuda/long-rows-sort-on-cpu", test_long_rows_sort_on_cpu);
   g_test_add_func("/cuda/grids-past-the-cap", test_grids_past_the_cap);
+  g_test_add_func("/cuda/peer-copies", test_peer_copies);
   int rc = g_test_run();
   ts_release_all();
   return rc;

@@ -116,6 +116,8 @@ typedef struct device {
   char label[320];          /* "CUDA:0 (NVIDIA H100 80GB HBM3, 79.1 GiB)" */
   char model[256];          /* "NVIDIA H100 80GB HBM3" */
   cudaStream_t stream;      /* made on first use (use()) */
+  cudaEvent_t copied;       /* made with the stream: orders a peer copy after this
+                             * device's work, and this device's later work after it */
   pthread_mutex_t lock;     /* the cache, the stream's making */
   GHashTable *cache;        /* rounded size -> block list */
   size_t cached_bytes;
@@ -173,6 +175,8 @@ static bool use(device *d)
             ((d->fault ||
               (ok_or_fail(cudaMalloc((void **)&d->fault, sizeof *d->fault), "cudaMalloc") &&
                ok_or_fail(cudaMemset(d->fault, 0, sizeof *d->fault), "cudaMemset"))) &&
+             (d->copied || ok_or_fail(cudaEventCreateWithFlags(&d->copied, cudaEventDisableTiming),
+                                      "cudaEventCreate")) &&
              ok_or_fail(cudaStreamCreateWithFlags(&made, cudaStreamNonBlocking),
                         "cudaStreamCreateWithFlags"));
   if (made)
@@ -630,6 +634,41 @@ static bool cuda_memset(ts_buffer *buf, size_t offset, int value, size_t bytes)
   return ok;
 }
 
+/* A capture of this thread on d (if any) ends here: what it captured is
+ * launched and the rest of the run goes step by step, as after a host read
+ * (the engine counts it: ts__plan_note_break). */
+static void capture_end_here(device *d)
+{
+  if (d->capturing && d->capturing == capture_plan) {
+    ts__plan_note_break(d->backend);
+    break_capture(d);
+  }
+}
+
+/* From another GPU of the process, on d's stream, ordered by events both
+ * ways without the host waiting: after the work queued on the source's
+ * stream (which writes src), and before the source's later work (which
+ * may reuse src's memory).  Not capturable: a CUDA Graph's replay would
+ * not order itself after the other device's work of its own time (an
+ * event wait node waits on a record made at capture), and a capture may
+ * not wait on an event recorded outside it.  So a capture on either
+ * device breaks first; a cudaStreamSynchronize here instead would be a
+ * blocking call made mid-capture, which the capture forbids. */
+static bool peer_copy(device *d, void *dst, device *s, const void *src, size_t bytes)
+{
+  capture_end_here(d);
+  capture_end_here(s);
+  if (!use(s) || !ok_or_fail(cudaEventRecord(s->copied, s->stream), "cudaEventRecord") ||
+      !use(d) || !ok_or_fail(cudaStreamWaitEvent(d->stream, s->copied, 0), "cudaStreamWaitEvent"))
+    return false;
+  copy_tags t = tags_push();
+  bool ok = ok_or_fail(cudaMemcpyPeerAsync(dst, d->ordinal, src, s->ordinal, bytes, d->stream),
+                       "peer copy");
+  tags_pop(t);
+  return ok && ok_or_fail(cudaEventRecord(d->copied, d->stream), "cudaEventRecord") &&
+         ok_or_fail(cudaStreamWaitEvent(s->stream, d->copied, 0), "cudaStreamWaitEvent");
+}
+
 static bool cuda_copy_from(ts_buffer *buf, size_t offset, const ts_buffer *src_buf,
                            size_t src_offset, size_t bytes)
 {
@@ -645,16 +684,12 @@ static bool cuda_copy_from(ts_buffer *buf, size_t offset, const ts_buffer *src_b
   if (src_b != b && from < 0)
     return false; /* the host: set */
   if (from >= 0)
-    cudaStreamSynchronize(devices[from].stream);
+    return peer_copy(d, dst, &devices[from], src, bytes);
   if (!use(d))
     return false;
   copy_tags t = tags_push();
-  bool ok = from < 0 ? ok_or_fail(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
-                                                  d->stream),
-                                  "device-to-device copy")
-                     : ok_or_fail(cudaMemcpyPeerAsync(dst, d->ordinal, src, devices[from].ordinal,
-                                                      bytes, d->stream),
-                                  "peer copy");
+  bool ok = ok_or_fail(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, d->stream),
+                       "device-to-device copy");
   tags_pop(t);
   return ok;
 }
