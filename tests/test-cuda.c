@@ -10,7 +10,8 @@
  * on the GPU; a training step's weights staying there, and copies charged
  * to their op and operand from CUPTI's records; graphs with Gather's
  * indices, integer FloorDiv/FloorMod/Pow or random numbers captured and
- * replayed, with the CPU's values and errors; a filter gradient of more elements than a grid
+ * replayed, with the CPU's values and errors, 300 checking launches in
+ * one capture among them; a filter gradient of more elements than a grid
  * has blocks; copies between two GPUs.  Without a GPU
  * (or without the driver) every test skips, saying why. */
 #include <glib.h>
@@ -687,6 +688,37 @@ static void test_indices_checked_in_graphs(void)
   ts_scope_end(scope);
 }
 
+/* 300 Gathers in one graph, the first on the argument's indices, the
+ * rest permuting its rows: more checking launches in one capture than a
+ * table of 256 held, and an index out of range in the first is still its
+ * op's error, not a message naming no op. */
+#define MANY_GATHERS 300
+static ts_tensor *many_gathers(ts_call *call)
+{
+  ts_tensor *swap = ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 1, 0 });
+  ts_tensor *x = ts_gather(ts_arg(call, 0), ts_arg(call, 1), 0);
+  for (int k = 1; k < MANY_GATHERS; k++)
+    x = ts_gather(x, swap, 0);
+  return x;
+}
+
+static void test_many_index_checks_in_graphs(void)
+{
+  const ts_backend *b = cuda_or_skip();
+  if (!b)
+    return;
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *params = ts_random_uniform(TS_F32, TS_SHAPE(4, 3), -1, 1, 3);
+  ts_tensor *good = ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 3, 0 });
+  ts_tensor *bad = ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 1, 9 });
+  ts_function *fn = ts_function_new("many_gathers", many_gathers, "params, indices");
+  ts_value args[2] = { TS_TENSOR_VALUE(params), TS_TENSOR_VALUE(good) };
+  ts_tensor *want = ts_function_call(fn, args, 2);
+  expect_checked_in_graphs(b, fn, args, 1, good, bad, want, "Gather: indices[1] = 9 is not in [0, 4)");
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 /* A Gather whose output has no elements (params [4, 0]) still refuses an
  * index out of range in a graph, as the CPU does: its kernel checks the
  * indices though it gathers nothing. */
@@ -850,6 +882,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cuda/random-replays", test_random_replays);
   g_test_add_func("/cuda/integer-checks-in-graphs", test_integer_checks_in_graphs);
   g_test_add_func("/cuda/long-rows-sort-on-cpu", test_long_rows_sort_on_cpu);
+  g_test_add_func("/cuda/many-index-checks-in-graphs", test_many_index_checks_in_graphs);
   g_test_add_func("/cuda/grids-past-the-cap", test_grids_past_the_cap);
   g_test_add_func("/cuda/peer-copies", test_peer_copies);
   int rc = g_test_run();

@@ -96,14 +96,17 @@ struct ts_graph_plan {
   GArray *staging;       /* staging, reused by each capture in order */
   guint n_staged;        /* used by this capture */
   cudaEvent_t done;      /* recorded after each launch; NULL until the first */
-  guint n_index_checks;  /* launches of this capture that check their indices */
+  /* index_check, under the device's lock: the launches that check their
+   * operands on the device, this capture's from checks_from on (those
+   * before are earlier captures', kept while a fault they made may not
+   * have been looked at yet) */
+  GArray *checks;
+  guint checks_from;
 };
 
 struct ts_device_event {
   cudaEvent_t event;
 };
-
-#define INDEX_CHECKS 256
 
 typedef struct index_check {
   uint64_t correlation;
@@ -125,11 +128,11 @@ typedef struct device {
   const ts_backend *backend;
   /* index faults: where launches record an index out of range (made with
    * the stream), whether one may have since the host last looked, and the
-   * last INDEX_CHECKS ops that could have (under lock) to name it */
+   * plans (under lock) whose checks name the op that recorded it */
   ts_cu_index_fault *fault;
   bool fault_pending;
-  index_check checks[INDEX_CHECKS];
-  unsigned n_checks;
+  GPtrArray *plans;
+  GArray *freed_checks; /* index_check: of plans freed since the host last looked */
 } device;
 
 static device devices[MAX_DEVICES];
@@ -520,11 +523,36 @@ ts_cu_index_fault *ts__cuda_index_fault(const ts_backend *b, uint64_t correlatio
   if (!d->capturing)
     return NULL;
   pthread_mutex_lock(&d->lock);
-  d->checks[d->n_checks++ % INDEX_CHECKS] = (index_check){ correlation, *c };
+  g_array_append_val(d->capturing->checks, ((index_check){ correlation, *c }));
   pthread_mutex_unlock(&d->lock);
-  d->capturing->n_index_checks++;
   __atomic_store_n(&d->fault_pending, true, __ATOMIC_RELEASE);
   return d->fault;
+}
+
+/* The check of the launch of this correlation, from the plans' (under the
+ * device's lock); with the stream idle (forget), the checks of earlier
+ * captures go: their launches have all run and been looked at. */
+static bool check_named(device *d, uint64_t correlation, index_check *named, bool forget)
+{
+  bool found = false;
+  pthread_mutex_lock(&d->lock);
+  for (guint i = 0; i <= d->plans->len; i++) {
+    ts_graph_plan *p = i < d->plans->len ? g_ptr_array_index(d->plans, i) : NULL;
+    GArray *checks = p ? p->checks : d->freed_checks;
+    for (guint j = 0; j < checks->len && !found; j++)
+      if (g_array_index(checks, index_check, j).correlation == correlation) {
+        *named = g_array_index(checks, index_check, j);
+        found = true;
+      }
+    guint earlier = p ? p->checks_from : checks->len;
+    if (forget && earlier) {
+      g_array_remove_range(checks, 0, earlier);
+      if (p)
+        p->checks_from = 0;
+    }
+  }
+  pthread_mutex_unlock(&d->lock);
+  return found;
 }
 
 /* After the stream went idle: the index fault (or refused divisor or
@@ -538,17 +566,12 @@ static bool index_faults_taken(device *d)
   if (!ok_or_fail(cudaMemcpy(&f, d->fault, sizeof f, cudaMemcpyDeviceToHost),
                   "reading the index faults"))
     return false;
+  index_check named;
+  bool found = check_named(d, f.flag ? f.correlation : 0, &named, true);
   if (!f.flag)
     return true;
   if (!ok_or_fail(cudaMemset(d->fault, 0, sizeof f), "clearing the index faults"))
     return false;
-  pthread_mutex_lock(&d->lock);
-  const index_check *found = NULL;
-  for (unsigned i = 0; i < MIN(d->n_checks, INDEX_CHECKS) && !found; i++)
-    if (d->checks[i].correlation == f.correlation)
-      found = &d->checks[i];
-  index_check named = found ? *found : (index_check){ 0 };
-  pthread_mutex_unlock(&d->lock);
   if (found)
     return ts__cuda_index_fail(&named.check, f.at, f.value);
   ts_error_set(TS_ERR_OUT_OF_RANGE, (ts_loc){ 0 }, NULL,
@@ -834,7 +857,11 @@ static bool begin_capture(device *d, ts_graph_plan *p)
     return false;
   g_array_set_size(p->ops, 0);
   g_hash_table_remove_all(p->positions);
-  p->n_index_checks = 0;
+  pthread_mutex_lock(&d->lock); /* the last capture's checks may name a fault not yet seen */
+  if (!__atomic_load_n(&d->fault_pending, __ATOMIC_ACQUIRE))
+    g_array_set_size(p->checks, 0);
+  p->checks_from = p->checks->len;
+  pthread_mutex_unlock(&d->lock);
   p->broken = false; /* the last capture's exec, if any, is updated or made anew */
   d->capturing = p;
   capture_plan = p; /* for CUPTI's node callbacks on this thread */
@@ -852,7 +879,19 @@ static void plan_free(ts_graph_plan *p)
   g_hash_table_unref(p->positions);
   g_array_unref(p->ops);
   g_array_unref(p->clones);
+  g_array_unref(p->checks);
   g_free(p);
+}
+
+/* p's checks outlive it until the host looks for a fault its launches
+ * may have made. */
+static void plan_forget(device *d, ts_graph_plan *p)
+{
+  pthread_mutex_lock(&d->lock);
+  g_ptr_array_remove_fast(d->plans, p);
+  if (__atomic_load_n(&d->fault_pending, __ATOMIC_ACQUIRE))
+    g_array_append_vals(d->freed_checks, p->checks->data, p->checks->len);
+  pthread_mutex_unlock(&d->lock);
 }
 
 static ts_graph_plan *cuda_plan_create(const ts_backend *b)
@@ -863,8 +902,15 @@ static ts_graph_plan *cuda_plan_create(const ts_backend *b)
   p->clones = g_array_new(FALSE, FALSE, sizeof(node_clone));
   p->staging = g_array_new(FALSE, FALSE, sizeof(staging));
   p->held = g_array_new(FALSE, FALSE, sizeof(held_block));
-  if (!begin_capture(dev_of(b), p))
+  p->checks = g_array_new(FALSE, FALSE, sizeof(index_check));
+  device *d = dev_of(b);
+  pthread_mutex_lock(&d->lock);
+  g_ptr_array_add(d->plans, p);
+  pthread_mutex_unlock(&d->lock);
+  if (!begin_capture(d, p)) {
+    plan_forget(d, p);
     g_clear_pointer(&p, plan_free);
+  }
   return p;
 }
 
@@ -1011,7 +1057,7 @@ static bool cuda_plan_replay(const ts_backend *b, ts_graph_plan *p, const uint64
   p->captured = captured;
   p->fresh = fresh;
   p->n_fresh = n;
-  if (p->n_index_checks) /* its kernels may record a fault again, under the captured ids */
+  if (p->checks->len > p->checks_from) /* its kernels may record a fault again, under the captured ids */
     __atomic_store_n(&d->fault_pending, true, __ATOMIC_RELEASE);
   bool ok = launch_graph(d, p, p->exec);
   p->n_fresh = 0;
@@ -1028,6 +1074,7 @@ static void cuda_plan_free(const ts_backend *b, ts_graph_plan *p)
   release_held(d, p);
   if (p->exec)
     cudaGraphExecDestroy(p->exec);
+  plan_forget(d, p);
   plan_free(p);
 }
 
@@ -1087,6 +1134,8 @@ void ts__cuda_register(void)
              (double)prop.totalGlobalMem / (1 << 30));
     pthread_mutex_init(&d->lock, NULL);
     d->cache = g_hash_table_new(g_direct_hash, g_direct_equal);
+    d->plans = g_ptr_array_new();
+    d->freed_checks = g_array_new(FALSE, FALSE, sizeof(index_check));
     ts_backend_i iface = CUDA_IFACE;
     iface.name = d->name;
     g_strlcpy(d->model, prop.name, sizeof d->model);
