@@ -675,8 +675,9 @@ static void capture_end_here(device *d)
  * not order itself after the other device's work of its own time (an
  * event wait node waits on a record made at capture), and a capture may
  * not wait on an event recorded outside it.  So a capture on either
- * device breaks first; a cudaStreamSynchronize here instead would be a
- * blocking call made mid-capture, which the capture forbids. */
+ * device breaks first.  (A cudaStreamSynchronize of the source instead
+ * would be a host wait the graph does not hold, refused outright when
+ * the source's own stream is capturing.) */
 static bool peer_copy(device *d, void *dst, device *s, const void *src, size_t bytes)
 {
   capture_end_here(d);
