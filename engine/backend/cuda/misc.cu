@@ -187,8 +187,9 @@ __device__ __forceinline__ void combine(int kind, T &acc, int64_t &at, T v, int6
   switch (kind) {
   case R_SUM: case R_MEAN: acc += v; break;
   case R_PROD: acc *= v; break;
-  case R_MAX: if (isnan(v) || v > acc) acc = v; break;
-  case R_MIN: if (isnan(v) || v < acc) acc = v; break;
+  /* the first NaN met stays (its sign and payload), as the CPU's STEP_MAXF */
+  case R_MAX: if (!isnan(acc) && (isnan(v) || v > acc)) acc = v; break;
+  case R_MIN: if (!isnan(acc) && (isnan(v) || v < acc)) acc = v; break;
   case R_ARGMAX: case R_ARGMIN: combine_arg(kind == R_ARGMAX, acc, at, v, i); break;
   }
 }
