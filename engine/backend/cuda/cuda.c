@@ -102,6 +102,8 @@ struct ts_graph_plan {
    * have been looked at yet) */
   GArray *checks;
   guint checks_from;
+  GArray *node_recs;     /* ts_activity, report_nodes' per launch, reused */
+  GArray *node_operands; /* uint32_t, beside them */
 };
 
 struct ts_device_event {
@@ -271,11 +273,13 @@ static void CUPTIAPI on_callback(void *data, CUpti_CallbackDomain domain, CUpti_
   }
 }
 
+/* The kinds recorded while a collector is subscribed.  No
+ * SYNCHRONIZATION: no collector reads syncs (profiler/device.c skips
+ * them), and CUPTI would write one per synchronize. */
 static const CUpti_ActivityKind ACTIVITY_KINDS[] = {
   CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, /* never KERNEL: it serialises kernels */
   CUPTI_ACTIVITY_KIND_MEMCPY,
   CUPTI_ACTIVITY_KIND_MEMSET,
-  CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
   CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
   /* CUPTI writes an EXTERNAL_CORRELATION record only beside the API record
    * of the call made under the pushed id (seen on an H200: none came
@@ -334,9 +338,11 @@ static void cupti_follow_wanted(void)
   if (want == cupti.enabled || (want && !cupti_start()))
     return;
   pthread_mutex_lock(&cupti.lock);
-  for (size_t i = 0; i < G_N_ELEMENTS(ACTIVITY_KINDS); i++)
-    (want ? cupti.api->ActivityEnable : cupti.api->ActivityDisable)(ACTIVITY_KINDS[i]);
-  cupti.enabled = want;
+  if (want != cupti.enabled) { /* another thread may have followed meanwhile */
+    for (size_t i = 0; i < G_N_ELEMENTS(ACTIVITY_KINDS); i++)
+      (want ? cupti.api->ActivityEnable : cupti.api->ActivityDisable)(ACTIVITY_KINDS[i]);
+    cupti.enabled = want;
+  }
   pthread_mutex_unlock(&cupti.lock);
 }
 
@@ -881,6 +887,8 @@ static void plan_free(ts_graph_plan *p)
   g_array_unref(p->ops);
   g_array_unref(p->clones);
   g_array_unref(p->checks);
+  g_array_unref(p->node_recs);
+  g_array_unref(p->node_operands);
   g_free(p);
 }
 
@@ -904,6 +912,8 @@ static ts_graph_plan *cuda_plan_create(const ts_backend *b)
   p->staging = g_array_new(FALSE, FALSE, sizeof(staging));
   p->held = g_array_new(FALSE, FALSE, sizeof(held_block));
   p->checks = g_array_new(FALSE, FALSE, sizeof(index_check));
+  p->node_recs = g_array_new(FALSE, FALSE, sizeof(ts_activity));
+  p->node_operands = g_array_new(FALSE, FALSE, sizeof(uint32_t));
   device *d = dev_of(b);
   pthread_mutex_lock(&d->lock);
   g_ptr_array_add(d->plans, p);
@@ -969,26 +979,25 @@ static uint64_t report_nodes(device *d, ts_graph_plan *p)
 {
   if (!ts_activity_wanted() || !cupti.api || !cupti.enabled)
     return 0;
-  guint n_max = MAX(p->clones->len, 1);
-  ts_activity *recs = g_new0(ts_activity, n_max);
-  uint32_t *operands = g_new0(uint32_t, n_max);
-  int n = 0;
+  g_array_set_size(p->node_recs, 0);
+  g_array_set_size(p->node_operands, 0);
   for (guint i = 0; i < p->clones->len; i++) {
     const node_clone *c = &g_array_index(p->clones, node_clone, i);
     if (c->position >= p->ops->len)
       continue;
     const node_op *op = &g_array_index(p->ops, node_op, c->position);
-    operands[n] = op->operand;
-    recs[n++] = (ts_activity){
+    g_array_append_val(p->node_operands, op->operand);
+    g_array_append_val(p->node_recs, ((ts_activity){
       .kind = TS_ACTIVITY_GRAPH_NODE, .device = d->name, .graph_node = c->node_id,
       .correlation = ts__correlation_recharged(op->correlation, p->captured, p->fresh, p->n_fresh),
-    };
+    }));
   }
   pthread_mutex_lock(&cupti.lock);
-  uint64_t launch = ts__cupti_records_launch(&cupti.records, recs, operands, n);
+  uint64_t launch = ts__cupti_records_launch(&cupti.records,
+                                             (const ts_activity *)(void *)p->node_recs->data,
+                                             (const uint32_t *)(void *)p->node_operands->data,
+                                             (int)p->node_recs->len);
   pthread_mutex_unlock(&cupti.lock);
-  g_free(operands);
-  g_free(recs);
   return launch;
 }
 
