@@ -289,6 +289,94 @@ static const CUpti_ActivityKind ACTIVITY_KINDS[] = {
   CUPTI_ACTIVITY_KIND_DRIVER,
 };
 
+/* For tracescope-bench-gpu only, to tell CUPTI's cost from ours:
+ * TRACESCOPE_CUPTI_KINDS (read each time recording starts) replaces
+ * ACTIVITY_KINDS by a comma-separated list of kernel, memcpy, memset,
+ * sync, external, runtime, driver and launch-api (the API records of the
+ * calls that launch, copy and memset alone, through
+ * cuptiActivityEnableRuntimeApi/DriverApi, instead of every call's), or
+ * none (the backend's own bookkeeping, CUPTI recording nothing).  Not
+ * API: the default is what collectors get. */
+static const struct {
+  const char *name;
+  CUpti_ActivityKind kind;
+} KIND_NAMES[] = {
+  { "kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL },
+  { "memcpy", CUPTI_ACTIVITY_KIND_MEMCPY },
+  { "memset", CUPTI_ACTIVITY_KIND_MEMSET },
+  { "sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION },
+  { "external", CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION },
+  { "runtime", CUPTI_ACTIVITY_KIND_RUNTIME },
+  { "driver", CUPTI_ACTIVITY_KIND_DRIVER },
+};
+
+/* The calls launch-api records (CUDA 13's <<<>>> is __cudaLaunchKernel;
+ * cuBLASLt launches through the driver). */
+static const CUpti_CallbackId LAUNCH_RUNTIME_APIS[] = {
+  CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+  CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+  CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+  CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+  CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020,
+  CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000,
+  CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
+  CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+};
+static const CUpti_CallbackId LAUNCH_DRIVER_APIS[] = {
+  CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+  CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+};
+
+typedef struct recorded_kinds {
+  CUpti_ActivityKind kind[G_N_ELEMENTS(KIND_NAMES)];
+  int n;
+  bool launch_apis;
+} recorded_kinds;
+
+static recorded_kinds kinds_wanted(void)
+{
+  recorded_kinds k = { .n = 0 };
+  const char *env = getenv("TRACESCOPE_CUPTI_KINDS");
+  if (!env || !*env) {
+    for (size_t i = 0; i < G_N_ELEMENTS(ACTIVITY_KINDS); i++)
+      k.kind[k.n++] = ACTIVITY_KINDS[i];
+    return k;
+  }
+  char **names = g_strsplit(env, ",", -1);
+  for (char **n = names; *n; n++) {
+    bool known = strcmp(*n, "none") == 0;
+    if (strcmp(*n, "launch-api") == 0)
+      known = k.launch_apis = true;
+    for (size_t i = 0; i < G_N_ELEMENTS(KIND_NAMES) && !known; i++)
+      if (strcmp(*n, KIND_NAMES[i].name) == 0) {
+        if (k.n < (int)G_N_ELEMENTS(k.kind)) /* a name given twice, and more */
+          k.kind[k.n++] = KIND_NAMES[i].kind;
+        known = true;
+      }
+    if (!known)
+      g_warning("TRACESCOPE_CUPTI_KINDS: no kind \"%s\" (kernel, memcpy, memset, sync, "
+                "external, runtime, driver, launch-api, none)", *n);
+  }
+  g_strfreev(names);
+  return k;
+}
+
+static recorded_kinds recording; /* under cupti.lock */
+
+static void launch_apis_enable(uint8_t on)
+{
+  const ts_cupti_api *a = cupti.api;
+  if (!a->ActivityEnableRuntimeApi || !a->ActivityEnableDriverApi) {
+    if (on)
+      g_warning("CUDA: this CUPTI cannot record single API calls (launch-api)");
+    return;
+  }
+  for (size_t i = 0; i < G_N_ELEMENTS(LAUNCH_RUNTIME_APIS); i++)
+    a->ActivityEnableRuntimeApi(LAUNCH_RUNTIME_APIS[i], on);
+  for (size_t i = 0; i < G_N_ELEMENTS(LAUNCH_DRIVER_APIS); i++)
+    a->ActivityEnableDriverApi(LAUNCH_DRIVER_APIS[i], on);
+}
+
 /* Starts CUPTI on first need; false (with a warning once) if it cannot. */
 static bool cupti_start(void)
 {
@@ -339,8 +427,12 @@ static void cupti_follow_wanted(void)
     return;
   pthread_mutex_lock(&cupti.lock);
   if (want != cupti.enabled) { /* another thread may have followed meanwhile */
-    for (size_t i = 0; i < G_N_ELEMENTS(ACTIVITY_KINDS); i++)
-      (want ? cupti.api->ActivityEnable : cupti.api->ActivityDisable)(ACTIVITY_KINDS[i]);
+    if (want)
+      recording = kinds_wanted();
+    for (int i = 0; i < recording.n; i++)
+      (want ? cupti.api->ActivityEnable : cupti.api->ActivityDisable)(recording.kind[i]);
+    if (recording.launch_apis)
+      launch_apis_enable(want);
     cupti.enabled = want;
   }
   pthread_mutex_unlock(&cupti.lock);
