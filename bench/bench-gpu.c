@@ -4,7 +4,7 @@
  * replay (bench/peers/torch_gpu_bench.py, on the weights and inputs
  * tracescope-bench-export saves); a 4096² f32 product through the engine
  * against cuBLAS alone (cublasSgemm, its own buffers); CUPTI recording on against
- * off.  Each target is printed with MET or MISSED.  Times are per call,
+ * off, and the overhead broken down by what CUPTI records.  Each target is printed with MET or MISSED.  Times are per call,
  * the fastest of rounds, each call waiting for the device (as PyTorch's
  * side synchronizes too).  Without a CUDA device it prints "skipped: no
  * CUDA device (why)" and succeeds.  A benchmark, not a test.
@@ -201,10 +201,70 @@ static double matmul_ratio(void)
 
 /* ---- CUPTI on against off ------------------------------------------------------------- */
 
+typedef struct tally {
+  uint64_t records, kernels, charged; /* charged: kernels with an op's or a launch's id */
+} tally;
+
 static void on_activity(const ts_activity *records, int n, void *data)
 {
-  *(uint64_t *)data += (uint64_t)n;
+  tally *t = data;
+  t->records += (uint64_t)n;
+  for (int i = 0; i < n; i++)
+    if (records[i].kind == TS_ACTIVITY_KERNEL) {
+      t->kernels++;
+      t->charged += records[i].correlation != 0;
+    }
 }
+
+/* 100 x Dense(64) in graph mode ([0]) and eagerly ([1]) with a collector
+ * subscribed and CUPTI recording `kinds` (TRACESCOPE_CUPTI_KINDS, read by
+ * the CUDA backend when recording starts: engine/backend/cuda/cuda.c;
+ * NULL: the default kinds).  One eager call after unsubscribing lets the
+ * backend see that no collector is left (it looks as an op launches), so
+ * that the next phase starts recording afresh with its own kinds. */
+static tally cupti_phase(const char *kinds, ts_function *fn, const ts_value *args, int n,
+                         double us[2])
+{
+  tally t = { 0 };
+  if (kinds)
+    g_setenv("TRACESCOPE_CUPTI_KINDS", kinds, TRUE);
+  else
+    g_unsetenv("TRACESCOPE_CUPTI_KINDS");
+  if (!ts_activity_subscribe(on_activity, &t))
+    g_error("bench-gpu: %s", ts_error_peek()->message);
+  us[0] = per_call_us(fn, args, n, false);
+  us[1] = per_call_us(fn, args, n, true);
+  ts_activity_flush();
+  ts_activity_unsubscribe(on_activity, &t);
+  g_unsetenv("TRACESCOPE_CUPTI_KINDS");
+  ts_scope *scope = ts_scope_begin();
+  ts_run_functions_eagerly(true); /* op by op: each op's launch looks */
+  TS_DEVICE_SCOPE(gpu) {
+    if (!ts_function_call(fn, args, n) || !ts_backend_synchronize(gpu))
+      g_error("bench-gpu: %s", ts_error_peek()->message);
+  }
+  ts_run_functions_eagerly(false);
+  ts_scope_end(scope);
+  return t;
+}
+
+/* Where recording's overhead comes from: the backend's own bookkeeping
+ * with CUPTI recording nothing, then CUPTI's kinds added a few at a time
+ * (the default set and the old one with SYNCHRONIZATION among them), and
+ * a candidate that records the API calls of launches and copies alone
+ * (launch-api) instead of every runtime and driver call.  "charged" says
+ * whether kernels still reach their ops under each set (external
+ * correlation needs API records beside it). */
+static const struct {
+  const char *label, *kinds;
+} CUPTI_PHASES[] = {
+  { "ours alone (CUPTI records nothing)", "none" },
+  { "kernel", "kernel" },
+  { "kernel memcpy memset", "kernel,memcpy,memset" },
+  { "+ external, launch APIs only", "kernel,memcpy,memset,external,launch-api" },
+  { "+ external, runtime, driver (default)", NULL },
+  { "+ sync (the default before)", "kernel,memcpy,memset,sync,external,runtime,driver" },
+};
 
 int main(int argc, char **argv)
 {
@@ -281,15 +341,30 @@ int main(int argc, char **argv)
   target("4096^2 f32 MatMul >= 90% of cuBLAS alone", matmul_ratio() >= 0.9);
 
   /* CUPTI: a collector subscribed turns recording on (engine/backend/cuda/cuda.c) */
-  uint64_t records = 0;
   double off[2] = { per_call_us(fns[1], dev_args[1], n_args[1], false),
                     per_call_us(fns[1], dev_args[1], n_args[1], true) };
-  if (!ts_activity_subscribe(on_activity, &records))
-    g_error("bench-gpu: %s", ts_error_peek()->message);
-  double on[2] = { per_call_us(fns[1], dev_args[1], n_args[1], false),
-                   per_call_us(fns[1], dev_args[1], n_args[1], true) };
-  ts_activity_flush();
-  ts_activity_unsubscribe(on_activity, &records);
+  double on[2] = { 0, 0 };
+  uint64_t records = 0;
+  printf("  CUPTI overhead by what is recorded, 100 x Dense(64), µs per call (+%% over off):\n");
+  printf("    %-40s %9s %8s %9s %8s %9s %15s\n", "recording", "graph", "", "eager", "",
+         "records", "kernels charged");
+  printf("    %-40s %9.1f %8s %9.1f %8s\n", "off (no collector)", off[0], "", off[1], "");
+  for (size_t i = 0; i < G_N_ELEMENTS(CUPTI_PHASES); i++) {
+    double us[2];
+    tally t = cupti_phase(CUPTI_PHASES[i].kinds, fns[1], dev_args[1], n_args[1], us);
+    printf("    %-40s %9.1f %+7.1f%% %9.1f %+7.1f%% %9" G_GUINT64_FORMAT " %7" G_GUINT64_FORMAT
+           "/%-7" G_GUINT64_FORMAT "\n",
+           CUPTI_PHASES[i].label, us[0], 100 * (us[0] / off[0] - 1), us[1],
+           100 * (us[1] / off[1] - 1), t.records, t.charged, t.kernels);
+    if (!CUPTI_PHASES[i].kinds) {
+      on[0] = us[0], on[1] = us[1];
+      records = t.records;
+    }
+  }
+  double after[2] = { per_call_us(fns[1], dev_args[1], n_args[1], false),
+                      per_call_us(fns[1], dev_args[1], n_args[1], true) };
+  printf("    %-40s %9.1f %+7.1f%% %9.1f %+7.1f%%\n", "off again (CUPTI attached, idle)", after[0],
+         100 * (after[0] / off[0] - 1), after[1], 100 * (after[1] / off[1] - 1));
   printf("  CUPTI on/off, 100 x Dense(64): graph %.1f / %.1f µs (+%.1f %%), eager %.1f / %.1f µs "
          "(+%.1f %%); %" G_GUINT64_FORMAT " records, %" G_GUINT64_FORMAT " dropped\n",
          on[0], off[0], 100 * (on[0] / off[0] - 1), on[1], off[1], 100 * (on[1] / off[1] - 1),

@@ -804,6 +804,12 @@ static inline ts_context *ts__context(void)
   ts_context *c = ts__context_here;
   return G_LIKELY(c) ? c : ts__context_first();
 }
+/* The device plan this thread records on b (if any) breaks: the host reads
+ * one of b's buffers, or the backend broke its capture for a copy it could
+ * not capture (a peer copy): noted once per run with the op dispatched
+ * last, for exec/device_plan.c's count of broken captures
+ * (backend/buffer.c). */
+void ts__plan_note_break(const struct ts_backend *b);
 /* After a run ended the device plan it recorded (exec/executable.c): the
  * constants' copies made meanwhile are kept if it went well (the plan was
  * launched: they are filled in stream order), else dropped.  Inside an

@@ -10,7 +10,9 @@
  * on the GPU; a training step's weights staying there, and copies charged
  * to their op and operand from CUPTI's records; graphs with Gather's
  * indices, integer FloorDiv/FloorMod/Pow or random numbers captured and
- * replayed, with the CPU's values and errors.  Without a GPU
+ * replayed, with the CPU's values and errors, 300 checking launches in
+ * one capture among them; a filter gradient of more elements than a grid
+ * has blocks; copies between two GPUs.  Without a GPU
  * (or without the driver) every test skips, saying why. */
 #include <glib.h>
 #include <math.h>
@@ -348,6 +350,100 @@ static void assert_same_bytes(const char *what, ts_tensor *want, ts_tensor *got)
                 k, ts_tensor_get_f64(got, k), ts_tensor_get_f64(want, k));
 }
 
+/* A filter's gradient of more elements than a grid has blocks (3 x 3 x
+ * 512 x 512 = 2359296, the cap 2097120): the kernel strides over them by
+ * the grid (cuda/launch.cuh), the CPU's values in each mode. */
+static ts_tensor *filter_gradient(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *f = ts_arg(call, 1);
+  ts_tape *tape = ts_tape_new(false);
+  ts_tape_watch(tape, f);
+  ts_tensor *loss = ts_reduce_sum(ts_conv2d(x, f, 1, 1, TS_PADDING_SAME), TS_ALL_AXES, false);
+  ts_tensor *g[1];
+  bool ok = ts_tape_gradient(tape, loss, ((ts_tensor *[]){ f }), 1, g, TS_UNCONNECTED_NONE);
+  ts_tape_free(tape);
+  return ok ? g[0] : NULL;
+}
+
+static void test_grids_past_the_cap(void)
+{
+  const ts_backend *b = cuda_or_skip();
+  if (!b)
+    return;
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("filter_gradient", filter_gradient, "x, f");
+  ts_value args[2] = {
+    TS_TENSOR_VALUE(ts_random_normal(TS_F32, TS_SHAPE(1, 3, 3, 512), 0, 1, 5)),
+    TS_TENSOR_VALUE(ts_random_normal(TS_F32, TS_SHAPE(3, 3, 512, 512), 0, 0.1, 6)),
+  };
+  ts_tensor *want = ts_function_call(fn, args, 2);
+  assert_no_error();
+  g_assert_cmpint(ts_tensor_size(want), ==, 3 * 3 * 512 * 512);
+  for (int eager = 0; eager < 2; eager++) {
+    ts_run_functions_eagerly(eager);
+    ts_tensor *got = NULL;
+    TS_DEVICE_SCOPE(b) { got = ts_function_call(fn, args, 2); }
+    ts_run_functions_eagerly(false);
+    got = on_cpu(got);
+    for (int64_t k = 0; k < ts_tensor_size(want); k++) {
+      double w = ts_tensor_get_f64(want, k), v = ts_tensor_get_f64(got, k);
+      if (fabs(v - w) > 1e-4 * (1 + fabs(w)))
+        g_error("%s: element %" G_GINT64_FORMAT ": %g on the GPU, %g on the CPU",
+                eager ? "eager" : "graph", k, v, w);
+    }
+  }
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+/* Between two GPUs: a tensor made by a chain of kernels on CUDA:1 and
+ * copied to CUDA:0 at once holds their result (the copy waits for
+ * CUDA:1's stream on the device, by an event), and a graph on CUDA:0 fed
+ * CUDA:1's tensors gives the CPU's values every call (a peer copy in its
+ * capture ends the capture, as a host read does, rather than invalidating
+ * it).  Skips with one GPU. */
+static ts_tensor *halved_sum(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *y = x;
+  for (int k = 0; k < 20; k++)
+    y = ts_add(ts_mul(y, ts_scalar_f32(0.5f)), x);
+  return y;
+}
+
+static void test_peer_copies(void)
+{
+  const ts_backend *b0 = cuda_or_skip();
+  if (!b0)
+    return;
+  const ts_backend *b1 = ts_backend_by_name("CUDA:1");
+  if (!b1) {
+    g_test_skip("one GPU: copies between two need CUDA:1");
+    return;
+  }
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("halved_sum", halved_sum, "x");
+  ts_tensor *x = ts_random_uniform(TS_F32, TS_SHAPE(2048, 2048), -1, 1, 8);
+  ts_value args[1] = { TS_TENSOR_VALUE(x) };
+  ts_run_functions_eagerly(true);
+  ts_tensor *want = ts_function_call(fn, args, 1);
+  ts_tensor *on1 = NULL;
+  TS_DEVICE_SCOPE(b1) { on1 = ts_function_call(fn, args, 1); }
+  ts_run_functions_eagerly(false);
+  assert_no_error();
+  assert_same_bytes("CUDA:1's result copied to CUDA:0", want, ts_tensor_to_backend(on1, b0));
+
+  args[0] = TS_TENSOR_VALUE(ts_tensor_to_backend(x, b1));
+  for (int call = 0; call < 4; call++) {
+    ts_tensor *got = NULL;
+    TS_DEVICE_SCOPE(b0) { got = ts_function_call(fn, args, 1); }
+    assert_no_error();
+    g_assert_true(ts_tensor_backend(got) == b0);
+    assert_same_bytes("a graph on CUDA:0 of CUDA:1's tensor", want, got);
+  }
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 /* StatelessRandomUniform runs on the GPU and draws the CPU's bits, in
  * every dtype, its counter on the device. */
 static void test_stateless_uniform_bits(void)
@@ -592,6 +688,37 @@ static void test_indices_checked_in_graphs(void)
   ts_scope_end(scope);
 }
 
+/* 300 Gathers in one graph, the first on the argument's indices, the
+ * rest permuting its rows: more checking launches in one capture than a
+ * table of 256 held, and an index out of range in the first is still its
+ * op's error, not a message naming no op. */
+#define MANY_GATHERS 300
+static ts_tensor *many_gathers(ts_call *call)
+{
+  ts_tensor *swap = ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 1, 0 });
+  ts_tensor *x = ts_gather(ts_arg(call, 0), ts_arg(call, 1), 0);
+  for (int k = 1; k < MANY_GATHERS; k++)
+    x = ts_gather(x, swap, 0);
+  return x;
+}
+
+static void test_many_index_checks_in_graphs(void)
+{
+  const ts_backend *b = cuda_or_skip();
+  if (!b)
+    return;
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *params = ts_random_uniform(TS_F32, TS_SHAPE(4, 3), -1, 1, 3);
+  ts_tensor *good = ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 3, 0 });
+  ts_tensor *bad = ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 1, 9 });
+  ts_function *fn = ts_function_new("many_gathers", many_gathers, "params, indices");
+  ts_value args[2] = { TS_TENSOR_VALUE(params), TS_TENSOR_VALUE(good) };
+  ts_tensor *want = ts_function_call(fn, args, 2);
+  expect_checked_in_graphs(b, fn, args, 1, good, bad, want, "Gather: indices[1] = 9 is not in [0, 4)");
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 /* A Gather whose output has no elements (params [4, 0]) still refuses an
  * index out of range in a graph, as the CPU does: its kernel checks the
  * indices though it gathers nothing. */
@@ -755,6 +882,9 @@ int main(int argc, char **argv)
   g_test_add_func("/cuda/random-replays", test_random_replays);
   g_test_add_func("/cuda/integer-checks-in-graphs", test_integer_checks_in_graphs);
   g_test_add_func("/cuda/long-rows-sort-on-cpu", test_long_rows_sort_on_cpu);
+  g_test_add_func("/cuda/many-index-checks-in-graphs", test_many_index_checks_in_graphs);
+  g_test_add_func("/cuda/grids-past-the-cap", test_grids_past_the_cap);
+  g_test_add_func("/cuda/peer-copies", test_peer_copies);
   int rc = g_test_run();
   ts_release_all();
   return rc;

@@ -261,11 +261,12 @@ static void test_copies_carry_operand(void)
   ts__cupti_records_clear(&r);
 }
 
-/* Two launches of one updated exec: the same node ids stand for other
- * ops and carry other inputs in each.  A take puts each launch's node
- * records just before its first replayed record, so a consumer charging
- * nodes in order charges each replay to its own launch's ops, and a
- * replayed copy's operand is the one its launch recorded for the node. */
+/* Three launches of one updated exec: the same node ids stand for other
+ * ops and carry other inputs in each (the third none).  A take puts each
+ * launch's node records just before its first replayed record, so a
+ * consumer charging nodes in order charges each replay to its own
+ * launch's ops, and a replayed copy's operand is the one its launch
+ * recorded for the node. */
 static void test_launches_of_one_exec(void)
 {
   const ts_cupti_api *api = cupti_or_skip();
@@ -273,29 +274,30 @@ static void test_launches_of_one_exec(void)
     return;
   ts_cupti_records r;
   ts__cupti_records_init(&r, "CUDA:0");
-  uint64_t launch[2];
-  for (int k = 0; k < 2; k++) {
+  uint64_t launch[3];
+  for (int k = 0; k < 3; k++) {
     ts_activity nodes[3];
     for (int i = 0; i < 3; i++)
       nodes[i] = (ts_activity){ .kind = TS_ACTIVITY_GRAPH_NODE, .device = "CUDA:0",
                                 .graph_node = 9100 + (uint64_t)i, .correlation = 100 * (k + 1) + i };
-    const uint32_t operands[2][3] = { { 3, 0, 0 }, { 0, 1, 0 } };
+    const uint32_t operands[3][3] = { { 3, 0, 0 }, { 0, 1, 0 }, { 0, 0, 0 } };
     launch[k] = ts__cupti_records_launch(&r, nodes, operands[k], 3);
     g_assert_true(launch[k] & TS_CUPTI_LAUNCH_BIT);
   }
   g_assert_cmpuint(launch[0], !=, launch[1]);
+  g_assert_cmpuint(launch[1], !=, launch[2]);
   buffer b;
   buffer_init(&b);
-  for (int k = 0; k < 2; k++) { /* CUPTI's ids 40 and 41 for the two cudaGraphLaunch calls */
+  for (int k = 0; k < 3; k++) { /* CUPTI's ids 40, 41, 42 for the cudaGraphLaunch calls */
     put_copy(&b, CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 40 + k, 9100, 4);
     put_copy(&b, CUPTI_ACTIVITY_MEMCPY_KIND_DTOD, 40 + k, 9101, 640);
     put_kernel(&b, "adam", 40 + k, 9102, 30 + 20 * k, 40 + 20 * k);
     put_external(&b, 40 + k, launch[k]);
   }
-  g_assert_cmpint(add(&r, api, &b), ==, 8);
+  g_assert_cmpint(add(&r, api, &b), ==, 12);
   const ts_activity *a;
-  g_assert_cmpint(ts__cupti_records_take(&r, &a), ==, 12);
-  for (int k = 0; k < 2; k++) {
+  g_assert_cmpint(ts__cupti_records_take(&r, &a), ==, 18);
+  for (int k = 0; k < 3; k++) {
     const ts_activity *n = a + 6 * k, *rec = n + 3;
     for (int i = 0; i < 3; i++) {
       g_assert_cmpint(n[i].kind, ==, TS_ACTIVITY_GRAPH_NODE);
@@ -307,7 +309,7 @@ static void test_launches_of_one_exec(void)
     g_assert_cmpint(rec[0].kind, ==, TS_ACTIVITY_COPY);
     g_assert_cmpint(rec[2].kind, ==, TS_ACTIVITY_KERNEL);
     g_assert_cmpuint(rec[0].operand, ==, k == 0 ? 3 : 0);
-    g_assert_cmpuint(rec[1].operand, ==, k == 0 ? 0 : 1);
+    g_assert_cmpuint(rec[1].operand, ==, k == 1 ? 1 : 0); /* the third carries none */
     g_assert_cmpuint(rec[2].operand, ==, 0);
   }
   /* both launches are done with: a stray record of one later has no nodes */

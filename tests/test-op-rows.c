@@ -431,6 +431,31 @@ static ts_tensor *ties_nans(ts_tensor *x)
   return ts_concat(((ts_tensor *[]){ x, nans, zero, other }), 4, 1);
 }
 
+/* The dtype's lowest integer (made from i [2,3], so nothing folds) by -1:
+ * FloorDiv, FloorMod, TruncateDiv and TruncateMod ([8,3]), which wrap to
+ * the lowest and give 0 where C's division is undefined. */
+static ts_tensor *int_min_by_minus_one(ts_tensor *i, ts_dtype dt)
+{
+  ts_tensor *zero = ts_cast(ts_mul(i, ts_scalar_i32(0)), dt);
+  ts_tensor *lowest = ts_sub(ts_sub(zero, ts_cast(ts_scalar_i64(dt == TS_I32 ? INT32_MAX : INT64_MAX), dt)),
+                             ts_cast(ts_scalar_i32(1), dt));
+  ts_tensor *minus_one = ts_sub(zero, ts_cast(ts_scalar_i32(1), dt));
+  return ts_concat(((ts_tensor *[]){ ts_floordiv(lowest, minus_one), ts_mod(lowest, minus_one),
+                                     ts_truncatediv(lowest, minus_one),
+                                     ts_truncatemod(lowest, minus_one) }), 4, 0);
+}
+
+/* x [2,3] as float64 scaled out of every integer's range (3e9, 5e9 for
+ * int32; 1.5e19, -6e19 for int64 and uint64), and +-inf and NaN ([8,3]):
+ * what Cast gives there is the CPU's defined result (ops/cast_formulas.h). */
+static ts_tensor *out_of_range(ts_tensor *x)
+{
+  ts_tensor *d = ts_cast(x, TS_F64), *zero = ts_mul(d, ts_scalar_f64(0));
+  return ts_concat(((ts_tensor *[]){ ts_mul(d, ts_scalar_f64(1e9)), ts_div(d, zero),
+                                     ts_div(zero, zero), ts_mul(d, ts_scalar_f64(1e19)) }),
+                   4, 0);
+}
+
 static ts_tensor *edge_body(ts_call *c)
 {
   ts_tensor *x = ts_arg(c, 0), *i = ts_arg(c, 2), *b = ts_arg(c, 3);
@@ -547,6 +572,21 @@ static ts_tensor *edge_body(ts_call *c)
   case 76: return ts_cumsum(ts_cast(x, TS_F64), 0, true, false);
   case 77: return ts_cumprod(ts_cast(ts_mul(i, ts_scalar_i32(1000)), TS_U32), 1, true, true); /* wraps */
   case 78: return ts_cumsum(ties_nans(x), 1, false, true);
+  /* rows of 360 (more than a block's threads: each holds several) */
+  case 79: return ts_reduce_max(ts_tile(ties_nans(x), TS_INTS(1, 30)), TS_AXES(1), false);
+  case 80: return ts_reduce_min(ts_cast(ts_tile(ties_nans(x), TS_INTS(1, 30)), TS_F64), TS_AXES(1), true);
+  case 81: return ts_argmax(ts_tile(ties_nans(x), TS_INTS(1, 30)), 1);
+  case 82: return ts_argmin(ts_cast(ts_tile(ties_nans(x), TS_INTS(30, 1)), TS_F64), 0);
+  case 83: return int_min_by_minus_one(i, TS_I32);
+  case 84: return int_min_by_minus_one(i, TS_I64);
+  case 85: return ts_cast(out_of_range(x), TS_I32);
+  case 86: return ts_cast(out_of_range(x), TS_I64);
+  case 87: return ts_cast(out_of_range(x), TS_U64);
+  case 88: return ts_cast(ts_cast(out_of_range(x), TS_F32), TS_U32);
+  case 89: { /* 50000 and -60000 fit float16, not int16; +-inf and NaN */
+    ts_tensor *wide = ts_mul(x, ts_scalar_f32(1e4)), *inf = ts_div(x, ts_mul(x, ts_scalar_f32(0)));
+    return ts_cast(ts_cast(ts_concat(((ts_tensor *[]){ wide, inf }), 2, 0), TS_F16), TS_I16);
+  }
   default: return NULL;
   }
 }
@@ -634,6 +674,17 @@ static const struct {
   { "Cumsum float64, exclusive, axis 0", TS_OP_CUMSUM },
   { "Cumprod uint32, exclusive, reverse, wrapping", TS_OP_CUMPROD },
   { "Cumsum float32, NaN, reverse", TS_OP_CUMSUM },
+  { "Max float32, long rows, ties, NaN, signed zeros", TS_OP_REDUCE_MAX },
+  { "Min float64, long rows, ties, NaN, signed zeros, keepdims", TS_OP_REDUCE_MIN },
+  { "ArgMax float32, long rows, ties, NaN, signed zeros", TS_OP_ARGMAX },
+  { "ArgMin float64 along axis 0, long columns, NaN", TS_OP_ARGMIN },
+  { "FloorDiv, FloorMod, TruncateDiv, TruncateMod int32, the lowest by -1", TS_OP_FLOORDIV },
+  { "FloorDiv, FloorMod, TruncateDiv, TruncateMod int64, the lowest by -1", TS_OP_FLOORDIV },
+  { "Cast float64 to int32, out of range, inf, NaN", TS_OP_CAST },
+  { "Cast float64 to int64, out of range, inf, NaN", TS_OP_CAST },
+  { "Cast float64 to uint64, out of range, inf, NaN", TS_OP_CAST },
+  { "Cast float32 to uint32, out of range, inf, NaN", TS_OP_CAST },
+  { "Cast float16 to int16, out of range, inf, NaN", TS_OP_CAST },
 };
 
 static int edge_cases(op_case *out)

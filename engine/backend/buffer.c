@@ -191,6 +191,18 @@ bool ts_buffer_set(ts_buffer *buf, size_t offset, const void *host_src, size_t b
          failed("a copy from the host", buf);
 }
 
+void ts__plan_note_break(const ts_backend *b)
+{
+  ts_context *c = ts__context();
+  if (!c->plan_recording || c->plan_host_read || b != c->device)
+    return;
+  c->plan_host_read = true;
+  const ts_op_call *op = c->plan_op;
+  c->plan_break = (ts_plan_break){ op ? op->def->name : "(no op)",
+                                   op && c->plan_site ? c->plan_site->node : NULL,
+                                   op ? op->loc : (ts_loc){ 0 } };
+}
+
 bool ts_buffer_get(const ts_buffer *buf, size_t offset, void *host_dst, size_t bytes)
 {
   TS_CHECK_ARG(buf != NULL && (host_dst != NULL || bytes == 0), false);
@@ -199,15 +211,7 @@ bool ts_buffer_get(const ts_buffer *buf, size_t offset, void *host_dst, size_t b
   ts_context *c = ts__context();
   if (c->plan_rec) /* the host reads a capture's value: what it does with it is not in the plan */
     c->plan_rec->host_work = true;
-  if (c->plan_recording && !c->plan_host_read &&
-      ts_buffer_type_backend(ts_buffer_get_type(buf)) == c->device) {
-    c->plan_host_read = true;
-    const ts_op_call *op = c->plan_op;
-    c->plan_break = (ts_plan_break){
-      op ? op->def->name : "(no op)",
-      op && c->plan_site ? c->plan_site->node : NULL,
-      op ? op->loc : (ts_loc){ 0 } };
-  }
+  ts__plan_note_break(ts_buffer_type_backend(ts_buffer_get_type(buf)));
   return !bytes || buf->iface->get(buf, offset, host_dst, bytes) ||
          failed("a copy to the host", buf);
 }

@@ -80,8 +80,8 @@ static void warn_stepwise(const ts_device_plan *dp, const ts_plan_break *at)
   char *message = g_strdup_printf(
     "%s: its graph runs op by op on %s, without capturing: the host read one of its "
     "values on the device mid-run in %d calls in a row, the last time in %s (an op on "
-    "the CPU reading a tensor of the device, or a print); keep such reads out of the "
-    "function to have it launched whole",
+    "the CPU reading a tensor of the device, a print, or a copy between two GPUs); keep "
+    "such reads out of the function to have it launched whole",
     dp->graph->name, ts_backend_name(dp->backend), BROKEN_LIMIT, where);
   g_free(where);
   ts_event ev = { .kind = TS_EVENT_WARNING };

@@ -38,8 +38,7 @@ __global__ void adam_kernel(int64_t n, ts_cu_adam a)
                         R::sub(one, *(const T *)a.beta1_power));
   const T c1 = R::sub(one, *(const T *)a.beta1), c2 = R::sub(one, *(const T *)a.beta2);
   const T eps = *(const T *)a.epsilon;
-  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-       i += (int64_t)gridDim.x * blockDim.x) {
+  FOR_EACH(i, n) {
     T gi = g[i];
     T mi = R::add(m[i], R::mul(R::sub(gi, m[i]), c1));
     T vi = R::add(v[i], R::mul(R::sub(R::mul(gi, gi), v[i]), c2));
@@ -56,8 +55,7 @@ extern "C" bool ts__cu_adam(ts_dtype dtype, int64_t n, const ts_cu_adam *a, void
   if (n <= 0)
     return true;
   cudaStream_t st = (cudaStream_t)stream;
-  int64_t b = (n + THREADS - 1) / THREADS;
-  unsigned blocks = (unsigned)(b < MAX_BLOCKS ? b : MAX_BLOCKS);
+  unsigned blocks = blocks_for(n);
   if (dtype == TS_F32)
     adam_kernel<float><<<blocks, THREADS, 0, st>>>(n, *a);
   else

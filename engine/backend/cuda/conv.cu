@@ -158,33 +158,36 @@ __global__ void conv_backprop_input_kernel(ts_cu_window g, int64_t o, const T *f
   }
 }
 
-/* One block per filter element, its threads striding over the output
- * positions and summing in shared memory. */
+/* A block per filter element (striding over them by the grid, as
+ * FOR_EACH_ROW), its threads striding over the output positions and
+ * summing in shared memory. */
 template <class T>
 __global__ void conv_backprop_filter_kernel(ts_cu_window g, int64_t o, const T *x, const T *dy,
-                                            T *df)
+                                            T *df, int64_t n)
 {
   __shared__ double part[THREADS];
-  int64_t idx = blockIdx.x;
-  int64_t k = idx % o, c = (idx / o) % g.c, kx = (idx / (o * g.c)) % g.kw;
-  int64_t ky = idx / (o * g.c * g.kw);
-  int64_t positions = g.n * g.oh * g.ow;
-  double acc = 0;
-  for (int64_t p = threadIdx.x; p < positions; p += blockDim.x) {
-    int64_t ox = p % g.ow, oy = (p / g.ow) % g.oh, b = p / (g.ow * g.oh);
-    int64_t iy = oy * g.sh - g.top + ky, ix = ox * g.sw - g.left + kx;
-    if (iy >= 0 && iy < g.h && ix >= 0 && ix < g.w)
-      acc += (double)x[((b * g.h + iy) * g.w + ix) * g.c + c] * (double)dy[p * o + k];
-  }
-  part[threadIdx.x] = acc;
-  __syncthreads();
-  for (int w = blockDim.x / 2; w > 0; w /= 2) {
-    if (threadIdx.x < w)
-      part[threadIdx.x] += part[threadIdx.x + w];
+  FOR_EACH_ROW(idx, n) {
+    int64_t k = idx % o, c = (idx / o) % g.c, kx = (idx / (o * g.c)) % g.kw;
+    int64_t ky = idx / (o * g.c * g.kw);
+    int64_t positions = g.n * g.oh * g.ow;
+    double acc = 0;
+    for (int64_t p = threadIdx.x; p < positions; p += blockDim.x) {
+      int64_t ox = p % g.ow, oy = (p / g.ow) % g.oh, b = p / (g.ow * g.oh);
+      int64_t iy = oy * g.sh - g.top + ky, ix = ox * g.sw - g.left + kx;
+      if (iy >= 0 && iy < g.h && ix >= 0 && ix < g.w)
+        acc += (double)x[((b * g.h + iy) * g.w + ix) * g.c + c] * (double)dy[p * o + k];
+    }
+    part[threadIdx.x] = acc;
     __syncthreads();
+    for (int w = blockDim.x / 2; w > 0; w /= 2) {
+      if (threadIdx.x < w)
+        part[threadIdx.x] += part[threadIdx.x + w];
+      __syncthreads();
+    }
+    if (threadIdx.x == 0)
+      df[idx] = (T)part[0];
+    __syncthreads(); /* part is the next element's */
   }
-  if (threadIdx.x == 0)
-    df[idx] = (T)part[0];
 }
 
 #define FLOATS(dtype, ...)                                  \
@@ -219,8 +222,8 @@ extern "C" bool ts__cu_conv_backprop_filter(ts_dtype dtype, const ts_cu_window *
 {
   cudaStream_t s = (cudaStream_t)stream;
   int64_t n = g->kh * g->kw * g->c * o;
-  FLOATS(dtype, if (n > 0) conv_backprop_filter_kernel<T><<<(unsigned)n, THREADS, 0, s>>>(
-                  *g, o, (const T *)x, (const T *)dy, (T *)df))
+  FLOATS(dtype, if (n > 0) conv_backprop_filter_kernel<T><<<blocks_for_rows(n), THREADS, 0, s>>>(
+                  *g, o, (const T *)x, (const T *)dy, (T *)df, n))
   return true;
 }
 

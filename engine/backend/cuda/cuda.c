@@ -96,14 +96,19 @@ struct ts_graph_plan {
   GArray *staging;       /* staging, reused by each capture in order */
   guint n_staged;        /* used by this capture */
   cudaEvent_t done;      /* recorded after each launch; NULL until the first */
-  guint n_index_checks;  /* launches of this capture that check their indices */
+  /* index_check, under the device's lock: the launches that check their
+   * operands on the device, this capture's from checks_from on (those
+   * before are earlier captures', kept while a fault they made may not
+   * have been looked at yet) */
+  GArray *checks;
+  guint checks_from;
+  GArray *node_recs;     /* ts_activity, report_nodes' per launch, reused */
+  GArray *node_operands; /* uint32_t, beside them */
 };
 
 struct ts_device_event {
   cudaEvent_t event;
 };
-
-#define INDEX_CHECKS 256
 
 typedef struct index_check {
   uint64_t correlation;
@@ -116,6 +121,8 @@ typedef struct device {
   char label[320];          /* "CUDA:0 (NVIDIA H100 80GB HBM3, 79.1 GiB)" */
   char model[256];          /* "NVIDIA H100 80GB HBM3" */
   cudaStream_t stream;      /* made on first use (use()) */
+  cudaEvent_t copied;       /* made with the stream: orders a peer copy after this
+                             * device's work, and this device's later work after it */
   pthread_mutex_t lock;     /* the cache, the stream's making */
   GHashTable *cache;        /* rounded size -> block list */
   size_t cached_bytes;
@@ -123,11 +130,11 @@ typedef struct device {
   const ts_backend *backend;
   /* index faults: where launches record an index out of range (made with
    * the stream), whether one may have since the host last looked, and the
-   * last INDEX_CHECKS ops that could have (under lock) to name it */
+   * plans (under lock) whose checks name the op that recorded it */
   ts_cu_index_fault *fault;
   bool fault_pending;
-  index_check checks[INDEX_CHECKS];
-  unsigned n_checks;
+  GPtrArray *plans;
+  GArray *freed_checks; /* index_check: of plans freed since the host last looked */
 } device;
 
 static device devices[MAX_DEVICES];
@@ -173,6 +180,8 @@ static bool use(device *d)
             ((d->fault ||
               (ok_or_fail(cudaMalloc((void **)&d->fault, sizeof *d->fault), "cudaMalloc") &&
                ok_or_fail(cudaMemset(d->fault, 0, sizeof *d->fault), "cudaMemset"))) &&
+             (d->copied || ok_or_fail(cudaEventCreateWithFlags(&d->copied, cudaEventDisableTiming),
+                                      "cudaEventCreate")) &&
              ok_or_fail(cudaStreamCreateWithFlags(&made, cudaStreamNonBlocking),
                         "cudaStreamCreateWithFlags"));
   if (made)
@@ -264,11 +273,13 @@ static void CUPTIAPI on_callback(void *data, CUpti_CallbackDomain domain, CUpti_
   }
 }
 
+/* The kinds recorded while a collector is subscribed.  No
+ * SYNCHRONIZATION: no collector reads syncs (profiler/device.c skips
+ * them), and CUPTI would write one per synchronize. */
 static const CUpti_ActivityKind ACTIVITY_KINDS[] = {
   CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, /* never KERNEL: it serialises kernels */
   CUPTI_ACTIVITY_KIND_MEMCPY,
   CUPTI_ACTIVITY_KIND_MEMSET,
-  CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
   CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION,
   /* CUPTI writes an EXTERNAL_CORRELATION record only beside the API record
    * of the call made under the pushed id (seen on an H200: none came
@@ -277,6 +288,94 @@ static const CUpti_ActivityKind ACTIVITY_KINDS[] = {
   CUPTI_ACTIVITY_KIND_RUNTIME,
   CUPTI_ACTIVITY_KIND_DRIVER,
 };
+
+/* For tracescope-bench-gpu only, to tell CUPTI's cost from ours:
+ * TRACESCOPE_CUPTI_KINDS (read each time recording starts) replaces
+ * ACTIVITY_KINDS by a comma-separated list of kernel, memcpy, memset,
+ * sync, external, runtime, driver and launch-api (the API records of the
+ * calls that launch, copy and memset alone, through
+ * cuptiActivityEnableRuntimeApi/DriverApi, instead of every call's), or
+ * none (the backend's own bookkeeping, CUPTI recording nothing).  Not
+ * API: the default is what collectors get. */
+static const struct {
+  const char *name;
+  CUpti_ActivityKind kind;
+} KIND_NAMES[] = {
+  { "kernel", CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL },
+  { "memcpy", CUPTI_ACTIVITY_KIND_MEMCPY },
+  { "memset", CUPTI_ACTIVITY_KIND_MEMSET },
+  { "sync", CUPTI_ACTIVITY_KIND_SYNCHRONIZATION },
+  { "external", CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION },
+  { "runtime", CUPTI_ACTIVITY_KIND_RUNTIME },
+  { "driver", CUPTI_ACTIVITY_KIND_DRIVER },
+};
+
+/* The calls launch-api records (CUDA 13's <<<>>> is __cudaLaunchKernel;
+ * cuBLASLt launches through the driver). */
+static const CUpti_CallbackId LAUNCH_RUNTIME_APIS[] = {
+  CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+  CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+  CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+  CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+  CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020,
+  CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000,
+  CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,
+  CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000,
+};
+static const CUpti_CallbackId LAUNCH_DRIVER_APIS[] = {
+  CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+  CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+};
+
+typedef struct recorded_kinds {
+  CUpti_ActivityKind kind[G_N_ELEMENTS(KIND_NAMES)];
+  int n;
+  bool launch_apis;
+} recorded_kinds;
+
+static recorded_kinds kinds_wanted(void)
+{
+  recorded_kinds k = { .n = 0 };
+  const char *env = getenv("TRACESCOPE_CUPTI_KINDS");
+  if (!env || !*env) {
+    for (size_t i = 0; i < G_N_ELEMENTS(ACTIVITY_KINDS); i++)
+      k.kind[k.n++] = ACTIVITY_KINDS[i];
+    return k;
+  }
+  char **names = g_strsplit(env, ",", -1);
+  for (char **n = names; *n; n++) {
+    bool known = strcmp(*n, "none") == 0;
+    if (strcmp(*n, "launch-api") == 0)
+      known = k.launch_apis = true;
+    for (size_t i = 0; i < G_N_ELEMENTS(KIND_NAMES) && !known; i++)
+      if (strcmp(*n, KIND_NAMES[i].name) == 0) {
+        if (k.n < (int)G_N_ELEMENTS(k.kind)) /* a name given twice, and more */
+          k.kind[k.n++] = KIND_NAMES[i].kind;
+        known = true;
+      }
+    if (!known)
+      g_warning("TRACESCOPE_CUPTI_KINDS: no kind \"%s\" (kernel, memcpy, memset, sync, "
+                "external, runtime, driver, launch-api, none)", *n);
+  }
+  g_strfreev(names);
+  return k;
+}
+
+static recorded_kinds recording; /* under cupti.lock */
+
+static void launch_apis_enable(uint8_t on)
+{
+  const ts_cupti_api *a = cupti.api;
+  if (!a->ActivityEnableRuntimeApi || !a->ActivityEnableDriverApi) {
+    if (on)
+      g_warning("CUDA: this CUPTI cannot record single API calls (launch-api)");
+    return;
+  }
+  for (size_t i = 0; i < G_N_ELEMENTS(LAUNCH_RUNTIME_APIS); i++)
+    a->ActivityEnableRuntimeApi(LAUNCH_RUNTIME_APIS[i], on);
+  for (size_t i = 0; i < G_N_ELEMENTS(LAUNCH_DRIVER_APIS); i++)
+    a->ActivityEnableDriverApi(LAUNCH_DRIVER_APIS[i], on);
+}
 
 /* Starts CUPTI on first need; false (with a warning once) if it cannot. */
 static bool cupti_start(void)
@@ -327,9 +426,15 @@ static void cupti_follow_wanted(void)
   if (want == cupti.enabled || (want && !cupti_start()))
     return;
   pthread_mutex_lock(&cupti.lock);
-  for (size_t i = 0; i < G_N_ELEMENTS(ACTIVITY_KINDS); i++)
-    (want ? cupti.api->ActivityEnable : cupti.api->ActivityDisable)(ACTIVITY_KINDS[i]);
-  cupti.enabled = want;
+  if (want != cupti.enabled) { /* another thread may have followed meanwhile */
+    if (want)
+      recording = kinds_wanted();
+    for (int i = 0; i < recording.n; i++)
+      (want ? cupti.api->ActivityEnable : cupti.api->ActivityDisable)(recording.kind[i]);
+    if (recording.launch_apis)
+      launch_apis_enable(want);
+    cupti.enabled = want;
+  }
   pthread_mutex_unlock(&cupti.lock);
 }
 
@@ -516,11 +621,36 @@ ts_cu_index_fault *ts__cuda_index_fault(const ts_backend *b, uint64_t correlatio
   if (!d->capturing)
     return NULL;
   pthread_mutex_lock(&d->lock);
-  d->checks[d->n_checks++ % INDEX_CHECKS] = (index_check){ correlation, *c };
+  g_array_append_val(d->capturing->checks, ((index_check){ correlation, *c }));
   pthread_mutex_unlock(&d->lock);
-  d->capturing->n_index_checks++;
   __atomic_store_n(&d->fault_pending, true, __ATOMIC_RELEASE);
   return d->fault;
+}
+
+/* The check of the launch of this correlation, from the plans' (under the
+ * device's lock); with the stream idle (forget), the checks of earlier
+ * captures go: their launches have all run and been looked at. */
+static bool check_named(device *d, uint64_t correlation, index_check *named, bool forget)
+{
+  bool found = false;
+  pthread_mutex_lock(&d->lock);
+  for (guint i = 0; i <= d->plans->len; i++) {
+    ts_graph_plan *p = i < d->plans->len ? g_ptr_array_index(d->plans, i) : NULL;
+    GArray *checks = p ? p->checks : d->freed_checks;
+    for (guint j = 0; j < checks->len && !found; j++)
+      if (g_array_index(checks, index_check, j).correlation == correlation) {
+        *named = g_array_index(checks, index_check, j);
+        found = true;
+      }
+    guint earlier = p ? p->checks_from : checks->len;
+    if (forget && earlier) {
+      g_array_remove_range(checks, 0, earlier);
+      if (p)
+        p->checks_from = 0;
+    }
+  }
+  pthread_mutex_unlock(&d->lock);
+  return found;
 }
 
 /* After the stream went idle: the index fault (or refused divisor or
@@ -534,17 +664,12 @@ static bool index_faults_taken(device *d)
   if (!ok_or_fail(cudaMemcpy(&f, d->fault, sizeof f, cudaMemcpyDeviceToHost),
                   "reading the index faults"))
     return false;
+  index_check named;
+  bool found = check_named(d, f.flag ? f.correlation : 0, &named, true);
   if (!f.flag)
     return true;
   if (!ok_or_fail(cudaMemset(d->fault, 0, sizeof f), "clearing the index faults"))
     return false;
-  pthread_mutex_lock(&d->lock);
-  const index_check *found = NULL;
-  for (unsigned i = 0; i < MIN(d->n_checks, INDEX_CHECKS) && !found; i++)
-    if (d->checks[i].correlation == f.correlation)
-      found = &d->checks[i];
-  index_check named = found ? *found : (index_check){ 0 };
-  pthread_mutex_unlock(&d->lock);
   if (found)
     return ts__cuda_index_fail(&named.check, f.at, f.value);
   ts_error_set(TS_ERR_OUT_OF_RANGE, (ts_loc){ 0 }, NULL,
@@ -630,6 +755,42 @@ static bool cuda_memset(ts_buffer *buf, size_t offset, int value, size_t bytes)
   return ok;
 }
 
+/* A capture of this thread on d (if any) ends here: what it captured is
+ * launched and the rest of the run goes step by step, as after a host read
+ * (the engine counts it: ts__plan_note_break). */
+static void capture_end_here(device *d)
+{
+  if (d->capturing && d->capturing == capture_plan) {
+    ts__plan_note_break(d->backend);
+    break_capture(d);
+  }
+}
+
+/* From another GPU of the process, on d's stream, ordered by events both
+ * ways without the host waiting: after the work queued on the source's
+ * stream (which writes src), and before the source's later work (which
+ * may reuse src's memory).  Not capturable: a CUDA Graph's replay would
+ * not order itself after the other device's work of its own time (an
+ * event wait node waits on a record made at capture), and a capture may
+ * not wait on an event recorded outside it.  So a capture on either
+ * device breaks first.  (A cudaStreamSynchronize of the source instead
+ * would be a host wait the graph does not hold, refused outright when
+ * the source's own stream is capturing.) */
+static bool peer_copy(device *d, void *dst, device *s, const void *src, size_t bytes)
+{
+  capture_end_here(d);
+  capture_end_here(s);
+  if (!use(s) || !ok_or_fail(cudaEventRecord(s->copied, s->stream), "cudaEventRecord") ||
+      !use(d) || !ok_or_fail(cudaStreamWaitEvent(d->stream, s->copied, 0), "cudaStreamWaitEvent"))
+    return false;
+  copy_tags t = tags_push();
+  bool ok = ok_or_fail(cudaMemcpyPeerAsync(dst, d->ordinal, src, s->ordinal, bytes, d->stream),
+                       "peer copy");
+  tags_pop(t);
+  return ok && ok_or_fail(cudaEventRecord(d->copied, d->stream), "cudaEventRecord") &&
+         ok_or_fail(cudaStreamWaitEvent(s->stream, d->copied, 0), "cudaStreamWaitEvent");
+}
+
 static bool cuda_copy_from(ts_buffer *buf, size_t offset, const ts_buffer *src_buf,
                            size_t src_offset, size_t bytes)
 {
@@ -645,16 +806,12 @@ static bool cuda_copy_from(ts_buffer *buf, size_t offset, const ts_buffer *src_b
   if (src_b != b && from < 0)
     return false; /* the host: set */
   if (from >= 0)
-    cudaStreamSynchronize(devices[from].stream);
+    return peer_copy(d, dst, &devices[from], src, bytes);
   if (!use(d))
     return false;
   copy_tags t = tags_push();
-  bool ok = from < 0 ? ok_or_fail(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
-                                                  d->stream),
-                                  "device-to-device copy")
-                     : ok_or_fail(cudaMemcpyPeerAsync(dst, d->ordinal, src, devices[from].ordinal,
-                                                      bytes, d->stream),
-                                  "peer copy");
+  bool ok = ok_or_fail(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, d->stream),
+                       "device-to-device copy");
   tags_pop(t);
   return ok;
 }
@@ -799,7 +956,11 @@ static bool begin_capture(device *d, ts_graph_plan *p)
     return false;
   g_array_set_size(p->ops, 0);
   g_hash_table_remove_all(p->positions);
-  p->n_index_checks = 0;
+  pthread_mutex_lock(&d->lock); /* the last capture's checks may name a fault not yet seen */
+  if (!__atomic_load_n(&d->fault_pending, __ATOMIC_ACQUIRE))
+    g_array_set_size(p->checks, 0);
+  p->checks_from = p->checks->len;
+  pthread_mutex_unlock(&d->lock);
   p->broken = false; /* the last capture's exec, if any, is updated or made anew */
   d->capturing = p;
   capture_plan = p; /* for CUPTI's node callbacks on this thread */
@@ -817,7 +978,21 @@ static void plan_free(ts_graph_plan *p)
   g_hash_table_unref(p->positions);
   g_array_unref(p->ops);
   g_array_unref(p->clones);
+  g_array_unref(p->checks);
+  g_array_unref(p->node_recs);
+  g_array_unref(p->node_operands);
   g_free(p);
+}
+
+/* p's checks outlive it until the host looks for a fault its launches
+ * may have made. */
+static void plan_forget(device *d, ts_graph_plan *p)
+{
+  pthread_mutex_lock(&d->lock);
+  g_ptr_array_remove_fast(d->plans, p);
+  if (__atomic_load_n(&d->fault_pending, __ATOMIC_ACQUIRE))
+    g_array_append_vals(d->freed_checks, p->checks->data, p->checks->len);
+  pthread_mutex_unlock(&d->lock);
 }
 
 static ts_graph_plan *cuda_plan_create(const ts_backend *b)
@@ -828,8 +1003,17 @@ static ts_graph_plan *cuda_plan_create(const ts_backend *b)
   p->clones = g_array_new(FALSE, FALSE, sizeof(node_clone));
   p->staging = g_array_new(FALSE, FALSE, sizeof(staging));
   p->held = g_array_new(FALSE, FALSE, sizeof(held_block));
-  if (!begin_capture(dev_of(b), p))
+  p->checks = g_array_new(FALSE, FALSE, sizeof(index_check));
+  p->node_recs = g_array_new(FALSE, FALSE, sizeof(ts_activity));
+  p->node_operands = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  device *d = dev_of(b);
+  pthread_mutex_lock(&d->lock);
+  g_ptr_array_add(d->plans, p);
+  pthread_mutex_unlock(&d->lock);
+  if (!begin_capture(d, p)) {
+    plan_forget(d, p);
     g_clear_pointer(&p, plan_free);
+  }
   return p;
 }
 
@@ -887,26 +1071,25 @@ static uint64_t report_nodes(device *d, ts_graph_plan *p)
 {
   if (!ts_activity_wanted() || !cupti.api || !cupti.enabled)
     return 0;
-  guint n_max = MAX(p->clones->len, 1);
-  ts_activity *recs = g_new0(ts_activity, n_max);
-  uint32_t *operands = g_new0(uint32_t, n_max);
-  int n = 0;
+  g_array_set_size(p->node_recs, 0);
+  g_array_set_size(p->node_operands, 0);
   for (guint i = 0; i < p->clones->len; i++) {
     const node_clone *c = &g_array_index(p->clones, node_clone, i);
     if (c->position >= p->ops->len)
       continue;
     const node_op *op = &g_array_index(p->ops, node_op, c->position);
-    operands[n] = op->operand;
-    recs[n++] = (ts_activity){
+    g_array_append_val(p->node_operands, op->operand);
+    g_array_append_val(p->node_recs, ((ts_activity){
       .kind = TS_ACTIVITY_GRAPH_NODE, .device = d->name, .graph_node = c->node_id,
       .correlation = ts__correlation_recharged(op->correlation, p->captured, p->fresh, p->n_fresh),
-    };
+    }));
   }
   pthread_mutex_lock(&cupti.lock);
-  uint64_t launch = ts__cupti_records_launch(&cupti.records, recs, operands, n);
+  uint64_t launch = ts__cupti_records_launch(&cupti.records,
+                                             (const ts_activity *)(void *)p->node_recs->data,
+                                             (const uint32_t *)(void *)p->node_operands->data,
+                                             (int)p->node_recs->len);
   pthread_mutex_unlock(&cupti.lock);
-  g_free(operands);
-  g_free(recs);
   return launch;
 }
 
@@ -976,7 +1159,7 @@ static bool cuda_plan_replay(const ts_backend *b, ts_graph_plan *p, const uint64
   p->captured = captured;
   p->fresh = fresh;
   p->n_fresh = n;
-  if (p->n_index_checks) /* its kernels may record a fault again, under the captured ids */
+  if (p->checks->len > p->checks_from) /* its kernels may record a fault again, under the captured ids */
     __atomic_store_n(&d->fault_pending, true, __ATOMIC_RELEASE);
   bool ok = launch_graph(d, p, p->exec);
   p->n_fresh = 0;
@@ -993,6 +1176,7 @@ static void cuda_plan_free(const ts_backend *b, ts_graph_plan *p)
   release_held(d, p);
   if (p->exec)
     cudaGraphExecDestroy(p->exec);
+  plan_forget(d, p);
   plan_free(p);
 }
 
@@ -1052,6 +1236,8 @@ void ts__cuda_register(void)
              (double)prop.totalGlobalMem / (1 << 30));
     pthread_mutex_init(&d->lock, NULL);
     d->cache = g_hash_table_new(g_direct_hash, g_direct_equal);
+    d->plans = g_ptr_array_new();
+    d->freed_checks = g_array_new(FALSE, FALSE, sizeof(index_check));
     ts_backend_i iface = CUDA_IFACE;
     iface.name = d->name;
     g_strlcpy(d->model, prop.name, sizeof d->model);

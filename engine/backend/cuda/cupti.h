@@ -47,6 +47,9 @@ typedef struct ts_cupti_api {
   CUptiResult (*EnableCallback)(uint32_t, CUpti_SubscriberHandle, CUpti_CallbackDomain,
                                 CUpti_CallbackId);
   CUptiResult (*GetGraphNodeId)(CUgraphNode, uint64_t *);
+  /* optional (NULL where this CUPTI lacks them): API records of single calls */
+  CUptiResult (*ActivityEnableRuntimeApi)(CUpti_CallbackId, uint8_t);
+  CUptiResult (*ActivityEnableDriverApi)(CUpti_CallbackId, uint8_t);
 } ts_cupti_api;
 
 /* Loads CUPTI: $TRACESCOPE_CUPTI, then libcupti.so.<major> on the library

@@ -68,6 +68,8 @@ static void load(void)
   SYM(EnableCallback)
   SYM(GetGraphNodeId)
 #undef SYM
+  *(void **)&api.ActivityEnableRuntimeApi = dlsym(h, "cuptiActivityEnableRuntimeApi");
+  *(void **)&api.ActivityEnableDriverApi = dlsym(h, "cuptiActivityEnableDriverApi");
   if (api.GetVersion(&api.version) != CUPTI_SUCCESS || api.version / 10000 != CUPTI_MAJOR) {
     snprintf(why_text, sizeof why_text,
              "CUPTI %u.%u at run time, built against %u.%u: its activity records are laid out "

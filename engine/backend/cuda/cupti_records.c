@@ -8,7 +8,8 @@
 /* One CUDA Graph launch's nodes (ts__cupti_records_launch). */
 typedef struct cupti_launch {
   GArray *nodes;        /* ts_activity, TS_ACTIVITY_GRAPH_NODE */
-  GHashTable *operands; /* graph node id -> the input its copy carries (nonzero only) */
+  GHashTable *operands; /* graph node id -> the input its copy carries (nonzero only);
+                         * NULL when no node carries one (most launches) */
   bool put;             /* its nodes went out before its first record */
 } cupti_launch;
 
@@ -16,7 +17,8 @@ static void launch_free(gpointer data)
 {
   cupti_launch *l = data;
   g_array_unref(l->nodes);
-  g_hash_table_unref(l->operands);
+  if (l->operands)
+    g_hash_table_unref(l->operands);
   g_free(l);
 }
 
@@ -147,11 +149,13 @@ uint64_t ts__cupti_records_launch(ts_cupti_records *r, const ts_activity *nodes,
   cupti_launch *l = g_new0(cupti_launch, 1);
   l->nodes = g_array_sized_new(FALSE, FALSE, sizeof(ts_activity), (guint)n);
   g_array_append_vals(l->nodes, nodes, (guint)n);
-  l->operands = g_hash_table_new(g_direct_hash, g_direct_equal);
   for (int i = 0; i < n; i++)
-    if (operands[i])
+    if (operands[i]) {
+      if (!l->operands)
+        l->operands = g_hash_table_new(g_direct_hash, g_direct_equal);
       g_hash_table_insert(l->operands, GSIZE_TO_POINTER((gsize)nodes[i].graph_node),
                           GUINT_TO_POINTER(operands[i]));
+    }
   uint64_t *id = g_new(uint64_t, 1);
   *id = TS_CUPTI_LAUNCH_BIT | ++r->next_launch;
   g_hash_table_insert(r->launches, id, l);
@@ -183,10 +187,12 @@ int ts__cupti_records_take(ts_cupti_records *r, const ts_activity **out)
       l->put = true;
       newest = MAX(newest, id);
     }
-    if (a.kind == TS_ACTIVITY_COPY) /* which input of its op it carried, if any */
-      a.operand = GPOINTER_TO_UINT(
-        a.graph_node ? (l ? g_hash_table_lookup(l->operands, GSIZE_TO_POINTER((gsize)a.graph_node)) : NULL)
-                     : g_hash_table_lookup(r->operands, GUINT_TO_POINTER((guint)a.correlation)));
+    if (a.kind == TS_ACTIVITY_COPY) { /* which input of its op it carried, if any */
+      GHashTable *by = a.graph_node ? (l ? l->operands : NULL) : r->operands;
+      gpointer key = a.graph_node ? GSIZE_TO_POINTER((gsize)a.graph_node)
+                                  : GUINT_TO_POINTER((guint)a.correlation);
+      a.operand = by ? GPOINTER_TO_UINT(g_hash_table_lookup(by, key)) : 0;
+    }
     a.correlation = id;
     g_array_append_val(r->taken, a);
   }

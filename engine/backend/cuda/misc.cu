@@ -15,18 +15,6 @@
 
 #include "launch.cuh"
 
-/* Kernels with a block per row or output: as many blocks as there are
- * rows, up to the same cap, each striding over rows by the grid (a grid
- * holds at most 2^31 - 1 blocks, and a tensor more rows than that). */
-static unsigned blocks_for_rows(int64_t rows)
-{
-  return (unsigned)(rows < MAX_BLOCKS ? rows : MAX_BLOCKS);
-}
-
-/* A block's rows b, b + gridDim.x, ...: the same for all its threads, so
- * they may __syncthreads inside. */
-#define FOR_EACH_ROW(b, n) for (int64_t b = blockIdx.x; b < (n); b += gridDim.x)
-
 /* ---- Cast ------------------------------------------------------------------------ */
 
 /* As the CPU's loops (ops/cast.c), from an element's value V (a 16-bit
@@ -199,8 +187,9 @@ __device__ __forceinline__ void combine(int kind, T &acc, int64_t &at, T v, int6
   switch (kind) {
   case R_SUM: case R_MEAN: acc += v; break;
   case R_PROD: acc *= v; break;
-  case R_MAX: if (isnan(v) || v > acc) acc = v; break;
-  case R_MIN: if (isnan(v) || v < acc) acc = v; break;
+  /* the first NaN met stays (its sign and payload), as the CPU's STEP_MAXF */
+  case R_MAX: if (!isnan(acc) && (isnan(v) || v > acc)) acc = v; break;
+  case R_MIN: if (!isnan(acc) && (isnan(v) || v < acc)) acc = v; break;
   case R_ARGMAX: case R_ARGMIN: combine_arg(kind == R_ARGMAX, acc, at, v, i); break;
   }
 }

@@ -1,4 +1,4 @@
-/* cuda/rnn.cu — LSTMSequence's cell (ops/rnn.c): one thread per element
+/* cuda/rnn.cu — LSTMSequence's cell (ops/rnn.c): a thread per element
  * [b, j] of a step, after the projection x_t W^T + b and the recurrent
  * product h R^T, in the order of the CPU's cell (kernels/lstm.c):
  *   g_k = x_k + hr_k                        (k = i, o, f, c)
@@ -21,26 +21,25 @@ template <class T>
 __global__ void lstm_cell_kernel(int64_t rows, int64_t h, const T *proj, const T *hr, const T *peep,
                                  const T *c_in, T *c_out, T *h_out, T *h_last)
 {
-  int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (e >= rows * h)
-    return;
-  int64_t b = e / h, j = e % h;
-  const T *x = proj + b * 4 * h, *g = hr + b * 4 * h;
-  T gi = x[j] + g[j], go = x[h + j] + g[h + j], gf = x[2 * h + j] + g[2 * h + j];
-  T gc = x[3 * h + j] + g[3 * h + j];
-  T c = c_in[e];
-  if (peep) {
-    gi = gi + peep[j] * c;
-    gf = gf + peep[2 * h + j] * c;
+  FOR_EACH(e, rows * h) {
+    int64_t b = e / h, j = e % h;
+    const T *x = proj + b * 4 * h, *g = hr + b * 4 * h;
+    T gi = x[j] + g[j], go = x[h + j] + g[h + j], gf = x[2 * h + j] + g[2 * h + j];
+    T gc = x[3 * h + j] + g[3 * h + j];
+    T c = c_in[e];
+    if (peep) {
+      gi = gi + peep[j] * c;
+      gf = gf + peep[2 * h + j] * c;
+    }
+    T cj = sigmoid(gf) * c + sigmoid(gi) * tanh(gc);
+    if (peep)
+      go = go + peep[h + j] * cj;
+    c_out[e] = cj;
+    T out = sigmoid(go) * tanh(cj);
+    h_out[e] = out;
+    if (h_last)
+      h_last[e] = out;
   }
-  T cj = sigmoid(gf) * c + sigmoid(gi) * tanh(gc);
-  if (peep)
-    go = go + peep[h + j] * cj;
-  c_out[e] = cj;
-  T out = sigmoid(go) * tanh(cj);
-  h_out[e] = out;
-  if (h_last)
-    h_last[e] = out;
 }
 
 extern "C" bool ts__cu_lstm_cell(ts_dtype dtype, int64_t rows, int64_t hidden, const void *proj,
@@ -53,7 +52,7 @@ extern "C" bool ts__cu_lstm_cell(ts_dtype dtype, int64_t rows, int64_t hidden, c
     return false;
   if (n <= 0)
     return true;
-  unsigned blocks = (unsigned)((n + THREADS - 1) / THREADS);
+  unsigned blocks = blocks_for(n);
   if (dtype == TS_F32)
     lstm_cell_kernel<float><<<blocks, THREADS, 0, s>>>(rows, hidden, (const float *)proj,
                                                         (const float *)hr, (const float *)peep,

@@ -25,7 +25,7 @@ template <class T>
 __global__ void sum_to_kernel(ts_cu_sum_to s, const T *g, T *y)
 {
   __shared__ double acc_s[THREADS];
-  for (int64_t b = blockIdx.x; b < s.n_out; b += gridDim.x) {
+  FOR_EACH_ROW(b, s.n_out) {
     const T *base = g + offset_in(s.n_kept, s.kept_dim, s.kept_stride, b);
     double acc = 0;
     for (int64_t i = threadIdx.x; i < s.n_summed_elems; i += blockDim.x)
@@ -51,7 +51,6 @@ extern "C" bool ts__cu_sum_to(ts_dtype dtype, const ts_cu_sum_to *s, const void 
   if (s->n_out <= 0)
     return true;
   cudaStream_t st = (cudaStream_t)stream;
-  unsigned blocks = (unsigned)(s->n_out < MAX_BLOCKS ? s->n_out : MAX_BLOCKS);
-  DISPATCH(dtype, sum_to_kernel<T><<<blocks, THREADS, 0, st>>>(*s, (const T *)g, (T *)y))
+  DISPATCH(dtype, sum_to_kernel<T><<<blocks_for_rows(s->n_out), THREADS, 0, st>>>(*s, (const T *)g, (T *)y))
   return true;
 }
