@@ -668,10 +668,9 @@ static ts_tensor *gathered(ts_call *call)
   return ts_mul(ts_gather(ts_arg(call, 0), ts_arg(call, 1), 0), ts_scalar_f32(2));
 }
 
-/* Gather's indices are checked on the device in a graph, so its capture
- * is not broken by a host read (the calls replay), and an index out of
- * range is still the op's error. */
-static void test_indices_checked_in_graphs(void)
+/* Gathers on the argument's indices in a graph named name (body), the
+ * calls replaying, then an index out of range: still the op's error. */
+static void expect_gathers_checked(const char *name, ts_tensor *(*body)(ts_call *))
 {
   const ts_backend *b = cuda_or_skip();
   if (!b)
@@ -680,12 +679,20 @@ static void test_indices_checked_in_graphs(void)
   ts_tensor *params = ts_random_uniform(TS_F32, TS_SHAPE(4, 3), -1, 1, 3);
   ts_tensor *good = ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 3, 0 });
   ts_tensor *bad = ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 1, 9 });
-  ts_function *fn = ts_function_new("gathered", gathered, "params, indices");
+  ts_function *fn = ts_function_new(name, body, "params, indices");
   ts_value args[2] = { TS_TENSOR_VALUE(params), TS_TENSOR_VALUE(good) };
   ts_tensor *want = ts_function_call(fn, args, 2);
   expect_checked_in_graphs(b, fn, args, 1, good, bad, want, "Gather: indices[1] = 9 is not in [0, 4)");
   ts_function_free(fn);
   ts_scope_end(scope);
+}
+
+/* Gather's indices are checked on the device in a graph, so its capture
+ * is not broken by a host read (the calls replay), and an index out of
+ * range is still the op's error. */
+static void test_indices_checked_in_graphs(void)
+{
+  expect_gathers_checked("gathered", gathered);
 }
 
 /* 300 Gathers in one graph, the first on the argument's indices, the
@@ -704,19 +711,7 @@ static ts_tensor *many_gathers(ts_call *call)
 
 static void test_many_index_checks_in_graphs(void)
 {
-  const ts_backend *b = cuda_or_skip();
-  if (!b)
-    return;
-  ts_scope *scope = ts_scope_begin();
-  ts_tensor *params = ts_random_uniform(TS_F32, TS_SHAPE(4, 3), -1, 1, 3);
-  ts_tensor *good = ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 3, 0 });
-  ts_tensor *bad = ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 1, 9 });
-  ts_function *fn = ts_function_new("many_gathers", many_gathers, "params, indices");
-  ts_value args[2] = { TS_TENSOR_VALUE(params), TS_TENSOR_VALUE(good) };
-  ts_tensor *want = ts_function_call(fn, args, 2);
-  expect_checked_in_graphs(b, fn, args, 1, good, bad, want, "Gather: indices[1] = 9 is not in [0, 4)");
-  ts_function_free(fn);
-  ts_scope_end(scope);
+  expect_gathers_checked("many_gathers", many_gathers);
 }
 
 /* A Gather whose output has no elements (params [4, 0]) still refuses an
