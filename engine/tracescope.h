@@ -1057,7 +1057,9 @@ TS_API const char *ts_arg_str_at(ts_loc loc, ts_call *call, int i);
  * held by the tuple (variables give their value, as a single result
  * does); tuples do not nest.  NULL + error for a NULL tensor (the error
  * that made it stays), n < 1 or n > TS_MAX_RETURNS, or a tensor that is a
- * tuple.  TS_RETURN takes a tuple eagerly, not from a traced block. */
+ * tuple.  TS_RETURN takes a tuple, also from a traced block: every return
+ * of the function then gives a tuple of as many tensors, each of one dtype
+ * on every path (its shape may differ: dims relax to unknown). */
 #define TS_MAX_RETURNS 64
 TS_API ts_tensor *ts_tuple_at(ts_loc loc, int n, ts_tensor *const *tensors);
 #define ts_tuple(...)                                                                      \

@@ -15,10 +15,11 @@
  * block (found through ts_cf_block.up) or the function's ts_fn_jumps and
  * end the innermost block; traced blocks carry the flags out as If outputs
  * and loop variables, and the code after them is guarded (see "jumps"). */
-#include "trace-private.h"
+#include "function-private.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 enum { KIND_IF, KIND_WHILE, KIND_FOR };
 static const char *const kind_names[] = { "TS_IF", "TS_WHILE", "TS_FOR" };
@@ -48,12 +49,13 @@ typedef struct branch_out {
 
 /* The jump flags code in region r (a block; NULL: the function's top) can
  * set: the innermost enclosing loop's, and the function's. */
+#define MAX_FLAGS (3 + TS_MAX_RETURNS) /* broke, continued, returned and a tuple's tensors */
 typedef struct flag_set {
   int n;
-  ts_tensor **slot[4];
-  const char *name[4];
-  bool is_bool[4];
-  ts_tensor *value[4]; /* cf_state.saved: the values at the statement's start */
+  ts_tensor **slot[MAX_FLAGS];
+  const char *name[MAX_FLAGS];
+  bool is_bool[MAX_FLAGS];
+  ts_tensor *value[MAX_FLAGS]; /* cf_state.saved: the values at the statement's start */
 } flag_set;
 
 static void flag_set_add(flag_set *fs, ts_tensor **slot, const char *name, bool is_bool)
@@ -83,8 +85,10 @@ typedef struct cf_state {
   GArray *caps[2];       /* their captures (ts_source, owned) */
   branch_out *outs[2];   /* TS_IF: what each branch left in the variables */
   int n_flags;           /* jump flags: the last n_flags slots */
-  const char *flag_name[4];
-  bool flag_bool[4];     /* a flag (false by default) or the return value (zeros) */
+  const char *flag_name[MAX_FLAGS];
+  bool flag_bool[MAX_FLAGS]; /* a flag (false by default) or the return value (zeros) */
+  int n_then;            /* TS_IF: the slots when the then branch ended (a tuple's
+                            TS_RETURN in the else branch may add some) */
   int n_unfolded;        /* loops: the slots before the jump flags were added */
   bool refolded;         /* loops: the condition is traced again with the flags */
   flag_set saved;        /* the flags code in the statement can set, put back if it fails */
@@ -179,7 +183,20 @@ static const char *var_name(const ts_cf_block *b, int i, char *buf, size_t size)
   return buf;
 }
 
-/* Slot i's name: a user variable's, or the hidden counter's. */
+/* Which tensor of the function's returned tuple slot holds, or -1. */
+static int ret_item(const ts_fn_jumps *fn, ts_tensor **slot)
+{
+  if (!fn || fn->arity < 1)
+    return -1;
+  if (slot == &fn->retval)
+    return 0;
+  for (int k = 1; k < fn->arity; k++)
+    if (slot == &fn->more[k - 1])
+      return k;
+  return -1;
+}
+
+/* Slot i's name: a user variable's, a flag's, or the hidden counter's. */
 static const char *slot_name(const ts_cf_block *b, const cf_state *st, int i, char *buf,
                              size_t size)
 {
@@ -188,7 +205,11 @@ static const char *slot_name(const ts_cf_block *b, const cf_state *st, int i, ch
     return buf;
   }
   if (st && i >= st->n_slots - st->n_flags) {
-    snprintf(buf, size, "%s", st->flag_name[i - (st->n_slots - st->n_flags)]);
+    int k = ret_item(current_fn, st->slots[i]);
+    if (k >= 0)
+      snprintf(buf, size, "item %d of %s's returned tuple", k, current_fn->name);
+    else
+      snprintf(buf, size, "%s", st->flag_name[i - (st->n_slots - st->n_flags)]);
     return buf;
   }
   return var_name(b, i - (st ? st->n_hidden : 0), buf, size);
@@ -323,6 +344,8 @@ static flag_set flags_of(ts_cf_block *r)
   if (current_fn) {
     flag_set_add(&fs, &current_fn->returned, "returned", true);
     flag_set_add(&fs, &current_fn->retval, "retval", false);
+    for (int k = 1; k < current_fn->arity; k++)
+      flag_set_add(&fs, &current_fn->more[k - 1], "retval", false);
   }
   return fs;
 }
@@ -579,6 +602,97 @@ static bool in_dead_code(void)
   return false;
 }
 
+/* ---- a returned tuple: its tensors are the return value's slots, merged
+ * one by one as a single tensor is (tf.function's nested structure). */
+
+/* The function's pending return value: retval, or the tuple of its tensors. */
+static ts_tensor *ret_value(const ts_fn_jumps *fn)
+{
+  if (fn->arity < 1 || !fn->retval)
+    return fn->retval;
+  ts_tensor *items[TS_MAX_RETURNS] = { fn->retval };
+  for (int k = 1; k < fn->arity; k++)
+    if (!(items[k] = fn->more[k - 1]))
+      return NULL;
+  return ts__tuple_new(items, fn->arity);
+}
+
+/* Sets the pending return value (NULL: none) to value, a tensor or a tuple. */
+static void set_ret(ts_fn_jumps *fn, ts_loc loc, ts_tensor *value)
+{
+  int n = value && value->items ? value->n_items : 1;
+  for (int k = 0; k < n; k++) {
+    ts_tensor *v = value && value->items ? value->items[k] : value;
+    v = v && v->is_variable ? ts_read_at(loc, v) : v;
+    *(k ? &fn->more[k - 1] : &fn->retval) = v;
+  }
+}
+
+/* Zeros of value's tensor or of each of its tuple's (the placeholder of a
+ * path that did not return); NULL + error where a shape is unknown. */
+static ts_tensor *zeros_of_value(const ts_cf_block *b, const ts_tensor *value)
+{
+  if (!value->items)
+    return zeros_of(b, info_of(value));
+  ts_tensor *items[TS_MAX_RETURNS];
+  for (int k = 0; k < value->n_items; k++)
+    if (!(items[k] = zeros_of(b, info_of(value->items[k]))))
+      return NULL;
+  return ts__tuple_new(items, value->n_items);
+}
+
+static void structure_str(char *buf, size_t size, int arity)
+{
+  if (arity == 0)
+    snprintf(buf, size, "one tensor");
+  else
+    snprintf(buf, size, "a tuple of %d tensor%s", arity, arity == 1 ? "" : "s");
+}
+
+/* Every return of a traced function gives one tensor, or a tuple of as
+ * many tensors: the first TS_RETURN sets which (a line of 0: the end of
+ * the function).  false + error naming both where they differ. */
+static bool same_structure(ts_fn_jumps *fn, ts_loc loc, const ts_tensor *value)
+{
+  int arity = value->items ? value->n_items : 0;
+  if (fn->arity < 0) {
+    fn->arity = arity;
+    fn->arity_loc = loc;
+    return true;
+  }
+  if (arity == fn->arity)
+    return true;
+  char was[48], now[48], where[48];
+  structure_str(was, sizeof was, fn->arity);
+  structure_str(now, sizeof now, arity);
+  if (loc.line)
+    snprintf(where, sizeof where, "at line %d", loc.line);
+  else
+    snprintf(where, sizeof where, "at its end");
+  if (!ts_failed())
+    ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, "TS_RETURN",
+                 "%s: returns %s at line %d but %s %s; every return must have the same "
+                 "structure (one tensor, or a tuple of as many tensors)",
+                 fn->name, was, fn->arity_loc.line, now, where);
+  return false;
+}
+
+/* A TS_RETURN of a tuple of n tensors, the function's first: the traced
+ * TS_IFs open around it (b's and the guards') get slots for its tensors
+ * after the first (loops add theirs when their body ends). */
+static void add_ret_items(ts_cf_block *b, int n)
+{
+  ts_fn_jumps *fn = current_fn;
+  for (; b; b = b->up)
+    if (b->kind == KIND_IF && b->state)
+      for (int k = 1; k < n; k++)
+        state_add_flag(b->state, &fn->more[k - 1], "retval", false);
+  for (int i = records_base(); i < n_records; i++)
+    if (records[i].guard && records[i].guard->state)
+      for (int k = 1; k < n; k++)
+        state_add_flag(records[i].guard->state, &fn->more[k - 1], "retval", false);
+}
+
 /* After statement `after` ended with jump flags set, the rest of region r
  * (a block's branch or body; NULL: the function's body) runs as dead code
  * when a flag is true for sure, else under a guard: If (not jumped) with
@@ -601,7 +715,7 @@ static void region_guard(ts_cf_block *r, const ts_cf_block *after)
   }
   int nv = r ? r->n_vars : 0;
   jump_record rec = { .region = r ? (const void *)r : (const void *)current_fn, .n = nv + fs.n,
-                      .retval = current_fn ? current_fn->retval : NULL };
+                      .retval = current_fn ? ret_value(current_fn) : NULL };
   rec.slots = g_new(ts_tensor **, rec.n);
   for (int i = 0; i < nv; i++)
     rec.slots[i] = r->vars[i];
@@ -672,7 +786,7 @@ static void region_close(const void *key)
 void ts__jumps_fn_begin(ts_fn_jumps *fn, const char *name)
 {
   *fn = (ts_fn_jumps){ .base = n_records, .prev = current_fn, .name = name,
-                       .frame = ts__trace_frame() };
+                       .frame = ts__trace_frame(), .arity = -1 };
   current_fn = fn;
 }
 
@@ -704,13 +818,11 @@ static void check_left_open(const ts_fn_jumps *fn)
 ts_tensor *ts__jumps_fn_end(ts_fn_jumps *fn, ts_tensor *out)
 {
   check_left_open(fn);
-  for (int i = fn->base; out && out->items && i < n_records; i++)
-    if (records[i].region == fn && !ts_failed())
-      ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
-                   "%s: returns a tuple after a TS_RETURN in a traced block, which returns one "
-                   "tensor; return a tuple from both or from neither", fn->name);
-  if (out && out->is_variable && n_records > fn->base)
-    out = ts_read_at((ts_loc){ 0 }, out);
+  bool jumped = false;
+  for (int i = fn->base; i < n_records; i++)
+    jumped |= records[i].region == fn;
+  if (out && jumped && !same_structure(fn, (ts_loc){ 0 }, out))
+    out = NULL;
   while (n_records > fn->base) {
     jump_record rec = records[--n_records];
     /* The rest of the body ends in out: the result where nothing returned
@@ -718,13 +830,14 @@ ts_tensor *ts__jumps_fn_end(ts_fn_jumps *fn, ts_tensor *out)
      * wants a return statement): the If's other branch gives the value. */
     bool mine = rec.region == fn && (out || rec.retval) && !ts_failed();
     if (mine) {
-      fn->retval = out ? out : rec.guard ? zeros_of(rec.guard, info_of(rec.retval)) : NULL;
+      ts_tensor *value = out ? out : rec.guard ? zeros_of_value(rec.guard, rec.retval) : NULL;
+      set_ret(fn, (ts_loc){ 0 }, value);
       fn->returned = ts_scalar_bool(true);
       mine = fn->retval || rec.dead;
     }
     record_close(&rec, mine);
     if (mine)
-      out = fn->retval;
+      out = ret_value(fn);
   }
   current_fn = fn->prev;
   return out;
@@ -767,13 +880,11 @@ bool ts__jump(ts_loc loc, ts_cf_block *b, int how, ts_tensor *value)
     }
     if (!ts__trace_frame())
       return true; /* eagerly: plain C return */
-    if (value->items) {
-      jump_error(loc, how, "a tuple cannot be returned from inside a traced block; keep its "
-                           "tensors in the block's listed variables and return the tuple "
-                           "after it");
+    if (current_fn->arity < 0 && value->items && value->n_items > 1)
+      add_ret_items(b, value->n_items);
+    if (!same_structure(current_fn, loc, value))
       return false;
-    }
-    current_fn->retval = value->is_variable ? ts_read_at(loc, value) : value;
+    set_ret(current_fn, loc, value);
     current_fn->returned = ts_scalar_bool(true);
     return false;
   }
@@ -914,6 +1025,12 @@ static bool branch_end(ts_cf_block *b, int which)
   if (ts_failed() || !frame_intact(b))
     return false; /* after an error the trace is lost: record nothing more */
   branch_out *outs = st->outs[which] = g_new0(branch_out, st->n_slots ? st->n_slots : 1);
+  if (which == 0) {
+    st->n_then = st->n_slots;
+  } else if (st->n_then < st->n_slots) { /* tuple items added in the else branch */
+    st->outs[0] = g_renew(branch_out, st->outs[0], st->n_slots);
+    memset(st->outs[0] + st->n_then, 0, (size_t)(st->n_slots - st->n_then) * sizeof *outs);
+  }
   for (int i = 0; i < st->n_slots; i++) {
     ts_tensor *v = *st->slots[i];
     if (v) {
@@ -1243,10 +1360,13 @@ static bool loop_add_flags(ts_cf_block *b)
   if (fn && fn->returned) {
     state_add_flag(st, &fn->returned, "returned", true);
     st->before[st->n_slots - 1] = ts_scalar_bool(false);
-    state_add_flag(st, &fn->retval, "retval", false);
-    st->before[st->n_slots - 1] = fn->retval ? zeros_of(b, info_of(fn->retval)) : NULL;
-    if (!st->before[st->n_slots - 1])
-      return false;
+    for (int k = 0; k < (fn->arity > 1 ? fn->arity : 1); k++) {
+      ts_tensor **slot = k ? &fn->more[k - 1] : &fn->retval;
+      state_add_flag(st, slot, "retval", false);
+      st->before[st->n_slots - 1] = *slot ? zeros_of(b, info_of(*slot)) : NULL;
+      if (!st->before[st->n_slots - 1])
+        return false;
+    }
   }
   return true;
 }

@@ -103,10 +103,14 @@ char *ts__unique_scope(ts_frame *f, const char *base);
 
 /* ---- jumps: TS_BREAK, TS_CONTINUE, TS_RETURN (control_flow.c) --------------------
  * A function call's return state: TS_RETURN under a tensor condition sets
- * `returned` and `retval`; the code after the statement that returned is
- * guarded until the function's end.  run_c brackets every call with these. */
+ * `returned` and `retval` (a tuple's tensors: retval, then `more`); the
+ * code after the statement that returned is guarded until the function's
+ * end.  run_c brackets every call with these. */
 typedef struct ts_fn_jumps {
   ts_tensor *returned, *retval;
+  ts_tensor *more[TS_MAX_RETURNS - 1]; /* a returned tuple's tensors after retval */
+  int arity;                 /* while tracing: -1 before a TS_RETURN, 0 one tensor, n a tuple */
+  ts_loc arity_loc;          /* the TS_RETURN that set it */
   int base;                  /* the guards below this belong to callers */
   struct ts_fn_jumps *prev;
   const char *name;
