@@ -36,6 +36,36 @@ static ts_tensor *both_inside(ts_call *c)
   return NULL;
 }
 
+/* only the else branch returns (its tensors' slots are added after the
+ * then branch ended): if sum(x) > 0: y = x * 2 — else return -x, x * 3;
+ * then return y, x */
+static ts_tensor *else_returns(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *y = x;
+  TS_IF (pos(x), &y) {
+    y = ts_mul(x, ts_scalar_f32(2));
+  } TS_ELSE {
+    TS_RETURN(ts_tuple(ts_neg(x), ts_mul(x, ts_scalar_f32(3))));
+  } TS_END_IF;
+  return ts_tuple(y, x);
+}
+
+/* a tuple returned from an If nested in another, inside a loop: for i in
+ * range(3): if i > 0: if sum(x) > 0: return x * i, -x — x += 1; after: (x, x) */
+static ts_tensor *nested_return(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *i = NULL;
+  TS_FOR (i, TS_RANGE(ts_scalar_i32(0), ts_scalar_i32(3), ts_scalar_i32(1)), &x) {
+    TS_IF (ts_greater(i, ts_scalar_i32(0))) {
+      TS_IF (pos(x)) {
+        TS_RETURN(ts_tuple(ts_mul(x, ts_cast(i, TS_F32)), ts_neg(x)));
+      } TS_END_IF;
+    } TS_END_IF;
+    x = ts_add(x, ts_scalar_f32(1));
+  }
+  return ts_tuple(x, x);
+}
+
 /* Calls f on x in graph and eager mode: both give (a, b). */
 static void assert_pair(ts_function *f, ts_tensor *x, const double *a, const double *b, int n)
 {
@@ -56,17 +86,33 @@ static void assert_pair(ts_function *f, ts_tensor *x, const double *a, const dou
 static void test_if(void)
 {
   ts_scope *s = ts_scope_begin();
-  ts_function *fns[2] = { ts_function_new("branches", branches, "x"),
-                          ts_function_new("both_inside", both_inside, "x") };
-  for (int i = 0; i < 2; i++) {
-    assert_pair(fns[i], f32s(2, (const float[]){ 1, 2 }), (const double[]){ 1, 2 },
-                (const double[]){ 2, 4 }, 2);
+  ts_function *fns[3] = { ts_function_new("branches", branches, "x"),
+                          ts_function_new("both_inside", both_inside, "x"),
+                          ts_function_new("else_returns", else_returns, "x") };
+  /* x = (1, 2): (x, x * 2), but else_returns' (y, x) is (x * 2, x) */
+  const double x1[] = { 1, 2 }, x2[] = { 2, 4 };
+  for (int i = 0; i < 3; i++) {
+    bool swapped = fns[i] == fns[2];
+    assert_pair(fns[i], f32s(2, (const float[]){ 1, 2 }), swapped ? x2 : x1, swapped ? x1 : x2, 2);
     assert_pair(fns[i], f32s(2, (const float[]){ -1, -2 }), (const double[]){ 1, 2 },
                 (const double[]){ -3, -6 }, 2);
     g_assert_cmpint(ts_function_trace_count(fns[i]), ==, 1); /* one graph, both directions */
     g_assert_cmpint(ts_concrete_n_results(ts_function_concrete(fns[i], 0)), ==, 2);
     ts_function_free(fns[i]);
   }
+  ts_scope_end(s);
+}
+
+static void test_nested(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *f = ts_function_new("nested_return", nested_return, "x");
+  /* x = 1: i = 1 returns (2 * 1, -2) */
+  assert_pair(f, f32s(1, (const float[]){ 1 }), (const double[]){ 2 }, (const double[]){ -2 }, 1);
+  /* x = -5: -4, -3 at i = 1, 2 stay negative: the loop ends, (-2, -2) */
+  assert_pair(f, f32s(1, (const float[]){ -5 }), (const double[]){ -2 }, (const double[]){ -2 }, 1);
+  g_assert_cmpint(ts_function_trace_count(f), ==, 1);
+  ts_function_free(f);
   ts_scope_end(s);
 }
 
@@ -254,6 +300,7 @@ int main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/tuple-cf/if", test_if);
   g_test_add_func("/tuple-cf/loops", test_loops);
+  g_test_add_func("/tuple-cf/nested", test_nested);
   g_test_add_func("/tuple-cf/shapes-relax", test_shapes_relax);
   g_test_add_func("/tuple-cf/mismatches", test_mismatches);
   return g_test_run();
