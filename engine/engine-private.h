@@ -577,6 +577,12 @@ struct ts_run_site {
   bool (*run_subgraph)(const ts_run_site *site, uint64_t seq, int i, ts_tensor *const *in,
                        int n_in, ts_tensor **out, int max_out, int *n_out);
   const void *exec;              /* the executor's state for run_subgraph */
+  /* A While whose loop the device runs inside the capture going on
+   * (exec/device_loop.c): the op stays on the device, its inputs where
+   * they are, and its kernel hands the loop over: 1 done, 0 failed (+
+   * error), -1 run it as usual, on the host, from the same inputs.  NULL
+   * otherwise. */
+  int (*device_loop)(struct ts_kernel_ctx *k);
 };
 
 /* Buffers the memory planner holds for the outputs of the step about to
@@ -782,6 +788,9 @@ typedef struct ts_context {
   const ts_run_site *plan_site;
   ts_plan_break plan_break;   /* the op that broke it, if plan_host_read */
   ts_plan_record *plan_rec;   /* what the capture runs, for a replay; NULL: not recorded */
+  struct ts_graph_plan *plan_now; /* the backend's plan capturing now (of c->device), or NULL */
+  int loops_open;             /* loops of that capture the device runs (exec/device_loop.c),
+                               * open on this thread */
   GPtrArray *kept_pending;    /* constants' copies made while recording, paired with their
                                * constant, kept once the run settles (ts__kept_settle) */
   int tape_pause;             /* > 0: gradient tapes record nothing (ts_stop_gradient) */

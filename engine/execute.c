@@ -225,7 +225,9 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
     c->plan_op = call;
     c->plan_site = site;
   }
-  const ts_backend *b = place(c, call);
+  /* a While whose loop the device runs stays there, its inputs too */
+  bool device_loop = site && site->device_loop;
+  const ts_backend *b = device_loop ? c->device : place(c, call);
   uint64_t correlation = next_correlation(c);
   uint64_t outer = ts__activity_correlation_set(correlation);
   ts_tensor *placed[TS_MAX_INPUTS];
@@ -233,7 +235,7 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
   uint32_t n_copied = 0;
   for (int i = 0; i < call->n_in; i++) {
     placed[i] = call->in[i];
-    if (G_UNLIKELY(placed[i]->backend != b)) {
+    if (G_UNLIKELY(placed[i]->backend != b) && !device_loop) {
       /* a graph's constant is copied to a backend once, then reused */
       bool copied;
       ts__activity_operand_set((uint32_t)i + 1); /* the copy's record says which input */
@@ -287,7 +289,8 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
   if (G_UNLIKELY(c->plan_rec))
     ts__plan_record_op(c->plan_rec, call, site, b, correlation, n_copied);
   const ts_backend_i *bi = &b->iface;
-  bool ok = bi->run_op ? bi->run_op(b, &kc) : def->kernel[bi->kind](&kc);
+  bool ok = device_loop ? def->kernel[TS_DEVICE_CPU](&kc) /* the host drives the capture */
+            : bi->run_op ? bi->run_op(b, &kc) : def->kernel[bi->kind](&kc);
   c->planned_view = NULL;
   ts__activity_correlation_set(outer);
 

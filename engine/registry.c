@@ -9,7 +9,7 @@ const ts_op_def *const ts__op_table[TS_OP_COUNT] = { TS_OP_LIST(OP_ENTRY) };
 
 /* The ABI: modules built against another version are refused at load, so
  * what they see of the engine must change only with TS_ABI_VERSION. */
-_Static_assert(TS_ABI_VERSION == 15, "the ABI changed: update the pins below");
+_Static_assert(TS_ABI_VERSION == 16, "the ABI changed: update the pins below");
 _Static_assert(TS_OP_COUNT == 147, "ops only grow at the end of TS_OP_LIST: bump TS_ABI_VERSION");
 _Static_assert(TS_DTYPE_COUNT == 15 && TS_VALUE_KIND_COUNT == 8 && TS_EVENT_KIND_COUNT == 8,
                "public enums changed: bump TS_ABI_VERSION");

@@ -158,6 +158,22 @@ typedef struct ts_backend_i {
    * failed. */
   bool (*graph_plan_replay)(const ts_backend *b, ts_graph_plan *plan, const uint64_t *captured,
                             const uint64_t *fresh, int n);
+  /* (optional, with the whole plans; both or none) A loop inside a
+   * capture, run by the device: a While node whose iteration count the
+   * host never learns (a CUDA conditional node).  graph_plan_while_begin
+   * opens it where the capture is; cond is a tensor of b of one element
+   * (a number or bool, nonzero: true) that the device reads when the plan
+   * runs.  The launches after it, until graph_plan_while_end, are the
+   * loop's body, run while the condition holds; next (a tensor of b, one
+   * element) is the condition after an iteration, made by the body's
+   * launches.  Loops nest.  while_begin false + error: no loop (the
+   * capture goes on where it was).  while_end false with no error: a host
+   * copy broke the capture inside the loop (what came before the
+   * outermost open loop went out; that loop and every launch since, up to
+   * its end, were dropped unrun); false + error: the loop could not be
+   * made. */
+  bool (*graph_plan_while_begin)(const ts_backend *b, ts_graph_plan *plan, const ts_tensor *cond);
+  bool (*graph_plan_while_end)(const ts_backend *b, ts_graph_plan *plan, const ts_tensor *next);
 
   /* ---- device activity ---- */
   /* (optional) Hands the activity records it holds to the collectors now

@@ -689,14 +689,77 @@ static ts_tensor *looped_layers(ts_call *call)
   return sum;
 }
 
-/* A graph with While and If nodes (whose conditions the host reads
- * mid-run) is captured in segments on SIM: the steps before and after
- * each such node are plans of their own, submitted before it runs, and
- * its subgraphs (the loop's condition and body, the branch taken) capture
- * theirs, replayed on every iteration and call.  Every kernel of every
- * call comes from a plan (Sum and Exp between the loop and the branch
- * among them), charged to its op of that call through its node, and the
- * result is the CPU's. */
+/* Plan submissions a call's kernels came in: each carries its plan
+ * launch's correlation. */
+static int submissions(const collected *c)
+{
+  GHashTable *launches = g_hash_table_new(g_direct_hash, g_direct_equal);
+  for (guint i = 0; i < c->records->len; i++) {
+    const ts_activity *r = &g_array_index(c->records, ts_activity, i);
+    if (r->kind == TS_ACTIVITY_KERNEL)
+      g_hash_table_add(launches, GSIZE_TO_POINTER(r->correlation));
+  }
+  int n = (int)g_hash_table_size(launches);
+  g_hash_table_unref(launches);
+  return n;
+}
+
+/* Op events of the call whose op name ends in suffix. */
+static int op_events(const collected *c, const char *suffix)
+{
+  GHashTableIter it;
+  gpointer name;
+  int n = 0;
+  g_hash_table_iter_init(&it, c->names);
+  while (g_hash_table_iter_next(&it, NULL, &name))
+    n += g_str_has_suffix(name, suffix);
+  return n;
+}
+
+/* Kernel records of the call whose op name ends in suffix. */
+static int kernel_records(const collected *c, const char *suffix)
+{
+  int n = 0;
+  for (guint i = 0; i < c->records->len; i++) {
+    const ts_activity *r = &g_array_index(c->records, ts_activity, i);
+    n += r->kind == TS_ACTIVITY_KERNEL && g_str_has_suffix(r->name, suffix);
+  }
+  return n;
+}
+
+/* Kernel records of the call whose op name ends in suffix, each checked
+ * to come from a plan and to be charged to its op of this call through
+ * its graph node. */
+static int kernels_of(collected *c, const char *suffix)
+{
+  for (guint i = 0; i < c->records->len; i++) {
+    const ts_activity *r = &g_array_index(c->records, ts_activity, i);
+    if (r->kind == TS_ACTIVITY_GRAPH_NODE)
+      g_hash_table_insert(c->corr_of_node, GSIZE_TO_POINTER(r->graph_node),
+                          GSIZE_TO_POINTER(r->correlation));
+  }
+  int n = 0;
+  for (guint i = 0; i < c->records->len; i++) {
+    const ts_activity *r = &g_array_index(c->records, ts_activity, i);
+    if (r->kind != TS_ACTIVITY_KERNEL)
+      continue;
+    g_assert_cmpuint(r->graph_node, !=, 0); /* from a plan */
+    gpointer corr = g_hash_table_lookup(c->corr_of_node, GSIZE_TO_POINTER(r->graph_node));
+    g_assert_nonnull(corr);
+    g_assert_cmpstr(g_hash_table_lookup(c->names, corr), ==, r->name);
+    n += g_str_has_suffix(r->name, suffix);
+  }
+  return n;
+}
+
+/* A graph with While and If nodes on SIM: the While (static shapes, no
+ * host work) is a loop of the call's capture, run by the device (its
+ * body's ops told once per call, their kernels run once per iteration);
+ * the If, whose condition the host reads mid-run, ends a segment: the
+ * steps before and after it are plans of their own and the branch taken
+ * captures its own.  Every kernel of every call comes from a plan (Sum
+ * and Exp between the loop and the branch among them), charged to its op
+ * of that call through its node, and the result is the CPU's. */
 static void test_plan_control_flow(void)
 {
   ts_scope *scope = ts_scope_begin();
@@ -708,30 +771,263 @@ static void test_plan_control_flow(void)
   for (int call = 0; call < 3; call++) {
     collected c;
     call_on_sim(fn, args, 2, want, &c);
-    for (guint i = 0; i < c.records->len; i++) {
-      const ts_activity *r = &g_array_index(c.records, ts_activity, i);
-      if (r->kind == TS_ACTIVITY_GRAPH_NODE)
-        g_hash_table_insert(c.corr_of_node, GSIZE_TO_POINTER(r->graph_node),
-                            GSIZE_TO_POINTER(r->correlation));
-    }
-    int kernels = 0, matmuls = 0, sums = 0;
-    for (guint i = 0; i < c.records->len; i++) {
-      const ts_activity *r = &g_array_index(c.records, ts_activity, i);
-      if (r->kind != TS_ACTIVITY_KERNEL)
-        continue;
-      kernels++;
-      g_assert_cmpuint(r->graph_node, !=, 0); /* from a plan */
-      gpointer corr = g_hash_table_lookup(c.corr_of_node, GSIZE_TO_POINTER(r->graph_node));
-      g_assert_nonnull(corr);
-      g_assert_cmpstr(g_hash_table_lookup(c.names, corr), ==, r->name);
-      matmuls += g_str_has_suffix(r->name, "MatMul");
-      sums += !strcmp(r->name, "Sum");
-    }
-    g_assert_cmpint(kernels, ==, c.sim_ops);
-    g_assert_cmpint(matmuls, ==, 3); /* one per iteration */
-    g_assert_cmpint(sums, ==, 1);
+    g_assert_cmpint(kernels_of(&c, "MatMul"), ==, 3); /* one per iteration */
+    g_assert_cmpint(op_events(&c, "MatMul"), ==, 1);
+    g_assert_cmpint(kernels_of(&c, "Sum"), ==, 1);
+    g_assert_cmpint(op_events(&c, "Sum"), ==, 1);
+    /* the loop and the steps up to the If, then the branch (nothing follows it) */
+    g_assert_cmpint(submissions(&c), ==, 2);
     collect_clear(&c);
   }
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+/* ---- loops the device runs inside a capture (exec/device_loop.c) ---------------------- */
+
+static ts_schedule schedule_of(ts_function *fn, ts_value *args, int n);
+
+/* x through tanh(0.9 x I + 0.1) n times (n an argument; the MatMul marks
+ * the body: elementwise ops are fused). */
+static ts_tensor *counted_loop(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *n = ts_arg(call, 1), *i = ts_scalar_i32(0);
+  TS_WHILE (ts_less(i, n), &x, &i) {
+    x = ts_matmul(x, ts_eye(TS_F32, 5, 5));
+    x = ts_tanh(ts_add(ts_mul(x, ts_scalar_f32(0.9f)), ts_scalar_f32(0.1f)));
+    i = ts_add(i, ts_scalar_i32(1));
+  }
+  return ts_add(x, ts_cast(i, TS_F32));
+}
+
+static int loop_warnings;
+
+static void on_loop_warning(const ts_event *ev, void *data)
+{
+  if (ev->warning.kind != TS_WARNING_DEVICE_LOOP)
+    return;
+  loop_warnings++;
+  if (data) /* what it must name */
+    g_assert_nonnull(strstr(ev->warning.message, data));
+}
+
+/* A While whose loop variables keep their shapes runs on SIM:0 as a loop
+ * of the call's one capture: 0, 1 and many iterations from the same
+ * concrete function (the iteration count an argument the host never
+ * looks at), each call one submission, its body's ops told once, their
+ * kernels charged through their nodes once per iteration, the results the
+ * CPU's, no warning. */
+static void test_loop_on_device(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("counted_loop", counted_loop, "x, n");
+  loop_warnings = 0;
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING), on_loop_warning, NULL);
+  const int counts[] = { 0, 1, 7, 2, 0 };
+  for (guint k = 0; k < G_N_ELEMENTS(counts); k++) {
+    ts_value args[2] = { TS_TENSOR_VALUE(matrix(3, 5, 0.25f)),
+                         TS_TENSOR_VALUE(ts_scalar_i32(counts[k])) };
+    ts_tensor *want = ts_function_call(fn, args, 2);
+    assert_no_error();
+    collected c;
+    call_on_sim(fn, args, 2, want, &c);
+    g_assert_cmpint(submissions(&c), ==, 1);
+    g_assert_cmpint(kernels_of(&c, "MatMul"), ==, counts[k]);
+    g_assert_cmpint(op_events(&c, "MatMul"), ==, 1); /* the body is captured once */
+    g_assert_cmpint(kernels_of(&c, "Less"), ==, counts[k] + 1);
+    collect_clear(&c);
+  }
+  ts_value args[2] = { TS_TENSOR_VALUE(matrix(3, 5, 0.25f)), TS_TENSOR_VALUE(ts_scalar_i32(1)) };
+  ts_schedule sched = schedule_of(fn, args, 2);
+  g_assert_cmpint(sched.n_captures, ==, G_N_ELEMENTS(counts)); /* one per call */
+  ts_listener_remove(id);
+  g_assert_cmpint(loop_warnings, ==, 0);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+/* An inner loop whose bound is the outer loop's counter. */
+static ts_tensor *nested_loops(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *m = ts_arg(call, 1), *j = ts_scalar_i32(0);
+  TS_WHILE (ts_less(j, m), &x, &j) {
+    ts_tensor *k = ts_scalar_i32(0);
+    TS_WHILE (ts_less(k, j), &x, &k) {
+      x = ts_add(ts_mul(ts_matmul(x, ts_eye(TS_F32, 3, 3)), ts_scalar_f32(0.5f)), ts_scalar_f32(1));
+      k = ts_add(k, ts_scalar_i32(1));
+    }
+    x = ts_tanh(ts_matmul(x, ts_eye(TS_F32, 3, 3)));
+    j = ts_add(j, ts_scalar_i32(1));
+  }
+  return x;
+}
+
+/* Loops nest: the inner one is a loop in the outer one's body, the call
+ * one submission, the inner body's kernels run 0 + 1 + ... + (m - 1)
+ * times. */
+static void test_nested_loops_on_device(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("nested_loops", nested_loops, "x, m");
+  for (int m = 0; m <= 4; m += 2) {
+    ts_value args[2] = { TS_TENSOR_VALUE(matrix(2, 3, -0.5f)), TS_TENSOR_VALUE(ts_scalar_i32(m)) };
+    ts_tensor *want = ts_function_call(fn, args, 2);
+    assert_no_error();
+    collected c;
+    call_on_sim(fn, args, 2, want, &c);
+    g_assert_cmpint(submissions(&c), ==, 1);
+    g_assert_cmpint(kernels_of(&c, "MatMul"), ==, m + m * (m - 1) / 2);
+    collect_clear(&c);
+  }
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+/* The loop inside a branch: the If ends its segment, the branch taken
+ * captures its own plan with the loop in it. */
+static ts_tensor *loop_in_branch(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0);
+  TS_IF (ts_greater(ts_reduce_sum(x, TS_ALL_AXES, false), ts_scalar_f32(0)), &x) {
+    ts_tensor *i = ts_scalar_i32(0);
+    TS_WHILE (ts_less(i, ts_scalar_i32(4)), &x, &i) {
+      x = ts_tanh(ts_mul(ts_matmul(x, ts_eye(TS_F32, 4, 4)), ts_scalar_f32(1.5f)));
+      i = ts_add(i, ts_scalar_i32(1));
+    }
+  } TS_ELSE {
+    x = ts_neg(x);
+  } TS_END_IF;
+  return x;
+}
+
+static void test_loop_in_branch_on_device(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("loop_in_branch", loop_in_branch, "x");
+  for (int k = 0; k < 4; k++) {
+    ts_value arg = TS_TENSOR_VALUE(matrix(4, 4, k % 2 ? -3.0f : 2.0f));
+    ts_tensor *want = ts_function_call(fn, &arg, 1);
+    assert_no_error();
+    collected c;
+    call_on_sim(fn, &arg, 1, want, &c);
+    g_assert_cmpint(kernels_of(&c, "MatMul"), ==, (k % 2 ? 0 : 4));
+    collect_clear(&c);
+  }
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+/* Loop variables passed on as one another (a swap) and a value passed
+ * through unchanged. */
+static ts_tensor *swapping_loop(ts_call *call)
+{
+  ts_tensor *a = ts_arg(call, 0), *b = ts_arg(call, 1), *keep = ts_arg(call, 2);
+  ts_tensor *i = ts_scalar_i32(0);
+  TS_WHILE (ts_less(i, ts_scalar_i32(5)), &a, &b, &keep, &i) {
+    ts_tensor *was = a;
+    a = ts_add(b, keep);
+    b = was;
+    i = ts_add(i, ts_scalar_i32(1));
+  }
+  return ts_sub(ts_mul(a, ts_scalar_f32(3)), b);
+}
+
+static void test_swapping_loop_on_device(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("swapping_loop", swapping_loop, "a, b, keep");
+  ts_value args[3] = { TS_TENSOR_VALUE(matrix(2, 2, 1)), TS_TENSOR_VALUE(matrix(2, 2, -4)),
+                       TS_TENSOR_VALUE(matrix(2, 2, 0.5f)) };
+  ts_tensor *want = ts_function_call(fn, args, 3);
+  assert_no_error();
+  for (int call = 0; call < 2; call++) {
+    collected c;
+    call_on_sim(fn, args, 3, want, &c);
+    g_assert_cmpint(submissions(&c), ==, 1);
+    collect_clear(&c);
+  }
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+/* counted_loop with a print in its body: host work, so the loop keeps
+ * running from the host, its iterations submissions of their own,
+ * silently (as before). */
+static ts_tensor *printing_loop(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *n = ts_arg(call, 1), *i = ts_scalar_i32(0);
+  TS_WHILE (ts_less(i, n), &x, &i) {
+    x = ts_matmul(x, ts_eye(TS_F32, 5, 5));
+    x = ts_tanh(ts_add(ts_mul(x, ts_scalar_f32(0.9f)), ts_scalar_f32(0.1f)));
+    ts_print(i);
+    i = ts_add(i, ts_scalar_i32(1));
+  }
+  return ts_add(x, ts_cast(i, TS_F32));
+}
+
+static void test_printing_loop_in_segments(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *quiet = ts_function_new("counted_loop", counted_loop, "x, n");
+  ts_function *fn = ts_function_new("printing_loop", printing_loop, "x, n");
+  ts_value args[2] = { TS_TENSOR_VALUE(matrix(3, 5, 0.25f)), TS_TENSOR_VALUE(ts_scalar_i32(4)) };
+  fflush(stdout);
+  int saved = dup(STDOUT_FILENO), null = open("/dev/null", O_WRONLY);
+  dup2(null, STDOUT_FILENO); /* what it prints is not TAP */
+  ts_tensor *want = ts_function_call(quiet, args, 2);
+  loop_warnings = 0;
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING), on_loop_warning, NULL);
+  collected c;
+  call_on_sim(fn, args, 2, want, &c);
+  fflush(stdout);
+  dup2(saved, STDOUT_FILENO);
+  close(saved);
+  close(null);
+  ts_listener_remove(id);
+  g_assert_cmpint(kernel_records(&c, "MatMul"), ==, 4); /* the prints break the captures */
+  g_assert_cmpint(op_events(&c, "MatMul"), ==, 4); /* every iteration's body from the host */
+  g_assert_cmpint(submissions(&c), >, 4);
+  g_assert_cmpint(loop_warnings, ==, 0);
+  collect_clear(&c);
+  ts_function_free(fn);
+  ts_function_free(quiet);
+  ts_scope_end(scope);
+}
+
+/* A listener reading a value on the device inside the loop's body breaks
+ * the capture there: nothing of the loop ran, so it runs from the host
+ * from its inputs, with the CPU's result; said once, and later calls run
+ * it from the host (segments) with the CPU's results. */
+static void read_matmul(const ts_event *ev, void *data)
+{
+  if (!strcmp(ev->op.op_name, "MatMul") && ev->op.n_outputs == 1 && !strcmp(ev->op.device, "SIM:0"))
+    ts_tensor_get_f64(ev->op.outputs[0], 0);
+}
+
+static void test_loop_broken_inside_runs_from_host(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("counted_loop", counted_loop, "x, n");
+  ts_value args[2] = { TS_TENSOR_VALUE(matrix(3, 5, 0.25f)), TS_TENSOR_VALUE(ts_scalar_i32(6)) };
+  ts_tensor *want = ts_function_call(fn, args, 2);
+  assert_no_error();
+  loop_warnings = 0;
+  int warned = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING), on_loop_warning,
+                               "the host read a value of the device in MatMul");
+  int reader = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), read_matmul, NULL);
+  ts_tensor *got;
+  TS_DEVICE_SCOPE(sim()) got = ts_function_call(fn, args, 2);
+  ts_listener_remove(reader);
+  assert_close(want, got);
+  g_assert_cmpint(loop_warnings, ==, 1);
+  for (int call = 0; call < 2; call++) {
+    collected c;
+    call_on_sim(fn, args, 2, want, &c);
+    g_assert_cmpint(op_events(&c, "MatMul"), ==, 6); /* from the host now */
+    collect_clear(&c);
+  }
+  ts_listener_remove(warned);
+  g_assert_cmpint(loop_warnings, ==, 1);
   ts_function_free(fn);
   ts_scope_end(scope);
 }
@@ -1396,6 +1692,12 @@ int main(int argc, char **argv)
   g_test_add_func("/sim/plan-broken-captures-again", test_plan_broken_captures_again);
   g_test_add_func("/sim/plan-replay", test_plan_replay);
   g_test_add_func("/sim/plan-control-flow", test_plan_control_flow);
+  g_test_add_func("/sim/loop-on-device", test_loop_on_device);
+  g_test_add_func("/sim/nested-loops-on-device", test_nested_loops_on_device);
+  g_test_add_func("/sim/loop-in-branch-on-device", test_loop_in_branch_on_device);
+  g_test_add_func("/sim/swapping-loop-on-device", test_swapping_loop_on_device);
+  g_test_add_func("/sim/printing-loop-in-segments", test_printing_loop_in_segments);
+  g_test_add_func("/sim/loop-broken-inside-runs-from-host", test_loop_broken_inside_runs_from_host);
   g_test_add_func("/sim/plan-replay-inputs-and-results", test_plan_replay_inputs_and_results);
   g_test_add_func("/sim/plan-replay-branch-changes", test_plan_replay_branch_changes);
   g_test_add_func("/sim/plan-replays-without-capture", test_plan_replays_without_capture);

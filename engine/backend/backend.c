@@ -137,6 +137,9 @@ const ts_backend *ts_backend_register(const ts_backend_i *iface)
     why = "graph_plan_create, _update, _compute and _free come together";
   else if (iface->graph_plan_replay && !iface->graph_plan_create)
     why = "graph_plan_replay needs the other whole-plan entries";
+  else if (!iface->graph_plan_while_begin != !iface->graph_plan_while_end ||
+           (iface->graph_plan_while_begin && !iface->graph_plan_create))
+    why = "graph_plan_while_begin and _end come together, with the other whole-plan entries";
   else if ((iface->event_new || iface->event_record) && !(iface->event_new && iface->event_free &&
                                                            iface->event_record &&
                                                            iface->event_query))

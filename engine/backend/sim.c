@@ -22,6 +22,13 @@
  *   correlation; the capture reports which op each node stands for.  A
  *   whole capture can be launched again as it is (graph_plan_replay): the
  *   buffers freed while it captured stay its own until the next capture.
+ * - Loops in plans (graph_plan_while_begin/end), as CUDA's conditional
+ *   nodes: a loop is a launch holding its body (launches, loops among
+ *   them) and a condition word, written by "set" launches (one before
+ *   the loop, one at the end of its body) from a device tensor's element;
+ *   the stream's thread runs the body while the word is nonzero.  A host
+ *   copy inside an open loop submits what came before the outermost one
+ *   and drops that loop and every launch up to its end, unrun.
  * - Activity records (device times on CLOCK_MONOTONIC) are kept in a
  *   buffer and handed to the collectors in batches, when it fills or on
  *   ts_activity_flush, as CUPTI's activity API does.
@@ -47,10 +54,20 @@ static void *dev_of(const void *host)
   return (void *)((uintptr_t)host ^ TAG);
 }
 
+typedef enum { LAUNCH_COPY, LAUNCH_KERNEL, LAUNCH_SET, LAUNCH_WHILE } launch_kind;
+
+/* A loop of a plan: its condition and body. */
+typedef struct sim_loop {
+  uint32_t word;    /* the condition, written by its LAUNCH_SET launches on the stream's thread */
+  GPtrArray *body;  /* launch *, owned */
+} sim_loop;
+
 /* A kernel as queued or captured: headers of its tensors (device
- * addresses) and its own copy of the attributes. */
+ * addresses) and its own copy of the attributes; or a copy, a loop, or
+ * the setting of a loop's condition from in[0]'s element. */
 typedef struct launch {
-  const ts_op_def *def; /* NULL: a device-to-device copy of `bytes`, in[0] to out[0] */
+  launch_kind kind;
+  const ts_op_def *def; /* LAUNCH_KERNEL's op; LAUNCH_COPY: `bytes` from in[0] to out[0] */
   size_t bytes;
   ts_loc loc;
   uint64_t seq, correlation;
@@ -59,6 +76,7 @@ typedef struct launch {
   int n_in, n_out;
   ts_tensor in[TS_MAX_INPUTS], out[TS_MAX_OUTPUTS];
   ts_attr *attrs;
+  sim_loop *loop;      /* LAUNCH_WHILE: its own; LAUNCH_SET: the loop whose condition it sets */
 } launch;
 
 typedef enum { W_KERNEL, W_COPY, W_MEMSET, W_FREE, W_EVENT, W_PLAN } work_kind;
@@ -89,6 +107,7 @@ struct ts_graph_plan {
   GPtrArray *capture;    /* what this run captured (launch *, owned) */
   GArray *deferred;      /* buffers freed while capturing (void *, host addresses) */
   GArray *held;          /* those of the capture in nodes: its launches use them */
+  GPtrArray *open;       /* the loops (launch *) this capture is inside, innermost last */
   bool broken;           /* a host copy interrupted this capture: not replayable */
   int running;           /* submissions not yet done (under the stream lock) */
 };
@@ -111,6 +130,9 @@ typedef struct sim {
 /* The plan this thread is capturing into, if any: a capture is one
  * executor run, on one thread. */
 static _Thread_local ts_graph_plan *capturing;
+/* Loops open when a host copy broke this thread's capture: launches are
+ * dropped unrun until they have all ended. */
+static _Thread_local int dropping;
 
 static sim the_sim = {
   .once = PTHREAD_ONCE_INIT,
@@ -205,6 +227,10 @@ static void launch_free(launch *l)
 {
   if (!l)
     return;
+  if (l->kind == LAUNCH_WHILE) {
+    g_ptr_array_unref(l->loop->body);
+    g_free(l->loop);
+  }
   for (int i = 0; l->attrs && l->def && i < l->def->n_attrs; i++)
     if (l->attrs[i].type == TS_ATTR_STRING)
       g_free((char *)l->attrs[i].s);
@@ -212,11 +238,36 @@ static void launch_free(launch *l)
   g_free(l);
 }
 
+static bool failed_since(sim *s)
+{
+  pthread_mutex_lock(&s->lock);
+  bool failed = s->error != NULL;
+  pthread_mutex_unlock(&s->lock);
+  return failed;
+}
+
+/* Runs a launch of a plan (or queued alone); a loop's body until its
+ * condition is false, or until a kernel of it failed (a loop whose
+ * condition a failed kernel should have cleared would never end). */
+static void run_launch(sim *s, launch *l, uint64_t correlation)
+{
+  switch (l->kind) {
+  case LAUNCH_COPY:
+  case LAUNCH_KERNEL: run_kernel(s, l, correlation); break;
+  case LAUNCH_SET: l->loop->word = ts__load_f64(l->in[0].dtype, host_of(l->in[0].data), 0) != 0; break;
+  case LAUNCH_WHILE:
+    while (l->loop->word && !failed_since(s))
+      for (guint i = 0; i < l->loop->body->len; i++)
+        run_launch(s, g_ptr_array_index(l->loop->body, i), correlation);
+    break;
+  }
+}
+
 static void run_work(sim *s, work *w)
 {
   uint64_t start = ts__op_now_ns();
   switch (w->kind) {
-  case W_KERNEL: run_kernel(s, w->kernel, w->correlation); break;
+  case W_KERNEL: run_launch(s, w->kernel, w->correlation); break;
   case W_COPY:
     memmove(host_of(w->dst), w->staged ? w->staged : host_of(w->src), w->bytes);
     record_span(s, TS_ACTIVITY_COPY, w->staged ? "host to device" : "device to device",
@@ -233,7 +284,7 @@ static void run_work(sim *s, work *w)
     break;
   case W_PLAN:
     for (guint i = 0; i < w->plan->nodes->len; i++)
-      run_kernel(s, g_ptr_array_index(w->plan->nodes, i), w->correlation);
+      run_launch(s, g_ptr_array_index(w->plan->nodes, i), w->correlation);
     break;
   }
 }
@@ -338,6 +389,14 @@ static void spend_launch_cost(sim *s)
     ;
 }
 
+/* Where p's capture puts a launch: the innermost open loop's body, or
+ * the top. */
+static GPtrArray *target(ts_graph_plan *p)
+{
+  return p->open->len ? ((launch *)g_ptr_array_index(p->open, p->open->len - 1))->loop->body
+                      : p->capture;
+}
+
 /* A capture stops being replayable when the host must see its results:
  * what it holds goes out launch by launch. */
 static void break_capture(sim *s);
@@ -435,6 +494,8 @@ static bool sim_set(ts_buffer *buf, size_t offset, const void *host_src, size_t 
 static bool sim_memset(ts_buffer *buf, size_t offset, int value, size_t bytes)
 {
   sim *s = get();
+  if (dropping)
+    return true;
   if (capturing)
     break_capture(s);
   work *w = work_new(W_MEMSET);
@@ -454,6 +515,8 @@ static bool sim_copy_from(ts_buffer *buf, size_t offset, const ts_buffer *src_bu
   sim *s = get();
   void *dst = buf->base + offset;
   const void *src = src_buf->base + src_offset;
+  if (dropping)
+    return true;
   if (capturing) { /* a node of the plan */
     launch *l = g_new0(launch, 1);
     l->bytes = bytes;
@@ -462,7 +525,7 @@ static bool sim_copy_from(ts_buffer *buf, size_t offset, const ts_buffer *src_bu
     l->n_in = l->n_out = 1;
     l->in[0].data = (void *)src;
     l->out[0].data = dst;
-    g_ptr_array_add(capturing->capture, l);
+    g_ptr_array_add(target(capturing), l);
     return true;
   }
   work *w = work_new(W_COPY);
@@ -514,7 +577,7 @@ static ts_attr *attrs_copy(const ts_op_def *def, const ts_attr *attrs)
 static launch *launch_new(const ts_kernel_ctx *k)
 {
   launch *l = g_new0(launch, 1);
-  *l = (launch){ .def = k->def, .loc = k->loc, .seq = k->seq, .correlation = k->correlation,
+  *l = (launch){ .kind = LAUNCH_KERNEL, .def = k->def, .loc = k->loc, .seq = k->seq, .correlation = k->correlation,
                  .n_in = k->n_in, .n_out = k->n_out, .attrs = attrs_copy(k->def, k->attrs) };
   for (int i = 0; i < k->n_in; i++)
     l->in[i] = (ts_tensor){ .refcount = 1, .dtype = k->in[i]->dtype, .shape = k->in[i]->shape,
@@ -542,9 +605,11 @@ static bool sim_run_op(const ts_backend *b, ts_kernel_ctx *k)
       return ts__kernel_fail(k, TS_ERR_INTERNAL, "output %d is on %s, not on SIM:0", i,
                              ts_backend_name(k->out[i]->backend));
   sim *s = get();
+  if (dropping)
+    return true;
   launch *l = launch_new(k);
   if (capturing) {
-    g_ptr_array_add(capturing->capture, l);
+    g_ptr_array_add(target(capturing), l);
     return true;
   }
   spend_launch_cost(s);
@@ -626,7 +691,9 @@ static ts_graph_plan *sim_plan_create(const ts_backend *b)
   p->capture = g_ptr_array_new_with_free_func((GDestroyNotify)launch_free);
   p->deferred = g_array_new(FALSE, FALSE, sizeof(void *));
   p->held = g_array_new(FALSE, FALSE, sizeof(void *));
+  p->open = g_ptr_array_new();
   capturing = p;
+  dropping = 0;
   return p;
 }
 
@@ -640,7 +707,9 @@ static bool sim_plan_update(const ts_backend *b, ts_graph_plan *p)
   pthread_mutex_unlock(&s->lock);
   release(s, p->held);
   p->broken = false;
+  g_ptr_array_set_size(p->open, 0);
   capturing = p;
+  dropping = 0;
   return true;
 }
 
@@ -660,6 +729,11 @@ static void break_capture(sim *s)
   ts_graph_plan *p = capturing;
   capturing = NULL;
   p->broken = true;
+  if (p->open->len) { /* the outermost open loop and its condition's setting end the top */
+    dropping = (int)p->open->len;
+    g_ptr_array_set_size(p->open, 0);
+    g_ptr_array_set_size(p->capture, p->capture->len - 2);
+  }
   while (p->capture->len) {
     work *w = work_new(W_KERNEL);
     w->kernel = g_ptr_array_steal_index(p->capture, 0);
@@ -670,14 +744,17 @@ static void break_capture(sim *s)
 }
 
 /* Do the captured launches match the plan's nodes (the same ops on the same
- * shapes), so that only their buffers change? */
-static bool same_launches(const ts_graph_plan *p)
+ * shapes, the same loops), so that only their buffers change? */
+static bool same_launches(const GPtrArray *nodes, const GPtrArray *capture)
 {
-  if (p->nodes->len != p->capture->len)
+  if (nodes->len != capture->len)
     return false;
-  for (guint i = 0; i < p->nodes->len; i++) {
-    const launch *a = g_ptr_array_index(p->nodes, i), *c = g_ptr_array_index(p->capture, i);
-    if (a->def != c->def || a->bytes != c->bytes || a->n_in != c->n_in || a->n_out != c->n_out)
+  for (guint i = 0; i < nodes->len; i++) {
+    const launch *a = g_ptr_array_index(nodes, i), *c = g_ptr_array_index(capture, i);
+    if (a->kind != c->kind || a->def != c->def || a->bytes != c->bytes || a->n_in != c->n_in ||
+        a->n_out != c->n_out)
+      return false;
+    if (a->kind == LAUNCH_WHILE && !same_launches(a->loop->body, c->loop->body))
       return false;
     for (int j = 0; j < a->n_in; j++)
       if (a->in[j].dtype != c->in[j].dtype || a->in[j].size != c->in[j].size)
@@ -703,22 +780,53 @@ static void submit_plan(sim *s, ts_graph_plan *p)
   submit(s, w);
 }
 
-static bool sim_plan_compute(const ts_backend *b, ts_graph_plan *p)
+/* Numbers the captured launches (in loops too), with the ids of the
+ * plan's nodes where before holds them (the same launches), and says
+ * which op each kernel and copy stands for. */
+static void name_nodes(sim *s, GPtrArray *capture, const GPtrArray *before)
 {
-  sim *s = get();
-  if (capturing != p)
-    return true; /* broken mid-run: its launches went out one by one */
-  capturing = NULL;
-  bool keep_ids = same_launches(p);
-  for (guint i = 0; i < p->capture->len; i++) {
-    launch *c = g_ptr_array_index(p->capture, i);
-    c->graph_node = keep_ids ? ((launch *)g_ptr_array_index(p->nodes, i))->graph_node
-                             : __atomic_fetch_add(&s->next_graph_node, 1, __ATOMIC_RELAXED);
-    if (ts_activity_wanted()) /* which op of this run each node stands for */
+  for (guint i = 0; i < capture->len; i++) {
+    launch *c = g_ptr_array_index(capture, i);
+    const launch *was = before ? g_ptr_array_index(before, i) : NULL;
+    c->graph_node = was ? was->graph_node
+                        : __atomic_fetch_add(&s->next_graph_node, 1, __ATOMIC_RELAXED);
+    if (c->kind == LAUNCH_WHILE)
+      name_nodes(s, c->loop->body, was ? was->loop->body : NULL);
+    else if (c->kind != LAUNCH_SET && ts_activity_wanted()) /* which op of this run each node stands for */
       record(s, &(ts_activity){ .kind = TS_ACTIVITY_GRAPH_NODE, .device = "SIM:0",
                                 .correlation = c->correlation, .graph_node = c->graph_node,
                                 .name = c->def ? c->def->name : "copy" });
   }
+}
+
+/* The nodes a replay launches say which op of this call they stand for. */
+static void renamed_nodes(sim *s, const GPtrArray *nodes, const uint64_t *captured,
+                          const uint64_t *fresh, int n)
+{
+  for (guint i = 0; i < nodes->len; i++) {
+    const launch *l = g_ptr_array_index(nodes, i);
+    if (l->kind == LAUNCH_WHILE) {
+      renamed_nodes(s, l->loop->body, captured, fresh, n);
+      continue;
+    }
+    if (l->kind == LAUNCH_SET)
+      continue;
+    uint64_t corr = ts__correlation_recharged(l->correlation, captured, fresh, n);
+    record(s, &(ts_activity){ .kind = TS_ACTIVITY_GRAPH_NODE, .device = "SIM:0",
+                              .correlation = corr, .graph_node = l->graph_node,
+                              .name = l->def ? l->def->name : "copy" });
+  }
+}
+
+static bool sim_plan_compute(const ts_backend *b, ts_graph_plan *p)
+{
+  sim *s = get();
+  dropping = 0; /* the run is over: every loop of it has ended */
+  if (capturing != p)
+    return true; /* broken mid-run: its launches went out one by one */
+  capturing = NULL;
+  g_ptr_array_set_size(p->open, 0);
+  name_nodes(s, p->capture, same_launches(p->nodes, p->capture) ? p->nodes : NULL);
   GPtrArray *t = p->nodes;
   p->nodes = p->capture;
   p->capture = t;
@@ -743,13 +851,7 @@ static bool sim_plan_replay(const ts_backend *b, ts_graph_plan *p, const uint64_
   if (!p->nodes->len)
     return true;
   if (ts_activity_wanted())
-    for (guint i = 0; i < p->nodes->len; i++) {
-      const launch *l = g_ptr_array_index(p->nodes, i);
-      uint64_t corr = ts__correlation_recharged(l->correlation, captured, fresh, n);
-      record(s, &(ts_activity){ .kind = TS_ACTIVITY_GRAPH_NODE, .device = "SIM:0",
-                                .correlation = corr, .graph_node = l->graph_node,
-                                .name = l->def ? l->def->name : "copy" });
-    }
+    renamed_nodes(s, p->nodes, captured, fresh, n);
   submit_plan(s, p);
   return true;
 }
@@ -768,7 +870,81 @@ static void sim_plan_free(const ts_backend *b, ts_graph_plan *p)
   g_ptr_array_unref(p->capture);
   g_array_unref(p->deferred);
   g_array_unref(p->held);
+  g_ptr_array_unref(p->open);
   g_free(p);
+}
+
+/* ---- loops ---- */
+
+/* Is t a condition the stream can read: one element of a number or bool on SIM:0? */
+static bool condition_ok(const ts_backend *b, const ts_tensor *t, const char *what)
+{
+  if (t && t->backend == b && t->data && t->size == 1 && t->dtype < TS_NUMERIC_DTYPE_COUNT)
+    return true;
+  char buf[TS_INFO_STR];
+  ts_error_set(TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL,
+               "SIM:0: a loop's %s must be one number or bool on SIM:0, got %s on %s", what,
+               t ? ts__info_str(buf, t->dtype, t->shape) : "none",
+               t && t->backend ? ts_backend_name(t->backend) : "no device");
+  return false;
+}
+
+/* The launch that sets loop's condition from t's element. */
+static launch *set_new(const ts_tensor *t, sim_loop *loop)
+{
+  launch *l = g_new0(launch, 1);
+  l->kind = LAUNCH_SET;
+  l->n_in = 1;
+  l->in[0] = (ts_tensor){ .refcount = 1, .dtype = t->dtype, .shape = t->shape, .size = t->size,
+                          .data = t->data };
+  l->loop = loop;
+  return l;
+}
+
+static bool sim_while_begin(const ts_backend *b, ts_graph_plan *p, const ts_tensor *cond)
+{
+  if (dropping) { /* inside a loop a host copy broke: dropped with it */
+    dropping++;
+    return true;
+  }
+  if (capturing != p) {
+    ts_error_set(TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL, "SIM:0: a loop begun outside its plan's capture");
+    return false;
+  }
+  if (!condition_ok(b, cond, "condition"))
+    return false;
+  launch *l = g_new0(launch, 1);
+  l->kind = LAUNCH_WHILE;
+  l->loop = g_new0(sim_loop, 1);
+  l->loop->body = g_ptr_array_new_with_free_func((GDestroyNotify)launch_free);
+  GPtrArray *t = target(p);
+  g_ptr_array_add(t, set_new(cond, l->loop));
+  g_ptr_array_add(t, l);
+  g_ptr_array_add(p->open, l);
+  return true;
+}
+
+/* next NULL: the loop is given up (its run failed): it goes, unrun. */
+static bool sim_while_end(const ts_backend *b, ts_graph_plan *p, const ts_tensor *next)
+{
+  if (dropping) {
+    dropping--;
+    return false;
+  }
+  if (capturing != p || !p->open->len) {
+    ts_error_set(TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL, "SIM:0: a loop ended that was not begun");
+    return false;
+  }
+  if (next && !condition_ok(b, next, "next condition"))
+    next = NULL; /* the loop goes; the error says why */
+  launch *l = g_ptr_array_steal_index(p->open, p->open->len - 1);
+  GPtrArray *t = target(p);
+  if (!next) {
+    g_ptr_array_set_size(t, t->len - 2); /* its setting, then itself */
+    return !ts_failed();
+  }
+  g_ptr_array_add(l->loop->body, set_new(next, l->loop));
+  return true;
 }
 
 static void sim_activity_flush(const ts_backend *b)
@@ -798,5 +974,7 @@ const ts_backend_i ts__sim_backend_iface = {
   .graph_plan_compute = sim_plan_compute,
   .graph_plan_free = sim_plan_free,
   .graph_plan_replay = sim_plan_replay,
+  .graph_plan_while_begin = sim_while_begin,
+  .graph_plan_while_end = sim_while_end,
   .activity_flush = sim_activity_flush,
 };

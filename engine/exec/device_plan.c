@@ -241,6 +241,8 @@ ts_device_plan *ts__device_plan_begin(ts_executable *e, int segment, ts_tensor *
   c->plan_host_read = false;
   c->plan_op = NULL;
   c->plan_site = NULL;
+  c->plan_now = dp->plan;
+  c->loops_open = 0;
   return dp;
 }
 
@@ -251,6 +253,7 @@ bool ts__device_plan_compute(ts_device_plan *dp)
   ts_context *c = ts__context();
   c->plan_recording = false;
   c->plan_rec = NULL;
+  c->plan_now = NULL;
   dp->n_broken = c->plan_host_read ? dp->n_broken + 1 : 0;
   if (dp->n_broken == BROKEN_LIMIT && dp->top) /* a branch's print says so itself */
     warn_stepwise(dp, &c->plan_break);

@@ -70,6 +70,8 @@ bool ts__planner_stats(ts_planner *p, ts_memory_plan *out);
 ts_arena *ts__planner_take(ts_planner *p);
 /* Back after the run; re-plans when ok and the run's sizes were not the plan's. */
 void ts__planner_give(ts_planner *p, ts_arena *a, bool ok);
+/* Does the planner poison the slots it hands out (ts_memory_plan_set_poison)? */
+bool ts__planner_poisons(void);
 /* The run's value slots, kept with the arena. */
 ts_tensor **ts__arena_values(ts_arena *a);
 /* The planned outputs of the step making values first_value .. + n, for

@@ -48,6 +48,12 @@ void ts_memory_plan_set_poison(bool on)
   __atomic_store_n(&poison, on, __ATOMIC_RELAXED);
 }
 
+bool ts__planner_poisons(void)
+{
+  poison_from_env();
+  return __atomic_load_n(&poison, __ATOMIC_RELAXED);
+}
+
 /* Ops whose output may be written over an input (rows flagged
  * TS_OPF_INPLACE: their loops read each element before writing it). */
 bool ts__op_is_elementwise(ts_op op)

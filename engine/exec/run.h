@@ -70,6 +70,9 @@ struct ts_executable {
    * plan of its own, and the subgraphs' executables capture theirs. */
   int n_segments;
   ts_device_plan **device_plans; /* per segment, atomic: the backend's plan, when idle */
+  bool *loop_ok;         /* per node id: a While the device may run inside a capture
+                            (device_loop.c), which then ends no segment */
+  int loop_off;          /* atomic, a loop body's: its While's loop runs from the host now */
   int64_t n_captures, n_replays;  /* atomic: ts_schedule's */
 };
 
@@ -88,6 +91,16 @@ ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, 
  * (its output in values), in q. */
 void ts__exec_tell_read(const ts_executable *e, ts_tensor *const *values, int s, uint64_t seq,
                         ts_announcements *q, const ts_node *parent, uint64_t parent_seq);
+
+/* ---- device_loop.c ---- */
+
+/* Can node (a step of e running subgraphs) be a loop the device runs
+ * inside a capture?  Plan time, once e->subs[node->id] are planned. */
+bool ts__loop_eligible(const ts_executable *e, const ts_node *node);
+/* Does its loop run on the device inside this run's capture? */
+bool ts__loop_here(const ts_executable *e, const ts_node *node);
+/* The While kernel's hand-over (ts_run_site.device_loop). */
+int ts__device_loop(ts_kernel_ctx *k);
 
 /* ---- device_plan.c ---- */
 

@@ -113,11 +113,15 @@ static bool while_infer(ts_infer_ctx *c)
 
 /* Runs cond, then body, on the loop state until cond is false.  Each
  * iteration's intermediates die in a scope of their own; the state is held
- * by references (`owned` once the body has run). */
+ * by references (`owned` once the body has run).  A loop the device can
+ * run inside a capture is handed over (ts_run_site.device_loop) first. */
 static bool while_cpu(ts_kernel_ctx *k)
 {
   if (!has_subgraphs(k))
     return false;
+  int on_device = k->site->device_loop ? k->site->device_loop(k) : -1;
+  if (on_device >= 0)
+    return on_device;
   int n = k->n_in;
   if (k->n_out != n)
     return ts__kernel_fail(k, TS_ERR_INTERNAL, "malformed loop: %d outputs for %d loop values",
