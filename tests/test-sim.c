@@ -994,6 +994,65 @@ static void test_printing_loop_in_segments(void)
   ts_scope_end(scope);
 }
 
+/* Loops the device does not run inside a capture, silently: one over a
+ * variable of unknown rows (an input signature's None) and one assigning
+ * a variable every iteration.  Their iterations are segments run from the
+ * host, with the CPU's results and the assigns made once per iteration. */
+static ts_tensor *loop_total;
+
+static ts_tensor *unknown_rows_loop(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *i = ts_scalar_i32(0);
+  TS_WHILE (ts_less(i, ts_scalar_i32(3)), &x, &i) {
+    x = ts_tanh(ts_matmul(x, ts_eye(TS_F32, 3, 3)));
+    i = ts_add(i, ts_scalar_i32(1));
+  }
+  return x;
+}
+
+static ts_tensor *assigning_loop(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *i = ts_scalar_i32(0);
+  TS_WHILE (ts_less(i, ts_scalar_i32(4)), &x, &i) {
+    x = ts_matmul(x, ts_eye(TS_F32, 3, 3));
+    ts_assign_add(loop_total, ts_reduce_sum(x, TS_ALL_AXES, false));
+    i = ts_add(i, ts_scalar_i32(1));
+  }
+  return x;
+}
+
+static void test_host_loops_in_segments(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  loop_total = ts_variable_new(ts_scalar_f32(0), "loop_total");
+  ts_function *unknown_rows = ts_function_new("unknown_rows_loop", unknown_rows_loop, "x");
+  g_assert_true(ts_function_set_input_signature(unknown_rows, &(ts_spec){ TS_F32, TS_SHAPE(-1, 3) }, 1));
+  ts_function *assigning = ts_function_new("assigning_loop", assigning_loop, "x");
+  loop_warnings = 0;
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING), on_loop_warning, NULL);
+  ts_value arg = TS_TENSOR_VALUE(matrix(2, 3, 0.5f));
+  ts_tensor *want = ts_function_call(unknown_rows, &arg, 1);
+  assert_no_error();
+  collected c;
+  call_on_sim(unknown_rows, &arg, 1, want, &c);
+  g_assert_cmpint(submissions(&c), >, 3);
+  collect_clear(&c);
+
+  want = ts_function_call(assigning, &arg, 1);
+  assert_no_error();
+  double after_cpu = ts_tensor_get_f64(loop_total, 0);
+  call_on_sim(assigning, &arg, 1, want, &c);
+  g_assert_cmpint(submissions(&c), >, 4);
+  g_assert_cmpint(kernel_records(&c, "MatMul"), ==, 4);
+  collect_clear(&c);
+  g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(loop_total, 0), 2 * after_cpu, 1e-3);
+  ts_listener_remove(id);
+  g_assert_cmpint(loop_warnings, ==, 0);
+  ts_function_free(unknown_rows);
+  ts_function_free(assigning);
+  ts_scope_end(scope);
+}
+
 /* A listener reading a value on the device inside the loop's body breaks
  * the capture there: nothing of the loop ran, so it runs from the host
  * from its inputs, with the CPU's result; said once, and later calls run
@@ -1697,6 +1756,7 @@ int main(int argc, char **argv)
   g_test_add_func("/sim/loop-in-branch-on-device", test_loop_in_branch_on_device);
   g_test_add_func("/sim/swapping-loop-on-device", test_swapping_loop_on_device);
   g_test_add_func("/sim/printing-loop-in-segments", test_printing_loop_in_segments);
+  g_test_add_func("/sim/host-loops-in-segments", test_host_loops_in_segments);
   g_test_add_func("/sim/loop-broken-inside-runs-from-host", test_loop_broken_inside_runs_from_host);
   g_test_add_func("/sim/plan-replay-inputs-and-results", test_plan_replay_inputs_and_results);
   g_test_add_func("/sim/plan-replay-branch-changes", test_plan_replay_branch_changes);
