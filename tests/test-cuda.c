@@ -12,7 +12,9 @@
  * indices, integer FloorDiv/FloorMod/Pow or random numbers captured and
  * replayed, with the CPU's values and errors, 300 checking launches in
  * one capture among them; a filter gradient of more elements than a grid
- * has blocks; copies between two GPUs.  Without a GPU
+ * has blocks; copies between two GPUs; While loops as conditional nodes
+ * of the graph's capture, nested, and one a host read breaks into.
+ * Without a GPU
  * (or without the driver) every test skips, saying why. */
 #include <glib.h>
 #include <math.h>
@@ -782,6 +784,143 @@ static void test_random_replays(void)
   ts_scope_end(scope);
 }
 
+/* ---- While loops inside a graph's capture (conditional nodes) ---- */
+
+/* x through tanh(0.9 x I + 0.1) n times, n an argument the host never
+ * reads; an inner loop bounded by the outer counter when nested. */
+static ts_tensor *counted_loop(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *n = ts_arg(call, 1), *i = ts_scalar_i32(0);
+  TS_WHILE (ts_less(i, n), &x, &i) {
+    x = ts_matmul(x, ts_eye(TS_F32, 5, 5));
+    x = ts_tanh(ts_add(ts_mul(x, ts_scalar_f32(0.9f)), ts_scalar_f32(0.1f)));
+    i = ts_add(i, ts_scalar_i32(1));
+  }
+  return ts_add(x, ts_cast(i, TS_F32));
+}
+
+static ts_tensor *nested_loops(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *m = ts_arg(call, 1), *j = ts_scalar_i32(0);
+  TS_WHILE (ts_less(j, m), &x, &j) {
+    ts_tensor *k = ts_scalar_i32(0);
+    TS_WHILE (ts_less(k, j), &x, &k) {
+      x = ts_add(ts_mul(ts_matmul(x, ts_eye(TS_F32, 5, 5)), ts_scalar_f32(0.5f)), ts_scalar_f32(1));
+      k = ts_add(k, ts_scalar_i32(1));
+    }
+    x = ts_tanh(ts_matmul(x, ts_eye(TS_F32, 5, 5)));
+    j = ts_add(j, ts_scalar_i32(1));
+  }
+  return x;
+}
+
+typedef struct loop_watch {
+  int matmuls;  /* MatMul op events on CUDA:0 */
+  int warnings; /* TS_WARNING_DEVICE_LOOP */
+  char *said;
+} loop_watch;
+
+static void on_loop_event(const ts_event *ev, void *data)
+{
+  loop_watch *w = data;
+  if (ev->kind == TS_EVENT_WARNING && ev->warning.kind == TS_WARNING_DEVICE_LOOP) {
+    w->warnings++;
+    g_free(w->said);
+    w->said = g_strdup(ev->warning.message);
+  } else if (ev->kind == TS_EVENT_OP_END && !strcmp(ev->op.op_name, "MatMul") &&
+             !strcmp(ev->op.device, "CUDA:0")) {
+    w->matmuls++;
+  }
+}
+
+static void assert_close_to(ts_tensor *want, ts_tensor *got)
+{
+  assert_no_error();
+  g_assert_nonnull(got);
+  g_assert_cmpint(ts_tensor_size(want), ==, ts_tensor_size(got));
+  for (int64_t i = 0; i < ts_tensor_size(want); i++)
+    g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(got, i), ts_tensor_get_f64(want, i), 1e-4);
+}
+
+/* Calls fn on CUDA:0 with x and the count, against the CPU; returns the
+ * MatMul op events the call had there. */
+static int loop_call(const ts_backend *b, ts_function *fn, int count, loop_watch *w)
+{
+  ts_tensor *x = ts_random_uniform(TS_F32, TS_SHAPE(3, 5), -1, 1, 7 + (uint64_t)count);
+  ts_value args[2] = { TS_TENSOR_VALUE(x), TS_TENSOR_VALUE(ts_scalar_i32(count)) };
+  ts_tensor *want = ts_function_call(fn, args, 2);
+  assert_no_error();
+  int before = w->matmuls;
+  ts_tensor *got = NULL;
+  TS_DEVICE_SCOPE(b) got = ts_function_call(fn, args, 2);
+  assert_close_to(want, got);
+  g_assert_true(ts_tensor_backend(got) == b);
+  return w->matmuls - before;
+}
+
+/* A While over an argument bound runs on the GPU as a conditional node of
+ * the call's one CUDA Graph: 0, 1 and many iterations of one concrete
+ * function, nested two deep, with the CPU's results; the host walks each
+ * body once per call (one MatMul op event per loop body), so the device
+ * counted the iterations.  No fallback is warned. */
+static void test_loops_in_graphs(void)
+{
+  const ts_backend *b = cuda_or_skip();
+  if (!b)
+    return;
+  ts_scope *scope = ts_scope_begin();
+  loop_watch w = { 0 };
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING) | TS_EVENT_MASK(TS_EVENT_OP_END),
+                           on_loop_event, &w);
+  ts_function *counted = ts_function_new("counted_loop", counted_loop, "x, n");
+  ts_function *nested = ts_function_new("nested_loops", nested_loops, "x, m");
+  const int counts[] = { 0, 1, 9, 3, 0, 40 };
+  for (guint k = 0; k < G_N_ELEMENTS(counts); k++)
+    g_assert_cmpint(loop_call(b, counted, counts[k], &w), ==, 1);
+  for (int m = 0; m <= 5; m++)
+    g_assert_cmpint(loop_call(b, nested, m, &w), ==, 2);
+  ts_listener_remove(id);
+  if (w.warnings)
+    g_test_message("warned: %s", w.said);
+  g_assert_cmpint(w.warnings, ==, 0);
+  g_free(w.said);
+  ts_function_free(counted);
+  ts_function_free(nested);
+  ts_scope_end(scope);
+}
+
+/* A host read of a value inside an inner loop's body breaks the capture
+ * there: both loops are dropped unrun, the outer one runs from the host
+ * from its inputs (its body's captures segment the inner one, which the
+ * reads break again), with the CPU's results on every call. */
+static void read_matmul(const ts_event *ev, void *data)
+{
+  if (!strcmp(ev->op.op_name, "MatMul") && !strcmp(ev->op.device, "CUDA:0"))
+    ts_tensor_get_f64(ev->op.outputs[0], 0);
+}
+
+static void test_loop_broken_inside(void)
+{
+  const ts_backend *b = cuda_or_skip();
+  if (!b)
+    return;
+  ts_scope *scope = ts_scope_begin();
+  loop_watch w = { 0 };
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING) | TS_EVENT_MASK(TS_EVENT_OP_END),
+                           on_loop_event, &w);
+  int reader = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), read_matmul, NULL);
+  ts_function *nested = ts_function_new("nested_loops", nested_loops, "x, m");
+  for (int call = 0; call < 3; call++)
+    loop_call(b, nested, 4, &w);
+  ts_listener_remove(reader);
+  ts_listener_remove(id);
+  g_assert_cmpint(w.warnings, ==, 2); /* the outer loop, then the inner one */
+  g_assert_nonnull(strstr(w.said, "the host read a value of the device in MatMul"));
+  g_free(w.said);
+  ts_function_free(nested);
+  ts_scope_end(scope);
+}
+
 static ts_op checked_op; /* the row checked_row traces */
 
 static ts_tensor *checked_row(ts_call *call)
@@ -880,6 +1019,8 @@ int main(int argc, char **argv)
   g_test_add_func("/cuda/many-index-checks-in-graphs", test_many_index_checks_in_graphs);
   g_test_add_func("/cuda/grids-past-the-cap", test_grids_past_the_cap);
   g_test_add_func("/cuda/peer-copies", test_peer_copies);
+  g_test_add_func("/cuda/loops-in-graphs", test_loops_in_graphs);
+  g_test_add_func("/cuda/loop-broken-inside", test_loop_broken_inside);
   int rc = g_test_run();
   ts_release_all();
   return rc;

@@ -1091,6 +1091,32 @@ static void test_loop_broken_inside_runs_from_host(void)
   ts_scope_end(scope);
 }
 
+/* The break inside an inner loop: both loops are dropped unrun, the
+ * outer one runs from the host (its body's captures segment the inner
+ * one, which the reads break again), the CPU's results on every call. */
+static void test_nested_loop_broken_inside(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("nested_loops", nested_loops, "x, m");
+  ts_value args[2] = { TS_TENSOR_VALUE(matrix(2, 3, -0.5f)), TS_TENSOR_VALUE(ts_scalar_i32(4)) };
+  ts_tensor *want = ts_function_call(fn, args, 2);
+  assert_no_error();
+  loop_warnings = 0;
+  int warned = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING), on_loop_warning,
+                               "the host read a value of the device in MatMul");
+  int reader = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), read_matmul, NULL);
+  for (int call = 0; call < 3; call++) {
+    ts_tensor *got;
+    TS_DEVICE_SCOPE(sim()) got = ts_function_call(fn, args, 2);
+    assert_close(want, got);
+  }
+  ts_listener_remove(reader);
+  ts_listener_remove(warned);
+  g_assert_cmpint(loop_warnings, ==, 2); /* the outer loop, then the inner one */
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 /* ---- what a replay must not skip ----------------------------------------------------- */
 
 /* A dense layer on a captured variable: tanh(x @ w + bias). */
@@ -1757,6 +1783,7 @@ int main(int argc, char **argv)
   g_test_add_func("/sim/swapping-loop-on-device", test_swapping_loop_on_device);
   g_test_add_func("/sim/printing-loop-in-segments", test_printing_loop_in_segments);
   g_test_add_func("/sim/host-loops-in-segments", test_host_loops_in_segments);
+  g_test_add_func("/sim/nested-loop-broken-inside", test_nested_loop_broken_inside);
   g_test_add_func("/sim/loop-broken-inside-runs-from-host", test_loop_broken_inside_runs_from_host);
   g_test_add_func("/sim/plan-replay-inputs-and-results", test_plan_replay_inputs_and_results);
   g_test_add_func("/sim/plan-replay-branch-changes", test_plan_replay_branch_changes);

@@ -26,6 +26,13 @@
  *   then on.  Blocks freed mid-capture are the plan's until its next
  *   capture (the cache does not hand them out), so a whole capture can be
  *   launched again as it is (graph_plan_replay), without capturing.
+ * - Loops in plans (graph_plan_while_begin/end), where the driver has
+ *   conditional nodes with copies in their bodies (12.4 on): a While
+ *   node whose handle a one-thread kernel sets from the condition before
+ *   it and at the end of its body; the body is captured into the node's
+ *   graph on a stream of its own depth, which stands in for the device's
+ *   stream until the loop ends, while the outer capture waits on the
+ *   node (the pattern of CUDA's programming guide).
  * - Device activity: CUPTI's activity API when a collector wants it
  *   (cupti.h), flushed by activity_flush. */
 #include "../../engine-private.h"
@@ -104,7 +111,18 @@ struct ts_graph_plan {
   guint checks_from;
   GArray *node_recs;     /* ts_activity, report_nodes' per launch, reused */
   GArray *node_operands; /* uint32_t, beside them */
+  GArray *open;          /* open_loop: the loops this capture is inside, innermost last */
 };
+
+/* A While loop open in a plan's capture: the conditional node, the kernel
+ * node setting its condition before it, and the streams: the one that
+ * captured the node (the device's, or an outer loop's body stream) and
+ * the one capturing its body. */
+typedef struct open_loop {
+  cudaGraphConditionalHandle handle;
+  cudaGraphNode_t node, set;
+  cudaStream_t outer, body;
+} open_loop;
 
 struct ts_device_event {
   cudaEvent_t event;
@@ -127,6 +145,8 @@ typedef struct device {
   GHashTable *cache;        /* rounded size -> block list */
   size_t cached_bytes;
   ts_graph_plan *capturing; /* the plan the stream is capturing into */
+  GArray *loop_streams;     /* cudaStream_t, the body streams of loops open depth deep
+                             * (made on first use, under lock) */
   const ts_backend *backend;
   /* index faults: where launches record an index out of range (made with
    * the stream), whether one may have since the host last looked, and the
@@ -215,6 +235,9 @@ typedef struct done_buffer {
 
 static _Thread_local uint64_t launching; /* the op whose kernel is being launched */
 static _Thread_local ts_graph_plan *capture_plan;
+/* Loops open when a host copy broke this thread's capture: their launches
+ * are dropped unrun until they have all ended. */
+static _Thread_local int dropping;
 
 static uint64_t cupti_now(void)
 {
@@ -747,6 +770,8 @@ static bool cuda_memset(ts_buffer *buf, size_t offset, int value, size_t bytes)
 {
   device *d = dev_of(ts_buffer_type_backend(ts_buffer_get_type(buf)));
   char *dst = (char *)ts_buffer_base(buf) + offset;
+  if (dropping)
+    return true;
   if (!use(d))
     return false;
   copy_tags t = tags_push();
@@ -799,6 +824,8 @@ static bool cuda_copy_from(ts_buffer *buf, size_t offset, const ts_buffer *src_b
   device *d = dev_of(b);
   char *dst = (char *)ts_buffer_base(buf) + offset;
   const char *src = (const char *)ts_buffer_base(src_buf) + src_offset;
+  if (dropping)
+    return true;
   int from = -1; /* another GPU's index: peer to peer */
   for (int i = 0; src_b != b && i < n_devices; i++)
     if (devices[i].backend == src_b)
@@ -865,6 +892,8 @@ static bool cuda_supports_op(const ts_backend *b, const ts_kernel_ctx *k)
 static bool cuda_run_op(const ts_backend *b, ts_kernel_ctx *k)
 {
   device *d = dev_of(b);
+  if (dropping)
+    return true;
   if (!use(d))
     return false;
   cupti_follow_wanted();
@@ -962,6 +991,8 @@ static bool begin_capture(device *d, ts_graph_plan *p)
   p->checks_from = p->checks->len;
   pthread_mutex_unlock(&d->lock);
   p->broken = false; /* the last capture's exec, if any, is updated or made anew */
+  g_array_set_size(p->open, 0);
+  dropping = 0;
   d->capturing = p;
   capture_plan = p; /* for CUPTI's node callbacks on this thread */
   return true;
@@ -981,6 +1012,7 @@ static void plan_free(ts_graph_plan *p)
   g_array_unref(p->checks);
   g_array_unref(p->node_recs);
   g_array_unref(p->node_operands);
+  g_array_unref(p->open);
   g_free(p);
 }
 
@@ -1006,6 +1038,7 @@ static ts_graph_plan *cuda_plan_create(const ts_backend *b)
   p->checks = g_array_new(FALSE, FALSE, sizeof(index_check));
   p->node_recs = g_array_new(FALSE, FALSE, sizeof(ts_activity));
   p->node_operands = g_array_new(FALSE, FALSE, sizeof(uint32_t));
+  p->open = g_array_new(FALSE, FALSE, sizeof(open_loop));
   device *d = dev_of(b);
   pthread_mutex_lock(&d->lock);
   g_ptr_array_add(d->plans, p);
@@ -1036,6 +1069,27 @@ static cudaGraph_t end_capture(device *d)
 static uint64_t report_nodes(device *d, ts_graph_plan *p);
 static bool launch_graph(device *d, ts_graph_plan *p, cudaGraphExec_t exec);
 
+/* A break inside open loops: their bodies' captures end (the device's
+ * stream is its own again), the outermost loop loses the kernel setting
+ * its condition, so that its handle keeps the default it gets at each
+ * launch (0: the loop runs nothing), and launches are dropped unrun until
+ * that loop ends. */
+static void drop_loops(device *d, ts_graph_plan *p)
+{
+  if (!p->open->len)
+    return;
+  for (guint i = p->open->len; i-- > 0;) {
+    const open_loop *l = &g_array_index(p->open, open_loop, i);
+    cudaGraph_t body = NULL;
+    ok_or_fail(cudaStreamEndCapture(l->body, &body), "ending a loop's body");
+    __atomic_store_n(&d->stream, l->outer, __ATOMIC_RELEASE);
+  }
+  ok_or_fail(cudaGraphDestroyNode(g_array_index(p->open, open_loop, 0).set),
+             "dropping a loop's condition");
+  dropping = (int)p->open->len;
+  g_array_set_size(p->open, 0);
+}
+
 /* A host copy mid-capture: what was captured goes out now, the rest step
  * by step.  Its one-off exec's nodes are named to their ops like a plan's
  * (the plan's own clones put aside meanwhile), so the kernels captured so
@@ -1044,6 +1098,7 @@ static void break_capture(device *d)
 {
   ts_graph_plan *p = d->capturing;
   p->broken = true;
+  drop_loops(d, p);
   cudaGraph_t g = end_capture(d);
   cudaGraphExec_t exec = NULL;
   GArray *kept = p->clones;
@@ -1119,6 +1174,7 @@ static bool record_done(device *d, ts_graph_plan *p)
 static bool cuda_plan_compute(const ts_backend *b, ts_graph_plan *p)
 {
   device *d = dev_of(b);
+  dropping = 0; /* the run is over: every loop of it has ended */
   if (d->capturing != p)
     return true; /* broken mid-run: its launches went out */
   cudaGraph_t g = end_capture(d);
@@ -1180,6 +1236,139 @@ static void cuda_plan_free(const ts_backend *b, ts_graph_plan *p)
   plan_free(p);
 }
 
+/* ---- loops in plans: conditional nodes ------------------------------------------------------ */
+
+/* Is t a condition the device can read: one number or bool of d? */
+static bool condition_ok(const ts_backend *b, const ts_tensor *t, const char *what)
+{
+  if (t && t->backend == b && t->data && t->size == 1 && t->dtype < TS_NUMERIC_DTYPE_COUNT)
+    return true;
+  char buf[TS_INFO_STR];
+  ts_error_set(TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL,
+               "%s: a loop's %s must be one number or bool on it, got %s on %s",
+               ts_backend_name(b), what, t ? ts__info_str(buf, t->dtype, t->shape) : "none",
+               t && t->backend ? ts_backend_name(t->backend) : "no device");
+  return false;
+}
+
+/* The stream capturing the bodies of loops open depth deep (made once). */
+static cudaStream_t loop_stream(device *d, guint depth)
+{
+  pthread_mutex_lock(&d->lock);
+  cudaStream_t s = depth < d->loop_streams->len ? g_array_index(d->loop_streams, cudaStream_t, depth)
+                                               : NULL;
+  if (!s) {
+    enum cudaStreamCaptureMode mode = cudaStreamCaptureModeRelaxed; /* not a capture's work */
+    cudaThreadExchangeStreamCaptureMode(&mode);
+    if (ok_or_fail(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"))
+      g_array_append_val(d->loop_streams, s);
+    cudaThreadExchangeStreamCaptureMode(&mode);
+  }
+  pthread_mutex_unlock(&d->lock);
+  return s;
+}
+
+/* The graph the capture on stream s adds to, and (last not NULL) the one
+ * node it goes on from: the launch just made. */
+static bool capture_tail(cudaStream_t s, cudaGraph_t *graph, cudaGraphNode_t *last)
+{
+  enum cudaStreamCaptureStatus status;
+  const cudaGraphNode_t *deps = NULL;
+  size_t n = 0;
+  if (!ok_or_fail(cudaStreamGetCaptureInfo(s, &status, NULL, graph, &deps, NULL, &n),
+                  "cudaStreamGetCaptureInfo"))
+    return false;
+  if (status != cudaStreamCaptureStatusActive || (last && n != 1)) {
+    ts_error_set(TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL,
+                 "CUDA: a loop's condition is not where its capture goes on");
+    return false;
+  }
+  if (last)
+    *last = deps[0];
+  return true;
+}
+
+static bool set_condition(device *d, cudaGraphConditionalHandle h, const ts_tensor *cond)
+{
+  return ts__cu_set_condition(h, cond->dtype, cond->data, d->stream) &&
+         ok_or_fail(cudaGetLastError(), "setting a loop's condition");
+}
+
+/* Opens a While node where the capture is: its condition set from cond
+ * first; the launches from here on are its body, captured on the body
+ * stream of this depth, which the device's launches go to meanwhile. */
+static bool cuda_while_begin(const ts_backend *b, ts_graph_plan *p, const ts_tensor *cond)
+{
+  device *d = dev_of(b);
+  if (dropping) { /* inside a loop a host copy broke: dropped with it */
+    dropping++;
+    return true;
+  }
+  if (d->capturing != p) {
+    ts_error_set(TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL, "%s: a loop begun outside its plan's capture",
+                 d->name);
+    return false;
+  }
+  if (!condition_ok(b, cond, "condition"))
+    return false;
+  open_loop l = { .outer = d->stream, .body = loop_stream(d, p->open->len) };
+  cudaGraph_t graph;
+  if (!l.body || !capture_tail(l.outer, &graph, NULL) ||
+      /* 0 at each launch unless the kernel before the node sets it */
+      !ok_or_fail(cudaGraphConditionalHandleCreate(&l.handle, graph, 0, cudaGraphCondAssignDefault),
+                  "cudaGraphConditionalHandleCreate") ||
+      !set_condition(d, l.handle, cond) || !capture_tail(l.outer, &graph, &l.set))
+    return false;
+  struct cudaGraphNodeParams params = { .type = cudaGraphNodeTypeConditional };
+  params.conditional.handle = l.handle;
+  params.conditional.type = cudaGraphCondTypeWhile;
+  params.conditional.size = 1;
+  if (!ok_or_fail(cudaGraphAddNode(&l.node, graph, &l.set, NULL, 1, &params), "adding a While node")) {
+    cudaGraphDestroyNode(l.set); /* its handle, nodeless, runs nothing */
+    return false;
+  }
+  if (!ok_or_fail(cudaStreamUpdateCaptureDependencies(l.outer, &l.node, NULL, 1,
+                                                      cudaStreamSetCaptureDependencies),
+                  "cudaStreamUpdateCaptureDependencies") ||
+      !ok_or_fail(cudaStreamBeginCaptureToGraph(l.body, params.conditional.phGraph_out[0], NULL,
+                                                NULL, 0, cudaStreamCaptureModeThreadLocal),
+                  "capturing a loop's body")) {
+    cudaGraphDestroyNode(l.set);
+    return false;
+  }
+  g_array_append_val(p->open, l);
+  __atomic_store_n(&d->stream, l.body, __ATOMIC_RELEASE);
+  return true;
+}
+
+/* Closes the innermost loop: next sets its condition at the end of its
+ * body; NULL: the loop goes, unrun (it loses the kernel setting it). */
+static bool cuda_while_end(const ts_backend *b, ts_graph_plan *p, const ts_tensor *next)
+{
+  device *d = dev_of(b);
+  if (dropping) {
+    dropping--;
+    return false;
+  }
+  if (d->capturing != p || !p->open->len) {
+    ts_error_set(TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL, "%s: a loop ended that was not begun",
+                 d->name);
+    return false;
+  }
+  open_loop l = g_array_index(p->open, open_loop, p->open->len - 1);
+  if (next && !(condition_ok(b, next, "next condition") && set_condition(d, l.handle, next)))
+    next = NULL; /* the loop goes; the error says why */
+  cudaGraph_t body = NULL;
+  bool ok = ok_or_fail(cudaStreamEndCapture(l.body, &body), "ending a loop's body");
+  g_array_set_size(p->open, p->open->len - 1);
+  __atomic_store_n(&d->stream, l.outer, __ATOMIC_RELEASE);
+  if (!next || !ok) {
+    cudaGraphDestroyNode(l.set);
+    return !ts_failed() && ok;
+  }
+  return true;
+}
+
 /* ---- registration --------------------------------------------------------------------------- */
 
 static const ts_backend_i CUDA_IFACE = {
@@ -1201,6 +1390,8 @@ static const ts_backend_i CUDA_IFACE = {
   .graph_plan_compute = cuda_plan_compute,
   .graph_plan_free = cuda_plan_free,
   .graph_plan_replay = cuda_plan_replay,
+  .graph_plan_while_begin = cuda_while_begin,
+  .graph_plan_while_end = cuda_while_end,
   .activity_flush = cuda_activity_flush,
 };
 
@@ -1221,6 +1412,10 @@ void ts__cuda_register(void)
                ? ": no NVIDIA driver, or one older than this CUDA runtime" : "");
     return;
   }
+  /* 12.3 brought conditional nodes, 12.4 the copies and memsets in their
+   * bodies that captured loops hold */
+  int driver = 0;
+  bool loops = cudaDriverGetVersion(&driver) == cudaSuccess && driver >= 12040;
   GString *s = g_string_new("CUDA:");
   for (int i = 0; i < count && n_devices < MAX_DEVICES; i++) {
     struct cudaDeviceProp prop;
@@ -1238,7 +1433,10 @@ void ts__cuda_register(void)
     d->cache = g_hash_table_new(g_direct_hash, g_direct_equal);
     d->plans = g_ptr_array_new();
     d->freed_checks = g_array_new(FALSE, FALSE, sizeof(index_check));
+    d->loop_streams = g_array_new(FALSE, FALSE, sizeof(cudaStream_t));
     ts_backend_i iface = CUDA_IFACE;
+    if (!loops) /* While loops in graphs run their iterations from the host */
+      iface.graph_plan_while_begin = iface.graph_plan_while_end = NULL;
     iface.name = d->name;
     g_strlcpy(d->model, prop.name, sizeof d->model);
     iface.description = d->model;
@@ -1253,6 +1451,9 @@ void ts__cuda_register(void)
     g_string_append_printf(s, " %s;", d->label);
     n_devices++;
   }
+  if (!loops && n_devices)
+    g_string_append_printf(s, " driver %d.%d: loops in graphs run from the host (conditional "
+                              "nodes need 12.4);", driver / 1000, driver % 1000 / 10);
   g_strlcpy(note, s->str, sizeof note);
   g_string_free(s, TRUE);
 }

@@ -54,6 +54,10 @@ bool ts__cu_fused(const ts_cu_program *p, ts_dtype dtype, int64_t n, const ts_cu
 
 /* Cast: n elements of `from` to `to` (bool: nonzero is true). */
 bool ts__cu_cast(ts_dtype from, ts_dtype to, int64_t n, const void *x, void *out, void *stream);
+/* One thread setting a CUDA Graph conditional node's handle (a
+ * cudaGraphConditionalHandle) from cond's element: nonzero, 1; zero, 0. */
+bool ts__cu_set_condition(uint64_t handle, ts_dtype dtype, const void *cond, void *stream);
+
 /* Every element of out (n of dtype) set to value, or to the element at
  * the device address value_at (Fill's value input). */
 bool ts__cu_fill(ts_dtype dtype, int64_t n, double value, void *out, void *stream);
