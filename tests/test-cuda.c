@@ -860,7 +860,8 @@ static int loop_call(const ts_backend *b, ts_function *fn, int count, loop_watch
 
 /* A While over an argument bound runs on the GPU as a conditional node of
  * the call's one CUDA Graph: 0, 1 and many iterations of one concrete
- * function, nested two deep, with the CPU's results; the host walks each
+ * function, from replays of one capture, nested two deep, with the CPU's
+ * results; the host walks each
  * body once per call (one MatMul op event per loop body), so the device
  * counted the iterations.  No fallback is warned. */
 static void test_loops_in_graphs(void)
@@ -877,6 +878,13 @@ static void test_loops_in_graphs(void)
   const int counts[] = { 0, 1, 9, 3, 0, 40 };
   for (guint k = 0; k < G_N_ELEMENTS(counts); k++)
     g_assert_cmpint(loop_call(b, counted, counts[k], &w), ==, 1);
+  ts_value args[2] = { TS_TENSOR_VALUE(ts_zeros(TS_F32, TS_SHAPE(3, 5))),
+                       TS_TENSOR_VALUE(ts_scalar_i32(1)) };
+  ts_schedule sched;
+  g_assert_true(ts_concrete_schedule(ts_function_get_concrete(counted, args, 2), &sched));
+  g_test_message("CUDA:0: %" G_GINT64_FORMAT " captures, %" G_GINT64_FORMAT " replays",
+                 sched.n_captures, sched.n_replays);
+  g_assert_cmpint(sched.n_replays, >=, (int)G_N_ELEMENTS(counts) - 2); /* each count read anew */
   for (int m = 0; m <= 5; m++)
     g_assert_cmpint(loop_call(b, nested, m, &w), ==, 2);
   ts_listener_remove(id);

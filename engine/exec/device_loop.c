@@ -93,6 +93,17 @@ bool ts__loop_here(const ts_executable *e, const ts_node *node)
          !__atomic_load_n(&e->subs[node->id][1]->loop_off, __ATOMIC_ACQUIRE);
 }
 
+bool ts__loops_whole(const ts_executable *e, const ts_backend *b)
+{
+  if (!b->iface.graph_plan_while_begin || ts__planner_poisons())
+    return false;
+  for (guint id = 0; id < e->graph->nodes->len; id++)
+    if (e->subs[id] && (!e->loop_ok[id] ||
+                        __atomic_load_n(&e->subs[id][1]->loop_off, __ATOMIC_ACQUIRE)))
+      return false;
+  return true;
+}
+
 static size_t data_bytes(const ts_tensor *t)
 {
   return (size_t)t->size * ts_dtype_size(t->dtype);

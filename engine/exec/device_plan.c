@@ -7,7 +7,8 @@
  * op events) still happens per step of a capture; the launches go out
  * together.
  *
- * Replay as is: a graph without If or While whose capture did nothing a
+ * Replay as is: a graph without If or While (but While loops the device
+ * runs inside the capture, device_loop.c) whose capture did nothing a
  * launch would not redo (no op on the host, no host read of the device,
  * no variable moved to a new storage) is captured once more on inputs of
  * the plan's own (device tensors the arguments are copied into) with the
@@ -41,6 +42,7 @@ struct ts_device_plan {
   /* ---- replaying as is (an executable of one segment) ---- */
   ts_plan_record rec;     /* what the last capture ran */
   bool candidate;         /* that capture could be replayed, were its inputs the plan's */
+  bool whole;             /* the capture running now is the whole run's */
   bool staged;            /* the capture running now runs on the plan's inputs */
   uint64_t staged_as;     /* their copies' placeholder correlation (ts__activity_placeholder):
                              the ops that read them are known once the capture ran */
@@ -213,7 +215,8 @@ ts_device_plan *ts__device_plan_begin(ts_executable *e, int segment, ts_tensor *
   /* the arguments go into the plan's inputs before the capture begins, so
    * that a capture that can be launched again as it is (the first one,
    * most often) is replayed by the next call */
-  bool whole = e->n_segments == 1 && inputs && b->iface.graph_plan_replay;
+  bool whole = (e->n_segments == 1 || ts__loops_whole(e, b)) && inputs &&
+               b->iface.graph_plan_replay;
   bool staged = whole && dp->candidate && stage_inputs(dp, *inputs, n_inputs);
   if (first && !(dp->plan = b->iface.graph_plan_create(b))) {
     if (staged)
@@ -232,6 +235,7 @@ ts_device_plan *ts__device_plan_begin(ts_executable *e, int segment, ts_tensor *
   __atomic_add_fetch(&e->n_captures, 1, __ATOMIC_RELAXED);
   dp->graph = e->graph;
   dp->top = e->top;
+  dp->whole = whole;
   dp->staged = staged;
   if (staged)
     *inputs = dp->in;
@@ -312,7 +316,10 @@ static void find_readers(ts_device_plan *dp, const ts_graph *g)
     dp->in_reader[i] = -1, dp->in_operand[i] = 0;
   for (guint k = 0, f = 0; k < dp->rec.ops->len; k++) {
     ts_plan_op *op = &g_array_index(dp->rec.ops, ts_plan_op, k);
-    for (int j = 0; op->correlation && op->node && j < op->node->n_inputs; j++) {
+    /* ops of g itself (a loop's condition and body are graphs of their own) */
+    bool own = op->node && (guint)op->node->id < g->nodes->len &&
+               ts__graph_node(g, op->node->id) == op->node;
+    for (int j = 0; op->correlation && own && j < op->node->n_inputs; j++) {
       const ts_node *from = ts__graph_node(g, op->node->inputs[j].node);
       int i = from->input_index;
       if ((ts__op_def(from->op)->flags & TS_OPF_INPUT) && i >= 0 && i < n &&
@@ -346,7 +353,7 @@ bool ts__device_plan_close(ts_executable *e, int segment, ts_device_plan *dp, bo
 {
   if (!dp)
     return ok;
-  if (ok && outputs && e->n_segments == 1 && dp->backend->iface.graph_plan_replay) {
+  if (ok && outputs && dp->whole) {
     bool can = capture_replayable(dp, outputs, n_out);
     if (dp->staged)
       find_readers(dp, e->graph);
@@ -410,7 +417,7 @@ int ts__device_plan_replay(ts_executable *e, ts_tensor *const *inputs, int n_inp
 {
   ts_context *c = ts__context();
   const ts_backend *b = c->device;
-  if (e->n_segments != 1 || !b || c->plan_recording || c->observer || c->op_watch ||
+  if (!b || c->plan_recording || c->observer || c->op_watch ||
       c->handlers || c->mute || c->serial)
     return -1;
   ts_device_plan **slot = &e->device_plans[0];

@@ -99,6 +99,9 @@ void ts__exec_tell_read(const ts_executable *e, ts_tensor *const *values, int s,
 bool ts__loop_eligible(const ts_executable *e, const ts_node *node);
 /* Does its loop run on the device inside this run's capture? */
 bool ts__loop_here(const ts_executable *e, const ts_node *node);
+/* Does every node of e with subgraphs run as a loop of b inside the
+ * capture (while none has been turned off), so that a run is one plan? */
+bool ts__loops_whole(const ts_executable *e, const ts_backend *b);
 /* The While kernel's hand-over (ts_run_site.device_loop). */
 int ts__device_loop(ts_kernel_ctx *k);
 
