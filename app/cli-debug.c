@@ -50,8 +50,9 @@ static gpointer debuggee_run(gpointer data)
   if (d->device)
     ts_device_scope_begin(d->device);
   ts_tensor *out[TS_MAX_RETURNS];
-  int n = ts_debug_call_n(d->s, d->fn, d->args->v, d->args->n, out, TS_MAX_RETURNS);
-  d->result = n > 0 ? ts_results_to_string(out, n) : NULL;
+  bool tuple = false;
+  int n = ts_debug_call_n(d->s, d->fn, d->args->v, d->args->n, out, TS_MAX_RETURNS, &tuple);
+  d->result = n > 0 ? ts_results_to_string(out, n, tuple) : NULL;
   if (d->device)
     ts_device_scope_end();
   d->error = ts_error_take();
@@ -426,9 +427,10 @@ static int health(const cli_options *o)
     ts_run_functions_eagerly(o->eager);
     ts_health *h = ts_health_start(o->stats ? TS_HEALTH_STATS : TS_HEALTH_COUNTS);
     ts_tensor *results[TS_MAX_RETURNS];
-    int n = ts_function_call_n(fn, args.v, args.n, results, TS_MAX_RETURNS);
+    bool tuple = false;
+    int n = ts_function_call_n(fn, args.v, args.n, results, TS_MAX_RETURNS, &tuple);
     ts_health_stop(h);
-    char *text = n > 0 ? ts_results_to_string(results, n) : NULL;
+    char *text = n > 0 ? ts_results_to_string(results, n, tuple) : NULL;
     if (text)
       printf("%s\n", text);
     free(text);

@@ -114,7 +114,7 @@ static bool call(tsp_session *s, ts_function *fn, const cli_args *a, bool eager)
   ts_scope *scope = ts_scope_begin();
   uint64_t t0 = tsp_call_begin(s);
   ts_tensor *out[TS_MAX_RETURNS]; /* every result of a tuple: timed, not shown */
-  int n = ts_function_call_n(fn, a->v, a->n, out, TS_MAX_RETURNS);
+  int n = ts_function_call_n(fn, a->v, a->n, out, TS_MAX_RETURNS, NULL);
   tsp_call_end(s, t0, ts_function_name(fn), eager ? TSP_MODE_EAGER : TSP_MODE_GRAPH);
   ts_scope_end(scope);
   return n > 0;

@@ -127,9 +127,10 @@ static int call_all(const cli_options *o, ts_function *fn, const cli_args *calls
     for (int64_t r = 0; r < o->repeat; r++) {
       ts_scope *scope = ts_scope_begin();
       ts_tensor *out[TS_MAX_RETURNS];
-      int n = cf ? ts_concrete_call_n(cf, calls[c].v, calls[c].n, out, TS_MAX_RETURNS)
-                 : ts_function_call_n(fn, calls[c].v, calls[c].n, out, TS_MAX_RETURNS);
-      char *text = n > 0 && !o->save ? ts_results_to_string(out, n) : NULL; /* free() */
+      bool tuple = false;
+      int n = cf ? ts_concrete_call_n(cf, calls[c].v, calls[c].n, out, TS_MAX_RETURNS, &tuple)
+                 : ts_function_call_n(fn, calls[c].v, calls[c].n, out, TS_MAX_RETURNS, &tuple);
+      char *text = n > 0 && !o->save ? ts_results_to_string(out, n, tuple) : NULL; /* free() */
       char *saved = n > 0 && o->save ? save_results(o, fn, ++k, out, n) : NULL;
       ts_scope_end(scope);
       if (!text && !saved)

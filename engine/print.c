@@ -897,9 +897,10 @@ char *ts_tensor_str(const ts_tensor *t)
 }
 
 /* Each result's text by `one`, as a Python tuple when there are several. */
-static char *results_string(ts_tensor *const *results, int n, char *(*one)(const ts_tensor *))
+static char *results_string(ts_tensor *const *results, int n, bool tuple,
+                            char *(*one)(const ts_tensor *))
 {
-  if (n == 1)
+  if (n == 1 && !tuple)
     return one(results[0]);
   GString *s = g_string_new("(");
   for (int i = 0; i < n; i++) {
@@ -907,7 +908,7 @@ static char *results_string(ts_tensor *const *results, int n, char *(*one)(const
     g_string_append_printf(s, "%s%s", i ? ", " : "", text);
     free(text);
   }
-  g_string_append_c(s, ')');
+  g_string_append(s, n == 1 ? ",)" : ")"); /* Python's tuple of one */
   char *text = strdup(s->str);
   g_string_free(s, TRUE);
   return text;
@@ -927,14 +928,14 @@ static char *type_string(const ts_tensor *t)
   return ts_shape_dtype_string(t->dtype, t->shape);
 }
 
-char *ts_results_to_string(ts_tensor *const *results, int n)
+char *ts_results_to_string(ts_tensor *const *results, int n, bool tuple)
 {
   TS_CHECK_ARG(results != NULL && n >= 1 && first_null(results, n) == n, NULL);
-  return results_string(results, n, ts_tensor_to_string);
+  return results_string(results, n, tuple, ts_tensor_to_string);
 }
 
-char *ts_results_type_string(ts_tensor *const *results, int n)
+char *ts_results_type_string(ts_tensor *const *results, int n, bool tuple)
 {
   TS_CHECK_ARG(results != NULL && n >= 1 && first_null(results, n) == n, NULL);
-  return results_string(results, n, type_string);
+  return results_string(results, n, tuple, type_string);
 }

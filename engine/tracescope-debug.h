@@ -131,7 +131,7 @@ TS_API ts_tensor *ts_debug_call(ts_debug_session *s, ts_function *fn, const ts_v
 /* The same for a function's several results (ts_function_call_n): their
  * count, or -1 + error. */
 TS_API int ts_debug_call_n(ts_debug_session *s, ts_function *fn, const ts_value *args,
-                           int n_args, ts_tensor **out, int max_out);
+                           int n_args, ts_tensor **out, int max_out, bool *tuple);
 
 /* Controller: waits up to timeout_ms (-1: for ever) for the next stop not
  * yet returned; true with *out filled (clear it), false on timeout. */

@@ -294,13 +294,14 @@ TS_API char *ts_tensor_str(const ts_tensor *t);
 TS_API char *ts_tensor_format_values(const ts_tensor *t);
 /* "f32[2,3]" / "i32[]" / "f32[?,784]".  Owned string (free()). */
 TS_API char *ts_shape_dtype_string(ts_dtype dtype, ts_shape shape);
-/* A call's results (ts_function_call_n) as text: one as
- * ts_tensor_to_string, several as Python prints a tuple,
- * "(Tensor(200, shape=(), dtype=int32), Tensor(0.5, ...))"; and their
- * types, "f32[3]" or "(i32[], f32[])".  Owned strings (free()); NULL +
- * error for n < 1 or a NULL result. */
-TS_API char *ts_results_to_string(ts_tensor *const *results, int n);
-TS_API char *ts_results_type_string(ts_tensor *const *results, int n);
+/* A call's results (ts_function_call_n) as text: one tensor as
+ * ts_tensor_to_string, a tuple (several, or tuple set: one) as Python
+ * prints it, "(Tensor(200, shape=(), dtype=int32), Tensor(0.5, ...))",
+ * "(Tensor(1, shape=(), dtype=int32),)"; and their types, "f32[3]",
+ * "(i32[], f32[])", "(f32[3],)".  Owned strings (free()); NULL + error
+ * for n < 1 or a NULL result. */
+TS_API char *ts_results_to_string(ts_tensor *const *results, int n, bool tuple);
+TS_API char *ts_results_type_string(ts_tensor *const *results, int n, bool tuple);
 
 /* .npy (format 1.0/2.0/3.0 read, 1.0 written), C order, the six dtypes. */
 TS_API ts_tensor *ts_npy_load(const char *path);
@@ -1217,13 +1218,14 @@ TS_API void ts_function_free(ts_function *fn);
  * the others without a word. */
 TS_API ts_tensor *ts_function_call(ts_function *fn, const ts_value *args, int n_args);
 /* Calls fn as ts_function_call does and writes its results to out[0..):
- * the tensors of the tuple it returned, or its one tensor.  Returns how
- * many (>= 1), or -1 + error, also when they are more than max_out. */
+ * the tensors of the tuple it returned, or its one tensor; *tuple (when
+ * not NULL) says which (a tuple even of one, Python's `(x,)`).  Returns
+ * how many (>= 1), or -1 + error, also when they are more than max_out. */
 TS_API int ts_function_call_n(ts_function *fn, const ts_value *args, int n_args,
-                              ts_tensor **out, int max_out);
+                              ts_tensor **out, int max_out, bool *tuple);
 /* The same, eagerly (ts_function_call_eager). */
 TS_API int ts_function_call_eager_n(ts_function *fn, const ts_value *args, int n_args,
-                                    ts_tensor **out, int max_out);
+                                    ts_tensor **out, int max_out, bool *tuple);
 
 /* tf.config.run_functions_eagerly: every function runs its C code eagerly. */
 TS_API void ts_run_functions_eagerly(bool eagerly);
@@ -1276,7 +1278,7 @@ TS_API const char *ts_concrete_signature(const ts_concrete *cf);
 TS_API ts_tensor *ts_concrete_call(ts_concrete *cf, const ts_value *args, int n_args);
 /* Its results, as ts_function_call_n gives them. */
 TS_API int ts_concrete_call_n(ts_concrete *cf, const ts_value *args, int n_args,
-                              ts_tensor **out, int max_out);
+                              ts_tensor **out, int max_out, bool *tuple);
 /* The tensors cf returns (its graph's outputs), and whether as a tuple
  * (ts_tuple, even of one) rather than one tensor. */
 TS_API int ts_concrete_n_results(const ts_concrete *cf);

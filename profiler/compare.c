@@ -198,7 +198,7 @@ static bool call(tsp_session *s, ts_function *fn, const ts_value *args, int n_ar
   ts_scope *scope = ts_scope_begin();
   uint64_t t0 = tsp_call_begin(s);
   ts_tensor *out[TS_MAX_RETURNS]; /* every result of a tuple, compared by time only */
-  int n = ts_function_call_n(fn, args, n_args, out, TS_MAX_RETURNS);
+  int n = ts_function_call_n(fn, args, n_args, out, TS_MAX_RETURNS, NULL);
   tsp_call_end(s, t0, ts_function_name(fn), eager ? TSP_MODE_EAGER : TSP_MODE_GRAPH);
   ts_scope_end(scope);
   return n > 0;

@@ -925,6 +925,19 @@ static void test_tuple_results(void)
   g_assert_cmpint(r.status, ==, 0);
   g_assert_true(g_str_has_prefix(r.out, want));
   cli_result_clear(&r);
+  /* a tuple of one prints as Python's (x,), in every mode */
+  const char *one = "(Tensor(-2.0, shape=(), dtype=float32),)\n";
+  expect_output(cli("run", tiny, "only_min", "--arg", "f32[3]=1,-2,5", NULL), one);
+  expect_output(cli("run", tiny, "only_min", "--mode", "eager", "--arg", "f32[3]=1,-2,5", NULL), one);
+  expect_output(cli("run", tiny, "only_min", "--concrete", "f32[3]", "--arg", "f32[3]=1,-2,5", NULL),
+                one);
+  expect_output(cli("run", tiny, "only_min", "--isolate", "--arg", "f32[3]=1,-2,5", NULL), one);
+  r = cli("health", tiny, "only_min", "--arg", "f32[3]=1,-2,5", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_true(g_str_has_prefix(r.out, one));
+  cli_result_clear(&r);
+  expect_output(cli("run", tiny, "identity", "--arg", "f32[2]=1,2", NULL),
+                "Tensor([1. 2.], shape=(2,), dtype=float32)\n"); /* one tensor: no tuple */
 }
 
 /* --version prints the project's version and exits 0. */

@@ -365,7 +365,7 @@ static void check_seeds(const char *passes)
     quiet = test_quiet_begin();
     ts_scope *scope = ts_scope_begin();
     ts_tensor *out[TS_MAX_RETURNS]; /* all of a tuple (train's step, loss, accuracy) */
-    int n_out = ts_function_call_n(fn, args, n, out, TS_MAX_RETURNS);
+    int n_out = ts_function_call_n(fn, args, n, out, TS_MAX_RETURNS, NULL);
     ts_scope_end(scope);
     test_quiet_end(quiet);
     assert_no_error();

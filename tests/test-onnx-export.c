@@ -109,13 +109,13 @@ static int round_trip(ts_function *fn, const char *const *examples, double rtol)
     g_error("%s: %s", name, ts_error_peek()->message);
   /* every result: a function returning a tuple exports one output each */
   ts_tensor *want[TS_MAX_RETURNS], *want_eager[TS_MAX_RETURNS];
-  int n_out = ts_concrete_call_n(cf, args, n, want, TS_MAX_RETURNS);
+  int n_out = ts_concrete_call_n(cf, args, n, want, TS_MAX_RETURNS, NULL);
   g_assert_cmpint(n_out, >=, 1);
   /* the imported model run eagerly is compared with fn run eagerly: the
    * optimizer's fused loops may round an elementwise chain's last bit
    * otherwise than op-by-op kernels.  (unused_return fails eagerly where
    * its graph prunes the failing op, as the export does: the graph's.) */
-  if (ts_function_call_eager_n(fn, args, n, want_eager, TS_MAX_RETURNS) != n_out) {
+  if (ts_function_call_eager_n(fn, args, n, want_eager, TS_MAX_RETURNS, NULL) != n_out) {
     ts_error_clear();
     memcpy(want_eager, want, sizeof want[0] * (size_t)n_out);
   }

@@ -107,7 +107,7 @@ static bool compare(const char *prefix, ts_function *fn, const char *const *exam
   dup2(2, 1);
   ts_concrete *cf = ts_function_get_concrete(fn, args, n);
   ts_tensor *want[TS_MAX_RETURNS], *got[TS_MAX_RETURNS];
-  int n_want = cf ? ts_concrete_call_n(cf, args, n, want, TS_MAX_RETURNS) : -1;
+  int n_want = cf ? ts_concrete_call_n(cf, args, n, want, TS_MAX_RETURNS, NULL) : -1;
   fflush(stdout);
   dup2(saved_stdout, 1);
   close(saved_stdout);

@@ -71,13 +71,13 @@ static void assert_pair(ts_function *f, ts_tensor *x, const double *a, const dou
 {
   ts_value v = tv(x);
   ts_tensor *out[3] = { NULL };
-  g_assert_cmpint(ts_function_call_n(f, &v, 1, out, 3), ==, 2);
+  g_assert_cmpint(ts_function_call_n(f, &v, 1, out, 3, NULL), ==, 2);
   assert_no_error();
   assert_values(out[0], a, n);
   assert_values(out[1], b, n);
   g_assert_true(ts_concrete_returns_tuple(ts_function_concrete(f, 0)));
   memset(out, 0, sizeof out);
-  g_assert_cmpint(ts_function_call_eager_n(f, &v, 1, out, 3), ==, 2);
+  g_assert_cmpint(ts_function_call_eager_n(f, &v, 1, out, 3, NULL), ==, 2);
   assert_no_error();
   assert_values(out[0], a, n);
   assert_values(out[1], b, n);
@@ -147,9 +147,9 @@ static ts_tensor *while_return(ts_call *c)
 static void call_both(ts_function *f, const ts_value *args, int n_args, ts_tensor **g,
                       ts_tensor **e)
 {
-  g_assert_cmpint(ts_function_call_n(f, args, n_args, g, 2), ==, 2);
+  g_assert_cmpint(ts_function_call_n(f, args, n_args, g, 2, NULL), ==, 2);
   assert_no_error();
-  g_assert_cmpint(ts_function_call_eager_n(f, args, n_args, e, 2), ==, 2);
+  g_assert_cmpint(ts_function_call_eager_n(f, args, n_args, e, 2, NULL), ==, 2);
   assert_no_error();
 }
 
@@ -209,7 +209,7 @@ static void test_shapes_relax(void)
   ts_function *f = ts_function_new("shapes_differ", shapes_differ, "x");
   ts_value v = tv(f32s(2, (const float[]){ 1, 2 }));
   ts_tensor *out[2];
-  g_assert_cmpint(ts_function_call_n(f, &v, 1, out, 2), ==, 2);
+  g_assert_cmpint(ts_function_call_n(f, &v, 1, out, 2, NULL), ==, 2);
   assert_no_error();
   assert_values(out[1], (const double[]){ 1, 2, 1, 2 }, 4);
   char *sig = ts_concrete_pretty_signature(ts_function_concrete(f, 0));
@@ -267,7 +267,7 @@ static void expect_failure(const char *name, ts_fn fn, const char *const *parts)
   ts_function *f = ts_function_new(name, fn, "x");
   ts_value v = tv(f32s(2, (const float[]){ 1, 2 }));
   ts_tensor *out[3];
-  g_assert_cmpint(ts_function_call_n(f, &v, 1, out, 3), ==, -1);
+  g_assert_cmpint(ts_function_call_n(f, &v, 1, out, 3, NULL), ==, -1);
   ts_error *e = ts_error_take();
   g_assert_nonnull(e);
   for (int i = 0; parts[i]; i++)

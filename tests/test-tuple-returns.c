@@ -40,7 +40,7 @@ static void test_eager_and_graph(void)
   /* graph mode: traced once, the second call runs the graph */
   for (int call = 0; call < 2; call++) {
     memset(out, 0, sizeof out);
-    g_assert_cmpint(ts_function_call_n(f, &x, 1, out, 4), ==, 3);
+    g_assert_cmpint(ts_function_call_n(f, &x, 1, out, 4, NULL), ==, 3);
     assert_no_error();
     assert_stats(out);
     g_assert_null(out[3]);
@@ -70,18 +70,18 @@ static void test_eager_and_graph(void)
 
   /* eagerly: the C code runs each call, the same values */
   memset(out, 0, sizeof out);
-  g_assert_cmpint(ts_function_call_eager_n(f, &x, 1, out, 3), ==, 3);
+  g_assert_cmpint(ts_function_call_eager_n(f, &x, 1, out, 3, NULL), ==, 3);
   assert_stats(out);
   ts_function_set_run_eagerly(f, 1);
   memset(out, 0, sizeof out);
-  g_assert_cmpint(ts_function_call_n(f, &x, 1, out, 3), ==, 3);
+  g_assert_cmpint(ts_function_call_n(f, &x, 1, out, 3, NULL), ==, 3);
   assert_stats(out);
   g_assert_cmpint(stats_runs, ==, 3);
 
   /* a concrete function called directly */
   ts_function_set_run_eagerly(f, -1);
   memset(out, 0, sizeof out);
-  g_assert_cmpint(ts_concrete_call_n(cf, &x, 1, out, 3), ==, 3);
+  g_assert_cmpint(ts_concrete_call_n(cf, &x, 1, out, 3, NULL), ==, 3);
   assert_stats(out);
   ts_function_free(f);
   ts_scope_end(s);
@@ -119,9 +119,9 @@ static void test_one_result_calls(void)
   g_assert_null(ts_concrete_call(ts_function_concrete(f, 0), &x, 1));
   expect_error_containing("ts_concrete_call_n");
   ts_tensor *out[1];
-  g_assert_cmpint(ts_function_call_n(f, &x, 1, out, 1), ==, -1);
+  g_assert_cmpint(ts_function_call_n(f, &x, 1, out, 1, NULL), ==, -1);
   expect_error_containing("pair: returns 2 tensors, room for 1");
-  g_assert_cmpint(ts_function_call_n(f, &x, 1, out, 0), ==, -1);
+  g_assert_cmpint(ts_function_call_n(f, &x, 1, out, 0, NULL), ==, -1);
   expect_error_containing("max_out >= 1");
   ts_function_free(f);
 
@@ -133,10 +133,38 @@ static void test_one_result_calls(void)
   assert_values(y, (const double[]){ 10 }, 1);
   g_assert_true(ts_concrete_returns_tuple(ts_function_concrete(one, 0)));
   ts_function *p = ts_function_new("plain", plain, "x");
-  g_assert_cmpint(ts_function_call_n(p, &x, 1, out, 1), ==, 1);
+  g_assert_cmpint(ts_function_call_n(p, &x, 1, out, 1, NULL), ==, 1);
   assert_values(out[0], (const double[]){ 10 }, 1);
   g_assert_false(ts_concrete_returns_tuple(ts_function_concrete(p, 0)));
   g_assert_cmpint(ts_concrete_n_results(ts_function_concrete(p, 0)), ==, 1);
+
+  /* the _n calls say which, and the results print as Python does: a
+   * tuple of one as (x,), a plain result as itself */
+  ts_function *pr = ts_function_new("pair", pair, "x");
+  struct { ts_function *f; bool tuple; int n; const char *text, *type; } cases[] = {
+    { one, true, 1, "(Tensor(10.0, shape=(), dtype=float32),)", "(f32[],)" },
+    { p, false, 1, "Tensor(10.0, shape=(), dtype=float32)", "f32[]" },
+    { pr, true, 2, "(Tensor(5.0, shape=(), dtype=float32), Tensor(-5.0, shape=(), dtype=float32))",
+      "(f32[], f32[])" },
+  };
+  for (guint k = 0; k < G_N_ELEMENTS(cases); k++)
+    for (int how = 0; how < 3; how++) {
+      ts_tensor *got[2];
+      bool tuple = !cases[k].tuple;
+      int n = how == 0 ? ts_function_call_n(cases[k].f, &x, 1, got, 2, &tuple)
+            : how == 1 ? ts_function_call_eager_n(cases[k].f, &x, 1, got, 2, &tuple)
+                       : ts_concrete_call_n(ts_function_concrete(cases[k].f, 0), &x, 1, got, 2,
+                                            &tuple);
+      assert_no_error();
+      g_assert_cmpint(n, ==, cases[k].n);
+      g_assert_true(tuple == cases[k].tuple);
+      char *text = ts_results_to_string(got, n, tuple), *type = ts_results_type_string(got, n, tuple);
+      g_assert_cmpstr(text, ==, cases[k].text);
+      g_assert_cmpstr(type, ==, cases[k].type);
+      free(text);
+      free(type);
+    }
+  ts_function_free(pr);
   ts_function_free(one);
   ts_function_free(p);
   ts_scope_end(s);
@@ -150,7 +178,7 @@ static void test_pretty_signature(void)
   ts_function *f = ts_function_new("stats", stats, "x");
   ts_value x = tv(f32s(3, (const float[]){ 1, 2, 3 }));
   ts_tensor *out[3];
-  g_assert_cmpint(ts_function_call_n(f, &x, 1, out, 3), ==, 3);
+  g_assert_cmpint(ts_function_call_n(f, &x, 1, out, 3, NULL), ==, 3);
   char *text = ts_concrete_pretty_signature(ts_function_concrete(f, 0));
   g_assert_cmpstr(text, ==,
                   "stats(x)\n"
@@ -205,10 +233,10 @@ static ts_tensor *outer(ts_call *c)
 {
   ts_value x = tv(ts_arg(c, 0));
   ts_tensor *r[2] = { NULL }, *q[2] = { NULL };
-  if (ts_function_call_n(inner_fn, &x, 1, r, 2) != 2)
+  if (ts_function_call_n(inner_fn, &x, 1, r, 2, NULL) != 2)
     return NULL;
   x = tv(r[1]);
-  if (ts_function_call_n(inner_fn, &x, 1, q, 2) != 2)
+  if (ts_function_call_n(inner_fn, &x, 1, q, 2, NULL) != 2)
     return NULL;
   return ts_tuple(ts_add(r[0], q[0]), ts_mul(r[1], q[1]));
 }
@@ -223,7 +251,7 @@ static void test_nested(void)
   /* x = [1, 2]: r = ([2, 3], [3, 6]); q = inner(r[1]) = ([4, 7], [9, 18]) */
   const double sum[] = { 6, 10 }, prod[] = { 27, 108 };
   ts_tensor *out[2] = { NULL };
-  g_assert_cmpint(ts_function_call_n(f, &x, 1, out, 2), ==, 2);
+  g_assert_cmpint(ts_function_call_n(f, &x, 1, out, 2, NULL), ==, 2);
   assert_no_error();
   assert_values(out[0], sum, 2);
   assert_values(out[1], prod, 2);
@@ -239,7 +267,7 @@ static void test_nested(void)
   /* eagerly, functions it calls too: the same values */
   ts_run_functions_eagerly(true);
   memset(out, 0, sizeof out);
-  g_assert_cmpint(ts_function_call_n(f, &x, 1, out, 2), ==, 2);
+  g_assert_cmpint(ts_function_call_n(f, &x, 1, out, 2, NULL), ==, 2);
   ts_run_functions_eagerly(false);
   assert_values(out[0], sum, 2);
   assert_values(out[1], prod, 2);
@@ -249,7 +277,7 @@ static void test_nested(void)
   ts_function *g2 = ts_function_new("outer2", outer, "x");
   ts_function_set_run_eagerly(inner_fn, 1);
   memset(out, 0, sizeof out);
-  g_assert_cmpint(ts_function_call_n(g2, &x, 1, out, 2), ==, 2);
+  g_assert_cmpint(ts_function_call_n(g2, &x, 1, out, 2, NULL), ==, 2);
   assert_values(out[0], sum, 2);
   assert_values(out[1], prod, 2);
   ts_function_free(g2);
@@ -276,13 +304,13 @@ static void test_retrace(void)
   ts_function *f = ts_function_new("first_n", first_n, "x, n");
   ts_tensor *out[4];
   ts_value a[] = { tv(ts_scalar_f32(10)), TS_INT_VALUE(2) };
-  g_assert_cmpint(ts_function_call_n(f, a, 2, out, 4), ==, 2);
+  g_assert_cmpint(ts_function_call_n(f, a, 2, out, 4, NULL), ==, 2);
   assert_values(out[1], (const double[]){ 11 }, 1);
   a[1] = TS_INT_VALUE(3);
-  g_assert_cmpint(ts_function_call_n(f, a, 2, out, 4), ==, 3);
+  g_assert_cmpint(ts_function_call_n(f, a, 2, out, 4, NULL), ==, 3);
   assert_values(out[2], (const double[]){ 12 }, 1);
   a[0] = tv(ts_scalar_i32(10));
-  g_assert_cmpint(ts_function_call_n(f, a, 2, out, 4), ==, 3);
+  g_assert_cmpint(ts_function_call_n(f, a, 2, out, 4, NULL), ==, 3);
   g_assert_cmpint(ts_tensor_dtype(out[0]), ==, TS_I32);
   g_assert_cmpint(ts_function_trace_count(f), ==, 3);
   const int want[] = { 2, 3, 3 };
@@ -291,7 +319,7 @@ static void test_retrace(void)
   /* the same signature again: a cache hit with the same results */
   a[1] = TS_INT_VALUE(2);
   a[0] = tv(ts_scalar_f32(10));
-  g_assert_cmpint(ts_function_call_n(f, a, 2, out, 4), ==, 2);
+  g_assert_cmpint(ts_function_call_n(f, a, 2, out, 4, NULL), ==, 2);
   g_assert_cmpint(ts_function_trace_count(f), ==, 3);
   ts_function_free(f);
   ts_scope_end(s);
@@ -341,7 +369,7 @@ static void test_bad_tuples(void)
   ts_tensor *out[2];
   for (int eager = 0; eager < 2; eager++) {
     ts_function_set_run_eagerly(f, eager);
-    g_assert_cmpint(ts_function_call_n(f, &v, 1, out, 2), ==, -1);
+    g_assert_cmpint(ts_function_call_n(f, &v, 1, out, 2, NULL), ==, -1);
     expect_error_containing("tensor 1 of 2 is NULL");
   }
   g_assert_cmpint(ts_function_n_concrete(f), ==, 0);
@@ -366,7 +394,7 @@ static void test_variable(void)
   ts_value v = tv(ts_scalar_f32(2));
   for (int call = 0; call < 2; call++) {
     ts_tensor *out[2];
-    g_assert_cmpint(ts_function_call_n(f, &v, 1, out, 2), ==, 2);
+    g_assert_cmpint(ts_function_call_n(f, &v, 1, out, 2, NULL), ==, 2);
     assert_values(out[0], (const double[]){ 1 + 2 * call }, 1);
     assert_values(out[1], (const double[]){ 3 + 2 * call }, 1);
   }
@@ -402,15 +430,15 @@ static void test_traced_return(void)
   ts_function *f = ts_function_new("early_tuple", early_tuple, "x");
   ts_value v = tv(ts_scalar_f32(2));
   ts_tensor *out[2];
-  g_assert_cmpint(ts_function_call_eager_n(f, &v, 1, out, 2), ==, 2);
+  g_assert_cmpint(ts_function_call_eager_n(f, &v, 1, out, 2, NULL), ==, 2);
   assert_values(out[0], (const double[]){ 2 }, 1);
-  g_assert_cmpint(ts_function_call_n(f, &v, 1, out, 2), ==, 2);
+  g_assert_cmpint(ts_function_call_n(f, &v, 1, out, 2, NULL), ==, 2);
   assert_no_error();
   assert_values(out[0], (const double[]){ 2 }, 1);
   assert_values(out[1], (const double[]){ 2 }, 1);
   ts_function_free(f);
   f = ts_function_new("early_tensor", early_tensor, "x");
-  g_assert_cmpint(ts_function_call_n(f, &v, 1, out, 2), ==, -1);
+  g_assert_cmpint(ts_function_call_n(f, &v, 1, out, 2, NULL), ==, -1);
   expect_error_containing("early_tensor: returns one tensor at line ");
   ts_function_free(f);
   ts_scope_end(s);

@@ -474,13 +474,14 @@ static void make_compare(Call *c)
 
 /* Calls or traces; replies either way. */
 /* A call's results into d: value-text and shape-text of them all (a
- * tuple as Python prints one) and, for one tensor, its values; for a
- * tuple, "results" (aa{sv}) with each tensor's text, type and values. */
-static gboolean write_results(GVariantDict *d, ts_tensor *const *out, int n, GUnixFDList *fds,
-                              TsBlobStore *blobs, GError **error)
+ * tuple as Python prints one, `(x,)` too) and, for one tensor (alone or
+ * a tuple's only one), its values; for a tuple of several, "results"
+ * (aa{sv}) with each tensor's text, type and values. */
+static gboolean write_results(GVariantDict *d, ts_tensor *const *out, int n, bool tuple,
+                              GUnixFDList *fds, TsBlobStore *blobs, GError **error)
 {
-  char *text = ts_results_to_string(out, n);
-  char *shape = ts_results_type_string(out, n);
+  char *text = ts_results_to_string(out, n, tuple);
+  char *shape = ts_results_type_string(out, n, tuple);
   g_variant_dict_insert(d, "value-text", "s", text);
   g_variant_dict_insert(d, "shape-text", "s", shape);
   free(text);
@@ -492,8 +493,8 @@ static gboolean write_results(GVariantDict *d, ts_tensor *const *out, int n, GUn
   for (int i = 0; i < n; i++) {
     GVariantDict item;
     g_variant_dict_init(&item, NULL);
-    text = ts_results_to_string(&out[i], 1);
-    shape = ts_results_type_string(&out[i], 1);
+    text = ts_results_to_string(&out[i], 1, false);
+    shape = ts_results_type_string(&out[i], 1, false);
     g_variant_dict_insert(&item, "value-text", "s", text);
     g_variant_dict_insert(&item, "shape-text", "s", shape);
     free(text);
@@ -567,7 +568,8 @@ static void make_call(Call *c)
     ts_scope *scope = ts_scope_begin();
     uint64_t t0 = session ? tsp_call_begin(session) : ts_now_ns();
     ts_tensor *out[TS_MAX_RETURNS];
-    int n_out = ts_function_call_n(c->fn, c->values, c->n_args, out, TS_MAX_RETURNS);
+    bool tuple = false;
+    int n_out = ts_function_call_n(c->fn, c->values, c->n_args, out, TS_MAX_RETURNS, &tuple);
     total_ns += ts_now_ns() - t0;
     if (session)
       tsp_call_end(session, t0, c->function, ts_functions_run_eagerly() ? TSP_MODE_EAGER : TSP_MODE_GRAPH);
@@ -579,7 +581,7 @@ static void make_call(Call *c)
       return;
     }
     n_calls++;
-    if (k + 1 == c->repeat && !write_results(&d, out, n_out, fds, s->blobs, &error)) {
+    if (k + 1 == c->repeat && !write_results(&d, out, n_out, tuple, fds, s->blobs, &error)) {
       ts_scope_end(scope);
       tsp_session_free(session);
       g_variant_dict_clear(&d);

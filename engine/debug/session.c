@@ -337,12 +337,12 @@ ts_tensor *ts_debug_call(ts_debug_session *s, ts_function *fn, const ts_value *a
 }
 
 int ts_debug_call_n(ts_debug_session *s, ts_function *fn, const ts_value *args, int n_args,
-                    ts_tensor **out, int max_out)
+                    ts_tensor **out, int max_out, bool *tuple)
 {
   TS_CHECK_ARG(s != NULL && fn != NULL && out != NULL && max_out >= 1, -1);
   if (!ts_debug_attach(s))
     return -1;
-  int n = ts_function_call_n(fn, args, n_args, out, max_out);
+  int n = ts_function_call_n(fn, args, n_args, out, max_out, tuple);
   if (ts_failed())
     n = -1; /* cancelled at the last op: the error stands */
   ts_debug_detach(s);

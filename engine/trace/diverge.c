@@ -857,7 +857,7 @@ static bool diverge_run(const ts__call *call, const ts_diverge_options *opt,
   ts_tensor *eager = ts__call_run(call, TS__CALL_EAGER);
   ts_run_functions_eagerly(was_eager);
   ts_tensor *eager_copy[TS_MAX_RETURNS] = { NULL };
-  int n_eager = eager ? ts__results(ts_function_name(f), eager, eager_copy, TS_MAX_RETURNS) : 0;
+  int n_eager = eager ? ts__results(ts_function_name(f), eager, eager_copy, TS_MAX_RETURNS, NULL) : 0;
   for (int k = 0; k < n_eager; k++)
     eager_copy[k] = keep_eager(eager_copy[k]);
   if (!eager) {
@@ -885,7 +885,7 @@ static bool diverge_run(const ts__call *call, const ts_diverge_options *opt,
     res->op_name = "result";
     res->worst = -1;
     ts_tensor *results[TS_MAX_RETURNS];
-    int n_graph = ts__results(ts_function_name(f), graph, results, TS_MAX_RETURNS);
+    int n_graph = ts__results(ts_function_name(f), graph, results, TS_MAX_RETURNS, NULL);
     rep->n_results = n_graph;
     compare_results(eager_copy, n_eager, results, n_graph, &s.opt, res);
     rep->diverged |= res->kind != TS_DIVERGE_NONE;

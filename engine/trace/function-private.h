@@ -150,7 +150,7 @@ ts_tensor *ts__tuple_new(ts_tensor *const *tensors, int n);
 /* A call's result into out[0..): the tuple's tensors, or result itself.
  * The count, or -1 (result NULL: its error; more than max_out: an error
  * naming function `name`). */
-int ts__results(const char *name, ts_tensor *result, ts_tensor **out, int max_out);
+int ts__results(const char *name, ts_tensor *result, ts_tensor **out, int max_out, bool *tuple);
 /* The one tensor of a result for public function `reader`
  * ("ts_function_call"): a tuple of one gives its tensor, a longer one is
  * an error naming `reader_n`, what reads them all. */

@@ -1301,10 +1301,10 @@ ts_tensor *ts_function_call(ts_function *f, const ts_value *args, int n_args)
 }
 
 int ts_function_call_n(ts_function *f, const ts_value *args, int n_args, ts_tensor **out,
-                       int max_out)
+                       int max_out, bool *tuple)
 {
   TS_CHECK_ARG(f != NULL && n_args >= 0 && (args || n_args == 0) && out && max_out >= 1, -1);
-  return ts__results(f->name, call_placed(f, args, n_args), out, max_out);
+  return ts__results(f->name, call_placed(f, args, n_args), out, max_out, tuple);
 }
 
 ts_tensor *ts_function_call_eager(ts_function *f, const ts_value *args, int n_args)
@@ -1315,10 +1315,10 @@ ts_tensor *ts_function_call_eager(ts_function *f, const ts_value *args, int n_ar
 }
 
 int ts_function_call_eager_n(ts_function *f, const ts_value *args, int n_args, ts_tensor **out,
-                             int max_out)
+                             int max_out, bool *tuple)
 {
   TS_CHECK_ARG(f != NULL && n_args >= 0 && (args || n_args == 0) && out && max_out >= 1, -1);
-  return ts__results(f->name, call_as(f, args, n_args, TS__CALL_EAGER), out, max_out);
+  return ts__results(f->name, call_as(f, args, n_args, TS__CALL_EAGER), out, max_out, tuple);
 }
 
 const ts_graph *ts__concrete_exec_graph(const ts_concrete *cf)
@@ -1414,10 +1414,10 @@ ts_tensor *ts_concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
 }
 
 int ts_concrete_call_n(ts_concrete *cf, const ts_value *args, int n_args, ts_tensor **out,
-                       int max_out)
+                       int max_out, bool *tuple)
 {
   TS_CHECK_ARG(cf != NULL && n_args >= 0 && (args || n_args == 0) && out && max_out >= 1, -1);
-  return ts__results(cf->fn->name, concrete_call(cf, args, n_args), out, max_out);
+  return ts__results(cf->fn->name, concrete_call(cf, args, n_args), out, max_out, tuple);
 }
 
 

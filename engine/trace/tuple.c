@@ -50,10 +50,12 @@ ts_tensor *ts_tuple_at(ts_loc loc, int n, ts_tensor *const *tensors)
   return ts__tuple_new(held, n);
 }
 
-int ts__results(const char *name, ts_tensor *result, ts_tensor **out, int max_out)
+int ts__results(const char *name, ts_tensor *result, ts_tensor **out, int max_out, bool *tuple)
 {
   if (!result)
     return -1;
+  if (tuple)
+    *tuple = result->items != NULL;
   int n = result->items ? result->n_items : 1;
   if (n > max_out) {
     ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,

@@ -51,6 +51,12 @@ static ts_tensor *min_max(ts_call *c)
   return ts_tuple(ts_reduce_min(x, TS_ALL_AXES, false), ts_reduce_max(x, TS_ALL_AXES, false));
 }
 
+/* only_min(x): (min(x),), a tuple of one. */
+static ts_tensor *only_min(ts_call *c)
+{
+  return ts_tuple(ts_reduce_min(ts_arg(c, 0), TS_ALL_AXES, false));
+}
+
 TS_MODULE("tiny test module",
   TS_EXPORT(identity, x),
   TS_EXPORT(scale, x, k),
@@ -58,4 +64,5 @@ TS_MODULE("tiny test module",
   TS_EXPORT(nothing),
   TS_EXPORT(self_matmul, x),
   TS_EXPORT(n_args),
-  TS_EXPORT(min_max, x));
+  TS_EXPORT(min_max, x),
+  TS_EXPORT(only_min, x));
