@@ -5,7 +5,8 @@
  * device stream's own track; eagerly and in graph mode, where the kernels
  * come from the replayed plan; the copies into the device are spans of
  * their own there, each charged to the op that needed it.  Serialized and
- * read back, they stay.  The weights stay on the device between calls. */
+ * read back, they stay.  The weights stay on the device between calls.  A
+ * loop the device runs has a DEVICE event per iteration for its body's op. */
 #include <glib.h>
 #include <string.h>
 #include <tracescope-backend.h>
@@ -361,6 +362,78 @@ static void test_graph_replayed(void)
   tsp_session_free(s);
 }
 
+/* x through tanh(x I) n times, n an argument (the MatMul, fused with the
+ * Tanh into _FusedMatMul, marks the body). */
+static ts_tensor *counted_loop(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *n = ts_arg(call, 1), *i = ts_scalar_i32(0);
+  TS_WHILE (ts_less(i, n), &x, &i) {
+    x = ts_tanh(ts_matmul(x, ts_eye(TS_F32, 4, 4)));
+    i = ts_add(i, ts_scalar_i32(1));
+  }
+  return x;
+}
+
+/* A While the device runs inside the call's plan: the host walks its body
+ * once per call, so its MatMul is one op event per call, and the device
+ * ran it once per iteration: as many DEVICE events charged to that op
+ * (its run, seq and node), one after another, after its launch.  The
+ * calls go back to back (nothing read in between): a replay submitted
+ * before the last launch ran does not take its kernels. */
+static void test_loop_iterations(void)
+{
+  ts_function *fn = ts_function_new("counted_loop", counted_loop, "x, n");
+  const int counts[] = { 4, 0, 6 };
+  tsp_session *s = tsp_session_new();
+  g_assert_true(tsp_session_start(s, NULL));
+  TS_DEVICE_SCOPE(ts_backend_by_name("SIM:0")) {
+    for (guint k = 0; k < G_N_ELEMENTS(counts); k++) {
+      ts_scope *scope = ts_scope_begin();
+      ts_value args[2] = { TS_TENSOR_VALUE(ts_ones(TS_F32, TS_SHAPE(2, 4))),
+                           TS_TENSOR_VALUE(ts_scalar_i32(counts[k])) };
+      uint64_t t0 = tsp_call_begin(s);
+      g_assert_nonnull(ts_function_call(fn, args, 2));
+      tsp_call_end(s, t0, "counted_loop", TSP_MODE_GRAPH);
+      ts_scope_end(scope);
+    }
+  }
+  tsp_session_stop(s);
+  assert_no_error();
+  GPtrArray *matmuls = g_ptr_array_new();
+  int stream = -1;
+  for (int t = 0; t < tsp_session_n_threads(s); t++) {
+    if (strcmp(tsp_session_thread(s, t)->name, "SIM:0 stream") == 0)
+      stream = t;
+    tsp_iter it;
+    tsp_iter_init(&it, s, t);
+    for (const tsp_event *e; (e = tsp_iter_next(&it));)
+      if (e->kind == TSP_EVENT_OP && g_str_has_suffix(tsp_event_op_name(s, e), "MatMul"))
+        g_ptr_array_add(matmuls, (gpointer)e);
+  }
+  g_assert_cmpint(stream, >=, 0);
+  g_assert_cmpuint(matmuls->len, ==, G_N_ELEMENTS(counts)); /* one per call */
+  for (guint k = 0; k < matmuls->len; k++) {
+    const tsp_event *op = g_ptr_array_index(matmuls, k);
+    int charged = 0;
+    uint64_t last = 0;
+    tsp_iter it;
+    tsp_iter_init(&it, s, stream);
+    for (const tsp_event *e; (e = tsp_iter_next(&it));) {
+      if (e->run_id != op->run_id || e->seq != op->seq || e->op != op->op)
+        continue;
+      g_assert_cmpuint(e->node, ==, op->node);
+      g_assert_cmpuint(e->start_ns, >=, op->start_ns);
+      g_assert_cmpuint(e->start_ns, >=, last); /* the iterations in order */
+      last = e->end_ns;
+      charged++;
+    }
+    g_assert_cmpint(charged, ==, counts[k]);
+  }
+  g_ptr_array_unref(matmuls);
+  tsp_session_free(s);
+  ts_function_free(fn);
+}
+
 /* The timeline's index has the stream as a track of its own, its spans
  * the kernels, one by one at a fine resolution. */
 static void test_stream_track(void)
@@ -552,6 +625,7 @@ int main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/profiler-device/eager", test_eager);
   g_test_add_func("/profiler-device/graph-replayed", test_graph_replayed);
+  g_test_add_func("/profiler-device/loop-iterations", test_loop_iterations);
   g_test_add_func("/profiler-device/stream-track", test_stream_track);
   g_test_add_func("/profiler-device/serialized", test_serialized);
   g_test_add_func("/profiler-device/weights-stay", test_weights_stay);

@@ -100,6 +100,9 @@ typedef struct work {
   size_t bytes;
   ts_device_event *event;         /* W_EVENT */
   struct ts_graph_plan *plan;     /* W_PLAN */
+  GArray *nodes;                  /* W_PLAN: its GRAPH_NODE records (ts_activity), told as it
+                                     starts to run, so that a launch's kernels follow its own
+                                     (the next call's launch may be submitted before) */
 } work;
 
 struct ts_graph_plan {
@@ -283,6 +286,8 @@ static void run_work(sim *s, work *w)
     __atomic_store_n(&w->event->done, true, __ATOMIC_RELEASE);
     break;
   case W_PLAN:
+    for (guint i = 0; w->nodes && i < w->nodes->len; i++)
+      record(s, &g_array_index(w->nodes, ts_activity, i));
     for (guint i = 0; i < w->plan->nodes->len; i++)
       run_launch(s, g_ptr_array_index(w->plan->nodes, i), w->correlation);
     break;
@@ -293,6 +298,8 @@ static void work_free(work *w)
 {
   if (w->kind == W_KERNEL)
     launch_free(w->kernel);
+  if (w->nodes)
+    g_array_unref(w->nodes);
   g_free(w->staged);
   g_free(w);
 }
@@ -768,11 +775,12 @@ static bool same_launches(const GPtrArray *nodes, const GPtrArray *capture)
 
 /* p's nodes go out as one submission, under the plan launch's own
  * correlation id, as cudaGraphLaunch's. */
-static void submit_plan(sim *s, ts_graph_plan *p)
+static void submit_plan(sim *s, ts_graph_plan *p, GArray *nodes)
 {
   spend_launch_cost(s);
   work *w = work_new(W_PLAN);
   w->plan = p;
+  w->nodes = nodes;
   w->correlation = __atomic_fetch_add(&s->next_graph_node, 1, __ATOMIC_RELAXED) | (1ull << 63);
   pthread_mutex_lock(&s->lock);
   p->running++;
@@ -781,9 +789,9 @@ static void submit_plan(sim *s, ts_graph_plan *p)
 }
 
 /* Numbers the captured launches (in loops too), with the ids of the
- * plan's nodes where before holds them (the same launches), and says
- * which op each kernel and copy stands for. */
-static void name_nodes(sim *s, GPtrArray *capture, const GPtrArray *before)
+ * plan's nodes where before holds them (the same launches), and says in
+ * told (when not NULL) which op each kernel and copy stands for. */
+static void name_nodes(sim *s, GPtrArray *capture, const GPtrArray *before, GArray *told)
 {
   for (guint i = 0; i < capture->len; i++) {
     launch *c = g_ptr_array_index(capture, i);
@@ -791,30 +799,32 @@ static void name_nodes(sim *s, GPtrArray *capture, const GPtrArray *before)
     c->graph_node = was ? was->graph_node
                         : __atomic_fetch_add(&s->next_graph_node, 1, __ATOMIC_RELAXED);
     if (c->kind == LAUNCH_WHILE)
-      name_nodes(s, c->loop->body, was ? was->loop->body : NULL);
-    else if (c->kind != LAUNCH_SET && ts_activity_wanted()) /* which op of this run each node stands for */
-      record(s, &(ts_activity){ .kind = TS_ACTIVITY_GRAPH_NODE, .device = "SIM:0",
-                                .correlation = c->correlation, .graph_node = c->graph_node,
-                                .name = c->def ? c->def->name : "copy" });
+      name_nodes(s, c->loop->body, was ? was->loop->body : NULL, told);
+    else if (c->kind != LAUNCH_SET && told) /* which op of this run each node stands for */
+      g_array_append_val(told, ((ts_activity){ .kind = TS_ACTIVITY_GRAPH_NODE, .device = "SIM:0",
+                                               .correlation = c->correlation,
+                                               .graph_node = c->graph_node,
+                                               .name = c->def ? c->def->name : "copy" }));
   }
 }
 
-/* The nodes a replay launches say which op of this call they stand for. */
-static void renamed_nodes(sim *s, const GPtrArray *nodes, const uint64_t *captured,
-                          const uint64_t *fresh, int n)
+/* The nodes a replay launches say (in told) which op of this call they
+ * stand for. */
+static void renamed_nodes(const GPtrArray *nodes, const uint64_t *captured, const uint64_t *fresh,
+                          int n, GArray *told)
 {
   for (guint i = 0; i < nodes->len; i++) {
     const launch *l = g_ptr_array_index(nodes, i);
     if (l->kind == LAUNCH_WHILE) {
-      renamed_nodes(s, l->loop->body, captured, fresh, n);
+      renamed_nodes(l->loop->body, captured, fresh, n, told);
       continue;
     }
     if (l->kind == LAUNCH_SET)
       continue;
     uint64_t corr = ts__correlation_recharged(l->correlation, captured, fresh, n);
-    record(s, &(ts_activity){ .kind = TS_ACTIVITY_GRAPH_NODE, .device = "SIM:0",
-                              .correlation = corr, .graph_node = l->graph_node,
-                              .name = l->def ? l->def->name : "copy" });
+    g_array_append_val(told, ((ts_activity){ .kind = TS_ACTIVITY_GRAPH_NODE, .device = "SIM:0",
+                                             .correlation = corr, .graph_node = l->graph_node,
+                                             .name = l->def ? l->def->name : "copy" }));
   }
 }
 
@@ -826,13 +836,16 @@ static bool sim_plan_compute(const ts_backend *b, ts_graph_plan *p)
     return true; /* broken mid-run: its launches went out one by one */
   capturing = NULL;
   g_ptr_array_set_size(p->open, 0);
-  name_nodes(s, p->capture, same_launches(p->nodes, p->capture) ? p->nodes : NULL);
+  GArray *told = ts_activity_wanted() ? g_array_new(FALSE, FALSE, sizeof(ts_activity)) : NULL;
+  name_nodes(s, p->capture, same_launches(p->nodes, p->capture) ? p->nodes : NULL, told);
   GPtrArray *t = p->nodes;
   p->nodes = p->capture;
   p->capture = t;
   g_ptr_array_set_size(p->capture, 0);
   if (p->nodes->len)
-    submit_plan(s, p);
+    submit_plan(s, p, told);
+  else if (told)
+    g_array_unref(told);
   /* the plan's until its next capture: replays use them */
   GArray *held = p->held;
   p->held = p->deferred;
@@ -850,9 +863,12 @@ static bool sim_plan_replay(const ts_backend *b, ts_graph_plan *p, const uint64_
     return false;
   if (!p->nodes->len)
     return true;
-  if (ts_activity_wanted())
-    renamed_nodes(s, p->nodes, captured, fresh, n);
-  submit_plan(s, p);
+  GArray *told = NULL;
+  if (ts_activity_wanted()) {
+    told = g_array_new(FALSE, FALSE, sizeof(ts_activity));
+    renamed_nodes(p->nodes, captured, fresh, n, told);
+  }
+  submit_plan(s, p, told);
   return true;
 }
 
