@@ -1323,14 +1323,18 @@ static bool cuda_while_begin(const ts_backend *b, ts_graph_plan *p, const ts_ten
   params.conditional.handle = l.handle;
   params.conditional.type = cudaGraphCondTypeWhile;
   params.conditional.size = 1;
-  if (!ok_or_fail(cudaGraphAddNode(&l.node, graph, &l.set, NULL, 1, &params), "adding a While node")) {
-    cudaGraphDestroyNode(l.set); /* its handle, nodeless, runs nothing */
+  /* Failing from here, the node must never run an empty body while its
+   * condition holds: it goes, or loses the kernel setting it (which the
+   * capture may not go on from). */
+  if (!ok_or_fail(cudaGraphAddNode(&l.node, graph, &l.set, NULL, 1, &params), "adding a While node"))
     return false;
-  }
   if (!ok_or_fail(cudaStreamUpdateCaptureDependencies(l.outer, &l.node, NULL, 1,
                                                       cudaStreamSetCaptureDependencies),
-                  "cudaStreamUpdateCaptureDependencies") ||
-      !ok_or_fail(cudaStreamBeginCaptureToGraph(l.body, params.conditional.phGraph_out[0], NULL,
+                  "cudaStreamUpdateCaptureDependencies")) {
+    cudaGraphDestroyNode(l.node);
+    return false;
+  }
+  if (!ok_or_fail(cudaStreamBeginCaptureToGraph(l.body, params.conditional.phGraph_out[0], NULL,
                                                 NULL, 0, cudaStreamCaptureModeThreadLocal),
                   "capturing a loop's body")) {
     cudaGraphDestroyNode(l.set);
