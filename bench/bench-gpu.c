@@ -3,7 +3,9 @@
  * eager and graph modes beside PyTorch CUDA eager and torch.cuda.CUDAGraph
  * replay (bench/peers/torch_gpu_bench.py, on the weights and inputs
  * tracescope-bench-export saves); a 4096² f32 product through the engine
- * against cuBLAS alone (cublasSgemm, its own buffers); CUPTI recording on against
+ * against cuBLAS alone (cublasSgemm, its own buffers); a While of 100
+ * iterations run by the device inside the graph (conditional nodes)
+ * against the same body unrolled at trace time; CUPTI recording on against
  * off, and the overhead broken down by what CUPTI records.  Each target is printed with MET or MISSED.  Times are per call,
  * the fastest of rounds, each call waiting for the device (as PyTorch's
  * side synchronizes too).  Without a CUDA device it prints "skipped: no
@@ -84,6 +86,62 @@ static double diff_from_cpu(ts_function *fn, const ts_value *cpu_args, const ts_
   }
   ts_scope_end(scope);
   return worst;
+}
+
+/* ---- a While on the device -------------------------------------------------------------- */
+
+#define LOOP_N 100
+
+/* x through tanh(x w) n times, n a tensor argument: a While the device
+ * runs inside the call's CUDA Graph. */
+static ts_tensor *while_layers(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *w = ts_arg(c, 1), *n = ts_arg(c, 2), *i = ts_scalar_i32(0);
+  TS_WHILE (ts_less(i, n), &x, &i) {
+    x = ts_tanh(ts_matmul(x, w));
+    i = ts_add(i, ts_scalar_i32(1));
+  }
+  return x;
+}
+
+/* The same body LOOP_N times in the trace (a Python for over a range). */
+static ts_tensor *unrolled_layers(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *w = ts_arg(c, 1);
+  for (int i = 0; i < LOOP_N; i++)
+    x = ts_tanh(ts_matmul(x, w));
+  return x;
+}
+
+/* Per call µs of the While in graph mode and eagerly and of the unrolled
+ * graph; the target: the device's loop within 1.5x of the unrolled graph. */
+static void bench_loops(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_random_uniform(TS_F32, TS_SHAPE(32, 64), -1, 1, 1);
+  ts_tensor *w = ts_mul(ts_random_uniform(TS_F32, TS_SHAPE(64, 64), -1, 1, 2), ts_scalar_f32(0.125f));
+  ts_value cpu_args[3] = { TS_TENSOR_VALUE(x), TS_TENSOR_VALUE(w),
+                           TS_TENSOR_VALUE(ts_scalar_i32(LOOP_N)) };
+  ts_value args[3];
+  for (int i = 0; i < 3; i++)
+    args[i] = TS_TENSOR_VALUE(ts_tensor_to_backend(cpu_args[i].tensor, gpu));
+  ts_function *looped = ts_function_new("while_layers", while_layers, "x, w, n");
+  ts_function *unrolled = ts_function_new("unrolled_layers", unrolled_layers, "x, w");
+  double diff = fmax(diff_from_cpu(looped, cpu_args, args, 3, false),
+                     diff_from_cpu(unrolled, cpu_args, args, 2, false));
+  double graph = per_call_us(looped, args, 3, false), eager = per_call_us(looped, args, 3, true);
+  double flat = per_call_us(unrolled, args, 2, false);
+  ts_value probe[3] = { args[0], args[1], args[2] };
+  ts_schedule sched = { 0 };
+  ts_concrete_schedule(ts_function_get_concrete(looped, probe, 3), &sched);
+  printf("  While of %d x tanh(x[32,64] w[64,64]), µs per call: graph %.1f (%" G_GINT64_FORMAT
+         " captures, %" G_GINT64_FORMAT " replays), eager %.1f; unrolled graph %.1f; "
+         "|ours-cpu| %.2g\n",
+         LOOP_N, graph, sched.n_captures, sched.n_replays, eager, flat, diff);
+  target("While graph within 1.5x of the unrolled graph", graph <= 1.5 * flat);
+  ts_function_free(looped);
+  ts_function_free(unrolled);
+  ts_scope_end(scope);
 }
 
 /* ---- PyTorch ------------------------------------------------------------------------- */
@@ -339,6 +397,7 @@ int main(int argc, char **argv)
   }
 
   target("4096^2 f32 MatMul >= 90% of cuBLAS alone", matmul_ratio() >= 0.9);
+  bench_loops();
 
   /* CUPTI: a collector subscribed turns recording on (engine/backend/cuda/cuda.c) */
   double off[2] = { per_call_us(fns[1], dev_args[1], n_args[1], false),
