@@ -17,7 +17,7 @@
 #include "ts-workspace.h"
 
 #define SOURCE_CONTEXT 6 /* lines either side of the op's */
-#define INTRO "Debug mode: Run steps through the selected function op by op."
+#define INTRO "Run steps op by op."
 #define BREAK_HELP                                                                                            \
   "A breakpoint: an op (MatMul), a node (dense_1/*), a line (file.c:12), nan, or a value test (max > 1e6); " \
   "Enter adds it"

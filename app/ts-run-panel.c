@@ -35,6 +35,7 @@ struct _TsRunPanel {
   GtkWidget *result_heading;
   guint reveal_id;                    /* a tick callback bringing the result into view */
   int reveal_frames;                  /* the frames it has seen since asked */
+  double page;                        /* the panel's shown height, last seen */
 
   TsWorkspace *workspace; /* the panel shows its function's arguments */
   TsLoadedModule *module;
@@ -221,6 +222,18 @@ static void reveal_result(TsRunPanel *self)
   self->reveal_frames = 0;
   if (!self->reveal_id)
     self->reveal_id = gtk_widget_add_tick_callback(GTK_WIDGET(self), reveal_result_tick, NULL, NULL);
+}
+
+/* Where the panel gets shorter (the panels below opened or grew, the
+ * window shrank), the result or error it shows comes back into view. */
+static void on_page_size(GtkAdjustment *v, GParamSpec *pspec, TsRunPanel *self)
+{
+  double page = gtk_adjustment_get_page_size(v);
+  gboolean shorter = page < self->page;
+  self->page = page;
+  if (shorter && (*gtk_label_get_label(self->result_meta_label) ||
+                  gtk_widget_get_visible(GTK_WIDGET(self->error_label))))
+    reveal_result(self);
 }
 
 /* A tensor of rank 1 and up in the inspector; scalars, strings and
@@ -558,6 +571,8 @@ static void ts_run_panel_init(TsRunPanel *self)
   gtk_scrolled_window_set_min_content_height(self->result_tensor_scroll, RESULT_PX);
   /* opened (Inspect), the inspector comes into view */
   g_signal_connect_swapped(self->result_tensor_view, "notify::expanded", G_CALLBACK(reveal_result), self);
+  g_signal_connect(gtk_scrolled_window_get_vadjustment(self->panel_scroll), "notify::page-size",
+                   G_CALLBACK(on_page_size), self);
   self->remembered = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, remembered_free);
   gtk_widget_set_sensitive(GTK_WIDGET(self), FALSE);
 }

@@ -947,6 +947,36 @@ static void test_inspector_fits(void)
     g_error("the result does not fit:\n%s", problems->str);
 }
 
+/* The header row and three of values at least show (rows are about 20 px). */
+static gboolean table_rows_show(gpointer table)
+{
+  return shown_height(table) >= 80;
+}
+
+/* A result shown at the default size, then the window made 1024x640 with
+ * the profiler below: the run panel gets shorter and brings the result
+ * back into view (its values table shows rows) rather than leaving it
+ * below the fold. */
+static void test_result_follows_shorter_panel(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  activate("win.mode", "s", "graph");
+  select_function("sequential_model");
+  activate("win.show-panel", "s", "profiler");
+  resize_and_draw(1280, 800);
+  run_with((const char *const[]){ "f32[4,28,28]:uniform", NULL });
+  wait_drawn(GTK_WIDGET(window));
+  GtkWidget *table =
+    GTK_WIDGET(_ts_tensor_view_get_table(ts_run_panel_get_tensor_view(ts_window_get_run_panel(window))));
+  g_assert_cmpint(shown_height(table), >=, 80);
+  resize_and_draw(1024, 640);
+  test_wait_for(table_rows_show, table, "the result's values in view");
+  save_test_screenshot(GTK_WIDGET(window), "result-after-shrinking.png");
+  activate("win.show-panel", "s", "trace-log");
+  resize_and_draw(1280, 800);
+}
+
 static gboolean shows_label(gpointer text)
 {
   return find_label(GTK_WIDGET(window), text);
@@ -1408,6 +1438,7 @@ int main(int argc, char **argv)
     { "/app/version", test_version },
     { "/app/layout-fits", test_layout_fits },
     { "/app/inspector-fits", test_inspector_fits },
+    { "/app/result-follows-shorter-panel", test_result_follows_shorter_panel },
     { "/app/first-page-has-no-run-controls", test_first_page_has_no_run_controls },
     { "/app/function-typo-says-nearest", test_function_typo_says_nearest },
     { "/app/screenshot-panel-tab", test_screenshot_panel_tab },
