@@ -21,6 +21,7 @@
 #include <string.h>
 #include <tracescope-backend.h>
 
+#include "test-device-loops.h"
 #include "test-device-random.h"
 #include "test-device-step.h"
 #include "test-errors.h"
@@ -786,33 +787,7 @@ static void test_random_replays(void)
 
 /* ---- While loops inside a graph's capture (conditional nodes) ---- */
 
-/* x through tanh(0.9 x I + 0.1) n times, n an argument the host never
- * reads; an inner loop bounded by the outer counter when nested. */
-static ts_tensor *counted_loop(ts_call *call)
-{
-  ts_tensor *x = ts_arg(call, 0), *n = ts_arg(call, 1), *i = ts_scalar_i32(0);
-  TS_WHILE (ts_less(i, n), &x, &i) {
-    x = ts_matmul(x, ts_eye(TS_F32, 5, 5));
-    x = ts_tanh(ts_add(ts_mul(x, ts_scalar_f32(0.9f)), ts_scalar_f32(0.1f)));
-    i = ts_add(i, ts_scalar_i32(1));
-  }
-  return ts_add(x, ts_cast(i, TS_F32));
-}
 
-static ts_tensor *nested_loops(ts_call *call)
-{
-  ts_tensor *x = ts_arg(call, 0), *m = ts_arg(call, 1), *j = ts_scalar_i32(0);
-  TS_WHILE (ts_less(j, m), &x, &j) {
-    ts_tensor *k = ts_scalar_i32(0);
-    TS_WHILE (ts_less(k, j), &x, &k) {
-      x = ts_add(ts_mul(ts_matmul(x, ts_eye(TS_F32, 5, 5)), ts_scalar_f32(0.5f)), ts_scalar_f32(1));
-      k = ts_add(k, ts_scalar_i32(1));
-    }
-    x = ts_tanh(ts_matmul(x, ts_eye(TS_F32, 5, 5)));
-    j = ts_add(j, ts_scalar_i32(1));
-  }
-  return x;
-}
 
 typedef struct loop_watch {
   int matmuls;  /* MatMul op events on CUDA:0 */

@@ -12,6 +12,7 @@
 #include <tracescope-backend.h>
 #include <tracescope-profiler.h>
 
+#include "test-device-loops.h"
 #include "test-errors.h"
 
 typedef struct op_key {
@@ -362,17 +363,6 @@ static void test_graph_replayed(void)
   tsp_session_free(s);
 }
 
-/* x through tanh(x I) n times, n an argument (the MatMul, fused with the
- * Tanh into _FusedMatMul, marks the body). */
-static ts_tensor *counted_loop(ts_call *call)
-{
-  ts_tensor *x = ts_arg(call, 0), *n = ts_arg(call, 1), *i = ts_scalar_i32(0);
-  TS_WHILE (ts_less(i, n), &x, &i) {
-    x = ts_tanh(ts_matmul(x, ts_eye(TS_F32, 4, 4)));
-    i = ts_add(i, ts_scalar_i32(1));
-  }
-  return x;
-}
 
 /* A While the device runs inside the call's plan: the host walks its body
  * once per call, so its MatMul is one op event per call, and the device

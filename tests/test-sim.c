@@ -13,9 +13,27 @@
 #include <string.h>
 #include <tracescope-backend.h>
 
+#include "test-device-loops.h"
 #include "test-device-random.h"
 #include "test-device-step.h"
 #include "test-errors.h"
+
+/* What a function prints is not TAP: stdout goes to /dev/null meanwhile. */
+static int stdout_muted(void)
+{
+  fflush(stdout);
+  int saved = dup(STDOUT_FILENO), null = open("/dev/null", O_WRONLY);
+  dup2(null, STDOUT_FILENO);
+  close(null);
+  return saved;
+}
+
+static void stdout_restored(int saved)
+{
+  fflush(stdout);
+  dup2(saved, STDOUT_FILENO);
+  close(saved);
+}
 
 static const ts_backend *sim(void)
 {
@@ -325,17 +343,12 @@ static void test_visible_fallback(void)
   int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING) | TS_EVENT_MASK(TS_EVENT_OP_END),
                            on_warning, NULL);
   ts_scope *scope = ts_scope_begin();
-  fflush(stdout);
-  int saved = dup(STDOUT_FILENO), null = open("/dev/null", O_WRONLY);
-  dup2(null, STDOUT_FILENO); /* what it prints is not TAP */
+  int saved = stdout_muted();
   TS_DEVICE_SCOPE(sim()) {
     ts_tensor *y = ts_add(matrix(2, 2, 1), matrix(2, 2, 2));
     ts_print(y);
   }
-  fflush(stdout);
-  dup2(saved, STDOUT_FILENO);
-  close(saved);
-  close(null);
+  stdout_restored(saved);
   assert_no_error();
   ts_scope_end(scope);
   ts_listener_remove(id);
@@ -447,14 +460,9 @@ static void test_copies_carry_correlation(void)
   copied = g_hash_table_new(g_str_hash, g_str_equal);
   int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), on_copied, &c);
   ts_scope *scope = ts_scope_begin();
-  fflush(stdout);
-  int saved = dup(STDOUT_FILENO), null = open("/dev/null", O_WRONLY);
-  dup2(null, STDOUT_FILENO); /* what it prints is not TAP */
+  int saved = stdout_muted();
   TS_DEVICE_SCOPE(sim()) ts_print(ts_matmul(matrix(8, 8, 1), matrix(8, 8, 2)));
-  fflush(stdout);
-  dup2(saved, STDOUT_FILENO);
-  close(saved);
-  close(null);
+  stdout_restored(saved);
   ts_scope_end(scope);
   ts_listener_remove(id);
   collect_end(&c);
@@ -573,19 +581,14 @@ static void test_plan_broken_captures_again(void)
   ts_scope *scope = ts_scope_begin();
   ts_value args[1] = { TS_TENSOR_VALUE(matrix(4, 4, 1)) };
   ts_function *fn = ts_function_new("printed_tanh", printed_tanh, "x");
-  fflush(stdout);
-  int saved = dup(STDOUT_FILENO), null = open("/dev/null", O_WRONLY);
-  dup2(null, STDOUT_FILENO); /* what it prints is not TAP */
+  int saved = stdout_muted();
   ts_tensor *want = ts_function_call(fn, args, 1);
   stepwise_warnings = 0;
   int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING), on_stepwise, NULL);
   ts_tensor *got[5];
   for (int call = 0; call < 5; call++)
     TS_DEVICE_SCOPE(sim()) got[call] = ts_function_call(fn, args, 1);
-  fflush(stdout);
-  dup2(saved, STDOUT_FILENO);
-  close(saved);
-  close(null);
+  stdout_restored(saved);
   ts_listener_remove(id);
   assert_no_error();
   for (int call = 0; call < 5; call++)
@@ -787,18 +790,6 @@ static void test_plan_control_flow(void)
 
 static ts_schedule schedule_of(ts_function *fn, ts_value *args, int n);
 
-/* x through tanh(0.9 x I + 0.1) n times (n an argument; the MatMul marks
- * the body: elementwise ops are fused). */
-static ts_tensor *counted_loop(ts_call *call)
-{
-  ts_tensor *x = ts_arg(call, 0), *n = ts_arg(call, 1), *i = ts_scalar_i32(0);
-  TS_WHILE (ts_less(i, n), &x, &i) {
-    x = ts_matmul(x, ts_eye(TS_F32, 5, 5));
-    x = ts_tanh(ts_add(ts_mul(x, ts_scalar_f32(0.9f)), ts_scalar_f32(0.1f)));
-    i = ts_add(i, ts_scalar_i32(1));
-  }
-  return ts_add(x, ts_cast(i, TS_F32));
-}
 
 static int loop_warnings;
 
@@ -848,21 +839,6 @@ static void test_loop_on_device(void)
   ts_scope_end(scope);
 }
 
-/* An inner loop whose bound is the outer loop's counter. */
-static ts_tensor *nested_loops(ts_call *call)
-{
-  ts_tensor *x = ts_arg(call, 0), *m = ts_arg(call, 1), *j = ts_scalar_i32(0);
-  TS_WHILE (ts_less(j, m), &x, &j) {
-    ts_tensor *k = ts_scalar_i32(0);
-    TS_WHILE (ts_less(k, j), &x, &k) {
-      x = ts_add(ts_mul(ts_matmul(x, ts_eye(TS_F32, 3, 3)), ts_scalar_f32(0.5f)), ts_scalar_f32(1));
-      k = ts_add(k, ts_scalar_i32(1));
-    }
-    x = ts_tanh(ts_matmul(x, ts_eye(TS_F32, 3, 3)));
-    j = ts_add(j, ts_scalar_i32(1));
-  }
-  return x;
-}
 
 /* Loops nest: the inner one is a loop in the outer one's body, the call
  * one submission, the inner body's kernels run 0 + 1 + ... + (m - 1)
@@ -973,18 +949,13 @@ static void test_printing_loop_in_segments(void)
   ts_function *quiet = ts_function_new("counted_loop", counted_loop, "x, n");
   ts_function *fn = ts_function_new("printing_loop", printing_loop, "x, n");
   ts_value args[2] = { TS_TENSOR_VALUE(matrix(3, 5, 0.25f)), TS_TENSOR_VALUE(ts_scalar_i32(4)) };
-  fflush(stdout);
-  int saved = dup(STDOUT_FILENO), null = open("/dev/null", O_WRONLY);
-  dup2(null, STDOUT_FILENO); /* what it prints is not TAP */
+  int saved = stdout_muted();
   ts_tensor *want = ts_function_call(quiet, args, 2);
   loop_warnings = 0;
   int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING), on_loop_warning, NULL);
   collected c;
   call_on_sim(fn, args, 2, want, &c);
-  fflush(stdout);
-  dup2(saved, STDOUT_FILENO);
-  close(saved);
-  close(null);
+  stdout_restored(saved);
   ts_listener_remove(id);
   g_assert_cmpint(kernel_records(&c, "MatMul"), ==, 4); /* the prints break the captures */
   g_assert_cmpint(op_events(&c, "MatMul"), ==, 4); /* every iteration's body from the host */
