@@ -113,6 +113,14 @@ static pb *int_attr(const char *name, int64_t v)
   return wrapped;
 }
 
+/* Two attributes (each a wrapped AttributeProto) of one node. */
+static pb *concat_attrs(pb *a, pb *b)
+{
+  g_byte_array_append(a, b->data, b->len);
+  g_byte_array_unref(b);
+  return a;
+}
+
 /* TensorProto: float dims with raw data (n floats), or external data. */
 static pb *float_tensor(const char *name, int rank, const int64_t *dims, const float *data, size_t n)
 {
@@ -649,6 +657,95 @@ static void test_slice_negative_steps(void)
   g_free(path);
 }
 
+/* The model at path loads, and running it on x fails with code and words. */
+static void assert_run_fails(const char *path, ts_tensor *x, ts_error_code code, const char *const *words)
+{
+  ts_onnx_model *m = load_ok(path);
+  ts_tensor *y[1];
+  g_assert_false(ts_onnx_model_run(m, &x, 1, y));
+  ts_error *e = ts_error_take();
+  g_assert_nonnull(e);
+  g_test_message("%s", e->message);
+  g_assert_cmpstr(ts_error_code_name(e->code), ==, ts_error_code_name(code));
+  for (int i = 0; words[i]; i++)
+    if (!strstr(e->message, words[i]))
+      g_error("'%s' not in: %s", words[i], e->message);
+  ts_error_free(e);
+  ts_onnx_model_free(m);
+}
+
+/* Opset 18: the reductions take their axes as an input (and
+ * noop_with_empty_axes), Split num_outputs (uneven: the last part
+ * smaller), Pad axes; the same reduction at opset 17 with an axes input
+ * is refused, and so is Resize's antialias. */
+static void test_opset_18(void)
+{
+  int64_t xdims[] = { 2, 5 }, one[] = { 1 }, pads[] = { 1, 2 };
+  pb *g = msg();
+  put_msg(g, 1, node("ReduceMean", "mean", "x,axes", "r", int_attr("keepdims", 0)));
+  put_msg(g, 1, node("ReduceMax", "noop", "x", "nm", int_attr("noop_with_empty_axes", 1)));
+  put_msg(g, 1, node("Split", "split", "x", "a,b", concat_attrs(int_attr("axis", 1), int_attr("num_outputs", 2))));
+  put_msg(g, 1, node("Pad", "pad", "x,pads,,axes", "p", NULL));
+  put_msg(g, 5, i64_tensor("axes", 1, one, 1));
+  put_msg(g, 5, i64_tensor("pads", 1, pads, 2));
+  put_msg(g, 11, value_info("x", 1, 2, xdims));
+  const char *outs[] = { "r", "nm", "a", "b", "p" };
+  for (int i = 0; i < 5; i++)
+    put_msg(g, 12, value_info(outs[i], 1, 0, NULL));
+  pb *bytes = model(18, g);
+  char *path = write_file("opset18.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_reshape(ts_range(TS_F32, 0, 10, 1), TS_SHAPE(2, 5)), *y[5];
+  g_assert_true(ts_onnx_model_run(m, &x, 1, y));
+  const struct { int rank; int64_t d0, d1; double v[16]; } want[] = {
+    { 1, 2, 0, { 2, 7 } },
+    { 2, 2, 5, { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 } },
+    { 2, 2, 3, { 0, 1, 2, 5, 6, 7 } },
+    { 2, 2, 2, { 3, 4, 8, 9 } },
+    { 2, 2, 8, { 0, 0, 1, 2, 3, 4, 0, 0, 0, 5, 6, 7, 8, 9, 0, 0 } },
+  };
+  for (int k = 0; k < 5; k++) {
+    g_assert_cmpint(ts_tensor_rank(y[k]), ==, want[k].rank);
+    g_assert_cmpint(ts_tensor_dim(y[k], 0), ==, want[k].d0);
+    if (want[k].rank == 2)
+      g_assert_cmpint(ts_tensor_dim(y[k], 1), ==, want[k].d1);
+    for (int64_t i = 0; i < ts_tensor_size(y[k]); i++)
+      g_assert_cmpfloat(ts_tensor_get_f64(y[k], i), ==, want[k].v[i]);
+  }
+  ts_onnx_model_free(m);
+  g_free(path);
+
+  g = msg();
+  put_msg(g, 1, node("ReduceMean", "mean", "x,axes", "r", NULL));
+  put_msg(g, 5, i64_tensor("axes", 1, one, 1));
+  put_msg(g, 11, value_info("x", 1, 2, xdims));
+  put_msg(g, 12, value_info("r", 1, 0, NULL));
+  bytes = model(17, g);
+  path = write_file("opset17_axes_input.onnx", bytes);
+  g_byte_array_unref(bytes);
+  assert_run_fails(path, x, TS_ERR_FORMAT, (const char *const[]){ "mean", "opset 18", NULL });
+  g_free(path);
+
+  int64_t sdims[] = { 4 };
+  float scales[] = { 1, 1, 2, 2 };
+  int64_t idims[] = { 1, 1, 2, 2 };
+  g = msg();
+  put_msg(g, 1, node("Resize", "resize", "x,,scales", "y",
+                     concat_attrs(int_attr("antialias", 1), string_attr("mode", "linear"))));
+  put_msg(g, 5, float_tensor("scales", 1, sdims, scales, 4));
+  put_msg(g, 11, value_info("x", 1, 4, idims));
+  put_msg(g, 12, value_info("y", 1, 0, NULL));
+  bytes = model(18, g);
+  path = write_file("resize_antialias.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_tensor *image = ts_ones(TS_F32, TS_SHAPE(1, 1, 2, 2));
+  assert_run_fails(path, image, TS_ERR_UNIMPLEMENTED, (const char *const[]){ "resize", "antialias", NULL });
+  g_free(path);
+  ts_scope_end(scope);
+}
+
 /* OneHot counts a negative index from the end (-1 is depth - 1) and gives
  * off values for one outside [-depth, depth); values are [off, on]. */
 static void test_one_hot(void)
@@ -1076,13 +1173,6 @@ static pb *graph_attr(const char *name, pb *graph)
   pb *wrapped = msg();
   put_msg(wrapped, 5, a);
   return wrapped;
-}
-
-static pb *concat_attrs(pb *a, pb *b)
-{
-  g_byte_array_append(a, b->data, b->len);
-  g_byte_array_unref(b);
-  return a;
 }
 
 static ts_tensor *run1(ts_onnx_model *m, ts_tensor **inputs, int n, bool graph)
@@ -2966,6 +3056,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/bit-shift", test_bit_shift);
   g_test_add_func("/onnx/import/reverse-sequence", test_reverse_sequence);
   g_test_add_func("/onnx/import/slice-negative-steps", test_slice_negative_steps);
+  g_test_add_func("/onnx/import/opset-18", test_opset_18);
   g_test_add_func("/onnx/import/one-hot", test_one_hot);
   g_test_add_func("/onnx/import/batch-norm-training", test_batch_norm_training);
   g_test_add_func("/onnx/import/unique", test_unique);

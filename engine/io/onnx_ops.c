@@ -648,6 +648,33 @@ static bool op_split(onnx_node_ctx *c)
   bool given = c->opset >= 13 ? (IN(1) && host_ints(c, 1, &sizes)) : attr_ints(c, "split", &sizes);
   if (ts_failed())
     return false;
+  int64_t parts = attr_int(c, "num_outputs", c->n_out), dim = ts_tensor_dim(x, (int)axis);
+  if (parts != c->n_out) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "num_outputs %" PRId64 " for %d outputs", parts, c->n_out);
+    return false;
+  }
+  if (given && attr(c, "num_outputs")) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "both split sizes and num_outputs");
+    return false;
+  }
+  /* num_outputs (opset 18): parts of ceil(dim / n), the last smaller */
+  if (!given && attr(c, "num_outputs") && dim >= 0 && dim % parts != 0) {
+    int64_t chunk = (dim + parts - 1) / parts;
+    if (parts > TS_MAX_RANK) {
+      onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "an uneven split into %" PRId64 " parts (at most %d)",
+                     parts, TS_MAX_RANK);
+      return false;
+    }
+    if (chunk * (parts - 1) >= dim) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "a dim of %" PRId64 " cannot make %" PRId64 " parts",
+                     dim, parts);
+      return false;
+    }
+    sizes.n = (int)parts;
+    for (int i = 0; i < sizes.n; i++)
+      sizes.v[i] = i + 1 < sizes.n ? chunk : dim - chunk * (parts - 1);
+    given = true;
+  }
   if (!given)
     return ts_split_at(HERE, x, c->n_out, (int)axis, c->out) == c->n_out;
   if (sizes.n != c->n_out) {
@@ -767,6 +794,11 @@ static bool axes_of(onnx_node_ctx *c, int since_input, ts_ints *axes)
 {
   if (c->opset >= since_input)
     return IN(1) ? host_ints(c, 1, axes) : (axes->n = -1, true);
+  if (c->n_in > 1) {
+    onnx_node_fail(c, TS_ERR_FORMAT, "axes as an input came with opset %d; the model's is %" PRId64,
+                   since_input, c->opset);
+    return false;
+  }
   if (!attr_ints(c, "axes", axes)) {
     if (ts_failed())
       return false;
@@ -2605,6 +2637,39 @@ static bool op_average_pool(onnx_node_ctx *c)
 /* Pad: our Pad row where it takes the pads (constant, reflect once over);
  * else constant (fills), edge and reflect (gathers of computed indices),
  * negative pads cropping first. */
+/* Pad's axes (opset 18): the pads are for those axes only, 0 on the others. */
+static bool pads_on_axes(onnx_node_ctx *c, int rank, ts_ints *pads)
+{
+  ts_ints axes;
+  if (!host_ints(c, 3, &axes))
+    return false;
+  if (pads->n != 2 * axes.n) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "%d pads for %d axes", pads->n, axes.n);
+    return false;
+  }
+  if (2 * rank > TS_MAX_RANK) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "rank %d (ranks over %d are not supported)", rank,
+                   TS_MAX_RANK / 2);
+    return false;
+  }
+  ts_ints full = { .n = 2 * rank };
+  bool seen[TS_MAX_RANK] = { false };
+  for (int i = 0; i < axes.n; i++) {
+    int64_t a = axes.v[i];
+    if (!norm_axis(c, &a, rank))
+      return false;
+    if (seen[a]) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "axis %" PRId64 " given twice", a);
+      return false;
+    }
+    seen[a] = true;
+    full.v[a] = pads->v[i];
+    full.v[a + rank] = pads->v[i + axes.n];
+  }
+  *pads = full;
+  return true;
+}
+
 static bool op_pad(onnx_node_ctx *c)
 {
   ts_tensor *x = IN(0);
@@ -2632,6 +2697,8 @@ static bool op_pad(onnx_node_ctx *c)
     for (int i = 0; i < pads.n; i++)
       pads.v[i] = ts_tensor_get_i64(h, i);
     if (IN(2) && !host_double(c, 2, &value))
+      return false;
+    if (c->opset >= 18 && IN(3) && !pads_on_axes(c, rank, &pads))
       return false;
   }
   if (pads.n != 2 * rank) {
@@ -3242,6 +3309,15 @@ static bool op_resize(onnx_node_ctx *c)
     return false;
   if (c->opset < 11) {
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "Resize before opset 11 is not supported");
+    return false;
+  }
+  char policy[24];
+  attr_string(c, "keep_aspect_ratio_policy", "stretch", policy, sizeof policy);
+  const char *refused = attr_int(c, "antialias", 0) ? "antialias" : attr(c, "axes") ? "axes"
+                        : strcmp(policy, "stretch") != 0 ? "keep_aspect_ratio_policy other than stretch"
+                                                         : NULL;
+  if (refused) { /* opset 18's */
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "%s is not supported", refused);
     return false;
   }
   resize_spec r = { .cubic_a = attr_float(c, "cubic_coeff_a", -0.75),
@@ -4244,7 +4320,7 @@ static const onnx_op_row ROWS[] = {
     op_conv_transpose, 0, false },
   { "CumSum", 2, 2, 1, 1, ",exclusive,reverse,", op_cumsum, 0, false },
   { "DepthToSpace", 1, 1, 1, 1, ",blocksize,mode,", op_depth_to_space, 0, true },
-  { "Pad", 1, 3, 1, 1, ",mode,pads,value,", op_pad, 0, true },
+  { "Pad", 1, 4, 1, 1, ",mode,pads,value,", op_pad, 0, true },
   { "SpaceToDepth", 1, 1, 1, 1, ",blocksize,", op_space_to_depth, 0, true },
   { "Celu", 1, 1, 1, 1, ",alpha,", op_celu, 0, true },
   { "EyeLike", 1, 1, 1, 1, ",dtype,k,", op_eye_like, 0, true },
@@ -4254,7 +4330,9 @@ static const onnx_op_row ROWS[] = {
   { "IsInf", 1, 1, 1, 1, ",detect_negative,detect_positive,", op_isinf, 0, true },
   { "NegativeLogLikelihoodLoss", 2, 3, 1, 1, ",ignore_index,reduction,", op_nll_loss, 0, false },
   { "OneHot", 3, 3, 1, 1, ",axis,", op_one_hot, 0, true },
-  { "Resize", 1, 4, 1, 1, ",coordinate_transformation_mode,cubic_coeff_a,exclude_outside,extrapolation_value,mode,nearest_mode,",
+  { "Resize", 1, 4, 1, 1,
+    ",antialias,axes,coordinate_transformation_mode,cubic_coeff_a,exclude_outside,extrapolation_value,"
+    "keep_aspect_ratio_policy,mode,nearest_mode,",
     op_resize, 0, false },
   { "Round", 1, 1, 1, 1, ",", op_round, 0, true },
   { "Shrink", 1, 1, 1, 1, ",bias,lambd,", op_shrink, 0, true },
@@ -4334,16 +4412,16 @@ static const onnx_op_row ROWS[] = {
   { "Pow", 2, 2, 1, 1, ",axis,broadcast,", op_pow, 0, true },
   { "Range", 3, 3, 1, 1, ",", op_range, 0, true },
   { "Reciprocal", 1, 1, 1, 1, ",", op_reciprocal, 0, true },
-  { "ReduceL1", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_l1, 0, true },
-  { "ReduceL2", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_l2, 0, true },
-  { "ReduceLogSum", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_log_sum, 0, true },
-  { "ReduceLogSumExp", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_log_sum_exp, 0, true },
-  { "ReduceMax", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_max, 0, true },
-  { "ReduceMean", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_mean, 0, true },
-  { "ReduceMin", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_min, 0, true },
-  { "ReduceProd", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_prod, 0, true },
+  { "ReduceL1", 1, 2, 1, 1, ",axes,keepdims,noop_with_empty_axes,", op_reduce_l1, 0, true },
+  { "ReduceL2", 1, 2, 1, 1, ",axes,keepdims,noop_with_empty_axes,", op_reduce_l2, 0, true },
+  { "ReduceLogSum", 1, 2, 1, 1, ",axes,keepdims,noop_with_empty_axes,", op_reduce_log_sum, 0, true },
+  { "ReduceLogSumExp", 1, 2, 1, 1, ",axes,keepdims,noop_with_empty_axes,", op_reduce_log_sum_exp, 0, true },
+  { "ReduceMax", 1, 2, 1, 1, ",axes,keepdims,noop_with_empty_axes,", op_reduce_max, 0, true },
+  { "ReduceMean", 1, 2, 1, 1, ",axes,keepdims,noop_with_empty_axes,", op_reduce_mean, 0, true },
+  { "ReduceMin", 1, 2, 1, 1, ",axes,keepdims,noop_with_empty_axes,", op_reduce_min, 0, true },
+  { "ReduceProd", 1, 2, 1, 1, ",axes,keepdims,noop_with_empty_axes,", op_reduce_prod, 0, true },
   { "ReduceSum", 1, 2, 1, 1, ",axes,keepdims,noop_with_empty_axes,", op_reduce_sum, 0, true },
-  { "ReduceSumSquare", 1, 1, 1, 1, ",axes,keepdims,", op_reduce_sum_square, 0, true },
+  { "ReduceSumSquare", 1, 2, 1, 1, ",axes,keepdims,noop_with_empty_axes,", op_reduce_sum_square, 0, true },
   { "Relu", 1, 1, 1, 1, ",", op_relu, 0, true },
   { "Reshape", 2, 2, 1, 1, ",allowzero,", op_reshape, 5, true },
   { "ScatterElements", 3, 3, 1, 1, ",axis,reduction,", op_scatter_elements, 0, true },
@@ -4358,7 +4436,7 @@ static const onnx_op_row ROWS[] = {
   { "Softmax", 1, 1, 1, 1, ",axis,", op_softmax, 0, false },
   { "Softplus", 1, 1, 1, 1, ",", op_softplus, 1, true },
   { "Softsign", 1, 1, 1, 1, ",", op_softsign, 1, true },
-  { "Split", 1, 2, 1, TS_MAX_RANK * 64, ",axis,split,", op_split, 0, true },
+  { "Split", 1, 2, 1, TS_MAX_RANK * 64, ",axis,split,num_outputs,", op_split, 0, true },
   { "Sqrt", 1, 1, 1, 1, ",", op_sqrt, 0, true },
   { "Squeeze", 1, 2, 1, 1, ",axes,", op_squeeze, 0, true },
   { "Sub", 2, 2, 1, 1, ",axis,broadcast,", op_sub, 0, true },
