@@ -676,8 +676,9 @@ static void assert_run_fails(const char *path, ts_tensor *x, ts_error_code code,
 
 /* Opset 18: the reductions take their axes as an input (and
  * noop_with_empty_axes), Split num_outputs (uneven: the last part
- * smaller), Pad axes; the same reduction at opset 17 with an axes input
- * is refused, and so is Resize's antialias. */
+ * smaller), Pad axes, OptionalHasElement and OptionalGetElement a plain
+ * tensor (or none); the same reduction at opset 17 with an axes input is
+ * refused, and so is Resize's antialias. */
 static void test_opset_18(void)
 {
   int64_t xdims[] = { 2, 5 }, one[] = { 1 }, pads[] = { 1, 2 };
@@ -686,18 +687,21 @@ static void test_opset_18(void)
   put_msg(g, 1, node("ReduceMax", "noop", "x", "nm", int_attr("noop_with_empty_axes", 1)));
   put_msg(g, 1, node("Split", "split", "x", "a,b", concat_attrs(int_attr("axis", 1), int_attr("num_outputs", 2))));
   put_msg(g, 1, node("Pad", "pad", "x,pads,,axes", "p", NULL));
+  put_msg(g, 1, node("OptionalHasElement", "has", "x", "h1", NULL));
+  put_msg(g, 1, node("OptionalHasElement", "has_none", "", "h0", NULL));
+  put_msg(g, 1, node("OptionalGetElement", "get", "x", "ge", NULL));
   put_msg(g, 5, i64_tensor("axes", 1, one, 1));
   put_msg(g, 5, i64_tensor("pads", 1, pads, 2));
   put_msg(g, 11, value_info("x", 1, 2, xdims));
-  const char *outs[] = { "r", "nm", "a", "b", "p" };
-  for (int i = 0; i < 5; i++)
+  const char *outs[] = { "r", "nm", "a", "b", "p", "h1", "h0", "ge" };
+  for (int i = 0; i < 8; i++)
     put_msg(g, 12, value_info(outs[i], 1, 0, NULL));
   pb *bytes = model(18, g);
   char *path = write_file("opset18.onnx", bytes);
   g_byte_array_unref(bytes);
   ts_onnx_model *m = load_ok(path);
   ts_scope *scope = ts_scope_begin();
-  ts_tensor *x = ts_reshape(ts_range(TS_F32, 0, 10, 1), TS_SHAPE(2, 5)), *y[5];
+  ts_tensor *x = ts_reshape(ts_range(TS_F32, 0, 10, 1), TS_SHAPE(2, 5)), *y[8];
   g_assert_true(ts_onnx_model_run(m, &x, 1, y));
   const struct { int rank; int64_t d0, d1; double v[16]; } want[] = {
     { 1, 2, 0, { 2, 7 } },
@@ -705,10 +709,14 @@ static void test_opset_18(void)
     { 2, 2, 3, { 0, 1, 2, 5, 6, 7 } },
     { 2, 2, 2, { 3, 4, 8, 9 } },
     { 2, 2, 8, { 0, 0, 1, 2, 3, 4, 0, 0, 0, 5, 6, 7, 8, 9, 0, 0 } },
+    { 0, 0, 0, { 1 } },
+    { 0, 0, 0, { 0 } },
+    { 2, 2, 5, { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 } },
   };
-  for (int k = 0; k < 5; k++) {
+  for (int k = 0; k < 8; k++) {
     g_assert_cmpint(ts_tensor_rank(y[k]), ==, want[k].rank);
-    g_assert_cmpint(ts_tensor_dim(y[k], 0), ==, want[k].d0);
+    if (want[k].rank > 0)
+      g_assert_cmpint(ts_tensor_dim(y[k], 0), ==, want[k].d0);
     if (want[k].rank == 2)
       g_assert_cmpint(ts_tensor_dim(y[k], 1), ==, want[k].d1);
     for (int64_t i = 0; i < ts_tensor_size(y[k]); i++)

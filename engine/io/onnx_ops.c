@@ -4491,7 +4491,7 @@ static const onnx_op_row ROWS[] = {
   { "ConcatFromSequence", 1, 1, 1, 1, ",axis,new_axis,", onnx_op_concat_from_sequence, 11, false },
   { "SequenceMap", 1, ANY, 1, ANY, ",body,", onnx_op_sequence_map, 17, false },
   { "Optional", 0, 1, 1, 1, ",type,", onnx_op_optional, 15, false },
-  { "OptionalHasElement", 1, 1, 1, 1, ",", onnx_op_optional_has_element, 15, false },
+  { "OptionalHasElement", 0, 1, 1, 1, ",", onnx_op_optional_has_element, 15, false },
   { "OptionalGetElement", 1, 1, 1, 1, ",", onnx_op_optional_get_element, 15, false },
   { "StringNormalizer", 1, 1, 1, 1, ",case_change_action,is_case_sensitive,locale,stopwords,",
     onnx_op_string_normalizer, 10, false },

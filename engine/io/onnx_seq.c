@@ -343,13 +343,24 @@ static bool need_optional(const onnx_node_ctx *c)
   return false;
 }
 
+/* From opset 18 the two take a plain tensor too (there, and itself), and
+ * OptionalHasElement no input (absent). */
+static bool plain_tensor(const onnx_node_ctx *c)
+{
+  return c->opset >= 18 && IN(0) && ts_tensor_dtype(IN(0)) != TS_VARIANT;
+}
+
 bool onnx_op_optional_has_element(onnx_node_ctx *c)
 {
+  if (c->opset >= 18 && (plain_tensor(c) || !IN(0)))
+    return (c->out[0] = ts_scalar_bool(IN(0) != NULL)) != NULL;
   return need_optional(c) && (c->out[0] = ts_optional_has_value_at(c->loc, IN(0))) != NULL;
 }
 
 bool onnx_op_optional_get_element(onnx_node_ctx *c)
 {
+  if (plain_tensor(c))
+    return (c->out[0] = ts_identity_at(c->loc, IN(0))) != NULL;
   if (!need_optional(c))
     return false;
   ts_list_elem hint;
