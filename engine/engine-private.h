@@ -578,11 +578,11 @@ struct ts_run_site {
                        int n_in, ts_tensor **out, int max_out, int *n_out);
   const void *exec;              /* the executor's state for run_subgraph */
   /* A While whose loop the device runs inside the capture going on
-   * (exec/device_loop.c): the op stays on the device, its inputs where
+   * (exec/device_cf.c; an If likewise): the op stays on the device, its inputs where
    * they are, and its kernel hands the loop over: 1 done, 0 failed (+
    * error), -1 run it as usual, on the host, from the same inputs.  NULL
    * otherwise. */
-  int (*device_loop)(struct ts_kernel_ctx *k);
+  int (*on_device)(struct ts_kernel_ctx *k);
 };
 
 /* Buffers the memory planner holds for the outputs of the step about to
@@ -692,9 +692,11 @@ uint64_t ts__correlation_recharged(uint64_t c, const uint64_t *captured, const u
 void ts__correlations_take(uint64_t *out, int n);
 /* A replayed plan's ops told to listeners as they were recorded, each
  * with this call's correlation (fresh[j] for the j-th op that has one),
- * as ops of no host time: the device ran them. */
+ * as ops of no host time launched at launched_ns (before the replay went
+ * out, so that the device's records of them come after): the device ran
+ * them. */
 void ts__replay_events(const ts_plan_op *ops, int n, const uint64_t *fresh,
-                       const struct ts_node *parent, uint64_t parent_seq);
+                       const struct ts_node *parent, uint64_t parent_seq, uint64_t launched_ns);
 
 /* After this thread waited (for a call's pieces on other threads): the
  * next step it announces reads the clock, not the end of its last op. */
@@ -789,7 +791,7 @@ typedef struct ts_context {
   ts_plan_break plan_break;   /* the op that broke it, if plan_host_read */
   ts_plan_record *plan_rec;   /* what the capture runs, for a replay; NULL: not recorded */
   struct ts_graph_plan *plan_now; /* the backend's plan capturing now (of c->device), or NULL */
-  int loops_open;             /* loops of that capture the device runs (exec/device_loop.c),
+  int cf_open;                /* Ifs and loops of that capture the device runs (exec/device_cf.c),
                                * open on this thread */
   GPtrArray *kept_pending;    /* constants' copies made while recording, paired with their
                                * constant, kept once the run settles (ts__kept_settle) */

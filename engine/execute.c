@@ -225,9 +225,9 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
     c->plan_op = call;
     c->plan_site = site;
   }
-  /* a While whose loop the device runs stays there, its inputs too */
-  bool device_loop = site && site->device_loop;
-  const ts_backend *b = device_loop ? c->device : place(c, call);
+  /* an If or While the device runs stays there, its inputs too */
+  bool on_device = site && site->on_device;
+  const ts_backend *b = on_device ? c->device : place(c, call);
   uint64_t correlation = next_correlation(c);
   uint64_t outer = ts__activity_correlation_set(correlation);
   ts_tensor *placed[TS_MAX_INPUTS];
@@ -235,7 +235,7 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
   uint32_t n_copied = 0;
   for (int i = 0; i < call->n_in; i++) {
     placed[i] = call->in[i];
-    if (G_UNLIKELY(placed[i]->backend != b) && !device_loop) {
+    if (G_UNLIKELY(placed[i]->backend != b) && !on_device) {
       /* a graph's constant is copied to a backend once, then reused */
       bool copied;
       ts__activity_operand_set((uint32_t)i + 1); /* the copy's record says which input */
@@ -289,7 +289,7 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
   if (G_UNLIKELY(c->plan_rec))
     ts__plan_record_op(c->plan_rec, call, site, b, correlation, n_copied);
   const ts_backend_i *bi = &b->iface;
-  bool ok = device_loop ? def->kernel[TS_DEVICE_CPU](&kc) /* the host drives the capture */
+  bool ok = on_device ? def->kernel[TS_DEVICE_CPU](&kc) /* the host drives the capture */
             : bi->run_op ? bi->run_op(b, &kc) : def->kernel[bi->kind](&kc);
   c->planned_view = NULL;
   ts__activity_correlation_set(outer);
@@ -431,11 +431,11 @@ void ts__correlations_take(uint64_t *out, int n)
 }
 
 void ts__replay_events(const ts_plan_op *ops, int n, const uint64_t *fresh,
-                       const ts_node *parent, uint64_t parent_seq)
+                       const ts_node *parent, uint64_t parent_seq, uint64_t launched_ns)
 {
   ts_context *c = ts__context();
   int mask = __atomic_load_n(&ts__listener_mask, __ATOMIC_RELAXED);
-  uint64_t now = mask ? ts__op_now_ns() : 0;
+  uint64_t now = launched_ns;
   for (int k = 0, j = 0; k < n; k++) {
     const ts_plan_op *op = &ops[k];
     uint64_t seq = ++c->run.seq, corr = op->correlation ? fresh[j++] : 0;

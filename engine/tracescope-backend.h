@@ -174,6 +174,17 @@ typedef struct ts_backend_i {
    * made. */
   bool (*graph_plan_while_begin)(const ts_backend *b, ts_graph_plan *plan, const ts_tensor *cond);
   bool (*graph_plan_while_end)(const ts_backend *b, ts_graph_plan *plan, const ts_tensor *next);
+  /* (optional, with the loops; all three or none) An If inside a capture,
+   * run by the device: graph_plan_if_begin opens it where the capture is
+   * (cond as a loop's); the launches after it are its then branch, those
+   * after graph_plan_if_else its else branch, until graph_plan_if_end;
+   * the device runs the branch the condition picks.  Ifs and loops nest.
+   * if_begin: as while_begin.  if_end(keep false): the If is given up,
+   * unrun; false with no error: a host copy broke the capture inside it
+   * (as while_end says it). */
+  bool (*graph_plan_if_begin)(const ts_backend *b, ts_graph_plan *plan, const ts_tensor *cond);
+  bool (*graph_plan_if_else)(const ts_backend *b, ts_graph_plan *plan);
+  bool (*graph_plan_if_end)(const ts_backend *b, ts_graph_plan *plan, bool keep);
 
   /* ---- device activity ---- */
   /* (optional) Hands the activity records it holds to the collectors now

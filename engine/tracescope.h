@@ -903,8 +903,8 @@ typedef enum ts_warning_kind {
   TS_WARNING_DEVICE_FALLBACK,    /* an op the device cannot run ran on the CPU */
   TS_WARNING_DEVICE_STEPWISE,    /* a graph on a device runs op by op: the host kept reading
                                     its values mid-run, breaking the captures */
-  TS_WARNING_DEVICE_LOOP,        /* a While the device ran inside a graph's capture now runs
-                                    its iterations from the host (exec/device_loop.c) */
+  TS_WARNING_DEVICE_CONTROL_FLOW, /* an If or While the device ran inside a graph's capture
+                                    now runs from the host (exec/device_cf.c) */
   TS_WARNING_KIND_COUNT
 } ts_warning_kind;
 

@@ -12,8 +12,9 @@
  * indices, integer FloorDiv/FloorMod/Pow or random numbers captured and
  * replayed, with the CPU's values and errors, 300 checking launches in
  * one capture among them; a filter gradient of more elements than a grid
- * has blocks; copies between two GPUs; While loops as conditional nodes
- * of the graph's capture, nested, and one a host read breaks into.
+ * has blocks; copies between two GPUs; While loops and an If as
+ * conditional nodes of the graph's capture, nested, and one a host read
+ * breaks into.
  * Without a GPU
  * (or without the driver) every test skips, saying why. */
 #include <glib.h>
@@ -21,7 +22,7 @@
 #include <string.h>
 #include <tracescope-backend.h>
 
-#include "test-device-loops.h"
+#include "test-device-control-flow.h"
 #include "test-device-random.h"
 #include "test-device-step.h"
 #include "test-errors.h"
@@ -791,14 +792,14 @@ static void test_random_replays(void)
 
 typedef struct loop_watch {
   int matmuls;  /* MatMul op events on CUDA:0 */
-  int warnings; /* TS_WARNING_DEVICE_LOOP */
+  int warnings; /* TS_WARNING_DEVICE_CONTROL_FLOW */
   char *said;
 } loop_watch;
 
 static void on_loop_event(const ts_event *ev, void *data)
 {
   loop_watch *w = data;
-  if (ev->kind == TS_EVENT_WARNING && ev->warning.kind == TS_WARNING_DEVICE_LOOP) {
+  if (ev->kind == TS_EVENT_WARNING && ev->warning.kind == TS_WARNING_DEVICE_CONTROL_FLOW) {
     w->warnings++;
     g_free(w->said);
     w->said = g_strdup(ev->warning.message);
@@ -904,6 +905,47 @@ static void test_loop_broken_inside(void)
   ts_scope_end(scope);
 }
 
+/* An If on x's sum runs on the GPU as two conditional nodes of the
+ * call's CUDA Graph: both branches captured once (one MatMul op event per
+ * call), the device picking the branch from each replay's values, with
+ * the CPU's results, no fallback warned. */
+static void test_if_in_graphs(void)
+{
+  const ts_backend *b = cuda_or_skip();
+  if (!b)
+    return;
+  ts_scope *scope = ts_scope_begin();
+  loop_watch w = { 0 };
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING) | TS_EVENT_MASK(TS_EVENT_OP_END),
+                           on_loop_event, &w);
+  ts_function *fn = ts_function_new("branchy", branchy, "x");
+  const double shifts[] = { 1, -1, -1, 1, 1 };
+  ts_value arg;
+  for (guint k = 0; k < G_N_ELEMENTS(shifts); k++) {
+    arg = TS_TENSOR_VALUE(ts_add(ts_random_uniform(TS_F32, TS_SHAPE(3, 5), -1, 1, 40 + k),
+                                 ts_scalar_f32((float)shifts[k])));
+    ts_tensor *want = ts_function_call(fn, &arg, 1);
+    assert_no_error();
+    int before = w.matmuls;
+    ts_tensor *got = NULL;
+    TS_DEVICE_SCOPE(b) got = ts_function_call(fn, &arg, 1);
+    assert_close_to(want, got);
+    g_assert_cmpint(w.matmuls - before, ==, 1);
+  }
+  ts_schedule sched;
+  g_assert_true(ts_concrete_schedule(ts_function_get_concrete(fn, &arg, 1), &sched));
+  g_test_message("CUDA:0: %" G_GINT64_FORMAT " captures, %" G_GINT64_FORMAT " replays",
+                 sched.n_captures, sched.n_replays);
+  g_assert_cmpint(sched.n_replays, >=, 3);
+  ts_listener_remove(id);
+  if (w.warnings)
+    g_test_message("warned: %s", w.said);
+  g_assert_cmpint(w.warnings, ==, 0);
+  g_free(w.said);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 static ts_op checked_op; /* the row checked_row traces */
 
 static ts_tensor *checked_row(ts_call *call)
@@ -1004,6 +1046,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cuda/peer-copies", test_peer_copies);
   g_test_add_func("/cuda/loops-in-graphs", test_loops_in_graphs);
   g_test_add_func("/cuda/loop-broken-inside", test_loop_broken_inside);
+  g_test_add_func("/cuda/if-in-graphs", test_if_in_graphs);
   int rc = g_test_run();
   ts_release_all();
   return rc;

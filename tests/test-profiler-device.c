@@ -12,7 +12,7 @@
 #include <tracescope-backend.h>
 #include <tracescope-profiler.h>
 
-#include "test-device-loops.h"
+#include "test-device-control-flow.h"
 #include "test-errors.h"
 
 typedef struct op_key {

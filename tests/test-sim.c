@@ -13,7 +13,7 @@
 #include <string.h>
 #include <tracescope-backend.h>
 
-#include "test-device-loops.h"
+#include "test-device-control-flow.h"
 #include "test-device-random.h"
 #include "test-device-step.h"
 #include "test-errors.h"
@@ -755,14 +755,13 @@ static int kernels_of(collected *c, const char *suffix)
   return n;
 }
 
-/* A graph with While and If nodes on SIM: the While (static shapes, no
- * host work) is a loop of the call's capture, run by the device (its
- * body's ops told once per call, their kernels run once per iteration);
- * the If, whose condition the host reads mid-run, ends a segment: the
- * steps before and after it are plans of their own and the branch taken
- * captures its own.  Every kernel of every call comes from a plan (Sum
- * and Exp between the loop and the branch among them), charged to its op
- * of that call through its node, and the result is the CPU's. */
+/* A graph with While and If nodes on SIM (static shapes, no host work):
+ * the loop and the branch are the device's, inside the call's one
+ * capture (its body's ops told once per call, their kernels run once per
+ * iteration), so a call is one submission where it was 9 when each
+ * ended a segment.  Every kernel of every call comes from a plan (Sum and
+ * Exp between the loop and the branch among them), charged to its op of
+ * that call through its node, and the result is the CPU's. */
 static void test_plan_control_flow(void)
 {
   ts_scope *scope = ts_scope_begin();
@@ -778,15 +777,14 @@ static void test_plan_control_flow(void)
     g_assert_cmpint(op_events(&c, "MatMul"), ==, 1);
     g_assert_cmpint(kernels_of(&c, "Sum"), ==, 1);
     g_assert_cmpint(op_events(&c, "Sum"), ==, 1);
-    /* the loop and the steps up to the If, then the branch (nothing follows it) */
-    g_assert_cmpint(submissions(&c), ==, 2);
+    g_assert_cmpint(submissions(&c), ==, 1);
     collect_clear(&c);
   }
   ts_function_free(fn);
   ts_scope_end(scope);
 }
 
-/* ---- loops the device runs inside a capture (exec/device_loop.c) ---------------------- */
+/* ---- loops the device runs inside a capture (exec/device_cf.c) ---------------------- */
 
 static ts_schedule schedule_of(ts_function *fn, ts_value *args, int n);
 
@@ -795,7 +793,7 @@ static int loop_warnings;
 
 static void on_loop_warning(const ts_event *ev, void *data)
 {
-  if (ev->warning.kind != TS_WARNING_DEVICE_LOOP)
+  if (ev->warning.kind != TS_WARNING_DEVICE_CONTROL_FLOW)
     return;
   loop_warnings++;
   if (data) /* what it must name */
@@ -1086,6 +1084,68 @@ static void test_nested_loop_broken_inside(void)
   ts_listener_remove(reader);
   ts_listener_remove(warned);
   g_assert_cmpint(loop_warnings, ==, 2); /* the outer loop, then the inner one */
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+/* ---- branches the device runs inside a capture (exec/device_cf.c) ------------------- */
+
+/* An If of static shapes runs on SIM:0 as a branch of the call's one
+ * capture: the first call captures both branches (each told once), later
+ * calls replay it, the device picking the branch from each call's values
+ * (the then branch's MatMul kernel only where the sum is positive), the
+ * results the CPU's, no warning. */
+static void test_if_on_device(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("branchy", branchy, "x");
+  loop_warnings = 0;
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING), on_loop_warning, NULL);
+  const float bases[] = { 1, -3, -2, 2, 0.5f };
+  for (guint k = 0; k < G_N_ELEMENTS(bases); k++) {
+    ts_value arg = TS_TENSOR_VALUE(matrix(3, 5, bases[k]));
+    ts_tensor *want = ts_function_call(fn, &arg, 1);
+    assert_no_error();
+    bool then = ts_tensor_get_f64(ts_reduce_sum(arg.tensor, TS_ALL_AXES, false), 0) > 0;
+    collected c;
+    call_on_sim(fn, &arg, 1, want, &c);
+    g_assert_cmpint(submissions(&c), ==, 1);
+    g_assert_cmpint(kernels_of(&c, "MatMul"), ==, then ? 1 : 0);
+    g_assert_cmpint(op_events(&c, "MatMul"), ==, 1); /* both branches captured */
+    collect_clear(&c);
+  }
+  ts_value arg = TS_TENSOR_VALUE(matrix(3, 5, 1));
+  ts_schedule sched = schedule_of(fn, &arg, 1);
+  g_assert_cmpint(sched.n_captures, ==, 1);
+  g_assert_cmpint(sched.n_replays, ==, G_N_ELEMENTS(bases) - 1);
+  ts_listener_remove(id);
+  g_assert_cmpint(loop_warnings, ==, 0);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+/* A listener reading a value inside the then branch breaks the capture
+ * there: the If is dropped unrun and runs from the host, with the CPU's
+ * result, warned once; later calls run it from the host too. */
+static void test_if_broken_inside_runs_from_host(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("branchy", branchy, "x");
+  ts_value arg = TS_TENSOR_VALUE(matrix(3, 5, 1));
+  ts_tensor *want = ts_function_call(fn, &arg, 1);
+  assert_no_error();
+  loop_warnings = 0;
+  int warned = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING), on_loop_warning,
+                               "the If");
+  int reader = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), read_matmul, NULL);
+  for (int call = 0; call < 3; call++) {
+    ts_tensor *got;
+    TS_DEVICE_SCOPE(sim()) got = ts_function_call(fn, &arg, 1);
+    assert_close(want, got);
+  }
+  ts_listener_remove(reader);
+  ts_listener_remove(warned);
+  g_assert_cmpint(loop_warnings, ==, 1);
   ts_function_free(fn);
   ts_scope_end(scope);
 }
@@ -1750,6 +1810,8 @@ int main(int argc, char **argv)
   g_test_add_func("/sim/plan-broken-captures-again", test_plan_broken_captures_again);
   g_test_add_func("/sim/plan-replay", test_plan_replay);
   g_test_add_func("/sim/plan-control-flow", test_plan_control_flow);
+  g_test_add_func("/sim/if-on-device", test_if_on_device);
+  g_test_add_func("/sim/if-broken-inside-runs-from-host", test_if_broken_inside_runs_from_host);
   g_test_add_func("/sim/loop-on-device", test_loop_on_device);
   g_test_add_func("/sim/nested-loops-on-device", test_nested_loops_on_device);
   g_test_add_func("/sim/loop-in-branch-on-device", test_loop_in_branch_on_device);

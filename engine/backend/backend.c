@@ -140,6 +140,10 @@ const ts_backend *ts_backend_register(const ts_backend_i *iface)
   else if (!iface->graph_plan_while_begin != !iface->graph_plan_while_end ||
            (iface->graph_plan_while_begin && !iface->graph_plan_create))
     why = "graph_plan_while_begin and _end come together, with the other whole-plan entries";
+  else if (!iface->graph_plan_if_begin != !iface->graph_plan_if_else ||
+           !iface->graph_plan_if_begin != !iface->graph_plan_if_end ||
+           (iface->graph_plan_if_begin && !iface->graph_plan_while_begin))
+    why = "graph_plan_if_begin, _else and _end come together, with the loops' entries";
   else if ((iface->event_new || iface->event_record) && !(iface->event_new && iface->event_free &&
                                                            iface->event_record &&
                                                            iface->event_query))

@@ -22,13 +22,15 @@
  *   correlation; the capture reports which op each node stands for.  A
  *   whole capture can be launched again as it is (graph_plan_replay): the
  *   buffers freed while it captured stay its own until the next capture.
- * - Loops in plans (graph_plan_while_begin/end), as CUDA's conditional
- *   nodes: a loop is a launch holding its body (launches, loops among
- *   them) and a condition word, written by "set" launches (one before
- *   the loop, one at the end of its body) from a device tensor's element;
- *   the stream's thread runs the body while the word is nonzero.  A host
- *   copy inside an open loop submits what came before the outermost one
- *   and drops that loop and every launch up to its end, unrun.
+ * - Branches and loops in plans (graph_plan_if_* and _while_*), as CUDA's
+ *   conditional nodes: an If or a While is a launch holding its bodies
+ *   (launches, Ifs and loops among them: then and else, or the loop's
+ *   body) and a condition word, written by "set" launches (one before the
+ *   node, and a loop's at the end of its body) from a device tensor's
+ *   element; the stream's thread runs the then or the else body by the
+ *   word, or the loop's body while it is nonzero.  A host copy inside an
+ *   open node submits what came before the outermost one and drops that
+ *   node and every launch up to its end, unrun.
  * - Activity records (device times on CLOCK_MONOTONIC) are kept in a
  *   buffer and handed to the collectors in batches, when it fills or on
  *   ts_activity_flush, as CUPTI's activity API does.
@@ -54,13 +56,14 @@ static void *dev_of(const void *host)
   return (void *)((uintptr_t)host ^ TAG);
 }
 
-typedef enum { LAUNCH_COPY, LAUNCH_KERNEL, LAUNCH_SET, LAUNCH_WHILE } launch_kind;
+typedef enum { LAUNCH_COPY, LAUNCH_KERNEL, LAUNCH_SET, LAUNCH_IF, LAUNCH_WHILE } launch_kind;
 
-/* A loop of a plan: its condition and body. */
-typedef struct sim_loop {
-  uint32_t word;    /* the condition, written by its LAUNCH_SET launches on the stream's thread */
-  GPtrArray *body;  /* launch *, owned */
-} sim_loop;
+/* An If or a loop of a plan: its condition and bodies. */
+typedef struct sim_cond {
+  uint32_t word;     /* the condition, written by its LAUNCH_SET launches on the stream's thread */
+  GPtrArray *body[2]; /* launch *, owned: an If's then and else, a loop's body (and NULL) */
+  int filling;       /* while captured: the body launches go to */
+} sim_cond;
 
 /* A kernel as queued or captured: headers of its tensors (device
  * addresses) and its own copy of the attributes; or a copy, a loop, or
@@ -76,7 +79,8 @@ typedef struct launch {
   int n_in, n_out;
   ts_tensor in[TS_MAX_INPUTS], out[TS_MAX_OUTPUTS];
   ts_attr *attrs;
-  sim_loop *loop;      /* LAUNCH_WHILE: its own; LAUNCH_SET: the loop whose condition it sets */
+  sim_cond *cond;      /* LAUNCH_IF, LAUNCH_WHILE: its own; LAUNCH_SET: the one whose condition
+                          it sets */
 } launch;
 
 typedef enum { W_KERNEL, W_COPY, W_MEMSET, W_FREE, W_EVENT, W_PLAN } work_kind;
@@ -230,9 +234,11 @@ static void launch_free(launch *l)
 {
   if (!l)
     return;
-  if (l->kind == LAUNCH_WHILE) {
-    g_ptr_array_unref(l->loop->body);
-    g_free(l->loop);
+  if (l->kind == LAUNCH_IF || l->kind == LAUNCH_WHILE) {
+    for (int i = 0; i < 2; i++)
+      if (l->cond->body[i])
+        g_ptr_array_unref(l->cond->body[i]);
+    g_free(l->cond);
   }
   for (int i = 0; l->attrs && l->def && i < l->def->n_attrs; i++)
     if (l->attrs[i].type == TS_ATTR_STRING)
@@ -257,11 +263,17 @@ static void run_launch(sim *s, launch *l, uint64_t correlation)
   switch (l->kind) {
   case LAUNCH_COPY:
   case LAUNCH_KERNEL: run_kernel(s, l, correlation); break;
-  case LAUNCH_SET: l->loop->word = ts__load_f64(l->in[0].dtype, host_of(l->in[0].data), 0) != 0; break;
+  case LAUNCH_SET: l->cond->word = ts__load_f64(l->in[0].dtype, host_of(l->in[0].data), 0) != 0; break;
+  case LAUNCH_IF: {
+    GPtrArray *body = l->cond->body[l->cond->word ? 0 : 1];
+    for (guint i = 0; i < body->len; i++)
+      run_launch(s, g_ptr_array_index(body, i), correlation);
+    break;
+  }
   case LAUNCH_WHILE:
-    while (l->loop->word && !failed_since(s))
-      for (guint i = 0; i < l->loop->body->len; i++)
-        run_launch(s, g_ptr_array_index(l->loop->body, i), correlation);
+    while (l->cond->word && !failed_since(s))
+      for (guint i = 0; i < l->cond->body[0]->len; i++)
+        run_launch(s, g_ptr_array_index(l->cond->body[0], i), correlation);
     break;
   }
 }
@@ -400,8 +412,10 @@ static void spend_launch_cost(sim *s)
  * the top. */
 static GPtrArray *target(ts_graph_plan *p)
 {
-  return p->open->len ? ((launch *)g_ptr_array_index(p->open, p->open->len - 1))->loop->body
-                      : p->capture;
+  if (!p->open->len)
+    return p->capture;
+  const sim_cond *c = ((launch *)g_ptr_array_index(p->open, p->open->len - 1))->cond;
+  return c->body[c->filling];
 }
 
 /* A capture stops being replayable when the host must see its results:
@@ -761,8 +775,9 @@ static bool same_launches(const GPtrArray *nodes, const GPtrArray *capture)
     if (a->kind != c->kind || a->def != c->def || a->bytes != c->bytes || a->n_in != c->n_in ||
         a->n_out != c->n_out)
       return false;
-    if (a->kind == LAUNCH_WHILE && !same_launches(a->loop->body, c->loop->body))
-      return false;
+    for (int b = 0; b < 2 && (a->kind == LAUNCH_IF || a->kind == LAUNCH_WHILE); b++)
+      if (a->cond->body[b] && !same_launches(a->cond->body[b], c->cond->body[b]))
+        return false;
     for (int j = 0; j < a->n_in; j++)
       if (a->in[j].dtype != c->in[j].dtype || a->in[j].size != c->in[j].size)
         return false;
@@ -798,9 +813,11 @@ static void name_nodes(sim *s, GPtrArray *capture, const GPtrArray *before, GArr
     const launch *was = before ? g_ptr_array_index(before, i) : NULL;
     c->graph_node = was ? was->graph_node
                         : __atomic_fetch_add(&s->next_graph_node, 1, __ATOMIC_RELAXED);
-    if (c->kind == LAUNCH_WHILE)
-      name_nodes(s, c->loop->body, was ? was->loop->body : NULL, told);
-    else if (c->kind != LAUNCH_SET && told) /* which op of this run each node stands for */
+    if (c->kind == LAUNCH_IF || c->kind == LAUNCH_WHILE) {
+      for (int b = 0; b < 2; b++)
+        if (c->cond->body[b])
+          name_nodes(s, c->cond->body[b], was ? was->cond->body[b] : NULL, told);
+    } else if (c->kind != LAUNCH_SET && told) /* which op of this run each node stands for */
       g_array_append_val(told, ((ts_activity){ .kind = TS_ACTIVITY_GRAPH_NODE, .device = "SIM:0",
                                                .correlation = c->correlation,
                                                .graph_node = c->graph_node,
@@ -815,8 +832,10 @@ static void renamed_nodes(const GPtrArray *nodes, const uint64_t *captured, cons
 {
   for (guint i = 0; i < nodes->len; i++) {
     const launch *l = g_ptr_array_index(nodes, i);
-    if (l->kind == LAUNCH_WHILE) {
-      renamed_nodes(l->loop->body, captured, fresh, n, told);
+    if (l->kind == LAUNCH_IF || l->kind == LAUNCH_WHILE) {
+      for (int b = 0; b < 2; b++)
+        if (l->cond->body[b])
+          renamed_nodes(l->cond->body[b], captured, fresh, n, told);
       continue;
     }
     if (l->kind == LAUNCH_SET)
@@ -890,7 +909,7 @@ static void sim_plan_free(const ts_backend *b, ts_graph_plan *p)
   g_free(p);
 }
 
-/* ---- loops ---- */
+/* ---- branches and loops ---- */
 
 /* Is t a condition the stream can read: one element of a number or bool on SIM:0? */
 static bool condition_ok(const ts_backend *b, const ts_tensor *t, const char *what)
@@ -899,45 +918,77 @@ static bool condition_ok(const ts_backend *b, const ts_tensor *t, const char *wh
     return true;
   char buf[TS_INFO_STR];
   ts_error_set(TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL,
-               "SIM:0: a loop's %s must be one number or bool on SIM:0, got %s on %s", what,
+               "SIM:0: a branch's or loop's %s must be one number or bool on SIM:0, got %s on %s", what,
                t ? ts__info_str(buf, t->dtype, t->shape) : "none",
                t && t->backend ? ts_backend_name(t->backend) : "no device");
   return false;
 }
 
-/* The launch that sets loop's condition from t's element. */
-static launch *set_new(const ts_tensor *t, sim_loop *loop)
+/* The launch that sets cond's word from t's element. */
+static launch *set_new(const ts_tensor *t, sim_cond *cond)
 {
   launch *l = g_new0(launch, 1);
   l->kind = LAUNCH_SET;
   l->n_in = 1;
   l->in[0] = (ts_tensor){ .refcount = 1, .dtype = t->dtype, .shape = t->shape, .size = t->size,
                           .data = t->data };
-  l->loop = loop;
+  l->cond = cond;
   return l;
 }
 
-static bool sim_while_begin(const ts_backend *b, ts_graph_plan *p, const ts_tensor *cond)
+/* Opens an If or a loop where p's capture is, its word set from cond. */
+static bool cond_begin(const ts_backend *b, ts_graph_plan *p, launch_kind kind, const ts_tensor *cond)
 {
-  if (dropping) { /* inside a loop a host copy broke: dropped with it */
+  if (dropping) { /* inside a node a host copy broke: dropped with it */
     dropping++;
     return true;
   }
   if (capturing != p) {
-    ts_error_set(TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL, "SIM:0: a loop begun outside its plan's capture");
+    ts_error_set(TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL, "SIM:0: a %s begun outside its plan's capture",
+                 kind == LAUNCH_IF ? "branch" : "loop");
     return false;
   }
   if (!condition_ok(b, cond, "condition"))
     return false;
   launch *l = g_new0(launch, 1);
-  l->kind = LAUNCH_WHILE;
-  l->loop = g_new0(sim_loop, 1);
-  l->loop->body = g_ptr_array_new_with_free_func((GDestroyNotify)launch_free);
+  l->kind = kind;
+  l->cond = g_new0(sim_cond, 1);
+  for (int i = 0; i < (kind == LAUNCH_IF ? 2 : 1); i++)
+    l->cond->body[i] = g_ptr_array_new_with_free_func((GDestroyNotify)launch_free);
   GPtrArray *t = target(p);
-  g_ptr_array_add(t, set_new(cond, l->loop));
+  g_ptr_array_add(t, set_new(cond, l->cond));
   g_ptr_array_add(t, l);
   g_ptr_array_add(p->open, l);
   return true;
+}
+
+/* The innermost open node, if of kind; else NULL + error. */
+static launch *open_node(ts_graph_plan *p, launch_kind kind)
+{
+  launch *l = capturing == p && p->open->len ? g_ptr_array_index(p->open, p->open->len - 1) : NULL;
+  if (l && l->kind == kind)
+    return l;
+  ts_error_set(TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL, "SIM:0: a %s ended that was not begun",
+               kind == LAUNCH_IF ? "branch" : "loop");
+  return NULL;
+}
+
+/* Closes the innermost node; keep false: it goes, unrun (its setting,
+ * then itself, the last two launches where it was opened). */
+static bool cond_end(ts_graph_plan *p, bool keep)
+{
+  g_ptr_array_set_size(p->open, p->open->len - 1);
+  if (!keep) {
+    GPtrArray *t = target(p);
+    g_ptr_array_set_size(t, t->len - 2);
+    return !ts_failed();
+  }
+  return true;
+}
+
+static bool sim_while_begin(const ts_backend *b, ts_graph_plan *p, const ts_tensor *cond)
+{
+  return cond_begin(b, p, LAUNCH_WHILE, cond);
 }
 
 /* next NULL: the loop is given up (its run failed): it goes, unrun. */
@@ -947,20 +998,38 @@ static bool sim_while_end(const ts_backend *b, ts_graph_plan *p, const ts_tensor
     dropping--;
     return false;
   }
-  if (capturing != p || !p->open->len) {
-    ts_error_set(TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL, "SIM:0: a loop ended that was not begun");
+  launch *l = open_node(p, LAUNCH_WHILE);
+  if (!l)
     return false;
-  }
   if (next && !condition_ok(b, next, "next condition"))
     next = NULL; /* the loop goes; the error says why */
-  launch *l = g_ptr_array_steal_index(p->open, p->open->len - 1);
-  GPtrArray *t = target(p);
-  if (!next) {
-    g_ptr_array_set_size(t, t->len - 2); /* its setting, then itself */
-    return !ts_failed();
+  if (next)
+    g_ptr_array_add(l->cond->body[0], set_new(next, l->cond));
+  return cond_end(p, next != NULL);
+}
+
+static bool sim_if_begin(const ts_backend *b, ts_graph_plan *p, const ts_tensor *cond)
+{
+  return cond_begin(b, p, LAUNCH_IF, cond);
+}
+
+static bool sim_if_else(const ts_backend *b, ts_graph_plan *p)
+{
+  if (dropping)
+    return true;
+  launch *l = open_node(p, LAUNCH_IF);
+  if (l)
+    l->cond->filling = 1;
+  return l != NULL;
+}
+
+static bool sim_if_end(const ts_backend *b, ts_graph_plan *p, bool keep)
+{
+  if (dropping) {
+    dropping--;
+    return false;
   }
-  g_ptr_array_add(l->loop->body, set_new(next, l->loop));
-  return true;
+  return open_node(p, LAUNCH_IF) && cond_end(p, keep);
 }
 
 static void sim_activity_flush(const ts_backend *b)
@@ -992,5 +1061,8 @@ const ts_backend_i ts__sim_backend_iface = {
   .graph_plan_replay = sim_plan_replay,
   .graph_plan_while_begin = sim_while_begin,
   .graph_plan_while_end = sim_while_end,
+  .graph_plan_if_begin = sim_if_begin,
+  .graph_plan_if_else = sim_if_else,
+  .graph_plan_if_end = sim_if_end,
   .activity_flush = sim_activity_flush,
 };

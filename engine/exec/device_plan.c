@@ -8,7 +8,7 @@
  * together.
  *
  * Replay as is: a graph without If or While (but While loops the device
- * runs inside the capture, device_loop.c) whose capture did nothing a
+ * runs inside the capture, device_cf.c) whose capture did nothing a
  * launch would not redo (no op on the host, no host read of the device,
  * no variable moved to a new storage) is captured once more on inputs of
  * the plan's own (device tensors the arguments are copied into) with the
@@ -24,13 +24,15 @@
  * function of the op's seed alone (ops/create.c), drawn again by a
  * replay on SIM:0 and uploaded from the plan's staging on CUDA.
  *
- * A graph with If or While nodes, whose conditions are read on the host
- * mid-run, is captured in segments: the steps before such a node are one
+ * A graph with If or While nodes the device cannot run inside the capture
+ * (device_cf.c), whose conditions are then read on the host mid-run, is
+ * captured in segments: the steps before such a node are one
  * plan, submitted before it runs, the steps after it the next; the node's
  * subgraphs are executables of their own and capture their own plans (a
  * While's body is one plan replayed on every iteration).  A run inside
  * another's capture is not captured. */
 #include "run.h"
+#include "../op_clock.h"
 
 /* An executable's plan and the backend it is for, claimed by one run at
  * a time (concurrent runs of one executable go step by step). */
@@ -215,7 +217,7 @@ ts_device_plan *ts__device_plan_begin(ts_executable *e, int segment, ts_tensor *
   /* the arguments go into the plan's inputs before the capture begins, so
    * that a capture that can be launched again as it is (the first one,
    * most often) is replayed by the next call */
-  bool whole = (e->n_segments == 1 || ts__loops_whole(e, b)) && inputs &&
+  bool whole = (e->n_segments == 1 || ts__cf_whole(e, b)) && inputs &&
                b->iface.graph_plan_replay;
   bool staged = whole && dp->candidate && stage_inputs(dp, *inputs, n_inputs);
   if (first && !(dp->plan = b->iface.graph_plan_create(b))) {
@@ -246,7 +248,7 @@ ts_device_plan *ts__device_plan_begin(ts_executable *e, int segment, ts_tensor *
   c->plan_op = NULL;
   c->plan_site = NULL;
   c->plan_now = dp->plan;
-  c->loops_open = 0;
+  c->cf_open = 0;
   return dp;
 }
 
@@ -440,6 +442,7 @@ int ts__device_plan_replay(ts_executable *e, ts_tensor *const *inputs, int n_inp
       goto out;
     }
   }
+  uint64_t launched = ts__op_now_ns();
   if (!b->iface.graph_plan_replay(b, dp->plan, dp->captured, dp->fresh, dp->n_corr)) {
     if (ts_failed())
       done = 0;
@@ -448,7 +451,7 @@ int ts__device_plan_replay(ts_executable *e, ts_tensor *const *inputs, int n_inp
     goto out;
   }
   ts__replay_events((const ts_plan_op *)dp->rec.ops->data, (int)dp->rec.ops->len, dp->fresh,
-                    parent, parent_seq);
+                    parent, parent_seq, launched);
   done = 1;
   for (int i = 0; i < dp->n_out; i++)
     if (!(outputs[i] = copy_out(dp->out[i])))

@@ -259,7 +259,7 @@ static ts_executable *executable_plan(ts_graph *g, bool owns)
   p->steps = g_new(int, n ? n : 1);
   p->offset = g_new(int, n ? n : 1);
   e->subs = g_new0(ts_executable **, n ? n : 1);
-  e->loop_ok = g_new0(bool, n ? n : 1);
+  e->cf_ok = g_new0(bool, n ? n : 1);
   e->n_segments = 1;
   for (int id = 0; id < n; id++) {
     p->offset[id] = p->n_values;
@@ -280,7 +280,7 @@ static ts_executable *executable_plan(ts_graph *g, bool owns)
       e->subs[id] = g_new(ts_executable *, node->n_subgraphs);
       for (int s = 0; s < node->n_subgraphs; s++)
         e->subs[id][s] = executable_plan(node->subgraphs[s], false);
-      e->loop_ok[id] = ts__loop_eligible(e, node);
+      e->cf_ok[id] = ts__cf_eligible(e, node);
     }
   }
   e->device_plans = g_new0(ts_device_plan *, e->n_segments);
@@ -338,7 +338,7 @@ void ts__executable_free(ts_executable *e)
     g_free(e->subs[id]);
   }
   g_free(e->subs);
-  g_free(e->loop_ok);
+  g_free(e->cf_ok);
   for (int v = 0; v < p->n_values; v++)
     ts_tensor_unref(p->preset[v]);
   g_free(p->preset);
@@ -397,24 +397,24 @@ static bool run_subgraph(const ts_run_site *site, uint64_t seq, int i, ts_tensor
 }
 
 
-/* Where node runs (the step runner's ts_run_site, execute.c); device_loop:
- * a While whose loop the device runs inside the capture. */
+/* Where node runs (the step runner's ts_run_site, execute.c); on_device:
+ * an If or While the device runs inside the capture. */
 static ts_run_site step_site(const ts_executable *e, const ts_node *node, const ts_node *parent,
-                             uint64_t parent_seq, bool device_loop)
+                             uint64_t parent_seq, bool on_device)
 {
   return (ts_run_site){
     .node = node, .node_name = node->name, .traced = e->plan.traced[node->id], .parent = parent, .parent_seq = parent_seq,
     .recorded = node->outputs, .n_recorded = node->n_outputs,
     .in_recorded = (const ts_info *const *)e->plan.in_recorded[node->id],
     .n_subgraphs = node->n_subgraphs, .run_subgraph = run_subgraph, .exec = e->subs[node->id],
-    .device_loop = device_loop ? ts__device_loop : NULL,
+    .on_device = !on_device ? NULL : node->op == TS_OP_IF ? ts__device_if : ts__device_loop,
   };
 }
 
 static bool exec_step(const ts_executable *e, const ts_node *node, ts_tensor **values,
                       ts_tensor *const *inputs, ts_scope *scope, ts_planned *planned,
                       ts_tensor **out, const ts_node *parent, uint64_t parent_seq,
-                      bool device_loop)
+                      bool on_device)
 {
   const plan *p = &e->plan;
   const ts_op_def *def = ts__op_def(node->op);
@@ -426,7 +426,7 @@ static bool exec_step(const ts_executable *e, const ts_node *node, ts_tensor **v
   for (int i = 0; i < node->n_inputs; i++)
     in[i] = values[p->offset[node->inputs[i].node] + node->inputs[i].index];
   ts_op_call call = { node->loc, def, in, node->n_inputs, node->attrs };
-  ts_run_site site = step_site(e, node, parent, parent_seq, device_loop);
+  ts_run_site site = step_site(e, node, parent, parent_seq, on_device);
   /* The step's scope holds what the kernel makes; the run keeps the outputs. */
   ts__scope_enter(scope);
   ts__context()->planned = planned;
@@ -529,9 +529,9 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
   for (int s = 0; s < p->n_steps && ok; s++) {
     int from = s; /* releases after steps from .. s */
     const ts_node *runs_subgraphs = e->subs[p->steps[s]] ? ts__graph_node(g, p->steps[s]) : NULL;
-    /* a loop the device runs inside the capture ends no segment */
-    bool device_loop = runs_subgraphs && ts__loop_here(e, runs_subgraphs);
-    if (device_loop)
+    /* an If or While the device runs inside the capture ends no segment */
+    bool on_device = runs_subgraphs && ts__cf_here(e, runs_subgraphs);
+    if (on_device)
       runs_subgraphs = NULL;
     bool rows = share && p->run_at[s];
     store = !rows && !serial && p->fast_read[s]
@@ -560,7 +560,7 @@ bool ts__executable_run(const ts_executable *e, ts_tensor *const *inputs, int n_
       int base = p->step_first[s];
       ok = exec_step(e, node, values, inputs, step_scope,
                      ts__arena_step(arena, 0, base, p->step_n[s]), &values[base], parent,
-                     parent_seq, device_loop);
+                     parent_seq, on_device);
     }
     if (runs_subgraphs && ok)
       dp = ts__device_plan_begin((ts_executable *)e, ++segment, NULL, 0);

@@ -70,9 +70,10 @@ struct ts_executable {
    * plan of its own, and the subgraphs' executables capture theirs. */
   int n_segments;
   ts_device_plan **device_plans; /* per segment, atomic: the backend's plan, when idle */
-  bool *loop_ok;         /* per node id: a While the device may run inside a capture
-                            (device_loop.c), which then ends no segment */
-  int loop_off;          /* atomic, a loop body's: its While's loop runs from the host now */
+  bool *cf_ok;           /* per node id: an If or While the device may run inside a
+                            capture (device_cf.c), which then ends no segment */
+  int cf_off;            /* atomic, an If's then branch's or a While's condition's: that
+                            node runs from the host now */
   int64_t n_captures, n_replays;  /* atomic: ts_schedule's */
 };
 
@@ -92,17 +93,19 @@ ts_tensor *ts__exec_fast_read(const ts_executable *e, ts_tensor *const *values, 
 void ts__exec_tell_read(const ts_executable *e, ts_tensor *const *values, int s, uint64_t seq,
                         ts_announcements *q, const ts_node *parent, uint64_t parent_seq);
 
-/* ---- device_loop.c ---- */
+/* ---- device_cf.c ---- */
 
-/* Can node (a step of e running subgraphs) be a loop the device runs
- * inside a capture?  Plan time, once e->subs[node->id] are planned. */
-bool ts__loop_eligible(const ts_executable *e, const ts_node *node);
-/* Does its loop run on the device inside this run's capture? */
-bool ts__loop_here(const ts_executable *e, const ts_node *node);
-/* Does every node of e with subgraphs run as a loop of b inside the
- * capture (while none has been turned off), so that a run is one plan? */
-bool ts__loops_whole(const ts_executable *e, const ts_backend *b);
-/* The While kernel's hand-over (ts_run_site.device_loop). */
+/* Can node (a step of e running subgraphs) be an If or a While the device
+ * runs inside a capture?  Plan time, once e->subs[node->id] are planned. */
+bool ts__cf_eligible(const ts_executable *e, const ts_node *node);
+/* Does it run on the device inside this run's capture? */
+bool ts__cf_here(const ts_executable *e, const ts_node *node);
+/* Does every node of e with subgraphs run on b inside the capture (while
+ * none has been turned off), so that a run is one plan? */
+bool ts__cf_whole(const ts_executable *e, const ts_backend *b);
+/* The If's and the While's kernels' hand-over (ts_run_site.on_device):
+ * 1 done, 0 failed (+ error), -1 run it from the host. */
+int ts__device_if(ts_kernel_ctx *k);
 int ts__device_loop(ts_kernel_ctx *k);
 
 /* ---- device_plan.c ---- */

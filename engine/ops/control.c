@@ -48,11 +48,18 @@ static bool if_infer(ts_infer_ctx *c)
   return true;
 }
 
-/* Runs the branch the condition picks on the captured values. */
+/* Runs the branch the condition picks on the captured values.  An If the
+ * device can run inside a capture is handed over (ts_run_site.on_device)
+ * first. */
 static bool if_cpu(ts_kernel_ctx *k)
 {
   bool which;
-  if (!has_subgraphs(k) || !cond_truth(k, k->in[0], "condition", &which))
+  if (!has_subgraphs(k))
+    return false;
+  int on_device = k->site->on_device ? k->site->on_device(k) : -1;
+  if (on_device >= 0)
+    return on_device;
+  if (!cond_truth(k, k->in[0], "condition", &which))
     return false;
   int branch = which ? 0 : 1, n_out;
   ts_tensor *out[TS_MAX_OUTPUTS];
@@ -114,12 +121,12 @@ static bool while_infer(ts_infer_ctx *c)
 /* Runs cond, then body, on the loop state until cond is false.  Each
  * iteration's intermediates die in a scope of their own; the state is held
  * by references (`owned` once the body has run).  A loop the device can
- * run inside a capture is handed over (ts_run_site.device_loop) first. */
+ * run inside a capture is handed over (ts_run_site.on_device) first. */
 static bool while_cpu(ts_kernel_ctx *k)
 {
   if (!has_subgraphs(k))
     return false;
-  int on_device = k->site->device_loop ? k->site->device_loop(k) : -1;
+  int on_device = k->site->on_device ? k->site->on_device(k) : -1;
   if (on_device >= 0)
     return on_device;
   int n = k->n_in;

@@ -26,13 +26,14 @@
  *   then on.  Blocks freed mid-capture are the plan's until its next
  *   capture (the cache does not hand them out), so a whole capture can be
  *   launched again as it is (graph_plan_replay), without capturing.
- * - Loops in plans (graph_plan_while_begin/end), where the driver has
- *   conditional nodes with copies in their bodies (12.4 on): a While
- *   node whose handle a one-thread kernel sets from the condition before
- *   it and at the end of its body; the body is captured into the node's
- *   graph on a stream of its own depth, which stands in for the device's
- *   stream until the loop ends, while the outer capture waits on the
- *   node (the pattern of CUDA's programming guide).
+ * - Branches and loops in plans (graph_plan_if_*, _while_*), where the
+ *   driver has conditional nodes with copies in their bodies (12.4 on): a
+ *   While node whose handle a one-thread kernel sets from the condition
+ *   before it and at the end of its body; an If as two If nodes, then and
+ *   else, whose handles one kernel sets before them.  A body is captured
+ *   into its node's graph on a stream of its own depth, which stands in
+ *   for the device's stream until the node ends, while the outer capture
+ *   waits on the node (the pattern of CUDA's programming guide).
  * - Device activity: CUPTI's activity API when a collector wants it
  *   (cupti.h), flushed by activity_flush. */
 #include "../../engine-private.h"
@@ -111,18 +112,21 @@ struct ts_graph_plan {
   guint checks_from;
   GArray *node_recs;     /* ts_activity, report_nodes' per launch, reused */
   GArray *node_operands; /* uint32_t, beside them */
-  GArray *open;          /* open_loop: the loops this capture is inside, innermost last */
+  GArray *open;          /* open_node: the Ifs and loops this capture is inside, innermost last */
 };
 
-/* A While loop open in a plan's capture: the conditional node, the kernel
- * node setting its condition before it, and the streams: the one that
- * captured the node (the device's, or an outer loop's body stream) and
- * the one capturing its body. */
-typedef struct open_loop {
-  cudaGraphConditionalHandle handle;
-  cudaGraphNode_t node, set;
+/* An If or a While open in a plan's capture: the conditional node (an
+ * If's two, then and else, each of one body), the kernel node setting
+ * their handles before them, and the streams: the one that captured the
+ * nodes (the device's, or an outer node's body stream) and the one
+ * capturing a body. */
+typedef struct open_node {
+  bool is_if;
+  cudaGraphConditionalHandle handle, else_handle;
+  cudaGraphNode_t node, else_node, set;
+  cudaGraph_t else_body;
   cudaStream_t outer, body;
-} open_loop;
+} open_node;
 
 struct ts_device_event {
   cudaEvent_t event;
@@ -1038,7 +1042,7 @@ static ts_graph_plan *cuda_plan_create(const ts_backend *b)
   p->checks = g_array_new(FALSE, FALSE, sizeof(index_check));
   p->node_recs = g_array_new(FALSE, FALSE, sizeof(ts_activity));
   p->node_operands = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-  p->open = g_array_new(FALSE, FALSE, sizeof(open_loop));
+  p->open = g_array_new(FALSE, FALSE, sizeof(open_node));
   device *d = dev_of(b);
   pthread_mutex_lock(&d->lock);
   g_ptr_array_add(d->plans, p);
@@ -1069,23 +1073,23 @@ static cudaGraph_t end_capture(device *d)
 static uint64_t report_nodes(device *d, ts_graph_plan *p);
 static bool launch_graph(device *d, ts_graph_plan *p, cudaGraphExec_t exec);
 
-/* A break inside open loops: their bodies' captures end (the device's
- * stream is its own again), the outermost loop loses the kernel setting
- * its condition, so that its handle keeps the default it gets at each
- * launch (0: the loop runs nothing), and launches are dropped unrun until
- * that loop ends. */
+/* A break inside open Ifs or loops: their bodies' captures end (the
+ * device's stream is its own again), the outermost node loses the kernel
+ * setting its handles, so that they keep the default they get at each
+ * launch (0: the node runs nothing), and launches are dropped unrun until
+ * that node ends. */
 static void drop_loops(device *d, ts_graph_plan *p)
 {
   if (!p->open->len)
     return;
   for (guint i = p->open->len; i-- > 0;) {
-    const open_loop *l = &g_array_index(p->open, open_loop, i);
+    const open_node *l = &g_array_index(p->open, open_node, i);
     cudaGraph_t body = NULL;
-    ok_or_fail(cudaStreamEndCapture(l->body, &body), "ending a loop's body");
+    ok_or_fail(cudaStreamEndCapture(l->body, &body), "ending a branch's or loop's body");
     __atomic_store_n(&d->stream, l->outer, __ATOMIC_RELEASE);
   }
-  ok_or_fail(cudaGraphDestroyNode(g_array_index(p->open, open_loop, 0).set),
-             "dropping a loop's condition");
+  ok_or_fail(cudaGraphDestroyNode(g_array_index(p->open, open_node, 0).set),
+             "dropping a branch's or loop's condition");
   dropping = (int)p->open->len;
   g_array_set_size(p->open, 0);
 }
@@ -1311,7 +1315,7 @@ static bool cuda_while_begin(const ts_backend *b, ts_graph_plan *p, const ts_ten
   }
   if (!condition_ok(b, cond, "condition"))
     return false;
-  open_loop l = { .outer = d->stream, .body = loop_stream(d, p->open->len) };
+  open_node l = { .outer = d->stream, .body = loop_stream(d, p->open->len) };
   cudaGraph_t graph;
   if (!l.body || !capture_tail(l.outer, &graph, NULL) ||
       /* 0 at each launch unless the kernel before the node sets it */
@@ -1359,7 +1363,7 @@ static bool cuda_while_end(const ts_backend *b, ts_graph_plan *p, const ts_tenso
                  d->name);
     return false;
   }
-  open_loop l = g_array_index(p->open, open_loop, p->open->len - 1);
+  open_node l = g_array_index(p->open, open_node, p->open->len - 1);
   if (next && !(condition_ok(b, next, "next condition") && set_condition(d, l.handle, next)))
     next = NULL; /* the loop goes; the error says why */
   cudaGraph_t body = NULL;
@@ -1367,6 +1371,116 @@ static bool cuda_while_end(const ts_backend *b, ts_graph_plan *p, const ts_tenso
   g_array_set_size(p->open, p->open->len - 1);
   __atomic_store_n(&d->stream, l.outer, __ATOMIC_RELEASE);
   if (!next || !ok) {
+    cudaGraphDestroyNode(l.set);
+    return !ts_failed() && ok;
+  }
+  return true;
+}
+
+/* Opens an If where the capture is: the kernel setting its two nodes'
+ * handles from cond, then the then node and the else node after it; the
+ * launches from here on are the then body, captured on the body stream of
+ * this depth, which the device's launches go to meanwhile. */
+static bool cuda_if_begin(const ts_backend *b, ts_graph_plan *p, const ts_tensor *cond)
+{
+  device *d = dev_of(b);
+  if (dropping) { /* inside a node a host copy broke: dropped with it */
+    dropping++;
+    return true;
+  }
+  if (d->capturing != p) {
+    ts_error_set(TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL,
+                 "%s: a branch begun outside its plan's capture", d->name);
+    return false;
+  }
+  if (!condition_ok(b, cond, "condition"))
+    return false;
+  open_node l = { .is_if = true, .outer = d->stream, .body = loop_stream(d, p->open->len) };
+  cudaGraph_t graph;
+  /* both 0 at each launch unless the kernel before the nodes sets them;
+   * an If node of size 2 would need a 12.8 driver: two of size 1 */
+  if (!l.body || !capture_tail(l.outer, &graph, NULL) ||
+      !ok_or_fail(cudaGraphConditionalHandleCreate(&l.handle, graph, 0, cudaGraphCondAssignDefault),
+                  "cudaGraphConditionalHandleCreate") ||
+      !ok_or_fail(cudaGraphConditionalHandleCreate(&l.else_handle, graph, 0,
+                                                   cudaGraphCondAssignDefault),
+                  "cudaGraphConditionalHandleCreate") ||
+      !ts__cu_set_branches(l.handle, l.else_handle, cond->dtype, cond->data, d->stream) ||
+      !ok_or_fail(cudaGetLastError(), "setting a branch's condition") ||
+      !capture_tail(l.outer, &graph, &l.set))
+    return false;
+  struct cudaGraphNodeParams then_params = { .type = cudaGraphNodeTypeConditional },
+                             else_params = { .type = cudaGraphNodeTypeConditional };
+  then_params.conditional = (struct cudaConditionalNodeParams){ .handle = l.handle,
+                                                                .type = cudaGraphCondTypeIf,
+                                                                .size = 1 };
+  else_params.conditional = (struct cudaConditionalNodeParams){ .handle = l.else_handle,
+                                                                .type = cudaGraphCondTypeIf,
+                                                                .size = 1 };
+  /* an If node runs an empty body at worst: one failing here does no harm */
+  if (!ok_or_fail(cudaGraphAddNode(&l.node, graph, &l.set, NULL, 1, &then_params), "adding an If node") ||
+      !ok_or_fail(cudaGraphAddNode(&l.else_node, graph, &l.node, NULL, 1, &else_params),
+                  "adding an If node") ||
+      !ok_or_fail(cudaStreamUpdateCaptureDependencies(l.outer, &l.else_node, NULL, 1,
+                                                      cudaStreamSetCaptureDependencies),
+                  "cudaStreamUpdateCaptureDependencies") ||
+      !ok_or_fail(cudaStreamBeginCaptureToGraph(l.body, then_params.conditional.phGraph_out[0], NULL,
+                                                NULL, 0, cudaStreamCaptureModeThreadLocal),
+                  "capturing a branch"))
+    return false;
+  l.else_body = else_params.conditional.phGraph_out[0];
+  g_array_append_val(p->open, l);
+  __atomic_store_n(&d->stream, l.body, __ATOMIC_RELEASE);
+  return true;
+}
+
+/* The innermost open node, if an If; else NULL + error. */
+static open_node *open_if(device *d, ts_graph_plan *p)
+{
+  open_node *l = d->capturing == p && p->open->len
+                   ? &g_array_index(p->open, open_node, p->open->len - 1) : NULL;
+  if (l && l->is_if)
+    return l;
+  ts_error_set(TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL, "%s: a branch ended that was not begun",
+               d->name);
+  return NULL;
+}
+
+/* The launches from here on are the else body. */
+static bool cuda_if_else(const ts_backend *b, ts_graph_plan *p)
+{
+  device *d = dev_of(b);
+  if (dropping)
+    return true;
+  open_node *l = open_if(d, p);
+  cudaGraph_t then_body = NULL;
+  return l && ok_or_fail(cudaStreamEndCapture(l->body, &then_body), "ending a branch") &&
+         ok_or_fail(cudaStreamBeginCaptureToGraph(l->body, l->else_body, NULL, NULL, 0,
+                                                  cudaStreamCaptureModeThreadLocal),
+                    "capturing a branch");
+}
+
+/* Closes the innermost If; keep false: it goes, unrun (it loses the
+ * kernel setting its handles). */
+static bool cuda_if_end(const ts_backend *b, ts_graph_plan *p, bool keep)
+{
+  device *d = dev_of(b);
+  if (dropping) {
+    dropping--;
+    return false;
+  }
+  open_node *at = open_if(d, p);
+  if (!at)
+    return false;
+  open_node l = *at;
+  enum cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  cudaGraph_t body = NULL;
+  bool ok = cudaStreamIsCapturing(l.body, &status) == cudaSuccess &&
+            status == cudaStreamCaptureStatusActive &&
+            ok_or_fail(cudaStreamEndCapture(l.body, &body), "ending a branch");
+  g_array_set_size(p->open, p->open->len - 1);
+  __atomic_store_n(&d->stream, l.outer, __ATOMIC_RELEASE);
+  if (!keep || !ok) {
     cudaGraphDestroyNode(l.set);
     return !ts_failed() && ok;
   }
@@ -1396,6 +1510,9 @@ static const ts_backend_i CUDA_IFACE = {
   .graph_plan_replay = cuda_plan_replay,
   .graph_plan_while_begin = cuda_while_begin,
   .graph_plan_while_end = cuda_while_end,
+  .graph_plan_if_begin = cuda_if_begin,
+  .graph_plan_if_else = cuda_if_else,
+  .graph_plan_if_end = cuda_if_end,
   .activity_flush = cuda_activity_flush,
 };
 
@@ -1439,8 +1556,12 @@ void ts__cuda_register(void)
     d->freed_checks = g_array_new(FALSE, FALSE, sizeof(index_check));
     d->loop_streams = g_array_new(FALSE, FALSE, sizeof(cudaStream_t));
     ts_backend_i iface = CUDA_IFACE;
-    if (!loops) /* While loops in graphs run their iterations from the host */
+    if (!loops) { /* Ifs and loops in graphs run from the host */
       iface.graph_plan_while_begin = iface.graph_plan_while_end = NULL;
+      iface.graph_plan_if_begin = NULL;
+      iface.graph_plan_if_else = NULL;
+      iface.graph_plan_if_end = NULL;
+    }
     iface.name = d->name;
     g_strlcpy(d->model, prop.name, sizeof d->model);
     iface.description = d->model;
@@ -1456,7 +1577,7 @@ void ts__cuda_register(void)
     n_devices++;
   }
   if (!loops && n_devices)
-    g_string_append_printf(s, " driver %d.%d: loops in graphs run from the host (conditional "
+    g_string_append_printf(s, " driver %d.%d: Ifs and loops in graphs run from the host (conditional "
                               "nodes need 12.4);", driver / 1000, driver % 1000 / 10);
   g_strlcpy(note, s->str, sizeof note);
   g_string_free(s, TRUE);

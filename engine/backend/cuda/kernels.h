@@ -57,6 +57,10 @@ bool ts__cu_cast(ts_dtype from, ts_dtype to, int64_t n, const void *x, void *out
 /* One thread setting a CUDA Graph conditional node's handle (a
  * cudaGraphConditionalHandle) from cond's element: nonzero, 1; zero, 0. */
 bool ts__cu_set_condition(uint64_t handle, ts_dtype dtype, const void *cond, void *stream);
+/* One thread setting an If's two nodes' handles: then's 1 where cond's
+ * element is nonzero, else's 1 where it is zero. */
+bool ts__cu_set_branches(uint64_t then_handle, uint64_t else_handle, ts_dtype dtype,
+                         const void *cond, void *stream);
 
 /* Every element of out (n of dtype) set to value, or to the element at
  * the device address value_at (Fill's value input). */

@@ -1,8 +1,8 @@
-/* test-device-loops.h — the While loops test-sim, test-cuda and
- * test-profiler-device run on a device inside a graph's capture: one over
- * an argument bound and two nested, the inner one bounded by the outer
- * counter.  A MatMul by the identity of x's width marks each body (the
- * elementwise ops around it are fused). */
+/* test-device-control-flow.h — the If and While nodes test-sim, test-cuda
+ * and test-profiler-device run on a device inside a graph's capture: an
+ * If on a sum's sign, a loop over an argument bound and two nested, the
+ * inner one bounded by the outer counter.  A MatMul by the identity of x's
+ * width marks a body (the elementwise ops around it are fused). */
 #pragma once
 
 #include <tracescope.h>
@@ -39,4 +39,18 @@ G_GNUC_UNUSED static ts_tensor *nested_loops(ts_call *call)
     j = ts_add(j, ts_scalar_i32(1));
   }
   return x;
+}
+
+/* Doubled through a MatMul when x's sum is positive, else a constant (held
+ * by the host: its kept copy on the device) minus x; x is [3, 5]. */
+G_GNUC_UNUSED static ts_tensor *branchy(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0), *y = NULL;
+  static const float twos[15] = { 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2 };
+  TS_IF (ts_greater(ts_reduce_sum(x, TS_ALL_AXES, false), ts_scalar_f32(0)), &y) {
+    y = ts_mul(ts_matmul(x, loop_eye(x)), ts_scalar_f32(2));
+  } TS_ELSE {
+    y = ts_sub(ts_constant(TS_F32, TS_SHAPE(3, 5), twos), x);
+  } TS_END_IF;
+  return ts_add(y, ts_scalar_f32(1));
 }
