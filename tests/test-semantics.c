@@ -743,14 +743,25 @@ static void test_too_many_arguments(void)
   g_assert_cmpint(host_runs, ==, 0);
   g_assert_cmpint(ts_function_n_concrete(f), ==, 0);
   expect_str(ts_function_call(f, &a, 1), "Tensor(4.0, shape=(), dtype=float32)");
-  /* its concrete function counts as well */
   ts_concrete *cf = ts_function_get_concrete(f, &a, 1);
   g_assert_nonnull(cf);
   g_assert_null(ts_concrete_call(cf, two, 2));
   msg = take_error();
-  g_assert_cmpstr(msg, ==, "twice: this concrete function takes 1 argument, got 2");
+  g_assert_cmpstr(msg, ==, "twice(x) takes 1 argument but 2 were given");
   g_free(msg);
   ts_function_free(f);
+
+  /* Without parameter names any number is taken; a concrete function
+   * still wants those it was traced for. */
+  ts_function *g = ts_function_new("unnamed", twice, NULL);
+  expect_str(ts_function_call(g, two, 2), "Tensor(4.0, shape=(), dtype=float32)");
+  cf = ts_function_get_concrete(g, &a, 1);
+  g_assert_nonnull(cf);
+  g_assert_null(ts_concrete_call(cf, two, 2));
+  msg = take_error();
+  g_assert_cmpstr(msg, ==, "unnamed: this concrete function takes 1 argument, got 2");
+  g_free(msg);
+  ts_function_free(g);
   ts_scope_end(s);
 }
 
