@@ -711,6 +711,92 @@ static void test_spec_in_call(void)
   ts_scope_end(s);
 }
 
+/* ---- arguments and loops beyond the guides ---------------------------------------- */
+
+static ts_tensor *twice(ts_call *c)
+{
+  host_runs++;
+  return ts_add(ts_arg(c, 0), ts_arg(c, 0));
+}
+
+/* Python binds a call's arguments to the function's parameters before
+ * tracing: `f(x)` called as f(a, b) raises TypeError ("takes 1 positional
+ * argument but 2 were given"), eagerly too, and get_concrete_function
+ * alike; nothing is traced and the C code does not run. */
+static void test_too_many_arguments(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *f = ts_function_new("twice", twice, "x");
+  ts_value a = tv(ts_scalar_f32(2));
+  ts_value two[] = { a, a };
+  host_runs = 0;
+  for (int eagerly = 0; eagerly < 2; eagerly++) {
+    g_assert_null(eagerly ? ts_function_call_eager(f, two, 2) : ts_function_call(f, two, 2));
+    char *msg = take_error();
+    g_assert_cmpstr(msg, ==, "twice(x) takes 1 argument but 2 were given");
+    g_free(msg);
+  }
+  g_assert_null(ts_function_get_concrete(f, two, 2));
+  char *msg = take_error();
+  g_assert_cmpstr(msg, ==, "twice(x) takes 1 argument but 2 were given");
+  g_free(msg);
+  g_assert_cmpint(host_runs, ==, 0);
+  g_assert_cmpint(ts_function_n_concrete(f), ==, 0);
+  expect_str(ts_function_call(f, &a, 1), "Tensor(4.0, shape=(), dtype=float32)");
+  ts_concrete *cf = ts_function_get_concrete(f, &a, 1);
+  g_assert_nonnull(cf);
+  g_assert_null(ts_concrete_call(cf, two, 2));
+  msg = take_error();
+  g_assert_cmpstr(msg, ==, "twice(x) takes 1 argument but 2 were given");
+  g_free(msg);
+  ts_function_free(f);
+
+  /* Without parameter names any number is taken; a concrete function
+   * still wants those it was traced for. */
+  ts_function *g = ts_function_new("unnamed", twice, NULL);
+  expect_str(ts_function_call(g, two, 2), "Tensor(4.0, shape=(), dtype=float32)");
+  cf = ts_function_get_concrete(g, &a, 1);
+  g_assert_nonnull(cf);
+  g_assert_null(ts_concrete_call(cf, two, 2));
+  msg = take_error();
+  g_assert_cmpstr(msg, ==, "unnamed: this concrete function takes 1 argument, got 2");
+  g_free(msg);
+  ts_function_free(g);
+  ts_scope_end(s);
+}
+
+/* The sum of the rows of x, plus 7; the loop variable r is bound only by
+ * an iteration, and holds a pointer to a freed tensor before the loop. */
+static ts_tensor *sum_rows_stale(ts_call *c)
+{
+  ts_scope *inner = ts_scope_begin();
+  ts_tensor *r = ts_scalar_f32(-1);
+  ts_scope_end(inner); /* r now dangles: an empty loop must not read it */
+  ts_tensor *acc = ts_scalar_f32(7);
+  TS_FOR (r, TS_OVER(ts_arg(c, 0)), &acc) {
+    acc = ts_add(acc, ts_reduce_sum(r, TS_ALL_AXES, false));
+  }
+  return acc;
+}
+
+/* `for r in x:` over a tensor of no rows (or an empty tf.range) runs no
+ * iteration and never binds r: the loop's variables keep their values,
+ * eagerly and traced, and the loop does not read r. */
+static void test_empty_loop(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *f = ts_function_new("sum_rows_stale", sum_rows_stale, "x");
+  for (int eagerly = 0; eagerly < 2; eagerly++) {
+    ts_value none = tv(ts_tensor_new(TS_F32, TS_SHAPE(0, 3)));
+    ts_value two = tv(ts_ones(TS_F32, TS_SHAPE(2, 3)));
+    ts_function_set_run_eagerly(f, eagerly);
+    expect_str(ts_function_call(f, &none, 1), "Tensor(7.0, shape=(), dtype=float32)");
+    expect_str(ts_function_call(f, &two, 1), "Tensor(13.0, shape=(), dtype=float32)");
+  }
+  ts_function_free(f);
+  ts_scope_end(s);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -730,5 +816,7 @@ int main(int argc, char **argv)
   g_test_add_func("/semantics/variable-argument", test_variable_argument);
   g_test_add_func("/semantics/variable-in-list", test_variable_in_list);
   g_test_add_func("/semantics/leaked-graph-tensor", test_leaked_graph_tensor);
+  g_test_add_func("/semantics/too-many-arguments", test_too_many_arguments);
+  g_test_add_func("/semantics/empty-loop", test_empty_loop);
   return g_test_run();
 }

@@ -189,11 +189,24 @@ static void test_cache_and_reasons(void)
   g_assert_cmpint(ts_function_trace_count(f), ==, 5);
   g_assert_cmpint(ts_function_n_concrete(f), ==, 5);
 
+  /* More arguments than sq's one parameter: Python's TypeError, no trace. */
   ts_value two[] = { a, b };
-  ts_function_call(f, two, 2); /* the C code ignores arg 1, but the signature differs */
+  g_assert_null(ts_function_call(f, two, 2));
+  ts_error *err = ts_error_take();
+  g_assert_nonnull(err);
+  g_assert_cmpstr(err->message, ==, "sq(x) takes 1 argument but 2 were given");
+  ts_error_free(err);
+  g_assert_cmpint(e.traces, ==, 5);
+
+  /* Without parameter names, another number of arguments is another
+   * structure (the C code ignores arg 1, but the signature differs). */
+  ts_function *u = ts_function_new("sq_unnamed", square_plus_two, NULL);
+  expect_i64(ts_function_call(u, &a, 1), 6);
+  expect_i64(ts_function_call(u, two, 2), 6);
   g_assert_cmpint(e.reason, ==, TS_TRACE_STRUCTURE);
   g_assert_cmpstr(e.reason_text, ==, "2 arguments, traced with 1");
 
+  ts_function_free(u);
   ts_function_free(f);
   unlisten(id, &e);
   ts_scope_end(s);

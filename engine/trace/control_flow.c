@@ -1913,6 +1913,11 @@ static bool for_next(ts_cf_block *b)
     return false;
   }
   if (b->index >= n) {
+    /* No iteration bound the loop variable (Python's `for r in []`): it
+     * keeps whatever it held, perhaps nothing (an uninitialised C
+     * pointer), so it is not read. */
+    if (b->index == 0)
+      b->loop_var = NULL;
     iter_scope_end(b, false);
     b->phase = PH_DONE;
     return false;

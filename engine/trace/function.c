@@ -1121,8 +1121,25 @@ static bool holds_spec(const ts_value *v)
  * no value), or, outside a trace, a symbolic tensor (TensorFlow: a graph
  * tensor leaked out of the function building context).  false + error
  * naming the argument. */
+/* More arguments than named parameters is Python's TypeError ("f(x)
+ * takes 1 positional argument but 2 were given"), before any trace; a
+ * function without names takes any number. */
+static bool check_arg_count(const ts_function *f, int n_args)
+{
+  if (f->n_params == 0 || n_args <= f->n_params)
+    return true;
+  char *names = g_strjoinv(", ", f->params);
+  ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
+               "%s(%s) takes %d argument%s but %d were given", f->name, names, f->n_params,
+               f->n_params == 1 ? "" : "s", n_args);
+  g_free(names);
+  return false;
+}
+
 static bool check_call_args(const ts_function *f, const ts_value *args, int n_args)
 {
+  if (!check_arg_count(f, n_args))
+    return false;
   char label[128];
   for (int i = 0; i < n_args; i++) {
     const ts_tensor *t = args[i].kind == TS_VALUE_TENSOR ? args[i].tensor : NULL;
@@ -1329,7 +1346,7 @@ const ts_graph *ts__concrete_exec_graph(const ts_concrete *cf)
 ts_concrete *ts_function_get_concrete(ts_function *f, const ts_value *args, int n_args)
 {
   TS_CHECK_ARG(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
-  if (!ts__values_check(f->name, args, n_args))
+  if (!ts__values_check(f->name, args, n_args) || !check_arg_count(f, n_args))
     return NULL;
   if (ts__trace_frame()) {
     ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
@@ -1357,8 +1374,8 @@ static ts_tensor *concrete_call(ts_concrete *cf, const ts_value *args, int n_arg
   char label[128], want[TS_INFO_STR], got[TS_INFO_STR];
   if (n_args != cf->sig.n) {
     ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
-                 "%s: this concrete function takes %d arguments, got %d", f->name, cf->sig.n,
-                 n_args);
+                 "%s: this concrete function takes %d argument%s, got %d", f->name, cf->sig.n,
+                 cf->sig.n == 1 ? "" : "s", n_args);
     return NULL;
   }
   for (int i = 0; i < n_args; i++) {
