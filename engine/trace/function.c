@@ -1117,10 +1117,6 @@ static bool holds_spec(const ts_value *v)
   return false;
 }
 
-/* What a call (not get_concrete) must not be given: a tensor spec (it has
- * no value), or, outside a trace, a symbolic tensor (TensorFlow: a graph
- * tensor leaked out of the function building context).  false + error
- * naming the argument. */
 /* More arguments than named parameters is Python's TypeError ("f(x)
  * takes 1 positional argument but 2 were given"), before any trace; a
  * function without names takes any number. */
@@ -1136,6 +1132,10 @@ static bool check_arg_count(const ts_function *f, int n_args)
   return false;
 }
 
+/* What a call (not get_concrete) must not be given: more arguments than
+ * it names, a tensor spec (it has no value), or, outside a trace, a
+ * symbolic tensor (TensorFlow: a graph tensor leaked out of the function
+ * building context).  false + error naming the argument. */
 static bool check_call_args(const ts_function *f, const ts_value *args, int n_args)
 {
   if (!check_arg_count(f, n_args))
