@@ -256,6 +256,19 @@ static int after_capture(ts_kernel_ctx *k, bool ok, bool ended)
   return ok && ended ? 1 : 0;
 }
 
+/* The node's end: done (1), its buffers (n, freed with the array) are its
+ * outputs, in the caller's scope; the node's own scope ends. */
+static int finish(ts_kernel_ctx *k, ts_scope *scope, ts_tensor **buffers, int n, int done)
+{
+  for (int i = 0; i < n && done == 1; i++)
+    k->out[i] = ts_tensor_ref(buffers[i]);
+  ts_scope_end(scope);
+  for (int i = 0; i < n && done == 1; i++)
+    ts__scope_adopt(k->out[i]);
+  g_free(buffers);
+  return done;
+}
+
 int ts__device_loop(ts_kernel_ctx *k)
 {
   ts_context *c = ts__context();
@@ -297,13 +310,7 @@ int ts__device_loop(ts_kernel_ctx *k)
     /* next NULL: the loop is given up, unrun */
     done = after_capture(k, next != NULL, b->iface.graph_plan_while_end(b, gp, next));
   }
-  for (int i = 0; i < n && done == 1; i++)
-    k->out[i] = ts_tensor_ref(var[i]);
-  ts_scope_end(scope);
-  for (int i = 0; i < n && done == 1; i++)
-    ts__scope_adopt(k->out[i]);
-  g_free(var);
-  return done;
+  return finish(k, scope, var, n, done);
 }
 
 int ts__device_if(ts_kernel_ctx *k)
@@ -341,11 +348,5 @@ int ts__device_if(ts_kernel_ctx *k)
     /* !ok: the node is given up, unrun */
     done = after_capture(k, ok, b->iface.graph_plan_if_end(b, gp, ok));
   }
-  for (int i = 0; i < n && done == 1; i++)
-    k->out[i] = ts_tensor_ref(res[i]);
-  ts_scope_end(scope);
-  for (int i = 0; i < n && done == 1; i++)
-    ts__scope_adopt(k->out[i]);
-  g_free(res);
-  return done;
+  return finish(k, scope, res, n, done);
 }
