@@ -256,6 +256,16 @@ static int after_capture(ts_kernel_ctx *k, bool ok, bool ended)
   return ok && ended ? 1 : 0;
 }
 
+/* The backend could not open the node: said (its error), and the node
+ * runs from the host from now on (-1). */
+static int not_opened(ts_kernel_ctx *k)
+{
+  ts_error *e = ts_error_take();
+  turn_off(k, e ? e->message : "the backend could not open it");
+  ts_error_free(e);
+  return -1;
+}
+
 /* The node's end: done (1), its buffers (n, freed with the array) are its
  * outputs, in the caller's scope; the node's own scope ends. */
 static int finish(ts_kernel_ctx *k, ts_scope *scope, ts_tensor **buffers, int n, int done)
@@ -295,10 +305,7 @@ int ts__device_loop(ts_kernel_ctx *k)
     g_free(why);
     done = -1;
   } else if (cond && !b->iface.graph_plan_while_begin(b, gp, cond)) {
-    ts_error *e = ts_error_take();
-    turn_off(k, e ? e->message : "the backend could not make the loop");
-    ts_error_free(e);
-    done = -1; /* this call's loop from the host breaks the capture at its first condition */
+    done = not_opened(k); /* from the host, breaking the capture at its first condition */
   } else if (cond) {
     c->cf_open++;
     int n_body = 0;
@@ -330,10 +337,7 @@ int ts__device_if(ts_kernel_ctx *k)
                                        k->site->recorded[i].shape)) != NULL;
   int done = ok ? 1 : 0;
   if (ok && !b->iface.graph_plan_if_begin(b, gp, cond)) {
-    ts_error *e = ts_error_take();
-    turn_off(k, e ? e->message : "the backend could not make the branch");
-    ts_error_free(e);
-    done = -1; /* this call's If from the host breaks the capture at its condition */
+    done = not_opened(k); /* from the host, breaking the capture at its condition */
   } else if (ok) {
     c->cf_open++;
     for (int branch = 0; branch < 2 && ok; branch++) {
