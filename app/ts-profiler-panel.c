@@ -578,9 +578,12 @@ static void update_summary(TsProfilerPanel *self)
   char *texts[2];
   for (int long_form = 0; long_form < 2; long_form++) {
     g_autofree char *step = step_text(&self->step, long_form);
+    /* the Run's label, unless the Run menu beside says it */
+    const char *label = self->label && (long_form || self->runs->len <= 1) ? self->label : "";
+    g_autofree char *head = g_strdup_printf("%s%s · ", label, calls);
     texts[long_form] = g_strdup_printf(
-      "%s%s · %" G_GUINT64_FORMAT " ops · %s in ops (self time) over %s%s%s%s%s%s%s%s",
-      self->label ? self->label : "", calls, self->count, time, wall,
+      "%s%" G_GUINT64_FORMAT " ops · %s in ops (self time) over %s%s%s%s%s%s%s%s",
+      *label ? head : head + strlen(" · "), self->count, time, wall,
       range ? " · in the timeline's range of " : "",
       range ? range : "", step, node ? " · graph selection: " : "", node ? node : "",
       long_form && losses[1] ? " · " : "", long_form ? (losses[1] ? losses[1] : "") : losses[0]);
@@ -669,7 +672,7 @@ static void refill(TsProfilerPanel *self, gboolean new_session)
 }
 
 /* The toolbar holds the Run shown (when there are several) and what the
- * page shown uses: the grouping (Op Stats, Diff), the filter (Op Stats),
+ * page shown uses: the summary, the grouping (Op Stats, Diff), the filter (Op Stats),
  * the calls and Compare button (Eager vs Graph). */
 static void update_toolbar(TsProfilerPanel *self)
 {
@@ -679,6 +682,9 @@ static void update_toolbar(TsProfilerPanel *self)
   gtk_widget_set_visible(GTK_WIDGET(self->run_dropdown), runs);
   gtk_widget_set_visible(GTK_WIDGET(self->group_dropdown), grouped);
   gtk_widget_set_visible(GTK_WIDGET(self->filter_entry), stats);
+  gtk_widget_set_visible(GTK_WIDGET(self->summary_label), stats);
+  /* the summary fills the line to the controls; without it they keep right */
+  gtk_widget_set_halign(self->page_controls, stats ? GTK_ALIGN_FILL : GTK_ALIGN_END);
   gtk_widget_set_visible(GTK_WIDGET(self->calls_spin), compare);
   gtk_widget_set_visible(self->compare_button, compare);
   gboolean devices = self->device && g_strcmp0(page, "diff") == 0;

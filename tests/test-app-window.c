@@ -896,7 +896,7 @@ static int shown_height(GtkWidget *widget)
 /* A run's result (a [4,10] tensor: its values table), compact and then
  * inspected, run at the default size and at 1024x640, with each panel
  * below: the table shows rows, not only the summary above it (the run panel
- * brings the result into view), the profiler's op table shows rows too, and
+ * brings the result into view), the profiler's op table shows four rows, and
  * the window is no taller than asked. */
 static void test_inspector_fits(void)
 {
@@ -935,7 +935,9 @@ static void test_inspector_fits(void)
           g_string_append_printf(problems, "%s: the window is %d high\n", name, height);
         if (shown < 80)
           g_string_append_printf(problems, "%s: %d px of the values table show\n", name, shown);
-        if (g_str_equal(PANELS[p], "profiler") && shown_height(stats) < 80)
+        /* the op table: its header and four rows (its summary shares the
+         * controls' line, so that 1024x640 shows a fourth) */
+        if (g_str_equal(PANELS[p], "profiler") && shown_height(stats) < 105)
           g_string_append_printf(problems, "%s: %d px of the op table show\n", name, shown_height(stats));
       }
     }
