@@ -373,6 +373,18 @@ static void test_view_summary(void)
   g_assert_nonnull(strstr(stats, "min\u00a0-2 · max\u00a03 · mean\u00a00.4"));
   g_assert_nonnull(strstr(stats, "NaN\u00a01 · +Inf\u00a01 · −Inf\u00a01 · zeros\u00a02"));
   g_assert_cmpint(_ts_tensor_view_get_stats(f.view)->n_zero, ==, 2);
+  /* floats with no NaN or Inf say so in one item; integers say nothing of them */
+  const float finite[] = { 1, 0, -2, 3 };
+  ts_tensor_view_set_tensor(f.view, f32_tensor(TS_SHAPE(4), finite), "finite");
+  stats = _ts_tensor_view_get_stats_text(f.view);
+  g_assert_nonnull(strstr(stats, "std\u00a01.80278 · no\u00a0NaN\u00a0or\u00a0Inf · zeros\u00a01"));
+  g_assert_null(strstr(stats, "+Inf"));
+  const int32_t ints[] = { 4, 0, 0 };
+  ts_tensor_view_set_tensor(f.view, ts_constant(TS_I32, TS_SHAPE(3), ints), "ints");
+  stats = _ts_tensor_view_get_stats_text(f.view);
+  g_assert_nonnull(strstr(stats, "max\u00a04"));
+  g_assert_nonnull(strstr(stats, " · zeros\u00a02"));
+  g_assert_null(strstr(stats, "NaN"));
 
   /* the view holds its own reference: the scope's going does not matter */
   ts_scope *scope = ts_scope_begin();

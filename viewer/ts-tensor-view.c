@@ -72,10 +72,12 @@ static void set_busy(TsTensorView *self, gboolean busy)
   }
 }
 
-/* "min -1 · max 3 · mean 0.5 · std 1.2 · NaN 0 · +Inf 0 · −Inf 0 · zeros 4",
+/* "min -1 · max 3 · mean 0.5 · std 1.2 · NaN 1 · +Inf 0 · −Inf 0 · zeros 4",
  * each name and its value joined by a no-break space: the line wraps
  * between two of them, never inside one ("std" at a line's end, its value
- * on the next) */
+ * on the next).  Floats with none of NaN and Inf say so in one item (the
+ * line fits a narrow panel in two lines, not three); other dtypes cannot
+ * hold them and say nothing of them. */
 static void update_stats_text(TsTensorView *self)
 {
   if (!self->have_stats) {
@@ -95,10 +97,14 @@ static void update_stats_text(TsTensorView *self)
     ts_format_value(self->max_rel, d[1], sizeof d[1]);
     g_string_append_printf(text, _("max\u00a0|a−b|\u00a0%s · max\u00a0rel\u00a0%s\n"), d[0], d[1]);
   }
-  g_string_append_printf(text,
-                         _("min\u00a0%s · max\u00a0%s · mean\u00a0%s · std\u00a0%s · NaN\u00a0%" G_GINT64_FORMAT
-                           " · +Inf\u00a0%" G_GINT64_FORMAT " · −Inf\u00a0%" G_GINT64_FORMAT " · zeros\u00a0%" G_GINT64_FORMAT),
-                         v[0], v[1], v[2], v[3], s->n_nan, s->n_pos_inf, s->n_neg_inf, s->n_zero);
+  g_string_append_printf(text, _("min\u00a0%s · max\u00a0%s · mean\u00a0%s · std\u00a0%s · "), v[0], v[1], v[2],
+                         v[3]);
+  if (s->n_nan || s->n_pos_inf || s->n_neg_inf)
+    g_string_append_printf(text, _("NaN\u00a0%" G_GINT64_FORMAT " · +Inf\u00a0%" G_GINT64_FORMAT " · −Inf\u00a0%" G_GINT64_FORMAT " · "),
+                           s->n_nan, s->n_pos_inf, s->n_neg_inf);
+  else if (self->shown && ts_dtype_is_float(ts_tensor_dtype(self->shown)))
+    g_string_append(text, _("no\u00a0NaN\u00a0or\u00a0Inf · "));
+  g_string_append_printf(text, _("zeros\u00a0%" G_GINT64_FORMAT), s->n_zero);
   gtk_label_set_label(self->stats_label, text->str);
   g_string_free(text, TRUE);
 }
