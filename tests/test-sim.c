@@ -1088,6 +1088,43 @@ static void test_nested_loop_broken_inside(void)
   ts_scope_end(scope);
 }
 
+/* A loop and an If the device could not open (SIM:0 refusing conditional
+ * nodes, as a CUDA driver may): each runs from the host from its inputs,
+ * with the CPU's results, said once with the backend's reason, and later
+ * calls run it from the host silently, even once the device would open
+ * it again (as after a break inside: /sim/loop-broken-inside-runs-from-host). */
+static void test_not_opened_runs_from_host(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *loop = ts_function_new("counted_loop", counted_loop, "x, n");
+  ts_function *branch = ts_function_new("branchy", branchy, "x");
+  ts_value loop_args[2] = { TS_TENSOR_VALUE(matrix(3, 5, 0.25f)), TS_TENSOR_VALUE(ts_scalar_i32(5)) };
+  ts_value branch_arg = TS_TENSOR_VALUE(matrix(3, 5, -0.5f));
+  ts_tensor *want_loop = ts_function_call(loop, loop_args, 2);
+  ts_tensor *want_branch = ts_function_call(branch, &branch_arg, 1);
+  assert_no_error();
+  loop_warnings = 0;
+  int warned = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING), on_loop_warning,
+                               "conditional nodes are turned off (TRACESCOPE_SIM_CONDITIONALS=0)");
+  g_setenv("TRACESCOPE_SIM_CONDITIONALS", "0", TRUE);
+  for (int call = 0; call < 3; call++) {
+    if (call == 2)
+      g_unsetenv("TRACESCOPE_SIM_CONDITIONALS");
+    collected c;
+    call_on_sim(loop, loop_args, 2, want_loop, &c);
+    g_assert_cmpint(op_events(&c, "MatMul"), ==, 5); /* each iteration from the host */
+    collect_clear(&c);
+    call_on_sim(branch, &branch_arg, 1, want_branch, &c);
+    g_assert_cmpint(op_events(&c, "MatMul"), ==, 0); /* the else branch alone ran */
+    collect_clear(&c);
+    g_assert_cmpint(loop_warnings, ==, 2); /* the loop's and the If's, on the first call */
+  }
+  ts_listener_remove(warned);
+  ts_function_free(loop);
+  ts_function_free(branch);
+  ts_scope_end(scope);
+}
+
 /* ---- branches the device runs inside a capture (exec/device_cf.c) ------------------- */
 
 /* An If of static shapes runs on SIM:0 as a branch of the call's one
@@ -1820,6 +1857,7 @@ int main(int argc, char **argv)
   g_test_add_func("/sim/host-loops-in-segments", test_host_loops_in_segments);
   g_test_add_func("/sim/nested-loop-broken-inside", test_nested_loop_broken_inside);
   g_test_add_func("/sim/loop-broken-inside-runs-from-host", test_loop_broken_inside_runs_from_host);
+  g_test_add_func("/sim/not-opened-runs-from-host", test_not_opened_runs_from_host);
   g_test_add_func("/sim/plan-replay-inputs-and-results", test_plan_replay_inputs_and_results);
   g_test_add_func("/sim/plan-replay-branch-changes", test_plan_replay_branch_changes);
   g_test_add_func("/sim/plan-replays-without-capture", test_plan_replays_without_capture);

@@ -35,7 +35,10 @@
  *   buffer and handed to the collectors in batches, when it fills or on
  *   ts_activity_flush, as CUPTI's activity API does.
  * - TRACESCOPE_SIM_LAUNCH_US: host time each launch costs (a plan's
- *   submission costs one), so launch overhead can be measured. */
+ *   submission costs one), so launch overhead can be measured.
+ * - TRACESCOPE_SIM_CONDITIONALS=0 (read at each branch or loop opened):
+ *   opening one fails, as a CUDA driver refusing a conditional node does,
+ *   so that the engine's way back to the host runs in CI. */
 #include "../engine-private.h"
 #include "../op_clock.h"
 
@@ -946,6 +949,11 @@ static bool cond_begin(const ts_backend *b, ts_graph_plan *p, launch_kind kind, 
   if (capturing != p) {
     ts_error_set(TS_ERR_INTERNAL, (ts_loc){ 0 }, NULL, "SIM:0: a %s begun outside its plan's capture",
                  kind == LAUNCH_IF ? "branch" : "loop");
+    return false;
+  }
+  if (g_strcmp0(g_getenv("TRACESCOPE_SIM_CONDITIONALS"), "0") == 0) {
+    ts_error_set(TS_ERR_UNIMPLEMENTED, (ts_loc){ 0 }, NULL,
+                 "SIM:0: conditional nodes are turned off (TRACESCOPE_SIM_CONDITIONALS=0)");
     return false;
   }
   if (!condition_ok(b, cond, "condition"))
