@@ -1809,6 +1809,194 @@ static pb *float_attr(const char *name, float v)
   return wrapped;
 }
 
+static pb *ints_attr(const char *name, const int64_t *v, int n)
+{
+  pb *a = msg();
+  put_str(a, 1, name);
+  for (int i = 0; i < n; i++)
+    put_int(a, 8, v[i]);
+  put_int(a, 20, 7); /* INTS */
+  pb *wrapped = msg();
+  put_msg(wrapped, 5, a);
+  return wrapped;
+}
+
+/* y's values against want (n of them), within tol. */
+static void assert_values(ts_tensor *y, const double *want, int64_t n, double tol, const char *what)
+{
+  g_assert_cmpint(ts_tensor_size(y), ==, n);
+  for (int64_t i = 0; i < n; i++)
+    if (fabs(ts_tensor_get_f64(y, i) - want[i]) > tol)
+      g_error("%s[%" G_GINT64_FORMAT "] = %.7g, not %.7g", what, i, ts_tensor_get_f64(y, i), want[i]);
+}
+
+/* Opsets 19 to 21: Gelu (20, erf and tanh), GroupNormalization (scale and
+ * bias per channel at 21, per group at 18), ReduceMax/ReduceMin of bools
+ * (20: any, all), Pad's wrap (19), DFT's axis as an input (20, -2 when
+ * omitted), GridSample's renamed modes (20), QuantizeLinear's
+ * output_dtype (21) and Resize's half_pixel_symmetric (19), against
+ * values worked by hand; blocked quantization and GridSample's bilinear
+ * at 20 are refused by name. */
+static void test_opsets_19_to_21(void)
+{
+  int64_t xdims[] = { 2, 3 }, gdims[] = { 1, 4, 2 }, sdims[] = { 5 }, idims[] = { 1, 1, 2, 2 },
+          griddims[] = { 1, 1, 1, 2 }, cdims[] = { 4 }, pads[] = { 0, 1, 0, 2 }, one[] = { 1 };
+  float scale[] = { 1, 2, 3, 4 }, bias[] = { 0, 0, 0, 1 }, half = 0.5f, centre[] = { 0, 0 };
+  pb *g = msg();
+  put_msg(g, 1, node("Gelu", "gelu", "x", "g0", NULL));
+  put_msg(g, 1, node("Gelu", "gelu_tanh", "x", "g1", string_attr("approximate", "tanh")));
+  put_msg(g, 1, node("GroupNormalization", "gn", "x4,gn_scale,gn_bias", "gn", int_attr("num_groups", 2)));
+  put_msg(g, 1, node("Greater", "positive", "x,zero", "b", NULL));
+  put_msg(g, 1, node("ReduceMax", "any", "b", "rmax", int_attr("keepdims", 0)));
+  put_msg(g, 1, node("ReduceMin", "all", "b", "rmin", int_attr("keepdims", 0)));
+  put_msg(g, 1, node("Pad", "wrap", "x,pads", "pw", string_attr("mode", "wrap")));
+  put_msg(g, 1, node("DFT", "dft", "signal,,axis", "dft_given", NULL));
+  put_msg(g, 1, node("DFT", "dft_default", "signal", "dft_default", NULL));
+  put_msg(g, 1, node("GridSample", "sample", "image,grid", "gs", string_attr("mode", "linear")));
+  put_msg(g, 1, node("QuantizeLinear", "quantize", "x,q_scale", "q", int_attr("output_dtype", 3 /* INT8 */)));
+  put_msg(g, 5, float_tensor("gn_scale", 1, cdims, scale, 4));
+  put_msg(g, 5, float_tensor("gn_bias", 1, cdims, bias, 4));
+  put_msg(g, 5, float_tensor("zero", 0, NULL, centre, 1));
+  put_msg(g, 5, i64_tensor("pads", 1, pads, 4));
+  put_msg(g, 5, i64_tensor("axis", 0, one, 1));
+  put_msg(g, 5, float_tensor("grid", 4, griddims, centre, 2));
+  put_msg(g, 5, float_tensor("q_scale", 0, NULL, &half, 1));
+  put_msg(g, 11, value_info("x", 1, 2, xdims));
+  put_msg(g, 11, value_info("x4", 1, 3, gdims));
+  int64_t sigdims[] = { 1, 4, 1 };
+  put_msg(g, 11, value_info("signal", 1, 3, sigdims));
+  put_msg(g, 11, value_info("image", 1, 4, idims));
+  const char *outs[] = { "g0", "g1", "gn", "rmax", "rmin", "pw", "dft_given", "dft_default", "gs", "q" };
+  for (guint i = 0; i < G_N_ELEMENTS(outs); i++)
+    put_msg(g, 12, value_info(outs[i], 1, 0, NULL));
+  pb *bytes = model(21, g);
+  char *path = write_file("opset21.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  ts_scope *scope = ts_scope_begin();
+  const float xv[] = { -2, -0.5f, 0, 0.5f, 1.5f, 3 };
+  ts_tensor *in[4] = { ts_constant(TS_F32, TS_SHAPE(2, 3), xv),
+                       ts_reshape(ts_range(TS_F32, 0, 8, 1), TS_SHAPE(1, 4, 2)),
+                       ts_reshape(ts_range(TS_F32, 1, 5, 1), TS_SHAPE(1, 4, 1)),
+                       ts_reshape(ts_range(TS_F32, 1, 5, 1), TS_SHAPE(1, 1, 2, 2)) };
+  ts_tensor *y[10];
+  g_assert_true(ts_onnx_model_run(m, in, 4, y));
+  double gelu[6], gelu_tanh[6];
+  for (int i = 0; i < 6; i++) {
+    gelu[i] = 0.5 * xv[i] * (1 + erf(xv[i] / sqrt(2)));
+    gelu_tanh[i] = 0.5 * xv[i] * (1 + tanh(sqrt(2 / G_PI) * (xv[i] + 0.044715 * pow(xv[i], 3))));
+  }
+  assert_values(y[0], gelu, 6, 1e-5, "gelu");
+  assert_values(y[1], gelu_tanh, 6, 1e-5, "gelu tanh");
+  g_assert_cmpfloat(fabs(gelu[0] - gelu_tanh[0]), >, 1e-5); /* the two differ */
+  /* each group of two channels is 0..3 (+4): (v - 1.5) / sqrt(1.25 + 1e-5) */
+  double n[4], gn[8];
+  for (int i = 0; i < 4; i++)
+    n[i] = (i - 1.5) / sqrt(1.25 + 1e-5);
+  for (int ch = 0; ch < 4; ch++)
+    for (int l = 0; l < 2; l++)
+      gn[2 * ch + l] = n[2 * (ch % 2) + l] * scale[ch] + bias[ch];
+  assert_values(y[2], gn, 8, 1e-5, "group norm (21)");
+  g_assert_cmpint(ts_tensor_dtype(y[3]), ==, TS_BOOL);
+  assert_values(y[3], (const double[]){ 1 }, 1, 0, "max of bools");
+  assert_values(y[4], (const double[]){ 0 }, 1, 0, "min of bools");
+  /* np.pad(x, ((0, 0), (1, 2)), mode="wrap") */
+  assert_values(y[5], (const double[]){ 0, -2, -0.5, 0, -2, -0.5, 3, 0.5, 1.5, 3, 0.5, 1.5 }, 12, 0, "wrap");
+  /* DFT of 1 2 3 4: 10, -2+2i, -2, -2-2i */
+  const double dft[] = { 10, 0, -2, 2, -2, 0, -2, -2 };
+  assert_values(y[6], dft, 8, 1e-5, "dft (axis 1)");
+  assert_values(y[7], dft, 8, 1e-5, "dft (axis -2)");
+  assert_values(y[8], (const double[]){ 2.5 }, 1, 1e-6, "grid sample (linear)");
+  g_assert_cmpint(ts_tensor_dtype(y[9]), ==, TS_I8);
+  assert_values(y[9], (const double[]){ -4, -1, 0, 1, 3, 6 }, 6, 0, "quantized");
+  ts_onnx_model_free(m);
+  g_free(path);
+
+  /* opset 18: GroupNormalization's scale and bias per group */
+  float gscale[] = { 2, -1 }, gbias[] = { 0.5f, 0 };
+  int64_t two[] = { 2 };
+  g = msg();
+  put_msg(g, 1, node("GroupNormalization", "gn", "x4,gn_scale,gn_bias", "gn", int_attr("num_groups", 2)));
+  put_msg(g, 5, float_tensor("gn_scale", 1, two, gscale, 2));
+  put_msg(g, 5, float_tensor("gn_bias", 1, two, gbias, 2));
+  put_msg(g, 11, value_info("x4", 1, 3, gdims));
+  put_msg(g, 12, value_info("gn", 1, 0, NULL));
+  bytes = model(18, g);
+  path = write_file("opset18_group_norm.onnx", bytes);
+  g_byte_array_unref(bytes);
+  m = load_ok(path);
+  g_assert_true(ts_onnx_model_run(m, &in[1], 1, y));
+  for (int ch = 0; ch < 4; ch++)
+    for (int l = 0; l < 2; l++)
+      gn[2 * ch + l] = n[2 * (ch % 2) + l] * gscale[ch / 2] + gbias[ch / 2];
+  assert_values(y[0], gn, 8, 1e-5, "group norm (18)");
+  ts_onnx_model_free(m);
+  g_free(path);
+
+  /* opset 19: Resize's half_pixel_symmetric, 4 to 2 (a scale of 0.6:
+   * 2.4 wide, the output 2); half_pixel would give 4/3 and 3 */
+  float scales[] = { 1, 1, 1, 0.6f };
+  int64_t rdims[] = { 1, 1, 1, 4 }, four[] = { 4 };
+  g = msg();
+  put_msg(g, 1, node("Resize", "resize", "x,,scales", "y",
+                     concat_attrs(string_attr("mode", "linear"),
+                                  string_attr("coordinate_transformation_mode", "half_pixel_symmetric"))));
+  put_msg(g, 5, float_tensor("scales", 1, four, scales, 4));
+  put_msg(g, 11, value_info("x", 1, 4, rdims));
+  put_msg(g, 12, value_info("y", 1, 0, NULL));
+  bytes = model(19, g);
+  path = write_file("resize_half_pixel_symmetric.onnx", bytes);
+  g_byte_array_unref(bytes);
+  m = load_ok(path);
+  ts_tensor *row = ts_reshape(ts_range(TS_F32, 1, 5, 1), TS_SHAPE(1, 1, 1, 4));
+  g_assert_true(ts_onnx_model_run(m, &row, 1, y));
+  assert_values(y[0], (const double[]){ 5.0 / 3, 10.0 / 3 }, 2, 1e-5, "half_pixel_symmetric");
+  ts_onnx_model_free(m);
+  g_free(path);
+
+  /* opset 19: AveragePool's dilations (a 2 x 2 window two apart) */
+  int64_t pdims[] = { 1, 1, 4, 4 }, twos[] = { 2, 2 };
+  g = msg();
+  put_msg(g, 1, node("AveragePool", "pool", "x", "y",
+                     concat_attrs(ints_attr("kernel_shape", twos, 2), ints_attr("dilations", twos, 2))));
+  put_msg(g, 11, value_info("x", 1, 4, pdims));
+  put_msg(g, 12, value_info("y", 1, 0, NULL));
+  bytes = model(19, g);
+  path = write_file("average_pool_dilations.onnx", bytes);
+  g_byte_array_unref(bytes);
+  m = load_ok(path);
+  ts_tensor *square = ts_reshape(ts_range(TS_F32, 0, 16, 1), TS_SHAPE(1, 1, 4, 4));
+  if (!ts_onnx_model_run(m, &square, 1, y))
+    g_error("%s", ts_error_peek()->message);
+  assert_values(y[0], (const double[]){ 5, 6, 9, 10 }, 4, 1e-6, "dilated average pool");
+  ts_onnx_model_free(m);
+  g_free(path);
+
+  /* refused by name: blocked quantization, GridSample's bilinear at 20 */
+  g = msg();
+  put_msg(g, 1, node("DequantizeLinear", "blocked", "x,s", "y", int_attr("block_size", 2)));
+  put_msg(g, 5, float_tensor("s", 1, two, gscale, 2));
+  put_msg(g, 11, value_info("x", 1, 1, sdims));
+  put_msg(g, 12, value_info("y", 1, 0, NULL));
+  bytes = model(21, g);
+  path = write_file("blocked_dequantize.onnx", bytes);
+  g_byte_array_unref(bytes);
+  assert_run_fails(path, ts_ones(TS_F32, TS_SHAPE(5)), TS_ERR_UNIMPLEMENTED,
+                   (const char *const[]){ "blocked", "block_size 2", NULL });
+  g_free(path);
+  g = msg();
+  put_msg(g, 1, node("GridSample", "sample", "image,grid", "y", string_attr("mode", "bilinear")));
+  put_msg(g, 5, float_tensor("grid", 4, griddims, centre, 2));
+  put_msg(g, 11, value_info("image", 1, 4, idims));
+  put_msg(g, 12, value_info("y", 1, 0, NULL));
+  bytes = model(20, g);
+  path = write_file("grid_sample_bilinear_20.onnx", bytes);
+  g_byte_array_unref(bytes);
+  assert_run_fails(path, in[3], TS_ERR_INVALID_ARGUMENT, (const char *const[]){ "sample", "'bilinear'", "opset 20", NULL });
+  g_free(path);
+  ts_scope_end(scope);
+}
+
 /* A model that imports only the opset `version` of `domain`. */
 static pb *model_of_domain(const char *domain, int version, pb *graph)
 {
@@ -1879,18 +2067,6 @@ static void test_training_optimizers(void)
   g_byte_array_unref(bytes);
   assert_load_fails(path, TS_ERR_FORMAT, WORDS("relu", "imports no opset", "'ai.onnx'"));
   g_free(path);
-}
-
-static pb *ints_attr(const char *name, const int64_t *v, int n)
-{
-  pb *a = msg();
-  put_str(a, 1, name);
-  for (int i = 0; i < n; i++)
-    put_int(a, 8, v[i]);
-  put_int(a, 20, 7); /* INTS */
-  pb *wrapped = msg();
-  put_msg(wrapped, 5, a);
-  return wrapped;
 }
 
 /* The outputs of a one-node pooling model over x (1x1x3x3), eagerly. */
@@ -3065,6 +3241,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/reverse-sequence", test_reverse_sequence);
   g_test_add_func("/onnx/import/slice-negative-steps", test_slice_negative_steps);
   g_test_add_func("/onnx/import/opset-18", test_opset_18);
+  g_test_add_func("/onnx/import/opsets-19-to-21", test_opsets_19_to_21);
   g_test_add_func("/onnx/import/one-hot", test_one_hot);
   g_test_add_func("/onnx/import/batch-norm-training", test_batch_norm_training);
   g_test_add_func("/onnx/import/unique", test_unique);

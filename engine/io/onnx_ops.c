@@ -913,8 +913,19 @@ static bool reduce(onnx_node_ctx *c, reduce_fn fn, int since_input, ts_tensor *x
   }
 REDUCE(op_reduce_sum, ts_reduce_sum_at, 13)
 REDUCE(op_reduce_mean, ts_reduce_mean_at, 18)
-REDUCE(op_reduce_max, ts_reduce_max_at, 18)
-REDUCE(op_reduce_min, ts_reduce_min_at, 18)
+/* bools (opset 20): the max is any, the min all */
+static ts_tensor *reduce_max_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keep)
+{
+  return (x && ts_tensor_dtype(x) == TS_BOOL ? ts_reduce_any_at : ts_reduce_max_at)(loc, x, axes, keep);
+}
+
+static ts_tensor *reduce_min_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keep)
+{
+  return (x && ts_tensor_dtype(x) == TS_BOOL ? ts_reduce_all_at : ts_reduce_min_at)(loc, x, axes, keep);
+}
+
+REDUCE(op_reduce_max, reduce_max_at, 18)
+REDUCE(op_reduce_min, reduce_min_at, 18)
 REDUCE(op_reduce_prod, ts_reduce_prod_at, 18)
 
 static bool op_reduce_sum_square(onnx_node_ctx *c)
@@ -1763,6 +1774,78 @@ static bool op_layer_norm(onnx_node_ctx *c)
   return out1(c, IN(2) ? ts_add_at(HERE, y, IN(2)) : y);
 }
 
+/* GroupNormalization: x [N, C, ...] normalized over each group of C / G
+ * channels (and the rest), in stash_type's precision from opset 21 (in
+ * x's before), then scaled and shifted per group (opset 18: scale and
+ * bias of G) or per channel (21: of C).  The dims after N must be known
+ * (the groups are a reshape). */
+static bool op_group_norm(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0), *scale = IN(1), *bias = IN(2);
+  if (!x || !scale || !bias)
+    return false;
+  ts_shape s = ts_tensor_shape(x);
+  int64_t groups = attr_int(c, "num_groups", 0), per = 1;
+  for (int d = 2; d < s.rank && per >= 0; d++)
+    if (s.dim[d] < 0 || __builtin_mul_overflow(per, s.dim[d], &per))
+      per = -1;
+  int64_t inner; /* the elements of one group */
+  if (s.rank < 2 || s.dim[1] < 0 || per < 0 || groups < 1 || s.dim[1] % groups ||
+      __builtin_mul_overflow(s.dim[1] / groups, per, &inner)) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "x must be [N, C, ...] with the dims after N known and C a multiple of "
+                   "num_groups (%" PRId64 ")", groups);
+    return false;
+  }
+  int64_t ch = s.dim[1], affine = c->opset >= 21 ? ch : groups;
+  if (ts_tensor_rank(scale) != 1 || ts_tensor_dim(scale, 0) != affine || ts_tensor_rank(bias) != 1 ||
+      ts_tensor_dim(bias, 0) != affine) {
+    onnx_node_fail(c, TS_ERR_SHAPE, "scale and bias must be [%s] (%" PRId64 ") at opset %" PRId64,
+                   c->opset >= 21 ? "C" : "num_groups", affine, c->opset);
+    return false;
+  }
+  ts_dtype stash = ts_tensor_dtype(x);
+  if (c->opset >= 21 && !dtype_of(c, attr_int(c, "stash_type", 1), &stash))
+    return false;
+  ts_tensor *g = reshape(ts_cast_at(HERE, x, stash), TS_SHAPE(s.dim[0], groups, inner));
+  ts_ints last = { .n = 1, .v = { 2 } };
+  ts_tensor *d = ts_sub_at(HERE, g, ts_reduce_mean_at(HERE, g, last, true));
+  ts_tensor *var = ts_reduce_mean_at(HERE, ts_mul_at(HERE, d, d), last, true);
+  ts_tensor *norm = ts_div_at(HERE, d, ts_sqrt_at(HERE, ts_add_at(HERE, var, scalar(d, attr_float(c, "epsilon", 1e-5)))));
+  norm = ts_cast_at(HERE, reshape(norm, s), ts_tensor_dtype(x));
+  ts_shape along = { .rank = s.rank, .dim = { 1, ch } }; /* [1, C, 1, ...] */
+  for (int d2 = 2; d2 < s.rank; d2++)
+    along.dim[d2] = 1;
+  ts_tensor *sc = scale, *b = bias;
+  if (c->opset < 21) { /* each group's value for each of its channels */
+    ts_tensor *ones = ts_ones_at(HERE, ts_tensor_dtype(scale), TS_SHAPE(1, ch / groups));
+    sc = ts_mul_at(HERE, reshape(scale, TS_SHAPE(groups, 1)), ones);
+    b = ts_mul_at(HERE, reshape(bias, TS_SHAPE(groups, 1)), ones);
+  }
+  return out1(c, ts_add_at(HERE, ts_mul_at(HERE, norm, reshape(sc, along)), reshape(b, along)));
+}
+
+/* Gelu (opset 20): x Φ(x) by erf, or by tanh's approximation
+ * 0.5 x (1 + tanh(sqrt(2 / π) (x + 0.044715 x³))). */
+static bool op_gelu(onnx_node_ctx *c)
+{
+  ts_tensor *x = IN(0);
+  char buf[8];
+  const char *approximate = attr_string(c, "approximate", "none", buf, sizeof buf);
+  if (!x)
+    return false;
+  if (strcmp(approximate, "none") == 0)
+    return out1(c, ts_gelu_at(HERE, x));
+  if (strcmp(approximate, "tanh") != 0) {
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "approximate '%s' is neither none nor tanh", approximate);
+    return false;
+  }
+  ts_tensor *cube = ts_mul_at(HERE, ts_mul_at(HERE, x, x), x);
+  ts_tensor *inner = ts_mul_at(HERE, ts_add_at(HERE, x, ts_mul_at(HERE, cube, scalar(x, 0.044715))),
+                               scalar(x, sqrt(2 / G_PI)));
+  ts_tensor *half = ts_mul_at(HERE, x, scalar(x, 0.5));
+  return out1(c, ts_mul_at(HERE, half, ts_add_at(HERE, ts_tanh_at(HERE, inner), scalar(x, 1))));
+}
+
 static bool op_dropout(onnx_node_ctx *c)
 {
   bool training = c->opset < 7 ? attr_int(c, "is_test", 0) == 0 : false;
@@ -2568,6 +2651,29 @@ static bool op_eye_like(onnx_node_ctx *c)
   return out1(c, ts_cast_at(HERE, ts_equal_at(HERE, offset, ts_scalar_i64(attr_int(c, "k", 0))), dtype));
 }
 
+/* A filter [span, span, 1, 1] of ones at w's taps (opset 19's dilations:
+ * d - 1 zeros between them), zeros elsewhere, no wider than x padded;
+ * NULL + error. */
+static ts_tensor *window_ones(onnx_node_ctx *c, ts_tensor *x, const window *w, ts_dtype dtype)
+{
+  int64_t span[2];
+  for (int i = 0; i < 2; i++) {
+    span[i] = (w->k[i] - 1) * w->dilation[i] + 1;
+    if (span[i] > window_dim(x, i) + w->pad_begin[i] + w->pad_end[i]) {
+      onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "the window (%" PRId64 " wide, dilated) is wider than the "
+                     "padded input", span[i]);
+      return NULL;
+    }
+  }
+  double *taps = g_new0(double, span[0] * span[1]);
+  for (int64_t i = 0; i < w->k[0]; i++)
+    for (int64_t j = 0; j < w->k[1]; j++)
+      taps[i * w->dilation[0] * span[1] + j * w->dilation[1]] = 1;
+  ts_tensor *f = ts_cast_at(HERE, ts_constant(TS_F64, TS_SHAPE(span[0], span[1], 1, 1), taps), dtype);
+  g_free(taps);
+  return f;
+}
+
 /* AveragePool: each channel's window sums by a convolution with ones (the
  * channels as batch), divided by the window's size, or with
  * count_include_pad=0 by how many input elements each window covers.
@@ -2593,8 +2699,8 @@ static bool op_average_pool(onnx_node_ctx *c)
   if (attr_int(c, "ceil_mode", 0))
     ceil_pads(x, &w);
   bool past_pads = w.pad_end[0] != explicit_pads.pad_end[0] || w.pad_end[1] != explicit_pads.pad_end[1];
-  if (w.dilation[0] != 1 || w.dilation[1] != 1 || !ts_dtype_is_float(ts_tensor_dtype(x))) {
-    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "dilations other than 1, or integer input");
+  if (!ts_dtype_is_float(ts_tensor_dtype(x))) {
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "integer input");
     return false;
   }
   ts_shape s = ts_tensor_shape(x);
@@ -2606,7 +2712,9 @@ static bool op_average_pool(onnx_node_ctx *c)
   ts_shape flat = s;
   flat.dim[0] = s.dim[0] * s.dim[1];
   flat.dim[1] = 1;
-  ts_tensor *ones = ts_ones_at(HERE, ts_tensor_dtype(x), TS_SHAPE(w.k[0], w.k[1], 1, 1));
+  ts_tensor *ones = window_ones(c, x, &w, ts_tensor_dtype(x));
+  if (!ones)
+    return false;
   ts_tensor *sum = ts_conv2d_at(HERE, to_nhwc_padded(reshape(x, flat), &w, 0), ones, (int)w.stride[0],
                                 (int)w.stride[1], TS_PADDING_VALID);
   sum = from_nhwc(sum, rank); /* [N*C, 1, spatial...] */
@@ -2708,13 +2816,14 @@ static bool op_pad(onnx_node_ctx *c)
   char buf[16];
   const char *mode = attr_string(c, "mode", "constant", buf, sizeof buf);
   bool constant = strcmp(mode, "constant") == 0, edge = strcmp(mode, "edge") == 0;
-  if (!constant && !edge && strcmp(mode, "reflect") != 0) {
+  bool wrap = c->opset >= 19 && strcmp(mode, "wrap") == 0; /* circular */
+  if (!constant && !edge && !wrap && strcmp(mode, "reflect") != 0) {
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "mode '%s'", mode);
     return false;
   }
   /* pads our Pad row takes (reflect: once over, as TensorFlow's) run as it */
   ts_ints befores = { .n = rank }, afters = { .n = rank };
-  bool as_row = !edge;
+  bool as_row = !edge && !wrap;
   for (int d = 0; d < rank; d++) {
     befores.v[d] = pads.v[d];
     afters.v[d] = pads.v[d + rank];
@@ -2759,6 +2868,8 @@ static bool op_pad(onnx_node_ctx *c)
       int64_t j = i - before;
       if (edge)
         j = j < 0 ? 0 : j >= dim ? dim - 1 : j;
+      else if (wrap)
+        j = (j % dim + dim) % dim;
       else
         while (j < 0 || j >= dim)
           j = j < 0 ? -j : 2 * (dim - 1) - j;
@@ -3170,7 +3281,7 @@ typedef struct resize_spec {
   double roi_start[TS_MAX_RANK], roi_end[TS_MAX_RANK], extrapolation;
 } resize_spec;
 
-static double resize_x_ori(const resize_spec *r, int axis, double x, double scale, int64_t in)
+static double resize_x_ori(const resize_spec *r, int axis, double x, double scale, int64_t in, int64_t out)
 {
   double out_width = scale * (double)in;
   if (strcmp(r->transform, "tf_crop_and_resize") == 0) {
@@ -3186,6 +3297,10 @@ static double resize_x_ori(const resize_spec *r, int axis, double x, double scal
     return out_width == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
   if (strcmp(r->transform, "tf_half_pixel_for_nn") == 0)
     return (x + 0.5) / scale;
+  if (strcmp(r->transform, "half_pixel_symmetric") == 0) { /* half_pixel about the input's centre */
+    double adjustment = (double)out / out_width, centre = (double)in / 2;
+    return centre * (1 - adjustment) + (x + 0.5) / scale - 0.5;
+  }
   return (x + 0.5) / scale - 0.5; /* half_pixel */
 }
 
@@ -3232,7 +3347,7 @@ static ts_tensor *resize_axis(const resize_spec *r, ts_tensor *x, int axis, int6
   uint8_t *outside = g_new0(uint8_t, out);
   bool any_outside = false;
   for (int64_t o = 0; o < out; o++) {
-    double x_ori = resize_x_ori(r, axis, (double)o, scale, in);
+    double x_ori = resize_x_ori(r, axis, (double)o, scale, in, out);
     if (strcmp(r->transform, "tf_crop_and_resize") == 0 && (x_ori < 0 || x_ori > (double)(in - 1))) {
       outside[o] = 1;
       any_outside = true;
@@ -3332,9 +3447,10 @@ static bool op_resize(onnx_node_ctx *c)
     return false;
   }
   static const char *const transforms[] = { "half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel",
-                                            "tf_half_pixel_for_nn", "tf_crop_and_resize" };
+                                            "tf_half_pixel_for_nn", "tf_crop_and_resize",
+                                            "half_pixel_symmetric" /* opset 19 */ };
   bool known = false;
-  for (size_t i = 0; i < G_N_ELEMENTS(transforms); i++)
+  for (size_t i = 0; i < G_N_ELEMENTS(transforms) - (c->opset < 19); i++)
     known |= strcmp(r.transform, transforms[i]) == 0;
   if (!known) {
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "coordinate_transformation_mode '%s' is not supported", r.transform);
@@ -3598,6 +3714,13 @@ static bool op_dft(onnx_node_ctx *c)
     onnx_node_fail(c, TS_ERR_SHAPE, "the input must end in a dim of 1 (real) or 2 (complex)");
     return false;
   }
+  /* opset 20: the axis is input 2, -2 (the last signal axis) when omitted,
+   * a negative one counted over every dim, the parts' too */
+  double given_axis = -2;
+  if (c->opset >= 20 && IN(2) && !host_double(c, 2, &given_axis))
+    return false;
+  if (c->opset >= 20)
+    axis = given_axis < 0 ? (int64_t)given_axis + s.rank : (int64_t)given_axis;
   if (!norm_axis(c, &axis, s.rank - 1))
     return false;
   int64_t n = s.dim[axis], len = n;
@@ -3855,12 +3978,19 @@ static bool op_grid_sample(onnx_node_ctx *c)
     return false;
   }
   char buf[16], pbuf[16];
-  const char *mode_s = attr_string(c, "mode", "bilinear", buf, sizeof buf);
+  /* opset 20 renamed bilinear and bicubic linear and cubic (and allowed
+   * N-D inputs: only 2-D ones are taken) */
+  bool renamed = c->opset >= 20;
+  const char *mode_s = attr_string(c, "mode", renamed ? "linear" : "bilinear", buf, sizeof buf);
   const char *pad_s = attr_string(c, "padding_mode", "zeros", pbuf, sizeof pbuf);
-  int mode = strcmp(mode_s, "nearest") == 0 ? 0 : strcmp(mode_s, "bilinear") == 0 ? 1 : strcmp(mode_s, "bicubic") == 0 ? 2 : -1;
+  int mode = strcmp(mode_s, "nearest") == 0                             ? 0
+             : strcmp(mode_s, renamed ? "linear" : "bilinear") == 0 ? 1
+             : strcmp(mode_s, renamed ? "cubic" : "bicubic") == 0   ? 2
+                                                                     : -1;
   int padding = strcmp(pad_s, "zeros") == 0 ? 0 : strcmp(pad_s, "border") == 0 ? 1 : strcmp(pad_s, "reflection") == 0 ? 2 : -1;
   if (mode < 0 || padding < 0) {
-    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "mode '%s' or padding_mode '%s' is not one of ONNX's", mode_s, pad_s);
+    onnx_node_fail(c, TS_ERR_INVALID_ARGUMENT, "mode '%s' or padding_mode '%s' is not one of opset %" PRId64 "'s",
+                   mode_s, pad_s, c->opset);
     return false;
   }
   bool align = attr_int(c, "align_corners", 0) != 0;
@@ -4363,7 +4493,7 @@ static const onnx_op_row ROWS[] = {
   { "Unique", 1, 1, 1, 4, ",axis,sorted,", op_unique, 11, true },
   { "NonMaxSuppression", 2, 5, 1, 1, ",center_point_box,", op_non_max_suppression, 11, true },
   { "Det", 1, 1, 1, 1, ",", op_det, 11, true },
-  { "DFT", 1, 2, 1, 1, ",axis,inverse,onesided,", op_dft, 17, true },
+  { "DFT", 1, 3, 1, 1, ",axis,inverse,onesided,", op_dft, 17, true },
   { "STFT", 2, 4, 1, 1, ",onesided,", op_stft, 17, true },
   { "MelWeightMatrix", 5, 5, 1, 1, ",output_datatype,", op_mel_weight_matrix, 17, true },
   { "GridSample", 2, 2, 1, 1, ",align_corners,mode,padding_mode,", op_grid_sample, 16, false },
@@ -4393,6 +4523,8 @@ static const onnx_op_row ROWS[] = {
   { "InstanceNormalization", 3, 3, 1, 1, ",epsilon,", op_instance_norm, 0, false },
   { "IsNaN", 1, 1, 1, 1, ",", op_isnan, 0, true },
   { "LayerNormalization", 2, 3, 1, 3, ",axis,epsilon,stash_type,", op_layer_norm, 0, false },
+  { "GroupNormalization", 3, 3, 1, 1, ",epsilon,num_groups,stash_type,", op_group_norm, 18, false },
+  { "Gelu", 1, 1, 1, 1, ",approximate,", op_gelu, 20, true },
   { "LeakyRelu", 1, 1, 1, 1, ",alpha,", op_leaky_relu, 0, true },
   { "Less", 2, 2, 1, 1, ",axis,broadcast,", op_less, 0, true },
   { "LessOrEqual", 2, 2, 1, 1, ",", op_less_equal, 0, true },
@@ -4474,8 +4606,8 @@ static const onnx_op_row ROWS[] = {
     "spatial_scale,", op_roi_align, 10, false },
   { "TfIdfVectorizer", 1, 1, 1, 1, ",max_gram_length,max_skip_count,min_gram_length,mode,ngram_counts,ngram_indexes,"
     "pool_int64s,pool_strings,weights,", op_tfidf_vectorizer, 9, false },
-  { "QuantizeLinear", 2, 3, 1, 1, ",axis,saturate,", onnx_op_quantize_linear, 10, true },
-  { "DequantizeLinear", 2, 3, 1, 1, ",axis,", onnx_op_dequantize_linear, 10, true },
+  { "QuantizeLinear", 2, 3, 1, 1, ",axis,block_size,output_dtype,saturate,", onnx_op_quantize_linear, 10, true },
+  { "DequantizeLinear", 2, 3, 1, 1, ",axis,block_size,", onnx_op_dequantize_linear, 10, true },
   { "DynamicQuantizeLinear", 1, 1, 1, 3, ",", onnx_op_dynamic_quantize_linear, 11, true },
   { "MatMulInteger", 2, 4, 1, 1, ",", onnx_op_matmul_integer, 10, true },
   { "ConvInteger", 2, 4, 1, 1, ",auto_pad,dilations,group,kernel_shape,pads,strides,", onnx_op_conv_integer, 10, false },

@@ -105,14 +105,31 @@ static ts_tensor *centered(const onnx_node_ctx *c, ts_tensor *x, ts_tensor *zp)
   return zp ? ts_sub_at(HERE, w, as(c, zp, TS_I32)) : w;
 }
 
+/* Opset 21's blocked quantization (a scale per block of block_size
+ * elements along the axis) is refused; 0 is the per-tensor or per-axis
+ * kind the rows do. */
+static bool not_blocked(onnx_node_ctx *c)
+{
+  int64_t block = attr_int(c, "block_size", 0);
+  if (block != 0)
+    onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "blocked quantization (block_size %" PRId64 ")", block);
+  return block == 0;
+}
+
 bool onnx_op_quantize_linear(onnx_node_ctx *c)
 {
   ts_tensor *x = in(c, 0), *scale = in(c, 1), *zp = in(c, 2);
-  if (!x || !scale)
+  if (!x || !scale || !not_blocked(c))
     return false;
   int rank = ts_tensor_rank(x);
-  int64_t axis = attr_int(c, "axis", 1);
+  int64_t axis = attr_int(c, "axis", 1), named = attr_int(c, "output_dtype", 0);
   ts_dtype dt = zp ? ts_tensor_dtype(zp) : TS_U8;
+  /* opset 21: output_dtype names y's dtype, the zero point's if both are given */
+  if (named && (!onnx_dtype((int32_t)named, &dt) || (zp && dt != ts_tensor_dtype(zp)))) {
+    onnx_node_fail(c, TS_ERR_DTYPE, "output_dtype %" PRId64 " (%s)%s", named, onnx_dtype_name((int32_t)named),
+                   zp ? " differs from the zero point's dtype or is none of ours" : " is none of ours");
+    return false;
+  }
   if (attr_int(c, "saturate", 1) != 1) {
     onnx_node_fail(c, TS_ERR_UNIMPLEMENTED, "saturate=0 (float8 outputs)");
     return false;
@@ -128,7 +145,7 @@ bool onnx_op_quantize_linear(onnx_node_ctx *c)
 bool onnx_op_dequantize_linear(onnx_node_ctx *c)
 {
   ts_tensor *x = in(c, 0), *scale = in(c, 1), *zp = in(c, 2);
-  if (!x || !scale)
+  if (!x || !scale || !not_blocked(c))
     return false;
   int rank = ts_tensor_rank(x);
   int64_t axis = attr_int(c, "axis", 1);
