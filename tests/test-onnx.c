@@ -1830,14 +1830,14 @@ static void assert_values(ts_tensor *y, const double *want, int64_t n, double to
       g_error("%s[%" G_GINT64_FORMAT "] = %.7g, not %.7g", what, i, ts_tensor_get_f64(y, i), want[i]);
 }
 
-/* Opsets 19 to 21: Gelu (20, erf and tanh), GroupNormalization (scale and
+/* Opsets 19 to 22: Gelu (20, erf and tanh), GroupNormalization (scale and
  * bias per channel at 21, per group at 18), ReduceMax/ReduceMin of bools
  * (20: any, all), Pad's wrap (19), DFT's axis as an input (20, -2 when
  * omitted), GridSample's renamed modes (20), QuantizeLinear's
  * output_dtype (21) and Resize's half_pixel_symmetric (19), against
  * values worked by hand; blocked quantization and GridSample's bilinear
  * at 20 are refused by name. */
-static void test_opsets_19_to_21(void)
+static void test_opsets_19_to_22(void)
 {
   int64_t xdims[] = { 2, 3 }, gdims[] = { 1, 4, 2 }, sdims[] = { 5 }, idims[] = { 1, 1, 2, 2 },
           griddims[] = { 1, 1, 1, 2 }, cdims[] = { 4 }, pads[] = { 0, 1, 0, 2 }, one[] = { 1 };
@@ -1969,6 +1969,20 @@ static void test_opsets_19_to_21(void)
   if (!ts_onnx_model_run(m, &square, 1, y))
     g_error("%s", ts_error_peek()->message);
   assert_values(y[0], (const double[]){ 5, 6, 9, 10 }, 4, 1e-6, "dilated average pool");
+  ts_onnx_model_free(m);
+  g_free(path);
+
+  /* opset 22 (bfloat16 added to ops) loads as 21 does */
+  g = msg();
+  put_msg(g, 1, node("Gelu", "gelu", "x", "y", NULL));
+  put_msg(g, 11, value_info("x", 1, 2, xdims));
+  put_msg(g, 12, value_info("y", 1, 0, NULL));
+  bytes = model(22, g);
+  path = write_file("opset22.onnx", bytes);
+  g_byte_array_unref(bytes);
+  m = load_ok(path);
+  g_assert_true(ts_onnx_model_run(m, in, 1, y));
+  assert_values(y[0], gelu, 6, 1e-5, "gelu (22)");
   ts_onnx_model_free(m);
   g_free(path);
 
@@ -3241,7 +3255,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/reverse-sequence", test_reverse_sequence);
   g_test_add_func("/onnx/import/slice-negative-steps", test_slice_negative_steps);
   g_test_add_func("/onnx/import/opset-18", test_opset_18);
-  g_test_add_func("/onnx/import/opsets-19-to-21", test_opsets_19_to_21);
+  g_test_add_func("/onnx/import/opsets-19-to-22", test_opsets_19_to_22);
   g_test_add_func("/onnx/import/one-hot", test_one_hot);
   g_test_add_func("/onnx/import/batch-norm-training", test_batch_norm_training);
   g_test_add_func("/onnx/import/unique", test_unique);
