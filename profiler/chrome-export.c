@@ -1,10 +1,11 @@
 /* chrome-export.c — a session as Chrome trace-event JSON (Perfetto,
  * chrome://tracing): complete events ("X") for ops, calls and traces,
  * thread and process names ("M"), flows from each call to its top-level
- * ops ("s"/"f"), readable args (node, shape, source line, run, mode), and
- * the session's tables under "tracescope" so that tsp_chrome_import gives
- * the same session back.  Times are µs after the session's first event,
- * written exactly (ns / 1000 with three decimals). */
+ * ops and from each op to its device work ("s"/"f"), readable args (node,
+ * shape, source line, run, mode), and the session's tables under
+ * "tracescope" so that tsp_chrome_import gives the same session back.
+ * Times are µs after the session's first event, written exactly (ns /
+ * 1000 with three decimals). */
 #include "profiler-private.h"
 
 #include <errno.h>
@@ -244,7 +245,74 @@ static void put_memory(const tsp_session *s, GString *o, const tsp_event *e, uin
   g_string_append_printf(o, ":%" G_GINT64_FORMAT "}}", tsp_memory_live(e));
 }
 
-/* Flow arrows from the calls to the top-level ops of their runs. */
+/* A flow from (start_ns, tid) to (to_ns, to_tid), named name, id. */
+static void put_flow(GString *o, const char *name, uint64_t id, uint64_t start_ns, uint64_t tid,
+                     uint64_t to_ns, uint64_t to_tid)
+{
+  put_event_head(o, name, "flow", "s", start_ns, tid);
+  g_string_append(o, ",\"id\":");
+  put_u64(o, id);
+  g_string_append(o, "}");
+  put_event_head(o, name, "flow", "f", to_ns, to_tid);
+  g_string_append(o, ",\"bp\":\"e\",\"id\":");
+  put_u64(o, id);
+  g_string_append(o, "}");
+}
+
+/* An op of a run: its run and sequence number, its event and thread. */
+typedef struct run_op {
+  uint64_t run;
+  uint32_t seq;
+  int thread;
+  const tsp_event *e;
+} run_op;
+
+static guint run_op_hash(gconstpointer p)
+{
+  const run_op *r = p;
+  return g_int64_hash(&r->run) * 31 + r->seq;
+}
+
+static gboolean run_op_equal(gconstpointer a, gconstpointer b)
+{
+  const run_op *x = a, *y = b;
+  return x->run == y->run && x->seq == y->seq;
+}
+
+/* Flow arrows ("launch") from each op to the device work charged to it
+ * (its kernels and copies: same run, same sequence number), as Perfetto
+ * links a CUDA launch to its kernel. */
+static uint64_t put_launch_flows(const tsp_session *s, GString *o, uint64_t base, uint64_t id)
+{
+  GHashTable *ops = g_hash_table_new_full(run_op_hash, run_op_equal, g_free, NULL);
+  for (int t = 0; t < tsp_session_n_threads(s); t++) {
+    tsp_iter it;
+    tsp_iter_init(&it, s, t);
+    for (const tsp_event *e; (e = tsp_iter_next(&it));)
+      if (e->kind == TSP_EVENT_OP && e->run_id) {
+        run_op r = { e->run_id, e->seq, t, e };
+        if (!g_hash_table_contains(ops, &r)) /* the first keeps its place */
+          g_hash_table_add(ops, g_memdup2(&r, sizeof r));
+      }
+  }
+  for (int t = 0; g_hash_table_size(ops) && t < tsp_session_n_threads(s); t++) {
+    tsp_iter it;
+    tsp_iter_init(&it, s, t);
+    for (const tsp_event *e; (e = tsp_iter_next(&it));) {
+      run_op key = { .run = e->run_id, .seq = e->seq };
+      const run_op *op;
+      if (e->kind != TSP_EVENT_DEVICE || !e->run_id || !(op = g_hash_table_lookup(ops, &key)))
+        continue;
+      put_flow(o, "launch", ++id, op->e->start_ns - base, tsp_session_thread(s, op->thread)->tid,
+               e->start_ns - base, tsp_session_thread(s, t)->tid);
+    }
+  }
+  g_hash_table_unref(ops);
+  return id;
+}
+
+/* Flow arrows from the calls to the top-level ops of their runs, then
+ * from ops to their device work. */
 static void put_flows(const tsp_session *s, GString *o, uint64_t base)
 {
   GHashTable *calls = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
@@ -267,18 +335,12 @@ static void put_flows(const tsp_session *s, GString *o, uint64_t base)
       if (e->kind != TSP_EVENT_OP || e->parent_seq || !e->run_id ||
           !(c = g_hash_table_lookup(calls, &e->run_id)))
         continue;
-      id++;
-      put_event_head(o, "call", "flow", "s", c->start_ns - base, tsp_session_thread(s, (int)c->seq)->tid);
-      g_string_append(o, ",\"id\":");
-      put_u64(o, id);
-      g_string_append(o, "}");
-      put_event_head(o, "call", "flow", "f", e->start_ns - base, tsp_session_thread(s, t)->tid);
-      g_string_append(o, ",\"bp\":\"e\",\"id\":");
-      put_u64(o, id);
-      g_string_append(o, "}");
+      put_flow(o, "call", ++id, c->start_ns - base, tsp_session_thread(s, (int)c->seq)->tid,
+               e->start_ns - base, tsp_session_thread(s, t)->tid);
     }
   }
   g_hash_table_unref(calls);
+  put_launch_flows(s, o, base, id);
 }
 
 char *tsp_chrome_export_string(const tsp_session *s, size_t *len)

@@ -416,7 +416,9 @@ int tsp_lod_depth_of(const tsp_lod *lod, int track_index, const tsp_event *e)
   const track *tr = track_at(lod, track_index);
   for (int d = 0; tr && d < tr->n_depths; d++) {
     const depth *dp = &tr->depths[d];
-    for (size_t i = first_span_ending_after(dp, e->start_ns);
+    /* from the spans ending at its start on: an instant (a replayed
+     * graph's op) ends where it starts */
+    for (size_t i = first_span_ending_after(dp, e->start_ns ? e->start_ns - 1 : 0);
          i < dp->n && dp->spans[i]->start_ns <= e->start_ns; i++)
       if (dp->spans[i] == e)
         return d;

@@ -578,15 +578,61 @@ static void test_cuda_weights_stay(void)
   weights_stay_on("CUDA:0");
 }
 
+/* How many times needle is in haystack. */
+static int occurrences(const char *haystack, const char *needle)
+{
+  int n = 0;
+  for (const char *p = haystack; (p = strstr(p, needle)); p += strlen(needle))
+    n++;
+  return n;
+}
+
+/* "run:seq" of an event (owned). */
+static char *run_seq(const tsp_event *e)
+{
+  return g_strdup_printf("%" G_GUINT64_FORMAT ":%u", e->run_id, e->seq);
+}
+
+/* Device events of s charged to an op of s (same run, same sequence). */
+static int launched(const tsp_session *s)
+{
+  GHashTable *ops = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+  GPtrArray *device = g_ptr_array_new();
+  for (int t = 0; t < tsp_session_n_threads(s); t++) {
+    tsp_iter it;
+    tsp_iter_init(&it, s, t);
+    for (const tsp_event *e; (e = tsp_iter_next(&it));)
+      if (e->run_id && e->kind == TSP_EVENT_OP)
+        g_hash_table_add(ops, run_seq(e));
+      else if (e->run_id && e->kind == TSP_EVENT_DEVICE)
+        g_ptr_array_add(device, (gpointer)e);
+  }
+  int n = 0;
+  for (guint i = 0; i < device->len; i++) {
+    char *key = run_seq(device->pdata[i]);
+    n += g_hash_table_contains(ops, key);
+    g_free(key);
+  }
+  g_ptr_array_unref(device);
+  g_hash_table_unref(ops);
+  return n;
+}
+
 /* Written as a Chrome trace (profile --out) and read back, the kernels
  * stay kernels charged to their ops (not ops of their own), so diff of two
- * such files compares the device's kernel times. */
+ * such files compares the device's kernel times; each op's device work
+ * has a "launch" flow from it, as Perfetto links a launch to its kernel,
+ * written the same again from the session read back. */
 static void test_chrome_round_trip(void)
 {
   tsp_session *s = profile(true, 2);
   int n = check_charged(s, true), transfers = n_transfers;
   size_t len = 0;
   char *json = tsp_chrome_export_string(s, &len);
+  int flows = launched(s);
+  g_assert_cmpint(flows, >, 3);
+  g_assert_cmpint(occurrences(json, "{\"name\":\"launch\",\"cat\":\"flow\",\"ph\":\"s\""), ==, flows);
+  g_assert_cmpint(occurrences(json, "{\"name\":\"launch\",\"cat\":\"flow\",\"ph\":\"f\""), ==, flows);
   GError *error = NULL;
   tsp_session *back = tsp_chrome_import_data(json, len, &error);
   g_assert_no_error(error);
@@ -605,6 +651,9 @@ static void test_chrome_round_trip(void)
   g_assert_cmpuint(kernels[0], >, 3);
   tsp_stats_free(st[0]);
   tsp_stats_free(st[1]);
+  char *again = tsp_chrome_export_string(back, NULL);
+  g_assert_cmpstr(again, ==, json);
+  g_free(again);
   tsp_session_free(back);
   g_free(json);
   tsp_session_free(s);

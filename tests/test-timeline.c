@@ -4,8 +4,10 @@
  * on a span emits it with its node, a search finds a span outside the view
  * and brings it in, select_node reveals a node's spans; a real recording of
  * a seed model (eager and graph, with memory) draws; the widget is freed
- * whole.  TS_TIMELINE_SCREENSHOT=file.png saves the real recording's frame. */
+ * whole.  TS_TIMELINE_SCREENSHOT=file.png saves the real recording's frame,
+ * TS_TIMELINE_LINKS_SCREENSHOT=file.png a graph call's launch links on SIM:0. */
 #include <gtk/gtk.h>
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 #include <tracescope-profiler.h>
@@ -443,6 +445,172 @@ static void assert_phase_track(const tsp_session *s, const tsp_lod *lod)
   g_assert_nonnull(strstr(inner, "tune kernels"));
 }
 
+/* The recorded events of a thread, in order (borrowed). */
+static int thread_events(const tsp_session *s, int thread, const tsp_event **out, int max)
+{
+  tsp_iter it;
+  tsp_iter_init(&it, s, thread);
+  int n = 0;
+  for (const tsp_event *e; n < max && (e = tsp_iter_next(&it));)
+    out[n++] = e;
+  return n;
+}
+
+static int links_of(ts_timeline_view *v, int track, const tsp_event *e, GArray *links)
+{
+  v->selected = (ts_timeline_mark){ e, track, tsp_lod_depth_of(v->lod, track, e) };
+  g_array_set_size(links, 0);
+  return ts_timeline_launch_links(v, links);
+}
+
+/* Launch links: a selected op links to each span its device ran for it (a
+ * kernel, a copy: same run, same sequence number) on the stream's track,
+ * a selected device span to its op; from the op span's foot down to the
+ * device span's head; none for device work out of view, an uncharged copy
+ * or a call. */
+static void test_launch_links(void)
+{
+  tsp_session *s = tsp_session_new_empty();
+  int host = tsp_session_add_thread(s, "main", 1), stream = tsp_session_add_thread(s, "SIM:0 stream", 2);
+  uint8_t dev = tsp_intern_device(s, "SIM:0");
+  const struct { int thread; uint64_t start, end, run; uint32_t seq; uint8_t kind; uint16_t op; } spec[] = {
+    { host, 0, 9500, 1, 0, TSP_EVENT_CALL, TSP_MODE_EAGER },
+    { host, 1000, 1500, 1, 1, TSP_EVENT_OP, TS_OP_MATMUL },      /* A: two kernels */
+    { host, 2000, 2500, 1, 2, TSP_EVENT_OP, TS_OP_RELU },        /* B: a copy */
+    { host, 2600, 2700, 2, 1, TSP_EVENT_OP, TS_OP_ADD },         /* C: a kernel at 9 µs */
+    { stream, 3000, 3400, 1, 1, TSP_EVENT_DEVICE, TS_OP_MATMUL },
+    { stream, 3500, 3600, 1, 1, TSP_EVENT_DEVICE, TS_OP_MATMUL },
+    { stream, 4000, 4100, 1, 2, TSP_EVENT_DEVICE, TSP_OP_OTHER },
+    { stream, 4200, 4300, 0, 0, TSP_EVENT_DEVICE, TSP_OP_OTHER }, /* a copy of no op's */
+    { stream, 9000, 9100, 2, 1, TSP_EVENT_DEVICE, TS_OP_ADD },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(spec); i++) {
+    tsp_event e = { .start_ns = T0 + spec[i].start, .end_ns = T0 + spec[i].end, .run_id = spec[i].run,
+                    .seq = spec[i].seq, .kind = spec[i].kind, .op = spec[i].op, .device = dev };
+    tsp_record_on(s, spec[i].thread, &e);
+  }
+  const tsp_event *h[4], *d[5];
+  g_assert_cmpint(thread_events(s, host, h, 4), ==, 4);
+  g_assert_cmpint(thread_events(s, stream, d, 5), ==, 5);
+  const tsp_event *call = h[0]->kind == TSP_EVENT_CALL ? h[0] : h[1];
+  const tsp_event *a = NULL, *b = NULL, *c = NULL;
+  for (int i = 0; i < 4; i++)
+    if (h[i]->kind == TSP_EVENT_OP)
+      *(h[i]->seq == 2 ? &b : h[i]->run_id == 2 ? &c : &a) = h[i];
+  tsp_lod *lod = tsp_lod_build(s);
+  /* 10 ns a pixel from T0: 800 px show 8 µs, C's kernel beyond */
+  ts_timeline_view v = { .lod = lod, .start_ns = T0, .ns_per_px = 10, .width = 800, .height = 300 };
+  GArray *links = g_array_new(FALSE, FALSE, sizeof(ts_timeline_link));
+  g_assert_cmpint(links_of(&v, host, a, links), ==, 2);
+  for (guint i = 0; i < 2; i++) {
+    const ts_timeline_link *l = &g_array_index(links, ts_timeline_link, i);
+    g_assert_true(l->op == a && l->device == d[i]);
+    g_assert_cmpfloat(l->x0, ==, ts_timeline_x_of(&v, (double)a->start_ns) + 2);
+    g_assert_cmpfloat(l->x1, ==, ts_timeline_x_of(&v, (double)d[i]->start_ns) + 2);
+    g_assert_cmpfloat(l->y1, >, l->y0); /* down to the stream's track */
+    g_assert_cmpfloat(l->y1, >=, ts_timeline_row_y(&v, stream, 0));
+  }
+  g_assert_cmpint(links_of(&v, stream, d[2], links), ==, 1); /* the copy, from B */
+  g_assert_true(g_array_index(links, ts_timeline_link, 0).op == b);
+  g_assert_true(g_array_index(links, ts_timeline_link, 0).device == d[2]);
+  g_assert_cmpint(links_of(&v, host, c, links), ==, 0); /* its kernel is out of view */
+  v.width = 1000;
+  g_assert_cmpint(links_of(&v, host, c, links), ==, 1);
+  g_assert_cmpint(links_of(&v, stream, d[3], links), ==, 0); /* no op's */
+  g_assert_cmpint(links_of(&v, host, call, links), ==, 0);
+  /* and drawn: the frame renders with a selection that has links */
+  links_of(&v, host, a, links);
+  cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, v.width, v.height);
+  cairo_t *cr = cairo_create(surface);
+  ts_timeline_render(cr, &v);
+  g_assert_cmpint(cairo_status(cr), ==, CAIRO_STATUS_SUCCESS);
+  cairo_destroy(cr);
+  cairo_surface_destroy(surface);
+  g_array_unref(links);
+  tsp_lod_free(lod);
+  tsp_session_free(s);
+}
+
+static ts_tensor *dense_relu(ts_call *call)
+{
+  ts_tensor *x = ts_arg(call, 0);
+  return ts_relu(ts_matmul(x, ts_transpose(x, TS_INTS(1, 0))));
+}
+
+/* A recording on SIM:0, eager and graph calls: each MatMul run there (a
+ * _FusedMatMul in the graph) links
+ * to its kernel on the "SIM:0 stream" track (the op's event and the
+ * device's share the run and the sequence number, also for a replayed
+ * graph's nodes). */
+static void test_launch_links_recorded(void)
+{
+  const ts_backend *sim = ts_backend_by_name("SIM:0");
+  if (!sim) {
+    g_test_skip("no SIM:0 (TRACESCOPE_DEVICES=sim)");
+    return;
+  }
+  ts_function *fn = ts_function_new("dense_relu", dense_relu, "x");
+  ts_value arg = TS_TENSOR_VALUE(ts_random_uniform(TS_F32, TS_SHAPE(8, 8), -1, 1, 3));
+  tsp_session *s = tsp_session_new();
+  g_assert_true(tsp_session_start(s, NULL));
+  for (int i = 0; i < 4; i++) {
+    ts_scope *scope = ts_scope_begin();
+    ts_run_functions_eagerly(i < 2);
+    uint64_t t = tsp_call_begin(s);
+    TS_DEVICE_SCOPE(sim) g_assert_nonnull(ts_function_call(fn, &arg, 1));
+    tsp_call_end(s, t, "dense_relu", i < 2 ? TSP_MODE_EAGER : TSP_MODE_GRAPH);
+    ts_scope_end(scope);
+  }
+  ts_run_functions_eagerly(false);
+  tsp_session_stop(s);
+  tsp_lod *lod = tsp_lod_build(s);
+  GArray *links = g_array_new(FALSE, FALSE, sizeof(ts_timeline_link));
+  int matmuls = 0;
+  for (int t = 0; t < tsp_session_n_threads(s); t++) {
+    tsp_iter it;
+    tsp_iter_init(&it, s, t);
+    for (const tsp_event *e; (e = tsp_iter_next(&it));) {
+      /* MatMul eagerly, _FusedMatMul (with its Relu) in the graph */
+      if (e->kind != TSP_EVENT_OP || !g_str_has_suffix(tsp_event_op_name(s, e), "MatMul") ||
+          strcmp(tsp_session_device(s, e->device), "SIM:0"))
+        continue;
+      matmuls++;
+      /* 1 ns a pixel from the op on, to the end of the session */
+      uint64_t from, to;
+      tsp_lod_range(lod, &from, &to);
+      ts_timeline_view v = { .lod = lod, .start_ns = (double)e->start_ns, .ns_per_px = 1,
+                             .width = (int)MIN(to - e->start_ns + 1, INT_MAX), .height = 400 };
+      g_assert_cmpint(links_of(&v, t, e, links), >=, 1);
+      for (guint i = 0; i < links->len; i++) {
+        const ts_timeline_link *l = &g_array_index(links, ts_timeline_link, i);
+        g_assert_true(l->op == e);
+        g_assert_cmpint(l->device->kind, ==, TSP_EVENT_DEVICE);
+        g_assert_cmpint(l->device->run_id, ==, e->run_id);
+        g_assert_cmpint(l->device->seq, ==, e->seq);
+        g_assert_cmpfloat(l->y1, >, l->y0);
+      }
+    }
+  }
+  g_assert_cmpint(matmuls, ==, 4);
+  const char *path = g_getenv("TS_TIMELINE_LINKS_SCREENSHOT");
+  if (path && links->len) { /* the last graph call's links, 40 µs around them */
+    const ts_timeline_link *l = &g_array_index(links, ts_timeline_link, 0);
+    ts_timeline_view v = { .lod = lod, .start_ns = (double)l->op->start_ns - 10000, .ns_per_px = 40,
+                           .width = 1000, .height = 260,
+                           .selected = { l->op, 0, tsp_lod_depth_of(lod, 0, l->op) } };
+    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, v.width, v.height);
+    cairo_t *cr = cairo_create(surface);
+    ts_timeline_render(cr, &v);
+    cairo_destroy(cr);
+    g_assert_cmpint(cairo_surface_write_to_png(surface, path), ==, CAIRO_STATUS_SUCCESS);
+    cairo_surface_destroy(surface);
+  }
+  g_array_unref(links);
+  tsp_lod_free(lod);
+  tsp_session_free(s);
+  ts_function_free(fn);
+}
+
 static void test_real_recording(void)
 {
   if (!have_display) {
@@ -547,6 +715,8 @@ int main(int argc, char **argv)
   g_test_add_func("/timeline/range-statistics", test_range_statistics);
   g_test_add_func("/timeline/click-selects", test_click_selects);
   g_test_add_func("/timeline/search-outside-view", test_search_outside_view);
+  g_test_add_func("/timeline/launch-links", test_launch_links);
+  g_test_add_func("/timeline/launch-links-recorded", test_launch_links_recorded);
   g_test_add_func("/timeline/real-recording", test_real_recording);
   int ret = g_test_run();
   ts_release_all();

@@ -349,6 +349,82 @@ static void draw_flows(cairo_t *cr, const ts_timeline_view *v, const _ts_palette
   }
 }
 
+/* Does span e stand at the other end of a launch link from sel: sel an
+ * op and e a device span it launched, or the other way round? */
+static bool launch_pair(const tsp_event *sel, const tsp_event *e)
+{
+  bool pair = (sel->kind == TSP_EVENT_OP && e->kind == TSP_EVENT_DEVICE) ||
+              (sel->kind == TSP_EVENT_DEVICE && e->kind == TSP_EVENT_OP);
+  return pair && e->run_id == sel->run_id && e->seq == sel->seq;
+}
+
+int ts_timeline_launch_links(const ts_timeline_view *v, GArray *out)
+{
+  const ts_timeline_mark *m = &v->selected;
+  const tsp_event *sel = m->event;
+  if (!sel || m->depth < 0 || !sel->run_id || (sel->kind != TSP_EVENT_OP && sel->kind != TSP_EVENT_DEVICE))
+    return 0;
+  /* device work starts after its launch: an op's spans from its start on,
+   * a device span's op up to its start, in view */
+  double from = MAX(v->start_ns, 0), to = v->start_ns + v->ns_per_px * v->width;
+  if (sel->kind == TSP_EVENT_OP)
+    from = MAX(from, (double)sel->start_ns);
+  else
+    to = MIN(to, (double)sel->start_ns + 1);
+  if (to <= from)
+    return 0;
+  double sel_x = ts_timeline_x_of(v, (double)sel->start_ns) + 2;
+  double sel_top = ts_timeline_row_y(v, m->track, m->depth);
+  const tsp_session *s = tsp_lod_session(v->lod);
+  GArray *buf = g_array_new(FALSE, FALSE, sizeof(tsp_lod_span));
+  int n = 0;
+  for (int t = 0; t < tsp_session_n_threads(s) && n < MAX_FLOWS; t++) {
+    for (int d = 0; d < tsp_lod_n_depths(v->lod, t) && n < MAX_FLOWS; d++) {
+      g_array_set_size(buf, 0);
+      tsp_lod_query(v->lod, t, d, (uint64_t)from, (uint64_t)to, v->ns_per_px, buf);
+      const tsp_lod_span *sp = (const tsp_lod_span *)(void *)buf->data;
+      for (guint i = 0; i < buf->len && n < MAX_FLOWS; i++) {
+        if (sp[i].count != 1 || !launch_pair(sel, sp[i].event))
+          continue;
+        double x = ts_timeline_x_of(v, (double)sp[i].start_ns) + 2, top = ts_timeline_row_y(v, t, d);
+        bool op_selected = sel->kind == TSP_EVENT_OP;
+        ts_timeline_link l = {
+          .op = op_selected ? sel : sp[i].event, .device = op_selected ? sp[i].event : sel,
+          .x0 = op_selected ? sel_x : x, .y0 = (op_selected ? sel_top : top) + TS_TIMELINE_ROW - 2,
+          .x1 = op_selected ? x : sel_x, .y1 = (op_selected ? top : sel_top) + 2,
+        };
+        g_array_append_val(out, l);
+        n++;
+      }
+    }
+  }
+  g_array_unref(buf);
+  return n;
+}
+
+/* The launch links of the selected span, as the flows are drawn. */
+static void draw_launch_links(cairo_t *cr, const ts_timeline_view *v, const _ts_palette *pal)
+{
+  GArray *links = g_array_new(FALSE, FALSE, sizeof(ts_timeline_link));
+  ts_timeline_launch_links(v, links);
+  _ts_set_source(cr, pal->accent);
+  cairo_set_line_width(cr, 1.5);
+  for (guint i = 0; i < links->len; i++) {
+    const ts_timeline_link *l = &g_array_index(links, ts_timeline_link, i);
+    double bend = (l->y1 - l->y0) / 3;
+    cairo_move_to(cr, l->x0, l->y0);
+    cairo_curve_to(cr, l->x0, l->y0 + bend, l->x1, l->y1 - bend, l->x1, l->y1);
+    cairo_stroke(cr);
+    double dir = l->y1 >= l->y0 ? -1 : 1; /* the head points along the link */
+    cairo_move_to(cr, l->x1, l->y1);
+    cairo_rel_line_to(cr, -3, 5 * dir);
+    cairo_rel_line_to(cr, 6, 0);
+    cairo_close_path(cr);
+    cairo_fill(cr);
+  }
+  g_array_unref(links);
+}
+
 static void draw_traces(cairo_t *cr, const ts_timeline_view *v, const _ts_palette *pal, int t,
                         double y)
 {
@@ -429,6 +505,7 @@ static void draw_tracks(cairo_t *cr, const ts_timeline_view *v, const _ts_palett
                   bottom - TS_TIMELINE_RULER);
   cairo_clip(cr);
   draw_flows(cr, v, pal, buf);
+  draw_launch_links(cr, v, pal);
   outline(cr, v, &v->found, pal->accent, 2.5);
   outline(cr, v, &v->hovered, pal->hover, 1.5);
   outline(cr, v, &v->selected, pal->text, 2);

@@ -32,11 +32,25 @@ typedef struct ts_timeline_view {
   double scroll_y;     /* px the tracks are scrolled up */
   int width, height;
   bool dark;
-  ts_timeline_mark selected, hovered, found; /* outlined; a selected call shows flows to its ops */
+  ts_timeline_mark selected, hovered, found; /* outlined; a selected call shows flows to its ops,
+                                               * a selected op or device span its launch links */
   uint32_t node;       /* spans of this session node are marked (0: none) */
   bool has_range;
   double range_from_ns, range_to_ns;
 } ts_timeline_view;
+
+/* A launch link: from the op that launched device work (a kernel, a copy)
+ * to the span of that work on its device's stream track, as drawn. */
+typedef struct ts_timeline_link {
+  const tsp_event *op, *device;
+  double x0, y0, x1, y1; /* from the op span's foot to the device span's head */
+} ts_timeline_link;
+
+/* The launch links of the selected span that are in view: a selected op's
+ * to each of its device spans, a selected device span's from its op (the
+ * events of one run with one sequence number).  Appends them to out
+ * (ts_timeline_link, at most a few hundred); returns how many. */
+int ts_timeline_launch_links(const ts_timeline_view *v, GArray *out);
 
 /* Draws the frame into cr (width x height from its origin). */
 void ts_timeline_render(cairo_t *cr, const ts_timeline_view *v);
