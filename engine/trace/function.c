@@ -576,30 +576,44 @@ static void relax_shape(ts_shape *shape, const ts_shape *other)
       shape->dim[d] = -1;
 }
 
-/* With reduce_retracing, shapes that differ from the closest signature's
- * are generalised (relax_shape), so one concrete function serves them
- * all: those of tensor arguments and of the tensors in lists.  Host
- * arguments stay as they are (each value is a graph of its own). */
-static void relax(ts_signature *sig, const ts_signature *closest)
+/* Can a and c be generalised into one signature by relaxing shapes alone?
+ * Everything but the shapes of tensors (those of lists too) must be
+ * alike: kinds, dtypes, host values, variables, lists' skeletons. */
+static bool only_shapes_differ(const ts_argsig *a, const ts_argsig *c)
 {
-  if (!closest || closest->n != sig->n)
+  if (a->kind != c->kind)
+    return false;
+  if (a->kind == TS_VALUE_TENSOR)
+    return a->dtype == c->dtype;
+  if (a->kind == TS__ARG_VARIABLE)
+    return a->variable == c->variable;
+  if (a->n_list_variables != c->n_list_variables)
+    return false;
+  for (int k = 0; k < a->n_list_variables; k++)
+    if (a->list_variables[k] != c->list_variables[k])
+      return false;
+  if (!a->n_leaves || !c->n_leaves)
+    return a->n_leaves == c->n_leaves && strcmp(a->host, c->host) == 0;
+  if (a->n_leaves != c->n_leaves || strcmp(a->skeleton, c->skeleton))
+    return false;
+  for (int k = 0; k < a->n_leaves; k++)
+    if (a->leaves[k].dtype != c->leaves[k].dtype)
+      return false;
+  return true;
+}
+
+/* sig relaxed to take other's calls too, when they differ only in shapes
+ * (relax_shape on each tensor's, those in lists too); else unchanged. */
+static void relax(ts_signature *sig, const ts_signature *other)
+{
+  if (other->n != sig->n)
     return;
+  for (int i = 0; i < sig->n; i++)
+    if (!only_shapes_differ(&sig->args[i], &other->args[i]))
+      return;
   for (int i = 0; i < sig->n; i++) {
     ts_argsig *a = &sig->args[i];
-    const ts_argsig *c = &closest->args[i];
-    if (a->kind != c->kind)
-      return;
-    if (a->kind == TS_VALUE_TENSOR && a->dtype != c->dtype)
-      return; /* only a change of shape is relaxed */
-    if (a->n_leaves && (a->n_leaves != c->n_leaves || strcmp(a->skeleton, c->skeleton)))
-      return;
-    for (int k = 0; k < a->n_leaves; k++)
-      if (a->leaves[k].dtype != c->leaves[k].dtype)
-        return;
-  }
-  for (int i = 0; i < sig->n; i++) {
-    ts_argsig *a = &sig->args[i];
-    const ts_argsig *c = &closest->args[i];
+    const ts_argsig *c = &other->args[i];
     if (a->kind == TS_VALUE_TENSOR && !ts_shape_equal(a->shape, c->shape))
       relax_shape(&a->shape, &c->shape);
     for (int k = 0; k < a->n_leaves; k++)
@@ -611,20 +625,35 @@ static void relax(ts_signature *sig, const ts_signature *closest)
   ts__signature_update_key(sig);
 }
 
-/* The cached concrete function accepting sig, preferring an exact match. */
+/* With reduce_retracing a new signature is relaxed against every traced
+ * one in trace order, as TensorFlow generalises a call's type against each
+ * entry of its dispatch table (try_generalizing_function_type): those that
+ * differ only in shapes widen it, the others (another dtype, host value,
+ * kind) are passed over.  So f32[1], i32[1], then f32[2] traces f32[?]:
+ * the int32 trace between does not hide the float32 one. */
+static void generalize(const ts_function *f, ts_signature *sig)
+{
+  for (guint i = 0; i < f->concrete->len; i++)
+    relax(sig, &((const ts_concrete *)f->concrete->pdata[i])->sig);
+}
+
+/* The cached concrete function accepting sig: an exact match, else the
+ * most specific of those that accept it (one the others accept too; the
+ * earliest traced when none is), as TensorFlow's dispatch table picks it.
+ * The choice is cached under sig's key. */
 static ts_concrete *lookup(ts_function *f, const ts_signature *sig)
 {
   ts_concrete *cf = g_hash_table_lookup(f->by_key, sig->key);
   if (cf)
     return cf;
-  for (guint i = f->concrete->len; i-- > 0;) {
+  for (guint i = 0; i < f->concrete->len; i++) {
     ts_concrete *c = f->concrete->pdata[i];
-    if (ts__signature_accepts(&c->sig, sig)) {
-      g_hash_table_insert(f->by_key, g_strdup(sig->key), c);
-      return c;
-    }
+    if (ts__signature_accepts(&c->sig, sig) && (!cf || ts__signature_accepts(&cf->sig, &c->sig)))
+      cf = c;
   }
-  return NULL;
+  if (cf)
+    g_hash_table_insert(f->by_key, g_strdup(sig->key), cf);
+  return cf;
 }
 
 /* Do args hold tensors of the dtypes and shapes of the last hit's call? */
@@ -997,8 +1026,8 @@ static ts_concrete *resolve(ts_function *f, const ts_value *args, int n, bool ex
     goto out;
   }
 
-  if (f->reduce_retracing && reason == TS_TRACE_SHAPE)
-    relax(&sig, &near->sig);
+  if (f->reduce_retracing)
+    generalize(f, &sig);
   uint64_t t0 = ts_now_ns();
   cf = trace(f, &sig, args);
   if (!cf) {

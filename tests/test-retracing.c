@@ -1,0 +1,150 @@
+/* test-retracing.c — which concrete function a call gets, on sequences of
+ * calls the guides (../shared/seeds/) do not show: reduce_retracing's
+ * generalisation with other dtypes and host values traced in between,
+ * and the dispatch among several concrete functions that take a call. */
+#include <glib.h>
+#include <string.h>
+#include <tracescope.h>
+
+#include "test-errors.h"
+#include "test-serial-check.h"
+
+static ts_value tv(ts_tensor *t)
+{
+  return TS_TENSOR_VALUE(t);
+}
+
+/* Collects the signatures traced, in order, joined by " ". */
+static void on_trace(const ts_event *ev, void *user_data)
+{
+  GString *traced = user_data;
+  if (ev->kind != TS_EVENT_TRACE)
+    return;
+  if (traced->len)
+    g_string_append_c(traced, ' ');
+  g_string_append(traced, ev->trace.signature);
+}
+
+/* x * n, n a host int (1 when not given): the size of x shows that each
+ * call ran on its own tensor, the values that n is the call's. */
+static ts_tensor *scale(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  int64_t n = ts_call_n_args(c) > 1 ? ts_arg_int(c, 1) : 1;
+  return ts_mul(x, ts_cast(ts_scalar_i64(n), x ? ts_tensor_dtype(x) : TS_F32));
+}
+
+static void expect_scaled(ts_function *f, ts_value *args, int n_args, int64_t size, double value)
+{
+  ts_tensor *y = ts_function_call(f, args, n_args);
+  assert_no_error();
+  g_assert_cmpint(ts_tensor_size(y), ==, size);
+  g_assert_cmpfloat(ts_tensor_get_f64(y, size - 1), ==, value);
+}
+
+/* tf.function(reduce_retracing=True) generalises a new call's type against
+ * every type its dispatch table holds, in order, skipping those with no
+ * common supertype (another dtype): f32[1], then i32[1], then f32[2]
+ * traces f32[None], though the int32 trace came last, and later float32
+ * lengths reuse it; int32 gets its own relaxed function the same way.
+ * Four traces for six calls, not one per call after the int32 one. */
+static void test_reduce_retracing_across_dtypes(void)
+{
+  ts_scope *s = ts_scope_begin();
+  GString *traced = g_string_new(NULL);
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_TRACE), on_trace, traced);
+  ts_function *f = ts_function_new("scale", scale, "x");
+  ts_function_set_reduce_retracing(f, true);
+  static const struct { ts_dtype dtype; int64_t n; } calls[] = {
+    { TS_F32, 1 }, { TS_I32, 1 }, { TS_F32, 2 }, { TS_F32, 3 }, { TS_I32, 4 }, { TS_I32, 5 },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(calls); i++) {
+    ts_value x = tv(ts_ones(calls[i].dtype, TS_SHAPE(calls[i].n)));
+    expect_scaled(f, &x, 1, calls[i].n, 1);
+  }
+  g_assert_cmpstr(traced->str, ==, "(x: f32[1]) (x: i32[1]) (x: f32[?]) (x: i32[?])");
+  g_assert_cmpint(ts_function_trace_count(f), ==, 4);
+  ts_function_free(f);
+  ts_listener_remove(id);
+  g_string_free(traced, TRUE);
+  ts_scope_end(s);
+}
+
+/* The same with a host argument: a host value has a common supertype only
+ * with itself, so a call relaxes against the traces of its own n however
+ * the calls interleave: (x: f32[3], n: 2) after (f32[2], 1) relaxes with
+ * (f32[1], 2), not with the trace that came last. */
+static void test_reduce_retracing_across_host_values(void)
+{
+  ts_scope *s = ts_scope_begin();
+  GString *traced = g_string_new(NULL);
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_TRACE), on_trace, traced);
+  ts_function *f = ts_function_new("scale", scale, "x, n");
+  ts_function_set_reduce_retracing(f, true);
+  static const struct { int64_t size, n; } calls[] = {
+    { 1, 1 }, { 1, 2 }, { 2, 1 }, { 3, 2 }, { 5, 1 }, { 6, 2 },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(calls); i++) {
+    ts_value args[] = { tv(ts_ones(TS_F32, TS_SHAPE(calls[i].size))), TS_INT_VALUE(calls[i].n) };
+    expect_scaled(f, args, 2, calls[i].size, (double)calls[i].n);
+  }
+  g_assert_cmpstr(traced->str, ==,
+                  "(x: f32[1], n: 1) (x: f32[1], n: 2) (x: f32[?], n: 1) (x: f32[?], n: 2)");
+  ts_function_free(f);
+  ts_listener_remove(id);
+  g_string_free(traced, TRUE);
+  ts_scope_end(s);
+}
+
+/* The static size of x's dim 1 as the trace saw it (-1: unknown), read by
+ * host code, as Python code reads x.shape[1] while tracing. */
+static ts_tensor *traced_dim1(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  return ts_scalar_i64(x ? ts_tensor_dim(x, 1) : 0);
+}
+
+/* A call that several concrete functions take runs the most specific of
+ * them, as tf.function's dispatch table chooses: after an f32[None, 3]
+ * trace and then an f32[None, None] one, a [2, 3] tensor runs the first
+ * (not the one traced last), a [2, 4] tensor the second.  The other way
+ * round there is one trace: a spec the general function takes gets it. */
+static void test_dispatch_most_specific(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_value by_three = TS_SPEC_VALUE(TS_F32, TS_SHAPE(-1, 3));
+  ts_value any = TS_SPEC_VALUE(TS_F32, TS_SHAPE(-1, -1));
+  ts_function *f = ts_function_new("traced_dim1", traced_dim1, "x");
+  ts_concrete *specific = ts_function_get_concrete(f, &by_three, 1);
+  ts_concrete *general = ts_function_get_concrete(f, &any, 1);
+  g_assert_true(specific && general && specific != general);
+  ts_value x23 = tv(ts_ones(TS_F32, TS_SHAPE(2, 3))), x24 = tv(ts_ones(TS_F32, TS_SHAPE(2, 4)));
+  for (int again = 0; again < 2; again++) { /* the choice is cached: the same the second time */
+    g_assert_cmpint(ts_tensor_get_i64(ts_function_call(f, &x23, 1), 0), ==, 3);
+    g_assert_cmpint(ts_tensor_get_i64(ts_function_call(f, &x24, 1), 0), ==, -1);
+  }
+  g_assert_true(ts_function_get_concrete(f, &x23, 1) == specific);
+  g_assert_cmpint(ts_function_trace_count(f), ==, 2);
+  assert_no_error();
+  ts_function_free(f);
+
+  f = ts_function_new("traced_dim1", traced_dim1, "x");
+  general = ts_function_get_concrete(f, &any, 1);
+  g_assert_true(ts_function_get_concrete(f, &by_three, 1) == general);
+  g_assert_cmpint(ts_tensor_get_i64(ts_function_call(f, &x23, 1), 0), ==, -1);
+  g_assert_cmpint(ts_function_trace_count(f), ==, 1);
+  assert_no_error();
+  ts_function_free(f);
+  ts_scope_end(s);
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  serial_check_install();
+  g_test_add_func("/retracing/reduce-retracing-across-dtypes", test_reduce_retracing_across_dtypes);
+  g_test_add_func("/retracing/reduce-retracing-across-host-values",
+                  test_reduce_retracing_across_host_values);
+  g_test_add_func("/retracing/dispatch-most-specific", test_dispatch_most_specific);
+  return g_test_run();
+}
