@@ -1,7 +1,8 @@
-/* test-retracing.c — which concrete function a call gets, on sequences of
- * calls the guides (../shared/seeds/) do not show: reduce_retracing's
- * generalisation with other dtypes and host values traced in between,
- * and the dispatch among several concrete functions that take a call. */
+/* test-retracing.c — which concrete function a call gets, and what it
+ * gives it, on calls the guides (../shared/seeds/) do not show:
+ * reduce_retracing's generalisation with other dtypes and host values
+ * traced in between, the dispatch among several concrete functions that
+ * take a call, a variable given for a tensor parameter. */
 #include <glib.h>
 #include <string.h>
 #include <tracescope.h>
@@ -138,6 +139,61 @@ static void test_dispatch_most_specific(void)
   ts_scope_end(s);
 }
 
+/* x * 2 */
+static ts_tensor *twice(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  return ts_mul(x, ts_cast(ts_scalar_i32(2), x ? ts_tensor_dtype(x) : TS_F32));
+}
+
+static ts_function *twice_fn; /* called by twice_the_global */
+static ts_tensor *global_v;   /* the variable it gives it */
+
+static ts_tensor *twice_the_global(ts_call *c)
+{
+  (void)c;
+  return ts_function_call(twice_fn, &TS_TENSOR_VALUE(global_v), 1);
+}
+
+/* A tf.Variable passed where an input signature has a TensorSpec (or to a
+ * concrete function traced with a tensor) is converted to a tensor: the
+ * call computes on the variable's value at that call, with no retrace when
+ * the value changes; a caller being traced reads it in its own graph.  The
+ * call failed ("graph 'twice' takes 1 inputs, got 0"). */
+static void test_variable_for_tensor_parameter(void)
+{
+  ts_scope *s = ts_scope_begin();
+  twice_fn = ts_function_new("twice", twice, "x");
+  ts_spec spec = { TS_F32, TS_SHAPE(-1) };
+  g_assert_true(ts_function_set_input_signature(twice_fn, &spec, 1));
+  global_v = ts_variable_new(ts_constant(TS_F32, TS_SHAPE(2), (float[]){ 1, 2 }), "v");
+  ts_value v = tv(global_v);
+  ts_concrete *cf = ts_function_get_concrete(twice_fn, NULL, 0);
+  ts_function *outer = ts_function_new("twice_the_global", twice_the_global, NULL);
+  for (int k = 1; k <= 2; k++) {
+    ts_tensor *y[3] = { ts_function_call(twice_fn, &v, 1), ts_concrete_call(cf, &v, 1),
+                        ts_function_call(outer, NULL, 0) };
+    assert_no_error();
+    for (int i = 0; i < 3; i++) {
+      g_assert_cmpint(ts_tensor_size(y[i]), ==, 2);
+      g_assert_cmpfloat(ts_tensor_get_f64(y[i], 1), ==, 4 * k);
+    }
+    ts_assign(global_v, ts_constant(TS_F32, TS_SHAPE(2), (float[]){ 2, 4 }));
+  }
+  g_assert_cmpint(ts_function_trace_count(twice_fn), ==, 1);
+  g_assert_cmpint(ts_function_trace_count(outer), ==, 1);
+  /* one that does not fit the signature is refused as a tensor is */
+  ts_tensor *ints = ts_variable_new(ts_ones(TS_I32, TS_SHAPE(2)), "ints");
+  g_assert_null(ts_function_call(twice_fn, &TS_TENSOR_VALUE(ints), 1));
+  expect_error_containing("twice: arg 0 (x) does not match the input signature: expected f32[?], "
+                          "got i32[2]");
+  ts_tensor_unref(ints);
+  ts_function_free(outer);
+  ts_function_free(twice_fn);
+  ts_tensor_unref(global_v);
+  ts_scope_end(s);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -146,5 +202,6 @@ int main(int argc, char **argv)
   g_test_add_func("/retracing/reduce-retracing-across-host-values",
                   test_reduce_retracing_across_host_values);
   g_test_add_func("/retracing/dispatch-most-specific", test_dispatch_most_specific);
+  g_test_add_func("/retracing/variable-for-tensor-parameter", test_variable_for_tensor_parameter);
   return g_test_run();
 }

@@ -1058,20 +1058,28 @@ out:
 }
 
 /* Appends the tensors of v (itself, or those a list holds, depth first)
- * to inputs; false past TS_MAX_INPUTS. */
-static bool gather_inputs(const ts_value *v, ts_tensor **inputs, int *n_in)
+ * to inputs; false past TS_MAX_INPUTS (or when a read fails).  Variables
+ * in lists are captured by the trace, not inputs; a variable given for a
+ * tensor parameter (read_variable: an input signature's, or a concrete
+ * function's traced with a tensor) is read, as TensorFlow converts it to a
+ * tensor there: its value now is the input (a read node in the graph of a
+ * caller being traced). */
+static bool gather_inputs(const ts_value *v, bool read_variable, ts_tensor **inputs, int *n_in)
 {
   if (v->kind == TS_VALUE_LIST) {
     for (int i = 0; i < v->list.n; i++)
-      if (!gather_inputs(&v->list.items[i], inputs, n_in))
+      if (!gather_inputs(&v->list.items[i], false, inputs, n_in))
         return false;
     return true;
   }
-  if (v->kind != TS_VALUE_TENSOR || v->tensor->is_variable) /* variables are captured */
+  if (v->kind != TS_VALUE_TENSOR || (v->tensor->is_variable && !read_variable))
     return true;
   if (*n_in == TS_MAX_INPUTS)
     return false;
-  inputs[(*n_in)++] = v->tensor;
+  ts_tensor *t = v->tensor->is_variable ? ts_read_at((ts_loc){ 0 }, v->tensor) : v->tensor;
+  if (!t)
+    return false;
+  inputs[(*n_in)++] = t;
   return true;
 }
 
@@ -1085,7 +1093,7 @@ static bool concrete_inputs(const ts_concrete *cf, const ts_value *args, int n,
     const ts_argsig *a = &cf->sig.args[i];
     if (a->kind != TS_VALUE_TENSOR && !a->n_leaves)
       continue;
-    if (!gather_inputs(&args[i], inputs, n_in)) {
+    if (!gather_inputs(&args[i], a->kind == TS_VALUE_TENSOR, inputs, n_in)) {
       ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                    "%s: more than %d tensor arguments", cf->fn->name, TS_MAX_INPUTS);
       return false;
