@@ -194,6 +194,35 @@ static void test_variable_for_tensor_parameter(void)
   ts_scope_end(s);
 }
 
+/* A concrete function's host arguments are bound to the values it was
+ * traced with (the function guide's square = pow.get_concrete_function(
+ * a=tf.TensorSpec(None, tf.float32), b=2); square(tf.constant(10.0))):
+ * a call may leave them out, or give the same value; another value is a
+ * TypeError.  A tensor argument cannot be left out. */
+static void test_concrete_host_arguments_bound(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *f = ts_function_new("scale", scale, "x, n");
+  ts_value traced[] = { TS_SPEC_VALUE(TS_F32, (ts_shape){ .rank = TS_RANK_UNKNOWN }), TS_INT_VALUE(2) };
+  ts_concrete *square = ts_function_get_concrete(f, traced, 2);
+  g_assert_nonnull(square);
+  ts_value args[] = { tv(ts_ones(TS_F32, TS_SHAPE(3))), TS_INT_VALUE(2) };
+  for (int n = 1; n <= 2; n++) {
+    ts_tensor *y = ts_concrete_call(square, args, n);
+    assert_no_error();
+    g_assert_cmpint(ts_tensor_size(y), ==, 3);
+    g_assert_cmpfloat(ts_tensor_get_f64(y, 2), ==, 2);
+  }
+  args[1] = TS_INT_VALUE(3);
+  g_assert_null(ts_concrete_call(square, args, 2));
+  expect_error_containing("scale: arg 1 (n) was traced with the host value 2, got 3");
+  g_assert_null(ts_concrete_call(square, NULL, 0));
+  expect_error_containing("scale: this concrete function takes 2 arguments, got 0");
+  g_assert_cmpint(ts_function_trace_count(f), ==, 1);
+  ts_function_free(f);
+  ts_scope_end(s);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -203,5 +232,6 @@ int main(int argc, char **argv)
                   test_reduce_retracing_across_host_values);
   g_test_add_func("/retracing/dispatch-most-specific", test_dispatch_most_specific);
   g_test_add_func("/retracing/variable-for-tensor-parameter", test_variable_for_tensor_parameter);
+  g_test_add_func("/retracing/concrete-host-arguments-bound", test_concrete_host_arguments_bound);
   return g_test_run();
 }

@@ -1401,6 +1401,20 @@ ts_concrete *ts_function_get_concrete(ts_function *f, const ts_value *args, int 
   return cf;
 }
 
+/* Are cf's arguments from `from` on host values its trace baked in (no
+ * tensors, variables or lists of tensors)?  A call may leave those out, as
+ * a concrete function from pow.get_concrete_function(a=spec, b=2) is
+ * called square(x): b is bound to the 2 it was traced with. */
+static bool bound_from(const ts_concrete *cf, int from)
+{
+  for (int i = from; i < cf->sig.n; i++) {
+    const ts_argsig *a = &cf->sig.args[i];
+    if (a->kind == TS_VALUE_TENSOR || a->kind == TS__ARG_VARIABLE || a->n_leaves)
+      return false;
+  }
+  return true;
+}
+
 /* A concrete function called directly: its arguments checked against its
  * signature (a call of the function is checked when it is resolved). */
 static ts_tensor *concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
@@ -1409,7 +1423,7 @@ static ts_tensor *concrete_call(ts_concrete *cf, const ts_value *args, int n_arg
   if (!ts__values_check(f->name, args, n_args) || !check_call_args(f, args, n_args))
     return NULL;
   char label[128], want[TS_INFO_STR], got[TS_INFO_STR];
-  if (n_args != cf->sig.n) {
+  if (n_args > cf->sig.n || (n_args < cf->sig.n && !bound_from(cf, n_args))) {
     ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                  "%s: this concrete function takes %d argument%s, got %d", f->name, cf->sig.n,
                  cf->sig.n == 1 ? "" : "s", n_args);
