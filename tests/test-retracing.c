@@ -223,6 +223,34 @@ static void test_concrete_host_arguments_bound(void)
   ts_scope_end(s);
 }
 
+static void count_warnings(const ts_event *ev, void *user_data)
+{
+  if (ev->kind == TS_EVENT_WARNING && ev->warning.kind == TS_WARNING_FREQUENT_RETRACING)
+    (*(int *)user_data)++;
+}
+
+/* tf.function's frequent-retracing warning comes at most twice per
+ * function (FREQUENT_TRACING_WARNING_MAX_WARNING_PER_DETECTOR): at the
+ * fifth trace in a row and at the sixth, then no more however often it
+ * retraces. */
+static void test_frequent_retracing_warns_twice(void)
+{
+  ts_scope *s = ts_scope_begin();
+  int warnings = 0;
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING), count_warnings, &warnings);
+  ts_function *f = ts_function_new("scale", scale, "x, n");
+  static const int after[] = { 0, 0, 0, 0, 1, 2, 2, 2, 2, 2, 2, 2 };
+  for (int n = 0; n < (int)G_N_ELEMENTS(after); n++) {
+    ts_value args[] = { tv(ts_ones(TS_F32, TS_SHAPE(2))), TS_INT_VALUE(n) };
+    expect_scaled(f, args, 2, 2, n);
+    g_assert_cmpint(warnings, ==, after[n]);
+  }
+  g_assert_cmpint(ts_function_trace_count(f), ==, (int)G_N_ELEMENTS(after));
+  ts_function_free(f);
+  ts_listener_remove(id);
+  ts_scope_end(s);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -233,5 +261,6 @@ int main(int argc, char **argv)
   g_test_add_func("/retracing/dispatch-most-specific", test_dispatch_most_specific);
   g_test_add_func("/retracing/variable-for-tensor-parameter", test_variable_for_tensor_parameter);
   g_test_add_func("/retracing/concrete-host-arguments-bound", test_concrete_host_arguments_bound);
+  g_test_add_func("/retracing/frequent-retracing-warns-twice", test_frequent_retracing_warns_twice);
   return g_test_run();
 }

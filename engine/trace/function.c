@@ -10,6 +10,7 @@
 #define DEFAULT_RETRACE_LIMIT -1 /* tf.function keeps tracing, and warns */
 #define HISTORY 10        /* calls remembered for the frequent-retracing warning */
 #define FREQUENT 5        /* traces among them that trigger it */
+#define FREQUENT_WARNINGS 2 /* times a function warns so (TensorFlow's per function) */
 
 struct ts_function {
   char *name;
@@ -24,7 +25,8 @@ struct ts_function {
   int retrace_limit;
   bool fail_on_retrace;
   ts__call_hook call_hook; /* runs its calls instead (check-eagerly: diverge.c) */
-  bool warned_frequent, warned_limit;
+  int n_warned_frequent;
+  bool warned_limit;
   pthread_mutex_t lock;   /* the cache; recursive: traced code may call fn again */
   GPtrArray *concrete;    /* ts_concrete *, in trace order */
   GHashTable *by_key;     /* exact signature key -> ts_concrete * (borrowed) */
@@ -803,13 +805,15 @@ static char *suggested_signature(const ts_function *f, char **why, bool *in_list
 }
 
 /* TensorFlow's "5 out of the last 5 calls triggered retracing", naming
- * the arguments that keep changing and the fix for each kind of change. */
+ * the arguments that keep changing and the fix for each kind of change;
+ * twice at most per function, as TensorFlow's detector warns (at the
+ * fifth trace in a row and the sixth). */
 static void warn_frequent(ts_function *f, ts_trace_reason reason)
 {
   int traced = __builtin_popcount(f->history & ((1u << HISTORY) - 1));
-  if (f->warned_frequent || traced < FREQUENT)
+  if (f->n_warned_frequent == FREQUENT_WARNINGS || traced < FREQUENT)
     return;
-  f->warned_frequent = true;
+  f->n_warned_frequent++;
   char *args = changing_args(f);
   char *fix;
   if (reason == TS_TRACE_HOST_VALUE) {
