@@ -223,6 +223,54 @@ static void test_concrete_host_arguments_bound(void)
   ts_scope_end(s);
 }
 
+static int square_runs; /* runs of square's C code: its traces */
+
+static ts_tensor *square(ts_call *c)
+{
+  square_runs++;
+  ts_tensor *x = ts_arg(c, 0);
+  return ts_mul(x, x);
+}
+
+static ts_concrete *square_cf; /* called by plus_one_after */
+
+static ts_tensor *plus_one_after(ts_call *c)
+{
+  ts_tensor *y = ts_concrete_call(square_cf, &TS_TENSOR_VALUE(ts_arg(c, 0)), 1);
+  return ts_add(y, ts_scalar_f32(1));
+}
+
+/* A concrete function called from another function's trace becomes part
+ * of that graph, as TensorFlow calls a ConcreteFunction inside a
+ * tf.function: its C code does not run again, the caller's graph runs it
+ * on each call's values.  It failed, the trace's symbolic tensor taken
+ * for one leaked out of a graph. */
+static void test_concrete_function_called_while_tracing(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *f = ts_function_new("square", square, "x");
+  square_runs = 0;
+  square_cf = ts_function_get_concrete(f, &TS_SPEC_VALUE(TS_F32, TS_SHAPE(-1)), 1);
+  g_assert_nonnull(square_cf);
+  ts_function *outer = ts_function_new("plus_one_after", plus_one_after, "x");
+  for (int n = 2; n <= 4; n++) {
+    ts_value x = tv(ts_fill(TS_SHAPE(3), ts_scalar_f32((float)n)));
+    ts_tensor *y = ts_function_call(outer, &x, 1);
+    assert_no_error();
+    g_assert_cmpint(ts_tensor_size(y), ==, 3);
+    g_assert_cmpfloat(ts_tensor_get_f64(y, 2), ==, n * n + 1);
+  }
+  g_assert_cmpint(square_runs, ==, 1);
+  g_assert_cmpint(ts_function_trace_count(outer), ==, 1);
+  /* the concrete function's signature still holds inside the trace */
+  ts_value ints = tv(ts_ones(TS_I32, TS_SHAPE(2)));
+  g_assert_null(ts_function_call(outer, &ints, 1));
+  expect_error_containing("square: expected float32 tensor for arg 0 (x), got int32");
+  ts_function_free(outer);
+  ts_function_free(f);
+  ts_scope_end(s);
+}
+
 static void count_warnings(const ts_event *ev, void *user_data)
 {
   if (ev->kind == TS_EVENT_WARNING && ev->warning.kind == TS_WARNING_FREQUENT_RETRACING)
@@ -262,5 +310,7 @@ int main(int argc, char **argv)
   g_test_add_func("/retracing/variable-for-tensor-parameter", test_variable_for_tensor_parameter);
   g_test_add_func("/retracing/concrete-host-arguments-bound", test_concrete_host_arguments_bound);
   g_test_add_func("/retracing/frequent-retracing-warns-twice", test_frequent_retracing_warns_twice);
+  g_test_add_func("/retracing/concrete-function-called-while-tracing",
+                  test_concrete_function_called_while_tracing);
   return g_test_run();
 }

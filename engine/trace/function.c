@@ -1420,7 +1420,10 @@ static bool bound_from(const ts_concrete *cf, int from)
 }
 
 /* A concrete function called directly: its arguments checked against its
- * signature (a call of the function is checked when it is resolved). */
+ * signature (a call of the function is checked when it is resolved).
+ * Called while another function is traced, its graph is copied into the
+ * caller's, as a call of the function is (TensorFlow calls a
+ * ConcreteFunction from a tf.function as an op of its graph). */
 static ts_tensor *concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
 {
   const ts_function *f = cf->fn;
@@ -1454,6 +1457,7 @@ static ts_tensor *concrete_call(ts_concrete *cf, const ts_value *args, int n_arg
       ts_signature one_traced = { .n = 1, .args = (ts_argsig *)a };
       ts_argsig now = { .kind = TS_VALUE_TENSOR, .dtype = t->dtype, .shape = t->shape };
       ts_signature one_call = { .n = 1, .args = &now };
+      /* strict while tracing too: the copy's nodes keep the shapes traced */
       if (!ts__signature_accepts(&one_traced, &one_call)) {
         ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                      "%s: expected %s for %s, got %s", f->name,
@@ -1475,7 +1479,7 @@ static ts_tensor *concrete_call(ts_concrete *cf, const ts_value *args, int n_arg
         return NULL;
     }
   }
-  return run_concrete(cf, args, n_args);
+  return ts_tracing() ? inline_concrete(cf, args, n_args) : run_concrete(cf, args, n_args);
 }
 
 ts_tensor *ts_concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
