@@ -240,11 +240,21 @@ static ts_tensor *plus_one_after(ts_call *c)
   return ts_add(y, ts_scalar_f32(1));
 }
 
+static ts_function *square_fn; /* its concrete function got by plus_one_got_inside */
+
+static ts_tensor *plus_one_got_inside(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  ts_concrete *cf = ts_function_get_concrete(square_fn, &TS_TENSOR_VALUE(x), 1);
+  return cf ? ts_add(ts_concrete_call(cf, &TS_TENSOR_VALUE(x), 1), ts_scalar_f32(1)) : NULL;
+}
+
 /* A concrete function called from another function's trace becomes part
  * of that graph, as TensorFlow calls a ConcreteFunction inside a
  * tf.function: its C code does not run again, the caller's graph runs it
  * on each call's values.  It failed, the trace's symbolic tensor taken
- * for one leaked out of a graph. */
+ * for one leaked out of a graph; and get_concrete_function inside a trace
+ * was refused. */
 static void test_concrete_function_called_while_tracing(void)
 {
   ts_scope *s = ts_scope_begin();
@@ -267,6 +277,26 @@ static void test_concrete_function_called_while_tracing(void)
   g_assert_null(ts_function_call(outer, &ints, 1));
   expect_error_containing("square: expected float32 tensor for arg 0 (x), got int32");
   ts_function_free(outer);
+
+  /* get_concrete_function inside the trace: the function traced on its
+   * own (once, for the placeholder's f32[2]), or the trace that serves it */
+  for (int fresh = 1; fresh >= 0; fresh--) {
+    square_fn = fresh ? ts_function_new("square", square, "x") : f;
+    square_runs = 0;
+    outer = ts_function_new("plus_one_got_inside", plus_one_got_inside, "x");
+    for (int n = 2; n <= 3; n++) {
+      ts_value x = tv(ts_fill(TS_SHAPE(2), ts_scalar_f32((float)n)));
+      ts_tensor *y = ts_function_call(outer, &x, 1);
+      assert_no_error();
+      g_assert_cmpfloat(ts_tensor_get_f64(y, 1), ==, n * n + 1);
+    }
+    g_assert_cmpint(square_runs, ==, fresh);
+    g_assert_cmpint(ts_function_trace_count(square_fn), ==, 1);
+    g_assert_cmpint(ts_function_trace_count(outer), ==, 1);
+    ts_function_free(outer);
+    if (fresh)
+      ts_function_free(square_fn);
+  }
   ts_function_free(f);
   ts_scope_end(s);
 }

@@ -1389,19 +1389,23 @@ ts_concrete *ts_function_get_concrete(ts_function *f, const ts_value *args, int 
   TS_CHECK_ARG(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
   if (!ts__values_check(f->name, args, n_args) || !check_arg_count(f, n_args))
     return NULL;
-  if (ts__trace_frame()) {
-    ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
-                 "%s: get_concrete_function inside a traced function", f->name);
-    return NULL;
-  }
+  /* Inside another function's trace, f is traced on its own, as a call
+   * of it is there (resolve_inline); ts_concrete_call then copies it in. */
+  ts_op_handler isolate;
+  bool nested = ts__trace_frame() != NULL;
+  if (nested)
+    ts__trace_isolate_begin(&isolate);
   ts_value *converted;
-  if (!convert_args(f, &args, n_args, &converted))
-    return NULL;
-  bool eager;
-  pthread_mutex_lock(&f->lock);
-  ts_concrete *cf = resolve(f, args, n_args, true, &eager);
-  pthread_mutex_unlock(&f->lock);
-  g_free(converted);
+  ts_concrete *cf = NULL;
+  if (convert_args(f, &args, n_args, &converted)) {
+    bool eager;
+    pthread_mutex_lock(&f->lock);
+    cf = resolve(f, args, n_args, true, &eager);
+    pthread_mutex_unlock(&f->lock);
+    g_free(converted);
+  }
+  if (nested)
+    ts__trace_isolate_end(&isolate);
   return cf;
 }
 
