@@ -1133,6 +1133,18 @@ static ts_tensor *growing_loop(ts_call *c)
   return x;
 }
 
+/* AutoGraph: "'x' has dtype int32 before the loop, but dtype float32 after
+ * one iteration" */
+static ts_tensor *retyping_loop(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  error_line = __LINE__ + 1;
+  TS_WHILE (ts_less(ts_reduce_sum(x, TS_ALL_AXES, false), ts_scalar_i32(10)), &x) {
+    x = ts_mul(x, ts_scalar_f32(2));
+  }
+  return x;
+}
+
 static ts_tensor *break_in_if(ts_call *c)
 {
   ts_tensor *x = ts_arg(c, 0);
@@ -1263,6 +1275,8 @@ static void test_trace_errors(void)
       "TS_IF: x is float32 in the then branch but int32 in the else branch", true },
     { "growing_loop", growing_loop, true,
       "TS_WHILE: x has shape (2,) before the loop, but shape (4,) after one iteration", true },
+    { "retyping_loop", retyping_loop, false,
+      "TS_WHILE: x has dtype int32 before the loop, but dtype float32 after one iteration", true },
     { "break_in_if", break_in_if, false,
       "TS_IF: `break` out of a TS_IF block is not supported (the statement cannot pass it on to "
       "an enclosing loop); use TS_BREAK", true },

@@ -1294,8 +1294,8 @@ static bool check_loop_var(const ts_cf_block *b, int i, const ts_tensor *before,
   }
   if (after->dtype != before->dtype) {
     cf_error(b, TS_ERR_DTYPE,
-             "%s is %s before the loop, but %s after one iteration; a loop variable must keep "
-             "its dtype",
+             "%s has dtype %s before the loop, but dtype %s after one iteration; a loop "
+             "variable must keep its dtype",
              name, ts_dtype_name(before->dtype), ts_dtype_name(after->dtype));
     return false;
   }

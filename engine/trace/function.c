@@ -10,6 +10,7 @@
 #define DEFAULT_RETRACE_LIMIT -1 /* tf.function keeps tracing, and warns */
 #define HISTORY 10        /* calls remembered for the frequent-retracing warning */
 #define FREQUENT 5        /* traces among them that trigger it */
+#define FREQUENT_WARNINGS 2 /* times a function warns so (TensorFlow's per function) */
 
 struct ts_function {
   char *name;
@@ -24,7 +25,8 @@ struct ts_function {
   int retrace_limit;
   bool fail_on_retrace;
   ts__call_hook call_hook; /* runs its calls instead (check-eagerly: diverge.c) */
-  bool warned_frequent, warned_limit;
+  int n_warned_frequent;
+  bool warned_limit;
   pthread_mutex_t lock;   /* the cache; recursive: traced code may call fn again */
   GPtrArray *concrete;    /* ts_concrete *, in trace order */
   GHashTable *by_key;     /* exact signature key -> ts_concrete * (borrowed) */
@@ -576,30 +578,44 @@ static void relax_shape(ts_shape *shape, const ts_shape *other)
       shape->dim[d] = -1;
 }
 
-/* With reduce_retracing, shapes that differ from the closest signature's
- * are generalised (relax_shape), so one concrete function serves them
- * all: those of tensor arguments and of the tensors in lists.  Host
- * arguments stay as they are (each value is a graph of its own). */
-static void relax(ts_signature *sig, const ts_signature *closest)
+/* Can a and c be generalised into one signature by relaxing shapes alone?
+ * Everything but the shapes of tensors (those of lists too) must be
+ * alike: kinds, dtypes, host values, variables, lists' skeletons. */
+static bool only_shapes_differ(const ts_argsig *a, const ts_argsig *c)
 {
-  if (!closest || closest->n != sig->n)
+  if (a->kind != c->kind)
+    return false;
+  if (a->kind == TS_VALUE_TENSOR)
+    return a->dtype == c->dtype;
+  if (a->kind == TS__ARG_VARIABLE)
+    return a->variable == c->variable;
+  if (a->n_list_variables != c->n_list_variables)
+    return false;
+  for (int k = 0; k < a->n_list_variables; k++)
+    if (a->list_variables[k] != c->list_variables[k])
+      return false;
+  if (!a->n_leaves || !c->n_leaves)
+    return a->n_leaves == c->n_leaves && strcmp(a->host, c->host) == 0;
+  if (a->n_leaves != c->n_leaves || strcmp(a->skeleton, c->skeleton))
+    return false;
+  for (int k = 0; k < a->n_leaves; k++)
+    if (a->leaves[k].dtype != c->leaves[k].dtype)
+      return false;
+  return true;
+}
+
+/* sig relaxed to take other's calls too, when they differ only in shapes
+ * (relax_shape on each tensor's, those in lists too); else unchanged. */
+static void relax(ts_signature *sig, const ts_signature *other)
+{
+  if (other->n != sig->n)
     return;
+  for (int i = 0; i < sig->n; i++)
+    if (!only_shapes_differ(&sig->args[i], &other->args[i]))
+      return;
   for (int i = 0; i < sig->n; i++) {
     ts_argsig *a = &sig->args[i];
-    const ts_argsig *c = &closest->args[i];
-    if (a->kind != c->kind)
-      return;
-    if (a->kind == TS_VALUE_TENSOR && a->dtype != c->dtype)
-      return; /* only a change of shape is relaxed */
-    if (a->n_leaves && (a->n_leaves != c->n_leaves || strcmp(a->skeleton, c->skeleton)))
-      return;
-    for (int k = 0; k < a->n_leaves; k++)
-      if (a->leaves[k].dtype != c->leaves[k].dtype)
-        return;
-  }
-  for (int i = 0; i < sig->n; i++) {
-    ts_argsig *a = &sig->args[i];
-    const ts_argsig *c = &closest->args[i];
+    const ts_argsig *c = &other->args[i];
     if (a->kind == TS_VALUE_TENSOR && !ts_shape_equal(a->shape, c->shape))
       relax_shape(&a->shape, &c->shape);
     for (int k = 0; k < a->n_leaves; k++)
@@ -611,20 +627,35 @@ static void relax(ts_signature *sig, const ts_signature *closest)
   ts__signature_update_key(sig);
 }
 
-/* The cached concrete function accepting sig, preferring an exact match. */
+/* With reduce_retracing a new signature is relaxed against every traced
+ * one in trace order, as TensorFlow generalises a call's type against each
+ * entry of its dispatch table (try_generalizing_function_type): those that
+ * differ only in shapes widen it, the others (another dtype, host value,
+ * kind) are passed over.  So f32[1], i32[1], then f32[2] traces f32[?]:
+ * the int32 trace between does not hide the float32 one. */
+static void generalize(const ts_function *f, ts_signature *sig)
+{
+  for (guint i = 0; i < f->concrete->len; i++)
+    relax(sig, &((const ts_concrete *)f->concrete->pdata[i])->sig);
+}
+
+/* The cached concrete function accepting sig: an exact match, else the
+ * most specific of those that accept it (one the others accept too; the
+ * earliest traced when none is), as TensorFlow's dispatch table picks it.
+ * The choice is cached under sig's key. */
 static ts_concrete *lookup(ts_function *f, const ts_signature *sig)
 {
   ts_concrete *cf = g_hash_table_lookup(f->by_key, sig->key);
   if (cf)
     return cf;
-  for (guint i = f->concrete->len; i-- > 0;) {
+  for (guint i = 0; i < f->concrete->len; i++) {
     ts_concrete *c = f->concrete->pdata[i];
-    if (ts__signature_accepts(&c->sig, sig)) {
-      g_hash_table_insert(f->by_key, g_strdup(sig->key), c);
-      return c;
-    }
+    if (ts__signature_accepts(&c->sig, sig) && (!cf || ts__signature_accepts(&cf->sig, &c->sig)))
+      cf = c;
   }
-  return NULL;
+  if (cf)
+    g_hash_table_insert(f->by_key, g_strdup(sig->key), cf);
+  return cf;
 }
 
 /* Do args hold tensors of the dtypes and shapes of the last hit's call? */
@@ -774,13 +805,15 @@ static char *suggested_signature(const ts_function *f, char **why, bool *in_list
 }
 
 /* TensorFlow's "5 out of the last 5 calls triggered retracing", naming
- * the arguments that keep changing and the fix for each kind of change. */
+ * the arguments that keep changing and the fix for each kind of change;
+ * twice at most per function, as TensorFlow's detector warns (at the
+ * fifth trace in a row and the sixth). */
 static void warn_frequent(ts_function *f, ts_trace_reason reason)
 {
   int traced = __builtin_popcount(f->history & ((1u << HISTORY) - 1));
-  if (f->warned_frequent || traced < FREQUENT)
+  if (f->n_warned_frequent == FREQUENT_WARNINGS || traced < FREQUENT)
     return;
-  f->warned_frequent = true;
+  f->n_warned_frequent++;
   char *args = changing_args(f);
   char *fix;
   if (reason == TS_TRACE_HOST_VALUE) {
@@ -997,8 +1030,8 @@ static ts_concrete *resolve(ts_function *f, const ts_value *args, int n, bool ex
     goto out;
   }
 
-  if (f->reduce_retracing && reason == TS_TRACE_SHAPE)
-    relax(&sig, &near->sig);
+  if (f->reduce_retracing)
+    generalize(f, &sig);
   uint64_t t0 = ts_now_ns();
   cf = trace(f, &sig, args);
   if (!cf) {
@@ -1029,20 +1062,28 @@ out:
 }
 
 /* Appends the tensors of v (itself, or those a list holds, depth first)
- * to inputs; false past TS_MAX_INPUTS. */
-static bool gather_inputs(const ts_value *v, ts_tensor **inputs, int *n_in)
+ * to inputs; false past TS_MAX_INPUTS (or when a read fails).  Variables
+ * in lists are captured by the trace, not inputs; a variable given for a
+ * tensor parameter (read_variable: an input signature's, or a concrete
+ * function's traced with a tensor) is read, as TensorFlow converts it to a
+ * tensor there: its value now is the input (a read node in the graph of a
+ * caller being traced). */
+static bool gather_inputs(const ts_value *v, bool read_variable, ts_tensor **inputs, int *n_in)
 {
   if (v->kind == TS_VALUE_LIST) {
     for (int i = 0; i < v->list.n; i++)
-      if (!gather_inputs(&v->list.items[i], inputs, n_in))
+      if (!gather_inputs(&v->list.items[i], false, inputs, n_in))
         return false;
     return true;
   }
-  if (v->kind != TS_VALUE_TENSOR || v->tensor->is_variable) /* variables are captured */
+  if (v->kind != TS_VALUE_TENSOR || (v->tensor->is_variable && !read_variable))
     return true;
   if (*n_in == TS_MAX_INPUTS)
     return false;
-  inputs[(*n_in)++] = v->tensor;
+  ts_tensor *t = v->tensor->is_variable ? ts_read_at((ts_loc){ 0 }, v->tensor) : v->tensor;
+  if (!t)
+    return false;
+  inputs[(*n_in)++] = t;
   return true;
 }
 
@@ -1056,7 +1097,7 @@ static bool concrete_inputs(const ts_concrete *cf, const ts_value *args, int n,
     const ts_argsig *a = &cf->sig.args[i];
     if (a->kind != TS_VALUE_TENSOR && !a->n_leaves)
       continue;
-    if (!gather_inputs(&args[i], inputs, n_in)) {
+    if (!gather_inputs(&args[i], a->kind == TS_VALUE_TENSOR, inputs, n_in)) {
       ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                    "%s: more than %d tensor arguments", cf->fn->name, TS_MAX_INPUTS);
       return false;
@@ -1348,31 +1389,52 @@ ts_concrete *ts_function_get_concrete(ts_function *f, const ts_value *args, int 
   TS_CHECK_ARG(f != NULL && n_args >= 0 && (args || n_args == 0), NULL);
   if (!ts__values_check(f->name, args, n_args) || !check_arg_count(f, n_args))
     return NULL;
-  if (ts__trace_frame()) {
-    ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
-                 "%s: get_concrete_function inside a traced function", f->name);
-    return NULL;
-  }
+  /* Inside another function's trace, f is traced on its own, as a call
+   * of it is there (resolve_inline); ts_concrete_call then copies it in. */
+  ts_op_handler isolate;
+  bool nested = ts__trace_frame() != NULL;
+  if (nested)
+    ts__trace_isolate_begin(&isolate);
   ts_value *converted;
-  if (!convert_args(f, &args, n_args, &converted))
-    return NULL;
-  bool eager;
-  pthread_mutex_lock(&f->lock);
-  ts_concrete *cf = resolve(f, args, n_args, true, &eager);
-  pthread_mutex_unlock(&f->lock);
-  g_free(converted);
+  ts_concrete *cf = NULL;
+  if (convert_args(f, &args, n_args, &converted)) {
+    bool eager;
+    pthread_mutex_lock(&f->lock);
+    cf = resolve(f, args, n_args, true, &eager);
+    pthread_mutex_unlock(&f->lock);
+    g_free(converted);
+  }
+  if (nested)
+    ts__trace_isolate_end(&isolate);
   return cf;
 }
 
+/* Are cf's arguments from `from` on host values its trace baked in (no
+ * tensors, variables or lists of tensors)?  A call may leave those out, as
+ * a concrete function from pow.get_concrete_function(a=spec, b=2) is
+ * called square(x): b is bound to the 2 it was traced with. */
+static bool bound_from(const ts_concrete *cf, int from)
+{
+  for (int i = from; i < cf->sig.n; i++) {
+    const ts_argsig *a = &cf->sig.args[i];
+    if (a->kind == TS_VALUE_TENSOR || a->kind == TS__ARG_VARIABLE || a->n_leaves)
+      return false;
+  }
+  return true;
+}
+
 /* A concrete function called directly: its arguments checked against its
- * signature (a call of the function is checked when it is resolved). */
+ * signature (a call of the function is checked when it is resolved).
+ * Called while another function is traced, its graph is copied into the
+ * caller's, as a call of the function is (TensorFlow calls a
+ * ConcreteFunction from a tf.function as an op of its graph). */
 static ts_tensor *concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
 {
   const ts_function *f = cf->fn;
   if (!ts__values_check(f->name, args, n_args) || !check_call_args(f, args, n_args))
     return NULL;
   char label[128], want[TS_INFO_STR], got[TS_INFO_STR];
-  if (n_args != cf->sig.n) {
+  if (n_args > cf->sig.n || (n_args < cf->sig.n && !bound_from(cf, n_args))) {
     ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                  "%s: this concrete function takes %d argument%s, got %d", f->name, cf->sig.n,
                  cf->sig.n == 1 ? "" : "s", n_args);
@@ -1399,6 +1461,7 @@ static ts_tensor *concrete_call(ts_concrete *cf, const ts_value *args, int n_arg
       ts_signature one_traced = { .n = 1, .args = (ts_argsig *)a };
       ts_argsig now = { .kind = TS_VALUE_TENSOR, .dtype = t->dtype, .shape = t->shape };
       ts_signature one_call = { .n = 1, .args = &now };
+      /* strict while tracing too: the copy's nodes keep the shapes traced */
       if (!ts__signature_accepts(&one_traced, &one_call)) {
         ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                      "%s: expected %s for %s, got %s", f->name,
@@ -1420,7 +1483,7 @@ static ts_tensor *concrete_call(ts_concrete *cf, const ts_value *args, int n_arg
         return NULL;
     }
   }
-  return run_concrete(cf, args, n_args);
+  return ts_tracing() ? inline_concrete(cf, args, n_args) : run_concrete(cf, args, n_args);
 }
 
 ts_tensor *ts_concrete_call(ts_concrete *cf, const ts_value *args, int n_args)
