@@ -21,7 +21,7 @@ static const char *const REASONS[TS_TRACE_REASON_COUNT] = {
 /* One line per event, in the order they happen:
  *   [trace] f(x: 2): traced (first call) [0.041 ms, 1 concrete function]
  *   [trace] f(x: 3): retraced (host value): arg 0 (x): host value 3 differs from 2 [...]
- *   [warning] f: 5 of the last 10 calls traced a new graph because ... */
+ *   [warning] f: 5 of the last 5 calls traced a new graph because ... */
 static void on_event(const ts_event *ev, void *user_data)
 {
   bool trace_log = GPOINTER_TO_INT(user_data);

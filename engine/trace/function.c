@@ -37,6 +37,7 @@ struct ts_function {
   ts_info *last_args;
   int trace_count;
   uint32_t history;       /* bit i: the i-th most recent call traced */
+  int n_history;          /* calls it remembers: up to HISTORY */
   uint64_t changed[64 + 1]; /* per argument: how often it caused a trace (last slot: structure) */
 };
 
@@ -804,6 +805,13 @@ static char *suggested_signature(const ts_function *f, char **why, bool *in_list
   return text;
 }
 
+/* A call made room for in the history (its bit 0, set if it traces). */
+static void remember_call(ts_function *f)
+{
+  f->history <<= 1;
+  f->n_history = MIN(f->n_history + 1, HISTORY);
+}
+
 /* TensorFlow's "5 out of the last 5 calls triggered retracing", naming
  * the arguments that keep changing and the fix for each kind of change;
  * twice at most per function, as TensorFlow's detector warns (at the
@@ -840,7 +848,7 @@ static void warn_frequent(ts_function *f, ts_trace_reason reason)
   }
   char *msg = g_strdup_printf("%s: %d of the last %d calls traced a new graph because %s keep%s "
                               "changing; tracing is expensive: %s",
-                              f->name, traced, HISTORY, args, strchr(args, ',') ? "" : "s", fix);
+                              f->name, traced, f->n_history, args, strchr(args, ',') ? "" : "s", fix);
   warn(f, TS_WARNING_FREQUENT_RETRACING, msg, args);
   g_free(msg);
   g_free(fix);
@@ -967,7 +975,7 @@ static ts_concrete *resolve(ts_function *f, const ts_value *args, int n, bool ex
   if (f->n_specs < 0) {
     ts_concrete *hit = lookup_tensors(f, args, n);
     if (hit) {
-      f->history <<= 1;
+      remember_call(f);
       return hit;
     }
   }
@@ -996,7 +1004,7 @@ static ts_concrete *resolve(ts_function *f, const ts_value *args, int n, bool ex
     ts__signature_clear(&sig);
     return NULL;
   }
-  f->history <<= 1;
+  remember_call(f);
   if (cf) {
     ts__signature_clear(&sig);
     return cf;
