@@ -1272,7 +1272,7 @@ static void test_trace_errors(void)
       "TS_IF: y is undefined (NULL) at the end of the else branch but defined in the then branch",
       true },
     { "dtype_mismatch", dtype_mismatch, false,
-      "TS_IF: x is float32 in the then branch but int32 in the else branch", true },
+      "TS_IF: x has dtype float32 in the then branch, but dtype int32 in the else branch", true },
     { "growing_loop", growing_loop, true,
       "TS_WHILE: x has shape (2,) before the loop, but shape (4,) after one iteration", true },
     { "retyping_loop", retyping_loop, false,

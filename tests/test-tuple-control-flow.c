@@ -290,7 +290,7 @@ static void test_mismatches(void)
                  (const char *[]){ "lengths_differ: returns a tuple of 2 tensors at line ",
                                    "but a tuple of 3 tensors at line ", NULL });
   expect_failure("dtypes_differ", dtypes_differ,
-                 (const char *[]){ "item 1 of dtypes_differ's returned tuple is int32",
+                 (const char *[]){ "item 1 of dtypes_differ's returned tuple has dtype int32",
                                    "float32", NULL });
   ts_scope_end(s);
 }

@@ -1106,7 +1106,7 @@ static int if_outputs(const ts_cf_block *b, ts_info *out)
       return -1;
     }
     if (t->info.dtype != e->info.dtype) {
-      cf_error(b, TS_ERR_DTYPE, "%s is %s in the then branch but %s in the else branch", name,
+      cf_error(b, TS_ERR_DTYPE, "%s has dtype %s in the then branch, but dtype %s in the else branch", name,
                ts_dtype_name(t->info.dtype), ts_dtype_name(e->info.dtype));
       return -1;
     }
