@@ -474,6 +474,32 @@ int tsp_lod_query(const tsp_lod *lod, int track_index, int depth_index, uint64_t
   return (int)(out->len - before_len);
 }
 
+int tsp_lod_spans(const tsp_lod *lod, int track_index, int depth_index, uint64_t from_ns,
+                  uint64_t to_ns, bool backward, int max, GPtrArray *out)
+{
+  const track *tr = track_at(lod, track_index);
+  g_return_val_if_fail(out != NULL, 0);
+  if (!tr || depth_index < 0 || depth_index >= tr->n_depths || from_ns > to_ns || max <= 0)
+    return 0;
+  const depth *d = &tr->depths[depth_index];
+  /* [first, last): the spans ending at from_ns or later and starting at
+   * to_ns or earlier (ends and starts are both sorted: spans of a depth
+   * never overlap) */
+  size_t first = first_span_ending_after(d, from_ns ? from_ns - 1 : 0), lo = first, hi = d->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (d->spans[mid]->start_ns <= to_ns)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  size_t last = lo;
+  int n = 0;
+  for (size_t k = 0; k < last - first && n < max; k++, n++)
+    g_ptr_array_add(out, (gpointer)d->spans[backward ? last - 1 - k : first + k]);
+  return n;
+}
+
 const tsp_event *const *tsp_lod_traces(const tsp_lod *lod, int track_index, int *n)
 {
   const track *tr = track_at(lod, track_index);

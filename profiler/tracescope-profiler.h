@@ -525,6 +525,13 @@ typedef struct tsp_lod_span {
  * wide.  Returns the number appended. */
 int tsp_lod_query(const tsp_lod *lod, int track, int depth, uint64_t from_ns, uint64_t to_ns,
                   double ns_per_px, GArray *out);
+/* The spans themselves (never summaries: instants at one time stay apart)
+ * of depth of track that overlap [from_ns, to_ns], an instant at either
+ * end included: up to max of them (the first in time order, or with
+ * backward the last, latest first), appended to out (const tsp_event *).
+ * Returns the number appended. */
+int tsp_lod_spans(const tsp_lod *lod, int track, int depth, uint64_t from_ns, uint64_t to_ns,
+                  bool backward, int max, GPtrArray *out);
 /* The TRACE events of a track, by start time (borrowed array of n). */
 const tsp_event *const *tsp_lod_traces(const tsp_lod *lod, int track, int *n);
 

@@ -154,6 +154,38 @@ static void test_summaries(void)
 /* Steps of live bytes: each change when zoomed in, one step a pixel with
  * the pixel's highest level when zoomed out; tensors and arenas apart,
  * each with its peak and when it was reached. */
+/* The spans themselves in a window: three instants at one time stay
+ * three (a summary would fold them), a span ending at the window's start
+ * and one starting at its end count, the latest first backward, at most
+ * max; tsp_lod_depth_of finds an instant. */
+static void test_spans(void)
+{
+  tsp_session *s = tsp_session_new_empty();
+  int t = tsp_session_add_thread(s, "main", 1);
+  record_op(s, t, TS_OP_ADD, 0, 100, 200);
+  for (int i = 0; i < 3; i++)
+    record_op(s, t, TS_OP_MUL, 0, 300, 300);
+  record_op(s, t, TS_OP_SUB, 0, 400, 450);
+  record_op(s, t, TS_OP_DIV, 0, 600, 700);
+  tsp_lod *lod = tsp_lod_build(s);
+  GPtrArray *out = g_ptr_array_new();
+  g_assert_cmpint(tsp_lod_spans(lod, t, 0, 200, 400, false, 100, out), ==, 5);
+  g_assert_cmpint(((const tsp_event *)out->pdata[0])->op, ==, TS_OP_ADD); /* ends at 200 */
+  for (int i = 1; i < 4; i++)
+    g_assert_cmpint(((const tsp_event *)out->pdata[i])->op, ==, TS_OP_MUL);
+  g_assert_cmpint(((const tsp_event *)out->pdata[4])->op, ==, TS_OP_SUB); /* starts at 400 */
+  g_assert_cmpint(tsp_lod_depth_of(lod, t, out->pdata[2]), ==, 0);
+  g_ptr_array_set_size(out, 0);
+  g_assert_cmpint(tsp_lod_spans(lod, t, 0, 0, 1000, true, 2, out), ==, 2);
+  g_assert_cmpint(((const tsp_event *)out->pdata[0])->op, ==, TS_OP_DIV);
+  g_assert_cmpint(((const tsp_event *)out->pdata[1])->op, ==, TS_OP_SUB);
+  g_ptr_array_set_size(out, 0);
+  g_assert_cmpint(tsp_lod_spans(lod, t, 0, 460, 590, false, 100, out), ==, 0);
+  g_ptr_array_unref(out);
+  tsp_lod_free(lod);
+  tsp_session_free(s);
+}
+
 static void test_memory(void)
 {
   tsp_session *s = tsp_session_new_empty();
@@ -372,6 +404,7 @@ int main(int argc, char **argv)
   g_test_init(&argc, &argv, NULL);
   g_test_add_func("/profiler/lod/depths", test_depths);
   g_test_add_func("/profiler/lod/summaries", test_summaries);
+  g_test_add_func("/profiler/lod/spans", test_spans);
   g_test_add_func("/profiler/lod/memory", test_memory);
   g_test_add_func("/profiler/lod/search", test_search);
   g_test_add_func("/profiler/lod/search-large", test_search_large);

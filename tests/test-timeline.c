@@ -483,20 +483,29 @@ static void test_launch_links(void)
     { stream, 4000, 4100, 1, 2, TSP_EVENT_DEVICE, TSP_OP_OTHER },
     { stream, 4200, 4300, 0, 0, TSP_EVENT_DEVICE, TSP_OP_OTHER }, /* a copy of no op's */
     { stream, 9000, 9100, 2, 1, TSP_EVENT_DEVICE, TS_OP_ADD },
+    { host, 5000, 5000, 3, 1, TSP_EVENT_OP, TS_OP_MUL },         /* D, E: instants at one time, */
+    { host, 5000, 5000, 3, 2, TSP_EVENT_OP, TS_OP_SUB },         /* as a replayed graph's ops */
+    { stream, 6000, 6100, 3, 1, TSP_EVENT_DEVICE, TS_OP_MUL },
+    { stream, 6500, 6600, 3, 2, TSP_EVENT_DEVICE, TS_OP_SUB },
   };
   for (size_t i = 0; i < G_N_ELEMENTS(spec); i++) {
     tsp_event e = { .start_ns = T0 + spec[i].start, .end_ns = T0 + spec[i].end, .run_id = spec[i].run,
                     .seq = spec[i].seq, .kind = spec[i].kind, .op = spec[i].op, .device = dev };
     tsp_record_on(s, spec[i].thread, &e);
   }
-  const tsp_event *h[4], *d[5];
-  g_assert_cmpint(thread_events(s, host, h, 4), ==, 4);
-  g_assert_cmpint(thread_events(s, stream, d, 5), ==, 5);
-  const tsp_event *call = h[0]->kind == TSP_EVENT_CALL ? h[0] : h[1];
-  const tsp_event *a = NULL, *b = NULL, *c = NULL;
-  for (int i = 0; i < 4; i++)
-    if (h[i]->kind == TSP_EVENT_OP)
-      *(h[i]->seq == 2 ? &b : h[i]->run_id == 2 ? &c : &a) = h[i];
+  const tsp_event *h[6], *d[7];
+  g_assert_cmpint(thread_events(s, host, h, 6), ==, 6);
+  g_assert_cmpint(thread_events(s, stream, d, 7), ==, 7);
+  const tsp_event *call = NULL, *a = NULL, *b = NULL, *c = NULL, *de[2] = { NULL, NULL };
+  for (int i = 0; i < 6; i++) {
+    const tsp_event *e = h[i];
+    if (e->kind == TSP_EVENT_CALL)
+      call = e;
+    else if (e->run_id == 3)
+      de[e->seq - 1] = e;
+    else
+      *(e->seq == 2 ? &b : e->run_id == 2 ? &c : &a) = e;
+  }
   tsp_lod *lod = tsp_lod_build(s);
   /* 10 ns a pixel from T0: 800 px show 8 µs, C's kernel beyond */
   ts_timeline_view v = { .lod = lod, .start_ns = T0, .ns_per_px = 10, .width = 800, .height = 300 };
@@ -513,6 +522,14 @@ static void test_launch_links(void)
   g_assert_cmpint(links_of(&v, stream, d[2], links), ==, 1); /* the copy, from B */
   g_assert_true(g_array_index(links, ts_timeline_link, 0).op == b);
   g_assert_true(g_array_index(links, ts_timeline_link, 0).device == d[2]);
+  /* instants at one time: each kernel finds its own op, each op its own kernel */
+  for (int k = 0; k < 2; k++) {
+    const tsp_event *kernel = d[5 + k]; /* recorded after C's */
+    g_assert_cmpint(links_of(&v, stream, kernel, links), ==, 1);
+    g_assert_true(g_array_index(links, ts_timeline_link, 0).op == de[k]);
+    g_assert_cmpint(links_of(&v, host, de[k], links), ==, 1);
+    g_assert_true(g_array_index(links, ts_timeline_link, 0).device == kernel);
+  }
   g_assert_cmpint(links_of(&v, host, c, links), ==, 0); /* its kernel is out of view */
   v.width = 1000;
   g_assert_cmpint(links_of(&v, host, c, links), ==, 1);

@@ -15,7 +15,8 @@
 
 #define LABEL_MIN_PX 48.0  /* spans narrower than this get no label */
 #define CHAR_PX 6.4        /* the advance of an average character at 11 px */
-#define MAX_FLOWS 400      /* arrows from a selected call */
+#define MAX_FLOWS 400      /* arrows from a selected call, or launch links */
+#define LINK_SCAN 20000    /* spans of a row looked at for a selected span's launch links */
 
 double ts_timeline_x_of(const ts_timeline_view *v, double t_ns)
 {
@@ -364,32 +365,34 @@ int ts_timeline_launch_links(const ts_timeline_view *v, GArray *out)
   const tsp_event *sel = m->event;
   if (!sel || m->depth < 0 || !sel->run_id || (sel->kind != TSP_EVENT_OP && sel->kind != TSP_EVENT_DEVICE))
     return 0;
-  /* device work starts after its launch: an op's spans from its start on,
-   * a device span's op up to its start, in view */
+  /* device work starts after its launch: an op's from its start on, a
+   * device span's op up to its start (latest first), in view; the spans
+   * themselves, not the view's summaries (a replayed graph's ops are
+   * instants at one time) */
+  bool op_selected = sel->kind == TSP_EVENT_OP;
   double from = MAX(v->start_ns, 0), to = v->start_ns + v->ns_per_px * v->width;
-  if (sel->kind == TSP_EVENT_OP)
+  if (op_selected)
     from = MAX(from, (double)sel->start_ns);
   else
-    to = MIN(to, (double)sel->start_ns + 1);
-  if (to <= from)
+    to = MIN(to, (double)sel->start_ns);
+  if (to < from)
     return 0;
   double sel_x = ts_timeline_x_of(v, (double)sel->start_ns) + 2;
   double sel_top = ts_timeline_row_y(v, m->track, m->depth);
   const tsp_session *s = tsp_lod_session(v->lod);
-  GArray *buf = g_array_new(FALSE, FALSE, sizeof(tsp_lod_span));
+  GPtrArray *spans = g_ptr_array_new();
   int n = 0;
   for (int t = 0; t < tsp_session_n_threads(s) && n < MAX_FLOWS; t++) {
     for (int d = 0; d < tsp_lod_n_depths(v->lod, t) && n < MAX_FLOWS; d++) {
-      g_array_set_size(buf, 0);
-      tsp_lod_query(v->lod, t, d, (uint64_t)from, (uint64_t)to, v->ns_per_px, buf);
-      const tsp_lod_span *sp = (const tsp_lod_span *)(void *)buf->data;
-      for (guint i = 0; i < buf->len && n < MAX_FLOWS; i++) {
-        if (sp[i].count != 1 || !launch_pair(sel, sp[i].event))
+      g_ptr_array_set_size(spans, 0);
+      tsp_lod_spans(v->lod, t, d, (uint64_t)from, (uint64_t)to, !op_selected, LINK_SCAN, spans);
+      for (guint i = 0; i < spans->len && n < MAX_FLOWS; i++) {
+        const tsp_event *e = spans->pdata[i];
+        if (!launch_pair(sel, e))
           continue;
-        double x = ts_timeline_x_of(v, (double)sp[i].start_ns) + 2, top = ts_timeline_row_y(v, t, d);
-        bool op_selected = sel->kind == TSP_EVENT_OP;
+        double x = ts_timeline_x_of(v, (double)e->start_ns) + 2, top = ts_timeline_row_y(v, t, d);
         ts_timeline_link l = {
-          .op = op_selected ? sel : sp[i].event, .device = op_selected ? sp[i].event : sel,
+          .op = op_selected ? sel : e, .device = op_selected ? e : sel,
           .x0 = op_selected ? sel_x : x, .y0 = (op_selected ? sel_top : top) + TS_TIMELINE_ROW - 2,
           .x1 = op_selected ? x : sel_x, .y1 = (op_selected ? top : sel_top) + 2,
         };
@@ -398,7 +401,7 @@ int ts_timeline_launch_links(const ts_timeline_view *v, GArray *out)
       }
     }
   }
-  g_array_unref(buf);
+  g_ptr_array_unref(spans);
   return n;
 }
 
