@@ -187,6 +187,11 @@ typedef enum ts_range_status {
 ts_range_status ts__range_count_i64(int64_t start, int64_t limit, int64_t delta, int64_t *n);
 ts_range_status ts__range_count_f64(double start, double limit, double delta, int64_t *n);
 
+/* Does a Reshape into `shape` infer its -1 from the input's dims rather
+ * than its size alone (a -1 beside a 0, as TensorFlow's; ops/shape.c)?
+ * Then reshape(reshape(x, a), shape) is not reshape(x, shape). */
+bool ts__reshape_reads_dims(ts_shape shape);
+
 /* Normalises a possibly negative axis against rank (-1 is the last); false
  * if out of range.  The one place axes are normalised. */
 bool ts__axis(int64_t axis, int rank, int *out);

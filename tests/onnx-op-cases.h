@@ -102,6 +102,13 @@ static ts_tensor *case_binary_rows(ts_call *c)
   return ts_concat(parts, 5, 0);
 }
 
+/* A -1 beside a 0 (TensorFlow's rule: [0,3] into [-1,0] is [3,0]), which
+ * ONNX's Reshape refuses with allowzero: exported as the traced shape. */
+static ts_tensor *case_reshape_beside_zero(ts_call *c)
+{
+  return ts_reshape(A(0), TS_SHAPE(-1, 0));
+}
+
 /* TruncateDiv and TruncateMod of integers: ONNX's Div and Mod (fmod 1) */
 static ts_tensor *case_truncate_int(ts_call *c)
 {
@@ -304,6 +311,7 @@ static const onnx_op_case ONNX_OP_CASES[] = {
   { "sorting", case_sorting, "x", { "f32[2,4]=3,1,3,-2,0.5,0.5,-1,4" } },
   { "any_all", case_any_all, "x", { "f32[2,3]=1,-2,3,-4,-5,-6" } },
   { "shapes", case_shapes, "x", { "f32[2,6]:range" } },
+  { "reshape_beside_zero", case_reshape_beside_zero, "x", { "f32[0,3]:zeros" } },
   { "stack", case_stack, "x", { "f32[2,3]=1,-2,3.5,4,0.25,-8" } },
   { "reverse", case_reverse, "x", { "f32[2,3,4]:range" } },
   { "one_hot", case_one_hot, "indices", { "i32[6]=0,2,-1,5,1,-3" } },

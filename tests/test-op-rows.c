@@ -587,6 +587,23 @@ static ts_tensor *edge_body(ts_call *c)
     ts_tensor *wide = ts_mul(x, ts_scalar_f32(1e4)), *inf = ts_div(x, ts_mul(x, ts_scalar_f32(0)));
     return ts_cast(ts_cast(ts_concat(((ts_tensor *[]){ wide, inf }), 2, 0), TS_F16), TS_I16);
   }
+  /* over nothing: TensorFlow's identities (-inf, inf; the lowest, the highest) */
+  case 90: {
+    ts_tensor *none = ts_slice(x, TS_INTS(0, 0), TS_INTS(2, 0));
+    return ts_concat(((ts_tensor *[]){ ts_reduce_max(none, TS_AXES(1), false),
+                                       ts_reduce_min(none, TS_AXES(-1), false) }), 2, 0);
+  }
+  case 91: {
+    ts_tensor *none = ts_slice(i, TS_INTS(0, 1), TS_INTS(2, 0));
+    return ts_concat(((ts_tensor *[]){ ts_reduce_max(none, TS_AXES(1), true),
+                                       ts_reduce_min(none, TS_AXES(1), true) }), 2, 1);
+  }
+  case 92: return ts_reshape(ts_slice(x, TS_INTS(0, 0), TS_INTS(0, 3)), TS_SHAPE(-1, 0)); /* [3,0] */
+  case 93: { /* floor(x / y) and fmod's remainder, as TensorFlow's */
+    ts_tensor *tenth = ts_scalar_f32(0.1f), *ys = ts_mul(ts_sub(x, x), tenth);
+    return ts_concat(((ts_tensor *[]){ ts_floordiv(x, tenth), ts_mod(x, tenth), ts_floordiv(ts_neg(x), ys),
+                                       ts_mod(ts_neg(x), ts_neg(tenth)) }), 4, 0);
+  }
   default: return NULL;
   }
 }
@@ -685,6 +702,10 @@ static const struct {
   { "Cast float64 to uint64, out of range, inf, NaN", TS_OP_CAST },
   { "Cast float32 to uint32, out of range, inf, NaN", TS_OP_CAST },
   { "Cast float16 to int16, out of range, inf, NaN", TS_OP_CAST },
+  { "Max and Min float32 over nothing", TS_OP_REDUCE_MAX },
+  { "Max and Min int32 over nothing, keepdims", TS_OP_REDUCE_MIN },
+  { "Reshape, a -1 beside a 0", TS_OP_RESHAPE },
+  { "FloorDiv and FloorMod float32, inexact quotients, by zero", TS_OP_FLOORDIV },
 };
 
 static int edge_cases(op_case *out)

@@ -495,8 +495,17 @@ static void test_reshape(void)
                NULL);
   assert_error(ts_reshape(x, TS_SHAPE(-1, -1)), TS_ERR_SHAPE, "Reshape", "[-1,-1]", NULL);
   assert_error(ts_reshape(x, TS_SHAPE(-2, -3)), TS_ERR_SHAPE, "Reshape", "[-2,-3]", NULL);
-  assert_error(ts_reshape(ts_zeros(TS_F32, TS_SHAPE(0, 3)), TS_SHAPE(0, -1)), TS_ERR_SHAPE,
-               "Reshape", "f32[0,3]", NULL);
+  /* A -1 beside a 0 takes the input's nonzero dims over the other nonzero
+   * dims, as TensorFlow's Reshape ([0,3] into [0,-1] is [0,3], into
+   * [-1,0] is [3,0]); NumPy refuses both as ambiguous. */
+  ts_tensor *e03 = ts_zeros(TS_F32, TS_SHAPE(0, 3));
+  assert_info(ts_reshape(e03, TS_SHAPE(0, -1)), TS_F32, TS_SHAPE(0, 3));
+  assert_info(ts_reshape(e03, TS_SHAPE(-1, 0)), TS_F32, TS_SHAPE(3, 0));
+  assert_info(ts_reshape(ts_zeros(TS_F32, TS_SHAPE(2, 0, 6)), TS_SHAPE(4, -1, 0)), TS_F32,
+              TS_SHAPE(4, 3, 0));
+  /* the input must still be empty */
+  assert_error(ts_reshape(x, TS_SHAPE(-1, 0)), TS_ERR_SHAPE, "Reshape", "i32[2,3]", "[-1,0]",
+               NULL);
   assert_error(ts_reshape(x, TS_SHAPE(INT64_MAX, 4)), TS_ERR_SHAPE, "Reshape", "i32[2,3]",
                NULL);
   ts_scope_end(scope);

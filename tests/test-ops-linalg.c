@@ -567,6 +567,19 @@ static void test_max_pool2d_shapes(void)
     ts_scope_end(s);
   }
   g_assert_true(ts_set_threads(threads));
+
+  /* SAME windows of INT_MAX a side (as TensorFlow takes them) cover the
+   * whole input from every output: each the max of its channel, and the
+   * work of a row counted without overflow (UBSan). */
+  ts_scope *s = ts_scope_begin();
+  float v[] = { 1, -1, 5, -2, 3, -3, 2, -4, 4, -5, 0, -6 };
+  ts_tensor *y = ts_max_pool2d(ts_constant(TS_F32, TS_SHAPE(1, 2, 3, 2), v), INT_MAX, INT_MAX, 1, 2,
+                               TS_PADDING_SAME);
+  g_assert_nonnull(y);
+  g_assert_true(ts_shape_equal(ts_tensor_shape(y), TS_SHAPE(1, 2, 2, 2)));
+  for (int64_t j = 0; j < ts_tensor_size(y); j++)
+    g_assert_cmpfloat(ts_tensor_get_f64(y, j), ==, j % 2 ? -1 : 5);
+  ts_scope_end(s);
 }
 
 static void test_max_pool2d_errors(void)

@@ -256,6 +256,13 @@ static ts_tensor *self_sub(ts_call *c)
   return ts_sub(ts_arg(c, 0), ts_arg(c, 0));
 }
 
+/* [2,0] as [0,5], then [-1,0]: the -1 beside a 0 reads the dims it is
+ * given (5), not the first input's (2), so the reshapes stay two. */
+static ts_tensor *reshape_beside_zero(ts_call *c)
+{
+  return ts_reshape(ts_reshape(ts_arg(c, 0), TS_SHAPE(0, 5)), TS_SHAPE(-1, 0));
+}
+
 static void test_simplify_keeps(void)
 {
   ts_function *fn = ts_function_new("broadcasting_one", broadcasting_one, "x");
@@ -284,6 +291,17 @@ static void test_simplify_keeps(void)
   assert_same_both_ways(self_sub, "x", &fx, 1, 0);
   ts_value ix = TS_TENSOR_VALUE(ramp(TS_I32, TS_SHAPE(3), -5, 7));
   assert_same_both_ways(self_sub, "x", &ix, 1, 0);
+
+  fn = ts_function_new("reshape_beside_zero", reshape_beside_zero, "x");
+  ts_value espec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(2, 0));
+  g = optimize(trace(fn, &espec, 1), "simplify", "simplify: simplified 0 nodes");
+  g_assert_cmpint(count_op(g, TS_OP_RESHAPE), ==, 2);
+  ts_graph_free(g);
+  ts_value e = TS_TENSOR_VALUE(ts_zeros(TS_F32, TS_SHAPE(2, 0)));
+  ts_tensor *y = ts_function_call(fn, &e, 1);
+  g_assert_true(ts_shape_equal(ts_tensor_shape(y), TS_SHAPE(5, 0)));
+  ts_function_free(fn);
+  assert_same_both_ways(reshape_beside_zero, "x", &e, 1, 0);
 }
 
 static ts_tensor *layout(ts_call *c)

@@ -193,7 +193,7 @@ static bool simplify_reshape(simplifier *s)
     forward(s, xp);
     return true;
   }
-  if (!nested)
+  if (!nested || ts__reshape_reads_dims(s->n->attrs[0].shape))
     return false;
   add(s, TS_OP_RESHAPE, &xp, 1, s->n->attrs, 1, inner, true);
   return true;

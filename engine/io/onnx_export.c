@@ -574,6 +574,10 @@ static bool emit_cast(emit_ctx *c)
 static bool emit_reshape(emit_ctx *c)
 {
   ts_shape s = attr(c->n, 0)->shape;
+  /* ONNX refuses a -1 beside a 0 with allowzero: the traced shape (which
+   * holds the 0 too) says the -1 once it knows it */
+  if (ts__reshape_reads_dims(s) && !ts__reshape_reads_dims(c->n->outputs[0].shape))
+    s = c->n->outputs[0].shape;
   const char *shape = const_i64(c, "shape", s.dim, s.rank, false);
   Onnx__NodeProto *node = node1(c, "Reshape", c->out[0], 2, c->in[0], shape);
   for (int d = 0; d < s.rank; d++)

@@ -587,6 +587,10 @@ static bool op_reshape(onnx_node_ctx *c)
     }
     out.dim[k] = d;
   }
+  if (allowzero && ts__reshape_reads_dims(out)) { /* the spec's rule; ours would pick one */
+    onnx_node_fail(c, TS_ERR_SHAPE, "shape holds both 0 and -1, which allowzero=1 leaves undetermined");
+    return false;
+  }
   return out1(c, reshape(x, out));
 }
 

@@ -569,7 +569,12 @@ static bool max_pool2d_cpu(ts_kernel_ctx *k)
   window g = window_init(x->shape, ksize.v[0], ksize.v[1], k->attrs[POOL_STRIDES].ints,
                          k->attrs[POOL_PADDING].i);
   pool_job job = { &g, max_pool_table[x->dtype], x->data, y->data };
-  int64_t per_row = MAX(g.ow * g.kh * g.kw * g.c, 1);
+  /* the values a row of outputs reads: windows clipped to the input (a
+   * SAME ksize may pass it, up to INT_MAX a side) */
+  int64_t per_row, reads[] = { g.ow, MIN(g.kh, g.h), MIN(g.kw, g.w), g.c };
+  if (!ts__shape_product(reads, 4, &per_row))
+    per_row = INT64_MAX;
+  per_row = MAX(per_row, 1);
   ts__parallel_range(g.n * g.oh, MAX(POOL_VALUES_PER_PART / per_row, 1), pool_part, &job);
   return true;
 }

@@ -6,8 +6,10 @@
  * accumulates in f32), Max/Min propagate NaN, ArgMax and ArgMin pick the
  * first of equal values and a NaN before any number (as NumPy's), Any
  * and All take bool alone.  Reducing over zero elements gives 0 (Sum), 1
- * (Prod), NaN (float Mean), false (Any), true (All) and is an error for
- * Max, Min and integer Mean. */
+ * (Prod), NaN (float Mean), false (Any), true (All), and for Max and Min
+ * the reducer's identity as TensorFlow's: -inf and inf for floats, the
+ * dtype's lowest and highest for integers (NumPy refuses there); an
+ * integer Mean of zero elements is an error unless the output is empty. */
 #include "engine-private.h"
 
 #include <glib.h>
@@ -279,11 +281,10 @@ static bool reduce_plan_make(ts_loc loc, const ts_op_def *def, ts_dtype dtype, t
   if (unknown && p->count != 0)
     p->count = -1;
 
-  if (p->count == 0 && (kind == K_MAX || kind == K_MIN))
-    return PLAN_FAIL(TS_ERR_INVALID_ARGUMENT,
-                     "cannot take the %s of zero elements: the reduced axes of input %s are empty",
-                     kind == K_MAX ? "maximum" : "minimum", ts__info_str(in, dtype, shape));
-  if (p->count == 0 && kind == K_MEAN && !ts_dtype_is_float(dtype))
+  /* an empty output (or one the trace does not know yet) divides nothing */
+  int64_t out_size = ts_shape_size(p->out);
+  if (p->count == 0 && kind == K_MEAN && !ts_dtype_is_float(dtype) && out_size != 0 &&
+      out_size != -1)
     return PLAN_FAIL(TS_ERR_INVALID_ARGUMENT,
                      "integer mean of zero elements (division by zero is not allowed): "
                      "the reduced axes of input %s are empty", ts__info_str(in, dtype, shape));

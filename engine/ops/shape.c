@@ -32,6 +32,16 @@ static bool norm_axis(ts_infer_ctx *c, int64_t axis, ts_info x, int *out)
  * it, so it cannot overflow). */
 /* ---- reshape and flatten: views ------------------------------------------------ */
 
+bool ts__reshape_reads_dims(ts_shape shape)
+{
+  bool minus_one = false, zero = false;
+  for (int i = 0; i < shape.rank; i++) {
+    minus_one |= shape.dim[i] == -1;
+    zero |= shape.dim[i] == 0;
+  }
+  return minus_one && zero;
+}
+
 static bool reshape_infer(ts_infer_ctx *c)
 {
   ts_info x = c->in[0];
@@ -40,7 +50,8 @@ static bool reshape_infer(ts_infer_ctx *c)
   if (want.rank < 0 || want.rank > TS_MAX_RANK)
     return ts__infer_fail(c, TS_ERR_SHAPE, "rank %d is not in [0, %d]", want.rank, TS_MAX_RANK);
   int infer_at = -1;
-  int64_t known = 1; /* product of the other dims, saturated at INT64_MAX */
+  bool zero_dim = false, huge = false; /* a 0 among the other dims; their product overflows */
+  int64_t known = 1; /* product of the other dims but 0, saturated at INT64_MAX */
   for (int i = 0; i < want.rank; i++) {
     int64_t d = want.dim[i];
     if (d < -1 || (d == -1 && infer_at >= 0))
@@ -50,7 +61,9 @@ static bool reshape_infer(ts_infer_ctx *c)
                             ts__info_str(xs, x.dtype, x.shape));
     if (d == -1)
       infer_at = i;
-    else if (__builtin_mul_overflow(known, d, &known))
+    else if (d == 0)
+      zero_dim = true;
+    else if ((huge |= __builtin_mul_overflow(known, d, &known)))
       known = INT64_MAX;
   }
   int64_t have = ts_shape_size(x.shape);
@@ -61,12 +74,26 @@ static bool reshape_infer(ts_infer_ctx *c)
   if (have < 0) { /* unknown input dims: only the -1 stays unknown */
     return true;
   }
-  if (infer_at < 0 ? known != have : known == 0 || have % known != 0)
+  /* The -1 takes what the input's size leaves.  Beside a 0 that is
+   * ambiguous; TensorFlow's Reshape then divides the input's nonzero dims
+   * by the other nonzero dims ([0,3] into [-1,0] is [3,0], where NumPy
+   * refuses), and so does this, unless the other nonzero dims overflow. */
+  bool fits = infer_at >= 0 ? (zero_dim ? have == 0 && !huge : have % known == 0)
+                            : (zero_dim ? 0 : known) == have;
+  if (!fits)
     return ts__infer_fail(c, TS_ERR_SHAPE, "cannot reshape %s (%lld elements) into %s",
                           ts__info_str(xs, x.dtype, x.shape), (long long)have,
                           dims_str(ws, want.dim, want.rank));
-  if (infer_at >= 0)
-    c->out[0].shape.dim[infer_at] = have / known;
+  if (infer_at < 0)
+    return true;
+  int64_t left = have; /* beside a 0: the product of the input's nonzero dims */
+  if (zero_dim) {
+    left = 1;
+    for (int i = 0; i < x.shape.rank; i++)
+      if (x.shape.dim[i] > 0 && __builtin_mul_overflow(left, x.shape.dim[i], &left))
+        left = INT64_MAX;
+  }
+  c->out[0].shape.dim[infer_at] = left / known;
   return true;
 }
 
