@@ -17,10 +17,8 @@
  * result of mixing two is the later of them (i32 + f32 -> f32,
  * u8 + i64 -> i64, bool + u8 -> u8).  Comparisons compare in the promoted
  * dtype and return bool.  ts_div is true division: on integers it returns
- * f64 (as tf.math.truediv does); ts_floordiv and ts_mod floor as
- * TensorFlow's FloorDiv and FloorMod (-7 // 2 = -4, -7 % 2 = 1; on floats
- * floor(x / y), and fmod's remainder moved into the divisor's sign).
- * Logical ops take bool only.
+ * f64 (as tf.math.truediv does); ts_floordiv and ts_mod floor like Python
+ * and NumPy (-7 // 2 = -4, -7 % 2 = 1).  Logical ops take bool only.
  */
 #pragma once
 

@@ -599,7 +599,7 @@ static ts_tensor *edge_body(ts_call *c)
                                        ts_reduce_min(none, TS_AXES(1), true) }), 2, 1);
   }
   case 92: return ts_reshape(ts_slice(x, TS_INTS(0, 0), TS_INTS(0, 3)), TS_SHAPE(-1, 0)); /* [3,0] */
-  case 93: { /* floor(x / y) and fmod's remainder, as TensorFlow's */
+  case 93: { /* inexact quotients (NumPy's divmod: 1 // 0.1 is 9), and by zero */
     ts_tensor *tenth = ts_scalar_f32(0.1f), *ys = ts_mul(ts_sub(x, x), tenth);
     return ts_concat(((ts_tensor *[]){ ts_floordiv(x, tenth), ts_mod(x, tenth), ts_floordiv(ts_neg(x), ys),
                                        ts_mod(ts_neg(x), ts_neg(tenth)) }), 4, 0);

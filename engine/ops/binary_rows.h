@@ -61,22 +61,40 @@
  * nan for y 0), DivNoNan (0 where y is 0, whatever x: as TensorFlow's) and
  * Xlogy (0 where x is 0, even for a y of nan or 0) as TensorFlow's functors. */
 
-/* FloorDiv and FloorMod of floats as TensorFlow's functors, not NumPy's
- * divmod (which Python's // follows): the quotient is floor(x / y), so
- * 1 // 0.1 is 10 where NumPy gives 9, and x / 0 gives inf or nan; the
- * remainder is fmod(x, y) moved into the divisor's sign, a zero one
- * keeping the dividend's (-4 % 2 is -0.0, NumPy's 0.0). */
+/* Python's divmod on floats (NumPy's npy_divmod): the quotient floors, the
+ * remainder takes the divisor's sign, and x / 0 gives inf or nan. */
+#define FLOAT_DIVMOD(sfx, T)                                  \
+  TS_EW_FN T divmod_##sfx(T x, T y, T *mod)              \
+  {                                                           \
+    T m = fmod(x, y);                                         \
+    if (y == 0) {                                             \
+      *mod = m;                                               \
+      return x / y;                                           \
+    }                                                         \
+    T d = (x - m) / y;                                        \
+    if (m != 0) {                                             \
+      if ((y < 0) != (m < 0)) {                               \
+        m += y;                                               \
+        d -= 1;                                               \
+      }                                                       \
+    } else {                                                  \
+      m = copysign((T)0, y);                                  \
+    }                                                         \
+    *mod = m;                                                 \
+    if (d == 0)                                               \
+      return copysign((T)0, x / y);                           \
+    T q = floor(d);                                           \
+    return d - q > (T)0.5 ? q + 1 : q;                        \
+  }
+
 #define FLOAT_ELEMS(sfx, T)                                                              \
+  FLOAT_DIVMOD(sfx, T)                                                                   \
   TS_EW_FN T add_##sfx(T x, T y) { return x + y; }                                  \
   TS_EW_FN T sub_##sfx(T x, T y) { return x - y; }                                  \
   TS_EW_FN T mul_##sfx(T x, T y) { return x * y; }                                  \
   TS_EW_FN T div_##sfx(T x, T y) { return x / y; }                                  \
-  TS_EW_FN T floordiv_##sfx(T x, T y) { return floor(x / y); }                     \
-  TS_EW_FN T mod_##sfx(T x, T y)                                                    \
-  {                                                                                      \
-    T m = fmod(x, y);                                                                    \
-    return m != 0 && (y < 0) != (m < 0) ? m + y : m;                                     \
-  }                                                                                      \
+  TS_EW_FN T floordiv_##sfx(T x, T y) { T m; return divmod_##sfx(x, y, &m); }       \
+  TS_EW_FN T mod_##sfx(T x, T y) { T m; divmod_##sfx(x, y, &m); return m; }         \
   TS_EW_FN T pow_##sfx(T x, T y) { return pow(x, y); }                              \
   TS_EW_FN T maximum_##sfx(T x, T y) { return isnan(x) || x > y ? x : y; }          \
   TS_EW_FN T minimum_##sfx(T x, T y) { return isnan(x) || x < y ? x : y; }          \
