@@ -1250,6 +1250,52 @@ static void test_if_reads_outer_values(void)
   g_free(path);
 }
 
+/* A model of two outputs is a function per output, each building the
+ * nodes its output needs alone: y = Relu(x) runs and its graph holds no
+ * Reshape though z = Reshape(x, [7]) (x is [3]) fails, in its own
+ * function and in a run of the whole model. */
+static void test_function_builds_its_output_alone(void)
+{
+  int64_t dims[] = { 3 }, seven[] = { 7 };
+  pb *g = msg();
+  put_msg(g, 1, node("Relu", "relu", "x", "y", NULL));
+  put_msg(g, 1, node("Reshape", "bad_reshape", "x,shape", "z", NULL));
+  put_msg(g, 5, i64_tensor("shape", 1, seven, 1));
+  put_msg(g, 11, value_info("x", 1, 1, dims));
+  put_msg(g, 12, value_info("y", 1, 1, dims));
+  put_msg(g, 12, value_info("z", 1, 0, NULL));
+  pb *bytes = model(13, g);
+  char *path = write_file("two_outputs.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  ts_scope *scope = ts_scope_begin();
+  float xv[] = { -1, 2, 3 };
+  ts_value arg = TS_TENSOR_VALUE(ts_constant(TS_F32, TS_SHAPE(3), xv));
+  for (int eager = 0; eager < 2; eager++) {
+    ts_run_functions_eagerly(eager);
+    ts_tensor *y = ts_function_call(ts_onnx_model_function(m, 0), &arg, 1);
+    if (!y)
+      g_error("%s", ts_error_peek()->message);
+    g_assert_cmpfloat(ts_tensor_get_f64(y, 0), ==, 0);
+    g_assert_cmpfloat(ts_tensor_get_f64(y, 2), ==, 3);
+    g_assert_null(ts_function_call(ts_onnx_model_function(m, 1), &arg, 1));
+    ts_error *e = ts_error_take();
+    g_test_message("%s", e->message);
+    g_assert_nonnull(strstr(e->message, "two_outputs.onnx:2: Reshape"));
+    ts_error_free(e);
+  }
+  ts_run_functions_eagerly(false);
+  const ts_graph *traced = ts_concrete_graph(ts_function_concrete(ts_onnx_model_function(m, 0), 0));
+  for (int i = 0; i < ts_graph_n_nodes(traced); i++)
+    g_assert_cmpint(ts_node_op(ts_graph_node(traced, i)), !=, TS_OP_RESHAPE);
+  ts_tensor *outs[2];
+  g_assert_false(ts_onnx_model_run(m, &arg.tensor, 1, outs));
+  ts_error_free(ts_error_take());
+  ts_scope_end(scope);
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
 /* Loop(M, cond, v): the body adds `one` (an outer initializer) to v and
  * scans each new v out; stops after M iterations or when v[0] >= limit. */
 /* ValueInfoProto of a name only (no type). */
@@ -3255,6 +3301,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/import/reverse-sequence", test_reverse_sequence);
   g_test_add_func("/onnx/import/slice-negative-steps", test_slice_negative_steps);
   g_test_add_func("/onnx/import/opset-18", test_opset_18);
+  g_test_add_func("/onnx/import/function-builds-its-output-alone", test_function_builds_its_output_alone);
   g_test_add_func("/onnx/import/opsets-19-to-22", test_opsets_19_to_22);
   g_test_add_func("/onnx/import/one-hot", test_one_hot);
   g_test_add_func("/onnx/import/batch-norm-training", test_batch_norm_training);

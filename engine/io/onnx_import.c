@@ -487,13 +487,57 @@ static const Onnx__TypeProto *derived_type(const Onnx__NodeProto *n, size_t k, c
 
 /* Builds g's nodes on the values bound in vals (and those around it);
  * outputs[0 .. g->n_output-1] get g's outputs. */
-static bool build_nodes(ts_onnx_model *m, const Onnx__GraphProto *g, onnx_values *vals, ts_tensor **outputs)
+/* Adds every name the nodes of g (and of their subgraphs) read to names. */
+static void add_read_names(const Onnx__GraphProto *g, GHashTable *names)
+{
+  for (size_t i = 0; i < g->n_node; i++) {
+    const Onnx__NodeProto *n = g->node[i];
+    for (size_t k = 0; k < n->n_input; k++)
+      if (*n->input[k])
+        g_hash_table_add(names, n->input[k]);
+    for (size_t a = 0; a < n->n_attribute; a++)
+      if (n->attribute[a]->g)
+        add_read_names(n->attribute[a]->g, names);
+  }
+}
+
+/* The nodes of g that its output `output` needs (true), walking back from
+ * the last (nodes come in dataflow order): one whose output is needed
+ * needs its inputs and the names its subgraphs read from around them. */
+static bool *nodes_needed(const Onnx__GraphProto *g, const char *output)
+{
+  GHashTable *names = g_hash_table_new(g_str_hash, g_str_equal); /* borrowed from g */
+  g_hash_table_add(names, (char *)output);
+  bool *need = g_new0(bool, g->n_node + 1);
+  for (size_t i = g->n_node; i-- > 0;) {
+    const Onnx__NodeProto *n = g->node[i];
+    for (size_t k = 0; k < n->n_output && !need[i]; k++)
+      need[i] = *n->output[k] && g_hash_table_contains(names, n->output[k]);
+    if (!need[i])
+      continue;
+    for (size_t k = 0; k < n->n_input; k++)
+      if (*n->input[k])
+        g_hash_table_add(names, n->input[k]);
+    for (size_t a = 0; a < n->n_attribute; a++)
+      if (n->attribute[a]->g)
+        add_read_names(n->attribute[a]->g, names);
+  }
+  g_hash_table_unref(names);
+  return need;
+}
+
+/* Builds g's nodes (those need says, all without it) and gives its
+ * outputs (NULL: one not built). */
+static bool build_nodes(ts_onnx_model *m, const Onnx__GraphProto *g, onnx_values *vals, const bool *need,
+                        ts_tensor **outputs)
 {
   const onnx_file *f = &m->file;
   bool ok = true;
   char buf[32];
   for (size_t i = 0; i < g->n_node && ok; i++) {
     const Onnx__NodeProto *n = g->node[i];
+    if (need && !need[i])
+      continue;
     const onnx_op_row *row = g_hash_table_lookup(m->rows, n);
     onnx_value *in = g_new0(onnx_value, n->n_input + 1);
     ts_tensor **out = g_new0(ts_tensor *, n->n_output + 1);
@@ -547,13 +591,16 @@ static bool build_nodes(ts_onnx_model *m, const Onnx__GraphProto *g, onnx_values
     g_free(out);
     g_free(host);
   }
-  for (size_t i = 0; i < g->n_output && ok; i++)
-    outputs[i] = value_lookup(vals, g->output[i]->name)->t;
+  for (size_t i = 0; i < g->n_output && ok; i++) {
+    const onnx_value *v = value_lookup(vals, g->output[i]->name);
+    outputs[i] = v ? v->t : NULL;
+  }
   return ok && !ts_failed();
 }
 
-/* Builds the model's ops on inputs; outputs[0 .. n_output-1]. */
-static bool build(ts_onnx_model *m, ts_tensor *const *inputs, ts_tensor **outputs)
+/* Builds the model's ops on inputs: those of output `only` (its function's
+ * graph holds them alone), or every one (-1); outputs[0 .. n_output-1]. */
+static bool build(ts_onnx_model *m, ts_tensor *const *inputs, int only, ts_tensor **outputs)
 {
   const Onnx__GraphProto *g = m->file.model->graph;
   onnx_values vals = { g_hash_table_new_full(g_str_hash, g_str_equal, NULL, g_free), NULL };
@@ -561,7 +608,9 @@ static bool build(ts_onnx_model *m, ts_tensor *const *inputs, ts_tensor **output
     value_bind(&vals, m->inputs[i]->name, inputs[i], host_of(inputs[i]), m->inputs[i]->type);
   for (int i = 0; i < m->n_inits; i++)
     value_bind(&vals, g->initializer[i]->name, m->inits[i], m->inits[i], NULL);
-  bool ok = build_nodes(m, g, &vals, outputs);
+  bool *need = only >= 0 ? nodes_needed(g, g->output[only]->name) : NULL;
+  bool ok = build_nodes(m, g, &vals, need, outputs);
+  g_free(need);
   g_hash_table_destroy(vals.map);
   return ok;
 }
@@ -586,7 +635,7 @@ bool onnx_build_subgraph(const onnx_node_ctx *c, const Onnx__GraphProto *g, ts_t
     if ((ok = t != NULL))
       value_bind(&vals, g->initializer[i]->name, t, t, NULL);
   }
-  ok = ok && build_nodes(c->model, g, &vals, outputs);
+  ok = ok && build_nodes(c->model, g, &vals, NULL, outputs);
   g_hash_table_destroy(vals.map);
   return ok;
 }
@@ -626,7 +675,7 @@ bool ts_onnx_model_run(ts_onnx_model *m, ts_tensor *const *inputs, int n_inputs,
   int n_out = ts_onnx_model_n_outputs(m);
   ts_tensor **out = g_new0(ts_tensor *, n_out + 1);
   ts_scope *scope = ts_scope_begin();
-  bool ok = build(m, inputs, out);
+  bool ok = build(m, inputs, -1, out);
   for (int i = 0; i < n_out && ok; i++)
     ts_tensor_ref(out[i]);
   ts_scope_end(scope);
@@ -654,7 +703,7 @@ static ts_tensor *slot_call(int slot, ts_call *call)
   ts_tensor **out = g_new0(ts_tensor *, ts_onnx_model_n_outputs(m) + 1);
   for (int i = 0; i < n; i++)
     in[i] = ts_arg_at((ts_loc){ 0 }, call, i);
-  ts_tensor *ret = !ts_failed() && check_inputs(m, in, n) && build(m, in, out) ? out[output] : NULL;
+  ts_tensor *ret = !ts_failed() && check_inputs(m, in, n) && build(m, in, output, out) ? out[output] : NULL;
   g_free(in);
   g_free(out);
   return ret;
