@@ -281,8 +281,8 @@ static gboolean run_op_equal(gconstpointer a, gconstpointer b)
 
 /* Flow arrows ("launch") from each op to the device work charged to it
  * (its kernels and copies: same run, same sequence number), as Perfetto
- * links a CUDA launch to its kernel. */
-static uint64_t put_launch_flows(const tsp_session *s, GString *o, uint64_t base, uint64_t id)
+ * links a CUDA launch to its kernel; their ids follow `id`. */
+static void put_launch_flows(const tsp_session *s, GString *o, uint64_t base, uint64_t id)
 {
   GHashTable *ops = g_hash_table_new_full(run_op_hash, run_op_equal, g_free, NULL);
   for (int t = 0; t < tsp_session_n_threads(s); t++) {
@@ -308,7 +308,6 @@ static uint64_t put_launch_flows(const tsp_session *s, GString *o, uint64_t base
     }
   }
   g_hash_table_unref(ops);
-  return id;
 }
 
 /* Flow arrows from the calls to the top-level ops of their runs, then

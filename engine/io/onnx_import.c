@@ -487,18 +487,16 @@ static const Onnx__TypeProto *derived_type(const Onnx__NodeProto *n, size_t k, c
 
 /* Builds g's nodes on the values bound in vals (and those around it);
  * outputs[0 .. g->n_output-1] get g's outputs. */
-/* Adds every name the nodes of g (and of their subgraphs) read to names. */
-static void add_read_names(const Onnx__GraphProto *g, GHashTable *names)
+/* Adds every name node n reads to names: its inputs, and those its
+ * subgraphs' nodes read (from around them too). */
+static void add_read_names(const Onnx__NodeProto *n, GHashTable *names)
 {
-  for (size_t i = 0; i < g->n_node; i++) {
-    const Onnx__NodeProto *n = g->node[i];
-    for (size_t k = 0; k < n->n_input; k++)
-      if (*n->input[k])
-        g_hash_table_add(names, n->input[k]);
-    for (size_t a = 0; a < n->n_attribute; a++)
-      if (n->attribute[a]->g)
-        add_read_names(n->attribute[a]->g, names);
-  }
+  for (size_t k = 0; k < n->n_input; k++)
+    if (*n->input[k])
+      g_hash_table_add(names, n->input[k]);
+  for (size_t a = 0; a < n->n_attribute; a++)
+    for (size_t i = 0; n->attribute[a]->g && i < n->attribute[a]->g->n_node; i++)
+      add_read_names(n->attribute[a]->g->node[i], names);
 }
 
 /* The nodes of g that its output `output` needs (true), walking back from
@@ -513,14 +511,8 @@ static bool *nodes_needed(const Onnx__GraphProto *g, const char *output)
     const Onnx__NodeProto *n = g->node[i];
     for (size_t k = 0; k < n->n_output && !need[i]; k++)
       need[i] = *n->output[k] && g_hash_table_contains(names, n->output[k]);
-    if (!need[i])
-      continue;
-    for (size_t k = 0; k < n->n_input; k++)
-      if (*n->input[k])
-        g_hash_table_add(names, n->input[k]);
-    for (size_t a = 0; a < n->n_attribute; a++)
-      if (n->attribute[a]->g)
-        add_read_names(n->attribute[a]->g, names);
+    if (need[i])
+      add_read_names(n, names);
   }
   g_hash_table_unref(names);
   return need;
