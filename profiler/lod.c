@@ -396,14 +396,14 @@ int tsp_lod_n_depths(const tsp_lod *lod, int track_index)
   return tr ? tr->n_depths : 0;
 }
 
-/* The first span of d ending after t (ends are sorted: spans of a depth
- * never overlap). */
-static size_t first_span_ending_after(const depth *d, uint64_t t)
+/* The first span of d ending at t or later, an instant at t included
+ * (ends are sorted: spans of a depth never overlap). */
+static size_t first_span_ending_from(const depth *d, uint64_t t)
 {
   size_t lo = 0, hi = d->n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (d->spans[mid]->end_ns > t)
+    if (d->spans[mid]->end_ns >= t)
       hi = mid;
     else
       lo = mid + 1;
@@ -416,9 +416,7 @@ int tsp_lod_depth_of(const tsp_lod *lod, int track_index, const tsp_event *e)
   const track *tr = track_at(lod, track_index);
   for (int d = 0; tr && d < tr->n_depths; d++) {
     const depth *dp = &tr->depths[d];
-    /* from the spans ending at its start on: an instant (a replayed
-     * graph's op) ends where it starts */
-    for (size_t i = first_span_ending_after(dp, e->start_ns ? e->start_ns - 1 : 0);
+    for (size_t i = first_span_ending_from(dp, e->start_ns);
          i < dp->n && dp->spans[i]->start_ns <= e->start_ns; i++)
       if (dp->spans[i] == e)
         return d;
@@ -451,7 +449,7 @@ int tsp_lod_query(const tsp_lod *lod, int track_index, int depth_index, uint64_t
   folder f = { .width = ns_per_px, .origin = (double)from_ns };
   item done;
   if (!l) {
-    for (size_t i = first_span_ending_after(d, from_ns); i < d->n && d->spans[i]->start_ns < to_ns; i++) {
+    for (size_t i = first_span_ending_from(d, from_ns); i < d->n && d->spans[i]->start_ns < to_ns; i++) {
       item it = item_of_span(d->spans[i], (uint32_t)i);
       if (folder_feed(&f, &it, &done))
         put_span(out, d, &done);
@@ -485,7 +483,7 @@ int tsp_lod_spans(const tsp_lod *lod, int track_index, int depth_index, uint64_t
   /* [first, last): the spans ending at from_ns or later and starting at
    * to_ns or earlier (ends and starts are both sorted: spans of a depth
    * never overlap) */
-  size_t first = first_span_ending_after(d, from_ns ? from_ns - 1 : 0), lo = first, hi = d->n;
+  size_t first = first_span_ending_from(d, from_ns), lo = first, hi = d->n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     if (d->spans[mid]->start_ns <= to_ns)
