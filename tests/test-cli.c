@@ -887,6 +887,17 @@ static void test_save_results(void)
   g_free(dir);
 }
 
+/* `run module fn` on f32[3]=1,-2,5 prints want in graph mode, eagerly,
+ * through a concrete function and through a worker. */
+static void expect_run_every_way(const char *module, const char *fn, const char *want)
+{
+  const char *arg[] = { "--arg", "f32[3]=1,-2,5" };
+  expect_output(cli("run", module, fn, arg[0], arg[1], NULL), want);
+  expect_output(cli("run", module, fn, "--mode", "eager", arg[0], arg[1], NULL), want);
+  expect_output(cli("run", module, fn, "--concrete", "f32[3]", arg[0], arg[1], NULL), want);
+  expect_output(cli("run", module, fn, "--isolate", arg[0], arg[1], NULL), want);
+}
+
 /* A function returning a tuple: every result, as Python prints a tuple,
  * in graph mode, eagerly, through a concrete function and a worker; its
  * signature's returns as TensorFlow prints them; --save one file each. */
@@ -894,11 +905,7 @@ static void test_tuple_results(void)
 {
   g_autofree char *tiny = g_build_filename(TS_TEST_MODULES_DIR, "tiny.so", NULL);
   const char *want = "(Tensor(-2.0, shape=(), dtype=float32), Tensor(5.0, shape=(), dtype=float32))\n";
-  expect_output(cli("run", tiny, "min_max", "--arg", "f32[3]=1,-2,5", NULL), want);
-  expect_output(cli("run", tiny, "min_max", "--mode", "eager", "--arg", "f32[3]=1,-2,5", NULL), want);
-  expect_output(cli("run", tiny, "min_max", "--concrete", "f32[3]", "--arg", "f32[3]=1,-2,5", NULL),
-                want);
-  expect_output(cli("run", tiny, "min_max", "--isolate", "--arg", "f32[3]=1,-2,5", NULL), want);
+  expect_run_every_way(tiny, "min_max", want);
   expect_output(cli("signatures", tiny, "min_max", "--arg", "f32[3]=1,-2,5", NULL),
                 "min_max(x)\n  Args:\n    x: float32 Tensor, shape=(3,)\n  Returns:\n"
                 "    (<1>, <2>)\n      <1>: float32 Tensor, shape=()\n"
@@ -927,11 +934,7 @@ static void test_tuple_results(void)
   cli_result_clear(&r);
   /* a tuple of one prints as Python's (x,), in every mode */
   const char *one = "(Tensor(-2.0, shape=(), dtype=float32),)\n";
-  expect_output(cli("run", tiny, "only_min", "--arg", "f32[3]=1,-2,5", NULL), one);
-  expect_output(cli("run", tiny, "only_min", "--mode", "eager", "--arg", "f32[3]=1,-2,5", NULL), one);
-  expect_output(cli("run", tiny, "only_min", "--concrete", "f32[3]", "--arg", "f32[3]=1,-2,5", NULL),
-                one);
-  expect_output(cli("run", tiny, "only_min", "--isolate", "--arg", "f32[3]=1,-2,5", NULL), one);
+  expect_run_every_way(tiny, "only_min", one);
   r = cli("health", tiny, "only_min", "--arg", "f32[3]=1,-2,5", NULL);
   g_assert_cmpint(r.status, ==, 0);
   g_assert_true(g_str_has_prefix(r.out, one));

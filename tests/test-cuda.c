@@ -818,6 +818,13 @@ static void assert_close_to(ts_tensor *want, ts_tensor *got)
     g_assert_cmpfloat_with_epsilon(ts_tensor_get_f64(got, i), ts_tensor_get_f64(want, i), 1e-4);
 }
 
+/* Listens for w (ts_listener_remove the id returned). */
+static int watch_loops(loop_watch *w)
+{
+  return ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING) | TS_EVENT_MASK(TS_EVENT_OP_END),
+                         on_loop_event, w);
+}
+
 /* Calls fn on CUDA:0 with x and the count, against the CPU; returns the
  * MatMul op events the call had there. */
 static int loop_call(const ts_backend *b, ts_function *fn, int count, loop_watch *w)
@@ -847,8 +854,7 @@ static void test_loops_in_graphs(void)
     return;
   ts_scope *scope = ts_scope_begin();
   loop_watch w = { 0 };
-  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING) | TS_EVENT_MASK(TS_EVENT_OP_END),
-                           on_loop_event, &w);
+  int id = watch_loops(&w);
   ts_function *counted = ts_function_new("counted_loop", counted_loop, "x, n");
   ts_function *nested = ts_function_new("nested_loops", nested_loops, "x, m");
   const int counts[] = { 0, 1, 9, 3, 0, 40 };
@@ -890,8 +896,7 @@ static void test_loop_broken_inside(void)
     return;
   ts_scope *scope = ts_scope_begin();
   loop_watch w = { 0 };
-  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING) | TS_EVENT_MASK(TS_EVENT_OP_END),
-                           on_loop_event, &w);
+  int id = watch_loops(&w);
   int reader = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_END), read_matmul, NULL);
   ts_function *nested = ts_function_new("nested_loops", nested_loops, "x, m");
   for (int call = 0; call < 3; call++)
@@ -916,8 +921,7 @@ static void test_if_in_graphs(void)
     return;
   ts_scope *scope = ts_scope_begin();
   loop_watch w = { 0 };
-  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING) | TS_EVENT_MASK(TS_EVENT_OP_END),
-                           on_loop_event, &w);
+  int id = watch_loops(&w);
   ts_function *fn = ts_function_new("branchy", branchy, "x");
   const double shifts[] = { 1, -1, -1, 1, 1 };
   ts_value arg;
