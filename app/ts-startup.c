@@ -97,7 +97,7 @@ TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
     { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, &s->screenshot, "Save the window as PNG FILE once the calls are made, then quit", "FILE" },
     { "size", 0, 0, G_OPTION_ARG_CALLBACK, (gpointer)on_size_option, "Window size for --screenshot", "WIDTHxHEIGHT" },
     { "version", 0, 0, G_OPTION_ARG_NONE, &s->version, "Print the version and exit", NULL },
-    { NULL },
+    { 0 },
   };
   g_autoptr(GOptionContext) context = g_option_context_new("[FILE]");
   g_option_context_set_summary(context, "Tracescope: run traced tensor programs in graph or eager mode and see why they retrace.");
