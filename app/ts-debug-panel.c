@@ -17,6 +17,7 @@
 #include "ts-workspace.h"
 
 #define SOURCE_CONTEXT 6 /* lines either side of the op's */
+#define CURRENT_MARK "current-line" /* the source line of the op shown */
 #define INTRO "Run steps op by op."
 #define BREAK_HELP                                                                                            \
   "A breakpoint: an op (MatMul), a node (dense_1/*), a line (file.c:12), nan, or a value test (max > 1e6); " \
@@ -278,10 +279,18 @@ static void on_source_read(GObject *source, GAsyncResult *res, gpointer user_dat
   end = start;
   gtk_text_iter_forward_to_line_end(&end);
   gtk_text_buffer_apply_tag_by_name(buffer, "current", &start, &end);
-  GtkTextMark *mark = gtk_text_buffer_create_mark(buffer, NULL, &start, TRUE);
+  GtkTextMark *mark = gtk_text_buffer_get_mark(buffer, CURRENT_MARK);
+  gtk_text_buffer_move_mark(buffer, mark, &start);
   gtk_text_view_scroll_to_mark(self->source_view, mark, 0.1, TRUE, 0, 0.5);
-  gtk_text_buffer_delete_mark(buffer, mark);
   settle_source(self);
+}
+
+/* The view's height changed (the panel or the window resized after the
+ * line was shown): the current line scrolls back into it, if it left. */
+static void keep_current_line(TsDebugPanel *self)
+{
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer(self->source_view);
+  gtk_text_view_scroll_mark_onscreen(self->source_view, gtk_text_buffer_get_mark(buffer, CURRENT_MARK));
 }
 
 static void show_source(TsDebugPanel *self, const TsDebugOp *op)
@@ -606,8 +615,11 @@ gboolean ts_debug_panel_add_breakpoint(TsDebugPanel *self, const char *spec, GEr
   g_autofree char *text = g_strstrip(g_strdup(spec));
   if (!ts_debug_break_check(text)) {
     ts_error *e = ts_error_take();
-    g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "breakpoint '%s': %s", text,
-                e && e->detail ? e->detail : e ? e->message : "not understood");
+    /* the engine's message names the breakpoint */
+    if (e)
+      g_set_error_literal(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, e->message);
+    else
+      g_set_error(error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "breakpoint '%s': not understood", text);
     ts_error_free(e);
     return FALSE;
   }
@@ -817,17 +829,6 @@ static GtkWidget *build_controls(TsDebugPanel *self)
   gtk_label_set_ellipsize(self->status_label, PANGO_ELLIPSIZE_END);
   gtk_box_append(GTK_BOX(column), GTK_WIDGET(self->status_label));
 
-  self->history_scale = GTK_SCALE(gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, 0, 1, 1));
-  gtk_scale_set_draw_value(self->history_scale, FALSE);
-  gtk_widget_set_tooltip_text(GTK_WIDGET(self->history_scale),
-                              "Step back (Alt+[) and forward (Alt+]): the ops that ran, with their tensors as they were");
-  g_signal_connect(self->history_scale, "value-changed", G_CALLBACK(on_history_moved), self);
-  gtk_box_append(GTK_BOX(column), GTK_WIDGET(self->history_scale));
-  self->history_label = GTK_LABEL(gtk_label_new(""));
-  gtk_label_set_xalign(self->history_label, 0);
-  gtk_widget_add_css_class(GTK_WIDGET(self->history_label), "dim-label");
-  gtk_box_append(GTK_BOX(column), GTK_WIDGET(self->history_label));
-
   self->break_entry = GTK_ENTRY(gtk_entry_new());
   gtk_entry_set_placeholder_text(self->break_entry, "Add a breakpoint");
   gtk_widget_set_tooltip_text(GTK_WIDGET(self->break_entry), BREAK_HELP);
@@ -840,6 +841,30 @@ static GtkWidget *build_controls(TsDebugPanel *self)
   gtk_list_box_set_selection_mode(self->stack_list, GTK_SELECTION_NONE);
   gtk_box_append(GTK_BOX(column), section("Call Stack", GTK_WIDGET(self->stack_list)));
   return column;
+}
+
+/* The scrubber under the source, as wide as it: a step back moves the line
+ * shown, and the column of controls stays short enough to show the
+ * breakpoint entry in a short window. */
+static GtkWidget *build_history(TsDebugPanel *self)
+{
+  GtkWidget *row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6);
+  self->history_scale = GTK_SCALE(gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, 0, 1, 1));
+  gtk_scale_set_draw_value(self->history_scale, FALSE);
+  gtk_widget_set_tooltip_text(GTK_WIDGET(self->history_scale),
+                              "Step back (Alt+[) and forward (Alt+]): the ops that ran, with their tensors as they were");
+  gtk_widget_set_hexpand(GTK_WIDGET(self->history_scale), TRUE);
+  g_signal_connect(self->history_scale, "value-changed", G_CALLBACK(on_history_moved), self);
+  gtk_box_append(GTK_BOX(row), GTK_WIDGET(self->history_scale));
+  self->history_label = GTK_LABEL(gtk_label_new(""));
+  /* a width of its own: the divider beside the source stays put as the
+   * text changes from "live · 12 ops kept" to "op 3 of 12 (as it was)" */
+  gtk_label_set_width_chars(self->history_label, 24);
+  gtk_label_set_xalign(self->history_label, 0);
+  gtk_label_set_ellipsize(self->history_label, PANGO_ELLIPSIZE_END);
+  gtk_widget_add_css_class(GTK_WIDGET(self->history_label), "dim-label");
+  gtk_box_append(GTK_BOX(row), GTK_WIDGET(self->history_label));
+  return row;
 }
 
 static GtkWidget *build_source(TsDebugPanel *self)
@@ -859,13 +884,21 @@ static GtkWidget *build_source(TsDebugPanel *self)
   gtk_text_view_set_right_margin(self->source_view, 4);
   /* its font is known once styled; a font changed later counts from the next op shown */
   g_signal_connect_swapped(self->source_view, "realize", G_CALLBACK(update_source_width), self);
-  gtk_text_buffer_create_tag(gtk_text_view_get_buffer(self->source_view), "current", "paragraph-background",
-                             "rgba(53,132,228,0.28)", "weight", PANGO_WEIGHT_BOLD, NULL);
+  GtkTextBuffer *buffer = gtk_text_view_get_buffer(self->source_view);
+  gtk_text_buffer_create_tag(buffer, "current", "paragraph-background", "rgba(53,132,228,0.28)", "weight",
+                             PANGO_WEIGHT_BOLD, NULL);
+  GtkTextIter first;
+  gtk_text_buffer_get_start_iter(buffer, &first);
+  gtk_text_buffer_create_mark(buffer, CURRENT_MARK, &first, TRUE);
   GtkWidget *scroll = gtk_scrolled_window_new();
+  /* "changed": the page's size (or the text's); a scroll by the user is "value-changed" */
+  g_signal_connect_swapped(gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(scroll)), "changed",
+                           G_CALLBACK(keep_current_line), self);
   gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), GTK_WIDGET(self->source_view));
   gtk_scrolled_window_set_has_frame(GTK_SCROLLED_WINDOW(scroll), TRUE);
   gtk_widget_set_vexpand(scroll, TRUE);
   gtk_box_append(GTK_BOX(box), scroll);
+  gtk_box_append(GTK_BOX(box), build_history(self));
   return box;
 }
 

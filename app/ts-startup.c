@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ts-debug-panel.h"
 #include "ts-graph-pane.h"
 #include "ts-screenshot.h"
 
@@ -17,6 +18,7 @@ struct _TsStartupScript {
   const TsStartup *startup;
   TsWindow *window;       /* weak */
   gboolean module_requested, function_selected, panel_shown, compare_shown, expanded, shot_requested;
+  gboolean debug_ended; /* the debug call ended (::finished): that settles the window too */
   guint next_call;
   guint step_id;
   int frames;
@@ -37,6 +39,7 @@ void ts_startup_free(TsStartup *s)
   if (s->calls)
     g_ptr_array_unref(s->calls);
   g_free(s->mode);
+  g_strfreev(s->breakpoints);
   g_free(s->panel);
   g_free(s->colour);
   g_free(s->device);
@@ -87,7 +90,8 @@ TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
     { "function", 'f', 0, G_OPTION_ARG_STRING, &s->function, "Select FUNCTION", "FUNCTION" },
     { "arg", 'a', 0, G_OPTION_ARG_CALLBACK, (gpointer)on_arg_option, "An argument of the call, as tracescope-cli takes it (f32[3]:uniform, i32[2]=1,2, npy:x.npy, 2)", "SPEC" },
     { "call", 'c', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, (gpointer)on_call_option, "Start another call (its --arg options follow)", NULL },
-    { "mode", 0, 0, G_OPTION_ARG_STRING, &s->mode, "Run in graph or eager mode", "graph|eager" },
+    { "mode", 0, 0, G_OPTION_ARG_STRING, &s->mode, "Run in graph or eager mode, or debug the call op by op", "graph|eager|debug" },
+    { "break", 0, 0, G_OPTION_ARG_STRING_ARRAY, &s->breakpoints, "With --mode=debug: stop before the ops SPEC matches, as the debugger's breakpoint entry takes it (an op MatMul, a node dense_1/*, a line seeds.c:400, nan, a value test 'max > 1e6'); without one the call stops before its first op", "SPEC" },
     { "panel", 0, 0, G_OPTION_ARG_STRING, &s->panel, "Show the trace-log, console, profiler or debugger panel", "trace-log|console|profiler|debugger" },
     { "profile", 0, 0, G_OPTION_ARG_NONE, &s->profile, "Turn Profile on: the calls record op timings", NULL },
     { "colour", 0, 0, G_OPTION_ARG_STRING, &s->colour, "Colour graph nodes by op type, device or compute time", "op-type|device|compute-time" },
@@ -123,8 +127,20 @@ TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
     (*argv)[1] = NULL;
     *argc = 1;
   }
-  if (s->mode && g_strcmp0(s->mode, "graph") != 0 && g_strcmp0(s->mode, "eager") != 0) {
-    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--mode takes graph or eager, got '%s'", s->mode);
+  if (s->mode && !g_strv_contains((const char *const[]){ "graph", "eager", "debug", NULL }, s->mode)) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--mode takes graph, eager or debug, got '%s'",
+                s->mode);
+    return NULL;
+  }
+  gboolean debug = g_strcmp0(s->mode, "debug") == 0;
+  if (s->breakpoints && !debug) {
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--break needs --mode=debug");
+    return NULL;
+  }
+  if (debug && s->calls->len > 1) {
+    /* a debug call stops; a second would continue it, not start its own */
+    g_set_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                "--mode=debug debugs one call, %u given with --call", s->calls->len);
     return NULL;
   }
   if (compare && (sscanf(compare, "%d,%d", &s->compare[0], &s->compare[1]) != 2 ||
@@ -180,6 +196,10 @@ static gboolean window_settled(TsStartupScript *self)
     return FALSE;
   if (ts_window_get_comparing(w))
     return TRUE;
+  if (g_strcmp0(s->mode, "debug") == 0 && s->calls->len > 0) {
+    /* stopped in the call, or past its end */
+    return self->debug_ended || ts_debug_panel_get_stopped(ts_window_get_debug_panel(w));
+  }
   TsGraphPane *pane = ts_window_get_graph_pane(w);
   TsLoadedModule *module = ts_window_get_module(w);
   TsModuleFunction *fn = module && s->function ? ts_loaded_module_lookup(module, s->function) : NULL;
@@ -221,6 +241,11 @@ static gboolean script_step_idle(gpointer user_data)
   self->step_id = 0;
   script_step(self);
   return G_SOURCE_REMOVE;
+}
+
+static void on_debug_finished(TsDebugPanel *panel, const char *result, const char *error, TsStartupScript *self)
+{
+  self->debug_ended = TRUE;
 }
 
 static void on_window_busy(TsWindow *window, GParamSpec *pspec, TsStartupScript *self)
@@ -271,6 +296,13 @@ static void script_step(TsStartupScript *self)
     self->function_selected = TRUE;
     if (s->mode)
       gtk_widget_activate_action(GTK_WIDGET(w), "win.mode", "s", s->mode);
+    for (char **spec = s->breakpoints; spec && *spec; spec++) {
+      g_autoptr(GError) error = NULL;
+      if (!ts_debug_panel_add_breakpoint(ts_window_get_debug_panel(w), *spec, &error)) {
+        g_printerr("tracescope: --break: %s\n", error->message);
+        exit(EXIT_FAILURE);
+      }
+    }
     /* for this window: a scripted run changes no saved setting */
     if (s->profile)
       ts_window_set_profiling_once(w, TRUE);
@@ -340,6 +372,7 @@ TsStartupScript *ts_startup_script_new(GApplication *app, const TsStartup *start
     g_object_set(self->settings, "gtk-enable-animations", FALSE, NULL);
   }
   g_signal_connect(window, "notify::busy", G_CALLBACK(on_window_busy), self);
+  g_signal_connect(ts_window_get_debug_panel(window), "finished", G_CALLBACK(on_debug_finished), self);
   script_step(self);
   return self;
 }
@@ -351,6 +384,7 @@ void ts_startup_script_free(TsStartupScript *self)
   g_clear_handle_id(&self->step_id, g_source_remove);
   if (self->window) {
     g_signal_handlers_disconnect_by_data(self->window, self);
+    g_signal_handlers_disconnect_by_data(ts_window_get_debug_panel(self->window), self);
     g_object_remove_weak_pointer(G_OBJECT(self->window), (gpointer *)&self->window);
   }
   if (self->settings) {

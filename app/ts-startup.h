@@ -1,6 +1,7 @@
 /* ts-startup.h — the command line of `tracescope` (see --help) and the
- * script it makes of it: open a module, select a function, make calls, show
- * a panel, then optionally save a screenshot and quit. */
+ * script it makes of it: open a module, select a function, make calls (or
+ * debug one, stopping at its breakpoints), show a panel, then optionally
+ * save a screenshot and quit. */
 #pragma once
 
 #include <gio/gio.h>
@@ -15,7 +16,8 @@ typedef struct {
   char *remote;      /* "[user@]host[:port]": the module runs there (over ssh), or NULL */
   char *function;
   GPtrArray *calls;  /* GStrv of argument specs, one per call */
-  char *mode;        /* "graph" or "eager" */
+  char *mode;        /* "graph", "eager" or "debug" */
+  char **breakpoints; /* breakpoint specs set before a debug call, or NULL */
   char *panel;       /* "trace-log", "console" or "profiler" */
   int compare[2];    /* two concrete functions of `function` side by side; -1: none */
   gboolean expand_all; /* open every group of the graph shown */

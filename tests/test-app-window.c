@@ -305,6 +305,34 @@ static void test_startup_options(void)
   g_assert_null(ts_startup_parse(&argc, &argv, &error));
   g_assert_nonnull(strstr(error->message, "--panel takes trace-log, console, profiler or debugger, got 'debug'"));
   g_clear_error(&error);
+
+  /* Debug mode from the command line: one call, stopping at --break's */
+  char *debug[] = { "tracescope", "-m", "seeds", "-f", "power", "--mode", "debug", "--break", "MatMul",
+                    "--break", "nan", "--call", "-a", "f32[2,2]:ones", "-a", "2", NULL };
+  argc = G_N_ELEMENTS(debug) - 1;
+  argv = debug;
+  s = ts_startup_parse(&argc, &argv, &error);
+  g_assert_no_error(error);
+  g_assert_cmpstr(s->mode, ==, "debug");
+  g_assert_cmpstrv(s->breakpoints, ((const char *const[]){ "MatMul", "nan", NULL }));
+  ts_startup_free(s);
+  static const struct {
+    const char *argv[12], *error;
+  } refused[] = {
+    { { "tracescope", "--mode", "step", NULL }, "--mode takes graph, eager or debug, got 'step'" },
+    { { "tracescope", "--break", "MatMul", NULL }, "--break needs --mode=debug" },
+    { { "tracescope", "-m", "seeds", "-f", "power", "--mode", "debug", "--call", "-a", "1", "--call", NULL },
+      "--mode=debug debugs one call, 2 given with --call" },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS(refused); i++) {
+    char **args = g_strdupv((char **)refused[i].argv), **given = args;
+    argc = (int)g_strv_length(args);
+    g_assert_null(ts_startup_parse(&argc, &given, &error));
+    g_assert_error(error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE);
+    g_assert_cmpstr(error->message, ==, refused[i].error);
+    g_clear_error(&error);
+    g_strfreev(args);
+  }
 }
 
 /* Preferences, About and the shortcuts window (with the graph's and the
@@ -696,6 +724,15 @@ static void test_screenshot_refuses_bad_script(void)
                                                                   "f32[2,2]:ones", NULL }, &failed);
   g_assert_true(failed);
   g_assert_nonnull(strstr(few, "simple_nn_layer(x, y) takes 2 arguments, 1 given with --arg"));
+  g_autofree char *bad_break = screenshot_stderr((const char *const[]){ "--module", seeds_path(), "--function",
+                                                                        "power", "--mode", "debug", "--break",
+                                                                        "max >> 2", "--call", "--arg",
+                                                                        "f32[2,2]:ones", "--arg", "2", NULL },
+                                                 &failed);
+  g_assert_true(failed);
+  /* the breakpoint named once, then what was wrong with it */
+  g_assert_nonnull(strstr(bad_break, "--break: breakpoint 'max >> 2': expected a number after the comparison"));
+  g_assert_null(strstr(strstr(bad_break, "max >> 2") + 1, "breakpoint 'max >> 2'"));
 }
 
 /* An argument the user typed is refused with the op and the detail, not
@@ -1218,6 +1255,47 @@ static void test_layout_fits(void)
     g_error("the window does not fit:\n%s", problems->str);
 }
 
+/* tracescope --mode debug --break MatMul --call ...: the script's call is
+ * debugged and stops at the breakpoint, where the screenshot is taken
+ * (the window settles stopped, not when the call ends). */
+static void test_startup_debugs_a_call(void)
+{
+  g_autoptr(TsStartup) startup = g_new0(TsStartup, 1);
+  startup->calls = g_ptr_array_new_with_free_func((GDestroyNotify)g_strfreev);
+  g_ptr_array_add(startup->calls, g_strdupv((char *[]){ "f32[10,10]:ones", "3", NULL }));
+  startup->compare[0] = startup->compare[1] = -1;
+  startup->module = g_strdup(seeds_path());
+  startup->function = g_strdup("power");
+  startup->mode = g_strdup("debug");
+  startup->breakpoints = g_strdupv((char *[]){ "MatMul", NULL });
+  startup->screenshot = g_build_filename(tmp_dir, "debug-stop.png", NULL);
+  TsStartupScript *script = ts_startup_script_new(G_APPLICATION(app), startup, window);
+  test_wait_for(file_exists, startup->screenshot, "the screenshot");
+  ts_startup_script_free(script);
+  g_unlink(startup->screenshot);
+  TsDebugPanel *debug = ts_window_get_debug_panel(window);
+  g_assert_true(ts_debug_panel_get_stopped(debug));
+  const char *status = ts_debug_panel_get_status(debug);
+  g_assert_nonnull(strstr(status, "MatMul"));
+  g_assert_nonnull(strstr(status, "breakpoint 1"));
+  activate("win.debug", "s", "stop");
+  test_wait_for(debug_ended, NULL, "the debug call to end");
+  ts_debug_panel_remove_breakpoint(debug, "MatMul");
+
+  /* a call that fails (3x3 by power's 10x10 identity: the MatMul is
+   * refused before a stop) settles the window when it ends */
+  g_strfreev(startup->calls->pdata[0]);
+  startup->calls->pdata[0] = g_strdupv((char *[]){ "f32[3,3]:ones", "3", NULL });
+  script = ts_startup_script_new(G_APPLICATION(app), startup, window);
+  test_wait_for(file_exists, startup->screenshot, "the screenshot of the ended call");
+  ts_startup_script_free(script);
+  g_unlink(startup->screenshot);
+  g_assert_false(ts_debug_panel_get_active(debug));
+  g_assert_nonnull(strstr(ts_debug_panel_get_status(debug), "inner dimensions differ"));
+  ts_debug_panel_remove_breakpoint(debug, "MatMul");
+  activate("win.mode", "s", "graph");
+}
+
 /* Issue 23: a screenshot shows the panel asked for with its tab selected,
  * and only that tab: "--screenshot --panel profiler" right after a Run once
  * caught the Trace Log's tab still fading out (the theme's buttons change
@@ -1444,6 +1522,7 @@ int main(int argc, char **argv)
     { "/app/first-page-has-no-run-controls", test_first_page_has_no_run_controls },
     { "/app/function-typo-says-nearest", test_function_typo_says_nearest },
     { "/app/screenshot-panel-tab", test_screenshot_panel_tab },
+    { "/app/startup-debugs-a-call", test_startup_debugs_a_call },
     { "/app/window-bindings", test_window_bindings },
     { "/app/graph-title-wins", test_graph_title_wins },
     { NULL, NULL },
