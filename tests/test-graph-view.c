@@ -69,6 +69,24 @@ static const ts_graph *trace_nested(fixture *f)
   return ts_concrete_graph(cf);
 }
 
+/* The guide's power(x, 3): an identity and three MatMuls, each edge labelled f32[10,10]. */
+static ts_tensor *power3(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *result = ts_eye(TS_F32, 10, 10);
+  for (int i = 0; i < 3; i++)
+    result = ts_matmul(x, result);
+  return result;
+}
+
+static const ts_graph *trace_power(fixture *f)
+{
+  f->fn = ts_function_new("power", power3, "x");
+  ts_value args[1] = { TS_SPEC_VALUE(TS_F32, TS_SHAPE(10, 10)) };
+  ts_concrete *cf = ts_function_get_concrete(f->fn, args, 1);
+  g_assert_nonnull(cf);
+  return ts_concrete_graph(cf);
+}
+
 static const ts_graph *trace_sequential(fixture *f)
 {
   f->module = ts_module_open("seeds");
@@ -681,7 +699,19 @@ static void test_fly_to(void)
   fixture_clear(&f);
 }
 
-/* The legend's share of the graph's top-level boxes on screen, px^2. */
+/* The share of a canvas rectangle on screen under the legend, px^2. */
+static double covered_part(TsViewport *vp, const graphene_rect_t *legend, double x, double y, double w, double h)
+{
+  double x0, y0, x1, y1;
+  ts_viewport_canvas_to_widget(vp, x, y, &x0, &y0);
+  ts_viewport_canvas_to_widget(vp, x + w, y + h, &x1, &y1);
+  graphene_rect_t box = GRAPHENE_RECT_INIT(x0, y0, x1 - x0, y1 - y0), both;
+  return graphene_rect_intersection(&box, legend, &both) ? both.size.width * both.size.height : 0;
+}
+
+/* The legend's share of the graph's top-level boxes on screen and, at a
+ * zoom that draws them, of its edge labels (placed by a renderer of the
+ * same layout), px^2. */
 static double legend_cover(TsGraphView *view)
 {
   graphene_rect_t legend;
@@ -692,14 +722,17 @@ static double legend_cover(TsGraphView *view)
   double covered = 0;
   for (int i = 0; i < ts_view_layout_n_boxes(layout); i++) {
     const ts_view_box *b = ts_view_layout_box(layout, i);
-    if (b->parent >= 0)
-      continue;
-    double x0, y0, x1, y1;
-    ts_viewport_canvas_to_widget(vp, b->x, b->y, &x0, &y0);
-    ts_viewport_canvas_to_widget(vp, b->x + b->width, b->y + b->height, &x1, &y1);
-    graphene_rect_t box = GRAPHENE_RECT_INIT(x0, y0, x1 - x0, y1 - y0), both;
-    if (graphene_rect_intersection(&box, &legend, &both))
-      covered += both.size.width * both.size.height;
+    if (b->parent < 0)
+      covered += covered_part(vp, &legend, b->x, b->y, b->width, b->height);
+  }
+  if (ts_viewport_get_zoom(vp) >= TS_RENDER_DETAIL_ZOOM) {
+    g_autoptr(ts_render) render = ts_render_new();
+    ts_render_set_layout(render, ts_graph_view_get_model(view), layout);
+    for (int i = 0; i < ts_view_layout_n_paths(layout); i++) {
+      ts_render_rect r;
+      if (ts_render_path_label_rect(render, i, &r))
+        covered += covered_part(vp, &legend, r.x, r.y, r.width, r.height);
+    }
   }
   return covered;
 }
@@ -789,6 +822,16 @@ static void test_legend(void)
   ts_graph_view_zoom_to_fit(small.view);
   g_assert_false(ts_graph_view_get_legend_collapsed(small.view));
   fixture_clear(&small);
+
+  /* nor over an edge's label: power(x, 3) in the pane of a 1024x640
+   * window, its first MatMul revealed (the debugger stopped there), where
+   * every corner would hide an "f32[10,10]" */
+  fixture labels = { 0 };
+  fixture_show_sized(&labels, trace_power(&labels), 396, 350);
+  ts_graph_view_reveal_item(labels.view, item_named(labels.view, "MatMul"));
+  wait_for(laid_out, labels.view);
+  g_assert_cmpfloat(legend_cover(labels.view), ==, 0);
+  fixture_clear(&labels);
 }
 
 /* A reveal moves the view on its own, so it keeps the legend off the

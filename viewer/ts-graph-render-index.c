@@ -504,6 +504,16 @@ bool ts_render_path_label_shown(const ts_render *render, int path)
   return render->label_shown && path >= 0 && path < render->n_paths && render->label_shown[path];
 }
 
+bool ts_render_path_label_rect(ts_render *render, int path, ts_render_rect *out)
+{
+  g_return_val_if_fail(render != NULL && out != NULL, false);
+  double x, y;
+  const _ts_label *label = _ts_edge_label_at(render, path, &x, &y);
+  if (label)
+    label_rect(label, x, y, out);
+  return label != NULL;
+}
+
 void _ts_render_bounds(ts_render *render, ts_render_rect *out)
 {
   const ts_view_layout *l = render->layout;

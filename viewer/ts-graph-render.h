@@ -114,6 +114,9 @@ void ts_render_set_hovered(ts_render *render, int item);
  * shape, no group's title bar and no wider edge's label; one with no such
  * place is left out (the nodes' tooltips give every shape). */
 bool ts_render_path_label_shown(const ts_render *render, int path);
+/* The rectangle of that label's background in canvas coordinates; false
+ * if it is not drawn. */
+bool ts_render_path_label_rect(ts_render *render, int path, ts_render_rect *out);
 
 /* Draws what intersects `visible` (canvas coordinates; NULL: everything)
  * onto cr, whose transformation maps canvas coordinates to the target;

@@ -69,6 +69,17 @@ gboolean _ts_graph_view_legend_header_at(TsGraphView *self, double wx, double wy
   return wy <= r.origin.y + header.size.height;
 }
 
+/* The share of r, a rectangle of the canvas at zoom scrolled to (x, y), under rect. */
+static double covered_of(const graphene_rect_t *rect, double zoom, double x, double y, const ts_render_rect *r)
+{
+  graphene_rect_t box = GRAPHENE_RECT_INIT((float)((r->x - x) * zoom), (float)((r->y - y) * zoom),
+                                           (float)(r->width * zoom), (float)(r->height * zoom));
+  graphene_rect_t both;
+  return graphene_rect_intersection(&box, rect, &both) ? (double)both.size.width * both.size.height : 0;
+}
+
+/* What rect hides of the top-level shapes and, where the zoom draws them,
+ * of the edges' labels (a legend over "f32[10,10]" hides what the edge carries). */
 double _ts_graph_view_cover(TsGraphView *self, const graphene_rect_t *rect, double zoom, double x, double y)
 {
   double covered = 0;
@@ -76,11 +87,12 @@ double _ts_graph_view_cover(TsGraphView *self, const graphene_rect_t *rect, doub
     const ts_view_box *b = ts_view_layout_box(self->layout, i);
     if (b->parent >= 0)
       continue; /* inside a top-level box already counted */
-    graphene_rect_t box = GRAPHENE_RECT_INIT((float)((b->x - x) * zoom), (float)((b->y - y) * zoom),
-                                             (float)(b->width * zoom), (float)(b->height * zoom));
-    graphene_rect_t both;
-    if (graphene_rect_intersection(&box, rect, &both))
-      covered += (double)both.size.width * both.size.height;
+    covered += covered_of(rect, zoom, x, y, &(ts_render_rect){ b->x, b->y, b->width, b->height });
+  }
+  for (int i = 0; self->layout && zoom >= TS_RENDER_DETAIL_ZOOM && i < ts_view_layout_n_paths(self->layout); i++) {
+    ts_render_rect label;
+    if (ts_render_path_label_rect(self->render, i, &label))
+      covered += covered_of(rect, zoom, x, y, &label);
   }
   return covered;
 }
