@@ -132,7 +132,7 @@ static void test_seeds_match(void)
     assert_no_error();
     const ts_concrete *cf = ts_function_get_concrete(fn, args, n);
     g_assert_nonnull(cf);
-    g_assert_cmpint(ts_function_trace_count(fn), ==, 1); /* found, not traced again */
+    g_assert_cmpint(ts_function_n_concrete(fn), ==, 1); /* found, not traced again */
     uint64_t run = 0;
     for (guint i = 0; i < s.events->len; i++) {
       const ts_op_event *e = s.events->pdata[i];

@@ -435,8 +435,10 @@ static void add_twins(GHashTable *twins, const ts_graph *g)
 
 static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts_value *args);
 
-static ts_concrete *trace(ts_function *f, const ts_signature *sig, const ts_value *args)
+/* Traces f; *n_traces says how many traces that took (2: the first made variables). */
+static ts_concrete *trace(ts_function *f, const ts_signature *sig, const ts_value *args, int *n_traces)
 {
+  *n_traces = 1;
   if (!trace_enter((ts_loc){ 0 }, f->name))
     return NULL;
   ts__phase phase;
@@ -454,6 +456,7 @@ static ts_concrete *trace(ts_function *f, const ts_signature *sig, const ts_valu
    * guarded to make it once gives the graph of its later traces. */
   if (cf && !retracing && c->variables_made != made) {
     concrete_free(cf);
+    *n_traces = 2;
     c->retracing++;
     cf = trace_impl(f, sig, args);
     c->retracing--;
@@ -1041,14 +1044,19 @@ static ts_concrete *resolve(ts_function *f, const ts_value *args, int n, bool ex
   if (f->reduce_retracing)
     generalize(f, &sig);
   uint64_t t0 = ts_now_ns();
-  cf = trace(f, &sig, args);
+  int n_traces;
+  cf = trace(f, &sig, args, &n_traces);
   if (!cf) {
     emit_failed_trace(f, &sig, reason, reason_text->str, ts_now_ns() - t0);
     goto out;
   }
   g_ptr_array_add(f->concrete, cf);
   g_hash_table_insert(f->by_key, g_strdup(sig.key), cf);
-  f->trace_count++;
+  /* counted as tf.function's experimental_get_tracing_count counts: a
+   * first call that made variables was traced twice */
+  f->trace_count += n_traces;
+  if (n_traces == 2)
+    g_string_append(reason_text, " (traced twice: it created variables)");
   f->history |= 1;
   for (int i = 0; i < 64; i++)
     f->changed[i] += (changed >> i) & 1;
