@@ -14,11 +14,16 @@
  * refused when traced ("outside a TS_WHILE or TS_FOR loop (of this
  * function)").
  *
+ * The graph runs a third time on the simulated device (SIM:0), where its
+ * If and While nodes run as the device's conditional nodes in the plan's
+ * capture (exec/device_cf.c), or from the host where they cannot.
+ *
  * A finding: a crash, a sanitizer report, a leak, a hang, an error without
- * a message — or both runs succeeding with different results (tf.function
- * semantics: eager and graph agree).  One run failing where the other
- * succeeds is allowed (a loop changing a variable's shape is an error only
- * when traced). */
+ * a message — or two runs succeeding with different results (tf.function
+ * semantics: eager and graph agree; a device gives the CPU graph's
+ * result).  One run failing where the other succeeds is allowed (a loop
+ * changing a variable's shape is an error only when traced), but the
+ * device fails only where the CPU's graph does. */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -229,23 +234,31 @@ static ts_tensor *body(ts_call *call)
 }
 
 /* Both results, when both runs gave one: the same dtype, shape and values. */
-static void compare(ts_tensor *eager, ts_tensor *graph)
+static void compare(ts_tensor *eager, ts_tensor *graph, const char *what)
 {
   if (ts_tensor_dtype(eager) != ts_tensor_dtype(graph) ||
       !ts_shape_equal(ts_tensor_shape(eager), ts_tensor_shape(graph)))
-    fuzz_finding("eager and graph results differ in dtype or shape");
+    fuzz_finding("%s results differ in dtype or shape", what);
   for (int64_t i = 0; i < ts_tensor_size(eager); i++) {
     double e = ts_tensor_get_f64(eager, i), g = ts_tensor_get_f64(graph, i);
     if (e == g || (isnan(e) && isnan(g))) /* inf against inf too: their difference is nan */
       continue;
     if (!(fabs(e - g) <= 1e-4 * fmax(1, fabs(e))))
-      fuzz_finding("eager and graph results differ at %" G_GINT64_FORMAT ": %g against %g", i, e, g);
+      fuzz_finding("%s results differ at %" G_GINT64_FORMAT ": %g against %g", what, i, e, g);
   }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   fuzz_begin_input();
+  /* before the engine's first use, which lists the devices */
+  static const ts_backend *sim;
+  if (!sim) {
+    g_setenv("TRACESCOPE_DEVICES", "sim", TRUE);
+    sim = ts_backend_by_name("SIM:0");
+    if (!sim)
+      fuzz_finding("no SIM:0 with TRACESCOPE_DEVICES=sim");
+  }
   static program pr;
   memset(&pr, 0, sizeof pr);
   pr.p = data;
@@ -261,15 +274,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pb[i] = 0.5f - (float)i * 0.75f;
   }
   ts_value args[] = { TS_TENSOR_VALUE(a), TS_TENSOR_VALUE(b) };
-  ts_tensor *result[2] = { NULL, NULL };
-  for (int mode = 0; mode < 2; mode++) {
+  static const char *const MODES[] = { "eager call", "graph call", "graph call on SIM:0" };
+  ts_tensor *result[3] = { NULL, NULL, NULL };
+  for (int mode = 0; mode < 3; mode++) {
     ts_function *fn = ts_function_new("fuzz_control_flow", body, "a, b");
     ts_function_set_run_eagerly(fn, mode == 0);
-    /* twice: the second graph call runs the cached concrete function */
+    if (mode == 2)
+      ts_function_set_device(fn, sim);
+    /* twice: the second graph call runs the cached concrete function (on a
+     * device: replays the capture) */
     for (int call = 0; call < 2; call++) {
-      ts_tensor *t = fuzz_check(ts_function_call(fn, args, 2), mode ? "graph call" : "eager call");
-      if (t && call == 1)
-        result[mode] = t;
+      ts_tensor *t = fuzz_check(ts_function_call(fn, args, 2), MODES[mode]);
+      if (t && call == 1 && !(result[mode] = mode == 2 ? ts_tensor_to_backend(t, ts_backend_cpu()) : t))
+        fuzz_expect_error("copying SIM:0's result to the host");
     }
     if (ts_function_n_concrete(fn) > 0)
       free(ts_graph_to_text(ts_concrete_graph(ts_function_concrete(fn, 0))));
@@ -277,7 +294,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ts_error_clear();
   }
   if (result[0] && result[1])
-    compare(result[0], result[1]);
+    compare(result[0], result[1], "eager and graph");
+  if (result[1] && result[2])
+    compare(result[1], result[2], "the CPU graph's and SIM:0's");
+  if (result[1] && !result[2])
+    fuzz_finding("the graph ran on the CPU but failed on SIM:0");
   ts_scope_end(scope);
   ts_release_all();
   ts_error_clear();
