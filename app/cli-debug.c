@@ -89,6 +89,8 @@ static void print_stop(const ts_debug_stop *stop)
   printf(" (%s", ts_debug_reason_name(stop->reason));
   if (stop->breakpoint)
     printf(" %d", stop->breakpoint);
+  if (stop->reason == TS_DEBUG_ERROR && stop->error)
+    printf(": %s", stop->error); /* the op failed: continuing ends the call with it */
   printf("%s)\n", stop->after ? ", after the op" : "");
 }
 
@@ -114,9 +116,9 @@ static void print_values(const char *label, int i, const ts_tensor *t)
   free(text);
 }
 
-/* `print`/`values` [in|out] [i] on op; a word it does not take, or an
+/* `print`/`values` [in|out] [i] on op (failed: the stop at it is its error's); a word it does not take, or an
  * index the op has not, is said on stderr (the session goes on). */
-static void show_tensors(const ts_debug_op *op, char **words, int n_words, bool values)
+static void show_tensors(const ts_debug_op *op, bool failed, char **words, int n_words, bool values)
 {
   bool in = true, out = true;
   int only = -1;
@@ -140,7 +142,7 @@ static void show_tensors(const ts_debug_op *op, char **words, int n_words, bool 
     int n = side == 0 ? op->n_inputs : op->n_outputs;
     ts_tensor **t = side == 0 ? op->inputs : op->outputs;
     if (side == 1 && n == 0) {
-      printf("  out: not computed yet (stopped before the op)\n");
+      printf(failed ? "  out: none (the op failed)\n" : "  out: not computed yet (stopped before the op)\n");
       continue;
     }
     if (only >= n && !(in && out)) /* with neither side named, the other side may have it */
@@ -289,7 +291,8 @@ static bool run_commands(controller *c, bool *quit)
       else
         move_cursor(c, strcmp(w, "back") == 0 ? (int)k : -(int)k);
     } else if (strcmp(w, "print") == 0 || strcmp(w, "p") == 0 || strcmp(w, "values") == 0) {
-      show_tensors(cursor_op(c), words, n, strcmp(w, "values") == 0);
+      show_tensors(cursor_op(c), c->cursor == 0 && c->stop.reason == TS_DEBUG_ERROR, words, n,
+                   strcmp(w, "values") == 0);
     } else if (strcmp(w, "where") == 0 || strcmp(w, "bt") == 0) {
       show_frames(cursor_op(c));
     } else if (strcmp(w, "break") == 0 || strcmp(w, "b") == 0) {
@@ -328,9 +331,14 @@ static int debug(const cli_options *o)
   ts_function *fn = NULL;
   cli_args args = { 0 };
   int ret = open_call(o, &module, &fn, &args);
-  /* Eagerly, ops know their nodes (names, scopes) when the function is traced for the call. */
-  if (ret == 0 && o->eager && !cli_trace_aside(fn, &args))
-    ret = cli_fail_engine(CLI_EXIT_FAILED);
+  /* Eagerly, ops know their nodes (names, scopes) when the function is
+   * traced for the call.  A trace that fails (an op's shapes refused) is
+   * no reason not to debug: the eager call stops where that op fails. */
+  if (ret == 0 && o->eager && !cli_trace_aside(fn, &args)) {
+    ts_error *e = ts_error_take();
+    fprintf(stderr, "note: tracing failed, so ops have no node names: %s\n", e ? e->message : "?");
+    ts_error_free(e);
+  }
   controller c = { .in = stdin, .breaks = g_array_new(FALSE, FALSE, sizeof(breakpoint)) };
   g_array_set_clear_func(c.breaks, clear_break);
   g_autofree char *script_text = NULL;

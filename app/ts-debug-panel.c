@@ -399,10 +399,13 @@ static void take_stop(TsDebugPanel *self, TsDebugStop *stop)
   /* the device, where it is not the CPU */
   g_autofree char *device = g_strcmp0(stop->op->device, "CPU") != 0 ? g_strdup_printf(" on %s", stop->op->device)
                                                                       : g_strdup("");
-  g_autofree char *status = g_strdup_printf("Stopped %s #%" G_GUINT64_FORMAT " %s%s%s%s%s at %s (%s)",
-                                            stop->after ? "after" : "before", stop->op->seq, stop->op->op,
-                                            stop->op->node ? " " : "", stop->op->node ? stop->op->node : "",
-                                            gradient, device, where, why);
+  /* an op that failed: where, then the error (continuing ends the call with it) */
+  gboolean failed = g_strcmp0(stop->reason, "error") == 0;
+  g_autofree char *status = g_strdup_printf("%s #%" G_GUINT64_FORMAT " %s%s%s%s%s at %s (%s)",
+                                            failed ? "Failed at" : stop->after ? "Stopped after" : "Stopped before",
+                                            stop->op->seq, stop->op->op, stop->op->node ? " " : "",
+                                            stop->op->node ? stop->op->node : "", gradient, device, where,
+                                            failed && stop->error ? stop->error : why);
   set_status(self, status);
   set_state(self, TRUE, TRUE);
   show_op(self);

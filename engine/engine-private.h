@@ -756,6 +756,15 @@ struct ts_op_observer {
   void (*pieces_done)(ts_op_observer *self);
 };
 
+/* Told on the op's thread when an op fails where it runs (its shapes
+ * refused, or its kernel), its error pending: the step debugger stops at
+ * it (debug/session.c).  An op that fails because one inside it did (an
+ * If, a While) is told too. */
+typedef struct ts_op_failure_hook ts_op_failure_hook;
+struct ts_op_failure_hook {
+  void (*op_failed)(ts_op_failure_hook *self, const ts_op_event *ev);
+};
+
 /* The op during which the host read a device value while a plan was
  * recorded (engine-made ops have no node). */
 typedef struct ts_plan_break {
@@ -770,6 +779,7 @@ typedef struct ts_context {
   const int *cancel_flag;
   ts_op_watch *op_watch;      /* see ts_watch_ops */
   ts_op_observer *observer;   /* see ts_op_observer; NULL if none */
+  ts_op_failure_hook *failure_hook; /* see ts_op_failure_hook; NULL if none */
   ts_planned *planned;        /* the next executed step's planned outputs; NULL if none */
   ts_tensor *planned_view;    /* the running view op's planned header; NULL if none */
   int mute;                   /* > 0: no listener hears of ops (constant folding) */

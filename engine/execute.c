@@ -185,6 +185,15 @@ static const ts_node *eager_twin(ts_context *c, ts_loc loc)
   return ts__twin_lookup(c->run.twins, site, occurrence);
 }
 
+/* The failure hook told of op seq, which failed (its error pending). */
+static void tell_failure(ts_context *c, const ts_op_call *call, const ts_backend *b,
+                         const ts_run_site *site, const ts_node *twin, uint64_t seq)
+{
+  ts_event ev;
+  fill_op(&ev, c, TS_EVENT_OP_END, call, b, site, twin, seq, 0, 0, NULL, 0, 0, 0);
+  c->failure_hook->op_failed(c->failure_hook, &ev.op);
+}
+
 /* ---- execution ----------------------------------------------------------------------- */
 
 /* The last op event this thread stamped in a run: its run, seq and end.
@@ -216,8 +225,12 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
   }
   ts_info out_info[TS_MAX_OUTPUTS];
   int n_out;
-  if (!infer(call, site, out_info, &n_out))
+  if (!infer(call, site, out_info, &n_out)) {
+    if (G_UNLIKELY(c->failure_hook)) /* numbered as if it ran, its twin found */
+      tell_failure(c, call, c->device ? c->device : c->cpu, site, site ? NULL : eager_twin(c, call->loc),
+                   ++c->run.seq);
     return -1;
+  }
 
   /* Inputs move to the backend that runs the op (strings and variants stay
    * home); the copies, and those its kernel makes, are the op's. */
@@ -304,6 +317,8 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
   }
   if (G_UNLIKELY(c->observer) && ok && !c->mute)
     c->observer->op_end(c->observer, &here, site, seq, out, n_out);
+  if (G_UNLIKELY(c->failure_hook) && !ok)
+    tell_failure(c, &here, b, site, twin, seq);
   return ok ? n_out : -1;
 }
 

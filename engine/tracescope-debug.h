@@ -44,10 +44,11 @@ typedef enum ts_debug_reason {
   TS_DEBUG_CONDITION,   /* a breakpoint's condition on output statistics held */
   TS_DEBUG_PAUSE,       /* ts_debug_pause */
   TS_DEBUG_FINISHED,    /* the call ended (with its error, if any) */
+  TS_DEBUG_ERROR,       /* the op failed (stop.error says why): the call will fail */
   TS_DEBUG_REASON_COUNT
 } ts_debug_reason;
 
-/* "step", "breakpoint", "nan", "inf", "condition", "pause", "finished". */
+/* "step", "breakpoint", "nan", "inf", "condition", "pause", "finished", "error". */
 TS_API const char *ts_debug_reason_name(ts_debug_reason reason);
 
 /* One entry of an op's call stack: a function (its name; no location), or
@@ -87,13 +88,15 @@ typedef struct ts_debug_op {
 TS_API void ts_debug_op_clear(ts_debug_op *op);
 
 /* A stop: the op the debuggee waits before (or, for NaN/Inf/condition
- * breakpoints, after), and why.  Release with ts_debug_stop_clear. */
+ * breakpoints, after; for an error, at the op that failed, its inputs and
+ * no outputs: every debug call stops there, then goes on to fail), and
+ * why.  Release with ts_debug_stop_clear. */
 typedef struct ts_debug_stop {
   ts_debug_reason reason;
   int breakpoint;   /* the breakpoint's id (breakpoint, nan, inf, condition); else 0 */
   bool after;       /* the op has run: op.outputs are set */
   ts_debug_op op;   /* empty (seq 0) when finished */
-  char *error;      /* finished: the call's error, NULL if it succeeded */
+  char *error;      /* finished: the call's error, NULL if it succeeded; error: the op's */
 } ts_debug_stop;
 
 TS_API void ts_debug_stop_clear(ts_debug_stop *stop);

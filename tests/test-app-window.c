@@ -1282,15 +1282,21 @@ static void test_startup_debugs_a_call(void)
   test_wait_for(debug_ended, NULL, "the debug call to end");
   ts_debug_panel_remove_breakpoint(debug, "MatMul");
 
-  /* a call that fails (3x3 by power's 10x10 identity: the MatMul is
-   * refused before a stop) settles the window when it ends */
+  /* a call whose MatMul fails (3x3 by power's 10x10 identity: refused
+   * before the breakpoint would stop) stops where it failed, with the
+   * error; then it ends with it */
   g_strfreev(startup->calls->pdata[0]);
   startup->calls->pdata[0] = g_strdupv((char *[]){ "f32[3,3]:ones", "3", NULL });
   script = ts_startup_script_new(G_APPLICATION(app), startup, window);
-  test_wait_for(file_exists, startup->screenshot, "the screenshot of the ended call");
+  test_wait_for(file_exists, startup->screenshot, "the screenshot of the failed op");
   ts_startup_script_free(script);
   g_unlink(startup->screenshot);
-  g_assert_false(ts_debug_panel_get_active(debug));
+  g_assert_true(ts_debug_panel_get_stopped(debug));
+  status = ts_debug_panel_get_status(debug);
+  g_assert_true(g_str_has_prefix(status, "Failed at #2 MatMul"));
+  g_assert_nonnull(strstr(status, "inner dimensions differ"));
+  activate("win.run", NULL); /* F5: on to the end */
+  test_wait_for(debug_ended, NULL, "the failed call to end");
   g_assert_nonnull(strstr(ts_debug_panel_get_status(debug), "inner dimensions differ"));
   ts_debug_panel_remove_breakpoint(debug, "MatMul");
   activate("win.mode", "s", "graph");

@@ -1108,8 +1108,18 @@ static void test_debug_power(void)
   char *commands = write_commands("print in 1\ncontinue\nprint in 1\nc\nvalues in 1\nc\n");
   cli_result r = cli("debug", "seeds", "power", "--arg", "f32[2,2]=1,1,1,1", "--arg", "3",
                      "--break", "MatMul", "--commands", commands, NULL);
-  /* eye(10) is 10x10: x must be too */
+  /* eye(10) is 10x10: x must be too.  The trace fails, but the eager
+   * call is debugged: it stops where its first MatMul fails, before the
+   * breakpoint would, with the inputs to look at, then fails */
   g_assert_cmpint(r.status, ==, 1);
+  g_assert_nonnull(strstr(r.err, "note: tracing failed, so ops have no node names: "));
+  const char *failed = strstr(r.out, "#2 MatMul at seeds.c:");
+  g_assert_nonnull(failed);
+  g_assert_nonnull(strstr(failed, " (error: seeds.c:"));
+  g_assert_nonnull(strstr(failed, "MatMul: inner dimensions differ: f32[2,2] x f32[10,10] (2 vs 10))\n"
+                                  "  in[1] f32[10,10] min 0 max 1 mean 0.1 "));
+  g_assert_null(strstr(r.out, "finished"));
+  g_assert_nonnull(strstr(r.err, "inner dimensions differ"));
   cli_result_clear(&r);
   r = cli("debug", "seeds", "power", "--arg", "f32[10,10]:ones", "--arg", "3", "--break", "MatMul",
           "--commands", commands, NULL);

@@ -56,6 +56,17 @@ static ts_tensor *count_to(ts_call *c)
   return i;
 }
 
+/* x * x, then in a TS_IF on its sum, a Gather of row 7 of 4: it fails when it runs */
+static ts_tensor *gather_past(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  ts_tensor *y = ts_mul(x, x);
+  TS_IF (ts_greater(ts_reduce_sum(y, TS_ALL_AXES, false), ts_scalar_f32(0)), &y) {
+    y = ts_gather(y, ts_scalar_i32(7), 0);
+  } TS_END_IF;
+  return y;
+}
+
 static ts_tensor *var;
 
 /* Two assign_adds of x to a variable, then its value doubled. */
@@ -215,6 +226,56 @@ static void test_power_graph_mode(void)
   g_assert_true(d.ok);
   g_assert_cmpfloat(d.values[0], ==, 10);
   ts_debug_free(d.s);
+  ts_scope_end(scope);
+}
+
+/* An op that fails stops the call at it, with its inputs and the error,
+ * before the call ends with that error: shapes refused eagerly (power's
+ * MatMul of a 3 x 3 x by its 10 x 10 identity, no breakpoint set), and a
+ * kernel's failure inside a traced If (a Gather past the end): one stop,
+ * at the Gather, not another for the If that fails with it. */
+static void test_stops_where_an_op_fails(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *x = ts_ones(TS_F32, TS_SHAPE(3, 3));
+  debuggee d = { .s = ts_debug_new(&(ts_debug_options){ .start = TS_DEBUG_START_RUNNING }),
+                 .fn = ts_module_lookup(seeds, "power"),
+                 .args = { TS_TENSOR_VALUE(x), TS_INT_VALUE(2) }, .n_args = 2, .eager = true };
+  debuggee_start(&d);
+  ts_debug_stop stop;
+  expect_stop(d.s, &stop, TS_OP_MATMUL, TS_DEBUG_ERROR);
+  g_assert_false(stop.after);
+  g_assert_nonnull(stop.error);
+  g_assert_nonnull(strstr(stop.error, "inner dimensions differ"));
+  g_assert_nonnull(strstr(stop.op.file, "seeds.c"));
+  g_assert_cmpint(stop.op.n_inputs, ==, 2);
+  g_assert_cmpint(stop.op.n_outputs, ==, 0);
+  g_assert_cmpint(ts_tensor_shape(stop.op.inputs[1]).dim[0], ==, 10);
+  ts_debug_stop_clear(&stop);
+  ts_debug_resume(d.s, TS_DEBUG_STEP_INTO); /* nothing left to step to: the call ends */
+  expect_finished(d.s, "inner dimensions differ");
+  debuggee_join(&d);
+  g_assert_false(d.ok);
+  ts_debug_free(d.s);
+
+  ts_function *fn = ts_function_new("gather_past", gather_past, "x");
+  for (int eager = 0; eager < 2; eager++) {
+    debuggee g = { .s = ts_debug_new(&(ts_debug_options){ .start = TS_DEBUG_START_RUNNING }), .fn = fn,
+                   .args = { TS_TENSOR_VALUE(ts_ones(TS_F32, TS_SHAPE(4))) }, .n_args = 1, .eager = eager };
+    debuggee_start(&g);
+    expect_stop(g.s, &stop, TS_OP_GATHER, TS_DEBUG_ERROR);
+    g_assert_nonnull(strstr(stop.error, "7"));
+    g_assert_cmpint(stop.op.n_inputs, ==, 2);
+    if (!eager) /* the node, in its If */
+      g_assert_nonnull(stop.op.node);
+    ts_debug_stop_clear(&stop);
+    ts_debug_resume(g.s, TS_DEBUG_CONTINUE);
+    expect_finished(g.s, "7");
+    debuggee_join(&g);
+    g_assert_false(g.ok);
+    ts_debug_free(g.s);
+  }
+  ts_function_free(fn);
   ts_scope_end(scope);
 }
 
@@ -682,6 +743,7 @@ int main(int argc, char **argv)
   g_test_add_func("/debug/power-matmuls", test_power_matmuls);
   g_test_add_func("/debug/power-graph-mode", test_power_graph_mode);
   g_test_add_func("/debug/break-on-nan", test_break_on_nan);
+  g_test_add_func("/debug/stops-where-an-op-fails", test_stops_where_an_op_fails);
   g_test_add_func("/debug/health", test_health);
   g_test_add_func("/debug/health-names", test_health_names);
   g_test_add_func("/debug/stepping", test_stepping);

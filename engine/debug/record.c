@@ -158,7 +158,7 @@ void ts_debug_stop_clear(ts_debug_stop *stop)
 static const char *const REASON_NAMES[TS_DEBUG_REASON_COUNT] = {
   [TS_DEBUG_STEP] = "step",     [TS_DEBUG_BREAKPOINT] = "breakpoint", [TS_DEBUG_NAN] = "nan",
   [TS_DEBUG_INF] = "inf",       [TS_DEBUG_CONDITION] = "condition",   [TS_DEBUG_PAUSE] = "pause",
-  [TS_DEBUG_FINISHED] = "finished",
+  [TS_DEBUG_FINISHED] = "finished", [TS_DEBUG_ERROR] = "error",
 };
 
 const char *ts_debug_reason_name(ts_debug_reason reason)

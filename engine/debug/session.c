@@ -12,6 +12,10 @@
  * next op fails with TS_ERR_CANCELLED (the op a stop waits before still
  * runs, with the error already pending, so the call fails either way).
  *
+ * A failing op (its shapes refused, or its kernel) stops the call too,
+ * through the engine's failure hook: once per error, at the innermost op
+ * (an If failing after the op in its branch failed is not another stop).
+ *
  * Locking: one mutex guards everything the two sides share; the debuggee
  * waits on the condition while stopped, the controller while it waits for
  * a stop.  The controller never runs code on the debuggee thread. */
@@ -47,6 +51,9 @@ struct ts_debug_session {
   pthread_t thread;
   int listener;
   const int *outer_cancel;  /* the thread's cancel flag before attach */
+  ts_op_failure_hook failure_hook; /* the thread's while attached */
+  ts_op_failure_hook *outer_hook;
+  bool error_stopped;       /* stopped at the failed op; no op began since */
   int cancel;               /* atomic: the thread's cancel flag while attached */
   bool first;               /* no op seen yet */
   GArray *open;             /* open_op, innermost last (debuggee only) */
@@ -131,13 +138,14 @@ void ts_debug_free(ts_debug_session *s)
 /* Posts a stop at op and waits (lock held) until the controller resumes,
  * cancels or leaves.  The controller gets its own copy of op. */
 static void stop_and_wait(ts_debug_session *s, const ts_debug_op *op, ts_debug_reason reason,
-                          int breakpoint, bool after)
+                          int breakpoint, bool after, const char *error)
 {
   __atomic_store_n(&s->pause, 0, __ATOMIC_RELAXED); /* this stop answers a pause too */
   ts_debug_stop_clear(&s->stop);
   s->stop.reason = reason;
   s->stop.breakpoint = breakpoint;
   s->stop.after = after;
+  s->stop.error = g_strdup(error);
   ts__debug_op_copy(&s->stop.op, op);
   s->posted++;
   s->stopped = true;
@@ -189,6 +197,7 @@ static void on_begin(ts_debug_session *s, const ts_op_event *ev)
     e->parent_seq = ev->parent ? ev->parent_seq : 0;
     g_hash_table_replace(s->cf, g_memdup2(&ev->seq, sizeof ev->seq), e);
   }
+  s->error_stopped = false;
   ts_debug_frame cf[16];
   int n_cf = graph_frames(s, ev, cf, G_N_ELEMENTS(cf));
   open_op o = { .checks = g_array_new(FALSE, FALSE, sizeof(int)) };
@@ -216,7 +225,7 @@ static void on_begin(ts_debug_session *s, const ts_op_event *ev)
     }
   }
   if (!cancelled(s, ev) && reason >= 0) {
-    stop_and_wait(s, &o.op, (ts_debug_reason)reason, id, false);
+    stop_and_wait(s, &o.op, (ts_debug_reason)reason, id, false, NULL);
     cancelled(s, ev); /* Stop while stopped */
   }
   pthread_mutex_unlock(&s->lock);
@@ -250,7 +259,7 @@ static void on_end(ts_debug_session *s, const ts_op_event *ev)
     const ts_breakpoint *bp = find_break(s, g_array_index(o.checks, int, i));
     ts_debug_reason reason;
     if (bp && ts__breakpoint_holds(bp, ev->outputs, ev->n_outputs, &reason) && !cancelled(s, ev)) {
-      stop_and_wait(s, &o.op, reason, bp->id, true);
+      stop_and_wait(s, &o.op, reason, bp->id, true, NULL);
       cancelled(s, ev);
       stopped = true;
     }
@@ -258,6 +267,27 @@ static void on_end(ts_debug_session *s, const ts_op_event *ev)
   ts__history_push(&s->history, &o.op, o.bytes);
   pthread_mutex_unlock(&s->lock);
   g_array_unref(o.checks);
+}
+
+/* An op failed (its error pending): stop at it, its inputs as they were,
+ * unless the call was cancelled (that is the error) or this error stopped
+ * already at an op inside this one. */
+static void on_failed(ts_op_failure_hook *hook, const ts_op_event *ev)
+{
+  ts_debug_session *s = (ts_debug_session *)((char *)hook - offsetof(ts_debug_session, failure_hook));
+  const ts_error *e = ts_error_peek();
+  if (s->error_stopped || !e || e->code == TS_ERR_CANCELLED || __atomic_load_n(&s->cancel, __ATOMIC_SEQ_CST))
+    return;
+  s->error_stopped = true;
+  ts_debug_frame cf[16];
+  int n_cf = graph_frames(s, ev, cf, G_N_ELEMENTS(cf));
+  ts_debug_op op;
+  size_t bytes = 0;
+  ts__debug_op_fill(&op, ev, cf, n_cf, &bytes);
+  pthread_mutex_lock(&s->lock);
+  stop_and_wait(s, &op, TS_DEBUG_ERROR, 0, false, e->message);
+  pthread_mutex_unlock(&s->lock);
+  ts_debug_op_clear(&op);
 }
 
 static void on_event(const ts_event *ev, void *data)
@@ -292,6 +322,10 @@ bool ts_debug_attach(ts_debug_session *s)
   ts_context *c = ts__context();
   s->outer_cancel = c->cancel_flag;
   c->cancel_flag = &s->cancel;
+  s->failure_hook.op_failed = on_failed;
+  s->outer_hook = c->failure_hook;
+  c->failure_hook = &s->failure_hook;
+  s->error_stopped = false;
   c->serial++; /* it pauses this thread before ops: every op here, whole */
   s->listener = ts_listener_add(TS_EVENT_MASK(TS_EVENT_OP_BEGIN) | TS_EVENT_MASK(TS_EVENT_OP_END),
                                 on_event, s);
@@ -303,6 +337,7 @@ void ts_debug_detach(ts_debug_session *s)
   g_return_if_fail(s != NULL && s->attached && pthread_equal(pthread_self(), s->thread));
   ts_listener_remove(s->listener);
   ts__context()->cancel_flag = s->outer_cancel;
+  ts__context()->failure_hook = s->outer_hook;
   ts__context()->serial--;
   for (guint i = 0; i < s->open->len; i++) { /* left open by an error */
     open_op *o = &g_array_index(s->open, open_op, i);
