@@ -401,6 +401,16 @@ static ts_tensor *loop_of_loops(ts_call *c)
   return t;
 }
 
+/* rows + the sums of the rows + the last row's sum */
+static ts_tensor *row_sums(ts_call *c)
+{
+  ts_tensor *n = ts_scalar_f32(0), *row = NULL;
+  TS_FOR (row, TS_OVER(ts_arg(c, 0)), &n) {
+    n = ts_add(n, ts_add(ts_scalar_f32(1), ts_reduce_sum(row, TS_ALL_AXES, false)));
+  }
+  return ts_add(n, ts_reduce_sum(row, TS_ALL_AXES, false));
+}
+
 /* ---- helpers ------------------------------------------------------------------------------- */
 
 static ts_tensor *call(ts_function *f, bool eager, const ts_value *args, int n)
@@ -817,6 +827,31 @@ static void test_function_in_loop_body(void)
   ts_scope_end(scope);
 }
 
+/* `for row in t` where t's rank is unknown while tracing (an input
+ * signature's TensorSpec(shape=None)): rows of unknown shape, counted when
+ * the graph runs; a scalar then fails there, at the TS_FOR's line. */
+static void test_loop_over_unknown_rank(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *f = ts_function_new("row_sums", row_sums, "x");
+  ts_function_set_input_signature(f, (ts_spec[]){ { TS_F32, { .rank = TS_RANK_UNKNOWN } } }, 1);
+  for (int eager = 1; eager >= 0; eager--) {
+    ts_value m = TS_TENSOR_VALUE(ts_ones(TS_F32, TS_SHAPE(3, 2)));
+    expect_str(call(f, eager, &m, 1), "tf.Tensor(11.0, shape=(), dtype=float32)");
+    ts_value v = TS_TENSOR_VALUE(ts_ones(TS_F32, TS_SHAPE(4)));
+    expect_str(call(f, eager, &v, 1), "tf.Tensor(9.0, shape=(), dtype=float32)");
+    ts_value cube = TS_TENSOR_VALUE(ts_ones(TS_F32, TS_SHAPE(2, 2, 2)));
+    expect_str(call(f, eager, &cube, 1), "tf.Tensor(14.0, shape=(), dtype=float32)");
+    ts_value scalar = TS_TENSOR_VALUE(ts_scalar_f32(2));
+    g_assert_null(call(f, eager, &scalar, 1));
+    expect_error("test-autograph-audit.c:", eager ? "TS_FOR: cannot iterate over a scalar tensor (f32[])"
+                                                  : "Gather: indices[0] = 0 is not in [0, 0)");
+  }
+  g_assert_cmpint(ts_function_trace_count(f), ==, 1);
+  ts_function_free(f);
+  ts_scope_end(scope);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -825,6 +860,7 @@ int main(int argc, char **argv)
   g_test_add_func("/autograph-audit/loop-variable-after-loop", test_loop_variable_after_loop);
   g_test_add_func("/autograph-audit/function-called-in-eager-loop",
                   test_function_called_in_eager_loop);
+  g_test_add_func("/autograph-audit/loop-over-unknown-rank", test_loop_over_unknown_rank);
   g_test_add_func("/autograph-audit/undefined-variables", test_undefined_variables);
   g_test_add_func("/autograph-audit/loop-variable-shape-and-dtype",
                   test_loop_variable_shape_and_dtype);

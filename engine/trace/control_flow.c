@@ -1679,6 +1679,8 @@ static ts_info element_info(const ts_cf_block *b)
   const ts_iterable *it = &b->over;
   if (is_range(it))
     return (ts_info){ range_dtype(it), TS_SCALAR_SHAPE };
+  if (it->tensor->shape.rank == TS_RANK_UNKNOWN)
+    return (ts_info){ it->tensor->dtype, { .rank = TS_RANK_UNKNOWN } };
   ts_shape row = { .rank = it->tensor->shape.rank - 1 };
   memcpy(row.dim, it->tensor->shape.dim + 1, (size_t)row.rank * sizeof row.dim[0]);
   return (ts_info){ it->tensor->dtype, row };
@@ -1701,7 +1703,7 @@ static bool check_iterable(const ts_cf_block *b)
     /* The loop counts rows in int32 (as a graph's loop counter does): more
      * rows than that, typically an empty tensor with a huge dim 0 (nothing
      * in any row), is refused at once instead of looping per row. */
-    if (it->tensor->shape.dim[0] > INT32_MAX) {
+    if (it->tensor->shape.rank > 0 && it->tensor->shape.dim[0] > INT32_MAX) {
       cf_error(b, TS_ERR_SHAPE,
                "cannot iterate over the %" G_GINT64_FORMAT " rows of %s: a loop runs at most "
                "%d iterations", it->tensor->shape.dim[0],
@@ -1819,8 +1821,8 @@ static ts_tensor *for_cond(const ts_cf_block *b, ts_tensor *counter)
 {
   const ts_iterable *it = &b->over;
   ts_loc loc = b->loc;
-  if (!is_range(it)) {
-    int64_t n = it->tensor->shape.dim[0];
+  if (!is_range(it)) { /* a rank unknown while tracing: the rows counted at run time */
+    int64_t n = it->tensor->shape.rank > 0 ? it->tensor->shape.dim[0] : -1;
     ts_tensor *limit = n >= 0 && n <= INT32_MAX
                          ? ts_scalar_i32((int32_t)n)
                          : ts_gather_at(loc, ts_shape_at(loc, it->tensor), ts_scalar_i32(0), 0);
