@@ -314,6 +314,18 @@ static ts_tensor *last_index(ts_call *c)
   return ts_add(ts_mul(s, i32(100)), i);
 }
 
+/* the loop variable assigned in the body: for i in tf.range(n): i += 10; s += i
+ * return s + i */
+static ts_tensor *rebound_index(ts_call *c)
+{
+  ts_tensor *i = NULL, *s = i32(0);
+  TS_FOR (i, TS_RANGE(i32(0), ts_arg(c, 0), i32(1)), &s) {
+    i = ts_add(i, i32(10));
+    s = ts_add(s, i);
+  }
+  return ts_add(s, i);
+}
+
 /* a triangle of TensorArray writes: the inner range depends on the outer index */
 static ts_tensor *triangle_list(ts_call *c)
 {
@@ -539,6 +551,15 @@ static void test_loop_variable_after_loop(void)
   ts_value none = TS_TENSOR_VALUE(ts_tensor_new(TS_F32, TS_SHAPE(0, 2)));
   g_assert_null(ts_function_call(rb, &none, 1));
   expect_error("Gather: indices[0] = -1 is not in [0, 0)", NULL);
+  /* assigned in the body, it is not carried out of a traced loop (only
+   * listed variables are): undefined after it, where eagerly it is the
+   * value the last iteration gave it */
+  ts_function *ri = ts_function_new("rebound_index", rebound_index, "n");
+  ts_value three = TS_TENSOR_VALUE(i32(3));
+  g_assert_cmpint(value_of(ts_function_call_eager(ri, &three, 1)), ==, 10 + 11 + 12 + 12);
+  g_assert_null(ts_function_call(ri, &three, 1));
+  expect_error("test-autograph-audit.c:", "Add: input 1 is NULL");
+  ts_function_free(ri);
   /* unused, the last element costs nothing and fails nothing */
   ts_function *rows = ts_function_new("return_in_rows", return_in_rows, "m");
   ts_value empty = TS_TENSOR_VALUE(ts_tensor_new(TS_I32, TS_SHAPE(0, 3)));

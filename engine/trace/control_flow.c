@@ -79,6 +79,7 @@ typedef struct cf_state {
   ts_tensor **before;    /* the slots' values before the statement */
   ts_tensor *counter;    /* TS_FOR: the counter's current value (an index) */
   ts_tensor *trip;       /* TS_FOR over a range: its trip count (i64, outer frame) */
+  ts_tensor *element;    /* TS_FOR: the loop variable's value as the body began */
   ts_tensor *cond;       /* TS_IF: the condition */
   bool has_else;
   ts_graph *graph[2];    /* traced subgraphs: then/else or cond/body (owned) */
@@ -1847,7 +1848,8 @@ static ts_tensor *range_element(const ts_cf_block *b, ts_tensor *i)
 /* The loop variable after a traced TS_FOR, as AutoGraph makes the loop
  * target a loop variable (after `for i in tf.range(n)`, i is the last
  * value, or the one a `break` left), and as it is after an eager loop:
- * the element of the last iteration begun, from the counter's final value.
+ * the element of the last iteration begun, from the counter's final value
+ * (where the body did not assign it).
  * After no iteration it was never bound (Python's `for r in []`; the
  * value before the loop is never read): using it then fails when the graph
  * runs (index -1 is not in range), as AutoGraph's "loop must iterate at
@@ -1857,6 +1859,12 @@ static bool for_last_element(ts_cf_block *b)
   const cf_state *st = b->state;
   const ts_iterable *it = &b->over;
   ts_loc loc = b->loc;
+  if (*b->loop_var != st->element) {
+    /* The body gave it a value of its own, which only a listed variable
+     * carries out of a traced loop: it is undefined (NULL) after it. */
+    *b->loop_var = NULL;
+    return true;
+  }
   ts__implicit(+1);
   ts_tensor *last = ts_sub_at(loc, st->counter, it->tensor ? ts_scalar_i32(1) : ts_scalar_i64(1));
   ts_tensor *v;
@@ -1897,6 +1905,7 @@ static bool for_trace_begin(ts_cf_block *b, ts_frame *outer)
   path_enter(b, "body");
   if (it->tensor)
     *b->loop_var = ts_gather_at(b->loc, it->tensor, st->counter, 0);
+  st->element = *b->loop_var;
   b->phase = PH_BODY_READY;
   return true;
 }
