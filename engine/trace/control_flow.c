@@ -79,7 +79,6 @@ typedef struct cf_state {
   ts_tensor **before;    /* the slots' values before the statement */
   ts_tensor *counter;    /* TS_FOR: the counter's current value (an index) */
   ts_tensor *trip;       /* TS_FOR over a range: its trip count (i64, outer frame) */
-  ts_tensor *element;    /* TS_FOR: the loop variable's value as the body began */
   ts_tensor *cond;       /* TS_IF: the condition */
   bool has_else;
   ts_graph *graph[2];    /* traced subgraphs: then/else or cond/body (owned) */
@@ -1461,8 +1460,6 @@ static ts_tensor *fold_flags(const ts_cf_block *b, ts_tensor *cond)
   return c;
 }
 
-static bool for_last_element(ts_cf_block *b);
-
 static bool loop_node(ts_cf_block *b)
 {
   cf_state *st = b->state;
@@ -1513,9 +1510,9 @@ static bool loop_node(ts_cf_block *b)
   }
   ts__tape_record_node(node, sources, n_in, outs, n_in);
   g_free(sources);
-  ok = b->kind != KIND_FOR || for_last_element(b);
   state_close(b);
   b->phase = in_dead_code() || ts__context()->carried_ok ? PH_DONE : PH_PROBE_READY;
+  ok = true;
 out:
   g_array_unref(all);
   return ok;
@@ -1542,7 +1539,7 @@ static void probe_begin(ts_cf_block *b)
   }
   flag_set fs = flags_of(b);
   int nv = b->n_vars;
-  /* TS_FOR's loop variable is put back too: it holds the last element */
+  /* TS_FOR's loop variable is put back too: it holds the body's element */
   jump_record rec = { .region = b, .n = nv + fs.n + (b->loop_var != NULL) };
   rec.slots = g_new(ts_tensor **, rec.n);
   rec.saved = g_new(ts_tensor *, rec.n);
@@ -1845,40 +1842,6 @@ static ts_tensor *range_element(const ts_cf_block *b, ts_tensor *i)
   return w == dt ? v : ts_cast_at(loc, v, dt);
 }
 
-/* The loop variable after a traced TS_FOR, as AutoGraph makes the loop
- * target a loop variable (after `for i in tf.range(n)`, i is the last
- * value, or the one a `break` left), and as it is after an eager loop:
- * the element of the last iteration begun, from the counter's final value
- * (where the body did not assign it).
- * After no iteration it was never bound (Python's `for r in []`; the
- * value before the loop is never read): using it then fails when the graph
- * runs (index -1 is not in range), as AutoGraph's "loop must iterate at
- * least once" does; unused, it is pruned. */
-static bool for_last_element(ts_cf_block *b)
-{
-  const cf_state *st = b->state;
-  const ts_iterable *it = &b->over;
-  ts_loc loc = b->loc;
-  if (*b->loop_var != st->element) {
-    /* The body gave it a value of its own, which only a listed variable
-     * carries out of a traced loop: it is undefined (NULL) after it. */
-    *b->loop_var = NULL;
-    return true;
-  }
-  ts__implicit(+1);
-  ts_tensor *last = ts_sub_at(loc, st->counter, it->tensor ? ts_scalar_i32(1) : ts_scalar_i64(1));
-  ts_tensor *v;
-  if (it->tensor) {
-    v = ts_gather_at(loc, it->tensor, last, 0);
-  } else { /* start + last * delta, through a gather that fails at -1 */
-    ts_tensor *one = ts_reshape_at(loc, range_element(b, last), TS_SHAPE(1));
-    v = ts_gather_at(loc, one, ts_minimum_at(loc, last, ts_scalar_i64(0)), 0);
-  }
-  ts__implicit(-1);
-  *b->loop_var = v;
-  return v != NULL;
-}
-
 /* TS_FOR while tracing: a While loop with a hidden counter (an index for
  * TS_OVER, the value itself for TS_RANGE). */
 static bool for_trace_begin(ts_cf_block *b, ts_frame *outer)
@@ -1905,7 +1868,10 @@ static bool for_trace_begin(ts_cf_block *b, ts_frame *outer)
   path_enter(b, "body");
   if (it->tensor)
     *b->loop_var = ts_gather_at(b->loc, it->tensor, st->counter, 0);
-  st->element = *b->loop_var;
+  /* After the loop the variable still holds this value of the body, and
+   * a use there is refused as the loop variable's (tracer.c) */
+  if (*b->loop_var && (*b->loop_var)->node)
+    (*b->loop_var)->node->loop_element = true;
   b->phase = PH_BODY_READY;
   return true;
 }
@@ -1989,7 +1955,7 @@ void ts__for_step(ts_cf_block *b)
     if (!plain_loop_ends(b))
       iter_scope_end(b, true);
   } else if (b->phase == PH_BODY) {
-    if (!loop_build(b)) /* built, the loop variable holds the last element */
+    if (!loop_build(b))
       block_fail(b);
   } else if (b->phase == PH_PROBE) {
     probe_end(b);
