@@ -435,6 +435,40 @@ static ts_tensor *row_sums(ts_call *c)
   return ts_add(n, last);
 }
 
+static ts_tensor *limit_var, *flag_var;
+
+/* for i in tf.range(limit_var): s += i */
+static ts_tensor *range_of_variable(ts_call *c)
+{
+  (void)c;
+  ts_tensor *s = i32(0), *i = NULL;
+  TS_FOR (i, TS_RANGE(i32(0), limit_var, i32(1)), &s) {
+    s = ts_add(s, i);
+  }
+  return s;
+}
+
+/* if flag_var: x = -x */
+static ts_tensor *if_variable(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  TS_IF (flag_var, &x) {
+    x = ts_neg(x);
+  } TS_END_IF;
+  return x;
+}
+
+/* while flag_var: x += 1; flag_var.assign(x < 5) */
+static ts_tensor *while_variable(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  TS_WHILE (flag_var, &x) {
+    x = ts_add(x, i32(1));
+    ts_assign(flag_var, ts_less(x, i32(5)));
+  }
+  return x;
+}
+
 /* ---- helpers ------------------------------------------------------------------------------- */
 
 static ts_tensor *call(ts_function *f, bool eager, const ts_value *args, int n)
@@ -881,6 +915,44 @@ static void test_loop_over_unknown_rank(void)
   ts_scope_end(scope);
 }
 
+/* A tf.Variable as a condition or a range bound (`if v:`, `while v:`,
+ * `tf.range(v)`) is read when the graph runs, on each call, as eagerly:
+ * not its value while tracing. */
+static void test_variable_conditions(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  for (int eager = 1; eager >= 0; eager--) {
+    limit_var = ts_variable_new(i32(3), "limit");
+    flag_var = ts_variable_new(ts_scalar_bool(true), "flag");
+    ts_function *r = ts_function_new("range_of_variable", range_of_variable, NULL);
+    ts_function *i = ts_function_new("if_variable", if_variable, "x");
+    ts_function *w = ts_function_new("while_variable", while_variable, "x");
+    ts_function_set_run_eagerly(r, eager);
+    ts_function_set_run_eagerly(i, eager);
+    ts_function_set_run_eagerly(w, eager);
+    g_assert_cmpint(value_of(ts_function_call(r, NULL, 0)), ==, 0 + 1 + 2);
+    g_assert_nonnull(ts_assign(limit_var, i32(5)));
+    g_assert_cmpint(value_of(ts_function_call(r, NULL, 0)), ==, 0 + 1 + 2 + 3 + 4);
+    ts_value seven = TS_TENSOR_VALUE(i32(7)), zero = TS_TENSOR_VALUE(i32(0));
+    g_assert_cmpint(value_of(ts_function_call(i, &seven, 1)), ==, -7);
+    g_assert_nonnull(ts_assign(flag_var, ts_scalar_bool(false)));
+    g_assert_cmpint(value_of(ts_function_call(i, &seven, 1)), ==, 7);
+    g_assert_cmpint(value_of(ts_function_call(w, &zero, 1)), ==, 0);
+    g_assert_nonnull(ts_assign(flag_var, ts_scalar_bool(true)));
+    g_assert_cmpint(value_of(ts_function_call(w, &zero, 1)), ==, 5);
+    g_assert_false(ts_tensor_get_i64(flag_var, 0));
+    g_assert_cmpint(ts_function_trace_count(r), ==, eager ? 0 : 1);
+    g_assert_cmpint(ts_function_trace_count(i), ==, eager ? 0 : 1);
+    g_assert_cmpint(ts_function_trace_count(w), ==, eager ? 0 : 1);
+    ts_function_free(r);
+    ts_function_free(i);
+    ts_function_free(w);
+    ts_tensor_unref(limit_var);
+    ts_tensor_unref(flag_var);
+  }
+  ts_scope_end(scope);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -890,6 +962,7 @@ int main(int argc, char **argv)
   g_test_add_func("/autograph-audit/function-called-in-eager-loop",
                   test_function_called_in_eager_loop);
   g_test_add_func("/autograph-audit/loop-over-unknown-rank", test_loop_over_unknown_rank);
+  g_test_add_func("/autograph-audit/variable-conditions", test_variable_conditions);
   g_test_add_func("/autograph-audit/undefined-variables", test_undefined_variables);
   g_test_add_func("/autograph-audit/loop-variable-shape-and-dtype",
                   test_loop_variable_shape_and_dtype);

@@ -945,6 +945,20 @@ static void loop_finished(ts_cf_block *b)
     region_guard(b->up, b);
 }
 
+/* A variable given as a condition or a range bound is read where the
+ * graph runs, as an op's input is (tracer.c): `if v:`, `while v:` and
+ * `tf.range(v)` in a tf.function see the variable's value at each call,
+ * not the value it had while tracing. */
+static ts_tensor *traced_value(ts_loc loc, ts_tensor *t)
+{
+  if (!t || !t->is_variable || !ts__trace_frame())
+    return t;
+  ts__implicit(+1);
+  ts_tensor *value = ts_read_at(loc, t);
+  ts__implicit(-1);
+  return value;
+}
+
 /* ---- TS_IF ---------------------------------------------------------------------------- */
 
 ts_cf_block ts__if_begin(ts_loc loc, ts_tensor *cond, ts_cf_block *up, ts_tensor **const *vars,
@@ -960,6 +974,7 @@ static ts_cf_block if_begin(ts_loc loc, ts_tensor *cond, ts_cf_block *up, ts_ten
     .loc = loc, .kind = KIND_IF, .branch = -1, .vars = vars, .n_vars = n_vars, .names = names,
     .path_depth = ts__path_depth(), .up = up == &ts__cf ? NULL : up, .guard = guard,
   };
+  cond = traced_value(loc, cond);
   if (!check_cond(&b, cond)) {
     block_fail(&b);
     return b;
@@ -1604,7 +1619,7 @@ bool ts__while_wants_cond(ts_cf_block *b)
 /* The test of a TS_WHILE (after its condition, if wanted, was computed). */
 static bool while_test(ts_cf_block *b, ts_tensor *cond)
 {
-  if (b->phase == PH_COND && !loop_cond_end(b, cond)) {
+  if (b->phase == PH_COND && !loop_cond_end(b, traced_value(b->loc, cond))) {
     block_fail(b);
     return false;
   }
@@ -1850,7 +1865,12 @@ static bool for_trace_begin(ts_cf_block *b, ts_frame *outer)
   /* The trip count, counter and condition are the engine's own ops (no
    * eager twin); so is a range's element, a constant eagerly. */
   ts__implicit(+1);
-  ts_tensor *trip = is_range(it) ? range_trip(b) : NULL;
+  if (is_range(it)) {
+    b->over.start = traced_value(b->loc, it->start);
+    b->over.limit = traced_value(b->loc, it->limit);
+    b->over.delta = traced_value(b->loc, it->delta);
+  }
+  ts_tensor *trip = is_range(it) && it->start && it->limit && it->delta ? range_trip(b) : NULL;
   ts_tensor *counter = is_range(it) ? ts_scalar_i64(0) : ts_scalar_i32(0);
   cf_state *st = !is_range(it) || trip ? state_new(b, outer, counter) : NULL;
   bool ok = st && loop_vars_defined(b);
