@@ -435,6 +435,16 @@ static ts_tensor *row_sums(ts_call *c)
   return ts_add(n, last);
 }
 
+/* sum(tf.range(n)) */
+static ts_tensor *range_to(ts_call *c)
+{
+  ts_tensor *s = i32(0), *i = NULL;
+  TS_FOR (i, TS_RANGE(i32(0), ts_arg(c, 0), i32(1)), &s) {
+    s = ts_add(s, i);
+  }
+  return s;
+}
+
 static ts_tensor *limit_var, *flag_var;
 
 /* for i in tf.range(limit_var): s += i */
@@ -892,7 +902,8 @@ static void test_function_in_loop_body(void)
 
 /* `for row in t` where t's rank is unknown while tracing (an input
  * signature's TensorSpec(shape=None)): rows of unknown shape, counted when
- * the graph runs; a scalar then fails there, at the TS_FOR's line. */
+ * the graph runs; a scalar then fails there, at the TS_FOR's line.  The
+ * same for `tf.range(n)`: n must be a scalar when the graph runs. */
 static void test_loop_over_unknown_rank(void)
 {
   ts_scope *scope = ts_scope_begin();
@@ -912,6 +923,20 @@ static void test_loop_over_unknown_rank(void)
   }
   g_assert_cmpint(ts_function_trace_count(f), ==, 1);
   ts_function_free(f);
+
+  /* tf.range(n) with n's rank unknown: a scalar when the graph runs */
+  ts_function *r = ts_function_new("range_to", range_to, "n");
+  ts_function_set_input_signature(r, (ts_spec[]){ { TS_I32, { .rank = TS_RANK_UNKNOWN } } }, 1);
+  for (int eager = 1; eager >= 0; eager--) {
+    ts_value four = TS_TENSOR_VALUE(i32(4));
+    g_assert_cmpint(value_of(call(r, eager, &four, 1)), ==, 0 + 1 + 2 + 3);
+    ts_value vector = TS_TENSOR_VALUE(ts_constant(TS_I32, TS_SHAPE(1), (int32_t[]){ 4 }));
+    g_assert_null(call(r, eager, &vector, 1));
+    expect_error("test-autograph-audit.c:", eager ? "TS_RANGE limit must be a numeric scalar, got i32[1]"
+                                                  : "TS_RANGE limit must be a scalar; its rank is");
+  }
+  g_assert_cmpint(ts_function_trace_count(r), ==, 1);
+  ts_function_free(r);
   ts_scope_end(scope);
 }
 

@@ -1733,7 +1733,9 @@ static bool check_iterable(const ts_cf_block *b)
       cf_error(b, TS_ERR_INVALID_ARGUMENT, "TS_RANGE %s is NULL", what[i]);
       return false;
     }
-    if (t->dtype >= TS_BOOL || t->shape.rank != 0) {
+    /* (a symbolic one of unknown rank is made a scalar when traced) */
+    bool scalar = t->shape.rank == 0 || (t->shape.rank == TS_RANK_UNKNOWN && t->node);
+    if (t->dtype >= TS_BOOL || !scalar) {
       cf_error(b, TS_ERR_INVALID_ARGUMENT, "TS_RANGE %s must be a numeric scalar, got %s",
                what[i], ts__info_str(buf, t->dtype, t->shape));
       return false;
@@ -1857,6 +1859,24 @@ static ts_tensor *range_element(const ts_cf_block *b, ts_tensor *i)
   return w == dt ? v : ts_cast_at(loc, v, dt);
 }
 
+/* A range bound while tracing: a variable is read; one whose rank is
+ * unknown while tracing is checked to be a scalar when the graph runs
+ * (as tf.range's bounds are), and is one from then on. */
+static ts_tensor *range_bound(const ts_cf_block *b, ts_tensor *t, int which)
+{
+  static const char *const must[3] = { "TS_RANGE start must be a scalar; its rank is",
+                                       "TS_RANGE limit must be a scalar; its rank is",
+                                       "TS_RANGE delta must be a scalar; its rank is" };
+  ts_loc loc = b->loc;
+  t = traced_value(loc, t);
+  if (!t || !t->node || t->shape.rank != TS_RANK_UNKNOWN)
+    return t;
+  ts_tensor *rank = ts_gather_at(loc, ts_shape_at(loc, ts_shape_at(loc, t)), ts_scalar_i32(0), 0);
+  if (!ts_assert_equal_at(loc, rank, ts_zeros_like_at(loc, rank), must[which]))
+    return NULL;
+  return ts_reshape_at(loc, t, TS_SCALAR_SHAPE);
+}
+
 /* TS_FOR while tracing: a While loop with a hidden counter (an index for
  * TS_OVER, the value itself for TS_RANGE). */
 static bool for_trace_begin(ts_cf_block *b, ts_frame *outer)
@@ -1866,9 +1886,9 @@ static bool for_trace_begin(ts_cf_block *b, ts_frame *outer)
    * eager twin); so is a range's element, a constant eagerly. */
   ts__implicit(+1);
   if (is_range(it)) {
-    b->over.start = traced_value(b->loc, it->start);
-    b->over.limit = traced_value(b->loc, it->limit);
-    b->over.delta = traced_value(b->loc, it->delta);
+    b->over.start = range_bound(b, it->start, 0);
+    b->over.limit = range_bound(b, it->limit, 1);
+    b->over.delta = range_bound(b, it->delta, 2);
   }
   ts_tensor *trip = is_range(it) && it->start && it->limit && it->delta ? range_trip(b) : NULL;
   ts_tensor *counter = is_range(it) ? ts_scalar_i64(0) : ts_scalar_i32(0);
