@@ -27,6 +27,7 @@ struct ts_node {
   int input_index;       /* Placeholder: position among the graph's inputs */
   bool stateful;         /* a stateful op, or If/While whose subgraphs hold one */
   bool has_site;         /* recorded for an op the user's code called (see ts_op_event) */
+  bool loop_element;     /* a traced TS_FOR's element, its loop variable in the body */
   int occurrence;
   uint64_t site;
   int n_origins;         /* provenance: the traced nodes it stands for; 0: itself */

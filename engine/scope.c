@@ -150,7 +150,10 @@ void ts__scope_mark_carried(ts_scope *s, ts_loc loop, const char *kind, ts_tenso
 {
   for (int i = 0; i < s->n; i++) {
     ts_tensor *t = s->items[i];
-    bool kept = false;
+    /* A graph's constant (made while a function was traced in the
+     * iteration) is the function's, not the iteration's: a call of it
+     * may give it back as a result in any later iteration. */
+    bool kept = __atomic_load_n(&t->constant, __ATOMIC_RELAXED);
     for (int k = 0; k < n_keep && !kept; k++)
       kept = keep[k] == t;
     if (!kept) {

@@ -945,6 +945,20 @@ static void loop_finished(ts_cf_block *b)
     region_guard(b->up, b);
 }
 
+/* A variable given as a condition or a range bound is read where the
+ * graph runs, as an op's input is (tracer.c): `if v:`, `while v:` and
+ * `tf.range(v)` in a tf.function see the variable's value at each call,
+ * not the value it had while tracing. */
+static ts_tensor *traced_value(ts_loc loc, ts_tensor *t)
+{
+  if (!t || !t->is_variable || !ts__trace_frame())
+    return t;
+  ts__implicit(+1);
+  ts_tensor *value = ts_read_at(loc, t);
+  ts__implicit(-1);
+  return value;
+}
+
 /* ---- TS_IF ---------------------------------------------------------------------------- */
 
 ts_cf_block ts__if_begin(ts_loc loc, ts_tensor *cond, ts_cf_block *up, ts_tensor **const *vars,
@@ -960,6 +974,7 @@ static ts_cf_block if_begin(ts_loc loc, ts_tensor *cond, ts_cf_block *up, ts_ten
     .loc = loc, .kind = KIND_IF, .branch = -1, .vars = vars, .n_vars = n_vars, .names = names,
     .path_depth = ts__path_depth(), .up = up == &ts__cf ? NULL : up, .guard = guard,
   };
+  cond = traced_value(loc, cond);
   if (!check_cond(&b, cond)) {
     block_fail(&b);
     return b;
@@ -1539,11 +1554,12 @@ static void probe_begin(ts_cf_block *b)
   }
   flag_set fs = flags_of(b);
   int nv = b->n_vars;
-  jump_record rec = { .region = b, .n = nv + fs.n };
+  /* TS_FOR's loop variable is put back too: it holds the body's element */
+  jump_record rec = { .region = b, .n = nv + fs.n + (b->loop_var != NULL) };
   rec.slots = g_new(ts_tensor **, rec.n);
   rec.saved = g_new(ts_tensor *, rec.n);
   for (int i = 0; i < rec.n; i++) {
-    rec.slots[i] = i < nv ? b->vars[i] : fs.slot[i - nv];
+    rec.slots[i] = i < nv ? b->vars[i] : i < nv + fs.n ? fs.slot[i - nv] : b->loop_var;
     rec.saved[i] = *rec.slots[i];
   }
   for (int i = 0; i < fs.n; i++)
@@ -1563,8 +1579,6 @@ static void probe_end(ts_cf_block *b)
     block_fail(b);
   else
     b->phase = PH_DONE;
-  if (b->loop_var)
-    *b->loop_var = NULL;
 }
 
 /* ---- TS_WHILE ---------------------------------------------------------------------------- */
@@ -1605,7 +1619,7 @@ bool ts__while_wants_cond(ts_cf_block *b)
 /* The test of a TS_WHILE (after its condition, if wanted, was computed). */
 static bool while_test(ts_cf_block *b, ts_tensor *cond)
 {
-  if (b->phase == PH_COND && !loop_cond_end(b, cond)) {
+  if (b->phase == PH_COND && !loop_cond_end(b, traced_value(b->loc, cond))) {
     block_fail(b);
     return false;
   }
@@ -1678,6 +1692,8 @@ static ts_info element_info(const ts_cf_block *b)
   const ts_iterable *it = &b->over;
   if (is_range(it))
     return (ts_info){ range_dtype(it), TS_SCALAR_SHAPE };
+  if (it->tensor->shape.rank == TS_RANK_UNKNOWN)
+    return (ts_info){ it->tensor->dtype, { .rank = TS_RANK_UNKNOWN } };
   ts_shape row = { .rank = it->tensor->shape.rank - 1 };
   memcpy(row.dim, it->tensor->shape.dim + 1, (size_t)row.rank * sizeof row.dim[0]);
   return (ts_info){ it->tensor->dtype, row };
@@ -1700,7 +1716,7 @@ static bool check_iterable(const ts_cf_block *b)
     /* The loop counts rows in int32 (as a graph's loop counter does): more
      * rows than that, typically an empty tensor with a huge dim 0 (nothing
      * in any row), is refused at once instead of looping per row. */
-    if (it->tensor->shape.dim[0] > INT32_MAX) {
+    if (it->tensor->shape.rank > 0 && it->tensor->shape.dim[0] > INT32_MAX) {
       cf_error(b, TS_ERR_SHAPE,
                "cannot iterate over the %" G_GINT64_FORMAT " rows of %s: a loop runs at most "
                "%d iterations", it->tensor->shape.dim[0],
@@ -1717,7 +1733,9 @@ static bool check_iterable(const ts_cf_block *b)
       cf_error(b, TS_ERR_INVALID_ARGUMENT, "TS_RANGE %s is NULL", what[i]);
       return false;
     }
-    if (t->dtype >= TS_BOOL || t->shape.rank != 0) {
+    /* (a symbolic one of unknown rank is made a scalar when traced) */
+    bool scalar = t->shape.rank == 0 || (t->shape.rank == TS_RANK_UNKNOWN && t->node);
+    if (t->dtype >= TS_BOOL || !scalar) {
       cf_error(b, TS_ERR_INVALID_ARGUMENT, "TS_RANGE %s must be a numeric scalar, got %s",
                what[i], ts__info_str(buf, t->dtype, t->shape));
       return false;
@@ -1818,8 +1836,8 @@ static ts_tensor *for_cond(const ts_cf_block *b, ts_tensor *counter)
 {
   const ts_iterable *it = &b->over;
   ts_loc loc = b->loc;
-  if (!is_range(it)) {
-    int64_t n = it->tensor->shape.dim[0];
+  if (!is_range(it)) { /* a rank unknown while tracing: the rows counted at run time */
+    int64_t n = it->tensor->shape.rank > 0 ? it->tensor->shape.dim[0] : -1;
     ts_tensor *limit = n >= 0 && n <= INT32_MAX
                          ? ts_scalar_i32((int32_t)n)
                          : ts_gather_at(loc, ts_shape_at(loc, it->tensor), ts_scalar_i32(0), 0);
@@ -1841,6 +1859,24 @@ static ts_tensor *range_element(const ts_cf_block *b, ts_tensor *i)
   return w == dt ? v : ts_cast_at(loc, v, dt);
 }
 
+/* A range bound while tracing: a variable is read; one whose rank is
+ * unknown while tracing is checked to be a scalar when the graph runs
+ * (as tf.range's bounds are), and is one from then on. */
+static ts_tensor *range_bound(const ts_cf_block *b, ts_tensor *t, int which)
+{
+  static const char *const must[3] = { "TS_RANGE start must be a scalar; its rank is",
+                                       "TS_RANGE limit must be a scalar; its rank is",
+                                       "TS_RANGE delta must be a scalar; its rank is" };
+  ts_loc loc = b->loc;
+  t = traced_value(loc, t);
+  if (!t || !t->node || t->shape.rank != TS_RANK_UNKNOWN)
+    return t;
+  ts_tensor *rank = ts_gather_at(loc, ts_shape_at(loc, ts_shape_at(loc, t)), ts_scalar_i32(0), 0);
+  if (!ts_assert_equal_at(loc, rank, ts_zeros_like_at(loc, rank), must[which]))
+    return NULL;
+  return ts_reshape_at(loc, t, TS_SCALAR_SHAPE);
+}
+
 /* TS_FOR while tracing: a While loop with a hidden counter (an index for
  * TS_OVER, the value itself for TS_RANGE). */
 static bool for_trace_begin(ts_cf_block *b, ts_frame *outer)
@@ -1849,7 +1885,12 @@ static bool for_trace_begin(ts_cf_block *b, ts_frame *outer)
   /* The trip count, counter and condition are the engine's own ops (no
    * eager twin); so is a range's element, a constant eagerly. */
   ts__implicit(+1);
-  ts_tensor *trip = is_range(it) ? range_trip(b) : NULL;
+  if (is_range(it)) {
+    b->over.start = range_bound(b, it->start, 0);
+    b->over.limit = range_bound(b, it->limit, 1);
+    b->over.delta = range_bound(b, it->delta, 2);
+  }
+  ts_tensor *trip = is_range(it) && it->start && it->limit && it->delta ? range_trip(b) : NULL;
   ts_tensor *counter = is_range(it) ? ts_scalar_i64(0) : ts_scalar_i32(0);
   cf_state *st = !is_range(it) || trip ? state_new(b, outer, counter) : NULL;
   bool ok = st && loop_vars_defined(b);
@@ -1867,6 +1908,10 @@ static bool for_trace_begin(ts_cf_block *b, ts_frame *outer)
   path_enter(b, "body");
   if (it->tensor)
     *b->loop_var = ts_gather_at(b->loc, it->tensor, st->counter, 0);
+  /* After the loop the variable still holds this value of the body, and
+   * a use there is refused as the loop variable's (tracer.c) */
+  if (*b->loop_var && (*b->loop_var)->node)
+    (*b->loop_var)->node->loop_element = true;
   b->phase = PH_BODY_READY;
   return true;
 }
@@ -1950,9 +1995,7 @@ void ts__for_step(ts_cf_block *b)
     if (!plain_loop_ends(b))
       iter_scope_end(b, true);
   } else if (b->phase == PH_BODY) {
-    if (loop_build(b))
-      *b->loop_var = NULL; /* its value belonged to the body's graph */
-    else
+    if (!loop_build(b))
       block_fail(b);
   } else if (b->phase == PH_PROBE) {
     probe_end(b);

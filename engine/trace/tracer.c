@@ -283,6 +283,11 @@ bool ts__frame_source_port(ts_frame *frame, ts_source src, ts_port *out)
                      "see the value from before the loop",
                      src.node->name, probe->block_kind, probe->block_loc.file,
                      probe->block_loc.line);
+      else if (src.node->loop_element) /* AutoGraph would carry it out of the loop */
+        ts_error_set(TS_ERR_INVALID_ARGUMENT, src.node->loc, NULL,
+                     "the loop variable of this TS_FOR is used after the loop; a traced loop "
+                     "does not carry it out (eagerly it holds the last element): give its "
+                     "value to a listed variable in the body (&last, ...) and use that");
       else if (src.node->graph->parent) /* a branch or loop body of this trace */
         ts_error_set(TS_ERR_INVALID_ARGUMENT, src.node->loc, NULL,
                      "'%s' was made inside a TS_IF/TS_WHILE/TS_FOR block (%s) and is used after "
