@@ -651,6 +651,32 @@ static void test_headless_start_quiet(void)
   remove_tree(config);
 }
 
+/* Started with no display at all (ssh without -X, a plain container), the
+ * app says so and what to run instead, exits 1, and GTK warns nothing. */
+static void test_no_display(void)
+{
+  const char *exe = g_getenv("TRACESCOPE_APP");
+  g_assert_nonnull(exe);
+  char **env = g_environ_unsetenv(g_get_environ(), "DISPLAY");
+  env = g_environ_unsetenv(env, "WAYLAND_DISPLAY");
+  env = g_environ_setenv(env, "ASAN_OPTIONS", "detect_leaks=0", TRUE);
+  const char *argv[] = { exe, "--module", seeds_path(), NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  int wait_status = 0;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                             &wait_status, &error));
+  g_assert_no_error(error);
+  g_strfreev(env);
+  g_assert_false(g_spawn_check_wait_status(wait_status, &error));
+  g_assert_error(error, G_SPAWN_EXIT_ERROR, 1);
+  g_assert_cmpstr(out, ==, "");
+  g_assert_true(g_str_has_prefix(err, "tracescope: cannot open a display: neither DISPLAY nor WAYLAND_DISPLAY is set.\n"));
+  g_assert_nonnull(strstr(err, "xvfb-run -a tracescope --screenshot"));
+  g_assert_nonnull(strstr(err, "tracescope-cli"));
+  g_assert_null(strstr(err, "WARNING"));
+}
+
 /* Runs `tracescope ARGS... --screenshot FILE` headless and returns its
  * stderr; *failed says whether it exited with a failure. */
 static char *screenshot_stderr(const char *const *args, gboolean *failed)
@@ -1431,6 +1457,7 @@ int main(int argc, char **argv)
     { "/app/screenshot-trace", test_screenshot_trace },
     { "/app/help-files", test_help_files },
     { "/app/headless-start-quiet", test_headless_start_quiet },
+    { "/app/no-display", test_no_display },
     { "/app/screenshot-refuses-bad-script", test_screenshot_refuses_bad_script },
     { "/app/input-error-message", test_input_error_message },
     { "/app/recent-menu-underscores", test_recent_menu_underscores },
