@@ -473,6 +473,16 @@ static void test_bad_arguments(void)
                  "malformed shape");
   expect_failure(cli("run", "seeds", "deep_net", "--arg", "i32[2]=1,two", NULL), 2,
                  "bad number 'two' for i32");
+  expect_failure(cli("run", "seeds", "deep_net", "--arg", "f32[3]=1;2;3", NULL), 2,
+                 "3 values expected for f32[3], got 1 (values are separated by commas, in row-major order)");
+  /* a spec that is not a tensor's reads as a string: the error shows it (48 characters at most) */
+  expect_failure(cli("run", "seeds", "deep_net", "--arg", "f32 [3]=1,2,3", NULL), 1,
+                 "deep_net: argument 0 (x) must be a tensor or a number, got a string 'f32 [3]=1,2,3'");
+  g_autoptr(GString) long_string = g_string_new(NULL);
+  for (int i = 0; i < 60; i++)
+    g_string_append(long_string, "\xc3\xa9"); /* é: the cut falls between characters */
+  g_autofree char *shown = g_strdup_printf("got a string '%.96s...'", long_string->str);
+  expect_failure(cli("run", "seeds", "deep_net", "--arg", long_string->str, NULL), 1, shown);
 
   /* arity, argument kinds and op errors inside the function */
   expect_failure(cli("run", "seeds", "simple_nn_layer", "--arg", "f32[2,2]:ones", NULL), 2,
