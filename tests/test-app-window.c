@@ -305,6 +305,20 @@ static void test_startup_options(void)
   g_assert_null(ts_startup_parse(&argc, &argv, &error));
   g_assert_nonnull(strstr(error->message, "--panel takes trace-log, console, profiler or debugger, got 'debug'"));
   g_clear_error(&error);
+  /* a mistyped option: the nearest one */
+  char *typo[] = { "tracescope", "--modul", "seeds", NULL };
+  argc = G_N_ELEMENTS(typo) - 1;
+  argv = typo;
+  g_assert_null(ts_startup_parse(&argc, &argv, &error));
+  g_assert_error(error, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION);
+  g_assert_nonnull(strstr(error->message, "--modul (did you mean '--module'?)"));
+  g_clear_error(&error);
+  char *typo_value[] = { "tracescope", "--module", "seeds", "--screenshoot=a.png", NULL };
+  argc = G_N_ELEMENTS(typo_value) - 1;
+  argv = typo_value;
+  g_assert_null(ts_startup_parse(&argc, &argv, &error));
+  g_assert_nonnull(strstr(error->message, "(did you mean '--screenshot'?)"));
+  g_clear_error(&error);
 }
 
 /* Preferences, About and the shortcuts window (with the graph's and the
