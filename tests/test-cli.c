@@ -513,7 +513,10 @@ static void test_bad_arguments(void)
   cli_result_clear(&help);
   expect_failure(cli("frobnicate", NULL), 2, "unknown command 'frobnicate'");
   expect_failure(cli("list", NULL), 2, "list takes one MODULE");
-  expect_failure(cli("run", "seeds", NULL), 2, "run needs a MODULE and a FUNCTION");
+  expect_failure(cli("run", NULL), 2, "run needs a MODULE and a FUNCTION");
+  /* the module alone: where its functions are listed */
+  expect_failure(cli("run", "seeds", NULL), 2,
+                 "run needs a FUNCTION after the MODULE (tracescope-cli list seeds lists them)");
   expect_failure(cli("run", "seeds", "deep_net", "extra", NULL), 2, "unexpected argument 'extra'");
   expect_failure(cli("run", "seeds", "deep_net", "--arg", NULL), 2, "--arg needs a SPEC");
   expect_failure(cli("run", "seeds", "deep_net", "--mode", "lazy", NULL), 2,
@@ -562,7 +565,7 @@ static void test_bad_arguments(void)
                  2, "graph traces one call");
   expect_failure(cli("graph", "seeds", "deep_net", "--arg", "i32[]=1", "--concrete", "i32[]", NULL),
                  2, "graph traces one call");
-  expect_failure(cli("signatures", "seeds", NULL), 2, "signatures needs a MODULE and a FUNCTION");
+  expect_failure(cli("signatures", "seeds", NULL), 2, "signatures needs a FUNCTION after the MODULE");
 
   /* dims whose product overflows int64: a clean error naming the op and shape, both modes */
   expect_failure(cli("run", "seeds", "sequential_model", "--mode", "eager", "--arg",
@@ -1242,7 +1245,7 @@ static void test_debug_errors(void)
                  "breakpoint 'Matmul': unknown op type 'Matmul' (did you mean 'MatMul'?)");
   expect_failure(cli("debug", "seeds", "power", "--break", "max >> 1e6", NULL), 2,
                  "expected a number after the comparison, got '> 1e6'");
-  expect_failure(cli("debug", "seeds", NULL), 2, "debug needs a MODULE and a FUNCTION");
+  expect_failure(cli("debug", "seeds", NULL), 2, "debug needs a FUNCTION after the MODULE");
   expect_failure(cli("debug", "seeds", "power", "--commands", "/nonexistent/commands", NULL), 2,
                  "--commands: ");
   expect_failure(cli("debug", "seeds", "power", "--mode", "fast", NULL), 2, "--mode must be eager or graph");
