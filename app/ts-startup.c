@@ -131,7 +131,12 @@ TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
              "  TRACE.json[.gz]      a Chrome trace: tracescope-cli profile --out, PyTorch's\n"
              "                       profiler, any tool's trace events; shown in the\n"
              "                       Profiler panel's Timeline\n"
-             "--screenshot works with each (tracescope --screenshot t.png TRACE.json).\n");
+             "--screenshot works with each (tracescope --screenshot t.png TRACE.json).\n"
+             "\n"
+             "Examples:\n"
+             "  tracescope seeds\n"
+             "  tracescope --module ./my_module.so --function f --call --arg 'f32[3]:ones'\n"
+             "  xvfb-run -a tracescope --screenshot shot.png --module seeds --function deep_net --call\n");
   GOptionGroup *group = g_option_group_new("tracescope", "Tracescope", "Tracescope options", s, NULL);
   g_option_group_add_entries(group, entries);
   g_option_context_set_main_group(context, group);
