@@ -321,6 +321,21 @@ static void test_command_help(void)
   expect_failure(cli("run", "seeds", "deep_net", "--sav", "x", NULL), 2,
                  "unknown option '--sav' (did you mean '--save'? see: tracescope-cli run --help)");
   expect_failure(cli("debug", "seeds", "power", "--brek=MatMul", NULL), 2, "(did you mean '--break'?");
+
+  /* `help [COMMAND]`, as git and meson take it: --help's text, or the command's */
+  cli_result help = cli("help", NULL), whole = cli("--help", NULL);
+  g_assert_cmpint(help.status, ==, 0);
+  g_assert_cmpstr(help.out, ==, whole.out);
+  g_assert_cmpstr(help.err, ==, "");
+  cli_result_clear(&help);
+  cli_result_clear(&whole);
+  cli_result help_run = cli("help", "run", NULL), run_help = cli("run", "--help", NULL);
+  g_assert_cmpint(help_run.status, ==, 0);
+  g_assert_cmpstr(help_run.out, ==, run_help.out);
+  cli_result_clear(&help_run);
+  cli_result_clear(&run_help);
+  expect_failure(cli("help", "rnu", NULL), 2, "unknown command 'rnu' (did you mean 'run'?");
+  expect_failure(cli("help", "run", "list", NULL), 2, "help takes at most one COMMAND");
 }
 
 /* Each command takes every option its help lists: given one (with a value
