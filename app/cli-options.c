@@ -537,6 +537,9 @@ int cli_options_parse(cli_options *o, cli_command command, int argc, char **argv
   if (n_files && n_operands < n_files)
     return cli_fail(CLI_EXIT_USAGE, "%s needs %s (see: tracescope-cli %s --help)", cli_command_name(command),
                     n_files == 2 ? "two trace files" : "a trace file", cli_command_name(command));
+  if (!n_files && n_operands == 1) /* the module alone: where its functions are listed */
+    return cli_fail(CLI_EXIT_USAGE, "%s needs a FUNCTION after the MODULE (tracescope-cli list %s lists them)",
+                    cli_command_name(command), o->module);
   if (!n_files && n_operands < 2)
     return cli_fail(CLI_EXIT_USAGE, "%s needs a MODULE and a FUNCTION (see: tracescope-cli %s --help)",
                     cli_command_name(command), cli_command_name(command));

@@ -3,6 +3,25 @@
 
 #include "ts-application.h"
 
+/* Says why no window can open and what to run instead, where GTK would
+ * only warn "cannot open display". */
+static void explain_no_display(void)
+{
+  const char *x11 = g_getenv("DISPLAY"), *wayland = g_getenv("WAYLAND_DISPLAY");
+  g_autoptr(GString) which = g_string_new(NULL);
+  if (x11 && *x11)
+    g_string_append_printf(which, "DISPLAY=%s", x11);
+  if (wayland && *wayland)
+    g_string_append_printf(which, "%sWAYLAND_DISPLAY=%s", which->len ? ", " : "", wayland);
+  if (which->len)
+    g_printerr("tracescope: cannot open a display (%s).\n", which->str);
+  else
+    g_printerr("tracescope: cannot open a display: neither DISPLAY nor WAYLAND_DISPLAY is set.\n");
+  g_printerr("The app needs a graphical session: start it from a desktop, or over ssh -X. Without one,\n"
+             "xvfb-run -a tracescope --screenshot shot.png ... draws the window to a file, and\n"
+             "tracescope-cli runs, profiles and renders modules (tracescope-cli --help).\n");
+}
+
 int main(int argc, char **argv)
 {
   g_autoptr(GError) error = NULL;
@@ -17,6 +36,11 @@ int main(int argc, char **argv)
     return EXIT_SUCCESS;
   }
   ts_application_prepare_session();
+  if (!gtk_init_check()) {
+    explain_no_display();
+    ts_startup_free(startup);
+    return EXIT_FAILURE;
+  }
   g_autoptr(GSettings) settings = ts_application_settings_new();
   if (!settings) {
     g_printerr("tracescope: the GSettings schema " TS_APPLICATION_ID " is not installed "

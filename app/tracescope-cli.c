@@ -201,7 +201,8 @@ int cli_show_help(void)
   print_usage(stdout);
   printf("\n%s\n", module_help);
   print_spec_help(true);
-  printf("\n'tracescope-cli COMMAND --help' shows a command's options and an example.\n"
+  printf("\n'tracescope-cli COMMAND --help' (or 'tracescope-cli help COMMAND') shows a command's\n"
+         "options and an example.\n"
          "Example:\n  tracescope-cli run seeds deep_net --arg 'i32[3]=1,2,3'\n");
   return EXIT_SUCCESS;
 }
@@ -298,6 +299,33 @@ static int cli_render_missing(int argc, char **argv)
 }
 #endif
 
+/* The nearest command's name for a mistyped one, or NULL. */
+static const char *nearest_command(const char *name)
+{
+  const char *names[G_N_ELEMENTS(COMMANDS)];
+  for (size_t i = 0; i < G_N_ELEMENTS(COMMANDS); i++)
+    names[i] = COMMANDS[i].name;
+  return ts_nearest_name(name, names, G_N_ELEMENTS(names));
+}
+
+static int unknown_command(const char *name)
+{
+  const char *near = nearest_command(name);
+  return near ? cli_fail(CLI_EXIT_USAGE, "unknown command '%s' (did you mean '%s'? try --help)", name, near)
+              : cli_fail(CLI_EXIT_USAGE, "unknown command '%s' (try --help)", name);
+}
+
+/* `tracescope-cli help [COMMAND]`, as git and meson take it: --help's text,
+ * or the command's. */
+static int cmd_help(int argc, char **argv)
+{
+  if (argc == 0)
+    return cli_show_help();
+  if (argc > 1)
+    return cli_fail(CLI_EXIT_USAGE, "help takes at most one COMMAND (try --help)");
+  return find_command(argv[0]) ? cli_show_command_help(argv[0]) : unknown_command(argv[0]);
+}
+
 int main(int argc, char **argv)
 {
   if (argc < 2) { /* as git and meson do: the commands, then what shows more */
@@ -312,17 +340,9 @@ int main(int argc, char **argv)
     return EXIT_SUCCESS;
   }
   const struct command *c = find_command(argv[1]);
-  int ret;
-  if (c) {
-    ret = c->run(argc - 2, argv + 2);
-  } else {
-    const char *names[G_N_ELEMENTS(COMMANDS)];
-    for (size_t i = 0; i < G_N_ELEMENTS(COMMANDS); i++)
-      names[i] = COMMANDS[i].name;
-    const char *near = ts_nearest_name(argv[1], names, G_N_ELEMENTS(names));
-    ret = near ? cli_fail(CLI_EXIT_USAGE, "unknown command '%s' (did you mean '%s'? try --help)", argv[1], near)
-               : cli_fail(CLI_EXIT_USAGE, "unknown command '%s' (try --help)", argv[1]);
-  }
+  int ret = strcmp(argv[1], "help") == 0 ? cmd_help(argc - 2, argv + 2)
+            : c                          ? c->run(argc - 2, argv + 2)
+                                         : unknown_command(argv[1]);
   cli_close_models();
   ts_release_all();
   return ret;

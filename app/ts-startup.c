@@ -78,6 +78,26 @@ static gboolean on_size_option(const char *name, const char *value, gpointer dat
   return TRUE;
 }
 
+/* " (did you mean '--module'?)" for the first --NAME in args that is none of
+ * entries' long names, when one is near it; "" otherwise. */
+static char *nearest_option_hint(char **args, const GOptionEntry *entries)
+{
+  const char *names[32] = { NULL }; /* NULL-terminated */
+  size_t n = 0;
+  for (const GOptionEntry *e = entries; e->long_name && n + 1 < G_N_ELEMENTS(names); e++)
+    names[n++] = e->long_name;
+  for (char **a = args; a && *a; a++) {
+    if (!g_str_has_prefix(*a, "--") || !(*a)[2])
+      continue;
+    g_autofree char *name = g_strndup(*a + 2, strcspn(*a + 2, "="));
+    if (g_strv_contains(names, name) || g_str_has_prefix(name, "help"))
+      continue;
+    const char *near = ts_nearest_name(name, names, n);
+    return near ? g_strdup_printf(" (did you mean '--%s'?)", near) : g_strdup("");
+  }
+  return g_strdup("");
+}
+
 TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
 {
   g_autoptr(TsStartup) s = g_new0(TsStartup, 1);
@@ -115,12 +135,26 @@ TsStartup *ts_startup_parse(int *argc, char ***argv, GError **error)
              "  TRACE.json[.gz]      a Chrome trace: tracescope-cli profile --out, PyTorch's\n"
              "                       profiler, any tool's trace events; shown in the\n"
              "                       Profiler panel's Timeline\n"
-             "--screenshot works with each (tracescope --screenshot t.png TRACE.json).\n");
+             "--screenshot works with each (tracescope --screenshot t.png TRACE.json).\n"
+             "\n"
+             "Examples:\n"
+             "  tracescope seeds\n"
+             "  tracescope --module ./my_module.so --function f --call --arg 'f32[3]:ones'\n"
+             "  tracescope --module seeds --function power --mode debug --break MatMul --call\n"
+             "  xvfb-run -a tracescope --screenshot shot.png --module seeds --function deep_net --call\n");
   GOptionGroup *group = g_option_group_new("tracescope", "Tracescope", "Tracescope options", s, NULL);
   g_option_group_add_entries(group, entries);
   g_option_context_set_main_group(context, group);
-  if (!g_option_context_parse(context, argc, argv, error))
+  g_auto(GStrv) given = g_strdupv(*argv); /* parsing takes what it knows out */
+  if (!g_option_context_parse(context, argc, argv, error)) {
+    if (g_error_matches(*error, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION)) {
+      g_autofree char *hint = nearest_option_hint(given, entries);
+      g_autofree char *message = g_strconcat((*error)->message, hint, NULL);
+      g_free((*error)->message);
+      (*error)->message = g_steal_pointer(&message);
+    }
     return NULL;
+  }
   /* tracescope --remote HOST MODULE: the module is a path there, not a file here */
   if (s->remote && !s->module && *argc == 2) {
     s->module = g_strdup((*argv)[1]);

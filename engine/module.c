@@ -3,6 +3,7 @@
 #include "engine-private.h"
 
 #include <gmodule.h>
+#include <stdio.h>
 
 struct ts_module {
   GModule *handle; /* NULL for a static module */
@@ -159,12 +160,64 @@ static const char *module_resolve(const char *path)
   return TS_SEEDS_INSTALL_PATH;
 }
 
+/* What to do about a module file that is not there: the file meant
+ * (NAME.so, the bundled seeds), else what a module is. */
+static char *missing_module_hint(const char *given)
+{
+  if (strcmp(given, "seeds") == 0) {
+    const char *env = g_getenv("TRACESCOPE_SEEDS");
+    return g_strdup(env && *env ? "TRACESCOPE_SEEDS names it: set it to the bundled examples' seeds.so, or unset it"
+                                : "the bundled examples are neither built nor installed: build them (make build) "
+                                  "or install them (meson install), or set TRACESCOPE_SEEDS to seeds.so");
+  }
+  g_autofree char *so = g_strconcat(given, ".so", NULL);
+  if (g_file_test(so, G_FILE_TEST_IS_REGULAR))
+    return g_strdup_printf("did you mean '%s'?", so);
+  g_autofree char *base = g_path_get_basename(given);
+  const char *const bundled[] = { "seeds" };
+  if (ts_nearest_name(base, bundled, 1))
+    return g_strdup("did you mean 'seeds', the bundled examples?");
+  return g_strdup("a module is the path of a .so built against libtracescope, or seeds for the "
+                  "bundled examples");
+}
+
+/* Whether the file starts as an ELF object does. */
+static bool is_elf(const char *path)
+{
+  char magic[4] = { 0 };
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return false;
+  size_t n = fread(magic, 1, sizeof magic, f);
+  fclose(f);
+  return n == sizeof magic && memcmp(magic, "\x7f" "ELF", 4) == 0;
+}
+
+/* dlopen's error, and for a file that is not a shared object (C source,
+ * an executable) how to build one. */
+static void set_open_error(const char *path, const char *why)
+{
+  bool elf = is_elf(path);
+  if (elf && !strstr(why, "executable")) {
+    ts_error_set(TS_ERR_IO, no_loc, NULL, "cannot open module '%s': %s", path, why);
+    return;
+  }
+  bool source = g_str_has_suffix(path, ".c");
+  g_autofree char *stem = source ? g_strndup(path, strlen(path) - 2) : g_strdup("FILE");
+  ts_error_set(TS_ERR_IO, no_loc, NULL,
+               "cannot open module '%s': %s (build a shared object: "
+               "cc -shared -fPIC %s.c -o %s.so $(pkg-config --cflags --libs tracescope))",
+               path, elf ? why : "not a shared object", stem, stem);
+}
+
 ts_module *ts_module_open(const char *path)
 {
   TS_CHECK_ARG(path != NULL, NULL);
+  const char *given = path;
   path = module_resolve(path);
   if (!g_file_test(path, G_FILE_TEST_EXISTS)) {
-    ts_error_set(TS_ERR_NOT_FOUND, no_loc, NULL, "cannot open module '%s': no such file", path);
+    g_autofree char *hint = missing_module_hint(given);
+    ts_error_set(TS_ERR_NOT_FOUND, no_loc, NULL, "cannot open module '%s': no such file (%s)", path, hint);
     return NULL;
   }
   /* dlopen searches the library path for names without a slash; users mean a file. */
@@ -172,7 +225,7 @@ ts_module *ts_module_open(const char *path)
   GModule *handle = g_module_open(file, G_MODULE_BIND_LOCAL);
   g_free(file);
   if (!handle) {
-    ts_error_set(TS_ERR_IO, no_loc, NULL, "cannot open module '%s': %s", path, g_module_error());
+    set_open_error(path, g_module_error());
     return NULL;
   }
   ts_module *module = g_new0(ts_module, 1);

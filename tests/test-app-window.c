@@ -333,6 +333,20 @@ static void test_startup_options(void)
     g_clear_error(&error);
     g_strfreev(args);
   }
+  /* a mistyped option: the nearest one */
+  char *typo[] = { "tracescope", "--modul", "seeds", NULL };
+  argc = G_N_ELEMENTS(typo) - 1;
+  argv = typo;
+  g_assert_null(ts_startup_parse(&argc, &argv, &error));
+  g_assert_error(error, G_OPTION_ERROR, G_OPTION_ERROR_UNKNOWN_OPTION);
+  g_assert_nonnull(strstr(error->message, "--modul (did you mean '--module'?)"));
+  g_clear_error(&error);
+  char *typo_value[] = { "tracescope", "--module", "seeds", "--screenshoot=a.png", NULL };
+  argc = G_N_ELEMENTS(typo_value) - 1;
+  argv = typo_value;
+  g_assert_null(ts_startup_parse(&argc, &argv, &error));
+  g_assert_nonnull(strstr(error->message, "(did you mean '--screenshot'?)"));
+  g_clear_error(&error);
 }
 
 /* Preferences, About and the shortcuts window (with the graph's and the
@@ -677,6 +691,32 @@ static void test_headless_start_quiet(void)
   g_assert_true(g_file_test(path, G_FILE_TEST_EXISTS));
   g_unlink(path);
   remove_tree(config);
+}
+
+/* Started with no display at all (ssh without -X, a plain container), the
+ * app says so and what to run instead, exits 1, and GTK warns nothing. */
+static void test_no_display(void)
+{
+  const char *exe = g_getenv("TRACESCOPE_APP");
+  g_assert_nonnull(exe);
+  char **env = g_environ_unsetenv(g_get_environ(), "DISPLAY");
+  env = g_environ_unsetenv(env, "WAYLAND_DISPLAY");
+  env = g_environ_setenv(env, "ASAN_OPTIONS", "detect_leaks=0", TRUE);
+  const char *argv[] = { exe, "--module", seeds_path(), NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  int wait_status = 0;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                             &wait_status, &error));
+  g_assert_no_error(error);
+  g_strfreev(env);
+  g_assert_false(g_spawn_check_wait_status(wait_status, &error));
+  g_assert_error(error, G_SPAWN_EXIT_ERROR, 1);
+  g_assert_cmpstr(out, ==, "");
+  g_assert_true(g_str_has_prefix(err, "tracescope: cannot open a display: neither DISPLAY nor WAYLAND_DISPLAY is set.\n"));
+  g_assert_nonnull(strstr(err, "xvfb-run -a tracescope --screenshot"));
+  g_assert_nonnull(strstr(err, "tracescope-cli"));
+  g_assert_null(strstr(err, "WARNING"));
 }
 
 /* Runs `tracescope ARGS... --screenshot FILE` headless and returns its
@@ -1515,6 +1555,7 @@ int main(int argc, char **argv)
     { "/app/screenshot-trace", test_screenshot_trace },
     { "/app/help-files", test_help_files },
     { "/app/headless-start-quiet", test_headless_start_quiet },
+    { "/app/no-display", test_no_display },
     { "/app/screenshot-refuses-bad-script", test_screenshot_refuses_bad_script },
     { "/app/input-error-message", test_input_error_message },
     { "/app/recent-menu-underscores", test_recent_menu_underscores },

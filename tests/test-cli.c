@@ -321,6 +321,21 @@ static void test_command_help(void)
   expect_failure(cli("run", "seeds", "deep_net", "--sav", "x", NULL), 2,
                  "unknown option '--sav' (did you mean '--save'? see: tracescope-cli run --help)");
   expect_failure(cli("debug", "seeds", "power", "--brek=MatMul", NULL), 2, "(did you mean '--break'?");
+
+  /* `help [COMMAND]`, as git and meson take it: --help's text, or the command's */
+  cli_result help = cli("help", NULL), whole = cli("--help", NULL);
+  g_assert_cmpint(help.status, ==, 0);
+  g_assert_cmpstr(help.out, ==, whole.out);
+  g_assert_cmpstr(help.err, ==, "");
+  cli_result_clear(&help);
+  cli_result_clear(&whole);
+  cli_result help_run = cli("help", "run", NULL), run_help = cli("run", "--help", NULL);
+  g_assert_cmpint(help_run.status, ==, 0);
+  g_assert_cmpstr(help_run.out, ==, run_help.out);
+  cli_result_clear(&help_run);
+  cli_result_clear(&run_help);
+  expect_failure(cli("help", "rnu", NULL), 2, "unknown command 'rnu' (did you mean 'run'?");
+  expect_failure(cli("help", "run", "list", NULL), 2, "help takes at most one COMMAND");
 }
 
 /* Each command takes every option its help lists: given one (with a value
@@ -473,6 +488,16 @@ static void test_bad_arguments(void)
                  "malformed shape");
   expect_failure(cli("run", "seeds", "deep_net", "--arg", "i32[2]=1,two", NULL), 2,
                  "bad number 'two' for i32");
+  expect_failure(cli("run", "seeds", "deep_net", "--arg", "f32[3]=1;2;3", NULL), 2,
+                 "3 values expected for f32[3], got 1 (values are separated by commas, in row-major order)");
+  /* a spec that is not a tensor's reads as a string: the error shows it (48 characters at most) */
+  expect_failure(cli("run", "seeds", "deep_net", "--arg", "f32 [3]=1,2,3", NULL), 1,
+                 "deep_net: argument 0 (x) must be a tensor or a number, got a string 'f32 [3]=1,2,3'");
+  g_autoptr(GString) long_string = g_string_new(NULL);
+  for (int i = 0; i < 60; i++)
+    g_string_append(long_string, "\xc3\xa9"); /* é: the cut falls between characters */
+  g_autofree char *shown = g_strdup_printf("got a string '%.96s...'", long_string->str);
+  expect_failure(cli("run", "seeds", "deep_net", "--arg", long_string->str, NULL), 1, shown);
 
   /* arity, argument kinds and op errors inside the function */
   expect_failure(cli("run", "seeds", "simple_nn_layer", "--arg", "f32[2,2]:ones", NULL), 2,
@@ -503,7 +528,10 @@ static void test_bad_arguments(void)
   cli_result_clear(&help);
   expect_failure(cli("frobnicate", NULL), 2, "unknown command 'frobnicate'");
   expect_failure(cli("list", NULL), 2, "list takes one MODULE");
-  expect_failure(cli("run", "seeds", NULL), 2, "run needs a MODULE and a FUNCTION");
+  expect_failure(cli("run", NULL), 2, "run needs a MODULE and a FUNCTION");
+  /* the module alone: where its functions are listed */
+  expect_failure(cli("run", "seeds", NULL), 2,
+                 "run needs a FUNCTION after the MODULE (tracescope-cli list seeds lists them)");
   expect_failure(cli("run", "seeds", "deep_net", "extra", NULL), 2, "unexpected argument 'extra'");
   expect_failure(cli("run", "seeds", "deep_net", "--arg", NULL), 2, "--arg needs a SPEC");
   expect_failure(cli("run", "seeds", "deep_net", "--mode", "lazy", NULL), 2,
@@ -552,7 +580,7 @@ static void test_bad_arguments(void)
                  2, "graph traces one call");
   expect_failure(cli("graph", "seeds", "deep_net", "--arg", "i32[]=1", "--concrete", "i32[]", NULL),
                  2, "graph traces one call");
-  expect_failure(cli("signatures", "seeds", NULL), 2, "signatures needs a MODULE and a FUNCTION");
+  expect_failure(cli("signatures", "seeds", NULL), 2, "signatures needs a FUNCTION after the MODULE");
 
   /* dims whose product overflows int64: a clean error naming the op and shape, both modes */
   expect_failure(cli("run", "seeds", "sequential_model", "--mode", "eager", "--arg",
@@ -1242,7 +1270,7 @@ static void test_debug_errors(void)
                  "breakpoint 'Matmul': unknown op type 'Matmul' (did you mean 'MatMul'?)");
   expect_failure(cli("debug", "seeds", "power", "--break", "max >> 1e6", NULL), 2,
                  "expected a number after the comparison, got '> 1e6'");
-  expect_failure(cli("debug", "seeds", NULL), 2, "debug needs a MODULE and a FUNCTION");
+  expect_failure(cli("debug", "seeds", NULL), 2, "debug needs a FUNCTION after the MODULE");
   expect_failure(cli("debug", "seeds", "power", "--commands", "/nonexistent/commands", NULL), 2,
                  "--commands: ");
   expect_failure(cli("debug", "seeds", "power", "--mode", "fast", NULL), 2, "--mode must be eager or graph");

@@ -78,6 +78,20 @@ static ts_tensor *bump(ts_call *c)
   return ts_mul(ts_read(var), ts_scalar_f32(2));
 }
 
+static ts_tensor *adam_var, *adam_m, *adam_v;
+
+/* One Adam update whose gradient's square overflows f32: the second
+ * moment v becomes Inf (var and m stay finite), then var is read. */
+static ts_tensor *adam_overflow(ts_call *c)
+{
+  ts_tensor *grad = ts_arg(c, 0);
+  if (!ts_apply_adam(adam_var, adam_m, adam_v, ts_scalar_f32(0.9f), ts_scalar_f32(0.999f),
+                     ts_scalar_f32(0.001f), ts_scalar_f32(0.9f), ts_scalar_f32(0.999f),
+                     ts_scalar_f32(1e-7f), grad))
+    return NULL;
+  return ts_read(adam_var);
+}
+
 /* ---- the debuggee thread --------------------------------------------------------------- */
 
 typedef struct debuggee {
@@ -308,6 +322,58 @@ static void test_break_on_nan(void)
   debuggee_join(&d);
   ts_debug_free(d.s);
   ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
+/* An op with no outputs that writes variables in place (ResourceApplyAdam)
+ * made what they hold after it: an Inf it writes stops `--break inf` there,
+ * the stop shows the variables (var, m, v) as its outputs, and health names
+ * it as the first op that made an Inf, eagerly and traced. */
+static void test_inf_written_in_place(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  for (int eager = 0; eager < 2; eager++) {
+    adam_var = ts_variable_new(ts_constant(TS_F32, TS_SHAPE(2), (float[]){ 1, 2 }), "var");
+    adam_m = ts_variable_new(ts_zeros(TS_F32, TS_SHAPE(2)), "m");
+    adam_v = ts_variable_new(ts_zeros(TS_F32, TS_SHAPE(2)), "v");
+    ts_function *fn = ts_function_new("adam_overflow", adam_overflow, "grad");
+    ts_value grad = TS_TENSOR_VALUE(ts_constant(TS_F32, TS_SHAPE(2), (float[]){ 1, 1e30f }));
+    debuggee d = { .s = ts_debug_new(&(ts_debug_options){ .start = TS_DEBUG_START_RUNNING }),
+                   .fn = fn, .args = { grad }, .n_args = 1, .eager = eager };
+    int id = ts_debug_break_add(d.s, "inf");
+    debuggee_start(&d);
+    ts_debug_stop stop;
+    expect_stop(d.s, &stop, TS_OP_APPLY_ADAM, TS_DEBUG_INF);
+    g_assert_cmpint(stop.breakpoint, ==, id);
+    g_assert_true(stop.after);
+    g_assert_cmpint(stop.op.n_outputs, ==, 3);
+    ts_tensor_stats st;
+    g_assert_true(ts_tensor_stats_compute(stop.op.outputs[2], &st)); /* v */
+    g_assert_cmpint(st.n_inf, ==, 1);
+    g_assert_true(ts_tensor_stats_compute(stop.op.outputs[0], &st)); /* var */
+    g_assert_cmpint(st.n_inf + st.n_nan, ==, 0);
+    ts_debug_stop_clear(&stop);
+    ts_debug_resume(d.s, TS_DEBUG_CONTINUE);
+    expect_finished(d.s, NULL);
+    debuggee_join(&d);
+    ts_debug_free(d.s);
+
+    g_assert_nonnull(ts_assign(adam_v, ts_zeros(TS_F32, TS_SHAPE(2)))); /* finite again */
+    ts_run_functions_eagerly(eager);
+    ts_health *h = ts_health_start(TS_HEALTH_COUNTS);
+    g_assert_nonnull(ts_function_call(fn, &grad, 1));
+    ts_health_stop(h);
+    const ts_health_op *first = ts_health_first_nonfinite(h);
+    g_assert_nonnull(first);
+    g_assert_cmpstr(first->op_name, ==, "ResourceApplyAdam");
+    g_assert_cmpint(first->n_inf, ==, 1);
+    ts_health_free(h);
+    ts_run_functions_eagerly(false);
+    ts_function_free(fn);
+    ts_tensor_unref(adam_var);
+    ts_tensor_unref(adam_m);
+    ts_tensor_unref(adam_v);
+  }
   ts_scope_end(scope);
 }
 
@@ -745,6 +811,7 @@ int main(int argc, char **argv)
   g_test_add_func("/debug/break-on-nan", test_break_on_nan);
   g_test_add_func("/debug/stops-where-an-op-fails", test_stops_where_an_op_fails);
   g_test_add_func("/debug/health", test_health);
+  g_test_add_func("/debug/inf-written-in-place", test_inf_written_in_place);
   g_test_add_func("/debug/health-names", test_health_names);
   g_test_add_func("/debug/stepping", test_stepping);
   g_test_add_func("/debug/history", test_history);

@@ -432,6 +432,55 @@ static void test_refused_modules(void)
   expect_error(TS_ERR_NOT_FOUND, "cannot open module 'libglib-2.0.so.0': no such file", NULL);
 }
 
+/* A module that will not open says what to do: the file meant, or how
+ * to build a shared object from the C source given in its place. */
+static void test_open_says_what_to_do(void)
+{
+  char *dir = g_dir_make_tmp("ts-module-XXXXXX", NULL);
+  g_assert_nonnull(dir);
+  g_autofree char *source = g_build_filename(dir, "mine.c", NULL);
+  g_autofree char *built = g_build_filename(dir, "mine.so", NULL);
+  g_autofree char *stem = g_build_filename(dir, "mine", NULL);
+  g_assert_true(g_file_set_contents(source, "#include <tracescope.h>\n", -1, NULL));
+  g_assert_true(g_file_set_contents(built, "", -1, NULL));
+
+  /* C source: the command that builds it */
+  g_assert_null(ts_module_open(source));
+  g_autofree char *cc = g_strdup_printf("not a shared object (build a shared object: cc -shared -fPIC %s "
+                                        "-o %s $(pkg-config --cflags --libs tracescope))", source, built);
+  expect_error(TS_ERR_IO, cc, NULL);
+  /* an executable: the same advice */
+  g_assert_null(ts_module_open("/proc/self/exe"));
+  expect_error(TS_ERR_IO, "executable (build a shared object: cc -shared -fPIC", NULL);
+  /* the name without .so, where NAME.so is there */
+  g_assert_null(ts_module_open(stem));
+  g_autofree char *meant = g_strdup_printf("no such file (did you mean '%s'?)", built);
+  expect_error(TS_ERR_NOT_FOUND, meant, NULL);
+  /* a near miss of the bundled examples' name */
+  g_assert_null(ts_module_open("seed"));
+  expect_error(TS_ERR_NOT_FOUND, "cannot open module 'seed': no such file (did you mean 'seeds', the bundled examples?)", NULL);
+  g_assert_null(ts_module_open("./seeds"));
+  expect_error(TS_ERR_NOT_FOUND, "(did you mean 'seeds', the bundled examples?)", NULL);
+  /* nothing near: what a module is */
+  g_assert_null(ts_module_open("no_such_model.so"));
+  expect_error(TS_ERR_NOT_FOUND, "no such file (a module is the path of a .so built against libtracescope, "
+                                 "or seeds for the bundled examples)", NULL);
+  /* seeds where TRACESCOPE_SEEDS names no file */
+  g_autofree char *seeds = g_strdup(g_getenv("TRACESCOPE_SEEDS"));
+  g_setenv("TRACESCOPE_SEEDS", stem, TRUE);
+  g_assert_null(ts_module_open("seeds"));
+  expect_error(TS_ERR_NOT_FOUND, "(TRACESCOPE_SEEDS names it: set it to the bundled examples' seeds.so, or unset it)", NULL);
+  if (seeds)
+    g_setenv("TRACESCOPE_SEEDS", seeds, TRUE);
+  else
+    g_unsetenv("TRACESCOPE_SEEDS");
+
+  g_assert_cmpint(g_unlink(source), ==, 0);
+  g_assert_cmpint(g_unlink(built), ==, 0);
+  g_assert_cmpint(g_rmdir(dir), ==, 0);
+  g_free(dir);
+}
+
 static ts_tensor *static_fn(ts_call *c)
 {
   return ts_arg(c, 0);
@@ -774,6 +823,7 @@ int main(int argc, char **argv)
   g_test_add_func("/module/call/args", test_call_args);
   g_test_add_func("/module/call/failures", test_call_failures);
   g_test_add_func("/module/open/refused", test_refused_modules);
+  g_test_add_func("/module/open/says-what-to-do", test_open_says_what_to_do);
   g_test_add_func("/module/static", test_static_modules);
   g_test_add_func("/arg-spec/tensors", test_spec_tensors);
   g_test_add_func("/arg-spec/generators", test_spec_generators);

@@ -63,6 +63,12 @@ bool ts__breakpoint_holds(const ts_breakpoint *bp, ts_tensor *const *out, int n_
 /* A reference on t, or a copy when t is a variable's storage a later
  * assign could change.  Adds its bytes to *bytes. */
 ts_tensor *ts__debug_keep(ts_tensor *t, size_t *bytes);
+/* An op with no outputs that writes variables in place (ResourceApplyAdam:
+ * a variable and its two slots): those variables, into buf (max of them),
+ * as what it made for the NaN/Inf and condition checks and its outputs as
+ * shown; their count, 0 for any other op. */
+int ts__debug_written(const ts_op_def *def, ts_tensor *const *in, int n_in, int n_out,
+                      ts_tensor **buf, int max);
 /* Fills op from an OP_BEGIN event on the debuggee thread: identity,
  * location, call stack (frames from the run's op path, or the If/While
  * nodes of graph mode given in cf), inputs kept.  *bytes grows by theirs. */

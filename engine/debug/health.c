@@ -213,6 +213,13 @@ static void on_op_end(ts_op_observer *self, const ts_op_call *call, const ts_run
     .op_name = call->def->name, .line = call->loc.line,
   };
   bool computed = !(call->def->flags & TS_OPF_AUXILIARY);
+  /* what the op made: its outputs, or the variables it wrote in place */
+  ts_tensor *written[TS_MAX_INPUTS];
+  int n_written = ts__debug_written(call->def, call->in, call->n_in, n_out, written, TS_MAX_INPUTS);
+  if (n_written) {
+    out = written;
+    n_out = n_written;
+  }
   for (int i = 0; i < n_out && computed; i++) {
     const ts_tensor *t = out[i];
     if (h->level == TS_HEALTH_STATS) {

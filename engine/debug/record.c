@@ -29,6 +29,18 @@ ts_tensor *ts__debug_keep(ts_tensor *t, size_t *bytes)
   return ts_tensor_ref(copy);
 }
 
+int ts__debug_written(const ts_op_def *def, ts_tensor *const *in, int n_in, int n_out,
+                      ts_tensor **buf, int max)
+{
+  if (n_out > 0 || !def || !(def->flags & TS_OPF_VARIABLE))
+    return 0;
+  int n = 0;
+  for (int i = 0; i < n_in && n < max; i++)
+    if (in[i] && is_mutable(in[i]))
+      buf[n++] = in[i];
+  return n;
+}
+
 static char *dup_or_null(const char *s)
 {
   return s ? g_strdup(s) : NULL;

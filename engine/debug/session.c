@@ -248,17 +248,23 @@ static void on_end(ts_debug_session *s, const ts_op_event *ev)
   open_op o = g_array_index(s->open, open_op, s->open->len - 1);
   g_array_set_size(s->open, s->open->len - 1);
   g_hash_table_remove(s->cf, &ev->seq);
-  o.op.n_outputs = ev->n_outputs;
-  o.op.outputs = g_new0(ts_tensor *, ev->n_outputs > 0 ? ev->n_outputs : 1);
-  for (int i = 0; i < ev->n_outputs; i++)
-    o.op.outputs[i] = ts__debug_keep(ev->outputs[i], &o.bytes);
+  /* what the op made: its outputs, or the variables it wrote in place */
+  ts_tensor *written[TS_MAX_INPUTS];
+  int n_written = ts__debug_written(ts__op_def(ev->op), ev->inputs, ev->n_inputs, ev->n_outputs,
+                                    written, TS_MAX_INPUTS);
+  ts_tensor *const *made = n_written ? written : ev->outputs;
+  int n_made = n_written ? n_written : ev->n_outputs;
+  o.op.n_outputs = n_made;
+  o.op.outputs = g_new0(ts_tensor *, n_made > 0 ? n_made : 1);
+  for (int i = 0; i < n_made; i++)
+    o.op.outputs[i] = ts__debug_keep(made[i], &o.bytes);
 
   pthread_mutex_lock(&s->lock);
   bool stopped = false; /* one stop per op */
   for (guint i = 0; i < o.checks->len && !stopped; i++) {
     const ts_breakpoint *bp = find_break(s, g_array_index(o.checks, int, i));
     ts_debug_reason reason;
-    if (bp && ts__breakpoint_holds(bp, ev->outputs, ev->n_outputs, &reason) && !cancelled(s, ev)) {
+    if (bp && ts__breakpoint_holds(bp, made, n_made, &reason) && !cancelled(s, ev)) {
       stop_and_wait(s, &o.op, reason, bp->id, true, NULL);
       cancelled(s, ev);
       stopped = true;

@@ -174,8 +174,9 @@ static ts_tensor *parse_values(const char *spec, ts_dtype dtype, ts_shape shape,
   ts_tensor *t = NULL;
   bool ok = true;
   if (n != size)
-    ok = spec_fail(spec, "%" PRId64 " value%s expected for %s, got %" PRId64, size,
-                   size == 1 ? "" : "s", what, n);
+    ok = spec_fail(spec, "%" PRId64 " value%s expected for %s, got %" PRId64
+                   " (values are separated by commas, in row-major order)",
+                   size, size == 1 ? "" : "s", what, n);
   for (int64_t i = 0; ok && i < n; i++)
     ok = parse_element(spec, dtype, g_strstrip(parts[i]), &values[i]);
   if (ok && (t = ts_tensor_new(dtype, shape)))

@@ -53,8 +53,16 @@ static void *arg_kind_error(ts_loc loc, const ts_call *call, int i, const char *
                             const ts_value *v)
 {
   char label[128];
-  ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, NULL, "%s: %s must be %s, got %s", call->name,
-               arg_label(label, sizeof label, call, i), want, kind_name(v->kind));
+  /* a string shows itself (its first 48 characters): a mistyped tensor
+   * spec ("f32 [3]=1,2,3") reads as one */
+  g_autofree char *text = NULL;
+  if (v->kind == TS_VALUE_STRING && v->s && g_utf8_validate(v->s, -1, NULL)) {
+    glong length = g_utf8_strlen(v->s, -1);
+    g_autofree char *head = g_utf8_substring(v->s, 0, MIN(length, 48));
+    text = g_strdup_printf(" '%s%s'", head, length > 48 ? "..." : "");
+  }
+  ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, NULL, "%s: %s must be %s, got %s%s", call->name,
+               arg_label(label, sizeof label, call, i), want, kind_name(v->kind), text ? text : "");
   return NULL;
 }
 
