@@ -10,6 +10,7 @@
 
 #include "test-quiet.h"
 #include "test-serial-check.h"
+#include "test-values.h"
 
 static ts_tensor *i32(int32_t v)
 {
@@ -481,19 +482,6 @@ static ts_tensor *while_variable(ts_call *c)
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
-static ts_tensor *call(ts_function *f, bool eager, const ts_value *args, int n)
-{
-  return eager ? ts_function_call_eager(f, args, n) : ts_function_call(f, args, n);
-}
-
-static int64_t value_of(ts_tensor *t)
-{
-  if (!t)
-    g_error("failed: %s", ts_error_peek() ? ts_error_peek()->message : "no error");
-  g_assert_cmpint(ts_tensor_size(t), ==, 1);
-  return ts_tensor_get_i64(t, 0);
-}
-
 /* Takes the pending error and checks that its message holds both parts. */
 static void expect_error(const char *part, const char *part2)
 {
@@ -538,7 +526,7 @@ static void test_nested_jumps(void)
     for (int limit = 0; limit < 30; limit += 7)
       for (int eager = 1; eager >= 0; eager--) {
         ts_value a[] = { TS_TENSOR_VALUE(i32(n)), TS_TENSOR_VALUE(i32(limit)) };
-        g_assert_cmpint(value_of(call(f, eager, a, 2)), ==, nested_jumps_ref(n, limit));
+        g_assert_cmpint(scalar_of(call_in_mode(f, eager, a, 2)), ==, nested_jumps_ref(n, limit));
       }
   g_assert_cmpint(ts_function_trace_count(f), ==, 1);
   ts_function_free(f);
@@ -550,21 +538,21 @@ static void test_nested_jumps(void)
   for (int eager = 1; eager >= 0; eager--) {
     ts_value neg = TS_TENSOR_VALUE(ts_constant(TS_I32, TS_SHAPE(2, 3), (int32_t[]){ 1, 2, 3, 4, -5, 6 }));
     ts_value pos = TS_TENSOR_VALUE(ts_constant(TS_I32, TS_SHAPE(2, 3), (int32_t[]){ 1, 2, 3, 4, 5, 6 }));
-    g_assert_cmpint(value_of(call(rows, eager, &neg, 1)), ==, -50);
-    g_assert_cmpint(value_of(call(rows, eager, &pos, 1)), ==, 21);
+    g_assert_cmpint(scalar_of(call_in_mode(rows, eager, &neg, 1)), ==, -50);
+    g_assert_cmpint(scalar_of(call_in_mode(rows, eager, &pos, 1)), ==, 21);
     ts_value items = TS_TENSOR_VALUE(ts_constant(TS_I32, TS_SHAPE(6), (int32_t[]){ 1, 15, 2, 25, 3, 4 }));
-    g_assert_cmpint(value_of(call(bc, eager, &items, 1)), ==, 1 + 2);
+    g_assert_cmpint(scalar_of(call_in_mode(bc, eager, &items, 1)), ==, 1 + 2);
     for (int n = 0; n < 6; n++) {
       ts_value a = TS_TENSOR_VALUE(i32(n));
       int64_t sum = 0;
       for (int i = 1; i <= n; i += 2)
         sum += i;
-      g_assert_cmpint(value_of(call(odd, eager, &a, 1)), ==, sum * 1000 + n);
+      g_assert_cmpint(scalar_of(call_in_mode(odd, eager, &a, 1)), ==, sum * 1000 + n);
     }
     ts_value a[] = { TS_TENSOR_VALUE(i32(10)), TS_TENSOR_VALUE(i32(5)) };
-    g_assert_cmpint(value_of(call(down, eager, a, 2)), ==, 10 + 8 + 6);
+    g_assert_cmpint(scalar_of(call_in_mode(down, eager, a, 2)), ==, 10 + 8 + 6);
     ts_value b[] = { TS_TENSOR_VALUE(i32(9)), TS_TENSOR_VALUE(i32(0)) };
-    g_assert_cmpint(value_of(call(down, eager, b, 2)), ==, 9 + 7 + 5 + 3 + 1);
+    g_assert_cmpint(scalar_of(call_in_mode(down, eager, b, 2)), ==, 9 + 7 + 5 + 3 + 1);
   }
   ts_function_free(rows);
   ts_function_free(bc);
@@ -590,17 +578,17 @@ static void test_loop_variable_after_loop(void)
   int saved = test_quiet_begin();
   ts_value four = TS_TENSOR_VALUE(i32(4)), zero = TS_TENSOR_VALUE(i32(0));
   ts_value m = TS_TENSOR_VALUE(ts_constant(TS_F32, TS_SHAPE(4, 2), (float[]){ 1, 1, 2, 2, 3, 3, 4, 4 }));
-  g_assert_cmpint(value_of(ts_function_call_eager(li, &four, 1)), ==, 6 * 100 + 3);
-  g_assert_cmpint(value_of(ts_function_call_eager(li, &zero, 1)), ==, -7);
+  g_assert_cmpint(scalar_of(ts_function_call_eager(li, &four, 1)), ==, 6 * 100 + 3);
+  g_assert_cmpint(scalar_of(ts_function_call_eager(li, &zero, 1)), ==, -7);
   expect_str(ts_function_call_eager(rb, &m, 1), "tf.Tensor([3. 3.], shape=(2,), dtype=float32)");
   /* sum over i < 4 of 10 * (the last j of range(i + 1)) */
-  g_assert_cmpint(value_of(ts_function_call_eager(il, &four, 1)), ==, 10 * (0 + 1 + 2 + 3));
+  g_assert_cmpint(scalar_of(ts_function_call_eager(il, &four, 1)), ==, 10 * (0 + 1 + 2 + 3));
   /* i += 10 in the body: the value the last iteration gave it */
   ts_value three = TS_TENSOR_VALUE(i32(3));
-  g_assert_cmpint(value_of(ts_function_call_eager(ri, &three, 1)), ==, 10 + 11 + 12 + 12);
+  g_assert_cmpint(scalar_of(ts_function_call_eager(ri, &three, 1)), ==, 10 + 11 + 12 + 12);
   for (int eager = 1; eager >= 0; eager--) {
-    g_assert_cmpint(value_of(call(ll, eager, &four, 1)), ==, 6 * 100 + 3);
-    g_assert_cmpint(value_of(call(ll, eager, &zero, 1)), ==, -7);
+    g_assert_cmpint(scalar_of(call_in_mode(ll, eager, &four, 1)), ==, 6 * 100 + 3);
+    g_assert_cmpint(scalar_of(call_in_mode(ll, eager, &zero, 1)), ==, -7);
   }
   test_quiet_end(saved);
 
@@ -641,7 +629,7 @@ static void test_function_called_in_eager_loop(void)
   TS_FOR (i, TS_RANGE(i32(0), i32(3), i32(1)), &t) {
     t = ts_add(t, ts_function_call(s7, NULL, 0));
   }
-  g_assert_cmpint(value_of(t), ==, 21);
+  g_assert_cmpint(scalar_of(t), ==, 21);
 
   /* the same from an eager function, the callee's loop of no iteration
    * giving back its constant */
@@ -649,7 +637,7 @@ static void test_function_called_in_eager_loop(void)
   ts_function *f = ts_function_new("loop_of_loops", loop_of_loops, "n");
   for (int eager = 1; eager >= 0; eager--) {
     ts_value five = TS_TENSOR_VALUE(i32(5));
-    g_assert_cmpint(value_of(call(f, eager, &five, 1)), ==, 0 + 0 + 1 + 3 + 6);
+    g_assert_cmpint(scalar_of(call_in_mode(f, eager, &five, 1)), ==, 0 + 0 + 1 + 3 + 6);
   }
   g_assert_cmpint(ts_function_trace_count(looper_fn), ==, 1);
   g_assert_cmpint(ts_function_trace_count(f), ==, 1);
@@ -685,14 +673,14 @@ static void test_undefined_variables(void)
   ts_function *both = ts_function_new("both_define", both_define, "x");
   for (int eager = 1; eager >= 0; eager--) {
     ts_value a = TS_TENSOR_VALUE(i32(3)), b = TS_TENSOR_VALUE(i32(-3));
-    g_assert_cmpint(value_of(call(both, eager, &a, 1)), ==, 6);
-    g_assert_cmpint(value_of(call(both, eager, &b, 1)), ==, 3);
+    g_assert_cmpint(scalar_of(call_in_mode(both, eager, &a, 1)), ==, 6);
+    g_assert_cmpint(scalar_of(call_in_mode(both, eager, &b, 1)), ==, 3);
   }
   ts_function_free(both);
   for (size_t k = 0; k < G_N_ELEMENTS(cases); k++) {
     ts_function *f = ts_function_new(cases[k].name, cases[k].fn, "x");
     ts_value a = TS_TENSOR_VALUE(i32(cases[k].x));
-    g_assert_cmpint(value_of(ts_function_call_eager(f, &a, 1)), ==, cases[k].eager);
+    g_assert_cmpint(scalar_of(ts_function_call_eager(f, &a, 1)), ==, cases[k].eager);
     g_assert_null(ts_function_call(f, &a, 1));
     expect_error("test-autograph-audit.c:", cases[k].message);
     g_assert_cmpint(ts_function_n_concrete(f), ==, 0);
@@ -712,7 +700,7 @@ static void test_loop_variable_shape_and_dtype(void)
   ts_function_set_input_signature(g, (ts_spec[]){ { TS_F32, TS_SHAPE(-1) }, { TS_I32, TS_SCALAR_SHAPE } }, 2);
   for (int eager = 1; eager >= 0; eager--) {
     ts_value a[] = { TS_TENSOR_VALUE(ts_zeros(TS_F32, TS_SHAPE(3))), TS_TENSOR_VALUE(i32(10)) };
-    ts_tensor *r = call(g, eager, a, 2);
+    ts_tensor *r = call_in_mode(g, eager, a, 2);
     g_assert_nonnull(r);
     g_assert_cmpint(ts_tensor_size(r), ==, 12);
   }
@@ -752,13 +740,13 @@ static void test_lists_in_loops(void)
   ts_function *sm = ts_function_new("sum_matrices", sum_matrices, "t");
   for (int eager = 1; eager >= 0; eager--) {
     ts_value m = TS_TENSOR_VALUE(ts_constant(TS_F32, TS_SHAPE(3, 2), (float[]){ 1, 2, 3, 4, 5, 6 }));
-    expect_str(call(dr, eager, &m, 1), "tf.Tensor(\n[[ 2.  4.]\n [ 6.  8.]\n [10. 12.]], shape=(3, 2), dtype=float32)");
+    expect_str(call_in_mode(dr, eager, &m, 1), "tf.Tensor(\n[[ 2.  4.]\n [ 6.  8.]\n [10. 12.]], shape=(3, 2), dtype=float32)");
     ts_value three = TS_TENSOR_VALUE(i32(3));
-    expect_str(call(tl, eager, &three, 1), "tf.Tensor([ 0 10 11 20 21 22], shape=(6,), dtype=int32)");
+    expect_str(call_in_mode(tl, eager, &three, 1), "tf.Tensor([ 0 10 11 20 21 22], shape=(6,), dtype=int32)");
     /* a 3-D tensor's first dimension: its matrices */
     ts_value t = TS_TENSOR_VALUE(ts_constant(TS_I32, TS_SHAPE(3, 2, 2),
                                              (int32_t[]){ 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 }));
-    expect_str(call(sm, eager, &t, 1), "tf.Tensor(\n[[15 18]\n [21 24]], shape=(2, 2), dtype=int32)");
+    expect_str(call_in_mode(sm, eager, &t, 1), "tf.Tensor(\n[[15 18]\n [21 24]], shape=(2, 2), dtype=int32)");
   }
   ts_function_free(sm);
   const ts_graph *g = graph_of(dr, 0);
@@ -785,11 +773,11 @@ static void test_host_loop_unrolled(void)
   ts_function *f = ts_function_new("host_unrolled", host_unrolled, "x, n");
   for (int eager = 1; eager >= 0; eager--) {
     ts_value a[] = { TS_TENSOR_VALUE(i32(3)), TS_INT_VALUE(3) };
-    g_assert_cmpint(value_of(call(f, eager, a, 2)), ==, 24);
+    g_assert_cmpint(scalar_of(call_in_mode(f, eager, a, 2)), ==, 24);
     ts_value b[] = { TS_TENSOR_VALUE(i32(1)), TS_INT_VALUE(3) };
-    g_assert_cmpint(value_of(call(f, eager, b, 2)), ==, 8);
+    g_assert_cmpint(scalar_of(call_in_mode(f, eager, b, 2)), ==, 8);
     ts_value c[] = { TS_TENSOR_VALUE(i32(1)), TS_INT_VALUE(0) };
-    g_assert_cmpint(value_of(call(f, eager, c, 2)), ==, 1);
+    g_assert_cmpint(scalar_of(call_in_mode(f, eager, c, 2)), ==, 1);
   }
   g_assert_cmpint(ts_function_trace_count(f), ==, 2);
   g_assert_cmpint(count_op(graph_of(f, 0), TS_OP_WHILE), ==, 0);
@@ -834,9 +822,9 @@ static void test_side_effects_in_branches(void)
   for (int eager = 1; eager >= 0; eager--) {
     then_runs = else_runs = 0;
     ts_value pos = TS_TENSOR_VALUE(i32(3)), neg = TS_TENSOR_VALUE(i32(-3));
-    g_assert_cmpint(value_of(call(f, eager, &pos, 1)), ==, 4);
-    g_assert_cmpint(value_of(call(f, eager, &neg, 1)), ==, -4);
-    g_assert_cmpint(value_of(call(f, eager, &pos, 1)), ==, 4);
+    g_assert_cmpint(scalar_of(call_in_mode(f, eager, &pos, 1)), ==, 4);
+    g_assert_cmpint(scalar_of(call_in_mode(f, eager, &neg, 1)), ==, -4);
+    g_assert_cmpint(scalar_of(call_in_mode(f, eager, &pos, 1)), ==, 4);
     g_assert_cmpint(then_runs, ==, eager ? 2 : 1);
     g_assert_cmpint(else_runs, ==, 1);
     char *text = printed_text();
@@ -862,9 +850,9 @@ static void test_function_in_loop_body(void)
     inner_runs = 0;
     /* 1 -> 3 -> 7 -> 15 -> 31 > 20 */
     ts_value a[] = { TS_TENSOR_VALUE(i32(1)), TS_TENSOR_VALUE(i32(10)), TS_TENSOR_VALUE(i32(20)) };
-    g_assert_cmpint(value_of(call(f, eager, a, 3)), ==, 4 * 1000 + 31);
+    g_assert_cmpint(scalar_of(call_in_mode(f, eager, a, 3)), ==, 4 * 1000 + 31);
     ts_value b[] = { TS_TENSOR_VALUE(i32(1)), TS_TENSOR_VALUE(i32(2)), TS_TENSOR_VALUE(i32(20)) };
-    g_assert_cmpint(value_of(call(f, eager, b, 3)), ==, 2 * 1000 + 7);
+    g_assert_cmpint(scalar_of(call_in_mode(f, eager, b, 3)), ==, 2 * 1000 + 7);
     /* the eager run traced inner on its first call; the graph's reuses it */
     g_assert_cmpint(inner_runs, ==, eager ? 1 : 0);
   }
@@ -878,11 +866,11 @@ static void test_function_in_loop_body(void)
   ts_function *rf = ts_function_new("return_first", return_first, "x");
   for (int eager = 1; eager >= 0; eager--) {
     ts_value a = TS_TENSOR_VALUE(ts_constant(TS_I32, TS_SHAPE(3), (int32_t[]){ 5, 6, 7 }));
-    g_assert_cmpint(value_of(call(fo, eager, &a, 1)), ==, 5);
-    g_assert_cmpint(value_of(call(rf, eager, &a, 1)), ==, 15);
+    g_assert_cmpint(scalar_of(call_in_mode(fo, eager, &a, 1)), ==, 5);
+    g_assert_cmpint(scalar_of(call_in_mode(rf, eager, &a, 1)), ==, 15);
     ts_value z = TS_TENSOR_VALUE(ts_zeros(TS_I32, TS_SHAPE(0)));
-    g_assert_cmpint(value_of(call(fo, eager, &z, 1)), ==, 0);
-    g_assert_cmpint(value_of(call(rf, eager, &z, 1)), ==, -1);
+    g_assert_cmpint(scalar_of(call_in_mode(fo, eager, &z, 1)), ==, 0);
+    g_assert_cmpint(scalar_of(call_in_mode(rf, eager, &z, 1)), ==, -1);
   }
   ts_function_free(fo);
   ts_function_free(rf);
@@ -892,8 +880,8 @@ static void test_function_in_loop_body(void)
     acc_var = ts_variable_new(i32(0), "acc");
     ts_function *al = ts_function_new("assign_in_loop", assign_in_loop, "n");
     ts_value four = TS_TENSOR_VALUE(i32(4));
-    g_assert_cmpint(value_of(call(al, eager, &four, 1)), ==, 6);
-    g_assert_cmpint(value_of(call(al, eager, &four, 1)), ==, 12);
+    g_assert_cmpint(scalar_of(call_in_mode(al, eager, &four, 1)), ==, 6);
+    g_assert_cmpint(scalar_of(call_in_mode(al, eager, &four, 1)), ==, 12);
     ts_function_free(al);
     ts_tensor_unref(acc_var);
   }
@@ -911,13 +899,13 @@ static void test_loop_over_unknown_rank(void)
   ts_function_set_input_signature(f, (ts_spec[]){ { TS_F32, { .rank = TS_RANK_UNKNOWN } } }, 1);
   for (int eager = 1; eager >= 0; eager--) {
     ts_value m = TS_TENSOR_VALUE(ts_ones(TS_F32, TS_SHAPE(3, 2)));
-    expect_str(call(f, eager, &m, 1), "tf.Tensor(11.0, shape=(), dtype=float32)");
+    expect_str(call_in_mode(f, eager, &m, 1), "tf.Tensor(11.0, shape=(), dtype=float32)");
     ts_value v = TS_TENSOR_VALUE(ts_ones(TS_F32, TS_SHAPE(4)));
-    expect_str(call(f, eager, &v, 1), "tf.Tensor(9.0, shape=(), dtype=float32)");
+    expect_str(call_in_mode(f, eager, &v, 1), "tf.Tensor(9.0, shape=(), dtype=float32)");
     ts_value cube = TS_TENSOR_VALUE(ts_ones(TS_F32, TS_SHAPE(2, 2, 2)));
-    expect_str(call(f, eager, &cube, 1), "tf.Tensor(14.0, shape=(), dtype=float32)");
+    expect_str(call_in_mode(f, eager, &cube, 1), "tf.Tensor(14.0, shape=(), dtype=float32)");
     ts_value scalar = TS_TENSOR_VALUE(ts_scalar_f32(2));
-    g_assert_null(call(f, eager, &scalar, 1));
+    g_assert_null(call_in_mode(f, eager, &scalar, 1));
     expect_error("test-autograph-audit.c:", eager ? "TS_FOR: cannot iterate over a scalar tensor (f32[])"
                                                   : "Gather: indices[0] = 0 is not in [0, 0)");
   }
@@ -929,9 +917,9 @@ static void test_loop_over_unknown_rank(void)
   ts_function_set_input_signature(r, (ts_spec[]){ { TS_I32, { .rank = TS_RANK_UNKNOWN } } }, 1);
   for (int eager = 1; eager >= 0; eager--) {
     ts_value four = TS_TENSOR_VALUE(i32(4));
-    g_assert_cmpint(value_of(call(r, eager, &four, 1)), ==, 0 + 1 + 2 + 3);
+    g_assert_cmpint(scalar_of(call_in_mode(r, eager, &four, 1)), ==, 0 + 1 + 2 + 3);
     ts_value vector = TS_TENSOR_VALUE(ts_constant(TS_I32, TS_SHAPE(1), (int32_t[]){ 4 }));
-    g_assert_null(call(r, eager, &vector, 1));
+    g_assert_null(call_in_mode(r, eager, &vector, 1));
     expect_error("test-autograph-audit.c:", eager ? "TS_RANGE limit must be a numeric scalar, got i32[1]"
                                                   : "TS_RANGE limit must be a scalar; its rank is");
   }
@@ -955,16 +943,16 @@ static void test_variable_conditions(void)
     ts_function_set_run_eagerly(r, eager);
     ts_function_set_run_eagerly(i, eager);
     ts_function_set_run_eagerly(w, eager);
-    g_assert_cmpint(value_of(ts_function_call(r, NULL, 0)), ==, 0 + 1 + 2);
+    g_assert_cmpint(scalar_of(ts_function_call(r, NULL, 0)), ==, 0 + 1 + 2);
     g_assert_nonnull(ts_assign(limit_var, i32(5)));
-    g_assert_cmpint(value_of(ts_function_call(r, NULL, 0)), ==, 0 + 1 + 2 + 3 + 4);
+    g_assert_cmpint(scalar_of(ts_function_call(r, NULL, 0)), ==, 0 + 1 + 2 + 3 + 4);
     ts_value seven = TS_TENSOR_VALUE(i32(7)), zero = TS_TENSOR_VALUE(i32(0));
-    g_assert_cmpint(value_of(ts_function_call(i, &seven, 1)), ==, -7);
+    g_assert_cmpint(scalar_of(ts_function_call(i, &seven, 1)), ==, -7);
     g_assert_nonnull(ts_assign(flag_var, ts_scalar_bool(false)));
-    g_assert_cmpint(value_of(ts_function_call(i, &seven, 1)), ==, 7);
-    g_assert_cmpint(value_of(ts_function_call(w, &zero, 1)), ==, 0);
+    g_assert_cmpint(scalar_of(ts_function_call(i, &seven, 1)), ==, 7);
+    g_assert_cmpint(scalar_of(ts_function_call(w, &zero, 1)), ==, 0);
     g_assert_nonnull(ts_assign(flag_var, ts_scalar_bool(true)));
-    g_assert_cmpint(value_of(ts_function_call(w, &zero, 1)), ==, 5);
+    g_assert_cmpint(scalar_of(ts_function_call(w, &zero, 1)), ==, 5);
     g_assert_false(ts_tensor_get_i64(flag_var, 0));
     g_assert_cmpint(ts_function_trace_count(r), ==, eager ? 0 : 1);
     g_assert_cmpint(ts_function_trace_count(i), ==, eager ? 0 : 1);

@@ -11,6 +11,7 @@
 
 #include "test-quiet.h"
 #include "test-serial-check.h"
+#include "test-values.h"
 
 /* ---- the programs --------------------------------------------------------------------- */
 
@@ -441,25 +442,12 @@ static ts_tensor *first_odd_times_3(ts_call *c)
 
 /* ---- helpers ---------------------------------------------------------------------------------- */
 
-static ts_tensor *call(ts_function *f, bool eager, const ts_value *args, int n)
-{
-  return eager ? ts_function_call_eager(f, args, n) : ts_function_call(f, args, n);
-}
-
-static int64_t scalar_of(ts_tensor *t)
-{
-  if (!t)
-    g_error("failed: %s", ts_error_peek() ? ts_error_peek()->message : "no error");
-  g_assert_cmpint(ts_tensor_size(t), ==, 1);
-  return ts_tensor_get_i64(t, 0);
-}
-
 /* f(i32 x) in both modes: eager first, then graph. */
 static void check_i32(ts_function *f, int32_t x, int64_t want)
 {
   for (int eager = 1; eager >= 0; eager--) {
     ts_value arg = TS_TENSOR_VALUE(ts_scalar_i32(x));
-    g_assert_cmpint(scalar_of(call(f, eager, &arg, 1)), ==, want);
+    g_assert_cmpint(scalar_of(call_in_mode(f, eager, &arg, 1)), ==, want);
   }
 }
 
@@ -615,31 +603,31 @@ static void test_range_trip_count(void)
   ts_function *cu = ts_function_new("u8_range_iterations", u8_range_iterations, "x");
   for (int eager = 1; eager >= 0; eager--) {
     ts_value u8[] = { u8v(2), u8v(255), u8v(2) };
-    g_assert_cmpint(scalar_of(call(ri, eager, u8, 3)), ==, 127 * 1000000 + 16256);
+    g_assert_cmpint(scalar_of(call_in_mode(ri, eager, u8, 3)), ==, 127 * 1000000 + 16256);
     ts_value u8_top[] = { u8v(250), u8v(255), u8v(1) };
-    g_assert_cmpint(scalar_of(call(ri, eager, u8_top, 3)), ==, 5 * 1000000 + 1260);
+    g_assert_cmpint(scalar_of(call_in_mode(ri, eager, u8_top, 3)), ==, 5 * 1000000 + 1260);
     /* 0, 2^30: the next value, 2^31, does not fit in int32 */
     ts_value i32[] = { TS_TENSOR_VALUE(ts_scalar_i32(0)), TS_TENSOR_VALUE(ts_scalar_i32(INT32_MAX)),
                        TS_TENSOR_VALUE(ts_scalar_i32(1 << 30)) };
-    g_assert_cmpint(scalar_of(call(ri, eager, i32, 3)), ==, 2 * 1000000 + (1 << 30));
+    g_assert_cmpint(scalar_of(call_in_mode(ri, eager, i32, 3)), ==, 2 * 1000000 + (1 << 30));
     ts_value down[] = { TS_TENSOR_VALUE(ts_scalar_i32(INT32_MIN + 5)),
                         TS_TENSOR_VALUE(ts_scalar_i32(INT32_MIN)),
                         TS_TENSOR_VALUE(ts_scalar_i32(-4)) };
-    g_assert_cmpint(scalar_of(call(ri, eager, down, 3)), ==,
+    g_assert_cmpint(scalar_of(call_in_mode(ri, eager, down, 3)), ==,
                     2 * 1000000 + 2 * (int64_t)INT32_MIN + 5 + 1);
     ts_value f[] = { TS_TENSOR_VALUE(ts_scalar_f32(0)), TS_TENSOR_VALUE(ts_scalar_f32(1)),
                      TS_TENSOR_VALUE(ts_scalar_f32(0.3f)) };
-    g_assert_cmpint(scalar_of(call(ri, eager, f, 3)), ==, 4 * 1000000 + 0);
+    g_assert_cmpint(scalar_of(call_in_mode(ri, eager, f, 3)), ==, 4 * 1000000 + 0);
     ts_value x = TS_TENSOR_VALUE(ts_scalar_i32(0));
-    g_assert_cmpint(scalar_of(call(cu, eager, &x, 1)), ==, 16256);
+    g_assert_cmpint(scalar_of(call_in_mode(cu, eager, &x, 1)), ==, 16256);
 
     /* a zero delta is an error in both modes */
     ts_value zero[] = { u8v(2), u8v(255), u8v(0) };
-    g_assert_null(call(ri, eager, zero, 3));
+    g_assert_null(call_in_mode(ri, eager, zero, 3));
     expect_error(eager ? "TS_RANGE delta must not be zero" : "division by zero", NULL);
     ts_value fzero[] = { TS_TENSOR_VALUE(ts_scalar_f32(0)), TS_TENSOR_VALUE(ts_scalar_f32(1)),
                          TS_TENSOR_VALUE(ts_scalar_f32(0)) };
-    g_assert_null(call(ri, eager, fzero, 3));
+    g_assert_null(call_in_mode(ri, eager, fzero, 3));
     expect_error(eager ? "TS_RANGE delta must not be zero" : "division by zero", NULL);
   }
   g_assert_cmpint(ts_function_trace_count(ri), ==, 3); /* u8, i32, f32 */
@@ -648,10 +636,10 @@ static void test_range_trip_count(void)
   ts_function *cr = ts_function_new("count_rows", count_rows, "x");
   for (int eager = 1; eager >= 0; eager--) {
     ts_value huge = TS_TENSOR_VALUE(ts_tensor_new(TS_F32, TS_SHAPE(INT64_C(1) << 40, 0)));
-    g_assert_null(call(cr, eager, &huge, 1));
+    g_assert_null(call_in_mode(cr, eager, &huge, 1));
     expect_error("cannot iterate over the 1099511627776 rows of f32[1099511627776,0]", NULL);
     ts_value few = TS_TENSOR_VALUE(ts_tensor_new(TS_F32, TS_SHAPE(3, 0)));
-    g_assert_cmpint(scalar_of(call(cr, eager, &few, 1)), ==, 3);
+    g_assert_cmpint(scalar_of(call_in_mode(cr, eager, &few, 1)), ==, 3);
   }
   ts_function_free(ri);
   ts_function_free(cu);
@@ -967,9 +955,9 @@ static void test_traced_loops(void)
   ts_function *du = ts_function_new("double_until", double_until, "x, limit");
   for (int eager = 1; eager >= 0; eager--) {
     ts_value args[] = { TS_TENSOR_VALUE(ts_scalar_i32(3)), TS_TENSOR_VALUE(ts_scalar_i32(100)) };
-    g_assert_cmpint(scalar_of(call(du, eager, args, 2)), ==, 6 * 1000 + 192);
+    g_assert_cmpint(scalar_of(call_in_mode(du, eager, args, 2)), ==, 6 * 1000 + 192);
     ts_value none[] = { TS_TENSOR_VALUE(ts_scalar_i32(300)), TS_TENSOR_VALUE(ts_scalar_i32(100)) };
-    g_assert_cmpint(scalar_of(call(du, eager, none, 2)), ==, 300);
+    g_assert_cmpint(scalar_of(call_in_mode(du, eager, none, 2)), ==, 300);
   }
   const ts_node *dw = find_op(only_graph(du), TS_OP_WHILE);
   /* x, steps, and the captured limit and factor */
@@ -1008,11 +996,11 @@ static void test_traced_loops(void)
   for (int eager = 1; eager >= 0; eager--) {
     ts_value pos = TS_TENSOR_VALUE(ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ 1, 2 }));
     ts_value neg = TS_TENSOR_VALUE(ts_constant(TS_I32, TS_SHAPE(2), (int32_t[]){ -1, -2 }));
-    ts_tensor *y = call(grow, eager, &pos, 1);
+    ts_tensor *y = call_in_mode(grow, eager, &pos, 1);
     g_assert_nonnull(y);
     g_assert_true(ts_shape_equal(ts_tensor_shape(y), TS_SHAPE(4)));
     g_assert_cmpint(ts_tensor_get_i64(y, 3), ==, 2);
-    y = call(grow, eager, &neg, 1);
+    y = call_in_mode(grow, eager, &neg, 1);
     g_assert_nonnull(y);
     g_assert_true(ts_shape_equal(ts_tensor_shape(y), TS_SHAPE(2)));
   }
@@ -1059,7 +1047,7 @@ static void test_side_effects(void)
     dup2(null, STDOUT_FILENO);
     close(null);
     ts_value n = TS_TENSOR_VALUE(ts_scalar_i32(15));
-    g_assert_nonnull(call(fb, eager, &n, 1));
+    g_assert_nonnull(call_in_mode(fb, eager, &n, 1));
     fflush(stdout);
     dup2(saved, STDOUT_FILENO);
     close(saved);
@@ -1074,7 +1062,7 @@ static void test_side_effects(void)
   ts_function *sq = ts_function_new("square_if_positive_naive", square_if_positive_naive, "x");
   for (int eager = 1; eager >= 0; eager--) {
     ts_value x = TS_TENSOR_VALUE(ts_range(TS_I32, -5, 5, 1));
-    ts_tensor *y = call(sq, eager, &x, 1);
+    ts_tensor *y = call_in_mode(sq, eager, &x, 1);
     g_assert_nonnull(y);
     char *text = ts_tensor_format_values(y);
     g_assert_cmpstr(text, ==, "[-5 -4 -3 -2 -1  0  1  4  9 16]");
@@ -1371,11 +1359,11 @@ static void test_rank_per_branch(void)
   ts_function *f = ts_function_new("rank_per_branch", rank_per_branch, "x");
   for (int eager = 1; eager >= 0; eager--) {
     ts_value pos = TS_TENSOR_VALUE(ts_scalar_i32(3)), neg = TS_TENSOR_VALUE(ts_scalar_i32(-3));
-    ts_tensor *y = call(f, eager, &pos, 1);
+    ts_tensor *y = call_in_mode(f, eager, &pos, 1);
     g_assert_nonnull(y);
     g_assert_true(ts_shape_equal(ts_tensor_shape(y), TS_SHAPE(1, 1)));
     g_assert_cmpint(ts_tensor_get_i64(y, 0), ==, 66);
-    y = call(f, eager, &neg, 1);
+    y = call_in_mode(f, eager, &neg, 1);
     g_assert_nonnull(y);
     g_assert_true(ts_shape_equal(ts_tensor_shape(y), TS_SCALAR_SHAPE));
     g_assert_cmpint(ts_tensor_get_i64(y, 0), ==, -33);
@@ -1451,7 +1439,7 @@ static void test_carried_value(void)
     ts_function *f = ts_function_new(cases[k].name, cases[k].fn, "n");
     for (int eager = 1; eager >= 0; eager--) {
       ts_value n = TS_TENSOR_VALUE(ts_scalar_i32(4));
-      g_assert_null(call(f, eager, &n, 1));
+      g_assert_null(call_in_mode(f, eager, &n, 1));
       /* eagerly at the op that uses it, traced where it was made */
       char *at = location(eager ? carried_made_line - 2 : carried_made_line);
       char *loop = g_strdup_printf("made by an iteration of the %s loop at %s:%d and is used by "
@@ -1555,8 +1543,8 @@ static void test_non_strict(void)
 /* f(args) in both modes, eager first; returns the graph mode's value. */
 static int64_t both_modes(ts_function *f, const ts_value *args, int n)
 {
-  int64_t eager = scalar_of(call(f, true, args, n));
-  int64_t graph = scalar_of(call(f, false, args, n));
+  int64_t eager = scalar_of(call_in_mode(f, true, args, n));
+  int64_t graph = scalar_of(call_in_mode(f, false, args, n));
   g_assert_cmpint(eager, ==, graph);
   return graph;
 }
@@ -1651,7 +1639,7 @@ static void test_break(void)
   ts_function *nl = ts_function_new("break_without_loop", break_without_loop, "x");
   for (int eager = 1; eager >= 0; eager--) {
     ts_value three = TS_TENSOR_VALUE(ts_scalar_i32(3));
-    g_assert_null(call(nl, eager, &three, 1));
+    g_assert_null(call_in_mode(nl, eager, &three, 1));
     char *at = location(error_line);
     expect_error("TS_BREAK: outside a TS_WHILE or TS_FOR loop", at);
     g_free(at);
@@ -1686,7 +1674,7 @@ static void test_continue(void)
   ts_function *t = ts_function_new("tally", tally, "items");
   for (int eager = 1; eager >= 0; eager--) {
     ts_assign(tally_var, ts_scalar_i32(0));
-    g_assert_cmpint(scalar_of(call(t, eager, &items, 1)), ==, 7 + 5000);
+    g_assert_cmpint(scalar_of(call_in_mode(t, eager, &items, 1)), ==, 7 + 5000);
   }
   const ts_node *guard = find_op(ts_node_subgraph(find_op(only_graph(t), TS_OP_WHILE), 1),
                                  TS_OP_IF);
