@@ -40,6 +40,8 @@ struct _TsDebugPanel {
   GtkListBox *stack_list;
   GtkLabel *source_label;
   GtkTextView *source_view;
+  GtkAdjustment *source_vadj; /* the source's scrolling (its scrolled window's) */
+  gulong keep_line_id;        /* its "changed" handler: keep_current_line */
   GtkDropDown *tensor_choice;
   GtkStringList *tensor_names;
   TsTensorView *inspector;
@@ -895,8 +897,8 @@ static GtkWidget *build_source(TsDebugPanel *self)
   gtk_text_buffer_create_mark(buffer, CURRENT_MARK, &first, TRUE);
   GtkWidget *scroll = gtk_scrolled_window_new();
   /* "changed": the page's size (or the text's); a scroll by the user is "value-changed" */
-  g_signal_connect_swapped(gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(scroll)), "changed",
-                           G_CALLBACK(keep_current_line), self);
+  self->source_vadj = gtk_scrolled_window_get_vadjustment(GTK_SCROLLED_WINDOW(scroll));
+  self->keep_line_id = g_signal_connect_swapped(self->source_vadj, "changed", G_CALLBACK(keep_current_line), self);
   gtk_scrolled_window_set_child(GTK_SCROLLED_WINDOW(scroll), GTK_WIDGET(self->source_view));
   gtk_scrolled_window_set_has_frame(GTK_SCROLLED_WINDOW(scroll), TRUE);
   gtk_widget_set_vexpand(scroll, TRUE);
@@ -971,6 +973,8 @@ static void ts_debug_panel_dispose(GObject *object)
     ts_worker_debug_command_async(self->worker, "DebugStop", NULL, NULL, NULL, NULL);
   g_cancellable_cancel(self->cancellable);
   g_cancellable_cancel(self->source_cancellable);
+  /* before the source goes: its adjustment may change on the way */
+  g_clear_signal_handler(&self->keep_line_id, self->source_vadj);
   GtkWidget *child;
   while ((child = gtk_widget_get_first_child(GTK_WIDGET(self))))
     gtk_widget_unparent(child);
