@@ -807,12 +807,17 @@ static void test_debugger(void)
   test_wait_for(graph_drawn, window, "power's graph");
   TsGraphView *view = TS_GRAPH_VIEW(ts_graph_pane_get_view(ts_window_get_graph_pane(window)));
   g_autofree char *first = g_strdup(ts_debug_panel_get_status(panel));
+  /* the history kept so far, in words: the identity (Eye), one op */
+  GtkWidget *history = find_named(GTK_WIDGET(panel), "debug-history");
+  g_assert_nonnull(history);
+  g_assert_cmpstr(gtk_label_get_text(GTK_LABEL(history)), ==, "live · 1 op kept");
 
   /* F5 goes on to the next MatMul */
   activate("win.run", NULL);
   test_wait_for(shows_op_seq, first, "the second breakpoint");
   test_wait_for(debug_stopped, NULL, "the second stop");
   g_assert_nonnull(strstr(ts_debug_panel_get_status(panel), "MatMul"));
+  g_assert_cmpstr(gtk_label_get_text(GTK_LABEL(history)), ==, "live · 2 ops kept");
   if (g_getenv("TS_TEST_SCREENSHOTS")) { /* for the README, at the default size */
     wait_drawn(GTK_WIDGET(window));
     test_wait_for(view_still, view, "the graph to reach the op");
