@@ -1323,65 +1323,6 @@ static void test_layout_fits(void)
     g_error("the window does not fit:\n%s", problems->str);
 }
 
-/* Six retraces of shape_retrace, the trace log shown: at each size the
- * retrace banner's message shows whole and the window stays the size asked
- * for (the message's width was once asked for the two lines a short panel
- * left it, 1190 px of a 1024 px window). */
-static void test_retrace_banner_fits(void)
-{
-  g_autofree char *other = g_build_filename(TS_TEST_MODULES_DIR, "misbehave.so", NULL);
-  activate("win.open-module", "s", other); /* no input signature kept from earlier */
-  wait_idle();
-  activate("win.open-module", "s", seeds_path());
-  wait_idle();
-  activate("win.mode", "s", "graph");
-  clear_logs();
-  select_function("shape_retrace");
-  /* the smallest size first, the panels' divider low (ts-window.ui's 400 px,
-   * as dragged there): the banner comes into a short panel */
-  resize_and_draw(LAYOUT_SIZES[1][0], LAYOUT_SIZES[1][1]);
-  GtkWidget *divided = gtk_widget_get_ancestor(GTK_WIDGET(ts_window_get_trace_log(window)), GTK_TYPE_PANED);
-  g_assert_cmpint(gtk_orientable_get_orientation(GTK_ORIENTABLE(divided)), ==, GTK_ORIENTATION_VERTICAL);
-  gtk_paned_set_position(GTK_PANED(divided), 400);
-  for (int n = 1; n <= 6; n++) {
-    g_autofree char *spec = g_strdup_printf("f32[%d]:ones", n);
-    run_with((const char *const[]){ spec, NULL });
-  }
-  g_assert_nonnull(ts_trace_log_get_warning(ts_window_get_trace_log(window)));
-  activate("win.show-panel", "s", "trace-log");
-  GtkWidget *text = find_named(GTK_WIDGET(window), "retrace-banner-text");
-  g_assert_nonnull(text);
-  g_autoptr(GString) problems = g_string_new(NULL);
-  for (guint k = G_N_ELEMENTS(LAYOUT_SIZES); k-- > 0;) {
-    guint i = k;
-    resize_and_draw(LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1]);
-    int width = gtk_widget_get_width(GTK_WIDGET(window)), height = gtk_widget_get_height(GTK_WIDGET(window));
-    if (width > LAYOUT_SIZES[i][0] || height > LAYOUT_SIZES[i][1])
-      g_string_append_printf(problems, "at %dx%d the window is %dx%d\n", LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1],
-                             width, height);
-    /* a window kept at its size clips what needs more: the panels laid out
-     * past its edges, the sidebar's left, the run panel's right */
-    GtkWidget *panels[] = { GTK_WIDGET(ts_window_get_run_panel(window)), GTK_WIDGET(ts_window_get_trace_log(window)),
-                            GTK_WIDGET(ts_window_get_function_list(window)) };
-    for (size_t p = 0; p < G_N_ELEMENTS(panels); p++) {
-      graphene_rect_t b;
-      g_assert_true(gtk_widget_compute_bounds(panels[p], GTK_WIDGET(window), &b));
-      if (b.origin.x < 0 || b.origin.x + b.size.width > width + 0.5)
-        g_string_append_printf(problems, "at %dx%d the %s is laid out from %.0f to %.0f px\n", width, height,
-                               G_OBJECT_TYPE_NAME(panels[p]), b.origin.x, b.origin.x + b.size.width);
-    }
-    g_autofree char *name = g_strdup_printf("retrace-banner-%dx%d.png", LAYOUT_SIZES[i][0], LAYOUT_SIZES[i][1]);
-    save_test_screenshot(GTK_WIDGET(window), name);
-    if (shown_height(text) < gtk_widget_get_height(text))
-      g_string_append_printf(problems, "at %dx%d %d px of the banner's %d px message show\n", LAYOUT_SIZES[i][0],
-                             LAYOUT_SIZES[i][1], shown_height(text), gtk_widget_get_height(text));
-  }
-  gtk_window_set_default_size(GTK_WINDOW(window), 1280, 800);
-  clear_logs();
-  if (problems->len)
-    g_error("the retrace banner does not fit:\n%s", problems->str);
-}
-
 /* tracescope --mode debug --break MatMul --call ...: the script's call is
  * debugged and stops at the breakpoint, where the screenshot is taken
  * (the window settles stopped, not when the call ends). */
@@ -1651,7 +1592,6 @@ int main(int argc, char **argv)
     { "/app/shape-placeholder-says-scalar", test_shape_placeholder_says_scalar },
     { "/app/version", test_version },
     { "/app/layout-fits", test_layout_fits },
-    { "/app/retrace-banner-fits", test_retrace_banner_fits },
     { "/app/inspector-fits", test_inspector_fits },
     { "/app/result-follows-shorter-panel", test_result_follows_shorter_panel },
     { "/app/first-page-has-no-run-controls", test_first_page_has_no_run_controls },
