@@ -345,7 +345,7 @@ static void show_history_range(TsDebugPanel *self)
   self->setting_scale = FALSE;
   gtk_widget_set_sensitive(GTK_WIDGET(self->history_scale), n > 0);
   g_autofree char *text = self->history_index < 0
-                            ? g_strdup_printf("live · %d ops kept", n)
+                            ? g_strdup_printf("live · %d op%s kept", n, n == 1 ? "" : "s")
                             : g_strdup_printf("op %d of %d (as it was)", self->history_index + 1, n);
   gtk_label_set_text(self->history_label, text);
 }
@@ -862,6 +862,7 @@ static GtkWidget *build_history(TsDebugPanel *self)
   g_signal_connect(self->history_scale, "value-changed", G_CALLBACK(on_history_moved), self);
   gtk_box_append(GTK_BOX(row), GTK_WIDGET(self->history_scale));
   self->history_label = GTK_LABEL(gtk_label_new(""));
+  gtk_widget_set_name(GTK_WIDGET(self->history_label), "debug-history");
   /* a width of its own: the divider beside the source stays put as the
    * text changes from "live · 12 ops kept" to "op 3 of 12 (as it was)" */
   gtk_label_set_width_chars(self->history_label, 24);

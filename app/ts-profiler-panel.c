@@ -582,8 +582,8 @@ static void update_summary(TsProfilerPanel *self)
     const char *label = self->label && (long_form || self->runs->len <= 1) ? self->label : "";
     g_autofree char *head = g_strdup_printf("%s%s · ", label, calls);
     texts[long_form] = g_strdup_printf(
-      "%s%" G_GUINT64_FORMAT " ops · %s in ops (self time) over %s%s%s%s%s%s%s%s",
-      *label ? head : head + strlen(" · "), self->count, time, wall,
+      "%s%" G_GUINT64_FORMAT " op%s · %s in ops (self time) over %s%s%s%s%s%s%s%s",
+      *label ? head : head + strlen(" · "), self->count, self->count == 1 ? "" : "s", time, wall,
       range ? " · in the timeline's range of " : "",
       range ? range : "", step, node ? " · graph selection: " : "", node ? node : "",
       long_form && losses[1] ? " · " : "", long_form ? (losses[1] ? losses[1] : "") : losses[0]);

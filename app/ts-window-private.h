@@ -22,6 +22,8 @@ struct _TsWindow {
   GtkWidget *sidebar_split, *run_paned; /* hidden while a trace is shown with no module */
   GtkWidget *run_modes, *run_actions;   /* the header's run controls: hidden then too */
   GtkStack *bottom_stack;
+  GtkPaned *bottom_paned;  /* the graph and run panel above, the panels below */
+  gboolean divider_placed; /* bottom_paned's position fitted to the first size */
   TsDebugPanel *debug_panel;
   guint importing;        /* trace files being read */
   GCancellable *import_cancellable; /* theirs */

@@ -224,6 +224,25 @@ static gboolean ts_window_close_request(GtkWindow *window)
   return GTK_WINDOW_CLASS(ts_window_parent_class)->close_request(window);
 }
 
+/* The height ts-window.ui's divider position (400 px) is for: the schema's
+ * default window-height. */
+#define DESIGN_HEIGHT 800
+
+/* A window opened shorter than that gets the divider a resize to its height
+ * gives (GtkPaned scales its position when the window is resized, not when
+ * it opens): opened at 1024x640 the panels below had 190 px (the debugger
+ * its breakpoints out of sight), resized to it 260. */
+static void ts_window_map(GtkWidget *widget)
+{
+  TsWindow *self = TS_WINDOW(widget);
+  int width, height;
+  gtk_window_get_default_size(GTK_WINDOW(widget), &width, &height);
+  if (!self->divider_placed && height > 0 && height < DESIGN_HEIGHT && !gtk_window_is_maximized(GTK_WINDOW(widget)))
+    gtk_paned_set_position(self->bottom_paned, gtk_paned_get_position(self->bottom_paned) * height / DESIGN_HEIGHT);
+  self->divider_placed = TRUE;
+  GTK_WIDGET_CLASS(ts_window_parent_class)->map(widget);
+}
+
 static void ts_window_constructed(GObject *object)
 {
   TsWindow *self = TS_WINDOW(object);
@@ -298,6 +317,7 @@ static void ts_window_class_init(TsWindowClass *klass)
   object_class->finalize = ts_window_finalize;
   object_class->get_property = ts_window_get_property;
   GTK_WINDOW_CLASS(klass)->close_request = ts_window_close_request;
+  widget_class->map = ts_window_map;
 
   GParamFlags flags = G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS;
   properties[PROP_MODULE] = g_param_spec_object("module", NULL, NULL, TS_TYPE_LOADED_MODULE, flags);
@@ -325,6 +345,7 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_bind_template_child(widget_class, TsWindow, run_modes);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, run_actions);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, bottom_stack);
+  gtk_widget_class_bind_template_child(widget_class, TsWindow, bottom_paned);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, debug_panel);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, function_list);
   gtk_widget_class_bind_template_child(widget_class, TsWindow, graph_stack);

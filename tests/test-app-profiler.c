@@ -89,6 +89,44 @@ static gboolean search_status_set(gpointer label)
   return *gtk_label_get_text(label) != '\0';
 }
 
+/* The Op Stats summary counts its ops in words: "1 op", "2 ops" (a profiled
+ * simple_nn_layer runs one op, its MatMul and Relu fused; linear_layer more). */
+static void test_profiler_summary_counts(void)
+{
+  TsProfilerPanel *panel = ts_window_get_profiler_panel(window);
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(TRUE));
+  activate("win.mode", "s", "graph");
+  static const struct {
+    const char *function, *args[3];
+  } runs[] = {
+    { "simple_nn_layer", { "f32[2,2]:ones", "f32[2,2]:ones", NULL } },
+    { "deep_net", { "i32[3]=1,2,3", NULL } },
+  };
+  gboolean one = FALSE, more = FALSE;
+  for (size_t r = 0; r < G_N_ELEMENTS(runs); r++) {
+    select_function(runs[r].function);
+    run_with(runs[r].args);
+    wait_idle(); /* the table and its summary are made on a thread */
+    const char *summary = ts_profiler_panel_get_summary(panel);
+    g_test_message("%s", summary);
+    const char *at = strstr(summary, " op");
+    g_assert_nonnull(at);
+    const char *digits = at;
+    while (digits > summary && g_ascii_isdigit(digits[-1]))
+      digits--;
+    g_assert_true(digits < at);
+    guint64 count = g_ascii_strtoull(digits, NULL, 10);
+    g_assert_true(g_str_has_prefix(at, count == 1 ? " op · " : " ops · "));
+    one = one || count == 1;
+    more = more || count > 1;
+  }
+  g_assert_true(one && more);
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(FALSE));
+  clear_logs();
+}
+
 /* A profiled Run of seeds train: the Op Stats summary splits its op time
  * into forward, backward and optimizer, all three there and adding up to
  * the ops' self time; Compare Eager vs Graph runs on it. */
@@ -769,12 +807,17 @@ static void test_debugger(void)
   test_wait_for(graph_drawn, window, "power's graph");
   TsGraphView *view = TS_GRAPH_VIEW(ts_graph_pane_get_view(ts_window_get_graph_pane(window)));
   g_autofree char *first = g_strdup(ts_debug_panel_get_status(panel));
+  /* the history kept so far, in words: the identity (Eye), one op */
+  GtkWidget *history = find_named(GTK_WIDGET(panel), "debug-history");
+  g_assert_nonnull(history);
+  g_assert_cmpstr(gtk_label_get_text(GTK_LABEL(history)), ==, "live · 1 op kept");
 
   /* F5 goes on to the next MatMul */
   activate("win.run", NULL);
   test_wait_for(shows_op_seq, first, "the second breakpoint");
   test_wait_for(debug_stopped, NULL, "the second stop");
   g_assert_nonnull(strstr(ts_debug_panel_get_status(panel), "MatMul"));
+  g_assert_cmpstr(gtk_label_get_text(GTK_LABEL(history)), ==, "live · 2 ops kept");
   if (g_getenv("TS_TEST_SCREENSHOTS")) { /* for the README, at the default size */
     wait_drawn(GTK_WIDGET(window));
     test_wait_for(view_still, view, "the graph to reach the op");
@@ -967,6 +1010,7 @@ int main(int argc, char **argv)
     { "/app/profiler-train-step", test_profiler_train_step },
     { "/app/debug-train-backward", test_debug_train_backward },
     { "/app/profiler-panel", test_profiler_panel },
+    { "/app/profiler-summary-counts", test_profiler_summary_counts },
     { "/app/device-selector", test_device_selector },
     { "/app/session-keeps-device", test_session_keeps_device },
     { "/app/device-option", test_device_option },

@@ -1101,6 +1101,34 @@ static void test_first_page_has_no_run_controls(void)
     g_main_context_iteration(NULL, TRUE);
 }
 
+static gboolean has_module(gpointer fresh)
+{
+  return ts_window_get_module(fresh) != NULL;
+}
+
+/* A window opened at 1024x640 (--size, or the size it was closed at) splits
+ * the graph and the panels below as a window resized to it does: the
+ * panels get over 240 px, not the 190 the 400 px divider of 800 px left. */
+static void test_small_window_divider(void)
+{
+  TsWindow *fresh = ts_window_new(GTK_APPLICATION(app));
+  gtk_window_set_default_size(GTK_WINDOW(fresh), 1024, 640);
+  gtk_window_present(GTK_WINDOW(fresh));
+  ts_window_open_module(fresh, seeds_path());
+  test_wait_for(has_module, fresh, "seeds to open in the new window");
+  wait_drawn(GTK_WIDGET(fresh));
+  GtkWidget *divided = gtk_widget_get_ancestor(GTK_WIDGET(ts_window_get_trace_log(fresh)), GTK_TYPE_PANED);
+  g_assert_cmpint(gtk_orientable_get_orientation(GTK_ORIENTABLE(divided)), ==, GTK_ORIENTATION_VERTICAL);
+  int below = gtk_widget_get_height(gtk_paned_get_end_child(GTK_PANED(divided)));
+  g_test_message("opened at 1024x640: the panels below are %d px of %d", below, gtk_widget_get_height(divided));
+  g_assert_cmpint(below, >=, 240);
+  save_test_screenshot(GTK_WIDGET(fresh), "opened-at-1024x640.png");
+  g_object_add_weak_pointer(G_OBJECT(fresh), (gpointer *)&fresh);
+  gtk_window_destroy(GTK_WINDOW(fresh));
+  while (fresh)
+    g_main_context_iteration(NULL, TRUE);
+}
+
 /* `tracescope --version` prints the project's version and exits 0. */
 static void test_version(void)
 {
@@ -1567,6 +1595,7 @@ int main(int argc, char **argv)
     { "/app/inspector-fits", test_inspector_fits },
     { "/app/result-follows-shorter-panel", test_result_follows_shorter_panel },
     { "/app/first-page-has-no-run-controls", test_first_page_has_no_run_controls },
+    { "/app/small-window-divider", test_small_window_divider },
     { "/app/function-typo-says-nearest", test_function_typo_says_nearest },
     { "/app/screenshot-panel-tab", test_screenshot_panel_tab },
     { "/app/startup-debugs-a-call", test_startup_debugs_a_call },
