@@ -90,9 +90,14 @@ typedef struct ts_loc {
 #define TS__FIRST(first, ...) first
 
 #define TS_HERE ((ts_loc){ __FILE__, __func__, __LINE__ })
-#define TS_SHAPE(...) ((ts_shape){ .rank = TS__NARGS(__VA_ARGS__), .dim = { __VA_ARGS__ } })
+/* How many integers a list of them holds, none counted as 0 (TS__NARGS
+ * counts an empty list as one argument): sizeof never evaluates them. */
+#define TS__COUNT(...) ((int)(sizeof((int64_t[]){ 0, __VA_ARGS__ }) / sizeof(int64_t)) - 1)
+/* TS_SHAPE() is a scalar's shape (rank 0), TS_AXES() no axes, as NumPy's
+ * shape () and axis=() */
+#define TS_SHAPE(...) ((ts_shape){ .rank = TS__COUNT(__VA_ARGS__), .dim = { __VA_ARGS__ } })
 #define TS_SCALAR_SHAPE ((ts_shape){ .rank = 0 })
-#define TS_INTS(...) ((ts_ints){ .n = TS__NARGS(__VA_ARGS__), .v = { __VA_ARGS__ } })
+#define TS_INTS(...) ((ts_ints){ .n = TS__COUNT(__VA_ARGS__), .v = { __VA_ARGS__ } })
 #define TS_AXES TS_INTS
 #define TS_ALL_AXES ((ts_ints){ .n = -1 })
 
