@@ -13,9 +13,12 @@
  * return NULL and keep the first error.  Read it once with ts_error_take.
  *
  * Dtype promotion (binary arithmetic, comparisons, where, matmul, concat):
- * the dtypes form one chain  bool < u8 < i32 < i64 < f32 < f64  and the
- * result of mixing two is the later of them (i32 + f32 -> f32,
- * u8 + i64 -> i64, bool + u8 -> u8).  Comparisons compare in the promoted
+ * NumPy's for two integers (the wider of one signedness, a signed one
+ * wider than the unsigned one, else the next wider signed one: i8 + u8 ->
+ * i16, u64 + i64 -> f64) and two floats (the wider; f16 + bf16 -> f32);
+ * an integer with a float gives the float, as PyTorch (i32 + f32 -> f32,
+ * i32 + f16 -> f16, where NumPy widens to f64 and f32); bool gives way to
+ * the other (bool + u8 -> u8).  Comparisons compare in the promoted
  * dtype and return bool.  ts_div is true division: on integers it returns
  * f64 (as tf.math.truediv does); ts_floordiv and ts_mod floor like Python
  * and NumPy (-7 // 2 = -4, -7 % 2 = 1).  Logical ops take bool only.
