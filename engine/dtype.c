@@ -124,7 +124,8 @@ static ts_dtype int_dtype(bool is_signed, size_t size)
 
 /* NumPy's promotion, where the engine promotes at all (TS_OPF_PROMOTE):
  * string and variant win, then floats over integers (the engine's one
- * departure: int32 with float32 gives float32), the wider of two floats
+ * departure, PyTorch's rule: an integer with a float gives that float,
+ * int32 with float32 float32, where NumPy widens), the wider of two floats
  * (float16 with bfloat16: float32), the wider of two integers of a
  * signedness, a signed integer wider than the unsigned one, else the next
  * wider signed one (uint64 with a signed integer: float64); bool loses. */

@@ -13,9 +13,12 @@
  * return NULL and keep the first error.  Read it once with ts_error_take.
  *
  * Dtype promotion (binary arithmetic, comparisons, where, matmul, concat):
- * the dtypes form one chain  bool < u8 < i32 < i64 < f32 < f64  and the
- * result of mixing two is the later of them (i32 + f32 -> f32,
- * u8 + i64 -> i64, bool + u8 -> u8).  Comparisons compare in the promoted
+ * NumPy's for two integers (the wider of one signedness, a signed one
+ * wider than the unsigned one, else the next wider signed one: i8 + u8 ->
+ * i16, u64 + i64 -> f64) and two floats (the wider; f16 + bf16 -> f32);
+ * an integer with a float gives the float, as PyTorch (i32 + f32 -> f32,
+ * i32 + f16 -> f16, where NumPy widens to f64 and f32); bool gives way to
+ * the other (bool + u8 -> u8).  Comparisons compare in the promoted
  * dtype and return bool.  ts_div is true division: on integers it returns
  * f64 (as tf.math.truediv does); ts_floordiv and ts_mod floor like Python
  * and NumPy (-7 // 2 = -4, -7 % 2 = 1).  Logical ops take bool only.
@@ -90,9 +93,14 @@ typedef struct ts_loc {
 #define TS__FIRST(first, ...) first
 
 #define TS_HERE ((ts_loc){ __FILE__, __func__, __LINE__ })
-#define TS_SHAPE(...) ((ts_shape){ .rank = TS__NARGS(__VA_ARGS__), .dim = { __VA_ARGS__ } })
+/* How many integers a list of them holds, none counted as 0 (TS__NARGS
+ * counts an empty list as one argument): sizeof never evaluates them. */
+#define TS__COUNT(...) ((int)(sizeof((int64_t[]){ 0, __VA_ARGS__ }) / sizeof(int64_t)) - 1)
+/* TS_SHAPE() is a scalar's shape (rank 0), TS_AXES() no axes, as NumPy's
+ * shape () and axis=() */
+#define TS_SHAPE(...) ((ts_shape){ .rank = TS__COUNT(__VA_ARGS__), .dim = { __VA_ARGS__ } })
 #define TS_SCALAR_SHAPE ((ts_shape){ .rank = 0 })
-#define TS_INTS(...) ((ts_ints){ .n = TS__NARGS(__VA_ARGS__), .v = { __VA_ARGS__ } })
+#define TS_INTS(...) ((ts_ints){ .n = TS__COUNT(__VA_ARGS__), .v = { __VA_ARGS__ } })
 #define TS_AXES TS_INTS
 #define TS_ALL_AXES ((ts_ints){ .n = -1 })
 

@@ -93,6 +93,13 @@ static void test_shapes(void)
 {
   g_assert_cmpint(ts_shape_size(TS_SCALAR_SHAPE), ==, 1);
   g_assert_cmpint(ts_shape_size(TS_SHAPE(2, 3, 4)), ==, 24);
+  /* An empty list is NumPy's shape () and axis=(): rank 0, no axes (not
+   * one dim of 0, as counting it as one argument gave). */
+  g_assert_true(ts_shape_equal(TS_SHAPE(), TS_SCALAR_SHAPE));
+  g_assert_cmpint(ts_shape_size(TS_SHAPE()), ==, 1);
+  g_assert_cmpint(TS_AXES().n, ==, 0);
+  g_assert_cmpint(TS_SHAPE(0).rank, ==, 1);
+  g_assert_cmpint(TS_INTS(5, 6, 7).n, ==, 3);
   g_assert_cmpint(ts_shape_size(TS_SHAPE(2, 0)), ==, 0);
   g_assert_cmpint(ts_shape_size(TS_SHAPE(-1, 784)), ==, -1);
   g_assert_cmpint(ts_shape_size(TS_SHAPE(INT64_MAX, 2)), ==, TS_SHAPE_SIZE_INVALID);

@@ -2938,6 +2938,38 @@ static void test_shape_known_when_built(void)
   g_free(path);
 }
 
+/* Size of a known shape is a known scalar when the graph is built (not
+ * an empty tensor): reshaped to [1], it is the shape Expand needs then.
+ * x [2,3] has 6 elements, so y is [6] fives.  Eagerly and as a graph. */
+static void test_size_known_when_built(void)
+{
+  int64_t dims[] = { 2, 3 }, one = 1;
+  float five = 5;
+  pb *g = msg();
+  put_msg(g, 1, node("Size", "size", "x", "n", NULL));
+  put_msg(g, 1, node("Reshape", "reshape", "n,one", "s", NULL));
+  put_msg(g, 1, node("Expand", "expand", "c,s", "y", NULL));
+  put_msg(g, 5, float_tensor("c", 1, &one, &five, 1));
+  put_msg(g, 5, i64_tensor("one", 1, &one, 1));
+  put_msg(g, 11, value_info("x", 1, 2, dims));
+  put_msg(g, 12, value_info("y", 1, 0, NULL));
+  pb *bytes = model(13, g);
+  char *path = write_file("size-known.onnx", bytes);
+  g_byte_array_unref(bytes);
+  ts_onnx_model *m = load_ok(path);
+  for (int graph = 0; graph < 2; graph++) {
+    ts_scope *scope = ts_scope_begin();
+    ts_tensor *x = ts_zeros(TS_F32, TS_SHAPE(2, 3));
+    ts_tensor *y = run1(m, &x, 1, graph);
+    g_assert_true(ts_shape_equal(ts_tensor_shape(y), TS_SHAPE(6)));
+    for (int i = 0; i < 6; i++)
+      g_assert_cmpfloat(ts_tensor_get_f64(y, i), ==, 5);
+    ts_scope_end(scope);
+  }
+  ts_onnx_model_free(m);
+  g_free(path);
+}
+
 /* ---- sequences and optionals ------------------------------------------------------- */
 
 /* ValueInfoProto of a sequence of tensors of elem_type (optional: of an optional of one). */
@@ -3344,6 +3376,7 @@ int main(int argc, char **argv)
   g_test_add_func("/onnx/hostile/conv-transpose-output-capped", test_conv_transpose_output_capped);
   g_test_add_func("/onnx/cli/onnx-test-run-list", test_cli_onnx_test);
   g_test_add_func("/onnx/shape-known-when-built", test_shape_known_when_built);
+  g_test_add_func("/onnx/size-known-when-built", test_size_known_when_built);
   g_test_add_func("/onnx/lstm-one-op", test_lstm_one_op);
   int ret = g_test_run();
   char *cmd = g_strdup_printf("rm -rf '%s'", tmp_dir);

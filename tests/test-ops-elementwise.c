@@ -249,6 +249,11 @@ static void test_pow(void)
   CHECK_CLOSE(ts_pow(F32(s5, 2, 2, 4, -8, 0), F32(s5, 0.5f, -1, 0.5f, 1.0f / 3, 0)), TS_F32, s5,
               M_SQRT2, 0.5, 2, NAN, 1);
   CHECK(ts_pow(ts_scalar_f64(2), ts_scalar_i32(-2)), TS_F64, TS_SCALAR_SHAPE, 0.25);
+  /* a uint64 exponent past INT64_MAX is no negative power: NumPy's
+   * np.power(np.uint64([2, 3]), np.uint64(2**63 + 1)) is [0, 3] (wrapped) */
+  const uint64_t big = (UINT64_C(1) << 63) + 1;
+  ts_shape s2 = TS_SHAPE(2);
+  CHECK_I64(ts_pow(CONST(TS_U64, uint64_t, s2, 2, 3), CONST(TS_U64, uint64_t, s2, big, big)), TS_U64, s2, 0, 3);
 
   g_assert_null(ts_pow(I32(TS_SHAPE(2), 2, 3), I32(TS_SHAPE(2), 1, -1)));
   expect_error(TS_ERR_INVALID_ARGUMENT, "Pow", "Integers to negative integer powers are not allowed",

@@ -93,14 +93,15 @@ static void test_sum_axes(void)
   ASSERT_VALUES(ts_reduce_sum(x, TS_ALL_AXES, false), TS_F32, TS_SCALAR_SHAPE, 0, 276);
   ASSERT_VALUES(ts_reduce_sum(x, TS_ALL_AXES, true), TS_F32, SH(1, 1, 1), 0, 276);
   ASSERT_VALUES(ts_reduce_sum(x, TS_AXES(0, 1, 2), false), TS_F32, TS_SCALAR_SHAPE, 0, 276);
-  /* no axes: a copy */
-  ts_tensor *same = ts_reduce_sum(x, ((ts_ints){ .n = 0 }), false);
+  /* no axes (tf.reduce_sum(x, axis=[]), np.sum(x, axis=())): a copy */
+  ts_tensor *same = ts_reduce_sum(x, TS_AXES(), false);
   assert_shape(same, TS_F32, SH(2, 3, 4));
   for (int i = 0; i < 24; i++)
     g_assert_cmpfloat(ts_tensor_get_f64(same, i), ==, i);
   /* a scalar reduces to itself */
   ASSERT_VALUES(ts_reduce_sum(ts_scalar_f32(2.5f), TS_ALL_AXES, true), TS_F32,
                 TS_SCALAR_SHAPE, 0, 2.5);
+  ASSERT_VALUES(ts_reduce_sum(ts_scalar_f32(2.5f), TS_AXES(), false), TS_F32, SH(), 0, 2.5);
   g_assert_false(ts_failed());
   ts_scope_end(scope);
 }

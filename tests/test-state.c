@@ -923,6 +923,18 @@ static void test_string_ops(void)
   for (int i = 0; i < 8; i++)
     g_assert_true(isnan(f[i]) ? isnan(ts_tensor_get_f64(back, i)) : ts_tensor_get_f64(back, i) == f[i]);
   assert_strings(ts_as_string(ts_constant(TS_F64, TS_SHAPE(1), (double[]){ 0.1 })), 1, (const char *const[]){ "0.1" });
+  /* NumPy's str(): positional from 1e-4 up to 1e16, the shortest digits
+   * padded with zeros; scientific outside (float32's 1e-4 is below it) */
+  float f2[] = { 100, 1e15f, 25e9f, 1e-4f, 1e16f, 16777217 };
+  assert_strings(ts_as_string(ts_constant(TS_F32, TS_SHAPE(6), f2)), 6,
+                 (const char *const[]){ "100.0", "1000000000000000.0", "25000000000.0", "1e-04", "1e+16",
+                                        "16777216.0" });
+  double d2[] = { 0.0001, 123456789012345.6, 9.9e-5, 1e22, -250, -0.0 };
+  assert_strings(ts_as_string(ts_constant(TS_F64, TS_SHAPE(6), d2)), 6,
+                 (const char *const[]){ "0.0001", "123456789012345.6", "9.9e-05", "1e+22", "-250.0", "-0.0" });
+  /* float16 in its own digits: str(np.float16(x)) for 0.1, 65504, 1e-5 */
+  ts_tensor *h = ts_cast(ts_constant(TS_F32, TS_SHAPE(3), (float[]){ 0.1f, 65504, 1e-5f }), TS_F16);
+  assert_strings(ts_as_string(h), 3, (const char *const[]){ "0.1", "65500.0", "1e-05" });
   assert_strings(ts_as_string(i32_vector(2, (int32_t[]){ -7, 12 })), 2, (const char *const[]){ "-7", "12" });
   assert_strings(ts_as_string(ts_constant(TS_BOOL, TS_SHAPE(2), (bool[]){ true, false })), 2,
                  (const char *const[]){ "True", "False" });

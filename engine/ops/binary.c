@@ -82,10 +82,12 @@ static bool check_divisor(ts_kernel_ctx *k)
   return true;
 }
 
+/* A uint64 exponent past INT64_MAX is large, not negative (as int64 it
+ * would read so): NumPy's uint64 power takes it, as the CUDA check does. */
 static bool check_exponent(ts_kernel_ctx *k)
 {
   const ts_tensor *b = k->in[1];
-  if (ts_dtype_is_integer(b->dtype))
+  if (ts_dtype_is_integer(b->dtype) && b->dtype != TS_U64)
     for (int64_t i = 0; i < b->size; i++)
       if (ts__load_i64(b->dtype, b->data, i) < 0)
         return ts__kernel_fail(k, TS_ERR_INVALID_ARGUMENT,

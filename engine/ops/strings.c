@@ -2,10 +2,11 @@
  * as text), StringToNumber (text as numbers), StringLower and StringUpper.
  *
  * AsString writes what NumPy's str() of the element does: a float the
- * shortest decimal that reads back as the same value in its own dtype
- * (float16 and bfloat16 as float32), with ".0" when that looks like an
- * integer, "nan", "inf" and "-inf"; integers in decimal; bools "True" and
- * "False".  StringToNumber reads the whole string (strtod's forms: "1e-3",
+ * shortest digits that read back as the same value in its own dtype,
+ * positional from 1e-4 up to 1e16 (with ".0" when that looks like an
+ * integer: "100.0", "1000000000000000.0"), else scientific ("1e-05",
+ * "1e+16"), "nan", "inf" and "-inf"; integers in decimal; bools "True"
+ * and "False".  StringToNumber reads the whole string (strtod's forms: "1e-3",
  * "NaN", "+INF") and fails naming the first element that is no number or
  * does not fit its integer dtype.  The case rows change the case of
  * UTF-8 text (GLib's Unicode tables, whatever the locale) and refuse bytes
@@ -50,16 +51,58 @@ static bool as_string_infer(ts_infer_ctx *c)
   return true;
 }
 
-/* The shortest "%.*g" of v that reads back as v (as a float when single). */
-static void shortest(char *buf, size_t size, double v, bool single)
+/* Does text read back as v in dtype dt (a float dtype)? */
+static bool reads_back(const char *text, double v, ts_dtype dt)
 {
-  for (int p = 1; p <= 17; p++) {
-    snprintf(buf, size, "%.*g", p, v);
-    if (single ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v)
+  switch (dt) {
+  case TS_F64: return strtod(text, NULL) == v;
+  case TS_F32: return strtof(text, NULL) == (float)v;
+  case TS_F16: return ts__f16_to_f32(ts__f64_to_f16(strtod(text, NULL))) == v;
+  default: return ts__bf16_to_f32(ts__f64_to_bf16(strtod(text, NULL))) == v;
+  }
+}
+
+/* v (finite) as NumPy's str() writes a float of dtype dt: the fewest
+ * significant digits that read back as v, positional where
+ * 1e-4 <= |v| < 1e16 (or v is 0), padded with zeros (float16's 65504 is
+ * "65500.0", float32's 1e15 "1000000000000000.0"), else scientific with
+ * two exponent digits at least (C's %e writes them so). */
+static void shortest(char *buf, size_t size, double v, ts_dtype dt)
+{
+  char sci[32];
+  for (int p = 1;; p++) { /* 17 digits read back as any double */
+    snprintf(sci, sizeof sci, "%.*e", p - 1, v);
+    if (p == 17 || reads_back(sci, v, dt))
       break;
   }
-  if (!strpbrk(buf, ".e"))
-    g_strlcat(buf, ".0", size);
+  double a = fabs(v);
+  if (a != 0 && (a < 1e-4 || a >= 1e16)) {
+    g_strlcpy(buf, sci, size);
+    return;
+  }
+  char digits[20];
+  int n = 0; /* the digits, and e the first one's power of ten */
+  for (const char *c = sci; *c && *c != 'e'; c++)
+    if (g_ascii_isdigit(*c))
+      digits[n++] = *c;
+  int e = atoi(strchr(sci, 'e') + 1);
+  GString *out = g_string_new(signbit(v) ? "-" : "");
+  if (e < 0) {
+    g_string_append(out, "0.");
+    for (int i = 0; i < -e - 1; i++)
+      g_string_append_c(out, '0');
+    g_string_append_len(out, digits, n);
+  } else {
+    for (int i = 0; i <= e; i++)
+      g_string_append_c(out, i < n ? digits[i] : '0');
+    g_string_append_c(out, '.');
+    if (n > e + 1)
+      g_string_append_len(out, digits + e + 1, n - e - 1);
+    else
+      g_string_append_c(out, '0');
+  }
+  g_strlcpy(buf, out->str, size);
+  g_string_free(out, TRUE);
 }
 
 static char *format_element(ts_dtype dt, const void *data, int64_t i)
@@ -77,7 +120,7 @@ static char *format_element(ts_dtype dt, const void *data, int64_t i)
       return strdup("nan");
     if (isinf(v))
       return strdup(v > 0 ? "inf" : "-inf");
-    shortest(buf, sizeof buf, v, dt != TS_F64);
+    shortest(buf, sizeof buf, v, dt);
   }
   return strdup(buf);
 }
