@@ -645,17 +645,24 @@ static void test_screenshot_trace(void)
   g_unlink(path);
 }
 
+/* Runs argv (the app and its options; env NULL: this process's) to its
+ * end: its stdout and stderr in *out and *err (owned), its wait status. */
+static int run_app(const char *const *argv, char **env, char **out, char **err)
+{
+  int wait_status = 0;
+  g_autoptr(GError) error = NULL;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_DEFAULT, NULL, NULL, out, err, &wait_status, &error));
+  g_assert_no_error(error);
+  return wait_status;
+}
+
 /* `tracescope --help` names every kind of file the app opens. */
 static void test_help_files(void)
 {
   const char *argv[] = { g_getenv("TRACESCOPE_APP"), "--help", NULL };
   g_assert_nonnull(argv[0]);
   g_autofree char *out = NULL, *err = NULL;
-  int wait_status = 0;
-  g_autoptr(GError) error = NULL;
-  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &wait_status, &error));
-  g_assert_no_error(error);
-  g_assert_true(g_spawn_check_wait_status(wait_status, NULL));
+  g_assert_true(g_spawn_check_wait_status(run_app(argv, NULL, &out, &err), NULL));
   const char *kinds[] = { "[FILE]", "MODULE.so", "SESSION.json", "TRACE.json[.gz]", "PyTorch" };
   for (size_t i = 0; i < G_N_ELEMENTS(kinds); i++)
     if (!strstr(out, kinds[i]))
@@ -680,11 +687,7 @@ static void test_headless_start_quiet(void)
   const char *argv[] = { exe, "--module", seeds_path(), "--function", SIDE_EFFECT, "--call",
                          "--arg", "2", "--size", "900x600", "--screenshot", path, NULL };
   g_autofree char *out = NULL, *err = NULL;
-  int wait_status = 0;
-  g_autoptr(GError) error = NULL;
-  g_assert_true(g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
-                             &wait_status, &error));
-  g_assert_no_error(error);
+  int wait_status = run_app(argv, env, &out, &err);
   g_strfreev(env);
   if (!g_spawn_check_wait_status(wait_status, NULL) || strstr(err, "WARNING") || strstr(err, "CRITICAL"))
     g_error("a headless start printed:\n%s", err);
@@ -704,12 +707,9 @@ static void test_no_display(void)
   env = g_environ_setenv(env, "ASAN_OPTIONS", "detect_leaks=0", TRUE);
   const char *argv[] = { exe, "--module", seeds_path(), NULL };
   g_autofree char *out = NULL, *err = NULL;
-  int wait_status = 0;
-  g_autoptr(GError) error = NULL;
-  g_assert_true(g_spawn_sync(NULL, (char **)argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
-                             &wait_status, &error));
-  g_assert_no_error(error);
+  int wait_status = run_app(argv, env, &out, &err);
   g_strfreev(env);
+  g_autoptr(GError) error = NULL;
   g_assert_false(g_spawn_check_wait_status(wait_status, &error));
   g_assert_error(error, G_SPAWN_EXIT_ERROR, 1);
   g_assert_cmpstr(out, ==, "");
@@ -732,10 +732,7 @@ static char *screenshot_stderr(const char *const *args, gboolean *failed)
   char **env = g_environ_setenv(g_get_environ(), "ASAN_OPTIONS", "detect_leaks=0", TRUE);
   g_autofree char *out = NULL;
   char *err = NULL;
-  int wait_status = 0;
-  g_autoptr(GError) error = NULL;
-  g_assert_true(g_spawn_sync(NULL, argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &wait_status, &error));
-  g_assert_no_error(error);
+  int wait_status = run_app((const char *const *)argv, env, &out, &err);
   g_strfreev(env);
   *failed = !g_spawn_check_wait_status(wait_status, NULL);
   if (*failed)
@@ -1135,11 +1132,7 @@ static void test_version(void)
   const char *argv[] = { g_getenv("TRACESCOPE_APP"), "--version", NULL };
   g_assert_nonnull(argv[0]);
   g_autofree char *out = NULL, *err = NULL;
-  int wait_status = 0;
-  g_autoptr(GError) error = NULL;
-  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &wait_status, &error));
-  g_assert_no_error(error);
-  g_assert_true(g_spawn_check_wait_status(wait_status, NULL));
+  g_assert_true(g_spawn_check_wait_status(run_app(argv, NULL, &out, &err), NULL));
   g_assert_true(g_regex_match_simple("^tracescope [0-9]+\\.[0-9]+\\.[0-9]+\n$", out, 0, 0));
   g_assert_cmpstr(err, ==, "");
 }
