@@ -108,7 +108,7 @@ static const Column STAT_COLUMNS[] = {
   { "p95", CELL_NS, offsetof(tsp_stat, p95_ns), FALSE, FALSE, 3, FALSE },
   { "Max", CELL_NS, offsetof(tsp_stat, max_ns), FALSE, FALSE, 5, FALSE },
   { "Mean", CELL_NS, offsetof(tsp_stat, mean_ns), FALSE, FALSE, 6, FALSE },
-  { "Share", CELL_SHARE, offsetof(tsp_stat, share), FALSE, FALSE, 1, FALSE }, /* of the wall time */
+  { "% Wall", CELL_SHARE, offsetof(tsp_stat, share), FALSE, FALSE, 1, FALSE }, /* of the wall time */
   { "Mode", CELL_MODES, offsetof(tsp_stat, modes), FALSE, FALSE, 4, FALSE },
   { "Device", CELL_TEXT, offsetof(tsp_stat, device), FALSE, FALSE, 4, FALSE },
   /* ops on a device: their kernels' time there (the times above are the host's launch) */

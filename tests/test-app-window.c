@@ -1263,7 +1263,7 @@ static void test_layout_fits(void)
   g_assert_nonnull(stats);
   resize_and_draw(1280, 800);
   g_autofree char *wide = stats_columns_shown(GTK_COLUMN_VIEW(stats));
-  g_assert_cmpstr(wide, ==, "Key Count Total Self Median Min p95 Max Mean Share Mode Device");
+  g_assert_cmpstr(wide, ==, "Key Count Total Self Median Min p95 Max Mean % Wall Mode Device");
   resize_and_draw(1024, 640);
   g_autofree char *narrow = stats_columns_shown(GTK_COLUMN_VIEW(stats));
   g_assert_true(g_str_has_prefix(narrow, "Key "));
