@@ -171,6 +171,18 @@ ts_tensor *ts_debug_panel_get_last_output(TsDebugPanel *self, const char *node)
   return node ? g_hash_table_lookup(self->outputs, node) : NULL;
 }
 
+/* The worker's tensor i of the choice (show_op's order: the op's inputs,
+ * then its outputs; else the call's result), NULL if none. */
+static const TsDebugTensor *choice_tensor(TsDebugPanel *self, guint i)
+{
+  const TsDebugOp *op = shown_op(self);
+  if (op)
+    return i < op->inputs->len ? g_ptr_array_index(op->inputs, i)
+         : i - op->inputs->len < op->outputs->len ? g_ptr_array_index(op->outputs, i - op->inputs->len)
+         : NULL;
+  return self->stop && i == 0 ? self->stop->result : NULL;
+}
+
 static void show_tensor(TsDebugPanel *self)
 {
   guint i = gtk_drop_down_get_selected(self->tensor_choice);
@@ -178,7 +190,8 @@ static void show_tensor(TsDebugPanel *self)
   const char *title = i < self->tensors->len
                         ? gtk_string_list_get_string(self->tensor_names, i)
                         : NULL;
-  ts_tensor_view_set_tensor(self->inspector, t, title);
+  const TsDebugTensor *made = t ? choice_tensor(self, i) : NULL;
+  ts_tensor_view_set_copy(self->inspector, t, title, made ? made->device : NULL);
 }
 
 static void on_tensor_chosen(TsDebugPanel *self)

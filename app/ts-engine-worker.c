@@ -42,6 +42,7 @@ void ts_run_result_free(TsRunResult *result)
   tsp_compare_free(result->compare);
   tsp_session_free(result->profile);
   ts_tensor_unref(result->tensor);
+  g_free(result->device);
   g_free(result);
 }
 
@@ -427,6 +428,7 @@ static void on_call_done(GObject *source, GAsyncResult *res, gpointer user_data)
   r->n_calls = c->n_calls;
   r->total_ns = c->total_ns;
   r->tensor = tensor_from_result(c);
+  r->device = g_steal_pointer(&c->device);
   if (!c->profile) {
     g_task_return_pointer(task, r, (GDestroyNotify)ts_run_result_free);
     return;

@@ -31,6 +31,7 @@ typedef struct {
                            function is a string of profile), else NULL */
   ts_tensor *tensor;  /* the result's values (a reference: ts_tensor_unref); NULL for strings,
                          variants and traced-only calls */
+  char *device;       /* where the worker's result was ("SIM:0"; tensor is the app's copy), or NULL */
 } TsRunResult;
 
 void ts_run_result_free(TsRunResult *result);

@@ -238,10 +238,10 @@ static void on_page_size(GtkAdjustment *v, GParamSpec *pspec, TsRunPanel *self)
 
 /* A tensor of rank 1 and up in the inspector; scalars, strings and
  * signatures stay text (t NULL). */
-static void set_result_tensor(TsRunPanel *self, ts_tensor *t)
+static void set_result_tensor(TsRunPanel *self, ts_tensor *t, const char *device)
 {
   gboolean inspect = t && ts_tensor_rank(t) > 0;
-  ts_tensor_view_set_tensor(self->result_tensor_view, inspect ? t : NULL, NULL);
+  ts_tensor_view_set_copy(self->result_tensor_view, inspect ? t : NULL, NULL, device);
   gtk_stack_set_visible_child_name(self->result_stack, inspect ? "tensor" : "text");
 }
 
@@ -252,7 +252,7 @@ void ts_run_panel_set_function(TsRunPanel *self, TsLoadedModule *module, const c
   g_set_object(&self->module, module);
   clear_rows(self);
   set_result_text(self, NULL);
-  set_result_tensor(self, NULL);
+  set_result_tensor(self, NULL, NULL);
   gtk_label_set_label(self->result_meta_label, "");
   gtk_widget_set_visible(GTK_WIDGET(self->error_label), FALSE);
   TsModuleFunction *fn = module && function ? ts_loaded_module_lookup(module, function) : NULL;
@@ -420,7 +420,7 @@ void ts_run_panel_show_result(TsRunPanel *self, const TsRunResult *r, gboolean e
   g_return_if_fail(TS_IS_RUN_PANEL(self) && r != NULL);
   gtk_widget_set_visible(GTK_WIDGET(self->error_label), FALSE);
   set_result_text(self, r->value_text);
-  set_result_tensor(self, r->tensor);
+  set_result_tensor(self, r->tensor, r->device);
   g_autofree char *meta = NULL;
   if (r->traced_only)
     meta = g_strdup_printf("%s · traced, not run (%.3f ms)", r->label, (double)r->total_ns / 1e6);
@@ -441,7 +441,7 @@ void ts_run_panel_show_error(TsRunPanel *self, const char *message)
   if (message) {
     /* the last run failed: nothing of an earlier one stays shown as if it were this one's */
     set_result_text(self, NULL);
-    set_result_tensor(self, NULL);
+    set_result_tensor(self, NULL, NULL);
     gtk_label_set_label(self->result_meta_label, "");
     reveal_result(self); /* the error is said where the result would be */
   }

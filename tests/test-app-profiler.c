@@ -515,6 +515,10 @@ static void test_device_selector(void)
   run_with((const char *const[]){ "f32[4,28,28]:uniform", NULL });
   g_autofree char *result = result_text();
   g_assert_null(strstr(result, "rror"));
+  /* the result's inspector names the device it was made on, not the
+   * CPU its copy in the app is on */
+  TsTensorView *result_view = ts_run_panel_get_tensor_view(ts_window_get_run_panel(window));
+  g_assert_true(g_str_has_prefix(_ts_tensor_view_get_summary(result_view), "f32[4,10] · SIM:0 · "));
   gboolean stream;
   const char *matmul;
   g_autofree char *on_sim = profiled_devices("_FusedMatMul", &matmul, &stream);

@@ -385,6 +385,12 @@ static void test_view_summary(void)
   g_assert_nonnull(strstr(stats, "max\u00a04"));
   g_assert_nonnull(strstr(stats, " · zeros\u00a02"));
   g_assert_null(strstr(stats, "NaN"));
+  /* a host copy of a device's tensor (a worker's result) names the device,
+   * until the next tensor */
+  ts_tensor_view_set_copy(f.view, t, "result", "SIM:0");
+  g_assert_cmpstr(_ts_tensor_view_get_summary(f.view), ==, "f32[2,4] · SIM:0 · 8\u00a0elements");
+  ts_tensor_view_set_tensor(f.view, t, "result");
+  g_assert_cmpstr(_ts_tensor_view_get_summary(f.view), ==, "f32[2,4] · CPU · 8\u00a0elements");
 
   /* the view holds its own reference: the scope's going does not matter */
   ts_scope *scope = ts_scope_begin();

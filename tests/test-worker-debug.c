@@ -118,8 +118,11 @@ static void test_breakpoints(void)
     g_assert_cmpuint(stop->op->inputs->len, ==, 2);
     g_assert_cmpuint(stop->op->outputs->len, ==, 0);
     assert_all(g_ptr_array_index(stop->op->inputs, 0), 1);
-    if (k > 0)
+    if (k > 0) { /* the last MatMul's product, made where the ops run */
       assert_all(g_ptr_array_index(stop->op->inputs, 1), product[k]);
+      g_assert_cmpstr(((TsDebugTensor *)g_ptr_array_index(stop->op->inputs, 1))->device, ==,
+                      debug_device ? debug_device : "CPU");
+    }
     g_assert_cmpstr(((TsDebugTensor *)g_ptr_array_index(stop->op->inputs, 1))->shape_text, ==, "f32[10,10]");
     /* the call stack names the function */
     g_assert_cmpuint(stop->op->frames->len, >=, 1);

@@ -85,6 +85,7 @@ struct _TsTensorView {
   ts_tensor *b;         /* b of a difference, host; else NULL */
   ts_tensor *shown;     /* what the table and heat map show: host, or a − b once computed */
   char *title;
+  char *device;         /* the device t was a host copy of (ts_tensor_view_set_copy), or NULL */
   ts_tensor_slice slice;
   gboolean numeric;
   gboolean busy;

@@ -204,6 +204,7 @@ static void clear(TsTensorView *self)
   g_clear_pointer(&self->b, ts_tensor_unref);
   g_clear_pointer(&self->shown, ts_tensor_unref);
   g_clear_pointer(&self->title, g_free);
+  g_clear_pointer(&self->device, g_free);
   self->have_stats = FALSE;
   self->numeric = FALSE;
   set_busy(self, FALSE);
@@ -226,9 +227,9 @@ static void update_summary(TsTensorView *self, ts_tensor *t)
   char *desc = ts_shape_dtype_string(ts_tensor_dtype(t), ts_tensor_shape(t));
   const ts_backend *backend = ts_tensor_backend(t);
   int64_t n = ts_tensor_size(t);
+  const char *device = self->device ? self->device : backend ? ts_backend_name(backend) : _("symbolic");
   g_autofree char *text = g_strdup_printf(_("%s%s · %s · %" G_GINT64_FORMAT "\u00a0element%s"),
-                                          self->b ? _("a − b · ") : "", desc,
-                                          backend ? ts_backend_name(backend) : _("symbolic"), n,
+                                          self->b ? _("a − b · ") : "", desc, device, n,
                                           n == 1 ? "" : "s");
   free(desc);
   gtk_label_set_label(self->summary_label, text);
@@ -269,6 +270,11 @@ static void show(TsTensorView *self)
 
 void ts_tensor_view_set_tensor(TsTensorView *self, ts_tensor *t, const char *title)
 {
+  ts_tensor_view_set_copy(self, t, title, NULL);
+}
+
+void ts_tensor_view_set_copy(TsTensorView *self, ts_tensor *t, const char *title, const char *device)
+{
   g_return_if_fail(TS_IS_TENSOR_VIEW(self));
   ts_tensor_ref(t); /* t may be what is shown now */
   clear(self);
@@ -277,6 +283,7 @@ void ts_tensor_view_set_tensor(TsTensorView *self, ts_tensor *t, const char *tit
   self->tensor = t;
   self->host = ts_tensor_ref_host(t);
   self->title = g_strdup(title);
+  self->device = g_strdup(device);
   show(self);
 }
 

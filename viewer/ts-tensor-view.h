@@ -24,6 +24,10 @@ GtkWidget *ts_tensor_view_new(void);
 /* Shows t (NULL clears) under title (NULL: none).  The view holds a
  * reference to t (ts_tensor_ref) until it shows another. */
 void ts_tensor_view_set_tensor(TsTensorView *self, ts_tensor *t, const char *title);
+/* As ts_tensor_view_set_tensor, for t a host copy of a tensor that was on
+ * device (a worker's result read back): the summary names device, not the
+ * copy's CPU.  device NULL: t's own. */
+void ts_tensor_view_set_copy(TsTensorView *self, ts_tensor *t, const char *title, const char *device);
 /* Shows a − b as a heat map, with the largest absolute and relative
  * difference.  Both are referenced.  FALSE, with the error also shown in
  * the view, when the shapes differ or either is not numeric. */

@@ -14,6 +14,7 @@ void ts_debug_tensor_free(TsDebugTensor *t)
   if (!t)
     return;
   g_free(t->shape_text);
+  g_free(t->device);
   g_clear_pointer(&t->data, g_bytes_unref);
   g_free(t);
 }
@@ -69,7 +70,8 @@ static TsDebugTensor *read_tensor(GVariant *v, GUnixFDList *fds, GError **error)
   TsDebugTensor *t = g_new0(TsDebugTensor, 1);
   if (!g_variant_dict_lookup(&d, "shape-text", "s", &t->shape_text))
     t->shape_text = g_strdup("?");
-  gboolean ok = ts_worker_tensor_read(&d, fds, "a debugger tensor", &t->dtype, &t->shape, &t->data, error);
+  gboolean ok = ts_worker_tensor_read(&d, fds, "a debugger tensor", &t->dtype, &t->shape, &t->data,
+                                  &t->device, error);
   g_variant_dict_clear(&d);
   if (!ok)
     g_clear_pointer(&t, ts_debug_tensor_free);

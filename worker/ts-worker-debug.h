@@ -16,6 +16,7 @@ typedef struct {
   ts_dtype dtype;
   ts_shape shape;
   GBytes *data;     /* NULL for strings and variants */
+  char *device;     /* where the worker's tensor was ("SIM:0"), NULL if not said */
 } TsDebugTensor;
 
 /* A frame of the call stack: a function, or a TS_IF/TS_WHILE/TS_FOR block. */

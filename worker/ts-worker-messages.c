@@ -54,7 +54,7 @@ static gboolean read_results(GVariantDict *d, GUnixFDList *fds, TsCallResult *r,
     if (!ok)
       g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL, "%s without value-text or shape-text",
                   what);
-    ok = ok && ts_worker_tensor_read(&id, fds, what, &v->dtype, &v->shape, &v->data, error);
+    ok = ok && ts_worker_tensor_read(&id, fds, what, &v->dtype, &v->shape, &v->data, &v->device, error);
     g_variant_dict_clear(&id);
     if (!ok)
       return FALSE;
@@ -84,7 +84,8 @@ TsCallResult *ts_worker_read_result(GVariant *reply, GUnixFDList *fds, guint cal
   g_variant_dict_lookup(&d, "n-calls", "u", &r->n_calls);
   g_variant_dict_lookup(&d, "total-ns", "t", &r->total_ns);
   r->compare = g_variant_dict_lookup_value(&d, "compare", G_VARIANT_TYPE_VARDICT);
-  gboolean ok = ts_worker_tensor_read(&d, fds, "a Call result", &r->dtype, &r->shape, &r->data, error) &&
+  gboolean ok = ts_worker_tensor_read(&d, fds, "a Call result", &r->dtype, &r->shape, &r->data,
+                                        &r->device, error) &&
               read_results(&d, fds, r, error) && read_profile(&d, fds, r, error);
   g_variant_dict_clear(&d);
   return ok ? g_steal_pointer(&r) : NULL;

@@ -2,6 +2,7 @@
 #include "ts-worker-tensor.h"
 
 #include <errno.h>
+#include <string.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -68,6 +69,9 @@ static gboolean write_host(GVariantDict *d, const ts_tensor *out, GUnixFDList *f
 gboolean ts_worker_tensor_write(GVariantDict *d, const ts_tensor *out, GUnixFDList *fds, TsBlobStore *blobs,
                                 GError **error)
 {
+  const ts_backend *backend = ts_tensor_backend(out);
+  if (backend) /* the copy the app gets is its own: where the values were made */
+    g_variant_dict_insert(d, "device", "s", ts_backend_name(backend));
   if (ts_tensor_data(out) || ts_tensor_size(out) <= 0 || ts_tensor_dtype(out) == TS_STRING ||
       ts_tensor_dtype(out) == TS_VARIANT)
     return write_host(d, out, fds, blobs, error);
@@ -163,8 +167,18 @@ gboolean ts_worker_tensor_size(GVariantDict *d, const char *what, gsize *size, G
 }
 
 gboolean ts_worker_tensor_read(GVariantDict *d, GUnixFDList *fds, const char *what, ts_dtype *dtype,
-                               ts_shape *shape, GBytes **data, GError **error)
+                               ts_shape *shape, GBytes **data, char **device, GError **error)
 {
+  const char *device_name;
+  if (g_variant_dict_lookup(d, "device", "&s", &device_name)) {
+    if (strlen(device_name) > TS_WORKER_DEVICE_NAME_MAX) {
+      g_set_error(error, TS_WORKER_ERROR, TS_WORKER_ERROR_PROTOCOL, "%s on a device named by %zu bytes",
+                  what, strlen(device_name));
+      return FALSE;
+    }
+    g_free(*device);
+    *device = g_strdup(device_name);
+  }
   const char *dtype_name;
   if (!g_variant_dict_lookup(d, "dtype", "&s", &dtype_name))
     return TRUE; /* no values: strings, variants, traced only */

@@ -11,7 +11,7 @@
 
 G_BEGIN_DECLS
 
-/* The worker's side: t's values into d ("dtype", "shape", then "data" or
+/* The worker's side: t's device ("device") and values into d ("dtype", "shape", then "data" or
  * "data-fd"/"data-offset"/"data-size" with the fd added to fds; without
  * fds, a blob in blobs when large, "data-blob"/"data-size", ts-worker-blob.h,
  * else inline).  Tensors without host bytes (strings, variants) add
@@ -25,9 +25,12 @@ gboolean ts_worker_tensor_size(GVariantDict *d, const char *what, gsize *size, G
 
 /* The app's side: the values ts_worker_tensor_write put in d, checked
  * (the bytes must be exactly what dtype and shape say); *data NULL and TRUE
- * when d holds none.  `what` names it in errors ("a Call result"). */
+ * when d holds none.  *device: the device the worker's tensor was on
+ * (owned; the app's copy is on its CPU), left as it was when d names none.
+ * `what` names it in errors ("a Call result"). */
+#define TS_WORKER_DEVICE_NAME_MAX 64
 gboolean ts_worker_tensor_read(GVariantDict *d, GUnixFDList *fds, const char *what, ts_dtype *dtype,
-                               ts_shape *shape, GBytes **data, GError **error);
+                               ts_shape *shape, GBytes **data, char **device, GError **error);
 
 /* The worker's side: whether bytes of this size go inside the message
  * (under TS_WORKER_FD_THRESHOLD, or always once fds cannot travel: a

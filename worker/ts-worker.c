@@ -170,10 +170,12 @@ void ts_call_result_free(TsCallResult *r)
     return;
   g_free(r->value_text);
   g_free(r->shape_text);
+  g_free(r->device);
   g_clear_pointer(&r->data, g_bytes_unref);
   for (guint i = 0; i < r->n_results; i++) {
     g_free(r->results[i].value_text);
     g_free(r->results[i].shape_text);
+    g_free(r->results[i].device);
     g_clear_pointer(&r->results[i].data, g_bytes_unref);
   }
   g_free(r->results);

@@ -41,6 +41,7 @@ typedef struct {
   ts_dtype dtype;         /* its values (data NULL for strings and variants) */
   ts_shape shape;
   GBytes *data;
+  char *device;           /* where the worker's tensor was ("SIM:0"), NULL if not said */
 } TsResultValue;
 
 /* What a call produced. */
@@ -56,6 +57,7 @@ typedef struct {
   ts_dtype dtype;
   ts_shape shape;
   GBytes *data;
+  char *device;           /* where the worker's result was ("SIM:0"; the data is a host copy) */
   /* a function that returned a tuple of several tensors: each of them
    * (n_results of them); else 0 and NULL */
   guint n_results;
