@@ -167,6 +167,15 @@ static void on_debug_traced(GObject *source, GAsyncResult *res, gpointer user_da
                        (const char *const *)args);
 }
 
+/* A debug call that ended with an error says it where a Run's would be,
+ * in full: the debugger's status line holds one line of it. */
+static void on_debug_finished(TsDebugPanel *panel, const char *result_text, const char *error,
+                              TsRunController *self)
+{
+  if (error)
+    ts_run_panel_show_error(self->run_panel, error);
+}
+
 /* A debug call's arguments as a trace-only call takes them: a tensor's
  * values become its bare spec ("f32[10,10]:ones" -> "f32[10,10]"), so the
  * worker traces the same signature without running anything. */
@@ -514,6 +523,8 @@ void ts_run_controller_shut_down(TsRunController *self)
   if (self->run_cancellable)
     g_cancellable_cancel(self->run_cancellable);
   g_signal_handlers_disconnect_by_data(self->worker, self);
+  if (self->debug_panel)
+    g_signal_handlers_disconnect_by_data(self->debug_panel, self);
 }
 
 TsRunController *ts_run_controller_new(TsEngineWorker *worker, TsWorkspace *workspace, const TsRunPanels *panels)
@@ -537,6 +548,8 @@ TsRunController *ts_run_controller_new(TsEngineWorker *worker, TsWorkspace *work
   g_signal_connect(worker, "transfer", G_CALLBACK(on_transfer), self);
   g_signal_connect(worker, "notify::busy", G_CALLBACK(on_worker_busy), self);
   g_signal_connect(worker, "died", G_CALLBACK(on_worker_died), self);
+  if (self->debug_panel)
+    g_signal_connect(self->debug_panel, "finished", G_CALLBACK(on_debug_finished), self);
   ts_workspace_add_busy_source(workspace, G_OBJECT(self), "busy");
   /* runs record a profile while the workspace asks for one (win.profile) */
   g_object_bind_property(workspace, "profile", worker, "profiling", G_BINDING_SYNC_CREATE);

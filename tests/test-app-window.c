@@ -1359,6 +1359,22 @@ static void test_startup_debugs_a_call(void)
   activate("win.run", NULL); /* F5: on to the end */
   test_wait_for(debug_ended, NULL, "the failed call to end");
   g_assert_nonnull(strstr(ts_debug_panel_get_status(debug), "inner dimensions differ"));
+
+  /* an argument given as a spec only (what a Run traces with) has no
+   * values to debug: the call ends at once, saying which and why */
+  g_strfreev(startup->calls->pdata[0]);
+  startup->calls->pdata[0] = g_strdupv((char *[]){ "f32[10,10]", "3", NULL });
+  script = ts_startup_script_new(G_APPLICATION(app), startup, window);
+  test_wait_for(file_exists, startup->screenshot, "the screenshot of the refused call");
+  ts_startup_script_free(script);
+  g_unlink(startup->screenshot);
+  g_assert_false(ts_debug_panel_get_stopped(debug));
+  g_assert_cmpstr(ts_debug_panel_get_status(debug), ==,
+                  "Ended: argument 0 (x) is a spec only (f32[10,10]): give it values, with a Fill, to "
+                  "debug the call");
+  /* said in full where a Run's error would be */
+  g_assert_cmpstr(ts_run_panel_get_error(ts_window_get_run_panel(window)), ==,
+                  "argument 0 (x) is a spec only (f32[10,10]): give it values, with a Fill, to debug the call");
   ts_debug_panel_remove_breakpoint(debug, "MatMul");
   activate("win.mode", "s", "graph");
 }

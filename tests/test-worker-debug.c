@@ -231,8 +231,15 @@ static void test_on_device(void)
                                       TRUE, &error);
   g_assert_null(ids);
   g_assert_nonnull(error);
-  g_assert_nonnull(strstr(error->message, "no device 'GPU:9' in this worker"));
+  g_assert_true(g_str_has_prefix(error->message, "no device 'GPU:9' in this worker"));
   debug_device = NULL;
+  g_clear_error(&error);
+  /* an argument without values (a spec, which traces) cannot run op by op */
+  ids = debug_start(w, "power", (const char *const[]){ "f32[10,10]", "3", NULL }, NULL, TRUE, &error);
+  g_assert_null(ids);
+  g_assert_cmpstr(error->message, ==,
+                  "argument 0 (x): 'f32[10,10]' has no values to run op by op: give them "
+                  "('f32[10,10]:uniform', 'f32[10,10]=1,2,…')");
   stop_worker(w);
 }
 

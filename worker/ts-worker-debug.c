@@ -172,6 +172,7 @@ static void on_reply(GObject *source, GAsyncResult *res, gpointer user_data)
   r->reply = g_dbus_connection_call_with_unix_fd_list_finish(G_DBUS_CONNECTION(source), &r->fds, res, &error);
   if (!r->reply) {
     reply_free(r);
+    g_dbus_error_strip_remote_error(error); /* the worker's words, not D-Bus's name for them */
     g_task_return_error(task, error);
     return;
   }

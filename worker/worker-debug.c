@@ -13,6 +13,7 @@
 #include <string.h>
 #include <tracescope-debug.h>
 
+#include "ts-spec-text.h"
 #include "ts-worker-error.h"
 #include "ts-worker-protocol.h"
 #include "ts-worker-tensor.h"
@@ -343,10 +344,17 @@ static void handle_start(WorkerDebug *d, GVariant *params, GDBusMethodInvocation
   d->values = g_new0(ts_value, MAX(n_args, 1));
   d->n_values = n_args;
   for (int i = 0; i < n_args; i++) {
+    ts_spec spec;
+    g_autofree char *prefix = worker_arg_prefix(fn, i);
+    if (ts_spec_parse(args[i], &spec)) { /* a Call traces with it; a debugged call runs */
+      g_dbus_method_invocation_return_error(inv, TS_ENGINE_ERROR, TS_ERR_INVALID_ARGUMENT,
+                                            "%s'%s' has no values to run op by op: give them "
+                                            "('%s:uniform', '%s=1,2,…')",
+                                            prefix, args[i], args[i], args[i]);
+      clear_call(d);
+      return;
+    }
     if (!ts_value_parse(args[i], &d->values[i])) {
-      g_autofree char *prefix = i < n_params
-                                  ? g_strdup_printf("argument %d (%s): ", i, ts_function_param_name(fn, i))
-                                  : g_strdup_printf("argument %d: ", i);
       return_engine_error(inv, prefix);
       clear_call(d);
       return;

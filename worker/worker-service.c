@@ -389,7 +389,7 @@ typedef struct {
   ts_value *values;
 } Call;
 
-static char *arg_prefix(ts_function *fn, int i)
+char *worker_arg_prefix(ts_function *fn, int i)
 {
   if (i < ts_function_n_params(fn))
     return g_strdup_printf("argument %d (%s): ", i, ts_function_param_name(fn, i));
@@ -522,7 +522,7 @@ static void make_call(Call *c)
       c->values[i] = TS_SPEC_VALUE(spec.dtype, spec.shape);
       traced_only = TRUE;
     } else if (!ts_value_parse(c->args[i], &c->values[i])) {
-      g_autofree char *prefix = arg_prefix(c->fn, i);
+      g_autofree char *prefix = worker_arg_prefix(c->fn, i);
       return_engine_error(c->a, prefix, TRUE);
       return;
     }

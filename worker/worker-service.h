@@ -32,6 +32,8 @@ ts_module *worker_service_module(WorkerService *s);
  * *message (owned) naming it and the devices there are when there is
  * none of that name (Call's option "device", DebugStart's device). */
 gboolean worker_find_device(const char *name, const ts_backend **device, char **message);
+/* "argument 1 (n): ", how errors name argument i of fn (owned). */
+char *worker_arg_prefix(ts_function *fn, int i);
 
 /* ---- for the fast call channel (worker-fast.c) ---- */
 
