@@ -1428,6 +1428,28 @@ static gboolean view_has_graph(gpointer view)
   return ts_graph_view_get_graph(view) != NULL;
 }
 
+/* The Profile toggle's record dot turns red while runs are recorded, as a
+ * recorder's does, and back when it is off. */
+static gboolean reddish(GtkWidget *image)
+{
+  GdkRGBA c;
+  gtk_style_context_get_color(gtk_widget_get_style_context(image), &c);
+  return c.red > 0.5 && c.red > 2 * c.green && c.red > 2 * c.blue;
+}
+
+static void test_profile_toggle_shows_recording(void)
+{
+  GtkWidget *toggle = find_actionable(GTK_WIDGET(window), "win.profile");
+  g_assert_true(GTK_IS_TOGGLE_BUTTON(toggle));
+  GtkWidget *dot = find_widget(toggle, GTK_TYPE_IMAGE);
+  g_assert_nonnull(dot);
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(TRUE));
+  g_assert_true(gtk_toggle_button_get_active(GTK_TOGGLE_BUTTON(toggle)));
+  g_assert_true(reddish(dot));
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(FALSE));
+  g_assert_false(reddish(dot));
+}
+
 /* What the window binds rather than relays, each seen failing with its
  * binding removed: the graph pane's colour mode follows the colour-mode
  * setting; the worker's device and the profiler's follow the workspace's
@@ -1609,6 +1631,7 @@ int main(int argc, char **argv)
     { "/app/screenshot-panel-tab", test_screenshot_panel_tab },
     { "/app/startup-debugs-a-call", test_startup_debugs_a_call },
     { "/app/window-bindings", test_window_bindings },
+    { "/app/profile-toggle-shows-recording", test_profile_toggle_shows_recording },
     { "/app/graph-title-wins", test_graph_title_wins },
     { NULL, NULL },
   });
