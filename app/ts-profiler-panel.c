@@ -147,6 +147,8 @@ static char *cell_text(const TsProfileRow *r, const Column *c)
   case CELL_NS:
     if (c->compare && r->cmp.parent >= 0 && c->offset == offsetof(tsp_compare_row, graph_ns))
       return g_strdup(""); /* an op a fused node stands for: the graph time is the fused row's */
+    if (c->device && !c->compare && r->stat.device_count == 0)
+      return g_strdup("—"); /* no kernel: a variable read, a view, an op on the CPU */
     return ts_profile_format_ns(FIELD(r, c, double));
   case CELL_SHARE: return g_strdup_printf("%.1f %%", 100 * FIELD(r, c, double));
   case CELL_CALLS: {
@@ -987,6 +989,16 @@ const tsp_stat *ts_profiler_panel_get_row(TsProfilerPanel *self, guint i)
   g_return_val_if_fail(TS_IS_PROFILER_PANEL(self), NULL);
   g_autoptr(TsProfileRow) r = g_list_model_get_item(G_LIST_MODEL(self->selection), i);
   return r ? &r->stat : NULL; /* the store keeps it */
+}
+
+char *ts_profiler_panel_dup_cell_text(TsProfilerPanel *self, guint i, const char *column)
+{
+  g_return_val_if_fail(TS_IS_PROFILER_PANEL(self) && column, NULL);
+  g_autoptr(TsProfileRow) r = g_list_model_get_item(G_LIST_MODEL(self->selection), i);
+  for (guint c = 0; r && c < G_N_ELEMENTS(STAT_COLUMNS); c++)
+    if (strcmp(STAT_COLUMNS[c].title, column) == 0)
+      return cell_text(r, &STAT_COLUMNS[c]);
+  return NULL;
 }
 
 void ts_profiler_panel_select_row(TsProfilerPanel *self, guint i)

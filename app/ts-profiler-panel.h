@@ -78,6 +78,9 @@ TsCallTree *ts_profiler_panel_get_call_tree(TsProfilerPanel *self);
 guint ts_profiler_panel_get_n_rows(TsProfilerPanel *self);
 const tsp_stat *ts_profiler_panel_get_row(TsProfilerPanel *self, guint i);
 void ts_profiler_panel_select_row(TsProfilerPanel *self, guint i);
+/* Row i's text under the Op Stats column titled column, as the table
+ * shows it (owned); NULL when there is no such row or column. */
+char *ts_profiler_panel_dup_cell_text(TsProfilerPanel *self, guint i, const char *column);
 /* The comparison's rows, largest first. */
 guint ts_profiler_panel_get_n_compare_rows(TsProfilerPanel *self);
 

@@ -525,6 +525,24 @@ static void test_device_selector(void)
   g_assert_cmpstr(matmul, ==, "SIM:0");
   g_assert_true(g_str_equal(on_sim, "CPU,SIM:0") || g_str_equal(on_sim, "SIM:0"));
   g_assert_true(stream);
+  /* the Kernels columns: the products' time on the device; a variable's
+   * read there launches none, which says so rather than "0 ns" */
+  TsProfilerPanel *profiler = ts_window_get_profiler_panel(window);
+  gboolean saw_read = FALSE;
+  for (guint i = 0; i < ts_profiler_panel_get_n_rows(profiler); i++) {
+    const tsp_stat *row = ts_profiler_panel_get_row(profiler, i);
+    g_autofree char *kernels = ts_profiler_panel_dup_cell_text(profiler, i, "Kernels");
+    g_autofree char *median = ts_profiler_panel_dup_cell_text(profiler, i, "Kernel Median");
+    if (g_str_equal(row->key, "_FusedMatMul")) {
+      g_assert_true(g_str_has_suffix(kernels, "s"));
+      g_assert_cmpstr(kernels, !=, "0 ns");
+    } else if (g_str_equal(row->key, "ReadVariableOp")) {
+      g_assert_cmpstr(kernels, ==, "—");
+      g_assert_cmpstr(median, ==, "—");
+      saw_read = TRUE;
+    }
+  }
+  g_assert_true(saw_read);
   /* the graph's device colouring knows where its nodes ran */
   TsConcreteInfo *cf = ts_graph_pane_get_concrete(ts_window_get_graph_pane(window));
   ts_render_values *values = ts_graph_pane_get_compute_times(ts_window_get_graph_pane(window));
