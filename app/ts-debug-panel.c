@@ -61,7 +61,7 @@ struct _TsDebugPanel {
   int history_index;     /* -1: the live stop */
   GPtrArray *tensors;    /* ts_tensor * of the op shown, in tensor_names' order */
   GPtrArray *breakpoints; /* char * specs, kept across calls */
-  GHashTable *outputs;    /* node name -> ts_tensor *: the last output seen of it */
+  GHashTable *outputs;    /* node name -> LastOutput *: the last output seen of it */
   char *status;
   GCancellable *source_cancellable;
   gboolean setting_scale; /* the scale moved by the panel, not the user */
@@ -158,18 +158,38 @@ static void add_tensors(TsDebugPanel *self, GPtrArray *list, const char *kind)
   }
 }
 
+/* A node's last output: the app's copy and the device it was made on. */
+typedef struct {
+  ts_tensor *tensor;
+  char *device;
+} LastOutput;
+
+static void last_output_free(LastOutput *o)
+{
+  ts_tensor_unref(o->tensor);
+  g_free(o->device);
+  g_free(o);
+}
+
 /* An op's first output, kept by its node for the node details. */
 static void remember_output(TsDebugPanel *self, const TsDebugOp *op, guint first_output)
 {
   ts_tensor *t = op->node && first_output < self->tensors->len ? g_ptr_array_index(self->tensors, first_output) : NULL;
-  if (t)
-    g_hash_table_replace(self->outputs, g_strdup(op->node), ts_tensor_ref(t));
+  if (!t)
+    return;
+  LastOutput *o = g_new(LastOutput, 1);
+  o->tensor = ts_tensor_ref(t);
+  o->device = g_strdup(((const TsDebugTensor *)g_ptr_array_index(op->outputs, 0))->device);
+  g_hash_table_replace(self->outputs, g_strdup(op->node), o);
 }
 
-ts_tensor *ts_debug_panel_get_last_output(TsDebugPanel *self, const char *node)
+ts_tensor *ts_debug_panel_get_last_output(TsDebugPanel *self, const char *node, const char **device)
 {
   g_return_val_if_fail(TS_IS_DEBUG_PANEL(self), NULL);
-  return node ? g_hash_table_lookup(self->outputs, node) : NULL;
+  const LastOutput *o = node ? g_hash_table_lookup(self->outputs, node) : NULL;
+  if (device)
+    *device = o ? o->device : NULL;
+  return o ? o->tensor : NULL;
 }
 
 /* The worker's tensor i of the choice (show_op's order: the op's inputs,
@@ -965,7 +985,7 @@ static void ts_debug_panel_init(TsDebugPanel *self)
   self->history_index = -1;
   self->tensors = g_ptr_array_new_with_free_func((GDestroyNotify)ts_tensor_unref);
   self->breakpoints = g_ptr_array_new_with_free_func(g_free);
-  self->outputs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)ts_tensor_unref);
+  self->outputs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, (GDestroyNotify)last_output_free);
   /* no pane is squeezed under its minimum (the buttons, the source's
    * columns and the inspector's controls stay whole); the source and the
    * tensors share what is left in proportion to those minimums until the

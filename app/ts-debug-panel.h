@@ -52,8 +52,9 @@ gboolean ts_debug_panel_remove_breakpoint(TsDebugPanel *self, const char *spec);
 char **ts_debug_panel_dup_breakpoints(TsDebugPanel *self);
 
 /* The last output the debugger saw of the node named `node` (a stop after
- * its op ran, or its op in the history), or NULL.  Borrowed. */
-ts_tensor *ts_debug_panel_get_last_output(TsDebugPanel *self, const char *node);
+ * its op ran, or its op in the history), or NULL.  Borrowed; *device (when
+ * device is given): where the worker made it ("SIM:0"), or NULL. */
+ts_tensor *ts_debug_panel_get_last_output(TsDebugPanel *self, const char *node, const char **device);
 
 /* The stop shown (the live one, or an op of the history): its op name,
  * node name (NULL if none) and source line; FALSE if none is shown. */

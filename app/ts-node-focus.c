@@ -52,11 +52,13 @@ static void update_details_extras(TsNodeFocus *self)
   for (int i = 0; stats && i < stats->n; i++)
     if (g_strcmp0(stats->rows[i].key, ts_node_name(node)) == 0)
       ts_node_details_set_timing(details, stats->rows[i].device, (gint64)stats->rows[i].mean_ns);
-  ts_tensor *output = node ? ts_debug_panel_get_last_output(self->panels.debug_panel, ts_node_name(node)) : NULL;
+  const char *device = NULL;
+  ts_tensor *output = node ? ts_debug_panel_get_last_output(self->panels.debug_panel, ts_node_name(node), &device)
+                           : NULL;
   if (output) {
     GtkWidget *view = ts_tensor_view_new();
     ts_tensor_view_set_compact(TS_TENSOR_VIEW(view), TRUE);
-    ts_tensor_view_set_tensor(TS_TENSOR_VIEW(view), output, ts_node_name(node));
+    ts_tensor_view_set_copy(TS_TENSOR_VIEW(view), output, ts_node_name(node), device);
     ts_node_details_set_value_view(details, view);
   }
 }

@@ -81,7 +81,7 @@ static gboolean graph_selects(gpointer name)
 
 static gboolean has_last_output(gpointer panel)
 {
-  return ts_debug_panel_get_last_output(panel, "MatMul") != NULL;
+  return ts_debug_panel_get_last_output(panel, "MatMul", NULL) != NULL;
 }
 
 static gboolean search_status_set(gpointer label)
@@ -857,6 +857,9 @@ static void test_debugger(void)
   /* step back: the first MatMul as it was, its output kept for the node details */
   ts_debug_panel_show_history(panel, 1); /* the ops kept: the identity (Eye), then the first MatMul */
   test_wait_for(has_last_output, panel, "the first MatMul's output from the history");
+  const char *made_on = NULL;
+  ts_debug_panel_get_last_output(panel, "MatMul", &made_on);
+  g_assert_cmpstr(made_on, ==, "CPU"); /* where the worker made it, as its details say */
   const ts_node *first_matmul = node_named(ts_graph_pane_get_concrete(ts_window_get_graph_pane(window))->graph, "MatMul");
   ts_graph_view_reveal(view, first_matmul);
   test_wait_for(selected_node_is, (gpointer)first_matmul, "the first MatMul to be selected");
