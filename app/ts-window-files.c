@@ -392,6 +392,61 @@ static void action_export_graph(GtkWidget *widget, const char *name, GVariant *p
   gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
 }
 
+/* The profile the Profiler panel shows, as a Chrome trace (Perfetto,
+ * chrome://tracing, Open Trace read it back; gzipped for .gz). */
+static void export_trace(TsWindow *self, const char *path)
+{
+  const tsp_session *session = ts_profiler_panel_get_session(self->profiler_panel);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *base = g_path_get_basename(path);
+  g_autofree char *text = NULL;
+  if (!session)
+    text = g_strdup("There is no profile to export: turn Profile on and run a function first");
+  else if (!tsp_chrome_export(session, path, &error))
+    text = g_strdup_printf("Cannot export the profile: %s", error->message);
+  else
+    text = g_strdup_printf("Profile exported to %s", base);
+  _ts_window_toast(self, text);
+}
+
+static void action_export_trace_to(GtkWidget *widget, const char *name, GVariant *param)
+{
+  export_trace(TS_WINDOW(widget), g_variant_get_string(param, NULL));
+}
+
+static void on_export_trace_response(GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  if (response == GTK_RESPONSE_ACCEPT) {
+    g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
+    g_autofree char *path = file ? g_file_get_path(file) : NULL;
+    if (path)
+      export_trace(TS_WINDOW(user_data), path);
+  }
+  g_object_unref(dialog);
+}
+
+static void action_export_trace(GtkWidget *widget, const char *name, GVariant *param)
+{
+  TsWindow *self = TS_WINDOW(widget);
+  if (!ts_profiler_panel_get_session(self->profiler_panel)) {
+    export_trace(self, ""); /* says why there is nothing to save */
+    return;
+  }
+  GtkFileChooserNative *chooser =
+    gtk_file_chooser_native_new("Export Profile as Trace", GTK_WINDOW(widget), GTK_FILE_CHOOSER_ACTION_SAVE,
+                                "_Export", "_Cancel");
+  const char *function = ts_workspace_get_function(self->workspace);
+  g_autofree char *suggested = g_strdup_printf("%s.trace.json.gz", function ? function : "profile");
+  gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), suggested);
+  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new();
+  gtk_file_filter_set_name(filter, "Chrome trace (Perfetto)");
+  gtk_file_filter_add_pattern(filter, "*.json");
+  gtk_file_filter_add_pattern(filter, "*.json.gz");
+  gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(chooser), filter);
+  g_signal_connect(chooser, "response", G_CALLBACK(on_export_trace_response), widget);
+  gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
+}
+
 void _ts_window_class_add_file_actions(GtkWidgetClass *widget_class)
 {
   gtk_widget_class_install_action(widget_class, "win.export-graph", NULL, action_export_graph);
@@ -405,4 +460,6 @@ void _ts_window_class_add_file_actions(GtkWidgetClass *widget_class)
   gtk_widget_class_install_action(widget_class, "win.compare-trace-from", "s", action_compare_trace_from);
   gtk_widget_class_install_action(widget_class, "win.cancel-import", NULL, action_cancel_import);
   gtk_widget_class_install_action(widget_class, "win.export-graph-to", "s", action_export_graph_to);
+  gtk_widget_class_install_action(widget_class, "win.export-trace", NULL, action_export_trace);
+  gtk_widget_class_install_action(widget_class, "win.export-trace-to", "s", action_export_trace_to);
 }

@@ -377,6 +377,8 @@ static void ts_window_class_init(TsWindowClass *klass)
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_r, GDK_CONTROL_MASK, "win.run", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_F5, 0, "win.run", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_e, GDK_CONTROL_MASK, "win.export-graph", NULL);
+  gtk_widget_class_add_binding_action(widget_class, GDK_KEY_e, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
+                                      "win.export-trace", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_Escape, 0, "win.cancel", NULL);
   gtk_widget_class_add_binding_action(widget_class, GDK_KEY_r, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
                                       "win.reload", NULL);
