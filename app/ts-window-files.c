@@ -6,6 +6,47 @@
 #include "ts-graph-view.h"
 #include "ts-trace-import.h"
 
+/* ---- file choosers ------------------------------------------------------------------- */
+
+typedef struct {
+  TsWindow *window;
+  TsPathChosen chosen;
+} Chooser;
+
+static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer user_data)
+{
+  Chooser *c = user_data;
+  if (response == GTK_RESPONSE_ACCEPT) {
+    g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
+    g_autofree char *path = file ? g_file_get_path(file) : NULL;
+    if (path)
+      c->chosen(c->window, path);
+  }
+  g_free(c);
+  g_object_unref(dialog);
+}
+
+void _ts_window_choose_file(TsWindow *self, const char *title, const char *suggested, const TsFileKind *kinds,
+                            guint n_kinds, TsPathChosen chosen)
+{
+  GtkFileChooserAction action = suggested ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_OPEN;
+  const char *accept = !suggested ? "_Open" : g_str_has_prefix(title, "Export") ? "_Export" : "_Save";
+  GtkFileChooserNative *chooser = gtk_file_chooser_native_new(title, GTK_WINDOW(self), action, accept, "_Cancel");
+  if (suggested)
+    gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), suggested);
+  for (guint i = 0; i < n_kinds; i++) {
+    g_autoptr(GtkFileFilter) filter = gtk_file_filter_new();
+    gtk_file_filter_set_name(filter, kinds[i].name);
+    for (guint p = 0; p < G_N_ELEMENTS(kinds[i].patterns) && kinds[i].patterns[p]; p++)
+      gtk_file_filter_add_pattern(filter, kinds[i].patterns[p]);
+    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(chooser), filter);
+  }
+  Chooser *c = g_new(Chooser, 1);
+  *c = (Chooser){ self, chosen };
+  g_signal_connect(chooser, "response", G_CALLBACK(on_chooser_response), c);
+  gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
+}
+
 /* ---- sessions ------------------------------------------------------------------------ */
 
 static void remember_into(const char *function, const char *const *specs, guint repeat, gpointer session)
@@ -126,43 +167,18 @@ static void action_open_session_from(GtkWidget *widget, const char *name, GVaria
   ts_window_open_session(TS_WINDOW(widget), g_variant_get_string(param, NULL));
 }
 
-static void on_session_response(GtkNativeDialog *dialog, int response, gpointer user_data)
-{
-  if (response == GTK_RESPONSE_ACCEPT) {
-    g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
-    g_autofree char *path = file ? g_file_get_path(file) : NULL;
-    gboolean saving = gtk_file_chooser_get_action(GTK_FILE_CHOOSER(dialog)) == GTK_FILE_CHOOSER_ACTION_SAVE;
-    if (path && saving)
-      save_session(TS_WINDOW(user_data), path);
-    else if (path)
-      ts_window_open_session(TS_WINDOW(user_data), path);
-  }
-  g_object_unref(dialog);
-}
-
-static void choose_session(TsWindow *self, gboolean save)
-{
-  GtkFileChooserNative *chooser = gtk_file_chooser_native_new(
-    save ? "Save Session" : "Open Session", GTK_WINDOW(self),
-    save ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_OPEN, save ? "_Save" : "_Open", "_Cancel");
-  if (save)
-    gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), "session.json");
-  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new();
-  gtk_file_filter_set_name(filter, "Tracescope sessions (.json)");
-  gtk_file_filter_add_pattern(filter, "*.json");
-  gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(chooser), filter);
-  g_signal_connect(chooser, "response", G_CALLBACK(on_session_response), self);
-  gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
-}
+static const TsFileKind SESSION_FILES[] = { { "Tracescope sessions (.json)", { "*.json" } } };
 
 static void action_save_session(GtkWidget *widget, const char *name, GVariant *param)
 {
-  choose_session(TS_WINDOW(widget), TRUE);
+  _ts_window_choose_file(TS_WINDOW(widget), "Save Session", "session.json", SESSION_FILES,
+                         G_N_ELEMENTS(SESSION_FILES), save_session);
 }
 
 static void action_open_session(GtkWidget *widget, const char *name, GVariant *param)
 {
-  choose_session(TS_WINDOW(widget), FALSE);
+  _ts_window_choose_file(TS_WINDOW(widget), "Open Session", NULL, SESSION_FILES, G_N_ELEMENTS(SESSION_FILES),
+                         ts_window_open_session);
 }
 
 /* ---- trace files ----------------------------------------------------------------- */
@@ -300,39 +316,18 @@ static void action_compare_trace_from(GtkWidget *widget, const char *name, GVari
   ts_window_compare_trace(TS_WINDOW(widget), g_variant_get_string(param, NULL));
 }
 
-static void on_trace_response(GtkNativeDialog *dialog, int response, gpointer user_data)
-{
-  if (response == GTK_RESPONSE_ACCEPT) {
-    g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
-    g_autofree char *path = file ? g_file_get_path(file) : NULL;
-    if (path)
-      read_trace(TS_WINDOW(user_data), path, GPOINTER_TO_INT(g_object_get_data(G_OBJECT(dialog), "baseline")));
-  }
-  g_object_unref(dialog);
-}
-
-static void choose_trace(GtkWidget *widget, const char *title, gboolean baseline)
-{
-  GtkFileChooserNative *chooser = gtk_file_chooser_native_new(title, GTK_WINDOW(widget),
-                                                              GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "_Cancel");
-  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new();
-  gtk_file_filter_set_name(filter, "Chrome traces (.json, .json.gz)");
-  gtk_file_filter_add_pattern(filter, "*.json");
-  gtk_file_filter_add_pattern(filter, "*.json.gz");
-  gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(chooser), filter);
-  g_object_set_data(G_OBJECT(chooser), "baseline", GINT_TO_POINTER(baseline));
-  g_signal_connect(chooser, "response", G_CALLBACK(on_trace_response), widget);
-  gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
-}
+static const TsFileKind TRACE_FILES[] = { { "Chrome traces (.json, .json.gz)", { "*.json", "*.json.gz" } } };
 
 static void action_open_trace(GtkWidget *widget, const char *name, GVariant *param)
 {
-  choose_trace(widget, "Open Trace", FALSE);
+  _ts_window_choose_file(TS_WINDOW(widget), "Open Trace", NULL, TRACE_FILES, G_N_ELEMENTS(TRACE_FILES),
+                         ts_window_open_trace);
 }
 
 static void action_compare_trace(GtkWidget *widget, const char *name, GVariant *param)
 {
-  choose_trace(widget, "Compare with Trace", TRUE);
+  _ts_window_choose_file(TS_WINDOW(widget), "Compare with Trace", NULL, TRACE_FILES, G_N_ELEMENTS(TRACE_FILES),
+                         ts_window_compare_trace);
 }
 
 /* ---- export -------------------------------------------------------------------------- */
@@ -359,37 +354,16 @@ static void action_export_graph_to(GtkWidget *widget, const char *name, GVariant
   export_graph(TS_WINDOW(widget), g_variant_get_string(param, NULL));
 }
 
-static void on_export_response(GtkNativeDialog *dialog, int response, gpointer user_data)
-{
-  if (response == GTK_RESPONSE_ACCEPT) {
-    g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
-    g_autofree char *path = file ? g_file_get_path(file) : NULL;
-    if (path)
-      export_graph(TS_WINDOW(user_data), path);
-  }
-  g_object_unref(dialog);
-}
-
 static void action_export_graph(GtkWidget *widget, const char *name, GVariant *param)
 {
   TsWindow *self = TS_WINDOW(widget);
   TsConcreteInfo *cf = ts_graph_pane_get_concrete(self->graph_pane);
-  GtkFileChooserNative *chooser =
-    gtk_file_chooser_native_new("Export Graph", GTK_WINDOW(widget), GTK_FILE_CHOOSER_ACTION_SAVE,
-                                "_Export", "_Cancel");
   g_autofree char *suggested = g_strdup_printf("%s.svg", cf ? cf->function : "graph");
-  gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), suggested);
-  static const char *const KINDS[][2] = {
-    { "SVG image", "*.svg" }, { "PNG image", "*.png" }, { "PDF document", "*.pdf" }, { "Graphviz DOT", "*.dot" },
+  static const TsFileKind KINDS[] = {
+    { "SVG image", { "*.svg" } }, { "PNG image", { "*.png" } }, { "PDF document", { "*.pdf" } },
+    { "Graphviz DOT", { "*.dot" } },
   };
-  for (guint i = 0; i < G_N_ELEMENTS(KINDS); i++) {
-    g_autoptr(GtkFileFilter) filter = gtk_file_filter_new();
-    gtk_file_filter_set_name(filter, KINDS[i][0]);
-    gtk_file_filter_add_pattern(filter, KINDS[i][1]);
-    gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(chooser), filter);
-  }
-  g_signal_connect(chooser, "response", G_CALLBACK(on_export_response), widget);
-  gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
+  _ts_window_choose_file(self, "Export Graph", suggested, KINDS, G_N_ELEMENTS(KINDS), export_graph);
 }
 
 /* The profile the Profiler panel shows, as a Chrome trace (Perfetto,
@@ -414,17 +388,6 @@ static void action_export_trace_to(GtkWidget *widget, const char *name, GVariant
   export_trace(TS_WINDOW(widget), g_variant_get_string(param, NULL));
 }
 
-static void on_export_trace_response(GtkNativeDialog *dialog, int response, gpointer user_data)
-{
-  if (response == GTK_RESPONSE_ACCEPT) {
-    g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
-    g_autofree char *path = file ? g_file_get_path(file) : NULL;
-    if (path)
-      export_trace(TS_WINDOW(user_data), path);
-  }
-  g_object_unref(dialog);
-}
-
 static void action_export_trace(GtkWidget *widget, const char *name, GVariant *param)
 {
   TsWindow *self = TS_WINDOW(widget);
@@ -432,19 +395,10 @@ static void action_export_trace(GtkWidget *widget, const char *name, GVariant *p
     export_trace(self, ""); /* says why there is nothing to save */
     return;
   }
-  GtkFileChooserNative *chooser =
-    gtk_file_chooser_native_new("Export Profile as Trace", GTK_WINDOW(widget), GTK_FILE_CHOOSER_ACTION_SAVE,
-                                "_Export", "_Cancel");
   const char *function = ts_workspace_get_function(self->workspace);
   g_autofree char *suggested = g_strdup_printf("%s.trace.json.gz", function ? function : "profile");
-  gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), suggested);
-  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new();
-  gtk_file_filter_set_name(filter, "Chrome trace (Perfetto)");
-  gtk_file_filter_add_pattern(filter, "*.json");
-  gtk_file_filter_add_pattern(filter, "*.json.gz");
-  gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(chooser), filter);
-  g_signal_connect(chooser, "response", G_CALLBACK(on_export_trace_response), widget);
-  gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
+  _ts_window_choose_file(self, "Export Profile as Trace", suggested, TRACE_FILES, G_N_ELEMENTS(TRACE_FILES),
+                         export_trace);
 }
 
 void _ts_window_class_add_file_actions(GtkWidgetClass *widget_class)

@@ -131,30 +131,13 @@ void ts_window_set_remote(TsWindow *self, const char *target)
   ts_engine_worker_set_remote(self->worker, target);
 }
 
-static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer user_data)
-{
-  TsWindow *self = user_data;
-  if (response == GTK_RESPONSE_ACCEPT) {
-    g_autoptr(GFile) file = gtk_file_chooser_get_file(GTK_FILE_CHOOSER(dialog));
-    g_autofree char *path = file ? g_file_get_path(file) : NULL;
-    if (path)
-      ts_window_open_module(self, path);
-  }
-  g_object_unref(dialog);
-}
-
 static void action_open(GtkWidget *widget, const char *name, GVariant *param)
 {
-  GtkFileChooserNative *chooser =
-    gtk_file_chooser_native_new("Open Module", GTK_WINDOW(widget), GTK_FILE_CHOOSER_ACTION_OPEN,
-                                "_Open", "_Cancel");
-  g_autoptr(GtkFileFilter) filter = gtk_file_filter_new();
-  gtk_file_filter_set_name(filter, "Tracescope modules and ONNX models (.so, .onnx)");
-  gtk_file_filter_add_pattern(filter, "*.so");
-  gtk_file_filter_add_pattern(filter, "*.onnx");
-  gtk_file_chooser_add_filter(GTK_FILE_CHOOSER(chooser), filter);
-  g_signal_connect(chooser, "response", G_CALLBACK(on_chooser_response), widget);
-  gtk_native_dialog_show(GTK_NATIVE_DIALOG(chooser));
+  static const TsFileKind MODULES[] = {
+    { "Tracescope modules and ONNX models (.so, .onnx)", { "*.so", "*.onnx" } },
+  };
+  _ts_window_choose_file(TS_WINDOW(widget), "Open Module", NULL, MODULES, G_N_ELEMENTS(MODULES),
+                         ts_window_open_module);
 }
 
 static void action_open_module(GtkWidget *widget, const char *name, GVariant *param)

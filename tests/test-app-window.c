@@ -1428,6 +1428,65 @@ static gboolean view_has_graph(gpointer view)
   return ts_graph_view_get_graph(view) != NULL;
 }
 
+/* Each file the window reads or writes goes through a chooser titled for
+ * it: a save suggests a name (the function's), an open suggests none; each
+ * offers its kinds of file; Cancel does nothing. */
+static gboolean chooser_shown(gpointer data)
+{
+  return find_toplevel(GTK_TYPE_FILE_CHOOSER_DIALOG) != NULL;
+}
+
+static void test_file_choosers(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  select_function("power");
+  static const struct {
+    const char *action, *title, *suggested, *filter;
+  } CHOOSERS[] = {
+    { "win.open", "Open Module", NULL, "Tracescope modules and ONNX models (.so, .onnx)" },
+    { "win.open-session", "Open Session", NULL, "Tracescope sessions (.json)" },
+    { "win.save-session", "Save Session", "session.json", "Tracescope sessions (.json)" },
+    { "win.open-trace", "Open Trace", NULL, "Chrome traces (.json, .json.gz)" },
+    { "win.compare-trace", "Compare with Trace", NULL, "Chrome traces (.json, .json.gz)" },
+    { "win.export-graph", "Export Graph", "graph.svg", "SVG image" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS(CHOOSERS); i++) {
+    activate(CHOOSERS[i].action, NULL);
+    test_wait_for(chooser_shown, NULL, CHOOSERS[i].title);
+    GtkWindow *dialog = find_toplevel(GTK_TYPE_FILE_CHOOSER_DIALOG);
+    g_assert_cmpstr(gtk_window_get_title(dialog), ==, CHOOSERS[i].title);
+    GtkFileChooser *chooser = GTK_FILE_CHOOSER(dialog);
+    g_autofree char *name = CHOOSERS[i].suggested ? gtk_file_chooser_get_current_name(chooser) : NULL;
+    g_assert_cmpstr(name, ==, CHOOSERS[i].suggested);
+    g_assert_cmpint(gtk_file_chooser_get_action(chooser), ==,
+                    CHOOSERS[i].suggested ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_OPEN);
+    GtkFileFilter *filter = gtk_file_chooser_get_filter(chooser);
+    g_assert_nonnull(filter);
+    g_assert_cmpstr(gtk_file_filter_get_name(filter), ==, CHOOSERS[i].filter);
+    gtk_dialog_response(GTK_DIALOG(dialog), GTK_RESPONSE_CANCEL);
+    wait_idle();
+    g_assert_null(find_toplevel(GTK_TYPE_FILE_CHOOSER_DIALOG));
+  }
+  /* a profile to export: none yet says so instead of asking for a file;
+   * after a profiled Run the chooser suggests the function's trace */
+  ts_profiler_panel_set_session(ts_window_get_profiler_panel(window), NULL, NULL);
+  activate("win.export-trace", NULL);
+  wait_idle();
+  g_assert_null(find_toplevel(GTK_TYPE_FILE_CHOOSER_DIALOG));
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(TRUE));
+  run_with((const char *const[]){ "f32[10,10]:ones", "3", NULL });
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(FALSE));
+  activate("win.export-trace", NULL);
+  test_wait_for(chooser_shown, NULL, "Export Profile as Trace");
+  GtkWindow *dialog = find_toplevel(GTK_TYPE_FILE_CHOOSER_DIALOG);
+  g_assert_cmpstr(gtk_window_get_title(dialog), ==, "Export Profile as Trace");
+  g_autofree char *name = gtk_file_chooser_get_current_name(GTK_FILE_CHOOSER(dialog));
+  g_assert_cmpstr(name, ==, "power.trace.json.gz");
+  gtk_dialog_response(GTK_DIALOG(dialog), GTK_RESPONSE_CANCEL);
+  wait_idle();
+}
+
 /* The Profile toggle's record dot turns red while runs are recorded, as a
  * recorder's does, and back when it is off. */
 static gboolean reddish(GtkWidget *image)
@@ -1632,6 +1691,7 @@ int main(int argc, char **argv)
     { "/app/startup-debugs-a-call", test_startup_debugs_a_call },
     { "/app/window-bindings", test_window_bindings },
     { "/app/profile-toggle-shows-recording", test_profile_toggle_shows_recording },
+    { "/app/file-choosers", test_file_choosers },
     { "/app/graph-title-wins", test_graph_title_wins },
     { NULL, NULL },
   });
