@@ -925,7 +925,7 @@ static void test_string_ops(void)
   assert_strings(ts_as_string(ts_constant(TS_F64, TS_SHAPE(1), (double[]){ 0.1 })), 1, (const char *const[]){ "0.1" });
   /* NumPy's str(): positional from 1e-4 up to 1e16, the shortest digits
    * padded with zeros; scientific outside (float32's 1e-4 is below it) */
-  float f2[] = { 100, 1e15f, 25e9f, 1e-4f, 1e16f, 16777217 };
+  float f2[] = { 100, 1e15f, 25e9f, 1e-4f, 1e16f, 16777216.0f };
   assert_strings(ts_as_string(ts_constant(TS_F32, TS_SHAPE(6), f2)), 6,
                  (const char *const[]){ "100.0", "1000000000000000.0", "25000000000.0", "1e-04", "1e+16",
                                         "16777216.0" });
