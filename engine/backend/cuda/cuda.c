@@ -92,6 +92,7 @@ typedef struct held_block {
 
 struct ts_graph_plan {
   cudaGraphExec_t exec;
+  bool named;            /* exec was made with CUPTI subscribed: its clones are known */
   bool broken;
   GArray *held;          /* held_block, under the device's lock */
   /* a replay's: the node captured for the op of correlation captured[i]
@@ -1207,6 +1208,10 @@ static bool cuda_plan_compute(const ts_backend *b, ts_graph_plan *p)
     return false;
   }
   bool ok = true;
+  if (p->exec && !p->named && cupti.api) { /* an update would keep its unknown clones */
+    cudaGraphExecDestroy(p->exec);
+    p->exec = NULL;
+  }
   if (p->exec) {
     cudaGraphExecUpdateResultInfo info;
     if (cudaGraphExecUpdate(p->exec, g, &info) != cudaSuccess) {
@@ -1218,6 +1223,7 @@ static bool cuda_plan_compute(const ts_backend *b, ts_graph_plan *p)
   if (!p->exec) {
     g_array_set_size(p->clones, 0);
     capture_plan = p; /* CUPTI names the clones as they are made */
+    p->named = cupti.api != NULL;
     ok = ok_or_fail(cudaGraphInstantiate(&p->exec, g, 0), "cudaGraphInstantiate");
     capture_plan = NULL;
   }
@@ -1235,6 +1241,9 @@ static bool cuda_plan_replay(const ts_backend *b, ts_graph_plan *p, const uint64
 {
   device *d = dev_of(b);
   if (p->broken || !p->exec || d->capturing)
+    return false;
+  cupti_follow_wanted();
+  if (!p->named && cupti.api && cupti.enabled) /* captured again: its nodes named this time */
     return false;
   if (!use(d))
     return false;
