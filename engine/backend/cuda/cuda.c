@@ -469,13 +469,21 @@ static void cupti_follow_wanted(void)
   pthread_mutex_unlock(&cupti.lock);
 }
 
+/* The flush is forced: CUPTI hands over buffers holding records of work
+ * still running too, and cuptiActivityGetNextRecord refuses such a record
+ * (CUPTI_ERROR_INVALID_KIND), which ends its buffer's walk and loses the
+ * records after it.  So every device's work is waited for first, not only
+ * b's (ts_activity_flush flushes the devices one after the other); a
+ * stream being captured may not be synchronized. */
 static void cuda_activity_flush(const ts_backend *b)
 {
   if (!cupti.api || !cupti.enabled)
     return;
-  device *d = dev_of(b);
-  if (use(d))
-    cudaStreamSynchronize(d->stream);
+  for (int i = 0; i < n_devices; i++) {
+    device *d = &devices[i];
+    if (__atomic_load_n(&d->stream, __ATOMIC_ACQUIRE) && !d->capturing && use(d))
+      cudaStreamSynchronize(d->stream);
+  }
   pthread_mutex_lock(&cupti.lock);
   cupti.api->ActivityFlushAll(1);
   done_buffer *buf;
