@@ -164,7 +164,9 @@ ts_tensor *ts__tensor_on(ts_loc loc, ts_tensor *t, const ts_backend *backend)
  * under this lock.  A copy made while the thread's run records a device
  * plan is filled only when the plan is launched (a CUDA Graph's copy
  * node), so until the run settles it (ts__kept_settle) it waits on the
- * thread's list, where only that thread's ops find it. */
+ * thread's list, where only that thread's ops find it; one made inside
+ * an If or a loop the device runs in that plan (exec/device_cf.c) is
+ * filled only if the device runs that body, so it is never kept. */
 static pthread_mutex_t kept_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void keep(ts_tensor *t, ts_tensor *copy)
@@ -198,6 +200,10 @@ ts_tensor *ts__tensor_on_kept(ts_loc loc, ts_tensor *t, const ts_backend *backen
   ts_tensor *on = ts__tensor_on(loc, t, backend);
   *copied = on && on != t;
   if (!*copied)
+    return on;
+  if (c->plan_recording && c->cf_open) /* a copy node of an If's or a loop's body (on CUDA),
+                                         * filled only when the device runs that body: this
+                                         * capture's alone */
     return on;
   if (c->plan_recording) {
     if (!pending)

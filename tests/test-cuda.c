@@ -950,6 +950,36 @@ static void test_if_in_graphs(void)
   ts_scope_end(scope);
 }
 
+/* branchy's If where every call captures anew (a printing If after it
+ * keeps the graph in segments): the constant its else branch reads goes
+ * to the GPU by a copy node of that branch's body, run only when the
+ * branch is taken, so a call taking it after one that did not has the
+ * CPU's result too (the copy is not kept as if it had been filled). */
+static void test_if_branch_constant_recaptured(void)
+{
+  const ts_backend *b = cuda_or_skip();
+  if (!b)
+    return;
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("branchy_then_printed", branchy_then_printed, "x");
+  const double shifts[] = { 1, -1, 1, -1 };
+  ts_value arg;
+  for (guint k = 0; k < G_N_ELEMENTS(shifts); k++) {
+    arg = TS_TENSOR_VALUE(ts_add(ts_random_uniform(TS_F32, TS_SHAPE(3, 5), -1, 1, 60 + k),
+                                 ts_scalar_f32((float)shifts[k])));
+    ts_tensor *want = ts_function_call(fn, &arg, 1);
+    assert_no_error();
+    ts_tensor *got = NULL;
+    TS_DEVICE_SCOPE(b) got = ts_function_call(fn, &arg, 1);
+    assert_close_to(want, got);
+  }
+  ts_schedule sched;
+  g_assert_true(ts_concrete_schedule(ts_function_get_concrete(fn, &arg, 1), &sched));
+  g_assert_cmpint(sched.n_replays, ==, 0);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 static ts_op checked_op; /* the row checked_row traces */
 
 static ts_tensor *checked_row(ts_call *call)
@@ -1051,6 +1081,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cuda/loops-in-graphs", test_loops_in_graphs);
   g_test_add_func("/cuda/loop-broken-inside", test_loop_broken_inside);
   g_test_add_func("/cuda/if-in-graphs", test_if_in_graphs);
+  g_test_add_func("/cuda/if-branch-constant-recaptured", test_if_branch_constant_recaptured);
   int rc = g_test_run();
   ts_release_all();
   return rc;

@@ -1,7 +1,8 @@
 /* test-device-control-flow.h — the If and While nodes test-sim, test-cuda
  * and test-profiler-device run on a device inside a graph's capture: an
- * If on a sum's sign, a loop over an argument bound and two nested, the
- * inner one bounded by the outer counter.  A MatMul by the identity of x's
+ * If on a sum's sign (alone, and before an If that is not run there), a
+ * loop over an argument bound and two nested, the inner one bounded by
+ * the outer counter.  A MatMul by the identity of x's
  * width marks a body (the elementwise ops around it are fused). */
 #pragma once
 
@@ -53,4 +54,19 @@ G_GNUC_UNUSED static ts_tensor *branchy(ts_call *call)
     y = ts_sub(ts_constant(TS_F32, TS_SHAPE(3, 5), twos), x);
   } TS_END_IF;
   return ts_add(y, ts_scalar_f32(1));
+}
+
+/* branchy, then an If the device does not run inside a capture (a print
+ * in a branch, never taken): the graph goes in segments, so every call
+ * captures again rather than replay. */
+G_GNUC_UNUSED static ts_tensor *branchy_then_printed(ts_call *call)
+{
+  ts_tensor *y = branchy(call), *z = NULL;
+  TS_IF (ts_greater(ts_reduce_sum(y, TS_ALL_AXES, false), ts_scalar_f32(1e9f)), &z) {
+    ts_print(y);
+    z = y;
+  } TS_ELSE {
+    z = y;
+  } TS_END_IF;
+  return z;
 }

@@ -6,7 +6,9 @@
  * come from the replayed plan; the copies into the device are spans of
  * their own there, each charged to the op that needed it.  Serialized and
  * read back, they stay.  The weights stay on the device between calls.  A
- * loop the device runs has a DEVICE event per iteration for its body's op. */
+ * loop the device runs has a DEVICE event per iteration for its body's op.
+ * On a GPU, CUDA:0's kernels are charged the same way, a CUDA Graph made
+ * before the profile began and a loop's body included. */
 #include <glib.h>
 #include <string.h>
 #include <tracescope-backend.h>
@@ -150,16 +152,25 @@ static int check_charged(const tsp_session *s, bool graph)
   return n_device;
 }
 
-static tsp_session *profile_on(const char *device, bool graph, int calls)
+/* A profile of calls calls of sequential_model on device, after unprofiled
+ * ones (warm: made before the session starts). */
+static tsp_session *profile_after(const char *device, bool graph, int warm, int calls)
 {
   ts_module *m = ts_module_open("seeds");
   assert_no_error();
   ts_function *fn = ts_module_lookup(m, "sequential_model");
   ts_value x;
   g_assert_true(ts_value_parse("f32[4,28,28]:uniform", &x));
+  ts_run_functions_eagerly(!graph);
+  TS_DEVICE_SCOPE(ts_backend_by_name(device)) {
+    for (int i = 0; i < warm; i++) {
+      ts_scope *scope = ts_scope_begin();
+      g_assert_nonnull(ts_function_call(fn, &x, 1));
+      ts_scope_end(scope);
+    }
+  }
   tsp_session *s = tsp_session_new();
   g_assert_true(tsp_session_start(s, NULL));
-  ts_run_functions_eagerly(!graph);
   TS_DEVICE_SCOPE(ts_backend_by_name(device)) {
     for (int i = 0; i < calls; i++) {
       ts_scope *scope = ts_scope_begin();
@@ -175,6 +186,11 @@ static tsp_session *profile_on(const char *device, bool graph, int calls)
   ts_value_clear(&x);
   ts_module_free(m);
   return s;
+}
+
+static tsp_session *profile_on(const char *device, bool graph, int calls)
+{
+  return profile_after(device, graph, 0, calls);
 }
 
 static tsp_session *profile(bool graph, int calls)
@@ -252,13 +268,8 @@ static const char *uncharged_by_call(tsp_session *s)
   return g_string_free(out, FALSE); /* the test ends on it */
 }
 
-static void test_cuda_kernels_charged(void)
+static void check_cuda_kernels_charged(tsp_session *s)
 {
-  if (!ts_backend_by_name("CUDA:0")) {
-    g_test_skip(ts_backend_devices_note());
-    return;
-  }
-  tsp_session *s = profile_on("CUDA:0", true, 3);
   tsp_stats *st = tsp_stats_compute(s, TSP_BY_NODE, &TSP_FILTER_ALL);
   int on_device = 0;
   for (int i = 0; i < st->n; i++) {
@@ -276,6 +287,34 @@ static void test_cuda_kernels_charged(void)
                  on_device, ts_activity_dropped());
   tsp_stats_free(st);
   tsp_session_free(s);
+}
+
+static void test_cuda_kernels_charged(void)
+{
+  if (!ts_backend_by_name("CUDA:0")) {
+    g_test_skip(ts_backend_devices_note());
+    return;
+  }
+  check_cuda_kernels_charged(profile_on("CUDA:0", true, 3));
+}
+
+/* The same when the graph was captured, and its CUDA Graph made, before
+ * anything wanted device activity (CUPTI not yet subscribed, so the
+ * graph's nodes were not named to ops then): the profiled calls make it
+ * anew rather than update or replay one whose nodes are unknown.  In a
+ * process of its own: once subscribed, CUPTI stays. */
+static void test_cuda_kernels_charged_after_calls(void)
+{
+  if (!ts_backend_by_name("CUDA:0")) {
+    g_test_skip(ts_backend_devices_note());
+    return;
+  }
+  if (g_test_subprocess()) {
+    check_cuda_kernels_charged(profile_after("CUDA:0", true, 2, 3));
+    return;
+  }
+  g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_passed();
 }
 
 /* A window of one call (as the profiler's run selector makes) holds its
@@ -367,16 +406,19 @@ static void test_graph_replayed(void)
 /* A While the device runs inside the call's plan: the host walks its body
  * once per call, so its MatMul is one op event per call, and the device
  * ran it once per iteration: as many DEVICE events charged to that op
- * (its run, seq and node), one after another, after its launch.  The
- * calls go back to back (nothing read in between): a replay submitted
- * before the last launch ran does not take its kernels. */
-static void test_loop_iterations(void)
+ * (its run, seq and node), one after another, after its launch (on
+ * CUDA:0, as many per iteration as cuBLASLt launches kernels for it: a
+ * multiple).  The calls go back to back (nothing read in between): a
+ * replay submitted before the last launch ran does not take its kernels. */
+static void loop_iterations_on(const char *device)
 {
   ts_function *fn = ts_function_new("counted_loop", counted_loop, "x, n");
   const int counts[] = { 4, 0, 6 };
+  char *stream_name = g_strdup_printf("%s stream", device);
+  bool sim = strcmp(device, "SIM:0") == 0;
   tsp_session *s = tsp_session_new();
   g_assert_true(tsp_session_start(s, NULL));
-  TS_DEVICE_SCOPE(ts_backend_by_name("SIM:0")) {
+  TS_DEVICE_SCOPE(ts_backend_by_name(device)) {
     for (guint k = 0; k < G_N_ELEMENTS(counts); k++) {
       ts_scope *scope = ts_scope_begin();
       ts_value args[2] = { TS_TENSOR_VALUE(ts_ones(TS_F32, TS_SHAPE(2, 4))),
@@ -392,7 +434,7 @@ static void test_loop_iterations(void)
   GPtrArray *matmuls = g_ptr_array_new();
   int stream = -1;
   for (int t = 0; t < tsp_session_n_threads(s); t++) {
-    if (strcmp(tsp_session_thread(s, t)->name, "SIM:0 stream") == 0)
+    if (strcmp(tsp_session_thread(s, t)->name, stream_name) == 0)
       stream = t;
     tsp_iter it;
     tsp_iter_init(&it, s, t);
@@ -417,11 +459,34 @@ static void test_loop_iterations(void)
       last = e->end_ns;
       charged++;
     }
-    g_assert_cmpint(charged, ==, counts[k]);
+    if (sim || !counts[k])
+      g_assert_cmpint(charged, ==, counts[k]);
+    else if (charged == 0 || charged % counts[k])
+      g_error("%s: the loop's MatMul has %d kernels charged over %d iterations", device, charged,
+              counts[k]);
   }
   g_ptr_array_unref(matmuls);
+  g_free(stream_name);
   tsp_session_free(s);
   ts_function_free(fn);
+}
+
+static void test_loop_iterations(void)
+{
+  loop_iterations_on("SIM:0");
+}
+
+/* On a GPU: the loop is a conditional node of the call's CUDA Graph, its
+ * body's kernels charged through the nodes of the While's body graph
+ * (CUPTI's node-created and cloned callbacks for them, and their kernel
+ * records naming the clones); skips without one. */
+static void test_cuda_loop_iterations(void)
+{
+  if (!ts_backend_by_name("CUDA:0")) {
+    g_test_skip(ts_backend_devices_note());
+    return;
+  }
+  loop_iterations_on("CUDA:0");
 }
 
 /* The timeline's index has the stream as a track of its own, its spans
@@ -672,7 +737,10 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler-device/cpu-against-device", test_cpu_against_device);
   g_test_add_func("/profiler-device/stats-window-kernels", test_stats_window_kernels);
   g_test_add_func("/profiler-device/cuda-kernels-charged", test_cuda_kernels_charged);
+  g_test_add_func("/profiler-device/cuda-kernels-charged-after-calls",
+                  test_cuda_kernels_charged_after_calls);
   g_test_add_func("/profiler-device/cuda-weights-stay", test_cuda_weights_stay);
+  g_test_add_func("/profiler-device/cuda-loop-iterations", test_cuda_loop_iterations);
   g_test_add_func("/profiler-device/chrome-round-trip", test_chrome_round_trip);
   return g_test_run();
 }

@@ -1161,6 +1161,37 @@ static void test_if_on_device(void)
   ts_scope_end(scope);
 }
 
+/* A constant the host holds, read in a branch, reaches the device
+ * through a copy made in that branch's body (on CUDA a copy node of the
+ * If's body, run only when the device takes the branch): not kept for
+ * later captures, the else branch first taken by a call captured after
+ * one that took the then branch reads the constant's values. */
+static void test_if_branch_constant_recaptured(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new("branchy_then_printed", branchy_then_printed, "x");
+  loop_warnings = 0;
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_WARNING), on_loop_warning, NULL);
+  const float bases[] = { 1, -3, 2, -1 };
+  for (guint k = 0; k < G_N_ELEMENTS(bases); k++) {
+    ts_value arg = TS_TENSOR_VALUE(matrix(3, 5, bases[k]));
+    ts_tensor *want = ts_function_call(fn, &arg, 1);
+    assert_no_error();
+    collected c;
+    call_on_sim(fn, &arg, 1, want, &c);
+    g_assert_cmpint(kernels_of(&c, "MatMul"), ==, bases[k] > 0 ? 1 : 0); /* the device's pick */
+    collect_clear(&c);
+  }
+  ts_listener_remove(id);
+  g_assert_cmpint(loop_warnings, ==, 0);
+  ts_value arg = TS_TENSOR_VALUE(matrix(3, 5, 1));
+  ts_schedule sched = schedule_of(fn, &arg, 1);
+  g_assert_cmpint(sched.n_replays, ==, 0);
+  g_assert_cmpint(sched.n_captures, >=, G_N_ELEMENTS(bases));
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 /* A listener reading a value inside the then branch breaks the capture
  * there: the If is dropped unrun and runs from the host, with the CPU's
  * result, warned once; later calls run it from the host too. */
@@ -1848,6 +1879,7 @@ int main(int argc, char **argv)
   g_test_add_func("/sim/plan-replay", test_plan_replay);
   g_test_add_func("/sim/plan-control-flow", test_plan_control_flow);
   g_test_add_func("/sim/if-on-device", test_if_on_device);
+  g_test_add_func("/sim/if-branch-constant-recaptured", test_if_branch_constant_recaptured);
   g_test_add_func("/sim/if-broken-inside-runs-from-host", test_if_broken_inside_runs_from_host);
   g_test_add_func("/sim/loop-on-device", test_loop_on_device);
   g_test_add_func("/sim/nested-loops-on-device", test_nested_loops_on_device);

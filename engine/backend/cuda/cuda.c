@@ -92,6 +92,7 @@ typedef struct held_block {
 
 struct ts_graph_plan {
   cudaGraphExec_t exec;
+  bool named;            /* exec was made with CUPTI subscribed: its clones are known */
   bool broken;
   GArray *held;          /* held_block, under the device's lock */
   /* a replay's: the node captured for the op of correlation captured[i]
@@ -113,6 +114,8 @@ struct ts_graph_plan {
   GArray *node_recs;     /* ts_activity, report_nodes' per launch, reused */
   GArray *node_operands; /* uint32_t, beside them */
   GArray *open;          /* open_node: the Ifs and loops this capture is inside, innermost last */
+  bool unlaunchable;     /* this capture holds a node whose condition could not be switched
+                          * off (condition_off): launched, it might loop on an unfinished body */
 };
 
 /* An If or a While open in a plan's capture: the conditional node (an
@@ -122,6 +125,7 @@ struct ts_graph_plan {
  * capturing a body. */
 typedef struct open_node {
   bool is_if;
+  ts_dtype dtype; /* the condition's, which the set kernel reads */
   cudaGraphConditionalHandle handle, else_handle;
   cudaGraphNode_t node, else_node, set;
   cudaGraph_t else_body;
@@ -465,13 +469,21 @@ static void cupti_follow_wanted(void)
   pthread_mutex_unlock(&cupti.lock);
 }
 
+/* The flush is forced: CUPTI hands over buffers holding records of work
+ * still running too, and cuptiActivityGetNextRecord refuses such a record
+ * (CUPTI_ERROR_INVALID_KIND), which ends its buffer's walk and loses the
+ * records after it.  So every device's work is waited for first, not only
+ * b's (ts_activity_flush flushes the devices one after the other); a
+ * stream being captured may not be synchronized. */
 static void cuda_activity_flush(const ts_backend *b)
 {
   if (!cupti.api || !cupti.enabled)
     return;
-  device *d = dev_of(b);
-  if (use(d))
-    cudaStreamSynchronize(d->stream);
+  for (int i = 0; i < n_devices; i++) {
+    device *d = &devices[i];
+    if (__atomic_load_n(&d->stream, __ATOMIC_ACQUIRE) && !d->capturing && use(d))
+      cudaStreamSynchronize(d->stream);
+  }
   pthread_mutex_lock(&cupti.lock);
   cupti.api->ActivityFlushAll(1);
   done_buffer *buf;
@@ -996,6 +1008,7 @@ static bool begin_capture(device *d, ts_graph_plan *p)
   pthread_mutex_unlock(&d->lock);
   p->broken = false; /* the last capture's exec, if any, is updated or made anew */
   g_array_set_size(p->open, 0);
+  p->unlaunchable = false;
   dropping = 0;
   d->capturing = p;
   capture_plan = p; /* for CUPTI's node callbacks on this thread */
@@ -1073,11 +1086,24 @@ static cudaGraph_t end_capture(device *d)
 static uint64_t report_nodes(device *d, ts_graph_plan *p);
 static bool launch_graph(device *d, ts_graph_plan *p, cudaGraphExec_t exec);
 
+/* A node given up: the kernel setting its handles sets nothing from now
+ * on, so that they keep the default they get at each launch (0: the node
+ * runs nothing).  Not removed: the graph it is in is still captured into,
+ * and a node may not be removed then (cudaStreamGetCaptureInfo).  Where it
+ * cannot be switched off, p's capture is not to be launched. */
+static bool condition_off(ts_graph_plan *p, const open_node *l)
+{
+  if (ts__cu_condition_off(l->set, l->is_if, l->handle, l->else_handle, l->dtype))
+    return true;
+  cudaError_t err = cudaGetLastError();
+  p->unlaunchable = true;
+  return ok_or_fail(err != cudaSuccess ? err : cudaErrorInvalidValue,
+                    "switching off a branch's or loop's condition");
+}
+
 /* A break inside open Ifs or loops: their bodies' captures end (the
- * device's stream is its own again), the outermost node loses the kernel
- * setting its handles, so that they keep the default they get at each
- * launch (0: the node runs nothing), and launches are dropped unrun until
- * that node ends. */
+ * device's stream is its own again), the outermost node is given up
+ * (condition_off), and launches are dropped unrun until that node ends. */
 static void drop_loops(device *d, ts_graph_plan *p)
 {
   if (!p->open->len)
@@ -1088,8 +1114,7 @@ static void drop_loops(device *d, ts_graph_plan *p)
     ok_or_fail(cudaStreamEndCapture(l->body, &body), "ending a branch's or loop's body");
     __atomic_store_n(&d->stream, l->outer, __ATOMIC_RELEASE);
   }
-  ok_or_fail(cudaGraphDestroyNode(g_array_index(p->open, open_node, 0).set),
-             "dropping a branch's or loop's condition");
+  condition_off(p, &g_array_index(p->open, open_node, 0));
   dropping = (int)p->open->len;
   g_array_set_size(p->open, 0);
 }
@@ -1108,7 +1133,8 @@ static void break_capture(device *d)
   GArray *kept = p->clones;
   p->clones = g_array_new(FALSE, FALSE, sizeof(node_clone));
   capture_plan = p;
-  bool ok = g && ok_or_fail(cudaGraphInstantiate(&exec, g, 0), "cudaGraphInstantiate");
+  bool ok = g && !p->unlaunchable && ok_or_fail(cudaGraphInstantiate(&exec, g, 0),
+                                                "cudaGraphInstantiate");
   capture_plan = NULL;
   if (ok)
     launch_graph(d, p, exec);
@@ -1184,7 +1210,16 @@ static bool cuda_plan_compute(const ts_backend *b, ts_graph_plan *p)
   cudaGraph_t g = end_capture(d);
   if (!g)
     return false;
+  if (p->unlaunchable) { /* its error says why; not replayed either */
+    cudaGraphDestroy(g);
+    p->broken = true;
+    return false;
+  }
   bool ok = true;
+  if (p->exec && !p->named && cupti.api) { /* an update would keep its unknown clones */
+    cudaGraphExecDestroy(p->exec);
+    p->exec = NULL;
+  }
   if (p->exec) {
     cudaGraphExecUpdateResultInfo info;
     if (cudaGraphExecUpdate(p->exec, g, &info) != cudaSuccess) {
@@ -1196,6 +1231,7 @@ static bool cuda_plan_compute(const ts_backend *b, ts_graph_plan *p)
   if (!p->exec) {
     g_array_set_size(p->clones, 0);
     capture_plan = p; /* CUPTI names the clones as they are made */
+    p->named = cupti.api != NULL;
     ok = ok_or_fail(cudaGraphInstantiate(&p->exec, g, 0), "cudaGraphInstantiate");
     capture_plan = NULL;
   }
@@ -1213,6 +1249,9 @@ static bool cuda_plan_replay(const ts_backend *b, ts_graph_plan *p, const uint64
 {
   device *d = dev_of(b);
   if (p->broken || !p->exec || d->capturing)
+    return false;
+  cupti_follow_wanted();
+  if (!p->named && cupti.api && cupti.enabled) /* captured again: its nodes named this time */
     return false;
   if (!use(d))
     return false;
@@ -1315,7 +1354,8 @@ static bool cuda_while_begin(const ts_backend *b, ts_graph_plan *p, const ts_ten
   }
   if (!condition_ok(b, cond, "condition"))
     return false;
-  open_node l = { .outer = d->stream, .body = loop_stream(d, p->open->len) };
+  open_node l = { .dtype = cond->dtype, .outer = d->stream,
+                  .body = loop_stream(d, p->open->len) };
   cudaGraph_t graph;
   if (!l.body || !capture_tail(l.outer, &graph, NULL) ||
       /* 0 at each launch unless the kernel before the node sets it */
@@ -1328,20 +1368,15 @@ static bool cuda_while_begin(const ts_backend *b, ts_graph_plan *p, const ts_ten
   params.conditional.type = cudaGraphCondTypeWhile;
   params.conditional.size = 1;
   /* Failing from here, the node must never run an empty body while its
-   * condition holds: it goes, or loses the kernel setting it (which the
-   * capture may not go on from). */
-  if (!ok_or_fail(cudaGraphAddNode(&l.node, graph, &l.set, NULL, 1, &params), "adding a While node"))
-    return false;
-  if (!ok_or_fail(cudaStreamUpdateCaptureDependencies(l.outer, &l.node, NULL, 1,
+   * condition holds: it is given up (condition_off) */
+  if (!ok_or_fail(cudaGraphAddNode(&l.node, graph, &l.set, NULL, 1, &params), "adding a While node") ||
+      !ok_or_fail(cudaStreamUpdateCaptureDependencies(l.outer, &l.node, NULL, 1,
                                                       cudaStreamSetCaptureDependencies),
-                  "cudaStreamUpdateCaptureDependencies")) {
-    cudaGraphDestroyNode(l.node);
-    return false;
-  }
-  if (!ok_or_fail(cudaStreamBeginCaptureToGraph(l.body, params.conditional.phGraph_out[0], NULL,
+                  "cudaStreamUpdateCaptureDependencies") ||
+      !ok_or_fail(cudaStreamBeginCaptureToGraph(l.body, params.conditional.phGraph_out[0], NULL,
                                                 NULL, 0, cudaStreamCaptureModeThreadLocal),
                   "capturing a loop's body")) {
-    cudaGraphDestroyNode(l.set);
+    condition_off(p, &l);
     return false;
   }
   g_array_append_val(p->open, l);
@@ -1350,7 +1385,7 @@ static bool cuda_while_begin(const ts_backend *b, ts_graph_plan *p, const ts_ten
 }
 
 /* Closes the innermost loop: next sets its condition at the end of its
- * body; NULL: the loop goes, unrun (it loses the kernel setting it). */
+ * body; NULL: the loop is given up, unrun (condition_off). */
 static bool cuda_while_end(const ts_backend *b, ts_graph_plan *p, const ts_tensor *next)
 {
   device *d = dev_of(b);
@@ -1371,7 +1406,7 @@ static bool cuda_while_end(const ts_backend *b, ts_graph_plan *p, const ts_tenso
   g_array_set_size(p->open, p->open->len - 1);
   __atomic_store_n(&d->stream, l.outer, __ATOMIC_RELEASE);
   if (!next || !ok) {
-    cudaGraphDestroyNode(l.set);
+    condition_off(p, &l);
     return !ts_failed() && ok;
   }
   return true;
@@ -1395,7 +1430,8 @@ static bool cuda_if_begin(const ts_backend *b, ts_graph_plan *p, const ts_tensor
   }
   if (!condition_ok(b, cond, "condition"))
     return false;
-  open_node l = { .is_if = true, .outer = d->stream, .body = loop_stream(d, p->open->len) };
+  open_node l = { .is_if = true, .dtype = cond->dtype, .outer = d->stream,
+                  .body = loop_stream(d, p->open->len) };
   cudaGraph_t graph;
   /* both 0 at each launch unless the kernel before the nodes sets them;
    * an If node of size 2 would need a 12.8 driver: two of size 1 */
@@ -1417,7 +1453,10 @@ static bool cuda_if_begin(const ts_backend *b, ts_graph_plan *p, const ts_tensor
   else_params.conditional = (struct cudaConditionalNodeParams){ .handle = l.else_handle,
                                                                 .type = cudaGraphCondTypeIf,
                                                                 .size = 1 };
-  /* an If node runs an empty body at worst: one failing here does no harm */
+  /* failing from here, the nodes are given up (condition_off): an If node
+   * would run an empty body at worst, but "the handle must be associated
+   * with a single conditional node" (programming guide), and the kernel
+   * may set one whose node was not added */
   if (!ok_or_fail(cudaGraphAddNode(&l.node, graph, &l.set, NULL, 1, &then_params), "adding an If node") ||
       !ok_or_fail(cudaGraphAddNode(&l.else_node, graph, &l.node, NULL, 1, &else_params),
                   "adding an If node") ||
@@ -1426,8 +1465,10 @@ static bool cuda_if_begin(const ts_backend *b, ts_graph_plan *p, const ts_tensor
                   "cudaStreamUpdateCaptureDependencies") ||
       !ok_or_fail(cudaStreamBeginCaptureToGraph(l.body, then_params.conditional.phGraph_out[0], NULL,
                                                 NULL, 0, cudaStreamCaptureModeThreadLocal),
-                  "capturing a branch"))
+                  "capturing a branch")) {
+    condition_off(p, &l);
     return false;
+  }
   l.else_body = else_params.conditional.phGraph_out[0];
   g_array_append_val(p->open, l);
   __atomic_store_n(&d->stream, l.body, __ATOMIC_RELEASE);
@@ -1460,8 +1501,8 @@ static bool cuda_if_else(const ts_backend *b, ts_graph_plan *p)
                     "capturing a branch");
 }
 
-/* Closes the innermost If; keep false: it goes, unrun (it loses the
- * kernel setting its handles). */
+/* Closes the innermost If; keep false: it is given up, unrun
+ * (condition_off). */
 static bool cuda_if_end(const ts_backend *b, ts_graph_plan *p, bool keep)
 {
   device *d = dev_of(b);
@@ -1481,7 +1522,7 @@ static bool cuda_if_end(const ts_backend *b, ts_graph_plan *p, bool keep)
   g_array_set_size(p->open, p->open->len - 1);
   __atomic_store_n(&d->stream, l.outer, __ATOMIC_RELEASE);
   if (!keep || !ok) {
-    cudaGraphDestroyNode(l.set);
+    condition_off(p, &l);
     return !ts_failed() && ok;
   }
   return true;

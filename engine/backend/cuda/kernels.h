@@ -61,6 +61,12 @@ bool ts__cu_set_condition(uint64_t handle, ts_dtype dtype, const void *cond, voi
  * element is nonzero, else's 1 where it is zero. */
 bool ts__cu_set_branches(uint64_t then_handle, uint64_t else_handle, ts_dtype dtype,
                          const void *cond, void *stream);
+/* The graph's kernel node (a cudaGraphNode_t) one of the two above made
+ * (branches: set_branches') changed to set nothing: the handles keep the
+ * default they get at each launch.  False where it could not be (the
+ * CUDA error, if any, left to cudaGetLastError). */
+bool ts__cu_condition_off(void *node, bool branches, uint64_t handle, uint64_t else_handle,
+                          ts_dtype dtype);
 
 /* Every element of out (n of dtype) set to value, or to the element at
  * the device address value_at (Fill's value input). */
