@@ -15,6 +15,8 @@
 #define TS_MAX_INPUTS 64   /* concat takes at most this many */
 #define TS_MAX_OUTPUTS 64  /* split makes at most this many */
 #define TS_MAX_ATTRS 8
+/* Single tensors above 64 GiB are refused before asking malloc. */
+#define TS_MAX_TENSOR_BYTES ((int64_t)1 << 36)
 
 /* CPU tensors below this many bytes live inline after their header; larger
  * ones come from the CPU backend's buffer cache. */
@@ -458,6 +460,9 @@ void ts__error_put(ts_error *e);
 /* Gives the pending error the caller's location loc where it has none
  * (a buffer's error, reported by the op that allocated). */
 void ts__error_locate(ts_loc loc);
+/* Names op in the pending error when it names none (an op's output
+ * that could not be allocated). */
+void ts__error_name_op(const char *op);
 void ts__op_fail(ts_loc loc, const ts_op_def *def, ts_error_code code, const char *fmt, ...)
   __attribute__((format(printf, 4, 5)));
 #define ts__infer_fail(c, code, ...) (ts__op_fail((c)->loc, (c)->def, (code), __VA_ARGS__), false)

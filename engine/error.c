@@ -80,6 +80,17 @@ void ts__error_locate(ts_loc loc)
   ts_error_free(e);
 }
 
+void ts__error_name_op(const char *op)
+{
+  ts_context *c = ts__context();
+  ts_error *e = c->error;
+  if (!e || e->op || !op)
+    return;
+  c->error = NULL;
+  ts_error_set(e->code, (ts_loc){ e->file, e->func, e->line }, op, "%s", e->detail ? e->detail : e->message);
+  ts_error_free(e);
+}
+
 static char *dup_or_null(const char *s)
 {
   return s ? strdup(s) : NULL;

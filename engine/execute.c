@@ -267,6 +267,7 @@ static int execute(ts_context *c, const ts_op_call *call, const ts_run_site *sit
     for (int i = 0; i < n_out; i++)
       if (!(planned && (out[i] = planned->take(planned, i, b, &out_info[i]))) &&
           !(out[i] = ts__tensor_alloc_on(call->loc, b, out_info[i].dtype, out_info[i].shape))) {
+        ts__error_name_op(def->name);
         ts__activity_correlation_set(outer);
         return -1;
       }

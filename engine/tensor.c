@@ -5,8 +5,6 @@
 #include <stdlib.h>
 
 #define TS_DATA_ALIGN 64
-/* Refuse single tensors above 64 GiB before asking malloc. */
-#define TS_MAX_TENSOR_BYTES ((int64_t)1 << 36)
 
 static ts_tensor *header_new(ts_dtype dtype, ts_shape shape, int64_t size, size_t extra)
 {

@@ -698,7 +698,11 @@ TS__UNARY(TS__DECL_UNARY)
 TS_API ts_tensor *ts_where_at(ts_loc loc, ts_tensor *cond, ts_tensor *x, ts_tensor *y);
 #define ts_where(cond, x, y) ts_where_at(TS_HERE, (cond), (x), (y))
 
-/* reductions (TS_ALL_AXES reduces everything; negative axes count from the end) */
+/* reductions (TS_ALL_AXES reduces everything; negative axes count from the end).
+ * Over zero elements, as TensorFlow: Sum 0, Prod 1, float Mean nan (an
+ * integer Mean is an error), Max and Min their identity, -inf and inf for
+ * floats, the dtype's lowest and highest for integers (NumPy refuses);
+ * ArgMax and ArgMin over an empty axis are errors (as NumPy's). */
 TS_API ts_tensor *ts_reduce_sum_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keepdims);
 TS_API ts_tensor *ts_reduce_mean_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keepdims);
 TS_API ts_tensor *ts_reduce_max_at(ts_loc loc, ts_tensor *x, ts_ints axes, bool keepdims);

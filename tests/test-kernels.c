@@ -433,6 +433,63 @@ static void test_conv_kernels(void)
       check_conv_case(i, conv_on_tile, all[k], all[k]->name);
 }
 
+/* Relu in the epilogue keeps NaN, as ts__act_f32 and the Relu op do
+ * (np.maximum(nan, 0) and tf.nn.relu(nan) are nan): every tile and strip
+ * kernel this CPU runs, a NaN in A's first row (all of that output row) and
+ * in the bias's column 5 (all of that column); the rest as the reference. */
+static void assert_same_nans(const float *got, const double *want, int64_t n, int64_t k, const char *what)
+{
+  for (int64_t i = 0; i < n; i++) {
+    if (isnan(want[i]) != isnan(got[i]))
+      g_error("%s: element %" G_GINT64_FORMAT ": got %.9g, want %.9g", what, i, got[i], want[i]);
+    if (!isnan(want[i]))
+      assert_close(&got[i], &want[i], 1, k, what);
+  }
+}
+
+static void test_relu_nan(void)
+{
+  const int64_t m = 3, k = 4, n = 19; /* a whole vector and a masked tail */
+  float *a = filled(m * k, 41), *b = filled(k * n, 42), *bias = filled(n, 43), *c = g_new(float, m * n);
+  a[1] = NAN;
+  bias[5] = NAN;
+  ts_gemm g = { m, n, k, false, false, a, b, bias, c, TS_ACT_RELU };
+  double *want = gemm_ref(&g);
+  for (size_t t = 0; t < G_N_ELEMENTS(ALL_TILES); t++) {
+    if (!ALL_TILES[t]->usable(ts__cpu()))
+      continue;
+    memset(c, 0, sizeof(float) * (size_t)(m * n));
+    ts__gemm_f32_with(ALL_TILES[t], &g);
+    assert_same_nans(c, want, m * n, k, ALL_TILES[t]->name);
+  }
+  g_free(want);
+
+  ts_conv cv = { .n = 1, .h = 3, .w = 5, .c = 2, .kh = 1, .kw = 1, .o = n, .sh = 1, .sw = 1, .act = TS_ACT_RELU };
+  conv_pad(&cv, false);
+  float *x = filled(cv.h * cv.w * cv.c, 44);
+  x[2 * cv.c] = NAN; /* pixel 2 */
+  cv.x = x;
+  cv.f = b;
+  cv.bias = bias;
+  cv.y = g_new(float, cv.oh * cv.ow * n);
+  want = conv_ref(&cv);
+  static const ts_conv_strip_kernel *const strips[] = { &ts__strip_avx512, &ts__strip_avx2, &ts__strip_c };
+  for (size_t t = 0; t < G_N_ELEMENTS(strips); t++) {
+    if (!strips[t]->usable(ts__cpu()))
+      continue;
+    memset(cv.y, 0, sizeof(float) * (size_t)(cv.oh * cv.ow * n));
+    ts__conv_f32_direct(strips[t], &cv);
+    assert_same_nans(cv.y, want, cv.oh * cv.ow * n, cv.c, strips[t]->label);
+  }
+  g_free(want);
+  g_free(cv.y);
+  g_free(x);
+  g_free(a);
+  g_free(b);
+  g_free(bias);
+  g_free(c);
+}
+
 /* The direct strips, each this CPU runs, on every case of few output
  * channels. */
 static void test_conv_direct(void)
@@ -806,6 +863,7 @@ int main(int argc, char **argv)
   g_test_add_func("/kernels/act-from-name", test_act_from_name);
   g_test_add_func("/kernels/chosen-and-blas", test_chosen_and_blas);
   g_test_add_func("/kernels/k-zero", test_k_zero);
+  g_test_add_func("/kernels/relu-nan", test_relu_nan);
   g_test_add_func("/kernels/cpu-features", test_cpu_features);
   g_test_add_func("/kernels/blas-core-for", test_blas_core_for);
   g_test_add_func("/kernels/blas-loaded", test_blas_loaded);

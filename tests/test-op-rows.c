@@ -604,6 +604,38 @@ static ts_tensor *edge_body(ts_call *c)
     return ts_concat(((ts_tensor *[]){ ts_floordiv(x, tenth), ts_mod(x, tenth), ts_floordiv(ts_neg(x), ys),
                                        ts_mod(ts_neg(x), ts_neg(tenth)) }), 4, 0);
   }
+  /* the audit against NumPy and PyTorch (tests/test-ops-edge-audit.c) */
+  case 94: { /* a -inf among the logits, a row of -inf (nan), a row with +inf (nan) */
+    ts_tensor *minf = ts_add(ts_mul(x, ts_scalar_f32(0)), ts_scalar_f32(-INFINITY));
+    ts_tensor *rows = ts_concat(((ts_tensor *[]){ ts_where(ts_greater(x, ts_scalar_f32(2)), minf, x), minf,
+                                                  ts_neg(minf) }), 3, 0);
+    return ts_concat(((ts_tensor *[]){ ts_softmax(rows), ts_log_softmax(rows) }), 2, 0);
+  }
+  case 95: { /* relu(x w + b) with a NaN in x and in b: one _FusedMatMul with every pass */
+    ts_tensor *nx = ts_where(ts_less(x, ts_scalar_f32(-5)), ts_scalar_f32(NAN), x);
+    ts_tensor *w = ts_reshape(ts_concat(((ts_tensor *[]){ x, ts_neg(x), ts_div(x, ts_scalar_f32(4)) }), 3, 0),
+                              TS_SHAPE(3, 6));
+    ts_tensor *bias = ts_where(ts_greater(ts_reshape(x, TS_SHAPE(6)), ts_scalar_f32(4)), ts_scalar_f32(NAN),
+                               ts_reshape(x, TS_SHAPE(6)));
+    return ts_relu(ts_add(ts_matmul(nx, w), bias));
+  }
+  case 96: { /* the lowest of int8, int16, int32, int64 through Abs and Neg: they wrap to themselves */
+    ts_tensor *parts[8];
+    static const ts_dtype dts[] = { TS_I8, TS_I16, TS_I32, TS_I64 };
+    for (int k = 0; k < 4; k++) {
+      ts_tensor *low = ts_sub(ts_sub(ts_cast(ts_mul(i, ts_scalar_i32(0)), dts[k]),
+                                     ts_cast(ts_scalar_i64(k == 0 ? 127 : k == 1 ? 32767 : k == 2 ? INT32_MAX : INT64_MAX), dts[k])),
+                              ts_cast(ts_scalar_i32(1), dts[k]));
+      parts[2 * k] = ts_cast(ts_abs(low), TS_I64);
+      parts[2 * k + 1] = ts_cast(ts_neg(low), TS_I64);
+    }
+    return ts_concat(parts, 8, 0);
+  }
+  case 97: { /* over nothing: Sum 0, Prod 1, Mean nan */
+    ts_tensor *none = ts_slice(x, TS_INTS(0, 0), TS_INTS(2, 0));
+    return ts_concat(((ts_tensor *[]){ ts_reduce_sum(none, TS_AXES(1), false), ts_reduce_prod(none, TS_AXES(1), false),
+                                       ts_reduce_mean(none, TS_AXES(-1), false) }), 3, 0);
+  }
   default: return NULL;
   }
 }
@@ -706,6 +738,10 @@ static const struct {
   { "Max and Min int32 over nothing, keepdims", TS_OP_REDUCE_MIN },
   { "Reshape, a -1 beside a 0", TS_OP_RESHAPE },
   { "FloorDiv and FloorMod float32, inexact quotients, by zero", TS_OP_FLOORDIV },
+  { "Softmax and LogSoftmax float32, -inf and inf rows", TS_OP_SOFTMAX },
+  { "MatMul float32 + bias, Relu, NaN", TS_OP_MATMUL },
+  { "Abs and Neg of int8, int16, int32, int64's lowest", TS_OP_ABS },
+  { "Sum, Prod and Mean float32 over nothing", TS_OP_REDUCE_SUM },
 };
 
 static int edge_cases(op_case *out)

@@ -120,13 +120,17 @@ struct ts_planner {
   int n_plans;
 };
 
+/* -1 where unknown, and above what a tensor may take (the bytes may
+ * overflow there): the run's allocation then refuses it with an error. */
 static int64_t info_bytes(const ts_info *info)
 {
-  int64_t n;
+  int64_t n, bytes;
   if (info->dtype == TS_STRING || info->dtype == TS_VARIANT ||
-      !ts__shape_product(info->shape.dim, info->shape.rank, &n) || info->shape.rank < 0)
+      !ts__shape_product(info->shape.dim, info->shape.rank, &n) || info->shape.rank < 0 ||
+      __builtin_mul_overflow(n, (int64_t)ts_dtype_size(info->dtype), &bytes) ||
+      bytes > TS_MAX_TENSOR_BYTES)
     return -1;
-  return n * (int64_t)ts_dtype_size(info->dtype);
+  return bytes;
 }
 
 static bool same_info(const ts_info *a, const ts_info *b)

@@ -33,7 +33,7 @@ ts__avx2_store(float *dst, __m256i mask, __m256 acc, __m256 bias, ts_act act)
 {
   __m256 v = _mm256_add_ps(acc, bias);
   if (act == TS_ACT_RELU)
-    v = _mm256_max_ps(v, _mm256_setzero_ps());
+    v = _mm256_max_ps(_mm256_setzero_ps(), v); /* 0 > v ? 0 : v: NaN and -0.0 pass, as ts__act_f32 */
   _mm256_maskstore_ps(dst, mask, v);
 }
 

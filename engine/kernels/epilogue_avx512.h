@@ -33,7 +33,7 @@ ts__avx512_store(float *dst, __mmask16 mask, __m512 acc, __m512 bias, ts_act act
 {
   __m512 v = _mm512_add_ps(acc, bias);
   if (act == TS_ACT_RELU)
-    v = _mm512_max_ps(v, _mm512_setzero_ps());
+    v = _mm512_max_ps(_mm512_setzero_ps(), v); /* 0 > v ? 0 : v: NaN and -0.0 pass, as ts__act_f32 */
   _mm512_mask_storeu_ps(dst, mask, v);
 }
 

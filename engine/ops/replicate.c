@@ -183,8 +183,9 @@ static bool pad_infer(ts_infer_ctx *c)
     if (mode != TS_PAD_CONSTANT && dim >= 0 && (b > dim - offset || a > dim - offset))
       return ts__infer_fail(c, TS_ERR_INVALID_ARGUMENT,
                             "%s paddings must be no greater than the dimension size: %" PRId64 ", %" PRId64
-                            " greater than %" PRId64 " (dim %d of %s)", PAD_MODES[mode].name, b, a,
-                            dim - offset, d, ts__info_str(xs, x.dtype, x.shape));
+                            " greater than %" PRId64 " (%s pads each side by at most the dim%s; dim %d of %s)",
+                            PAD_MODES[mode].name, b, a, dim - offset, PAD_MODES[mode].name,
+                            offset ? " - 1, an empty dim not at all" : "", d, ts__info_str(xs, x.dtype, x.shape));
     if (dim >= 0 && (__builtin_add_overflow(dim, b, &out.dim[d]) || __builtin_add_overflow(out.dim[d], a, &out.dim[d])))
       return ts__infer_fail(c, TS_ERR_SHAPE, "paddings %" PRId64 ", %" PRId64 " make dim %d of %s overflow int64",
                             b, a, d, ts__info_str(xs, x.dtype, x.shape));
