@@ -587,7 +587,7 @@ static void relax_shape(ts_shape *shape, const ts_shape *other)
  * alike: kinds, dtypes, host values, variables, lists' skeletons. */
 static bool only_shapes_differ(const ts_argsig *a, const ts_argsig *c)
 {
-  if (a->kind != c->kind)
+  if (ts__argsig_match_kind(a->kind) != ts__argsig_match_kind(c->kind))
     return false;
   if (a->kind == TS_VALUE_TENSOR)
     return a->dtype == c->dtype;
@@ -598,9 +598,7 @@ static bool only_shapes_differ(const ts_argsig *a, const ts_argsig *c)
   for (int k = 0; k < a->n_list_variables; k++)
     if (a->list_variables[k] != c->list_variables[k])
       return false;
-  if (!a->n_leaves || !c->n_leaves)
-    return a->n_leaves == c->n_leaves && strcmp(a->host, c->host) == 0;
-  if (a->n_leaves != c->n_leaves || strcmp(a->skeleton, c->skeleton))
+  if (!ts__argsig_same_host(a, c))
     return false;
   for (int k = 0; k < a->n_leaves; k++)
     if (a->leaves[k].dtype != c->leaves[k].dtype)

@@ -1,0 +1,195 @@
+/* test-retrace-audit.c — tf.function's polymorphism beyond the guides:
+ * which calls share a concrete function and which trace again, what the
+ * trace log says each time, and what a concrete function or an input
+ * signature refuses, each call run eagerly and traced against what
+ * TensorFlow gives (its trace types: a host number is a Literal compared
+ * with Python's ==, a tensor a TensorSpec, a list a List of its items). */
+#include <glib.h>
+#include <string.h>
+#include <tracescope.h>
+
+#include "test-errors.h"
+#include "test-serial-check.h"
+
+static ts_value tv(ts_tensor *t)
+{
+  return TS_TENSOR_VALUE(t);
+}
+
+static ts_value bool_value(bool b)
+{
+  return (ts_value){ .kind = TS_VALUE_BOOL, .b = b };
+}
+
+static ts_value list_value(const ts_value *items, int n)
+{
+  return (ts_value){ .kind = TS_VALUE_LIST, .list = { items, n } };
+}
+
+/* The trace events of a test, in order: "SIGNATURE <- REASON" each. */
+typedef struct traces {
+  GString *log;
+  ts_trace_reason last_reason;
+  int id;
+} traces;
+
+static void on_trace(const ts_event *ev, void *user_data)
+{
+  traces *t = user_data;
+  if (ev->kind != TS_EVENT_TRACE)
+    return;
+  if (t->log->len)
+    g_string_append_c(t->log, '\n');
+  g_string_append_printf(t->log, "%s <- %s", ev->trace.signature, ev->trace.reason_text);
+  t->last_reason = ev->trace.reason;
+}
+
+static void traces_begin(traces *t)
+{
+  *t = (traces){ .log = g_string_new(NULL) };
+  t->id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_TRACE), on_trace, t);
+}
+
+static void traces_end(traces *t)
+{
+  ts_listener_remove(t->id);
+  g_string_free(t->log, TRUE);
+}
+
+/* A host number as C reads it, whatever its kind. */
+static double host_number(const ts_value *v)
+{
+  return v->kind == TS_VALUE_INT ? (double)v->i : v->kind == TS_VALUE_FLOAT ? v->f : v->b;
+}
+
+/* x * n (n a host number, or a list of them summed) */
+static ts_tensor *times_n(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0);
+  const ts_value *n = ts_call_arg_value(c, 1);
+  double v = 0;
+  if (n && n->kind == TS_VALUE_LIST)
+    for (int i = 0; i < n->list.n; i++)
+      v += host_number(&n->list.items[i]);
+  else if (n)
+    v = host_number(n);
+  return ts_mul(x, ts_scalar_f32((float)v));
+}
+
+/* f(x, n) eagerly and traced: both give x * n. */
+static void expect_times(ts_function *f, ts_value n, double want)
+{
+  ts_value args[] = { tv(ts_ones(TS_F32, TS_SHAPE(2))), n };
+  ts_tensor *eager = ts_function_call_eager(f, args, 2);
+  assert_no_error();
+  ts_tensor *traced = ts_function_call(f, args, 2);
+  assert_no_error();
+  g_assert_cmpfloat(ts_tensor_get_f64(eager, 1), ==, want);
+  g_assert_cmpfloat(ts_tensor_get_f64(traced, 1), ==, want);
+}
+
+/* A host number's trace type is a Literal compared with Python's ==:
+ * f(x, 1), f(x, 1.0) and f(x, True) share one concrete function, as do
+ * 0, -0.0 and False, and [1, 2] with [1.0, 2.0]; 2.5 is another value
+ * (a HOST_VALUE retrace, not a change of structure) and the string '1'
+ * another kind. */
+static void test_host_numbers_by_value(void)
+{
+  ts_scope *s = ts_scope_begin();
+  traces t;
+  traces_begin(&t);
+  ts_function *f = ts_function_new("times_n", times_n, "x, n");
+  expect_times(f, TS_INT_VALUE(1), 1);
+  expect_times(f, TS_FLOAT_VALUE(1.0), 1);
+  expect_times(f, bool_value(true), 1);
+  g_assert_cmpint(ts_function_trace_count(f), ==, 1);
+  expect_times(f, TS_FLOAT_VALUE(2.5), 2.5);
+  g_assert_cmpint(t.last_reason, ==, TS_TRACE_HOST_VALUE);
+  expect_times(f, TS_INT_VALUE(0), 0);
+  expect_times(f, TS_FLOAT_VALUE(-0.0), 0);
+  expect_times(f, bool_value(false), 0);
+  g_assert_cmpint(ts_function_trace_count(f), ==, 3);
+  g_assert_cmpstr(t.log->str, ==,
+                  "(x: f32[2], n: 1) <- first call\n"
+                  "(x: f32[2], n: 2.5) <- arg 1 (n): host value 2.5 differs from 1\n"
+                  "(x: f32[2], n: 0) <- arg 1 (n): host value 0 differs from 2.5");
+
+  ts_value ints[] = { TS_INT_VALUE(1), TS_INT_VALUE(2) };
+  ts_value floats[] = { TS_FLOAT_VALUE(1.0), TS_FLOAT_VALUE(2.0) };
+  ts_value mixed[] = { bool_value(true), TS_FLOAT_VALUE(2.0) };
+  expect_times(f, list_value(ints, 2), 3);
+  expect_times(f, list_value(floats, 2), 3);
+  expect_times(f, list_value(mixed, 2), 3);
+  g_assert_cmpint(ts_function_trace_count(f), ==, 4);
+
+  expect_times(f, TS_FLOAT_VALUE(1.5), 1.5);
+  g_assert_cmpint(ts_function_trace_count(f), ==, 5);
+  g_assert_cmpint(ts_function_n_concrete(f), ==, 5);
+
+  /* the string '1' is not the number 1 */
+  ts_value args[] = { tv(ts_ones(TS_F32, TS_SHAPE(2))), TS_STRING_VALUE("1") };
+  ts_concrete *cf = ts_function_get_concrete(f, args, 2);
+  assert_no_error();
+  g_assert_nonnull(cf);
+  g_assert_cmpint(ts_function_trace_count(f), ==, 6);
+  g_assert_cmpint(t.last_reason, ==, TS_TRACE_STRUCTURE);
+  ts_function_free(f);
+  traces_end(&t);
+  ts_scope_end(s);
+}
+
+/* A concrete function traced with n = 1 takes 1.0 and True for it (equal
+ * values), and refuses 2, naming the value it was traced with. */
+static void test_concrete_host_number_equal_values(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *f = ts_function_new("times_n", times_n, "x, n");
+  ts_value args[] = { tv(ts_ones(TS_F32, TS_SHAPE(2))), TS_INT_VALUE(1) };
+  ts_concrete *cf = ts_function_get_concrete(f, args, 2);
+  assert_no_error();
+  args[1] = TS_FLOAT_VALUE(1.0);
+  ts_tensor *y = ts_concrete_call(cf, args, 2);
+  assert_no_error();
+  g_assert_cmpfloat(ts_tensor_get_f64(y, 0), ==, 1);
+  args[1] = bool_value(true);
+  g_assert_nonnull(ts_concrete_call(cf, args, 2));
+  assert_no_error();
+  args[1] = TS_INT_VALUE(2);
+  g_assert_null(ts_concrete_call(cf, args, 2));
+  expect_error_containing("arg 1 (n) was traced with the host value 1, got 2");
+  ts_function_free(f);
+  ts_scope_end(s);
+}
+
+static ts_tensor *add(ts_call *c)
+{
+  return ts_add(ts_arg(c, 0), ts_arg(c, 1));
+}
+
+/* The same tensor given twice is no other signature than two tensors of
+ * its dtype and shape (a tensor's trace type is its TensorSpec). */
+static void test_same_tensor_twice(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *f = ts_function_new("add", add, "a, b");
+  ts_tensor *x = ts_ones(TS_F32, TS_SHAPE(3));
+  ts_value twice[] = { tv(x), tv(x) };
+  ts_value two[] = { tv(x), tv(ts_fill(TS_SHAPE(3), ts_scalar_f32(2))) };
+  g_assert_cmpfloat(ts_tensor_get_f64(ts_function_call(f, twice, 2), 0), ==, 2);
+  g_assert_cmpfloat(ts_tensor_get_f64(ts_function_call(f, two, 2), 0), ==, 3);
+  assert_no_error();
+  g_assert_cmpint(ts_function_trace_count(f), ==, 1);
+  ts_function_free(f);
+  ts_scope_end(s);
+}
+
+int main(int argc, char **argv)
+{
+  g_test_init(&argc, &argv, NULL);
+  serial_check_install();
+  g_test_add_func("/retrace-audit/host-numbers-by-value", test_host_numbers_by_value);
+  g_test_add_func("/retrace-audit/concrete-host-number-equal-values",
+                  test_concrete_host_number_equal_values);
+  g_test_add_func("/retrace-audit/same-tensor-twice", test_same_tensor_twice);
+  return g_test_run();
+}
