@@ -161,6 +161,41 @@ static void test_concrete_host_number_equal_values(void)
   ts_scope_end(s);
 }
 
+static ts_tensor *identity(ts_call *c)
+{
+  return ts_identity(ts_arg(c, 0));
+}
+
+/* reduce_retracing: the trace event says what the call's type was widened
+ * to, besides what changed: after [1], a [2] call traces f32[?]. */
+static void test_reduce_retracing_reason(void)
+{
+  ts_scope *s = ts_scope_begin();
+  traces t;
+  traces_begin(&t);
+  ts_function *f = ts_function_new("identity", identity, "x");
+  ts_function_set_reduce_retracing(f, true);
+  static const int64_t sizes[] = { 1, 2, 3 };
+  for (size_t i = 0; i < G_N_ELEMENTS(sizes); i++) {
+    ts_value x = tv(ts_ones(TS_F32, TS_SHAPE(sizes[i])));
+    g_assert_cmpint(ts_tensor_size(ts_function_call(f, &x, 1)), ==, sizes[i]);
+    assert_no_error();
+  }
+  ts_value x = tv(ts_ones(TS_F32, TS_SHAPE(2, 2)));
+  g_assert_cmpint(ts_tensor_size(ts_function_call(f, &x, 1)), ==, 4);
+  assert_no_error();
+  g_assert_cmpstr(t.log->str, ==,
+                  "(x: f32[1]) <- first call\n"
+                  "(x: f32[?]) <- arg 0 (x): shape (2,) differs from traced (1,) "
+                  "(reduce_retracing: generalised to (x: f32[?]))\n"
+                  "(x: f32[...]) <- arg 0 (x): shape (2, 2) differs from traced (?,) "
+                  "(reduce_retracing: generalised to (x: f32[...]))");
+  g_assert_cmpint(ts_function_trace_count(f), ==, 3);
+  ts_function_free(f);
+  traces_end(&t);
+  ts_scope_end(s);
+}
+
 static ts_tensor *add(ts_call *c)
 {
   return ts_add(ts_arg(c, 0), ts_arg(c, 1));
@@ -190,6 +225,7 @@ int main(int argc, char **argv)
   g_test_add_func("/retrace-audit/host-numbers-by-value", test_host_numbers_by_value);
   g_test_add_func("/retrace-audit/concrete-host-number-equal-values",
                   test_concrete_host_number_equal_values);
+  g_test_add_func("/retrace-audit/reduce-retracing-reason", test_reduce_retracing_reason);
   g_test_add_func("/retrace-audit/same-tensor-twice", test_same_tensor_twice);
   return g_test_run();
 }

@@ -1039,8 +1039,17 @@ static ts_concrete *resolve(ts_function *f, const ts_value *args, int n, bool ex
     goto out;
   }
 
-  if (f->reduce_retracing)
+  if (f->reduce_retracing) {
+    /* the log says what the call's type was widened to, not only what changed */
+    char *before = g_strdup(sig.key);
     generalize(f, &sig);
+    if (strcmp(before, sig.key)) {
+      char *text = ts__signature_text(&sig, f->params, f->n_params);
+      g_string_append_printf(reason_text, " (reduce_retracing: generalised to %s)", text);
+      g_free(text);
+    }
+    g_free(before);
+  }
   uint64_t t0 = ts_now_ns();
   int n_traces;
   cf = trace(f, &sig, args, &n_traces);
