@@ -218,6 +218,37 @@ static void test_same_tensor_twice(void)
   ts_scope_end(s);
 }
 
+/* An input signature takes calls that fit it, whatever their sizes, in
+ * one trace; a call that does not fit is refused naming the argument, the
+ * spec and what it got, and one that leaves an argument out names it
+ * (Python's "missing a required argument: 'y'"). */
+static void test_input_signature_refusals(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *f = ts_function_new("add", add, "x, y");
+  ts_spec specs[] = { { TS_F32, TS_SHAPE(-1) }, { TS_F32, TS_SHAPE(-1) } };
+  g_assert_true(ts_function_set_input_signature(f, specs, 2));
+  for (int64_t n = 1; n <= 3; n++) {
+    ts_value args[] = { tv(ts_ones(TS_F32, TS_SHAPE(n))), tv(ts_ones(TS_F32, TS_SHAPE(n))) };
+    g_assert_cmpint(ts_tensor_size(ts_function_call(f, args, 2)), ==, n);
+    assert_no_error();
+  }
+  g_assert_cmpint(ts_function_trace_count(f), ==, 1);
+  ts_value args[] = { tv(ts_ones(TS_F32, TS_SHAPE(2))), tv(ts_ones(TS_I32, TS_SHAPE(2))) };
+  g_assert_null(ts_function_call(f, args, 2));
+  expect_error_containing("add: arg 1 (y) does not match the input signature: expected f32[?], "
+                          "got i32[2]");
+  args[1] = tv(ts_ones(TS_F32, TS_SHAPE(2, 2)));
+  g_assert_null(ts_function_call(f, args, 2));
+  expect_error_containing("expected f32[?], got f32[2,2]");
+  g_assert_null(ts_function_call(f, args, 1));
+  expect_error_containing("add: missing arg 1 (y): its input signature takes 2 arguments, the "
+                          "call gave 1");
+  g_assert_cmpint(ts_function_trace_count(f), ==, 1);
+  ts_function_free(f);
+  ts_scope_end(s);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -227,5 +258,6 @@ int main(int argc, char **argv)
                   test_concrete_host_number_equal_values);
   g_test_add_func("/retrace-audit/reduce-retracing-reason", test_reduce_retracing_reason);
   g_test_add_func("/retrace-audit/same-tensor-twice", test_same_tensor_twice);
+  g_test_add_func("/retrace-audit/input-signature-refusals", test_input_signature_refusals);
   return g_test_run();
 }

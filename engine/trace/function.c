@@ -859,6 +859,13 @@ static void warn_frequent(ts_function *f, ts_trace_reason reason)
 static bool check_input_signature(const ts_function *f, const ts_value *args, int n)
 {
   char label[128], want[TS_INFO_STR], got[TS_INFO_STR];
+  if (n < f->n_specs) { /* Python's "missing a required argument: 'x'", naming it */
+    ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
+                 "%s: missing %s: its input signature takes %d argument%s, the call gave %d",
+                 f->name, ts__arg_label(label, sizeof label, n, f->params, f->n_params),
+                 f->n_specs, f->n_specs == 1 ? "" : "s", n);
+    return false;
+  }
   if (n != f->n_specs) {
     ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
                  "%s: called with %d arguments, its input signature has %d", f->name, n, f->n_specs);
