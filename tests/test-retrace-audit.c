@@ -249,6 +249,45 @@ static void test_input_signature_refusals(void)
   ts_scope_end(s);
 }
 
+static ts_function *forever_fn;
+
+/* calls itself on every trace: Python's RecursionError in TensorFlow */
+static ts_tensor *forever(ts_call *c)
+{
+  ts_value x = tv(ts_arg(c, 0));
+  return ts_function_call(forever_fn, &x, 1);
+}
+
+static void count_failed_traces(const ts_event *ev, void *user_data)
+{
+  if (ev->kind == TS_EVENT_TRACE && ev->trace.error)
+    ++*(int *)user_data;
+}
+
+/* A function that calls itself with no end fails at the trace depth
+ * limit with one error naming the chain, and the trace log shows one
+ * failed trace, not one for each of the 64 levels. */
+static void test_endless_recursion_one_failed_trace(void)
+{
+  ts_scope *s = ts_scope_begin();
+  int failed = 0;
+  int id = ts_listener_add(TS_EVENT_MASK(TS_EVENT_TRACE), count_failed_traces, &failed);
+  forever_fn = ts_function_new("forever", forever, "x");
+  ts_value x = tv(ts_ones(TS_F32, TS_SHAPE(2)));
+  g_assert_null(ts_function_call(forever_fn, &x, 1));
+  expect_error_containing("(trace depth limit 64)");
+  g_assert_cmpint(failed, ==, 1);
+  g_assert_cmpint(ts_function_n_concrete(forever_fn), ==, 0);
+  /* and again: the function is not broken by it */
+  g_assert_null(ts_function_call(forever_fn, &x, 1));
+  expect_error_containing("(trace depth limit 64)");
+  g_assert_cmpint(failed, ==, 2);
+  ts_function_free(forever_fn);
+  forever_fn = NULL;
+  ts_listener_remove(id);
+  ts_scope_end(s);
+}
+
 int main(int argc, char **argv)
 {
   g_test_init(&argc, &argv, NULL);
@@ -259,5 +298,7 @@ int main(int argc, char **argv)
   g_test_add_func("/retrace-audit/reduce-retracing-reason", test_reduce_retracing_reason);
   g_test_add_func("/retrace-audit/same-tensor-twice", test_same_tensor_twice);
   g_test_add_func("/retrace-audit/input-signature-refusals", test_input_signature_refusals);
+  g_test_add_func("/retrace-audit/endless-recursion-one-failed-trace",
+                  test_endless_recursion_one_failed_trace);
   return g_test_run();
 }

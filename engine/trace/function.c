@@ -942,11 +942,25 @@ static bool convert_host_args(const ts_function *f, const ts_value *args, int n,
   return true;
 }
 
+/* Is f being traced further out on this thread (it called itself)? */
+static bool tracing_outside(const ts_function *f)
+{
+  const ts_context *c = ts__context();
+  for (int i = 0; i < c->trace_depth; i++)
+    if (c->trace_chain[i] == f->name)
+      return true;
+  return false;
+}
+
 /* A trace that failed is an event too: the log shows it with its error
- * (the error stays pending; the call fails with it). */
+ * (the error stays pending; the call fails with it).  In a recursion only
+ * the outermost trace of f says so: the 64 levels under the depth limit
+ * would each report the one error. */
 static void emit_failed_trace(ts_function *f, const ts_signature *sig, ts_trace_reason reason,
                               const char *reason_text, uint64_t duration_ns)
 {
+  if (tracing_outside(f))
+    return;
   const ts_error *e = ts_error_peek();
   char *text = ts__signature_text(sig, f->params, f->n_params);
   ts_event ev = { .kind = TS_EVENT_TRACE };
