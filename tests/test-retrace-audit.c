@@ -56,10 +56,15 @@ static void traces_end(traces *t)
   g_string_free(t->log, TRUE);
 }
 
-/* A host number as C reads it, whatever its kind. */
+/* A host number as C reads it, whatever its kind (0 for a string). */
 static double host_number(const ts_value *v)
 {
-  return v->kind == TS_VALUE_INT ? (double)v->i : v->kind == TS_VALUE_FLOAT ? v->f : v->b;
+  switch (v->kind) {
+  case TS_VALUE_INT: return (double)v->i;
+  case TS_VALUE_FLOAT: return v->f;
+  case TS_VALUE_BOOL: return v->b;
+  default: return 0;
+  }
 }
 
 /* x * n (n a host number, or a list of them summed) */
@@ -158,6 +163,33 @@ static void test_concrete_host_number_equal_values(void)
   g_assert_null(ts_concrete_call(cf, args, 2));
   expect_error_containing("arg 1 (n) was traced with the host value 1, got 2");
   ts_function_free(f);
+  ts_scope_end(s);
+}
+
+/* Host floats are written as Python's repr writes them, in signatures,
+ * reasons and pretty-printed signatures alike: 0.1, not the 17 digits
+ * of its double; 2.0 stays a float; tiny and huge ones in scientific form. */
+static void test_host_float_text(void)
+{
+  ts_scope *s = ts_scope_begin();
+  traces t;
+  traces_begin(&t);
+  ts_function *f = ts_function_new("times_n", times_n, "x, n");
+  static const double values[] = { 0.1, 2.0, 1e-5, 1e16, 0.30000000000000004 };
+  for (size_t i = 0; i < G_N_ELEMENTS(values); i++)
+    expect_times(f, TS_FLOAT_VALUE(values[i]), (double)(float)values[i]);
+  g_assert_cmpstr(t.log->str, ==,
+                  "(x: f32[2], n: 0.1) <- first call\n"
+                  "(x: f32[2], n: 2.0) <- arg 1 (n): host value 2.0 differs from 0.1\n"
+                  "(x: f32[2], n: 1e-05) <- arg 1 (n): host value 1e-05 differs from 2.0\n"
+                  "(x: f32[2], n: 1e+16) <- arg 1 (n): host value 1e+16 differs from 1e-05\n"
+                  "(x: f32[2], n: 0.30000000000000004) <- arg 1 (n): host value "
+                  "0.30000000000000004 differs from 1e+16");
+  char *pretty = ts_concrete_pretty_signature(ts_function_concrete(f, 0));
+  g_assert_true(g_str_has_prefix(pretty, "times_n(x, n=0.1)\n"));
+  g_free(pretty);
+  ts_function_free(f);
+  traces_end(&t);
   ts_scope_end(s);
 }
 
@@ -295,6 +327,7 @@ int main(int argc, char **argv)
   g_test_add_func("/retrace-audit/host-numbers-by-value", test_host_numbers_by_value);
   g_test_add_func("/retrace-audit/concrete-host-number-equal-values",
                   test_concrete_host_number_equal_values);
+  g_test_add_func("/retrace-audit/host-float-text", test_host_float_text);
   g_test_add_func("/retrace-audit/reduce-retracing-reason", test_reduce_retracing_reason);
   g_test_add_func("/retrace-audit/same-tensor-twice", test_same_tensor_twice);
   g_test_add_func("/retrace-audit/input-signature-refusals", test_input_signature_refusals);

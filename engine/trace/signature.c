@@ -2,6 +2,7 @@
  * cache: tensors by dtype and shape, host values by value; and, when a call
  * misses, why, in words. */
 #include "function-private.h"
+#include "../ops/float_repr.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -29,8 +30,9 @@ static void canonical_number(GString *s, const ts_value *v)
   else if (f == floor(f) && f >= -0x1p63 && f < 0x1p63) /* integral: as the int it equals */
     g_string_append_printf(s, "%" G_GINT64_FORMAT, (int64_t)f);
   else {
-    char num[G_ASCII_DTOSTR_BUF_SIZE];
-    g_string_append(s, g_ascii_dtostr(num, sizeof num, f));
+    char num[TS_FLOAT_REPR_SIZE];
+    ts__float_repr(num, sizeof num, f);
+    g_string_append(s, num);
   }
 }
 
@@ -72,12 +74,10 @@ static void host_text(GString *s, const ts_value *v, list_leaves *ll, bool canon
     break;
   }
   case TS_VALUE_INT: g_string_append_printf(s, "%" G_GINT64_FORMAT, v->i); break;
-  case TS_VALUE_FLOAT: {
-    char num[G_ASCII_DTOSTR_BUF_SIZE];
-    g_ascii_dtostr(num, sizeof num, v->f);
+  case TS_VALUE_FLOAT: { /* as Python's repr: 0.1, 2.0 (a float still), 1e-05 */
+    char num[TS_FLOAT_REPR_SIZE];
+    ts__float_repr(num, sizeof num, v->f);
     g_string_append(s, num);
-    if (!strpbrk(num, ".eEn")) /* 2.0 stays a float: 2 would read as an int */
-      g_string_append(s, ".0");
     break;
   }
   case TS_VALUE_BOOL: g_string_append(s, v->b ? "True" : "False"); break;
