@@ -193,6 +193,47 @@ static void test_host_float_text(void)
   ts_scope_end(s);
 }
 
+/* range(n) in C: a host int read with ts_arg_int */
+static ts_tensor *repeat_add(ts_call *c)
+{
+  ts_tensor *x = ts_arg(c, 0), *acc = ts_zeros_like(x);
+  for (int64_t i = 0; i < ts_arg_int(c, 1); i++)
+    acc = ts_add(acc, x);
+  return acc;
+}
+
+/* x * k, k read with ts_arg_float */
+static ts_tensor *scale_float(ts_call *c)
+{
+  return ts_mul(ts_arg(c, 0), ts_scalar_f32((float)ts_arg_float(c, 1)));
+}
+
+/* A bool is an int in Python (`range(True)` runs once) and True == 1
+ * shares a concrete function with 1: ts_arg_int reads True as 1 and
+ * ts_arg_float as 1.0, so which of the two came first does not matter. */
+static void test_bool_reads_as_number(void)
+{
+  ts_scope *s = ts_scope_begin();
+  ts_function *f = ts_function_new("repeat_add", repeat_add, "x, n");
+  ts_value args[] = { tv(ts_ones(TS_F32, TS_SHAPE(2))), bool_value(true) };
+  g_assert_cmpfloat(ts_tensor_get_f64(ts_function_call_eager(f, args, 2), 0), ==, 1);
+  g_assert_cmpfloat(ts_tensor_get_f64(ts_function_call(f, args, 2), 0), ==, 1);
+  assert_no_error();
+  args[1] = TS_INT_VALUE(1);
+  g_assert_cmpfloat(ts_tensor_get_f64(ts_function_call(f, args, 2), 0), ==, 1);
+  args[1] = bool_value(false);
+  g_assert_cmpfloat(ts_tensor_get_f64(ts_function_call(f, args, 2), 0), ==, 0);
+  assert_no_error();
+  g_assert_cmpint(ts_function_trace_count(f), ==, 2);
+  ts_function_free(f);
+  f = ts_function_new("scale_float", scale_float, "x, k");
+  args[1] = bool_value(true);
+  g_assert_cmpfloat(ts_tensor_get_f64(ts_function_call(f, args, 2), 0), ==, 1);
+  assert_no_error();
+  ts_function_free(f);
+  ts_scope_end(s);
+}
+
 static ts_tensor *identity(ts_call *c)
 {
   return ts_identity(ts_arg(c, 0));
@@ -328,6 +369,7 @@ int main(int argc, char **argv)
   g_test_add_func("/retrace-audit/concrete-host-number-equal-values",
                   test_concrete_host_number_equal_values);
   g_test_add_func("/retrace-audit/host-float-text", test_host_float_text);
+  g_test_add_func("/retrace-audit/bool-reads-as-number", test_bool_reads_as_number);
   g_test_add_func("/retrace-audit/reduce-retracing-reason", test_reduce_retracing_reason);
   g_test_add_func("/retrace-audit/same-tensor-twice", test_same_tensor_twice);
   g_test_add_func("/retrace-audit/input-signature-refusals", test_input_signature_refusals);
