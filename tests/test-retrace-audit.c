@@ -319,6 +319,16 @@ static void test_input_signature_refusals(void)
                           "call gave 1");
   g_assert_cmpint(ts_function_trace_count(f), ==, 1);
   ts_function_free(f);
+
+  /* a function of no named parameters: the count against the signature */
+  f = ts_function_new("first", identity, NULL);
+  g_assert_true(ts_function_set_input_signature(f, specs, 0));
+  g_assert_null(ts_function_call(f, args, 1));
+  expect_error_containing("first: called with 1 argument, its input signature has 0");
+  g_assert_true(ts_function_set_input_signature(f, specs, 1));
+  g_assert_null(ts_function_call(f, args, 2));
+  expect_error_containing("first: called with 2 arguments, its input signature has 1");
+  ts_function_free(f);
   ts_scope_end(s);
 }
 

@@ -868,7 +868,8 @@ static bool check_input_signature(const ts_function *f, const ts_value *args, in
   }
   if (n != f->n_specs) {
     ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
-                 "%s: called with %d arguments, its input signature has %d", f->name, n, f->n_specs);
+                 "%s: called with %d argument%s, its input signature has %d", f->name, n,
+                 n == 1 ? "" : "s", f->n_specs);
     return false;
   }
   for (int i = 0; i < n; i++) {
