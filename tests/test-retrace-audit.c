@@ -193,6 +193,31 @@ static void test_host_float_text(void)
   ts_scope_end(s);
 }
 
+/* Host strings are written as Python's repr writes them: double quotes
+ * around one holding a single quote, escapes for newlines and tabs. */
+static void test_host_string_text(void)
+{
+  ts_scope *s = ts_scope_begin();
+  traces t;
+  traces_begin(&t);
+  ts_function *f = ts_function_new("times_n", times_n, "x, n");
+  static const char *const texts[] = { "it's", "say \"hi\"", "it's \"x\"", "a\nb\tc\\" };
+  for (size_t i = 0; i < G_N_ELEMENTS(texts); i++)
+    expect_times(f, TS_STRING_VALUE(texts[i]), 0);
+  g_assert_cmpint(ts_function_trace_count(f), ==, 4);
+  g_assert_cmpstr(t.log->str, ==,
+                  "(x: f32[2], n: \"it's\") <- first call\n"
+                  "(x: f32[2], n: 'say \"hi\"') <- arg 1 (n): host value 'say \"hi\"' differs from "
+                  "\"it's\"\n"
+                  "(x: f32[2], n: 'it\\'s \"x\"') <- arg 1 (n): host value 'it\\'s \"x\"' differs from "
+                  "'say \"hi\"'\n"
+                  "(x: f32[2], n: 'a\\nb\\tc\\\\') <- arg 1 (n): host value 'a\\nb\\tc\\\\' differs from "
+                  "'it\\'s \"x\"'");
+  ts_function_free(f);
+  traces_end(&t);
+  ts_scope_end(s);
+}
+
 /* range(n) in C: a host int read with ts_arg_int */
 static ts_tensor *repeat_add(ts_call *c)
 {
@@ -379,6 +404,7 @@ int main(int argc, char **argv)
   g_test_add_func("/retrace-audit/concrete-host-number-equal-values",
                   test_concrete_host_number_equal_values);
   g_test_add_func("/retrace-audit/host-float-text", test_host_float_text);
+  g_test_add_func("/retrace-audit/host-string-text", test_host_string_text);
   g_test_add_func("/retrace-audit/bool-reads-as-number", test_bool_reads_as_number);
   g_test_add_func("/retrace-audit/reduce-retracing-reason", test_reduce_retracing_reason);
   g_test_add_func("/retrace-audit/same-tensor-twice", test_same_tensor_twice);

@@ -36,6 +36,30 @@ static void canonical_number(GString *s, const ts_value *v)
   }
 }
 
+/* A string as Python's repr writes it: in single quotes, or in double
+ * quotes when it holds a single quote and no double one; the quote and
+ * backslashes escaped, as are newlines, tabs and other control bytes. */
+static void append_str_repr(GString *s, const char *text)
+{
+  char quote = strchr(text, '\'') && !strchr(text, '"') ? '"' : '\'';
+  g_string_append_c(s, quote);
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    if (*p == quote || *p == '\\')
+      g_string_append_printf(s, "\\%c", *p);
+    else if (*p == '\n')
+      g_string_append(s, "\\n");
+    else if (*p == '\r')
+      g_string_append(s, "\\r");
+    else if (*p == '\t')
+      g_string_append(s, "\\t");
+    else if (*p < 0x20 || *p == 0x7f)
+      g_string_append_printf(s, "\\x%02x", *p);
+    else
+      g_string_append_c(s, (char)*p);
+  }
+  g_string_append_c(s, quote);
+}
+
 /* A host value in words.  Tensors (and specs) inside a list are a nested
  * structure's tensors, as tf.function flattens a list of tensors: each is
  * an input of its own; with `ll` they are collected there and written
@@ -81,14 +105,8 @@ static void host_text(GString *s, const ts_value *v, list_leaves *ll, bool canon
     break;
   }
   case TS_VALUE_BOOL: g_string_append(s, v->b ? "True" : "False"); break;
-  case TS_VALUE_STRING: /* quoted, its quotes and backslashes escaped: ["a', 'b"] is not ["a", "b"] */
-    g_string_append_c(s, '\'');
-    for (const char *p = v->s ? v->s : ""; *p; p++) {
-      if (*p == '\'' || *p == '\\')
-        g_string_append_c(s, '\\');
-      g_string_append_c(s, *p);
-    }
-    g_string_append_c(s, '\'');
+  case TS_VALUE_STRING: /* ["a', 'b"] is not ['a', 'b'] */
+    append_str_repr(s, v->s ? v->s : "");
     break;
   case TS_VALUE_LIST:
     g_string_append_c(s, '[');
