@@ -662,7 +662,7 @@ static void test_trace_log(void)
     "[trace] deep_net(x: i32[3]): traced (first call) [T ms, 1 concrete function]\n"
     "Tensor([3 5 7], shape=(3,), dtype=int32)\n"
     "[trace] deep_net(x: i32[?]): retraced (shape): arg 0 (x): shape (2,) differs from traced (3,) "
-    "[T ms, 2 concrete functions]\n"
+    "(reduce_retracing: generalised to (x: i32[?])) [T ms, 2 concrete functions]\n"
     "Tensor([3 5], shape=(2,), dtype=int32)\n"
     "Tensor([3 5 7 9], shape=(4,), dtype=int32)\n");
 }

@@ -266,7 +266,7 @@ static void test_host_strings_by_value(void)
   expect_str(ts_function_call(f, &two, 1), "Tensor(201, shape=(), dtype=int32)");
   expect_str(ts_function_call(f, &one, 1), "Tensor(106, shape=(), dtype=int32)");
   g_assert_cmpint(t.traces, ==, 2);
-  g_assert_cmpstr(t.signature, ==, "(xs: ['a\\', \\'b'])");
+  g_assert_cmpstr(t.signature, ==, "(xs: [\"a', 'b\"])");
   ts_function_free(f);
   ts_listener_remove(id);
   ts_scope_end(s);

@@ -12,6 +12,7 @@
  * UTF-8 text (GLib's Unicode tables, whatever the locale) and refuse bytes
  * that are no UTF-8. */
 #include "../engine-private.h"
+#include "float_repr.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -103,6 +104,16 @@ static void shortest(char *buf, size_t size, double v, ts_dtype dt)
   }
   g_strlcpy(buf, out->str, size);
   g_string_free(out, TRUE);
+}
+
+void ts__float_repr(char *buf, size_t size, double v)
+{
+  if (isnan(v))
+    g_strlcpy(buf, "nan", size);
+  else if (isinf(v))
+    g_strlcpy(buf, v > 0 ? "inf" : "-inf", size);
+  else
+    shortest(buf, size, v, TS_F64);
 }
 
 static char *format_element(ts_dtype dt, const void *data, int64_t i)

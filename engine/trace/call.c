@@ -186,6 +186,8 @@ int64_t ts_arg_int_at(ts_loc loc, ts_call *call, int i)
   const ts_value *v = arg_get(loc, call, i);
   if (!v)
     return 0;
+  if (v->kind == TS_VALUE_BOOL) /* a bool is an int, as in Python (True == 1) */
+    return v->b;
   if (v->kind != TS_VALUE_INT) {
     arg_kind_error(loc, call, i, "an int", v);
     return 0;
@@ -199,8 +201,10 @@ double ts_arg_float_at(ts_loc loc, ts_call *call, int i)
   const ts_value *v = arg_get(loc, call, i);
   if (!v)
     return 0;
-  if (v->kind == TS_VALUE_INT) /* an int is a fine float, as in Python */
+  if (v->kind == TS_VALUE_INT) /* an int (or a bool) is a fine float, as in Python */
     return (double)v->i;
+  if (v->kind == TS_VALUE_BOOL)
+    return v->b;
   if (v->kind != TS_VALUE_FLOAT) {
     arg_kind_error(loc, call, i, "a float", v);
     return 0;

@@ -20,6 +20,8 @@ typedef struct ts_argsig {
   ts_dtype dtype;
   ts_shape shape;
   char *host;
+  char *canon;        /* host values: the text the cache compares (numbers by value,
+                         a list's tensors "<t>"); else NULL */
   char *skeleton;     /* lists: the text with the tensors "<1>", "<2>"...; else NULL */
   int n_leaves;       /* lists: the tensors it holds */
   ts_info *leaves;
@@ -60,6 +62,12 @@ void ts__signature_update_key(ts_signature *sig);
 bool ts__signature_accepts(const ts_signature *traced, const ts_signature *call);
 /* Rewrites a list's host text after its leaves changed (relaxed dims). */
 void ts__argsig_update_host(ts_argsig *a);
+/* Host kinds the cache compares by value alike: TS_VALUE_INT for ints,
+ * floats and bools (Python's 1 == 1.0 == True), else the kind itself. */
+ts_value_kind ts__argsig_match_kind(ts_value_kind kind);
+/* Do two host arguments hold the same value (numbers by value; lists of
+ * tensors alike but for their tensors' dtypes and shapes)? */
+bool ts__argsig_same_host(const ts_argsig *a, const ts_argsig *b);
 /* Does one argument of a call fit the traced one? */
 bool ts__argsig_accepts(const ts_argsig *traced, const ts_argsig *call);
 /* Number of arguments that differ (structure differences count as n + 1). */

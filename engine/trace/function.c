@@ -587,7 +587,7 @@ static void relax_shape(ts_shape *shape, const ts_shape *other)
  * alike: kinds, dtypes, host values, variables, lists' skeletons. */
 static bool only_shapes_differ(const ts_argsig *a, const ts_argsig *c)
 {
-  if (a->kind != c->kind)
+  if (ts__argsig_match_kind(a->kind) != ts__argsig_match_kind(c->kind))
     return false;
   if (a->kind == TS_VALUE_TENSOR)
     return a->dtype == c->dtype;
@@ -598,9 +598,7 @@ static bool only_shapes_differ(const ts_argsig *a, const ts_argsig *c)
   for (int k = 0; k < a->n_list_variables; k++)
     if (a->list_variables[k] != c->list_variables[k])
       return false;
-  if (!a->n_leaves || !c->n_leaves)
-    return a->n_leaves == c->n_leaves && strcmp(a->host, c->host) == 0;
-  if (a->n_leaves != c->n_leaves || strcmp(a->skeleton, c->skeleton))
+  if (!ts__argsig_same_host(a, c))
     return false;
   for (int k = 0; k < a->n_leaves; k++)
     if (a->leaves[k].dtype != c->leaves[k].dtype)
@@ -861,9 +859,17 @@ static void warn_frequent(ts_function *f, ts_trace_reason reason)
 static bool check_input_signature(const ts_function *f, const ts_value *args, int n)
 {
   char label[128], want[TS_INFO_STR], got[TS_INFO_STR];
+  if (n < f->n_specs) { /* Python's "missing a required argument: 'x'", naming it */
+    ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
+                 "%s: missing %s: its input signature takes %d argument%s, the call gave %d",
+                 f->name, ts__arg_label(label, sizeof label, n, f->params, f->n_params),
+                 f->n_specs, f->n_specs == 1 ? "" : "s", n);
+    return false;
+  }
   if (n != f->n_specs) {
     ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
-                 "%s: called with %d arguments, its input signature has %d", f->name, n, f->n_specs);
+                 "%s: called with %d argument%s, its input signature has %d", f->name, n,
+                 n == 1 ? "" : "s", f->n_specs);
     return false;
   }
   for (int i = 0; i < n; i++) {
@@ -937,11 +943,25 @@ static bool convert_host_args(const ts_function *f, const ts_value *args, int n,
   return true;
 }
 
+/* Is f being traced further out on this thread (it called itself)? */
+static bool tracing_outside(const ts_function *f)
+{
+  const ts_context *c = ts__context();
+  for (int i = 0; i < c->trace_depth; i++)
+    if (c->trace_chain[i] == f->name)
+      return true;
+  return false;
+}
+
 /* A trace that failed is an event too: the log shows it with its error
- * (the error stays pending; the call fails with it). */
+ * (the error stays pending; the call fails with it).  In a recursion only
+ * the outermost trace of f says so: the 64 levels under the depth limit
+ * would each report the one error. */
 static void emit_failed_trace(ts_function *f, const ts_signature *sig, ts_trace_reason reason,
                               const char *reason_text, uint64_t duration_ns)
 {
+  if (tracing_outside(f))
+    return;
   const ts_error *e = ts_error_peek();
   char *text = ts__signature_text(sig, f->params, f->n_params);
   ts_event ev = { .kind = TS_EVENT_TRACE };
@@ -1041,8 +1061,17 @@ static ts_concrete *resolve(ts_function *f, const ts_value *args, int n, bool ex
     goto out;
   }
 
-  if (f->reduce_retracing)
+  if (f->reduce_retracing) {
+    /* the log says what the call's type was widened to, not only what changed */
+    char *before = g_strdup(sig.key);
     generalize(f, &sig);
+    if (strcmp(before, sig.key)) {
+      char *text = ts__signature_text(&sig, f->params, f->n_params);
+      g_string_append_printf(reason_text, " (reduce_retracing: generalised to %s)", text);
+      g_free(text);
+    }
+    g_free(before);
+  }
   uint64_t t0 = ts_now_ns();
   int n_traces;
   cf = trace(f, &sig, args, &n_traces);

@@ -2,7 +2,9 @@
  * cache: tensors by dtype and shape, host values by value; and, when a call
  * misses, why, in words. */
 #include "function-private.h"
+#include "../ops/float_repr.h"
 
+#include <math.h>
 #include <stdio.h>
 
 /* The tensors of a list, as host_text finds them: their dtypes and
@@ -15,13 +17,61 @@ typedef struct list_leaves {
   GPtrArray *variables; /* ts_tensor * (references): the list's variables, by identity */
 } list_leaves;
 
+/* A host number as the cache compares it: by value, as Python's == does
+ * (tf.function's Literal trace type), so 1, 1.0 and True are one value
+ * (written "1") and 0.0 and -0.0 another ("0"). */
+static void canonical_number(GString *s, const ts_value *v)
+{
+  double f = v->kind == TS_VALUE_FLOAT ? v->f : 0;
+  if (v->kind == TS_VALUE_INT)
+    g_string_append_printf(s, "%" G_GINT64_FORMAT, v->i);
+  else if (v->kind == TS_VALUE_BOOL)
+    g_string_append_c(s, v->b ? '1' : '0');
+  else if (f == floor(f) && f >= -0x1p63 && f < 0x1p63) /* integral: as the int it equals */
+    g_string_append_printf(s, "%" G_GINT64_FORMAT, (int64_t)f);
+  else {
+    char num[TS_FLOAT_REPR_SIZE];
+    ts__float_repr(num, sizeof num, f);
+    g_string_append(s, num);
+  }
+}
+
+/* A string as Python's repr writes it: in single quotes, or in double
+ * quotes when it holds a single quote and no double one; the quote and
+ * backslashes escaped, as are newlines, tabs and other control bytes. */
+static void append_str_repr(GString *s, const char *text)
+{
+  char quote = strchr(text, '\'') && !strchr(text, '"') ? '"' : '\'';
+  g_string_append_c(s, quote);
+  for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+    if (*p == quote || *p == '\\')
+      g_string_append_printf(s, "\\%c", *p);
+    else if (*p == '\n')
+      g_string_append(s, "\\n");
+    else if (*p == '\r')
+      g_string_append(s, "\\r");
+    else if (*p == '\t')
+      g_string_append(s, "\\t");
+    else if (*p < 0x20 || *p == 0x7f)
+      g_string_append_printf(s, "\\x%02x", *p);
+    else
+      g_string_append_c(s, (char)*p);
+  }
+  g_string_append_c(s, quote);
+}
+
 /* A host value in words.  Tensors (and specs) inside a list are a nested
  * structure's tensors, as tf.function flattens a list of tensors: each is
  * an input of its own; with `ll` they are collected there and written
  * "<1>", "<2>" (the list's skeleton, as TensorFlow's pretty-printed
- * signatures write a nested structure), else by dtype and shape. */
-static void host_text(GString *s, const ts_value *v, list_leaves *ll)
+ * signatures write a nested structure), else by dtype and shape.
+ * `canonical` writes numbers as the cache compares them (canonical_number). */
+static void host_text(GString *s, const ts_value *v, list_leaves *ll, bool canonical)
 {
+  if (canonical && (v->kind == TS_VALUE_INT || v->kind == TS_VALUE_FLOAT || v->kind == TS_VALUE_BOOL)) {
+    canonical_number(s, v);
+    return;
+  }
   char buf[TS_INFO_STR];
   switch (v->kind) {
   case TS_VALUE_TENSOR:
@@ -37,8 +87,8 @@ static void host_text(GString *s, const ts_value *v, list_leaves *ll)
     ts_info info = v->kind == TS_VALUE_SPEC ? (ts_info){ v->spec.dtype, v->spec.shape }
                    : v->tensor                ? (ts_info){ v->tensor->dtype, v->tensor->shape }
                                               : (ts_info){ TS_F32, TS_SCALAR_SHAPE };
-    if (!ll) {
-      g_string_append(s, ts__info_str(buf, info.dtype, info.shape));
+    if (!ll) { /* canonical: a tensor's place; the leaves are compared apart */
+      g_string_append(s, canonical ? "<t>" : ts__info_str(buf, info.dtype, info.shape));
       break;
     }
     g_array_append_val(ll->leaves, info);
@@ -48,30 +98,22 @@ static void host_text(GString *s, const ts_value *v, list_leaves *ll)
     break;
   }
   case TS_VALUE_INT: g_string_append_printf(s, "%" G_GINT64_FORMAT, v->i); break;
-  case TS_VALUE_FLOAT: {
-    char num[G_ASCII_DTOSTR_BUF_SIZE];
-    g_ascii_dtostr(num, sizeof num, v->f);
+  case TS_VALUE_FLOAT: { /* as Python's repr: 0.1, 2.0 (a float still), 1e-05 */
+    char num[TS_FLOAT_REPR_SIZE];
+    ts__float_repr(num, sizeof num, v->f);
     g_string_append(s, num);
-    if (!strpbrk(num, ".eEn")) /* 2.0 stays a float: 2 would read as an int */
-      g_string_append(s, ".0");
     break;
   }
   case TS_VALUE_BOOL: g_string_append(s, v->b ? "True" : "False"); break;
-  case TS_VALUE_STRING: /* quoted, its quotes and backslashes escaped: ["a', 'b"] is not ["a", "b"] */
-    g_string_append_c(s, '\'');
-    for (const char *p = v->s ? v->s : ""; *p; p++) {
-      if (*p == '\'' || *p == '\\')
-        g_string_append_c(s, '\\');
-      g_string_append_c(s, *p);
-    }
-    g_string_append_c(s, '\'');
+  case TS_VALUE_STRING: /* ["a', 'b"] is not ['a', 'b'] */
+    append_str_repr(s, v->s ? v->s : "");
     break;
   case TS_VALUE_LIST:
     g_string_append_c(s, '[');
     for (int i = 0; i < v->list.n; i++) {
       if (i)
         g_string_append(s, ", ");
-      host_text(s, &v->list.items[i], ll);
+      host_text(s, &v->list.items[i], ll, canonical);
     }
     g_string_append_c(s, ']');
     break;
@@ -136,8 +178,10 @@ void ts__signature_update_key(ts_signature *sig)
       g_string_append(key, ts__info_str(buf, a->dtype, a->shape));
     else if (a->kind == TS__ARG_VARIABLE) /* by identity: its reference keeps the address its own */
       g_string_append_printf(key, "%d:%p", (int)a->kind, (void *)a->variable);
-    else
-      g_string_append_printf(key, "%d:%s", (int)a->kind, a->host);
+    else /* by value, kind aside: 1, 1.0 and True are one key */
+      g_string_append_printf(key, "h:%s", a->canon);
+    for (int k = 0; k < a->n_leaves; k++) /* and a list's tensors by dtype and shape */
+      g_string_append_printf(key, "<%s>", ts__info_str(buf, a->leaves[k].dtype, a->leaves[k].shape));
     for (int k = 0; k < a->n_list_variables; k++)
       g_string_append_printf(key, "@%p", (void *)a->list_variables[k]);
   }
@@ -164,14 +208,16 @@ bool ts__signature_init(ts_signature *sig, const ts_value *args, int n)
       *a = (ts_argsig){ .kind = TS_VALUE_TENSOR, .dtype = v->spec.dtype, .shape = v->spec.shape };
     } else if (v->kind == TS_VALUE_NONE || (v->kind > TS_VALUE_TENSOR && v->kind <= TS_VALUE_LIST)) {
       /* None too: a Python None is a non-tensor argument like any other */
-      GString *s = g_string_new(NULL);
-      host_text(s, v, NULL);
-      *a = (ts_argsig){ .kind = v->kind, .host = g_string_free(s, FALSE) };
+      GString *s = g_string_new(NULL), *canon = g_string_new(NULL);
+      host_text(s, v, NULL, false);
+      host_text(canon, v, NULL, true);
+      *a = (ts_argsig){ .kind = v->kind, .host = g_string_free(s, FALSE),
+                        .canon = g_string_free(canon, FALSE) };
       if (v->kind == TS_VALUE_LIST) {
         list_leaves ll = { g_array_new(FALSE, FALSE, sizeof(ts_info)), g_ptr_array_new(), 0,
                            g_ptr_array_new() };
         GString *skeleton = g_string_new(NULL);
-        host_text(skeleton, v, &ll);
+        host_text(skeleton, v, &ll, false);
         g_ptr_array_add(ll.segments, g_strdup(skeleton->str + ll.segment_start));
         g_ptr_array_add(ll.segments, NULL);
         a->n_leaves = (int)ll.leaves->len;
@@ -210,6 +256,7 @@ void ts__signature_clear(ts_signature *sig)
 {
   for (int i = 0; i < sig->n; i++) {
     g_free(sig->args[i].host);
+    g_free(sig->args[i].canon);
     g_free(sig->args[i].skeleton);
     g_strfreev(sig->args[i].segments);
     g_free(sig->args[i].leaves);
@@ -229,6 +276,7 @@ void ts__signature_copy(ts_signature *dst, const ts_signature *src)
   for (int i = 0; i < src->n; i++) {
     dst->args[i] = src->args[i];
     dst->args[i].host = g_strdup(src->args[i].host);
+    dst->args[i].canon = g_strdup(src->args[i].canon);
     dst->args[i].skeleton = g_strdup(src->args[i].skeleton);
     dst->args[i].segments = g_strdupv(src->args[i].segments);
     if (src->args[i].variable)
@@ -282,16 +330,23 @@ static bool same_list_variables(const ts_argsig *traced, const ts_argsig *call)
 
 static bool host_accepts(const ts_argsig *traced, const ts_argsig *call)
 {
-  if (!same_list_variables(traced, call))
-    return false;
-  if (!traced->n_leaves || !call->n_leaves)
-    return strcmp(traced->host, call->host) == 0;
-  return strcmp(traced->skeleton, call->skeleton) == 0 && leaf_mismatch(traced, call) < 0;
+  return same_list_variables(traced, call) && ts__argsig_same_host(traced, call) &&
+         leaf_mismatch(traced, call) < 0;
+}
+
+ts_value_kind ts__argsig_match_kind(ts_value_kind kind)
+{
+  return kind == TS_VALUE_FLOAT || kind == TS_VALUE_BOOL ? TS_VALUE_INT : kind;
+}
+
+bool ts__argsig_same_host(const ts_argsig *a, const ts_argsig *b)
+{
+  return a->n_leaves == b->n_leaves && strcmp(a->canon, b->canon) == 0;
 }
 
 bool ts__argsig_accepts(const ts_argsig *traced, const ts_argsig *call)
 {
-  if (traced->kind != call->kind)
+  if (ts__argsig_match_kind(traced->kind) != ts__argsig_match_kind(call->kind))
     return false;
   if (traced->kind == TS__ARG_VARIABLE)
     return traced->variable == call->variable;
@@ -383,16 +438,16 @@ ts_trace_reason ts__signature_diff(const ts_signature *closest, const ts_signatu
     if (text->len)
       g_string_append(text, "; ");
     ts__arg_label(label, sizeof label, i, params, n_params);
-    if (was->kind != now->kind) {
+    if (ts__argsig_match_kind(was->kind) != ts__argsig_match_kind(now->kind)) {
       structure = true;
       g_string_append_printf(text, "%s: %s, traced with %s", label, kind_word(now->kind),
                              kind_word(was->kind));
-    } else if (now->kind == TS_VALUE_LIST && !strcmp(was->host, now->host) &&
+    } else if (now->kind == TS_VALUE_LIST && ts__argsig_same_host(was, now) &&
                !same_list_variables(was, now)) {
       structure = true;
       g_string_append_printf(text, "%s: the list holds other variables than traced", label);
-    } else if (now->kind != TS_VALUE_TENSOR && was->n_leaves && now->n_leaves &&
-               !strcmp(was->skeleton, now->skeleton) && leaf_mismatch(was, now) >= 0) {
+    } else if (now->kind != TS_VALUE_TENSOR && was->n_leaves && ts__argsig_same_host(was, now) &&
+               leaf_mismatch(was, now) >= 0) {
       int k = leaf_mismatch(was, now);
       ts_info w = was->leaves[k], c = now->leaves[k];
       if (c.dtype != w.dtype) {
