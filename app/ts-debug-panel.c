@@ -12,7 +12,6 @@
 #include <tracescope-debug.h>
 
 #include "ts-source-snippet.h"
-#include "ts-spec-text.h"
 #include "ts-tensor-view.h"
 #include "ts-worker-debug.h"
 #include "ts-workspace.h"
@@ -540,20 +539,6 @@ void ts_debug_panel_start(TsDebugPanel *self, TsEngineWorker *engine, TsLoadedMo
   if (!worker) {
     finish(self, NULL, "no module is open");
     return;
-  }
-  /* a spec alone traces a Run; a debugged call runs its ops on values */
-  const TsModuleFunction *fn = module ? ts_loaded_module_lookup(module, function) : NULL;
-  for (int i = 0; args[i]; i++) {
-    ts_spec spec;
-    if (ts_spec_parse(args[i], &spec)) {
-      g_autofree char *why = g_strdup_printf("argument %d%s%s%s is a spec only (%s): give it values, "
-                                             "with a Fill, to debug the call", i,
-                                             fn && i < fn->n_params ? " (" : "",
-                                             fn && i < fn->n_params ? fn->params[i] : "",
-                                             fn && i < fn->n_params ? ")" : "", args[i]);
-      finish(self, NULL, why);
-      return;
-    }
   }
   set_state(self, TRUE, FALSE);
   g_autofree char *label = ts_engine_worker_format_label(0, function, args);

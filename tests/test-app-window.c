@@ -1370,11 +1370,12 @@ static void test_startup_debugs_a_call(void)
   g_unlink(startup->screenshot);
   g_assert_false(ts_debug_panel_get_stopped(debug));
   g_assert_cmpstr(ts_debug_panel_get_status(debug), ==,
-                  "Ended: argument 0 (x) is a spec only (f32[10,10]): give it values, with a Fill, to "
-                  "debug the call");
+                  "Ended: argument 0 (x): 'f32[10,10]' is a spec only, with no values to run op by op: "
+                  "give it values (a Fill, or 'f32[10,10]:uniform')");
   /* said in full where a Run's error would be */
   g_assert_cmpstr(ts_run_panel_get_error(ts_window_get_run_panel(window)), ==,
-                  "argument 0 (x) is a spec only (f32[10,10]): give it values, with a Fill, to debug the call");
+                  "argument 0 (x): 'f32[10,10]' is a spec only, with no values to run op by op: give it "
+                  "values (a Fill, or 'f32[10,10]:uniform')");
   ts_debug_panel_remove_breakpoint(debug, "MatMul");
   activate("win.mode", "s", "graph");
 }

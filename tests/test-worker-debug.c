@@ -238,8 +238,8 @@ static void test_on_device(void)
   ids = debug_start(w, "power", (const char *const[]){ "f32[10,10]", "3", NULL }, NULL, TRUE, &error);
   g_assert_null(ids);
   g_assert_cmpstr(error->message, ==,
-                  "argument 0 (x): 'f32[10,10]' has no values to run op by op: give them "
-                  "('f32[10,10]:uniform', 'f32[10,10]=1,2,…')");
+                  "argument 0 (x): 'f32[10,10]' is a spec only, with no values to run op by op: "
+                  "give it values (a Fill, or 'f32[10,10]:uniform')");
   stop_worker(w);
 }
 

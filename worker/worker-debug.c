@@ -348,9 +348,9 @@ static void handle_start(WorkerDebug *d, GVariant *params, GDBusMethodInvocation
     g_autofree char *prefix = worker_arg_prefix(fn, i);
     if (ts_spec_parse(args[i], &spec)) { /* a Call traces with it; a debugged call runs */
       g_dbus_method_invocation_return_error(inv, TS_ENGINE_ERROR, TS_ERR_INVALID_ARGUMENT,
-                                            "%s'%s' has no values to run op by op: give them "
-                                            "('%s:uniform', '%s=1,2,…')",
-                                            prefix, args[i], args[i], args[i]);
+                                            "%s'%s' is a spec only, with no values to run op by op: "
+                                            "give it values (a Fill, or '%s:uniform')",
+                                            prefix, args[i], args[i]);
       clear_call(d);
       return;
     }
