@@ -26,11 +26,10 @@ static void on_chooser_response(GtkNativeDialog *dialog, int response, gpointer 
   g_object_unref(dialog);
 }
 
-void _ts_window_choose_file(TsWindow *self, const char *title, const char *suggested, const TsFileKind *kinds,
-                            guint n_kinds, TsPathChosen chosen)
+void _ts_window_choose_file(TsWindow *self, const char *title, const char *accept, const char *suggested,
+                            const TsFileKind *kinds, guint n_kinds, TsPathChosen chosen)
 {
   GtkFileChooserAction action = suggested ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_OPEN;
-  const char *accept = !suggested ? "_Open" : g_str_has_prefix(title, "Export") ? "_Export" : "_Save";
   GtkFileChooserNative *chooser = gtk_file_chooser_native_new(title, GTK_WINDOW(self), action, accept, "_Cancel");
   if (suggested)
     gtk_file_chooser_set_current_name(GTK_FILE_CHOOSER(chooser), suggested);
@@ -171,13 +170,13 @@ static const TsFileKind SESSION_FILES[] = { { "Tracescope sessions (.json)", { "
 
 static void action_save_session(GtkWidget *widget, const char *name, GVariant *param)
 {
-  _ts_window_choose_file(TS_WINDOW(widget), "Save Session", "session.json", SESSION_FILES,
+  _ts_window_choose_file(TS_WINDOW(widget), "Save Session", "_Save", "session.json", SESSION_FILES,
                          G_N_ELEMENTS(SESSION_FILES), save_session);
 }
 
 static void action_open_session(GtkWidget *widget, const char *name, GVariant *param)
 {
-  _ts_window_choose_file(TS_WINDOW(widget), "Open Session", NULL, SESSION_FILES, G_N_ELEMENTS(SESSION_FILES),
+  _ts_window_choose_file(TS_WINDOW(widget), "Open Session", "_Open", NULL, SESSION_FILES, G_N_ELEMENTS(SESSION_FILES),
                          ts_window_open_session);
 }
 
@@ -320,13 +319,13 @@ static const TsFileKind TRACE_FILES[] = { { "Chrome traces (.json, .json.gz)", {
 
 static void action_open_trace(GtkWidget *widget, const char *name, GVariant *param)
 {
-  _ts_window_choose_file(TS_WINDOW(widget), "Open Trace", NULL, TRACE_FILES, G_N_ELEMENTS(TRACE_FILES),
+  _ts_window_choose_file(TS_WINDOW(widget), "Open Trace", "_Open", NULL, TRACE_FILES, G_N_ELEMENTS(TRACE_FILES),
                          ts_window_open_trace);
 }
 
 static void action_compare_trace(GtkWidget *widget, const char *name, GVariant *param)
 {
-  _ts_window_choose_file(TS_WINDOW(widget), "Compare with Trace", NULL, TRACE_FILES, G_N_ELEMENTS(TRACE_FILES),
+  _ts_window_choose_file(TS_WINDOW(widget), "Compare with Trace", "_Open", NULL, TRACE_FILES, G_N_ELEMENTS(TRACE_FILES),
                          ts_window_compare_trace);
 }
 
@@ -363,8 +362,10 @@ static void action_export_graph(GtkWidget *widget, const char *name, GVariant *p
     { "SVG image", { "*.svg" } }, { "PNG image", { "*.png" } }, { "PDF document", { "*.pdf" } },
     { "Graphviz DOT", { "*.dot" } },
   };
-  _ts_window_choose_file(self, "Export Graph", suggested, KINDS, G_N_ELEMENTS(KINDS), export_graph);
+  _ts_window_choose_file(self, "Export Graph", "_Export", suggested, KINDS, G_N_ELEMENTS(KINDS), export_graph);
 }
+
+#define NO_PROFILE "There is no profile to export: turn Profile on and run a function first"
 
 /* The profile the Profiler panel shows, as a Chrome trace (Perfetto,
  * chrome://tracing, Open Trace read it back; gzipped for .gz). */
@@ -375,7 +376,7 @@ static void export_trace(TsWindow *self, const char *path)
   g_autofree char *base = g_path_get_basename(path);
   g_autofree char *text = NULL;
   if (!session)
-    text = g_strdup("There is no profile to export: turn Profile on and run a function first");
+    text = g_strdup(NO_PROFILE);
   else if (!tsp_chrome_export(session, path, &error))
     text = g_strdup_printf("Cannot export the profile: %s", error->message);
   else
@@ -392,12 +393,12 @@ static void action_export_trace(GtkWidget *widget, const char *name, GVariant *p
 {
   TsWindow *self = TS_WINDOW(widget);
   if (!ts_profiler_panel_get_session(self->profiler_panel)) {
-    export_trace(self, ""); /* says why there is nothing to save */
+    _ts_window_toast(self, NO_PROFILE);
     return;
   }
   const char *function = ts_workspace_get_function(self->workspace);
   g_autofree char *suggested = g_strdup_printf("%s.trace.json.gz", function ? function : "profile");
-  _ts_window_choose_file(self, "Export Profile as Trace", suggested, TRACE_FILES, G_N_ELEMENTS(TRACE_FILES),
+  _ts_window_choose_file(self, "Export Profile as Trace", "_Export", suggested, TRACE_FILES, G_N_ELEMENTS(TRACE_FILES),
                          export_trace);
 }
 

@@ -136,7 +136,7 @@ static void action_open(GtkWidget *widget, const char *name, GVariant *param)
   static const TsFileKind MODULES[] = {
     { "Tracescope modules and ONNX models (.so, .onnx)", { "*.so", "*.onnx" } },
   };
-  _ts_window_choose_file(TS_WINDOW(widget), "Open Module", NULL, MODULES, G_N_ELEMENTS(MODULES),
+  _ts_window_choose_file(TS_WINDOW(widget), "Open Module", "_Open", NULL, MODULES, G_N_ELEMENTS(MODULES),
                          ts_window_open_module);
 }
 

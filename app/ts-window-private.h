@@ -58,16 +58,16 @@ struct _TsWindow {
 
 void _ts_window_toast(TsWindow *self, const char *text);
 
-/* ts-window-files.c: a file chooser over the window, to save when a name
- * is suggested, else to open; each kind a filter of its patterns.
- * `chosen` gets the path accepted. */
+/* ts-window-files.c: a file chooser over the window with its accept
+ * button's label, to save when a name is suggested, else to open; each
+ * kind a filter of its patterns.  `chosen` gets the path accepted. */
 typedef void (*TsPathChosen)(TsWindow *self, const char *path);
 typedef struct {
   const char *name;
   const char *patterns[2];
 } TsFileKind;
-void _ts_window_choose_file(TsWindow *self, const char *title, const char *suggested, const TsFileKind *kinds,
-                            guint n_kinds, TsPathChosen chosen);
+void _ts_window_choose_file(TsWindow *self, const char *title, const char *accept, const char *suggested,
+                            const TsFileKind *kinds, guint n_kinds, TsPathChosen chosen);
 /* An error dialog, its message kept for ts_window_get_error. */
 void _ts_window_show_error_dialog(TsWindow *self, const char *heading, const char *message);
 /* "busy" changed (the workspace's, importing or fetching): the actions follow. */
