@@ -21,6 +21,11 @@ static bool check_inputs(ts_loc loc, const ts_op_def *def, ts_tensor *const *in,
       ts__op_fail(loc, def, TS_ERR_INVALID_ARGUMENT, "input %d is NULL", i);
       return false;
     }
+    if (G_UNLIKELY(ts_is_none(in[i]))) {
+      ts__op_fail(loc, def, TS_ERR_INVALID_ARGUMENT,
+                  "input %d is None (ts_none): the result of a function that returns nothing", i);
+      return false;
+    }
     if (G_UNLIKELY(in[i]->items)) {
       ts__op_fail(loc, def, TS_ERR_INVALID_ARGUMENT,
                   "input %d is a tuple of %d tensors (ts_tuple): a tuple is only a function's "

@@ -85,10 +85,16 @@ struct ts_tensor {
   ts_loc carried_loop;
   const char *carried_kind;
   /* A tuple (ts_tuple): a function's several results, no data of its own;
-   * it holds a reference on each.  NULL for a tensor. */
+   * it holds a reference on each.  NULL for a tensor.  None (ts_none, a
+   * function's result of nothing) is a tuple of no items. */
   struct ts_tensor **items;
   int n_items;
 };
+
+static inline bool ts__is_tuple(const ts_tensor *t)
+{
+  return t && t->items && t->n_items > 0;
+}
 
 /* A TS_VARIANT element: a reference-counted object (a TensorArray's list,
  * an optional, a traced statement's state); `kind` is how it prints

@@ -869,6 +869,8 @@ static char *tensor_string(const ts_tensor *t, const char *prefix)
 {
   if (!t)
     return NULL;
+  if (ts_is_none(t))
+    return g_strdup("None");
   char shape[TS_INFO_STR];
   if (t->node) /* as TensorFlow prints graph tensors: the node's name and output */
     return g_strdup_printf("Tensor(\"%s:%d\", shape=%s, dtype=%s)", t->name,
@@ -896,10 +898,13 @@ char *ts_tensor_str(const ts_tensor *t)
   return tensor_string(t, "tf.Tensor");
 }
 
-/* Each result's text by `one`, as a Python tuple when there are several. */
+/* Each result's text by `one`, as a Python tuple when there are several;
+ * none: None. */
 static char *results_string(ts_tensor *const *results, int n, bool tuple,
                             char *(*one)(const ts_tensor *))
 {
+  if (n == 0)
+    return strdup("None");
   if (n == 1 && !tuple)
     return one(results[0]);
   GString *s = g_string_new("(");
@@ -930,12 +935,12 @@ static char *type_string(const ts_tensor *t)
 
 char *ts_results_to_string(ts_tensor *const *results, int n, bool tuple)
 {
-  TS_CHECK_ARG(results != NULL && n >= 1 && first_null(results, n) == n, NULL);
+  TS_CHECK_ARG((results != NULL || n == 0) && n >= 0 && first_null(results, n) == n, NULL);
   return results_string(results, n, tuple, ts_tensor_to_string);
 }
 
 char *ts_results_type_string(ts_tensor *const *results, int n, bool tuple)
 {
-  TS_CHECK_ARG(results != NULL && n >= 1 && first_null(results, n) == n, NULL);
+  TS_CHECK_ARG((results != NULL || n == 0) && n >= 0 && first_null(results, n) == n, NULL);
   return results_string(results, n, tuple, type_string);
 }

@@ -306,8 +306,8 @@ TS_API char *ts_shape_dtype_string(ts_dtype dtype, ts_shape shape);
  * ts_tensor_to_string, a tuple (several, or tuple set: one) as Python
  * prints it, "(Tensor(200, shape=(), dtype=int32), Tensor(0.5, ...))",
  * "(Tensor(1, shape=(), dtype=int32),)"; and their types, "f32[3]",
- * "(i32[], f32[])", "(f32[3],)".  Owned strings (free()); NULL + error
- * for n < 1 or a NULL result. */
+ * "(i32[], f32[])", "(f32[3],)"; none (a function returning ts_none):
+ * "None".  Owned strings (free()); NULL + error for n < 0 or a NULL result. */
 TS_API char *ts_results_to_string(ts_tensor *const *results, int n, bool tuple);
 TS_API char *ts_results_type_string(ts_tensor *const *results, int n, bool tuple);
 
@@ -1081,6 +1081,16 @@ TS_API ts_tensor *ts_tuple_at(ts_loc loc, int n, ts_tensor *const *tensors);
   ts_tuple_at(TS_HERE, (int)(sizeof((ts_tensor *[]){ __VA_ARGS__ }) / sizeof(ts_tensor *)), \
               (ts_tensor *[]){ __VA_ARGS__ })
 #define ts_tuple_v(n, tensors) ts_tuple_at(TS_HERE, (n), (tensors))
+
+/* No result: a ts_fn that only prints, assigns or returns early (a
+ * tf.function whose Python returns None) ends in `return ts_none();` or
+ * TS_RETURN(ts_none()).  Traced, its concrete function has no outputs
+ * (its stateful ops still run, in order); callers get None back (not
+ * NULL: that is a failure), which ts_is_none tells apart, the `_n` calls
+ * a count of 0.  Every return of the function is then None; an op given
+ * None fails.  In the current scope; NULL only when out of memory. */
+TS_API ts_tensor *ts_none(void);
+TS_API bool ts_is_none(const ts_tensor *t);
 
 /* One exported function: `spec` is "name, arg0, arg1, ..." (from TS_EXPORT);
  * `examples` its example arguments (argument specs, NULL-terminated) or NULL. */

@@ -343,7 +343,7 @@ static flag_set flags_of(ts_cf_block *r)
     }
   if (current_fn) {
     flag_set_add(&fs, &current_fn->returned, "returned", true);
-    flag_set_add(&fs, &current_fn->retval, "retval", false);
+    flag_set_add(&fs, &current_fn->retval, "retval", false); /* stays NULL for None */
     for (int k = 1; k < current_fn->arity; k++)
       flag_set_add(&fs, &current_fn->more[k - 1], "retval", false);
   }
@@ -605,9 +605,12 @@ static bool in_dead_code(void)
 /* ---- a returned tuple: its tensors are the return value's slots, merged
  * one by one as a single tensor is (tf.function's nested structure). */
 
-/* The function's pending return value: retval, or the tuple of its tensors. */
+/* The function's pending return value: retval, the tuple of its tensors,
+ * or None. */
 static ts_tensor *ret_value(const ts_fn_jumps *fn)
 {
+  if (fn->arity == TS__ARITY_NONE)
+    return ts_none();
   if (fn->arity < 1 || !fn->retval)
     return fn->retval;
   ts_tensor *items[TS_MAX_RETURNS] = { fn->retval };
@@ -643,7 +646,9 @@ static ts_tensor *zeros_of_value(const ts_cf_block *b, const ts_tensor *value)
 
 static void structure_str(char *buf, size_t size, int arity)
 {
-  if (arity == 0)
+  if (arity == TS__ARITY_NONE)
+    snprintf(buf, size, "None");
+  else if (arity == 0)
     snprintf(buf, size, "one tensor");
   else
     snprintf(buf, size, "a tuple of %d tensor%s", arity, arity == 1 ? "" : "s");
@@ -654,8 +659,8 @@ static void structure_str(char *buf, size_t size, int arity)
  * the function).  false + error naming both where they differ. */
 static bool same_structure(ts_fn_jumps *fn, ts_loc loc, const ts_tensor *value)
 {
-  int arity = value->items ? value->n_items : 0;
-  if (fn->arity < 0) {
+  int arity = ts_is_none(value) ? TS__ARITY_NONE : value->items ? value->n_items : 0;
+  if (fn->arity == TS__ARITY_UNSET) {
     fn->arity = arity;
     fn->arity_loc = loc;
     return true;
@@ -672,7 +677,7 @@ static bool same_structure(ts_fn_jumps *fn, ts_loc loc, const ts_tensor *value)
   if (!ts_failed())
     ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, "TS_RETURN",
                  "%s: returns %s at line %d but %s %s; every return must have the same "
-                 "structure (one tensor, or a tuple of as many tensors)",
+                 "structure (one tensor, a tuple of as many tensors, or None)",
                  fn->name, was, fn->arity_loc.line, now, where);
   return false;
 }
@@ -786,7 +791,7 @@ static void region_close(const void *key)
 void ts__jumps_fn_begin(ts_fn_jumps *fn, const char *name)
 {
   *fn = (ts_fn_jumps){ .base = n_records, .prev = current_fn, .name = name,
-                       .frame = ts__trace_frame(), .arity = -1 };
+                       .frame = ts__trace_frame(), .arity = TS__ARITY_UNSET };
   current_fn = fn;
 }
 
@@ -833,7 +838,7 @@ ts_tensor *ts__jumps_fn_end(ts_fn_jumps *fn, ts_tensor *out)
       ts_tensor *value = out ? out : rec.guard ? zeros_of_value(rec.guard, rec.retval) : NULL;
       set_ret(fn, (ts_loc){ 0 }, value);
       fn->returned = ts_scalar_bool(true);
-      mine = fn->retval || rec.dead;
+      mine = (fn->arity == TS__ARITY_NONE ? value != NULL : fn->retval != NULL) || rec.dead;
     }
     record_close(&rec, mine);
     if (mine)
@@ -880,7 +885,7 @@ bool ts__jump(ts_loc loc, ts_cf_block *b, int how, ts_tensor *value)
     }
     if (!ts__trace_frame())
       return true; /* eagerly: plain C return */
-    if (current_fn->arity < 0 && value->items && value->n_items > 1)
+    if (current_fn->arity == TS__ARITY_UNSET && ts__is_tuple(value) && value->n_items > 1)
       add_ret_items(b, value->n_items);
     if (!same_structure(current_fn, loc, value))
       return false;
@@ -1375,7 +1380,8 @@ static bool loop_add_flags(ts_cf_block *b)
   if (fn && fn->returned) {
     state_add_flag(st, &fn->returned, "returned", true);
     st->before[st->n_slots - 1] = ts_scalar_bool(false);
-    for (int k = 0; k < (fn->arity > 1 ? fn->arity : 1); k++) {
+    int n_ret = fn->arity == TS__ARITY_NONE ? 0 : fn->arity > 1 ? fn->arity : 1;
+    for (int k = 0; k < n_ret; k++) {
       ts_tensor **slot = k ? &fn->more[k - 1] : &fn->retval;
       state_add_flag(st, slot, "retval", false);
       st->before[st->n_slots - 1] = *slot ? zeros_of(b, info_of(*slot)) : NULL;

@@ -153,14 +153,14 @@ void ts__function_warn(ts_function *f, ts_warning_kind kind, const char *message
 
 /* ---- tuples (tuple.c) ------------------------------------------------------------- */
 
-/* A tuple of tensors[0..n) (checked by the caller), in the current scope. */
+/* A tuple of tensors[0..n) (checked by the caller; none: None), in the current scope. */
 ts_tensor *ts__tuple_new(ts_tensor *const *tensors, int n);
 /* A call's result into out[0..): the tuple's tensors, or result itself.
- * The count, or -1 (result NULL: its error; more than max_out: an error
+ * The count (0 for None), or -1 (result NULL: its error; more than max_out: an error
  * naming function `name`). */
 int ts__results(const char *name, ts_tensor *result, ts_tensor **out, int max_out, bool *tuple);
 /* The one tensor of a result for public function `reader`
  * ("ts_function_call"): a tuple of one gives its tensor, a longer one is
- * an error naming `reader_n`, what reads them all. */
+ * an error naming `reader_n`, what reads them all; None is itself. */
 ts_tensor *ts__single_result(const char *name, const char *reader, const char *reader_n,
                              ts_tensor *result);

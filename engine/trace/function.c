@@ -49,7 +49,7 @@ struct ts_concrete {
   ts_executable *exec;    /* the optimized graph and its plans */
   GHashTable *twins;      /* (site, occurrence) -> traced node: eager ops' twins */
   ts_trace_notes *notes;  /* what a caller's trace needs to inline its graph (inline.c) */
-  int n_outputs;          /* its results: one, or a tuple's (graph outputs, in order) */
+  int n_outputs;          /* its results: one, a tuple's (graph outputs, in order), 0 for None */
   ts_info *outputs;
   bool tuple;             /* returned as a tuple (ts_tuple), even of one */
   uint64_t trace_ns;
@@ -311,7 +311,10 @@ static ts_tensor *run_c(const char *name, ts_fn fn, char *const *params, int n_p
   if (ts_failed() || !out) {
     ts_scope_end(scope);
     if (!ts_failed())
-      ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL, "%s: returned no tensor", name);
+      ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
+                   "%s: returned NULL without an error; a function that returns nothing "
+                   "ends in `return ts_none();`",
+                   name);
     return NULL;
   }
   return ts_scope_end_keep(scope, out);
@@ -530,9 +533,9 @@ static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts
     ts__frame_abort(ts__trace_frame());
 
   ts__path_restore(path_base);
-  /* one graph output per result: the tensor, or each of a tuple's */
+  /* one graph output per result: the tensor, or each of a tuple's (None: none) */
   int n_out = out && out->items ? out->n_items : 1;
-  ts_info *outputs = g_new(ts_info, n_out);
+  ts_info *outputs = g_new(ts_info, n_out > 0 ? n_out : 1);
   bool ok = out && !ts_failed();
   for (int i = 0; ok && i < n_out; i++) {
     ts_port port;
@@ -549,7 +552,7 @@ static ts_concrete *trace_impl(ts_function *f, const ts_signature *sig, const ts
     ts_scope_end(scope);
     return NULL;
   }
-  bool tuple = out->items != NULL;
+  bool tuple = ts__is_tuple(out);
   ts_graph *graph = ts__frame_pop(frame, NULL);
   ts_scope_end(scope);
 
@@ -1151,6 +1154,13 @@ static bool concrete_inputs(const ts_concrete *cf, const ts_value *args, int n,
   return true;
 }
 
+/* A call of cf's result from its graph's outputs: the tensor, a tuple of
+ * them, or None. */
+static ts_tensor *call_result(const ts_concrete *cf, ts_tensor *const *out)
+{
+  return cf->tuple || cf->n_outputs == 0 ? ts__tuple_new(out, cf->n_outputs) : out[0];
+}
+
 /* Runs cf's graph on the call's tensors: its result, or its tuple of them. */
 static ts_tensor *run_concrete(ts_concrete *cf, const ts_value *args, int n)
 {
@@ -1164,7 +1174,7 @@ static ts_tensor *run_concrete(ts_concrete *cf, const ts_value *args, int n)
   run_end(started);
   if (!ok)
     return NULL;
-  return cf->tuple ? ts__tuple_new(out, cf->n_outputs) : out[0];
+  return call_result(cf, out);
 }
 
 static bool runs_eagerly(const ts_function *f)
@@ -1316,7 +1326,7 @@ static ts_tensor *inline_concrete(ts_concrete *cf, const ts_value *args, int n)
   if (!concrete_inputs(cf, args, n, inputs, &n_in) ||
       !ts__inline_graph(cf->fn->name, cf->graph, cf->notes, inputs, n_in, out, cf->n_outputs))
     return NULL;
-  return cf->tuple ? ts__tuple_new(out, cf->n_outputs) : out[0];
+  return call_result(cf, out);
 }
 
 bool ts__call_resolve(ts__call *call, ts__call_how want)
@@ -1597,6 +1607,10 @@ char *ts_concrete_pretty_signature(const ts_concrete *cf)
     }
   }
   g_string_append(s, "  Returns:\n    ");
+  if (cf->n_outputs == 0) {
+    g_string_append(s, "None");
+    return g_string_free(s, FALSE);
+  }
   if (!cf->tuple) {
     append_tensor_spec(s, cf->outputs[0].dtype, cf->outputs[0].shape);
     return g_string_free(s, FALSE);

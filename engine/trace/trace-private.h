@@ -106,10 +106,14 @@ char *ts__unique_scope(ts_frame *f, const char *base);
  * `returned` and `retval` (a tuple's tensors: retval, then `more`); the
  * code after the statement that returned is guarded until the function's
  * end.  run_c brackets every call with these. */
+/* ts_fn_jumps.arity besides a tuple's count (0: one tensor). */
+enum { TS__ARITY_UNSET = -1, TS__ARITY_NONE = -2 };
+
 typedef struct ts_fn_jumps {
   ts_tensor *returned, *retval;
   ts_tensor *more[TS_MAX_RETURNS - 1]; /* a returned tuple's tensors after retval */
-  int arity;                 /* while tracing: -1 before a TS_RETURN, 0 one tensor, n a tuple */
+  int arity;                 /* while tracing: TS__ARITY_UNSET before a TS_RETURN, 0 one
+                                tensor, n a tuple, TS__ARITY_NONE None */
   ts_loc arity_loc;          /* the TS_RETURN that set it */
   int base;                  /* the guards below this belong to callers */
   struct ts_fn_jumps *prev;

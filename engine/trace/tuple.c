@@ -1,5 +1,6 @@
-/* tuple.c — a function's several results (tf.function's `return a, b`):
- * the tuple ts_tuple makes, and reading it back where calls return. */
+/* tuple.c — a function's several results (tf.function's `return a, b`)
+ * or none (`return None`): the tuple ts_tuple makes, the None ts_none
+ * makes, and reading them back where calls return. */
 #include "function-private.h"
 
 #include <stdlib.h>
@@ -7,7 +8,7 @@
 ts_tensor *ts__tuple_new(ts_tensor *const *tensors, int n)
 {
   ts_tensor *t = calloc(1, sizeof *t);
-  ts_tensor **items = calloc((size_t)n, sizeof *items);
+  ts_tensor **items = calloc(n > 0 ? (size_t)n : 1, sizeof *items); /* None's: no items */
   if (!t || !items) {
     free(t);
     free(items);
@@ -39,7 +40,9 @@ ts_tensor *ts_tuple_at(ts_loc loc, int n, ts_tensor *const *tensors)
     }
     if (tensors[i]->items) {
       ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, "ts_tuple",
-                   "tensor %d of %d is itself a tuple; tuples do not nest", i, n);
+                   ts_is_none(tensors[i]) ? "tensor %d of %d is None (ts_none); a tuple holds tensors"
+                                          : "tensor %d of %d is itself a tuple; tuples do not nest",
+                   i, n);
       return NULL;
     }
     /* a function returns a variable's value, not the variable */
@@ -50,12 +53,22 @@ ts_tensor *ts_tuple_at(ts_loc loc, int n, ts_tensor *const *tensors)
   return ts__tuple_new(held, n);
 }
 
+ts_tensor *ts_none(void)
+{
+  return ts__tuple_new(NULL, 0);
+}
+
+bool ts_is_none(const ts_tensor *t)
+{
+  return t && t->items && t->n_items == 0;
+}
+
 int ts__results(const char *name, ts_tensor *result, ts_tensor **out, int max_out, bool *tuple)
 {
   if (!result)
     return -1;
   if (tuple)
-    *tuple = result->items != NULL;
+    *tuple = ts__is_tuple(result);
   int n = result->items ? result->n_items : 1;
   if (n > max_out) {
     ts_error_set(TS_ERR_INVALID_ARGUMENT, (ts_loc){ 0 }, NULL,
@@ -70,7 +83,7 @@ int ts__results(const char *name, ts_tensor *result, ts_tensor **out, int max_ou
 ts_tensor *ts__single_result(const char *name, const char *reader, const char *reader_n,
                              ts_tensor *result)
 {
-  if (!result || !result->items)
+  if (!result || !result->items || ts_is_none(result))
     return result;
   if (result->n_items == 1)
     return result->items[0];
