@@ -52,7 +52,7 @@ static gpointer debuggee_run(gpointer data)
   ts_tensor *out[TS_MAX_RETURNS];
   bool tuple = false;
   int n = ts_debug_call_n(d->s, d->fn, d->args->v, d->args->n, out, TS_MAX_RETURNS, &tuple);
-  d->result = n > 0 ? ts_results_to_string(out, n, tuple) : NULL;
+  d->result = n >= 0 ? ts_results_to_string(out, n, tuple) : NULL;
   if (d->device)
     ts_device_scope_end();
   d->error = ts_error_take();
@@ -438,7 +438,7 @@ static int health(const cli_options *o)
     bool tuple = false;
     int n = ts_function_call_n(fn, args.v, args.n, results, TS_MAX_RETURNS, &tuple);
     ts_health_stop(h);
-    char *text = n > 0 ? ts_results_to_string(results, n, tuple) : NULL;
+    char *text = n >= 0 ? ts_results_to_string(results, n, tuple) : NULL;
     if (text)
       printf("%s\n", text);
     free(text);

@@ -117,7 +117,7 @@ static bool call(tsp_session *s, ts_function *fn, const cli_args *a, bool eager)
   int n = ts_function_call_n(fn, a->v, a->n, out, TS_MAX_RETURNS, NULL);
   tsp_call_end(s, t0, ts_function_name(fn), eager ? TSP_MODE_EAGER : TSP_MODE_GRAPH);
   ts_scope_end(scope);
-  return n > 0;
+  return n >= 0;
 }
 
 /* One mode: a warm-up call (which traces in graph mode), then the timed calls. */

@@ -114,8 +114,8 @@ static char *save_results(const cli_options *o, ts_function *fn, int k, ts_tenso
 }
 
 /* Makes every call of o, `repeat` times each, printing each result (all
- * of a tuple's, as Python prints a tuple) or, with --save, writing each
- * as a .npy file and printing where. */
+ * of a tuple's, as Python prints a tuple; None) or, with --save, writing
+ * each as a .npy file and printing where. */
 static int call_all(const cli_options *o, ts_function *fn, const cli_args *calls, int n_calls,
                     const cli_args *concrete)
 {
@@ -130,7 +130,8 @@ static int call_all(const cli_options *o, ts_function *fn, const cli_args *calls
       bool tuple = false;
       int n = cf ? ts_concrete_call_n(cf, calls[c].v, calls[c].n, out, TS_MAX_RETURNS, &tuple)
                  : ts_function_call_n(fn, calls[c].v, calls[c].n, out, TS_MAX_RETURNS, &tuple);
-      char *text = n > 0 && !o->save ? ts_results_to_string(out, n, tuple) : NULL; /* free() */
+      /* None (n == 0) prints as Python prints it, --save or not: nothing to save */
+      char *text = n == 0 || (n > 0 && !o->save) ? ts_results_to_string(out, n, tuple) : NULL;
       char *saved = n > 0 && o->save ? save_results(o, fn, ++k, out, n) : NULL;
       ts_scope_end(scope);
       if (!text && !saved)

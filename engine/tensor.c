@@ -526,5 +526,7 @@ ts_tensor *ts_tensor_to_backend(ts_tensor *t, const ts_backend *b)
                    "ts_tensor_to_backend: %s is NULL", t ? "the backend" : "the tensor");
     return NULL;
   }
+  if (ts_is_none(t))
+    return t; /* nothing to move */
   return ts__tensor_on((ts_loc){ 0 }, t, b);
 }

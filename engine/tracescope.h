@@ -246,7 +246,7 @@ TS_API ts_device_kind ts_backend_device_kind(const ts_backend *b);
 
 /* The backend t's data lives on (NULL for a symbolic tensor). */
 TS_API const ts_backend *ts_tensor_backend(const ts_tensor *t);
-/* A copy of t on backend b (t itself if it is there), in the current scope. */
+/* A copy of t on backend b (t itself if it is there, or None), in the current scope. */
 TS_API ts_tensor *ts_tensor_to_backend(ts_tensor *t, const ts_backend *b);
 
 /* With share, new large CPU buffers (64 KiB and up) live in memfds, so

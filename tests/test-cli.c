@@ -926,6 +926,27 @@ static void expect_run_every_way(const char *module, const char *fn, const char 
   expect_output(cli("run", module, fn, "--isolate", arg[0], arg[1], NULL), want);
 }
 
+/* A function returning None (the guide's find_next_odd): "None", as
+ * Python prints it, in graph mode, eagerly, through a worker and under
+ * the debugger; --save has nothing to write; its signature returns None. */
+static void test_none_result(void)
+{
+  expect_output(cli("run", "seeds", "find_next_odd", NULL), "None\n");
+  expect_output(cli("run", "seeds", "find_next_odd", "--mode", "eager", NULL), "None\n");
+  expect_output(cli("run", "seeds", "find_next_odd", "--isolate", "--call", "--call", NULL),
+                "None\nNone\n");
+  char *dir = g_dir_make_tmp("ts-cli-XXXXXX", NULL);
+  expect_output(cli("run", "seeds", "find_next_odd", "--save", dir, NULL), "None\n");
+  g_assert_cmpint(g_rmdir(dir), ==, 0); /* nothing written */
+  g_free(dir);
+  expect_output(cli("signatures", "seeds", "find_next_odd", NULL),
+                "find_next_odd()\n  Returns:\n    None\n");
+  cli_result r = cli("health", "seeds", "find_next_odd", NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_true(g_str_has_prefix(r.out, "None\nhealth: "));
+  cli_result_clear(&r);
+}
+
 /* A function returning a tuple: every result, as Python prints a tuple,
  * in graph mode, eagerly, through a concrete function and a worker; its
  * signature's returns as TensorFlow prints them; --save one file each. */
@@ -1410,6 +1431,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cli/run/npy-argument", test_npy_argument);
   g_test_add_func("/cli/run/save", test_save_results);
   g_test_add_func("/cli/run/tuple-results", test_tuple_results);
+  g_test_add_func("/cli/run/none-result", test_none_result);
   g_test_add_func("/cli/list", test_list);
   g_test_add_func("/cli/help", test_help);
   g_test_add_func("/cli/help-command", test_command_help);

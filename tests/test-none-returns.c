@@ -203,6 +203,29 @@ static void test_nested(void)
   ts_scope_end(s);
 }
 
+/* The divergence finder compares the assigns op by op; no result to compare */
+static void test_diverge(void)
+{
+  ts_scope *s = ts_scope_begin();
+  v = ts_variable_new(ts_scalar_i32(5), "v");
+  ts_function *f = ts_function_new("find_next_odd", find_next_odd, NULL);
+  ts_diverge_report *rep = NULL;
+  g_assert_true(ts_diverge(f, NULL, 0, NULL, &rep));
+  g_assert_nonnull(rep);
+  g_assert_false(rep->diverged);
+  g_assert_cmpint(rep->n_results, ==, 0);
+  g_assert_cmpint(rep->n_compared, >, 0);
+  char *text = ts_diverge_report_format(rep);
+  g_assert_nonnull(strstr(text, "result: None in both runs\n"));
+  free(text);
+  ts_diverge_report_free(rep);
+  /* the eager run's assigns were put back before the graph's: 5 -> 7 once */
+  g_assert_cmpint(scalar_of(ts_read(v)), ==, 7);
+  ts_function_free(f);
+  ts_tensor_unref(v);
+  ts_scope_end(s);
+}
+
 /* returns None where x > 0, x itself at the end */
 static ts_tensor *mixed(ts_call *c)
 {
@@ -272,6 +295,7 @@ int main(int argc, char **argv)
   g_test_add_data_func("/none/loop-return/graph", GINT_TO_POINTER(0), test_loop_return);
   g_test_add_data_func("/none/loop-return/eager", GINT_TO_POINTER(1), test_loop_return);
   g_test_add_func("/none/nested", test_nested);
+  g_test_add_func("/none/diverge", test_diverge);
   g_test_add_func("/none/errors", test_errors);
   return g_test_run();
 }

@@ -176,6 +176,36 @@ static void test_call(void)
   fixture_stop(&f);
 }
 
+/* A function returning None (the guide's find_next_odd): "None" for its
+ * text and type, no values and no results list, over both channels. */
+static void test_none_result(void)
+{
+  for (int fast = 0; fast < 2; fast++) {
+    Fixture f = { 0 };
+    fixture_start_worker(&f, 0, fast);
+    GAsyncResult *res = NULL;
+    g_autoptr(GError) error = NULL;
+    g_autofree char *title = NULL, *path = NULL;
+    g_autoptr(GPtrArray) functions = NULL;
+    ts_worker_open_async(f.worker, g_getenv("TRACESCOPE_SEEDS"), NULL, store_result, &res);
+    g_assert_true(ts_worker_open_finish(f.worker, wait_result(&res, "the module to open"), &title,
+                                        &path, &functions, &error));
+    g_assert_no_error(error);
+    g_object_unref(res);
+    for (int eager = 0; eager < 2; eager++) {
+      g_autoptr(TsCallResult) r = call(&f, 1 + eager, "find_next_odd", (const char *const[]){ NULL },
+                                       eager, NULL, &error);
+      g_assert_no_error(error);
+      g_assert_cmpstr(r->value_text, ==, "None");
+      g_assert_cmpstr(r->shape_text, ==, "None");
+      g_assert_null(r->data);
+      g_assert_cmpuint(r->n_results, ==, 0);
+      g_assert_null(r->results);
+    }
+    fixture_stop(&f);
+  }
+}
+
 /* A function returning a tuple: the text of them all, and each tensor's
  * text, type and values, alike over the fast channel and D-Bus. */
 static void test_tuple_results(void)
@@ -1010,6 +1040,7 @@ int main(int argc, char **argv)
   };
   g_test_add_func("/worker/call", test_call);
   g_test_add_func("/worker/tuple-results", test_tuple_results);
+  g_test_add_func("/worker/none-result", test_none_result);
   g_test_add_func("/worker/onnx-model", test_onnx_model);
   g_test_add_func("/worker/output-attributed", test_output_attributed);
   g_test_add_func("/worker/large-result", test_large_result);

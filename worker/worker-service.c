@@ -472,11 +472,11 @@ static void make_compare(Call *c)
   answer_value(c->a, g_variant_new("(@a{sv})", g_variant_dict_end(&d)), fds);
 }
 
-/* Calls or traces; replies either way. */
 /* A call's results into d: value-text and shape-text of them all (a
- * tuple as Python prints one, `(x,)` too) and, for one tensor (alone or
- * a tuple's only one), its values; for a tuple of several, "results"
- * (aa{sv}) with each tensor's text, type and values. */
+ * tuple as Python prints one, `(x,)` too; None as "None", nothing more)
+ * and, for one tensor (alone or a tuple's only one), its values; for a
+ * tuple of several, "results" (aa{sv}) with each tensor's text, type and
+ * values. */
 static gboolean write_results(GVariantDict *d, ts_tensor *const *out, int n, bool tuple,
                               GUnixFDList *fds, TsBlobStore *blobs, GError **error)
 {
@@ -486,6 +486,8 @@ static gboolean write_results(GVariantDict *d, ts_tensor *const *out, int n, boo
   g_variant_dict_insert(d, "shape-text", "s", shape);
   free(text);
   free(shape);
+  if (n == 0)
+    return TRUE;
   if (n == 1)
     return ts_worker_tensor_write(d, out[0], fds, blobs, error);
   GVariantBuilder items;
@@ -512,6 +514,7 @@ static gboolean write_results(GVariantDict *d, ts_tensor *const *out, int n, boo
   return TRUE;
 }
 
+/* Calls or traces; replies either way. */
 static void make_call(Call *c)
 {
   WorkerService *s = c->s;

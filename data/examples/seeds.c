@@ -190,7 +190,7 @@ static ts_tensor *custom_model(ts_call *c)
  *     if v % 2 == 0:
  *       v.assign(v + 1)
  *   find_next_odd()  ->  v is 7
- * It returns v's new value (the guide's returns nothing). */
+ * Like the guide's, it returns nothing (None). */
 static ts_tensor *find_next_odd(ts_call *c)
 {
   ts_tensor *v = globals.v;
@@ -198,7 +198,7 @@ static ts_tensor *find_next_odd(ts_call *c)
   TS_IF (ts_equal(ts_mod(ts_read(v), like(v, 2)), like(v, 0))) {
     ts_assign(v, ts_add(ts_read(v), like(v, 1)));
   } TS_END_IF;
-  return ts_read(v);
+  return ts_none();
 }
 
 /* Batching:
@@ -426,8 +426,8 @@ static ts_tensor *a_function_with_python_side_effect(ts_call *c)
  *   iterator = iter([0, 1, 2, 3])
  *   side_effect(iterator) three times  ->  Value of variable: 0 / 0 / 0;
  *   without tf.function                ->  Value of variable: 0 / 1 / 3
- * The iterator is host state: it advances only when the C code runs.  It
- * returns var's new value (the guide's returns nothing). */
+ * The iterator is host state: it advances only when the C code runs.  Like
+ * the guide's, it returns nothing (None). */
 static ts_tensor *side_effect(ts_call *c)
 {
   static const int32_t iterator[] = { 0, 1, 2, 3 };
@@ -438,7 +438,7 @@ static ts_tensor *side_effect(ts_call *c)
   ts_tensor *var = globals.var;
   ts_assign_add(var, ts_scalar_i32(iterator[globals.next++]));
   ts_print("Value of variable:", ts_read(var));
-  return ts_read(var);
+  return ts_none();
 }
 
 /* Polymorphic functions:

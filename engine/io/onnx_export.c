@@ -1557,6 +1557,12 @@ static bool save_graph(const ts_graph *g, const char *path)
   const char **outs = NULL;
   ts_scope *scope = ts_scope_begin(); /* host copies of values on devices */
   bool ok = emit_graph(&ex, &eg, g, "", NULL, &outs) && top_outputs(&ex, &eg, g, outs);
+  if (ok && g->outputs->len == 0) { /* its stateful ops, if any, failed above */
+    ts_error_set(TS_ERR_UNIMPLEMENTED, (ts_loc){ 0 }, NULL,
+                 "%s: cannot export '%s': it returns None, and an ONNX model gives outputs",
+                 path, g->name);
+    ok = false;
+  }
   if (ok) {
     Onnx__GraphProto graph = ONNX__GRAPH_PROTO__INIT;
     graph.name = g->name;

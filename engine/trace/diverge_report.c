@@ -165,7 +165,10 @@ char *ts_diverge_report_format(const ts_diverge_report *rep)
     g_string_append_printf(s, "result (output %d of %d): ", rep->result.output, rep->n_results);
   else
     g_string_append(s, "result: ");
-  append_difference(s, &rep->result);
+  if (rep->n_results == 0 && rep->result.kind == TS_DIVERGE_NONE)
+    g_string_append(s, "None in both runs"); /* nothing returned to compare */
+  else
+    append_difference(s, &rep->result);
   g_string_append_c(s, '\n');
   if (rep->result.kind != TS_DIVERGE_NONE) {
     append_value(s, "eager", rep->result.eager);
