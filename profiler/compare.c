@@ -201,7 +201,7 @@ static bool call(tsp_session *s, ts_function *fn, const ts_value *args, int n_ar
   int n = ts_function_call_n(fn, args, n_args, out, TS_MAX_RETURNS, NULL);
   tsp_call_end(s, t0, ts_function_name(fn), eager ? TSP_MODE_EAGER : TSP_MODE_GRAPH);
   ts_scope_end(scope);
-  return n > 0;
+  return n >= 0;
 }
 
 tsp_compare *tsp_compare_run(tsp_session *s, ts_function *fn, const ts_value *args, int n_args,

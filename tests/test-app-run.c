@@ -711,6 +711,21 @@ static void test_tuple_result(void)
   g_assert_null(ts_tensor_view_get_tensor(ts_run_panel_get_tensor_view(panel)));
 }
 
+/* A function returning None (the guide's find_next_odd): the result says
+ * None, its type None, and the tensor view has nothing to show. */
+static void test_none_result(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  select_function("find_next_odd");
+  run_with((const char *const[]){ NULL });
+  g_autofree char *text = result_text();
+  g_assert_cmpstr(text, ==, "None");
+  TsRunPanel *panel = ts_window_get_run_panel(window);
+  g_assert_nonnull(strstr(ts_run_panel_get_meta(panel), " · None · graph · 1 call"));
+  g_assert_null(ts_tensor_view_get_tensor(ts_run_panel_get_tensor_view(panel)));
+}
+
 static gboolean load_failed(gpointer data)
 {
   return ts_window_get_load_failure(window) != NULL;
@@ -847,6 +862,7 @@ int main(int argc, char **argv)
     { "/app/wrong-abi-refused", test_wrong_abi_refused },
     { "/app/missing-symbol-refused", test_missing_symbol_refused },
     { "/app/tuple-result", test_tuple_result },
+    { "/app/none-result", test_none_result },
     { "/app/reload-on-change", test_reload_on_change },
     { "/app/reload-failure-stays-said", test_reload_failure_stays_said },
     { "/app/rows-survive-reopen", test_rows_survive_reopen },

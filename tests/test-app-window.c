@@ -1376,6 +1376,18 @@ static void test_startup_debugs_a_call(void)
   g_assert_cmpstr(ts_run_panel_get_error(ts_window_get_run_panel(window)), ==,
                   "argument 0 (x): 'f32[10,10]' is a spec only, with no values to run op by op: give it "
                   "values (a Fill, or 'f32[10,10]:uniform')");
+
+  /* a function returning None (no MatMul to stop at) finishes saying so */
+  g_free(startup->function);
+  startup->function = g_strdup("find_next_odd");
+  g_strfreev(startup->calls->pdata[0]);
+  startup->calls->pdata[0] = g_strdupv((char *[]){ NULL });
+  script = ts_startup_script_new(G_APPLICATION(app), startup, window);
+  test_wait_for(file_exists, startup->screenshot, "the screenshot of the finished call");
+  ts_startup_script_free(script);
+  g_unlink(startup->screenshot);
+  test_wait_for(debug_ended, NULL, "the None-returning call to end");
+  g_assert_cmpstr(ts_debug_panel_get_status(debug), ==, "Finished: None");
   ts_debug_panel_remove_breakpoint(debug, "MatMul");
   activate("win.mode", "s", "graph");
 }

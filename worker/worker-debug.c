@@ -183,7 +183,7 @@ static gpointer debuggee_main(gpointer data)
   bool tuple = false;
   TS_DEVICE_SCOPE(d->device) n = ts_debug_call_n(d->session, d->fn, d->values, d->n_values, out,
                                                  TS_MAX_RETURNS, &tuple);
-  if (n > 0) /* a tuple's text holds them all; the values go along for one tensor */
+  if (n >= 0) /* a tuple's text holds them all (None: "None"); the values go along for one tensor */
     d->result_text = ts_results_to_string(out, n, tuple);
   if (n == 1)
     d->result = ts_tensor_ref(out[0]);
