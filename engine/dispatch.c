@@ -21,7 +21,7 @@ static bool check_inputs(ts_loc loc, const ts_op_def *def, ts_tensor *const *in,
       ts__op_fail(loc, def, TS_ERR_INVALID_ARGUMENT, "input %d is NULL", i);
       return false;
     }
-    if (G_UNLIKELY(ts_is_none(in[i]))) {
+    if (G_UNLIKELY(ts__is_none(in[i]))) {
       ts__op_fail(loc, def, TS_ERR_INVALID_ARGUMENT,
                   "input %d is None (ts_none): the result of a function that returns nothing", i);
       return false;

@@ -96,6 +96,11 @@ static inline bool ts__is_tuple(const ts_tensor *t)
   return t && t->items && t->n_items > 0;
 }
 
+static inline bool ts__is_none(const ts_tensor *t)
+{
+  return t && t->items && t->n_items == 0;
+}
+
 /* A TS_VARIANT element: a reference-counted object (a TensorArray's list,
  * an optional, a traced statement's state); `kind` is how it prints
  * ("TensorList": <TensorList>). */

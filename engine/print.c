@@ -869,7 +869,7 @@ static char *tensor_string(const ts_tensor *t, const char *prefix)
 {
   if (!t)
     return NULL;
-  if (ts_is_none(t))
+  if (ts__is_none(t))
     return g_strdup("None");
   char shape[TS_INFO_STR];
   if (t->node) /* as TensorFlow prints graph tensors: the node's name and output */

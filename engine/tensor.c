@@ -518,6 +518,11 @@ const ts_backend *ts_tensor_backend(const ts_tensor *t)
   return t ? t->backend : NULL;
 }
 
+bool ts_is_none(const ts_tensor *t)
+{
+  return ts__is_none(t);
+}
+
 ts_tensor *ts_tensor_to_backend(ts_tensor *t, const ts_backend *b)
 {
   if (!t || !b) {
@@ -526,7 +531,7 @@ ts_tensor *ts_tensor_to_backend(ts_tensor *t, const ts_backend *b)
                    "ts_tensor_to_backend: %s is NULL", t ? "the backend" : "the tensor");
     return NULL;
   }
-  if (ts_is_none(t))
+  if (ts__is_none(t))
     return t; /* nothing to move */
   return ts__tensor_on((ts_loc){ 0 }, t, b);
 }

@@ -58,11 +58,6 @@ ts_tensor *ts_none(void)
   return ts__tuple_new(NULL, 0);
 }
 
-bool ts_is_none(const ts_tensor *t)
-{
-  return t && t->items && t->n_items == 0;
-}
-
 int ts__results(const char *name, ts_tensor *result, ts_tensor **out, int max_out, bool *tuple)
 {
   if (!result)
