@@ -14,6 +14,11 @@
  * refused when traced ("outside a TS_WHILE or TS_FOR loop (of this
  * function)").
  *
+ * Each program runs twice over: returning a register, and returning None
+ * (ts_none) after assigning the register's sum to a variable where it
+ * would have returned it, so that None travels the same jumps, guards
+ * and loop flags; the variable's value is then what the runs compare.
+ *
  * The graph runs a third time on the simulated device (SIM:0), where its
  * If and While nodes run as the device's conditional nodes in the plan's
  * capture (exec/device_cf.c), or from the host where they cannot.
@@ -130,6 +135,18 @@ static ts_tensor *positive(ts_tensor *x)
 
 static ts_tensor *exec_block(run *x, int head, ts_tensor **r);
 
+static bool none_variant; /* returns are None, the value assigned to `sink` */
+static ts_tensor *sink;
+
+/* What a return gives: the value, or None once the value is in sink. */
+static ts_tensor *returned_value(ts_tensor *value)
+{
+  if (!none_variant)
+    return value;
+  ts_assign(sink, ts_reduce_sum(value, TS_ALL_AXES, false));
+  return ts_none();
+}
+
 /* After a nested block: an eager return leaves at once; a jump the block
  * met is performed here, where its macro is written. */
 #define PERFORM_JUMP(x)                                                              \
@@ -208,7 +225,7 @@ static ts_tensor *exec_block(run *x, int head, ts_tensor **r)
     case S_CONTINUE: x->jump = J_CONTINUE; return NULL;
     case S_RETURN:
       x->jump = J_RETURN;
-      x->value = r[s->a];
+      x->value = returned_value(r[s->a]);
       return NULL;
     }
     if (x->returned)
@@ -230,7 +247,7 @@ static ts_tensor *body(ts_call *call)
   ts_tensor *out = exec_block(&x, current->head, r);
   if (x.returned || x.jump == J_RETURN)
     return x.returned ? out : x.value;
-  return r[0];
+  return returned_value(r[0]);
 }
 
 /* Both results, when both runs gave one: the same dtype, shape and values. */
@@ -275,30 +292,40 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   }
   ts_value args[] = { TS_TENSOR_VALUE(a), TS_TENSOR_VALUE(b) };
   static const char *const MODES[] = { "eager call", "graph call", "graph call on SIM:0" };
-  ts_tensor *result[3] = { NULL, NULL, NULL };
-  for (int mode = 0; mode < 3; mode++) {
-    ts_function *fn = ts_function_new("fuzz_control_flow", body, "a, b");
-    ts_function_set_run_eagerly(fn, mode == 0);
-    if (mode == 2)
-      ts_function_set_device(fn, sim);
-    /* twice: the second graph call runs the cached concrete function (on a
-     * device: replays the capture) */
-    for (int call = 0; call < 2; call++) {
-      ts_tensor *t = fuzz_check(ts_function_call(fn, args, 2), MODES[mode]);
-      if (t && call == 1 && !(result[mode] = mode == 2 ? ts_tensor_to_backend(t, ts_backend_cpu()) : t))
-        fuzz_expect_error("copying SIM:0's result to the host");
+  for (int variant = 0; variant < 2; variant++) {
+    none_variant = variant == 1;
+    ts_tensor *result[3] = { NULL, NULL, NULL };
+    for (int mode = 0; mode < 3; mode++) {
+      sink = none_variant ? ts_variable_new(ts_scalar_f32(0), "sink") : NULL;
+      ts_function *fn = ts_function_new("fuzz_control_flow", body, "a, b");
+      ts_function_set_run_eagerly(fn, mode == 0);
+      if (mode == 2)
+        ts_function_set_device(fn, sim);
+      /* twice: the second graph call runs the cached concrete function (on a
+       * device: replays the capture) */
+      for (int call = 0; call < 2; call++) {
+        ts_tensor *t = fuzz_check(ts_function_call(fn, args, 2), MODES[mode]);
+        if (t && ts_is_none(t) != none_variant)
+          fuzz_finding("%s returned %s", MODES[mode], none_variant ? "a tensor, not None" : "None");
+        if (t && none_variant)
+          t = fuzz_check(ts_read(sink), "reading the variable the returns assigned");
+        if (t && call == 1 && !(result[mode] = mode == 2 ? ts_tensor_to_backend(t, ts_backend_cpu()) : t))
+          fuzz_expect_error("copying SIM:0's result to the host");
+      }
+      if (ts_function_n_concrete(fn) > 0)
+        free(ts_graph_to_text(ts_concrete_graph(ts_function_concrete(fn, 0))));
+      ts_function_free(fn);
+      ts_tensor_unref(sink);
+      sink = NULL;
+      ts_error_clear();
     }
-    if (ts_function_n_concrete(fn) > 0)
-      free(ts_graph_to_text(ts_concrete_graph(ts_function_concrete(fn, 0))));
-    ts_function_free(fn);
-    ts_error_clear();
+    if (result[0] && result[1])
+      compare(result[0], result[1], "eager and graph");
+    if (result[1] && result[2])
+      compare(result[1], result[2], "the CPU graph's and SIM:0's");
+    if (result[1] && !result[2])
+      fuzz_finding("the graph ran on the CPU but failed on SIM:0");
   }
-  if (result[0] && result[1])
-    compare(result[0], result[1], "eager and graph");
-  if (result[1] && result[2])
-    compare(result[1], result[2], "the CPU graph's and SIM:0's");
-  if (result[1] && !result[2])
-    fuzz_finding("the graph ran on the CPU but failed on SIM:0");
   ts_scope_end(scope);
   ts_release_all();
   ts_error_clear();
