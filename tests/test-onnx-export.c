@@ -313,6 +313,29 @@ static void test_tuple_outputs(void)
 
 /* x > 0 asserted: ONNX has no Assert (a model cannot fail a run), so the
  * export refuses the node by name rather than drop the check. */
+/* fn (traced for args) has no ONNX form: the export refuses it with an
+ * error holding each of `fragments` (NULL-terminated) and writes no file. */
+static void expect_refused(const char *name, ts_fn fn_body, const char *params, const ts_value *args,
+                           int n, const char *const *fragments)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_function *fn = ts_function_new(name, fn_body, params);
+  ts_concrete *cf = ts_function_get_concrete(fn, args, n);
+  g_assert_nonnull(cf);
+  char *path = g_strdup_printf("%s/%s.onnx", tmp_dir, name);
+  g_assert_false(ts_concrete_save_onnx(cf, path));
+  ts_error *e = ts_error_take();
+  g_assert_cmpint(e->code, ==, TS_ERR_UNIMPLEMENTED);
+  for (int i = 0; fragments[i]; i++)
+    if (!strstr(e->message, fragments[i]))
+      g_error("'%s' lacks '%s'", e->message, fragments[i]);
+  g_assert_false(g_file_test(path, G_FILE_TEST_EXISTS));
+  ts_error_free(e);
+  g_free(path);
+  ts_function_free(fn);
+  ts_scope_end(scope);
+}
+
 static ts_tensor *asserted(ts_call *c)
 {
   ts_tensor *x = ts_arg(c, 0);
@@ -322,22 +345,9 @@ static ts_tensor *asserted(ts_call *c)
 
 static void test_assert_refused(void)
 {
-  ts_scope *scope = ts_scope_begin();
-  ts_function *fn = ts_function_new("asserted", asserted, "x");
-  ts_value spec = { .kind = TS_VALUE_SPEC, .spec = { TS_F32, TS_SHAPE(2) } };
-  ts_concrete *cf = ts_function_get_concrete(fn, &spec, 1);
-  g_assert_nonnull(cf);
-  char *path = g_strdup_printf("%s/asserted.onnx", tmp_dir);
-  g_assert_false(ts_concrete_save_onnx(cf, path));
-  ts_error *e = ts_error_take();
-  g_assert_cmpint(e->code, ==, TS_ERR_UNIMPLEMENTED);
-  g_assert_nonnull(strstr(e->message, "cannot export node 'Assert' (Assert)"));
-  g_assert_nonnull(strstr(e->message, "ONNX has no Assert op"));
-  ts_error_free(e);
-  g_assert_false(g_file_test(path, G_FILE_TEST_EXISTS));
-  g_free(path);
-  ts_function_free(fn);
-  ts_scope_end(scope);
+  ts_value spec = TS_SPEC_VALUE(TS_F32, TS_SHAPE(2));
+  expect_refused("asserted", asserted, "x", &spec, 1,
+                 (const char *const[]){ "cannot export node 'Assert' (Assert)", "ONNX has no Assert op", NULL });
 }
 
 static ts_tensor *cumprod_body(ts_call *c)
@@ -416,22 +426,10 @@ static ts_tensor *angle(ts_call *c)
  * off the right half-plane): the export refuses it by name and says why. */
 static void test_atan2_refused(void)
 {
-  ts_scope *scope = ts_scope_begin();
-  ts_function *fn = ts_function_new("angle", angle, "y, x");
   ts_value args[2] = { TS_SPEC_VALUE(TS_F32, TS_SHAPE(3)), TS_SPEC_VALUE(TS_F32, TS_SHAPE(3)) };
-  ts_concrete *cf = ts_function_get_concrete(fn, args, 2);
-  g_assert_nonnull(cf);
-  char *path = g_strdup_printf("%s/angle.onnx", tmp_dir);
-  g_assert_false(ts_concrete_save_onnx(cf, path));
-  ts_error *e = ts_error_take();
-  g_assert_cmpint(e->code, ==, TS_ERR_UNIMPLEMENTED);
-  g_assert_nonnull(strstr(e->message, "(Atan2)"));
-  g_assert_nonnull(strstr(e->message, "op Atan2 has no ONNX mapping: ONNX (opset 17) has no atan2"));
-  g_assert_false(g_file_test(path, G_FILE_TEST_EXISTS));
-  ts_error_free(e);
-  g_free(path);
-  ts_function_free(fn);
-  ts_scope_end(scope);
+  expect_refused("angle", angle, "y, x", args, 2,
+                 (const char *const[]){ "(Atan2)", "op Atan2 has no ONNX mapping: ONNX (opset 17) has no atan2",
+                                        NULL });
 }
 
 static ts_tensor *nothing(ts_call *c)
@@ -444,21 +442,9 @@ static ts_tensor *nothing(ts_call *c)
  * models compute outputs, and it has none (its pruned ops are no export). */
 static void test_none_refused(void)
 {
-  ts_scope *scope = ts_scope_begin();
-  ts_function *fn = ts_function_new("nothing", nothing, "x");
   ts_value arg = TS_SPEC_VALUE(TS_F32, TS_SHAPE(3));
-  ts_concrete *cf = ts_function_get_concrete(fn, &arg, 1);
-  g_assert_nonnull(cf);
-  char *path = g_strdup_printf("%s/nothing.onnx", tmp_dir);
-  g_assert_false(ts_concrete_save_onnx(cf, path));
-  ts_error *e = ts_error_take();
-  g_assert_cmpint(e->code, ==, TS_ERR_UNIMPLEMENTED);
-  g_assert_nonnull(strstr(e->message, "cannot export 'nothing': it returns None"));
-  g_assert_false(g_file_test(path, G_FILE_TEST_EXISTS));
-  ts_error_free(e);
-  g_free(path);
-  ts_function_free(fn);
-  ts_scope_end(scope);
+  expect_refused("nothing", nothing, "x", &arg, 1,
+                 (const char *const[]){ "cannot export 'nothing': it returns None", NULL });
 }
 
 static ts_tensor *pad_symmetric(ts_call *c)
@@ -471,19 +457,9 @@ static ts_tensor *pad_symmetric(ts_call *c)
 static void test_pad_symmetric_refused(void)
 {
   ts_scope *scope = ts_scope_begin();
-  ts_function *fn = ts_function_new("pad_symmetric", pad_symmetric, NULL);
   ts_value arg = TS_TENSOR_VALUE(ts_range(TS_F32, 0, 3, 1));
-  ts_concrete *cf = ts_function_get_concrete(fn, &arg, 1);
-  g_assert_nonnull(cf);
-  char *path = g_strdup_printf("%s/symmetric.onnx", tmp_dir);
-  g_assert_false(ts_concrete_save_onnx(cf, path));
-  ts_error *e = ts_error_take();
-  g_assert_cmpint(e->code, ==, TS_ERR_UNIMPLEMENTED);
-  g_assert_nonnull(strstr(e->message, "SYMMETRIC padding has no ONNX mode"));
-  g_assert_false(g_file_test(path, G_FILE_TEST_EXISTS));
-  ts_error_free(e);
-  g_free(path);
-  ts_function_free(fn);
+  expect_refused("symmetric", pad_symmetric, NULL, &arg, 1,
+                 (const char *const[]){ "SYMMETRIC padding has no ONNX mode", NULL });
   ts_scope_end(scope);
 }
 
@@ -497,19 +473,9 @@ static ts_tensor *one_hot_depth_0(ts_call *c)
 static void test_one_hot_depth_0_refused(void)
 {
   ts_scope *scope = ts_scope_begin();
-  ts_function *fn = ts_function_new("one_hot_depth_0", one_hot_depth_0, NULL);
   ts_value arg = TS_TENSOR_VALUE(ts_range(TS_I32, 0, 3, 1));
-  ts_concrete *cf = ts_function_get_concrete(fn, &arg, 1);
-  g_assert_nonnull(cf);
-  char *path = g_strdup_printf("%s/one_hot_depth_0.onnx", tmp_dir);
-  g_assert_false(ts_concrete_save_onnx(cf, path));
-  ts_error *e = ts_error_take();
-  g_assert_cmpint(e->code, ==, TS_ERR_UNIMPLEMENTED);
-  g_assert_nonnull(strstr(e->message, "OneHot of depth 0"));
-  g_assert_false(g_file_test(path, G_FILE_TEST_EXISTS));
-  ts_error_free(e);
-  g_free(path);
-  ts_function_free(fn);
+  expect_refused("one_hot_depth_0", one_hot_depth_0, NULL, &arg, 1,
+                 (const char *const[]){ "OneHot of depth 0", NULL });
   ts_scope_end(scope);
 }
 

@@ -176,6 +176,20 @@ static void test_call(void)
   fixture_stop(&f);
 }
 
+/* Opens the module at path in f's worker. */
+static void open_module(Fixture *f, const char *path)
+{
+  GAsyncResult *res = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *title = NULL, *opened = NULL;
+  g_autoptr(GPtrArray) functions = NULL;
+  ts_worker_open_async(f->worker, path, NULL, store_result, &res);
+  g_assert_true(ts_worker_open_finish(f->worker, wait_result(&res, "the module to open"), &title,
+                                      &opened, &functions, &error));
+  g_assert_no_error(error);
+  g_object_unref(res);
+}
+
 /* A function returning None (the guide's find_next_odd): "None" for its
  * text and type, no values and no results list, over both channels. */
 static void test_none_result(void)
@@ -183,15 +197,8 @@ static void test_none_result(void)
   for (int fast = 0; fast < 2; fast++) {
     Fixture f = { 0 };
     fixture_start_worker(&f, 0, fast);
-    GAsyncResult *res = NULL;
+    open_module(&f, g_getenv("TRACESCOPE_SEEDS"));
     g_autoptr(GError) error = NULL;
-    g_autofree char *title = NULL, *path = NULL;
-    g_autoptr(GPtrArray) functions = NULL;
-    ts_worker_open_async(f.worker, g_getenv("TRACESCOPE_SEEDS"), NULL, store_result, &res);
-    g_assert_true(ts_worker_open_finish(f.worker, wait_result(&res, "the module to open"), &title,
-                                        &path, &functions, &error));
-    g_assert_no_error(error);
-    g_object_unref(res);
     for (int eager = 0; eager < 2; eager++) {
       g_autoptr(TsCallResult) r = call(&f, 1 + eager, "find_next_odd", (const char *const[]){ NULL },
                                        eager, NULL, &error);
@@ -214,15 +221,8 @@ static void test_tuple_results(void)
   for (int fast = 0; fast < 2; fast++) {
     Fixture f = { 0 };
     fixture_start_worker(&f, 0, fast);
-    GAsyncResult *res = NULL;
+    open_module(&f, tiny);
     g_autoptr(GError) error = NULL;
-    g_autofree char *title = NULL, *path = NULL;
-    g_autoptr(GPtrArray) functions = NULL;
-    ts_worker_open_async(f.worker, tiny, NULL, store_result, &res);
-    g_assert_true(ts_worker_open_finish(f.worker, wait_result(&res, "the module to open"), &title,
-                                        &path, &functions, &error));
-    g_assert_no_error(error);
-    g_object_unref(res);
     for (int eager = 0; eager < 2; eager++) {
       g_autoptr(TsCallResult) r = call(&f, 1 + eager, "min_max",
                                        (const char *const[]){ "f32[3]=1,-2,5", NULL }, eager, NULL,
