@@ -176,7 +176,10 @@ static void set_status(TsGraphPane *self, const char *icon_name, const char *tit
   adw_status_page_set_icon_name(self->status_page,
                                 icon_name ? icon_name : "io.github.tracescope.Tracescope-symbolic");
   adw_status_page_set_title(self->status_page, title ? title : "No Function Selected");
-  adw_status_page_set_description(self->status_page, description);
+  /* the page reads its description as markup; ours is plain text (an
+   * engine message holds "&x" and "<") */
+  g_autofree char *escaped = description ? g_markup_escape_text(description, -1) : NULL;
+  adw_status_page_set_description(self->status_page, escaped);
   gtk_stack_set_visible_child_name(self->stack, "status");
 }
 

@@ -671,6 +671,21 @@ static void test_graph_pane_follows_mode(void)
   g_object_unref(pane);
 }
 
+/* A failed trace's message shows as written: the engine's messages hold
+ * "&x" and "<" (a TS_IF's listed variables), which are not markup. */
+static void test_graph_pane_failure_text(void)
+{
+  GtkWidget *pane = g_object_ref_sink(g_object_new(TS_TYPE_GRAPH_PANE, NULL));
+  const char *failure = "f.c:10: 'Add' was made inside a TS_IF block (If/then) and is used after it; "
+                        "a value that leaves a block must be one of the block's listed variables (&x, ...) "
+                        "<or none>";
+  ts_graph_pane_show_untraced(TS_GRAPH_PANE(pane), "f", failure);
+  g_assert_true(find_label(pane, failure));
+  ts_graph_pane_show_status(TS_GRAPH_PANE(pane), NULL, "A & B", "x < y & z");
+  g_assert_true(find_label(pane, "x < y & z"));
+  g_object_unref(pane);
+}
+
 static gboolean pane_shows_graph(gpointer data)
 {
   return ts_graph_pane_get_concrete(ts_window_get_graph_pane(window)) && pane_drawn(NULL);
@@ -729,6 +744,7 @@ int main(int argc, char **argv)
   return test_app_run(&argc, &argv, TRUE, (const TestAppCase[]){
     { "/app/graph-header", test_graph_header },
     { "/app/graph-pane-follows-mode", test_graph_pane_follows_mode },
+    { "/app/graph-pane-failure-text", test_graph_pane_failure_text },
     { "/app/graph-pane-follows-selection", test_graph_pane_follows_selection },
     { "/app/node-details", test_node_details },
     { "/app/node-details-subgraphs", test_node_details_subgraphs },

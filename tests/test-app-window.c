@@ -107,8 +107,6 @@ static int coloured_pixels(GdkTexture *texture, const graphene_rect_t *rect)
   return n;
 }
 
-static gboolean find_label(GtkWidget *widget, const char *text);
-
 static void remove_tree(const char *path)
 {
   GDir *dir = g_dir_open(path, 0, NULL);
@@ -119,16 +117,6 @@ static void remove_tree(const char *path)
   if (dir)
     g_dir_close(dir);
   g_remove(path);
-}
-
-static gboolean find_label(GtkWidget *widget, const char *text)
-{
-  if (GTK_IS_LABEL(widget) && g_strcmp0(gtk_label_get_text(GTK_LABEL(widget)), text) == 0)
-    return TRUE;
-  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child))
-    if (find_label(child, text))
-      return TRUE;
-  return FALSE;
 }
 
 static gboolean popover_drawn(gpointer data)
