@@ -505,7 +505,7 @@ static void test_bad_arguments(void)
   expect_failure(cli("run", "seeds", "deep_net", "--arg", "hello", NULL), 1,
                  "deep_net: argument 0 (x) must be a tensor or a number, got a string");
   expect_failure(cli("run", "seeds", "power", "--arg", "f32[10,10]:ones", "--arg", "2.5", NULL), 1,
-                 "power: argument 1 (n) must be an int, got a float");
+                 "power: argument 1 (n) must be an int, got a float 2.5");
   expect_failure(cli("run", "seeds", "simple_nn_layer", "--arg", "f32[2,3]:ones", "--arg",
                      "f32[2,3]:ones", NULL),
                  1, "MatMul: ");
