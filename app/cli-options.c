@@ -365,8 +365,9 @@ static const struct option {
   { "--out", "a FILE", CLI_RENDER, opt_out, "FILE",
     "graph.svg, graph.png or graph.pdf; graph.dot writes DOT text" },
   { "--save", "a DIR", CLI_RUN, opt_save, "DIR",
-    "write each result as DIR/FUNCTION-K.npy (K from 1, in call order) and "
-    "print where, not its values (a model's outputs are too big to print)" },
+    "write each result as DIR/FUNCTION-K.npy (K from 1, in call order; a "
+    "tuple's tensors as DIR/FUNCTION-K-J.npy, J from 1) and print where, not "
+    "its values (a model's outputs are too big to print)" },
   { "--csv", "a FILE", CLI_PROFILE | CLI_STATS, opt_csv, "FILE", "the op statistics as CSV (times in ns)" },
   { "--memory", NULL, CLI_PROFILE, opt_memory, NULL,
     "record tensor memory over time too (costs about as much again as the ops)" },

@@ -955,6 +955,10 @@ static void test_tuple_results(void)
   g_assert_cmpint(g_rmdir(dir), ==, 0);
   g_free(lines);
   g_free(dir);
+  /* run --help names those files as they are written */
+  cli_result help = cli("run", "--help", NULL);
+  g_assert_nonnull(strstr(help.out, "DIR/FUNCTION-K-J.npy"));
+  cli_result_clear(&help);
   /* the debugger's health check shows them all */
   cli_result r = cli("health", tiny, "min_max", "--arg", "f32[3]=1,-2,5", NULL);
   g_assert_cmpint(r.status, ==, 0);
