@@ -265,8 +265,15 @@ int cli_fail_input(int code)
 
 static int cmd_list(int argc, char **argv)
 {
-  if (argc == 1 && is_help(argv[0]))
-    return cli_show_command_help("list");
+  for (int i = 0; i < argc; i++)
+    if (is_help(argv[i]))
+      return cli_show_command_help("list");
+  for (int i = 0; i < argc; i++) /* list has no options: one given is said to be one, not a second MODULE */
+    if (g_str_has_prefix(argv[i], "--"))
+      return cli_fail(CLI_EXIT_USAGE, "unknown option '%s' (see: tracescope-cli list --help)", argv[i]);
+  if (argc > 1)
+    return cli_fail(CLI_EXIT_USAGE, "list takes one MODULE, not also '%s' (see: tracescope-cli list --help)",
+                    argv[1]);
   if (argc != 1)
     return cli_fail(CLI_EXIT_USAGE, "list takes one MODULE (see: tracescope-cli list --help)");
   ts_module *module = cli_open_module(argv[0]);

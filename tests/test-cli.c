@@ -528,6 +528,14 @@ static void test_bad_arguments(void)
   cli_result_clear(&help);
   expect_failure(cli("frobnicate", NULL), 2, "unknown command 'frobnicate'");
   expect_failure(cli("list", NULL), 2, "list takes one MODULE");
+  /* an option list lacks is said to be one, as run says it, and --help anywhere helps */
+  expect_failure(cli("list", "seeds", "--verbose", NULL), 2,
+                 "unknown option '--verbose' (see: tracescope-cli list --help)");
+  expect_failure(cli("list", "seeds", "extra", NULL), 2, "list takes one MODULE, not also 'extra'");
+  cli_result list_help = cli("list", "seeds", "--help", NULL);
+  g_assert_cmpint(list_help.status, ==, 0);
+  g_assert_true(g_str_has_prefix(list_help.out, "Usage: tracescope-cli list MODULE"));
+  cli_result_clear(&list_help);
   expect_failure(cli("run", NULL), 2, "run needs a MODULE and a FUNCTION");
   /* the module alone: where its functions are listed */
   expect_failure(cli("run", "seeds", NULL), 2,
