@@ -88,7 +88,8 @@ static const struct command {
     "  back [N]  forward [N]  (move through the ops that ran: step back)\n"
     "  print|p [in|out] [I]  tensor statistics      values [in|out] [I]  values\n"
     "  where|bt  the call stack    break SPEC    delete N    quit (cancels the call)\n"
-    "When the commands end, the call runs on to its end.\n",
+    "When the commands end, the call runs on to its end; when the call ends\n"
+    "first, the --commands lines left are named on stderr.\n",
     "echo where | tracescope-cli debug seeds power --arg 'f32[10,10]:uniform' --arg 3 --break MatMul" },
   { "health", cli_health, CLI_HEALTH, "MODULE FUNCTION [--arg SPEC]...\n"
     "       [--mode eager|graph] [--stats] [--all]",

@@ -1197,6 +1197,19 @@ static void test_debug_print_refuses(void)
   remove_commands(commands);
 }
 
+/* Commands of a --commands file that the call's end left unrun are named
+ * (a step that ended the call printed nothing of the print after it). */
+static void test_debug_commands_after_the_end(void)
+{
+  char *commands = write_commands("step\nprint out\n\nwhere\n");
+  cli_result r = cli("debug", "seeds", "simple_nn_layer", "--break", "Relu", "--commands", commands, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "finished: Tensor("));
+  g_assert_cmpstr(r.err, ==, "note: the call finished before these commands of --commands ran: print out; where\n");
+  cli_result_clear(&r);
+  remove_commands(commands);
+}
+
 /* A call that runs to its end says which breakpoints it never stopped at
  * (a line of a file the module is not built from, an op it does not run);
  * one it stopped at, or one deleted, is not named. */
@@ -1430,6 +1443,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cli/help-onnx-test-options", test_help_onnx_test_options);
   g_test_add_func("/cli/debug-print-refuses", test_debug_print_refuses);
   g_test_add_func("/cli/debug-never-hit", test_debug_never_hit);
+  g_test_add_func("/cli/debug-commands-after-the-end", test_debug_commands_after_the_end);
   g_test_add_func("/cli/trace-files", test_trace_files);
   g_test_add_func("/cli/version", test_version);
 #ifdef TS_CLI_RENDER
