@@ -525,6 +525,7 @@ static void test_static_modules(void)
     { { { static_fn, "f, x y", NULL } }, 1, "export 0 has a malformed spec 'f, x y'" },
     { { { static_fn, "f", NULL }, { static_fn, "f, x", NULL } }, 2, "'here' exports function 'f' twice" },
     { { { static_fn, "f, x", TS_EXAMPLE("1", "2") } }, 1, "'here': the examples of 'f' give 2 arguments; it takes 1" },
+    { { { static_fn, "f, x, y", TS_EXAMPLE("1") } }, 1, "'here': the examples of 'f' give 1 argument; it takes 2" },
     { { { static_fn, "f, x", TS_EXAMPLE("f32[2,x]:ones") } }, 1,
       "'here': example argument 0 of 'f': argument 'f32[2,x]:ones': malformed shape [2,x]: 'x' is not a dimension" },
     { { { 0 } }, -1, "'here' has a malformed export table (-1 exports)" },
