@@ -281,6 +281,11 @@ static int cmd_list(int argc, char **argv)
   if (!module)
     return cli_fail_engine(CLI_EXIT_FAILED);
   printf("%s\n", ts_module_title(module));
+  if (ts_module_n_functions(module) == 0) {
+    g_autofree char *name = g_path_get_basename(argv[0]);
+    fprintf(stderr, "note: %s exports no functions: name them in its TS_MODULE(...) with TS_EXPORT(fn, x, ...)\n",
+            name);
+  }
   for (int i = 0; i < ts_module_n_functions(module); i++) {
     const ts_function *fn = ts_module_function(module, i);
     printf("  %s(", ts_function_name(fn));

@@ -234,6 +234,14 @@ static void on_workspace_mode(TsGraphPane *self)
 static void show_selected(TsGraphPane *self)
 {
   TsSidebarItem *item = self->workspace ? ts_workspace_get_selected(self->workspace) : NULL;
+  TsLoadedModule *module = self->workspace ? ts_workspace_get_module(self->workspace) : NULL;
+  if (!item && module && ts_loaded_module_get_n_functions(module) == 0) { /* the sidebar is empty */
+    g_autofree char *why = g_strdup_printf("%s exports no functions: name them in its TS_MODULE(...) with "
+                                           "TS_EXPORT(fn, x, ...).",
+                                           ts_loaded_module_get_display_name(module));
+    ts_graph_pane_show_status(self, NULL, "No Functions", why);
+    return;
+  }
   if (!item) {
     ts_graph_pane_show_status(self, NULL, NULL, "Pick a function in the sidebar, then run it to see its graph.");
     return;
@@ -254,6 +262,14 @@ static void show_selected(TsGraphPane *self)
     ts_graph_pane_show_untraced(self, name, ts_workspace_get_trace_error(self->workspace, name));
 }
 
+/* A module opened with nothing selected: its page (a module without
+ * functions says so); a selection's page follows the selection. */
+static void on_workspace_module(TsGraphPane *self)
+{
+  if (!ts_workspace_get_selected(self->workspace))
+    show_selected(self);
+}
+
 static void set_workspace(TsGraphPane *self, TsWorkspace *workspace)
 {
   if (self->workspace == workspace)
@@ -261,11 +277,13 @@ static void set_workspace(TsGraphPane *self, TsWorkspace *workspace)
   if (self->workspace) {
     g_signal_handlers_disconnect_by_func(self->workspace, on_workspace_mode, self);
     g_signal_handlers_disconnect_by_func(self->workspace, show_selected, self);
+    g_signal_handlers_disconnect_by_func(self->workspace, on_workspace_module, self);
   }
   g_set_object(&self->workspace, workspace);
   if (workspace) {
     g_signal_connect_swapped(workspace, "notify::mode", G_CALLBACK(on_workspace_mode), self);
     g_signal_connect_swapped(workspace, "notify::selected", G_CALLBACK(show_selected), self);
+    g_signal_connect_swapped(workspace, "notify::module", G_CALLBACK(on_workspace_module), self);
     show_selected(self);
   }
   g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_WORKSPACE]);

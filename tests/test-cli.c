@@ -231,6 +231,14 @@ static void test_list(void)
     g_free(line);
   }
   cli_result_clear(&r);
+  /* a module that exports nothing yet: its title, and how to export */
+  g_autofree char *empty = g_build_filename(TS_TEST_MODULES_DIR, "empty.so", NULL);
+  r = cli("list", empty, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_cmpstr(r.out, ==, "empty\n");
+  g_assert_cmpstr(r.err, ==,
+                  "note: empty.so exports no functions: name them in its TS_MODULE(...) with TS_EXPORT(fn, x, ...)\n");
+  cli_result_clear(&r);
 }
 
 static void test_help(void)
