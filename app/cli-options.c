@@ -309,8 +309,8 @@ static const struct option {
   const char *help;    /* lines after the first indented under it */
 } OPTIONS[] = {
   { "--arg", "a SPEC", TRACING_COMMANDS | CALLING_COMMANDS, opt_arg, "SPEC",
-    "the next argument of the call (repeat, in order); with no --arg at all, "
-    "the module's example arguments (TS_EXPORT_WITH)" },
+    "the next argument of the call (repeat, in order); a call with no --arg "
+    "takes the module's example arguments (TS_EXPORT_WITH)" },
   { "--call", NULL, CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_call, NULL,
     "starts the next call of FUNCTION (in one process, so traced graphs "
     "are reused); without --call, one call" },

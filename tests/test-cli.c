@@ -186,6 +186,16 @@ static void test_deep_net(void)
                 "Tensor([3 5 7], shape=(3,), dtype=int32)\n");
   expect_output(cli("run", "seeds", "deep_net", "--mode", "eager", "--arg=i32[3]=1,2,3", NULL),
                 "Tensor([3 5 7], shape=(3,), dtype=int32)\n");
+  /* a --call given no --arg: the example arguments too (it said the module
+   * gave none), in the worker and when tracing only */
+  const char *twice = "Tensor([3 5 7], shape=(3,), dtype=int32)\nTensor([3 5 7], shape=(3,), dtype=int32)\n";
+  expect_output(cli("run", "seeds", "deep_net", "--call", "--call", NULL), twice);
+  expect_output(cli("run", "seeds", "deep_net", "--isolate", "--call", "--call", NULL), twice);
+  expect_output(cli("run", "seeds", "deep_net", "--call", "--arg", "i32[2]=1,2", "--call", NULL),
+                "Tensor([3 5], shape=(2,), dtype=int32)\nTensor([3 5 7], shape=(3,), dtype=int32)\n");
+  expect_output(cli("signatures", "seeds", "deep_net", "--call", "--arg", "i32[2]=1,2", "--call", NULL),
+                "deep_net(x)\n  Args:\n    x: int32 Tensor, shape=(2,)\n  Returns:\n    int32 Tensor, shape=(2,)\n\n"
+                "deep_net(x)\n  Args:\n    x: int32 Tensor, shape=(3,)\n  Returns:\n    int32 Tensor, shape=(3,)\n");
 }
 
 static void test_seed_programs(void)
