@@ -240,6 +240,22 @@ static char *next_command(controller *c)
   return fgets(line, sizeof line, c->in) ? g_strdup(line) : NULL;
 }
 
+/* The --commands lines that the call's end left unrun, said on stderr
+ * (stdin's are not read on: it may be a terminal or a pipe kept open). */
+static void say_commands_left(controller *c)
+{
+  if (!c->script)
+    return;
+  g_autoptr(GString) left = g_string_new(NULL);
+  for (int i = c->next_line; c->script[i]; i++) {
+    g_autofree char *command = g_strstrip(g_strdup(c->script[i]));
+    if (*command)
+      g_string_append_printf(left, "%s%s", left->len ? "; " : "", command);
+  }
+  if (left->len)
+    fprintf(stderr, "note: the call finished before these commands of --commands ran: %s\n", left->str);
+}
+
 /* The op the cursor is on: the stop's, or a history entry. */
 static const ts_debug_op *cursor_op(controller *c)
 {
@@ -383,6 +399,8 @@ static int debug(const cli_options *o)
   ts_debug_op_clear(&c.shown);
   ts_debug_free(c.s);
   g_thread_join(thread);
+  if (finished)
+    say_commands_left(&c);
   if (d.result) {
     printf("finished: %s\n", d.result);
     free(d.result);

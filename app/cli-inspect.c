@@ -15,9 +15,15 @@ int cli_trace_inputs(const cli_options *o, const ts_module *module, const ts_fun
   if (n > n_max)
     return cli_fail(CLI_EXIT_USAGE, "%s traces one call: give its --arg values or its "
                                     "--concrete specs, once", cli_command_name(o->command));
+  const char *const *examples = cli_examples(module, fn);
+  g_autoptr(GPtrArray) example_specs = g_ptr_array_new();
+  for (const char *const *e = examples; e && *e; e++)
+    g_ptr_array_add(example_specs, (char *)*e);
   for (guint c = 0; c < o->calls->len; c++) {
+    /* a --call given no --arg: the module's example arguments, if it gives them */
+    GPtrArray *given = g_ptr_array_index(o->calls, c);
     cli_args a;
-    bool ok = cli_args_parse(g_ptr_array_index(o->calls, c), &a);
+    bool ok = cli_args_parse(given->len == 0 && examples ? example_specs : given, &a);
     g_array_append_val(out, a);
     if (!ok)
       return CLI_EXIT_USAGE;
@@ -33,13 +39,9 @@ int cli_trace_inputs(const cli_options *o, const ts_module *module, const ts_fun
       return CLI_EXIT_USAGE;
   }
   /* nothing given: the module's example arguments, if it declares them */
-  const char *const *examples = out->len == 0 ? cli_examples(module, fn) : NULL;
-  if (examples) {
-    g_autoptr(GPtrArray) list = g_ptr_array_new();
-    for (const char *const *e = examples; *e; e++)
-      g_ptr_array_add(list, (char *)*e);
+  if (out->len == 0 && examples) {
     cli_args a;
-    bool ok = cli_args_parse(list, &a);
+    bool ok = cli_args_parse(example_specs, &a);
     g_array_append_val(out, a);
     if (!ok)
       return CLI_EXIT_USAGE;

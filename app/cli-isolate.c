@@ -109,8 +109,9 @@ static int make_calls(Session *s, TsWorker *w, const TsWorkerFunction *fn)
   guint n_calls = MAX(o->calls->len, 1), id = 0;
   for (guint c = 0; c < n_calls; c++) {
     g_autofree const char **args = call_args(o, c);
-    /* no --arg at all: the module's example arguments, if it gives them */
-    const char *const *call = o->calls->len == 0 && fn && fn->examples ? (const char *const *)fn->examples : args;
+    /* a call given no --arg (none at all, or a --call without any): the
+     * module's example arguments, if it gives them */
+    const char *const *call = !args[0] && fn && fn->examples ? (const char *const *)fn->examples : args;
     for (int64_t r = 0; r < o->repeat; r++) {
       g_autoptr(GError) error = NULL;
       g_autoptr(TsCallResult) result =

@@ -309,8 +309,8 @@ static const struct option {
   const char *help;    /* lines after the first indented under it */
 } OPTIONS[] = {
   { "--arg", "a SPEC", TRACING_COMMANDS | CALLING_COMMANDS, opt_arg, "SPEC",
-    "the next argument of the call (repeat, in order); with no --arg at all, "
-    "the module's example arguments (TS_EXPORT_WITH)" },
+    "the next argument of the call (repeat, in order); a call with no --arg "
+    "takes the module's example arguments (TS_EXPORT_WITH)" },
   { "--call", NULL, CLI_RUN | CLI_SIGNATURES | CLI_GRAPH | CLI_RENDER, opt_call, NULL,
     "starts the next call of FUNCTION (in one process, so traced graphs "
     "are reused); without --call, one call" },
@@ -365,8 +365,9 @@ static const struct option {
   { "--out", "a FILE", CLI_RENDER, opt_out, "FILE",
     "graph.svg, graph.png or graph.pdf; graph.dot writes DOT text" },
   { "--save", "a DIR", CLI_RUN, opt_save, "DIR",
-    "write each result as DIR/FUNCTION-K.npy (K from 1, in call order) and "
-    "print where, not its values (a model's outputs are too big to print)" },
+    "write each result as DIR/FUNCTION-K.npy (K from 1, in call order; a "
+    "tuple's tensors as DIR/FUNCTION-K-J.npy, J from 1) and print where, not "
+    "its values (a model's outputs are too big to print)" },
   { "--csv", "a FILE", CLI_PROFILE | CLI_STATS, opt_csv, "FILE", "the op statistics as CSV (times in ns)" },
   { "--memory", NULL, CLI_PROFILE, opt_memory, NULL,
     "record tensor memory over time too (costs about as much again as the ops)" },

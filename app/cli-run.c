@@ -163,14 +163,17 @@ static int run_here(const cli_options *o)
     goto out;
   if (o->concrete->len > 0 && (ret = cli_check_arity(fn, concrete.n, "--concrete")) != 0)
     goto out;
-  /* no --arg at all: the module's example arguments, if it gives them */
-  const char *const *examples = o->calls->len == 0 ? cli_examples(module, fn) : NULL;
-  if (examples) {
+  /* a call given no --arg (none at all, or a --call without any): the
+   * module's example arguments, if it gives them */
+  const char *const *examples = cli_examples(module, fn);
+  for (int c = 0; examples && c < n_calls; c++) {
+    if (o->calls->len > 0 && ((GPtrArray *)g_ptr_array_index(o->calls, c))->len > 0)
+      continue;
     g_autoptr(GPtrArray) specs = g_ptr_array_new();
     for (const char *const *e = examples; *e; e++)
       g_ptr_array_add(specs, (char *)*e);
-    cli_args_clear(&calls[0]);
-    if (!cli_args_parse(specs, &calls[0])) {
+    cli_args_clear(&calls[c]);
+    if (!cli_args_parse(specs, &calls[c])) {
       ret = CLI_EXIT_FAILED;
       goto out;
     }

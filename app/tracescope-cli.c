@@ -88,7 +88,8 @@ static const struct command {
     "  back [N]  forward [N]  (move through the ops that ran: step back)\n"
     "  print|p [in|out] [I]  tensor statistics      values [in|out] [I]  values\n"
     "  where|bt  the call stack    break SPEC    delete N    quit (cancels the call)\n"
-    "When the commands end, the call runs on to its end.\n",
+    "When the commands end, the call runs on to its end; when the call ends\n"
+    "first, the --commands lines left are named on stderr.\n",
     "echo where | tracescope-cli debug seeds power --arg 'f32[10,10]:uniform' --arg 3 --break MatMul" },
   { "health", cli_health, CLI_HEALTH, "MODULE FUNCTION [--arg SPEC]...\n"
     "       [--mode eager|graph] [--stats] [--all]",
@@ -265,14 +266,26 @@ int cli_fail_input(int code)
 
 static int cmd_list(int argc, char **argv)
 {
-  if (argc == 1 && is_help(argv[0]))
-    return cli_show_command_help("list");
+  for (int i = 0; i < argc; i++)
+    if (is_help(argv[i]))
+      return cli_show_command_help("list");
+  for (int i = 0; i < argc; i++) /* list has no options: one given is said to be one, not a second MODULE */
+    if (g_str_has_prefix(argv[i], "--"))
+      return cli_fail(CLI_EXIT_USAGE, "unknown option '%s' (see: tracescope-cli list --help)", argv[i]);
+  if (argc > 1)
+    return cli_fail(CLI_EXIT_USAGE, "list takes one MODULE, not also '%s' (see: tracescope-cli list --help)",
+                    argv[1]);
   if (argc != 1)
     return cli_fail(CLI_EXIT_USAGE, "list takes one MODULE (see: tracescope-cli list --help)");
   ts_module *module = cli_open_module(argv[0]);
   if (!module)
     return cli_fail_engine(CLI_EXIT_FAILED);
   printf("%s\n", ts_module_title(module));
+  if (ts_module_n_functions(module) == 0) {
+    g_autofree char *name = g_path_get_basename(argv[0]);
+    fprintf(stderr, "note: %s exports no functions: name them in its TS_MODULE(...) with TS_EXPORT(fn, x, ...)\n",
+            name);
+  }
   for (int i = 0; i < ts_module_n_functions(module); i++) {
     const ts_function *fn = ts_module_function(module, i);
     printf("  %s(", ts_function_name(fn));

@@ -176,7 +176,10 @@ static void set_status(TsGraphPane *self, const char *icon_name, const char *tit
   adw_status_page_set_icon_name(self->status_page,
                                 icon_name ? icon_name : "io.github.tracescope.Tracescope-symbolic");
   adw_status_page_set_title(self->status_page, title ? title : "No Function Selected");
-  adw_status_page_set_description(self->status_page, description);
+  /* the page reads its description as markup; ours is plain text (an
+   * engine message holds "&x" and "<") */
+  g_autofree char *escaped = description ? g_markup_escape_text(description, -1) : NULL;
+  adw_status_page_set_description(self->status_page, escaped);
   gtk_stack_set_visible_child_name(self->stack, "status");
 }
 
@@ -231,6 +234,14 @@ static void on_workspace_mode(TsGraphPane *self)
 static void show_selected(TsGraphPane *self)
 {
   TsSidebarItem *item = self->workspace ? ts_workspace_get_selected(self->workspace) : NULL;
+  TsLoadedModule *module = self->workspace ? ts_workspace_get_module(self->workspace) : NULL;
+  if (!item && module && ts_loaded_module_get_n_functions(module) == 0) { /* the sidebar is empty */
+    g_autofree char *why = g_strdup_printf("%s exports no functions: name them in its TS_MODULE(...) with "
+                                           "TS_EXPORT(fn, x, ...).",
+                                           ts_loaded_module_get_display_name(module));
+    ts_graph_pane_show_status(self, NULL, "No Functions", why);
+    return;
+  }
   if (!item) {
     ts_graph_pane_show_status(self, NULL, NULL, "Pick a function in the sidebar, then run it to see its graph.");
     return;
@@ -251,6 +262,14 @@ static void show_selected(TsGraphPane *self)
     ts_graph_pane_show_untraced(self, name, ts_workspace_get_trace_error(self->workspace, name));
 }
 
+/* A module opened with nothing selected: its page (a module without
+ * functions says so); a selection's page follows the selection. */
+static void on_workspace_module(TsGraphPane *self)
+{
+  if (!ts_workspace_get_selected(self->workspace))
+    show_selected(self);
+}
+
 static void set_workspace(TsGraphPane *self, TsWorkspace *workspace)
 {
   if (self->workspace == workspace)
@@ -258,11 +277,13 @@ static void set_workspace(TsGraphPane *self, TsWorkspace *workspace)
   if (self->workspace) {
     g_signal_handlers_disconnect_by_func(self->workspace, on_workspace_mode, self);
     g_signal_handlers_disconnect_by_func(self->workspace, show_selected, self);
+    g_signal_handlers_disconnect_by_func(self->workspace, on_workspace_module, self);
   }
   g_set_object(&self->workspace, workspace);
   if (workspace) {
     g_signal_connect_swapped(workspace, "notify::mode", G_CALLBACK(on_workspace_mode), self);
     g_signal_connect_swapped(workspace, "notify::selected", G_CALLBACK(show_selected), self);
+    g_signal_connect_swapped(workspace, "notify::module", G_CALLBACK(on_workspace_module), self);
     show_selected(self);
   }
   g_object_notify_by_pspec(G_OBJECT(self), properties[PROP_WORKSPACE]);

@@ -1,6 +1,7 @@
 /* ts-profile-values.h — a profiling session's per-node times as the graph
  * view's compute-time colouring: each traced node's total time (in ms),
- * found in the module's graphs by graph and node name, with a note for
+ * found in its concrete function's graph by node name (and id, where a
+ * name repeats in If/While bodies), with a note for
  * its tooltip (runs, total, mean, share), and the device that ran it as
  * its category (the device colouring: "SIM:0", "CPU", "mixed"). */
 #pragma once

@@ -201,16 +201,22 @@ static gboolean reveal_result_tick(GtkWidget *widget, GdkFrameClock *clock, gpoi
     return G_SOURCE_REMOVE;
   }
   GtkWidget *content = gtk_viewport_get_child(GTK_VIEWPORT(gtk_scrolled_window_get_child(self->panel_scroll)));
+  /* an error is said in full, with as much of the arguments above it as
+   * fits (one of them is to fix); the result's page, which it leaves
+   * empty, is not what is shown then */
+  gboolean error = gtk_widget_get_visible(GTK_WIDGET(self->error_label));
+  GtkWidget *said = error ? GTK_WIDGET(self->error_label) : GTK_WIDGET(self->result_stack);
   graphene_rect_t heading, result;
   if (self->reveal_frames == 1 || !gtk_widget_compute_bounds(self->result_heading, content, &heading) ||
-      !gtk_widget_compute_bounds(GTK_WIDGET(self->result_stack), content, &result))
+      !gtk_widget_compute_bounds(said, content, &result))
     return G_SOURCE_CONTINUE;
   GtkAdjustment *v = gtk_scrolled_window_get_vadjustment(self->panel_scroll);
   double page = gtk_adjustment_get_page_size(v), value = gtk_adjustment_get_value(v);
-  double shown = ts_tensor_view_get_expanded(self->result_tensor_view) ? INSPECTOR_PX : RESULT_PX;
+  double shown = error ? result.size.height
+                 : ts_tensor_view_get_expanded(self->result_tensor_view) ? INSPECTOR_PX : RESULT_PX;
   double bottom = MIN(result.origin.y + MIN(result.size.height, shown), heading.origin.y + page);
-  if (bottom > value + page)
-    value = bottom - page;
+  if (bottom > value + page || error)
+    value = MAX(bottom - page, 0);
   gtk_adjustment_set_value(v, MIN(value, heading.origin.y));
   return G_SOURCE_CONTINUE;
 }

@@ -99,7 +99,8 @@ static void on_load_failed(TsModuleLoader *loader, TsLoadKind kind, const char *
      * like the new code's) until dismissed or a load works */
     forget_load_failure(self);
     g_autofree char *text = g_strdup_printf("%s: %s", FAILED[kind], message);
-    self->load_failure = adw_toast_new(text);
+    g_autofree char *escaped = g_markup_escape_text(text, -1); /* a toast's title is markup */
+    self->load_failure = adw_toast_new(escaped);
     adw_toast_set_timeout(self->load_failure, 0);
     g_signal_connect_swapped(self->load_failure, "dismissed", G_CALLBACK(forget_load_failure), self);
     adw_toast_overlay_add_toast(self->toast_overlay, g_object_ref(self->load_failure));

@@ -75,8 +75,8 @@ static bool examples_from_export(const ts_export *e, ts_function *f, const char 
   while (n < MAX_EXAMPLES && e->examples[n])
     n++;
   if (n == MAX_EXAMPLES || (n_params > 0 && n != n_params)) {
-    ts_error_set(TS_ERR_FORMAT, no_loc, NULL, "'%s': the examples of '%s' give %s%d arguments; it takes %d",
-                 path, ts_function_name(f), n == MAX_EXAMPLES ? "at least " : "", n, n_params);
+    ts_error_set(TS_ERR_FORMAT, no_loc, NULL, "'%s': the examples of '%s' give %s%d argument%s; it takes %d",
+                 path, ts_function_name(f), n == MAX_EXAMPLES ? "at least " : "", n, n == 1 ? "" : "s", n_params);
     return false;
   }
   ts_scope *scope = ts_scope_begin();

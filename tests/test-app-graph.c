@@ -671,6 +671,39 @@ static void test_graph_pane_follows_mode(void)
   g_object_unref(pane);
 }
 
+/* A failed trace's message shows as written: the engine's messages hold
+ * "&x" and "<" (a TS_IF's listed variables), which are not markup. */
+static void test_graph_pane_failure_text(void)
+{
+  GtkWidget *pane = g_object_ref_sink(g_object_new(TS_TYPE_GRAPH_PANE, NULL));
+  const char *failure = "f.c:10: 'Add' was made inside a TS_IF block (If/then) and is used after it; "
+                        "a value that leaves a block must be one of the block's listed variables (&x, ...) "
+                        "<or none>";
+  ts_graph_pane_show_untraced(TS_GRAPH_PANE(pane), "f", failure);
+  g_assert_true(find_label(pane, failure));
+  ts_graph_pane_show_status(TS_GRAPH_PANE(pane), NULL, "A & B", "x < y & z");
+  g_assert_true(find_label(pane, "x < y & z"));
+  g_object_unref(pane);
+}
+
+/* A module that exports no function: the page says so and how to export
+ * one, rather than "pick a function in the sidebar" beside an empty one. */
+static void test_graph_pane_module_without_functions(void)
+{
+  g_autoptr(TsWorkspace) workspace = ts_workspace_new();
+  GtkWidget *pane = g_object_ref_sink(g_object_new(TS_TYPE_GRAPH_PANE, "workspace", workspace, NULL));
+  g_assert_cmpstr(ts_graph_pane_get_status_title(TS_GRAPH_PANE(pane)), ==, "No Function Selected");
+  g_autoptr(GPtrArray) none = g_ptr_array_new();
+  g_autoptr(TsLoadedModule) module = ts_loaded_module_new("/tmp/my_module.so", "/tmp/my_module.so", "mine", none);
+  ts_workspace_set_module(workspace, module);
+  g_assert_cmpstr(ts_graph_pane_get_status_title(TS_GRAPH_PANE(pane)), ==, "No Functions");
+  g_assert_true(find_label(pane, "my_module.so exports no functions: name them in its TS_MODULE(...) with "
+                                 "TS_EXPORT(fn, x, ...)."));
+  ts_workspace_set_module(workspace, NULL);
+  g_assert_cmpstr(ts_graph_pane_get_status_title(TS_GRAPH_PANE(pane)), ==, "No Function Selected");
+  g_object_unref(pane);
+}
+
 static gboolean pane_shows_graph(gpointer data)
 {
   return ts_graph_pane_get_concrete(ts_window_get_graph_pane(window)) && pane_drawn(NULL);
@@ -729,6 +762,8 @@ int main(int argc, char **argv)
   return test_app_run(&argc, &argv, TRUE, (const TestAppCase[]){
     { "/app/graph-header", test_graph_header },
     { "/app/graph-pane-follows-mode", test_graph_pane_follows_mode },
+    { "/app/graph-pane-failure-text", test_graph_pane_failure_text },
+    { "/app/graph-pane-module-without-functions", test_graph_pane_module_without_functions },
     { "/app/graph-pane-follows-selection", test_graph_pane_follows_selection },
     { "/app/node-details", test_node_details },
     { "/app/node-details-subgraphs", test_node_details_subgraphs },

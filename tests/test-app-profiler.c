@@ -213,6 +213,91 @@ static void test_debug_train_backward(void)
   activate("win.mode", "s", "graph");
 }
 
+/* How many of graph's op nodes (its subgraphs' too) have a time in values. */
+static int n_timed(const ts_graph *graph, ts_render_values *values)
+{
+  int n = 0;
+  for (int i = 0; i < ts_graph_n_nodes(graph); i++) {
+    const ts_node *node = ts_graph_node(graph, i);
+    double ms;
+    n += node && ts_render_values_lookup(values, node, &ms);
+    for (int k = 0; node && k < ts_node_n_subgraphs(node); k++)
+      n += n_timed(ts_node_subgraph(node, k), values);
+  }
+  return n;
+}
+
+/* Compute-time colouring after a retrace: the graph shown, the second
+ * concrete function's (named after the function, as the first's is), has
+ * its Run's times (they went to the first's nodes, and it showed "no
+ * data" throughout). */
+static void test_compute_times_after_retrace(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  activate("win.mode", "s", "graph");
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(TRUE));
+  select_function("deep_net");
+  run_with((const char *const[]){ "i32[3]=1,2,3", NULL });
+  run_with((const char *const[]){ "i32[2]=1,2", NULL }); /* a new shape: a second concrete function */
+  wait_idle();
+  TsGraphPane *pane = ts_window_get_graph_pane(window);
+  TsConcreteInfo *cf = ts_graph_pane_get_concrete(pane);
+  g_assert_nonnull(cf);
+  g_assert_cmpint(cf->index, ==, 1);
+  ts_render_values *times = ts_graph_pane_get_compute_times(pane);
+  g_assert_nonnull(times);
+  g_assert_cmpint(n_timed(cf->graph, times), >, 0);
+  /* and the first concrete function's nodes do not have the second's times */
+  TsModuleFunction *fn = ts_loaded_module_lookup(ts_window_get_module(window), "deep_net");
+  TsConcreteInfo *first = ts_module_function_concrete(fn, 0);
+  g_assert_cmpint(n_timed(first->graph, times), ==, 0);
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(FALSE));
+}
+
+/* graph's nodes of op, its subgraphs' too, in the order they are listed
+ * (a node before the blocks of the If or While after it). */
+static void collect_op(const ts_graph *graph, const char *op, GPtrArray *out)
+{
+  for (int i = 0; i < ts_graph_n_nodes(graph); i++) {
+    const ts_node *node = ts_graph_node(graph, i);
+    if (node && g_str_equal(ts_op_name(ts_node_op(node)), op))
+      g_ptr_array_add(out, (gpointer)node);
+    for (int k = 0; node && k < ts_node_n_subgraphs(node); k++)
+      collect_op(ts_node_subgraph(node, k), op, out);
+  }
+}
+
+/* Nodes of one name in a graph's If/While bodies: fizzbuzz's "FloorMod"
+ * in the loop body (node 8 there) and in the If's else branch (node 2
+ * there), both run for n = 5, each with its own time (the first of the
+ * name had them all). */
+static void test_compute_times_in_bodies(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  activate("win.mode", "s", "graph");
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(TRUE));
+  select_function("fizzbuzz");
+  run_with((const char *const[]){ "i32[]=5", NULL });
+  wait_idle();
+  TsGraphPane *pane = ts_window_get_graph_pane(window);
+  TsConcreteInfo *cf = ts_graph_pane_get_concrete(pane);
+  ts_render_values *times = ts_graph_pane_get_compute_times(pane);
+  g_assert_nonnull(cf);
+  g_assert_nonnull(times);
+  g_autoptr(GPtrArray) mods = g_ptr_array_new();
+  collect_op(cf->graph, "FloorMod", mods);
+  g_assert_cmpuint(mods->len, >=, 2);
+  for (guint i = 0; i < 2; i++) {
+    const ts_node *node = g_ptr_array_index(mods, i);
+    double ms;
+    if (!ts_render_values_lookup(times, node, &ms))
+      g_error("FloorMod %d of graph %s has no time", ts_node_id(node), ts_graph_name(ts_node_graph(node)));
+  }
+  g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(FALSE));
+}
+
 static void test_profiler_panel(void)
 {
   activate("win.open-module", "s", seeds_path());
@@ -1039,6 +1124,8 @@ int main(int argc, char **argv)
     { "/app/profiler-train-step", test_profiler_train_step },
     { "/app/debug-train-backward", test_debug_train_backward },
     { "/app/profiler-panel", test_profiler_panel },
+    { "/app/compute-times-after-retrace", test_compute_times_after_retrace },
+    { "/app/compute-times-in-bodies", test_compute_times_in_bodies },
     { "/app/profiler-summary-counts", test_profiler_summary_counts },
     { "/app/device-selector", test_device_selector },
     { "/app/session-keeps-device", test_session_keeps_device },

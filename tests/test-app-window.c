@@ -107,8 +107,6 @@ static int coloured_pixels(GdkTexture *texture, const graphene_rect_t *rect)
   return n;
 }
 
-static gboolean find_label(GtkWidget *widget, const char *text);
-
 static void remove_tree(const char *path)
 {
   GDir *dir = g_dir_open(path, 0, NULL);
@@ -119,16 +117,6 @@ static void remove_tree(const char *path)
   if (dir)
     g_dir_close(dir);
   g_remove(path);
-}
-
-static gboolean find_label(GtkWidget *widget, const char *text)
-{
-  if (GTK_IS_LABEL(widget) && g_strcmp0(gtk_label_get_text(GTK_LABEL(widget)), text) == 0)
-    return TRUE;
-  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child))
-    if (find_label(child, text))
-      return TRUE;
-  return FALSE;
 }
 
 static gboolean popover_drawn(gpointer data)
@@ -1053,6 +1041,32 @@ static void test_result_follows_shorter_panel(void)
   resize_and_draw(1280, 800);
 }
 
+/* A Run that fails, at 1280x800: the error is said under the Result
+ * heading and the arguments stay in sight (the panel scrolled as far as
+ * for a result's page, which an error leaves empty, and the first
+ * argument, the one to fix, went out of sight). */
+static void test_error_keeps_arguments_in_sight(void)
+{
+  activate("win.open-module", "s", seeds_path());
+  wait_idle();
+  activate("win.mode", "s", "graph");
+  select_function("power");
+  resize_and_draw(1280, 800);
+  run_with((const char *const[]){ "f32[2,3]:ones", "2", NULL }); /* MatMul refuses [2,3] */
+  TsRunPanel *panel = ts_window_get_run_panel(window);
+  g_assert_nonnull(ts_run_panel_get_error(panel));
+  for (int i = 0; i < 3; i++) { /* the panel scrolls over the frames after the error */
+    int frames = 0;
+    gtk_widget_add_tick_callback(GTK_WIDGET(window), count_frame, &frames, NULL);
+    gtk_widget_queue_draw(GTK_WIDGET(window));
+    test_wait_for(two_frames, &frames, "the window to draw");
+  }
+  save_test_screenshot(GTK_WIDGET(window), "run-error.png");
+  for (GtkWidget *row = find_widget(GTK_WIDGET(panel), TS_TYPE_ARG_ROW); row; row = gtk_widget_get_next_sibling(row))
+    g_assert_cmpint(shown_height(row), ==, gtk_widget_get_height(row));
+  g_assert_true(find_label(GTK_WIDGET(panel), ts_run_panel_get_error(panel)));
+}
+
 static gboolean shows_label(gpointer text)
 {
   return find_label(GTK_WIDGET(window), text);
@@ -1697,6 +1711,7 @@ int main(int argc, char **argv)
     { "/app/layout-fits", test_layout_fits },
     { "/app/inspector-fits", test_inspector_fits },
     { "/app/result-follows-shorter-panel", test_result_follows_shorter_panel },
+    { "/app/error-keeps-arguments-in-sight", test_error_keeps_arguments_in_sight },
     { "/app/first-page-has-no-run-controls", test_first_page_has_no_run_controls },
     { "/app/small-window-divider", test_small_window_divider },
     { "/app/function-typo-says-nearest", test_function_typo_says_nearest },

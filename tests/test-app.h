@@ -319,6 +319,17 @@ static inline GtkWidget *find_widget(GtkWidget *widget, GType type)
   return NULL;
 }
 
+/* Whether a label under widget shows text (as read, markup aside). */
+static inline gboolean find_label(GtkWidget *widget, const char *text)
+{
+  if (GTK_IS_LABEL(widget) && g_strcmp0(gtk_label_get_text(GTK_LABEL(widget)), text) == 0)
+    return TRUE;
+  for (GtkWidget *child = gtk_widget_get_first_child(widget); child; child = gtk_widget_get_next_sibling(child))
+    if (find_label(child, text))
+      return TRUE;
+  return FALSE;
+}
+
 /* The first widget under widget whose action is action ("win.run"), or NULL. */
 static inline GtkWidget *find_actionable(GtkWidget *widget, const char *action)
 {

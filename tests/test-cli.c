@@ -186,6 +186,16 @@ static void test_deep_net(void)
                 "Tensor([3 5 7], shape=(3,), dtype=int32)\n");
   expect_output(cli("run", "seeds", "deep_net", "--mode", "eager", "--arg=i32[3]=1,2,3", NULL),
                 "Tensor([3 5 7], shape=(3,), dtype=int32)\n");
+  /* a --call given no --arg: the example arguments too (it said the module
+   * gave none), in the worker and when tracing only */
+  const char *twice = "Tensor([3 5 7], shape=(3,), dtype=int32)\nTensor([3 5 7], shape=(3,), dtype=int32)\n";
+  expect_output(cli("run", "seeds", "deep_net", "--call", "--call", NULL), twice);
+  expect_output(cli("run", "seeds", "deep_net", "--isolate", "--call", "--call", NULL), twice);
+  expect_output(cli("run", "seeds", "deep_net", "--call", "--arg", "i32[2]=1,2", "--call", NULL),
+                "Tensor([3 5], shape=(2,), dtype=int32)\nTensor([3 5 7], shape=(3,), dtype=int32)\n");
+  expect_output(cli("signatures", "seeds", "deep_net", "--call", "--arg", "i32[2]=1,2", "--call", NULL),
+                "deep_net(x)\n  Args:\n    x: int32 Tensor, shape=(2,)\n  Returns:\n    int32 Tensor, shape=(2,)\n\n"
+                "deep_net(x)\n  Args:\n    x: int32 Tensor, shape=(3,)\n  Returns:\n    int32 Tensor, shape=(3,)\n");
 }
 
 static void test_seed_programs(void)
@@ -230,6 +240,14 @@ static void test_list(void)
       g_error("list lacks %s:\n%s", names[i], r.out);
     g_free(line);
   }
+  cli_result_clear(&r);
+  /* a module that exports nothing yet: its title, and how to export */
+  g_autofree char *empty = g_build_filename(TS_TEST_MODULES_DIR, "empty.so", NULL);
+  r = cli("list", empty, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_cmpstr(r.out, ==, "empty\n");
+  g_assert_cmpstr(r.err, ==,
+                  "note: empty.so exports no functions: name them in its TS_MODULE(...) with TS_EXPORT(fn, x, ...)\n");
   cli_result_clear(&r);
 }
 
@@ -505,7 +523,7 @@ static void test_bad_arguments(void)
   expect_failure(cli("run", "seeds", "deep_net", "--arg", "hello", NULL), 1,
                  "deep_net: argument 0 (x) must be a tensor or a number, got a string");
   expect_failure(cli("run", "seeds", "power", "--arg", "f32[10,10]:ones", "--arg", "2.5", NULL), 1,
-                 "power: argument 1 (n) must be an int, got a float");
+                 "power: argument 1 (n) must be an int, got a float 2.5");
   expect_failure(cli("run", "seeds", "simple_nn_layer", "--arg", "f32[2,3]:ones", "--arg",
                      "f32[2,3]:ones", NULL),
                  1, "MatMul: ");
@@ -528,6 +546,14 @@ static void test_bad_arguments(void)
   cli_result_clear(&help);
   expect_failure(cli("frobnicate", NULL), 2, "unknown command 'frobnicate'");
   expect_failure(cli("list", NULL), 2, "list takes one MODULE");
+  /* an option list lacks is said to be one, as run says it, and --help anywhere helps */
+  expect_failure(cli("list", "seeds", "--verbose", NULL), 2,
+                 "unknown option '--verbose' (see: tracescope-cli list --help)");
+  expect_failure(cli("list", "seeds", "extra", NULL), 2, "list takes one MODULE, not also 'extra'");
+  cli_result list_help = cli("list", "seeds", "--help", NULL);
+  g_assert_cmpint(list_help.status, ==, 0);
+  g_assert_true(g_str_has_prefix(list_help.out, "Usage: tracescope-cli list MODULE"));
+  cli_result_clear(&list_help);
   expect_failure(cli("run", NULL), 2, "run needs a MODULE and a FUNCTION");
   /* the module alone: where its functions are listed */
   expect_failure(cli("run", "seeds", NULL), 2,
@@ -976,6 +1002,10 @@ static void test_tuple_results(void)
   g_assert_cmpint(g_rmdir(dir), ==, 0);
   g_free(lines);
   g_free(dir);
+  /* run --help names those files as they are written */
+  cli_result help = cli("run", "--help", NULL);
+  g_assert_nonnull(strstr(help.out, "DIR/FUNCTION-K-J.npy"));
+  cli_result_clear(&help);
   /* the debugger's health check shows them all */
   cli_result r = cli("health", tiny, "min_max", "--arg", "f32[3]=1,-2,5", NULL);
   g_assert_cmpint(r.status, ==, 0);
@@ -1202,6 +1232,19 @@ static void test_debug_print_refuses(void)
   g_assert_null(strstr(r.out, "(the stop)")); /* back two is not back 0 */
   g_assert_nonnull(strstr(r.out, "  in[0] f32[3,3] min "));
   g_assert_nonnull(strstr(r.out, "finished: Tensor("));
+  cli_result_clear(&r);
+  remove_commands(commands);
+}
+
+/* Commands of a --commands file that the call's end left unrun are named
+ * (a step that ended the call printed nothing of the print after it). */
+static void test_debug_commands_after_the_end(void)
+{
+  char *commands = write_commands("step\nprint out\n\nwhere\n");
+  cli_result r = cli("debug", "seeds", "simple_nn_layer", "--break", "Relu", "--commands", commands, NULL);
+  g_assert_cmpint(r.status, ==, 0);
+  g_assert_nonnull(strstr(r.out, "finished: Tensor("));
+  g_assert_cmpstr(r.err, ==, "note: the call finished before these commands of --commands ran: print out; where\n");
   cli_result_clear(&r);
   remove_commands(commands);
 }
@@ -1440,6 +1483,7 @@ int main(int argc, char **argv)
   g_test_add_func("/cli/help-onnx-test-options", test_help_onnx_test_options);
   g_test_add_func("/cli/debug-print-refuses", test_debug_print_refuses);
   g_test_add_func("/cli/debug-never-hit", test_debug_never_hit);
+  g_test_add_func("/cli/debug-commands-after-the-end", test_debug_commands_after_the_end);
   g_test_add_func("/cli/trace-files", test_trace_files);
   g_test_add_func("/cli/version", test_version);
 #ifdef TS_CLI_RENDER

@@ -208,7 +208,14 @@ static void test_seeds_power(void)
   g_assert_null(CALL(m, "power", "i32[10,10]:ones", "two"));
   expect_error(TS_ERR_INVALID_ARGUMENT, "power: argument 1 (n) must be an int, got a string", NULL);
   g_assert_null(CALL(m, "power", "i32[10,10]:ones", "i32[]=2"));
-  expect_error(TS_ERR_INVALID_ARGUMENT, "power: argument 1 (n) must be an int, got a tensor", NULL);
+  expect_error(TS_ERR_INVALID_ARGUMENT, "power: argument 1 (n) must be an int, got a tensor i32[]", NULL);
+  /* what was given is said, as the call's signature writes it */
+  g_assert_null(CALL(m, "power", "i32[10,10]:ones", "2.5"));
+  expect_error(TS_ERR_INVALID_ARGUMENT, "power: argument 1 (n) must be an int, got a float 2.5", NULL);
+  g_assert_null(CALL(m, "power", "i32[10,10]:ones", "1e-05"));
+  expect_error(TS_ERR_INVALID_ARGUMENT, "got a float 1e-05", NULL);
+  g_assert_null(CALL(m, "power", "i32[10,10]:ones", "f32[2,3]:ones"));
+  expect_error(TS_ERR_INVALID_ARGUMENT, "got a tensor f32[2,3]", NULL);
   /* not 10x10: the MatMul error comes through */
   g_assert_null(CALL(m, "power", "i32[3,3]:ones", "1"));
   expect_error(TS_ERR_SHAPE, "MatMul", NULL);
@@ -340,7 +347,10 @@ static void test_call_args(void)
                     "Tensor([2. 4.], shape=(2,), dtype=float32)");
   scale_args[1] = parse("f32[]=2");
   g_assert_null(ts_function_call_eager(ts_module_lookup(m, "scale"), scale_args, 2));
-  expect_error(TS_ERR_INVALID_ARGUMENT, "scale: argument 1 (k) must be a float, got a tensor", NULL);
+  expect_error(TS_ERR_INVALID_ARGUMENT, "scale: argument 1 (k) must be a float, got a tensor f32[]", NULL);
+  scale_args[1] = parse("true");
+  assert_tensor_str(ts_function_call_eager(ts_module_lookup(m, "scale"), scale_args, 2),
+                    "Tensor([1. 2.], shape=(2,), dtype=float32)"); /* True is 1.0, as in Python */
 
   ts_value fill_args[] = { parse("ones"), parse("3") };
   assert_tensor_str(ts_function_call_eager(ts_module_lookup(m, "fill_named"), fill_args, 2),
@@ -515,6 +525,7 @@ static void test_static_modules(void)
     { { { static_fn, "f, x y", NULL } }, 1, "export 0 has a malformed spec 'f, x y'" },
     { { { static_fn, "f", NULL }, { static_fn, "f, x", NULL } }, 2, "'here' exports function 'f' twice" },
     { { { static_fn, "f, x", TS_EXAMPLE("1", "2") } }, 1, "'here': the examples of 'f' give 2 arguments; it takes 1" },
+    { { { static_fn, "f, x, y", TS_EXAMPLE("1") } }, 1, "'here': the examples of 'f' give 1 argument; it takes 2" },
     { { { static_fn, "f, x", TS_EXAMPLE("f32[2,x]:ones") } }, 1,
       "'here': example argument 0 of 'f': argument 'f32[2,x]:ones': malformed shape [2,x]: 'x' is not a dimension" },
     { { { 0 } }, -1, "'here' has a malformed export table (-1 exports)" },

@@ -377,6 +377,37 @@ static void test_foreign_colours(void)
   tsp_session_free(s);
 }
 
+/* The ruler's labels are whole or not there: at any width, the one a
+ * tick near the right edge would start is left out rather than cut
+ * ("3500 µs" read "35"), so no label's ink reaches the last columns. */
+static void test_ruler_labels_whole(void)
+{
+  synth x;
+  synth_init(&x);
+  tsp_lod *lod = tsp_lod_build(x.s);
+  g_autoptr(GString) cut = g_string_new(NULL);
+  for (int width = 300; width < 420; width++) {
+    ts_timeline_view v = { .lod = lod, .width = width, .height = 60, .ns_per_px = 10 };
+    cairo_surface_t *surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, v.width, v.height);
+    cairo_t *cr = cairo_create(surface);
+    ts_timeline_render(cr, &v);
+    guint32 back = pixel_at(surface, 2, 2); /* the ruler's background */
+    for (int y = 0; y < TS_TIMELINE_RULER - 9; y++) /* the labels' rows, above the tick lines */
+      for (int col = width - 2; col < width; col++)
+        if (pixel_at(surface, col, y) != back) {
+          g_string_append_printf(cut, "width %d: ink at (%d, %d)\n", width, col, y);
+          y = (int)TS_TIMELINE_RULER;
+          break;
+        }
+    cairo_destroy(cr);
+    cairo_surface_destroy(surface);
+  }
+  tsp_lod_free(lod);
+  tsp_session_free(x.s);
+  if (cut->len)
+    g_error("ruler labels cut at the right edge:\n%s", cut->str);
+}
+
 /* ---- a real recording ------------------------------------------------------------------------ */
 
 static gboolean drawn_once(gpointer data)
@@ -727,6 +758,7 @@ int main(int argc, char **argv)
     g_object_set(gtk_settings_get_default(), "gtk-enable-animations", FALSE, NULL);
   g_test_add_func("/timeline/text", test_text);
   g_test_add_func("/timeline/foreign-colours", test_foreign_colours);
+  g_test_add_func("/timeline/ruler-labels-whole", test_ruler_labels_whole);
   g_test_add_func("/timeline/zoom-keeps-pointer", test_zoom_keeps_pointer);
   g_test_add_func("/timeline/fit-follows-width", test_fit_follows_width);
   g_test_add_func("/timeline/range-statistics", test_range_statistics);

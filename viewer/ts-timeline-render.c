@@ -658,8 +658,11 @@ static void draw_ruler(cairo_t *cr, const ts_timeline_view *v, const _ts_palette
     cairo_line_to(cr, x, bottom);
     cairo_stroke(cr);
     g_autofree char *label = tick_label(fabs(t) < step / 2 ? 0 : t, step);
+    cairo_text_extents_t ext;
+    cairo_text_extents(cr, label, &ext);
     _ts_set_source(cr, pal->text_muted);
-    show_text_in(cr, label, x + 3, TS_TIMELINE_RULER - 10, 90);
+    if (x + 3 + ext.x_advance <= v->width - 2) /* whole or not at all: "3500 µs" cut would read "35" */
+      show_text_in(cr, label, x + 3, TS_TIMELINE_RULER - 10, 90);
     /* minor ticks */
     _ts_set_source(cr, pal->edge_control);
     for (int k = 1; k < 5; k++) {

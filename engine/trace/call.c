@@ -1,6 +1,7 @@
 /* call.c — what a running function sees of its call: its arguments, as
  * tensors (host numbers and lists become constants) or as host values. */
 #include "function-private.h"
+#include "../ops/float_repr.h"
 
 int ts_call_n_args(const ts_call *call)
 {
@@ -49,20 +50,37 @@ static const ts_value *arg_get(ts_loc loc, const ts_call *call, int i)
   return v;
 }
 
+/* What v is, after its kind in an error: " 2.5", " True", " f32[2,3]"
+ * (as the call's signature writes them), a string's first 48 characters
+ * (a mistyped tensor spec, "f32 [3]=1,2,3", reads as one); "" for lists. */
+static char *value_text(const ts_value *v)
+{
+  char buf[MAX(TS_INFO_STR, TS_FLOAT_REPR_SIZE)];
+  switch (v->kind) {
+  case TS_VALUE_INT: return g_strdup_printf(" %" G_GINT64_FORMAT, v->i);
+  case TS_VALUE_FLOAT: ts__float_repr(buf, sizeof buf, v->f); return g_strdup_printf(" %s", buf);
+  case TS_VALUE_BOOL: return g_strdup(v->b ? " True" : " False");
+  case TS_VALUE_TENSOR:
+    return v->tensor ? g_strdup_printf(" %s", ts__info_str(buf, v->tensor->dtype, v->tensor->shape)) : g_strdup("");
+  case TS_VALUE_SPEC: return g_strdup_printf(" %s", ts__info_str(buf, v->spec.dtype, v->spec.shape));
+  case TS_VALUE_STRING: {
+    if (!v->s || !g_utf8_validate(v->s, -1, NULL))
+      return g_strdup("");
+    glong length = g_utf8_strlen(v->s, -1);
+    g_autofree char *head = g_utf8_substring(v->s, 0, MIN(length, 48));
+    return g_strdup_printf(" '%s%s'", head, length > 48 ? "..." : "");
+  }
+  default: return g_strdup("");
+  }
+}
+
 static void *arg_kind_error(ts_loc loc, const ts_call *call, int i, const char *want,
                             const ts_value *v)
 {
   char label[128];
-  /* a string shows itself (its first 48 characters): a mistyped tensor
-   * spec ("f32 [3]=1,2,3") reads as one */
-  g_autofree char *text = NULL;
-  if (v->kind == TS_VALUE_STRING && v->s && g_utf8_validate(v->s, -1, NULL)) {
-    glong length = g_utf8_strlen(v->s, -1);
-    g_autofree char *head = g_utf8_substring(v->s, 0, MIN(length, 48));
-    text = g_strdup_printf(" '%s%s'", head, length > 48 ? "..." : "");
-  }
+  g_autofree char *text = value_text(v);
   ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, NULL, "%s: %s must be %s, got %s%s", call->name,
-               arg_label(label, sizeof label, call, i), want, kind_name(v->kind), text ? text : "");
+               arg_label(label, sizeof label, call, i), want, kind_name(v->kind), text);
   return NULL;
 }
 
