@@ -26,8 +26,9 @@ void cli_print_op_table(const tsp_stats *st, const char *title, const char *by, 
          "median µs", "min µs", "p95 µs", "share");
   for (int i = 0; i < st->n && (!limit || i < limit); i++) {
     const tsp_stat *r = &st->rows[i];
+    char key[64];
     printf("  %-40.40s %7" G_GUINT64_FORMAT " %10.2f %10.2f %10.3f %10.3f %10.3f %6.1f%%\n",
-           r->key, r->count, r->total_ns / 1e3, r->self_ns / 1e3, r->p50_ns / 1e3,
+           cli_fit(key, r->key, 40), r->count, r->total_ns / 1e3, r->self_ns / 1e3, r->p50_ns / 1e3,
            r->min_ns / 1e3, r->p95_ns / 1e3, 100 * r->share);
   }
   if (limit && st->n > limit)
@@ -70,6 +71,18 @@ static void print_calls(const tsp_session *s, const tsp_filter *window, const ch
   g_array_unref(cs);
 }
 
+const char *cli_fit(char buf[64], const char *name, int width)
+{
+  size_t n = name ? strlen(name) : 0;
+  if (!name || width < 4 || width > 63 || n <= (size_t)width)
+    return name ? name : "";
+  const char *tail = name + n - (width - 3);
+  while (tail > name && (*tail & 0xC0) == 0x80) /* not inside a UTF-8 character */
+    tail--;
+  g_snprintf(buf, 64, "...%s", tail);
+  return buf;
+}
+
 void cli_ratio_text(char text[16], const char *only, double ratio)
 {
   if (only)
@@ -85,14 +98,14 @@ static void print_compare(const tsp_compare *c)
          "graph µs", "ratio");
   for (int i = 0; i < c->n_rows; i++) {
     const tsp_compare_row *r = &c->rows[i];
-    char ratio[16];
+    char ratio[16], name[64];
     cli_ratio_text(ratio, r->only, r->ratio);
     if (r->parent >= 0) /* an op the fused row above stands for: its time is in that row's */
-      printf("    %-30.30s %-14.14s %-22.22s %10.2f %10s %10s\n", r->name, r->op, r->source,
-             r->eager_ns / 1e3, "", ratio);
+      printf("    %-30.30s %-14.14s %-22.22s %10.2f %10s %10s\n", cli_fit(name, r->name, 30), r->op,
+             r->source, r->eager_ns / 1e3, "", ratio);
     else
-      printf("  %-32.32s %-14.14s %-22.22s %10.2f %10.2f %10s\n", r->name, r->op, r->source,
-             r->eager_ns / 1e3, r->graph_ns / 1e3, ratio);
+      printf("  %-32.32s %-14.14s %-22.22s %10.2f %10.2f %10s\n", cli_fit(name, r->name, 32), r->op,
+             r->source, r->eager_ns / 1e3, r->graph_ns / 1e3, ratio);
   }
   printf("  %-32s %-14s %-22s %10.2f %10.2f\n", "ops total", "", "", c->eager_op_ns / 1e3,
          c->graph_op_ns / 1e3);
@@ -324,8 +337,9 @@ static void print_device_table(const tsp_session *s, const tsp_filter *window, c
     printf("  %-32s %7s %11s %10s %7s\n", "op", "count", "device µs", "mean µs", "share");
     for (guint i = 0; i < rows->len; i++) {
       const uint64_t *row = rows->pdata[i];
+      char name[64];
       printf("  %-32.32s %7" G_GUINT64_FORMAT " %10.2f %10.3f %6.1f%%\n",
-             (const char *)(uintptr_t)row[2], row[0], row[1] / 1e3, row[1] / 1e3 / (double)row[0],
+             cli_fit(name, (const char *)(uintptr_t)row[2], 32), row[0], row[1] / 1e3, row[1] / 1e3 / (double)row[0],
              total ? 100.0 * (double)row[1] / (double)total : 0);
     }
   }

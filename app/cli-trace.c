@@ -91,14 +91,14 @@ void cli_print_diff(const tsp_diff *d, const char *by, const char *a, const char
          head[2], head[3], head[4], head[5], ratio_head, head[8], head[9], head[6], head[7]);
   for (int i = 0; i < d->n; i++) {
     const tsp_diff_row *r = &d->rows[i];
-    char ratio[16], launch[2][16], only[16];
+    char ratio[16], launch[2][16], only[16], key[64];
     g_snprintf(only, sizeof only, "only %s", r->count[0] ? a : b); /* "only in A" */
     cli_ratio_text(ratio, r->only ? only : NULL, r->ratio);
     for (int k = 0; k < 2; k++) /* the host's time beside a device's kernel time */
       g_snprintf(launch[k], sizeof launch[k], "%.3f", r->host_p50_ns[k] / 1e3);
     printf("  %-32.32s %9" G_GUINT64_FORMAT " %9" G_GUINT64_FORMAT
            " %15.3f %15.3f %13.3f %13.3f %11s  %-8.8s %-8.8s %15s %15s\n",
-           r->key, r->count[0], r->count[1], r->p50_ns[0] / 1e3, r->p50_ns[1] / 1e3,
+           cli_fit(key, r->key, 32), r->count[0], r->count[1], r->p50_ns[0] / 1e3, r->p50_ns[1] / 1e3,
            r->min_ns[0] / 1e3, r->min_ns[1] / 1e3, ratio, r->device[0] ? r->device[0] : "-",
            r->device[1] ? r->device[1] : "-", r->device_ran[0] ? launch[0] : "-",
            r->device_ran[1] ? launch[1] : "-");

@@ -163,6 +163,10 @@ void cli_print_step_split(const struct tsp_session *s, const struct tsp_filter *
  * diff and profile --against print them (cli-trace.c). */
 struct tsp_diff;
 void cli_print_diff(const struct tsp_diff *d, const char *by, const char *a, const char *b);
+/* A table's name column of `width` (at most 63): the name, or its end
+ * after "..." when longer (a node path's last part is its own name:
+ * ".../If/else/If/else/PrintV2").  Returns buf or name. */
+const char *cli_fit(char buf[64], const char *name, int width);
 /* A comparison's last column: "1.25x", or why there is no ratio ("only in A"). */
 void cli_ratio_text(char text[16], const char *only, double ratio);
 /* --by's word as a grouping. */

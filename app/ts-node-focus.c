@@ -49,8 +49,9 @@ static void update_details_extras(TsNodeFocus *self)
   TsNodeDetails *details = self->panels.node_details;
   const ts_node *node = ts_node_details_get_node(details);
   const tsp_stats *stats = node ? ts_profiler_panel_get_node_stats(self->panels.profiler_panel) : NULL;
+  g_autofree char *path = node ? tsp_node_path(node) : NULL; /* the profile's name for it */
   for (int i = 0; stats && i < stats->n; i++)
-    if (g_strcmp0(stats->rows[i].key, ts_node_name(node)) == 0)
+    if (g_strcmp0(stats->rows[i].key, path) == 0)
       ts_node_details_set_timing(details, stats->rows[i].device, (gint64)stats->rows[i].mean_ns);
   const char *device = NULL;
   ts_tensor *output = node ? ts_debug_panel_get_last_output(self->panels.debug_panel, ts_node_name(node), &device)

@@ -12,37 +12,32 @@ char *ts_profile_format_ns(double ns)
   return g_strdup_printf("%.0f ns", ns);
 }
 
-/* name -> the nodes of that name over graph and its subgraphs, in order
- * (a While body's "Cast_1" beside the top level's). */
-static void index_names(GHashTable *names, const ts_graph *g)
+/* path -> node over graph and its subgraphs: a subgraph's nodes by their
+ * path (tsp_node_path, the session's name for them), so a While body's
+ * "While/body/Cast_1" is not the top level's "Cast_1". */
+static void index_paths(GHashTable *paths, const ts_graph *g)
 {
   for (int i = 0; i < ts_graph_n_nodes(g); i++) {
     const ts_node *n = ts_graph_node(g, i);
     if (!n)
       continue;
-    GPtrArray *same = g_hash_table_lookup(names, ts_node_name(n));
-    if (!same) {
-      same = g_ptr_array_new();
-      g_hash_table_insert(names, (gpointer)ts_node_name(n), same);
-    }
-    g_ptr_array_add(same, (gpointer)n);
+    g_hash_table_insert(paths, tsp_node_path(n), (gpointer)n);
     for (int k = 0; k < ts_node_n_subgraphs(n); k++)
-      index_names(names, ts_node_subgraph(n, k));
+      index_paths(paths, ts_node_subgraph(n, k));
   }
 }
 
-static GHashTable *names_new(void)
+static GHashTable *paths_new(void)
 {
-  return g_hash_table_new_full(g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_ptr_array_unref);
+  return g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 }
 
 const ts_node *ts_profile_find_node(const ts_graph *graph, const char *name)
 {
   g_return_val_if_fail(graph != NULL && name != NULL, NULL);
-  g_autoptr(GHashTable) names = names_new();
-  index_names(names, graph);
-  GPtrArray *same = g_hash_table_lookup(names, name);
-  return same ? g_ptr_array_index(same, 0) : NULL;
+  g_autoptr(GHashTable) paths = paths_new();
+  index_paths(paths, graph);
+  return g_hash_table_lookup(paths, name);
 }
 
 /* A concrete function's key: every concrete function's graph is named
@@ -53,7 +48,7 @@ static char *concrete_key(const char *function, const char *signature)
 }
 
 /* (function, signature) of each concrete function of the module -> (node
- * name -> nodes); and a graph's name -> the first of its name's, for
+ * path -> node); and a graph's name -> the first of its name's, for
  * nodes whose concrete function the session does not know. */
 static GHashTable *index_module(TsLoadedModule *module)
 {
@@ -64,20 +59,18 @@ static GHashTable *index_module(TsLoadedModule *module)
       const TsConcreteInfo *cf = g_ptr_array_index(fn->concrete, c);
       if (!cf->graph)
         continue;
-      GHashTable *names = names_new();
-      index_names(names, cf->graph);
+      GHashTable *paths = paths_new();
+      index_paths(paths, cf->graph);
       if (!g_hash_table_contains(graphs, ts_graph_name(cf->graph)))
-        g_hash_table_insert(graphs, g_strdup(ts_graph_name(cf->graph)), g_hash_table_ref(names));
-      g_hash_table_insert(graphs, concrete_key(cf->function, cf->signature), names);
+        g_hash_table_insert(graphs, g_strdup(ts_graph_name(cf->graph)), g_hash_table_ref(paths));
+      g_hash_table_insert(graphs, concrete_key(cf->function, cf->signature), paths);
     }
   }
   return graphs;
 }
 
-/* The node of the module's graphs that session node i names, or NULL:
- * in its concrete function's graph, the one of its name with its id where
- * several have it (an optimized copy's id is its optimized graph's: the
- * traced node it stands for tells). */
+/* The node of the module's graphs that session node i names, in its
+ * concrete function's graph, or NULL. */
 static const ts_node *module_node(const tsp_session *session, GHashTable *graphs, uint32_t i)
 {
   const tsp_node_info *info = tsp_session_node(session, i);
@@ -85,20 +78,10 @@ static const ts_node *module_node(const tsp_session *session, GHashTable *graphs
     return NULL;
   const tsp_concrete_info *ci = info->concrete ? tsp_session_concrete(session, info->concrete) : NULL;
   g_autofree char *key = ci ? concrete_key(ci->function, ci->signature) : NULL;
-  GHashTable *names = key ? g_hash_table_lookup(graphs, key) : NULL;
-  if (!names)
-    names = g_hash_table_lookup(graphs, tsp_session_string(session, info->graph));
-  GPtrArray *same = names ? g_hash_table_lookup(names, info->name) : NULL;
-  if (!same)
-    return NULL;
-  const tsp_node_info *traced = info;
-  if (info->optimized && info->n_origins == 1)
-    traced = tsp_session_node(session, info->origins[0]);
-  if (same->len > 1 && traced && !traced->optimized && g_strcmp0(traced->name, info->name) == 0)
-    for (guint k = 0; k < same->len; k++)
-      if (ts_node_id(g_ptr_array_index(same, k)) == traced->id)
-        return g_ptr_array_index(same, k);
-  return g_ptr_array_index(same, 0);
+  GHashTable *paths = key ? g_hash_table_lookup(graphs, key) : NULL;
+  if (!paths)
+    paths = g_hash_table_lookup(graphs, tsp_session_string(session, info->graph));
+  return paths ? g_hash_table_lookup(paths, info->name) : NULL;
 }
 
 ts_render_values *ts_profile_compute_times(const tsp_session *session, const tsp_stats *st,

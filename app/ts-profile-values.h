@@ -1,7 +1,7 @@
 /* ts-profile-values.h — a profiling session's per-node times as the graph
  * view's compute-time colouring: each traced node's total time (in ms),
- * found in its concrete function's graph by node name (and id, where a
- * name repeats in If/While bodies), with a note for
+ * found in its concrete function's graph by node path (tsp_node_path: a
+ * While body's "While/body/Cast_1" is not the top level's), with a note for
  * its tooltip (runs, total, mean, share), and the device that ran it as
  * its category (the device colouring: "SIM:0", "CPU", "mixed"). */
 #pragma once
@@ -24,7 +24,8 @@ char *ts_profile_format_ns(double ns);
 ts_render_values *ts_profile_compute_times(const tsp_session *session, const tsp_stats *by_node,
                                            TsLoadedModule *module);
 
-/* The node of graph (or of its subgraphs) named name; NULL if none. */
+/* The node of graph (or of its subgraphs) of that path (tsp_node_path,
+ * the profiler's name for it: "While/body/Cast_1"); NULL if none. */
 const ts_node *ts_profile_find_node(const ts_graph *graph, const char *name);
 
 G_END_DECLS

@@ -1220,6 +1220,59 @@ static void test_profiled_schedule(void)
   ts_scope_end(scope);
 }
 
+/* Nodes of If/While subgraphs are named by their path in a session:
+ * fizzbuzz's three FloorMods (the loop body's, and those of the If/else
+ * branches nested in it) are three rows, not one "FloorMod" charged with
+ * all; tsp_node_path gives the same name for the graph's node. */
+static void test_node_paths(void)
+{
+  ts_module *m = ts_module_open("seeds");
+  ts_function *fn = ts_module_lookup(m, "fizzbuzz");
+  ts_scope *scope = ts_scope_begin();
+  ts_value n = TS_INT_VALUE(15);
+  int quiet = test_quiet_begin(); /* fizzbuzz prints */
+  g_assert_nonnull(ts_function_call(fn, &n, 1)); /* traced before the session: no trace's ops */
+  tsp_session *s = tsp_session_new();
+  g_assert_true(tsp_session_start(s, NULL));
+  g_assert_nonnull(ts_function_call(fn, &n, 1));
+  tsp_session_stop(s);
+  test_quiet_end(quiet);
+  tsp_filter graph = { TSP_MODE_GRAPH, 0, 0 };
+  tsp_stats *st = tsp_stats_compute(s, TSP_BY_NODE, &graph);
+  static const char *const paths[] = { "While/body/FloorMod", "While/body/If/else/FloorMod",
+                                       "While/body/If/else/If/else/FloorMod" };
+  static const uint64_t runs[] = { 15, 14, 10 }; /* i of 1..15; not a multiple of 15; nor of 3 */
+  for (guint k = 0; k < G_N_ELEMENTS(paths); k++)
+    g_assert_cmpuint(find(st, paths[k])->count, ==, runs[k]);
+  for (int i = 0; i < st->n; i++)
+    for (int j = i + 1; j < st->n; j++)
+      g_assert_cmpstr(st->rows[i].key, !=, st->rows[j].key);
+  /* the graph's nested node has the session's name */
+  const ts_graph *g = ts_concrete_graph(ts_function_concrete(fn, 0));
+  const ts_node *loop = NULL;
+  for (int i = 0; i < ts_graph_n_nodes(g) && !loop; i++)
+    if (ts_node_op(ts_graph_node(g, i)) == TS_OP_WHILE)
+      loop = ts_graph_node(g, i);
+  g_assert_nonnull(loop);
+  const ts_graph *body = ts_node_subgraph(loop, 1);
+  gboolean seen = FALSE;
+  for (int i = 0; i < ts_graph_n_nodes(body); i++) {
+    const ts_node *node = ts_graph_node(body, i);
+    if (ts_node_op(node) != TS_OP_MOD)
+      continue;
+    g_autofree char *path = tsp_node_path(node);
+    g_assert_cmpstr(path, ==, "While/body/FloorMod");
+    seen = TRUE;
+  }
+  g_assert_true(seen);
+  g_autofree char *top = tsp_node_path(loop);
+  g_assert_cmpstr(top, ==, "While");
+  tsp_stats_free(st);
+  tsp_session_free(s);
+  ts_scope_end(scope);
+  ts_module_free(m);
+}
+
 /* A row run's op is an event per part, on each thread that ran one: the
  * statistics count it once, its time its parts' together. */
 static void test_row_run_counted_once(void)
@@ -1452,6 +1505,23 @@ static void test_cli_step_split(void)
   g_free(dir);
 }
 
+/* A node path longer than the table's name column keeps its end, the
+ * node's own name, after "...": fizzbuzz's innermost print. */
+static void test_cli_long_node_paths(void)
+{
+  const char *argv[] = { g_getenv("TRACESCOPE_CLI"), "profile", "seeds", "fizzbuzz", "--arg", "5",
+                         "--by", "node", "--repeat", "1", NULL };
+  char *out = NULL, *err = NULL;
+  int status;
+  g_assert_true(g_spawn_sync(NULL, (char **)argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err, &status,
+                             NULL));
+  g_assert_true(g_spawn_check_wait_status(status, NULL));
+  g_assert_nonnull(strstr(out, "\n  While/body/If/else/FloorMod "));
+  g_assert_nonnull(strstr(out, "\n  .../body/If/else/If/else/If/else/PrintV2 "));
+  g_free(out);
+  g_free(err);
+}
+
 static void test_cli_both(void)
 {
   const char *cli = g_getenv("TRACESCOPE_CLI");
@@ -1622,6 +1692,7 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler/losses", test_losses);
   g_test_add_func("/profiler/profiled-schedule", test_profiled_schedule);
   g_test_add_func("/profiler/row-run-counted-once", test_row_run_counted_once);
+  g_test_add_func("/profiler/stats/node-paths", test_node_paths);
   g_test_add_func("/profiler/seeds-compare", test_seeds_compare);
   g_test_add_func("/profiler/chrome/round-trip", test_round_trip);
   g_test_add_func("/profiler/chrome/foreign", test_foreign);
@@ -1635,6 +1706,7 @@ int main(int argc, char **argv)
   g_test_add_func("/profiler/step/parts", test_step_parts);
   g_test_add_func("/profiler/step/train", test_step_split_train);
   g_test_add_func("/profiler/cli/both", test_cli_both);
+  g_test_add_func("/profiler/cli/long-node-paths", test_cli_long_node_paths);
   g_test_add_func("/profiler/cli/step-split", test_cli_step_split);
   g_test_add_func("/profiler/cli/memory", test_cli_memory);
   g_test_add_func("/profiler/cli/errors", test_cli_errors);
