@@ -69,19 +69,32 @@ static void fixture_start_worker(Fixture *f, guint64 memory_limit, gboolean fast
   g_object_unref(res);
 }
 
+/* Opens the module at path in f's worker; its title and functions into
+ * the caller's (each may be NULL). */
+static void open_module(Fixture *f, const char *path, char **title_out, GPtrArray **functions_out)
+{
+  GAsyncResult *res = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *title = NULL, *opened = NULL;
+  g_autoptr(GPtrArray) functions = NULL;
+  ts_worker_open_async(f->worker, path, NULL, store_result, &res);
+  g_assert_true(ts_worker_open_finish(f->worker, wait_result(&res, "the module to open"), &title,
+                                      &opened, &functions, &error));
+  g_assert_no_error(error);
+  g_object_unref(res);
+  if (title_out)
+    *title_out = g_steal_pointer(&title);
+  if (functions_out)
+    *functions_out = g_steal_pointer(&functions);
+}
+
 /* A started worker with the misbehaving module open. */
 static void fixture_start_with(Fixture *f, guint64 memory_limit, gboolean fast)
 {
   fixture_start_worker(f, memory_limit, fast);
-  GAsyncResult *res = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *title = NULL, *path = NULL;
+  g_autofree char *title = NULL;
   g_autoptr(GPtrArray) functions = NULL;
-  ts_worker_open_async(f->worker, misbehave_path, NULL, store_result, &res);
-  g_assert_true(ts_worker_open_finish(f->worker, wait_result(&res, "the module to open"), &title,
-                                      &path, &functions, &error));
-  g_assert_no_error(error);
-  g_object_unref(res);
+  open_module(f, misbehave_path, &title, &functions);
   g_assert_cmpstr(title, ==, "misbehaving test module");
   g_assert_cmpuint(functions->len, ==, 10);
   TsWorkerFunction *good = g_ptr_array_index(functions, 0);
@@ -176,20 +189,6 @@ static void test_call(void)
   fixture_stop(&f);
 }
 
-/* Opens the module at path in f's worker. */
-static void open_module(Fixture *f, const char *path)
-{
-  GAsyncResult *res = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autofree char *title = NULL, *opened = NULL;
-  g_autoptr(GPtrArray) functions = NULL;
-  ts_worker_open_async(f->worker, path, NULL, store_result, &res);
-  g_assert_true(ts_worker_open_finish(f->worker, wait_result(&res, "the module to open"), &title,
-                                      &opened, &functions, &error));
-  g_assert_no_error(error);
-  g_object_unref(res);
-}
-
 /* A function returning None (the guide's find_next_odd): "None" for its
  * text and type, no values and no results list, over both channels. */
 static void test_none_result(void)
@@ -197,7 +196,7 @@ static void test_none_result(void)
   for (int fast = 0; fast < 2; fast++) {
     Fixture f = { 0 };
     fixture_start_worker(&f, 0, fast);
-    open_module(&f, g_getenv("TRACESCOPE_SEEDS"));
+    open_module(&f, g_getenv("TRACESCOPE_SEEDS"), NULL, NULL);
     g_autoptr(GError) error = NULL;
     for (int eager = 0; eager < 2; eager++) {
       g_autoptr(TsCallResult) r = call(&f, 1 + eager, "find_next_odd", (const char *const[]){ NULL },
@@ -221,7 +220,7 @@ static void test_tuple_results(void)
   for (int fast = 0; fast < 2; fast++) {
     Fixture f = { 0 };
     fixture_start_worker(&f, 0, fast);
-    open_module(&f, tiny);
+    open_module(&f, tiny, NULL, NULL);
     g_autoptr(GError) error = NULL;
     for (int eager = 0; eager < 2; eager++) {
       g_autoptr(TsCallResult) r = call(&f, 1 + eager, "min_max",
