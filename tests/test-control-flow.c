@@ -594,6 +594,18 @@ static ts_value u8v(uint8_t v)
   return TS_TENSOR_VALUE(ts_constant(TS_U8, TS_SCALAR_SHAPE, &v));
 }
 
+/* sum(range(0, n, step)), the step a host int: a concrete delta beside a
+ * limit the graph reads. */
+static ts_tensor *range_by_step(ts_call *c)
+{
+  ts_tensor *acc = ts_scalar_i32(0), *i = NULL;
+  ts_tensor *limit = ts_add(ts_arg(c, 0), ts_scalar_i32(0)); /* symbolic while traced */
+  TS_FOR (i, TS_RANGE(ts_scalar_i32(0), limit, ts_scalar_i32((int32_t)ts_arg_int(c, 1))), &acc) {
+    acc = ts_add(acc, i);
+  }
+  return acc;
+}
+
 /* Eager and graph TS_FOR over a range count alike (one definition of the trip
  * count, in a wide type): no wrapping counter, a zero delta fails in both. */
 static void test_range_trip_count(void)
@@ -641,6 +653,23 @@ static void test_range_trip_count(void)
     ts_value few = TS_TENSOR_VALUE(ts_tensor_new(TS_F32, TS_SHAPE(3, 0)));
     g_assert_cmpint(scalar_of(call_in_mode(cr, eager, &few, 1)), ==, 3);
   }
+
+  /* a concrete delta beside a symbolic limit: a zero one is refused as it
+   * is traced, in the words of the eager run; others count as eagerly,
+   * and the trip count casts only what the graph reads (the limit) */
+  ts_function *rb = ts_function_new("range_by_step", range_by_step, "n, step");
+  for (int eager = 1; eager >= 0; eager--) {
+    ts_value zero[] = { TS_TENSOR_VALUE(ts_scalar_i32(5)), TS_INT_VALUE(0) };
+    g_assert_null(call_in_mode(rb, eager, zero, 2));
+    expect_error("TS_RANGE delta must not be zero", NULL);
+    ts_value two[] = { TS_TENSOR_VALUE(ts_scalar_i32(7)), TS_INT_VALUE(2) }; /* 0 2 4 6 */
+    g_assert_cmpint(scalar_of(call_in_mode(rb, eager, two, 2)), ==, 12);
+    ts_value down[] = { TS_TENSOR_VALUE(ts_scalar_i32(-7)), TS_INT_VALUE(-3) }; /* 0 -3 -6 */
+    g_assert_cmpint(scalar_of(call_in_mode(rb, eager, down, 2)), ==, -9);
+  }
+  for (int k = 0; k < ts_function_n_concrete(rb); k++)
+    g_assert_cmpint(count_op(ts_concrete_graph(ts_function_concrete(rb, k)), TS_OP_CAST), ==, 1);
+  ts_function_free(rb);
   ts_function_free(ri);
   ts_function_free(cu);
   ts_function_free(cr);

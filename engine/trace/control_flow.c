@@ -1788,11 +1788,21 @@ static bool plain_count(const ts_cf_block *b, int64_t *n)
   return range_count(b, n);
 }
 
+/* A range bound in the trip count's dtype w: a concrete one as a constant
+ * of w (no Cast node in the graph), a symbolic one cast there. */
+static ts_tensor *bound_as(ts_loc loc, ts_tensor *t, ts_dtype w)
+{
+  if (!t->data)
+    return ts_cast_at(loc, t, w);
+  return w == TS_F64 ? ts_scalar_f64(ts_tensor_get_f64(t, 0)) : ts_scalar_i64(ts_tensor_get_i64(t, 0));
+}
+
 /* A traced range's trip count as an i64 tensor of the outer frame: a
  * constant from concrete bounds, else the same formula in the graph,
  * -floor(-(limit - start) / delta) clamped at 0, in int64 (integers) or
- * float64.  A zero delta fails when the graph runs (an integer division by
- * zero), as it fails eagerly. */
+ * float64.  A concrete delta of zero is refused now, as eagerly; a
+ * symbolic one fails when the graph runs (an integer division by zero,
+ * at the TS_FOR's line). */
 static ts_tensor *range_trip(const ts_cf_block *b)
 {
   const ts_iterable *it = &b->over;
@@ -1801,14 +1811,21 @@ static ts_tensor *range_trip(const ts_cf_block *b)
     int64_t n;
     return range_count(b, &n) ? ts_scalar_i64(n) : NULL;
   }
+  if (it->delta->data && ts_tensor_get_f64(it->delta, 0) == 0) {
+    cf_error(b, TS_ERR_INVALID_ARGUMENT, "TS_RANGE delta must not be zero");
+    return NULL;
+  }
   ts_dtype w = ts_dtype_is_float(range_dtype(it)) ? TS_F64 : TS_I64;
-  ts_tensor *start = ts_cast_at(loc, it->start, w), *limit = ts_cast_at(loc, it->limit, w);
-  ts_tensor *delta = ts_cast_at(loc, it->delta, w);
+  ts_tensor *start = bound_as(loc, it->start, w), *limit = bound_as(loc, it->limit, w);
+  ts_tensor *delta = bound_as(loc, it->delta, w);
   ts_tensor *q = ts_neg_at(loc, ts_floordiv_at(loc, ts_neg_at(loc, ts_sub_at(loc, limit, start)),
                                                delta));
-  ts_tensor *nonzero = ts_cast_at(loc, ts_not_equal_at(loc, delta, ts_zeros_like_at(loc, delta)),
-                                  TS_I64);
-  ts_tensor *n = ts_floordiv_at(loc, ts_cast_at(loc, q, TS_I64), nonzero);
+  ts_tensor *n = w == TS_I64 ? q : ts_cast_at(loc, q, TS_I64);
+  if (!it->delta->data) { /* a zero delta divides an integer by zero where the graph runs */
+    ts_tensor *nonzero = ts_cast_at(loc, ts_not_equal_at(loc, delta, ts_zeros_like_at(loc, delta)),
+                                    TS_I64);
+    n = ts_floordiv_at(loc, n, nonzero);
+  }
   return ts_maximum_at(loc, n, ts_scalar_i64(0));
 }
 
