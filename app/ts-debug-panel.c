@@ -170,22 +170,22 @@ static void last_output_free(LastOutput *o)
   g_free(o);
 }
 
-/* An op's first output, kept by its node for the node details. */
+/* An op's first output, kept by its node's path for the node details. */
 static void remember_output(TsDebugPanel *self, const TsDebugOp *op, guint first_output)
 {
-  ts_tensor *t = op->node && first_output < self->tensors->len ? g_ptr_array_index(self->tensors, first_output) : NULL;
+  ts_tensor *t = op->path && first_output < self->tensors->len ? g_ptr_array_index(self->tensors, first_output) : NULL;
   if (!t)
     return;
   LastOutput *o = g_new(LastOutput, 1);
   o->tensor = ts_tensor_ref(t);
   o->device = g_strdup(((const TsDebugTensor *)g_ptr_array_index(op->outputs, 0))->device);
-  g_hash_table_replace(self->outputs, g_strdup(op->node), o);
+  g_hash_table_replace(self->outputs, g_strdup(op->path), o);
 }
 
-ts_tensor *ts_debug_panel_get_last_output(TsDebugPanel *self, const char *node, const char **device)
+ts_tensor *ts_debug_panel_get_last_output(TsDebugPanel *self, const char *path, const char **device)
 {
   g_return_val_if_fail(TS_IS_DEBUG_PANEL(self), NULL);
-  const LastOutput *o = node ? g_hash_table_lookup(self->outputs, node) : NULL;
+  const LastOutput *o = path ? g_hash_table_lookup(self->outputs, path) : NULL;
   if (device)
     *device = o ? o->device : NULL;
   return o ? o->tensor : NULL;
@@ -366,7 +366,7 @@ static void show_op(TsDebugPanel *self)
   gtk_drop_down_set_selected(self->tensor_choice, first);
   show_tensor(self);
   if (op)
-    g_signal_emit(self, signals[SIGNAL_OP_SHOWN], 0, op->node, self->function);
+    g_signal_emit(self, signals[SIGNAL_OP_SHOWN], 0, op->path, self->function);
 }
 
 static void show_history_range(TsDebugPanel *self)

@@ -51,10 +51,11 @@ gboolean ts_debug_panel_remove_breakpoint(TsDebugPanel *self, const char *spec);
 /* The breakpoints' specs, in order (owned). */
 char **ts_debug_panel_dup_breakpoints(TsDebugPanel *self);
 
-/* The last output the debugger saw of the node named `node` (a stop after
- * its op ran, or its op in the history), or NULL.  Borrowed; *device (when
+/* The last output the debugger saw of the node of that path (ts_node_path:
+ * "While/body/Add" is not the top level's "Add") (a stop after its op
+ * ran, or its op in the history), or NULL.  Borrowed; *device (when
  * device is given): where the worker made it ("SIM:0"), or NULL. */
-ts_tensor *ts_debug_panel_get_last_output(TsDebugPanel *self, const char *node, const char **device);
+ts_tensor *ts_debug_panel_get_last_output(TsDebugPanel *self, const char *path, const char **device);
 
 /* The stop shown (the live one, or an op of the history): its op name,
  * node name (NULL if none) and source line; FALSE if none is shown. */
@@ -81,8 +82,9 @@ const char *ts_debug_panel_get_function(TsDebugPanel *self);
 TsTensorView *ts_debug_panel_get_inspector(TsDebugPanel *self);
 
 /* Signals:
- *   ::op-shown (const char *node, const char *function) — an op is shown (a stop, or the
- *              history cursor): the window selects its node in the graph (node NULL: none)
+ *   ::op-shown (const char *path, const char *function) — an op is shown (a stop, or the
+ *              history cursor): the window selects its node, of that path
+ *              (ts_node_path), in the graph (path NULL: none)
  *   ::finished (const char *result_text, const char *error) — the debug call ended */
 
 G_END_DECLS

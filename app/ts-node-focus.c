@@ -49,13 +49,12 @@ static void update_details_extras(TsNodeFocus *self)
   TsNodeDetails *details = self->panels.node_details;
   const ts_node *node = ts_node_details_get_node(details);
   const tsp_stats *stats = node ? ts_profiler_panel_get_node_stats(self->panels.profiler_panel) : NULL;
-  g_autofree char *path = node ? tsp_node_path(node) : NULL; /* the profile's name for it */
+  g_autofree char *path = node ? ts_node_path(node) : NULL; /* the profile's and debugger's name for it */
   for (int i = 0; stats && i < stats->n; i++)
     if (g_strcmp0(stats->rows[i].key, path) == 0)
       ts_node_details_set_timing(details, stats->rows[i].device, (gint64)stats->rows[i].mean_ns);
   const char *device = NULL;
-  ts_tensor *output = node ? ts_debug_panel_get_last_output(self->panels.debug_panel, ts_node_name(node), &device)
-                           : NULL;
+  ts_tensor *output = path ? ts_debug_panel_get_last_output(self->panels.debug_panel, path, &device) : NULL;
   if (output) {
     GtkWidget *view = ts_tensor_view_new();
     ts_tensor_view_set_compact(TS_TENSOR_VIEW(view), TRUE);
@@ -141,14 +140,14 @@ static void on_details_activate_subgraph(TsNodeDetails *details, gpointer node, 
   message(self, text);
 }
 
-/* The node of that name in the graph pane's graph of function (any, when
- * function is NULL), or NULL. */
-static const ts_node *shown_node(TsNodeFocus *self, const char *name, const char *function)
+/* The node of that path (ts_node_path) in the graph pane's graph of
+ * function (any, when function is NULL), or NULL. */
+static const ts_node *shown_node(TsNodeFocus *self, const char *path, const char *function)
 {
   TsConcreteInfo *cf = ts_graph_pane_get_concrete(self->panels.graph_pane);
-  if (!name || !cf || !cf->graph || (function && g_strcmp0(cf->function, function) != 0))
+  if (!path || !cf || !cf->graph || (function && g_strcmp0(cf->function, function) != 0))
     return NULL;
-  return ts_profile_find_node(cf->graph, name);
+  return ts_profile_find_node(cf->graph, path);
 }
 
 /* A profiler row of one node: that node selected and shown in the graph. */
@@ -164,9 +163,9 @@ static void on_profile_node_selected(TsProfilerPanel *panel, const char *name, T
 
 /* The op the debugger shows, selected in the graph of its function when
  * that graph is shown. */
-static void on_debug_op_shown(TsDebugPanel *panel, const char *name, const char *function, TsNodeFocus *self)
+static void on_debug_op_shown(TsDebugPanel *panel, const char *path, const char *function, TsNodeFocus *self)
 {
-  const ts_node *node = shown_node(self, name, function);
+  const ts_node *node = shown_node(self, path, function);
   if (node)
     ts_graph_view_reveal(graph_view(self), node);
 }

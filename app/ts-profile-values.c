@@ -1,6 +1,8 @@
 /* ts-profile-values.c — per-node times from a session onto the module's graphs. */
 #include "ts-profile-values.h"
 
+#include <string.h>
+
 char *ts_profile_format_ns(double ns)
 {
   if (ns >= 1e9)
@@ -13,7 +15,7 @@ char *ts_profile_format_ns(double ns)
 }
 
 /* path -> node over graph and its subgraphs: a subgraph's nodes by their
- * path (tsp_node_path, the session's name for them), so a While body's
+ * path (ts_node_path, the session's name for them), so a While body's
  * "While/body/Cast_1" is not the top level's "Cast_1". */
 static void index_paths(GHashTable *paths, const ts_graph *g)
 {
@@ -21,7 +23,7 @@ static void index_paths(GHashTable *paths, const ts_graph *g)
     const ts_node *n = ts_graph_node(g, i);
     if (!n)
       continue;
-    g_hash_table_insert(paths, tsp_node_path(n), (gpointer)n);
+    g_hash_table_insert(paths, ts_node_path(n), (gpointer)n);
     for (int k = 0; k < ts_node_n_subgraphs(n); k++)
       index_paths(paths, ts_node_subgraph(n, k));
   }
@@ -32,12 +34,29 @@ static GHashTable *paths_new(void)
   return g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 }
 
+/* The first node named name over graph and its subgraphs, or NULL. */
+static const ts_node *first_named(const ts_graph *g, const char *name)
+{
+  for (int i = 0; i < ts_graph_n_nodes(g); i++) {
+    const ts_node *n = ts_graph_node(g, i);
+    if (n && strcmp(ts_node_name(n), name) == 0)
+      return n;
+    for (int k = 0; n && k < ts_node_n_subgraphs(n); k++) {
+      const ts_node *found = first_named(ts_node_subgraph(n, k), name);
+      if (found)
+        return found;
+    }
+  }
+  return NULL;
+}
+
 const ts_node *ts_profile_find_node(const ts_graph *graph, const char *name)
 {
   g_return_val_if_fail(graph != NULL && name != NULL, NULL);
   g_autoptr(GHashTable) paths = paths_new();
   index_paths(paths, graph);
-  return g_hash_table_lookup(paths, name);
+  const ts_node *n = g_hash_table_lookup(paths, name);
+  return n ? n : first_named(graph, name);
 }
 
 /* A concrete function's key: every concrete function's graph is named

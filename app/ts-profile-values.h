@@ -1,6 +1,6 @@
 /* ts-profile-values.h — a profiling session's per-node times as the graph
  * view's compute-time colouring: each traced node's total time (in ms),
- * found in its concrete function's graph by node path (tsp_node_path: a
+ * found in its concrete function's graph by node path (ts_node_path: a
  * While body's "While/body/Cast_1" is not the top level's), with a note for
  * its tooltip (runs, total, mean, share), and the device that ran it as
  * its category (the device colouring: "SIM:0", "CPU", "mixed"). */
@@ -24,8 +24,9 @@ char *ts_profile_format_ns(double ns);
 ts_render_values *ts_profile_compute_times(const tsp_session *session, const tsp_stats *by_node,
                                            TsLoadedModule *module);
 
-/* The node of graph (or of its subgraphs) of that path (tsp_node_path,
- * the profiler's name for it: "While/body/Cast_1"); NULL if none. */
+/* The node of graph (or of its subgraphs) of that path (ts_node_path,
+ * the profiler's name for it: "While/body/Cast_1"), else the first node
+ * of that name (a debugger's op names its node alone); NULL if none. */
 const ts_node *ts_profile_find_node(const ts_graph *graph, const char *name);
 
 G_END_DECLS

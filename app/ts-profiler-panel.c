@@ -970,7 +970,7 @@ void ts_profiler_panel_set_node_filter(TsProfilerPanel *self, const ts_node *nod
     ts_loc loc = ts_node_loc(node);
     g_autofree char *base = loc.file ? g_path_get_basename(loc.file) : NULL;
     self->node_keys[TSP_BY_OP] = g_strdup(ts_op_name(ts_node_op(node)));
-    self->node_keys[TSP_BY_NODE] = tsp_node_path(node);
+    self->node_keys[TSP_BY_NODE] = ts_node_path(node);
     self->node_keys[TSP_BY_LINE] = base ? g_strdup_printf("%s:%d", base, loc.line) : g_strdup("(no source)");
     self->node_keys[TSP_BY_SCOPE] = g_strdup(*ts_node_scope(node) ? ts_node_scope(node) : "(top)");
   }

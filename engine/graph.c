@@ -268,6 +268,25 @@ const char *ts_node_name(const ts_node *n)
   return n->name;
 }
 
+char *ts_node_path(const ts_node *n)
+{
+  size_t size = strlen(n->name) + 1;
+  for (const ts_graph *g = n->graph; g->parent; g = g->parent)
+    size += strlen(g->name) + 1;
+  char *path = malloc(size), *end = path + size - 1;
+  if (!path)
+    return NULL;
+  *end = '\0';
+  size_t len = strlen(n->name);
+  memcpy(end -= len, n->name, len);
+  for (const ts_graph *g = n->graph; g->parent; g = g->parent) { /* innermost first, from the end */
+    *--end = '/';
+    len = strlen(g->name);
+    memcpy(end -= len, g->name, len);
+  }
+  return path;
+}
+
 const char *ts_node_scope(const ts_node *n)
 {
   return n->scope;

@@ -83,6 +83,8 @@ typedef struct ts_debug_op {
   ts_tensor **inputs;
   int n_outputs;           /* 0 before the op ran */
   ts_tensor **outputs;
+  char *path;              /* node's path (ts_node_path: "While/body/Add", which tells a
+                            * loop body's Add from the top level's); NULL if no node */
 } ts_debug_op;
 
 TS_API void ts_debug_op_clear(ts_debug_op *op);

@@ -1175,6 +1175,11 @@ TS_API ts_port ts_graph_output(const ts_graph *g, int i);
 TS_API int ts_node_id(const ts_node *n);
 TS_API ts_op ts_node_op(const ts_node *n);
 TS_API const char *ts_node_name(const ts_node *n);   /* "dense_1/MatMul" */
+/* Its name after the names of the If/While subgraphs it is in, which
+ * tells it from a node of its name elsewhere: "While/body/If/else/FloorMod"
+ * ("While/body": the While node's name and the subgraph's); its name at
+ * the top level.  Owned (free()); NULL if out of memory. */
+TS_API char *ts_node_path(const ts_node *n);
 TS_API const char *ts_node_scope(const ts_node *n);  /* "dense_1", "" */
 TS_API ts_loc ts_node_loc(const ts_node *n);         /* file NULL if none */
 TS_API const ts_graph *ts_node_graph(const ts_node *n);

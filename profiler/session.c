@@ -578,16 +578,6 @@ static bool node_is_traced(const ts_node *n)
   return ts_node_n_origins(n) == 1 && ts_node_origin(n, 0) == n;
 }
 
-char *tsp_node_path(const ts_node *n)
-{
-  GString *path = g_string_new(ts_node_name(n));
-  for (const ts_graph *g = ts_node_graph(n); g && ts_graph_parent(g); g = ts_graph_parent(g)) {
-    g_string_prepend_c(path, '/');
-    g_string_prepend(path, ts_graph_name(g)); /* "While/body": its node's name and branch */
-  }
-  return g_string_free(path, FALSE);
-}
-
 uint32_t tsp_intern_ts_node(tsp_session *s, const ts_node *n, const ts_concrete *cf)
 {
   if (!n)
@@ -613,7 +603,7 @@ uint32_t tsp_intern_ts_node(tsp_session *s, const ts_node *n, const ts_concrete 
   char *shape = ts_node_n_outputs(n) > 0
                   ? ts_shape_dtype_string(ts_node_output_dtype(n, 0), ts_node_output_shape(n, 0))
                   : NULL;
-  g_autofree char *path = tsp_node_path(n);
+  g_autofree char *path = ts_node_path(n);
   tsp_node_info info = {
     .name = path, .scope = ts_node_scope(n), .shape = shape, .op = ts_node_op(n),
     .loc = tsp_intern_loc(s, loc.file, loc.func, loc.line),

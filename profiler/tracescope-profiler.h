@@ -89,7 +89,7 @@ const char *tsp_memory_counter_name(ts_memory_kind what);
 typedef struct tsp_node_info {
   /* "dense_1/MatMul", "dense_1", "f32[20,64]"; a node of an If/While
    * subgraph is named by its path, "While/body/If/else/FloorMod"
-   * (tsp_node_path), so that it is not taken for the top level's of its name */
+   * (ts_node_path), so that it is not taken for the top level's of its name */
   const char *name, *scope, *shape;
   int op;                           /* ts_op, or TSP_OP_OTHER */
   uint32_t loc;                     /* source location */
@@ -139,10 +139,6 @@ uint32_t tsp_add_node(tsp_session *s, const tsp_node_info *info);
 /* An engine node (and its origins), once per node; borrowed node pointers
  * must stay valid while the session records. */
 uint32_t tsp_intern_ts_node(tsp_session *s, const ts_node *n, const ts_concrete *cf);
-/* A node's name in the session: its name, after the names of the If/While
- * subgraphs it is in ("While/body/Cast_1"; "Cast_1" at the top level).
- * g_free(). */
-char *tsp_node_path(const ts_node *n);
 uint32_t tsp_intern_ts_concrete(tsp_session *s, const ts_concrete *cf);
 
 /* ---- sessions and collectors ------------------------------------------------------ */

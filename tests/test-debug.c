@@ -217,6 +217,51 @@ static void test_power_matmuls(void)
   ts_scope_end(scope);
 }
 
+/* In graph mode an op of a loop's body names its node and that node's
+ * path, which tells it from a node of its name elsewhere: sum_even's
+ * FloorMod is "While/body/FloorMod", its Add "While/body/If/then/Add". */
+static void test_node_paths(void)
+{
+  ts_scope *scope = ts_scope_begin();
+  ts_tensor *items = ts_constant(TS_I32, TS_SHAPE(4), (int32_t[]){ 10, 12, 15, 20 });
+  debuggee d = { .s = ts_debug_new(&(ts_debug_options){ .start = TS_DEBUG_START_RUNNING }),
+                 .fn = ts_module_lookup(seeds, "sum_even"), .args = { TS_TENSOR_VALUE(items) }, .n_args = 1 };
+  ts_debug_break_add(d.s, "FloorMod");
+  ts_debug_break_add(d.s, "Add");
+  debuggee_start(&d);
+  int mods = 0, sums = 0, counters = 0;
+  for (;;) {
+    ts_debug_stop stop;
+    next_stop(d.s, &stop);
+    if (stop.reason == TS_DEBUG_FINISHED) {
+      g_assert_null(stop.error);
+      ts_debug_stop_clear(&stop);
+      break;
+    }
+    g_assert_cmpint(stop.reason, ==, TS_DEBUG_BREAKPOINT);
+    if (stop.op.op == TS_OP_MOD) {
+      g_assert_cmpstr(stop.op.node, ==, "FloorMod");
+      g_assert_cmpstr(stop.op.path, ==, "While/body/FloorMod");
+      mods++;
+    } else if (g_strcmp0(stop.op.path, "While/body/If/then/Add") == 0) {
+      sums++; /* s += c */
+    } else { /* the loop's counter */
+      g_assert_true(g_str_has_prefix(stop.op.path, "While/body/Add"));
+      counters++;
+    }
+    ts_debug_stop_clear(&stop);
+    g_assert_true(ts_debug_resume(d.s, TS_DEBUG_CONTINUE));
+  }
+  g_assert_cmpint(mods, ==, 4);
+  g_assert_cmpint(sums, ==, 3); /* 10, 12 and 20 */
+  g_assert_cmpint(counters, ==, 4);
+  debuggee_join(&d);
+  g_assert_true(d.ok);
+  g_assert_cmpfloat(d.values[0], ==, 42);
+  ts_debug_free(d.s);
+  ts_scope_end(scope);
+}
+
 /* The same in graph mode: the stops name the graph's nodes. */
 static void test_power_graph_mode(void)
 {
@@ -808,6 +853,7 @@ int main(int argc, char **argv)
   g_test_add_func("/debug/stats", test_stats);
   g_test_add_func("/debug/power-matmuls", test_power_matmuls);
   g_test_add_func("/debug/power-graph-mode", test_power_graph_mode);
+  g_test_add_func("/debug/node-paths", test_node_paths);
   g_test_add_func("/debug/break-on-nan", test_break_on_nan);
   g_test_add_func("/debug/stops-where-an-op-fails", test_stops_where_an_op_fails);
   g_test_add_func("/debug/health", test_health);

@@ -1224,7 +1224,7 @@ static void test_profiled_schedule(void)
 /* Nodes of If/While subgraphs are named by their path in a session:
  * fizzbuzz's three FloorMods (the loop body's, and those of the If/else
  * branches nested in it) are three rows, not one "FloorMod" charged with
- * all; tsp_node_path gives the same name for the graph's node. */
+ * all; ts_node_path gives the same name for the graph's node. */
 static void test_node_paths(void)
 {
   ts_module *m = ts_module_open("seeds");
@@ -1261,12 +1261,12 @@ static void test_node_paths(void)
     const ts_node *node = ts_graph_node(body, i);
     if (ts_node_op(node) != TS_OP_MOD)
       continue;
-    g_autofree char *path = tsp_node_path(node);
+    g_autofree char *path = ts_node_path(node);
     g_assert_cmpstr(path, ==, "While/body/FloorMod");
     seen = TRUE;
   }
   g_assert_true(seen);
-  g_autofree char *top = tsp_node_path(loop);
+  g_autofree char *top = ts_node_path(loop);
   g_assert_cmpstr(top, ==, "While");
   tsp_stats_free(st);
   tsp_session_free(s);

@@ -216,6 +216,32 @@ static void test_close_while_stopped(void)
   stop_worker(w);
 }
 
+/* An op of a loop's body says its node's path beside its name, which
+ * tells it from a node of its name elsewhere (the app keeps outputs and
+ * selects nodes by it): sum_even's FloorMod is "While/body/FloorMod". */
+static void test_node_path(void)
+{
+  TsWorker *w = start_worker();
+  g_autoptr(GError) error = NULL;
+  const char *const *args = (const char *const[]){ "i32[4]=10,12,15,20", NULL };
+  /* traced first (a Run in graph mode): the eager ops then name their twins */
+  GAsyncResult *res = NULL;
+  ts_worker_call_async(w, 3, "sum_even", args, 1, FALSE, NULL, store_result, &res);
+  g_autoptr(GAsyncResult) called = take_result(&res, "the call");
+  g_autoptr(TsCallResult) result = ts_worker_call_finish(w, called, &error);
+  g_assert_no_error(error);
+  g_assert_cmpstr(result->value_text, ==, "Tensor(42, shape=(), dtype=int32)");
+  g_autoptr(GArray) ids = debug_start(w, "sum_even", args,
+                                      (const char *const[]){ "FloorMod", NULL }, TRUE, &error);
+  g_assert_no_error(error);
+  g_autoptr(TsDebugStop) stop = debug_wait(w);
+  g_assert_cmpstr(stop->reason, ==, "breakpoint");
+  g_assert_cmpstr(stop->op->op, ==, "FloorMod");
+  g_assert_cmpstr(stop->op->node, ==, "FloorMod");
+  g_assert_cmpstr(stop->op->path, ==, "While/body/FloorMod");
+  stop_worker(w);
+}
+
 /* A call debugged on SIM:0 runs each op there: the stops say so, and
  * their tensors (on the device) come to the app as host copies; the same
  * stops and values as on the CPU.  A device the worker lacks is refused,
@@ -249,6 +275,7 @@ int main(int argc, char **argv)
   g_test_add_func("/worker-debug/breakpoints", test_breakpoints);
   g_test_add_func("/worker-debug/step-and-stop", test_step_and_stop);
   g_test_add_func("/worker-debug/close-while-stopped", test_close_while_stopped);
+  g_test_add_func("/worker-debug/node-path", test_node_path);
   g_test_add_func("/worker-debug/on-device", test_on_device);
   return g_test_run();
 }

@@ -35,6 +35,7 @@ void ts_debug_op_free(TsDebugOp *op)
   g_free(op->file);
   g_free(op->func);
   g_free(op->node);
+  g_free(op->path);
   g_free(op->scope);
   g_free(op->gradient_of);
   g_ptr_array_unref(op->frames);
@@ -111,6 +112,8 @@ TsDebugOp *ts_debug_op_read(GVariant *v, GUnixFDList *fds, GError **error)
   g_variant_dict_lookup(&d, "func", "s", &op->func);
   g_variant_dict_lookup(&d, "line", "i", &op->line);
   g_variant_dict_lookup(&d, "node", "s", &op->node);
+  if (!g_variant_dict_lookup(&d, "path", "s", &op->path))
+    op->path = g_strdup(op->node);
   if (!g_variant_dict_lookup(&d, "scope", "s", &op->scope))
     op->scope = g_strdup("");
   g_variant_dict_lookup(&d, "gradient-of", "s", &op->gradient_of);

@@ -34,6 +34,7 @@ typedef struct {
   char *file, *func;    /* NULL when the engine made the op */
   int line;
   char *node;           /* the graph node (or eagerly its traced twin); NULL if none */
+  char *path;           /* that node's path ("While/body/Add"); its name from an older worker */
   char *scope;          /* "" if none */
   char *gradient_of;    /* a gradient's op: the forward node's name; NULL if not */
   GPtrArray *frames;    /* TsDebugFrame *, outermost first */

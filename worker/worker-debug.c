@@ -144,6 +144,8 @@ static GVariant *op_variant(const ts_debug_op *op, GUnixFDList *fds, GError **er
   g_variant_dict_insert(&d, "line", "i", op->line);
   if (op->node)
     g_variant_dict_insert(&d, "node", "s", op->node);
+  if (op->path)
+    g_variant_dict_insert(&d, "path", "s", op->path);
   g_variant_dict_insert(&d, "scope", "s", op->scope ? op->scope : "");
   if (op->gradient_of)
     g_variant_dict_insert(&d, "gradient-of", "s", op->gradient_of);

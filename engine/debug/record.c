@@ -89,6 +89,7 @@ void ts__debug_op_fill(ts_debug_op *op, const ts_op_event *ev, const ts_debug_fr
     .device = ev->device,
     .file = dup_or_null(ev->loc.file), .func = dup_or_null(ev->loc.func), .line = ev->loc.line,
     .node = node ? g_strdup(ts_node_name(node)) : NULL,
+    .path = node ? ts_node_path(node) : NULL,
     .scope = g_strdup(node ? ts_node_scope(node) : ""),
     .origins = ts__node_origins(ev->node),
     .gradient_of = gradient_of(ev),
@@ -123,6 +124,7 @@ void ts__debug_op_copy(ts_debug_op *dst, const ts_debug_op *src)
   dst->file = dup_or_null(src->file);
   dst->func = dup_or_null(src->func);
   dst->node = dup_or_null(src->node);
+  dst->path = dup_or_null(src->path);
   dst->scope = dup_or_null(src->scope);
   dst->origins = dup_or_null(src->origins);
   dst->gradient_of = dup_or_null(src->gradient_of);
@@ -141,6 +143,7 @@ void ts_debug_op_clear(ts_debug_op *op)
   g_free(op->file);
   g_free(op->func);
   g_free(op->node);
+  g_free(op->path);
   g_free(op->scope);
   g_free(op->origins);
   g_free(op->gradient_of);
