@@ -151,10 +151,13 @@ static void show_header(TsNodeDetails *self, const ts_node *n)
   gtk_label_set_label(self->name_label, ts_node_name(n));
   const char *scope = ts_node_scope(n);
   const ts_node *of = ts_node_gradient_of(n);
+  /* a subgraph's node without a scope is not at the top level: its graph says where */
+  const char *level = *scope ? "scope " : ts_graph_parent(g) ? NULL : "top level";
   g_autofree char *where =
-    g_strdup_printf("%s%s · node %d of graph %s%s%s%s", *scope ? "scope " : "top level", scope, ts_node_id(n),
-                    ts_graph_name(g), ts_node_is_stateful(n) ? " · stateful: runs in program order" : "",
-                    of ? " · gradient of " : "", of ? ts_node_name(of) : "");
+    g_strdup_printf("%s%s%snode %d of graph %s%s%s%s", level ? level : "", scope, level ? " · " : "",
+                    ts_node_id(n), ts_graph_name(g),
+                    ts_node_is_stateful(n) ? " · stateful: runs in program order" : "", of ? " · gradient of " : "",
+                    of ? ts_node_name(of) : "");
   gtk_label_set_label(self->where_label, where);
 }
 

@@ -302,6 +302,8 @@ static void test_node_details_subgraphs(void)
   select_node(cond);
   g_autofree char *text = details_text();
   assert_shows(text, (const char *const[]){ "Subgraphs\n", "then\n", "else\n", NULL });
+  g_autofree char *where = g_strdup_printf("top level · node %d of graph %s\n", ts_node_id(cond), ts_graph_name(g));
+  assert_shows(text, (const char *const[]){ where, NULL });
   ts_view_model *model = ts_graph_view_get_model(shown_view());
   int op = ts_view_model_item_for_node(model, g, ts_node_id(cond));
   int else_item = -1;
@@ -313,6 +315,19 @@ static void test_node_details_subgraphs(void)
   gtk_widget_activate(row_titled(GTK_WIDGET(ts_window_get_node_details(window)), "else"));
   test_wait_for(item_visible, GINT_TO_POINTER(else_item), "the else branch to open");
   test_wait_for(pane_drawn, NULL, "the opened branch to be drawn");
+
+  /* a node of the branch is not at the top level: its graph says where */
+  const ts_graph *branch = ts_node_subgraph(cond, 1);
+  const ts_node *inner = NULL;
+  for (int i = 0; i < ts_graph_n_nodes(branch) && !inner; i++)
+    if (ts_node_op(ts_graph_node(branch, i)) != TS_OP_PLACEHOLDER)
+      inner = ts_graph_node(branch, i);
+  g_assert_nonnull(inner);
+  select_node(inner);
+  g_autofree char *inner_text = details_text();
+  g_autofree char *inner_where = g_strdup_printf("\nnode %d of graph If/else", ts_node_id(inner));
+  assert_shows(inner_text, (const char *const[]){ inner_where, NULL });
+  g_assert_null(strstr(inner_text, "top level"));
 }
 
 static void test_node_details_provenance(void)
