@@ -68,13 +68,14 @@ static const char *base_name(const char *file)
   return slash ? slash + 1 : file ? file : "?";
 }
 
-/* "#12 MatMul dense_3/MatMul at seeds.c:397"; a gradient's op:
+/* "#12 MatMul dense_3/MatMul at seeds.c:397"; a loop body's op by its
+ * node's path, "#5 FloorMod While/body/FloorMod at ..."; a gradient's op:
  * "#37 Mul gradients/Mul (gradient of sparse_categorical_crossentropy/Sub) at ..." */
 static void print_op(const ts_debug_op *op)
 {
   printf("#%" G_GUINT64_FORMAT " %s", op->seq, op->op_name);
-  if (op->node)
-    printf(" %s", op->node);
+  if (op->path || op->node)
+    printf(" %s", op->path ? op->path : op->node);
   if (op->origins)
     printf(" [%s]", op->origins);
   if (op->gradient_of)

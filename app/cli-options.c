@@ -390,7 +390,8 @@ static const struct option {
   { "--rtol", "a tolerance", CLI_DIVERGE, opt_rtol, "Y", "relative tolerance (default 1e-5)" },
   { "--nan-differs", NULL, CLI_DIVERGE, opt_nan_differs, NULL, "NaN against NaN is a difference (default: equal)" },
   { "--break", "a SPEC", CLI_DEBUG, opt_break, "SPEC",
-    "stop there (repeat): MatMul (an op type), dense_3/* (a name-scope glob), "
+    "stop there (repeat): MatMul (an op type), dense_3/* (a name, scope or "
+    "path glob: While/body/* for a loop body's ops), "
     "seeds.c:12 (a line), nan, inf, 'max > 1e6' (min max mean std with "
     "> >= < <= == !=), 'MatMul if std == 0'" },
   { "--commands", "a FILE", CLI_DEBUG, opt_commands, "FILE", "read the commands from FILE (default: stdin)" },

@@ -438,8 +438,8 @@ static void take_stop(TsDebugPanel *self, TsDebugStop *stop)
   gboolean failed = g_strcmp0(stop->reason, "error") == 0;
   g_autofree char *status = g_strdup_printf("%s #%" G_GUINT64_FORMAT " %s%s%s%s%s at %s (%s)",
                                             failed ? "Failed at" : stop->after ? "Stopped after" : "Stopped before",
-                                            stop->op->seq, stop->op->op, stop->op->node ? " " : "",
-                                            stop->op->node ? stop->op->node : "", gradient, device, where,
+                                            stop->op->seq, stop->op->op, stop->op->path ? " " : "",
+                                            stop->op->path ? stop->op->path : "", gradient, device, where,
                                             failed && stop->error ? stop->error : why);
   set_status(self, status);
   set_state(self, TRUE, TRUE);

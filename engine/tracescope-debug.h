@@ -161,8 +161,9 @@ TS_API void ts_debug_cancel(ts_debug_session *s);
 
 /* Breakpoints, from the text `tracescope-cli debug --break` takes:
  *   MatMul          an op type
- *   dense_?/MatMul  a glob on the node's name or scope (a star matches any
- *                   text, ? one character; needs a / or a wildcard)
+ *   dense_?/MatMul  a glob on the node's name, its path ("While/body/Add",
+ *                   ts_node_path) or its scope (a star matches any text,
+ *                   ? one character; needs a / or a wildcard)
  *   file.c:12       a source line (file matched by base name or path suffix)
  *   nan  inf        an output holds a NaN / an Inf
  *   max > 1e6       a condition on the outputs' statistics: min max mean std,

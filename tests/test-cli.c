@@ -1312,7 +1312,7 @@ static void test_debug_stepping(void)
                   "#4 Neg Neg at debuggee.c:26 (step)\n"
                   "#5 Sum Sum at debuggee.c:27 (step)\n"
                   "#6 Less Less at debuggee.c:27 (step)\n"
-                  "#7 Exp Exp at debuggee.c:28 (step)\n"
+                  "#7 Exp If/then/Exp at debuggee.c:28 (step)\n" /* a branch's op by its path */
                   "  #0 then at debuggee.c:27\n"
                   "  #1 nested\n"
                   "#9 Abs Abs at debuggee.c:31 (step)\n"

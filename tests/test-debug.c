@@ -257,6 +257,22 @@ static void test_node_paths(void)
   g_assert_cmpint(counters, ==, 4);
   debuggee_join(&d);
   g_assert_true(d.ok);
+  ts_debug_free(d.s);
+
+  /* a glob on the path stops at the If's then branch's Add alone */
+  d.s = ts_debug_new(&(ts_debug_options){ .start = TS_DEBUG_START_RUNNING });
+  g_assert_cmpint(ts_debug_break_add(d.s, "While/body/If/then/*"), >, 0);
+  debuggee_start(&d);
+  for (int k = 0; k < 3; k++) {
+    ts_debug_stop stop;
+    expect_stop(d.s, &stop, TS_OP_ADD, TS_DEBUG_BREAKPOINT);
+    g_assert_cmpstr(stop.op.path, ==, "While/body/If/then/Add");
+    ts_debug_stop_clear(&stop);
+    g_assert_true(ts_debug_resume(d.s, TS_DEBUG_CONTINUE));
+  }
+  expect_finished(d.s, NULL);
+  debuggee_join(&d);
+  g_assert_true(d.ok);
   g_assert_cmpfloat(d.values[0], ==, 42);
   ts_debug_free(d.s);
   ts_scope_end(scope);

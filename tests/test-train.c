@@ -1254,10 +1254,11 @@ static void test_example_break_nan(void)
   static const struct {
     const char *spec, *stop;
   } SGD_STOPS[] = {
-    { "inf", " MatMul dense_2/MatMul at seeds_train.c:" },
+    /* the training loop's ops, named by their node's path */
+    { "inf", " MatMul While/body/dense_2/MatMul at seeds_train.c:" },
     { "nan", " SparseSoftmaxCrossEntropyWithLogits "
-             "sparse_categorical_crossentropy/SparseSoftmaxCrossEntropyWithLogits at" },
-    { "gradients/* if nan", " gradients/" },
+             "While/body/sparse_categorical_crossentropy/SparseSoftmaxCrossEntropyWithLogits at" },
+    { "gradients/* if nan", " While/body/gradients/" },
   };
   for (size_t i = 0; i < G_N_ELEMENTS(SGD_STOPS); i++) {
     const char *sgd[] = { "debug", "seeds", "train_rate", "--arg", "20", "--arg", "1e5", "--arg",
@@ -1293,7 +1294,7 @@ static void test_example_break_nan(void)
       g_error("no NaN stop in train_where_log (%s):\n%s%s", where_log[8], out, err);
     line = g_strsplit(stop + strlen("breakpoint 1: nan\n"), "\n", 2);
     g_test_message("%s", line[0]);
-    g_assert_nonnull(strstr(line[0], " gradients/"));
+    g_assert_nonnull(strstr(line[0], " While/body/gradients/"));
     g_assert_nonnull(strstr(line[0], "(gradient of where_log_crossentropy/Log) at seeds_train.c:"));
     g_assert_nonnull(strstr(line[0], "(nan "));
     g_assert_null(strstr(out, "Step 10")); /* quit cancelled the call at the stop */
@@ -1333,7 +1334,7 @@ static void test_example_debug_backward(void)
     int s;
     char op[64], node[160];
     g_assert_cmpint(sscanf(*l, "#%d %63s %159s", &s, op, node), ==, 3);
-    g_assert_true(g_str_has_prefix(node, "gradients/")); /* every stop a backward op */
+    g_assert_true(g_str_has_prefix(node, "While/body/gradients/")); /* every stop a backward op (its path) */
     g_assert_cmpint(s, >, seq); /* in the order they run */
     seq = s;
     gradient_of += strstr(*l, " (gradient of sparse_categorical_crossentropy/") != NULL;

@@ -196,6 +196,7 @@ bool ts__breakpoint_matches(const ts_breakpoint *bp, const ts_debug_op *op)
   case TS_BP_OP: return bp->op == op->op;
   case TS_BP_GLOB:
     return (op->node && g_pattern_match_simple(bp->glob, op->node)) ||
+           (op->path && g_pattern_match_simple(bp->glob, op->path)) ||
            (op->scope && *op->scope && g_pattern_match_simple(bp->glob, op->scope));
   case TS_BP_LINE: return op->line == bp->line && file_matches(bp->file, op->file);
   }
