@@ -34,15 +34,22 @@ static GHashTable *paths_new(void)
   return g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 }
 
-/* The first node named name over graph and its subgraphs, or NULL. */
-static const ts_node *first_named(const ts_graph *g, const char *name)
+/* The node of that path over g and its subgraphs; meanwhile the first
+ * node named so goes to *named (a name that is no path: an older trace
+ * file's or worker's). */
+static const ts_node *find_path(const ts_graph *g, const char *path, const ts_node **named)
 {
   for (int i = 0; i < ts_graph_n_nodes(g); i++) {
     const ts_node *n = ts_graph_node(g, i);
-    if (n && strcmp(ts_node_name(n), name) == 0)
+    if (!n)
+      continue;
+    g_autofree char *p = ts_node_path(n);
+    if (g_strcmp0(p, path) == 0)
       return n;
-    for (int k = 0; n && k < ts_node_n_subgraphs(n); k++) {
-      const ts_node *found = first_named(ts_node_subgraph(n, k), name);
+    if (!*named && strcmp(ts_node_name(n), path) == 0)
+      *named = n;
+    for (int k = 0; k < ts_node_n_subgraphs(n); k++) {
+      const ts_node *found = find_path(ts_node_subgraph(n, k), path, named);
       if (found)
         return found;
     }
@@ -53,10 +60,9 @@ static const ts_node *first_named(const ts_graph *g, const char *name)
 const ts_node *ts_profile_find_node(const ts_graph *graph, const char *name)
 {
   g_return_val_if_fail(graph != NULL && name != NULL, NULL);
-  g_autoptr(GHashTable) paths = paths_new();
-  index_paths(paths, graph);
-  const ts_node *n = g_hash_table_lookup(paths, name);
-  return n ? n : first_named(graph, name);
+  const ts_node *named = NULL;
+  const ts_node *n = find_path(graph, name, &named);
+  return n ? n : named;
 }
 
 /* A concrete function's key: every concrete function's graph is named

@@ -25,8 +25,9 @@ ts_render_values *ts_profile_compute_times(const tsp_session *session, const tsp
                                            TsLoadedModule *module);
 
 /* The node of graph (or of its subgraphs) of that path (ts_node_path,
- * the profiler's name for it: "While/body/Cast_1"), else the first node
- * of that name (a debugger's op names its node alone); NULL if none. */
+ * the profiler's and the debugger's name for it: "While/body/Cast_1"),
+ * else the first node of that name (an older trace file's or worker's
+ * names); NULL if none. */
 const ts_node *ts_profile_find_node(const ts_graph *graph, const char *name);
 
 G_END_DECLS

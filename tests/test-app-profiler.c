@@ -295,6 +295,14 @@ static void test_compute_times_in_bodies(void)
     if (!ts_render_values_lookup(times, node, &ms))
       g_error("FloorMod %d of graph %s has no time", ts_node_id(node), ts_graph_name(ts_node_graph(node)));
   }
+  /* nodes are found by path; a bare name (an older trace file's) finds the first of it */
+  const ts_node *inner = ts_profile_find_node(cf->graph, "While/body/If/else/FloorMod");
+  g_assert_nonnull(inner);
+  g_assert_cmpstr(ts_graph_name(ts_node_graph(inner)), ==, "If/else");
+  const ts_node *first = ts_profile_find_node(cf->graph, "FloorMod");
+  g_assert_nonnull(first);
+  g_assert_cmpstr(ts_graph_name(ts_node_graph(first)), ==, "While/body");
+  g_assert_null(ts_profile_find_node(cf->graph, "While/body/NoSuchNode"));
   g_action_group_change_action_state(G_ACTION_GROUP(window), "profile", g_variant_new_boolean(FALSE));
 }
 

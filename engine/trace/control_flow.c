@@ -659,7 +659,7 @@ static void structure_str(char *buf, size_t size, int arity)
  * the function).  false + error naming both where they differ. */
 static bool same_structure(ts_fn_jumps *fn, ts_loc loc, const ts_tensor *value)
 {
-  int arity = ts_is_none(value) ? TS__ARITY_NONE : value->items ? value->n_items : 0;
+  int arity = ts__is_none(value) ? TS__ARITY_NONE : value->items ? value->n_items : 0;
   if (fn->arity == TS__ARITY_UNSET) {
     fn->arity = arity;
     fn->arity_loc = loc;

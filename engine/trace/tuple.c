@@ -40,7 +40,7 @@ ts_tensor *ts_tuple_at(ts_loc loc, int n, ts_tensor *const *tensors)
     }
     if (tensors[i]->items) {
       ts_error_set(TS_ERR_INVALID_ARGUMENT, loc, "ts_tuple",
-                   ts_is_none(tensors[i]) ? "tensor %d of %d is None (ts_none); a tuple holds tensors"
+                   ts__is_none(tensors[i]) ? "tensor %d of %d is None (ts_none); a tuple holds tensors"
                                           : "tensor %d of %d is itself a tuple; tuples do not nest",
                    i, n);
       return NULL;
@@ -78,7 +78,7 @@ int ts__results(const char *name, ts_tensor *result, ts_tensor **out, int max_ou
 ts_tensor *ts__single_result(const char *name, const char *reader, const char *reader_n,
                              ts_tensor *result)
 {
-  if (!result || !result->items || ts_is_none(result))
+  if (!result || !result->items || ts__is_none(result))
     return result;
   if (result->n_items == 1)
     return result->items[0];
